@@ -1,0 +1,71 @@
+"""Command line: `gorilla-tui` opens the TUI; subcommands are thin clients of gorilla_tui.core."""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+from collections.abc import Sequence
+
+from gorilla_tui import __version__
+from gorilla_tui.errors import GorillaError
+
+#: Subcommand modules under gorilla_tui.cli; each defines register(subparsers) that sets `func` on its parser.
+#: `func(args) -> int` returns the exit status.
+COMMAND_MODULES = ("index", "search", "check", "evalcmd", "ask", "model", "doctor", "run", "tui")
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> None:  # one line on stderr, exit 2 (argparse's own code for usage)
+        self.exit(2, f"gorilla-tui: error: {message} (see '{self.prog} --help')\n")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The full argparse tree (subcommand modules that are not present yet are skipped)."""
+    parser = _Parser(prog="gorilla-tui", description="Turn a task in plain English into a checked API call.")
+    parser.add_argument("--version", action="version", version=f"gorilla-tui {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+    for name in COMMAND_MODULES:
+        try:
+            module = importlib.import_module(f"gorilla_tui.cli.{name}")
+        except ModuleNotFoundError as e:
+            if e.name == f"gorilla_tui.cli.{name}":
+                continue
+            raise
+        module.register(sub)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the CLI and return the exit status: 0 ok, 1 a negative result (e.g. a verdict that is not
+    valid), 2 bad usage or setup (one line on stderr, never a traceback), 130 interrupted."""
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if getattr(args, "func", None) is None:  # bare `gorilla-tui` opens the TUI
+        args = parser.parse_args(["tui"]) if _has_command(parser, "tui") else None
+        if args is None:
+            parser.print_help()
+            return 0
+    try:
+        return int(args.func(args) or 0)
+    except GorillaError as e:
+        print(f"gorilla-tui: error: {e}", file=sys.stderr)
+        if e.hint:
+            print(f"  hint: {e.hint}", file=sys.stderr)
+        return e.exit_code
+    except KeyboardInterrupt:
+        print("gorilla-tui: interrupted", file=sys.stderr)
+        return 130
+    except BrokenPipeError:
+        return 0
+
+
+def _has_command(parser: argparse.ArgumentParser, name: str) -> bool:
+    return any(
+        isinstance(a, argparse._SubParsersAction) and name in a.choices for a in parser._actions
+    )
+
+
+def run() -> None:
+    """Console-script shim: exit with main()'s status."""
+    sys.exit(main())

@@ -1,0 +1,106 @@
+"""User settings: config.toml in the user config dir -> a typed Settings; saving writes it back atomically."""
+
+from __future__ import annotations
+
+import os
+import sys
+import tempfile
+from dataclasses import asdict, dataclass, field, fields
+from pathlib import Path
+from typing import Any
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover
+    import tomli as tomllib
+
+from gorilla_tui.errors import UsageError
+from gorilla_tui.paths import get_paths
+
+MODES = ("select", "generate")
+
+
+@dataclass
+class Settings:
+    """Every setting a person can change (TUI settings screen, config.toml, CLI flags).
+
+    model: "" for the embedded default, a .gguf path, "hf:OWNER/REPO/FILE.gguf" or a registry name.
+    mode: "select" (GBNF-constrained choice among the hits' api_calls) or "generate" (free text, validated).
+    k: hits retrieved per task (1..50). hub: restrict retrieval to one source short name, "" for all.
+    kernel: kernel profile name ("" = detect). endpoint: OpenAI-compatible completion URL ("" = local model).
+    n_ctx, n_threads, n_gpu_layers: llama-cpp-python parameters (0 / -1 = profile default).
+    max_tokens: generation budget per answer. sources: extra user doc paths indexed by `index --refresh`.
+    """
+
+    model: str = ""
+    mode: str = "select"
+    k: int = 5
+    hub: str = ""
+    kernel: str = ""
+    endpoint: str = ""
+    n_ctx: int = 0
+    n_threads: int = 0
+    n_gpu_layers: int = -1
+    max_tokens: int = 256
+    sources: list[str] = field(default_factory=list)
+
+    def validate(self) -> Settings:
+        """Raise UsageError for out-of-range values; return self."""
+        if self.mode not in MODES:
+            raise UsageError(f"mode must be one of {', '.join(MODES)}, not {self.mode!r}")
+        if not 1 <= self.k <= 50:
+            raise UsageError(f"k must be between 1 and 50, not {self.k}")
+        if self.max_tokens < 1:
+            raise UsageError(f"max_tokens must be positive, not {self.max_tokens}")
+        return self
+
+    def replace(self, **changes: Any) -> Settings:
+        """A copy with `changes` applied (None values are ignored, so CLI flags can be passed as they are)."""
+        data = asdict(self)
+        data.update({k: v for k, v in changes.items() if v is not None})
+        return Settings(**data).validate()
+
+
+def load_settings(path: Path | None = None) -> Settings:
+    """Read config.toml (default: the user config dir). A missing file gives the defaults.
+
+    Raises UsageError for invalid TOML, unknown keys or wrong types, naming the file.
+    """
+    path = path or get_paths().config_file
+    if not path.exists():
+        return Settings()
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as e:
+        raise UsageError(f"{path}: invalid TOML: {e}") from None
+    known = {f.name: f for f in fields(Settings)}
+    defaults = Settings()
+    values: dict[str, Any] = {}
+    for key, value in data.items():
+        if key not in known:
+            raise UsageError(f"{path}: unknown setting {key!r} (known: {', '.join(known)})")
+        expected = type(getattr(defaults, key))
+        if expected is int and isinstance(value, bool) or not isinstance(value, expected):
+            raise UsageError(f"{path}: setting {key!r} must be {expected.__name__}, not {value!r}")
+        values[key] = value
+    try:
+        return Settings(**values).validate()
+    except UsageError as e:
+        raise UsageError(f"{path}: {e}") from None
+
+
+def save_settings(settings: Settings, path: Path | None = None) -> Path:
+    """Write settings to config.toml atomically (temp file + os.replace); returns the path."""
+    import tomli_w
+
+    path = path or get_paths().config_file
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".config-", suffix=".toml")
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            tomli_w.dump(asdict(settings.validate()), fh)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    return path

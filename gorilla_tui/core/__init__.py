@@ -1,0 +1,1 @@
+"""Headless core of gorilla-tui: API pool, retrieval, inference, validation. Never imports textual."""

@@ -1,0 +1,64 @@
+"""Every on-disk location of gorilla-tui, from platformdirs; GORILLA_TUI_HOME moves them all."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+import platformdirs
+
+APP_NAME = "gorilla-tui"
+HOME_ENV = "GORILLA_TUI_HOME"
+
+
+@dataclass(frozen=True)
+class Paths:
+    """The directories gorilla-tui writes to.
+
+    data: index and history (user data dir); cache: downloads and assembled models (user cache dir);
+    config: config.toml (user config dir). Nothing is created until :meth:`ensure` is called.
+    """
+
+    data: Path
+    cache: Path
+    config: Path
+
+    @property
+    def index_dir(self) -> Path:
+        """Folder holding the live BM25 index (swapped in atomically by a refresh)."""
+        return self.data / "index"
+
+    @property
+    def history_db(self) -> Path:
+        return self.data / "history.sqlite3"
+
+    @property
+    def config_file(self) -> Path:
+        return self.config / "config.toml"
+
+    @property
+    def models_dir(self) -> Path:
+        return self.cache / "models"
+
+    def ensure(self) -> Paths:
+        """Create the three folders (idempotent) and return self."""
+        for p in (self.data, self.cache, self.config):
+            p.mkdir(parents=True, exist_ok=True)
+        return self
+
+
+def get_paths() -> Paths:
+    """Resolve the paths now (reads GORILLA_TUI_HOME on every call, so tests can move it).
+
+    With GORILLA_TUI_HOME=DIR: DIR/data, DIR/cache, DIR/config. Otherwise platformdirs' user dirs.
+    """
+    home = os.environ.get(HOME_ENV)
+    if home:
+        root = Path(home).expanduser()
+        return Paths(data=root / "data", cache=root / "cache", config=root / "config")
+    return Paths(
+        data=Path(platformdirs.user_data_dir(APP_NAME)),
+        cache=Path(platformdirs.user_cache_dir(APP_NAME)),
+        config=Path(platformdirs.user_config_dir(APP_NAME)),
+    )
