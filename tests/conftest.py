@@ -13,7 +13,7 @@ SHARED = Path(os.environ.get("GORILLA_TUI_SHARED", REPO.parent / "shared")).reso
 APIBENCH = SHARED / "apibench"
 APIZOO = SHARED / "apizoo"
 
-pytest_plugins: list[str] = []
+pytest_plugins: list[str] = ["fixtures_model"]
 
 
 @pytest.fixture(autouse=True)

@@ -129,7 +129,11 @@ class GorillaOutcome:
 
 
 def score_response(
-    response: dict[str, Any], hub: str, pool_trees: Sequence[PoolTree], pool_domains: Sequence[str], domain: str
+    response: dict[str, Any],
+    hub: str,
+    pool_trees: Sequence[PoolTree],
+    pool_domains: Sequence[str],
+    domain: str,
 ) -> GorillaOutcome:
     """Score one response line ({"question_id", "text"}) against the eval item's domain (section 5)."""
     text = response.get("text")

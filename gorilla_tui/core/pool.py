@@ -269,6 +269,14 @@ def _add(result: LoadResult, path: Path, line: int, rec: Any, source: str, apizo
     result.docs.append(doc)
 
 
+def doc_from_record(rec: dict[str, Any], source: str, line: int = 0) -> ApiDoc:
+    """One APIBench-shaped record (e.g. an eval line's api_data) -> ApiDoc, normalised as load_jsonl does
+    (id "<source>:<line>"). Raises ValueError when rec is not a dict or has no api_call."""
+    if not isinstance(rec, dict) or not _text(rec.get("api_call")).strip():
+        raise ValueError("an API record needs a non-empty api_call")
+    return _make_doc(rec, source, line, apizoo=False)
+
+
 def load_jsonl(path: str | Path, source: str) -> LoadResult:
     """Load a JSON Lines file of APIBench-shaped records (APIBench *_api.jsonl, or user docs).
 

@@ -76,6 +76,7 @@ class Proposal:
     raw_text: str = ""
     timings: dict[str, float] = field(default_factory=dict)
     constraints: list[dict[str, Any]] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)  # e.g. "task truncated", "docs trimmed to fit n_ctx"
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -90,6 +91,7 @@ class Proposal:
             "hits": [h.to_dict() for h in self.hits],
             "timings": {k: round(v, 4) for k, v in self.timings.items()},
             "constraints": self.constraints,
+            "warnings": list(self.warnings),
             "raw_text": self.raw_text,
         }
 

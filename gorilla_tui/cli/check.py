@@ -1,0 +1,87 @@
+"""`gorilla-tui check "CODE"`: the AST verdict of a call (or a whole model response) against the API pool."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+from gorilla_tui.errors import UsageError
+
+#: Exit status per verdict: 0 valid, 1 any other verdict (2 is bad usage, raised as UsageError).
+EXIT = {"valid": 0}
+_STYLE = {"valid": "green", "wrong_args": "yellow", "hallucination": "red", "unparseable": "magenta",
+          "no_call": "blue"}  # fmt: skip
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    """Add the `check` subcommand."""
+    p = sub.add_parser(
+        "check",
+        help="validate an API call against the API pool (AST match)",
+        description="Check code or a model response with an AST sub-tree match against the API pool. "
+        "Exit 0 when valid, 1 for any other verdict, 2 for bad usage.",
+    )
+    p.add_argument("code", help="the code or model response; '-' reads standard input")
+    p.add_argument(
+        "--hub", default=None, metavar="NAME", help="check against one source only (torchhub, ...)"
+    )
+    p.add_argument(
+        "--pool", default=None, metavar="FILE", help="check against this doc file instead of the index"
+    )
+    p.add_argument("--json", action="store_true", help="print JSON instead of a panel")
+    p.set_defaults(func=run)
+
+
+def _pool(args: argparse.Namespace) -> list:
+    if args.pool:
+        from gorilla_tui.core.pool import load_file
+
+        try:
+            loaded = load_file(args.pool, args.hub or "user")
+        except ValueError as e:
+            raise UsageError(str(e)) from None
+        if not loaded.docs:
+            why = loaded.diagnostics[0].message if loaded.diagnostics else "no docs"
+            raise UsageError(f"no API docs could be read from {args.pool} ({why})")
+        return loaded.docs
+    from gorilla_tui.core.retrieval import ApiIndex
+
+    return ApiIndex.load().pool(args.hub)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Validate args.code; print the verdict; return its exit status."""
+    code = sys.stdin.read() if args.code == "-" else args.code
+    if not code.strip():
+        raise UsageError("nothing to check: the code is empty")
+    from gorilla_tui.core.validate import Validator
+
+    verdict = Validator(_pool(args)).check(code)
+    if args.json:
+        print(json.dumps(verdict.to_dict(), ensure_ascii=False))
+    else:
+        _print_panel(verdict)
+    return EXIT.get(verdict.kind, 1)
+
+
+def _print_panel(verdict) -> None:
+    from rich.console import Console
+    from rich.panel import Panel
+    from rich.text import Text
+
+    body = Text()
+    body.append("call: ", style="bold")
+    body.append(f"{verdict.api_call or '-'}\n")
+    if verdict.matched is not None:
+        d = verdict.matched
+        label = "matched" if verdict.kind == "valid" else "closest"
+        body.append(f"{label}: ", style="bold")
+        body.append(f"{d.api_call}  [{d.id}; {d.domain or d.framework}]\n")
+    for s in verdict.suggestions:
+        body.append("did you mean: ", style="bold")
+        body.append(f"{s}\n")
+    for note in verdict.diagnostics:
+        body.append(f"{note}\n", style="dim")
+    style = _STYLE.get(verdict.kind, "white")
+    Console().print(Panel(body, title=f"[bold {style}]{verdict.kind}[/]", border_style=style, expand=False))

@@ -1,0 +1,207 @@
+"""`gorilla-tui index --refresh | --status`: build the BM25 index from the sources, or describe it."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from datetime import datetime, timezone
+from typing import Any
+
+#: Flagged entries listed per source by `index --status` (all of them with --json).
+FLAGGED_SHOWN = 25
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    """Add the `index` subcommand."""
+    p = sub.add_parser(
+        "index",
+        help="build (--refresh) or describe (--status) the local API index",
+        description="Build the BM25 index of the API pool from the source manifests, or show its status.",
+    )
+    mode = p.add_mutually_exclusive_group()
+    mode.add_argument("--refresh", action="store_true", help="fetch the sources and rebuild the index")
+    mode.add_argument("--status", action="store_true", help="show sources, counts, flagged entries (default)")
+    p.add_argument(
+        "--from",
+        dest="mirrors",
+        metavar="DIR",
+        action="append",
+        help="read the sources' files from this local folder (a mirror, same file names); repeatable",
+    )
+    p.add_argument(
+        "--source",
+        dest="sources",
+        metavar="PATH",
+        action="append",
+        default=[],
+        help="also index this doc file or folder (JSONL or APIZoo JSON), named after its stem; "
+        "or python:SPEC (python:stdlib, python:requests,numpy) for installed Python APIs; repeatable",
+    )
+    p.add_argument("--only", metavar="NAME", action="append", default=[], help="refresh only this source")
+    p.add_argument(
+        "--clean", action="store_true", help="drop sources of the previous index that were not refreshed now"
+    )
+    p.add_argument("--json", action="store_true", help="print JSON instead of tables")
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Dispatch to refresh or status; returns the exit code."""
+    if args.refresh:
+        return _refresh(args)
+    from gorilla_tui.errors import UsageError
+
+    if args.mirrors or args.sources or args.only or args.clean:
+        raise UsageError("--from, --source, --only and --clean go with --refresh")
+    return _status(args)
+
+
+# ---------------------------------------------------------------------------------------------------------
+# refresh
+
+
+def _refresh(args: argparse.Namespace) -> int:
+    from rich.console import Console
+    from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
+
+    from gorilla_tui.config import load_settings
+    from gorilla_tui.core.refresh import refresh
+
+    # config.toml `sources`: doc paths; "python:..." entries belong to the python-env source (core/pyenv.py)
+    configured = [s for s in load_settings().sources if not s.startswith("python:")]
+    python_specs = [s for s in args.sources if s.startswith("python:")]
+    user_paths = configured + [s for s in args.sources if not s.startswith("python:")]
+    manifests = None
+    only = list(args.only)
+    if python_specs:  # `--source python:SPEC` indexes exactly those distributions (issue 9)
+        from gorilla_tui.core import pyenv
+        from gorilla_tui.core.sources import load_manifests
+
+        spec = ",".join(s.removeprefix("python:") for s in python_specs)
+        manifests = pyenv.with_spec(load_manifests(), spec)
+        if only or user_paths:
+            only.append(pyenv.SOURCE)
+        else:
+            only = [pyenv.SOURCE]
+    err = Console(stderr=True)
+    progress = Progress(
+        SpinnerColumn(),
+        TextColumn("{task.description}"),
+        TextColumn("{task.fields[status]}"),
+        TimeElapsedColumn(),
+        console=err,
+        disable=args.json or not err.is_terminal,
+        transient=False,
+    )
+    tasks: dict[str, Any] = {}
+
+    def on_event(kind: str, name: str, load: Any) -> None:
+        if kind == "start":
+            tasks[name] = progress.add_task(name, total=1, status="fetching")
+            return
+        task = tasks.pop(name, None)
+        if task is None:
+            return
+        status = load.status if load.status != "ok" else f"{len(load.result.docs)} docs"
+        progress.update(task, completed=1, status=status, description=load.name)
+
+    with progress:
+        report = refresh(
+            mirrors=args.mirrors, user_paths=user_paths, only=only, keep_previous=not args.clean,
+            on_event=on_event, manifests=manifests,
+        )  # fmt: skip
+    if args.json:
+        out = {"path": str(report.path), "seconds": round(report.seconds, 3), "sources": report.sources}
+        print(json.dumps(out, indent=1))
+        return 0
+    console = Console()
+    console.print(_sources_table(report.sources, "index refreshed"))
+    console.print(f"{len(report.index.docs)} docs in {report.seconds:.2f} s -> {report.path}")
+    return 0
+
+
+def _sources_table(rows: list[dict[str, Any]], title: str):
+    from rich.table import Table
+
+    table = Table(title=title)
+    for col, just in (("source", "left"), ("status", "left"), ("loaded", "right"), ("flagged", "right"),
+                      ("skipped", "right"), ("repaired", "right"), ("from / why", "left")):  # fmt: skip
+        table.add_column(col, justify=just, overflow="fold", no_wrap=col != "from / why")
+    for r in rows:
+        where = r.get("origin") if r.get("status") == "ok" else r.get("message", "")
+        table.add_row(
+            r["name"], r.get("status", ""), str(r.get("loaded", 0)), str(r.get("flagged", 0)),
+            str(r.get("skipped", 0)), str(r.get("repaired", 0)), str(where or ""),
+        )  # fmt: skip
+    return table
+
+
+# ---------------------------------------------------------------------------------------------------------
+# status
+
+
+def _age(built_at: str) -> tuple[float, str]:
+    try:
+        seconds = (datetime.now(timezone.utc) - datetime.fromisoformat(built_at)).total_seconds()
+    except (TypeError, ValueError):
+        return -1.0, "unknown"
+    for unit, size in (("d", 86400), ("h", 3600), ("min", 60)):
+        if seconds >= size:
+            return seconds, f"{seconds / size:.1f} {unit}"
+    return seconds, f"{seconds:.0f} s"
+
+
+def _status(args: argparse.Namespace) -> int:
+    from gorilla_tui.core import index_store
+    from gorilla_tui.paths import get_paths
+
+    folder, meta = index_store.read_meta()
+    size = index_store.folder_size(folder)
+    age_s, age = _age(meta.get("built_at", ""))
+    paths = get_paths()
+    flagged = meta.get("flagged", [])
+    if args.json:
+        out = {
+            "path": str(folder),
+            "index_dir": str(paths.index_dir),
+            "config_file": str(paths.config_file),
+            "built_at": meta.get("built_at"),
+            "age_seconds": round(age_s, 1),
+            "size_bytes": size,
+            "n_docs": meta.get("n_docs"),
+            "vocab_size": meta.get("vocab_size"),
+            "sources": meta.get("sources", []),
+            "flagged": flagged,
+            "diagnostics": meta.get("diagnostics", []),
+        }
+        print(json.dumps(out, indent=1))
+        return 0
+    from rich.console import Console
+    from rich.table import Table
+
+    console = Console()
+    console.print(_sources_table(meta.get("sources", []), "API index"))
+    by_source: dict[str, list[dict[str, Any]]] = {}
+    for f in flagged:
+        by_source.setdefault(f["source"], []).append(f)
+    if flagged:
+        table = Table(
+            title=f"flagged entries ({len(flagged)}): api_call is not valid Python, still searchable"
+        )
+        for col in ("id", "api_call", "reason"):
+            table.add_column(col, overflow="fold")
+        for source, items in by_source.items():
+            for f in items[:FLAGGED_SHOWN]:
+                table.add_row(f["id"], f["api_call"], f["reason"])
+            if len(items) > FLAGGED_SHOWN:
+                table.add_row(f"{source}: ...", f"and {len(items) - FLAGGED_SHOWN} more (see --json)", "")
+        console.print(table)
+    skipped = [d for d in meta.get("diagnostics", []) if d.get("severity") == "skipped"]
+    for d in skipped:
+        where = f"{d['file']}:{d['line']}" if d.get("line") else d["file"]
+        console.print(f"[yellow]skipped[/] {where}: {d['message']}")
+    console.print(
+        f"{meta.get('n_docs', 0)} docs, {meta.get('vocab_size', 0)} terms, {size / 1e6:.1f} MB, built "
+        f"{meta.get('built_at', '?')} ({age} ago)\nindex: {folder}\nconfig: {paths.config_file}"
+    )
+    return 0

@@ -1,0 +1,196 @@
+"""`gorilla-tui run FILE|-`: validate code against the API pool, confirm, and run it in the sandbox."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import sys
+import threading
+from pathlib import Path
+from typing import Any
+
+#: What each verdict that is not `valid` means for a person about to run the code (DESIGN.md, "verdict").
+VERDICT_RISK = {
+    "wrong_args": "the API exists but is called with arguments the pool does not know",
+    "hallucination": "the code calls an API that is not in the pool (a hallucination)",
+    "unparseable": "the code does not parse as Python",
+    "no_call": "the code contains no API call from the pool",
+}
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    """Add the `run` subcommand."""
+    p = sub.add_parser(
+        "run",
+        help="validate code and run it in the sandbox",
+        description="Check code with the AST sub-tree match against the API pool, show it, ask for "
+        "confirmation (twice when the verdict is not valid), then run it in an isolated, limited process. "
+        "Nothing is ever installed.",
+    )
+    p.add_argument("file", metavar="FILE|-", help="Python file to run, or - to read the code from stdin")
+    p.add_argument(
+        "--yes", "-y", action="store_true", help="answer yes to every confirmation (needed without a TTY)"
+    )
+    p.add_argument(
+        "--timeout", type=float, default=None, metavar="S", help="wall-clock limit in seconds (30)"
+    )
+    p.add_argument("--hub", default=None, metavar="NAME", help="validate against this source only")
+    p.add_argument("--keep", action="store_true", help="keep the sandbox folder and print where it is")
+    p.add_argument(
+        "--json", action="store_true", help="print verdict, exit status, limits hit and output as JSON"
+    )
+    p.set_defaults(func=run_command)
+
+
+def run_command(args: argparse.Namespace) -> int:
+    """Validate, confirm, run, record. Exit 0: the code ran and exited 0 within its limits; 1: it failed, hit
+    a limit, or the person declined; 2: bad input, no index, or no TTY to confirm on without --yes."""
+    from gorilla_tui.config import load_settings
+    from gorilla_tui.core.history import History
+    from gorilla_tui.core.retrieval import ApiIndex
+    from gorilla_tui.core.sandbox import Limits, probe_isolation
+    from gorilla_tui.core.validate import Validator
+    from gorilla_tui.errors import UsageError
+
+    code = _read_code(args.file)
+    if args.timeout is not None and not (0 < args.timeout <= 3600):
+        raise UsageError(f"--timeout must be between 0 and 3600 seconds, not {args.timeout}")
+    if not args.yes and not sys.stdin.isatty():
+        raise UsageError(
+            "refusing to run code without confirmation: no terminal to ask on",
+            hint="read the code, then pass --yes to confirm non-interactively",
+        )
+    settings = load_settings()
+    hub = args.hub if args.hub is not None else (settings.hub or None)
+    verdict = Validator(ApiIndex.load().pool(hub)).check(code)
+    requirements = list(verdict.matched.env_requirements) if verdict.matched else []
+    isolation = probe_isolation()
+    if not confirm_run(code, verdict, requirements, isolated=isolation.mode == "namespaces", yes=args.yes):
+        if args.json:
+            print(json.dumps({"verdict": verdict.to_dict(), "run": None, "declined": True}, indent=1))
+        else:
+            print("Not run.", file=sys.stderr)
+        return 1
+    limits = Limits()
+    if args.timeout is not None:
+        limits = Limits(timeout_s=args.timeout, cpu_s=max(1, math.ceil(args.timeout)))
+    result = run_in_sandbox(code, limits, stream=not args.json, keep=args.keep)
+    History().add_run(
+        None,
+        code,
+        result.exit_status,
+        result.output,
+        duration_s=result.duration_s,
+        truncated=result.truncated,
+    )
+    _report(verdict, requirements, result, args)
+    return 0 if result.ok else 1
+
+
+def _read_code(name: str) -> str:
+    from gorilla_tui.errors import UsageError
+
+    try:
+        code = sys.stdin.read() if name == "-" else Path(name).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as e:
+        raise UsageError(f"cannot read {name}: {getattr(e, 'strerror', None) or e}") from None
+    if not code.strip():
+        raise UsageError(f"{'stdin' if name == '-' else name} holds no code")
+    return code
+
+
+def confirm_run(code: str, verdict: Any, requirements: list[str], *, isolated: bool, yes: bool) -> bool:
+    """Show the exact code, its env requirements and the verdict on stderr, then ask on stdin; a verdict
+    that is not valid needs a second, explicit yes. yes=True answers both (shown). Shared with `ask --run`."""
+    from rich.console import Console
+    from rich.panel import Panel
+    from rich.syntax import Syntax
+
+    err = Console(stderr=True)
+    err.print(Panel(Syntax(code, "python", line_numbers=True), title="code to run", expand=False))
+    err.print(
+        f"verdict: [bold]{verdict.kind}[/]" + (f"  api_call: {verdict.api_call}" if verdict.api_call else "")
+    )
+    err.print("env requirements: " + (", ".join(requirements) if requirements else "none listed"))
+    if not isolated:
+        err.print("[yellow]warning:[/] no namespaces here: the network is OPEN and files are NOT contained")
+    questions = ["Run this code in the sandbox?"]
+    if verdict.kind != "valid":
+        risk = VERDICT_RISK.get(verdict.kind, f"verdict {verdict.kind}")
+        questions.append(f"The verdict is not valid: {risk}. Run it anyway?")
+    for question in questions:
+        if yes:
+            err.print(f"{question} yes (--yes)", markup=False)
+            continue
+        sys.stderr.write(f"{question} [y/N] ")  # on stderr, so that --json keeps stdout clean
+        sys.stderr.flush()
+        answer = sys.stdin.readline()
+        if answer.strip().lower() not in ("y", "yes"):
+            return False
+    return True
+
+
+def run_in_sandbox(code: str, limits: Any, *, stream: bool = True, keep: bool = False) -> Any:
+    """Run `code` in the sandbox (echoing its lines to stdout/stderr when stream) and return the RunResult;
+    the run happens in a worker thread so Ctrl-C in the main thread stops it cleanly (SandboxRun.stop)."""
+    from gorilla_tui.core.sandbox import SandboxRun
+
+    def echo(stream: str, line: str) -> None:
+        print(line, file=sys.stdout if stream == "stdout" else sys.stderr, flush=True)
+
+    run = SandboxRun(code, limits=limits, on_output=echo if stream else None, keep=keep)
+    box: dict[str, Any] = {}
+
+    def work() -> None:
+        try:
+            box["result"] = run.run()
+        except BaseException as e:  # noqa: BLE001 - handed to the main thread
+            box["error"] = e
+
+    thread = threading.Thread(target=work, name="gorilla-run", daemon=True)
+    thread.start()
+    while thread.is_alive():
+        try:
+            thread.join(0.1)
+        except KeyboardInterrupt:
+            run.stop()
+    if "error" in box:
+        from gorilla_tui.errors import GorillaError
+
+        raise GorillaError(f"the sandbox could not start: {box['error']}")
+    return box["result"]
+
+
+def _report(verdict: Any, requirements: list[str], result: Any, args: argparse.Namespace) -> None:
+    from gorilla_tui.core.requirements import missing_package
+
+    missing = missing_package(result, verdict.matched)
+    if args.json:
+        doc = {
+            "verdict": verdict.to_dict(),
+            "env_requirements": requirements,
+            "run": result.to_dict(),
+            "missing_package": None if missing is None else missing.__dict__,
+        }
+        print(json.dumps(doc, indent=1))
+        return
+    status = (
+        f"exit {result.exit_status}" if result.exit_status is not None else f"killed (signal {result.signal})"
+    )
+    parts = [status, f"{result.duration_s:.2f} s"]
+    if result.limits_hit:
+        parts.append("limits hit: " + ", ".join(result.limits_hit))
+    if result.stopped:
+        parts.append("stopped")
+    if result.truncated:
+        parts.append(f"output truncated ({result.dropped_bytes} bytes dropped)")
+    print("run: " + "; ".join(parts), file=sys.stderr)
+    for note in result.notes:
+        print("  " + note, file=sys.stderr)
+    if args.keep:
+        print(f"  sandbox folder: {result.workdir}", file=sys.stderr)
+    if missing is not None:
+        print(
+            f"missing package: {missing.module}; to install it yourself: {missing.pip_line}", file=sys.stderr
+        )

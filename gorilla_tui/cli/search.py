@@ -1,0 +1,78 @@
+"""`gorilla-tui search "TASK"`: the BM25 hits for a task, as a table or JSON."""
+
+from __future__ import annotations
+
+import argparse
+import json
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    """Add the `search` subcommand."""
+    p = sub.add_parser(
+        "search",
+        help="retrieve API docs for a task (BM25)",
+        description="Print the ranked BM25 hits of the local API index for a task in plain English.",
+    )
+    p.add_argument("task", help='the task, e.g. "classify sports activities in videos"')
+    p.add_argument("-k", type=int, default=None, help="number of hits (default: the k setting, 5)")
+    p.add_argument(
+        "--hub", default=None, metavar="NAME", help="search only this source (torchhub, apizoo, ...)"
+    )
+    p.add_argument("--json", action="store_true", help="print JSON instead of a table")
+    p.set_defaults(func=run)
+
+
+def hit_row(hit) -> dict:
+    """The JSON shape of one hit: rank, score, and the doc's identifying fields."""
+    d = hit.doc
+    return {
+        "rank": hit.rank,
+        "score": round(hit.score, 4),
+        "api_call": d.api_call,
+        "domain": d.domain,
+        "api_name": d.api_name,
+        "source": d.source,
+        "id": d.id,
+        "framework": d.framework,
+        "functionality": d.functionality,
+        "flagged": d.flagged,
+    }
+
+
+def run(args: argparse.Namespace) -> int:
+    """Search and print; exit 0 with hits, 1 when nothing matches, 2 for bad input or no index."""
+    from gorilla_tui.config import load_settings
+    from gorilla_tui.core.retrieval import ApiIndex
+    from gorilla_tui.errors import UsageError
+
+    if not args.task.strip():
+        raise UsageError("the task is empty")
+    settings = load_settings()
+    k = args.k if args.k is not None else settings.k
+    if k < 1:
+        raise UsageError(f"-k must be at least 1, not {k}")
+    hub = args.hub if args.hub is not None else (settings.hub or None)
+    hits = ApiIndex.load().search(args.task, k=k, hub=hub)
+    if args.json:
+        print(
+            json.dumps({"task": args.task, "hub": hub, "k": k, "hits": [hit_row(h) for h in hits]}, indent=1)
+        )
+        return 0 if hits else 1
+    from rich.console import Console
+    from rich.table import Table
+
+    console = Console()
+    if not hits:
+        console.print("no hit: no API doc shares a word with the task" + (f" in {hub}" if hub else ""))
+        return 1
+    table = Table(title=f"hits for: {args.task}" + (f" (source {hub})" if hub else ""))
+    for col, just in (("rank", "right"), ("score", "right"), ("api_call", "left"), ("domain", "left"),
+                      ("api_name", "left"), ("source", "left")):  # fmt: skip
+        table.add_column(col, justify=just, overflow="fold", no_wrap=col in ("rank", "score", "source"))
+    for h in hits:
+        r = hit_row(h)
+        table.add_row(
+            str(r["rank"]), f"{r['score']:.2f}", r["api_call"], r["domain"], r["api_name"], r["source"]
+        )
+    console.print(table)
+    return 0

@@ -1,0 +1,258 @@
+"""pipeline.ask: task -> hits -> prompt -> tokens -> extract -> verdict -> Proposal, emitting events."""
+
+from __future__ import annotations
+
+import os
+import threading
+import time
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any
+
+from gorilla_tui.core.grammar import choice_grammar, unique_options
+from gorilla_tui.core.pool import ApiDoc
+from gorilla_tui.core.prompts import fit_prompt
+from gorilla_tui.core.types import (
+    DoneEvent,
+    ErrorEvent,
+    Event,
+    Hit,
+    HitsEvent,
+    Proposal,
+    TokenEvent,
+    Verdict,
+    VerdictEvent,
+)
+from gorilla_tui.errors import GorillaError, UsageError
+
+if TYPE_CHECKING:
+    from gorilla_tui.config import Settings
+    from gorilla_tui.core.backend import Backend
+
+#: Longest task kept (characters); longer input is cut at a word boundary with a warning.
+MAX_TASK_CHARS = 2000
+RETRIEVERS = ("none", "bm25", "oracle")
+
+
+def shared_prefix(options: Sequence[str]) -> str:
+    """The text every option starts with, cut back to just after its last delimiter ( ( , = ' " space ),
+    so the prompt does not end inside a word. "" when fewer than 2 options or an option would be left empty.
+
+    Select mode puts it in the prompt: the grammar forces it anyway, and prompt evaluation (~1 ms/token
+    batched) is far cheaper than grammar-constrained generation (~40 ms/token on 2 cores, Gemma 3 270M)."""
+    if len(options) < 2:
+        return ""
+    common = os.path.commonprefix(list(options))
+    cut = max(common.rfind(c) for c in "(,='\" ") + 1
+    common = common[:cut]
+    return common if all(len(o) > len(common) for o in options) else ""
+
+
+class AskCancelled(GorillaError):
+    """The cancel event was set during ask (exit code 130, like Ctrl+C)."""
+
+    exit_code = 130
+
+
+def clean_task(task: str, limit: int = MAX_TASK_CHARS) -> tuple[str, list[str]]:
+    """Whitespace-normalised task and warnings. Raises UsageError for an empty task; cuts one longer than
+    `limit` characters at the last word boundary (a warning says so)."""
+    text = " ".join((task or "").split())
+    if not text:
+        raise UsageError("the task is empty: describe what you want to do, e.g. 'classify images of birds'")
+    if len(text) <= limit:
+        return text, []
+    cut = text[:limit].rsplit(" ", 1)[0] or text[:limit]
+    return cut, [f"task truncated from {len(text)} to {len(cut)} characters"]
+
+
+class Pipeline:
+    """The one path from a task to a checked proposal, shared by the TUI, `ask` and `eval`.
+
+    settings: k, hub, mode, max_tokens are read from it; index: an ApiIndex (search, pool); backend: a
+    Backend; validator: an object with .check(code) -> Verdict (default: core.validate.Validator over
+    index.pool(settings.hub)); retriever: "bm25" (default), "none" (0-shot, no docs) or "oracle" (eval only:
+    ask() must be given oracle_doc). family: prompt family (default: backend.family).
+    """
+
+    def __init__(
+        self, settings: Settings, index: Any, backend: Backend, validator: Any = None, *,
+        retriever: str = "bm25", family: str | None = None,
+    ) -> None:  # fmt: skip
+        if retriever not in RETRIEVERS:
+            raise UsageError(f"retriever must be one of {', '.join(RETRIEVERS)}, not {retriever!r}")
+        self.settings = settings
+        self.index = index
+        self.backend = backend
+        self.retriever = retriever
+        self.family = family or getattr(backend, "family", "fewshot")
+        self._validator = validator
+        self.last_stats: dict[str, Any] = {}
+
+    @property
+    def validator(self) -> Any:
+        """The validator, built on first use over the API pool of settings.hub (~0.1-1 s for a large pool)."""
+        if self._validator is None:
+            from gorilla_tui.core.validate import Validator
+
+            self._validator = Validator(self.index.pool(self.settings.hub or None))
+        return self._validator
+
+    def retrieve(self, task: str, oracle_doc: ApiDoc | None = None) -> list[Hit]:
+        """Hits for `task` by the configured retriever (settings.k, settings.hub)."""
+        if self.retriever == "none":
+            return []
+        if self.retriever == "oracle":
+            if oracle_doc is None:
+                raise UsageError("the oracle retriever needs the ground-truth doc (oracle_doc)")
+            return [Hit(doc=oracle_doc, score=0.0, rank=1)]
+        return list(self.index.search(task, k=self.settings.k, hub=self.settings.hub or None))
+
+    def ask(
+        self,
+        task: str,
+        on_event: Callable[[Event], None] | None = None,
+        cancel: threading.Event | None = None,
+        *,
+        oracle_doc: ApiDoc | None = None,
+        mode: str | None = None,
+    ) -> Proposal:
+        """Answer one task. Events, in order: HitsEvent, TokenEvent*, VerdictEvent, DoneEvent; or ErrorEvent
+        (then the error is raised: GorillaError/UsageError, AskCancelled when `cancel` was set).
+        mode: "select" | "generate" (default settings.mode). Timings (seconds) go to Proposal.timings."""
+        emit = on_event or (lambda _e: None)
+        try:
+            proposal = self._ask(task, emit, cancel, oracle_doc, mode or self.settings.mode)
+        except BaseException as e:
+            msg = (
+                "cancelled"
+                if isinstance(e, (AskCancelled, KeyboardInterrupt))
+                else str(e) or type(e).__name__
+            )
+            emit(ErrorEvent(msg))
+            raise
+        emit(DoneEvent(proposal))
+        return proposal
+
+    def _ask(self, task: str, emit: Callable[[Event], None], cancel: threading.Event | None,
+             oracle_doc: ApiDoc | None, mode: str) -> Proposal:  # fmt: skip
+        if mode not in ("select", "generate"):
+            raise UsageError(f"mode must be select or generate, not {mode!r}")
+        t0 = time.perf_counter()
+        timings: dict[str, float] = {}
+        task, warnings = clean_task(task)
+        hits = self.retrieve(task, oracle_doc)
+        timings["retrieve"] = time.perf_counter() - t0
+        emit(HitsEvent(hits))
+
+        t = time.perf_counter()
+        docs = [h.doc for h in hits]
+        usable = [d for d in docs if not d.flagged] or docs
+        options = unique_options(d.api_call for d in usable)
+        if mode == "select" and not options:
+            verdict = Verdict(
+                "no_call", diagnostics=["no API doc matched the task, so there is nothing to select"]
+            )
+            emit(VerdictEvent(verdict))
+            timings["total"] = time.perf_counter() - t0
+            return Proposal(task=task, api_call="", code="", verdict=verdict, hits=hits, mode=mode,
+                            model=self.backend.name, timings=timings, warnings=warnings)  # fmt: skip
+        max_tokens = self.settings.max_tokens
+        if (
+            mode == "select"
+        ):  # the longest option bounds the answer (+2 for the lead space and end of grammar)
+            max_tokens = min(max_tokens, max(self.backend.count_tokens(o) for o in options) + 2)
+        budget = self.backend.n_ctx - max_tokens
+        prompt, kept, notes = fit_prompt(self.family, task, docs if mode == "generate" else usable, mode,
+                                         budget, self.backend.count_tokens)  # fmt: skip
+        warnings += notes
+        prompt_text, shared, grammar = prompt.text, "", None
+        if mode == "select":
+            options = unique_options(d.api_call for d in kept)
+            shared = shared_prefix(options)
+            grammar = choice_grammar([o[len(shared) :] for o in options], lead="" if shared else " ")
+            prompt_text += " " + shared if shared else ""
+        timings["prompt"] = time.perf_counter() - t
+
+        if mode == "select" and len(options) == 1:  # nothing to choose: no model call
+            text, first = options[0], None
+            emit(TokenEvent(text))
+        else:
+            if shared:
+                emit(TokenEvent(" " + shared))
+            suffixes = [o[len(shared) :] for o in options]
+            if shared:  # the shared text moved into the prompt: keep prompt + max_tokens <= n_ctx exactly
+                max_tokens = min(max_tokens, self.backend.n_ctx - self.backend.count_tokens(prompt_text))
+            text, first = self._generate(prompt_text, prompt.stop, max_tokens, grammar, suffixes, mode, emit,
+                                         cancel)  # fmt: skip
+            text = shared + text.lstrip() if shared else text
+        t = time.perf_counter()
+        timings["first_token"] = (first or t) - t0
+        timings["generate"] = t - t0 - timings["retrieve"] - timings["prompt"]
+        self.last_stats = dict(getattr(self.backend, "last_stats", {}) or {})
+        if cancel is not None and cancel.is_set():
+            raise AskCancelled("cancelled")
+
+        if mode == "select":
+            api_call, code, code_source, explanation = self._selected(text, options, kept)
+        else:
+            api_call, code, code_source, explanation = self._extracted(text)
+        verdict = self.validator.check(api_call or code) if (api_call or code) else Verdict(
+            "no_call", diagnostics=["the model gave no API call"])  # fmt: skip
+        timings["validate"] = time.perf_counter() - t
+        emit(VerdictEvent(verdict))
+        timings["total"] = time.perf_counter() - t0
+        return Proposal(task=task, api_call=api_call, code=code, verdict=verdict, hits=hits,
+                        explanation=explanation, code_source=code_source, mode=mode, model=self.backend.name,
+                        raw_text=text, timings=timings, warnings=warnings)  # fmt: skip
+
+    def _generate(self, prompt: str, stop: Sequence[str], max_tokens: int, grammar: str | None,
+                  options: list[str], mode: str, emit: Callable[[Event], None],
+                  cancel: threading.Event | None) -> tuple[str, float | None]:  # fmt: skip
+        """Stream the completion, emitting TokenEvents. In select mode stop as soon as only one option is
+        still a prefix match (the grammar allows nothing else), and emit the rest of it ourselves."""
+        parts: list[str] = []
+        first: float | None = None
+        stream = self.backend.complete(prompt, max_tokens=max_tokens, stop=stop if mode == "generate" else (),
+                                       grammar=grammar, temperature=0.0, cancel=cancel)  # fmt: skip
+        try:
+            for piece in stream:
+                if first is None:
+                    first = time.perf_counter()
+                parts.append(piece)
+                emit(TokenEvent(piece))
+                if mode == "select":
+                    sofar = "".join(parts).lstrip()
+                    alive = [o for o in options if o.startswith(sofar)]
+                    if len(alive) == 1:
+                        rest = alive[0][len(sofar) :]
+                        if rest:
+                            parts.append(rest)
+                            emit(TokenEvent(rest))
+                        break
+        finally:
+            close = getattr(stream, "close", None)
+            if close:
+                close()
+        return "".join(parts), first
+
+    @staticmethod
+    def _selected(text: str, options: list[str], docs: list[ApiDoc]) -> tuple[str, str, str, str]:
+        chosen = text.strip()
+        if chosen not in options:  # cut short (max_tokens or cancel): take the option it started
+            started = [o for o in options if chosen and o.startswith(chosen)]
+            chosen = started[0] if len(started) == 1 else ""
+        doc = next((d for d in docs if d.api_call.strip() == chosen), None)
+        if not chosen or doc is None:
+            return "", "", "model", ""
+        explanation = " ".join(x for x in (doc.functionality, doc.description) if x).strip()
+        if doc.example_code.strip():
+            return chosen, doc.example_code, "example_code", explanation
+        return chosen, chosen, "model", explanation
+
+    @staticmethod
+    def _extracted(text: str) -> tuple[str, str, str, str]:
+        from gorilla_tui.core.extract import extract
+
+        ex = extract(text)
+        api_call = (ex.api_call or "").strip()
+        return api_call, (ex.code or api_call), "model", ex.explanation or ""

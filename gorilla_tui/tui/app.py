@@ -1,0 +1,258 @@
+"""GorillaApp and its factory: global keys, model/index loading in thread workers, clipboard, status bar."""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+from textual import work
+from textual.app import App
+from textual.binding import Binding
+from textual.screen import Screen
+
+from gorilla_tui.config import Settings, load_settings
+from gorilla_tui.core.history import History
+from gorilla_tui.core.types import Proposal
+from gorilla_tui.errors import GorillaError, IndexMissingError
+from gorilla_tui.tui import clipboard
+from gorilla_tui.tui.messages import LoadState
+from gorilla_tui.tui.screens.main import MainScreen
+from gorilla_tui.tui.session import PipelineFactory, Session
+from gorilla_tui.tui.widgets.status_bar import StatusBar
+from gorilla_tui.tui.widgets.task_input import TaskInput
+
+
+class GorillaApp(App[None]):
+    """The TUI. Build it with :func:`create_app`. `session` holds settings, index, backend and history;
+    `last_notice` is the last copy/load message shown to the person (for tests and the tmux demo)."""
+
+    CSS_PATH = "app.tcss"
+    TITLE = "gorilla-tui"
+    BINDINGS = [
+        Binding("ctrl+q", "quit", "Quit", priority=True),
+        Binding("f1", "help", "Help"),
+        Binding("ctrl+r", "history", "History"),
+        Binding("ctrl+o", "settings", "Settings"),
+        Binding("f8", "build_index", "Build index"),
+    ]
+
+    def __init__(self, session: Session, *, show_timings: bool = True) -> None:
+        super().__init__()
+        self.session = session
+        self.show_timings = show_timings
+        self.last_notice = ""
+        self.copy_tool: tuple[str, ...] | None = clipboard.find_tool()
+
+    def get_default_screen(self) -> Screen:
+        return MainScreen()
+
+    @property
+    def main(self) -> MainScreen:
+        """The main screen (the default screen, below any modal)."""
+        return self.screen_stack[0]  # type: ignore[return-value]
+
+    def main_ready(self) -> None:
+        """Called by MainScreen once mounted: fill the status bar, then start loading index and model right
+        after the first paint (call_after_refresh), so llama_cpp is never imported before the screen is up."""
+        s = self.session
+        self.status(model=s.model_label, kernel=s.kernel_name, index=s.index_label)
+        if s.index is None:
+            self.status(index="loading…")
+        if s.backend is None:
+            self.set_state("loading", "loading model…")
+        else:
+            self.set_state("ready", "ready")
+        self.call_after_refresh(self._start_loading)
+
+    def _start_loading(self) -> None:
+        s = self.session
+        try:
+            self.main.query_one(TaskInput).set_recall(s.history.recent_tasks())
+        except Exception as e:  # a damaged history must not stop the app
+            self.notice(f"history unavailable: {e}", severity="warning")
+        if s.index is None:
+            self._load_index()
+        if s.backend is None:
+            self._load_backend()
+
+    # -- status bar -----------------------------------------------------------------------------------
+
+    def status(self, *, state_kind: str | None = None, **fields: str) -> None:
+        """Update status bar fields (model, kernel, index, state)."""
+        self.main.query_one(StatusBar).set(state_kind=state_kind, **fields)
+
+    def set_state(self, kind: str, text: str) -> None:
+        """The state field: kind is ready / loading / busy / error / missing (its colour)."""
+        if kind == "ready" and self.session.backend is None:
+            kind, text = ("error", "model not loaded") if self.session.backend_error else ("loading", text)
+        self.status(state_kind=kind, state=text)
+
+    def answered_text(self, proposal: Proposal | None) -> str:
+        """State text after an answer: its verdict, and (show_timings) its total time."""
+        if proposal is None:
+            return "ready"
+        total = proposal.timings.get("total")
+        timing = f" in {total:.2f} s" if self.show_timings and total is not None else ""
+        return f"answered{timing}: {proposal.verdict.kind}"
+
+    def notice(self, message: str, *, severity: str = "information", timeout: float | None = None) -> None:
+        """Notify the person and remember the message in last_notice."""
+        self.last_notice = message
+        self.notify(message, severity=severity, timeout=timeout)  # type: ignore[arg-type]
+
+    # -- loading --------------------------------------------------------------------------------------
+
+    @work(thread=True, exclusive=True, group="load-index", exit_on_error=False)
+    def _load_index(self) -> None:
+        try:
+            self.session.load_index()
+        except IndexMissingError as e:
+            self.post_message(LoadState("index", "missing", str(e), e.hint or ""))
+            return
+        except GorillaError as e:
+            self.post_message(LoadState("index", "error", str(e), e.hint or ""))
+            return
+        except Exception as e:
+            self.post_message(LoadState("index", "error", f"{type(e).__name__}: {e}"))
+            return
+        self.post_message(LoadState("index", "ready"))
+
+    @work(thread=True, exclusive=True, group="load-model", exit_on_error=False)
+    def _load_backend(self) -> None:
+        try:
+            self.session.load_backend()
+        except GorillaError as e:
+            self.post_message(LoadState("model", "error", str(e), e.hint or ""))
+            return
+        self.post_message(LoadState("model", "ready"))
+
+    def on_load_state(self, message: LoadState) -> None:
+        s = self.session
+        if message.what == "index":
+            if message.state == "ready":
+                self.status(index=s.index_label)
+                return
+            self.status(index="none (F8 builds it)" if message.state == "missing" else "error")
+            self.push_screen(self._index_screen(message.detail), self._index_built)
+            return
+        if message.state == "ready":
+            self.status(model=s.model_label, kernel=s.kernel_name)
+            if not self.main.running:
+                self.set_state("ready", "ready")
+            return
+        self.status(model=f"{s.model_label} (not loaded)")
+        self.set_state("error", "model not loaded")
+        hint = (
+            message.hint
+            or "gorilla-tui model --help shows how to get one; or set a model in Settings (ctrl+o)"
+        )
+        if not self.main.running:
+            self.main.query_one("#proposal").show_error(
+                f"the model could not be loaded: {message.detail}", hint
+            )
+        self.notice(f"model not loaded: {message.detail}", severity="error", timeout=10)
+
+    def _index_screen(self, reason: str = "") -> Screen:
+        from gorilla_tui.tui.screens.index_setup import IndexSetupScreen
+
+        return IndexSetupScreen(self.session.settings.sources, reason)
+
+    def _index_built(self, index: Any) -> None:
+        if index is not None:
+            self.session.set_index(index)
+            self.status(index=self.session.index_label)
+
+    # -- copy -----------------------------------------------------------------------------------------
+
+    def copy_text(self, text: str, what: str = "text") -> None:
+        """Copy `text`: OSC 52 via App.copy_to_clipboard (sets self.clipboard), wrapped again for tmux
+        passthrough inside tmux, and the system clipboard tool when one exists (in a thread worker).
+        Tells the person what was done; never raises."""
+        channels, failures = [], []
+        try:
+            self.copy_to_clipboard(text)
+            channels.append("OSC 52")
+            driver = self._driver
+            if os.environ.get("TMUX") and driver is not None:
+                driver.write(clipboard.tmux_passthrough(clipboard.osc52(text)))
+                channels[-1] = "OSC 52 (tmux passthrough)"
+        except Exception as e:  # a closed terminal must not crash the app
+            failures.append(f"OSC 52 failed: {e}")
+        if self.copy_tool:
+            self._copy_with_tool(text, what, channels, failures)
+        else:
+            self.notice(f"{what}: {clipboard.describe(channels, failures)}")
+
+    @work(thread=True, group="copy", exit_on_error=False)
+    def _copy_with_tool(self, text: str, what: str, channels: list[str], failures: list[str]) -> None:
+        argv = self.copy_tool or ("",)
+        error = clipboard.copy_with_tool(text, argv)
+        channels = channels + ([argv[0]] if error is None else [])
+        failures = failures + ([error] if error else [])
+        self.call_from_thread(self.notice, f"{what}: {clipboard.describe(channels, failures)}")
+
+    # -- screens --------------------------------------------------------------------------------------
+
+    def action_help(self) -> None:
+        from gorilla_tui.tui.screens.help import HelpScreen
+
+        groups = [("app", self.BINDINGS), ("main", MainScreen.BINDINGS), ("task input", TaskInput.BINDINGS)]
+        self.push_screen(HelpScreen(groups))
+
+    def action_history(self) -> None:
+        from gorilla_tui.tui.screens.history import HistoryScreen
+
+        def chosen(task: str | None) -> None:
+            if task:
+                self.main.ask(task)
+
+        self.push_screen(HistoryScreen(self.session.history), chosen)
+
+    def action_settings(self) -> None:
+        from gorilla_tui.tui.screens.settings import SettingsScreen
+
+        hubs = list(self.session.index.sources) if self.session.index is not None else []
+        self.push_screen(SettingsScreen(self.session.settings, hubs), self._settings_saved)
+
+    def _settings_saved(self, settings: Settings | None) -> None:
+        if settings is None:
+            return
+        reload = self.session.update_settings(settings)
+        self.status(index=self.session.index_label)
+        if reload:
+            self.session.unload_backend()
+            self.status(model=self.session.model_label, kernel=settings.kernel or "auto")
+            self.set_state("loading", "loading model…")
+            self._load_backend()
+
+    def action_build_index(self) -> None:
+        self.push_screen(
+            self._index_screen("Rebuild the API index from the configured sources."), self._index_built
+        )
+
+
+def create_app(
+    settings: Settings | None = None,
+    backend: Any = None,
+    index: Any = None,
+    pipeline_factory: PipelineFactory | None = None,
+    *,
+    history: History | None = None,
+    show_timings: bool = True,
+) -> GorillaApp:
+    """Build the TUI.
+
+    settings: default load_settings(); backend: a core.backend Backend (e.g. ScriptedBackend; None:
+    open_backend(settings) in a thread worker after the first paint); index: an ApiIndex (None:
+    ApiIndex.load() in a worker, offering to build one when missing);
+    pipeline_factory(settings, index, backend) -> object with .ask (default core.pipeline.Pipeline);
+    history: default History() in the user data dir; show_timings: False hides durations (deterministic
+    snapshots)."""
+    session = Session(
+        settings or load_settings(),
+        backend=backend,
+        index=index,
+        pipeline_factory=pipeline_factory,
+        history=history,
+    )
+    return GorillaApp(session, show_timings=show_timings)

@@ -1,0 +1,46 @@
+"""Messages that worker threads post to the UI (Textual's post_message is thread-safe)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from textual.message import Message
+
+
+class PipelineUpdate(Message):
+    """One event of pipeline.ask (core.types HitsEvent/TokenEvent/VerdictEvent/DoneEvent/ErrorEvent) of
+    run `run_id`; events of older runs are ignored by the screen."""
+
+    def __init__(self, run_id: int, event: Any) -> None:
+        super().__init__()
+        self.run_id = run_id
+        self.event = event
+
+
+class AskEnded(Message):
+    """Run `run_id` is over: outcome "done" (with its Proposal), "cancelled" or "error" (message and hint).
+    task_id: the task's row in the history (None if it could not be saved)."""
+
+    def __init__(
+        self, run_id: int, outcome: str, message: str = "", hint: str = "", *, proposal: Any = None,
+        task_id: int | None = None,
+    ) -> None:  # fmt: skip
+        super().__init__()
+        self.run_id = run_id
+        self.outcome = outcome
+        self.message = message
+        self.hint = hint
+        self.proposal = proposal
+        self.task_id = task_id
+
+
+class LoadState(Message):
+    """what: "model" or "index"; state: "loading", "ready", "missing" or "error"; detail and hint: text
+    for the person."""
+
+    def __init__(self, what: str, state: str, detail: str = "", hint: str = "") -> None:
+        super().__init__()
+        self.what = what
+        self.state = state
+        self.detail = detail
+        self.hint = hint

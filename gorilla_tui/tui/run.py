@@ -1,0 +1,71 @@
+"""Run a proposal in the sandbox: confirm with the exact code and env requirements, confirm again when the
+verdict is not valid, then stream the output in RunScreen and record the run in the history."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from gorilla_tui.core.types import Proposal
+from gorilla_tui.tui.screens.confirm import ConfirmScreen
+from gorilla_tui.tui.screens.run import RunScreen
+
+if TYPE_CHECKING:
+    from textual.screen import Screen
+
+
+def requirements_of(proposal: Proposal) -> list[str]:
+    """Env requirements of the matched doc (else of the hit whose api_call is the proposal's call)."""
+    doc = proposal.verdict.matched
+    if doc is None:
+        doc = next(
+            (h.doc for h in proposal.hits if h.doc.api_call.strip() == proposal.api_call.strip()), None
+        )
+    return list(doc.env_requirements) if doc else []
+
+
+def start_run(screen: Screen, proposal: Proposal | None, task_id: int | None) -> None:
+    """Ask, then run `proposal.code` (see module docstring). Does nothing but notify when there is no code."""
+    app = screen.app
+    if proposal is None or not (proposal.code or proposal.api_call):
+        screen.notify("nothing to run yet", severity="warning")
+        return
+    code = proposal.code or proposal.api_call
+    reqs = requirements_of(proposal)
+    detail = (
+        "Needs: "
+        + (", ".join(reqs) if reqs else "nothing listed")
+        + (
+            "\nRuns in an isolated process with time, memory and output limits;"
+            " it may download model weights."
+        )
+    )
+
+    def finished(result) -> None:
+        if result is not None:
+            exit_code = None if result.stopped or result.limits_hit else result.exit_status
+            app.session.history.add_run(task_id, code, exit_code, result.output)
+
+    def launch() -> None:
+        app.push_screen(RunScreen(code, on_finished=finished))
+
+    def second(yes: bool | None) -> None:
+        if yes:
+            launch()
+
+    def first(yes: bool | None) -> None:
+        if not yes:
+            return
+        if proposal.verdict.kind == "valid":
+            launch()
+        else:
+            app.push_screen(
+                ConfirmScreen(
+                    f"The verdict is {proposal.verdict.kind}: "
+                    "this code calls an API that was not found valid.",
+                    "Run it anyway?",
+                    yes="Run anyway",
+                ),
+                second,
+            )
+
+    app.push_screen(ConfirmScreen("Run this code in the sandbox?", detail, code=code, yes="Run"), first)

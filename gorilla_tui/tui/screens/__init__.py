@@ -1,0 +1,1 @@
+"""Screens: main (the task and its proposal), history, settings, help, confirm, doc, index setup, run."""

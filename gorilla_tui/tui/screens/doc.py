@@ -1,0 +1,61 @@
+"""The full ApiDoc of a hit, in a modal (Escape closes)."""
+
+from __future__ import annotations
+
+import json
+
+from rich.syntax import Syntax
+from rich.table import Table
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import VerticalScroll
+from textual.screen import ModalScreen
+from textual.widgets import Static
+
+from gorilla_tui.core.pool import ApiDoc
+
+
+def doc_table(doc: ApiDoc, score: float | None = None) -> Table:
+    """Every non-empty field of `doc` as a two-column table (example code highlighted)."""
+    table = Table.grid(padding=(0, 1))
+    table.add_column(style="bold cyan", no_wrap=True)
+    table.add_column(overflow="fold")
+    rows: list[tuple[str, object]] = [
+        ("api_name", doc.api_name),
+        ("api_call", Syntax(doc.api_call, "python", theme="monokai", word_wrap=True)),
+        ("score", f"{score:.3f} (BM25)" if score is not None else ""),
+        ("source", f"{doc.source} ({doc.id})"),
+        ("domain", doc.domain),
+        ("framework", doc.framework),
+        ("functionality", doc.functionality),
+        ("arguments", "\n".join(f"{k}: {v}" if v else k for k, v in doc.api_arguments.items())),
+        ("requirements", ", ".join(doc.env_requirements)),
+        ("performance", json.dumps(doc.performance, ensure_ascii=False) if doc.performance else ""),
+        ("description", doc.description),
+        (
+            "example",
+            Syntax(doc.example_code, "python", theme="monokai", word_wrap=True) if doc.example_code else "",
+        ),
+        ("flagged", doc.flagged or ""),
+    ]
+    for label, value in rows:
+        if value:
+            table.add_row(label, value)
+    return table
+
+
+class DocScreen(ModalScreen[None]):
+    """Shows one ApiDoc in full."""
+
+    BINDINGS = [Binding("escape,q", "app.pop_screen", "Close")]
+
+    def __init__(self, doc: ApiDoc, score: float | None = None) -> None:
+        super().__init__(classes="modal")
+        self.doc = doc
+        self.score = score
+
+    def compose(self) -> ComposeResult:
+        with VerticalScroll(id="dialog") as scroll:
+            scroll.border_title = self.doc.api_name or self.doc.api_call
+            scroll.border_subtitle = "Escape closes"
+            yield Static(doc_table(self.doc, self.score), id="doc")

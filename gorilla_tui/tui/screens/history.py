@@ -1,0 +1,83 @@
+"""The history screen: browse and search saved tasks; Enter re-asks the highlighted one."""
+
+from __future__ import annotations
+
+import time
+
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Vertical
+from textual.screen import ModalScreen
+from textual.widgets import DataTable, Input, Static
+
+from gorilla_tui.core.history import History, HistoryEntry
+
+
+class HistoryScreen(ModalScreen[str | None]):
+    """Dismisses with the task to ask again (Enter on a row), or None (Escape)."""
+
+    BINDINGS = [
+        Binding("escape", "close", "Close"),
+        Binding("ctrl+f", "search", "Search"),
+    ]
+
+    def __init__(self, history: History) -> None:
+        super().__init__(classes="modal")
+        self.history = history
+        self.entries: list[HistoryEntry] = []
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="dialog") as box:
+            box.border_title = "History"
+            box.border_subtitle = "type to search · ↓ to the list · Enter re-asks · Escape closes"
+            yield Input(placeholder="search tasks and proposals", id="history-search")
+            table: DataTable[str] = DataTable(id="history-table", cursor_type="row", zebra_stripes=True)
+            table.add_columns("when", "verdict", "task", "call")
+            yield table
+            yield Static("", id="history-detail")
+
+    def on_mount(self) -> None:
+        self.reload()
+        self.query_one("#history-search", Input).focus()
+
+    def reload(self, query: str = "") -> None:
+        """Fill the table with entries matching `query` (newest first)."""
+        self.entries = self.history.search(query)
+        table = self.query_one(DataTable)
+        table.clear()
+        for e in self.entries:
+            when = time.strftime("%Y-%m-%d %H:%M", time.localtime(e.ts))
+            table.add_row(when, e.verdict or "—", e.task[:60], e.api_call[:60], key=str(e.id))
+        self.query_one("#history-detail", Static).update(
+            f"{len(self.entries)} tasks" if self.entries else "no saved tasks match"
+        )
+
+    def on_input_changed(self, event: Input.Changed) -> None:
+        self.reload(event.value)
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        event.stop()
+        if self.entries:
+            self.query_one(DataTable).focus()
+
+    def on_key(self, event) -> None:
+        if event.key == "down" and self.focused is self.query_one("#history-search") and self.entries:
+            self.query_one(DataTable).focus()
+            event.stop()
+
+    def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:
+        if 0 <= event.cursor_row < len(self.entries):
+            e = self.entries[event.cursor_row]
+            call = e.api_call or "(no answer saved)"
+            self.query_one("#history-detail", Static).update(f"{e.task}\n→ {call}  [{e.verdict or '—'}]")
+
+    def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
+        event.stop()
+        if 0 <= event.cursor_row < len(self.entries):
+            self.dismiss(self.entries[event.cursor_row].task)
+
+    def action_search(self) -> None:
+        self.query_one("#history-search", Input).focus()
+
+    def action_close(self) -> None:
+        self.dismiss(None)

@@ -1,0 +1,261 @@
+"""The main screen: task input, hits, proposal, verdict and matched-API card; asks run in thread workers."""
+
+from __future__ import annotations
+
+import threading
+from typing import TYPE_CHECKING
+
+from textual import work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical
+from textual.screen import Screen
+from textual.widgets import Footer, Static
+
+from gorilla_tui.core.types import DoneEvent, ErrorEvent, HitsEvent, Proposal, TokenEvent, VerdictEvent
+from gorilla_tui.errors import GorillaError
+from gorilla_tui.tui.messages import AskEnded, PipelineUpdate
+from gorilla_tui.tui.screens.confirm import ConfirmScreen
+from gorilla_tui.tui.screens.doc import DocScreen
+from gorilla_tui.tui.session import effective_call
+from gorilla_tui.tui.widgets.api_card import ApiCard
+from gorilla_tui.tui.widgets.hits import HitsPanel
+from gorilla_tui.tui.widgets.proposal import ProposalPanel
+from gorilla_tui.tui.widgets.status_bar import StatusBar
+from gorilla_tui.tui.widgets.task_input import TaskInput
+from gorilla_tui.tui.widgets.verdict import VerdictBadge
+
+if TYPE_CHECKING:
+    from gorilla_tui.tui.app import GorillaApp
+
+
+class MainScreen(Screen):
+    """Layout and the ask cycle. `proposal` is the proposal on show (None before the first answer);
+    `running` tells whether an ask is in flight; `finished` counts asks that ended (done, error,
+    cancelled)."""
+
+    BINDINGS = [
+        Binding("escape", "cancel", "Cancel"),
+        Binding("ctrl+y", "copy('call')", "Copy call", priority=True),
+        Binding("ctrl+g", "copy('code')", "Copy code", priority=True),
+        Binding("ctrl+n", "accept_suggestion", "Accept did-you-mean", priority=True),
+        Binding("f5", "run", "Run"),
+    ]
+
+    app: GorillaApp
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.proposal: Proposal | None = None
+        self.task_id: int | None = None
+        self.running = False
+        self.finished = 0
+        self._run_id = 0
+        self._cancel: threading.Event | None = None
+        self._confirmed_copy: Proposal | None = None
+
+    def compose(self) -> ComposeResult:
+        yield Static("gorilla-tui — a task in plain English → a checked API call", id="title")
+        yield TaskInput(id="task")
+        with Horizontal(id="body"):
+            with Vertical(id="left"):
+                yield HitsPanel(id="hits")
+                yield ApiCard("", id="card")
+            with Vertical(id="right"):
+                yield ProposalPanel(id="proposal")
+                yield VerdictBadge(id="verdict")
+        yield StatusBar(id="status")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.query_one("#hits").border_title = "Hits (Enter: full doc)"
+        self.query_one("#card").border_title = "Matched API"
+        self.query_one("#proposal").border_title = "Proposal"
+        self.query_one("#verdict").border_title = "Verdict"
+        self.query_one(TaskInput).focus()
+        self.app.main_ready()
+
+    # -- asking ---------------------------------------------------------------------------------------
+
+    def on_task_input_asked(self, message: TaskInput.Asked) -> None:
+        self.ask(message.task)
+
+    def on_task_input_joined(self, message: TaskInput.Joined) -> None:
+        self.app.notice(f"pasted {message.lines} lines: joined into one line with spaces")
+
+    def ask(self, task: str) -> None:
+        """Start answering `task`, cancelling the run in flight (if any)."""
+        if self._cancel is not None:
+            self._cancel.set()
+        self._run_id += 1
+        self._cancel = threading.Event()
+        self.running = True
+        self.proposal = None
+        self.task_id = None
+        task_input = self.query_one(TaskInput)
+        task_input.value = task
+        task_input.remember(task)
+        self.query_one(HitsPanel).clear()
+        self.query_one(ApiCard).clear()
+        self.query_one(VerdictBadge).clear()
+        self.query_one(ProposalPanel).start(task)
+        if self.app.session.backend is None and self.app.session.backend_error is None:
+            self.query_one(ProposalPanel).show_message(f"Asking: {task}\n(waiting for the model to load…)")
+        self.app.set_state("busy", "answering…")
+        self._ask_worker(self._run_id, task, self._cancel)
+
+    @work(thread=True, exclusive=True, group="ask", exit_on_error=False)
+    def _ask_worker(self, run_id: int, task: str, cancel: threading.Event) -> None:
+        session = self.app.session
+
+        def end(outcome: str, message: str = "", hint: str = "", proposal: Proposal | None = None) -> None:
+            self.post_message(AskEnded(run_id, outcome, message, hint, proposal=proposal, task_id=task_id))
+
+        def on_event(event: object) -> None:
+            if not cancel.is_set():
+                self.post_message(PipelineUpdate(run_id, event))
+
+        task_id = session.history.add(task)
+        try:
+            if session.wait_backend(cancel) is None:
+                return end("cancelled")
+            proposal = session.pipeline().ask(task, on_event=on_event, cancel=cancel)
+        except GorillaError as e:
+            return end("cancelled") if cancel.is_set() else end("error", str(e), e.hint or "")
+        except Exception as e:  # a backend crash is shown in the panel; the app keeps running
+            return end("error", f"{type(e).__name__}: {e}")
+        if cancel.is_set():
+            return end("cancelled")
+        if not isinstance(proposal, Proposal):
+            return end("error", "the pipeline returned no proposal")
+        session.history.set_proposal(task_id, proposal.to_dict())
+        end("done", proposal=proposal)
+
+    def on_pipeline_update(self, message: PipelineUpdate) -> None:
+        if message.run_id != self._run_id:
+            return  # an older run, superseded or cancelled
+        event = message.event
+        if isinstance(event, HitsEvent):
+            self.query_one(HitsPanel).set_hits(event.hits)
+        elif isinstance(event, TokenEvent):
+            self.query_one(ProposalPanel).add_token(event.text)
+        elif isinstance(event, VerdictEvent):
+            self.query_one(VerdictBadge).set_verdict(event.verdict)
+        elif isinstance(event, DoneEvent):
+            self.show_proposal(event.proposal)
+        elif isinstance(event, ErrorEvent):
+            self.query_one(ProposalPanel).show_error(event.message)
+
+    def on_ask_ended(self, message: AskEnded) -> None:
+        if message.run_id != self._run_id:
+            return
+        self.running = False
+        self.finished += 1
+        self.task_id = message.task_id
+        if message.outcome == "error":
+            self.query_one(ProposalPanel).show_error(message.message, message.hint)
+            self.query_one(VerdictBadge).clear()
+            self.app.set_state("error", "error (see the proposal panel)")
+        elif message.outcome == "cancelled":
+            self.query_one(ProposalPanel).show_cancelled()
+            self.app.set_state("ready", "cancelled")
+        else:
+            if message.proposal is not None and message.proposal is not self.proposal:
+                self.show_proposal(message.proposal)
+            self.app.set_state("ready", self.app.answered_text(self.proposal))
+
+    def show_proposal(self, proposal: Proposal) -> None:
+        """Show a finished proposal in every panel."""
+        self.proposal = proposal
+        hits = self.query_one(HitsPanel)
+        if proposal.hits and [h.doc.id for h in hits.hits] != [h.doc.id for h in proposal.hits]:
+            hits.set_hits(proposal.hits)
+        self.query_one(ProposalPanel).show_proposal(proposal)
+        self.query_one(VerdictBadge).set_verdict(proposal.verdict)
+        note = {
+            "hallucination": "no pool entry matched: this API does not exist in the pool",
+            "no_call": "the model gave no API call",
+            "unparseable": "the output could not be parsed",
+        }.get(proposal.verdict.kind, "")
+        self.query_one(ApiCard).show(proposal.verdict.matched, proposal.constraints, note=note)
+
+    def action_cancel(self) -> None:
+        """Escape: cancel the answer in flight (the model stops at its next token)."""
+        if not self.running or self._cancel is None:
+            return
+        self._cancel.set()
+        self.workers.cancel_group(self, "ask")
+        self.running = False
+        self.finished += 1
+        self._run_id += 1  # late events of the cancelled run are ignored
+        self.query_one(ProposalPanel).show_cancelled()
+        self.app.set_state("ready", "cancelled")
+
+    # -- did-you-mean ---------------------------------------------------------------------------------
+
+    def action_accept_suggestion(self) -> None:
+        if not self.query_one(VerdictBadge).accept():
+            self.notify("no did-you-mean suggestion to accept", severity="warning")
+
+    def on_verdict_badge_suggestion_accepted(self, message: VerdictBadge.SuggestionAccepted) -> None:
+        if self.proposal is None or self.running:
+            return
+        self.query_one(VerdictBadge).clear(f"checking {message.suggestion} …")
+        self._revalidate(self.proposal, message.suggestion, self.task_id)
+
+    @work(thread=True, exclusive=True, group="revalidate", exit_on_error=False)
+    def _revalidate(self, proposal: Proposal, suggestion: str, task_id: int | None) -> None:
+        try:
+            new = self.app.session.accept_suggestion(proposal, suggestion)
+        except GorillaError as e:
+            self.app.call_from_thread(self.notify, str(e), severity="error")
+            self.app.call_from_thread(self.query_one(VerdictBadge).set_verdict, proposal.verdict)
+            return
+        if task_id is not None:
+            self.app.session.history.set_proposal(task_id, new.to_dict())
+        self.app.call_from_thread(self._accepted, new)
+
+    def _accepted(self, proposal: Proposal) -> None:
+        self.show_proposal(proposal)
+        self.query_one(ProposalPanel).border_subtitle = "did-you-mean accepted, re-validated"
+        self.notify(f"accepted: verdict is now {proposal.verdict.kind}")
+
+    # -- copy / run / docs ----------------------------------------------------------------------------
+
+    def on_proposal_panel_copy_requested(self, message: ProposalPanel.CopyRequested) -> None:
+        self.action_copy(message.what)
+
+    def action_copy(self, what: str) -> None:
+        """Copy the call or the whole code; asks once per proposal when its verdict is not valid."""
+        proposal = self.proposal
+        if proposal is None:
+            self.notify("nothing to copy yet", severity="warning")
+            return
+        call = effective_call(proposal)
+        text = call if what == "call" else (proposal.code or call)
+        if not text:
+            self.notify(f"this proposal has no {what}", severity="warning")
+            return
+        if proposal.verdict.kind == "valid" or self._confirmed_copy is proposal:
+            self.app.copy_text(text, what)
+            return
+
+        def confirmed(yes: bool | None) -> None:
+            if yes:
+                self._confirmed_copy = proposal
+                self.app.copy_text(text, what)
+
+        question = f"The verdict is {proposal.verdict.kind}: this call was not found valid in the API pool."
+        self.app.push_screen(ConfirmScreen(question, "Copy it anyway?", yes="Copy"), confirmed)
+
+    def on_proposal_panel_run_requested(self, message: ProposalPanel.RunRequested) -> None:
+        self.action_run()
+
+    def action_run(self) -> None:
+        """F5: run the code in the sandbox (after confirmation; see tui/run.py)."""
+        from gorilla_tui.tui.run import start_run
+
+        start_run(self, self.proposal, self.task_id)
+
+    def on_hits_panel_doc_selected(self, message: HitsPanel.DocSelected) -> None:
+        self.app.push_screen(DocScreen(message.hit.doc, score=message.hit.score))

@@ -1,0 +1,92 @@
+"""The run screen: a proposal's code runs in the sandbox, its output streams into a log; s stops it."""
+
+from __future__ import annotations
+
+import threading
+
+from textual import work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Vertical
+from textual.screen import ModalScreen
+from textual.widgets import Log, Static
+
+
+class RunScreen(ModalScreen[None]):
+    """Runs `code` once with core.sandbox.SandboxRun in a thread worker. `on_finished(result)` is called
+    (in the UI thread) with the RunResult, or None when the sandbox could not start.
+    Keys: s / Escape stop a running run; Escape / q close a finished one."""
+
+    BINDINGS = [
+        Binding("s", "stop", "Stop"),
+        Binding("escape", "stop_or_close", "Stop / close"),
+        Binding("q", "close", "Close"),
+    ]
+
+    def __init__(self, code: str, on_finished=None) -> None:
+        super().__init__(classes="modal")
+        self.code = code
+        self.on_finished = on_finished
+        self.cancel = threading.Event()
+        self.finished = False
+        self.result = None
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="dialog") as box:
+            box.border_title = "Run (sandbox)"
+            box.border_subtitle = "s stops · Escape stops, then closes"
+            yield Static("starting…", id="run-state")
+            yield Log(id="run-log", highlight=False, max_lines=5000)
+
+    def on_mount(self) -> None:
+        self._run()
+
+    @work(thread=True, exclusive=True, group="run", exit_on_error=False)
+    def _run(self) -> None:
+        from gorilla_tui.core.sandbox import SandboxRun
+
+        def on_output(stream: str, line: str) -> None:
+            prefix = {"stderr": "! ", "sandbox": "# "}.get(stream, "")
+            self.app.call_from_thread(self.query_one(Log).write_line, prefix + line)
+
+        try:
+            result = SandboxRun(self.code, on_output=on_output, cancel=self.cancel).run()
+        except OSError as e:
+            self.app.call_from_thread(self._done, None, f"the sandbox could not start: {e}")
+            return
+        self.app.call_from_thread(self._done, result, "")
+
+    def _done(self, result, error: str) -> None:
+        self.finished = True
+        self.result = result
+        state = self.query_one("#run-state", Static)
+        if result is None:
+            state.update(f"[red]{error}[/]")
+        else:
+            how = "stopped" if result.stopped else f"exit status {result.exit_status}"
+            if result.signal:
+                how += f", signal {result.signal}"
+            if result.limits_hit:
+                how += f", limits hit: {', '.join(result.limits_hit)}"
+            colour = "green" if result.ok else "red"
+            notes = f"  (network {result.network}, files {result.files})"
+            state.update(f"[{colour}]{how}[/] in {result.duration_s:.1f} s{notes}")
+        if self.on_finished:
+            self.on_finished(result)
+
+    def action_stop(self) -> None:
+        if not self.finished:
+            self.cancel.set()
+            self.query_one("#run-state", Static).update("stopping…")
+
+    def action_stop_or_close(self) -> None:
+        if self.finished:
+            self.dismiss(None)
+        else:
+            self.action_stop()
+
+    def action_close(self) -> None:
+        if self.finished:
+            self.dismiss(None)
+        else:
+            self.notify("the run is still going: press s to stop it first", severity="warning")

@@ -1,0 +1,109 @@
+"""The settings screen: model, mode, k, hub filter, kernel profile; saved to config.toml on Save."""
+
+from __future__ import annotations
+
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical
+from textual.screen import ModalScreen
+from textual.widgets import Button, Input, Label, Select, Static
+
+from gorilla_tui.config import MODES, Settings, save_settings
+from gorilla_tui.errors import GorillaError
+
+MODE_HELP = {
+    "select": "select — grammar (GBNF) lets the model emit only one of the hits' api_calls",
+    "generate": "generate — free Gorilla-format output, then extracted and validated",
+}
+
+
+def kernel_names() -> list[str]:
+    """Names of the shipped kernel profiles (kernels/*.toml), [] when they cannot be read."""
+    try:
+        from gorilla_tui.core.kernels import load_profiles
+
+        return sorted(load_profiles())
+    except (GorillaError, OSError, ImportError):
+        return []
+
+
+class SettingsScreen(ModalScreen[Settings | None]):
+    """Edits a copy of `settings`; dismisses with the saved Settings, or None when cancelled.
+    `hubs`: source names of the index for the hub filter ("" = all sources)."""
+
+    BINDINGS = [
+        Binding("ctrl+s", "save", "Save"),
+        Binding("escape", "close", "Cancel"),
+    ]
+
+    def __init__(self, settings: Settings, hubs: list[str]) -> None:
+        super().__init__(classes="modal")
+        self.settings = settings
+        self.hubs = hubs
+
+    def compose(self) -> ComposeResult:
+        s = self.settings
+        hubs = list(dict.fromkeys([*self.hubs, *([s.hub] if s.hub else [])]))
+        kernels = list(dict.fromkeys([*kernel_names(), *([s.kernel] if s.kernel else [])]))
+        with Vertical(id="dialog") as box:
+            box.border_title = "Settings"
+            box.border_subtitle = "ctrl+s saves · Escape cancels"
+            yield Label("Model: empty = embedded gemma3-270m; a .gguf path; hf:OWNER/REPO/FILE.gguf; a name")
+            yield Input(s.model, placeholder="gemma3-270m (embedded)", id="set-model")
+            yield Label("Mode")
+            yield Select([(MODE_HELP[m], m) for m in MODES], value=s.mode, allow_blank=False, id="set-mode")
+            yield Label("k: hits retrieved per task (1-50)")
+            yield Input(str(s.k), type="integer", id="set-k")
+            yield Label("Hub filter: search one source only")
+            yield Select(
+                [("all sources", "")] + [(h, h) for h in hubs], value=s.hub, allow_blank=False, id="set-hub"
+            )
+            yield Label("Kernel profile (llama.cpp compute backend)")
+            yield Select(
+                [("auto-detect", "")] + [(k, k) for k in kernels],
+                value=s.kernel,
+                allow_blank=False,
+                id="set-kernel",
+            )
+            yield Static("", id="settings-error")
+            with Horizontal(id="buttons"):
+                yield Button("Save (ctrl+s)", id="save", variant="primary")
+                yield Button("Cancel", id="cancel")
+
+    def on_mount(self) -> None:
+        self.query_one("#set-model", Input).focus()
+
+    def collect(self) -> Settings:
+        """The edited settings; raises GorillaError (UsageError) for invalid values."""
+        k_text = self.query_one("#set-k", Input).value.strip()
+        try:
+            k = int(k_text)
+        except ValueError:
+            raise GorillaError(f"k must be a whole number, not {k_text!r}") from None
+        return self.settings.replace(
+            model=self.query_one("#set-model", Input).value.strip(),
+            mode=str(self.query_one("#set-mode", Select).value),
+            k=k,
+            hub=str(self.query_one("#set-hub", Select).value or ""),
+            kernel=str(self.query_one("#set-kernel", Select).value or ""),
+        )
+
+    def action_save(self) -> None:
+        try:
+            new = self.collect()
+            path = save_settings(new)
+        except (GorillaError, OSError) as e:
+            self.query_one("#settings-error", Static).update(f"[red]{e}[/]")
+            return
+        self.notify(f"saved to {path}")
+        self.dismiss(new)
+
+    def action_close(self) -> None:
+        self.dismiss(None)
+
+    def on_button_pressed(self, event: Button.Pressed) -> None:
+        event.stop()
+        if event.button.id == "save":
+            self.action_save()
+        else:
+            self.action_close()

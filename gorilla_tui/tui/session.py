@@ -1,0 +1,217 @@
+"""The TUI's non-UI state: settings, index, backend, pipeline and history, loaded lazily (thread-safe)."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from dataclasses import replace
+from typing import Any
+
+from gorilla_tui.config import Settings
+from gorilla_tui.core.history import History
+from gorilla_tui.core.types import Proposal, Verdict
+from gorilla_tui.errors import GorillaError
+
+#: Builds a pipeline: (settings, index, backend) -> object with .ask(task, on_event=, cancel=) -> Proposal.
+PipelineFactory = Callable[[Settings, Any, Any], Any]
+
+
+def default_pipeline(settings: Settings, index: Any, backend: Any) -> Any:
+    """core.pipeline.Pipeline(settings, index, backend) (imported here: it pulls in tree-sitter)."""
+    from gorilla_tui.core.pipeline import Pipeline
+
+    return Pipeline(settings, index, backend)
+
+
+def effective_call(proposal: Proposal) -> str:
+    """The call to show, copy and correct: Proposal.api_call, else the call that decided the verdict,
+    else ""."""
+    return proposal.api_call or proposal.verdict.api_call or ""
+
+
+class Failure(GorillaError):
+    """Something the session could not load; carries the user-facing message and hint."""
+
+
+class Session:
+    """State shared by the screens and the worker threads.
+
+    backend / index: passed in (tests, a scripted backend) or loaded on demand by :meth:`load_backend`
+    (core.backend.open_backend: imports llama_cpp, resolves the model, loads the GGUF — seconds) and
+    :meth:`load_index` (core.retrieval.ApiIndex.load). Both run in thread workers, never before the first
+    paint.
+    Waiters block on :meth:`wait_backend` until the load ends (or their cancel event is set).
+    """
+
+    def __init__(
+        self,
+        settings: Settings,
+        *,
+        backend: Any = None,
+        index: Any = None,
+        pipeline_factory: PipelineFactory | None = None,
+        history: History | None = None,
+    ) -> None:
+        self.settings = settings
+        self.backend = backend
+        self.index = index
+        self.injected_backend = backend is not None
+        self.pipeline_factory = pipeline_factory or default_pipeline
+        self.history = history or History()
+        self.backend_error: GorillaError | None = None
+        self.kernel_name = settings.kernel or "auto"
+        self._backend_done = threading.Event()
+        if backend is not None:
+            self._backend_done.set()
+        self._lock = threading.Lock()
+        self._pipeline: Any = None
+        self._validator: Any = None
+
+    # -- labels for the status bar ------------------------------------------------------------------------
+
+    @property
+    def model_label(self) -> str:
+        if self.backend is not None:
+            return str(getattr(self.backend, "name", "") or type(self.backend).__name__)
+        return self.settings.model or "gemma3-270m (embedded)"
+
+    @property
+    def index_label(self) -> str:
+        if self.index is None:
+            return "none"
+        sources = list(getattr(self.index, "sources", []) or [])
+        hub = f" hub={self.settings.hub}" if self.settings.hub else ""
+        return (
+            f"{len(self.index.docs)} docs ({', '.join(sources)}){hub}"
+            if sources
+            else f"{len(self.index.docs)} docs"
+        )
+
+    # -- loading (call from thread workers) ---------------------------------------------------------------
+
+    def load_index(self) -> Any:
+        """Load the index from the user data dir. Raises IndexMissingError / GorillaError."""
+        from gorilla_tui.core.retrieval import ApiIndex
+
+        index = ApiIndex.load()
+        self.set_index(index)
+        return index
+
+    def set_index(self, index: Any) -> None:
+        """Use `index` from now on (drops the cached pipeline and validator)."""
+        with self._lock:
+            self.index = index
+            self._pipeline = None
+            self._validator = None
+
+    def load_backend(self) -> Any:
+        """Open the backend the settings ask for (slow: imports llama_cpp and loads the model).
+
+        Raises GorillaError (model missing, bad GGUF, ...); the error is also kept in backend_error for
+        waiters.
+        """
+        self._backend_done.clear()
+        self.backend_error = None
+        try:
+            from gorilla_tui.core.backend import open_backend  # imports llama_cpp lazily inside
+
+            backend = open_backend(self.settings)
+            self.kernel_name = self._kernel_name()
+        except GorillaError as e:
+            self.backend_error = e
+            raise
+        except Exception as e:  # a broken install must not kill the app: report it
+            self.backend_error = Failure(f"cannot load the model: {type(e).__name__}: {e}")
+            raise self.backend_error from e
+        finally:
+            self._backend_done.set()
+        with self._lock:
+            self.backend = backend
+            self._pipeline = None
+        return backend
+
+    def _kernel_name(self) -> str:
+        if self.settings.endpoint:
+            return "remote"
+        try:
+            from gorilla_tui.core.kernels import choose_profile
+
+            return choose_profile(self.settings.kernel or None)[0].name
+        except GorillaError:
+            return self.settings.kernel or "auto"
+
+    def unload_backend(self) -> None:
+        """Forget the backend (call before :meth:`load_backend` when settings changed); asks then wait
+        for the new load."""
+        with self._lock:
+            self._backend_done.clear()
+            self.backend = None
+            self.backend_error = None
+            self._pipeline = None
+
+    def wait_backend(self, cancel: threading.Event, poll: float = 0.05) -> Any:
+        """Block until the backend is loaded; returns it, or None when `cancel` was set first.
+        Raises the load's GorillaError when loading failed."""
+        while not self._backend_done.wait(poll):
+            if cancel.is_set():
+                return None
+        if self.backend_error is not None:
+            raise self.backend_error
+        if self.backend is None:
+            raise Failure("no model is loaded", hint="open Settings (ctrl+o) and choose a model")
+        return self.backend
+
+    def pipeline(self) -> Any:
+        """The pipeline over the current settings, index and backend (built once, rebuilt after changes)."""
+        with self._lock:
+            if self.index is None:
+                raise Failure("no index yet", hint="press F8 to build it from the configured sources")
+            if self._pipeline is None:
+                self._pipeline = self.pipeline_factory(self.settings, self.index, self.backend)
+            return self._pipeline
+
+    def update_settings(self, settings: Settings) -> bool:
+        """Use new settings; returns True when the model must be reloaded (model, kernel, endpoint or
+        llama.cpp parameters changed and the backend was not injected)."""
+        old = self.settings
+        with self._lock:
+            self.settings = settings
+            self._pipeline = None
+            if settings.hub != old.hub:
+                self._validator = None
+        keys = ("model", "kernel", "endpoint", "n_ctx", "n_threads", "n_gpu_layers")
+        return not self.injected_backend and any(getattr(old, k) != getattr(settings, k) for k in keys)
+
+    # -- did-you-mean -------------------------------------------------------------------------------------
+
+    def validator(self) -> Any:
+        """core.validate.Validator over the API pool (hub filter applied), built once per pool."""
+        with self._lock:
+            if self._validator is None and self._pipeline is not None:
+                self._validator = getattr(self._pipeline, "validator", None)  # reuse the pipeline's pool
+            if self._validator is None:
+                if self.index is None:
+                    raise Failure("no index yet")
+                from gorilla_tui.core.validate import Validator
+
+                self._validator = Validator(self.index.pool(self.settings.hub or None))
+            return self._validator
+
+    def accept_suggestion(self, proposal: Proposal, suggestion: str) -> Proposal:
+        """The proposal with did-you-mean `suggestion` put in place of its call, re-validated.
+
+        A suggestion with "(" is a whole api_call and replaces the call; otherwise it is a callee and replaces
+        the call's callee (the text before its first "("). The code gets the same replacement (or becomes the
+        new call when the old call is not in it). Returns a new Proposal; the verdict comes from the
+        validator.
+        """
+        old_call = effective_call(proposal)
+        if "(" in suggestion or "(" not in old_call:
+            new_call = suggestion
+        else:
+            new_call = suggestion + old_call[old_call.index("(") :]
+        code = (
+            proposal.code.replace(old_call, new_call) if old_call and old_call in proposal.code else new_call
+        )
+        verdict: Verdict = self.validator().check(code)
+        return replace(proposal, api_call=new_call, code=code, verdict=verdict, code_source="did-you-mean")

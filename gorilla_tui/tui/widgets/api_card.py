@@ -1,0 +1,68 @@
+"""The matched-API card: provider/framework, functionality, performance, env requirements, constraints."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rich.table import Table
+from rich.text import Text
+from textual.widgets import Static
+
+from gorilla_tui.core.pool import ApiDoc
+
+
+def compact(value: Any, limit: int = 240) -> str:
+    """A raw JSON value (performance, a constraint) as one short line: dicts as "k: v, …", lists joined by
+    ", ", cut at `limit` characters with an ellipsis."""
+    if value is None:
+        return ""
+    if isinstance(value, dict):
+        text = ", ".join(f"{k}: {compact(v, limit)}" for k, v in value.items() if v not in (None, "", [], {}))
+    elif isinstance(value, list):
+        text = ", ".join(compact(v, limit) for v in value)
+    else:
+        text = str(value)
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def constraint_text(constraint: dict[str, Any]) -> str:
+    """One task constraint (Proposal.constraints item) as text: its "text"/"description" if it has one,
+    else its fields."""
+    for key in ("text", "description", "label"):
+        if isinstance(constraint.get(key), str) and constraint[key]:
+            return constraint[key]
+    return compact(constraint)
+
+
+class ApiCard(Static):
+    """Shows the ApiDoc a verdict matched (or a note why there is none) and the task's constraints."""
+
+    def show(
+        self, doc: ApiDoc | None, constraints: list[dict[str, Any]] | None = None, note: str = ""
+    ) -> None:
+        """Render `doc` (None: show `note`, e.g. "no pool entry matched") and the constraints, if any."""
+        grid = Table.grid(padding=(0, 1))
+        grid.add_column(style="bold dim", no_wrap=True)
+        grid.add_column(overflow="fold")
+        if doc is None:
+            grid.add_row("", Text(note or "no matched API", style="dim italic"))
+        else:
+            provider = doc.framework or doc.source
+            rows = [
+                ("api", doc.api_name or doc.api_call),
+                ("provider", f"{provider} ({doc.source})" if doc.framework else provider),
+                ("domain", doc.domain),
+                ("does", doc.functionality or doc.description),
+                ("performance", compact(doc.performance)),
+                ("requires", ", ".join(doc.env_requirements)),
+            ]
+            for label, value in rows:
+                if value:
+                    grid.add_row(label, value)
+        for c in constraints or []:
+            grid.add_row("constraint", Text(constraint_text(c), style="magenta"))
+        self.update(grid)
+
+    def clear(self) -> None:
+        """Empty card."""
+        self.update("")

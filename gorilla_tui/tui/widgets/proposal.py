@@ -1,0 +1,113 @@
+"""The proposal panel: streams the model's tokens, then shows the call and code highlighted, with buttons."""
+
+from __future__ import annotations
+
+from rich.syntax import Syntax
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.containers import Horizontal, Vertical
+from textual.message import Message
+from textual.widgets import Button, Static, TextArea
+
+from gorilla_tui.core.types import Proposal
+from gorilla_tui.tui.session import effective_call
+
+#: Rich Syntax theme for the call line (pygments); the code area uses TextArea's tree-sitter highlighting.
+CALL_THEME = "monokai"
+
+
+class ProposalPanel(Vertical):
+    """States: empty (a hint), streaming (raw tokens), answered (call + code), error, cancelled.
+
+    Posts ProposalPanel.CopyRequested(what) from the Copy buttons (what: "call" or "code") and
+    ProposalPanel.RunRequested() from the Run button.
+    """
+
+    class CopyRequested(Message):
+        """Copy the call or the whole code (what: "call" | "code")."""
+
+        def __init__(self, what: str) -> None:
+            super().__init__()
+            self.what = what
+
+    class RunRequested(Message):
+        """Run the code in the sandbox."""
+
+    def __init__(self, **kwargs) -> None:
+        super().__init__(**kwargs)
+        self._tokens: list[str] = []
+
+    def compose(self) -> ComposeResult:
+        yield Static("", id="stream")
+        yield Static("", id="call")
+        yield TextArea("", id="code", language="python", read_only=True, show_line_numbers=False)
+        with Horizontal(id="actions"):
+            yield Button("Copy call", id="copy-call", variant="primary")
+            yield Button("Copy code", id="copy-code")
+            yield Button("Run", id="run")
+
+    def on_mount(self) -> None:
+        self.show_message("Type a task above and press Enter.", style="dim italic")
+
+    def _answered(self, answered: bool) -> None:
+        self.query_one("#call").display = answered
+        self.query_one("#code").display = answered
+        self.query_one("#actions").display = answered
+        self.query_one("#stream").display = not answered
+
+    @property
+    def streamed_text(self) -> str:
+        """Everything streamed since :meth:`start` (the model's raw text so far)."""
+        return "".join(self._tokens)
+
+    def show_message(self, message: str, *, style: str = "", hint: str = "") -> None:
+        """Replace the panel's content with a message (and an optional hint on a second line)."""
+        self._answered(False)
+        text = Text(message, style=style)
+        if hint:
+            text.append("\n" + hint, style="dim")
+        self.query_one("#stream", Static).update(text)
+
+    def start(self, task: str) -> None:
+        """A new task: clear, and show that the model is being asked."""
+        self._tokens = []
+        self.border_subtitle = ""
+        self.show_message(f"Asking: {task}", style="dim")
+
+    def add_token(self, text: str) -> None:
+        """Append one streamed piece of the model's output."""
+        self._tokens.append(text)
+        self.query_one("#stream", Static).update(Text(self.streamed_text))
+
+    def show_proposal(self, proposal: Proposal, subtitle: str = "") -> None:
+        """Show the call (rich Syntax) and the code (read-only TextArea, python highlighting)."""
+        self._answered(True)
+        call = effective_call(proposal)
+        text = proposal.code or call
+        call_widget = self.query_one("#call", Static)
+        call_widget.update(Syntax(call or "(no API call)", "python", theme=CALL_THEME, word_wrap=True))
+        call_widget.display = text.strip() != call.strip()  # the code area shows it when code is the call
+        code = self.query_one("#code", TextArea)
+        code.load_text(text)
+        code.scroll_home(animate=False)
+        source = "example code of the matched doc" if proposal.code_source == "example_code" else "model"
+        self.border_subtitle = subtitle or f"code from the {source}"
+
+    def show_error(self, message: str, hint: str = "") -> None:
+        """An error of the backend or pipeline (the app keeps running)."""
+        self.border_subtitle = "error"
+        self.show_message(f"Error: {message}", style="bold red", hint=hint)
+
+    def show_cancelled(self) -> None:
+        self.border_subtitle = "cancelled"
+        partial = self.streamed_text
+        self.show_message("Cancelled." + (f"\n{partial}" if partial else ""), style="yellow")
+
+    def on_button_pressed(self, event: Button.Pressed) -> None:
+        event.stop()
+        if event.button.id == "copy-call":
+            self.post_message(self.CopyRequested("call"))
+        elif event.button.id == "copy-code":
+            self.post_message(self.CopyRequested("code"))
+        elif event.button.id == "run":
+            self.post_message(self.RunRequested())

@@ -1,0 +1,98 @@
+"""The verdict badge: valid / wrong_args / hallucination / unparseable / no_call, and did-you-mean choices."""
+
+from __future__ import annotations
+
+from textual.app import ComposeResult
+from textual.containers import Vertical
+from textual.message import Message
+from textual.widgets import OptionList, Static
+
+from gorilla_tui.core.types import VERDICTS, Verdict
+
+#: Badge text per verdict kind (DESIGN.md, "verdict"); colours are in app.tcss (.-valid, .-hallucination…).
+LABELS = {
+    "valid": "✔ valid — the call matches an API of the pool",
+    "wrong_args": "✘ wrong_args — known API, unknown identifying argument",
+    "hallucination": "✘ hallucination — this API is not in the pool",
+    "unparseable": "✘ unparseable — the output is not valid Python",
+    "no_call": "∅ no_call — the model gave no API call",
+}
+
+
+class VerdictBadge(Vertical):
+    """Shows one Verdict. Posts VerdictBadge.SuggestionAccepted(text) when a did-you-mean is chosen
+    (Enter on the list, a click, or the app's accept key via :meth:`accept`)."""
+
+    class SuggestionAccepted(Message):
+        """The person accepted did-you-mean `suggestion` (an api_call or a callee of the pool)."""
+
+        def __init__(self, suggestion: str) -> None:
+            super().__init__()
+            self.suggestion = suggestion
+
+    def __init__(self, **kwargs) -> None:
+        super().__init__(**kwargs)
+        self.verdict: Verdict | None = None
+
+    def compose(self) -> ComposeResult:
+        yield Static("", id="badge")
+        yield Static("", id="diagnostics")
+        yield OptionList(id="suggestions")
+
+    def on_mount(self) -> None:
+        self.clear()
+
+    def _set_kind(self, kind: str | None) -> None:
+        badge = self.query_one("#badge", Static)
+        for k in (*VERDICTS, "pending"):
+            badge.set_class(k == kind, f"-{k}")
+
+    def clear(self, text: str = "") -> None:
+        """No verdict (yet); `text` says why (e.g. "checking…")."""
+        self.verdict = None
+        self._set_kind("pending" if text else None)
+        self.query_one("#badge", Static).update(text)
+        self.query_one("#diagnostics", Static).display = False
+        options = self.query_one(OptionList)
+        options.clear_options()
+        options.display = False
+        self.border_subtitle = ""
+
+    def set_verdict(self, verdict: Verdict) -> None:
+        """Show `verdict`: its badge, diagnostics, and suggestions as a choosable list."""
+        self.verdict = verdict
+        self._set_kind(verdict.kind)
+        self.query_one("#badge", Static).update(LABELS.get(verdict.kind, verdict.kind))
+        diagnostics = self.query_one("#diagnostics", Static)
+        diagnostics.update("\n".join(verdict.diagnostics))
+        diagnostics.display = bool(verdict.diagnostics)
+        options = self.query_one(OptionList)
+        options.clear_options()
+        suggestions = [] if verdict.kind == "valid" else verdict.suggestions
+        if suggestions:
+            options.add_options([f"→ {s}" for s in suggestions])
+            options.highlighted = 0
+        options.display = bool(suggestions)
+        self.border_subtitle = "did you mean → ctrl+n accepts (or Tab, ↑↓, Enter)" if suggestions else ""
+
+    @property
+    def suggestions(self) -> list[str]:
+        """The did-you-mean suggestions on show ([] for a valid verdict)."""
+        if self.verdict is None or self.verdict.kind == "valid":
+            return []
+        return list(self.verdict.suggestions)
+
+    def accept(self) -> bool:
+        """Accept the highlighted suggestion (the first when none is); False when there is none."""
+        suggestions = self.suggestions
+        if not suggestions:
+            return False
+        index = self.query_one(OptionList).highlighted or 0
+        self.post_message(self.SuggestionAccepted(suggestions[min(index, len(suggestions) - 1)]))
+        return True
+
+    def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
+        event.stop()
+        suggestions = self.suggestions
+        if 0 <= event.option_index < len(suggestions):
+            self.post_message(self.SuggestionAccepted(suggestions[event.option_index]))

@@ -1,0 +1,67 @@
+"""`gorilla-tui check`: verdict panel / JSON and exit codes (0 valid, 1 other verdicts, 2 bad usage)."""
+
+from __future__ import annotations
+
+import io
+import json
+import shutil
+import subprocess
+
+import pytest
+
+from gorilla_tui.cli import main
+
+
+@pytest.fixture
+def pool(apibench):
+    return str(apibench / "api" / "torchhub_api.jsonl")
+
+
+def test_valid_call_json(pool, capsys):
+    code = main(["check", "torch.hub.load('pytorch/vision', 'resnet50')", "--pool", pool, "--json"])
+    out = json.loads(capsys.readouterr().out)
+    assert code == 0
+    assert out["verdict"] == "valid"
+    assert set(out) == {"verdict", "api_call", "matched", "suggestions", "diagnostics"}
+    assert (
+        out["matched"]["api_call"]
+        == "torch.hub.load(repo_or_dir='pytorch/vision', model='resnet50', pretrained=True)"
+    )
+
+
+def test_wrong_args_panel_suggests(pool, capsys):
+    code = main(["check", "torch.hub.load('pytorch/vision', 'resnet-201')", "--pool", pool])
+    out = capsys.readouterr().out
+    assert code == 1
+    assert "wrong_args" in out and "resnet101" in out
+
+
+def test_hallucination_from_stdin(pool, capsys, monkeypatch):
+    monkeypatch.setattr("sys.stdin", io.StringIO("import torch\nm = torch.load('x.pt')\n"))
+    code = main(["check", "-", "--pool", pool, "--json"])
+    out = json.loads(capsys.readouterr().out)
+    assert code == 1 and out["verdict"] == "hallucination"
+    assert out["suggestions"][0] == "torch.hub.load"
+
+
+def test_bad_usage_exits_2(pool, capsys, tmp_path):
+    assert main(["check", "  ", "--pool", pool]) == 2
+    assert "empty" in capsys.readouterr().err
+    assert main(["check", "f()", "--pool", str(tmp_path / "missing.jsonl")]) == 2
+    err = capsys.readouterr().err
+    assert "no API docs" in err and "Traceback" not in err
+
+
+def test_no_index_gives_one_line_hint(capsys):
+    assert main(["check", "f()"]) == 2
+    err = capsys.readouterr().err
+    assert "gorilla-tui index --refresh" in err and "Traceback" not in err
+
+
+def test_installed_console_script(pool):
+    exe = shutil.which("gorilla-tui") or "/work/venv/bin/gorilla-tui"
+    proc = subprocess.run(
+        [exe, "check", "hub.load('x')", "--pool", pool, "--json"], capture_output=True, text=True, timeout=60
+    )
+    assert proc.returncode == 1, proc.stderr
+    assert json.loads(proc.stdout)["verdict"] in ("hallucination", "wrong_args")

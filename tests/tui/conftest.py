@@ -1,0 +1,79 @@
+"""Fixtures of the TUI tests: the real Torch Hub API pool (APIBench) as an index, and an app factory that
+goes through create_app with the real Pipeline and a ScriptedBackend."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from gorilla_tui.config import Settings
+from gorilla_tui.core.pool import ApiDoc, load_jsonl
+from gorilla_tui.core.retrieval import ApiIndex
+from gorilla_tui.core.scripted import ScriptedBackend
+from gorilla_tui.tui.app import GorillaApp, create_app
+
+#: A task whose BM25 hits on Torch Hub are the PyTorchVideo models, and the valid call the script answers.
+VIDEO_TASK = "classify the actions in short video clips"
+VALID_CALL = (
+    "torch.hub.load(repo_or_dir='facebookresearch/pytorchvideo', model='slowfast_r50', pretrained=True)"
+)
+#: A callee that is not in the pool (did-you-mean: torch.hub.load).
+HALLUCINATED_CALL = (
+    "torch.hub.lod(repo_or_dir='facebookresearch/pytorchvideo', model='slowfast_r50', pretrained=True)"
+)
+#: A known callee with an unknown identifying argument (did-you-mean: real models of the repo).
+WRONG_ARGS_CALL = (
+    "torch.hub.load(repo_or_dir='facebookresearch/pytorchvideo', model='slowfast_r5000', pretrained=True)"
+)
+
+
+@pytest.fixture(scope="session")
+def torchhub_docs(apibench: Path) -> list[ApiDoc]:
+    """The real Torch Hub API pool of APIBench (94 docs)."""
+    return load_jsonl(apibench / "api" / "torchhub_api.jsonl", "torchhub").docs
+
+
+@pytest.fixture(scope="session")
+def torchhub_index(torchhub_docs: list[ApiDoc]) -> ApiIndex:
+    """A BM25 index over the Torch Hub pool, built in memory."""
+    return ApiIndex.build(torchhub_docs)
+
+
+@pytest.fixture
+def make_app(torchhub_index: ApiIndex) -> Callable[..., GorillaApp]:
+    """make_app(texts, delay=0.0, **settings) -> GorillaApp over the Torch Hub index, whose ScriptedBackend
+    streams `texts` (one per ask) in generate mode; the backend is app.session.backend."""
+
+    def factory(texts: list[str], delay: float = 0.0, n_ctx: int = 4096, **settings) -> GorillaApp:
+        settings.setdefault("mode", "generate")
+        backend = ScriptedBackend(texts, delay=delay, n_ctx=n_ctx)
+        return create_app(Settings(**settings), backend=backend, index=torchhub_index, show_timings=False)
+
+    return factory
+
+
+async def wait_for(pilot, predicate: Callable[[], bool], timeout: float = 10.0) -> None:
+    """Let the app run until predicate() is true; fail after `timeout` seconds."""
+    deadline = time.monotonic() + timeout
+    while not predicate():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"condition not met within {timeout} s")
+        await pilot.pause(0.02)
+
+
+async def ask(pilot, task: str, timeout: float = 10.0, type_it: bool = False) -> None:
+    """Put `task` in the task input (typed key by key when type_it), press Enter and wait until the answer
+    is over (done, error or cancelled)."""
+    app = pilot.app
+    before = app.main.finished
+    task_input = app.main.query_one("#task")
+    task_input.value = "" if type_it else task
+    task_input.focus()
+    if type_it:
+        await pilot.press(*task)
+    await pilot.press("enter")
+    await wait_for(pilot, lambda: app.main.finished > before, timeout)
+    await pilot.pause()

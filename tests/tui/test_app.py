@@ -1,0 +1,272 @@
+"""Pilot tests of the main screen through create_app: real Pipeline, real Torch Hub pool, ScriptedBackend."""
+
+from __future__ import annotations
+
+from textual import events
+from textual.widgets import DataTable, TextArea
+
+from gorilla_tui.core.history import History
+from gorilla_tui.tui.screens.confirm import ConfirmScreen
+from gorilla_tui.tui.screens.doc import DocScreen
+from gorilla_tui.tui.screens.help import HelpScreen
+from gorilla_tui.tui.session import effective_call
+from gorilla_tui.tui.widgets.task_input import TaskInput
+from tests.tui.conftest import HALLUCINATED_CALL, VALID_CALL, VIDEO_TASK, WRONG_ARGS_CALL, ask, wait_for
+
+SIZE = (120, 36)
+
+
+async def test_ask_shows_hits_streamed_tokens_and_verdict(make_app, torchhub_index):
+    app = make_app([" " + VALID_CALL], delay=0.01)
+    async with app.run_test(size=SIZE) as pilot:
+        await ask(pilot, VIDEO_TASK, type_it=True)
+        main = app.main
+        expected = [h.doc.id for h in torchhub_index.search(VIDEO_TASK, k=5)]
+        assert [h.doc.id for h in main.query_one("#hits").hits] == expected
+        table = main.query_one("#hits-table", DataTable)
+        assert table.row_count == len(expected)
+        # every streamed piece reached the panel, in order
+        assert main.query_one("#proposal").streamed_text == " " + VALID_CALL
+        assert main.proposal.verdict.kind == "valid"
+        assert main.query_one("#verdict").verdict.kind == "valid"
+        assert main.query_one("#badge").has_class("-valid")
+        assert main.query_one("#code", TextArea).text == VALID_CALL
+        assert main.query_one("#code", TextArea).language == "python"
+        # the matched-API card names the matched doc
+        assert main.proposal.verdict.matched.id == "torchhub:77"
+        card = str(main.query_one("#card").render())
+        assert card  # rendered
+        assert "answered: valid" in main.query_one("#status").fields["state"]
+
+
+async def test_history_records_task_and_proposal(make_app):
+    app = make_app([" " + VALID_CALL])
+    async with app.run_test(size=SIZE) as pilot:
+        await ask(pilot, VIDEO_TASK)
+    entries = History().search()
+    assert [e.task for e in entries] == [VIDEO_TASK]
+    assert entries[0].verdict == "valid" and entries[0].api_call == VALID_CALL
+
+
+async def test_hallucination_did_you_mean_accepted_and_revalidated(make_app):
+    app = make_app([" " + HALLUCINATED_CALL])
+    async with app.run_test(size=SIZE) as pilot:
+        await ask(pilot, VIDEO_TASK)
+        main = app.main
+        assert main.proposal.verdict.kind == "hallucination"
+        assert main.query_one("#badge").has_class("-hallucination")
+        assert "torch.hub.load" in main.query_one("#verdict").suggestions
+        await pilot.press("ctrl+n")
+        await wait_for(pilot, lambda: main.proposal.verdict.kind != "hallucination")
+        assert main.proposal.verdict.kind == "valid"
+        assert effective_call(main.proposal) == VALID_CALL
+        assert main.query_one("#code", TextArea).text == VALID_CALL
+        assert main.query_one("#badge").has_class("-valid")
+    saved = History().search()[0]
+    assert saved.verdict == "valid" and saved.api_call == VALID_CALL
+
+
+async def test_wrong_args_suggestion_chosen_from_list(make_app):
+    app = make_app([" " + WRONG_ARGS_CALL])
+    async with app.run_test(size=SIZE) as pilot:
+        await ask(pilot, VIDEO_TASK)
+        main = app.main
+        assert main.proposal.verdict.kind == "wrong_args"
+        suggestions = main.query_one("#verdict").suggestions
+        assert suggestions and all("facebookresearch/pytorchvideo" in s for s in suggestions[:1])
+        options = main.query_one("#suggestions")
+        options.focus()
+        await pilot.press("down", "enter")  # the second suggestion
+        await wait_for(pilot, lambda: main.proposal.api_call == suggestions[1])
+        assert main.proposal.verdict.kind == "valid"
+
+
+async def test_escape_cancels_and_new_task_cancels_the_running_one(make_app):
+    long_answer = " " + " ".join(["torch.hub.load('a',"] + ["'x'"] * 60) + ")"
+    app = make_app([long_answer, " " + VALID_CALL], delay=0.05)
+    async with app.run_test(size=SIZE) as pilot:
+        main = app.main
+        backend = app.session.backend
+        main.query_one(TaskInput).focus()
+        await pilot.press(*"first task", "enter")
+        await wait_for(pilot, lambda: len(main.query_one("#proposal").streamed_text) > 0)
+        await pilot.press("escape")
+        assert not main.running
+        assert main.query_one("#proposal").border_subtitle == "cancelled"
+        await wait_for(pilot, lambda: backend.last_stats.get("cancelled") is True)  # the model stopped
+        assert main.proposal is None
+        assert backend.last_stats["generated_tokens"] < 60
+
+        # a new task while one runs: the first is cancelled, the second answered
+        await ask(pilot, VIDEO_TASK)
+        assert effective_call(main.proposal) == VALID_CALL
+
+
+async def test_new_task_supersedes_running_one(make_app):
+    app = make_app(
+        [" " + " ".join(["torch.hub.load('a',"] + ["'x'"] * 80) + ")", " " + VALID_CALL], delay=0.03
+    )
+    async with app.run_test(size=SIZE) as pilot:
+        main = app.main
+        main.query_one(TaskInput).focus()
+        await pilot.press(*"slow", "enter")
+        await wait_for(pilot, lambda: len(main.query_one("#proposal").streamed_text) > 0)
+        first_cancel = main._cancel
+        await ask(pilot, VIDEO_TASK)
+        assert first_cancel.is_set()
+        assert main.proposal.task == VIDEO_TASK and main.proposal.verdict.kind == "valid"
+
+
+async def test_copy_call_and_code_set_the_clipboard(make_app, monkeypatch):
+    monkeypatch.delenv("TMUX", raising=False)
+    monkeypatch.delenv("DISPLAY", raising=False)
+    monkeypatch.delenv("WAYLAND_DISPLAY", raising=False)
+    app = make_app([" " + VALID_CALL])
+    async with app.run_test(size=SIZE) as pilot:
+        await ask(pilot, VIDEO_TASK)
+        await pilot.press("ctrl+y")
+        assert app.clipboard == VALID_CALL
+        assert app.last_notice == "call: copied via OSC 52"
+        await pilot.click("#copy-code")
+        assert app.clipboard == app.main.proposal.code
+
+
+async def test_copy_inside_tmux_and_with_a_clipboard_tool(make_app, monkeypatch, tmp_path):
+    out = tmp_path / "clip.txt"
+    tool = tmp_path / "bin" / "xclip"
+    tool.parent.mkdir()
+    tool.write_text(f"#!/bin/sh\ncat > {out}\n")
+    tool.chmod(0o755)
+    monkeypatch.setenv("PATH", f"{tool.parent}:/usr/bin:/bin")
+    monkeypatch.setenv("DISPLAY", ":99")
+    monkeypatch.setenv("TMUX", "/tmp/tmux-0/default,1,0")
+    monkeypatch.delenv("WAYLAND_DISPLAY", raising=False)
+    app = make_app([" " + VALID_CALL])
+    async with app.run_test(size=SIZE) as pilot:
+        await ask(pilot, VIDEO_TASK)
+        await pilot.press("ctrl+y")
+        await wait_for(pilot, lambda: "xclip" in app.last_notice)
+        assert app.last_notice == "call: copied via OSC 52 (tmux passthrough) and xclip"
+    assert out.read_text() == VALID_CALL
+
+
+async def test_copy_of_a_proposal_that_is_not_valid_asks_once(make_app):
+    app = make_app([" " + HALLUCINATED_CALL])
+    async with app.run_test(size=SIZE) as pilot:
+        await ask(pilot, VIDEO_TASK)
+        await pilot.press("ctrl+y")
+        assert isinstance(app.screen, ConfirmScreen)
+        await pilot.press("n")
+        assert app.clipboard == ""
+        await pilot.press("ctrl+y")
+        assert isinstance(app.screen, ConfirmScreen)
+        await pilot.press("y")
+        assert app.clipboard == HALLUCINATED_CALL
+        await pilot.press("ctrl+g")  # confirmed once for this proposal: no second question
+        assert not isinstance(app.screen, ConfirmScreen)
+        assert app.clipboard == app.main.proposal.code
+
+
+async def test_history_screen_searches_and_reasks(make_app):
+    app = make_app([" " + VALID_CALL])
+    async with app.run_test(size=SIZE) as pilot:
+        await ask(pilot, VIDEO_TASK)
+        await ask(pilot, "detect objects in street photos")
+        await pilot.press("ctrl+r")
+        screen = app.screen
+        table = screen.query_one(DataTable)
+        assert [e.task for e in screen.entries] == ["detect objects in street photos", VIDEO_TASK]
+        await pilot.press(*"classify")
+        assert [e.task for e in screen.entries] == [VIDEO_TASK] and table.row_count == 1
+        before = app.main.finished
+        await pilot.press("down", "enter")
+        await wait_for(pilot, lambda: app.main.finished > before)
+        assert app.screen is app.main
+        assert app.main.proposal.task == VIDEO_TASK
+        assert len(app.session.backend.calls) == 3
+
+
+async def test_up_and_down_recall_earlier_tasks(make_app):
+    app = make_app([" " + VALID_CALL])
+    async with app.run_test(size=SIZE) as pilot:
+        await ask(pilot, "first task")
+        await ask(pilot, "second task")
+        task_input = app.main.query_one(TaskInput)
+        task_input.value = "draft"
+        await pilot.press("up")
+        assert task_input.value == "second task"
+        await pilot.press("up")
+        assert task_input.value == "first task"
+        await pilot.press("down", "down")
+        assert task_input.value == "draft"
+
+
+async def test_recall_comes_from_saved_history(make_app):
+    History().add("an older task from yesterday")
+    app = make_app([" " + VALID_CALL])
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        await pilot.press("up")
+        assert app.main.query_one(TaskInput).value == "an older task from yesterday"
+
+
+async def test_multiline_paste_is_joined_with_a_notice(make_app):
+    app = make_app([" " + VALID_CALL])
+    async with app.run_test(size=SIZE) as pilot:
+        task_input = app.main.query_one(TaskInput)
+        task_input.post_message(events.Paste("classify video\n\nclips on a phone\n"))
+        await pilot.pause()
+        assert task_input.value == "classify video clips on a phone"
+        assert app.last_notice == "pasted 2 lines: joined into one line with spaces"
+
+
+async def test_backend_error_is_shown_and_the_app_keeps_running(make_app):
+    app = make_app([" " + VALID_CALL], n_ctx=64)  # the prompt cannot fit a 64-token context
+    async with app.run_test(size=SIZE) as pilot:
+        await ask(pilot, VIDEO_TASK)
+        panel = app.main.query_one("#proposal")
+        assert panel.border_subtitle == "error"
+        assert "Error:" in str(panel.query_one("#stream").render())
+        assert app.main.query_one("#status").state_kind == "error"
+        await pilot.press("f1")  # still answering keys
+        assert isinstance(app.screen, HelpScreen)
+
+
+async def test_hit_enter_shows_the_full_doc(make_app):
+    app = make_app([" " + VALID_CALL])
+    async with app.run_test(size=SIZE) as pilot:
+        await ask(pilot, VIDEO_TASK)
+        app.main.query_one("#hits-table").focus()
+        await pilot.press("enter")
+        assert isinstance(app.screen, DocScreen)
+        assert app.screen.doc.id == app.main.query_one("#hits").hits[0].doc.id
+        await pilot.press("escape")
+        assert app.screen is app.main
+
+
+async def test_help_lists_every_key(make_app):
+    app = make_app([" " + VALID_CALL])
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("f1")
+        assert isinstance(app.screen, HelpScreen)
+        rows = app.screen.rows
+        shown = {(key, what) for _, key, what in rows}
+        for b in [*type(app).BINDINGS, *type(app.main).BINDINGS, *TaskInput.BINDINGS]:
+            assert (b.key.replace(",", " / "), b.description) in shown, b.key
+        keys = " ".join(key for key, _ in shown)
+        for key in (
+            "ctrl+q",
+            "ctrl+c",
+            "escape",
+            "ctrl+y",
+            "ctrl+g",
+            "ctrl+n",
+            "ctrl+r",
+            "ctrl+o",
+            "f5",
+            "up",
+            "enter",
+        ):
+            assert key in keys, key
+        await pilot.press("escape")
+        assert app.screen is app.main

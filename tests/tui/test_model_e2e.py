@@ -1,0 +1,33 @@
+"""End to end through the TUI with the real embedded model and the real APIBench Torch Hub index."""
+
+from __future__ import annotations
+
+import pytest
+
+from gorilla_tui.config import load_settings
+from gorilla_tui.core.history import History
+from gorilla_tui.tui.app import create_app
+from tests.tui.conftest import ask, wait_for
+
+
+@pytest.mark.model
+async def test_real_model_answers_a_task_in_the_tui(home_with_index):
+    # nothing injected: the app loads the index from the user data dir and the embedded GGUF in workers
+    app = create_app(load_settings())
+    async with app.run_test(size=(120, 36)) as pilot:
+        status = app.main.query_one("#status")
+        await wait_for(pilot, lambda: app.session.index is not None, timeout=60)
+        await wait_for(pilot, lambda: app.session.backend is not None, timeout=180)
+        assert status.fields["model"] == "gemma3-270m" and status.fields["kernel"] == "cpu"
+        await ask(pilot, "classify the sports activities in a video", timeout=180)
+        proposal = app.main.proposal
+        assert proposal is not None, app.main.query_one("#proposal").streamed_text
+        # select mode: the grammar lets only the hits' api_calls through, so the call is one of them
+        hit_calls = [h.doc.api_call for h in proposal.hits]
+        assert proposal.api_call in hit_calls
+        assert proposal.verdict.kind == "valid"
+        assert app.main.query_one("#proposal").streamed_text.strip()  # tokens were streamed
+        assert app.main.query_one("#badge").has_class("-valid")
+        await pilot.press("ctrl+y")
+        assert app.clipboard == proposal.api_call
+    assert History().search()[0].api_call == proposal.api_call

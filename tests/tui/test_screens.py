@@ -1,0 +1,177 @@
+"""Pilot tests of settings, index setup, model loading states, the sandbox run and the first paint."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import textwrap
+from dataclasses import replace
+from pathlib import Path
+
+from textual.widgets import Input, Log, Select
+
+from gorilla_tui.config import Settings, load_settings
+from gorilla_tui.core.history import History
+from gorilla_tui.tui.app import create_app
+from gorilla_tui.tui.screens.confirm import ConfirmScreen
+from gorilla_tui.tui.screens.index_setup import IndexSetupScreen
+from gorilla_tui.tui.screens.run import RunScreen
+from gorilla_tui.tui.screens.settings import SettingsScreen
+from tests.tui.conftest import HALLUCINATED_CALL, VALID_CALL, VIDEO_TASK, ask, wait_for
+
+SIZE = (120, 36)
+
+
+async def test_settings_are_saved_and_used(make_app, torchhub_index):
+    app = make_app([" " + VALID_CALL])
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("ctrl+o")
+        screen = app.screen
+        assert isinstance(screen, SettingsScreen)
+        screen.query_one("#set-k", Input).value = "2"
+        screen.query_one("#set-hub", Select).value = "torchhub"
+        screen.query_one("#set-mode", Select).value = "select"
+        screen.query_one("#set-kernel", Select).value = "cpu"
+        await pilot.press("ctrl+s")
+        assert app.screen is app.main
+        saved = load_settings()
+        assert (saved.k, saved.hub, saved.mode, saved.kernel) == (2, "torchhub", "select", "cpu")
+        assert app.session.settings == saved
+        await ask(pilot, VIDEO_TASK)
+        assert len(app.main.query_one("#hits").hits) == 2
+        assert app.main.proposal.mode == "select"
+
+
+async def test_settings_reject_bad_values_and_keep_the_file(make_app):
+    app = make_app([" " + VALID_CALL])
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("ctrl+o")
+        app.screen.query_one("#set-k", Input).value = "99"
+        await pilot.press("ctrl+s")
+        assert isinstance(app.screen, SettingsScreen)  # still open, the error shown
+        assert "k must be between 1 and 50" in str(app.screen.query_one("#settings-error").render())
+        await pilot.press("escape")
+    assert load_settings() == Settings()
+
+
+async def test_missing_index_offers_to_build_it(apibench, gorilla_home):
+    from gorilla_tui.core.scripted import ScriptedBackend
+
+    app = create_app(Settings(), backend=ScriptedBackend([" x"]), show_timings=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: isinstance(app.screen, IndexSetupScreen) and app.screen.is_mounted)
+        await pilot.pause()
+        screen = app.screen
+        assert "torchhub" in str(screen.query_one("#index-sources").render())
+        screen.query_one("#index-from", Input).value = str(apibench / "api")
+        await pilot.press("ctrl+b")
+        await wait_for(pilot, lambda: app.session.index is not None, timeout=60)
+        assert app.screen is app.main
+        assert {"torchhub", "tensorflowhub", "huggingface"} <= set(app.session.index.sources)
+        assert "docs" in app.main.query_one("#status").fields["index"]
+
+
+async def test_unreachable_sources_show_the_error(gorilla_home, tmp_path):
+    from gorilla_tui.core.scripted import ScriptedBackend
+
+    app = create_app(Settings(), backend=ScriptedBackend([" x"]), show_timings=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: isinstance(app.screen, IndexSetupScreen) and app.screen.is_mounted)
+        await pilot.pause()
+        app.screen.query_one("#index-from", Input).value = str(tmp_path / "no-such-folder")
+        await pilot.press("ctrl+b")
+        await wait_for(pilot, lambda: not app.screen.building, timeout=30)
+        assert "could not be built" in str(app.screen.query_one("#index-reason").render())
+        assert "error:" in "\n".join(app.screen.query_one(Log).lines)
+        await pilot.press("escape")
+        assert app.session.index is None and app.screen is app.main
+
+
+async def test_missing_model_says_how_to_get_one(torchhub_index, tmp_path):
+    missing = tmp_path / "nothing-here.gguf"
+    app = create_app(Settings(model=str(missing)), index=torchhub_index, show_timings=False)
+    async with app.run_test(size=SIZE) as pilot:
+        status = app.main.query_one("#status")
+        await wait_for(pilot, lambda: status.state_kind == "error")
+        assert status.fields["state"] == "model not loaded"
+        shown = str(app.main.query_one("#proposal").query_one("#stream").render())
+        assert "could not be loaded" in shown and str(missing.name) in shown
+        await ask(pilot, VIDEO_TASK)  # asking still works: the panel says why there is no answer
+        assert app.main.query_one("#proposal").border_subtitle == "error"
+
+
+async def test_run_streams_output_into_the_log_and_is_recorded(make_app):
+    code = "print('hello from the sandbox')"
+    app = make_app([" " + VALID_CALL])
+    async with app.run_test(size=SIZE) as pilot:
+        await ask(pilot, VIDEO_TASK)
+        app.main.proposal = replace(app.main.proposal, code=code)  # runs without torch installed
+        await pilot.press("f5")
+        assert isinstance(app.screen, ConfirmScreen) and app.screen.code == code
+        assert "pytorchvideo" in app.screen.detail  # the matched doc's env requirements
+        await pilot.press("y")  # valid: one confirmation
+        assert isinstance(app.screen, RunScreen)
+        await wait_for(pilot, lambda: app.screen.finished, timeout=60)
+        assert "hello from the sandbox" in "\n".join(app.screen.query_one(Log).lines)
+        assert app.screen.result.exit_status == 0
+        await pilot.press("escape")
+        assert app.screen is app.main
+    task_id = History().search()[0].id
+    runs = History().runs(task_id)
+    assert len(runs) == 1 and runs[0]["exit_code"] == 0 and "hello from the sandbox" in runs[0]["output"]
+
+
+async def test_run_of_a_proposal_that_is_not_valid_asks_twice_and_stop_works(make_app):
+    app = make_app([" " + HALLUCINATED_CALL])
+    async with app.run_test(size=SIZE) as pilot:
+        await ask(pilot, VIDEO_TASK)
+        app.main.proposal = replace(
+            app.main.proposal, code="import time\nprint('start', flush=True)\ntime.sleep(30)"
+        )
+        await pilot.press("f5", "y")
+        assert isinstance(app.screen, ConfirmScreen) and "hallucination" in app.screen.question
+        await pilot.press("n")
+        assert app.screen is app.main  # declined: nothing ran
+        await pilot.press("f5", "y", "y")
+        assert isinstance(app.screen, RunScreen)
+        await wait_for(pilot, lambda: "start" in app.screen.query_one(Log).lines, timeout=30)
+        await pilot.press("s")
+        await wait_for(pilot, lambda: app.screen.finished, timeout=10)
+        assert app.screen.result.stopped
+
+
+def test_first_paint_does_not_import_llama_cpp(tmp_path: Path):
+    """In a fresh interpreter: the screen is up (status bar painted) before llama_cpp is imported."""
+    script = textwrap.dedent(
+        """
+        import asyncio, sys
+        from gorilla_tui.config import Settings
+        from gorilla_tui.tui.app import GorillaApp, create_app
+
+        seen = {}
+        original = GorillaApp._start_loading
+
+        def start_loading(self):
+            seen["llama_cpp_before_load"] = "llama_cpp" in sys.modules
+            seen["status"] = dict(self.main.query_one("#status").fields)
+            original(self)
+
+        GorillaApp._start_loading = start_loading
+
+        async def main():
+            app = create_app(Settings(model=sys.argv[1]))
+            async with app.run_test(size=(100, 30)) as pilot:
+                await pilot.pause(0.2)
+            print(seen["llama_cpp_before_load"], seen["status"]["state"])
+
+        asyncio.run(main())
+        """
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", script, str(tmp_path / "absent.gguf")],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip().splitlines()[-1] == "False loading model…"

@@ -1,0 +1,124 @@
+"""Backends: llama.cpp streaming, stop, cancel, n_ctx boundary, KV prefix reuse; scripted; remote server."""
+
+from __future__ import annotations
+
+import socket
+import subprocess
+import sys
+import threading
+import time
+import urllib.request
+
+import pytest
+
+from gorilla_tui.core.backend import Backend, RemoteBackend, ScriptedBackend
+from gorilla_tui.core.grammar import choice_grammar
+from gorilla_tui.errors import GorillaError
+
+PROMPT = "Here is a list of fruits: apple, banana, cherry,"
+
+
+def test_scripted_backend_streams_stops_and_cancels():
+    be = ScriptedBackend(["one two three. four five", "second"])
+    assert isinstance(be, Backend)
+    assert "".join(be.complete("p", max_tokens=10, stop=["."])) == "one two three"
+    assert list(be.complete("p", max_tokens=1)) == ["second"]
+    cancel = threading.Event()
+    got = []
+    for piece in ScriptedBackend(["a b c d"]).complete("p", max_tokens=9, cancel=cancel):
+        got.append(piece)
+        cancel.set()
+    assert got == ["a"]
+
+
+@pytest.mark.model
+def test_llama_streams_pieces_and_honours_stop(gemma_backend):
+    pieces = list(gemma_backend.complete(PROMPT, max_tokens=8))
+    assert len(pieces) >= 2 and gemma_backend.last_stats["generated_tokens"] <= 8
+    text = "".join(gemma_backend.complete(PROMPT, max_tokens=8, stop=[","]))
+    assert "," not in text and text.strip()
+
+
+@pytest.mark.model
+def test_llama_cancel_between_tokens(gemma_backend):
+    cancel = threading.Event()
+    got = []
+    for piece in gemma_backend.complete(PROMPT, max_tokens=50, cancel=cancel):
+        got.append(piece)
+        if len(got) == 2:
+            cancel.set()
+    assert len(got) == 2 and gemma_backend.last_stats["cancelled"]
+    assert gemma_backend.last_stats["generated_tokens"] <= 3
+
+
+@pytest.mark.model
+def test_n_ctx_exact_boundary(gemma_backend):
+    n = gemma_backend.n_ctx
+    base = gemma_backend.count_tokens(PROMPT)
+    max_tokens = n - base  # prompt + max_tokens == n_ctx exactly: allowed
+    out = list(gemma_backend.complete(PROMPT, max_tokens=max_tokens, stop=["\n"]))
+    assert out
+    too_long = "word " * n
+    assert gemma_backend.count_tokens(too_long) > n
+    with pytest.raises(GorillaError, match="does not fit"):
+        list(gemma_backend.complete(too_long, max_tokens=4))
+
+
+@pytest.mark.model
+def test_second_prompt_reuses_the_kv_prefix(gemma_backend):
+    prefix = "Fixed instructions that every task shares. " * 20
+    list(gemma_backend.complete(prefix + "Task: one\nAnswer:", max_tokens=1))
+    first = gemma_backend.last_stats["prompt_eval_tokens"]
+    list(gemma_backend.complete(prefix + "Task: two\nAnswer:", max_tokens=1))
+    second = gemma_backend.last_stats["prompt_eval_tokens"]
+    assert first >= gemma_backend.count_tokens(prefix) - 2
+    assert second < 10, (first, second)
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture(scope="module")
+def llama_server(gemma_path):
+    port = _free_port()
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "llama_cpp.server", "--model", str(gemma_path), "--host", "127.0.0.1",
+         "--port", str(port), "--n_ctx", "1024", "--n_threads", "1"],
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+    )  # fmt: skip
+    url = f"http://127.0.0.1:{port}"
+    try:
+        for _ in range(120):
+            try:
+                urllib.request.urlopen(url + "/v1/models", timeout=1).read()
+                break
+            except OSError:
+                if proc.poll() is not None:
+                    pytest.fail("llama_cpp.server exited at start")
+                time.sleep(0.25)
+        else:
+            pytest.fail("llama_cpp.server did not start in 30 s")
+        yield url
+    finally:
+        proc.terminate()
+        proc.wait(10)
+
+
+@pytest.mark.model
+@pytest.mark.slow
+def test_remote_backend_against_llama_cpp_server(llama_server, gemma_backend):
+    be = RemoteBackend(llama_server, n_ctx=1024)
+    pieces = list(be.complete(PROMPT, max_tokens=6))
+    assert len(pieces) >= 2
+    assert "," not in "".join(be.complete(PROMPT, max_tokens=8, stop=[","]))
+    options = ["zebra.stripes(count=3)", "quux_frobnicate('x')"]
+    out = "".join(
+        be.complete("The capital of France is", max_tokens=20, grammar=choice_grammar(options, " "))
+    )
+    assert out.strip() in options
+    assert be.count_tokens(PROMPT) == gemma_backend.count_tokens(PROMPT)  # the server's own tokenizer
+    with pytest.raises(GorillaError, match="cannot reach"):
+        list(RemoteBackend(f"http://127.0.0.1:{_free_port()}").complete("x", max_tokens=1))

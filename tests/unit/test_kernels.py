@@ -1,0 +1,52 @@
+"""Kernel profiles: the shipped TOML files, detection against the installed llama.cpp, overrides."""
+
+from __future__ import annotations
+
+import pytest
+
+from gorilla_tui.core.kernels import LlamaCapabilities, choose_profile, load_profiles, matches, runtime_params
+from gorilla_tui.errors import UsageError
+
+
+def test_four_profiles_with_build_flags_and_runtime_defaults():
+    profiles = load_profiles()
+    assert set(profiles) == {"cpu", "metal", "cuda", "vulkan"}
+    for p in profiles.values():
+        assert p.install.startswith("CMAKE_ARGS=") and p.cmake_args in p.install
+        assert {"n_gpu_layers", "n_threads", "n_batch", "n_ctx", "flash_attn", "use_mmap"} <= set(p.runtime)
+    assert profiles["cpu"].runtime["n_gpu_layers"] == 0 and profiles["cuda"].runtime["n_gpu_layers"] == -1
+
+
+def test_installed_cpu_build_picks_cpu():
+    import llama_cpp
+
+    prof, why = choose_profile()
+    assert llama_cpp.llama_supports_gpu_offload() is False  # this machine's build (no accelerator)
+    assert prof.name == "cpu" and why.startswith("detected")
+
+
+def test_gpu_profiles_need_offload_and_their_build():
+    profiles = load_profiles()
+    cuda_build = LlamaCapabilities(
+        gpu_offload=True, system_info="CUDA : ARCHS = 890 | CPU : AVX2 = 1", version="x"
+    )
+    ok, _ = matches(profiles["cuda"], cuda_build)
+    assert ok or not __import__("sys").platform.startswith(("linux", "win32"))
+    ok, why = matches(profiles["cuda"], LlamaCapabilities(False, "CPU : AVX2 = 1", "x"))
+    assert not ok and "GPU offload" in why
+    ok, _ = matches(profiles["vulkan"], cuda_build)
+    assert not ok
+
+
+def test_override_and_unknown_override():
+    assert choose_profile("cuda")[0].name == "cuda"
+    with pytest.raises(UsageError, match="unknown kernel profile"):
+        choose_profile("tpu")
+
+
+def test_runtime_params_settings_override_profile():
+    cpu = load_profiles()["cpu"]
+    p = runtime_params(cpu)
+    assert p["n_threads"] >= 1 and p["n_ctx"] == cpu.runtime["n_ctx"] and p["n_gpu_layers"] == 0
+    p = runtime_params(cpu, n_ctx=1024, n_threads=3, n_gpu_layers=5)
+    assert (p["n_ctx"], p["n_threads"], p["n_gpu_layers"]) == (1024, 3, 5)

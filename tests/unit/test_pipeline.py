@@ -1,0 +1,96 @@
+"""pipeline.ask end to end: real retrieval and validator; scripted backend for events, real model."""
+
+from __future__ import annotations
+
+import threading
+
+import pytest
+
+from gorilla_tui.config import Settings
+from gorilla_tui.core.pipeline import MAX_TASK_CHARS, AskCancelled, Pipeline, shared_prefix
+from gorilla_tui.core.scripted import ScriptedBackend
+from gorilla_tui.core.types import DoneEvent, ErrorEvent, HitsEvent, TokenEvent, VerdictEvent
+from gorilla_tui.errors import UsageError
+
+SPORTS = "I want to classify sports activities in videos"
+
+
+def test_shared_prefix_cuts_at_a_delimiter():
+    opts = ["torch.hub.load('a', 'slow_r50')", "torch.hub.load('a', 'slowfast_r50')"]
+    assert shared_prefix(opts) == "torch.hub.load('a', '"
+    assert shared_prefix(opts[:1]) == "" and shared_prefix(["f(", "f(x)"]) == ""
+
+
+def test_generate_mode_events_and_verdict(torchhub_index):
+    text = ("<<<domain>>>: Video Classification\n<<<api_call>>>: model = torch.hub.load("
+            "'facebookresearch/pytorchvideo', 'slow_r50', pretrained=True)\n<<<api_provider>>>: PyTorch\n"
+            "<<<explanation>>>: Load the 3D ResNet.\n<<<code>>>: import torch")  # fmt: skip
+    be = ScriptedBackend([text])
+    events = []
+    pipe = Pipeline(Settings(mode="generate"), torchhub_index, be, family="gorilla")
+    p = pipe.ask(SPORTS, on_event=events.append)
+    kinds = [type(e) for e in events]
+    assert kinds[0] is HitsEvent and kinds[-2:] == [VerdictEvent, DoneEvent] and TokenEvent in kinds
+    assert p.verdict.kind == "valid" and "slow_r50" in p.api_call and p.code_source == "model"
+    assert set(p.timings) >= {"retrieve", "prompt", "first_token", "generate", "validate", "total"}
+
+
+def test_generate_mode_catches_a_hallucination(torchhub_index):
+    be = ScriptedBackend(["<<<api_call>>>: magicvision.videos.classify('sports')"])
+    p = Pipeline(Settings(mode="generate"), torchhub_index, be).ask(SPORTS)
+    assert p.verdict.kind == "hallucination"
+
+
+def test_empty_and_huge_tasks(torchhub_index):
+    be = ScriptedBackend(["<<<api_call>>>: x()"])
+    pipe = Pipeline(Settings(mode="generate"), torchhub_index, be)
+    events = []
+    with pytest.raises(UsageError, match="empty"):
+        pipe.ask("   \n ", on_event=events.append)
+    assert isinstance(events[-1], ErrorEvent)
+    p = pipe.ask("classify videos of sports " * 4000)  # ~100 KB
+    assert len(p.task) <= MAX_TASK_CHARS and any("truncated" in w for w in p.warnings)
+
+
+def test_cancel_raises_and_emits_error(torchhub_index):
+    cancel = threading.Event()
+    be = ScriptedBackend(["<<<api_call>>>: a b c d e f g"])
+    events = []
+
+    def on_event(e):
+        events.append(e)
+        if isinstance(e, TokenEvent):
+            cancel.set()
+
+    with pytest.raises(AskCancelled):
+        Pipeline(Settings(mode="generate"), torchhub_index, be).ask(SPORTS, on_event=on_event, cancel=cancel)
+    assert isinstance(events[-1], ErrorEvent) and events[-1].message == "cancelled"
+
+
+def test_oracle_retriever_needs_a_doc(torchhub_index):
+    pipe = Pipeline(Settings(), torchhub_index, ScriptedBackend(["x"]), retriever="oracle")
+    with pytest.raises(UsageError, match="oracle"):
+        pipe.ask(SPORTS)
+    doc = torchhub_index.docs[0]
+    p = pipe.ask(SPORTS, oracle_doc=doc)  # one candidate: chosen without a model call
+    assert [h.doc for h in p.hits] == [doc] and p.api_call == doc.api_call.strip()
+
+
+@pytest.mark.model
+def test_select_mode_real_model_sports_videos(torchhub_index, gemma_backend):
+    pipe = Pipeline(Settings(mode="select", k=5), torchhub_index, gemma_backend)
+    p = pipe.ask(SPORTS)
+    assert p.verdict.kind == "valid"
+    assert p.api_call in [h.doc.api_call.strip() for h in p.hits]
+    assert p.code_source == "example_code" and p.code == p.verdict.matched.example_code
+    assert "pytorchvideo" in p.api_call
+
+
+@pytest.mark.model
+def test_select_mode_respects_a_tiny_n_ctx(torchhub_index, gemma_path):
+    from gorilla_tui.core.backend import LlamaBackend
+
+    be = LlamaBackend(gemma_path, params={"n_ctx": 512, "n_threads": 1})
+    p = Pipeline(Settings(mode="select", k=10), torchhub_index, be).ask(SPORTS)
+    assert p.warnings and p.verdict.kind == "valid"
+    assert be.last_stats["prompt_tokens"] + 1 <= be.n_ctx

@@ -1,0 +1,228 @@
+"""The python-env source: the real standard library and an installed distribution, read with tree-sitter."""
+
+from __future__ import annotations
+
+import platform
+from importlib import metadata
+
+import pytest
+
+from gorilla_tui.core.pool import ApiDoc
+from gorilla_tui.core.pyapi import read_module
+from gorilla_tui.core.pyenv import SOURCE, configured_spec, load_python_env, parse_spec
+from gorilla_tui.core.pyimports import import_aliases, qualify
+from gorilla_tui.errors import UsageError
+
+
+@pytest.fixture(scope="module")
+def stdlib() -> dict[str, ApiDoc]:
+    result = load_python_env("stdlib")
+    assert not [d for d in result.diagnostics if d.severity == "skipped"]
+    return {d.api_name: d for d in result.docs}
+
+
+def test_function_doc_has_call_template_signature_and_provenance(stdlib):
+    d = stdlib["json.loads"]
+    assert d.api_call == "json.loads(s)"
+    assert d.api_arguments["s"] == "required"
+    assert d.api_arguments["object_hook"] == "None"
+    assert d.api_arguments["**kw"] == "optional"
+    assert d.description.startswith("Deserialize ``s``") and "\n" not in d.description
+    assert (d.source, d.id, d.framework, d.api_version) == (
+        SOURCE,
+        "python-env:json.loads",
+        "python",
+        platform.python_version(),
+    )
+    assert d.domain == "Python standard library" and d.kind == "python" and d.flagged is None
+    assert d.example_code == "import json\njson.loads(s)"
+
+
+def test_required_keyword_only_and_positional_only(stdlib):
+    # shutil.copyfile(src, dst, *, follow_symlinks=True); os.walk(top, topdown=True, ...)
+    assert stdlib["shutil.copyfile"].api_call == "shutil.copyfile(src, dst)"
+    assert stdlib["os.walk"].api_arguments["topdown"] == "True"
+    assert stdlib["hashlib.file_digest"].api_call == "hashlib.file_digest(fileobj, digest)"
+
+
+def test_methods_classmethods_and_classes(stdlib):
+    assert stdlib["pathlib.Path.read_text"].api_call == "pathlib.Path().read_text()"
+    assert stdlib["datetime.datetime.strptime"].api_call == "datetime.datetime.strptime(date_string, format)"
+    assert stdlib["zipfile.ZipFile"].api_call == "zipfile.ZipFile(file)"
+    assert stdlib["zipfile.ZipFile.extractall"].api_call == "zipfile.ZipFile(file).extractall()"
+    assert "pathlib.Path.name" not in stdlib  # a property, not a call
+
+
+def test_reexports_get_the_public_short_name(stdlib):
+    assert "asyncio.gather" in stdlib and "asyncio.tasks.gather" not in stdlib
+    assert "json.JSONDecoder" in stdlib and "json.decoder.JSONDecoder" not in stdlib
+    assert stdlib["os.path.join"].api_call == "os.path.join(a)"  # posixpath, named as people call it
+    assert stdlib["random.shuffle"].api_call == "random.shuffle(x)"  # a bound method of a module instance
+    assert stdlib["bisect.insort"].api_call == "bisect.insort(a, x)"  # insort = insort_right
+
+
+def test_compiled_modules_are_included(stdlib):
+    assert stdlib["math.sqrt"].api_call == "math.sqrt(x)"
+    assert stdlib["time.sleep"].api_call == "time.sleep(seconds)"  # from the docstring's signature line
+    assert stdlib["os.listdir"].description.startswith("Return a list containing the names")
+    assert stdlib["sqlite3.connect"].functionality == "function in sqlite3"
+    assert stdlib["open"].api_call == "open(file)"  # builtins by bare name
+
+
+def test_private_tests_vendored_and_all_are_respected(stdlib):
+    names = list(stdlib)
+    assert len(names) > 5000
+    assert not [n for n in names if any(p.startswith("_") for p in n.split("."))]
+    assert not [
+        n for n in names if n.split(".")[0] in ("test", "idlelib", "lib2to3", "distutils", "ensurepip")
+    ]
+    assert "json.detect_encoding" not in stdlib  # defined in json/__init__.py but not in its __all__
+    assert "hashlib.sha256" in stdlib  # in hashlib.__all__ (built as a + of literals), made at run time
+
+
+def test_read_module_parses_without_importing():
+    src = b'''"""Doc."""
+__all__ = ["f"]
+__all__.append("K")
+from .sub import g as h
+import os
+
+def f(a, /, b, *args, c, d=1, **kw):
+    """First line
+    continues.
+
+    Second paragraph."""
+
+class K:
+    def __init__(self, x, y=2): ...
+    @classmethod
+    def make(cls, z): ...
+    @property
+    def p(self): ...
+
+raise SystemExit("never run")
+'''
+    info = read_module(src, "pkg.mod")
+    assert info.all_names == ["f", "K"]
+    assert info.imports[0].module == "pkg.sub" and info.imports[0].names == [("g", "h")]
+    f = info.defs["f"]
+    assert [(p.name, p.kind, p.required) for p in f.params] == [
+        ("a", "posonly", True),
+        ("b", "poskw", True),
+        ("args", "var", False),
+        ("c", "kwonly", True),
+        ("d", "kwonly", False),
+        ("kw", "varkw", False),
+    ]
+    k = info.defs["K"]
+    assert [p.name for p in k.init.params] == ["x", "y"]
+    assert [(m.name, m.kind) for m in k.methods] == [("make", "classmethod"), ("p", "property")]
+
+
+def test_a_distribution_is_indexed_by_name():
+    version = metadata.version("rich")
+    result = load_python_env("rich")
+    by = {d.api_name: d for d in result.docs}
+    console = by["rich.console.Console"]
+    assert console.framework == "rich" and console.api_version == version
+    assert console.env_requirements == [f"rich=={version}"] and console.domain == "rich"
+    assert "rich.print" in by
+    assert not [n for n in by if not n.startswith("rich.")]
+
+
+def test_unknown_distribution_and_spec():
+    with pytest.raises(UsageError, match="not installed"):
+        load_python_env("no-such-distribution-xyz")
+    assert parse_spec("python:stdlib, rich,rich") == ["stdlib", "rich"]
+    assert parse_spec("") == ["stdlib"]
+
+
+def test_user_config_adds_distributions(gorilla_home):
+    cfg = gorilla_home / "config" / "config.toml"
+    cfg.parent.mkdir(parents=True)
+    cfg.write_text('sources = ["python:rich", "some/docs.jsonl"]\n')
+    assert configured_spec("stdlib") == "stdlib,rich"
+
+
+def test_manifest_loads_through_sources_and_skips_missing_distributions(gorilla_home):
+    from gorilla_tui.core.sources import FetchContext, fetch, load_manifests
+
+    cfg = gorilla_home / "config" / "config.toml"
+    cfg.parent.mkdir(parents=True)
+    cfg.write_text('sources = ["python:no-such-distribution-xyz"]\n')
+    manifest = {m.name: m for m in load_manifests()}["python-env"]
+    load = fetch(manifest, FetchContext())
+    assert load.status == "ok" and len(load.result.docs) > 5000
+    assert [d.file for d in load.result.diagnostics] == ["python:no-such-distribution-xyz"]
+
+
+def test_progress_reports_every_file():
+    seen = []
+    load_python_env("rich", progress=lambda done, total, name: seen.append((done, total)))
+    assert seen[-1][0] == seen[-1][1] == len(seen) > 10
+
+
+def test_import_aliases_resolve_callees():
+    code = "import numpy as np\nfrom json import loads as L\nfrom os import path\n"
+    code += "import xml.etree.ElementTree as ET\n"
+    aliases = import_aliases(code)
+    assert qualify("np.array", aliases) == "numpy.array"
+    assert qualify("L", aliases) == "json.loads"
+    assert qualify("path.join", aliases) == "os.path.join"
+    assert qualify("ET.parse", aliases) == "xml.etree.ElementTree.parse"
+    assert qualify("print", aliases) == "print"
+
+
+def test_first_launch_builds_the_offline_pool_and_says_how_to_add_hubs():
+    from gorilla_tui.core.bootstrap import first_launch_index
+    from gorilla_tui.core.retrieval import ApiIndex
+
+    events = []
+    message = first_launch_index(lambda kind, name, load: events.append((kind, name)))
+    assert "python-env" in message and "gorilla-tui index --refresh" in message
+    assert ("done", "python-env") in events
+    index = ApiIndex.load()
+    assert [h.doc.api_name for h in index.search("parse a JSON string", k=5, hub="python-env")]
+    assert first_launch_index() is None  # an index exists now: nothing is done
+
+
+@pytest.fixture(scope="module")
+def validator(stdlib):
+    from gorilla_tui.core.validate import Validator
+
+    return Validator(list(stdlib.values()))
+
+
+def test_validator_knows_stdlib_callees(validator):
+    assert validator.check("json.loads(s)").kind == "valid"
+    v = validator.check("json.load_string(s)")
+    assert v.kind == "hallucination" and "json.loads" in v.suggestions
+
+
+def test_validator_resolves_import_aliases(validator):
+    assert validator.check("import json as j\nj.loads(text)").matched.api_name == "json.loads"
+    assert validator.check("from json import loads\nloads(data)").matched.api_name == "json.loads"
+    assert validator.check("from os import path\npath.join(a, b)").matched.api_name == "os.path.join"
+    assert validator.check("from pathlib import Path\nPath('x').read_text()").kind == "valid"
+    assert validator.check("from json import load_string\nload_string(s)").kind == "hallucination"
+
+
+def test_validator_checks_required_parameters(validator):
+    v = validator.check("shutil.copyfile('a.txt')")
+    assert v.kind == "wrong_args" and v.suggestions == ["shutil.copyfile(src, dst)"]
+    assert "'dst' is required" in v.diagnostics[0]
+    assert validator.check("shutil.copyfile('a.txt', dst='b.txt')").kind == "valid"
+    assert validator.check("shutil.copyfile(*paths)").kind == "valid"  # *args may hold them
+
+
+def test_cli_spec_replaces_the_configured_distributions(gorilla_home):
+    from gorilla_tui.core.pyenv import load_source, with_spec
+    from gorilla_tui.core.sources import load_manifests
+
+    cfg = gorilla_home / "config" / "config.toml"
+    cfg.parent.mkdir(parents=True)
+    cfg.write_text('sources = ["python:no-such-distribution-xyz"]\n')
+    manifest = next(m for m in with_spec(load_manifests(), "python:rich") if m.name == "python-env")
+    origin, roots, result = load_source(manifest)
+    assert roots == ["rich"] and "(rich)" in origin and not result.diagnostics
+    assert {d.framework for d in result.docs} == {"rich"}

@@ -1,0 +1,208 @@
+"""Tokenizer, sparse BM25 vs rank_bm25, degenerate corpora, per-hub search, the on-disk index and its lock."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+from rank_bm25 import BM25Okapi
+
+from gorilla_tui.core import index_store
+from gorilla_tui.core.pool import ApiDoc, load_file
+from gorilla_tui.core.refresh import PAUSE_ENV, refresh
+from gorilla_tui.core.retrieval import ApiIndex, Bm25Params, Bm25Scorer, doc_text, term_matrix, tokenize
+from gorilla_tui.errors import GorillaError, IndexMissingError, UsageError
+
+HUBS = ("torchhub", "tensorflowhub", "huggingface")
+
+
+@pytest.fixture(scope="module")
+def pools(apibench: Path) -> dict[str, list[ApiDoc]]:
+    return {h: load_file(apibench / "api" / f"{h}_api.jsonl", h, "apibench").docs for h in HUBS}
+
+
+@pytest.fixture(scope="module")
+def index(pools: dict[str, list[ApiDoc]]) -> ApiIndex:
+    return ApiIndex.build([d for h in HUBS for d in pools[h]])
+
+
+def test_tokenize_code_and_model_ids() -> None:
+    toks = tokenize("AutoModel.from_pretrained('bert-base-uncased')")
+    assert {"auto", "model", "pretrained", "bert", "base", "uncased", "bert-base-uncased"} <= set(toks)
+    assert "automodel.from_pretrained" in toks
+    assert {"resnet", "50", "resnet50"} <= set(tokenize("torch.hub.load('pytorch/vision', 'ResNet50')"))
+    assert tokenize("getUserProfile") == ["user", "profile", "getuserprofile"]  # "get" is a stop word
+    assert {"res", "net", "resnet"} <= set(tokenize("ResNet"))
+    assert tokenize("snake_case_name") == ["snake", "case", "name", "snake_case_name"]
+    assert tokenize("Give me an API for images.") == ["give", "image", "images"]
+    assert tokenize("") == [] and tokenize("!!! ---") == []
+
+
+def _ranking(scores: np.ndarray) -> list[int]:
+    return list(np.lexsort((np.arange(len(scores)), -np.round(scores, 9))))
+
+
+@pytest.mark.parametrize("hub", HUBS)
+def test_sparse_scorer_matches_rank_bm25(pools: dict[str, list[ApiDoc]], apibench: Path, hub: str) -> None:
+    docs = pools[hub]
+    corpus = [tokenize(doc_text(d)) for d in docs]
+    tf, vocab = term_matrix(corpus)
+    ours = Bm25Scorer(tf, Bm25Params(idf="okapi"))
+    ref = BM25Okapi(corpus)
+    queries = [doc_text(d) for d in docs[::40]] + [
+        "classify images of dogs",
+        "translate text",
+        "resnet50 model",
+    ]
+    for q in queries:
+        terms = [t for t in tokenize(q) if t in vocab]
+        counts: dict[str, int] = {}
+        for t in terms:
+            counts[t] = counts.get(t, 0) + 1
+        got = ours.scores([vocab[t] for t in counts], list(counts.values()))
+        want = ref.get_scores(tokenize(q))
+        np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6)
+        assert _ranking(got)[:10] == _ranking(want)[:10]
+
+
+def test_lucene_idf_matches_rank_bm25_with_that_idf(pools: dict[str, list[ApiDoc]]) -> None:
+    class LuceneBM25(BM25Okapi):  # rank_bm25's scoring, only the idf formula swapped
+        def _calc_idf(self, nd):
+            self.idf = {w: np.log1p((self.corpus_size - n + 0.5) / (n + 0.5)) for w, n in nd.items()}
+
+    corpus = [tokenize(doc_text(d)) for d in pools["torchhub"]]
+    tf, vocab = term_matrix(corpus)
+    ours = Bm25Scorer(tf, Bm25Params(idf="lucene"))
+    q = tokenize("detect objects in a street photo with yolo")
+    cols = [vocab[t] for t in dict.fromkeys(q) if t in vocab]
+    np.testing.assert_allclose(ours.scores(cols, [q.count(t) for t in dict.fromkeys(q) if t in vocab]),
+                               LuceneBM25(corpus).get_scores(q), rtol=1e-5)  # fmt: skip
+
+
+def test_two_document_corpus_is_ordered_sensibly() -> None:
+    docs = [
+        ApiDoc(
+            id="a:1", source="a", api_call="vision.detect(image)", description="detect objects in an image"
+        ),
+        ApiDoc(id="a:2", source="a", api_call="audio.transcribe(wav)", description="transcribe speech audio"),
+    ]
+    # rank_bm25's Okapi idf is 0 for a term in 1 of 2 docs: every score is zero, no order at all
+    assert list(BM25Okapi([tokenize(doc_text(d)) for d in docs]).get_scores(tokenize("detect objects"))) == [
+        0,
+        0,
+    ]
+    index = ApiIndex.build(docs)
+    hits = index.search("detect objects in a picture")
+    assert [h.doc.id for h in hits] == ["a:1"] and hits[0].score > 0
+    hits = index.search("transcribe the audio of an image")
+    assert [h.doc.id for h in hits] == ["a:2", "a:1"] and hits[0].score > hits[1].score > 0
+
+
+def test_empty_corpus_and_empty_docs_are_clean_errors() -> None:
+    with pytest.raises(GorillaError, match="empty"):
+        ApiIndex.build([])
+    blank = [ApiDoc(id=f"b:{i}", source="b", api_call="!!!") for i in range(3)]
+    with pytest.raises(GorillaError, match="every document is empty"):
+        ApiIndex.build(blank)
+    with pytest.raises(ZeroDivisionError):  # what the guard protects against
+        BM25Okapi([[] for _ in blank])
+
+
+def test_search_per_hub_expected_domains(index: ApiIndex) -> None:
+    cases = [
+        ("torchhub", "detect objects in a street photo", "Object Detection"),
+        ("tensorflowhub", "embed sentences as vectors to compare their similarity", "Text embedding"),
+        ("huggingface", "translate English text to French", "Natural Language Processing Translation"),
+        ("huggingface", "summarize a long news article", "Natural Language Processing Text2Text Generation"),
+        ("huggingface", "generate an image from a text prompt", "Multimodal Text-to-Image"),
+    ]
+    for hub, task, domain in cases:
+        hits = index.search(task, k=5, hub=hub)
+        assert hits[0].doc.domain == domain, (task, [h.doc.domain for h in hits])
+        assert all(h.doc.source == hub for h in hits)
+        assert [h.rank for h in hits] == list(range(1, len(hits) + 1))
+        assert all(a.score >= b.score for a, b in zip(hits, hits[1:], strict=False))
+    assert "bert-base-uncased" in index.search("bert-base-uncased", hub="huggingface")[0].doc.api_call
+    assert index.search("zzzz qqqq") == []
+    assert len(index.pool("torchhub")) == 94 and len(index.pool()) == 1726
+    assert index.sources == list(HUBS)
+    with pytest.raises(UsageError, match="unknown source"):
+        index.search("x", hub="nope")
+
+
+def test_index_round_trip_and_missing(apibench: Path) -> None:
+    with pytest.raises(IndexMissingError) as e:
+        ApiIndex.load()
+    assert "index --refresh" in (e.value.hint or "")
+    report = refresh(mirrors=[apibench / "api"], only=["torchhub"])
+    loaded = ApiIndex.load()
+    assert loaded.path == report.path and loaded.sources == ["torchhub"]
+    q = "load a pretrained image classifier"
+    assert [(h.doc.id, round(h.score, 6)) for h in loaded.search(q)] == [
+        (h.doc.id, round(h.score, 6)) for h in report.index.search(q)
+    ]
+    meta = loaded.meta
+    row = meta["sources"][0]
+    assert (row["name"], row["loaded"], row["flagged"], row["skipped"]) == ("torchhub", 94, 7, 0)
+    assert len(meta["flagged"]) == 7 and meta["sizes"]["docs.json"] > 0 and meta["built_at"]
+    (report.path / "tf.npz").write_bytes(b"garbage")
+    with pytest.raises(GorillaError, match="damaged"):
+        ApiIndex.load()
+
+
+def _cli(*args: str, env: dict[str, str]) -> subprocess.Popen:
+    return subprocess.Popen([sys.executable, "-m", "gorilla_tui", *args], env=env,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)  # fmt: skip
+
+
+def _wait_for_build(root: Path, timeout: float = 30) -> Path:
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        for d in root.glob(".build-*"):
+            if (d / "meta.json").exists():
+                return d
+        time.sleep(0.05)
+    raise AssertionError("the refresh never wrote its build folder")
+
+
+def test_killed_refresh_leaves_previous_index(apibench: Path) -> None:
+    refresh(mirrors=[apibench / "api"], only=["torchhub"])
+    before = index_store.current_version()
+    env = dict(os.environ, **{PAUSE_ENV: "60"})
+    proc = _cli("index", "--refresh", "--from", str(apibench / "api"), "--only", "tensorflowhub", env=env)
+    try:
+        build = _wait_for_build(index_store.index_root())
+        proc.send_signal(signal.SIGKILL)
+    finally:
+        proc.wait(10)
+    assert proc.returncode == -signal.SIGKILL and build.exists()
+    assert index_store.current_version() == before
+    idx = ApiIndex.load()
+    assert idx.sources == ["torchhub"] and idx.search("detect objects", hub="torchhub")
+    refresh(mirrors=[apibench / "api"], only=["tensorflowhub"])  # the next refresh cleans the debris
+    assert not build.exists()
+    assert ApiIndex.load().sources == ["tensorflowhub", "torchhub"]  # torchhub kept from the previous index
+
+
+def test_two_refreshes_are_serialised(apibench: Path) -> None:
+    root = index_store.index_root()
+    slow = _cli("index", "--refresh", "--from", str(apibench / "api"), "--only", "torchhub",
+                env=dict(os.environ, **{PAUSE_ENV: "2"}))  # fmt: skip
+    _wait_for_build(root)
+    with pytest.raises(GorillaError, match="another refresh"):
+        with index_store.refresh_lock(timeout=0.1):
+            pass
+    fast = _cli(
+        "index", "--refresh", "--from", str(apibench / "api"), "--only", "huggingface", env=dict(os.environ)
+    )
+    assert fast.wait(60) == 0 and slow.wait(60) == 0, (slow.stderr.read(), fast.stderr.read())
+    versions = sorted(p.name for p in root.glob("v-*"))
+    assert len(versions) == 2 and not list(root.glob(".build-*"))
+    idx = ApiIndex.load()  # the second refresh ran after the first: it kept torchhub and added huggingface
+    assert set(idx.sources) == {"torchhub", "huggingface"}

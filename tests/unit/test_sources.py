@@ -1,0 +1,129 @@
+"""Source manifests, hf_hub_download through a local Hugging Face cache, mirrors and user sources."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from gorilla_tui.core.sources import (
+    LOADERS,
+    FetchContext,
+    fetch,
+    load_manifests,
+    parse_manifest,
+    register_loader,
+    user_source,
+)
+from gorilla_tui.errors import UsageError
+
+HUBS = {"torchhub": 94, "tensorflowhub": 696, "huggingface": 936}
+
+
+def _manifests() -> dict:
+    return {m.name: m for m in load_manifests()}
+
+
+def test_shipped_manifests() -> None:
+    ms = _manifests()
+    assert {"torchhub", "tensorflowhub", "huggingface", "apizoo"} <= set(ms)
+    for hub in HUBS:
+        m = ms[hub]
+        assert m.kind == "docs" and m.format == "apibench" and m.files == (f"{hub}_api.jsonl",)
+        assert m.remote == {
+            "type": "hf",
+            "repo_id": "gorilla-llm/APIBench",
+            "repo_type": "dataset",
+            "revision": "main",
+        }
+        assert m.license == "Apache-2.0" and "2305.15334" in m.citation
+    assert ms["apizoo"].format == "apizoo" and ms["apizoo"].remote["type"] == "url"
+
+
+def test_bad_manifests_are_usage_errors() -> None:
+    with pytest.raises(UsageError, match="needs a `name`"):
+        parse_manifest({"files": ["a.jsonl"]}, "index/x.toml")
+    with pytest.raises(UsageError, match="unknown format"):
+        parse_manifest({"name": "x", "format": "csv", "files": ["a"]}, "index/x.toml")
+    with pytest.raises(UsageError, match="remote"):
+        parse_manifest({"name": "x", "files": ["a"], "remote": {"type": "ftp"}}, "index/x.toml")
+
+
+def _fake_hf_cache(root: Path, apibench: Path, files: list[str]) -> Path:
+    """The layout huggingface_hub uses: datasets--OWNER--NAME/{refs/main, snapshots/<commit>/<file>}."""
+    repo = root / "datasets--gorilla-llm--APIBench"
+    commit = "0123456789abcdef0123456789abcdef01234567"
+    (repo / "refs").mkdir(parents=True)
+    (repo / "refs" / "main").write_text(commit)
+    snap = repo / "snapshots" / commit
+    snap.mkdir(parents=True)
+    for f in files:
+        shutil.copy(apibench / "api" / f, snap / f)
+    return root
+
+
+def test_hf_hub_download_from_local_cache(
+    apibench: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from huggingface_hub import constants
+
+    cache = _fake_hf_cache(tmp_path / "hf", apibench, ["torchhub_api.jsonl"])
+    monkeypatch.setattr(constants, "HF_HUB_CACHE", str(cache))
+    monkeypatch.setattr(constants, "HF_HUB_OFFLINE", True)
+    ms = _manifests()
+    ctx = FetchContext()
+    load = fetch(ms["torchhub"], ctx)
+    assert load.status == "ok", load.message
+    assert load.origin == "hf://datasets/gorilla-llm/APIBench"
+    assert load.files[0].startswith(str(cache)) and len(load.result.docs) == 94 and load.result.flagged == 7
+    # not in the cache and no network: a clean one-line "unreachable", and later hub files fail fast
+    missing = fetch(ms["huggingface"], ctx)
+    assert missing.status == "unreachable" and "\n" not in missing.message
+    assert "gorilla-llm/APIBench/huggingface_api.jsonl" in missing.message
+    assert ctx.hub_error and fetch(ms["tensorflowhub"], ctx).message == ctx.hub_error
+
+
+def test_mirror_lookup_and_not_in_mirror(apibench: Path, apizoo: Path) -> None:
+    ms = _manifests()
+    shared = apibench.parent
+    for name, n in HUBS.items():  # found through mirror_subdirs (apibench/api) of the shared root
+        load = fetch(ms[name], FetchContext(mirrors=[shared]))
+        assert load.status == "ok" and len(load.result.docs) == n
+    zoo = fetch(ms["apizoo"], FetchContext(mirrors=[apibench / "api", apizoo]))
+    assert zoo.status == "ok" and any(f.endswith("KubernetesAPI.JSON") for f in zoo.files)
+    absent = fetch(ms["torchhub"], FetchContext(mirrors=[apizoo]))
+    assert absent.status == "not in mirror" and "torchhub_api.jsonl" in absent.message
+    nowhere = fetch(ms["apizoo"], FetchContext())
+    assert nowhere.status == "unreachable" and "--from" in nowhere.message
+
+
+def test_user_source_named_after_stem(tmp_path: Path) -> None:
+    f = tmp_path / "my_tools.jsonl"
+    f.write_text('{"api_call": "tools.run(x)", "description": "run a tool"}\n')
+    load = user_source(f)
+    assert load.name == "my_tools" and load.status == "ok" and load.result.docs[0].source == "my_tools"
+    with pytest.raises(UsageError, match="already used"):
+        user_source(f, taken=["my_tools"])
+    with pytest.raises(UsageError, match="no such file"):
+        user_source(tmp_path / "nope.jsonl")
+    folder = tmp_path / "team_docs"
+    folder.mkdir()
+    (folder / "a.jsonl").write_text('{"api_call": "a.b()"}\n')
+    assert user_source(folder).name == "team_docs"
+
+
+def test_loader_registry_by_kind() -> None:
+    m = parse_manifest({"name": "fake", "kind": "fake-kind"}, "index/fake.toml")
+    assert fetch(m, FetchContext()).status == "unsupported"
+    from gorilla_tui.core.pool import ApiDoc, LoadResult
+
+    def loader(manifest, ctx):
+        return "memory", [], LoadResult(docs=[ApiDoc(id="fake:1", source=manifest.name, api_call="f()")])
+
+    register_loader("fake-kind", loader)
+    try:
+        load = fetch(m, FetchContext())
+        assert load.status == "ok" and load.result.docs[0].source == "fake"
+    finally:
+        LOADERS.pop("fake-kind")

@@ -1,0 +1,158 @@
+"""The AST validator on the real APIBench pools and APIZoo files: verdicts, binding, did-you-mean."""
+
+from __future__ import annotations
+
+import pytest
+
+from gorilla_tui.core.pool import load_jsonl, load_paths
+from gorilla_tui.core.validate import Validator, validate
+
+HUBS = ("torchhub", "tensorflowhub", "huggingface")
+
+
+@pytest.fixture(scope="module")
+def pools(apibench, apizoo):
+    out = {h: load_jsonl(apibench / "api" / f"{h}_api.jsonl", h).docs for h in HUBS}
+    out["apizoo"] = load_paths([apizoo], "apizoo").docs
+    return out
+
+
+@pytest.fixture(scope="module")
+def th(pools):
+    return Validator(pools["torchhub"])
+
+
+@pytest.mark.parametrize("hub", [*HUBS, "apizoo"])
+def test_every_pool_entry_validates_as_itself(pools, hub):
+    docs = pools[hub]
+    v = Validator(docs)
+    flagged = [d for d in docs if d.flagged]
+    for doc in docs:
+        if doc.flagged:
+            continue
+        verdict = v.check(doc.api_call)
+        assert verdict.kind == "valid", (doc.id, doc.api_call, verdict)
+        assert verdict.matched.api_call == doc.api_call, (doc.id, verdict.matched.api_call)
+    # flagged entries are reported (skipped with a reason) or indexed after repair; never a crash
+    for doc in flagged:
+        v.check(doc.api_call)
+    assert all(": " in s for s in v.skipped)
+    assert len(v.skipped) <= len(flagged)
+
+
+def test_flagged_unparseable_entries_are_reported(pools):
+    v = Validator(pools["huggingface"])
+    assert any("./run.sh" not in s and "not valid Python" in s for s in v.skipped)
+    assert any(s.startswith("huggingface:") for s in v.skipped)
+
+
+def test_positional_and_keyword_forms_bind(th):
+    a = th.check("torch.hub.load('pytorch/vision', 'resnet50', pretrained=True)")
+    b = th.check('torch.hub.load(repo_or_dir="pytorch/vision", model="resnet50")')
+    assert a.kind == b.kind == "valid"
+    assert a.matched.api_call == b.matched.api_call
+    assert "'resnet50'" in a.matched.api_call
+
+
+def test_invented_model_suggests_nearest_of_same_repo(th):
+    v = th.check("torch.hub.load('pytorch/vision', 'resnet-201', pretrained=True)")
+    assert v.kind == "wrong_args"
+    assert "model='resnet101'" in v.suggestions[0]
+    assert all("pytorch/vision" in s for s in v.suggestions)
+    assert any("resnet-201" in d for d in v.diagnostics)
+
+
+def test_unknown_callee_is_hallucination_with_nearest(th):
+    v = th.check("import torch\nmodel = torch.load('resnet50.pt')")
+    assert v.kind == "hallucination"
+    assert v.suggestions[0] == "torch.hub.load"
+    assert v.api_call == "torch.load('resnet50.pt')"
+
+
+def test_incidental_calls_do_not_decide(th):
+    code = "import torch\nmodel = torch.hub.load('pytorch/vision', 'resnet50')\nmodel.eval()\nprint(model)"
+    assert th.check(code).kind == "valid"
+    assert th.check("x = 1\nprint(x)").kind == "no_call"
+
+
+def test_pipeline_task_and_model(pools):
+    v = Validator(pools["huggingface"])
+    ok = v.check(
+        "from transformers import pipeline\nner = pipeline('ner', model='dslim/bert-base-NER-uncased')"
+    )
+    assert ok.kind == "valid", ok
+    bad = v.check("pipeline('ner', model='dslim/bert-base-NER')")
+    assert bad.kind == "wrong_args" and "dslim/bert-base-NER-uncased" in bad.suggestions[0]
+
+
+def test_from_pretrained_and_keras_layer(pools):
+    hf = Validator(pools["huggingface"])
+    assert hf.check("AutoModel.from_pretrained('DeepPavlov/rubert-base-cased')").kind == "valid"
+    assert hf.check("transformers.AutoModel.from_pretrained('DeepPavlov/rubert-base-cased')").kind == "valid"
+    assert hf.check("AutoModel.from_pretrained('nobody/nothing')").kind == "wrong_args"
+    tf = Validator(pools["tensorflowhub"])
+    url = "https://tfhub.dev/google/imagenet/mobilenet_v2_100_224/feature_vector/4"
+    code = (
+        f"import tensorflow_hub as hub\nm = tf.keras.Sequential([\n  hub.KerasLayer(\n    '{url}',\n  )\n])"
+    )
+    assert tf.check(code).kind == "valid"
+    assert tf.check(f"tensorflow_hub.KerasLayer(handle='{url}')").kind == "valid"
+
+
+def test_rest_entries_match_method_and_template(pools):
+    v = Validator(pools["apizoo"])
+    assert v.check("GET /api/v1/namespaces/default/services").kind == "valid"
+    assert (
+        v.check("curl -X GET https://k8s.local:6443/api/v1/namespaces/kube/deployments?limit=5").kind
+        == "valid"
+    )
+    wrong = v.check("PATCH /api/v1/namespaces/default/services")
+    assert wrong.kind == "wrong_args" and any(s.startswith("GET ") for s in wrong.suggestions)
+    assert v.check("GET /api/v9/unicorns").kind == "hallucination"
+
+
+def test_apizoo_placeholder_calls_match_by_callee_and_names(pools):
+    v = Validator(pools["apizoo"])
+    assert v.check("yfinance.Ticker('AAPL').dividends").kind == "valid"
+    assert (
+        v.check("yfinance.Ticker('AAPL').dividends").matched.api_call == "yfinance.Ticker({ticker}).dividends"
+    )
+    assert v.check("youtube.videos().delete(id='abc').execute()").kind == "valid"
+
+
+@pytest.mark.parametrize(
+    ("text", "kinds"),
+    [
+        ("```python\nimport torch\nm = torch.hub.load('pytorch/vision', 'resnet50')\n```", {"valid"}),
+        ("I cannot help with that", {"no_call"}),
+        ("f(a=-x)", {"hallucination"}),
+        ('requests.post("https://x", headers={"k": "v"})', {"hallucination"}),
+        ("torch.hub.load('pytorch/vision', 'resnet50')", {"valid"}),
+        ("torch.hub.load(\n    'pytorch/vision',\n    'resnet50',\n)", {"valid"}),
+        (
+            '[{"name": "torch.hub.load", "arguments": {"repo_or_dir": "pytorch/vision", "model": "resnet50"}}]',  # noqa: E501
+            {"valid"},
+        ),  # fmt: skip
+        ("m = torch.hub.load('pytorch/vision', 'resnet50'", {"unparseable"}),
+        ("(" * 5000 + "torch.hub.load('pytorch/vision', 'resnet50')" + ")" * 5000, {"valid"}),
+        ("a." * 20000 + "b()", {"hallucination", "no_call"}),
+        ("x" * 1_000_000, {"no_call"}),
+        ("print('hi')\n" * 60_000, {"no_call"}),
+        ("\x00torch.hub.load('a')\ud800", {"unparseable", "no_call", "wrong_args"}),
+    ],
+    ids=lambda value: repr(value)[:40] if isinstance(value, str) else None,
+)
+def test_bad_input_gets_a_verdict(th, text, kinds):
+    verdict = th.check(text)
+    assert verdict.kind in kinds, verdict
+
+
+def test_unparseable_reports_line_and_column(th):
+    v = th.check("import torch\nm = torch.hub.load('pytorch/vision', 'resnet50'")
+    assert v.kind == "unparseable"
+    assert any(d.startswith("syntax error at 2:") for d in v.diagnostics)
+
+
+def test_validate_function_and_empty_pool():
+    assert validate("torch.hub.load('a/b', 'c')", []).kind == "hallucination"
+    assert validate("", []).kind == "no_call"
