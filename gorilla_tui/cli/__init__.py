@@ -61,9 +61,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _has_command(parser: argparse.ArgumentParser, name: str) -> bool:
-    return any(
-        isinstance(a, argparse._SubParsersAction) and name in a.choices for a in parser._actions
-    )
+    return any(isinstance(a, argparse._SubParsersAction) and name in a.choices for a in parser._actions)
 
 
 def run() -> None:

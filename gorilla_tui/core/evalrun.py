@@ -84,7 +84,8 @@ def select_tasks(tasks: Sequence[EvalTask], limit: int | None, sample: str = "he
 
 @dataclass(frozen=True)
 class RunInfo:
-    """What identifies a run; every line of a response file carries it, and a resume must match it."""
+    """What identifies a run (k: hits per task); every line of a response file carries it, and a resume
+    must match it."""
 
     hub: str
     retriever: str
@@ -93,7 +94,13 @@ class RunInfo:
     k: int
 
     def key(self) -> dict[str, Any]:
-        return {"hub": self.hub, "retriever": self.retriever, "mode": self.mode, "model": self.model}
+        return {
+            "hub": self.hub,
+            "retriever": self.retriever,
+            "mode": self.mode,
+            "model": self.model,
+            "k": self.k,
+        }
 
 
 def gorilla_text(api_call: str, domain: str = "", provider: str = "") -> str:

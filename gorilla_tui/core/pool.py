@@ -10,7 +10,8 @@ from pathlib import Path
 from typing import Any
 
 #: Formats a loader understands. "apibench" and "jsonl" share one reader (one JSON object per line, the
-#: APIBench field names); "apizoo" is a JSON list of APIZoo entries (github.com/ShishirPatil/gorilla, data/apizoo).
+#: APIBench field names); "apizoo" is a JSON list of APIZoo entries
+#: (github.com/ShishirPatil/gorilla, data/apizoo).
 FORMATS = ("apibench", "apizoo", "jsonl")
 
 _REST_RE = re.compile(r"^\s*(GET|POST|PUT|PATCH|DELETE|HEAD|OPTIONS)\s+(/\S*)", re.IGNORECASE)
@@ -234,7 +235,8 @@ def _make_doc(rec: dict[str, Any], source: str, line: int, apizoo: bool) -> ApiD
 
 
 def _read_text(path: Path, result: LoadResult) -> str | None:
-    """File text with a UTF-8 BOM removed; None (and a "skipped" diagnostic) for unreadable or binary files."""
+    """File text with a UTF-8 BOM removed; None (and a "skipped" diagnostic) for unreadable or binary
+    files."""
     try:
         raw = path.read_bytes()
     except OSError as e:
@@ -265,7 +267,9 @@ def _add(result: LoadResult, path: Path, line: int, rec: Any, source: str, apizo
         return
     doc = _make_doc(rec, source, line, apizoo)
     if doc.flagged:
-        result.diagnostics.append(Diagnostic(str(path), line, "flagged", f"{doc.flagged}: {doc.api_call[:80]}"))
+        result.diagnostics.append(
+            Diagnostic(str(path), line, "flagged", f"{doc.flagged}: {doc.api_call[:80]}")
+        )
     result.docs.append(doc)
 
 
@@ -300,7 +304,9 @@ def load_jsonl(path: str | Path, source: str) -> LoadResult:
     return result
 
 
-_JSON5_REPAIR = re.compile(r'(?P<str>"(?:[^"\\]|\\.)*")|(?P<trailing>,(?=\s*[\]}]))|\}(?P<gap>\s*)\{', re.DOTALL)
+_JSON5_REPAIR = re.compile(
+    r'(?P<str>"(?:[^"\\]|\\.)*")|(?P<trailing>,(?=\s*[\]}]))|\}(?P<gap>\s*)\{', re.DOTALL
+)
 
 
 def _repair_json(text: str) -> str:

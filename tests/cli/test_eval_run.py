@@ -19,8 +19,8 @@ pytestmark = pytest.mark.model
 
 
 def _run(capsys: pytest.CaptureFixture[str], apibench: Path, out: Path, limit: int) -> dict:
-    code = main(["eval", "run", "--hub", "torchhub", "--retriever", "bm25", "--mode", "select", "--from",
-                 str(apibench), "--limit", str(limit), "--out", str(out), "--json"])  # fmt: skip
+    code = main(["eval", "run", "--hub", "torchhub", "--retriever", "bm25", "--mode", "select", "-k", "3",
+                 "--from", str(apibench), "--limit", str(limit), "--out", str(out), "--json"])  # fmt: skip
     captured = capsys.readouterr()
     assert code == 0, captured.err
     return json.loads(captured.out)
@@ -77,8 +77,8 @@ def test_eval_run_ctrl_c_stops_after_the_current_task(
     exits 130, and leaves only whole lines."""
     out = tmp_path / "th.jsonl"
     exe = Path(sys.executable).with_name("gorilla-tui")
-    cmd = [str(exe), "eval", "run", "--hub", "torchhub", "--retriever", "bm25", "--from", str(apibench),
-           "--limit", "8", "--out", str(out)]  # fmt: skip
+    cmd = [str(exe), "eval", "run", "--hub", "torchhub", "--retriever", "bm25", "-k", "3",
+           "--from", str(apibench), "--limit", "8", "--out", str(out)]  # fmt: skip
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=os.environ.copy())
     deadline = time.monotonic() + 120
     while time.monotonic() < deadline and proc.poll() is None:
