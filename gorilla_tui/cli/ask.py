@@ -27,6 +27,12 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--endpoint", default=None, metavar="URL", help="OpenAI-compatible completion server")
     p.add_argument("--kernel", default=None, metavar="NAME", help="kernel profile (cpu, metal, cuda, vulkan)")
     p.add_argument("--max-tokens", type=int, default=None, metavar="N", help="generation budget (tokens)")
+    p.add_argument(
+        "--run", action="store_true", help="then run the proposed code in the sandbox (asks to confirm)"
+    )
+    p.add_argument("--yes", "-y", action="store_true", help="with --run: answer every confirmation")
+    p.add_argument("--timeout", type=float, default=None, metavar="S", help="with --run: wall-clock limit")
+    p.add_argument("--keep", action="store_true", help="with --run: keep the sandbox folder")
     p.set_defaults(func=run)
 
 
@@ -46,13 +52,18 @@ def settings_from_args(args: argparse.Namespace) -> Any:
 
 
 def run(args: argparse.Namespace) -> int:
-    """Answer the task; exit 0 for a valid verdict, 1 for any other verdict, 2 for bad input/setup."""
+    """Answer the task; exit 0 for a valid verdict, 1 for any other verdict, 2 for bad input/setup.
+    With --run: then confirm and run the code in the sandbox; the exit status is the run's (cli/run.py)."""
     from gorilla_tui.core.backend import open_backend
     from gorilla_tui.core.pipeline import Pipeline, clean_task
     from gorilla_tui.core.retrieval import ApiIndex
 
     settings = settings_from_args(args)
     clean_task(args.task)  # an empty task fails before the model is loaded
+    if args.run:
+        from gorilla_tui.cli.run import check_run_args
+
+        check_run_args(args)  # no TTY and no --yes: refuse before the model is loaded
     index = ApiIndex.load()
     if settings.hub:
         index.pool(settings.hub)  # unknown hub: UsageError now
@@ -65,12 +76,26 @@ def run(args: argparse.Namespace) -> int:
         cancel.set()
         raise
     data = proposal.to_dict()
-    if args.json:
+    from gorilla_tui.core.history import History
+
+    task_id = History().add(args.task, data)  # the TUI's history screen lists CLI asks too
+    if args.json and args.run:
+        pass  # one JSON document: the proposal goes into the run report below
+    elif args.json:
         print(json.dumps(data, indent=2, ensure_ascii=False))
     else:
         for w in proposal.warnings:
             print(f"gorilla-tui: warning: {w}", file=sys.stderr)
         _print_panel(data)
+    if args.run:
+        if not proposal.code.strip():
+            print("gorilla-tui: nothing to run: the proposal has no code", file=sys.stderr)
+            return 1
+        from gorilla_tui.cli.run import confirm_and_run
+
+        return confirm_and_run(
+            proposal.code, proposal.verdict, args, extra={"proposal": data}, task_id=task_id
+        )
     return 0 if proposal.verdict.ok else 1
 
 

@@ -47,28 +47,53 @@ def run_command(args: argparse.Namespace) -> int:
     """Validate, confirm, run, record. Exit 0: the code ran and exited 0 within its limits; 1: it failed, hit
     a limit, or the person declined; 2: bad input, no index, or no TTY to confirm on without --yes."""
     from gorilla_tui.config import load_settings
-    from gorilla_tui.core.history import History
     from gorilla_tui.core.retrieval import ApiIndex
-    from gorilla_tui.core.sandbox import Limits, probe_isolation
     from gorilla_tui.core.validate import Validator
-    from gorilla_tui.errors import UsageError
 
     code = _read_code(args.file)
+    check_run_args(args)
+    settings = load_settings()
+    hub = args.hub if args.hub is not None else (settings.hub or None)
+    verdict = Validator(ApiIndex.load().pool(hub)).check(code)
+    return confirm_and_run(code, verdict, args)
+
+
+def check_run_args(args: argparse.Namespace) -> None:
+    """Raise UsageError (exit 2) for a --timeout out of (0, 3600] s, or when a run would need a
+    confirmation but there is no TTY and no --yes. Called before any slow work, by `run` and `ask --run`."""
+    from gorilla_tui.errors import UsageError
+
     if args.timeout is not None and not (0 < args.timeout <= 3600):
         raise UsageError(f"--timeout must be between 0 and 3600 seconds, not {args.timeout}")
+
     if not args.yes and not sys.stdin.isatty():
         raise UsageError(
             "refusing to run code without confirmation: no terminal to ask on",
             hint="read the code, then pass --yes to confirm non-interactively",
         )
-    settings = load_settings()
-    hub = args.hub if args.hub is not None else (settings.hub or None)
-    verdict = Validator(ApiIndex.load().pool(hub)).check(code)
+
+
+def confirm_and_run(
+    code: str,
+    verdict: Any,
+    args: argparse.Namespace,
+    extra: dict[str, Any] | None = None,
+    task_id: int | None = None,
+) -> int:
+    """Confirm (once for a valid verdict, twice otherwise), run in the sandbox, record the run in the
+    history (linked to the history task `task_id` when given) and report it. args needs: yes, timeout, keep,
+    json; extra: more keys for the --json document.
+    Shared by `run` and `ask --run`.
+    Returns 0 when the code ran and exited 0 within its limits, 1 otherwise (declined included)."""
+    from gorilla_tui.core.history import History
+    from gorilla_tui.core.sandbox import Limits, probe_isolation
+
     requirements = list(verdict.matched.env_requirements) if verdict.matched else []
     isolation = probe_isolation()
     if not confirm_run(code, verdict, requirements, isolated=isolation.mode == "namespaces", yes=args.yes):
         if args.json:
-            print(json.dumps({"verdict": verdict.to_dict(), "run": None, "declined": True}, indent=1))
+            doc = {**(extra or {}), "verdict": verdict.to_dict(), "run": None, "declined": True}
+            print(json.dumps(doc, indent=1))
         else:
             print("Not run.", file=sys.stderr)
         return 1
@@ -77,14 +102,14 @@ def run_command(args: argparse.Namespace) -> int:
         limits = Limits(timeout_s=args.timeout, cpu_s=max(1, math.ceil(args.timeout)))
     result = run_in_sandbox(code, limits, stream=not args.json, keep=args.keep)
     History().add_run(
-        None,
+        task_id,
         code,
         result.exit_status,
         result.output,
         duration_s=result.duration_s,
         truncated=result.truncated,
     )
-    _report(verdict, requirements, result, args)
+    _report(verdict, requirements, result, args, extra or {})
     return 0 if result.ok else 1
 
 
@@ -162,12 +187,15 @@ def run_in_sandbox(code: str, limits: Any, *, stream: bool = True, keep: bool = 
     return box["result"]
 
 
-def _report(verdict: Any, requirements: list[str], result: Any, args: argparse.Namespace) -> None:
+def _report(
+    verdict: Any, requirements: list[str], result: Any, args: argparse.Namespace, extra: dict[str, Any]
+) -> None:
     from gorilla_tui.core.requirements import missing_package
 
     missing = missing_package(result, verdict.matched)
     if args.json:
         doc = {
+            **extra,
             "verdict": verdict.to_dict(),
             "env_requirements": requirements,
             "run": result.to_dict(),

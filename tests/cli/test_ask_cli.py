@@ -49,3 +49,25 @@ def test_ask_missing_model_file(home_with_index, tmp_path, capsys):
     bad.write_bytes(b"PK\x03\x04 a zip, not a model")
     assert main(["ask", SPORTS, "--model", str(bad)]) == 2
     assert "not a GGUF" in capsys.readouterr().err
+
+
+def test_ask_run_refuses_without_a_tty_before_loading_the_model(home_with_index, capsys, monkeypatch):
+    monkeypatch.setattr("sys.stdin.isatty", lambda: False)
+    rc = main(["ask", SPORTS, "--run", "--hub", "torchhub"])
+    err = capsys.readouterr().err
+    assert rc == 2 and "refusing to run code without confirmation" in err and "--yes" in err
+
+
+@pytest.mark.model
+def test_ask_run_yes_runs_the_proposal_in_the_sandbox_and_records_it(home_with_index, capsys):
+    from gorilla_tui.core.history import History
+
+    rc = main(["ask", SPORTS, "--run", "--yes", "--json", "--hub", "torchhub", "--timeout", "20"])
+    doc = json.loads(capsys.readouterr().out)  # one JSON document: proposal + run
+    assert doc["proposal"]["verdict"]["verdict"] == "valid" and doc["verdict"]["verdict"] == "valid"
+    # torch is not installed in the sandbox's interpreter: the run fails and names the pip line
+    assert doc["run"]["exit_status"] != 0 and rc == 1
+    assert doc["missing_package"] and "pip install" in doc["missing_package"]["pip_line"]
+    entry = History().search()[0]
+    assert entry.task == SPORTS and entry.verdict == "valid"
+    assert History().runs(entry.id)[0]["code"] == doc["proposal"]["code"]
