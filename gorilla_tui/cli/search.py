@@ -52,11 +52,16 @@ def run(args: argparse.Namespace) -> int:
     if k < 1:
         raise UsageError(f"-k must be at least 1, not {k}")
     hub = args.hub if args.hub is not None else (settings.hub or None)
-    hits = ApiIndex.load().search(args.task, k=k, hub=hub)
+    from gorilla_tui.core.constraints import search_with_constraints
+
+    # constraints stated in the task ("top-1 >= 75 %", "runs on a Raspberry Pi") rerank the BM25 hits
+    result = search_with_constraints(ApiIndex.load(), args.task, k=k, hub=hub)
+    hits = result.hits
     if args.json:
-        print(
-            json.dumps({"task": args.task, "hub": hub, "k": k, "hits": [hit_row(h) for h in hits]}, indent=1)
-        )
+        doc = {"task": args.task, "hub": hub, "k": k, "hits": [hit_row(h) for h in hits]}
+        doc["constraints"] = result.report
+        doc["constraints_message"] = result.message
+        print(json.dumps(doc, indent=1))
         return 0 if hits else 1
     from rich.console import Console
     from rich.table import Table
@@ -75,4 +80,6 @@ def run(args: argparse.Namespace) -> int:
             str(r["rank"]), f"{r['score']:.2f}", r["api_call"], r["domain"], r["api_name"], r["source"]
         )
     console.print(table)
+    if result.message:
+        console.print(f"constraints: {result.message}")
     return 0

@@ -87,6 +87,7 @@ class Pipeline:
         self.family = family or getattr(backend, "family", "fewshot")
         self._validator = validator
         self.last_stats: dict[str, Any] = {}
+        self.constraints: Any = None  # the last task's ConstraintResult (core/constraints.py), or None
 
     @property
     def validator(self) -> Any:
@@ -98,14 +99,21 @@ class Pipeline:
         return self._validator
 
     def retrieve(self, task: str, oracle_doc: ApiDoc | None = None) -> list[Hit]:
-        """Hits for `task` by the configured retriever (settings.k, settings.hub)."""
+        """Hits for `task` by the configured retriever (settings.k, settings.hub). With bm25, constraints
+        stated in the task (accuracy, size, FLOPs, device words; core/constraints.py) rerank the hits:
+        candidates that meet every constraint first. The parsed constraints stay in self.constraints."""
+        self.constraints = None
         if self.retriever == "none":
             return []
         if self.retriever == "oracle":
             if oracle_doc is None:
                 raise UsageError("the oracle retriever needs the ground-truth doc (oracle_doc)")
             return [Hit(doc=oracle_doc, score=0.0, rank=1)]
-        return list(self.index.search(task, k=self.settings.k, hub=self.settings.hub or None))
+        from gorilla_tui.core.constraints import search_with_constraints
+
+        result = search_with_constraints(self.index, task, k=self.settings.k, hub=self.settings.hub or None)
+        self.constraints = result if result.constraints else None
+        return list(result.hits)
 
     def ask(
         self,
@@ -201,9 +209,15 @@ class Pipeline:
         timings["validate"] = time.perf_counter() - t
         emit(VerdictEvent(verdict))
         timings["total"] = time.perf_counter() - t0
+        constraints: list[dict[str, Any]] = []
+        if self.constraints is not None:
+            constraints = self.constraints.for_doc(verdict.matched)
+            if self.constraints.message:
+                warnings.append(self.constraints.message)
         return Proposal(task=task, api_call=api_call, code=code, verdict=verdict, hits=hits,
                         explanation=explanation, code_source=code_source, mode=mode, model=self.backend.name,
-                        raw_text=text, timings=timings, warnings=warnings)  # fmt: skip
+                        raw_text=text, timings=timings, warnings=warnings,
+                        constraints=constraints)  # fmt: skip
 
     def _generate(self, prompt: str, stop: Sequence[str], max_tokens: int, grammar: str | None,
                   options: list[str], mode: str, emit: Callable[[Event], None],

@@ -94,3 +94,19 @@ def test_select_mode_respects_a_tiny_n_ctx(torchhub_index, gemma_path):
     p = Pipeline(Settings(mode="select", k=10), torchhub_index, be).ask(SPORTS)
     assert p.warnings and p.verdict.kind == "valid"
     assert be.last_stats["prompt_tokens"] + 1 <= be.n_ctx
+
+
+def test_constraints_in_the_task_rerank_hits_and_reach_the_proposal(torchhub_index):
+    task = "image classification model with at least 80% top-1 accuracy on ImageNet"
+    plain = torchhub_index.search(task, k=5)
+    # the ground truth from the pool's metadata: MEAL-V2 ResNeSt-50 (80.67 top-1) meets it, ResNet-50 does not
+    be = ScriptedBackend(["<<<api_call>>>: torch.hub.load('szq0214/MEAL-V2', 'meal_v2', 'mealv2_resnest50')"])
+    pipe = Pipeline(Settings(mode="generate", k=5), torchhub_index, be)
+    proposal = pipe.ask(task)
+    reranked = [h.doc.api_call for h in proposal.hits]
+    assert reranked != [h.doc.api_call for h in plain]  # the constraint changed the order
+    assert "mealv2_resnest50" in reranked[0]
+    assert [c["metric"] for c in proposal.constraints] == ["top1"]
+    assert proposal.constraints[0]["value"] == 80.0 and proposal.constraints[0]["dataset"] == "imagenet"
+    assert any("meet every constraint" in w for w in proposal.warnings)
+    assert proposal.to_dict()["constraints"] == proposal.constraints
