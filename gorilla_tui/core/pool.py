@@ -9,6 +9,8 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from gorilla_tui.core.lenient_json import entry_chunks, repair_json
+
 #: Formats a loader understands. "apibench" and "jsonl" share one reader (one JSON object per line, the
 #: APIBench field names); "apizoo" is a JSON list of APIZoo entries
 #: (github.com/ShishirPatil/gorilla, data/apizoo).
@@ -304,43 +306,6 @@ def load_jsonl(path: str | Path, source: str) -> LoadResult:
     return result
 
 
-_JSON5_REPAIR = re.compile(
-    r'(?P<str>"(?:[^"\\]|\\.)*")|(?P<trailing>,(?=\s*[\]}]))|\}(?P<gap>\s*)\{', re.DOTALL
-)
-
-
-def _repair_json(text: str) -> str:
-    """Repair the slips common in hand-written APIZoo files: trailing commas before ] or }, and a missing
-    comma between adjacent objects (`} {`). String literals are left untouched (raw newlines inside
-    them are accepted by the caller's json.loads(strict=False))."""
-
-    def fix(m: re.Match[str]) -> str:
-        if m.group("str") is not None:
-            return m.group(0)
-        if m.group("trailing") is not None:
-            return ""
-        return "}," + m.group("gap") + "{"
-
-    return _JSON5_REPAIR.sub(fix, text)
-
-
-def _entry_chunks(text: str) -> list[tuple[int, str]]:
-    """Split a JSON list of objects into (1-based line, text) chunks, one per top-level entry, using the
-    indentation of the first entry: lets a file with one broken entry still yield all the others."""
-    first = re.search(r"^([ \t]*)\{", text[text.find("[") + 1 :], re.MULTILINE)
-    if first is None:
-        return []
-    indent = first.group(1)
-    starts = [m.start() for m in re.finditer(rf"^{re.escape(indent)}\{{", text, re.MULTILINE)]
-    chunks = []
-    for i, start in enumerate(starts):
-        end = starts[i + 1] if i + 1 < len(starts) else len(text)
-        chunk = text[start:end].rstrip()
-        chunk = chunk[:-1].rstrip() if i + 1 == len(starts) and chunk.endswith("]") else chunk
-        chunks.append((text.count("\n", 0, start) + 1, chunk.rstrip(",").rstrip()))
-    return chunks
-
-
 def load_apizoo(path: str | Path, source: str) -> LoadResult:
     """Load an APIZoo file: a JSON list of entries (user_name, api_name, api_call, api_arguments, ...).
 
@@ -370,7 +335,7 @@ def load_apizoo(path: str | Path, source: str) -> LoadResult:
         for index, rec in enumerate(data, start=1):
             _add(result, path, index, rec, source, apizoo=True)
         return result
-    chunks = _entry_chunks(text)
+    chunks = entry_chunks(text)
     if not chunks:
         msg = f"invalid JSON: {first_error.msg} (column {first_error.colno})"
         result.diagnostics.append(Diagnostic(str(path), first_error.lineno, "skipped", msg))
@@ -380,7 +345,7 @@ def load_apizoo(path: str | Path, source: str) -> LoadResult:
             rec = json.loads(chunk)
         except json.JSONDecodeError:
             try:
-                rec = json.loads(_repair_json(chunk), strict=False)
+                rec = json.loads(repair_json(chunk), strict=False)
             except json.JSONDecodeError as e:
                 msg = f"entry {index}: invalid JSON at line {line + e.lineno - 1}: {e.msg}"
                 result.diagnostics.append(Diagnostic(str(path), line, "skipped", msg))

@@ -96,3 +96,23 @@ def test_one_huge_field_loads_and_indexes(tmp_path: Path) -> None:
     assert len(r.docs) == 2 and len(r.docs[0].description) == len(huge.strip())
     hits = ApiIndex.build(r.docs).search("open the gates")
     assert hits[0].doc.api_call == "zoo.open()"
+
+
+def test_apizoo_repairs_slips_entry_by_entry(tmp_path: Path) -> None:
+    zoo = tmp_path / "zoo.json"
+    zoo.write_text(
+        "[\n"
+        '  {"api_name": "a", "api_call": "a.get(x)", "questions": ["q1",]},\n'  # trailing comma
+        '  {"api_name": "b", "api_call": "GET /v1/b/{id}"}\n'  # missing comma after this entry
+        '  {"api_name": "c", "api_call": "c.put(y), "broken": 1},\n'  # unterminated string: skipped
+        '  {"api_name": "d", "api_call": "d.run(\\"s, t\\")"}\n'  # a comma inside a string stays
+        "]\n",
+        encoding="utf-8",
+    )
+    r = load_apizoo(zoo, "zoo")
+    assert [d.api_name for d in r.docs] == ["a", "b", "d"]
+    assert (
+        r.docs[0].questions == ["q1"] and r.docs[1].kind == "rest" and r.docs[2].api_call == 'd.run("s, t")'
+    )
+    # entries are split on their opening lines, so the missing comma after b needs no repair of b itself
+    assert [(d.line, d.severity) for d in r.diagnostics] == [(2, "repaired"), (4, "skipped")]
