@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import sys
 from collections.abc import Sequence
 
@@ -13,6 +14,12 @@ from gorilla_tui.errors import GorillaError
 #: Subcommand modules under gorilla_tui.cli; each defines register(subparsers) that sets `func` on its parser.
 #: `func(args) -> int` returns the exit status.
 COMMAND_MODULES = ("index", "search", "check", "evalcmd", "ask", "model", "doctor", "run", "tui")
+
+
+#: Set to 1 to let unexpected exceptions show their traceback instead of the one-line "internal error".
+DEBUG_ENV = "GORILLA_TUI_DEBUG"
+#: Options the top-level parser handles itself; any other leading option goes to the default command `tui`.
+_TOP_LEVEL_OPTIONS = ("-h", "--help", "--version")
 
 
 class _Parser(argparse.ArgumentParser):
@@ -38,15 +45,26 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the CLI and return the exit status: 0 ok, 1 a negative result (e.g. a verdict that is not
-    valid), 2 bad usage or setup (one line on stderr, never a traceback), 130 interrupted."""
-    parser = build_parser()
-    args = parser.parse_args(argv)
-    if getattr(args, "func", None) is None:  # bare `gorilla-tui` opens the TUI
-        args = parser.parse_args(["tui"]) if _has_command(parser, "tui") else None
-        if args is None:
-            parser.print_help()
-            return 0
+    valid), 2 bad usage or setup (one line on stderr, never a traceback), 130 interrupted.
+
+    Options without a command go to the default command `tui` (`gorilla-tui --model X` = `gorilla-tui tui
+    --model X`). An unexpected exception prints one line (exit 1); GORILLA_TUI_DEBUG=1 shows the traceback."""
     try:
+        parser = build_parser()
+        argv = list(sys.argv[1:] if argv is None else argv)
+        if (
+            argv
+            and argv[0].startswith("-")
+            and argv[0] not in _TOP_LEVEL_OPTIONS
+            and _has_command(parser, "tui")
+        ):
+            argv = ["tui", *argv]
+        args = parser.parse_args(argv)
+        if getattr(args, "func", None) is None:  # bare `gorilla-tui` opens the TUI
+            args = parser.parse_args(["tui"]) if _has_command(parser, "tui") else None
+            if args is None:
+                parser.print_help()
+                return 0
         return int(args.func(args) or 0)
     except GorillaError as e:
         print(f"gorilla-tui: error: {e}", file=sys.stderr)
@@ -58,6 +76,16 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 130
     except BrokenPipeError:
         return 0
+    except Exception as e:  # last resort: a bug, not the user's input; one line unless debugging
+        if os.environ.get(DEBUG_ENV, "").strip() not in ("", "0"):
+            raise
+        msg = (str(e).splitlines() or [""])[0][:300]
+        print(
+            f"gorilla-tui: internal error: {type(e).__name__}: {msg}"
+            f" (run with {DEBUG_ENV}=1 for the traceback)",
+            file=sys.stderr,
+        )
+        return 1
 
 
 def _has_command(parser: argparse.ArgumentParser, name: str) -> bool:

@@ -3,10 +3,15 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
+import signal
 import sys
 import threading
+from collections.abc import Iterator
 from typing import Any
+
+from gorilla_tui.errors import GorillaError
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -51,30 +56,59 @@ def settings_from_args(args: argparse.Namespace) -> Any:
     )
 
 
+@contextlib.contextmanager
+def ctrl_c_cancels(cancel: threading.Event) -> Iterator[list[int]]:
+    """While inside: Ctrl+C (SIGINT) sets `cancel` and is recorded in the yielded list, instead of raising
+    KeyboardInterrupt wherever Python happens to be. The backends check `cancel` between tokens, so the ask
+    stops within a token; a KeyboardInterrupt raised inside llama.cpp's ctypes log callback (model loading)
+    would be printed and dropped by ctypes instead. The previous handler is restored on exit. Off the main
+    thread (signal handlers cannot be set there) this does nothing."""
+    hits: list[int] = []
+    if threading.current_thread() is not threading.main_thread():
+        yield hits
+        return
+
+    def handler(signum: int, _frame: Any) -> None:
+        hits.append(signum)
+        cancel.set()
+
+    old = signal.signal(signal.SIGINT, handler)
+    try:
+        yield hits
+    finally:
+        signal.signal(signal.SIGINT, old)
+
+
 def run(args: argparse.Namespace) -> int:
-    """Answer the task; exit 0 for a valid verdict, 1 for any other verdict, 2 for bad input/setup.
+    """Answer the task; exit 0 for a valid verdict, 1 for any other verdict, 2 for bad input/setup,
+    130 after Ctrl+C (at any point: loading the index or the model, retrieval or generation).
     With --run: then confirm and run the code in the sandbox; the exit status is the run's (cli/run.py)."""
-    from gorilla_tui.core.backend import open_backend
-    from gorilla_tui.core.pipeline import Pipeline, clean_task
-    from gorilla_tui.core.retrieval import ApiIndex
+    from gorilla_tui.core.pipeline import clean_task
 
     settings = settings_from_args(args)
     clean_task(args.task)  # an empty task fails before the model is loaded
+    if settings.endpoint:
+        from gorilla_tui.core.remote import check_endpoint
+
+        check_endpoint(settings.endpoint)  # "notaurl": one line, exit 2, before anything loads
+    elif settings.kernel:
+        from gorilla_tui.core.kernels import choose_profile
+
+        choose_profile(settings.kernel)  # an unknown name: exit 2 with the known names, before loading
     if args.run:
         from gorilla_tui.cli.run import check_run_args
 
         check_run_args(args)  # no TTY and no --yes: refuse before the model is loaded
-    index = ApiIndex.load()
-    if settings.hub:
-        index.pool(settings.hub)  # unknown hub: UsageError now
-    backend = open_backend(settings)
-    pipeline = Pipeline(settings, index, backend)
     cancel = threading.Event()
-    try:
-        proposal = pipeline.ask(args.task, cancel=cancel)
-    except KeyboardInterrupt:
-        cancel.set()
-        raise
+    with ctrl_c_cancels(cancel) as interrupted:
+        try:
+            proposal = _ask(args, settings, cancel, interrupted)
+        except GorillaError:
+            if interrupted:  # AskCancelled, or an error the interruption caused
+                raise KeyboardInterrupt from None
+            raise
+    if interrupted:
+        raise KeyboardInterrupt  # cli.main: "gorilla-tui: interrupted", exit 130
     data = proposal.to_dict()
     from gorilla_tui.core.history import History
 
@@ -108,6 +142,23 @@ _BADGE = {
 }
 
 
+def _ask(args: argparse.Namespace, settings: Any, cancel: threading.Event, interrupted: list[int]) -> Any:
+    """Load the index and the backend, then pipeline.ask; stop early (cancel set) after each slow step."""
+    from gorilla_tui.core.backend import open_backend
+    from gorilla_tui.core.pipeline import AskCancelled, Pipeline
+    from gorilla_tui.core.retrieval import ApiIndex
+
+    index = ApiIndex.load()
+    if settings.hub:
+        index.pool(settings.hub)  # unknown hub: UsageError now
+    if interrupted:
+        raise AskCancelled("cancelled")
+    backend = open_backend(settings)  # loading the model: ~0.3-1 s; Ctrl+C is honoured right after it
+    if interrupted:
+        raise AskCancelled("cancelled")
+    return Pipeline(settings, index, backend).ask(args.task, cancel=cancel)
+
+
 def _print_panel(d: dict[str, Any]) -> None:
     from rich.console import Console, Group
     from rich.panel import Panel
@@ -138,5 +189,10 @@ def _print_panel(d: dict[str, Any]) -> None:
     parts += [Text("hits:", style="bold"), hits]
     t = d["timings"]
     parts.append(Text(" ".join(f"{k} {v:.3f}s" for k, v in t.items()), style="dim"))
-    title = f"{d['task'][:70]}  [{d['mode']}, {d['model']}]"
-    Console().print(Panel(Group(*parts), title=title, border_style=colour))
+    Console().print(Panel(Group(*parts), title=panel_title(d), border_style=colour))
+
+
+def panel_title(d: dict[str, Any]) -> str:
+    """The panel title for proposal dict `d`: the task (first 70 characters, no edge spaces) and
+    [mode, model]."""
+    return f"{d['task'][:70].strip()}  [{d['mode']}, {d['model']}]".strip()

@@ -24,7 +24,10 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     p.add_argument("code", help="the code or model response; '-' reads standard input")
     p.add_argument(
-        "--hub", default=None, metavar="NAME", help="check against one source only (torchhub, ...)"
+        "--hub",
+        default=None,
+        metavar="NAME",
+        help="check against one source of the index only (torchhub, ...); not with --pool",
     )
     p.add_argument(
         "--pool", default=None, metavar="FILE", help="check against this doc file instead of the index"
@@ -34,11 +37,15 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def _pool(args: argparse.Namespace) -> list:
+    """The API pool: the docs of --pool FILE (source "user"), else the index's, filtered by --hub.
+    Raises UsageError for --pool together with --hub or an unreadable pool file; IndexMissingError."""
     if args.pool:
         from gorilla_tui.core.pool import load_file
 
+        if args.hub:  # --hub selects a source of the index; a single file is one source, so it has no meaning
+            raise UsageError("--hub filters the index; with --pool the file is the pool (drop one of them)")
         try:
-            loaded = load_file(args.pool, args.hub or "user")
+            loaded = load_file(args.pool, "user")
         except ValueError as e:
             raise UsageError(str(e)) from None
         if not loaded.docs:
@@ -51,8 +58,13 @@ def _pool(args: argparse.Namespace) -> list:
 
 
 def run(args: argparse.Namespace) -> int:
-    """Validate args.code; print the verdict; return its exit status."""
-    code = sys.stdin.read() if args.code == "-" else args.code
+    """Validate args.code; print the verdict; return its exit status. Errors (UsageError, raised before
+    anything is printed) reach stderr as one line, so with --json stdout is empty or one JSON object."""
+    if args.code == "-":
+        data = sys.stdin.buffer.read() if hasattr(sys.stdin, "buffer") else sys.stdin.read().encode()
+        code = data.decode("utf-8", "replace")
+    else:
+        code = args.code
     if not code.strip():
         raise UsageError("nothing to check: the code is empty")
     from gorilla_tui.core.validate import Validator

@@ -94,6 +94,13 @@ def _model(report: dict[str, Any], problems: list[dict[str, str]], spec: str, do
             info["sha256"] = models.sha256_file(path)
 
 
+#: How to build the index: from the hub (needs network) or from a local copy of the APIBench files.
+_INDEX_FIX = (
+    "gorilla-tui index --refresh (downloads from the Hugging Face hub), or offline: "
+    "gorilla-tui index --refresh --from DIR with a local copy of the APIBench api/ files"
+)
+
+
 def _index(report: dict[str, Any], problems: list[dict[str, str]]) -> None:
     from gorilla_tui.core.index_store import read_meta
     from gorilla_tui.errors import GorillaError
@@ -101,7 +108,7 @@ def _index(report: dict[str, Any], problems: list[dict[str, str]]) -> None:
     try:
         folder, meta = read_meta()
     except GorillaError as e:
-        problems.append({"problem": str(e), "fix": "gorilla-tui index --refresh"})
+        problems.append({"problem": str(e), "fix": _INDEX_FIX})
         return
     built = meta.get("built_at")
     age = None
@@ -111,7 +118,7 @@ def _index(report: dict[str, Any], problems: list[dict[str, str]]) -> None:
                        "age_days": round(age, 2) if age is not None else None,
                        "sources": {s["name"]: s.get("loaded") for s in meta.get("sources", [])}}  # fmt: skip
     if age is not None and age > 30:
-        problems.append({"problem": f"the index is {age:.0f} days old", "fix": "gorilla-tui index --refresh"})
+        problems.append({"problem": f"the index is {age:.0f} days old", "fix": _INDEX_FIX})
 
 
 def collect(args: argparse.Namespace) -> dict[str, Any]:

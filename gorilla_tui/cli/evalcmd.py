@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import importlib
 import json
+import sys
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -62,7 +63,7 @@ def register_score(actions: argparse._SubParsersAction) -> None:
 
 
 def run_score(args: argparse.Namespace) -> int:
-    """Score args.responses and print the result."""
+    """Score args.responses and print the result (warnings also go to stderr, one line each)."""
     from gorilla_tui.core.evaluate import score_file
 
     score = score_file(
@@ -73,6 +74,8 @@ def run_score(args: argparse.Namespace) -> int:
         pool_path=args.pool_file,
         from_dir=args.from_dir,
     )
+    for warning in score.warnings:  # stderr in both modes, so --json keeps stdout pure JSON
+        print(f"gorilla-tui: warning: {warning}", file=sys.stderr)
     if args.json:
         print(json.dumps(score.to_dict(), ensure_ascii=False))
         return 0

@@ -10,6 +10,21 @@ from typing import Any
 #: Flagged entries listed per source by `index --status` (all of them with --json).
 FLAGGED_SHOWN = 25
 
+#: Sources built on this machine without any download (a refresh offline still has them).
+LOCAL_SOURCES = ("python-env",)
+
+#: The command that works without network (shown when remote sources could not be fetched).
+FROM_HINT = "gorilla-tui index --refresh --from DIR  (DIR: a local copy of the APIBench api/ *.jsonl files)"
+
+EPILOG = f"""\
+offline: the APIBench pools are fetched from the Hugging Face hub (one quick reachability check; with
+HF_HUB_OFFLINE=1 or no network only the local Hugging Face cache is read). Without them use
+  {FROM_HINT}
+exit status: 0 when an index was built and published, even if some sources could not be fetched (they
+are listed with the reason, their docs from the previous index are kept, and a closing warning names
+them; if only local sources such as python-env were built, the warning says so); 2 for bad input or when
+no source at all could be loaded (the previous index is left in place)."""
+
 
 def register(sub: argparse._SubParsersAction) -> None:
     """Add the `index` subcommand."""
@@ -17,6 +32,8 @@ def register(sub: argparse._SubParsersAction) -> None:
         "index",
         help="build (--refresh) or describe (--status) the local API index",
         description="Build the BM25 index of the API pool from the source manifests, or show its status.",
+        epilog=EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     mode = p.add_mutually_exclusive_group()
     mode.add_argument("--refresh", action="store_true", help="fetch the sources and rebuild the index")
@@ -110,14 +127,33 @@ def _refresh(args: argparse.Namespace) -> int:
             mirrors=args.mirrors, user_paths=user_paths, only=only, keep_previous=not args.clean,
             on_event=on_event, manifests=manifests,
         )  # fmt: skip
+    missing = [r["name"] for r in report.sources if r.get("status") not in ("ok", "kept")]
+    warning = _missing_warning(report.sources, missing)
     if args.json:
         out = {"path": str(report.path), "seconds": round(report.seconds, 3), "sources": report.sources}
+        out["unavailable"] = missing
+        out["warning"] = warning
         print(json.dumps(out, indent=1))
         return 0
     console = Console()
     console.print(_sources_table(report.sources, "index refreshed"))
     console.print(f"{len(report.index.docs)} docs in {report.seconds:.2f} s -> {report.path}")
+    if warning:
+        console.print(f"[yellow]warning:[/] {warning}", highlight=False, soft_wrap=True)
     return 0
+
+
+def _missing_warning(rows: list[dict[str, Any]], missing: list[str]) -> str | None:
+    """The closing line of a refresh that could not fetch every source (None when all came through)."""
+    if not missing:
+        return None
+    built = [r["name"] for r in rows if r.get("status") in ("ok", "kept")]
+    only_local = bool(built) and all(name in LOCAL_SOURCES for name in built)
+    head = f"only {', '.join(built)} was indexed; " if only_local else ""
+    statuses = {r.get("status") for r in rows if r["name"] in missing}
+    if statuses == {"not in mirror"}:
+        return f"{head}not in the --from folders: {', '.join(missing)} (add --from DIR with their files)"
+    return f"{head}could not fetch {', '.join(missing)}; to index them use: {FROM_HINT}"
 
 
 def _sources_table(rows: list[dict[str, Any]], title: str):

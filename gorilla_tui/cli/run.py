@@ -64,7 +64,7 @@ def check_run_args(args: argparse.Namespace) -> None:
     from gorilla_tui.errors import UsageError
 
     if args.timeout is not None and not (0 < args.timeout <= 3600):
-        raise UsageError(f"--timeout must be between 0 and 3600 seconds, not {args.timeout}")
+        raise UsageError(f"--timeout must be greater than 0 and at most 3600 seconds, not {args.timeout:g}")
 
     if not args.yes and not sys.stdin.isatty():
         raise UsageError(

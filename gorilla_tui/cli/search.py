@@ -5,6 +5,11 @@ from __future__ import annotations
 import argparse
 import json
 
+#: Most hits one search may ask for (the same bound as ask and the TUI).
+K_MAX = 50
+#: Characters of the task shown in the table title (the JSON output keeps it whole).
+TITLE_CHARS = 80
+
 
 def register(sub: argparse._SubParsersAction) -> None:
     """Add the `search` subcommand."""
@@ -14,7 +19,9 @@ def register(sub: argparse._SubParsersAction) -> None:
         description="Print the ranked BM25 hits of the local API index for a task in plain English.",
     )
     p.add_argument("task", help='the task, e.g. "classify sports activities in videos"')
-    p.add_argument("-k", type=int, default=None, help="number of hits (default: the k setting, 5)")
+    p.add_argument(
+        "-k", type=int, default=None, help=f"number of hits, 1..{K_MAX} (default: the k setting, 5)"
+    )
     p.add_argument(
         "--hub", default=None, metavar="NAME", help="search only this source (torchhub, apizoo, ...)"
     )
@@ -49,8 +56,8 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError("the task is empty")
     settings = load_settings()
     k = args.k if args.k is not None else settings.k
-    if k < 1:
-        raise UsageError(f"-k must be at least 1, not {k}")
+    if not 1 <= k <= K_MAX:
+        raise UsageError(f"-k must be between 1 and {K_MAX}, not {k}")
     hub = args.hub if args.hub is not None else (settings.hub or None)
     from gorilla_tui.core.constraints import search_with_constraints
 
@@ -64,13 +71,16 @@ def run(args: argparse.Namespace) -> int:
         print(json.dumps(doc, indent=1))
         return 0 if hits else 1
     from rich.console import Console
+    from rich.markup import escape
     from rich.table import Table
 
     console = Console()
     if not hits:
         console.print("no hit: no API doc shares a word with the task" + (f" in {hub}" if hub else ""))
         return 1
-    table = Table(title=f"hits for: {args.task}" + (f" (source {hub})" if hub else ""))
+    title = " ".join(args.task.split())
+    title = title if len(title) <= TITLE_CHARS else title[: TITLE_CHARS - 3].rstrip() + "..."
+    table = Table(title=f"hits for: {escape(title)}" + (f" (source {hub})" if hub else ""))
     for col, just in (("rank", "right"), ("score", "right"), ("api_call", "left"), ("domain", "left"),
                       ("api_name", "left"), ("source", "left")):  # fmt: skip
         table.add_column(col, justify=just, overflow="fold", no_wrap=col in ("rank", "score", "source"))

@@ -9,7 +9,16 @@ from gorilla_tui.config import load_settings
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     """Add the `tui` subcommand."""
-    p = subparsers.add_parser("tui", help="open the terminal UI (the default when no command is given)")
+    p = subparsers.add_parser(
+        "tui",
+        help="open the terminal UI (the default when no command is given)",
+        description=(
+            "Open the terminal UI: type a task, see the retrieved API docs (hits), the model's API call, "
+            "its code and the verdict of the AST sub-tree match. This is the default command: "
+            "`gorilla-tui --model M` is `gorilla-tui tui --model M`. "
+            "Flags override config.toml for this session."
+        ),
+    )
     p.add_argument("--model", help="model: a .gguf path, hf:OWNER/REPO/FILE.gguf or a registry name")
     p.add_argument("--mode", choices=("select", "generate"), help="select (GBNF choice) or generate")
     p.add_argument("-k", type=int, help="hits retrieved per task (1-50)")

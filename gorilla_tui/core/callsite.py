@@ -17,7 +17,16 @@ MAX_TEXT = 400
 #: At most this many calls are read from one piece of code (1 MB of calls stays bounded).
 MAX_CALLS = 2000
 
+#: CPython's tokenizer refuses more nested (), [] and {} than this ("too many nested parentheses";
+#: MAXLEVEL in Parser/tokenizer.c); tree-sitter parses any depth, so scan() checks it separately.
+MAX_NESTING = 200
+
 _SPACE = re.compile(r"\s+")
+# Strings and comments are skipped when counting brackets (prefixes such as r/b/f are just letters here).
+_BRACKETS = re.compile(
+    r"'''(?:\\.|[^\\])*?'''|\"\"\"(?:\\.|[^\\])*?\"\"\"|'(?:\\.|[^\\'\n])*'"
+    r"|\"(?:\\.|[^\\\"\n])*\"|#[^\n]*|[(\[{]|[)\]}]|\n"
+)
 _STRING_PREFIX = re.compile(r"^[rRbBuUfF]{0,2}")
 _local = threading.local()
 
@@ -191,9 +200,34 @@ def syntax_errors(root: Node, limit: int = 3) -> list[str]:
     return out
 
 
+def nesting_error(code: str) -> str | None:
+    """ "line:col: nesting deeper than Python's limit of 200" at the first bracket past MAX_NESTING open
+    (), [] or {} (strings and comments skipped), else None. One regex pass, no recursion; code with at most
+    MAX_NESTING opening brackets is not scanned at all."""
+    if code.count("(") + code.count("[") + code.count("{") <= MAX_NESTING:
+        return None
+    depth, line, line_start = 0, 1, 0
+    for m in _BRACKETS.finditer(code):
+        token = m.group()
+        if token == "\n":
+            line, line_start = line + 1, m.end()
+        elif token in "([{":
+            depth += 1
+            if depth > MAX_NESTING:
+                col = m.start() - line_start + 1
+                return f"{line}:{col}: nesting deeper than Python's limit of {MAX_NESTING}"
+        elif token in ")]}":
+            depth = max(depth - 1, 0)
+        elif "\n" in token:  # a triple-quoted string spanning lines
+            line += token.count("\n")
+            line_start = m.start() + token.rindex("\n") + 1
+    return None
+
+
 def scan(code: str) -> Scan:
-    """Parse `code` once and return its calls (pre-order), assigned names and syntax errors. Never raises
-    for any input text (NUL bytes, lone surrogates and deep nesting included)."""
+    """Parse `code` once and return its calls (pre-order), assigned names and syntax errors (nesting deeper
+    than CPython accepts, MAX_NESTING, is an error too). Never raises for any input text (NUL bytes, lone
+    surrogates and deep nesting included)."""
     data = code.encode("utf-8", "surrogatepass")
     tree = parse(data)
     root = tree.root_node
@@ -201,6 +235,9 @@ def scan(code: str) -> Scan:
     result = Scan()
     if root.has_error:
         result.errors = syntax_errors(root)
+    deep = nesting_error(code)
+    if deep is not None:
+        result.errors.insert(0, deep)
     calls: list[Node] = []
     cursor = tree.walk()  # iterative pre-order walk: source order, outer calls first, any depth
     while True:

@@ -155,6 +155,8 @@ def load_answers(path: str | Path, info: RunInfo) -> tuple[dict[int, dict[str, A
     path = Path(path)
     if not path.exists():
         return {}, []
+    if path.is_dir():  # --out is where answers are written: say so, not "cannot read"
+        raise UsageError(f"cannot write responses to {path}: it is a directory; give --out a file name")
     try:
         raw = path.read_bytes().decode("utf-8", "replace")
     except OSError as e:

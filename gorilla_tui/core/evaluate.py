@@ -54,18 +54,29 @@ def resolve_file(filename: str, from_dir: str | Path | None = None) -> Path:
         ) from None
 
 
+def _read_text(path: str | Path, what: str) -> str:
+    """A text file's content as str. Raises UsageError when it is missing or unreadable, binary (holds NUL
+    bytes) or not UTF-8 (a leading BOM is accepted)."""
+    p = Path(path)
+    try:
+        data = p.read_bytes()
+    except OSError as e:
+        raise UsageError(f"cannot read {what} file {p}: {e.strerror or e}") from None
+    if b"\x00" in data:
+        raise UsageError(f"{what} file {p} is binary (it holds NUL bytes), not JSON Lines")
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as e:
+        raise UsageError(f"{what} file {p} is not UTF-8 text (bad byte at offset {e.start})") from None
+
+
 def read_jsonl(path: str | Path, what: str) -> list[dict[str, Any] | None]:
     """JSON Lines file -> one entry per non-blank line (None for a line that is not a JSON object).
 
-    Raises UsageError when the file is missing, unreadable, or has no line at all.
+    Raises UsageError when the file is missing, unreadable, binary, not UTF-8, or has no line at all.
     """
-    p = Path(path)
-    try:
-        text = p.read_text(encoding="utf-8-sig", errors="replace")
-    except OSError as e:
-        raise UsageError(f"cannot read {what} file {p}: {e.strerror or e}") from None
     rows: list[dict[str, Any] | None] = []
-    for line in text.splitlines():
+    for line in _read_text(path, what).splitlines():
         if not line.strip():
             continue
         try:
@@ -74,8 +85,60 @@ def read_jsonl(path: str | Path, what: str) -> list[dict[str, Any] | None]:
             value = None
         rows.append(value if isinstance(value, dict) else None)
     if not rows:
-        raise UsageError(f"{what} file {p} is empty")
+        raise UsageError(f"{what} file {Path(path)} is empty")
     return rows
+
+
+#: A response file is rejected when more than this share of its non-blank lines are not JSON objects with a
+#: question_id (a few bad lines are tolerated and counted as errors; a file of another kind is not).
+MAX_BAD_SHARE = 0.05
+
+
+@dataclass
+class Responses:
+    """A response file read line by line: rows = (1-based line number, object holding "question_id"),
+    bad = line numbers of the non-blank lines that are not such objects, total = non-blank lines."""
+
+    rows: list[tuple[int, dict[str, Any]]]
+    bad: list[int]
+    total: int
+
+
+def read_responses(path: str | Path) -> Responses:
+    """Read a Gorilla response file (JSON Lines of {question_id, text}).
+
+    Raises UsageError (exit 2, one line) when the file is unreadable, binary, not UTF-8 or empty, when no
+    line is a JSON object with a question_id, or when more than MAX_BAD_SHARE of its lines are not (the
+    message names the first bad line).
+    """
+    p = Path(path)
+    rows: list[tuple[int, dict[str, Any]]] = []
+    bad: list[int] = []
+    for number, line in enumerate(_read_text(p, "responses").splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            value = json.loads(line)
+        except ValueError:
+            value = None
+        if isinstance(value, dict) and "question_id" in value:
+            rows.append((number, value))
+        else:
+            bad.append(number)
+    total = len(rows) + len(bad)
+    if not total:
+        raise UsageError(f"responses file {p} is empty")
+    if not rows:
+        raise UsageError(
+            f"responses file {p} is not JSON Lines of {{question_id, text}} objects "
+            f"(no line is; first line that is not: {bad[0]})"
+        )
+    if len(bad) > MAX_BAD_SHARE * total:
+        raise UsageError(
+            f"{len(bad)} of {total} lines of responses file {p} are not JSON objects with a question_id "
+            f"(first: line {bad[0]}); more than {MAX_BAD_SHARE:.0%} bad lines"
+        )
+    return Responses(rows, bad, total)
 
 
 @dataclass
@@ -102,8 +165,10 @@ def load_eval(path: str | Path) -> list[EvalItem]:
 @dataclass
 class Score:
     """Scores of one response file: counts and fractions (accuracy + hallucination + error == 1), n =
-    number of response lines, per_domain: domain -> {n, accuracy, hallucination, error}, verdicts: counts of
-    validator verdicts (strict only), notes: problems found in the input (bad lines, unknown ids)."""
+    number of response lines scored (out-of-range question_ids are skipped; strict also skips repeated
+    question_ids), per_domain: domain -> {n, accuracy, hallucination, error}, verdicts: counts of validator
+    verdicts (strict only), warnings: one line per problem with the file as a whole (bad lines, duplicate or
+    unknown question_ids, responses that look like another hub's), notes: per-line details (at most 20)."""
 
     hub: str
     metric: str
@@ -113,6 +178,7 @@ class Score:
     per_domain: dict[str, dict[str, float]] = field(default_factory=dict)
     verdicts: dict[str, int] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
 
     @property
     def accuracy(self) -> float:
@@ -136,11 +202,12 @@ class Score:
             "error": round(self.error, 6),
             "per_domain": self.per_domain,
             "verdicts": self.verdicts,
+            "warnings": self.warnings,
             "notes": self.notes,
         }
 
 
-def _tally(hub: str, metric: str, outcomes: list[tuple[str, str]], notes: list[str]) -> Score:
+def _tally(hub: str, metric: str, outcomes: list[tuple[str, str]]) -> Score:
     """outcomes: (domain, status) with status correct / hallucination / error."""
     by_domain: dict[str, Counter[str]] = {}
     for domain, status in outcomes:
@@ -155,44 +222,113 @@ def _tally(hub: str, metric: str, outcomes: list[tuple[str, str]], notes: list[s
         for d, c in sorted(by_domain.items())
     }
     total = Counter(s for _, s in outcomes)
-    return Score(hub, metric, len(outcomes), total["correct"], total["hallucination"], per_domain, {}, notes)
+    return Score(hub, metric, len(outcomes), total["correct"], total["hallucination"], per_domain)
 
 
-def _item(
-    response: dict[str, Any] | None, items: list[EvalItem], notes: list[str], line: int
-) -> EvalItem | None:
-    if response is None:
-        notes.append(f"response line {line}: not a JSON object (counted as an error)")
+@dataclass(frozen=True)
+class Answer:
+    """One response line to score: its line number, the response object (None: an unreadable line, scored
+    as an error) and the eval item its question_id names (None with response None)."""
+
+    line: int
+    response: dict[str, Any] | None
+    item: EvalItem | None
+
+
+def select(
+    responses: Responses, items: list[EvalItem], metric: str
+) -> tuple[list[Answer], list[str], list[str]]:
+    """The answers to score, in line order, plus (warnings, notes). Unreadable lines (at most MAX_BAD_SHARE,
+    see read_responses) are scored as errors; a question_id that is not an int in 1..len(items) is skipped;
+    a repeated question_id is counted every time under `gorilla` (the released scripts iterate over response
+    lines) and once, first answer kept, under `strict`. Each problem kind gives one warning.
+    Raises UsageError when no line answers a question of the eval set."""
+    warnings: list[str] = []
+    notes = [
+        f"response line {n}: not a JSON object with a question_id (counted as an error)"
+        for n in responses.bad
+    ]
+    if responses.bad:
+        warnings.append(
+            f"{len(responses.bad)} line(s) are not JSON objects with a question_id, counted as errors "
+            f"(first: line {responses.bad[0]})"
+        )
+    answers = [Answer(n, None, None) for n in responses.bad]
+    seen: dict[int, int] = {}
+    unknown: list[int] = []
+    repeated: list[tuple[int, int]] = []
+    for line, row in responses.rows:
+        qid = row.get("question_id")
+        if isinstance(qid, bool) or not isinstance(qid, int) or not 1 <= qid <= len(items):
+            unknown.append(line)
+            notes.append(
+                f"response line {line}: question_id {qid!r} is not a line of the eval file (skipped)"
+            )
+            continue
+        if qid in seen:
+            repeated.append((line, qid))
+            if metric == "strict":
+                notes.append(f"response line {line}: question_id {qid} repeats line {seen[qid]} (skipped)")
+                continue
+        seen.setdefault(qid, line)
+        answers.append(Answer(line, row, items[qid - 1]))
+    if unknown:
+        warnings.append(
+            f"{len(unknown)} response(s) skipped: question_id not in the eval set (1..{len(items)}) "
+            f"(first: line {unknown[0]})"
+        )
+    if repeated:
+        how = "every line counted, as the released scripts do"
+        if metric == "strict":
+            how = "each question counted once (first answer kept)"
+        line, qid = repeated[0]
+        warnings.append(f"{len(repeated)} repeated question_id(s) (first: {qid} again on line {line}); {how}")
+    if not any(a.item for a in answers):
+        raise UsageError(f"no response line answers a question of the eval set (1..{len(items)})")
+    answers.sort(key=lambda a: a.line)
+    return answers, warnings, notes[:20]
+
+
+#: Hub-mismatch warning: fewer than this share of the responses call a callee of the hub's pool ...
+MISMATCH_KNOWN = 0.05
+#: ... while more than this share hold a parseable call (and at least MISMATCH_MIN responses were read).
+MISMATCH_PARSED = 0.5
+MISMATCH_MIN = 10
+
+
+def hub_mismatch(hub: str, known: int, parsed: int, total: int) -> str | None:
+    """A warning when responses look written for another hub: of `total` responses, `known` call a callee of
+    the hub's pool and `parsed` hold a parseable call (thresholds MISMATCH_*); else None."""
+    if total < MISMATCH_MIN or known >= MISMATCH_KNOWN * total or parsed <= MISMATCH_PARSED * total:
         return None
-    qid = response.get("question_id")
-    if not isinstance(qid, int) or not 1 <= qid <= len(items):
-        notes.append(f"response line {line}: question_id {qid!r} is not a line of the eval file (error)")
-        return None
-    return items[qid - 1]
+    return (
+        f"these responses look like they are for another hub: only {known} of {total} call an API of the "
+        f"{hub} pool, though {parsed} hold a parseable call (check --hub)"
+    )
 
 
-def score_gorilla(
-    hub: str, responses: list[dict[str, Any] | None], items: list[EvalItem], pool_path: str | Path
-) -> Score:
+def score_gorilla(hub: str, answers: list[Answer], items: list[EvalItem], pool_path: str | Path) -> Score:
     """The paper's AST metric (gorilla_metric; GORILLA_METRIC.md) over raw pool records in file order."""
     records = [r or {} for r in read_jsonl(pool_path, "API pool")]
     trees = gorilla_metric.prepare_pool([str(r.get("api_call", "")) for r in records], hub)
     domains = [str(r.get("domain", "")) for r in records]
-    notes: list[str] = []
     outcomes = []
-    for line, response in enumerate(responses, start=1):
-        item = _item(response, items, notes, line)
-        if item is None or response is None:
+    known = parsed = 0
+    for answer in answers:
+        if answer.item is None or answer.response is None:
             outcomes.append(("", "error"))
             continue
-        result = gorilla_metric.score_response(response, hub, trees, domains, item.domain)
-        outcomes.append((item.domain, result.status))
-    return _tally(hub, "gorilla", outcomes, notes[:20])
+        result = gorilla_metric.score_response(answer.response, hub, trees, domains, answer.item.domain)
+        known += result.callee is True
+        parsed += result.callee is not None
+        outcomes.append((answer.item.domain, result.status))
+    score = _tally(hub, "gorilla", outcomes)
+    warning = hub_mismatch(hub, known, parsed, len(answers))
+    score.warnings = [warning] if warning else []
+    return score
 
 
-def score_strict(
-    hub: str, responses: list[dict[str, Any] | None], items: list[EvalItem], pool: list[ApiDoc]
-) -> Score:
+def score_strict(hub: str, answers: list[Answer], items: list[EvalItem], pool: list[ApiDoc]) -> Score:
     """Strict metric: correct when the validator finds the response's call valid and the matched pool entry
     has the ground truth's identity (callee + identifying arguments); hallucination when the verdict is
     hallucination or wrong_args (the proposed API is not in the pool); error otherwise (a different real
@@ -207,12 +343,11 @@ def score_strict(
             keys[api_call] = validator.key_of(api_call)
         return keys[api_call]
 
-    notes: list[str] = []
     outcomes = []
     verdicts: Counter[str] = Counter()
-    for line, response in enumerate(responses, start=1):
-        item = _item(response, items, notes, line)
-        text = response.get("text") if response else None
+    for answer in answers:
+        item = answer.item
+        text = answer.response.get("text") if answer.response else None
         if item is None or not isinstance(text, str):
             outcomes.append((item.domain if item else "", "error"))
             continue
@@ -226,8 +361,11 @@ def score_strict(
         else:
             status = "error"
         outcomes.append((item.domain, status))
-    score = _tally(hub, "strict", outcomes, notes[:20])
+    score = _tally(hub, "strict", outcomes)
     score.verdicts = dict(verdicts)
+    known = verdicts["valid"] + verdicts["wrong_args"]  # a pool callee was called
+    warning = hub_mismatch(hub, known, known + verdicts["hallucination"], len(answers))
+    score.warnings = [warning] if warning else []
     return score
 
 
@@ -243,19 +381,25 @@ def score_file(
     """Score a Gorilla response file ({question_id, text} per line) against the hub's eval set.
 
     eval_path / pool_path default to the hub's APIBench files, resolved by resolve_file(from_dir).
-    Raises UsageError for an unknown hub or metric or an unreadable file, GorillaError when a file cannot
-    be resolved.
+    Raises UsageError for an unknown hub or metric, an unreadable file, a responses file that is not JSON
+    Lines of {question_id, ...} objects (see read_responses) or answers no question; GorillaError when a
+    file cannot be resolved. Problems that do not stop scoring are in Score.warnings.
     """
     hub = hub_name(hub)
     if metric not in METRICS:
         raise UsageError(f"unknown metric {metric!r} (expected one of {', '.join(METRICS)})")
     api_file, eval_file = HUB_FILES[hub]
-    responses = read_jsonl(responses_path, "responses")
+    responses = read_responses(responses_path)
     items = load_eval(eval_path or resolve_file(eval_file, from_dir))
+    answers, warnings, notes = select(responses, items, metric)
     pool_file = Path(pool_path) if pool_path else resolve_file(api_file, from_dir)
     if metric == "gorilla":
-        return score_gorilla(hub, responses, items, pool_file)
-    loaded = load_jsonl(pool_file, hub)
-    if not loaded.docs:
-        raise UsageError(f"no API docs could be read from {pool_file}")
-    return score_strict(hub, responses, items, loaded.docs)
+        score = score_gorilla(hub, answers, items, pool_file)
+    else:
+        loaded = load_jsonl(pool_file, hub)
+        if not loaded.docs:
+            raise UsageError(f"no API docs could be read from {pool_file}")
+        score = score_strict(hub, answers, items, loaded.docs)
+    score.warnings = warnings + score.warnings
+    score.notes = notes
+    return score

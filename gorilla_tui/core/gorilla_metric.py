@@ -103,7 +103,10 @@ def sub_trees(code: str) -> list[tuple[Node, bytes | None]]:
 
 def match(code: str, pool: Sequence[PoolTree]) -> int:
     """Pool file index of the first matching entry (GORILLA_METRIC.md section 4), or -1 for no match."""
-    candidates = sub_trees(code)
+    return _match(sub_trees(code), pool)
+
+
+def _match(candidates: list[tuple[Node, bytes | None]], pool: Sequence[PoolTree]) -> int:
     texts: dict[int, str] = {}
     for entry in pool:
         chosen = len(candidates) - 1
@@ -119,13 +122,26 @@ def match(code: str, pool: Sequence[PoolTree]) -> int:
     return -1
 
 
+def pool_callee(candidates: list[tuple[Node, bytes | None]], pool: Sequence[PoolTree]) -> bool | None:
+    """Whether a response's candidate sub-trees hold a call whose callee is a pool api_name (True), only
+    other calls (False), or no call at all (None). Not part of the released metric: it feeds the
+    wrong-hub warning of evaluate.hub_mismatch."""
+    names = {entry.api_name for entry in pool}
+    calls = [first for node, first in candidates if node.type == "call"]
+    if not calls:
+        return None
+    return any(first in names for first in calls)
+
+
 @dataclass(frozen=True)
 class GorillaOutcome:
     """Per-response result: status "correct", "hallucination" or "error"; matched is the pool file index
-    of the winning entry (or -1)."""
+    of the winning entry (or -1); callee: pool_callee() of the cut-out call (None when nothing was cut
+    out or it holds no call)."""
 
     status: str
     matched: int = -1
+    callee: bool | None = None
 
 
 def score_response(
@@ -142,7 +158,9 @@ def score_response(
     call = response_call(text, hub)
     if call is None:
         return GorillaOutcome("error")
-    index = match(call, pool_trees)
+    candidates = sub_trees(call)
+    callee = pool_callee(candidates, pool_trees)
+    index = _match(candidates, pool_trees)
     if index == -1:
-        return GorillaOutcome("hallucination")
-    return GorillaOutcome("correct" if pool_domains[index] == domain else "error", index)
+        return GorillaOutcome("hallucination", callee=callee)
+    return GorillaOutcome("correct" if pool_domains[index] == domain else "error", index, callee)

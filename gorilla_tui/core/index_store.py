@@ -86,7 +86,7 @@ def write_version(
     terms = [""] * len(vocab)
     for term, col in vocab.items():
         terms[col] = term
-    _write(folder / "docs.json", json.dumps([d.to_dict() for d in docs], ensure_ascii=False).encode())
+    _write_docs(folder / "docs.json", docs)
     _write(folder / "vocab.json", json.dumps(terms, ensure_ascii=False).encode())
     with open(folder / "tf.npz", "wb") as fh:
         sparse.save_npz(fh, tf.tocsr(), compressed=False)
@@ -175,6 +175,17 @@ def _read_json(path: Path) -> Any:
         raise GorillaError(f"{path} is missing; rebuild the index", hint=_HINT) from None
     except (OSError, ValueError) as e:
         raise GorillaError(f"cannot read {path} ({e}); rebuild the index", hint=_HINT) from None
+
+
+def _write_docs(path: Path, docs: list[ApiDoc]) -> None:
+    """docs.json written one doc at a time (a single json.dumps of 200k docs held ~800 MB at once)."""
+    with open(path, "w", encoding="utf-8") as fh:
+        fh.write("[")
+        for i, d in enumerate(docs):
+            fh.write(("," if i else "") + json.dumps(d.to_dict(), ensure_ascii=False))
+        fh.write("]")
+        fh.flush()
+        os.fsync(fh.fileno())
 
 
 def _write(path: Path, data: bytes) -> None:

@@ -126,7 +126,8 @@ class Pipeline:
     ) -> Proposal:
         """Answer one task. Events, in order: HitsEvent, TokenEvent*, VerdictEvent, DoneEvent; or ErrorEvent
         (then the error is raised: GorillaError/UsageError, AskCancelled when `cancel` was set).
-        mode: "select" | "generate" (default settings.mode). Timings (seconds) go to Proposal.timings."""
+        mode: "select" | "generate" (default settings.mode). Timings (seconds) go to Proposal.timings.
+        Proposal.warnings: task notes, backend.warnings (if any) and prompt-fitting notes."""
         emit = on_event or (lambda _e: None)
         try:
             proposal = self._ask(task, emit, cancel, oracle_doc, mode or self.settings.mode)
@@ -148,6 +149,7 @@ class Pipeline:
         t0 = time.perf_counter()
         timings: dict[str, float] = {}
         task, warnings = clean_task(task)
+        warnings += list(getattr(self.backend, "warnings", None) or [])  # e.g. no GPU offload (kernels.py)
         hits = self.retrieve(task, oracle_doc)
         timings["retrieve"] = time.perf_counter() - t0
         emit(HitsEvent(hits))

@@ -2,19 +2,43 @@
 
 from __future__ import annotations
 
+import http.client
 import json
 import threading
 import urllib.error
+import urllib.parse
 import urllib.request
 from collections.abc import Iterator, Sequence
 from typing import Any
 
-from gorilla_tui.errors import GorillaError
+from gorilla_tui.errors import GorillaError, UsageError
+
+#: What can go wrong in urllib besides an HTTP error status: no route/refused/timeout (URLError, OSError),
+#: a bad URL or port (ValueError, http.client.InvalidURL), a server that breaks the protocol (HTTPException).
+_NET_ERRORS = (urllib.error.URLError, OSError, ValueError, http.client.HTTPException)
+
+
+def check_endpoint(endpoint: str) -> str:
+    """`endpoint` stripped, if it is an http:// or https:// URL with a host (and a valid port, if any).
+    Raises UsageError (exit 2) otherwise, e.g. for "notaurl" or "localhost:8080" (no scheme)."""
+    url = (endpoint or "").strip()
+    try:
+        parts = urllib.parse.urlsplit(url)
+        _port = parts.port  # ValueError for a port that is not a number in 0..65535
+    except ValueError as e:
+        raise UsageError(f"endpoint {endpoint!r} is not a valid URL ({e})") from None
+    if parts.scheme.lower() not in ("http", "https") or not parts.hostname:
+        raise UsageError(
+            f"endpoint {endpoint!r} is not an http(s) URL with a host, "
+            "e.g. http://127.0.0.1:8080 (an OpenAI-compatible completion server)"
+        )
+    return url
 
 
 def completions_url(endpoint: str) -> str:
-    """Normalise --endpoint: "http://h:p" or ".../v1" or ".../v1/completions" -> the completions URL."""
-    url = endpoint.rstrip("/")
+    """Normalise --endpoint: "http://h:p" or ".../v1" or ".../v1/completions" -> the completions URL.
+    Raises UsageError for anything but an http(s) URL with a host (check_endpoint)."""
+    url = check_endpoint(endpoint).rstrip("/")
     if url.endswith("/completions"):
         return url
     if url.endswith("/v1"):
@@ -31,7 +55,8 @@ class RemoteBackend:
     n_ctx: the server's context size (tokens), as configured (the OpenAI API does not report it).
     count_tokens asks the server's tokenizer (/extras/tokenize of llama-cpp-python's server, /tokenize of
     llama-server) and falls back to a conservative estimate of one token per 2 UTF-8 bytes.
-    Raises GorillaError (one line) when the server cannot be reached or answers with an error.
+    Raises UsageError for an endpoint that is not an http(s) URL with a host (check_endpoint), and
+    GorillaError (one line) when the server cannot be reached, answers with an error or breaks the protocol.
     """
 
     def __init__(
@@ -69,7 +94,7 @@ class RemoteBackend:
                 self._tokenize_path = path
                 # llama-cpp-python's /extras/tokenize adds BOS itself; llama-server's /tokenize does not
                 return len(tokens) + (0 if path == "/extras/tokenize" else 1)
-            except (urllib.error.URLError, OSError, KeyError, ValueError):
+            except (*_NET_ERRORS, KeyError, TypeError):
                 continue
         return len(text.encode("utf-8")) // 2 + 1
 
@@ -95,10 +120,13 @@ class RemoteBackend:
         try:
             resp = self._post(self.url, body, self.timeout)
         except urllib.error.HTTPError as e:
-            detail = e.read()[:200].decode("utf-8", "replace").replace("\n", " ")
+            try:
+                detail = e.read()[:200].decode("utf-8", "replace").replace("\n", " ")
+            except _NET_ERRORS:
+                detail = str(e.reason)
             raise GorillaError(f"endpoint {self.url} answered HTTP {e.code}: {detail}") from None
-        except (urllib.error.URLError, OSError) as e:
-            reason = getattr(e, "reason", e)
+        except _NET_ERRORS as e:
+            reason = getattr(e, "reason", None) or str(e) or type(e).__name__
             raise GorillaError(
                 f"cannot reach endpoint {self.url}: {reason}",
                 hint="check --endpoint and that the server runs",
@@ -125,7 +153,7 @@ class RemoteBackend:
                     if text:
                         pieces += 1
                         yield text
-        except (urllib.error.URLError, OSError) as e:
-            raise GorillaError(f"connection to {self.url} broke: {e}") from None
+        except _NET_ERRORS as e:
+            raise GorillaError(f"connection to {self.url} broke: {str(e) or type(e).__name__}") from None
         finally:
             self.last_stats = {"pieces": pieces, "cancelled": bool(cancel is not None and cancel.is_set())}

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import re
+import unicodedata
+from array import array
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
@@ -17,11 +19,28 @@ from gorilla_tui.core.types import Hit
 from gorilla_tui.errors import GorillaError, UsageError
 
 #: Bumped when tokenize() or doc_text() change (an index built by another version must be rebuilt).
-TOKENIZER_VERSION = 2
+#: 3: Unicode-aware (casefold, accents folded, non-ASCII letters kept in words), linear camelCase runs,
+#: tokens capped at MAX_TOKEN_CHARS.
+TOKENIZER_VERSION = 3
 
-_CHUNK_RE = re.compile(r"[A-Za-z0-9]+(?:[-_./:][A-Za-z0-9]+)*")
-_CAMEL_RUN_RE = re.compile(r"[A-Za-z]*[a-z][A-Z][A-Za-z]*")
-_PART_RE = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|[0-9]+")
+#: Longest term kept, in characters: longer terms (a 250 KB "word" in a description, a base64 blob) are
+#: truncated to their first MAX_TOKEN_CHARS characters, in docs and queries alike, so they still match each
+#: other and cannot bloat the vocabulary. Real model ids are shorter (APIBench's longest are ~60 chars).
+MAX_TOKEN_CHARS = 64
+
+# Every pattern below is linear in the length of its input (no nested quantifier can re-scan a run): the
+# former camelCase-run pattern [A-Za-z]*[a-z][A-Z][A-Za-z]* re-scanned each run from every start position
+# (quadratic: tokenize("x" * 40000) took 13 s). "Letter" is any Unicode word character that is neither a
+# digit nor "_"; camelCase splitting only looks at ASCII capitals (non-ASCII letters count as lower case,
+# so "Ünïcödé" stays one word).
+_LOWER = r"[^\W\dA-Z_]"
+_CHUNK_RE = re.compile(r"[^\W_]+(?:[-_./:][^\W_]+)*")
+_PART_RE = re.compile(rf"[A-Z]+(?=[A-Z]{_LOWER})|[A-Z]?{_LOWER}+|[A-Z]+|\d+")
+_LETTER_RUN_RE = re.compile(r"[^\W\d_]+")
+_CAMEL_EDGE_RE = re.compile(r"[a-z][A-Z]")
+#: Combining marks of Latin, Greek and Cyrillic letters (Unicode blocks 0300-036F, 1AB0-1AFF, 1DC0-1DFF,
+#: 20D0-20FF, FE20-FE2F), dropped after NFKD so "café" matches "cafe"; marks of other scripts are kept.
+_ACCENT_RE = re.compile("[\u0300-\u036f\u1ab0-\u1aff\u1dc0-\u1dff\u20d0-\u20ff\ufe20-\ufe2f]")
 #: English function words and the boilerplate of task phrasing ("Give me an API that can ...").
 STOPWORDS = frozenset(
     """a an the of to in on for and or is are be been being can could would should will shall may might must
@@ -41,6 +60,15 @@ def _stem(part: str) -> str:
     return part
 
 
+def fold(text: str) -> str:
+    """`text` with compatibility forms and accents folded (NFKD, Latin/Greek/Cyrillic combining marks
+    dropped, NFC): "café" -> "cafe", "ﬁle" -> "file", fullwidth "ＡＰＩ" -> "API".
+    ASCII text is returned as is."""
+    if text.isascii():
+        return text
+    return unicodedata.normalize("NFC", _ACCENT_RE.sub("", unicodedata.normalize("NFKD", text)))
+
+
 def tokenize(text: str) -> list[str]:
     """Split text into BM25 terms, in order (duplicates kept: term frequency counts).
 
@@ -52,19 +80,24 @@ def tokenize(text: str) -> list[str]:
     beside the folded one (``images`` -> ``image``, ``images``), so exact matches score higher.
     Example: ``AutoModel.from_pretrained('bert-base')`` -> auto, model, pretrained, automodel,
     automodel.from_pretrained, bert, base, bert-base.
+
+    Unicode: the text is folded first (fold(): "café" -> "cafe"), letters of any script count (a CJK run is
+    one term), and terms are case-folded (str.casefold: "Straße" -> "strasse"). Terms longer than
+    MAX_TOKEN_CHARS are truncated to that length. Runs in time linear in len(text).
     """
+    cap = MAX_TOKEN_CHARS
     tokens: list[str] = []
-    for m in _CHUNK_RE.finditer(text):
+    for m in _CHUNK_RE.finditer(fold(text)):
         chunk = m.group()
-        parts = [_stem(p.lower()) for p in _PART_RE.findall(chunk)]
-        tokens.extend(p for p in parts if p not in STOPWORDS)
-        whole = chunk.lower()
-        for run in _CAMEL_RUN_RE.findall(chunk):  # "ResNet" -> "resnet" beside "res", "net"
-            if run.lower() != whole:
-                tokens.append(run.lower())
+        parts = [_stem(p.casefold()) for p in _PART_RE.findall(chunk)]
+        tokens.extend(p[:cap] for p in parts if p not in STOPWORDS)
+        whole = chunk.casefold()
+        for run in _LETTER_RUN_RE.findall(chunk):  # "ResNet" -> "resnet" beside "res", "net"
+            if _CAMEL_EDGE_RE.search(run) and run.casefold() != whole:
+                tokens.append(run.casefold()[:cap])
         if len(parts) != 1 or parts[0] != whole:  # compounds, and words changed by plural folding
             if whole not in STOPWORDS:
-                tokens.append(whole)
+                tokens.append(whole[:cap])
     return tokens
 
 
@@ -141,23 +174,30 @@ def idf_vector(df: np.ndarray, n_docs: int, params: Bm25Params) -> np.ndarray:
 
 
 def term_matrix(
-    token_lists: Sequence[Sequence[str]], vocab: dict[str, int] | None = None
+    token_lists: Iterable[Sequence[str]], vocab: dict[str, int] | None = None
 ) -> tuple[sparse.csr_matrix, dict[str, int]]:
     """Term-frequency matrix (n_docs x n_terms, float32 CSR) of tokenised docs, and the vocabulary
-    (term -> column; extended in place when given)."""
+    (term -> column; extended in place when given).
+
+    `token_lists` may be a generator: each doc's tokens are counted and dropped at once, and the postings
+    go to compact int32 arrays, so building from 200k docs never holds every token list (that took ~1 GB).
+    """
     vocab = {} if vocab is None else vocab
-    indptr = [0]
-    indices: list[int] = []
-    data: list[int] = []
+    indptr = array("q", [0])
+    indices = array("i")
+    data = array("f")
     for tokens in token_lists:
-        for term, count in Counter(tokens).items():
-            col = vocab.setdefault(term, len(vocab))
-            indices.append(col)
-            data.append(count)
+        counts = Counter(tokens)
+        indices.extend([vocab.setdefault(term, len(vocab)) for term in counts])
+        data.extend(counts.values())
         indptr.append(len(indices))
-    shape = (len(token_lists), len(vocab))
+    shape = (len(indptr) - 1, len(vocab))
     matrix = sparse.csr_matrix(
-        (np.asarray(data, np.float32), np.asarray(indices, np.int32), np.asarray(indptr, np.int64)),
+        (
+            np.frombuffer(data, np.float32).copy(),
+            np.frombuffer(indices, np.int32).copy(),
+            np.frombuffer(indptr, np.int64).copy(),
+        ),
         shape=shape,
     )
     return matrix, vocab
@@ -184,14 +224,18 @@ class Bm25Scorer:
         if total == 0:
             raise GorillaError(f"every document is empty ({n_docs} docs without a single indexable word)")
         avgdl = total / n_docs
-        df = np.diff(tf.tocsc().indptr)
+        tf = tf.tocsr()
+        if not tf.has_canonical_format:  # duplicate entries would count twice in df
+            tf = tf.copy()
+            tf.sum_duplicates()
+        df = np.bincount(tf.indices, minlength=tf.shape[1])
         idf = idf_vector(df, n_docs, self.params)
         k1, b = self.params.k1, self.params.b
-        coo = tf.tocoo()
-        freq = coo.data.astype(np.float64)
-        norm = k1 * (1 - b + b * lengths[coo.row] / avgdl)
-        weight = idf[coo.col] * freq * (k1 + 1) / (freq + norm)
-        self.weights = sparse.csc_matrix((weight, (coo.row, coo.col)), shape=tf.shape)
+        rows = np.repeat(np.arange(n_docs), np.diff(tf.indptr))
+        freq = tf.data.astype(np.float64)
+        weight = idf[tf.indices] * freq * (k1 + 1) / (freq + k1 * (1 - b + b * lengths[rows] / avgdl))
+        del rows, freq
+        self.weights = sparse.csr_matrix((weight, tf.indices, tf.indptr), shape=tf.shape).tocsc()
         self.n_docs = n_docs
 
     def scores(self, columns: Sequence[int], counts: Sequence[float]) -> np.ndarray:
@@ -250,7 +294,7 @@ class ApiIndex:
         """
         if not docs:
             raise GorillaError("the API pool is empty: nothing to index")
-        tf, vocab = term_matrix([tokenize(doc_text(d)) for d in docs])
+        tf, vocab = term_matrix(tokenize(doc_text(d)) for d in docs)
         index = cls(list(docs), tf, vocab, params or Bm25Params(), dict(meta or {}))
         index._scorer(None)  # validates the corpus (empty docs) now, not at the first search
         return index
@@ -325,9 +369,11 @@ __all__ = [
     "Bm25Params",
     "Bm25Scorer",
     "FIELD_WEIGHTS",
+    "MAX_TOKEN_CHARS",
     "STOPWORDS",
     "TOKENIZER_VERSION",
     "doc_text",
+    "fold",
     "idf_vector",
     "iter_terms",
     "term_matrix",

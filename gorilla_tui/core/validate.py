@@ -164,9 +164,17 @@ class Validator:
         scored = sorted(
             ((score(entries[i], similarity), i, entries[i]) for i in rough), key=lambda s: (-s[0], s[1])
         )
-        suggestions = list(dict.fromkeys(e.doc.api_call for _, _, e in scored))[:3]
-        best = scored[0][2]
+        ranked = [e for _, _, e in scored]
         notes = []
+        helper = _helper(callee, bound, entries)
+        if helper is not None:  # Gorilla's "helper returned instead of the model" error
+            value, users = helper
+            notes.append(
+                f"{value!r} is a pre-processing helper used with {users[0].doc.api_call}, not a model"
+            )
+            ranked = users + ranked
+        suggestions = list(dict.fromkeys(e.doc.api_call for e in ranked))[:3]
+        best = ranked[0]
         for slot, want in best.req.slots:
             got = bound.get(slot)
             if want is None and got is None:
@@ -175,7 +183,7 @@ class Validator:
                 shown = "missing" if got is None else repr(got)
                 notes.append(f"{slot.lstrip('#')}={shown} is not in the API pool for {callee}")
                 break
-        return Verdict("wrong_args", call.text, best.doc, suggestions, notes[:2])
+        return Verdict("wrong_args", call.text, best.doc, suggestions, notes[:3])
 
     def _incidental(self, call: CallSite, assigned: set[str]) -> bool:
         root = call.callee.split(".")[0].split("(")[0]
@@ -281,6 +289,29 @@ class Validator:
                 best = verdict
         assert best is not None
         return best
+
+
+def _helper(
+    callee: str, bound: dict[str, str], entries: list[PoolEntry]
+) -> tuple[str, list[PoolEntry]] | None:
+    """For a call of a fixed family (``torch.hub.load``) whose identifying value is no pool entry's but is
+    loaded by the same callee in pool docs' example_code (``'nvidia_convnets_processing_utils'``, MiDaS
+    ``'transforms'``): (that value, the entries whose example_code loads it, those sharing the call's other
+    identifying values, e.g. the repo, first). None otherwise. Substring test first, then one regex per doc
+    that passes it; the Gorilla paper (arXiv 2305.15334) names this error: a helper returned as the model."""
+    params = family(callee) or ()
+    method = re.escape(callee.rsplit(".", 1)[-1])
+    for slot in params:
+        value = bound.get(slot)
+        if not value or len(value) < 3 or any(dict(e.req.slots).get(slot) == value for e in entries):
+            continue
+        quoted = re.compile(rf"{method}\s*\([^()]*?['\"]{re.escape(value)}['\"]")
+        users = [e for e in entries if value in e.doc.example_code and quoted.search(e.doc.example_code)]
+        if users:
+            others = [(p, bound.get(p, ABSENT)) for p in params if p != slot]
+            users.sort(key=lambda e: not all(dict(e.req.slots).get(p) == v for p, v in others))
+            return value, users
+    return None
 
 
 def _squeeze(text: str) -> str:

@@ -1,5 +1,5 @@
 """Run a proposal in the sandbox: confirm with the exact code and env requirements, confirm again when the
-verdict is not valid, then stream the output in RunScreen and record the run in the history."""
+verdict is not valid or the code does not parse, then stream the output in RunScreen and record the run."""
 
 from __future__ import annotations
 
@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 from gorilla_tui.core.types import Proposal
 from gorilla_tui.tui.screens.confirm import ConfirmScreen
 from gorilla_tui.tui.screens.run import RunScreen
+from gorilla_tui.tui.session import code_note
 
 if TYPE_CHECKING:
     from textual.screen import Screen
@@ -52,20 +53,21 @@ def start_run(screen: Screen, proposal: Proposal | None, task_id: int | None) ->
         if yes:
             launch()
 
+    note = code_note(proposal)
+    concerns = []
+    if proposal.verdict.kind != "valid":
+        concerns.append(
+            f"The verdict is {proposal.verdict.kind}: this code calls an API that was not found valid."
+        )
+    if note:
+        concerns.append(note[0].upper() + note[1:] + " (it will most likely fail).")
+
     def first(yes: bool | None) -> None:
         if not yes:
             return
-        if proposal.verdict.kind == "valid":
+        if not concerns:
             launch()
         else:
-            app.push_screen(
-                ConfirmScreen(
-                    f"The verdict is {proposal.verdict.kind}: "
-                    "this code calls an API that was not found valid.",
-                    "Run it anyway?",
-                    yes="Run anyway",
-                ),
-                second,
-            )
+            app.push_screen(ConfirmScreen("\n".join(concerns), "Run it anyway?", yes="Run anyway"), second)
 
     app.push_screen(ConfirmScreen("Run this code in the sandbox?", detail, code=code, yes="Run"), first)

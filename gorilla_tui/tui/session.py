@@ -29,6 +29,27 @@ def effective_call(proposal: Proposal) -> str:
     return proposal.api_call or proposal.verdict.api_call or ""
 
 
+def code_problem(code: str) -> str | None:
+    """Why `code` is not valid Python, as "line:col: what" (core.pyparse.syntax_problem on its tree-sitter
+    parse), or None when it parses (and for empty code). APIBench example code is sometimes not Python,
+    e.g. Hugging Face ``from_pretrained(MCG-NJU/videomae-base)`` with the model id unquoted."""
+    if not code.strip():
+        return None
+    from gorilla_tui.core.pyparse import parse, syntax_problem  # tree-sitter (~20 ms on first use)
+
+    return syntax_problem(parse(code).root_node)
+
+
+def code_note(proposal: Proposal) -> str:
+    """The note shown under the code of `proposal` when that code does not parse, else ""."""
+    text = proposal.code or effective_call(proposal)
+    problem = code_problem(text)
+    if problem is None:
+        return ""
+    what = "this example code from the doc" if proposal.code_source == "example_code" else "this code"
+    return f"{what} is not valid Python: {problem}"
+
+
 class Failure(GorillaError):
     """Something the session could not load; carries the user-facing message and hint."""
 

@@ -71,3 +71,125 @@ def test_ask_run_yes_runs_the_proposal_in_the_sandbox_and_records_it(home_with_i
     entry = History().search()[0]
     assert entry.task == SPORTS and entry.verdict == "valid"
     assert History().runs(entry.id)[0]["code"] == doc["proposal"]["code"]
+
+
+@pytest.mark.parametrize(
+    "url", ["notaurl", "localhost:8080", "ftp://example.org", "http://", "http://h:99999"]
+)
+def test_ask_bad_endpoint_is_one_line_exit_2(url, capsys):
+    assert main(["ask", SPORTS, "--endpoint", url]) == 2  # before the index: none is needed to fail
+    err = capsys.readouterr().err
+    assert "Traceback" not in err and len(err.strip().splitlines()) == 1
+    assert f"endpoint {url!r}" in err and ("http(s) URL" in err or "not a valid URL" in err)
+
+
+def test_ask_bad_endpoint_subprocess_has_no_traceback():
+    exe = os.path.join(os.path.dirname(sys.executable), "gorilla-tui")
+    r = subprocess.run(
+        [exe, "ask", SPORTS, "--endpoint", "notaurl"], capture_output=True, text=True, timeout=60
+    )
+    assert r.returncode == 2 and "Traceback" not in r.stderr and "'notaurl' is not an http(s) URL" in r.stderr
+
+
+def test_ask_unknown_kernel_names_the_known_ones(capsys):
+    assert main(["ask", SPORTS, "--kernel", "tpu"]) == 2
+    err = capsys.readouterr().err
+    assert "unknown kernel profile 'tpu'" in err and "cpu, cuda, metal, vulkan" in err
+
+
+@pytest.mark.model
+def test_ask_kernel_cuda_without_gpu_offload_warns(home_with_index, capsys):
+    from gorilla_tui.core.kernels import llama_capabilities
+
+    rc = main(["ask", SPORTS, "--json", "--hub", "torchhub", "--kernel", "cuda"])
+    out = json.loads(capsys.readouterr().out)
+    assert rc == 0 and out["verdict"]["verdict"] == "valid"  # still answered, on the CPU
+    warned = [w for w in out["warnings"] if "kernel profile cuda requested" in w]
+    if llama_capabilities().gpu_offload:  # a CUDA/Metal/Vulkan build: nothing to warn about
+        assert not warned
+    else:
+        assert len(warned) == 1 and "no GPU offload" in warned[0] and "-DGGML_CUDA=on" in warned[0]
+
+
+def test_ask_run_timeout_zero_message(home_with_index, capsys):
+    assert main(["ask", SPORTS, "--run", "--yes", "--timeout", "0"]) == 2
+    assert "--timeout must be greater than 0 and at most 3600 seconds, not 0" in capsys.readouterr().err
+
+
+def test_eval_run_out_directory_says_write_not_read(tmp_path, apibench, capsys):
+    rc = main(["eval", "run", "--hub", "torchhub", "--from", str(apibench), "--retriever", "bm25",
+               "--out", str(tmp_path), "--limit", "1"])  # fmt: skip
+    err = capsys.readouterr().err
+    assert rc == 2 and f"cannot write responses to {tmp_path}: it is a directory" in err
+    assert "cannot read" not in err
+
+
+def test_panel_title_has_no_edge_spaces():
+    from gorilla_tui.cli.ask import panel_title
+
+    task = "x" * 69 + " and the rest of a long task"  # the 70-character cut ends in a space
+    title = panel_title({"task": task, "mode": "select", "model": "gemma3-270m"})
+    assert title == "x" * 69 + "  [select, gemma3-270m]"
+    assert panel_title({"task": "  hi ", "mode": "m", "model": "x"}) == "hi  [m, x]"
+
+
+def test_unexpected_exception_is_one_line_unless_debugging(monkeypatch, capsys):
+    import gorilla_tui.cli.ask as ask_cli
+
+    def boom(_args):
+        raise RuntimeError("something broke\nsecond line")
+
+    monkeypatch.setattr(ask_cli, "run", boom)
+    monkeypatch.delenv("GORILLA_TUI_DEBUG", raising=False)
+    assert main(["ask", SPORTS]) == 1
+    err = capsys.readouterr().err
+    assert err == (
+        "gorilla-tui: internal error: RuntimeError: something broke "
+        "(run with GORILLA_TUI_DEBUG=1 for the traceback)\n"
+    )
+    monkeypatch.setenv("GORILLA_TUI_DEBUG", "1")
+    with pytest.raises(RuntimeError, match="something broke"):
+        main(["ask", SPORTS])
+
+
+def test_bare_options_go_to_the_default_tui_command(monkeypatch, capsys):
+    import gorilla_tui.cli.tui as tui_cli
+
+    seen = []
+    monkeypatch.setattr(tui_cli, "run", lambda args: seen.append(args) or 0)
+    assert main(["--model", "some.gguf", "--mode", "generate", "-k", "3"]) == 0
+    assert seen[0].command == "tui" and seen[0].model == "some.gguf" and seen[0].mode == "generate"
+    assert seen[0].k == 3
+    with pytest.raises(SystemExit) as e:
+        main(["--version"])
+    assert e.value.code == 0 and "gorilla-tui" in capsys.readouterr().out
+    with pytest.raises(SystemExit) as e:
+        main(["tui", "--help"])
+    assert e.value.code == 0 and "default command" in capsys.readouterr().out
+
+
+@pytest.mark.model
+@pytest.mark.slow
+@pytest.mark.parametrize("delay", [0.3, 1.0, 2.0, "generating"])
+def test_ctrl_c_always_interrupts_ask(home_with_index, delay):
+    """SIGINT at any moment (imports, index/model loading, prompt evaluation, generation) exits 130 with
+    one line. Regression: at some delays the interrupt was dropped inside llama.cpp's ctypes log callback
+    and the ask ran to the end with exit 0."""
+    import signal
+    import time
+
+    exe = os.path.join(os.path.dirname(sys.executable), "gorilla-tui")
+    # generate mode, k=5 docs: ~1 s load, ~1-3 s prompt evaluation, then ~400 tokens (Gemma 3 270M loops)
+    cmd = [exe, "ask", SPORTS, "--mode", "generate", "--max-tokens", "400", "--hub", "torchhub"]
+    p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    if delay == "generating":  # after the model is loaded and the prompt evaluated: mid-generation
+        time.sleep(5.0)
+    else:
+        time.sleep(delay)
+    assert p.poll() is None, "the ask finished before the signal: make the task slower"
+    sent = time.monotonic()
+    p.send_signal(signal.SIGINT)
+    out, err = p.communicate(timeout=60)
+    assert p.returncode == 130, (p.returncode, err[-500:])
+    assert err.strip().splitlines()[-1] == "gorilla-tui: interrupted" and "Traceback" not in err
+    assert out == "" and time.monotonic() - sent < 10

@@ -65,3 +65,55 @@ def test_installed_console_script(pool):
     )
     assert proc.returncode == 1, proc.stderr
     assert json.loads(proc.stdout)["verdict"] in ("hallucination", "wrong_args")
+
+
+def test_pool_file_with_hub_is_rejected(pool, capsys):
+    assert (
+        main(
+            ["check", "torch.hub.load('pytorch/vision', 'resnet50')", "--pool", pool, "--hub", "huggingface"]
+        )
+        == 2
+    )
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    assert "--hub filters the index; with --pool the file is the pool" in captured.err
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["check", "", "--json"],
+        ["check", "   \n", "--json", "--pool", "POOL"],
+        ["check", "f()", "--json", "--pool", "POOL", "--hub", "torchhub"],
+        ["check", "f()", "--json", "--pool", "/bin/ls"],
+        ["check", "f()", "--json", "--pool", "/nonexistent/pool.jsonl"],
+        ["check", "f()", "--json"],  # no index built yet
+    ],
+)
+def test_json_errors_keep_stdout_empty(pool, capsys, argv):
+    assert main([pool if a == "POOL" else a for a in argv]) == 2
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    assert len(captured.err.strip().splitlines()) <= 2 and captured.err.startswith("gorilla-tui: error: ")
+    assert "Traceback" not in captured.err
+
+
+def test_json_verdicts_of_hostile_input_stay_json(pool, capsys, monkeypatch):
+    deep = "(" * 100_000 + "torch.hub.load('pytorch/vision', 'resnet50')" + ")" * 100_000
+    assert main(["check", deep, "--pool", pool, "--json"]) == 1
+    out = json.loads(capsys.readouterr().out)
+    assert (
+        out["verdict"] == "unparseable"
+        and "nesting deeper than Python's limit of 200" in out["diagnostics"][0]
+    )
+    stdin = io.TextIOWrapper(io.BytesIO(b"torch.hub.load('pytorch/vision', '\xff')"), encoding="utf-8")
+    monkeypatch.setattr("sys.stdin", stdin)
+    assert main(["check", "-", "--pool", pool, "--json"]) == 1  # not UTF-8: replaced, still a verdict
+    assert json.loads(capsys.readouterr().out)["verdict"] == "wrong_args"
+
+
+def test_helper_call_panel(pool, capsys):
+    call = "torch.hub.load('NVIDIA/DeepLearningExamples:torchhub', 'nvidia_convnets_processing_utils')"
+    assert main(["check", call, "--pool", pool]) == 1
+    out = capsys.readouterr().out
+    assert "pre-processing helper" in out and "nvidia_resnet50" in out and "tacotron" not in out

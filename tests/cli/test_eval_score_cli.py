@@ -5,6 +5,9 @@ from __future__ import annotations
 import json
 import shutil
 import subprocess
+from pathlib import Path
+
+import pytest
 
 from gorilla_tui.cli import main
 
@@ -67,14 +70,84 @@ def test_bad_usage(apibench, capsys, tmp_path):
     assert "not found" in capsys.readouterr().err
 
 
-def test_bad_lines_count_as_errors(apibench, capsys, tmp_path):
+def _score(apibench, responses, *extra, hub="torchhub", metric="strict"):
+    return ["eval", "score", "--hub", hub, "--responses", str(responses), "--from", str(apibench),
+            "--metric", metric, "--json", *extra]  # fmt: skip
+
+
+def _lines(apibench, hub="torchhub"):
+    return [line for line in open(_responses(apibench, hub, "0_shot")) if line.strip()]
+
+
+def test_a_few_bad_lines_count_as_errors_with_a_warning(apibench, capsys, tmp_path):
+    good = _lines(apibench)[:40]
     responses = tmp_path / "r.jsonl"
-    responses.write_text('not json\n{"question_id": 99999, "text": "x"}\n{"question_id": 1}\n')
-    args = ["eval", "score", "--hub", "torchhub", "--responses", str(responses), "--from", str(apibench),
-            "--metric", "gorilla", "--json"]  # fmt: skip
-    assert main(args) == 0
-    out = json.loads(capsys.readouterr().out)
-    assert out["n"] == 3 and out["error"] == 1.0 and len(out["notes"]) == 2
+    responses.write_text("".join(good[:10]) + "not json\n" + "".join(good[10:]))
+    assert main(_score(apibench, responses, metric="gorilla")) == 0
+    captured = capsys.readouterr()
+    out = json.loads(captured.out)
+    assert out["n"] == 41 and out["per_domain"]["(unknown)"]["n"] == 1
+    assert out["per_domain"]["(unknown)"]["error"] == 1.0
+    assert out["warnings"] == [
+        "1 line(s) are not JSON objects with a question_id, counted as errors (first: line 11)"
+    ]
+    assert "warning: 1 line(s)" in captured.err
+
+
+@pytest.mark.parametrize("metric", ["strict", "gorilla"])
+def test_not_a_response_file_exits_2(apibench, capsys, tmp_path, metric):
+    binary = tmp_path / "ls.bin"
+    binary.write_bytes(Path("/bin/ls").read_bytes() if Path("/bin/ls").is_file() else b"\x7fELF\x00\x01" * 99)
+    latin1 = tmp_path / "latin1.jsonl"
+    latin1.write_bytes(b'{"question_id": 1, "text": "caf\xe9"}\n')
+    prose = tmp_path / "prose.jsonl"
+    prose.write_text("this is\nnot a response file\n[1, 2]\n")
+    mostly_bad = tmp_path / "bad.jsonl"
+    mostly_bad.write_text("".join(_lines(apibench)[:10]) + "{}\n" + "oops\n")
+    cases = [(binary, "binary"), (latin1, "not UTF-8"), (prose, "no line is; first line that is not: 1"),
+             (mostly_bad, "2 of 12 lines of responses file")]  # fmt: skip
+    for path, message in cases:
+        assert main(_score(apibench, path, metric=metric)) == 2, path
+        captured = capsys.readouterr()
+        assert captured.out == "" and message in captured.err, captured.err
+        assert "(first: line 11)" in captured.err if path == mostly_bad else True
+        assert len(captured.err.strip().splitlines()) == 1 and "Traceback" not in captured.err
+
+
+def test_repeated_and_unknown_question_ids(apibench, capsys, tmp_path):
+    good = _lines(apibench)[:10]
+    responses = tmp_path / "dup.jsonl"
+    stray = json.dumps({"question_id": 99999, "text": "x"}) + "\n"
+    responses.write_text("".join(good) + good[2] + good[5] + stray)
+    assert main(_score(apibench, responses, metric="strict")) == 0
+    captured = capsys.readouterr()
+    strict = json.loads(captured.out)
+    assert strict["n"] == 10 and sum(strict["verdicts"].values()) == 10
+    assert any("2 repeated question_id(s)" in w and "counted once" in w for w in strict["warnings"])
+    assert any("1 response(s) skipped: question_id not in the eval set" in w for w in strict["warnings"])
+    assert "repeated question_id" in captured.err and "line 13" in captured.err
+    assert main(_score(apibench, responses, metric="gorilla")) == 0
+    gorilla = json.loads(capsys.readouterr().out)
+    assert gorilla["n"] == 12  # the released scripts iterate over response lines
+    assert any("every line counted" in w for w in gorilla["warnings"])
+    only_stray = tmp_path / "stray.jsonl"
+    only_stray.write_text(stray)
+    assert main(_score(apibench, only_stray)) == 2
+    assert "no response line answers a question" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("metric", ["strict", "gorilla"])
+def test_responses_for_another_hub_are_flagged(apibench, capsys, metric):
+    torchhub = _responses(apibench, "torchhub", "0_shot")
+    assert main(_score(apibench, torchhub, hub="huggingface", metric=metric)) == 0
+    captured = capsys.readouterr()
+    out = json.loads(captured.out)
+    assert out["hallucination"] == 1.0
+    assert [w for w in out["warnings"] if "look like they are for another hub" in w]
+    assert "only 0 of 186 call an API of the huggingface pool" in captured.err
+    assert main(_score(apibench, torchhub, metric=metric)) == 0  # the right hub: no warning
+    captured = capsys.readouterr()
+    assert json.loads(captured.out)["warnings"] == [] and captured.err == ""
 
 
 def test_subprocess_eval_score(apibench):
@@ -86,3 +159,9 @@ def test_subprocess_eval_score(apibench):
     )  # fmt: skip
     assert proc.returncode == 0, proc.stderr
     assert round(100 * json.loads(proc.stdout)["accuracy"], 2) == 69.36
+    proc = subprocess.run(
+        [exe, "eval", "score", "--hub", "torchhub", "--from", str(apibench), "--responses", "/bin/ls"],
+        capture_output=True, text=True, timeout=60,
+    )  # fmt: skip
+    assert proc.returncode == 2 and proc.stdout == ""
+    assert "binary" in proc.stderr and "Traceback" not in proc.stderr

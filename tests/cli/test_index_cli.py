@@ -94,3 +94,39 @@ def test_empty_source_and_empty_documents(
     assert "every document is empty" in _one_line_error(capsys)
     assert main(["index", "--status"]) == 2  # nothing was published by the failed refreshes
     capsys.readouterr()
+
+
+def test_offline_refresh_names_each_file_and_says_how_to_build(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Offline with only the local python-env source: exit 0 (documented in --help) and a closing warning
+    naming what could not be fetched and the --from command."""
+    from huggingface_hub import constants
+
+    monkeypatch.setenv("COLUMNS", "200")
+    monkeypatch.setattr(constants, "HF_HUB_CACHE", str(tmp_path / "empty-hf-cache"))
+    monkeypatch.setattr(constants, "HF_HUB_OFFLINE", True)
+    argv = ["index", "--refresh", "--only", "torchhub", "--only", "tensorflowhub", "--only", "python-env"]
+    assert main([*argv, "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    rows = {r["name"]: r for r in out["sources"]}
+    for hub in ("torchhub", "tensorflowhub"):
+        msg = rows[hub]["message"]
+        assert rows[hub]["status"] == "unreachable" and f"{hub}_api.jsonl" in msg
+        assert msg.count("_api.jsonl") == 1 and "--from DIR" in msg and "HF_HUB_OFFLINE" in msg
+    assert sorted(out["unavailable"]) == ["tensorflowhub", "torchhub"] and rows["python-env"]["loaded"] > 100
+    assert out["warning"].startswith("only python-env was indexed")
+    assert main(argv) == 0
+    last = capsys.readouterr().out.strip().splitlines()[-1]
+    assert last.startswith("warning: only python-env was indexed; could not fetch tensorflowhub, torchhub")
+    assert "gorilla-tui index --refresh --from DIR" in last
+    with pytest.raises(SystemExit):
+        main(["index", "--help"])
+    assert "exit status: 0 when an index was built" in capsys.readouterr().out
+
+
+def test_doctor_index_hint_mentions_from(capsys: pytest.CaptureFixture[str]) -> None:
+    main(["doctor", "--json"])
+    fixes = [p["fix"] for p in json.loads(capsys.readouterr().out)["problems"]]
+    index_fix = next(f for f in fixes if "index --refresh" in f)
+    assert "gorilla-tui index --refresh" in index_fix and "--from DIR" in index_fix

@@ -107,7 +107,7 @@ def test_timeout_is_reported_in_json(index: Path, tmp_path: Path, capsys) -> Non
     "argv, message",
     [
         (["run", "/nonexistent/prog.py", "--yes"], "cannot read /nonexistent/prog.py"),
-        (["run", "-", "--yes", "--timeout", "-1"], "--timeout must be between"),
+        (["run", "-", "--yes", "--timeout", "-1"], "--timeout must be greater than 0 and at most 3600"),
     ],
 )
 def test_bad_input_is_one_line_and_exit_2(index: Path, argv, message, capsys, monkeypatch) -> None:

@@ -42,6 +42,17 @@ def test_search_table_json_and_errors(
     assert main(["search", "x", "--hub", "nope"]) == 2
     assert "unknown source" in capsys.readouterr().err
     assert main(["search", "x", "-k", "0"]) == 2
+    assert "-k must be between 1 and 50" in capsys.readouterr().err
+    assert main(["search", "x", "-k", "51"]) == 2  # ask and the TUI limit k to 1..50 too
+    assert "-k must be between 1 and 50" in capsys.readouterr().err
+    assert main(["search", "detect objects", "-k", "50"]) == 0
+    capsys.readouterr()
+    long_task = "detect objects in a street photo " + "pedestrians " * 10_000  # ~120 KB
+    assert main(["search", long_task, "--hub", "torchhub"]) == 0
+    out = capsys.readouterr().out
+    title = next(line for line in out.splitlines() if "hits for:" in line).strip()
+    assert len(title) <= len("hits for: ") + 80 + len(" (source torchhub)") and "..." in title
+    assert "pedestrians pedestrians" in title and len(out) < 20_000
     assert main(["search", "   "]) == 2
     capsys.readouterr()
 

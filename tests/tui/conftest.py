@@ -3,11 +3,13 @@ goes through create_app with the real Pipeline and a ScriptedBackend."""
 
 from __future__ import annotations
 
+import io
 import time
 from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from rich.console import Console
 
 from gorilla_tui.config import Settings
 from gorilla_tui.core.pool import ApiDoc, load_jsonl
@@ -77,3 +79,14 @@ async def ask(pilot, task: str, timeout: float = 10.0, type_it: bool = False) ->
     await pilot.press("enter")
     await wait_for(pilot, lambda: app.main.finished > before, timeout)
     await pilot.pause()
+
+
+def screen_text(app) -> str:
+    """The text of what the terminal shows now (the screen and the screens below a modal), as
+    App.export_screenshot renders it, without the SVG markup."""
+    width, height = app.size
+    console = Console(
+        width=width, height=height, file=io.StringIO(), force_terminal=True, record=True, safe_box=False
+    )
+    console.print(app.screen._compositor.render_update(full=True, screen_stack=app._background_screens))
+    return console.export_text()

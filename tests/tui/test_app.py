@@ -217,7 +217,7 @@ async def test_multiline_paste_is_joined_with_a_notice(make_app):
         task_input.post_message(events.Paste("classify video\n\nclips on a phone\n"))
         await pilot.pause()
         assert task_input.value == "classify video clips on a phone"
-        assert app.last_notice == "pasted 2 lines: joined into one line with spaces"
+        assert app.last_notice == "pasted 3 lines (1 blank): joined into one line with spaces"
 
 
 async def test_backend_error_is_shown_and_the_app_keeps_running(make_app):

@@ -122,3 +122,74 @@ def test_remote_backend_against_llama_cpp_server(llama_server, gemma_backend):
     assert be.count_tokens(PROMPT) == gemma_backend.count_tokens(PROMPT)  # the server's own tokenizer
     with pytest.raises(GorillaError, match="cannot reach"):
         list(RemoteBackend(f"http://127.0.0.1:{_free_port()}").complete("x", max_tokens=1))
+
+
+@pytest.mark.parametrize(
+    "url", ["notaurl", "localhost:8080", "file:///etc/passwd", "http://:80", "http://h:x"]
+)
+def test_remote_backend_refuses_a_bad_endpoint(url):
+    from gorilla_tui.errors import UsageError
+
+    with pytest.raises(UsageError, match="endpoint"):
+        RemoteBackend(url)
+
+
+def test_remote_backend_protocol_garbage_is_a_gorilla_error():
+    """A server that answers with something that is not HTTP (http.client.BadStatusLine, neither OSError
+    nor URLError) used to escape as a traceback."""
+    srv = socket.socket()
+    srv.bind(("127.0.0.1", 0))
+    srv.listen(4)
+    port = srv.getsockname()[1]
+
+    def serve() -> None:
+        for _ in range(3):  # complete, then count_tokens tries /extras/tokenize and /tokenize
+            conn, _addr = srv.accept()
+            conn.recv(65536)
+            conn.sendall(b"NOT-HTTP garbage\r\n\r\n")
+            conn.close()
+
+    threading.Thread(target=serve, daemon=True).start()
+    be = RemoteBackend(f"http://127.0.0.1:{port}", timeout=5)
+    with pytest.raises(GorillaError, match="cannot reach endpoint"):
+        list(be.complete("p", max_tokens=4))
+    assert be.count_tokens("abcd") == 3  # the estimate, not an exception
+    srv.close()
+
+
+@pytest.mark.model
+def test_llama_cancel_during_prompt_evaluation_aborts_it(gemma_backend):
+    """cancel set while llama_decode evaluates a long prompt stops it within ~a graph node (abort callback),
+    and the next call still works (the KV cache is left consistent)."""
+    prompt = "Long instructions that take a while to read. " * 150  # ~1500 tokens, ~2-5 s on 2 cores
+    cancel = threading.Event()
+    threading.Timer(0.2, cancel.set).start()
+    start = time.perf_counter()
+    got = list(gemma_backend.complete(prompt, max_tokens=20, cancel=cancel))
+    elapsed = time.perf_counter() - start
+    assert got == [] and gemma_backend.last_stats["cancelled"]
+    assert gemma_backend.count_tokens(prompt) > 1000 and elapsed < 1.5, elapsed  # the whole prompt: >= 2 s
+    assert "".join(gemma_backend.complete(PROMPT, max_tokens=8)).strip()  # still usable afterwards
+
+
+def test_sigint_during_model_loading_is_raised_after_it():
+    """Under Python's default SIGINT handler, Ctrl+C during Llama() (C code calling our ctypes log
+    callback, where ctypes drops a KeyboardInterrupt) is recorded and raised once loading returns."""
+    import os
+    import signal
+
+    from gorilla_tui.core import backend
+
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+    loaded = []
+    with pytest.raises(KeyboardInterrupt):
+        with backend._sigint_after_load():
+            os.kill(os.getpid(), signal.SIGINT)
+            time.sleep(0.05)  # the handler runs here and only records the signal
+            loaded.append(True)  # "loading" carries on to the end
+    assert loaded == [True] and signal.getsignal(signal.SIGINT) is signal.default_int_handler
+    backend._PENDING_INTERRUPT.set()  # what the log callback does when the interrupt lands inside it
+    with pytest.raises(KeyboardInterrupt):
+        with backend._sigint_after_load():
+            pass
+    assert not backend._PENDING_INTERRUPT.is_set()

@@ -78,3 +78,12 @@ def test_pool_entries_without_arguments_never_match():
     assert gm.prepare_pool(["hub.load()", "./run.sh --x"], "tensorflowhub") == []
     with pytest.raises(ValueError):
         gm.prepare_pool(["f(1)"], "nohub")
+
+
+def test_pool_callee_flags_calls_of_another_hub():
+    trees = gm.prepare_pool(["torch.hub.load(repo_or_dir='pytorch/vision', model='resnet50')"], "torchhub")
+    assert gm.pool_callee(gm.sub_trees("torch.hub.load('a', 'b')"), trees) is True
+    assert gm.pool_callee(gm.sub_trees("pipeline('fill-mask', model='bert')"), trees) is False
+    assert gm.pool_callee(gm.sub_trees("just words"), trees) is None
+    out = gm.score_response({"text": "api_call: pipeline('x')"}, "torchhub", trees, ["A"], "A")
+    assert out.status == "hallucination" and out.callee is False

@@ -50,3 +50,32 @@ def test_runtime_params_settings_override_profile():
     assert p["n_threads"] >= 1 and p["n_ctx"] == cpu.runtime["n_ctx"] and p["n_gpu_layers"] == 0
     p = runtime_params(cpu, n_ctx=1024, n_threads=3, n_gpu_layers=5)
     assert (p["n_ctx"], p["n_threads"], p["n_gpu_layers"]) == (1024, 3, 5)
+
+
+def test_gpu_profile_without_offload_warns_with_the_build_command():
+    from gorilla_tui.core.kernels import offload_warning
+
+    profiles = load_profiles()
+    cpu_build = LlamaCapabilities(False, "CPU : AVX2 = 1", "x")
+    gpu_build = LlamaCapabilities(True, "CUDA : ARCHS = 890", "x")
+    cuda = profiles["cuda"]
+    w = offload_warning(cuda, runtime_params(cuda), cpu_build)
+    assert w is not None and w.startswith("kernel profile cuda requested, but this llama-cpp-python build")
+    assert "running on the CPU" in w and 'CMAKE_ARGS="-DGGML_CUDA=on"' in w and "kernels/cuda.toml" in w
+    assert offload_warning(cuda, runtime_params(cuda), gpu_build) is None
+    cpu = profiles["cpu"]
+    assert offload_warning(cpu, runtime_params(cpu), cpu_build) is None
+    w = offload_warning(cpu, runtime_params(cpu, n_gpu_layers=10), cpu_build)  # config n_gpu_layers = 10
+    assert w is not None and "kernel profile cpu" in w
+
+
+def test_thread_defaults_half_the_cores_to_generate_all_to_read_the_prompt(monkeypatch):
+    cpu = load_profiles()["cpu"]
+    assert cpu.runtime["n_threads"] == 0 and cpu.runtime["n_threads_batch"] == 0  # explicit in cpu.toml
+    monkeypatch.setattr("os.cpu_count", lambda: 2)  # the CI machine the defaults were measured on
+    p = runtime_params(cpu)
+    assert (p["n_threads"], p["n_threads_batch"]) == (1, 2)
+    p = runtime_params(cpu, n_threads=1)  # config.toml n_threads: both phases (a busy machine)
+    assert (p["n_threads"], p["n_threads_batch"]) == (1, 1)
+    monkeypatch.setattr("os.cpu_count", lambda: 8)
+    assert (runtime_params(cpu)["n_threads"], runtime_params(cpu)["n_threads_batch"]) == (4, 8)

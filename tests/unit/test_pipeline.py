@@ -110,3 +110,13 @@ def test_constraints_in_the_task_rerank_hits_and_reach_the_proposal(torchhub_ind
     assert proposal.constraints[0]["value"] == 80.0 and proposal.constraints[0]["dataset"] == "imagenet"
     assert any("meet every constraint" in w for w in proposal.warnings)
     assert proposal.to_dict()["constraints"] == proposal.constraints
+
+
+def test_backend_warnings_reach_the_proposal(torchhub_index):
+    be = ScriptedBackend(["<<<api_call>>>: torch.hub.load('facebookresearch/pytorchvideo', 'slow_r50')"])
+    be.warnings = ["kernel profile cuda requested, but this llama-cpp-python build has no GPU offload"]
+    p = Pipeline(Settings(mode="generate"), torchhub_index, be).ask(SPORTS)
+    assert p.warnings == be.warnings and p.to_dict()["warnings"] == be.warnings
+    assert (
+        Pipeline(Settings(mode="generate"), torchhub_index, ScriptedBackend(["x"])).ask(SPORTS).warnings == []
+    )

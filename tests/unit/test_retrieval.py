@@ -16,7 +16,15 @@ from rank_bm25 import BM25Okapi
 from gorilla_tui.core import index_store
 from gorilla_tui.core.pool import ApiDoc, load_file
 from gorilla_tui.core.refresh import PAUSE_ENV, refresh
-from gorilla_tui.core.retrieval import ApiIndex, Bm25Params, Bm25Scorer, doc_text, term_matrix, tokenize
+from gorilla_tui.core.retrieval import (
+    MAX_TOKEN_CHARS,
+    ApiIndex,
+    Bm25Params,
+    Bm25Scorer,
+    doc_text,
+    term_matrix,
+    tokenize,
+)
 from gorilla_tui.errors import GorillaError, IndexMissingError, UsageError
 
 HUBS = ("torchhub", "tensorflowhub", "huggingface")
@@ -42,6 +50,47 @@ def test_tokenize_code_and_model_ids() -> None:
     assert tokenize("snake_case_name") == ["snake", "case", "name", "snake_case_name"]
     assert tokenize("Give me an API for images.") == ["give", "image", "images"]
     assert tokenize("") == [] and tokenize("!!! ---") == []
+
+
+def test_tokenize_long_words_are_linear_and_capped() -> None:
+    # the former camelCase-run regex re-scanned each run from every start (tokenize("x" * 40000): 13 s);
+    # speed is measured in bench/, here: the result on 200 KB inputs, and the MAX_TOKEN_CHARS cap
+    assert tokenize("x" * 200_000) == ["x" * MAX_TOKEN_CHARS]
+    camel = tokenize("xY" * 100_000)  # one 200 KB camelCase word: x, yx * 99999, y, then the whole
+    assert len(camel) == 100_002 and camel[:2] == ["x", "yx"] and camel[-1] == "xy" * (MAX_TOKEN_CHARS // 2)
+    words = tokenize("resnet " * 30_000 + "Y" * 100_000)
+    assert words.count("resnet") == 30_000 and words[-1] == "y" * MAX_TOKEN_CHARS
+    # a query with the same long word still finds the doc holding it (both are truncated alike)
+    long_doc = ApiDoc(id="t:1", source="t", api_call="f()", description="q" * 250_000)
+    other = ApiDoc(id="t:2", source="t", api_call="g()", description="resize an image")
+    idx = ApiIndex.build([long_doc, other])
+    assert [h.doc.id for h in idx.search("q" * 60_000)] == ["t:1"]
+
+
+def test_tokenize_unicode() -> None:
+    assert tokenize("ünïcödé") == ["unicode"]  # was "n", "c", "d" (ASCII-only)
+    assert tokenize("Café crème") == tokenize("cafe creme") == ["cafe", "creme"]
+    assert tokenize("Straße") == ["strasse"] and tokenize("ＡＰＩ ﬁle") == ["file"]  # "api" is a stop word
+    assert tokenize("Ελληνικά κείμενα") == ["ελληνικα", "κειμενα"]
+    assert tokenize("图像分类 with ResNet") == ["图像分类", "res", "net", "resnet"]
+
+
+def test_query_without_pool_terms_has_no_hits(index: ApiIndex) -> None:
+    # non-ASCII queries used to leak ASCII fragments ("ünïcödé" -> n, c, d) that matched noise
+    assert index.search("ünïcödé ñøñßéñsé", k=5) == []
+    assert index.search("日本語のテキストを翻訳する", k=5) == []
+    accented = index.search("clàssïfy ïmàgés", k=3, hub="torchhub")
+    assert accented and accented == index.search("classify images", k=3, hub="torchhub")
+
+
+def test_term_matrix_streams_token_lists(pools: dict[str, list[ApiDoc]]) -> None:
+    # ApiIndex.build feeds a generator (each doc's tokens dropped once counted: 1.97 GB -> 0.63 GB peak
+    # for 200k docs); it must give the same matrix and vocabulary as a list
+    docs = pools["torchhub"]
+    listed, vocab_a = term_matrix([tokenize(doc_text(d)) for d in docs])
+    streamed, vocab_b = term_matrix(tokenize(doc_text(d)) for d in docs)
+    assert vocab_a == vocab_b and streamed.shape == (94, len(vocab_a)) and (listed != streamed).nnz == 0
+    assert streamed.dtype == np.float32 and streamed.sum() == sum(len(tokenize(doc_text(d))) for d in docs)
 
 
 def _ranking(scores: np.ndarray) -> list[int]:

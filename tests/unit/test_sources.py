@@ -10,6 +10,7 @@ import pytest
 from gorilla_tui.core.sources import (
     LOADERS,
     FetchContext,
+    clip,
     fetch,
     load_manifests,
     parse_manifest,
@@ -77,11 +78,49 @@ def test_hf_hub_download_from_local_cache(
     assert load.status == "ok", load.message
     assert load.origin == "hf://datasets/gorilla-llm/APIBench"
     assert load.files[0].startswith(str(cache)) and len(load.result.docs) == 94 and load.result.flagged == 7
-    # not in the cache and no network: a clean one-line "unreachable", and later hub files fail fast
+    # not in the cache and HF_HUB_OFFLINE: a clean one-line "unreachable" naming each source's own file
     missing = fetch(ms["huggingface"], ctx)
     assert missing.status == "unreachable" and "\n" not in missing.message
     assert "gorilla-llm/APIBench/huggingface_api.jsonl" in missing.message
-    assert ctx.hub_error and fetch(ms["tensorflowhub"], ctx).message == ctx.hub_error
+    assert "offline (HF_HUB_OFFLINE=1)" in missing.message and "--from DIR" in missing.message
+    tf = fetch(ms["tensorflowhub"], ctx)
+    assert "tensorflowhub_api.jsonl" in tf.message and "huggingface_api.jsonl" not in tf.message
+
+
+def test_unreachable_hub_fails_fast_per_source(
+    apibench: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    """No network (a closed local port as the hub endpoint): one probe, then every hub file is looked up in
+    the local cache only, without huggingface_hub's 5 retries; each row names its own file and --from."""
+    from huggingface_hub import constants
+    from huggingface_hub.utils import get_session
+
+    cache = _fake_hf_cache(tmp_path / "hf", apibench, ["torchhub_api.jsonl"])
+    monkeypatch.setattr(constants, "HF_HUB_CACHE", str(cache))
+    monkeypatch.setattr(constants, "HF_HUB_OFFLINE", False)
+    monkeypatch.setattr(constants, "ENDPOINT", "http://127.0.0.1:9")  # discard port: connection refused
+    probes = []
+    session = get_session()
+    real_head = session.head
+    monkeypatch.setattr(session, "head", lambda *a, **kw: probes.append(a) or real_head(*a, **kw))
+    ms = _manifests()
+    ctx = FetchContext()
+    loads = {h: fetch(ms[h], ctx) for h in ("huggingface", "tensorflowhub", "torchhub")}
+    assert len(probes) == 1 and ctx.hub_error and ctx.hub_error.startswith("network unreachable")
+    assert loads["torchhub"].status == "ok" and len(loads["torchhub"].result.docs) == 94  # from the cache
+    for hub in ("huggingface", "tensorflowhub"):
+        msg = loads[hub].message
+        assert loads[hub].status == "unreachable" and f"APIBench/{hub}_api.jsonl" in msg
+        assert msg.count("_api.jsonl") == 1 and "--from DIR" in msg and "\n" not in msg
+    assert "Retry" not in caplog.text
+
+
+def test_clip_cuts_at_a_word_boundary() -> None:
+    text = "Cannot reach https://huggingface.co/api/datasets: offline mode is enabled " * 4
+    out = clip(text, 160)
+    assert len(out) <= 160 and out.endswith("...") and text.startswith(out[:-3])
+    assert out[:-3].split()[-1] in text.split()  # the last word is whole
+    assert clip("short\nline") == "short line"
 
 
 def test_mirror_lookup_and_not_in_mirror(apibench: Path, apizoo: Path) -> None:

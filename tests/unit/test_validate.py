@@ -134,7 +134,7 @@ def test_apizoo_placeholder_calls_match_by_callee_and_names(pools):
             {"valid"},
         ),  # fmt: skip
         ("m = torch.hub.load('pytorch/vision', 'resnet50'", {"unparseable"}),
-        ("(" * 5000 + "torch.hub.load('pytorch/vision', 'resnet50')" + ")" * 5000, {"valid"}),
+        ("(" * 5000 + "torch.hub.load('pytorch/vision', 'resnet50')" + ")" * 5000, {"unparseable"}),
         ("a." * 20000 + "b()", {"hallucination", "no_call"}),
         ("x" * 1_000_000, {"no_call"}),
         ("print('hi')\n" * 60_000, {"no_call"}),
@@ -156,3 +156,43 @@ def test_unparseable_reports_line_and_column(th):
 def test_validate_function_and_empty_pool():
     assert validate("torch.hub.load('a/b', 'c')", []).kind == "hallucination"
     assert validate("", []).kind == "no_call"
+
+
+def test_nesting_deeper_than_python_allows_is_unparseable(th):
+    """CPython's tokenizer stops at 200 nested brackets (MAXLEVEL, "too many nested parentheses")."""
+    call = "torch.hub.load('pytorch/vision', 'resnet50')"
+    deep = th.check("(" * 100_000 + call + ")" * 100_000)
+    assert deep.kind == "unparseable"
+    assert deep.diagnostics == ["syntax error at 1:201: nesting deeper than Python's limit of 200"]
+    assert th.check("(" * 199 + call + ")" * 199).kind == "valid"  # 199 + the call = 200, as CPython
+    assert th.check("(" * 200 + call + ")" * 200).kind == "unparseable"  # 201: ast.parse refuses it too
+    line3 = th.check(f"x = 1\n# {'(' * 300}\ny = {'[' * 201}{call}{']' * 201}\n")
+    assert line3.kind == "unparseable" and "3:205: nesting deeper" in line3.diagnostics[0]
+    quoted = th.check(f"s = '{'(' * 300}'\nm = {call}\n")  # brackets inside strings do not count
+    assert quoted.kind == "valid"
+
+
+@pytest.mark.parametrize(
+    ("call", "helper", "model"),
+    [
+        ("torch.hub.load('NVIDIA/DeepLearningExamples:torchhub', 'nvidia_convnets_processing_utils')",
+         "nvidia_convnets_processing_utils", "nvidia_resnet50"),
+        ('torch.hub.load("intel-isl/MiDaS", model="transforms")', "transforms", "DPT_Large"),
+    ],
+)  # fmt: skip
+def test_helper_returned_instead_of_model(th, call, helper, model):
+    """Gorilla's "helper instead of the model" error: named, and the models whose example uses it first."""
+    verdict = th.check(call)
+    assert verdict.kind == "wrong_args"
+    assert verdict.diagnostics[0].startswith(f"{helper!r} is a pre-processing helper used with ")
+    assert verdict.diagnostics[0].endswith(", not a model") and model in verdict.diagnostics[0]
+    assert f"model='{model}'" in verdict.matched.api_call
+    assert len(verdict.suggestions) == 3
+    for suggestion in verdict.suggestions:  # every suggestion is a model whose example_code loads the helper
+        doc = next(d for d in th.entries if d.doc.api_call == suggestion).doc
+        assert helper in doc.example_code and "tacotron" not in suggestion
+
+
+def test_invented_model_gets_no_helper_note(th):
+    verdict = th.check("torch.hub.load('pytorch/vision', 'resnet-201')")
+    assert not any("helper" in d for d in verdict.diagnostics)

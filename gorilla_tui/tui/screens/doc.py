@@ -13,6 +13,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Static
 
 from gorilla_tui.core.pool import ApiDoc
+from gorilla_tui.tui.naming import display_name
 
 
 def doc_table(doc: ApiDoc, score: float | None = None) -> Table:
@@ -56,6 +57,6 @@ class DocScreen(ModalScreen[None]):
 
     def compose(self) -> ComposeResult:
         with VerticalScroll(id="dialog") as scroll:
-            scroll.border_title = self.doc.api_name or self.doc.api_call
+            scroll.border_title = display_name(self.doc)
             scroll.border_subtitle = "Escape closes"
             yield Static(doc_table(self.doc, self.score), id="doc")

@@ -1,7 +1,9 @@
-"""No index yet: offer to build it from the configured sources (or a local folder), with progress."""
+"""No index yet: offer to build it from a local folder or the configured sources, with progress and a
+per-source result."""
 
 from __future__ import annotations
 
+from rich.text import Text
 from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -10,6 +12,34 @@ from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Label, Log, ProgressBar, Static
 
 from gorilla_tui.errors import GorillaError
+
+#: Shown in the dialog: the hubs are remote, so offline only a local folder (or python-env) works.
+OFFLINE_NOTE = (
+    "Without network the hubs (Torch Hub, TensorFlow Hub, Hugging Face) cannot be fetched: give a local "
+    "folder holding the APIBench api/ files (torchhub_api.jsonl, tensorflowhub_api.jsonl, "
+    "huggingface_api.jsonl). Leave it empty to fetch every source from its own location."
+)
+#: Shown while another process (or CLI run) holds core.index_store's refresh lock.
+WAITING = "waiting for another index refresh to finish…"
+
+
+def build_summary(rows: list[dict], docs: int, seconds: float) -> tuple[str, list[dict]]:
+    """(one paragraph for the person, the rows that failed) from RefreshReport.sources rows ({name,
+    status, loaded, message, ...}; status "ok" means fetched now, "kept" means docs kept from the
+    previous index). Wording and hint follow core.bootstrap.first_launch_index / HUB_HINT."""
+    from gorilla_tui.core.bootstrap import HUB_HINT
+
+    ok = [r for r in rows if r.get("status") in ("ok", "kept")]
+    failed = [r for r in rows if r.get("status") not in ("ok", "kept")]
+    built = ", ".join(
+        f"{r['name']} ({r.get('loaded', 0)} APIs{', kept' if r.get('status') == 'kept' else ''})" for r in ok
+    )
+    msg = f"Built the API pool: {built or 'nothing'}, {docs} APIs in {seconds:.1f} s."
+    if failed:
+        why = "; ".join(f"{r['name']}: {r.get('status')}" + (f" ({r['message']})" if r.get("message") else "")
+                        for r in failed)  # fmt: skip
+        msg += f" Not built: {why}. " + HUB_HINT
+    return msg, failed
 
 
 def configured_sources(user_paths: list[str]) -> list[tuple[str, str]]:
@@ -25,7 +55,11 @@ def configured_sources(user_paths: list[str]) -> list[tuple[str, str]]:
 
 class IndexSetupScreen(ModalScreen[object]):
     """Builds the index with core.refresh.refresh in a thread worker; dismisses with the new ApiIndex, or
-    None when closed without one. Unreachable sources are listed; the error of a failed build is shown."""
+    None when closed without one. The folder input has the focus (Enter builds from it, or from the
+    configured sources when empty). When every source was built the dialog closes with a notice; when
+    some failed it stays open with the per-source result (see build_summary) until closed. A refresh
+    held by another process is announced (WAITING) while waiting for its lock; the error of a failed
+    build is shown."""
 
     BINDINGS = [Binding("escape", "close", "Close"), Binding("ctrl+b", "build", "Build")]
 
@@ -35,20 +69,25 @@ class IndexSetupScreen(ModalScreen[object]):
         self.reason = reason
         self.sources = configured_sources(self.user_paths)
         self.building = False
+        #: the index built here (None until a build ends) and the per-source result paragraph
+        self.built: object = None
+        self.summary = ""
 
     def compose(self) -> ComposeResult:
         with VerticalScroll(id="dialog") as box:
             box.border_title = "Build the API index"
             box.border_subtitle = "Enter/ctrl+b builds · Escape closes"
             yield Static(self.reason or "No API index has been built yet.", id="index-reason")
+            yield Static(OFFLINE_NOTE, id="index-offline")
             yield Static(
                 "Sources:\n" + "\n".join(f"  • {name}: {title}" for name, title in self.sources),
                 id="index-sources",
             )
-            yield Label(
-                "Optional: a local folder holding the source files (like `index --refresh --from DIR`)"
+            yield Label("Local folder with the source files (like `index --refresh --from DIR`):")
+            yield Input(
+                placeholder="e.g. /path/to/apibench/api — empty: fetch each source (needs network)",
+                id="index-from",
             )
-            yield Input(placeholder="leave empty to fetch from each source's own location", id="index-from")
             yield ProgressBar(total=max(1, len(self.sources)), show_eta=False, id="index-progress")
             yield Log(id="index-log", highlight=False)
             with Horizontal(id="buttons"):
@@ -56,7 +95,9 @@ class IndexSetupScreen(ModalScreen[object]):
                 yield Button("Close", id="close")
 
     def on_mount(self) -> None:
-        self.query_one("#build", Button).focus()
+        # the folder first: a typed path must not be dropped, and Enter builds from it (or, when empty,
+        # from the configured sources)
+        self.query_one("#index-from", Input).focus()
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
         event.stop()
@@ -78,7 +119,7 @@ class IndexSetupScreen(ModalScreen[object]):
     def action_close(self) -> None:
         if self.building:
             self.notify("the index is being built; it keeps going if you close this", severity="warning")
-        self.dismiss(None)
+        self.dismiss(self.built)
 
     @work(thread=True, exclusive=True, group="index", exit_on_error=False)
     def _build(self, folder: str) -> None:
@@ -96,6 +137,8 @@ class IndexSetupScreen(ModalScreen[object]):
             self.app.call_from_thread(log.write_line, line)
             self.app.call_from_thread(self.query_one(ProgressBar).advance, 1)
 
+        if self._lock_held():
+            self.app.call_from_thread(self._waiting)
         try:
             report = refresh(
                 mirrors=[folder] if folder else None, user_paths=self.user_paths, on_event=on_event
@@ -106,15 +149,44 @@ class IndexSetupScreen(ModalScreen[object]):
         except Exception as e:  # never let a build crash the app
             self.app.call_from_thread(self._failed, f"{type(e).__name__}: {e}", "")
             return
-        self.app.call_from_thread(self._built, report)
+        summary, failed = build_summary(report.sources, len(report.index.docs), report.seconds)
+        self.app.call_from_thread(self._built, report, summary, failed)
+
+    @staticmethod
+    def _lock_held() -> bool:
+        """True when another refresh holds the refresh lock now (a non-blocking probe of
+        core.index_store.refresh_lock; refresh() itself then waits for it)."""
+        from gorilla_tui.core import index_store
+
+        try:
+            with index_store.refresh_lock(timeout=0):
+                return False
+        except GorillaError:
+            return True
+
+    def _waiting(self) -> None:
+        self.query_one(Log).write_line(WAITING)
+        self.query_one("#index-reason", Static).update(f"[yellow]{WAITING}[/]")
 
     def _failed(self, message: str, hint: str) -> None:
         self.building = False
         self.query_one("#build", Button).disabled = False
+        self.query_one("#index-from", Input).focus()
         self.query_one(Log).write_line(f"error: {message}" + (f"\nhint: {hint}" if hint else ""))
         self.query_one("#index-reason", Static).update(f"[red]The index could not be built:[/] {message}")
 
-    def _built(self, report) -> None:
+    def _built(self, report, summary: str, failed: list[dict]) -> None:
         self.building = False
-        self.notify(f"index built: {len(report.index.docs)} docs in {report.seconds:.1f} s")
-        self.dismiss(report.index)
+        self.built = report.index
+        self.summary = summary
+        notice = getattr(self.app, "notice", self.notify)
+        if not failed:
+            notice(summary)
+            self.dismiss(report.index)
+            return
+        # some sources failed: say which, and stay open (Close / Escape hands the new index to the app)
+        self.query_one(Log).write_line(summary)
+        self.query_one("#index-reason", Static).update(Text(summary, style="yellow"))
+        self.query_one("#build", Button).disabled = False
+        self.query_one("#close", Button).focus()
+        notice(summary, severity="warning", timeout=20)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import threading
 from typing import TYPE_CHECKING
 
-from textual import work
+from textual import events, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
@@ -26,7 +26,15 @@ from gorilla_tui.tui.widgets.task_input import TaskInput
 from gorilla_tui.tui.widgets.verdict import VerdictBadge
 
 if TYPE_CHECKING:
+    from textual.geometry import Size
+
     from gorilla_tui.tui.app import GorillaApp
+
+#: Below this many columns the hits and matched-API panels are hidden (class -narrow, app.tcss): the
+#: proposal and the verdict get the whole width. Below SHORT rows the title, footer and borders of the
+#: verdict go (class -short), so the call and the verdict stay visible down to 40x12.
+NARROW = 80
+SHORT = 24
 
 
 class MainScreen(Screen):
@@ -73,7 +81,16 @@ class MainScreen(Screen):
         self.query_one("#proposal").border_title = "Proposal"
         self.query_one("#verdict").border_title = "Verdict"
         self.query_one(TaskInput).focus()
+        self.fit_layout(self.app.size)
         self.app.main_ready()
+
+    def on_resize(self, event: events.Resize) -> None:
+        self.fit_layout(event.size)
+
+    def fit_layout(self, size: Size) -> None:
+        """Set the -narrow / -short classes for a terminal of `size` (see NARROW, SHORT)."""
+        self.set_class(size.width < NARROW, "-narrow")
+        self.set_class(size.height < SHORT, "-short")
 
     # -- asking ---------------------------------------------------------------------------------------
 
@@ -81,7 +98,7 @@ class MainScreen(Screen):
         self.ask(message.task)
 
     def on_task_input_joined(self, message: TaskInput.Joined) -> None:
-        self.app.notice(f"pasted {message.lines} lines: joined into one line with spaces")
+        self.app.notice(message.notice)
 
     def ask(self, task: str) -> None:
         """Start answering `task`, cancelling the run in flight (if any)."""

@@ -9,6 +9,7 @@ from rich.text import Text
 from textual.widgets import Static
 
 from gorilla_tui.core.pool import ApiDoc
+from gorilla_tui.tui.naming import display_name
 
 
 def compact(value: Any, limit: int = 240) -> str:
@@ -49,7 +50,7 @@ class ApiCard(Static):
         else:
             provider = doc.framework or doc.source
             rows = [
-                ("api", doc.api_name or doc.api_call),
+                ("api", display_name(doc)),
                 ("provider", f"{provider} ({doc.source})" if doc.framework else provider),
                 ("domain", doc.domain),
                 ("does", doc.functionality or doc.description),

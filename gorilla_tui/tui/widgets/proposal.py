@@ -10,7 +10,7 @@ from textual.message import Message
 from textual.widgets import Button, Static, TextArea
 
 from gorilla_tui.core.types import Proposal
-from gorilla_tui.tui.session import effective_call
+from gorilla_tui.tui.session import code_note, effective_call
 
 #: Rich Syntax theme for the call line (pygments); the code area uses TextArea's tree-sitter highlighting.
 CALL_THEME = "monokai"
@@ -41,6 +41,7 @@ class ProposalPanel(Vertical):
         yield Static("", id="stream")
         yield Static("", id="call")
         yield TextArea("", id="code", language="python", read_only=True, show_line_numbers=False)
+        yield Static("", id="code-note")
         with Horizontal(id="actions"):
             yield Button("Copy call", id="copy-call", variant="primary")
             yield Button("Copy code", id="copy-code")
@@ -53,6 +54,8 @@ class ProposalPanel(Vertical):
         self.query_one("#call").display = answered
         self.query_one("#code").display = answered
         self.query_one("#actions").display = answered
+        if not answered:
+            self.query_one("#code-note").display = False
         self.query_one("#stream").display = not answered
 
     @property
@@ -90,6 +93,9 @@ class ProposalPanel(Vertical):
         code = self.query_one("#code", TextArea)
         code.load_text(text)
         code.scroll_home(animate=False)
+        note = code_note(proposal)
+        self.query_one("#code-note", Static).update(Text(f"⚠ {note}" if note else ""))
+        self.query_one("#code-note").display = bool(note)
         source = "example code of the matched doc" if proposal.code_source == "example_code" else "model"
         self.border_subtitle = subtitle or f"code from the {source}"
 

@@ -11,8 +11,9 @@ from textual.widgets import Input
 class TaskInput(Input):
     """One-line task input.
 
-    Posts TaskInput.Asked(task) on Enter (stripped, never empty) and TaskInput.Joined(lines) after a paste of
-    several lines was joined into one (lines: how many non-empty lines were joined). Up/down walk the recall
+    Posts TaskInput.Asked(task) on Enter (stripped, never empty) and TaskInput.Joined(lines, blank) after a
+    paste of several lines was joined into one (lines: how many lines the paste had, blank: how many of
+    them were blank and dropped). Up/down walk the recall
     list (newest first) set with :meth:`set_recall`; the text typed before recalling comes back at the end.
     """
 
@@ -29,11 +30,19 @@ class TaskInput(Input):
             self.task = task
 
     class Joined(Message):
-        """A paste of `lines` lines was joined with spaces (Input holds one line)."""
+        """A paste of `lines` lines (`blank` of them blank, dropped) was joined with spaces (Input holds
+        one line)."""
 
-        def __init__(self, lines: int) -> None:
+        def __init__(self, lines: int, blank: int = 0) -> None:
             super().__init__()
             self.lines = lines
+            self.blank = blank
+
+        @property
+        def notice(self) -> str:
+            """What to tell the person, e.g. "pasted 4 lines (1 blank): joined into one line with spaces"."""
+            blank = f" ({self.blank} blank)" if self.blank else ""
+            return f"pasted {self.lines} lines{blank}: joined into one line with spaces"
 
     def __init__(self, **kwargs) -> None:
         kwargs.setdefault("placeholder", "Describe a task, e.g. 'classify objects in an image' — Enter asks")
@@ -73,7 +82,8 @@ class TaskInput(Input):
         # Input keeps only the first line of a paste; join them instead, and say so (never cut silently).
         if "\n" not in event.text and "\r" not in event.text:
             return  # one line: Input's own handler inserts it
-        lines = [line.strip() for line in event.text.splitlines() if line.strip()]
+        pasted = event.text.splitlines()  # a final newline ends the last line, it adds none
+        lines = [line.strip() for line in pasted if line.strip()]
         event.prevent_default()
         event.stop()
         joined = " ".join(lines)
@@ -82,4 +92,4 @@ class TaskInput(Input):
         else:
             self.replace(joined, *self.selection)
         if len(lines) > 1:
-            self.post_message(self.Joined(len(lines)))
+            self.post_message(self.Joined(len(pasted), len(pasted) - len(lines)))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.message import Message
@@ -62,7 +63,9 @@ class VerdictBadge(Vertical):
         """Show `verdict`: its badge, diagnostics, and suggestions as a choosable list."""
         self.verdict = verdict
         self._set_kind(verdict.kind)
-        self.query_one("#badge", Static).update(LABELS.get(verdict.kind, verdict.kind))
+        # one line, cut with an ellipsis: the verdict word must never wrap (small terminals)
+        label = Text(LABELS.get(verdict.kind, verdict.kind), no_wrap=True, overflow="ellipsis")
+        self.query_one("#badge", Static).update(label)
         diagnostics = self.query_one("#diagnostics", Static)
         diagnostics.update("\n".join(verdict.diagnostics))
         diagnostics.display = bool(verdict.diagnostics)
