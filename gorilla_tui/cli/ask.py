@@ -142,13 +142,30 @@ _BADGE = {
 }
 
 
+def _load_or_build_index(api_index: Any) -> Any:
+    """The live index; on first launch (none yet) build it with core.bootstrap.first_launch_index (the
+    configured sources, falling back to the offline python-env pool) and say on stderr what was done."""
+    from gorilla_tui.errors import IndexMissingError
+
+    try:
+        return api_index.load()
+    except IndexMissingError:
+        from gorilla_tui.core.bootstrap import first_launch_index
+
+        print("gorilla-tui: no index yet: building it now (first launch) ...", file=sys.stderr)
+        message = first_launch_index()
+        if message:
+            print(f"gorilla-tui: {message}", file=sys.stderr)
+        return api_index.load()
+
+
 def _ask(args: argparse.Namespace, settings: Any, cancel: threading.Event, interrupted: list[int]) -> Any:
     """Load the index and the backend, then pipeline.ask; stop early (cancel set) after each slow step."""
     from gorilla_tui.core.backend import open_backend
     from gorilla_tui.core.pipeline import AskCancelled, Pipeline
     from gorilla_tui.core.retrieval import ApiIndex
 
-    index = ApiIndex.load()
+    index = _load_or_build_index(ApiIndex)
     if settings.hub:
         index.pool(settings.hub)  # unknown hub: UsageError now
     if interrupted:

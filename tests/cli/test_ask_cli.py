@@ -37,8 +37,19 @@ def test_ask_panel_subprocess(home_with_index):
 def test_ask_bad_input(home_with_model, capsys):
     assert main(["ask", "   "]) == 2
     assert "task is empty" in capsys.readouterr().err
-    assert main(["ask", SPORTS]) == 2  # no index yet
-    assert "index" in capsys.readouterr().err
+
+
+@pytest.mark.model
+def test_ask_on_first_launch_builds_the_offline_index_and_answers(home_with_model, capsys):
+    from gorilla_tui.core.retrieval import ApiIndex
+
+    # no index yet and no hub reachable (HF_HUB_OFFLINE=1): the python-env pool is built, then used
+    rc = main(["ask", "parse a JSON document from a string", "--json"])
+    captured = capsys.readouterr()
+    assert "first launch" in captured.err and "python-env" in captured.err and "--from DIR" in captured.err
+    proposal = json.loads(captured.out)
+    assert rc in (0, 1) and proposal["hits"] and proposal["hits"][0]["doc"]["source"] == "python-env"
+    assert "python-env" in ApiIndex.load().sources
 
 
 def test_ask_missing_model_file(home_with_index, tmp_path, capsys):
