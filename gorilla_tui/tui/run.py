@@ -24,6 +24,21 @@ def requirements_of(proposal: Proposal) -> list[str]:
     return list(doc.env_requirements) if doc else []
 
 
+def isolation_note() -> str:
+    """One line on what the sandbox contains here (core.sandbox.probe_isolation): with namespaces the
+    network is off, so code that downloads weights fails; without them, say plainly that it is open."""
+    from gorilla_tui.core.sandbox import probe_isolation
+
+    if probe_isolation().mode == "namespaces":
+        return (
+            "Runs isolated: no network (downloads of model weights will fail), private /tmp and home,"
+            " time, memory and output limits."
+        )
+    return (
+        "Runs with time, memory and output limits, but the network is OPEN and files are NOT contained here."
+    )
+
+
 def start_run(screen: Screen, proposal: Proposal | None, task_id: int | None) -> None:
     """Ask, then run `proposal.code` (see module docstring). Does nothing but notify when there is no code."""
     app = screen.app
@@ -32,19 +47,19 @@ def start_run(screen: Screen, proposal: Proposal | None, task_id: int | None) ->
         return
     code = proposal.code or proposal.api_call
     reqs = requirements_of(proposal)
-    detail = (
-        "Needs: "
-        + (", ".join(reqs) if reqs else "nothing listed")
-        + (
-            "\nRuns in an isolated process with time, memory and output limits;"
-            " it may download model weights."
-        )
-    )
+    detail = "Needs: " + (", ".join(reqs) if reqs else "nothing listed") + "\n" + isolation_note()
 
     def finished(result) -> None:
         if result is not None:
             exit_code = None if result.stopped or result.limits_hit else result.exit_status
-            app.session.history.add_run(task_id, code, exit_code, result.output)
+            app.session.history.add_run(
+                task_id,
+                code,
+                exit_code,
+                result.output,
+                duration_s=result.duration_s,
+                truncated=result.truncated,
+            )
 
     def launch() -> None:
         app.push_screen(RunScreen(code, on_finished=finished))

@@ -113,6 +113,7 @@ async def test_run_streams_output_into_the_log_and_is_recorded(make_app):
         await pilot.press("f5")
         assert isinstance(app.screen, ConfirmScreen) and app.screen.code == code
         assert "pytorchvideo" in app.screen.detail  # the matched doc's env requirements
+        assert "no network" in app.screen.detail  # namespaces are available here (root, Linux)
         await pilot.press("y")  # valid: one confirmation
         assert isinstance(app.screen, RunScreen)
         await wait_for(pilot, lambda: app.screen.finished, timeout=60)
@@ -123,6 +124,7 @@ async def test_run_streams_output_into_the_log_and_is_recorded(make_app):
     task_id = History().search()[0].id
     runs = History().runs(task_id)
     assert len(runs) == 1 and runs[0]["exit_code"] == 0 and "hello from the sandbox" in runs[0]["output"]
+    assert runs[0]["duration_s"] > 0 and runs[0]["truncated"] == 0
 
 
 async def test_run_of_a_proposal_that_is_not_valid_asks_twice_and_stop_works(make_app):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import threading
+import time
 
 from textual import work
 from textual.app import ComposeResult
@@ -45,15 +46,29 @@ class RunScreen(ModalScreen[None]):
     def _run(self) -> None:
         from gorilla_tui.core.sandbox import SandboxRun
 
+        log = self.query_one(Log)
+        pending: list[str] = []
+        last_flush = [0.0]
+
+        def flush() -> None:
+            if pending:
+                lines, pending[:] = list(pending), []
+                self.app.call_from_thread(log.write_lines, lines)
+            last_flush[0] = time.monotonic()
+
         def on_output(stream: str, line: str) -> None:
-            prefix = {"stderr": "! ", "sandbox": "# "}.get(stream, "")
-            self.app.call_from_thread(self.query_one(Log).write_line, prefix + line)
+            # batched: one hop to the UI thread per 50 ms, so an output flood does not stall the sandbox
+            pending.append({"stderr": "! ", "sandbox": "# "}.get(stream, "") + line)
+            if time.monotonic() - last_flush[0] > 0.05:
+                flush()
 
         try:
             result = SandboxRun(self.code, on_output=on_output, cancel=self.cancel).run()
         except OSError as e:
+            flush()
             self.app.call_from_thread(self._done, None, f"the sandbox could not start: {e}")
             return
+        flush()
         self.app.call_from_thread(self._done, result, "")
 
     def _done(self, result, error: str) -> None:
