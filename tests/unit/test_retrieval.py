@@ -255,3 +255,24 @@ def test_two_refreshes_are_serialised(apibench: Path) -> None:
     assert len(versions) == 2 and not list(root.glob(".build-*"))
     idx = ApiIndex.load()  # the second refresh ran after the first: it kept torchhub and added huggingface
     assert set(idx.sources) == {"torchhub", "huggingface"}
+
+
+def test_a_query_sharing_no_term_is_retried_with_everyday_synonyms(index: ApiIndex) -> None:
+    from gorilla_tui.core.retrieval import expand_query
+
+    # APIBench TensorFlow Hub eval task 84: no word of it occurs in the TensorFlow Hub pool
+    task = "We want to know which animal we will find in the picture taken during our vacation."
+    assert index.scores(task, "tensorflowhub")[1].max(initial=0) == 0
+    hits = index.search(task, k=5, hub="tensorflowhub")
+    assert len(hits) == 5 and all("image" in (h.doc.domain + h.doc.description).lower() for h in hits)
+    # a query that already has hits ("photo" has a synonym, "classify" is in the pool) is not expanded:
+    # its hits are exactly the plain BM25 ranking of its own terms
+    from gorilla_tui.core.retrieval import top_k
+
+    plain = "classify a photo"
+    rows, scores = index.scores(plain, "tensorflowhub")
+    expected = [index.docs[rows[pos]].id for pos, _ in top_k(scores, 5)]
+    assert expected and [h.doc.id for h in index.search(plain, k=5, hub="tensorflowhub")] == expected
+    rows_x, scores_x = index.scores(expand_query(plain), "tensorflowhub")
+    assert [index.docs[rows_x[p]].id for p, _ in top_k(scores_x, 5)] != expected  # expansion would change it
+    assert expand_query("a photo") == "a photo image" and expand_query("resnet50") == "resnet50"
