@@ -12,7 +12,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from gorilla_tui.core.evaluate import HUB_FILES, Score, hub_name, read_jsonl, resolve_file, score_file
+from gorilla_tui.core.evaluate import (
+    HUB_FILES,
+    Score,
+    hub_name,
+    json_object,
+    read_jsonl,
+    resolve_file,
+    score_file,
+)
 from gorilla_tui.core.pool import ApiDoc, doc_from_record, load_jsonl
 from gorilla_tui.errors import GorillaError, UsageError
 
@@ -170,11 +178,8 @@ def load_answers(path: str | Path, info: RunInfo) -> tuple[dict[int, dict[str, A
     for number, text in enumerate(body.split("\n") if body else [], start=1):
         if not text.strip():
             continue
-        try:
-            line = json.loads(text)
-        except ValueError:
-            line = None
-        if not isinstance(line, dict) or not isinstance(line.get("question_id"), int):
+        line = json_object(text)
+        if line is None or not isinstance(line.get("question_id"), int):
             bad += 1
             continue
         theirs = {k: line.get(k) for k in info.key()}

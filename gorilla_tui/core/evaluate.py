@@ -70,6 +70,15 @@ def _read_text(path: str | Path, what: str) -> str:
         raise UsageError(f"{what} file {p} is not UTF-8 text (bad byte at offset {e.start})") from None
 
 
+def json_object(line: str) -> dict[str, Any] | None:
+    """One JSON Lines line as a dict, or None when it is not valid JSON or not an object."""
+    try:
+        value = json.loads(line)
+    except ValueError:
+        return None
+    return value if isinstance(value, dict) else None
+
+
 def read_jsonl(path: str | Path, what: str) -> list[dict[str, Any] | None]:
     """JSON Lines file -> one entry per non-blank line (None for a line that is not a JSON object).
 
@@ -77,13 +86,8 @@ def read_jsonl(path: str | Path, what: str) -> list[dict[str, Any] | None]:
     """
     rows: list[dict[str, Any] | None] = []
     for line in _read_text(path, what).splitlines():
-        if not line.strip():
-            continue
-        try:
-            value = json.loads(line)
-        except ValueError:
-            value = None
-        rows.append(value if isinstance(value, dict) else None)
+        if line.strip():
+            rows.append(json_object(line))
     if not rows:
         raise UsageError(f"{what} file {Path(path)} is empty")
     return rows
@@ -117,11 +121,8 @@ def read_responses(path: str | Path) -> Responses:
     for number, line in enumerate(_read_text(p, "responses").splitlines(), start=1):
         if not line.strip():
             continue
-        try:
-            value = json.loads(line)
-        except ValueError:
-            value = None
-        if isinstance(value, dict) and "question_id" in value:
+        value = json_object(line)
+        if value is not None and "question_id" in value:
             rows.append((number, value))
         else:
             bad.append(number)
