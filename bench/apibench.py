@@ -62,16 +62,18 @@ def top1_scores(index: Any, data: evalrun.HubData, tasks: list[evalrun.EvalTask]
         return tuple(100 * score_file(data.hub, path, metric=m, **kw).accuracy for m in ("gorilla", "strict"))  # type: ignore[return-value]
 
 
-def run_one(backend: Any, index: Any, data: evalrun.HubData, tasks: list, retriever: str, args: Any) -> dict:
-    """Answer (resuming) and summarise one hub x retriever; returns the figures for the table."""
+def run_one(backend: Any, index: Any, data: evalrun.HubData, tasks: list, retriever: str, select_by: str,
+            args: Any) -> dict:  # fmt: skip
+    """Answer (resuming) and summarise one hub x retriever x select_by; returns the figures for the table."""
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
     from gorilla_tui.core.pipeline import Pipeline
 
-    settings = Settings(k=args.k, hub=data.hub, mode=args.mode)
-    info = evalrun.RunInfo(data.hub, retriever, args.mode, backend.name, args.k)
-    out = args.results / f"{data.hub}_{retriever}_{args.mode}_k{args.k}.jsonl"
+    settings = Settings(k=args.k, hub=data.hub, mode=args.mode, select_by=select_by)
     pipeline = Pipeline(settings, index, backend, retriever=retriever)
+    how = pipeline.select_by()
+    info = evalrun.RunInfo(data.hub, retriever, args.mode, backend.name, args.k, how)
+    out = args.results / f"{data.hub}_{retriever}_{args.mode}{'-' + how if how else ''}_k{args.k}.jsonl"
     start = time.perf_counter()
     columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn())
     with Progress(*columns) as progress:
@@ -79,7 +81,8 @@ def run_one(backend: Any, index: Any, data: evalrun.HubData, tasks: list, retrie
         stats = evalrun.answer_tasks(pipeline, tasks, out, info, on_answer=lambda _l: progress.advance(bar))
     wall = time.perf_counter() - start
     s = evalrun.summarise(out, data.hub, tasks, eval_path=data.eval_path, pool_path=data.pool_path).to_dict()
-    row = {"hub": data.hub, "retriever": retriever, "n": s["n"], "answered_now": stats.answered,
+    row = {"hub": data.hub, "retriever": retriever, "select_by": how, "n": s["n"],
+           "answered_now": stats.answered,
            "seconds_now": round(wall, 1), "gorilla_acc": 100 * s["gorilla"]["accuracy"],
            "gorilla_hall": 100 * s["gorilla"]["hallucination"], "strict_acc": 100 * s["strict"]["accuracy"],
            "strict_hall": 100 * s["strict"]["hallucination"], "api_at_k": 100 * s["api_at_k"],
@@ -113,8 +116,9 @@ def report(rows: list[dict], top1: dict[str, tuple[float, float]], args: Any, n_
         if not ours:
             continue
         for r in ours:
+            how = f", {r['select_by']}" if r["retriever"] != "oracle" and r.get("select_by") else ""
             lines.append(
-                f"| {hub} | **ours, {r['retriever']}** | {r['n']} | **{r['gorilla_acc']:.2f}** "
+                f"| {hub} | **ours, {r['retriever']}{how}** | {r['n']} | **{r['gorilla_acc']:.2f}** "
                 f"| {r['gorilla_hall']:.2f} | {r['strict_acc']:.2f} | {r['strict_hall']:.2f} "
                 f"| {r['api_at_k']:.1f} | {r['picked_in_hits']:.1f} | {r['p50']:.2f} | {r['p95']:.2f} |"
             )
@@ -132,18 +136,24 @@ def report(rows: list[dict], top1: dict[str, tuple[float, float]], args: Any, n_
         r = next((x for x in rows if x["hub"] == hub and x["retriever"] == "bm25"), None)
         if r is None:
             continue
+        how = f", select by {r['select_by']}" if r.get("select_by") else ""
         first = r["gorilla_acc"] > FIRST_TARGET[hub] and r["gorilla_hall"] <= MAX_HALLUCINATION
         second = r["gorilla_acc"] > SECOND_TARGET[hub]
         lines.append(
-            f"- {hub}: {r['gorilla_acc']:.2f} % (n={r['n']}), hallucination {r['gorilla_hall']:.2f} % -> "
+            f"- {hub}{how}: {r['gorilla_acc']:.2f} % (n={r['n']}), "
+            f"hallucination {r['gorilla_hall']:.2f} % -> "
             f"above Gorilla-7B RT bm25 ({FIRST_TARGET[hub]:.2f}) with <= 1 % hallucination: "
             f"**{'yes' if first else 'no'}**; above Gorilla-7B FT 0-shot ({SECOND_TARGET[hub]:.2f}): "
             f"**{'yes' if second else 'no'}**"
         )
     lines += [
         "",
-        "Notes: select mode can only emit one of the hits' api_calls (GBNF), so it cannot hallucinate an "
-        "API; with the oracle retriever there is a single candidate, so no model call is made and the row "
+        "Notes: select mode can only emit one of the hits' api_calls, so it cannot hallucinate an API. "
+        "`likelihood` (the default since 0.2) picks the hit with the highest log p(task | doc) under the "
+        "model (query-likelihood reranking, UPR, arXiv 2204.07496; template and k fixed on the Torch Hub "
+        "training split, bench/rerank_dev.py); `grammar` (0.1) has the model copy one hit's api_call under "
+        "a GBNF grammar. With the oracle retriever there is a single candidate, so no model call is made and "
+        "the row "
         "measures the metric on the ground-truth call itself (first-match-wins over duplicated api_calls "
         "with other domains keeps it below 100 on TensorFlow Hub). The gorilla metric credits any API of "
         'the right domain; the strict column is the honest one for "the right API".',
@@ -158,6 +168,11 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--hubs", default=",".join(HUBS), help="comma-separated hubs")
     ap.add_argument("--retrievers", default="bm25,oracle", help="comma-separated: none, bm25, oracle")
     ap.add_argument("--mode", choices=("select", "generate"), default="select")
+    ap.add_argument(
+        "--select-by",
+        default="likelihood",
+        help="comma-separated select_by values, one row each: likelihood, grammar (first: targets)",
+    )
     ap.add_argument("-k", type=int, default=5, help="hits per task")
     ap.add_argument("--limit", type=int, default=None, help="tasks per hub (evenly spaced); default all")
     ap.add_argument("--model", default="", help="model spec (default: the embedded Gemma 3 270M)")
@@ -175,8 +190,10 @@ def main(argv: list[str] | None = None) -> int:
         index, _ = evalrun.hub_index(data, live=False)
         tasks = evalrun.select_tasks(evalrun.load_tasks(data.eval_path, hub), args.limit, "spread")
         top1[hub], n_total[hub] = top1_scores(index, data, tasks), len(tasks)
+        ways = [w for w in args.select_by.split(",") if w] if args.mode == "select" else ["grammar"]
         for retriever in retrievers:
-            rows.append(run_one(backend, index, data, tasks, retriever, args))
+            for way in ways[:1] if retriever == "oracle" else ways:  # oracle: one candidate, no choice
+                rows.append(run_one(backend, index, data, tasks, retriever, way, args))
     text = report(rows, top1, args, n_total)
     print(text)
     if not args.no_write:

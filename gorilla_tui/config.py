@@ -18,6 +18,10 @@ from gorilla_tui.errors import UsageError
 from gorilla_tui.paths import get_paths
 
 MODES = ("select", "generate")
+#: How select mode chooses among the hits: "likelihood" scores every hit by the model's log-probability of
+#: the task given the doc (core/rerank.py); "grammar": the model writes one hit's api_call under a GBNF
+#: grammar.
+SELECT_BY = ("likelihood", "grammar")
 
 
 @dataclass
@@ -25,7 +29,9 @@ class Settings:
     """Every setting a person can change (TUI settings screen, config.toml, CLI flags).
 
     model: "" for the embedded default, a .gguf path, "hf:OWNER/REPO/FILE.gguf" or a registry name.
-    mode: "select" (GBNF-constrained choice among the hits' api_calls) or "generate" (free text, validated).
+    mode: "select" (the model chooses one of the hits' api_calls) or "generate" (free text, validated).
+    select_by: how select mode chooses (SELECT_BY): "likelihood" (default; falls back to "grammar" when the
+    backend cannot score text, e.g. a remote endpoint) or "grammar".
     k: hits retrieved per task (1..50). hub: restrict retrieval to one source short name, "" for all.
     kernel: kernel profile name ("" = detect). endpoint: OpenAI-compatible completion URL ("" = local model).
     n_ctx, n_threads, n_gpu_layers: llama-cpp-python parameters (0 / -1 = profile default).
@@ -34,6 +40,7 @@ class Settings:
 
     model: str = ""
     mode: str = "select"
+    select_by: str = "likelihood"
     k: int = 5
     hub: str = ""
     kernel: str = ""
@@ -48,6 +55,8 @@ class Settings:
         """Raise UsageError for out-of-range values; return self."""
         if self.mode not in MODES:
             raise UsageError(f"mode must be one of {', '.join(MODES)}, not {self.mode!r}")
+        if self.select_by not in SELECT_BY:
+            raise UsageError(f"select_by must be one of {', '.join(SELECT_BY)}, not {self.select_by!r}")
         if not 1 <= self.k <= 50:
             raise UsageError(f"k must be between 1 and 50, not {self.k}")
         if self.max_tokens < 1:

@@ -19,3 +19,7 @@ class UsageError(GorillaError):
 
 class IndexMissingError(GorillaError):
     """No index has been built yet (exit 2); the hint says how to build one."""
+
+
+class ContextOverflowError(GorillaError):
+    """A prompt (or text to score) has more tokens than the model's n_ctx (exit 2)."""

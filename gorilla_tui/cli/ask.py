@@ -11,6 +11,7 @@ import threading
 from collections.abc import Iterator
 from typing import Any
 
+from gorilla_tui.cli.options import add_model_options, settings_from_args
 from gorilla_tui.errors import GorillaError
 
 
@@ -23,15 +24,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     p.add_argument("task", help="what you want to do, in plain English")
     p.add_argument("--json", action="store_true", help="print the proposal as JSON")
-    p.add_argument("-k", type=int, default=None, metavar="N", help="hits retrieved (1..50)")
-    p.add_argument("--hub", default=None, metavar="NAME", help="search only this source (e.g. torchhub)")
-    p.add_argument("--mode", choices=("select", "generate"), default=None, help="select (GBNF) or generate")
-    p.add_argument(
-        "--model", default=None, metavar="M", help="a .gguf path, hf:OWNER/REPO/FILE.gguf or a name"
-    )
-    p.add_argument("--endpoint", default=None, metavar="URL", help="OpenAI-compatible completion server")
-    p.add_argument("--kernel", default=None, metavar="NAME", help="kernel profile (cpu, metal, cuda, vulkan)")
-    p.add_argument("--max-tokens", type=int, default=None, metavar="N", help="generation budget (tokens)")
+    add_model_options(p)
     p.add_argument(
         "--run", action="store_true", help="then run the proposed code in the sandbox (asks to confirm)"
     )
@@ -39,21 +32,6 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--timeout", type=float, default=None, metavar="S", help="with --run: wall-clock limit")
     p.add_argument("--keep", action="store_true", help="with --run: keep the sandbox folder")
     p.set_defaults(func=run)
-
-
-def settings_from_args(args: argparse.Namespace) -> Any:
-    """config.toml settings with the command-line flags that were given applied on top."""
-    from gorilla_tui.config import load_settings
-
-    return load_settings().replace(
-        k=getattr(args, "k", None),
-        hub=getattr(args, "hub", None),
-        mode=getattr(args, "mode", None),
-        model=getattr(args, "model", None),
-        endpoint=getattr(args, "endpoint", None),
-        kernel=getattr(args, "kernel", None),
-        max_tokens=getattr(args, "max_tokens", None),
-    )
 
 
 @contextlib.contextmanager

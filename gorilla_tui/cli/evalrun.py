@@ -11,10 +11,13 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
+from gorilla_tui.errors import UsageError
+
 
 def register(actions: argparse._SubParsersAction) -> None:
     """Add `eval run` beside `eval score` (called by gorilla_tui.cli.evalcmd)."""
     from gorilla_tui.cli.evalcmd import add_data_options
+    from gorilla_tui.cli.options import add_model_options
 
     p = actions.add_parser(
         "run",
@@ -27,13 +30,7 @@ def register(actions: argparse._SubParsersAction) -> None:
     p.add_argument("--retriever", required=True, choices=("none", "bm25", "oracle"),
                    help="none: no docs (0-shot); bm25: the index, this hub's pool only; oracle: the "
                    "ground-truth doc")  # fmt: skip
-    p.add_argument("--mode", choices=("select", "generate"), default=None, help="select (GBNF) or generate")
-    p.add_argument(
-        "--model", default=None, metavar="M", help="a .gguf path, hf:OWNER/REPO/FILE.gguf or a name"
-    )
-    p.add_argument("--endpoint", default=None, metavar="URL", help="OpenAI-compatible completion server")
-    p.add_argument("--kernel", default=None, metavar="NAME", help="kernel profile (cpu, metal, cuda, vulkan)")
-    p.add_argument("-k", type=int, default=None, metavar="N", help="hits retrieved per task (1..50)")
+    add_model_options(p, hub=False, max_tokens=False)  # --hub: the eval set's, from add_data_options
     p.add_argument("--limit", type=int, default=None, metavar="N", help="answer at most N tasks")
     p.add_argument("--sample", choices=("head", "spread"), default="head",
                    help="with --limit: the first N tasks (head) or N evenly spaced (spread)")  # fmt: skip
@@ -65,7 +62,7 @@ def _ctrl_c(stop: threading.Event, cancel: threading.Event) -> Iterator[None]:
 
 def run(args: argparse.Namespace) -> int:
     """Answer, then print the summary. Exit 0 when every selected task is answered, 130 when stopped."""
-    from gorilla_tui.cli.ask import settings_from_args
+    from gorilla_tui.cli.options import settings_from_args
     from gorilla_tui.core import evalrun
     from gorilla_tui.core.models import EMBEDDED
 
@@ -75,7 +72,7 @@ def run(args: argparse.Namespace) -> int:
     settings = settings_from_args(args).replace(hub=data.hub)
     tasks = evalrun.select_tasks(evalrun.load_tasks(data.eval_path, data.hub), args.limit, args.sample)
     model = settings.model or ("remote" if settings.endpoint else EMBEDDED)
-    info = evalrun.RunInfo(data.hub, args.retriever, settings.mode, model, settings.k)
+    info = evalrun.RunInfo(data.hub, args.retriever, settings.mode, model, settings.k, _select_by(settings))
     done, notes = evalrun.load_answers(args.out, info)  # a wrong --out fails before the model loads
     for note in notes:
         print(f"gorilla-tui: {args.out}: {note}", file=sys.stderr)
@@ -84,13 +81,23 @@ def run(args: argparse.Namespace) -> int:
         stats = _answer(args, settings, data, tasks, info, len(done.keys() & {t.question_id for t in tasks}))
     summary = evalrun.summarise(args.out, data.hub, tasks, eval_path=data.eval_path, pool_path=data.pool_path)
     if args.json:
-        out = {"hub": data.hub, "retriever": args.retriever, "mode": settings.mode, "model": model,
-               "k": settings.k, "out": str(args.out), "answered": stats.answered, "skipped": stats.skipped,
-               "stopped": stats.stopped, **summary.to_dict()}  # fmt: skip
+        out = {"hub": data.hub, "retriever": args.retriever, "mode": settings.mode,
+               "select_by": info.select_by, "model": model, "k": settings.k, "out": str(args.out),
+               "answered": stats.answered, "skipped": stats.skipped, "stopped": stats.stopped,
+               **summary.to_dict()}  # fmt: skip
         print(json.dumps(out, ensure_ascii=False))
     else:
         _print_summary(summary, info, stats, str(args.out))
     return 130 if stats.stopped else 0
+
+
+def _select_by(settings: Any) -> str:
+    """How select mode will choose, known before the model loads (a resume must match it): what
+    Pipeline.select_by gives for the backend open_backend(settings) opens: "" in generate mode, "grammar"
+    with --endpoint (RemoteBackend cannot score text, core/rerank.can_score), else settings.select_by."""
+    if settings.mode != "select":
+        return ""
+    return "grammar" if settings.endpoint else settings.select_by
 
 
 def _answer(args: argparse.Namespace, settings: Any, data: Any, tasks: list, info: Any, done: int) -> Any:
@@ -122,6 +129,11 @@ def _answer(args: argparse.Namespace, settings: Any, data: Any, tasks: list, inf
     console.print(f"[dim]{data.hub}: {len(tasks)} tasks, {done} already in {args.out}; index: {where}[/]")
     backend = open_backend(settings)
     pipeline = Pipeline(settings, index, backend, retriever=info.retriever)
+    if pipeline.select_by() != info.select_by:  # a backend that cannot score after all: lines say "grammar"
+        raise UsageError(
+            f"select mode cannot choose by {info.select_by} with model {info.model}",
+            hint="use --select-by grammar",
+        )
     stop, cancel = threading.Event(), threading.Event()
     valid = [0, 0]
     columns = (SpinnerColumn(), TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
@@ -154,9 +166,8 @@ def _print_summary(summary: Any, info: Any, stats: Any, out: str) -> None:
 
     console = Console()
     d = summary.to_dict()
-    head = Table(
-        title=f"{info.hub} · {info.retriever} · {info.mode} · {info.model} · k={info.k} · n={summary.n}"
-    )
+    mode = f"{info.mode} by {info.select_by}" if info.select_by else info.mode
+    head = Table(title=f"{info.hub} · {info.retriever} · {mode} · {info.model} · k={info.k} · n={summary.n}")
     for col in ("metric", "accuracy", "hallucination", "error"):
         head.add_column(col, justify="right" if col != "metric" else "left")
     for score in (summary.gorilla, summary.strict):

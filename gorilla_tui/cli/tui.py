@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from gorilla_tui.config import load_settings
+from gorilla_tui.cli.options import add_model_options, settings_from_args
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -19,23 +19,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:
             "Flags override config.toml for this session."
         ),
     )
-    p.add_argument("--model", help="model: a .gguf path, hf:OWNER/REPO/FILE.gguf or a registry name")
-    p.add_argument("--mode", choices=("select", "generate"), help="select (GBNF choice) or generate")
-    p.add_argument("-k", type=int, help="hits retrieved per task (1-50)")
-    p.add_argument("--hub", help="search one source only (e.g. torchhub)")
-    p.add_argument("--kernel", help="kernel profile (cpu, cuda, metal, vulkan)")
+    add_model_options(p, endpoint=False, max_tokens=False)
     p.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
     """Load settings (config.toml, overridden by flags), build the app, run it; exit 0."""
-    settings = load_settings().replace(
-        model=getattr(args, "model", None),
-        mode=getattr(args, "mode", None),
-        k=getattr(args, "k", None),
-        hub=getattr(args, "hub", None),
-        kernel=getattr(args, "kernel", None),
-    )
+    settings = settings_from_args(args)
     from gorilla_tui.tui.app import create_app  # textual: ~0.15 s import, only for the TUI
 
     create_app(settings).run()

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 from gorilla_tui.core.remote import RemoteBackend
 from gorilla_tui.core.scripted import ScriptedBackend
-from gorilla_tui.errors import GorillaError
+from gorilla_tui.errors import ContextOverflowError, GorillaError
 
 if TYPE_CHECKING:
     from gorilla_tui.config import Settings
@@ -38,6 +38,10 @@ class Backend(Protocol):
     n_ctx: context size in tokens; count_tokens(text): tokens the prompt `text` takes, BOS included.
     name: model name; family: prompt family (core/prompts.py). last_stats: figures of the last call
     (prompt_tokens, prompt_eval_tokens = prompt tokens actually evaluated, i.e. not reused from the KV cache).
+
+    Optional capability (not part of the protocol, test with core.rerank.can_score): a backend that can read
+    the model's log-probabilities has `loglikelihoods(contexts, continuation, cancel=None) -> list[float]`
+    (LlamaBackend has; RemoteBackend and ScriptedBackend have not, so select mode falls back to the grammar).
     """
 
     name: str
@@ -278,6 +282,89 @@ class LlamaBackend:
                     "prompt_eval_ms": t_p_ms,
                     "cancelled": bool(cancel is not None and cancel.is_set()),
                 }
+
+    def loglikelihoods(
+        self, contexts: Sequence[str], continuation: str, cancel: threading.Event | None = None
+    ) -> list[float]:
+        """log p(continuation | context) for each context, in nats (sum over the continuation's tokens; the
+        same continuation tokens for every context, so the values compare directly). One float per context.
+
+        The contexts' common token prefix is evaluated once and kept in the KV cache; each context's own
+        tokens and the continuation are then evaluated with logits only at the positions that predict a
+        continuation token (the LM head over Gemma 3's 262k vocabulary is most of the cost). Contexts get
+        BOS and are tokenized as plain text (special=False). Stops early when `cancel` is set (the list is
+        then shorter than `contexts`). Raises ContextOverflowError when a context + continuation exceeds
+        n_ctx, GorillaError when llama.cpp fails; KeyboardInterrupt for a Ctrl+C caught by llama.cpp's log
+        callback."""
+        llm = self._llm
+        if not contexts:
+            return []
+        tok = [llm.tokenize(c.encode("utf-8"), add_bos=True, special=False) for c in contexts]
+        cont = llm.tokenize(continuation.encode("utf-8"), add_bos=False, special=False)
+        if not cont:
+            return [0.0] * len(contexts)
+        longest = max(len(t) for t in tok) + len(cont)
+        if longest > self.n_ctx:
+            raise ContextOverflowError(
+                f"text to score does not fit the model: {longest} tokens > n_ctx {self.n_ctx}"
+            )
+        shared = 0  # common prefix, leaving every context at least one token of its own
+        limit = min(len(t) for t in tok) - 1
+        while shared < limit and all(t[shared] == tok[0][shared] for t in tok):
+            shared += 1
+        scores: list[float] = []
+        with self._lock:
+            ctx = llm._ctx
+            ctx.kv_cache_clear()
+            llm.n_tokens = 0  # the high-level cache bookkeeping no longer matches the KV cache
+            try:
+                self._decode(tok[0][:shared], shared_pos=0, targets={})
+                for t in tok:
+                    _raise_pending_interrupt()
+                    if cancel is not None and cancel.is_set():
+                        break
+                    ctx.kv_cache_seq_rm(0, shared, -1)
+                    rest = t[shared:] + cont
+                    own = len(t) - shared
+                    targets = {j: rest[j + 1] for j in range(own - 1, len(rest) - 1)}
+                    total = self._decode(rest, shared_pos=shared, targets=targets)
+                    scores.append(total)
+            except RuntimeError as e:  # llama_decode failed
+                raise GorillaError(f"llama.cpp failed while scoring ({e})") from None
+            finally:
+                ctx.kv_cache_clear()
+                llm.n_tokens = 0
+            self.last_stats = {"scored_contexts": len(scores), "prompt_eval_tokens": shared + sum(
+                len(t) - shared + len(cont) for t in tok[: len(scores)])}  # fmt: skip
+        return scores
+
+    def _decode(self, tokens: Sequence[int], *, shared_pos: int, targets: dict[int, int]) -> float:
+        """llama_decode `tokens` at positions shared_pos.. on sequence 0, in chunks of n_batch, with logits
+        only at the indices in `targets`; returns the sum over targets of log p(targets[j] | tokens[:j + 1])
+        in nats (log-softmax over the whole vocabulary, in float64)."""
+        import llama_cpp
+        import numpy as np
+
+        llm, total = self._llm, 0.0
+        batch, n_vocab = llm._batch, llm.n_vocab()
+        for start in range(0, len(tokens), llm.n_batch):
+            chunk = tokens[start : start + llm.n_batch]
+            b = batch.batch
+            b.n_tokens = len(chunk)
+            for i, t in enumerate(chunk):
+                b.token[i], b.pos[i], b.n_seq_id[i] = t, shared_pos + start + i, 1
+                b.seq_id[i][0] = 0
+                b.logits[i] = (start + i) in targets
+            llm._ctx.decode(batch)
+            for i in range(len(chunk)):
+                target = targets.get(start + i)
+                if target is None:
+                    continue
+                ptr = llama_cpp.llama_get_logits_ith(llm._ctx.ctx, i)
+                row = np.ctypeslib.as_array(ptr, shape=(n_vocab,))
+                top = float(row.max())
+                total += float(row[target]) - top - float(np.log(np.exp(row - top).sum(dtype=np.float64)))
+        return total
 
 
 def open_backend(settings: Settings) -> Backend:

@@ -30,6 +30,8 @@ if TYPE_CHECKING:
 
 #: The task is the text between these markers of an eval line's "code" (APIBench README).
 TASK_RE = re.compile(r"###\s*Instruction:\s*(.*?)\s*###\s*Output", re.DOTALL)
+#: The training split writes its "code" as a Python dict string instead: {'Instruction': ..., 'Output': ...}.
+TRAIN_TASK_RE = re.compile(r"^\{'Instruction':\s*(.*?),\s*'Output':", re.DOTALL)
 SAMPLES = ("head", "spread")
 #: A run stops (GorillaError) after this many tasks in a row failed: the backend itself is broken.
 MAX_FAILURES_IN_A_ROW = 5
@@ -49,9 +51,10 @@ class EvalTask:
 
 
 def task_text(code: str) -> str:
-    """The instruction of an eval line's "code": text between ``###Instruction:`` and ``###Output``
-    (whitespace-normalised); the whole text when the markers are missing."""
-    m = TASK_RE.search(code or "")
+    """The instruction of an eval line's "code": text between ``###Instruction:`` and ``###Output``, or of a
+    training-split line's ``{'Instruction': ..., 'Output': ...}`` (whitespace-normalised); the whole text
+    when neither form is there."""
+    m = TASK_RE.search(code or "") or TRAIN_TASK_RE.search(code or "")
     return " ".join((m.group(1) if m else code or "").split())
 
 
@@ -92,20 +95,22 @@ def select_tasks(tasks: Sequence[EvalTask], limit: int | None, sample: str = "he
 
 @dataclass(frozen=True)
 class RunInfo:
-    """What identifies a run (k: hits per task); every line of a response file carries it, and a resume
-    must match it."""
+    """What identifies a run (k: hits per task; select_by: Pipeline.select_by(mode), "" in generate mode);
+    every line of a response file carries it, and a resume must match it."""
 
     hub: str
     retriever: str
     mode: str
     model: str
     k: int
+    select_by: str = ""
 
     def key(self) -> dict[str, Any]:
         return {
             "hub": self.hub,
             "retriever": self.retriever,
             "mode": self.mode,
+            "select_by": self.select_by,
             "model": self.model,
             "k": self.k,
         }
@@ -119,7 +124,8 @@ def gorilla_text(api_call: str, domain: str = "", provider: str = "") -> str:
 
 def response_line(task: EvalTask, proposal: Proposal, info: RunInfo) -> dict[str, Any]:
     """One response line: Gorilla's keys (question_id, text, model_id) plus ours: run identity, api_call,
-    verdict kind, hits as [api_call, score] pairs (best first) and timings in seconds (ms precision)."""
+    verdict kind, hits as [api_call, score] pairs (best first; [api_call, score, lm_score] when select mode
+    scored them by likelihood) and timings in seconds (ms precision)."""
     call = proposal.api_call.strip()
     doc = next((h.doc for h in proposal.hits if h.doc.api_call.strip() == call), None) if call else None
     doc = doc or proposal.verdict.matched
@@ -130,7 +136,11 @@ def response_line(task: EvalTask, proposal: Proposal, info: RunInfo) -> dict[str
         **info.key(),
         "api_call": call,
         "verdict": proposal.verdict.kind,
-        "hits": [[h.doc.api_call.strip(), round(h.score, 3)] for h in proposal.hits],
+        "hits": [
+            [h.doc.api_call.strip(), round(h.score, 3)]
+            + ([] if h.lm_score is None else [round(h.lm_score, 3)])
+            for h in proposal.hits
+        ],
         "timings": {k: round(v, 3) for k, v in proposal.timings.items()},
     }
 
@@ -159,7 +169,8 @@ def load_answers(path: str | Path, info: RunInfo) -> tuple[dict[int, dict[str, A
     Repairs (the file is rewritten atomically, keeping every good line): a partial last line (a kill in
     mid-write), lines that are not JSON objects with an int question_id, repeated question_ids (the first
     is kept) and failed lines (they are answered again). Raises UsageError when a line belongs to another
-    run (hub, retriever, mode or model differ) or the file cannot be read. A missing file: ({}, [])."""
+    run (hub, retriever, mode, select_by, model or k differ; a select-mode line without select_by was written
+    before it existed and counts as "grammar") or the file cannot be read. A missing file: ({}, [])."""
     path = Path(path)
     if not path.exists():
         return {}, []
@@ -183,6 +194,8 @@ def load_answers(path: str | Path, info: RunInfo) -> tuple[dict[int, dict[str, A
             bad += 1
             continue
         theirs = {k: line.get(k) for k in info.key()}
+        if "select_by" not in line:  # written before select_by existed: select mode was the grammar then
+            theirs["select_by"] = "grammar" if line.get("mode") == "select" else ""
         if theirs != info.key():
             raise UsageError(
                 f"{path} holds answers of another run (line {number}: {theirs}, this run: {info.key()})",

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 from gorilla_tui.core.grammar import choice_grammar, unique_options
 from gorilla_tui.core.pool import ApiDoc
 from gorilla_tui.core.prompts import fit_prompt
+from gorilla_tui.core.rerank import can_score
 from gorilla_tui.core.types import (
     DoneEvent,
     ErrorEvent,
@@ -22,7 +23,7 @@ from gorilla_tui.core.types import (
     Verdict,
     VerdictEvent,
 )
-from gorilla_tui.errors import GorillaError, UsageError
+from gorilla_tui.errors import ContextOverflowError, GorillaError, UsageError
 
 if TYPE_CHECKING:
     from gorilla_tui.config import Settings
@@ -98,6 +99,14 @@ class Pipeline:
             self._validator = Validator(self.index.pool(self.settings.hub or None))
         return self._validator
 
+    def select_by(self, mode: str | None = None) -> str:
+        """How `mode` (default settings.mode) chooses here: "likelihood" when settings.select_by asks for it
+        and the backend can score text (rerank.can_score), "grammar" otherwise; "" for generate mode."""
+        if (mode or self.settings.mode) != "select":
+            return ""
+        wanted = getattr(self.settings, "select_by", "likelihood")
+        return "likelihood" if wanted == "likelihood" and can_score(self.backend) else "grammar"
+
     def retrieve(self, task: str, oracle_doc: ApiDoc | None = None) -> list[Hit]:
         """Hits for `task` by the configured retriever (settings.k, settings.hub). With bm25, constraints
         stated in the task (accuracy, size, FLOPs, device words; core/constraints.py) rerank the hits:
@@ -166,44 +175,59 @@ class Pipeline:
             timings["total"] = time.perf_counter() - t0
             return Proposal(task=task, api_call="", code="", verdict=verdict, hits=hits, mode=mode,
                             model=self.backend.name, timings=timings, warnings=warnings)  # fmt: skip
-        max_tokens = self.settings.max_tokens
-        if (
-            mode == "select"
-        ):  # the longest option bounds the answer (+2 for the lead space and end of grammar)
-            max_tokens = min(max_tokens, max(self.backend.count_tokens(o) for o in options) + 2)
-        budget = self.backend.n_ctx - max_tokens
-        prompt, kept, notes = fit_prompt(self.family, task, docs if mode == "generate" else usable, mode,
-                                         budget, self.backend.count_tokens)  # fmt: skip
-        warnings += notes
-        prompt_text, shared, grammar = prompt.text, "", None
-        if mode == "select":
-            options = unique_options(d.api_call for d in kept)
-            shared = shared_prefix(options)
-            grammar = choice_grammar([o[len(shared) :] for o in options], lead="" if shared else " ")
-            prompt_text += " " + shared if shared else ""
-        timings["prompt"] = time.perf_counter() - t
-
-        if mode == "select" and len(options) == 1:  # nothing to choose: no model call
-            text, first = options[0], None
+        chosen: ApiDoc | None = None
+        select_by = self.select_by(mode)
+        if select_by == "likelihood" and len(options) > 1:
+            timings["prompt"] = time.perf_counter() - t
+            try:
+                chosen = self._choose_by_likelihood(task, usable, hits, cancel)
+            except ContextOverflowError:  # a long task in a small n_ctx: the grammar prompt can be trimmed
+                select_by = "grammar"
+                warnings.append("task too long to score the hits in n_ctx: chose with the grammar instead")
+        if chosen is not None:
+            first = time.perf_counter()
+            kept, text = usable, chosen.api_call.strip()
             emit(TokenEvent(text))
         else:
-            if shared:
-                emit(TokenEvent(" " + shared))
-            suffixes = [o[len(shared) :] for o in options]
-            if shared:  # the shared text moved into the prompt: keep prompt + max_tokens <= n_ctx exactly
-                max_tokens = min(max_tokens, self.backend.n_ctx - self.backend.count_tokens(prompt_text))
-            text, first = self._generate(prompt_text, prompt.stop, max_tokens, grammar, suffixes, mode, emit,
-                                         cancel)  # fmt: skip
-            text = shared + text.lstrip() if shared else text
+            max_tokens = self.settings.max_tokens
+            if (
+                mode == "select"
+            ):  # the longest option bounds the answer (+2 for the lead space and end of grammar)
+                max_tokens = min(max_tokens, max(self.backend.count_tokens(o) for o in options) + 2)
+            budget = self.backend.n_ctx - max_tokens
+            prompt, kept, notes = fit_prompt(self.family, task, docs if mode == "generate" else usable, mode,
+                                             budget, self.backend.count_tokens)  # fmt: skip
+            warnings += notes
+            prompt_text, shared, grammar = prompt.text, "", None
+            if mode == "select":
+                options = unique_options(d.api_call for d in kept)
+                shared = shared_prefix(options)
+                grammar = choice_grammar([o[len(shared) :] for o in options], lead="" if shared else " ")
+                prompt_text += " " + shared if shared else ""
+            timings["prompt"] = time.perf_counter() - t
+
+            if mode == "select" and len(options) == 1:  # nothing to choose: no model call
+                text, first = options[0], None
+                emit(TokenEvent(text))
+            else:
+                if shared:
+                    emit(TokenEvent(" " + shared))
+                suffixes = [o[len(shared) :] for o in options]
+                if shared:  # the shared text moved into the prompt: keep prompt + max_tokens <= n_ctx exactly
+                    max_tokens = min(max_tokens, self.backend.n_ctx - self.backend.count_tokens(prompt_text))
+                text, first = self._generate(prompt_text, prompt.stop, max_tokens, grammar, suffixes, mode,
+                                             emit, cancel)  # fmt: skip
+                text = shared + text.lstrip() if shared else text
         t = time.perf_counter()
         timings["first_token"] = (first or t) - t0
         timings["generate"] = t - t0 - timings["retrieve"] - timings["prompt"]
-        self.last_stats = dict(getattr(self.backend, "last_stats", {}) or {})
+        if select_by != "likelihood" or len(options) < 2:
+            self.last_stats = dict(getattr(self.backend, "last_stats", {}) or {})
         if cancel is not None and cancel.is_set():
             raise AskCancelled("cancelled")
 
         if mode == "select":
-            api_call, code, code_source, explanation = self._selected(text, options, kept)
+            api_call, code, code_source, explanation = self._selected(text, options, kept, chosen)
         else:
             api_call, code, code_source, explanation = self._extracted(text)
         verdict = self.validator.check(api_call or code) if (api_call or code) else Verdict(
@@ -218,8 +242,8 @@ class Pipeline:
                 warnings.append(self.constraints.message)
         return Proposal(task=task, api_call=api_call, code=code, verdict=verdict, hits=hits,
                         explanation=explanation, code_source=code_source, mode=mode, model=self.backend.name,
-                        raw_text=text, timings=timings, warnings=warnings,
-                        constraints=constraints)  # fmt: skip
+                        raw_text=text, timings=timings, warnings=warnings, constraints=constraints,
+                        select_by=select_by)  # fmt: skip
 
     def _generate(self, prompt: str, stop: Sequence[str], max_tokens: int, grammar: str | None,
                   options: list[str], mode: str, emit: Callable[[Event], None],
@@ -251,13 +275,29 @@ class Pipeline:
                 close()
         return "".join(parts), first
 
+    def _choose_by_likelihood(self, task: str, docs: list[ApiDoc], hits: list[Hit],
+                              cancel: threading.Event | None) -> ApiDoc:  # fmt: skip
+        """The doc of `docs` with the highest log p(task | doc) (core/rerank.py); sets Hit.lm_score on the
+        hits that were scored. Raises AskCancelled when `cancel` is set while scoring."""
+        from gorilla_tui.core.rerank import best, query_likelihoods
+
+        scores = query_likelihoods(self.backend, task, docs, cancel)
+        self.last_stats = dict(getattr(self.backend, "last_stats", {}) or {})
+        if len(scores) < len(docs) or (cancel is not None and cancel.is_set()):
+            raise AskCancelled("cancelled")
+        by_id = {id(d): sc for d, sc in zip(docs, scores, strict=True)}
+        for h in hits:
+            h.lm_score = by_id.get(id(h.doc))
+        return docs[best(scores)]
+
     @staticmethod
-    def _selected(text: str, options: list[str], docs: list[ApiDoc]) -> tuple[str, str, str, str]:
+    def _selected(text: str, options: list[str], docs: list[ApiDoc],
+                  chosen_doc: ApiDoc | None = None) -> tuple[str, str, str, str]:  # fmt: skip
         chosen = text.strip()
         if chosen not in options:  # cut short (max_tokens or cancel): take the option it started
             started = [o for o in options if chosen and o.startswith(chosen)]
             chosen = started[0] if len(started) == 1 else ""
-        doc = next((d for d in docs if d.api_call.strip() == chosen), None)
+        doc = chosen_doc or next((d for d in docs if d.api_call.strip() == chosen), None)
         if not chosen or doc is None:
             return "", "", "model", ""
         explanation = " ".join(x for x in (doc.functionality, doc.description) if x).strip()

@@ -14,14 +14,20 @@ VERDICTS: tuple[str, ...] = ("valid", "wrong_args", "hallucination", "unparseabl
 
 @dataclass
 class Hit:
-    """One retrieved ApiDoc: rank is 1-based, score is the BM25 score (higher is better; unitless)."""
+    """One retrieved ApiDoc: rank is 1-based, score is the BM25 score (higher is better; unitless).
+    lm_score: log p(task | doc) in nats when select mode scored the hit by likelihood (core/rerank.py),
+    else None."""
 
     doc: ApiDoc
     score: float
     rank: int
+    lm_score: float | None = None
 
     def to_dict(self) -> dict[str, Any]:
-        return {"rank": self.rank, "score": round(self.score, 4), "doc": self.doc.to_dict()}
+        d = {"rank": self.rank, "score": round(self.score, 4), "doc": self.doc.to_dict()}
+        if self.lm_score is not None:
+            d["lm_score"] = round(self.lm_score, 4)
+        return d
 
 
 @dataclass
@@ -62,6 +68,8 @@ class Proposal:
     code_source: "model" (the model wrote it) or "example_code" (taken from the matched doc);
     hits: the retrieved docs; timings: seconds per stage ("retrieve", "prompt", "first_token", "generate",
     "validate", "total"); raw_text: the model's full output; mode: "select" or "generate".
+    select_by: how select mode chose ("likelihood": highest log p(task | doc), see Hit.lm_score; "grammar":
+    the model wrote one api_call under a GBNF grammar; "" in generate mode).
     """
 
     task: str
@@ -77,6 +85,7 @@ class Proposal:
     timings: dict[str, float] = field(default_factory=dict)
     constraints: list[dict[str, Any]] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)  # e.g. "task truncated", "docs trimmed to fit n_ctx"
+    select_by: str = ""
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -86,6 +95,7 @@ class Proposal:
             "code_source": self.code_source,
             "explanation": self.explanation,
             "mode": self.mode,
+            "select_by": self.select_by,
             "model": self.model,
             "verdict": self.verdict.to_dict(),
             "hits": [h.to_dict() for h in self.hits],

@@ -12,6 +12,7 @@ from textual.widgets import Input, Log, Select
 
 from gorilla_tui.config import Settings, load_settings
 from gorilla_tui.core.history import History
+from gorilla_tui.paths import get_paths
 from gorilla_tui.tui.app import create_app
 from gorilla_tui.tui.screens.confirm import ConfirmScreen
 from gorilla_tui.tui.screens.index_setup import IndexSetupScreen
@@ -28,18 +29,38 @@ async def test_settings_are_saved_and_used(make_app, torchhub_index):
         await pilot.press("ctrl+o")
         screen = app.screen
         assert isinstance(screen, SettingsScreen)
+        assert screen.query_one("#set-select-by", Select).value == "likelihood"  # the current setting
         screen.query_one("#set-k", Input).value = "2"
         screen.query_one("#set-hub", Select).value = "torchhub"
         screen.query_one("#set-mode", Select).value = "select"
+        screen.query_one("#set-select-by", Select).value = "grammar"
         screen.query_one("#set-kernel", Select).value = "cpu"
         await pilot.press("ctrl+s")
         assert app.screen is app.main
         saved = load_settings()
         assert (saved.k, saved.hub, saved.mode, saved.kernel) == (2, "torchhub", "select", "cpu")
+        assert saved.select_by == "grammar" and 'select_by = "grammar"' in get_paths().config_file.read_text()
         assert app.session.settings == saved
         await ask(pilot, VIDEO_TASK)
         assert len(app.main.query_one("#hits").hits) == 2
         assert app.main.proposal.mode == "select"
+
+
+async def test_settings_show_and_keep_select_by(make_app):
+    """The select-by choice opens on the current setting; the dialog (now one field larger) still fits
+    120x36 with Save visible; saving without touching it keeps it."""
+    app = make_app([" " + VALID_CALL], select_by="grammar")
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("ctrl+o")
+        screen = app.screen
+        dialog, save = screen.query_one("#dialog"), screen.query_one("#save")
+        assert screen.query_one("#set-select-by", Select).value == "grammar"
+        assert dialog.content_region.contains_region(save.region)
+        screen.query_one("#set-k", Input).value = "3"
+        await pilot.press("ctrl+s")
+        assert app.screen is app.main
+    saved = load_settings()
+    assert (saved.select_by, saved.k) == ("grammar", 3)
 
 
 async def test_settings_reject_bad_values_and_keep_the_file(make_app):

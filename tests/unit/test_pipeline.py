@@ -91,7 +91,7 @@ def test_select_mode_respects_a_tiny_n_ctx(torchhub_index, gemma_path):
     from gorilla_tui.core.backend import LlamaBackend
 
     be = LlamaBackend(gemma_path, params={"n_ctx": 512, "n_threads": 1})
-    p = Pipeline(Settings(mode="select", k=10), torchhub_index, be).ask(SPORTS)
+    p = Pipeline(Settings(mode="select", k=10, select_by="grammar"), torchhub_index, be).ask(SPORTS)
     assert p.warnings and p.verdict.kind == "valid"
     assert be.last_stats["prompt_tokens"] + 1 <= be.n_ctx
 

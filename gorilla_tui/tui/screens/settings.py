@@ -1,19 +1,24 @@
-"""The settings screen: model, mode, k, hub filter, kernel profile; saved to config.toml on Save."""
+"""The settings screen: model, mode, select-by, k, hub, kernel profile; saved to config.toml on Save."""
 
 from __future__ import annotations
 
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Horizontal, Vertical
+from textual.containers import Horizontal, HorizontalGroup, Vertical, VerticalGroup
 from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Label, Select, Static
 
-from gorilla_tui.config import MODES, Settings, save_settings
+from gorilla_tui.config import MODES, SELECT_BY, Settings, save_settings
 from gorilla_tui.errors import GorillaError
 
 MODE_HELP = {
-    "select": "select — grammar (GBNF) lets the model emit only one of the hits' api_calls",
-    "generate": "generate — free Gorilla-format output, then extracted and validated",
+    "select": "select — one of the hits' api_calls",
+    "generate": "generate — free text, then validated",
+}
+#: Choices of Settings.select_by (config.SELECT_BY), as the settings screen shows them.
+SELECT_BY_HELP = {
+    "likelihood": "likelihood — the model scores each hit",
+    "grammar": "grammar — GBNF-constrained choice",
 }
 
 
@@ -50,8 +55,21 @@ class SettingsScreen(ModalScreen[Settings | None]):
             box.border_subtitle = "ctrl+s saves · Escape cancels"
             yield Label("Model: empty = embedded gemma3-270m; a .gguf path; hf:OWNER/REPO/FILE.gguf; a name")
             yield Input(s.model, placeholder="gemma3-270m (embedded)", id="set-model")
-            yield Label("Mode")
-            yield Select([(MODE_HELP[m], m) for m in MODES], value=s.mode, allow_blank=False, id="set-mode")
+            with HorizontalGroup():  # side by side: one row less than stacked, the dialog fits 120x36
+                with VerticalGroup() as mode:
+                    mode.styles.margin = (0, 2, 0, 0)
+                    yield Label("Mode")
+                    yield Select(
+                        [(MODE_HELP[m], m) for m in MODES], value=s.mode, allow_blank=False, id="set-mode"
+                    )
+                with VerticalGroup():
+                    yield Label("Select by: how select mode chooses")
+                    yield Select(
+                        [(SELECT_BY_HELP[b], b) for b in SELECT_BY],
+                        value=s.select_by,
+                        allow_blank=False,
+                        id="set-select-by",
+                    )
             yield Label("k: hits retrieved per task (1-50)")
             yield Input(str(s.k), type="integer", id="set-k")
             yield Label("Hub filter: search one source only")
@@ -83,6 +101,7 @@ class SettingsScreen(ModalScreen[Settings | None]):
         return self.settings.replace(
             model=self.query_one("#set-model", Input).value.strip(),
             mode=str(self.query_one("#set-mode", Select).value),
+            select_by=str(self.query_one("#set-select-by", Select).value),
             k=k,
             hub=str(self.query_one("#set-hub", Select).value or ""),
             kernel=str(self.query_one("#set-kernel", Select).value or ""),
