@@ -50,6 +50,47 @@ def code_note(proposal: Proposal) -> str:
     return f"{what} is not valid Python: {problem}"
 
 
+def chosen_hit(proposal: Proposal) -> int | None:
+    """Index into proposal.hits of the hit select mode chose: the first whose doc.api_call.strip() equals
+    the proposal's api_call. None in generate mode (select_by ""), without a call, or when no hit has that
+    call (e.g. after a did-you-mean replaced it)."""
+    call = proposal.api_call.strip()
+    if not proposal.select_by or not call:
+        return None
+    return next((i for i, h in enumerate(proposal.hits) if h.doc.api_call.strip() == call), None)
+
+
+def _hits(n: int) -> str:
+    return f"{n} hit" if n == 1 else f"{n} hits"
+
+
+def choice_note(proposal: Proposal) -> str:
+    """One short line saying how select mode chose the call, "" in generate mode or without a call.
+
+    "likelihood": "chosen by likelihood among N hits: hit R, lm S" (N: hits scored, R: the chosen hit's
+    BM25 rank, S: its log p(task | doc) in nats, core/rerank.py); "grammar": "chosen by grammar among N
+    hits" (the model wrote one api_call under a GBNF grammar). When the hits offer a single distinct call
+    there was nothing to choose; after a did-you-mean the line says the call was replaced."""
+    if not proposal.select_by or not proposal.api_call.strip():
+        return ""
+    hits = proposal.hits
+    usable = [h for h in hits if not h.doc.flagged] or hits
+    scored = [h for h in hits if h.lm_score is not None]
+    index = chosen_hit(proposal)
+    if len({h.doc.api_call.strip() for h in usable}) == 1:
+        line = f"the only candidate call among {_hits(len(hits))}: nothing to choose"
+    elif proposal.select_by == "likelihood" and scored:
+        line = f"chosen by likelihood among {_hits(len(scored))}"
+        lm = hits[index].lm_score if index is not None else None
+        if index is not None and lm is not None:
+            line += f": hit {hits[index].rank}, lm {lm:.1f}"
+    else:
+        line = f"chosen by {proposal.select_by} among {_hits(len(hits))}"
+    if index is None and proposal.code_source == "did-you-mean":
+        line += ", then replaced by a did-you-mean"
+    return line
+
+
 class Failure(GorillaError):
     """Something the session could not load; carries the user-facing message and hint."""
 

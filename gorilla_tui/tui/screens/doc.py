@@ -16,8 +16,9 @@ from gorilla_tui.core.pool import ApiDoc
 from gorilla_tui.tui.naming import display_name
 
 
-def doc_table(doc: ApiDoc, score: float | None = None) -> Table:
-    """Every non-empty field of `doc` as a two-column table (example code highlighted)."""
+def doc_table(doc: ApiDoc, score: float | None = None, lm_score: float | None = None) -> Table:
+    """Every non-empty field of `doc` as a two-column table (example code highlighted); score is the hit's
+    BM25 score, lm_score its log p(task | doc) in nats (select by likelihood, core/rerank.py)."""
     table = Table.grid(padding=(0, 1))
     table.add_column(style="bold cyan", no_wrap=True)
     table.add_column(overflow="fold")
@@ -25,6 +26,7 @@ def doc_table(doc: ApiDoc, score: float | None = None) -> Table:
         ("api_name", doc.api_name),
         ("api_call", Syntax(doc.api_call, "python", theme="monokai", word_wrap=True)),
         ("score", f"{score:.3f} (BM25)" if score is not None else ""),
+        ("lm score", f"{lm_score:.2f} nats, log p(task | doc)" if lm_score is not None else ""),
         ("source", f"{doc.source} ({doc.id})"),
         ("domain", doc.domain),
         ("framework", doc.framework),
@@ -46,17 +48,18 @@ def doc_table(doc: ApiDoc, score: float | None = None) -> Table:
 
 
 class DocScreen(ModalScreen[None]):
-    """Shows one ApiDoc in full."""
+    """Shows one ApiDoc in full (with the hit's BM25 score and likelihood score, when given)."""
 
     BINDINGS = [Binding("escape,q", "app.pop_screen", "Close")]
 
-    def __init__(self, doc: ApiDoc, score: float | None = None) -> None:
+    def __init__(self, doc: ApiDoc, score: float | None = None, lm_score: float | None = None) -> None:
         super().__init__(classes="modal")
         self.doc = doc
         self.score = score
+        self.lm_score = lm_score
 
     def compose(self) -> ComposeResult:
         with VerticalScroll(id="dialog") as scroll:
             scroll.border_title = display_name(self.doc)
             scroll.border_subtitle = "Escape closes"
-            yield Static(doc_table(self.doc, self.score), id="doc")
+            yield Static(doc_table(self.doc, self.score, self.lm_score), id="doc")

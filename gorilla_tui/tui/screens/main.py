@@ -17,7 +17,7 @@ from gorilla_tui.errors import GorillaError
 from gorilla_tui.tui.messages import AskEnded, PipelineUpdate
 from gorilla_tui.tui.screens.confirm import ConfirmScreen
 from gorilla_tui.tui.screens.doc import DocScreen
-from gorilla_tui.tui.session import effective_call
+from gorilla_tui.tui.session import chosen_hit, effective_call
 from gorilla_tui.tui.widgets.api_card import ApiCard
 from gorilla_tui.tui.widgets.hits import HitsPanel
 from gorilla_tui.tui.widgets.proposal import ProposalPanel
@@ -182,11 +182,13 @@ class MainScreen(Screen):
             self.app.set_state("ready", self.app.answered_text(self.proposal))
 
     def show_proposal(self, proposal: Proposal) -> None:
-        """Show a finished proposal in every panel."""
+        """Show a finished proposal in every panel. In select mode the hits panel marks the chosen hit
+        (session.chosen_hit) and shows the likelihood scores, if any."""
         self.proposal = proposal
         hits = self.query_one(HitsPanel)
-        if proposal.hits and [h.doc.id for h in hits.hits] != [h.doc.id for h in proposal.hits]:
-            hits.set_hits(proposal.hits)
+        changed = [h.doc.id for h in hits.hits] != [h.doc.id for h in proposal.hits]
+        if proposal.hits and (changed or proposal.select_by):
+            hits.set_hits(proposal.hits, chosen=chosen_hit(proposal))
         self.query_one(ProposalPanel).show_proposal(proposal)
         self.query_one(VerdictBadge).set_verdict(proposal.verdict)
         note = {
@@ -275,4 +277,5 @@ class MainScreen(Screen):
         start_run(self, self.proposal, self.task_id)
 
     def on_hits_panel_doc_selected(self, message: HitsPanel.DocSelected) -> None:
-        self.app.push_screen(DocScreen(message.hit.doc, score=message.hit.score))
+        hit = message.hit
+        self.app.push_screen(DocScreen(hit.doc, score=hit.score, lm_score=hit.lm_score))

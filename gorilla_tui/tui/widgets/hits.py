@@ -1,4 +1,4 @@
-"""The hits panel: the top-k retrieved docs (name, domain, BM25 score); Enter shows the full doc."""
+"""The hits panel: the top-k retrieved docs (name, domain, BM25 and likelihood scores); Enter shows a doc."""
 
 from __future__ import annotations
 
@@ -14,25 +14,46 @@ from gorilla_tui.tui.naming import display_name
 
 #: Columns of fixed width (characters): rank and BM25 score.
 FIXED = (("#", 2), ("score", 5))
+#: The same plus the likelihood score log p(task | doc) in nats (Hit.lm_score, 1 decimal), shown when select
+#: mode chose by likelihood.
+FIXED_LM = (*FIXED, ("lm", 6))
 #: Share of the remaining width given to the name column (the domain column gets the rest), and the
-#: smallest widths of both.
+#: smallest widths of both; when both do not fit, the domain column is left out.
 NAME_SHARE = 0.6
 MIN_NAME, MIN_DOMAIN = 8, 6
+#: Marks the hit select mode chose (MainScreen.show_proposal, session.chosen_hit).
+CHOSEN = "▶ "
+#: Rich style of the chosen hit's row.
+CHOSEN_STYLE = "bold green"
 
 
-def column_widths(width: int, cell_padding: int = 1) -> tuple[int, int]:
-    """(name, domain) column widths in characters for a table `width` characters wide: what the fixed
-    columns and the cell padding (2 * cell_padding per column) leave, NAME_SHARE of it to the name."""
-    free = width - sum(w for _, w in FIXED) - 2 * cell_padding * (len(FIXED) + 2)
-    name = max(MIN_NAME, int(free * NAME_SHARE))
-    return name, max(MIN_DOMAIN, free - name)
+def column_widths(
+    width: int, cell_padding: int = 1, fixed: tuple[tuple[str, int], ...] = FIXED
+) -> tuple[int, int]:
+    """(name, domain) column widths in characters for a table `width` characters wide: what the `fixed`
+    columns and the cell padding (2 * cell_padding per column) leave, NAME_SHARE of it to the name.
+    domain is 0 (no domain column) when the rest is narrower than MIN_NAME + MIN_DOMAIN."""
+    free = width - sum(w for _, w in fixed) - 2 * cell_padding * (len(fixed) + 2)
+    if free < MIN_NAME + MIN_DOMAIN:
+        return max(MIN_NAME, free + 2 * cell_padding), 0
+    name = int(free * NAME_SHARE)
+    return name, free - name
+
+
+def lm_text(score: float | None) -> str:
+    """A likelihood score (nats) as shown in the lm column: 1 decimal, none below -999.5, "—" for None."""
+    if score is None:
+        return "—"
+    return f"{score:.1f}" if score > -999.5 else f"{score:.0f}"
 
 
 class HitsPanel(Vertical):
     """A table of hits, best first. Posts HitsPanel.DocSelected(hit) when a row is chosen (Enter or click).
 
     Column widths follow the panel's width (set on resize, never from the cell contents, so a snapshot at a
-    fixed terminal size is deterministic); names too long for their column end with an ellipsis.
+    fixed terminal size is deterministic); names too long for their column end with an ellipsis. When a hit
+    has a likelihood score (Hit.lm_score) an "lm" column follows the BM25 score; the chosen hit (`chosen`,
+    an index into `hits`, or None) is in CHOSEN_STYLE and its name starts with CHOSEN.
     """
 
     class DocSelected(Message):
@@ -45,10 +66,16 @@ class HitsPanel(Vertical):
     def __init__(self, **kwargs) -> None:
         super().__init__(**kwargs)
         self.hits: list[Hit] = []
-        self._widths: tuple[int, int] | None = None
+        self.chosen: int | None = None
+        self._layout: tuple[tuple[int, int], bool] | None = None
 
     def compose(self) -> ComposeResult:
         yield DataTable(id="hits-table", cursor_type="row", zebra_stripes=True)
+
+    @property
+    def scored(self) -> bool:
+        """True when some hit on show has a likelihood score (the lm column is shown)."""
+        return any(h.lm_score is not None for h in self.hits)
 
     def on_mount(self) -> None:
         self._fit(self.content_size.width)
@@ -56,32 +83,51 @@ class HitsPanel(Vertical):
     def on_resize(self, event: events.Resize) -> None:
         self._fit(self.content_size.width)
 
-    def _fit(self, width: int) -> None:
-        widths = column_widths(max(width, 1))
-        if widths == self._widths:
-            return
-        self._widths = widths
+    def _fit(self, width: int) -> bool:
+        """Rebuild the columns (and rows) when the width or the lm column changed; True when it did."""
+        scored = self.scored
+        fixed = FIXED_LM if scored else FIXED
+        widths = column_widths(max(width, 1), fixed=fixed)
+        if (widths, scored) == self._layout:
+            return False
+        self._layout = (widths, scored)
         table = self.query_one(DataTable)
         table.clear(columns=True)
-        for label, w in (*FIXED, ("api", widths[0]), ("domain", widths[1])):
-            table.add_column(label, width=w, key=label)
+        columns = (*fixed, ("api", widths[0]), ("domain", widths[1]))
+        for label, w in columns:
+            if w:
+                table.add_column(label, width=w, key=label)
         self._fill()
+        return True
 
     def _fill(self) -> None:
         table = self.query_one(DataTable)
         table.clear()
-        for hit in self.hits:
-            name = Text(display_name(hit.doc), no_wrap=True, overflow="ellipsis")
-            domain = Text(hit.doc.domain, no_wrap=True, overflow="ellipsis")
-            table.add_row(str(hit.rank), f"{hit.score:.2f}", name, domain, key=hit.doc.id)
+        if self._layout is None:
+            return
+        (_, domain_width), scored = self._layout
+        for i, hit in enumerate(self.hits):
+            style = CHOSEN_STYLE if i == self.chosen else ""
+            numbers = [str(hit.rank), f"{hit.score:.2f}"] + ([lm_text(hit.lm_score)] if scored else [])
+            cells: list[str | Text] = [Text(n, style=style, end="") if style else n for n in numbers]
+            name = (CHOSEN if i == self.chosen else "") + display_name(hit.doc)
+            texts = [name, hit.doc.domain] if domain_width else [name]
+            cells += [Text(t, style=style, no_wrap=True, overflow="ellipsis") for t in texts]
+            table.add_row(*cells, key=hit.doc.id)
 
-    def set_hits(self, hits: list[Hit]) -> None:
-        """Show `hits` (replacing the previous ones); scores are BM25, shown with 2 decimals."""
+    def set_hits(self, hits: list[Hit], chosen: int | None = None) -> None:
+        """Show `hits` (replacing the previous ones); scores are BM25, shown with 2 decimals, and
+        log p(task | doc) in nats (1 decimal) when a hit has one; `chosen` marks hits[chosen]."""
         self.hits = list(hits)
-        if self._widths is None:
-            self._fit(self.content_size.width)
-        self._fill()
-        self.border_subtitle = f"{len(self.hits)} hits" if self.hits else ""
+        self.chosen = chosen if chosen is not None and 0 <= chosen < len(self.hits) else None
+        if not self._fit(self.content_size.width):
+            self._fill()
+        parts = [f"{len(self.hits)} hits"] if self.hits else []
+        if self.chosen is not None:
+            parts.append(f"{CHOSEN}chosen")
+        if self.hits and self.scored:
+            parts.append("lm = log p(task | doc)")
+        self.border_subtitle = " · ".join(parts)
 
     def clear(self) -> None:
         """Empty the panel."""

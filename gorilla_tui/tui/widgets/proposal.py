@@ -10,7 +10,7 @@ from textual.message import Message
 from textual.widgets import Button, Static, TextArea
 
 from gorilla_tui.core.types import Proposal
-from gorilla_tui.tui.session import code_note, effective_call
+from gorilla_tui.tui.session import choice_note, code_note, effective_call
 
 #: Rich Syntax theme for the call line (pygments); the code area uses TextArea's tree-sitter highlighting.
 CALL_THEME = "monokai"
@@ -39,6 +39,7 @@ class ProposalPanel(Vertical):
 
     def compose(self) -> ComposeResult:
         yield Static("", id="stream")
+        yield Static("", id="choice")
         yield Static("", id="call")
         yield TextArea("", id="code", language="python", read_only=True, show_line_numbers=False)
         yield Static("", id="code-note")
@@ -56,6 +57,7 @@ class ProposalPanel(Vertical):
         self.query_one("#actions").display = answered
         if not answered:
             self.query_one("#code-note").display = False
+            self.query_one("#choice").remove_class("-shown")
         self.query_one("#stream").display = not answered
 
     @property
@@ -83,8 +85,14 @@ class ProposalPanel(Vertical):
         self.query_one("#stream", Static).update(Text(self.streamed_text))
 
     def show_proposal(self, proposal: Proposal, subtitle: str = "") -> None:
-        """Show the call (rich Syntax) and the code (read-only TextArea, python highlighting)."""
+        """Show how select mode chose the call (one line, session.choice_note; hidden in generate mode and,
+        by app.tcss, on short terminals), the call (rich Syntax) and the code (read-only TextArea, python
+        highlighting)."""
         self._answered(True)
+        choice = choice_note(proposal)
+        choice_widget = self.query_one("#choice", Static)
+        choice_widget.update(Text(f"▶ {choice}" if choice else "", no_wrap=True, overflow="ellipsis"))
+        choice_widget.set_class(bool(choice), "-shown")
         call = effective_call(proposal)
         text = proposal.code or call
         call_widget = self.query_one("#call", Static)
