@@ -391,8 +391,11 @@ def hub_data(hub: str, *, from_dir: str | Path | None = None, eval_path: str | P
 
 def hub_index(data: HubData, *, live: bool = True) -> tuple[Any, str]:
     """The index to retrieve from and validate against: the live index when it holds the hub (live=True),
-    else an in-memory BM25 index of the hub's pool file (~0.05-0.4 s). Returns (index, where it came from)."""
+    else an in-memory BM25 index of the hub's pool file (~0.05-0.4 s), its docs expanded with the hub's
+    training questions when they are next to the pool file (sources.with_questions, as `index --refresh
+    --from` does). Returns (index, where it came from)."""
     from gorilla_tui.core.retrieval import ApiIndex
+    from gorilla_tui.core.sources import FetchContext, load_manifests, with_questions
 
     if live:
         try:
@@ -404,4 +407,10 @@ def hub_index(data: HubData, *, live: bool = True) -> tuple[Any, str]:
     loaded = load_jsonl(data.pool_path, data.hub)
     if not loaded.docs:
         raise UsageError(f"no API docs could be read from {data.pool_path}")
-    return ApiIndex.build(loaded.docs), f"built from {data.pool_path}"
+    manifest = next((m for m in load_manifests() if m.name == data.hub), None)
+    if manifest is not None:
+        folder = Path(data.pool_path).parent
+        with_questions(manifest, FetchContext(mirrors=[folder]), loaded, folder)
+    questions = sum(len(d.questions) for d in loaded.docs)
+    extra = f" + {questions} training questions" if questions else ""
+    return ApiIndex.build(loaded.docs), f"built from {data.pool_path}{extra}"

@@ -70,7 +70,8 @@ class ApiDoc:
 @dataclass(frozen=True)
 class Diagnostic:
     """A problem found while loading. severity: "skipped" (entry or file not loaded), "flagged" (loaded, but
-    its api_call is not valid Python) or "repaired" (loaded after fixing non-strict JSON). line is 1-based,
+    its api_call is not valid Python), "repaired" (loaded after fixing non-strict JSON) or "note" (for
+    information, e.g. a source's training questions were not found). line is 1-based,
     0 for the whole file."""
 
     file: str

@@ -50,6 +50,7 @@ def source_row(load: SourceLoad) -> dict[str, Any]:
         "flagged": load.result.flagged,
         "skipped": sev.get("skipped", 0),
         "repaired": sev.get("repaired", 0),
+        "questions": sum(len(d.questions) for d in load.result.docs),
         "message": load.message,
     }
 

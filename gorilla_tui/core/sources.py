@@ -6,7 +6,7 @@ import fnmatch
 import importlib
 import sys
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -15,7 +15,7 @@ if sys.version_info >= (3, 11):
 else:  # pragma: no cover
     import tomli as tomllib
 
-from gorilla_tui.core.pool import FORMATS, LoadResult, load_paths
+from gorilla_tui.core.pool import FORMATS, Diagnostic, LoadResult, load_paths
 from gorilla_tui.errors import UsageError
 
 #: Remote types a manifest's [remote] table may name. "hf": huggingface_hub.hf_hub_download of each file
@@ -33,6 +33,9 @@ class Manifest:
     format: one of pool.FORMATS (for kind "docs"); files: file names or glob patterns (matched
     case-insensitively) as they are named remotely and in a mirror folder; mirror_subdirs: sub-folders of
     a --from folder also searched; remote: the [remote] table; license, homepage, citation: provenance;
+    questions: optional training-split question files (APIBench train format) whose questions are attached to
+    their docs (core/expansion.py; never an eval set); questions_subdirs: where they sit in a --from folder
+    (searched under the folder and its parent, so `--from .../apibench/api` finds `.../apibench/eval`);
     extra: any other keys (for other kinds); origin: the manifest file name.
     """
 
@@ -46,6 +49,8 @@ class Manifest:
     license: str = ""
     homepage: str = ""
     citation: str = ""
+    questions: tuple[str, ...] = ()
+    questions_subdirs: tuple[str, ...] = ()
     extra: dict[str, Any] = field(default_factory=dict)
     origin: str = ""
 
@@ -129,6 +134,8 @@ def parse_manifest(data: dict[str, Any], origin: str) -> Manifest:
         "license",
         "homepage",
         "citation",
+        "questions",
+        "questions_subdirs",
     }
     name = data.get("name")
     if not isinstance(name, str) or not name.strip():
@@ -143,6 +150,11 @@ def parse_manifest(data: dict[str, Any], origin: str) -> Manifest:
     files = data.get("files", [])
     if kind == "docs" and (not isinstance(files, list) or not files):
         raise UsageError(f"{origin}: a docs source needs a non-empty `files` list")
+    questions = data.get("questions", [])
+    if not isinstance(questions, list) or not all(isinstance(q, str) for q in questions):
+        raise UsageError(f"{origin}: `questions` must be a list of file names")
+    if any("eval" in q.lower() for q in questions):
+        raise UsageError(f"{origin}: `questions` must name training splits, never an eval set")
     return Manifest(
         name=name.strip(),
         title=str(data.get("title", name)),
@@ -154,6 +166,8 @@ def parse_manifest(data: dict[str, Any], origin: str) -> Manifest:
         license=str(data.get("license", "")),
         homepage=str(data.get("homepage", "")),
         citation=str(data.get("citation", "")),
+        questions=tuple(questions),
+        questions_subdirs=tuple(map(str, data.get("questions_subdirs", []))),
         extra={k: v for k, v in data.items() if k not in known},
         origin=origin,
     )
@@ -299,36 +313,79 @@ def _is_missing_entry(e: Exception) -> bool:
 
 
 def load_docs_source(manifest: Manifest, ctx: FetchContext) -> tuple[str, list[str], LoadResult]:
-    """Loader of kind "docs": resolve the manifest's files (the --from mirrors when given, else its remote)
-    and load them in its format. Returns (origin, files, LoadResult); raises SourceUnavailable."""
+    """Loader of kind "docs": resolve the manifest's files (the --from mirrors when given, else its remote),
+    load them in its format and attach the manifest's training questions when they can be found
+    (with_questions). Returns (origin, files, LoadResult); raises SourceUnavailable."""
+    origin, files, folder = _docs_files(manifest, ctx)
+    result = load_paths(files, manifest.name, manifest.format)
+    return origin, [str(p) for p in files], with_questions(manifest, ctx, result, folder)
+
+
+def _docs_files(manifest: Manifest, ctx: FetchContext) -> tuple[str, list[Path], Path | None]:
+    """(origin, files, the local folder they were found in or None for the hub); raises SourceUnavailable."""
     if ctx.mirrors is not None:
         for folder in ctx.mirrors:
             files = find_in_folder(manifest, folder)
             if files:
-                return (
-                    str(files[0].parent),
-                    [str(p) for p in files],
-                    load_paths(files, manifest.name, manifest.format),
-                )
+                return str(files[0].parent), files, folder
         where = ", ".join(str(m) for m in ctx.mirrors)
         raise SourceUnavailable("not in mirror", f"{', '.join(manifest.files)} not found in {where}")
     kind = manifest.remote.get("type", "path")
     if kind == "hf":
-        files = hf_files(manifest, ctx)
         origin = f"hf://{manifest.remote.get('repo_type', 'dataset')}s/{manifest.remote['repo_id']}"
-        return origin, [str(p) for p in files], load_paths(files, manifest.name, manifest.format)
+        return origin, hf_files(manifest, ctx), None
     path = str(manifest.remote.get("path", "") or "")
     if path:
         folder = Path(path).expanduser()
         files = find_in_folder(manifest, folder)
         if files:
-            return str(folder), [str(p) for p in files], load_paths(files, manifest.name, manifest.format)
+            return str(folder), files, folder
         raise SourceUnavailable("unreachable", f"{', '.join(manifest.files)} not found in {folder}")
     url = manifest.remote.get("url", manifest.homepage)
     raise SourceUnavailable(
         "unreachable",
         f"not downloadable ({url}); pass a local copy with --from DIR or set `path` in {manifest.origin}",
     )
+
+
+def with_questions(
+    manifest: Manifest, ctx: FetchContext, result: LoadResult, folder: Path | None
+) -> LoadResult:
+    """Attach the manifest's training questions to `result`'s docs (core/expansion.py) and return `result`.
+
+    The files are looked for in `folder` (the mirror or path the docs came from), its questions_subdirs and
+    those of its parent; with folder None (docs from the hub) they are downloaded with hf_hub_download. A
+    missing or unreadable questions file is not an error: the docs load unexpanded and a diagnostic
+    (severity "note") says which file was not found."""
+    from gorilla_tui.core.expansion import attach_questions, read_questions
+
+    for name in manifest.questions:
+        path: Path | None = None
+        if folder is not None:
+            subdirs = manifest.questions_subdirs
+            for cand in [folder, *(folder / s for s in subdirs), *(folder.parent / s for s in subdirs)]:
+                found = _match(cand, name)
+                if found:
+                    path = found[0]
+                    break
+        else:
+            try:
+                path = hf_files(replace(manifest, files=(name,)), ctx)[0]
+            except SourceUnavailable:
+                path = None
+        if path is None:
+            result.diagnostics.append(
+                Diagnostic(name, 0, "note", "training questions not found: docs not expanded")
+            )
+            continue
+        try:
+            pairs, diags = read_questions(path)
+        except OSError as e:
+            result.diagnostics.append(Diagnostic(name, 0, "note", f"cannot read training questions: {e}"))
+            continue
+        result.diagnostics.extend(diags)
+        attach_questions(result.docs, pairs)
+    return result
 
 
 register_loader("docs", load_docs_source)

@@ -85,12 +85,21 @@ def test_select_by_grammar_reaches_the_pipeline(apibench, monkeypatch, capsys):
     assert main(["index", "--refresh", "--from", str(apibench), "--only", "torchhub"]) == 0
     capsys.readouterr()
     seen, backends = [], []
+    from gorilla_tui.config import Settings
+    from gorilla_tui.core.grammar import unique_options
+    from gorilla_tui.core.pipeline import Pipeline, shared_prefix
+    from gorilla_tui.core.retrieval import ApiIndex
+
+    hits = Pipeline(Settings(hub="torchhub"), ApiIndex.load(), ScriptedBackend(["x"])).retrieve(VIDEO_TASK)
+    options = unique_options(h.doc.api_call for h in hits)
+    assert VALID_CALL in options and len(options) > 1
+    # select mode puts the options' shared leading text into the prompt: the grammar (GBNF) then allows
+    # only the rest of one call, which is what the model writes
+    answer = VALID_CALL[len(shared_prefix(options)) :]
 
     def open_backend(settings):
         seen.append(settings)
-        # the hits' api_calls share "torch.hub.load(repo_or_dir='facebookresearch/pytorchvideo', model='",
-        # which select mode puts into the prompt: the grammar (GBNF) then allows only the rest of one call
-        backends.append(ScriptedBackend(["slowfast_r50', pretrained=True)"]))
+        backends.append(ScriptedBackend([answer]))
         return backends[-1]
 
     monkeypatch.setattr(backend_module, "open_backend", open_backend)
@@ -101,7 +110,7 @@ def test_select_by_grammar_reaches_the_pipeline(apibench, monkeypatch, capsys):
     assert [(s.mode, s.select_by, s.hub) for s in seen] == [("select", "grammar", "torchhub")]
     assert rc == 0 and out["verdict"]["verdict"] == "valid" and out["api_call"] == VALID_CALL
     assert VALID_CALL in [h["doc"]["api_call"] for h in out["hits"]]
-    assert len(backends[0].calls) == 1 and "slowfast_r50" in backends[0].calls[0]["grammar"]
+    assert len(backends[0].calls) == 1 and answer in backends[0].calls[0]["grammar"]
 
 
 def test_tui_select_by_reaches_the_app(monkeypatch):
