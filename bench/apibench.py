@@ -149,9 +149,9 @@ def report(rows: list[dict], top1: dict[str, tuple[float, float]], args: Any, n_
     lines += [
         "",
         "Notes: select mode can only emit one of the hits' api_calls, so it cannot hallucinate an API. "
-        "`likelihood` (the default since 0.2) picks the hit with the highest log p(task | doc) under the "
+        "`likelihood` (the default; 0.1.0 had only `grammar`) picks the hit with the highest log p(task | doc) under the "
         "model (query-likelihood reranking, UPR, arXiv 2204.07496; template and k fixed on the Torch Hub "
-        "training split, bench/rerank_dev.py); `grammar` (0.1) has the model copy one hit's api_call under "
+        "training split, bench/rerank_dev.py); `grammar` has the model copy one hit's api_call under "
         "a GBNF grammar. With the oracle retriever there is a single candidate, so no model call is made and "
         "the row "
         "measures the metric on the ground-truth call itself (first-match-wins over duplicated api_calls "
