@@ -8,6 +8,7 @@ import json
 import signal
 import sys
 import threading
+import unicodedata
 from collections.abc import Iterator
 from typing import Any
 
@@ -189,5 +190,9 @@ def _print_panel(d: dict[str, Any]) -> None:
 
 def panel_title(d: dict[str, Any]) -> str:
     """The panel title for proposal dict `d`: the task (first 70 characters, no edge spaces) and
-    [mode, model]."""
-    return f"{d['task'][:70].strip()}  [{d['mode']}, {d['model']}]".strip()
+    [mode, model], as rich markup: control characters (a terminal escape sequence typed into the task)
+    become "?" and square brackets are escaped, so the task is shown, never interpreted."""
+    from rich.markup import escape
+
+    task = "".join("?" if unicodedata.category(c) == "Cc" else c for c in d["task"][:70]).strip()
+    return escape(f"{task}  [{d['mode']}, {d['model']}]".strip())

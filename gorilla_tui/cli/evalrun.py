@@ -9,6 +9,7 @@ import sys
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
+from pathlib import Path
 from typing import Any
 
 from gorilla_tui.errors import UsageError
@@ -73,12 +74,18 @@ def run(args: argparse.Namespace) -> int:
     tasks = evalrun.select_tasks(evalrun.load_tasks(data.eval_path, data.hub), args.limit, args.sample)
     model = settings.model or ("remote" if settings.endpoint else EMBEDDED)
     info = evalrun.RunInfo(data.hub, args.retriever, settings.mode, model, settings.k, _select_by(settings))
+    existed = Path(args.out).exists()
     done, notes = evalrun.load_answers(args.out, info)  # a wrong --out fails before the model loads
     for note in notes:
         print(f"gorilla-tui: {args.out}: {note}", file=sys.stderr)
     stats = evalrun.RunStats(skipped=len(tasks))
     if any(t.question_id not in done for t in tasks):
         stats = _answer(args, settings, data, tasks, info, len(done.keys() & {t.question_id for t in tasks}))
+    if stats.stopped and not done and not stats.answered:  # stopped before the first answer: nothing to sum
+        out = Path(args.out)
+        if not existed and out.exists() and out.stat().st_size == 0:
+            out.unlink()
+        return 130
     summary = evalrun.summarise(args.out, data.hub, tasks, eval_path=data.eval_path, pool_path=data.pool_path)
     if args.json:
         out = {"hub": data.hub, "retriever": args.retriever, "mode": settings.mode,

@@ -135,9 +135,16 @@ def _refresh(args: argparse.Namespace) -> int:
         out["warning"] = warning
         print(json.dumps(out, indent=1))
         return 0
+    from rich.markup import escape
+
     console = Console()
     console.print(_sources_table(report.sources, "index refreshed"))
     console.print(f"{len(report.index.docs)} docs in {report.seconds:.2f} s -> {report.path}")
+    for row in report.sources:
+        if row.get("questions") and row.get("status") == "ok":
+            console.print(f"[dim]{row['name']}: docs expanded with {row['questions']} training questions[/]")
+        for note in row.get("notes") or []:
+            console.print(f"[dim]note[/] {row['name']}: {escape(note)}", highlight=False)
     if warning:
         console.print(f"[yellow]warning:[/] {warning}", highlight=False, soft_wrap=True)
     return 0

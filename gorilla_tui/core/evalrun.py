@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import shutil
 import tempfile
 import threading
 from collections.abc import Callable, Sequence
@@ -157,10 +158,17 @@ def _rewrite(path: Path, lines: list[dict[str, Any]]) -> None:
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as fh:
             fh.writelines(json.dumps(x, ensure_ascii=False) + "\n" for x in lines)
+        if path.exists():
+            shutil.copymode(path, tmp)  # keep the file's permissions (mkstemp makes it 0600)
         os.replace(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+
+
+def _response_start(text: str) -> bool:
+    """True when `text` starts like a response line this module writes (a partial one after a kill)."""
+    return text.lstrip().startswith('{"question_id"')
 
 
 def load_answers(path: str | Path, info: RunInfo) -> tuple[dict[int, dict[str, Any]], list[str]]:
@@ -207,6 +215,12 @@ def load_answers(path: str | Path, info: RunInfo) -> tuple[dict[int, dict[str, A
             repeated += 1
         else:
             kept[line["question_id"]] = line
+    foreign = not kept and not failed and not repeated and (bad or tail.strip())
+    if foreign and not (tail.strip() and _response_start(tail)):
+        raise UsageError(
+            f"{path} is not a responses file: none of its lines is an answer ({{question_id, text, ...}})",
+            hint="give --out a new file name; nothing was changed",
+        )
     for count, what in ((bad, "unreadable"), (failed, "failed (answered again)"), (repeated, "repeated")):
         if count:
             notes.append(f"dropped {count} {what} line(s)")

@@ -36,22 +36,33 @@ def hub_name(name: str) -> str:
 def resolve_file(filename: str, from_dir: str | Path | None = None) -> Path:
     """Find an APIBench file: with from_dir, DIR/name, DIR/api/name or DIR/eval/name (a local mirror, e.g.
     ../shared/apibench); without, huggingface_hub.hf_hub_download from the dataset (cached; works offline
-    once cached). Raises GorillaError (with a hint) when it cannot be found or downloaded."""
+    once cached). The hub is probed once first (sources.hub_unreachable): unreachable, only the local cache is
+    read, without huggingface_hub's retries (~25 s of "Retrying in Ns" otherwise). Raises GorillaError (with
+    a hint) when it cannot be found or downloaded."""
     if from_dir is not None:
         base = Path(from_dir)
         for candidate in (base / filename, base / "api" / filename, base / "eval" / filename):
             if candidate.is_file():
                 return candidate
         raise GorillaError(f"{filename} not found in {base} (nor in its api/ or eval/ folder)")
-    try:
-        from huggingface_hub import hf_hub_download  # ~150 ms import, only when downloading
+    from huggingface_hub import hf_hub_download  # ~150 ms import, only when downloading
+    from huggingface_hub.utils import logging as hf_logging
 
-        return Path(hf_hub_download(DATASET, filename, repo_type="dataset"))
+    from gorilla_tui.core.sources import FetchContext, hub_unreachable
+
+    cause = hub_unreachable(FetchContext())
+    verbosity = hf_logging.get_verbosity()
+    hf_logging.set_verbosity_error()  # no "Retrying in 1s" lines on the terminal
+    try:
+        return Path(hf_hub_download(DATASET, filename, repo_type="dataset", local_files_only=bool(cause)))
     except Exception as e:  # network, offline mode, missing file: all one user-facing error
+        why = f"{cause}, and not in the local Hugging Face cache" if cause else type(e).__name__
         raise GorillaError(
-            f"cannot get {filename} from the Hugging Face dataset {DATASET}: {type(e).__name__}",
+            f"cannot get {filename} from the Hugging Face dataset {DATASET}: {why}",
             hint="pass --from DIR (a local copy of the APIBench files) or --eval FILE / --pool FILE",
         ) from None
+    finally:
+        hf_logging.set_verbosity(verbosity)
 
 
 def _read_text(path: str | Path, what: str) -> str:

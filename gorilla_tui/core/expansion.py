@@ -35,7 +35,8 @@ def doc_key(domain: object, api_name: object, functionality: object, api_call: o
 
 def read_questions(path: Path) -> tuple[list[tuple[tuple[str, ...], str]], list[Diagnostic]]:
     """(doc_key, question) per usable line of a training file (JSON Lines with "code" and "api_data"), and a
-    diagnostic per unusable line (severity "skipped"). Raises OSError when the file cannot be read."""
+    diagnostic per unusable line (severity "note": the docs load either way). Raises OSError when the file
+    cannot be read (IsADirectoryError for a folder)."""
     from gorilla_tui.core.evalrun import task_text
 
     out: list[tuple[tuple[str, ...], str]] = []
@@ -47,13 +48,13 @@ def read_questions(path: Path) -> tuple[list[tuple[tuple[str, ...], str]], list[
         try:
             row = json.loads(line)
         except json.JSONDecodeError as e:
-            diags.append(Diagnostic(path.name, number, "skipped", f"question line is not JSON ({e.msg})"))
+            diags.append(Diagnostic(path.name, number, "note", f"question line is not JSON ({e.msg})"))
             continue
         data = row.get("api_data") if isinstance(row, dict) else None
         code = row.get("code") if isinstance(row, dict) else None
         question = task_text(code) if isinstance(code, str) else ""
         if not isinstance(data, dict) or not question or question.startswith("{"):
-            diags.append(Diagnostic(path.name, number, "skipped", "question line without api_data or text"))
+            diags.append(Diagnostic(path.name, number, "note", "question line without api_data or text"))
             continue
         key = doc_key(
             data.get("domain"), data.get("api_name"), data.get("functionality"), data.get("api_call")

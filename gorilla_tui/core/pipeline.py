@@ -174,7 +174,8 @@ class Pipeline:
             emit(VerdictEvent(verdict))
             timings["total"] = time.perf_counter() - t0
             return Proposal(task=task, api_call="", code="", verdict=verdict, hits=hits, mode=mode,
-                            model=self.backend.name, timings=timings, warnings=warnings)  # fmt: skip
+                            model=self.backend.name, timings=timings, warnings=warnings,
+                            select_by=self.select_by(mode))  # fmt: skip
         chosen: ApiDoc | None = None
         select_by = self.select_by(mode)
         if select_by == "likelihood" and len(options) > 1:

@@ -367,12 +367,40 @@ def detect_format(path: Path) -> str:
     return "apizoo" if head.startswith("[") else "jsonl"
 
 
+def is_question_set(path: Path) -> bool:
+    """True when `path` is an APIBench question set (an eval or training split: JSON Lines whose objects have
+    "code" and "api_data"), judged by its first non-empty line (read at most 1 MiB). Unreadable: False."""
+    try:
+        with path.open("rb") as fh:
+            for raw in fh:
+                line = raw.decode("utf-8", "replace").strip()
+                if line:
+                    break
+            else:
+                return False
+    except OSError:
+        return False
+    if not line.startswith("{") or len(line) > 1 << 20:
+        return False
+    try:
+        row = json.loads(line)
+    except ValueError:
+        return False
+    return isinstance(row, dict) and "api_data" in row and "code" in row
+
+
 def load_file(path: str | Path, source: str, fmt: str | None = None) -> LoadResult:
-    """Load one file in `fmt` (one of FORMATS, or None to detect). Raises ValueError for an unknown fmt."""
+    """Load one file in `fmt` (one of FORMATS, or None to detect). Raises ValueError for an unknown fmt.
+
+    An APIBench question set (is_question_set: an eval or training split) is never loaded as docs: eval
+    questions must not reach the index (issue 7); the result is one "skipped" diagnostic saying so."""
     path = Path(path)
     fmt = fmt or detect_format(path)
     if fmt not in FORMATS:
         raise ValueError(f"unknown doc format {fmt!r} (expected one of {', '.join(FORMATS)})")
+    if is_question_set(path):
+        why = "an APIBench question set (eval or training split), not API docs: not indexed"
+        return LoadResult(diagnostics=[Diagnostic(path.name, 0, "skipped", why)])
     return load_apizoo(path, source) if fmt == "apizoo" else load_jsonl(path, source)
 
 

@@ -51,6 +51,7 @@ def source_row(load: SourceLoad) -> dict[str, Any]:
         "skipped": sev.get("skipped", 0),
         "repaired": sev.get("repaired", 0),
         "questions": sum(len(d.questions) for d in load.result.docs),
+        "notes": [f"{d.file}: {d.message}" for d in load.result.diagnostics if d.severity == "note"][:5],
         "message": load.message,
     }
 

@@ -381,10 +381,16 @@ def with_questions(
         try:
             pairs, diags = read_questions(path)
         except OSError as e:
-            result.diagnostics.append(Diagnostic(name, 0, "note", f"cannot read training questions: {e}"))
+            why = e.strerror or type(e).__name__
+            result.diagnostics.append(Diagnostic(name, 0, "note", f"cannot read training questions: {why}"))
             continue
-        result.diagnostics.extend(diags)
-        attach_questions(result.docs, pairs)
+        result.diagnostics.extend(diags[:20])  # a corrupt file: the first notes say enough
+        if len(diags) > 20:
+            result.diagnostics.append(Diagnostic(name, 0, "note", f"{len(diags) - 20} more unusable lines"))
+        if attach_questions(result.docs, pairs) == 0:
+            result.diagnostics.append(
+                Diagnostic(name, 0, "note", "no usable training question: docs not expanded")
+            )
     return result
 
 

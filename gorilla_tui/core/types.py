@@ -24,10 +24,8 @@ class Hit:
     lm_score: float | None = None
 
     def to_dict(self) -> dict[str, Any]:
-        d = {"rank": self.rank, "score": round(self.score, 4), "doc": self.doc.to_dict()}
-        if self.lm_score is not None:
-            d["lm_score"] = round(self.lm_score, 4)
-        return d
+        lm = None if self.lm_score is None else round(self.lm_score, 4)
+        return {"rank": self.rank, "score": round(self.score, 4), "lm_score": lm, "doc": self.doc.to_dict()}
 
 
 @dataclass

@@ -136,12 +136,16 @@ def test_eval_run_out_directory_says_write_not_read(tmp_path, apibench, capsys):
 
 
 def test_panel_title_has_no_edge_spaces():
+    from rich.text import Text
+
     from gorilla_tui.cli.ask import panel_title
 
     task = "x" * 69 + " and the rest of a long task"  # the 70-character cut ends in a space
     title = panel_title({"task": task, "mode": "select", "model": "gemma3-270m"})
-    assert title == "x" * 69 + "  [select, gemma3-270m]"
-    assert panel_title({"task": "  hi ", "mode": "m", "model": "x"}) == "hi  [m, x]"
+    assert Text.from_markup(title).plain == "x" * 69 + "  [select, gemma3-270m]"
+    assert Text.from_markup(panel_title({"task": "  hi ", "mode": "m", "model": "x"})).plain == "hi  [m, x]"
+    hostile = panel_title({"task": "a \x1b]0;PWNED\x07 [/] [bold]b", "mode": "m", "model": "x"})
+    assert Text.from_markup(hostile).plain == "a ?]0;PWNED? [/] [bold]b  [m, x]"  # shown, never interpreted
 
 
 def test_unexpected_exception_is_one_line_unless_debugging(monkeypatch, capsys):
