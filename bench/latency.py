@@ -198,8 +198,8 @@ def main() -> int:
         "evaluation of the prompt suffix after the reused prefix (task + candidate lines, ~1 ms/token with one "
         "thread) and the grammar-constrained tokens (~40 ms/token: llama.cpp checks the GBNF grammar against "
         "Gemma's 262k-token vocabulary at each step). Select mode already moves the options' shared leading "
-        "text into the prompt and stops as soon as one option is left. Towards 0.5 s: shorter candidate lines "
-        "(fewer suffix tokens), or choosing by token trie (one batched eval of the options) instead of GBNF.",
+        "text into the prompt and stops as soon as one option is left; select by likelihood generates no token "
+        "at all.",
     ]
     md = "\n".join(lines)
     print(md)
