@@ -194,8 +194,9 @@ def test_ctrl_c_always_interrupts_ask(home_with_index, delay):
     import time
 
     exe = os.path.join(os.path.dirname(sys.executable), "gorilla-tui")
-    # generate mode, k=5 docs: ~1 s load, ~1-3 s prompt evaluation, then ~400 tokens (Gemma 3 270M loops)
-    cmd = [exe, "ask", SPORTS, "--mode", "generate", "--max-tokens", "400", "--hub", "torchhub"]
+    # generate mode, k=20 docs: ~1 s load, ~2-3 s prompt evaluation, then ~400 tokens (Gemma 3 270M loops
+    # "1. The answer is 1. ..."; with k=5 it writes one line and stops within ~2 s on the expanded index)
+    cmd = [exe, "ask", SPORTS, "--mode", "generate", "--max-tokens", "400", "--hub", "torchhub", "-k", "20"]
     p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     if delay == "generating":  # after the model is loaded and the prompt evaluated: mid-generation
         time.sleep(5.0)
