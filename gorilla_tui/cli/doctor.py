@@ -122,7 +122,10 @@ def _index(report: dict[str, Any], problems: list[dict[str, str]]) -> None:
 
 
 def collect(args: argparse.Namespace) -> dict[str, Any]:
-    """The report: {python, platform, llama_cpp_python, llama_cpp, kernel, model, index, paths, problems}."""
+    """The report: {python, platform, settings (config.toml as the commands read it, defaults filled in),
+    llama_cpp_python, llama_cpp, kernel, model, index, paths, problems}."""
+    from dataclasses import asdict
+
     from gorilla_tui.config import load_settings
     from gorilla_tui.errors import GorillaError
     from gorilla_tui.paths import get_paths
@@ -139,6 +142,7 @@ def collect(args: argparse.Namespace) -> dict[str, Any]:
         from gorilla_tui.config import Settings
 
         settings = Settings()
+    report["settings"] = asdict(settings)
     _runtime(report, problems, settings.kernel)
     if settings.endpoint:
         report["model"] = {"endpoint": settings.endpoint}
@@ -167,6 +171,9 @@ def run(args: argparse.Namespace) -> int:
     if "llama_cpp" in report:
         t.add_row("GPU offload", str(report["llama_cpp"]["gpu_offload"]))
         t.add_row("llama.cpp build", report["llama_cpp"]["system_info"][:100])
+    s = report["settings"]
+    n_ctx = s["n_ctx"] or "kernel profile default"
+    t.add_row("settings", f"mode {s['mode']}, select_by {s['select_by']}, k {s['k']}, n_ctx {n_ctx}")
     if "kernel" in report:
         t.add_row("kernel profile", f"{report['kernel']['name']} ({report['kernel']['why']})")
     for key, val in report.get("model", {}).items():

@@ -38,3 +38,19 @@ def test_doctor_bad_model_in_config(gorilla_home, tmp_path, capsys):
     main(["doctor", "--json", "--no-hash"])
     rep = json.loads(capsys.readouterr().out)
     assert any("model file not found" in p["problem"] for p in rep["problems"])
+
+
+def test_doctor_shows_the_settings_the_commands_use(gorilla_home, capsys):
+    cfg = gorilla_home / "config" / "config.toml"
+    cfg.parent.mkdir(parents=True, exist_ok=True)
+    cfg.write_text('n_ctx = 1024\nselect_by = "grammar"\n')
+    main(["doctor", "--json", "--no-hash"])
+    rep = json.loads(capsys.readouterr().out)
+    assert rep["settings"]["n_ctx"] == 1024 and rep["settings"]["select_by"] == "grammar"
+    main(["doctor", "--no-hash"])
+    assert "select_by grammar" in capsys.readouterr().out
+    cfg.write_text('select_by = "bogus"\n')
+    assert main(["doctor", "--json", "--no-hash"]) == 1
+    rep = json.loads(capsys.readouterr().out)
+    assert rep["settings"]["select_by"] == "likelihood"  # the defaults, with the broken file as a problem
+    assert any("select_by must be one of" in p["problem"] for p in rep["problems"])
