@@ -9,6 +9,16 @@ HUB_HINT = (
     "To add the APIBench hubs later: `gorilla-tui index --refresh` when online, or "
     "`gorilla-tui index --refresh --from DIR` with a local copy of the APIBench api/ files."
 )
+#: The sources HUB_HINT is about (index/apibench-*.toml).
+APIBENCH_HUBS = ("torchhub", "tensorflowhub", "huggingface")
+
+
+def later_hint(missing: list[str]) -> str:
+    """How to add the `missing` sources later: HUB_HINT when an APIBench hub is among them, else a hint
+    naming them (e.g. apizoo, whose files only come from a local copy)."""
+    if any(name in APIBENCH_HUBS for name in missing):
+        return HUB_HINT
+    return f"To add {', '.join(missing)} later: `gorilla-tui index --refresh --from DIR` with their files."
 
 
 def has_index() -> bool:
@@ -46,5 +56,5 @@ def first_launch_index(progress=None) -> str | None:
     msg = f"Built the API pool: {built}, {len(report.index.docs)} APIs in {report.seconds:.1f} s."
     if missing:
         names = ", ".join(r["name"] for r in missing)
-        msg += f" Not reachable: {names}. " + HUB_HINT
+        msg += f" Not reachable: {names}. " + later_hint([r["name"] for r in missing])
     return msg

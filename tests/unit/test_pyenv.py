@@ -226,3 +226,14 @@ def test_cli_spec_replaces_the_configured_distributions(gorilla_home):
     origin, roots, result = load_source(manifest)
     assert roots == ["rich"] and "(rich)" in origin and not result.diagnostics
     assert {d.framework for d in result.docs} == {"rich"}
+
+
+def test_the_later_hint_only_speaks_of_the_hubs_when_a_hub_is_missing():
+    from gorilla_tui.core.bootstrap import HUB_HINT, later_hint
+    from gorilla_tui.tui.screens.index_setup import build_summary
+
+    assert later_hint(["huggingface", "apizoo"]) == HUB_HINT
+    assert "APIBench" not in later_hint(["apizoo"]) and "--from DIR" in later_hint(["apizoo"])
+    rows = [{"name": h, "status": "ok", "loaded": 9} for h in ("torchhub", "tensorflowhub", "huggingface")]
+    msg, failed = build_summary(rows + [{"name": "apizoo", "status": "not in mirror"}], 27, 1.0)
+    assert [r["name"] for r in failed] == ["apizoo"] and "To add apizoo later" in msg and HUB_HINT not in msg

@@ -26,8 +26,8 @@ WAITING = "waiting for another index refresh to finish…"
 def build_summary(rows: list[dict], docs: int, seconds: float) -> tuple[str, list[dict]]:
     """(one paragraph for the person, the rows that failed) from RefreshReport.sources rows ({name,
     status, loaded, message, ...}; status "ok" means fetched now, "kept" means docs kept from the
-    previous index). Wording and hint follow core.bootstrap.first_launch_index / HUB_HINT."""
-    from gorilla_tui.core.bootstrap import HUB_HINT
+    previous index). Wording and hint follow core.bootstrap.first_launch_index / later_hint."""
+    from gorilla_tui.core.bootstrap import later_hint
 
     ok = [r for r in rows if r.get("status") in ("ok", "kept")]
     failed = [r for r in rows if r.get("status") not in ("ok", "kept")]
@@ -38,7 +38,7 @@ def build_summary(rows: list[dict], docs: int, seconds: float) -> tuple[str, lis
     if failed:
         why = "; ".join(f"{r['name']}: {r.get('status')}" + (f" ({r['message']})" if r.get("message") else "")
                         for r in failed)  # fmt: skip
-        msg += f" Not built: {why}. " + HUB_HINT
+        msg += f" Not built: {why}. " + later_hint([r["name"] for r in failed])
     return msg, failed
 
 
