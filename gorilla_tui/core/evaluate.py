@@ -36,33 +36,25 @@ def hub_name(name: str) -> str:
 def resolve_file(filename: str, from_dir: str | Path | None = None) -> Path:
     """Find an APIBench file: with from_dir, DIR/name, DIR/api/name or DIR/eval/name (a local mirror, e.g.
     ../shared/apibench); without, huggingface_hub.hf_hub_download from the dataset (cached; works offline
-    once cached). The hub is probed once first (sources.hub_unreachable): unreachable, only the local cache is
-    read, without huggingface_hub's retries (~25 s of "Retrying in Ns" otherwise). Raises GorillaError (with
-    a hint) when it cannot be found or downloaded."""
+    once cached) through sources.hf_files, which probes the hub once and, when it is unreachable, reads only
+    the local cache (no ~25 s of huggingface_hub retries). Raises GorillaError (with a hint) when the file
+    cannot be found or downloaded."""
     if from_dir is not None:
         base = Path(from_dir)
         for candidate in (base / filename, base / "api" / filename, base / "eval" / filename):
             if candidate.is_file():
                 return candidate
         raise GorillaError(f"{filename} not found in {base} (nor in its api/ or eval/ folder)")
-    from huggingface_hub import hf_hub_download  # ~150 ms import, only when downloading
-    from huggingface_hub.utils import logging as hf_logging
+    from gorilla_tui.core.sources import FetchContext, Manifest, SourceUnavailable, hf_files
 
-    from gorilla_tui.core.sources import FetchContext, hub_unreachable
-
-    cause = hub_unreachable(FetchContext())
-    verbosity = hf_logging.get_verbosity()
-    hf_logging.set_verbosity_error()  # no "Retrying in 1s" lines on the terminal
+    dataset = Manifest(name="apibench", title="APIBench", files=(filename,),
+                       remote={"type": "hf", "repo_id": DATASET, "repo_type": "dataset"})  # fmt: skip
     try:
-        return Path(hf_hub_download(DATASET, filename, repo_type="dataset", local_files_only=bool(cause)))
-    except Exception as e:  # network, offline mode, missing file: all one user-facing error
-        why = f"{cause}, and not in the local Hugging Face cache" if cause else type(e).__name__
+        return hf_files(dataset, FetchContext())[0]
+    except SourceUnavailable as e:  # offline, unreachable, missing file: one line
         raise GorillaError(
-            f"cannot get {filename} from the Hugging Face dataset {DATASET}: {why}",
-            hint="pass --from DIR (a local copy of the APIBench files) or --eval FILE / --pool FILE",
+            str(e), hint="pass --from DIR (a local copy of the APIBench files) or --eval FILE / --pool FILE"
         ) from None
-    finally:
-        hf_logging.set_verbosity(verbosity)
 
 
 def _read_text(path: str | Path, what: str) -> str:

@@ -167,6 +167,7 @@ class Pipeline:
         docs = [h.doc for h in hits]
         usable = [d for d in docs if not d.flagged] or docs
         options = unique_options(d.api_call for d in usable)
+        select_by = self.select_by(mode)
         if mode == "select" and not options:
             verdict = Verdict(
                 "no_call", diagnostics=["no API doc matched the task, so there is nothing to select"]
@@ -175,9 +176,8 @@ class Pipeline:
             timings["total"] = time.perf_counter() - t0
             return Proposal(task=task, api_call="", code="", verdict=verdict, hits=hits, mode=mode,
                             model=self.backend.name, timings=timings, warnings=warnings,
-                            select_by=self.select_by(mode))  # fmt: skip
+                            select_by=select_by)  # fmt: skip
         chosen: ApiDoc | None = None
-        select_by = self.select_by(mode)
         if select_by == "likelihood" and len(options) > 1:
             timings["prompt"] = time.perf_counter() - t
             try:
@@ -222,7 +222,7 @@ class Pipeline:
         t = time.perf_counter()
         timings["first_token"] = (first or t) - t0
         timings["generate"] = t - t0 - timings["retrieve"] - timings["prompt"]
-        if select_by != "likelihood" or len(options) < 2:
+        if chosen is None:  # _choose_by_likelihood keeps its own scoring stats
             self.last_stats = dict(getattr(self.backend, "last_stats", {}) or {})
         if cancel is not None and cancel.is_set():
             raise AskCancelled("cancelled")
