@@ -26,8 +26,8 @@ sys.path.insert(0, str(ROOT / "bench"))
 from _report import write_section  # noqa: E402
 
 from gorilla_tui.config import Settings  # noqa: E402
-from gorilla_tui.core import evalrun  # noqa: E402
-from gorilla_tui.core.evaluate import score_file  # noqa: E402
+from gorilla_tui.evaluate import run as evalrun  # noqa: E402
+from gorilla_tui.evaluate.score import score_file  # noqa: E402
 
 HUBS = ("torchhub", "tensorflowhub", "huggingface")
 TITLE = "APIBench end to end"
@@ -67,7 +67,7 @@ def run_one(backend: Any, index: Any, data: evalrun.HubData, tasks: list, retrie
     """Answer (resuming) and summarise one hub x retriever x select_by; returns the figures for the table."""
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
-    from gorilla_tui.core.pipeline import Pipeline
+    from gorilla_tui.pipeline import Pipeline
 
     settings = Settings(k=args.k, hub=data.hub, mode=args.mode, select_by=select_by)
     pipeline = Pipeline(settings, index, backend, retriever=retriever)
@@ -189,7 +189,7 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     hubs = [evalrun.hub_name(h) for h in args.hubs.split(",") if h]
     retrievers = [r for r in args.retrievers.split(",") if r]
-    from gorilla_tui.core.backend import open_backend
+    from gorilla_tui.model.backend import open_backend
 
     backend = open_backend(Settings(model=args.model, n_ctx=2048))
     rows, top1, n_total, built = [], {}, {}, {}

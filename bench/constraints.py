@@ -15,15 +15,15 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from bench._report import write_section  # noqa: E402
-from gorilla_tui.core.constraints import (  # noqa: E402
+from gorilla_tui.pool.doc import load_jsonl  # noqa: E402
+from gorilla_tui.retrieve.constraints import (  # noqa: E402
     apply_constraints,
     check_doc,
     overall,
     parse_constraints,
     search_with_constraints,
 )
-from gorilla_tui.core.pool import load_jsonl  # noqa: E402
-from gorilla_tui.core.retrieval import ApiIndex  # noqa: E402
+from gorilla_tui.retrieve.index import ApiIndex  # noqa: E402
 
 SHARED = ROOT.parent / "shared" / "apibench"
 HUBS = {

@@ -19,8 +19,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from hypothesis import HealthCheck, given, settings  # noqa: E402
 
 from bench._report import write_section  # noqa: E402
-from gorilla_tui.core.pool import load_jsonl  # noqa: E402
-from gorilla_tui.core.validate import Validator  # noqa: E402
+from gorilla_tui.check.validator import Validator  # noqa: E402
+from gorilla_tui.pool.doc import load_jsonl  # noqa: E402
 from tests.unit.test_fuzz import hostile  # noqa: E402
 
 

@@ -23,13 +23,13 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _report import write_section  # noqa: E402
 
 from gorilla_tui.config import Settings  # noqa: E402
-from gorilla_tui.core.backend import LlamaBackend  # noqa: E402
-from gorilla_tui.core.kernels import choose_profile, runtime_params  # noqa: E402
-from gorilla_tui.core.models import embedded_model_path  # noqa: E402
-from gorilla_tui.core.pipeline import Pipeline  # noqa: E402
-from gorilla_tui.core.pool import load_jsonl  # noqa: E402
-from gorilla_tui.core.prompts import FEWSHOT_PREFIX  # noqa: E402
-from gorilla_tui.core.retrieval import ApiIndex  # noqa: E402
+from gorilla_tui.model.backend import LlamaBackend  # noqa: E402
+from gorilla_tui.model.profiles import choose_profile, runtime_params  # noqa: E402
+from gorilla_tui.model.prompts import FEWSHOT_PREFIX  # noqa: E402
+from gorilla_tui.model.registry import embedded_model_path  # noqa: E402
+from gorilla_tui.pipeline import Pipeline  # noqa: E402
+from gorilla_tui.pool.doc import load_jsonl  # noqa: E402
+from gorilla_tui.retrieve.index import ApiIndex  # noqa: E402
 
 HUBS = (("torchhub", "torchhub_api.jsonl", "torchhub_eval.json"),
         ("tensorflowhub", "tensorflowhub_api.jsonl", "tensorflow_eval.json"),

@@ -2,7 +2,7 @@
 
 Run: /work/venv/bin/python bench/pyenv.py [--no-write]. Targets (issue 9): the standard library indexed
 in <= 30 s on 2 cores; recall@5 >= 80 % on tests/data/stdlib_tasks.toml with BM25
-(gorilla_tui.core.retrieval.ApiIndex, the app's own retriever).
+(gorilla_tui.retrieve.index.ApiIndex, the app's own retriever).
 """
 
 from __future__ import annotations
@@ -28,8 +28,8 @@ sys.path.insert(0, str(ROOT / "bench"))
 
 from _report import write_section  # noqa: E402
 
-from gorilla_tui.core.pyenv import load_python_env  # noqa: E402
-from gorilla_tui.core.retrieval import ApiIndex  # noqa: E402
+from gorilla_tui.pool.pyenv.source import load_python_env  # noqa: E402
+from gorilla_tui.retrieve.index import ApiIndex  # noqa: E402
 
 TASKS = ROOT / "tests" / "data" / "stdlib_tasks.toml"
 TITLE = "python-env source (issue 9)"

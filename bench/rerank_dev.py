@@ -2,7 +2,7 @@
 
 Run: python bench/rerank_dev.py [--shared ../shared] [--limit 150] [--results DIR] [--no-write]
 APIBench's Torch Hub *training* split (eval/torchhub_train.json, the one training split in the shared data)
-is cut in two by line: odd lines are the questions attached to the docs (doc expansion, core/expansion.py),
+is cut in two by line: odd lines are the questions attached to the docs (doc expansion, pool/expansion.py),
 even lines are the dev tasks (--limit of them, spread evenly), so no dev task is ever in the index. Each row
 answers the dev tasks through `pipeline.ask` with the embedded model against the Torch Hub pool, unexpanded
 or expanded: BM25's top hit (no model), select by grammar (0.1.0), select by likelihood. Scores: the gorilla
@@ -26,10 +26,10 @@ sys.path.insert(0, str(ROOT / "bench"))
 from _report import write_section  # noqa: E402
 
 from gorilla_tui.config import Settings  # noqa: E402
-from gorilla_tui.core import evalrun  # noqa: E402
-from gorilla_tui.core.expansion import attach_questions, read_questions  # noqa: E402
-from gorilla_tui.core.pool import load_jsonl  # noqa: E402
-from gorilla_tui.core.retrieval import ApiIndex  # noqa: E402
+from gorilla_tui.evaluate import run as evalrun  # noqa: E402
+from gorilla_tui.pool.doc import load_jsonl  # noqa: E402
+from gorilla_tui.pool.expansion import attach_questions, read_questions  # noqa: E402
+from gorilla_tui.retrieve.index import ApiIndex  # noqa: E402
 
 TITLE = "Select mode, dev split"
 HUB = "torchhub"
@@ -66,8 +66,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--results", type=Path, default=ROOT / "bench" / "results", help="answers folder")
     ap.add_argument("--no-write", action="store_true", help="do not update docs/benchmarks.md")
     args = ap.parse_args(argv)
-    from gorilla_tui.core.backend import open_backend
-    from gorilla_tui.core.pipeline import Pipeline
+    from gorilla_tui.model.backend import open_backend
+    from gorilla_tui.pipeline import Pipeline
 
     apibench = args.shared / "apibench"
     train = apibench / "eval" / "torchhub_train.json"
@@ -118,7 +118,8 @@ def main(argv: list[str] | None = None) -> int:
         "",
         "Select by likelihood scores each hit by log p(task | doc) under the model, the doc rendered as "
         '"Here is an API.\\n{domain}: {functionality}. {description[:200]}\\nA user asks for this API: " '
-        "(core/rerank.py; UPR, Sachan et al. 2022, arXiv 2204.07496). An earlier exploration on a random 150 "
+        "(model/likelihood.py; UPR, Sachan et al. 2022, arXiv 2204.07496). An earlier exploration on a "
+        "random 150 "
         "of the same split (before doc expansion) compared a shorter rendering (domain, functionality, "
         "api_name) and the reverse direction, log p(doc label | task): neither beat this template; adding "
         "the BM25 score to the log-likelihood (weights 0.25 to 2) did not help, and k = 10 matched k = 5 "

@@ -25,8 +25,8 @@ sys.path.insert(0, str(ROOT / "bench"))
 
 from _report import write_section  # noqa: E402
 
-from gorilla_tui.core.pool import ApiDoc  # noqa: E402
-from gorilla_tui.core.retrieval import ApiIndex, doc_text, tokenize  # noqa: E402
+from gorilla_tui.pool.doc import ApiDoc  # noqa: E402
+from gorilla_tui.retrieve.index import ApiIndex, doc_text, tokenize  # noqa: E402
 
 HUBS = {
     "torchhub": "torchhub_eval.json",
@@ -121,7 +121,7 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     apibench = Path(args.shared) / "apibench"
     os.environ["GORILLA_TUI_HOME"] = tempfile.mkdtemp(prefix="gorilla-bench-")
-    from gorilla_tui.core.refresh import refresh
+    from gorilla_tui.retrieve.refresh import refresh
 
     refresh_s = []
     for _ in range(3):

@@ -18,9 +18,9 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench._report import write_section  # noqa: E402
-from gorilla_tui.core.evaluate import score_file  # noqa: E402
-from gorilla_tui.core.pool import load_jsonl  # noqa: E402
-from gorilla_tui.core.validate import Validator  # noqa: E402
+from gorilla_tui.check.validator import Validator  # noqa: E402
+from gorilla_tui.evaluate.score import score_file  # noqa: E402
+from gorilla_tui.pool.doc import load_jsonl  # noqa: E402
 
 HUBS = ("torchhub", "tensorflowhub", "huggingface")
 TARGET = 2000.0

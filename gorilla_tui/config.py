@@ -19,7 +19,7 @@ from gorilla_tui.paths import get_paths
 
 MODES = ("select", "generate")
 #: How select mode chooses among the hits: "likelihood" scores every hit by the model's log-probability of
-#: the task given the doc (core/rerank.py); "grammar": the model writes one hit's api_call under a GBNF
+#: the task given the doc (model/likelihood.py); "grammar": the model writes one hit's api_call under a GBNF
 #: grammar.
 SELECT_BY = ("likelihood", "grammar")
 

@@ -10,7 +10,7 @@ import pytest
 @pytest.fixture(scope="session")
 def gemma_path(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The embedded Gemma 3 270M GGUF, assembled once per test session (sha256-checked) into a tmp dir."""
-    from gorilla_tui.core.models import embedded_model_path
+    from gorilla_tui.model.registry import embedded_model_path
 
     return embedded_model_path(tmp_path_factory.mktemp("models"))
 
@@ -18,8 +18,8 @@ def gemma_path(tmp_path_factory: pytest.TempPathFactory) -> Path:
 @pytest.fixture(scope="session")
 def gemma_backend(gemma_path: Path):
     """One LlamaBackend over the embedded model for the whole session (n_ctx 2048, cpu profile defaults)."""
-    from gorilla_tui.core.backend import LlamaBackend
-    from gorilla_tui.core.kernels import load_profiles, runtime_params
+    from gorilla_tui.model.backend import LlamaBackend
+    from gorilla_tui.model.profiles import load_profiles, runtime_params
 
     params = runtime_params(load_profiles()["cpu"], n_ctx=2048)
     return LlamaBackend(gemma_path, params=params, name="gemma3-270m", family="fewshot")
@@ -28,8 +28,8 @@ def gemma_backend(gemma_path: Path):
 @pytest.fixture(scope="session")
 def torchhub_index(apibench: Path):
     """An in-memory BM25 index of the shared APIBench Torch Hub pool (94 docs)."""
-    from gorilla_tui.core.pool import load_jsonl
-    from gorilla_tui.core.retrieval import ApiIndex
+    from gorilla_tui.pool.doc import load_jsonl
+    from gorilla_tui.retrieve.index import ApiIndex
 
     return ApiIndex.build(load_jsonl(apibench / "api" / "torchhub_api.jsonl", "torchhub").docs)
 

@@ -1,4 +1,4 @@
-"""Command line: `gorilla-tui` opens the TUI; subcommands are thin clients of gorilla_tui.core."""
+"""Command line: `gorilla-tui` opens the TUI; subcommands are thin clients of the headless stage packages."""
 
 from __future__ import annotations
 

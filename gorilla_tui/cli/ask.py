@@ -62,16 +62,16 @@ def run(args: argparse.Namespace) -> int:
     """Answer the task; exit 0 for a valid verdict, 1 for any other verdict, 2 for bad input/setup,
     130 after Ctrl+C (at any point: loading the index or the model, retrieval or generation).
     With --run: then confirm and run the code in the sandbox; the exit status is the run's (cli/run.py)."""
-    from gorilla_tui.core.pipeline import clean_task
+    from gorilla_tui.pipeline import clean_task
 
     settings = settings_from_args(args)
     clean_task(args.task)  # an empty task fails before the model is loaded
     if settings.endpoint:
-        from gorilla_tui.core.remote import check_endpoint
+        from gorilla_tui.model.remote import check_endpoint
 
         check_endpoint(settings.endpoint)  # "notaurl": one line, exit 2, before anything loads
     elif settings.kernel:
-        from gorilla_tui.core.kernels import choose_profile
+        from gorilla_tui.model.profiles import choose_profile
 
         choose_profile(settings.kernel)  # an unknown name: exit 2 with the known names, before loading
     if args.run:
@@ -89,7 +89,7 @@ def run(args: argparse.Namespace) -> int:
     if interrupted:
         raise KeyboardInterrupt  # cli.main: "gorilla-tui: interrupted", exit 130
     data = proposal.to_dict()
-    from gorilla_tui.core.history import History
+    from gorilla_tui.history import History
 
     task_id = History().add(args.task, data)  # the TUI's history screen lists CLI asks too
     if args.json and args.run:
@@ -122,14 +122,14 @@ _BADGE = {
 
 
 def _load_or_build_index(api_index: Any) -> Any:
-    """The live index; on first launch (none yet) build it with core.bootstrap.first_launch_index (the
+    """The live index; on first launch (none yet) build it with retrieve.bootstrap.first_launch_index (the
     configured sources, falling back to the offline python-env pool) and say on stderr what was done."""
     from gorilla_tui.errors import IndexMissingError
 
     try:
         return api_index.load()
     except IndexMissingError:
-        from gorilla_tui.core.bootstrap import first_launch_index
+        from gorilla_tui.retrieve.bootstrap import first_launch_index
 
         print("gorilla-tui: no index yet: building it now (first launch) ...", file=sys.stderr)
         message = first_launch_index()
@@ -140,9 +140,9 @@ def _load_or_build_index(api_index: Any) -> Any:
 
 def _ask(args: argparse.Namespace, settings: Any, cancel: threading.Event, interrupted: list[int]) -> Any:
     """Load the index and the backend, then pipeline.ask; stop early (cancel set) after each slow step."""
-    from gorilla_tui.core.backend import open_backend
-    from gorilla_tui.core.pipeline import AskCancelled, Pipeline
-    from gorilla_tui.core.retrieval import ApiIndex
+    from gorilla_tui.model.backend import open_backend
+    from gorilla_tui.pipeline import AskCancelled, Pipeline
+    from gorilla_tui.retrieve.index import ApiIndex
 
     index = _load_or_build_index(ApiIndex)
     if settings.hub:

@@ -40,7 +40,7 @@ def _pool(args: argparse.Namespace) -> list:
     """The API pool: the docs of --pool FILE (source "user"), else the index's, filtered by --hub.
     Raises UsageError for --pool together with --hub or an unreadable pool file; IndexMissingError."""
     if args.pool:
-        from gorilla_tui.core.pool import load_file
+        from gorilla_tui.pool.doc import load_file
 
         if args.hub:  # --hub selects a source of the index; a single file is one source, so it has no meaning
             raise UsageError("--hub filters the index; with --pool the file is the pool (drop one of them)")
@@ -52,7 +52,7 @@ def _pool(args: argparse.Namespace) -> list:
             why = loaded.diagnostics[0].message if loaded.diagnostics else "no docs"
             raise UsageError(f"no API docs could be read from {args.pool} ({why})")
         return loaded.docs
-    from gorilla_tui.core.retrieval import ApiIndex
+    from gorilla_tui.retrieve.index import ApiIndex
 
     return ApiIndex.load().pool(args.hub)
 
@@ -67,7 +67,7 @@ def run(args: argparse.Namespace) -> int:
         code = args.code
     if not code.strip():
         raise UsageError("nothing to check: the code is empty")
-    from gorilla_tui.core.validate import Validator
+    from gorilla_tui.check.validator import Validator
 
     verdict = Validator(_pool(args)).check(code)
     if args.json:

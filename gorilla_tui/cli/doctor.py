@@ -28,8 +28,8 @@ def _version(dist: str) -> str | None:
 
 
 def _runtime(report: dict[str, Any], problems: list[dict[str, str]], kernel: str) -> None:
-    from gorilla_tui.core import kernels
     from gorilla_tui.errors import GorillaError
+    from gorilla_tui.model import profiles as kernels
 
     report["llama_cpp_python"] = _version("llama_cpp_python") or _version("llama-cpp-python")
     try:
@@ -51,8 +51,8 @@ def _runtime(report: dict[str, Any], problems: list[dict[str, str]], kernel: str
 
 
 def _model(report: dict[str, Any], problems: list[dict[str, str]], spec: str, do_hash: bool) -> None:
-    from gorilla_tui.core import models
     from gorilla_tui.errors import GorillaError
+    from gorilla_tui.model import registry as models
 
     spec = spec.strip()
     info: dict[str, Any] = {"spec": spec or models.EMBEDDED, "family": models.family_of_spec(spec)}
@@ -102,8 +102,8 @@ _INDEX_FIX = (
 
 
 def _index(report: dict[str, Any], problems: list[dict[str, str]]) -> None:
-    from gorilla_tui.core.index_store import read_meta
     from gorilla_tui.errors import GorillaError
+    from gorilla_tui.retrieve.store import read_meta
 
     try:
         folder, meta = read_meta()

@@ -64,7 +64,7 @@ def register_score(actions: argparse._SubParsersAction) -> None:
 
 def run_score(args: argparse.Namespace) -> int:
     """Score args.responses and print the result (warnings also go to stderr, one line each)."""
-    from gorilla_tui.core.evaluate import score_file
+    from gorilla_tui.evaluate.score import score_file
 
     score = score_file(
         args.hub,

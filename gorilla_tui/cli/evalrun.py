@@ -64,8 +64,8 @@ def _ctrl_c(stop: threading.Event, cancel: threading.Event) -> Iterator[None]:
 def run(args: argparse.Namespace) -> int:
     """Answer, then print the summary. Exit 0 when every selected task is answered, 130 when stopped."""
     from gorilla_tui.cli.options import settings_from_args
-    from gorilla_tui.core import evalrun
-    from gorilla_tui.core.models import EMBEDDED
+    from gorilla_tui.evaluate import run as evalrun
+    from gorilla_tui.model.registry import EMBEDDED
 
     data = evalrun.hub_data(
         args.hub, from_dir=args.from_dir, eval_path=args.eval_file, pool_path=args.pool_file
@@ -121,9 +121,9 @@ def _answer(args: argparse.Namespace, settings: Any, data: Any, tasks: list, inf
     )
     from rich.text import Text
 
-    from gorilla_tui.core import evalrun
-    from gorilla_tui.core.backend import open_backend
-    from gorilla_tui.core.pipeline import Pipeline
+    from gorilla_tui.evaluate import run as evalrun
+    from gorilla_tui.model.backend import open_backend
+    from gorilla_tui.pipeline import Pipeline
 
     class RateColumn(ProgressColumn):
         """Seconds per task (rich's own speed estimate over its recent samples)."""

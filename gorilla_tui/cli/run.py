@@ -46,9 +46,9 @@ def register(sub: argparse._SubParsersAction) -> None:
 def run_command(args: argparse.Namespace) -> int:
     """Validate, confirm, run, record. Exit 0: the code ran and exited 0 within its limits; 1: it failed, hit
     a limit, or the person declined; 2: bad input, no index, or no TTY to confirm on without --yes."""
+    from gorilla_tui.check.validator import Validator
     from gorilla_tui.config import load_settings
-    from gorilla_tui.core.retrieval import ApiIndex
-    from gorilla_tui.core.validate import Validator
+    from gorilla_tui.retrieve.index import ApiIndex
 
     code = _read_code(args.file)
     check_run_args(args)
@@ -85,8 +85,8 @@ def confirm_and_run(
     json; extra: more keys for the --json document.
     Shared by `run` and `ask --run`.
     Returns 0 when the code ran and exited 0 within its limits, 1 otherwise (declined included)."""
-    from gorilla_tui.core.history import History
-    from gorilla_tui.core.sandbox import Limits, probe_isolation
+    from gorilla_tui.history import History
+    from gorilla_tui.sandbox.runner import Limits, probe_isolation
 
     requirements = list(verdict.matched.env_requirements) if verdict.matched else []
     isolation = probe_isolation()
@@ -159,7 +159,7 @@ def confirm_run(code: str, verdict: Any, requirements: list[str], *, isolated: b
 def run_in_sandbox(code: str, limits: Any, *, stream: bool = True, keep: bool = False) -> Any:
     """Run `code` in the sandbox (echoing its lines to stdout/stderr when stream) and return the RunResult;
     the run happens in a worker thread so Ctrl-C in the main thread stops it cleanly (SandboxRun.stop)."""
-    from gorilla_tui.core.sandbox import SandboxRun
+    from gorilla_tui.sandbox.runner import SandboxRun
 
     def echo(stream: str, line: str) -> None:
         print(line, file=sys.stdout if stream == "stdout" else sys.stderr, flush=True)
@@ -190,7 +190,7 @@ def run_in_sandbox(code: str, limits: Any, *, stream: bool = True, keep: bool = 
 def _report(
     verdict: Any, requirements: list[str], result: Any, args: argparse.Namespace, extra: dict[str, Any]
 ) -> None:
-    from gorilla_tui.core.requirements import missing_package
+    from gorilla_tui.sandbox.requirements import missing_package
 
     missing = missing_package(result, verdict.matched)
     if args.json:

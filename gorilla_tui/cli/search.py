@@ -49,8 +49,8 @@ def hit_row(hit) -> dict:
 def run(args: argparse.Namespace) -> int:
     """Search and print; exit 0 with hits, 1 when nothing matches, 2 for bad input or no index."""
     from gorilla_tui.config import load_settings
-    from gorilla_tui.core.retrieval import ApiIndex
     from gorilla_tui.errors import UsageError
+    from gorilla_tui.retrieve.index import ApiIndex
 
     if not args.task.strip():
         raise UsageError("the task is empty")
@@ -59,7 +59,7 @@ def run(args: argparse.Namespace) -> int:
     if not 1 <= k <= K_MAX:
         raise UsageError(f"-k must be between 1 and {K_MAX}, not {k}")
     hub = args.hub if args.hub is not None else (settings.hub or None)
-    from gorilla_tui.core.constraints import search_with_constraints
+    from gorilla_tui.retrieve.constraints import search_with_constraints
 
     # constraints stated in the task ("top-1 >= 75 %", "runs on a Raspberry Pi") rerank the BM25 hits
     result = search_with_constraints(ApiIndex.load(), args.task, k=k, hub=hub)

@@ -11,15 +11,15 @@ from textual.binding import Binding
 from textual.screen import Screen
 
 from gorilla_tui.config import Settings, load_settings
-from gorilla_tui.core.history import History
-from gorilla_tui.core.types import Proposal
 from gorilla_tui.errors import GorillaError, IndexMissingError
+from gorilla_tui.history import History
 from gorilla_tui.tui import clipboard
 from gorilla_tui.tui.messages import LoadState
 from gorilla_tui.tui.screens.main import MainScreen
 from gorilla_tui.tui.session import PipelineFactory, Session
 from gorilla_tui.tui.widgets.status_bar import StatusBar
 from gorilla_tui.tui.widgets.task_input import TaskInput
+from gorilla_tui.types import Proposal
 
 
 class GorillaApp(App[None]):
@@ -242,10 +242,10 @@ def create_app(
 ) -> GorillaApp:
     """Build the TUI.
 
-    settings: default load_settings(); backend: a core.backend Backend (e.g. ScriptedBackend; None:
+    settings: default load_settings(); backend: a model.backend Backend (e.g. ScriptedBackend; None:
     open_backend(settings) in a thread worker after the first paint); index: an ApiIndex (None:
     ApiIndex.load() in a worker, offering to build one when missing);
-    pipeline_factory(settings, index, backend) -> object with .ask (default core.pipeline.Pipeline);
+    pipeline_factory(settings, index, backend) -> object with .ask (default pipeline.Pipeline);
     history: default History() in the user data dir; show_timings: False hides durations (deterministic
     snapshots)."""
     session = Session(

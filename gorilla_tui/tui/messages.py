@@ -8,7 +8,7 @@ from textual.message import Message
 
 
 class PipelineUpdate(Message):
-    """One event of pipeline.ask (core.types HitsEvent/TokenEvent/VerdictEvent/DoneEvent/ErrorEvent) of
+    """One event of pipeline.ask (types HitsEvent/TokenEvent/VerdictEvent/DoneEvent/ErrorEvent) of
     run `run_id`; events of older runs are ignored by the screen."""
 
     def __init__(self, run_id: int, event: Any) -> None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from functools import lru_cache
 from urllib.parse import urlparse
 
-from gorilla_tui.core.pool import ApiDoc
+from gorilla_tui.pool.doc import ApiDoc
 
 #: api_names that name no particular API (lowercase). APIBench TensorFlow Hub has 181 entries named
 #: "model_id" and Torch Hub 14 named "torch.hub.load" (/work/shared/apibench/api, counted 2026-11).
@@ -32,9 +32,9 @@ def identifying_argument(api_call: str) -> str:
     """The argument that tells one API of a call family from another, as text ("" when there is none):
     the handle's path tail for hub.KerasLayer / hub.load, model= (2nd positional) for torch.hub.load,
     the model id for from_pretrained, model= (else the task) for pipeline. The call is parsed with
-    tree-sitter (core.callsite.scan), never evaluated; families are core.signature's (sources there)."""
-    from gorilla_tui.core.callsite import scan  # tree-sitter (imported on first use, ~20 ms)
-    from gorilla_tui.core.signature import bind, canonical, family, primary_call
+    tree-sitter (check.callsite.scan), never evaluated; families are check.signature's (sources there)."""
+    from gorilla_tui.check.callsite import scan  # tree-sitter (imported on first use, ~20 ms)
+    from gorilla_tui.check.signature import bind, canonical, family, primary_call
 
     call = primary_call(scan(api_call).calls)
     if call is None:

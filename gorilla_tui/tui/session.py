@@ -8,17 +8,17 @@ from dataclasses import replace
 from typing import Any
 
 from gorilla_tui.config import Settings
-from gorilla_tui.core.history import History
-from gorilla_tui.core.types import Proposal, Verdict
 from gorilla_tui.errors import GorillaError
+from gorilla_tui.history import History
+from gorilla_tui.types import Proposal, Verdict
 
 #: Builds a pipeline: (settings, index, backend) -> object with .ask(task, on_event=, cancel=) -> Proposal.
 PipelineFactory = Callable[[Settings, Any, Any], Any]
 
 
 def default_pipeline(settings: Settings, index: Any, backend: Any) -> Any:
-    """core.pipeline.Pipeline(settings, index, backend) (imported here: it pulls in tree-sitter)."""
-    from gorilla_tui.core.pipeline import Pipeline
+    """pipeline.Pipeline(settings, index, backend) (imported here: it pulls in tree-sitter)."""
+    from gorilla_tui.pipeline import Pipeline
 
     return Pipeline(settings, index, backend)
 
@@ -30,12 +30,12 @@ def effective_call(proposal: Proposal) -> str:
 
 
 def code_problem(code: str) -> str | None:
-    """Why `code` is not valid Python, as "line:col: what" (core.pyparse.syntax_problem on its tree-sitter
+    """Why `code` is not valid Python, as "line:col: what" (parsing.syntax_problem on its tree-sitter
     parse), or None when it parses (and for empty code). APIBench example code is sometimes not Python,
     e.g. Hugging Face ``from_pretrained(MCG-NJU/videomae-base)`` with the model id unquoted."""
     if not code.strip():
         return None
-    from gorilla_tui.core.pyparse import parse, syntax_problem  # tree-sitter (~20 ms on first use)
+    from gorilla_tui.parsing import parse, syntax_problem  # tree-sitter (~20 ms on first use)
 
     return syntax_problem(parse(code).root_node)
 
@@ -68,7 +68,7 @@ def choice_note(proposal: Proposal) -> str:
     """One short line saying how select mode chose the call, "" in generate mode or without a call.
 
     "likelihood": "chosen by likelihood among N hits: hit R, lm S" (N: hits scored, R: the chosen hit's
-    BM25 rank, S: its log p(task | doc) in nats, core/rerank.py); "grammar": "chosen by grammar among N
+    BM25 rank, S: its log p(task | doc) in nats, model/likelihood.py); "grammar": "chosen by grammar among N
     hits" (the model wrote one api_call under a GBNF grammar). When the hits offer a single distinct call
     there was nothing to choose; after a did-you-mean the line says the call was replaced."""
     if not proposal.select_by or not proposal.api_call.strip():
@@ -99,8 +99,8 @@ class Session:
     """State shared by the screens and the worker threads.
 
     backend / index: passed in (tests, a scripted backend) or loaded on demand by :meth:`load_backend`
-    (core.backend.open_backend: imports llama_cpp, resolves the model, loads the GGUF — seconds) and
-    :meth:`load_index` (core.retrieval.ApiIndex.load). Both run in thread workers, never before the first
+    (model.backend.open_backend: imports llama_cpp, resolves the model, loads the GGUF — seconds) and
+    :meth:`load_index` (retrieve.index.ApiIndex.load). Both run in thread workers, never before the first
     paint.
     Waiters block on :meth:`wait_backend` until the load ends (or their cancel event is set).
     """
@@ -153,7 +153,7 @@ class Session:
 
     def load_index(self) -> Any:
         """Load the index from the user data dir. Raises IndexMissingError / GorillaError."""
-        from gorilla_tui.core.retrieval import ApiIndex
+        from gorilla_tui.retrieve.index import ApiIndex
 
         index = ApiIndex.load()
         self.set_index(index)
@@ -175,7 +175,7 @@ class Session:
         self._backend_done.clear()
         self.backend_error = None
         try:
-            from gorilla_tui.core.backend import open_backend  # imports llama_cpp lazily inside
+            from gorilla_tui.model.backend import open_backend  # imports llama_cpp lazily inside
 
             backend = open_backend(self.settings)
             self.kernel_name = self._kernel_name()
@@ -196,7 +196,7 @@ class Session:
         if self.settings.endpoint:
             return "remote"
         try:
-            from gorilla_tui.core.kernels import choose_profile
+            from gorilla_tui.model.profiles import choose_profile
 
             return choose_profile(self.settings.kernel or None)[0].name
         except GorillaError:
@@ -247,14 +247,14 @@ class Session:
     # -- did-you-mean -------------------------------------------------------------------------------------
 
     def validator(self) -> Any:
-        """core.validate.Validator over the API pool (hub filter applied), built once per pool."""
+        """check.validator.Validator over the API pool (hub filter applied), built once per pool."""
         with self._lock:
             if self._validator is None and self._pipeline is not None:
                 self._validator = getattr(self._pipeline, "validator", None)  # reuse the pipeline's pool
             if self._validator is None:
                 if self.index is None:
                     raise Failure("no index yet")
-                from gorilla_tui.core.validate import Validator
+                from gorilla_tui.check.validator import Validator
 
                 self._validator = Validator(self.index.pool(self.settings.hub or None))
             return self._validator

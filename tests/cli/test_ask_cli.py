@@ -41,7 +41,7 @@ def test_ask_bad_input(home_with_model, capsys):
 
 @pytest.mark.model
 def test_ask_on_first_launch_builds_the_offline_index_and_answers(home_with_model, capsys):
-    from gorilla_tui.core.retrieval import ApiIndex
+    from gorilla_tui.retrieve.index import ApiIndex
 
     # no index yet and no hub reachable (HF_HUB_OFFLINE=1): the python-env pool is built, then used
     rc = main(["ask", "parse a JSON document from a string", "--json"])
@@ -71,7 +71,7 @@ def test_ask_run_refuses_without_a_tty_before_loading_the_model(home_with_index,
 
 @pytest.mark.model
 def test_ask_run_yes_runs_the_proposal_in_the_sandbox_and_records_it(home_with_index, capsys):
-    from gorilla_tui.core.history import History
+    from gorilla_tui.history import History
 
     rc = main(["ask", SPORTS, "--run", "--yes", "--json", "--hub", "torchhub", "--timeout", "20"])
     doc = json.loads(capsys.readouterr().out)  # one JSON document: proposal + run
@@ -110,7 +110,7 @@ def test_ask_unknown_kernel_names_the_known_ones(capsys):
 
 @pytest.mark.model
 def test_ask_kernel_cuda_without_gpu_offload_warns(home_with_index, capsys):
-    from gorilla_tui.core.kernels import llama_capabilities
+    from gorilla_tui.model.profiles import llama_capabilities
 
     rc = main(["ask", SPORTS, "--json", "--hub", "torchhub", "--kernel", "cuda"])
     out = json.loads(capsys.readouterr().out)

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from gorilla_tui.cli import main
-from gorilla_tui.core.evaluate import score_file
+from gorilla_tui.evaluate.score import score_file
 
 pytestmark = pytest.mark.model
 

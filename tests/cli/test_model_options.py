@@ -79,16 +79,16 @@ def test_eval_run_keeps_its_own_required_hub(capsys):
 def test_select_by_grammar_reaches_the_pipeline(apibench, monkeypatch, capsys):
     """`ask --select-by grammar` on a real Torch Hub index: the Settings handed to the backend factory and the
     pipeline carry it, and the answer is one of the hits (ScriptedBackend stands in for the model)."""
-    from gorilla_tui.core import backend as backend_module
-    from gorilla_tui.core.scripted import ScriptedBackend
+    from gorilla_tui.model import backend as backend_module
+    from gorilla_tui.model.scripted import ScriptedBackend
 
     assert main(["index", "--refresh", "--from", str(apibench), "--only", "torchhub"]) == 0
     capsys.readouterr()
     seen, backends = [], []
     from gorilla_tui.config import Settings
-    from gorilla_tui.core.grammar import unique_options
-    from gorilla_tui.core.pipeline import Pipeline, shared_prefix
-    from gorilla_tui.core.retrieval import ApiIndex
+    from gorilla_tui.model.grammar import unique_options
+    from gorilla_tui.pipeline import Pipeline, shared_prefix
+    from gorilla_tui.retrieve.index import ApiIndex
 
     hits = Pipeline(Settings(hub="torchhub"), ApiIndex.load(), ScriptedBackend(["x"])).retrieve(VIDEO_TASK)
     options = unique_options(h.doc.api_call for h in hits)
@@ -167,7 +167,7 @@ def test_bad_select_by_subprocess(tmp_path):
 def test_eval_run_resume_must_match_select_by(apibench, tmp_path, capsys):
     """A response file of a grammar run (written before select_by existed: no key, select mode) resumes with
     --select-by grammar (nothing left to answer: no model is loaded) and is refused with likelihood."""
-    from gorilla_tui.core.evalrun import load_tasks
+    from gorilla_tui.evaluate.run import load_tasks
 
     task = load_tasks(apibench / "eval" / "torchhub_eval.json", "torchhub")[0]
     out = tmp_path / "grammar.jsonl"

@@ -12,9 +12,9 @@ import pytest
 from rich.console import Console
 
 from gorilla_tui.config import Settings
-from gorilla_tui.core.pool import ApiDoc, load_jsonl
-from gorilla_tui.core.retrieval import ApiIndex
-from gorilla_tui.core.scripted import ScriptedBackend
+from gorilla_tui.model.scripted import ScriptedBackend
+from gorilla_tui.pool.doc import ApiDoc, load_jsonl
+from gorilla_tui.retrieve.index import ApiIndex
 from gorilla_tui.tui.app import GorillaApp, create_app
 
 #: A task whose BM25 hits on Torch Hub are the PyTorchVideo models, and the valid call the script answers.

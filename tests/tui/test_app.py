@@ -5,7 +5,7 @@ from __future__ import annotations
 from textual import events
 from textual.widgets import DataTable, TextArea
 
-from gorilla_tui.core.history import History
+from gorilla_tui.history import History
 from gorilla_tui.tui.screens.confirm import ConfirmScreen
 from gorilla_tui.tui.screens.doc import DocScreen
 from gorilla_tui.tui.screens.help import HelpScreen

@@ -8,13 +8,13 @@ from dataclasses import replace
 from textual.widgets import DataTable
 
 from gorilla_tui.config import Settings
-from gorilla_tui.core.rerank import scoring_context
-from gorilla_tui.core.scripted import ScriptedBackend
-from gorilla_tui.core.types import Proposal, Verdict
+from gorilla_tui.model.likelihood import scoring_context
+from gorilla_tui.model.scripted import ScriptedBackend
 from gorilla_tui.tui.app import create_app
 from gorilla_tui.tui.screens.doc import DocScreen
 from gorilla_tui.tui.session import choice_note, chosen_hit
 from gorilla_tui.tui.widgets.hits import CHOSEN, CHOSEN_STYLE
+from gorilla_tui.types import Proposal, Verdict
 from tests.tui.conftest import VALID_CALL, VIDEO_TASK, ask, screen_text
 
 SIZE = (120, 36)

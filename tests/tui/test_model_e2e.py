@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from gorilla_tui.config import load_settings
-from gorilla_tui.core.history import History
+from gorilla_tui.history import History
 from gorilla_tui.tui.app import create_app
 from tests.tui.conftest import ask, wait_for
 

@@ -11,7 +11,7 @@ from pathlib import Path
 from textual.widgets import Input, Log, Select
 
 from gorilla_tui.config import Settings, load_settings
-from gorilla_tui.core.history import History
+from gorilla_tui.history import History
 from gorilla_tui.paths import get_paths
 from gorilla_tui.tui.app import create_app
 from gorilla_tui.tui.screens.confirm import ConfirmScreen
@@ -76,7 +76,7 @@ async def test_settings_reject_bad_values_and_keep_the_file(make_app):
 
 
 async def test_missing_index_offers_to_build_it(apibench, gorilla_home):
-    from gorilla_tui.core.scripted import ScriptedBackend
+    from gorilla_tui.model.scripted import ScriptedBackend
 
     app = create_app(Settings(), backend=ScriptedBackend([" x"]), show_timings=False)
     async with app.run_test(size=SIZE) as pilot:
@@ -97,7 +97,7 @@ async def test_missing_index_offers_to_build_it(apibench, gorilla_home):
 
 
 async def test_unreachable_sources_show_the_error(gorilla_home, tmp_path):
-    from gorilla_tui.core.scripted import ScriptedBackend
+    from gorilla_tui.model.scripted import ScriptedBackend
 
     app = create_app(Settings(), backend=ScriptedBackend([" x"]), show_timings=False)
     async with app.run_test(size=SIZE) as pilot:

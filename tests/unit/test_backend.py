@@ -11,9 +11,9 @@ import urllib.request
 
 import pytest
 
-from gorilla_tui.core.backend import Backend, RemoteBackend, ScriptedBackend
-from gorilla_tui.core.grammar import choice_grammar
 from gorilla_tui.errors import GorillaError
+from gorilla_tui.model.backend import Backend, RemoteBackend, ScriptedBackend
+from gorilla_tui.model.grammar import choice_grammar
 
 PROMPT = "Here is a list of fruits: apple, banana, cherry,"
 
@@ -178,7 +178,7 @@ def test_sigint_during_model_loading_is_raised_after_it():
     import os
     import signal
 
-    from gorilla_tui.core import backend
+    from gorilla_tui.model import backend
 
     assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
     loaded = []

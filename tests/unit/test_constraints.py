@@ -8,7 +8,8 @@ from pathlib import Path
 import pytest
 import tomllib
 
-from gorilla_tui.core.constraints import (
+from gorilla_tui.pool.doc import ApiDoc, load_jsonl
+from gorilla_tui.retrieve.constraints import (
     Constraint,
     apply_constraints,
     check_doc,
@@ -17,8 +18,7 @@ from gorilla_tui.core.constraints import (
     proposal_constraints,
     rerank,
 )
-from gorilla_tui.core.pool import ApiDoc, load_jsonl
-from gorilla_tui.core.types import Hit, Proposal, Verdict
+from gorilla_tui.types import Hit, Proposal, Verdict
 
 TASKS = tomllib.loads(
     (Path(__file__).resolve().parent.parent / "data" / "constraint_tasks.toml").read_text()
@@ -173,8 +173,8 @@ def test_mixed_values_are_unknown(pools: dict[str, list[ApiDoc]]) -> None:
 
 
 def test_search_with_constraints_widens(pools: dict[str, list[ApiDoc]]) -> None:
-    from gorilla_tui.core.constraints import search_with_constraints
-    from gorilla_tui.core.retrieval import ApiIndex
+    from gorilla_tui.retrieve.constraints import search_with_constraints
+    from gorilla_tui.retrieve.index import ApiIndex
 
     index = ApiIndex.build(pools["torchhub"])
     task = "Tiny image classifier with at most 3 million parameters."

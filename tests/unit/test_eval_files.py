@@ -10,11 +10,11 @@ from pathlib import Path
 
 import pytest
 
-from gorilla_tui.core import evalrun
-from gorilla_tui.core.evaluate import resolve_file
-from gorilla_tui.core.pool import is_question_set, load_paths
-from gorilla_tui.core.sources import FetchContext, fetch, load_manifests
 from gorilla_tui.errors import GorillaError, UsageError
+from gorilla_tui.evaluate import run as evalrun
+from gorilla_tui.evaluate.score import resolve_file
+from gorilla_tui.pool.doc import is_question_set, load_paths
+from gorilla_tui.pool.sources import FetchContext, fetch, load_manifests
 
 INFO = evalrun.RunInfo("torchhub", "bm25", "select", "gemma3-270m", 5, "likelihood")
 
@@ -69,7 +69,7 @@ def test_question_sets_are_never_loaded_as_docs(apibench: Path) -> None:
 
 def test_refresh_source_of_an_eval_set_is_refused(apibench: Path, capsys) -> None:
     from gorilla_tui.cli import main
-    from gorilla_tui.core.retrieval import ApiIndex
+    from gorilla_tui.retrieve.index import ApiIndex
 
     assert main(["index", "--refresh", "--from", str(apibench), "--only", "torchhub"]) == 0
     before = ApiIndex.load()

@@ -9,11 +9,11 @@ from pathlib import Path
 
 import pytest
 
-from gorilla_tui.core import evalrun
-from gorilla_tui.core.expansion import MAX_QUESTIONS_PER_DOC, attach_questions, doc_key, read_questions
-from gorilla_tui.core.pool import load_jsonl
-from gorilla_tui.core.sources import FetchContext, fetch, load_manifests, parse_manifest
 from gorilla_tui.errors import UsageError
+from gorilla_tui.evaluate import run as evalrun
+from gorilla_tui.pool.doc import load_jsonl
+from gorilla_tui.pool.expansion import MAX_QUESTIONS_PER_DOC, attach_questions, doc_key, read_questions
+from gorilla_tui.pool.sources import FetchContext, fetch, load_manifests, parse_manifest
 
 
 def _manifest(name: str):
@@ -107,7 +107,7 @@ def test_refresh_cli_reports_the_questions_and_search_finds_a_training_phrasing(
     apibench: Path, capsys
 ) -> None:
     from gorilla_tui.cli import main
-    from gorilla_tui.core.retrieval import ApiIndex
+    from gorilla_tui.retrieve.index import ApiIndex
 
     assert main(["index", "--refresh", "--from", str(apibench), "--only", "torchhub", "--json"]) == 0
     rows = json.loads(capsys.readouterr().out)

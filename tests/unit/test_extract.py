@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import json
 
-from gorilla_tui.core.extract import extract
-from gorilla_tui.core.pyparse import parse
+from gorilla_tui.check.extract import extract
+from gorilla_tui.parsing import parse
 
 
 def _responses(apibench, hub, name):

@@ -7,10 +7,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from gorilla_tui.core.extract import extract
-from gorilla_tui.core.pool import load_jsonl
-from gorilla_tui.core.types import VERDICTS
-from gorilla_tui.core.validate import Validator
+from gorilla_tui.check.extract import extract
+from gorilla_tui.check.validator import Validator
+from gorilla_tui.pool.doc import load_jsonl
+from gorilla_tui.types import VERDICTS
 
 _PIECES = [
     "torch.hub.load(", "'pytorch/vision'", ", ", "model=", ")", "(", "[", "]", "{", "}", "'", '"', "\\'",

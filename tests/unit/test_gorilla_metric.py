@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from gorilla_tui.core import gorilla_metric as gm
-from gorilla_tui.core.evaluate import score_file
+from gorilla_tui.evaluate import gorilla_metric as gm
+from gorilla_tui.evaluate.score import score_file
 
 # (accuracy %, hallucination %) published for Gorilla-7B FT (arXiv 2305.15334, Table 1 / released scripts)
 PUBLISHED = {

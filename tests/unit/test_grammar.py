@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from gorilla_tui.core.grammar import choice_grammar, gbnf_literal, unique_options
+from gorilla_tui.model.grammar import choice_grammar, gbnf_literal, unique_options
 
 NASTY = ['f("a\\\\b")', "g('x')\n", 'h(s="tab\there")', "k(\x01)"]
 

@@ -1,10 +1,10 @@
-"""core.history: tasks and proposals in SQLite under the user data dir."""
+"""history: tasks and proposals in SQLite under the user data dir."""
 
 from __future__ import annotations
 
 import sqlite3
 
-from gorilla_tui.core.history import History
+from gorilla_tui.history import History
 from gorilla_tui.paths import get_paths
 
 

@@ -4,8 +4,14 @@ from __future__ import annotations
 
 import pytest
 
-from gorilla_tui.core.kernels import LlamaCapabilities, choose_profile, load_profiles, matches, runtime_params
 from gorilla_tui.errors import UsageError
+from gorilla_tui.model.profiles import (
+    LlamaCapabilities,
+    choose_profile,
+    load_profiles,
+    matches,
+    runtime_params,
+)
 
 
 def test_four_profiles_with_build_flags_and_runtime_defaults():
@@ -53,7 +59,7 @@ def test_runtime_params_settings_override_profile():
 
 
 def test_gpu_profile_without_offload_warns_with_the_build_command():
-    from gorilla_tui.core.kernels import offload_warning
+    from gorilla_tui.model.profiles import offload_warning
 
     profiles = load_profiles()
     cpu_build = LlamaCapabilities(False, "CPU : AVX2 = 1", "x")

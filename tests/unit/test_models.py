@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from gorilla_tui.core import models
 from gorilla_tui.errors import GorillaError, UsageError
+from gorilla_tui.model import registry as models
 
 
 def test_embedded_is_assembled_sha256_checked(gemma_path):
@@ -78,7 +78,7 @@ def test_bad_specs_and_files(tmp_path):
 
 
 def test_truncated_model_fails_to_load_with_one_line(tmp_path, gemma_path):
-    from gorilla_tui.core.backend import LlamaBackend
+    from gorilla_tui.model.backend import LlamaBackend
 
     cut = tmp_path / "cut.gguf"
     with gemma_path.open("rb") as src, cut.open("wb") as dst:
@@ -140,7 +140,7 @@ def with_chat_template(src: Path, dst: Path, template: str) -> None:
 
 
 def test_broken_chat_template_is_one_line_error(tmp_path, gemma_path):
-    from gorilla_tui.core.backend import LlamaBackend
+    from gorilla_tui.model.backend import LlamaBackend
 
     good = tmp_path / "good-template.gguf"
     with_chat_template(gemma_path, good, "{% for m in messages %}{{ m['content'] }}{% endfor %}")

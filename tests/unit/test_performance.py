@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from gorilla_tui.core.performance import (
+from gorilla_tui.pool.metrics import (
     canonical_dataset,
     classify_key,
     model_name,

@@ -7,10 +7,10 @@ import threading
 import pytest
 
 from gorilla_tui.config import Settings
-from gorilla_tui.core.pipeline import MAX_TASK_CHARS, AskCancelled, Pipeline, shared_prefix
-from gorilla_tui.core.scripted import ScriptedBackend
-from gorilla_tui.core.types import DoneEvent, ErrorEvent, HitsEvent, TokenEvent, VerdictEvent
 from gorilla_tui.errors import UsageError
+from gorilla_tui.model.scripted import ScriptedBackend
+from gorilla_tui.pipeline import MAX_TASK_CHARS, AskCancelled, Pipeline, shared_prefix
+from gorilla_tui.types import DoneEvent, ErrorEvent, HitsEvent, TokenEvent, VerdictEvent
 
 SPORTS = "I want to classify sports activities in videos"
 
@@ -88,7 +88,7 @@ def test_select_mode_real_model_sports_videos(torchhub_index, gemma_backend):
 
 @pytest.mark.model
 def test_select_mode_respects_a_tiny_n_ctx(torchhub_index, gemma_path):
-    from gorilla_tui.core.backend import LlamaBackend
+    from gorilla_tui.model.backend import LlamaBackend
 
     be = LlamaBackend(gemma_path, params={"n_ctx": 512, "n_threads": 1})
     p = Pipeline(Settings(mode="select", k=10, select_by="grammar"), torchhub_index, be).ask(SPORTS)

@@ -5,8 +5,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from gorilla_tui.core.pool import load_apizoo, load_file, load_jsonl, load_paths
-from gorilla_tui.core.retrieval import ApiIndex
+from gorilla_tui.pool.doc import load_apizoo, load_file, load_jsonl, load_paths
+from gorilla_tui.retrieve.index import ApiIndex
 
 HF_FLAGGED = {38, 112, 278, 287, 345, 544, 719, 726, 728, 731, 732, 894, 901, 908, 909}
 

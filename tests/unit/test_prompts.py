@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from gorilla_tui.core.pool import load_jsonl
-from gorilla_tui.core.prompts import FAMILIES, build_prompt, fit_prompt
 from gorilla_tui.errors import GorillaError
+from gorilla_tui.model.prompts import FAMILIES, build_prompt, fit_prompt
+from gorilla_tui.pool.doc import load_jsonl
 
 
 @pytest.fixture(scope="module")

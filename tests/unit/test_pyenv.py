@@ -7,11 +7,11 @@ from importlib import metadata
 
 import pytest
 
-from gorilla_tui.core.pool import ApiDoc
-from gorilla_tui.core.pyapi import read_module
-from gorilla_tui.core.pyenv import SOURCE, configured_spec, load_python_env, parse_spec
-from gorilla_tui.core.pyimports import import_aliases, qualify
+from gorilla_tui.check.imports import import_aliases, qualify
 from gorilla_tui.errors import UsageError
+from gorilla_tui.pool.doc import ApiDoc
+from gorilla_tui.pool.pyenv.module_api import read_module
+from gorilla_tui.pool.pyenv.source import SOURCE, configured_spec, load_python_env, parse_spec
 
 
 @pytest.fixture(scope="module")
@@ -145,7 +145,7 @@ def test_user_config_adds_distributions(gorilla_home):
 
 
 def test_manifest_loads_through_sources_and_skips_missing_distributions(gorilla_home):
-    from gorilla_tui.core.sources import FetchContext, fetch, load_manifests
+    from gorilla_tui.pool.sources import FetchContext, fetch, load_manifests
 
     cfg = gorilla_home / "config" / "config.toml"
     cfg.parent.mkdir(parents=True)
@@ -174,8 +174,8 @@ def test_import_aliases_resolve_callees():
 
 
 def test_first_launch_builds_the_offline_pool_and_says_how_to_add_hubs():
-    from gorilla_tui.core.bootstrap import first_launch_index
-    from gorilla_tui.core.retrieval import ApiIndex
+    from gorilla_tui.retrieve.bootstrap import first_launch_index
+    from gorilla_tui.retrieve.index import ApiIndex
 
     events = []
     message = first_launch_index(lambda kind, name, load: events.append((kind, name)))
@@ -188,7 +188,7 @@ def test_first_launch_builds_the_offline_pool_and_says_how_to_add_hubs():
 
 @pytest.fixture(scope="module")
 def validator(stdlib):
-    from gorilla_tui.core.validate import Validator
+    from gorilla_tui.check.validator import Validator
 
     return Validator(list(stdlib.values()))
 
@@ -216,8 +216,8 @@ def test_validator_checks_required_parameters(validator):
 
 
 def test_cli_spec_replaces_the_configured_distributions(gorilla_home):
-    from gorilla_tui.core.pyenv import load_source, with_spec
-    from gorilla_tui.core.sources import load_manifests
+    from gorilla_tui.pool.pyenv.source import load_source, with_spec
+    from gorilla_tui.pool.sources import load_manifests
 
     cfg = gorilla_home / "config" / "config.toml"
     cfg.parent.mkdir(parents=True)
@@ -229,7 +229,7 @@ def test_cli_spec_replaces_the_configured_distributions(gorilla_home):
 
 
 def test_the_later_hint_only_speaks_of_the_hubs_when_a_hub_is_missing():
-    from gorilla_tui.core.bootstrap import HUB_HINT, later_hint
+    from gorilla_tui.retrieve.bootstrap import HUB_HINT, later_hint
     from gorilla_tui.tui.screens.index_setup import build_summary
 
     assert later_hint(["huggingface", "apizoo"]) == HUB_HINT

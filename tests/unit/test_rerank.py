@@ -9,10 +9,10 @@ import numpy as np
 import pytest
 
 from gorilla_tui.config import Settings
-from gorilla_tui.core.pipeline import AskCancelled, Pipeline, shared_prefix
-from gorilla_tui.core.rerank import HEADER, LEAD, best, can_score, query_likelihoods, scoring_context
-from gorilla_tui.core.scripted import ScriptedBackend
 from gorilla_tui.errors import ContextOverflowError, UsageError
+from gorilla_tui.model.likelihood import HEADER, LEAD, best, can_score, query_likelihoods, scoring_context
+from gorilla_tui.model.scripted import ScriptedBackend
+from gorilla_tui.pipeline import AskCancelled, Pipeline, shared_prefix
 
 SPORTS = "I want to classify sports activities in videos"
 
@@ -171,7 +171,7 @@ def test_select_by_likelihood_end_to_end_on_the_real_model(torchhub_index, gemma
 
 @pytest.mark.model
 def test_a_long_task_in_a_small_n_ctx_falls_back_to_the_grammar(torchhub_index, gemma_path):
-    from gorilla_tui.core.backend import LlamaBackend
+    from gorilla_tui.model.backend import LlamaBackend
 
     be = LlamaBackend(gemma_path, params={"n_ctx": 512, "n_threads": 1})
     task = SPORTS + " " + " ".join(f"with detail number {i}" for i in range(120))

@@ -13,10 +13,10 @@ import numpy as np
 import pytest
 from rank_bm25 import BM25Okapi
 
-from gorilla_tui.core import index_store
-from gorilla_tui.core.pool import ApiDoc, load_file
-from gorilla_tui.core.refresh import PAUSE_ENV, refresh
-from gorilla_tui.core.retrieval import (
+from gorilla_tui.errors import GorillaError, IndexMissingError, UsageError
+from gorilla_tui.pool.doc import ApiDoc, load_file
+from gorilla_tui.retrieve import store as index_store
+from gorilla_tui.retrieve.index import (
     MAX_TOKEN_CHARS,
     ApiIndex,
     Bm25Params,
@@ -25,7 +25,7 @@ from gorilla_tui.core.retrieval import (
     term_matrix,
     tokenize,
 )
-from gorilla_tui.errors import GorillaError, IndexMissingError, UsageError
+from gorilla_tui.retrieve.refresh import PAUSE_ENV, refresh
 
 HUBS = ("torchhub", "tensorflowhub", "huggingface")
 
@@ -258,7 +258,7 @@ def test_two_refreshes_are_serialised(apibench: Path) -> None:
 
 
 def test_a_query_sharing_no_term_is_retried_with_everyday_synonyms(index: ApiIndex) -> None:
-    from gorilla_tui.core.retrieval import expand_query
+    from gorilla_tui.retrieve.index import expand_query
 
     # APIBench TensorFlow Hub eval task 84: no word of it occurs in the TensorFlow Hub pool
     task = "We want to know which animal we will find in the picture taken during our vacation."
@@ -267,7 +267,7 @@ def test_a_query_sharing_no_term_is_retried_with_everyday_synonyms(index: ApiInd
     assert len(hits) == 5 and all("image" in (h.doc.domain + h.doc.description).lower() for h in hits)
     # a query that already has hits ("photo" has a synonym, "classify" is in the pool) is not expanded:
     # its hits are exactly the plain BM25 ranking of its own terms
-    from gorilla_tui.core.retrieval import top_k
+    from gorilla_tui.retrieve.index import top_k
 
     plain = "classify a photo"
     rows, scores = index.scores(plain, "tensorflowhub")

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from gorilla_tui.core.requirements import missing_package, pip_requirements
-from gorilla_tui.core.sandbox import Limits, SandboxRun, probe_isolation, run_code, scrub_env
+from gorilla_tui.sandbox.requirements import missing_package, pip_requirements
+from gorilla_tui.sandbox.runner import Limits, SandboxRun, probe_isolation, run_code, scrub_env
 
 NAMESPACES = probe_isolation().mode == "namespaces"
 needs_ns = pytest.mark.skipif(not NAMESPACES, reason="unshare --net --mount --pid not permitted here")
@@ -215,7 +215,7 @@ def test_run_code_streams_lines_and_removes_the_sandbox_dir(tmp_path: Path) -> N
 
 
 def test_missing_package_reports_the_pip_line_from_the_doc(tmp_path: Path, apibench: Path) -> None:
-    from gorilla_tui.core.pool import load_jsonl
+    from gorilla_tui.pool.doc import load_jsonl
 
     docs = load_jsonl(apibench / "api" / "tensorflowhub_api.jsonl", "tensorflowhub").docs
     doc = next(d for d in docs if any("tensorflow_hub" in r for r in d.env_requirements))

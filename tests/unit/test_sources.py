@@ -7,7 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from gorilla_tui.core.sources import (
+from gorilla_tui.errors import UsageError
+from gorilla_tui.pool.sources import (
     LOADERS,
     FetchContext,
     clip,
@@ -17,7 +18,6 @@ from gorilla_tui.core.sources import (
     register_loader,
     user_source,
 )
-from gorilla_tui.errors import UsageError
 
 HUBS = {"torchhub": 94, "tensorflowhub": 696, "huggingface": 936}
 
@@ -155,7 +155,7 @@ def test_user_source_named_after_stem(tmp_path: Path) -> None:
 def test_loader_registry_by_kind() -> None:
     m = parse_manifest({"name": "fake", "kind": "fake-kind"}, "index/fake.toml")
     assert fetch(m, FetchContext()).status == "unsupported"
-    from gorilla_tui.core.pool import ApiDoc, LoadResult
+    from gorilla_tui.pool.doc import ApiDoc, LoadResult
 
     def loader(manifest, ctx):
         return "memory", [], LoadResult(docs=[ApiDoc(id="fake:1", source=manifest.name, api_call="f()")])

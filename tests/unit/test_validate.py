@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from gorilla_tui.core.pool import load_jsonl, load_paths
-from gorilla_tui.core.validate import Validator, validate
+from gorilla_tui.check.validator import Validator, validate
+from gorilla_tui.pool.doc import load_jsonl, load_paths
 
 HUBS = ("torchhub", "tensorflowhub", "huggingface")
 

@@ -12,13 +12,13 @@ from textual.containers import VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Static
 
-from gorilla_tui.core.pool import ApiDoc
+from gorilla_tui.pool.doc import ApiDoc
 from gorilla_tui.tui.naming import display_name
 
 
 def doc_table(doc: ApiDoc, score: float | None = None, lm_score: float | None = None) -> Table:
     """Every non-empty field of `doc` as a two-column table (example code highlighted); score is the hit's
-    BM25 score, lm_score its log p(task | doc) in nats (select by likelihood, core/rerank.py)."""
+    BM25 score, lm_score its log p(task | doc) in nats (select by likelihood, model/likelihood.py)."""
     table = Table.grid(padding=(0, 1))
     table.add_column(style="bold cyan", no_wrap=True)
     table.add_column(overflow="fold")

@@ -10,7 +10,7 @@ from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import DataTable, Input, Static
 
-from gorilla_tui.core.history import History, HistoryEntry
+from gorilla_tui.history import History, HistoryEntry
 
 
 class HistoryScreen(ModalScreen[str | None]):

@@ -19,15 +19,15 @@ OFFLINE_NOTE = (
     "folder holding the APIBench api/ files (torchhub_api.jsonl, tensorflowhub_api.jsonl, "
     "huggingface_api.jsonl). Leave it empty to fetch every source from its own location."
 )
-#: Shown while another process (or CLI run) holds core.index_store's refresh lock.
+#: Shown while another process (or CLI run) holds retrieve.store's refresh lock.
 WAITING = "waiting for another index refresh to finish…"
 
 
 def build_summary(rows: list[dict], docs: int, seconds: float) -> tuple[str, list[dict]]:
     """(one paragraph for the person, the rows that failed) from RefreshReport.sources rows ({name,
     status, loaded, message, ...}; status "ok" means fetched now, "kept" means docs kept from the
-    previous index). Wording and hint follow core.bootstrap.first_launch_index / later_hint."""
-    from gorilla_tui.core.bootstrap import later_hint
+    previous index). Wording and hint follow retrieve.bootstrap.first_launch_index / later_hint."""
+    from gorilla_tui.retrieve.bootstrap import later_hint
 
     ok = [r for r in rows if r.get("status") in ("ok", "kept")]
     failed = [r for r in rows if r.get("status") not in ("ok", "kept")]
@@ -45,7 +45,7 @@ def build_summary(rows: list[dict], docs: int, seconds: float) -> tuple[str, lis
 def configured_sources(user_paths: list[str]) -> list[tuple[str, str]]:
     """(name, title) of every source manifest shipped in index/, plus the user's extra paths."""
     try:
-        from gorilla_tui.core.sources import load_manifests
+        from gorilla_tui.pool.sources import load_manifests
 
         rows = [(m.name, m.title) for m in load_manifests()]
     except (GorillaError, OSError) as e:
@@ -54,7 +54,7 @@ def configured_sources(user_paths: list[str]) -> list[tuple[str, str]]:
 
 
 class IndexSetupScreen(ModalScreen[object]):
-    """Builds the index with core.refresh.refresh in a thread worker; dismisses with the new ApiIndex, or
+    """Builds the index with retrieve.refresh.refresh in a thread worker; dismisses with the new ApiIndex, or
     None when closed without one. The folder input has the focus (Enter builds from it, or from the
     configured sources when empty). When every source was built the dialog closes with a notice; when
     some failed it stays open with the per-source result (see build_summary) until closed. A refresh
@@ -123,7 +123,7 @@ class IndexSetupScreen(ModalScreen[object]):
 
     @work(thread=True, exclusive=True, group="index", exit_on_error=False)
     def _build(self, folder: str) -> None:
-        from gorilla_tui.core.refresh import refresh
+        from gorilla_tui.retrieve.refresh import refresh
 
         log = self.query_one(Log)
 
@@ -155,8 +155,8 @@ class IndexSetupScreen(ModalScreen[object]):
     @staticmethod
     def _lock_held() -> bool:
         """True when another refresh holds the refresh lock now (a non-blocking probe of
-        core.index_store.refresh_lock; refresh() itself then waits for it)."""
-        from gorilla_tui.core import index_store
+        retrieve.store.refresh_lock; refresh() itself then waits for it)."""
+        from gorilla_tui.retrieve import store as index_store
 
         try:
             with index_store.refresh_lock(timeout=0):

@@ -12,7 +12,6 @@ from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
 from textual.widgets import Footer, Static
 
-from gorilla_tui.core.types import DoneEvent, ErrorEvent, HitsEvent, Proposal, TokenEvent, VerdictEvent
 from gorilla_tui.errors import GorillaError
 from gorilla_tui.tui.messages import AskEnded, PipelineUpdate
 from gorilla_tui.tui.screens.confirm import ConfirmScreen
@@ -24,6 +23,7 @@ from gorilla_tui.tui.widgets.proposal import ProposalPanel
 from gorilla_tui.tui.widgets.status_bar import StatusBar
 from gorilla_tui.tui.widgets.task_input import TaskInput
 from gorilla_tui.tui.widgets.verdict import VerdictBadge
+from gorilla_tui.types import DoneEvent, ErrorEvent, HitsEvent, Proposal, TokenEvent, VerdictEvent
 
 if TYPE_CHECKING:
     from textual.geometry import Size

@@ -14,7 +14,7 @@ from textual.widgets import Log, Static
 
 
 class RunScreen(ModalScreen[None]):
-    """Runs `code` once with core.sandbox.SandboxRun in a thread worker. `on_finished(result)` is called
+    """Runs `code` once with sandbox.runner.SandboxRun in a thread worker. `on_finished(result)` is called
     (in the UI thread) with the RunResult, or None when the sandbox could not start.
     Keys: s / Escape stop a running run; Escape / q close a finished one."""
 
@@ -44,7 +44,7 @@ class RunScreen(ModalScreen[None]):
 
     @work(thread=True, exclusive=True, group="run", exit_on_error=False)
     def _run(self) -> None:
-        from gorilla_tui.core.sandbox import SandboxRun
+        from gorilla_tui.sandbox.runner import SandboxRun
 
         log = self.query_one(Log)
         pending: list[str] = []

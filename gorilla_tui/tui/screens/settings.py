@@ -25,7 +25,7 @@ SELECT_BY_HELP = {
 def kernel_names() -> list[str]:
     """Names of the shipped kernel profiles (kernels/*.toml), [] when they cannot be read."""
     try:
-        from gorilla_tui.core.kernels import load_profiles
+        from gorilla_tui.model.profiles import load_profiles
 
         return sorted(load_profiles())
     except (GorillaError, OSError, ImportError):

@@ -8,7 +8,7 @@ from rich.table import Table
 from rich.text import Text
 from textual.widgets import Static
 
-from gorilla_tui.core.pool import ApiDoc
+from gorilla_tui.pool.doc import ApiDoc
 from gorilla_tui.tui.naming import display_name
 
 

@@ -9,8 +9,8 @@ from textual.containers import Vertical
 from textual.message import Message
 from textual.widgets import DataTable
 
-from gorilla_tui.core.types import Hit
 from gorilla_tui.tui.naming import display_name
+from gorilla_tui.types import Hit
 
 #: Columns of fixed width (characters): rank and BM25 score.
 FIXED = (("#", 2), ("score", 5))

@@ -9,8 +9,8 @@ from textual.containers import Horizontal, Vertical
 from textual.message import Message
 from textual.widgets import Button, Static, TextArea
 
-from gorilla_tui.core.types import Proposal
 from gorilla_tui.tui.session import choice_note, code_note, effective_call
+from gorilla_tui.types import Proposal
 
 #: Rich Syntax theme for the call line (pygments); the code area uses TextArea's tree-sitter highlighting.
 CALL_THEME = "monokai"

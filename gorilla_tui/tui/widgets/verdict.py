@@ -8,7 +8,7 @@ from textual.containers import Vertical
 from textual.message import Message
 from textual.widgets import OptionList, Static
 
-from gorilla_tui.core.types import VERDICTS, Verdict
+from gorilla_tui.types import VERDICTS, Verdict
 
 #: Badge text per verdict kind (DESIGN.md, "verdict"); colours are in app.tcss (.-valid, .-hallucination…).
 LABELS = {

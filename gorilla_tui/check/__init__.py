@@ -1,0 +1,1 @@
+"""Validation: extract calls from text, match them against the API pool (AST sub-tree match) -> verdict."""

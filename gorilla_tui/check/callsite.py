@@ -1,0 +1,261 @@
+"""Find the calls in Python code with tree-sitter and normalise callee and argument values for matching."""
+
+from __future__ import annotations
+
+import re
+import threading
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from gorilla_tui.parsing import parse
+
+if TYPE_CHECKING:
+    from tree_sitter import Node
+
+#: Longest callee / argument text kept (characters); longer ones are cut (hostile input stays cheap).
+MAX_TEXT = 400
+#: At most this many calls are read from one piece of code (1 MB of calls stays bounded).
+MAX_CALLS = 2000
+
+#: CPython's tokenizer refuses more nested (), [] and {} than this ("too many nested parentheses";
+#: MAXLEVEL in Parser/tokenizer.c); tree-sitter parses any depth, so scan() checks it separately.
+MAX_NESTING = 200
+
+_SPACE = re.compile(r"\s+")
+# Strings and comments are skipped when counting brackets (prefixes such as r/b/f are just letters here).
+_BRACKETS = re.compile(
+    r"'''(?:\\.|[^\\])*?'''|\"\"\"(?:\\.|[^\\])*?\"\"\"|'(?:\\.|[^\\'\n])*'"
+    r"|\"(?:\\.|[^\\\"\n])*\"|#[^\n]*|[(\[{]|[)\]}]|\n"
+)
+_STRING_PREFIX = re.compile(r"^[rRbBuUfF]{0,2}")
+_local = threading.local()
+
+
+@dataclass(frozen=True)
+class Value:
+    """One argument value, normalised for comparison.
+
+    text: a plain string literal's content (quotes and prefix removed, ``\\'``/``\\"`` unescaped), else the
+    source text with whitespace removed and double quotes turned into single quotes.
+    literal: it is a plain string literal (no f-string interpolation). has_literal: a string literal occurs
+    somewhere in it (e.g. ``cached_download(hf_hub_url('a/b'))``).
+    """
+
+    text: str
+    literal: bool = False
+    has_literal: bool = False
+
+
+@dataclass(frozen=True)
+class CallSite:
+    """One call found in code. callee: the function expression with argument lists emptied and whitespace
+    removed (``torch.hub.load``, ``service.users().list``); "" when it is not a name chain (a lambda, a
+    subscript result...). positional / keywords: normalised argument values in source order; splat: the
+    call has ``*args`` or ``**kwargs``. text: the call's source. line, col: 1-based start position.
+    tail: the attribute read from the call's result (``dividends`` in ``Ticker(t).dividends``), or ""."""
+
+    callee: str
+    positional: tuple[Value, ...]
+    keywords: dict[str, Value]
+    text: str
+    line: int
+    col: int
+    splat: bool = False
+    tail: str = ""
+
+
+@dataclass
+class Scan:
+    """Everything the validator needs from one piece of code: the calls in pre-order (outer before inner),
+    the names assigned at least once (``x = ...``), and syntax errors as "line:col: message" strings."""
+
+    calls: list[CallSite] = field(default_factory=list)
+    assigned: set[str] = field(default_factory=set)
+    errors: list[str] = field(default_factory=list)
+
+
+def _node_text(node: Node, limit: int | None = None) -> str:
+    """A node's source text; with limit, at most that many bytes are read (node.text copies them all, so
+    a huge node would cost its full size every time)."""
+    if limit is not None and node.end_byte - node.start_byte > limit:
+        end = node.start_byte + limit
+        src = _local.source
+        return src[node.start_byte : end].decode("utf-8", "replace") if src else ""
+    return (node.text or b"").decode("utf-8", "replace")
+
+
+def string_value(node: Node) -> str | None:
+    """Content of a plain string literal node (or an implicit concatenation of them); None if it is an
+    f-string with interpolation or not a string."""
+    if node.type == "concatenated_string":
+        parts = [string_value(c) for c in node.children if c.type == "string"]
+        return None if any(p is None for p in parts) else "".join(p or "" for p in parts)
+    if node.type != "string":
+        return None
+    if any(c.type == "interpolation" for c in node.children):
+        return None
+    text = _node_text(node, MAX_TEXT * 4)
+    body = _STRING_PREFIX.sub("", text, count=1)
+    for q in ('"""', "'''", '"', "'"):
+        if body.startswith(q) and body.endswith(q) and len(body) >= 2 * len(q):
+            body = body[len(q) : -len(q)]
+            break
+    return body.replace("\\'", "'").replace('\\"', '"')
+
+
+def value_of(node: Node) -> Value:
+    """Normalise one argument value node (see Value)."""
+    s = string_value(node)
+    if s is not None:
+        return Value(s[:MAX_TEXT], literal=True, has_literal=True)
+    text = _node_text(node, MAX_TEXT * 4)
+    squeezed = _SPACE.sub("", text).replace('"', "'")[:MAX_TEXT]
+    return Value(squeezed, has_literal="'" in squeezed)
+
+
+def callee_of(function: Node) -> str:
+    """Canonical callee text of a call's function node, built iteratively (no recursion on long chains):
+    identifiers and attributes as dotted names, inner calls as ``()``; "" for anything else."""
+    parts: list[str] = []
+    node: Node | None = function
+    while node is not None:
+        if len(parts) > 64:
+            return ""
+        if node.type == "identifier":
+            parts.append(_node_text(node))
+            break
+        if node.type == "attribute":
+            attr = node.child_by_field_name("attribute")
+            parts.append("." + (_node_text(attr) if attr is not None else ""))
+            node = node.child_by_field_name("object")
+        elif node.type == "call":
+            parts.append("()")
+            node = node.child_by_field_name("function")
+        else:
+            return ""
+    return "".join(reversed(parts))[:MAX_TEXT]
+
+
+def call_site(node: Node) -> CallSite:
+    """Build a CallSite from a tree-sitter ``call`` node."""
+    function = node.child_by_field_name("function")
+    callee = callee_of(function) if function is not None else ""
+    positional: list[Value] = []
+    keywords: dict[str, Value] = {}
+    splat = False
+    args = node.child_by_field_name("arguments")
+    if args is not None and args.type == "argument_list":
+        for child in args.named_children:
+            if child.type == "comment":
+                continue
+            if child.type == "keyword_argument":
+                name = child.child_by_field_name("name")
+                value = child.child_by_field_name("value")
+                if name is not None and value is not None:
+                    keywords.setdefault(_node_text(name), value_of(value))
+            elif child.type in ("list_splat", "dictionary_splat"):
+                splat = True
+            else:
+                positional.append(value_of(child))
+    elif args is not None:  # generator_expression as the only argument: f(x for x in y)
+        positional.append(value_of(args))
+    tail = ""
+    parent = node.parent
+    if parent is not None and parent.type == "attribute":
+        obj, attr = parent.child_by_field_name("object"), parent.child_by_field_name("attribute")
+        if obj is not None and attr is not None and obj.id == node.id:
+            tail = _node_text(attr)
+    row, col = node.start_point
+    return CallSite(
+        callee,
+        tuple(positional),
+        keywords,
+        _node_text(node, MAX_TEXT * 4),
+        row + 1,
+        col + 1,
+        splat,
+        tail,
+    )
+
+
+def syntax_errors(root: Node, limit: int = 3) -> list[str]:
+    """Up to `limit` syntax errors as "line:col: unexpected text" / "line:col: missing X" (iterative walk)."""
+    out: list[str] = []
+    stack = [root]
+    while stack and len(out) < limit:
+        n = stack.pop()
+        if not n.has_error and not n.is_missing:
+            continue
+        row, col = n.start_point
+        if n.is_missing:
+            out.append(f"{row + 1}:{col + 1}: missing {n.type!r}")
+            continue
+        if n.type == "ERROR":
+            snippet = _SPACE.sub(" ", _node_text(n, 160))[:40]
+            out.append(f"{row + 1}:{col + 1}: syntax error near {snippet!r}")
+            continue
+        stack.extend(reversed(n.children))
+    if not out and root.has_error:
+        out.append("1:1: syntax error")
+    return out
+
+
+def nesting_error(code: str) -> str | None:
+    """ "line:col: nesting deeper than Python's limit of 200" at the first bracket past MAX_NESTING open
+    (), [] or {} (strings and comments skipped), else None. One regex pass, no recursion; code with at most
+    MAX_NESTING opening brackets is not scanned at all."""
+    if code.count("(") + code.count("[") + code.count("{") <= MAX_NESTING:
+        return None
+    depth, line, line_start = 0, 1, 0
+    for m in _BRACKETS.finditer(code):
+        token = m.group()
+        if token == "\n":
+            line, line_start = line + 1, m.end()
+        elif token in "([{":
+            depth += 1
+            if depth > MAX_NESTING:
+                col = m.start() - line_start + 1
+                return f"{line}:{col}: nesting deeper than Python's limit of {MAX_NESTING}"
+        elif token in ")]}":
+            depth = max(depth - 1, 0)
+        elif "\n" in token:  # a triple-quoted string spanning lines
+            line += token.count("\n")
+            line_start = m.start() + token.rindex("\n") + 1
+    return None
+
+
+def scan(code: str) -> Scan:
+    """Parse `code` once and return its calls (pre-order), assigned names and syntax errors (nesting deeper
+    than CPython accepts, MAX_NESTING, is an error too). Never raises for any input text (NUL bytes, lone
+    surrogates and deep nesting included)."""
+    data = code.encode("utf-8", "surrogatepass")
+    tree = parse(data)
+    root = tree.root_node
+    _local.source = data  # for _node_text's bounded reads (one scan at a time per thread)
+    result = Scan()
+    if root.has_error:
+        result.errors = syntax_errors(root)
+    deep = nesting_error(code)
+    if deep is not None:
+        result.errors.insert(0, deep)
+    calls: list[Node] = []
+    cursor = tree.walk()  # iterative pre-order walk: source order, outer calls first, any depth
+    while True:
+        node = cursor.node
+        if node is not None:
+            if node.type == "call" and len(calls) < MAX_CALLS:
+                calls.append(node)
+            elif node.type == "assignment":
+                left = node.child_by_field_name("left")
+                if left is not None and left.type == "identifier":
+                    result.assigned.add(_node_text(left))
+        if cursor.goto_first_child():
+            continue
+        while not cursor.goto_next_sibling():
+            if not cursor.goto_parent():
+                break
+        else:
+            continue
+        break
+    result.calls = [call_site(n) for n in calls]
+    return result

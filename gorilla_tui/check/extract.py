@@ -1,0 +1,271 @@
+"""Model text -> api_call, code, explanation (Gorilla fields, dict strings, fences, JSON tool calls)."""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from gorilla_tui.parsing import parse
+
+#: Field markers of Gorilla's output format: ``<<<api_call>>>: ...`` (arXiv 2305.15334, appendix).
+_GORILLA_FIELD = re.compile(r"<<<\s*(\w+)\s*>>>\s*:?")
+#: Keys of the Python-dict responses of the Torch Hub model (``{'domain': ..., 'api_call': ...}``).
+_DICT_KEYS = (
+    r"api_\w+|domain|explanation|code|framework|functionality|python_environment_requirements|"
+    "example_code|performance|description|Instruction|Output"
+)
+_DICT_FIELD = re.compile(r"(?:^|[{,])\s*\\*['\"](" + _DICT_KEYS + r")\\*['\"]\s*:\s*")
+_HAS_DICT_API_CALL = re.compile(r"\\*['\"](?:api_call|code)\\*['\"]\s*:")
+_FENCE = re.compile(r"```[ \t]*([\w+.-]*)[^\n]*\n(.*?)(?:```|\Z)", re.DOTALL)
+_ESCAPE = re.compile(r"\\(.)", re.DOTALL)
+_ESCAPES = {"n": "\n", "t": "\t", "r": "\n", "'": "'", '"': '"', "\\": "\\"}
+_LEAD_QUOTE = re.compile(r"^\s*\\*['\"]")
+_TAIL_JUNK = re.compile(r"(?:\s|\\[nrt]|\\|[\"'}])+$")
+_FIRST_QUOTE = re.compile(r"['\"]")
+_FIELD_TAIL = re.compile(r"(?:\s|\\[nrt]|,)+$")
+_CODE_LINE = re.compile(
+    r"^\s*(?:import\s+\w|from\s+[\w.]+\s+import\s|[\w.\[\]'\", ]+\s*=\s*\S|[\w.]+\s*\(|@\w|def\s|class\s|"
+    r"return\b|with\s|for\s|if\s|print\s*\()"
+)
+_REQUEST = re.compile(r"^\s*(?:curl\s.*)?\b(?:GET|POST|PUT|PATCH|DELETE|HEAD|OPTIONS)\s+\S*/", re.IGNORECASE)
+#: Texts longer than this (characters) skip the line-by-line prose scan, which parses every line.
+_MAX_LINE_SCAN = 200_000
+
+
+@dataclass
+class Extraction:
+    """What extract() found. api_call: the api_call field (or the JSON tool call rendered as Python), None
+    when the text has none; code: the code to validate and show ("" when there is none); explanation: prose;
+    calls: the api_call plus other candidate call snippets, in order; domain / provider: the Gorilla fields
+    when present; format: "json", "gorilla", "dict", "fence", "code", "prose" or "empty"."""
+
+    api_call: str | None = None
+    code: str = ""
+    explanation: str = ""
+    calls: list[str] = field(default_factory=list)
+    domain: str | None = None
+    provider: str | None = None
+    format: str = "empty"
+
+    def candidates(self) -> list[str]:
+        """Snippets to validate, best first: the api_call, the code, then the other call snippets
+        (duplicates removed)."""
+        out: list[str] = []
+        for s in (self.api_call, self.code, *self.calls):
+            if s and s.strip() and s not in out:
+                out.append(s)
+        return out
+
+
+def _parses(code: str) -> bool:
+    return bool(code.strip()) and not parse(code).root_node.has_error
+
+
+def unescape(text: str) -> str:
+    """One level of backslash unescaping (``\\n`` -> newline, ``\\'`` -> ', ``\\\\`` -> \\); other escapes
+    are kept as they are. Used on responses whose code was escaped once or twice when they were written."""
+    return _ESCAPE.sub(lambda m: _ESCAPES.get(m.group(1), m.group(0)), text)
+
+
+def _looks_escaped(text: str) -> bool:
+    """True when text reads as escaped code: escaped newlines and no real ones, or its first quote
+    character is preceded by a backslash (real code never starts a string with an escaped quote)."""
+    if "\\" not in text:
+        return False
+    if "\n" not in text and "\\n" in text:
+        return True
+    m = _FIRST_QUOTE.search(text)
+    return bool(m and m.start() > 0 and text[m.start() - 1] == "\\")
+
+
+def clean_code(raw: str) -> str:
+    """Code text with the escaping of the response format undone: unescaped (at most twice) while it
+    reads as escaped (see _looks_escaped). Cheap: no parse."""
+    text = raw.strip()
+    for _ in range(2):
+        if not _looks_escaped(text):
+            break
+        text = unescape(text).strip()
+    return text
+
+
+def _field_value(raw: str, last: bool) -> str:
+    """A dict-string field value without its quotes (and without the closing brace of the last field)."""
+    value = _FIELD_TAIL.sub("", raw)
+    if _LEAD_QUOTE.match(value):
+        value = _LEAD_QUOTE.sub("", value, count=1)
+        value = _TAIL_JUNK.sub("", value) if last else re.sub(r"\\*['\"]\s*$", "", value)
+        if last and value.count("(") > value.count(")"):
+            value += ")"  # _TAIL_JUNK never removes ")", so this only restores balance lost to quotes
+    return value.strip()
+
+
+def _code_field(raw: str | None, last: bool = False, repair: bool = False) -> str:
+    """A field's code. With repair (the api_call field, short), a value that does not parse is retried with
+    a closing quote restored or cut after its last ")" (the rule of Gorilla's scripts)."""
+    if raw is None:
+        return ""
+    value = clean_code(_field_value(raw, last))
+    if value.endswith('"') and value.count('"') % 2:  # the closing quote of the JSON string around it
+        value = value[:-1].rstrip()
+    if not repair or not value or _parses(value):
+        return value
+    trials = [value + q for q in ("'", '"', "')", '")')]
+    if ")" in value:
+        trials.append(value[: value.rindex(")") + 1])
+    for trial in trials:
+        if _parses(trial):
+            return trial
+    return value
+
+
+def _split(text: str, pattern: re.Pattern[str]) -> list[tuple[str, str]]:
+    """(key, raw value) pairs in text order; the first occurrence of a key wins."""
+    marks = list(pattern.finditer(text))
+    out: list[tuple[str, str]] = []
+    seen: set[str] = set()
+    for i, m in enumerate(marks):
+        end = marks[i + 1].start() if i + 1 < len(marks) else len(text)
+        key = m.group(1)
+        if key not in seen:
+            seen.add(key)
+            out.append((key, text[m.end() : end]))
+    return out
+
+
+def _from_fields(pairs: list[tuple[str, str]], fmt: str, last_key: str | None) -> Extraction:
+    fields = dict(pairs)
+    api_raw = fields.get("api_call")
+    code_raw = fields.get("code") or fields.get("api_provider_code") or fields.get("api_provider_call")
+    code_key = next((k for k in ("code", "api_provider_code", "api_provider_call") if fields.get(k)), None)
+    api_call = _code_field(api_raw, last=last_key == "api_call", repair=True) if api_raw is not None else None
+    code = _code_field(code_raw, last=last_key == code_key) if code_raw is not None else ""
+    explanation = fields.get("explanation") or fields.get("api_provider_explanation") or ""
+    result = Extraction(
+        api_call=api_call or None,
+        code=code,
+        explanation=unescape(_field_value(explanation, last_key == "explanation")).strip(),
+        domain=_field_value(fields["domain"], False) if "domain" in fields else None,
+        provider=_field_value(fields["api_provider"], False) if "api_provider" in fields else None,
+        format=fmt,
+    )
+    result.calls = result.candidates()
+    return result
+
+
+def _literal(value: Any) -> str:
+    """A JSON value as Python literal source (our own rendering; nothing is evaluated)."""
+    if isinstance(value, str):
+        return repr(value)
+    if isinstance(value, bool) or value is None:
+        return repr(value)
+    if isinstance(value, (int, float)):
+        return repr(value)
+    if isinstance(value, list):
+        return "[" + ", ".join(_literal(v) for v in value) + "]"
+    if isinstance(value, dict):
+        return "{" + ", ".join(f"{_literal(str(k))}: {_literal(v)}" for k, v in value.items()) + "}"
+    return repr(str(value))
+
+
+def _tool_calls(text: str) -> list[str] | None:
+    """Render the JSON tool-call format (``[{"name": ..., "arguments": {...}}]``, also OpenAI's
+    ``{"function": {"name", "arguments"}}`` with arguments as a JSON string) as Python calls; None if the
+    text is not that format."""
+    stripped = text.strip()
+    if not stripped or stripped[0] not in "[{" or len(stripped) > 1_000_000:
+        return None
+    try:
+        data = json.loads(stripped)
+    except (ValueError, RecursionError):
+        return None
+    items = data if isinstance(data, list) else [data]
+    calls: list[str] = []
+    for item in items:
+        if not isinstance(item, dict):
+            return None
+        fn = item.get("function") if isinstance(item.get("function"), dict) else item
+        name, args = fn.get("name"), fn.get("arguments", fn.get("parameters", {}))
+        if isinstance(args, str):
+            try:
+                args = json.loads(args) if args.strip() else {}
+            except (ValueError, RecursionError):
+                return None
+        if not isinstance(name, str) or not re.fullmatch(r"[A-Za-z_][\w.]*", name):
+            return None
+        if isinstance(args, dict):
+            rendered = ", ".join(
+                f"{k}={_literal(v)}" if re.fullmatch(r"[A-Za-z_]\w*", str(k)) else _literal(v)
+                for k, v in args.items()
+            )
+        elif isinstance(args, list):
+            rendered = ", ".join(_literal(v) for v in args)
+        else:
+            return None
+        calls.append(f"{name}({rendered})")
+    return calls or None
+
+
+def _prose_code(text: str) -> tuple[str, str, str]:
+    """(code, prose, parsed lines) from free text: the lines that look like code (or request lines such
+    as ``GET /v1/x``) and parse on their own are the code, the rest prose. When most lines look like code
+    but some do not parse, the whole text is the code (the validator then reports where it breaks) and
+    the lines that parse come third."""
+    if len(text) > _MAX_LINE_SCAN:
+        return "", text, ""
+    lines = text.splitlines()
+    looks = [bool(_CODE_LINE.match(ln) or _REQUEST.match(ln)) for ln in lines]
+    non_blank = [flag for flag, ln in zip(looks, lines, strict=True) if ln.strip()]
+    mostly_code = bool(non_blank) and sum(non_blank) * 2 >= len(non_blank)
+    code_lines: list[str] = []
+    prose: list[str] = []
+    broken = False
+    for line, flag in zip(lines, looks, strict=True):
+        if flag and (_REQUEST.match(line) or _parses(line.strip())):
+            code_lines.append(line.strip())
+        else:
+            broken = broken or flag
+            prose.append(line)
+    if mostly_code and broken:
+        return text.strip(), "", "\n".join(code_lines)
+    return "\n".join(code_lines), "\n".join(prose).strip(), ""
+
+
+def extract(text: str) -> Extraction:
+    """Take the api_call, code and explanation out of any model text. Never raises.
+
+    Understands, in this order: the JSON tool-call format; Gorilla's ``<<<field>>>:`` format (one field per
+    line or several on a line, separated by ", "); the Python-dict string of Gorilla's Torch Hub model
+    (often not a valid literal: fields are split by key, not parsed); markdown fences (any language tag);
+    plain code; prose with code lines. Escaped code (``\\n``, ``\\'``) is unescaped when that makes it parse.
+    """
+    if not isinstance(text, str) or not text.strip():
+        return Extraction()
+    tool = _tool_calls(text)
+    if tool:
+        return Extraction(api_call=tool[0], code="\n".join(tool), calls=tool, format="json")
+    if "<<<" in text and _GORILLA_FIELD.search(text):
+        pairs = _split(text, _GORILLA_FIELD)
+        if any(k in ("api_call", "code") for k, _ in pairs):
+            result = _from_fields(pairs, "gorilla", None)
+            head = text[: _GORILLA_FIELD.search(text).start()].strip()  # type: ignore[union-attr]
+            if head and not result.explanation:
+                result.explanation = unescape(head)
+            return result
+    if _HAS_DICT_API_CALL.search(text):
+        pairs = _split(text, _DICT_FIELD)
+        if any(k in ("api_call", "code") for k, _ in pairs):
+            return _from_fields(pairs, "dict", pairs[-1][0])
+    fences = _FENCE.findall(text)
+    if fences:
+        code = "\n".join(clean_code(body) for _, body in fences if body.strip())
+        prose = _FENCE.sub("", text).strip()
+        return Extraction(code=code, explanation=prose, calls=[code] if code else [], format="fence")
+    cleaned = clean_code(text)
+    if _parses(cleaned):
+        return Extraction(code=cleaned, calls=[cleaned], format="code")
+    code, prose, parsed = _prose_code(unescape(text) if "\n" not in text and "\\n" in text else text)
+    calls = [c for c in (code, parsed) if c]
+    return Extraction(code=code, explanation=prose, calls=calls, format="prose")

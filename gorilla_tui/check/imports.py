@@ -1,0 +1,111 @@
+"""Callees of proposed code by qualified name (import aliases) and required parameters of python-env docs."""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from tree_sitter import Node
+
+    from gorilla_tui.check.callsite import CallSite
+    from gorilla_tui.pool.doc import ApiDoc
+
+_HEAD = re.compile(r"^[A-Za-z_]\w*")
+
+
+def _text(node: Node | None) -> str:
+    return (node.text or b"").decode("utf-8", "replace") if node is not None else ""
+
+
+def import_aliases(code: str | Node) -> dict[str, str]:
+    """Local name -> qualified name for every absolute import in `code` (source text or a tree-sitter node).
+
+    ``import x.y`` -> {"x": "x"}; ``import x.y as z`` -> {"z": "x.y"}; ``from x import y as z`` ->
+    {"z": "x.y"}. Relative and star imports bind nothing here (their targets are unknown). Imports inside
+    functions, if/try blocks count too (the proposal is a snippet). A later import of a name wins.
+    """
+    if isinstance(code, str):
+        from gorilla_tui.parsing import parse
+
+        code = parse(code).root_node
+    aliases: dict[str, str] = {}
+    stack = [code]
+    while stack:
+        node = stack.pop()
+        if node.type == "import_statement":
+            for c in node.named_children:
+                if c.type == "dotted_name":
+                    head = _text(c).split(".")[0]
+                    aliases[head] = head
+                elif c.type == "aliased_import":
+                    aliases[_text(c.child_by_field_name("alias"))] = _text(c.child_by_field_name("name"))
+        elif node.type == "import_from_statement":
+            module = node.child_by_field_name("module_name")
+            if module is None or module.type != "dotted_name":
+                continue
+            base = _text(module)
+            for c in node.named_children:
+                if c == module:
+                    continue
+                if c.type == "dotted_name":
+                    aliases[_text(c)] = f"{base}.{_text(c)}"
+                elif c.type == "aliased_import":
+                    name = _text(c.child_by_field_name("name"))
+                    aliases[_text(c.child_by_field_name("alias"))] = f"{base}.{name}"
+        else:
+            stack.extend(reversed(node.named_children))
+    return aliases
+
+
+def qualify(callee: str, aliases: dict[str, str]) -> str:
+    """Rewrite a callee's first name through `aliases`: ("np.array", {"np": "numpy"}) -> "numpy.array";
+    ("loads", {"loads": "json.loads"}) -> "json.loads"; ("Path().read_text", {"Path": "pathlib.Path"}) ->
+    "pathlib.Path().read_text". Names not imported are returned unchanged."""
+    m = _HEAD.match(callee)
+    if not m or m.group() not in aliases:
+        return callee
+    return aliases[m.group()] + callee[m.end() :]
+
+
+def resolve_calls(code: str, calls: Sequence[CallSite]) -> list[CallSite]:
+    """`calls` (from callsite.scan(code)) with each callee rewritten through the code's imports (see
+    :func:`qualify`): ``from json import loads; loads(s)`` has callee ``json.loads``. Code without imports
+    gets its calls back unchanged."""
+    if "import" not in code:
+        return list(calls)
+    aliases = import_aliases(code)
+    return [dataclasses.replace(c, callee=qualify(c.callee, aliases)) if c.callee else c for c in calls]
+
+
+def missing_required(doc: ApiDoc, call: CallSite) -> list[str]:
+    """Required parameters of a python-env doc (pool/pyenv/source.py: api_arguments value "required") that
+    `call` does not pass, in signature order; [] for other sources (their api_arguments are free text),
+    for calls with ``*args`` / ``**kwargs``, and when every required parameter is given.
+
+    The doc's api_call template passes required positional parameters by position and required
+    keyword-only ones as ``name=name``; a call may give a positional one by keyword too.
+    """
+    from gorilla_tui.check.callsite import scan
+    from gorilla_tui.pool.pyenv.source import SOURCE
+
+    if doc.source != SOURCE or call.splat or "required" not in doc.api_arguments.values():
+        return []
+    template = next(
+        (
+            c
+            for c in scan(doc.api_call).calls
+            if c.callee and c.callee.endswith(doc.api_name.rsplit(".", 1)[-1])
+        ),
+        None,
+    )
+    if template is None:
+        return []
+    missing = [
+        v.text
+        for i, v in enumerate(template.positional)
+        if i >= len(call.positional) and v.text not in call.keywords
+    ]
+    return missing + [k for k in template.keywords if k not in call.keywords]

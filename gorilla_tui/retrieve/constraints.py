@@ -1,0 +1,265 @@
+"""Constraint-aware API selection: check hits' performance metadata against task constraints, rerank them."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from gorilla_tui.pool.metrics import Measure, normalise_performance, select_variant
+from gorilla_tui.retrieve.constraint_parse import DEVICES, OPS, Constraint, parse_constraints
+from gorilla_tui.types import Hit
+
+__all__ = [
+    "DEVICES",
+    "OPS",
+    "Check",
+    "Constraint",
+    "ConstraintReport",
+    "ConstraintResult",
+    "apply_constraints",
+    "check_doc",
+    "overall",
+    "parse_constraints",
+    "proposal_constraints",
+    "rerank",
+]
+
+# ---------------------------------------------------------------------------------------------------------
+# checking and reranking
+
+STATUSES = ("satisfied", "unknown", "violated")
+#: top-1 and an unqualified "accuracy" stand in for each other only on classification benchmarks, where the
+#: single headline accuracy is the top-1 accuracy (ImageNet, CIFAR, Kinetics, Something-Something).
+_FALLBACK = {"top1": "accuracy", "accuracy": "top1"}
+CLASSIFICATION_DATASETS = frozenset(
+    {"imagenet", "cifar10", "cifar100", "kinetics400", "kinetics600", "kinetics700", "somethingsomething"}
+)
+
+
+@dataclass
+class Check:
+    """One constraint checked against one doc. status: "satisfied" | "violated" | "unknown".
+    low / high: the smallest and largest applicable value (equal when one number applies; None when none
+    does); used: the measures read ("top1=76.15 (imagenet; ...)"); note: why unknown, or a fallback used."""
+
+    constraint: Constraint
+    status: str
+    low: float | None = None
+    high: float | None = None
+    used: list[str] = field(default_factory=list)
+    note: str = ""
+
+    def to_dict(self) -> dict[str, Any]:
+        actual = None if self.low is None else (self.low if self.low == self.high else [self.low, self.high])
+        return self.constraint.to_dict() | {
+            "status": self.status,
+            "actual": actual,
+            "used": list(self.used),
+            "note": self.note,
+        }
+
+
+def _applicable(c: Constraint, measures: list[Measure], api_call: str) -> tuple[list[Measure], str]:
+    notes = []
+    metric_ms = [m for m in measures if m.metric == c.metric]
+    if c.dataset:
+        undated = [m for m in metric_ms if m.dataset is None]
+        metric_ms = [m for m in metric_ms if m.dataset == c.dataset]
+        if not metric_ms and undated:
+            notes.append(f"{c.metric} given without a dataset; {c.dataset} required")
+    if not metric_ms and c.metric in _FALLBACK:
+        alt = [
+            m
+            for m in measures
+            if m.metric == _FALLBACK[c.metric]
+            and (not c.dataset or m.dataset == c.dataset)
+            and (m.dataset is None or m.dataset in CLASSIFICATION_DATASETS)
+        ]
+        if alt:
+            metric_ms = alt
+            notes = [f"no {c.metric}; unqualified {_FALLBACK[c.metric]} used"]
+    if not metric_ms and c.metric == "size_mb":
+        params = [m for m in measures if m.metric == "params"]
+        metric_ms = [
+            Measure("size_mb", round(m.value * 4, 3), m.dataset, m.variant, m.path, "params x 4 bytes")
+            for m in params
+        ]
+        if metric_ms:
+            notes = ["size from params x 4 bytes (fp32)"]
+    return select_variant(metric_ms, api_call), "; ".join(notes)
+
+
+def check_doc(constraints: list[Constraint], doc: Any) -> list[Check]:
+    """Check every constraint against one ApiDoc's normalised performance (performance.normalise_performance).
+
+    A constraint is satisfied when every applicable number meets it, violated when none does, unknown
+    when no number applies (metadata missing, other dataset) or the numbers disagree (several variants).
+    """
+    perf = normalise_performance(getattr(doc, "performance", None))
+    out = []
+    for c in constraints:
+        ms, note = _applicable(c, perf.measures, getattr(doc, "api_call", ""))
+        if not ms:
+            out.append(Check(c, "unknown", note=note or f"no {c.metric} in the metadata"))
+            continue
+        values = [m.value for m in ms]
+        held = [c.holds(v) for v in values]
+        status = "satisfied" if all(held) else "violated" if not any(held) else "unknown"
+        if status == "unknown":
+            note = "; ".join(filter(None, [note, "values disagree (several variants or datasets)"]))
+        out.append(Check(c, status, min(values), max(values), [m.describe() for m in ms], note))
+    return out
+
+
+def overall(checks: list[Check]) -> str:
+    """ "violated" if any check is violated, else "unknown" if any is unknown, else "satisfied"."""
+    statuses = {ch.status for ch in checks}
+    return "violated" if "violated" in statuses else "unknown" if "unknown" in statuses else "satisfied"
+
+
+def _shortfall(checks: list[Check]) -> float:
+    """How far a doc misses its violated constraints, relative to each bound (0 when none is violated)."""
+    total = 0.0
+    for ch in checks:
+        if ch.status == "violated" and ch.low is not None and ch.high is not None:
+            c = ch.constraint
+            nearest = ch.high if c.op in (">=", ">") else ch.low
+            total += abs(nearest - c.value) / max(abs(c.value), 1e-9)
+    return total
+
+
+@dataclass
+class ConstraintReport:
+    """Checks for one hit: bm25_rank is its rank before reranking, status its overall status."""
+
+    hit: Hit
+    bm25_rank: int
+    status: str
+    checks: list[Check]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "rank": self.hit.rank,
+            "bm25_rank": self.bm25_rank,
+            "api_call": self.hit.doc.api_call,
+            "doc_id": self.hit.doc.id,
+            "status": self.status,
+            "checks": [ch.to_dict() for ch in self.checks],
+        }
+
+
+def rerank(
+    hits: list[Hit], constraints: list[Constraint], drop_violating: bool = False
+) -> tuple[list[Hit], list[ConstraintReport]]:
+    """Order hits: every constraint satisfied first, then unknown (none violated), then violated (or drop
+    them with drop_violating=True); BM25 order is kept inside each group. Returns new Hit objects ranked
+    1..n (scores unchanged) and one ConstraintReport per returned hit, in the new order. No constraints:
+    the hits come back unchanged with empty reports."""
+    if not constraints:
+        return list(hits), []
+    rows = []
+    for h in hits:
+        checks = check_doc(constraints, h.doc)
+        rows.append((STATUSES.index(overall(checks)), h, checks))
+    rows.sort(key=lambda r: r[0])  # stable: BM25 order within a group
+    if drop_violating:
+        rows = [r for r in rows if STATUSES[r[0]] != "violated"]
+    new_hits, reports = [], []
+    for i, (group, h, checks) in enumerate(rows, start=1):
+        nh = Hit(h.doc, h.score, i)
+        new_hits.append(nh)
+        reports.append(ConstraintReport(nh, h.rank, STATUSES[group], checks))
+    return new_hits, reports
+
+
+@dataclass
+class ConstraintResult:
+    """What apply_constraints returns. hits: reranked; constraints: parsed from the task; report: one
+    JSON-ready dict per hit (ConstraintReport.to_dict); satisfied_any: some hit meets every constraint;
+    message: one line for the person ("" when the task states no constraint)."""
+
+    hits: list[Hit]
+    constraints: list[Constraint]
+    report: list[dict[str, Any]]
+    satisfied_any: bool
+    message: str
+
+    def for_doc(self, doc: Any) -> list[dict[str, Any]]:
+        """The Proposal.constraints list for the proposed doc (each constraint + status + numbers used)."""
+        return proposal_constraints(self.constraints, doc)
+
+
+def proposal_constraints(constraints: list[Constraint], doc: Any) -> list[dict[str, Any]]:
+    """JSON-ready list for Proposal.constraints: one dict per constraint with metric, op, value, unit,
+    dataset, source_text, status, actual (number, [low, high] or None), used, note. doc None: all unknown."""
+    if doc is None:
+        return [Check(c, "unknown", note="no API proposed").to_dict() for c in constraints]
+    return [ch.to_dict() for ch in check_doc(constraints, doc)]
+
+
+def _fmt(ch: Check) -> str:
+    c = ch.constraint
+    actual = "?" if ch.low is None else f"{ch.low:g}" if ch.low == ch.high else f"{ch.low:g}-{ch.high:g}"
+    return f"{c.metric} {actual} vs {c.op} {c.value:g}{' ' + c.unit if c.unit != '%' else '%'}"
+
+
+def apply_constraints(task: str, hits: list[Hit], drop_violating: bool = False) -> ConstraintResult:
+    """Parse the task's constraints and rerank the hits by them (see rerank). Pipeline use: retrieve
+    k * 4 hits, call this, keep the first k. When no hit satisfies every constraint, message says so and
+    names the closest hit (fewest violated constraints, then smallest relative shortfall)."""
+    constraints = parse_constraints(task)
+    if not constraints:
+        return ConstraintResult(list(hits), [], [], False, "")
+    new_hits, reports = rerank(hits, constraints, drop_violating)
+    n_ok = sum(r.status == "satisfied" for r in reports)
+    stated = ", ".join(
+        f"{c.metric} {c.op} {c.value:g}{c.unit}" + (f" on {c.dataset}" if c.dataset else "")
+        for c in constraints
+    )
+    if n_ok:
+        message = f"{n_ok} of {len(reports)} candidates meet every constraint ({stated})."
+    elif not reports:
+        message = f"No candidates to check against the constraints ({stated})."
+    else:
+        unknown = [r for r in reports if r.status == "unknown"]
+        if unknown:
+            best = unknown[0]
+            message = (
+                f"No candidate is known to meet every constraint ({stated}); "
+                f"{best.hit.doc.api_call} has no violation but lacks metadata."
+            )
+        else:
+            best = min(
+                reports,
+                key=lambda r: (
+                    sum(ch.status == "violated" for ch in r.checks),
+                    _shortfall(r.checks),
+                    r.hit.rank,
+                ),
+            )
+            missed = "; ".join(_fmt(ch) for ch in best.checks if ch.status == "violated")
+            message = (
+                f"No candidate meets every constraint ({stated}); "
+                f"closest: {best.hit.doc.api_call} ({missed})."
+            )
+    return ConstraintResult(new_hits, constraints, [r.to_dict() for r in reports], n_ok > 0, message)
+
+
+def search_with_constraints(
+    index: Any, task: str, k: int = 5, hub: str | None = None, widen: int = 100
+) -> ConstraintResult:
+    """Retrieve and rerank in one call: BM25 top k * 4 (index.search, e.g. retrieval.ApiIndex), reranked by
+    the task's constraints; when none of them satisfies every constraint, the search widens to the top
+    `widen` BM25 hits and satisfying ones found there move to the front (still BM25-ordered). The result
+    keeps the first k hits (report cut to match). No constraints: plain index.search(task, k, hub)."""
+    constraints = parse_constraints(task)
+    if not constraints:
+        return ConstraintResult(index.search(task, k=k, hub=hub), [], [], False, "")
+    result = apply_constraints(task, index.search(task, k=k * 4, hub=hub))
+    if not result.satisfied_any and widen > k * 4:
+        wide = apply_constraints(task, index.search(task, k=widen, hub=hub))
+        if wide.satisfied_any:
+            result = wide
+            result.message += f" (search widened to the top {widen} BM25 hits)"
+    result.hits, result.report = result.hits[:k], result.report[:k]
+    return result

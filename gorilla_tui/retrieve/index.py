@@ -1,0 +1,421 @@
+"""The retriever: code-aware tokenizer, BM25 over a sparse term-frequency matrix, and ApiIndex.search."""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from array import array
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from scipy import sparse
+
+from gorilla_tui.errors import GorillaError, UsageError
+from gorilla_tui.pool.doc import ApiDoc
+from gorilla_tui.types import Hit
+
+#: Bumped when tokenize() or doc_text() change (an index built by another version must be rebuilt).
+#: 3: Unicode-aware (casefold, accents folded, non-ASCII letters kept in words), linear camelCase runs,
+#: tokens capped at MAX_TOKEN_CHARS.
+TOKENIZER_VERSION = 3
+
+#: Longest term kept, in characters: longer terms (a 250 KB "word" in a description, a base64 blob) are
+#: truncated to their first MAX_TOKEN_CHARS characters, in docs and queries alike, so they still match each
+#: other and cannot bloat the vocabulary. Real model ids are shorter (APIBench's longest are ~60 chars).
+MAX_TOKEN_CHARS = 64
+
+# Every pattern below is linear in the length of its input (no nested quantifier can re-scan a run): the
+# former camelCase-run pattern [A-Za-z]*[a-z][A-Z][A-Za-z]* re-scanned each run from every start position
+# (quadratic: tokenize("x" * 40000) took 13 s). "Letter" is any Unicode word character that is neither a
+# digit nor "_"; camelCase splitting only looks at ASCII capitals (non-ASCII letters count as lower case,
+# so "Ünïcödé" stays one word).
+_LOWER = r"[^\W\dA-Z_]"
+_CHUNK_RE = re.compile(r"[^\W_]+(?:[-_./:][^\W_]+)*")
+_PART_RE = re.compile(rf"[A-Z]+(?=[A-Z]{_LOWER})|[A-Z]?{_LOWER}+|[A-Z]+|\d+")
+_LETTER_RUN_RE = re.compile(r"[^\W\d_]+")
+_CAMEL_EDGE_RE = re.compile(r"[a-z][A-Z]")
+#: Combining marks of Latin, Greek and Cyrillic letters (Unicode blocks 0300-036F, 1AB0-1AFF, 1DC0-1DFF,
+#: 20D0-20FF, FE20-FE2F), dropped after NFKD so "café" matches "cafe"; marks of other scripts are kept.
+_ACCENT_RE = re.compile("[\u0300-\u036f\u1ab0-\u1aff\u1dc0-\u1dff\u20d0-\u20ff\ufe20-\ufe2f]")
+#: English function words and the boilerplate of task phrasing ("Give me an API that can ...").
+STOPWORDS = frozenset(
+    """a an the of to in on for and or is are be been being can could would should will shall may might must
+    i me my we our us you your he she it its they them their this that these those there here what which who
+    whom how when where why with without from by as at into onto about than then so such some any all each
+    do does did done have has had having get gets got am was were not no if but also just only very
+    please want wants need needs like help api apis""".split()
+)
+
+
+def _stem(part: str) -> str:
+    """A light plural folding (images -> image, libraries -> library); leaves short words and -ss/-us/-is."""
+    if len(part) > 4 and part.endswith("ies"):
+        return part[:-3] + "y"
+    if len(part) > 3 and part.endswith("s") and not part.endswith(("ss", "us", "is")):
+        return part[:-1]
+    return part
+
+
+def fold(text: str) -> str:
+    """`text` with compatibility forms and accents folded (NFKD, Latin/Greek/Cyrillic combining marks
+    dropped, NFC): "café" -> "cafe", "ﬁle" -> "file", fullwidth "ＡＰＩ" -> "API".
+    ASCII text is returned as is."""
+    if text.isascii():
+        return text
+    return unicodedata.normalize("NFC", _ACCENT_RE.sub("", unicodedata.normalize("NFKD", text)))
+
+
+def tokenize(text: str) -> list[str]:
+    """Split text into BM25 terms, in order (duplicates kept: term frequency counts).
+
+    A chunk is a run of letters/digits joined by ``- _ . / :`` (``bert-base-uncased``, ``torch.hub.load``,
+    ``ResNet50``). Each chunk yields its parts (split on the joiners, on camelCase and on letter/digit
+    boundaries, lower-cased, English stop words dropped, plurals folded), each camelCase word whole
+    (``ResNet`` -> ``resnet``), and the whole chunk lower-cased when that differs from its single part: model
+    ids stay findable as one term (``resnet50``, ``bert-base-uncased``) and a plural keeps its surface form
+    beside the folded one (``images`` -> ``image``, ``images``), so exact matches score higher.
+    Example: ``AutoModel.from_pretrained('bert-base')`` -> auto, model, pretrained, automodel,
+    automodel.from_pretrained, bert, base, bert-base.
+
+    Unicode: the text is folded first (fold(): "café" -> "cafe"), letters of any script count (a CJK run is
+    one term), and terms are case-folded (str.casefold: "Straße" -> "strasse"). Terms longer than
+    MAX_TOKEN_CHARS are truncated to that length. Runs in time linear in len(text).
+    """
+    cap = MAX_TOKEN_CHARS
+    tokens: list[str] = []
+    for m in _CHUNK_RE.finditer(fold(text)):
+        chunk = m.group()
+        parts = [_stem(p.casefold()) for p in _PART_RE.findall(chunk)]
+        tokens.extend(p[:cap] for p in parts if p not in STOPWORDS)
+        whole = chunk.casefold()
+        for run in _LETTER_RUN_RE.findall(chunk):  # "ResNet" -> "resnet" beside "res", "net"
+            if _CAMEL_EDGE_RE.search(run) and run.casefold() != whole:
+                tokens.append(run.casefold()[:cap])
+        if len(parts) != 1 or parts[0] != whole:  # compounds, and words changed by plural folding
+            if whole not in STOPWORDS:
+                tokens.append(whole[:cap])
+    return tokens
+
+
+#: How many times each ApiDoc field is repeated in the text BM25 sees (a field weight). Chosen among a few
+#: variants by domain@1 on the APIBench eval tasks (bench/retrieval.py; differences were within ~2 points);
+#: eval questions are never indexed.
+FIELD_WEIGHTS: dict[str, int] = {
+    "domain": 2,
+    "functionality": 2,
+    "api_name": 1,
+    "description": 1,
+    "api_call": 1,
+    "questions": 1,
+    "framework": 1,
+}
+
+
+def doc_text(doc: ApiDoc, weights: dict[str, int] | None = None) -> str:
+    """The text of `doc` that BM25 indexes: the fields that describe what the API does, each repeated
+    `weights[field]` times (default FIELD_WEIGHTS). api_arguments names and example code are left out:
+    they describe how to call the API, not what it does, and add noise."""
+    weights = FIELD_WEIGHTS if weights is None else weights
+    parts: list[str] = []
+    for name, times in weights.items():
+        value = getattr(doc, name, "")
+        text = " ".join(value) if isinstance(value, list) else str(value or "")
+        parts.extend([text] * times)
+    return "\n".join(parts)
+
+
+# ---------------------------------------------------------------------------------------------------------
+# BM25 on a sparse matrix
+
+
+IDF_MODES = ("lucene", "okapi")
+
+
+@dataclass
+class Bm25Params:
+    """BM25 parameters. k1, b: Robertson & Zaragoza (2009), rank_bm25's defaults (1.5, 0.75).
+
+    idf "okapi": rank_bm25.BM25Okapi exactly, idf = ln((N - n + 0.5) / (n + 0.5)), negative values replaced
+    by epsilon * (mean idf). It degenerates on small corpora: with 2 docs every term gets idf 0 or a
+    negative floor, so all scores are zero or negative noise. idf "lucene" (default): Lucene's
+    BM25Similarity, idf = ln(1 + (N - n + 0.5) / (n + 0.5)), always > 0 and decreasing in n, equal to okapi
+    within ln(1 + (n + 0.5)/(N - n + 0.5)) for rare terms; rank order follows okapi on large pools.
+    """
+
+    k1: float = 1.5
+    b: float = 0.75
+    epsilon: float = 0.25
+    idf: str = "lucene"
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"k1": self.k1, "b": self.b, "epsilon": self.epsilon, "idf": self.idf}
+
+
+def idf_vector(df: np.ndarray, n_docs: int, params: Bm25Params) -> np.ndarray:
+    """Inverse document frequency per term (float64 array shaped like `df`, document counts).
+
+    Terms with df == 0 get 0 (they cannot score). See Bm25Params for the two formulas.
+    """
+    df = df.astype(np.float64)
+    present = df > 0
+    if params.idf == "okapi":
+        idf = np.log(n_docs - df + 0.5) - np.log(df + 0.5)
+        mean = float(idf[present].mean()) if present.any() else 0.0
+        idf = np.where(idf < 0, params.epsilon * mean, idf)
+    elif params.idf == "lucene":
+        idf = np.log1p((n_docs - df + 0.5) / (df + 0.5))
+    else:
+        raise ValueError(f"unknown idf mode {params.idf!r} (expected one of {IDF_MODES})")
+    return np.where(present, idf, 0.0)
+
+
+def term_matrix(
+    token_lists: Iterable[Sequence[str]], vocab: dict[str, int] | None = None
+) -> tuple[sparse.csr_matrix, dict[str, int]]:
+    """Term-frequency matrix (n_docs x n_terms, float32 CSR) of tokenised docs, and the vocabulary
+    (term -> column; extended in place when given).
+
+    `token_lists` may be a generator: each doc's tokens are counted and dropped at once, and the postings
+    go to compact int32 arrays, so building from 200k docs never holds every token list (that took ~1 GB).
+    """
+    vocab = {} if vocab is None else vocab
+    indptr = array("q", [0])
+    indices = array("i")
+    data = array("f")
+    for tokens in token_lists:
+        counts = Counter(tokens)
+        indices.extend([vocab.setdefault(term, len(vocab)) for term in counts])
+        data.extend(counts.values())
+        indptr.append(len(indices))
+    shape = (len(indptr) - 1, len(vocab))
+    matrix = sparse.csr_matrix(
+        (
+            np.frombuffer(data, np.float32).copy(),
+            np.frombuffer(indices, np.int32).copy(),
+            np.frombuffer(indptr, np.int64).copy(),
+        ),
+        shape=shape,
+    )
+    return matrix, vocab
+
+
+class Bm25Scorer:
+    """BM25 scores of a fixed set of docs, computed as one sparse matrix product per query.
+
+    `tf`: term frequencies (n_docs x n_terms). At construction each non-zero tf(d, t) becomes its final
+    contribution idf(t) * tf * (k1 + 1) / (tf + k1 * (1 - b + b * |d| / avgdl)) (|d| = tokens in d), stored
+    column-major, so a query only touches the columns of its own terms: O(postings of the query terms).
+    Gives the same scores as rank_bm25.BM25Okapi.get_scores (idf "okapi"; tests/unit/test_retrieval.py
+    checks it on the APIBench pools). Raises GorillaError for an empty corpus or one whose docs are all empty
+    (where rank_bm25 divides by zero).
+    """
+
+    def __init__(self, tf: sparse.csr_matrix, params: Bm25Params | None = None) -> None:
+        self.params = params or Bm25Params()
+        n_docs = tf.shape[0]
+        if n_docs == 0:
+            raise GorillaError("the API pool is empty: nothing to index")
+        lengths = np.asarray(tf.sum(axis=1)).ravel()
+        total = float(lengths.sum())
+        if total == 0:
+            raise GorillaError(f"every document is empty ({n_docs} docs without a single indexable word)")
+        avgdl = total / n_docs
+        tf = tf.tocsr()
+        if not tf.has_canonical_format:  # duplicate entries would count twice in df
+            tf = tf.copy()
+            tf.sum_duplicates()
+        df = np.bincount(tf.indices, minlength=tf.shape[1])
+        idf = idf_vector(df, n_docs, self.params)
+        k1, b = self.params.k1, self.params.b
+        rows = np.repeat(np.arange(n_docs), np.diff(tf.indptr))
+        freq = tf.data.astype(np.float64)
+        weight = idf[tf.indices] * freq * (k1 + 1) / (freq + k1 * (1 - b + b * lengths[rows] / avgdl))
+        del rows, freq
+        self.weights = sparse.csr_matrix((weight, tf.indices, tf.indptr), shape=tf.shape).tocsc()
+        self.n_docs = n_docs
+
+    def scores(self, columns: Sequence[int], counts: Sequence[float]) -> np.ndarray:
+        """Scores of every doc (float64, length n_docs) for a query given as vocabulary columns and their
+        counts in the query (a term repeated in the query counts again, as in rank_bm25)."""
+        if not len(columns):
+            return np.zeros(self.n_docs)
+        sub = self.weights[:, list(columns)]
+        return np.asarray(sub @ np.asarray(counts, np.float64)).ravel()
+
+
+def top_k(scores: np.ndarray, k: int) -> list[tuple[int, float]]:
+    """(position, score) of the k best positive scores, best first; ties go to the earlier position."""
+    positive = np.flatnonzero(scores > 0)
+    if not len(positive) or k <= 0:
+        return []
+    if len(positive) > k:
+        part = positive[np.argpartition(-scores[positive], k - 1)[:k]]
+        # include every doc tied with the k-th score so the tie-break below is stable
+        kth = scores[part].min()
+        positive = positive[scores[positive] >= kth]
+    order = np.lexsort((positive, -scores[positive]))
+    return [(int(positive[i]), float(scores[positive[i]])) for i in order[:k]]
+
+
+# ---------------------------------------------------------------------------------------------------------
+# ApiIndex
+
+
+@dataclass
+class ApiIndex:
+    """The searchable API pool: docs, their term-frequency matrix and vocabulary, per-source BM25 scorers.
+
+    docs: every ApiDoc in index order; tf: term frequencies (len(docs) x len(vocab)); meta: what the refresh
+    recorded (sources with counts, diagnostics, built time, sizes; see gorilla_tui.retrieve.refresh);
+    path: the version folder it was loaded from (None when built in memory).
+    Searching one source (hub) scores against that source's docs only, with that source's own IDF and
+    average length (as a BM25 built on the hub alone, the way APIBench evaluates per hub).
+    """
+
+    docs: list[ApiDoc]
+    tf: sparse.csr_matrix
+    vocab: dict[str, int]
+    params: Bm25Params = field(default_factory=Bm25Params)
+    meta: dict[str, Any] = field(default_factory=dict)
+    path: Path | None = None
+    _scorers: dict[str | None, tuple[np.ndarray, Bm25Scorer]] = field(default_factory=dict, repr=False)
+
+    @classmethod
+    def build(
+        cls, docs: Sequence[ApiDoc], params: Bm25Params | None = None, meta: dict[str, Any] | None = None
+    ) -> ApiIndex:
+        """Tokenise `docs` (doc_text + tokenize) and build an in-memory index.
+
+        Raises GorillaError for no docs, or when every doc is empty (no indexable word).
+        """
+        if not docs:
+            raise GorillaError("the API pool is empty: nothing to index")
+        tf, vocab = term_matrix(tokenize(doc_text(d)) for d in docs)
+        index = cls(list(docs), tf, vocab, params or Bm25Params(), dict(meta or {}))
+        index._scorer(None)  # validates the corpus (empty docs) now, not at the first search
+        return index
+
+    @classmethod
+    def load(cls, path: str | Path | None = None) -> ApiIndex:
+        """Load the live index (default: get_paths().index_dir) or a version folder.
+
+        Raises IndexMissingError (with a hint to run `gorilla-tui index --refresh`) when none is built,
+        GorillaError when it is unreadable or was built by an incompatible version.
+        """
+        from gorilla_tui.retrieve.store import read_index
+
+        return read_index(Path(path) if path is not None else None)
+
+    @property
+    def sources(self) -> list[str]:
+        """Source short names in index order (e.g. ["torchhub", "tensorflowhub", "huggingface", "apizoo"])."""
+        return list(dict.fromkeys(d.source for d in self.docs))
+
+    def pool(self, hub: str | None = None) -> list[ApiDoc]:
+        """The API pool: every doc, or only those of source `hub` (UsageError for an unknown source)."""
+        if not hub:
+            return list(self.docs)
+        rows, _ = self._scorer(hub)
+        return [self.docs[i] for i in rows]
+
+    def _scorer(self, hub: str | None) -> tuple[np.ndarray, Bm25Scorer]:
+        hub = hub or None
+        cached = self._scorers.get(hub)
+        if cached is None:
+            if hub is None:
+                rows = np.arange(len(self.docs))
+            else:
+                rows = np.flatnonzero(np.fromiter((d.source == hub for d in self.docs), bool, len(self.docs)))
+                if not len(rows):
+                    known = ", ".join(self.sources) or "none"
+                    raise UsageError(f"unknown source {hub!r} (this index has: {known})")
+            tf = self.tf if hub is None else self.tf[rows]
+            cached = self._scorers[hub] = (rows, Bm25Scorer(tf, self.params))
+        return cached
+
+    def scores(self, query: str, hub: str | None = None) -> tuple[np.ndarray, np.ndarray]:
+        """(rows, scores): index rows of the searched pool and their BM25 score for `query`."""
+        rows, scorer = self._scorer(hub)
+        counts = Counter(t for t in tokenize(query) if t in self.vocab)
+        return rows, scorer.scores([self.vocab[t] for t in counts], list(counts.values()))
+
+    def search(self, query: str, k: int = 5, hub: str | None = None) -> list[Hit]:
+        """The k best hits for `query` (1-based ranks, best first), from every source or only `hub`.
+
+        Only docs sharing at least one term with the query are returned (so fewer than k, possibly none);
+        a query sharing no term at all is retried once with QUERY_SYNONYMS added (expand_query). Equal
+        scores keep index order. Raises UsageError for an unknown hub or k < 1.
+        """
+        if k < 1:
+            raise UsageError(f"k must be at least 1, not {k}")
+        rows, scores = self.scores(query, hub)
+        if not top_k(scores, 1):  # no doc shares a term: retry once with everyday synonyms added
+            expanded = expand_query(query)
+            if expanded != query:
+                rows, scores = self.scores(expanded, hub)
+        return [
+            Hit(doc=self.docs[rows[pos]], score=score, rank=rank)
+            for rank, (pos, score) in enumerate(top_k(scores, k), start=1)
+        ]
+
+
+#: Everyday words -> the words API docs use for the same thing. Used only when a query shares no term
+#: with the pool (e.g. TensorFlow Hub docs never say "picture" or "photo", only "image"), so it cannot
+#: change the ranking of a query that already has hits. General vocabulary, not taken from eval answers.
+QUERY_SYNONYMS: dict[str, str] = {
+    "picture": "image",
+    "photo": "image",
+    "photograph": "image",
+    "pic": "image",
+    "snapshot": "image",
+    "selfie": "image face",
+    "clip": "video",
+    "footage": "video",
+    "movie": "video",
+    "film": "video",
+    "voice": "speech audio",
+    "spoken": "speech audio",
+    "recording": "audio",
+    "song": "audio music",
+    "sound": "audio",
+    "paragraph": "text",
+    "sentence": "text",
+    "article": "text",
+    "review": "text sentiment",
+}
+
+
+def expand_query(query: str) -> str:
+    """`query` plus the QUERY_SYNONYMS of its terms (after tokenize's folding), or `query` unchanged."""
+    extra = [QUERY_SYNONYMS[t] for t in tokenize(query) if t in QUERY_SYNONYMS]
+    return f"{query} {' '.join(extra)}" if extra else query
+
+
+def iter_terms(docs: Iterable[ApiDoc]) -> Iterable[list[str]]:
+    """Tokenised doc_text of each doc (what the index is built from); for tests and benchmarks."""
+    for d in docs:
+        yield tokenize(doc_text(d))
+
+
+__all__ = [
+    "ApiIndex",
+    "Bm25Params",
+    "Bm25Scorer",
+    "FIELD_WEIGHTS",
+    "MAX_TOKEN_CHARS",
+    "QUERY_SYNONYMS",
+    "STOPWORDS",
+    "TOKENIZER_VERSION",
+    "doc_text",
+    "expand_query",
+    "fold",
+    "idf_vector",
+    "iter_terms",
+    "term_matrix",
+    "tokenize",
+    "top_k",
+]

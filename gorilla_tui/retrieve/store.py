@@ -1,0 +1,205 @@
+"""On-disk index: versioned folders, an atomically replaced CURRENT pointer, and the refresh file lock."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import tempfile
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from scipy import sparse
+
+from gorilla_tui.errors import GorillaError, IndexMissingError
+from gorilla_tui.paths import get_paths
+from gorilla_tui.pool.doc import ApiDoc
+
+#: Bumped when the files of a version folder change shape; an older index must be rebuilt.
+STORE_VERSION = 1
+POINTER = "CURRENT"
+LOCK = "refresh.lock"
+#: Version folders kept besides the live one (a reader that read CURRENT just before a swap still finds its
+#: folder; older ones are removed by the next refresh).
+KEEP_PREVIOUS = 1
+_HINT = "build it with: gorilla-tui index --refresh --from DIR (a folder holding the APIBench files)"
+
+
+def index_root(path: Path | None = None) -> Path:
+    """The folder holding CURRENT, the version folders and the lock (default get_paths().index_dir)."""
+    return Path(path) if path is not None else get_paths().index_dir
+
+
+def current_version(root: Path | None = None) -> Path | None:
+    """The live version folder named by root/CURRENT, or None when no index has been published."""
+    root = index_root(root)
+    try:
+        name = (root / POINTER).read_text(encoding="utf-8").strip()
+    except (FileNotFoundError, NotADirectoryError):
+        return None
+    except OSError as e:
+        raise GorillaError(f"cannot read {root / POINTER}: {e.strerror or e}") from None
+    if not name or "/" in name or "\\" in name or name.startswith("."):
+        raise GorillaError(f"{root / POINTER} is corrupt ({name[:40]!r}); rebuild the index", hint=_HINT)
+    return root / name
+
+
+@contextmanager
+def refresh_lock(root: Path | None = None, timeout: float = -1) -> Iterator[None]:
+    """Hold the refresh lock (filelock on root/refresh.lock): refreshes run one at a time.
+
+    timeout: seconds to wait (-1 = forever). Raises GorillaError when it cannot be acquired in time.
+    """
+    from filelock import FileLock, Timeout
+
+    root = index_root(root)
+    root.mkdir(parents=True, exist_ok=True)
+    lock = FileLock(str(root / LOCK))
+    try:
+        lock.acquire(timeout=timeout)
+    except Timeout:
+        raise GorillaError(f"another refresh holds {root / LOCK}; try again when it is done") from None
+    try:
+        yield
+    finally:
+        lock.release()
+
+
+def new_build_dir(root: Path | None = None) -> Path:
+    """A fresh hidden temp folder inside root for building a version aside (same file system as root, so
+    the final rename is atomic). Callers must hold refresh_lock."""
+    root = index_root(root)
+    root.mkdir(parents=True, exist_ok=True)
+    return Path(tempfile.mkdtemp(prefix=".build-", dir=root))
+
+
+def write_version(
+    folder: Path, docs: list[ApiDoc], tf: sparse.csr_matrix, vocab: dict[str, int], meta: dict[str, Any]
+) -> dict[str, int]:
+    """Write one index version into `folder`: docs.json (list of ApiDoc dicts), tf.npz (CSR term
+    frequencies), vocab.json (terms in column order), meta.json (meta + store version + file sizes).
+    Every file is fsync'ed. Returns the file sizes in bytes."""
+    terms = [""] * len(vocab)
+    for term, col in vocab.items():
+        terms[col] = term
+    _write_docs(folder / "docs.json", docs)
+    _write(folder / "vocab.json", json.dumps(terms, ensure_ascii=False).encode())
+    with open(folder / "tf.npz", "wb") as fh:
+        sparse.save_npz(fh, tf.tocsr(), compressed=False)
+        fh.flush()
+        os.fsync(fh.fileno())
+    sizes = {p.name: p.stat().st_size for p in folder.iterdir()}
+    meta = dict(meta, store_version=STORE_VERSION)
+    meta["sizes"] = dict(sizes, **{"meta.json": 0})
+    _write(folder / "meta.json", json.dumps(meta, ensure_ascii=False, indent=1).encode())
+    sizes["meta.json"] = (folder / "meta.json").stat().st_size
+    return sizes
+
+
+def publish(folder: Path, root: Path | None = None) -> Path:
+    """Make the built `folder` the live index: rename it to a version folder, then replace CURRENT
+    atomically (temp file + os.replace). Old versions beyond KEEP_PREVIOUS and stale build folders are
+    removed. Callers must hold refresh_lock. Returns the version folder."""
+    root = index_root(root)
+    previous = current_version(root)
+    name = time.strftime("v-%Y%m%dT%H%M%S") + f"-{os.getpid()}-{folder.name[-6:]}"
+    final = root / name
+    os.replace(folder, final)
+    _write(root / (POINTER + ".tmp"), name.encode())
+    os.replace(root / (POINTER + ".tmp"), root / POINTER)
+    _fsync_dir(root)
+    keep = {final.name} | ({previous.name} if previous is not None and KEEP_PREVIOUS else set())
+    for child in root.iterdir():
+        stale_build = child.name.startswith(".build-")
+        old_version = child.name.startswith("v-") and child.name not in keep
+        if child.is_dir() and (stale_build or old_version):
+            shutil.rmtree(child, ignore_errors=True)
+    return final
+
+
+def read_meta(root: Path | None = None) -> tuple[Path, dict[str, Any]]:
+    """(version folder, meta.json) of the live index without loading docs or matrix (for `index --status`).
+    Raises IndexMissingError when no index exists, GorillaError when meta.json is unreadable."""
+    folder = _live(root)
+    return folder, _read_json(folder / "meta.json")
+
+
+def read_index(path: Path | None = None):  # -> ApiIndex (import cycle kept lazy)
+    """Load an index: `path` may be the index root (holding CURRENT) or a version folder; default the
+    user's index. Raises IndexMissingError / GorillaError (see ApiIndex.load)."""
+    from gorilla_tui.retrieve.index import ApiIndex, Bm25Params
+
+    folder = path if path is not None and (path / "meta.json").is_file() else _live(path)
+    meta = _read_json(folder / "meta.json")
+    if meta.get("store_version") != STORE_VERSION:
+        raise GorillaError(f"the index at {folder} was built by another version of gorilla-tui", hint=_HINT)
+    from gorilla_tui.retrieve.index import TOKENIZER_VERSION
+
+    if meta.get("tokenizer_version") != TOKENIZER_VERSION:
+        raise GorillaError(f"the index at {folder} uses an older tokenizer; rebuild it", hint=_HINT)
+    try:
+        docs = [ApiDoc.from_dict(d) for d in _read_json(folder / "docs.json")]
+        terms = _read_json(folder / "vocab.json")
+        tf = sparse.load_npz(folder / "tf.npz").tocsr()
+    except (OSError, ValueError, TypeError) as e:
+        raise GorillaError(f"the index at {folder} is damaged ({e}); rebuild it", hint=_HINT) from None
+    if tf.shape != (len(docs), len(terms)):
+        raise GorillaError(f"the index at {folder} is inconsistent; rebuild it", hint=_HINT)
+    tf.data = tf.data.astype(np.float32, copy=False)
+    params = Bm25Params(**meta.get("params", {}).get("bm25", {}))
+    return ApiIndex(docs, tf, {t: i for i, t in enumerate(terms)}, params, meta, folder)
+
+
+def folder_size(folder: Path) -> int:
+    """Total bytes of the files in `folder` (not recursive)."""
+    return sum(p.stat().st_size for p in folder.iterdir() if p.is_file())
+
+
+def _live(root: Path | None) -> Path:
+    folder = current_version(root)
+    if folder is None:
+        raise IndexMissingError(f"no index at {index_root(root)}", hint=_HINT)
+    if not folder.is_dir():
+        raise GorillaError(f"the live index folder {folder} is missing; rebuild the index", hint=_HINT)
+    return folder
+
+
+def _read_json(path: Path) -> Any:
+    try:
+        return json.loads(path.read_bytes())
+    except FileNotFoundError:
+        raise GorillaError(f"{path} is missing; rebuild the index", hint=_HINT) from None
+    except (OSError, ValueError) as e:
+        raise GorillaError(f"cannot read {path} ({e}); rebuild the index", hint=_HINT) from None
+
+
+def _write_docs(path: Path, docs: list[ApiDoc]) -> None:
+    """docs.json written one doc at a time (a single json.dumps of 200k docs held ~800 MB at once)."""
+    with open(path, "w", encoding="utf-8") as fh:
+        fh.write("[")
+        for i, d in enumerate(docs):
+            fh.write(("," if i else "") + json.dumps(d.to_dict(), ensure_ascii=False))
+        fh.write("]")
+        fh.flush()
+        os.fsync(fh.fileno())
+
+
+def _write(path: Path, data: bytes) -> None:
+    with open(path, "wb") as fh:
+        fh.write(data)
+        fh.flush()
+        os.fsync(fh.fileno())
+
+
+def _fsync_dir(folder: Path) -> None:
+    if os.name == "nt":  # pragma: no cover - directories cannot be opened on Windows
+        return
+    fd = os.open(folder, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)

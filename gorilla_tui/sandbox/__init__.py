@@ -1,0 +1,1 @@
+"""Running proposed code in an isolated process with limits."""

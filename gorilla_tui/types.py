@@ -1,0 +1,136 @@
+"""Shared value types of the pipeline: Hit, Verdict, Proposal and the events pipeline.ask emits."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from gorilla_tui.pool.doc import ApiDoc
+
+#: The five verdicts of the AST check (DESIGN.md, "verdict").
+VerdictKind = Literal["valid", "wrong_args", "hallucination", "unparseable", "no_call"]
+VERDICTS: tuple[str, ...] = ("valid", "wrong_args", "hallucination", "unparseable", "no_call")
+
+
+@dataclass
+class Hit:
+    """One retrieved ApiDoc: rank is 1-based, score is the BM25 score (higher is better; unitless).
+    lm_score: log p(task | doc) in nats when select mode scored the hit by likelihood (model/likelihood.py),
+    else None."""
+
+    doc: ApiDoc
+    score: float
+    rank: int
+    lm_score: float | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        lm = None if self.lm_score is None else round(self.lm_score, 4)
+        return {"rank": self.rank, "score": round(self.score, 4), "lm_score": lm, "doc": self.doc.to_dict()}
+
+
+@dataclass
+class Verdict:
+    """Result of validating one piece of code against the API pool.
+
+    kind: one of VERDICTS. api_call: the call that decided the verdict (source text), or None.
+    matched: the pool ApiDoc it matched (valid, and wrong_args' closest callee entry), or None.
+    suggestions: did-you-mean api_calls or callees from the pool, best first.
+    diagnostics: human-readable notes (parse errors with line:col, which argument was unknown, ...).
+    """
+
+    kind: str
+    api_call: str | None = None
+    matched: ApiDoc | None = None
+    suggestions: list[str] = field(default_factory=list)
+    diagnostics: list[str] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return self.kind == "valid"
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "verdict": self.kind,
+            "api_call": self.api_call,
+            "matched": self.matched.to_dict() if self.matched else None,
+            "suggestions": list(self.suggestions),
+            "diagnostics": list(self.diagnostics),
+        }
+
+
+@dataclass
+class Proposal:
+    """What pipeline.ask returns.
+
+    api_call: the proposed call (or "" when the model gave none); code: runnable code shown to the person;
+    code_source: "model" (the model wrote it) or "example_code" (taken from the matched doc);
+    hits: the retrieved docs; timings: seconds per stage ("retrieve", "prompt", "first_token", "generate",
+    "validate", "total"); raw_text: the model's full output; mode: "select" or "generate".
+    select_by: how select mode chose ("likelihood": highest log p(task | doc), see Hit.lm_score; "grammar":
+    the model wrote one api_call under a GBNF grammar; "" in generate mode).
+    """
+
+    task: str
+    api_call: str
+    code: str
+    verdict: Verdict
+    hits: list[Hit] = field(default_factory=list)
+    explanation: str = ""
+    code_source: str = "model"
+    mode: str = "select"
+    model: str = ""
+    raw_text: str = ""
+    timings: dict[str, float] = field(default_factory=dict)
+    constraints: list[dict[str, Any]] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)  # e.g. "task truncated", "docs trimmed to fit n_ctx"
+    select_by: str = ""
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "task": self.task,
+            "api_call": self.api_call,
+            "code": self.code,
+            "code_source": self.code_source,
+            "explanation": self.explanation,
+            "mode": self.mode,
+            "select_by": self.select_by,
+            "model": self.model,
+            "verdict": self.verdict.to_dict(),
+            "hits": [h.to_dict() for h in self.hits],
+            "timings": {k: round(v, 4) for k, v in self.timings.items()},
+            "constraints": self.constraints,
+            "warnings": list(self.warnings),
+            "raw_text": self.raw_text,
+        }
+
+
+# Events emitted by pipeline.ask, in this order: HitsEvent, TokenEvent*, VerdictEvent, DoneEvent
+# (or ErrorEvent at any point, after which nothing else is emitted).
+
+
+@dataclass(frozen=True)
+class HitsEvent:
+    hits: list[Hit]
+
+
+@dataclass(frozen=True)
+class TokenEvent:
+    text: str
+
+
+@dataclass(frozen=True)
+class VerdictEvent:
+    verdict: Verdict
+
+
+@dataclass(frozen=True)
+class DoneEvent:
+    proposal: Proposal
+
+
+@dataclass(frozen=True)
+class ErrorEvent:
+    message: str
+
+
+Event = HitsEvent | TokenEvent | VerdictEvent | DoneEvent | ErrorEvent
