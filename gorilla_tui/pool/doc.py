@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from gorilla_tui.pool.lenient_json import entry_chunks, repair_json
+from gorilla_tui.pool.repair import repair_call
 
 #: Formats a loader understands. "apibench" and "jsonl" share one reader (one JSON object per line, the
 #: APIBench field names); "apizoo" is a JSON list of APIZoo entries
@@ -31,6 +32,9 @@ class ApiDoc:
     (line = 1-based line of a JSONL file, or 1-based entry index of a JSON list) and is unique in a pool.
     kind: "python" (a Python call), "rest" (an HTTP method and path template, e.g. ``GET /v1/users/{id}``).
     flagged: None, or why the api_call is not valid Python (the doc stays searchable).
+    repaired: for a flagged doc, a Python-valid call of the same API (pool/repair.py: the api_call without a
+    trailing ".", or the call of its example_code with the entry's own values), else None. The validator
+    matches it, select mode proposes it, the doc view shows api_call (the original) beside it.
     """
 
     id: str
@@ -49,6 +53,12 @@ class ApiDoc:
     api_version: str = ""
     kind: str = "python"
     flagged: str | None = None
+    repaired: str | None = None
+
+    @property
+    def call(self) -> str:
+        """The call to match and propose: the repaired call of a flagged doc, else api_call."""
+        return self.repaired or self.api_call
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready dict (the inverse of :meth:`from_dict`)."""
@@ -94,6 +104,11 @@ class LoadResult:
     @property
     def flagged(self) -> int:
         return sum(1 for d in self.docs if d.flagged)
+
+    @property
+    def repaired(self) -> int:
+        """Flagged docs that have a repaired call (ApiDoc.repaired)."""
+        return sum(1 for d in self.docs if d.flagged and d.repaired)
 
     @property
     def skipped(self) -> int:
@@ -230,7 +245,13 @@ def _make_doc(rec: dict[str, Any], source: str, line: int, apizoo: bool) -> ApiD
         api_version=_text(rec.get("api_version")).strip(),
         kind=kind,
         flagged=flag,
+        repaired=_repaired(api_call, rec.get("example_code")) if flag else None,
     )
+
+
+def _repaired(api_call: str, example_code: Any) -> str | None:
+    fixed = repair_call(api_call, normalise_code(example_code))
+    return fixed[0] if fixed else None
 
 
 # ---------------------------------------------------------------------------------------------------------
@@ -270,8 +291,9 @@ def _add(result: LoadResult, path: Path, line: int, rec: Any, source: str, apizo
         return
     doc = _make_doc(rec, source, line, apizoo)
     if doc.flagged:
+        fixed = f" (repaired: {doc.repaired[:80]})" if doc.repaired else ""
         result.diagnostics.append(
-            Diagnostic(str(path), line, "flagged", f"{doc.flagged}: {doc.api_call[:80]}")
+            Diagnostic(str(path), line, "flagged", f"{doc.flagged}: {doc.api_call[:80]}{fixed}")
         )
     result.docs.append(doc)
 
