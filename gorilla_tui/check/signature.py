@@ -32,6 +32,9 @@ _FAMILIES = {
     "hub.load": ("handle",),
 }
 _FROM_PRETRAINED = ("pretrained_model_name_or_path",)
+#: Families whose extra positional string arguments identify too: torch.hub.load passes them to the
+#: entrypoint (``torch.hub.load('szq0214/MEAL-V2', 'meal_v2', 'mealv2_resnest50')`` picks a variant).
+_ENTRYPOINT_ARGS = frozenset({"torch.hub.load"})
 _PLACEHOLDER = re.compile(r"\{[^{}]*\}|<[^<>]*>|\.\.\.|(?:YOUR|your)_\w*|")
 
 
@@ -104,13 +107,18 @@ class Requirement:
 
 
 def requirement(call: CallSite) -> Requirement:
-    """The Requirement a pool entry's primary call sets (families: every family slot; other APIs: every
+    """The Requirement a pool entry's primary call sets (families: every family slot, plus torch.hub.load's
+    extra positional strings; other APIs: every
     string-valued argument, placeholders as any-value slots; plain variables and flags do not identify)."""
     callee = canonical(call.callee)
     params = family(callee)
     if params is not None:
         bound = bind(call, params)
-        return Requirement(callee, tuple((p, bound.get(p, ABSENT)) for p in params))
+        slots = [(p, bound.get(p, ABSENT)) for p in params]
+        if callee in _ENTRYPOINT_ARGS:  # MEAL V2: torch.hub.load(repo, 'meal_v2', 'mealv2_resnest50')
+            extra = list(enumerate(call.positional))[len(params) :]
+            slots += [(f"#{i}", norm(v.text)) for i, v in extra if v.literal]
+        return Requirement(callee, tuple(slots))
     slots: list[tuple[str, str | None]] = []
     named = list(call.keywords.items())
     indexed = [(f"#{i}", v) for i, v in enumerate(call.positional)]
