@@ -165,8 +165,8 @@ class Pipeline:
 
         t = time.perf_counter()
         docs = [h.doc for h in hits]
-        usable = [d for d in docs if not d.flagged] or docs
-        options = unique_options(d.api_call for d in usable)
+        usable = [d for d in docs if not d.flagged or d.repaired] or docs  # repaired: pool/repair.py
+        options = unique_options(d.call for d in usable)
         select_by = self.select_by(mode)
         if mode == "select" and not options:
             verdict = Verdict(
@@ -187,7 +187,7 @@ class Pipeline:
                 warnings.append("task too long to score the hits in n_ctx: chose with the grammar instead")
         if chosen is not None:
             first = time.perf_counter()
-            kept, text = usable, chosen.api_call.strip()
+            kept, text = usable, chosen.call.strip()
             emit(TokenEvent(text))
         else:
             max_tokens = self.settings.max_tokens
@@ -201,7 +201,7 @@ class Pipeline:
             warnings += notes
             prompt_text, shared, grammar = prompt.text, "", None
             if mode == "select":
-                options = unique_options(d.api_call for d in kept)
+                options = unique_options(d.call for d in kept)
                 shared = shared_prefix(options)
                 grammar = choice_grammar([o[len(shared) :] for o in options], lead="" if shared else " ")
                 prompt_text += " " + shared if shared else ""
@@ -299,11 +299,11 @@ class Pipeline:
         if chosen not in options:  # cut short (max_tokens or cancel): take the option it started
             started = [o for o in options if chosen and o.startswith(chosen)]
             chosen = started[0] if len(started) == 1 else ""
-        doc = chosen_doc or next((d for d in docs if d.api_call.strip() == chosen), None)
+        doc = chosen_doc or next((d for d in docs if d.call.strip() == chosen), None)
         if not chosen or doc is None:
             return "", "", "model", ""
         explanation = " ".join(x for x in (doc.functionality, doc.description) if x).strip()
-        if doc.example_code.strip():
+        if doc.example_code.strip() and not doc.repaired:  # a repaired doc's example may load another call
             return chosen, doc.example_code, "example_code", explanation
         return chosen, chosen, "model", explanation
 

@@ -169,13 +169,15 @@ def _sources_table(rows: list[dict[str, Any]], title: str):
 
     table = Table(title=title)
     for col, just in (("source", "left"), ("status", "left"), ("loaded", "right"), ("flagged", "right"),
-                      ("skipped", "right"), ("repaired", "right"), ("from / why", "left")):  # fmt: skip
+                      ("call repaired", "right"), ("skipped", "right"), ("repaired", "right"),
+                      ("from / why", "left")):  # fmt: skip
         table.add_column(col, justify=just, overflow="fold", no_wrap=col != "from / why")
     for r in rows:
         where = r.get("origin") if r.get("status") == "ok" else r.get("message", "")
         table.add_row(
             r["name"], r.get("status", ""), str(r.get("loaded", 0)), str(r.get("flagged", 0)),
-            str(r.get("skipped", 0)), str(r.get("repaired", 0)), str(where or ""),
+            str(r.get("calls_repaired", 0)), str(r.get("skipped", 0)), str(r.get("repaired", 0)),
+            str(where or ""),
         )  # fmt: skip
     return table
 
@@ -216,12 +218,15 @@ def _status(args: argparse.Namespace) -> int:
             "vocab_size": meta.get("vocab_size"),
             "sources": meta.get("sources", []),
             "flagged": flagged,
+            "flagged_repaired": sum(1 for f in flagged if f.get("repaired")),
+            "flagged_still": sum(1 for f in flagged if not f.get("repaired")),
             "diagnostics": meta.get("diagnostics", []),
         }
         print(json.dumps(out, indent=1))
         return 0
     from rich.console import Console
     from rich.table import Table
+    from rich.text import Text
 
     console = Console()
     console.print(_sources_table(meta.get("sources", []), "API index"))
@@ -229,16 +234,21 @@ def _status(args: argparse.Namespace) -> int:
     for f in flagged:
         by_source.setdefault(f["source"], []).append(f)
     if flagged:
+        fixed = sum(1 for f in flagged if f.get("repaired"))
         table = Table(
-            title=f"flagged entries ({len(flagged)}): api_call is not valid Python, still searchable"
+            title=f"flagged entries ({len(flagged)}): api_call is not valid Python, still searchable; "
+            f"{fixed} repaired (the repaired call is matched and proposed), "
+            f"{len(flagged) - fixed} still flagged"
         )
-        for col in ("id", "api_call", "reason"):
+        for col in ("id", "api_call", "reason", "repaired call"):
             table.add_column(col, overflow="fold")
         for source, items in by_source.items():
             for f in items[:FLAGGED_SHOWN]:
-                table.add_row(f["id"], f["api_call"], f["reason"])
+                table.add_row(
+                    Text(f["id"]), Text(f["api_call"]), Text(f["reason"]), Text(f.get("repaired") or "")
+                )
             if len(items) > FLAGGED_SHOWN:
-                table.add_row(f"{source}: ...", f"and {len(items) - FLAGGED_SHOWN} more (see --json)", "")
+                table.add_row(f"{source}: ...", f"and {len(items) - FLAGGED_SHOWN} more (see --json)", "", "")
         console.print(table)
     skipped = [d for d in meta.get("diagnostics", []) if d.get("severity") == "skipped"]
     for d in skipped:

@@ -48,6 +48,7 @@ def source_row(load: SourceLoad) -> dict[str, Any]:
         "files": load.files,
         "loaded": len(load.result.docs),
         "flagged": load.result.flagged,
+        "calls_repaired": load.result.repaired,
         "skipped": sev.get("skipped", 0),
         "repaired": sev.get("repaired", 0),
         "questions": sum(len(d.questions) for d in load.result.docs),
@@ -158,6 +159,7 @@ def _kept(previous: ApiIndex, refreshed: set[str]) -> list[tuple[dict[str, Any],
         docs = [d for d in previous.docs if d.source == name]
         row = dict(rows.get(name, {"name": name, "title": name}))
         row.update(loaded=len(docs), flagged=sum(1 for d in docs if d.flagged))
+        row["calls_repaired"] = sum(1 for d in docs if d.flagged and d.repaired)
         row["message"] = "not refreshed: kept from the previous index"
         out.append((row, docs))
     return out
@@ -185,7 +187,13 @@ def _meta(
         "params": {"bm25": index.params.to_dict(), "field_weights": dict(FIELD_WEIGHTS)},
         "sources": rows,
         "flagged": [
-            {"id": d.id, "source": d.source, "api_call": d.api_call, "reason": d.flagged}
+            {
+                "id": d.id,
+                "source": d.source,
+                "api_call": d.api_call,
+                "reason": d.flagged,
+                "repaired": d.repaired,
+            }
             for d in index.docs
             if d.flagged
         ],

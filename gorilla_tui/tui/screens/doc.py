@@ -40,6 +40,7 @@ def doc_table(doc: ApiDoc, score: float | None = None, lm_score: float | None = 
             Syntax(doc.example_code, "python", theme="monokai", word_wrap=True) if doc.example_code else "",
         ),
         ("flagged", doc.flagged or ""),
+        ("repaired", Syntax(doc.repaired, "python", theme="monokai", word_wrap=True) if doc.repaired else ""),
     ]
     for label, value in rows:
         if value:
