@@ -236,15 +236,26 @@ class Validator:
 
     def _incidental(self, call: CallSite, assigned: set[str]) -> bool:
         """True for calls that never decide (rule 1): no dotted-name callee, builtins the pool does not
-        know, methods of names the code assigned (unless a pool root), calls on a call's result."""
+        know, methods of names the code assigned (unless a pool root), calls on a call's result (unless a
+        near-miss of a pool call chain such as ``service.users().getProfil().execute``)."""
         root = call.callee.split(".")[0].split("(")[0]
         if not call.callee or call.callee in _BUILTINS:
             return True
         if "()" in call.callee:
-            return True
+            return not self._chain_near_miss(canonical(call.callee))
         if root in self.roots:
             return False
         return root in assigned
+
+    def _chain_near_miss(self, callee: str) -> bool:
+        """True when a chained callee (``a.b().c``) is no method on a pool call's result but is a near-miss
+        (difflib ratio >= NEAR_MISS) of a pool call chain of the same root."""
+        cuts = [i for i in range(len(callee)) if callee.startswith("()", i)]
+        if any(callee[:i] in self.tables for i in cuts):  # .execute() on service.users().get(...)
+            return False
+        root = callee.split(".")[0]
+        chains = [c for c in self._by_root.get(root, ()) if "()" in c and c in self.api_callees]
+        return any(similarity(callee, c) >= NEAR_MISS for c in chains)
 
     def near_callees(self, callee: str, n: int = 3) -> list[str]:
         """Did-you-mean callees for an unknown callee: pool callees of the same module (root) first, then
@@ -266,7 +277,9 @@ class Validator:
         same = self._by_root.get(root, ())
         if any(c.startswith(callee + "()") for c in same):  # a step of a pool call chain: service.users()
             return ""
-        if any(similarity(callee, c) >= NEAR_MISS for c in same):
+        if "()" in callee:
+            return "hallucination:unknown_callee" if self._chain_near_miss(callee) else ""
+        if any(similarity(callee, c) >= NEAR_MISS for c in same if "()" not in c):
             return "hallucination:unknown_callee"
         return ""
 
