@@ -229,6 +229,11 @@ class Pipeline:
 
         if mode == "select":
             api_call, code, code_source, explanation = self._selected(text, options, kept, chosen)
+            if code_source == "example_code" and not self.validator.check(code).ok:
+                # the doc's example is shown only when it passes the check too (issue 15: an unquoted
+                # model id or Python 2 line in an example must not sit under a `valid` badge)
+                warnings.append("the doc's example code does not pass the check: showing the call alone")
+                code, code_source = api_call, "model"
         else:
             api_call, code, code_source, explanation = self._extracted(text)
         verdict = self.validator.check(api_call or code) if (api_call or code) else Verdict(

@@ -73,6 +73,7 @@ REASONS: tuple[str, ...] = (
     "wrong_args:unknown_repo",
     "wrong_args:unknown_value",
     "wrong_args:helper_as_model",
+    "wrong_args:unquoted_id",
     "wrong_args:missing_argument",
     "wrong_args:wrong_method",
     "hallucination:unknown_callee",

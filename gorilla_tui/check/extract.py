@@ -66,6 +66,14 @@ class Extraction:
         return out
 
 
+def _python_parses(code: str) -> bool:
+    try:
+        ast.parse(code)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return False
+    return True
+
+
 def _parses(code: str) -> bool:
     return bool(code.strip()) and not parse(code).root_node.has_error
 
@@ -278,9 +286,7 @@ def embedded_calls(text: str, limit: int = 20) -> list[str]:
         if end is None:
             continue
         snippet = text[m.start() : end].strip()
-        try:
-            ast.parse(snippet)
-        except (SyntaxError, ValueError, RecursionError, MemoryError):
+        if not _python_parses(snippet):
             continue
         out.append(snippet)
         pos = end
@@ -323,7 +329,8 @@ def extract(text: str) -> Extraction:
     if _parses(cleaned):
         return Extraction(code=cleaned, calls=[cleaned], format="code")
     code, prose, parsed = _prose_code(unescape(text) if "\n" not in text and "\\n" in text else text)
-    if not code and not parsed:  # no code block and no code line: calls written inside sentences
+    one_broken_line = bool(code) and "\n" not in code and not _python_parses(code)
+    if (not code and not parsed) or one_broken_line:  # no code (or a sentence): calls inside sentences
         found = embedded_calls(text)
         if found:
             return Extraction(code="\n".join(found), explanation=text.strip(), calls=found, format="prose")

@@ -35,6 +35,7 @@ from gorilla_tui.check.rest import RestTable, http_method, path_of, request_line
 from gorilla_tui.check.signature import (
     ABSENT,
     SLOT,
+    UNQUOTED_ID,
     Requirement,
     bind,
     canonical,
@@ -160,16 +161,14 @@ class Validator:
         if table is None:
             return None
         bound = bind(call, family(callee) or ())
-        hits: list[PoolEntry] = []
-        for names, lookup in table.exact.items():
-            hits = lookup.get(tuple(bound.get(n, ABSENT) for n in names), [])
-            if hits:
-                break
+        hits = _lookup(table, bound)
+        repo = bound.get("repo_or_dir", "")
+        if not hits and callee == "torch.hub.load" and ":" in repo:
+            # "owner/repo[:ref]" (pytorch.org/docs/stable/hub.html): a branch or tag of a pool repo is that
+            # repo, unless the pool names the ref itself ('NVIDIA/DeepLearningExamples:torchhub')
+            hits = _lookup(table, {**bound, "repo_or_dir": repo.split(":", 1)[0]})
         if not hits:
-            hits = [e for e in table.loose if e.req.accepts(bound)]
-        if not hits:
-            companion = self.companion(call)
-            return companion
+            return self.companion(call)
         if len(hits) > 1:
             for form in (str.strip, _squeeze):
                 for text in (code, call.text):
@@ -222,6 +221,11 @@ class Validator:
         suggestions = list(dict.fromkeys(e.doc.call for e in ranked))[:3]
         best = ranked[0]
         reason = "wrong_args:helper_as_model" if helper is not None else ""
+        for value in (*call.positional, *call.keywords.values()):
+            if not value.literal and UNQUOTED_ID.fullmatch(value.text):  # runwayml/stable-diffusion-v1-5
+                notes.insert(0, f"{value.text} is not quoted: Python reads it as arithmetic, not a model id")
+                reason = reason or "wrong_args:unquoted_id"
+                break
         for slot, want in best.req.slots:
             got = bound.get(slot)
             if want is None and got is None:
@@ -282,6 +286,29 @@ class Validator:
         if any(similarity(callee, c) >= NEAR_MISS for c in same if "()" not in c):
             return "hallucination:unknown_callee"
         return ""
+
+    def _helpers(
+        self, rows: list[tuple[CallSite, str, Verdict | None]]
+    ) -> list[tuple[CallSite, str, Verdict | None]]:
+        """Rows with each helper load (``torch.hub.load(repo, 'nvidia_convnets_processing_utils')``) that a
+        matched model's example_code loads the same way turned into role "helper", valid: the code loads
+        the model and its pre-processing helper as the pool doc shows (the paper's error is a helper
+        returned *instead of* the model)."""
+        models = [v.matched for _, role, v in rows if role == "pool" and v is not None and v.ok and v.matched]
+        if not models:
+            return rows
+        out = []
+        for call, role, verdict in rows:
+            if verdict is not None and verdict.reason == "wrong_args:helper_as_model":
+                callee = canonical(call.callee)
+                found = _helper(callee, bind(call, family(callee) or ()), self.tables[callee].entries)
+                users = {id(e.doc) for e in found[1]} if found else set()
+                model = next((m for m in models if id(m) in users), None)
+                if model is not None:
+                    out.append((call, "helper", Verdict("valid", call.text, model)))
+                    continue
+            out.append((call, role, verdict))
+        return out
 
     def _call_verdict(self, call: CallSite, code: str) -> tuple[str, Verdict]:
         """(role, verdict) of one call whose callee is a pool callee (role "pool" or "python-env")."""
@@ -359,6 +386,7 @@ class Validator:
         ]
         rows: list[tuple[CallSite, str, Verdict | None]] = []  # (call, role, verdict)
         matched_spans: list[tuple[int, int]] = []  # calls inside a matched pool call are part of it
+        wrapper_spans = {c.span for c in calls if c.via}
         for call in calls:
             callee = canonical(call.callee)
             start, end = call.span
@@ -368,6 +396,9 @@ class Validator:
                 rows.append((call, "part", None))
                 continue
             companion = None if callee in self.tables else self.companion(call)
+            if callee not in self.tables and not call.via and call.span in wrapper_spans:
+                rows.append((call, "incidental", None))  # a wrapper: the call it passes on is checked
+                continue
             if callee in self.tables:
                 role, verdict = self._call_verdict(call, code)
             elif companion is not None:
@@ -387,6 +418,7 @@ class Validator:
             rows.append((call, role, verdict))
             if role == "pool" and verdict is not None and verdict.ok and not call.via:
                 matched_spans.append(call.span)
+        rows = self._helpers(rows)
         per_call = [_call_row(c, role, v) for c, role, v in rows]
         api = [(c, v) for c, role, v in rows if role in ("pool", "family") and v is not None]
         env = [(c, v) for c, role, v in rows if role == "python-env" and v is not None]
@@ -422,7 +454,8 @@ class Validator:
     def check(self, text: str) -> Verdict:
         """Verdict for any model text or code: extract() first, then check_code() on the api_call field and,
         if that is not valid, on the code; the better verdict wins (valid > wrong_args > hallucination >
-        unparseable > no_call). Never raises for any str."""
+        unparseable > no_call). When the code as a whole is unparseable, its lines that parse on their own
+        are not checked apart (they could make broken code look valid). Never raises for any str."""
         ex = extract(text)
         candidates = ex.candidates()
         if not candidates:
@@ -435,8 +468,19 @@ class Validator:
                 return verdict
             if best is None or _RANK[verdict.kind] < _RANK[best.kind]:
                 best = verdict
+            if snippet == ex.code and verdict.kind == "unparseable":
+                break
         assert best is not None
         return best
+
+
+def _lookup(table: _CalleeTable, bound: dict[str, str]) -> list[PoolEntry]:
+    """Entries of one callee that bound arguments match: exact entries by dict lookup, else loose ones."""
+    for names, lookup in table.exact.items():
+        hits = lookup.get(tuple(bound.get(n, ABSENT) for n in names), [])
+        if hits:
+            return hits
+    return [e for e in table.loose if e.req.accepts(bound)]
 
 
 def _helper(

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 import json
 import re
 from collections.abc import Iterable
@@ -10,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from gorilla_tui.pool.lenient_json import entry_chunks, repair_json
-from gorilla_tui.pool.repair import repair_call
+from gorilla_tui.pool.repair import repair_call, unquoted_ids
 
 #: Formats a loader understands. "apibench" and "jsonl" share one reader (one JSON object per line, the
 #: APIBench field names); "apizoo" is a JSON list of APIZoo entries
@@ -192,7 +193,8 @@ def normalise_code(value: Any) -> str:
 
 def check_python(api_call: str) -> tuple[str, str | None]:
     """Classify an api_call: returns (kind, flag) where kind is "python" or "rest" and flag is None or the
-    reason it does not parse as Python (tree-sitter-python: an ERROR or MISSING node)."""
+    reason it is not valid Python (tree-sitter-python: an ERROR or MISSING node; then ``ast.parse``, the
+    running Python's parser) or holds a repo id without quotes (pool/repair.py unquoted_ids)."""
     if _REST_RE.match(api_call):
         return "rest", None
     if not api_call.strip():
@@ -201,6 +203,15 @@ def check_python(api_call: str) -> tuple[str, str | None]:
 
     problem = syntax_problem(parse(api_call).root_node)
     if problem is None:
+        try:  # Python's own parser is the last word (tree-sitter recovers from some errors silently)
+            ast.parse(api_call)
+        except SyntaxError as e:
+            return "python", f"not valid Python ({e.lineno}:{e.offset}: {e.msg})"
+        except (ValueError, RecursionError, MemoryError) as e:
+            return "python", f"not valid Python ({e})"
+        unquoted = unquoted_ids(api_call)
+        if unquoted:
+            return "python", f"model id not quoted: {unquoted[0][2]} (Python reads it as arithmetic)"
         return "python", None
     if re.match(r"^\s*(\./|[\w.-]+\s+--)", api_call):
         return "python", "not valid Python (a shell command)"

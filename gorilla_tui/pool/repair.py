@@ -121,17 +121,60 @@ def _from_template(template: ast.Call, broken: list[str]) -> str | None:
     return ast.unparse(template)
 
 
+#: An unquoted repo id (``runwayml/stable-diffusion-v1-5``): Python reads it as division and subtraction.
+UNQUOTED_ID = re.compile(r"[A-Za-z][\w.-]*/[\w.-]*[A-Za-z0-9]")
+
+
+def unquoted_ids(api_call: str) -> list[tuple[int, int, str]]:
+    """(start, end, text) of the call arguments of `api_call` that are repo ids written without quotes
+    (an expression of names, numbers, "/" and "-" whose source reads ``owner/name``), in source order; []
+    when Python does not parse it or there is none. Offsets are character offsets in api_call."""
+    try:
+        tree = ast.parse(api_call)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return []
+    starts = [0]
+    for line in api_call.splitlines(keepends=True):
+        starts.append(starts[-1] + len(line))
+    out = []
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.Call):
+            continue
+        for arg in [*node.args, *(k.value for k in node.keywords)]:
+            if not isinstance(arg, ast.BinOp) or not isinstance(arg.op, (ast.Div, ast.Sub)):
+                continue
+            if arg.end_lineno is None or arg.end_col_offset is None:
+                continue
+            text = ast.get_source_segment(api_call, arg) or ""
+            if UNQUOTED_ID.fullmatch(text):
+                start = starts[arg.lineno - 1] + arg.col_offset
+                out.append((start, starts[arg.end_lineno - 1] + arg.end_col_offset, text))
+    return sorted(out)
+
+
+def quote_ids(api_call: str) -> str | None:
+    """api_call with its unquoted repo ids (unquoted_ids) quoted, or None when it has none."""
+    found = unquoted_ids(api_call)
+    if not found:
+        return None
+    for start, end, text in reversed(found):
+        api_call = api_call[:start] + repr(text) + api_call[end:]
+    return api_call
+
+
 def repair_call(api_call: str, example_code: str = "") -> tuple[str, str] | None:
     """A Python-valid call for an api_call that Python refuses, or None.
 
-    Tried in order: the api_call without a trailing ``.``/``;``; else the first call of the same callee in
+    An api_call that parses is repaired only when a repo id in it is not quoted (quote_ids). Else, tried
+    in order: the api_call without a trailing ``.``/``;``; else the first call of the same callee in
     example_code that Python parses on its own, with string arguments the entry does not have replaced by
     the entry's own values, one for one (MEAL V2's examples all load ``mealv2_resnest50_cutmix``; each
-    entry keeps its own variant). Returns (repaired call, how: "trailing '.' removed" or "from
-    example_code"); None when the api_call parses already or no repair is found (shell lines, unclosed
+    entry keeps its own variant). Returns (repaired call, how: "model id quoted", "trailing '.' removed"
+    or "from example_code"); None when the api_call needs none or no repair is found (shell lines, unclosed
     strings, an example without the call)."""
     if python_parses(api_call):
-        return None
+        quoted = quote_ids(api_call)
+        return (quoted, "model id quoted") if quoted else None
     light = api_call.strip().rstrip(".;").strip()
     if light != api_call.strip() and python_parses(light):
         return light, "trailing '.' removed"
