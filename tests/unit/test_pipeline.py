@@ -120,3 +120,23 @@ def test_backend_warnings_reach_the_proposal(torchhub_index):
     assert (
         Pipeline(Settings(mode="generate"), torchhub_index, ScriptedBackend(["x"])).ask(SPORTS).warnings == []
     )
+
+
+def test_select_mode_proposes_the_repaired_call_of_a_flagged_entry(torchhub_index):
+    """MEAL V2 api_calls are not valid Python (positional after keyword): the repaired call is proposed."""
+    doc = next(d for d in torchhub_index.docs if "mealv2_mobilenetv3_small_075" in d.api_call)
+    assert doc.flagged and doc.repaired
+    pipe = Pipeline(Settings(mode="select"), torchhub_index, ScriptedBackend(["x"]), retriever="oracle")
+    p = pipe.ask("a small accurate ImageNet classifier", oracle_doc=doc)
+    assert p.api_call == doc.repaired
+    assert p.verdict.kind == "valid" and p.verdict.matched.id == doc.id
+    assert "repo_or_dir=" in p.verdict.matched.api_call  # the original stays on the doc
+
+
+def test_select_mode_shows_the_example_only_when_it_passes_the_check(torchhub_index):
+    doc = next(d for d in torchhub_index.docs if d.id == "torchhub:23")  # example: a broken `with` block
+    pipe = Pipeline(Settings(mode="select"), torchhub_index, ScriptedBackend(["x"]), retriever="oracle")
+    p = pipe.ask("segment the objects in a photo", oracle_doc=doc)
+    assert p.verdict.kind == "valid"
+    assert p.code == p.api_call and p.code_source == "model"
+    assert any("example code does not pass the check" in w for w in p.warnings)
