@@ -41,7 +41,12 @@ CONTEXTS = (
     "import os\nimport logging\nos.makedirs('out', exist_ok=True)\n{name} = {call}\nlogging.info('ready')",
     "import functools\nload = functools.partial(lambda: None)\n{name} = {call}\n{name}.eval()\nprint({name})",
 )
-WRAPPED = "import functools\nimport os\nload = functools.partial({callee}, {args})\n{name} = load()\nprint(os.getcwd())"
+WRAPPED = (
+    "import functools\nimport os\nload = functools.partial({callee}, {args})\n{name} = load()\n"
+    "print(os.getcwd())"
+)
+#: Callees whose loader is swapped for torch.load in the "loader" mutation.
+LOADERS = ("torch.hub.load", "hub.KerasLayer", "hub.load")
 
 
 def _digit(value: str) -> str | None:
@@ -88,7 +93,7 @@ def mutations(call_text: str, validator: Validator) -> list[tuple[str, str]]:
                 if quoted:
                     q = quoted.group(1)
                     out.append((kind, call_text.replace(quoted.group(), f"{q}{new}{q}", 1)))
-    if req.callee in ("torch.hub.load", "hub.KerasLayer", "hub.load") or req.callee.endswith("from_pretrained"):
+    if req.callee in LOADERS or req.callee.endswith("from_pretrained"):
         head = call.text.split("(", 1)
         out.append(("loader", call_text.replace(call.text, "torch.load(" + head[1], 1)))
     return out
@@ -96,8 +101,8 @@ def mutations(call_text: str, validator: Validator) -> list[tuple[str, str]]:
 
 def build_index(shared: Path, home: Path) -> None:
     env = dict(os.environ, GORILLA_TUI_HOME=str(home), HF_HUB_OFFLINE="1", PYTHONPATH=str(ROOT))
-    cmd = [sys.executable, "-m", "gorilla_tui", "index", "--refresh", "--from", str(shared / "apibench" / "api"),
-           "--from", str(shared / "apizoo"), "--json"]  # fmt: skip
+    api, zoo = str(shared / "apibench" / "api"), str(shared / "apizoo")
+    cmd = [sys.executable, "-m", "gorilla_tui", "index", "--refresh", "--from", api, "--from", zoo, "--json"]
     subprocess.run(cmd, env=env, check=True, capture_output=True)
 
 
@@ -168,7 +173,8 @@ def main() -> int:
             "Target: 0 valid among mutated snippets, every unmutated snippet valid. "
             f"`python bench/false_valid.py`, {seconds:.0f} s.",
             "",
-            "| source | unmutated valid | mutated snippets (digit / hyphen / owner / loader) | mutated valid |",
+            "| source | unmutated valid | mutated snippets (digit / hyphen / owner / loader) "
+            "| mutated valid |",
             "|---|---:|---:|---:|",
         ]
         for name, row in [*rows.items(), ("**all**", total)]:
