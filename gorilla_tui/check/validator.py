@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import ast
 import builtins
+import dataclasses
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -35,6 +36,7 @@ from gorilla_tui.check.rest import RestTable, http_method, path_of, request_line
 from gorilla_tui.check.signature import (
     ABSENT,
     SLOT,
+    UNQUOTED,
     UNQUOTED_ID,
     Requirement,
     bind,
@@ -122,6 +124,14 @@ class Validator:
         for e in self.entries:
             if e.req.callee.endswith(".from_pretrained") and e.req.slots and e.req.slots[0][1]:
                 self.pretrained.setdefault(str(e.req.slots[0][1]), e)
+        #: torch.hub.load repos of the pool (a wrong model of a pool repo: unknown_model, else unknown_repo)
+        self.repos = {
+            str(v)
+            for e in self.entries
+            if e.req.callee == "torch.hub.load"
+            for k, v in e.req.slots
+            if k == "repo_or_dir"
+        }
         self._by_root: dict[str, list[str]] = {}
         for c in self.callees:
             self._by_root.setdefault(c.split(".")[0].split("(")[0], []).append(c)
@@ -299,7 +309,7 @@ class Validator:
             return rows
         out = []
         for call, role, verdict in rows:
-            if verdict is not None and verdict.reason == "wrong_args:helper_as_model":
+            if verdict is not None and verdict.kind == "wrong_args" and role == "pool":
                 callee = canonical(call.callee)
                 found = _helper(callee, bind(call, family(callee) or ()), self.tables[callee].entries)
                 users = {id(e.doc) for e in found[1]} if found else set()
@@ -310,7 +320,21 @@ class Validator:
             out.append((call, role, verdict))
         return out
 
-    def _call_verdict(self, call: CallSite, code: str) -> tuple[str, Verdict]:
+    def _full(self, verdict: Verdict, per_call: list[CallVerdict], lazy: _Lazy) -> Verdict:
+        """The deciding verdict with its did-you-mean when it was built cheaply (_wrong); its row in
+        per_call gets the full reason too."""
+        found = lazy.get(id(verdict))
+        if found is None:
+            return verdict
+        call, build = found
+        full = build()
+        for row in per_call:
+            if row.line == call.line and row.col == call.col and row.callee == canonical(call.callee):
+                row.reason = full.reason
+                row.matched = full.matched.id if full.matched else None
+        return full
+
+    def _call_verdict(self, call: CallSite, code: str, lazy: _Lazy) -> tuple[str, Verdict]:
         """(role, verdict) of one call whose callee is a pool callee (role "pool" or "python-env")."""
         callee = canonical(call.callee)
         role = "pool" if callee in self.api_callees else "python-env"
@@ -323,7 +347,27 @@ class Validator:
             return role, Verdict(
                 "wrong_args", call.text, entry.doc, [entry.doc.call], notes, "wrong_args:missing_argument"
             )
-        return role, self._did_you_mean(call)
+        return role, self._wrong(call, lazy)
+
+    def _wrong(self, call: CallSite, lazy: _Lazy) -> Verdict:
+        """A cheap wrong_args verdict for a pool call that matches no entry (no did-you-mean ranking; the
+        deciding call gets the full _did_you_mean). Its reason: unquoted_id, unknown_repo (torch.hub.load
+        with a repo the pool does not have), unknown_model (other fixed families) or unknown_value."""
+        callee = canonical(call.callee)
+        bound = bind(call, family(callee) or ())
+        if any(v.startswith(UNQUOTED) for v in bound.values()):
+            reason = "wrong_args:unquoted_id"
+        elif callee == "torch.hub.load":
+            repo = bound.get("repo_or_dir", "")
+            known = repo in self.repos or repo.split(":", 1)[0] in self.repos
+            reason = "wrong_args:unknown_model" if known else "wrong_args:unknown_repo"
+        elif family(callee) is not None:
+            reason = "wrong_args:unknown_model"
+        else:
+            reason = _WRONG_DEFAULT
+        verdict = Verdict("wrong_args", call.text, None, [], [], reason)
+        lazy[id(verdict)] = (call, lambda: self._did_you_mean(call))  # the full verdict when it decides
+        return verdict
 
     def _culprit(self, calls: list[CallSite]) -> list[CallSite]:
         """The call a hallucination verdict names (as a 0/1-item list): the first call of a pool API family
@@ -385,6 +429,7 @@ class Validator:
             for c, q in zip(result.calls, resolved, strict=True)
         ]
         rows: list[tuple[CallSite, str, Verdict | None]] = []  # (call, role, verdict)
+        lazy: _Lazy = {}  # cheap verdicts (see _wrong, _full): did-you-mean only for the deciding one
         matched_spans: list[tuple[int, int]] = []  # calls inside a matched pool call are part of it
         wrapper_spans = {c.span for c in calls if c.via}
         for call in calls:
@@ -400,7 +445,7 @@ class Validator:
                 rows.append((call, "incidental", None))  # a wrapper: the call it passes on is checked
                 continue
             if callee in self.tables:
-                role, verdict = self._call_verdict(call, code)
+                role, verdict = self._call_verdict(call, code, lazy)
             elif companion is not None:
                 role, verdict = "pool", Verdict("valid", call.text, companion.doc)
             elif self._incidental(call, result.assigned):
@@ -411,8 +456,8 @@ class Validator:
                     note = f"{call.line}:{call.col}: {call.callee} is not a callee of the API pool"
                     if reason == "hallucination:wrong_loader":
                         note += " (its argument names a pool API: wrong loader)"
-                    near = self.near_callees(callee)
-                    role, verdict = "family", Verdict("hallucination", call.text, None, near, [note], reason)
+                    role, verdict = "family", Verdict("hallucination", call.text, None, [], [note], reason)
+                    lazy[id(verdict)] = (call, _with_near(self, verdict, callee))
                 else:
                     role, verdict = "other", None
             rows.append((call, role, verdict))
@@ -423,7 +468,7 @@ class Validator:
         api = [(c, v) for c, role, v in rows if role in ("pool", "family") and v is not None]
         env = [(c, v) for c, role, v in rows if role == "python-env" and v is not None]
         if api:
-            decided = _worst(api + env, prefer=api)
+            decided = self._full(_worst(api + env, prefer=api), per_call, lazy)
             decided.calls = per_call
             return decided
         for call in calls:
@@ -433,7 +478,8 @@ class Validator:
         if requests:
             rest = self._rest(requests, code)
             bad_env = [(c, v) for c, v in env if v.kind != "valid"]
-            decided = _worst([(calls[0] if calls else CallSite("", (), {}, "", 1, 1), rest), *bad_env])
+            first = calls[0] if calls else CallSite("", (), {}, "", 1, 1)
+            decided = self._full(_worst([(first, rest), *bad_env]), per_call, lazy)
             decided.calls = per_call
             return decided
         others = [c for c, role, _ in rows if role == "other"]
@@ -444,7 +490,7 @@ class Validator:
                 "hallucination", call.text, None, near, [note], "hallucination:unknown_callee", per_call
             )
         if env:
-            decided = _worst(env)
+            decided = self._full(_worst(env), per_call, lazy)
             decided.calls = per_call
             return decided
         note = "only incidental calls (builtins, methods of local objects)" if calls else "no call found"
@@ -543,6 +589,17 @@ def python_error(code: str) -> tuple[str, str] | None:
     except (RecursionError, MemoryError):
         return "unparseable:python_syntax", "1:1: too deeply nested for Python's parser"
     return None
+
+
+#: id(cheap verdict) -> (its call, a function building the full verdict with suggestions), see _full.
+_Lazy = dict[int, tuple[CallSite, Callable[[], Verdict]]]
+
+
+def _with_near(validator: Validator, verdict: Verdict, callee: str) -> Callable[[], Verdict]:
+    def build() -> Verdict:
+        return dataclasses.replace(verdict, suggestions=validator.near_callees(callee))
+
+    return build
 
 
 def _worst(
