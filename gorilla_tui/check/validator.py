@@ -42,6 +42,7 @@ from gorilla_tui.check.signature import (
     bind,
     canonical,
     family,
+    key,
     primary_call,
     requirement,
 )
@@ -284,8 +285,8 @@ class Validator:
         """Reason code when an unknown callee reaches a pool API family (rule 1), else "": an argument that
         is a pool model id / repo / handle (hallucination:wrong_loader), or a near-miss (difflib ratio >=
         NEAR_MISS) of a pool callee of the same module (hallucination:unknown_callee)."""
-        values = [v.text for v in call.positional] + [v.text for v in call.keywords.values()]
-        if any(v in self.identities for v in values):
+        values = [key(v) for v in (*call.positional, *call.keywords.values())]  # unquoted ids never equal
+        if not callee.endswith(".from_pretrained") and any(v in self.identities for v in values):
             return "hallucination:wrong_loader"
         root = callee.split(".")[0]
         same = self._by_root.get(root, ())
