@@ -86,7 +86,7 @@ TARGET_WRAPPERS = frozenset({"Thread", "Process", "Timer"})
 class Scan:
     """Everything the validator needs from one piece of code: the calls in pre-order (outer before inner;
     a call passed as a value follows its wrapper, see CallSite.via), the names assigned at least once
-    (``x = ...``), and syntax errors as "line:col: message" strings."""
+    (``x = ...``) or defined (``def f``, ``class C``), and syntax errors as "line:col: message" strings."""
 
     calls: list[CallSite] = field(default_factory=list)
     assigned: set[str] = field(default_factory=set)
@@ -316,6 +316,10 @@ def scan(code: str) -> Scan:
                 left = node.child_by_field_name("left")
                 if left is not None and left.type == "identifier":
                     result.assigned.add(_node_text(left))
+            elif node.type in ("function_definition", "class_definition"):  # def worker(): ...; worker()
+                name = node.child_by_field_name("name")
+                if name is not None:
+                    result.assigned.add(_node_text(name))
         if cursor.goto_first_child():
             continue
         while not cursor.goto_next_sibling():

@@ -254,3 +254,23 @@ def test_check_json_lists_each_call_with_its_verdict(pool, tmp_path, capsys):
     calls = {c["callee"]: c for c in out["calls"]}
     assert calls["torch.hub.load"]["verdict"] == "wrong_args" and calls["torch.hub.load"]["line"] == 2
     assert calls["model.eval"]["role"] == "incidental"
+
+
+@pytest.mark.parametrize(
+    "code",
+    [
+        "import json, functools\ndump = functools.partial(json.dumps, indent=2)",  # the rest comes later
+        "lines = ['a ']\nclean = list(map(str.strip, lines))",
+        "import threading\ndef worker():\n    pass\nt = threading.Thread(target=worker)\nt.start()",
+        "import os\nfor root, dirs, files in os.walk('.'):\n    print(root)",
+    ],
+)
+def test_python_env_code_with_wrappers_and_local_functions_is_valid(v, code):
+    verdict = v.check(code)
+    assert verdict.kind == "valid", verdict
+
+
+def test_a_near_miss_of_a_python_env_function_is_a_hallucination(v):
+    verdict = v.check("import json\nx = json.loadz('{}')\nprint(x)")
+    assert verdict.kind == "hallucination" and verdict.api_call == "json.loadz('{}')"
+    assert verdict.suggestions[:2] == ["json.load", "json.loads"]
