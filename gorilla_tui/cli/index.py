@@ -4,8 +4,11 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 from datetime import datetime, timezone
 from typing import Any
+
+from gorilla_tui.pool.doc import MAX_SOURCE_BYTES
 
 #: Flagged entries listed per source by `index --status` (all of them with --json).
 FLAGGED_SHOWN = 25
@@ -58,6 +61,14 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument(
         "--clean", action="store_true", help="drop sources of the previous index that were not refreshed now"
     )
+    p.add_argument(
+        "--max-source-mb",
+        type=float,
+        default=None,
+        metavar="MB",
+        help=f"size limit of one source, all its files together (default {MAX_SOURCE_BYTES / 1e6:g} MB); "
+        "a larger source is refused",
+    )
     p.add_argument("--json", action="store_true", help="print JSON instead of tables")
     p.set_defaults(func=run)
 
@@ -68,8 +79,8 @@ def run(args: argparse.Namespace) -> int:
         return _refresh(args)
     from gorilla_tui.errors import UsageError
 
-    if args.mirrors or args.sources or args.only or args.clean:
-        raise UsageError("--from, --source, --only and --clean go with --refresh")
+    if args.mirrors or args.sources or args.only or args.clean or args.max_source_mb is not None:
+        raise UsageError("--from, --source, --only, --clean and --max-source-mb go with --refresh")
     return _status(args)
 
 
@@ -82,13 +93,21 @@ def _refresh(args: argparse.Namespace) -> int:
     from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 
     from gorilla_tui.config import load_settings
+    from gorilla_tui.errors import UsageError
     from gorilla_tui.retrieve.refresh import refresh
 
+    max_bytes = MAX_SOURCE_BYTES
+    if args.max_source_mb is not None:
+        if not 0 < args.max_source_mb <= 1e6:
+            raise UsageError(
+                f"--max-source-mb must be greater than 0 and at most 1000000, not {args.max_source_mb:g}"
+            )
+        max_bytes = int(args.max_source_mb * 1e6)
     # config.toml `sources`: doc paths; "python:..." entries belong to the python-env source
     # (pool/pyenv/source.py)
     configured = [s for s in load_settings().sources if not s.startswith("python:")]
     python_specs = [s for s in args.sources if s.startswith("python:")]
-    user_paths = configured + [s for s in args.sources if not s.startswith("python:")]
+    user_paths = [s for s in args.sources if not s.startswith("python:")]
     manifests = None
     only = list(args.only)
     if python_specs:  # `--source python:SPEC` indexes exactly those distributions (issue 9)
@@ -97,7 +116,7 @@ def _refresh(args: argparse.Namespace) -> int:
 
         spec = ",".join(s.removeprefix("python:") for s in python_specs)
         manifests = pyenv.with_spec(load_manifests(), spec)
-        if only or user_paths:
+        if only or user_paths or configured:
             only.append(pyenv.SOURCE)
         else:
             only = [pyenv.SOURCE]
@@ -123,17 +142,25 @@ def _refresh(args: argparse.Namespace) -> int:
         status = load.status if load.status != "ok" else f"{len(load.result.docs)} docs"
         progress.update(task, completed=1, status=status, description=load.name)
 
+    def on_wait(message: str) -> None:
+        print(f"gorilla-tui: {message}", file=sys.stderr, flush=True)
+
     with progress:
         report = refresh(
             mirrors=args.mirrors, user_paths=user_paths, only=only, keep_previous=not args.clean,
-            on_event=on_event, manifests=manifests,
+            on_event=on_event, manifests=manifests, config_paths=configured, max_bytes=max_bytes,
+            on_wait=on_wait,
         )  # fmt: skip
-    missing = [r["name"] for r in report.sources if r.get("status") not in ("ok", "kept")]
+    missing = [r["name"] for r in report.sources if r.get("status") not in ("ok", "kept", "refused")]
     warning = _missing_warning(report.sources, missing)
+    refused = [
+        f"{r['name']} refused: {r.get('message', '')}" for r in report.sources if r.get("status") == "refused"
+    ]
     if args.json:
         out = {"path": str(report.path), "seconds": round(report.seconds, 3), "sources": report.sources}
         out["unavailable"] = missing
         out["warning"] = warning
+        out["warnings"] = refused + report.warnings
         print(json.dumps(out, indent=1))
         return 0
     from rich.markup import escape
@@ -146,8 +173,8 @@ def _refresh(args: argparse.Namespace) -> int:
             console.print(f"[dim]{row['name']}: docs expanded with {row['questions']} training questions[/]")
         for note in row.get("notes") or []:
             console.print(f"[dim]note[/] {row['name']}: {escape(note)}", highlight=False)
-    if warning:
-        console.print(f"[yellow]warning:[/] {warning}", highlight=False, soft_wrap=True)
+    for line in [*refused, *report.warnings] + ([warning] if warning else []):
+        console.print(f"[yellow]warning:[/] {escape(line)}", highlight=False, soft_wrap=True)
     return 0
 
 
