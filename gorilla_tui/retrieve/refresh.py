@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import errno
 import json
 import os
 import shutil
@@ -295,26 +296,32 @@ def _dropped(
 
 def _write_and_publish(index: ApiIndex, root: Path) -> Path:
     """Write `index` into a new build folder and publish it (index_store). The build folder is removed on
-    any failure (an exception, Ctrl+C); an OSError becomes one line (index_store.index_write_error:
-    disk full with the free and the needed space, permission)."""
-    folder: Path | None = None
-    try:
-        folder = index_store.new_build_dir()
-        index_store.write_version(folder, index.docs, index.tf, index.vocab, index.meta)
-        pause = float(os.environ.get(PAUSE_ENV, "0") or 0)
-        if pause > 0:
-            time.sleep(pause)
-        final = index_store.publish(folder)
-        folder = None
-        return final
-    except OSError as e:
-        if folder is not None:
-            shutil.rmtree(folder, ignore_errors=True)
+    any failure (an exception, Ctrl+C). A full disk is retried once after removing the version folders
+    that are not live (kept only for readers in the middle of a swap); an OSError then becomes one line
+    (index_store.index_write_error: disk full with the free and the needed space, permission)."""
+    for attempt in (1, 2):
+        folder: Path | None = None
+        try:
+            folder = index_store.new_build_dir()
+            index_store.write_version(folder, index.docs, index.tf, index.vocab, index.meta)
+            pause = float(os.environ.get(PAUSE_ENV, "0") or 0)
+            if pause > 0:
+                time.sleep(pause)
+            final = index_store.publish(folder)
             folder = None
-        raise index_store.index_write_error(e, root, needed=estimate_bytes(index)) from None
-    finally:
-        if folder is not None:
-            shutil.rmtree(folder, ignore_errors=True)
+            return final
+        except OSError as e:
+            if folder is not None:
+                shutil.rmtree(folder, ignore_errors=True)
+                folder = None
+            full = e.errno in (errno.ENOSPC, errno.EDQUOT)
+            if attempt == 1 and full and index_store.remove_old_versions(root):
+                continue
+            raise index_store.index_write_error(e, root, needed=estimate_bytes(index)) from None
+        finally:
+            if folder is not None:
+                shutil.rmtree(folder, ignore_errors=True)
+    raise AssertionError("unreachable")
 
 
 def estimate_bytes(index: ApiIndex) -> int:

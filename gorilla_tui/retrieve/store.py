@@ -153,6 +153,18 @@ def remove_stale_builds(root: Path | None = None) -> list[Path]:
     return removed
 
 
+def remove_old_versions(root: Path | None = None) -> list[Path]:
+    """Remove every version folder but the live one (publish keeps KEEP_PREVIOUS of them for readers in
+    the middle of a swap); used to make room when a refresh finds the disk full. Callers must hold
+    refresh_lock. Returns the folders removed."""
+    root = index_root(root)
+    live = current_version(root)
+    old = [c for c in root.glob("v-*") if c.is_dir() and (live is None or c.name != live.name)]
+    for child in old:
+        shutil.rmtree(child, ignore_errors=True)
+    return old
+
+
 def _alive(pid: int) -> bool:
     try:
         os.kill(pid, 0)
