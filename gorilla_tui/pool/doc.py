@@ -383,7 +383,9 @@ def _add(result: LoadResult, path: Path, line: int, rec: Any, source: str, fmt: 
         return
     missing = _missing_fields(rec, fmt)
     if missing:
-        what = "no api_call" if missing == ["api_call"] else f"not a {fmt} doc: no {', '.join(missing)}"
+        what = (
+            "no api_call" if missing == ["api_call"] else f"no {', '.join(missing)} (required in {fmt} docs)"
+        )
         _not_doc(result, path, line, what)
         return
     doc = _make_doc(rec, source, line, fmt == "apizoo")
