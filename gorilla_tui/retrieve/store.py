@@ -200,8 +200,9 @@ def write_version(
 
 def publish(folder: Path, root: Path | None = None) -> Path:
     """Make the built `folder` the live index: rename it to a version folder, then replace CURRENT
-    atomically (temp file + os.replace). Old versions beyond KEEP_PREVIOUS and stale build folders are
-    removed. Callers must hold refresh_lock. Returns the version folder."""
+    atomically (temp file + os.replace). Old versions beyond KEEP_PREVIOUS and the build folders of dead
+    processes (remove_stale_builds) are removed. Callers must hold refresh_lock. Returns the version
+    folder."""
     root = index_root(root)
     previous = current_version(root)
     name = time.strftime("v-%Y%m%dT%H%M%S") + f"-{os.getpid()}-{folder.name[-6:]}"
@@ -212,10 +213,9 @@ def publish(folder: Path, root: Path | None = None) -> Path:
     _fsync_dir(root)
     keep = {final.name} | ({previous.name} if previous is not None and KEEP_PREVIOUS else set())
     for child in root.iterdir():
-        stale_build = child.name.startswith(BUILD_PREFIX) and child != folder
-        old_version = child.name.startswith("v-") and child.name not in keep
-        if child.is_dir() and (stale_build or old_version):
+        if child.is_dir() and child.name.startswith("v-") and child.name not in keep:
             shutil.rmtree(child, ignore_errors=True)
+    remove_stale_builds(root)
     return final
 
 
