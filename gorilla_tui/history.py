@@ -84,16 +84,31 @@ class History:
         self.path = Path(path) if path else get_paths().history_db
         self._ready = False
         self.warnings: list[str] = []
-        self.on_warning = on_warning
         self._lock = threading.Lock()
+        self._on_warning = on_warning
+
+    @property
+    def on_warning(self) -> Callable[[str], None] | None:
+        """Called with each warning line once; setting it replays the warnings already given (so a UI
+        that connects late still shows one that a worker thread met first)."""
+        return self._on_warning
+
+    @on_warning.setter
+    def on_warning(self, callback: Callable[[str], None] | None) -> None:
+        with self._lock:
+            self._on_warning = callback
+            earlier = list(self.warnings)
+        for message in earlier if callback is not None else ():
+            callback(message)
 
     def _warn(self, message: str) -> None:
         with self._lock:
             if message in self.warnings:
                 return
             self.warnings.append(message)
-        if self.on_warning is not None:
-            self.on_warning(message)
+            callback = self._on_warning
+        if callback is not None:
+            callback(message)
 
     def _safe(self, op: Callable[[sqlite3.Connection], T], default: T) -> T:
         """op(connection) in a transaction; on a failure, the recovery described in the class docstring."""
