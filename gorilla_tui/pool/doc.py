@@ -520,10 +520,18 @@ def load_file(
 
     Raises ValueError for an unknown fmt, SourceRejected (a ValueError) for a path that is not a regular
     file (checked before it is opened: a FIFO never blocks, /dev/zero is never read) or a file over
-    max_bytes. An APIBench question set (is_question_set: an eval or training split) is never loaded as
-    docs: eval questions must not reach the index (issue 7); the result is one "skipped" diagnostic."""
+    max_bytes; a missing or unreadable file gives a "skipped" diagnostic and no docs. An APIBench
+    question set (is_question_set: an eval or training split) is never loaded as docs: eval questions
+    must not reach the index (issue 7); the result is one "skipped" diagnostic."""
     path = Path(path)
-    st = _stat(path)
+    try:
+        st = os.stat(path)
+    except OSError as e:  # missing or unreadable: a "skipped" diagnostic, as for any unreadable file
+        return LoadResult(
+            diagnostics=[Diagnostic(str(path), 0, "skipped", f"cannot read: {e.strerror or e}")]
+        )
+    if not stat.S_ISREG(st.st_mode):
+        raise SourceRejected(f"{path}: not a regular file ({_file_kind(st.st_mode)}); only files are read")
     if st.st_size > max_bytes:
         raise _too_big(path, max_bytes)
     fmt = fmt or detect_format(path)
