@@ -186,3 +186,44 @@ def test_a_config_source_refused_later_is_dropped_with_a_warning(
     assert out["warnings"][1].startswith("mine: 1 of its 1 docs in the previous index dropped (refused: ")
     assert main(["search", "ship the order", "--hub", "mine"]) == 2  # not in the index
     capsys.readouterr()
+
+
+def test_run_prints_before_it_writes_the_history(index: Path, monkeypatch, capsys) -> None:
+    import gorilla_tui.history as history
+
+    printed_before: list[str] = []
+    real_add_run = history.History.add_run
+
+    def add_run(self, *args, **kwargs):
+        printed_before.append(capsys.readouterr().out)  # what was on stdout when the history was written
+        return real_add_run(self, *args, **kwargs)
+
+    monkeypatch.setattr(history.History, "add_run", add_run)
+    monkeypatch.setattr(sys, "stdin", io.StringIO(HELLO))
+    assert main(["run", "-", "--yes", "--json"]) == 0
+    assert len(printed_before) == 1 and json.loads(printed_before[0])["run"]["exit_status"] == 0
+
+
+SPORTS = "I want to classify sports activities in videos"
+
+
+@pytest.mark.model
+def test_ask_prints_its_answer_first_and_survives_a_corrupt_history(home_with_index, monkeypatch, capsys):
+    import gorilla_tui.history as history
+
+    db = get_paths().history_db
+    db.write_bytes(b"SQLite format 3\x00" + os.urandom(3000))
+    printed_before: list[str] = []
+    real_add = history.History.add
+
+    def add(self, *args, **kwargs):
+        printed_before.append(capsys.readouterr().out)
+        return real_add(self, *args, **kwargs)
+
+    monkeypatch.setattr(history.History, "add", add)
+    rc = main(["ask", SPORTS, "--json", "-k", "5", "--hub", "torchhub", "--mode", "select"])
+    err = capsys.readouterr().err
+    assert rc == 0 and json.loads(printed_before[0])["verdict"]["verdict"] == "valid"  # printed, then saved
+    assert "gorilla-tui: warning: history could not be read or written (" in err and "Traceback" not in err
+    assert len(list(db.parent.glob("history.sqlite3.broken-*"))) == 1
+    assert [e.task for e in history.History().search()] == [SPORTS]
