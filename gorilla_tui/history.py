@@ -85,6 +85,7 @@ class History:
         self._ready = False
         self.warnings: list[str] = []
         self._lock = threading.Lock()
+        self._recovering = threading.Lock()
         self._on_warning = on_warning
 
     @property
@@ -113,6 +114,15 @@ class History:
     def _safe(self, op: Callable[[sqlite3.Connection], T], default: T) -> T:
         """op(connection) in a transaction; on a failure, the recovery described in the class docstring."""
         try:
+            with self._connect() as con:
+                return op(con)
+        except (sqlite3.Error, OSError) as e:
+            error = e
+        with self._recovering:  # one thread at a time moves a file aside
+            return self._recover(op, default, error)
+
+    def _recover(self, op: Callable[[sqlite3.Connection], T], default: T, error: BaseException) -> T:
+        try:  # another thread may have started a new history meanwhile
             with self._connect() as con:
                 return op(con)
         except (sqlite3.Error, OSError) as e:

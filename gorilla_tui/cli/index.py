@@ -12,6 +12,8 @@ from gorilla_tui.pool.doc import MAX_SOURCE_BYTES
 
 #: Flagged entries listed per source by `index --status` (all of them with --json).
 FLAGGED_SHOWN = 25
+#: Skipped lines listed by `index --status` (an index built by an older release may hold millions).
+SKIPPED_SHOWN = 50
 
 #: Sources built on this machine without any download (a refresh offline still has them).
 LOCAL_SOURCES = ("python-env",)
@@ -193,6 +195,7 @@ def _missing_warning(rows: list[dict[str, Any]], missing: list[str]) -> str | No
 
 def _sources_table(rows: list[dict[str, Any]], title: str):
     from rich.table import Table
+    from rich.text import Text
 
     table = Table(title=title)
     for col, just in (("source", "left"), ("status", "left"), ("loaded", "right"), ("flagged", "right"),
@@ -200,9 +203,9 @@ def _sources_table(rows: list[dict[str, Any]], title: str):
         table.add_column(col, justify=just, overflow="fold", no_wrap=col != "from / why")
     for r in rows:
         where = r.get("origin") if r.get("status") == "ok" else r.get("message", "")
-        table.add_row(
-            r["name"], r.get("status", ""), str(r.get("loaded", 0)), str(r.get("flagged", 0)),
-            str(r.get("skipped", 0)), str(r.get("repaired", 0)), str(where or ""),
+        table.add_row(  # Text: names, paths and messages are shown as they are, never as markup
+            Text(str(r["name"])), str(r.get("status", "")), str(r.get("loaded", 0)), str(r.get("flagged", 0)),
+            str(r.get("skipped", 0)), str(r.get("repaired", 0)), Text(str(where or "")),
         )  # fmt: skip
     return table
 
@@ -248,6 +251,7 @@ def _status(args: argparse.Namespace) -> int:
         print(json.dumps(out, indent=1))
         return 0
     from rich.console import Console
+    from rich.markup import escape
     from rich.table import Table
 
     console = Console()
@@ -267,10 +271,16 @@ def _status(args: argparse.Namespace) -> int:
             if len(items) > FLAGGED_SHOWN:
                 table.add_row(f"{source}: ...", f"and {len(items) - FLAGGED_SHOWN} more (see --json)", "")
         console.print(table)
-    skipped = [d for d in meta.get("diagnostics", []) if d.get("severity") == "skipped"]
-    for d in skipped:
-        where = f"{d['file']}:{d['line']}" if d.get("line") else d["file"]
-        console.print(f"[yellow]skipped[/] {where}: {d['message']}")
+    skipped = [
+        d for d in meta.get("diagnostics", []) if isinstance(d, dict) and d.get("severity") == "skipped"
+    ]
+    for d in skipped[:SKIPPED_SHOWN]:
+        where = f"{d.get('file')}:{d.get('line')}" if d.get("line") else d.get("file")
+        console.print(
+            f"[yellow]skipped[/] {escape(str(where))}: {escape(str(d.get('message')))}", highlight=False
+        )
+    if len(skipped) > SKIPPED_SHOWN:
+        console.print(f"[yellow]skipped[/] ... and {len(skipped) - SKIPPED_SHOWN} more (see --json)")
     console.print(
         f"{meta.get('n_docs', 0)} docs, {meta.get('vocab_size', 0)} terms, {size / 1e6:.1f} MB, built "
         f"{meta.get('built_at', '?')} ({age} ago)\nindex: {folder}\nconfig: {paths.config_file}"
