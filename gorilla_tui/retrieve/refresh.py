@@ -130,7 +130,8 @@ def refresh(
     `sources` (the same, but a refused one is a "refused" row instead of an error); only: restrict to
     these source names; keep_previous: sources not refreshed now (unreachable, not in mirror, not
     selected) keep their docs from the previous index; max_bytes: size limit of one source (pool.doc);
-    on_wait(message): called once when another refresh holds the lock.
+    on_wait(message): called once when another refresh holds the lock (waited for up to
+    index_store.LOCK_WAIT seconds).
 
     Holds index_store.refresh_lock throughout and first removes the build folders of dead refreshes;
     the new version is written to a temp folder, removed on any failure, and published with an atomic
@@ -157,7 +158,7 @@ def refresh(
     emit = on_event or (lambda kind, name, load: None)
     started = time.perf_counter()
     root = index_store.index_root()
-    with index_store.refresh_lock(on_wait=on_wait):
+    with index_store.refresh_lock(timeout=index_store.LOCK_WAIT, on_wait=on_wait):
         index_store.remove_stale_builds()
         taken = [m.name for m in manifests]
         users: list[SourceLoad] = []
