@@ -19,15 +19,16 @@ from gorilla_tui.pool.lenient_json import entry_chunks, repair_json
 FORMATS = ("apibench", "apizoo", "jsonl")
 
 #: Default size limit of one source (all its files together), in bytes; `index --refresh --max-source-mb`
-#: raises it. The largest APIBench pool (huggingface_api.jsonl) is 1.06 MB, so 64 MiB is 60 times that;
+#: raises it. The largest APIBench pool (huggingface_api.jsonl) is 1.06 MB, so 64 MB is 60 times that;
 #: a 200 MB garbage file once took a refresh to 5.2 GB of memory (issue 17).
 MAX_SOURCE_BYTES = 64_000_000
 #: Diagnostics kept per file; the others are counted in one closing diagnostic (a 2.76-million-line
 #: garbage file once made a 491 MB meta.json, issue 17).
 MAX_DIAGNOSTICS = 50
 #: Fields a record needs to become a doc, per format: every one a non-empty string. "jsonl" (user docs)
-#: needs only the call; "apibench" records carry the APIBench fields (gorilla-llm/APIBench *_api.jsonl:
-#: domain, api_name, api_call, ...); APIZoo entries name their API (data/apizoo README of the Gorilla repo).
+#: needs only the call; "apibench": each of the 1,726 lines of the three APIBench *_api.jsonl pools
+#: (gorilla-llm/APIBench) has api_call, api_name and domain as strings; "apizoo": every entry of the APIZoo
+#: files (gorilla data/apizoo) names its API in api_name.
 REQUIRED_FIELDS = {"apibench": ("api_call", "api_name", "domain"), "apizoo": ("api_call", "api_name"),
                    "jsonl": ("api_call",)}  # fmt: skip
 
