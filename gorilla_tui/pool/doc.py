@@ -418,6 +418,9 @@ def load_jsonl(
     path = Path(path)
     result = LoadResult()
     for lineno, raw in _lines(path, result, max_bytes):
+        if not raw.lstrip().startswith(b"{"):  # cheap: a garbage file has millions of these lines
+            _not_doc(result, path, lineno, "not a JSON object (the line does not start with '{')")
+            continue
         try:
             rec = json.loads(raw.decode("utf-8"))
         except UnicodeDecodeError as e:
