@@ -27,8 +27,11 @@ HF_HUB_OFFLINE=1 or no network only the local Hugging Face cache is read). Witho
   {FROM_HINT}
 exit status: 0 when an index was built and published, even if some sources could not be fetched (they
 are listed with the reason, their docs from the previous index are kept, and a closing warning names
-them; if only local sources such as python-env were built, the warning says so); 2 for bad input or when
-no source at all could be loaded (the previous index is left in place)."""
+them; if only local sources such as python-env were built, the warning says so); 2 for bad input (a
+--source that is not a regular file or folder, larger than --max-source-mb, or mostly not docs), a disk
+that is full, or when no source at all could be loaded (the previous index is left in place).
+A source from config.toml or a manifest that is refused is listed as "refused" and not indexed; docs of
+the previous index that a refresh drops are counted per source in a warning."""
 
 
 def register(sub: argparse._SubParsersAction) -> None:
