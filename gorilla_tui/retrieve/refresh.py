@@ -98,6 +98,8 @@ def _previous() -> _Previous:
         return _Previous()
     except GorillaError as e:
         return _Previous(rows=_meta_rows(), damaged=str(e))
+    except Exception as e:  # noqa: BLE001 - whatever a damaged file raises, the index is rebuilt
+        return _Previous(rows=_meta_rows(), damaged=f"{type(e).__name__}: {str(e)[:120]}")
     rows = index.meta.get("sources")
     return _Previous(index, [r for r in rows if isinstance(r, dict)] if isinstance(rows, list) else [])
 
@@ -105,7 +107,7 @@ def _previous() -> _Previous:
 def _meta_rows() -> list[dict[str, Any]]:
     try:
         _, meta = index_store.read_meta(None)
-    except GorillaError:
+    except Exception:  # noqa: BLE001 - meta.json unreadable too: nothing is known of the old sources
         return []
     rows = meta.get("sources") if isinstance(meta, dict) else None
     return [r for r in rows if isinstance(r, dict) and r.get("name")] if isinstance(rows, list) else []

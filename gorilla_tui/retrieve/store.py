@@ -30,7 +30,8 @@ LOCK = "refresh.lock"
 #: Written by the lock holder: "PID START_EPOCH_SECONDS" (what a waiting refresh reports).
 LOCK_OWNER = "refresh.lock.owner"
 #: Seconds a refresh waits for another one to finish before it gives up (a refresh of the three hubs,
-#: APIZoo and python-env takes about 30 s on 2 cores; a FIFO or /dev/zero source can no longer hang one).
+#: APIZoo and python-env takes 15-25 s on 2 cores, bench/refresh_memory.py; a FIFO or /dev/zero source
+#: can no longer hang one).
 LOCK_WAIT = 600.0
 BUILD_PREFIX = ".build-"
 #: Version folders kept besides the live one (a reader that read CURRENT just before a swap still finds its
@@ -66,7 +67,7 @@ def refresh_lock(
 
     The holder writes its PID and start time to root/refresh.lock.owner. timeout: seconds to wait (-1 =
     forever). on_wait(message) is called once when the lock is taken by another process ("waiting for
-    the refresh by PID N, running for M s"). Raises GorillaError when it cannot be acquired in time
+    PID N for M s to finish"). Raises GorillaError when it cannot be acquired in time
     ("lock held by PID N for M s") or the folder cannot be written (index_write_error).
     """
     from filelock import FileLock, Timeout
