@@ -227,3 +227,34 @@ def test_ask_prints_its_answer_first_and_survives_a_corrupt_history(home_with_in
     assert "gorilla-tui: warning: history could not be read or written (" in err and "Traceback" not in err
     assert len(list(db.parent.glob("history.sqlite3.broken-*"))) == 1
     assert [e.task for e in history.History().search()] == [SPORTS]
+
+
+def test_run_on_a_really_full_tmpfs_prints_its_result_and_warns(
+    apibench: Path, tmp_path, monkeypatch
+) -> None:
+    """The issue's own setup: a 5 MB tmpfs as the home, filled up (root only: mount(8))."""
+    home = tmp_path / "tmpfs"
+    home.mkdir()
+    if os.geteuid() != 0:
+        pytest.skip("mounting a tmpfs needs root; test_run_on_a_full_disk_still_prints_its_result covers it")
+    mounted = subprocess.run(
+        ["mount", "-t", "tmpfs", "-o", "size=5m", "tmpfs", str(home)], capture_output=True
+    )
+    if mounted.returncode != 0:
+        pytest.skip(f"cannot mount a tmpfs here: {mounted.stderr.decode().strip()}")
+    try:
+        monkeypatch.setenv("GORILLA_TUI_HOME", str(home))
+        assert main(["index", "--refresh", "--from", str(apibench / "api"), "--only", "torchhub"]) == 0
+        with open(home / "fill", "wb", buffering=0) as fh:  # fill the disk to the last block
+            try:
+                while True:
+                    fh.write(b"\0" * 65536)
+            except OSError:
+                pass
+        r = _cli("run", "-", "--yes", stdin=HELLO.encode())
+        assert r.returncode == 0 and "hello from the sandbox" in r.stdout
+        db = get_paths().history_db
+        assert f"gorilla-tui: warning: history not saved (database or disk is full): {db}" in r.stderr
+        assert "Traceback" not in r.stderr and not list(db.parent.glob("history.sqlite3.broken-*"))
+    finally:
+        subprocess.run(["umount", "-l", str(home)], check=False)
