@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 from datetime import datetime, timezone
 from typing import Any
 
@@ -147,8 +146,8 @@ def _refresh(args: argparse.Namespace) -> int:
         status = load.status if load.status != "ok" else f"{len(load.result.docs)} docs"
         progress.update(task, completed=1, status=status, description=load.name)
 
-    def on_wait(message: str) -> None:
-        print(f"gorilla-tui: {message}", file=sys.stderr, flush=True)
+    def on_wait(message: str) -> None:  # through the progress console, so the spinner lines stay whole
+        err.print(f"gorilla-tui: {message}", markup=False, highlight=False, soft_wrap=True)
 
     with progress:
         report = refresh(
