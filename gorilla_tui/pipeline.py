@@ -170,7 +170,9 @@ class Pipeline:
         select_by = self.select_by(mode)
         if mode == "select" and not options:
             verdict = Verdict(
-                "no_call", diagnostics=["no API doc matched the task, so there is nothing to select"]
+                "no_call",
+                diagnostics=["no API doc matched the task, so there is nothing to select"],
+                reason="no_call:no_code",
             )
             emit(VerdictEvent(verdict))
             timings["total"] = time.perf_counter() - t0
@@ -237,7 +239,12 @@ class Pipeline:
         else:
             api_call, code, code_source, explanation = self._extracted(text)
         verdict = self.validator.check(api_call or code) if (api_call or code) else Verdict(
-            "no_call", diagnostics=["the model gave no API call"])  # fmt: skip
+            "no_call", diagnostics=["the model gave no API call"], reason="no_call:no_code")  # fmt: skip
+        if verdict.ok and mode == "generate" and code.strip() and code.strip() != api_call.strip():
+            shown = self.validator.check_code(code)  # the code the person copies and runs must pass too
+            if shown.kind not in ("valid", "no_call"):
+                shown.diagnostics.insert(0, "the api_call is valid, but the code shown is not")
+                verdict = shown
         timings["validate"] = time.perf_counter() - t
         emit(VerdictEvent(verdict))
         timings["total"] = time.perf_counter() - t0

@@ -140,3 +140,22 @@ def test_select_mode_shows_the_example_only_when_it_passes_the_check(torchhub_in
     assert p.verdict.kind == "valid"
     assert p.code == p.api_call and p.code_source == "model"
     assert any("example code does not pass the check" in w for w in p.warnings)
+
+
+@pytest.mark.parametrize(
+    ("code", "kind"),
+    [
+        ("import torch\nprint 'loading'\nm = torch.hub.load('facebookresearch/pytorchvideo', 'slow_r50')",
+         "unparseable"),
+        ("import torch\nm = torch.hub.load('facebookresearch/pytorchvideo', 'slow_r51')", "wrong_args"),
+        ("import torch\nm = torch.hub.load('facebookresearch/pytorchvideo', 'slow_r50')\nm.eval()", "valid"),
+    ],
+)  # fmt: skip
+def test_generate_mode_checks_the_code_shown_too(torchhub_index, code, kind):
+    text = ("<<<api_call>>>: torch.hub.load('facebookresearch/pytorchvideo', 'slow_r50', pretrained=True)\n"
+            f"<<<code>>>: {code}")  # fmt: skip
+    pipe = Pipeline(Settings(mode="generate"), torchhub_index, ScriptedBackend([text]), family="gorilla")
+    p = pipe.ask(SPORTS)
+    assert p.code.startswith("import torch") and p.verdict.kind == kind, p.verdict
+    if kind != "valid":
+        assert p.verdict.diagnostics[0] == "the api_call is valid, but the code shown is not"
