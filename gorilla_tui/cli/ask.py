@@ -13,6 +13,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from gorilla_tui.cli.options import add_model_options, settings_from_args
+from gorilla_tui.cli.run import add_isolation_option
 from gorilla_tui.errors import GorillaError
 
 
@@ -32,6 +33,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--yes", "-y", action="store_true", help="with --run: answer every confirmation")
     p.add_argument("--timeout", type=float, default=None, metavar="S", help="with --run: wall-clock limit")
     p.add_argument("--keep", action="store_true", help="with --run: keep the sandbox folder")
+    add_isolation_option(p)
     p.set_defaults(func=run)
 
 
