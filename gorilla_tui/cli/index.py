@@ -7,6 +7,8 @@ import json
 from datetime import datetime, timezone
 from typing import Any
 
+from gorilla_tui.textsafe import safe_text
+
 #: Flagged entries listed per source by `index --status` (all of them with --json).
 FLAGGED_SHOWN = 25
 
@@ -136,18 +138,23 @@ def _refresh(args: argparse.Namespace) -> int:
         out["warning"] = warning
         print(json.dumps(out, indent=1))
         return 0
-    from rich.markup import escape
+    from rich.text import Text
 
     console = Console()
     console.print(_sources_table(report.sources, "index refreshed"))
-    console.print(f"{len(report.index.docs)} docs in {report.seconds:.2f} s -> {report.path}")
+    console.print(
+        Text(safe_text(f"{len(report.index.docs)} docs in {report.seconds:.2f} s -> {report.path}"))
+    )
     for row in report.sources:
         if row.get("questions") and row.get("status") == "ok":
-            console.print(f"[dim]{row['name']}: docs expanded with {row['questions']} training questions[/]")
+            line = f"{row['name']}: docs expanded with {row['questions']} training questions"
+            console.print(Text(safe_text(line), style="dim"))
         for note in row.get("notes") or []:
-            console.print(f"[dim]note[/] {row['name']}: {escape(note)}", highlight=False)
+            console.print(
+                Text.assemble(("note", "dim"), safe_text(f" {row['name']}: {note}")), highlight=False
+            )
     if warning:
-        console.print(f"[yellow]warning:[/] {warning}", highlight=False, soft_wrap=True)
+        console.print(Text.assemble(("warning:", "yellow"), " " + safe_text(warning)), soft_wrap=True)
     return 0
 
 
@@ -165,7 +172,10 @@ def _missing_warning(rows: list[dict[str, Any]], missing: list[str]) -> str | No
 
 
 def _sources_table(rows: list[dict[str, Any]], title: str):
+    """The sources of a refresh or of the index as a rich Table; every cell is plain text (safe_text),
+    never markup: a source path such as `docs/[/x]` is shown as it is."""
     from rich.table import Table
+    from rich.text import Text
 
     table = Table(title=title)
     for col, just in (("source", "left"), ("status", "left"), ("loaded", "right"), ("flagged", "right"),
@@ -173,10 +183,9 @@ def _sources_table(rows: list[dict[str, Any]], title: str):
         table.add_column(col, justify=just, overflow="fold", no_wrap=col != "from / why")
     for r in rows:
         where = r.get("origin") if r.get("status") == "ok" else r.get("message", "")
-        table.add_row(
-            r["name"], r.get("status", ""), str(r.get("loaded", 0)), str(r.get("flagged", 0)),
-            str(r.get("skipped", 0)), str(r.get("repaired", 0)), str(where or ""),
-        )  # fmt: skip
+        cells = (r["name"], r.get("status", ""), r.get("loaded", 0), r.get("flagged", 0), r.get("skipped", 0),
+                 r.get("repaired", 0), where or "")  # fmt: skip
+        table.add_row(*(Text(safe_text(str(c))) for c in cells))
     return table
 
 
@@ -222,6 +231,7 @@ def _status(args: argparse.Namespace) -> int:
         return 0
     from rich.console import Console
     from rich.table import Table
+    from rich.text import Text
 
     console = Console()
     console.print(_sources_table(meta.get("sources", []), "API index"))
@@ -236,16 +246,18 @@ def _status(args: argparse.Namespace) -> int:
             table.add_column(col, overflow="fold")
         for source, items in by_source.items():
             for f in items[:FLAGGED_SHOWN]:
-                table.add_row(f["id"], f["api_call"], f["reason"])
+                table.add_row(*(Text(safe_text(str(f[k]))) for k in ("id", "api_call", "reason")))
             if len(items) > FLAGGED_SHOWN:
-                table.add_row(f"{source}: ...", f"and {len(items) - FLAGGED_SHOWN} more (see --json)", "")
+                more = f"and {len(items) - FLAGGED_SHOWN} more (see --json)"
+                table.add_row(Text(safe_text(f"{source}: ...")), more, "")
         console.print(table)
     skipped = [d for d in meta.get("diagnostics", []) if d.get("severity") == "skipped"]
     for d in skipped:
         where = f"{d['file']}:{d['line']}" if d.get("line") else d["file"]
-        console.print(f"[yellow]skipped[/] {where}: {d['message']}")
-    console.print(
+        console.print(Text.assemble(("skipped", "yellow"), safe_text(f" {where}: {d['message']}")))
+    summary = (
         f"{meta.get('n_docs', 0)} docs, {meta.get('vocab_size', 0)} terms, {size / 1e6:.1f} MB, built "
         f"{meta.get('built_at', '?')} ({age} ago)\nindex: {folder}\nconfig: {paths.config_file}"
     )
+    console.print(Text(safe_text(summary)))
     return 0
