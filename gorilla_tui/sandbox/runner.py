@@ -96,8 +96,8 @@ class RunResult:
     network: "isolated" (empty network namespace) or "open"; files: "contained" (the code sees only the
     system folders and its environment, and writes only to its own size-limited tmpfs) or "open";
     limits_scope: "run (cgroup v2)", "run (cgroup v1)" or "per process (setrlimit)": what memory_bytes and
-    processes bound; workdir: the run's folder on the host; notes: plain statements about what was and was
-    not isolated.
+    processes bound; workdir: the run's folder on the host; uid: the unprivileged uid the code ran as (None:
+    ours); notes: plain statements about what was and was not isolated.
     """
 
     exit_status: int | None
@@ -114,6 +114,7 @@ class RunResult:
     cpu_s: float | None = None
     notes: list[str] = field(default_factory=list)
     limits_scope: str = "per process (setrlimit)"
+    uid: int | None = None
 
     @property
     def ok(self) -> bool:
@@ -409,6 +410,7 @@ class SandboxRun:
             cpu_s=report.get("cpu_s"),
             notes=notes,
             limits_scope=scope,
+            uid=uid,
         )
 
     def _notes(self, uid: int | None, scope: str) -> list[str]:
