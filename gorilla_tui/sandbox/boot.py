@@ -225,7 +225,8 @@ def _supervise(pid: int, timeout_s: float, namespaces: bool = False) -> dict:
         if done == pid:
             break
     signal.setitimer(signal.ITIMER_REAL, 0)
-    _kill_children()
+    if not namespaces:  # as PID 1 or subreaper: orphans of the code are ours to kill (the outer stage of a
+        _kill_children()  # namespaced run has no other child than unshare, which has exited)
     if fired:
         return {"exit": None, "cpu_s": None, "timeout": True}
     return {
