@@ -30,6 +30,7 @@ import sys
 import time
 
 MS_RDONLY, MS_NOSUID, MS_NODEV, MS_NOEXEC, MS_REMOUNT, MS_BIND, MS_REC = 1, 2, 4, 8, 32, 4096, 16384
+MS_NOATIME, MS_NODIRATIME, MS_RELATIME, ST_RELATIME = 1024, 2048, 1 << 21, 4096
 MNT_DETACH = 2
 PR_SET_PDEATHSIG, PR_SET_CHILD_SUBREAPER, PR_SET_NO_NEW_PRIVS = 1, 36, 38
 #: pivot_root(2) has no glibc wrapper: its syscall number per machine (asm/unistd*.h).
@@ -61,7 +62,11 @@ def _bind(src: str, target: str, readonly: bool) -> None:
         open(target, "a").close()
     _mount(src, target, None, MS_BIND | MS_REC)
     if readonly:
-        _mount(None, target, None, MS_REMOUNT | MS_BIND | MS_RDONLY | MS_NOSUID | MS_NODEV)
+        # keep the flags the source already has: in a user namespace they are locked, and a remount that
+        # would drop one fails (mount(2), EPERM); statvfs ST_* bits equal MS_* ones except ST_RELATIME
+        have = os.statvfs(target).f_flag
+        keep = have & (MS_NOEXEC | MS_NOATIME | MS_NODIRATIME) | (MS_RELATIME if have & ST_RELATIME else 0)
+        _mount(None, target, None, MS_REMOUNT | MS_BIND | MS_RDONLY | MS_NOSUID | MS_NODEV | keep)
 
 
 def _kill_children(me: int | None = None) -> None:
