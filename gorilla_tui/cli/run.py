@@ -87,8 +87,8 @@ def check_run_args(args: argparse.Namespace) -> None:
     iso = probe_isolation()
     if iso.mode != "namespaces" and not getattr(args, "no_isolation", False):
         raise IsolationError(
-            f"refusing to run: no isolation here ({iso.reason})",
-            hint="--no-isolation runs it anyway, with the network open and files writable",
+            f"refusing to run: no isolation here ({iso.reason}); --no-isolation runs it anyway, with the"
+            " network open and files writable"
         )
 
     if not args.yes and not sys.stdin.isatty():

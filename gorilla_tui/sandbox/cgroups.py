@@ -125,7 +125,10 @@ def _own_paths() -> dict[str, str]:
 
 
 def _writable_dir(d: str) -> bool:
-    return os.path.isdir(d) and os.access(d, os.W_OK | os.X_OK)
+    """A cgroup we can make children in and move our processes out of (into a child: cgroups(7) asks for
+    write access to cgroup.procs of the common ancestor, which is `d`)."""
+    procs = os.path.join(d, "cgroup.procs")
+    return os.path.isdir(d) and os.access(d, os.W_OK | os.X_OK) and os.access(procs, os.W_OK)
 
 
 def _v2_parent() -> tuple[str | None, str]:

@@ -281,8 +281,8 @@ class SandboxRun:
         if not self.namespaced and not allow_unisolated:
             why = iso.reason if iso.mode != "namespaces" else "namespaces were turned off for this run"
             raise IsolationError(
-                f"refusing to run: no isolation here ({why})",
-                hint="--no-isolation runs it anyway, with the network open and files writable",
+                f"refusing to run: no isolation here ({why}); --no-isolation runs it anyway, with the"
+                " network open and files writable"
             )
         self._prefix = iso.prefix if self.namespaced else ()
         self._iso_reason = iso.reason
