@@ -9,6 +9,7 @@ import signal
 import sqlite3
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -165,23 +166,55 @@ def _processes_named(comm: str) -> list[str]:
 
 def test_ctrl_c_mid_run_stops_it_exits_130_and_leaves_nothing(index: Path, tmp_path: Path) -> None:
     # finding 2: Ctrl+C 3 s into a run gave "internal error: KeyError: 'result'", exit 1, and an orphan
-    comm = f"gt-ctrlc-{os.getpid() % 10000}"
-    src = tmp_path / "loop.py"
-    src.write_text(
-        f"import time\nopen('/proc/self/comm', 'w').write({comm!r})\n"
-        "while True:\n    print('tick', flush=True)\n    time.sleep(0.2)\n"
-    )
-    app = _cli(["run", str(src), "--yes", "--timeout", "10"], tmp_path)
-    assert app.stdout is not None and app.stdout.readline() == "tick\n"
-    assert _processes_named(comm)
+    app, comm = _start_loop(index, tmp_path, "ctrlc")
     os.killpg(app.pid, signal.SIGINT)  # what the terminal does: SIGINT to the foreground process group
     out, err = app.communicate(timeout=15)
     assert app.returncode == 130, err
     assert (
         "gorilla-tui: run stopped (Ctrl+C)" in err and "internal error" not in err and "Traceback" not in err
     )
-    assert _processes_named(comm) == [] and list((tmp_path / "tmp").glob("gorilla-run-*")) == []
+    _assert_nothing_left(comm, tmp_path)
     assert _runs()[-1][1] is None  # recorded as stopped (no exit status), nothing lost
+
+
+@pytest.mark.parametrize("signame, status", [("SIGTERM", 143), ("SIGHUP", 129), ("SIGKILL", -9)])
+def test_killing_gorilla_tui_run_kills_the_sandbox(index: Path, tmp_path: Path, signame, status) -> None:
+    # finding 1: after kill -TERM/-KILL/-HUP of `gorilla-tui run slow.py --yes --timeout 10` the code ran on
+    app, comm = _start_loop(index, tmp_path, signame[3:].lower())
+    t0 = time.monotonic()
+    app.send_signal(getattr(signal, signame))
+    out, err = app.communicate(timeout=15)
+    assert app.returncode == status, err
+    if signame != "SIGKILL":  # the app survives the signal long enough to say so
+        assert f"gorilla-tui: run stopped ({signame})" in err and "Traceback" not in err
+    _assert_nothing_left(comm, tmp_path)
+    assert time.monotonic() - t0 < 8  # gone with the app, not at the run's 10 s timeout
+
+
+def _start_loop(index: Path, tmp_path: Path, tag: str) -> tuple[subprocess.Popen, str]:
+    """Start `run loop.py --yes --timeout 10` of a code that names itself (/proc/self/comm, inherited by
+    the daemon it starts) and prints "tick" every 0.2 s; return once it ticks."""
+    comm = f"gt-{tag}-{os.getpid() % 10000}"
+    src = tmp_path / "loop.py"
+    src.write_text(
+        f"import os, time\nopen('/proc/self/comm', 'w').write({comm!r})\n"
+        "if os.fork() == 0:\n    os.setsid()\n    while True:\n        time.sleep(0.1)\n"
+        "while True:\n    print('tick', flush=True)\n    time.sleep(0.2)\n"
+    )
+    app = _cli(["run", str(src), "--yes", "--timeout", "10"], tmp_path)
+    assert app.stdout is not None and app.stdout.readline() == "tick\n"
+    assert len(_processes_named(comm)) == 2  # the code and its daemon
+    return app, comm
+
+
+def _assert_nothing_left(comm: str, tmp_path: Path) -> None:
+    """No process of the run (ps) and no run folder, within 5 s."""
+    deadline = time.monotonic() + 5
+    while time.monotonic() < deadline and (
+        _processes_named(comm) or list((tmp_path / "tmp").glob("gorilla-run-*"))
+    ):
+        time.sleep(0.05)
+    assert _processes_named(comm) == [] and list((tmp_path / "tmp").glob("gorilla-run-*")) == []
 
 
 def test_without_unshare_run_refuses_in_one_line_and_yes_does_not_override(
