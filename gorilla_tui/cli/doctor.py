@@ -159,8 +159,8 @@ def collect(args: argparse.Namespace) -> dict[str, Any]:
 
     report["isolation"] = isolation_layers()
     if report["isolation"]["namespaces"].startswith("NO"):
-        fix = ("install util-linux (unshare) and allow user namespaces (sysctl user.max_user_namespaces > 0,"
-               " kernel.unprivileged_userns_clone=1 where it exists)")  # fmt: skip
+        fix = ("sysctl -w user.max_user_namespaces=15000  # and kernel.unprivileged_userns_clone=1 where it"
+               " exists; unshare(1) comes with util-linux")  # fmt: skip
         problems.append(
             {"problem": "the sandbox has no namespaces here, so `run` refuses to run code", "fix": fix}
         )
