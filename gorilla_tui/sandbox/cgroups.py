@@ -142,13 +142,9 @@ def _v2_parent() -> tuple[str | None, str]:
         available = Path(parent, "cgroup.controllers").read_text().split()
     except OSError:
         return None, f"cgroup v2: cannot read {parent}"
-    missing = [c for c in ("memory", "pids") if c not in enabled]
-    if missing and all(c in available for c in missing) and _writable_dir(parent):
-        try:  # fails with EBUSY when our cgroup holds processes and is not the root ("no internal processes")
-            Path(parent, "cgroup.subtree_control").write_text(" ".join(f"+{c}" for c in missing))
-            missing = []
-        except OSError:
-            pass
+    # enabling a controller ourselves would change the machine's cgroup setup (and fails with EBUSY in a
+    # cgroup that holds processes): only what is already delegated to us is used
+    missing = [c for c in ("memory", "pids") if c not in enabled or c not in available]
     if missing:
         return None, f"cgroup v2: controller {', '.join(missing)} not delegated to {parent}"
     if not _writable_dir(parent):
