@@ -65,7 +65,7 @@ class IsolationError(GorillaError):
 class Limits:
     """Resource limits of one run (setrlimit(2) and cgroup names in brackets).
 
-    timeout_s: wall-clock seconds, then the whole run is killed (by the app, and GRACE_S later by the
+    timeout_s: wall-clock seconds, then the whole run is killed (by the app, and boot.GRACE_S later by the
     sandbox itself); cpu_s: CPU seconds per process [RLIMIT_CPU]; memory_bytes: memory of the whole run
     [cgroup memory.max / memory.limit_in_bytes] and address space per process [RLIMIT_AS]; processes:
     processes + threads of the whole run [cgroup pids.max; RLIMIT_NPROC of the run's own uid];
