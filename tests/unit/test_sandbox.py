@@ -445,3 +445,21 @@ def test_pip_requirements_normalise_apibench_shapes() -> None:
         "Pillow",
         "torch",
     ]
+
+
+@pytest.mark.skipif(not CGROUPS, reason="no writable cgroup here")
+def test_empty_cgroups_of_dead_runs_are_removed_and_live_ones_kept() -> None:
+    parent = cgroups.probe_cgroups().parents[-1]
+    dead = Path(parent, f"{cgroups.PREFIX}{int(time.time()) - 3600}-1-dead00")
+    fresh = Path(parent, f"{cgroups.PREFIX}{int(time.time())}-1-fresh0")  # maybe a run about to join it
+    dead.mkdir()
+    fresh.mkdir()
+    try:
+        run = cgroups.create(64 * 1024**2, 8)
+        assert run is not None and not dead.exists() and fresh.exists()
+        assert all(Path(d).is_dir() for d in run.dirs) and run.remove()
+        assert not any(Path(d).exists() for d in run.dirs)
+    finally:
+        for d in (dead, fresh):
+            if d.exists():
+                d.rmdir()
