@@ -48,6 +48,9 @@ class RunScreen(ModalScreen[None]):
     def on_mount(self) -> None:
         self._run()
 
+    def on_unmount(self) -> None:
+        self.cancel.set()  # the app is quitting (or the screen went away): the run goes with it
+
     @work(thread=True, exclusive=True, group="run", exit_on_error=False)
     def _run(self) -> None:
         from gorilla_tui.errors import GorillaError
