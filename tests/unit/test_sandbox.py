@@ -55,20 +55,22 @@ def _left_over(marker: str, uid: int | None = None) -> list[str]:
     return found
 
 
-def sandbox(code: str, tmp_path: Path, namespaces: bool | None = None, **limits) -> tuple:
-    """Run `code` (sandbox dir kept under tmp_path), assert nothing of the run survives; (result, lines)."""
+def sandbox(code: str, tmp_path: Path, namespaces: bool | None = None, keep: bool = False, **limits) -> tuple:
+    """Run `code` (sandbox dir under tmp_path), assert that nothing of the run survives: no process (ps),
+    no folder (unless keep); returns (result, lines)."""
     lines: list[tuple[str, str]] = []
     run = SandboxRun(
         code,
         limits=Limits(**{"timeout_s": 3.0, **limits}),
         on_output=lambda s, line: lines.append((s, line)),
         base_dir=tmp_path,
-        keep=True,
+        keep=keep,
         namespaces=namespaces,
         allow_unisolated=namespaces is False,
     )
     result = run.run()
     assert _left_over(str(result.workdir), result.uid) == [], "a process of the run survived"
+    assert keep or list(tmp_path.glob("gorilla-run-*")) == [], "the run's folder was left"
     return result, lines
 
 
@@ -109,7 +111,7 @@ def test_writes_to_real_home_and_tmp_land_only_in_the_sandbox(tmp_path: Path) ->
         f"print(os.getcwd(), sorted(os.listdir('/tmp')), sorted(os.listdir('.')))\n"
         f"open({str(home / name)!r}, 'w').write('home')\n"
     )
-    result, _ = sandbox(code, tmp_path)
+    result, _ = sandbox(code, tmp_path, keep=True)
     assert not (home / name).exists() and not Path("/tmp", name).exists()
     assert f"/home/sandbox ['{name}'] ['{name}']" in result.output  # /tmp and HOME: the run's own tmpfs
     assert result.exit_status == 1 and "Read-only file system" in result.output  # the real HOME: no way
