@@ -215,7 +215,8 @@ def _sources_table(rows: list[dict[str, Any]], title: str):
     for r in rows:
         where = r.get("origin") if r.get("status") == "ok" else r.get("message", "")
         cells = (r["name"], r.get("status", ""), r.get("loaded", 0), r.get("flagged", 0),
-                 r.get("calls_repaired", 0), r.get("skipped", 0), r.get("repaired", 0), where or "")  # fmt: skip
+                 r.get("calls_repaired", 0), r.get("skipped", 0), r.get("repaired", 0),
+                 where or "")  # fmt: skip
         table.add_row(*(Text(safe_text(str(c))) for c in cells))  # shown as they are, never as markup
     return table
 
