@@ -446,7 +446,11 @@ class Validator:
             if callee not in self.tables and not call.via and call.span in wrapper_spans:
                 rows.append((call, "incidental", None))  # a wrapper: the call it passes on is checked
                 continue
-            if callee in self.tables:
+            if call.callee in result.assigned and not call.via:
+                # the code's own object or function (`classifier = pipeline(...)`; `classifier(text)`), not
+                # the pool entry of the same bare name: its construction is the call that is checked
+                role, verdict = "incidental", None
+            elif callee in self.tables:
                 role, verdict = self._call_verdict(call, code, lazy)
             elif companion is not None:
                 role, verdict = "pool", Verdict("valid", call.text, companion.doc)
