@@ -324,3 +324,28 @@ def test_alias_of_a_pool_api_with_a_pool_model_is_valid(v):
 def test_bytes_never_equal_the_string_a_pool_api_takes(v):
     verdict = v.check("import torch\nmodel = torch.hub.load(b'pytorch/vision', b'resnet50', pretrained=True)")
     assert verdict.kind == "wrong_args", verdict
+
+
+@pytest.mark.parametrize(
+    "code, where",
+    [
+        ('print("x")\n\x1b[2Jfoo(', "2:1"),
+        (
+            "import torch\nmodel = torch.hub.load('pytorch/vision', 'resnet50')\n"
+            "\x1b[8mimport os; os.system('rm -rf ~')",
+            "3:1",
+        ),
+        ("import torch\nmodel = torch.hub.load('pytorch/vision', 'resnet50')\n\x07x = 1", "3:1"),
+    ],
+)
+def test_a_line_with_a_control_character_is_never_dropped_as_prose(v, code, where):
+    verdict = v.check(code)
+    assert verdict.kind == "unparseable", verdict
+    assert verdict.reason == "unparseable:python_syntax"
+    assert f"at {where}: invalid non-printable character" in verdict.diagnostics[0]
+
+
+def test_a_line_of_only_brackets_is_code_not_prose(v):
+    code = "import torch\nmodel = torch.hub.load('pytorch/vision', 'resnet50', pretrained=True)\n}}}"
+    verdict = v.check(code)
+    assert verdict.kind == "unparseable", verdict
