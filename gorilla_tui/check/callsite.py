@@ -87,11 +87,14 @@ class Scan:
     """Everything the validator needs from one piece of code: the calls in pre-order (outer before inner;
     a call passed as a value follows its wrapper, see CallSite.via), the names the code binds at least once
     (``x = ...``, ``for x in``, ``with ... as x``, ``except E as x``, ``(x := ...)``, parameters, ``def x``,
-    ``class x``; see bound_names), and syntax errors as "line:col: message" strings."""
+    ``class x``; see bound_names), syntax errors as "line:col: message" strings, and made_by: for a name
+    assigned a call's result (``classifier = pipeline(...)``), the callees of those calls ("" for a callee
+    that is no name chain)."""
 
     calls: list[CallSite] = field(default_factory=list)
     assigned: set[str] = field(default_factory=set)
     errors: list[str] = field(default_factory=list)
+    made_by: dict[str, set[str]] = field(default_factory=dict)
 
 
 def _node_text(node: Node, limit: int | None = None) -> str:
@@ -390,6 +393,10 @@ def scan(code: str) -> Scan:
                         alias_targets.setdefault(names[0], set()).add(dotted)  # load = torch.hub.load
                     else:
                         other_bound.update(names)
+                    if right is not None and right.type == "call" and target.type == "identifier":
+                        made = right.child_by_field_name("function")  # classifier = pipeline(...)
+                        maker = callee_of(made) if made is not None else ""
+                        result.made_by.setdefault(names[0], set()).add(maker)
             elif node.type == "as_pattern":  # with open(p) as f: / except E as e:
                 names = [n for c in node.children if c.type == "as_pattern_target" for n in bound_names(c)]
                 result.assigned.update(names)

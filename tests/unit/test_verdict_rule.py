@@ -321,6 +321,12 @@ def test_alias_of_a_pool_api_with_a_pool_model_is_valid(v):
     assert verdict.matched is not None and "resnet50" in verdict.matched.api_call
 
 
+def test_a_local_function_named_like_a_bare_pool_callee_is_still_checked(v):
+    # bench/false_valid's wrapper snippet: `load` is not made by a pool API, so load(...) is checked
+    code = "import functools\nload = functools.partial(lambda: None)\nm = load('path_to_folderx/m.joblib')"
+    assert v.check(code).kind != "valid"
+
+
 def test_bytes_never_equal_the_string_a_pool_api_takes(v):
     verdict = v.check("import torch\nmodel = torch.hub.load(b'pytorch/vision', b'resnet50', pretrained=True)")
     assert verdict.kind == "wrong_args", verdict
