@@ -9,6 +9,8 @@ from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
+import tomli_w
+
 if sys.version_info >= (3, 11):
     import tomllib
 else:  # pragma: no cover
@@ -100,8 +102,6 @@ def load_settings(path: Path | None = None) -> Settings:
 
 def save_settings(settings: Settings, path: Path | None = None) -> Path:
     """Write settings to config.toml atomically (temp file + os.replace); returns the path."""
-    import tomli_w
-
     path = path or get_paths().config_file
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".config-", suffix=".toml")

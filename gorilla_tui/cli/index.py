@@ -7,6 +7,15 @@ import json
 from datetime import datetime, timezone
 from typing import Any
 
+from rich.console import Console
+from rich.markup import escape
+from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
+from rich.table import Table
+
+from gorilla_tui.config import load_settings
+from gorilla_tui.errors import UsageError
+from gorilla_tui.paths import get_paths
+
 #: Flagged entries listed per source by `index --status` (all of them with --json).
 FLAGGED_SHOWN = 25
 
@@ -66,7 +75,6 @@ def run(args: argparse.Namespace) -> int:
     """Dispatch to refresh or status; returns the exit code."""
     if args.refresh:
         return _refresh(args)
-    from gorilla_tui.errors import UsageError
 
     if args.mirrors or args.sources or args.only or args.clean:
         raise UsageError("--from, --source, --only and --clean go with --refresh")
@@ -78,11 +86,7 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _refresh(args: argparse.Namespace) -> int:
-    from rich.console import Console
-    from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
-
-    from gorilla_tui.config import load_settings
-    from gorilla_tui.retrieve.refresh import refresh
+    from gorilla_tui.retrieve.refresh import refresh  # deferred: numpy, scipy (~0.3 s); `--help` stays fast
 
     # config.toml `sources`: doc paths; "python:..." entries belong to the python-env source
     # (pool/pyenv/source.py)
@@ -92,7 +96,7 @@ def _refresh(args: argparse.Namespace) -> int:
     manifests = None
     only = list(args.only)
     if python_specs:  # `--source python:SPEC` indexes exactly those distributions (issue 9)
-        from gorilla_tui.pool.pyenv import source as pyenv
+        from gorilla_tui.pool.pyenv import source as pyenv  # deferred: only for python: sources
         from gorilla_tui.pool.sources import load_manifests
 
         spec = ",".join(s.removeprefix("python:") for s in python_specs)
@@ -136,7 +140,6 @@ def _refresh(args: argparse.Namespace) -> int:
         out["warning"] = warning
         print(json.dumps(out, indent=1))
         return 0
-    from rich.markup import escape
 
     console = Console()
     console.print(_sources_table(report.sources, "index refreshed"))
@@ -165,8 +168,6 @@ def _missing_warning(rows: list[dict[str, Any]], missing: list[str]) -> str | No
 
 
 def _sources_table(rows: list[dict[str, Any]], title: str):
-    from rich.table import Table
-
     table = Table(title=title)
     for col, just in (("source", "left"), ("status", "left"), ("loaded", "right"), ("flagged", "right"),
                       ("skipped", "right"), ("repaired", "right"), ("from / why", "left")):  # fmt: skip
@@ -196,8 +197,7 @@ def _age(built_at: str) -> tuple[float, str]:
 
 
 def _status(args: argparse.Namespace) -> int:
-    from gorilla_tui.paths import get_paths
-    from gorilla_tui.retrieve import store as index_store
+    from gorilla_tui.retrieve import store as index_store  # deferred: numpy, scipy (~0.3 s)
 
     folder, meta = index_store.read_meta()
     size = index_store.folder_size(folder)
@@ -220,8 +220,6 @@ def _status(args: argparse.Namespace) -> int:
         }
         print(json.dumps(out, indent=1))
         return 0
-    from rich.console import Console
-    from rich.table import Table
 
     console = Console()
     console.print(_sources_table(meta.get("sources", []), "API index"))

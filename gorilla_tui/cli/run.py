@@ -10,6 +10,16 @@ import threading
 from pathlib import Path
 from typing import Any
 
+from rich.console import Console
+from rich.panel import Panel
+from rich.syntax import Syntax
+
+from gorilla_tui.config import load_settings
+from gorilla_tui.errors import GorillaError, UsageError
+from gorilla_tui.history import History
+from gorilla_tui.sandbox.requirements import missing_package
+from gorilla_tui.sandbox.runner import Limits, SandboxRun, probe_isolation
+
 #: What each verdict that is not `valid` means for a person about to run the code (DESIGN.md, "verdict").
 VERDICT_RISK = {
     "wrong_args": "the API exists but is called with arguments the pool does not know",
@@ -46,23 +56,19 @@ def register(sub: argparse._SubParsersAction) -> None:
 def run_command(args: argparse.Namespace) -> int:
     """Validate, confirm, run, record. Exit 0: the code ran and exited 0 within its limits; 1: it failed, hit
     a limit, or the person declined; 2: bad input, no index, or no TTY to confirm on without --yes."""
-    from gorilla_tui.check.validator import Validator
-    from gorilla_tui.config import load_settings
-    from gorilla_tui.retrieve.index import ApiIndex
+    from gorilla_tui import services  # deferred: numpy, scipy, tree-sitter (~0.3 s); `--help` stays fast
 
     code = _read_code(args.file)
     check_run_args(args)
     settings = load_settings()
     hub = args.hub if args.hub is not None else (settings.hub or None)
-    verdict = Validator(ApiIndex.load().pool(hub)).check(code)
+    verdict = services.build_validator(services.load_index().pool(hub)).check(code)
     return confirm_and_run(code, verdict, args)
 
 
 def check_run_args(args: argparse.Namespace) -> None:
     """Raise UsageError (exit 2) for a --timeout out of (0, 3600] s, or when a run would need a
     confirmation but there is no TTY and no --yes. Called before any slow work, by `run` and `ask --run`."""
-    from gorilla_tui.errors import UsageError
-
     if args.timeout is not None and not (0 < args.timeout <= 3600):
         raise UsageError(f"--timeout must be greater than 0 and at most 3600 seconds, not {args.timeout:g}")
 
@@ -85,9 +91,6 @@ def confirm_and_run(
     json; extra: more keys for the --json document.
     Shared by `run` and `ask --run`.
     Returns 0 when the code ran and exited 0 within its limits, 1 otherwise (declined included)."""
-    from gorilla_tui.history import History
-    from gorilla_tui.sandbox.runner import Limits, probe_isolation
-
     requirements = list(verdict.matched.env_requirements) if verdict.matched else []
     isolation = probe_isolation()
     if not confirm_run(code, verdict, requirements, isolated=isolation.mode == "namespaces", yes=args.yes):
@@ -114,8 +117,6 @@ def confirm_and_run(
 
 
 def _read_code(name: str) -> str:
-    from gorilla_tui.errors import UsageError
-
     try:
         code = sys.stdin.read() if name == "-" else Path(name).read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as e:
@@ -128,10 +129,6 @@ def _read_code(name: str) -> str:
 def confirm_run(code: str, verdict: Any, requirements: list[str], *, isolated: bool, yes: bool) -> bool:
     """Show the exact code, its env requirements and the verdict on stderr, then ask on stdin; a verdict
     that is not valid needs a second, explicit yes. yes=True answers both (shown). Shared with `ask --run`."""
-    from rich.console import Console
-    from rich.panel import Panel
-    from rich.syntax import Syntax
-
     err = Console(stderr=True)
     err.print(Panel(Syntax(code, "python", line_numbers=True), title="code to run", expand=False))
     err.print(
@@ -159,7 +156,6 @@ def confirm_run(code: str, verdict: Any, requirements: list[str], *, isolated: b
 def run_in_sandbox(code: str, limits: Any, *, stream: bool = True, keep: bool = False) -> Any:
     """Run `code` in the sandbox (echoing its lines to stdout/stderr when stream) and return the RunResult;
     the run happens in a worker thread so Ctrl-C in the main thread stops it cleanly (SandboxRun.stop)."""
-    from gorilla_tui.sandbox.runner import SandboxRun
 
     def echo(stream: str, line: str) -> None:
         print(line, file=sys.stdout if stream == "stdout" else sys.stderr, flush=True)
@@ -181,8 +177,6 @@ def run_in_sandbox(code: str, limits: Any, *, stream: bool = True, keep: bool = 
         except KeyboardInterrupt:
             run.stop()
     if "error" in box:
-        from gorilla_tui.errors import GorillaError
-
         raise GorillaError(f"the sandbox could not start: {box['error']}")
     return box["result"]
 
@@ -190,8 +184,6 @@ def run_in_sandbox(code: str, limits: Any, *, stream: bool = True, keep: bool = 
 def _report(
     verdict: Any, requirements: list[str], result: Any, args: argparse.Namespace, extra: dict[str, Any]
 ) -> None:
-    from gorilla_tui.sandbox.requirements import missing_package
-
     missing = missing_package(result, verdict.matched)
     if args.json:
         doc = {

@@ -68,7 +68,7 @@ def _select(manifests: list[Manifest], only: Sequence[str], user_names: Sequence
 
 def _previous() -> ApiIndex | None:
     try:
-        return index_store.read_index(None)
+        return ApiIndex.load()
     except GorillaError:
         return None
 

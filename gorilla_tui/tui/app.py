@@ -15,7 +15,11 @@ from gorilla_tui.errors import GorillaError, IndexMissingError
 from gorilla_tui.history import History
 from gorilla_tui.tui import clipboard
 from gorilla_tui.tui.messages import LoadState
+from gorilla_tui.tui.screens.help import HelpScreen
+from gorilla_tui.tui.screens.history import HistoryScreen
+from gorilla_tui.tui.screens.index_setup import IndexSetupScreen
 from gorilla_tui.tui.screens.main import MainScreen
+from gorilla_tui.tui.screens.settings import SettingsScreen
 from gorilla_tui.tui.session import PipelineFactory, Session
 from gorilla_tui.tui.widgets.status_bar import StatusBar
 from gorilla_tui.tui.widgets.task_input import TaskInput
@@ -153,8 +157,6 @@ class GorillaApp(App[None]):
         self.notice(f"model not loaded: {message.detail}", severity="error", timeout=10)
 
     def _index_screen(self, reason: str = "") -> Screen:
-        from gorilla_tui.tui.screens.index_setup import IndexSetupScreen
-
         return IndexSetupScreen(self.session.settings.sources, reason)
 
     def _index_built(self, index: Any) -> None:
@@ -194,14 +196,10 @@ class GorillaApp(App[None]):
     # -- screens --------------------------------------------------------------------------------------
 
     def action_help(self) -> None:
-        from gorilla_tui.tui.screens.help import HelpScreen
-
         groups = [("app", self.BINDINGS), ("main", MainScreen.BINDINGS), ("task input", TaskInput.BINDINGS)]
         self.push_screen(HelpScreen(groups))
 
     def action_history(self) -> None:
-        from gorilla_tui.tui.screens.history import HistoryScreen
-
         def chosen(task: str | None) -> None:
             if task:
                 self.main.ask(task)
@@ -209,8 +207,6 @@ class GorillaApp(App[None]):
         self.push_screen(HistoryScreen(self.session.history), chosen)
 
     def action_settings(self) -> None:
-        from gorilla_tui.tui.screens.settings import SettingsScreen
-
         hubs = list(self.session.index.sources) if self.session.index is not None else []
         self.push_screen(SettingsScreen(self.session.settings, hubs), self._settings_saved)
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from gorilla_tui.sandbox.runner import probe_isolation
 from gorilla_tui.tui.screens.confirm import ConfirmScreen
 from gorilla_tui.tui.screens.run import RunScreen
 from gorilla_tui.tui.session import code_note
@@ -27,8 +28,6 @@ def requirements_of(proposal: Proposal) -> list[str]:
 def isolation_note() -> str:
     """One line on what the sandbox contains here (sandbox.runner.probe_isolation): with namespaces the
     network is off, so code that downloads weights fails; without them, say plainly that it is open."""
-    from gorilla_tui.sandbox.runner import probe_isolation
-
     if probe_isolation().mode == "namespaces":
         return (
             "Runs isolated: no network (downloads of model weights will fail), private /tmp and home,"

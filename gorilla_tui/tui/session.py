@@ -10,6 +10,7 @@ from typing import Any
 from gorilla_tui.config import Settings
 from gorilla_tui.errors import GorillaError
 from gorilla_tui.history import History
+from gorilla_tui.parsing import parse, syntax_problem
 from gorilla_tui.types import Proposal, Verdict
 
 #: Builds a pipeline: (settings, index, backend) -> object with .ask(task, on_event=, cancel=) -> Proposal.
@@ -17,10 +18,10 @@ PipelineFactory = Callable[[Settings, Any, Any], Any]
 
 
 def default_pipeline(settings: Settings, index: Any, backend: Any) -> Any:
-    """pipeline.Pipeline(settings, index, backend) (imported here: it pulls in tree-sitter)."""
-    from gorilla_tui.pipeline import Pipeline
+    """services.build_pipeline(settings, index, backend): the pipeline every caller gets."""
+    from gorilla_tui import services  # deferred: numpy, scipy (~0.3 s) after the first paint
 
-    return Pipeline(settings, index, backend)
+    return services.build_pipeline(settings, index, backend)
 
 
 def effective_call(proposal: Proposal) -> str:
@@ -35,8 +36,6 @@ def code_problem(code: str) -> str | None:
     e.g. Hugging Face ``from_pretrained(MCG-NJU/videomae-base)`` with the model id unquoted."""
     if not code.strip():
         return None
-    from gorilla_tui.parsing import parse, syntax_problem  # tree-sitter (~20 ms on first use)
-
     return syntax_problem(parse(code).root_node)
 
 
@@ -99,8 +98,8 @@ class Session:
     """State shared by the screens and the worker threads.
 
     backend / index: passed in (tests, a scripted backend) or loaded on demand by :meth:`load_backend`
-    (model.backend.open_backend: imports llama_cpp, resolves the model, loads the GGUF — seconds) and
-    :meth:`load_index` (retrieve.index.ApiIndex.load). Both run in thread workers, never before the first
+    (services.load_backend: imports llama_cpp, resolves the model, loads the GGUF — seconds) and
+    :meth:`load_index` (services.load_index). Both run in thread workers, never before the first
     paint.
     Waiters block on :meth:`wait_backend` until the load ends (or their cancel event is set).
     """
@@ -153,9 +152,9 @@ class Session:
 
     def load_index(self) -> Any:
         """Load the index from the user data dir. Raises IndexMissingError / GorillaError."""
-        from gorilla_tui.retrieve.index import ApiIndex
+        from gorilla_tui import services  # deferred: numpy, scipy (~0.3 s) after the first paint
 
-        index = ApiIndex.load()
+        index = services.load_index()
         self.set_index(index)
         return index
 
@@ -175,10 +174,10 @@ class Session:
         self._backend_done.clear()
         self.backend_error = None
         try:
-            from gorilla_tui.model.backend import open_backend  # imports llama_cpp lazily inside
+            from gorilla_tui import services  # deferred: numpy, scipy (~0.3 s) after the first paint
 
-            backend = open_backend(self.settings)
-            self.kernel_name = self._kernel_name()
+            backend = services.load_backend(self.settings)
+            self.kernel_name = services.kernel_name(self.settings)
         except GorillaError as e:
             self.backend_error = e
             raise
@@ -191,16 +190,6 @@ class Session:
             self.backend = backend
             self._pipeline = None
         return backend
-
-    def _kernel_name(self) -> str:
-        if self.settings.endpoint:
-            return "remote"
-        try:
-            from gorilla_tui.model.profiles import choose_profile
-
-            return choose_profile(self.settings.kernel or None)[0].name
-        except GorillaError:
-            return self.settings.kernel or "auto"
 
     def unload_backend(self) -> None:
         """Forget the backend (call before :meth:`load_backend` when settings changed); asks then wait
@@ -254,9 +243,9 @@ class Session:
             if self._validator is None:
                 if self.index is None:
                     raise Failure("no index yet")
-                from gorilla_tui.check.validator import Validator
+                from gorilla_tui import services  # deferred: numpy, scipy (~0.3 s) after the first paint
 
-                self._validator = Validator(self.index.pool(self.settings.hub or None))
+                self._validator = services.build_validator(self.index.pool(self.settings.hub or None))
             return self._validator
 
     def accept_suggestion(self, proposal: Proposal, suggestion: str) -> Proposal:

@@ -14,6 +14,7 @@ from textual.widgets import Footer, Static
 
 from gorilla_tui.errors import GorillaError
 from gorilla_tui.tui.messages import AskEnded, PipelineUpdate
+from gorilla_tui.tui.run import start_run
 from gorilla_tui.tui.screens.confirm import ConfirmScreen
 from gorilla_tui.tui.screens.doc import DocScreen
 from gorilla_tui.tui.session import chosen_hit, effective_call
@@ -272,8 +273,6 @@ class MainScreen(Screen):
 
     def action_run(self) -> None:
         """F5: run the code in the sandbox (after confirmation; see tui/run.py)."""
-        from gorilla_tui.tui.run import start_run
-
         start_run(self, self.proposal, self.task_id)
 
     def on_hits_panel_doc_selected(self, message: HitsPanel.DocSelected) -> None:

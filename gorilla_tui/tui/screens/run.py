@@ -12,6 +12,8 @@ from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Log, Static
 
+from gorilla_tui.sandbox.runner import SandboxRun
+
 
 class RunScreen(ModalScreen[None]):
     """Runs `code` once with sandbox.runner.SandboxRun in a thread worker. `on_finished(result)` is called
@@ -44,8 +46,6 @@ class RunScreen(ModalScreen[None]):
 
     @work(thread=True, exclusive=True, group="run", exit_on_error=False)
     def _run(self) -> None:
-        from gorilla_tui.sandbox.runner import SandboxRun
-
         log = self.query_one(Log)
         pending: list[str] = []
         last_flush = [0.0]
