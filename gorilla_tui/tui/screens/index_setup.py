@@ -12,6 +12,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Label, Log, ProgressBar, Static
 
 from gorilla_tui.errors import GorillaError
+from gorilla_tui.pool.sources import load_manifests
 
 #: Shown in the dialog: the hubs are remote, so offline only a local folder (or python-env) works.
 OFFLINE_NOTE = (
@@ -45,8 +46,6 @@ def build_summary(rows: list[dict], docs: int, seconds: float) -> tuple[str, lis
 def configured_sources(user_paths: list[str]) -> list[tuple[str, str]]:
     """(name, title) of every source manifest shipped in index/, plus the user's extra paths."""
     try:
-        from gorilla_tui.pool.sources import load_manifests
-
         rows = [(m.name, m.title) for m in load_manifests()]
     except (GorillaError, OSError) as e:
         rows = [("?", f"the source manifests cannot be read: {e}")]
