@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from gorilla_tui.history import History
 from gorilla_tui.sandbox.runner import probe_isolation
 from gorilla_tui.tui.screens.confirm import ConfirmScreen
 from gorilla_tui.tui.screens.run import RunScreen
@@ -38,8 +39,9 @@ def isolation_note() -> str:
     )
 
 
-def start_run(screen: Screen, proposal: Proposal | None, task_id: int | None) -> None:
-    """Ask, then run `proposal.code` (see module docstring). Does nothing but notify when there is no code."""
+def start_run(screen: Screen, proposal: Proposal | None, task_id: int | None, history: History) -> None:
+    """Ask, then run `proposal.code` (see module docstring) and record the run under `task_id` in `history`.
+    Does nothing but notify when there is no code."""
     app = screen.app
     if proposal is None or not (proposal.code or proposal.api_call):
         screen.notify("nothing to run yet", severity="warning")
@@ -51,7 +53,7 @@ def start_run(screen: Screen, proposal: Proposal | None, task_id: int | None) ->
     def finished(result) -> None:
         if result is not None:
             exit_code = None if result.stopped or result.limits_hit else result.exit_status
-            app.session.history.add_run(
+            history.add_run(
                 task_id,
                 code,
                 exit_code,
