@@ -153,7 +153,7 @@ class Pipeline:
         self.index = index
         self.backend = backend
         self.retriever = retriever
-        self.family = family or getattr(backend, "family", "fewshot")
+        self.family = family or backend.family
         self._validator = validator
         self.last_stats: dict[str, Any] = {}
         self.constraints: ConstraintResult | None = None  # the last task's parsed constraints, or None
@@ -168,8 +168,8 @@ class Pipeline:
     def select_by(self, mode: str | None = None) -> str:
         """How `mode` (default settings.mode) chooses here: choose_select_by with settings.select_by and
         whether the backend can score text (model.likelihood.can_score)."""
-        wanted = getattr(self.settings, "select_by", "likelihood")
-        return choose_select_by(mode or self.settings.mode, wanted, can_score=can_score(self.backend))
+        mode = mode or self.settings.mode
+        return choose_select_by(mode, self.settings.select_by, can_score=can_score(self.backend))
 
     def retrieve(self, task: str, oracle_doc: ApiDoc | None = None) -> list[Hit]:
         """Hits for `task` by the configured retriever (settings.k, settings.hub). With bm25, constraints
@@ -267,7 +267,7 @@ class Pipeline:
         the hits that were scored. Raises AskCancelled when `cancel` is set while scoring,
         ContextOverflowError when a doc + task exceeds n_ctx."""
         scores = query_likelihoods(self.backend, task, docs, cancel)
-        self.last_stats = dict(getattr(self.backend, "last_stats", {}) or {})
+        self.last_stats = dict(self.backend.last_stats or {})
         if len(scores) < len(docs) or (cancel is not None and cancel.is_set()):
             raise AskCancelled("cancelled")
         by_id = {id(d): sc for d, sc in zip(docs, scores, strict=True)}
@@ -296,7 +296,7 @@ class Pipeline:
         prompt_seconds = time.perf_counter() - t
         if len(options) == 1:  # nothing to choose: no model call
             emit(TokenEvent(options[0]))
-            self.last_stats = dict(getattr(self.backend, "last_stats", {}) or {})
+            self.last_stats = dict(self.backend.last_stats or {})
             return Choice(options[0], kept, options, prompt_seconds=prompt_seconds, notes=notes)
         if shared:  # the shared text moved into the prompt: keep prompt + max_tokens <= n_ctx exactly
             emit(TokenEvent(" " + shared))
@@ -346,7 +346,7 @@ class Pipeline:
             close = getattr(stream, "close", None)
             if close:
                 close()
-        self.last_stats = dict(getattr(self.backend, "last_stats", {}) or {})
+        self.last_stats = dict(self.backend.last_stats or {})
         return "".join(parts), first
 
     def _proposal(self, task: str, hits: list[Hit], choice: Choice, mode: str, select_by: str,

@@ -5,7 +5,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable
 from dataclasses import replace
-from typing import Any
+from typing import TYPE_CHECKING
 
 from gorilla_tui.config import Settings
 from gorilla_tui.errors import GorillaError
@@ -13,11 +13,16 @@ from gorilla_tui.history import History
 from gorilla_tui.parsing import parse, syntax_problem
 from gorilla_tui.types import Proposal, Verdict
 
-#: Builds a pipeline: (settings, index, backend) -> object with .ask(task, on_event=, cancel=) -> Proposal.
-PipelineFactory = Callable[[Settings, Any, Any], Any]
+if TYPE_CHECKING:  # annotations only: these pull in numpy and scipy, loaded after the first paint
+    from gorilla_tui.model.backend import Backend
+    from gorilla_tui.pipeline import Checker, Pipeline
+    from gorilla_tui.retrieve.index import ApiIndex
+
+#: Builds a pipeline: (settings, index, backend) -> Pipeline (default services.build_pipeline).
+PipelineFactory = Callable[[Settings, "ApiIndex", "Backend"], "Pipeline"]
 
 
-def default_pipeline(settings: Settings, index: Any, backend: Any) -> Any:
+def default_pipeline(settings: Settings, index: ApiIndex, backend: Backend) -> Pipeline:
     """services.build_pipeline(settings, index, backend): the pipeline every caller gets."""
     from gorilla_tui import services  # deferred: numpy, scipy (~0.3 s) after the first paint
 
@@ -108,8 +113,8 @@ class Session:
         self,
         settings: Settings,
         *,
-        backend: Any = None,
-        index: Any = None,
+        backend: Backend | None = None,
+        index: ApiIndex | None = None,
         pipeline_factory: PipelineFactory | None = None,
         history: History | None = None,
     ) -> None:
@@ -125,8 +130,8 @@ class Session:
         if backend is not None:
             self._backend_done.set()
         self._lock = threading.Lock()
-        self._pipeline: Any = None
-        self._validator: Any = None
+        self._pipeline: Pipeline | None = None
+        self._validator: Checker | None = None
 
     # -- labels for the status bar ------------------------------------------------------------------------
 
@@ -150,7 +155,7 @@ class Session:
 
     # -- loading (call from thread workers) ---------------------------------------------------------------
 
-    def load_index(self) -> Any:
+    def load_index(self) -> ApiIndex:
         """Load the index from the user data dir. Raises IndexMissingError / GorillaError."""
         from gorilla_tui import services  # deferred: numpy, scipy (~0.3 s) after the first paint
 
@@ -158,14 +163,14 @@ class Session:
         self.set_index(index)
         return index
 
-    def set_index(self, index: Any) -> None:
+    def set_index(self, index: ApiIndex) -> None:
         """Use `index` from now on (drops the cached pipeline and validator)."""
         with self._lock:
             self.index = index
             self._pipeline = None
             self._validator = None
 
-    def load_backend(self) -> Any:
+    def load_backend(self) -> Backend:
         """Open the backend the settings ask for (slow: imports llama_cpp and loads the model).
 
         Raises GorillaError (model missing, bad GGUF, ...); the error is also kept in backend_error for
@@ -200,7 +205,7 @@ class Session:
             self.backend_error = None
             self._pipeline = None
 
-    def wait_backend(self, cancel: threading.Event, poll: float = 0.05) -> Any:
+    def wait_backend(self, cancel: threading.Event, poll: float = 0.05) -> Backend | None:
         """Block until the backend is loaded; returns it, or None when `cancel` was set first.
         Raises the load's GorillaError when loading failed."""
         while not self._backend_done.wait(poll):
@@ -212,7 +217,7 @@ class Session:
             raise Failure("no model is loaded", hint="open Settings (ctrl+o) and choose a model")
         return self.backend
 
-    def pipeline(self) -> Any:
+    def pipeline(self) -> Pipeline:
         """The pipeline over the current settings, index and backend (built once, rebuilt after changes)."""
         with self._lock:
             if self.index is None:
@@ -235,7 +240,7 @@ class Session:
 
     # -- did-you-mean -------------------------------------------------------------------------------------
 
-    def validator(self) -> Any:
+    def validator(self) -> Checker:
         """check.validator.Validator over the API pool (hub filter applied), built once per pool."""
         with self._lock:
             if self._validator is None and self._pipeline is not None:
