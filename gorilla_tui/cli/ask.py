@@ -18,10 +18,9 @@ from rich.text import Text
 
 from gorilla_tui.cancel import ctrl_c_sets
 from gorilla_tui.cli.options import add_model_options, settings_from_args
-from gorilla_tui.cli.run import check_run_args, confirm_and_run
+from gorilla_tui.cli.run import check_run_args, confirm_and_run, open_history
 from gorilla_tui.config import Settings
 from gorilla_tui.errors import GorillaError
-from gorilla_tui.history import History
 from gorilla_tui.types import Proposal
 
 
@@ -67,7 +66,6 @@ def run(args: argparse.Namespace) -> int:
     if interrupted:
         raise KeyboardInterrupt  # cli.main: "gorilla-tui: interrupted", exit 130
     data = proposal.to_dict()
-    task_id = History().add(args.task, data)  # the TUI's history screen lists CLI asks too
     if args.json and args.run:
         pass  # one JSON document: the proposal goes into the run report below
     elif args.json:
@@ -76,12 +74,15 @@ def run(args: argparse.Namespace) -> int:
         for w in proposal.warnings:
             print(f"gorilla-tui: warning: {w}", file=sys.stderr)
         _print_panel(data)
+    sys.stdout.flush()  # the answer is out before the history is touched
+    history = open_history()
+    task_id = history.add(args.task, data)  # the TUI's history screen lists CLI asks too
     if args.run:
         if not proposal.code.strip():
             print("gorilla-tui: nothing to run: the proposal has no code", file=sys.stderr)
             return 1
         return confirm_and_run(
-            proposal.code, proposal.verdict, args, extra={"proposal": data}, task_id=task_id
+            proposal.code, proposal.verdict, args, extra={"proposal": data}, task_id=task_id, history=history
         )
     return 0 if proposal.verdict.ok else 1
 
