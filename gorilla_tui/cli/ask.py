@@ -9,13 +9,6 @@ import threading
 import unicodedata
 from typing import Any
 
-from rich.console import Console, Group
-from rich.markup import escape
-from rich.panel import Panel
-from rich.syntax import Syntax
-from rich.table import Table
-from rich.text import Text
-
 from gorilla_tui.cancel import ctrl_c_sets
 from gorilla_tui.cli.options import add_model_options, settings_from_args
 from gorilla_tui.cli.run import check_run_args, confirm_and_run, open_history
@@ -118,6 +111,12 @@ def _note(line: str) -> None:
 
 
 def _print_panel(d: dict[str, Any]) -> None:
+    from rich.console import Console, Group  # deferred: rich (~0.1 s); --help and --json stay fast
+    from rich.panel import Panel
+    from rich.syntax import Syntax
+    from rich.table import Table
+    from rich.text import Text
+
     v = d["verdict"]
     colour = _BADGE.get(v["verdict"], "white")
     parts: list[Any] = [Text.assemble(("call     ", "bold"), d["api_call"] or "(none)")]
@@ -148,5 +147,7 @@ def panel_title(d: dict[str, Any]) -> str:
     """The panel title for proposal dict `d`: the task (first 70 characters, no edge spaces) and
     [mode, model], as rich markup: control characters (a terminal escape sequence typed into the task)
     become "?" and square brackets are escaped, so the task is shown, never interpreted."""
+    from rich.markup import escape  # deferred: rich (~0.1 s); --help and --json stay fast
+
     task = "".join("?" if unicodedata.category(c) == "Cc" else c for c in d["task"][:70]).strip()
     return escape(f"{task}  [{d['mode']}, {d['model']}]".strip())

@@ -6,10 +6,6 @@ import argparse
 import json
 import sys
 
-from rich.console import Console
-from rich.panel import Panel
-from rich.text import Text
-
 from gorilla_tui.errors import UsageError
 from gorilla_tui.pool.doc import load_file
 
@@ -83,6 +79,10 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _print_panel(verdict) -> None:
+    from rich.console import Console  # deferred: rich (~0.1 s); --help and --json stay fast
+    from rich.panel import Panel
+    from rich.text import Text
+
     body = Text()
     body.append("call: ", style="bold")
     body.append(f"{verdict.api_call or '-'}\n")

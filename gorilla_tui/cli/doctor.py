@@ -12,9 +12,6 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any
 
-from rich.console import Console
-from rich.table import Table
-
 from gorilla_tui.errors import GorillaError
 from gorilla_tui.model import profiles as kernels
 from gorilla_tui.model import registry as models
@@ -150,6 +147,9 @@ def collect(args: argparse.Namespace) -> dict[str, Any]:
 
 def run(args: argparse.Namespace) -> int:
     """Print the report; exit 0 when no problem was found, 1 otherwise."""
+    from rich.console import Console  # deferred: rich (~0.1 s); --help and --json stay fast
+    from rich.table import Table
+
     report = collect(args)
     if args.json:
         print(json.dumps(report, indent=2))

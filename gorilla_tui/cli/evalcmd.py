@@ -10,20 +10,6 @@ import threading
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from rich.console import Console
-from rich.progress import (
-    BarColumn,
-    MofNCompleteColumn,
-    Progress,
-    ProgressColumn,
-    SpinnerColumn,
-    TextColumn,
-    TimeElapsedColumn,
-    TimeRemainingColumn,
-)
-from rich.table import Table
-from rich.text import Text
-
 from gorilla_tui.cancel import ctrl_c_sets
 from gorilla_tui.cli.options import add_model_options, settings_from_args
 from gorilla_tui.config import Settings
@@ -83,6 +69,9 @@ def register_score(actions: argparse._SubParsersAction) -> None:
 
 def run_score(args: argparse.Namespace) -> int:
     """Score args.responses and print the result (warnings also go to stderr, one line each)."""
+    from rich.console import Console  # deferred: rich (~0.1 s); --help and --json stay fast
+    from rich.table import Table
+
     from gorilla_tui.evaluate.score import (
         score_file,  # deferred: numpy, scipy, tree-sitter (~0.3 s); `--help` stays fast
     )
@@ -184,13 +173,6 @@ def run_eval(args: argparse.Namespace) -> int:
     return 130 if stats.stopped else 0
 
 
-class RateColumn(ProgressColumn):
-    """Seconds per task (rich's own speed estimate over its recent samples)."""
-
-    def render(self, task: Any) -> Text:
-        return Text(f"{1 / task.speed:.2f} s/task" if task.speed else "-- s/task", style="cyan")
-
-
 def _answer(
     args: argparse.Namespace,
     settings: Settings,
@@ -201,8 +183,27 @@ def _answer(
 ) -> evalrun.RunStats:
     """Answer the tasks not yet in args.out through the pipeline services builds, with a progress bar on
     stderr. Ctrl+C: first stops after the current task, second drops it, third is a KeyboardInterrupt."""
+    from rich.console import Console  # deferred: rich (~0.1 s); --help and --json stay fast
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        ProgressColumn,
+        SpinnerColumn,
+        TextColumn,
+        TimeElapsedColumn,
+        TimeRemainingColumn,
+    )
+    from rich.text import Text
+
     from gorilla_tui import services  # deferred: numpy, scipy, tree-sitter (~0.3 s); `--help` stays fast
     from gorilla_tui.evaluate import run as evalrun  # deferred with services
+
+    class RateColumn(ProgressColumn):
+        """Seconds per task (rich's own speed estimate over its recent samples)."""
+
+        def render(self, task: Any) -> Text:
+            return Text(f"{1 / task.speed:.2f} s/task" if task.speed else "-- s/task", style="cyan")
 
     console = Console(stderr=True)
     index, where = evalrun.hub_index(data)
@@ -243,6 +244,9 @@ def _pct(x: float) -> str:
 def _print_summary(
     summary: evalrun.Summary, info: evalrun.RunInfo, stats: evalrun.RunStats, out: str
 ) -> None:
+    from rich.console import Console  # deferred: rich (~0.1 s); --help and --json stay fast
+    from rich.table import Table
+
     console = Console()
     d = summary.to_dict()
     mode = f"{info.mode} by {info.select_by}" if info.select_by else info.mode

@@ -7,12 +7,6 @@ import json
 from datetime import datetime, timezone
 from typing import Any
 
-from rich.console import Console
-from rich.markup import escape
-from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
-from rich.table import Table
-from rich.text import Text
-
 from gorilla_tui.config import load_settings
 from gorilla_tui.errors import UsageError
 from gorilla_tui.paths import get_paths
@@ -101,6 +95,10 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _refresh(args: argparse.Namespace) -> int:
+    from rich.console import Console  # deferred: rich (~0.1 s); --help and --json stay fast
+    from rich.markup import escape
+    from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
+
     from gorilla_tui.retrieve.refresh import refresh  # deferred: numpy, scipy (~0.3 s); `--help` stays fast
 
     max_bytes = MAX_SOURCE_BYTES
@@ -198,6 +196,9 @@ def _missing_warning(rows: list[dict[str, Any]], missing: list[str]) -> str | No
 
 
 def _sources_table(rows: list[dict[str, Any]], title: str):
+    from rich.table import Table  # deferred: rich (~0.1 s); --help and --json stay fast
+    from rich.text import Text
+
     table = Table(title=title)
     for col, just in (("source", "left"), ("status", "left"), ("loaded", "right"), ("flagged", "right"),
                       ("skipped", "right"), ("repaired", "right"), ("from / why", "left")):  # fmt: skip
@@ -227,6 +228,10 @@ def _age(built_at: str) -> tuple[float, str]:
 
 
 def _status(args: argparse.Namespace) -> int:
+    from rich.console import Console  # deferred: rich (~0.1 s); --help and --json stay fast
+    from rich.markup import escape
+    from rich.table import Table
+
     from gorilla_tui.retrieve import store as index_store  # deferred: numpy, scipy (~0.3 s)
 
     folder, meta = index_store.read_meta()

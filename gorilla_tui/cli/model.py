@@ -6,9 +6,6 @@ import argparse
 import json
 from typing import Any
 
-from rich.console import Console
-from rich.table import Table
-
 from gorilla_tui.model.registry import EMBEDDED, REGISTRY, resolve_model
 from gorilla_tui.paths import get_paths
 
@@ -53,6 +50,9 @@ def model_rows() -> list[dict[str, Any]]:
 
 def run_list(args: argparse.Namespace) -> int:
     """Print the registry; exit 0."""
+    from rich.console import Console  # deferred: rich (~0.1 s); --help and --json stay fast
+    from rich.table import Table
+
     rows = model_rows()
     if args.json:
         print(json.dumps(rows, indent=2))

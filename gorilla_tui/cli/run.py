@@ -10,10 +10,6 @@ import threading
 from pathlib import Path
 from typing import Any
 
-from rich.console import Console
-from rich.panel import Panel
-from rich.syntax import Syntax
-
 from gorilla_tui.config import load_settings
 from gorilla_tui.errors import GorillaError, UsageError
 from gorilla_tui.history import History
@@ -150,6 +146,10 @@ def _read_code(name: str) -> str:
 def confirm_run(code: str, verdict: Any, requirements: list[str], *, isolated: bool, yes: bool) -> bool:
     """Show the exact code, its env requirements and the verdict on stderr, then ask on stdin; a verdict
     that is not valid needs a second, explicit yes. yes=True answers both (shown). Shared with `ask --run`."""
+    from rich.console import Console  # deferred: rich (~0.1 s); --help and --json stay fast
+    from rich.panel import Panel
+    from rich.syntax import Syntax
+
     err = Console(stderr=True)
     err.print(Panel(Syntax(code, "python", line_numbers=True), title="code to run", expand=False))
     err.print(

@@ -5,10 +5,6 @@ from __future__ import annotations
 import argparse
 import json
 
-from rich.console import Console
-from rich.markup import escape
-from rich.table import Table
-
 from gorilla_tui.config import load_settings
 from gorilla_tui.errors import UsageError
 
@@ -55,6 +51,10 @@ def hit_row(hit) -> dict:
 
 def run(args: argparse.Namespace) -> int:
     """Search and print; exit 0 with hits, 1 when nothing matches, 2 for bad input or no index."""
+    from rich.console import Console  # deferred: rich (~0.1 s); --help and --json stay fast
+    from rich.markup import escape
+    from rich.table import Table
+
     from gorilla_tui import services  # deferred: numpy, scipy, tree-sitter (~0.3 s); `--help` stays fast
     from gorilla_tui.retrieve.constraints import search_with_constraints  # deferred with services
 
