@@ -4,6 +4,7 @@ imports inside functions only where they defer a heavy import, each with its rea
 from __future__ import annotations
 
 import ast
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -105,9 +106,26 @@ def test_lint_imports_keeps_every_contract():
     assert "Contracts: 3 kept, 0 broken." in run.stdout
 
 
+#: A line of an import statement: its start, or a name of a parenthesised list.
+_IMPORT_PART = re.compile(r"^(from |import )|^[A-Za-z_][\w.]*( as \w+)?,?$")
+
+
+def _explained(lines: list[str], start: int, end: int) -> bool:
+    """True when the import on lines[start:end] (0-based) or one of the imports right above it (a group of
+    deferred imports says why once) has a comment."""
+    if any("#" in line for line in lines[start:end]):
+        return True
+    above = start - 1
+    while above >= 0 and (_IMPORT_PART.match(lines[above].strip()) or lines[above].strip() == ")"):
+        if "#" in lines[above]:
+            return True
+        above -= 1
+    return False
+
+
 def test_imports_inside_functions_say_why():
-    """An import inside a function defers a heavy import (llama_cpp, huggingface_hub, numpy/scipy for the
-    CLI's --help, textual, ...) and says so in a comment on its line (or on the import just above it)."""
+    """An import inside a function defers a heavy import (llama_cpp, huggingface_hub, numpy/scipy and rich
+    for the CLI's --help, ...) and says so in a comment on its line (or on the import group's first line)."""
     unexplained = []
     for path in sorted(PACKAGE.rglob("*.py")):
         lines = path.read_text(encoding="utf-8").splitlines()
@@ -119,8 +137,15 @@ def test_imports_inside_functions_say_why():
                 if not isinstance(inner, (ast.Import, ast.ImportFrom)) or inner.lineno in seen:
                     continue
                 seen.add(inner.lineno)
-                own = lines[inner.lineno - 1 : inner.end_lineno]
-                above = lines[inner.lineno - 2]
-                if not any("#" in line for line in own) and not ("import " in above and "#" in above):
-                    unexplained.append(f"{path.relative_to(ROOT)}:{inner.lineno}: {own[0].strip()}")
+                if not _explained(lines, inner.lineno - 1, inner.end_lineno or inner.lineno):
+                    unexplained.append(
+                        f"{path.relative_to(ROOT)}:{inner.lineno}: {lines[inner.lineno - 1].strip()}"
+                    )
     assert unexplained == []
+
+
+def test_an_import_without_a_reason_is_caught():
+    lines = ["def f():", "    import os", "    return os"]
+    assert not _explained(lines, 1, 2)
+    lines = ["def f():", "    from a import (  # deferred: a is slow", "        b,", "    )", "    import c"]
+    assert _explained(lines, 4, 5) and _explained(lines, 1, 4)
