@@ -236,18 +236,7 @@ class Pipeline:
             return Proposal(task=task, api_call="", code="", verdict=verdict, hits=hits, mode=mode,
                             model=self.backend.name, timings=timings, warnings=warnings,
                             select_by=select_by)  # fmt: skip
-        choice: Choice | None = None
-        if select_by == "likelihood" and len(options) > 1:
-            try:
-                choice = self._choose_by_likelihood(task, usable, hits, cancel)
-                emit(TokenEvent(choice.text))
-            except ContextOverflowError:  # a long task in a small n_ctx: the grammar prompt can be trimmed
-                select_by = "grammar"
-                warnings.append("task too long to score the hits in n_ctx: chose with the grammar instead")
-        if choice is None and mode == "select":
-            choice = self._choose_by_grammar(task, usable, emit, cancel)
-        elif choice is None:
-            choice = self._generate_freely(task, [h.doc for h in hits], emit, cancel)
+        choice, select_by = self._choose(task, hits, usable, select_by, emit, cancel)
         t = time.perf_counter()
         timings["prompt"] = choice.prompt_seconds
         timings["first_token"] = (choice.first_token or t) - t0
@@ -260,6 +249,33 @@ class Pipeline:
         timings["total"] = time.perf_counter() - t0
         proposal.timings = timings
         return proposal
+
+    def _choose(
+        self,
+        task: str,
+        hits: list[Hit],
+        usable: list[ApiDoc],
+        select_by: str,
+        emit: Callable[[Event], None],
+        cancel: threading.Event | None,
+    ) -> tuple[Choice, str]:
+        """Run the chooser `select_by` asks for ("likelihood", "grammar"; "" = generate mode) and return its
+        Choice and how it chose. Likelihood needs two distinct calls to choose between; a task too long to
+        score in n_ctx falls back to the grammar (its prompt can be trimmed), with a note in Choice.notes."""
+        if select_by == "likelihood" and len(unique_options(d.api_call for d in usable)) > 1:
+            try:
+                choice = self._choose_by_likelihood(task, usable, hits, cancel)
+            except ContextOverflowError:
+                choice = self._choose_by_grammar(task, usable, emit, cancel)
+                choice.notes.insert(
+                    0, "task too long to score the hits in n_ctx: chose with the grammar instead"
+                )
+                return choice, "grammar"
+            emit(TokenEvent(choice.text))
+            return choice, select_by
+        if select_by:
+            return self._choose_by_grammar(task, usable, emit, cancel), select_by
+        return self._generate_freely(task, [h.doc for h in hits], emit, cancel), select_by
 
     def _choose_by_likelihood(self, task: str, docs: list[ApiDoc], hits: list[Hit],
                               cancel: threading.Event | None) -> Choice:  # fmt: skip
