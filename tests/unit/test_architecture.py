@@ -149,3 +149,16 @@ def test_an_import_without_a_reason_is_caught():
     assert not _explained(lines, 1, 2)
     lines = ["def f():", "    from a import (  # deferred: a is slow", "        b,", "    )", "    import c"]
     assert _explained(lines, 4, 5) and _explained(lines, 1, 4)
+
+
+def test_only_services_opens_a_backend_or_builds_a_pipeline():
+    """The composition root is the one caller of model.backend.open_backend and of Pipeline(...) in the
+    package and the benches (tests build their own, e.g. with a ScriptedBackend)."""
+    callers = set()
+    for path in sorted([*PACKAGE.rglob("*.py"), *(ROOT / "bench").glob("*.py")]):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Call):
+                name = getattr(node.func, "id", None) or getattr(node.func, "attr", None)
+                if name in ("open_backend", "Pipeline"):
+                    callers.add((path.relative_to(ROOT).as_posix(), name))
+    assert callers == {("gorilla_tui/services.py", "open_backend"), ("gorilla_tui/services.py", "Pipeline")}
