@@ -1,8 +1,9 @@
 """The composition root: settings -> index -> backend -> pipeline (and the validator), for every caller.
 
-`gorilla-tui ask`, `eval run`, `doctor`, the TUI session and the bench/ scripts get their index, backend,
-pipeline and validator from here; nothing else calls model.backend.open_backend or builds a Pipeline. The
-same one-way-to-get-a-model shape as simonw/llm's get_model(): callers name what they want in Settings, this
+`gorilla-tui ask`, `eval run`, `check`, `run`, `search`, `doctor`, the TUI session and the bench/ scripts get
+their settings, index, backend, pipeline and validator from here; nothing else calls
+model.backend.open_backend or builds a Pipeline (tests/unit/test_architecture.py checks it). The same
+one-way-to-get-a-model shape as simonw/llm's get_model(): callers name what they want in Settings, this
 module decides how it is built.
 """
 
@@ -31,6 +32,7 @@ __all__ = [
     "load_index",
     "model_label",
     "planned_select_by",
+    "read_settings",
 ]
 
 
