@@ -16,6 +16,8 @@ from gorilla_tui.errors import GorillaError
 from gorilla_tui.model import profiles as kernels
 from gorilla_tui.model import registry as models
 from gorilla_tui.paths import get_paths
+from gorilla_tui.sandbox.runner import isolation_layers
+from gorilla_tui.textsafe import safe_text
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -120,7 +122,8 @@ def _index(report: dict[str, Any], problems: list[dict[str, str]]) -> None:
 
 def collect(args: argparse.Namespace) -> dict[str, Any]:
     """The report: {python, platform, settings (config.toml as the commands read it, defaults filled in),
-    llama_cpp_python, llama_cpp, kernel, model, index, paths, problems}."""
+    llama_cpp_python, llama_cpp, kernel, model, index, paths, isolation (the sandbox's layers this machine
+    allows: sandbox.runner.isolation_layers), problems}."""
     from gorilla_tui import services  # deferred: numpy, scipy, tree-sitter (~0.3 s); `--help` stays fast
 
     problems: list[dict[str, str]] = []
@@ -141,6 +144,13 @@ def collect(args: argparse.Namespace) -> dict[str, Any]:
     p = get_paths()
     report["paths"] = {"data": str(p.data), "cache": str(p.cache), "config_file": str(p.config_file),
                        "models_dir": str(p.models_dir), "index_dir": str(p.index_dir)}  # fmt: skip
+    report["isolation"] = isolation_layers()
+    if report["isolation"]["namespaces"].startswith("NO"):
+        fix = ("sysctl -w user.max_user_namespaces=15000  # and kernel.unprivileged_userns_clone=1 where it"
+               " exists; unshare(1) comes with util-linux")  # fmt: skip
+        problems.append(
+            {"problem": "the sandbox has no namespaces here, so `run` refuses to run code", "fix": fix}
+        )
     report["problems"] = problems
     return report
 
@@ -149,6 +159,7 @@ def run(args: argparse.Namespace) -> int:
     """Print the report; exit 0 when no problem was found, 1 otherwise."""
     from rich.console import Console  # deferred: rich (~0.1 s); --help and --json stay fast
     from rich.table import Table
+    from rich.text import Text
 
     report = collect(args)
     if args.json:
@@ -171,7 +182,9 @@ def run(args: argparse.Namespace) -> int:
     for key, val in report.get("index", {}).items():
         t.add_row(f"index {key}", str(val))
     for key, val in report["paths"].items():
-        t.add_row(f"path {key}", val)
+        t.add_row(f"path {key}", Text(safe_text(val)))
+    for key, val in report["isolation"].items():
+        t.add_row(f"sandbox {key}", Text(safe_text(val)))
     console = Console()
     console.print(t)
     for pr in report["problems"]:
