@@ -61,7 +61,12 @@ class Checker(Protocol):
     """What the pipeline needs of a checker (check.validator.Validator is one)."""
 
     def check(self, code: str) -> Verdict:
-        """The verdict for `code` by AST sub-tree match against the API pool."""
+        """The verdict for any model text or code (the call is extracted first), by AST sub-tree match
+        against the API pool."""
+        ...
+
+    def check_code(self, code: str) -> Verdict:
+        """The verdict for Python code as it is (every call in it)."""
         ...
 
 
@@ -225,11 +230,14 @@ class Pipeline:
         timings = {"retrieve": time.perf_counter() - t0}
         emit(HitsEvent(hits))
         select_by = self.select_by(mode)
-        usable = [h.doc for h in hits if not h.doc.flagged] or [h.doc for h in hits]
-        options = unique_options(d.api_call for d in usable)
+        docs = [h.doc for h in hits]
+        usable = [d for d in docs if not d.flagged or d.repaired] or docs  # repaired: pool/repair.py
+        options = unique_options(d.call for d in usable)
         if mode == "select" and not options:
             verdict = Verdict(
-                "no_call", diagnostics=["no API doc matched the task, so there is nothing to select"]
+                "no_call",
+                diagnostics=["no API doc matched the task, so there is nothing to select"],
+                reason="no_call:no_code",
             )
             emit(VerdictEvent(verdict))
             timings["total"] = time.perf_counter() - t0
@@ -262,7 +270,7 @@ class Pipeline:
         """Run the chooser `select_by` asks for ("likelihood", "grammar"; "" = generate mode) and return its
         Choice and how it chose. Likelihood needs two distinct calls to choose between; a task too long to
         score in n_ctx falls back to the grammar (its prompt can be trimmed), with a note in Choice.notes."""
-        if select_by == "likelihood" and len(unique_options(d.api_call for d in usable)) > 1:
+        if select_by == "likelihood" and len(unique_options(d.call for d in usable)) > 1:
             try:
                 choice = self._choose_by_likelihood(task, usable, hits, cancel)
             except ContextOverflowError:
@@ -290,8 +298,8 @@ class Pipeline:
         for h in hits:
             h.lm_score = by_id.get(id(h.doc))
         chosen = docs[best(scores)]
-        options = unique_options(d.api_call for d in docs)
-        return Choice(chosen.api_call.strip(), docs, options, doc=chosen, first_token=time.perf_counter())
+        options = unique_options(d.call for d in docs)
+        return Choice(chosen.call.strip(), docs, options, doc=chosen, first_token=time.perf_counter())
 
     def _choose_by_grammar(self, task: str, docs: list[ApiDoc], emit: Callable[[Event], None],
                            cancel: threading.Event | None) -> Choice:  # fmt: skip
@@ -299,12 +307,12 @@ class Pipeline:
         The text all options share goes into the prompt (prompt evaluation is far cheaper than constrained
         generation); with a single option there is nothing to choose and no model call."""
         t = time.perf_counter()
-        options = unique_options(d.api_call for d in docs)
+        options = unique_options(d.call for d in docs)
         # the longest option bounds the answer (+2 for the lead space and the end of the grammar)
         max_tokens = min(self.settings.max_tokens, max(self.backend.count_tokens(o) for o in options) + 2)
         prompt, kept, notes = fit_prompt(self.family, task, docs, "select", self.backend.n_ctx - max_tokens,
                                          self.backend.count_tokens)  # fmt: skip
-        options = unique_options(d.api_call for d in kept)
+        options = unique_options(d.call for d in kept)
         shared = shared_prefix(options)
         suffixes = [o[len(shared) :] for o in options]
         grammar = choice_grammar(suffixes, lead="" if shared else " ")
@@ -372,10 +380,20 @@ class Pipeline:
         satisfied / violated / unknown for the matched doc. timings are filled in by _ask."""
         if mode == "select":
             api_call, code, code_source, explanation = self._selected(choice)
+            if code_source == "example_code" and not self.validator.check(code).ok:
+                # the doc's example is shown only when it passes the check too (issue 15: an unquoted
+                # model id or Python 2 line in an example must not sit under a `valid` badge)
+                warnings.append("the doc's example code does not pass the check: showing the call alone")
+                code, code_source = api_call, "model"
         else:
             api_call, code, code_source, explanation = self._extracted(choice.text)
         verdict = self.validator.check(api_call or code) if (api_call or code) else Verdict(
-            "no_call", diagnostics=["the model gave no API call"])  # fmt: skip
+            "no_call", diagnostics=["the model gave no API call"], reason="no_call:no_code")  # fmt: skip
+        if verdict.ok and mode == "generate" and code.strip() and code.strip() != api_call.strip():
+            shown = self.validator.check_code(code)  # the code the person copies and runs must pass too
+            if shown.kind not in ("valid", "no_call"):
+                shown.diagnostics.insert(0, "the api_call is valid, but the code shown is not")
+                verdict = shown
         constraints: list[dict[str, Any]] = []
         if self.constraints is not None:
             constraints = self.constraints.for_doc(verdict.matched)
@@ -394,11 +412,11 @@ class Pipeline:
         if chosen not in choice.options:  # cut short (max_tokens or cancel): take the option it started
             started = [o for o in choice.options if chosen and o.startswith(chosen)]
             chosen = started[0] if len(started) == 1 else ""
-        doc = choice.doc or next((d for d in choice.docs if d.api_call.strip() == chosen), None)
+        doc = choice.doc or next((d for d in choice.docs if d.call.strip() == chosen), None)
         if not chosen or doc is None:
             return "", "", "model", ""
         explanation = " ".join(x for x in (doc.functionality, doc.description) if x).strip()
-        if doc.example_code.strip():
+        if doc.example_code.strip() and not doc.repaired:  # a repaired doc's example may load another call
             return chosen, doc.example_code, "example_code", explanation
         return chosen, chosen, "model", explanation
 
