@@ -1,5 +1,5 @@
-"""pipeline.ask on the APIBench Torch Hub pool: repaired calls of flagged entries, example code shown only when
-it passes the check, and the code shown in generate mode checked too (entries only the real pool has)."""
+"""pipeline.ask on the APIBench Torch Hub pool: repaired calls of flagged entries, example code shown only
+when it passes the check, and the code shown in generate mode checked too (entries only the real pool has)."""
 
 from __future__ import annotations
 
