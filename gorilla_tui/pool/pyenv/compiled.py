@@ -30,6 +30,9 @@ EXCLUDED = frozenset(
     }
 )
 
+#: Types of module-level values that are data, not objects whose methods are indexed (sys.maxsize, sys.path).
+_PLAIN = (int, float, str, bytes, bool, type(None), tuple, list, dict, set, frozenset)
+
 _KINDS = {
     inspect.Parameter.POSITIONAL_ONLY: "posonly",
     inspect.Parameter.POSITIONAL_OR_KEYWORD: "poskw",
@@ -141,17 +144,24 @@ def read_compiled(name: str) -> ModuleInfo | None:
             info.defs[attr] = _class(attr, value)
         else:
             info.assigned.add(attr)
+            kind = type(value)
+            if not attr.startswith("_") and kind not in _PLAIN and not inspect.ismodule(value):
+                info.objects[attr] = _class(kind.__name__, kind, inherited=True)  # sys.stdout: TextIOWrapper
     return info
 
 
-def _class(attr: str, cls: type) -> ClassDef:
+def _class(attr: str, cls: type, inherited: bool = False) -> ClassDef:
+    """A ClassDef from a runtime class; inherited=True also takes its bases' methods (object excluded)."""
     init = _params(cls, bound=False)
     doc = _doc(cls)
     if init is None:
         init, doc = doc_signature(attr, doc)
     out = ClassDef(attr, doc)
     out.init = FuncDef("__init__", init, "")
-    for mname, member in sorted(vars(cls).items()):
+    members: dict[str, object] = {}
+    for klass in reversed(cls.__mro__[:-1] if inherited else (cls,)):
+        members.update(vars(klass))
+    for mname, member in sorted(members.items()):
         if mname.startswith("_"):
             continue
         if inspect.ismethoddescriptor(member) or inspect.isbuiltin(member):

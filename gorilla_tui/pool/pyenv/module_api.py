@@ -32,7 +32,9 @@ class Param:
 @dataclass
 class FuncDef:
     """A def. kind: "function", "method", "classmethod", "staticmethod" or "property". params exclude the
-    bound first parameter (self / cls) of methods and classmethods. doc: the raw docstring ("" if none)."""
+    bound first parameter (self / cls) of methods and classmethods. doc: the raw docstring ("" if none).
+    returns: the callee of the first ``return Callee(...)`` in the body ("" if none): it types module-level
+    objects such as ``environ = _createenviron()`` (os.py)."""
 
     name: str
     params: list[Param]
@@ -40,6 +42,7 @@ class FuncDef:
     kind: str = "function"
     is_async: bool = False
     line: int = 0
+    returns: str = ""
 
 
 @dataclass
@@ -51,6 +54,8 @@ class ClassDef:
     init: FuncDef | None = None
     methods: list[FuncDef] = field(default_factory=list)
     line: int = 0
+    #: base classes as written (``_collections_abc.MutableMapping``), for inherited methods of objects.
+    bases: list[str] = field(default_factory=list)
 
 
 @dataclass
@@ -80,6 +85,10 @@ class ModuleInfo:
     imports: list[ImportFrom] = field(default_factory=list)
     aliases: dict[str, str] = field(default_factory=dict)
     assigned: set[str] = field(default_factory=set)
+    #: module-level objects made by a call, ``environ = _createenviron()``: name -> callee source text.
+    instances: dict[str, str] = field(default_factory=dict)
+    #: module-level objects whose type is known from the interpreter (compiled modules: sys.stdout).
+    objects: dict[str, ClassDef] = field(default_factory=dict)
 
 
 def _text(node: Node | None) -> str:
@@ -190,12 +199,33 @@ def _function(node: Node, decorators: list[str], in_class: bool) -> FuncDef:
         kind=kind,
         is_async=any(c.type == "async" for c in node.children),
         line=node.start_point[0] + 1,
+        returns=_returned_callee(node.child_by_field_name("body")),
     )
+
+
+def _returned_callee(body: Node | None) -> str:
+    """The callee text of the first ``return Callee(...)`` in a function body, nested defs excluded."""
+    stack = list(reversed(body.named_children)) if body is not None else []
+    while stack:
+        node = stack.pop()
+        if node.type in ("function_definition", "class_definition", "lambda"):
+            continue
+        if node.type == "return_statement" and node.named_children:
+            value = node.named_children[0]
+            if value.type == "call":
+                return _text(value.child_by_field_name("function"))
+            continue
+        stack.extend(reversed(node.named_children))
+    return ""
 
 
 def _class(node: Node) -> ClassDef:
     body = node.child_by_field_name("body")
     cls = ClassDef(_text(node.child_by_field_name("name")), _docstring(body), line=node.start_point[0] + 1)
+    supers = node.child_by_field_name("superclasses")
+    cls.bases = [
+        _text(b) for b in (supers.named_children if supers else []) if b.type in ("identifier", "attribute")
+    ]
     seen: set[str] = set()
     for child in body.named_children if body is not None else []:
         decorators: list[str] = []
@@ -339,6 +369,17 @@ def _statement(node: Node, info: ModuleInfo, tracker: _AllTracker) -> None:
             name = _text(left)
             if name == "__all__":
                 tracker.assign(right, augment=expr.type == "augmented_assignment")
+            elif (
+                expr.type == "assignment"
+                and left is not None
+                and right is not None
+                and left.type in ("pattern_list", "tuple_pattern")
+                and right.type in ("expression_list", "tuple")
+                and len(left.named_children) == len(right.named_children)
+            ):  # dump, dumps = _dump, _dumps (pickle.py)
+                for target, value in zip(left.named_children, right.named_children, strict=True):
+                    if target.type == "identifier" and value.type == "identifier":
+                        info.aliases.setdefault(_text(target), _text(value))
             elif expr.type == "assignment" and left is not None and left.type == "identifier":
                 if right is not None and right.type == "identifier":
                     info.aliases.setdefault(name, _text(right))
@@ -376,6 +417,7 @@ def read_module(source: bytes, name: str, is_package: bool = False) -> ModuleInf
     for child in root.named_children:
         _statement(child, info, tracker)
     info.all_names = tracker.value
+    info.instances = dict(tracker.instances)
     for name, (
         var,
         attr,

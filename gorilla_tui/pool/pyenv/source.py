@@ -183,11 +183,57 @@ class _Resolver:
         if info.all_names is not None:
             return info.all_names
         exp = self.exports(name)
-        return [
-            n
-            for n, (target, origin) in exp.items()
-            if not n.startswith("_") and target is not None and (origin != "import" or info.is_package)
-        ]
+        return [n for n, (target, origin) in exp.items() if self._exported(info, n, target, origin)]
+
+    def _exported(self, info: ModuleInfo, n: str, target: tuple[str, str] | None, origin: str) -> bool:
+        """Public without a literal __all__: a def, a star import, or an explicit import in a package or from
+        a private / compiled implementation module (``from _pickle import dumps``, ``from posix import
+        _exit``); single-underscore names only when they are functions of a compiled module (sys._getframe,
+        os._exit: the interpreter's documented underscore functions)."""
+        if target is None or n.startswith("__"):
+            return False
+        if origin == "import" and not (
+            info.is_package or not _is_public(target[0]) or target[0] in self.compiled
+        ):
+            return False
+        return not n.startswith("_") or self.compiled_function(target)
+
+    def compiled_function(self, target: tuple[str, str] | None) -> bool:
+        """Whether target (module, name) is a function of a compiled module."""
+        return (
+            target is not None
+            and target[0] in self.compiled
+            and isinstance(self.modules[target[0]].defs.get(target[1]), FuncDef)
+        )
+
+    def class_of(self, module: str, callee: str, depth: int = 0) -> ClassDef | None:
+        """The class an object made by ``callee(...)`` in `module` has: a class of the module (or imported
+        into it, or ``mod.Class``), or the class a function's ``return Class(...)`` names; else None."""
+        if depth > 4 or not callee:
+            return None
+        if "." in callee:
+            mod, _, attr = callee.rpartition(".")
+            return self.class_of(mod, attr, depth + 1) if mod in self.modules else None
+        target = self.exports(module).get(callee, (None, ""))[0] if module in self.modules else None
+        if target is None:
+            return None
+        d = self.modules[target[0]].defs.get(target[1])
+        if isinstance(d, FuncDef):
+            return self.class_of(target[0], d.returns, depth + 1)
+        if isinstance(d, ClassDef):
+            return d
+        return None
+
+    def methods(self, module: str, cls: ClassDef, depth: int = 0) -> list[FuncDef]:
+        """cls's public methods, then those inherited through the bases this group can resolve."""
+        out = [m for m in cls.methods if not m.name.startswith("_") and m.kind != "property"]
+        for base in cls.bases if depth < 6 else []:
+            where = base.rpartition(".")[0] or module
+            parent = self.class_of(module, base)
+            if parent is not None:
+                have = {m.name for m in out}
+                out += [m for m in self.methods(where, parent, depth + 1) if m.name not in have]
+        return out
 
 
 def _display_module(name: str) -> str:
@@ -317,9 +363,9 @@ def _emit(
             continue
         exp, info, shown = resolver.exports(mod), modules[mod], _display_module(mod)
         for n in resolver.public(mod):
-            if n.startswith("_"):
-                continue
             target = exp.get(n, (None, ""))[0]
+            if n.startswith("_") and not resolver.compiled_function(target):
+                continue
             if target is None and info.is_package:
                 target = _submodule_def(modules, mod, n)
             qual = _qualify(shown, n)
@@ -342,6 +388,40 @@ def _emit(
             builder.function(qual, module, d)
     for qual, module in bare:
         builder.bare(qual, module)
+    _emit_objects(modules, resolver, builder)
+
+
+def _emit_objects(modules: dict[str, ModuleInfo], resolver: _Resolver, builder: _Builder) -> None:
+    """Methods of public module-level objects: ``os.environ.get`` (environ = _createenviron(), which
+    returns an _Environ, a MutableMapping), ``sys.stdout.write`` (compiled: the interpreter's type)."""
+    for mod in sorted(modules):
+        info = modules[mod]
+        if not _is_public(mod):
+            continue
+        shown = _display_module(mod)
+        listed = set(info.all_names) if info.all_names is not None else None
+        objects: dict[str, tuple[str, ClassDef]] = {n: (mod, cls) for n, cls in info.objects.items()}
+        for n, callee in info.instances.items():
+            if n in info.assigned and (cls := resolver.class_of(mod, callee)) is not None:
+                objects.setdefault(n, (mod, cls))
+        for n, (where, cls) in sorted(objects.items()):
+            if n.startswith("_") or (listed is not None and n not in listed):
+                continue
+            qual = _qualify(shown, n)
+            methods = (
+                resolver.methods(where, cls)
+                if cls.line
+                else [m for m in cls.methods if not m.name.startswith("_")]
+            )
+            for m in methods:
+                builder.add(
+                    f"{qual}.{m.name}",
+                    shown,
+                    f"method of {qual} ({cls.name})",
+                    f"{qual}.{m.name}({_call_args(m.params)})",
+                    m.params,
+                    m.doc,
+                )
 
 
 def load_python_env(spec: str = STDLIB, progress: Progress | None = None) -> LoadResult:
