@@ -80,6 +80,9 @@ WRAPPERS = {
     "call_soon": 0, "call_soon_threadsafe": 0, "run_in_executor": 1,
 }  # fmt: skip
 TARGET_WRAPPERS = frozenset({"Thread", "Process", "Timer"})
+#: Wrappers that return the function itself, cached: ``functools.lru_cache(f)(a)`` / ``cache(f)(a)`` is a call
+#: of f with (a) (docs.python.org/3/library/functools.html).
+CALL_THROUGH = frozenset({"lru_cache", "cache"})
 
 
 @dataclass
@@ -272,6 +275,38 @@ def passed_call(node: Node, wrapper: str) -> CallSite | None:
                     span=(node.start_byte, node.end_byte))  # fmt: skip
 
 
+def _called_wrapper(node: Node) -> tuple[int, CallSite] | None:
+    """For ``partial(f, a, k=1)(b, k=2)`` (or ``lru_cache(f)(b)``): (id of the inner wrapper call, the call
+    of f with the wrapper's arguments followed by the later call's, keywords of the later call winning, as
+    functools.partial does); else None."""
+    inner = node.child_by_field_name("function")
+    if inner is None or inner.type != "call" or inner.child_by_field_name("function") is None:
+        return None
+    wrapper = callee_of(inner.child_by_field_name("function"))
+    last = wrapper.rsplit(".", 1)[-1]
+    outer = call_site(node)
+    if last in ("partial", "partialmethod"):
+        passed = passed_call(inner, wrapper)
+    elif last in CALL_THROUGH:
+        args = inner.child_by_field_name("arguments")
+        items = [c for c in args.named_children if c.type != "comment"] if args is not None else []
+        if len(items) != 1 or items[0].type not in ("identifier", "attribute"):
+            return None
+        passed = replace(outer, callee=callee_of(items[0]), positional=(), keywords={})
+    else:
+        return None
+    if passed is None:
+        return None
+    return inner.id, replace(
+        outer,
+        callee=passed.callee,
+        positional=passed.positional + outer.positional,
+        keywords={**passed.keywords, **outer.keywords},
+        splat=passed.splat or outer.splat,
+        via=wrapper,
+    )
+
+
 def syntax_errors(root: Node, limit: int = 3) -> list[str]:
     """Up to `limit` syntax errors as "line:col: unexpected text" / "line:col: missing X" (iterative walk)."""
     out: list[str] = []
@@ -415,7 +450,15 @@ def scan(code: str) -> Scan:
             continue
         break
     aliases = {n: t.pop() for n, t in alias_targets.items() if len(t) == 1 and n not in other_bound}
+    called: dict[int, CallSite] = {}  # wrapper call node id -> the merged call when the wrapper is called
     for n in calls:
+        if (merged := _called_wrapper(n)) is not None:
+            called[merged[0]] = merged[1]
+    for n in calls:
+        if n.id in called:  # partial(f, a) in partial(f, a)(b): checked once, as the merged f(a, b)
+            result.calls.append(call_site(n))
+            result.calls.append(called[n.id])
+            continue
         site = call_site(n)
         root, dot, rest = site.callee.partition(".")
         if aliases.get(root):  # f = torch.hub.load; f(...) is checked as torch.hub.load(...)
