@@ -188,8 +188,8 @@ class _Resolver:
     def _exported(self, info: ModuleInfo, n: str, target: tuple[str, str] | None, origin: str) -> bool:
         """Public without a literal __all__: a def, a star import, or an explicit import in a package or from
         a private / compiled implementation module (``from _pickle import dumps``, ``from posix import
-        _exit``); single-underscore names only when they are functions of a compiled module (sys._getframe,
-        os._exit: the interpreter's documented underscore functions)."""
+        _exit``); single-underscore names only when they are functions of a public compiled module
+        (sys._getframe, os._exit: the interpreter's documented underscore functions)."""
         if target is None or n.startswith("__"):
             return False
         if origin == "import" and not (
@@ -199,10 +199,12 @@ class _Resolver:
         return not n.startswith("_") or self.compiled_function(target)
 
     def compiled_function(self, target: tuple[str, str] | None) -> bool:
-        """Whether target (module, name) is a function of a compiled module."""
+        """Whether target (module, name) is a function of a public compiled module (sys._getframe,
+        posix._exit; not _abc._abc_init)."""
         return (
             target is not None
             and target[0] in self.compiled
+            and _is_public(target[0])
             and isinstance(self.modules[target[0]].defs.get(target[1]), FuncDef)
         )
 
