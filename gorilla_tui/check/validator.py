@@ -125,6 +125,11 @@ class Validator:
         for e in self.entries:
             if e.req.callee.endswith(".from_pretrained") and e.req.slots and e.req.slots[0][1]:
                 self.pretrained.setdefault(str(e.req.slots[0][1]), e)
+        #: tasks of the pool's pipeline entries: ``pipeline(task, model=id)`` of a pool model id loaded
+        #: there through a class (``Wav2Vec2ForCTC.from_pretrained(id)``) matches that entry
+        self.tasks = {
+            str(v) for e in self.entries if e.req.callee == "pipeline" for k, v in e.req.slots if k == "task"
+        }
         #: torch.hub.load repos of the pool (a wrong model of a pool repo: unknown_model, else unknown_repo)
         self.repos = {
             str(v)
@@ -190,10 +195,15 @@ class Validator:
         return hits[0] if hits else None
 
     def companion(self, call: CallSite) -> PoolEntry | None:
-        """For a ``*.from_pretrained`` call of any class whose model id is a pool entry's id (loaded there
-        by another class: a tokenizer, processor or scheduler of that repo), that entry; else None. The
+        """For a ``*.from_pretrained`` call of any class, or a ``pipeline(task, model=id)`` of a pool task,
+        whose model id is a pool entry's id (loaded there by another class: a tokenizer, processor or
+        scheduler of that repo, or ``Wav2Vec2ForCTC``), that entry; else None. The
         paper's Hugging Face match compares the model id, not the class (arXiv 2305.15334, section 4)."""
         callee = canonical(call.callee)
+        if callee == "pipeline":  # same repo, loaded by the pipeline of a pool task
+            bound = bind(call, family(callee) or ())
+            model, task = bound.get("model"), bound.get("task")
+            return self.pretrained.get(model) if model and task in self.tasks else None
         if not callee.endswith(".from_pretrained"):
             return None
         value = bind(call, family(callee) or ()).get("pretrained_model_name_or_path")

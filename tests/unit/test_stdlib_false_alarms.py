@@ -112,3 +112,15 @@ def test_lru_cache_wrapped_call_is_checked_as_the_call(v):
         "import functools, torch\nm = functools.lru_cache(torch.hub.load)('pytorch/vision', 'resnet50')"
     )
     assert ok.kind == "valid", ok
+
+
+def test_pipeline_of_a_pool_model_loaded_by_a_class_is_valid(v):
+    code = "from transformers import pipeline\nasr = pipeline('automatic-speech-recognition', model='{}')"
+    ok = v.check(code.format("facebook/wav2vec2-base-960h"))  # pool: Wav2Vec2ForCTC.from_pretrained(...)
+    assert ok.kind == "valid", ok
+    bad = v.check(code.format("facebook/wav2vec2-base-961h"))
+    assert bad.kind == "wrong_args", bad
+    task = v.check(
+        "from transformers import pipeline\np = pipeline('speech-magic', model='facebook/wav2vec2-base-960h')"
+    )
+    assert task.kind != "valid", task
