@@ -32,11 +32,27 @@ def v(apibench, apizoo):
         "import pickle\nobj = pickle.loads(blob)",
         "import os\nos._exit(0)",
         "import sys\nframe = sys._getframe()",
+        "from multiprocessing import Pool\nwith Pool(4) as pool:\n    squares = pool.map(abs, [-1, 2])",
+        "import multiprocessing\nq = multiprocessing.Queue()",
     ],
 )
 def test_objects_reexports_and_underscore_functions_are_valid(v, code):
     verdict = v.check(code)
     assert verdict.kind == "valid", verdict
+
+
+@pytest.mark.parametrize(
+    "code",
+    [
+        "import os\nos.environ.fetch('HOME')",
+        "import sys\nsys.stdout.writeline('x')",
+        "import pickle\npickle.dumpz(1)",
+        "import sys\nsys._get_frame()",
+        "from multiprocessing import Pools\nPools(2)",
+    ],
+)
+def test_near_misses_of_those_names_stay_hallucinations(v, code):
+    assert v.check(code).kind == "hallucination"
 
 
 #: Ordinary correct standard-library snippets (what a chat model answers for everyday tasks).
@@ -83,6 +99,8 @@ CORPUS = [
     "import tempfile\ntmp = tempfile.mkdtemp()",
     "import hashlib\ndigest = hashlib.sha256(b'abc')",
     "import random\nrandom.shuffle([1, 2, 3])",
+    "import multiprocessing\nn = multiprocessing.cpu_count()",
+    "import pickle\nwith open('m.pkl', 'rb') as f:\n    obj = pickle.load(f)",
 ]
 
 

@@ -89,6 +89,9 @@ class ModuleInfo:
     instances: dict[str, str] = field(default_factory=dict)
     #: module-level objects whose type is known from the interpreter (compiled modules: sys.stdout).
     objects: dict[str, ClassDef] = field(default_factory=dict)
+    #: ``globals().update((n, getattr(OBJ, n)) ...)``: the module exports OBJ's public methods as functions
+    #: (multiprocessing/__init__.py: context._default_context, so multiprocessing.Pool); OBJ's source text.
+    exported_object: str = ""
 
 
 def _text(node: Node | None) -> str:
@@ -216,6 +219,20 @@ def _returned_callee(body: Node | None) -> str:
                 return _text(value.child_by_field_name("function"))
             continue
         stack.extend(reversed(node.named_children))
+    return ""
+
+
+def _getattr_object(node: Node) -> str:
+    """The object text X of the first ``getattr(X, ...)`` call inside node ("" if none)."""
+    stack = [node]
+    while stack:
+        n = stack.pop()
+        if n.type == "call" and _text(n.child_by_field_name("function")) == "getattr":
+            args = n.child_by_field_name("arguments")
+            first = args.named_children[0] if args is not None and args.named_children else None
+            if first is not None and first.type in ("identifier", "attribute"):
+                return _text(first)
+        stack.extend(reversed(n.named_children))
     return ""
 
 
@@ -395,6 +412,8 @@ def _statement(node: Node, info: ModuleInfo, tracker: _AllTracker) -> None:
                         tracker.bound[name] = (_text(obj), _text(right.child_by_field_name("attribute")))
         elif expr.type == "call":
             fn = expr.child_by_field_name("function")
+            if _text(fn) == "globals().update":
+                info.exported_object = info.exported_object or _getattr_object(expr)
             if (
                 fn is not None
                 and fn.type == "attribute"

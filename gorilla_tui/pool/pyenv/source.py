@@ -406,6 +406,12 @@ def _emit_objects(modules: dict[str, ModuleInfo], resolver: _Resolver, builder: 
         for n, callee in info.instances.items():
             if n in info.assigned and (cls := resolver.class_of(mod, callee)) is not None:
                 objects.setdefault(n, (mod, cls))
+        if info.exported_object and (found := _exported_object(modules, resolver, mod)) is not None:
+            where, cls = found
+            for m in resolver.methods(where, cls):  # multiprocessing.Pool: DefaultContext().Pool
+                qual = _qualify(shown, m.name)
+                call = f"{qual}({_call_args(m.params)})"
+                builder.add(qual, shown, f"function (method of {cls.name})", call, m.params, m.doc)
         for n, (where, cls) in sorted(objects.items()):
             if n.startswith("_") or (listed is not None and n not in listed):
                 continue
@@ -424,6 +430,20 @@ def _emit_objects(modules: dict[str, ModuleInfo], resolver: _Resolver, builder: 
                     m.params,
                     m.doc,
                 )
+
+
+def _exported_object(
+    modules: dict[str, ModuleInfo], resolver: _Resolver, mod: str
+) -> tuple[str, ClassDef] | None:
+    """(defining module, class) of the object whose attributes module `mod` copies into its globals
+    (``context._default_context``: a submodule's module-level object), or None when it cannot be resolved."""
+    owner, _, name = modules[mod].exported_object.rpartition(".")
+    for candidate in (f"{mod}.{owner}" if owner else mod, owner):
+        info = modules.get(candidate)
+        if info is not None and name in info.instances:
+            cls = resolver.class_of(candidate, info.instances[name])
+            return (candidate, cls) if cls is not None else None
+    return None
 
 
 def load_python_env(spec: str = STDLIB, progress: Progress | None = None) -> LoadResult:
