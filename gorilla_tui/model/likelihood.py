@@ -58,6 +58,57 @@ def query_likelihoods(
     return out
 
 
+#: A task with no content: log p(CONTENT_FREE_TASK | doc) measures how much a doc's style and length favour
+#: any task at all (contextual calibration, Zhao et al. 2021, arXiv 2102.09690, with "N/A" as their
+#: content-free input).
+CONTENT_FREE_TASK = "N/A"
+#: Reciprocal rank fusion constant (Cormack et al. 2009).
+RRF_K = 60
+#: Choice rules compared on the dev splits (bench/everyday.py, bench/rerank_dev.py):
+#: first: the retriever's first hit, no model; likelihood: argmax log p(task | doc); calibrated: argmax
+#: log p(task | doc) - log p(CONTENT_FREE_TASK | doc); rrf: reciprocal rank fusion of the retrieval rank and
+#: the likelihood rank; rrf-calibrated: the same with the calibrated rank.
+CHOICE_RULES = ("first", "likelihood", "calibrated", "rrf", "rrf-calibrated")
+
+
+def _ranks(scores: Sequence[float]) -> list[int]:
+    """0-based rank of each score, best first; ties keep the earlier (better retrieved) one first."""
+    order = sorted(range(len(scores)), key=lambda i: (-scores[i], i))
+    ranks = [0] * len(scores)
+    for r, i in enumerate(order):
+        ranks[i] = r
+    return ranks
+
+
+def choose(lm: Sequence[float], free: Sequence[float | None] | None, rule: str) -> int:
+    """Index of the chosen hit among hits given in retrieval order.
+
+    Args:
+        lm: log p(task | doc) per hit, nats.
+        free: log p(CONTENT_FREE_TASK | doc) per hit (nats); needed by the calibrated rules only.
+        rule: one of CHOICE_RULES.
+
+    Raises:
+        ValueError: an unknown rule, no hits, or a calibrated rule without `free` scores.
+    """
+    if not lm:
+        raise ValueError("no scores")
+    if rule not in CHOICE_RULES:
+        raise ValueError(f"unknown choice rule {rule!r}")
+    if rule == "first":
+        return 0
+    if rule == "likelihood":
+        return best(lm)
+    if free is None or len(free) != len(lm) or any(f is None for f in free):
+        raise ValueError(f"rule {rule!r} needs a content-free score per hit")
+    calibrated = [a - b for a, b in zip(lm, free, strict=True)]  # type: ignore[operator]
+    if rule == "calibrated":
+        return best(calibrated)
+    ranks = _ranks(lm if rule == "rrf" else calibrated)
+    fused = [1 / (RRF_K + i + 1) + 1 / (RRF_K + r + 1) for i, r in enumerate(ranks)]
+    return best(fused)
+
+
 def best(scores: Sequence[float]) -> int:
     """Index of the highest score; ties go to the earlier index (the better BM25 rank). Raises ValueError
     for an empty sequence."""
