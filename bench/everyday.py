@@ -26,9 +26,10 @@ import statistics
 import sys
 import tempfile
 import time
-import tomllib
 from pathlib import Path
 from typing import Any
+
+import tomllib
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
@@ -71,7 +72,7 @@ def is_right(task: dict[str, Any], doc: ApiDoc | None) -> bool:
 
 
 def build_index(shared: Path) -> Any:
-    """The default index, built by retrieve.refresh exactly as `index --refresh --from` does, in a temp home."""
+    """The default index, built by retrieve.refresh as `index --refresh --from` builds it, in a temp home."""
     from gorilla_tui.retrieve.index import ApiIndex
     from gorilla_tui.retrieve.refresh import refresh
 
@@ -97,8 +98,15 @@ def answer(pipeline: Any, backend: Any, task: dict[str, Any]) -> dict[str, Any]:
         "chosen": chosen.id if chosen else None,
         "right": is_right(task, chosen),
         "hits": [
-            {"id": h.doc.id, "source": h.doc.source, "rank": h.rank, "bm25": round(h.score, 4),
-             "lm": h.lm_score, "free": free[i] if i < len(free) else None, "right": is_right(task, h.doc)}
+            {
+                "id": h.doc.id,
+                "source": h.doc.source,
+                "rank": h.rank,
+                "bm25": round(h.score, 4),
+                "lm": h.lm_score,
+                "free": free[i] if i < len(free) else None,
+                "right": is_right(task, h.doc),
+            }
             for i, h in enumerate(hits)
         ],  # fmt: skip
     }

@@ -166,6 +166,10 @@ class Pipeline:
         t = time.perf_counter()
         docs = [h.doc for h in hits]
         usable = [d for d in docs if not d.flagged] or docs
+        if self.constraints is not None and self.constraints.satisfied_any:
+            # a hit whose metadata is unknown (or violates) is never proposed while a satisfying one exists,
+            # even when every satisfying hit is flagged (its call is then checked and shown as it is)
+            usable = self.constraints.satisfying(usable) or self.constraints.satisfying(docs)
         options = unique_options(d.api_call for d in usable)
         select_by = self.select_by(mode)
         if mode == "select" and not options:
