@@ -173,11 +173,16 @@ def main(argv: list[str] | None = None) -> int:
     rows: dict[str, list[dict[str, Any]]] = {}
     settings_used = ("default", "per-hub") if args.only is None else (args.only,)
     for setting in settings_used:
-        out = []
-        for t in tasks:
+        out, pipelines = [], {}
+        for n, t in enumerate(tasks, start=1):
             hub = t["source"] if setting == "per-hub" else ""
-            pipeline = Pipeline(Settings(k=5, hub=hub, mode="select", select_by="likelihood"), index, backend)
-            out.append(answer(pipeline, backend, t))
+            if hub not in pipelines:  # one per hub: its validator indexes the pool once
+                settings = Settings(k=5, hub=hub, mode="select", select_by="likelihood")
+                pipelines[hub] = Pipeline(settings, index, backend)
+            out.append(answer(pipelines[hub], backend, t))
+            print(
+                f"{setting} {n}/{len(tasks)} {t['id']} right={out[-1]['right']}", file=sys.stderr, flush=True
+            )
         rows[setting] = out
         path = args.results / f"everyday_{setting}.jsonl"
         path.write_text("".join(json.dumps(r) + "\n" for r in out), encoding="utf-8")
