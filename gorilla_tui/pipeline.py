@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 from gorilla_tui.errors import ContextOverflowError, GorillaError, UsageError
 from gorilla_tui.model.grammar import choice_grammar, unique_options
+from gorilla_tui.model import likelihood
 from gorilla_tui.model.likelihood import can_score
 from gorilla_tui.model.prompts import fit_prompt
 from gorilla_tui.pool.doc import ApiDoc
@@ -282,19 +283,22 @@ class Pipeline:
 
     def _choose_by_likelihood(self, task: str, docs: list[ApiDoc], hits: list[Hit],
                               cancel: threading.Event | None) -> ApiDoc:  # fmt: skip
-        """The doc of `docs` with the highest log p(task | doc) (model/likelihood.py); sets Hit.lm_score
-        on the
-        hits that were scored. Raises AskCancelled when `cancel` is set while scoring."""
-        from gorilla_tui.model.likelihood import best, query_likelihoods
-
-        scores = query_likelihoods(self.backend, task, docs, cancel)
+        """The doc of `docs` (in retrieval order) chosen by likelihood.CHOICE_RULE from log p(task | doc)
+        (model/likelihood.py); sets Hit.lm_score on the hits that were scored. Raises AskCancelled when
+        `cancel` is set while scoring."""
+        scores = likelihood.query_likelihoods(self.backend, task, docs, cancel)
         self.last_stats = dict(getattr(self.backend, "last_stats", {}) or {})
         if len(scores) < len(docs) or (cancel is not None and cancel.is_set()):
             raise AskCancelled("cancelled")
+        free = None
+        if likelihood.CHOICE_RULE in likelihood.NEEDS_FREE:
+            free = likelihood.content_free_scores(self.backend, docs, cancel)
+            if len(free) < len(docs) or (cancel is not None and cancel.is_set()):
+                raise AskCancelled("cancelled")
         by_id = {id(d): sc for d, sc in zip(docs, scores, strict=True)}
         for h in hits:
             h.lm_score = by_id.get(id(h.doc))
-        return docs[best(scores)]
+        return docs[likelihood.choose(scores, free, likelihood.CHOICE_RULE)]
 
     @staticmethod
     def _selected(text: str, options: list[str], docs: list[ApiDoc],

@@ -69,6 +69,36 @@ RRF_K = 60
 #: log p(task | doc) - log p(CONTENT_FREE_TASK | doc); rrf: reciprocal rank fusion of the retrieval rank and
 #: the likelihood rank; rrf-calibrated: the same with the calibrated rank.
 CHOICE_RULES = ("first", "likelihood", "calibrated", "rrf", "rrf-calibrated")
+#: The rule select by likelihood uses (chosen on the dev splits: docs/benchmarks.md, "Choice rule, dev splits").
+CHOICE_RULE = "likelihood"
+#: Rules that need log p(CONTENT_FREE_TASK | doc).
+NEEDS_FREE = frozenset({"calibrated", "rrf-calibrated"})
+#: Content-free scores kept per (model name, scoring context): they depend on the doc only, not the task.
+_FREE_CACHE: dict[tuple[str, str], float] = {}
+_FREE_CACHE_MAX = 20_000
+
+
+def content_free_scores(
+    backend: Any, docs: Sequence[ApiDoc], cancel: threading.Event | None = None
+) -> list[float]:
+    """log p(CONTENT_FREE_TASK | scoring_context(doc)) per doc, in nats, each context scored once per model
+    and process (kept in a bounded cache). Shorter than `docs` only when `cancel` was set. Raises what
+    backend.loglikelihoods raises."""
+    name = str(getattr(backend, "name", ""))
+    contexts = [scoring_context(d) for d in docs]
+    missing = [c for c in dict.fromkeys(contexts) if (name, c) not in _FREE_CACHE]
+    if missing:
+        values = backend.loglikelihoods(missing, CONTENT_FREE_TASK, cancel=cancel)
+        if len(_FREE_CACHE) + len(values) > _FREE_CACHE_MAX:
+            _FREE_CACHE.clear()
+        for c, v in zip(missing, values, strict=False):
+            _FREE_CACHE[(name, c)] = v
+    out = []
+    for c in contexts:
+        if (name, c) not in _FREE_CACHE:
+            break
+        out.append(_FREE_CACHE[(name, c)])
+    return out
 
 
 def _ranks(scores: Sequence[float]) -> list[int]:
