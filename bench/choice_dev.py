@@ -61,14 +61,14 @@ def main(argv: list[str] | None = None) -> int:
     docs = copy.deepcopy(load_jsonl(apibench / "api" / "torchhub_api.jsonl", HUB).docs)
     attach_questions(docs, held_in)
     index = ApiIndex.build(docs)
-    backend = open_backend(Settings(n_ctx=2048))
+    backend = open_backend(Settings(n_ctx=2048, n_threads=1))  # one thread: no spin-waits on a busy machine
     start = time.perf_counter()
     rows = []
     for t in dev:
         hits = index.search(t.task, k=args.k, hub=HUB)
         hit_docs = [h.doc for h in hits]
         lm = likelihood.query_likelihoods(backend, t.task, hit_docs) if len(hits) > 1 else []
-        free = likelihood.query_likelihoods(backend, likelihood.CONTENT_FREE_TASK, hit_docs) if lm else []
+        free = likelihood.content_free_scores(backend, hit_docs) if lm else []
         rows.append(
             {
                 "id": t.question_id,

@@ -89,7 +89,7 @@ def answer(pipeline: Any, backend: Any, task: dict[str, Any]) -> dict[str, Any]:
     hits = proposal.hits
     chosen = next((h.doc for h in hits if h.doc.api_call.strip() == proposal.api_call.strip()), None)
     docs = [h.doc for h in hits]
-    free = likelihood.query_likelihoods(backend, likelihood.CONTENT_FREE_TASK, docs) if len(docs) > 1 else []
+    free = likelihood.content_free_scores(backend, docs) if len(docs) > 1 else []
     return {
         "id": task["id"],
         "split": task["split"],
@@ -168,7 +168,7 @@ def main(argv: list[str] | None = None) -> int:
     for t in tasks:  # a label no doc of the pool meets is a typo, not a hard task
         if not any(is_right(t, d) for d in pools[t["source"]]):
             raise SystemExit(f"{t['id']}: no doc of {t['source']} meets its label")
-    backend = open_backend(Settings(n_ctx=2048))
+    backend = open_backend(Settings(n_ctx=2048, n_threads=1))  # one thread: no spin-waits on a busy machine
     args.results.mkdir(parents=True, exist_ok=True)
     rows: dict[str, list[dict[str, Any]]] = {}
     settings_used = ("default", "per-hub") if args.only is None else (args.only,)
