@@ -70,7 +70,7 @@ RRF_K = 60
 #: the likelihood rank; rrf-calibrated: the same with the calibrated rank.
 CHOICE_RULES = ("first", "likelihood", "calibrated", "rrf", "rrf-calibrated")
 #: The rule select by likelihood uses (chosen on the dev splits: docs/benchmarks.md, "Choice rule, dev splits").
-CHOICE_RULE = "likelihood"
+CHOICE_RULE = "rrf"
 #: Rules that need log p(CONTENT_FREE_TASK | doc).
 NEEDS_FREE = frozenset({"calibrated", "rrf-calibrated"})
 #: Content-free scores kept per (model name, scoring context): they depend on the doc only, not the task.
@@ -129,14 +129,19 @@ def choose(lm: Sequence[float], free: Sequence[float | None] | None, rule: str) 
         return 0
     if rule == "likelihood":
         return best(lm)
+    if rule == "rrf":
+        return best(_fused(_ranks(lm)))
     if free is None or len(free) != len(lm) or any(f is None for f in free):
         raise ValueError(f"rule {rule!r} needs a content-free score per hit")
     calibrated = [a - b for a, b in zip(lm, free, strict=True)]  # type: ignore[operator]
     if rule == "calibrated":
         return best(calibrated)
-    ranks = _ranks(lm if rule == "rrf" else calibrated)
-    fused = [1 / (RRF_K + i + 1) + 1 / (RRF_K + r + 1) for i, r in enumerate(ranks)]
-    return best(fused)
+    return best(_fused(_ranks(calibrated)))
+
+
+def _fused(ranks: Sequence[int]) -> list[float]:
+    """Reciprocal rank fusion of the retrieval rank (the list position) and `ranks` (0-based)."""
+    return [1 / (RRF_K + i + 1) + 1 / (RRF_K + r + 1) for i, r in enumerate(ranks)]
 
 
 def best(scores: Sequence[float]) -> int:
