@@ -1,4 +1,4 @@
-"""Select mode by query likelihood: the model scores each hit by log p(task | doc) and the best one is chosen.
+"""Select mode by query likelihood: the model scores each hit by log p(task | doc); CHOICE_RULE decides.
 
 This is UPR, "Improving Passage Retrieval with Zero-Shot Question Generation" (Sachan et al. 2022, arXiv
 2204.07496): a language model reranks retrieved passages by the likelihood of the question given each
@@ -6,6 +6,11 @@ passage. For a small base model it is a far better chooser than asking it to cop
 list under a grammar: on 150 questions of APIBench's Torch Hub *training* split (k=5, the embedded Gemma 3
 270M) the chosen doc's domain was right for 84.0 % against 68.7 % for BM25's top hit (bench/rerank_dev.py).
 The eval splits were not used to choose the template, k or the scoring rule.
+
+log p(task | doc) is not comparable across docs of different styles and lengths once every source shares
+one index: the raw argmax left a clearly right first hit for a doc the model merely reads more easily
+(issue 18). `choose` implements the rules compared on the dev splits (bench/everyday.py's dev half,
+bench/choice_dev.py on the Torch Hub training split); CHOICE_RULE is the one the numbers chose.
 """
 
 from __future__ import annotations
