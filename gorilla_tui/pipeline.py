@@ -9,8 +9,8 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from gorilla_tui.errors import ContextOverflowError, GorillaError, UsageError
-from gorilla_tui.model.grammar import choice_grammar, unique_options
 from gorilla_tui.model import likelihood
+from gorilla_tui.model.grammar import choice_grammar, unique_options
 from gorilla_tui.model.likelihood import can_score
 from gorilla_tui.model.prompts import fit_prompt
 from gorilla_tui.pool.doc import ApiDoc

@@ -74,7 +74,8 @@ RRF_K = 60
 #: log p(task | doc) - log p(CONTENT_FREE_TASK | doc); rrf: reciprocal rank fusion of the retrieval rank and
 #: the likelihood rank; rrf-calibrated: the same with the calibrated rank.
 CHOICE_RULES = ("first", "likelihood", "calibrated", "rrf", "rrf-calibrated")
-#: The rule select by likelihood uses (chosen on the dev splits: docs/benchmarks.md, "Choice rule, dev splits").
+#: The rule select by likelihood uses (chosen on the dev splits: docs/benchmarks.md, "Choice rule, dev
+#: splits").
 CHOICE_RULE = "rrf"
 #: Rules that need log p(CONTENT_FREE_TASK | doc).
 NEEDS_FREE = frozenset({"calibrated", "rrf-calibrated"})
