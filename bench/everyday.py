@@ -229,6 +229,17 @@ def main(argv: list[str] | None = None) -> int:
             f"| {pct([rule_right(x, rule) for x in r if x['split'] == 'test']):.1f} "
             f"| {pct([rule_right(x, rule) for x in r]):.1f} |"
         )
+    rule = likelihood.CHOICE_RULE
+    d_all = pct([rule_right(r, rule) for r in rows["default"]])
+    d_hub = pct([rule_right(r, rule) for r in rows["default"] if r["source"] in HUBS])
+    h_hub = pct([rule_right(r, rule) for r in rows["per-hub"] if r["source"] in HUBS])
+    lines += [
+        "",
+        f"Targets (issue 18, under `{rule}`): right >= 80 % in the default setting: **{d_all:.1f} %, "
+        f"{'met' if d_all >= 80 else 'not met'}**; model-hub tasks within 3 points of the per-hub setting: "
+        f"**{d_hub:.1f} vs {h_hub:.1f} %, {'met' if h_hub - d_hub <= 3 else 'not met'}**. hit@5 bounds what "
+        "any choice can reach: retrieval (which hits the default setting shows) is the larger gap.",
+    ]
     wrong = [r for r in rows["default"] if not r["right"]]
     lines += ["", f"Wrong in the default setting ({len(wrong)}): " + ", ".join(
         f"{r['id']} -> {r['chosen']}" for r in wrong) + ".", "",
