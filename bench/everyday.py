@@ -87,7 +87,7 @@ def answer(pipeline: Any, backend: Any, task: dict[str, Any]) -> dict[str, Any]:
     proposal = pipeline.ask(task["task"])
     seconds = time.perf_counter() - t0
     hits = proposal.hits
-    chosen = next((h.doc for h in hits if h.doc.api_call.strip() == proposal.api_call.strip()), None)
+    chosen = next((h.doc for h in hits if h.doc.call.strip() == proposal.api_call.strip()), None)
     docs = [h.doc for h in hits]
     free = likelihood.content_free_scores(backend, docs) if len(docs) > 1 else []
     return {

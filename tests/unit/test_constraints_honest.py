@@ -183,6 +183,6 @@ def test_the_model_never_proposes_an_unknown_doc_while_a_satisfying_one_is_a_hit
     proposal = pipe.ask(task)
     statuses = {r["doc_id"]: r["status"] for r in pipe.constraints.report}
     assert "satisfied" in statuses.values() and "unknown" in statuses.values()  # both kinds among the hits
-    chosen = next(h.doc for h in proposal.hits if h.doc.api_call.strip() == proposal.api_call.strip())
+    chosen = next(h.doc for h in proposal.hits if h.doc.call.strip() == proposal.api_call.strip())
     assert statuses[chosen.id] == "satisfied"
     assert all(c["status"] == "satisfied" for c in proposal.constraints)
