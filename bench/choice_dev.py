@@ -26,6 +26,7 @@ sys.path.insert(0, str(ROOT / "bench"))
 
 from _report import write_section  # noqa: E402
 
+from gorilla_tui import services  # noqa: E402
 from gorilla_tui.config import Settings  # noqa: E402
 from gorilla_tui.evaluate import run as evalrun  # noqa: E402
 from gorilla_tui.model import likelihood  # noqa: E402
@@ -50,7 +51,6 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--results", type=Path, default=ROOT / "bench" / "results", help="results folder")
     ap.add_argument("--no-write", action="store_true", help="do not update docs/benchmarks.md")
     args = ap.parse_args(argv)
-    from gorilla_tui.model.backend import open_backend
 
     apibench = args.shared / "apibench"
     train = apibench / "eval" / "torchhub_train.json"
@@ -61,7 +61,8 @@ def main(argv: list[str] | None = None) -> int:
     docs = copy.deepcopy(load_jsonl(apibench / "api" / "torchhub_api.jsonl", HUB).docs)
     attach_questions(docs, held_in)
     index = ApiIndex.build(docs)
-    backend = open_backend(Settings(n_ctx=2048, n_threads=1))  # one thread: no spin-waits on a busy machine
+    # one llama.cpp thread: 2-thread barriers spin on a busy machine
+    backend = services.load_backend(Settings(n_ctx=2048, n_threads=1))
     start = time.perf_counter()
     rows = []
     for t in dev:

@@ -37,6 +37,7 @@ sys.path.insert(0, str(ROOT / "bench"))
 
 from _report import write_section  # noqa: E402
 
+from gorilla_tui import services  # noqa: E402
 from gorilla_tui.config import Settings  # noqa: E402
 from gorilla_tui.model import likelihood  # noqa: E402
 from gorilla_tui.pool.doc import ApiDoc  # noqa: E402
@@ -163,8 +164,6 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--no-write", action="store_true", help="do not update docs/benchmarks.md")
     ap.add_argument("--report-only", action="store_true", help="tables from the --results files, no model")
     args = ap.parse_args(argv)
-    from gorilla_tui.model.backend import open_backend
-    from gorilla_tui.pipeline import Pipeline
 
     tasks = load_tasks()
     start = time.perf_counter()
@@ -181,7 +180,8 @@ def main(argv: list[str] | None = None) -> int:
             rows[setting] = [json.loads(x) for x in text.splitlines() if x.strip()]
         settings_used = ()
     else:
-        backend = open_backend(Settings(n_ctx=2048, n_threads=1))  # one thread: no spin-waits when busy
+        # one llama.cpp thread: 2-thread barriers spin on a busy machine
+        backend = services.load_backend(Settings(n_ctx=2048, n_threads=1))
         args.results.mkdir(parents=True, exist_ok=True)
     for setting in settings_used:
         out, pipelines = [], {}
@@ -189,7 +189,7 @@ def main(argv: list[str] | None = None) -> int:
             hub = t["source"] if setting == "per-hub" else ""
             if hub not in pipelines:  # one per hub: its validator indexes the pool once
                 settings = Settings(k=5, hub=hub, mode="select", select_by="likelihood")
-                pipelines[hub] = Pipeline(settings, index, backend)
+                pipelines[hub] = services.build_pipeline(settings, index, backend)
             out.append(answer(pipelines[hub], backend, t))
             print(
                 f"{setting} {n}/{len(tasks)} {t['id']} right={out[-1]['right']}", file=sys.stderr, flush=True
