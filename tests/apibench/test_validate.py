@@ -81,8 +81,10 @@ def test_pipeline_task_and_model(pools):
         "from transformers import pipeline\nner = pipeline('ner', model='dslim/bert-base-NER-uncased')"
     )
     assert ok.kind == "valid", ok
-    bad = v.check("pipeline('ner', model='dslim/bert-base-NER')")
+    bad = v.check("pipeline('ner', model='dslim/bert-base-NER-uncasedd')")
     assert bad.kind == "wrong_args" and "dslim/bert-base-NER-uncased" in bad.suggestions[0]
+    # a pool model id loaded there by a class (AutoModelForTokenClassification): the same repo, valid
+    assert v.check("pipeline('ner', model='dslim/bert-base-NER')").kind == "valid"
 
 
 def test_from_pretrained_and_keras_layer(pools):
