@@ -202,24 +202,30 @@ def _function(node: Node, decorators: list[str], in_class: bool) -> FuncDef:
         kind=kind,
         is_async=any(c.type == "async" for c in node.children),
         line=node.start_point[0] + 1,
-        returns=_returned_callee(node.child_by_field_name("body")),
+        returns="" if in_class else _returned_callee(node.child_by_field_name("body")),
     )
 
 
 def _returned_callee(body: Node | None) -> str:
-    """The callee text of the first ``return Callee(...)`` in a function body, nested defs excluded."""
+    """The callee text of the first ``return Callee(...)`` among a function body's statements (also inside
+    if/try/with/for/while blocks; expressions and nested defs are not walked)."""
     stack = list(reversed(body.named_children)) if body is not None else []
     while stack:
         node = stack.pop()
-        if node.type in ("function_definition", "class_definition", "lambda"):
-            continue
-        if node.type == "return_statement" and node.named_children:
-            value = node.named_children[0]
-            if value.type == "call":
+        if node.type == "return_statement":
+            value = node.named_children[0] if node.named_children else None
+            if value is not None and value.type == "call":
                 return _text(value.child_by_field_name("function"))
-            continue
-        stack.extend(reversed(node.named_children))
+        elif node.type in _BLOCKS:
+            stack.extend(reversed(node.named_children))
     return ""
+
+
+#: Statements whose blocks :func:`_returned_callee` walks.
+_BLOCKS = frozenset(
+    {"if_statement", "try_statement", "with_statement", "for_statement", "while_statement", "block"}
+    | {"else_clause", "elif_clause", "except_clause", "finally_clause"}
+)
 
 
 def _getattr_object(node: Node) -> str:
