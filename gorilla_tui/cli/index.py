@@ -58,6 +58,12 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument(
         "--clean", action="store_true", help="drop sources of the previous index that were not refreshed now"
     )
+    p.add_argument(
+        "--no-dense",
+        action="store_true",
+        help="publish the BM25 index only: do not embed docs now (searches are BM25 alone until a refresh "
+        "embeds them)",
+    )
     p.add_argument("--json", action="store_true", help="print JSON instead of tables")
     p.set_defaults(func=run)
 
@@ -68,8 +74,8 @@ def run(args: argparse.Namespace) -> int:
         return _refresh(args)
     from gorilla_tui.errors import UsageError
 
-    if args.mirrors or args.sources or args.only or args.clean:
-        raise UsageError("--from, --source, --only and --clean go with --refresh")
+    if args.mirrors or args.sources or args.only or args.clean or args.no_dense:
+        raise UsageError("--from, --source, --only, --clean and --no-dense go with --refresh")
     return _status(args)
 
 
@@ -130,10 +136,12 @@ def _refresh(args: argparse.Namespace) -> int:
         )  # fmt: skip
     missing = [r["name"] for r in report.sources if r.get("status") not in ("ok", "kept")]
     warning = _missing_warning(report.sources, missing)
+    dense = None if args.no_dense else _embed(report.index, err, quiet=args.json)
     if args.json:
         out = {"path": str(report.path), "seconds": round(report.seconds, 3), "sources": report.sources}
         out["unavailable"] = missing
         out["warning"] = warning
+        out["dense"] = dense if dense is not None else report.index.dense_state()
         print(json.dumps(out, indent=1))
         return 0
     from rich.markup import escape
@@ -146,9 +154,46 @@ def _refresh(args: argparse.Namespace) -> int:
             console.print(f"[dim]{row['name']}: docs expanded with {row['questions']} training questions[/]")
         for note in row.get("notes") or []:
             console.print(f"[dim]note[/] {row['name']}: {escape(note)}", highlight=False)
+    if dense is not None and "error" not in dense:
+        console.print(
+            f"dense vectors: {dense['docs']} docs ({dense['embedded']} embedded now, "
+            f"{dense['cached']} from the cache) in {dense['seconds']:.1f} s with "
+            f"{escape(dense['embedder'])}: searches are hybrid"
+        )
+    else:
+        note = dense["error"] if dense is not None else report.index.dense_state()["note"]
+        console.print(f"[yellow]note:[/] {escape(note)}", highlight=False, soft_wrap=True)
     if warning:
         console.print(f"[yellow]warning:[/] {warning}", highlight=False, soft_wrap=True)
     return 0
+
+
+def _embed(index: Any, err: Any, quiet: bool) -> dict[str, Any]:
+    """Embed the published index's docs (retrieve.refresh.embed_index) with a progress bar on stderr; the
+    BM25 index already answers meanwhile. Returns embed_index's summary, or {"error": why} when the
+    embedder is missing or fails (the index then stays BM25 alone)."""
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+
+    from gorilla_tui.errors import GorillaError
+    from gorilla_tui.retrieve.refresh import embed_index
+
+    bar = Progress(
+        TextColumn("embedding docs (BM25 already live)"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeRemainingColumn(),
+        console=err,
+        disable=quiet or not err.is_terminal,
+        transient=True,
+    )
+    task = bar.add_task("embed", total=None)
+    try:
+        with bar:
+            return embed_index(
+                index, on_embed=lambda done, total: bar.update(task, completed=done, total=total)
+            )
+    except GorillaError as e:
+        return {"error": f"dense retrieval off, BM25 alone: {e}"}
 
 
 def _missing_warning(rows: list[dict[str, Any]], missing: list[str]) -> str | None:
@@ -215,6 +260,7 @@ def _status(args: argparse.Namespace) -> int:
             "n_docs": meta.get("n_docs"),
             "vocab_size": meta.get("vocab_size"),
             "sources": meta.get("sources", []),
+            "dense": _dense_state(folder, meta),
             "flagged": flagged,
             "diagnostics": meta.get("diagnostics", []),
         }
@@ -248,4 +294,15 @@ def _status(args: argparse.Namespace) -> int:
         f"{meta.get('n_docs', 0)} docs, {meta.get('vocab_size', 0)} terms, {size / 1e6:.1f} MB, built "
         f"{meta.get('built_at', '?')} ({age} ago)\nindex: {folder}\nconfig: {paths.config_file}"
     )
+    from rich.markup import escape
+
+    console.print(f"retrieval: {escape(_dense_state(folder, meta)['note'])}", highlight=False)
     return 0
+
+
+def _dense_state(folder: Any, meta: dict[str, Any]) -> dict[str, Any]:
+    """The dense side's state of the version `folder` (retrieve.dense.DenseSide.state), without loading
+    the docs."""
+    from gorilla_tui.retrieve.dense import DenseSide
+
+    return DenseSide(int(meta.get("n_docs", 0)), folder).state()

@@ -185,6 +185,7 @@ def embed_index(
     embedder: Embedder | str = "",
     on_embed: EmbedProgressFn | None = None,
     root: Path | None = None,
+    stop: Callable[[], bool] | None = None,
 ) -> dict[str, Any]:
     """Embed the docs of the sources whose retrieval mode is "hybrid" and add the vectors to the published
     version `index.path` (store.write_vectors: atomic; until then the index answers with BM25 alone).
@@ -195,8 +196,12 @@ def embed_index(
     file (so another process can show it) and saved to the cache every CACHE_SAVE_EVERY docs. Does not hold
     the refresh lock (a refresh that publishes meanwhile makes this one's vectors moot: GorillaError).
 
+    stop: checked before each batch; when it returns True the vectors embedded so far are saved to the cache
+    and GorillaError is raised (the next refresh embeds only the rest).
+
     Returns {"embedder", "docs", "embedded", "cached", "seconds"}. Raises GorillaError when the embedder is
-    missing or fails (recorded in the progress file, so the index says why it is BM25 alone).
+    missing or fails, or when stopped (recorded in the progress file, so the index says why it is BM25
+    alone).
     """
     if index.path is None:
         raise GorillaError("the index has no version folder to add vectors to")
@@ -220,6 +225,8 @@ def embed_index(
     since_save = 0
     try:
         for start in range(0, len(todo), BATCH):
+            if stop is not None and stop():
+                raise GorillaError(f"embedding stopped after {start} of {len(todo)} docs (they are cached)")
             batch = todo[start : start + BATCH]
             for text, vec in zip(batch, model.embed_passages(batch), strict=True):
                 cache[content_hash(text)] = vec

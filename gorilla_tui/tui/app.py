@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 from typing import Any
 
+from rich.markup import escape
 from textual import work
 from textual.app import App
 from textual.binding import Binding
@@ -161,6 +162,34 @@ class GorillaApp(App[None]):
         if index is not None:
             self.session.set_index(index)
             self.status(index=self.session.index_label)
+            if index.path is not None and index.dense_state()["state"] == "off":
+                self._embed_index(index)
+
+    @work(thread=True, exclusive=True, group="embed-index", exit_on_error=False)
+    def _embed_index(self, index: Any) -> None:
+        """Embed the new index's docs (retrieve.refresh.embed_index) while it already answers with BM25;
+        the status bar shows "embedding n/m" and then "hybrid". Stops between batches when the app quits."""
+        from textual.worker import get_current_worker
+
+        from gorilla_tui.retrieve.refresh import embed_index
+
+        worker = get_current_worker()
+
+        def progress(done: int, total: int) -> None:
+            self.call_from_thread(self.status, index=self.session.index_label)
+
+        why = ""
+        try:
+            embed_index(index, on_embed=progress, stop=lambda: worker.is_cancelled)
+        except GorillaError as e:
+            why = str(e)
+        except Exception as e:  # never let the embedder crash the app: BM25 keeps answering
+            why = f"{type(e).__name__}: {e}"
+        if why and not worker.is_cancelled:
+            message = f"dense retrieval off, BM25 alone: {escape(why)}"
+            self.call_from_thread(self.notice, message, severity="warning")
+        if not worker.is_cancelled:
+            self.call_from_thread(self.status, index=self.session.index_label)
 
     # -- copy -----------------------------------------------------------------------------------------
 
