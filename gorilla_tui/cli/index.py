@@ -136,7 +136,9 @@ def _refresh(args: argparse.Namespace) -> int:
         )  # fmt: skip
     missing = [r["name"] for r in report.sources if r.get("status") not in ("ok", "kept")]
     warning = _missing_warning(report.sources, missing)
-    dense = None if args.no_dense else _embed(report.index, err, quiet=args.json)
+    from gorilla_tui.retrieve.embed import dense_enabled
+
+    dense = None if args.no_dense or not dense_enabled() else _embed(report.index, err, quiet=args.json)
     if args.json:
         out = {"path": str(report.path), "seconds": round(report.seconds, 3), "sources": report.sources}
         out["unavailable"] = missing

@@ -10,6 +10,7 @@ works too (``embedding=True``): give a ``.gguf`` path or ``hf:OWNER/REPO/FILE.gg
 from __future__ import annotations
 
 import hashlib
+import os
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Protocol, runtime_checkable
@@ -29,6 +30,14 @@ PASSAGE_VERSION = 1
 DESCRIPTION_CHARS = 600
 #: Docs per call to the embedder at refresh (one progress step each).
 BATCH = 32
+#: Environment switch: "0", "off", "no" or "false" turn the embedding of docs at refresh off (refreshes then
+#: publish BM25 only, as with `index --refresh --no-dense`; an index that already has vectors keeps them).
+DENSE_ENV = "GORILLA_TUI_DENSE"
+
+
+def dense_enabled() -> bool:
+    """False when DENSE_ENV turns embedding at refresh off."""
+    return os.environ.get(DENSE_ENV, "1").strip().lower() not in ("0", "off", "no", "false")
 
 
 @runtime_checkable
@@ -211,7 +220,9 @@ __all__ = [
     "E5Embedder",
     "Embedder",
     "LlamaEmbedder",
+    "DENSE_ENV",
     "content_hash",
+    "dense_enabled",
     "open_embedder",
     "passage_text",
     "resolve_gguf",

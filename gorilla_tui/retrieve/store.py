@@ -166,6 +166,9 @@ VECTORS, DENSE_META = "vectors.npz", "dense.json"
 DENSE_PROGRESS = "dense-progress.json"
 #: Folder of the index root holding the vector caches (one npz per embedder name).
 CACHE_DIR = "embeddings"
+#: Environment variable naming another folder for the vector caches (shared by several index roots, e.g.
+#: a test session's many temporary homes).
+CACHE_ENV = "GORILLA_TUI_VECTOR_CACHE"
 
 
 def write_vectors(folder: Path, vectors: np.ndarray, mask: np.ndarray, info: dict[str, Any]) -> None:
@@ -225,12 +228,15 @@ def read_progress(folder: Path) -> dict[str, Any] | None:
 
 def _cache_path(name: str, root: Path | None) -> Path:
     safe = "".join(c if c.isalnum() or c in "-_." else "_" for c in name)[:120]
-    return index_root(root) / CACHE_DIR / f"{safe}.npz"
+    shared = os.environ.get(CACHE_ENV, "")
+    folder = Path(shared).expanduser() if shared else index_root(root) / CACHE_DIR
+    return folder / f"{safe}.npz"
 
 
 def read_vector_cache(name: str, root: Path | None = None) -> dict[str, np.ndarray]:
-    """Cached vectors of embedder `name`: content hash (embed.content_hash) -> float32 vector. Empty when
-    there is no cache or it is unreadable (it is then rebuilt)."""
+    """Cached vectors of embedder `name` (in root/CACHE_DIR, or the folder CACHE_ENV names): content hash
+    (embed.content_hash) -> float32 vector. Empty when there is no cache or it is unreadable (it is then
+    rebuilt)."""
     path = _cache_path(name, root)
     try:
         with np.load(path) as npz:

@@ -162,7 +162,9 @@ class GorillaApp(App[None]):
         if index is not None:
             self.session.set_index(index)
             self.status(index=self.session.index_label)
-            if index.path is not None and index.dense_state()["state"] == "off":
+            from gorilla_tui.retrieve.embed import dense_enabled
+
+            if index.path is not None and dense_enabled() and index.dense_state()["state"] == "off":
                 self._embed_index(index)
 
     @work(thread=True, exclusive=True, group="embed-index", exit_on_error=False)
