@@ -180,6 +180,58 @@ def refresh(
     return RefreshReport(final, index, rows, time.perf_counter() - started)
 
 
+class EmbeddingStopped(GorillaError):
+    """embed_docs was asked to stop (its `stop` returned True); what was embedded is in the cache."""
+
+
+def embed_docs(
+    docs: Sequence[ApiDoc],
+    model: Embedder,
+    root: Path | None = None,
+    on_embed: EmbedProgressFn | None = None,
+    stop: Callable[[], bool] | None = None,
+) -> tuple[np.ndarray, int]:
+    """Vectors of `docs` (float32, len(docs) x model.dim, rows L2-normalised) and how many texts had to be
+    embedded now.
+
+    Each doc's text (embed.passage_text) is looked up in the embedder's vector cache by content hash
+    (store.read_vector_cache): an unchanged doc is never embedded twice, and docs with the same text are
+    embedded once. The rest is embedded in batches of embed.BATCH (the probe in bench/retrieval.py: one call
+    per batch costs about half as much per doc as one call per doc), reported through on_embed(done,
+    total), and saved to the cache every CACHE_SAVE_EVERY docs and at the end (also when interrupted).
+    stop: checked before each batch; True raises EmbeddingStopped. Raises GorillaError when the embedder
+    fails or the cache cannot be written.
+    """
+    texts = [passage_text(d) for d in docs]
+    keys = [content_hash(t) for t in texts]
+    cache = index_store.read_vector_cache(model.name, root)
+    todo = list(dict.fromkeys(t for t, key in zip(texts, keys, strict=True) if key not in cache))
+    emit = on_embed or (lambda done, total: None)
+    emit(0, len(todo))
+    since_save = 0
+    try:
+        for start in range(0, len(todo), BATCH):
+            if stop is not None and stop():
+                raise EmbeddingStopped(
+                    f"embedding stopped after {start} of {len(todo)} docs (they are cached)"
+                )
+            batch = todo[start : start + BATCH]
+            for text, vec in zip(batch, model.embed_passages(batch), strict=True):
+                cache[content_hash(text)] = vec
+            since_save += len(batch)
+            if since_save >= CACHE_SAVE_EVERY:
+                index_store.write_vector_cache(model.name, cache, root)
+                since_save = 0
+            emit(start + len(batch), len(todo))
+    finally:
+        if since_save:
+            index_store.write_vector_cache(model.name, cache, root)
+    vectors = np.zeros((len(docs), model.dim), np.float32)
+    for i, key in enumerate(keys):
+        vectors[i] = cache[key]
+    return vectors, len(todo)
+
+
 def embed_index(
     index: ApiIndex,
     embedder: Embedder | str = "",
@@ -187,21 +239,19 @@ def embed_index(
     root: Path | None = None,
     stop: Callable[[], bool] | None = None,
 ) -> dict[str, Any]:
-    """Embed the docs of the sources whose retrieval mode is "hybrid" and add the vectors to the published
-    version `index.path` (store.write_vectors: atomic; until then the index answers with BM25 alone).
+    """Embed the docs of the sources whose retrieval mode is "hybrid" (embed_docs: cached by content, in
+    batches) and add the vectors to the published version `index.path` (store.write_vectors: atomic; until
+    then the index answers with BM25 alone).
 
-    Each doc's text (embed.passage_text) is looked up in the embedder's vector cache by content hash
-    (store.read_vector_cache): an unchanged doc is never embedded twice. New vectors are embedded in
-    batches of embed.BATCH, reported through on_embed(done, total), written to the version folder's progress
-    file (so another process can show it) and saved to the cache every CACHE_SAVE_EVERY docs. Does not hold
-    the refresh lock (a refresh that publishes meanwhile makes this one's vectors moot: GorillaError).
-
-    stop: checked before each batch; when it returns True the vectors embedded so far are saved to the cache
-    and GorillaError is raised (the next refresh embeds only the rest).
+    embedder: an Embedder or an open_embedder spec ("" = the packaged default). Progress goes to
+    on_embed(done, total) and to the version folder's progress file (so another process, e.g. the TUI,
+    can show it). Does not hold the refresh lock: a refresh that publishes meanwhile replaces the folder,
+    and this one's vectors are then moot (GorillaError). stop: see embed_docs (a stopped embedding leaves
+    the index BM25 alone, without an error note).
 
     Returns {"embedder", "docs", "embedded", "cached", "seconds"}. Raises GorillaError when the embedder is
-    missing or fails, or when stopped (recorded in the progress file, so the index says why it is BM25
-    alone).
+    missing or fails (recorded in the progress file, so the index says why it is BM25 alone), or when
+    stopped (EmbeddingStopped).
     """
     if index.path is None:
         raise GorillaError("the index has no version folder to add vectors to")
@@ -214,46 +264,32 @@ def embed_index(
     except GorillaError as e:
         index_store.write_progress(folder, {"done": 0, "total": len(rows), "error": str(e)})
         raise
-    texts = [passage_text(index.docs[i]) for i in rows]
-    keys = [content_hash(t) for t in texts]
-    cache = index_store.read_vector_cache(model.name, root)
-    todo = list(dict.fromkeys(t for t, key in zip(texts, keys, strict=True) if key not in cache))
-    emit = on_embed or (lambda done, total: None)
-    state = {"done": 0, "total": len(todo), "embedder": model.spec}
-    index_store.write_progress(folder, state)
-    emit(0, len(todo))
-    since_save = 0
+    state: dict[str, Any] = {"done": 0, "total": 0, "embedder": model.spec}
+
+    def progress(done: int, total: int) -> None:
+        state.update(done=done, total=total)
+        index_store.write_progress(folder, state)
+        if on_embed is not None:
+            on_embed(done, total)
+
     try:
-        for start in range(0, len(todo), BATCH):
-            if stop is not None and stop():
-                raise GorillaError(f"embedding stopped after {start} of {len(todo)} docs (they are cached)")
-            batch = todo[start : start + BATCH]
-            for text, vec in zip(batch, model.embed_passages(batch), strict=True):
-                cache[content_hash(text)] = vec
-            since_save += len(batch)
-            if since_save >= CACHE_SAVE_EVERY:
-                index_store.write_vector_cache(model.name, cache, root)
-                since_save = 0
-            state["done"] = start + len(batch)
-            index_store.write_progress(folder, state)
-            emit(state["done"], len(todo))
+        vectors, embedded = embed_docs([index.docs[i] for i in rows], model, root, progress, stop)
+    except EmbeddingStopped:
+        (folder / index_store.DENSE_PROGRESS).unlink(missing_ok=True)
+        raise
     except GorillaError as e:
         index_store.write_progress(folder, dict(state, error=str(e)))
         raise
-    finally:
-        if since_save:
-            index_store.write_vector_cache(model.name, cache, root)
-    vectors = np.zeros((len(index.docs), model.dim), np.float32)
+    full = np.zeros((len(index.docs), model.dim), np.float32)
     mask = np.zeros(len(index.docs), bool)
-    for i, key in zip(rows, keys, strict=True):
-        vectors[i] = cache[key]
-        mask[i] = True
+    full[rows] = vectors
+    mask[rows] = True
     info = {"embedder": model.spec, "name": model.name, "dim": model.dim, "docs": len(rows)}
-    index_store.write_vectors(folder, vectors, mask, info)
+    index_store.write_vectors(folder, full, mask, info)
     assert index.dense is not None
-    index.dense.attach(vectors, mask, info, model)
+    index.dense.attach(full, mask, info, model)
     seconds = time.perf_counter() - started
-    return {"embedder": model.name, "docs": len(rows), "embedded": len(todo), "cached": len(rows) - len(todo),
+    return {"embedder": model.name, "docs": len(rows), "embedded": embedded, "cached": len(rows) - embedded,
             "seconds": round(seconds, 3)}  # fmt: skip
 
 
