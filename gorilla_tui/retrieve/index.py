@@ -275,6 +275,20 @@ class Bm25Scorer:
         del rows, freq
         self.weights = sparse.csr_matrix((weight, tf.indices, tf.indptr), shape=tf.shape).tocsc()
         self.n_docs = n_docs
+        self.idf = idf
+        #: idf of a term no doc has (df = 0), by the same formula: what a query term missing here is worth.
+        self.missing_idf = float(idf_vector(np.array([0.5]), n_docs, Bm25Params(idf="lucene"))[0])
+
+    def best_possible(self, columns: Sequence[int | None], counts: Sequence[float]) -> float:
+        """An upper bound of any doc's score for a query: sum of count * idf * (k1 + 1) over its terms (the
+        limit of BM25's saturation), a term that no doc here has (column None or df 0) counted at
+        missing_idf. Dividing a doc's score by it gives the share of the query's information the doc
+        matches, comparable across pools of different sizes and vocabularies (ApiIndex routing)."""
+        total = 0.0
+        for col, count in zip(columns, counts, strict=True):
+            idf = self.idf[col] if col is not None and self.idf[col] > 0 else self.missing_idf
+            total += count * idf * (self.params.k1 + 1)
+        return total
 
     def scores(self, columns: Sequence[int], counts: Sequence[float]) -> np.ndarray:
         """Scores of every doc (float64, length n_docs) for a query given as vocabulary columns and their
@@ -305,9 +319,11 @@ def top_k(scores: np.ndarray, k: int) -> list[tuple[int, float]]:
 
 #: How a search over every source (no hub named) keeps one source from crowding out the others:
 #: "source" (default) ranks each source on its own (its own BM25 IDF and lengths, fused with dense) and
-#: puts the sources in the order of their best dense cosine similarity to the task, so a task about a model
-#: hub gets hub hits and one about a library function library hits; "global" fuses one BM25 over every doc
-#: with dense. Chosen on a dev set (bench/retrieval.py --routing); with no dense vectors both are "global".
+#: puts the sources in the order of their best *normalised* BM25 score (score / the query's best possible
+#: score in that source, Bm25Scorer.best_possible: the share of the task's information the source's best
+#: doc matches); when no source shares a word with the task (another language), in the order of their best
+#: cosine similarity. "global" fuses one BM25 over every doc with dense (the 0.x behaviour). Chosen on
+#: hand-written dev tasks (bench/data/*_dev_tasks.toml, tests/data/stdlib_tasks.toml; bench/retrieval.py).
 ROUTING = "source"
 ROUTINGS = ("source", "global")
 
@@ -405,6 +421,13 @@ class ApiIndex:
         counts = Counter(t for t in tokenize(query) if t in self.vocab)
         return rows, scorer.scores([self.vocab[t] for t in counts], list(counts.values()))
 
+    def best_possible(self, query: str, hub: str | None = None) -> float:
+        """The query's best possible BM25 score in the pool of `hub` (Bm25Scorer.best_possible; every
+        query term counts, also those the pool lacks)."""
+        _, scorer = self._scorer(hub)
+        counts = Counter(tokenize(query))
+        return scorer.best_possible([self.vocab.get(t) for t in counts], list(counts.values()))
+
     def _bm25(self, query: str, hub: str | None) -> tuple[np.ndarray, np.ndarray]:
         """BM25 (rows, scores), retried once with QUERY_SYNONYMS when no doc shares a term."""
         rows, scores = self.scores(query, hub)
@@ -413,6 +436,24 @@ class ApiIndex:
             if expanded != query:
                 rows, scores = self.scores(expanded, hub)
         return rows, scores
+
+    def source_scores(self, query: str) -> dict[str, float]:
+        """Per source, how well its best doc matches `query` (the "source" ROUTING rule): best BM25 score /
+        best possible score (0..1), or, when no source shares a word with the query, the best cosine
+        similarity minus 1 (-2..0, so any word match ranks first). Sources without vectors then get -2."""
+        out: dict[str, float] = {}
+        for s in self.sources:
+            _, bm25 = self._bm25(query, s)
+            best = float(bm25.max()) if len(bm25) else 0.0
+            out[s] = best / max(self.best_possible(query, s), 1e-9) if best > 0 else 0.0
+        if any(v > 0 for v in out.values()):
+            return out
+        assert self.dense is not None
+        for s in self.sources:
+            rows, _ = self._scorer(s)
+            d = self.dense.scores(query, rows)
+            out[s] = float(np.max(np.where(d[1], d[0], -1.0))) - 1.0 if d is not None else -2.0
+        return out
 
     def ranked(self, query: str, hub: str | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray, Any]:
         """(rows, fused, bm25, dense) of one pool: fused is the RRF score (retrieve/dense.rrf) of BM25 and
@@ -440,15 +481,11 @@ class ApiIndex:
         if hub or len(sources) < 2 or self.routing == "global":
             rows, fused, bm25, _ = self.ranked(query, hub)
             return self._hits(rows, fused, bm25, k)
-        ranked = [self.ranked(query, s) for s in sources]
-        if any(r[3] is None for r in ranked):  # a source without vectors: one BM25 over every source
-            rows, fused, bm25, _ = self.ranked(query, None)
-            return self._hits(rows, fused, bm25, k)
-        # "source" routing: each source ranked alone; sources in the order of their best cosine similarity
-        best = [float(np.max(np.where(d[1], d[0], -1.0))) for _, _, _, d in ranked]
+        # "source" routing: sources in the order of source_scores, each ranked alone (fused with dense)
+        best = self.source_scores(query)
         hits: list[Hit] = []
-        for i in sorted(range(len(sources)), key=lambda i: -best[i]):
-            rows, fused, bm25, _ = ranked[i]
+        for s in sorted(sources, key=lambda s: -best[s]):
+            rows, fused, bm25, _ = self.ranked(query, s)
             for h in self._hits(rows, fused, bm25, k - len(hits)):
                 hits.append(Hit(h.doc, h.score, len(hits) + 1))
             if len(hits) >= k:
