@@ -23,10 +23,6 @@ from gorilla_tui.retrieve.embed import E5Embedder, open_embedder
 from gorilla_tui.retrieve.index import ApiIndex, top_k
 from gorilla_tui.retrieve.refresh import embed_docs, embed_index, refresh
 
-#: Library modules of the standard library kept for the crowding test (the whole of it is ~8,500 docs:
-#: minutes to embed on 2 cores; these keep the words a hub task shares with it, e.g. "audio", "image").
-MODULES = ("json", "pickle", "wave", "audioop", "csv", "shutil", "zipfile", "hashlib", "base64", "imghdr")
-
 
 @pytest.fixture(scope="module")
 def torch_docs(apibench: Path) -> list[ApiDoc]:
@@ -140,11 +136,16 @@ def test_bm25_alone_with_a_note_when_the_embedder_is_missing_or_fails(
 def test_sources_do_not_crowd_each_other_out(
     dense: Path, torch_docs: list[ApiDoc], embedder: E5Embedder
 ) -> None:
-    library = [d for d in load_python_env("stdlib").docs if d.api_name.split(".")[0] in MODULES]
+    """The default setting in small: Torch Hub (hybrid) and the whole standard library (BM25 alone, as its
+    manifest says) in one index. The issue's failures: a speech-detection task answered with `pickle`, an
+    image-classification task with `tkinter.Image`."""
+    library = load_python_env("stdlib").docs
     docs = [*torch_docs, *library]
     index = ApiIndex.build(docs)
-    vectors, _ = embed_docs(docs, embedder)
-    index.dense.attach(vectors, np.ones(len(docs), bool), {"name": embedder.name}, embedder)
+    vectors = np.zeros((len(docs), embedder.dim), np.float32)
+    vectors[: len(torch_docs)], _ = embed_docs(torch_docs, embedder)
+    mask = np.arange(len(docs)) < len(torch_docs)
+    index.dense.attach(vectors, mask, {"name": embedder.name}, embedder)
     hub_tasks = ("detect speech in an audio recording", "classify the objects in an image")
     lib_tasks = {"parse a JSON string": "json.loads", "copy a file to another path": "shutil.copyfile",
                  "compute a SHA-256 digest of some bytes": "hashlib.sha256"}  # fmt: skip
