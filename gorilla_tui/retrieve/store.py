@@ -305,7 +305,7 @@ def read_vectors(folder: Path, n_docs: int) -> tuple[np.ndarray, np.ndarray, dic
         info = json.loads(meta_path.read_bytes())
         with np.load(folder / VECTORS) as npz:
             vectors, mask = npz["vectors"].astype(np.float32, copy=False), npz["mask"].astype(bool)
-    except (OSError, ValueError, KeyError):
+    except _DAMAGED:
         return None
     if vectors.ndim != 2 or vectors.shape[0] != n_docs or mask.shape != (n_docs,):
         return None
@@ -345,7 +345,7 @@ def read_vector_cache(name: str, root: Path | None = None) -> dict[str, np.ndarr
     try:
         with np.load(path) as npz:
             hashes, vectors = npz["hashes"], npz["vectors"]
-    except (OSError, ValueError, KeyError):
+    except _DAMAGED:
         return {}
     return {str(h): vectors[i] for i, h in enumerate(hashes)}
 
