@@ -22,6 +22,9 @@ from gorilla_tui.tui.widgets.status_bar import StatusBar
 from gorilla_tui.tui.widgets.task_input import TaskInput
 from gorilla_tui.types import Proposal
 
+#: Seconds between two looks at the loaded index's embedding state (retrieve.dense.DenseSide.state).
+DENSE_POLL_SECONDS = 2.0
+
 
 class GorillaApp(App[None]):
     """The TUI. Build it with :func:`create_app`. `session` holds settings, index, backend and history;
@@ -139,6 +142,7 @@ class GorillaApp(App[None]):
         if message.what == "index":
             if message.state == "ready":
                 self.status(index=s.index_label)
+                self.set_interval(DENSE_POLL_SECONDS, self._poll_dense)
                 return
             self.status(index="none (F8 builds it)" if message.state == "missing" else "error")
             self.push_screen(self._index_screen(message.detail), self._index_built)
@@ -164,6 +168,15 @@ class GorillaApp(App[None]):
         from gorilla_tui.tui.screens.index_setup import IndexSetupScreen
 
         return IndexSetupScreen(self.session.settings.sources, reason)
+
+    def _poll_dense(self) -> None:
+        """Refresh the status bar's index field while another process (`index --refresh`) embeds the docs
+        of the loaded index ("embedding n/m", then "hybrid")."""
+        index = self.session.index
+        if index is not None and getattr(index, "dense", None) is not None:
+            label = self.session.index_label
+            if self.main.query_one(StatusBar).fields.get("index") != label:
+                self.status(index=label)
 
     def _index_built(self, index: Any) -> None:
         if index is not None:
