@@ -106,7 +106,7 @@ def run(args: argparse.Namespace) -> int:
         or args.max_source_mb is not None
     ):
         raise UsageError(
-            "--from, --source, --only, --clean, --max-source-mb, --no-dense and --embedder go with --refresh"
+            "--from, --source, --only, --clean, --no-dense, --embedder and --max-source-mb go with --refresh"
         )
     return _status(args)
 
