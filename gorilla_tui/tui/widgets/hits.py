@@ -10,6 +10,7 @@ from textual.containers import Vertical
 from textual.message import Message
 from textual.widgets import DataTable
 
+from gorilla_tui.textsafe import safe_text
 from gorilla_tui.tui.naming import display_name
 from gorilla_tui.types import Hit
 
@@ -127,11 +128,11 @@ class HitsPanel(Vertical):
             style = CHOSEN_STYLE if i == self.chosen else ""
             numbers = [str(hit.rank), f"{hit.score:.2f}"] + ([lm_text(hit.lm_score)] if scored else [])
             cells: list[str | Text] = [Text(n, style=style, end="") if style else n for n in numbers]
-            label = source_label(hit.doc.source)
+            label = safe_text(source_label(hit.doc.source))
             cells.append(Text(label, style=style, no_wrap=True, overflow="ellipsis"))
             name = (CHOSEN if i == self.chosen else "") + display_name(hit.doc)
             texts = [name, hit.doc.domain] if domain_width else [name]
-            cells += [Text(t, style=style, no_wrap=True, overflow="ellipsis") for t in texts]
+            cells += [Text(safe_text(t), style=style, no_wrap=True, overflow="ellipsis") for t in texts]
             table.add_row(*cells, key=hit.doc.id)
 
     def set_hits(self, hits: list[Hit], chosen: int | None = None) -> None:
