@@ -255,6 +255,7 @@ def hybrid(args: argparse.Namespace) -> str:
         for w in (0.5, 0.75, 1.0, 1.5):
             ranked = [_rank_lists(dev_index, q, None, k_rrf, w)["hybrid"] for q, _, _ in dev_items]
             grid.append((k_rrf, w, _metrics(dev_index, ranked, dev_items)))
+            print("dev", grid[-1], flush=True)
     lists = [_rank_lists(dev_index, q, None, 60, 1.0) for q, _, _ in dev_items]
     base = {mode: _metrics(dev_index, [x[mode] for x in lists], dev_items) for mode in ("bm25", "dense")}
 

