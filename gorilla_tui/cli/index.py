@@ -7,6 +7,9 @@ import json
 from datetime import datetime, timezone
 from typing import Any
 
+from gorilla_tui.config import load_settings
+from gorilla_tui.errors import UsageError
+from gorilla_tui.paths import get_paths
 from gorilla_tui.pool.doc import MAX_SOURCE_BYTES
 from gorilla_tui.textsafe import safe_text
 
@@ -95,7 +98,6 @@ def run(args: argparse.Namespace) -> int:
     """Dispatch to refresh or status; returns the exit code."""
     if args.refresh:
         return _refresh(args)
-    from gorilla_tui.errors import UsageError
 
     if (
         args.mirrors
@@ -117,13 +119,12 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _refresh(args: argparse.Namespace) -> int:
-    from rich.console import Console
+    from rich.console import Console  # deferred: rich (~0.1 s); --help and --json stay fast
     from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
+    from rich.text import Text
 
-    from gorilla_tui.config import load_settings
-    from gorilla_tui.errors import UsageError
-    from gorilla_tui.retrieve.embed import check_spec
-    from gorilla_tui.retrieve.refresh import refresh
+    from gorilla_tui.retrieve.embed import check_spec  # deferred: numpy
+    from gorilla_tui.retrieve.refresh import refresh  # deferred: numpy, scipy (~0.3 s); `--help` stays fast
 
     check_spec(args.embedder)
 
@@ -142,7 +143,7 @@ def _refresh(args: argparse.Namespace) -> int:
     manifests = None
     only = list(args.only)
     if python_specs:  # `--source python:SPEC` indexes exactly those distributions (issue 9)
-        from gorilla_tui.pool.pyenv import source as pyenv
+        from gorilla_tui.pool.pyenv import source as pyenv  # deferred: only for python: sources
         from gorilla_tui.pool.sources import load_manifests
 
         spec = ",".join(s.removeprefix("python:") for s in python_specs)
@@ -199,7 +200,6 @@ def _refresh(args: argparse.Namespace) -> int:
         out["warnings"] = refused + report.warnings
         print(json.dumps(out, indent=1))
         return 0
-    from rich.text import Text
 
     console = Console()
     console.print(_sources_table(report.sources, "index refreshed"))
@@ -272,17 +272,19 @@ def _missing_warning(rows: list[dict[str, Any]], missing: list[str]) -> str | No
 def _sources_table(rows: list[dict[str, Any]], title: str):
     """The sources of a refresh or of the index as a rich Table; every cell is plain text (safe_text),
     never markup: a source path such as `docs/[/x]` is shown as it is."""
-    from rich.table import Table
+    from rich.table import Table  # deferred: rich (~0.1 s); --help and --json stay fast
     from rich.text import Text
 
     table = Table(title=title)
     for col, just in (("source", "left"), ("status", "left"), ("loaded", "right"), ("flagged", "right"),
-                      ("skipped", "right"), ("repaired", "right"), ("from / why", "left")):  # fmt: skip
+                      ("call repaired", "right"), ("skipped", "right"), ("repaired", "right"),
+                      ("from / why", "left")):  # fmt: skip
         table.add_column(col, justify=just, overflow="fold", no_wrap=col != "from / why")
     for r in rows:
         where = r.get("origin") if r.get("status") == "ok" else r.get("message", "")
-        cells = (r["name"], r.get("status", ""), r.get("loaded", 0), r.get("flagged", 0), r.get("skipped", 0),
-                 r.get("repaired", 0), where or "")  # fmt: skip
+        cells = (r["name"], r.get("status", ""), r.get("loaded", 0), r.get("flagged", 0),
+                 r.get("calls_repaired", 0), r.get("skipped", 0), r.get("repaired", 0),
+                 where or "")  # fmt: skip
         table.add_row(*(Text(safe_text(str(c))) for c in cells))  # shown as they are, never as markup
     return table
 
@@ -303,8 +305,11 @@ def _age(built_at: str) -> tuple[float, str]:
 
 
 def _status(args: argparse.Namespace) -> int:
-    from gorilla_tui.paths import get_paths
-    from gorilla_tui.retrieve import store as index_store
+    from rich.console import Console  # deferred: rich (~0.1 s); --help and --json stay fast
+    from rich.table import Table
+    from rich.text import Text
+
+    from gorilla_tui.retrieve import store as index_store  # deferred: numpy, scipy (~0.3 s)
 
     folder, meta = index_store.read_meta()
     size = index_store.folder_size(folder)
@@ -324,13 +329,12 @@ def _status(args: argparse.Namespace) -> int:
             "sources": meta.get("sources", []),
             "dense": _dense_state(folder, meta),
             "flagged": flagged,
+            "flagged_repaired": sum(1 for f in flagged if f.get("repaired")),
+            "flagged_still": sum(1 for f in flagged if not f.get("repaired")),
             "diagnostics": meta.get("diagnostics", []),
         }
         print(json.dumps(out, indent=1))
         return 0
-    from rich.console import Console
-    from rich.table import Table
-    from rich.text import Text
 
     console = Console()
     console.print(_sources_table(meta.get("sources", []), "API index"))
@@ -338,17 +342,21 @@ def _status(args: argparse.Namespace) -> int:
     for f in flagged:
         by_source.setdefault(f["source"], []).append(f)
     if flagged:
+        fixed = sum(1 for f in flagged if f.get("repaired"))
         table = Table(
-            title=f"flagged entries ({len(flagged)}): api_call is not valid Python, still searchable"
+            title=f"flagged entries ({len(flagged)}): api_call is not valid Python, still searchable; "
+            f"{fixed} repaired (the repaired call is matched and proposed), "
+            f"{len(flagged) - fixed} still flagged"
         )
-        for col in ("id", "api_call", "reason"):
+        for col in ("id", "api_call", "reason", "repaired call"):
             table.add_column(col, overflow="fold")
         for source, items in by_source.items():
             for f in items[:FLAGGED_SHOWN]:
-                table.add_row(*(Text(safe_text(str(f[k]))) for k in ("id", "api_call", "reason")))
+                keys = ("id", "api_call", "reason", "repaired")
+                table.add_row(*(Text(safe_text(str(f.get(k) or ""))) for k in keys))
             if len(items) > FLAGGED_SHOWN:
                 more = f"and {len(items) - FLAGGED_SHOWN} more (see --json)"
-                table.add_row(Text(safe_text(f"{source}: ...")), more, "")
+                table.add_row(Text(safe_text(f"{source}: ...")), more, "", "")
         console.print(table)
     skipped = [
         d for d in meta.get("diagnostics", []) if isinstance(d, dict) and d.get("severity") == "skipped"

@@ -82,6 +82,7 @@ def source_row(load: SourceLoad, retrieval: str = DEFAULT_RETRIEVAL) -> dict[str
         "files": load.files,
         "loaded": len(load.result.docs),
         "flagged": load.result.flagged,
+        "calls_repaired": load.result.repaired,
         "skipped": load.result.skipped,
         "repaired": sev.get("repaired", 0),
         "questions": sum(len(d.questions) for d in load.result.docs),
@@ -122,7 +123,7 @@ def _previous() -> _Previous:
     """Read the live index; any unreadable file (a truncated tf.npz, an emptied docs.json, a corrupt
     CURRENT, an index of another store or tokenizer version) gives a _Previous with `damaged` set."""
     try:
-        index = index_store.read_index(None)
+        index = ApiIndex.load()
     except IndexMissingError:
         return _Previous()
     except GorillaError as e:
@@ -494,6 +495,7 @@ def _kept(previous: ApiIndex, refreshed: set[str]) -> list[tuple[dict[str, Any],
         if int(row.get("skipped") or 0) > len(docs):
             continue
         row.update(loaded=len(docs), flagged=sum(1 for d in docs if d.flagged))
+        row["calls_repaired"] = sum(1 for d in docs if d.flagged and d.repaired)
         row["message"] = "not refreshed: kept from the previous index"
         out.append((row, docs))
     return out
@@ -521,7 +523,13 @@ def _meta(
         "params": {"bm25": index.params.to_dict(), "field_weights": dict(FIELD_WEIGHTS)},
         "sources": rows,
         "flagged": [
-            {"id": d.id, "source": d.source, "api_call": d.api_call, "reason": d.flagged}
+            {
+                "id": d.id,
+                "source": d.source,
+                "api_call": d.api_call,
+                "reason": d.flagged,
+                "repaired": d.repaired,
+            }
             for d in index.docs
             if d.flagged
         ],
