@@ -341,7 +341,8 @@ def _hybrid_md(bm25_s, per_source, summary, unchanged, cost, qtimes, grid, base,
         "",
         '"no hub named": the default setting, every source (three hubs, APIZoo, python-env) in one index; '
         "routing `global` fuses one BM25 over every doc with dense, `source` (shipped) ranks each source "
-        "alone and orders the sources by their best cosine similarity to the task.",
+        "(the three hubs as one group) alone and orders them by their best normalised BM25 score "
+        "(ApiIndex.source_scores).",
         "",
         f"**Fusion rule, dev split** ({n_dev} Torch Hub training questions, even lines; the docs carry the "
         "odd lines' questions): RRF over the top 50 of each ranking, BM25 weight 1.",
