@@ -16,8 +16,10 @@ from scipy import sparse
 
 from gorilla_tui.errors import GorillaError, UsageError
 from gorilla_tui.pool.doc import ApiDoc
+from gorilla_tui.pool.metrics import Performance
 from gorilla_tui.retrieve import store
 from gorilla_tui.retrieve.dense import DenseSide, rrf
+from gorilla_tui.retrieve.metadata import PerformanceTable
 from gorilla_tui.types import Hit
 
 #: Bumped when tokenize() or doc_text() change (an index built by another version must be rebuilt).
@@ -358,6 +360,17 @@ class ApiIndex:
     def __post_init__(self) -> None:
         if self.dense is None:
             self.dense = DenseSide(len(self.docs), self.path)
+
+    _performance: PerformanceTable | None = field(default=None, repr=False)
+
+    def performance(self, doc: ApiDoc) -> Performance:
+        """`doc`'s normalised performance metadata (pool/metrics.py): from the table a refresh stored with
+        this index (retrieve/metadata.py), read once; for an index built in memory, normalised on first use
+        and kept."""
+        if self._performance is None:
+            stored = PerformanceTable.load(self.path) if self.path is not None else None
+            self._performance = stored or PerformanceTable()
+        return self._performance.get(doc)
 
     @classmethod
     def build(
