@@ -344,7 +344,7 @@ def _docs_files(manifest: Manifest, ctx: FetchContext) -> tuple[str, list[Path],
     url = manifest.remote.get("url", manifest.homepage)
     raise SourceUnavailable(
         "unreachable",
-        f"not downloadable ({url}); pass a local copy with --from DIR or set `path` in {manifest.origin}",
+        f"not downloadable ({url}); pass a local copy with --from DIR or --source {manifest.name}=DIR",
     )
 
 

@@ -13,6 +13,7 @@ from textual.screen import Screen
 from gorilla_tui.config import Settings, load_settings
 from gorilla_tui.errors import GorillaError, IndexMissingError
 from gorilla_tui.history import History
+from gorilla_tui.retrieve.bootstrap import FirstLaunch, build_first_index
 from gorilla_tui.tui import clipboard
 from gorilla_tui.tui.messages import LoadState
 from gorilla_tui.tui.screens.main import MainScreen
@@ -42,6 +43,8 @@ class GorillaApp(App[None]):
         self.show_timings = show_timings
         self.last_notice = ""
         self.copy_tool: tuple[str, ...] | None = clipboard.find_tool()
+        #: what the first-launch build did (retrieve.bootstrap.FirstLaunch), None when an index existed
+        self.first_launch: FirstLaunch | None = None
 
     def get_default_screen(self) -> Screen:
         return MainScreen()
@@ -96,9 +99,10 @@ class GorillaApp(App[None]):
         return f"answered{timing}: {proposal.verdict.kind}"
 
     def notice(self, message: str, *, severity: str = "information", timeout: float | None = None) -> None:
-        """Notify the person and remember the message in last_notice."""
+        """Notify the person and remember the message in last_notice. The text is shown as it is (no
+        markup): it may carry text from docs, the network or the sandbox."""
         self.last_notice = message
-        self.notify(message, severity=severity, timeout=timeout)  # type: ignore[arg-type]
+        self.notify(message, severity=severity, timeout=timeout, markup=False)  # type: ignore[arg-type]
 
     # -- loading --------------------------------------------------------------------------------------
 
@@ -126,14 +130,65 @@ class GorillaApp(App[None]):
             return
         self.post_message(LoadState("model", "ready"))
 
+    @work(thread=True, exclusive=True, group="load-index", exit_on_error=False)
+    def _first_launch(self) -> None:
+        """No index yet: build what can be built now (retrieve.bootstrap.build_first_index), no dialog."""
+
+        def on_event(kind: str, name: str, load) -> None:
+            if kind == "start":
+                self.call_from_thread(self.status, index=f"building ({name})…")
+
+        try:
+            result = build_first_index(self.session.settings, on_event)
+            if result is None:  # another process built one meanwhile
+                self.session.load_index()
+                self.post_message(LoadState("index", "ready"))
+                return
+            self.session.set_index(result.index)
+            self.first_launch = result
+        except GorillaError as e:
+            self.post_message(LoadState("index", "error", str(e), e.hint or ""))
+            return
+        except Exception as e:  # a failed build must not kill the app
+            self.post_message(LoadState("index", "error", f"{type(e).__name__}: {e}"))
+            return
+        finally:
+            self.session.index_settled.set()
+        self.post_message(LoadState("index", "built", result.message))
+
+    def _show_first_launch(self) -> None:
+        """The first-launch summary: one short notice, and (while nothing was asked yet) its lines in the
+        proposal panel: what was built, why remote sources were not fetched, how to add each missing one."""
+        result = self.first_launch
+        if result is None:
+            return
+        lines = result.lines()
+        missing = f"; {len(result.missing)} sources not built yet (see the panel)" if result.missing else ""
+        self.notice(lines[0].rstrip(".") + missing, timeout=8)
+        self.last_notice = result.message
+        main = self.main
+        if main.proposal is None and not main.running:
+            main.query_one("#proposal").show_message(
+                lines[0] + "\nType a task above and press Enter.", hint="\n".join(lines[1:])
+            )
+
     def on_load_state(self, message: LoadState) -> None:
         s = self.session
         if message.what == "index":
             if message.state == "ready":
                 self.status(index=s.index_label)
                 return
-            self.status(index="none (F8 builds it)" if message.state == "missing" else "error")
-            self.push_screen(self._index_screen(message.detail), self._index_built)
+            if message.state == "built":  # first launch: a short notice; the lines go in the empty panel
+                self.status(index=s.index_label)
+                self._show_first_launch()
+                return
+            if message.state == "missing":
+                self.status(index="building (first launch)…")
+                self.session.index_settled.clear()
+                self._first_launch()
+                return
+            self.status(index="error (F8 builds it)")
+            self.notice(f"index: {message.detail}", severity="error", timeout=10)
             return
         if message.state == "ready":
             self.status(model=s.model_label, kernel=s.kernel_name)

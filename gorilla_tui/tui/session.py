@@ -126,6 +126,9 @@ class Session:
         if backend is not None:
             self._backend_done.set()
         self._lock = threading.Lock()
+        #: cleared while a first-launch build runs (asks wait for it), set otherwise
+        self.index_settled = threading.Event()
+        self.index_settled.set()
         self._pipeline: Any = None
         self._validator: Any = None
 
@@ -222,6 +225,13 @@ class Session:
         if self.backend is None:
             raise Failure("no model is loaded", hint="open Settings (ctrl+o) and choose a model")
         return self.backend
+
+    def wait_index(self, cancel: threading.Event, poll: float = 0.05) -> bool:
+        """Block while a first-launch build runs (index_settled cleared); False when `cancel` was set first."""
+        while not self.index_settled.wait(poll):
+            if cancel.is_set():
+                return False
+        return True
 
     def pipeline(self) -> Any:
         """The pipeline over the current settings, index and backend (built once, rebuilt after changes)."""
