@@ -227,7 +227,7 @@ class Session:
         return self.backend
 
     def wait_index(self, cancel: threading.Event, poll: float = 0.05) -> bool:
-        """Block while a first-launch build runs (index_settled cleared); False when `cancel` was set first."""
+        """Block while a first-launch build runs (index_settled cleared); False when `cancel` is set first."""
         while not self.index_settled.wait(poll):
             if cancel.is_set():
                 return False
