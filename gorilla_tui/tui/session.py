@@ -69,8 +69,9 @@ def choice_note(proposal: Proposal) -> str:
 
     "likelihood": "chosen by likelihood among N hits: hit R, lm S" (N: hits scored, R: the chosen hit's
     BM25 rank, S: its log p(task | doc) in nats, model/likelihood.py); "grammar": "chosen by grammar among N
-    hits" (the model wrote one api_call under a GBNF grammar). When the hits offer a single distinct call
-    there was nothing to choose; after a did-you-mean the line says the call was replaced."""
+    hits" (N: hits not flagged; the model wrote one of their api_calls under a GBNF grammar). When the hits
+    offer a single distinct call there was nothing to choose; after a did-you-mean the line says the call
+    was replaced."""
     if not proposal.select_by or not proposal.api_call.strip():
         return ""
     hits = proposal.hits
@@ -84,8 +85,8 @@ def choice_note(proposal: Proposal) -> str:
         lm = hits[index].lm_score if index is not None else None
         if index is not None and lm is not None:
             line += f": hit {hits[index].rank}, lm {lm:.1f}"
-    else:
-        line = f"chosen by {proposal.select_by} among {_hits(len(hits))}"
+    else:  # the grammar offers the calls of the usable (not flagged) hits only
+        line = f"chosen by {proposal.select_by} among {_hits(len(usable))}"
     if index is None and proposal.code_source == "did-you-mean":
         line += ", then replaced by a did-you-mean"
     return line

@@ -87,3 +87,47 @@ async def test_status_bar_keeps_the_verdict_and_time_visible(five_source_index, 
         assert "5 sources" in status.fields["index"] or "," in status.fields["index"]
         last_line = [line for line in screen_text(app).splitlines() if "│" in line and "answered" in line]
         assert last_line and last_line[-1].rstrip().endswith(state), last_line
+
+
+#: The task of issue 19's report: three of its five Torch Hub hits are flagged MEAL_V2 entries.
+CONSTRAINT_TASK = "classify images, at least 80 % top-1 on ImageNet, must run on a Raspberry Pi"
+
+
+def _constraint_app(torchhub_index):
+    """Select mode (grammar) over the real Torch Hub pool; the script picks the WSL ResNeXt 32x8d hit (the
+    grammar's shared prefix goes into the prompt, so the script is the rest of that call)."""
+    from gorilla_tui.config import Settings
+    from gorilla_tui.model.grammar import unique_options
+    from gorilla_tui.model.scripted import ScriptedBackend
+    from gorilla_tui.pipeline import shared_prefix
+    from gorilla_tui.retrieve.constraints import search_with_constraints
+    from gorilla_tui.tui.app import create_app
+
+    hits = search_with_constraints(torchhub_index, CONSTRAINT_TASK, k=5).hits
+    options = unique_options(h.doc.api_call for h in hits if not h.doc.flagged)
+    chosen = next(o for o in options if "32x8d" in o)
+    script = chosen[len(shared_prefix(options)) :]
+    settings = Settings(mode="select", select_by="grammar", k=5)
+    return create_app(settings, backend=ScriptedBackend([script]), index=torchhub_index, show_timings=False)
+
+
+def test_constraint_card(snap_compare, torchhub_index):
+    assert snap_compare(
+        _constraint_app(torchhub_index), terminal_size=SIZE, run_before=_asking(CONSTRAINT_TASK)
+    )
+
+
+async def test_constraints_and_set_aside_hits_are_said_in_words(torchhub_index):
+    app = _constraint_app(torchhub_index)
+    async with app.run_test(size=SIZE) as pilot:
+        await ask(pilot, CONSTRAINT_TASK)
+        proposal = app.main.proposal
+        assert "32x8d" in proposal.api_call and proposal.verdict.kind == "valid"
+        card = screen_text(app)
+        assert "top-1 ≥ 80 % on ImageNet: 82.2 ✔" in card
+        assert "params ≤ 64 M for a Raspberry Pi: unknown" in card
+        choice = str(app.main.query_one("#choice").render())
+        assert "chosen by grammar among 2 hits (3 of 5 set aside, below)" in choice
+        assert "#1, #2, #3 MEAL_V2: not offered (api_call is not valid Python)" in choice
+        words = "constraints: top-1 ≥ 80 % on ImageNet: 82.2 ✔; params ≤ 64 M for a Raspberry Pi: unknown"
+        assert words in choice
