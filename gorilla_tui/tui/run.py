@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from gorilla_tui.pool.doc import ApiDoc
 from gorilla_tui.tui.screens.confirm import ConfirmScreen
 from gorilla_tui.tui.screens.run import RunScreen
 from gorilla_tui.tui.session import code_note
@@ -14,13 +15,19 @@ if TYPE_CHECKING:
     from textual.screen import Screen
 
 
-def requirements_of(proposal: Proposal) -> list[str]:
-    """Env requirements of the matched doc (else of the hit whose api_call is the proposal's call)."""
+def doc_of(proposal: Proposal) -> ApiDoc | None:
+    """The matched doc (else the hit whose api_call is the proposal's call), or None."""
     doc = proposal.verdict.matched
     if doc is None:
         doc = next(
             (h.doc for h in proposal.hits if h.doc.api_call.strip() == proposal.api_call.strip()), None
         )
+    return doc
+
+
+def requirements_of(proposal: Proposal) -> list[str]:
+    """Env requirements of the matched doc (else of the hit whose api_call is the proposal's call)."""
+    doc = doc_of(proposal)
     return list(doc.env_requirements) if doc else []
 
 
@@ -62,7 +69,7 @@ def start_run(screen: Screen, proposal: Proposal | None, task_id: int | None) ->
             )
 
     def launch() -> None:
-        app.push_screen(RunScreen(code, on_finished=finished))
+        app.push_screen(RunScreen(code, on_finished=finished, doc=doc_of(proposal)))
 
     def second(yes: bool | None) -> None:
         if yes:

@@ -180,6 +180,29 @@ async def test_run_streams_output_into_the_log_and_is_recorded(make_app):
     assert runs[0]["duration_s"] > 0 and runs[0]["truncated"] == 0
 
 
+async def test_run_without_the_package_gives_the_pip_line_isolation_exit_and_time(make_app):
+    """F5 on a Torch Hub proposal whose example code imports torch (not installed here): the run screen
+    says what the CLI `run` says: exit status, time, isolation in force, the missing package and the
+    `pip install` line made from the matched doc's env requirements."""
+    app = make_app([" " + VALID_CALL])
+    async with app.run_test(size=SIZE) as pilot:
+        await ask(pilot, VIDEO_TASK)
+        doc = app.main.proposal.verdict.matched
+        assert "import torch" in doc.example_code
+        app.main.proposal = replace(app.main.proposal, code=doc.example_code)
+        await pilot.press("f5", "y")
+        assert isinstance(app.screen, RunScreen)
+        await wait_for(pilot, lambda: app.screen.finished, timeout=60)
+        assert "No module named 'torch'" in "\n".join(app.screen.query_one(Log).lines)
+        report = str(app.screen.query_one("#run-state").render())
+        assert report.startswith("exit 1; ") and " s" in report.splitlines()[0]
+        assert "network: isolated (empty network namespace)" in report
+        assert "missing package: torch; to install it yourself: pip install torch" in report
+        assert "pytorchvideo" in report.split("pip install")[1]  # from the doc's env requirements
+        await pilot.press("escape")
+        assert app.screen is app.main
+
+
 async def test_run_of_a_proposal_that_is_not_valid_asks_twice_and_stop_works(make_app):
     app = make_app([" " + HALLUCINATED_CALL])
     async with app.run_test(size=SIZE) as pilot:

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import threading
 import time
+from typing import Any
 
+from rich.text import Text
 from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -12,10 +14,44 @@ from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Log, Static
 
+from gorilla_tui.pool.doc import ApiDoc
+from gorilla_tui.sandbox.requirements import missing_package
+
+
+def run_report(result: Any, doc: ApiDoc | None = None) -> Text:
+    """What the CLI `run` prints after a run (cli/run.py _report), for the run screen: the outcome (exit
+    status or signal, time, limits hit, stopped, output cut), the isolation in force (RunResult.notes), and
+    the missing package with its `pip install` line (sandbox.requirements.missing_package; never run).
+    Sandbox text is shown as plain text (no markup)."""
+    ok = result.ok
+    if result.exit_status is not None:
+        how = f"exit {result.exit_status}"
+    else:
+        how = f"killed (signal {result.signal})"
+    parts = [how, f"{result.duration_s:.2f} s"]
+    if result.limits_hit:
+        parts.append("limits hit: " + ", ".join(result.limits_hit))
+    if result.stopped:
+        parts.append("stopped")
+    text = Text("; ".join(parts), style="green" if ok else "red")
+    if result.truncated:
+        text.append(f"\noutput cut: {result.dropped_bytes} more bytes were dropped", style="yellow")
+    for note in result.notes:
+        text.append("\n" + note, style="yellow" if "NOT" in note or "OPEN" in note else "dim")
+    missing = missing_package(result, doc)
+    if missing is not None:
+        text.append(f"\nmissing package: {missing.module}", style="bold yellow")
+        text.append("; to install it yourself: ")
+        text.append(missing.pip_line, style="bold")
+        if not missing.from_doc:
+            text.append(" (guessed from the module name)", style="dim")
+    return text
+
 
 class RunScreen(ModalScreen[None]):
     """Runs `code` once with sandbox.runner.SandboxRun in a thread worker. `on_finished(result)` is called
-    (in the UI thread) with the RunResult, or None when the sandbox could not start.
+    (in the UI thread) with the RunResult, or None when the sandbox could not start. `doc`: the matched
+    ApiDoc, whose env_requirements make the `pip install` line of a missing package (run_report).
     Keys: s / Escape stop a running run; Escape / q close a finished one."""
 
     BINDINGS = [
@@ -24,9 +60,10 @@ class RunScreen(ModalScreen[None]):
         Binding("q", "close", "Close"),
     ]
 
-    def __init__(self, code: str, on_finished=None) -> None:
+    def __init__(self, code: str, on_finished=None, doc: ApiDoc | None = None) -> None:
         super().__init__(classes="modal")
         self.code = code
+        self.doc = doc
         self.on_finished = on_finished
         self.cancel = threading.Event()
         self.finished = False
@@ -75,17 +112,7 @@ class RunScreen(ModalScreen[None]):
         self.finished = True
         self.result = result
         state = self.query_one("#run-state", Static)
-        if result is None:
-            state.update(f"[red]{error}[/]")
-        else:
-            how = "stopped" if result.stopped else f"exit status {result.exit_status}"
-            if result.signal:
-                how += f", signal {result.signal}"
-            if result.limits_hit:
-                how += f", limits hit: {', '.join(result.limits_hit)}"
-            colour = "green" if result.ok else "red"
-            notes = f"  (network {result.network}, files {result.files})"
-            state.update(f"[{colour}]{how}[/] in {result.duration_s:.1f} s{notes}")
+        state.update(Text(error, style="red") if result is None else run_report(result, self.doc))
         if self.on_finished:
             self.on_finished(result)
 
