@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 from typing import Any
 
 from textual import work
@@ -13,6 +12,7 @@ from textual.screen import Screen
 from gorilla_tui.config import Settings, load_settings
 from gorilla_tui.errors import GorillaError, IndexMissingError
 from gorilla_tui.history import History
+from gorilla_tui.paths import get_paths
 from gorilla_tui.retrieve.bootstrap import FirstLaunch, build_first_index
 from gorilla_tui.tui import clipboard
 from gorilla_tui.tui.messages import LoadState
@@ -220,31 +220,41 @@ class GorillaApp(App[None]):
     # -- copy -----------------------------------------------------------------------------------------
 
     def copy_text(self, text: str, what: str = "text") -> None:
-        """Copy `text`: OSC 52 via App.copy_to_clipboard (sets self.clipboard), wrapped again for tmux
-        passthrough inside tmux, and the system clipboard tool when one exists (in a thread worker).
-        Tells the person what was done; never raises."""
-        channels, failures = [], []
+        """Copy `text`: OSC 52 via App.copy_to_clipboard (sets self.clipboard; wrapped again for tmux
+        passthrough only where tmux's allow-passthrough is on), then in a thread worker the tmux buffer
+        (inside tmux) and the system clipboard tool, if any. The notice says only what is confirmed;
+        when nothing is, the text is saved to a file in the user cache dir and the notice names it.
+        Never raises."""
+        sent, failures = [], []
         try:
             self.copy_to_clipboard(text)
-            channels.append("OSC 52")
-            driver = self._driver
-            if os.environ.get("TMUX") and driver is not None:
-                driver.write(clipboard.tmux_passthrough(clipboard.osc52(text)))
-                channels[-1] = "OSC 52 (tmux passthrough)"
+            sent.append("OSC 52")
         except Exception as e:  # a closed terminal must not crash the app
             failures.append(f"OSC 52 failed: {e}")
-        if self.copy_tool:
-            self._copy_with_tool(text, what, channels, failures)
-        else:
-            self.notice(f"{what}: {clipboard.describe(channels, failures)}")
+        self._copy_confirmed(text, what, sent, failures)
 
     @work(thread=True, group="copy", exit_on_error=False)
-    def _copy_with_tool(self, text: str, what: str, channels: list[str], failures: list[str]) -> None:
-        argv = self.copy_tool or ("",)
-        error = clipboard.copy_with_tool(text, argv)
-        channels = channels + ([argv[0]] if error is None else [])
-        failures = failures + ([error] if error else [])
-        self.call_from_thread(self.notice, f"{what}: {clipboard.describe(channels, failures)}")
+    def _copy_confirmed(self, text: str, what: str, sent: list[str], failures: list[str]) -> None:
+        confirmed: list[str] = []
+        if clipboard.tmux_env():
+            if sent and clipboard.tmux_option("allow-passthrough") in ("on", "all"):
+                driver = self._driver
+                if driver is not None:
+                    self.call_from_thread(driver.write, clipboard.tmux_passthrough(clipboard.osc52(text)))
+                    sent = [*sent[:-1], "OSC 52 (tmux passthrough)"]
+            ok, why = clipboard.copy_to_tmux(text)
+            if ok:
+                confirmed.append("the tmux buffer (prefix ] pastes)")
+            elif why:
+                failures = failures + [why]
+        if self.copy_tool:
+            error = clipboard.copy_with_tool(text, self.copy_tool)
+            if error is None:
+                confirmed.append(self.copy_tool[0])
+            else:
+                failures = failures + [error]
+        saved = None if confirmed else clipboard.save_copy(text, get_paths().cache)
+        self.call_from_thread(self.notice, f"{what}: {clipboard.describe(confirmed, sent, failures, saved)}")
 
     # -- screens --------------------------------------------------------------------------------------
 
