@@ -48,11 +48,12 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument(
         "--source",
         dest="sources",
-        metavar="PATH",
+        metavar="[NAME=]PATH",
         action="append",
         default=[],
-        help="also index this doc file or folder (JSONL or APIZoo JSON), named after its stem; "
-        "or python:SPEC (python:stdlib, python:requests,numpy) for installed Python APIs; repeatable",
+        help="also index this doc file or folder read-only (JSONL or APIZoo JSON) as source NAME (default: "
+        "its stem; a built-in name such as apizoo makes it that source); or python:SPEC (python:stdlib, "
+        "python:requests,numpy) for installed Python APIs; repeatable",
     )
     p.add_argument("--only", metavar="NAME", action="append", default=[], help="refresh only this source")
     p.add_argument(

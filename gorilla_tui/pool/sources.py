@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import fnmatch
 import importlib
+import re
 import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
@@ -406,19 +407,46 @@ def fetch(manifest: Manifest, ctx: FetchContext) -> SourceLoad:
     return SourceLoad(manifest.name, manifest.title, "ok", origin, files, result)
 
 
-def user_source(path: str | Path, taken: Sequence[str] = ()) -> SourceLoad:
-    """Load a user file or folder (`--source PATH`, Settings.sources) as a source named after its stem
-    (folder name, or file name without suffix); the format is detected per file (pool.detect_format).
+#: A source name in `--source NAME=PATH` (and config.toml `sources`).
+_SOURCE_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
 
-    Raises UsageError when the path does not exist, holds no doc file, or its name is already `taken`.
-    """
-    p = Path(path).expanduser()
+
+def split_source(spec: str | Path) -> tuple[str | None, Path]:
+    """`--source` value -> (name or None, path). "NAME=PATH" names the source (NAME: letters, digits, "_",
+    ".", "-"); a value that is an existing path, or has no valid NAME before its first "=", is a plain PATH
+    (the source is then named after its stem)."""
+    text = str(spec)
+    name, sep, rest = text.partition("=")
+    if sep and rest and _SOURCE_NAME.match(name) and not Path(text).expanduser().exists():
+        return name, Path(rest).expanduser()
+    return None, Path(text).expanduser()
+
+
+def source_name(spec: str | Path) -> str:
+    """The name a `--source` value gives its source: NAME of "NAME=PATH", else the folder name or the file
+    name without suffix."""
+    name, p = split_source(spec)
+    if name:
+        return name
+    return p.resolve().name if p.is_dir() else p.stem
+
+
+def user_source(
+    path: str | Path, taken: Sequence[str] = (), name: str | None = None, title: str = ""
+) -> SourceLoad:
+    """Load a user file or folder (`--source [NAME=]PATH`, Settings.sources) read-only as one source, named
+    `name`, else NAME of "NAME=PATH", else after its stem (folder name, or file name without suffix); the
+    format is detected per file (pool.detect_format). title: shown instead of "user docs (PATH)".
+
+    Raises UsageError when the path does not exist, holds no doc file, or its name is already `taken`
+    (the message says how to name it)."""
+    given, p = split_source(path)
+    name = name or given or source_name(path)
     if not p.exists():
         raise UsageError(f"--source {path}: no such file or folder")
-    name = p.resolve().name if p.is_dir() else p.stem
     if name in taken:
         raise UsageError(
-            f"--source {path}: the source name {name!r} is already used; rename the file or folder"
+            f"--source {path}: the source name {name!r} is already used; name it: --source OTHER={p}"
         )
     result = load_paths([p], name)
     files = (
@@ -428,4 +456,4 @@ def user_source(path: str | Path, taken: Sequence[str] = ()) -> SourceLoad:
     )
     if p.is_dir() and not files:
         raise UsageError(f"--source {path}: no *.json or *.jsonl file in that folder")
-    return SourceLoad(name, f"user docs ({p})", "ok", str(p), files, result)
+    return SourceLoad(name, title or f"user docs ({p})", "ok", str(p), files, result)

@@ -13,7 +13,15 @@ from typing import Any
 
 from gorilla_tui.errors import GorillaError, UsageError
 from gorilla_tui.pool.doc import ApiDoc
-from gorilla_tui.pool.sources import FetchContext, Manifest, SourceLoad, fetch, load_manifests, user_source
+from gorilla_tui.pool.sources import (
+    FetchContext,
+    Manifest,
+    SourceLoad,
+    fetch,
+    load_manifests,
+    source_name,
+    user_source,
+)
 from gorilla_tui.retrieve import store as index_store
 from gorilla_tui.retrieve.index import FIELD_WEIGHTS, TOKENIZER_VERSION, ApiIndex, Bm25Params
 
@@ -84,11 +92,12 @@ def refresh(
     """Rebuild the index in get_paths().index_dir.
 
     mirrors: the --from folders (files looked up by their remote names; None: each manifest's remote);
-    user_paths: --source files/folders (sources named after their stem); only: restrict to these source
-    names; keep_previous: sources not refreshed now (unreachable, not in mirror, not selected) keep their
-    docs from the previous index. Holds index_store.refresh_lock throughout; the new version is written to a
-    temp folder and published with an atomic pointer swap, so a failed or killed refresh leaves the previous
-    index in place.
+    user_paths: --source values, PATH or NAME=PATH (pool.sources.split_source; named after their stem
+    when unnamed); one whose name is a built-in source's (e.g. a read-only .../apizoo mirror) is read in
+    place of that source's manifest; only: restrict to these source names; keep_previous: sources not
+    refreshed now (unreachable, not in mirror, not selected) keep their docs from the previous index.
+    Holds index_store.refresh_lock throughout; the new version is written to a temp folder and published
+    with an atomic pointer swap, so a failed or killed refresh leaves the previous index in place.
 
     Raises UsageError (bad --from / --source / --only) and GorillaError: no source reachable, a source
     that loads no doc, or a pool whose docs are all empty.
@@ -97,8 +106,16 @@ def refresh(
         if not Path(m).is_dir():
             raise UsageError(f"--from {m}: not a folder")
     manifests = load_manifests() if manifests is None else manifests
-    user_names = [Path(p).stem if not Path(p).is_dir() else Path(p).resolve().name for p in user_paths]
-    selected = _select(manifests, only, user_names)
+    user_names = [source_name(p) for p in user_paths]
+    dupes = sorted({n for n in user_names if user_names.count(n) > 1})
+    if dupes:
+        raise UsageError(
+            f"--source: the source name {', '.join(dupes)} is given twice; use --source NAME=PATH"
+        )
+    # a user source named like a built-in one (e.g. a read-only .../apizoo mirror) supplies that source
+    builtin = {m.name: m for m in manifests}
+    replaced = {n: builtin[n] for n in user_names if n in builtin}
+    selected = [m for m in _select(manifests, only, user_names) if m.name not in replaced]
     ctx = FetchContext(mirrors=[Path(m).expanduser() for m in mirrors] if mirrors is not None else None)
     emit = on_event or (lambda kind, name, load: None)
     started = time.perf_counter()
@@ -109,10 +126,11 @@ def refresh(
             load = fetch(m, ctx)
             emit("done", m.name, load)
             loads.append(load)
-        taken = [m.name for m in manifests]
-        for p in user_paths:
+        taken = [m.name for m in manifests if m.name not in replaced]
+        for p, name in zip(user_paths, user_names, strict=True):
             emit("start", str(p), None)
-            load = user_source(p, taken)
+            m = replaced.get(name)
+            load = user_source(p, taken, name, f"{m.title} (your copy)" if m else "")
             taken.append(load.name)
             emit("done", str(p), load)
             loads.append(load)
