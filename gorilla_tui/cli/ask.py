@@ -156,11 +156,13 @@ def _ask(args: argparse.Namespace, settings: Any, cancel: threading.Event, inter
 
 
 def _print_panel(d: dict[str, Any]) -> None:
-    from rich.console import Console, Group
+    from rich.console import Group
     from rich.panel import Panel
     from rich.syntax import Syntax
     from rich.table import Table
     from rich.text import Text
+
+    from gorilla_tui.cli.console import make_console
 
     v = d["verdict"]
     colour = _BADGE.get(v["verdict"], "white")
@@ -185,7 +187,7 @@ def _print_panel(d: dict[str, Any]) -> None:
     parts += [Text("hits:", style="bold"), hits]
     t = d["timings"]
     parts.append(Text(" ".join(f"{k} {v:.3f}s" for k, v in t.items()), style="dim"))
-    Console().print(Panel(Group(*parts), title=panel_title(d), border_style=colour))
+    make_console().print(Panel(Group(*parts), title=panel_title(d), border_style=colour))
 
 
 def panel_title(d: dict[str, Any]) -> str:

@@ -78,9 +78,10 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _print_panel(verdict) -> None:
-    from rich.console import Console
     from rich.panel import Panel
     from rich.text import Text
+
+    from gorilla_tui.cli.console import make_console
 
     body = Text()
     body.append("call: ", style="bold")
@@ -96,4 +97,6 @@ def _print_panel(verdict) -> None:
     for note in verdict.diagnostics:
         body.append(f"{note}\n", style="dim")
     style = _STYLE.get(verdict.kind, "white")
-    Console().print(Panel(body, title=f"[bold {style}]{verdict.kind}[/]", border_style=style, expand=False))
+    make_console().print(
+        Panel(body, title=f"[bold {style}]{verdict.kind}[/]", border_style=style, expand=False)
+    )

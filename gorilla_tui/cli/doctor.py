@@ -162,15 +162,16 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(report, indent=2))
         return 1 if report["problems"] else 0
-    from rich.console import Console
     from rich.table import Table
+
+    from gorilla_tui.cli.console import make_console
 
     t = Table("check", "result", show_header=False, title="gorilla-tui doctor")
     t.add_row("python", f"{report['python']} ({report['platform']})")
     t.add_row("llama-cpp-python", str(report.get("llama_cpp_python")))
     if "llama_cpp" in report:
         t.add_row("GPU offload", str(report["llama_cpp"]["gpu_offload"]))
-        t.add_row("llama.cpp build", report["llama_cpp"]["system_info"][:100])
+        t.add_row("llama.cpp build", report["llama_cpp"]["system_info"])
     s = report["settings"]
     n_ctx = s["n_ctx"] or "kernel profile default"
     t.add_row("settings", f"mode {s['mode']}, select_by {s['select_by']}, k {s['k']}, n_ctx {n_ctx}")
@@ -182,7 +183,7 @@ def run(args: argparse.Namespace) -> int:
         t.add_row(f"index {key}", str(val))
     for key, val in report["paths"].items():
         t.add_row(f"path {key}", val)
-    console = Console()
+    console = make_console()
     console.print(t)
     for pr in report["problems"]:
         console.print(f"[red]problem:[/] {pr['problem']}\n  [bold]fix:[/] {pr['fix']}")

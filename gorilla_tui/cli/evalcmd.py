@@ -79,10 +79,11 @@ def run_score(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(score.to_dict(), ensure_ascii=False))
         return 0
-    from rich.console import Console
     from rich.table import Table
 
-    console = Console()
+    from gorilla_tui.cli.console import make_console
+
+    console = make_console()
     head = Table(title=f"{score.hub} · metric {score.metric} · n={score.n}")
     for col in ("accuracy", "hallucination", "error"):
         head.add_column(col, justify="right")

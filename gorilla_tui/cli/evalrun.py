@@ -108,7 +108,6 @@ def _select_by(settings: Any) -> str:
 
 
 def _answer(args: argparse.Namespace, settings: Any, data: Any, tasks: list, info: Any, done: int) -> Any:
-    from rich.console import Console
     from rich.progress import (
         BarColumn,
         MofNCompleteColumn,
@@ -121,6 +120,7 @@ def _answer(args: argparse.Namespace, settings: Any, data: Any, tasks: list, inf
     )
     from rich.text import Text
 
+    from gorilla_tui.cli.console import make_console
     from gorilla_tui.evaluate import run as evalrun
     from gorilla_tui.model.backend import open_backend
     from gorilla_tui.pipeline import Pipeline
@@ -131,7 +131,7 @@ def _answer(args: argparse.Namespace, settings: Any, data: Any, tasks: list, inf
         def render(self, task: Any) -> Text:
             return Text(f"{1 / task.speed:.2f} s/task" if task.speed else "-- s/task", style="cyan")
 
-    console = Console(stderr=True)
+    console = make_console(stderr=True)
     index, where = evalrun.hub_index(data)
     console.print(f"[dim]{data.hub}: {len(tasks)} tasks, {done} already in {args.out}; index: {where}[/]")
     backend = open_backend(settings)
@@ -168,10 +168,11 @@ def _pct(x: float) -> str:
 
 
 def _print_summary(summary: Any, info: Any, stats: Any, out: str) -> None:
-    from rich.console import Console
     from rich.table import Table
 
-    console = Console()
+    from gorilla_tui.cli.console import make_console
+
+    console = make_console()
     d = summary.to_dict()
     mode = f"{info.mode} by {info.select_by}" if info.select_by else info.mode
     head = Table(title=f"{info.hub} · {info.retriever} · {mode} · {info.model} · k={info.k} · n={summary.n}")

@@ -79,9 +79,9 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _refresh(args: argparse.Namespace) -> int:
-    from rich.console import Console
     from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 
+    from gorilla_tui.cli.console import make_console
     from gorilla_tui.config import load_settings
     from gorilla_tui.retrieve.refresh import refresh
 
@@ -102,7 +102,7 @@ def _refresh(args: argparse.Namespace) -> int:
             only.append(pyenv.SOURCE)
         else:
             only = [pyenv.SOURCE]
-    err = Console(stderr=True)
+    err = make_console(stderr=True)
     progress = Progress(
         SpinnerColumn(),
         TextColumn("{task.description}"),
@@ -139,7 +139,7 @@ def _refresh(args: argparse.Namespace) -> int:
         return 0
     from rich.markup import escape
 
-    console = Console()
+    console = make_console()
     console.print(_sources_table(report.sources, "index refreshed"))
     console.print(f"{len(report.index.docs)} docs in {report.seconds:.2f} s -> {report.path}")
     for row in report.sources:
@@ -221,10 +221,11 @@ def _status(args: argparse.Namespace) -> int:
         }
         print(json.dumps(out, indent=1))
         return 0
-    from rich.console import Console
     from rich.table import Table
 
-    console = Console()
+    from gorilla_tui.cli.console import make_console
+
+    console = make_console()
     console.print(_sources_table(meta.get("sources", []), "API index"))
     by_source: dict[str, list[dict[str, Any]]] = {}
     for f in flagged:

@@ -54,8 +54,9 @@ def run_list(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(rows, indent=2))
         return 0
-    from rich.console import Console
     from rich.table import Table
+
+    from gorilla_tui.cli.console import make_console
 
     t = Table(
         "name", "family", "source", "on disk", title="models (use --model NAME, a .gguf path or hf:...)"
@@ -63,7 +64,7 @@ def run_list(args: argparse.Namespace) -> int:
     for r in rows:
         note = "" if r["verified"] else " (file name unverified)"
         t.add_row(r["name"], r["family"], r["source"] + note, "yes" if r["path"] else "no")
-    Console().print(t)
+    make_console().print(t)
     return 0
 
 

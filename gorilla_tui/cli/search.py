@@ -70,11 +70,12 @@ def run(args: argparse.Namespace) -> int:
         doc["constraints_message"] = result.message
         print(json.dumps(doc, indent=1))
         return 0 if hits else 1
-    from rich.console import Console
     from rich.markup import escape
     from rich.table import Table
 
-    console = Console()
+    from gorilla_tui.cli.console import make_console
+
+    console = make_console()
     if not hits:
         console.print("no hit: no API doc shares a word with the task" + (f" in {hub}" if hub else ""))
         return 1

@@ -71,6 +71,19 @@ def test_source_named_like_a_builtin_or_given_a_name(
     assert "given twice" in _one_line_error(capsys)
 
 
+def test_piped_refresh_table_keeps_its_why_column_readable(
+    apibench: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 19: `index --refresh | cat` laid the table out at 80 columns with a 4-character "from / why"
+    column. Not on a terminal (capsys) and without $COLUMNS, each row's reason now stays on one line."""
+    monkeypatch.delenv("COLUMNS", raising=False)
+    assert _refresh(apibench, "--only", "torchhub", "--only", "apizoo") == 0
+    out = capsys.readouterr().out
+    why = next(line for line in out.splitlines() if line.startswith("│ apizoo"))
+    assert "*.json not found in" in why and str(apibench / "api") in why
+    assert str(apibench / "api") in next(line for line in out.splitlines() if line.startswith("│ torchhub"))
+
+
 def _one_line_error(capsys: pytest.CaptureFixture[str]) -> str:
     err = capsys.readouterr().err
     assert err.startswith("gorilla-tui: error: ") and "Traceback" not in err
