@@ -120,6 +120,7 @@ class GorillaApp(App[None]):
             self.post_message(LoadState("index", "error", f"{type(e).__name__}: {e}"))
             return
         self.post_message(LoadState("index", "ready"))
+        self.session.warm_up()  # the validator, so the first answer does not build it
 
     @work(thread=True, exclusive=True, group="load-model", exit_on_error=False)
     def _load_backend(self) -> None:
@@ -155,6 +156,7 @@ class GorillaApp(App[None]):
         finally:
             self.session.index_settled.set()
         self.post_message(LoadState("index", "built", result.message))
+        self.session.warm_up()
 
     def _show_first_launch(self) -> None:
         """The first-launch summary: one short notice, and (while nothing was asked yet) its lines in the

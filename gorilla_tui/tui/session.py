@@ -16,11 +16,13 @@ from gorilla_tui.types import Proposal, Verdict
 PipelineFactory = Callable[[Settings, Any, Any], Any]
 
 
-def default_pipeline(settings: Settings, index: Any, backend: Any) -> Any:
-    """pipeline.Pipeline(settings, index, backend) (imported here: it pulls in tree-sitter)."""
+def default_pipeline(settings: Settings, index: Any, backend: Any, validator: Any = None) -> Any:
+    """pipeline.Pipeline(settings, index, backend, validator) (imported here: it pulls in tree-sitter).
+    validator: a prebuilt check.validator.Validator over index.pool(settings.hub), or None to build one
+    on first use."""
     from gorilla_tui.pipeline import Pipeline
 
-    return Pipeline(settings, index, backend)
+    return Pipeline(settings, index, backend, validator)
 
 
 def effective_call(proposal: Proposal) -> str:
@@ -240,8 +242,21 @@ class Session:
             if self.index is None:
                 raise Failure("no index yet", hint="press F8 to build it from the configured sources")
             if self._pipeline is None:
-                self._pipeline = self.pipeline_factory(self.settings, self.index, self.backend)
+                args = (self.settings, self.index, self.backend)
+                if self.pipeline_factory is default_pipeline:  # reuse the validator warm_up built
+                    self._pipeline = default_pipeline(*args, self._validator)
+                else:
+                    self._pipeline = self.pipeline_factory(*args)
             return self._pipeline
+
+    def warm_up(self) -> None:
+        """Build the validator over the API pool now (call from a thread worker once the index is loaded),
+        so the first answer does not pay for it: tree-sitter over every pool api_call, ~0.5 s for 10k
+        docs on an idle core (bench/latency.py). Errors are left for the ask to report."""
+        try:
+            self.validator()
+        except GorillaError:
+            pass
 
     def update_settings(self, settings: Settings) -> bool:
         """Use new settings; returns True when the model must be reloaded (model, kernel, endpoint or
