@@ -14,7 +14,6 @@ from typing import Any
 
 from gorilla_tui.config import Settings, load_settings
 from gorilla_tui.errors import GorillaError, IndexMissingError
-from gorilla_tui.paths import get_paths
 from gorilla_tui.pool.pyenv.source import SOURCE
 from gorilla_tui.pool.sources import FetchContext, Manifest, hub_unreachable, load_manifests
 
@@ -41,18 +40,17 @@ def has_index() -> bool:
     return index_store.current_version(None) is not None
 
 
-def how_to_add(manifest: Manifest, config_file: str) -> str:
-    """One calm line saying how to add the source of `manifest` later. It names only user-writable places:
-    a `--from DIR` / `--source NAME=DIR` folder and `mirrors` in the user's config.toml (`config_file`),
-    never a file inside the installed package."""
-    files = ", ".join(manifest.files) or "its files"
+def how_to_add(manifest: Manifest) -> str:
+    """One calm line saying how to add the source of `manifest` later. It names only places the person
+    chooses (a `--from DIR` / `--source NAME=DIR` folder), never a file inside the installed package."""
     if manifest.remote.get("type") == "hf":
-        how = f"`gorilla-tui index --refresh` (online) or `--from DIR` (DIR holding {files})"
+        files = ", ".join(manifest.files) or "its files"
+        how = f"`gorilla-tui index --refresh` when online, or add `--from DIR` with {files} in DIR"
     else:
         url = str(manifest.remote.get("url") or manifest.homepage).removeprefix("https://")
-        where = f" (DIR: a local copy of {url})" if url else ""
+        where = f" (DIR: your copy of {url})" if url else ""
         how = f"`gorilla-tui index --refresh --source {manifest.name}=DIR`{where}"
-    return f"{manifest.name}: not built; add it with {how}, or list DIR in `mirrors` in {config_file}"
+    return f"{manifest.name}: not built; to add it: {how}."
 
 
 @dataclass
@@ -71,8 +69,10 @@ class FirstLaunch:
     def lines(self) -> list[str]:
         """The person-facing summary: one line for what was built, the network line (once), then one
         line per missing source."""
-        built = ", ".join(f"{r['name']} ({r.get('loaded', 0)} APIs)" for r in self.built)
-        head = f"Built the API pool: {built}, {len(self.index.docs)} APIs in {self.seconds:.1f} s."
+        built = ", ".join(
+            r["name"] + (f" ({r.get('loaded', 0)})" if len(self.built) > 1 else "") for r in self.built
+        )
+        head = f"Built the API pool: {built}: {len(self.index.docs)} APIs in {self.seconds:.1f} s."
         return [head] + ([self.network] if self.network else []) + [line for _, line in self.missing]
 
     @property
@@ -103,7 +103,7 @@ def build_first_index(settings: Settings | None = None, progress=None) -> FirstL
     if not mirrors:
         cause = hub_unreachable(FetchContext())
         if cause:
-            network = f"No network ({cause}): only local sources were built."
+            network = f"No network: {cause}; only local sources were built."
             only = [SOURCE]
     try:
         report = refresh(mirrors=mirrors or None, user_paths=user_paths, only=only, on_event=progress)
@@ -116,8 +116,7 @@ def build_first_index(settings: Settings | None = None, progress=None) -> FirstL
             raise GorillaError(f"could not build any index: {first}; {e}") from None
     built = [r for r in report.sources if r["status"] in ("ok", "kept")]
     done = {r["name"] for r in built}
-    config_file = str(get_paths().config_file)
-    missing = [(m.name, how_to_add(m, config_file)) for m in manifests if m.name not in done]
+    missing = [(m.name, how_to_add(m)) for m in manifests if m.name not in done]
     return FirstLaunch(report.index, built, missing, network, report.seconds)
 
 

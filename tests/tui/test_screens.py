@@ -90,16 +90,15 @@ async def test_first_launch_offline_builds_at_once_without_a_dialog(gorilla_home
         assert status.startswith(f"{len(app.session.index.docs)} docs (python-env)")
         assert len(app.session.index.docs) > 1000
         lines = app.first_launch.lines()
-        assert lines[0].startswith("Built the API pool: python-env (")
-        assert lines[1].startswith("No network (offline (HF_HUB_OFFLINE=1))")
+        assert lines[0].startswith(f"Built the API pool: python-env: {len(app.session.index.docs)} APIs in ")
+        assert lines[1] == "No network: offline (HF_HUB_OFFLINE=1); only local sources were built."
         assert sum("network" in line.lower() for line in lines) == 1  # the network cause is said once
         missing = {name: line for name, line in app.first_launch.missing}
         assert set(missing) == {"torchhub", "tensorflowhub", "huggingface", "apizoo"}
-        config = str(get_paths().config_file)
-        for line in missing.values():
-            assert config in line and "index/" not in line and "_data" not in line
+        for line in missing.values():  # the person's own folder, never a file inside the package
+            assert "DIR" in line and "index/" not in line and "_data" not in line and ".toml" not in line
         assert "--source apizoo=DIR" in missing["apizoo"]
-        assert "torchhub_api.jsonl" in missing["torchhub"]
+        assert "--from DIR` with torchhub_api.jsonl" in missing["torchhub"]
         shown = str(app.main.query_one("#proposal").query_one("#stream").render())
         assert "Built the API pool" in shown and "apizoo: not built" in shown
         await ask(pilot, "parse a JSON string into a dict")  # retrieves from the new pool at once
