@@ -246,7 +246,7 @@ class GorillaApp(App[None]):
                     sent = [*sent[:-1], "OSC 52 (tmux passthrough)"]
             ok, why = clipboard.copy_to_tmux(text)
             if ok:
-                confirmed.append("the tmux buffer (prefix ] pastes)")
+                confirmed.append("the tmux buffer (prefix+] pastes it)")
             elif why:
                 failures = failures + [why]
         if self.copy_tool:

@@ -130,7 +130,7 @@ def describe(confirmed: list[str], sent: list[str], failures: list[str], saved: 
     if confirmed:
         text = "copied to " + " and ".join(confirmed)
         if sent:
-            text += f" ({', '.join(sent)} also sent)"
+            text += f"; {', '.join(sent)} also sent"
     else:
         text = "not confirmed copied: " + (", ".join(sent) + " sent" if sent else "no clipboard reached")
         text += ", which your terminal may ignore" if sent else ""
