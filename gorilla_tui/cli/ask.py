@@ -127,15 +127,19 @@ _BADGE = {
 }
 
 
-def _load_or_build_index(api_index: Any) -> Any:
+def _load_or_build_index(api_index: Any, model: Background | None = None) -> Any:
     """The live index; on first launch (none yet) build it with retrieve.bootstrap.first_launch_index (the
-    configured sources, falling back to the offline python-env pool) and say on stderr what was done."""
+    configured sources, falling back to the offline python-env pool) and say on stderr what was done.
+    model: the model loading meanwhile, waited for before anything is printed (see _ask)."""
     from gorilla_tui.errors import IndexMissingError
 
     try:
         return api_index.load()
     except IndexMissingError:
         from gorilla_tui.retrieve.bootstrap import first_launch_index
+
+        if model is not None:
+            model.join()
 
         print("gorilla-tui: no index yet: building it now (first launch) ...", file=sys.stderr)
         message = first_launch_index()
@@ -145,9 +149,9 @@ def _load_or_build_index(api_index: Any) -> Any:
 
 
 class Background:
-    """`fn(*args)` running in a daemon thread from construction on; :meth:`result` waits for it (polling
-    `interrupted`, so Ctrl+C still stops the wait) and returns its value or raises its exception.
-    `seconds`: how long fn ran."""
+    """`fn(*args)` running in a daemon thread from construction on; :meth:`result` waits for it and returns
+    its value or raises its exception; after Ctrl+C (`interrupted`) it lets fn end, then raises
+    AskCancelled. `seconds`: how long fn ran."""
 
     def __init__(self, fn: Any, *args: Any) -> None:
         self._value: Any = None
@@ -164,12 +168,17 @@ class Background:
             self._error = e
         self.seconds = time.perf_counter() - t
 
+    def join(self) -> None:
+        """Wait for fn to end, whatever happens meanwhile (SIGINT only sets a flag under ctrl_c_cancels)."""
+        self._thread.join()
+
     def result(self, interrupted: list[int] | None = None) -> Any:
         while self._thread.is_alive():
             self._thread.join(0.05)
             if interrupted:
                 from gorilla_tui.pipeline import AskCancelled
 
+                self.join()  # a model load has fds 1 and 2 on /dev/null: "interrupted" must come after it
                 raise AskCancelled("cancelled")
         if self._error is not None:
             raise self._error
@@ -206,11 +215,17 @@ def _ask(args: argparse.Namespace, settings: Any, cancel: threading.Event, inter
 
     t = time.perf_counter()
     model = Background(open_backend, settings)  # ~0.4 s idle: llama.cpp loads the GGUF, GIL released
-    index = _load_or_build_index(ApiIndex)
-    STARTUP["index_load"] = time.perf_counter() - t
-    pool = index.pool(settings.hub or None)  # unknown hub: UsageError now
-    if interrupted:
-        raise AskCancelled("cancelled")
+    try:
+        index = _load_or_build_index(ApiIndex, model)
+        STARTUP["index_load"] = time.perf_counter() - t
+        pool = index.pool(settings.hub or None)  # unknown hub: UsageError now
+        if interrupted:
+            raise AskCancelled("cancelled")
+    except BaseException:
+        # Llama(verbose=False) points file descriptors 1 and 2 at /dev/null while it loads: let the load
+        # end before the error (or "interrupted") is printed, or the message would be lost
+        model.join()
+        raise
     validator = BackgroundValidator(pool, interrupted)
     t = time.perf_counter()
     backend = model.result(interrupted)  # Ctrl+C is honoured while waiting
