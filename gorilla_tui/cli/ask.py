@@ -185,30 +185,14 @@ class Background:
         return self._value
 
 
-class BackgroundValidator:
-    """A check.validator.Validator over `pool`, built in a Background thread: Pipeline calls check() only
-    after retrieval and the model's choice, so the build (tree-sitter over every pool api_call, ~0.5 s for
-    10k docs on an idle core) overlaps the model's scoring (llama.cpp releases the GIL)."""
-
-    def __init__(self, pool: list[Any], interrupted: list[int]) -> None:
-        from gorilla_tui.check.validator import Validator
-
-        self.job = Background(Validator, pool)
-        self.interrupted = interrupted
-
-    def check(self, code: str) -> Any:
-        return self.job.result(self.interrupted).check(code)
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self.job.result(self.interrupted), name)
-
-
 def _ask(args: argparse.Namespace, settings: Any, cancel: threading.Event, interrupted: list[int]) -> Any:
     """Load the index and the backend, then pipeline.ask; stop early (cancel set) after each slow step.
 
-    Cold-start work overlaps (bench/latency.py measures each stage): the model loads in a thread while the
-    index is read, and the validator is built in a thread while the model chooses. The seconds of each
-    stage go to STARTUP (printed by --json as "startup")."""
+    Cold-start work overlaps (bench/latency.py --first-answer measures each stage): the model loads in a
+    thread (llama.cpp reads the GGUF with the GIL released) while this thread reads the index and builds
+    the validator (tree-sitter over every pool api_call). Nothing runs beside the model's scoring, which
+    uses every core of the kernel profile. The seconds of each stage go to STARTUP ("startup" in --json)."""
+    from gorilla_tui.check.validator import Validator
     from gorilla_tui.model.backend import open_backend
     from gorilla_tui.pipeline import AskCancelled, Pipeline
     from gorilla_tui.retrieve.index import ApiIndex
@@ -221,18 +205,18 @@ def _ask(args: argparse.Namespace, settings: Any, cancel: threading.Event, inter
         pool = index.pool(settings.hub or None)  # unknown hub: UsageError now
         if interrupted:
             raise AskCancelled("cancelled")
+        t = time.perf_counter()
+        validator = Validator(pool)
+        STARTUP["validator_build"] = time.perf_counter() - t
     except BaseException:
         # Llama(verbose=False) points file descriptors 1 and 2 at /dev/null while it loads: let the load
         # end before the error (or "interrupted") is printed, or the message would be lost
         model.join()
         raise
-    validator = BackgroundValidator(pool, interrupted)
     t = time.perf_counter()
     backend = model.result(interrupted)  # Ctrl+C is honoured while waiting
     STARTUP["model_load"], STARTUP["model_wait"] = model.seconds, time.perf_counter() - t
-    proposal = Pipeline(settings, index, backend, validator=validator).ask(args.task, cancel=cancel)
-    STARTUP["validator_build"] = validator.job.seconds
-    return proposal
+    return Pipeline(settings, index, backend, validator=validator).ask(args.task, cancel=cancel)
 
 
 def _print_panel(d: dict[str, Any]) -> None:
