@@ -17,7 +17,15 @@ else:  # pragma: no cover
     import tomli as tomllib
 
 from gorilla_tui.errors import UsageError
-from gorilla_tui.pool.doc import FORMATS, Diagnostic, LoadResult, load_paths
+from gorilla_tui.pool.doc import (
+    FORMATS,
+    MAX_SOURCE_BYTES,
+    Diagnostic,
+    LoadResult,
+    SourceRejected,
+    doc_files,
+    load_paths,
+)
 
 #: Remote types a manifest's [remote] table may name. "hf": huggingface_hub.hf_hub_download of each file
 #: (repo_id, repo_type, revision); "path": a local folder (`path`); "url": documentation only (not fetched,
@@ -70,16 +78,20 @@ class FetchContext:
     """How a refresh fetches: mirrors are the --from folders (None: use each manifest's remote).
     `hub_error`: None until the Hugging Face hub was checked (hub_unreachable), then "" when it answers or
     the short cause when it does not, so later hub files read the local cache only and fail fast instead of
-    each waiting through huggingface_hub's retries (about 25 s per file without network)."""
+    each waiting through huggingface_hub's retries (about 25 s per file without network).
+    `max_bytes`: the size limit of one source (pool.doc.MAX_SOURCE_BYTES; `--max-source-mb`)."""
 
     mirrors: list[Path] | None = None
     hub_error: str | None = None
+    max_bytes: int = MAX_SOURCE_BYTES
 
 
 @dataclass
 class SourceLoad:
-    """What fetching and loading one source gave: status "ok" or a SourceUnavailable status; origin: where
-    the files came from; files: the local files read; result: docs and diagnostics; message: why not ok."""
+    """What fetching and loading one source gave: status "ok", "refused" (pool.doc.SourceRejected: its
+    content never reaches the index) or a SourceUnavailable status; origin: where the files came from;
+    files: the local files read; result: docs and diagnostics; message: why not ok; user: a --source or
+    config `sources` path (re-read from `origin` when the previous index cannot be read)."""
 
     name: str
     title: str
@@ -88,6 +100,7 @@ class SourceLoad:
     files: list[str] = field(default_factory=list)
     result: LoadResult = field(default_factory=LoadResult)
     message: str = ""
+    user: bool = False
 
 
 #: Loaders by manifest kind: a callable(manifest, ctx) -> (origin, files, LoadResult), or "module:function"
@@ -318,7 +331,7 @@ def load_docs_source(manifest: Manifest, ctx: FetchContext) -> tuple[str, list[s
     load them in its format and attach the manifest's training questions when they can be found
     (with_questions). Returns (origin, files, LoadResult); raises SourceUnavailable."""
     origin, files, folder = _docs_files(manifest, ctx)
-    result = load_paths(files, manifest.name, manifest.format)
+    result = load_paths(files, manifest.name, manifest.format, ctx.max_bytes)
     return origin, [str(p) for p in files], with_questions(manifest, ctx, result, folder)
 
 
@@ -399,11 +412,14 @@ register_loader("docs", load_docs_source)
 
 
 def fetch(manifest: Manifest, ctx: FetchContext) -> SourceLoad:
-    """Fetch and load one manifest's docs; never raises for an unreachable source (status says why)."""
+    """Fetch and load one manifest's docs; never raises for an unreachable or refused source (status
+    "refused" for pool.doc.SourceRejected; the message says why)."""
     try:
         origin, files, result = _loader(manifest.kind)(manifest, ctx)
     except SourceUnavailable as e:
         return SourceLoad(manifest.name, manifest.title, e.status, message=str(e))
+    except SourceRejected as e:
+        return SourceLoad(manifest.name, manifest.title, "refused", message=str(e))
     return SourceLoad(manifest.name, manifest.title, "ok", origin, files, result)
 
 
@@ -432,14 +448,20 @@ def source_name(spec: str | Path) -> str:
 
 
 def user_source(
-    path: str | Path, taken: Sequence[str] = (), name: str | None = None, title: str = ""
+    path: str | Path,
+    taken: Sequence[str] = (),
+    max_bytes: int = MAX_SOURCE_BYTES,
+    name: str | None = None,
+    title: str = "",
 ) -> SourceLoad:
     """Load a user file or folder (`--source [NAME=]PATH`, Settings.sources) read-only as one source, named
     `name`, else NAME of "NAME=PATH", else after its stem (folder name, or file name without suffix); the
     format is detected per file (pool.detect_format). title: shown instead of "user docs (PATH)".
 
     Raises UsageError when the path does not exist, holds no doc file, or its name is already `taken`
-    (the message says how to name it)."""
+    (the message says how to name it); pool.doc.SourceRejected when it is refused whole (not a regular
+    file or folder, over max_bytes, mostly not docs; see pool.doc.load_paths).
+    """
     given, p = split_source(path)
     name = name or given or source_name(path)
     if not p.exists():
@@ -448,12 +470,8 @@ def user_source(
         raise UsageError(
             f"--source {path}: the source name {name!r} is already used; name it: --source OTHER={p}"
         )
-    result = load_paths([p], name)
-    files = (
-        [str(p)]
-        if p.is_file()
-        else sorted(str(f) for f in p.iterdir() if f.suffix.lower() in (".json", ".jsonl"))
-    )
-    if p.is_dir() and not files:
+    if p.is_dir() and not doc_files(p):
         raise UsageError(f"--source {path}: no *.json or *.jsonl file in that folder")
-    return SourceLoad(name, title or f"user docs ({p})", "ok", str(p), files, result)
+    result = load_paths([p], name, max_bytes=max_bytes)
+    files = [str(p)] if not p.is_dir() else [str(f) for f in doc_files(p)]
+    return SourceLoad(name, title or f"user docs ({p})", "ok", str(p), files, result, user=True)

@@ -106,7 +106,7 @@ def build_first_index(settings: Settings | None = None, progress=None) -> FirstL
             network = f"No network: {cause}; only local sources were built."
             only = [SOURCE]
     try:
-        report = refresh(mirrors=mirrors or None, user_paths=user_paths, only=only, on_event=progress)
+        report = refresh(mirrors=mirrors or None, only=only, on_event=progress, config_paths=user_paths)
     except IndexMissingError:
         raise
     except GorillaError as first:
