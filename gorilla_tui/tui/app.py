@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from textual import work
 from textual.app import App
@@ -13,7 +13,6 @@ from gorilla_tui.config import Settings, load_settings
 from gorilla_tui.errors import GorillaError, IndexMissingError
 from gorilla_tui.history import History
 from gorilla_tui.paths import get_paths
-from gorilla_tui.retrieve.bootstrap import FirstLaunch, build_first_index
 from gorilla_tui.tui import clipboard
 from gorilla_tui.tui.messages import LoadState
 from gorilla_tui.tui.screens.main import MainScreen
@@ -21,6 +20,9 @@ from gorilla_tui.tui.session import PipelineFactory, Session
 from gorilla_tui.tui.widgets.status_bar import StatusBar
 from gorilla_tui.tui.widgets.task_input import TaskInput
 from gorilla_tui.types import Proposal
+
+if TYPE_CHECKING:
+    from gorilla_tui.retrieve.bootstrap import FirstLaunch
 
 
 class GorillaApp(App[None]):
@@ -145,6 +147,9 @@ class GorillaApp(App[None]):
         def on_event(kind: str, name: str, load) -> None:
             if kind == "start":
                 self.call_from_thread(self.status, index=f"building ({name})…")
+
+        # deferred on purpose: the manifests and python-env loader are needed only on a first launch
+        from gorilla_tui.retrieve.bootstrap import build_first_index
 
         try:
             result = build_first_index(self.session.settings, on_event)
