@@ -16,13 +16,15 @@ from textual.widgets import Log, Static
 
 from gorilla_tui.pool.doc import ApiDoc
 from gorilla_tui.sandbox.requirements import missing_package
+from gorilla_tui.textsafe import safe_text
 
 
 def run_report(result: Any, doc: ApiDoc | None = None) -> Text:
     """What the CLI `run` prints after a run (cli/run.py _report), for the run screen: the outcome (exit
-    status or signal, time, limits hit, stopped, output cut), the isolation in force (RunResult.notes), and
-    the missing package with its `pip install` line (sandbox.requirements.missing_package; never run).
-    Sandbox text is shown as plain text (no markup)."""
+    status or signal, time, limits hit, stopped, output cut), the isolation in force (RunResult.notes and
+    where the limits apply, RunResult.limits_scope), and the missing package with its `pip install` line
+    (sandbox.requirements.missing_package; never run). Sandbox text goes through textsafe.safe_text and
+    is shown as plain text (no markup)."""
     ok = result.ok
     if result.exit_status is not None:
         how = f"exit {result.exit_status}"
@@ -37,12 +39,15 @@ def run_report(result: Any, doc: ApiDoc | None = None) -> Text:
     if result.truncated:
         text.append(f"\noutput cut: {result.dropped_bytes} more bytes were dropped", style="yellow")
     for note in result.notes:
-        text.append("\n" + note, style="yellow" if "NOT" in note or "OPEN" in note else "dim")
+        text.append("\n" + safe_text(note), style="yellow" if "NOT" in note or "OPEN" in note else "dim")
+    scope = getattr(result, "limits_scope", "")
+    if scope:
+        text.append(f"\nlimits apply: {safe_text(scope)}", style="dim")
     missing = missing_package(result, doc)
     if missing is not None:
-        text.append(f"\nmissing package: {missing.module}", style="bold yellow")
+        text.append(f"\nmissing package: {safe_text(missing.module)}", style="bold yellow")
         text.append("; to install it yourself: ")
-        text.append(missing.pip_line, style="bold")
+        text.append(safe_text(missing.pip_line), style="bold")
         if not missing.from_doc:
             text.append(" (guessed from the module name)", style="dim")
     return text
@@ -50,9 +55,11 @@ def run_report(result: Any, doc: ApiDoc | None = None) -> Text:
 
 class RunScreen(ModalScreen[None]):
     """Runs `code` once with sandbox.runner.SandboxRun in a thread worker. `on_finished(result)` is called
-    (in the UI thread) with the RunResult, or None when the sandbox could not start. `doc`: the matched
-    ApiDoc, whose env_requirements make the `pip install` line of a missing package (run_report).
-    Keys: s / Escape stop a running run; Escape / q close a finished one."""
+    (in the UI thread) with the RunResult, or None when the sandbox could not start. allow_unisolated:
+    run even where the machine refuses namespaces (the person said yes to "network open, files writable").
+    `doc`: the matched ApiDoc, whose env_requirements make the `pip install` line of a missing package
+    (run_report). Every output line goes through textsafe.safe_text. Keys: s / Escape stop a running run;
+    Escape / q close a finished one."""
 
     BINDINGS = [
         Binding("s", "stop", "Stop"),
@@ -60,9 +67,12 @@ class RunScreen(ModalScreen[None]):
         Binding("q", "close", "Close"),
     ]
 
-    def __init__(self, code: str, on_finished=None, doc: ApiDoc | None = None) -> None:
+    def __init__(
+        self, code: str, on_finished=None, *, allow_unisolated: bool = False, doc: ApiDoc | None = None
+    ) -> None:
         super().__init__(classes="modal")
         self.code = code
+        self.allow_unisolated = allow_unisolated
         self.doc = doc
         self.on_finished = on_finished
         self.cancel = threading.Event()
@@ -79,8 +89,12 @@ class RunScreen(ModalScreen[None]):
     def on_mount(self) -> None:
         self._run()
 
+    def on_unmount(self) -> None:
+        self.cancel.set()  # the app is quitting (or the screen went away): the run goes with it
+
     @work(thread=True, exclusive=True, group="run", exit_on_error=False)
     def _run(self) -> None:
+        from gorilla_tui.errors import GorillaError
         from gorilla_tui.sandbox.runner import SandboxRun
 
         log = self.query_one(Log)
@@ -95,13 +109,16 @@ class RunScreen(ModalScreen[None]):
 
         def on_output(stream: str, line: str) -> None:
             # batched: one hop to the UI thread per 50 ms, so an output flood does not stall the sandbox
-            pending.append({"stderr": "! ", "sandbox": "# "}.get(stream, "") + line)
+            pending.append({"stderr": "! ", "sandbox": "# "}.get(stream, "") + safe_text(line))
             if time.monotonic() - last_flush[0] > 0.05:
                 flush()
 
         try:
-            result = SandboxRun(self.code, on_output=on_output, cancel=self.cancel).run()
-        except OSError as e:
+            run = SandboxRun(
+                self.code, on_output=on_output, cancel=self.cancel, allow_unisolated=self.allow_unisolated
+            )
+            result = run.run()
+        except (OSError, GorillaError) as e:
             flush()
             self.app.call_from_thread(self._done, None, f"the sandbox could not start: {e}")
             return
@@ -112,7 +129,10 @@ class RunScreen(ModalScreen[None]):
         self.finished = True
         self.result = result
         state = self.query_one("#run-state", Static)
-        state.update(Text(error, style="red") if result is None else run_report(result, self.doc))
+        if result is None:
+            state.update(Text(safe_text(error), style="red"))
+        else:
+            state.update(run_report(result, self.doc))
         if self.on_finished:
             self.on_finished(result)
 
