@@ -66,6 +66,8 @@ class ApiCard(Static):
             for label, value in rows:
                 if value:
                     grid.add_row(label, Text(safe_text(value)))  # doc fields: shown, never interpreted
+            if doc.repaired:  # the pool's api_call is not valid Python (pool/repair.py); the doc view has it
+                grid.add_row("call", Text(safe_text(f"{doc.repaired}  (repaired pool entry)")))
         for c in constraints or []:
             style = CONSTRAINT_STYLE.get(str(c.get("status")), "magenta")
             words = constraint_words(c, with_note=True) if "metric" in c else constraint_text(c)
