@@ -126,15 +126,15 @@ def set_aside(proposal: Proposal) -> list[SetAside]:
     """The hits of a select-mode proposal that were not candidates, or that fail a stated constraint, each
     with its reason, in rank order.
 
-    Reasons, from the proposal's own fields: the doc is flagged (its api_call is not valid Python, so
-    pipeline.Pipeline never offers it); likelihood mode scored the others but not this one (Hit.lm_score
-    None); the doc violates a task constraint (retrieve.constraints.check_doc over Proposal.constraints:
-    such hits are ranked last). Empty in generate mode."""
+    Reasons, from the proposal's own fields: the doc is flagged with no repaired call (its api_call is
+    not valid Python, so pipeline.Pipeline never offers it); likelihood mode scored the others but not
+    this one (Hit.lm_score None); the doc violates a task constraint (retrieve.constraints.check_doc over
+    Proposal.constraints: such hits are ranked last). Empty in generate mode."""
     if not proposal.select_by:
         return []
     cons = [c for c in (_constraint(d) for d in proposal.constraints) if c is not None]
     scored = any(h.lm_score is not None for h in proposal.hits)
-    usable = [h for h in proposal.hits if not h.doc.flagged]
+    usable = [h for h in proposal.hits if _offered(h)]
     out = []
     for h in proposal.hits:
         why = _why(h, cons, scored and proposal.select_by == "likelihood", bool(usable))
@@ -156,8 +156,14 @@ def aside_words(aside: list[SetAside]) -> str:
     return "; ".join(parts)
 
 
+def _offered(hit: Hit) -> bool:
+    """Whether select mode offers this hit's call (pipeline.Pipeline: not flagged, or flagged with a
+    Python-valid repaired call, pool/repair.py)."""
+    return not hit.doc.flagged or bool(getattr(hit.doc, "repaired", None))
+
+
 def _why(hit: Hit, cons: list[Constraint], scored: bool, any_usable: bool) -> str:
-    if hit.doc.flagged and any_usable:
+    if not _offered(hit) and any_usable:
         return "not offered (api_call is not valid Python)"
     if scored and hit.lm_score is None:
         return "not scored (left out of the prompt)"

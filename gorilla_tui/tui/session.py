@@ -87,7 +87,7 @@ def choice_note(proposal: Proposal) -> str:
         lm = hits[index].lm_score if index is not None else None
         if index is not None and lm is not None:
             line += f": hit {hits[index].rank}, lm {lm:.1f}"
-    else:  # the grammar offers the calls of the usable (not flagged) hits only
+    else:  # the grammar offers the calls of the usable hits only (not flagged, or repaired)
         line = f"chosen by {proposal.select_by} among {_hits(len(usable))}"
     if index is None and proposal.code_source == "did-you-mean":
         line += ", then replaced by a did-you-mean"
