@@ -43,14 +43,11 @@ cli.build_parser(); mark("CLI imports and argument parser")
 from gorilla_tui.retrieve.index import ApiIndex; mark("import the retriever (numpy, scipy.sparse)")
 index = ApiIndex.load(); mark("index load (%d docs)" % len(index.docs))
 import llama_cpp; mark("import llama_cpp")
-from gorilla_tui.config import load_settings
-from gorilla_tui.model.backend import open_backend
-settings = load_settings()
-backend = open_backend(settings); mark("model load (Llama(), embedded Gemma 3 270M)")
-from gorilla_tui.check.validator import Validator
-validator = Validator(index.pool(None)); mark("validator build (tree-sitter over the pool)")
-from gorilla_tui.pipeline import Pipeline
-pipe = Pipeline(settings, index, backend, validator)
+from gorilla_tui import services
+settings = services.read_settings()[0]
+backend = services.load_backend(settings); mark("model load (Llama(), embedded Gemma 3 270M)")
+validator = services.build_validator(index.pool(None)); mark("validator build (tree-sitter over the pool)")
+pipe = services.build_pipeline(settings, index, backend, validator=validator)
 pipe.ask(sys.argv[1]); mark("first ask (retrieve, likelihood over the hits, check)")
 pipe.ask(sys.argv[1]); mark("second ask, same process")
 print(json.dumps([(n, t, c) for n, t, c in marks]))

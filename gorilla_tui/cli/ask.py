@@ -3,19 +3,19 @@
 from __future__ import annotations
 
 import argparse
-import contextlib
 import json
-import signal
 import sys
 import threading
 import time
-from collections.abc import Iterator
 from typing import Any
 
+from gorilla_tui.cancel import ctrl_c_sets
 from gorilla_tui.cli.options import add_model_options, settings_from_args
-from gorilla_tui.cli.run import add_isolation_option
+from gorilla_tui.cli.run import add_isolation_option, check_run_args, confirm_and_run, open_history
+from gorilla_tui.config import Settings
 from gorilla_tui.errors import GorillaError
 from gorilla_tui.textsafe import safe_text
+from gorilla_tui.types import Proposal
 
 #: Seconds of the cold-start stages of the last ask in this process (index_load, model_load, model_wait,
 #: validator_build); `ask --json` prints them as "startup" (bench/latency.py reads them).
@@ -42,51 +42,20 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=run)
 
 
-@contextlib.contextmanager
-def ctrl_c_cancels(cancel: threading.Event) -> Iterator[list[int]]:
-    """While inside: Ctrl+C (SIGINT) sets `cancel` and is recorded in the yielded list, instead of raising
-    KeyboardInterrupt wherever Python happens to be. The backends check `cancel` between tokens, so the ask
-    stops within a token; a KeyboardInterrupt raised inside llama.cpp's ctypes log callback (model loading)
-    would be printed and dropped by ctypes instead. The previous handler is restored on exit. Off the main
-    thread (signal handlers cannot be set there) this does nothing."""
-    hits: list[int] = []
-    if threading.current_thread() is not threading.main_thread():
-        yield hits
-        return
-
-    def handler(signum: int, _frame: Any) -> None:
-        hits.append(signum)
-        cancel.set()
-
-    old = signal.signal(signal.SIGINT, handler)
-    try:
-        yield hits
-    finally:
-        signal.signal(signal.SIGINT, old)
-
-
 def run(args: argparse.Namespace) -> int:
     """Answer the task; exit 0 for a valid verdict, 1 for any other verdict, 2 for bad input/setup,
     130 after Ctrl+C (at any point: loading the index or the model, retrieval or generation).
     With --run: then confirm and run the code in the sandbox; the exit status is the run's (cli/run.py)."""
-    from gorilla_tui.pipeline import clean_task
+    from gorilla_tui import services  # deferred: numpy, scipy, tree-sitter (~0.3 s); `--help` stays fast
+    from gorilla_tui.pipeline import clean_task  # deferred with services
 
     settings = settings_from_args(args)
     clean_task(args.task)  # an empty task fails before the model is loaded
-    if settings.endpoint:
-        from gorilla_tui.model.remote import check_endpoint
-
-        check_endpoint(settings.endpoint)  # "notaurl": one line, exit 2, before anything loads
-    elif settings.kernel:
-        from gorilla_tui.model.profiles import choose_profile
-
-        choose_profile(settings.kernel)  # an unknown name: exit 2 with the known names, before loading
+    services.check_settings(settings)  # a bad --endpoint or --kernel: one line, exit 2, before anything loads
     if args.run:
-        from gorilla_tui.cli.run import check_run_args
-
         check_run_args(args)  # no TTY and no --yes: refuse before the model is loaded
     cancel = threading.Event()
-    with ctrl_c_cancels(cancel) as interrupted:
+    with ctrl_c_sets(cancel) as interrupted:
         try:
             proposal = _ask(args, settings, cancel, interrupted)
         except GorillaError:
@@ -96,8 +65,6 @@ def run(args: argparse.Namespace) -> int:
     if interrupted:
         raise KeyboardInterrupt  # cli.main: "gorilla-tui: interrupted", exit 130
     data = proposal.to_dict()
-    from gorilla_tui.cli.run import open_history
-
     if args.json and args.run:
         pass  # one JSON document: the proposal goes into the run report below
     elif args.json:
@@ -114,8 +81,6 @@ def run(args: argparse.Namespace) -> int:
         if not proposal.code.strip():
             print("gorilla-tui: nothing to run: the proposal has no code", file=sys.stderr)
             return 1
-        from gorilla_tui.cli.run import confirm_and_run
-
         return confirm_and_run(
             proposal.code, proposal.verdict, args, extra={"proposal": data}, task_id=task_id, history=history
         )
@@ -129,27 +94,6 @@ _BADGE = {
     "unparseable": "red",
     "no_call": "red",
 }
-
-
-def _load_or_build_index(api_index: Any, model: Background | None = None) -> Any:
-    """The live index; on first launch (none yet) build it with retrieve.bootstrap.first_launch_index (the
-    configured sources, falling back to the offline python-env pool) and say on stderr what was done.
-    model: the model loading meanwhile, waited for before anything is printed (see _ask)."""
-    from gorilla_tui.errors import IndexMissingError
-
-    try:
-        return api_index.load()
-    except IndexMissingError:
-        from gorilla_tui.retrieve.bootstrap import first_launch_index
-
-        if model is not None:
-            model.join()
-
-        print("gorilla-tui: no index yet: building it now (first launch) ...", file=sys.stderr)
-        message = first_launch_index()
-        if message:
-            print(f"gorilla-tui: {message}", file=sys.stderr)
-        return api_index.load()
 
 
 class Background:
@@ -180,7 +124,7 @@ class Background:
         while self._thread.is_alive():
             self._thread.join(0.05)
             if interrupted:
-                from gorilla_tui.pipeline import AskCancelled
+                from gorilla_tui.pipeline import AskCancelled  # deferred with services
 
                 self.join()  # a model load has fds 1 and 2 on /dev/null: "interrupted" must come after it
                 raise AskCancelled("cancelled")
@@ -189,42 +133,51 @@ class Background:
         return self._value
 
 
-def _ask(args: argparse.Namespace, settings: Any, cancel: threading.Event, interrupted: list[int]) -> Any:
-    """Load the index and the backend, then pipeline.ask; stop early (cancel set) after each slow step.
+def _ask(
+    args: argparse.Namespace, settings: Settings, cancel: threading.Event, interrupted: list[int]
+) -> Proposal:
+    """Load the index (building it on first launch) and the backend through services, then pipeline.ask;
+    stop early (AskCancelled) when Ctrl+C came during a slow step.
 
     Cold-start work overlaps (bench/latency.py --first-answer measures each stage): the model loads in a
     thread (llama.cpp reads the GGUF with the GIL released) while this thread reads the index and builds
     the validator (tree-sitter over every pool api_call). Nothing runs beside the model's scoring, which
     uses every core of the kernel profile. The seconds of each stage go to STARTUP ("startup" in --json)."""
-    from gorilla_tui.check.validator import Validator
-    from gorilla_tui.model.backend import open_backend
-    from gorilla_tui.pipeline import AskCancelled, Pipeline
-    from gorilla_tui.retrieve.index import ApiIndex
+    from gorilla_tui import services  # deferred: numpy, scipy, tree-sitter (~0.3 s); `--help` stays fast
+    from gorilla_tui.pipeline import AskCancelled  # deferred with services
 
     t = time.perf_counter()
-    model = Background(open_backend, settings)  # ~0.4 s idle: llama.cpp loads the GGUF, GIL released
+    model = Background(services.load_backend, settings)  # ~0.4 s idle: the GGUF loads, GIL released
+
+    def note(line: str) -> None:
+        model.join()  # Llama(verbose=False) points fds 1 and 2 at /dev/null while it loads
+        _note(line)
+
     try:
-        index = _load_or_build_index(ApiIndex, model)
+        index = services.load_index(hub=settings.hub, build_if_missing=True, note=note)
         STARTUP["index_load"] = time.perf_counter() - t
-        pool = index.pool(settings.hub or None)  # unknown hub: UsageError now
         if interrupted:
             raise AskCancelled("cancelled")
         t = time.perf_counter()
-        validator = Validator(pool)
+        validator = services.build_validator(index.pool(settings.hub or None))
         STARTUP["validator_build"] = time.perf_counter() - t
     except BaseException:
-        # Llama(verbose=False) points file descriptors 1 and 2 at /dev/null while it loads: let the load
-        # end before the error (or "interrupted") is printed, or the message would be lost
+        # let the model load end before the error (or "interrupted") is printed, or it would be lost
         model.join()
         raise
     t = time.perf_counter()
     backend = model.result(interrupted)  # Ctrl+C is honoured while waiting
     STARTUP["model_load"], STARTUP["model_wait"] = model.seconds, time.perf_counter() - t
-    return Pipeline(settings, index, backend, validator=validator).ask(args.task, cancel=cancel)
+    pipeline = services.build_pipeline(settings, index, backend, validator=validator)
+    return pipeline.ask(args.task, cancel=cancel)
+
+
+def _note(line: str) -> None:
+    print(f"gorilla-tui: {line}", file=sys.stderr)
 
 
 def _print_panel(d: dict[str, Any]) -> None:
-    from rich.console import Group
+    from rich.console import Group  # deferred: rich (~0.1 s); --help and --json stay fast
     from rich.panel import Panel
     from rich.syntax import Syntax
     from rich.table import Table
@@ -273,7 +226,7 @@ def panel_title(d: dict[str, Any]) -> str:
     [mode, model], as rich markup: control characters (a terminal escape sequence typed into the task)
     are shown as visible escapes (textsafe.safe_text) and square brackets are escaped, so the task is
     shown, never interpreted."""
-    from rich.markup import escape
+    from rich.markup import escape  # deferred: rich (~0.1 s); --help and --json stay fast
 
     task = safe_text(d["task"][:70].strip(), newlines=False)
     return escape(f"{task}  [{d['mode']}, {d['model']}]".strip())

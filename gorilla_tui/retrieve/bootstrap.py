@@ -16,6 +16,8 @@ from gorilla_tui.config import Settings, load_settings
 from gorilla_tui.errors import GorillaError, IndexMissingError
 from gorilla_tui.pool.pyenv.source import SOURCE
 from gorilla_tui.pool.sources import FetchContext, Manifest, hub_unreachable, load_manifests
+from gorilla_tui.retrieve import store as index_store
+from gorilla_tui.retrieve.refresh import refresh
 
 HUB_HINT = (
     "To add the APIBench hubs later: `gorilla-tui index --refresh` when online, or "
@@ -35,8 +37,6 @@ def later_hint(missing: list[str]) -> str:
 
 def has_index() -> bool:
     """True when a live index exists in get_paths().index_dir (it is not loaded)."""
-    from gorilla_tui.retrieve import store as index_store
-
     return index_store.current_version(None) is not None
 
 
@@ -92,7 +92,6 @@ def build_first_index(settings: Settings | None = None, progress=None) -> FirstL
     """
     if has_index():
         return None
-    from gorilla_tui.retrieve.refresh import refresh
 
     settings = settings or load_settings()
     user_paths = [s for s in settings.sources if not s.startswith("python:")]
