@@ -183,7 +183,7 @@ def _print_panel(d: dict[str, Any]) -> None:
     from rich.table import Table
     from rich.text import Text
 
-    from gorilla_tui.cli.console import make_console
+    from gorilla_tui.cli.console import make_console  # deferred: rich; --help stays fast
 
     v = d["verdict"]
     colour = _BADGE.get(v["verdict"], "white")

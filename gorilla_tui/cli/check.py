@@ -80,10 +80,10 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _print_panel(verdict) -> None:
-    from rich.panel import Panel
-    from rich.text import Text
+    from rich.panel import Panel  # deferred: rich; --help stays fast
+    from rich.text import Text  # deferred: rich; --help stays fast
 
-    from gorilla_tui.cli.console import make_console
+    from gorilla_tui.cli.console import make_console  # deferred: rich; --help stays fast
 
     body = Text()
     body.append("call: ", style="bold")

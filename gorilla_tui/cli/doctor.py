@@ -157,15 +157,15 @@ def collect(args: argparse.Namespace) -> dict[str, Any]:
 
 def run(args: argparse.Namespace) -> int:
     """Print the report; exit 0 when no problem was found, 1 otherwise."""
-    from rich.table import Table
-    from rich.text import Text
+    from rich.table import Table  # deferred: rich; --help stays fast
+    from rich.text import Text  # deferred: rich; --help stays fast
 
     report = collect(args)
     if args.json:
         print(json.dumps(report, indent=2))
         return 1 if report["problems"] else 0
 
-    from gorilla_tui.cli.console import make_console
+    from gorilla_tui.cli.console import make_console  # deferred: rich; --help stays fast
 
     t = Table("check", "result", show_header=False, title="gorilla-tui doctor")
     t.add_row("python", f"{report['python']} ({report['platform']})")

@@ -97,11 +97,16 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _refresh(args: argparse.Namespace) -> int:
-    from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
-    from rich.text import Text
+    from rich.progress import (
+        Progress,
+        SpinnerColumn,
+        TextColumn,
+        TimeElapsedColumn,
+    )  # deferred: rich; --help stays fast
+    from rich.text import Text  # deferred: rich; --help stays fast
 
-    from gorilla_tui.cli.console import make_console
-    from gorilla_tui.errors import UsageError
+    from gorilla_tui.cli.console import make_console  # deferred: rich; --help stays fast
+    from gorilla_tui.errors import UsageError  # deferred with the refresh imports
     from gorilla_tui.retrieve.refresh import refresh  # deferred: numpy, scipy (~0.3 s); `--help` stays fast
 
     max_bytes = MAX_SOURCE_BYTES
@@ -239,8 +244,8 @@ def _age(built_at: str) -> tuple[float, str]:
 
 
 def _status(args: argparse.Namespace) -> int:
-    from rich.table import Table
-    from rich.text import Text
+    from rich.table import Table  # deferred: rich; --help stays fast
+    from rich.text import Text  # deferred: rich; --help stays fast
 
     from gorilla_tui.retrieve import store as index_store  # deferred: numpy, scipy (~0.3 s)
 
@@ -268,7 +273,7 @@ def _status(args: argparse.Namespace) -> int:
         print(json.dumps(out, indent=1))
         return 0
 
-    from gorilla_tui.cli.console import make_console
+    from gorilla_tui.cli.console import make_console  # deferred: rich; --help stays fast
 
     console = make_console()
     console.print(_sources_table(meta.get("sources", []), "API index"))

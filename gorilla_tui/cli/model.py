@@ -50,14 +50,14 @@ def model_rows() -> list[dict[str, Any]]:
 
 def run_list(args: argparse.Namespace) -> int:
     """Print the registry; exit 0."""
-    from rich.table import Table
+    from rich.table import Table  # deferred: rich; --help stays fast
 
     rows = model_rows()
     if args.json:
         print(json.dumps(rows, indent=2))
         return 0
 
-    from gorilla_tui.cli.console import make_console
+    from gorilla_tui.cli.console import make_console  # deferred: rich; --help stays fast
 
     t = Table(
         "name", "family", "source", "on disk", title="models (use --model NAME, a .gguf path or hf:...)"

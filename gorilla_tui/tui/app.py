@@ -165,8 +165,7 @@ class GorillaApp(App[None]):
             if kind == "start":
                 self.call_from_thread(self.status, index=f"building ({name})…")
 
-        # deferred on purpose: the manifests and python-env loader are needed only on a first launch
-        from gorilla_tui.retrieve.bootstrap import build_first_index
+        from gorilla_tui.retrieve.bootstrap import build_first_index  # deferred: only a first launch needs it
 
         try:
             result = build_first_index(self.session.settings, on_event)
