@@ -28,6 +28,7 @@ from gorilla_tui.pool.sources import (
 )
 from gorilla_tui.retrieve import store as index_store
 from gorilla_tui.retrieve.index import FIELD_WEIGHTS, TOKENIZER_VERSION, ApiIndex, Bm25Params
+from gorilla_tui.retrieve.metadata import PerformanceTable
 
 #: Test hook: seconds to sleep after the new version is written aside and before it is published (lets
 #: tests kill a refresh mid-way). Never set it in normal use.
@@ -332,6 +333,7 @@ def _write_and_publish(index: ApiIndex, root: Path) -> Path:
         try:
             folder = index_store.new_build_dir()
             index_store.write_version(folder, index.docs, index.tf, index.vocab, index.meta)
+            PerformanceTable.build(index.docs).save(folder)  # normalised once, here, not on every ask
             pause = float(os.environ.get(PAUSE_ENV, "0") or 0)
             if pause > 0:
                 time.sleep(pause)
