@@ -215,6 +215,7 @@ class GorillaApp(App[None]):
             if message.state == "built":  # first launch: a short notice; the lines go in the empty panel
                 self.status(index=s.index_label)
                 self._show_first_launch()
+                self._embed_new_index(s.index)  # BM25 answers now; the vectors follow in the background
                 return
             if message.state == "missing":
                 self.status(index="building (first launch)…")
@@ -257,9 +258,15 @@ class GorillaApp(App[None]):
         if index is not None:
             self.session.set_index(index)
             self.status(index=self.session.index_label)
-            from gorilla_tui.retrieve.embed import dense_enabled
+            self._embed_new_index(index)
 
-            if index.path is not None and dense_enabled() and index.dense_state()["state"] == "off":
+    def _embed_new_index(self, index: Any) -> None:
+        """Start embedding a newly built index's docs in the background (unless GORILLA_TUI_DENSE=0 or it
+        already has vectors)."""
+        from gorilla_tui.retrieve.embed import dense_enabled  # deferred: numpy, only after a build
+
+        if index is not None and index.path is not None and dense_enabled():
+            if index.dense_state()["state"] == "off":
                 self._embed_index(index)
 
     @work(thread=True, exclusive=True, group="embed-index", exit_on_error=False)

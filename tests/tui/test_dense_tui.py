@@ -1,35 +1,29 @@
-"""Pilot test of hybrid retrieval in the TUI: an index built with F8 answers at once (BM25), embeds its docs
-in the background with a status-bar note, turns hybrid, and the hits panel shows each hit's source."""
+"""Pilot test of hybrid retrieval in the TUI: an index built at first launch answers at once (BM25), embeds
+its docs in the background with a status-bar note, turns hybrid, and the hits panel shows each hit's
+source."""
 
 from __future__ import annotations
 
 import shutil
 
-from textual.widgets import DataTable, Input
+from textual.widgets import DataTable
 
 from gorilla_tui.config import Settings
 from gorilla_tui.model.scripted import ScriptedBackend
 from gorilla_tui.tui.app import create_app
-from gorilla_tui.tui.screens.index_setup import IndexSetupScreen
 from tests.tui.conftest import VALID_CALL, VIDEO_TASK, ask, wait_for
 
 SIZE = (120, 36)
 
 
 async def test_an_index_built_in_the_tui_turns_hybrid_in_the_background(apibench, dense, tmp_path):
-    mirror = tmp_path / "mirror"  # Torch Hub only: the other hubs are "not in mirror", python-env is BM25
+    mirror = tmp_path / "mirror"  # Torch Hub only: the other hubs are not in it, python-env is BM25
     mirror.mkdir()
     shutil.copy(apibench / "api" / "torchhub_api.jsonl", mirror)
-    app = create_app(Settings(), backend=ScriptedBackend([" " + VALID_CALL] * 2), show_timings=False)
+    settings = Settings(mirrors=[str(mirror)])  # first launch builds from it, no dialog
+    app = create_app(settings, backend=ScriptedBackend([" " + VALID_CALL] * 2), show_timings=False)
     async with app.run_test(size=SIZE) as pilot:
-        await wait_for(pilot, lambda: isinstance(app.screen, IndexSetupScreen) and app.screen.is_mounted)
-        await pilot.pause()
-        screen = app.screen
-        screen.query_one("#index-from", Input).value = str(mirror)
-        await pilot.press("ctrl+b")
-        await wait_for(pilot, lambda: screen.built is not None, timeout=120)
-        await pilot.press("escape")
-        await wait_for(pilot, lambda: app.session.index is not None)
+        await wait_for(pilot, lambda: app.first_launch is not None, timeout=120)
         status = app.main.query_one("#status")
         seen: set[str] = set()
 
