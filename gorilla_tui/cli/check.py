@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 
 from gorilla_tui.errors import UsageError
@@ -19,11 +20,30 @@ def register(sub: argparse._SubParsersAction) -> None:
     """Add the `check` subcommand."""
     p = sub.add_parser(
         "check",
-        help="validate an API call against the API pool (AST match)",
+        help="validate API calls against the API pool (AST match): a snippet, or files as a linter",
         description="Check code or a model response with an AST sub-tree match against the API pool. "
-        "Exit 0 when valid, 1 for any other verdict, 2 for bad usage.",
+        "Exit 0 when valid, 1 for any other verdict, 2 for bad usage. "
+        "With PATHs (files, folders, globs; '-' is standard input when --format is given) it is a linter: "
+        "every API call that is not valid is reported as 'path:line:col: reason-code message' "
+        "(Python files, Markdown python fences, notebook code cells); calls that reach no pool are not "
+        "reported; '# gorilla: ignore[reason]' on a line silences it. Exit 0 clean, 1 findings, 2 errors.",
     )
-    p.add_argument("code", help="the code or model response; '-' reads standard input")
+    p.add_argument(
+        "code",
+        nargs="+",
+        metavar="CODE|PATH",
+        help="the code or model response ('-' reads standard input), or files / folders / globs to lint",
+    )
+    p.add_argument(
+        "--format",
+        choices=("text", "json", "sarif"),
+        default=None,
+        help="linter output (default text for PATHs): text lines, a JSON list, or SARIF 2.1.0",
+    )
+    p.add_argument("--select", action="append", metavar="CODES", help="report only these reason codes "
+                   "(comma-separated; a verdict like 'wrong_args' selects all of its codes)")  # fmt: skip
+    p.add_argument("--ignore", action="append", metavar="CODES", help="do not report these reason codes")
+    p.add_argument("--stdin-filename", default=None, metavar="NAME", help="the name of '-' in findings")
     p.add_argument(
         "--hub",
         default=None,
@@ -35,6 +55,40 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     p.add_argument("--json", action="store_true", help="print JSON instead of a panel")
     p.set_defaults(func=run)
+
+
+def _lint_mode(args: argparse.Namespace) -> bool:
+    """True when args.code names files: several arguments, --format/--select/--ignore, or one argument
+    that is an existing file or folder, a glob, or looks like a file name (.py/.md/.ipynb). A single
+    '-' without those options keeps the snippet form (stdin is the code)."""
+    if len(args.code) > 1 or args.format or args.select or args.ignore:
+        return True
+    only = args.code[0]
+    if only == "-" or "\n" in only or "(" in only:
+        return False
+    return os.path.exists(only) or any(c in only for c in "*?[") or only.endswith((".py", ".md", ".ipynb"))
+
+
+def _validator(args: argparse.Namespace, code: str):
+    """The Validator for `code`: over --pool FILE, else from the index's prebuilt lookup (only the
+    entries `code` can reach, check/lookup.py), else over the whole index (an index built before the
+    lookup existed). Raises UsageError (bad --pool / --hub), IndexMissingError."""
+    from gorilla_tui.check.validator import Validator
+
+    if args.pool:
+        return Validator(_pool(args))
+    from gorilla_tui.check import lookup
+    from gorilla_tui.retrieve import store
+
+    folder = store.current_version()
+    if folder is not None:
+        try:
+            validator = lookup.load_validator(folder, code, args.hub)
+        except lookup.LookupMissing:
+            validator = None
+        if validator is not None and (args.hub is None or validator.callees or validator.rest):
+            return validator
+    return Validator(_pool(args))  # --hub names no source of the lookup: ApiIndex.pool says which exist
 
 
 def _pool(args: argparse.Namespace) -> list:
@@ -61,16 +115,20 @@ def _pool(args: argparse.Namespace) -> list:
 def run(args: argparse.Namespace) -> int:
     """Validate args.code; print the verdict; return its exit status. Errors (UsageError, raised before
     anything is printed) reach stderr as one line, so with --json stdout is empty or one JSON object."""
-    if args.code == "-":
+    if args.pool and args.hub:
+        raise UsageError("--hub filters the index; with --pool the file is the pool (drop one of them)")
+    if _lint_mode(args):
+        from gorilla_tui.cli.lint import run_lint
+
+        return run_lint(args, lambda code: _validator(args, code))
+    if args.code[0] == "-":
         data = sys.stdin.buffer.read() if hasattr(sys.stdin, "buffer") else sys.stdin.read().encode()
         code = data.decode("utf-8", "replace")
     else:
-        code = args.code
+        code = args.code[0]
     if not code.strip():
         raise UsageError("nothing to check: the code is empty")
-    from gorilla_tui.check.validator import Validator
-
-    verdict = Validator(_pool(args)).check(code)
+    verdict = _validator(args, code).check(code)
     if args.json:
         print(json.dumps(verdict.to_dict(), ensure_ascii=False))
     else:

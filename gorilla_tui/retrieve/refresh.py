@@ -14,6 +14,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
+from gorilla_tui.check.lookup import write_lookup
 from gorilla_tui.errors import GorillaError, IndexMissingError, UsageError
 from gorilla_tui.pool.doc import MAX_SOURCE_BYTES, ApiDoc, SourceRejected
 from gorilla_tui.pool.sources import FetchContext, Manifest, SourceLoad, fetch, load_manifests, user_source
@@ -307,6 +308,7 @@ def _write_and_publish(index: ApiIndex, root: Path) -> Path:
         try:
             folder = index_store.new_build_dir()
             index_store.write_version(folder, index.docs, index.tf, index.vocab, index.meta)
+            write_lookup(folder, index.docs)  # check's prebuilt validator lookup (issue 20)
             pause = float(os.environ.get(PAUSE_ENV, "0") or 0)
             if pause > 0:
                 time.sleep(pause)

@@ -14,14 +14,14 @@ import zlib
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
-
-import numpy as np
-from scipy import sparse
+from typing import TYPE_CHECKING, Any
 
 from gorilla_tui.errors import GorillaError, IndexMissingError
 from gorilla_tui.paths import get_paths
 from gorilla_tui.pool.doc import ApiDoc
+
+if TYPE_CHECKING:
+    from scipy import sparse
 
 #: Bumped when the files of a version folder change shape; an older index must be rebuilt.
 STORE_VERSION = 1
@@ -182,6 +182,8 @@ def write_version(
     """Write one index version into `folder`: docs.json (list of ApiDoc dicts), tf.npz (CSR term
     frequencies), vocab.json (terms in column order), meta.json (meta + store version + file sizes).
     Every file is fsync'ed. Returns the file sizes in bytes."""
+    from scipy import sparse  # deferred: `check` reads CURRENT through this module without numpy (issue 20)
+
     terms = [""] * len(vocab)
     for term, col in vocab.items():
         terms[col] = term
@@ -230,6 +232,9 @@ def read_meta(root: Path | None = None) -> tuple[Path, dict[str, Any]]:
 def read_index(path: Path | None = None):  # -> ApiIndex (import cycle kept lazy)
     """Load an index: `path` may be the index root (holding CURRENT) or a version folder; default the
     user's index. Raises IndexMissingError / GorillaError (see ApiIndex.load)."""
+    import numpy as np  # deferred: `check` reads CURRENT through this module without numpy (issue 20)
+    from scipy import sparse
+
     from gorilla_tui.retrieve.index import ApiIndex, Bm25Params
 
     folder = path if path is not None and (path / "meta.json").is_file() else _live(path)
