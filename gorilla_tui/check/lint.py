@@ -34,12 +34,13 @@ _POSITION = re.compile(r"(\d+):(\d+):\s*(.*)", re.DOTALL)
 
 @dataclass
 class Block:
-    """Python code of a file: the whole file, a Markdown fence or a notebook cell. line_offset: lines
-    before the block's first line in the file (Markdown); cell: 1-based notebook cell number, else 0."""
+    """Python code of a file: the whole file, a Markdown fence or a notebook's code cells joined.
+    line_offset: lines before the block's first line in the file (Markdown); cells: for a notebook, the
+    (1-based cell number, line in that cell) of each line of `code`, else empty."""
 
     code: str
     line_offset: int = 0
-    cell: int = 0
+    cells: list[tuple[int, int]] = field(default_factory=list)
 
 
 @dataclass
@@ -99,8 +100,9 @@ def _walk(folder: str) -> Iterable[str]:
 
 def blocks(path: str, text: str) -> list[Block]:
     """The Python blocks of a file's text: Markdown fences tagged python/py/python3 (or untagged fences
-    holding ``import``), notebook code cells (IPython ``%magic`` / ``!shell`` lines blanked, line numbers
-    kept), else the whole text. Raises ValueError for a notebook that is not JSON with a cells list."""
+    holding ``import``), a notebook's code cells as one block (IPython ``%magic`` / ``!shell`` lines
+    blanked, each line mapped to its cell), else the whole text. Raises ValueError for a notebook that
+    is not JSON with a cells list."""
     lower = path.lower()
     if lower.endswith((".md", ".markdown")):
         return markdown_blocks(text)
@@ -109,15 +111,17 @@ def blocks(path: str, text: str) -> list[Block]:
         cells = nb.get("cells") if isinstance(nb, dict) else None
         if not isinstance(cells, list):
             raise ValueError("not a notebook (no cells list)")
-        out = []
-        for n, cell in enumerate(cells, 1):
+        lines: list[str] = []
+        where: list[tuple[int, int]] = []
+        for n, cell in enumerate(cells, 1):  # one block: cells share their imports, as the kernel runs them
             if not isinstance(cell, dict) or cell.get("cell_type") != "code":
                 continue
             src = cell.get("source", "")
             src = "".join(src) if isinstance(src, list) else str(src)
-            lines = ["" if ln.lstrip().startswith(("%", "!")) else ln for ln in src.split("\n")]
-            out.append(Block("\n".join(lines), 0, n))
-        return out
+            for k, ln in enumerate(src.split("\n"), 1):
+                lines.append("" if ln.lstrip().startswith(("%", "!")) else ln)
+                where.append((n, k))
+        return [Block("\n".join(lines), 0, where)] if lines else []
     return [Block(text)]
 
 
@@ -198,8 +202,9 @@ def check_block(
         span = 1 + next((c.call.count("\n") for c in verdict.calls if c.line == f.line and c.col == f.col), 0)
         if any(_ignored(lines[k - 1], f.reason) for k in range(f.line, f.line + span) if 0 < k <= len(lines)):
             continue
+        if block.cells and 0 < f.line <= len(block.cells):
+            f.cell, f.line = block.cells[f.line - 1]
         f.line += block.line_offset
-        f.cell = block.cell
         kept.append(f)
     return sorted(kept, key=lambda f: (f.cell, f.line, f.col))
 

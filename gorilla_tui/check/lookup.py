@@ -91,11 +91,12 @@ class LookupMissing(Exception):
     """The index has no usable lookup (built before it existed, or damaged): check the slow way."""
 
 
-def load_validator(folder: Path, code: str, hub: str | None = None) -> Validator:
-    """A Validator for `code` built from the lookup of the index version `folder`: only the entries of the
-    callees `code` calls (see code_callees) and of the pretrained model ids it names, the REST docs only
-    when it makes HTTP requests, plus the pool-wide facts of every source (only the source `hub` when
-    given). Its verdicts for `code` (check and check_code) equal those of Validator(index.pool(hub)).
+def load_validator(folder: Path, code: str | Sequence[str], hub: str | None = None) -> Validator:
+    """A Validator for `code` (one text, or several checked apart: files, cells) built from the lookup of
+    the index version `folder`: only the entries of the callees the code calls (see code_callees) and of
+    the pretrained model ids it names, the REST docs only when it makes HTTP requests, plus the pool-wide
+    facts of every source (only the source `hub` when given). Its verdicts for each text (check and
+    check_code) equal those of Validator(index.pool(hub)).
 
     Raises LookupMissing when folder/lookup is absent, of another LOOKUP_VERSION or unreadable (the
     caller then builds the Validator from the whole index). An unknown `hub` yields an empty pool."""
@@ -109,7 +110,13 @@ def load_validator(folder: Path, code: str, hub: str | None = None) -> Validator
         raise LookupMissing("lookup of another version")
     if hub is not None:
         summaries = [(p, s) for p, s in summaries if s["source"] == hub]
-    callees, http = code_callees(code)
+    texts = [code] if isinstance(code, str) else list(code)
+    callees: set[str] = set()
+    http = False
+    for text in texts:  # each text apart: one unparseable file must not hide the calls of the next
+        found, makes_requests = code_callees(text)
+        callees |= found
+        http = http or makes_requests
     rows: list[list[Any]] = []
     facts = []
     try:
@@ -118,7 +125,7 @@ def load_validator(folder: Path, code: str, hub: str | None = None) -> Validator
             facts.append(fact)
             known = set(fact["callees"])
             needed = {c for c in callees if c in known}
-            needed.update(c for model_id, c in fact["pretrained"].items() if model_id in code)
+            needed.update(c for i, c in fact["pretrained"].items() if any(i in t for t in texts))
             shards = set(summary["shards"])
             for name in sorted({str(shard_of(c)) for c in needed}):
                 if name in shards:

@@ -69,10 +69,11 @@ def _lint_mode(args: argparse.Namespace) -> bool:
     return os.path.exists(only) or any(c in only for c in "*?[") or only.endswith((".py", ".md", ".ipynb"))
 
 
-def _validator(args: argparse.Namespace, code: str):
-    """The Validator for `code`: over --pool FILE, else from the index's prebuilt lookup (only the
-    entries `code` can reach, check/lookup.py), else over the whole index (an index built before the
-    lookup existed). Raises UsageError (bad --pool / --hub), IndexMissingError."""
+def _validator(args: argparse.Namespace, code: str | list[str]):
+    """The Validator for `code` (one text or several checked apart): over --pool FILE, else from the
+    index's prebuilt lookup (only the entries `code` can reach, check/lookup.py), else over the whole
+    index (an index built before the lookup existed). Raises UsageError (bad --pool / --hub),
+    IndexMissingError."""
     from gorilla_tui.check.validator import Validator
 
     if args.pool:

@@ -18,10 +18,10 @@ SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 INFO_URI = "https://arxiv.org/abs/2305.15334"
 
 
-def run_lint(args: argparse.Namespace, validator_for: Callable[[str], Any]) -> int:
+def run_lint(args: argparse.Namespace, validator_for: Callable[[list[str]], Any]) -> int:
     """Check the files args.code names; print findings in args.format; return the exit status.
-    validator_for(all code) gives the Validator (built once for every file). Raises UsageError for an
-    unknown reason code or a path that names nothing (before anything is printed)."""
+    validator_for(every code block, a list) gives the Validator (built once for all files). Raises
+    UsageError for an unknown reason code or a path that names nothing (before anything is printed)."""
     from gorilla_tui.check import lint
 
     try:
@@ -45,14 +45,15 @@ def run_lint(args: argparse.Namespace, validator_for: Callable[[str], Any]) -> i
             errors.append(f"{path}: cannot read ({e.strerror or e})")
             continue
         texts.append((name, data.decode("utf-8", "replace")))
-    validator = validator_for("\n".join(t for _, t in texts)) if texts else None
-    findings = []
+    files = []
     for name, text in texts:
         try:
-            blocks = lint.blocks(name, text)
+            files.append((name, lint.blocks(name, text)))
         except ValueError as e:
             errors.append(f"{name}: {e}")
-            continue
+    validator = validator_for([b.code for _, blocks in files for b in blocks]) if files else None
+    findings = []
+    for name, blocks in files:
         for block in blocks:
             for f in lint.check_block(validator, name, block):
                 if lint.matches(f.reason, select) and not lint.matches(f.reason, ignore):

@@ -7,6 +7,7 @@ from __future__ import annotations
 import io
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -44,25 +45,31 @@ def home(index_home, monkeypatch) -> Path:
     return index_home
 
 
-def _expected() -> set[tuple[str, int, int, str]]:
-    rows = set()
-    for line in (CORPUS / "expected.txt").read_text().splitlines():
-        if line and not line.startswith("#"):
-            where, reason = line.split(": ")
-            name, ln, col = where.split(":")
-            rows.add((name, int(ln), int(col), reason))
-    return rows
+def _expected() -> list[str]:
+    lines = (CORPUS / "expected.txt").read_text().splitlines()
+    return [line for line in lines if line and not line.startswith("#")]
 
 
-def test_corpus_findings_match_expected(home, capsys):
-    code = main(["check", str(CORPUS), "--format", "json"])
-    found = json.loads(capsys.readouterr().out)
+def test_corpus_findings_match_expected(home, capsys, monkeypatch):
+    monkeypatch.chdir(CORPUS)
+    code = main(["check", "."])
+    out = capsys.readouterr()
     assert code == 1
-    got = {(Path(f["path"]).name, f["line"], f["col"], f["reason"]) for f in found}
-    assert got == _expected()
-    by_line = {(Path(f["path"]).name, f["line"]): f for f in found}
-    assert "deeplabv3_resnet50" in " ".join(by_line[("segment_and_report.py", 8)]["suggestions"])
-    assert "os.path.join" in by_line[("segment_and_report.py", 11)]["suggestions"]
+    got = [
+        re.match(r"(.*?:\d+:\d+:) (\S+) (.*)", line.removeprefix("./")).groups()
+        for line in out.out.splitlines()
+    ]
+    assert [f"{where} {reason}" for where, reason, _ in got] == _expected()
+    assert "9 findings in 7 file(s)" in out.err
+    text = dict((where, msg) for where, _, msg in got)
+    assert (
+        "(did you mean torch.hub.load(repo_or_dir='pytorch/vision', model='deeplabv3_resnet50'"
+        in (text["segment_and_report.py:8:7:"])
+    )
+    assert "(did you mean os.path.join" in text["segment_and_report.py:11:7:"]
+    assert main(["check", ".", "--format", "json"]) == 1
+    found = json.loads(capsys.readouterr().out)
+    assert [(f["cell"], f["line"], f["col"]) for f in found if f["path"].endswith(".ipynb")] == [(3, 2, 9)]
 
 
 def test_clean_file_exits_0_and_text_format(home, capsys):
@@ -78,7 +85,7 @@ def test_select_ignore_and_glob(home, capsys):
     pattern = str(CORPUS / "*.py")
     assert main(["check", pattern, "--select", "wrong_args", "--format", "json"]) == 1
     found = json.loads(capsys.readouterr().out)
-    assert {f["reason"] for f in found} == {"wrong_args:unknown_model"} and len(found) == 2
+    assert {f["reason"] for f in found} == {"wrong_args:unknown_model"} and len(found) == 4
     assert (
         main(["check", pattern, "--ignore", "wrong_args,hallucination,unparseable", "--format", "json"]) == 0
     )
