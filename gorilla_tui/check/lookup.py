@@ -1,20 +1,21 @@
-"""The prebuilt validator lookup: the API pool split by callee root, saved with the index at refresh.
+"""The prebuilt validator lookup: the API pool split by callee, saved with the index at refresh (issue 20).
 
 A cold ``gorilla-tui check`` used to load every doc of the index and build a Validator over all ~10k
 entries (about 0.8 s of a 1.0 s run, issue 20). The lookup lets it build a Validator over only the entries
-the checked code can reach, with the pool-wide facts (all callees, roots, model ids, repos...) read from a
-small summary, so the verdict is the one the full Validator gives (tests/unit/test_lookup.py compares
-them on the APIBench responses and the lint corpus).
+the checked code can reach, with the pool-wide facts (all callees, model ids, repos...) read from a small
+summary, so the verdicts are those of the full Validator (tests/cli/test_lint_cli.py compares them on
+Gorilla-7B responses of the three hubs and on the lint corpus).
 
-Layout, inside an index version folder::
+Layout, inside an index version folder (every file zlib-compressed JSON; ~1.4 MB for the default index,
+a fifth of docs.json)::
 
-    lookup/<n>/summary.json   one per source, n = its position in the pool: source name, the pool-wide
-                              facts of that source's entries (Validator.summary()), shard of each root
+    lookup/<n>/summary.json   one per source, n = its position in the pool: source name, doc count, the
+                              pool-wide facts of that source's entries (summary_of), its shard names
     lookup/<n>/<shard>.json   [[pool position, callee, ApiDoc dict], ...] of the entries whose callee
                               hashes to <shard> (crc32(callee) % SHARDS); "rest.json" holds the REST docs
 
-A shard is read only when the code calls one of its callees (or names a pretrained model id of it).
-No numpy or scipy is imported on this path.
+A shard is read only when the code calls one of its callees (or names a pretrained model id of it); the
+REST docs only when the code makes HTTP requests. No numpy or scipy is imported on this path.
 """
 
 from __future__ import annotations
@@ -104,7 +105,7 @@ def load_validator(folder: Path, code: str | Sequence[str], hub: str | None = No
     try:
         names = sorted((n for n in os.listdir(base) if n.isdigit()), key=int)
         summaries = [(base / n, _read_json(base / n / "summary.json")) for n in names]
-    except (OSError, ValueError) as e:
+    except (OSError, ValueError, zlib.error) as e:
         raise LookupMissing(str(e)) from None
     if not summaries or any(s.get("version") != LOOKUP_VERSION for _, s in summaries):
         raise LookupMissing("lookup of another version")
@@ -132,7 +133,7 @@ def load_validator(folder: Path, code: str | Sequence[str], hub: str | None = No
                     rows.extend(r for r in _read_json(path / f"{name}.json") if r[1] in needed)
             if http and "rest" in shards:
                 rows.extend(_read_json(path / "rest.json"))
-    except (OSError, ValueError, KeyError, TypeError, IndexError) as e:
+    except (OSError, ValueError, KeyError, TypeError, IndexError, zlib.error) as e:
         raise LookupMissing(str(e)) from None
     rows.sort(key=lambda r: r[0])
     return with_facts(Validator([ApiDoc.from_dict(r[2]) for r in rows]), merge_facts(facts))
@@ -213,11 +214,12 @@ def with_facts(validator: Validator, facts: dict[str, Any]) -> Validator:
 
 def _read_json(path: Path) -> Any:
     with open(path, "rb") as fh:
-        return json.loads(fh.read())
+        return json.loads(zlib.decompress(fh.read()))
 
 
 def _write_json(path: Path, value: Any) -> int:
-    data = json.dumps(value, ensure_ascii=False, separators=(",", ":")).encode()
+    """zlib-compressed JSON (docs compress ~5x: the lookup adds ~20 % to the index, not 100 %)."""
+    data = zlib.compress(json.dumps(value, ensure_ascii=False, separators=(",", ":")).encode(), 6)
     with open(path, "wb") as fh:
         fh.write(data)
         fh.flush()

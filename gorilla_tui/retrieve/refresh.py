@@ -332,12 +332,13 @@ def _write_and_publish(index: ApiIndex, root: Path) -> Path:
 
 def estimate_bytes(index: ApiIndex) -> int:
     """About how many bytes write_version needs for `index`: docs.json (each doc's JSON), tf.npz (int32
-    indices + float data per non-zero, int32 row pointers), vocab.json and meta.json."""
+    indices + float data per non-zero, int32 row pointers), vocab.json and meta.json, plus check's lookup
+    (zlib-compressed docs and facts: about a fifth of docs.json, check/lookup.py)."""
     docs = sum(len(json.dumps(d.to_dict(), ensure_ascii=False).encode()) + 1 for d in index.docs)
     tf = index.tf.nnz * (4 + index.tf.data.itemsize) + (index.tf.shape[0] + 1) * 4 + 4096
     vocab = sum(len(t.encode()) + 4 for t in index.vocab)
     meta = len(json.dumps(index.meta, ensure_ascii=False, default=str)) + 4096
-    return docs + tf + vocab + meta
+    return docs + tf + vocab + meta + docs // 5
 
 
 def _kept(previous: ApiIndex, refreshed: set[str]) -> list[tuple[dict[str, Any], list[ApiDoc]]]:
