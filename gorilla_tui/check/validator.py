@@ -48,7 +48,7 @@ from gorilla_tui.check.signature import (
 )
 from gorilla_tui.check.suggest import dice, nearest, similarity
 from gorilla_tui.pool.doc import ApiDoc
-from gorilla_tui.pool.pyenv.source import SOURCE as PYENV
+from gorilla_tui.pool.pyenv import SOURCE as PYENV
 from gorilla_tui.types import CallVerdict, Verdict, VerdictKind
 
 _BUILTINS = frozenset(dir(builtins))
