@@ -89,7 +89,7 @@ def missing_required(doc: ApiDoc, call: CallSite) -> list[str]:
     keyword-only ones as ``name=name``; a call may give a positional one by keyword too.
     """
     from gorilla_tui.check.callsite import scan
-    from gorilla_tui.pool.pyenv.source import SOURCE
+    from gorilla_tui.pool.pyenv import SOURCE
 
     if doc.source != SOURCE or call.splat or "required" not in doc.api_arguments.values():
         return []
