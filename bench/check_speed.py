@@ -12,9 +12,11 @@ from __future__ import annotations
 
 import argparse
 import os
+import shutil
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -49,12 +51,28 @@ def main() -> None:
         env["GORILLA_TUI_HOME"] = args.home
     py = sys.executable
     gt = [py, "-m", "gorilla_tui"]
+    # the same index without its lookup: how check ran before issue 20 (whole index, full Validator)
+    home = Path(args.home) if args.home else None
+    old_home = Path(tempfile.mkdtemp(prefix="check-speed-"))
+    src = (home / "data" / "index") if home else None
+    if src is None or not (src / "CURRENT").is_file():
+        raise SystemExit("no index: set GORILLA_TUI_HOME (or --home) to a home holding one")
+    live = (src / "CURRENT").read_text().strip()
+    shutil.copytree(src / live, old_home / "data" / "index" / live, ignore=shutil.ignore_patterns("lookup"))
+    (old_home / "data" / "index" / "CURRENT").write_text(live)
+    old_env = dict(env, GORILLA_TUI_HOME=str(old_home))
     rows = [
         ("`python -c pass`", [py, "-c", "pass"], None, None),
         (
             '`check "<torch.hub.load call>" --json`',
             [*gt, "check", "torch.hub.load('pytorch/vision', 'resnet50', pretrained=True)", "--json"],
             "check",
+            {0},
+        ),
+        (
+            '`check "<torch.hub.load call>" --json`, index without lookup (before issue 20)',
+            [*gt, "check", "torch.hub.load('pytorch/vision', 'resnet50', pretrained=True)", "--json"],
+            None,
             {0},
         ),
         (
@@ -81,7 +99,7 @@ def main() -> None:
     times: dict[str, list[tuple[float, float]]] = {name: [] for name, *_ in rows}
     for _ in range(args.runs):  # interleaved: a burst of load hits every row alike
         for name, cmd, _, ok in rows:
-            wall, cpu, code = timed(cmd, env)
+            wall, cpu, code = timed(cmd, old_env if "without lookup" in name else env)
             if ok is not None and code not in ok:
                 raise SystemExit(f"{name} exited {code}; is there an index in GORILLA_TUI_HOME?")
             times[name].append((wall, cpu))
@@ -101,6 +119,7 @@ def main() -> None:
         lines.append(
             f"| {name} | {statistics.median(walls):.3f} | {min(walls):.3f} | {statistics.median(cpus):.3f} | {target} |"
         )
+    shutil.rmtree(old_home, ignore_errors=True)
     text = "\n".join(lines)
     print(text)
     write_section("check speed", text)
