@@ -107,7 +107,10 @@ def blocks(path: str, text: str) -> list[Block]:
     if lower.endswith((".md", ".markdown")):
         return markdown_blocks(text)
     if lower.endswith(".ipynb"):
-        nb = json.loads(text)
+        try:
+            nb = json.loads(text)
+        except ValueError as e:
+            raise ValueError(f"not a notebook (not JSON: {e})") from None
         cells = nb.get("cells") if isinstance(nb, dict) else None
         if not isinstance(cells, list):
             raise ValueError("not a notebook (no cells list)")

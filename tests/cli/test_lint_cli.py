@@ -14,6 +14,7 @@ import sys
 from pathlib import Path
 
 import pytest
+import sarif_pydantic
 import yaml
 
 from gorilla_tui.check import lookup
@@ -97,6 +98,8 @@ def test_select_ignore_and_glob(home, capsys):
 def test_sarif_shape(home, capsys):
     assert main(["check", str(CORPUS / "segment_and_report.py"), "--format", "sarif"]) == 1
     log = json.loads(capsys.readouterr().out)
+    model = sarif_pydantic.Sarif.model_validate(log)  # the SARIF 2.1.0 object model (types, enums)
+    assert [r.level.value for r in model.runs[0].results] == ["warning", "warning", "error"]
     assert log["version"] == "2.1.0" and log["$schema"].endswith("sarif-2.1.0.json")
     run = log["runs"][0]
     rules = [r["id"] for r in run["tool"]["driver"]["rules"]]
