@@ -94,12 +94,10 @@ def _validator(args: argparse.Namespace, code: str | list[str]):
 
 def _pool(args: argparse.Namespace) -> list:
     """The API pool: the docs of --pool FILE (source "user"), else the index's, filtered by --hub.
-    Raises UsageError for --pool together with --hub or an unreadable pool file; IndexMissingError."""
+    Raises UsageError for an unreadable pool file or an unknown --hub; IndexMissingError."""
     if args.pool:
         from gorilla_tui.pool.doc import load_file
 
-        if args.hub:  # --hub selects a source of the index; a single file is one source, so it has no meaning
-            raise UsageError("--hub filters the index; with --pool the file is the pool (drop one of them)")
         try:
             loaded = load_file(args.pool, "user")
         except ValueError as e:
@@ -116,9 +114,11 @@ def _pool(args: argparse.Namespace) -> list:
 def run(args: argparse.Namespace) -> int:
     """Validate args.code; print the verdict; return its exit status. Errors (UsageError, raised before
     anything is printed) reach stderr as one line, so with --json stdout is empty or one JSON object."""
-    if args.pool and args.hub:
+    if args.pool and args.hub:  # --hub selects a source of the index; a single file is one source
         raise UsageError("--hub filters the index; with --pool the file is the pool (drop one of them)")
     if _lint_mode(args):
+        if args.json and args.format is None:  # `check FILE --json` means the linter's JSON
+            args.format = "json"
         from gorilla_tui.cli.lint import run_lint
 
         return run_lint(args, lambda code: _validator(args, code))

@@ -172,3 +172,16 @@ def test_pre_commit_hook_on_scratch_repo(home, tmp_path):
         [tool, "run", "--all-files"], cwd=repo, env=env, capture_output=True, text=True, timeout=300
     )
     assert good.returncode == 0, good.stdout + good.stderr
+
+
+def test_index_without_lookup_is_checked_the_slow_way(index_home, tmp_path, monkeypatch, capsys):
+    """An index built before the lookup existed (no lookup/ folder) gives the same findings."""
+    monkeypatch.setenv("GORILLA_TUI_HOME", str(index_home))
+    target = str(CORPUS / "segment_and_report.py")
+    assert main(["check", target, "--json"]) == 1  # --json on files means the linter's JSON
+    fast = json.loads(capsys.readouterr().out)
+    shutil.copytree(index_home / "data", tmp_path / "data", ignore=shutil.ignore_patterns("lookup"))
+    monkeypatch.setenv("GORILLA_TUI_HOME", str(tmp_path))
+    assert not (store.current_version() / "lookup").exists()
+    assert main(["check", target, "--json"]) == 1
+    assert json.loads(capsys.readouterr().out) == fast and len(fast) == 3
