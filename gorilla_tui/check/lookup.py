@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import zlib
 from collections.abc import Sequence
 from pathlib import Path
@@ -53,11 +54,13 @@ def shard_of(callee: str) -> int:
 
 
 def write_lookup(folder: Path, docs: Sequence[ApiDoc]) -> int:
-    """Write the lookup of `docs` (the index's docs in pool order) into folder/lookup; returns the bytes
-    written. Builds one Validator per source (about the cost of one Validator over the whole pool: 0.6 s
-    for the default index on an idle core). Raises OSError when the folder cannot be written (the caller
-    reports it like the other index files)."""
-    base = folder / LOOKUP_DIR
+    """Write the lookup of `docs` (the index's docs in pool order) into folder/lookup (built aside and
+    renamed, so it can be added to a published version too); returns the bytes written. Builds one
+    Validator per source (about the cost of one Validator over the whole pool: 0.6 s for the default index
+    on an idle core). Raises OSError when the folder cannot be written."""
+    final = folder / LOOKUP_DIR
+    base = folder / f".{LOOKUP_DIR}-{os.getpid()}"  # renamed when complete: readers see all or nothing
+    shutil.rmtree(base, ignore_errors=True)
     base.mkdir()
     by_source: dict[str, list[tuple[int, ApiDoc]]] = {}
     for pos, doc in enumerate(docs):
@@ -85,6 +88,12 @@ def write_lookup(folder: Path, docs: Sequence[ApiDoc]) -> int:
         for name, items in shards.items():
             written += _write_json(out / f"{name}.json", items)
         written += _write_json(out / "summary.json", summary)
+    try:
+        os.rename(base, final)
+    except OSError:
+        shutil.rmtree(base, ignore_errors=True)
+        if not final.is_dir():  # else another process wrote the same lookup first
+            raise
     return written
 
 

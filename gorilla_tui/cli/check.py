@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import sys
@@ -72,8 +73,8 @@ def _lint_mode(args: argparse.Namespace) -> bool:
 def _validator(args: argparse.Namespace, code: str | list[str]):
     """The Validator for `code` (one text or several checked apart): over --pool FILE, else from the
     index's prebuilt lookup (only the entries `code` can reach, check/lookup.py), else over the whole
-    index (an index built before the lookup existed). Raises UsageError (bad --pool / --hub),
-    IndexMissingError."""
+    index, whose lookup is then written for the next run (an index refreshed without one: an older
+    version, the TUI's first run). Raises UsageError (bad --pool / --hub), IndexMissingError."""
     from gorilla_tui.check.validator import Validator
 
     if args.pool:
@@ -82,14 +83,20 @@ def _validator(args: argparse.Namespace, code: str | list[str]):
     from gorilla_tui.retrieve import store
 
     folder = store.current_version()
-    if folder is not None:
-        try:
-            validator = lookup.load_validator(folder, code, args.hub)
-        except lookup.LookupMissing:
-            validator = None
-        if validator is not None and (args.hub is None or validator.callees or validator.rest):
+    if folder is None:
+        return Validator(_pool(args))  # raises IndexMissingError with the hint
+    try:
+        validator = lookup.load_validator(folder, code, args.hub)
+        if args.hub is None or validator.callees or validator.rest:
             return validator
-    return Validator(_pool(args))  # --hub names no source of the lookup: ApiIndex.pool says which exist
+        return Validator(_pool(args))  # --hub names no source of the lookup: ApiIndex.pool says which exist
+    except lookup.LookupMissing:  # an index refreshed by an older version, or by the TUI's first run
+        from gorilla_tui.retrieve.index import ApiIndex
+
+        index = ApiIndex.load(folder)
+        with contextlib.suppress(OSError):  # a cache: next time only the reached entries are read
+            lookup.write_lookup(folder, index.docs)
+        return Validator(index.pool(args.hub))
 
 
 def _pool(args: argparse.Namespace) -> list:

@@ -97,6 +97,7 @@ def _refresh(args: argparse.Namespace) -> int:
     from rich.console import Console
     from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 
+    from gorilla_tui.check.lookup import write_lookup
     from gorilla_tui.config import load_settings
     from gorilla_tui.errors import UsageError
     from gorilla_tui.retrieve.refresh import refresh
@@ -154,7 +155,7 @@ def _refresh(args: argparse.Namespace) -> int:
         report = refresh(
             mirrors=args.mirrors, user_paths=user_paths, only=only, keep_previous=not args.clean,
             on_event=on_event, manifests=manifests, config_paths=configured, max_bytes=max_bytes,
-            on_wait=on_wait,
+            on_wait=on_wait, extra_files=write_lookup,  # check's validator lookup (issue 20)
         )  # fmt: skip
     missing = [r["name"] for r in report.sources if r.get("status") not in ("ok", "kept", "refused")]
     warning = _missing_warning(report.sources, missing)

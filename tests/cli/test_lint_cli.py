@@ -175,7 +175,8 @@ def test_pre_commit_hook_on_scratch_repo(home, tmp_path):
 
 
 def test_index_without_lookup_is_checked_the_slow_way(index_home, tmp_path, monkeypatch, capsys):
-    """An index built before the lookup existed (no lookup/ folder) gives the same findings."""
+    """An index without a lookup (refreshed by an older version, or by refresh() without extra_files as
+    the TUI's first run does) gives the same findings, and the first check writes the lookup."""
     monkeypatch.setenv("GORILLA_TUI_HOME", str(index_home))
     target = str(CORPUS / "segment_and_report.py")
     assert main(["check", target, "--json"]) == 1  # --json on files means the linter's JSON
@@ -185,3 +186,6 @@ def test_index_without_lookup_is_checked_the_slow_way(index_home, tmp_path, monk
     assert not (store.current_version() / "lookup").exists()
     assert main(["check", target, "--json"]) == 1
     assert json.loads(capsys.readouterr().out) == fast and len(fast) == 3
+    assert (store.current_version() / "lookup").is_dir()  # written by that check for the next run
+    assert main(["check", target, "--json"]) == 1
+    assert json.loads(capsys.readouterr().out) == fast

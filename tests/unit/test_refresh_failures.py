@@ -36,12 +36,12 @@ def _mine(tmp_path: Path, n: int, name: str = "mine") -> Path:
 
 @pytest.fixture
 def tmpfs(tmp_path: Path):
-    """A 6 MB tmpfs (root only: mount(8)); skipped elsewhere, where the simulated ENOSPC test runs."""
+    """A 5 MB tmpfs (root only: mount(8)); skipped elsewhere, where the simulated ENOSPC test runs."""
     mnt = tmp_path / "tmpfs"
     mnt.mkdir()
     if os.geteuid() != 0:
         pytest.skip("mounting a tmpfs needs root; test_enospc_at_the_write_boundary covers this case")
-    r = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=6m", "tmpfs", str(mnt)], capture_output=True)
+    r = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=5m", "tmpfs", str(mnt)], capture_output=True)
     if r.returncode != 0:
         pytest.skip(f"cannot mount a tmpfs here: {r.stderr.decode().strip()}")
     try:
@@ -56,14 +56,13 @@ def test_full_tmpfs_says_free_and_needed_cleans_up_and_a_small_refresh_then_work
     monkeypatch.setenv("GORILLA_TUI_HOME", str(tmpfs))
     api = apibench / "api"
     hubs = ["torchhub", "tensorflowhub", "huggingface", "apizoo"]
-    refresh(mirrors=[api, apizoo], only=hubs)  # 4.2 MB with check's lookup: fits once in 6 MB
+    refresh(mirrors=[api, apizoo], only=hubs)  # 3.5 MB: fits once in 5 MB
     live = index_store.current_version()
     with pytest.raises(GorillaError) as e:  # a second copy does not
         refresh(mirrors=[api, apizoo], only=hubs)
     msg = str(e.value)
     assert msg.startswith(f"disk full: cannot write the index in {index_store.index_root()}")
-    # docs ~3.5-3.6 MB, plus check's lookup (a fifth of docs.json, issue 20)
-    assert re.search(r"MB free, about 4\.\d MB needed", msg) and "\n" not in msg
+    assert re.search(r"MB free, about 3\.\d MB needed", msg) and "\n" not in msg  # docs ~3.5-3.6 MB
     assert _builds() == [] and index_store.current_version() == live  # cleaned up; the old index answers
     assert ApiIndex.load().search("detect objects in an image")
     report = refresh(mirrors=[api], only=["torchhub"], keep_previous=False)  # a small one fits
