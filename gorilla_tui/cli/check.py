@@ -75,11 +75,11 @@ def _validator(args: argparse.Namespace, code: str | list[str]):
     index's prebuilt lookup (only the entries `code` can reach, check/lookup.py), else over the whole
     index, whose lookup is then written for the next run (an index refreshed without one: an older
     version, the TUI's first run). Raises UsageError (bad --pool / --hub), IndexMissingError."""
-    from gorilla_tui.check.validator import Validator
+    from gorilla_tui.check.validator import Validator  # deferred: tree-sitter; `--help` stays fast
 
     if args.pool:
         return Validator(_pool(args))
-    from gorilla_tui.check import lookup
+    from gorilla_tui.check import lookup  # deferred like the Validator
     from gorilla_tui.retrieve import store
 
     folder = store.current_version()
@@ -91,7 +91,7 @@ def _validator(args: argparse.Namespace, code: str | list[str]):
             return validator
         return Validator(_pool(args))  # --hub names no source of the lookup: ApiIndex.pool says which exist
     except lookup.LookupMissing:  # an index refreshed by an older version, or by the TUI's first run
-        from gorilla_tui.retrieve.index import ApiIndex
+        from gorilla_tui.retrieve.index import ApiIndex  # deferred: numpy, scipy (only this slow path)
 
         index = ApiIndex.load(folder)
         with contextlib.suppress(OSError):  # a cache: next time only the reached entries are read
@@ -126,7 +126,7 @@ def run(args: argparse.Namespace) -> int:
     if _lint_mode(args):
         if args.json and args.format is None:  # `check FILE --json` means the linter's JSON
             args.format = "json"
-        from gorilla_tui.cli.lint import run_lint
+        from gorilla_tui.cli.lint import run_lint  # deferred: only the linter form needs it
 
         return run_lint(args, lambda code: _validator(args, code))
     if args.code[0] == "-":

@@ -97,7 +97,7 @@ def _refresh(args: argparse.Namespace) -> int:
     from rich.console import Console
     from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 
-    from gorilla_tui.check.lookup import write_lookup
+    from gorilla_tui.check.lookup import write_lookup  # deferred: tree-sitter, only for a refresh
     from gorilla_tui.config import load_settings
     from gorilla_tui.errors import UsageError
     from gorilla_tui.retrieve.refresh import refresh

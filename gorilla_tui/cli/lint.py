@@ -22,7 +22,7 @@ def run_lint(args: argparse.Namespace, validator_for: Callable[[list[str]], Any]
     """Check the files args.code names; print findings in args.format; return the exit status.
     validator_for(every code block, a list) gives the Validator (built once for all files). Raises
     UsageError for an unknown reason code or a path that names nothing (before anything is printed)."""
-    from gorilla_tui.check import lint
+    from gorilla_tui.check import lint  # deferred: tree-sitter and the validator; `--help` stays fast
 
     try:
         select = lint.parse_codes(args.select) or ["all"]
