@@ -9,6 +9,7 @@ import os
 import sys
 
 from gorilla_tui.errors import UsageError
+from gorilla_tui.pool.doc import load_file
 from gorilla_tui.textsafe import safe_text
 
 #: Exit status per verdict: 0 valid, 1 any other verdict (2 is bad usage, raised as UsageError).
@@ -75,36 +76,42 @@ def _validator(args: argparse.Namespace, code: str | list[str]):
     index's prebuilt lookup (only the entries `code` can reach, check/lookup.py), else over the whole
     index, whose lookup is then written for the next run (an index refreshed without one: an older
     version, the TUI's first run). Raises UsageError (bad --pool / --hub), IndexMissingError."""
-    from gorilla_tui.check.validator import Validator  # deferred: tree-sitter; `--help` stays fast
-
-    if args.pool:
-        return Validator(_pool(args))
-    from gorilla_tui.check import lookup  # deferred like the Validator
+    # deferred: tree-sitter; not services (numpy, scipy, llama-cpp: ~0.3 s), which only the slow paths use
+    from gorilla_tui.check import lookup
     from gorilla_tui.retrieve import store
 
+    if args.pool:
+        return _slow_validator(_pool(args))
     folder = store.current_version()
     if folder is None:
-        return Validator(_pool(args))  # raises IndexMissingError with the hint
+        return _slow_validator(_pool(args))  # raises IndexMissingError with the hint
     try:
         validator = lookup.load_validator(folder, code, args.hub)
         if args.hub is None or validator.callees or validator.rest:
             return validator
-        return Validator(_pool(args))  # --hub names no source of the lookup: ApiIndex.pool says which exist
+        return _slow_validator(_pool(args))  # --hub names no source of the lookup: pool() says which exist
     except lookup.LookupMissing:  # an index refreshed by an older version, or by the TUI's first run
         from gorilla_tui.retrieve.index import ApiIndex  # deferred: numpy, scipy (only this slow path)
 
         index = ApiIndex.load(folder)
         with contextlib.suppress(OSError):  # a cache: next time only the reached entries are read
             lookup.write_lookup(folder, index.docs)
-        return Validator(index.pool(args.hub))
+        return _slow_validator(index.pool(args.hub))
+
+
+def _slow_validator(pool: list):
+    """services.build_validator over a whole pool (the --pool file, or an index without lookup)."""
+    from gorilla_tui import services  # deferred: numpy, scipy, tree-sitter (~0.3 s); `--help` stays fast
+
+    return services.build_validator(pool)
 
 
 def _pool(args: argparse.Namespace) -> list:
     """The API pool: the docs of --pool FILE (source "user"), else the index's, filtered by --hub.
     Raises UsageError for an unreadable pool file or an unknown --hub; IndexMissingError."""
-    if args.pool:
-        from gorilla_tui.pool.doc import load_file
+    from gorilla_tui import services  # deferred: numpy, scipy, tree-sitter (~0.3 s); `--help` stays fast
 
+    if args.pool:
         try:
             loaded = load_file(args.pool, "user")
         except ValueError as e:
@@ -113,9 +120,8 @@ def _pool(args: argparse.Namespace) -> list:
             why = loaded.diagnostics[0].message if loaded.diagnostics else "no docs"
             raise UsageError(f"no API docs could be read from {args.pool} ({why})")
         return loaded.docs
-    from gorilla_tui.retrieve.index import ApiIndex
 
-    return ApiIndex.load().pool(args.hub)
+    return services.load_index().pool(args.hub)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -145,7 +151,7 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _print_panel(verdict) -> None:
-    from rich.console import Console
+    from rich.console import Console  # deferred: rich (~0.1 s); --help and --json stay fast
     from rich.panel import Panel
     from rich.text import Text
 
