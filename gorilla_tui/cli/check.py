@@ -76,8 +76,7 @@ def _validator(args: argparse.Namespace, code: str | list[str]):
     index's prebuilt lookup (only the entries `code` can reach, check/lookup.py), else over the whole
     index, whose lookup is then written for the next run (an index refreshed without one: an older
     version, the TUI's first run). Raises UsageError (bad --pool / --hub), IndexMissingError."""
-    # deferred: tree-sitter; not services (numpy, scipy, llama-cpp: ~0.3 s), which only the slow paths use
-    from gorilla_tui.check import lookup
+    from gorilla_tui.check import lookup  # deferred: tree-sitter; not services (numpy, scipy: slow paths)
     from gorilla_tui.retrieve import store
 
     if args.pool:
