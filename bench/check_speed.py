@@ -60,6 +60,8 @@ def main() -> None:
     live = (src / "CURRENT").read_text().strip()
     shutil.copytree(src / live, old_home / "data" / "index" / live, ignore=shutil.ignore_patterns("lookup"))
     (old_home / "data" / "index" / "CURRENT").write_text(live)
+    # an unusable `lookup` (a file): check takes the old path and does not write a lookup (one exists)
+    (old_home / "data" / "index" / live / "lookup").write_text("")
     old_env = dict(env, GORILLA_TUI_HOME=str(old_home))
     rows = [
         ("`python -c pass`", [py, "-c", "pass"], None, None),
@@ -99,7 +101,8 @@ def main() -> None:
     times: dict[str, list[tuple[float, float]]] = {name: [] for name, *_ in rows}
     for _ in range(args.runs):  # interleaved: a burst of load hits every row alike
         for name, cmd, _, ok in rows:
-            wall, cpu, code = timed(cmd, old_env if "without lookup" in name else env)
+            old = "without lookup" in name
+            wall, cpu, code = timed(cmd, old_env if old else env)
             if ok is not None and code not in ok:
                 raise SystemExit(f"{name} exited {code}; is there an index in GORILLA_TUI_HOME?")
             times[name].append((wall, cpu))

@@ -59,6 +59,8 @@ def write_lookup(folder: Path, docs: Sequence[ApiDoc]) -> int:
     Validator per source (about the cost of one Validator over the whole pool: 0.6 s for the default index
     on an idle core). Raises OSError when the folder cannot be written."""
     final = folder / LOOKUP_DIR
+    if final.exists():  # written meanwhile by another process (or a damaged one is in the way): keep it
+        return 0
     base = folder / f".{LOOKUP_DIR}-{os.getpid()}"  # renamed when complete: readers see all or nothing
     shutil.rmtree(base, ignore_errors=True)
     base.mkdir()
