@@ -128,6 +128,7 @@ def _refresh(args: argparse.Namespace) -> int:
     )  # deferred: rich; --help stays fast
     from rich.text import Text  # deferred: rich; --help stays fast
 
+    from gorilla_tui.check.lookup import write_lookup  # deferred: tree-sitter, only for a refresh
     from gorilla_tui.cli.console import make_console  # deferred: rich; --help stays fast
     from gorilla_tui.errors import UsageError  # deferred with the refresh imports
     from gorilla_tui.retrieve.embed import check_spec  # deferred: numpy
@@ -188,7 +189,7 @@ def _refresh(args: argparse.Namespace) -> int:
         report = refresh(
             mirrors=args.mirrors, user_paths=user_paths, only=only, keep_previous=not args.clean,
             on_event=on_event, manifests=manifests, config_paths=configured, max_bytes=max_bytes,
-            on_wait=on_wait,
+            on_wait=on_wait, extra_files=write_lookup,  # check's validator lookup (issue 20)
         )  # fmt: skip
     missing = [r["name"] for r in report.sources if r.get("status") not in ("ok", "kept", "refused")]
     warning = _missing_warning(report.sources, missing)

@@ -164,6 +164,7 @@ def refresh(
     config_paths: Sequence[str | Path] = (),
     max_bytes: int = MAX_SOURCE_BYTES,
     on_wait: Callable[[str], None] | None = None,
+    extra_files: Callable[[Path, Sequence[ApiDoc]], object] | None = None,
 ) -> RefreshReport:
     """Rebuild the index in get_paths().index_dir.
 
@@ -174,7 +175,9 @@ def refresh(
     a "refused" row instead of an error); only: restrict to these source names; keep_previous: sources
     not refreshed now (unreachable, not in mirror, not selected) keep their docs from the previous index;
     max_bytes: size limit of one source (pool.doc); on_wait(message): called once when another refresh
-    holds the lock (waited for up to index_store.LOCK_WAIT seconds).
+    holds the lock (waited for up to index_store.LOCK_WAIT seconds); extra_files(build folder, docs):
+    writes more files into the version before it is published (the CLI passes
+    check.lookup.write_lookup; retrieve never imports check).
 
     Holds index_store.refresh_lock throughout and first removes the build folders of dead refreshes;
     the new version is written to a temp folder, removed on any failure, and published with an atomic
@@ -265,7 +268,7 @@ def refresh(
         ]
         index = ApiIndex.build(docs, Bm25Params())
         index.meta = _meta(index, rows, ok, old, time.perf_counter() - started)
-        final = _write_and_publish(index, root)
+        final = _write_and_publish(index, root, extra_files)
     index.path = final
     return RefreshReport(final, index, rows, time.perf_counter() - started, warnings)
 
@@ -354,7 +357,9 @@ def _dropped(
     return lines
 
 
-def _write_and_publish(index: ApiIndex, root: Path) -> Path:
+def _write_and_publish(
+    index: ApiIndex, root: Path, extra_files: Callable[[Path, Sequence[ApiDoc]], object] | None = None
+) -> Path:
     """Write `index` into a new build folder and publish it (index_store). The build folder is removed on
     any failure (an exception, Ctrl+C). A full disk is retried once after removing the version folders
     that are not live (kept only for readers in the middle of a swap); an OSError then becomes one line
@@ -365,6 +370,8 @@ def _write_and_publish(index: ApiIndex, root: Path) -> Path:
             folder = index_store.new_build_dir()
             index_store.write_version(folder, index.docs, index.tf, index.vocab, index.meta)
             PerformanceTable.build(index.docs).save(folder)  # normalised once, here, not on every ask
+            if extra_files is not None:  # e.g. check's validator lookup (issue 20), written by a caller above
+                extra_files(folder, index.docs)
             pause = float(os.environ.get(PAUSE_ENV, "0") or 0)
             if pause > 0:
                 time.sleep(pause)
@@ -378,21 +385,23 @@ def _write_and_publish(index: ApiIndex, root: Path) -> Path:
             full = e.errno in (errno.ENOSPC, errno.EDQUOT)
             if attempt == 1 and full and index_store.remove_old_versions(root):
                 continue
-            raise index_store.index_write_error(e, root, needed=estimate_bytes(index)) from None
+            needed = estimate_bytes(index, extra=extra_files is not None)
+            raise index_store.index_write_error(e, root, needed=needed) from None
         finally:
             if folder is not None:
                 shutil.rmtree(folder, ignore_errors=True)
     raise AssertionError("unreachable")
 
 
-def estimate_bytes(index: ApiIndex) -> int:
+def estimate_bytes(index: ApiIndex, extra: bool = False) -> int:
     """About how many bytes write_version needs for `index`: docs.json (each doc's JSON), tf.npz (int32
-    indices + float data per non-zero, int32 row pointers), vocab.json and meta.json."""
+    indices + float data per non-zero, int32 row pointers), vocab.json and meta.json; with `extra`, plus
+    check's lookup (zlib-compressed docs and facts: about a fifth of docs.json, check/lookup.py)."""
     docs = sum(len(json.dumps(d.to_dict(), ensure_ascii=False).encode()) + 1 for d in index.docs)
     tf = index.tf.nnz * (4 + index.tf.data.itemsize) + (index.tf.shape[0] + 1) * 4 + 4096
     vocab = sum(len(t.encode()) + 4 for t in index.vocab)
     meta = len(json.dumps(index.meta, ensure_ascii=False, default=str)) + 4096
-    return docs + tf + vocab + meta
+    return docs + tf + vocab + meta + (docs // 5 if extra else 0)
 
 
 class EmbeddingStopped(GorillaError):

@@ -15,15 +15,16 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import numpy as np
 from filelock import FileLock, Timeout
-from scipy import sparse
 
 from gorilla_tui.errors import GorillaError, IndexMissingError
 from gorilla_tui.paths import get_paths
 from gorilla_tui.pool.doc import ApiDoc
+
+if TYPE_CHECKING:
+    from scipy import sparse
 
 #: Bumped when the files of a version folder change shape; an older index must be rebuilt.
 STORE_VERSION = 1
@@ -185,6 +186,8 @@ def write_version(
     """Write one index version into `folder`: docs.json (list of ApiDoc dicts), tf.npz (CSR term
     frequencies), vocab.json (terms in column order), meta.json (meta + store version + file sizes).
     Every file is fsync'ed. Returns the file sizes in bytes."""
+    from scipy import sparse  # deferred: numpy/scipy (~0.25 s); `check` reads CURRENT here (issue 20)
+
     terms = [""] * len(vocab)
     for term, col in vocab.items():
         terms[col] = term
@@ -248,6 +251,9 @@ def read_stored(path: Path | None = None) -> StoredIndex:
     """Read an index version: `path` may be the index root (holding CURRENT) or a version folder; default
     the user's index. Raises IndexMissingError when none is built, GorillaError when it was written by
     another store version or is damaged or inconsistent."""
+    import numpy as np  # deferred: numpy/scipy (~0.25 s); `check` reads CURRENT here (issue 20)
+    from scipy import sparse
+
     folder = path if path is not None and (path / "meta.json").is_file() else _live(path)
     meta = _read_json(folder / "meta.json")
     if not isinstance(meta, dict):
