@@ -24,6 +24,7 @@ from gorilla_tui.paths import get_paths
 from gorilla_tui.pool.doc import ApiDoc
 
 if TYPE_CHECKING:
+    import numpy as np
     from scipy import sparse
 
 #: Bumped when the files of a version folder change shape; an older index must be rebuilt.
@@ -296,6 +297,8 @@ def write_vectors(folder: Path, vectors: np.ndarray, mask: np.ndarray, info: dic
     """Add dense vectors to the version `folder` atomically (see VECTORS, DENSE_META). `vectors`: float32
     (n_docs, dim), rows aligned with docs.json; `mask`: bool (n_docs,). Raises GorillaError when the folder
     is gone (a newer refresh replaced it) or cannot be written."""
+    import numpy as np  # deferred: numpy; `check` reads the store without vectors
+
     if not folder.is_dir():
         raise GorillaError(f"the index version {folder.name} was replaced before its vectors were ready")
     try:
@@ -315,6 +318,8 @@ def write_vectors(folder: Path, vectors: np.ndarray, mask: np.ndarray, info: dic
 def read_vectors(folder: Path, n_docs: int) -> tuple[np.ndarray, np.ndarray, dict[str, Any]] | None:
     """(vectors, mask, info) of the version `folder`, or None when it has none yet or they do not fit its
     n_docs docs (a damaged or foreign file is ignored: the index then answers with BM25 alone)."""
+    import numpy as np  # deferred: numpy; `check` reads the store without vectors
+
     meta_path = folder / DENSE_META
     if not meta_path.is_file():
         return None
@@ -358,6 +363,8 @@ def read_vector_cache(name: str, root: Path | None = None) -> dict[str, np.ndarr
     """Cached vectors of embedder `name` (in root/CACHE_DIR, or the folder CACHE_ENV names): content hash
     (embed.content_hash) -> float32 vector. Empty when there is no cache or it is unreadable (it is then
     rebuilt)."""
+    import numpy as np  # deferred: numpy; `check` reads the store without vectors
+
     path = _cache_path(name, root)
     try:
         with np.load(path) as npz:
@@ -370,6 +377,8 @@ def read_vector_cache(name: str, root: Path | None = None) -> dict[str, np.ndarr
 def write_vector_cache(name: str, cache: dict[str, np.ndarray], root: Path | None = None) -> None:
     """Replace the vector cache of embedder `name` atomically (temp file + os.replace). Raises GorillaError
     when it cannot be written."""
+    import numpy as np  # deferred: numpy; `check` reads the store without vectors
+
     path = _cache_path(name, root)
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
