@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import contextlib
-import ctypes
 import logging
 import signal
 import threading
@@ -72,10 +71,9 @@ def quiet_llama_logs() -> None:
     global _LOG_CALLBACK
     if _LOG_CALLBACK is not None:
         return
-    import llama_cpp  # heavy: loads libllama (~0.1 s)
+    from gorilla_tui.model import llama_internals  # heavy: loads libllama (~0.1 s)
 
-    @llama_cpp.llama_log_callback
-    def _callback(level: int, text: bytes, user_data: ctypes.c_void_p) -> None:
+    def _callback(_level: int, text: bytes) -> None:
         # Python runs pending signal handlers here too: a KeyboardInterrupt raised in a ctypes callback is
         # printed and ignored by ctypes, so keep it for _raise_pending_interrupt().
         try:
@@ -83,8 +81,7 @@ def quiet_llama_logs() -> None:
         except KeyboardInterrupt:
             _PENDING_INTERRUPT.set()
 
-    _LOG_CALLBACK = _callback
-    llama_cpp.llama_log_set(_callback, ctypes.c_void_p(0))
+    _LOG_CALLBACK = llama_internals.set_log_callback(_callback)
 
 
 def _raise_pending_interrupt() -> None:
@@ -94,31 +91,25 @@ def _raise_pending_interrupt() -> None:
         raise KeyboardInterrupt
 
 
-def _prompt_eval_abort(ctx: Any, cancel: threading.Event | None) -> Any:
-    """Install (cancel given) or remove (None) llama.cpp's abort callback on context `ctx`; returns the ctypes
+def _prompt_eval_abort(llm: Any, cancel: threading.Event | None) -> Any:
+    """Install (cancel given) or remove (None) llama.cpp's abort callback on Llama `llm`; returns the ctypes
     callback, which must stay referenced while installed. llama_decode() asks it between graph nodes and stops
     (returns 2) when it answers true, so a cancel or Ctrl+C during prompt evaluation (~1 s for 500 tokens on
     2 cores) takes effect at once instead of after the whole prompt. Installed for the prompt only: each call
     takes the GIL, ~600 calls per decode of Gemma 3 270M, negligible once per prompt but ~5-10% per token."""
-    import llama_cpp
+    from gorilla_tui.model import llama_internals
 
-    fn = llama_cpp.llama_cpp._lib.llama_set_abort_callback  # llama-cpp-python has no wrapper for it
-    fn.argtypes = [llama_cpp.llama_context_p_ctypes, llama_cpp.ggml_abort_callback, ctypes.c_void_p]
-    fn.restype = None
     if cancel is None:
-        fn(ctx, llama_cpp.ggml_abort_callback(), None)  # NULL: no abort callback
-        return None
+        return llama_internals.set_abort_callback(llm, None)
 
-    def should_abort(_data: ctypes.c_void_p) -> bool:
+    def should_abort() -> bool:
         try:
             return cancel.is_set() or _PENDING_INTERRUPT.is_set()
         except KeyboardInterrupt:  # Ctrl+C under Python's default handler: stop and re-raise it afterwards
             _PENDING_INTERRUPT.set()
             return True
 
-    callback = llama_cpp.ggml_abort_callback(should_abort)
-    fn(ctx, callback, None)
-    return callback
+    return llama_internals.set_abort_callback(llm, should_abort)
 
 
 @contextlib.contextmanager
@@ -174,14 +165,15 @@ class LlamaBackend:
         check_gguf(path)
         quiet_llama_logs()
         import jinja2
-        import llama_cpp  # heavy: loads libllama (~0.1 s)
+
+        from gorilla_tui.model import llama_internals  # heavy: loads libllama (~0.1 s)
 
         params = dict(params or {})
         params.setdefault("n_ctx", 4096)
         start = time.perf_counter()
         try:
             with _sigint_after_load():
-                self._llm = llama_cpp.Llama(model_path=str(path), verbose=False, **params)
+                self._llm = llama_internals.new_llama(str(path), params)
         except jinja2.TemplateError as e:
             raise GorillaError(f"{path}: the model's chat template is broken (Jinja: {e})") from None
         except (ValueError, RuntimeError, OSError) as e:
@@ -211,10 +203,9 @@ class LlamaBackend:
         return len(self._llm.tokenize(text.encode("utf-8"), add_bos=True, special=True))
 
     def _perf(self) -> tuple[int, int, float]:
-        import llama_cpp
+        from gorilla_tui.model import llama_internals
 
-        d = llama_cpp.llama_perf_context(self._llm.ctx)
-        return int(d.n_p_eval), int(d.n_eval), float(d.t_p_eval_ms)
+        return llama_internals.perf(self._llm)
 
     def complete(
         self,
@@ -237,8 +228,10 @@ class LlamaBackend:
                 compiled = llama_cpp.LlamaGrammar.from_string(grammar, verbose=False)
             except ValueError as e:
                 raise GorillaError(f"invalid GBNF grammar: {e}") from None
+        from gorilla_tui.model import llama_internals
+
         with self._lock:
-            llama_cpp.llama_perf_context_reset(self._llm.ctx)
+            llama_internals.perf_reset(self._llm)
             stream = self._llm.create_completion(
                 prompt,
                 max_tokens=max_tokens,
@@ -251,11 +244,11 @@ class LlamaBackend:
             )
             pieces = 0
             # prompt evaluation is one long C call: let cancel (or Ctrl+C) abort it
-            abort = _prompt_eval_abort(self._llm.ctx, cancel or threading.Event())
+            abort = _prompt_eval_abort(self._llm, cancel or threading.Event())
             try:
                 for chunk in stream:
                     if abort is not None:  # the prompt is in: from here cancel is checked between tokens
-                        abort = _prompt_eval_abort(self._llm.ctx, None)
+                        abort = _prompt_eval_abort(self._llm, None)
                     _raise_pending_interrupt()
                     if cancel is not None and cancel.is_set():
                         break
@@ -273,7 +266,7 @@ class LlamaBackend:
                 raise GorillaError(f"prompt does not fit the model: {e}") from None
             finally:
                 if abort is not None:
-                    _prompt_eval_abort(self._llm.ctx, None)
+                    _prompt_eval_abort(self._llm, None)
                 stream.close()
                 p_eval, n_eval, t_p_ms = self._perf()
                 self.last_stats = {
@@ -313,18 +306,18 @@ class LlamaBackend:
         limit = min(len(t) for t in tok) - 1
         while shared < limit and all(t[shared] == tok[0][shared] for t in tok):
             shared += 1
+        from gorilla_tui.model import llama_internals as li
+
         scores: list[float] = []
         with self._lock:
-            ctx = llm._ctx
-            ctx.kv_cache_clear()
-            llm.n_tokens = 0  # the high-level cache bookkeeping no longer matches the KV cache
+            li.kv_clear(llm)  # also resets Llama's prefix-reuse bookkeeping, which no longer matches
             try:
                 self._decode(tok[0][:shared], shared_pos=0, targets={})
                 for t in tok:
                     _raise_pending_interrupt()
                     if cancel is not None and cancel.is_set():
                         break
-                    ctx.kv_cache_seq_rm(0, shared, -1)
+                    li.kv_truncate(llm, shared)
                     rest = t[shared:] + cont
                     own = len(t) - shared
                     targets = {j: rest[j + 1] for j in range(own - 1, len(rest) - 1)}
@@ -333,8 +326,7 @@ class LlamaBackend:
             except RuntimeError as e:  # llama_decode failed
                 raise GorillaError(f"llama.cpp failed while scoring ({e})") from None
             finally:
-                ctx.kv_cache_clear()
-                llm.n_tokens = 0
+                li.kv_clear(llm)
             self.last_stats = {"scored_contexts": len(scores), "prompt_eval_tokens": shared + sum(
                 len(t) - shared + len(cont) for t in tok[: len(scores)])}  # fmt: skip
         return scores
@@ -343,26 +335,20 @@ class LlamaBackend:
         """llama_decode `tokens` at positions shared_pos.. on sequence 0, in chunks of n_batch, with logits
         only at the indices in `targets`; returns the sum over targets of log p(targets[j] | tokens[:j + 1])
         in nats (log-softmax over the whole vocabulary, in float64)."""
-        import llama_cpp
         import numpy as np
 
+        from gorilla_tui.model import llama_internals as li
+
         llm, total = self._llm, 0.0
-        batch, n_vocab = llm._batch, llm.n_vocab()
         for start in range(0, len(tokens), llm.n_batch):
             chunk = tokens[start : start + llm.n_batch]
-            b = batch.batch
-            b.n_tokens = len(chunk)
-            for i, t in enumerate(chunk):
-                b.token[i], b.pos[i], b.n_seq_id[i] = t, shared_pos + start + i, 1
-                b.seq_id[i][0] = 0
-                b.logits[i] = (start + i) in targets
-            llm._ctx.decode(batch)
+            li.decode(llm, chunk, first_pos=shared_pos + start,
+                      logits_at={i for i in range(len(chunk)) if start + i in targets})  # fmt: skip
             for i in range(len(chunk)):
                 target = targets.get(start + i)
                 if target is None:
                     continue
-                ptr = llama_cpp.llama_get_logits_ith(llm._ctx.ctx, i)
-                row = np.ctypeslib.as_array(ptr, shape=(n_vocab,))
+                row = li.logits_row(llm, i)
                 top = float(row.max())
                 total += float(row[target]) - top - float(np.log(np.exp(row - top).sum(dtype=np.float64)))
         return total
@@ -371,9 +357,15 @@ class LlamaBackend:
 def open_backend(settings: Settings) -> Backend:
     """The backend `settings` ask for: RemoteBackend for settings.endpoint, else the local model resolved by
     models.resolve_model(settings.model) with the kernel profile's Llama() defaults (kernels.choose_profile,
-    overridden by settings.n_ctx / n_threads / n_gpu_layers). A profile that wants GPU offload on a build
-    without it still loads (on the CPU), with kernels.offload_warning in backend.warnings.
-    Raises GorillaError / UsageError (an unknown kernel name, a bad --endpoint URL)."""
+    overridden by settings.n_ctx / n_threads / n_gpu_layers / use_extra_bufts). Before the first load of a
+    (model file, llama-cpp-python version, params) combination, model/probe.ensure_runtime loads it and
+    decodes a few tokens in a child process and falls back to safer params if the child crashes; the params
+    that worked are remembered, and what was changed is said once (in backend.warnings). A profile that wants
+    GPU offload on a build without it still loads (on the CPU), with kernels.offload_warning in
+    backend.warnings.
+    Raises GorillaError / UsageError (an unknown kernel name, a bad --endpoint URL); probe.ModelCrashError
+    (exit 2) when llama.cpp crashes with every fallback."""
+    from gorilla_tui.model import llama_internals, probe
     from gorilla_tui.model import profiles as kernels
     from gorilla_tui.model import registry as models
 
@@ -387,10 +379,19 @@ def open_backend(settings: Settings) -> Backend:
     resolved = models.resolve_model(settings.model)
     profile, _why = kernels.choose_profile(settings.kernel or None)
     params = kernels.runtime_params(
-        profile, n_ctx=settings.n_ctx, n_threads=settings.n_threads, n_gpu_layers=settings.n_gpu_layers
+        profile,
+        n_ctx=settings.n_ctx,
+        n_threads=settings.n_threads,
+        n_gpu_layers=settings.n_gpu_layers,
+        use_extra_bufts=settings.use_extra_bufts,
     )
     warning = kernels.offload_warning(profile, params, kernels.llama_capabilities())
-    backend = LlamaBackend(resolved.path, params=params, name=resolved.name, family=resolved.family)
-    if warning:
-        backend.warnings.append(warning)
+    decision = probe.ensure_runtime(
+        resolved.path,
+        params,
+        fix=profile.install or f'CMAKE_ARGS="{profile.cmake_args}" pip install llama-cpp-python',
+        llama_version=llama_internals.version(),
+    )
+    backend = LlamaBackend(resolved.path, params=decision.params, name=resolved.name, family=resolved.family)
+    backend.warnings += [w for w in (warning, decision.note) if w]
     return backend
