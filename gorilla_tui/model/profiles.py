@@ -185,15 +185,16 @@ def amx_flags(cpuinfo: str) -> list[str]:
     return sorted(found)
 
 
-def extra_bufts_default() -> tuple[bool, str]:
+def extra_bufts_default(cpuinfo: Path = Path("/proc/cpuinfo")) -> tuple[bool, str]:
     """use_extra_bufts for "auto": (value, why in one phrase). Off where the CPU advertises Intel AMX
     (/proc/cpuinfo flags amx_int8 / amx_tile, Sapphire Rapids and later): there ggml repacks Q4_K weights
     into its AMX buffer and the first llama_decode segfaults in ggml_backend_amx_mul_mat (llama.cpp issue
     20824; dspy PR 10079, ollama issues 17006 / 17205), while use_extra_bufts = false runs normally. On
     elsewhere (llama.cpp's own default: the CPU_REPACK buffers are faster). Other systems than Linux have no
-    /proc/cpuinfo: on (ggml's AMX backend is x86 Linux/Windows server CPUs only; macOS CPUs have none)."""
+    /proc/cpuinfo: on (ggml's AMX backend is x86 Linux/Windows server CPUs only; macOS CPUs have none).
+    `cpuinfo`: the file to read (Linux's /proc/cpuinfo)."""
     try:
-        text = Path("/proc/cpuinfo").read_text(encoding="utf-8", errors="replace")
+        text = cpuinfo.read_text(encoding="utf-8", errors="replace")
     except OSError:
         return True, f"auto: on ({sys.platform}: no /proc/cpuinfo, no Intel AMX detection needed)"
     found = amx_flags(text)
