@@ -17,6 +17,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("doctor", help="check the installation, model and index", description=__doc__)
     p.add_argument("--json", action="store_true", help="print JSON")
     p.add_argument("--no-hash", action="store_true", help="skip the model's sha256 (saves ~1 s)")
+    p.add_argument(
+        "--no-inference", action="store_true", help="skip the real decode in a child process (saves ~1-2 s)"
+    )
     p.set_defaults(func=run)
 
 
@@ -27,10 +30,11 @@ def _version(dist: str) -> str | None:
         return None
 
 
-def _runtime(report: dict[str, Any], problems: list[dict[str, str]], kernel: str) -> None:
+def _runtime(report: dict[str, Any], problems: list[dict[str, str]], settings: Any) -> None:
     from gorilla_tui.errors import GorillaError
     from gorilla_tui.model import profiles as kernels
 
+    kernel = settings.kernel
     report["llama_cpp_python"] = _version("llama_cpp_python") or _version("llama-cpp-python")
     try:
         caps = kernels.llama_capabilities()
@@ -43,8 +47,17 @@ def _runtime(report: dict[str, Any], problems: list[dict[str, str]], kernel: str
     except GorillaError as e:
         problems.append({"problem": str(e), "fix": 'gorilla-tui doctor  # then set kernel = "cpu" in config'})
         return
-    report["kernel"] = {"name": prof.name, "why": why, "runtime": kernels.runtime_params(prof),
-                        "cmake_args": prof.cmake_args}  # fmt: skip
+    try:
+        params = kernels.runtime_params(prof, n_ctx=settings.n_ctx, n_threads=settings.n_threads,
+                                        n_gpu_layers=settings.n_gpu_layers,
+                                        use_extra_bufts=settings.use_extra_bufts)  # fmt: skip
+        ebt_why = kernels.extra_bufts_reason(prof, settings.use_extra_bufts)
+    except GorillaError as e:
+        problems.append({"problem": str(e), "fix": "fix or delete use_extra_bufts in config.toml"})
+        return
+    report["kernel"] = {"name": prof.name, "why": why, "runtime": params, "cmake_args": prof.cmake_args,
+                        "install": prof.install,
+                        "use_extra_bufts": {"value": params["use_extra_bufts"], "why": ebt_why}}  # fmt: skip
     if prof.name != "cpu" and not caps.gpu_offload:
         problems.append({"problem": f"kernel {prof.name} chosen but this llama.cpp cannot offload to a GPU",
                          "fix": prof.install})  # fmt: skip
@@ -94,6 +107,39 @@ def _model(report: dict[str, Any], problems: list[dict[str, str]], spec: str, do
             info["sha256"] = models.sha256_file(path)
 
 
+#: Tokens the doctor's probe child generates for its tokens/s figure (the app's probe generates 4).
+DOCTOR_TOKENS = 16
+
+
+def _inference(report: dict[str, Any], problems: list[dict[str, str]]) -> None:
+    """Load the model and decode in a child process (model/probe.py, the fallback chain included):
+    report["inference"] = {ok, tokens_per_s, params, changed} or {ok: False, signal/error, fix}."""
+    from gorilla_tui.model import llama_internals, probe
+
+    path, kernel = report.get("model", {}).get("path"), report.get("kernel")
+    if not path or not kernel:
+        report["inference"] = {"ok": None, "skipped": "no model file or kernel profile (see the problems)"}
+        return
+    fix = kernel["install"] or f'CMAKE_ARGS="{kernel["cmake_args"]}" pip install llama-cpp-python'
+    try:
+        decision = probe.ensure_runtime(
+            Path(path), kernel["runtime"], fix=fix, force=True, llama_version=llama_internals.version(),
+            tokens=DOCTOR_TOKENS,
+        )  # fmt: skip
+    except probe.ModelCrashError as e:
+        report["inference"] = {"ok": False, "signal": e.signal, "error": str(e), "fix": fix}
+        problems.append({"problem": str(e).split("; rebuild")[0], "fix": fix})
+        return
+    last = decision.attempts[-1][1]
+    if not last.ok:
+        report["inference"] = {"ok": False, "signal": None, "error": last.error, "fix": fix}
+        problems.append({"problem": f"inference failed: {last.error}", "fix": fix})
+        return
+    report["inference"] = {"ok": True, "tokens_per_s": round(last.tokens_per_s, 1), "tokens": last.tokens,
+                           "seconds": round(last.seconds, 2), "params": decision.params,
+                           "changed": decision.note}  # fmt: skip
+
+
 #: How to build the index: from the hub (needs network) or from a local copy of the APIBench files.
 _INDEX_FIX = (
     "gorilla-tui index --refresh (downloads from the Hugging Face hub), or offline: "
@@ -123,7 +169,9 @@ def _index(report: dict[str, Any], problems: list[dict[str, str]]) -> None:
 
 def collect(args: argparse.Namespace) -> dict[str, Any]:
     """The report: {python, platform, settings (config.toml as the commands read it, defaults filled in),
-    llama_cpp_python, llama_cpp, kernel, model, index, paths, problems}."""
+    llama_cpp_python, llama_cpp, kernel (with the effective runtime params and use_extra_bufts {value, why}),
+    model, inference (a real decode in a child process, unless --no-inference or a remote endpoint),
+    index, paths, problems}."""
     from dataclasses import asdict
 
     from gorilla_tui.config import load_settings
@@ -143,11 +191,13 @@ def collect(args: argparse.Namespace) -> dict[str, Any]:
 
         settings = Settings()
     report["settings"] = asdict(settings)
-    _runtime(report, problems, settings.kernel)
+    _runtime(report, problems, settings)
     if settings.endpoint:
         report["model"] = {"endpoint": settings.endpoint}
     else:
         _model(report, problems, settings.model, not args.no_hash)
+        if not getattr(args, "no_inference", False):
+            _inference(report, problems)
     _index(report, problems)
     p = get_paths()
     report["paths"] = {"data": str(p.data), "cache": str(p.cache), "config_file": str(p.config_file),
@@ -163,6 +213,7 @@ def run(args: argparse.Namespace) -> int:
         print(json.dumps(report, indent=2))
         return 1 if report["problems"] else 0
     from rich.console import Console
+    from rich.markup import escape
     from rich.table import Table
 
     t = Table("check", "result", show_header=False, title="gorilla-tui doctor")
@@ -175,17 +226,30 @@ def run(args: argparse.Namespace) -> int:
     n_ctx = s["n_ctx"] or "kernel profile default"
     t.add_row("settings", f"mode {s['mode']}, select_by {s['select_by']}, k {s['k']}, n_ctx {n_ctx}")
     if "kernel" in report:
-        t.add_row("kernel profile", f"{report['kernel']['name']} ({report['kernel']['why']})")
+        k = report["kernel"]
+        t.add_row("kernel profile", escape(f"{k['name']} ({k['why']})"))
+        ebt = k["use_extra_bufts"]
+        t.add_row("use_extra_bufts", escape(f"{'on' if ebt['value'] else 'off'} ({ebt['why']})"))
     for key, val in report.get("model", {}).items():
-        t.add_row(f"model {key}", str(val))
+        t.add_row(f"model {key}", escape(str(val)))
+    inf = report.get("inference")
+    if inf is not None:
+        if inf["ok"]:
+            changed = f"; {inf['changed']}" if inf.get("changed") else ""
+            t.add_row("inference", escape(f"inference ok, {inf['tokens_per_s']:.1f} tokens/s{changed}"))
+        elif inf["ok"] is None:
+            t.add_row("inference", escape(f"not run: {inf['skipped']}"))
+        else:
+            what = f"crashed ({inf['signal']})" if inf.get("signal") else "failed"
+            t.add_row("inference", escape(f"inference {what}; fix: {inf['fix']}"))
     for key, val in report.get("index", {}).items():
-        t.add_row(f"index {key}", str(val))
+        t.add_row(f"index {key}", escape(str(val)))
     for key, val in report["paths"].items():
-        t.add_row(f"path {key}", val)
+        t.add_row(f"path {key}", escape(val))
     console = Console()
     console.print(t)
     for pr in report["problems"]:
-        console.print(f"[red]problem:[/] {pr['problem']}\n  [bold]fix:[/] {pr['fix']}")
+        console.print(f"[red]problem:[/] {escape(pr['problem'])}\n  [bold]fix:[/] {escape(pr['fix'])}")
     if not report["problems"]:
         console.print("[green]no problems found[/]")
     return 1 if report["problems"] else 0

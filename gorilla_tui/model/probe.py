@@ -49,7 +49,13 @@ TIMEOUT_S = 300.0
 
 
 class ModelCrashError(GorillaError):
-    """llama.cpp crashed (the probe child died by a signal) with every fallback params set (exit 2)."""
+    """llama.cpp crashed (the probe child died by a signal) with every fallback params set (exit 2).
+    signal: the signal's name ("SIGSEGV"); fix: the rebuild command."""
+
+    def __init__(self, message: str, *, signal: str, fix: str) -> None:
+        super().__init__(message)
+        self.signal = signal
+        self.fix = fix
 
 
 @dataclass
@@ -182,7 +188,13 @@ def signal_name(signum: int) -> str:
 
 
 def ensure_runtime(
-    model_path: Path, params: dict[str, Any], *, fix: str, llama_version: str, force: bool = False
+    model_path: Path,
+    params: dict[str, Any],
+    *,
+    fix: str,
+    llama_version: str,
+    force: bool = False,
+    tokens: int = PROBE_TOKENS,
 ) -> RuntimeDecision:
     """The params to load `model_path` with, probed in a child process the first time (see module doc).
 
@@ -192,6 +204,7 @@ def ensure_runtime(
         fix: the rebuild command named when nothing works (the kernel profile's `install` line).
         llama_version: llama-cpp-python's version (part of the cache key).
         force: probe even when the combination is known good (doctor); the chain and cache are the same.
+        tokens: tokens each child generates (doctor asks for more, for its tokens/s figure).
 
     Returns:
         RuntimeDecision: params (the first of the fallback chain that worked), note (what was changed, set
@@ -207,7 +220,7 @@ def ensure_runtime(
         return RuntimeDecision(params=dict(known["params"]), probed=False)
     attempts: list[tuple[str, ProbeResult]] = []
     for change, candidate in fallback_chain(params):
-        result = run_child(model_path, candidate)
+        result = run_child(model_path, candidate, tokens=tokens)
         attempts.append((change, result))
         if result.ok:
             changes = [c for c, _ in attempts[1:]]
@@ -226,7 +239,9 @@ def ensure_runtime(
     tried = ", ".join(c for c, _ in attempts[1:]) or "no fallback applies"
     raise ModelCrashError(
         f"llama.cpp crashed ({sig}) running {model_path.name} even with {tried}; "
-        f"rebuild llama-cpp-python for this CPU: {fix}"
+        f"rebuild llama-cpp-python for this CPU: {fix}",
+        signal=str(sig),
+        fix=fix,
     )
 
 
