@@ -222,14 +222,15 @@ class LlamaBackend:
         prompt longer than n_ctx."""
         import llama_cpp
 
-        compiled = None
-        if grammar:
-            try:
-                compiled = llama_cpp.LlamaGrammar.from_string(grammar, verbose=False)
-            except ValueError as e:
-                raise GorillaError(f"invalid GBNF grammar: {e}") from None
         from gorilla_tui.model import llama_internals
 
+        compiled = None
+        if grammar:
+            # llama-cpp-python does not check a grammar and a bad one crashes the process (SIGSEGV)
+            problem = llama_internals.grammar_error(self._llm, grammar)
+            if problem:
+                raise GorillaError(f"invalid GBNF grammar: {problem}")
+            compiled = llama_cpp.LlamaGrammar.from_string(grammar, verbose=False)
         with self._lock:
             llama_internals.perf_reset(self._llm)
             stream = self._llm.create_completion(

@@ -14,6 +14,9 @@ from __future__ import annotations
 import contextlib
 import ctypes
 import inspect
+import os
+import sys
+import tempfile
 import threading
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any
@@ -159,6 +162,42 @@ def logits_row(llm: Any, i: int) -> np.ndarray:
     return np.ctypeslib.as_array(ptr, shape=(llm.n_vocab(),))
 
 
+def grammar_error(llm: Any, grammar: str, root: str = "root") -> str | None:
+    """None when llama.cpp accepts the GBNF `grammar`, else its reason in one line.
+
+    llama-cpp-python 0.3.x does not check a grammar (LlamaGrammar.from_string only stores the text): it
+    hands llama_sampler_init_grammar's NULL result for a bad grammar (syntax error, undefined rule, left
+    recursion, no root rule) to the sampler chain, and the process dies by SIGSEGV. So the grammar is compiled
+    here first with llama.cpp's own parser (the same call, on `llm`'s vocabulary) and the sampler freed again.
+    llama.cpp prints the parse error on stderr (fd 2, not its log callback): captured into a temporary file
+    while it runs, so nothing reaches the terminal."""
+    with tempfile.TemporaryFile() as err:
+        with _fd2_to(err.fileno()):
+            sampler = lcp_c.llama_sampler_init_grammar(
+                llm._model.vocab, grammar.encode("utf-8"), root.encode()
+            )
+        if sampler:
+            lcp_c.llama_sampler_free(sampler)
+            return None
+        err.seek(0)
+        said = err.read(4000).decode("utf-8", "replace")
+    reasons = [ln.strip() for ln in said.splitlines() if "error" in ln.lower() or "left recursion" in ln]
+    return reasons[0] if reasons else "llama.cpp rejected it (no root rule, left recursion, ...)"
+
+
+@contextlib.contextmanager
+def _fd2_to(fd: int) -> Iterator[None]:
+    """Point file descriptor 2 (stderr) at `fd` for the duration (C code writing with fprintf(stderr))."""
+    sys.stderr.flush()
+    saved = os.dup(2)
+    try:
+        os.dup2(fd, 2)
+        yield
+    finally:
+        os.dup2(saved, 2)
+        os.close(saved)
+
+
 def check_internals(llm: Any | None = None) -> list[str]:
     """What an upgrade moved: one line per internal this module relies on that is missing or changed (empty
     list: all present). With a loaded `llm`, its instance attributes are checked too."""
@@ -172,16 +211,19 @@ def check_internals(llm: Any | None = None) -> list[str]:
         problems.append("llama_cpp.llama no longer reaches the bindings as module attribute llama_cpp")
     for mod, names in (
         (lcp_c, ("_lib", "llama_context_p_ctypes", "ggml_abort_callback", "llama_get_logits_ith",
-                 "llama_perf_context", "llama_perf_context_reset", "llama_log_set", "llama_log_callback")),
+                 "llama_perf_context", "llama_perf_context_reset", "llama_log_set", "llama_log_callback",
+                 "llama_sampler_init_grammar", "llama_sampler_free")),
         (lcp_internals.LlamaContext, ("kv_cache_clear", "kv_cache_seq_rm", "decode")),
     ):  # fmt: skip
         problems += [f"{getattr(mod, '__name__', mod)}.{n} is gone" for n in names if not hasattr(mod, n)]
     if hasattr(lcp_c, "_lib") and not hasattr(lcp_c._lib, "llama_set_abort_callback"):
         problems.append("libllama has no llama_set_abort_callback")
     if llm is not None:
-        for attr in ("_ctx", "_batch", "n_tokens", "model_params", "ctx", "n_batch"):
+        for attr in ("_ctx", "_batch", "_model", "n_tokens", "model_params", "ctx", "n_batch"):
             if not hasattr(llm, attr):
                 problems.append(f"Llama instance has no attribute {attr}")
+        if not hasattr(getattr(llm, "_model", None), "vocab"):
+            problems.append("Llama._model has no attribute vocab")
         batch = getattr(getattr(llm, "_batch", None), "batch", None)
         for attr in ("n_tokens", "token", "pos", "n_seq_id", "seq_id", "logits"):
             if batch is None or not hasattr(batch, attr):
