@@ -81,17 +81,16 @@ def _model(report: dict[str, Any], problems: list[dict[str, str]], spec: str, do
             problems.append({"problem": "the embedded model is not assembled yet (done on first use, ~1 s)",
                              "fix": "gorilla-tui model pull"})  # fmt: skip
             path = None
-    elif spec in models.REGISTRY or spec.startswith("hf:"):
-        from huggingface_hub import try_to_load_from_cache
-
-        repo, fname = ((models.REGISTRY[spec].repo, models.REGISTRY[spec].filename) if spec in models.REGISTRY
-                       else models.parse_hf(spec))  # fmt: skip
-        found = try_to_load_from_cache(repo_id=repo, filename=fname)
-        path = Path(found) if isinstance(found, str) else None
+    elif models.split_quant(spec)[1] or spec.startswith("hf:"):
+        name, quant = models.split_quant(spec)
+        entry = models.REGISTRY.get(name)
+        repo, fname = (entry.repo, entry.file_for(quant)) if entry else models.parse_hf(spec)
+        path = models.cached_file(repo, fname)
         if path is None:
-            problems.append(
-                {"problem": f"model {spec} is not downloaded", "fix": f"gorilla-tui model pull {spec}"}
-            )
+            pull = f"gorilla-tui model pull {spec}"
+            if entry:
+                pull = f"gorilla-tui model pull {name} --quant {quant}"
+            problems.append({"problem": f"model {spec} is not downloaded", "fix": pull})
     else:
         path = Path(spec).expanduser()
     if path is not None:
