@@ -176,6 +176,11 @@ class LlamaBackend:
                 self._llm = llama_internals.new_llama(str(path), params)
         except jinja2.TemplateError as e:
             raise GorillaError(f"{path}: the model's chat template is broken (Jinja: {e})") from None
+        except MemoryError as e:  # e.g. a huge n_batch: llama-cpp-python allocates n_batch x n_vocab logits
+            raise GorillaError(
+                f"{path}: not enough memory to load this model with {params} ({e})",
+                hint="lower n_ctx / n_batch in config.toml",
+            ) from None
         except (ValueError, RuntimeError, OSError) as e:
             msg = str(e).splitlines()[0] if str(e) else type(e).__name__
             raise GorillaError(f"{path}: llama.cpp cannot load this model ({msg})") from None

@@ -230,3 +230,13 @@ def test_bad_grammar_is_a_one_line_error_not_a_crash(gemma_backend, grammar, cap
     options = ["zebra.stripes(count=3)", "quux_frobnicate('x')"]  # and the backend still works
     out = "".join(gemma_backend.complete(PROMPT, max_tokens=20, grammar=choice_grammar(options, " ")))
     assert out.strip() in options
+
+
+@pytest.mark.model
+def test_huge_n_batch_is_a_one_line_error(gemma_path):
+    from gorilla_tui.model.backend import LlamaBackend
+
+    # llama-cpp-python allocates an n_batch x n_vocab (262k) float32 logits array: ~1 TB here
+    with pytest.raises(GorillaError, match="not enough memory to load this model") as info:
+        LlamaBackend(gemma_path, params={"n_ctx": 4096, "n_batch": 1_000_000})
+    assert "\n" not in str(info.value) and info.value.hint == "lower n_ctx / n_batch in config.toml"
