@@ -1,6 +1,6 @@
 """What running llama.cpp in a worker process (the way ollama runs its llama.cpp runner) would cost an ask.
 
-Run: python bench/worker_overhead.py [--tasks 30] [--shared ../shared] [--no-write]   (writes the "Worker
+Run: python bench/worker_overhead.py [--tasks 30] [--n-threads N] [--shared ../shared] [--no-write]   (writes the "Worker
 process overhead" section of docs/benchmarks.md). Issue 13's bound: select-by-likelihood ask p50 within 5 % of
 in-process. The worker here is a measuring prototype, not shipped code: a spawned process hosting the same
 LlamaBackend (embedded Gemma 3 270M, cpu profile defaults), every Backend call (count_tokens, loglikelihoods,
@@ -36,6 +36,12 @@ from gorilla_tui.pool.doc import load_jsonl  # noqa: E402
 from gorilla_tui.retrieve.index import ApiIndex  # noqa: E402
 
 
+def _echo_worker(conn: Any) -> None:
+    """A worker with no model: answers every request with a reply of the size the real one would have."""
+    while (req := conn.recv()) is not None:
+        conn.send(("done", req[3], {}))
+
+
 def _worker(conn: Any, path: str, params: dict) -> None:
     """The worker process: one LlamaBackend; answers (method, args, kwargs) requests until None."""
     backend = LlamaBackend(path, params=params, name="gemma3-270m", family="fewshot")
@@ -63,6 +69,7 @@ class WorkerBackend:
         self._proc.start()
         _, self._n_ctx = self._conn.recv()
         self.name, self.family, self.last_stats, self.warnings = "gemma3-270m", "fewshot", {}, []
+        self.log: list[tuple[str, tuple, dict, Any]] = []  # every call and its result, for the echo replay
 
     @property
     def n_ctx(self) -> int:
@@ -74,6 +81,7 @@ class WorkerBackend:
         if reply[0] == "error":
             raise RuntimeError(reply[1])
         self.last_stats = reply[2]
+        self.log.append((method, args, kwargs, reply[1]))
         return reply[1]
 
     def count_tokens(self, text: str) -> int:
@@ -100,17 +108,37 @@ class WorkerBackend:
         self._proc.join(10)
 
 
+def replay_ipc(log: list[tuple[str, tuple, dict, Any]], repeats: int) -> float:
+    """Seconds of pure Pipe round trips for the calls in `log` (same requests, same-size replies) against a
+    worker with no model, per replay of the whole log (median of `repeats`)."""
+    ctx = mp.get_context("spawn")
+    conn, child = ctx.Pipe()
+    proc = ctx.Process(target=_echo_worker, args=(child,), daemon=True)
+    proc.start()
+    times = []
+    for _ in range(repeats):
+        t = time.perf_counter()
+        for method, args, kwargs, result in log:
+            conn.send((method, args, kwargs, result))
+            conn.recv()
+        times.append(time.perf_counter() - t)
+    conn.send(None)
+    proc.join(10)
+    return statistics.median(times)
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--tasks", type=int, default=30)
     ap.add_argument("--shared", default=str(Path(__file__).resolve().parent.parent.parent / "shared"))
     ap.add_argument("--no-write", action="store_true")
+    ap.add_argument("--n-threads", type=int, default=0, help="config.toml n_threads (1 on a busy machine)")
     args = ap.parse_args()
     api = Path(args.shared) / "apibench"
     load_before = os.getloadavg()[0]
     with tempfile.TemporaryDirectory() as tmp:
         path = embedded_model_path(Path(tmp))
-        params = runtime_params(choose_profile()[0])
+        params = runtime_params(choose_profile()[0], n_threads=args.n_threads)
         local = LlamaBackend(path, params=params, name="gemma3-270m", family="fewshot")
         t = time.perf_counter()
         worker = WorkerBackend(path, params)
@@ -128,16 +156,20 @@ def main() -> int:
         for p in pipes.values():
             _ = p.validator
         lat: dict[str, list[float]] = {"in-process": [], "worker": []}
-        same = 0
+        same, calls_per_ask = 0, []
         for i, (hub, task) in enumerate(work):
             order = ("in-process", "worker") if i % 2 == 0 else ("worker", "in-process")
             calls = {}
             for who in order:
+                before = len(worker.log)
                 t = time.perf_counter()
                 calls[who] = pipes[who, hub].ask(task).api_call
                 lat[who].append(time.perf_counter() - t)
+                if who == "worker":
+                    calls_per_ask.append(len(worker.log) - before)
             same += calls["in-process"] == calls["worker"]
         worker.close()
+        ipc_per_ask = replay_ipc(worker.log, repeats=20) / len(work)
     p50 = {k: pct(v, 0.5) for k, v in lat.items()}
     diff = p50["worker"] / p50["in-process"] - 1
     paired = statistics.median(w - i for w, i in zip(lat["worker"], lat["in-process"], strict=True))
@@ -157,6 +189,10 @@ def main() -> int:
             f"| median paired difference (worker - in-process, same task) | | {1000 * paired:+.1f} ms | |",
             f"| worker start (spawn + import + model load), once per session | | {start_s:.2f} s | |",
             f"| same api_call chosen | | {same}/{len(work)} | all |",
+            f"| Backend calls per ask through the Pipe (median) | | {statistics.median(calls_per_ask):.0f} | |",
+            f"| pure IPC per ask: the same calls and replies against a worker with no model (median of 20 "
+            f"replays) | | **{1000 * ipc_per_ask:.2f} ms** = {100 * ipc_per_ask / p50['in-process']:.3f} % of "
+            f"the in-process p50 | |",
         ]
     )
     print(md)
