@@ -10,7 +10,8 @@ rebuild command, exit 2). A known-good combination is looked up, never probed ag
 
 Test hook, read only by the child: GORILLA_TUI_PROBE_CRASH = comma-separated conditions ("always",
 "extra_bufts": use_extra_bufts is on, "threads": more than one thread, "batch": n_batch > 64); when one holds,
-the child makes a real invalid memory access (SIGSEGV) right before its first decode.
+the child makes a real invalid memory access (SIGSEGV) right before its first decode; "interrupt" sends it
+SIGINT instead (a Ctrl+C, which is not a crash).
 """
 
 from __future__ import annotations
@@ -44,6 +45,9 @@ PROBE_N_CTX = 256
 PROBE_TOKENS = 4
 #: n_batch of the last fallback step (llama.cpp's default n_batch is 512 in kernels/*.toml).
 SMALL_N_BATCH = 64
+#: Signals that end a probe child without meaning llama.cpp crashed: Ctrl+C reaches the whole foreground
+#: process group (Python re-raises an uncaught KeyboardInterrupt as death by SIGINT), or someone stopped it.
+NOT_A_CRASH = ("SIGINT", "SIGTERM", "SIGHUP")
 #: Seconds a probe child may take before it is killed (loading a 7B model from a cold disk included).
 TIMEOUT_S = 300.0
 
@@ -231,9 +235,10 @@ def ensure_runtime(
             _write_cache(key, {"params": candidate, "note": note, "model": str(model_path),
                                "at": datetime.now(timezone.utc).isoformat(timespec="seconds")})  # fmt: skip
             return RuntimeDecision(params=candidate, probed=True, note=note, attempts=attempts)
-        if result.signal is None:
-            # not a crash (a Python error, a model llama.cpp refuses, a timeout): no fallback helps; the
-            # in-process load reports the error in its own words. Not cached: probed again next time.
+        if result.signal is None or result.signal in NOT_A_CRASH:
+            # not a crash (a Python error, a model llama.cpp refuses, a timeout, Ctrl+C reaching the child's
+            # process group): no fallback helps; the in-process load reports the error in its own words, or
+            # the caller handles the interruption. Not cached: probed again next time.
             return RuntimeDecision(params=dict(params), probed=True, attempts=attempts)
     sig = attempts[0][1].signal
     tried = ", ".join(c for c, _ in attempts[1:]) or "no fallback applies"
@@ -243,6 +248,9 @@ def ensure_runtime(
         signal=str(sig),
         fix=fix,
     )
+
+
+_LOG_CALLBACK: Any = None  # the probe child's llama.cpp log callback (see _child)
 
 
 def _crash_requested(params: dict[str, Any]) -> bool:
@@ -263,12 +271,16 @@ def _child(job: dict[str, Any]) -> dict[str, Any]:
 
     from gorilla_tui.model import llama_internals as li  # loads libllama; only in the child on purpose
 
-    # llama.cpp's log lines must not reach the parent's stdout; the ctypes callback must stay referenced
-    keep_alive = li.set_log_callback(lambda _level, _text: None)
+    # llama.cpp's log lines must not reach the parent's stdout. The ctypes callback must outlive every
+    # llama.cpp object (freeing the model logs too, also while an exception unwinds): a module global.
+    global _LOG_CALLBACK
+    _LOG_CALLBACK = li.set_log_callback(lambda _level, _text: None)
     params = dict(job["params"])
     llm = li.new_llama(job["model"], params)
     if _crash_requested(params):
         ctypes.string_at(0)  # test hook: a real invalid read, the way a llama.cpp kernel crashes
+    if "interrupt" in os.environ.get(CRASH_ENV, ""):
+        os.kill(os.getpid(), signal.SIGINT)  # test hook: Ctrl+C reaching the child (KeyboardInterrupt)
     prompt = llm.tokenize(PROBE_PROMPT.encode("utf-8"), add_bos=True, special=False)
     llm.eval(prompt)
     start, n = time.perf_counter(), 0
@@ -277,7 +289,6 @@ def _child(job: dict[str, Any]) -> dict[str, Any]:
         llm.eval([token])
         n += 1
     seconds = time.perf_counter() - start
-    del keep_alive
     return {"ok": True, "tokens": n, "tokens_per_s": n / seconds if seconds > 0 else 0.0}
 
 

@@ -71,6 +71,16 @@ def test_crashing_child_walks_the_fallback_chain_and_remembers(gemma_path, monke
 
 
 @pytest.mark.model
+def test_ctrl_c_in_the_child_is_not_a_crash(gemma_path, monkeypatch):
+    monkeypatch.setenv(probe.CRASH_ENV, "interrupt")  # the child gets a real SIGINT before decoding
+    params = _params()
+    decision = probe.ensure_runtime(gemma_path, params, fix=FIX, llama_version=li.version())
+    assert [(c, r.signal) for c, r in decision.attempts] == [("", "SIGINT")]  # no fallback chain
+    assert decision.params == params and decision.note is None
+    assert not probe.cache_file().exists()  # probed again next time
+
+
+@pytest.mark.model
 def test_crash_with_every_fallback_is_one_line_and_exit_2(home_with_index, monkeypatch, capsys):
     monkeypatch.setenv(probe.CRASH_ENV, "always")
     assert main(["ask", "classify the sports activities in a video"]) == 2
