@@ -191,7 +191,7 @@ def main() -> int:
             f"| same api_call chosen | | {same}/{len(work)} | all |",
             f"| Backend calls per ask through the Pipe (median) | | {statistics.median(calls_per_ask):.0f} | |",
             f"| pure IPC per ask: the same calls and replies against a worker with no model (median of 20 "
-            f"replays) | | **{1000 * ipc_per_ask:.2f} ms** = {100 * ipc_per_ask / p50['in-process']:.3f} % of "
+            f"replays) | | **{1000 * ipc_per_ask:.2f} ms** = {100 * ipc_per_ask / p50['in-process']:.4f} % of "
             f"the in-process p50 | |",
         ]
     )
