@@ -118,6 +118,7 @@ def _write_cache(key: str, entry: dict[str, Any]) -> None:
     data = _read_cache()
     data[key] = entry
     path = cache_file()
+    tmp = None
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".probe-", suffix=".json")
@@ -125,7 +126,8 @@ def _write_cache(key: str, entry: dict[str, Any]) -> None:
             json.dump(data, fh, indent=1)
         os.replace(tmp, path)
     except OSError:
-        pass
+        if tmp is not None:
+            Path(tmp).unlink(missing_ok=True)
 
 
 def fallback_chain(params: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
