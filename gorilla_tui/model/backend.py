@@ -97,7 +97,7 @@ def _prompt_eval_abort(llm: Any, cancel: threading.Event | None) -> Any:
     (returns 2) when it answers true, so a cancel or Ctrl+C during prompt evaluation (~1 s for 500 tokens on
     2 cores) takes effect at once instead of after the whole prompt. Installed for the prompt only: each call
     takes the GIL, ~600 calls per decode of Gemma 3 270M, negligible once per prompt but ~5-10% per token."""
-    from gorilla_tui.model import llama_internals  # deferred: loads libllama; this module is imported without it
+    from gorilla_tui.model import llama_internals  # deferred: loads libllama
 
     if cancel is None:
         return llama_internals.set_abort_callback(llm, None)
@@ -208,7 +208,7 @@ class LlamaBackend:
         return len(self._llm.tokenize(text.encode("utf-8"), add_bos=True, special=True))
 
     def _perf(self) -> tuple[int, int, float]:
-        from gorilla_tui.model import llama_internals  # deferred: loads libllama; this module is imported without it
+        from gorilla_tui.model import llama_internals  # deferred: loads libllama
 
         return llama_internals.perf(self._llm)
 
@@ -225,9 +225,9 @@ class LlamaBackend:
         """Stream the completion (see Backend). The GBNF grammar is compiled and passed on this call
         (llama-cpp-python ignores a grammar set as an attribute). Raises GorillaError for a bad grammar or a
         prompt longer than n_ctx."""
-        import llama_cpp  # deferred: loads libllama; this module is imported without it
+        import llama_cpp  # deferred: loads libllama
 
-        from gorilla_tui.model import llama_internals  # deferred: loads libllama; this module is imported without it
+        from gorilla_tui.model import llama_internals  # deferred: loads libllama
 
         compiled = None
         if grammar:
@@ -312,7 +312,7 @@ class LlamaBackend:
         limit = min(len(t) for t in tok) - 1
         while shared < limit and all(t[shared] == tok[0][shared] for t in tok):
             shared += 1
-        from gorilla_tui.model import llama_internals as li  # deferred: loads libllama; this module is imported without it
+        from gorilla_tui.model import llama_internals as li  # deferred: loads libllama
 
         scores: list[float] = []
         with self._lock:
@@ -343,7 +343,7 @@ class LlamaBackend:
         in nats (log-softmax over the whole vocabulary, in float64)."""
         import numpy as np  # deferred with llama_cpp (scoring only)
 
-        from gorilla_tui.model import llama_internals as li  # deferred: loads libllama; this module is imported without it
+        from gorilla_tui.model import llama_internals as li  # deferred: loads libllama
 
         llm, total = self._llm, 0.0
         for start in range(0, len(tokens), llm.n_batch):
@@ -371,7 +371,7 @@ def open_backend(settings: Settings) -> Backend:
     backend.warnings.
     Raises GorillaError / UsageError (an unknown kernel name, a bad --endpoint URL); probe.ModelCrashError
     (exit 2) when llama.cpp crashes with every fallback."""
-    from gorilla_tui.model import llama_internals, probe  # deferred: loads libllama; this module is imported without it
+    from gorilla_tui.model import llama_internals, probe  # deferred: loads libllama
     from gorilla_tui.model import profiles as kernels
     from gorilla_tui.model import registry as models
 
