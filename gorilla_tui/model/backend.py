@@ -144,8 +144,7 @@ class LlamaBackend:
     (kernels.runtime_params: n_ctx, n_threads, n_gpu_layers, n_batch, flash_attn, use_mmap, ...) plus
     use_extra_bufts (bool, set on llama_model_params by model/llama_internals.new_llama).
     Raises GorillaError (one line) for a missing/truncated/non-GGUF file, a model llama.cpp cannot load (or
-    not in the memory left), or
-    a chat template that Jinja cannot compile. load_seconds: wall time of Llama().
+    not in the memory left), or a chat template that Jinja cannot compile. load_seconds: wall time of Llama().
     The KV cache keeps the previous prompt: Llama.generate reuses the longest common token prefix, so a prompt
     that starts with the same fixed text only evaluates the new suffix (see last_stats["prompt_eval_tokens"]).
     Calls are serialised with a lock (one llama context per instance).
