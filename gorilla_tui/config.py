@@ -80,18 +80,39 @@ class Settings:
         return Settings(**data).validate()
 
 
+#: What each setting's value must be, as named in error messages.
+_TYPE_NAMES = {str: "a string", int: "an integer", list: "a list of strings"}
+
+
+def _check_type(key: str, value: Any, expected: type) -> str | None:
+    """Why `value` is not a valid value for setting `key` of type `expected` (None when it is): a bool is
+    not an integer, and `sources` holds non-empty strings only (an empty one would index the current
+    folder)."""
+    if expected is int and isinstance(value, bool) or not isinstance(value, expected):
+        return _TYPE_NAMES.get(expected, expected.__name__)
+    if expected is list and not all(isinstance(v, str) and v.strip() for v in value):
+        return "a list of non-empty strings"
+    return None
+
+
 def load_settings(path: Path | None = None) -> Settings:
     """Read config.toml (default: the user config dir). A missing file gives the defaults.
 
-    Raises UsageError for invalid TOML, unknown keys or wrong types, naming the file.
+    Raises UsageError (one line naming the file) for a path that is not a readable file (a folder, no
+    permission), invalid TOML or UTF-8, an unknown key, a value of the wrong type or shape (naming the key
+    and the type it must be, e.g. `sources = [1, 2]`), or a value out of range (Settings.validate).
     """
     path = path or get_paths().config_file
     if not path.exists():
         return Settings()
+    if path.is_dir():
+        raise UsageError(f"{path}: is a folder, not a config file (remove it or move it aside)")
     try:
         data = tomllib.loads(path.read_text(encoding="utf-8"))
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as e:
         raise UsageError(f"{path}: invalid TOML: {e}") from None
+    except OSError as e:
+        raise UsageError(f"{path}: cannot read the config file ({e.strerror or e})") from None
     known = {f.name: f for f in fields(Settings)}
     defaults = Settings()
     values: dict[str, Any] = {}
@@ -100,9 +121,10 @@ def load_settings(path: Path | None = None) -> Settings:
             raise UsageError(f"{path}: unknown setting {key!r} (known: {', '.join(known)})")
         if key == "use_extra_bufts" and isinstance(value, bool):
             value = "on" if value else "off"  # TOML true / false, as llama.cpp names it
-        expected = type(getattr(defaults, key))
-        if expected is int and isinstance(value, bool) or not isinstance(value, expected):
-            raise UsageError(f"{path}: setting {key!r} must be {expected.__name__}, not {value!r}")
+        wanted = _check_type(key, value, type(getattr(defaults, key)))
+        if wanted is not None:
+            shown = repr(value) if len(repr(value)) <= 60 else repr(value)[:57] + "..."
+            raise UsageError(f"{path}: setting {key!r} must be {wanted}, not {shown}")
         values[key] = value
     try:
         return Settings(**values).validate()
@@ -111,16 +133,25 @@ def load_settings(path: Path | None = None) -> Settings:
 
 
 def save_settings(settings: Settings, path: Path | None = None) -> Path:
-    """Write settings to config.toml atomically (temp file + os.replace); returns the path."""
+    """Write settings to config.toml atomically (temp file + os.replace); returns the path. Raises
+    UsageError for out-of-range values or a file that cannot be written (a folder in its place, a full
+    disk, no permission); the previous file is then left as it was."""
     import tomli_w
 
     path = path or get_paths().config_file
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".config-", suffix=".toml")
+    data = asdict(settings.validate())
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".config-", suffix=".toml")
+    except OSError as e:
+        raise UsageError(f"{path}: cannot write the config file ({e.strerror or e})") from None
     try:
         with os.fdopen(fd, "wb") as fh:
-            tomli_w.dump(asdict(settings.validate()), fh)
+            tomli_w.dump(data, fh)
         os.replace(tmp, path)
+    except OSError as e:
+        Path(tmp).unlink(missing_ok=True)
+        raise UsageError(f"{path}: cannot write the config file ({e.strerror or e})") from None
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise

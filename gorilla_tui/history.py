@@ -2,16 +2,27 @@
 
 from __future__ import annotations
 
+import errno
 import json
+import os
 import sqlite3
+import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from gorilla_tui.paths import get_paths
+
+T = TypeVar("T")
+
+#: SQLite result codes that say nothing is wrong with the file itself (sqlite.org/rescode.html): BUSY,
+#: LOCKED (another process writes now) and FULL (the disk is full). The file is then not moved aside.
+_NOT_THE_FILE = {5, 6, 13}
+#: Suffixes of the files SQLite keeps beside a database (rollback journal, write-ahead log).
+_SIDECARS = ("-journal", "-wal", "-shm")
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS tasks (
@@ -61,11 +72,111 @@ class History:
 
     Tables: tasks(id, ts, task, proposal_json) and runs(id, task_id, ts, code, exit_code, output,
     duration_s, truncated).
-    Raises sqlite3.Error only for a corrupt or unwritable file.
+
+    Never raises for a damaged history: a file that cannot be opened, read or written (not a database,
+    truncated, a folder in its place, unreadable) is moved aside to `<name>.broken-<UTC time>` (never
+    deleted) and a new one is started; when even that fails, or the disk is full, or another process holds
+    it, nothing is saved. Each case gives one warning line, kept in `warnings` (each message once) and
+    passed to on_warning(message); writes then return None and reads an empty result.
     """
 
-    def __init__(self, path: Path | None = None) -> None:
+    def __init__(self, path: Path | None = None, on_warning: Callable[[str], None] | None = None) -> None:
         self.path = Path(path) if path else get_paths().history_db
+        self._ready = False
+        self.warnings: list[str] = []
+        self._lock = threading.Lock()
+        self._recovering = threading.Lock()
+        self._on_warning = on_warning
+
+    @property
+    def on_warning(self) -> Callable[[str], None] | None:
+        """Called with each warning line once; setting it replays the warnings already given (so a UI
+        that connects late still shows one that a worker thread met first)."""
+        return self._on_warning
+
+    @on_warning.setter
+    def on_warning(self, callback: Callable[[str], None] | None) -> None:
+        with self._lock:
+            self._on_warning = callback
+            earlier = list(self.warnings)
+        for message in earlier if callback is not None else ():
+            callback(message)
+
+    def _warn(self, message: str) -> None:
+        with self._lock:
+            if message in self.warnings:
+                return
+            self.warnings.append(message)
+            callback = self._on_warning
+        if callback is not None:
+            callback(message)
+
+    def _safe(self, op: Callable[[sqlite3.Connection], T], default: T) -> T:
+        """op(connection) in a transaction; on a failure, the recovery described in the class docstring."""
+        try:
+            with self._connect() as con:
+                return op(con)
+        except (sqlite3.Error, OSError) as e:
+            error = e
+        with self._recovering:  # one thread at a time moves a file aside
+            return self._recover(op, default, error)
+
+    def _recover(self, op: Callable[[sqlite3.Connection], T], default: T, error: BaseException) -> T:
+        try:  # another thread may have started a new history meanwhile
+            with self._connect() as con:
+                return op(con)
+        except (sqlite3.Error, OSError) as e:
+            error = e
+        why = _reason(error)
+        if not _file_at_fault(error):
+            self._warn(f"history not saved ({why}): {self.path}")
+            return default
+        moved = self._move_aside()
+        if moved is None:
+            self._warn(f"history unavailable ({why}) and could not be moved aside: {self.path}")
+            return default
+        try:
+            with self._connect() as con:
+                result = op(con)
+        except (sqlite3.Error, OSError) as e:
+            self._restore(moved)
+            self._warn(f"history unavailable ({why}; a new one failed too: {_reason(e)}): {self.path}")
+            return default
+        self._warn(
+            f"history could not be read or written ({why}): moved aside to {moved}; a new one was started"
+        )
+        return result
+
+    def _move_aside(self) -> Path | None:
+        """Rename the database (and its journal files) to <name>.broken-<UTC time>[-n]; None when the
+        rename fails (nothing there, or the folder is not writable)."""
+        stamp = time.strftime("%Y%m%dT%H%M%SZ", time.gmtime())
+        target = self.path.with_name(f"{self.path.name}.broken-{stamp}")
+        n = 1
+        while target.exists():
+            n += 1
+            target = self.path.with_name(f"{self.path.name}.broken-{stamp}-{n}")
+        try:
+            os.rename(self.path, target)
+        except OSError:
+            return None
+        for suffix in _SIDECARS:
+            side = self.path.with_name(self.path.name + suffix)
+            if side.exists():
+                try:
+                    os.rename(side, target.with_name(target.name + suffix))
+                except OSError:
+                    pass  # a stale journal of the broken file; the new database starts without it
+        self._ready = False
+        return target
+
+    def _restore(self, moved: Path) -> None:
+        """Put a moved-aside database back when no new one could be started (the new file, if any, holds
+        nothing: its first write failed)."""
+        try:
+            os.replace(moved, self.path)
+        except OSError:
+            pass
         self._ready = False
 
     @contextmanager
@@ -83,26 +194,37 @@ class History:
         finally:
             con.close()
 
-    def add(self, task: str, proposal: dict[str, Any] | None = None) -> int:
-        """Save a task (and its proposal dict, if known already); returns the new row id."""
+    def add(self, task: str, proposal: dict[str, Any] | None = None) -> int | None:
+        """Save a task (and its proposal dict, if known already); returns the new row id, or None when the
+        history could not be written (a warning says why)."""
         blob = json.dumps(proposal) if proposal is not None else None
-        with self._connect() as con:
+
+        def op(con: sqlite3.Connection) -> int:
             cur = con.execute(
                 "INSERT INTO tasks (ts, task, proposal_json) VALUES (?, ?, ?)", (time.time(), task, blob)
             )
             return int(cur.lastrowid or 0)
 
-    def set_proposal(self, task_id: int, proposal: dict[str, Any]) -> None:
-        """Attach (or replace) the proposal of a saved task, e.g. after a did-you-mean was accepted."""
-        with self._connect() as con:
-            con.execute("UPDATE tasks SET proposal_json = ? WHERE id = ?", (json.dumps(proposal), task_id))
+        return self._safe(op, None)
+
+    def set_proposal(self, task_id: int | None, proposal: dict[str, Any]) -> None:
+        """Attach (or replace) the proposal of a saved task, e.g. after a did-you-mean was accepted
+        (task_id None: the task was not saved; nothing to do)."""
+        if task_id is None:
+            return
+        blob = json.dumps(proposal)
+        self._safe(
+            lambda con: con.execute("UPDATE tasks SET proposal_json = ? WHERE id = ?", (blob, task_id)), None
+        )
 
     def get(self, task_id: int) -> HistoryEntry | None:
         """The entry with this id, or None."""
-        with self._connect() as con:
-            row = con.execute(
+        row = self._safe(
+            lambda con: con.execute(
                 "SELECT id, ts, task, proposal_json FROM tasks WHERE id = ?", (task_id,)
-            ).fetchone()
+            ).fetchone(),
+            None,
+        )
         return _entry(row) if row else None
 
     def search(self, query: str = "", limit: int = 200) -> list[HistoryEntry]:
@@ -121,16 +243,12 @@ class History:
             params += [pattern] * len(fields)
         sql += " ORDER BY ts DESC, id DESC LIMIT ?"
         params.append(limit)
-        with self._connect() as con:
-            return [_entry(r) for r in con.execute(sql, params).fetchall()]
+        return [_entry(r) for r in self._safe(lambda con: con.execute(sql, params).fetchall(), [])]
 
     def recent_tasks(self, limit: int = 100) -> list[str]:
         """Distinct task texts, newest first (for up/down recall in the task input)."""
-        with self._connect() as con:
-            rows = con.execute(
-                "SELECT task FROM tasks GROUP BY task ORDER BY MAX(ts) DESC, MAX(id) DESC LIMIT ?", (limit,)
-            ).fetchall()
-        return [r[0] for r in rows]
+        sql = "SELECT task FROM tasks GROUP BY task ORDER BY MAX(ts) DESC, MAX(id) DESC LIMIT ?"
+        return [r[0] for r in self._safe(lambda con: con.execute(sql, (limit,)).fetchall(), [])]
 
     def add_run(
         self,
@@ -144,8 +262,9 @@ class History:
     ) -> int:
         """Record one sandbox run of `code` (exit_code None: stopped, timed out or killed by a signal;
         duration_s: wall-clock seconds; output: the sandbox's already truncated output, truncated: True when
-        some was dropped); returns the row id."""
-        with self._connect() as con:
+        some was dropped); returns the row id, or None when the history could not be written."""
+
+        def op(con: sqlite3.Connection) -> int:
             cur = con.execute(
                 "INSERT INTO runs (task_id, ts, code, exit_code, output, duration_s, truncated)"
                 " VALUES (?, ?, ?, ?, ?, ?, ?)",
@@ -153,12 +272,32 @@ class History:
             )
             return int(cur.lastrowid or 0)
 
+        return self._safe(op, None)
+
     def runs(self, task_id: int) -> list[dict[str, Any]]:
         """Runs of one task, oldest first, as dicts with the column names as keys."""
-        with self._connect() as con:
+
+        def op(con: sqlite3.Connection) -> list[dict[str, Any]]:
             con.row_factory = sqlite3.Row
             rows = con.execute("SELECT * FROM runs WHERE task_id = ? ORDER BY id", (task_id,)).fetchall()
-        return [dict(r) for r in rows]
+            return [dict(r) for r in rows]
+
+        return self._safe(op, [])
+
+
+def _file_at_fault(e: BaseException) -> bool:
+    """False for a full disk or a database another process holds (moving the file would not help)."""
+    if isinstance(e, sqlite3.Error):
+        code = getattr(e, "sqlite_errorcode", None)
+        return code is None or code & 0xFF not in _NOT_THE_FILE  # & 0xFF: the primary of an extended code
+    return getattr(e, "errno", None) not in (errno.ENOSPC, errno.EDQUOT)
+
+
+def _reason(e: BaseException) -> str:
+    """A short cause for a warning line: SQLite's message ("file is not a database", "database or disk is
+    full") or the OS one."""
+    text = getattr(e, "strerror", None) or str(e) or type(e).__name__
+    return " ".join(text.split())[:120]
 
 
 def _add_missing_run_columns(con: sqlite3.Connection) -> None:

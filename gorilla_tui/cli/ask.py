@@ -89,9 +89,8 @@ def run(args: argparse.Namespace) -> int:
     if interrupted:
         raise KeyboardInterrupt  # cli.main: "gorilla-tui: interrupted", exit 130
     data = proposal.to_dict()
-    from gorilla_tui.history import History
+    from gorilla_tui.cli.run import open_history
 
-    task_id = History().add(args.task, data)  # the TUI's history screen lists CLI asks too
     if args.json and args.run:
         pass  # one JSON document: the proposal goes into the run report below
     elif args.json:
@@ -100,6 +99,9 @@ def run(args: argparse.Namespace) -> int:
         for w in proposal.warnings:
             print(f"gorilla-tui: warning: {w}", file=sys.stderr)
         _print_panel(data)
+    sys.stdout.flush()  # the answer is out before the history is touched
+    history = open_history()
+    task_id = history.add(args.task, data)  # the TUI's history screen lists CLI asks too
     if args.run:
         if not proposal.code.strip():
             print("gorilla-tui: nothing to run: the proposal has no code", file=sys.stderr)
@@ -107,7 +109,7 @@ def run(args: argparse.Namespace) -> int:
         from gorilla_tui.cli.run import confirm_and_run
 
         return confirm_and_run(
-            proposal.code, proposal.verdict, args, extra={"proposal": data}, task_id=task_id
+            proposal.code, proposal.verdict, args, extra={"proposal": data}, task_id=task_id, history=history
         )
     return 0 if proposal.verdict.ok else 1
 

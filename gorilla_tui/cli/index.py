@@ -7,8 +7,12 @@ import json
 from datetime import datetime, timezone
 from typing import Any
 
+from gorilla_tui.pool.doc import MAX_SOURCE_BYTES
+
 #: Flagged entries listed per source by `index --status` (all of them with --json).
 FLAGGED_SHOWN = 25
+#: Skipped lines listed by `index --status` (an index built by an older release may hold millions).
+SKIPPED_SHOWN = 50
 
 #: Sources built on this machine without any download (a refresh offline still has them).
 LOCAL_SOURCES = ("python-env",)
@@ -22,8 +26,11 @@ HF_HUB_OFFLINE=1 or no network only the local Hugging Face cache is read). Witho
   {FROM_HINT}
 exit status: 0 when an index was built and published, even if some sources could not be fetched (they
 are listed with the reason, their docs from the previous index are kept, and a closing warning names
-them; if only local sources such as python-env were built, the warning says so); 2 for bad input or when
-no source at all could be loaded (the previous index is left in place)."""
+them; if only local sources such as python-env were built, the warning says so); 2 for bad input (a
+--source that is not a regular file or folder, larger than --max-source-mb, or mostly not docs), a disk
+that is full, or when no source at all could be loaded (the previous index is left in place).
+A source from config.toml or a manifest that is refused is listed as "refused" and not indexed; docs of
+the previous index that a refresh drops are counted per source in a warning."""
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -58,6 +65,14 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument(
         "--clean", action="store_true", help="drop sources of the previous index that were not refreshed now"
     )
+    p.add_argument(
+        "--max-source-mb",
+        type=float,
+        default=None,
+        metavar="MB",
+        help=f"size limit of one source, all its files together (default {MAX_SOURCE_BYTES / 1e6:g} MB); "
+        "a larger source is refused",
+    )
     p.add_argument("--json", action="store_true", help="print JSON instead of tables")
     p.set_defaults(func=run)
 
@@ -68,8 +83,8 @@ def run(args: argparse.Namespace) -> int:
         return _refresh(args)
     from gorilla_tui.errors import UsageError
 
-    if args.mirrors or args.sources or args.only or args.clean:
-        raise UsageError("--from, --source, --only and --clean go with --refresh")
+    if args.mirrors or args.sources or args.only or args.clean or args.max_source_mb is not None:
+        raise UsageError("--from, --source, --only, --clean and --max-source-mb go with --refresh")
     return _status(args)
 
 
@@ -82,13 +97,21 @@ def _refresh(args: argparse.Namespace) -> int:
     from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 
     from gorilla_tui.config import load_settings
+    from gorilla_tui.errors import UsageError
     from gorilla_tui.retrieve.refresh import refresh
 
+    max_bytes = MAX_SOURCE_BYTES
+    if args.max_source_mb is not None:
+        if not 0 < args.max_source_mb <= 1e6:
+            raise UsageError(
+                f"--max-source-mb must be greater than 0 and at most 1000000, not {args.max_source_mb:g}"
+            )
+        max_bytes = int(args.max_source_mb * 1e6)
     # config.toml `sources`: doc paths; "python:..." entries belong to the python-env source
     # (pool/pyenv/source.py)
     configured = [s for s in load_settings().sources if not s.startswith("python:")]
     python_specs = [s for s in args.sources if s.startswith("python:")]
-    user_paths = configured + [s for s in args.sources if not s.startswith("python:")]
+    user_paths = [s for s in args.sources if not s.startswith("python:")]
     manifests = None
     only = list(args.only)
     if python_specs:  # `--source python:SPEC` indexes exactly those distributions (issue 9)
@@ -97,7 +120,7 @@ def _refresh(args: argparse.Namespace) -> int:
 
         spec = ",".join(s.removeprefix("python:") for s in python_specs)
         manifests = pyenv.with_spec(load_manifests(), spec)
-        if only or user_paths:
+        if only or user_paths or configured:
             only.append(pyenv.SOURCE)
         else:
             only = [pyenv.SOURCE]
@@ -123,17 +146,25 @@ def _refresh(args: argparse.Namespace) -> int:
         status = load.status if load.status != "ok" else f"{len(load.result.docs)} docs"
         progress.update(task, completed=1, status=status, description=load.name)
 
+    def on_wait(message: str) -> None:  # through the progress console, so the spinner lines stay whole
+        err.print(f"gorilla-tui: {message}", markup=False, highlight=False, soft_wrap=True)
+
     with progress:
         report = refresh(
             mirrors=args.mirrors, user_paths=user_paths, only=only, keep_previous=not args.clean,
-            on_event=on_event, manifests=manifests,
+            on_event=on_event, manifests=manifests, config_paths=configured, max_bytes=max_bytes,
+            on_wait=on_wait,
         )  # fmt: skip
-    missing = [r["name"] for r in report.sources if r.get("status") not in ("ok", "kept")]
+    missing = [r["name"] for r in report.sources if r.get("status") not in ("ok", "kept", "refused")]
     warning = _missing_warning(report.sources, missing)
+    refused = [
+        f"{r['name']} refused: {r.get('message', '')}" for r in report.sources if r.get("status") == "refused"
+    ]
     if args.json:
         out = {"path": str(report.path), "seconds": round(report.seconds, 3), "sources": report.sources}
         out["unavailable"] = missing
         out["warning"] = warning
+        out["warnings"] = refused + report.warnings
         print(json.dumps(out, indent=1))
         return 0
     from rich.markup import escape
@@ -146,8 +177,8 @@ def _refresh(args: argparse.Namespace) -> int:
             console.print(f"[dim]{row['name']}: docs expanded with {row['questions']} training questions[/]")
         for note in row.get("notes") or []:
             console.print(f"[dim]note[/] {row['name']}: {escape(note)}", highlight=False)
-    if warning:
-        console.print(f"[yellow]warning:[/] {warning}", highlight=False, soft_wrap=True)
+    for line in [*refused, *report.warnings] + ([warning] if warning else []):
+        console.print(f"[yellow]warning:[/] {escape(line)}", highlight=False, soft_wrap=True)
     return 0
 
 
@@ -166,6 +197,7 @@ def _missing_warning(rows: list[dict[str, Any]], missing: list[str]) -> str | No
 
 def _sources_table(rows: list[dict[str, Any]], title: str):
     from rich.table import Table
+    from rich.text import Text
 
     table = Table(title=title)
     for col, just in (("source", "left"), ("status", "left"), ("loaded", "right"), ("flagged", "right"),
@@ -173,9 +205,9 @@ def _sources_table(rows: list[dict[str, Any]], title: str):
         table.add_column(col, justify=just, overflow="fold", no_wrap=col != "from / why")
     for r in rows:
         where = r.get("origin") if r.get("status") == "ok" else r.get("message", "")
-        table.add_row(
-            r["name"], r.get("status", ""), str(r.get("loaded", 0)), str(r.get("flagged", 0)),
-            str(r.get("skipped", 0)), str(r.get("repaired", 0)), str(where or ""),
+        table.add_row(  # Text: names, paths and messages are shown as they are, never as markup
+            Text(str(r["name"])), str(r.get("status", "")), str(r.get("loaded", 0)), str(r.get("flagged", 0)),
+            str(r.get("skipped", 0)), str(r.get("repaired", 0)), Text(str(where or "")),
         )  # fmt: skip
     return table
 
@@ -221,6 +253,7 @@ def _status(args: argparse.Namespace) -> int:
         print(json.dumps(out, indent=1))
         return 0
     from rich.console import Console
+    from rich.markup import escape
     from rich.table import Table
 
     console = Console()
@@ -240,10 +273,16 @@ def _status(args: argparse.Namespace) -> int:
             if len(items) > FLAGGED_SHOWN:
                 table.add_row(f"{source}: ...", f"and {len(items) - FLAGGED_SHOWN} more (see --json)", "")
         console.print(table)
-    skipped = [d for d in meta.get("diagnostics", []) if d.get("severity") == "skipped"]
-    for d in skipped:
-        where = f"{d['file']}:{d['line']}" if d.get("line") else d["file"]
-        console.print(f"[yellow]skipped[/] {where}: {d['message']}")
+    skipped = [
+        d for d in meta.get("diagnostics", []) if isinstance(d, dict) and d.get("severity") == "skipped"
+    ]
+    for d in skipped[:SKIPPED_SHOWN]:
+        where = f"{d.get('file')}:{d.get('line')}" if d.get("line") else d.get("file")
+        console.print(
+            f"[yellow]skipped[/] {escape(str(where))}: {escape(str(d.get('message')))}", highlight=False
+        )
+    if len(skipped) > SKIPPED_SHOWN:
+        console.print(f"[yellow]skipped[/] ... and {len(skipped) - SKIPPED_SHOWN} more (see --json)")
     console.print(
         f"{meta.get('n_docs', 0)} docs, {meta.get('vocab_size', 0)} terms, {size / 1e6:.1f} MB, built "
         f"{meta.get('built_at', '?')} ({age} ago)\nindex: {folder}\nconfig: {paths.config_file}"

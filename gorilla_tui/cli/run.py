@@ -79,13 +79,14 @@ def confirm_and_run(
     args: argparse.Namespace,
     extra: dict[str, Any] | None = None,
     task_id: int | None = None,
+    history: Any = None,
 ) -> int:
-    """Confirm (once for a valid verdict, twice otherwise), run in the sandbox, record the run in the
-    history (linked to the history task `task_id` when given) and report it. args needs: yes, timeout, keep,
-    json; extra: more keys for the --json document.
+    """Confirm (once for a valid verdict, twice otherwise), run in the sandbox, report the run, then record
+    it in the history (linked to the history task `task_id` when given; `history`: the History to use,
+    default open_history()). args needs: yes, timeout, keep, json; extra: more keys for the --json
+    document. A history that cannot be written only warns (History): the result is never lost.
     Shared by `run` and `ask --run`.
     Returns 0 when the code ran and exited 0 within its limits, 1 otherwise (declined included)."""
-    from gorilla_tui.history import History
     from gorilla_tui.sandbox.runner import Limits, probe_isolation
 
     requirements = list(verdict.matched.env_requirements) if verdict.matched else []
@@ -101,7 +102,9 @@ def confirm_and_run(
     if args.timeout is not None:
         limits = Limits(timeout_s=args.timeout, cpu_s=max(1, math.ceil(args.timeout)))
     result = run_in_sandbox(code, limits, stream=not args.json, keep=args.keep)
-    History().add_run(
+    _report(verdict, requirements, result, args, extra or {})
+    sys.stdout.flush()  # the result is out before the history is touched
+    (history or open_history()).add_run(
         task_id,
         code,
         result.exit_status,
@@ -109,17 +112,35 @@ def confirm_and_run(
         duration_s=result.duration_s,
         truncated=result.truncated,
     )
-    _report(verdict, requirements, result, args, extra or {})
     return 0 if result.ok else 1
+
+
+def open_history() -> Any:
+    """The user's History, printing each of its warnings as one line on stderr ("gorilla-tui: warning:
+    history ..."); used by `ask` and `run` after their result is printed."""
+    from gorilla_tui.history import History
+
+    def warn(message: str) -> None:
+        print(f"gorilla-tui: warning: {message}", file=sys.stderr, flush=True)
+
+    return History(on_warning=warn)
 
 
 def _read_code(name: str) -> str:
     from gorilla_tui.errors import UsageError
 
+    what = "stdin" if name == "-" else name
     try:
-        code = sys.stdin.read() if name == "-" else Path(name).read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as e:
-        raise UsageError(f"cannot read {name}: {getattr(e, 'strerror', None) or e}") from None
+        if name == "-":  # bytes, so invalid UTF-8 is caught here, not as "surrogates not allowed" later
+            buf = getattr(sys.stdin, "buffer", None)
+            raw = buf.read() if buf is not None else sys.stdin.read().encode("utf-8", "surrogateescape")
+        else:
+            raw = Path(name).read_bytes()
+        code = raw.decode("utf-8-sig")
+    except (UnicodeDecodeError, UnicodeEncodeError) as e:
+        raise UsageError(f"cannot read {what}: not UTF-8 text (bad byte at offset {e.start})") from None
+    except OSError as e:
+        raise UsageError(f"cannot read {what}: {e.strerror or e}") from None
     if not code.strip():
         raise UsageError(f"{'stdin' if name == '-' else name} holds no code")
     return code

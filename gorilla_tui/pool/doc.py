@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import json
+import os
 import re
-from collections.abc import Iterable
+import stat
+from collections.abc import Iterable, Iterator
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -15,6 +17,20 @@ from gorilla_tui.pool.lenient_json import entry_chunks, repair_json
 #: APIBench field names); "apizoo" is a JSON list of APIZoo entries
 #: (github.com/ShishirPatil/gorilla, data/apizoo).
 FORMATS = ("apibench", "apizoo", "jsonl")
+
+#: Default size limit of one source (all its files together), in bytes; `index --refresh --max-source-mb`
+#: raises it. The largest APIBench pool (huggingface_api.jsonl) is 1.06 MB, so 64 MB is 60 times that;
+#: a 200 MB garbage file once took a refresh to 5.2 GB of memory (issue 17).
+MAX_SOURCE_BYTES = 64_000_000
+#: Diagnostics kept per file; the others are counted in one closing diagnostic (a 2.76-million-line
+#: garbage file once made a 491 MB meta.json, issue 17).
+MAX_DIAGNOSTICS = 50
+#: Fields a record needs to become a doc, per format: every one a non-empty string. "jsonl" (user docs)
+#: needs only the call; "apibench": each of the 1,726 lines of the three APIBench *_api.jsonl pools
+#: (gorilla-llm/APIBench) has api_call, api_name and domain as strings; "apizoo": every entry of the APIZoo
+#: files (gorilla data/apizoo) names its API in api_name.
+REQUIRED_FIELDS = {"apibench": ("api_call", "api_name", "domain"), "apizoo": ("api_call", "api_name"),
+                   "jsonl": ("api_call",)}  # fmt: skip
 
 _REST_RE = re.compile(r"^\s*(GET|POST|PUT|PATCH|DELETE|HEAD|OPTIONS)\s+(/\S*)", re.IGNORECASE)
 _EMPTY_MARKERS = {"", "n/a", "na", "none", "null", "not provided", "-"}
@@ -90,6 +106,10 @@ class LoadResult:
 
     docs: list[ApiDoc] = field(default_factory=list)
     diagnostics: list[Diagnostic] = field(default_factory=list)
+    #: lines (JSONL) or entries (APIZoo) that did not become a doc, counted even past MAX_DIAGNOSTICS
+    not_docs: int = 0
+    #: "file:line" of the first of them ("" when none)
+    first_not_doc: str = ""
 
     @property
     def flagged(self) -> int:
@@ -97,11 +117,20 @@ class LoadResult:
 
     @property
     def skipped(self) -> int:
-        return sum(1 for d in self.diagnostics if d.severity == "skipped")
+        """Lines or entries not loaded plus whole files not loaded (empty, binary, unreadable)."""
+        return self.not_docs + sum(1 for d in self.diagnostics if d.severity == "skipped" and not d.line)
 
     def extend(self, other: LoadResult) -> None:
         self.docs.extend(other.docs)
         self.diagnostics.extend(other.diagnostics)
+        self.not_docs += other.not_docs
+        self.first_not_doc = self.first_not_doc or other.first_not_doc
+
+
+class SourceRejected(ValueError):
+    """A source refused whole before it reaches the index: a path that is not a regular file or a folder
+    of them (a FIFO, /dev/zero), a source over its size limit, or one whose lines are mostly not docs. The
+    message is one line naming the path and why."""
 
 
 # ---------------------------------------------------------------------------------------------------------
@@ -237,14 +266,44 @@ def _make_doc(rec: dict[str, Any], source: str, line: int, apizoo: bool) -> ApiD
 # readers
 
 
-def _read_text(path: Path, result: LoadResult) -> str | None:
-    """File text with a UTF-8 BOM removed; None (and a "skipped" diagnostic) for unreadable or binary
-    files."""
+def _open_regular(path: Path):
+    """Open `path` for binary reading only when it is a regular file (checked with os.stat first, so a FIFO
+    is never opened: opening one blocks until a writer comes). Raises SourceRejected or OSError."""
+    st = os.stat(path)
+    if not stat.S_ISREG(st.st_mode):
+        raise SourceRejected(f"{path}: not a regular file ({_file_kind(st.st_mode)}); only files are read")
+    return open(path, "rb")  # noqa: SIM115 - the caller closes it
+
+
+def _file_kind(mode: int) -> str:
+    kinds = (
+        (stat.S_ISFIFO, "a FIFO"),
+        (stat.S_ISCHR, "a character device"),
+        (stat.S_ISBLK, "a block device"),
+        (stat.S_ISSOCK, "a socket"),
+        (stat.S_ISDIR, "a folder"),
+    )
+    return next((name for test, name in kinds if test(mode)), "not a file")
+
+
+def _too_big(what: Path | str, max_bytes: int) -> SourceRejected:
+    limit = f"{max_bytes / 1e6:g} MB"
+    return SourceRejected(
+        f"{what}: more than {limit}, the size limit of one source (raise it with --max-source-mb)"
+    )
+
+
+def _read_text(path: Path, result: LoadResult, max_bytes: int = MAX_SOURCE_BYTES) -> str | None:
+    """File text with a UTF-8 BOM removed, reading at most max_bytes (SourceRejected beyond: a file that
+    grew after it was measured); None (and a "skipped" diagnostic) for unreadable, binary or empty files."""
     try:
-        raw = path.read_bytes()
+        with _open_regular(path) as fh:
+            raw = fh.read(max_bytes + 1)
     except OSError as e:
         result.diagnostics.append(Diagnostic(str(path), 0, "skipped", f"cannot read: {e.strerror or e}"))
         return None
+    if len(raw) > max_bytes:
+        raise _too_big(path, max_bytes)
     if b"\x00" in raw[:8192]:
         result.diagnostics.append(Diagnostic(str(path), 0, "skipped", "binary file (NUL bytes), not JSON"))
         return None
@@ -259,16 +318,78 @@ def _read_text(path: Path, result: LoadResult) -> str | None:
     return text
 
 
-def _add(result: LoadResult, path: Path, line: int, rec: Any, source: str, apizoo: bool) -> None:
-    if not isinstance(rec, dict):
+def _lines(path: Path, result: LoadResult, max_bytes: int) -> Iterator[tuple[int, bytes]]:
+    """(1-based line number, raw line) of a JSONL file, streamed: memory holds one line, and at most
+    max_bytes are read (SourceRejected beyond). A binary (NUL bytes in the first 8 KiB), unreadable or
+    empty file yields nothing and leaves a "skipped" diagnostic."""
+    try:
+        fh = _open_regular(path)
+    except OSError as e:
+        result.diagnostics.append(Diagnostic(str(path), 0, "skipped", f"cannot read: {e.strerror or e}"))
+        return
+    with fh:
+        if b"\x00" in fh.peek(8192)[:8192]:
+            result.diagnostics.append(
+                Diagnostic(str(path), 0, "skipped", "binary file (NUL bytes), not JSON")
+            )
+            return
+        left, lineno, any_text = max_bytes, 0, False
+        while True:
+            raw = fh.readline(left + 1)
+            if not raw:
+                break
+            left -= len(raw)
+            if left < 0:
+                raise _too_big(path, max_bytes)
+            lineno += 1
+            if lineno == 1 and raw.startswith(b"\xef\xbb\xbf"):
+                raw = raw[3:]
+            if raw.strip():
+                any_text = True
+                yield lineno, raw
+        if not any_text:
+            result.diagnostics.append(Diagnostic(str(path), 0, "skipped", "empty file"))
+
+
+def _not_doc(result: LoadResult, path: Path, line: int, message: str) -> None:
+    """Count a line or entry that is not a doc; keep its diagnostic while the file has fewer than
+    MAX_DIAGNOSTICS (a closing summary is added by _close_diagnostics)."""
+    result.not_docs += 1
+    result.first_not_doc = result.first_not_doc or f"{path}:{line}"
+    if result.not_docs <= MAX_DIAGNOSTICS:
+        result.diagnostics.append(Diagnostic(str(path), line, "skipped", message))
+
+
+def _close_diagnostics(result: LoadResult, path: Path) -> LoadResult:
+    if result.not_docs > MAX_DIAGNOSTICS:
+        more = result.not_docs - MAX_DIAGNOSTICS
         result.diagnostics.append(
-            Diagnostic(str(path), line, "skipped", f"expected a JSON object, got {type(rec).__name__}")
+            Diagnostic(str(path), 0, "note", f"{more} more lines or entries not loaded")
         )
+    return result
+
+
+def _missing_fields(rec: dict[str, Any], fmt: str) -> list[str]:
+    """The REQUIRED_FIELDS of `fmt` that `rec` lacks or has empty or not as a string."""
+    return [
+        f
+        for f in REQUIRED_FIELDS[fmt]
+        if not isinstance(rec.get(f), str) or _is_empty(rec[f]) or not rec[f].strip()
+    ]
+
+
+def _add(result: LoadResult, path: Path, line: int, rec: Any, source: str, fmt: str) -> None:
+    if not isinstance(rec, dict):
+        _not_doc(result, path, line, f"expected a JSON object, got {type(rec).__name__}")
         return
-    if _is_empty(rec.get("api_call")) or not _text(rec.get("api_call")).strip():
-        result.diagnostics.append(Diagnostic(str(path), line, "skipped", "no api_call"))
+    missing = _missing_fields(rec, fmt)
+    if missing:
+        what = (
+            "no api_call" if missing == ["api_call"] else f"no {', '.join(missing)} (required in {fmt} docs)"
+        )
+        _not_doc(result, path, line, what)
         return
-    doc = _make_doc(rec, source, line, apizoo)
+    doc = _make_doc(rec, source, line, fmt == "apizoo")
     if doc.flagged:
         result.diagnostics.append(
             Diagnostic(str(path), line, "flagged", f"{doc.flagged}: {doc.api_call[:80]}")
@@ -284,41 +405,47 @@ def doc_from_record(rec: dict[str, Any], source: str, line: int = 0) -> ApiDoc:
     return _make_doc(rec, source, line, apizoo=False)
 
 
-def load_jsonl(path: str | Path, source: str) -> LoadResult:
-    """Load a JSON Lines file of APIBench-shaped records (APIBench *_api.jsonl, or user docs).
+def load_jsonl(
+    path: str | Path, source: str, fmt: str = "jsonl", max_bytes: int = MAX_SOURCE_BYTES
+) -> LoadResult:
+    """Load a JSON Lines file of APIBench-shaped records (APIBench *_api.jsonl, or user docs), streamed.
 
-    Each malformed or non-object line is skipped with a diagnostic naming file and line; blank lines are
-    ignored. Never raises for bad content; an unreadable file yields a "skipped" diagnostic and no docs.
+    A line becomes a doc only with the REQUIRED_FIELDS of `fmt` ("jsonl" or "apibench"); every other
+    non-blank line is counted in not_docs (a diagnostic names file and line for the first MAX_DIAGNOSTICS).
+    Raises SourceRejected for a path that is not a regular file or holds more than max_bytes; an unreadable,
+    binary or empty file yields a "skipped" diagnostic and no docs.
     """
     path = Path(path)
     result = LoadResult()
-    text = _read_text(path, result)
-    if text is None:
-        return result
-    for lineno, line in enumerate(text.splitlines(), start=1):
-        if not line.strip():
+    for lineno, raw in _lines(path, result, max_bytes):
+        if not raw.lstrip().startswith(b"{"):  # cheap: a garbage file has millions of these lines
+            _not_doc(result, path, lineno, "not a JSON object (the line does not start with '{')")
             continue
         try:
-            rec = json.loads(line)
-        except json.JSONDecodeError as e:
-            result.diagnostics.append(Diagnostic(str(path), lineno, "skipped", f"invalid JSON: {e.msg}"))
+            rec = json.loads(raw.decode("utf-8"))
+        except UnicodeDecodeError as e:
+            _not_doc(result, path, lineno, f"not UTF-8 text (byte {e.start})")
             continue
-        _add(result, path, lineno, rec, source, apizoo=False)
-    return result
+        except json.JSONDecodeError as e:
+            _not_doc(result, path, lineno, f"invalid JSON: {e.msg}")
+            continue
+        _add(result, path, lineno, rec, source, fmt if fmt in ("apibench", "jsonl") else "jsonl")
+    return _close_diagnostics(result, path)
 
 
-def load_apizoo(path: str | Path, source: str) -> LoadResult:
+def load_apizoo(path: str | Path, source: str, max_bytes: int = MAX_SOURCE_BYTES) -> LoadResult:
     """Load an APIZoo file: a JSON list of entries (user_name, api_name, api_call, api_arguments, ...).
 
     Strict JSON first. Otherwise each top-level entry is parsed on its own after repairing the slips common
     in hand-written APIZoo files (trailing commas, a missing comma between entries, raw newlines in
     strings): repaired entries are loaded with a "flagged" diagnostic, an entry still broken is skipped
     with a diagnostic giving its line, and the rest of the file loads. A single object is accepted as a
-    one-entry list. Doc ids use the 1-based entry index.
+    one-entry list. Doc ids use the 1-based entry index. An entry becomes a doc only with the
+    REQUIRED_FIELDS of "apizoo". Raises SourceRejected (not a regular file, more than max_bytes).
     """
     path = Path(path)
     result = LoadResult()
-    text = _read_text(path, result)
+    text = _read_text(path, result, max_bytes)
     if text is None:
         return result
     try:
@@ -334,8 +461,8 @@ def load_apizoo(path: str | Path, source: str) -> LoadResult:
         if not data:
             result.diagnostics.append(Diagnostic(str(path), 0, "skipped", "empty list"))
         for index, rec in enumerate(data, start=1):
-            _add(result, path, index, rec, source, apizoo=True)
-        return result
+            _add(result, path, index, rec, source, "apizoo")
+        return _close_diagnostics(result, path)
     chunks = entry_chunks(text)
     if not chunks:
         msg = f"invalid JSON: {first_error.msg} (column {first_error.colno})"
@@ -349,20 +476,20 @@ def load_apizoo(path: str | Path, source: str) -> LoadResult:
                 rec = json.loads(repair_json(chunk), strict=False)
             except json.JSONDecodeError as e:
                 msg = f"entry {index}: invalid JSON at line {line + e.lineno - 1}: {e.msg}"
-                result.diagnostics.append(Diagnostic(str(path), line, "skipped", msg))
+                _not_doc(result, path, line, msg)
                 continue
             msg = f"entry {index}: repaired (trailing or missing commas, raw newlines in strings)"
             result.diagnostics.append(Diagnostic(str(path), line, "repaired", msg))
-        _add(result, path, index, rec, source, apizoo=True)
-    return result
+        _add(result, path, index, rec, source, "apizoo")
+    return _close_diagnostics(result, path)
 
 
 def detect_format(path: Path) -> str:
     """Guess a file's format: "apizoo" when its first non-blank character is '[', else "jsonl"."""
     try:
-        with path.open("rb") as fh:
+        with _open_regular(path) as fh:
             head = fh.read(4096).decode("utf-8-sig", "replace").lstrip()
-    except OSError:
+    except (OSError, SourceRejected):
         return "jsonl"
     return "apizoo" if head.startswith("[") else "jsonl"
 
@@ -371,14 +498,15 @@ def is_question_set(path: Path) -> bool:
     """True when `path` is an APIBench question set (an eval or training split: JSON Lines whose objects have
     "code" and "api_data"), judged by its first non-empty line (read at most 1 MiB). Unreadable: False."""
     try:
-        with path.open("rb") as fh:
-            for raw in fh:
+        with _open_regular(path) as fh:
+            for _ in range(1000):  # a file of blank lines is not a question set
+                raw = fh.readline((1 << 20) + 1)
                 line = raw.decode("utf-8", "replace").strip()
-                if line:
+                if line or not raw:
                     break
-            else:
+            if not line:
                 return False
-    except OSError:
+    except (OSError, SourceRejected):
         return False
     if not line.startswith("{") or len(line) > 1 << 20:
         return False
@@ -389,42 +517,106 @@ def is_question_set(path: Path) -> bool:
     return isinstance(row, dict) and "api_data" in row and "code" in row
 
 
-def load_file(path: str | Path, source: str, fmt: str | None = None) -> LoadResult:
-    """Load one file in `fmt` (one of FORMATS, or None to detect). Raises ValueError for an unknown fmt.
+def load_file(
+    path: str | Path, source: str, fmt: str | None = None, max_bytes: int = MAX_SOURCE_BYTES
+) -> LoadResult:
+    """Load one file in `fmt` (one of FORMATS, or None to detect), reading at most max_bytes.
 
-    An APIBench question set (is_question_set: an eval or training split) is never loaded as docs: eval
-    questions must not reach the index (issue 7); the result is one "skipped" diagnostic saying so."""
+    Raises ValueError for an unknown fmt, SourceRejected (a ValueError) for a path that is not a regular
+    file (checked before it is opened: a FIFO never blocks, /dev/zero is never read) or a file over
+    max_bytes; a missing or unreadable file gives a "skipped" diagnostic and no docs. An APIBench
+    question set (is_question_set: an eval or training split) is never loaded as docs: eval questions
+    must not reach the index (issue 7); the result is one "skipped" diagnostic."""
     path = Path(path)
+    try:
+        st = os.stat(path)
+    except OSError as e:  # missing or unreadable: a "skipped" diagnostic, as for any unreadable file
+        return LoadResult(
+            diagnostics=[Diagnostic(str(path), 0, "skipped", f"cannot read: {e.strerror or e}")]
+        )
+    if not stat.S_ISREG(st.st_mode):
+        raise SourceRejected(f"{path}: not a regular file ({_file_kind(st.st_mode)}); only files are read")
+    if st.st_size > max_bytes:
+        raise _too_big(path, max_bytes)
     fmt = fmt or detect_format(path)
     if fmt not in FORMATS:
         raise ValueError(f"unknown doc format {fmt!r} (expected one of {', '.join(FORMATS)})")
     if is_question_set(path):
         why = "an APIBench question set (eval or training split), not API docs: not indexed"
         return LoadResult(diagnostics=[Diagnostic(path.name, 0, "skipped", why)])
-    return load_apizoo(path, source) if fmt == "apizoo" else load_jsonl(path, source)
+    if fmt == "apizoo":
+        return load_apizoo(path, source, max_bytes)
+    return load_jsonl(path, source, fmt, max_bytes)
+
+
+def _stat(path: Path) -> os.stat_result:
+    """os.stat of a doc file; SourceRejected when it is missing, unreadable or not a regular file."""
+    try:
+        st = os.stat(path)
+    except OSError as e:
+        raise SourceRejected(f"{path}: cannot read ({e.strerror or e})") from None
+    if not stat.S_ISREG(st.st_mode):
+        raise SourceRejected(f"{path}: not a regular file ({_file_kind(st.st_mode)}); only files are read")
+    return st
 
 
 def doc_files(folder: Path) -> list[Path]:
-    """The doc files in a folder (*.json, *.jsonl, any case), sorted, not recursive."""
-    return sorted(p for p in folder.iterdir() if p.is_file() and p.suffix.lower() in (".json", ".jsonl"))
+    """The doc files in a folder (*.json, *.jsonl, any case, regular files only), sorted, not recursive."""
+    return sorted(p for p in folder.iterdir() if p.suffix.lower() in (".json", ".jsonl") and _regular(p))
 
 
-def load_paths(paths: Iterable[str | Path], source: str, fmt: str | None = None) -> LoadResult:
+def _regular(path: Path) -> bool:
+    try:
+        return stat.S_ISREG(os.stat(path).st_mode)
+    except OSError:
+        return False
+
+
+def source_files(paths: Iterable[str | Path]) -> list[Path]:
+    """The files a source reads: each path a regular file, or a folder (its doc_files). Checked with
+    os.stat, never opened. Raises SourceRejected for anything else (FIFO, device, socket, missing)."""
+    files: list[Path] = []
+    for p in map(Path, paths):
+        try:
+            st = os.stat(p)
+        except OSError as e:
+            raise SourceRejected(f"{p}: cannot read ({e.strerror or e})") from None
+        if stat.S_ISDIR(st.st_mode):
+            files.extend(doc_files(p))
+        elif stat.S_ISREG(st.st_mode):
+            files.append(p)
+        else:
+            raise SourceRejected(f"{p}: not a regular file ({_file_kind(st.st_mode)}); only files are read")
+    return files
+
+
+def load_paths(
+    paths: Iterable[str | Path], source: str, fmt: str | None = None, max_bytes: int = MAX_SOURCE_BYTES
+) -> LoadResult:
     """Load files and folders (a folder: every *.json / *.jsonl inside) into one result under `source`.
 
     Doc ids stay unique across files: a file other than the first gets "<source>:<file stem>:<line>".
+    The source is validated before and while it is read, and refused whole (SourceRejected, one line):
+    a path that is not a regular file or folder; more than max_bytes in all (sizes from os.stat, then
+    bounded reads); more lines or entries that are not docs than docs (with their count and the first bad
+    line), which is how a garbage file with a few valid lines is told from a doc file with a few slips.
     """
+    files = source_files(paths)
+    total = sum(_stat(f).st_size for f in files)
+    if total > max_bytes:
+        what = files[0] if len(files) == 1 else f"{source} ({len(files)} files)"
+        raise _too_big(what, max_bytes)
     result = LoadResult()
-    files: list[Path] = []
-    for p in map(Path, paths):
-        if p.is_dir():
-            files.extend(doc_files(p))
-        else:
-            files.append(p)
     for f in files:
-        part = load_file(f, source, fmt)
+        part = load_file(f, source, fmt, max_bytes)
         if len(files) > 1:
             for d in part.docs:
                 d.id = f"{source}:{f.stem}:{d.id.rsplit(':', 1)[1]}"
         result.extend(part)
+    if result.not_docs > len(result.docs):
+        units = result.not_docs + len(result.docs)
+        raise SourceRejected(
+            f"{source}: {result.not_docs} of {units} lines or entries are not docs"
+            f" (first bad line: {result.first_not_doc})"
+        )
     return result

@@ -16,7 +16,15 @@ else:  # pragma: no cover
     import tomli as tomllib
 
 from gorilla_tui.errors import UsageError
-from gorilla_tui.pool.doc import FORMATS, Diagnostic, LoadResult, load_paths
+from gorilla_tui.pool.doc import (
+    FORMATS,
+    MAX_SOURCE_BYTES,
+    Diagnostic,
+    LoadResult,
+    SourceRejected,
+    doc_files,
+    load_paths,
+)
 
 #: Remote types a manifest's [remote] table may name. "hf": huggingface_hub.hf_hub_download of each file
 #: (repo_id, repo_type, revision); "path": a local folder (`path`); "url": documentation only (not fetched,
@@ -69,16 +77,20 @@ class FetchContext:
     """How a refresh fetches: mirrors are the --from folders (None: use each manifest's remote).
     `hub_error`: None until the Hugging Face hub was checked (hub_unreachable), then "" when it answers or
     the short cause when it does not, so later hub files read the local cache only and fail fast instead of
-    each waiting through huggingface_hub's retries (about 25 s per file without network)."""
+    each waiting through huggingface_hub's retries (about 25 s per file without network).
+    `max_bytes`: the size limit of one source (pool.doc.MAX_SOURCE_BYTES; `--max-source-mb`)."""
 
     mirrors: list[Path] | None = None
     hub_error: str | None = None
+    max_bytes: int = MAX_SOURCE_BYTES
 
 
 @dataclass
 class SourceLoad:
-    """What fetching and loading one source gave: status "ok" or a SourceUnavailable status; origin: where
-    the files came from; files: the local files read; result: docs and diagnostics; message: why not ok."""
+    """What fetching and loading one source gave: status "ok", "refused" (pool.doc.SourceRejected: its
+    content never reaches the index) or a SourceUnavailable status; origin: where the files came from;
+    files: the local files read; result: docs and diagnostics; message: why not ok; user: a --source or
+    config `sources` path (re-read from `origin` when the previous index cannot be read)."""
 
     name: str
     title: str
@@ -87,6 +99,7 @@ class SourceLoad:
     files: list[str] = field(default_factory=list)
     result: LoadResult = field(default_factory=LoadResult)
     message: str = ""
+    user: bool = False
 
 
 #: Loaders by manifest kind: a callable(manifest, ctx) -> (origin, files, LoadResult), or "module:function"
@@ -317,7 +330,7 @@ def load_docs_source(manifest: Manifest, ctx: FetchContext) -> tuple[str, list[s
     load them in its format and attach the manifest's training questions when they can be found
     (with_questions). Returns (origin, files, LoadResult); raises SourceUnavailable."""
     origin, files, folder = _docs_files(manifest, ctx)
-    result = load_paths(files, manifest.name, manifest.format)
+    result = load_paths(files, manifest.name, manifest.format, ctx.max_bytes)
     return origin, [str(p) for p in files], with_questions(manifest, ctx, result, folder)
 
 
@@ -398,19 +411,24 @@ register_loader("docs", load_docs_source)
 
 
 def fetch(manifest: Manifest, ctx: FetchContext) -> SourceLoad:
-    """Fetch and load one manifest's docs; never raises for an unreachable source (status says why)."""
+    """Fetch and load one manifest's docs; never raises for an unreachable or refused source (status
+    "refused" for pool.doc.SourceRejected; the message says why)."""
     try:
         origin, files, result = _loader(manifest.kind)(manifest, ctx)
     except SourceUnavailable as e:
         return SourceLoad(manifest.name, manifest.title, e.status, message=str(e))
+    except SourceRejected as e:
+        return SourceLoad(manifest.name, manifest.title, "refused", message=str(e))
     return SourceLoad(manifest.name, manifest.title, "ok", origin, files, result)
 
 
-def user_source(path: str | Path, taken: Sequence[str] = ()) -> SourceLoad:
+def user_source(path: str | Path, taken: Sequence[str] = (), max_bytes: int = MAX_SOURCE_BYTES) -> SourceLoad:
     """Load a user file or folder (`--source PATH`, Settings.sources) as a source named after its stem
     (folder name, or file name without suffix); the format is detected per file (pool.detect_format).
 
-    Raises UsageError when the path does not exist, holds no doc file, or its name is already `taken`.
+    Raises UsageError when the path does not exist, holds no doc file, or its name is already `taken`;
+    pool.doc.SourceRejected when it is refused whole (not a regular file or folder, over max_bytes, mostly
+    not docs; see pool.doc.load_paths).
     """
     p = Path(path).expanduser()
     if not p.exists():
@@ -420,12 +438,8 @@ def user_source(path: str | Path, taken: Sequence[str] = ()) -> SourceLoad:
         raise UsageError(
             f"--source {path}: the source name {name!r} is already used; rename the file or folder"
         )
-    result = load_paths([p], name)
-    files = (
-        [str(p)]
-        if p.is_file()
-        else sorted(str(f) for f in p.iterdir() if f.suffix.lower() in (".json", ".jsonl"))
-    )
-    if p.is_dir() and not files:
+    if p.is_dir() and not doc_files(p):
         raise UsageError(f"--source {path}: no *.json or *.jsonl file in that folder")
-    return SourceLoad(name, f"user docs ({p})", "ok", str(p), files, result)
+    result = load_paths([p], name, max_bytes=max_bytes)
+    files = [str(p)] if not p.is_dir() else [str(f) for f in doc_files(p)]
+    return SourceLoad(name, f"user docs ({p})", "ok", str(p), files, result, user=True)

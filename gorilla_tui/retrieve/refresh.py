@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import errno
+import json
 import os
+import shutil
 import time
 from collections import Counter
 from collections.abc import Callable, Sequence
@@ -11,8 +14,8 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from gorilla_tui.errors import GorillaError, UsageError
-from gorilla_tui.pool.doc import ApiDoc
+from gorilla_tui.errors import GorillaError, IndexMissingError, UsageError
+from gorilla_tui.pool.doc import MAX_SOURCE_BYTES, ApiDoc, SourceRejected
 from gorilla_tui.pool.sources import FetchContext, Manifest, SourceLoad, fetch, load_manifests, user_source
 from gorilla_tui.retrieve import store as index_store
 from gorilla_tui.retrieve.index import FIELD_WEIGHTS, TOKENIZER_VERSION, ApiIndex, Bm25Params
@@ -28,13 +31,16 @@ ProgressFn = Callable[[str, str, "SourceLoad | None"], None]
 @dataclass
 class RefreshReport:
     """Outcome of a refresh: the published version folder, the new index, one summary row per source
-    (name, title, status ok/kept/unreachable/not in mirror/unsupported, origin, loaded, flagged, skipped,
-    repaired, message) and the build time in seconds."""
+    (name, title, status ok/kept/refused/unreachable/not in mirror/unsupported, origin, loaded, flagged,
+    skipped, repaired, message), the build time in seconds, and warnings: one line each for docs of the
+    previous index that were dropped (how many, from which source, why) and for a previous index that
+    could not be read (rebuilt from the sources)."""
 
     path: Path
     index: ApiIndex
     sources: list[dict[str, Any]] = field(default_factory=list)
     seconds: float = 0.0
+    warnings: list[str] = field(default_factory=list)
 
 
 def source_row(load: SourceLoad) -> dict[str, Any]:
@@ -48,11 +54,12 @@ def source_row(load: SourceLoad) -> dict[str, Any]:
         "files": load.files,
         "loaded": len(load.result.docs),
         "flagged": load.result.flagged,
-        "skipped": sev.get("skipped", 0),
+        "skipped": load.result.skipped,
         "repaired": sev.get("repaired", 0),
         "questions": sum(len(d.questions) for d in load.result.docs),
         "notes": [f"{d.file}: {d.message}" for d in load.result.diagnostics if d.severity == "note"][:5],
         "message": load.message,
+        "user": load.user,
     }
 
 
@@ -66,11 +73,44 @@ def _select(manifests: list[Manifest], only: Sequence[str], user_names: Sequence
     return [m for m in manifests if m.name in only]
 
 
-def _previous() -> ApiIndex | None:
+@dataclass
+class _Previous:
+    """The live index before this refresh: `index` when it could be read; else `damaged` says why and
+    `rows` are its meta.json source rows when meta.json itself could still be read."""
+
+    index: ApiIndex | None = None
+    rows: list[dict[str, Any]] = field(default_factory=list)
+    damaged: str = ""
+
+    def counts(self) -> dict[str, int]:
+        """Docs per source of the previous index (from its docs, else from its meta.json rows)."""
+        if self.index is not None:
+            return dict(Counter(d.source for d in self.index.docs))
+        return {str(r.get("name")): int(r.get("loaded") or 0) for r in self.rows if r.get("name")}
+
+
+def _previous() -> _Previous:
+    """Read the live index; any unreadable file (a truncated tf.npz, an emptied docs.json, a corrupt
+    CURRENT, an index of another store or tokenizer version) gives a _Previous with `damaged` set."""
     try:
-        return index_store.read_index(None)
-    except GorillaError:
-        return None
+        index = index_store.read_index(None)
+    except IndexMissingError:
+        return _Previous()
+    except GorillaError as e:
+        return _Previous(rows=_meta_rows(), damaged=str(e))
+    except Exception as e:  # noqa: BLE001 - whatever a damaged file raises, the index is rebuilt
+        return _Previous(rows=_meta_rows(), damaged=f"{type(e).__name__}: {str(e)[:120]}")
+    rows = index.meta.get("sources")
+    return _Previous(index, [r for r in rows if isinstance(r, dict)] if isinstance(rows, list) else [])
+
+
+def _meta_rows() -> list[dict[str, Any]]:
+    try:
+        _, meta = index_store.read_meta(None)
+    except Exception:  # noqa: BLE001 - meta.json unreadable too: nothing is known of the old sources
+        return []
+    rows = meta.get("sources") if isinstance(meta, dict) else None
+    return [r for r in rows if isinstance(r, dict) and r.get("name")] if isinstance(rows, list) else []
 
 
 def refresh(
@@ -80,83 +120,235 @@ def refresh(
     keep_previous: bool = True,
     on_event: ProgressFn | None = None,
     manifests: list[Manifest] | None = None,
+    *,
+    config_paths: Sequence[str | Path] = (),
+    max_bytes: int = MAX_SOURCE_BYTES,
+    on_wait: Callable[[str], None] | None = None,
 ) -> RefreshReport:
     """Rebuild the index in get_paths().index_dir.
 
     mirrors: the --from folders (files looked up by their remote names; None: each manifest's remote);
-    user_paths: --source files/folders (sources named after their stem); only: restrict to these source
-    names; keep_previous: sources not refreshed now (unreachable, not in mirror, not selected) keep their
-    docs from the previous index. Holds index_store.refresh_lock throughout; the new version is written to a
-    temp folder and published with an atomic pointer swap, so a failed or killed refresh leaves the previous
-    index in place.
+    user_paths: --source files/folders (sources named after their stem); config_paths: config.toml
+    `sources` (the same, but a refused one is a "refused" row instead of an error); only: restrict to
+    these source names; keep_previous: sources not refreshed now (unreachable, not in mirror, not
+    selected) keep their docs from the previous index; max_bytes: size limit of one source (pool.doc);
+    on_wait(message): called once when another refresh holds the lock (waited for up to
+    index_store.LOCK_WAIT seconds).
 
-    Raises UsageError (bad --from / --source / --only) and GorillaError: no source reachable, a source
-    that loads no doc, or a pool whose docs are all empty.
+    Holds index_store.refresh_lock throughout and first removes the build folders of dead refreshes;
+    the new version is written to a temp folder, removed on any failure, and published with an atomic
+    pointer swap, so a failed or killed refresh leaves the previous index in place. A previous index
+    that cannot be read is rebuilt from the sources: its user sources are read again from their paths and
+    its manifest sources fetched again (from the folder they came from when it was local). A refused
+    source (pool.doc.SourceRejected) never enters the index and its previous docs are not kept. Every
+    doc of the previous index that is dropped is reported in RefreshReport.warnings.
+
+    Raises UsageError (bad --from / --only, a --source that is missing or refused) and GorillaError: no
+    source reachable, a source that loads no doc, a pool whose docs are all empty, the lock held by
+    another refresh too long, or a write that failed (disk full with free and needed space, permission).
     """
     for m in mirrors or ():
         if not Path(m).is_dir():
             raise UsageError(f"--from {m}: not a folder")
     manifests = load_manifests() if manifests is None else manifests
-    user_names = [Path(p).stem if not Path(p).is_dir() else Path(p).resolve().name for p in user_paths]
+    all_user = [*user_paths, *config_paths]
+    user_names = [Path(p).stem if not Path(p).is_dir() else Path(p).resolve().name for p in all_user]
     selected = _select(manifests, only, user_names)
-    ctx = FetchContext(mirrors=[Path(m).expanduser() for m in mirrors] if mirrors is not None else None)
+    ctx = FetchContext(
+        mirrors=[Path(m).expanduser() for m in mirrors] if mirrors is not None else None, max_bytes=max_bytes
+    )
     emit = on_event or (lambda kind, name, load: None)
     started = time.perf_counter()
-    with index_store.refresh_lock():
+    root = index_store.index_root()
+    with index_store.refresh_lock(timeout=index_store.LOCK_WAIT, on_wait=on_wait):
+        index_store.remove_stale_builds()
+        taken = [m.name for m in manifests]
+        users: list[SourceLoad] = []
+        for p in all_user:  # user sources first: a refused --source stops before anything is fetched
+            emit("start", str(p), None)
+            load = _user_load(p, taken, max_bytes, strict=p in user_paths)
+            taken.append(load.name)
+            emit("done", str(p), load)
+            users.append(load)
         loads: list[SourceLoad] = []
         for m in selected:
             emit("start", m.name, None)
             load = fetch(m, ctx)
             emit("done", m.name, load)
             loads.append(load)
-        taken = [m.name for m in manifests]
-        for p in user_paths:
-            emit("start", str(p), None)
-            load = user_source(p, taken)
-            taken.append(load.name)
-            emit("done", str(p), load)
-            loads.append(load)
+        loads += users
         ok = [ld for ld in loads if ld.status == "ok"]
         for ld in ok:
             if not ld.result.docs:
                 why = next((str(d) for d in ld.result.diagnostics if d.severity == "skipped"), "no entry")
                 raise GorillaError(f"source {ld.name} is empty ({why})")
-        previous = _previous() if keep_previous else None
-        kept = _kept(previous, {ld.name for ld in ok}) if previous is not None else []
         if not ok:
             reasons = "; ".join(f"{ld.name}: {ld.message}" for ld in loads) or "no source selected"
             raise GorillaError(
                 f"no source reachable ({reasons})",
                 hint="use --from DIR with a local copy of the files, e.g. --from ../shared/apibench/api",
             )
+        previous = _previous()
+        warnings: list[str] = []
+        kept: list[tuple[dict[str, Any], list[ApiDoc]]] = []
+        done = {ld.name for ld in loads if ld.status in ("ok", "refused")}
+        if keep_previous and previous.index is not None:
+            kept = _kept(previous.index, done)
+        elif keep_previous and previous.damaged:
+            warnings.append(
+                f"the previous index could not be read ({previous.damaged}): rebuilt from the sources"
+            )
+            rebuilt = _reread(previous.rows, done, manifests, ctx, emit)
+            loads += rebuilt
+            ok += [ld for ld in rebuilt if ld.status == "ok" and ld.result.docs]
         docs: list[ApiDoc] = [d for ld in ok for d in ld.result.docs] + [d for _, docs in kept for d in docs]
-        index = ApiIndex.build(docs, Bm25Params())
         rows = [source_row(ld) for ld in loads] + [dict(row, status="kept") for row, _ in kept]
+        warnings += _dropped(previous, docs, loads, keep_previous)
         kept_names = {row["name"] for row, _ in kept}
         old = [
             d
-            for d in (previous.meta.get("diagnostics", []) if previous else [])
-            if d.get("source") in kept_names
+            for d in (previous.index.meta.get("diagnostics", []) if previous.index else [])
+            if isinstance(d, dict) and d.get("source") in kept_names
         ]
+        index = ApiIndex.build(docs, Bm25Params())
         index.meta = _meta(index, rows, ok, old, time.perf_counter() - started)
-        folder = index_store.new_build_dir()
-        index_store.write_version(folder, index.docs, index.tf, index.vocab, index.meta)
-        pause = float(os.environ.get(PAUSE_ENV, "0") or 0)
-        if pause > 0:
-            time.sleep(pause)
-        final = index_store.publish(folder)
+        final = _write_and_publish(index, root)
     index.path = final
-    return RefreshReport(final, index, rows, time.perf_counter() - started)
+    return RefreshReport(final, index, rows, time.perf_counter() - started, warnings)
+
+
+def _user_load(path: str | Path, taken: list[str], max_bytes: int, strict: bool) -> SourceLoad:
+    """user_source(path); a refused source raises UsageError when `strict` (--source), else it is a
+    "refused" SourceLoad (config `sources`, a user source re-read after a damaged index)."""
+    try:
+        return user_source(path, taken, max_bytes)
+    except SourceRejected as e:
+        if strict:
+            raise UsageError(f"--source refused: {e}") from None
+        p = Path(path).expanduser()
+        name = p.resolve().name if p.is_dir() else p.stem
+        return SourceLoad(name, f"user docs ({p})", "refused", str(p), message=str(e), user=True)
+
+
+def _reread(
+    rows: list[dict[str, Any]],
+    done: set[str],
+    manifests: list[Manifest],
+    ctx: FetchContext,
+    emit: ProgressFn,
+) -> list[SourceLoad]:
+    """Read again the sources of a damaged previous index (its meta.json rows) that were not refreshed
+    now: a user source from its path, a manifest source from the local folder it came from (else its
+    remote). A source that cannot be read again is left out (reported by _dropped)."""
+    by_name = {m.name: m for m in manifests}
+    out: list[SourceLoad] = []
+    taken = [*by_name, *done]
+    for row in rows:
+        name, origin = str(row.get("name")), str(row.get("origin") or "")
+        if name in done or row.get("status") not in ("ok", "kept"):
+            continue
+        emit("start", name, None)
+        if name in by_name:
+            folder = Path(origin)
+            mirror = FetchContext(mirrors=[folder] if origin and folder.is_dir() else ctx.mirrors,
+                                  hub_error=ctx.hub_error, max_bytes=ctx.max_bytes)  # fmt: skip
+            load = fetch(by_name[name], mirror)
+        elif origin and Path(origin).exists():
+            try:
+                load = _user_load(origin, [t for t in taken if t != name], ctx.max_bytes, strict=False)
+            except UsageError as e:
+                load = SourceLoad(name, name, "unreachable", origin, message=str(e), user=True)
+        else:
+            load = SourceLoad(
+                name, name, "unreachable", origin, message=f"{origin or name}: not found", user=True
+            )
+        if load.status == "ok":
+            load.message = "re-read: the previous index could not be read"
+        emit("done", name, load)
+        out.append(load)
+    return out
+
+
+def _dropped(
+    previous: _Previous, docs: list[ApiDoc], loads: list[SourceLoad], keep_previous: bool
+) -> list[str]:
+    """One line per source that has fewer docs than in the previous index: how many were dropped and why."""
+    now = Counter(d.source for d in docs)
+    by_name = {ld.name: ld for ld in loads}
+    lines = []
+    for name, before in sorted(previous.counts().items()):
+        lost = before - now.get(name, 0)
+        if lost <= 0:
+            continue
+        ld = by_name.get(name)
+        if ld is not None and ld.status == "refused":
+            why = f"refused: {ld.message}"
+        elif ld is not None and ld.status == "ok":
+            why = f"the source now has {now.get(name, 0)}"
+        elif ld is not None:
+            why = f"{ld.status}: {ld.message}"
+        elif not keep_previous:
+            why = "--clean drops the sources not refreshed now"
+        elif previous.index is not None:
+            why = "mostly not docs (loaded by an older release)"
+        else:
+            why = "the previous index could not be read"
+        lines.append(f"{name}: {lost} of its {before} docs in the previous index dropped ({why})")
+    return lines
+
+
+def _write_and_publish(index: ApiIndex, root: Path) -> Path:
+    """Write `index` into a new build folder and publish it (index_store). The build folder is removed on
+    any failure (an exception, Ctrl+C). A full disk is retried once after removing the version folders
+    that are not live (kept only for readers in the middle of a swap); an OSError then becomes one line
+    (index_store.index_write_error: disk full with the free and the needed space, permission)."""
+    for attempt in (1, 2):
+        folder: Path | None = None
+        try:
+            folder = index_store.new_build_dir()
+            index_store.write_version(folder, index.docs, index.tf, index.vocab, index.meta)
+            pause = float(os.environ.get(PAUSE_ENV, "0") or 0)
+            if pause > 0:
+                time.sleep(pause)
+            final = index_store.publish(folder)
+            folder = None
+            return final
+        except OSError as e:
+            if folder is not None:
+                shutil.rmtree(folder, ignore_errors=True)
+                folder = None
+            full = e.errno in (errno.ENOSPC, errno.EDQUOT)
+            if attempt == 1 and full and index_store.remove_old_versions(root):
+                continue
+            raise index_store.index_write_error(e, root, needed=estimate_bytes(index)) from None
+        finally:
+            if folder is not None:
+                shutil.rmtree(folder, ignore_errors=True)
+    raise AssertionError("unreachable")
+
+
+def estimate_bytes(index: ApiIndex) -> int:
+    """About how many bytes write_version needs for `index`: docs.json (each doc's JSON), tf.npz (int32
+    indices + float data per non-zero, int32 row pointers), vocab.json and meta.json."""
+    docs = sum(len(json.dumps(d.to_dict(), ensure_ascii=False).encode()) + 1 for d in index.docs)
+    tf = index.tf.nnz * (4 + index.tf.data.itemsize) + (index.tf.shape[0] + 1) * 4 + 4096
+    vocab = sum(len(t.encode()) + 4 for t in index.vocab)
+    meta = len(json.dumps(index.meta, ensure_ascii=False, default=str)) + 4096
+    return docs + tf + vocab + meta
 
 
 def _kept(previous: ApiIndex, refreshed: set[str]) -> list[tuple[dict[str, Any], list[ApiDoc]]]:
-    rows = {r["name"]: r for r in previous.meta.get("sources", [])}
+    """The sources of the previous index not refreshed (nor refused) now, with their docs; a source the
+    previous index loaded from mostly non-docs (an older release accepted those) is not kept."""
+    rows = {r["name"]: r for r in previous.meta.get("sources", []) if isinstance(r, dict) and "name" in r}
     out = []
     for name in previous.sources:
         if name in refreshed:
             continue
         docs = [d for d in previous.docs if d.source == name]
         row = dict(rows.get(name, {"name": name, "title": name}))
+        if int(row.get("skipped") or 0) > len(docs):
+            continue
         row.update(loaded=len(docs), flagged=sum(1 for d in docs if d.flagged))
         row["message"] = "not refreshed: kept from the previous index"
         out.append((row, docs))

@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import contextlib
+import errno
 import json
 import os
 import shutil
 import tempfile
 import time
-from collections.abc import Iterator
+import zipfile
+import zlib
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -23,6 +27,13 @@ from gorilla_tui.pool.doc import ApiDoc
 STORE_VERSION = 1
 POINTER = "CURRENT"
 LOCK = "refresh.lock"
+#: Written by the lock holder: "PID START_EPOCH_SECONDS" (what a waiting refresh reports).
+LOCK_OWNER = "refresh.lock.owner"
+#: Seconds a refresh waits for another one to finish before it gives up (a refresh of the three hubs,
+#: APIZoo and python-env takes 15-25 s on 2 cores, bench/refresh_memory.py; a FIFO or /dev/zero source
+#: can no longer hang one).
+LOCK_WAIT = 600.0
+BUILD_PREFIX = ".build-"
 #: Version folders kept besides the live one (a reader that read CURRENT just before a swap still finds its
 #: folder; older ones are removed by the next refresh).
 KEEP_PREVIOUS = 1
@@ -49,32 +60,120 @@ def current_version(root: Path | None = None) -> Path | None:
 
 
 @contextmanager
-def refresh_lock(root: Path | None = None, timeout: float = -1) -> Iterator[None]:
+def refresh_lock(
+    root: Path | None = None, timeout: float = -1, on_wait: Callable[[str], None] | None = None
+) -> Iterator[None]:
     """Hold the refresh lock (filelock on root/refresh.lock): refreshes run one at a time.
 
-    timeout: seconds to wait (-1 = forever). Raises GorillaError when it cannot be acquired in time.
+    The holder writes its PID and start time to root/refresh.lock.owner. timeout: seconds to wait (-1 =
+    forever). on_wait(message) is called once when the lock is taken by another process ("waiting for
+    PID N for M s to finish"). Raises GorillaError when it cannot be acquired in time
+    ("lock held by PID N for M s") or the folder cannot be written (index_write_error).
     """
     from filelock import FileLock, Timeout
 
     root = index_root(root)
-    root.mkdir(parents=True, exist_ok=True)
-    lock = FileLock(str(root / LOCK))
     try:
-        lock.acquire(timeout=timeout)
+        root.mkdir(parents=True, exist_ok=True)
+        lock = FileLock(str(root / LOCK))
+        try:
+            lock.acquire(timeout=0)
+        except Timeout:
+            if on_wait is not None:
+                on_wait(f"waiting for {lock_holder(root)} to finish")
+            if timeout == 0:
+                raise
+            lock.acquire(timeout=timeout)
     except Timeout:
-        raise GorillaError(f"another refresh holds {root / LOCK}; try again when it is done") from None
+        raise GorillaError(
+            f"another refresh holds {root / LOCK}: {lock_holder(root)}; try again when it is done"
+        ) from None
+    except OSError as e:
+        raise index_write_error(e, root) from None
     try:
+        try:
+            _write(root / LOCK_OWNER, f"{os.getpid()} {time.time():.0f}".encode())
+        except OSError:
+            pass  # only informative: a full disk is reported by the write that matters
         yield
     finally:
+        with contextlib.suppress(OSError):
+            (root / LOCK_OWNER).unlink(missing_ok=True)
         lock.release()
+
+
+def lock_holder(root: Path | None = None) -> str:
+    """Who holds the refresh lock, from root/refresh.lock.owner: "PID N for M s" ("another process" when
+    unknown)."""
+    try:
+        pid, started = (root or index_root()).joinpath(LOCK_OWNER).read_text(encoding="utf-8").split()[:2]
+        return f"PID {int(pid)} for {max(0.0, time.time() - float(started)):.0f} s"
+    except (OSError, ValueError):
+        return "another process"
+
+
+def index_write_error(e: OSError, root: Path, needed: int | None = None) -> GorillaError:
+    """One line for an OSError met while writing the index under `root`: disk full (with the free space
+    from shutil.disk_usage and the `needed` bytes when known), permission or read-only file system, else
+    the OS message. Returns the GorillaError (the caller raises it)."""
+    where = index_root(root)
+    if e.errno in (errno.ENOSPC, errno.EDQUOT):
+        try:
+            free = f"{shutil.disk_usage(where).free / 1e6:.1f} MB free"
+        except OSError:
+            free = "free space unknown"
+        need = f", about {needed / 1e6:.1f} MB needed" if needed else ""
+        return GorillaError(f"disk full: cannot write the index in {where} ({free}{need})")
+    if e.errno in (errno.EACCES, errno.EPERM, errno.EROFS):
+        what = "read-only file system" if e.errno == errno.EROFS else "permission denied"
+        return GorillaError(f"{what}: cannot write the index in {where} ({e.filename or where})")
+    return GorillaError(f"cannot write the index in {where}: {e.strerror or e}")
 
 
 def new_build_dir(root: Path | None = None) -> Path:
     """A fresh hidden temp folder inside root for building a version aside (same file system as root, so
-    the final rename is atomic). Callers must hold refresh_lock."""
+    the final rename is atomic), named .build-<PID>-... so remove_stale_builds can tell whose it is.
+    Callers must hold refresh_lock."""
     root = index_root(root)
     root.mkdir(parents=True, exist_ok=True)
-    return Path(tempfile.mkdtemp(prefix=".build-", dir=root))
+    return Path(tempfile.mkdtemp(prefix=f"{BUILD_PREFIX}{os.getpid()}-", dir=root))
+
+
+def remove_stale_builds(root: Path | None = None) -> list[Path]:
+    """Remove the build folders left by refreshes whose process is gone (killed, power loss): those whose
+    PID is not alive, or that carry no PID (older releases). Callers must hold refresh_lock, so no live
+    refresh is building. Returns the folders removed."""
+    root = index_root(root)
+    removed = []
+    for child in root.glob(BUILD_PREFIX + "*") if root.is_dir() else ():
+        pid = child.name[len(BUILD_PREFIX) :].split("-", 1)[0]
+        if pid.isdigit() and int(pid) != os.getpid() and _alive(int(pid)):
+            continue
+        shutil.rmtree(child, ignore_errors=True)
+        removed.append(child)
+    return removed
+
+
+def remove_old_versions(root: Path | None = None) -> list[Path]:
+    """Remove every version folder but the live one (publish keeps KEEP_PREVIOUS of them for readers in
+    the middle of a swap); used to make room when a refresh finds the disk full. Callers must hold
+    refresh_lock. Returns the folders removed."""
+    root = index_root(root)
+    live = current_version(root)
+    old = [c for c in root.glob("v-*") if c.is_dir() and (live is None or c.name != live.name)]
+    for child in old:
+        shutil.rmtree(child, ignore_errors=True)
+    return old
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
 
 
 def write_version(
@@ -102,8 +201,9 @@ def write_version(
 
 def publish(folder: Path, root: Path | None = None) -> Path:
     """Make the built `folder` the live index: rename it to a version folder, then replace CURRENT
-    atomically (temp file + os.replace). Old versions beyond KEEP_PREVIOUS and stale build folders are
-    removed. Callers must hold refresh_lock. Returns the version folder."""
+    atomically (temp file + os.replace). Old versions beyond KEEP_PREVIOUS and the build folders of dead
+    processes (remove_stale_builds) are removed. Callers must hold refresh_lock. Returns the version
+    folder."""
     root = index_root(root)
     previous = current_version(root)
     name = time.strftime("v-%Y%m%dT%H%M%S") + f"-{os.getpid()}-{folder.name[-6:]}"
@@ -114,10 +214,9 @@ def publish(folder: Path, root: Path | None = None) -> Path:
     _fsync_dir(root)
     keep = {final.name} | ({previous.name} if previous is not None and KEEP_PREVIOUS else set())
     for child in root.iterdir():
-        stale_build = child.name.startswith(".build-")
-        old_version = child.name.startswith("v-") and child.name not in keep
-        if child.is_dir() and (stale_build or old_version):
+        if child.is_dir() and child.name.startswith("v-") and child.name not in keep:
             shutil.rmtree(child, ignore_errors=True)
+    remove_stale_builds(root)
     return final
 
 
@@ -135,6 +234,10 @@ def read_index(path: Path | None = None):  # -> ApiIndex (import cycle kept lazy
 
     folder = path if path is not None and (path / "meta.json").is_file() else _live(path)
     meta = _read_json(folder / "meta.json")
+    if not isinstance(meta, dict):
+        raise GorillaError(
+            f"the index at {folder} is damaged (meta.json is not an object); rebuild it", hint=_HINT
+        )
     if meta.get("store_version") != STORE_VERSION:
         raise GorillaError(f"the index at {folder} was built by another version of gorilla-tui", hint=_HINT)
     from gorilla_tui.retrieve.index import TOKENIZER_VERSION
@@ -145,13 +248,28 @@ def read_index(path: Path | None = None):  # -> ApiIndex (import cycle kept lazy
         docs = [ApiDoc.from_dict(d) for d in _read_json(folder / "docs.json")]
         terms = _read_json(folder / "vocab.json")
         tf = sparse.load_npz(folder / "tf.npz").tocsr()
-    except (OSError, ValueError, TypeError) as e:
-        raise GorillaError(f"the index at {folder} is damaged ({e}); rebuild it", hint=_HINT) from None
+    except _DAMAGED as e:
+        why = str(e).splitlines()[0][:120] if str(e).strip() else type(e).__name__
+        raise GorillaError(f"the index at {folder} is damaged ({why}); rebuild it", hint=_HINT) from None
     if tf.shape != (len(docs), len(terms)):
         raise GorillaError(f"the index at {folder} is inconsistent; rebuild it", hint=_HINT)
     tf.data = tf.data.astype(np.float32, copy=False)
     params = Bm25Params(**meta.get("params", {}).get("bm25", {}))
     return ApiIndex(docs, tf, {t: i for i, t in enumerate(terms)}, params, meta, folder)
+
+
+#: What reading a truncated or overwritten docs.json / vocab.json / tf.npz raises (numpy's npz reader:
+#: BadZipFile, EOFError, zlib.error, KeyError for a missing array; from_dict: TypeError, AttributeError).
+_DAMAGED = (
+    OSError,
+    ValueError,
+    TypeError,
+    KeyError,
+    AttributeError,
+    EOFError,
+    zipfile.BadZipFile,
+    zlib.error,
+)
 
 
 def folder_size(folder: Path) -> int:

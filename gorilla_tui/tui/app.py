@@ -66,6 +66,7 @@ class GorillaApp(App[None]):
 
     def _start_loading(self) -> None:
         s = self.session
+        s.history.on_warning = self._history_warning  # History reports each warning once
         try:
             self.main.query_one(TaskInput).set_recall(s.history.recent_tasks())
         except Exception as e:  # a damaged history must not stop the app
@@ -74,6 +75,12 @@ class GorillaApp(App[None]):
             self._load_index()
         if s.backend is None:
             self._load_backend()
+
+    def _history_warning(self, message: str) -> None:
+        """A history that could not be opened or written (moved aside, or not saved): the same one-line
+        warning as the CLI's, shown once; called from any thread (App.notify is thread-safe)."""
+        self.last_notice = message
+        self.notify(message, severity="warning", timeout=10, markup=False)  # a path is shown as it is
 
     # -- status bar -----------------------------------------------------------------------------------
 

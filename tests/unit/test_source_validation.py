@@ -1,0 +1,128 @@
+"""Sources are validated before they are indexed (issue 17): regular files only, bounded reads, a per-source
+size limit, a line is a doc only with its format's fields, and a source that is mostly not docs is refused."""
+
+from __future__ import annotations
+
+import base64
+import json
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from gorilla_tui.errors import UsageError
+from gorilla_tui.pool.doc import MAX_DIAGNOSTICS, SourceRejected, load_file, load_jsonl, load_paths
+from gorilla_tui.pool.sources import user_source
+
+
+def _garbage(path: Path, apibench: Path, megabytes: float, valid: int = 3) -> Path:
+    """base64 text of random bytes (76-column lines, as `base64` writes it) followed by `valid` real
+    APIBench lines: the shape of the file that once took a refresh to 5.2 GB."""
+    blob = base64.encodebytes(os.urandom(int(megabytes * 1e6 * 3 / 4)))
+    lines = (apibench / "api" / "torchhub_api.jsonl").read_bytes().splitlines(keepends=True)[:valid]
+    path.write_bytes(blob + b"".join(lines))
+    return path
+
+
+def test_mostly_garbage_source_is_refused_whole_with_count_and_first_bad_line(
+    apibench: Path, tmp_path: Path
+) -> None:
+    f = _garbage(tmp_path / "garbage.jsonl", apibench, 2.0)
+    n_lines = f.read_bytes().count(b"\n")
+    with pytest.raises(SourceRejected) as e:
+        load_paths([f], "garbage")
+    msg = str(e.value)
+    assert f"{n_lines - 3} of {n_lines} lines or entries are not docs" in msg
+    assert f"first bad line: {f}:1" in msg and "\n" not in msg
+    # the same lines read one file at a time: counted past MAX_DIAGNOSTICS, only that many kept
+    r = load_jsonl(f, "garbage")
+    assert len(r.docs) == 3 and r.not_docs == n_lines - 3 and r.skipped == n_lines - 3
+    assert len(r.diagnostics) == MAX_DIAGNOSTICS + 1 and "more lines or entries" in r.diagnostics[-1].message
+
+
+def test_a_doc_file_with_a_few_slips_still_loads(apibench: Path, tmp_path: Path) -> None:
+    good = (apibench / "api" / "torchhub_api.jsonl").read_text().splitlines()
+    f = tmp_path / "mine.jsonl"
+    f.write_text("\n".join([*good[:10], "{broken", "[1, 2]", '{"api_name": "no call"}']) + "\n")
+    r = load_paths([f], "mine", "apibench")
+    assert len(r.docs) == 10 and r.not_docs == 3 and r.first_not_doc == f"{f}:11"
+
+
+def test_a_line_is_a_doc_only_with_the_fields_of_its_format(tmp_path: Path) -> None:
+    f = tmp_path / "docs.jsonl"
+    rows = [
+        {"api_call": "torch.hub.load('a/b', 'c')", "api_name": "c", "domain": "Vision"},
+        {"api_call": "torch.hub.load('a/b', 'd')", "api_name": "d"},  # no domain: not an APIBench doc
+        {"api_call": 42, "api_name": "e", "domain": "Vision"},  # the call is not a string
+        {"api_call": ["x()"], "api_name": "f", "domain": "Vision"},
+    ]
+    f.write_text("\n".join(json.dumps(r) for r in rows) + "\n")
+    apibench_fmt = load_file(f, "s", "apibench")
+    assert [d.api_name for d in apibench_fmt.docs] == ["c"]
+    assert [(d.line, d.message) for d in apibench_fmt.diagnostics] == [
+        (2, "no domain (required in apibench docs)"),
+        (3, "no api_call"),
+        (4, "no api_call"),
+    ]
+    # user JSONL needs the call only
+    assert [d.api_name for d in load_file(f, "s", "jsonl").docs] == ["c", "d"]
+    zoo = tmp_path / "zoo.json"
+    zoo.write_text(json.dumps([{"api_call": "GET /v1/x", "api_name": "x"}, {"api_call": "GET /v1/y"}]))
+    r = load_file(zoo, "zoo", "apizoo")
+    assert [d.api_name for d in r.docs] == ["x"] and r.diagnostics[
+        0
+    ].message == "no api_name (required in apizoo docs)"
+
+
+def test_fifo_and_devices_are_refused_without_being_opened(tmp_path: Path) -> None:
+    fifo = tmp_path / "pipe.jsonl"
+    os.mkfifo(fifo)
+    # run in a child: opening a FIFO with no writer would block this test forever
+    code = textwrap.dedent(
+        f"""
+        from gorilla_tui.pool.doc import SourceRejected, load_paths, load_file
+        for p in ({str(fifo)!r}, "/dev/zero"):
+            for fn in (lambda: load_paths([p], "s"), lambda: load_file(p, "s")):
+                try:
+                    fn()
+                except SourceRejected as e:
+                    print(e)
+        """
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert out.returncode == 0, out.stderr
+    lines = out.stdout.splitlines()
+    assert lines[:2] == [f"{fifo}: not a regular file (a FIFO); only files are read"] * 2
+    assert lines[2:] == ["/dev/zero: not a regular file (a character device); only files are read"] * 2
+    # a folder holding a FIFO: only its regular files are read
+    folder = tmp_path / "docs"
+    folder.mkdir()
+    os.mkfifo(folder / "stuck.jsonl")
+    (folder / "ok.jsonl").write_text('{"api_call": "a.b()"}\n')
+    assert [d.api_call for d in load_paths([folder], "docs").docs] == ["a.b()"]
+
+
+def test_size_limit_per_source(apibench: Path, tmp_path: Path) -> None:
+    hf = apibench / "api" / "huggingface_api.jsonl"  # 1.06 MB, the largest APIBench pool
+    with pytest.raises(
+        SourceRejected, match=r"more than 1 MB, the size limit of one source .*--max-source-mb"
+    ):
+        load_paths([hf], "huggingface", "apibench", max_bytes=1_000_000)
+    assert len(load_paths([hf], "huggingface", "apibench", max_bytes=2_000_000).docs) == 936
+    # a folder counts all its files together
+    folder = tmp_path / "two"
+    folder.mkdir()
+    for name in ("a.jsonl", "b.jsonl"):
+        (folder / name).write_bytes(hf.read_bytes()[:600_000].rsplit(b"\n", 1)[0] + b"\n")
+    with pytest.raises(SourceRejected, match=r"two \(2 files\): more than 1 MB"):
+        load_paths([folder], "two", max_bytes=1_000_000)
+
+
+def test_user_source_refusals_and_missing_paths(apibench: Path, tmp_path: Path) -> None:
+    with pytest.raises(SourceRejected, match="not docs"):
+        user_source(_garbage(tmp_path / "junk.jsonl", apibench, 0.2))
+    with pytest.raises(UsageError, match="no such file"):
+        user_source(tmp_path / "nope.jsonl")
