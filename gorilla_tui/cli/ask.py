@@ -151,7 +151,7 @@ def _ask(args: argparse.Namespace, settings: Any, cancel: threading.Event, inter
         index.pool(settings.hub)  # unknown hub: UsageError now
     if interrupted:
         raise AskCancelled("cancelled")
-    backend = open_backend(settings)  # loading the model: ~0.3-1 s; Ctrl+C is honoured right after it
+    backend = open_backend(settings, cancel=cancel)  # probe + load: ~1-2 s; Ctrl+C stops the probe at once
     if interrupted:
         raise AskCancelled("cancelled")
     return Pipeline(settings, index, backend).ask(args.task, cancel=cancel)

@@ -361,7 +361,7 @@ class LlamaBackend:
         return total
 
 
-def open_backend(settings: Settings) -> Backend:
+def open_backend(settings: Settings, *, cancel: threading.Event | None = None) -> Backend:
     """The backend `settings` ask for: RemoteBackend for settings.endpoint, else the local model resolved by
     models.resolve_model(settings.model) with the kernel profile's Llama() defaults (kernels.choose_profile,
     overridden by settings.n_ctx / n_threads / n_gpu_layers / use_extra_bufts). Before the first load of a
@@ -370,8 +370,9 @@ def open_backend(settings: Settings) -> Backend:
     that worked are remembered, and what was changed is said once (in backend.warnings). A profile that wants
     GPU offload on a build without it still loads (on the CPU), with kernels.offload_warning in
     backend.warnings.
+    cancel: set (Ctrl+C) to stop during the probe; the model is then not loaded.
     Raises GorillaError / UsageError (an unknown kernel name, a bad --endpoint URL); probe.ModelCrashError
-    (exit 2) when llama.cpp crashes with every fallback."""
+    (exit 2) when llama.cpp crashes with every fallback; probe.ProbeCancelled when `cancel` was set."""
     from gorilla_tui.model import llama_internals, probe  # deferred: loads libllama
     from gorilla_tui.model import profiles as kernels
     from gorilla_tui.model import registry as models
@@ -398,7 +399,10 @@ def open_backend(settings: Settings) -> Backend:
         params,
         fix=profile.install or f'CMAKE_ARGS="{profile.cmake_args}" pip install llama-cpp-python',
         llama_version=llama_internals.version(),
+        cancel=cancel,
     )
+    if cancel is not None and cancel.is_set():
+        raise probe.ProbeCancelled("cancelled before loading the model")
     backend = LlamaBackend(resolved.path, params=decision.params, name=resolved.name, family=resolved.family)
     backend.warnings += [w for w in (warning, decision.note) if w]
     return backend

@@ -23,6 +23,7 @@ import signal
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
@@ -60,6 +61,11 @@ class ModelCrashError(GorillaError):
         super().__init__(message)
         self.signal = signal
         self.fix = fix
+
+
+class ProbeCancelled(GorillaError):
+    """The caller's cancel event was set while the probe ran (Ctrl+C): the child was stopped (exit 2; the
+    CLI turns it into "interrupted", exit 130)."""
 
 
 @dataclass
@@ -149,39 +155,61 @@ def fallback_chain(params: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
     return chain
 
 
-def run_child(model_path: Path, params: dict[str, Any], *, tokens: int = PROBE_TOKENS) -> ProbeResult:
+def run_child(
+    model_path: Path,
+    params: dict[str, Any],
+    *,
+    tokens: int = PROBE_TOKENS,
+    cancel: threading.Event | None = None,
+) -> ProbeResult:
     """Load `model_path` with `params` (Llama() keywords + use_extra_bufts; n_ctx is replaced by PROBE_N_CTX)
     in a child Python and decode PROBE_PROMPT plus `tokens` generated tokens. Never raises for the child's
-    failure: it is in the result."""
+    failure: it is in the result. Raises ProbeCancelled when `cancel` is set meanwhile (the child is killed;
+    checked every 50 ms)."""
     job = {"model": str(model_path), "params": {**params, "n_ctx": PROBE_N_CTX}, "tokens": tokens}
     # the child must import this same gorilla_tui (a checkout run with PYTHONPATH or from its folder)
     root = str(Path(__file__).resolve().parents[2])
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [root, os.environ.get("PYTHONPATH")]))}
     start = time.perf_counter()
-    try:
-        proc = subprocess.run(
+    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
+        proc = subprocess.Popen(
             [sys.executable, "-m", "gorilla_tui.model.probe", json.dumps(job)],
-            capture_output=True,
-            text=True,
-            timeout=TIMEOUT_S,
+            stdout=out,
+            stderr=err,
             stdin=subprocess.DEVNULL,
             env=env,
         )
-    except subprocess.TimeoutExpired:
-        return ProbeResult(False, error=f"the probe did not finish in {TIMEOUT_S:.0f} s")
+        try:
+            while True:
+                try:
+                    proc.wait(timeout=0.05)
+                    break
+                except subprocess.TimeoutExpired:
+                    if cancel is not None and cancel.is_set():
+                        raise ProbeCancelled("cancelled while probing the model") from None
+                    if time.perf_counter() - start > TIMEOUT_S:
+                        return ProbeResult(False, error=f"the probe did not finish in {TIMEOUT_S:.0f} s")
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+                proc.wait()
+        out.seek(0)
+        err.seek(0)
+        stdout = out.read().decode("utf-8", "replace")
+        stderr = err.read().decode("utf-8", "replace")
     seconds = time.perf_counter() - start
     if proc.returncode < 0:
         return ProbeResult(False, signal=signal_name(-proc.returncode), seconds=seconds)
-    lines = [ln for ln in proc.stdout.splitlines() if ln.startswith("{")]
+    lines = [ln for ln in stdout.splitlines() if ln.startswith("{")]
     try:
-        out = json.loads(lines[-1])
+        answer = json.loads(lines[-1])
     except (IndexError, ValueError):
-        err = (proc.stderr.strip().splitlines() or [f"exit status {proc.returncode}"])[-1]
-        return ProbeResult(False, error=err[:300], seconds=seconds)
-    if not out.get("ok"):
-        return ProbeResult(False, error=str(out.get("error", "failed"))[:300], seconds=seconds)
+        last = (stderr.strip().splitlines() or [f"exit status {proc.returncode}"])[-1]
+        return ProbeResult(False, error=last[:300], seconds=seconds)
+    if not answer.get("ok"):
+        return ProbeResult(False, error=str(answer.get("error", "failed"))[:300], seconds=seconds)
     return ProbeResult(
-        True, tokens=int(out["tokens"]), tokens_per_s=float(out["tokens_per_s"]), seconds=seconds
+        True, tokens=int(answer["tokens"]), tokens_per_s=float(answer["tokens_per_s"]), seconds=seconds
     )
 
 
@@ -201,6 +229,7 @@ def ensure_runtime(
     llama_version: str,
     force: bool = False,
     tokens: int = PROBE_TOKENS,
+    cancel: threading.Event | None = None,
 ) -> RuntimeDecision:
     """The params to load `model_path` with, probed in a child process the first time (see module doc).
 
@@ -211,6 +240,7 @@ def ensure_runtime(
         llama_version: llama-cpp-python's version (part of the cache key).
         force: probe even when the combination is known good (doctor); the chain and cache are the same.
         tokens: tokens each child generates (doctor asks for more, for its tokens/s figure).
+        cancel: set (Ctrl+C) to stop the probe; nothing is remembered then.
 
     Returns:
         RuntimeDecision: params (the first of the fallback chain that worked), note (what was changed, set
@@ -219,6 +249,7 @@ def ensure_runtime(
     Raises:
         ModelCrashError: the child died by a signal with every step of the chain (message: the signal, what
             was tried, the fix).
+        ProbeCancelled: `cancel` was set while a child ran.
     """
     key = probe_key(model_path, params, llama_version)
     known = _read_cache().get(key)
@@ -226,7 +257,7 @@ def ensure_runtime(
         return RuntimeDecision(params=dict(known["params"]), probed=False)
     attempts: list[tuple[str, ProbeResult]] = []
     for change, candidate in fallback_chain(params):
-        result = run_child(model_path, candidate, tokens=tokens)
+        result = run_child(model_path, candidate, tokens=tokens, cancel=cancel)
         attempts.append((change, result))
         if result.ok:
             changes = [c for c, _ in attempts[1:]]
