@@ -104,3 +104,14 @@ def test_ask_says_once_what_the_probe_changed(home_with_index, monkeypatch, caps
     assert main(["ask", task, "--json"]) == 0
     proposal = json.loads(capsys.readouterr().out)
     assert proposal["warnings"] == [] and proposal["api_call"]  # known good now: nothing to say
+
+
+@pytest.mark.model
+def test_cancel_stops_the_probe_child(gemma_path):
+    import threading
+
+    cancel = threading.Event()
+    threading.Timer(0.2, cancel.set).start()  # Ctrl+C while the child is still loading
+    with pytest.raises(probe.ProbeCancelled, match="cancelled while probing the model"):
+        probe.ensure_runtime(gemma_path, _params(), fix=FIX, llama_version=li.version(), cancel=cancel)
+    assert not probe.cache_file().exists()
