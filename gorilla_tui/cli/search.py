@@ -5,6 +5,10 @@ from __future__ import annotations
 import argparse
 import json
 
+from gorilla_tui.config import load_settings
+from gorilla_tui.errors import UsageError
+from gorilla_tui.textsafe import safe_text
+
 #: Most hits one search may ask for (the same bound as ask and the TUI).
 K_MAX = 50
 #: Characters of the task shown in the table title (the JSON output keeps it whole).
@@ -48,9 +52,12 @@ def hit_row(hit) -> dict:
 
 def run(args: argparse.Namespace) -> int:
     """Search and print; exit 0 with hits, 1 when nothing matches, 2 for bad input or no index."""
-    from gorilla_tui.config import load_settings
-    from gorilla_tui.errors import UsageError
-    from gorilla_tui.retrieve.index import ApiIndex
+    from rich.console import Console  # deferred: rich (~0.1 s); --help and --json stay fast
+    from rich.table import Table
+    from rich.text import Text
+
+    from gorilla_tui import services  # deferred: numpy, scipy, tree-sitter (~0.3 s); `--help` stays fast
+    from gorilla_tui.retrieve.constraints import search_with_constraints  # deferred with services
 
     if not args.task.strip():
         raise UsageError("the task is empty")
@@ -59,10 +66,8 @@ def run(args: argparse.Namespace) -> int:
     if not 1 <= k <= K_MAX:
         raise UsageError(f"-k must be between 1 and {K_MAX}, not {k}")
     hub = args.hub if args.hub is not None else (settings.hub or None)
-    from gorilla_tui.retrieve.constraints import search_with_constraints
-
     # constraints stated in the task ("top-1 >= 75 %", "runs on a Raspberry Pi") rerank the BM25 hits
-    result = search_with_constraints(ApiIndex.load(), args.task, k=k, hub=hub)
+    result = search_with_constraints(services.load_index(), args.task, k=k, hub=hub)
     hits = result.hits
     if args.json:
         doc = {"task": args.task, "hub": hub, "k": k, "hits": [hit_row(h) for h in hits]}
@@ -70,26 +75,24 @@ def run(args: argparse.Namespace) -> int:
         doc["constraints_message"] = result.message
         print(json.dumps(doc, indent=1))
         return 0 if hits else 1
-    from rich.console import Console
-    from rich.markup import escape
-    from rich.table import Table
 
     console = Console()
     if not hits:
-        console.print("no hit: no API doc shares a word with the task" + (f" in {hub}" if hub else ""))
+        console.print(
+            Text(safe_text("no hit: no API doc shares a word with the task" + (f" in {hub}" if hub else "")))
+        )
         return 1
     title = " ".join(args.task.split())
     title = title if len(title) <= TITLE_CHARS else title[: TITLE_CHARS - 3].rstrip() + "..."
-    table = Table(title=f"hits for: {escape(title)}" + (f" (source {hub})" if hub else ""))
+    table = Table(title=Text(safe_text(f"hits for: {title}" + (f" (source {hub})" if hub else ""))))
     for col, just in (("rank", "right"), ("score", "right"), ("api_call", "left"), ("domain", "left"),
                       ("api_name", "left"), ("source", "left")):  # fmt: skip
         table.add_column(col, justify=just, overflow="fold", no_wrap=col in ("rank", "score", "source"))
     for h in hits:
         r = hit_row(h)
-        table.add_row(
-            str(r["rank"]), f"{r['score']:.2f}", r["api_call"], r["domain"], r["api_name"], r["source"]
-        )
+        cells = (str(r["rank"]), f"{r['score']:.2f}", r["api_call"], r["domain"], r["api_name"], r["source"])
+        table.add_row(*(Text(safe_text(str(c))) for c in cells))  # doc fields: shown, never interpreted
     console.print(table)
     if result.message:
-        console.print(f"constraints: {result.message}")
+        console.print(Text(safe_text(f"constraints: {result.message}")))
     return 0

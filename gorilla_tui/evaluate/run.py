@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import shutil
 import tempfile
 import threading
@@ -23,16 +22,16 @@ from gorilla_tui.evaluate.score import (
     resolve_file,
     score_file,
 )
+from gorilla_tui.pipeline import AskCancelled
 from gorilla_tui.pool.doc import ApiDoc, doc_from_record, load_jsonl
+from gorilla_tui.pool.questions import task_text
+from gorilla_tui.pool.sources import FetchContext, load_manifests, with_questions
+from gorilla_tui.retrieve.index import ApiIndex
 
 if TYPE_CHECKING:
     from gorilla_tui.pipeline import Pipeline
     from gorilla_tui.types import Proposal
 
-#: The task is the text between these markers of an eval line's "code" (APIBench README).
-TASK_RE = re.compile(r"###\s*Instruction:\s*(.*?)\s*###\s*Output", re.DOTALL)
-#: The training split writes its "code" as a Python dict string instead: {'Instruction': ..., 'Output': ...}.
-TRAIN_TASK_RE = re.compile(r"^\{'Instruction':\s*(.*?),\s*'Output':", re.DOTALL)
 SAMPLES = ("head", "spread")
 #: A run stops (GorillaError) after this many tasks in a row failed: the backend itself is broken.
 MAX_FAILURES_IN_A_ROW = 5
@@ -49,14 +48,6 @@ class EvalTask:
     domain: str
     api_call: str
     doc: ApiDoc | None
-
-
-def task_text(code: str) -> str:
-    """The instruction of an eval line's "code": text between ``###Instruction:`` and ``###Output``, or of a
-    training-split line's ``{'Instruction': ..., 'Output': ...}`` (whitespace-normalised); the whole text
-    when neither form is there."""
-    m = TASK_RE.search(code or "") or TRAIN_TASK_RE.search(code or "")
-    return " ".join((m.group(1) if m else code or "").split())
 
 
 def load_tasks(path: str | Path, hub: str) -> list[EvalTask]:
@@ -256,8 +247,6 @@ def answer_tasks(
     stop: checked before each task (Ctrl+C once: finish the current task, then stop); cancel: passed to
     pipeline.ask (Ctrl+C twice: the current task is dropped, not written). on_answer(line) after each line.
     Raises UsageError (load_answers), GorillaError after MAX_FAILURES_IN_A_ROW failures in a row."""
-    from gorilla_tui.pipeline import AskCancelled
-
     out = Path(out)
     out.parent.mkdir(parents=True, exist_ok=True)
     done, notes = load_answers(out, info)
@@ -408,9 +397,6 @@ def hub_index(data: HubData, *, live: bool = True) -> tuple[Any, str]:
     else an in-memory BM25 index of the hub's pool file (~0.05-0.4 s), its docs expanded with the hub's
     training questions when they are next to the pool file (sources.with_questions, as `index --refresh
     --from` does). Returns (index, where it came from)."""
-    from gorilla_tui.pool.sources import FetchContext, load_manifests, with_questions
-    from gorilla_tui.retrieve.index import ApiIndex
-
     if live:
         try:
             index = ApiIndex.load()

@@ -4,14 +4,19 @@ from __future__ import annotations
 
 import contextlib
 import logging
-import signal
 import threading
 import time
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
+import numpy as np
+
+from gorilla_tui.cancel import ctrl_c_sets
 from gorilla_tui.errors import ContextOverflowError, GorillaError
+from gorilla_tui.model import profiles as kernels
+from gorilla_tui.model import registry as models
+from gorilla_tui.model.registry import check_gguf
 from gorilla_tui.model.remote import RemoteBackend
 from gorilla_tui.model.scripted import ScriptedBackend
 
@@ -118,20 +123,10 @@ def _sigint_after_load() -> Iterator[None]:
 
     Loading runs in C and calls the Python log callback many times; Python's default SIGINT handler then
     raises KeyboardInterrupt inside the callback, where ctypes drops it, so the load (and the whole ask)
-    carried on. Only when the default handler is installed and we are on the main thread (signal handlers
-    can only be set there); a caller's own handler (cli/ask.py, eval run) is left alone."""
-    if (
-        threading.current_thread() is not threading.main_thread()
-        or signal.getsignal(signal.SIGINT) is not signal.default_int_handler
-    ):
+    carried on. Ctrl+C is recorded by cancel.ctrl_c_sets, which steps aside off the main thread and when a
+    caller's own handler is installed (cli/ask.py, eval run)."""
+    with ctrl_c_sets(only_if_default=True) as hit:
         yield
-        return
-    hit: list[int] = []
-    old = signal.signal(signal.SIGINT, lambda signum, _frame: hit.append(signum))
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGINT, old)
     if hit:
         raise KeyboardInterrupt
     _raise_pending_interrupt()
@@ -160,8 +155,6 @@ class LlamaBackend:
         name: str = "",
         family: str = "fewshot",
     ) -> None:
-        from gorilla_tui.model.registry import check_gguf
-
         path = Path(model_path)
         check_gguf(path)
         quiet_llama_logs()
@@ -342,8 +335,6 @@ class LlamaBackend:
         """llama_decode `tokens` at positions shared_pos.. on sequence 0, in chunks of n_batch, with logits
         only at the indices in `targets`; returns the sum over targets of log p(targets[j] | tokens[:j + 1])
         in nats (log-softmax over the whole vocabulary, in float64)."""
-        import numpy as np  # deferred with llama_cpp (scoring only)
-
         from gorilla_tui.model import llama_internals as li  # deferred: loads libllama
 
         llm, total = self._llm, 0.0
@@ -374,8 +365,6 @@ def open_backend(settings: Settings, *, cancel: threading.Event | None = None) -
     Raises GorillaError / UsageError (an unknown kernel name, a bad --endpoint URL); probe.ModelCrashError
     (exit 2) when llama.cpp crashes with every fallback; probe.ProbeCancelled when `cancel` was set."""
     from gorilla_tui.model import llama_internals, probe  # deferred: loads libllama
-    from gorilla_tui.model import profiles as kernels
-    from gorilla_tui.model import registry as models
 
     if settings.endpoint:
         return RemoteBackend(

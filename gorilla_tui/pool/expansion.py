@@ -18,6 +18,7 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 from gorilla_tui.pool.doc import ApiDoc, Diagnostic
+from gorilla_tui.pool.questions import task_text
 
 #: Questions kept per doc (the first ones in file order); APIBench has about 9 per Torch Hub API.
 MAX_QUESTIONS_PER_DOC = 10
@@ -37,8 +38,6 @@ def read_questions(path: Path) -> tuple[list[tuple[tuple[str, ...], str]], list[
     """(doc_key, question) per usable line of a training file (JSON Lines with "code" and "api_data"), and a
     diagnostic per unusable line (severity "note": the docs load either way). Raises OSError when the file
     cannot be read (IsADirectoryError for a folder)."""
-    from gorilla_tui.evaluate.run import task_text
-
     out: list[tuple[tuple[str, ...], str]] = []
     diags: list[Diagnostic] = []
     text = path.read_bytes().decode("utf-8", "replace")
@@ -49,6 +48,9 @@ def read_questions(path: Path) -> tuple[list[tuple[tuple[str, ...], str]], list[
             row = json.loads(line)
         except json.JSONDecodeError as e:
             diags.append(Diagnostic(path.name, number, "note", f"question line is not JSON ({e.msg})"))
+            continue
+        except RecursionError:  # nested deeper than json's decoder can follow
+            diags.append(Diagnostic(path.name, number, "note", "question line is not JSON (nested too deep)"))
             continue
         data = row.get("api_data") if isinstance(row, dict) else None
         code = row.get("code") if isinstance(row, dict) else None

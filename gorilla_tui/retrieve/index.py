@@ -16,6 +16,9 @@ from scipy import sparse
 
 from gorilla_tui.errors import GorillaError, UsageError
 from gorilla_tui.pool.doc import ApiDoc
+from gorilla_tui.pool.metrics import Performance
+from gorilla_tui.retrieve import store
+from gorilla_tui.retrieve.metadata import PerformanceTable
 from gorilla_tui.types import Hit
 
 #: Bumped when tokenize() or doc_text() change (an index built by another version must be rebuilt).
@@ -283,6 +286,16 @@ class ApiIndex:
     meta: dict[str, Any] = field(default_factory=dict)
     path: Path | None = None
     _scorers: dict[str | None, tuple[np.ndarray, Bm25Scorer]] = field(default_factory=dict, repr=False)
+    _performance: PerformanceTable | None = field(default=None, repr=False)
+
+    def performance(self, doc: ApiDoc) -> Performance:
+        """`doc`'s normalised performance metadata (pool/metrics.py): from the table a refresh stored with
+        this index (retrieve/metadata.py), read once; for an index built in memory, normalised on first use
+        and kept."""
+        if self._performance is None:
+            stored = PerformanceTable.load(self.path) if self.path is not None else None
+            self._performance = stored or PerformanceTable()
+        return self._performance.get(doc)
 
     @classmethod
     def build(
@@ -306,9 +319,14 @@ class ApiIndex:
         Raises IndexMissingError (with a hint to run `gorilla-tui index --refresh`) when none is built,
         GorillaError when it is unreadable or was built by an incompatible version.
         """
-        from gorilla_tui.retrieve.store import read_index
-
-        return read_index(Path(path) if path is not None else None)
+        stored = store.read_stored(Path(path) if path is not None else None)
+        if stored.meta.get("tokenizer_version") != TOKENIZER_VERSION:
+            raise GorillaError(
+                f"the index at {stored.folder} uses an older tokenizer; rebuild it", hint=store.REBUILD_HINT
+            )
+        params = Bm25Params(**stored.meta.get("params", {}).get("bm25", {}))
+        vocab = {t: i for i, t in enumerate(stored.terms)}
+        return cls(stored.docs, stored.tf, vocab, params, stored.meta, stored.folder)
 
     @property
     def sources(self) -> list[str]:

@@ -19,6 +19,7 @@ from gorilla_tui.pool.doc import MAX_SOURCE_BYTES, ApiDoc, SourceRejected
 from gorilla_tui.pool.sources import FetchContext, Manifest, SourceLoad, fetch, load_manifests, user_source
 from gorilla_tui.retrieve import store as index_store
 from gorilla_tui.retrieve.index import FIELD_WEIGHTS, TOKENIZER_VERSION, ApiIndex, Bm25Params
+from gorilla_tui.retrieve.metadata import PerformanceTable
 
 #: Test hook: seconds to sleep after the new version is written aside and before it is published (lets
 #: tests kill a refresh mid-way). Never set it in normal use.
@@ -54,6 +55,7 @@ def source_row(load: SourceLoad) -> dict[str, Any]:
         "files": load.files,
         "loaded": len(load.result.docs),
         "flagged": load.result.flagged,
+        "calls_repaired": load.result.repaired,
         "skipped": load.result.skipped,
         "repaired": sev.get("repaired", 0),
         "questions": sum(len(d.questions) for d in load.result.docs),
@@ -93,7 +95,7 @@ def _previous() -> _Previous:
     """Read the live index; any unreadable file (a truncated tf.npz, an emptied docs.json, a corrupt
     CURRENT, an index of another store or tokenizer version) gives a _Previous with `damaged` set."""
     try:
-        index = index_store.read_index(None)
+        index = ApiIndex.load()
     except IndexMissingError:
         return _Previous()
     except GorillaError as e:
@@ -307,6 +309,7 @@ def _write_and_publish(index: ApiIndex, root: Path) -> Path:
         try:
             folder = index_store.new_build_dir()
             index_store.write_version(folder, index.docs, index.tf, index.vocab, index.meta)
+            PerformanceTable.build(index.docs).save(folder)  # normalised once, here, not on every ask
             pause = float(os.environ.get(PAUSE_ENV, "0") or 0)
             if pause > 0:
                 time.sleep(pause)
@@ -350,6 +353,7 @@ def _kept(previous: ApiIndex, refreshed: set[str]) -> list[tuple[dict[str, Any],
         if int(row.get("skipped") or 0) > len(docs):
             continue
         row.update(loaded=len(docs), flagged=sum(1 for d in docs if d.flagged))
+        row["calls_repaired"] = sum(1 for d in docs if d.flagged and d.repaired)
         row["message"] = "not refreshed: kept from the previous index"
         out.append((row, docs))
     return out
@@ -377,7 +381,13 @@ def _meta(
         "params": {"bm25": index.params.to_dict(), "field_weights": dict(FIELD_WEIGHTS)},
         "sources": rows,
         "flagged": [
-            {"id": d.id, "source": d.source, "api_call": d.api_call, "reason": d.flagged}
+            {
+                "id": d.id,
+                "source": d.source,
+                "api_call": d.api_call,
+                "reason": d.flagged,
+                "repaired": d.repaired,
+            }
             for d in index.docs
             if d.flagged
         ],

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from gorilla_tui.cli import main
+from gorilla_tui.pool.repair import python_parses
 
 
 def _responses(apibench, hub, name):
@@ -41,9 +42,12 @@ def test_strict_metric_with_explicit_files(apibench, capsys, tmp_path):
             "--pool", str(apibench / "api" / "torchhub_api.jsonl"), "--json"]  # fmt: skip
     assert main(args) == 0
     out = json.loads(capsys.readouterr().out)
-    flagged = 7  # Torch Hub api_calls that are not valid Python (MEAL-V2), still matched after repair
+    # ground truths that Python refuses (MEAL V2: positional after keyword) are unparseable (issue 15)
+    refused = sum(not python_parses(json.loads(line)["api_data"]["api_call"]) for line in lines)
+    assert refused == 19
     assert out["metric"] == "strict" and out["n"] == len(lines)
-    assert out["accuracy"] >= (len(lines) - flagged) / len(lines)
+    assert out["accuracy"] >= (len(lines) - refused) / len(lines) - 1e-6  # rounded to 6 digits
+    assert out["reasons"] == {"unparseable:python_syntax": refused}
 
 
 def test_strict_table_output(apibench, capsys):
@@ -91,6 +95,20 @@ def test_a_few_bad_lines_count_as_errors_with_a_warning(apibench, capsys, tmp_pa
         "1 line(s) are not JSON objects with a question_id, counted as errors (first: line 11)"
     ]
     assert "warning: 1 line(s)" in captured.err
+
+
+def test_a_line_nested_deeper_than_the_recursion_limit_is_a_bad_line(apibench, capsys, tmp_path):
+    # hostile-input pass (breakit1): this was "internal error: RecursionError"
+    good = _lines(apibench)[:40]
+    deep = '{"question_id": 99, "text": ' + "[" * 100_000 + "]" * 100_000 + "}\n"
+    responses = tmp_path / "r.jsonl"
+    responses.write_text("".join(good[:10]) + deep + "".join(good[10:]))
+    assert main(_score(apibench, responses, metric="gorilla")) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["n"] == 41
+    assert out["warnings"] == [
+        "1 line(s) are not JSON objects with a question_id, counted as errors (first: line 11)"
+    ]
 
 
 @pytest.mark.parametrize("metric", ["strict", "gorilla"])
