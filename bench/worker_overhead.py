@@ -27,11 +27,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _report import write_section  # noqa: E402
 from latency import HUBS, pct, tasks_from  # noqa: E402
 
+from gorilla_tui import services  # noqa: E402
 from gorilla_tui.config import Settings  # noqa: E402
 from gorilla_tui.model.backend import LlamaBackend  # noqa: E402
 from gorilla_tui.model.profiles import choose_profile, runtime_params  # noqa: E402
 from gorilla_tui.model.registry import embedded_model_path  # noqa: E402
-from gorilla_tui.pipeline import Pipeline  # noqa: E402
 from gorilla_tui.pool.doc import load_jsonl  # noqa: E402
 from gorilla_tui.retrieve.index import ApiIndex  # noqa: E402
 
@@ -149,7 +149,9 @@ def main() -> int:
         work = [(hub, task) for (hub, _, ev), n in zip(HUBS, per_hub, strict=True)
                 for task in tasks_from(api / "eval" / ev, n)]  # fmt: skip
         pipes = {
-            (who, hub): Pipeline(Settings(mode="select", select_by="likelihood", k=5, hub=hub), index, be)
+            (who, hub): services.build_pipeline(
+                Settings(mode="select", select_by="likelihood", k=5, hub=hub), index, be
+            )
             for who, be in (("in-process", local), ("worker", worker))
             for hub, _, _ in HUBS
         }

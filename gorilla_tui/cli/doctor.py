@@ -39,8 +39,6 @@ def _version(dist: str) -> str | None:
 
 
 def _runtime(report: dict[str, Any], problems: list[dict[str, str]], settings: Any) -> None:
-    from gorilla_tui.errors import GorillaError
-
     kernel = settings.kernel
     report["llama_cpp_python"] = _version("llama_cpp_python") or _version("llama-cpp-python")
     try:
@@ -115,7 +113,7 @@ DOCTOR_TOKENS = 16
 def _inference(report: dict[str, Any], problems: list[dict[str, str]]) -> None:
     """Load the model and decode in a child process (model/probe.py, the fallback chain included):
     report["inference"] = {ok, tokens_per_s, params, changed} or {ok: False, signal/error, fix}."""
-    from gorilla_tui.model import llama_internals, probe
+    from gorilla_tui.model import llama_internals, probe  # deferred: libllama (~0.1 s); --help stays fast
 
     path, kernel = report.get("model", {}).get("path"), report.get("kernel")
     if not path or not kernel:

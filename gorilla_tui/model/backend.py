@@ -158,7 +158,7 @@ class LlamaBackend:
         path = Path(model_path)
         check_gguf(path)
         quiet_llama_logs()
-        import jinja2
+        import jinja2  # deferred: only with llama_cpp, which needs it
 
         from gorilla_tui.model import llama_internals  # heavy: loads libllama (~0.1 s)
 

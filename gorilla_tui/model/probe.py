@@ -300,7 +300,7 @@ def _crash_requested(params: dict[str, Any]) -> bool:
 
 def _child(job: dict[str, Any]) -> dict[str, Any]:
     """The probe child's work: load, decode PROBE_PROMPT and job["tokens"] greedy tokens; the JSON answer."""
-    import ctypes
+    import ctypes  # deferred: only the probe child needs it (test hook)
 
     from gorilla_tui.model import llama_internals as li  # loads libllama; only in the child on purpose
 

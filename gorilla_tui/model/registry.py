@@ -117,7 +117,7 @@ def check_disk_space(need_bytes: int, folder: Path, what: str) -> None:
 def remote_size(repo: str, filename: str) -> int:
     """The file's size from the hub (a HEAD request; huggingface_hub.get_hf_file_metadata), 0 when it cannot
     be asked (offline, HF_HUB_OFFLINE, no such file: hf_download then reports the error)."""
-    import huggingface_hub.constants as hf_constants
+    import huggingface_hub.constants as hf_constants  # deferred: huggingface_hub (~0.15 s)
     from huggingface_hub import get_hf_file_metadata, hf_hub_url
 
     if hf_constants.HF_HUB_OFFLINE:
@@ -242,7 +242,7 @@ def parse_hf(spec: str) -> tuple[str, str]:
 
 def cached_file(repo: str, filename: str) -> Path | None:
     """The file's path in the local Hugging Face cache, or None (huggingface_hub.try_to_load_from_cache)."""
-    from huggingface_hub import try_to_load_from_cache
+    from huggingface_hub import try_to_load_from_cache  # deferred: huggingface_hub (~0.15 s)
 
     found = try_to_load_from_cache(repo_id=repo, filename=filename)
     return Path(found) if isinstance(found, str) else None
