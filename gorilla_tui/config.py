@@ -42,7 +42,9 @@ class Settings:
     n_ctx, n_threads, n_gpu_layers: llama-cpp-python parameters (0 / -1 = profile default).
     use_extra_bufts: llama.cpp's extra buffer types (weight repacking, AMX): "auto" (the kernel profile's
     value; off on CPUs with Intel AMX, where it crashes, on elsewhere), "on" or "off".
-    max_tokens: generation budget per answer. sources: extra user doc paths indexed by `index --refresh`.
+    max_tokens: generation budget per answer. sources: extra user doc paths indexed by `index --refresh`
+    (PATH, NAME=PATH, or "python:SPEC"). mirrors: local folders holding the sources' files (like `index
+    --refresh --from DIR`); the first launch builds from them instead of the network.
     """
 
     model: str = ""
@@ -58,6 +60,7 @@ class Settings:
     use_extra_bufts: str = "auto"
     max_tokens: int = 256
     sources: list[str] = field(default_factory=list)
+    mirrors: list[str] = field(default_factory=list)
 
     def validate(self) -> Settings:
         """Raise UsageError for out-of-range values; return self."""

@@ -55,13 +55,14 @@ def model_rows() -> list[dict[str, Any]]:
 
 def run_list(args: argparse.Namespace) -> int:
     """Print the registry; exit 0."""
-    from rich.console import Console  # deferred: rich (~0.1 s); --help and --json stay fast
-    from rich.table import Table
+    from rich.table import Table  # deferred: rich; --help stays fast
 
     rows = model_rows()
     if args.json:
         print(json.dumps(rows, indent=2))
         return 0
+
+    from gorilla_tui.cli.console import make_console  # deferred: rich; --help stays fast
 
     t = Table(
         "name",
@@ -75,7 +76,7 @@ def run_list(args: argparse.Namespace) -> int:
         note = "" if r["verified"] else " (file name unverified)"
         size = f"{r['size_bytes'] / 1e9:.2f} GB" if r["size_bytes"] else "?"
         t.add_row(r["name"], r["family"], size, r["source"] + note, "yes" if r["path"] else "no")
-    Console().print(t)
+    make_console().print(t)
     return 0
 
 
