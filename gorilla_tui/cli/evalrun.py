@@ -35,6 +35,9 @@ def register(actions: argparse._SubParsersAction) -> None:
     p.add_argument("--limit", type=int, default=None, metavar="N", help="answer at most N tasks")
     p.add_argument("--sample", choices=("head", "spread"), default="head",
                    help="with --limit: the first N tasks (head) or N evenly spaced (spread)")  # fmt: skip
+    p.add_argument("--concurrency", type=int, default=1, metavar="N",
+                   help="with --endpoint: send up to N tasks to the server at once (retrieval and checking "
+                   "stay local; the file keeps the task order); default 1")  # fmt: skip
     p.add_argument("--out", required=True, metavar="FILE", help="response file (JSON Lines), appended")
     p.add_argument("--json", action="store_true", help="print the summary as JSON")
     p.set_defaults(func=run)
@@ -71,6 +74,13 @@ def run(args: argparse.Namespace) -> int:
         args.hub, from_dir=args.from_dir, eval_path=args.eval_file, pool_path=args.pool_file
     )
     settings = settings_from_args(args).replace(hub=data.hub)
+    if not 1 <= args.concurrency <= evalrun.MAX_CONCURRENCY:
+        raise UsageError(f"--concurrency must be in 1..{evalrun.MAX_CONCURRENCY}, not {args.concurrency}")
+    if args.concurrency > 1 and not settings.endpoint:
+        raise UsageError(
+            "--concurrency above 1 needs --endpoint: a local model answers one task at a time",
+            hint="start a server (python -m llama_cpp.server --model FILE.gguf) and pass --endpoint URL",
+        )
     tasks = evalrun.select_tasks(evalrun.load_tasks(data.eval_path, data.hub), args.limit, args.sample)
     model = settings.model or ("remote" if settings.endpoint else EMBEDDED)
     info = evalrun.RunInfo(data.hub, args.retriever, settings.mode, model, settings.k, _select_by(settings))
@@ -78,7 +88,7 @@ def run(args: argparse.Namespace) -> int:
     done, notes = evalrun.load_answers(args.out, info)  # a wrong --out fails before the model loads
     for note in notes:
         print(f"gorilla-tui: {args.out}: {note}", file=sys.stderr)
-    stats = evalrun.RunStats(skipped=len(tasks))
+    stats = evalrun.RunStats(skipped=len(tasks), concurrency=args.concurrency)
     if any(t.question_id not in done for t in tasks):
         stats = _answer(args, settings, data, tasks, info, len(done.keys() & {t.question_id for t in tasks}))
     if stats.stopped and not done and not stats.answered:  # stopped before the first answer: nothing to sum
@@ -91,7 +101,8 @@ def run(args: argparse.Namespace) -> int:
         out = {"hub": data.hub, "retriever": args.retriever, "mode": settings.mode,
                "select_by": info.select_by, "model": model, "k": settings.k, "out": str(args.out),
                "answered": stats.answered, "skipped": stats.skipped, "stopped": stats.stopped,
-               **summary.to_dict()}  # fmt: skip
+               "concurrency": stats.concurrency, "seconds": round(stats.seconds, 3),
+               "tasks_per_s": round(stats.tasks_per_s, 4), **summary.to_dict()}  # fmt: skip
         print(json.dumps(out, ensure_ascii=False))
     else:
         _print_summary(summary, info, stats, str(args.out))
@@ -100,11 +111,21 @@ def run(args: argparse.Namespace) -> int:
 
 def _select_by(settings: Any) -> str:
     """How select mode will choose, known before the model loads (a resume must match it): what
-    Pipeline.select_by gives for the backend open_backend(settings) opens: "" in generate mode, "grammar"
-    with --endpoint (RemoteBackend cannot score text, core/rerank.can_score), else settings.select_by."""
+    Pipeline.select_by gives for the backend open_backend(settings) opens: "" in generate mode; with
+    --endpoint and likelihood, "likelihood" only when the server returns prompt log-probabilities
+    (RemoteBackend.supports_loglikelihoods probes it once; a note on stderr says when it does not), else
+    settings.select_by. Raises remote.EndpointDownError (one line) when the endpoint cannot be reached."""
     if settings.mode != "select":
         return ""
-    return "grammar" if settings.endpoint else settings.select_by
+    if settings.endpoint and settings.select_by == "likelihood":
+        from gorilla_tui.model.remote import RemoteBackend
+
+        probe = RemoteBackend(settings.endpoint, n_ctx=settings.n_ctx or 4096)
+        if not probe.supports_loglikelihoods():
+            print(f"gorilla-tui: note: {probe.scoring_note}; select mode chooses with the grammar",
+                  file=sys.stderr)  # fmt: skip
+            return "grammar"
+    return settings.select_by
 
 
 def _answer(args: argparse.Namespace, settings: Any, data: Any, tasks: list, info: Any, done: int) -> Any:
@@ -157,7 +178,11 @@ def _answer(args: argparse.Namespace, settings: Any, data: Any, tasks: list, inf
 
         with _ctrl_c(stop, cancel):
             stats = evalrun.answer_tasks(pipeline, tasks, args.out, info, stop=stop, cancel=cancel,
-                                         on_answer=on_answer)  # fmt: skip
+                                         on_answer=on_answer, concurrency=args.concurrency)  # fmt: skip
+    done_now = stats.answered + stats.failed
+    if done_now:
+        console.print(f"[dim]{done_now} tasks in {stats.seconds:.1f} s: {stats.tasks_per_s:.3f} tasks/s "
+                      f"(concurrency {stats.concurrency})[/]")  # fmt: skip
     if stats.stopped:
         console.print(f"[yellow]stopped: {stats.answered} answered now; rerun the same command to resume[/]")
     return stats
