@@ -30,6 +30,10 @@ def _payload(result: Any) -> dict:
     return json.loads(result.content[0].text)
 
 
+async def _call(session: ClientSession, tool: str, **arguments: Any) -> dict:
+    return _payload(await session.call_tool(tool, arguments))
+
+
 def _error(result: Any) -> str:
     assert result.is_error, result
     return result.content[0].text
@@ -50,22 +54,25 @@ def test_mcp_session_lists_and_calls_each_tool(home_with_index: Path, apibench: 
                     assert "description" in schema["properties"]["task"]
                     assert "hallucination" in tools["check_api_call"].description
 
-                    found = _payload(await s.call_tool("search_api_docs", {
-                        "task": "classify sports activities in videos", "k": 3, "source": "torchhub"}))  # fmt: skip
+                    task = "classify sports activities in videos"
+                    found = await _call(s, "search_api_docs", task=task, k=3, source="torchhub")
                     assert len(found["hits"]) == 3 and found["source"] == "torchhub"
                     assert all(h["source"] == "torchhub" and "torch.hub.load" in h["api_call"]
                                for h in found["hits"])  # fmt: skip
                     assert any(h["domain"] == "Video Classification" for h in found["hits"])
 
-                    wrong = _payload(await s.call_tool("check_api_call", {
-                        "code": "torch.hub.load('pytorch/vision', 'resnet-201', pretrained=True)"}))  # fmt: skip
+                    code = "torch.hub.load('pytorch/vision', 'resnet-201', pretrained=True)"
+                    wrong = await _call(s, "check_api_call", code=code)
                     assert wrong["verdict"] in ("wrong_args", "hallucination")
-                    good = _payload(await s.call_tool("check_api_call", {
-                        "code": found["hits"][0]["api_call"], "source": "torchhub"}))  # fmt: skip
-                    assert good["verdict"] == "valid" and good["matched"]["api_call"] == found["hits"][0]["api_call"]
+                    good = await _call(
+                        s, "check_api_call", code=found["hits"][0]["api_call"], source="torchhub"
+                    )
+                    assert (
+                        good["verdict"] == "valid"
+                        and good["matched"]["api_call"] == found["hits"][0]["api_call"]
+                    )
 
-                    proposal = _payload(await s.call_tool("propose_api_call", {
-                        "task": "classify sports activities in videos"}))  # fmt: skip
+                    proposal = await _call(s, "propose_api_call", task=task)
                     assert proposal["verdict"]["verdict"] == "valid"
                     assert proposal["api_call"] in [h["api_call"] for h in proposal["hits"]]
                     assert proposal["model"] == "gemma3-270m"
@@ -74,15 +81,16 @@ def test_mcp_session_lists_and_calls_each_tool(home_with_index: Path, apibench: 
                     await anyio.to_thread.run_sync(
                         main, ["index", "--refresh", "--from", str(apibench), "--only", "tensorflowhub"]
                     )
-                    swapped = _payload(await s.call_tool("search_api_docs", {
-                        "task": "image classification mobilenet", "k": 2, "source": "tensorflowhub"}))  # fmt: skip
+                    task = "image classification mobilenet"
+                    swapped = await _call(s, "search_api_docs", task=task, k=2, source="tensorflowhub")
                     assert [h["source"] for h in swapped["hits"]] == ["tensorflowhub"] * 2
 
-    os.environ["GORILLA_TUI_HOME"] = str(home_with_index)  # the in-test refresh writes the server's index
     anyio.run(session)
 
 
-def test_mcp_hostile_calls_get_tool_errors_and_the_server_lives_on(gorilla_home: Path, apibench: Path) -> None:
+def test_mcp_hostile_calls_get_tool_errors_and_the_server_lives_on(
+    gorilla_home: Path, apibench: Path
+) -> None:
     assert main(["index", "--refresh", "--from", str(apibench), "--only", "torchhub"]) == 0
 
     async def session() -> None:
@@ -93,8 +101,12 @@ def test_mcp_hostile_calls_get_tool_errors_and_the_server_lives_on(gorilla_home:
                     huge = "classify images " * 200_000  # 3.2 MB
                     assert "task" in _error(await s.call_tool("search_api_docs", {"task": huge}))
                     assert "code" in _error(await s.call_tool("check_api_call", {"code": "x(" * 100_000}))
-                    assert "k" in _error(await s.call_tool("search_api_docs", {"task": "resnet", "k": "many"}))
-                    assert "k" in _error(await s.call_tool("search_api_docs", {"task": "resnet", "k": 10_000}))
+                    assert "k" in _error(
+                        await s.call_tool("search_api_docs", {"task": "resnet", "k": "many"})
+                    )
+                    assert "k" in _error(
+                        await s.call_tool("search_api_docs", {"task": "resnet", "k": 10_000})
+                    )
                     assert _error(await s.call_tool("search_api_docs", {"task": ["not", "a", "string"]}))
                     assert _error(await s.call_tool("check_api_call", {}))
                     assert "empty" in _error(await s.call_tool("search_api_docs", {"task": "   "}))
@@ -104,7 +116,9 @@ def test_mcp_hostile_calls_get_tool_errors_and_the_server_lives_on(gorilla_home:
                     unparseable = _payload(await s.call_tool("check_api_call", {"code": "def (:"}))
                     assert unparseable["verdict"] == "unparseable"
                     # after all that, the same process still answers
-                    alive = _payload(await s.call_tool("search_api_docs", {"task": "object detection", "k": 1}))
+                    alive = _payload(
+                        await s.call_tool("search_api_docs", {"task": "object detection", "k": 1})
+                    )
                     assert len(alive["hits"]) == 1
 
     anyio.run(session)
