@@ -115,6 +115,8 @@ def test_mcp_hostile_calls_get_tool_errors_and_the_server_lives_on(
                     )
                     unparseable = _payload(await s.call_tool("check_api_call", {"code": "def (:"}))
                     assert unparseable["verdict"] == "unparseable"
+                    deep = await _call(s, "check_api_call", code="f(" * 20_000 + ")" * 20_000)  # 40k chars
+                    assert deep["verdict"] == "unparseable" and "nesting" in deep["reason"]
                     # after all that, the same process still answers
                     alive = _payload(
                         await s.call_tool("search_api_docs", {"task": "object detection", "k": 1})
