@@ -8,12 +8,13 @@ import json
 import signal
 import sys
 import threading
-import unicodedata
 from collections.abc import Iterator
 from typing import Any
 
 from gorilla_tui.cli.options import add_model_options, settings_from_args
+from gorilla_tui.cli.run import add_isolation_option
 from gorilla_tui.errors import GorillaError
+from gorilla_tui.textsafe import safe_text
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -32,6 +33,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--yes", "-y", action="store_true", help="with --run: answer every confirmation")
     p.add_argument("--timeout", type=float, default=None, metavar="S", help="with --run: wall-clock limit")
     p.add_argument("--keep", action="store_true", help="with --run: keep the sandbox folder")
+    add_isolation_option(p)
     p.set_defaults(func=run)
 
 
@@ -97,7 +99,7 @@ def run(args: argparse.Namespace) -> int:
         print(json.dumps(data, indent=2, ensure_ascii=False))
     else:
         for w in proposal.warnings:
-            print(f"gorilla-tui: warning: {w}", file=sys.stderr)
+            print(f"gorilla-tui: warning: {safe_text(w)}", file=sys.stderr)
         _print_panel(data)
     sys.stdout.flush()  # the answer is out before the history is touched
     history = open_history()
@@ -166,24 +168,34 @@ def _print_panel(d: dict[str, Any]) -> None:
 
     v = d["verdict"]
     colour = _BADGE.get(v["verdict"], "white")
-    parts: list[Any] = [Text.assemble(("call     ", "bold"), d["api_call"] or "(none)")]
+    # every text from the model, a doc or the task goes through safe_text and is never read as markup
+    parts: list[Any] = [Text.assemble(("call     ", "bold"), safe_text(d["api_call"] or "(none)"))]
     parts.append(Text.assemble(("verdict  ", "bold"), (v["verdict"], f"bold {colour}")))
     for line in v["diagnostics"]:
-        parts.append(Text(f"         {line}", style="dim"))
+        parts.append(Text(safe_text(f"         {line}"), style="dim"))
     if v["suggestions"]:
-        parts.append(Text("         did you mean: " + "; ".join(v["suggestions"][:3]), style="yellow"))
+        parts.append(
+            Text(safe_text("         did you mean: " + "; ".join(v["suggestions"][:3])), style="yellow")
+        )
     if v["matched"]:
         m = v["matched"]
-        parts.append(Text.assemble(("matched  ", "bold"), f"{m['api_name']} ({m['source']}, {m['domain']})"))
+        parts.append(
+            Text.assemble(("matched  ", "bold"), safe_text(f"{m['api_name']} ({m['source']}, {m['domain']})"))
+        )
     if d["explanation"]:
-        parts.append(Text.assemble(("why      ", "bold"), d["explanation"][:300]))
+        parts.append(Text.assemble(("why      ", "bold"), safe_text(d["explanation"][:300])))
     if d["code"]:
         src = "from the doc's example_code" if d["code_source"] == "example_code" else "written by the model"
         parts.append(Text(f"code ({src}):", style="bold"))
-        parts.append(Syntax(d["code"], "python", word_wrap=True))
+        parts.append(Syntax(safe_text(d["code"]), "python", word_wrap=True))
     hits = Table("#", "score", "api_call", "source", box=None, pad_edge=False)
     for h in d["hits"]:
-        hits.add_row(str(h["rank"]), f"{h['score']:.2f}", h["doc"]["api_call"][:90], h["doc"]["source"])
+        hits.add_row(
+            str(h["rank"]),
+            f"{h['score']:.2f}",
+            Text(safe_text(h["doc"]["api_call"][:90], newlines=False)),
+            Text(safe_text(h["doc"]["source"])),
+        )
     parts += [Text("hits:", style="bold"), hits]
     t = d["timings"]
     parts.append(Text(" ".join(f"{k} {v:.3f}s" for k, v in t.items()), style="dim"))
@@ -193,8 +205,9 @@ def _print_panel(d: dict[str, Any]) -> None:
 def panel_title(d: dict[str, Any]) -> str:
     """The panel title for proposal dict `d`: the task (first 70 characters, no edge spaces) and
     [mode, model], as rich markup: control characters (a terminal escape sequence typed into the task)
-    become "?" and square brackets are escaped, so the task is shown, never interpreted."""
+    are shown as visible escapes (textsafe.safe_text) and square brackets are escaped, so the task is
+    shown, never interpreted."""
     from rich.markup import escape
 
-    task = "".join("?" if unicodedata.category(c) == "Cc" else c for c in d["task"][:70]).strip()
+    task = safe_text(d["task"][:70].strip(), newlines=False)
     return escape(f"{task}  [{d['mode']}, {d['model']}]".strip())

@@ -7,6 +7,7 @@ import json
 import sys
 
 from gorilla_tui.errors import UsageError
+from gorilla_tui.textsafe import safe_text
 
 #: Exit status per verdict: 0 valid, 1 any other verdict (2 is bad usage, raised as UsageError).
 EXIT = {"valid": 0}
@@ -84,16 +85,16 @@ def _print_panel(verdict) -> None:
 
     body = Text()
     body.append("call: ", style="bold")
-    body.append(f"{verdict.api_call or '-'}\n")
+    body.append(safe_text(f"{verdict.api_call or '-'}") + "\n")
     if verdict.matched is not None:
         d = verdict.matched
         label = "matched" if verdict.kind == "valid" else "closest"
         body.append(f"{label}: ", style="bold")
-        body.append(f"{d.api_call}  [{d.id}; {d.domain or d.framework}]\n")
+        body.append(safe_text(f"{d.api_call}  [{d.id}; {d.domain or d.framework}]") + "\n")
     for s in verdict.suggestions:
         body.append("did you mean: ", style="bold")
-        body.append(f"{s}\n")
+        body.append(safe_text(s) + "\n")
     for note in verdict.diagnostics:
-        body.append(f"{note}\n", style="dim")
+        body.append(safe_text(note) + "\n", style="dim")
     style = _STYLE.get(verdict.kind, "white")
     Console().print(Panel(body, title=f"[bold {style}]{verdict.kind}[/]", border_style=style, expand=False))

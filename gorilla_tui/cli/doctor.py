@@ -11,6 +11,8 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any
 
+from gorilla_tui.textsafe import safe_text
+
 
 def register(sub: argparse._SubParsersAction) -> None:
     """Add the `doctor` subcommand."""
@@ -123,7 +125,8 @@ def _index(report: dict[str, Any], problems: list[dict[str, str]]) -> None:
 
 def collect(args: argparse.Namespace) -> dict[str, Any]:
     """The report: {python, platform, settings (config.toml as the commands read it, defaults filled in),
-    llama_cpp_python, llama_cpp, kernel, model, index, paths, problems}."""
+    llama_cpp_python, llama_cpp, kernel, model, index, paths, isolation (the sandbox's layers this machine
+    allows: sandbox.runner.isolation_layers), problems}."""
     from dataclasses import asdict
 
     from gorilla_tui.config import load_settings
@@ -152,6 +155,15 @@ def collect(args: argparse.Namespace) -> dict[str, Any]:
     p = get_paths()
     report["paths"] = {"data": str(p.data), "cache": str(p.cache), "config_file": str(p.config_file),
                        "models_dir": str(p.models_dir), "index_dir": str(p.index_dir)}  # fmt: skip
+    from gorilla_tui.sandbox.runner import isolation_layers
+
+    report["isolation"] = isolation_layers()
+    if report["isolation"]["namespaces"].startswith("NO"):
+        fix = ("sysctl -w user.max_user_namespaces=15000  # and kernel.unprivileged_userns_clone=1 where it"
+               " exists; unshare(1) comes with util-linux")  # fmt: skip
+        problems.append(
+            {"problem": "the sandbox has no namespaces here, so `run` refuses to run code", "fix": fix}
+        )
     report["problems"] = problems
     return report
 
@@ -164,6 +176,7 @@ def run(args: argparse.Namespace) -> int:
         return 1 if report["problems"] else 0
     from rich.console import Console
     from rich.table import Table
+    from rich.text import Text
 
     t = Table("check", "result", show_header=False, title="gorilla-tui doctor")
     t.add_row("python", f"{report['python']} ({report['platform']})")
@@ -181,7 +194,9 @@ def run(args: argparse.Namespace) -> int:
     for key, val in report.get("index", {}).items():
         t.add_row(f"index {key}", str(val))
     for key, val in report["paths"].items():
-        t.add_row(f"path {key}", val)
+        t.add_row(f"path {key}", Text(safe_text(val)))
+    for key, val in report["isolation"].items():
+        t.add_row(f"sandbox {key}", Text(safe_text(val)))
     console = Console()
     console.print(t)
     for pr in report["problems"]:

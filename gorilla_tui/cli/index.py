@@ -8,6 +8,7 @@ from datetime import datetime, timezone
 from typing import Any
 
 from gorilla_tui.pool.doc import MAX_SOURCE_BYTES
+from gorilla_tui.textsafe import safe_text
 
 #: Flagged entries listed per source by `index --status` (all of them with --json).
 FLAGGED_SHOWN = 25
@@ -147,7 +148,7 @@ def _refresh(args: argparse.Namespace) -> int:
         progress.update(task, completed=1, status=status, description=load.name)
 
     def on_wait(message: str) -> None:  # through the progress console, so the spinner lines stay whole
-        err.print(f"gorilla-tui: {message}", markup=False, highlight=False, soft_wrap=True)
+        err.print(safe_text(f"gorilla-tui: {message}"), markup=False, highlight=False, soft_wrap=True)
 
     with progress:
         report = refresh(
@@ -167,18 +168,23 @@ def _refresh(args: argparse.Namespace) -> int:
         out["warnings"] = refused + report.warnings
         print(json.dumps(out, indent=1))
         return 0
-    from rich.markup import escape
+    from rich.text import Text
 
     console = Console()
     console.print(_sources_table(report.sources, "index refreshed"))
-    console.print(f"{len(report.index.docs)} docs in {report.seconds:.2f} s -> {report.path}")
+    console.print(
+        Text(safe_text(f"{len(report.index.docs)} docs in {report.seconds:.2f} s -> {report.path}"))
+    )
     for row in report.sources:
         if row.get("questions") and row.get("status") == "ok":
-            console.print(f"[dim]{row['name']}: docs expanded with {row['questions']} training questions[/]")
+            line = f"{row['name']}: docs expanded with {row['questions']} training questions"
+            console.print(Text(safe_text(line), style="dim"))
         for note in row.get("notes") or []:
-            console.print(f"[dim]note[/] {row['name']}: {escape(note)}", highlight=False)
+            console.print(
+                Text.assemble(("note", "dim"), safe_text(f" {row['name']}: {note}")), highlight=False
+            )
     for line in [*refused, *report.warnings] + ([warning] if warning else []):
-        console.print(f"[yellow]warning:[/] {escape(line)}", highlight=False, soft_wrap=True)
+        console.print(Text.assemble(("warning:", "yellow"), " " + safe_text(line)), soft_wrap=True)
     return 0
 
 
@@ -196,6 +202,8 @@ def _missing_warning(rows: list[dict[str, Any]], missing: list[str]) -> str | No
 
 
 def _sources_table(rows: list[dict[str, Any]], title: str):
+    """The sources of a refresh or of the index as a rich Table; every cell is plain text (safe_text),
+    never markup: a source path such as `docs/[/x]` is shown as it is."""
     from rich.table import Table
     from rich.text import Text
 
@@ -205,10 +213,9 @@ def _sources_table(rows: list[dict[str, Any]], title: str):
         table.add_column(col, justify=just, overflow="fold", no_wrap=col != "from / why")
     for r in rows:
         where = r.get("origin") if r.get("status") == "ok" else r.get("message", "")
-        table.add_row(  # Text: names, paths and messages are shown as they are, never as markup
-            Text(str(r["name"])), str(r.get("status", "")), str(r.get("loaded", 0)), str(r.get("flagged", 0)),
-            str(r.get("skipped", 0)), str(r.get("repaired", 0)), Text(str(where or "")),
-        )  # fmt: skip
+        cells = (r["name"], r.get("status", ""), r.get("loaded", 0), r.get("flagged", 0), r.get("skipped", 0),
+                 r.get("repaired", 0), where or "")  # fmt: skip
+        table.add_row(*(Text(safe_text(str(c))) for c in cells))  # shown as they are, never as markup
     return table
 
 
@@ -253,8 +260,8 @@ def _status(args: argparse.Namespace) -> int:
         print(json.dumps(out, indent=1))
         return 0
     from rich.console import Console
-    from rich.markup import escape
     from rich.table import Table
+    from rich.text import Text
 
     console = Console()
     console.print(_sources_table(meta.get("sources", []), "API index"))
@@ -269,22 +276,24 @@ def _status(args: argparse.Namespace) -> int:
             table.add_column(col, overflow="fold")
         for source, items in by_source.items():
             for f in items[:FLAGGED_SHOWN]:
-                table.add_row(f["id"], f["api_call"], f["reason"])
+                table.add_row(*(Text(safe_text(str(f[k]))) for k in ("id", "api_call", "reason")))
             if len(items) > FLAGGED_SHOWN:
-                table.add_row(f"{source}: ...", f"and {len(items) - FLAGGED_SHOWN} more (see --json)", "")
+                more = f"and {len(items) - FLAGGED_SHOWN} more (see --json)"
+                table.add_row(Text(safe_text(f"{source}: ...")), more, "")
         console.print(table)
     skipped = [
         d for d in meta.get("diagnostics", []) if isinstance(d, dict) and d.get("severity") == "skipped"
     ]
     for d in skipped[:SKIPPED_SHOWN]:
         where = f"{d.get('file')}:{d.get('line')}" if d.get("line") else d.get("file")
-        console.print(
-            f"[yellow]skipped[/] {escape(str(where))}: {escape(str(d.get('message')))}", highlight=False
-        )
+        console.print(Text.assemble(("skipped", "yellow"), safe_text(f" {where}: {d.get('message')}")))
     if len(skipped) > SKIPPED_SHOWN:
-        console.print(f"[yellow]skipped[/] ... and {len(skipped) - SKIPPED_SHOWN} more (see --json)")
-    console.print(
+        console.print(
+            Text.assemble(("skipped", "yellow"), f" ... and {len(skipped) - SKIPPED_SHOWN} more (see --json)")
+        )
+    summary = (
         f"{meta.get('n_docs', 0)} docs, {meta.get('vocab_size', 0)} terms, {size / 1e6:.1f} MB, built "
         f"{meta.get('built_at', '?')} ({age} ago)\nindex: {folder}\nconfig: {paths.config_file}"
     )
+    console.print(Text(safe_text(summary)))
     return 0

@@ -5,10 +5,16 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import signal
 import sys
 import threading
 from pathlib import Path
 from typing import Any
+
+from gorilla_tui.textsafe import safe_text
+
+#: Exit status after the run was stopped by a signal to the app: 128 + its number (Ctrl+C: 130).
+STOPPED_BY = {signal.SIGINT: "Ctrl+C", signal.SIGTERM: "SIGTERM", signal.SIGHUP: "SIGHUP"}
 
 #: What each verdict that is not `valid` means for a person about to run the code (DESIGN.md, "verdict").
 VERDICT_RISK = {
@@ -37,10 +43,20 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     p.add_argument("--hub", default=None, metavar="NAME", help="validate against this source only")
     p.add_argument("--keep", action="store_true", help="keep the sandbox folder and print where it is")
+    add_isolation_option(p)
     p.add_argument(
         "--json", action="store_true", help="print verdict, exit status, limits hit and output as JSON"
     )
     p.set_defaults(func=run_command)
+
+
+def add_isolation_option(p: argparse.ArgumentParser) -> None:
+    """Add --no-isolation (shared by `run` and `ask --run`); --yes never implies it."""
+    p.add_argument(
+        "--no-isolation",
+        action="store_true",
+        help="where this machine refuses namespaces, run anyway: network open, files writable",
+    )
 
 
 def run_command(args: argparse.Namespace) -> int:
@@ -60,11 +76,20 @@ def run_command(args: argparse.Namespace) -> int:
 
 def check_run_args(args: argparse.Namespace) -> None:
     """Raise UsageError (exit 2) for a --timeout out of (0, 3600] s, or when a run would need a
-    confirmation but there is no TTY and no --yes. Called before any slow work, by `run` and `ask --run`."""
+    confirmation but there is no TTY and no --yes; IsolationError (exit 2, one line saying what is missing)
+    when the machine refuses namespaces and --no-isolation was not given. Called before any slow work, by
+    `run` and `ask --run`."""
     from gorilla_tui.errors import UsageError
+    from gorilla_tui.sandbox.runner import IsolationError, probe_isolation
 
     if args.timeout is not None and not (0 < args.timeout <= 3600):
         raise UsageError(f"--timeout must be greater than 0 and at most 3600 seconds, not {args.timeout:g}")
+    iso = probe_isolation()
+    if iso.mode != "namespaces" and not getattr(args, "no_isolation", False):
+        raise IsolationError(
+            f"refusing to run: no isolation here ({iso.reason}); --no-isolation runs it anyway, with the"
+            " network open and files writable"
+        )
 
     if not args.yes and not sys.stdin.isatty():
         raise UsageError(
@@ -83,13 +108,15 @@ def confirm_and_run(
 ) -> int:
     """Confirm (once for a valid verdict, twice otherwise), run in the sandbox, report the run, then record
     it in the history (linked to the history task `task_id` when given; `history`: the History to use,
-    default open_history()). args needs: yes, timeout, keep, json; extra: more keys for the --json
-    document. A history that cannot be written only warns (History): the result is never lost.
+    default open_history()). args needs: yes, timeout, keep, json, no_isolation; extra: more keys for the
+    --json document. A history that cannot be written only warns (History): the result is never lost.
     Shared by `run` and `ask --run`.
-    Returns 0 when the code ran and exited 0 within its limits, 1 otherwise (declined included)."""
+    Returns 0 when the code ran and exited 0 within its limits, 128 + the signal number when Ctrl+C (130),
+    SIGTERM or SIGHUP stopped it, 1 otherwise (declined included). Raises IsolationError as check_run_args."""
     from gorilla_tui.sandbox.runner import Limits, probe_isolation
 
     requirements = list(verdict.matched.env_requirements) if verdict.matched else []
+    check_run_args(args)
     isolation = probe_isolation()
     if not confirm_run(code, verdict, requirements, isolated=isolation.mode == "namespaces", yes=args.yes):
         if args.json:
@@ -101,8 +128,16 @@ def confirm_and_run(
     limits = Limits()
     if args.timeout is not None:
         limits = Limits(timeout_s=args.timeout, cpu_s=max(1, math.ceil(args.timeout)))
-    result = run_in_sandbox(code, limits, stream=not args.json, keep=args.keep)
+    result, stopped_by = run_in_sandbox(
+        code,
+        limits,
+        stream=not args.json,
+        keep=args.keep,
+        allow_unisolated=getattr(args, "no_isolation", False),
+    )
     _report(verdict, requirements, result, args, extra or {})
+    if stopped_by is not None:
+        print(f"gorilla-tui: run stopped ({STOPPED_BY[stopped_by]})", file=sys.stderr)
     sys.stdout.flush()  # the result is out before the history is touched
     (history or open_history()).add_run(
         task_id,
@@ -112,6 +147,8 @@ def confirm_and_run(
         duration_s=result.duration_s,
         truncated=result.truncated,
     )
+    if stopped_by is not None:
+        return 128 + stopped_by.value
     return 0 if result.ok else 1
 
 
@@ -121,7 +158,7 @@ def open_history() -> Any:
     from gorilla_tui.history import History
 
     def warn(message: str) -> None:
-        print(f"gorilla-tui: warning: {message}", file=sys.stderr, flush=True)
+        print(f"gorilla-tui: warning: {safe_text(message)}", file=sys.stderr, flush=True)
 
     return History(on_warning=warn)
 
@@ -148,19 +185,28 @@ def _read_code(name: str) -> str:
 
 def confirm_run(code: str, verdict: Any, requirements: list[str], *, isolated: bool, yes: bool) -> bool:
     """Show the exact code, its env requirements and the verdict on stderr, then ask on stdin; a verdict
-    that is not valid needs a second, explicit yes. yes=True answers both (shown). Shared with `ask --run`."""
+    that is not valid needs a second, explicit yes. yes=True answers both (shown). Shared with `ask --run`.
+    The code, the call and the requirements are shown through textsafe.safe_text, never as markup."""
     from rich.console import Console
     from rich.panel import Panel
     from rich.syntax import Syntax
+    from rich.text import Text
 
     err = Console(stderr=True)
-    err.print(Panel(Syntax(code, "python", line_numbers=True), title="code to run", expand=False))
+    err.print(Panel(Syntax(safe_text(code), "python", line_numbers=True), title="code to run", expand=False))
+    line = Text.assemble("verdict: ", (verdict.kind, "bold"))
+    if verdict.api_call:
+        line.append("  api_call: " + safe_text(verdict.api_call, newlines=False))
+    err.print(line)
     err.print(
-        f"verdict: [bold]{verdict.kind}[/]" + (f"  api_call: {verdict.api_call}" if verdict.api_call else "")
+        Text("env requirements: " + (safe_text(", ".join(requirements)) if requirements else "none listed"))
     )
-    err.print("env requirements: " + (", ".join(requirements) if requirements else "none listed"))
     if not isolated:
-        err.print("[yellow]warning:[/] no namespaces here: the network is OPEN and files are NOT contained")
+        err.print(
+            Text.assemble(
+                ("warning:", "yellow"), " no isolation here (--no-isolation): network open, files writable"
+            )
+        )
     questions = ["Run this code in the sandbox?"]
     if verdict.kind != "valid":
         risk = VERDICT_RISK.get(verdict.kind, f"verdict {verdict.kind}")
@@ -177,35 +223,61 @@ def confirm_run(code: str, verdict: Any, requirements: list[str], *, isolated: b
     return True
 
 
-def run_in_sandbox(code: str, limits: Any, *, stream: bool = True, keep: bool = False) -> Any:
-    """Run `code` in the sandbox (echoing its lines to stdout/stderr when stream) and return the RunResult;
-    the run happens in a worker thread so Ctrl-C in the main thread stops it cleanly (SandboxRun.stop)."""
+def run_in_sandbox(
+    code: str,
+    limits: Any,
+    *,
+    stream: bool = True,
+    keep: bool = False,
+    allow_unisolated: bool = False,
+) -> tuple[Any, signal.Signals | None]:
+    """Run `code` in the sandbox (echoing its lines, through safe_text, to stdout/stderr when stream) and
+    return (RunResult, the signal that stopped it or None). The run happens in a worker thread; in the main
+    thread Ctrl+C (SIGINT), SIGTERM and SIGHUP (a closed terminal) stop it instead of raising, and the
+    previous handlers are restored after. Raises IsolationError (see SandboxRun), GorillaError when the
+    sandbox cannot start."""
+    from gorilla_tui.errors import GorillaError
     from gorilla_tui.sandbox.runner import SandboxRun
 
     def echo(stream: str, line: str) -> None:
-        print(line, file=sys.stdout if stream == "stdout" else sys.stderr, flush=True)
+        print(safe_text(line), file=sys.stdout if stream == "stdout" else sys.stderr, flush=True)
 
-    run = SandboxRun(code, limits=limits, on_output=echo if stream else None, keep=keep)
+    run = SandboxRun(
+        code, limits=limits, on_output=echo if stream else None, keep=keep, allow_unisolated=allow_unisolated
+    )
     box: dict[str, Any] = {}
+    done = threading.Event()
+    got: list[signal.Signals] = []
 
     def work() -> None:
         try:
             box["result"] = run.run()
         except BaseException as e:  # noqa: BLE001 - handed to the main thread
             box["error"] = e
+        finally:
+            done.set()
 
+    def on_signal(signum: int, _frame: Any) -> None:
+        got.append(signal.Signals(signum))
+        run.stop()
+
+    old: dict[signal.Signals, Any] = {}
+    if threading.current_thread() is threading.main_thread():
+        for sig in STOPPED_BY:
+            old[sig] = signal.signal(sig, on_signal)
     thread = threading.Thread(target=work, name="gorilla-run", daemon=True)
-    thread.start()
-    while thread.is_alive():
-        try:
-            thread.join(0.1)
-        except KeyboardInterrupt:
-            run.stop()
+    try:
+        thread.start()
+        while not done.wait(0.1):  # never Thread.join: an interrupted join can lose the thread's state
+            pass
+    finally:
+        for sig, handler in old.items():
+            signal.signal(sig, handler)
     if "error" in box:
-        from gorilla_tui.errors import GorillaError
-
+        if isinstance(box["error"], GorillaError):
+            raise box["error"]
         raise GorillaError(f"the sandbox could not start: {box['error']}")
-    return box["result"]
+    return box["result"], (got[0] if got else None)
 
 
 def _report(
@@ -241,5 +313,6 @@ def _report(
         print(f"  sandbox folder: {result.workdir}", file=sys.stderr)
     if missing is not None:
         print(
-            f"missing package: {missing.module}; to install it yourself: {missing.pip_line}", file=sys.stderr
+            safe_text(f"missing package: {missing.module}; to install it yourself: {missing.pip_line}"),
+            file=sys.stderr,
         )

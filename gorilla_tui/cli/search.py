@@ -5,6 +5,8 @@ from __future__ import annotations
 import argparse
 import json
 
+from gorilla_tui.textsafe import safe_text
+
 #: Most hits one search may ask for (the same bound as ask and the TUI).
 K_MAX = 50
 #: Characters of the task shown in the table title (the JSON output keeps it whole).
@@ -71,25 +73,26 @@ def run(args: argparse.Namespace) -> int:
         print(json.dumps(doc, indent=1))
         return 0 if hits else 1
     from rich.console import Console
-    from rich.markup import escape
     from rich.table import Table
+    from rich.text import Text
 
     console = Console()
     if not hits:
-        console.print("no hit: no API doc shares a word with the task" + (f" in {hub}" if hub else ""))
+        console.print(
+            Text(safe_text("no hit: no API doc shares a word with the task" + (f" in {hub}" if hub else "")))
+        )
         return 1
     title = " ".join(args.task.split())
     title = title if len(title) <= TITLE_CHARS else title[: TITLE_CHARS - 3].rstrip() + "..."
-    table = Table(title=f"hits for: {escape(title)}" + (f" (source {hub})" if hub else ""))
+    table = Table(title=Text(safe_text(f"hits for: {title}" + (f" (source {hub})" if hub else ""))))
     for col, just in (("rank", "right"), ("score", "right"), ("api_call", "left"), ("domain", "left"),
                       ("api_name", "left"), ("source", "left")):  # fmt: skip
         table.add_column(col, justify=just, overflow="fold", no_wrap=col in ("rank", "score", "source"))
     for h in hits:
         r = hit_row(h)
-        table.add_row(
-            str(r["rank"]), f"{r['score']:.2f}", r["api_call"], r["domain"], r["api_name"], r["source"]
-        )
+        cells = (str(r["rank"]), f"{r['score']:.2f}", r["api_call"], r["domain"], r["api_name"], r["source"])
+        table.add_row(*(Text(safe_text(str(c))) for c in cells))  # doc fields: shown, never interpreted
     console.print(table)
     if result.message:
-        console.print(f"constraints: {result.message}")
+        console.print(Text(safe_text(f"constraints: {result.message}")))
     return 0

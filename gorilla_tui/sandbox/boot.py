@@ -1,133 +1,88 @@
-"""Sandbox bootstrap: inside the new namespaces, set mounts and limits, then exec the code (stdlib only)."""
+"""Sandbox bootstrap: the supervisor of one run, then (with namespaces) PID 1 that builds the run's root.
 
-# This file is executed as a script by `python -I` (see sandbox/runner.py), never imported by the app.
-# When namespaces are available it is PID 1 of a fresh PID namespace: when it exits, the kernel kills every
-# process left in the namespace (pid_namespaces(7)), which is what contains daemons (double fork + setsid).
-# Without namespaces it makes itself a child subreaper (prctl(2) PR_SET_CHILD_SUBREAPER) so that orphaned
-# descendants are re-parented to it, and it kills them all before it exits.
+This file is executed as a script by `python -I -S` (see sandbox/runner.py), never imported by the app, and
+uses the standard library only. It runs in two stages (argv[2]):
+
+outer  Started by the app, on the host side. Asks the kernel for SIGTERM when the app dies (prctl(2)
+       PR_SET_PDEATHSIG), then forks the run: with namespaces `unshare --net --mount --pid --fork --kill-child
+       ... boot.py CFG inner`, without them the code itself (as a child subreaper, PR_SET_CHILD_SUBREAPER, so
+       that orphans come back to it). The forked child joins the run's cgroup first. On SIGTERM (the app
+       stopping the run, or the app's death) and at the wall-clock limit it kills everything of the run;
+       when the app is gone it also removes the run's folder and cgroup itself.
+inner  PID 1 of the run's PID namespace (unshare --kill-child gives it SIGKILL when unshare dies; when it
+       exits the kernel kills every process left in the namespace, pid_namespaces(7)). Builds a new root
+       holding only what the code needs (the system's /usr, /etc and library folders, the interpreter and its
+       site-packages, read-only; a minimal /dev; a fresh /proc; a size-limited tmpfs for /tmp, /var/tmp,
+       /dev/shm and HOME), pivot_root(2)s into it, starts the code as an unprivileged uid with its limits and
+       enforces the wall-clock limit itself, independently of the app.
+"""
 
 from __future__ import annotations
 
 import ctypes
 import json
 import os
+import platform
 import resource
+import shutil
 import signal
 import sys
+import time
 
 MS_RDONLY, MS_NOSUID, MS_NODEV, MS_NOEXEC, MS_REMOUNT, MS_BIND, MS_REC = 1, 2, 4, 8, 32, 4096, 16384
-PR_SET_CHILD_SUBREAPER, PR_SET_NO_NEW_PRIVS = 36, 38
+MS_NOATIME, MS_NODIRATIME, MS_RELATIME, ST_RELATIME = 1024, 2048, 1 << 21, 4096
+MNT_DETACH = 2
+PR_SET_PDEATHSIG, PR_SET_CHILD_SUBREAPER, PR_SET_NO_NEW_PRIVS = 1, 36, 38
+#: pivot_root(2) has no glibc wrapper: its syscall number per machine (asm/unistd*.h).
+SYS_PIVOT_ROOT = {"x86_64": 155, "aarch64": 41, "riscv64": 41, "ppc64le": 203, "s390x": 217, "armv7l": 218}
+#: Extra seconds the sandbox's own wall-clock limit gives the app's (the app normally kills first).
+GRACE_S = 1.0
+#: Device nodes bound into the run's /dev.
+DEVICES = ("null", "zero", "full", "random", "urandom", "tty")
 _libc = ctypes.CDLL(None, use_errno=True)
+
+
+def _check(ret: int, what: str) -> None:
+    if ret != 0:
+        err = ctypes.get_errno()
+        raise OSError(err, f"{what}: {os.strerror(err)}")
 
 
 def _mount(src: str | None, target: str, fstype: str | None, flags: int, data: str | None = None) -> None:
     enc = [x.encode() if x is not None else None for x in (src, target, fstype, data)]
-    if _libc.mount(enc[0], enc[1], enc[2], ctypes.c_ulong(flags), enc[3]) != 0:
-        err = ctypes.get_errno()
-        raise OSError(err, f"mount {src} -> {target}: {os.strerror(err)}")
+    _check(_libc.mount(enc[0], enc[1], enc[2], ctypes.c_ulong(flags), enc[3]), f"mount {src} -> {target}")
 
 
-def _bind(fd: int, target: str, readonly: bool) -> None:
-    """Bind the directory open as `fd` onto `target` (creating a stub mount point when it is missing)."""
-    os.makedirs(target, exist_ok=True)
-    _mount(f"/proc/self/fd/{fd}", target, None, MS_BIND | MS_REC)
+def _bind(src: str, target: str, readonly: bool) -> None:
+    """Bind `src` (a folder or a file) onto `target`, creating the mount point; read-only when asked."""
+    if os.path.isdir(src):
+        os.makedirs(target, exist_ok=True)
+    else:
+        os.makedirs(os.path.dirname(target), exist_ok=True)
+        open(target, "a").close()
+    _mount(src, target, None, MS_BIND | MS_REC)
     if readonly:
-        _mount(None, target, None, MS_REMOUNT | MS_BIND | MS_RDONLY | MS_NOSUID | MS_NODEV)
+        # keep the flags the source already has: in a user namespace they are locked, and a remount that
+        # would drop one fails (mount(2), EPERM); statvfs ST_* bits equal MS_* ones except ST_RELATIME
+        have = os.statvfs(target).f_flag
+        keep = have & (MS_NOEXEC | MS_NOATIME | MS_NODIRATIME) | (MS_RELATIME if have & ST_RELATIME else 0)
+        _mount(None, target, None, MS_REMOUNT | MS_BIND | MS_RDONLY | MS_NOSUID | MS_NODEV | keep)
 
 
-def _readonly_rest(writable: list[str]) -> None:
-    """Best effort: remount every other mount read-only (a write outside the sandbox dir then fails)."""
-    keep = {"/proc", "/dev", "/sys", *writable}
-    try:
-        lines = open("/proc/self/mountinfo").read().splitlines()
-    except OSError:
-        return
-    for line in lines:
-        fields = line.split()
-        mountpoint, opts = fields[4].replace("\\040", " "), fields[5].split(",")
-        if any(mountpoint == k or mountpoint.startswith(k.rstrip("/") + "/") for k in keep):
-            continue
-        flags = MS_REMOUNT | MS_BIND | MS_RDONLY
-        flags |= (MS_NOSUID if "nosuid" in opts else 0) | (MS_NODEV if "nodev" in opts else 0)
-        flags |= MS_NOEXEC if "noexec" in opts else 0
-        try:
-            _mount(None, mountpoint, None, flags)
-        except OSError:
-            pass  # locked or gone: the uid drop / hidden /tmp and HOME still hold
-
-
-def setup_mounts(cfg: dict) -> None:
-    """Hide /tmp, /var/tmp, /dev/shm and the real HOME behind folders of the sandbox dir; keep the sandbox
-    dir and the interpreter visible at their own paths. All sources are opened before the first mount, so
-    the order of the mounts does not matter (a source hidden by an earlier mount is still reachable)."""
-    root = cfg["root"]
-    fds = {name: os.open(os.path.join(root, name), os.O_PATH | os.O_DIRECTORY) for name in ("tmp", "home")}
-    root_fd = os.open(root, os.O_PATH | os.O_DIRECTORY)
-    expose = []
-    for path in cfg["expose_ro"]:
-        try:
-            expose.append((path, os.open(path, os.O_PATH | os.O_DIRECTORY)))
-        except OSError:
-            pass
-    for target in ("/tmp", "/var/tmp"):
-        if os.path.isdir(target):
-            _bind(fds["tmp"], target, readonly=False)
-    if os.path.isdir("/dev/shm"):
-        _mount("tmpfs", "/dev/shm", "tmpfs", MS_NOSUID | MS_NODEV, "size=16m")
-    if cfg.get("home") and os.path.isdir(cfg["home"]):
-        _bind(fds["home"], cfg["home"], readonly=False)
-    for path, fd in expose:  # the interpreter and its site-packages, where they were hidden
-        if not _same(path, fd):
-            _bind(fd, path, readonly=True)
-    if not _same(root, root_fd):
-        _bind(root_fd, root, readonly=False)
-    _readonly_rest([root, "/tmp", "/var/tmp", "/dev/shm", cfg.get("home") or root])
-
-
-def _same(path: str, fd: int) -> bool:
-    try:
-        a, b = os.stat(path), os.fstat(fd)
-    except OSError:
-        return False
-    return (a.st_dev, a.st_ino) == (b.st_dev, b.st_ino)
-
-
-def _child(cfg: dict) -> None:
-    """In the forked child: limits, privileges, then exec the code. Never returns."""
-    lim = cfg["limits"]
-    for res, value in (
-        (resource.RLIMIT_CPU, lim["cpu_s"]),
-        (resource.RLIMIT_AS, lim["memory_bytes"]),
-        (resource.RLIMIT_FSIZE, lim["file_bytes"]),
-        (resource.RLIMIT_NPROC, lim["processes"]),
-        (resource.RLIMIT_NOFILE, lim["open_files"]),
-        (resource.RLIMIT_CORE, 0),
-    ):
-        hard = value + 1 if res == resource.RLIMIT_CPU else value  # CPU: SIGXCPU at soft, SIGKILL at hard
-        resource.setrlimit(res, (value, hard))
-    if cfg.get("uid") is not None:  # running as root: RLIMIT_NPROC only binds an unprivileged uid
-        os.setgroups([])
-        os.setgid(cfg["gid"])
-        os.setuid(cfg["uid"])
-    _libc.prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0)  # no setuid binary can give privileges back
-    os.chdir(cfg["work"])
-    signal.signal(signal.SIGPIPE, signal.SIG_DFL)
-    os.execv(cfg["python"], [cfg["python"], "-I", "-u", "-X", "utf8", cfg["code"]])
-
-
-def _kill_all_children() -> None:
-    """SIGKILL every child (orphans come to us as subreaper) until none is left, reaping as we go."""
-    me = str(os.getpid())
+def _kill_children(me: int | None = None) -> None:
+    """SIGKILL every child of this process until none is left, reaping as we go (orphans come to us as
+    PID 1 or as child subreaper)."""
+    me_s = str(me or os.getpid())
     for _ in range(1000):
         kids = []
         for entry in os.listdir("/proc"):
             if entry.isdigit():
                 try:
-                    stat = open(f"/proc/{entry}/stat").read()
-                except OSError:
+                    with open(f"/proc/{entry}/stat") as f:
+                        if f.read().rsplit(")", 1)[1].split()[1] == me_s:
+                            kids.append(int(entry))
+                except (OSError, IndexError):
                     continue
-                if stat.rsplit(")", 1)[1].split()[1] == me:
-                    kids.append(int(entry))
         if not kids:
             return
         for pid in kids:
@@ -142,48 +97,245 @@ def _kill_all_children() -> None:
                 pass
 
 
-def main() -> None:
-    cfg = json.loads(sys.argv[1])
-    status_fd = cfg["status_fd"]
-    os.set_inheritable(status_fd, False)
+def _children(pid: int) -> list[int]:
+    kids = []
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                with open(f"/proc/{entry}/stat") as f:
+                    if int(f.read().rsplit(")", 1)[1].split()[1]) == pid:
+                        kids.append(int(entry))
+            except (OSError, IndexError, ValueError):
+                continue
+    return kids
+
+
+def _kill_run(namespaces: bool) -> None:
+    """Kill everything of the run from the outer stage. With namespaces: SIGKILL PID 1 of the namespace (a
+    grandchild), then give unshare(1) up to 2 s to return: it does once PID 1 is reaped, which the kernel
+    allows only after every process of the namespace has exited; then kill whatever is left."""
+    if namespaces:
+        kids = _children(os.getpid())
+        for kid in kids:
+            for grandchild in _children(kid):
+                try:
+                    os.kill(grandchild, signal.SIGKILL)
+                except ProcessLookupError:
+                    pass
+        deadline = time.monotonic() + 2.0
+        while kids and time.monotonic() < deadline:
+            for kid in list(kids):
+                try:
+                    if os.waitpid(kid, os.WNOHANG)[0] == kid:
+                        kids.remove(kid)
+                except ChildProcessError:
+                    kids.remove(kid)
+            time.sleep(0.01)
+    _kill_children()
+
+
+def build_root(cfg: dict) -> None:
+    """Make a tmpfs the new root holding only what the code needs (see the module docstring), pivot_root(2)
+    into it and make it read-only. Needs CAP_SYS_ADMIN in a private mount namespace. Raises OSError."""
+    new = os.path.join(cfg["root"], "fs")
+    with open(cfg["code"], "rb") as f:
+        code = f.read()
+    _mount("tmpfs", new, "tmpfs", MS_NOSUID | MS_NODEV, f"size={len(code) + 1024 * 1024},mode=755")
+    for name, target in cfg["symlinks"]:  # /bin -> usr/bin on merged-/usr systems
+        os.makedirs(os.path.dirname(new + name), exist_ok=True)
+        os.symlink(target, new + name)
+    for path in cfg["expose"]:
+        if os.path.exists(path):
+            _bind(path, new + path, readonly=True)
+    # one size-limited tmpfs holds everything the code may write: /tmp, /var/tmp, /dev/shm and HOME
+    scratch = os.path.join(new, ".scratch")
+    os.mkdir(scratch)
+    limit = cfg["limits"]["disk_bytes"]
+    _mount("tmpfs", scratch, "tmpfs", MS_NOSUID | MS_NODEV, f"size={limit},mode=755")
+    uid = cfg["uid"] if cfg["uid"] is not None else 0
+    for sub, mode in (("tmp", 0o1777), ("shm", 0o1777), ("home", 0o700)):
+        os.mkdir(os.path.join(scratch, sub))
+        os.chmod(os.path.join(scratch, sub), mode)
+        os.chown(os.path.join(scratch, sub), uid, uid)
+    os.makedirs(new + "/dev", exist_ok=True)
+    _mount("tmpfs", new + "/dev", "tmpfs", MS_NOSUID, "size=64k,mode=755")
+    for dev in DEVICES:
+        if os.path.exists("/dev/" + dev):
+            _bind("/dev/" + dev, f"{new}/dev/{dev}", readonly=False)
+    for name, target in (("fd", "/proc/self/fd"), ("stdin", "/proc/self/fd/0"), ("stdout", "/proc/self/fd/1"),
+                         ("stderr", "/proc/self/fd/2")):  # fmt: skip
+        os.symlink(target, f"{new}/dev/{name}")
+    for sub, target in (("tmp", "/tmp"), ("tmp", "/var/tmp"), ("shm", "/dev/shm"), ("home", cfg["home"])):
+        _bind(os.path.join(scratch, sub), new + target, readonly=False)
+    _check(_libc.umount2(scratch.encode(), MNT_DETACH), "umount scratch")
+    os.rmdir(scratch)
+    os.makedirs(new + "/proc")
+    _mount("proc", new + "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC)
+    os.makedirs(new + os.path.dirname(cfg["code_inside"]), exist_ok=True)
+    with open(new + cfg["code_inside"], "wb") as f:
+        f.write(code)
+    os.chdir(new)
+    number = SYS_PIVOT_ROOT.get(platform.machine())
+    if number is not None:
+        _check(_libc.syscall(number, b".", b"."), "pivot_root")
+        _check(_libc.umount2(b".", MNT_DETACH), "umount the old root")
+    else:  # unknown machine: move the mount over / and chroot (weaker: a privileged process could leave)
+        _mount(".", "/", None, 8192)  # MS_MOVE
+        os.chroot(".")
+    os.chdir("/")
+    _mount(None, "/", None, MS_REMOUNT | MS_BIND | MS_RDONLY | MS_NOSUID | MS_NODEV)
+
+
+def _exec_code(cfg: dict) -> None:
+    """In the forked child: limits, privileges, then exec the code. Never returns."""
+    lim = cfg["limits"]
+    for res, value in (
+        (resource.RLIMIT_CPU, lim["cpu_s"]),
+        (resource.RLIMIT_AS, lim["memory_bytes"]),
+        (resource.RLIMIT_FSIZE, lim["file_bytes"]),
+        (resource.RLIMIT_NPROC, lim["processes"]),
+        (resource.RLIMIT_NOFILE, lim["open_files"]),
+        (resource.RLIMIT_CORE, 0),
+    ):
+        hard = value + 1 if res == resource.RLIMIT_CPU else value  # CPU: SIGXCPU at soft, SIGKILL at hard
+        resource.setrlimit(res, (value, hard))
+    if cfg.get("uid") is not None:  # running as root: RLIMIT_NPROC only binds an unprivileged uid
+        os.setgroups([])
+        os.setgid(cfg["uid"])
+        os.setuid(cfg["uid"])
+    _libc.prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0)  # no setuid binary can give privileges back
+    os.chdir(cfg["cwd"])
+    signal.signal(signal.SIGPIPE, signal.SIG_DFL)
+    os.execv(cfg["python"], [cfg["python"], "-I", "-u", "-X", "utf8", cfg["code_inside"]])
+
+
+def _supervise(pid: int, timeout_s: float, namespaces: bool = False) -> dict:
+    """Reap every child until `pid` exits, or kill them all at `timeout_s` (SIGALRM). Returns the report
+    for the app: {"exit": exit code (negative: a signal) or None at the wall-clock limit, "cpu_s",
+    "timeout"}."""
+    fired = []
+
+    def on_alarm(signum: int, frame: object) -> None:
+        fired.append(signum)
+        _kill_run(namespaces)
+
+    signal.signal(signal.SIGALRM, on_alarm)
+    signal.setitimer(signal.ITIMER_REAL, timeout_s)
+    status, usage = 0, None
+    while True:
+        try:
+            done, status, usage = os.wait4(-1, 0)
+        except ChildProcessError:
+            break
+        if done == pid:
+            break
+    signal.setitimer(signal.ITIMER_REAL, 0)
+    if not namespaces:  # as PID 1 or subreaper: orphans of the code are ours to kill (the outer stage of a
+        _kill_children()  # namespaced run has no other child than unshare, which has exited)
+    if fired:
+        return {"exit": None, "cpu_s": None, "timeout": True}
+    return {
+        "exit": os.waitstatus_to_exitcode(status),
+        "cpu_s": (usage.ru_utime + usage.ru_stime) if usage else None,
+        "timeout": False,
+    }
+
+
+def _join_cgroups(cfg: dict) -> None:
+    for path in cfg["cgroup_procs"]:
+        with open(path, "w") as f:
+            f.write("0")
+
+
+def _cleanup(cfg: dict) -> None:
+    """Remove the run's folder (unless kept) and cgroups: done here only when the app is gone."""
+    if not cfg["keep"]:
+        shutil.rmtree(cfg["root"], ignore_errors=True)
+    for d in cfg["cgroup_dirs"]:
+        for _ in range(100):
+            try:
+                os.rmdir(d)
+                break
+            except FileNotFoundError:
+                break
+            except OSError:
+                time.sleep(0.02)
+
+
+def outer(cfg: dict) -> None:
+    """Stage 1 (host side): see the module docstring."""
+    _libc.prctl(PR_SET_PDEATHSIG, signal.SIGTERM, 0, 0, 0)
+    os.set_inheritable(cfg["lock_fd"], False)  # held by this process (and the app) for the run's life
+    if os.getppid() != cfg["parent_pid"]:  # the app died before the line above
+        _cleanup(cfg)
+        os._exit(1)
+    if not cfg["namespaces"]:
+        _libc.prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
+    pid = os.fork()
+    if pid == 0:
+        try:
+            _join_cgroups(cfg)
+            if cfg["namespaces"]:
+                _libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)  # this stage gone: the run goes
+                argv = [*cfg["unshare"], cfg["python"], "-I", "-S", cfg["boot"], sys.argv[1], "inner"]
+                os.execv(argv[0], argv)
+            os.close(cfg["status_fd"])
+            _exec_code(cfg)
+        except BaseException as e:  # noqa: BLE001 - report any setup failure on stderr, never run unlimited
+            os.write(2, f"gorilla-tui sandbox: could not start the code: {e}\n".encode())
+        os._exit(126)
+
+    def terminate(signum: int, frame: object) -> None:
+        _kill_run(cfg["namespaces"])
+        if os.getppid() != cfg["parent_pid"]:  # the app is gone: nobody else will clean up
+            _cleanup(cfg)
+        os._exit(128 + signum)
+
+    for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
+        signal.signal(sig, terminate)
+    if cfg["namespaces"]:  # PID 1 inside enforces the limit; this is the last resort if it cannot
+        report = _supervise(pid, cfg["limits"]["timeout_s"] + 2 * GRACE_S, namespaces=True)
+        if report["timeout"]:
+            os.write(cfg["status_fd"], json.dumps(report).encode())
+    else:
+        report = _supervise(pid, cfg["limits"]["timeout_s"] + GRACE_S)
+        os.write(cfg["status_fd"], json.dumps(report).encode())
+    if os.getppid() != cfg["parent_pid"]:
+        _cleanup(cfg)
+    os._exit(0)
+
+
+def inner(cfg: dict) -> None:
+    """Stage 2 (PID 1 of the run's namespaces): see the module docstring."""
     try:
-        if cfg["namespaces"]:
-            setup_mounts(cfg)
-        else:
-            _libc.prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
+        build_root(cfg)
     except OSError as e:
         os.write(2, f"gorilla-tui sandbox: setup failed: {e}\n".encode())
         os._exit(125)
     pid = os.fork()
     if pid == 0:
         try:
-            _child(cfg)
+            os.close(cfg["status_fd"])
+            _exec_code(cfg)
         except BaseException as e:  # noqa: BLE001 - report any setup failure on stderr, never run unlimited
             os.write(2, f"gorilla-tui sandbox: could not start the code: {e}\n".encode())
         os._exit(126)
 
-    def _terminate(signum: int, frame: object) -> None:
-        _kill_all_children()
+    def terminate(signum: int, frame: object) -> None:
+        _kill_children()
         os._exit(128 + signum)
 
     for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
-        signal.signal(sig, _terminate)
-    while True:  # act as init: reap everything, stop when the code's own process has exited
-        try:
-            done, status, usage = os.wait4(-1, 0)
-        except ChildProcessError:
-            status, usage = 0, None
-            break
-        if done == pid:
-            break
-    report = {
-        "exit": os.waitstatus_to_exitcode(status),
-        "cpu_s": (usage.ru_utime + usage.ru_stime) if usage else None,
-        "maxrss_kb": usage.ru_maxrss if usage else None,
-    }
-    _kill_all_children()
-    os.write(status_fd, json.dumps(report).encode())
+        signal.signal(sig, terminate)
+    report = _supervise(pid, cfg["limits"]["timeout_s"] + GRACE_S)
+    os.write(cfg["status_fd"], json.dumps(report).encode())
     os._exit(0)
+
+
+def main() -> None:
+    cfg = json.loads(sys.argv[1])
+    os.set_inheritable(cfg["status_fd"], cfg["namespaces"] and sys.argv[2] == "outer")
+    (outer if sys.argv[2] == "outer" else inner)(cfg)
 
 
 if __name__ == "__main__":

@@ -65,6 +65,7 @@ _LIMIT_TEXT = {
     "memory": re.compile(r"\bMemoryError\b|Cannot allocate memory|std::bad_alloc"),
     "processes": re.compile(r"Resource temporarily unavailable|can't start new thread"),
     "file_size": re.compile(r"File too large"),
+    "disk": re.compile(r"No space left on device"),
 }
 
 
@@ -73,7 +74,8 @@ def limits_hit(
 ) -> list[str]:
     """Which limits stopped the code, best first-hand evidence first: why we killed it ("timeout",
     "output"), its signal (SIGXCPU: "cpu", SIGXFSZ: "file_size"), its CPU time, then its error text
-    (MemoryError: "memory", EAGAIN from fork: "processes", EFBIG: "file_size")."""
+    (MemoryError: "memory", EAGAIN from fork: "processes", EFBIG: "file_size", ENOSPC on the run's tmpfs:
+    "disk"). The runner adds "memory" and "processes" from the run's cgroup counters."""
     hit = [reason] if reason in ("timeout", "output") else []
     if sig == signal.SIGXCPU or (sig == signal.SIGKILL and cpu is not None and cpu >= cpu_limit_s - 0.5):
         hit.append("cpu")

@@ -13,6 +13,7 @@ from textual.screen import Screen
 from gorilla_tui.config import Settings, load_settings
 from gorilla_tui.errors import GorillaError, IndexMissingError
 from gorilla_tui.history import History
+from gorilla_tui.textsafe import safe_text
 from gorilla_tui.tui import clipboard
 from gorilla_tui.tui.messages import LoadState
 from gorilla_tui.tui.screens.main import MainScreen
@@ -80,7 +81,7 @@ class GorillaApp(App[None]):
         """A history that could not be opened or written (moved aside, or not saved): the same one-line
         warning as the CLI's, shown once; called from any thread (App.notify is thread-safe)."""
         self.last_notice = message
-        self.notify(message, severity="warning", timeout=10, markup=False)  # a path is shown as it is
+        self.notify(safe_text(message), severity="warning", timeout=10, markup=False)  # a path, as it is
 
     # -- status bar -----------------------------------------------------------------------------------
 
@@ -105,7 +106,8 @@ class GorillaApp(App[None]):
     def notice(self, message: str, *, severity: str = "information", timeout: float | None = None) -> None:
         """Notify the person and remember the message in last_notice."""
         self.last_notice = message
-        self.notify(message, severity=severity, timeout=timeout)  # type: ignore[arg-type]
+        # the message may quote a path or an error text: shown, never read as markup
+        self.notify(safe_text(message), severity=severity, timeout=timeout, markup=False)  # type: ignore[arg-type]
 
     # -- loading --------------------------------------------------------------------------------------
 

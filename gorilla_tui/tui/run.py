@@ -24,19 +24,22 @@ def requirements_of(proposal: Proposal) -> list[str]:
     return list(doc.env_requirements) if doc else []
 
 
+#: The question asked before a run where the machine refuses namespaces (issue 16: these exact words).
+UNISOLATED_QUESTION = "No isolation here: network open, files writable. Run it anyway?"
+
+
 def isolation_note() -> str:
     """One line on what the sandbox contains here (sandbox.runner.probe_isolation): with namespaces the
     network is off, so code that downloads weights fails; without them, say plainly that it is open."""
     from gorilla_tui.sandbox.runner import probe_isolation
 
-    if probe_isolation().mode == "namespaces":
+    iso = probe_isolation()
+    if iso.mode == "namespaces":
         return (
-            "Runs isolated: no network (downloads of model weights will fail), private /tmp and home,"
-            " time, memory and output limits."
+            "Runs isolated: no network (downloads of model weights will fail), only the system and the"
+            " Python environment visible, private size-limited /tmp and home, time, memory and output limits."
         )
-    return (
-        "Runs with time, memory and output limits, but the network is OPEN and files are NOT contained here."
-    )
+    return f"NOT isolated here ({iso.reason}): network open, files writable."
 
 
 def start_run(screen: Screen, proposal: Proposal | None, task_id: int | None) -> None:
@@ -61,8 +64,25 @@ def start_run(screen: Screen, proposal: Proposal | None, task_id: int | None) ->
                 truncated=result.truncated,
             )
 
+    from gorilla_tui.sandbox.runner import probe_isolation
+
+    isolated = probe_isolation().mode == "namespaces"
+
+    def start() -> None:
+        app.push_screen(RunScreen(code, on_finished=finished, allow_unisolated=not isolated))
+
+    def unisolated(yes: bool | None) -> None:
+        if yes:
+            start()
+
     def launch() -> None:
-        app.push_screen(RunScreen(code, on_finished=finished))
+        if isolated:
+            start()
+        else:  # no isolation, no run: unless the person says yes to exactly this
+            reason = probe_isolation().reason
+            app.push_screen(
+                ConfirmScreen(UNISOLATED_QUESTION, f"Missing: {reason}.", yes="Run unisolated"), unisolated
+            )
 
     def second(yes: bool | None) -> None:
         if yes:

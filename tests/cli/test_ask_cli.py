@@ -145,7 +145,8 @@ def test_panel_title_has_no_edge_spaces():
     assert Text.from_markup(title).plain == "x" * 69 + "  [select, gemma3-270m]"
     assert Text.from_markup(panel_title({"task": "  hi ", "mode": "m", "model": "x"})).plain == "hi  [m, x]"
     hostile = panel_title({"task": "a \x1b]0;PWNED\x07 [/] [bold]b", "mode": "m", "model": "x"})
-    assert Text.from_markup(hostile).plain == "a ?]0;PWNED? [/] [bold]b  [m, x]"  # shown, never interpreted
+    # shown as visible escapes, never interpreted
+    assert Text.from_markup(hostile).plain == "a \\x1b]0;PWNED\\x07 [/] [bold]b  [m, x]"
 
 
 def test_unexpected_exception_is_one_line_unless_debugging(monkeypatch, capsys):

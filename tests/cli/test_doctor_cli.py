@@ -17,7 +17,8 @@ def test_doctor_fresh_home_lists_problems_with_fixes(gorilla_home, capsys):
     # the index fix names both ways: the hub refresh, and --from DIR (works offline)
     assert any(f.startswith("gorilla-tui index --refresh") and "--from DIR" in f for f in fixes)
     assert all(
-        p["fix"].startswith(("gorilla-tui", "pip", "CMAKE_ARGS", "fix or delete")) for p in rep["problems"]
+        p["fix"].startswith(("gorilla-tui", "pip", "CMAKE_ARGS", "fix or delete", "sysctl"))
+        for p in rep["problems"]
     )
 
 
@@ -54,3 +55,28 @@ def test_doctor_shows_the_settings_the_commands_use(gorilla_home, capsys):
     rep = json.loads(capsys.readouterr().out)
     assert rep["settings"]["select_by"] == "likelihood"  # the defaults, with the broken file as a problem
     assert any("select_by must be one of" in p["problem"] for p in rep["problems"])
+
+
+def test_doctor_lists_the_sandbox_isolation_layers(gorilla_home, tmp_path, capsys, monkeypatch):
+    from gorilla_tui.sandbox.runner import probe_isolation
+
+    main(["doctor", "--json", "--no-hash"])
+    layers = json.loads(capsys.readouterr().out)["isolation"]
+    assert set(layers) == {"namespaces", "root", "cgroups", "tmpfs", "no_new_privs", "uid", "parent_death"}
+    assert layers["namespaces"].startswith("yes") and "256 MiB tmpfs" in layers["tmpfs"]  # root, Linux here
+    assert layers["no_new_privs"] == "yes" and layers["cgroups"].startswith(("yes: cgroup v", "no ("))
+    main(["doctor", "--no-hash"])
+    table = capsys.readouterr().out
+    assert "sandbox namespaces" in table and "sandbox cgroups" in table and "sandbox tmpfs" in table
+    (tmp_path / "bin").mkdir()
+    monkeypatch.setenv("PATH", str(tmp_path / "bin"))  # no unshare(1): namespaces refused
+    probe_isolation.cache_clear()
+    try:
+        main(["doctor", "--json", "--no-hash"])
+    finally:
+        probe_isolation.cache_clear()
+    rep = json.loads(capsys.readouterr().out)
+    assert rep["isolation"]["namespaces"].startswith("NO: unshare(1) (util-linux) is not on PATH")
+    assert rep["isolation"]["tmpfs"] == "no: needs a mount namespace"
+    problem = next(p for p in rep["problems"] if "no namespaces" in p["problem"])
+    assert problem["fix"].startswith("sysctl -w user.max_user_namespaces=")

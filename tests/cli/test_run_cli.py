@@ -5,9 +5,11 @@ from __future__ import annotations
 import io
 import json
 import os
+import signal
 import sqlite3
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -132,3 +134,155 @@ def test_installed_console_script_runs_code_from_stdin(index: Path) -> None:
     out = json.loads(proc.stdout)
     assert out["run"]["output"] == "None\n" and out["verdict"]["verdict"] != "valid"
     assert len(_runs()) == 1
+
+
+# --- issue 16: the sandbox holds (CLI side) ---------------------------------------------------------------
+
+#: OSC 52 (clipboard := "rm -rf ~"), clear screen, concealed text: must never reach the terminal as such.
+OSC52, CLEAR, CONCEAL = "\x1b]52;c;cm0gLXJmIH4=\x07", "\x1b[2J", "\x1b[8m"
+WORKTREE = str(Path(__file__).resolve().parents[2])
+
+
+def _cli(args: list[str], tmp_path: Path, **env: str) -> subprocess.Popen:
+    """`python -m gorilla_tui ARGS` from this checkout in its own session (as a shell job would be), with
+    the run folders under tmp_path/"tmp" (TMPDIR), stdout and stderr piped."""
+    (tmp_path / "tmp").mkdir(exist_ok=True)
+    full_env = dict(os.environ, PYTHONPATH=WORKTREE, TMPDIR=str(tmp_path / "tmp"), **env)
+    return subprocess.Popen(
+        [sys.executable, "-m", "gorilla_tui", *args],
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=full_env,
+        start_new_session=True,
+    )
+
+
+def _processes_named(comm: str) -> list[str]:
+    out = subprocess.run(["ps", "-eo", "pid,comm,args"], capture_output=True, text=True, check=True).stdout
+    return [line for line in out.splitlines()[1:] if comm in line]
+
+
+def test_ctrl_c_mid_run_stops_it_exits_130_and_leaves_nothing(index: Path, tmp_path: Path) -> None:
+    # finding 2: Ctrl+C 3 s into a run gave "internal error: KeyError: 'result'", exit 1, and an orphan
+    app, comm = _start_loop(index, tmp_path, "ctrlc")
+    os.killpg(app.pid, signal.SIGINT)  # what the terminal does: SIGINT to the foreground process group
+    out, err = app.communicate(timeout=15)
+    assert app.returncode == 130, err
+    assert (
+        "gorilla-tui: run stopped (Ctrl+C)" in err and "internal error" not in err and "Traceback" not in err
+    )
+    _assert_nothing_left(comm, tmp_path)
+    assert _runs()[-1][1] is None  # recorded as stopped (no exit status), nothing lost
+
+
+@pytest.mark.parametrize("signame, status", [("SIGTERM", 143), ("SIGHUP", 129), ("SIGKILL", -9)])
+def test_killing_gorilla_tui_run_kills_the_sandbox(index: Path, tmp_path: Path, signame, status) -> None:
+    # finding 1: after kill -TERM/-KILL/-HUP of `gorilla-tui run slow.py --yes --timeout 10` the code ran on
+    app, comm = _start_loop(index, tmp_path, signame[3:].lower())
+    t0 = time.monotonic()
+    app.send_signal(getattr(signal, signame))
+    out, err = app.communicate(timeout=15)
+    assert app.returncode == status, err
+    if signame != "SIGKILL":  # the app survives the signal long enough to say so
+        assert f"gorilla-tui: run stopped ({signame})" in err and "Traceback" not in err
+    _assert_nothing_left(comm, tmp_path)
+    assert time.monotonic() - t0 < 8  # gone with the app, not at the run's 10 s timeout
+
+
+def _start_loop(index: Path, tmp_path: Path, tag: str) -> tuple[subprocess.Popen, str]:
+    """Start `run loop.py --yes --timeout 10` of a code that names itself (/proc/self/comm, inherited by
+    the daemon it starts) and prints "tick" every 0.2 s; return once it ticks."""
+    comm = f"gt-{tag}-{os.getpid() % 10000}"
+    src = tmp_path / "loop.py"
+    src.write_text(
+        f"import os, time\nopen('/proc/self/comm', 'w').write({comm!r})\n"
+        "if os.fork() == 0:\n    os.setsid()\n    while True:\n        time.sleep(0.1)\n"
+        "while True:\n    print('tick', flush=True)\n    time.sleep(0.2)\n"
+    )
+    app = _cli(["run", str(src), "--yes", "--timeout", "10"], tmp_path)
+    assert app.stdout is not None and app.stdout.readline() == "tick\n"
+    assert len(_processes_named(comm)) == 2  # the code and its daemon
+    return app, comm
+
+
+def _assert_nothing_left(comm: str, tmp_path: Path) -> None:
+    """No process of the run (ps) and no run folder, within 5 s."""
+    deadline = time.monotonic() + 5
+    while time.monotonic() < deadline and (
+        _processes_named(comm) or list((tmp_path / "tmp").glob("gorilla-run-*"))
+    ):
+        time.sleep(0.05)
+    assert _processes_named(comm) == [] and list((tmp_path / "tmp").glob("gorilla-run-*")) == []
+
+
+def test_without_unshare_run_refuses_in_one_line_and_yes_does_not_override(
+    index: Path, tmp_path: Path
+) -> None:
+    # finding 5: with no `unshare` it warned, then --yes ran the code with the network open, as root
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    marker = tmp_path / "ran.txt"
+    src = tmp_path / "prog.py"
+    src.write_text(f"open({str(marker)!r}, 'w').write('ran')\nprint('ran')\n")
+    app = _cli(["run", str(src), "--yes"], tmp_path, PATH=str(bin_dir))
+    out, err = app.communicate(timeout=60)
+    assert app.returncode == 2 and out == "" and not marker.exists()
+    assert err.splitlines() == [  # one line: what is missing, and the only way past it
+        "gorilla-tui: error: refusing to run: no isolation here (unshare(1) (util-linux) is not on PATH);"
+        " --no-isolation runs it anyway, with the network open and files writable"
+    ]
+    app = _cli(["run", str(src), "--yes", "--no-isolation"], tmp_path, PATH=str(bin_dir))
+    out, err = app.communicate(timeout=60)
+    assert app.returncode == 0 and out == "ran\n" and marker.read_text() == "ran"
+    assert "no isolation here (--no-isolation): network open, files writable" in err
+    assert "network: OPEN" in err and list((tmp_path / "tmp").glob("gorilla-run-*")) == []
+
+
+def test_escape_sequences_in_code_and_output_are_shown_not_interpreted(
+    index: Path, tmp_path: Path, capsys
+) -> None:
+    # finding 4: ESC[8m hid a line of code in the review, and sandbox output reached the terminal raw
+    src = tmp_path / "prog.py"
+    src.write_text(
+        f"x = 1  # {CONCEAL}\nimport os  # hidden line\nprint({OSC52 + CLEAR!r})\n"
+        f"import sys\nprint({CONCEAL + 'err'!r}, file=sys.stderr)\n"
+    )
+    assert main(["run", str(src), "--yes"]) == 0
+    captured = capsys.readouterr()
+    printed = captured.out + captured.err
+    assert "\x1b" not in printed and "\x07" not in printed
+    assert "\\x1b]52;c;cm0gLXJmIH4=\\x07\\x1b[2J" in captured.out  # the output, visible
+    assert "# \\x1b[8m" in captured.err and "import os  # hidden line" in captured.err  # the code, visible
+    assert "\\x1b[8merr" in captured.err
+    assert main(["run", str(src), "--yes", "--json"]) == 0  # JSON escapes control characters itself
+    assert "\x1b" not in capsys.readouterr().out
+
+
+def test_hostile_doc_fields_and_bracketed_source_paths_are_shown_not_interpreted(
+    apibench: Path, tmp_path: Path, capsys, monkeypatch
+) -> None:
+    # finding 4: an OSC 52 in a doc's description set the clipboard when `search` printed it; a source
+    # path holding "[/x]" crashed `index --refresh` and `index --status` with MarkupError
+    monkeypatch.setenv("COLUMNS", "400")  # rich: wide enough that no cell is folded
+    folder = tmp_path / "a[" / "x]"
+    folder.mkdir(parents=True)
+    doc = {
+        "api_call": "acme.ship(order_id)",
+        "api_name": f"ship{CONCEAL}",
+        "domain": f"Ops {OSC52}",
+        "description": f"ship a customer order {CLEAR}[bold]loud[/bold] [/x]",
+    }
+    (folder / "evil.jsonl").write_text(json.dumps(doc) + "\n")
+    refresh = ["index", "--refresh", "--only", "torchhub", "--from", str(apibench), "--source"]
+    assert main([*refresh, str(folder / "evil.jsonl")]) == 0
+    assert main(["index", "--status"]) == 0
+    assert main(["search", "ship the customer order", "--hub", "evil", "-k", "1"]) == 0
+    assert main(["check", "--pool", str(folder / "evil.jsonl"), f"acme.ship(order_id){CLEAR}"]) == 1
+    captured = capsys.readouterr()
+    printed = captured.out + captured.err
+    assert "\x1b" not in printed and "\x07" not in printed and "Traceback" not in printed
+    assert printed.count(str(folder / "evil.jsonl")) == 2  # the path as it is, in refresh and status
+    assert "Ops \\x1b]52;c;cm0gLXJmIH4=\\x07" in printed and "ship\\x1b[8m" in printed  # search: visible
+    assert "acme.ship(order_id)\\x1b[2J" in printed  # check: the call under review

@@ -167,6 +167,44 @@ async def test_run_of_a_proposal_that_is_not_valid_asks_twice_and_stop_works(mak
         assert app.screen.result.stopped
 
 
+async def test_without_namespaces_the_run_asks_network_open_files_writable(make_app, tmp_path, monkeypatch):
+    # issue 16, finding 5: no isolation, no run, unless the person says yes to exactly these words;
+    # finding 4: escape sequences in the code under review and in the output are shown, not interpreted
+    from gorilla_tui.sandbox.runner import probe_isolation
+    from gorilla_tui.tui.run import UNISOLATED_QUESTION
+
+    (tmp_path / "bin").mkdir()
+    monkeypatch.setenv("PATH", str(tmp_path / "bin"))  # no unshare(1) on PATH: namespaces refused
+    probe_isolation.cache_clear()  # probed again here, and again after the test
+    marker = tmp_path / "ran.txt"
+    code = f"open({str(marker)!r}, 'w')  # \x1b[8m\nprint('\x1b]52;c;cm0gLXJmIH4=\x07\x1b[2J')"
+    app = make_app([" " + VALID_CALL])
+    try:
+        async with app.run_test(size=SIZE) as pilot:
+            await ask(pilot, VIDEO_TASK)
+            app.main.proposal = replace(app.main.proposal, code=code)
+            await pilot.press("f5")
+            assert (
+                "NOT isolated here" in app.screen.detail
+                and "network open, files writable" in app.screen.detail
+            )
+            screenshot = app.export_screenshot()  # the code under review, as drawn
+            assert "\x1b" not in screenshot and "x1b[8m" in screenshot
+            await pilot.press("y")
+            assert isinstance(app.screen, ConfirmScreen) and app.screen.question == UNISOLATED_QUESTION
+            assert "network open, files writable" in UNISOLATED_QUESTION and "unshare" in app.screen.detail
+            await pilot.press("n")
+            assert app.screen is app.main and not marker.exists()  # declined: nothing ran
+            await pilot.press("f5", "y", "y")
+            assert isinstance(app.screen, RunScreen)
+            await wait_for(pilot, lambda: app.screen.finished, timeout=60)
+            lines = app.screen.query_one(Log).lines
+            assert app.screen.result.network == "open" and marker.exists()
+            assert lines == ["\\x1b]52;c;cm0gLXJmIH4=\\x07\\x1b[2J"]  # visible, never interpreted
+    finally:
+        probe_isolation.cache_clear()
+
+
 def test_first_paint_does_not_import_llama_cpp(tmp_path: Path):
     """In a fresh interpreter: the screen is up (status bar painted) before llama_cpp is imported."""
     script = textwrap.dedent(

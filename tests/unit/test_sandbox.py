@@ -3,50 +3,74 @@
 from __future__ import annotations
 
 import os
+import signal
 import socket
+import subprocess
+import sys
 import time
 from pathlib import Path
 
 import pytest
 
+import gorilla_tui
+from gorilla_tui.paths import get_paths
+from gorilla_tui.sandbox import cgroups
 from gorilla_tui.sandbox.requirements import missing_package, pip_requirements
-from gorilla_tui.sandbox.runner import Limits, SandboxRun, probe_isolation, run_code, scrub_env
+from gorilla_tui.sandbox.runner import (
+    IsolationError,
+    Limits,
+    SandboxRun,
+    clean_stale_runs,
+    probe_isolation,
+    run_code,
+    scrub_env,
+)
 
 NAMESPACES = probe_isolation().mode == "namespaces"
 needs_ns = pytest.mark.skipif(not NAMESPACES, reason="unshare --net --mount --pid not permitted here")
+CGROUPS = cgroups.probe_cgroups().kind != "none"
 # Every test runs with namespaces where available; the process-containment tests also run without them.
 MODES = [pytest.param(None, id="auto"), pytest.param(False, id="no-namespaces")]
 
 
-def _left_over(marker: str) -> list[str]:
-    """Processes whose command line mentions `marker` (the sandbox dir), from a /proc scan (no psutil)."""
-    found = []
-    for pid in os.listdir("/proc"):
-        if pid.isdigit() and int(pid) != os.getpid():
-            try:
-                cmdline = (
-                    Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
-                )
-            except OSError:
-                continue
-            if marker in cmdline:
-                found.append(f"{pid}: {cmdline[:120]}")
+def ps_lines() -> list[str]:
+    """`ps -eo pid,user:12,comm,args` as lines (the header dropped)."""
+    out = subprocess.run(["ps", "-eo", "pid,uid,comm,args"], capture_output=True, text=True, check=True)
+    return out.stdout.splitlines()[1:]
+
+
+def _left_over(marker: str, uid: int | None = None) -> list[str]:
+    """Processes (from ps) whose command line mentions `marker` (the sandbox dir: the bootstrap's) or that
+    run as the run's own `uid` (the code's, wherever it is), waiting up to 2 s for the kernel to reap."""
+    found: list[str] = []
+    for _ in range(40):
+        found = []
+        for line in ps_lines():
+            pid, puid, rest = line.split(None, 2)
+            if int(pid) != os.getpid() and (marker in rest or (uid is not None and int(puid) == uid)):
+                found.append(line)
+        if not found:
+            return []
+        time.sleep(0.05)
     return found
 
 
-def sandbox(code: str, tmp_path: Path, namespaces: bool | None = None, **limits) -> tuple:
-    """Run `code` (sandbox dir kept under tmp_path), assert nothing of the run survives; (result, lines)."""
+def sandbox(code: str, tmp_path: Path, namespaces: bool | None = None, keep: bool = False, **limits) -> tuple:
+    """Run `code` (sandbox dir under tmp_path), assert that nothing of the run survives: no process (ps),
+    no folder (unless keep); returns (result, lines)."""
     lines: list[tuple[str, str]] = []
     run = SandboxRun(
         code,
         limits=Limits(**{"timeout_s": 3.0, **limits}),
         on_output=lambda s, line: lines.append((s, line)),
         base_dir=tmp_path,
-        keep=True,
+        keep=keep,
         namespaces=namespaces,
+        allow_unisolated=namespaces is False,
     )
     result = run.run()
-    assert _left_over(str(result.workdir)) == [], "a process of the run survived"
+    assert _left_over(str(result.workdir), result.uid) == [], "a process of the run survived"
+    assert keep or list(tmp_path.glob("gorilla-run-*")) == [], "the run's folder was left"
     return result, lines
 
 
@@ -83,25 +107,173 @@ def test_writes_to_real_home_and_tmp_land_only_in_the_sandbox(tmp_path: Path) ->
     name = f"gorilla-escape-{os.getpid()}-{time.monotonic_ns()}.txt"
     home = Path(os.path.expanduser("~"))
     code = (
-        f"import os\nopen({str(home / name)!r}, 'w').write('home')\nopen('/tmp/{name}', 'w').write('tmp')\n"
-        f"open(os.path.expanduser('~/{name}'), 'w').write('tilde')\nprint(os.getcwd())\n"
+        f"import os\nopen('/tmp/{name}', 'w').write('tmp')\nopen(os.path.expanduser('~/{name}'), 'w')\n"
+        f"print(os.getcwd(), sorted(os.listdir('/tmp')), sorted(os.listdir('.')))\n"
+        f"open({str(home / name)!r}, 'w').write('home')\n"
     )
-    result, _ = sandbox(code, tmp_path)
-    assert result.exit_status == 0, result.output
+    result, _ = sandbox(code, tmp_path, keep=True)
     assert not (home / name).exists() and not Path("/tmp", name).exists()
-    root = result.workdir
-    assert (root / "home" / name).read_text() == "home"
-    assert (root / "tmp" / name).read_text() == "tmp"
-    assert (root / "work" / name).read_text() == "tilde"  # HOME is the sandbox's work folder
-    assert result.files == "contained" and result.output.strip() == str(root / "work")
+    assert f"/home/sandbox ['{name}'] ['{name}']" in result.output  # /tmp and HOME: the run's own tmpfs
+    assert result.exit_status == 1 and "Read-only file system" in result.output  # the real HOME: no way
+    assert result.files == "contained" and sorted(p.name for p in result.workdir.iterdir()) == [
+        ".kept",
+        ".owner",
+        "fs",
+        "main.py",
+    ]
 
 
 @needs_ns
 def test_the_rest_of_the_file_system_is_read_only(tmp_path: Path) -> None:
-    target = tmp_path.parent / f"escape-{time.monotonic_ns()}"  # outside the sandbox dir
-    result, _ = sandbox(f"open({str(Path.cwd() / 'x')!r}, 'w')\nopen({str(target)!r}, 'w')\n", tmp_path)
-    assert result.exit_status == 1 and not target.exists() and not (Path.cwd() / "x").exists()
-    assert "Read-only file system" in result.output or "Permission denied" in result.output
+    code = (
+        "import os\nfor p in ('/usr/x', '/etc/x', '/x', '/sandbox/main.py', '/proc/sys/kernel/hostname'):\n"
+        "    try:\n        open(p, 'w')\n        print('wrote', p)\n    except OSError as e:\n"
+        "        print(type(e).__name__, e.strerror, p)\n"
+    )
+    result, _ = sandbox(code, tmp_path)
+    assert "wrote" not in result.output and result.output.count("\n") == 5, result.output
+    assert "Read-only file system" in result.output and not Path("/x").exists()
+
+
+@needs_ns
+def test_launcher_cwd_pythonpath_project_tree_data_folder_and_run_sockets_are_invisible(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # finding 3: the launcher's sys.path (cwd, PYTHONPATH, an editable install) was readable inside
+    if not os.access("/run", os.W_OK):
+        pytest.skip("/run is not writable here: the socket under /run cannot be made")
+    project, extra = tmp_path / "project", tmp_path / "pythonpath"
+    for d in (project, extra):
+        d.mkdir()
+        (d / ".env").write_text("DB_PASSWORD=hunter2-secret\n")
+    monkeypatch.chdir(project)
+    monkeypatch.setenv("PYTHONPATH", str(extra))
+    monkeypatch.syspath_prepend(str(extra))
+    monkeypatch.syspath_prepend(str(project))
+    data = get_paths().data  # the user data folder (history, index): GORILLA_TUI_HOME of this test
+    data.mkdir(parents=True, exist_ok=True)
+    (data / "history.sqlite3").write_text("hunter2-secret")
+    source_tree = Path(gorilla_tui.__file__).resolve().parent.parent  # this checkout: not installed
+    sock_path = Path("/run") / f"gorilla-test-{os.getpid()}-{time.monotonic_ns()}.sock"
+    targets = [
+        project / ".env",
+        extra / ".env",
+        data / "history.sqlite3",
+        source_tree / "gorilla_tui",
+        sock_path,
+    ]
+    code = (
+        "import os, socket, sys\n"
+        f"for p in {[str(t) for t in targets]!r}:\n"
+        "    print('visible' if os.path.exists(p) else 'absent', p)\n"
+        "print('run:', os.listdir('/run') if os.path.exists('/run') else 'absent')\n"
+        "s = socket.socket(socket.AF_UNIX)\n"
+        f"try:\n    s.connect({str(sock_path)!r})\n    print('connected')\n"
+        "except OSError as e:\n    print('connect failed', e.strerror)\n"
+        "print('path', [p for p in sys.path if 'pythonpath' in p or 'project' in p])\n"
+    )
+    with socket.socket(socket.AF_UNIX) as server:
+        server.bind(str(sock_path))
+        server.listen()
+        server.settimeout(0.2)
+        try:
+            result, _ = sandbox(code, tmp_path)
+            with pytest.raises(socket.timeout):
+                server.accept()
+        finally:
+            sock_path.unlink()
+    assert result.exit_status == 0, result.output
+    assert "visible" not in result.output and result.output.count("absent") == len(targets) + 1
+    assert "connect failed No such file or directory" in result.output and "hunter2" not in result.output
+    assert "path []" in result.output
+    assert (project / ".env").read_text() == "DB_PASSWORD=hunter2-secret\n"  # host files unchanged
+
+
+@needs_ns
+def test_tmp_and_home_filling_stops_at_the_run_tmpfs_size(tmp_path: Path) -> None:
+    # finding 6: 12 files of 60 MB filled 720 MB of the host's /tmp; here 12 files of 6 MB meet 32 MiB
+    code = (
+        "import os\nchunk = b'x' * (6 * 1024 * 1024)\nfor i in range(12):\n"
+        "    where = '/tmp' if i % 2 else os.path.expanduser('~')\n"
+        "    with open(f'{where}/fill{i}', 'wb') as f:\n        f.write(chunk)\n"
+        "    print('wrote', i, flush=True)\n"
+    )
+    result, _ = sandbox(code, tmp_path, disk_bytes=32 * 1024**2)
+    written = [line for line in result.output.splitlines() if line.startswith("wrote")]
+    assert 3 <= len(written) <= 5, result.output  # 32 MiB hold 5 files of 6 MB, /tmp and HOME together
+    assert "No space left on device" in result.output and "disk" in result.limits_hit
+    assert not any(p.name.startswith("fill") for p in Path("/tmp").iterdir())
+
+
+@needs_ns
+@pytest.mark.skipif(not CGROUPS, reason="no writable cgroup here: limits are per process (see the notes)")
+def test_fan_out_memory_is_capped_for_the_whole_run(tmp_path: Path) -> None:
+    # finding 6: 4 children of 1.5 GB each held 6 GB (2 GiB per process); here 4 x 120 MB meet 256 MiB
+    code = (
+        "import os, time\nkids = []\nfor i in range(4):\n    pid = os.fork()\n    if pid == 0:\n"
+        "        block = b'x' * (120 * 1024 * 1024)\n        print('held', i, flush=True)\n"
+        "        time.sleep(2)\n        os._exit(0)\n    kids.append(pid)\n    time.sleep(0.3)\n"
+        "print('exits', sorted(os.waitstatus_to_exitcode(os.waitpid(p, 0)[1]) for p in kids), flush=True)\n"
+    )
+    result, _ = sandbox(code, tmp_path, memory_bytes=256 * 1024**2, timeout_s=10)
+    assert "memory" in result.limits_hit and result.limits_scope.startswith("run (cgroup")
+    exits = next((line for line in result.output.splitlines() if line.startswith("exits")), "")
+    assert "-9" in exits or result.exit_status is None, result.output  # OOM-killed, not all 4 held
+    assert "exits [0, 0, 0, 0]" not in result.output
+    assert any("for the whole run" in n for n in result.notes)
+
+
+def test_without_a_cgroup_the_notes_say_limits_are_per_process(tmp_path: Path, monkeypatch) -> None:
+    monkeypatch.setattr(cgroups, "create", lambda *a, **k: None)  # as on a machine without cgroups
+    result, _ = sandbox("print('hi')\n", tmp_path)
+    assert result.limits_scope == "per process (setrlimit)" and result.output == "hi\n"
+    assert any(n.startswith("limits: per process only") for n in result.notes)
+
+
+def test_without_namespaces_nothing_runs_unless_allowed(tmp_path: Path) -> None:
+    # finding 5: without namespaces it warned, then ran with the network open and files writable
+    marker = tmp_path / "ran"
+    with pytest.raises(IsolationError, match="refusing to run: no isolation here"):
+        SandboxRun(f"open({str(marker)!r}, 'w')\n", namespaces=False, base_dir=tmp_path)
+    assert not marker.exists() and list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize("namespaces", MODES)
+def test_the_sandbox_enforces_the_wall_clock_limit_itself(tmp_path: Path, namespaces) -> None:
+    # finding 1: only the app enforced the timeout; here the app never kills, the sandbox still ends it
+    class AppNeverKills(SandboxRun):
+        def _kill(self) -> None:
+            pass
+
+    run = AppNeverKills(
+        "while True:\n    pass\n",
+        limits=Limits(timeout_s=1.0),
+        base_dir=tmp_path,
+        keep=True,
+        namespaces=namespaces,
+        allow_unisolated=namespaces is False,
+    )
+    result = run.run()
+    assert result.limits_hit == ["timeout"] and result.exit_status is None
+    assert 1.9 <= result.duration_s < 6  # 1 s + the sandbox's grace, never the 30 s CPU limit
+    assert _left_over(str(result.workdir), result.uid) == []
+
+
+def test_folders_of_dead_runs_are_removed_by_a_later_start(tmp_path: Path) -> None:
+    dead = tmp_path / "gorilla-run-dead"
+    dead.mkdir()
+    (dead / ".owner").write_text("12345\n")  # nobody holds its lock any more
+    (dead / "main.py").write_text("print(1)\n")
+    kept = tmp_path / "gorilla-run-kept"
+    kept.mkdir()
+    (kept / ".owner").write_text("1\n")
+    (kept / ".kept").touch()
+    young = tmp_path / "gorilla-run-old-version"  # no lock: an older version's, maybe still running
+    young.mkdir()
+    result = run_code("print('next run')\n", base_dir=tmp_path)
+    assert result.output == "next run\n"
+    assert not dead.exists() and kept.exists() and young.exists()
+    assert clean_stale_runs(tmp_path) == []
 
 
 def test_secret_environment_variables_are_absent(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -188,6 +360,35 @@ def test_without_namespaces_the_network_is_reported_open(tmp_path: Path) -> None
     assert any("OPEN" in n for n in result.notes) and any("NOT contained" in n for n in result.notes)
 
 
+@pytest.mark.parametrize("signame", ["SIGTERM", "SIGKILL", "SIGHUP"])
+def test_the_sandbox_dies_with_its_parent(tmp_path: Path, signame: str) -> None:
+    # finding 1: after kill -TERM/-KILL/-HUP of the app the code ran on past its timeout, its folder stayed.
+    # The code names itself (/proc/self/comm, inherited by its daemon) so that ps finds what is left.
+    comm = f"gt-{signame[3:].lower()}-{os.getpid() % 10000}"
+    code = (
+        f"import os, time\nopen('/proc/self/comm', 'w').write({comm!r})\n"
+        "if os.fork() == 0:\n    os.setsid()\n    while True:\n        time.sleep(0.1)\n"
+        "print('started', flush=True)\ntime.sleep(60)\n"
+    )
+    script = (
+        "from gorilla_tui.sandbox.runner import Limits, run_code\n"
+        f"run_code({code!r}, limits=Limits(timeout_s=30), base_dir={str(tmp_path)!r},"
+        " on_output=lambda s, line: print(line, flush=True))\n"
+    )
+    env = dict(os.environ, PYTHONPATH=str(Path(gorilla_tui.__file__).resolve().parent.parent))
+    app = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, text=True, env=env)
+    assert app.stdout is not None and app.stdout.readline() == "started\n"
+    (folder,) = tmp_path.glob("gorilla-run-*")
+    assert len([line for line in ps_lines() if comm in line]) == 2  # the code and its daemon
+    t0 = time.monotonic()
+    app.send_signal(getattr(signal, signame))
+    app.wait(timeout=10)
+    while time.monotonic() - t0 < 5 and (folder.exists() or _left_over(comm)):
+        time.sleep(0.05)
+    assert _left_over(comm) == [] and _left_over(str(folder)) == [] and not folder.exists()
+    assert time.monotonic() - t0 < 5  # gone with the app, not at the 30 s timeout
+
+
 def test_stop_kills_a_running_sandbox(tmp_path: Path) -> None:
     seen: list[str] = []
     run = SandboxRun(
@@ -246,3 +447,21 @@ def test_pip_requirements_normalise_apibench_shapes() -> None:
         "Pillow",
         "torch",
     ]
+
+
+@pytest.mark.skipif(not CGROUPS, reason="no writable cgroup here")
+def test_empty_cgroups_of_dead_runs_are_removed_and_live_ones_kept() -> None:
+    parent = cgroups.probe_cgroups().parents[-1]
+    dead = Path(parent, f"{cgroups.PREFIX}{int(time.time()) - 3600}-1-dead00")
+    fresh = Path(parent, f"{cgroups.PREFIX}{int(time.time())}-1-fresh0")  # maybe a run about to join it
+    dead.mkdir()
+    fresh.mkdir()
+    try:
+        run = cgroups.create(64 * 1024**2, 8)
+        assert run is not None and not dead.exists() and fresh.exists()
+        assert all(Path(d).is_dir() for d in run.dirs) and run.remove()
+        assert not any(Path(d).exists() for d in run.dirs)
+    finally:
+        for d in (dead, fresh):
+            if d.exists():
+                d.rmdir()

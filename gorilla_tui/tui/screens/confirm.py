@@ -3,15 +3,19 @@
 from __future__ import annotations
 
 from rich.syntax import Syntax
+from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Button, Static
 
+from gorilla_tui.textsafe import safe_text
+
 
 class ConfirmScreen(ModalScreen[bool]):
-    """Ask `question`; `detail` is shown below it, `code` (optional) as highlighted Python."""
+    """Ask `question`; `detail` is shown below it, `code` (optional) as highlighted Python. All three go
+    through textsafe.safe_text and are never read as markup (they may hold doc, model or code text)."""
 
     BINDINGS = [
         Binding("y", "answer(True)", "Yes"),
@@ -30,12 +34,12 @@ class ConfirmScreen(ModalScreen[bool]):
 
     def compose(self) -> ComposeResult:
         with Vertical(id="dialog"):
-            yield Static(self.question, id="question")
+            yield Static(Text(safe_text(self.question)), id="question")
             if self.code:
                 with VerticalScroll(id="confirm-code"):
-                    yield Static(Syntax(self.code, "python", theme="monokai", word_wrap=True))
+                    yield Static(Syntax(safe_text(self.code), "python", theme="monokai", word_wrap=True))
             if self.detail:
-                yield Static(self.detail, id="detail")
+                yield Static(Text(safe_text(self.detail)), id="detail")
             with Horizontal(id="buttons"):
                 yield Button(f"{self.yes} (y)", id="yes", variant="warning")
                 yield Button(f"{self.no} (n)", id="no")

@@ -6,6 +6,7 @@ import json
 
 from rich.syntax import Syntax
 from rich.table import Table
+from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import VerticalScroll
@@ -13,6 +14,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Static
 
 from gorilla_tui.pool.doc import ApiDoc
+from gorilla_tui.textsafe import safe_text
 from gorilla_tui.tui.naming import display_name
 
 
@@ -24,7 +26,7 @@ def doc_table(doc: ApiDoc, score: float | None = None, lm_score: float | None = 
     table.add_column(overflow="fold")
     rows: list[tuple[str, object]] = [
         ("api_name", doc.api_name),
-        ("api_call", Syntax(doc.api_call, "python", theme="monokai", word_wrap=True)),
+        ("api_call", Syntax(safe_text(doc.api_call), "python", theme="monokai", word_wrap=True)),
         ("score", f"{score:.3f} (BM25)" if score is not None else ""),
         ("lm score", f"{lm_score:.2f} nats, log p(task | doc)" if lm_score is not None else ""),
         ("source", f"{doc.source} ({doc.id})"),
@@ -37,13 +39,15 @@ def doc_table(doc: ApiDoc, score: float | None = None, lm_score: float | None = 
         ("description", doc.description),
         (
             "example",
-            Syntax(doc.example_code, "python", theme="monokai", word_wrap=True) if doc.example_code else "",
+            Syntax(safe_text(doc.example_code), "python", theme="monokai", word_wrap=True)
+            if doc.example_code
+            else "",
         ),
         ("flagged", doc.flagged or ""),
     ]
     for label, value in rows:
-        if value:
-            table.add_row(label, value)
+        if value:  # doc fields: shown through safe_text, never interpreted as markup
+            table.add_row(label, Text(safe_text(value)) if isinstance(value, str) else value)
     return table
 
 

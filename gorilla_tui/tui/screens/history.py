@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import time
 
+from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
@@ -11,6 +12,7 @@ from textual.screen import ModalScreen
 from textual.widgets import DataTable, Input, Static
 
 from gorilla_tui.history import History, HistoryEntry
+from gorilla_tui.textsafe import safe_text
 
 
 class HistoryScreen(ModalScreen[str | None]):
@@ -47,7 +49,13 @@ class HistoryScreen(ModalScreen[str | None]):
         table.clear()
         for e in self.entries:
             when = time.strftime("%Y-%m-%d %H:%M", time.localtime(e.ts))
-            table.add_row(when, e.verdict or "—", e.task[:60], e.api_call[:60], key=str(e.id))
+            table.add_row(
+                when,
+                e.verdict or "—",
+                Text(safe_text(e.task[:60], newlines=False)),
+                Text(safe_text(e.api_call[:60], newlines=False)),
+                key=str(e.id),
+            )
         self.query_one("#history-detail", Static).update(
             f"{len(self.entries)} tasks" if self.entries else "no saved tasks match"
         )
@@ -69,7 +77,9 @@ class HistoryScreen(ModalScreen[str | None]):
         if 0 <= event.cursor_row < len(self.entries):
             e = self.entries[event.cursor_row]
             call = e.api_call or "(no answer saved)"
-            self.query_one("#history-detail", Static).update(f"{e.task}\n→ {call}  [{e.verdict or '—'}]")
+            self.query_one("#history-detail", Static).update(
+                Text(safe_text(f"{e.task}\n→ {call}  [{e.verdict or '—'}]"))
+            )
 
     def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
         event.stop()

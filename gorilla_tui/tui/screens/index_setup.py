@@ -12,6 +12,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Label, Log, ProgressBar, Static
 
 from gorilla_tui.errors import GorillaError
+from gorilla_tui.textsafe import safe_text
 
 #: Shown in the dialog: the hubs are remote, so offline only a local folder (or python-env) works.
 OFFLINE_NOTE = (
@@ -129,12 +130,12 @@ class IndexSetupScreen(ModalScreen[object]):
 
         def on_event(kind: str, name: str, load) -> None:
             if kind == "start":
-                self.app.call_from_thread(log.write_line, f"fetching {name} …")
+                self.app.call_from_thread(log.write_line, safe_text(f"fetching {name} …"))
                 return
             line = f"{name}: {load.status}, {len(load.result.docs)} docs"
             if load.message:
                 line += f" ({load.message})"
-            self.app.call_from_thread(log.write_line, line)
+            self.app.call_from_thread(log.write_line, safe_text(line))  # paths and messages of sources
             self.app.call_from_thread(self.query_one(ProgressBar).advance, 1)
 
         if self._lock_held():
@@ -172,8 +173,10 @@ class IndexSetupScreen(ModalScreen[object]):
         self.building = False
         self.query_one("#build", Button).disabled = False
         self.query_one("#index-from", Input).focus()
-        self.query_one(Log).write_line(f"error: {message}" + (f"\nhint: {hint}" if hint else ""))
-        self.query_one("#index-reason", Static).update(f"[red]The index could not be built:[/] {message}")
+        self.query_one(Log).write_line(safe_text(f"error: {message}" + (f"\nhint: {hint}" if hint else "")))
+        self.query_one("#index-reason", Static).update(
+            Text.assemble(("The index could not be built:", "red"), " " + safe_text(message))
+        )
 
     def _built(self, report, summary: str, failed: list[dict]) -> None:
         self.building = False
@@ -185,8 +188,8 @@ class IndexSetupScreen(ModalScreen[object]):
             self.dismiss(report.index)
             return
         # some sources failed: say which, and stay open (Close / Escape hands the new index to the app)
-        self.query_one(Log).write_line(summary)
-        self.query_one("#index-reason", Static).update(Text(summary, style="yellow"))
+        self.query_one(Log).write_line(safe_text(summary))
+        self.query_one("#index-reason", Static).update(Text(safe_text(summary), style="yellow"))
         self.query_one("#build", Button).disabled = False
         self.query_one("#close", Button).focus()
         notice(summary, severity="warning", timeout=20)

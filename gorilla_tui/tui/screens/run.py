@@ -5,6 +5,7 @@ from __future__ import annotations
 import threading
 import time
 
+from rich.text import Text
 from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -12,11 +13,15 @@ from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Log, Static
 
+from gorilla_tui.textsafe import safe_text
+
 
 class RunScreen(ModalScreen[None]):
     """Runs `code` once with sandbox.runner.SandboxRun in a thread worker. `on_finished(result)` is called
-    (in the UI thread) with the RunResult, or None when the sandbox could not start.
-    Keys: s / Escape stop a running run; Escape / q close a finished one."""
+    (in the UI thread) with the RunResult, or None when the sandbox could not start. allow_unisolated:
+    run even where the machine refuses namespaces (the person said yes to "network open, files writable").
+    Every output line goes through textsafe.safe_text. Keys: s / Escape stop a running run; Escape / q
+    close a finished one."""
 
     BINDINGS = [
         Binding("s", "stop", "Stop"),
@@ -24,9 +29,10 @@ class RunScreen(ModalScreen[None]):
         Binding("q", "close", "Close"),
     ]
 
-    def __init__(self, code: str, on_finished=None) -> None:
+    def __init__(self, code: str, on_finished=None, *, allow_unisolated: bool = False) -> None:
         super().__init__(classes="modal")
         self.code = code
+        self.allow_unisolated = allow_unisolated
         self.on_finished = on_finished
         self.cancel = threading.Event()
         self.finished = False
@@ -42,8 +48,12 @@ class RunScreen(ModalScreen[None]):
     def on_mount(self) -> None:
         self._run()
 
+    def on_unmount(self) -> None:
+        self.cancel.set()  # the app is quitting (or the screen went away): the run goes with it
+
     @work(thread=True, exclusive=True, group="run", exit_on_error=False)
     def _run(self) -> None:
+        from gorilla_tui.errors import GorillaError
         from gorilla_tui.sandbox.runner import SandboxRun
 
         log = self.query_one(Log)
@@ -58,13 +68,16 @@ class RunScreen(ModalScreen[None]):
 
         def on_output(stream: str, line: str) -> None:
             # batched: one hop to the UI thread per 50 ms, so an output flood does not stall the sandbox
-            pending.append({"stderr": "! ", "sandbox": "# "}.get(stream, "") + line)
+            pending.append({"stderr": "! ", "sandbox": "# "}.get(stream, "") + safe_text(line))
             if time.monotonic() - last_flush[0] > 0.05:
                 flush()
 
         try:
-            result = SandboxRun(self.code, on_output=on_output, cancel=self.cancel).run()
-        except OSError as e:
+            run = SandboxRun(
+                self.code, on_output=on_output, cancel=self.cancel, allow_unisolated=self.allow_unisolated
+            )
+            result = run.run()
+        except (OSError, GorillaError) as e:
             flush()
             self.app.call_from_thread(self._done, None, f"the sandbox could not start: {e}")
             return
@@ -76,7 +89,7 @@ class RunScreen(ModalScreen[None]):
         self.result = result
         state = self.query_one("#run-state", Static)
         if result is None:
-            state.update(f"[red]{error}[/]")
+            state.update(Text(safe_text(error), style="red"))
         else:
             how = "stopped" if result.stopped else f"exit status {result.exit_status}"
             if result.signal:
@@ -84,8 +97,8 @@ class RunScreen(ModalScreen[None]):
             if result.limits_hit:
                 how += f", limits hit: {', '.join(result.limits_hit)}"
             colour = "green" if result.ok else "red"
-            notes = f"  (network {result.network}, files {result.files})"
-            state.update(f"[{colour}]{how}[/] in {result.duration_s:.1f} s{notes}")
+            notes = f"  (network {result.network}, files {result.files}; limits: {result.limits_scope})"
+            state.update(Text.assemble((how, colour), f" in {result.duration_s:.1f} s{notes}"))
         if self.on_finished:
             self.on_finished(result)
 

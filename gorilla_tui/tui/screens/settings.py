@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, HorizontalGroup, Vertical, VerticalGroup
@@ -10,6 +11,7 @@ from textual.widgets import Button, Input, Label, Select, Static
 
 from gorilla_tui.config import MODES, SELECT_BY, Settings, save_settings
 from gorilla_tui.errors import GorillaError
+from gorilla_tui.textsafe import safe_text
 
 MODE_HELP = {
     "select": "select — one of the hits' api_calls",
@@ -112,9 +114,9 @@ class SettingsScreen(ModalScreen[Settings | None]):
             new = self.collect()
             path = save_settings(new)
         except (GorillaError, OSError) as e:
-            self.query_one("#settings-error", Static).update(f"[red]{e}[/]")
+            self.query_one("#settings-error", Static).update(Text(safe_text(str(e)), style="red"))
             return
-        self.notify(f"saved to {path}")
+        self.notify(safe_text(f"saved to {path}"), markup=False)
         self.dismiss(new)
 
     def action_close(self) -> None:

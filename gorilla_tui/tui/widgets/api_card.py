@@ -9,6 +9,7 @@ from rich.text import Text
 from textual.widgets import Static
 
 from gorilla_tui.pool.doc import ApiDoc
+from gorilla_tui.textsafe import safe_text
 from gorilla_tui.tui.naming import display_name
 
 
@@ -46,7 +47,7 @@ class ApiCard(Static):
         grid.add_column(style="bold dim", no_wrap=True)
         grid.add_column(overflow="fold")
         if doc is None:
-            grid.add_row("", Text(note or "no matched API", style="dim italic"))
+            grid.add_row("", Text(safe_text(note or "no matched API"), style="dim italic"))
         else:
             provider = doc.framework or doc.source
             rows = [
@@ -59,9 +60,9 @@ class ApiCard(Static):
             ]
             for label, value in rows:
                 if value:
-                    grid.add_row(label, value)
+                    grid.add_row(label, Text(safe_text(value)))  # doc fields: shown, never interpreted
         for c in constraints or []:
-            grid.add_row("constraint", Text(constraint_text(c), style="magenta"))
+            grid.add_row("constraint", Text(safe_text(constraint_text(c)), style="magenta"))
         self.update(grid)
 
     def clear(self) -> None:

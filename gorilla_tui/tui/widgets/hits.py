@@ -9,6 +9,7 @@ from textual.containers import Vertical
 from textual.message import Message
 from textual.widgets import DataTable
 
+from gorilla_tui.textsafe import safe_text
 from gorilla_tui.tui.naming import display_name
 from gorilla_tui.types import Hit
 
@@ -112,7 +113,7 @@ class HitsPanel(Vertical):
             cells: list[str | Text] = [Text(n, style=style, end="") if style else n for n in numbers]
             name = (CHOSEN if i == self.chosen else "") + display_name(hit.doc)
             texts = [name, hit.doc.domain] if domain_width else [name]
-            cells += [Text(t, style=style, no_wrap=True, overflow="ellipsis") for t in texts]
+            cells += [Text(safe_text(t), style=style, no_wrap=True, overflow="ellipsis") for t in texts]
             table.add_row(*cells, key=hit.doc.id)
 
     def set_hits(self, hits: list[Hit], chosen: int | None = None) -> None:

@@ -9,6 +9,7 @@ from textual.containers import Horizontal, Vertical
 from textual.message import Message
 from textual.widgets import Button, Static, TextArea
 
+from gorilla_tui.textsafe import safe_text
 from gorilla_tui.tui.session import choice_note, code_note, effective_call
 from gorilla_tui.types import Proposal
 
@@ -68,9 +69,9 @@ class ProposalPanel(Vertical):
     def show_message(self, message: str, *, style: str = "", hint: str = "") -> None:
         """Replace the panel's content with a message (and an optional hint on a second line)."""
         self._answered(False)
-        text = Text(message, style=style)
+        text = Text(safe_text(message), style=style)
         if hint:
-            text.append("\n" + hint, style="dim")
+            text.append("\n" + safe_text(hint), style="dim")
         self.query_one("#stream", Static).update(text)
 
     def start(self, task: str) -> None:
@@ -82,7 +83,7 @@ class ProposalPanel(Vertical):
     def add_token(self, text: str) -> None:
         """Append one streamed piece of the model's output."""
         self._tokens.append(text)
-        self.query_one("#stream", Static).update(Text(self.streamed_text))
+        self.query_one("#stream", Static).update(Text(safe_text(self.streamed_text)))
 
     def show_proposal(self, proposal: Proposal, subtitle: str = "") -> None:
         """Show how select mode chose the call (one line, session.choice_note; hidden in generate mode and,
@@ -91,18 +92,22 @@ class ProposalPanel(Vertical):
         self._answered(True)
         choice = choice_note(proposal)
         choice_widget = self.query_one("#choice", Static)
-        choice_widget.update(Text(f"▶ {choice}" if choice else "", no_wrap=True, overflow="ellipsis"))
+        choice_widget.update(
+            Text(safe_text(f"▶ {choice}") if choice else "", no_wrap=True, overflow="ellipsis")
+        )
         choice_widget.set_class(bool(choice), "-shown")
         call = effective_call(proposal)
         text = proposal.code or call
         call_widget = self.query_one("#call", Static)
-        call_widget.update(Syntax(call or "(no API call)", "python", theme=CALL_THEME, word_wrap=True))
+        call_widget.update(
+            Syntax(safe_text(call or "(no API call)"), "python", theme=CALL_THEME, word_wrap=True)
+        )
         call_widget.display = text.strip() != call.strip()  # the code area shows it when code is the call
         code = self.query_one("#code", TextArea)
-        code.load_text(text)
+        code.load_text(safe_text(text))  # shown for review: escape sequences visible, never interpreted
         code.scroll_home(animate=False)
         note = code_note(proposal)
-        self.query_one("#code-note", Static).update(Text(f"⚠ {note}" if note else ""))
+        self.query_one("#code-note", Static).update(Text(safe_text(f"⚠ {note}") if note else ""))
         self.query_one("#code-note").display = bool(note)
         source = "example code of the matched doc" if proposal.code_source == "example_code" else "model"
         self.border_subtitle = subtitle or f"code from the {source}"

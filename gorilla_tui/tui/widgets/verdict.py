@@ -8,6 +8,7 @@ from textual.containers import Vertical
 from textual.message import Message
 from textual.widgets import OptionList, Static
 
+from gorilla_tui.textsafe import safe_text
 from gorilla_tui.types import VERDICTS, Verdict
 
 #: Badge text per verdict kind (DESIGN.md, "verdict"); colours are in app.tcss (.-valid, .-hallucination…).
@@ -67,13 +68,13 @@ class VerdictBadge(Vertical):
         label = Text(LABELS.get(verdict.kind, verdict.kind), no_wrap=True, overflow="ellipsis")
         self.query_one("#badge", Static).update(label)
         diagnostics = self.query_one("#diagnostics", Static)
-        diagnostics.update("\n".join(verdict.diagnostics))
+        diagnostics.update(Text(safe_text("\n".join(verdict.diagnostics))))
         diagnostics.display = bool(verdict.diagnostics)
         options = self.query_one(OptionList)
         options.clear_options()
         suggestions = [] if verdict.kind == "valid" else verdict.suggestions
         if suggestions:
-            options.add_options([f"→ {s}" for s in suggestions])
+            options.add_options([Text(safe_text(f"→ {s}", newlines=False)) for s in suggestions])
             options.highlighted = 0
         options.display = bool(suggestions)
         self.border_subtitle = "did you mean → ctrl+n accepts (or Tab, ↑↓, Enter)" if suggestions else ""

@@ -1,0 +1,30 @@
+"""Make untrusted text (doc fields, model output, code under review, sandbox output) safe for a terminal."""
+
+from __future__ import annotations
+
+import re
+
+#: Characters a terminal may act on instead of showing: C0 controls except tab and newline (ESC starts
+#: every escape sequence, BEL ends OSC ones, CR and BS overwrite what is shown), DEL, C1 controls (U+0080 to
+#: U+009F: CSI, OSC, DCS... as single characters, ECMA-48 section 5.3), and the Unicode bidirectional
+#: controls that reorder what is shown ("Trojan Source", CVE-2021-42574; Unicode TR 9).
+_UNSAFE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+
+
+def _visible(m: re.Match[str]) -> str:
+    c = m.group(0)
+    code = ord(c)
+    return f"\\x{code:02x}" if code <= 0xFF else f"\\u{code:04x}"
+
+
+def safe_text(text: str, *, newlines: bool = True) -> str:
+    """`text` with every control character shown as a visible escape (ESC -> the four characters `\\x1b`,
+    U+202E -> `\\u202e`), so that no escape sequence (OSC 52 clipboard writes, ESC[2J, ESC[8m, ...) reaches
+    the terminal as such. Tab and newline are kept (newline only when `newlines`; else shown as `\\x0a`).
+    Printable text, including non-ASCII letters, is unchanged; nothing is removed, so what was sent can be
+    read. Square brackets are kept too: callers hand the result to rich as rich.text.Text (never as markup).
+    """
+    out = _UNSAFE.sub(_visible, text)
+    if not newlines:
+        out = out.replace("\n", "\\x0a")
+    return out

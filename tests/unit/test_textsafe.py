@@ -1,0 +1,38 @@
+"""textsafe.safe_text: untrusted text is shown with its control characters as visible escapes."""
+
+from __future__ import annotations
+
+import io
+
+from rich.console import Console
+from rich.text import Text
+
+from gorilla_tui.textsafe import safe_text
+
+OSC52 = "\x1b]52;c;cm0gLXJmIH4=\x07"  # sets the clipboard to "rm -rf ~"
+CLEAR = "\x1b[2J"
+CONCEAL = "\x1b[8m"
+
+
+def test_escape_sequences_become_visible_text() -> None:
+    hostile = f"resnet {OSC52}{CLEAR}{CONCEAL}hidden\x9b31m\r\x08\x7f"
+    shown = safe_text(hostile)
+    assert shown == ("resnet \\x1b]52;c;cm0gLXJmIH4=\\x07\\x1b[2J\\x1b[8mhidden\\x9b31m\\x0d\\x08\\x7f")
+    assert not any(ord(c) < 0x20 or 0x7F <= ord(c) <= 0x9F for c in shown)
+
+
+def test_newlines_tabs_and_letters_are_kept_bidi_controls_are_not() -> None:
+    assert safe_text("a\tb\nç 中文 ✓") == "a\tb\nç 中文 ✓"
+    assert safe_text("a\nb", newlines=False) == "a\\x0ab"
+    # "Trojan Source": a right-to-left override reorders what a reviewer sees
+    assert safe_text("x = 1 \u202e# comment\u2066") == "x = 1 \\u202e# comment\\u2066"
+
+
+def test_rich_prints_the_result_as_text_never_as_markup() -> None:
+    out = io.StringIO()
+    console = Console(file=out, force_terminal=True, color_system="truecolor", width=200)
+    console.print(Text(safe_text(f"[/x] [bold]b {OSC52}{CLEAR}{CONCEAL}")))
+    printed = out.getvalue()
+    assert "[/x] [bold]b \\x1b]52;c;" in printed
+    for seq in (OSC52, CLEAR, CONCEAL, "\x1b]"):
+        assert seq not in printed
