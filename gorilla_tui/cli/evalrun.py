@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from gorilla_tui.errors import UsageError
+from gorilla_tui.textsafe import safe_text
 
 
 def register(actions: argparse._SubParsersAction) -> None:
@@ -122,8 +123,8 @@ def _select_by(settings: Any) -> str:
 
         probe = RemoteBackend(settings.endpoint, n_ctx=settings.n_ctx or 4096)
         if not probe.supports_loglikelihoods():
-            print(f"gorilla-tui: note: {probe.scoring_note}; select mode chooses with the grammar",
-                  file=sys.stderr)  # fmt: skip
+            note = safe_text(probe.scoring_note, newlines=False)  # the server's own words
+            print(f"gorilla-tui: note: {note}; select mode chooses with the grammar", file=sys.stderr)
             return "grammar"
     return settings.select_by
 
