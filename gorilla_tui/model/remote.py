@@ -24,6 +24,7 @@ from collections.abc import Iterator, Sequence
 from typing import Any
 
 from gorilla_tui.errors import GorillaError, UsageError
+from gorilla_tui.textsafe import safe_text
 
 #: What can go wrong in urllib besides an HTTP error status: no route/refused/timeout (URLError, OSError),
 #: a bad URL or port (ValueError, http.client.InvalidURL), a server that breaks the protocol (HTTPException).
@@ -139,9 +140,9 @@ class RemoteBackend:
                 return self._post(self.url, body, self.timeout)
             except urllib.error.HTTPError as e:
                 try:
-                    detail = e.read()[:200].decode("utf-8", "replace").replace("\n", " ")
+                    detail = safe_text(e.read()[:200].decode("utf-8", "replace"), newlines=False)
                 except _NET_ERRORS:
-                    detail = str(e.reason)
+                    detail = safe_text(str(e.reason), newlines=False)
                 if e.code in RETRY_STATUSES and attempt < self.retries:
                     wait = retry_delay(
                         attempt, self.backoff, e.headers.get("Retry-After") if e.headers else None
@@ -217,7 +218,7 @@ class RemoteBackend:
                         text = event["choices"][0].get("text") or ""
                     except (ValueError, KeyError, IndexError, TypeError):
                         raise GorillaError(
-                            f"endpoint {self.url} sent a malformed event: {data[:80]}"
+                            f"endpoint {self.url} sent a malformed event: {safe_text(data[:80])}"
                         ) from None
                     if text:
                         pieces += 1
