@@ -92,6 +92,9 @@ class RemoteBackend:
     (llama-cpp-python's server and llama.cpp's llama-server accept it; vLLM ignores or rejects it).
 
     n_ctx: the server's context size (tokens), as configured (the OpenAI API does not report it).
+    timeout: seconds to wait for the server's answer to one request (socket timeout). 600 s by default: a
+    server without parallel slots (llama_cpp.server) queues concurrent requests, so under eval run
+    --concurrency N one waits for up to N-1 others (a server that is down is still seen at once).
     count_tokens asks the server's tokenizer (/extras/tokenize of llama-cpp-python's server, /tokenize of
     llama-server) and falls back to a conservative estimate of one token per 2 UTF-8 bytes.
     A request that gets HTTP 429 or 5xx is tried again up to `retries` times, waiting retry_delay(attempt,
@@ -105,7 +108,7 @@ class RemoteBackend:
 
     def __init__(
         self, endpoint: str, *, n_ctx: int = 4096, name: str = "remote", family: str = "fewshot",
-        timeout: float = 120.0, model: str | None = None, retries: int = 4, backoff: float = 0.5,
+        timeout: float = 600.0, model: str | None = None, retries: int = 4, backoff: float = 0.5,
     ) -> None:  # fmt: skip
         self.url = completions_url(endpoint)
         self.base = self.url.rsplit("/v1/", 1)[0]
