@@ -101,11 +101,17 @@ class FaultProxy:
                     data, status, ctype = e.read(), e.code, "application/json"
                 with proxy.lock:
                     proxy.forwarded += 1
-                self.send_response(status)
-                self.send_header("Content-Type", ctype or "application/json")
-                self.send_header("Content-Length", str(len(data)))
-                self.end_headers()
-                self.wfile.write(data)
+                try:
+                    self.send_response(status)
+                    self.send_header("Content-Type", ctype or "application/json")
+                    self.send_header("Content-Length", str(len(data)))
+                    self.end_headers()
+                    self.wfile.write(data)
+                except (
+                    BrokenPipeError,
+                    ConnectionResetError,
+                ):  # select mode hangs up once one option is left
+                    pass
 
         self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
