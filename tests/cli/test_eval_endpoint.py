@@ -182,24 +182,21 @@ def test_concurrency_needs_an_endpoint(apibench: Path, tmp_path: Path, capsys) -
 
 
 def test_select_by_likelihood_over_the_endpoint(llama_server: str, gemma_backend, torchhub_index) -> None:
-    """llama_cpp.server returns prompt log-probabilities (echo + logprobs): the hits are scored there, and
-    they rank the docs as the local model does. (Slow: llama-cpp-python sorts the whole 262k vocabulary
-    for every echoed token to build top_logprobs, ~0.1-1 s a token on 2 cores; so k=3 here.)"""
+    """llama_cpp.server returns prompt log-probabilities (echo + logprobs): select mode scores the hits
+    there, and they rank the docs as the local model does. (Slow: llama-cpp-python sorts the whole 262k
+    vocabulary for every echoed token to build top_logprobs, ~0.1-1 s a token on 2 cores; so k=3 here.)"""
     remote = RemoteBackend(llama_server, n_ctx=2048, timeout=900)
     assert can_score(remote) and remote.supports_loglikelihoods()
     task = "classify sports activities in a video"
-    docs = [h.doc for h in torchhub_index.search(task, k=3)]
-    there = query_likelihoods(remote, task, docs)
-    here = query_likelihoods(gemma_backend, task, docs)
-    assert len(there) == 3 and all(v < 0 for v in there)
-    assert best(there) == best(here)
-    assert sorted(range(3), key=there.__getitem__) == sorted(range(3), key=here.__getitem__)
-
     settings = Settings().replace(mode="select", select_by="likelihood", k=3, hub="torchhub")
     proposal = Pipeline(settings, torchhub_index, remote).ask(task)
     assert proposal.select_by == "likelihood" and proposal.verdict.kind == "valid"
+    docs = [h.doc for h in proposal.hits]
+    there = [h.lm_score for h in proposal.hits]
+    assert len(there) == 3 and all(v is not None and v < 0 for v in there)
+    here = query_likelihoods(gemma_backend, task, docs)
     assert proposal.api_call == docs[best(here)].api_call.strip()
-    assert all(h.lm_score is not None for h in proposal.hits)
+    assert sorted(range(3), key=there.__getitem__) == sorted(range(3), key=here.__getitem__)
 
 
 def test_a_response_without_prompt_logprobs_is_refused() -> None:
