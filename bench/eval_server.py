@@ -88,17 +88,18 @@ def report(rows: list[dict], tasks: int, n_ctx: int) -> str:
         f"`python bench/eval_server.py --tasks {tasks}`: `eval run --endpoint` on the first {tasks} Torch Hub "
         f"eval tasks (bm25, select by grammar, k 3) against a local `python -m llama_cpp.server` serving the "
         f"embedded Gemma 3 270M Q4_K_M (n_ctx {n_ctx}, `--interrupt_requests false`, loopback), "
-        f"{os.cpu_count()} CPU cores shared with other work (load average at start {rows[0]['load']:.1f}). "
+        f"{os.cpu_count()} CPU cores shared with other work (1-minute load average at the start of each run "
+        "in the table: other sessions' jobs shared the cores, so the ratio is indicative only). "
         "llama-cpp-python's server has no parallel slots (one completion at a time), so concurrency overlaps "
         "only the client's own work with the server's.",
         "",
-        "| concurrency | tasks | answering (s) | tasks/s | process wall (s) | strict acc | file order, each task once |",
-        "|---|---|---|---|---|---|---|",
+        "| concurrency | tasks | answering (s) | tasks/s | process wall (s) | load avg | strict acc | file order, each task once |",
+        "|---|---|---|---|---|---|---|---|",
     ]
     for r in rows:
         lines.append(
             f"| {r['concurrency']} | {r['answered']} | {r['seconds']:.1f} | {r['tasks_per_s']:.3f} | "
-            f"{r['wall']:.1f} | {100 * r['strict']['accuracy']:.1f} % | {'yes' if r['order_ok'] else 'NO'} |"
+            f"{r['wall']:.1f} | {r['load']:.1f} | {100 * r['strict']['accuracy']:.1f} % | {'yes' if r['order_ok'] else 'NO'} |"
         )
     if len(rows) > 1:
         lines += ["", f"Speed-up of concurrency {rows[-1]['concurrency']} over {rows[0]['concurrency']}: "
