@@ -165,12 +165,14 @@ class Pipeline:
 
         t = time.perf_counter()
         docs = [h.doc for h in hits]
-        usable = [d for d in docs if not d.flagged] or docs
-        options = unique_options(d.api_call for d in usable)
+        usable = [d for d in docs if not d.flagged or d.repaired] or docs  # repaired: pool/repair.py
+        options = unique_options(d.call for d in usable)
         select_by = self.select_by(mode)
         if mode == "select" and not options:
             verdict = Verdict(
-                "no_call", diagnostics=["no API doc matched the task, so there is nothing to select"]
+                "no_call",
+                diagnostics=["no API doc matched the task, so there is nothing to select"],
+                reason="no_call:no_code",
             )
             emit(VerdictEvent(verdict))
             timings["total"] = time.perf_counter() - t0
@@ -187,7 +189,7 @@ class Pipeline:
                 warnings.append("task too long to score the hits in n_ctx: chose with the grammar instead")
         if chosen is not None:
             first = time.perf_counter()
-            kept, text = usable, chosen.api_call.strip()
+            kept, text = usable, chosen.call.strip()
             emit(TokenEvent(text))
         else:
             max_tokens = self.settings.max_tokens
@@ -201,7 +203,7 @@ class Pipeline:
             warnings += notes
             prompt_text, shared, grammar = prompt.text, "", None
             if mode == "select":
-                options = unique_options(d.api_call for d in kept)
+                options = unique_options(d.call for d in kept)
                 shared = shared_prefix(options)
                 grammar = choice_grammar([o[len(shared) :] for o in options], lead="" if shared else " ")
                 prompt_text += " " + shared if shared else ""
@@ -229,10 +231,20 @@ class Pipeline:
 
         if mode == "select":
             api_call, code, code_source, explanation = self._selected(text, options, kept, chosen)
+            if code_source == "example_code" and not self.validator.check(code).ok:
+                # the doc's example is shown only when it passes the check too (issue 15: an unquoted
+                # model id or Python 2 line in an example must not sit under a `valid` badge)
+                warnings.append("the doc's example code does not pass the check: showing the call alone")
+                code, code_source = api_call, "model"
         else:
             api_call, code, code_source, explanation = self._extracted(text)
         verdict = self.validator.check(api_call or code) if (api_call or code) else Verdict(
-            "no_call", diagnostics=["the model gave no API call"])  # fmt: skip
+            "no_call", diagnostics=["the model gave no API call"], reason="no_call:no_code")  # fmt: skip
+        if verdict.ok and mode == "generate" and code.strip() and code.strip() != api_call.strip():
+            shown = self.validator.check_code(code)  # the code the person copies and runs must pass too
+            if shown.kind not in ("valid", "no_call"):
+                shown.diagnostics.insert(0, "the api_call is valid, but the code shown is not")
+                verdict = shown
         timings["validate"] = time.perf_counter() - t
         emit(VerdictEvent(verdict))
         timings["total"] = time.perf_counter() - t0
@@ -299,11 +311,11 @@ class Pipeline:
         if chosen not in options:  # cut short (max_tokens or cancel): take the option it started
             started = [o for o in options if chosen and o.startswith(chosen)]
             chosen = started[0] if len(started) == 1 else ""
-        doc = chosen_doc or next((d for d in docs if d.api_call.strip() == chosen), None)
+        doc = chosen_doc or next((d for d in docs if d.call.strip() == chosen), None)
         if not chosen or doc is None:
             return "", "", "model", ""
         explanation = " ".join(x for x in (doc.functionality, doc.description) if x).strip()
-        if doc.example_code.strip():
+        if doc.example_code.strip() and not doc.repaired:  # a repaired doc's example may load another call
             return chosen, doc.example_code, "example_code", explanation
         return chosen, chosen, "model", explanation
 

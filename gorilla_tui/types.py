@@ -9,7 +9,7 @@ from gorilla_tui.pool.doc import ApiDoc
 
 #: The five verdicts of the AST check (DESIGN.md, "verdict").
 VerdictKind = Literal["valid", "wrong_args", "hallucination", "unparseable", "no_call"]
-VERDICTS: tuple[str, ...] = ("valid", "wrong_args", "hallucination", "unparseable", "no_call")
+VERDICTS: tuple[VerdictKind, ...] = ("valid", "wrong_args", "hallucination", "unparseable", "no_call")
 
 
 @dataclass
@@ -29,6 +29,65 @@ class Hit:
 
 
 @dataclass
+class CallVerdict:
+    """The verdict of one call in checked code (docs/validator.md, section 3).
+
+    call: the call's source text (for a call passed as a value, ``partial(f, a)``, the wrapper's text);
+    callee: the callee as matched (import-qualified, aliases folded); line, col: 1-based position.
+    role: "pool" (its callee is a callee of the API pool: APIBench hubs, APIZoo or user docs), "python-env"
+    (a callee only the python-env pool knows), "family" (reaches a pool API family or module but is no pool
+    callee, e.g. ``torch.load``), "other" (an unknown callee outside the pool's families) or "incidental"
+    (builtins, methods of local objects, calls on a call's result: never decide).
+    kind: the call's own verdict (VerdictKind); reason: its reason code ("" when valid or incidental);
+    matched: id of the pool entry it matched (valid) or is closest to (wrong_args), else None.
+    via: the wrapper that passed the callee as a value (``functools.partial``, ``submit``...), else "".
+    """
+
+    call: str
+    callee: str
+    line: int
+    col: int
+    role: str
+    kind: VerdictKind
+    reason: str = ""
+    matched: str | None = None
+    via: str = ""
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "call": self.call,
+            "callee": self.callee,
+            "line": self.line,
+            "col": self.col,
+            "role": self.role,
+            "verdict": self.kind,
+            "reason": self.reason or None,
+            "matched": self.matched,
+            "via": self.via or None,
+        }
+
+
+#: Reason codes of non-valid verdicts ("<verdict>:<why>", docs/validator.md section 4).
+REASONS: tuple[str, ...] = (
+    "wrong_args:unknown_model",
+    "wrong_args:unknown_repo",
+    "wrong_args:unknown_value",
+    "wrong_args:helper_as_model",
+    "wrong_args:unquoted_id",
+    "wrong_args:missing_argument",
+    "wrong_args:wrong_method",
+    "hallucination:unknown_callee",
+    "hallucination:wrong_loader",
+    "hallucination:unknown_path",
+    "hallucination:no_rest_pool",
+    "unparseable:python_syntax",
+    "unparseable:nesting_limit",
+    "no_call:no_code",
+    "no_call:only_incidental",
+)
+
+
+@dataclass
 class Verdict:
     """Result of validating one piece of code against the API pool.
 
@@ -36,13 +95,18 @@ class Verdict:
     matched: the pool ApiDoc it matched (valid, and wrong_args' closest callee entry), or None.
     suggestions: did-you-mean api_calls or callees from the pool, best first.
     diagnostics: human-readable notes (parse errors with line:col, which argument was unknown, ...).
+    reason: machine-readable reason code of a non-valid verdict (one of REASONS, e.g.
+    "wrong_args:unknown_model"); "" for valid. calls: every call of the code with its own verdict, in
+    source order (empty for unparseable code and REST request lines).
     """
 
-    kind: str
+    kind: VerdictKind
     api_call: str | None = None
     matched: ApiDoc | None = None
     suggestions: list[str] = field(default_factory=list)
     diagnostics: list[str] = field(default_factory=list)
+    reason: str = ""
+    calls: list[CallVerdict] = field(default_factory=list)
 
     @property
     def ok(self) -> bool:
@@ -51,10 +115,12 @@ class Verdict:
     def to_dict(self) -> dict[str, Any]:
         return {
             "verdict": self.kind,
+            "reason": self.reason or None,
             "api_call": self.api_call,
             "matched": self.matched.to_dict() if self.matched else None,
             "suggestions": list(self.suggestions),
             "diagnostics": list(self.diagnostics),
+            "calls": [c.to_dict() for c in self.calls],
         }
 
 

@@ -52,7 +52,10 @@ class CallSite:
     removed (``torch.hub.load``, ``service.users().list``); "" when it is not a name chain (a lambda, a
     subscript result...). positional / keywords: normalised argument values in source order; splat: the
     call has ``*args`` or ``**kwargs``. text: the call's source. line, col: 1-based start position.
-    tail: the attribute read from the call's result (``dividends`` in ``Ticker(t).dividends``), or ""."""
+    tail: the attribute read from the call's result (``dividends`` in ``Ticker(t).dividends``), or "".
+    via: for a call passed as a value (``functools.partial(f, a)``, ``pool.submit(f, a)``), the wrapper's
+    callee as written; the CallSite is then the call of ``f`` with the arguments given (see WRAPPERS).
+    span: (start, end) byte offsets of the call in the code (a call inside another lies within its span)."""
 
     callee: str
     positional: tuple[Value, ...]
@@ -62,12 +65,28 @@ class CallSite:
     col: int
     splat: bool = False
     tail: str = ""
+    via: str = ""
+    span: tuple[int, int] = (0, 0)
+
+
+#: Calls that take a function as a value and call it with the arguments given after it: last name of the
+#: wrapper's callee -> index of the function among its positional arguments (functools.partial,
+#: concurrent.futures Executor.submit / map, asyncio.to_thread, loop.run_in_executor(executor, f, ...),
+#: builtin map, multiprocessing Pool.apply / apply_async / map / starmap ...; docs.python.org/3/library).
+#: threading.Thread / multiprocessing.Process pass it as target=f with args=(...) and kwargs={...}.
+WRAPPERS = {
+    "partial": 0, "partialmethod": 0, "submit": 0, "to_thread": 0, "map": 0, "starmap": 0, "imap": 0,
+    "imap_unordered": 0, "apply": 0, "apply_async": 0, "map_async": 0, "starmap_async": 0,
+    "call_soon": 0, "call_soon_threadsafe": 0, "run_in_executor": 1,
+}  # fmt: skip
+TARGET_WRAPPERS = frozenset({"Thread", "Process", "Timer"})
 
 
 @dataclass
 class Scan:
-    """Everything the validator needs from one piece of code: the calls in pre-order (outer before inner),
-    the names assigned at least once (``x = ...``), and syntax errors as "line:col: message" strings."""
+    """Everything the validator needs from one piece of code: the calls in pre-order (outer before inner;
+    a call passed as a value follows its wrapper, see CallSite.via), the names assigned at least once
+    (``x = ...``) or defined (``def f``, ``class C``), and syntax errors as "line:col: message" strings."""
 
     calls: list[CallSite] = field(default_factory=list)
     assigned: set[str] = field(default_factory=set)
@@ -175,7 +194,55 @@ def call_site(node: Node) -> CallSite:
         col + 1,
         splat,
         tail,
+        span=(node.start_byte, node.end_byte),
     )
+
+
+def passed_call(node: Node, wrapper: str) -> CallSite | None:
+    """The call of a function passed as a value to `wrapper` (a callee whose last name is in WRAPPERS or
+    TARGET_WRAPPERS), as a CallSite of that function with the arguments given after it, at the wrapper's
+    position and text (via = wrapper). None when the function is not a plain dotted name."""
+    name = wrapper.rsplit(".", 1)[-1]
+    args = node.child_by_field_name("arguments")
+    if args is None or args.type != "argument_list":
+        return None
+    items = [c for c in args.named_children if c.type != "comment"]
+    plain = [c for c in items if c.type not in ("keyword_argument", "list_splat", "dictionary_splat")]
+    keywords = {}
+    for c in items:
+        if c.type == "keyword_argument" and c.child_by_field_name("name") is not None:
+            keywords[_node_text(c.child_by_field_name("name"))] = c.child_by_field_name("value")
+    given: list[Node] = []
+    named: dict[str, Value] = {}
+    if name in TARGET_WRAPPERS:
+        function = keywords.get("target")
+        packed = keywords.get("args")
+        if packed is not None and packed.type in ("tuple", "list"):
+            given = [c for c in packed.named_children if c.type != "comment"]
+        extra = keywords.get("kwargs")
+        if extra is not None and extra.type == "dictionary":
+            for pair in extra.named_children:
+                key, value = pair.child_by_field_name("key"), pair.child_by_field_name("value")
+                key_text = string_value(key) if key is not None else None
+                if pair.type == "pair" and key_text and value is not None:
+                    named[key_text] = value_of(value)
+    else:
+        index = WRAPPERS.get(name)
+        if index is None or len(plain) <= index:
+            return None
+        function, given = plain[index], plain[index + 1 :]
+        named = {k: value_of(v) for k, v in keywords.items() if v is not None}
+    if function is None or function.type not in ("identifier", "attribute"):
+        return None
+    callee = callee_of(function)
+    if not callee or "()" in callee:
+        return None
+    row, col = node.start_point
+    splat = any(c.type in ("list_splat", "dictionary_splat") for c in items)
+    positional = tuple(value_of(c) for c in given)
+    text = _node_text(node, MAX_TEXT * 4)
+    return CallSite(callee, positional, named, text, row + 1, col + 1, splat, via=wrapper,
+                    span=(node.start_byte, node.end_byte))  # fmt: skip
 
 
 def syntax_errors(root: Node, limit: int = 3) -> list[str]:
@@ -249,6 +316,10 @@ def scan(code: str) -> Scan:
                 left = node.child_by_field_name("left")
                 if left is not None and left.type == "identifier":
                     result.assigned.add(_node_text(left))
+            elif node.type in ("function_definition", "class_definition"):  # def worker(): ...; worker()
+                name = node.child_by_field_name("name")
+                if name is not None:
+                    result.assigned.add(_node_text(name))
         if cursor.goto_first_child():
             continue
         while not cursor.goto_next_sibling():
@@ -257,5 +328,12 @@ def scan(code: str) -> Scan:
         else:
             continue
         break
-    result.calls = [call_site(n) for n in calls]
+    for n in calls:
+        site = call_site(n)
+        result.calls.append(site)
+        last = site.callee.rsplit(".", 1)[-1]
+        if last in WRAPPERS or last in TARGET_WRAPPERS:
+            passed = passed_call(n, site.callee)
+            if passed is not None:
+                result.calls.append(passed)
     return result

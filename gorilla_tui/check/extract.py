@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 import json
 import re
 from dataclasses import dataclass, field
@@ -32,6 +33,12 @@ _CODE_LINE = re.compile(
 _REQUEST = re.compile(r"^\s*(?:curl\s.*)?\b(?:GET|POST|PUT|PATCH|DELETE|HEAD|OPTIONS)\s+\S*/", re.IGNORECASE)
 #: Texts longer than this (characters) skip the line-by-line prose scan, which parses every line.
 _MAX_LINE_SCAN = 200_000
+#: A call embedded in a sentence: an optional ``x = `` and a dotted name, then "(" (the balanced argument
+#: list is found by _close_paren). A bare name needs the ``x = `` before it.
+_EMBEDDED = re.compile(
+    r"(?<![\w.])(?:([A-Za-z_]\w*)\s*=\s*)?([A-Za-z_]\w*(?:\s*\.\s*[A-Za-z_]\w*)*)\s*\(", re.ASCII
+)
+_PROSE_QUOTE = re.compile(r"'(?:\\.|[^\\'\n])*'|\"(?:\\.|[^\\\"\n])*\"")
 
 
 @dataclass
@@ -57,6 +64,14 @@ class Extraction:
             if s and s.strip() and s not in out:
                 out.append(s)
         return out
+
+
+def _python_parses(code: str) -> bool:
+    try:
+        ast.parse(code)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return False
+    return True
 
 
 def _parses(code: str) -> bool:
@@ -233,6 +248,53 @@ def _prose_code(text: str) -> tuple[str, str, str]:
     return "\n".join(code_lines), "\n".join(prose).strip(), ""
 
 
+def _close_paren(text: str, open_at: int) -> int | None:
+    """Index just past the ")" closing the "(" at open_at (quoted strings skipped, at most 4,000
+    characters scanned), or None when it is not closed (unbalanced)."""
+    depth, i, stop = 0, open_at, min(len(text), open_at + 4000)
+    while i < stop:
+        c = text[i]
+        if c in "'\"":
+            m = _PROSE_QUOTE.match(text, i)
+            if m is None:
+                return None
+            i = m.end()
+            continue
+        if c in "([{":
+            depth += 1
+        elif c in ")]}":
+            depth -= 1
+            if depth == 0:
+                return i + 1 if c == ")" else None
+        i += 1
+    return None
+
+
+def embedded_calls(text: str, limit: int = 20) -> list[str]:
+    """Calls written inside sentences ("Load it with model = torch.hub.load('a/b', 'c') and then call
+    model.eval()."): a dotted name followed by a balanced argument list, with an optional ``x = `` before
+    it (then a bare name is enough), kept when Python parses it on its own. In text order, at most
+    `limit`; calls nested in a found call are not listed again."""
+    out: list[str] = []
+    pos = 0
+    for m in _EMBEDDED.finditer(text[:_MAX_LINE_SCAN]):
+        if m.start() < pos:
+            continue
+        if m.group(1) is None and "." not in m.group(2):
+            continue
+        end = _close_paren(text, m.end() - 1)
+        if end is None:
+            continue
+        snippet = text[m.start() : end].strip()
+        if not _python_parses(snippet):
+            continue
+        out.append(snippet)
+        pos = end
+        if len(out) >= limit:
+            break
+    return out
+
+
 def extract(text: str) -> Extraction:
     """Take the api_call, code and explanation out of any model text. Never raises.
 
@@ -267,5 +329,10 @@ def extract(text: str) -> Extraction:
     if _parses(cleaned):
         return Extraction(code=cleaned, calls=[cleaned], format="code")
     code, prose, parsed = _prose_code(unescape(text) if "\n" not in text and "\\n" in text else text)
+    one_broken_line = bool(code) and "\n" not in code and not _python_parses(code)
+    if (not code and not parsed) or one_broken_line:  # no code (or a sentence): calls inside sentences
+        found = embedded_calls(text)
+        if found:
+            return Extraction(code="\n".join(found), explanation=text.strip(), calls=found, format="prose")
     calls = [c for c in (code, parsed) if c]
     return Extraction(code=code, explanation=prose, calls=calls, format="prose")

@@ -32,6 +32,12 @@ _FAMILIES = {
     "hub.load": ("handle",),
 }
 _FROM_PRETRAINED = ("pretrained_model_name_or_path",)
+#: Families whose extra positional string arguments identify too: torch.hub.load passes them to the
+#: entrypoint (``torch.hub.load('szq0214/MEAL-V2', 'meal_v2', 'mealv2_resnest50')`` picks a variant).
+_ENTRYPOINT_ARGS = frozenset({"torch.hub.load"})
+#: An unquoted repo id in a pool api_call (``source=speechbrain/sepformer-wham16k-enhancement``): Python
+#: reads it as a division, so it identifies by its text, like the quoted id a call gives.
+UNQUOTED_ID = re.compile(r"[A-Za-z][\w.-]*/[\w.-]*[A-Za-z0-9]")
 _PLACEHOLDER = re.compile(r"\{[^{}]*\}|<[^<>]*>|\.\.\.|(?:YOUR|your)_\w*|")
 
 
@@ -57,16 +63,28 @@ def norm(text: str) -> str:
     return text.strip().rstrip("/") or text.strip()
 
 
+#: Prefix of the comparison form of an unquoted repo id (UNQUOTED_ID): it matches only the same unquoted
+#: text, never the quoted id (Python reads ``runwayml/stable-diffusion-v1-5`` as arithmetic on names).
+UNQUOTED = "\x01unquoted:"
+
+
+def key(value: Value) -> str:
+    """Comparison form of an argument value: norm(text), with UNQUOTED before an unquoted repo id."""
+    if not value.literal and UNQUOTED_ID.fullmatch(value.text):
+        return UNQUOTED + norm(value.text)
+    return norm(value.text)
+
+
 def bind(call: CallSite, params: tuple[str, ...]) -> dict[str, str]:
     """Slot -> normalised value text. Keywords bind by name; positional i binds to params[i] unless that
     name was given as a keyword, else to slot "#i" (so f('a') and f(x='a') agree when params name x).
     Outside the fixed families (params == ()), slot "." holds the attribute read from the result."""
-    bound = {name: norm(v.text) for name, v in call.keywords.items()}
+    bound = {name: key(v) for name, v in call.keywords.items()}
     if call.tail and params is not None and not params:
         bound["."] = call.tail
     for i, value in enumerate(call.positional):
         name = params[i] if i < len(params) else f"#{i}"
-        bound.setdefault(name if name not in call.keywords else f"#{i}", norm(value.text))
+        bound.setdefault(name if name not in call.keywords else f"#{i}", key(value))
     return bound
 
 
@@ -104,21 +122,26 @@ class Requirement:
 
 
 def requirement(call: CallSite) -> Requirement:
-    """The Requirement a pool entry's primary call sets (families: every family slot; other APIs: every
+    """The Requirement a pool entry's primary call sets (families: every family slot, plus torch.hub.load's
+    extra positional strings; other APIs: every
     string-valued argument, placeholders as any-value slots; plain variables and flags do not identify)."""
     callee = canonical(call.callee)
     params = family(callee)
     if params is not None:
         bound = bind(call, params)
-        return Requirement(callee, tuple((p, bound.get(p, ABSENT)) for p in params))
+        slots = [(p, bound.get(p, ABSENT)) for p in params]
+        if callee in _ENTRYPOINT_ARGS:  # MEAL V2: torch.hub.load(repo, 'meal_v2', 'mealv2_resnest50')
+            extra = list(enumerate(call.positional))[len(params) :]
+            slots += [(f"#{i}", norm(v.text)) for i, v in extra if v.literal]
+        return Requirement(callee, tuple(slots))
     slots: list[tuple[str, str | None]] = []
     named = list(call.keywords.items())
     indexed = [(f"#{i}", v) for i, v in enumerate(call.positional)]
     for slot, value in indexed + named:
         if _placeholder(value, slot.lstrip("#")):
             slots.append((slot, None))
-        elif value.has_literal:
-            slots.append((slot, norm(value.text)))
+        elif value.has_literal or UNQUOTED_ID.fullmatch(value.text):
+            slots.append((slot, key(value)))
     if call.tail:
         slots.append((".", call.tail))
     return Requirement(callee, tuple(slots))

@@ -101,6 +101,13 @@ def run_score(args: argparse.Namespace) -> int:
     console.print(table)
     if score.verdicts:
         console.print("verdicts: " + ", ".join(f"{k} {v}" for k, v in sorted(score.verdicts.items())))
+    if score.reasons:
+        reasons = Table(title="per reason (non-valid verdicts)")
+        for col, just in (("reason", "left"), ("n", "right"), ("share", "right")):
+            reasons.add_column(col, justify=just)
+        for reason, count in score.reasons.items():
+            reasons.add_row(reason, str(count), f"{100 * count / max(score.n, 1):.1f} %")
+        console.print(reasons)
     for note in score.notes:
         console.print(f"[dim]{note}[/]")
     return 0

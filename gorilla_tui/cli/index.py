@@ -209,12 +209,14 @@ def _sources_table(rows: list[dict[str, Any]], title: str):
 
     table = Table(title=title)
     for col, just in (("source", "left"), ("status", "left"), ("loaded", "right"), ("flagged", "right"),
-                      ("skipped", "right"), ("repaired", "right"), ("from / why", "left")):  # fmt: skip
+                      ("call repaired", "right"), ("skipped", "right"), ("repaired", "right"),
+                      ("from / why", "left")):  # fmt: skip
         table.add_column(col, justify=just, overflow="fold", no_wrap=col != "from / why")
     for r in rows:
         where = r.get("origin") if r.get("status") == "ok" else r.get("message", "")
-        cells = (r["name"], r.get("status", ""), r.get("loaded", 0), r.get("flagged", 0), r.get("skipped", 0),
-                 r.get("repaired", 0), where or "")  # fmt: skip
+        cells = (r["name"], r.get("status", ""), r.get("loaded", 0), r.get("flagged", 0),
+                 r.get("calls_repaired", 0), r.get("skipped", 0), r.get("repaired", 0),
+                 where or "")  # fmt: skip
         table.add_row(*(Text(safe_text(str(c))) for c in cells))  # shown as they are, never as markup
     return table
 
@@ -255,6 +257,8 @@ def _status(args: argparse.Namespace) -> int:
             "vocab_size": meta.get("vocab_size"),
             "sources": meta.get("sources", []),
             "flagged": flagged,
+            "flagged_repaired": sum(1 for f in flagged if f.get("repaired")),
+            "flagged_still": sum(1 for f in flagged if not f.get("repaired")),
             "diagnostics": meta.get("diagnostics", []),
         }
         print(json.dumps(out, indent=1))
@@ -269,17 +273,21 @@ def _status(args: argparse.Namespace) -> int:
     for f in flagged:
         by_source.setdefault(f["source"], []).append(f)
     if flagged:
+        fixed = sum(1 for f in flagged if f.get("repaired"))
         table = Table(
-            title=f"flagged entries ({len(flagged)}): api_call is not valid Python, still searchable"
+            title=f"flagged entries ({len(flagged)}): api_call is not valid Python, still searchable; "
+            f"{fixed} repaired (the repaired call is matched and proposed), "
+            f"{len(flagged) - fixed} still flagged"
         )
-        for col in ("id", "api_call", "reason"):
+        for col in ("id", "api_call", "reason", "repaired call"):
             table.add_column(col, overflow="fold")
         for source, items in by_source.items():
             for f in items[:FLAGGED_SHOWN]:
-                table.add_row(*(Text(safe_text(str(f[k]))) for k in ("id", "api_call", "reason")))
+                keys = ("id", "api_call", "reason", "repaired")
+                table.add_row(*(Text(safe_text(str(f.get(k) or ""))) for k in keys))
             if len(items) > FLAGGED_SHOWN:
                 more = f"and {len(items) - FLAGGED_SHOWN} more (see --json)"
-                table.add_row(Text(safe_text(f"{source}: ...")), more, "")
+                table.add_row(Text(safe_text(f"{source}: ...")), more, "", "")
         console.print(table)
     skipped = [
         d for d in meta.get("diagnostics", []) if isinstance(d, dict) and d.get("severity") == "skipped"

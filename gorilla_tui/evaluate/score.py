@@ -171,8 +171,10 @@ class Score:
     """Scores of one response file: counts and fractions (accuracy + hallucination + error == 1), n =
     number of response lines scored (out-of-range question_ids are skipped; strict also skips repeated
     question_ids), per_domain: domain -> {n, accuracy, hallucination, error}, verdicts: counts of validator
-    verdicts (strict only), warnings: one line per problem with the file as a whole (bad lines, duplicate or
-    unknown question_ids, responses that look like another hub's), notes: per-line details (at most 20)."""
+    verdicts (strict only), reasons: counts of the reason codes of non-valid verdicts (strict only;
+    types.REASONS, e.g. "wrong_args:unknown_model"), warnings: one line per problem with the file as a whole
+    (bad lines, duplicate or unknown question_ids, responses that look like another hub's), notes: per-line
+    details (at most 20)."""
 
     hub: str
     metric: str
@@ -181,6 +183,7 @@ class Score:
     hallucination_count: int
     per_domain: dict[str, dict[str, float]] = field(default_factory=dict)
     verdicts: dict[str, int] = field(default_factory=dict)
+    reasons: dict[str, int] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
 
@@ -206,6 +209,7 @@ class Score:
             "error": round(self.error, 6),
             "per_domain": self.per_domain,
             "verdicts": self.verdicts,
+            "reasons": self.reasons,
             "warnings": self.warnings,
             "notes": self.notes,
         }
@@ -349,6 +353,7 @@ def score_strict(hub: str, answers: list[Answer], items: list[EvalItem], pool: l
 
     outcomes = []
     verdicts: Counter[str] = Counter()
+    reasons: Counter[str] = Counter()
     for answer in answers:
         item = answer.item
         text = answer.response.get("text") if answer.response else None
@@ -357,6 +362,8 @@ def score_strict(hub: str, answers: list[Answer], items: list[EvalItem], pool: l
             continue
         verdict = validator.check(text)
         verdicts[verdict.kind] += 1
+        if verdict.reason:
+            reasons[verdict.reason] += 1
         if verdict.kind == "valid" and verdict.matched is not None:
             truth = key(item.api_call)
             status = "correct" if truth is not None and key(verdict.matched.api_call) == truth else "error"
@@ -367,6 +374,7 @@ def score_strict(hub: str, answers: list[Answer], items: list[EvalItem], pool: l
         outcomes.append((item.domain, status))
     score = _tally(hub, "strict", outcomes)
     score.verdicts = dict(verdicts)
+    score.reasons = dict(sorted(reasons.items(), key=lambda kv: (-kv[1], kv[0])))
     known = verdicts["valid"] + verdicts["wrong_args"]  # a pool callee was called
     warning = hub_mismatch(hub, known, known + verdicts["hallucination"], len(answers))
     score.warnings = [warning] if warning else []

@@ -42,7 +42,7 @@ def scoring_context(doc: ApiDoc) -> str:
     left out; api_name stands in when there is neither domain nor functionality), then LEAD."""
     head = ": ".join(x for x in (doc.domain.strip(), doc.functionality.strip()) if x) or doc.api_name.strip()
     body = ". ".join(x for x in (_clip(head, 200), _clip(doc.description, DESCRIPTION_CHARS)) if x)
-    return HEADER + (body or doc.api_call.strip()) + LEAD
+    return HEADER + (body or doc.call.strip()) + LEAD
 
 
 def query_likelihoods(

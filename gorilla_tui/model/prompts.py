@@ -93,7 +93,7 @@ def doc_json(doc: ApiDoc, detail: str = "full") -> str:
 def doc_line(doc: ApiDoc, detail: str = "full") -> str:
     """One candidate line for the few-shot prompt: "- Domain, functionality: api_call [— description]"."""
     head = ", ".join(x for x in (doc.domain, doc.functionality) if x) or doc.api_name
-    line = f"- {_clip(head, 80)}: {doc.api_call.strip()}"
+    line = f"- {_clip(head, 80)}: {doc.call.strip()}"
     if detail == "full" and doc.description:
         line += f" -- {_clip(doc.description, 160)}"
     return line

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 import json
 import os
 import re
@@ -12,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from gorilla_tui.pool.lenient_json import entry_chunks, repair_json
+from gorilla_tui.pool.repair import repair_call, unquoted_ids
 
 #: Formats a loader understands. "apibench" and "jsonl" share one reader (one JSON object per line, the
 #: APIBench field names); "apizoo" is a JSON list of APIZoo entries
@@ -47,6 +49,9 @@ class ApiDoc:
     (line = 1-based line of a JSONL file, or 1-based entry index of a JSON list) and is unique in a pool.
     kind: "python" (a Python call), "rest" (an HTTP method and path template, e.g. ``GET /v1/users/{id}``).
     flagged: None, or why the api_call is not valid Python (the doc stays searchable).
+    repaired: for a flagged doc, a Python-valid call of the same API (pool/repair.py: the api_call without a
+    trailing ".", or the call of its example_code with the entry's own values), else None. The validator
+    matches it, select mode proposes it, the doc view shows api_call (the original) beside it.
     """
 
     id: str
@@ -65,6 +70,12 @@ class ApiDoc:
     api_version: str = ""
     kind: str = "python"
     flagged: str | None = None
+    repaired: str | None = None
+
+    @property
+    def call(self) -> str:
+        """The call to match and propose: the repaired call of a flagged doc, else api_call."""
+        return self.repaired or self.api_call
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready dict (the inverse of :meth:`from_dict`)."""
@@ -114,6 +125,11 @@ class LoadResult:
     @property
     def flagged(self) -> int:
         return sum(1 for d in self.docs if d.flagged)
+
+    @property
+    def repaired(self) -> int:
+        """Flagged docs that have a repaired call (ApiDoc.repaired)."""
+        return sum(1 for d in self.docs if d.flagged and d.repaired)
 
     @property
     def skipped(self) -> int:
@@ -206,7 +222,8 @@ def normalise_code(value: Any) -> str:
 
 def check_python(api_call: str) -> tuple[str, str | None]:
     """Classify an api_call: returns (kind, flag) where kind is "python" or "rest" and flag is None or the
-    reason it does not parse as Python (tree-sitter-python: an ERROR or MISSING node)."""
+    reason it is not valid Python (tree-sitter-python: an ERROR or MISSING node; then ``ast.parse``, the
+    running Python's parser) or holds a repo id without quotes (pool/repair.py unquoted_ids)."""
     if _REST_RE.match(api_call):
         return "rest", None
     if not api_call.strip():
@@ -215,6 +232,15 @@ def check_python(api_call: str) -> tuple[str, str | None]:
 
     problem = syntax_problem(parse(api_call).root_node)
     if problem is None:
+        try:  # Python's own parser is the last word (tree-sitter recovers from some errors silently)
+            ast.parse(api_call)
+        except SyntaxError as e:
+            return "python", f"not valid Python ({e.lineno}:{e.offset}: {e.msg})"
+        except (ValueError, RecursionError, MemoryError) as e:
+            return "python", f"not valid Python ({e})"
+        unquoted = unquoted_ids(api_call)
+        if unquoted:
+            return "python", f"model id not quoted: {unquoted[0][2]} (Python reads it as arithmetic)"
         return "python", None
     if re.match(r"^\s*(\./|[\w.-]+\s+--)", api_call):
         return "python", "not valid Python (a shell command)"
@@ -259,7 +285,13 @@ def _make_doc(rec: dict[str, Any], source: str, line: int, apizoo: bool) -> ApiD
         api_version=_text(rec.get("api_version")).strip(),
         kind=kind,
         flagged=flag,
+        repaired=_repaired(api_call, rec.get("example_code")) if flag else None,
     )
+
+
+def _repaired(api_call: str, example_code: Any) -> str | None:
+    fixed = repair_call(api_call, normalise_code(example_code))
+    return fixed[0] if fixed else None
 
 
 # ---------------------------------------------------------------------------------------------------------
@@ -391,8 +423,9 @@ def _add(result: LoadResult, path: Path, line: int, rec: Any, source: str, fmt: 
         return
     doc = _make_doc(rec, source, line, fmt == "apizoo")
     if doc.flagged:
+        fixed = f" (repaired: {doc.repaired[:80]})" if doc.repaired else ""
         result.diagnostics.append(
-            Diagnostic(str(path), line, "flagged", f"{doc.flagged}: {doc.api_call[:80]}")
+            Diagnostic(str(path), line, "flagged", f"{doc.flagged}: {doc.api_call[:80]}{fixed}")
         )
     result.docs.append(doc)
 

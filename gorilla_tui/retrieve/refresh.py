@@ -54,6 +54,7 @@ def source_row(load: SourceLoad) -> dict[str, Any]:
         "files": load.files,
         "loaded": len(load.result.docs),
         "flagged": load.result.flagged,
+        "calls_repaired": load.result.repaired,
         "skipped": load.result.skipped,
         "repaired": sev.get("repaired", 0),
         "questions": sum(len(d.questions) for d in load.result.docs),
@@ -350,6 +351,7 @@ def _kept(previous: ApiIndex, refreshed: set[str]) -> list[tuple[dict[str, Any],
         if int(row.get("skipped") or 0) > len(docs):
             continue
         row.update(loaded=len(docs), flagged=sum(1 for d in docs if d.flagged))
+        row["calls_repaired"] = sum(1 for d in docs if d.flagged and d.repaired)
         row["message"] = "not refreshed: kept from the previous index"
         out.append((row, docs))
     return out
@@ -377,7 +379,13 @@ def _meta(
         "params": {"bm25": index.params.to_dict(), "field_weights": dict(FIELD_WEIGHTS)},
         "sources": rows,
         "flagged": [
-            {"id": d.id, "source": d.source, "api_call": d.api_call, "reason": d.flagged}
+            {
+                "id": d.id,
+                "source": d.source,
+                "api_call": d.api_call,
+                "reason": d.flagged,
+                "repaired": d.repaired,
+            }
             for d in index.docs
             if d.flagged
         ],

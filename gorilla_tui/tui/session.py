@@ -57,7 +57,7 @@ def chosen_hit(proposal: Proposal) -> int | None:
     call = proposal.api_call.strip()
     if not proposal.select_by or not call:
         return None
-    return next((i for i, h in enumerate(proposal.hits) if h.doc.api_call.strip() == call), None)
+    return next((i for i, h in enumerate(proposal.hits) if h.doc.call.strip() == call), None)
 
 
 def _hits(n: int) -> str:
@@ -74,10 +74,10 @@ def choice_note(proposal: Proposal) -> str:
     if not proposal.select_by or not proposal.api_call.strip():
         return ""
     hits = proposal.hits
-    usable = [h for h in hits if not h.doc.flagged] or hits
+    usable = [h for h in hits if not h.doc.flagged or h.doc.repaired] or hits
     scored = [h for h in hits if h.lm_score is not None]
     index = chosen_hit(proposal)
-    if len({h.doc.api_call.strip() for h in usable}) == 1:
+    if len({h.doc.call.strip() for h in usable}) == 1:
         line = f"the only candidate call among {_hits(len(hits))}: nothing to choose"
     elif proposal.select_by == "likelihood" and scored:
         line = f"chosen by likelihood among {_hits(len(scored))}"

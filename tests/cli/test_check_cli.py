@@ -22,7 +22,8 @@ def test_valid_call_json(pool, capsys):
     out = json.loads(capsys.readouterr().out)
     assert code == 0
     assert out["verdict"] == "valid"
-    assert set(out) == {"verdict", "api_call", "matched", "suggestions", "diagnostics"}
+    assert set(out) == {"verdict", "reason", "api_call", "matched", "suggestions", "diagnostics", "calls"}
+    assert out["reason"] is None and [c["verdict"] for c in out["calls"]] == ["valid"]
     assert (
         out["matched"]["api_call"]
         == "torch.hub.load(repo_or_dir='pytorch/vision', model='resnet50', pretrained=True)"

@@ -29,14 +29,17 @@ def test_refresh_summary_and_status(
         7,
         0,
     )
-    assert (rows["huggingface"]["loaded"], rows["huggingface"]["flagged"]) == (936, 15)
+    assert (rows["huggingface"]["loaded"], rows["huggingface"]["flagged"]) == (936, 22)  # 7 ids unquoted
+    assert rows["huggingface"]["calls_repaired"] == 14 and rows["torchhub"]["calls_repaired"] == 7
     flagged = [f["source"] for f in status["flagged"]]
-    assert flagged.count("torchhub") == 7 and flagged.count("huggingface") == 15
+    assert flagged.count("torchhub") == 7 and flagged.count("huggingface") == 22
+    assert sum(1 for f in status["flagged"] if f["repaired"]) == status["flagged_repaired"] == 21
     assert status["size_bytes"] > 100_000 and 0 <= status["age_seconds"] < 600
     assert Path(status["path"]).parent == Path(status["index_dir"])
     assert main(["index", "--status"]) == 0
     out = capsys.readouterr().out
-    assert "flagged entries (22)" in out and "torchhub:88" in out and "huggingface:719" in out
+    assert "flagged entries (29)" in out and "torchhub:88" in out and "huggingface:719" in out
+    assert "21 repaired" in out and "8 still flagged" in out
 
 
 def test_refresh_json_with_user_source(

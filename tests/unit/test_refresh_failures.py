@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import errno
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -61,7 +62,7 @@ def test_full_tmpfs_says_free_and_needed_cleans_up_and_a_small_refresh_then_work
         refresh(mirrors=[api, apizoo], only=hubs)
     msg = str(e.value)
     assert msg.startswith(f"disk full: cannot write the index in {index_store.index_root()}")
-    assert "MB free, about 3.5 MB needed" in msg and "\n" not in msg
+    assert re.search(r"MB free, about 3\.\d MB needed", msg) and "\n" not in msg  # docs ~3.5-3.6 MB
     assert _builds() == [] and index_store.current_version() == live  # cleaned up; the old index answers
     assert ApiIndex.load().search("detect objects in an image")
     report = refresh(mirrors=[api], only=["torchhub"], keep_previous=False)  # a small one fits

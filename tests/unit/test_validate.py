@@ -135,7 +135,7 @@ def test_apizoo_placeholder_calls_match_by_callee_and_names(pools):
         ),  # fmt: skip
         ("m = torch.hub.load('pytorch/vision', 'resnet50'", {"unparseable"}),
         ("(" * 5000 + "torch.hub.load('pytorch/vision', 'resnet50')" + ")" * 5000, {"unparseable"}),
-        ("a." * 20000 + "b()", {"hallucination", "no_call"}),
+        ("a." * 20000 + "b()", {"unparseable"}),  # too deep for Python's AST construction
         ("x" * 1_000_000, {"no_call"}),
         ("print('hi')\n" * 60_000, {"no_call"}),
         ("\x00torch.hub.load('a')\ud800", {"unparseable", "no_call", "wrong_args"}),

@@ -44,11 +44,16 @@ def doc_table(doc: ApiDoc, score: float | None = None, lm_score: float | None = 
             else "",
         ),
         ("flagged", doc.flagged or ""),
+        ("repaired", _code(doc.repaired) if doc.repaired else ""),
     ]
     for label, value in rows:
         if value:  # doc fields: shown through safe_text, never interpreted as markup
             table.add_row(label, Text(safe_text(value)) if isinstance(value, str) else value)
     return table
+
+
+def _code(text: str) -> Syntax:
+    return Syntax(safe_text(text), "python", theme="monokai", word_wrap=True)
 
 
 class DocScreen(ModalScreen[None]):

@@ -61,6 +61,8 @@ class ApiCard(Static):
             for label, value in rows:
                 if value:
                     grid.add_row(label, Text(safe_text(value)))  # doc fields: shown, never interpreted
+            if doc.repaired:  # the pool's api_call is not valid Python (pool/repair.py); the doc view has it
+                grid.add_row("call", Text(safe_text(f"{doc.repaired}  (repaired pool entry)")))
         for c in constraints or []:
             grid.add_row("constraint", Text(safe_text(constraint_text(c)), style="magenta"))
         self.update(grid)
