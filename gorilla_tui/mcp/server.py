@@ -43,7 +43,9 @@ CHECK_DOC = """Check an API call (or a code snippet) against the API pool by an 
 and identifying arguments (Torch Hub repo and model, pipeline task and model, from_pretrained model id,
 hub.KerasLayer/hub.load handle, required parameters of library functions).
 
-Returns JSON: {"verdict", "reason", "api_call", "matched", "did_you_mean", "diagnostics"}. verdict is one of
+Returns JSON: {"verdict", "reason", "api_call", "matched", "did_you_mean", "diagnostics"}. reason is a code
+such as "wrong_args:unknown_model" or "hallucination:unknown_callee" ("" when valid); diagnostics explain
+it in words. verdict is one of
 valid (matches an entry), wrong_args (a known API with arguments no entry has; see did_you_mean),
 hallucination (no such API in the pool), unparseable (not Python), no_call (no call found). Use it on every
 hub or library call you write before showing it to the user."""

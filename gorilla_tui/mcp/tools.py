@@ -51,6 +51,7 @@ def _entry(doc: Any) -> dict[str, Any]:
         "source": doc.source,
         "summary": _summary(doc),
         "env_requirements": list(doc.env_requirements),
+        **({"repaired_call": doc.repaired} if getattr(doc, "repaired", "") else {}),
     }
 
 
@@ -132,8 +133,9 @@ class ToolBox:
 
     def check(self, code: str, source: str = "") -> dict[str, Any]:
         """The verdict of `code` (one call or a snippet) by the AST sub-tree match against the API pool
-        (check/validator.py): {"verdict", "api_call", "matched" (entry or null), "did_you_mean", "reason",
-        "diagnostics"}. Raises ToolInputError (empty or too long code, an unknown source)."""
+        (check/validator.py): {"verdict", "reason" (a types.REASONS code, e.g. "wrong_args:unknown_model";
+        "" for valid), "api_call", "matched" (entry or null), "did_you_mean", "diagnostics" (sentences)}.
+        Raises ToolInputError (empty or too long code, an unknown source)."""
         if not isinstance(code, str) or not code.strip():
             raise ToolInputError("code is empty: pass the API call or snippet to check")
         if len(code) > MAX_CODE_CHARS:
@@ -184,7 +186,7 @@ def _verdict(verdict: Any) -> dict[str, Any]:
     d = verdict.to_dict()
     return {
         "verdict": d.get("verdict"),
-        "reason": d.get("reason") or (d.get("diagnostics") or [""])[0],
+        "reason": d.get("reason") or "",
         "api_call": d.get("api_call", ""),
         "matched": _entry(verdict.matched) if verdict.matched is not None else None,
         "did_you_mean": list(d.get("suggestions") or []),

@@ -63,7 +63,8 @@ def test_mcp_session_lists_and_calls_each_tool(home_with_index: Path, apibench: 
 
                     code = "torch.hub.load('pytorch/vision', 'resnet-201', pretrained=True)"
                     wrong = await _call(s, "check_api_call", code=code)
-                    assert wrong["verdict"] in ("wrong_args", "hallucination")
+                    assert wrong["verdict"] == "wrong_args" and wrong["reason"] == "wrong_args:unknown_model"
+                    assert any("resnet101" in x for x in wrong["did_you_mean"])
                     good = await _call(
                         s, "check_api_call", code=found["hits"][0]["api_call"], source="torchhub"
                     )
@@ -116,7 +117,8 @@ def test_mcp_hostile_calls_get_tool_errors_and_the_server_lives_on(
                     unparseable = _payload(await s.call_tool("check_api_call", {"code": "def (:"}))
                     assert unparseable["verdict"] == "unparseable"
                     deep = await _call(s, "check_api_call", code="f(" * 20_000 + ")" * 20_000)  # 40k chars
-                    assert deep["verdict"] == "unparseable" and "nesting" in deep["reason"]
+                    assert deep["verdict"] == "unparseable" and deep["reason"].startswith("unparseable:")
+                    assert "nesting" in " ".join(deep["diagnostics"])
                     # after all that, the same process still answers
                     alive = _payload(
                         await s.call_tool("search_api_docs", {"task": "object detection", "k": 1})
