@@ -24,7 +24,9 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
 from _report import write_section  # noqa: E402
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn  # noqa: E402
 
+from gorilla_tui import services  # noqa: E402
 from gorilla_tui.config import Settings  # noqa: E402
 from gorilla_tui.evaluate import run as evalrun  # noqa: E402
 from gorilla_tui.evaluate.score import score_file  # noqa: E402
@@ -65,12 +67,8 @@ def top1_scores(index: Any, data: evalrun.HubData, tasks: list[evalrun.EvalTask]
 def run_one(backend: Any, index: Any, data: evalrun.HubData, tasks: list, retriever: str, select_by: str,
             args: Any) -> dict:  # fmt: skip
     """Answer (resuming) and summarise one hub x retriever x select_by; returns the figures for the table."""
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
-
-    from gorilla_tui.pipeline import Pipeline
-
     settings = Settings(k=args.k, hub=data.hub, mode=args.mode, select_by=select_by)
-    pipeline = Pipeline(settings, index, backend, retriever=retriever)
+    pipeline = services.build_pipeline(settings, index, backend, retriever=retriever)
     how = pipeline.select_by()
     info = evalrun.RunInfo(data.hub, retriever, args.mode, backend.name, args.k, how)
     out = args.results / f"{data.hub}_{retriever}_{args.mode}{'-' + how if how else ''}_k{args.k}.jsonl"
@@ -189,9 +187,7 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     hubs = [evalrun.hub_name(h) for h in args.hubs.split(",") if h]
     retrievers = [r for r in args.retrievers.split(",") if r]
-    from gorilla_tui.model.backend import open_backend
-
-    backend = open_backend(Settings(model=args.model, n_ctx=2048))
+    backend = services.load_backend(Settings(model=args.model, n_ctx=2048))
     rows, top1, n_total, built = [], {}, {}, {}
     for hub in hubs:
         data = evalrun.hub_data(hub, from_dir=args.shared / "apibench")

@@ -21,7 +21,7 @@ from hypothesis import HealthCheck, given, settings  # noqa: E402
 from bench._report import write_section  # noqa: E402
 from gorilla_tui.check.validator import Validator  # noqa: E402
 from gorilla_tui.pool.doc import load_jsonl  # noqa: E402
-from tests.unit.test_fuzz import hostile  # noqa: E402
+from tests.apibench.test_fuzz import hostile  # noqa: E402
 
 
 def main() -> int:

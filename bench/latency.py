@@ -22,12 +22,12 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from _report import write_section  # noqa: E402
 
+from gorilla_tui import services  # noqa: E402
 from gorilla_tui.config import Settings  # noqa: E402
 from gorilla_tui.model.backend import LlamaBackend  # noqa: E402
-from gorilla_tui.model.profiles import choose_profile, runtime_params  # noqa: E402
+from gorilla_tui.model.profiles import choose_profile  # noqa: E402
 from gorilla_tui.model.prompts import FEWSHOT_PREFIX  # noqa: E402
 from gorilla_tui.model.registry import embedded_model_path  # noqa: E402
-from gorilla_tui.pipeline import Pipeline  # noqa: E402
 from gorilla_tui.pool.doc import load_jsonl  # noqa: E402
 from gorilla_tui.retrieve.index import ApiIndex  # noqa: E402
 
@@ -106,8 +106,7 @@ def main() -> int:
         path = embedded_model_path(Path(tmp))
         assemble_s = time.perf_counter() - t
         profile, why = choose_profile()
-        params = runtime_params(profile)
-        backend = LlamaBackend(path, params=params, name="gemma3-270m", family="fewshot")
+        backend = services.load_backend(Settings(model=str(path)))  # the kernel profile's runtime defaults
         load_s = backend.load_seconds
         sp = speed(backend, 64)
         ratio = sp["ours_tps"] / sp["raw_tps"]
@@ -126,7 +125,9 @@ def main() -> int:
         # KV prefix reuse of the prompted paths (select by grammar, generate): a cold cache, then two tasks
         backend.llama.reset()
         pipes = {
-            (hub, how): Pipeline(Settings(mode="select", select_by=how, k=5, hub=hub), index, backend)
+            (hub, how): services.build_pipeline(
+                Settings(mode="select", select_by=how, k=5, hub=hub), index, backend
+            )
             for hub, _, _ in HUBS
             for how in ("likelihood", "grammar")
         }
@@ -157,7 +158,7 @@ def main() -> int:
     lines = [
         f"Machine: {os.cpu_count()} logical cores, {platform.machine()}, Python {platform.python_version()}; "
         f"model: embedded Gemma 3 270M Q4_K_M; kernel profile `{profile.name}` ({why}); Llama() params "
-        f"`{json.dumps(params)}`. One run of `python bench/latency.py --tasks {args.tasks}`; 1-min load average "
+        f"`{json.dumps(backend.params)}`. One run of `python bench/latency.py --tasks {args.tasks}`; 1-min load average "
         f"{load_before:.1f} at start, {load_after:.1f} at end (other processes share the 2 cores: figures taken "
         "under load are slower, and the ours/raw ratio is noisy, than on an idle machine).",
         "",

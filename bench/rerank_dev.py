@@ -25,6 +25,7 @@ sys.path.insert(0, str(ROOT / "bench"))
 
 from _report import write_section  # noqa: E402
 
+from gorilla_tui import services  # noqa: E402
 from gorilla_tui.config import Settings  # noqa: E402
 from gorilla_tui.evaluate import run as evalrun  # noqa: E402
 from gorilla_tui.pool.doc import load_jsonl  # noqa: E402
@@ -66,9 +67,6 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--results", type=Path, default=ROOT / "bench" / "results", help="answers folder")
     ap.add_argument("--no-write", action="store_true", help="do not update docs/benchmarks.md")
     args = ap.parse_args(argv)
-    from gorilla_tui.model.backend import open_backend
-    from gorilla_tui.pipeline import Pipeline
-
     apibench = args.shared / "apibench"
     train = apibench / "eval" / "torchhub_train.json"
     pool_path = apibench / "api" / "torchhub_api.jsonl"
@@ -80,11 +78,12 @@ def main(argv: list[str] | None = None) -> int:
     expanded = copy.deepcopy(plain)
     attached = attach_questions(expanded, held_in)
     indexes = {"plain": ApiIndex.build(plain), "expanded": ApiIndex.build(expanded)}
-    backend = open_backend(Settings(n_ctx=2048))
+    backend = services.load_backend(Settings(n_ctx=2048))
     rows = []
     for docs, label, select_by, k in ROWS:
         index = indexes[docs]
-        pipeline = Pipeline(Settings(k=k, hub=HUB, mode="select", select_by=select_by), index, backend)
+        settings = Settings(k=k, hub=HUB, mode="select", select_by=select_by)
+        pipeline = services.build_pipeline(settings, index, backend)
         info = evalrun.RunInfo(HUB, "bm25", "select", backend.name, k, pipeline.select_by())
         out = args.results / f"dev_{HUB}_{docs}_{select_by if k > 1 else 'top1'}_k{k}.jsonl"
         start = time.perf_counter()

@@ -9,6 +9,8 @@ from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
+import tomli_w
+
 if sys.version_info >= (3, 11):
     import tomllib
 else:  # pragma: no cover
@@ -124,8 +126,6 @@ def save_settings(settings: Settings, path: Path | None = None) -> Path:
     """Write settings to config.toml atomically (temp file + os.replace); returns the path. Raises
     UsageError for out-of-range values or a file that cannot be written (a folder in its place, a full
     disk, no permission); the previous file is then left as it was."""
-    import tomli_w
-
     path = path or get_paths().config_file
     data = asdict(settings.validate())
     try:

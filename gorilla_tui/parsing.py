@@ -3,10 +3,9 @@
 from __future__ import annotations
 
 import threading
-from typing import TYPE_CHECKING
 
-if TYPE_CHECKING:
-    from tree_sitter import Node, Parser, Tree
+import tree_sitter_python
+from tree_sitter import Language, Node, Parser, Tree
 
 _local = threading.local()
 
@@ -15,9 +14,6 @@ def parser() -> Parser:
     """A tree-sitter Parser for Python, one per thread (Parser objects are not thread-safe)."""
     p = getattr(_local, "parser", None)
     if p is None:
-        import tree_sitter_python
-        from tree_sitter import Language, Parser
-
         p = Parser(Language(tree_sitter_python.language()))
         _local.parser = p
     return p

@@ -1,4 +1,13 @@
-"""pipeline.ask: task -> hits -> prompt -> tokens -> extract -> verdict -> Proposal, emitting events."""
+"""pipeline.ask: task -> hits -> choice -> verdict -> proposal, emitting events on the way.
+
+One ask, in the order the code runs (ARCHITECTURE.md):
+1. retrieve: the index (BM25, retrieve/) gives the hits, reranked by constraints stated in the task;
+2. choose: select mode picks one hit's api_call, by query likelihood (model/likelihood.py) or under a GBNF
+   grammar (model/grammar.py); generate mode lets the model write freely (check/extract.py pulls the call
+   out). Each chooser returns one Choice;
+3. check: the checker (check/validator.py) gives the verdict by AST sub-tree match against the API pool;
+4. build the Proposal (call, code, explanation, verdict, constraints, timings).
+"""
 
 from __future__ import annotations
 
@@ -6,13 +15,19 @@ import os
 import threading
 import time
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Any
+from dataclasses import dataclass, field
+from typing import Any, Protocol
 
+from gorilla_tui.check.extract import extract
+from gorilla_tui.check.validator import Validator
+from gorilla_tui.config import Settings
 from gorilla_tui.errors import ContextOverflowError, GorillaError, UsageError
+from gorilla_tui.model.backend import Backend
 from gorilla_tui.model.grammar import choice_grammar, unique_options
-from gorilla_tui.model.likelihood import can_score
+from gorilla_tui.model.likelihood import best, can_score, query_likelihoods
 from gorilla_tui.model.prompts import fit_prompt
 from gorilla_tui.pool.doc import ApiDoc
+from gorilla_tui.retrieve.constraints import ConstraintResult, search_with_constraints
 from gorilla_tui.types import (
     DoneEvent,
     ErrorEvent,
@@ -25,13 +40,62 @@ from gorilla_tui.types import (
     VerdictEvent,
 )
 
-if TYPE_CHECKING:
-    from gorilla_tui.config import Settings
-    from gorilla_tui.model.backend import Backend
-
 #: Longest task kept (characters); longer input is cut at a word boundary with a warning.
 MAX_TASK_CHARS = 2000
 RETRIEVERS = ("none", "bm25", "oracle")
+
+
+class SearchIndex(Protocol):
+    """What the pipeline needs of an index (retrieve.index.ApiIndex is one): BM25 search and the API pool."""
+
+    def search(self, query: str, k: int = 5, hub: str | None = None) -> list[Hit]:
+        """The top `k` hits for `query`, best first (only source `hub` when given)."""
+        ...
+
+    def pool(self, hub: str | None = None) -> list[ApiDoc]:
+        """The docs of source `hub` (all when None); raises UsageError for an unknown hub."""
+        ...
+
+
+class Checker(Protocol):
+    """What the pipeline needs of a checker (check.validator.Validator is one)."""
+
+    def check(self, code: str) -> Verdict:
+        """The verdict for any model text or code (the call is extracted first), by AST sub-tree match
+        against the API pool."""
+        ...
+
+    def check_code(self, code: str) -> Verdict:
+        """The verdict for Python code as it is (every call in it)."""
+        ...
+
+
+@dataclass
+class Choice:
+    """What one chooser returns (Pipeline._choose_by_likelihood / _choose_by_grammar / _generate_freely).
+
+    text: the answer: the chosen api_call (select mode) or the model's whole text (generate mode), "" when
+    cut short; docs: the docs it chose among (after prompt fitting); options: their distinct api_calls
+    (select mode; [] in generate mode); doc: the chosen doc when the chooser knows it (likelihood);
+    prompt_seconds: time to build the prompt; first_token: time.perf_counter() at the first token, None when
+    the model wrote none; notes: prompt-fitting warnings for the proposal.
+    """
+
+    text: str
+    docs: list[ApiDoc]
+    options: list[str] = field(default_factory=list)
+    doc: ApiDoc | None = None
+    prompt_seconds: float = 0.0
+    first_token: float | None = None
+    notes: list[str] = field(default_factory=list)
+
+
+def choose_select_by(mode: str, wanted: str, *, can_score: bool) -> str:
+    """How `mode` chooses: "" in generate mode; in select mode "likelihood" when `wanted` (settings.select_by)
+    is "likelihood" and the backend can score text (model.likelihood.can_score), else "grammar"."""
+    if mode != "select":
+        return ""
+    return "likelihood" if wanted == "likelihood" and can_score else "grammar"
 
 
 def shared_prefix(options: Sequence[str]) -> str:
@@ -67,16 +131,25 @@ def clean_task(task: str, limit: int = MAX_TASK_CHARS) -> tuple[str, list[str]]:
 
 
 class Pipeline:
-    """The one path from a task to a checked proposal, shared by the TUI, `ask` and `eval`.
+    """The one path from a task to a checked proposal, shared by the TUI, `ask` and `eval`
+    (built by services.build_pipeline).
 
-    settings: k, hub, mode, max_tokens are read from it; index: an ApiIndex (search, pool); backend: a
-    Backend; validator: an object with .check(code) -> Verdict (default: check.validator.Validator over
-    index.pool(settings.hub)); retriever: "bm25" (default), "none" (0-shot, no docs) or "oracle" (eval only:
-    ask() must be given oracle_doc). family: prompt family (default: backend.family).
+    Args:
+        settings: k, hub, mode, select_by and max_tokens are read from it.
+        index: a SearchIndex (retrieve.index.ApiIndex).
+        backend: a model.backend.Backend (LlamaBackend, RemoteBackend, ScriptedBackend).
+        validator: a Checker; default a check.validator.Validator over index.pool(settings.hub), built on
+            first use.
+        retriever: "bm25" (default), "none" (0-shot, no docs) or "oracle" (eval only: ask() must be given
+            oracle_doc).
+        family: prompt family (model/prompts.py); default backend.family.
+
+    Raises:
+        UsageError: an unknown retriever.
     """
 
     def __init__(
-        self, settings: Settings, index: Any, backend: Backend, validator: Any = None, *,
+        self, settings: Settings, index: SearchIndex, backend: Backend, validator: Checker | None = None, *,
         retriever: str = "bm25", family: str | None = None,
     ) -> None:  # fmt: skip
         if retriever not in RETRIEVERS:
@@ -85,27 +158,23 @@ class Pipeline:
         self.index = index
         self.backend = backend
         self.retriever = retriever
-        self.family = family or getattr(backend, "family", "fewshot")
+        self.family = family or backend.family
         self._validator = validator
         self.last_stats: dict[str, Any] = {}
-        self.constraints: Any = None  # the last task's ConstraintResult (retrieve/constraints.py), or None
+        self.constraints: ConstraintResult | None = None  # the last task's parsed constraints, or None
 
     @property
-    def validator(self) -> Any:
-        """The validator, built on first use over the API pool of settings.hub (~0.1-1 s for a large pool)."""
+    def validator(self) -> Checker:
+        """The checker, built on first use over the API pool of settings.hub (~0.1-1 s for a large pool)."""
         if self._validator is None:
-            from gorilla_tui.check.validator import Validator
-
             self._validator = Validator(self.index.pool(self.settings.hub or None))
         return self._validator
 
     def select_by(self, mode: str | None = None) -> str:
-        """How `mode` (default settings.mode) chooses here: "likelihood" when settings.select_by asks for it
-        and the backend can score text (rerank.can_score), "grammar" otherwise; "" for generate mode."""
-        if (mode or self.settings.mode) != "select":
-            return ""
-        wanted = getattr(self.settings, "select_by", "likelihood")
-        return "likelihood" if wanted == "likelihood" and can_score(self.backend) else "grammar"
+        """How `mode` (default settings.mode) chooses here: choose_select_by with settings.select_by and
+        whether the backend can score text (model.likelihood.can_score)."""
+        mode = mode or self.settings.mode
+        return choose_select_by(mode, self.settings.select_by, can_score=can_score(self.backend))
 
     def retrieve(self, task: str, oracle_doc: ApiDoc | None = None) -> list[Hit]:
         """Hits for `task` by the configured retriever (settings.k, settings.hub). With bm25, constraints
@@ -118,8 +187,6 @@ class Pipeline:
             if oracle_doc is None:
                 raise UsageError("the oracle retriever needs the ground-truth doc (oracle_doc)")
             return [Hit(doc=oracle_doc, score=0.0, rank=1)]
-        from gorilla_tui.retrieve.constraints import search_with_constraints
-
         result = search_with_constraints(self.index, task, k=self.settings.k, hub=self.settings.hub or None)
         self.constraints = result if result.constraints else None
         return list(result.hits)
@@ -153,21 +220,19 @@ class Pipeline:
 
     def _ask(self, task: str, emit: Callable[[Event], None], cancel: threading.Event | None,
              oracle_doc: ApiDoc | None, mode: str) -> Proposal:  # fmt: skip
+        """retrieve -> choose -> check -> build; see ask."""
         if mode not in ("select", "generate"):
             raise UsageError(f"mode must be select or generate, not {mode!r}")
         t0 = time.perf_counter()
-        timings: dict[str, float] = {}
         task, warnings = clean_task(task)
-        warnings += list(getattr(self.backend, "warnings", None) or [])  # e.g. no GPU offload (kernels.py)
+        warnings += list(getattr(self.backend, "warnings", None) or [])  # e.g. no GPU offload (profiles.py)
         hits = self.retrieve(task, oracle_doc)
-        timings["retrieve"] = time.perf_counter() - t0
+        timings = {"retrieve": time.perf_counter() - t0}
         emit(HitsEvent(hits))
-
-        t = time.perf_counter()
+        select_by = self.select_by(mode)
         docs = [h.doc for h in hits]
         usable = [d for d in docs if not d.flagged or d.repaired] or docs  # repaired: pool/repair.py
         options = unique_options(d.call for d in usable)
-        select_by = self.select_by(mode)
         if mode == "select" and not options:
             verdict = Verdict(
                 "no_call",
@@ -179,101 +244,120 @@ class Pipeline:
             return Proposal(task=task, api_call="", code="", verdict=verdict, hits=hits, mode=mode,
                             model=self.backend.name, timings=timings, warnings=warnings,
                             select_by=select_by)  # fmt: skip
-        chosen: ApiDoc | None = None
-        if select_by == "likelihood" and len(options) > 1:
-            timings["prompt"] = time.perf_counter() - t
-            try:
-                chosen = self._choose_by_likelihood(task, usable, hits, cancel)
-            except ContextOverflowError:  # a long task in a small n_ctx: the grammar prompt can be trimmed
-                select_by = "grammar"
-                warnings.append("task too long to score the hits in n_ctx: chose with the grammar instead")
-        if chosen is not None:
-            first = time.perf_counter()
-            kept, text = usable, chosen.call.strip()
-            emit(TokenEvent(text))
-        else:
-            max_tokens = self.settings.max_tokens
-            if (
-                mode == "select"
-            ):  # the longest option bounds the answer (+2 for the lead space and end of grammar)
-                max_tokens = min(max_tokens, max(self.backend.count_tokens(o) for o in options) + 2)
-            budget = self.backend.n_ctx - max_tokens
-            prompt, kept, notes = fit_prompt(self.family, task, docs if mode == "generate" else usable, mode,
-                                             budget, self.backend.count_tokens)  # fmt: skip
-            warnings += notes
-            prompt_text, shared, grammar = prompt.text, "", None
-            if mode == "select":
-                options = unique_options(d.call for d in kept)
-                shared = shared_prefix(options)
-                grammar = choice_grammar([o[len(shared) :] for o in options], lead="" if shared else " ")
-                prompt_text += " " + shared if shared else ""
-            timings["prompt"] = time.perf_counter() - t
-
-            if mode == "select" and len(options) == 1:  # nothing to choose: no model call
-                text, first = options[0], None
-                emit(TokenEvent(text))
-            else:
-                if shared:
-                    emit(TokenEvent(" " + shared))
-                suffixes = [o[len(shared) :] for o in options]
-                if shared:  # the shared text moved into the prompt: keep prompt + max_tokens <= n_ctx exactly
-                    max_tokens = min(max_tokens, self.backend.n_ctx - self.backend.count_tokens(prompt_text))
-                text, first = self._generate(prompt_text, prompt.stop, max_tokens, grammar, suffixes, mode,
-                                             emit, cancel)  # fmt: skip
-                text = shared + text.lstrip() if shared else text
+        choice, select_by = self._choose(task, hits, usable, select_by, emit, cancel)
         t = time.perf_counter()
-        timings["first_token"] = (first or t) - t0
+        timings["prompt"] = choice.prompt_seconds
+        timings["first_token"] = (choice.first_token or t) - t0
         timings["generate"] = t - t0 - timings["retrieve"] - timings["prompt"]
-        if chosen is None:  # _choose_by_likelihood keeps its own scoring stats
-            self.last_stats = dict(getattr(self.backend, "last_stats", {}) or {})
         if cancel is not None and cancel.is_set():
             raise AskCancelled("cancelled")
-
-        if mode == "select":
-            api_call, code, code_source, explanation = self._selected(text, options, kept, chosen)
-            if code_source == "example_code" and not self.validator.check(code).ok:
-                # the doc's example is shown only when it passes the check too (issue 15: an unquoted
-                # model id or Python 2 line in an example must not sit under a `valid` badge)
-                warnings.append("the doc's example code does not pass the check: showing the call alone")
-                code, code_source = api_call, "model"
-        else:
-            api_call, code, code_source, explanation = self._extracted(text)
-        verdict = self.validator.check(api_call or code) if (api_call or code) else Verdict(
-            "no_call", diagnostics=["the model gave no API call"], reason="no_call:no_code")  # fmt: skip
-        if verdict.ok and mode == "generate" and code.strip() and code.strip() != api_call.strip():
-            shown = self.validator.check_code(code)  # the code the person copies and runs must pass too
-            if shown.kind not in ("valid", "no_call"):
-                shown.diagnostics.insert(0, "the api_call is valid, but the code shown is not")
-                verdict = shown
+        proposal = self._proposal(task, hits, choice, mode, select_by, warnings + choice.notes)
+        emit(VerdictEvent(proposal.verdict))
         timings["validate"] = time.perf_counter() - t
-        emit(VerdictEvent(verdict))
         timings["total"] = time.perf_counter() - t0
-        constraints: list[dict[str, Any]] = []
-        if self.constraints is not None:
-            constraints = self.constraints.for_doc(verdict.matched)
-            if self.constraints.message:
-                warnings.append(self.constraints.message)
-        return Proposal(task=task, api_call=api_call, code=code, verdict=verdict, hits=hits,
-                        explanation=explanation, code_source=code_source, mode=mode, model=self.backend.name,
-                        raw_text=text, timings=timings, warnings=warnings, constraints=constraints,
-                        select_by=select_by)  # fmt: skip
+        proposal.timings = timings
+        return proposal
 
-    def _generate(self, prompt: str, stop: Sequence[str], max_tokens: int, grammar: str | None,
-                  options: list[str], mode: str, emit: Callable[[Event], None],
-                  cancel: threading.Event | None) -> tuple[str, float | None]:  # fmt: skip
-        """Stream the completion, emitting TokenEvents. In select mode stop as soon as only one option is
-        still a prefix match (the grammar allows nothing else), and emit the rest of it ourselves."""
+    def _choose(
+        self,
+        task: str,
+        hits: list[Hit],
+        usable: list[ApiDoc],
+        select_by: str,
+        emit: Callable[[Event], None],
+        cancel: threading.Event | None,
+    ) -> tuple[Choice, str]:
+        """Run the chooser `select_by` asks for ("likelihood", "grammar"; "" = generate mode) and return its
+        Choice and how it chose. Likelihood needs two distinct calls to choose between; a task too long to
+        score in n_ctx falls back to the grammar (its prompt can be trimmed), with a note in Choice.notes."""
+        if select_by == "likelihood" and len(unique_options(d.call for d in usable)) > 1:
+            try:
+                choice = self._choose_by_likelihood(task, usable, hits, cancel)
+            except ContextOverflowError:
+                choice = self._choose_by_grammar(task, usable, emit, cancel)
+                choice.notes.insert(
+                    0, "task too long to score the hits in n_ctx: chose with the grammar instead"
+                )
+                return choice, "grammar"
+            emit(TokenEvent(choice.text))
+            return choice, select_by
+        if select_by:
+            return self._choose_by_grammar(task, usable, emit, cancel), select_by
+        return self._generate_freely(task, [h.doc for h in hits], emit, cancel), select_by
+
+    def _choose_by_likelihood(self, task: str, docs: list[ApiDoc], hits: list[Hit],
+                              cancel: threading.Event | None) -> Choice:  # fmt: skip
+        """The doc of `docs` with the highest log p(task | doc) (model/likelihood.py); sets Hit.lm_score on
+        the hits that were scored. Raises AskCancelled when `cancel` is set while scoring,
+        ContextOverflowError when a doc + task exceeds n_ctx."""
+        scores = query_likelihoods(self.backend, task, docs, cancel)
+        self.last_stats = dict(self.backend.last_stats or {})
+        if len(scores) < len(docs) or (cancel is not None and cancel.is_set()):
+            raise AskCancelled("cancelled")
+        by_id = {id(d): sc for d, sc in zip(docs, scores, strict=True)}
+        for h in hits:
+            h.lm_score = by_id.get(id(h.doc))
+        chosen = docs[best(scores)]
+        options = unique_options(d.call for d in docs)
+        return Choice(chosen.call.strip(), docs, options, doc=chosen, first_token=time.perf_counter())
+
+    def _choose_by_grammar(self, task: str, docs: list[ApiDoc], emit: Callable[[Event], None],
+                           cancel: threading.Event | None) -> Choice:  # fmt: skip
+        """One api_call of `docs`, written by the model under a GBNF grammar that allows only those calls.
+        The text all options share goes into the prompt (prompt evaluation is far cheaper than constrained
+        generation); with a single option there is nothing to choose and no model call."""
+        t = time.perf_counter()
+        options = unique_options(d.call for d in docs)
+        # the longest option bounds the answer (+2 for the lead space and the end of the grammar)
+        max_tokens = min(self.settings.max_tokens, max(self.backend.count_tokens(o) for o in options) + 2)
+        prompt, kept, notes = fit_prompt(self.family, task, docs, "select", self.backend.n_ctx - max_tokens,
+                                         self.backend.count_tokens)  # fmt: skip
+        options = unique_options(d.call for d in kept)
+        shared = shared_prefix(options)
+        suffixes = [o[len(shared) :] for o in options]
+        grammar = choice_grammar(suffixes, lead="" if shared else " ")
+        prompt_text = prompt.text + (" " + shared if shared else "")
+        prompt_seconds = time.perf_counter() - t
+        if len(options) == 1:  # nothing to choose: no model call
+            emit(TokenEvent(options[0]))
+            self.last_stats = dict(self.backend.last_stats or {})
+            return Choice(options[0], kept, options, prompt_seconds=prompt_seconds, notes=notes)
+        if shared:  # the shared text moved into the prompt: keep prompt + max_tokens <= n_ctx exactly
+            emit(TokenEvent(" " + shared))
+            max_tokens = min(max_tokens, self.backend.n_ctx - self.backend.count_tokens(prompt_text))
+        text, first = self._stream(prompt_text, (), max_tokens, grammar, suffixes, emit, cancel)
+        text = shared + text.lstrip() if shared else text
+        return Choice(text, kept, options, prompt_seconds=prompt_seconds, first_token=first, notes=notes)
+
+    def _generate_freely(self, task: str, docs: list[ApiDoc], emit: Callable[[Event], None],
+                         cancel: threading.Event | None) -> Choice:  # fmt: skip
+        """The model's own answer (generate mode: a Gorilla model writes its fields), up to
+        settings.max_tokens, stopping at the prompt family's stop strings."""
+        t = time.perf_counter()
+        max_tokens = self.settings.max_tokens
+        prompt, kept, notes = fit_prompt(self.family, task, docs, "generate", self.backend.n_ctx - max_tokens,
+                                         self.backend.count_tokens)  # fmt: skip
+        prompt_seconds = time.perf_counter() - t
+        text, first = self._stream(prompt.text, prompt.stop, max_tokens, None, None, emit, cancel)
+        return Choice(text, kept, prompt_seconds=prompt_seconds, first_token=first, notes=notes)
+
+    def _stream(self, prompt: str, stop: Sequence[str], max_tokens: int, grammar: str | None,
+                options: list[str] | None, emit: Callable[[Event], None],
+                cancel: threading.Event | None) -> tuple[str, float | None]:  # fmt: skip
+        """Stream the completion, emitting TokenEvents; returns (text, perf_counter at the first token or
+        None). With `options` (select mode) stop as soon as only one option is still a prefix match (the
+        grammar allows nothing else), and emit the rest of it ourselves. Keeps backend.last_stats."""
         parts: list[str] = []
         first: float | None = None
-        stream = self.backend.complete(prompt, max_tokens=max_tokens, stop=stop if mode == "generate" else (),
-                                       grammar=grammar, temperature=0.0, cancel=cancel)  # fmt: skip
+        stream = self.backend.complete(prompt, max_tokens=max_tokens, stop=stop, grammar=grammar,
+                                       temperature=0.0, cancel=cancel)  # fmt: skip
         try:
             for piece in stream:
                 if first is None:
                     first = time.perf_counter()
                 parts.append(piece)
                 emit(TokenEvent(piece))
-                if mode == "select":
+                if options is not None:
                     sofar = "".join(parts).lstrip()
                     alive = [o for o in options if o.startswith(sofar)]
                     if len(alive) == 1:
@@ -286,32 +370,49 @@ class Pipeline:
             close = getattr(stream, "close", None)
             if close:
                 close()
+        self.last_stats = dict(self.backend.last_stats or {})
         return "".join(parts), first
 
-    def _choose_by_likelihood(self, task: str, docs: list[ApiDoc], hits: list[Hit],
-                              cancel: threading.Event | None) -> ApiDoc:  # fmt: skip
-        """The doc of `docs` with the highest log p(task | doc) (model/likelihood.py); sets Hit.lm_score
-        on the
-        hits that were scored. Raises AskCancelled when `cancel` is set while scoring."""
-        from gorilla_tui.model.likelihood import best, query_likelihoods
-
-        scores = query_likelihoods(self.backend, task, docs, cancel)
-        self.last_stats = dict(getattr(self.backend, "last_stats", {}) or {})
-        if len(scores) < len(docs) or (cancel is not None and cancel.is_set()):
-            raise AskCancelled("cancelled")
-        by_id = {id(d): sc for d, sc in zip(docs, scores, strict=True)}
-        for h in hits:
-            h.lm_score = by_id.get(id(h.doc))
-        return docs[best(scores)]
+    def _proposal(self, task: str, hits: list[Hit], choice: Choice, mode: str, select_by: str,
+                  warnings: list[str]) -> Proposal:  # fmt: skip
+        """The Proposal for `choice`: its call and code (the chosen doc's example code in select mode, the
+        extracted code in generate mode), the checker's verdict on them, and the task's constraints as
+        satisfied / violated / unknown for the matched doc. timings are filled in by _ask."""
+        if mode == "select":
+            api_call, code, code_source, explanation = self._selected(choice)
+            if code_source == "example_code" and not self.validator.check(code).ok:
+                # the doc's example is shown only when it passes the check too (issue 15: an unquoted
+                # model id or Python 2 line in an example must not sit under a `valid` badge)
+                warnings.append("the doc's example code does not pass the check: showing the call alone")
+                code, code_source = api_call, "model"
+        else:
+            api_call, code, code_source, explanation = self._extracted(choice.text)
+        verdict = self.validator.check(api_call or code) if (api_call or code) else Verdict(
+            "no_call", diagnostics=["the model gave no API call"], reason="no_call:no_code")  # fmt: skip
+        if verdict.ok and mode == "generate" and code.strip() and code.strip() != api_call.strip():
+            shown = self.validator.check_code(code)  # the code the person copies and runs must pass too
+            if shown.kind not in ("valid", "no_call"):
+                shown.diagnostics.insert(0, "the api_call is valid, but the code shown is not")
+                verdict = shown
+        constraints: list[dict[str, Any]] = []
+        if self.constraints is not None:
+            constraints = self.constraints.for_doc(verdict.matched)
+            if self.constraints.message:
+                warnings.append(self.constraints.message)
+        return Proposal(task=task, api_call=api_call, code=code, verdict=verdict, hits=hits,
+                        explanation=explanation, code_source=code_source, mode=mode, model=self.backend.name,
+                        raw_text=choice.text, warnings=warnings, constraints=constraints,
+                        select_by=select_by)  # fmt: skip
 
     @staticmethod
-    def _selected(text: str, options: list[str], docs: list[ApiDoc],
-                  chosen_doc: ApiDoc | None = None) -> tuple[str, str, str, str]:  # fmt: skip
-        chosen = text.strip()
-        if chosen not in options:  # cut short (max_tokens or cancel): take the option it started
-            started = [o for o in options if chosen and o.startswith(chosen)]
+    def _selected(choice: Choice) -> tuple[str, str, str, str]:
+        """(api_call, code, code_source, explanation) for a select-mode choice: the code is the chosen doc's
+        example code when it has one."""
+        chosen = choice.text.strip()
+        if chosen not in choice.options:  # cut short (max_tokens or cancel): take the option it started
+            started = [o for o in choice.options if chosen and o.startswith(chosen)]
             chosen = started[0] if len(started) == 1 else ""
-        doc = chosen_doc or next((d for d in docs if d.call.strip() == chosen), None)
+        doc = choice.doc or next((d for d in choice.docs if d.call.strip() == chosen), None)
         if not chosen or doc is None:
             return "", "", "model", ""
         explanation = " ".join(x for x in (doc.functionality, doc.description) if x).strip()
@@ -321,8 +422,7 @@ class Pipeline:
 
     @staticmethod
     def _extracted(text: str) -> tuple[str, str, str, str]:
-        from gorilla_tui.check.extract import extract
-
+        """(api_call, code, code_source, explanation) pulled out of a generate-mode answer (check/extract)."""
         ex = extract(text)
         api_call = (ex.api_call or "").strip()
         return api_call, (ex.code or api_call), "model", ex.explanation or ""

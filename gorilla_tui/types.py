@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
-from gorilla_tui.pool.doc import ApiDoc
+if TYPE_CHECKING:  # types sits below pool in the layers (pyproject [tool.importlinter]): annotations only
+    from gorilla_tui.pool.doc import ApiDoc
 
 #: The five verdicts of the AST check (DESIGN.md, "verdict").
 VerdictKind = Literal["valid", "wrong_args", "hallucination", "unparseable", "no_call"]

@@ -1,4 +1,10 @@
-"""Shared fixtures: every test gets its own GORILLA_TUI_HOME; real data comes from ../shared."""
+"""Shared fixtures: every test gets its own GORILLA_TUI_HOME; the small API pool of tests/data/pool; the real
+APIBench and APIZoo data from ../shared.
+
+Tiers: tests that need ../shared (the `apibench` or `apizoo` fixture, directly or through another fixture,
+or a file under tests/apibench/) get the `apibench` marker here; `pytest -m "not apibench"` runs the rest,
+which needs nothing outside the repository. Both run by default.
+"""
 
 from __future__ import annotations
 
@@ -7,13 +13,53 @@ from pathlib import Path
 
 import pytest
 
+from gorilla_tui.pool.doc import ApiDoc, load_apizoo, load_jsonl
+from gorilla_tui.retrieve.index import ApiIndex
+
 REPO = Path(__file__).resolve().parent.parent
 #: ../shared beside the checkout (CI lays it there); GORILLA_TUI_SHARED overrides.
 SHARED = Path(os.environ.get("GORILLA_TUI_SHARED", REPO.parent / "shared")).resolve()
 APIBENCH = SHARED / "apibench"
 APIZOO = SHARED / "apizoo"
+#: The hand-written small pool: (file, source) in the formats the loaders read.
+SMALL_POOL = REPO / "tests" / "data" / "pool"
+SMALL_POOL_FILES = (
+    ("torchhub_api.jsonl", "torchhub"),
+    ("tensorflowhub_api.jsonl", "tensorflowhub"),
+    ("huggingface_api.jsonl", "huggingface"),
+    ("apizoo.json", "apizoo"),
+    ("python_env.jsonl", "python-env"),
+)
 
 pytest_plugins: list[str] = ["fixtures_model"]
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Mark every test that reads ../shared (see the module docstring) with `apibench`."""
+    folder = REPO / "tests" / "apibench"
+    for item in items:
+        needs = {"apibench", "apizoo"} & set(getattr(item, "fixturenames", ()))
+        if needs or folder in Path(str(item.fspath)).parents:
+            item.add_marker(pytest.mark.apibench)
+
+
+@pytest.fixture(scope="session")
+def small_pool() -> list[ApiDoc]:
+    """The API pool of tests/data/pool (21 docs written for the tests): Torch Hub (8, one flagged: its
+    api_call does not parse), TensorFlow Hub (4) and Hugging Face (5) in APIBench JSONL, APIZoo JSON (a REST
+    endpoint, and a client call written as a typed signature, flagged like such APIZoo entries) and
+    python-env (2, APIBench field names), each read by the real loader of its format."""
+    docs: list[ApiDoc] = []
+    for name, source in SMALL_POOL_FILES:
+        loader = load_apizoo if name.endswith(".json") else load_jsonl
+        docs += loader(SMALL_POOL / name, source).docs
+    return docs
+
+
+@pytest.fixture(scope="session")
+def small_index(small_pool: list[ApiDoc]) -> ApiIndex:
+    """An in-memory BM25 index over small_pool."""
+    return ApiIndex.build(small_pool)
 
 
 @pytest.fixture(autouse=True)

@@ -7,6 +7,10 @@ import re
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
+from gorilla_tui.check.callsite import scan
+from gorilla_tui.parsing import parse
+from gorilla_tui.pool.pyenv.source import SOURCE
+
 if TYPE_CHECKING:
     from tree_sitter import Node
 
@@ -28,8 +32,6 @@ def import_aliases(code: str | Node) -> dict[str, str]:
     functions, if/try blocks count too (the proposal is a snippet). A later import of a name wins.
     """
     if isinstance(code, str):
-        from gorilla_tui.parsing import parse
-
         code = parse(code).root_node
     aliases: dict[str, str] = {}
     stack = [code]
@@ -88,9 +90,6 @@ def missing_required(doc: ApiDoc, call: CallSite) -> list[str]:
     The doc's api_call template passes required positional parameters by position and required
     keyword-only ones as ``name=name``; a call may give a positional one by keyword too.
     """
-    from gorilla_tui.check.callsite import scan
-    from gorilla_tui.pool.pyenv.source import SOURCE
-
     if doc.source != SOURCE or call.splat or "required" not in doc.api_arguments.values():
         return []
     template = next(

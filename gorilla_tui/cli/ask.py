@@ -3,18 +3,18 @@
 from __future__ import annotations
 
 import argparse
-import contextlib
 import json
-import signal
 import sys
 import threading
-from collections.abc import Iterator
 from typing import Any
 
+from gorilla_tui.cancel import ctrl_c_sets
 from gorilla_tui.cli.options import add_model_options, settings_from_args
-from gorilla_tui.cli.run import add_isolation_option
+from gorilla_tui.cli.run import add_isolation_option, check_run_args, confirm_and_run, open_history
+from gorilla_tui.config import Settings
 from gorilla_tui.errors import GorillaError
 from gorilla_tui.textsafe import safe_text
+from gorilla_tui.types import Proposal
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -37,51 +37,20 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=run)
 
 
-@contextlib.contextmanager
-def ctrl_c_cancels(cancel: threading.Event) -> Iterator[list[int]]:
-    """While inside: Ctrl+C (SIGINT) sets `cancel` and is recorded in the yielded list, instead of raising
-    KeyboardInterrupt wherever Python happens to be. The backends check `cancel` between tokens, so the ask
-    stops within a token; a KeyboardInterrupt raised inside llama.cpp's ctypes log callback (model loading)
-    would be printed and dropped by ctypes instead. The previous handler is restored on exit. Off the main
-    thread (signal handlers cannot be set there) this does nothing."""
-    hits: list[int] = []
-    if threading.current_thread() is not threading.main_thread():
-        yield hits
-        return
-
-    def handler(signum: int, _frame: Any) -> None:
-        hits.append(signum)
-        cancel.set()
-
-    old = signal.signal(signal.SIGINT, handler)
-    try:
-        yield hits
-    finally:
-        signal.signal(signal.SIGINT, old)
-
-
 def run(args: argparse.Namespace) -> int:
     """Answer the task; exit 0 for a valid verdict, 1 for any other verdict, 2 for bad input/setup,
     130 after Ctrl+C (at any point: loading the index or the model, retrieval or generation).
     With --run: then confirm and run the code in the sandbox; the exit status is the run's (cli/run.py)."""
-    from gorilla_tui.pipeline import clean_task
+    from gorilla_tui import services  # deferred: numpy, scipy, tree-sitter (~0.3 s); `--help` stays fast
+    from gorilla_tui.pipeline import clean_task  # deferred with services
 
     settings = settings_from_args(args)
     clean_task(args.task)  # an empty task fails before the model is loaded
-    if settings.endpoint:
-        from gorilla_tui.model.remote import check_endpoint
-
-        check_endpoint(settings.endpoint)  # "notaurl": one line, exit 2, before anything loads
-    elif settings.kernel:
-        from gorilla_tui.model.profiles import choose_profile
-
-        choose_profile(settings.kernel)  # an unknown name: exit 2 with the known names, before loading
+    services.check_settings(settings)  # a bad --endpoint or --kernel: one line, exit 2, before anything loads
     if args.run:
-        from gorilla_tui.cli.run import check_run_args
-
         check_run_args(args)  # no TTY and no --yes: refuse before the model is loaded
     cancel = threading.Event()
-    with ctrl_c_cancels(cancel) as interrupted:
+    with ctrl_c_sets(cancel) as interrupted:
         try:
             proposal = _ask(args, settings, cancel, interrupted)
         except GorillaError:
@@ -91,8 +60,6 @@ def run(args: argparse.Namespace) -> int:
     if interrupted:
         raise KeyboardInterrupt  # cli.main: "gorilla-tui: interrupted", exit 130
     data = proposal.to_dict()
-    from gorilla_tui.cli.run import open_history
-
     if args.json and args.run:
         pass  # one JSON document: the proposal goes into the run report below
     elif args.json:
@@ -108,8 +75,6 @@ def run(args: argparse.Namespace) -> int:
         if not proposal.code.strip():
             print("gorilla-tui: nothing to run: the proposal has no code", file=sys.stderr)
             return 1
-        from gorilla_tui.cli.run import confirm_and_run
-
         return confirm_and_run(
             proposal.code, proposal.verdict, args, extra={"proposal": data}, task_id=task_id, history=history
         )
@@ -125,42 +90,29 @@ _BADGE = {
 }
 
 
-def _load_or_build_index(api_index: Any) -> Any:
-    """The live index; on first launch (none yet) build it with retrieve.bootstrap.first_launch_index (the
-    configured sources, falling back to the offline python-env pool) and say on stderr what was done."""
-    from gorilla_tui.errors import IndexMissingError
+def _ask(
+    args: argparse.Namespace, settings: Settings, cancel: threading.Event, interrupted: list[int]
+) -> Proposal:
+    """Load the index (building it on first launch) and the backend through services, then pipeline.ask;
+    stop early (AskCancelled) when Ctrl+C came during a slow step."""
+    from gorilla_tui import services  # deferred: numpy, scipy, tree-sitter (~0.3 s); `--help` stays fast
+    from gorilla_tui.pipeline import AskCancelled  # deferred with services
 
-    try:
-        return api_index.load()
-    except IndexMissingError:
-        from gorilla_tui.retrieve.bootstrap import first_launch_index
-
-        print("gorilla-tui: no index yet: building it now (first launch) ...", file=sys.stderr)
-        message = first_launch_index()
-        if message:
-            print(f"gorilla-tui: {message}", file=sys.stderr)
-        return api_index.load()
-
-
-def _ask(args: argparse.Namespace, settings: Any, cancel: threading.Event, interrupted: list[int]) -> Any:
-    """Load the index and the backend, then pipeline.ask; stop early (cancel set) after each slow step."""
-    from gorilla_tui.model.backend import open_backend
-    from gorilla_tui.pipeline import AskCancelled, Pipeline
-    from gorilla_tui.retrieve.index import ApiIndex
-
-    index = _load_or_build_index(ApiIndex)
-    if settings.hub:
-        index.pool(settings.hub)  # unknown hub: UsageError now
+    index = services.load_index(hub=settings.hub, build_if_missing=True, note=_note)
     if interrupted:
         raise AskCancelled("cancelled")
-    backend = open_backend(settings)  # loading the model: ~0.3-1 s; Ctrl+C is honoured right after it
+    backend = services.load_backend(settings)  # loading the model: ~0.3-1 s; Ctrl+C is honoured after it
     if interrupted:
         raise AskCancelled("cancelled")
-    return Pipeline(settings, index, backend).ask(args.task, cancel=cancel)
+    return services.build_pipeline(settings, index, backend).ask(args.task, cancel=cancel)
+
+
+def _note(line: str) -> None:
+    print(f"gorilla-tui: {line}", file=sys.stderr)
 
 
 def _print_panel(d: dict[str, Any]) -> None:
-    from rich.console import Console, Group
+    from rich.console import Console, Group  # deferred: rich (~0.1 s); --help and --json stay fast
     from rich.panel import Panel
     from rich.syntax import Syntax
     from rich.table import Table
@@ -207,7 +159,7 @@ def panel_title(d: dict[str, Any]) -> str:
     [mode, model], as rich markup: control characters (a terminal escape sequence typed into the task)
     are shown as visible escapes (textsafe.safe_text) and square brackets are escaped, so the task is
     shown, never interpreted."""
-    from rich.markup import escape
+    from rich.markup import escape  # deferred: rich (~0.1 s); --help and --json stay fast
 
     task = safe_text(d["task"][:70].strip(), newlines=False)
     return escape(f"{task}  [{d['mode']}, {d['model']}]".strip())

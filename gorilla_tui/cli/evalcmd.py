@@ -1,26 +1,32 @@
-"""`gorilla-tui eval score`: score model responses on APIBench (strict or the paper's gorilla metric)."""
+"""`gorilla-tui eval score` and `eval run`: score model responses on APIBench (strict or the paper's gorilla
+metric), or answer a hub's eval set with the local model, resumably, then score it."""
 
 from __future__ import annotations
 
 import argparse
-import importlib
 import json
 import sys
+import threading
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from gorilla_tui.cancel import ctrl_c_sets
+from gorilla_tui.cli.options import add_model_options, settings_from_args
+from gorilla_tui.config import Settings
+from gorilla_tui.errors import UsageError
+from gorilla_tui.textsafe import safe_text
+
+if TYPE_CHECKING:
+    from gorilla_tui.evaluate import run as evalrun
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    """Add the `eval` subcommand and its `score` action (`eval run` registers itself beside it)."""
+    """Add the `eval` subcommand and its `score` and `run` actions."""
     p = sub.add_parser("eval", help="APIBench evaluation", description="Evaluate on APIBench.")
     actions = p.add_subparsers(dest="eval_command", metavar="ACTION", parser_class=type(p))
     p.set_defaults(func=lambda args: _usage(p))
     register_score(actions)
-    try:  # `eval run` (generation) lives in its own module gorilla_tui/cli/evalrun.py when present
-        evalrun = importlib.import_module("gorilla_tui.cli.evalrun")
-    except ModuleNotFoundError as e:
-        if e.name != "gorilla_tui.cli.evalrun":
-            raise
-    else:
-        evalrun.register(actions)
+    register_run(actions)
 
 
 def _usage(parser: argparse.ArgumentParser) -> int:
@@ -64,7 +70,12 @@ def register_score(actions: argparse._SubParsersAction) -> None:
 
 def run_score(args: argparse.Namespace) -> int:
     """Score args.responses and print the result (warnings also go to stderr, one line each)."""
-    from gorilla_tui.evaluate.score import score_file
+    from rich.console import Console  # deferred: rich (~0.1 s); --help and --json stay fast
+    from rich.table import Table
+
+    from gorilla_tui.evaluate.score import (
+        score_file,  # deferred: numpy, scipy, tree-sitter (~0.3 s); `--help` stays fast
+    )
 
     score = score_file(
         args.hub,
@@ -79,9 +90,6 @@ def run_score(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(score.to_dict(), ensure_ascii=False))
         return 0
-    from rich.console import Console
-    from rich.table import Table
-
     console = Console()
     head = Table(title=f"{score.hub} · metric {score.metric} · n={score.n}")
     for col in ("accuracy", "hallucination", "error"):
@@ -111,3 +119,185 @@ def run_score(args: argparse.Namespace) -> int:
     for note in score.notes:
         console.print(f"[dim]{note}[/]")
     return 0
+
+
+def register_run(actions: argparse._SubParsersAction) -> None:
+    """Add `eval run`."""
+    p = actions.add_parser(
+        "run",
+        help="answer a hub's eval set with the model and score it",
+        description="Answer every task of a hub's APIBench eval set through the same pipeline as the TUI, "
+        "append the answers to --out as Gorilla response lines (a rerun resumes where it stopped), then "
+        "score them with both metrics. Ctrl+C stops after the current task; twice drops it.",
+    )
+    add_data_options(p)
+    p.add_argument("--retriever", required=True, choices=("none", "bm25", "oracle"),
+                   help="none: no docs (0-shot); bm25: the index, this hub's pool only; oracle: the "
+                   "ground-truth doc")  # fmt: skip
+    add_model_options(p, hub=False, max_tokens=False)  # --hub: the eval set's, from add_data_options
+    p.add_argument("--limit", type=int, default=None, metavar="N", help="answer at most N tasks")
+    p.add_argument("--sample", choices=("head", "spread"), default="head",
+                   help="with --limit: the first N tasks (head) or N evenly spaced (spread)")  # fmt: skip
+    p.add_argument("--concurrency", type=int, default=1, metavar="N",
+                   help="with --endpoint: send up to N tasks to the server at once (retrieval and checking "
+                   "stay local; the file keeps the task order); default 1")  # fmt: skip
+    p.add_argument("--out", required=True, metavar="FILE", help="response file (JSON Lines), appended")
+    p.add_argument("--json", action="store_true", help="print the summary as JSON")
+    p.set_defaults(func=run_eval)
+
+
+def run_eval(args: argparse.Namespace) -> int:
+    """Answer, then print the summary. Exit 0 when every selected task is answered, 130 when stopped."""
+    from gorilla_tui import services  # deferred: numpy, scipy, tree-sitter (~0.3 s); `--help` stays fast
+    from gorilla_tui.evaluate import run as evalrun  # deferred with services
+
+    data = evalrun.hub_data(
+        args.hub, from_dir=args.from_dir, eval_path=args.eval_file, pool_path=args.pool_file
+    )
+    settings = settings_from_args(args).replace(hub=data.hub)
+    if not 1 <= args.concurrency <= evalrun.MAX_CONCURRENCY:
+        raise UsageError(f"--concurrency must be in 1..{evalrun.MAX_CONCURRENCY}, not {args.concurrency}")
+    if args.concurrency > 1 and not settings.endpoint:
+        raise UsageError(
+            "--concurrency above 1 needs --endpoint: a local model answers one task at a time",
+            hint="start a server (python -m llama_cpp.server --model FILE.gguf) and pass --endpoint URL",
+        )
+    tasks = evalrun.select_tasks(evalrun.load_tasks(data.eval_path, data.hub), args.limit, args.sample)
+    model = services.model_label(settings)
+
+    def note(line: str) -> None:  # the server's own words: escaped
+        print(f"gorilla-tui: note: {safe_text(line, newlines=False)}", file=sys.stderr)
+
+    select_by = services.planned_select_by(settings, note=note)
+    info = evalrun.RunInfo(data.hub, args.retriever, settings.mode, model, settings.k, select_by)
+    existed = Path(args.out).exists()
+    done, notes = evalrun.load_answers(args.out, info)  # a wrong --out fails before the model loads
+    for note in notes:
+        print(f"gorilla-tui: {args.out}: {note}", file=sys.stderr)
+    stats = evalrun.RunStats(skipped=len(tasks), concurrency=args.concurrency)
+    if any(t.question_id not in done for t in tasks):
+        stats = _answer(args, settings, data, tasks, info, len(done.keys() & {t.question_id for t in tasks}))
+    if stats.stopped and not done and not stats.answered:  # stopped before the first answer: nothing to sum
+        out = Path(args.out)
+        if not existed and out.exists() and out.stat().st_size == 0:
+            out.unlink()
+        return 130
+    summary = evalrun.summarise(args.out, data.hub, tasks, eval_path=data.eval_path, pool_path=data.pool_path)
+    if args.json:
+        out = {"hub": data.hub, "retriever": args.retriever, "mode": settings.mode,
+               "select_by": info.select_by, "model": model, "k": settings.k, "out": str(args.out),
+               "answered": stats.answered, "skipped": stats.skipped, "stopped": stats.stopped,
+               "concurrency": stats.concurrency, "seconds": round(stats.seconds, 3),
+               "tasks_per_s": round(stats.tasks_per_s, 4), **summary.to_dict()}  # fmt: skip
+        print(json.dumps(out, ensure_ascii=False))
+    else:
+        _print_summary(summary, info, stats, str(args.out))
+    return 130 if stats.stopped else 0
+
+
+def _answer(
+    args: argparse.Namespace,
+    settings: Settings,
+    data: evalrun.HubData,
+    tasks: list[evalrun.EvalTask],
+    info: evalrun.RunInfo,
+    done: int,
+) -> evalrun.RunStats:
+    """Answer the tasks not yet in args.out through the pipeline services builds, with a progress bar on
+    stderr. Ctrl+C: first stops after the current task, second drops it, third is a KeyboardInterrupt."""
+    from rich.console import Console  # deferred: rich (~0.1 s); --help and --json stay fast
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        ProgressColumn,
+        SpinnerColumn,
+        TextColumn,
+        TimeElapsedColumn,
+        TimeRemainingColumn,
+    )
+    from rich.text import Text
+
+    from gorilla_tui import services  # deferred: numpy, scipy, tree-sitter (~0.3 s); `--help` stays fast
+    from gorilla_tui.evaluate import run as evalrun  # deferred with services
+
+    class RateColumn(ProgressColumn):
+        """Seconds per task (rich's own speed estimate over its recent samples)."""
+
+        def render(self, task: Any) -> Text:
+            return Text(f"{1 / task.speed:.2f} s/task" if task.speed else "-- s/task", style="cyan")
+
+    console = Console(stderr=True)
+    index, where = evalrun.hub_index(data)
+    console.print(f"[dim]{data.hub}: {len(tasks)} tasks, {done} already in {args.out}; index: {where}[/]")
+    backend = services.load_backend(settings)
+    pipeline = services.build_pipeline(settings, index, backend, retriever=info.retriever)
+    if pipeline.select_by() != info.select_by:  # a backend that cannot score after all: lines say "grammar"
+        raise UsageError(
+            f"select mode cannot choose by {info.select_by} with model {info.model}",
+            hint="use --select-by grammar",
+        )
+    stop, cancel = threading.Event(), threading.Event()
+    valid = [0, 0]
+    columns = (SpinnerColumn(), TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
+               RateColumn(), TimeElapsedColumn(), TextColumn("eta"), TimeRemainingColumn())  # fmt: skip
+    with Progress(*columns, console=console) as progress:
+        bar = progress.add_task(f"{data.hub} {info.retriever}", total=len(tasks), completed=done)
+
+        def on_answer(line: dict[str, Any]) -> None:
+            valid[0] += line["verdict"] == "valid"
+            valid[1] += 1
+            note = " [yellow]stopping after this task[/]" if stop.is_set() else ""
+            desc = f"{data.hub} {info.retriever} valid {valid[0]}/{valid[1]}{note}"
+            progress.update(bar, advance=1, description=desc)
+
+        def worker() -> Any:  # one pipeline per worker thread, sharing index, backend and validator
+            return services.build_pipeline(settings, index, backend, retriever=info.retriever,
+                                           validator=pipeline.validator)  # fmt: skip
+
+        with ctrl_c_sets(stop, cancel, escalate=True):
+            stats = evalrun.answer_tasks(pipeline, tasks, args.out, info, stop=stop, cancel=cancel,
+                                         on_answer=on_answer, concurrency=args.concurrency,
+                                         workers=worker if args.concurrency > 1 else None)  # fmt: skip
+    done_now = stats.answered + stats.failed
+    if done_now:
+        console.print(f"[dim]{done_now} tasks in {stats.seconds:.1f} s: {stats.tasks_per_s:.3f} tasks/s "
+                      f"(concurrency {stats.concurrency})[/]")  # fmt: skip
+    if stats.stopped:
+        console.print(f"[yellow]stopped: {stats.answered} answered now; rerun the same command to resume[/]")
+    return stats
+
+
+def _pct(x: float) -> str:
+    return f"{100 * x:.2f} %"
+
+
+def _print_summary(
+    summary: evalrun.Summary, info: evalrun.RunInfo, stats: evalrun.RunStats, out: str
+) -> None:
+    from rich.console import Console  # deferred: rich (~0.1 s); --help and --json stay fast
+    from rich.table import Table
+
+    console = Console()
+    d = summary.to_dict()
+    mode = f"{info.mode} by {info.select_by}" if info.select_by else info.mode
+    head = Table(title=f"{info.hub} · {info.retriever} · {mode} · {info.model} · k={info.k} · n={summary.n}")
+    for col in ("metric", "accuracy", "hallucination", "error"):
+        head.add_column(col, justify="right" if col != "metric" else "left")
+    for score in (summary.gorilla, summary.strict):
+        head.add_row(score.metric, _pct(score.accuracy), _pct(score.hallucination), _pct(score.error))
+    console.print(head)
+    console.print(
+        f"latency p50 {summary.latency_p50:.2f} s, p95 {summary.latency_p95:.2f} s · right API in the hits "
+        f"(api@k) {_pct(d['api_at_k'])} · picked {_pct(d['picked'])} · picked when in the hits "
+        f"{_pct(d['picked_when_in_hits'])} · failed {summary.failed}"
+    )
+    table = Table(title="per domain")
+    for col in ("domain", "n", "gorilla acc", "strict acc", "hallucination"):
+        table.add_column(col, justify="left" if col == "domain" else "right")
+    for domain, row in summary.gorilla.per_domain.items():
+        strict = summary.strict.per_domain.get(domain, {})
+        table.add_row(domain, str(int(row["n"])), _pct(row["accuracy"]), _pct(strict.get("accuracy", 0.0)),
+                      _pct(row["hallucination"]))  # fmt: skip
+    console.print(table)
+    console.print(f"[dim]{stats.answered} answered now, {stats.skipped} already answered · {out}[/]")

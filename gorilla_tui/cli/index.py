@@ -7,6 +7,9 @@ import json
 from datetime import datetime, timezone
 from typing import Any
 
+from gorilla_tui.config import load_settings
+from gorilla_tui.errors import UsageError
+from gorilla_tui.paths import get_paths
 from gorilla_tui.pool.doc import MAX_SOURCE_BYTES
 from gorilla_tui.textsafe import safe_text
 
@@ -82,7 +85,6 @@ def run(args: argparse.Namespace) -> int:
     """Dispatch to refresh or status; returns the exit code."""
     if args.refresh:
         return _refresh(args)
-    from gorilla_tui.errors import UsageError
 
     if args.mirrors or args.sources or args.only or args.clean or args.max_source_mb is not None:
         raise UsageError("--from, --source, --only, --clean and --max-source-mb go with --refresh")
@@ -94,12 +96,11 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _refresh(args: argparse.Namespace) -> int:
-    from rich.console import Console
+    from rich.console import Console  # deferred: rich (~0.1 s); --help and --json stay fast
     from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
+    from rich.text import Text
 
-    from gorilla_tui.config import load_settings
-    from gorilla_tui.errors import UsageError
-    from gorilla_tui.retrieve.refresh import refresh
+    from gorilla_tui.retrieve.refresh import refresh  # deferred: numpy, scipy (~0.3 s); `--help` stays fast
 
     max_bytes = MAX_SOURCE_BYTES
     if args.max_source_mb is not None:
@@ -116,7 +117,7 @@ def _refresh(args: argparse.Namespace) -> int:
     manifests = None
     only = list(args.only)
     if python_specs:  # `--source python:SPEC` indexes exactly those distributions (issue 9)
-        from gorilla_tui.pool.pyenv import source as pyenv
+        from gorilla_tui.pool.pyenv import source as pyenv  # deferred: only for python: sources
         from gorilla_tui.pool.sources import load_manifests
 
         spec = ",".join(s.removeprefix("python:") for s in python_specs)
@@ -168,7 +169,6 @@ def _refresh(args: argparse.Namespace) -> int:
         out["warnings"] = refused + report.warnings
         print(json.dumps(out, indent=1))
         return 0
-    from rich.text import Text
 
     console = Console()
     console.print(_sources_table(report.sources, "index refreshed"))
@@ -204,7 +204,7 @@ def _missing_warning(rows: list[dict[str, Any]], missing: list[str]) -> str | No
 def _sources_table(rows: list[dict[str, Any]], title: str):
     """The sources of a refresh or of the index as a rich Table; every cell is plain text (safe_text),
     never markup: a source path such as `docs/[/x]` is shown as it is."""
-    from rich.table import Table
+    from rich.table import Table  # deferred: rich (~0.1 s); --help and --json stay fast
     from rich.text import Text
 
     table = Table(title=title)
@@ -237,8 +237,11 @@ def _age(built_at: str) -> tuple[float, str]:
 
 
 def _status(args: argparse.Namespace) -> int:
-    from gorilla_tui.paths import get_paths
-    from gorilla_tui.retrieve import store as index_store
+    from rich.console import Console  # deferred: rich (~0.1 s); --help and --json stay fast
+    from rich.table import Table
+    from rich.text import Text
+
+    from gorilla_tui.retrieve import store as index_store  # deferred: numpy, scipy (~0.3 s)
 
     folder, meta = index_store.read_meta()
     size = index_store.folder_size(folder)
@@ -263,9 +266,6 @@ def _status(args: argparse.Namespace) -> int:
         }
         print(json.dumps(out, indent=1))
         return 0
-    from rich.console import Console
-    from rich.table import Table
-    from rich.text import Text
 
     console = Console()
     console.print(_sources_table(meta.get("sources", []), "API index"))

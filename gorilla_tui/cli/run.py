@@ -11,6 +11,11 @@ import threading
 from pathlib import Path
 from typing import Any
 
+from gorilla_tui.config import load_settings
+from gorilla_tui.errors import GorillaError, UsageError
+from gorilla_tui.history import History
+from gorilla_tui.sandbox.requirements import missing_package
+from gorilla_tui.sandbox.runner import IsolationError, Limits, SandboxRun, probe_isolation
 from gorilla_tui.textsafe import safe_text
 
 #: Exit status after the run was stopped by a signal to the app: 128 + its number (Ctrl+C: 130).
@@ -62,15 +67,13 @@ def add_isolation_option(p: argparse.ArgumentParser) -> None:
 def run_command(args: argparse.Namespace) -> int:
     """Validate, confirm, run, record. Exit 0: the code ran and exited 0 within its limits; 1: it failed, hit
     a limit, or the person declined; 2: bad input, no index, or no TTY to confirm on without --yes."""
-    from gorilla_tui.check.validator import Validator
-    from gorilla_tui.config import load_settings
-    from gorilla_tui.retrieve.index import ApiIndex
+    from gorilla_tui import services  # deferred: numpy, scipy, tree-sitter (~0.3 s); `--help` stays fast
 
     code = _read_code(args.file)
     check_run_args(args)
     settings = load_settings()
     hub = args.hub if args.hub is not None else (settings.hub or None)
-    verdict = Validator(ApiIndex.load().pool(hub)).check(code)
+    verdict = services.build_validator(services.load_index().pool(hub)).check(code)
     return confirm_and_run(code, verdict, args)
 
 
@@ -79,9 +82,6 @@ def check_run_args(args: argparse.Namespace) -> None:
     confirmation but there is no TTY and no --yes; IsolationError (exit 2, one line saying what is missing)
     when the machine refuses namespaces and --no-isolation was not given. Called before any slow work, by
     `run` and `ask --run`."""
-    from gorilla_tui.errors import UsageError
-    from gorilla_tui.sandbox.runner import IsolationError, probe_isolation
-
     if args.timeout is not None and not (0 < args.timeout <= 3600):
         raise UsageError(f"--timeout must be greater than 0 and at most 3600 seconds, not {args.timeout:g}")
     iso = probe_isolation()
@@ -113,8 +113,6 @@ def confirm_and_run(
     Shared by `run` and `ask --run`.
     Returns 0 when the code ran and exited 0 within its limits, 128 + the signal number when Ctrl+C (130),
     SIGTERM or SIGHUP stopped it, 1 otherwise (declined included). Raises IsolationError as check_run_args."""
-    from gorilla_tui.sandbox.runner import Limits, probe_isolation
-
     requirements = list(verdict.matched.env_requirements) if verdict.matched else []
     check_run_args(args)
     isolation = probe_isolation()
@@ -155,8 +153,6 @@ def confirm_and_run(
 def open_history() -> Any:
     """The user's History, printing each of its warnings as one line on stderr ("gorilla-tui: warning:
     history ..."); used by `ask` and `run` after their result is printed."""
-    from gorilla_tui.history import History
-
     def warn(message: str) -> None:
         print(f"gorilla-tui: warning: {safe_text(message)}", file=sys.stderr, flush=True)
 
@@ -164,8 +160,6 @@ def open_history() -> Any:
 
 
 def _read_code(name: str) -> str:
-    from gorilla_tui.errors import UsageError
-
     what = "stdin" if name == "-" else name
     try:
         if name == "-":  # bytes, so invalid UTF-8 is caught here, not as "surrogates not allowed" later
@@ -187,7 +181,7 @@ def confirm_run(code: str, verdict: Any, requirements: list[str], *, isolated: b
     """Show the exact code, its env requirements and the verdict on stderr, then ask on stdin; a verdict
     that is not valid needs a second, explicit yes. yes=True answers both (shown). Shared with `ask --run`.
     The code, the call and the requirements are shown through textsafe.safe_text, never as markup."""
-    from rich.console import Console
+    from rich.console import Console  # deferred: rich (~0.1 s); --help and --json stay fast
     from rich.panel import Panel
     from rich.syntax import Syntax
     from rich.text import Text
@@ -236,9 +230,6 @@ def run_in_sandbox(
     thread Ctrl+C (SIGINT), SIGTERM and SIGHUP (a closed terminal) stop it instead of raising, and the
     previous handlers are restored after. Raises IsolationError (see SandboxRun), GorillaError when the
     sandbox cannot start."""
-    from gorilla_tui.errors import GorillaError
-    from gorilla_tui.sandbox.runner import SandboxRun
-
     def echo(stream: str, line: str) -> None:
         print(safe_text(line), file=sys.stdout if stream == "stdout" else sys.stderr, flush=True)
 
@@ -283,8 +274,6 @@ def run_in_sandbox(
 def _report(
     verdict: Any, requirements: list[str], result: Any, args: argparse.Namespace, extra: dict[str, Any]
 ) -> None:
-    from gorilla_tui.sandbox.requirements import missing_package
-
     missing = missing_package(result, verdict.matched)
     if args.json:
         doc = {

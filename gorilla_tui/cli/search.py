@@ -5,6 +5,8 @@ from __future__ import annotations
 import argparse
 import json
 
+from gorilla_tui.config import load_settings
+from gorilla_tui.errors import UsageError
 from gorilla_tui.textsafe import safe_text
 
 #: Most hits one search may ask for (the same bound as ask and the TUI).
@@ -50,9 +52,12 @@ def hit_row(hit) -> dict:
 
 def run(args: argparse.Namespace) -> int:
     """Search and print; exit 0 with hits, 1 when nothing matches, 2 for bad input or no index."""
-    from gorilla_tui.config import load_settings
-    from gorilla_tui.errors import UsageError
-    from gorilla_tui.retrieve.index import ApiIndex
+    from rich.console import Console  # deferred: rich (~0.1 s); --help and --json stay fast
+    from rich.table import Table
+    from rich.text import Text
+
+    from gorilla_tui import services  # deferred: numpy, scipy, tree-sitter (~0.3 s); `--help` stays fast
+    from gorilla_tui.retrieve.constraints import search_with_constraints  # deferred with services
 
     if not args.task.strip():
         raise UsageError("the task is empty")
@@ -61,10 +66,8 @@ def run(args: argparse.Namespace) -> int:
     if not 1 <= k <= K_MAX:
         raise UsageError(f"-k must be between 1 and {K_MAX}, not {k}")
     hub = args.hub if args.hub is not None else (settings.hub or None)
-    from gorilla_tui.retrieve.constraints import search_with_constraints
-
     # constraints stated in the task ("top-1 >= 75 %", "runs on a Raspberry Pi") rerank the BM25 hits
-    result = search_with_constraints(ApiIndex.load(), args.task, k=k, hub=hub)
+    result = search_with_constraints(services.load_index(), args.task, k=k, hub=hub)
     hits = result.hits
     if args.json:
         doc = {"task": args.task, "hub": hub, "k": k, "hits": [hit_row(h) for h in hits]}
@@ -72,9 +75,6 @@ def run(args: argparse.Namespace) -> int:
         doc["constraints_message"] = result.message
         print(json.dumps(doc, indent=1))
         return 0 if hits else 1
-    from rich.console import Console
-    from rich.table import Table
-    from rich.text import Text
 
     console = Console()
     if not hits:

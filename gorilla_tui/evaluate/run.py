@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import shutil
 import tempfile
 import threading
@@ -26,16 +25,16 @@ from gorilla_tui.evaluate.score import (
     score_file,
 )
 from gorilla_tui.model.remote import EndpointDownError
+from gorilla_tui.pipeline import AskCancelled
 from gorilla_tui.pool.doc import ApiDoc, doc_from_record, load_jsonl
+from gorilla_tui.pool.questions import task_text
+from gorilla_tui.pool.sources import FetchContext, load_manifests, with_questions
+from gorilla_tui.retrieve.index import ApiIndex
 
 if TYPE_CHECKING:
     from gorilla_tui.pipeline import Pipeline
     from gorilla_tui.types import Proposal
 
-#: The task is the text between these markers of an eval line's "code" (APIBench README).
-TASK_RE = re.compile(r"###\s*Instruction:\s*(.*?)\s*###\s*Output", re.DOTALL)
-#: The training split writes its "code" as a Python dict string instead: {'Instruction': ..., 'Output': ...}.
-TRAIN_TASK_RE = re.compile(r"^\{'Instruction':\s*(.*?),\s*'Output':", re.DOTALL)
 SAMPLES = ("head", "spread")
 #: A run stops (GorillaError) after this many tasks in a row failed: the backend itself is broken.
 MAX_FAILURES_IN_A_ROW = 5
@@ -54,14 +53,6 @@ class EvalTask:
     domain: str
     api_call: str
     doc: ApiDoc | None
-
-
-def task_text(code: str) -> str:
-    """The instruction of an eval line's "code": text between ``###Instruction:`` and ``###Output``, or of a
-    training-split line's ``{'Instruction': ..., 'Output': ...}`` (whitespace-normalised); the whole text
-    when neither form is there."""
-    m = TASK_RE.search(code or "") or TRAIN_TASK_RE.search(code or "")
-    return " ".join((m.group(1) if m else code or "").split())
 
 
 def load_tasks(path: str | Path, hub: str) -> list[EvalTask]:
@@ -272,15 +263,17 @@ def answer_tasks(
     stop: checked before each task (Ctrl+C once: finish the tasks in hand, then stop); cancel: passed to
     pipeline.ask (Ctrl+C twice: the tasks in hand are dropped, not written). on_answer(line) after each line.
     concurrency: tasks in flight at once (1..MAX_CONCURRENCY); above 1 each worker thread asks through its
-    own Pipeline from `workers()` (default: one sharing `pipeline`'s settings, index, backend and validator),
-    so only the backend must be thread-safe (RemoteBackend is; a local model answers one task at a time).
+    own Pipeline from `workers()` (services.build_pipeline sharing `pipeline`'s index, backend and
+    validator; required then), so only the backend must be thread-safe (RemoteBackend is; a local model
+    answers one task at a time).
     Answers that arrive early wait until every earlier task is written, so the file keeps the task order
     and an interrupted run leaves a prefix of the tasks: a resume answers no task twice.
     Raises UsageError (load_answers, a bad concurrency), remote.EndpointDownError as soon as the endpoint
     cannot be reached, GorillaError after MAX_FAILURES_IN_A_ROW failures in a row (in task order)."""
-
     if not 1 <= concurrency <= MAX_CONCURRENCY:
         raise UsageError(f"--concurrency must be in 1..{MAX_CONCURRENCY}, not {concurrency}")
+    if concurrency > 1 and workers is None:
+        raise UsageError("answering concurrently needs a pipeline per worker (workers)")
     out = Path(out)
     out.parent.mkdir(parents=True, exist_ok=True)
     done, notes = load_answers(out, info)
@@ -305,8 +298,6 @@ def _answer_in_turn(
     on_answer: Callable[[dict[str, Any]], None] | None,
 ) -> None:  # fmt: skip
     """answer_tasks with one task at a time, in the calling thread."""
-    from gorilla_tui.pipeline import AskCancelled
-
     in_a_row = 0
     with out.open("a", encoding="utf-8") as fh:
         for task in todo:
@@ -339,19 +330,10 @@ def _answer_in_turn(
 def _answer_concurrently(
     pipeline: Pipeline, todo: Sequence[EvalTask], out: Path, info: RunInfo, stats: RunStats, *,
     stop: threading.Event | None, cancel: threading.Event | None,
-    on_answer: Callable[[dict[str, Any]], None] | None, workers: Callable[[], Pipeline] | None,
+    on_answer: Callable[[dict[str, Any]], None] | None, workers: Callable[[], Pipeline],
 ) -> None:  # fmt: skip
     """answer_tasks with up to stats.concurrency tasks in flight on a thread pool; the calling thread
     submits, collects and writes (in task order), and polls `cancel` every 0.2 s to pass it on."""
-    from gorilla_tui.pipeline import AskCancelled, Pipeline
-
-    if workers is None:
-        _ = pipeline.validator  # built once here, shared (its tree-sitter parsers are per thread)
-
-        def workers() -> Pipeline:
-            return Pipeline(pipeline.settings, pipeline.index, pipeline.backend, pipeline.validator,
-                            retriever=pipeline.retriever, family=pipeline.family)  # fmt: skip
-
     local = threading.local()
     halt = threading.Event()  # set on the user's cancel or a fatal error: in-flight asks stop
 
@@ -534,9 +516,6 @@ def hub_index(data: HubData, *, live: bool = True) -> tuple[Any, str]:
     else an in-memory BM25 index of the hub's pool file (~0.05-0.4 s), its docs expanded with the hub's
     training questions when they are next to the pool file (sources.with_questions, as `index --refresh
     --from` does). Returns (index, where it came from)."""
-    from gorilla_tui.pool.sources import FetchContext, load_manifests, with_questions
-    from gorilla_tui.retrieve.index import ApiIndex
-
     if live:
         try:
             index = ApiIndex.load()

@@ -8,9 +8,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from gorilla_tui.check.validator import Validator
 from gorilla_tui.errors import GorillaError, UsageError
 from gorilla_tui.evaluate import gorilla_metric
 from gorilla_tui.pool.doc import ApiDoc, load_jsonl
+from gorilla_tui.pool.sources import FetchContext, Manifest, SourceUnavailable, hf_files
 
 #: The Hugging Face dataset holding the APIBench files (Patil et al. 2023, arXiv 2305.15334).
 DATASET = "gorilla-llm/APIBench"
@@ -45,7 +47,6 @@ def resolve_file(filename: str, from_dir: str | Path | None = None) -> Path:
             if candidate.is_file():
                 return candidate
         raise GorillaError(f"{filename} not found in {base} (nor in its api/ or eval/ folder)")
-    from gorilla_tui.pool.sources import FetchContext, Manifest, SourceUnavailable, hf_files
 
     dataset = Manifest(name="apibench", title="APIBench", files=(filename,),
                        remote={"type": "hf", "repo_id": DATASET, "repo_type": "dataset"})  # fmt: skip
@@ -341,8 +342,6 @@ def score_strict(hub: str, answers: list[Answer], items: list[EvalItem], pool: l
     has the ground truth's identity (callee + identifying arguments); hallucination when the verdict is
     hallucination or wrong_args (the proposed API is not in the pool); error otherwise (a different real
     API, unparseable, no call, bad line)."""
-    from gorilla_tui.check.validator import Validator
-
     validator = Validator(pool)
     keys: dict[str, Any] = {}
 

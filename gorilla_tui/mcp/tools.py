@@ -12,11 +12,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from gorilla_tui import services
 from gorilla_tui.check.validator import Validator
 from gorilla_tui.config import Settings
 from gorilla_tui.errors import GorillaError
-from gorilla_tui.model.backend import open_backend
-from gorilla_tui.pipeline import Pipeline, clean_task
+from gorilla_tui.pipeline import clean_task
 from gorilla_tui.retrieve.constraints import search_with_constraints
 from gorilla_tui.retrieve.index import ApiIndex
 from gorilla_tui.retrieve.store import current_version
@@ -58,7 +58,8 @@ def _entry(doc: Any) -> dict[str, Any]:
 @dataclass
 class ToolBox:
     """The state behind the tools: the index (loaded on first use, reloaded when `index --refresh` swaps
-    the live version), a validator per source, and the model backend (opened on the first proposal).
+    the live version), a validator per source, and the model backend (opened on the first proposal); the
+    backend, validators and pipelines come from the composition root (gorilla_tui/services.py).
 
     settings: config.toml settings with the `mcp` command's model flags applied. index_dir: the index root
     (default: get_paths().index_dir). Calls are serialised by a lock (one model, one index swap at a time).
@@ -128,7 +129,7 @@ class ToolBox:
     def _validator(self, hub: str | None) -> Validator:
         key = hub or ""
         if key not in self._validators:
-            self._validators[key] = Validator(self.index().pool(hub))
+            self._validators[key] = services.build_validator(self.index().pool(hub))
         return self._validators[key]
 
     def check(self, code: str, source: str = "") -> dict[str, Any]:
@@ -156,9 +157,9 @@ class ToolBox:
             hub = self._source(source)
             index = self.index()
             if self._backend is None:
-                self._backend = open_backend(self.settings)
+                self._backend = services.load_backend(self.settings)
             settings = self.settings.replace(mode="select", hub=hub or "")
-            pipeline = Pipeline(settings, index, self._backend, self._validator(hub))
+            pipeline = services.build_pipeline(settings, index, self._backend, validator=self._validator(hub))
             proposal = pipeline.ask(task, mode="select")
         return {
             "task": proposal.task,

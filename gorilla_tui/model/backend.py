@@ -5,14 +5,19 @@ from __future__ import annotations
 import contextlib
 import ctypes
 import logging
-import signal
 import threading
 import time
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
+import numpy as np
+
+from gorilla_tui.cancel import ctrl_c_sets
 from gorilla_tui.errors import ContextOverflowError, GorillaError
+from gorilla_tui.model import profiles as kernels
+from gorilla_tui.model import registry as models
+from gorilla_tui.model.registry import check_gguf
 from gorilla_tui.model.remote import RemoteBackend
 from gorilla_tui.model.scripted import ScriptedBackend
 
@@ -73,7 +78,7 @@ def quiet_llama_logs() -> None:
     global _LOG_CALLBACK
     if _LOG_CALLBACK is not None:
         return
-    import llama_cpp  # heavy: loads libllama (~0.1 s)
+    import llama_cpp  # deferred: libllama (~0.1 s) loads only for a local model
 
     @llama_cpp.llama_log_callback
     def _callback(level: int, text: bytes, user_data: ctypes.c_void_p) -> None:
@@ -101,7 +106,7 @@ def _prompt_eval_abort(ctx: Any, cancel: threading.Event | None) -> Any:
     (returns 2) when it answers true, so a cancel or Ctrl+C during prompt evaluation (~1 s for 500 tokens on
     2 cores) takes effect at once instead of after the whole prompt. Installed for the prompt only: each call
     takes the GIL, ~600 calls per decode of Gemma 3 270M, negligible once per prompt but ~5-10% per token."""
-    import llama_cpp
+    import llama_cpp  # deferred: libllama (~0.1 s) loads only for a local model
 
     fn = llama_cpp.llama_cpp._lib.llama_set_abort_callback  # llama-cpp-python has no wrapper for it
     fn.argtypes = [llama_cpp.llama_context_p_ctypes, llama_cpp.ggml_abort_callback, ctypes.c_void_p]
@@ -128,20 +133,10 @@ def _sigint_after_load() -> Iterator[None]:
 
     Loading runs in C and calls the Python log callback many times; Python's default SIGINT handler then
     raises KeyboardInterrupt inside the callback, where ctypes drops it, so the load (and the whole ask)
-    carried on. Only when the default handler is installed and we are on the main thread (signal handlers
-    can only be set there); a caller's own handler (cli/ask.py, eval run) is left alone."""
-    if (
-        threading.current_thread() is not threading.main_thread()
-        or signal.getsignal(signal.SIGINT) is not signal.default_int_handler
-    ):
+    carried on. Ctrl+C is recorded by cancel.ctrl_c_sets, which steps aside off the main thread and when a
+    caller's own handler is installed (cli/ask.py, eval run)."""
+    with ctrl_c_sets(only_if_default=True) as hit:
         yield
-        return
-    hit: list[int] = []
-    old = signal.signal(signal.SIGINT, lambda signum, _frame: hit.append(signum))
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGINT, old)
     if hit:
         raise KeyboardInterrupt
     _raise_pending_interrupt()
@@ -169,13 +164,11 @@ class LlamaBackend:
         name: str = "",
         family: str = "fewshot",
     ) -> None:
-        from gorilla_tui.model.registry import check_gguf
-
         path = Path(model_path)
         check_gguf(path)
         quiet_llama_logs()
-        import jinja2
-        import llama_cpp  # heavy: loads libllama (~0.1 s)
+        import jinja2  # deferred: only with llama_cpp, which needs it
+        import llama_cpp  # deferred: libllama (~0.1 s) loads only for a local model
 
         params = dict(params or {})
         params.setdefault("n_ctx", 4096)
@@ -212,7 +205,7 @@ class LlamaBackend:
         return len(self._llm.tokenize(text.encode("utf-8"), add_bos=True, special=True))
 
     def _perf(self) -> tuple[int, int, float]:
-        import llama_cpp
+        import llama_cpp  # deferred: libllama (~0.1 s) loads only for a local model
 
         d = llama_cpp.llama_perf_context(self._llm.ctx)
         return int(d.n_p_eval), int(d.n_eval), float(d.t_p_eval_ms)
@@ -230,7 +223,7 @@ class LlamaBackend:
         """Stream the completion (see Backend). The GBNF grammar is compiled and passed on this call
         (llama-cpp-python ignores a grammar set as an attribute). Raises GorillaError for a bad grammar or a
         prompt longer than n_ctx."""
-        import llama_cpp
+        import llama_cpp  # deferred: libllama (~0.1 s) loads only for a local model
 
         compiled = None
         if grammar:
@@ -344,8 +337,7 @@ class LlamaBackend:
         """llama_decode `tokens` at positions shared_pos.. on sequence 0, in chunks of n_batch, with logits
         only at the indices in `targets`; returns the sum over targets of log p(targets[j] | tokens[:j + 1])
         in nats (log-softmax over the whole vocabulary, in float64)."""
-        import llama_cpp
-        import numpy as np
+        import llama_cpp  # deferred: libllama (~0.1 s) loads only for a local model
 
         llm, total = self._llm, 0.0
         batch, n_vocab = llm._batch, llm.n_vocab()
@@ -375,9 +367,6 @@ def open_backend(settings: Settings) -> Backend:
     overridden by settings.n_ctx / n_threads / n_gpu_layers). A profile that wants GPU offload on a build
     without it still loads (on the CPU), with kernels.offload_warning in backend.warnings.
     Raises GorillaError / UsageError (an unknown kernel name, a bad --endpoint URL)."""
-    from gorilla_tui.model import profiles as kernels
-    from gorilla_tui.model import registry as models
-
     if settings.endpoint:
         return RemoteBackend(
             settings.endpoint,

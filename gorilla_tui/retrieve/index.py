@@ -16,6 +16,7 @@ from scipy import sparse
 
 from gorilla_tui.errors import GorillaError, UsageError
 from gorilla_tui.pool.doc import ApiDoc
+from gorilla_tui.retrieve import store
 from gorilla_tui.types import Hit
 
 #: Bumped when tokenize() or doc_text() change (an index built by another version must be rebuilt).
@@ -306,9 +307,14 @@ class ApiIndex:
         Raises IndexMissingError (with a hint to run `gorilla-tui index --refresh`) when none is built,
         GorillaError when it is unreadable or was built by an incompatible version.
         """
-        from gorilla_tui.retrieve.store import read_index
-
-        return read_index(Path(path) if path is not None else None)
+        stored = store.read_stored(Path(path) if path is not None else None)
+        if stored.meta.get("tokenizer_version") != TOKENIZER_VERSION:
+            raise GorillaError(
+                f"the index at {stored.folder} uses an older tokenizer; rebuild it", hint=store.REBUILD_HINT
+            )
+        params = Bm25Params(**stored.meta.get("params", {}).get("bm25", {}))
+        vocab = {t: i for i, t in enumerate(stored.terms)}
+        return cls(stored.docs, stored.tf, vocab, params, stored.meta, stored.folder)
 
     @property
     def sources(self) -> list[str]:

@@ -94,7 +94,7 @@ def _previous() -> _Previous:
     """Read the live index; any unreadable file (a truncated tf.npz, an emptied docs.json, a corrupt
     CURRENT, an index of another store or tokenizer version) gives a _Previous with `damaged` set."""
     try:
-        index = index_store.read_index(None)
+        index = ApiIndex.load()
     except IndexMissingError:
         return _Previous()
     except GorillaError as e:

@@ -13,10 +13,12 @@ import zipfile
 import zlib
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import numpy as np
+from filelock import FileLock, Timeout
 from scipy import sparse
 
 from gorilla_tui.errors import GorillaError, IndexMissingError
@@ -38,6 +40,9 @@ BUILD_PREFIX = ".build-"
 #: folder; older ones are removed by the next refresh).
 KEEP_PREVIOUS = 1
 _HINT = "build it with: gorilla-tui index --refresh --from DIR (a folder holding the APIBench files)"
+
+#: How to rebuild a missing or unreadable index (the hint of the errors raised here and by ApiIndex.load).
+REBUILD_HINT = _HINT
 
 
 def index_root(path: Path | None = None) -> Path:
@@ -70,8 +75,6 @@ def refresh_lock(
     PID N for M s to finish"). Raises GorillaError when it cannot be acquired in time
     ("lock held by PID N for M s") or the folder cannot be written (index_write_error).
     """
-    from filelock import FileLock, Timeout
-
     root = index_root(root)
     try:
         root.mkdir(parents=True, exist_ok=True)
@@ -227,11 +230,24 @@ def read_meta(root: Path | None = None) -> tuple[Path, dict[str, Any]]:
     return folder, _read_json(folder / "meta.json")
 
 
-def read_index(path: Path | None = None):  # -> ApiIndex (import cycle kept lazy)
-    """Load an index: `path` may be the index root (holding CURRENT) or a version folder; default the
-    user's index. Raises IndexMissingError / GorillaError (see ApiIndex.load)."""
-    from gorilla_tui.retrieve.index import ApiIndex, Bm25Params
+@dataclass
+class StoredIndex:
+    """The arrays and metadata of one stored index version, as read_stored gives them: folder (the
+    version folder), meta (meta.json), docs (docs.json), terms (vocab.json, column order of tf) and tf (the
+    term-frequency matrix, docs x terms, float32). retrieve.index.ApiIndex wraps it and checks the
+    tokenizer version."""
 
+    folder: Path
+    meta: dict[str, Any]
+    docs: list[ApiDoc]
+    terms: list[str]
+    tf: sparse.csr_matrix
+
+
+def read_stored(path: Path | None = None) -> StoredIndex:
+    """Read an index version: `path` may be the index root (holding CURRENT) or a version folder; default
+    the user's index. Raises IndexMissingError when none is built, GorillaError when it was written by
+    another store version or is damaged or inconsistent."""
     folder = path if path is not None and (path / "meta.json").is_file() else _live(path)
     meta = _read_json(folder / "meta.json")
     if not isinstance(meta, dict):
@@ -240,10 +256,6 @@ def read_index(path: Path | None = None):  # -> ApiIndex (import cycle kept lazy
         )
     if meta.get("store_version") != STORE_VERSION:
         raise GorillaError(f"the index at {folder} was built by another version of gorilla-tui", hint=_HINT)
-    from gorilla_tui.retrieve.index import TOKENIZER_VERSION
-
-    if meta.get("tokenizer_version") != TOKENIZER_VERSION:
-        raise GorillaError(f"the index at {folder} uses an older tokenizer; rebuild it", hint=_HINT)
     try:
         docs = [ApiDoc.from_dict(d) for d in _read_json(folder / "docs.json")]
         terms = _read_json(folder / "vocab.json")
@@ -254,8 +266,7 @@ def read_index(path: Path | None = None):  # -> ApiIndex (import cycle kept lazy
     if tf.shape != (len(docs), len(terms)):
         raise GorillaError(f"the index at {folder} is inconsistent; rebuild it", hint=_HINT)
     tf.data = tf.data.astype(np.float32, copy=False)
-    params = Bm25Params(**meta.get("params", {}).get("bm25", {}))
-    return ApiIndex(docs, tf, {t: i for i, t in enumerate(terms)}, params, meta, folder)
+    return StoredIndex(folder, meta, docs, terms, tf)
 
 
 #: What reading a truncated or overwritten docs.json / vocab.json / tf.npz raises (numpy's npz reader:

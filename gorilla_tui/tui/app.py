@@ -15,8 +15,12 @@ from gorilla_tui.errors import GorillaError, IndexMissingError
 from gorilla_tui.history import History
 from gorilla_tui.textsafe import safe_text
 from gorilla_tui.tui import clipboard
-from gorilla_tui.tui.messages import LoadState
+from gorilla_tui.tui.messages import CopyRequested, LoadState, Notice, ScreenReady, StateChanged
+from gorilla_tui.tui.screens.help import HelpScreen
+from gorilla_tui.tui.screens.history import HistoryScreen
+from gorilla_tui.tui.screens.index_setup import IndexSetupScreen
 from gorilla_tui.tui.screens.main import MainScreen
+from gorilla_tui.tui.screens.settings import SettingsScreen
 from gorilla_tui.tui.session import PipelineFactory, Session
 from gorilla_tui.tui.widgets.status_bar import StatusBar
 from gorilla_tui.tui.widgets.task_input import TaskInput
@@ -45,16 +49,16 @@ class GorillaApp(App[None]):
         self.copy_tool: tuple[str, ...] | None = clipboard.find_tool()
 
     def get_default_screen(self) -> Screen:
-        return MainScreen()
+        return MainScreen(self.session)
 
     @property
     def main(self) -> MainScreen:
         """The main screen (the default screen, below any modal)."""
         return self.screen_stack[0]  # type: ignore[return-value]
 
-    def main_ready(self) -> None:
-        """Called by MainScreen once mounted: fill the status bar, then start loading index and model right
-        after the first paint (call_after_refresh), so llama_cpp is never imported before the screen is up."""
+    def on_screen_ready(self, _message: ScreenReady) -> None:
+        """MainScreen is mounted: fill the status bar, then start loading index and model right after the
+        first paint (call_after_refresh), so llama_cpp is never imported before the screen is up."""
         s = self.session
         self.status(model=s.model_label, kernel=s.kernel_name, index=s.index_label)
         if s.index is None:
@@ -94,6 +98,17 @@ class GorillaApp(App[None]):
         if kind == "ready" and self.session.backend is None:
             kind, text = ("error", "model not loaded") if self.session.backend_error else ("loading", text)
         self.status(state_kind=kind, state=text)
+
+    def on_state_changed(self, message: StateChanged) -> None:
+        """MainScreen's state: its text, or without text the answer's wording (answered_text)."""
+        text = message.text or self.answered_text(message.proposal)
+        self.set_state(message.kind, text)
+
+    def on_notice(self, message: Notice) -> None:
+        self.notice(message.text, severity=message.severity)
+
+    def on_copy_requested(self, message: CopyRequested) -> None:
+        self.copy_text(message.text, message.what)
 
     def answered_text(self, proposal: Proposal | None) -> str:
         """State text after an answer: its verdict, and (show_timings) its total time."""
@@ -162,8 +177,6 @@ class GorillaApp(App[None]):
         self.notice(f"model not loaded: {message.detail}", severity="error", timeout=10)
 
     def _index_screen(self, reason: str = "") -> Screen:
-        from gorilla_tui.tui.screens.index_setup import IndexSetupScreen
-
         return IndexSetupScreen(self.session.settings.sources, reason)
 
     def _index_built(self, index: Any) -> None:
@@ -203,14 +216,10 @@ class GorillaApp(App[None]):
     # -- screens --------------------------------------------------------------------------------------
 
     def action_help(self) -> None:
-        from gorilla_tui.tui.screens.help import HelpScreen
-
         groups = [("app", self.BINDINGS), ("main", MainScreen.BINDINGS), ("task input", TaskInput.BINDINGS)]
         self.push_screen(HelpScreen(groups))
 
     def action_history(self) -> None:
-        from gorilla_tui.tui.screens.history import HistoryScreen
-
         def chosen(task: str | None) -> None:
             if task:
                 self.main.ask(task)
@@ -218,8 +227,6 @@ class GorillaApp(App[None]):
         self.push_screen(HistoryScreen(self.session.history), chosen)
 
     def action_settings(self) -> None:
-        from gorilla_tui.tui.screens.settings import SettingsScreen
-
         hubs = list(self.session.index.sources) if self.session.index is not None else []
         self.push_screen(SettingsScreen(self.session.settings, hubs), self._settings_saved)
 

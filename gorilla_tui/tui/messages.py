@@ -34,6 +34,39 @@ class AskEnded(Message):
         self.task_id = task_id
 
 
+class ScreenReady(Message):
+    """The main screen is mounted: the app fills the status bar and starts loading index and model."""
+
+
+class StateChanged(Message):
+    """The status bar's state field: kind is ready / loading / busy / error / missing (its colour); text is
+    shown as is; without text (an answer just ended) the app words it from `proposal`."""
+
+    def __init__(self, kind: str, text: str = "", proposal: Any = None) -> None:
+        super().__init__()
+        self.kind = kind
+        self.text = text
+        self.proposal = proposal
+
+
+class Notice(Message):
+    """A message for the person (a toast); the app remembers the last one (GorillaApp.last_notice)."""
+
+    def __init__(self, text: str, severity: str = "information") -> None:
+        super().__init__()
+        self.text = text
+        self.severity = severity
+
+
+class CopyRequested(Message):
+    """Copy `text` (what: "call" or "code") to the clipboard; the app owns the clipboard channels."""
+
+    def __init__(self, text: str, what: str) -> None:
+        super().__init__()
+        self.text = text
+        self.what = what
+
+
 class LoadState(Message):
     """what: "model" or "index"; state: "loading", "ready", "missing" or "error"; detail and hint: text
     for the person."""

@@ -5,6 +5,8 @@ from __future__ import annotations
 from functools import lru_cache
 from urllib.parse import urlparse
 
+from gorilla_tui.check.callsite import scan
+from gorilla_tui.check.signature import bind, canonical, family, primary_call
 from gorilla_tui.pool.doc import ApiDoc
 
 #: api_names that name no particular API (lowercase). APIBench TensorFlow Hub has 181 entries named
@@ -33,9 +35,6 @@ def identifying_argument(api_call: str) -> str:
     the handle's path tail for hub.KerasLayer / hub.load, model= (2nd positional) for torch.hub.load,
     the model id for from_pretrained, model= (else the task) for pipeline. The call is parsed with
     tree-sitter (check.callsite.scan), never evaluated; families are check.signature's (sources there)."""
-    from gorilla_tui.check.callsite import scan  # tree-sitter (imported on first use, ~20 ms)
-    from gorilla_tui.check.signature import bind, canonical, family, primary_call
-
     call = primary_call(scan(api_call).calls)
     if call is None:
         return ""

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from gorilla_tui.history import History
+from gorilla_tui.sandbox.runner import probe_isolation
 from gorilla_tui.tui.screens.confirm import ConfirmScreen
 from gorilla_tui.tui.screens.run import RunScreen
 from gorilla_tui.tui.session import code_note
@@ -31,8 +33,6 @@ UNISOLATED_QUESTION = "No isolation here: network open, files writable. Run it a
 def isolation_note() -> str:
     """One line on what the sandbox contains here (sandbox.runner.probe_isolation): with namespaces the
     network is off, so code that downloads weights fails; without them, say plainly that it is open."""
-    from gorilla_tui.sandbox.runner import probe_isolation
-
     iso = probe_isolation()
     if iso.mode == "namespaces":
         return (
@@ -42,8 +42,9 @@ def isolation_note() -> str:
     return f"NOT isolated here ({iso.reason}): network open, files writable."
 
 
-def start_run(screen: Screen, proposal: Proposal | None, task_id: int | None) -> None:
-    """Ask, then run `proposal.code` (see module docstring). Does nothing but notify when there is no code."""
+def start_run(screen: Screen, proposal: Proposal | None, task_id: int | None, history: History) -> None:
+    """Ask, then run `proposal.code` (see module docstring) and record the run under `task_id` in `history`.
+    Does nothing but notify when there is no code."""
     app = screen.app
     if proposal is None or not (proposal.code or proposal.api_call):
         screen.notify("nothing to run yet", severity="warning")
@@ -55,7 +56,7 @@ def start_run(screen: Screen, proposal: Proposal | None, task_id: int | None) ->
     def finished(result) -> None:
         if result is not None:
             exit_code = None if result.stopped or result.limits_hit else result.exit_status
-            app.session.history.add_run(
+            history.add_run(
                 task_id,
                 code,
                 exit_code,
@@ -63,8 +64,6 @@ def start_run(screen: Screen, proposal: Proposal | None, task_id: int | None) ->
                 duration_s=result.duration_s,
                 truncated=result.truncated,
             )
-
-    from gorilla_tui.sandbox.runner import probe_isolation
 
     isolated = probe_isolation().mode == "namespaces"
 

@@ -5,22 +5,28 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable
 from dataclasses import replace
-from typing import Any
+from typing import TYPE_CHECKING
 
 from gorilla_tui.config import Settings
 from gorilla_tui.errors import GorillaError
 from gorilla_tui.history import History
+from gorilla_tui.parsing import parse, syntax_problem
 from gorilla_tui.types import Proposal, Verdict
 
-#: Builds a pipeline: (settings, index, backend) -> object with .ask(task, on_event=, cancel=) -> Proposal.
-PipelineFactory = Callable[[Settings, Any, Any], Any]
+if TYPE_CHECKING:  # annotations only: these pull in numpy and scipy, loaded after the first paint
+    from gorilla_tui.model.backend import Backend
+    from gorilla_tui.pipeline import Checker, Pipeline
+    from gorilla_tui.retrieve.index import ApiIndex
+
+#: Builds a pipeline: (settings, index, backend) -> Pipeline (default services.build_pipeline).
+PipelineFactory = Callable[[Settings, "ApiIndex", "Backend"], "Pipeline"]
 
 
-def default_pipeline(settings: Settings, index: Any, backend: Any) -> Any:
-    """pipeline.Pipeline(settings, index, backend) (imported here: it pulls in tree-sitter)."""
-    from gorilla_tui.pipeline import Pipeline
+def default_pipeline(settings: Settings, index: ApiIndex, backend: Backend) -> Pipeline:
+    """services.build_pipeline(settings, index, backend): the pipeline every caller gets."""
+    from gorilla_tui import services  # deferred: numpy, scipy (~0.3 s) after the first paint
 
-    return Pipeline(settings, index, backend)
+    return services.build_pipeline(settings, index, backend)
 
 
 def effective_call(proposal: Proposal) -> str:
@@ -35,8 +41,6 @@ def code_problem(code: str) -> str | None:
     e.g. Hugging Face ``from_pretrained(MCG-NJU/videomae-base)`` with the model id unquoted."""
     if not code.strip():
         return None
-    from gorilla_tui.parsing import parse, syntax_problem  # tree-sitter (~20 ms on first use)
-
     return syntax_problem(parse(code).root_node)
 
 
@@ -99,8 +103,8 @@ class Session:
     """State shared by the screens and the worker threads.
 
     backend / index: passed in (tests, a scripted backend) or loaded on demand by :meth:`load_backend`
-    (model.backend.open_backend: imports llama_cpp, resolves the model, loads the GGUF — seconds) and
-    :meth:`load_index` (retrieve.index.ApiIndex.load). Both run in thread workers, never before the first
+    (services.load_backend: imports llama_cpp, resolves the model, loads the GGUF — seconds) and
+    :meth:`load_index` (services.load_index). Both run in thread workers, never before the first
     paint.
     Waiters block on :meth:`wait_backend` until the load ends (or their cancel event is set).
     """
@@ -109,8 +113,8 @@ class Session:
         self,
         settings: Settings,
         *,
-        backend: Any = None,
-        index: Any = None,
+        backend: Backend | None = None,
+        index: ApiIndex | None = None,
         pipeline_factory: PipelineFactory | None = None,
         history: History | None = None,
     ) -> None:
@@ -126,8 +130,8 @@ class Session:
         if backend is not None:
             self._backend_done.set()
         self._lock = threading.Lock()
-        self._pipeline: Any = None
-        self._validator: Any = None
+        self._pipeline: Pipeline | None = None
+        self._validator: Checker | None = None
 
     # -- labels for the status bar ------------------------------------------------------------------------
 
@@ -151,22 +155,22 @@ class Session:
 
     # -- loading (call from thread workers) ---------------------------------------------------------------
 
-    def load_index(self) -> Any:
+    def load_index(self) -> ApiIndex:
         """Load the index from the user data dir. Raises IndexMissingError / GorillaError."""
-        from gorilla_tui.retrieve.index import ApiIndex
+        from gorilla_tui import services  # deferred: numpy, scipy (~0.3 s) after the first paint
 
-        index = ApiIndex.load()
+        index = services.load_index()
         self.set_index(index)
         return index
 
-    def set_index(self, index: Any) -> None:
+    def set_index(self, index: ApiIndex) -> None:
         """Use `index` from now on (drops the cached pipeline and validator)."""
         with self._lock:
             self.index = index
             self._pipeline = None
             self._validator = None
 
-    def load_backend(self) -> Any:
+    def load_backend(self) -> Backend:
         """Open the backend the settings ask for (slow: imports llama_cpp and loads the model).
 
         Raises GorillaError (model missing, bad GGUF, ...); the error is also kept in backend_error for
@@ -175,10 +179,10 @@ class Session:
         self._backend_done.clear()
         self.backend_error = None
         try:
-            from gorilla_tui.model.backend import open_backend  # imports llama_cpp lazily inside
+            from gorilla_tui import services  # deferred: numpy, scipy (~0.3 s) after the first paint
 
-            backend = open_backend(self.settings)
-            self.kernel_name = self._kernel_name()
+            backend = services.load_backend(self.settings)
+            self.kernel_name = services.kernel_name(self.settings)
         except GorillaError as e:
             self.backend_error = e
             raise
@@ -192,16 +196,6 @@ class Session:
             self._pipeline = None
         return backend
 
-    def _kernel_name(self) -> str:
-        if self.settings.endpoint:
-            return "remote"
-        try:
-            from gorilla_tui.model.profiles import choose_profile
-
-            return choose_profile(self.settings.kernel or None)[0].name
-        except GorillaError:
-            return self.settings.kernel or "auto"
-
     def unload_backend(self) -> None:
         """Forget the backend (call before :meth:`load_backend` when settings changed); asks then wait
         for the new load."""
@@ -211,7 +205,7 @@ class Session:
             self.backend_error = None
             self._pipeline = None
 
-    def wait_backend(self, cancel: threading.Event, poll: float = 0.05) -> Any:
+    def wait_backend(self, cancel: threading.Event, poll: float = 0.05) -> Backend | None:
         """Block until the backend is loaded; returns it, or None when `cancel` was set first.
         Raises the load's GorillaError when loading failed."""
         while not self._backend_done.wait(poll):
@@ -223,7 +217,7 @@ class Session:
             raise Failure("no model is loaded", hint="open Settings (ctrl+o) and choose a model")
         return self.backend
 
-    def pipeline(self) -> Any:
+    def pipeline(self) -> Pipeline:
         """The pipeline over the current settings, index and backend (built once, rebuilt after changes)."""
         with self._lock:
             if self.index is None:
@@ -246,7 +240,7 @@ class Session:
 
     # -- did-you-mean -------------------------------------------------------------------------------------
 
-    def validator(self) -> Any:
+    def validator(self) -> Checker:
         """check.validator.Validator over the API pool (hub filter applied), built once per pool."""
         with self._lock:
             if self._validator is None and self._pipeline is not None:
@@ -254,9 +248,9 @@ class Session:
             if self._validator is None:
                 if self.index is None:
                     raise Failure("no index yet")
-                from gorilla_tui.check.validator import Validator
+                from gorilla_tui import services  # deferred: numpy, scipy (~0.3 s) after the first paint
 
-                self._validator = Validator(self.index.pool(self.settings.hub or None))
+                self._validator = services.build_validator(self.index.pool(self.settings.hub or None))
             return self._validator
 
     def accept_suggestion(self, proposal: Proposal, suggestion: str) -> Proposal:

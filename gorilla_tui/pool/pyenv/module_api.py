@@ -6,6 +6,8 @@ import inspect
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from gorilla_tui.parsing import parse
+
 if TYPE_CHECKING:
     from tree_sitter import Node
 
@@ -368,8 +370,6 @@ def read_module(source: bytes, name: str, is_package: bool = False) -> ModuleInf
     name: the dotted module name (``json`` for json/__init__.py, with is_package=True). Syntax errors are
     tolerated: tree-sitter recovers and the well-formed definitions are still read.
     """
-    from gorilla_tui.parsing import parse
-
     root = parse(source).root_node
     info = ModuleInfo(name=name, is_package=is_package, doc=_docstring(root))
     tracker = _AllTracker()

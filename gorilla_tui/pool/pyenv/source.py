@@ -2,15 +2,19 @@
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import platform
 import sysconfig
 from collections.abc import Callable
 from dataclasses import dataclass
+from importlib import metadata
 from pathlib import Path
 
+from gorilla_tui.config import load_settings
 from gorilla_tui.errors import UsageError
 from gorilla_tui.pool.doc import ApiDoc, Diagnostic, LoadResult
+from gorilla_tui.pool.pyenv.compiled import compiled_module_names, read_compiled
 from gorilla_tui.pool.pyenv.module_api import (
     ClassDef,
     FuncDef,
@@ -101,8 +105,6 @@ def dist_group(name: str) -> Group:
 
     Raises UsageError when the distribution is not installed or lists no files.
     """
-    from importlib import metadata
-
     try:
         dist = metadata.distribution(name)
     except metadata.PackageNotFoundError:
@@ -367,8 +369,6 @@ def _load_groups(
         modules, done = _parse_group(group, result, progress, done, total)
         compiled: frozenset[str] = frozenset()
         if group.is_stdlib:
-            from gorilla_tui.pool.pyenv.compiled import compiled_module_names, read_compiled
-
             for name in sorted(compiled_module_names() - modules.keys()):
                 if (info := read_compiled(name)) is not None:
                     modules[name] = info
@@ -380,8 +380,6 @@ def _load_groups(
 def configured_spec(manifest_packages: str = STDLIB) -> str:
     """The distributions to index: the manifest's ``packages`` (default "stdlib") plus every
     ``python:NAME[,NAME]`` entry of Settings.sources (config.toml), in order, without duplicates."""
-    from gorilla_tui.config import load_settings
-
     names = parse_spec(manifest_packages)
     for entry in load_settings().sources:
         if entry.startswith("python:"):
@@ -416,8 +414,6 @@ def with_spec(manifests: list, spec: str) -> list:
     """`--source python:SPEC` for a refresh: the manifests (sources.load_manifests()) with the python-env
     one set to index exactly SPEC ("stdlib", "requests,numpy", ...; config.toml entries are not added).
     Pass the result as refresh(manifests=..., only=["python-env"])."""
-    import dataclasses
-
     return [
         dataclasses.replace(m, extra={**m.extra, "packages": spec.removeprefix("python:"), "exact": True})
         if getattr(m, "kind", "") == SOURCE

@@ -12,6 +12,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Label, Log, ProgressBar, Static
 
 from gorilla_tui.errors import GorillaError
+from gorilla_tui.pool.sources import load_manifests
 from gorilla_tui.textsafe import safe_text
 
 #: Shown in the dialog: the hubs are remote, so offline only a local folder (or python-env) works.
@@ -28,7 +29,7 @@ def build_summary(rows: list[dict], docs: int, seconds: float) -> tuple[str, lis
     """(one paragraph for the person, the rows that failed) from RefreshReport.sources rows ({name,
     status, loaded, message, ...}; status "ok" means fetched now, "kept" means docs kept from the
     previous index). Wording and hint follow retrieve.bootstrap.first_launch_index / later_hint."""
-    from gorilla_tui.retrieve.bootstrap import later_hint
+    from gorilla_tui.retrieve.bootstrap import later_hint  # deferred: numpy, scipy (~0.3 s) after first paint
 
     ok = [r for r in rows if r.get("status") in ("ok", "kept")]
     failed = [r for r in rows if r.get("status") not in ("ok", "kept")]
@@ -46,8 +47,6 @@ def build_summary(rows: list[dict], docs: int, seconds: float) -> tuple[str, lis
 def configured_sources(user_paths: list[str]) -> list[tuple[str, str]]:
     """(name, title) of every source manifest shipped in index/, plus the user's extra paths."""
     try:
-        from gorilla_tui.pool.sources import load_manifests
-
         rows = [(m.name, m.title) for m in load_manifests()]
     except (GorillaError, OSError) as e:
         rows = [("?", f"the source manifests cannot be read: {e}")]
@@ -124,7 +123,7 @@ class IndexSetupScreen(ModalScreen[object]):
 
     @work(thread=True, exclusive=True, group="index", exit_on_error=False)
     def _build(self, folder: str) -> None:
-        from gorilla_tui.retrieve.refresh import refresh
+        from gorilla_tui.retrieve.refresh import refresh  # deferred: numpy, scipy (~0.3 s) after first paint
 
         log = self.query_one(Log)
 
@@ -157,7 +156,7 @@ class IndexSetupScreen(ModalScreen[object]):
     def _lock_held() -> bool:
         """True when another refresh holds the refresh lock now (a non-blocking probe of
         retrieve.store.refresh_lock; refresh() itself then waits for it)."""
-        from gorilla_tui.retrieve import store as index_store
+        from gorilla_tui.retrieve import store as index_store  # deferred: numpy, scipy (~0.3 s)
 
         try:
             with index_store.refresh_lock(timeout=0):

@@ -1,4 +1,7 @@
-"""The main screen: task input, hits, proposal, verdict and matched-API card; asks run in thread workers."""
+"""The main screen: task input, hits, proposal, verdict and matched-API card; asks run in thread workers.
+
+The screen reads the Session it is given and tells the app what happened by posting messages
+(tui/messages.py: ScreenReady, StateChanged, Notice, CopyRequested); it never calls the app back."""
 
 from __future__ import annotations
 
@@ -13,10 +16,18 @@ from textual.screen import Screen
 from textual.widgets import Footer, Static
 
 from gorilla_tui.errors import GorillaError
-from gorilla_tui.tui.messages import AskEnded, PipelineUpdate
+from gorilla_tui.tui.messages import (
+    AskEnded,
+    CopyRequested,
+    Notice,
+    PipelineUpdate,
+    ScreenReady,
+    StateChanged,
+)
+from gorilla_tui.tui.run import start_run
 from gorilla_tui.tui.screens.confirm import ConfirmScreen
 from gorilla_tui.tui.screens.doc import DocScreen
-from gorilla_tui.tui.session import chosen_hit, effective_call
+from gorilla_tui.tui.session import Session, chosen_hit, effective_call
 from gorilla_tui.tui.widgets.api_card import ApiCard
 from gorilla_tui.tui.widgets.hits import HitsPanel
 from gorilla_tui.tui.widgets.proposal import ProposalPanel
@@ -28,8 +39,6 @@ from gorilla_tui.types import DoneEvent, ErrorEvent, HitsEvent, Proposal, TokenE
 if TYPE_CHECKING:
     from textual.geometry import Size
 
-    from gorilla_tui.tui.app import GorillaApp
-
 #: Below this many columns the hits and matched-API panels are hidden (class -narrow, app.tcss): the
 #: proposal and the verdict get the whole width. Below SHORT rows the title, footer and borders of the
 #: verdict go (class -short), so the call and the verdict stay visible down to 40x12.
@@ -38,9 +47,9 @@ SHORT = 24
 
 
 class MainScreen(Screen):
-    """Layout and the ask cycle. `proposal` is the proposal on show (None before the first answer);
-    `running` tells whether an ask is in flight; `finished` counts asks that ended (done, error,
-    cancelled)."""
+    """Layout and the ask cycle over `session` (settings, index, backend, pipeline, history). `proposal` is
+    the proposal on show (None before the first answer); `running` tells whether an ask is in flight;
+    `finished` counts asks that ended (done, error, cancelled)."""
 
     BINDINGS = [
         Binding("escape", "cancel", "Cancel"),
@@ -50,10 +59,9 @@ class MainScreen(Screen):
         Binding("f5", "run", "Run"),
     ]
 
-    app: GorillaApp
-
-    def __init__(self) -> None:
+    def __init__(self, session: Session) -> None:
         super().__init__()
+        self.session = session
         self.proposal: Proposal | None = None
         self.task_id: int | None = None
         self.running = False
@@ -82,7 +90,7 @@ class MainScreen(Screen):
         self.query_one("#verdict").border_title = "Verdict"
         self.query_one(TaskInput).focus()
         self.fit_layout(self.app.size)
-        self.app.main_ready()
+        self.post_message(ScreenReady())
 
     def on_resize(self, event: events.Resize) -> None:
         self.fit_layout(event.size)
@@ -98,7 +106,7 @@ class MainScreen(Screen):
         self.ask(message.task)
 
     def on_task_input_joined(self, message: TaskInput.Joined) -> None:
-        self.app.notice(message.notice)
+        self.post_message(Notice(message.notice))
 
     def ask(self, task: str) -> None:
         """Start answering `task`, cancelling the run in flight (if any)."""
@@ -116,14 +124,14 @@ class MainScreen(Screen):
         self.query_one(ApiCard).clear()
         self.query_one(VerdictBadge).clear()
         self.query_one(ProposalPanel).start(task)
-        if self.app.session.backend is None and self.app.session.backend_error is None:
+        if self.session.backend is None and self.session.backend_error is None:
             self.query_one(ProposalPanel).show_message(f"Asking: {task}\n(waiting for the model to load…)")
-        self.app.set_state("busy", "answering…")
+        self.post_message(StateChanged("busy", "answering…"))
         self._ask_worker(self._run_id, task, self._cancel)
 
     @work(thread=True, exclusive=True, group="ask", exit_on_error=False)
     def _ask_worker(self, run_id: int, task: str, cancel: threading.Event) -> None:
-        session = self.app.session
+        session = self.session
 
         def end(outcome: str, message: str = "", hint: str = "", proposal: Proposal | None = None) -> None:
             self.post_message(AskEnded(run_id, outcome, message, hint, proposal=proposal, task_id=task_id))
@@ -172,14 +180,14 @@ class MainScreen(Screen):
         if message.outcome == "error":
             self.query_one(ProposalPanel).show_error(message.message, message.hint)
             self.query_one(VerdictBadge).clear()
-            self.app.set_state("error", "error (see the proposal panel)")
+            self.post_message(StateChanged("error", "error (see the proposal panel)"))
         elif message.outcome == "cancelled":
             self.query_one(ProposalPanel).show_cancelled()
-            self.app.set_state("ready", "cancelled")
+            self.post_message(StateChanged("ready", "cancelled"))
         else:
             if message.proposal is not None and message.proposal is not self.proposal:
                 self.show_proposal(message.proposal)
-            self.app.set_state("ready", self.app.answered_text(self.proposal))
+            self.post_message(StateChanged("ready", proposal=self.proposal))
 
     def show_proposal(self, proposal: Proposal) -> None:
         """Show a finished proposal in every panel. In select mode the hits panel marks the chosen hit
@@ -208,7 +216,7 @@ class MainScreen(Screen):
         self.finished += 1
         self._run_id += 1  # late events of the cancelled run are ignored
         self.query_one(ProposalPanel).show_cancelled()
-        self.app.set_state("ready", "cancelled")
+        self.post_message(StateChanged("ready", "cancelled"))
 
     # -- did-you-mean ---------------------------------------------------------------------------------
 
@@ -225,13 +233,13 @@ class MainScreen(Screen):
     @work(thread=True, exclusive=True, group="revalidate", exit_on_error=False)
     def _revalidate(self, proposal: Proposal, suggestion: str, task_id: int | None) -> None:
         try:
-            new = self.app.session.accept_suggestion(proposal, suggestion)
+            new = self.session.accept_suggestion(proposal, suggestion)
         except GorillaError as e:
             self.app.call_from_thread(self.notify, str(e), severity="error")
             self.app.call_from_thread(self.query_one(VerdictBadge).set_verdict, proposal.verdict)
             return
         if task_id is not None:
-            self.app.session.history.set_proposal(task_id, new.to_dict())
+            self.session.history.set_proposal(task_id, new.to_dict())
         self.app.call_from_thread(self._accepted, new)
 
     def _accepted(self, proposal: Proposal) -> None:
@@ -256,13 +264,13 @@ class MainScreen(Screen):
             self.notify(f"this proposal has no {what}", severity="warning")
             return
         if proposal.verdict.kind == "valid" or self._confirmed_copy is proposal:
-            self.app.copy_text(text, what)
+            self.post_message(CopyRequested(text, what))
             return
 
         def confirmed(yes: bool | None) -> None:
             if yes:
                 self._confirmed_copy = proposal
-                self.app.copy_text(text, what)
+                self.post_message(CopyRequested(text, what))
 
         question = f"The verdict is {proposal.verdict.kind}: this call was not found valid in the API pool."
         self.app.push_screen(ConfirmScreen(question, "Copy it anyway?", yes="Copy"), confirmed)
@@ -272,9 +280,7 @@ class MainScreen(Screen):
 
     def action_run(self) -> None:
         """F5: run the code in the sandbox (after confirmation; see tui/run.py)."""
-        from gorilla_tui.tui.run import start_run
-
-        start_run(self, self.proposal, self.task_id)
+        start_run(self, self.proposal, self.task_id, self.session.history)
 
     def on_hits_panel_doc_selected(self, message: HitsPanel.DocSelected) -> None:
         hit = message.hit

@@ -13,6 +13,8 @@ from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Log, Static
 
+from gorilla_tui.errors import GorillaError
+from gorilla_tui.sandbox.runner import SandboxRun
 from gorilla_tui.textsafe import safe_text
 
 
@@ -53,9 +55,6 @@ class RunScreen(ModalScreen[None]):
 
     @work(thread=True, exclusive=True, group="run", exit_on_error=False)
     def _run(self) -> None:
-        from gorilla_tui.errors import GorillaError
-        from gorilla_tui.sandbox.runner import SandboxRun
-
         log = self.query_one(Log)
         pending: list[str] = []
         last_flush = [0.0]

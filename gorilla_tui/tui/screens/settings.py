@@ -11,6 +11,7 @@ from textual.widgets import Button, Input, Label, Select, Static
 
 from gorilla_tui.config import MODES, SELECT_BY, Settings, save_settings
 from gorilla_tui.errors import GorillaError
+from gorilla_tui.model.profiles import load_profiles
 from gorilla_tui.textsafe import safe_text
 
 MODE_HELP = {
@@ -27,10 +28,8 @@ SELECT_BY_HELP = {
 def kernel_names() -> list[str]:
     """Names of the shipped kernel profiles (kernels/*.toml), [] when they cannot be read."""
     try:
-        from gorilla_tui.model.profiles import load_profiles
-
         return sorted(load_profiles())
-    except (GorillaError, OSError, ImportError):
+    except (GorillaError, OSError):
         return []
 
 

@@ -1,0 +1,161 @@
+"""The composition root: settings -> index -> backend -> pipeline (and the validator), for every caller.
+
+`gorilla-tui ask`, `eval run`, `check`, `run`, `search`, `doctor`, the TUI session and the bench/ scripts get
+their settings, index, backend, pipeline and validator from here; nothing else calls
+model.backend.open_backend or builds a Pipeline (tests/unit/test_architecture.py checks it). The same
+one-way-to-get-a-model shape as simonw/llm's get_model(): callers name what they want in Settings, this
+module decides how it is built.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+from gorilla_tui.check.validator import Validator
+from gorilla_tui.config import Settings, load_settings
+from gorilla_tui.errors import GorillaError, IndexMissingError
+from gorilla_tui.model.backend import Backend, open_backend
+from gorilla_tui.model.profiles import choose_profile
+from gorilla_tui.model.registry import EMBEDDED
+from gorilla_tui.model.remote import RemoteBackend, check_endpoint
+from gorilla_tui.pipeline import Pipeline, choose_select_by
+from gorilla_tui.pool.doc import ApiDoc
+from gorilla_tui.retrieve.bootstrap import first_launch_index
+from gorilla_tui.retrieve.index import ApiIndex
+
+__all__ = [
+    "build_pipeline",
+    "build_validator",
+    "check_settings",
+    "kernel_name",
+    "load_backend",
+    "load_index",
+    "model_label",
+    "planned_select_by",
+    "read_settings",
+]
+
+
+def read_settings() -> tuple[Settings, GorillaError | None]:
+    """The settings of config.toml (config.load_settings), or the defaults and the error when config.toml
+    cannot be read (`doctor` reports it and carries on with the defaults)."""
+    try:
+        return load_settings(), None
+    except GorillaError as e:
+        return Settings(), e
+
+
+def check_settings(settings: Settings) -> None:
+    """Fail fast on settings that would only fail after loading: a malformed settings.endpoint
+    (model.remote.check_endpoint) or an unknown settings.kernel (model.profiles.choose_profile).
+
+    Raises:
+        UsageError: one line naming the bad value (and the known kernel names).
+    """
+    if settings.endpoint:
+        check_endpoint(settings.endpoint)
+    elif settings.kernel:
+        choose_profile(settings.kernel)
+
+
+def load_index(
+    *, hub: str = "", build_if_missing: bool = False, note: Callable[[str], None] | None = None
+) -> ApiIndex:
+    """The live index from the user data dir (retrieve.index.ApiIndex.load).
+
+    Args:
+        hub: when given, the index must hold this source (ApiIndex.pool raises UsageError otherwise), so an
+            unknown --hub fails before the model loads.
+        build_if_missing: on first launch (no index yet) build one with retrieve.bootstrap.first_launch_index
+            (the configured sources, falling back to the offline python-env pool) instead of raising.
+        note: receives one-line messages for the person about what was built (default: dropped).
+
+    Raises:
+        IndexMissingError: no index and build_if_missing is False.
+        GorillaError: a damaged index, or not even the python-env pool could be built.
+        UsageError: `hub` is not a source of the index.
+    """
+    say = note or (lambda _line: None)
+    try:
+        index = ApiIndex.load()
+    except IndexMissingError:
+        if not build_if_missing:
+            raise
+        say("no index yet: building it now (first launch) ...")
+        message = first_launch_index()
+        if message:
+            say(message)
+        index = ApiIndex.load()
+    if hub:
+        index.pool(hub)
+    return index
+
+
+def load_backend(settings: Settings) -> Backend:
+    """The model backend `settings` ask for: model.backend.open_backend (a RemoteBackend for
+    settings.endpoint, else a LlamaBackend on the resolved GGUF with the kernel profile's n_ctx,
+    n_threads, n_gpu_layers). Slow: imports llama_cpp and loads the model (~0.3-1 s for Gemma 3 270M).
+
+    Raises:
+        GorillaError: the model is missing or cannot be loaded.
+        UsageError: an unknown kernel or a bad endpoint URL.
+    """
+    return open_backend(settings)
+
+
+def model_label(settings: Settings) -> str:
+    """The model name a run records before the model loads: settings.model, "remote" for an endpoint
+    without a model name, else the embedded default (model.registry.EMBEDDED)."""
+    return settings.model or ("remote" if settings.endpoint else EMBEDDED)
+
+
+def kernel_name(settings: Settings) -> str:
+    """The kernel profile open_backend(settings) uses: "remote" for an endpoint, else the name
+    model.profiles.choose_profile picks (settings.kernel, or detected); settings.kernel or "auto" when no
+    profile fits (the load itself then reports why)."""
+    if settings.endpoint:
+        return "remote"
+    try:
+        return choose_profile(settings.kernel or None)[0].name
+    except GorillaError:
+        return settings.kernel or "auto"
+
+
+def planned_select_by(settings: Settings, note: Callable[[str], None] | None = None) -> str:
+    """How select mode will choose, known before the model loads (an `eval run` resume must match it):
+    pipeline.choose_select_by for the backend load_backend(settings) opens. A LlamaBackend can score text;
+    with settings.endpoint, select by likelihood asks the server once whether it returns prompt
+    log-probabilities (RemoteBackend.supports_loglikelihoods) and `note` gets the reason when it does not.
+
+    Raises:
+        EndpointDownError: the endpoint cannot be reached (only probed in select mode by likelihood).
+    """
+    if settings.endpoint and settings.mode == "select" and settings.select_by == "likelihood":
+        probe = RemoteBackend(settings.endpoint, n_ctx=settings.n_ctx or 4096)
+        scores = probe.supports_loglikelihoods()
+        if not scores and note is not None:
+            note(f"{probe.scoring_note}; select mode chooses with the grammar")
+        return choose_select_by(settings.mode, settings.select_by, can_score=scores)
+    return choose_select_by(settings.mode, settings.select_by, can_score=True)
+
+
+def build_validator(pool: Sequence[ApiDoc]) -> Validator:
+    """check.validator.Validator over `pool` (e.g. index.pool(hub), or the docs of a --pool file): it gives
+    each call its verdict by AST sub-tree match against these docs. ~0.1-1 s for a large pool."""
+    return Validator(pool)
+
+
+def build_pipeline(
+    settings: Settings,
+    index: ApiIndex,
+    backend: Backend,
+    *,
+    retriever: str = "bm25",
+    validator: Validator | None = None,
+) -> Pipeline:
+    """The pipeline over `index` and `backend` with `settings` (k, hub, mode, select_by, max_tokens).
+
+    retriever: "bm25" (default), "none" (0-shot) or "oracle" (eval only); validator: default
+    a Validator over the pool of settings.hub, built on first use. Raises UsageError for an unknown retriever.
+    """
+    return Pipeline(settings, index, backend, validator, retriever=retriever)

@@ -1,0 +1,88 @@
+"""The small pool of tests/data/pool through the real stages: loaders, BM25 retriever, AST sub-tree match, and
+the pipeline services builds. Needs nothing outside the repository (the unit tier)."""
+
+from __future__ import annotations
+
+from collections import Counter
+
+import pytest
+
+from gorilla_tui import services
+from gorilla_tui.check.validator import Validator
+from gorilla_tui.config import Settings
+from gorilla_tui.model.grammar import unique_options
+from gorilla_tui.model.scripted import ScriptedBackend
+from gorilla_tui.pipeline import shared_prefix
+from gorilla_tui.pool.doc import ApiDoc
+from gorilla_tui.retrieve.index import ApiIndex
+
+SPORTS = "I want to classify sports activities in videos"
+
+
+def test_every_format_loads_with_its_loader(small_pool: list[ApiDoc]):
+    assert Counter(d.source for d in small_pool) == {
+        "torchhub": 8, "tensorflowhub": 4, "huggingface": 5, "apizoo": 2, "python-env": 2,
+    }  # fmt: skip
+    assert len({d.id for d in small_pool}) == len(small_pool) == 21
+    flagged = sorted(d.id for d in small_pool if d.flagged)
+    assert flagged == ["apizoo:2", "torchhub:8"]  # a call without ")" and an APIZoo typed signature
+    assert [d.kind for d in small_pool if d.source == "apizoo"] == ["rest", "python"]
+    slow = next(d for d in small_pool if d.api_name == "slow_r50")
+    assert slow.example_code.startswith("import torch\n")  # a list of lines, joined
+    assert slow.env_requirements == ["torch", "pytorchvideo"]
+
+
+@pytest.mark.parametrize(
+    ("task", "hub", "expected"),
+    [
+        (SPORTS, "torchhub", "pytorchvideo"),
+        ("detect cars and people in a street photo", "torchhub", "yolov5"),
+        ("embed sentences into vectors to compare them", "tensorflowhub", "universal-sentence-encoder"),
+        ("is this movie review positive or negative", "huggingface", "sentiment-analysis"),
+        ("translate English text to French", None, "t5-small"),
+        ("copy a file to another path", None, "shutil.copyfile"),
+    ],
+)
+def test_bm25_top_hit(small_index: ApiIndex, task: str, hub: str | None, expected: str):
+    hits = small_index.search(task, k=3, hub=hub)
+    assert hits and expected in hits[0].doc.api_call
+    assert [h.rank for h in hits] == list(range(1, len(hits) + 1))
+    assert all(a.score >= b.score for a, b in zip(hits, hits[1:], strict=False))
+    assert hub is None or {h.doc.source for h in hits} == {hub}
+
+
+def test_verdicts_across_the_hubs(small_pool: list[ApiDoc]):
+    v = Validator(small_pool)
+    assert v.check("torch.hub.load('pytorch/vision', 'resnet50', pretrained=True)").kind == "valid"
+    wrong = v.check("torch.hub.load('pytorch/vision', 'resnet-201')")
+    assert wrong.kind == "wrong_args" and any("resnet101" in s for s in wrong.suggestions)
+    assert v.check("torch.hub.lod('pytorch/vision', 'resnet50')").kind == "hallucination"
+    url = "https://tfhub.dev/google/universal-sentence-encoder/4"
+    assert v.check(f"import tensorflow_hub as hub\nembed = hub.load('{url}')").kind == "valid"
+    assert v.check("pipeline('translation_en_to_fr', model='t5-small')").kind == "valid"
+    assert v.check("pipeline('translation_en_to_fr', model='t5-smol')").kind == "wrong_args"
+    assert v.check("AutoModel.from_pretrained('bert-base-uncased')").kind == "valid"
+    assert v.check("GET /v1/weather/Paris").kind == "valid"
+    assert v.check("DELETE /v1/weather/Paris").kind == "wrong_args"
+    assert v.check("youtube.search().list(part='snippet', q='cats').execute()").kind == "valid"
+    assert v.check("import shutil\nshutil.copyfile('a.txt', 'b.txt')").kind == "valid"
+    assert v.check("import shutil\nshutil.copyfile('a.txt')").kind == "wrong_args"  # dst is required
+    assert v.check("this is not code (").kind in ("unparseable", "no_call")
+
+
+def test_the_pipeline_services_builds_answers_on_the_small_pool(small_index: ApiIndex):
+    """Select mode by grammar (ScriptedBackend cannot score text): the text the hits' calls share goes into
+    the prompt, the model writes the rest of one call under the GBNF grammar; the verdict is valid and the
+    code is the matched doc's example code."""
+    settings = Settings(mode="select", select_by="likelihood", k=3, hub="torchhub")
+    hits = small_index.search(SPORTS, k=3, hub="torchhub")
+    call = next(h.doc.api_call for h in hits if "slowfast_r50" in h.doc.api_call)
+    shared = shared_prefix(unique_options(h.doc.api_call for h in hits))
+    assert shared.startswith("torch.hub.load(")
+    backend = ScriptedBackend([call[len(shared) :]])
+    pipeline = services.build_pipeline(settings, small_index, backend)
+    assert pipeline.select_by() == "grammar"
+    proposal = pipeline.ask(SPORTS)
+    assert proposal.verdict.kind == "valid" and proposal.api_call == call
+    assert proposal.code_source == "example_code" and "slowfast_r50" in proposal.code
+    assert proposal.select_by == "grammar" and backend.calls and backend.calls[0]["grammar"]
