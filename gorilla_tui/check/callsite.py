@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 import threading
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
 from gorilla_tui.parsing import parse
@@ -85,12 +85,16 @@ TARGET_WRAPPERS = frozenset({"Thread", "Process", "Timer"})
 @dataclass
 class Scan:
     """Everything the validator needs from one piece of code: the calls in pre-order (outer before inner;
-    a call passed as a value follows its wrapper, see CallSite.via), the names assigned at least once
-    (``x = ...``) or defined (``def f``, ``class C``), and syntax errors as "line:col: message" strings."""
+    a call passed as a value follows its wrapper, see CallSite.via), the names the code binds at least once
+    (``x = ...``, ``for x in``, ``with ... as x``, ``except E as x``, ``(x := ...)``, parameters, ``def x``,
+    ``class x``; see bound_names), syntax errors as "line:col: message" strings, and made_by: for a name
+    assigned a call's result (``classifier = pipeline(...)``), the callees of those calls ("" for a callee
+    that is no name chain)."""
 
     calls: list[CallSite] = field(default_factory=list)
     assigned: set[str] = field(default_factory=set)
     errors: list[str] = field(default_factory=list)
+    made_by: dict[str, set[str]] = field(default_factory=dict)
 
 
 def _node_text(node: Node, limit: int | None = None) -> str:
@@ -105,7 +109,7 @@ def _node_text(node: Node, limit: int | None = None) -> str:
 
 def string_value(node: Node) -> str | None:
     """Content of a plain string literal node (or an implicit concatenation of them); None if it is an
-    f-string with interpolation or not a string."""
+    f-string with interpolation, a bytes literal or not a string."""
     if node.type == "concatenated_string":
         parts = [string_value(c) for c in node.children if c.type == "string"]
         return None if any(p is None for p in parts) else "".join(p or "" for p in parts)
@@ -114,6 +118,9 @@ def string_value(node: Node) -> str | None:
     if any(c.type == "interpolation" for c in node.children):
         return None
     text = _node_text(node, MAX_TEXT * 4)
+    prefix = _STRING_PREFIX.match(text)
+    if prefix is not None and "b" in prefix.group().lower():
+        return None  # b'resnet50' is bytes: it never equals the str 'resnet50' an API takes
     body = _STRING_PREFIX.sub("", text, count=1)
     for q in ('"""', "'''", '"', "'"):
         if body.startswith(q) and body.endswith(q) and len(body) >= 2 * len(q):
@@ -132,6 +139,20 @@ def value_of(node: Node) -> Value:
     return Value(squeezed, has_literal="'" in squeezed)
 
 
+def _getattr_name(node: Node) -> tuple[Node, str] | None:
+    """For a ``getattr(obj, "name")`` call node with a plain string literal and no default: (obj, name);
+    else None."""
+    function = node.child_by_field_name("function")
+    args = node.child_by_field_name("arguments")
+    if function is None or args is None or _node_text(function) != "getattr":
+        return None
+    items = [c for c in args.named_children if c.type != "comment"]
+    if len(items) != 2 or items[0].type not in ("identifier", "attribute"):
+        return None
+    name = string_value(items[1])
+    return (items[0], name) if name and name.isidentifier() else None
+
+
 def callee_of(function: Node) -> str:
     """Canonical callee text of a call's function node, built iteratively (no recursion on long chains):
     identifiers and attributes as dotted names, inner calls as ``()``; "" for anything else."""
@@ -148,6 +169,12 @@ def callee_of(function: Node) -> str:
             parts.append("." + (_node_text(attr) if attr is not None else ""))
             node = node.child_by_field_name("object")
         elif node.type == "call":
+            named = _getattr_name(node)
+            if named is not None:  # getattr(torch.hub, "load")(...) is torch.hub.load(...)
+                obj, attr = named
+                parts.append("." + attr)
+                node = obj
+                continue
             parts.append("()")
             node = node.child_by_field_name("function")
         else:
@@ -291,6 +318,47 @@ def nesting_error(code: str) -> str | None:
     return None
 
 
+# Nodes that bind names, and the field holding the target: ``x = ...``, ``x += ...``, ``for x in``,
+# ``[... for x in ...]``, ``(x := ...)``, ``def x``, ``class x`` (tree-sitter-python's grammar field names).
+_BINDING_FIELD = {
+    "assignment": "left",
+    "augmented_assignment": "left",
+    "for_statement": "left",
+    "for_in_clause": "left",
+    "named_expression": "name",
+    "function_definition": "name",
+    "class_definition": "name",
+}
+# Target shapes whose identifiers are all bound (``a, (b, *c) = ...``); an attribute or subscript target
+# (``self.x = ...``, ``d[k] = ...``) binds no name.
+_TARGET_SHAPES = frozenset(
+    {
+        "pattern_list", "tuple_pattern", "list_pattern", "tuple", "list", "parenthesized_expression",
+        "as_pattern_target", "list_splat_pattern", "dictionary_splat_pattern", "default_parameter",
+        "typed_parameter", "typed_default_parameter",
+    }
+)  # fmt: skip
+
+
+def bound_names(target: Node) -> list[str]:
+    """The names a binding target binds: ``x`` gives ["x"], ``a, (b, *c)`` gives ["a", "b", "c"], a
+    parameter ``q: int = 2`` gives ["q"] (its annotation and default bind nothing); ``self.x`` and ``d[k]``
+    give []. Iterative, so any nesting depth is fine."""
+    names: list[str] = []
+    stack = [target]
+    while stack:
+        node = stack.pop()
+        if node.type == "identifier":
+            names.append(_node_text(node))
+        elif node.type in ("default_parameter", "typed_default_parameter"):
+            name = node.child_by_field_name("name")
+            if name is not None:
+                stack.append(name)
+        elif node.type in _TARGET_SHAPES:
+            stack.extend(c for c in node.children if c.type != "type")
+    return names
+
+
 def scan(code: str) -> Scan:
     """Parse `code` once and return its calls (pre-order), assigned names and syntax errors (nesting deeper
     than CPython accepts, MAX_NESTING, is an error too). Never raises for any input text (NUL bytes, lone
@@ -306,20 +374,38 @@ def scan(code: str) -> Scan:
     if deep is not None:
         result.errors.insert(0, deep)
     calls: list[Node] = []
+    alias_targets: dict[str, set[str]] = {}  # name -> the dotted names assigned to it
+    other_bound: set[str] = set()  # names bound any other way too (not an alias then)
     cursor = tree.walk()  # iterative pre-order walk: source order, outer calls first, any depth
     while True:
         node = cursor.node
         if node is not None:
             if node.type == "call" and len(calls) < MAX_CALLS:
                 calls.append(node)
-            elif node.type == "assignment":
-                left = node.child_by_field_name("left")
-                if left is not None and left.type == "identifier":
-                    result.assigned.add(_node_text(left))
-            elif node.type in ("function_definition", "class_definition"):  # def worker(): ...; worker()
-                name = node.child_by_field_name("name")
-                if name is not None:
-                    result.assigned.add(_node_text(name))
+            elif node.type in _BINDING_FIELD:
+                target = node.child_by_field_name(_BINDING_FIELD[node.type])
+                if target is not None:
+                    names = bound_names(target)
+                    result.assigned.update(names)
+                    right = node.child_by_field_name("right") if node.type == "assignment" else None
+                    dotted = callee_of(right) if right is not None and target.type == "identifier" else ""
+                    if right is not None and right.type in ("identifier", "attribute") and "()" not in dotted:
+                        alias_targets.setdefault(names[0], set()).add(dotted)  # load = torch.hub.load
+                    else:
+                        other_bound.update(names)
+                    if right is not None and right.type == "call" and target.type == "identifier":
+                        made = right.child_by_field_name("function")  # classifier = pipeline(...)
+                        maker = callee_of(made) if made is not None else ""
+                        result.made_by.setdefault(names[0], set()).add(maker)
+            elif node.type == "as_pattern":  # with open(p) as f: / except E as e:
+                names = [n for c in node.children if c.type == "as_pattern_target" for n in bound_names(c)]
+                result.assigned.update(names)
+                other_bound.update(names)
+            elif node.type in ("parameters", "lambda_parameters"):  # def f(model): model.predict(x)
+                for param in node.children:
+                    names = bound_names(param)
+                    result.assigned.update(names)
+                    other_bound.update(names)
         if cursor.goto_first_child():
             continue
         while not cursor.goto_next_sibling():
@@ -328,8 +414,12 @@ def scan(code: str) -> Scan:
         else:
             continue
         break
+    aliases = {n: t.pop() for n, t in alias_targets.items() if len(t) == 1 and n not in other_bound}
     for n in calls:
         site = call_site(n)
+        root, dot, rest = site.callee.partition(".")
+        if aliases.get(root):  # f = torch.hub.load; f(...) is checked as torch.hub.load(...)
+            site = replace(site, callee=aliases[root] + dot + rest, via=site.via or root)
         result.calls.append(site)
         last = site.callee.rsplit(".", 1)[-1]
         if last in WRAPPERS or last in TARGET_WRAPPERS:

@@ -30,6 +30,10 @@ _CODE_LINE = re.compile(
     r"^\s*(?:import\s+\w|from\s+[\w.]+\s+import\s|[\w.\[\]'\", ]+\s*=\s*\S|[\w.]+\s*\(|@\w|def\s|class\s|"
     r"return\b|with\s|for\s|if\s|print\s*\()"
 )
+#: Lines no person writes as prose: a control character (ESC, BEL, NUL...; tab aside) or only brackets and
+#: separators (``}}}``, ``)``). They count as code, so a text holding one is checked (and refused) whole
+#: instead of having that line dropped as prose.
+_NOT_PROSE = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]|^\s*[()\[\]{},;:]+\s*$")
 _REQUEST = re.compile(r"^\s*(?:curl\s.*)?\b(?:GET|POST|PUT|PATCH|DELETE|HEAD|OPTIONS)\s+\S*/", re.IGNORECASE)
 #: Texts longer than this (characters) skip the line-by-line prose scan, which parses every line.
 _MAX_LINE_SCAN = 200_000
@@ -231,7 +235,7 @@ def _prose_code(text: str) -> tuple[str, str, str]:
     if len(text) > _MAX_LINE_SCAN:
         return "", text, ""
     lines = text.splitlines()
-    looks = [bool(_CODE_LINE.match(ln) or _REQUEST.match(ln)) for ln in lines]
+    looks = [bool(_CODE_LINE.match(ln) or _REQUEST.match(ln) or _NOT_PROSE.search(ln)) for ln in lines]
     non_blank = [flag for flag, ln in zip(looks, lines, strict=True) if ln.strip()]
     mostly_code = bool(non_blank) and sum(non_blank) * 2 >= len(non_blank)
     code_lines: list[str] = []

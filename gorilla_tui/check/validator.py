@@ -29,7 +29,7 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
-from gorilla_tui.check.callsite import CallSite, nesting_error, scan
+from gorilla_tui.check.callsite import CallSite, Scan, nesting_error, scan
 from gorilla_tui.check.extract import extract
 from gorilla_tui.check.imports import missing_required, resolve_calls
 from gorilla_tui.check.rest import RestTable, http_method, path_of, request_lines
@@ -249,6 +249,13 @@ class Validator:
                 break
         return Verdict("wrong_args", call.text, best.doc, suggestions, notes[:3], reason or _WRONG_DEFAULT)
 
+    def _made_by_pool(self, call: CallSite, result: Scan) -> bool:
+        """True for a call of a bare name the code assigned only results of API pool calls to
+        (``classifier = pipeline(...)``; ``classifier(text)``): a call of that object, never the pool entry
+        with the same bare callee (the HF pool has ``classifier(sequence, candidate_labels, ...)``)."""
+        made = result.made_by.get(call.callee) if not call.via else None
+        return bool(made) and all(canonical(m) in self.api_callees for m in made)
+
     def _incidental(self, call: CallSite, assigned: set[str]) -> bool:
         """True for calls that never decide (rule 1): no dotted-name callee, builtins the pool does not
         know, methods of names the code assigned (unless a pool root), calls on a call's result (unless a
@@ -446,7 +453,11 @@ class Validator:
             if callee not in self.tables and not call.via and call.span in wrapper_spans:
                 rows.append((call, "incidental", None))  # a wrapper: the call it passes on is checked
                 continue
-            if callee in self.tables:
+            if self._made_by_pool(call, result):
+                # the object a pool API made (`classifier = pipeline(...)`; `classifier(text)`), not the pool
+                # entry of the same bare name: its construction is the call that is checked
+                role, verdict = "incidental", None
+            elif callee in self.tables:
                 role, verdict = self._call_verdict(call, code, lazy)
             elif companion is not None:
                 role, verdict = "pool", Verdict("valid", call.text, companion.doc)

@@ -75,10 +75,11 @@ def _read_text(path: str | Path, what: str) -> str:
 
 
 def json_object(line: str) -> dict[str, Any] | None:
-    """One JSON Lines line as a dict, or None when it is not valid JSON or not an object."""
+    """One JSON Lines line as a dict, or None when it is not valid JSON (nesting deeper than Python's
+    recursion limit included) or not an object."""
     try:
         value = json.loads(line)
-    except ValueError:
+    except (ValueError, RecursionError):
         return None
     return value if isinstance(value, dict) else None
 

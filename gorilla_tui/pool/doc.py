@@ -462,8 +462,15 @@ def load_jsonl(
         except json.JSONDecodeError as e:
             _not_doc(result, path, lineno, f"invalid JSON: {e.msg}")
             continue
+        except RecursionError:  # json's C decoder recurses per nesting level
+            _not_doc(result, path, lineno, TOO_DEEP)
+            continue
         _add(result, path, lineno, rec, source, fmt if fmt in ("apibench", "jsonl") else "jsonl")
     return _close_diagnostics(result, path)
+
+
+#: The diagnostic for JSON nested deeper than Python's recursion limit (json.loads raises RecursionError).
+TOO_DEEP = "invalid JSON: nested deeper than Python's recursion limit"
 
 
 def load_apizoo(path: str | Path, source: str, max_bytes: int = MAX_SOURCE_BYTES) -> LoadResult:
@@ -481,10 +488,13 @@ def load_apizoo(path: str | Path, source: str, max_bytes: int = MAX_SOURCE_BYTES
     text = _read_text(path, result, max_bytes)
     if text is None:
         return result
+    first_error: json.JSONDecodeError | None = None
     try:
         data = json.loads(text)
     except json.JSONDecodeError as e:
         first_error = e
+    except RecursionError:
+        pass  # one entry nested too deep: the others are read one by one below
     else:
         if isinstance(data, dict):
             data = [data]
@@ -498,15 +508,24 @@ def load_apizoo(path: str | Path, source: str, max_bytes: int = MAX_SOURCE_BYTES
         return _close_diagnostics(result, path)
     chunks = entry_chunks(text)
     if not chunks:
+        if first_error is None:
+            result.diagnostics.append(Diagnostic(str(path), 0, "skipped", TOO_DEEP))
+            return result
         msg = f"invalid JSON: {first_error.msg} (column {first_error.colno})"
         result.diagnostics.append(Diagnostic(str(path), first_error.lineno, "skipped", msg))
         return result
     for index, (line, chunk) in enumerate(chunks, start=1):
         try:
             rec = json.loads(chunk)
+        except RecursionError:
+            _not_doc(result, path, line, f"entry {index}: {TOO_DEEP}")
+            continue
         except json.JSONDecodeError:
             try:
                 rec = json.loads(repair_json(chunk), strict=False)
+            except RecursionError:
+                _not_doc(result, path, line, f"entry {index}: {TOO_DEEP}")
+                continue
             except json.JSONDecodeError as e:
                 msg = f"entry {index}: invalid JSON at line {line + e.lineno - 1}: {e.msg}"
                 _not_doc(result, path, line, msg)
@@ -545,7 +564,7 @@ def is_question_set(path: Path) -> bool:
         return False
     try:
         row = json.loads(line)
-    except ValueError:
+    except (ValueError, RecursionError):
         return False
     return isinstance(row, dict) and "api_data" in row and "code" in row
 

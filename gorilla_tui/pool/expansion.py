@@ -49,6 +49,9 @@ def read_questions(path: Path) -> tuple[list[tuple[tuple[str, ...], str]], list[
         except json.JSONDecodeError as e:
             diags.append(Diagnostic(path.name, number, "note", f"question line is not JSON ({e.msg})"))
             continue
+        except RecursionError:  # nested deeper than json's decoder can follow
+            diags.append(Diagnostic(path.name, number, "note", "question line is not JSON (nested too deep)"))
+            continue
         data = row.get("api_data") if isinstance(row, dict) else None
         code = row.get("code") if isinstance(row, dict) else None
         question = task_text(code) if isinstance(code, str) else ""

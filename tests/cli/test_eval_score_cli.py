@@ -98,6 +98,20 @@ def test_a_few_bad_lines_count_as_errors_with_a_warning(apibench, capsys, tmp_pa
     assert "warning: 1 line(s)" in captured.err
 
 
+def test_a_line_nested_deeper_than_the_recursion_limit_is_a_bad_line(apibench, capsys, tmp_path):
+    # hostile-input pass (breakit1): this was "internal error: RecursionError"
+    good = _lines(apibench)[:40]
+    deep = '{"question_id": 99, "text": ' + "[" * 100_000 + "]" * 100_000 + "}\n"
+    responses = tmp_path / "r.jsonl"
+    responses.write_text("".join(good[:10]) + deep + "".join(good[10:]))
+    assert main(_score(apibench, responses, metric="gorilla")) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["n"] == 41
+    assert out["warnings"] == [
+        "1 line(s) are not JSON objects with a question_id, counted as errors (first: line 11)"
+    ]
+
+
 @pytest.mark.parametrize("metric", ["strict", "gorilla"])
 def test_not_a_response_file_exits_2(apibench, capsys, tmp_path, metric):
     binary = tmp_path / "ls.bin"

@@ -126,3 +126,27 @@ def test_user_source_refusals_and_missing_paths(apibench: Path, tmp_path: Path) 
         user_source(_garbage(tmp_path / "junk.jsonl", apibench, 0.2))
     with pytest.raises(UsageError, match="no such file"):
         user_source(tmp_path / "nope.jsonl")
+
+
+def test_json_nested_deeper_than_the_recursion_limit_is_a_bad_line_not_a_crash(
+    apibench: Path, tmp_path: Path
+) -> None:
+    # hostile-input pass (breakit1): `index --refresh --source deep.json` was "internal error: RecursionError"
+    real = (apibench / "api" / "torchhub_api.jsonl").read_bytes().splitlines(keepends=True)[:3]
+    deep_line = b'{"a":' * 100_000 + b"1" + b"}" * 100_000 + b"\n"
+    jsonl = tmp_path / "deep.jsonl"
+    jsonl.write_bytes(b"".join(real) + deep_line)
+    loaded = load_jsonl(jsonl, "deep")
+    assert len(loaded.docs) == 3
+    assert any("nested deeper" in d.message and d.line == 4 for d in loaded.diagnostics)
+    apizoo = tmp_path / "deep.json"
+    apizoo.write_text("[" * 200_000 + "]" * 200_000)
+    loaded = load_file(apizoo, "deep")
+    assert not loaded.docs
+    assert any("nested deeper" in d.message for d in loaded.diagnostics)
+    entries = tmp_path / "entries.json"  # not strict JSON (trailing comma): read entry by entry
+    good = json.dumps({"api_name": "x", "api_call": "foo.bar(1)", "user_name": "u"})
+    entries.write_text("[\n" + good + ",\n" + '{"a":' * 100_000 + "1" + "}" * 100_000 + ",\n]")
+    loaded = load_file(entries, "entries")
+    assert [d.api_call for d in loaded.docs] == ["foo.bar(1)"]
+    assert any("entry 2: invalid JSON: nested deeper" in d.message for d in loaded.diagnostics)

@@ -274,3 +274,84 @@ def test_a_near_miss_of_a_python_env_function_is_a_hallucination(v):
     verdict = v.check("import json\nx = json.loadz('{}')\nprint(x)")
     assert verdict.kind == "hallucination" and verdict.api_call == "json.loadz('{}')"
     assert verdict.suggestions[:2] == ["json.load", "json.loads"]
+
+
+# Hostile-input pass after issue 15 (breakit1): ordinary correct code that was not valid, and indirect
+# calls of a pool API that hid an invented model.
+@pytest.mark.parametrize(
+    "code",
+    [
+        # the pipeline object called by the name the code gave it (the HF pool has a bare `classifier(...)`)
+        "from transformers import pipeline\nclassifier = pipeline('sentiment-analysis')\n"
+        "print(classifier('I love this'))",
+        # methods of names bound by with/for/except/parameters are methods of local objects
+        "with open('notes.txt', encoding='utf-8') as f:\n    text = f.read()\nprint(len(text.split()))",
+        "import zipfile\nwith zipfile.ZipFile('a.zip') as z:\n    z.extractall('out')",
+        "import os\nfor entry in os.scandir('.'):\n    print(entry.name, entry.is_file())",
+        "import json\ntry:\n    json.loads('{')\nexcept ValueError as err:\n    print(err.args)",
+        "import torch\ndef predict(model, x):\n    return model.forward(x)\n"
+        "net = torch.hub.load('pytorch/vision', 'resnet50', pretrained=True)\nprint(predict(net, 1))",
+    ],
+)
+def test_methods_of_local_names_and_called_local_objects_are_incidental(v, code):
+    verdict = v.check(code)
+    assert verdict.kind == "valid", verdict
+
+
+@pytest.mark.parametrize(
+    "code",
+    [
+        "import torch\nload = torch.hub.load\nmodel = load('pytorch/vision', 'resnet-152x')",
+        "import torch\nf = torch.hub.load\nok = torch.hub.load('pytorch/vision', 'resnet50')\n"
+        "model = f('pytorch/vision', 'resnet-152x')",
+        "import torch\nhub = torch.hub\nmodel = hub.load('pytorch/vision', 'resnet-152x')",
+        "import torch\nmodel = getattr(torch.hub, 'load')('pytorch/vision', 'resnet-152x')",
+    ],
+)
+def test_aliases_and_getattr_of_a_pool_api_are_checked_as_that_api(v, code):
+    verdict = v.check(code)
+    assert verdict.kind == "wrong_args", verdict
+    assert verdict.reason == "wrong_args:unknown_model"
+    assert any(c.callee == "torch.hub.load" and c.kind == "wrong_args" for c in verdict.calls)
+
+
+def test_alias_of_a_pool_api_with_a_pool_model_is_valid(v):
+    verdict = v.check("import torch\nload = torch.hub.load\nmodel = load('pytorch/vision', 'resnet50')")
+    assert verdict.kind == "valid", verdict
+    assert verdict.matched is not None and "resnet50" in verdict.matched.api_call
+
+
+def test_a_local_function_named_like_a_bare_pool_callee_is_still_checked(v):
+    # bench/false_valid's wrapper snippet: `load` is not made by a pool API, so load(...) is checked
+    code = "import functools\nload = functools.partial(lambda: None)\nm = load('path_to_folderx/m.joblib')"
+    assert v.check(code).kind != "valid"
+
+
+def test_bytes_never_equal_the_string_a_pool_api_takes(v):
+    verdict = v.check("import torch\nmodel = torch.hub.load(b'pytorch/vision', b'resnet50', pretrained=True)")
+    assert verdict.kind == "wrong_args", verdict
+
+
+@pytest.mark.parametrize(
+    "code, where",
+    [
+        ('print("x")\n\x1b[2Jfoo(', "2:1"),
+        (
+            "import torch\nmodel = torch.hub.load('pytorch/vision', 'resnet50')\n"
+            "\x1b[8mimport os; os.system('rm -rf ~')",
+            "3:1",
+        ),
+        ("import torch\nmodel = torch.hub.load('pytorch/vision', 'resnet50')\n\x07x = 1", "3:1"),
+    ],
+)
+def test_a_line_with_a_control_character_is_never_dropped_as_prose(v, code, where):
+    verdict = v.check(code)
+    assert verdict.kind == "unparseable", verdict
+    assert verdict.reason == "unparseable:python_syntax"
+    assert f"at {where}: invalid non-printable character" in verdict.diagnostics[0]
+
+
+def test_a_line_of_only_brackets_is_code_not_prose(v):
+    code = "import torch\nmodel = torch.hub.load('pytorch/vision', 'resnet50', pretrained=True)\n}}}"
+    verdict = v.check(code)
+    assert verdict.kind == "unparseable", verdict
