@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import re
 import sys
 import time
@@ -25,7 +26,7 @@ from gorilla_tui.retrieve.constraints import (  # noqa: E402
 )
 from gorilla_tui.retrieve.index import ApiIndex  # noqa: E402
 
-SHARED = ROOT.parent / "shared" / "apibench"
+SHARED = Path(os.environ.get("GORILLA_TUI_SHARED", ROOT.parent / "shared")) / "apibench"
 HUBS = {
     "torchhub": "torchhub",
     "tensorflowhub": "tensorflow",
@@ -120,9 +121,7 @@ def eval_tasks(index: ApiIndex, k: int) -> dict:
                 out["wide_answerable"] += 1
                 out["wide_ok"] += overall(check_doc(cs, wide.hits[0].doc)) == "satisfied"
             if len(out["examples"]) < 4:
-                out["examples"].append(
-                    f"{task[:90]!r} -> {[c.metric + c.op + format(c.value, 'g') for c in cs]}"
-                )
+                out["examples"].append(f"{task[:90]!r} -> {[c.describe() for c in cs]}")
             if not ok:
                 continue
             out["answerable"] += 1
@@ -162,7 +161,8 @@ candidate was among the hits.
 - Hand-labelled: "answerable" = the labelled satisfying set is non-empty; a proposal satisfies when its
   doc line is in the hand-made set. Of the {hand["answerable"]} answerable tasks, {hand["has_candidate"]} had a
   satisfying doc among the {args.k * 4} BM25 hits; reranking those alone misses: {", ".join(hand["misses"]) or "none"}.
-  `search_with_constraints` widens to the top 100 BM25 hits when none of the {args.k * 4} satisfies.
+  `search_with_constraints` parses the task once and reranks the top 100 BM25 hits of one search: a
+  candidate that satisfies every constraint ranks above every unknown one in that widened set.
   {hand["empty"]} tasks have no satisfying API in the pool; for {hand["empty_flagged"]} of them the result says
   "No candidate meets / is known to meet every constraint".
 - APIBench eval: tasks in the Torch Hub, TensorFlow Hub and Hugging Face eval sets whose text yields at least

@@ -37,7 +37,9 @@ class Settings:
     k: hits retrieved per task (1..50). hub: restrict retrieval to one source short name, "" for all.
     kernel: kernel profile name ("" = detect). endpoint: OpenAI-compatible completion URL ("" = local model).
     n_ctx, n_threads, n_gpu_layers: llama-cpp-python parameters (0 / -1 = profile default).
-    max_tokens: generation budget per answer. sources: extra user doc paths indexed by `index --refresh`.
+    max_tokens: generation budget per answer. sources: extra user doc paths indexed by `index --refresh`
+    (PATH, NAME=PATH, or "python:SPEC"). mirrors: local folders holding the sources' files (like `index
+    --refresh --from DIR`); the first launch builds from them instead of the network.
     """
 
     model: str = ""
@@ -52,6 +54,7 @@ class Settings:
     n_gpu_layers: int = -1
     max_tokens: int = 256
     sources: list[str] = field(default_factory=list)
+    mirrors: list[str] = field(default_factory=list)
 
     def validate(self) -> Settings:
         """Raise UsageError for out-of-range values; return self."""

@@ -22,9 +22,10 @@ from gorilla_tui.check.extract import extract
 from gorilla_tui.check.validator import Validator
 from gorilla_tui.config import Settings
 from gorilla_tui.errors import ContextOverflowError, GorillaError, UsageError
+from gorilla_tui.model import likelihood
 from gorilla_tui.model.backend import Backend
 from gorilla_tui.model.grammar import choice_grammar, unique_options
-from gorilla_tui.model.likelihood import best, can_score, query_likelihoods
+from gorilla_tui.model.likelihood import can_score
 from gorilla_tui.model.prompts import fit_prompt
 from gorilla_tui.pool.doc import ApiDoc
 from gorilla_tui.retrieve.constraints import ConstraintResult, search_with_constraints
@@ -232,6 +233,10 @@ class Pipeline:
         select_by = self.select_by(mode)
         docs = [h.doc for h in hits]
         usable = [d for d in docs if not d.flagged or d.repaired] or docs  # repaired: pool/repair.py
+        if self.constraints is not None and self.constraints.satisfied_any:
+            # a hit whose metadata is unknown (or violates) is never proposed while a satisfying one exists,
+            # even when every satisfying hit is flagged (its call is then checked and shown as it is)
+            usable = self.constraints.satisfying(usable) or self.constraints.satisfying(docs)
         options = unique_options(d.call for d in usable)
         if mode == "select" and not options:
             verdict = Verdict(
@@ -287,17 +292,22 @@ class Pipeline:
 
     def _choose_by_likelihood(self, task: str, docs: list[ApiDoc], hits: list[Hit],
                               cancel: threading.Event | None) -> Choice:  # fmt: skip
-        """The doc of `docs` with the highest log p(task | doc) (model/likelihood.py); sets Hit.lm_score on
-        the hits that were scored. Raises AskCancelled when `cancel` is set while scoring,
-        ContextOverflowError when a doc + task exceeds n_ctx."""
-        scores = query_likelihoods(self.backend, task, docs, cancel)
+        """The doc of `docs` (in retrieval order) chosen by likelihood.CHOICE_RULE from log p(task | doc)
+        (model/likelihood.py); sets Hit.lm_score on the hits that were scored. Raises AskCancelled when
+        `cancel` is set while scoring, ContextOverflowError when a doc + task exceeds n_ctx."""
+        scores = likelihood.query_likelihoods(self.backend, task, docs, cancel)
         self.last_stats = dict(self.backend.last_stats or {})
         if len(scores) < len(docs) or (cancel is not None and cancel.is_set()):
             raise AskCancelled("cancelled")
+        free = None
+        if likelihood.CHOICE_RULE in likelihood.NEEDS_FREE:
+            free = likelihood.content_free_scores(self.backend, docs, cancel)
+            if len(free) < len(docs) or (cancel is not None and cancel.is_set()):
+                raise AskCancelled("cancelled")
         by_id = {id(d): sc for d, sc in zip(docs, scores, strict=True)}
         for h in hits:
             h.lm_score = by_id.get(id(h.doc))
-        chosen = docs[best(scores)]
+        chosen = docs[likelihood.choose(scores, free, likelihood.CHOICE_RULE)]
         options = unique_options(d.call for d in docs)
         return Choice(chosen.call.strip(), docs, options, doc=chosen, first_token=time.perf_counter())
 

@@ -6,8 +6,9 @@
 #        GORILLA_TUI_BIN     the gorilla-tui executable (default: gorilla-tui on PATH)
 #        DEMO_TASK           the task typed (default below)
 # Needs tmux. Uses a fresh GORILLA_TUI_HOME in a temp dir: builds the Torch Hub index from the shared
-# APIBench files, assembles the embedded model there, and removes it all at the end.
-# Exit status: 0 when the verdict appeared and the copy was confirmed on screen, 1 otherwise.
+# APIBench files, assembles the embedded model there, and removes it all at the end. Runs its own tmux
+# server (a socket in that temp dir), so `tmux show-buffer` reads only what this app copied.
+# Exit status: 0 when the verdict appeared and Ctrl+Y put the call in the tmux buffer, 1 otherwise.
 set -euo pipefail
 
 REPO="$(cd "$(dirname "$0")/.." && pwd)"
@@ -23,7 +24,9 @@ command -v tmux >/dev/null || { echo "tmux_demo: tmux is not installed (apt-get 
 command -v "$BIN" >/dev/null || { echo "tmux_demo: $BIN not found (pip install -e .)" >&2; exit 2; }
 
 HOME_DIR="$(mktemp -d)"
-cleanup() { tmux kill-session -t "$SESSION" 2>/dev/null || true; rm -rf "$HOME_DIR"; }
+SOCKET="$HOME_DIR/tmux.sock"
+tmux() { command tmux -S "$SOCKET" -f /dev/null "$@"; }
+cleanup() { tmux kill-server 2>/dev/null || true; rm -rf "$HOME_DIR"; }
 trap cleanup EXIT
 export GORILLA_TUI_HOME="$HOME_DIR" HF_HUB_OFFLINE=1
 
@@ -53,8 +56,19 @@ wait_for "answered" 180                   # the verdict is in
 sleep 0.5
 mkdir -p "$(dirname "$OUT")"
 screen >"$OUT"                            # the README's picture of the app
-tmux send-keys -t "$SESSION" C-y          # copy the call
-wait_for "copied via" 10
+tmux send-keys -t "$SESSION" C-y          # copy the call: it must land in tmux's own buffer
+deadline=$((SECONDS + 10))
+until [[ -n "$(tmux show-buffer 2>/dev/null)" ]]; do
+    if ((SECONDS >= deadline)); then
+        echo "tmux_demo: Ctrl+Y put nothing in the tmux buffer; the screen was:" >&2
+        screen >&2
+        exit 1
+    fi
+    sleep 0.2
+done
+COPIED="$(tmux show-buffer)"
+wait_for "copied to the tmux buffer" 10   # the notice says so (and only then says "copied")
 tmux send-keys -t "$SESSION" C-q
+echo "tmux_demo: tmux buffer: $COPIED"
 echo "tmux_demo: verdict shown and call copied; screen saved to $OUT"
 grep -E "✔|✘|∅" "$OUT" | head -1 || true

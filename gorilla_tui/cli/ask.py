@@ -6,6 +6,7 @@ import argparse
 import json
 import sys
 import threading
+import time
 from typing import Any
 
 from gorilla_tui.cancel import ctrl_c_sets
@@ -15,6 +16,10 @@ from gorilla_tui.config import Settings
 from gorilla_tui.errors import GorillaError
 from gorilla_tui.textsafe import safe_text
 from gorilla_tui.types import Proposal
+
+#: Seconds of the cold-start stages of the last ask in this process (index_load, model_load, model_wait,
+#: validator_build); `ask --json` prints them as "startup" (bench/latency.py reads them).
+STARTUP: dict[str, float] = {}
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -63,7 +68,8 @@ def run(args: argparse.Namespace) -> int:
     if args.json and args.run:
         pass  # one JSON document: the proposal goes into the run report below
     elif args.json:
-        print(json.dumps(data, indent=2, ensure_ascii=False))
+        startup = {k: round(v, 4) for k, v in STARTUP.items()}
+        print(json.dumps(data | {"startup": startup}, indent=2, ensure_ascii=False))
     else:
         for w in proposal.warnings:
             print(f"gorilla-tui: warning: {safe_text(w)}", file=sys.stderr)
@@ -90,21 +96,80 @@ _BADGE = {
 }
 
 
+class Background:
+    """`fn(*args)` running in a daemon thread from construction on; :meth:`result` waits for it and returns
+    its value or raises its exception; after Ctrl+C (`interrupted`) it lets fn end, then raises
+    AskCancelled. `seconds`: how long fn ran."""
+
+    def __init__(self, fn: Any, *args: Any) -> None:
+        self._value: Any = None
+        self._error: BaseException | None = None
+        self.seconds = 0.0
+        self._thread = threading.Thread(target=self._work, args=(fn, *args), daemon=True)
+        self._thread.start()
+
+    def _work(self, fn: Any, *args: Any) -> None:
+        t = time.perf_counter()
+        try:
+            self._value = fn(*args)
+        except BaseException as e:  # noqa: BLE001 - handed to the waiting thread
+            self._error = e
+        self.seconds = time.perf_counter() - t
+
+    def join(self) -> None:
+        """Wait for fn to end, whatever happens meanwhile (SIGINT only sets a flag under ctrl_c_cancels)."""
+        self._thread.join()
+
+    def result(self, interrupted: list[int] | None = None) -> Any:
+        while self._thread.is_alive():
+            self._thread.join(0.05)
+            if interrupted:
+                from gorilla_tui.pipeline import AskCancelled  # deferred with services
+
+                self.join()  # a model load has fds 1 and 2 on /dev/null: "interrupted" must come after it
+                raise AskCancelled("cancelled")
+        if self._error is not None:
+            raise self._error
+        return self._value
+
+
 def _ask(
     args: argparse.Namespace, settings: Settings, cancel: threading.Event, interrupted: list[int]
 ) -> Proposal:
     """Load the index (building it on first launch) and the backend through services, then pipeline.ask;
-    stop early (AskCancelled) when Ctrl+C came during a slow step."""
+    stop early (AskCancelled) when Ctrl+C came during a slow step.
+
+    Cold-start work overlaps (bench/latency.py --first-answer measures each stage): the model loads in a
+    thread (llama.cpp reads the GGUF with the GIL released) while this thread reads the index and builds
+    the validator (tree-sitter over every pool api_call). Nothing runs beside the model's scoring, which
+    uses every core of the kernel profile. The seconds of each stage go to STARTUP ("startup" in --json)."""
     from gorilla_tui import services  # deferred: numpy, scipy, tree-sitter (~0.3 s); `--help` stays fast
     from gorilla_tui.pipeline import AskCancelled  # deferred with services
 
-    index = services.load_index(hub=settings.hub, build_if_missing=True, note=_note)
-    if interrupted:
-        raise AskCancelled("cancelled")
-    backend = services.load_backend(settings)  # loading the model: ~0.3-1 s; Ctrl+C is honoured after it
-    if interrupted:
-        raise AskCancelled("cancelled")
-    return services.build_pipeline(settings, index, backend).ask(args.task, cancel=cancel)
+    t = time.perf_counter()
+    model = Background(services.load_backend, settings)  # ~0.4 s idle: the GGUF loads, GIL released
+
+    def note(line: str) -> None:
+        model.join()  # Llama(verbose=False) points fds 1 and 2 at /dev/null while it loads
+        _note(line)
+
+    try:
+        index = services.load_index(hub=settings.hub, build_if_missing=True, note=note)
+        STARTUP["index_load"] = time.perf_counter() - t
+        if interrupted:
+            raise AskCancelled("cancelled")
+        t = time.perf_counter()
+        validator = services.build_validator(index.pool(settings.hub or None))
+        STARTUP["validator_build"] = time.perf_counter() - t
+    except BaseException:
+        # let the model load end before the error (or "interrupted") is printed, or it would be lost
+        model.join()
+        raise
+    t = time.perf_counter()
+    backend = model.result(interrupted)  # Ctrl+C is honoured while waiting
+    STARTUP["model_load"], STARTUP["model_wait"] = model.seconds, time.perf_counter() - t
+    pipeline = services.build_pipeline(settings, index, backend, validator=validator)
+    return pipeline.ask(args.task, cancel=cancel)
 
 
 def _note(line: str) -> None:
@@ -112,11 +177,13 @@ def _note(line: str) -> None:
 
 
 def _print_panel(d: dict[str, Any]) -> None:
-    from rich.console import Console, Group  # deferred: rich (~0.1 s); --help and --json stay fast
+    from rich.console import Group  # deferred: rich (~0.1 s); --help and --json stay fast
     from rich.panel import Panel
     from rich.syntax import Syntax
     from rich.table import Table
     from rich.text import Text
+
+    from gorilla_tui.cli.console import make_console  # deferred: rich; --help stays fast
 
     v = d["verdict"]
     colour = _BADGE.get(v["verdict"], "white")
@@ -151,7 +218,7 @@ def _print_panel(d: dict[str, Any]) -> None:
     parts += [Text("hits:", style="bold"), hits]
     t = d["timings"]
     parts.append(Text(" ".join(f"{k} {v:.3f}s" for k, v in t.items()), style="dim"))
-    Console().print(Panel(Group(*parts), title=panel_title(d), border_style=colour))
+    make_console().print(Panel(Group(*parts), title=panel_title(d), border_style=colour))
 
 
 def panel_title(d: dict[str, Any]) -> str:

@@ -80,9 +80,10 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _print_panel(verdict) -> None:
-    from rich.console import Console  # deferred: rich (~0.1 s); --help and --json stay fast
-    from rich.panel import Panel
-    from rich.text import Text
+    from rich.panel import Panel  # deferred: rich; --help stays fast
+    from rich.text import Text  # deferred: rich; --help stays fast
+
+    from gorilla_tui.cli.console import make_console  # deferred: rich; --help stays fast
 
     body = Text()
     body.append("call: ", style="bold")
@@ -105,4 +106,6 @@ def _print_panel(verdict) -> None:
         for c in deciding:
             body.append(safe_text(f"  {c.line}:{c.col} {c.callee}: {c.kind} ({c.role})") + "\n", style="dim")
     style = _STYLE.get(verdict.kind, "white")
-    Console().print(Panel(body, title=f"[bold {style}]{verdict.kind}[/]", border_style=style, expand=False))
+    make_console().print(
+        Panel(body, title=f"[bold {style}]{verdict.kind}[/]", border_style=style, expand=False)
+    )

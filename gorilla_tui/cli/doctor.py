@@ -157,21 +157,22 @@ def collect(args: argparse.Namespace) -> dict[str, Any]:
 
 def run(args: argparse.Namespace) -> int:
     """Print the report; exit 0 when no problem was found, 1 otherwise."""
-    from rich.console import Console  # deferred: rich (~0.1 s); --help and --json stay fast
-    from rich.table import Table
-    from rich.text import Text
+    from rich.table import Table  # deferred: rich; --help stays fast
+    from rich.text import Text  # deferred: rich; --help stays fast
 
     report = collect(args)
     if args.json:
         print(json.dumps(report, indent=2))
         return 1 if report["problems"] else 0
 
+    from gorilla_tui.cli.console import make_console  # deferred: rich; --help stays fast
+
     t = Table("check", "result", show_header=False, title="gorilla-tui doctor")
     t.add_row("python", f"{report['python']} ({report['platform']})")
     t.add_row("llama-cpp-python", str(report.get("llama_cpp_python")))
     if "llama_cpp" in report:
         t.add_row("GPU offload", str(report["llama_cpp"]["gpu_offload"]))
-        t.add_row("llama.cpp build", report["llama_cpp"]["system_info"][:100])
+        t.add_row("llama.cpp build", report["llama_cpp"]["system_info"])
     s = report["settings"]
     n_ctx = s["n_ctx"] or "kernel profile default"
     t.add_row("settings", f"mode {s['mode']}, select_by {s['select_by']}, k {s['k']}, n_ctx {n_ctx}")
@@ -185,7 +186,7 @@ def run(args: argparse.Namespace) -> int:
         t.add_row(f"path {key}", Text(safe_text(val)))
     for key, val in report["isolation"].items():
         t.add_row(f"sandbox {key}", Text(safe_text(val)))
-    console = Console()
+    console = make_console()
     console.print(t)
     for pr in report["problems"]:
         console.print(f"[red]problem:[/] {pr['problem']}\n  [bold]fix:[/] {pr['fix']}")

@@ -70,8 +70,7 @@ def register_score(actions: argparse._SubParsersAction) -> None:
 
 def run_score(args: argparse.Namespace) -> int:
     """Score args.responses and print the result (warnings also go to stderr, one line each)."""
-    from rich.console import Console  # deferred: rich (~0.1 s); --help and --json stay fast
-    from rich.table import Table
+    from rich.table import Table  # deferred: rich; --help stays fast
 
     from gorilla_tui.evaluate.score import (
         score_file,  # deferred: numpy, scipy, tree-sitter (~0.3 s); `--help` stays fast
@@ -90,7 +89,9 @@ def run_score(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(score.to_dict(), ensure_ascii=False))
         return 0
-    console = Console()
+    from gorilla_tui.cli.console import make_console  # deferred: rich; --help stays fast
+
+    console = make_console()
     head = Table(title=f"{score.hub} · metric {score.metric} · n={score.n}")
     for col in ("accuracy", "hallucination", "error"):
         head.add_column(col, justify="right")
@@ -205,8 +206,7 @@ def _answer(
 ) -> evalrun.RunStats:
     """Answer the tasks not yet in args.out through the pipeline services builds, with a progress bar on
     stderr. Ctrl+C: first stops after the current task, second drops it, third is a KeyboardInterrupt."""
-    from rich.console import Console  # deferred: rich (~0.1 s); --help and --json stay fast
-    from rich.progress import (
+    from rich.progress import (  # deferred: rich; --help stays fast
         BarColumn,
         MofNCompleteColumn,
         Progress,
@@ -216,7 +216,7 @@ def _answer(
         TimeElapsedColumn,
         TimeRemainingColumn,
     )
-    from rich.text import Text
+    from rich.text import Text  # deferred: rich; --help stays fast
 
     from gorilla_tui import services  # deferred: numpy, scipy, tree-sitter (~0.3 s); `--help` stays fast
     from gorilla_tui.evaluate import run as evalrun  # deferred with services
@@ -227,7 +227,9 @@ def _answer(
         def render(self, task: Any) -> Text:
             return Text(f"{1 / task.speed:.2f} s/task" if task.speed else "-- s/task", style="cyan")
 
-    console = Console(stderr=True)
+    from gorilla_tui.cli.console import make_console  # deferred: rich; --help stays fast
+
+    console = make_console(stderr=True)
     index, where = evalrun.hub_index(data)
     console.print(f"[dim]{data.hub}: {len(tasks)} tasks, {done} already in {args.out}; index: {where}[/]")
     backend = services.load_backend(settings)
@@ -275,10 +277,11 @@ def _pct(x: float) -> str:
 def _print_summary(
     summary: evalrun.Summary, info: evalrun.RunInfo, stats: evalrun.RunStats, out: str
 ) -> None:
-    from rich.console import Console  # deferred: rich (~0.1 s); --help and --json stay fast
-    from rich.table import Table
+    from rich.table import Table  # deferred: rich; --help stays fast
 
-    console = Console()
+    from gorilla_tui.cli.console import make_console  # deferred: rich; --help stays fast
+
+    console = make_console()
     d = summary.to_dict()
     mode = f"{info.mode} by {info.select_by}" if info.select_by else info.mode
     head = Table(title=f"{info.hub} · {info.retriever} · {mode} · {info.model} · k={info.k} · n={summary.n}")

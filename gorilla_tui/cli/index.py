@@ -59,11 +59,12 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument(
         "--source",
         dest="sources",
-        metavar="PATH",
+        metavar="[NAME=]PATH",
         action="append",
         default=[],
-        help="also index this doc file or folder (JSONL or APIZoo JSON), named after its stem; "
-        "or python:SPEC (python:stdlib, python:requests,numpy) for installed Python APIs; repeatable",
+        help="also index this doc file or folder read-only (JSONL or APIZoo JSON) as source NAME (default: "
+        "its stem; a built-in name such as apizoo makes it that source); or python:SPEC (python:stdlib, "
+        "python:requests,numpy) for installed Python APIs; repeatable",
     )
     p.add_argument("--only", metavar="NAME", action="append", default=[], help="refresh only this source")
     p.add_argument(
@@ -96,10 +97,16 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _refresh(args: argparse.Namespace) -> int:
-    from rich.console import Console  # deferred: rich (~0.1 s); --help and --json stay fast
-    from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
-    from rich.text import Text
+    from rich.progress import (
+        Progress,
+        SpinnerColumn,
+        TextColumn,
+        TimeElapsedColumn,
+    )  # deferred: rich; --help stays fast
+    from rich.text import Text  # deferred: rich; --help stays fast
 
+    from gorilla_tui.cli.console import make_console  # deferred: rich; --help stays fast
+    from gorilla_tui.errors import UsageError  # deferred with the refresh imports
     from gorilla_tui.retrieve.refresh import refresh  # deferred: numpy, scipy (~0.3 s); `--help` stays fast
 
     max_bytes = MAX_SOURCE_BYTES
@@ -126,7 +133,7 @@ def _refresh(args: argparse.Namespace) -> int:
             only.append(pyenv.SOURCE)
         else:
             only = [pyenv.SOURCE]
-    err = Console(stderr=True)
+    err = make_console(stderr=True)
     progress = Progress(
         SpinnerColumn(),
         TextColumn("{task.description}"),
@@ -170,7 +177,7 @@ def _refresh(args: argparse.Namespace) -> int:
         print(json.dumps(out, indent=1))
         return 0
 
-    console = Console()
+    console = make_console()
     console.print(_sources_table(report.sources, "index refreshed"))
     console.print(
         Text(safe_text(f"{len(report.index.docs)} docs in {report.seconds:.2f} s -> {report.path}"))
@@ -237,9 +244,8 @@ def _age(built_at: str) -> tuple[float, str]:
 
 
 def _status(args: argparse.Namespace) -> int:
-    from rich.console import Console  # deferred: rich (~0.1 s); --help and --json stay fast
-    from rich.table import Table
-    from rich.text import Text
+    from rich.table import Table  # deferred: rich; --help stays fast
+    from rich.text import Text  # deferred: rich; --help stays fast
 
     from gorilla_tui.retrieve import store as index_store  # deferred: numpy, scipy (~0.3 s)
 
@@ -267,7 +273,9 @@ def _status(args: argparse.Namespace) -> int:
         print(json.dumps(out, indent=1))
         return 0
 
-    console = Console()
+    from gorilla_tui.cli.console import make_console  # deferred: rich; --help stays fast
+
+    console = make_console()
     console.print(_sources_table(meta.get("sources", []), "API index"))
     by_source: dict[str, list[dict[str, Any]]] = {}
     for f in flagged:

@@ -50,13 +50,14 @@ def model_rows() -> list[dict[str, Any]]:
 
 def run_list(args: argparse.Namespace) -> int:
     """Print the registry; exit 0."""
-    from rich.console import Console  # deferred: rich (~0.1 s); --help and --json stay fast
-    from rich.table import Table
+    from rich.table import Table  # deferred: rich; --help stays fast
 
     rows = model_rows()
     if args.json:
         print(json.dumps(rows, indent=2))
         return 0
+
+    from gorilla_tui.cli.console import make_console  # deferred: rich; --help stays fast
 
     t = Table(
         "name", "family", "source", "on disk", title="models (use --model NAME, a .gguf path or hf:...)"
@@ -64,7 +65,7 @@ def run_list(args: argparse.Namespace) -> int:
     for r in rows:
         note = "" if r["verified"] else " (file name unverified)"
         t.add_row(r["name"], r["family"], r["source"] + note, "yes" if r["path"] else "no")
-    Console().print(t)
+    make_console().print(t)
     return 0
 
 

@@ -153,6 +153,7 @@ def confirm_and_run(
 def open_history() -> Any:
     """The user's History, printing each of its warnings as one line on stderr ("gorilla-tui: warning:
     history ..."); used by `ask` and `run` after their result is printed."""
+
     def warn(message: str) -> None:
         print(f"gorilla-tui: warning: {safe_text(message)}", file=sys.stderr, flush=True)
 
@@ -230,6 +231,7 @@ def run_in_sandbox(
     thread Ctrl+C (SIGINT), SIGTERM and SIGHUP (a closed terminal) stop it instead of raising, and the
     previous handlers are restored after. Raises IsolationError (see SandboxRun), GorillaError when the
     sandbox cannot start."""
+
     def echo(stream: str, line: str) -> None:
         print(safe_text(line), file=sys.stdout if stream == "stdout" else sys.stderr, flush=True)
 

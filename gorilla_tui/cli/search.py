@@ -52,9 +52,8 @@ def hit_row(hit) -> dict:
 
 def run(args: argparse.Namespace) -> int:
     """Search and print; exit 0 with hits, 1 when nothing matches, 2 for bad input or no index."""
-    from rich.console import Console  # deferred: rich (~0.1 s); --help and --json stay fast
-    from rich.table import Table
-    from rich.text import Text
+    from rich.table import Table  # deferred: rich; --help stays fast
+    from rich.text import Text  # deferred: rich; --help stays fast
 
     from gorilla_tui import services  # deferred: numpy, scipy, tree-sitter (~0.3 s); `--help` stays fast
     from gorilla_tui.retrieve.constraints import search_with_constraints  # deferred with services
@@ -76,7 +75,9 @@ def run(args: argparse.Namespace) -> int:
         print(json.dumps(doc, indent=1))
         return 0 if hits else 1
 
-    console = Console()
+    from gorilla_tui.cli.console import make_console  # deferred: rich; --help stays fast
+
+    console = make_console()
     if not hits:
         console.print(
             Text(safe_text("no hit: no API doc shares a word with the task" + (f" in {hub}" if hub else "")))

@@ -1,4 +1,4 @@
-"""Select mode by query likelihood: the model scores each hit by log p(task | doc) and the best one is chosen.
+"""Select mode by query likelihood: the model scores each hit by log p(task | doc); CHOICE_RULE decides.
 
 This is UPR, "Improving Passage Retrieval with Zero-Shot Question Generation" (Sachan et al. 2022, arXiv
 2204.07496): a language model reranks retrieved passages by the likelihood of the question given each
@@ -6,6 +6,11 @@ passage. For a small base model it is a far better chooser than asking it to cop
 list under a grammar: on 150 questions of APIBench's Torch Hub *training* split (k=5, the embedded Gemma 3
 270M) the chosen doc's domain was right for 84.0 % against 68.7 % for BM25's top hit (bench/rerank_dev.py).
 The eval splits were not used to choose the template, k or the scoring rule.
+
+log p(task | doc) is not comparable across docs of different styles and lengths once every source shares
+one index: the raw argmax left a clearly right first hit for a doc the model merely reads more easily
+(issue 18). `choose` implements the rules compared on the dev splits (bench/everyday.py's dev half,
+bench/choice_dev.py on the Torch Hub training split); CHOICE_RULE is the one the numbers chose.
 """
 
 from __future__ import annotations
@@ -61,6 +66,93 @@ def query_likelihoods(
             break
         out.append(scored[c])
     return out
+
+
+#: A task with no content: log p(CONTENT_FREE_TASK | doc) measures how much a doc's style and length favour
+#: any task at all (contextual calibration, Zhao et al. 2021, arXiv 2102.09690, with "N/A" as their
+#: content-free input).
+CONTENT_FREE_TASK = "N/A"
+#: Reciprocal rank fusion constant (Cormack et al. 2009).
+RRF_K = 60
+#: Choice rules compared on the dev splits (bench/everyday.py, bench/rerank_dev.py):
+#: first: the retriever's first hit, no model; likelihood: argmax log p(task | doc); calibrated: argmax
+#: log p(task | doc) - log p(CONTENT_FREE_TASK | doc); rrf: reciprocal rank fusion of the retrieval rank and
+#: the likelihood rank; rrf-calibrated: the same with the calibrated rank.
+CHOICE_RULES = ("first", "likelihood", "calibrated", "rrf", "rrf-calibrated")
+#: The rule select by likelihood uses (chosen on the dev splits: docs/benchmarks.md, "Choice rule, dev
+#: splits").
+CHOICE_RULE = "rrf"
+#: Rules that need log p(CONTENT_FREE_TASK | doc).
+NEEDS_FREE = frozenset({"calibrated", "rrf-calibrated"})
+#: Content-free scores kept per (model name, scoring context): they depend on the doc only, not the task.
+_FREE_CACHE: dict[tuple[str, str], float] = {}
+_FREE_CACHE_MAX = 20_000
+
+
+def content_free_scores(
+    backend: Any, docs: Sequence[ApiDoc], cancel: threading.Event | None = None
+) -> list[float]:
+    """log p(CONTENT_FREE_TASK | scoring_context(doc)) per doc, in nats, each context scored once per model
+    and process (kept in a bounded cache). Shorter than `docs` only when `cancel` was set. Raises what
+    backend.loglikelihoods raises."""
+    name = str(getattr(backend, "name", ""))
+    contexts = [scoring_context(d) for d in docs]
+    missing = [c for c in dict.fromkeys(contexts) if (name, c) not in _FREE_CACHE]
+    if missing:
+        values = backend.loglikelihoods(missing, CONTENT_FREE_TASK, cancel=cancel)
+        if len(_FREE_CACHE) + len(values) > _FREE_CACHE_MAX:
+            _FREE_CACHE.clear()
+        for c, v in zip(missing, values, strict=False):
+            _FREE_CACHE[(name, c)] = v
+    out = []
+    for c in contexts:
+        if (name, c) not in _FREE_CACHE:
+            break
+        out.append(_FREE_CACHE[(name, c)])
+    return out
+
+
+def _ranks(scores: Sequence[float]) -> list[int]:
+    """0-based rank of each score, best first; ties keep the earlier (better retrieved) one first."""
+    order = sorted(range(len(scores)), key=lambda i: (-scores[i], i))
+    ranks = [0] * len(scores)
+    for r, i in enumerate(order):
+        ranks[i] = r
+    return ranks
+
+
+def choose(lm: Sequence[float], free: Sequence[float | None] | None, rule: str) -> int:
+    """Index of the chosen hit among hits given in retrieval order.
+
+    Args:
+        lm: log p(task | doc) per hit, nats.
+        free: log p(CONTENT_FREE_TASK | doc) per hit (nats); needed by the calibrated rules only.
+        rule: one of CHOICE_RULES.
+
+    Raises:
+        ValueError: an unknown rule, no hits, or a calibrated rule without `free` scores.
+    """
+    if not lm:
+        raise ValueError("no scores")
+    if rule not in CHOICE_RULES:
+        raise ValueError(f"unknown choice rule {rule!r}")
+    if rule == "first":
+        return 0
+    if rule == "likelihood":
+        return best(lm)
+    if rule == "rrf":
+        return best(_fused(_ranks(lm)))
+    if free is None or len(free) != len(lm) or any(f is None for f in free):
+        raise ValueError(f"rule {rule!r} needs a content-free score per hit")
+    calibrated = [a - b for a, b in zip(lm, free, strict=True)]  # type: ignore[operator]
+    if rule == "calibrated":
+        return best(calibrated)
+    return best(_fused(_ranks(calibrated)))
+
+
+def _fused(ranks: Sequence[int]) -> list[float]:
+    """Reciprocal rank fusion of the retrieval rank (the list position) and `ranks` (0-based)."""
+    return [1 / (RRF_K + i + 1) + 1 / (RRF_K + r + 1) for i, r in enumerate(ranks)]
 
 
 def best(scores: Sequence[float]) -> int:

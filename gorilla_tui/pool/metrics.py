@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from typing import Any
 
 #: Metrics whose values are percentages (0-100) after normalisation.
@@ -88,6 +88,15 @@ class Performance:
     def of(self, metric: str) -> list[Measure]:
         """Measures of one canonical metric, in document order."""
         return [m for m in self.measures if m.metric == metric]
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready dict (inverse of :meth:`from_dict`): {"measures": [Measure fields], "notes": [...]}."""
+        return {"measures": [asdict(m) for m in self.measures], "notes": list(self.notes)}
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> Performance:
+        """Rebuild from :meth:`to_dict` output. Raises TypeError / KeyError for another shape."""
+        return cls([Measure(**m) for m in d.get("measures", [])], list(d.get("notes", [])))
 
 
 def classify_key(key: str) -> tuple[str | None, bool]:
@@ -391,6 +400,31 @@ def model_name(api_call: str) -> str | None:
     if m:
         parts = [p for p in m.group(1).split("/") if p and not p.isdigit()]
         return "/".join(parts) or None
+    return None
+
+
+_TORCH_REPO = re.compile(r"torch\.hub\.load\(\s*(?:repo_or_dir\s*=\s*)?['\"]([^'\"]+)['\"]")
+_TFHUB = re.compile(r"['\"](?:https?://)?tfhub\.dev/([^'\"]+)['\"]")
+_HF_ID = re.compile(r"['\"]([A-Za-z0-9][\w.-]*/[A-Za-z0-9][\w.-]*)['\"]")
+
+
+def provider_id(api_call: str) -> str | None:
+    """Who publishes the API a call loads, as a lower-case "owner/repo[/path]" id, or None when the call
+    names no publisher (a Python library call, a REST path, a Hugging Face id without an owner).
+
+    torch.hub.load's repo ("NVIDIA/DeepLearningExamples:torchhub" -> "nvidia/deeplearningexamples"), a
+    tfhub.dev handle's path ("google/imagenet/mobilenet_v2_100_224/classification/4"), or the first quoted
+    "owner/name" id of the call (Hugging Face: "facebook/bart-large-cnn").
+    """
+    m = _TORCH_REPO.search(api_call)
+    if m:
+        return m.group(1).split(":", 1)[0].strip().lower() or None
+    m = _TFHUB.search(api_call)
+    if m:
+        return m.group(1).strip("/").lower() or None
+    m = _HF_ID.search(api_call)
+    if m and not m.group(1).startswith(("http", "/")):
+        return m.group(1).lower()
     return None
 
 

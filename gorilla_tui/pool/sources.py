@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import fnmatch
 import importlib
+import re
 import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
@@ -361,7 +362,7 @@ def _docs_files(manifest: Manifest, ctx: FetchContext) -> tuple[str, list[Path],
     url = manifest.remote.get("url", manifest.homepage)
     raise SourceUnavailable(
         "unreachable",
-        f"not downloadable ({url}); pass a local copy with --from DIR or set `path` in {manifest.origin}",
+        f"not downloadable ({url}); pass a local copy with --from DIR or --source {manifest.name}=DIR",
     )
 
 
@@ -424,24 +425,55 @@ def fetch(manifest: Manifest, ctx: FetchContext) -> SourceLoad:
     return SourceLoad(manifest.name, manifest.title, "ok", origin, files, result)
 
 
-def user_source(path: str | Path, taken: Sequence[str] = (), max_bytes: int = MAX_SOURCE_BYTES) -> SourceLoad:
-    """Load a user file or folder (`--source PATH`, Settings.sources) as a source named after its stem
-    (folder name, or file name without suffix); the format is detected per file (pool.detect_format).
+#: A source name in `--source NAME=PATH` (and config.toml `sources`).
+_SOURCE_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
 
-    Raises UsageError when the path does not exist, holds no doc file, or its name is already `taken`;
-    pool.doc.SourceRejected when it is refused whole (not a regular file or folder, over max_bytes, mostly
-    not docs; see pool.doc.load_paths).
+
+def split_source(spec: str | Path) -> tuple[str | None, Path]:
+    """`--source` value -> (name or None, path). "NAME=PATH" names the source (NAME: letters, digits, "_",
+    ".", "-"); a value that is an existing path, or has no valid NAME before its first "=", is a plain PATH
+    (the source is then named after its stem)."""
+    text = str(spec)
+    name, sep, rest = text.partition("=")
+    if sep and rest and _SOURCE_NAME.match(name) and not Path(text).expanduser().exists():
+        return name, Path(rest).expanduser()
+    return None, Path(text).expanduser()
+
+
+def source_name(spec: str | Path) -> str:
+    """The name a `--source` value gives its source: NAME of "NAME=PATH", else the folder name or the file
+    name without suffix."""
+    name, p = split_source(spec)
+    if name:
+        return name
+    return p.resolve().name if p.is_dir() else p.stem
+
+
+def user_source(
+    path: str | Path,
+    taken: Sequence[str] = (),
+    max_bytes: int = MAX_SOURCE_BYTES,
+    name: str | None = None,
+    title: str = "",
+) -> SourceLoad:
+    """Load a user file or folder (`--source [NAME=]PATH`, Settings.sources) read-only as one source, named
+    `name`, else NAME of "NAME=PATH", else after its stem (folder name, or file name without suffix); the
+    format is detected per file (pool.detect_format). title: shown instead of "user docs (PATH)".
+
+    Raises UsageError when the path does not exist, holds no doc file, or its name is already `taken`
+    (the message says how to name it); pool.doc.SourceRejected when it is refused whole (not a regular
+    file or folder, over max_bytes, mostly not docs; see pool.doc.load_paths).
     """
-    p = Path(path).expanduser()
+    given, p = split_source(path)
+    name = name or given or source_name(path)
     if not p.exists():
         raise UsageError(f"--source {path}: no such file or folder")
-    name = p.resolve().name if p.is_dir() else p.stem
     if name in taken:
         raise UsageError(
-            f"--source {path}: the source name {name!r} is already used; rename the file or folder"
+            f"--source {path}: the source name {name!r} is already used; name it: --source OTHER={p}"
         )
     if p.is_dir() and not doc_files(p):
         raise UsageError(f"--source {path}: no *.json or *.jsonl file in that folder")
     result = load_paths([p], name, max_bytes=max_bytes)
     files = [str(p)] if not p.is_dir() else [str(f) for f in doc_files(p)]
-    return SourceLoad(name, f"user docs ({p})", "ok", str(p), files, result, user=True)
+    return SourceLoad(name, title or f"user docs ({p})", "ok", str(p), files, result, user=True)

@@ -1,9 +1,21 @@
-"""First launch without an index: try the remote sources, fall back to the offline python-env pool."""
+"""First launch without an index: build what can be built at once, and say in one line per missing source how
+to add it later.
+
+Offline (the Hugging Face hub does not answer, or HF_HUB_OFFLINE=1) it builds the standard-library pool
+(python-env), any source whose files are in a folder named by `mirrors` in config.toml, and the user's own
+`sources`; online it fetches the APIBench hubs too. No question is asked: the person can add a source later
+with `gorilla-tui index --refresh --from DIR` or `--source NAME=PATH`.
+"""
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
+from typing import Any
+
+from gorilla_tui.config import Settings, load_settings
 from gorilla_tui.errors import GorillaError, IndexMissingError
 from gorilla_tui.pool.pyenv.source import SOURCE
+from gorilla_tui.pool.sources import FetchContext, Manifest, hub_unreachable, load_manifests
 from gorilla_tui.retrieve import store as index_store
 from gorilla_tui.retrieve.refresh import refresh
 
@@ -28,20 +40,72 @@ def has_index() -> bool:
     return index_store.current_version(None) is not None
 
 
-def first_launch_index(progress=None) -> str | None:
-    """Build the first index when none exists; return a one-paragraph message for the person, or None
-    when an index is already there (nothing done).
+def how_to_add(manifest: Manifest) -> str:
+    """One calm line saying how to add the source of `manifest` later. It names only places the person
+    chooses (a `--from DIR` / `--source NAME=DIR` folder), never a file inside the installed package."""
+    if manifest.remote.get("type") == "hf":
+        files = ", ".join(manifest.files) or "its files"
+        how = f"`gorilla-tui index --refresh` when online, or add `--from DIR` with {files} in DIR"
+    else:
+        url = str(manifest.remote.get("url") or manifest.homepage).removeprefix("https://")
+        where = f" (DIR: your copy of {url})" if url else ""
+        how = f"`gorilla-tui index --refresh --source {manifest.name}=DIR`{where}"
+    return f"{manifest.name}: not built; to add it: {how}."
 
-    Every manifest in index/ is tried (retrieve/refresh.refresh: remote sources, and the local python-env
-    source, which needs no network). When the refresh fails as a whole, the python-env source is built
-    alone. progress: refresh's ProgressFn, progress(kind, source name, SourceLoad | None), kind "start" or
-    "done". Raises GorillaError only when not even the python-env pool can be built.
+
+@dataclass
+class FirstLaunch:
+    """What a first-launch build did. index: the published ApiIndex; built: summary rows of the sources
+    built now (retrieve.refresh.source_row); missing: (source name, how_to_add line) of the others;
+    network: one line on why remote sources were not fetched ("" when the hub answered or was not needed);
+    seconds: build time."""
+
+    index: Any
+    built: list[dict[str, Any]] = field(default_factory=list)
+    missing: list[tuple[str, str]] = field(default_factory=list)
+    network: str = ""
+    seconds: float = 0.0
+
+    def lines(self) -> list[str]:
+        """The person-facing summary: one line for what was built, the network line (once), then one
+        line per missing source."""
+        built = ", ".join(
+            r["name"] + (f" ({r.get('loaded', 0)})" if len(self.built) > 1 else "") for r in self.built
+        )
+        head = f"Built the API pool: {built}: {len(self.index.docs)} APIs in {self.seconds:.1f} s."
+        return [head] + ([self.network] if self.network else []) + [line for _, line in self.missing]
+
+    @property
+    def message(self) -> str:
+        return "\n".join(self.lines())
+
+
+def build_first_index(settings: Settings | None = None, progress=None) -> FirstLaunch | None:
+    """Build the first index when none exists; None when one is already there (nothing done).
+
+    Sources: settings.mirrors (config.toml `mirrors`) when any are named, searched like `--from`; else the
+    hubs over the network when the Hugging Face hub answers (pool.sources.hub_unreachable: one quick
+    probe); else (offline) only the local python-env source. settings.sources (the user's own doc paths,
+    not "python:" specs) are always added. progress: refresh's ProgressFn (kind, source name, SourceLoad).
+
+    Raises GorillaError only when not even the python-env pool can be built.
     """
     if has_index():
         return None
 
+    settings = settings or load_settings()
+    user_paths = [s for s in settings.sources if not s.startswith("python:")]
+    manifests = load_manifests()
+    mirrors = [m for m in settings.mirrors if m]
+    network = ""
+    only: list[str] = []
+    if not mirrors:
+        cause = hub_unreachable(FetchContext())
+        if cause:
+            network = f"No network: {cause}; only local sources were built."
+            only = [SOURCE]
     try:
-        report = refresh(on_event=progress)
+        report = refresh(mirrors=mirrors or None, only=only, on_event=progress, config_paths=user_paths)
     except IndexMissingError:
         raise
     except GorillaError as first:
@@ -49,11 +113,14 @@ def first_launch_index(progress=None) -> str | None:
             report = refresh(only=[SOURCE], on_event=progress)
         except GorillaError as e:
             raise GorillaError(f"could not build any index: {first}; {e}") from None
-    ok = [r for r in report.sources if r["status"] == "ok"]
-    missing = [r for r in report.sources if r["status"] != "ok"]
-    built = ", ".join(f"{r['name']} ({r['loaded']} APIs)" for r in ok)
-    msg = f"Built the API pool: {built}, {len(report.index.docs)} APIs in {report.seconds:.1f} s."
-    if missing:
-        names = ", ".join(r["name"] for r in missing)
-        msg += f" Not reachable: {names}. " + later_hint([r["name"] for r in missing])
-    return msg
+    built = [r for r in report.sources if r["status"] in ("ok", "kept")]
+    done = {r["name"] for r in built}
+    missing = [(m.name, how_to_add(m)) for m in manifests if m.name not in done]
+    return FirstLaunch(report.index, built, missing, network, report.seconds)
+
+
+def first_launch_index(progress=None, settings: Settings | None = None) -> str | None:
+    """build_first_index's summary as text (one line each, see FirstLaunch.lines), or None when an index
+    already exists. Raises GorillaError only when not even the python-env pool can be built."""
+    result = build_first_index(settings, progress)
+    return None if result is None else result.message

@@ -14,19 +14,30 @@ OPS = (">=", ">", "<=", "<")
 @dataclass(frozen=True)
 class Constraint:
     """One stated requirement. metric: "top1" | "top5" | "accuracy" | "miou" | "map" (percent), "params"
-    (millions), "flops" (GFLOPs per inference), "size_mb" (MB, 1 GB = 1024 MB). op: one of OPS.
+    (millions), "flops" (GFLOPs per inference), "size_mb" (MB, 1 GB = 1024 MB), or "provider" (who
+    publishes the model: op "=", value a lower-case organisation key of PROVIDERS such as "nvidia", or an
+    "owner/repo" id such as "pytorch/vision"; unit ""). op: one of OPS, or "=" for provider.
     dataset: canonical dataset key (performance.DATASETS) or None for any. source_text: the words it came
     from (a device budget names the device, e.g. "Raspberry Pi")."""
 
     metric: str
     op: str
-    value: float
+    value: float | str
     unit: str
     dataset: str | None
     source_text: str
 
-    def holds(self, actual: float) -> bool:
-        """Whether a number (in this constraint's unit) satisfies it."""
+    def describe(self) -> str:
+        """Short text: "top1 > 78% on imagenet", "params <= 6M", "provider = nvidia"."""
+        if self.metric == "provider":
+            return f"provider = {self.value}"
+        value = f"{self.value:g}{self.unit}" if isinstance(self.value, float) else f"{self.value}{self.unit}"
+        return f"{self.metric} {self.op} {value}" + (f" on {self.dataset}" if self.dataset else "")
+
+    def holds(self, actual: float | str) -> bool:
+        """Whether a number (in this constraint's unit), or a provider key for "provider", satisfies it."""
+        if self.metric == "provider":
+            return provider_matches(str(self.value), str(actual))
         return {
             ">=": actual >= self.value,
             ">": actual > self.value,
@@ -55,7 +66,7 @@ DEVICES: list[tuple[str, str, list[tuple[str, str, float]]]] = [
     # must fit in 1 MB flash (int8: ~1 M params); MCUNet's ImageNet models run 0.07-0.17 G MACs.
     (
         "microcontroller",
-        r"micro-?controllers?|\bmcu\b|arduino|esp32|cortex-m\d*|stm32",
+        r"micro-?controllers?|mcu|arduino|esp32|cortex-m\d*|stm32",
         [("size_mb", "<=", 1.0), ("params", "<=", 1.0), ("flops", "<=", 0.2)],
     ),
     # Phones: the "mobile setting" of NASNet (Zoph et al. 2018) / DARTS (Liu et al. 2019) is < 600 M
@@ -63,32 +74,113 @@ DEVICES: list[tuple[str, str, list[tuple[str, str, float]]]] = [
     # ~6 M params.
     (
         "phone",
-        r"(?:smart|mobile |cell |android |ios )?phones?\b|\bmobile (?:device|app)s?\b|\bandroid\b|\biphone\b"
-        r"|\bon[- ]device\b|\bon mobile\b",
+        r"(?:smart|mobile |cell |android |ios )?phones?|mobile (?:device|app)s?|android|iphone"
+        r"|on[- ]device|on mobile",
         [("flops", "<=", 0.6), ("params", "<=", 6.0)],
     ),
     # Raspberry Pi 4: 1-8 GB RAM (1 GB -> 256 MB of fp32 weights -> 64 M params); ~13.5 GFLOPS usable on
     # its 4 Cortex-A72 cores, so one inference per second allows ~13.5 GFLOPs.
     (
         "Raspberry Pi",
-        r"raspberry\s*pi|\brpi\b|\bpi\s*[345]\b",
+        r"raspberry\s*pi|rpi|pi\s*[345]",
         [("params", "<=", 64.0), ("flops", "<=", 13.5)],
     ),
     # Jetson Nano: 4 GB shared RAM (1 GB -> 256 M params), 472 GFLOPS fp16 peak (NVIDIA spec sheet); edge
     # budget assumes 10 inferences per second -> 47 GFLOPs.
     (
         "Jetson / edge device",
-        r"jetson|\bedge\s+(?:device|hardware|computing|tpu)s?\b|\bon the edge\b|\bembedded\b|"
-        r"\biot\b",
+        r"jetson|edge\s+(?:device|hardware|computing|tpu)s?|on the edge|embedded|iot",
         [("params", "<=", 256.0), ("flops", "<=", 47.0)],
     ),
     # Laptop CPU: 8 GB RAM (2 GB -> 512 M params); ~100 GFLOPS on 4 AVX2 cores -> one inference a second.
     (
         "laptop CPU",
-        r"\blaptop\b|\bnotebook computer\b|\b(?:on|a|my) cpu\b|cpu[- ]only",
+        r"laptop|notebook computer|(?:on|a|my) cpu|cpu[- ]only",
         [("params", "<=", 512.0), ("flops", "<=", 100.0)],
     ),
 ]
+
+#: Device patterns, matched as whole words only ("microphone" is not a phone, "pip" not a Pi).
+_DEVICE_RES = [(name, re.compile(rf"\b(?:{pattern})\b", re.IGNORECASE), b) for name, pattern, b in DEVICES]
+
+# ---------------------------------------------------------------------------------------------------------
+# providers: an organisation or repository named in the task is a constraint like the others
+
+#: Organisation key -> the owner names it publishes under on the hubs (torch.hub repo owners, Hugging Face
+#: model-id owners, tfhub.dev publishers), compared lower-case with "-" and "_" removed, by prefix
+#: ("facebook" covers "facebookresearch"). Only these names are read as providers, so "sort by date" or
+#: "from scratch" never become one; an "owner/repo" id after from/by/in/of/using is read as written.
+PROVIDERS: dict[str, tuple[str, ...]] = {
+    "nvidia": ("nvidia",),
+    "facebook": ("facebook", "meta", "fair"),
+    "google": ("google", "tensorflow", "deepmind"),
+    "microsoft": ("microsoft",),
+    "openai": ("openai",),
+    "intel": ("intel",),
+    "huawei": ("huawei",),
+    "pytorch": ("pytorch",),
+    "ultralytics": ("ultralytics",),
+    "silero": ("snakers4", "silero"),
+    "hugging face": ("huggingface",),
+    "salesforce": ("salesforce",),
+    "stability ai": ("stabilityai", "runwayml", "compvis"),
+}
+_PROVIDER_WORDS = {
+    "nvidia": "nvidia", "facebook": "facebook", "meta": "facebook", "facebookresearch": "facebook",
+    "fair": "facebook", "google": "google", "deepmind": "google", "microsoft": "microsoft",
+    "openai": "openai", "intel": "intel", "huawei": "huawei", "ultralytics": "ultralytics",
+    "silero": "silero", "hugging face": "hugging face", "huggingface": "hugging face",
+    "salesforce": "salesforce", "stability ai": "stability ai", "stabilityai": "stability ai",
+}  # fmt: skip
+_NAMES = "|".join(
+    sorted((re.escape(w).replace(r"\ ", r"\s+") for w in _PROVIDER_WORDS), key=len, reverse=True)
+)
+#: Products named after their maker are not a provider constraint ("with google maps", "meta data").
+_PRODUCT = r"\s+(?:maps|calendar|sheets|forms|drive|cloud|mail|translate|search|data|llama|ads)\b"
+_PROVIDER_RE = re.compile(
+    rf"\b(?:(?:made|trained|released|published|built|developed)\s+)?(?:by|from)\s+(?:the\s+)?(?P<a>{_NAMES})\b"
+    rf"(?!{_PRODUCT})|\b(?:an?|the|their|some)\s+(?P<b>{_NAMES})(?:'s)?\s+(?:model|network|net|checkpoint|"
+    r"implementation|architecture|version|one)s?\b|\b(?P<c>"
+    + _NAMES
+    + r")'s\s+(?:own\s+)?(?:model|network)s?\b",
+    re.IGNORECASE,
+)
+_REPO_RE = re.compile(
+    r"\b(?:from|by|in|of|using|use|with)\s+(?:the\s+)?(?:(?:github|hub)\s+)?(?:repo(?:sitory)?\s+)?"
+    r"['\"`]?(?P<repo>[A-Za-z0-9][\w.-]*/[A-Za-z0-9][\w.-]*?)['\"`]?(?=[\s,;:)]|\.?$|\.\s)",
+    re.IGNORECASE,
+)
+
+
+def owner_key(name: str) -> str:
+    """Lower-case owner name with "-", "_", "." and spaces removed ("NVIDIA" -> "nvidia", "intel-isl" ->
+    "intelisl")."""
+    return re.sub(r"[\s_.-]", "", name.lower())
+
+
+def provider_matches(wanted: str, repo_id: str) -> bool:
+    """Whether a doc's "owner/repo" id (lower case, see pool.metrics.provider_id) meets a provider
+    constraint value: an organisation key of PROVIDERS (the owner starts with one of its names) or an
+    "owner/repo" id (equal, or a path prefix of it: "google/imagenet" covers "google/imagenet/x/1")."""
+    owner = owner_key(repo_id.split("/", 1)[0])
+    if "/" in wanted:
+        return repo_id == wanted or repo_id.startswith(wanted + "/")
+    return any(owner.startswith(owner_key(n)) for n in PROVIDERS.get(wanted, (wanted,)))
+
+
+def _providers_in(text: str) -> list[Constraint]:
+    """Provider constraints named in `text`: "from pytorch/vision", "an NVIDIA model", "by facebook"."""
+    out = []
+    for m in _REPO_RE.finditer(text):
+        repo = m.group("repo").lower().split(":", 1)[0]
+        if re.fullmatch(r"[\d./]+", repo) or repo.count("/") > 3:  # "24/7", "1/2", a path: not a repo
+            continue
+        out.append(Constraint("provider", "=", repo, "", None, m.group(0).strip()))
+    for m in _PROVIDER_RE.finditer(text):
+        word = re.sub(r"\s+", " ", (m.group("a") or m.group("b") or m.group("c")).lower())
+        out.append(Constraint("provider", "=", _PROVIDER_WORDS[word], "", None, m.group(0).strip()))
+    return out
+
 
 # ---------------------------------------------------------------------------------------------------------
 # parsing
@@ -239,8 +331,9 @@ def parse_constraints(task: str) -> list[Constraint]:
     error below 5 %" -> top5 >= 95), parameter bounds ("fewer than 5 million parameters", "<= 25M params"),
     compute ("under 600 MFLOPs", "at most 4 GFLOPs"), size / memory ("model file under 50 MB") and device
     words (DEVICES: Raspberry Pi, phone, microcontroller, Jetson / edge, laptop CPU) which add that device's
-    budgets. A number without a metric word or a unit is ignored (APIBench tasks name image sizes, class
-    counts, years). Duplicates are dropped. Never raises.
+    budgets (whole words only: "microphone" is no phone), and providers ("from pytorch/vision", "an NVIDIA
+    model", "by facebook": metric "provider", see PROVIDERS). A number without a metric word or a unit is
+    ignored (APIBench tasks name image sizes, class counts, years). Duplicates are dropped. Never raises.
     """
     text = re.sub(r"(?<=\d),(?=\d{3}\b)", "", task or "")
     all_datasets = _datasets_in(text)
@@ -253,14 +346,15 @@ def parse_constraints(task: str) -> list[Constraint]:
             c = _read_number(clause, m, all_datasets)
             if c is not None:
                 out.append(c)
-    for name, pattern, budgets in DEVICES:
-        hit = re.search(pattern, text, re.IGNORECASE)
+    out += _providers_in(text)
+    for name, rx, budgets in _DEVICE_RES:
+        hit = rx.search(text)
         if hit:
             for metric, op, value in budgets:
                 if not any(c.metric == metric for c in out):  # an explicit bound wins over a device budget
                     unit = {"params": "M", "flops": "GFLOPs", "size_mb": "MB"}[metric]
                     out.append(Constraint(metric, op, value, unit, None, f"{name} ({hit.group(0)})"))
-    seen: set[tuple[str, str, float, str | None]] = set()
+    seen: set[tuple[str, str, float | str, str | None]] = set()
     unique = []
     for c in out:
         key = (c.metric, c.op, c.value, c.dataset)

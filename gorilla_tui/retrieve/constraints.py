@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from gorilla_tui.pool.metrics import Measure, normalise_performance, select_variant
+from gorilla_tui.pool.metrics import Measure, Performance, normalise_performance, provider_id, select_variant
 from gorilla_tui.retrieve.constraint_parse import DEVICES, OPS, Constraint, parse_constraints
 from gorilla_tui.types import Hit
+
+#: doc -> its normalised Performance (ApiIndex.performance: the table stored at refresh).
+PerformanceOf = Callable[[Any], Performance]
 
 __all__ = [
     "DEVICES",
@@ -50,7 +54,13 @@ class Check:
     note: str = ""
 
     def to_dict(self) -> dict[str, Any]:
-        actual = None if self.low is None else (self.low if self.low == self.high else [self.low, self.high])
+        """JSON-ready: the constraint's fields + status, actual (a number, [low, high], the provider id or
+        None), used, note."""
+        actual: Any = (
+            None if self.low is None else (self.low if self.low == self.high else [self.low, self.high])
+        )
+        if self.constraint.metric == "provider" and self.used:
+            actual = self.used[0]
         return self.constraint.to_dict() | {
             "status": self.status,
             "actual": actual,
@@ -89,15 +99,31 @@ def _applicable(c: Constraint, measures: list[Measure], api_call: str) -> tuple[
     return select_variant(metric_ms, api_call), "; ".join(notes)
 
 
-def check_doc(constraints: list[Constraint], doc: Any) -> list[Check]:
-    """Check every constraint against one ApiDoc's normalised performance (performance.normalise_performance).
+def _check_provider(c: Constraint, doc: Any) -> Check:
+    """A provider constraint against the publisher the doc's api_call names (pool.metrics.provider_id)."""
+    pid = provider_id(getattr(doc, "api_call", "") or "")
+    if pid is None:
+        return Check(c, "unknown", note="the call names no publisher")
+    return Check(c, "satisfied" if c.holds(pid) else "violated", used=[pid])
+
+
+def check_doc(constraints: list[Constraint], doc: Any, perf: Performance | None = None) -> list[Check]:
+    """Check every constraint against one ApiDoc's normalised performance (pool.metrics.normalise_performance;
+    pass `perf` when it is already known, e.g. ApiIndex.performance(doc)) and, for a provider constraint,
+    the publisher its api_call names.
 
     A constraint is satisfied when every applicable number meets it, violated when none does, unknown
     when no number applies (metadata missing, other dataset) or the numbers disagree (several variants).
+    A provider constraint is unknown when the call names no publisher (a library call, a REST path).
     """
-    perf = normalise_performance(getattr(doc, "performance", None))
+    if perf is None and any(c.metric != "provider" for c in constraints):
+        perf = normalise_performance(getattr(doc, "performance", None))
     out = []
     for c in constraints:
+        if c.metric == "provider":
+            out.append(_check_provider(c, doc))
+            continue
+        assert perf is not None
         ms, note = _applicable(c, perf.measures, getattr(doc, "api_call", ""))
         if not ms:
             out.append(Check(c, "unknown", note=note or f"no {c.metric} in the metadata"))
@@ -149,17 +175,19 @@ class ConstraintReport:
 
 
 def rerank(
-    hits: list[Hit], constraints: list[Constraint], drop_violating: bool = False
-) -> tuple[list[Hit], list[ConstraintReport]]:
+    hits: list[Hit], constraints: list[Constraint], drop_violating: bool = False,
+    perf_of: PerformanceOf | None = None,
+) -> tuple[list[Hit], list[ConstraintReport]]:  # fmt: skip
     """Order hits: every constraint satisfied first, then unknown (none violated), then violated (or drop
     them with drop_violating=True); BM25 order is kept inside each group. Returns new Hit objects ranked
     1..n (scores unchanged) and one ConstraintReport per returned hit, in the new order. No constraints:
-    the hits come back unchanged with empty reports."""
+    the hits come back unchanged with empty reports. perf_of: each doc's normalised performance (default:
+    normalised here)."""
     if not constraints:
         return list(hits), []
     rows = []
     for h in hits:
-        checks = check_doc(constraints, h.doc)
+        checks = check_doc(constraints, h.doc, perf_of(h.doc) if perf_of is not None else None)
         rows.append((STATUSES.index(overall(checks)), h, checks))
     rows.sort(key=lambda r: r[0])  # stable: BM25 order within a group
     if drop_violating:
@@ -188,6 +216,13 @@ class ConstraintResult:
         """The Proposal.constraints list for the proposed doc (each constraint + status + numbers used)."""
         return proposal_constraints(self.constraints, doc)
 
+    def satisfying(self, docs: list[Any]) -> list[Any]:
+        """Those of `docs` whose hit meets every constraint (by the report), in the given order; the
+        pipeline lets the model choose among these only, so an unknown or violating doc is never proposed
+        while a satisfying one is among the hits."""
+        ok = {r["doc_id"] for r in self.report if r["status"] == "satisfied"}
+        return [d for d in docs if d.id in ok]
+
 
 def proposal_constraints(constraints: list[Constraint], doc: Any) -> list[dict[str, Any]]:
     """JSON-ready list for Proposal.constraints: one dict per constraint with metric, op, value, unit,
@@ -199,23 +234,26 @@ def proposal_constraints(constraints: list[Constraint], doc: Any) -> list[dict[s
 
 def _fmt(ch: Check) -> str:
     c = ch.constraint
+    if c.metric == "provider":
+        return f"provider {ch.used[0] if ch.used else '?'} vs {c.value}"
     actual = "?" if ch.low is None else f"{ch.low:g}" if ch.low == ch.high else f"{ch.low:g}-{ch.high:g}"
     return f"{c.metric} {actual} vs {c.op} {c.value:g}{' ' + c.unit if c.unit != '%' else '%'}"
 
 
-def apply_constraints(task: str, hits: list[Hit], drop_violating: bool = False) -> ConstraintResult:
-    """Parse the task's constraints and rerank the hits by them (see rerank). Pipeline use: retrieve
-    k * 4 hits, call this, keep the first k. When no hit satisfies every constraint, message says so and
-    names the closest hit (fewest violated constraints, then smallest relative shortfall)."""
-    constraints = parse_constraints(task)
+def apply_constraints(
+    task: str, hits: list[Hit], drop_violating: bool = False, *,
+    constraints: list[Constraint] | None = None, perf_of: PerformanceOf | None = None,
+) -> ConstraintResult:  # fmt: skip
+    """Rerank the hits by the task's constraints (see rerank): `constraints` when the caller already
+    parsed them (search_with_constraints parses once per ask), else parse_constraints(task). When no hit
+    satisfies every constraint, message says so and names the closest hit (fewest violated constraints,
+    then smallest relative shortfall). perf_of: see rerank."""
+    constraints = parse_constraints(task) if constraints is None else constraints
     if not constraints:
         return ConstraintResult(list(hits), [], [], False, "")
-    new_hits, reports = rerank(hits, constraints, drop_violating)
+    new_hits, reports = rerank(hits, constraints, drop_violating, perf_of)
     n_ok = sum(r.status == "satisfied" for r in reports)
-    stated = ", ".join(
-        f"{c.metric} {c.op} {c.value:g}{c.unit}" + (f" on {c.dataset}" if c.dataset else "")
-        for c in constraints
-    )
+    stated = ", ".join(c.describe() for c in constraints)
     if n_ok:
         message = f"{n_ok} of {len(reports)} candidates meet every constraint ({stated})."
     elif not reports:
@@ -248,18 +286,20 @@ def apply_constraints(task: str, hits: list[Hit], drop_violating: bool = False) 
 def search_with_constraints(
     index: Any, task: str, k: int = 5, hub: str | None = None, widen: int = 100
 ) -> ConstraintResult:
-    """Retrieve and rerank in one call: BM25 top k * 4 (index.search, e.g. retrieval.ApiIndex), reranked by
-    the task's constraints; when none of them satisfies every constraint, the search widens to the top
-    `widen` BM25 hits and satisfying ones found there move to the front (still BM25-ordered). The result
-    keeps the first k hits (report cut to match). No constraints: plain index.search(task, k, hub)."""
+    """Retrieve and rerank in one call. The task is parsed once; with no constraint this is plain
+    index.search(task, k, hub). Otherwise the candidate set is the top max(widen, k * 4) hits of one
+    index.search, reranked by the constraints (rerank): every candidate whose metadata satisfies every
+    constraint ranks above every unknown one, and those above the violating ones, retrieval order kept
+    inside each group. The result keeps the first k hits (report cut to match). Each doc's performance
+    comes from index.performance (normalised once at refresh) when the index has it."""
     constraints = parse_constraints(task)
     if not constraints:
         return ConstraintResult(index.search(task, k=k, hub=hub), [], [], False, "")
-    result = apply_constraints(task, index.search(task, k=k * 4, hub=hub))
-    if not result.satisfied_any and widen > k * 4:
-        wide = apply_constraints(task, index.search(task, k=widen, hub=hub))
-        if wide.satisfied_any:
-            result = wide
-            result.message += f" (search widened to the top {widen} BM25 hits)"
+    hits = index.search(task, k=max(widen, k * 4), hub=hub)
+    perf_of = getattr(index, "performance", None)
+    result = apply_constraints(task, hits, constraints=constraints, perf_of=perf_of)
+    first_ok = next((r["bm25_rank"] for r in result.report if r["status"] == "satisfied"), 0)
+    if first_ok > k * 4:
+        result.message += f" (search widened to the top {len(hits)} hits)"
     result.hits, result.report = result.hits[:k], result.report[:k]
     return result

@@ -16,7 +16,9 @@ from scipy import sparse
 
 from gorilla_tui.errors import GorillaError, UsageError
 from gorilla_tui.pool.doc import ApiDoc
+from gorilla_tui.pool.metrics import Performance
 from gorilla_tui.retrieve import store
+from gorilla_tui.retrieve.metadata import PerformanceTable
 from gorilla_tui.types import Hit
 
 #: Bumped when tokenize() or doc_text() change (an index built by another version must be rebuilt).
@@ -284,6 +286,16 @@ class ApiIndex:
     meta: dict[str, Any] = field(default_factory=dict)
     path: Path | None = None
     _scorers: dict[str | None, tuple[np.ndarray, Bm25Scorer]] = field(default_factory=dict, repr=False)
+    _performance: PerformanceTable | None = field(default=None, repr=False)
+
+    def performance(self, doc: ApiDoc) -> Performance:
+        """`doc`'s normalised performance metadata (pool/metrics.py): from the table a refresh stored with
+        this index (retrieve/metadata.py), read once; for an index built in memory, normalised on first use
+        and kept."""
+        if self._performance is None:
+            stored = PerformanceTable.load(self.path) if self.path is not None else None
+            self._performance = stored or PerformanceTable()
+        return self._performance.get(doc)
 
     @classmethod
     def build(

@@ -16,9 +16,19 @@ from typing import Any
 
 from gorilla_tui.errors import GorillaError, IndexMissingError, UsageError
 from gorilla_tui.pool.doc import MAX_SOURCE_BYTES, ApiDoc, SourceRejected
-from gorilla_tui.pool.sources import FetchContext, Manifest, SourceLoad, fetch, load_manifests, user_source
+from gorilla_tui.pool.sources import (
+    FetchContext,
+    Manifest,
+    SourceLoad,
+    fetch,
+    load_manifests,
+    source_name,
+    split_source,
+    user_source,
+)
 from gorilla_tui.retrieve import store as index_store
 from gorilla_tui.retrieve.index import FIELD_WEIGHTS, TOKENIZER_VERSION, ApiIndex, Bm25Params
+from gorilla_tui.retrieve.metadata import PerformanceTable
 
 #: Test hook: seconds to sleep after the new version is written aside and before it is published (lets
 #: tests kill a refresh mid-way). Never set it in normal use.
@@ -129,12 +139,13 @@ def refresh(
     """Rebuild the index in get_paths().index_dir.
 
     mirrors: the --from folders (files looked up by their remote names; None: each manifest's remote);
-    user_paths: --source files/folders (sources named after their stem); config_paths: config.toml
-    `sources` (the same, but a refused one is a "refused" row instead of an error); only: restrict to
-    these source names; keep_previous: sources not refreshed now (unreachable, not in mirror, not
-    selected) keep their docs from the previous index; max_bytes: size limit of one source (pool.doc);
-    on_wait(message): called once when another refresh holds the lock (waited for up to
-    index_store.LOCK_WAIT seconds).
+    user_paths: --source values, PATH or NAME=PATH (pool.sources.split_source; named after their stem
+    when unnamed); one whose name is a built-in source's (e.g. a read-only .../apizoo mirror) is read in
+    place of that source's manifest; config_paths: config.toml `sources` (the same, but a refused one is
+    a "refused" row instead of an error); only: restrict to these source names; keep_previous: sources
+    not refreshed now (unreachable, not in mirror, not selected) keep their docs from the previous index;
+    max_bytes: size limit of one source (pool.doc); on_wait(message): called once when another refresh
+    holds the lock (waited for up to index_store.LOCK_WAIT seconds).
 
     Holds index_store.refresh_lock throughout and first removes the build folders of dead refreshes;
     the new version is written to a temp folder, removed on any failure, and published with an atomic
@@ -153,8 +164,16 @@ def refresh(
             raise UsageError(f"--from {m}: not a folder")
     manifests = load_manifests() if manifests is None else manifests
     all_user = [*user_paths, *config_paths]
-    user_names = [Path(p).stem if not Path(p).is_dir() else Path(p).resolve().name for p in all_user]
-    selected = _select(manifests, only, user_names)
+    user_names = [source_name(p) for p in all_user]
+    dupes = sorted({n for n in user_names if user_names.count(n) > 1})
+    if dupes:
+        raise UsageError(
+            f"--source: the source name {', '.join(dupes)} is given twice; use --source NAME=PATH"
+        )
+    # a user source named like a built-in one (e.g. a read-only .../apizoo mirror) supplies that source
+    builtin = {m.name: m for m in manifests}
+    replaced = {n: builtin[n] for n in user_names if n in builtin}
+    selected = [m for m in _select(manifests, only, user_names) if m.name not in replaced]
     ctx = FetchContext(
         mirrors=[Path(m).expanduser() for m in mirrors] if mirrors is not None else None, max_bytes=max_bytes
     )
@@ -163,11 +182,13 @@ def refresh(
     root = index_store.index_root()
     with index_store.refresh_lock(timeout=index_store.LOCK_WAIT, on_wait=on_wait):
         index_store.remove_stale_builds()
-        taken = [m.name for m in manifests]
+        taken = [m.name for m in manifests if m.name not in replaced]
         users: list[SourceLoad] = []
-        for p in all_user:  # user sources first: a refused --source stops before anything is fetched
-            emit("start", str(p), None)
-            load = _user_load(p, taken, max_bytes, strict=p in user_paths)
+        for p, name in zip(all_user, user_names, strict=True):  # user sources first: a refused --source
+            emit("start", str(p), None)  # stops before anything is fetched
+            m = replaced.get(name)
+            title = f"{m.title} (your copy)" if m else ""
+            load = _user_load(p, taken, max_bytes, strict=p in user_paths, name=name, title=title)
             taken.append(load.name)
             emit("done", str(p), load)
             users.append(load)
@@ -218,17 +239,21 @@ def refresh(
     return RefreshReport(final, index, rows, time.perf_counter() - started, warnings)
 
 
-def _user_load(path: str | Path, taken: list[str], max_bytes: int, strict: bool) -> SourceLoad:
-    """user_source(path); a refused source raises UsageError when `strict` (--source), else it is a
-    "refused" SourceLoad (config `sources`, a user source re-read after a damaged index)."""
+def _user_load(
+    path: str | Path, taken: list[str], max_bytes: int, strict: bool, name: str | None = None, title: str = ""
+) -> SourceLoad:
+    """user_source(path, name=name, title=title); a refused source raises UsageError when `strict`
+    (--source), else it is a "refused" SourceLoad (config `sources`, a user source re-read after a damaged
+    index)."""
     try:
-        return user_source(path, taken, max_bytes)
+        return user_source(path, taken, max_bytes, name, title)
     except SourceRejected as e:
         if strict:
             raise UsageError(f"--source refused: {e}") from None
-        p = Path(path).expanduser()
-        name = p.resolve().name if p.is_dir() else p.stem
-        return SourceLoad(name, f"user docs ({p})", "refused", str(p), message=str(e), user=True)
+        p = split_source(path)[1]
+        return SourceLoad(
+            name or source_name(path), f"user docs ({p})", "refused", str(p), message=str(e), user=True
+        )
 
 
 def _reread(
@@ -308,6 +333,7 @@ def _write_and_publish(index: ApiIndex, root: Path) -> Path:
         try:
             folder = index_store.new_build_dir()
             index_store.write_version(folder, index.docs, index.tf, index.vocab, index.meta)
+            PerformanceTable.build(index.docs).save(folder)  # normalised once, here, not on every ask
             pause = float(os.environ.get(PAUSE_ENV, "0") or 0)
             if pause > 0:
                 time.sleep(pause)

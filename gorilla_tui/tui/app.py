@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-import os
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from textual import work
 from textual.app import App
@@ -13,6 +12,7 @@ from textual.screen import Screen
 from gorilla_tui.config import Settings, load_settings
 from gorilla_tui.errors import GorillaError, IndexMissingError
 from gorilla_tui.history import History
+from gorilla_tui.paths import get_paths
 from gorilla_tui.textsafe import safe_text
 from gorilla_tui.tui import clipboard
 from gorilla_tui.tui.messages import CopyRequested, LoadState, Notice, ScreenReady, StateChanged
@@ -25,6 +25,9 @@ from gorilla_tui.tui.session import PipelineFactory, Session
 from gorilla_tui.tui.widgets.status_bar import StatusBar
 from gorilla_tui.tui.widgets.task_input import TaskInput
 from gorilla_tui.types import Proposal
+
+if TYPE_CHECKING:
+    from gorilla_tui.retrieve.bootstrap import FirstLaunch
 
 
 class GorillaApp(App[None]):
@@ -47,6 +50,8 @@ class GorillaApp(App[None]):
         self.show_timings = show_timings
         self.last_notice = ""
         self.copy_tool: tuple[str, ...] | None = clipboard.find_tool()
+        #: what the first-launch build did (retrieve.bootstrap.FirstLaunch), None when an index existed
+        self.first_launch: FirstLaunch | None = None
 
     def get_default_screen(self) -> Screen:
         return MainScreen(self.session)
@@ -119,7 +124,8 @@ class GorillaApp(App[None]):
         return f"answered{timing}: {proposal.verdict.kind}"
 
     def notice(self, message: str, *, severity: str = "information", timeout: float | None = None) -> None:
-        """Notify the person and remember the message in last_notice."""
+        """Notify the person and remember the message in last_notice. The text is shown as it is (no
+        markup): it may carry text from docs, the network or the sandbox."""
         self.last_notice = message
         # the message may quote a path or an error text: shown, never read as markup
         self.notify(safe_text(message), severity=severity, timeout=timeout, markup=False)  # type: ignore[arg-type]
@@ -140,6 +146,7 @@ class GorillaApp(App[None]):
             self.post_message(LoadState("index", "error", f"{type(e).__name__}: {e}"))
             return
         self.post_message(LoadState("index", "ready"))
+        self.session.warm_up()  # the validator, so the first answer does not build it
 
     @work(thread=True, exclusive=True, group="load-model", exit_on_error=False)
     def _load_backend(self) -> None:
@@ -150,14 +157,68 @@ class GorillaApp(App[None]):
             return
         self.post_message(LoadState("model", "ready"))
 
+    @work(thread=True, exclusive=True, group="load-index", exit_on_error=False)
+    def _first_launch(self) -> None:
+        """No index yet: build what can be built now (retrieve.bootstrap.build_first_index), no dialog."""
+
+        def on_event(kind: str, name: str, load) -> None:
+            if kind == "start":
+                self.call_from_thread(self.status, index=f"building ({name})…")
+
+        from gorilla_tui.retrieve.bootstrap import build_first_index  # deferred: only a first launch needs it
+
+        try:
+            result = build_first_index(self.session.settings, on_event)
+            if result is None:  # another process built one meanwhile
+                self.session.load_index()
+                self.post_message(LoadState("index", "ready"))
+                return
+            self.session.set_index(result.index)
+            self.first_launch = result
+        except GorillaError as e:
+            self.post_message(LoadState("index", "error", str(e), e.hint or ""))
+            return
+        except Exception as e:  # a failed build must not kill the app
+            self.post_message(LoadState("index", "error", f"{type(e).__name__}: {e}"))
+            return
+        finally:
+            self.session.index_settled.set()
+        self.post_message(LoadState("index", "built", result.message))
+        self.session.warm_up()
+
+    def _show_first_launch(self) -> None:
+        """The first-launch summary: one short notice, and (while nothing was asked yet) its lines in the
+        proposal panel: what was built, why remote sources were not fetched, how to add each missing one."""
+        result = self.first_launch
+        if result is None:
+            return
+        lines = result.lines()
+        missing = f"; {len(result.missing)} sources not built yet (see the panel)" if result.missing else ""
+        self.notice(lines[0].rstrip(".") + missing, timeout=8)
+        self.last_notice = result.message
+        main = self.main
+        if main.proposal is None and not main.running:
+            main.query_one("#proposal").show_message(
+                lines[0] + "\nType a task above and press Enter.", hint="\n".join(lines[1:])
+            )
+
     def on_load_state(self, message: LoadState) -> None:
         s = self.session
         if message.what == "index":
             if message.state == "ready":
                 self.status(index=s.index_label)
                 return
-            self.status(index="none (F8 builds it)" if message.state == "missing" else "error")
-            self.push_screen(self._index_screen(message.detail), self._index_built)
+            if message.state == "built":  # first launch: a short notice; the lines go in the empty panel
+                self.status(index=s.index_label)
+                self._show_first_launch()
+                return
+            if message.state == "missing":
+                self.status(index="building (first launch)…")
+                self.session.index_settled.clear()
+                self._first_launch()
+                return
+            self.status(index="error (F8 builds it)")
+            self.notice(f"index: {message.detail}", severity="error", timeout=10)
             return
         if message.state == "ready":
             self.status(model=s.model_label, kernel=s.kernel_name)
@@ -187,31 +248,41 @@ class GorillaApp(App[None]):
     # -- copy -----------------------------------------------------------------------------------------
 
     def copy_text(self, text: str, what: str = "text") -> None:
-        """Copy `text`: OSC 52 via App.copy_to_clipboard (sets self.clipboard), wrapped again for tmux
-        passthrough inside tmux, and the system clipboard tool when one exists (in a thread worker).
-        Tells the person what was done; never raises."""
-        channels, failures = [], []
+        """Copy `text`: OSC 52 via App.copy_to_clipboard (sets self.clipboard; wrapped again for tmux
+        passthrough only where tmux's allow-passthrough is on), then in a thread worker the tmux buffer
+        (inside tmux) and the system clipboard tool, if any. The notice says only what is confirmed;
+        when nothing is, the text is saved to a file in the user cache dir and the notice names it.
+        Never raises."""
+        sent, failures = [], []
         try:
             self.copy_to_clipboard(text)
-            channels.append("OSC 52")
-            driver = self._driver
-            if os.environ.get("TMUX") and driver is not None:
-                driver.write(clipboard.tmux_passthrough(clipboard.osc52(text)))
-                channels[-1] = "OSC 52 (tmux passthrough)"
+            sent.append("OSC 52")
         except Exception as e:  # a closed terminal must not crash the app
             failures.append(f"OSC 52 failed: {e}")
-        if self.copy_tool:
-            self._copy_with_tool(text, what, channels, failures)
-        else:
-            self.notice(f"{what}: {clipboard.describe(channels, failures)}")
+        self._copy_confirmed(text, what, sent, failures)
 
     @work(thread=True, group="copy", exit_on_error=False)
-    def _copy_with_tool(self, text: str, what: str, channels: list[str], failures: list[str]) -> None:
-        argv = self.copy_tool or ("",)
-        error = clipboard.copy_with_tool(text, argv)
-        channels = channels + ([argv[0]] if error is None else [])
-        failures = failures + ([error] if error else [])
-        self.call_from_thread(self.notice, f"{what}: {clipboard.describe(channels, failures)}")
+    def _copy_confirmed(self, text: str, what: str, sent: list[str], failures: list[str]) -> None:
+        confirmed: list[str] = []
+        if clipboard.tmux_env():
+            if sent and clipboard.tmux_option("allow-passthrough") in ("on", "all"):
+                driver = self._driver
+                if driver is not None:
+                    self.call_from_thread(driver.write, clipboard.tmux_passthrough(clipboard.osc52(text)))
+                    sent = [*sent[:-1], "OSC 52 (tmux passthrough)"]
+            ok, why = clipboard.copy_to_tmux(text)
+            if ok:
+                confirmed.append("the tmux buffer (prefix+] pastes it)")
+            elif why:
+                failures = failures + [why]
+        if self.copy_tool:
+            error = clipboard.copy_with_tool(text, self.copy_tool)
+            if error is None:
+                confirmed.append(self.copy_tool[0])
+            else:
+                failures = failures + [error]
+        saved = None if confirmed else clipboard.save_copy(text, get_paths().cache)
+        self.call_from_thread(self.notice, f"{what}: {clipboard.describe(confirmed, sent, failures, saved)}")
 
     # -- screens --------------------------------------------------------------------------------------
 

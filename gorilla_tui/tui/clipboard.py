@@ -1,4 +1,5 @@
-"""Copy text to every clipboard within reach: OSC 52 (tmux passthrough too) and a system clipboard tool."""
+"""Copy text to every clipboard within reach: OSC 52 (tmux passthrough where allowed), the tmux buffer and a
+system clipboard tool; say honestly which of them are confirmed."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ import shutil
 import subprocess
 import sys
 from collections.abc import Mapping
+from pathlib import Path
 
 #: System clipboard tools, in the order they are tried: (name, argv, condition). Each reads the text on stdin.
 #: wl-copy: Wayland (needs WAYLAND_DISPLAY); xclip / xsel: X11 (need DISPLAY); pbcopy: macOS.
@@ -62,9 +64,78 @@ def copy_with_tool(text: str, argv: tuple[str, ...]) -> str | None:
     return None
 
 
-def describe(channels: list[str], failures: list[str]) -> str:
-    """One line for the person: what was done ("copied via OSC 52 and xclip") and what failed."""
-    text = "copied via " + " and ".join(channels) if channels else "nothing could be copied"
+def tmux_env(env: Mapping[str, str] | None = None) -> bool:
+    """True inside tmux ($TMUX set) with the tmux client on PATH."""
+    env = os.environ if env is None else env
+    return bool(env.get("TMUX")) and shutil.which("tmux", path=env.get("PATH")) is not None
+
+
+def _tmux(args: list[str], text: str | None = None) -> subprocess.CompletedProcess[bytes]:
+    data = None if text is None else text.encode("utf-8")
+    return subprocess.run(["tmux", *args], input=data, capture_output=True, timeout=TOOL_TIMEOUT, check=False)
+
+
+def tmux_option(name: str) -> str:
+    """The global value of a tmux server option (`tmux show-options -gv NAME`), "" when it cannot be read."""
+    try:
+        done = _tmux(["show-options", "-gv", name])
+    except (OSError, subprocess.TimeoutExpired):
+        return ""
+    return done.stdout.decode("utf-8", "replace").strip() if done.returncode == 0 else ""
+
+
+def copy_to_tmux(text: str) -> tuple[bool, str | None]:
+    """Put `text` in tmux's paste buffer with `tmux load-buffer -w -` (-w: tmux >= 3.2 also sends it to the
+    outer terminal's clipboard where its `set-clipboard` option allows), falling back to `load-buffer -`,
+    then read it back with `tmux show-buffer`.
+
+    Returns (confirmed, failure): confirmed is True only when show-buffer gives `text` back; failure is a
+    short reason or None. Blocks up to a few seconds: call it from a thread worker."""
+    try:
+        done = _tmux(["load-buffer", "-w", "-"], text)
+        if done.returncode != 0:  # tmux < 3.2 has no -w
+            done = _tmux(["load-buffer", "-"], text)
+        if done.returncode != 0:
+            err = done.stderr.decode("utf-8", "replace").strip().splitlines()
+            return False, "tmux load-buffer failed" + (f": {err[0]}" if err else "")
+        back = _tmux(["show-buffer"])
+    except subprocess.TimeoutExpired:
+        return False, "tmux timed out"
+    except OSError as e:
+        return False, f"tmux failed: {e.strerror or e}"
+    if back.returncode != 0 or back.stdout.decode("utf-8", "replace") != text:
+        return False, "the tmux buffer did not receive the text"
+    return True, None
+
+
+def save_copy(text: str, folder: Path) -> Path | None:
+    """Write `text` to FOLDER/last-copy.txt (created if needed) so it can be found when no clipboard
+    confirmed it; returns the path, or None when it cannot be written."""
+    path = folder / "last-copy.txt"
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+    except OSError:
+        return None
+    return path
+
+
+def describe(confirmed: list[str], sent: list[str], failures: list[str], saved: Path | None = None) -> str:
+    """One honest line for the person.
+
+    confirmed: channels known to hold the text (a clipboard tool that exited 0, the tmux buffer read back);
+    sent: channels that cannot be confirmed (OSC 52: a terminal never answers it); failures: short
+    reasons; saved: the file holding the text when nothing was confirmed. "copied to ..." is said only for
+    confirmed channels; otherwise the line says where the text is."""
+    if confirmed:
+        text = "copied to " + " and ".join(confirmed)
+        if sent:
+            text += f"; {', '.join(sent)} also sent"
+    else:
+        text = "not confirmed copied: " + (", ".join(sent) + " sent" if sent else "no clipboard reached")
+        text += ", which your terminal may ignore" if sent else ""
+        if saved is not None:
+            text += f"; the text is in {saved}"
     if failures:
-        text += f" ({'; '.join(failures)})"
+        text += f" [{'; '.join(failures)}]"
     return text

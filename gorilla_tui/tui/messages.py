@@ -68,8 +68,8 @@ class CopyRequested(Message):
 
 
 class LoadState(Message):
-    """what: "model" or "index"; state: "loading", "ready", "missing" or "error"; detail and hint: text
-    for the person."""
+    """what: "model" or "index"; state: "loading", "ready", "missing", "built" (first launch: detail is
+    its summary) or "error"; detail and hint: text for the person."""
 
     def __init__(self, what: str, state: str, detail: str = "", hint: str = "") -> None:
         super().__init__()

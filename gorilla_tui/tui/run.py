@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from gorilla_tui.history import History
+from gorilla_tui.pool.doc import ApiDoc
 from gorilla_tui.sandbox.runner import probe_isolation
 from gorilla_tui.tui.screens.confirm import ConfirmScreen
 from gorilla_tui.tui.screens.run import RunScreen
@@ -16,13 +17,19 @@ if TYPE_CHECKING:
     from textual.screen import Screen
 
 
-def requirements_of(proposal: Proposal) -> list[str]:
-    """Env requirements of the matched doc (else of the hit whose api_call is the proposal's call)."""
+def doc_of(proposal: Proposal) -> ApiDoc | None:
+    """The matched doc (else the hit whose api_call is the proposal's call), or None."""
     doc = proposal.verdict.matched
     if doc is None:
         doc = next(
             (h.doc for h in proposal.hits if h.doc.api_call.strip() == proposal.api_call.strip()), None
         )
+    return doc
+
+
+def requirements_of(proposal: Proposal) -> list[str]:
+    """Env requirements of the matched doc (else of the hit whose api_call is the proposal's call)."""
+    doc = doc_of(proposal)
     return list(doc.env_requirements) if doc else []
 
 
@@ -68,7 +75,8 @@ def start_run(screen: Screen, proposal: Proposal | None, task_id: int | None, hi
     isolated = probe_isolation().mode == "namespaces"
 
     def start() -> None:
-        app.push_screen(RunScreen(code, on_finished=finished, allow_unisolated=not isolated))
+        screen = RunScreen(code, on_finished=finished, allow_unisolated=not isolated, doc=doc_of(proposal))
+        app.push_screen(screen)
 
     def unisolated(yes: bool | None) -> None:
         if yes:

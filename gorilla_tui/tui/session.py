@@ -22,11 +22,15 @@ if TYPE_CHECKING:  # annotations only: these pull in numpy and scipy, loaded aft
 PipelineFactory = Callable[[Settings, "ApiIndex", "Backend"], "Pipeline"]
 
 
-def default_pipeline(settings: Settings, index: ApiIndex, backend: Backend) -> Pipeline:
-    """services.build_pipeline(settings, index, backend): the pipeline every caller gets."""
+def default_pipeline(
+    settings: Settings, index: ApiIndex, backend: Backend, validator: Checker | None = None
+) -> Pipeline:
+    """services.build_pipeline(settings, index, backend, validator): the pipeline every caller gets.
+    validator: a prebuilt validator over index.pool(settings.hub) (Session.warm_up), or None to build one
+    on first use."""
     from gorilla_tui import services  # deferred: numpy, scipy (~0.3 s) after the first paint
 
-    return services.build_pipeline(settings, index, backend)
+    return services.build_pipeline(settings, index, backend, validator=validator)
 
 
 def effective_call(proposal: Proposal) -> str:
@@ -73,8 +77,9 @@ def choice_note(proposal: Proposal) -> str:
 
     "likelihood": "chosen by likelihood among N hits: hit R, lm S" (N: hits scored, R: the chosen hit's
     BM25 rank, S: its log p(task | doc) in nats, model/likelihood.py); "grammar": "chosen by grammar among N
-    hits" (the model wrote one api_call under a GBNF grammar). When the hits offer a single distinct call
-    there was nothing to choose; after a did-you-mean the line says the call was replaced."""
+    hits" (N: hits not flagged; the model wrote one of their api_calls under a GBNF grammar). When the hits
+    offer a single distinct call there was nothing to choose; after a did-you-mean the line says the call
+    was replaced."""
     if not proposal.select_by or not proposal.api_call.strip():
         return ""
     hits = proposal.hits
@@ -88,8 +93,8 @@ def choice_note(proposal: Proposal) -> str:
         lm = hits[index].lm_score if index is not None else None
         if index is not None and lm is not None:
             line += f": hit {hits[index].rank}, lm {lm:.1f}"
-    else:
-        line = f"chosen by {proposal.select_by} among {_hits(len(hits))}"
+    else:  # the grammar offers the calls of the usable hits only (not flagged, or repaired)
+        line = f"chosen by {proposal.select_by} among {_hits(len(usable))}"
     if index is None and proposal.code_source == "did-you-mean":
         line += ", then replaced by a did-you-mean"
     return line
@@ -130,6 +135,9 @@ class Session:
         if backend is not None:
             self._backend_done.set()
         self._lock = threading.Lock()
+        #: cleared while a first-launch build runs (asks wait for it), set otherwise
+        self.index_settled = threading.Event()
+        self.index_settled.set()
         self._pipeline: Pipeline | None = None
         self._validator: Checker | None = None
 
@@ -217,14 +225,34 @@ class Session:
             raise Failure("no model is loaded", hint="open Settings (ctrl+o) and choose a model")
         return self.backend
 
+    def wait_index(self, cancel: threading.Event, poll: float = 0.05) -> bool:
+        """Block while a first-launch build runs (index_settled cleared); False when `cancel` is set first."""
+        while not self.index_settled.wait(poll):
+            if cancel.is_set():
+                return False
+        return True
+
     def pipeline(self) -> Pipeline:
         """The pipeline over the current settings, index and backend (built once, rebuilt after changes)."""
         with self._lock:
             if self.index is None:
                 raise Failure("no index yet", hint="press F8 to build it from the configured sources")
             if self._pipeline is None:
-                self._pipeline = self.pipeline_factory(self.settings, self.index, self.backend)
+                args = (self.settings, self.index, self.backend)
+                if self.pipeline_factory is default_pipeline:  # reuse the validator warm_up built
+                    self._pipeline = default_pipeline(*args, self._validator)
+                else:
+                    self._pipeline = self.pipeline_factory(*args)
             return self._pipeline
+
+    def warm_up(self) -> None:
+        """Build the validator over the API pool now (call from a thread worker once the index is loaded),
+        so the first answer does not pay for it: tree-sitter over every pool api_call, ~0.5 s for 10k
+        docs on an idle core (bench/latency.py). Errors are left for the ask to report."""
+        try:
+            self.validator()
+        except GorillaError:
+            pass
 
     def update_settings(self, settings: Settings) -> bool:
         """Use new settings; returns True when the model must be reloaded (model, kernel, endpoint or

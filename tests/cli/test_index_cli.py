@@ -54,6 +54,39 @@ def test_refresh_json_with_user_source(
     assert json.loads(capsys.readouterr().out)["hits"][0]["api_call"] == "acme.ship(order_id)"
 
 
+def test_source_named_like_a_builtin_or_given_a_name(
+    apibench: Path, apizoo: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Issue 19: `--source .../apizoo` (a read-only mirror named like the built-in source) supplies the
+    built-in apizoo source instead of failing; `--source NAME=PATH` names any folder."""
+    assert apizoo.name == "apizoo"
+    assert _refresh(apibench, "--only", "torchhub", "--source", str(apizoo), "--json") == 0
+    rows = {r["name"]: r for r in json.loads(capsys.readouterr().out)["sources"]}
+    assert rows["apizoo"]["status"] == "ok" and rows["apizoo"]["loaded"] > 0
+    assert "(your copy)" in rows["apizoo"]["title"] and rows["apizoo"]["origin"] == str(apizoo)
+    loaded = rows["apizoo"]["loaded"]
+    assert _refresh(apibench, "--only", "torchhub", "--source", f"zoo={apizoo}", "--json") == 0
+    rows = {r["name"]: r for r in json.loads(capsys.readouterr().out)["sources"]}
+    assert rows["zoo"]["loaded"] == loaded and rows["zoo"]["status"] == "ok"
+    assert main(["search", "list my gmail messages", "--hub", "zoo", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["hits"]
+    assert _refresh(apibench, "--only", "torchhub", "--source", f"x={apizoo}", "--source", f"x={apizoo}") == 2
+    assert "given twice" in _one_line_error(capsys)
+
+
+def test_piped_refresh_table_keeps_its_why_column_readable(
+    apibench: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 19: `index --refresh | cat` laid the table out at 80 columns with a 4-character "from / why"
+    column. Not on a terminal (capsys) and without $COLUMNS, each row's reason now stays on one line."""
+    monkeypatch.delenv("COLUMNS", raising=False)
+    assert _refresh(apibench, "--only", "torchhub", "--only", "apizoo") == 0
+    out = capsys.readouterr().out
+    why = next(line for line in out.splitlines() if line.startswith("│ apizoo"))
+    assert "*.json not found in" in why and str(apibench / "api") in why
+    assert str(apibench / "api") in next(line for line in out.splitlines() if line.startswith("│ torchhub"))
+
+
 def _one_line_error(capsys: pytest.CaptureFixture[str]) -> str:
     err = capsys.readouterr().err
     assert err.startswith("gorilla-tui: error: ") and "Traceback" not in err

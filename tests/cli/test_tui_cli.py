@@ -37,4 +37,4 @@ def test_broken_config_stops_bare_gorilla_tui_cleanly(gorilla_home):
         stdin=subprocess.DEVNULL,
     )
     assert done.returncode == 2
-    assert "setting 'k' must be int" in done.stderr and "Traceback" not in done.stderr
+    assert "setting 'k' must be an integer" in done.stderr and "Traceback" not in done.stderr

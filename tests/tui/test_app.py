@@ -2,10 +2,15 @@
 
 from __future__ import annotations
 
+import shutil
+import subprocess
+
+import pytest
 from textual import events
 from textual.widgets import DataTable, TextArea
 
 from gorilla_tui.history import History
+from gorilla_tui.paths import get_paths
 from gorilla_tui.tui.screens.confirm import ConfirmScreen
 from gorilla_tui.tui.screens.doc import DocScreen
 from gorilla_tui.tui.screens.help import HelpScreen
@@ -117,21 +122,46 @@ async def test_new_task_supersedes_running_one(make_app):
         assert main.proposal.task == VIDEO_TASK and main.proposal.verdict.kind == "valid"
 
 
-async def test_copy_call_and_code_set_the_clipboard(make_app, monkeypatch):
+async def test_copy_without_any_confirmable_clipboard_says_where_the_text_is(make_app, monkeypatch):
     monkeypatch.delenv("TMUX", raising=False)
     monkeypatch.delenv("DISPLAY", raising=False)
     monkeypatch.delenv("WAYLAND_DISPLAY", raising=False)
     app = make_app([" " + VALID_CALL])
+    saved = get_paths().cache / "last-copy.txt"
     async with app.run_test(size=SIZE) as pilot:
         await ask(pilot, VIDEO_TASK)
         await pilot.press("ctrl+y")
         assert app.clipboard == VALID_CALL
-        assert app.last_notice == "call: copied via OSC 52"
+        await wait_for(pilot, lambda: app.last_notice.startswith("call:"))
+        assert app.last_notice == (
+            f"call: not confirmed copied: OSC 52 sent, which your terminal may ignore; the text is in {saved}"
+        )
+        assert "copied to" not in app.last_notice
+        assert saved.read_text() == VALID_CALL
         await pilot.click("#copy-code")
         assert app.clipboard == app.main.proposal.code
+        await wait_for(pilot, lambda: app.last_notice.startswith("code:"))
+        assert saved.read_text() == app.main.proposal.code
 
 
-async def test_copy_inside_tmux_and_with_a_clipboard_tool(make_app, monkeypatch, tmp_path):
+@pytest.fixture
+def tmux_server(tmp_path, monkeypatch):
+    """A private tmux server (its own socket under tmp_path, no config); $TMUX points the app at it, as
+    inside a tmux pane. Yields the argv prefix that talks to it; the server is killed afterwards."""
+    if shutil.which("tmux") is None:
+        pytest.skip("tmux is not installed (apt-get install tmux)")
+    sock = tmp_path / "tmux.sock"
+    tmux = ["tmux", "-S", str(sock), "-f", "/dev/null"]
+    subprocess.run([*tmux, "new-session", "-d", "-s", "t", "-x", "80", "-y", "24"], check=True, timeout=10)
+    pid = subprocess.run([*tmux, "display", "-p", "#{pid}"], capture_output=True, text=True).stdout.strip()
+    monkeypatch.setenv("TMUX", f"{sock},{pid},0")
+    yield tmux
+    subprocess.run([*tmux, "kill-server"], capture_output=True, timeout=10)
+
+
+async def test_copy_inside_tmux_lands_in_the_tmux_buffer_and_the_tool(
+    make_app, monkeypatch, tmp_path, tmux_server
+):
     out = tmp_path / "clip.txt"
     tool = tmp_path / "bin" / "xclip"
     tool.parent.mkdir()
@@ -139,15 +169,26 @@ async def test_copy_inside_tmux_and_with_a_clipboard_tool(make_app, monkeypatch,
     tool.chmod(0o755)
     monkeypatch.setenv("PATH", f"{tool.parent}:/usr/bin:/bin")
     monkeypatch.setenv("DISPLAY", ":99")
-    monkeypatch.setenv("TMUX", "/tmp/tmux-0/default,1,0")
     monkeypatch.delenv("WAYLAND_DISPLAY", raising=False)
     app = make_app([" " + VALID_CALL])
     async with app.run_test(size=SIZE) as pilot:
         await ask(pilot, VIDEO_TASK)
         await pilot.press("ctrl+y")
         await wait_for(pilot, lambda: "xclip" in app.last_notice)
-        assert app.last_notice == "call: copied via OSC 52 (tmux passthrough) and xclip"
-    assert out.read_text() == VALID_CALL
+        # tmux 3.3 has allow-passthrough off by default: no passthrough is claimed
+        assert (
+            app.last_notice
+            == "call: copied to the tmux buffer (prefix+] pastes it) and xclip; OSC 52 also sent"
+        )
+        buffer = subprocess.run([*tmux_server, "show-buffer"], capture_output=True, text=True).stdout
+        assert buffer == VALID_CALL
+        subprocess.run([*tmux_server, "set-option", "-g", "allow-passthrough", "on"], check=True)
+        await pilot.click("#copy-code")
+        await wait_for(pilot, lambda: app.last_notice.startswith("code:"))
+        assert app.last_notice.endswith("; OSC 52 (tmux passthrough) also sent")
+        buffer = subprocess.run([*tmux_server, "show-buffer"], capture_output=True, text=True).stdout
+        assert buffer == app.main.proposal.code
+        assert out.read_text() == app.main.proposal.code
 
 
 async def test_copy_of_a_proposal_that_is_not_valid_asks_once(make_app):

@@ -41,5 +41,13 @@ def test_copy_with_tool_reports_failures(tmp_path):
     bad.chmod(0o755)
     assert clipboard.copy_with_tool("x", (str(bad),)) == f"{bad} exited 1: Error: Can not open display"
     assert "failed" in clipboard.copy_with_tool("x", (str(tmp_path / "missing"),))
-    assert clipboard.describe(["OSC 52"], ["xclip exited 1"]) == "copied via OSC 52 (xclip exited 1)"
-    assert clipboard.describe([], ["OSC 52 failed"]) == "nothing could be copied (OSC 52 failed)"
+    assert clipboard.describe(["xclip"], ["OSC 52"], []) == "copied to xclip; OSC 52 also sent"
+    assert (
+        clipboard.describe([], ["OSC 52"], ["xclip exited 1"], tmp_path / "last-copy.txt")
+        == f"not confirmed copied: OSC 52 sent, which your terminal may ignore; the text is in "
+        f"{tmp_path / 'last-copy.txt'} [xclip exited 1]"
+    )
+    assert (
+        clipboard.describe([], [], ["OSC 52 failed"])
+        == "not confirmed copied: no clipboard reached [OSC 52 failed]"
+    )

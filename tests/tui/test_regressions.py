@@ -28,14 +28,16 @@ def tfhub_docs(apibench):
     return load_jsonl(apibench / "api" / "tensorflowhub_api.jsonl", "tensorflowhub").docs
 
 
-async def test_first_launch_types_a_folder_waits_for_the_lock_and_lists_failed_sources(
-    apibench, gorilla_home, tmp_path
+async def test_f8_types_a_folder_waits_for_the_lock_and_lists_failed_sources(
+    apibench, gorilla_home, tmp_path, tfhub_docs
 ):
     mirror = tmp_path / "api"
     mirror.mkdir()
     (mirror / "torchhub_api.jsonl").symlink_to(apibench / "api" / "torchhub_api.jsonl")
-    app = create_app(Settings(), backend=ScriptedBackend([" x"]), show_timings=False)
+    index = ApiIndex.build(tfhub_docs)
+    app = create_app(Settings(), backend=ScriptedBackend([" x"]), index=index, show_timings=False)
     async with app.run_test(size=(120, 36)) as pilot:
+        await pilot.press("f8")
         await wait_for(pilot, lambda: isinstance(app.screen, IndexSetupScreen) and app.screen.is_mounted)
         await pilot.pause()
         screen = app.screen

@@ -75,41 +75,72 @@ async def test_settings_reject_bad_values_and_keep_the_file(make_app):
     assert load_settings() == Settings()
 
 
-async def test_missing_index_offers_to_build_it(apibench, gorilla_home):
+async def test_first_launch_offline_builds_at_once_without_a_dialog(gorilla_home):
+    """No index, no network (HF_HUB_OFFLINE=1), no mirror: the standard-library pool is built with no
+    question asked, the status bar shows it, and each missing source gets one line saying how to add it
+    (a user-writable place, never a file inside the package)."""
     from gorilla_tui.model.scripted import ScriptedBackend
 
     app = create_app(Settings(), backend=ScriptedBackend([" x"]), show_timings=False)
     async with app.run_test(size=SIZE) as pilot:
-        await wait_for(pilot, lambda: isinstance(app.screen, IndexSetupScreen) and app.screen.is_mounted)
+        await wait_for(pilot, lambda: app.first_launch is not None, timeout=120)
         await pilot.pause()
-        screen = app.screen
-        assert "torchhub" in str(screen.query_one("#index-sources").render())
-        screen.query_one("#index-from", Input).value = str(apibench / "api")
-        await pilot.press("ctrl+b")
-        await wait_for(pilot, lambda: screen.built is not None, timeout=60)
-        # API Zoo is not in the APIBench folder: the dialog stays open and says so; Escape closes it
-        assert app.screen is screen and "Not built: apizoo: not in mirror" in screen.summary
-        await pilot.press("escape")
-        await wait_for(pilot, lambda: app.session.index is not None)
+        assert app.screen is app.main  # no dialog
+        status = app.main.query_one("#status").fields["index"]
+        assert status.startswith(f"{len(app.session.index.docs)} docs (python-env)")
+        assert len(app.session.index.docs) > 1000
+        lines = app.first_launch.lines()
+        assert lines[0].startswith(f"Built the API pool: python-env: {len(app.session.index.docs)} APIs in ")
+        assert lines[1] == "No network: offline (HF_HUB_OFFLINE=1); only local sources were built."
+        assert sum("network" in line.lower() for line in lines) == 1  # the network cause is said once
+        missing = {name: line for name, line in app.first_launch.missing}
+        assert set(missing) == {"torchhub", "tensorflowhub", "huggingface", "apizoo"}
+        for line in missing.values():  # the person's own folder, never a file inside the package
+            assert "DIR" in line and "index/" not in line and "_data" not in line and ".toml" not in line
+        assert "--source apizoo=DIR" in missing["apizoo"]
+        assert "--from DIR` with torchhub_api.jsonl" in missing["torchhub"]
+        shown = str(app.main.query_one("#proposal").query_one("#stream").render())
+        assert "Built the API pool" in shown and "apizoo: not built" in shown
+        await ask(pilot, "parse a JSON string into a dict")  # retrieves from the new pool at once
+        hits = app.main.proposal.hits
+        assert hits and {h.doc.source for h in hits} == {"python-env"}
+        assert hits[0].doc.api_name.startswith("json.")
+
+
+async def test_first_launch_builds_the_sources_of_a_configured_mirror(apibench, gorilla_home, tmp_path):
+    """`mirrors` in config.toml names a local folder: its sources are built on first launch (no network)."""
+    from gorilla_tui.model.scripted import ScriptedBackend
+
+    mirror = tmp_path / "api"
+    mirror.mkdir()
+    (mirror / "torchhub_api.jsonl").symlink_to(apibench / "api" / "torchhub_api.jsonl")
+    settings = Settings(mirrors=[str(mirror)])
+    app = create_app(settings, backend=ScriptedBackend([" x"]), show_timings=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: app.first_launch is not None, timeout=120)
         assert app.screen is app.main
-        assert {"torchhub", "tensorflowhub", "huggingface"} <= set(app.session.index.sources)
-        assert "docs" in app.main.query_one("#status").fields["index"]
+        assert {"torchhub", "python-env"} <= set(app.session.index.sources)
+        assert [name for name, _ in app.first_launch.missing] == ["huggingface", "tensorflowhub", "apizoo"]
+        assert not app.first_launch.network
+        assert "torchhub" in app.main.query_one("#status").fields["index"]
 
 
-async def test_unreachable_sources_show_the_error(gorilla_home, tmp_path):
+async def test_f8_with_an_unusable_folder_shows_the_error(torchhub_index, tmp_path):
     from gorilla_tui.model.scripted import ScriptedBackend
 
-    app = create_app(Settings(), backend=ScriptedBackend([" x"]), show_timings=False)
+    app = create_app(Settings(), backend=ScriptedBackend([" x"]), index=torchhub_index, show_timings=False)
     async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("f8")
         await wait_for(pilot, lambda: isinstance(app.screen, IndexSetupScreen) and app.screen.is_mounted)
         await pilot.pause()
+        assert "torchhub" in str(app.screen.query_one("#index-sources").render())
         app.screen.query_one("#index-from", Input).value = str(tmp_path / "no-such-folder")
         await pilot.press("ctrl+b")
         await wait_for(pilot, lambda: not app.screen.building, timeout=30)
         assert "could not be built" in str(app.screen.query_one("#index-reason").render())
         assert "error:" in "\n".join(app.screen.query_one(Log).lines)
         await pilot.press("escape")
-        assert app.session.index is None and app.screen is app.main
+        assert app.session.index is torchhub_index and app.screen is app.main
 
 
 async def test_missing_model_says_how_to_get_one(torchhub_index, tmp_path):
@@ -146,6 +177,29 @@ async def test_run_streams_output_into_the_log_and_is_recorded(make_app):
     runs = History().runs(task_id)
     assert len(runs) == 1 and runs[0]["exit_code"] == 0 and "hello from the sandbox" in runs[0]["output"]
     assert runs[0]["duration_s"] > 0 and runs[0]["truncated"] == 0
+
+
+async def test_run_without_the_package_gives_the_pip_line_isolation_exit_and_time(make_app):
+    """F5 on a Torch Hub proposal whose example code imports torch (not installed here): the run screen
+    says what the CLI `run` says: exit status, time, isolation in force, the missing package and the
+    `pip install` line made from the matched doc's env requirements."""
+    app = make_app([" " + VALID_CALL])
+    async with app.run_test(size=SIZE) as pilot:
+        await ask(pilot, VIDEO_TASK)
+        doc = app.main.proposal.verdict.matched
+        assert "import torch" in doc.example_code
+        app.main.proposal = replace(app.main.proposal, code=doc.example_code)
+        await pilot.press("f5", "y")
+        assert isinstance(app.screen, RunScreen)
+        await wait_for(pilot, lambda: app.screen.finished, timeout=60)
+        assert "No module named 'torch'" in "\n".join(app.screen.query_one(Log).lines)
+        report = str(app.screen.query_one("#run-state").render())
+        assert report.startswith("exit 1; ") and " s" in report.splitlines()[0]
+        assert "network: isolated (empty network namespace)" in report
+        assert "missing package: torch; to install it yourself: pip install torch" in report
+        assert "pytorchvideo" in report.split("pip install")[1]  # from the doc's env requirements
+        await pilot.press("escape")
+        assert app.screen is app.main
 
 
 async def test_run_of_a_proposal_that_is_not_valid_asks_twice_and_stop_works(make_app):

@@ -150,6 +150,13 @@ def test_user_source_named_after_stem(tmp_path: Path) -> None:
     folder.mkdir()
     (folder / "a.jsonl").write_text('{"api_call": "a.b()"}\n')
     assert user_source(folder).name == "team_docs"
+    named = user_source(f"tools={f}")  # --source NAME=PATH
+    assert named.name == "tools" and named.result.docs[0].source == "tools" and named.origin == str(f)
+    with pytest.raises(UsageError, match="name it: --source OTHER="):
+        user_source(f"tools={f}", taken=["tools"])
+    odd = tmp_path / "a=b.jsonl"  # an existing path with "=" in it stays a path
+    odd.write_text('{"api_call": "odd.f()"}\n')
+    assert user_source(odd).name == "a=b"
 
 
 def test_loader_registry_by_kind() -> None:

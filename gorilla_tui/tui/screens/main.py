@@ -142,7 +142,7 @@ class MainScreen(Screen):
 
         task_id = session.history.add(task)
         try:
-            if session.wait_backend(cancel) is None:
+            if session.wait_backend(cancel) is None or not session.wait_index(cancel):
                 return end("cancelled")
             proposal = session.pipeline().ask(task, on_event=on_event, cancel=cancel)
         except GorillaError as e:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import threading
 import time
+from typing import Any
 
 from rich.text import Text
 from textual import work
@@ -14,16 +15,53 @@ from textual.screen import ModalScreen
 from textual.widgets import Log, Static
 
 from gorilla_tui.errors import GorillaError
+from gorilla_tui.pool.doc import ApiDoc
+from gorilla_tui.sandbox.requirements import missing_package
 from gorilla_tui.sandbox.runner import SandboxRun
 from gorilla_tui.textsafe import safe_text
+
+
+def run_report(result: Any, doc: ApiDoc | None = None) -> Text:
+    """What the CLI `run` prints after a run (cli/run.py _report), for the run screen: the outcome (exit
+    status or signal, time, limits hit, stopped, output cut), the isolation in force (RunResult.notes and
+    where the limits apply, RunResult.limits_scope), and the missing package with its `pip install` line
+    (sandbox.requirements.missing_package; never run). Sandbox text goes through textsafe.safe_text and
+    is shown as plain text (no markup)."""
+    ok = result.ok
+    if result.exit_status is not None:
+        how = f"exit {result.exit_status}"
+    else:
+        how = f"killed (signal {result.signal})"
+    parts = [how, f"{result.duration_s:.2f} s"]
+    if result.limits_hit:
+        parts.append("limits hit: " + ", ".join(result.limits_hit))
+    if result.stopped:
+        parts.append("stopped")
+    text = Text("; ".join(parts), style="green" if ok else "red")
+    if result.truncated:
+        text.append(f"\noutput cut: {result.dropped_bytes} more bytes were dropped", style="yellow")
+    for note in result.notes:
+        text.append("\n" + safe_text(note), style="yellow" if "NOT" in note or "OPEN" in note else "dim")
+    scope = getattr(result, "limits_scope", "")
+    if scope:
+        text.append(f"\nlimits apply: {safe_text(scope)}", style="dim")
+    missing = missing_package(result, doc)
+    if missing is not None:
+        text.append(f"\nmissing package: {safe_text(missing.module)}", style="bold yellow")
+        text.append("; to install it yourself: ")
+        text.append(safe_text(missing.pip_line), style="bold")
+        if not missing.from_doc:
+            text.append(" (guessed from the module name)", style="dim")
+    return text
 
 
 class RunScreen(ModalScreen[None]):
     """Runs `code` once with sandbox.runner.SandboxRun in a thread worker. `on_finished(result)` is called
     (in the UI thread) with the RunResult, or None when the sandbox could not start. allow_unisolated:
     run even where the machine refuses namespaces (the person said yes to "network open, files writable").
-    Every output line goes through textsafe.safe_text. Keys: s / Escape stop a running run; Escape / q
-    close a finished one."""
+    `doc`: the matched ApiDoc, whose env_requirements make the `pip install` line of a missing package
+    (run_report). Every output line goes through textsafe.safe_text. Keys: s / Escape stop a running run;
+    Escape / q close a finished one."""
 
     BINDINGS = [
         Binding("s", "stop", "Stop"),
@@ -31,10 +69,13 @@ class RunScreen(ModalScreen[None]):
         Binding("q", "close", "Close"),
     ]
 
-    def __init__(self, code: str, on_finished=None, *, allow_unisolated: bool = False) -> None:
+    def __init__(
+        self, code: str, on_finished=None, *, allow_unisolated: bool = False, doc: ApiDoc | None = None
+    ) -> None:
         super().__init__(classes="modal")
         self.code = code
         self.allow_unisolated = allow_unisolated
+        self.doc = doc
         self.on_finished = on_finished
         self.cancel = threading.Event()
         self.finished = False
@@ -90,14 +131,7 @@ class RunScreen(ModalScreen[None]):
         if result is None:
             state.update(Text(safe_text(error), style="red"))
         else:
-            how = "stopped" if result.stopped else f"exit status {result.exit_status}"
-            if result.signal:
-                how += f", signal {result.signal}"
-            if result.limits_hit:
-                how += f", limits hit: {', '.join(result.limits_hit)}"
-            colour = "green" if result.ok else "red"
-            notes = f"  (network {result.network}, files {result.files}; limits: {result.limits_scope})"
-            state.update(Text.assemble((how, colour), f" in {result.duration_s:.1f} s{notes}"))
+            state.update(run_report(result, self.doc))
         if self.on_finished:
             self.on_finished(result)
 

@@ -1,4 +1,5 @@
-"""The matched-API card: provider/framework, functionality, performance, env requirements, constraints."""
+"""The matched-API card: provider/framework, functionality, performance, env requirements, and the task's
+constraints in words ("top-1 ≥ 80 % on ImageNet: 85.1 ✔", tui/explain.py)."""
 
 from __future__ import annotations
 
@@ -10,7 +11,11 @@ from textual.widgets import Static
 
 from gorilla_tui.pool.doc import ApiDoc
 from gorilla_tui.textsafe import safe_text
+from gorilla_tui.tui.explain import constraint_words
 from gorilla_tui.tui.naming import display_name
+
+#: Colour of a constraint row by its status (retrieve/constraints.py STATUSES).
+CONSTRAINT_STYLE = {"satisfied": "green", "violated": "red", "unknown": "yellow"}
 
 
 def compact(value: Any, limit: int = 240) -> str:
@@ -64,7 +69,9 @@ class ApiCard(Static):
             if doc.repaired:  # the pool's api_call is not valid Python (pool/repair.py); the doc view has it
                 grid.add_row("call", Text(safe_text(f"{doc.repaired}  (repaired pool entry)")))
         for c in constraints or []:
-            grid.add_row("constraint", Text(safe_text(constraint_text(c)), style="magenta"))
+            style = CONSTRAINT_STYLE.get(str(c.get("status")), "magenta")
+            words = constraint_words(c, with_note=True) if "metric" in c else constraint_text(c)
+            grid.add_row("constraint", Text(safe_text(words), style=style))
         self.update(grid)
 
     def clear(self) -> None:

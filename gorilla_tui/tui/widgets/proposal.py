@@ -10,11 +10,30 @@ from textual.message import Message
 from textual.widgets import Button, Static, TextArea
 
 from gorilla_tui.textsafe import safe_text
+from gorilla_tui.tui.explain import aside_words, constraints_sentence, set_aside
 from gorilla_tui.tui.session import choice_note, code_note, effective_call
 from gorilla_tui.types import Proposal
 
 #: Rich Syntax theme for the call line (pygments); the code area uses TextArea's tree-sitter highlighting.
 CALL_THEME = "monokai"
+
+
+def choice_lines(proposal: Proposal) -> list[str]:
+    """The lines above the call: how select mode chose (session.choice_note, with how many hits were set
+    aside), the task's constraints in words, and the hits set aside with their reasons (tui/explain.py).
+    Each is one line; the panel cuts them with an ellipsis."""
+    lines = []
+    aside = set_aside(proposal)
+    n_out = sum(a.why.startswith("not ") for a in aside)
+    choice = choice_note(proposal)
+    if choice:
+        out = f" ({n_out} of {len(proposal.hits)} set aside, below)" if n_out else ""
+        lines.append(f"▶ {choice}{out}")
+    if proposal.constraints:
+        lines.append("constraints: " + constraints_sentence(proposal.constraints))
+    if aside:
+        lines.append(aside_words(aside))
+    return lines
 
 
 class ProposalPanel(Vertical):
@@ -90,12 +109,10 @@ class ProposalPanel(Vertical):
         by app.tcss, on short terminals), the call (rich Syntax) and the code (read-only TextArea, python
         highlighting)."""
         self._answered(True)
-        choice = choice_note(proposal)
+        lines = choice_lines(proposal)
         choice_widget = self.query_one("#choice", Static)
-        choice_widget.update(
-            Text(safe_text(f"▶ {choice}") if choice else "", no_wrap=True, overflow="ellipsis")
-        )
-        choice_widget.set_class(bool(choice), "-shown")
+        choice_widget.update(Text(safe_text("\n".join(lines)), no_wrap=True, overflow="ellipsis"))
+        choice_widget.set_class(bool(lines), "-shown")
         call = effective_call(proposal)
         text = proposal.code or call
         call_widget = self.query_one("#call", Static)

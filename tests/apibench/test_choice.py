@@ -1,0 +1,75 @@
+"""The calibrated choice of select mode (issue 18): likelihood.choose() and the pipeline's use of it."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from gorilla_tui.model import likelihood
+from gorilla_tui.pool.doc import ApiDoc, load_jsonl
+
+VAD_TASK = "find the parts of a recording where someone is talking, silero style, in pytorch"
+
+
+@pytest.fixture(scope="module")
+def torch_docs(apibench: Path) -> list[ApiDoc]:
+    return load_jsonl(apibench / "api" / "torchhub_api.jsonl", "torchhub").docs
+
+
+def _doc(docs: list[ApiDoc], model: str) -> ApiDoc:
+    return next(d for d in docs if f"model='{model}'" in d.api_call)
+
+
+def test_choose_rules_on_scores_in_retrieval_order() -> None:
+    lm = [-99.1, -96.8, -118.3, -122.9, -117.8]  # everyday th-vad: hit 1 right, hit 2 more likely
+    free = [-20.0, -15.0, -30.0, -30.0, -30.0]
+    assert likelihood.choose(lm, None, "first") == 0
+    assert likelihood.choose(lm, None, "likelihood") == 1
+    assert likelihood.choose(lm, None, "rrf") == 0  # ranks 1+2 vs 2+1: the tie goes to retrieval
+    assert likelihood.choose(lm, free, "calibrated") == 0  # -79.1 vs -81.8
+    assert likelihood.choose(lm, free, "rrf-calibrated") == 0
+    # rank fusion lets the model overrule the first hit when it ranks it below two others
+    assert likelihood.choose([-90.0, -60.0, -95.0], None, "rrf") == 0
+    assert likelihood.choose([-90.0, -60.0, -70.0], None, "rrf") == 1
+    assert likelihood.choose([-60.0, -90.0, -95.0, -50.0], None, "rrf") == 0
+    with pytest.raises(ValueError):
+        likelihood.choose(lm, None, "calibrated")
+    with pytest.raises(ValueError):
+        likelihood.choose(lm, None, "nope")
+    with pytest.raises(ValueError):
+        likelihood.choose([], None, "rrf")
+
+
+def test_the_default_rule_was_chosen_among_the_compared_ones() -> None:
+    assert likelihood.CHOICE_RULE in likelihood.CHOICE_RULES
+
+
+@pytest.mark.model
+def test_rank_fusion_keeps_a_clearly_right_first_hit_that_raw_likelihood_leaves(
+    torch_docs: list[ApiDoc], gemma_backend: object
+) -> None:
+    vad, stt = _doc(torch_docs, "silero_vad"), _doc(torch_docs, "silero_stt")
+    lm = likelihood.query_likelihoods(gemma_backend, VAD_TASK, [vad, stt])
+    free = likelihood.content_free_scores(gemma_backend, [vad, stt])
+    assert len(lm) == len(free) == 2
+    assert likelihood.choose(lm, free, "likelihood") == 1  # the speech-to-text doc reads as more likely
+    assert likelihood.choose(lm, free, "rrf") == 0  # the voice activity detector, BM25's first hit, stays
+    assert likelihood.content_free_scores(gemma_backend, [stt, vad]) == free[::-1]  # cached per doc
+
+
+@pytest.mark.model
+def test_pipeline_chooses_by_the_configured_rule(
+    torch_docs: list[ApiDoc], gemma_backend: object, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from gorilla_tui.config import Settings
+    from gorilla_tui.pipeline import Pipeline
+    from gorilla_tui.retrieve.index import ApiIndex
+
+    index = ApiIndex.build([_doc(torch_docs, "silero_vad"), _doc(torch_docs, "silero_stt")])
+    pipe = Pipeline(Settings(mode="select", k=5, select_by="likelihood"), index, gemma_backend)
+    assert [h.doc.api_call for h in index.search(VAD_TASK, k=5)][0].count("silero_vad") == 1
+    monkeypatch.setattr(likelihood, "CHOICE_RULE", "rrf")
+    assert "silero_vad" in pipe.ask(VAD_TASK).api_call
+    monkeypatch.setattr(likelihood, "CHOICE_RULE", "likelihood")
+    assert "silero_stt" in pipe.ask(VAD_TASK).api_call

@@ -1,0 +1,66 @@
+"""The everyday task set of bench/everyday.py: big enough, labelled against the real pools, split in two,
+and never copied from the APIBench eval or training sets."""
+
+from __future__ import annotations
+
+import re
+import sys
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from gorilla_tui.evaluate.run import load_tasks as load_eval_tasks
+from gorilla_tui.pool.doc import ApiDoc, load_apizoo, load_jsonl
+from gorilla_tui.pool.pyenv.source import load_python_env
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
+from everyday import HUBS, SOURCES, is_right, load_tasks  # noqa: E402
+
+TASKS = load_tasks()
+
+
+@pytest.fixture(scope="module")
+def pools(apibench: Path, apizoo: Path) -> dict[str, list[ApiDoc]]:
+    out = {h: load_jsonl(apibench / "api" / f"{h}_api.jsonl", h).docs for h in HUBS}
+    out["apizoo"] = [d for f in sorted(apizoo.iterdir()) for d in load_apizoo(f, "apizoo").docs]
+    out["python-env"] = load_python_env().docs
+    return out
+
+
+def test_task_set_is_big_enough_and_split_per_source() -> None:
+    assert len(TASKS) >= 60
+    assert len({t["id"] for t in TASKS}) == len(TASKS)
+    per = Counter((t["source"], t["split"]) for t in TASKS)
+    for s in SOURCES:
+        assert per[(s, "dev")] >= 5 and per[(s, "test")] >= 5, s
+    assert sum(t["source"] in HUBS for t in TASKS) >= 30
+
+
+@pytest.mark.parametrize("task", TASKS, ids=[t["id"] for t in TASKS])
+def test_every_label_names_a_doc_of_its_pool(task: dict, pools: dict[str, list[ApiDoc]]) -> None:
+    right = [d for d in pools[task["source"]] if is_right(task, d)]
+    assert right, f"no doc of {task['source']} meets the label of {task['id']}"
+    others = [d for s, docs in pools.items() if s != task["source"] for d in docs[:50]]
+    assert not any(is_right(task, d) for d in others)  # a label never credits another source
+
+
+def _words(text: str) -> set[str]:
+    return set(re.findall(r"[a-z0-9]+", text.lower()))
+
+
+def test_no_task_is_copied_from_the_eval_or_training_sets(apibench: Path) -> None:
+    files = {
+        "torchhub": ["torchhub_eval.json", "torchhub_train.json"],
+        "tensorflowhub": ["tensorflow_eval.json"],
+        "huggingface": ["huggingface_eval.json"],
+    }
+    questions = [
+        _words(t.task) for hub, names in files.items() for n in names
+        for t in load_eval_tasks(apibench / "eval" / n, hub) if t.task
+    ]  # fmt: skip
+    assert len(questions) > 2000
+    for t in TASKS:
+        mine = _words(t["task"])
+        closest = max(len(mine & q) / len(mine | q) for q in questions)  # Jaccard over words
+        assert closest < 0.5, (t["id"], closest)
