@@ -18,12 +18,12 @@ from pathlib import Path
 
 import pytest
 
+from gorilla_tui import services
 from gorilla_tui.cli import main
 from gorilla_tui.config import Settings
 from gorilla_tui.errors import GorillaError
-from gorilla_tui.model.likelihood import best, can_score, query_likelihoods
+from gorilla_tui.model.likelihood import can_score, query_likelihoods
 from gorilla_tui.model.remote import EndpointDownError, RemoteBackend, prompt_logprob
-from gorilla_tui.pipeline import Pipeline
 
 pytestmark = [pytest.mark.model, pytest.mark.slow]
 
@@ -189,13 +189,14 @@ def test_select_by_likelihood_over_the_endpoint(llama_server: str, gemma_backend
     assert can_score(remote) and remote.supports_loglikelihoods()
     task = "classify sports activities in a video"
     settings = Settings().replace(mode="select", select_by="likelihood", k=3, hub="torchhub")
-    proposal = Pipeline(settings, torchhub_index, remote).ask(task)
+    proposal = services.build_pipeline(settings, torchhub_index, remote).ask(task)
     assert proposal.select_by == "likelihood" and proposal.verdict.kind == "valid"
     docs = [h.doc for h in proposal.hits]
     there = [h.lm_score for h in proposal.hits]
     assert len(there) == 3 and all(v is not None and v < 0 for v in there)
     here = query_likelihoods(gemma_backend, task, docs)
-    assert proposal.api_call == docs[best(here)].api_call.strip()
+    local = services.build_pipeline(settings, torchhub_index, gemma_backend).ask(task)
+    assert proposal.api_call == local.api_call  # the same choice as the local model under the same rule
     assert sorted(range(3), key=there.__getitem__) == sorted(range(3), key=here.__getitem__)
 
 
