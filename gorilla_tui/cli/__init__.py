@@ -16,6 +16,9 @@ from gorilla_tui.errors import GorillaError
 COMMAND_MODULES = ("index", "search", "check", "evalcmd", "ask", "model", "doctor", "run", "mcp", "tui")
 
 
+#: Commands named like their module: `gorilla-tui check ...` builds only the `check` parser.
+_DIRECT = frozenset(COMMAND_MODULES) - {"tui"}
+
 #: Set to 1 to let unexpected exceptions show their traceback instead of the one-line "internal error".
 DEBUG_ENV = "GORILLA_TUI_DEBUG"
 #: Options the top-level parser handles itself; any other leading option goes to the default command `tui`.
@@ -27,12 +30,14 @@ class _Parser(argparse.ArgumentParser):
         self.exit(2, f"gorilla-tui: error: {message} (see '{self.prog} --help')\n")
 
 
-def build_parser() -> argparse.ArgumentParser:
-    """The full argparse tree (subcommand modules that are not present yet are skipped)."""
+def build_parser(only: str | None = None) -> argparse.ArgumentParser:
+    """The full argparse tree (subcommand modules that are not present yet are skipped); with `only`
+    (a command whose module has its name, e.g. "check"), just that command: its module alone is imported,
+    which keeps a cold `check` or `search` fast (issue 20: doctor's importlib.metadata, config...)."""
     parser = _Parser(prog="gorilla-tui", description="Turn a task in plain English into a checked API call.")
     parser.add_argument("--version", action="version", version=f"gorilla-tui {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
-    for name in COMMAND_MODULES:
+    for name in COMMAND_MODULES if only is None else (only,):
         try:
             module = importlib.import_module(f"gorilla_tui.cli.{name}")
         except ModuleNotFoundError as e:
@@ -50,8 +55,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     Options without a command go to the default command `tui` (`gorilla-tui --model X` = `gorilla-tui tui
     --model X`). An unexpected exception prints one line (exit 1); GORILLA_TUI_DEBUG=1 shows the traceback."""
     try:
-        parser = build_parser()
         argv = list(sys.argv[1:] if argv is None else argv)
+        parser = build_parser(argv[0] if argv and argv[0] in _DIRECT else None)
         if (
             argv
             and argv[0].startswith("-")

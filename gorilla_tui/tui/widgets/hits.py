@@ -1,4 +1,5 @@
-"""The hits panel: the top-k retrieved docs (name, domain, BM25 and likelihood scores); Enter shows a doc."""
+"""The hits panel: the top-k retrieved docs (source, name, domain, BM25 and likelihood scores); Enter shows a
+doc."""
 
 from __future__ import annotations
 
@@ -18,6 +19,16 @@ FIXED = (("#", 2), ("score", 5))
 #: The same plus the likelihood score log p(task | doc) in nats (Hit.lm_score, 1 decimal), shown when select
 #: mode chose by likelihood.
 FIXED_LM = (*FIXED, ("lm", 6))
+#: The source column (which part of the API pool a hit comes from, ApiDoc.source), after the scores.
+SOURCE = ("source", 6)
+#: Short labels of the shipped sources (index/*.toml) for the source column; other names are cut to fit.
+SOURCE_LABELS = {
+    "torchhub": "torch",
+    "tensorflowhub": "tfhub",
+    "huggingface": "hf",
+    "apizoo": "apizoo",
+    "python-env": "python",
+}
 #: Share of the remaining width given to the name column (the domain column gets the rest), and the
 #: smallest widths of both; when both do not fit, the domain column is left out.
 NAME_SHARE = 0.6
@@ -41,6 +52,11 @@ def column_widths(
     return name, free - name
 
 
+def source_label(source: str) -> str:
+    """The source column's text for ApiDoc.source: SOURCE_LABELS, else the name itself (cut to fit)."""
+    return SOURCE_LABELS.get(source, source)
+
+
 def lm_text(score: float | None) -> str:
     """A likelihood score (nats) as shown in the lm column: 1 decimal, none below -999.5, "—" for None."""
     if score is None:
@@ -53,7 +69,8 @@ class HitsPanel(Vertical):
 
     Column widths follow the panel's width (set on resize, never from the cell contents, so a snapshot at a
     fixed terminal size is deterministic); names too long for their column end with an ellipsis. When a hit
-    has a likelihood score (Hit.lm_score) an "lm" column follows the BM25 score; the chosen hit (`chosen`,
+    has a likelihood score (Hit.lm_score) an "lm" column follows the BM25 score; a "source" column says
+    which source of the API pool each hit comes from (source_label); the chosen hit (`chosen`,
     an index into `hits`, or None) is in CHOSEN_STYLE and its name starts with CHOSEN.
     """
 
@@ -87,7 +104,7 @@ class HitsPanel(Vertical):
     def _fit(self, width: int) -> bool:
         """Rebuild the columns (and rows) when the width or the lm column changed; True when it did."""
         scored = self.scored
-        fixed = FIXED_LM if scored else FIXED
+        fixed = (*(FIXED_LM if scored else FIXED), SOURCE)
         widths = column_widths(max(width, 1), fixed=fixed)
         if (widths, scored) == self._layout:
             return False
@@ -111,6 +128,8 @@ class HitsPanel(Vertical):
             style = CHOSEN_STYLE if i == self.chosen else ""
             numbers = [str(hit.rank), f"{hit.score:.2f}"] + ([lm_text(hit.lm_score)] if scored else [])
             cells: list[str | Text] = [Text(n, style=style, end="") if style else n for n in numbers]
+            label = safe_text(source_label(hit.doc.source))
+            cells.append(Text(label, style=style, no_wrap=True, overflow="ellipsis"))
             name = (CHOSEN if i == self.chosen else "") + display_name(hit.doc)
             texts = [name, hit.doc.domain] if domain_width else [name]
             cells += [Text(safe_text(t), style=style, no_wrap=True, overflow="ellipsis") for t in texts]

@@ -1,0 +1,132 @@
+"""Cold `gorilla-tui check` / `search` start-up: whole-process medians next to `python -c pass` (issue 20).
+
+Run: python bench/check_speed.py [--runs 7] [--home DIR]   (writes the "check speed" section of
+docs/benchmarks.md). Uses the index of GORILLA_TUI_HOME (or --home; build it with `gorilla-tui index
+--refresh --from ../shared`). Each row is a fresh process; wall time and CPU time (user + system of the
+child, from os.wait4) are reported, the CPU figure being the one that does not move with the load of other
+processes on a shared machine. The load average is printed with the figures.
+"""
+
+# ruff: noqa: E501  (markdown table rows read better unwrapped)
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from _report import write_section  # noqa: E402
+
+REPO = Path(__file__).resolve().parent.parent
+CORPUS = REPO / "tests" / "data" / "lint_corpus"
+#: Targets of issue 20 (median wall seconds of a cold process on this machine).
+TARGET = {"check": 0.25, "search": 0.3}
+
+
+def timed(cmd: list[str], env: dict[str, str]) -> tuple[float, float, int]:
+    """(wall seconds, CPU seconds user+system, exit status) of one process."""
+    start = time.perf_counter()
+    proc = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    _, status, usage = os.wait4(proc.pid, 0)
+    wall = time.perf_counter() - start
+    proc.returncode = os.waitstatus_to_exitcode(status)
+    return wall, usage.ru_utime + usage.ru_stime, proc.returncode
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--runs", type=int, default=7)
+    ap.add_argument("--home", default=os.environ.get("GORILLA_TUI_HOME"))
+    args = ap.parse_args()
+    env = dict(os.environ, PYTHONPATH=str(REPO))
+    if args.home:
+        env["GORILLA_TUI_HOME"] = args.home
+    py = sys.executable
+    gt = [py, "-m", "gorilla_tui"]
+    # the same index without its lookup: how check ran before issue 20 (whole index, full Validator)
+    home = Path(args.home) if args.home else None
+    old_home = Path(tempfile.mkdtemp(prefix="check-speed-"))
+    src = (home / "data" / "index") if home else None
+    if src is None or not (src / "CURRENT").is_file():
+        raise SystemExit("no index: set GORILLA_TUI_HOME (or --home) to a home holding one")
+    live = (src / "CURRENT").read_text().strip()
+    shutil.copytree(src / live, old_home / "data" / "index" / live, ignore=shutil.ignore_patterns("lookup"))
+    (old_home / "data" / "index" / "CURRENT").write_text(live)
+    # an unusable `lookup` (a file): check takes the old path and does not write a lookup (one exists)
+    (old_home / "data" / "index" / live / "lookup").write_text("")
+    old_env = dict(env, GORILLA_TUI_HOME=str(old_home))
+    rows = [
+        ("`python -c pass`", [py, "-c", "pass"], None, None),
+        (
+            '`check "<torch.hub.load call>" --json`',
+            [*gt, "check", "torch.hub.load('pytorch/vision', 'resnet50', pretrained=True)", "--json"],
+            "check",
+            {0},
+        ),
+        (
+            '`check "<torch.hub.load call>" --json`, index without lookup (before issue 20)',
+            [*gt, "check", "torch.hub.load('pytorch/vision', 'resnet50', pretrained=True)", "--json"],
+            None,
+            {0},
+        ),
+        (
+            '`check "<os.path.join call>" --json`',
+            [*gt, "check", "import os\nos.path.join('a', 'b')", "--json"],
+            "check",
+            {0},
+        ),
+        (
+            "`check segment_and_report.py` (one file)",
+            [*gt, "check", str(CORPUS / "segment_and_report.py")],
+            "check",
+            {1},
+        ),
+        ("`check tests/data/lint_corpus` (7 files)", [*gt, "check", str(CORPUS)], None, {1}),
+        (
+            '`check --hub torchhub "<call>"`',
+            [*gt, "check", "--hub", "torchhub", "torch.hub.load('pytorch/vision', 'resnet50')", "--json"],
+            "check",
+            {0},
+        ),
+        ('`search "classify images" --json`', [*gt, "search", "classify images", "--json"], "search", {0}),
+    ]
+    times: dict[str, list[tuple[float, float]]] = {name: [] for name, *_ in rows}
+    for _ in range(args.runs):  # interleaved: a burst of load hits every row alike
+        for name, cmd, _, ok in rows:
+            old = "without lookup" in name
+            wall, cpu, code = timed(cmd, old_env if old else env)
+            if ok is not None and code not in ok:
+                raise SystemExit(f"{name} exited {code}; is there an index in GORILLA_TUI_HOME?")
+            times[name].append((wall, cpu))
+    load = os.getloadavg()
+    lines = [
+        f"`python bench/check_speed.py --runs {args.runs}`: cold processes on the default index (APIBench hubs, APIZoo, python-env), "
+        f"median of {args.runs} interleaved runs; {os.cpu_count()} shared CPU cores, load average {load[0]:.1f} while measuring. "
+        "CPU = user + system time of the process (what an idle machine's wall time approaches).",
+        "",
+        "| command | wall median s | wall min s | CPU median s | target (wall) |",
+        "|---|---:|---:|---:|---|",
+    ]
+    for name, _, kind, _ in rows:
+        walls = [w for w, _ in times[name]]
+        cpus = [c for _, c in times[name]]
+        target = f"<= {TARGET[kind]}" if kind else ""
+        lines.append(
+            f"| {name} | {statistics.median(walls):.3f} | {min(walls):.3f} | {statistics.median(cpus):.3f} | {target} |"
+        )
+    shutil.rmtree(old_home, ignore_errors=True)
+    text = "\n".join(lines)
+    print(text)
+    write_section("check speed", text)
+
+
+if __name__ == "__main__":
+    main()

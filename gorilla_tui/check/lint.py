@@ -1,0 +1,226 @@
+"""`check PATH...` as a linter: files, folders and globs; Python, Markdown and notebook code; findings.
+
+A *finding* is an API call of a checked file whose own verdict (Verdict.calls, docs/validator.md) is not
+valid and that reaches a pool: role "pool" (a callee of the APIBench hubs / APIZoo / user docs),
+"family" (a near-miss of one, or a loader given a pool model id) or "python-env" (a standard-library
+callee). Calls that reach no pool ("other", "incidental") are never reported. Code that Python refuses is
+one finding (unparseable:...) at Python's line:col.
+"""
+
+from __future__ import annotations
+
+import glob
+import json
+import os
+import re
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from gorilla_tui.check.validator import Validator
+from gorilla_tui.types import REASONS
+
+#: File suffixes a folder is searched for (explicit files are checked whatever their suffix: as Python
+#: unless .md / .markdown / .ipynb).
+SUFFIXES = (".py", ".pyi", ".md", ".markdown", ".ipynb")
+#: Folder names never entered when a folder is searched (caches, virtual environments, VCS data).
+SKIP_DIRS = frozenset({"__pycache__", "node_modules", "site-packages", "venv", ".venv", "build", "dist"})
+#: Roles of the calls a finding can come from (types.CallVerdict.role).
+REPORTED_ROLES = ("pool", "family", "python-env")
+_IGNORE = re.compile(r"#\s*gorilla:\s*ignore(?:\[([^\]]*)\])?", re.IGNORECASE)
+_FENCE = re.compile(r"^(\s*)(`{3,}|~{3,})\s*([\w+-]*)[^\n]*$")
+_POSITION = re.compile(r"(\d+):(\d+):\s*(.*)", re.DOTALL)
+
+
+@dataclass
+class Block:
+    """Python code of a file: the whole file, a Markdown fence or a notebook's code cells joined.
+    line_offset: lines before the block's first line in the file (Markdown); cells: for a notebook, the
+    (1-based cell number, line in that cell) of each line of `code`, else empty."""
+
+    code: str
+    line_offset: int = 0
+    cells: list[tuple[int, int]] = field(default_factory=list)
+
+
+@dataclass
+class Finding:
+    """One reported call: path as given, 1-based line and column (in the file; in the cell for
+    notebooks), reason code (types.REASONS), message, did-you-mean suggestions, cell (notebooks)."""
+
+    path: str
+    line: int
+    col: int
+    reason: str
+    message: str
+    suggestions: list[str] = field(default_factory=list)
+    cell: int = 0
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "path": self.path,
+            "line": self.line,
+            "col": self.col,
+            "cell": self.cell or None,
+            "reason": self.reason,
+            "message": self.message,
+            "suggestions": list(self.suggestions),
+        }
+
+
+def discover(targets: Sequence[str]) -> list[str]:
+    """The files `targets` name, in order, each once: an existing file as is; a folder searched
+    recursively for SUFFIXES (hidden folders and SKIP_DIRS skipped, sorted); a glob pattern (``*``, ``?``,
+    ``[``; ``**`` recursive) expanded; ``-`` kept (standard input). Raises FileNotFoundError naming the
+    first target that is none of these (or a glob matching nothing)."""
+    out: list[str] = []
+    for target in targets:
+        if target == "-" or os.path.isfile(target):
+            out.append(target)
+        elif os.path.isdir(target):
+            out.extend(_walk(target))
+        elif any(ch in target for ch in "*?["):
+            matches = sorted(glob.glob(target, recursive=True))
+            if not matches:
+                raise FileNotFoundError(f"{target}: no file matches")
+            for m in matches:
+                out.extend(_walk(m) if os.path.isdir(m) else [m])
+        else:
+            raise FileNotFoundError(f"{target}: no such file or folder")
+    return list(dict.fromkeys(out))
+
+
+def _walk(folder: str) -> Iterable[str]:
+    for root, dirs, files in os.walk(folder):
+        dirs[:] = sorted(d for d in dirs if not d.startswith(".") and d not in SKIP_DIRS)
+        for name in sorted(files):
+            if name.endswith(SUFFIXES):
+                yield os.path.join(root, name)
+
+
+def blocks(path: str, text: str) -> list[Block]:
+    """The Python blocks of a file's text: Markdown fences tagged python/py/python3 (or untagged fences
+    holding ``import``), a notebook's code cells as one block (IPython ``%magic`` / ``!shell`` lines
+    blanked, each line mapped to its cell), else the whole text. Raises ValueError for a notebook that
+    is not JSON with a cells list."""
+    lower = path.lower()
+    if lower.endswith((".md", ".markdown")):
+        return markdown_blocks(text)
+    if lower.endswith(".ipynb"):
+        try:
+            nb = json.loads(text)
+        except ValueError as e:
+            raise ValueError(f"not a notebook (not JSON: {e})") from None
+        cells = nb.get("cells") if isinstance(nb, dict) else None
+        if not isinstance(cells, list):
+            raise ValueError("not a notebook (no cells list)")
+        lines: list[str] = []
+        where: list[tuple[int, int]] = []
+        for n, cell in enumerate(cells, 1):  # one block: cells share their imports, as the kernel runs them
+            if not isinstance(cell, dict) or cell.get("cell_type") != "code":
+                continue
+            src = cell.get("source", "")
+            src = "".join(src) if isinstance(src, list) else str(src)
+            for k, ln in enumerate(src.split("\n"), 1):
+                lines.append("" if ln.lstrip().startswith(("%", "!")) else ln)
+                where.append((n, k))
+        return [Block("\n".join(lines), 0, where)] if lines else []
+    return [Block(text)]
+
+
+def markdown_blocks(text: str) -> list[Block]:
+    """Fenced code blocks of Markdown that hold Python (see blocks), with their line offsets."""
+    out: list[Block] = []
+    lines = text.split("\n")
+    i = 0
+    while i < len(lines):
+        m = _FENCE.match(lines[i])
+        if not m:
+            i += 1
+            continue
+        fence, lang = m.group(2), m.group(3).lower()
+        body: list[str] = []
+        j = i + 1
+        while j < len(lines) and not lines[j].strip().startswith(fence):
+            body.append(lines[j])
+            j += 1
+        code = "\n".join(body)
+        if lang in ("python", "py", "python3") or (
+            not lang and re.search(r"^\s*(import|from)\s", code, re.M)
+        ):
+            out.append(Block(code, i + 1))
+        i = j + 1
+    return out
+
+
+def matches(reason: str, codes: Iterable[str]) -> bool:
+    """True when `reason` is one of `codes`: a full code (``wrong_args:unknown_model``) or a verdict
+    prefix (``wrong_args``) or ``all``."""
+    return any(c == "all" or reason == c or reason.split(":", 1)[0] == c for c in codes)
+
+
+def parse_codes(values: Sequence[str] | None) -> list[str]:
+    """Comma-separated reason codes (repeatable option values) as a list. Raises ValueError for a code
+    that is no reason code (types.REASONS), no verdict prefix and not ``all``."""
+    codes = [c.strip() for v in values or () for c in v.split(",") if c.strip()]
+    prefixes = {r.split(":", 1)[0] for r in REASONS}
+    for c in codes:
+        if c != "all" and c not in REASONS and c not in prefixes:
+            raise ValueError(f"unknown reason code {c!r} (known: {', '.join(REASONS)})")
+    return codes
+
+
+def check_block(
+    validator: Validator, path: str, block: Block, suggest: Callable[[str], list[str]] | None = None
+) -> list[Finding]:
+    """Findings of one block (see the module doc), inline ``# gorilla: ignore[...]`` applied; sorted by
+    position. Did-you-mean: the deciding call's suggestions, else those of the call checked alone with
+    the block's import lines."""
+    verdict = validator.check_code(block.code)
+    lines = block.code.split("\n")
+    out: list[Finding] = []
+    if verdict.kind == "unparseable":
+        m = (
+            _POSITION.match(verdict.diagnostics[0].removeprefix("syntax error at "))
+            if verdict.diagnostics
+            else None
+        )
+        line, col, msg = (int(m.group(1)), int(m.group(2)), m.group(3)) if m else (1, 1, "syntax error")
+        out.append(Finding(path, line, col, verdict.reason or "unparseable:python_syntax", msg))
+    imports = [ln for ln in lines if re.match(r"\s*(import|from)\s+\w", ln)]
+    for call in verdict.calls:
+        if call.role not in REPORTED_ROLES or call.kind == "valid":
+            continue
+        if call.call == verdict.api_call:
+            alone = verdict
+        else:  # did-you-mean is computed for the deciding call only: check this one alone
+            alone = validator.check_code("\n".join([*imports, call.call]))
+        notes = [n for n in alone.diagnostics if n]
+        message = _strip_position(notes[0]) if notes else f"{call.callee}: {call.kind}"
+        out.append(
+            Finding(path, call.line, call.col, call.reason or call.kind, message, list(alone.suggestions))
+        )
+    kept = []
+    for f in out:
+        span = 1 + next((c.call.count("\n") for c in verdict.calls if c.line == f.line and c.col == f.col), 0)
+        if any(_ignored(lines[k - 1], f.reason) for k in range(f.line, f.line + span) if 0 < k <= len(lines)):
+            continue
+        if block.cells and 0 < f.line <= len(block.cells):
+            f.cell, f.line = block.cells[f.line - 1]
+        f.line += block.line_offset
+        kept.append(f)
+    return sorted(kept, key=lambda f: (f.cell, f.line, f.col))
+
+
+def _ignored(line: str, reason: str) -> bool:
+    m = _IGNORE.search(line)
+    if m is None:
+        return False
+    if m.group(1) is None:
+        return True
+    return matches(reason, [c.strip() for c in m.group(1).split(",") if c.strip()])
+
+
+def _strip_position(note: str) -> str:
+    m = _POSITION.match(note)
+    return m.group(3) if m else note

@@ -1,0 +1,238 @@
+"""The prebuilt validator lookup: the API pool split by callee, saved with the index at refresh (issue 20).
+
+A cold ``gorilla-tui check`` used to load every doc of the index and build a Validator over all ~10k
+entries (about 0.8 s of a 1.0 s run, issue 20). The lookup lets it build a Validator over only the entries
+the checked code can reach, with the pool-wide facts (all callees, model ids, repos...) read from a small
+summary, so the verdicts are those of the full Validator (tests/cli/test_lint_cli.py compares them on
+Gorilla-7B responses of the three hubs and on the lint corpus).
+
+Layout, inside an index version folder (every file zlib-compressed JSON; ~1.4 MB for the default index,
+a fifth of docs.json)::
+
+    lookup/<n>/summary.json   one per source, n = its position in the pool: source name, doc count, the
+                              pool-wide facts of that source's entries (summary_of), its shard names
+    lookup/<n>/<shard>.json   [[pool position, callee, ApiDoc dict], ...] of the entries whose callee
+                              hashes to <shard> (crc32(callee) % SHARDS); "rest.json" holds the REST docs
+
+A shard is read only when the code calls one of its callees (or names a pretrained model id of it); the
+REST docs only when the code makes HTTP requests. No numpy or scipy is imported on this path.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import zlib
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from gorilla_tui.check.callsite import scan
+from gorilla_tui.check.extract import extract
+from gorilla_tui.check.imports import resolve_calls
+from gorilla_tui.check.rest import http_method, request_lines
+from gorilla_tui.check.signature import canonical
+from gorilla_tui.check.validator import Validator
+from gorilla_tui.pool.doc import ApiDoc
+
+#: Bumped when the files change shape; an index with another version is checked the slow way.
+LOOKUP_VERSION = 1
+LOOKUP_DIR = "lookup"
+#: Shards per source: ~40 docs per shard on the default index (10.6k docs), a few ms to read one.
+SHARDS = 256
+
+
+def root_of(callee: str) -> str:
+    """The module part of a callee as the Validator groups them: ``torch.hub.load`` -> ``torch``."""
+    return callee.split(".")[0].split("(")[0]
+
+
+def shard_of(callee: str) -> int:
+    """Shard number (0..SHARDS-1) of a pool callee: crc32 of its UTF-8 bytes modulo SHARDS."""
+    return zlib.crc32(callee.encode("utf-8", "surrogatepass")) % SHARDS
+
+
+def write_lookup(folder: Path, docs: Sequence[ApiDoc]) -> int:
+    """Write the lookup of `docs` (the index's docs in pool order) into folder/lookup (built aside and
+    renamed, so it can be added to a published version too); returns the bytes written. Builds one
+    Validator per source (about the cost of one Validator over the whole pool: 0.6 s for the default index
+    on an idle core). Raises OSError when the folder cannot be written."""
+    final = folder / LOOKUP_DIR
+    if final.exists():  # written meanwhile by another process (or a damaged one is in the way): keep it
+        return 0
+    base = folder / f".{LOOKUP_DIR}-{os.getpid()}"  # renamed when complete: readers see all or nothing
+    shutil.rmtree(base, ignore_errors=True)
+    base.mkdir()
+    by_source: dict[str, list[tuple[int, ApiDoc]]] = {}
+    for pos, doc in enumerate(docs):
+        by_source.setdefault(doc.source, []).append((pos, doc))
+    written = 0
+    for n, (source, rows) in enumerate(by_source.items()):
+        out = base / str(n)
+        out.mkdir()
+        validator = Validator([d for _, d in rows])
+        shards: dict[str, list[list[Any]]] = {}
+        callee_of = {id(e.doc): e.req.callee for e in validator.entries}
+        for pos, doc in rows:
+            if doc.kind == "rest":
+                shards.setdefault("rest", []).append([pos, "", doc.to_dict()])
+            elif id(doc) in callee_of:  # docs the Validator could not index are never looked up
+                callee = callee_of[id(doc)]
+                shards.setdefault(str(shard_of(callee)), []).append([pos, callee, doc.to_dict()])
+        summary = {
+            "version": LOOKUP_VERSION,
+            "source": source,
+            "docs": len(rows),
+            "facts": summary_of(validator),
+            "shards": sorted(shards),
+        }
+        for name, items in shards.items():
+            written += _write_json(out / f"{name}.json", items)
+        written += _write_json(out / "summary.json", summary)
+    try:
+        os.rename(base, final)
+    except OSError:
+        shutil.rmtree(base, ignore_errors=True)
+        if not final.is_dir():  # else another process wrote the same lookup first
+            raise
+    return written
+
+
+class LookupMissing(Exception):
+    """The index has no usable lookup (built before it existed, or damaged): check the slow way."""
+
+
+def load_validator(folder: Path, code: str | Sequence[str], hub: str | None = None) -> Validator:
+    """A Validator for `code` (one text, or several checked apart: files, cells) built from the lookup of
+    the index version `folder`: only the entries of the callees the code calls (see code_callees) and of
+    the pretrained model ids it names, the REST docs only when it makes HTTP requests, plus the pool-wide
+    facts of every source (only the source `hub` when given). Its verdicts for each text (check and
+    check_code) equal those of Validator(index.pool(hub)).
+
+    Raises LookupMissing when folder/lookup is absent, of another LOOKUP_VERSION or unreadable (the
+    caller then builds the Validator from the whole index). An unknown `hub` yields an empty pool."""
+    base = folder / LOOKUP_DIR
+    try:
+        names = sorted((n for n in os.listdir(base) if n.isdigit()), key=int)
+        summaries = [(base / n, _read_json(base / n / "summary.json")) for n in names]
+    except (OSError, ValueError, zlib.error) as e:
+        raise LookupMissing(str(e)) from None
+    if not summaries or any(s.get("version") != LOOKUP_VERSION for _, s in summaries):
+        raise LookupMissing("lookup of another version")
+    if hub is not None:
+        summaries = [(p, s) for p, s in summaries if s["source"] == hub]
+    texts = [code] if isinstance(code, str) else list(code)
+    callees: set[str] = set()
+    http = False
+    for text in texts:  # each text apart: one unparseable file must not hide the calls of the next
+        found, makes_requests = code_callees(text)
+        callees |= found
+        http = http or makes_requests
+    rows: list[list[Any]] = []
+    facts = []
+    try:
+        for path, summary in summaries:
+            fact = summary["facts"]
+            facts.append(fact)
+            known = set(fact["callees"])
+            needed = {c for c in callees if c in known}
+            needed.update(c for i, c in fact["pretrained"].items() if any(i in t for t in texts))
+            shards = set(summary["shards"])
+            for name in sorted({str(shard_of(c)) for c in needed}):
+                if name in shards:
+                    rows.extend(r for r in _read_json(path / f"{name}.json") if r[1] in needed)
+            if http and "rest" in shards:
+                rows.extend(_read_json(path / "rest.json"))
+    except (OSError, ValueError, KeyError, TypeError, IndexError, zlib.error) as e:
+        raise LookupMissing(str(e)) from None
+    rows.sort(key=lambda r: r[0])
+    return with_facts(Validator([ApiDoc.from_dict(r[2]) for r in rows]), merge_facts(facts))
+
+
+def code_callees(text: str) -> tuple[set[str], bool]:
+    """(every pool-side callee the Validator may look up for `text`, whether it makes HTTP requests).
+
+    The callees are those of the calls in `text` and in each code candidate extract() finds in it, as
+    written and as import-qualified (imports.resolve_calls), with aliases folded (signature.canonical),
+    plus every prefix of a call chain ending before a ``()`` (``service.users()``). HTTP: request lines
+    (``GET /path``) or an HTTP client call (``requests.get``)."""
+    callees: set[str] = set()
+    http = False
+    for code in {text, *extract(text).candidates()}:
+        if request_lines(code):
+            http = True
+        calls = scan(code).calls
+        for call in (*calls, *resolve_calls(code, calls)):
+            callee = canonical(call.callee)
+            callees.add(callee)
+            callees.update(callee[:i] for i in range(len(callee)) if callee.startswith("()", i))
+            http = http or http_method(call.callee) is not None
+    return callees, http
+
+
+def summary_of(validator: Validator) -> dict[str, Any]:
+    """The pool-wide facts a Validator's rules read besides the entries of the called callees (JSON-able):
+    callees (in pool order), by_root (root -> its callees in pool order), methods, api_callees (callees
+    outside python-env), repos (torch.hub repos), identities (identifying values of the fixed families),
+    pretrained (model id -> callee of its first ``*.from_pretrained`` entry)."""
+    return {
+        "callees": list(validator.callees),
+        "by_root": validator._by_root,
+        "methods": sorted(validator.methods),
+        "api_callees": sorted(validator.api_callees),
+        "repos": sorted(validator.repos),
+        "identities": sorted(validator.identities),
+        "pretrained": {k: e.req.callee for k, e in validator.pretrained.items()},
+    }
+
+
+def merge_facts(facts: Sequence[dict[str, Any]]) -> dict[str, Any]:
+    """The facts of several sources as one pool in source order (what summary_of gives for the
+    concatenated pool: callees in first-seen order, the other sets united)."""
+    if len(facts) == 1:
+        return {k: set(v) if k in _SETS else v for k, v in facts[0].items()}
+    merged: dict[str, Any] = {k: set() for k in _SETS}
+    by_root: dict[str, list[str]] = {}
+    callees: list[str] = []
+    for fact in facts:
+        callees.extend(fact["callees"])
+        for key in _SETS:
+            merged[key].update(fact[key])
+        for root, items in fact["by_root"].items():
+            by_root.setdefault(root, []).extend(items)
+    merged["callees"] = list(dict.fromkeys(callees))
+    merged["by_root"] = {r: list(dict.fromkeys(items)) for r, items in by_root.items()}
+    return merged
+
+
+_SETS = ("methods", "api_callees", "repos", "identities")
+
+
+def with_facts(validator: Validator, facts: dict[str, Any]) -> Validator:
+    """`validator` (built over the looked-up entries) given the pool-wide facts, derived the way
+    Validator.__init__ derives them; returns it."""
+    validator.callees = facts["callees"]
+    validator._by_root = facts["by_root"]
+    validator.roots = set(facts["by_root"])
+    validator.methods = facts["methods"]
+    validator.api_callees = facts["api_callees"]
+    validator.api_roots = {root_of(c) for c in validator.api_callees}
+    validator.repos = facts["repos"]
+    validator.identities = facts["identities"]
+    return validator
+
+
+def _read_json(path: Path) -> Any:
+    with open(path, "rb") as fh:
+        return json.loads(zlib.decompress(fh.read()))
+
+
+def _write_json(path: Path, value: Any) -> int:
+    """zlib-compressed JSON (docs compress ~5x: the lookup adds ~20 % to the index, not 100 %)."""
+    data = zlib.compress(json.dumps(value, ensure_ascii=False, separators=(",", ":")).encode(), 6)
+    with open(path, "wb") as fh:
+        fh.write(data)
+        fh.flush()
+        os.fsync(fh.fileno())
+    return len(data)

@@ -1,0 +1,122 @@
+"""`gorilla-tui check PATH...`: the linter form of check (text, JSON or SARIF 2.1.0 output)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Callable
+from typing import Any
+
+from gorilla_tui import __version__
+from gorilla_tui.errors import UsageError
+from gorilla_tui.textsafe import safe_text
+
+#: Exit status like other linters: 0 no finding, 1 findings, 2 bad usage or a file that could not be read.
+EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
+SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
+INFO_URI = "https://arxiv.org/abs/2305.15334"
+
+
+def run_lint(args: argparse.Namespace, validator_for: Callable[[list[str]], Any]) -> int:
+    """Check the files args.code names; print findings in args.format; return the exit status.
+    validator_for(every code block, a list) gives the Validator (built once for all files). Raises
+    UsageError for an unknown reason code or a path that names nothing (before anything is printed)."""
+    from gorilla_tui.check import lint  # deferred: tree-sitter and the validator; `--help` stays fast
+
+    try:
+        select = lint.parse_codes(args.select) or ["all"]
+        ignore = lint.parse_codes(args.ignore)
+        paths = lint.discover(args.code)
+    except (ValueError, FileNotFoundError) as e:
+        raise UsageError(str(e).strip("'\"")) from None
+    texts: list[tuple[str, str]] = []
+    errors: list[str] = []
+    for path in paths:
+        try:
+            if path == "-":
+                data = sys.stdin.buffer.read() if hasattr(sys.stdin, "buffer") else sys.stdin.read().encode()
+                name = args.stdin_filename or "<stdin>"
+            else:
+                with open(path, "rb") as fh:
+                    data = fh.read()
+                name = path
+        except OSError as e:
+            errors.append(f"{path}: cannot read ({e.strerror or e})")
+            continue
+        texts.append((name, data.decode("utf-8", "replace")))
+    files = []
+    for name, text in texts:
+        try:
+            files.append((name, lint.blocks(name, text)))
+        except ValueError as e:
+            errors.append(f"{name}: {e}")
+    validator = validator_for([b.code for _, blocks in files for b in blocks]) if files else None
+    findings = []
+    for name, blocks in files:
+        for block in blocks:
+            for f in lint.check_block(validator, name, block):
+                if lint.matches(f.reason, select) and not lint.matches(f.reason, ignore):
+                    findings.append(f)
+    if args.format == "json":
+        print(json.dumps([f.to_dict() for f in findings], ensure_ascii=False, indent=1))
+    elif args.format == "sarif":
+        print(json.dumps(sarif(findings), ensure_ascii=False, indent=1))
+    else:
+        for f in findings:
+            print(safe_text(_text_line(f)))
+        if findings or len(texts) != 1:
+            noun = "finding" if len(findings) == 1 else "findings"
+            print(f"{len(findings)} {noun} in {len(texts)} file(s)", file=sys.stderr)
+    for e in errors:
+        print(f"gorilla-tui: error: {safe_text(e)}", file=sys.stderr)
+    if errors:
+        return EXIT_ERROR
+    return EXIT_FINDINGS if findings else EXIT_CLEAN
+
+
+def _text_line(f) -> str:
+    where = f"{f.path}:cell {f.cell}:{f.line}:{f.col}" if f.cell else f"{f.path}:{f.line}:{f.col}"
+    tail = f" (did you mean {', '.join(f.suggestions)})" if f.suggestions else ""
+    return f"{where}: {f.reason} {f.message}{tail}"
+
+
+def sarif(findings: list) -> dict[str, Any]:
+    """A SARIF 2.1.0 log (OASIS SARIF v2.1.0, sections 3.13-3.27) of the findings: one run, tool driver
+    gorilla-tui with one rule per reason code met; each result at its file and line:col (for notebooks
+    the cell number is in the message, as SARIF regions have no cells)."""
+    rules = sorted({f.reason for f in findings})
+    results = []
+    for f in findings:
+        text = f.message + (f" (did you mean {', '.join(f.suggestions)})" if f.suggestions else "")
+        if f.cell:
+            text = f"cell {f.cell}: {text}"
+        results.append(
+            {
+                "ruleId": f.reason,
+                "ruleIndex": rules.index(f.reason),
+                "level": "error" if f.reason.startswith("hallucination") else "warning",
+                "message": {"text": text},
+                "locations": [
+                    {
+                        "physicalLocation": {
+                            "artifactLocation": {"uri": f.path.replace("\\", "/")},
+                            "region": {"startLine": f.line, "startColumn": f.col},
+                        }
+                    }
+                ],
+            }
+        )
+    driver = {
+        "name": "gorilla-tui",
+        "version": __version__,
+        "informationUri": INFO_URI,
+        "rules": [
+            {"id": r, "shortDescription": {"text": r.replace(":", ": ").replace("_", " ")}} for r in rules
+        ],
+    }
+    return {
+        "$schema": SARIF_SCHEMA,
+        "version": "2.1.0",
+        "runs": [{"tool": {"driver": driver}, "results": results}],
+    }

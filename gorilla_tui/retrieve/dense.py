@@ -1,0 +1,196 @@
+"""Dense vectors of an index, their state, and the fusion of BM25 and dense rankings.
+
+An index answers with BM25 alone until its vectors are ready (a first refresh publishes BM25 at once and
+adds the vectors when embedded, retrieve/refresh.py), and when the embedder is missing or fails (a note
+says why). Fusion is reciprocal rank fusion (Cormack, Clarke & Buettcher, SIGIR 2009): each doc scores
+sum_i w_i / (RRF_K + rank_i) over the rankings it is in, ranks 1-based, each ranking cut at FUSION_DEPTH.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections import OrderedDict
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from gorilla_tui.errors import GorillaError
+from gorilla_tui.retrieve import store
+from gorilla_tui.retrieve.embed import Embedder, open_embedder
+
+#: RRF constant, Cormack et al.'s k = 60 (the issue's probe used it; bench/retrieval.py --dev compares
+#: others on the Torch Hub training split).
+RRF_K = 60
+#: Docs of each ranking that take part in the fusion (the probe's top 50).
+FUSION_DEPTH = 50
+#: Weights of the BM25 and the dense ranking in the fusion (chosen on the dev split, bench/retrieval.py).
+W_BM25, W_DENSE = 1.0, 1.0
+#: Seconds between two looks for vectors that another process is still building.
+RECHECK_SECONDS = 2.0
+#: Query vectors kept (a task is searched again when constraints widen the candidate set).
+QUERY_CACHE = 64
+
+
+def rank_positions(scores: np.ndarray, depth: int, eligible: np.ndarray | None = None) -> np.ndarray:
+    """1-based rank of each position in the top `depth` of `scores` (higher is better; only positive
+    scores when `eligible` is None, else only eligible positions), 0 for the rest. Ties keep position
+    order."""
+    ok = scores > 0 if eligible is None else eligible
+    cand = np.flatnonzero(ok)
+    ranks = np.zeros(len(scores), np.int64)
+    if not len(cand):
+        return ranks
+    order = cand[np.lexsort((cand, -scores[cand]))][:depth]
+    ranks[order] = np.arange(1, len(order) + 1)
+    return ranks
+
+
+def rrf(
+    bm25: np.ndarray,
+    dense: np.ndarray | None,
+    mask: np.ndarray | None,
+    depth: int = FUSION_DEPTH,
+    k: int = RRF_K,
+    weights: tuple[float, float] = (W_BM25, W_DENSE),
+) -> np.ndarray:
+    """Reciprocal-rank-fused scores (float64, same length as `bm25`): w_bm25 / (k + BM25 rank) for the top
+    `depth` BM25 scores (> 0) plus w_dense / (k + dense rank) for the top `depth` dense scores among `mask`
+    (docs with a vector). 0 for a doc in neither list. `dense` None: BM25 ranks alone."""
+    fused = np.zeros(len(bm25))
+    r = rank_positions(bm25, depth)
+    fused[r > 0] += weights[0] / (k + r[r > 0])
+    if dense is not None and mask is not None and mask.any():
+        r = rank_positions(dense, depth, mask)
+        fused[r > 0] += weights[1] / (k + r[r > 0])
+    return fused
+
+
+@dataclass
+class DenseSide:
+    """The dense vectors of one index version and the embedder that reads queries.
+
+    vectors: float32 (n_docs, dim) or None (not built yet); mask: bool (n_docs,), True where a doc has a
+    vector (sources whose manifest says retrieval = "bm25" have none); info: what dense.json recorded
+    (embedder spec and name, dim); folder: the version folder (looked at again for vectors still being
+    built); note: why dense retrieval is off, or "" (shown to the person).
+    """
+
+    n_docs: int
+    folder: Path | None = None
+    vectors: np.ndarray | None = None
+    mask: np.ndarray | None = None
+    info: dict[str, Any] = field(default_factory=dict)
+    note: str = ""
+    embedder: Embedder | None = None
+    _failed: bool = False
+    _checked: float = 0.0
+    _queries: OrderedDict[str, np.ndarray] = field(default_factory=OrderedDict)
+    _lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def attach(self, vectors: np.ndarray, mask: np.ndarray, info: dict[str, Any], embedder=None) -> None:
+        """Use these vectors (rows aligned with the index docs) and, when given, this embedder."""
+        self.vectors, self.mask, self.info = vectors, mask.astype(bool), dict(info)
+        if embedder is not None:
+            self.embedder = embedder
+        self.note = ""
+
+    def _look(self) -> None:
+        """Load the version folder's vectors when they have appeared since the last look."""
+        if self.vectors is not None or self.folder is None or self._failed:
+            return
+        now = time.monotonic()
+        if now - self._checked < RECHECK_SECONDS:
+            return
+        self._checked = now
+        found = store.read_vectors(self.folder, self.n_docs)
+        if found is not None:
+            self.attach(*found)
+
+    def ready(self) -> bool:
+        """True when vectors are loaded and the embedder is (or can be) opened."""
+        with self._lock:
+            self._look()
+            if self.vectors is None or self._failed:
+                return False
+            if self.embedder is None:
+                try:
+                    self.embedder = open_embedder(str(self.info.get("embedder", "")))
+                except GorillaError as e:
+                    self._fail(str(e))
+                    return False
+                if self.embedder.name != self.info.get("name") or self.embedder.dim != self.vectors.shape[1]:
+                    self._fail(
+                        f"the embedder {self.embedder.name} is not the one the vectors were built with "
+                        f"({self.info.get('name')}); refresh the index"
+                    )
+                    return False
+            return True
+
+    def _fail(self, why: str) -> None:
+        self._failed = True
+        self.embedder = None
+        self.note = f"dense retrieval off, BM25 alone: {why}"
+
+    def state(self) -> dict[str, Any]:
+        """{"state": "ready" | "building" | "off" | "failed", "note": text, "done"/"total" while building}
+        (for `index --status` and the TUI status bar)."""
+        if self._failed:
+            return {"state": "failed", "note": self.note}
+        with self._lock:
+            self._look()
+        if self.vectors is not None:
+            n = int(self.mask.sum()) if self.mask is not None else 0
+            return {"state": "ready", "note": f"hybrid: BM25 + dense ({n} docs embedded)", "docs": n}
+        progress = store.read_progress(self.folder) if self.folder is not None else None
+        if progress and progress.get("error"):
+            return {"state": "failed", "note": f"dense retrieval off, BM25 alone: {progress['error']}"}
+        if progress:
+            done, total = int(progress.get("done", 0)), int(progress.get("total", 0))
+            return {
+                "state": "building",
+                "note": f"embedding docs {done}/{total}: BM25 alone until then",
+                "done": done,
+                "total": total,
+            }
+        return {"state": "off", "note": self.note or "BM25 alone (no dense vectors in this index)"}
+
+    def query_vector(self, query: str) -> np.ndarray | None:
+        """The query's vector (cached), or None when the embedder failed (note set)."""
+        with self._lock:
+            vec = self._queries.get(query)
+            if vec is not None:
+                self._queries.move_to_end(query)
+                return vec
+            embedder = self.embedder
+        if embedder is None:
+            return None
+        try:
+            vec = embedder.embed_queries([query])[0]
+        except GorillaError as e:
+            with self._lock:
+                self._fail(str(e))
+            return None
+        with self._lock:
+            self._queries[query] = vec
+            while len(self._queries) > QUERY_CACHE:
+                self._queries.popitem(last=False)
+        return vec
+
+    def scores(self, query: str, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
+        """(cosine similarity, mask) of the docs at index `rows` for `query`, or None when dense retrieval
+        is not available (BM25 alone)."""
+        if not self.ready():
+            return None
+        vec = self.query_vector(query)
+        if vec is None or self.vectors is None or self.mask is None:
+            return None
+        mask = self.mask[rows]
+        if not mask.any():
+            return None
+        return self.vectors[rows] @ vec, mask
+
+
+__all__ = ["DenseSide", "FUSION_DEPTH", "RRF_K", "W_BM25", "W_DENSE", "rank_positions", "rrf"]

