@@ -9,6 +9,7 @@ module decides how it is built.
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable, Sequence
 
 from gorilla_tui.check.validator import Validator
@@ -91,16 +92,18 @@ def load_index(
     return index
 
 
-def load_backend(settings: Settings) -> Backend:
+def load_backend(settings: Settings, *, cancel: threading.Event | None = None) -> Backend:
     """The model backend `settings` ask for: model.backend.open_backend (a RemoteBackend for
     settings.endpoint, else a LlamaBackend on the resolved GGUF with the kernel profile's n_ctx,
-    n_threads, n_gpu_layers). Slow: imports llama_cpp and loads the model (~0.3-1 s for Gemma 3 270M).
+    n_threads, n_gpu_layers, use_extra_bufts), after the crash-contained probe of a new model/params
+    combination (model/probe.py). Slow: imports llama_cpp and loads the model (~0.3-1 s for Gemma 3 270M,
+    plus ~1 s for a probe). cancel: set (Ctrl+C) to stop during the probe (probe.ProbeCancelled).
 
     Raises:
         GorillaError: the model is missing or cannot be loaded.
         UsageError: an unknown kernel or a bad endpoint URL.
     """
-    return open_backend(settings)
+    return open_backend(settings, cancel=cancel)
 
 
 def model_label(settings: Settings) -> str:
