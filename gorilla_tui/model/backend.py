@@ -44,9 +44,10 @@ class Backend(Protocol):
     (prompt_tokens, prompt_eval_tokens = prompt tokens actually evaluated, i.e. not reused from the KV cache).
 
     Optional capability (not part of the protocol, test with model.likelihood.can_score): a backend that can
-    read
-    the model's log-probabilities has `loglikelihoods(contexts, continuation, cancel=None) -> list[float]`
-    (LlamaBackend has; RemoteBackend and ScriptedBackend have not, so select mode falls back to the grammar).
+    read the model's log-probabilities has
+    `loglikelihoods(contexts, continuation, cancel=None) -> list[float]` (LlamaBackend has; RemoteBackend
+    has it when its server returns prompt log-probabilities, which its supports_loglikelihoods() probes;
+    ScriptedBackend has not, so select mode falls back to the grammar).
     """
 
     name: str
