@@ -28,8 +28,9 @@ from _report import write_section  # noqa: E402
 
 from gorilla_tui import services  # noqa: E402
 from gorilla_tui.config import Settings  # noqa: E402
+from gorilla_tui.model import probe  # noqa: E402
 from gorilla_tui.model.backend import LlamaBackend  # noqa: E402
-from gorilla_tui.model.profiles import choose_profile  # noqa: E402
+from gorilla_tui.model.profiles import choose_profile, runtime_params  # noqa: E402
 from gorilla_tui.model.prompts import FEWSHOT_PREFIX  # noqa: E402
 from gorilla_tui.model.registry import embedded_model_path  # noqa: E402
 from gorilla_tui.pool.doc import load_jsonl  # noqa: E402
@@ -120,7 +121,13 @@ def main() -> int:
         path = embedded_model_path(Path(tmp))
         assemble_s = time.perf_counter() - t
         profile, why = choose_profile()
-        backend = services.load_backend(Settings(model=str(path)))  # the kernel profile's runtime defaults
+        params = runtime_params(profile)
+        # the crash-contained probe (model/probe.py): once per new model/params combination, before loading
+        probes = [probe.run_child(path, params) for _ in range(3)]
+        if not all(r.ok for r in probes):
+            raise SystemExit(f"the probe failed: {probes}")
+        probe_s = sorted(r.seconds for r in probes)
+        backend = LlamaBackend(path, params=params, name="gemma3-270m", family="fewshot")
         load_s = backend.load_seconds
         sp = speed(backend, 64)
         ratio = sp["ours_tps"] / sp["raw_tps"]
@@ -179,6 +186,8 @@ def main() -> int:
         "| figure | value | target |",
         "|---|---|---|",
         f"| embedded model assembly (first use only) | {assemble_s:.2f} s | |",
+        f"| crash-contained probe, first use of a model/params combination (child process: start, load, "
+        f"decode {probe.PROBE_TOKENS} tokens), min / median of 3 | {probe_s[0]:.2f} s / {probe_s[1]:.2f} s | about 1 s |",
         f"| model load (Llama()) | {load_s:.2f} s | |",
         f"| time to first token, {sp['tokens']}-token run, cold prompt | ours {sp['ours_ttft']:.3f} s, raw "
         f"{sp['raw_ttft']:.3f} s | |",

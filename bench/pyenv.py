@@ -1,6 +1,6 @@
 """Benchmark the python-env source: time and peak memory to index the standard library, recall@5 on tasks.
 
-Run: /work/venv/bin/python bench/pyenv.py [--no-write]. Targets (issue 9): the standard library indexed
+Run: python bench/pyenv.py [--no-write]. Targets (issue 9): the standard library indexed
 in <= 30 s on 2 cores; recall@5 >= 80 % on tests/data/stdlib_tasks.toml with BM25
 (gorilla_tui.retrieve.index.ApiIndex, the app's own retriever).
 """

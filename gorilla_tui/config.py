@@ -24,6 +24,9 @@ MODES = ("select", "generate")
 #: the task given the doc (model/likelihood.py); "grammar": the model writes one hit's api_call under a GBNF
 #: grammar.
 SELECT_BY = ("likelihood", "grammar")
+#: use_extra_bufts values (the same as model/profiles.py EXTRA_BUFTS_CHOICES; config.toml may also say
+#: true / false, read as "on" / "off").
+EXTRA_BUFTS = ("auto", "on", "off")
 
 
 @dataclass
@@ -37,6 +40,8 @@ class Settings:
     k: hits retrieved per task (1..50). hub: restrict retrieval to one source short name, "" for all.
     kernel: kernel profile name ("" = detect). endpoint: OpenAI-compatible completion URL ("" = local model).
     n_ctx, n_threads, n_gpu_layers: llama-cpp-python parameters (0 / -1 = profile default).
+    use_extra_bufts: llama.cpp's extra buffer types (weight repacking, AMX): "auto" (the kernel profile's
+    value; off on CPUs with Intel AMX, where it crashes, on elsewhere), "on" or "off".
     max_tokens: generation budget per answer. sources: extra user doc paths indexed by `index --refresh`
     (PATH, NAME=PATH, or "python:SPEC"). mirrors: local folders holding the sources' files (like `index
     --refresh --from DIR`); the first launch builds from them instead of the network.
@@ -52,6 +57,7 @@ class Settings:
     n_ctx: int = 0
     n_threads: int = 0
     n_gpu_layers: int = -1
+    use_extra_bufts: str = "auto"
     max_tokens: int = 256
     sources: list[str] = field(default_factory=list)
     mirrors: list[str] = field(default_factory=list)
@@ -64,6 +70,10 @@ class Settings:
             raise UsageError(f"select_by must be one of {', '.join(SELECT_BY)}, not {self.select_by!r}")
         if not 1 <= self.k <= 50:
             raise UsageError(f"k must be between 1 and 50, not {self.k}")
+        if self.use_extra_bufts not in EXTRA_BUFTS:
+            raise UsageError(
+                f"use_extra_bufts must be one of {', '.join(EXTRA_BUFTS)}, not {self.use_extra_bufts!r}"
+            )
         if self.max_tokens < 1:
             raise UsageError(f"max_tokens must be positive, not {self.max_tokens}")
         return self
@@ -114,6 +124,8 @@ def load_settings(path: Path | None = None) -> Settings:
     for key, value in data.items():
         if key not in known:
             raise UsageError(f"{path}: unknown setting {key!r} (known: {', '.join(known)})")
+        if key == "use_extra_bufts" and isinstance(value, bool):
+            value = "on" if value else "off"  # TOML true / false, as llama.cpp names it
         wanted = _check_type(key, value, type(getattr(defaults, key)))
         if wanted is not None:
             shown = repr(value) if len(repr(value)) <= 60 else repr(value)[:57] + "..."

@@ -9,6 +9,7 @@ module decides how it is built.
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable, Sequence
 
 from gorilla_tui.check.validator import Validator
@@ -17,7 +18,7 @@ from gorilla_tui.errors import GorillaError, IndexMissingError
 from gorilla_tui.model.backend import Backend, open_backend
 from gorilla_tui.model.profiles import choose_profile
 from gorilla_tui.model.registry import EMBEDDED
-from gorilla_tui.model.remote import check_endpoint
+from gorilla_tui.model.remote import RemoteBackend, check_endpoint
 from gorilla_tui.pipeline import Pipeline, choose_select_by
 from gorilla_tui.pool.doc import ApiDoc
 from gorilla_tui.retrieve.bootstrap import first_launch_index
@@ -91,16 +92,18 @@ def load_index(
     return index
 
 
-def load_backend(settings: Settings) -> Backend:
+def load_backend(settings: Settings, *, cancel: threading.Event | None = None) -> Backend:
     """The model backend `settings` ask for: model.backend.open_backend (a RemoteBackend for
     settings.endpoint, else a LlamaBackend on the resolved GGUF with the kernel profile's n_ctx,
-    n_threads, n_gpu_layers). Slow: imports llama_cpp and loads the model (~0.3-1 s for Gemma 3 270M).
+    n_threads, n_gpu_layers, use_extra_bufts), after the crash-contained probe of a new model/params
+    combination (model/probe.py). Slow: imports llama_cpp and loads the model (~0.3-1 s for Gemma 3 270M,
+    plus ~1 s for a probe). cancel: set (Ctrl+C) to stop during the probe (probe.ProbeCancelled).
 
     Raises:
         GorillaError: the model is missing or cannot be loaded.
         UsageError: an unknown kernel or a bad endpoint URL.
     """
-    return open_backend(settings)
+    return open_backend(settings, cancel=cancel)
 
 
 def model_label(settings: Settings) -> str:
@@ -121,11 +124,22 @@ def kernel_name(settings: Settings) -> str:
         return settings.kernel or "auto"
 
 
-def planned_select_by(settings: Settings) -> str:
+def planned_select_by(settings: Settings, note: Callable[[str], None] | None = None) -> str:
     """How select mode will choose, known before the model loads (an `eval run` resume must match it):
-    pipeline.choose_select_by for the backend load_backend(settings) opens. That backend can score text
-    (LlamaBackend.loglikelihoods) unless settings.endpoint gives a RemoteBackend, which cannot."""
-    return choose_select_by(settings.mode, settings.select_by, can_score=not settings.endpoint)
+    pipeline.choose_select_by for the backend load_backend(settings) opens. A LlamaBackend can score text;
+    with settings.endpoint, select by likelihood asks the server once whether it returns prompt
+    log-probabilities (RemoteBackend.supports_loglikelihoods) and `note` gets the reason when it does not.
+
+    Raises:
+        EndpointDownError: the endpoint cannot be reached (only probed in select mode by likelihood).
+    """
+    if settings.endpoint and settings.mode == "select" and settings.select_by == "likelihood":
+        probe = RemoteBackend(settings.endpoint, n_ctx=settings.n_ctx or 4096)
+        scores = probe.supports_loglikelihoods()
+        if not scores and note is not None:
+            note(f"{probe.scoring_note}; select mode chooses with the grammar")
+        return choose_select_by(settings.mode, settings.select_by, can_score=scores)
+    return choose_select_by(settings.mode, settings.select_by, can_score=True)
 
 
 def build_validator(pool: Sequence[ApiDoc]) -> Validator:

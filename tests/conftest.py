@@ -9,6 +9,8 @@ which needs nothing outside the repository. Both run by default.
 from __future__ import annotations
 
 import os
+import shutil
+import sys
 from pathlib import Path
 
 import pytest
@@ -103,3 +105,14 @@ def apizoo() -> Path:
     if not APIZOO.is_dir():
         pytest.fail(f"APIZoo data not found at {APIZOO}; set GORILLA_TUI_SHARED to the shared/ folder")
     return APIZOO
+
+
+@pytest.fixture(scope="session")
+def gorilla_cmd() -> list[str]:
+    """The installed `gorilla-tui` console script of the Python running the tests (the script beside
+    sys.executable, found without PATH), or `python -m gorilla_tui` when that environment has no script."""
+    exe = Path(sys.executable).with_name("gorilla-tui")
+    if exe.is_file() and os.access(exe, os.X_OK):
+        return [str(exe)]
+    found = shutil.which("gorilla-tui", path=str(Path(sys.executable).parent))
+    return [found] if found else [sys.executable, "-m", "gorilla_tui"]

@@ -13,7 +13,7 @@ from gorilla_tui.errors import GorillaError
 
 #: Subcommand modules under gorilla_tui.cli; each defines register(subparsers) that sets `func` on its parser.
 #: `func(args) -> int` returns the exit status.
-COMMAND_MODULES = ("index", "search", "check", "evalcmd", "ask", "model", "doctor", "run", "tui")
+COMMAND_MODULES = ("index", "search", "check", "evalcmd", "ask", "model", "doctor", "run", "mcp", "tui")
 
 
 #: Commands named like their module: `gorilla-tui check ...` builds only the `check` parser.

@@ -147,7 +147,8 @@ def _ask(
     from gorilla_tui.pipeline import AskCancelled  # deferred with services
 
     t = time.perf_counter()
-    model = Background(services.load_backend, settings)  # ~0.4 s idle: the GGUF loads, GIL released
+    # ~0.4 s idle: the GGUF loads, GIL released; Ctrl+C sets cancel, which also stops a first-use probe
+    model = Background(lambda: services.load_backend(settings, cancel=cancel))
 
     def note(line: str) -> None:
         model.join()  # Llama(verbose=False) points fds 1 and 2 at /dev/null while it loads

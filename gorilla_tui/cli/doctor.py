@@ -25,6 +25,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("doctor", help="check the installation, model and index", description=__doc__)
     p.add_argument("--json", action="store_true", help="print JSON")
     p.add_argument("--no-hash", action="store_true", help="skip the model's sha256 (saves ~1 s)")
+    p.add_argument(
+        "--no-inference", action="store_true", help="skip the real decode in a child process (saves ~1-2 s)"
+    )
     p.set_defaults(func=run)
 
 
@@ -35,7 +38,8 @@ def _version(dist: str) -> str | None:
         return None
 
 
-def _runtime(report: dict[str, Any], problems: list[dict[str, str]], kernel: str) -> None:
+def _runtime(report: dict[str, Any], problems: list[dict[str, str]], settings: Any) -> None:
+    kernel = settings.kernel
     report["llama_cpp_python"] = _version("llama_cpp_python") or _version("llama-cpp-python")
     try:
         caps = kernels.llama_capabilities()
@@ -48,8 +52,17 @@ def _runtime(report: dict[str, Any], problems: list[dict[str, str]], kernel: str
     except GorillaError as e:
         problems.append({"problem": str(e), "fix": 'gorilla-tui doctor  # then set kernel = "cpu" in config'})
         return
-    report["kernel"] = {"name": prof.name, "why": why, "runtime": kernels.runtime_params(prof),
-                        "cmake_args": prof.cmake_args}  # fmt: skip
+    try:
+        params = kernels.runtime_params(prof, n_ctx=settings.n_ctx, n_threads=settings.n_threads,
+                                        n_gpu_layers=settings.n_gpu_layers,
+                                        use_extra_bufts=settings.use_extra_bufts)  # fmt: skip
+        ebt_why = kernels.extra_bufts_reason(prof, settings.use_extra_bufts)
+    except GorillaError as e:
+        problems.append({"problem": str(e), "fix": "fix or delete use_extra_bufts in config.toml"})
+        return
+    report["kernel"] = {"name": prof.name, "why": why, "runtime": params, "cmake_args": prof.cmake_args,
+                        "install": prof.install,
+                        "use_extra_bufts": {"value": params["use_extra_bufts"], "why": ebt_why}}  # fmt: skip
     if prof.name != "cpu" and not caps.gpu_offload:
         problems.append({"problem": f"kernel {prof.name} chosen but this llama.cpp cannot offload to a GPU",
                          "fix": prof.install})  # fmt: skip
@@ -68,17 +81,16 @@ def _model(report: dict[str, Any], problems: list[dict[str, str]], spec: str, do
             problems.append({"problem": "the embedded model is not assembled yet (done on first use, ~1 s)",
                              "fix": "gorilla-tui model pull"})  # fmt: skip
             path = None
-    elif spec in models.REGISTRY or spec.startswith("hf:"):
-        from huggingface_hub import try_to_load_from_cache  # deferred: huggingface_hub (~0.15 s)
-
-        repo, fname = ((models.REGISTRY[spec].repo, models.REGISTRY[spec].filename) if spec in models.REGISTRY
-                       else models.parse_hf(spec))  # fmt: skip
-        found = try_to_load_from_cache(repo_id=repo, filename=fname)
-        path = Path(found) if isinstance(found, str) else None
+    elif models.split_quant(spec)[1] or spec.startswith("hf:"):
+        name, quant = models.split_quant(spec)
+        entry = models.REGISTRY.get(name)
+        repo, fname = (entry.repo, entry.file_for(quant)) if entry else models.parse_hf(spec)
+        path = models.cached_file(repo, fname)
         if path is None:
-            problems.append(
-                {"problem": f"model {spec} is not downloaded", "fix": f"gorilla-tui model pull {spec}"}
-            )
+            pull = f"gorilla-tui model pull {spec}"
+            if entry:
+                pull = f"gorilla-tui model pull {name} --quant {quant}"
+            problems.append({"problem": f"model {spec} is not downloaded", "fix": pull})
     else:
         path = Path(spec).expanduser()
     if path is not None:
@@ -92,6 +104,39 @@ def _model(report: dict[str, Any], problems: list[dict[str, str]], spec: str, do
         info.update(path=str(path), size_bytes=path.stat().st_size)
         if do_hash:
             info["sha256"] = models.sha256_file(path)
+
+
+#: Tokens the doctor's probe child generates for its tokens/s figure (the app's probe generates 4).
+DOCTOR_TOKENS = 16
+
+
+def _inference(report: dict[str, Any], problems: list[dict[str, str]]) -> None:
+    """Load the model and decode in a child process (model/probe.py, the fallback chain included):
+    report["inference"] = {ok, tokens_per_s, params, changed} or {ok: False, signal/error, fix}."""
+    from gorilla_tui.model import llama_internals, probe  # deferred: libllama (~0.1 s); --help stays fast
+
+    path, kernel = report.get("model", {}).get("path"), report.get("kernel")
+    if not path or not kernel:
+        report["inference"] = {"ok": None, "skipped": "no model file or kernel profile (see the problems)"}
+        return
+    fix = kernel["install"] or f'CMAKE_ARGS="{kernel["cmake_args"]}" pip install llama-cpp-python'
+    try:
+        decision = probe.ensure_runtime(
+            Path(path), kernel["runtime"], fix=fix, force=True, llama_version=llama_internals.version(),
+            tokens=DOCTOR_TOKENS,
+        )  # fmt: skip
+    except probe.ModelCrashError as e:
+        report["inference"] = {"ok": False, "signal": e.signal, "error": str(e), "fix": fix}
+        problems.append({"problem": str(e).split("; rebuild")[0], "fix": fix})
+        return
+    last = decision.attempts[-1][1]
+    if not last.ok:
+        report["inference"] = {"ok": False, "signal": None, "error": last.error, "fix": fix}
+        problems.append({"problem": f"inference failed: {last.error}", "fix": fix})
+        return
+    report["inference"] = {"ok": True, "tokens_per_s": round(last.tokens_per_s, 1), "tokens": last.tokens,
+                           "seconds": round(last.seconds, 2), "params": decision.params,
+                           "changed": decision.note}  # fmt: skip
 
 
 #: How to build the index: from the hub (needs network) or from a local copy of the APIBench files.
@@ -122,8 +167,10 @@ def _index(report: dict[str, Any], problems: list[dict[str, str]]) -> None:
 
 def collect(args: argparse.Namespace) -> dict[str, Any]:
     """The report: {python, platform, settings (config.toml as the commands read it, defaults filled in),
-    llama_cpp_python, llama_cpp, kernel, model, index, paths, isolation (the sandbox's layers this machine
-    allows: sandbox.runner.isolation_layers), problems}."""
+    llama_cpp_python, llama_cpp, kernel (with the effective runtime params and use_extra_bufts {value, why}),
+    model, inference (a real decode in a child process, unless --no-inference or a remote endpoint),
+    index, paths, isolation (the sandbox's layers this machine allows:
+    sandbox.runner.isolation_layers), problems}."""
     from gorilla_tui import services  # deferred: numpy, scipy, tree-sitter (~0.3 s); `--help` stays fast
 
     problems: list[dict[str, str]] = []
@@ -135,11 +182,13 @@ def collect(args: argparse.Namespace) -> dict[str, Any]:
     if error is not None:
         problems.append({"problem": str(error), "fix": f"fix or delete {get_paths().config_file}"})
     report["settings"] = asdict(settings)
-    _runtime(report, problems, settings.kernel)
+    _runtime(report, problems, settings)
     if settings.endpoint:
         report["model"] = {"endpoint": settings.endpoint}
     else:
         _model(report, problems, settings.model, not args.no_hash)
+        if not getattr(args, "no_inference", False):
+            _inference(report, problems)
     _index(report, problems)
     p = get_paths()
     report["paths"] = {"data": str(p.data), "cache": str(p.cache), "config_file": str(p.config_file),
@@ -157,6 +206,7 @@ def collect(args: argparse.Namespace) -> dict[str, Any]:
 
 def run(args: argparse.Namespace) -> int:
     """Print the report; exit 0 when no problem was found, 1 otherwise."""
+    from rich.markup import escape  # deferred: rich; --help stays fast
     from rich.table import Table  # deferred: rich; --help stays fast
     from rich.text import Text  # deferred: rich; --help stays fast
 
@@ -177,11 +227,24 @@ def run(args: argparse.Namespace) -> int:
     n_ctx = s["n_ctx"] or "kernel profile default"
     t.add_row("settings", f"mode {s['mode']}, select_by {s['select_by']}, k {s['k']}, n_ctx {n_ctx}")
     if "kernel" in report:
-        t.add_row("kernel profile", f"{report['kernel']['name']} ({report['kernel']['why']})")
+        k = report["kernel"]
+        t.add_row("kernel profile", escape(f"{k['name']} ({k['why']})"))
+        ebt = k["use_extra_bufts"]
+        t.add_row("use_extra_bufts", escape(f"{'on' if ebt['value'] else 'off'} ({ebt['why']})"))
     for key, val in report.get("model", {}).items():
-        t.add_row(f"model {key}", str(val))
+        t.add_row(f"model {key}", escape(str(val)))
+    inf = report.get("inference")
+    if inf is not None:
+        if inf["ok"]:
+            changed = f"; {inf['changed']}" if inf.get("changed") else ""
+            t.add_row("inference", escape(f"inference ok, {inf['tokens_per_s']:.1f} tokens/s{changed}"))
+        elif inf["ok"] is None:
+            t.add_row("inference", escape(f"not run: {inf['skipped']}"))
+        else:
+            what = f"crashed ({inf['signal']})" if inf.get("signal") else "failed"
+            t.add_row("inference", escape(f"inference {what}; fix: {inf['fix']}"))
     for key, val in report.get("index", {}).items():
-        t.add_row(f"index {key}", str(val))
+        t.add_row(f"index {key}", escape(str(val)))
     for key, val in report["paths"].items():
         t.add_row(f"path {key}", Text(safe_text(val)))
     for key, val in report["isolation"].items():
@@ -189,7 +252,7 @@ def run(args: argparse.Namespace) -> int:
     console = make_console()
     console.print(t)
     for pr in report["problems"]:
-        console.print(f"[red]problem:[/] {pr['problem']}\n  [bold]fix:[/] {pr['fix']}")
+        console.print(f"[red]problem:[/] {escape(pr['problem'])}\n  [bold]fix:[/] {escape(pr['fix'])}")
     if not report["problems"]:
         console.print("[green]no problems found[/]")
     return 1 if report["problems"] else 0

@@ -14,6 +14,7 @@ from gorilla_tui.cancel import ctrl_c_sets
 from gorilla_tui.cli.options import add_model_options, settings_from_args
 from gorilla_tui.config import Settings
 from gorilla_tui.errors import UsageError
+from gorilla_tui.textsafe import safe_text
 
 if TYPE_CHECKING:
     from gorilla_tui.evaluate import run as evalrun
@@ -138,6 +139,9 @@ def register_run(actions: argparse._SubParsersAction) -> None:
     p.add_argument("--limit", type=int, default=None, metavar="N", help="answer at most N tasks")
     p.add_argument("--sample", choices=("head", "spread"), default="head",
                    help="with --limit: the first N tasks (head) or N evenly spaced (spread)")  # fmt: skip
+    p.add_argument("--concurrency", type=int, default=1, metavar="N",
+                   help="with --endpoint: send up to N tasks to the server at once (retrieval and checking "
+                   "stay local; the file keeps the task order); default 1")  # fmt: skip
     p.add_argument("--out", required=True, metavar="FILE", help="response file (JSON Lines), appended")
     p.add_argument("--json", action="store_true", help="print the summary as JSON")
     p.set_defaults(func=run_eval)
@@ -152,16 +156,26 @@ def run_eval(args: argparse.Namespace) -> int:
         args.hub, from_dir=args.from_dir, eval_path=args.eval_file, pool_path=args.pool_file
     )
     settings = settings_from_args(args).replace(hub=data.hub)
+    if not 1 <= args.concurrency <= evalrun.MAX_CONCURRENCY:
+        raise UsageError(f"--concurrency must be in 1..{evalrun.MAX_CONCURRENCY}, not {args.concurrency}")
+    if args.concurrency > 1 and not settings.endpoint:
+        raise UsageError(
+            "--concurrency above 1 needs --endpoint: a local model answers one task at a time",
+            hint="start a server (python -m llama_cpp.server --model FILE.gguf) and pass --endpoint URL",
+        )
     tasks = evalrun.select_tasks(evalrun.load_tasks(data.eval_path, data.hub), args.limit, args.sample)
     model = services.model_label(settings)
-    info = evalrun.RunInfo(
-        data.hub, args.retriever, settings.mode, model, settings.k, services.planned_select_by(settings)
-    )
+
+    def note(line: str) -> None:  # the server's own words: escaped
+        print(f"gorilla-tui: note: {safe_text(line, newlines=False)}", file=sys.stderr)
+
+    select_by = services.planned_select_by(settings, note=note)
+    info = evalrun.RunInfo(data.hub, args.retriever, settings.mode, model, settings.k, select_by)
     existed = Path(args.out).exists()
     done, notes = evalrun.load_answers(args.out, info)  # a wrong --out fails before the model loads
     for note in notes:
         print(f"gorilla-tui: {args.out}: {note}", file=sys.stderr)
-    stats = evalrun.RunStats(skipped=len(tasks))
+    stats = evalrun.RunStats(skipped=len(tasks), concurrency=args.concurrency)
     if any(t.question_id not in done for t in tasks):
         stats = _answer(args, settings, data, tasks, info, len(done.keys() & {t.question_id for t in tasks}))
     if stats.stopped and not done and not stats.answered:  # stopped before the first answer: nothing to sum
@@ -174,7 +188,8 @@ def run_eval(args: argparse.Namespace) -> int:
         out = {"hub": data.hub, "retriever": args.retriever, "mode": settings.mode,
                "select_by": info.select_by, "model": model, "k": settings.k, "out": str(args.out),
                "answered": stats.answered, "skipped": stats.skipped, "stopped": stats.stopped,
-               **summary.to_dict()}  # fmt: skip
+               "concurrency": stats.concurrency, "seconds": round(stats.seconds, 3),
+               "tasks_per_s": round(stats.tasks_per_s, 4), **summary.to_dict()}  # fmt: skip
         print(json.dumps(out, ensure_ascii=False))
     else:
         _print_summary(summary, info, stats, str(args.out))
@@ -238,9 +253,18 @@ def _answer(
             desc = f"{data.hub} {info.retriever} valid {valid[0]}/{valid[1]}{note}"
             progress.update(bar, advance=1, description=desc)
 
+        def worker() -> Any:  # one pipeline per worker thread, sharing index, backend and validator
+            return services.build_pipeline(settings, index, backend, retriever=info.retriever,
+                                           validator=pipeline.validator)  # fmt: skip
+
         with ctrl_c_sets(stop, cancel, escalate=True):
             stats = evalrun.answer_tasks(pipeline, tasks, args.out, info, stop=stop, cancel=cancel,
-                                         on_answer=on_answer)  # fmt: skip
+                                         on_answer=on_answer, concurrency=args.concurrency,
+                                         workers=worker if args.concurrency > 1 else None)  # fmt: skip
+    done_now = stats.answered + stats.failed
+    if done_now:
+        console.print(f"[dim]{done_now} tasks in {stats.seconds:.1f} s: {stats.tasks_per_s:.3f} tasks/s "
+                      f"(concurrency {stats.concurrency})[/]")  # fmt: skip
     if stats.stopped:
         console.print(f"[yellow]stopped: {stats.answered} answered now; rerun the same command to resume[/]")
     return stats

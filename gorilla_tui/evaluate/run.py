@@ -7,7 +7,9 @@ import os
 import shutil
 import tempfile
 import threading
+import time
 from collections.abc import Callable, Sequence
+from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -22,6 +24,7 @@ from gorilla_tui.evaluate.score import (
     resolve_file,
     score_file,
 )
+from gorilla_tui.model.remote import EndpointDownError
 from gorilla_tui.pipeline import AskCancelled
 from gorilla_tui.pool.doc import ApiDoc, doc_from_record, load_jsonl
 from gorilla_tui.pool.questions import task_text
@@ -35,6 +38,8 @@ if TYPE_CHECKING:
 SAMPLES = ("head", "spread")
 #: A run stops (GorillaError) after this many tasks in a row failed: the backend itself is broken.
 MAX_FAILURES_IN_A_ROW = 5
+#: Most tasks answered at once (eval run --concurrency): more only queues at the server.
+MAX_CONCURRENCY = 64
 
 
 @dataclass(frozen=True)
@@ -223,13 +228,22 @@ def load_answers(path: str | Path, info: RunInfo) -> tuple[dict[int, dict[str, A
 @dataclass
 class RunStats:
     """What one answer_tasks call did: tasks answered now, already answered before (skipped), failed
-    (pipeline error, written as an error line), and whether it stopped early (stop event or cancel)."""
+    (pipeline error, written as an error line), whether it stopped early (stop event or cancel), the wall
+    time of answering in seconds and how many tasks were in flight at most (concurrency)."""
 
     answered: int = 0
     skipped: int = 0
     failed: int = 0
     stopped: bool = False
     notes: list[str] = field(default_factory=list)
+    seconds: float = 0.0
+    concurrency: int = 1
+
+    @property
+    def tasks_per_s(self) -> float:
+        """Throughput: lines written now (answered + failed) per second of wall time; 0.0 before any."""
+        done = self.answered + self.failed
+        return done / self.seconds if self.seconds > 0 and done else 0.0
 
 
 def answer_tasks(
@@ -241,18 +255,49 @@ def answer_tasks(
     stop: threading.Event | None = None,
     cancel: threading.Event | None = None,
     on_answer: Callable[[dict[str, Any]], None] | None = None,
+    concurrency: int = 1,
+    workers: Callable[[], Pipeline] | None = None,
 ) -> RunStats:
-    """Answer every task of `tasks` not yet in `out`, appending one flushed line per answer.
+    """Answer every task of `tasks` not yet in `out`, appending one flushed line per answer, in task order.
 
-    stop: checked before each task (Ctrl+C once: finish the current task, then stop); cancel: passed to
-    pipeline.ask (Ctrl+C twice: the current task is dropped, not written). on_answer(line) after each line.
-    Raises UsageError (load_answers), GorillaError after MAX_FAILURES_IN_A_ROW failures in a row."""
+    stop: checked before each task (Ctrl+C once: finish the tasks in hand, then stop); cancel: passed to
+    pipeline.ask (Ctrl+C twice: the tasks in hand are dropped, not written). on_answer(line) after each line.
+    concurrency: tasks in flight at once (1..MAX_CONCURRENCY); above 1 each worker thread asks through its
+    own Pipeline from `workers()` (services.build_pipeline sharing `pipeline`'s index, backend and
+    validator; required then), so only the backend must be thread-safe (RemoteBackend is; a local model
+    answers one task at a time).
+    Answers that arrive early wait until every earlier task is written, so the file keeps the task order
+    and an interrupted run leaves a prefix of the tasks: a resume answers no task twice.
+    Raises UsageError (load_answers, a bad concurrency), remote.EndpointDownError as soon as the endpoint
+    cannot be reached, GorillaError after MAX_FAILURES_IN_A_ROW failures in a row (in task order)."""
+    if not 1 <= concurrency <= MAX_CONCURRENCY:
+        raise UsageError(f"--concurrency must be in 1..{MAX_CONCURRENCY}, not {concurrency}")
+    if concurrency > 1 and workers is None:
+        raise UsageError("answering concurrently needs a pipeline per worker (workers)")
     out = Path(out)
     out.parent.mkdir(parents=True, exist_ok=True)
     done, notes = load_answers(out, info)
-    stats = RunStats(notes=notes)
+    stats = RunStats(notes=notes, concurrency=concurrency)
     todo = [t for t in tasks if t.question_id not in done]
     stats.skipped = len(tasks) - len(todo)
+    started = time.perf_counter()
+    try:
+        if concurrency > 1:
+            _answer_concurrently(pipeline, todo, out, info, stats, stop=stop, cancel=cancel,
+                                 on_answer=on_answer, workers=workers)  # fmt: skip
+            return stats
+        _answer_in_turn(pipeline, todo, out, info, stats, stop=stop, cancel=cancel, on_answer=on_answer)
+        return stats
+    finally:
+        stats.seconds = time.perf_counter() - started
+
+
+def _answer_in_turn(
+    pipeline: Pipeline, todo: Sequence[EvalTask], out: Path, info: RunInfo, stats: RunStats, *,
+    stop: threading.Event | None, cancel: threading.Event | None,
+    on_answer: Callable[[dict[str, Any]], None] | None,
+) -> None:  # fmt: skip
+    """answer_tasks with one task at a time, in the calling thread."""
     in_a_row = 0
     with out.open("a", encoding="utf-8") as fh:
         for task in todo:
@@ -267,6 +312,8 @@ def answer_tasks(
             except AskCancelled:
                 stats.stopped = True
                 break
+            except EndpointDownError:
+                raise
             except GorillaError as e:
                 line = failed_line(task, info, str(e) or type(e).__name__)
                 in_a_row += 1
@@ -278,7 +325,79 @@ def answer_tasks(
             if in_a_row >= MAX_FAILURES_IN_A_ROW:
                 raise GorillaError(f"{in_a_row} tasks failed in a row, the last with: {line['error']}",
                                    hint=f"answers so far are kept in {out}; rerun to resume")  # fmt: skip
-    return stats
+
+
+def _answer_concurrently(
+    pipeline: Pipeline, todo: Sequence[EvalTask], out: Path, info: RunInfo, stats: RunStats, *,
+    stop: threading.Event | None, cancel: threading.Event | None,
+    on_answer: Callable[[dict[str, Any]], None] | None, workers: Callable[[], Pipeline],
+) -> None:  # fmt: skip
+    """answer_tasks with up to stats.concurrency tasks in flight on a thread pool; the calling thread
+    submits, collects and writes (in task order), and polls `cancel` every 0.2 s to pass it on."""
+    local = threading.local()
+    halt = threading.Event()  # set on the user's cancel or a fatal error: in-flight asks stop
+
+    def answer(task: EvalTask) -> dict[str, Any]:
+        if getattr(local, "pipeline", None) is None:
+            local.pipeline = workers()
+        try:
+            proposal = local.pipeline.ask(task.task, cancel=halt, oracle_doc=task.doc, mode=info.mode)
+        except (AskCancelled, EndpointDownError):
+            raise
+        except GorillaError as e:
+            return failed_line(task, info, str(e) or type(e).__name__)
+        return response_line(task, proposal, info)
+
+    results: dict[int, dict[str, Any]] = {}  # position in todo -> line, until it can be written
+    pending: dict[Future[dict[str, Any]], int] = {}
+    submitted = written = in_a_row = 0
+    fatal: BaseException | None = None
+    with ThreadPoolExecutor(stats.concurrency, thread_name_prefix="eval") as pool, \
+            out.open("a", encoding="utf-8") as fh:  # fmt: skip
+        try:
+            while True:
+                if cancel is not None and cancel.is_set():
+                    halt.set()
+                stopping = halt.is_set() or (stop is not None and stop.is_set())
+                while not stopping and submitted < len(todo) and len(pending) < stats.concurrency:
+                    pending[pool.submit(answer, todo[submitted])] = submitted
+                    submitted += 1
+                if not pending:
+                    break
+                finished, _ = wait(pending, timeout=0.2, return_when=FIRST_COMPLETED)
+                for future in finished:
+                    position = pending.pop(future)
+                    try:
+                        results[position] = future.result()
+                    except AskCancelled:
+                        halt.set()
+                    except EndpointDownError as e:
+                        fatal = fatal or e
+                        halt.set()
+                while written in results and not halt.is_set():
+                    line = results.pop(written)
+                    written += 1
+                    fh.write(json.dumps(line, ensure_ascii=False) + "\n")
+                    fh.flush()
+                    if line.get("error"):
+                        stats.failed += 1
+                        in_a_row += 1
+                    else:
+                        stats.answered += 1
+                        in_a_row = 0
+                    if on_answer:
+                        on_answer(line)
+                    if in_a_row >= MAX_FAILURES_IN_A_ROW:
+                        halt.set()
+                        fatal = GorillaError(
+                            f"{in_a_row} tasks failed in a row, the last with: {line['error']}",
+                            hint=f"answers so far are kept in {out}; rerun to resume",
+                        )
+        finally:  # also on KeyboardInterrupt: the tasks in flight stop before the pool is shut down
+            halt.set()
+    if fatal is not None:
+        raise fatal
+    stats.stopped = written < len(todo)
 
 
 # ---------------------------------------------------------------------------------------------------------

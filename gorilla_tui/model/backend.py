@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import contextlib
-import ctypes
 import logging
 import threading
 import time
@@ -45,9 +44,10 @@ class Backend(Protocol):
     (prompt_tokens, prompt_eval_tokens = prompt tokens actually evaluated, i.e. not reused from the KV cache).
 
     Optional capability (not part of the protocol, test with model.likelihood.can_score): a backend that can
-    read
-    the model's log-probabilities has `loglikelihoods(contexts, continuation, cancel=None) -> list[float]`
-    (LlamaBackend has; RemoteBackend and ScriptedBackend have not, so select mode falls back to the grammar).
+    read the model's log-probabilities has
+    `loglikelihoods(contexts, continuation, cancel=None) -> list[float]` (LlamaBackend has; RemoteBackend
+    has it when its server returns prompt log-probabilities, which its supports_loglikelihoods() probes;
+    ScriptedBackend has not, so select mode falls back to the grammar).
     """
 
     name: str
@@ -77,10 +77,9 @@ def quiet_llama_logs() -> None:
     global _LOG_CALLBACK
     if _LOG_CALLBACK is not None:
         return
-    import llama_cpp  # deferred: libllama (~0.1 s) loads only for a local model
+    from gorilla_tui.model import llama_internals  # heavy: loads libllama (~0.1 s)
 
-    @llama_cpp.llama_log_callback
-    def _callback(level: int, text: bytes, user_data: ctypes.c_void_p) -> None:
+    def _callback(_level: int, text: bytes) -> None:
         # Python runs pending signal handlers here too: a KeyboardInterrupt raised in a ctypes callback is
         # printed and ignored by ctypes, so keep it for _raise_pending_interrupt().
         try:
@@ -88,8 +87,7 @@ def quiet_llama_logs() -> None:
         except KeyboardInterrupt:
             _PENDING_INTERRUPT.set()
 
-    _LOG_CALLBACK = _callback
-    llama_cpp.llama_log_set(_callback, ctypes.c_void_p(0))
+    _LOG_CALLBACK = llama_internals.set_log_callback(_callback)
 
 
 def _raise_pending_interrupt() -> None:
@@ -99,31 +97,25 @@ def _raise_pending_interrupt() -> None:
         raise KeyboardInterrupt
 
 
-def _prompt_eval_abort(ctx: Any, cancel: threading.Event | None) -> Any:
-    """Install (cancel given) or remove (None) llama.cpp's abort callback on context `ctx`; returns the ctypes
+def _prompt_eval_abort(llm: Any, cancel: threading.Event | None) -> Any:
+    """Install (cancel given) or remove (None) llama.cpp's abort callback on Llama `llm`; returns the ctypes
     callback, which must stay referenced while installed. llama_decode() asks it between graph nodes and stops
     (returns 2) when it answers true, so a cancel or Ctrl+C during prompt evaluation (~1 s for 500 tokens on
     2 cores) takes effect at once instead of after the whole prompt. Installed for the prompt only: each call
     takes the GIL, ~600 calls per decode of Gemma 3 270M, negligible once per prompt but ~5-10% per token."""
-    import llama_cpp  # deferred: libllama (~0.1 s) loads only for a local model
+    from gorilla_tui.model import llama_internals  # deferred: loads libllama
 
-    fn = llama_cpp.llama_cpp._lib.llama_set_abort_callback  # llama-cpp-python has no wrapper for it
-    fn.argtypes = [llama_cpp.llama_context_p_ctypes, llama_cpp.ggml_abort_callback, ctypes.c_void_p]
-    fn.restype = None
     if cancel is None:
-        fn(ctx, llama_cpp.ggml_abort_callback(), None)  # NULL: no abort callback
-        return None
+        return llama_internals.set_abort_callback(llm, None)
 
-    def should_abort(_data: ctypes.c_void_p) -> bool:
+    def should_abort() -> bool:
         try:
             return cancel.is_set() or _PENDING_INTERRUPT.is_set()
         except KeyboardInterrupt:  # Ctrl+C under Python's default handler: stop and re-raise it afterwards
             _PENDING_INTERRUPT.set()
             return True
 
-    callback = llama_cpp.ggml_abort_callback(should_abort)
-    fn(ctx, callback, None)
-    return callback
+    return llama_internals.set_abort_callback(llm, should_abort)
 
 
 @contextlib.contextmanager
@@ -145,9 +137,10 @@ class LlamaBackend:
     """llama.cpp through llama-cpp-python's Llama.create_completion(stream=True), one model per instance.
 
     model_path: a GGUF file (checked with models.check_gguf first); params: Llama() keyword arguments
-    (kernels.runtime_params: n_ctx, n_threads, n_gpu_layers, n_batch, flash_attn, use_mmap, ...).
-    Raises GorillaError (one line) for a missing/truncated/non-GGUF file, a model llama.cpp cannot load, or
-    a chat template that Jinja cannot compile. load_seconds: wall time of Llama().
+    (kernels.runtime_params: n_ctx, n_threads, n_gpu_layers, n_batch, flash_attn, use_mmap, ...) plus
+    use_extra_bufts (bool, set on llama_model_params by model/llama_internals.new_llama).
+    Raises GorillaError (one line) for a missing/truncated/non-GGUF file, a model llama.cpp cannot load (or
+    not in the memory left), or a chat template that Jinja cannot compile. load_seconds: wall time of Llama().
     The KV cache keeps the previous prompt: Llama.generate reuses the longest common token prefix, so a prompt
     that starts with the same fixed text only evaluates the new suffix (see last_stats["prompt_eval_tokens"]).
     Calls are serialised with a lock (one llama context per instance).
@@ -167,16 +160,22 @@ class LlamaBackend:
         check_gguf(path)
         quiet_llama_logs()
         import jinja2  # deferred: only with llama_cpp, which needs it
-        import llama_cpp  # deferred: libllama (~0.1 s) loads only for a local model
+
+        from gorilla_tui.model import llama_internals  # heavy: loads libllama (~0.1 s)
 
         params = dict(params or {})
         params.setdefault("n_ctx", 4096)
         start = time.perf_counter()
         try:
             with _sigint_after_load():
-                self._llm = llama_cpp.Llama(model_path=str(path), verbose=False, **params)
+                self._llm = llama_internals.new_llama(str(path), params)
         except jinja2.TemplateError as e:
             raise GorillaError(f"{path}: the model's chat template is broken (Jinja: {e})") from None
+        except MemoryError as e:  # e.g. a huge n_batch: llama-cpp-python allocates n_batch x n_vocab logits
+            raise GorillaError(
+                f"{path}: not enough memory to load this model with {params} ({e})",
+                hint="lower n_ctx / n_batch in config.toml",
+            ) from None
         except (ValueError, RuntimeError, OSError) as e:
             msg = str(e).splitlines()[0] if str(e) else type(e).__name__
             raise GorillaError(f"{path}: llama.cpp cannot load this model ({msg})") from None
@@ -204,10 +203,9 @@ class LlamaBackend:
         return len(self._llm.tokenize(text.encode("utf-8"), add_bos=True, special=True))
 
     def _perf(self) -> tuple[int, int, float]:
-        import llama_cpp  # deferred: libllama (~0.1 s) loads only for a local model
+        from gorilla_tui.model import llama_internals  # deferred: loads libllama
 
-        d = llama_cpp.llama_perf_context(self._llm.ctx)
-        return int(d.n_p_eval), int(d.n_eval), float(d.t_p_eval_ms)
+        return llama_internals.perf(self._llm)
 
     def complete(
         self,
@@ -222,16 +220,19 @@ class LlamaBackend:
         """Stream the completion (see Backend). The GBNF grammar is compiled and passed on this call
         (llama-cpp-python ignores a grammar set as an attribute). Raises GorillaError for a bad grammar or a
         prompt longer than n_ctx."""
-        import llama_cpp  # deferred: libllama (~0.1 s) loads only for a local model
+        import llama_cpp  # deferred: loads libllama
+
+        from gorilla_tui.model import llama_internals  # deferred: loads libllama
 
         compiled = None
         if grammar:
-            try:
-                compiled = llama_cpp.LlamaGrammar.from_string(grammar, verbose=False)
-            except ValueError as e:
-                raise GorillaError(f"invalid GBNF grammar: {e}") from None
+            # llama-cpp-python does not check a grammar and a bad one crashes the process (SIGSEGV)
+            problem = llama_internals.grammar_error(self._llm, grammar)
+            if problem:
+                raise GorillaError(f"invalid GBNF grammar: {problem}")
+            compiled = llama_cpp.LlamaGrammar.from_string(grammar, verbose=False)
         with self._lock:
-            llama_cpp.llama_perf_context_reset(self._llm.ctx)
+            llama_internals.perf_reset(self._llm)
             stream = self._llm.create_completion(
                 prompt,
                 max_tokens=max_tokens,
@@ -244,11 +245,11 @@ class LlamaBackend:
             )
             pieces = 0
             # prompt evaluation is one long C call: let cancel (or Ctrl+C) abort it
-            abort = _prompt_eval_abort(self._llm.ctx, cancel or threading.Event())
+            abort = _prompt_eval_abort(self._llm, cancel or threading.Event())
             try:
                 for chunk in stream:
                     if abort is not None:  # the prompt is in: from here cancel is checked between tokens
-                        abort = _prompt_eval_abort(self._llm.ctx, None)
+                        abort = _prompt_eval_abort(self._llm, None)
                     _raise_pending_interrupt()
                     if cancel is not None and cancel.is_set():
                         break
@@ -266,7 +267,7 @@ class LlamaBackend:
                 raise GorillaError(f"prompt does not fit the model: {e}") from None
             finally:
                 if abort is not None:
-                    _prompt_eval_abort(self._llm.ctx, None)
+                    _prompt_eval_abort(self._llm, None)
                 stream.close()
                 p_eval, n_eval, t_p_ms = self._perf()
                 self.last_stats = {
@@ -306,18 +307,18 @@ class LlamaBackend:
         limit = min(len(t) for t in tok) - 1
         while shared < limit and all(t[shared] == tok[0][shared] for t in tok):
             shared += 1
+        from gorilla_tui.model import llama_internals as li  # deferred: loads libllama
+
         scores: list[float] = []
         with self._lock:
-            ctx = llm._ctx
-            ctx.kv_cache_clear()
-            llm.n_tokens = 0  # the high-level cache bookkeeping no longer matches the KV cache
+            li.kv_clear(llm)  # also resets Llama's prefix-reuse bookkeeping, which no longer matches
             try:
                 self._decode(tok[0][:shared], shared_pos=0, targets={})
                 for t in tok:
                     _raise_pending_interrupt()
                     if cancel is not None and cancel.is_set():
                         break
-                    ctx.kv_cache_seq_rm(0, shared, -1)
+                    li.kv_truncate(llm, shared)
                     rest = t[shared:] + cont
                     own = len(t) - shared
                     targets = {j: rest[j + 1] for j in range(own - 1, len(rest) - 1)}
@@ -326,8 +327,7 @@ class LlamaBackend:
             except RuntimeError as e:  # llama_decode failed
                 raise GorillaError(f"llama.cpp failed while scoring ({e})") from None
             finally:
-                ctx.kv_cache_clear()
-                llm.n_tokens = 0
+                li.kv_clear(llm)
             self.last_stats = {"scored_contexts": len(scores), "prompt_eval_tokens": shared + sum(
                 len(t) - shared + len(cont) for t in tok[: len(scores)])}  # fmt: skip
         return scores
@@ -336,36 +336,37 @@ class LlamaBackend:
         """llama_decode `tokens` at positions shared_pos.. on sequence 0, in chunks of n_batch, with logits
         only at the indices in `targets`; returns the sum over targets of log p(targets[j] | tokens[:j + 1])
         in nats (log-softmax over the whole vocabulary, in float64)."""
-        import llama_cpp  # deferred: libllama (~0.1 s) loads only for a local model
+        from gorilla_tui.model import llama_internals as li  # deferred: loads libllama
 
         llm, total = self._llm, 0.0
-        batch, n_vocab = llm._batch, llm.n_vocab()
         for start in range(0, len(tokens), llm.n_batch):
             chunk = tokens[start : start + llm.n_batch]
-            b = batch.batch
-            b.n_tokens = len(chunk)
-            for i, t in enumerate(chunk):
-                b.token[i], b.pos[i], b.n_seq_id[i] = t, shared_pos + start + i, 1
-                b.seq_id[i][0] = 0
-                b.logits[i] = (start + i) in targets
-            llm._ctx.decode(batch)
+            li.decode(llm, chunk, first_pos=shared_pos + start,
+                      logits_at={i for i in range(len(chunk)) if start + i in targets})  # fmt: skip
             for i in range(len(chunk)):
                 target = targets.get(start + i)
                 if target is None:
                     continue
-                ptr = llama_cpp.llama_get_logits_ith(llm._ctx.ctx, i)
-                row = np.ctypeslib.as_array(ptr, shape=(n_vocab,))
+                row = li.logits_row(llm, i)
                 top = float(row.max())
                 total += float(row[target]) - top - float(np.log(np.exp(row - top).sum(dtype=np.float64)))
         return total
 
 
-def open_backend(settings: Settings) -> Backend:
+def open_backend(settings: Settings, *, cancel: threading.Event | None = None) -> Backend:
     """The backend `settings` ask for: RemoteBackend for settings.endpoint, else the local model resolved by
     models.resolve_model(settings.model) with the kernel profile's Llama() defaults (kernels.choose_profile,
-    overridden by settings.n_ctx / n_threads / n_gpu_layers). A profile that wants GPU offload on a build
-    without it still loads (on the CPU), with kernels.offload_warning in backend.warnings.
-    Raises GorillaError / UsageError (an unknown kernel name, a bad --endpoint URL)."""
+    overridden by settings.n_ctx / n_threads / n_gpu_layers / use_extra_bufts). Before the first load of a
+    (model file, llama-cpp-python version, params) combination, model/probe.ensure_runtime loads it and
+    decodes a few tokens in a child process and falls back to safer params if the child crashes; the params
+    that worked are remembered, and what was changed is said once (in backend.warnings). A profile that wants
+    GPU offload on a build without it still loads (on the CPU), with kernels.offload_warning in
+    backend.warnings.
+    cancel: set (Ctrl+C) to stop during the probe; the model is then not loaded.
+    Raises GorillaError / UsageError (an unknown kernel name, a bad --endpoint URL); probe.ModelCrashError
+    (exit 2) when llama.cpp crashes with every fallback; probe.ProbeCancelled when `cancel` was set."""
+    from gorilla_tui.model import llama_internals, probe  # deferred: loads libllama
+
     if settings.endpoint:
         return RemoteBackend(
             settings.endpoint,
@@ -376,10 +377,22 @@ def open_backend(settings: Settings) -> Backend:
     resolved = models.resolve_model(settings.model)
     profile, _why = kernels.choose_profile(settings.kernel or None)
     params = kernels.runtime_params(
-        profile, n_ctx=settings.n_ctx, n_threads=settings.n_threads, n_gpu_layers=settings.n_gpu_layers
+        profile,
+        n_ctx=settings.n_ctx,
+        n_threads=settings.n_threads,
+        n_gpu_layers=settings.n_gpu_layers,
+        use_extra_bufts=settings.use_extra_bufts,
     )
     warning = kernels.offload_warning(profile, params, kernels.llama_capabilities())
-    backend = LlamaBackend(resolved.path, params=params, name=resolved.name, family=resolved.family)
-    if warning:
-        backend.warnings.append(warning)
+    decision = probe.ensure_runtime(
+        resolved.path,
+        params,
+        fix=profile.install or f'CMAKE_ARGS="{profile.cmake_args}" pip install llama-cpp-python',
+        llama_version=llama_internals.version(),
+        cancel=cancel,
+    )
+    if cancel is not None and cancel.is_set():
+        raise probe.ProbeCancelled("cancelled before loading the model")
+    backend = LlamaBackend(resolved.path, params=decision.params, name=resolved.name, family=resolved.family)
+    backend.warnings += [w for w in (warning, decision.note) if w]
     return backend

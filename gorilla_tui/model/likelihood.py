@@ -28,8 +28,13 @@ LEAD = "\nA user asks for this API: "
 
 
 def can_score(backend: Any) -> bool:
-    """True when `backend` can return log-probabilities (a callable loglikelihoods, see model/backend.py)."""
-    return callable(getattr(backend, "loglikelihoods", None))
+    """True when `backend` can return log-probabilities: a callable loglikelihoods (see model/backend.py) and,
+    where the backend has one, a supports_loglikelihoods() that says yes (RemoteBackend probes its server
+    once; it raises remote.EndpointDownError when the server cannot be reached)."""
+    if not callable(getattr(backend, "loglikelihoods", None)):
+        return False
+    probe = getattr(backend, "supports_loglikelihoods", None)
+    return bool(probe()) if callable(probe) else True
 
 
 def _clip(text: str, limit: int) -> str:

@@ -7,6 +7,7 @@ import platform
 import shutil
 import sys
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 if sys.version_info >= (3, 11):
@@ -29,7 +30,14 @@ RUNTIME_KEYS = (
     "use_mmap",
     "use_mlock",
     "offload_kqv",
+    "use_extra_bufts",
 )
+
+#: Values of the use_extra_bufts setting (config.toml, kernels/*.toml [runtime]): "auto" decides by detection
+#: (extra_bufts_default), "on" / "off" (or TOML true / false) force it.
+EXTRA_BUFTS_CHOICES = ("auto", "on", "off")
+#: CPU flags (/proc/cpuinfo "flags") of Intel AMX; ggml's AMX extra buffer type is used where they are.
+AMX_FLAGS = ("amx_int8", "amx_tile")
 
 
 @dataclass(frozen=True)
@@ -70,6 +78,9 @@ def load_profiles() -> dict[str, KernelProfile]:
             unknown = set(runtime) - set(RUNTIME_KEYS)
             if unknown:
                 raise ValueError(f"unknown runtime keys {sorted(unknown)}")
+            ebt = runtime.get("use_extra_bufts", "auto")
+            if not isinstance(ebt, bool) and ebt not in EXTRA_BUFTS_CHOICES:
+                raise ValueError(f"use_extra_bufts must be true, false or one of {EXTRA_BUFTS_CHOICES}")
             prof = KernelProfile(
                 name=str(data["name"]),
                 description=str(data.get("description", "")),
@@ -164,12 +175,60 @@ def offload_warning(profile: KernelProfile, params: dict[str, Any], caps: LlamaC
     )
 
 
+def amx_flags(cpuinfo: str) -> list[str]:
+    """The AMX_FLAGS present in the "flags" lines of `cpuinfo` (the text of Linux's /proc/cpuinfo)."""
+    found: set[str] = set()
+    for line in cpuinfo.splitlines():
+        key, _, value = line.partition(":")
+        if key.strip() == "flags":
+            found.update(f for f in value.split() if f in AMX_FLAGS)
+    return sorted(found)
+
+
+def extra_bufts_default(cpuinfo: Path = Path("/proc/cpuinfo")) -> tuple[bool, str]:
+    """use_extra_bufts for "auto": (value, why in one phrase). Off where the CPU advertises Intel AMX
+    (/proc/cpuinfo flags amx_int8 / amx_tile, Sapphire Rapids and later): there ggml repacks Q4_K weights
+    into its AMX buffer and the first llama_decode segfaults in ggml_backend_amx_mul_mat (llama.cpp issue
+    20824; dspy PR 10079, ollama issues 17006 / 17205), while use_extra_bufts = false runs normally. On
+    elsewhere (llama.cpp's own default: the CPU_REPACK buffers are faster). Other systems than Linux have no
+    /proc/cpuinfo: on (ggml's AMX backend is x86 Linux/Windows server CPUs only; macOS CPUs have none).
+    `cpuinfo`: the file to read (Linux's /proc/cpuinfo)."""
+    try:
+        text = cpuinfo.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return True, f"auto: on ({sys.platform}: no /proc/cpuinfo, no Intel AMX detection needed)"
+    found = amx_flags(text)
+    if found:
+        return False, f"auto: off (the CPU has Intel AMX: {', '.join(found)}; llama.cpp's AMX repack crashes)"
+    return True, "auto: on (no Intel AMX in /proc/cpuinfo)"
+
+
+def resolve_extra_bufts(value: Any) -> tuple[bool, str]:
+    """A use_extra_bufts setting (True / False / "auto" / "on" / "off") -> (bool, why).
+    Raises UsageError for anything else."""
+    if isinstance(value, bool):
+        return value, f"set to {'on' if value else 'off'}"
+    if value in ("on", "off"):
+        return value == "on", f"set to {value}"
+    if value in ("auto", "", None):
+        return extra_bufts_default()
+    raise UsageError(f"use_extra_bufts must be one of {', '.join(EXTRA_BUFTS_CHOICES)}, not {value!r}")
+
+
 def runtime_params(
-    profile: KernelProfile, *, n_ctx: int = 0, n_threads: int = 0, n_gpu_layers: int = -1
+    profile: KernelProfile,
+    *,
+    n_ctx: int = 0,
+    n_threads: int = 0,
+    n_gpu_layers: int = -1,
+    use_extra_bufts: str = "auto",
 ) -> dict:
     """Llama() keyword arguments: the profile's [runtime] defaults, overridden by settings values that are
-    set (n_ctx > 0, n_threads > 0, n_gpu_layers >= 0). A settings n_threads applies to both generation
-    (n_threads) and prompt evaluation (n_threads_batch): the way to tell a busy machine to use fewer cores.
+    set (n_ctx > 0, n_threads > 0, n_gpu_layers >= 0, use_extra_bufts "on" / "off"). A settings n_threads
+    applies to both generation (n_threads) and prompt evaluation (n_threads_batch): the way to tell a busy
+    machine to use fewer cores. use_extra_bufts comes out as a bool (resolve_extra_bufts: "auto" is
+    extra_bufts_default); it is not a Llama() keyword: model/llama_internals.new_llama applies it to the
+    llama_model_params struct. Raises UsageError for a bad use_extra_bufts value.
 
     0 in the profile resolves as llama-cpp-python's own defaults do: n_threads (generation, one token per
     llama_decode) = half the logical cores, at least 1; n_threads_batch (prompt evaluation, a batch per
@@ -193,4 +252,16 @@ def runtime_params(
     if not params.get("n_threads_batch"):
         params["n_threads_batch"] = cores
     params.setdefault("n_ctx", 4096)
+    setting = use_extra_bufts
+    if setting in ("", "auto"):
+        setting = params.get("use_extra_bufts", "auto")
+    params["use_extra_bufts"] = resolve_extra_bufts(setting)[0]
     return params
+
+
+def extra_bufts_reason(profile: KernelProfile, setting: str = "auto") -> str:
+    """Why runtime_params(profile, use_extra_bufts=setting) chose its use_extra_bufts value (for doctor):
+    "config.toml: set to off", "kernels/cpu.toml: auto: on (no Intel AMX in /proc/cpuinfo)", ..."""
+    if setting not in ("", "auto"):
+        return "config.toml: " + resolve_extra_bufts(setting)[1]
+    return f"kernels/{profile.name}.toml: " + resolve_extra_bufts(profile.runtime.get("use_extra_bufts"))[1]

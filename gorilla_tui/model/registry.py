@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import shutil
 import struct
 from dataclasses import dataclass
 from pathlib import Path
@@ -20,10 +21,17 @@ GGUF_MAGIC = b"GGUF"
 GGUF_MIN_HEADER = 24
 
 
+#: Quantisations each registry repo has, with the same file naming (<name>-<quant>.gguf), from the public
+#: Hugging Face listings of the five gorilla-llm/*-gguf repos (checked 2026-11-30, issue 13).
+QUANTS = ("q2_K", "q3_K_S", "q3_K_M", "q3_K_L", "q4_K_S", "q4_K_M", "q5_K_S", "q5_K_M", "q6_K")
+DEFAULT_QUANT = "q4_K_M"
+
+
 @dataclass(frozen=True)
 class RegistryEntry:
-    """A named model: Hugging Face repo + file, its prompt family, and whether the file name was verified
-    against the repo listing (True) or follows the repo's naming pattern unverified (False)."""
+    """A named model: Hugging Face repo + its DEFAULT_QUANT file, prompt family, whether the file name was
+    verified against the repo listing, and size_bytes: that file's size as the listing gives it (decimal GB
+    rounded to 0.01, so +-5 MB; 0 = unknown). Other quants: file_for(quant)."""
 
     name: str
     repo: str
@@ -31,30 +39,93 @@ class RegistryEntry:
     family: str
     verified: bool
     note: str = ""
+    size_bytes: int = 0
+
+    def file_for(self, quant: str = DEFAULT_QUANT) -> str:
+        """The repo's file name for `quant` (one of QUANTS, any case): "<name>-<quant>.gguf"."""
+        return f"{self.name}-{canonical_quant(quant)}.gguf"
 
 
 # Prompt families (model/prompts.py): "gorilla" (retriever-aware ###USER/###ASSISTANT format of the Gorilla
 # paper), "openfunctions-v1", "openfunctions-v2", "fewshot" (base / instruction models, few-shot completion).
 # Repos are the gorilla-llm/<name>-gguf siblings named in the gorilla repo's README (ShishirPatil/gorilla,
-# "Local Inference of Quantized Models"). File names: only gorilla-openfunctions-v2-q4_K_M.gguf was seen in
-# public code loading it from that repo (verified=True); the others follow the repo naming pattern and are
-# UNVERIFIED here (no hub access from this workplace): `model pull` reports a clear error if one is wrong;
-# hf:OWNER/REPO/FILE.gguf always works for an exact file.
+# "Local Inference of Quantized Models"). File names and Q4_K_M sizes: verified against the public Hugging
+# Face listings of the five repos (checked 2026-11-30, issue 13); each repo has every quant in QUANTS.
 REGISTRY: dict[str, RegistryEntry] = {
     e.name: e
     for e in (
         RegistryEntry("gorilla-7b-hf-v1", "gorilla-llm/gorilla-7b-hf-v1-gguf",
-                      "gorilla-7b-hf-v1-q4_K_M.gguf", "gorilla", False, "LLaMA-7B, APIBench fine-tune"),
+                      "gorilla-7b-hf-v1-q4_K_M.gguf", "gorilla", True, "LLaMA-7B, APIBench fine-tune",
+                      4_080_000_000),
         RegistryEntry("gorilla-mpt-7b-hf-v0", "gorilla-llm/gorilla-mpt-7b-hf-v0-gguf",
-                      "gorilla-mpt-7b-hf-v0-q4_K_M.gguf", "gorilla", False, "MPT-7B, Apache-2.0"),
+                      "gorilla-mpt-7b-hf-v0-q4_K_M.gguf", "gorilla", True, "MPT-7B, Apache-2.0",
+                      4_390_000_000),
         RegistryEntry("gorilla-falcon-7b-hf-v0", "gorilla-llm/gorilla-falcon-7b-hf-v0-gguf",
-                      "gorilla-falcon-7b-hf-v0-q4_K_M.gguf", "gorilla", False, "Falcon-7B, Apache-2.0"),
+                      "gorilla-falcon-7b-hf-v0-q4_K_M.gguf", "gorilla", True, "Falcon-7B, Apache-2.0",
+                      4_980_000_000),
         RegistryEntry("gorilla-openfunctions-v1", "gorilla-llm/gorilla-openfunctions-v1-gguf",
-                      "gorilla-openfunctions-v1-q4_K_M.gguf", "openfunctions-v1", False, "LLaMA-2-7B"),
+                      "gorilla-openfunctions-v1-q4_K_M.gguf", "openfunctions-v1", True, "LLaMA-2-7B",
+                      4_080_000_000),
         RegistryEntry("gorilla-openfunctions-v2", "gorilla-llm/gorilla-openfunctions-v2-gguf",
-                      "gorilla-openfunctions-v2-q4_K_M.gguf", "openfunctions-v2", True, "DeepSeek-7B base"),
+                      "gorilla-openfunctions-v2-q4_K_M.gguf", "openfunctions-v2", True, "DeepSeek-7B base",
+                      4_220_000_000),
     )
 }  # fmt: skip
+
+
+def canonical_quant(quant: str) -> str:
+    """`quant` spelled as in the registry files (QUANTS: "q5_k_m" -> "q5_K_M"). Raises UsageError."""
+    for q in QUANTS:
+        if q.lower() == quant.strip().lower():
+            return q
+    raise UsageError(f"unknown quant {quant!r} (known: {', '.join(QUANTS)})")
+
+
+def split_quant(spec: str) -> tuple[str, str]:
+    """ "gorilla-7b-hf-v1:q5_K_M" -> ("gorilla-7b-hf-v1", "q5_K_M"); a registry name alone gets DEFAULT_QUANT.
+    Anything that is not a registry name (with or without ":QUANT") comes back as (spec, "")."""
+    name, _, quant = spec.partition(":")
+    if name in REGISTRY:
+        return name, canonical_quant(quant) if quant else DEFAULT_QUANT
+    return spec, ""
+
+
+def hf_cache_dir() -> Path:
+    """The folder huggingface_hub downloads into (HF_HUB_CACHE / HF_HOME honoured)."""
+    import huggingface_hub.constants as hf_constants  # ~0.3 s import: only when a hub model is used
+
+    return Path(hf_constants.HF_HUB_CACHE)
+
+
+def check_disk_space(need_bytes: int, folder: Path, what: str) -> None:
+    """Raise GorillaError (one line, the numbers) unless the file system holding `folder` (or its nearest
+    existing parent) has `need_bytes` free (shutil.disk_usage). need_bytes <= 0 (size unknown): no check."""
+    if need_bytes <= 0:
+        return
+    probe = folder
+    while not probe.exists() and probe != probe.parent:
+        probe = probe.parent
+    free = shutil.disk_usage(probe).free
+    if need_bytes > free:
+        raise GorillaError(
+            f"not enough disk space for {what}: it needs {need_bytes / 1e9:.2f} GB, "
+            f"{free / 1e9:.2f} GB free in {probe}",
+            hint="free some space, or set HF_HUB_CACHE to a disk with room",
+        )
+
+
+def remote_size(repo: str, filename: str) -> int:
+    """The file's size from the hub (a HEAD request; huggingface_hub.get_hf_file_metadata), 0 when it cannot
+    be asked (offline, HF_HUB_OFFLINE, no such file: hf_download then reports the error)."""
+    import huggingface_hub.constants as hf_constants  # deferred: huggingface_hub (~0.15 s)
+    from huggingface_hub import get_hf_file_metadata, hf_hub_url
+
+    if hf_constants.HF_HUB_OFFLINE:
+        return 0
+    try:
+        return int(get_hf_file_metadata(hf_hub_url(repo, filename), timeout=10).size or 0)
+    except Exception:  # noqa: BLE001 - any hub failure: size unknown, the download says why
+        return 0
 
 
 @dataclass(frozen=True)
@@ -169,21 +240,41 @@ def parse_hf(spec: str) -> tuple[str, str]:
     return "/".join(parts[:2]), "/".join(parts[2:])
 
 
-def resolve_model(spec: str = "") -> ResolvedModel:
+def cached_file(repo: str, filename: str) -> Path | None:
+    """The file's path in the local Hugging Face cache, or None (huggingface_hub.try_to_load_from_cache)."""
+    from huggingface_hub import try_to_load_from_cache  # deferred: huggingface_hub (~0.15 s)
+
+    found = try_to_load_from_cache(repo_id=repo, filename=filename)
+    return Path(found) if isinstance(found, str) else None
+
+
+def resolve_model(spec: str = "", quant: str = "") -> ResolvedModel:
     """Turn a --model value (or settings.model) into a file on disk, downloading/assembling if needed.
 
-    "" or "gemma3-270m": the embedded model (family "fewshot"); a registry name; "hf:OWNER/REPO/FILE.gguf";
-    otherwise a path to a .gguf file. Raises GorillaError / UsageError with one line.
+    "" or "gemma3-270m": the embedded model (family "fewshot"); a registry name, optionally "NAME:QUANT"
+    (or `quant`: one of QUANTS, default DEFAULT_QUANT); "hf:OWNER/REPO/FILE.gguf"; otherwise a path to a
+    .gguf file. A registry file not in the cache is downloaded only if it fits the free disk space (its
+    listed size, or the hub's for another quant). Raises GorillaError / UsageError with one line (UsageError
+    for a quant given with anything but a registry name).
     """
     spec = spec.strip()
+    name, spec_quant = split_quant(spec)
+    if quant and not spec_quant:
+        raise UsageError(f"--quant applies to registry models only ({', '.join(REGISTRY)}), not {spec!r}")
     if spec in ("", EMBEDDED):
         path = embedded_model_path()
         return ResolvedModel(EMBEDDED, path, "fewshot", "embedded")
-    if spec in REGISTRY:
-        e = REGISTRY[spec]
-        path = hf_download(e.repo, e.filename)
+    if name in REGISTRY:
+        e = REGISTRY[name]
+        q = canonical_quant(quant) if quant else spec_quant
+        filename = e.file_for(q)
+        if cached_file(e.repo, filename) is None:
+            need = e.size_bytes if filename == e.filename else remote_size(e.repo, filename)
+            check_disk_space(need, hf_cache_dir(), filename)
+        path = hf_download(e.repo, filename)
         check_gguf(path)
-        return ResolvedModel(spec, path, e.family, "registry")
+        label = name if q == DEFAULT_QUANT else f"{name}:{q}"
+        return ResolvedModel(label, path, e.family, "registry")
     if spec.startswith("hf:"):
         repo, filename = parse_hf(spec)
         path = hf_download(repo, filename)
@@ -202,6 +293,7 @@ def family_of_spec(spec: str) -> str:
     spec = spec.strip()
     if spec in ("", EMBEDDED):
         return "fewshot"
-    if spec in REGISTRY:
-        return REGISTRY[spec].family
+    name = spec.partition(":")[0]
+    if name in REGISTRY:
+        return REGISTRY[name].family
     return family_for(spec)

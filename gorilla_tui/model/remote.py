@@ -1,10 +1,22 @@
-"""RemoteBackend: an OpenAI-compatible /v1/completions endpoint (llama.cpp server, vLLM), streamed (SSE)."""
+"""RemoteBackend: an OpenAI-compatible /v1/completions endpoint (llama.cpp server, vLLM), streamed (SSE).
+
+Prompt log-probabilities (for select by likelihood, model/likelihood.py) come from the completions API's
+``echo=True, logprobs=1`` (OpenAI's legacy completions format: choices[0].logprobs.{tokens, token_logprobs,
+text_offset}, the prompt's tokens first). Servers tried: llama-cpp-python's ``llama_cpp.server`` returns them
+(its ``logits_all`` defaults to true; tested in tests/unit/test_remote_scoring.py); vLLM documents the same
+echo format and also a ``prompt_logprobs`` list, both parsed here but not run in our tests; llama.cpp's own
+``llama-server`` gives log-probabilities of generated tokens only, so the probe fails and select mode uses
+the GBNF grammar there.
+"""
 
 from __future__ import annotations
 
+import email.utils
 import http.client
 import json
+import math
 import threading
+import time
 import urllib.error
 import urllib.parse
 import urllib.request
@@ -12,10 +24,37 @@ from collections.abc import Iterator, Sequence
 from typing import Any
 
 from gorilla_tui.errors import GorillaError, UsageError
+from gorilla_tui.textsafe import safe_text
 
 #: What can go wrong in urllib besides an HTTP error status: no route/refused/timeout (URLError, OSError),
 #: a bad URL or port (ValueError, http.client.InvalidURL), a server that breaks the protocol (HTTPException).
 _NET_ERRORS = (urllib.error.URLError, OSError, ValueError, http.client.HTTPException)
+#: HTTP statuses worth another try: rate limited (429) and server-side trouble (500, 502, 503, 504).
+RETRY_STATUSES = frozenset({429, 500, 502, 503, 504})
+#: Longest wait (s) between two tries, whatever Retry-After says.
+MAX_BACKOFF_S = 30.0
+
+
+class EndpointDownError(GorillaError):
+    """The endpoint cannot be reached at all (connection refused, no route, DNS): every task would fail the
+    same way, so callers that loop over tasks (evaluate/run.py) stop at once instead of counting failures."""
+
+
+def retry_delay(attempt: int, base: float, retry_after: str | None = None) -> float:
+    """Seconds to wait before try `attempt` + 1 (attempt 0 = the first retry): the server's Retry-After
+    (seconds or an HTTP date, RFC 9110 section 10.2.3) when given, else exponential backoff base * 2**attempt;
+    capped at MAX_BACKOFF_S."""
+    if retry_after:
+        try:
+            wait = float(retry_after)
+        except ValueError:
+            try:
+                when = email.utils.parsedate_to_datetime(retry_after).timestamp()
+                wait = when - time.time()
+            except (TypeError, ValueError):
+                wait = base * 2**attempt
+        return min(MAX_BACKOFF_S, max(0.0, wait))
+    return min(MAX_BACKOFF_S, base * 2**attempt)
 
 
 def check_endpoint(endpoint: str) -> str:
@@ -53,15 +92,23 @@ class RemoteBackend:
     (llama-cpp-python's server and llama.cpp's llama-server accept it; vLLM ignores or rejects it).
 
     n_ctx: the server's context size (tokens), as configured (the OpenAI API does not report it).
+    timeout: seconds to wait for the server's answer to one request (socket timeout). 600 s by default: a
+    server without parallel slots (llama_cpp.server) queues concurrent requests, so under eval run
+    --concurrency N one waits for up to N-1 others (a server that is down is still seen at once).
     count_tokens asks the server's tokenizer (/extras/tokenize of llama-cpp-python's server, /tokenize of
     llama-server) and falls back to a conservative estimate of one token per 2 UTF-8 bytes.
+    A request that gets HTTP 429 or 5xx is tried again up to `retries` times, waiting retry_delay(attempt,
+    `backoff`) seconds (Retry-After honoured); a refused connection is not retried (EndpointDownError).
+    loglikelihoods scores text by the server's prompt log-probabilities where it returns them
+    (supports_loglikelihoods probes once; see the module docstring for the servers tried).
+    Safe to share between threads (eval run --concurrency): a call keeps its state in local variables.
     Raises UsageError for an endpoint that is not an http(s) URL with a host (check_endpoint), and
     GorillaError (one line) when the server cannot be reached, answers with an error or breaks the protocol.
     """
 
     def __init__(
         self, endpoint: str, *, n_ctx: int = 4096, name: str = "remote", family: str = "fewshot",
-        timeout: float = 120.0, model: str | None = None,
+        timeout: float = 600.0, model: str | None = None, retries: int = 4, backoff: float = 0.5,
     ) -> None:  # fmt: skip
         self.url = completions_url(endpoint)
         self.base = self.url.rsplit("/v1/", 1)[0]
@@ -70,8 +117,12 @@ class RemoteBackend:
         self.family = family
         self.timeout = timeout
         self.model = model
+        self.retries = retries
+        self.backoff = backoff
         self.last_stats: dict[str, Any] = {}
         self._tokenize_path: str | None = None
+        self._scores: bool | None = None  # supports_loglikelihoods' probe result, once known
+        self.scoring_note = ""  # why the probe failed ("" before it ran or when it passed)
 
     @property
     def n_ctx(self) -> int:
@@ -82,6 +133,41 @@ class RemoteBackend:
             url, data=json.dumps(body).encode("utf-8"), headers={"Content-Type": "application/json"}
         )
         return urllib.request.urlopen(req, timeout=timeout)  # noqa: S310 - the user's own endpoint
+
+    def _request(self, body: dict[str, Any], cancel: threading.Event | None = None) -> Any:
+        """POST `body` to the completions URL, retrying 429/5xx with backoff; the open response.
+        Raises EndpointDownError (cannot connect), GorillaError (an error status after the retries, a
+        timeout or a protocol error)."""
+        for attempt in range(self.retries + 1):
+            try:
+                return self._post(self.url, body, self.timeout)
+            except urllib.error.HTTPError as e:
+                try:
+                    detail = safe_text(e.read()[:200].decode("utf-8", "replace"), newlines=False)
+                except _NET_ERRORS:
+                    detail = safe_text(str(e.reason), newlines=False)
+                if e.code in RETRY_STATUSES and attempt < self.retries:
+                    wait = retry_delay(
+                        attempt, self.backoff, e.headers.get("Retry-After") if e.headers else None
+                    )
+                    if cancel is not None and cancel.wait(wait):
+                        break
+                    if cancel is None:
+                        time.sleep(wait)
+                    continue
+                tries = f" (after {attempt + 1} tries)" if attempt else ""
+                raise GorillaError(f"endpoint {self.url} answered HTTP {e.code}{tries}: {detail}") from None
+            except _NET_ERRORS as e:
+                reason = getattr(e, "reason", None) or str(e) or type(e).__name__
+                refused = isinstance(reason, (ConnectionError, OSError)) and not isinstance(
+                    reason, TimeoutError
+                )
+                error = EndpointDownError if refused else GorillaError
+                raise error(
+                    f"cannot reach endpoint {self.url}: {reason}",
+                    hint="check --endpoint and that the server runs",
+                ) from None
+        raise GorillaError(f"request to {self.url} cancelled")
 
     def count_tokens(self, text: str) -> int:
         """Prompt tokens of `text` (BOS included) by the server's tokenizer, or len(bytes) // 2 + 1."""
@@ -117,20 +203,7 @@ class RemoteBackend:
             body["grammar"] = grammar
         if self.model:
             body["model"] = self.model
-        try:
-            resp = self._post(self.url, body, self.timeout)
-        except urllib.error.HTTPError as e:
-            try:
-                detail = e.read()[:200].decode("utf-8", "replace").replace("\n", " ")
-            except _NET_ERRORS:
-                detail = str(e.reason)
-            raise GorillaError(f"endpoint {self.url} answered HTTP {e.code}: {detail}") from None
-        except _NET_ERRORS as e:
-            reason = getattr(e, "reason", None) or str(e) or type(e).__name__
-            raise GorillaError(
-                f"cannot reach endpoint {self.url}: {reason}",
-                hint="check --endpoint and that the server runs",
-            ) from None
+        resp = self._request(body, cancel)
         pieces = 0
         try:
             with resp:
@@ -148,7 +221,7 @@ class RemoteBackend:
                         text = event["choices"][0].get("text") or ""
                     except (ValueError, KeyError, IndexError, TypeError):
                         raise GorillaError(
-                            f"endpoint {self.url} sent a malformed event: {data[:80]}"
+                            f"endpoint {self.url} sent a malformed event: {safe_text(data[:80])}"
                         ) from None
                     if text:
                         pieces += 1
@@ -157,3 +230,99 @@ class RemoteBackend:
             raise GorillaError(f"connection to {self.url} broke: {str(e) or type(e).__name__}") from None
         finally:
             self.last_stats = {"pieces": pieces, "cancelled": bool(cancel is not None and cancel.is_set())}
+
+    # -----------------------------------------------------------------------------------------------------
+    # prompt log-probabilities
+
+    def supports_loglikelihoods(self) -> bool:
+        """True when the server returns prompt log-probabilities (probed once with a short text, then
+        cached; scoring_note says why not). Raises EndpointDownError when the server cannot be reached."""
+        if self._scores is None:
+            try:
+                values = self.loglikelihoods(["Here is an API.\nA user asks for this API:"], " sort a list")
+                self._scores = len(values) == 1 and math.isfinite(values[0]) and values[0] < 0
+                self.scoring_note = "" if self._scores else f"the server scored a text {values[0]}"
+            except EndpointDownError:
+                raise
+            except GorillaError as e:
+                self._scores = False
+                self.scoring_note = str(e)
+        return self._scores
+
+    def loglikelihoods(
+        self, contexts: Sequence[str], continuation: str, cancel: threading.Event | None = None
+    ) -> list[float]:
+        """log p(continuation | context) in nats for each context (see backend.LlamaBackend.loglikelihoods),
+        from the server's prompt log-probabilities of context + continuation: the sum over the tokens that
+        start at or after the end of context.rstrip() (the text is tokenized whole, so a space that ends
+        the context is scored with the continuation's first word; the same rule for every context, so the
+        values compare). One request per context (max_tokens 1, echo, logprobs 1, temperature 0); stops
+        early when `cancel` is set (the list is then shorter). Raises GorillaError when the server gives no
+        prompt log-probabilities or cannot be reached (EndpointDownError)."""
+        scores: list[float] = []
+        for context in contexts:
+            if cancel is not None and cancel.is_set():
+                break
+            prompt = context + continuation
+            body: dict[str, Any] = {"prompt": prompt, "max_tokens": 1, "temperature": 0.0, "echo": True,
+                                    "logprobs": 1}  # fmt: skip
+            if self.model:
+                body["model"] = self.model
+            try:
+                with self._request(body, cancel) as resp:
+                    raw = resp.read()
+            except _NET_ERRORS as e:
+                raise GorillaError(f"connection to {self.url} broke while scoring: {e}") from None
+            try:
+                data = json.loads(raw)
+            except ValueError:
+                raise GorillaError(f"endpoint {self.url} sent no JSON while scoring: {raw[:80]!r}") from None
+            scores.append(prompt_logprob(data, start=len(context.rstrip()), end=len(prompt), url=self.url))
+        self.last_stats = {"scored_contexts": len(scores)}
+        return scores
+
+
+def _tokens_and_offsets(choice: dict[str, Any]) -> tuple[list[Any], list[int]] | None:
+    """(log-probabilities, character offsets) of the echoed tokens from either format, or None."""
+    lp = choice.get("logprobs")
+    if isinstance(lp, dict) and isinstance(lp.get("token_logprobs"), list):
+        values, offsets = lp["token_logprobs"], lp.get("text_offset")
+        if not isinstance(offsets, list):  # rebuild the offsets from the token texts
+            offsets, at = [], 0
+            for token in lp.get("tokens") or []:
+                offsets.append(at)
+                at += len(str(token))
+        return values, [int(o) for o in offsets]
+    plp = choice.get("prompt_logprobs")  # vLLM: [None, {token_id: {logprob, rank, decoded_token}}, ...]
+    if isinstance(plp, list):
+        values, offsets, at = [], [], 0
+        for entry in plp:
+            offsets.append(at)
+            if not isinstance(entry, dict) or not entry:
+                values.append(None)
+                continue
+            first = next(iter(entry.values()))  # the prompt's own token comes first
+            values.append(first.get("logprob") if isinstance(first, dict) else None)
+            at += len(str(first.get("decoded_token") or "")) if isinstance(first, dict) else 0
+        return values, offsets
+    return None
+
+
+def prompt_logprob(data: Any, *, start: int, end: int, url: str = "the endpoint") -> float:
+    """Sum of the log-probabilities (nats) of the echoed prompt tokens whose character offset is in
+    [start, end) in a completions response `data` (OpenAI echo format, or vLLM's prompt_logprobs).
+    Raises GorillaError when the response holds no prompt log-probabilities or none for that span."""
+    try:
+        choice = data["choices"][0]
+    except (KeyError, IndexError, TypeError):
+        raise GorillaError(f"{url} sent a completion without choices while scoring") from None
+    found = _tokens_and_offsets(choice if isinstance(choice, dict) else {})
+    if found is None and isinstance(data, dict) and isinstance(data.get("prompt_logprobs"), list):
+        found = _tokens_and_offsets({"prompt_logprobs": data["prompt_logprobs"]})
+    if found is None:
+        raise GorillaError(f"{url} returns no prompt log-probabilities (echo + logprobs)")
+    values, offsets = found
+    picked = [v for v, o in zip(values, offsets, strict=False) if start <= o < end]
+    if not picked or any(not isinstance(v, (int, float)) for v in picked):
+        raise GorillaError(f"{url} returned no log-probabilities for the scored text")
+    return float(sum(picked))

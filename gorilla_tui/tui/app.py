@@ -273,9 +273,9 @@ class GorillaApp(App[None]):
     def _embed_index(self, index: Any) -> None:
         """Embed the new index's docs (retrieve.refresh.embed_index) while it already answers with BM25;
         the status bar shows "embedding n/m" and then "hybrid". Stops between batches when the app quits."""
-        from textual.worker import get_current_worker
+        from textual.worker import get_current_worker  # deferred with embed_index: only a fresh build embeds
 
-        from gorilla_tui.retrieve.refresh import embed_index
+        from gorilla_tui.retrieve.refresh import embed_index  # deferred: numpy, scipy (first paint)
 
         worker = get_current_worker()
 

@@ -280,7 +280,7 @@ class Session:
             self._pipeline = None
             if settings.hub != old.hub:
                 self._validator = None
-        keys = ("model", "kernel", "endpoint", "n_ctx", "n_threads", "n_gpu_layers")
+        keys = ("model", "kernel", "endpoint", "n_ctx", "n_threads", "n_gpu_layers", "use_extra_bufts")
         return not self.injected_backend and any(getattr(old, k) != getattr(settings, k) for k in keys)
 
     # -- did-you-mean -------------------------------------------------------------------------------------

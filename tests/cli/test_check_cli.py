@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import io
 import json
-import shutil
 import subprocess
 
 import pytest
@@ -59,10 +58,12 @@ def test_no_index_gives_one_line_hint(capsys):
     assert "gorilla-tui index --refresh" in err and "Traceback" not in err
 
 
-def test_installed_console_script(pool):
-    exe = shutil.which("gorilla-tui") or "/work/venv/bin/gorilla-tui"
+def test_installed_console_script(pool, gorilla_cmd):
     proc = subprocess.run(
-        [exe, "check", "hub.load('x')", "--pool", pool, "--json"], capture_output=True, text=True, timeout=60
+        [*gorilla_cmd, "check", "hub.load('x')", "--pool", pool, "--json"],
+        capture_output=True,
+        text=True,
+        timeout=60,
     )
     assert proc.returncode == 1, proc.stderr
     assert json.loads(proc.stdout)["verdict"] in ("hallucination", "wrong_args")

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import shutil
 import subprocess
 from pathlib import Path
 
@@ -168,17 +167,17 @@ def test_responses_for_another_hub_are_flagged(apibench, capsys, metric):
     assert json.loads(captured.out)["warnings"] == [] and captured.err == ""
 
 
-def test_subprocess_eval_score(apibench):
-    exe = shutil.which("gorilla-tui") or "/work/venv/bin/gorilla-tui"
+def test_subprocess_eval_score(apibench, gorilla_cmd):
     proc = subprocess.run(
-        [exe, "eval", "score", "--hub", "huggingface", "--from", str(apibench), "--metric", "gorilla",
-         "--responses", _responses(apibench, "huggingface", "0_shot"), "--json"],
+        [*gorilla_cmd, "eval", "score", "--hub", "huggingface", "--from", str(apibench),
+         "--metric", "gorilla", "--responses", _responses(apibench, "huggingface", "0_shot"), "--json"],
         capture_output=True, text=True, timeout=120,
     )  # fmt: skip
     assert proc.returncode == 0, proc.stderr
     assert round(100 * json.loads(proc.stdout)["accuracy"], 2) == 69.36
     proc = subprocess.run(
-        [exe, "eval", "score", "--hub", "torchhub", "--from", str(apibench), "--responses", "/bin/ls"],
+        [*gorilla_cmd, "eval", "score", "--hub", "torchhub", "--from", str(apibench),
+         "--responses", "/bin/ls"],
         capture_output=True, text=True, timeout=60,
     )  # fmt: skip
     assert proc.returncode == 2 and proc.stdout == ""

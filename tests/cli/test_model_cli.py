@@ -22,3 +22,36 @@ def test_model_pull_embedded_and_offline_registry(home_with_model, capsys):
     assert main(["model", "list"]) == 0
     assert main(["model", "pull", "gorilla-7b-hf-v1"]) == 2  # HF_HUB_OFFLINE=1 and not cached
     assert "not in the Hugging Face cache" in capsys.readouterr().err
+
+
+def test_model_list_shows_sizes(gorilla_home, capsys):
+    assert main(["model", "list", "--json"]) == 0
+    rows = {r["name"]: r for r in json.loads(capsys.readouterr().out)}
+    assert rows["gorilla-falcon-7b-hf-v0"]["size_bytes"] == 4_980_000_000
+    assert (
+        rows["gorilla-falcon-7b-hf-v0"]["quant"] == "q4_K_M" and rows["gorilla-falcon-7b-hf-v0"]["verified"]
+    )
+    assert 200_000_000 < rows["gemma3-270m"]["size_bytes"] < 300_000_000
+    assert main(["model", "list"]) == 0
+    out = capsys.readouterr().out
+    assert "4.98 GB" in out and "4.22 GB" in out and "0.25 GB" in out and "unverified" not in out
+
+
+def test_model_pull_quant_from_a_local_hub_cache(gorilla_home, tmp_path, monkeypatch, gemma_path, capsys):
+    import huggingface_hub.constants as c
+
+    cache = tmp_path / "hub"
+    snap = cache / "models--gorilla-llm--gorilla-openfunctions-v2-gguf" / "snapshots" / ("c" * 40)
+    snap.mkdir(parents=True)
+    (snap.parent.parent / "refs").mkdir()
+    (snap.parent.parent / "refs" / "main").write_text("c" * 40)
+    (snap / "gorilla-openfunctions-v2-q5_K_M.gguf").symlink_to(gemma_path)
+    monkeypatch.setattr(c, "HF_HUB_CACHE", str(cache))
+    monkeypatch.setattr(c, "HF_HUB_OFFLINE", True)
+    assert main(["model", "pull", "gorilla-openfunctions-v2", "--quant", "q5_K_M", "--json"]) == 0
+    info = json.loads(capsys.readouterr().out)
+    assert info["name"] == "gorilla-openfunctions-v2:q5_K_M" and info["family"] == "openfunctions-v2"
+    assert info["size_bytes"] == gemma_path.stat().st_size
+    assert main(["model", "pull", "gorilla-openfunctions-v2", "--quant", "q8_0"]) == 2
+    err = capsys.readouterr().err
+    assert "unknown quant 'q8_0'" in err and "Traceback" not in err

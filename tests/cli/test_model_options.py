@@ -97,7 +97,7 @@ def test_select_by_grammar_reaches_the_pipeline(apibench, monkeypatch, capsys):
     # only the rest of one call, which is what the model writes
     answer = VALID_CALL[len(shared_prefix(options)) :]
 
-    def open_backend(settings):
+    def open_backend(settings, **_kwargs):  # cancel=... (the probe's Ctrl+C)
         seen.append(settings)
         backends.append(ScriptedBackend([answer]))
         return backends[-1]

@@ -85,3 +85,63 @@ def test_thread_defaults_half_the_cores_to_generate_all_to_read_the_prompt(monke
     assert (p["n_threads"], p["n_threads_batch"]) == (1, 1)
     monkeypatch.setattr("os.cpu_count", lambda: 8)
     assert (runtime_params(cpu)["n_threads"], runtime_params(cpu)["n_threads_batch"]) == (4, 8)
+
+
+#: The "flags" line of /proc/cpuinfo on an Intel Xeon Sapphire Rapids (4th gen Xeon Scalable), abridged.
+SAPPHIRE_RAPIDS_FLAGS = (
+    "flags\t\t: fpu vme de pse tsc msr pae mce cx8 apic sep mtrr pge mca cmov pat pse36 clflush mmx fxsr sse "
+    "sse2 ss ht syscall nx pdpe1gb rdtscp lm constant_tsc avx512f avx512dq avx512_bf16 avx512_fp16 "
+    "amx_bf16 amx_tile amx_int8 arch_capabilities"
+)
+
+
+def test_amx_cpu_turns_extra_buffer_types_off(tmp_path):
+    from gorilla_tui.model.profiles import amx_flags, extra_bufts_default
+
+    assert amx_flags(SAPPHIRE_RAPIDS_FLAGS) == ["amx_int8", "amx_tile"]
+    cpuinfo = tmp_path / "cpuinfo"
+    cores = [f"processor\t: {i}\n{SAPPHIRE_RAPIDS_FLAGS}\n" for i in range(2)]
+    cpuinfo.write_text("\n".join(cores))
+    on, why = extra_bufts_default(cpuinfo)
+    assert on is False and why.startswith("auto: off") and "amx_int8, amx_tile" in why
+
+
+def test_this_machine_has_no_amx_so_extra_buffer_types_stay_on():
+    from pathlib import Path
+
+    from gorilla_tui.model.profiles import amx_flags, extra_bufts_default
+
+    assert amx_flags(Path("/proc/cpuinfo").read_text()) == []  # the AMD EPYC CI machine
+    assert extra_bufts_default() == (True, "auto: on (no Intel AMX in /proc/cpuinfo)")
+    assert extra_bufts_default(Path("/nonexistent/cpuinfo"))[0] is True  # macOS and others: no /proc
+
+
+def test_use_extra_bufts_is_a_profile_setting_that_config_overrides():
+    from gorilla_tui.model.profiles import extra_bufts_reason
+
+    for prof in load_profiles().values():
+        assert prof.runtime["use_extra_bufts"] == "auto"
+    cpu = load_profiles()["cpu"]
+    assert runtime_params(cpu)["use_extra_bufts"] is True  # auto on this machine (no AMX)
+    assert runtime_params(cpu, use_extra_bufts="off")["use_extra_bufts"] is False
+    assert runtime_params(cpu, use_extra_bufts="on")["use_extra_bufts"] is True
+    assert extra_bufts_reason(cpu, "off") == "config.toml: set to off"
+    assert extra_bufts_reason(cpu) == "kernels/cpu.toml: auto: on (no Intel AMX in /proc/cpuinfo)"
+    with pytest.raises(UsageError, match="use_extra_bufts must be one of auto, on, off"):
+        runtime_params(cpu, use_extra_bufts="maybe")
+
+
+def test_config_toml_use_extra_bufts(tmp_path):
+    from gorilla_tui.config import load_settings, save_settings
+
+    cfg = tmp_path / "config.toml"
+    cfg.write_text("use_extra_bufts = false\n")
+    assert load_settings(cfg).use_extra_bufts == "off"  # llama.cpp's own spelling: a bool
+    cfg.write_text('use_extra_bufts = "on"\n')
+    settings = load_settings(cfg)
+    assert settings.use_extra_bufts == "on"
+    save_settings(settings, cfg)
+    assert load_settings(cfg).use_extra_bufts == "on"
+    cfg.write_text('use_extra_bufts = "sometimes"\n')
+    with pytest.raises(UsageError, match="use_extra_bufts must be one of auto, on, off, not 'sometimes'"):
+        load_settings(cfg)

@@ -153,3 +153,66 @@ def test_broken_chat_template_is_one_line_error(tmp_path, gemma_path):
         LlamaBackend(bad, params={"n_ctx": 256})
     assert "\n" not in str(e.value)
     shutil.rmtree(tmp_path)
+
+
+def test_registry_is_verified_with_the_listed_q4_k_m_sizes():
+    listed_gb = {"gorilla-7b-hf-v1": 4.08, "gorilla-mpt-7b-hf-v0": 4.39, "gorilla-falcon-7b-hf-v0": 4.98,
+                 "gorilla-openfunctions-v1": 4.08, "gorilla-openfunctions-v2": 4.22}  # fmt: skip
+    for e in models.REGISTRY.values():
+        assert e.verified and e.filename == f"{e.name}-q4_K_M.gguf" == e.file_for()
+        assert e.size_bytes == round(listed_gb[e.name] * 1e9)
+        assert e.file_for("q5_k_m") == f"{e.name}-q5_K_M.gguf"  # any case, the repo's spelling
+    assert models.QUANTS == ("q2_K", "q3_K_S", "q3_K_M", "q3_K_L", "q4_K_S", "q4_K_M", "q5_K_S", "q5_K_M",
+                             "q6_K")  # fmt: skip
+    with pytest.raises(UsageError, match="unknown quant 'q4_0'"):
+        models.canonical_quant("q4_0")
+    assert models.split_quant("gorilla-7b-hf-v1:Q6_K") == ("gorilla-7b-hf-v1", "q6_K")
+    assert models.split_quant("gorilla-7b-hf-v1") == ("gorilla-7b-hf-v1", "q4_K_M")
+    assert models.split_quant("hf:a/b/c.gguf") == ("hf:a/b/c.gguf", "")
+    assert models.family_of_spec("gorilla-openfunctions-v2:q5_K_M") == "openfunctions-v2"
+
+
+def test_a_download_that_does_not_fit_is_refused_with_the_numbers(tmp_path):
+    free = shutil.disk_usage(tmp_path).free
+    target = tmp_path / "hub" / "not-yet-created"  # checked on its nearest existing parent
+    with pytest.raises(GorillaError) as info:
+        models.check_disk_space(free + 10**10, target, "gorilla-7b-hf-v1-q5_K_M.gguf")
+    msg = str(info.value)
+    assert msg.startswith(
+        f"not enough disk space for gorilla-7b-hf-v1-q5_K_M.gguf: it needs {(free + 10**10) / 1e9:.2f} GB"
+    )
+    assert msg.endswith(f"GB free in {tmp_path}") and "\n" not in msg
+    models.check_disk_space(4_080_000, target, "small.gguf")  # fits: no error
+    models.check_disk_space(0, target, "size unknown")  # unknown size (offline): no check
+
+
+def _hf_cache(tmp_path, monkeypatch, repo: str, files: dict[str, Path]) -> Path:
+    """A real Hugging Face hub cache layout holding `files` (name -> target), used offline."""
+    import huggingface_hub.constants as c
+
+    cache = tmp_path / "hub"
+    repo_dir = cache / ("models--" + repo.replace("/", "--"))
+    commit = "b" * 40
+    snap = repo_dir / "snapshots" / commit
+    snap.mkdir(parents=True)
+    (repo_dir / "refs").mkdir()
+    (repo_dir / "refs" / "main").write_text(commit)
+    for name, target in files.items():
+        (snap / name).symlink_to(target)
+    monkeypatch.setenv("HF_HUB_CACHE", str(cache))
+    monkeypatch.setattr(c, "HF_HUB_CACHE", str(cache))
+    monkeypatch.setattr(c, "HF_HUB_OFFLINE", True)
+    return cache
+
+
+def test_registry_quant_resolves_from_the_local_cache(tmp_path, monkeypatch, gemma_path):
+    _hf_cache(tmp_path, monkeypatch, "gorilla-llm/gorilla-7b-hf-v1-gguf",
+              {"gorilla-7b-hf-v1-q5_K_M.gguf": gemma_path})  # fmt: skip
+    m = models.resolve_model("gorilla-7b-hf-v1", quant="q5_K_M")
+    assert (m.name, m.kind, m.family) == ("gorilla-7b-hf-v1:q5_K_M", "registry", "gorilla")
+    assert m.path.resolve() == gemma_path.resolve()
+    assert models.resolve_model("gorilla-7b-hf-v1:q5_K_M").path == m.path  # the --model spelling
+    with pytest.raises(GorillaError, match="not in the Hugging Face cache"):  # q4_K_M is not cached
+        models.resolve_model("gorilla-7b-hf-v1")
+    with pytest.raises(UsageError, match="--quant applies to registry models only"):
+        models.resolve_model(str(gemma_path), quant="q5_K_M")

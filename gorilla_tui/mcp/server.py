@@ -1,0 +1,124 @@
+"""`gorilla-tui mcp`: the API pool, retriever and validator as Model Context Protocol tools over stdio.
+
+Built on the official MCP Python SDK (PyPI `mcp` >= 2: mcp.server.mcpserver.MCPServer). Coding agents and
+chat apps (Claude Desktop/Code, Cursor, Zed, Continue, ...) start this command and call three tools:
+search_api_docs, check_api_call and propose_api_call (gorilla_tui/mcp/tools.py does the work). The SDK
+itself diverts file descriptor 1 while the transport runs, so stray output cannot corrupt the protocol.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+import anyio.to_thread
+from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver.exceptions import ToolError
+from pydantic import Field
+
+from gorilla_tui import __version__
+from gorilla_tui.config import Settings
+from gorilla_tui.errors import GorillaError
+from gorilla_tui.mcp.tools import K_MAX, MAX_CODE_CHARS, MAX_TASK_CHARS, ToolBox
+
+INSTRUCTIONS = (
+    "Grounding for code that calls machine-learning model hubs and Python libraries (Gorilla, arXiv "
+    "2305.15334). Before you write a call to Torch Hub, TensorFlow Hub, Hugging Face or an indexed library, "
+    "call search_api_docs to see the real API entries; after you write one, call check_api_call: a verdict "
+    "other than 'valid' means the call is not in the API pool (hallucination) or has the wrong identifying "
+    "arguments (wrong_args, with a did-you-mean). propose_api_call picks one real entry for a task with a "
+    "local language model (slower: the model loads on its first use)."
+)
+
+SEARCH_DOC = """Find real API entries for a task in plain English (BM25 over the local API pool: Torch Hub,
+TensorFlow Hub, Hugging Face, APIZoo, Python libraries, whatever the index holds).
+
+Returns JSON: {"task", "source", "k", "hits": [{"rank", "score", "api_call", "api_name", "domain",
+"provider", "source", "summary", "env_requirements", "constraints"?}], "constraints", "note"}.
+"api_call" is the exact call to write, e.g. torch.hub.load(repo_or_dir='pytorch/vision', model='resnet50',
+pretrained=True). Constraints stated in the task ("at least 80 % top-1", "runs on a Raspberry Pi") rerank the
+hits; each hit then lists them as satisfied / violated / unknown. An empty "hits" list means no entry shares
+a word with the task."""
+
+CHECK_DOC = """Check an API call (or a code snippet) against the API pool by an AST sub-tree match: callee
+and identifying arguments (Torch Hub repo and model, pipeline task and model, from_pretrained model id,
+hub.KerasLayer/hub.load handle, required parameters of library functions).
+
+Returns JSON: {"verdict", "reason", "api_call", "matched", "did_you_mean", "diagnostics"}. reason is a code
+such as "wrong_args:unknown_model" or "hallucination:unknown_callee" ("" when valid); diagnostics explain
+it in words. verdict is one of
+valid (matches an entry), wrong_args (a known API with arguments no entry has; see did_you_mean),
+hallucination (no such API in the pool), unparseable (not Python), no_call (no call found). Use it on every
+hub or library call you write before showing it to the user."""
+
+PROPOSE_DOC = """Propose one real API call for a task: retrieve the best entries (as search_api_docs) and
+let the local model choose one of their api_calls (select mode, so the answer is always an entry of the
+pool), then check it. The first call loads the model (a few seconds); later calls take about a second or
+more on a CPU.
+
+Returns JSON: {"task", "api_call", "code" (the matched entry's example code when it has one), "code_source",
+"verdict" (as check_api_call), "select_by", "model", "hits", "constraints", "warnings"}."""
+
+Task = Annotated[
+    str,
+    Field(
+        description="What the user wants to do, in plain English, e.g. 'classify sports activities in "
+        "videos' or 'detect objects in images, must run on a Raspberry Pi'.",
+        min_length=1,
+        max_length=MAX_TASK_CHARS,
+    ),
+]
+Source = Annotated[
+    str,
+    Field(
+        description="Search or check one source of the index only (e.g. 'torchhub', 'tensorflowhub', "
+        "'huggingface', 'apizoo', 'python-env'); empty for all of them.",
+        max_length=100,
+    ),
+]
+
+
+def build_server(box: ToolBox) -> MCPServer:
+    """An MCPServer with the three tools bound to `box`. A GorillaError raised by a tool (bad argument,
+    no index, model or endpoint failure) becomes an MCP tool error carrying its one-line message and hint;
+    argument type and range errors are reported by the SDK's schema validation the same way."""
+    server = MCPServer(name="gorilla-tui", version=__version__, instructions=INSTRUCTIONS)
+
+    async def call(fn: Any, *args: Any) -> dict[str, Any]:
+        try:  # in a worker thread: BM25, validation and the model block; the event loop keeps serving
+            return await anyio.to_thread.run_sync(fn, *args)
+        except GorillaError as e:
+            raise ToolError(f"{e}" + (f" (hint: {e.hint})" if e.hint else "")) from None
+
+    @server.tool(name="search_api_docs", title="Search API docs", description=SEARCH_DOC)
+    async def search_api_docs(
+        task: Task,
+        k: Annotated[int, Field(description=f"How many hits to return (1..{K_MAX}).", ge=1, le=K_MAX)] = 5,
+        source: Source = "",
+    ) -> dict[str, Any]:
+        return await call(box.search, task, k, source)
+
+    @server.tool(name="check_api_call", title="Check an API call", description=CHECK_DOC)
+    async def check_api_call(
+        code: Annotated[
+            str,
+            Field(
+                description="The API call or Python snippet to check, e.g. "
+                "\"torch.hub.load('pytorch/vision', 'resnet50', pretrained=True)\".",
+                min_length=1,
+                max_length=MAX_CODE_CHARS,
+            ),
+        ],
+        source: Source = "",
+    ) -> dict[str, Any]:
+        return await call(box.check, code, source)
+
+    @server.tool(name="propose_api_call", title="Propose an API call", description=PROPOSE_DOC)
+    async def propose_api_call(task: Task, source: Source = "") -> dict[str, Any]:
+        return await call(box.propose, task, source)
+
+    return server
+
+
+def serve(settings: Settings) -> None:
+    """Run the server over stdio until the client closes it (blocks)."""
+    build_server(ToolBox(settings)).run("stdio")

@@ -1,0 +1,195 @@
+"""The three MCP tools as plain functions over the live index, with no MCP import (gorilla_tui/mcp/server.py
+wires them to the SDK): search the API pool, check a call, propose a call.
+
+Results are JSON-ready dicts. Bad arguments and every failure the user can act on raise ToolInputError
+(a GorillaError), which the server turns into an MCP tool error (is_error=True) with the one-line message.
+"""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from gorilla_tui import services
+from gorilla_tui.check.validator import Validator
+from gorilla_tui.config import Settings
+from gorilla_tui.errors import GorillaError
+from gorilla_tui.pipeline import clean_task
+from gorilla_tui.retrieve.constraints import search_with_constraints
+from gorilla_tui.retrieve.index import ApiIndex
+from gorilla_tui.retrieve.store import current_version
+
+#: Longest task accepted (characters); pipeline.MAX_TASK_CHARS cuts what a model sees to 2,000 anyway.
+MAX_TASK_CHARS = 10_000
+#: Longest code accepted by check_api_call (characters): a few source files' worth.
+MAX_CODE_CHARS = 100_000
+#: Hits per search: the same bound as `search -k` and the TUI.
+K_MAX = 50
+#: Characters of a doc's functionality + description kept in a hit's summary.
+SUMMARY_CHARS = 300
+
+
+class ToolInputError(GorillaError):
+    """An argument the tool cannot use (the message says which and what is allowed)."""
+
+
+def _summary(doc: Any) -> str:
+    text = " ".join(" ".join(x for x in (doc.functionality, doc.description) if x).split())
+    return text if len(text) <= SUMMARY_CHARS else text[: SUMMARY_CHARS - 3].rstrip() + "..."
+
+
+def _entry(doc: Any) -> dict[str, Any]:
+    """The compact JSON shape of an API pool entry."""
+    return {
+        "id": doc.id,
+        "api_call": doc.api_call,
+        "api_name": doc.api_name,
+        "domain": doc.domain,
+        "provider": doc.framework,
+        "source": doc.source,
+        "summary": _summary(doc),
+        "env_requirements": list(doc.env_requirements),
+        **({"repaired_call": doc.repaired} if getattr(doc, "repaired", "") else {}),
+    }
+
+
+@dataclass
+class ToolBox:
+    """The state behind the tools: the index (loaded on first use, reloaded when `index --refresh` swaps
+    the live version), a validator per source, and the model backend (opened on the first proposal); the
+    backend, validators and pipelines come from the composition root (gorilla_tui/services.py).
+
+    settings: config.toml settings with the `mcp` command's model flags applied. index_dir: the index root
+    (default: get_paths().index_dir). Calls are serialised by a lock (one model, one index swap at a time).
+    """
+
+    settings: Settings
+    index_dir: Path | None = None
+    _index: ApiIndex | None = None
+    _version: Path | None = None
+    _validators: dict[str, Validator] = field(default_factory=dict)
+    _backend: Any = None
+    _lock: threading.RLock = field(default_factory=threading.RLock)
+    reloads: int = 0
+
+    def index(self) -> ApiIndex:
+        """The live index; reloaded when the CURRENT pointer names another version than the loaded one.
+        Raises IndexMissingError / GorillaError (ApiIndex.load)."""
+        with self._lock:
+            version = current_version(self.index_dir)
+            if self._index is None or version != self._version:
+                self._index = ApiIndex.load(version) if version is not None else ApiIndex.load(self.index_dir)
+                if self._version is not None:
+                    self.reloads += 1
+                self._version = version
+                self._validators.clear()
+            return self._index
+
+    def _source(self, source: str) -> str | None:
+        source = (source or "").strip()
+        if not source:
+            return None
+        known = self.index().sources
+        if source not in known:
+            raise ToolInputError(f"unknown source {source!r}; the index holds: {', '.join(known) or 'none'}")
+        return source
+
+    @staticmethod
+    def _task(task: str) -> str:
+        if not isinstance(task, str):
+            raise ToolInputError("task must be a string")
+        if len(task) > MAX_TASK_CHARS:
+            raise ToolInputError(f"task is {len(task)} characters; at most {MAX_TASK_CHARS} are accepted")
+        return clean_task(task)[0]  # UsageError (a GorillaError) for an empty task
+
+    def search(self, task: str, k: int = 5, source: str = "") -> dict[str, Any]:
+        """BM25 hits for `task`, reranked by the constraints the task states (retrieve/constraints.py).
+
+        Returns {"task", "source", "k", "hits": [{rank, score, constraints_met, ...entry}], "constraints":
+        [one report per stated constraint], "note"}. Raises ToolInputError (k outside 1..K_MAX, a task
+        too long or empty, an unknown source), IndexMissingError (no index built)."""
+        task = self._task(task)
+        if not isinstance(k, int) or isinstance(k, bool) or not 1 <= k <= K_MAX:
+            raise ToolInputError(f"k must be an integer in 1..{K_MAX}, not {k!r}")
+        with self._lock:
+            hub = self._source(source)
+            result = search_with_constraints(self.index(), task, k=k, hub=hub)
+        hits = []
+        for h in result.hits:
+            row = {"rank": h.rank, "score": round(h.score, 3), **_entry(h.doc)}
+            if result.constraints:
+                row["constraints"] = result.for_doc(h.doc)
+            hits.append(row)
+        note = result.message or ("" if hits else "no API doc shares a word with the task")
+        return {"task": task, "source": hub or "all", "k": k, "hits": hits, "constraints": result.report,
+                "note": note}  # fmt: skip
+
+    def _validator(self, hub: str | None) -> Validator:
+        key = hub or ""
+        if key not in self._validators:
+            self._validators[key] = services.build_validator(self.index().pool(hub))
+        return self._validators[key]
+
+    def check(self, code: str, source: str = "") -> dict[str, Any]:
+        """The verdict of `code` (one call or a snippet) by the AST sub-tree match against the API pool
+        (check/validator.py): {"verdict", "reason" (a types.REASONS code, e.g. "wrong_args:unknown_model";
+        "" for valid), "api_call", "matched" (entry or null), "did_you_mean", "diagnostics" (sentences)}.
+        Raises ToolInputError (empty or too long code, an unknown source)."""
+        if not isinstance(code, str) or not code.strip():
+            raise ToolInputError("code is empty: pass the API call or snippet to check")
+        if len(code) > MAX_CODE_CHARS:
+            raise ToolInputError(f"code is {len(code)} characters; at most {MAX_CODE_CHARS} are accepted")
+        with self._lock:
+            hub = self._source(source)
+            verdict = self._validator(hub).check(code)
+        return _verdict(verdict)
+
+    def propose(self, task: str, source: str = "") -> dict[str, Any]:
+        """What `ask` proposes in select mode: one of the hits' api_calls, chosen by the model (likelihood
+        or grammar, as configured), with the matched doc's example code and the verdict. The model is
+        opened on the first call (seconds). Returns {"task", "api_call", "code", "code_source", "verdict",
+        "select_by", "model", "hits", "constraints", "warnings"}. Raises ToolInputError, GorillaError
+        (model or endpoint failures, one line)."""
+        task = self._task(task)
+        with self._lock:
+            hub = self._source(source)
+            index = self.index()
+            if self._backend is None:
+                self._backend = services.load_backend(self.settings)
+            settings = self.settings.replace(mode="select", hub=hub or "")
+            pipeline = services.build_pipeline(settings, index, self._backend, validator=self._validator(hub))
+            proposal = pipeline.ask(task, mode="select")
+        return {
+            "task": proposal.task,
+            "api_call": proposal.api_call,
+            "code": proposal.code,
+            "code_source": proposal.code_source,
+            "verdict": _verdict(proposal.verdict),
+            "select_by": proposal.select_by,
+            "model": proposal.model,
+            "hits": [
+                {
+                    "rank": h.rank,
+                    "score": round(h.score, 3),
+                    "api_call": h.doc.api_call,
+                    "domain": h.doc.domain,
+                }
+                for h in proposal.hits
+            ],  # fmt: skip
+            "constraints": proposal.constraints,
+            "warnings": list(proposal.warnings),
+        }
+
+
+def _verdict(verdict: Any) -> dict[str, Any]:
+    d = verdict.to_dict()
+    return {
+        "verdict": d.get("verdict"),
+        "reason": d.get("reason") or "",
+        "api_call": d.get("api_call", ""),
+        "matched": _entry(verdict.matched) if verdict.matched is not None else None,
+        "did_you_mean": list(d.get("suggestions") or []),
+        "diagnostics": list(d.get("diagnostics") or []),
+    }
