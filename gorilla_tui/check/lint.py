@@ -13,6 +13,7 @@ import glob
 import json
 import os
 import re
+import stat
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -27,6 +28,9 @@ SUFFIXES = (".py", ".pyi", ".md", ".markdown", ".ipynb")
 SKIP_DIRS = frozenset({"__pycache__", "node_modules", "site-packages", "venv", ".venv", "build", "dist"})
 #: Roles of the calls a finding can come from (types.CallVerdict.role).
 REPORTED_ROLES = ("pool", "family", "python-env")
+#: Largest file checked, in bytes (10 MiB): bigger files are generated or data, and tree-sitter plus the
+#: validator would take minutes on them; they are reported as not checked (exit 2), never read.
+MAX_FILE_BYTES = 10 * 1024 * 1024
 _IGNORE = re.compile(r"#\s*gorilla:\s*ignore(?:\[([^\]]*)\])?", re.IGNORECASE)
 _FENCE = re.compile(r"^(\s*)(`{3,}|~{3,})\s*([\w+-]*)[^\n]*$")
 _POSITION = re.compile(r"(\d+):(\d+):\s*(.*)", re.DOTALL)
@@ -69,14 +73,17 @@ class Finding:
 
 
 def discover(targets: Sequence[str]) -> list[str]:
-    """The files `targets` name, in order, each once: an existing file as is; a folder searched
-    recursively for SUFFIXES (hidden folders and SKIP_DIRS skipped, sorted); a glob pattern (``*``, ``?``,
-    ``[``; ``**`` recursive) expanded; ``-`` kept (standard input). Raises FileNotFoundError naming the
-    first target that is none of these (or a glob matching nothing)."""
+    """The files `targets` name, in order, each once: an existing file as is (a FIFO or device too:
+    run_lint refuses it, see unreadable); a folder searched recursively for SUFFIXES (hidden folders and
+    SKIP_DIRS skipped, sorted); a glob pattern (``*``, ``?``, ``[``; ``**`` recursive) expanded; ``-``
+    kept (standard input). Raises FileNotFoundError naming the first target that is none of these (or a
+    glob matching nothing)."""
     out: list[str] = []
     for target in targets:
         if target == "-" or os.path.isfile(target):
             out.append(target)
+        elif os.path.exists(target) and not os.path.isdir(target):  # a FIFO, device or socket
+            out.append(target)  # kept: run_lint reports it as not checked (unreadable)
         elif os.path.isdir(target):
             out.extend(_walk(target))
         elif any(ch in target for ch in "*?["):
@@ -88,6 +95,21 @@ def discover(targets: Sequence[str]) -> list[str]:
         else:
             raise FileNotFoundError(f"{target}: no such file or folder")
     return list(dict.fromkeys(out))
+
+
+def unreadable(path: str) -> str | None:
+    """Why `path` is not checked, or None when it is a regular file of at most MAX_FILE_BYTES. Checked
+    before a file is opened: opening a FIFO blocks until a writer comes, and a device never ends."""
+    try:
+        st = os.stat(path)
+    except OSError as e:
+        return f"cannot read ({e.strerror or e})"
+    if not stat.S_ISREG(st.st_mode):
+        kind = "a FIFO" if stat.S_ISFIFO(st.st_mode) else "a device or socket"
+        return f"not a regular file ({kind}): not checked"
+    if st.st_size > MAX_FILE_BYTES:
+        return f"too large ({st.st_size / 2**20:.1f} MiB > {MAX_FILE_BYTES // 2**20} MiB): not checked"
+    return None
 
 
 def _walk(folder: str) -> Iterable[str]:

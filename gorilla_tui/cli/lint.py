@@ -38,6 +38,10 @@ def run_lint(args: argparse.Namespace, validator_for: Callable[[list[str]], Any]
                 data = sys.stdin.buffer.read() if hasattr(sys.stdin, "buffer") else sys.stdin.read().encode()
                 name = args.stdin_filename or "<stdin>"
             else:
+                why = lint.unreadable(path)
+                if why is not None:
+                    errors.append(f"{path}: {why}")
+                    continue
                 with open(path, "rb") as fh:
                     data = fh.read()
                 name = path

@@ -4,6 +4,7 @@ inline ignores (real tree-sitter, real APIBench Torch Hub pool)."""
 from __future__ import annotations
 
 import json
+import os
 
 import pytest
 
@@ -84,3 +85,21 @@ def test_findings_ignores_and_roles(torchhub):
     assert any("resnet50'" in s for s in found[0].suggestions)
     broken = lint.check_block(torchhub, "y.py", lint.Block("import torch\ntorch.hub.load('a/b'\n", 10))
     assert [(f.line, f.reason) for f in broken] == [(12, "unparseable:python_syntax")]
+
+
+def test_unreadable_refuses_fifo_and_oversized_file_before_opening(tmp_path):
+    """A FIFO would block open() until a writer comes; a file over MAX_FILE_BYTES (sparse here, so the test
+    writes nothing) is not read at all. A regular file under the limit passes."""
+    fifo = tmp_path / "pipe.py"
+    os.mkfifo(fifo)
+    big = tmp_path / "big.py"
+    with open(big, "wb") as fh:
+        fh.truncate(lint.MAX_FILE_BYTES + 1)
+    small = tmp_path / "ok.py"
+    small.write_text("import os\n")
+    assert lint.unreadable(str(fifo)) == "not a regular file (a FIFO): not checked"
+    assert lint.unreadable(str(big)).startswith("too large (10.0 MiB > 10 MiB)")
+    assert lint.unreadable(str(small)) is None
+    assert lint.unreadable(str(tmp_path / "gone.py")).startswith("cannot read (No such file")
+    assert lint.discover([str(fifo)]) == [str(fifo)]  # named, so refused by run_lint, not "no such file"
+    assert lint.discover([str(tmp_path)]) == [str(big), str(small), str(fifo)]
