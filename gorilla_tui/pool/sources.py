@@ -440,6 +440,20 @@ def split_source(spec: str | Path) -> tuple[str | None, Path]:
     return None, Path(text).expanduser()
 
 
+def _missing_why(text: str) -> str:
+    """Why a `--source` value that names no existing path was refused: a NAME=PATH whose NAME is not a
+    source name or whose PATH is empty says so, rather than "no such file" for the whole value."""
+    name, sep, rest = text.partition("=")
+    if sep and not rest:
+        return f"no path after {name + '='!r} (--source NAME=PATH)"
+    if sep and not _SOURCE_NAME.match(name) and Path(rest).expanduser().exists():
+        return (
+            f"{name!r} is not a source name (letters, digits, '_', '.', '-', starting with a letter or "
+            "digit): --source NAME=PATH"
+        )
+    return "no such file or folder"
+
+
 def source_name(spec: str | Path) -> str:
     """The name a `--source` value gives its source: NAME of "NAME=PATH", else the folder name or the file
     name without suffix."""
@@ -467,7 +481,7 @@ def user_source(
     given, p = split_source(path)
     name = name or given or source_name(path)
     if not p.exists():
-        raise UsageError(f"--source {path}: no such file or folder")
+        raise UsageError(f"--source {path}: {_missing_why(str(path))}")
     if name in taken:
         raise UsageError(
             f"--source {path}: the source name {name!r} is already used; name it: --source OTHER={p}"

@@ -159,6 +159,22 @@ def test_user_source_named_after_stem(tmp_path: Path) -> None:
     assert user_source(odd).name == "a=b"
 
 
+def test_bad_source_name_or_empty_path_says_so(tmp_path: Path) -> None:
+    """`--source ../x=PATH`, `--source "a b"=PATH`, `--source =PATH` and `--source zoo=` used to be "no such
+    file or folder" for the whole value; they name what is wrong. A missing PATH is still "no such file"."""
+    f = tmp_path / "docs.jsonl"
+    f.write_text('{"api_call": "tools.run(x)", "description": "run a tool"}\n')
+    for bad in ("../x", "a b", ""):
+        with pytest.raises(UsageError, match=f"{bad!r} is not a source name"):
+            user_source(f"{bad}={f}")
+    with pytest.raises(UsageError, match="no path after 'zoo='"):
+        user_source("zoo=")
+    with pytest.raises(UsageError, match="no such file or folder"):
+        user_source(f"zoo={tmp_path / 'nope.jsonl'}")
+    with pytest.raises(UsageError, match="no such file or folder"):
+        user_source(f"../x={tmp_path / 'nope.jsonl'}")
+
+
 def test_loader_registry_by_kind() -> None:
     m = parse_manifest({"name": "fake", "kind": "fake-kind"}, "index/fake.toml")
     assert fetch(m, FetchContext()).status == "unsupported"
