@@ -205,7 +205,7 @@ def _print_panel(d: dict[str, Any]) -> None:
     if d["explanation"]:
         parts.append(Text.assemble(("why      ", "bold"), safe_text(d["explanation"][:300])))
     if d["code"]:
-        src = "from the doc's example_code" if d["code_source"] == "example_code" else "written by the model"
+        src = _code_origin(d)
         parts.append(Text(f"code ({src}):", style="bold"))
         parts.append(Syntax(safe_text(d["code"]), "python", word_wrap=True))
     hits = Table("#", "score", "api_call", "source", box=None, pad_edge=False)
@@ -231,3 +231,17 @@ def panel_title(d: dict[str, Any]) -> str:
 
     task = safe_text(d["task"][:70].strip(), newlines=False)
     return escape(f"{task}  [{d['mode']}, {d['model']}]".strip())
+
+
+def _code_origin(d: dict) -> str:
+    """Where the shown code comes from, for the panel's "code (...)" line, from a Proposal.to_dict():
+    the matched doc's example code, the chosen doc's api_call (select mode: the model chose it, it did
+    not write it; the doc has no example code, or its example was not shown), the accepted did-you-mean,
+    or the model's own text (generate mode)."""
+    if d["code_source"] == "example_code":
+        return "from the doc's example_code"
+    if d["code_source"] == "did-you-mean":
+        return "the did-you-mean suggestion"
+    if d.get("mode") == "select":
+        return "the chosen doc's api_call: the model chose it, no example code shown"
+    return "written by the model"

@@ -34,6 +34,20 @@ def test_ask_panel_subprocess(home_with_index):
     assert "llama" not in r.stderr.lower()  # llama.cpp's own logging stays off the terminal
 
 
+@pytest.mark.model
+def test_ask_panel_says_select_mode_code_is_the_chosen_api_call(home_with_index):
+    """Select mode on a repaired MEAL V2 doc shows its api_call, not example code: the panel said "written
+    by the model" though the model only chose among the hits' api_calls."""
+    exe = os.path.join(os.path.dirname(sys.executable), "gorilla-tui")
+    task = "MEAL V2 image classification with ensemble knowledge distillation"
+    r = subprocess.run([exe, "ask", task, "--mode", "select", "-k", "5"], capture_output=True, text=True,
+                       timeout=300, env={**os.environ, "COLUMNS": "200"})  # fmt: skip
+    assert r.returncode == 0, r.stderr
+    assert "MEAL-V2" in r.stdout
+    assert "code (the chosen doc's api_call: the model chose it, no example code shown):" in r.stdout
+    assert "written by the model" not in r.stdout
+
+
 def test_ask_bad_input(home_with_model, capsys):
     assert main(["ask", "   "]) == 2
     assert "task is empty" in capsys.readouterr().err
