@@ -33,6 +33,7 @@ _CODE_LINE = re.compile(
 #: Lines no person writes as prose: a control character (ESC, BEL, NUL...; tab aside) or only brackets and
 #: separators (``}}}``, ``)``). They count as code, so a text holding one is checked (and refused) whole
 #: instead of having that line dropped as prose.
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 _NOT_PROSE = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]|^\s*[()\[\]{},;:]+\s*$")
 _REQUEST = re.compile(r"^\s*(?:curl\s.*)?\b(?:GET|POST|PUT|PATCH|DELETE|HEAD|OPTIONS)\s+\S*/", re.IGNORECASE)
 #: Texts longer than this (characters) skip the line-by-line prose scan, which parses every line.
@@ -334,7 +335,9 @@ def extract(text: str) -> Extraction:
         return Extraction(code=cleaned, calls=[cleaned], format="code")
     code, prose, parsed = _prose_code(unescape(text) if "\n" not in text and "\\n" in text else text)
     one_broken_line = bool(code) and "\n" not in code and not _python_parses(code)
-    if (not code and not parsed) or one_broken_line:  # no code (or a sentence): calls inside sentences
+    # no code (or a sentence): calls inside sentences; never from a text holding a control character,
+    # which no sentence has (the call beside it would be checked without it, and pass)
+    if ((not code and not parsed) or one_broken_line) and not _CONTROL.search(text):
         found = embedded_calls(text)
         if found:
             return Extraction(code="\n".join(found), explanation=text.strip(), calls=found, format="prose")

@@ -145,19 +145,22 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(verdict.to_dict(), ensure_ascii=False))
     else:
-        _print_panel(verdict)
+        _print_panel(verdict, code)
     return EXIT.get(verdict.kind, 1)
 
 
-def _print_panel(verdict) -> None:
+def _print_panel(verdict, code: str = "") -> None:
+    """The verdict as a rich panel; without an api_call (unparseable, no_call) the code under review is shown
+    in its place (first 300 characters), control characters as visible escapes (textsafe.safe_text)."""
     from rich.panel import Panel  # deferred: rich; --help stays fast
     from rich.text import Text  # deferred: rich; --help stays fast
 
     from gorilla_tui.cli.console import make_console  # deferred: rich; --help stays fast
 
     body = Text()
-    body.append("call: ", style="bold")
-    body.append(safe_text(f"{verdict.api_call or '-'}") + "\n")
+    shown = verdict.api_call or code.strip()[:300]
+    body.append("call: " if verdict.api_call or not shown else "code: ", style="bold")
+    body.append(safe_text(shown or "-") + "\n")
     if verdict.matched is not None:
         d = verdict.matched
         label = "matched" if verdict.kind == "valid" else "closest"
