@@ -135,8 +135,7 @@ def response_line(task: EvalTask, proposal: Proposal, info: RunInfo) -> dict[str
         "api_call": call,
         "verdict": proposal.verdict.kind,
         "hits": [
-            [h.doc.call.strip(), round(h.score, 3)]
-            + ([] if h.lm_score is None else [round(h.lm_score, 3)])
+            [h.doc.call.strip(), round(h.score, 3)] + ([] if h.lm_score is None else [round(h.lm_score, 3)])
             for h in proposal.hits
         ],
         "timings": {k: round(v, 3) for k, v in proposal.timings.items()},
