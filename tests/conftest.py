@@ -1,9 +1,11 @@
 """Shared fixtures: every test gets its own GORILLA_TUI_HOME; the small API pool of tests/data/pool; the real
 APIBench and APIZoo data from ../shared.
 
-Tiers: tests that need ../shared (the `apibench` or `apizoo` fixture, directly or through another fixture,
-or a file under tests/apibench/) get the `apibench` marker here; `pytest -m "not apibench"` runs the rest,
-which needs nothing outside the repository. Both run by default.
+Tiers: every test that needs ../shared (the `apibench` or `apizoo` fixture, directly or through another
+fixture, or the SHARED/APIBENCH/APIZOO paths) lives in tests/apibench/ and gets the `apibench` marker here;
+collection fails on such a test anywhere else (tests/unit/test_tiers.py checks the paths). tests/unit,
+tests/cli and tests/tui need nothing outside the repository (`pytest -m "not apibench"` runs them). Both
+tiers run by default.
 """
 
 from __future__ import annotations
@@ -37,12 +39,24 @@ pytest_plugins: list[str] = ["fixtures_model"]
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """Mark every test that reads ../shared (see the module docstring) with `apibench`."""
+    """Mark every test under tests/apibench/ with `apibench`.
+
+    Raises:
+        pytest.UsageError: a test outside tests/apibench/ uses the `apibench` or `apizoo` fixture, directly
+            or through another fixture (it needs ../shared: it belongs in tests/apibench/).
+    """
     folder = REPO / "tests" / "apibench"
+    misplaced = []
     for item in items:
         needs = {"apibench", "apizoo"} & set(getattr(item, "fixturenames", ()))
-        if needs or folder in Path(str(item.fspath)).parents:
+        if folder in Path(str(item.fspath)).parents:
             item.add_marker(pytest.mark.apibench)
+        elif needs:
+            misplaced.append(f"{item.nodeid} ({', '.join(sorted(needs))})")
+    if misplaced:
+        raise pytest.UsageError(
+            "tests outside tests/apibench/ need ../shared; move them there: " + "; ".join(misplaced[:5])
+        )
 
 
 @pytest.fixture(scope="session")

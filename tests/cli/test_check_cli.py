@@ -5,6 +5,7 @@ from __future__ import annotations
 import io
 import json
 import subprocess
+from pathlib import Path
 
 import pytest
 
@@ -12,8 +13,9 @@ from gorilla_tui.cli import main
 
 
 @pytest.fixture
-def pool(apibench):
-    return str(apibench / "api" / "torchhub_api.jsonl")
+def pool():
+    """The small pool's Torch Hub docs (tests/data/pool, APIBench JSONL)."""
+    return str(Path(__file__).resolve().parents[1] / "data" / "pool" / "torchhub_api.jsonl")
 
 
 def test_valid_call_json(pool, capsys):
@@ -112,10 +114,3 @@ def test_json_verdicts_of_hostile_input_stay_json(pool, capsys, monkeypatch):
     monkeypatch.setattr("sys.stdin", stdin)
     assert main(["check", "-", "--pool", pool, "--json"]) == 1  # not UTF-8: replaced, still a verdict
     assert json.loads(capsys.readouterr().out)["verdict"] == "wrong_args"
-
-
-def test_helper_call_panel(pool, capsys):
-    call = "torch.hub.load('NVIDIA/DeepLearningExamples:torchhub', 'nvidia_convnets_processing_utils')"
-    assert main(["check", call, "--pool", pool]) == 1
-    out = capsys.readouterr().out
-    assert "pre-processing helper" in out and "nvidia_resnet50" in out and "tacotron" not in out

@@ -17,16 +17,19 @@ import pytest
 from gorilla_tui.cli import main
 from gorilla_tui.paths import get_paths
 
+SMALL_POOL = Path(__file__).resolve().parents[1] / "data" / "pool"
+
 VALID = (
-    "import torch\nmodel = torch.hub.load('pytorch/vision', 'resnet18', pretrained=True)\nprint('loaded')\n"
+    "import torch\nmodel = torch.hub.load('pytorch/vision', 'resnet50', pretrained=True)\nprint('loaded')\n"
 )
 NOT_VALID = "import os\nprint('ran as', os.getuid())\n"
 
 
 @pytest.fixture()
-def index(apibench: Path, gorilla_home: Path) -> Path:
-    """A real BM25 index of the APIBench Torch Hub pool in this test's GORILLA_TUI_HOME."""
-    assert main(["index", "--refresh", "--only", "torchhub", "--from", str(apibench)]) == 0
+def index(gorilla_home: Path) -> Path:
+    """A real BM25 index of the small pool's Torch Hub docs (tests/data/pool) in this test's
+    GORILLA_TUI_HOME, built by `index --refresh --from`."""
+    assert main(["index", "--refresh", "--only", "torchhub", "--from", str(SMALL_POOL)]) == 0
     return gorilla_home
 
 
@@ -261,7 +264,7 @@ def test_escape_sequences_in_code_and_output_are_shown_not_interpreted(
 
 
 def test_hostile_doc_fields_and_bracketed_source_paths_are_shown_not_interpreted(
-    apibench: Path, tmp_path: Path, capsys, monkeypatch
+    tmp_path: Path, capsys, monkeypatch
 ) -> None:
     # finding 4: an OSC 52 in a doc's description set the clipboard when `search` printed it; a source
     # path holding "[/x]" crashed `index --refresh` and `index --status` with MarkupError
@@ -275,7 +278,7 @@ def test_hostile_doc_fields_and_bracketed_source_paths_are_shown_not_interpreted
         "description": f"ship a customer order {CLEAR}[bold]loud[/bold] [/x]",
     }
     (folder / "evil.jsonl").write_text(json.dumps(doc) + "\n")
-    refresh = ["index", "--refresh", "--only", "torchhub", "--from", str(apibench), "--source"]
+    refresh = ["index", "--refresh", "--only", "torchhub", "--from", str(SMALL_POOL), "--source"]
     assert main([*refresh, str(folder / "evil.jsonl")]) == 0
     assert main(["index", "--status"]) == 0
     assert main(["search", "ship the customer order", "--hub", "evil", "-k", "1"]) == 0

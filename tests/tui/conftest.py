@@ -1,12 +1,14 @@
-"""Fixtures of the TUI tests: the real Torch Hub API pool (APIBench) as an index, and an app factory that
-goes through create_app with the real Pipeline and a ScriptedBackend."""
+"""Fixtures of the TUI tests: the Torch Hub docs of the small pool (tests/data/pool) as an index, and an app
+factory that goes through create_app with the real Pipeline and a ScriptedBackend.
+
+tests/apibench/conftest.py imports the same factory; there `torchhub_index` is the real Torch Hub pool of
+APIBench (tests/fixtures_model.py)."""
 
 from __future__ import annotations
 
 import io
 import time
 from collections.abc import Callable
-from pathlib import Path
 
 import pytest
 from rich.console import Console
@@ -16,6 +18,7 @@ from gorilla_tui.model.scripted import ScriptedBackend
 from gorilla_tui.pool.doc import ApiDoc, load_jsonl
 from gorilla_tui.retrieve.index import ApiIndex
 from gorilla_tui.tui.app import GorillaApp, create_app
+from tests.conftest import SMALL_POOL
 
 #: A task whose BM25 hits on Torch Hub are the PyTorchVideo models, and the valid call the script answers.
 VIDEO_TASK = "classify the actions in short video clips"
@@ -33,9 +36,10 @@ WRONG_ARGS_CALL = (
 
 
 @pytest.fixture(scope="session")
-def torchhub_docs(apibench: Path) -> list[ApiDoc]:
-    """The real Torch Hub API pool of APIBench (94 docs)."""
-    return load_jsonl(apibench / "api" / "torchhub_api.jsonl", "torchhub").docs
+def torchhub_docs() -> list[ApiDoc]:
+    """The Torch Hub docs of the small pool (8: PyTorchVideo, torchvision, MEAL V2, YOLOv5, Silero, and
+    one NVIDIA entry whose api_call does not parse)."""
+    return load_jsonl(SMALL_POOL / "torchhub_api.jsonl", "torchhub").docs
 
 
 @pytest.fixture(scope="session")

@@ -21,29 +21,6 @@ from tests.tui.conftest import HALLUCINATED_CALL, VALID_CALL, VIDEO_TASK, WRONG_
 SIZE = (120, 36)
 
 
-async def test_ask_shows_hits_streamed_tokens_and_verdict(make_app, torchhub_index):
-    app = make_app([" " + VALID_CALL], delay=0.01)
-    async with app.run_test(size=SIZE) as pilot:
-        await ask(pilot, VIDEO_TASK, type_it=True)
-        main = app.main
-        expected = [h.doc.id for h in torchhub_index.search(VIDEO_TASK, k=5)]
-        assert [h.doc.id for h in main.query_one("#hits").hits] == expected
-        table = main.query_one("#hits-table", DataTable)
-        assert table.row_count == len(expected)
-        # every streamed piece reached the panel, in order
-        assert main.query_one("#proposal").streamed_text == " " + VALID_CALL
-        assert main.proposal.verdict.kind == "valid"
-        assert main.query_one("#verdict").verdict.kind == "valid"
-        assert main.query_one("#badge").has_class("-valid")
-        assert main.query_one("#code", TextArea).text == VALID_CALL
-        assert main.query_one("#code", TextArea).language == "python"
-        # the matched-API card names the matched doc
-        assert main.proposal.verdict.matched.id == "torchhub:77"
-        card = str(main.query_one("#card").render())
-        assert card  # rendered
-        assert "answered: valid" in main.query_one("#status").fields["state"]
-
-
 async def test_history_records_task_and_proposal(make_app):
     app = make_app([" " + VALID_CALL])
     async with app.run_test(size=SIZE) as pilot:

@@ -107,24 +107,6 @@ async def test_first_launch_offline_builds_at_once_without_a_dialog(gorilla_home
         assert hits[0].doc.api_name.startswith("json.")
 
 
-async def test_first_launch_builds_the_sources_of_a_configured_mirror(apibench, gorilla_home, tmp_path):
-    """`mirrors` in config.toml names a local folder: its sources are built on first launch (no network)."""
-    from gorilla_tui.model.scripted import ScriptedBackend
-
-    mirror = tmp_path / "api"
-    mirror.mkdir()
-    (mirror / "torchhub_api.jsonl").symlink_to(apibench / "api" / "torchhub_api.jsonl")
-    settings = Settings(mirrors=[str(mirror)])
-    app = create_app(settings, backend=ScriptedBackend([" x"]), show_timings=False)
-    async with app.run_test(size=SIZE) as pilot:
-        await wait_for(pilot, lambda: app.first_launch is not None, timeout=120)
-        assert app.screen is app.main
-        assert {"torchhub", "python-env"} <= set(app.session.index.sources)
-        assert [name for name, _ in app.first_launch.missing] == ["huggingface", "tensorflowhub", "apizoo"]
-        assert not app.first_launch.network
-        assert "torchhub" in app.main.query_one("#status").fields["index"]
-
-
 async def test_f8_with_an_unusable_folder_shows_the_error(torchhub_index, tmp_path):
     from gorilla_tui.model.scripted import ScriptedBackend
 

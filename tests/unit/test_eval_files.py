@@ -13,8 +13,6 @@ import pytest
 from gorilla_tui.errors import GorillaError, UsageError
 from gorilla_tui.evaluate import run as evalrun
 from gorilla_tui.evaluate.score import resolve_file
-from gorilla_tui.pool.doc import is_question_set, load_paths
-from gorilla_tui.pool.sources import FetchContext, fetch, load_manifests
 
 INFO = evalrun.RunInfo("torchhub", "bm25", "select", "gemma3-270m", 5, "likelihood")
 
@@ -48,37 +46,6 @@ def test_a_lone_partial_first_answer_is_repaired_not_refused(tmp_path: Path) -> 
     f.write_text('{"question_id": 1, "te', encoding="utf-8")
     assert evalrun.load_answers(f, INFO)[0] == {}
     assert f.read_text(encoding="utf-8") == ""
-
-
-def test_question_sets_are_never_loaded_as_docs(apibench: Path) -> None:
-    for name in (
-        "torchhub_eval.json",
-        "tensorflow_eval.json",
-        "huggingface_eval.json",
-        "torchhub_train.json",
-    ):
-        assert is_question_set(apibench / "eval" / name)
-    assert not is_question_set(apibench / "api" / "torchhub_api.jsonl")
-    result = load_paths([apibench / "eval"], "mine")
-    assert result.docs == [] and len(result.diagnostics) == 4
-    assert all(d.severity == "skipped" and "not indexed" in d.message for d in result.diagnostics)
-    zoo = next(m for m in load_manifests() if m.name == "apizoo")  # files = ["*.json"]
-    load = fetch(zoo, FetchContext(mirrors=[apibench / "eval"]))
-    assert load.result.docs == []
-
-
-def test_refresh_source_of_an_eval_set_is_refused(apibench: Path, capsys) -> None:
-    from gorilla_tui.cli import main
-    from gorilla_tui.retrieve.index import ApiIndex
-
-    assert main(["index", "--refresh", "--from", str(apibench), "--only", "torchhub"]) == 0
-    before = ApiIndex.load()
-    capsys.readouterr()
-    rc = main(["index", "--refresh", "--from", str(apibench), "--only", "torchhub", "--source",
-               str(apibench / "eval" / "torchhub_eval.json")])  # fmt: skip
-    err = capsys.readouterr().err
-    assert rc == 2 and "question set" in err and "not indexed" in err and len(err.strip().splitlines()) == 1
-    assert ApiIndex.load().path == before.path  # the previous index still answers
 
 
 def test_an_offline_hub_fails_fast_without_retries(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:

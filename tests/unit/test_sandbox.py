@@ -15,7 +15,7 @@ import pytest
 import gorilla_tui
 from gorilla_tui.paths import get_paths
 from gorilla_tui.sandbox import cgroups
-from gorilla_tui.sandbox.requirements import missing_package, pip_requirements
+from gorilla_tui.sandbox.requirements import pip_requirements
 from gorilla_tui.sandbox.runner import (
     IsolationError,
     Limits,
@@ -415,20 +415,6 @@ def test_run_code_streams_lines_and_removes_the_sandbox_dir(tmp_path: Path) -> N
     assert result.exit_status == 3 and not result.ok
     assert [x for x in lines if x[0] == "stdout"] == [("stdout", "a"), ("stdout", "c")]
     assert ("stderr", "b") in lines and not result.workdir.exists()
-
-
-def test_missing_package_reports_the_pip_line_from_the_doc(tmp_path: Path, apibench: Path) -> None:
-    from gorilla_tui.pool.doc import load_jsonl
-
-    docs = load_jsonl(apibench / "api" / "tensorflowhub_api.jsonl", "tensorflowhub").docs
-    doc = next(d for d in docs if any("tensorflow_hub" in r for r in d.env_requirements))
-    result, _ = sandbox("import gorilla_surely_missing_module_xyz\n", tmp_path)
-    missing = missing_package(result, doc)
-    assert missing is not None and missing.module == "gorilla_surely_missing_module_xyz" and missing.from_doc
-    assert missing.pip_line.startswith("pip install ") and "tensorflow-hub" in missing.pip_line
-    guessed = missing_package("ModuleNotFoundError: No module named 'cv2'", None)
-    assert guessed is not None and guessed.pip_line == "pip install opencv-python" and not guessed.from_doc
-    assert missing_package(result.output.replace("ModuleNotFound", "Value"), doc) is None
 
 
 def test_pip_requirements_normalise_apibench_shapes() -> None:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 
 import pytest
@@ -51,90 +50,12 @@ def test_bad_manifests_are_usage_errors() -> None:
         parse_manifest({"name": "x", "files": ["a"], "remote": {"type": "ftp"}}, "index/x.toml")
 
 
-def _fake_hf_cache(root: Path, apibench: Path, files: list[str]) -> Path:
-    """The layout huggingface_hub uses: datasets--OWNER--NAME/{refs/main, snapshots/<commit>/<file>}."""
-    repo = root / "datasets--gorilla-llm--APIBench"
-    commit = "0123456789abcdef0123456789abcdef01234567"
-    (repo / "refs").mkdir(parents=True)
-    (repo / "refs" / "main").write_text(commit)
-    snap = repo / "snapshots" / commit
-    snap.mkdir(parents=True)
-    for f in files:
-        shutil.copy(apibench / "api" / f, snap / f)
-    return root
-
-
-def test_hf_hub_download_from_local_cache(
-    apibench: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    from huggingface_hub import constants
-
-    cache = _fake_hf_cache(tmp_path / "hf", apibench, ["torchhub_api.jsonl"])
-    monkeypatch.setattr(constants, "HF_HUB_CACHE", str(cache))
-    monkeypatch.setattr(constants, "HF_HUB_OFFLINE", True)
-    ms = _manifests()
-    ctx = FetchContext()
-    load = fetch(ms["torchhub"], ctx)
-    assert load.status == "ok", load.message
-    assert load.origin == "hf://datasets/gorilla-llm/APIBench"
-    assert load.files[0].startswith(str(cache)) and len(load.result.docs) == 94 and load.result.flagged == 7
-    # not in the cache and HF_HUB_OFFLINE: a clean one-line "unreachable" naming each source's own file
-    missing = fetch(ms["huggingface"], ctx)
-    assert missing.status == "unreachable" and "\n" not in missing.message
-    assert "gorilla-llm/APIBench/huggingface_api.jsonl" in missing.message
-    assert "offline (HF_HUB_OFFLINE=1)" in missing.message and "--from DIR" in missing.message
-    tf = fetch(ms["tensorflowhub"], ctx)
-    assert "tensorflowhub_api.jsonl" in tf.message and "huggingface_api.jsonl" not in tf.message
-
-
-def test_unreachable_hub_fails_fast_per_source(
-    apibench: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
-) -> None:
-    """No network (a closed local port as the hub endpoint): one probe, then every hub file is looked up in
-    the local cache only, without huggingface_hub's 5 retries; each row names its own file and --from."""
-    from huggingface_hub import constants
-    from huggingface_hub.utils import get_session
-
-    cache = _fake_hf_cache(tmp_path / "hf", apibench, ["torchhub_api.jsonl"])
-    monkeypatch.setattr(constants, "HF_HUB_CACHE", str(cache))
-    monkeypatch.setattr(constants, "HF_HUB_OFFLINE", False)
-    monkeypatch.setattr(constants, "ENDPOINT", "http://127.0.0.1:9")  # discard port: connection refused
-    probes = []
-    session = get_session()
-    real_head = session.head
-    monkeypatch.setattr(session, "head", lambda *a, **kw: probes.append(a) or real_head(*a, **kw))
-    ms = _manifests()
-    ctx = FetchContext()
-    loads = {h: fetch(ms[h], ctx) for h in ("huggingface", "tensorflowhub", "torchhub")}
-    assert len(probes) == 1 and ctx.hub_error and ctx.hub_error.startswith("network unreachable")
-    assert loads["torchhub"].status == "ok" and len(loads["torchhub"].result.docs) == 94  # from the cache
-    for hub in ("huggingface", "tensorflowhub"):
-        msg = loads[hub].message
-        assert loads[hub].status == "unreachable" and f"APIBench/{hub}_api.jsonl" in msg
-        assert msg.count("_api.jsonl") == 1 and "--from DIR" in msg and "\n" not in msg
-    assert "Retry" not in caplog.text
-
-
 def test_clip_cuts_at_a_word_boundary() -> None:
     text = "Cannot reach https://huggingface.co/api/datasets: offline mode is enabled " * 4
     out = clip(text, 160)
     assert len(out) <= 160 and out.endswith("...") and text.startswith(out[:-3])
     assert out[:-3].split()[-1] in text.split()  # the last word is whole
     assert clip("short\nline") == "short line"
-
-
-def test_mirror_lookup_and_not_in_mirror(apibench: Path, apizoo: Path) -> None:
-    ms = _manifests()
-    shared = apibench.parent
-    for name, n in HUBS.items():  # found through mirror_subdirs (apibench/api) of the shared root
-        load = fetch(ms[name], FetchContext(mirrors=[shared]))
-        assert load.status == "ok" and len(load.result.docs) == n
-    zoo = fetch(ms["apizoo"], FetchContext(mirrors=[apibench / "api", apizoo]))
-    assert zoo.status == "ok" and any(f.endswith("KubernetesAPI.JSON") for f in zoo.files)
-    absent = fetch(ms["torchhub"], FetchContext(mirrors=[apizoo]))
-    assert absent.status == "not in mirror" and "torchhub_api.jsonl" in absent.message
-    nowhere = fetch(ms["apizoo"], FetchContext())
-    assert nowhere.status == "unreachable" and "--from" in nowhere.message
 
 
 def test_user_source_named_after_stem(tmp_path: Path) -> None:
