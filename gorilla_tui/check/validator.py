@@ -22,192 +22,36 @@ Every non-valid verdict carries a reason code (types.REASONS).
 
 from __future__ import annotations
 
-import ast
 import builtins
 import dataclasses
-import re
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
 
-from gorilla_tui.check.callsite import CallSite, Scan, nesting_error, scan
+from gorilla_tui.check.callsite import CallSite, Scan, scan
 from gorilla_tui.check.extract import extract
 from gorilla_tui.check.imports import missing_required, resolve_calls
-from gorilla_tui.check.rest import RestTable, http_method, path_of, request_lines
-from gorilla_tui.check.signature import (
-    ABSENT,
-    SLOT,
-    UNQUOTED,
-    UNQUOTED_ID,
-    Requirement,
-    bind,
-    canonical,
-    family,
-    key,
-    primary_call,
-    requirement,
-)
-from gorilla_tui.check.suggest import dice, nearest, similarity
+from gorilla_tui.check.pool_index import NEAR_MISS, PoolEntry, PoolIndex, helper_loaded
+from gorilla_tui.check.rest import http_method, path_of, request_lines
+from gorilla_tui.check.signature import ABSENT, UNQUOTED, UNQUOTED_ID, bind, canonical, family, key
+from gorilla_tui.check.suggest import dice, similarity
+from gorilla_tui.check.verdicts import RANK, call_row, python_error, worst
 from gorilla_tui.pool.doc import ApiDoc
-from gorilla_tui.pool.pyenv import SOURCE as PYENV
-from gorilla_tui.types import CallVerdict, Verdict, VerdictKind
+from gorilla_tui.types import CallVerdict, Verdict
+
+#: Importable from here too (callers and tests used them before the split).
+__all__ = ["NEAR_MISS", "PoolEntry", "PoolIndex", "Validator", "python_error", "validate"]
 
 _BUILTINS = frozenset(dir(builtins))
-_SIGNATURE_ARG = re.compile(r"(?<=[(,])(\s*)(\w+)\s*:\s*[\w.\[\]| ]+?(?=\s*[,)=])")
-_BARE_PLACEHOLDER = re.compile(r"(?<=[(,\s])\{\w*\}")
 
 
-@dataclass(frozen=True)
-class PoolEntry:
-    """One indexed pool doc: the doc and the Requirement of its primary call."""
+class Validator(PoolIndex):
+    """Checks code against an API pool (the verdict rule of the module docstring). Building it indexes the
+    pool once (PoolIndex, ~1 ms per 100 docs); check() is then a tree-sitter parse plus dict lookups
+    (thousands of responses per second per core, see docs/benchmarks.md). Thread-safe for concurrent
+    check() calls after construction.
 
-    doc: ApiDoc
-    req: Requirement
-
-
-@dataclass
-class _CalleeTable:
-    """Entries of one callee: exact entries by (slot names) -> (values) -> first entry; others in a list."""
-
-    entries: list[PoolEntry] = field(default_factory=list)
-    exact: dict[tuple[str, ...], dict[tuple[str | None, ...], list[PoolEntry]]] = field(default_factory=dict)
-    loose: list[PoolEntry] = field(default_factory=list)
-
-
-def _repair(api_call: str) -> str:
-    """Pool api_call text made parseable where the intent is clear: a trailing "." removed, signature-style
-    arguments (``id: str``) and bare ``{placeholders}`` turned into any-value slots."""
-    text = api_call.strip().rstrip(".;").strip()
-    text = _SIGNATURE_ARG.sub(lambda m: f"{m.group(1)}{m.group(2)}={SLOT}", text)
-    return _BARE_PLACEHOLDER.sub(SLOT, text)
-
-
-class Validator:
-    """Checks code against an API pool. Building it indexes the pool once (~1 ms per 100 docs); check() is
-    then a tree-sitter parse plus dict lookups (thousands of responses per second per core, see
-    docs/benchmarks.md). Thread-safe for concurrent check() calls after construction.
-
-    Attributes: entries (indexed python docs), rest (REST templates), skipped ("id: reason" for pool docs
-    that could not be indexed, e.g. shell lines; reported, never raised).
+    Attributes: those of PoolIndex (entries, rest, skipped: "id: reason" for pool docs that could not be
+    indexed, e.g. shell lines; reported, never raised).
     """
-
-    def __init__(self, pool: Sequence[ApiDoc]) -> None:
-        self.tables: dict[str, _CalleeTable] = {}
-        self.entries: list[PoolEntry] = []
-        self.skipped: list[str] = []
-        self.rest = RestTable([d for d in pool if d.kind == "rest"])
-        for doc in pool:
-            if doc.kind == "rest":
-                continue
-            entry, reason = self._entry(doc)
-            if entry is None:
-                self.skipped.append(f"{doc.id}: {reason}")
-                continue
-            self.entries.append(entry)
-            table = self.tables.setdefault(entry.req.callee, _CalleeTable())
-            table.entries.append(entry)
-            if entry.req.exact:
-                names = tuple(s for s, _ in entry.req.slots)
-                values = tuple(v for _, v in entry.req.slots)
-                table.exact.setdefault(names, {}).setdefault(values, []).append(entry)
-            else:
-                table.loose.append(entry)
-        self.callees = list(self.tables)
-        self.roots = {c.split(".")[0].split("(")[0] for c in self.callees}
-        self.methods = {c.rsplit(".", 1)[-1] for c in self.callees if "." in c}
-        #: callees with at least one entry outside python-env (APIBench hubs, APIZoo, user docs)
-        self.api_callees = {
-            c for c, t in self.tables.items() if any(e.doc.source != PYENV for e in t.entries)
-        }
-        self.api_roots = {c.split(".")[0].split("(")[0] for c in self.api_callees}
-        #: model id -> first entry of a ``*.from_pretrained`` callee: a tokenizer, processor or scheduler
-        #: class loading a pool model's repo (``EulerDiscreteScheduler.from_pretrained(id)``) matches it
-        self.pretrained: dict[str, PoolEntry] = {}
-        for e in self.entries:
-            if e.req.callee.endswith(".from_pretrained") and e.req.slots and e.req.slots[0][1]:
-                self.pretrained.setdefault(str(e.req.slots[0][1]), e)
-        #: tasks of the pool's pipeline entries: ``pipeline(task, model=id)`` of a pool model id loaded
-        #: there through a class (``Wav2Vec2ForCTC.from_pretrained(id)``) matches that entry
-        self.tasks = {
-            str(v) for e in self.entries if e.req.callee == "pipeline" for k, v in e.req.slots if k == "task"
-        }
-        #: torch.hub.load repos of the pool (a wrong model of a pool repo: unknown_model, else unknown_repo)
-        self.repos = {
-            str(v)
-            for e in self.entries
-            if e.req.callee == "torch.hub.load"
-            for k, v in e.req.slots
-            if k == "repo_or_dir"
-        }
-        self._by_root: dict[str, list[str]] = {}
-        for c in self.callees:
-            self._by_root.setdefault(c.split(".")[0].split("(")[0], []).append(c)
-        #: identifying values of the fixed families' entries (model ids, repos, handles; not pipeline tasks):
-        #: an unknown callee given one of them is a wrong loader (``torch.load('pytorch/vision', ...)``)
-        self.identities = {
-            v
-            for e in self.entries
-            if family(e.req.callee)
-            for slot, v in e.req.slots
-            if v and v != ABSENT and slot != "task" and len(v) >= 3
-        }
-
-    @staticmethod
-    def _entry(doc: ApiDoc) -> tuple[PoolEntry | None, str]:
-        result = scan(doc.call)
-        if result.errors:
-            result = scan(_repair(doc.call))
-        if result.errors:
-            return None, f"not valid Python ({result.errors[0]})"
-        call = primary_call(result.calls)
-        if call is None or not call.callee:
-            return None, "no call in api_call"
-        return PoolEntry(doc, requirement(call)), ""
-
-    def key_of(self, api_call: str) -> Requirement | None:
-        """The identity (Requirement) of any api_call text, as the pool indexes it; None if it has no call."""
-        entry, _ = self._entry(ApiDoc(id="key", source="key", api_call=api_call))
-        return entry.req if entry else None
-
-    # ------------------------------------------------------------------------------------------------
-    def match(self, call: CallSite, code: str = "") -> PoolEntry | None:
-        """The pool entry a call matches (identifying arguments equal), or None. Among entries with the same
-        identity, the one whose api_call reads like `code` (or the call itself) wins, else the first."""
-        callee = canonical(call.callee)
-        table = self.tables.get(callee)
-        if table is None:
-            return None
-        bound = bind(call, family(callee) or ())
-        hits = _lookup(table, bound)
-        repo = bound.get("repo_or_dir", "")
-        if not hits and callee == "torch.hub.load" and ":" in repo:
-            # "owner/repo[:ref]" (pytorch.org/docs/stable/hub.html): a branch or tag of a pool repo is that
-            # repo, unless the pool names the ref itself ('NVIDIA/DeepLearningExamples:torchhub')
-            hits = _lookup(table, {**bound, "repo_or_dir": repo.split(":", 1)[0]})
-        if not hits:
-            return self.companion(call)
-        if len(hits) > 1:
-            for form in (str.strip, _squeeze):
-                for text in (code, call.text):
-                    same = form(text)
-                    for entry in hits:
-                        if form(entry.doc.api_call) == same:
-                            return entry
-        return hits[0] if hits else None
-
-    def companion(self, call: CallSite) -> PoolEntry | None:
-        """For a ``*.from_pretrained`` call of any class, or a ``pipeline(task, model=id)`` of a pool task,
-        whose model id is a pool entry's id (loaded there by another class: a tokenizer, processor or
-        scheduler of that repo, or ``Wav2Vec2ForCTC``), that entry; else None. The
-        paper's Hugging Face match compares the model id, not the class (arXiv 2305.15334, section 4)."""
-        callee = canonical(call.callee)
-        if callee == "pipeline":  # same repo, loaded by the pipeline of a pool task
-            bound = bind(call, family(callee) or ())
-            model, task = bound.get("model"), bound.get("task")
-            return self.pretrained.get(model) if model and task in self.tasks else None
-        if not callee.endswith(".from_pretrained"):
-            return None
-        value = bind(call, family(callee) or ()).get("pretrained_model_name_or_path")
-        return self.pretrained.get(value) if value else None
 
     def _did_you_mean(self, call: CallSite) -> Verdict:
         callee = canonical(call.callee)
@@ -232,7 +76,7 @@ class Validator:
         )
         ranked = [e for _, _, e in scored]
         notes = []
-        helper = _helper(callee, bound, entries)
+        helper = helper_loaded(callee, bound, entries)
         if helper is not None:  # Gorilla's "helper returned instead of the model" error
             value, users = helper
             notes.append(
@@ -279,27 +123,6 @@ class Validator:
             return False
         return root in assigned
 
-    def _chain_near_miss(self, callee: str) -> bool:
-        """True when a chained callee (``a.b().c``) is no method on a pool call's result but is a near-miss
-        (difflib ratio >= NEAR_MISS) of a pool call chain of the same root."""
-        cuts = [i for i in range(len(callee)) if callee.startswith("()", i)]
-        if any(callee[:i] in self.tables for i in cuts):  # .execute() on service.users().get(...)
-            return False
-        root = callee.split(".")[0]
-        chains = [c for c in self._by_root.get(root, ()) if "()" in c and c in self.api_callees]
-        return any(similarity(callee, c) >= NEAR_MISS for c in chains)
-
-    def near_callees(self, callee: str, n: int = 3) -> list[str]:
-        """Did-you-mean callees for an unknown callee: pool callees of the same module (root) first, then
-        others of the same side (API pool vs python-env), best difflib ratio first (cutoff 0.4)."""
-        root = callee.split(".")[0]
-        same = nearest(callee, self._by_root.get(root, []), n=n, cutoff=0.4)
-        if len(same) >= n:  # the module's own callees fill the list: skip scoring all ~10k (issue 20)
-            return same[:n]
-        side = self.api_callees if root not in self.roots or root in self.api_roots else self.callees
-        others = nearest(callee, [c for c in side if c not in same], n=n, cutoff=0.4)
-        return (same + others)[:n]
-
     def _reaches_family(self, call: CallSite, callee: str) -> str:
         """Reason code when an unknown callee reaches a pool API family (rule 1), else "": an argument that
         is a pool model id / repo / handle (hallucination:wrong_loader), or a near-miss (difflib ratio >=
@@ -331,7 +154,7 @@ class Validator:
         for call, role, verdict in rows:
             if verdict is not None and verdict.kind == "wrong_args" and role == "pool":
                 callee = canonical(call.callee)
-                found = _helper(callee, bind(call, family(callee) or ()), self.tables[callee].entries)
+                found = helper_loaded(callee, bind(call, family(callee) or ()), self.tables[callee].entries)
                 users = {id(e.doc) for e in found[1]} if found else set()
                 model = next((m for m in models if id(m) in users), None)
                 if model is not None:
@@ -489,11 +312,11 @@ class Validator:
             if role == "pool" and verdict is not None and verdict.ok and not call.via:
                 matched_spans.append(call.span)
         rows = self._helpers(rows)
-        per_call = [_call_row(c, role, v) for c, role, v in rows]
+        per_call = [call_row(c, role, v) for c, role, v in rows]
         api = [(c, v) for c, role, v in rows if role in ("pool", "family") and v is not None]
         env = [(c, v) for c, role, v in rows if role == "python-env" and v is not None]
         if api:
-            decided = self._full(_worst(api + env, prefer=api), per_call, lazy)
+            decided = self._full(worst(api + env, prefer=api), per_call, lazy)
             decided.calls = per_call
             return decided
         for call in calls:
@@ -504,7 +327,7 @@ class Validator:
             rest = self._rest(requests, code)
             bad_env = [(c, v) for c, v in env if v.kind != "valid"]
             first = calls[0] if calls else CallSite("", (), {}, "", 1, 1)
-            decided = self._full(_worst([(first, rest), *bad_env]), per_call, lazy)
+            decided = self._full(worst([(first, rest), *bad_env]), per_call, lazy)
             decided.calls = per_call
             return decided
         others = [c for c, role, _ in rows if role == "other"]
@@ -515,7 +338,7 @@ class Validator:
                 "hallucination", call.text, None, near, [note], "hallucination:unknown_callee", per_call
             )
         if env:
-            decided = self._full(_worst(env), per_call, lazy)
+            decided = self._full(worst(env), per_call, lazy)
             decided.calls = per_call
             return decided
         note = "only incidental calls (builtins, methods of local objects)" if calls else "no call found"
@@ -537,44 +360,12 @@ class Validator:
             verdict = self.check_code(snippet)
             if verdict.kind == "valid":
                 return verdict
-            if best is None or _RANK[verdict.kind] < _RANK[best.kind]:
+            if best is None or RANK[verdict.kind] < RANK[best.kind]:
                 best = verdict
             if snippet == ex.code and verdict.kind == "unparseable":
                 break
         assert best is not None
         return best
-
-
-def _lookup(table: _CalleeTable, bound: dict[str, str]) -> list[PoolEntry]:
-    """Entries of one callee that bound arguments match: exact entries by dict lookup, else loose ones."""
-    for names, lookup in table.exact.items():
-        hits = lookup.get(tuple(bound.get(n, ABSENT) for n in names), [])
-        if hits:
-            return hits
-    return [e for e in table.loose if e.req.accepts(bound)]
-
-
-def _helper(
-    callee: str, bound: dict[str, str], entries: list[PoolEntry]
-) -> tuple[str, list[PoolEntry]] | None:
-    """For a call of a fixed family (``torch.hub.load``) whose identifying value is no pool entry's but is
-    loaded by the same callee in pool docs' example_code (``'nvidia_convnets_processing_utils'``, MiDaS
-    ``'transforms'``): (that value, the entries whose example_code loads it, those sharing the call's other
-    identifying values, e.g. the repo, first). None otherwise. Substring test first, then one regex per doc
-    that passes it; the Gorilla paper (arXiv 2305.15334) names this error: a helper returned as the model."""
-    params = family(callee) or ()
-    method = re.escape(callee.rsplit(".", 1)[-1])
-    for slot in params:
-        value = bound.get(slot)
-        if not value or len(value) < 3 or any(dict(e.req.slots).get(slot) == value for e in entries):
-            continue
-        quoted = re.compile(rf"{method}\s*\([^()]*?['\"]{re.escape(value)}['\"]")
-        users = [e for e in entries if value in e.doc.example_code and quoted.search(e.doc.example_code)]
-        if users:
-            others = [(p, bound.get(p, ABSENT)) for p in params if p != slot]
-            users.sort(key=lambda e: not all(dict(e.req.slots).get(p) == v for p, v in others))
-            return value, users
-    return None
 
 
 #: Reason code of a wrong_args verdict by the identifying slot that differs (signature.py families).
@@ -585,35 +376,6 @@ _WRONG_SLOT = {
     "handle": "wrong_args:unknown_model",
 }
 _WRONG_DEFAULT = "wrong_args:unknown_value"
-#: A callee not in the pool is a near-miss of a pool callee of the same module at this difflib ratio
-#: (``torch.load`` / ``torch.hub.load`` = 0.83; ``torch.save`` = 0.58, ``torch.no_grad`` = 0.48).
-NEAR_MISS = 0.8
-#: How bad a verdict is when code holds several calls (worst decides).
-_WORST = {"valid": 0, "wrong_args": 1, "hallucination": 2}
-
-
-def python_error(code: str) -> tuple[str, str] | None:
-    """(reason code, "line:col: message") when the running Python refuses `code`, else None.
-
-    Bracket nesting beyond CPython's limit (MAX_NESTING) is reported first without parsing; then
-    ``compile(code, "<code>", "exec", ast.PyCF_ONLY_AST, dont_inherit=True)`` (nothing is executed) gives
-    Python's own message and position (``'(' was never closed`` at the bracket). NUL bytes, lone
-    surrogates and code too deep for Python's AST construction are refused with a message too."""
-    deep = nesting_error(code)
-    if deep is not None:
-        return "unparseable:nesting_limit", deep
-    try:
-        compile(code, "<code>", "exec", ast.PyCF_ONLY_AST, dont_inherit=True)
-    except SyntaxError as e:  # IndentationError and TabError included
-        line, col = e.lineno or 1, e.offset or 1
-        return "unparseable:python_syntax", f"{line}:{col}: {e.msg}"
-    except ValueError as e:  # "source code string cannot contain null bytes"
-        return "unparseable:python_syntax", f"1:1: {e}"
-    except UnicodeError:
-        return "unparseable:python_syntax", "1:1: text holds a lone surrogate (not UTF-8 encodable)"
-    except (RecursionError, MemoryError):
-        return "unparseable:python_syntax", "1:1: too deeply nested for Python's parser"
-    return None
 
 
 #: id(cheap verdict) -> (its call, a function building the full verdict with suggestions), see _full.
@@ -625,47 +387,6 @@ def _with_near(validator: Validator, verdict: Verdict, callee: str) -> Callable[
         return dataclasses.replace(verdict, suggestions=validator.near_callees(callee))
 
     return build
-
-
-def _worst(
-    found: list[tuple[CallSite, Verdict]], prefer: list[tuple[CallSite, Verdict]] | None = None
-) -> Verdict:
-    """The worst verdict of `found` (hallucination > wrong_args > valid), the first in source order among
-    equals; a valid result is the first valid call of `prefer` (an API pool call rather than python-env)."""
-    rank = max(_WORST.get(v.kind, 0) for _, v in found)
-    if rank == 0 and prefer:
-        return prefer[0][1] if prefer[0][1].kind == "valid" else next(v for _, v in prefer if v.ok)
-    return next(v for _, v in found if _WORST.get(v.kind, 0) == rank)
-
-
-def _call_row(call: CallSite, role: str, verdict: Verdict | None) -> CallVerdict:
-    """One call's row in Verdict.calls: incidental calls and calls inside a matched pool call (role "part")
-    are not checked (kind no_call); an "other" call's
-    callee is not in the pool (hallucination:unknown_callee; it decides only when no API call does)."""
-    kind: VerdictKind = "no_call"
-    reason = ""
-    if verdict is not None:
-        kind, reason = verdict.kind, verdict.reason
-    elif role == "other":
-        kind, reason = "hallucination", "hallucination:unknown_callee"
-    return CallVerdict(
-        call=call.text if not call.via else f"{call.callee}(...) via {call.via}",
-        callee=canonical(call.callee),
-        line=call.line,
-        col=call.col,
-        role=role,
-        kind=kind,
-        reason=reason,
-        matched=verdict.matched.id if verdict is not None and verdict.matched is not None else None,
-        via=call.via,
-    )
-
-
-def _squeeze(text: str) -> str:
-    return "".join(text.split()).replace('"', "'")
-
-
-_RANK = {"valid": 0, "wrong_args": 1, "hallucination": 2, "unparseable": 3, "no_call": 4}
 
 
 def validate(code: str, pool: Sequence[ApiDoc]) -> Verdict:

@@ -1,0 +1,145 @@
+"""Reading the files of a source safely: only regular files are opened (a FIFO never blocks, /dev/zero is
+never read), reads are bounded by the source's size limit, and a binary, unreadable or empty file is a
+"skipped" diagnostic, not an error."""
+
+from __future__ import annotations
+
+import os
+import stat
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+
+from gorilla_tui.pool.apidoc import Diagnostic, LoadResult, SourceRejected
+
+#: Default size limit of one source (all its files together), in bytes; `index --refresh --max-source-mb`
+#: raises it. The largest APIBench pool (huggingface_api.jsonl) is 1.06 MB, so 64 MB is 60 times that;
+#: a 200 MB garbage file once took a refresh to 5.2 GB of memory (issue 17).
+MAX_SOURCE_BYTES = 64_000_000
+
+
+def open_regular(path: Path):
+    """Open `path` for binary reading only when it is a regular file (checked with os.stat first, so a FIFO
+    is never opened: opening one blocks until a writer comes). Raises SourceRejected or OSError."""
+    st = os.stat(path)
+    if not stat.S_ISREG(st.st_mode):
+        raise SourceRejected(f"{path}: not a regular file ({file_kind(st.st_mode)}); only files are read")
+    return open(path, "rb")  # noqa: SIM115 - the caller closes it
+
+
+def file_kind(mode: int) -> str:
+    """What a path that is not a regular file is, from its st_mode, in words ("a FIFO", "a folder"...)."""
+    kinds = (
+        (stat.S_ISFIFO, "a FIFO"),
+        (stat.S_ISCHR, "a character device"),
+        (stat.S_ISBLK, "a block device"),
+        (stat.S_ISSOCK, "a socket"),
+        (stat.S_ISDIR, "a folder"),
+    )
+    return next((name for test, name in kinds if test(mode)), "not a file")
+
+
+def too_big(what: Path | str, max_bytes: int) -> SourceRejected:
+    """The SourceRejected for a source (or file) `what` over its size limit of `max_bytes` bytes."""
+    limit = f"{max_bytes / 1e6:g} MB"
+    return SourceRejected(
+        f"{what}: more than {limit}, the size limit of one source (raise it with --max-source-mb)"
+    )
+
+
+def read_text(path: Path, result: LoadResult, max_bytes: int = MAX_SOURCE_BYTES) -> str | None:
+    """File text with a UTF-8 BOM removed, reading at most max_bytes (SourceRejected beyond: a file that
+    grew after it was measured); None (and a "skipped" diagnostic) for unreadable, binary or empty files."""
+    try:
+        with open_regular(path) as fh:
+            raw = fh.read(max_bytes + 1)
+    except OSError as e:
+        result.diagnostics.append(Diagnostic(str(path), 0, "skipped", f"cannot read: {e.strerror or e}"))
+        return None
+    if len(raw) > max_bytes:
+        raise too_big(path, max_bytes)
+    if b"\x00" in raw[:8192]:
+        result.diagnostics.append(Diagnostic(str(path), 0, "skipped", "binary file (NUL bytes), not JSON"))
+        return None
+    try:
+        text = raw.decode("utf-8-sig")
+    except UnicodeDecodeError as e:
+        result.diagnostics.append(Diagnostic(str(path), 0, "skipped", f"not UTF-8 text (byte {e.start})"))
+        return None
+    if not text.strip():
+        result.diagnostics.append(Diagnostic(str(path), 0, "skipped", "empty file"))
+        return None
+    return text
+
+
+def jsonl_lines(path: Path, result: LoadResult, max_bytes: int) -> Iterator[tuple[int, bytes]]:
+    """(1-based line number, raw line) of a JSONL file, streamed: memory holds one line, and at most
+    max_bytes are read (SourceRejected beyond). A binary (NUL bytes in the first 8 KiB), unreadable or
+    empty file yields nothing and leaves a "skipped" diagnostic."""
+    try:
+        fh = open_regular(path)
+    except OSError as e:
+        result.diagnostics.append(Diagnostic(str(path), 0, "skipped", f"cannot read: {e.strerror or e}"))
+        return
+    with fh:
+        if b"\x00" in fh.peek(8192)[:8192]:
+            result.diagnostics.append(
+                Diagnostic(str(path), 0, "skipped", "binary file (NUL bytes), not JSON")
+            )
+            return
+        left, lineno, any_text = max_bytes, 0, False
+        while True:
+            raw = fh.readline(left + 1)
+            if not raw:
+                break
+            left -= len(raw)
+            if left < 0:
+                raise too_big(path, max_bytes)
+            lineno += 1
+            if lineno == 1 and raw.startswith(b"\xef\xbb\xbf"):
+                raw = raw[3:]
+            if raw.strip():
+                any_text = True
+                yield lineno, raw
+        if not any_text:
+            result.diagnostics.append(Diagnostic(str(path), 0, "skipped", "empty file"))
+
+
+def checked_stat(path: Path) -> os.stat_result:
+    """os.stat of a doc file; SourceRejected when it is missing, unreadable or not a regular file."""
+    try:
+        st = os.stat(path)
+    except OSError as e:
+        raise SourceRejected(f"{path}: cannot read ({e.strerror or e})") from None
+    if not stat.S_ISREG(st.st_mode):
+        raise SourceRejected(f"{path}: not a regular file ({file_kind(st.st_mode)}); only files are read")
+    return st
+
+
+def doc_files(folder: Path) -> list[Path]:
+    """The doc files in a folder (*.json, *.jsonl, any case, regular files only), sorted, not recursive."""
+    return sorted(p for p in folder.iterdir() if p.suffix.lower() in (".json", ".jsonl") and _regular(p))
+
+
+def _regular(path: Path) -> bool:
+    try:
+        return stat.S_ISREG(os.stat(path).st_mode)
+    except OSError:
+        return False
+
+
+def source_files(paths: Iterable[str | Path]) -> list[Path]:
+    """The files a source reads: each path a regular file, or a folder (its doc_files). Checked with
+    os.stat, never opened. Raises SourceRejected for anything else (FIFO, device, socket, missing)."""
+    files: list[Path] = []
+    for p in map(Path, paths):
+        try:
+            st = os.stat(p)
+        except OSError as e:
+            raise SourceRejected(f"{p}: cannot read ({e.strerror or e})") from None
+        if stat.S_ISDIR(st.st_mode):
+            files.extend(doc_files(p))
+        elif stat.S_ISREG(st.st_mode):
+            files.append(p)
+        else:
+            raise SourceRejected(f"{p}: not a regular file ({file_kind(st.st_mode)}); only files are read")
+    return files

@@ -1,0 +1,184 @@
+"""What the sandbox can isolate on this machine and what the code inside may see: the namespace probe
+(unshare(1)), the isolation layers `doctor` lists, the scrubbed environment, the unprivileged uid of a run
+and the folders shown read-only inside its root (sandbox/boot.py builds that root)."""
+
+from __future__ import annotations
+
+import functools
+import os
+import random
+import re
+import shutil
+import site
+import subprocess
+import sys
+import sysconfig
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+from gorilla_tui.sandbox import cgroups
+from gorilla_tui.sandbox.limits import Limits
+
+#: System folders shown read-only inside the sandbox (symlinks, as on merged-/usr systems, are copied).
+SYSTEM_DIRS = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc")
+
+
+#: Environment variables passed through (names or prefixes ending in "_"); everything else is dropped.
+ENV_ALLOW = ("PATH", "LANG", "LANGUAGE", "TERM", "TZ", "COLUMNS", "LINES", "NO_COLOR", "LC_")
+
+
+#: Names that look like secrets are dropped even when allowed above (tokens, keys, passwords, cloud creds).
+SECRET_NAME = re.compile(
+    r"TOKEN|KEY|SECRET|PASSW|CREDENTIAL|AUTH|COOKIE|SESSION|PRIVATE|CERT|"
+    r"^(AWS|AZURE|GOOGLE|GCP|GCLOUD|HF|HUGGING|OPENAI|ANTHROPIC|GITHUB|GH|GITLAB|NPM|PYPI|TWINE|DOCKER|SSH|GPG)_",
+    re.IGNORECASE,
+)
+
+
+@dataclass(frozen=True)
+class Isolation:
+    """What this machine allows: mode "namespaces" (new PID, mount and network namespaces via unshare(1),
+    as root or through a user namespace) or "none"; prefix: the unshare command to put first; reason: one
+    line saying what is there, or what is missing."""
+
+    mode: str
+    prefix: tuple[str, ...]
+    reason: str
+
+
+@functools.lru_cache(maxsize=1)
+def probe_isolation() -> Isolation:
+    """Check once per process whether `unshare --net --mount --pid` works here (costs ~30 ms)."""
+    if not sys.platform.startswith("linux"):
+        return Isolation("none", (), f"namespaces are Linux-only (this is {sys.platform})")
+    unshare = shutil.which("unshare")
+    if not unshare:
+        return Isolation("none", (), "unshare(1) (util-linux) is not on PATH")
+    flags = ["--net", "--mount", "--pid", "--fork", "--kill-child", "--mount-proc"]
+    if os.geteuid() != 0:
+        flags = ["--user", "--map-root-user", *flags]
+    prefix = (unshare, *flags, "--")
+    try:
+        r = subprocess.run(
+            [*prefix, sys.executable, "-I", "-S", "-c", "pass"], capture_output=True, timeout=10
+        )
+    except (OSError, subprocess.TimeoutExpired) as e:
+        return Isolation("none", (), f"unshare failed: {e}")
+    if r.returncode != 0:
+        why = r.stderr.decode(errors="replace").strip().splitlines()[-1:] or ["unknown error"]
+        return Isolation("none", (), f"namespaces not permitted here: {why[0]}")
+    return Isolation("namespaces", prefix, "new PID, mount and network namespaces")
+
+
+def isolation_layers() -> dict[str, str]:
+    """The isolation layers this machine allows, one line each (for `doctor`): namespaces, root (what the
+    code sees), cgroups, tmpfs (size of the writable space), no_new_privs, uid, parent_death."""
+    iso, cg = probe_isolation(), cgroups.probe_cgroups()
+    ns = iso.mode == "namespaces"
+    limits = Limits()
+    nnp = _libc_prctl(39) >= 0  # PR_GET_NO_NEW_PRIVS: -1 when the kernel does not know it (< 3.5)
+    return {
+        "namespaces": f"yes: {iso.reason}"
+        if ns
+        else f"NO: {iso.reason} (runs are refused without --no-isolation)",
+        "root": "only system folders, the interpreter and its site-packages (pivot_root)"
+        if ns
+        else "NOT contained: the code sees and may write every file your user can",
+        "cgroups": f"yes: {cg.reason}: memory and processes of the whole run"
+        if cg.kind != "none"
+        else f"no ({cg.reason}): per-process setrlimit(2) limits only",
+        "tmpfs": f"yes: /tmp, /var/tmp, /dev/shm and HOME in one {limits.disk_bytes // 1024**2} MiB tmpfs"
+        if ns
+        else "no: needs a mount namespace",
+        "no_new_privs": "yes" if nnp else "no",
+        "uid": "a fresh unprivileged uid per run"
+        if os.geteuid() == 0
+        else f"your uid {os.geteuid()}" + (" (root inside a user namespace)" if ns else ""),
+        "parent_death": "yes: the sandbox dies with the app (PR_SET_PDEATHSIG)"
+        if sys.platform.startswith("linux")
+        else "no",
+    }
+
+
+def _libc_prctl(option: int) -> int:
+    import ctypes  # deferred on purpose: only `doctor` asks
+
+    return ctypes.CDLL(None, use_errno=True).prctl(option, 0, 0, 0, 0)
+
+
+def scrub_env(environ: Mapping[str, str], home: str, tmpdir: str) -> dict[str, str]:
+    """The child's environment: only ENV_ALLOW names, minus anything matching SECRET_NAME; HOME and TMPDIR
+    set to the sandbox's folders."""
+    env = {
+        k: v
+        for k, v in environ.items()
+        if (k in ENV_ALLOW or any(k.startswith(p) for p in ENV_ALLOW if p.endswith("_")))
+        and not SECRET_NAME.search(k)
+    }
+    env.setdefault("PATH", "/usr/local/bin:/usr/bin:/bin")
+    env.update(HOME=home, TMPDIR=tmpdir, GORILLA_TUI_SANDBOX="1")
+    return env
+
+
+def sandbox_uid(namespaced: bool) -> int | None:
+    """A fresh unprivileged uid for this run when we are root (root ignores RLIMIT_NPROC, setrlimit(2)), or
+    None. Without namespaces the interpreter must be reachable by other users, else we stay root."""
+    if os.geteuid() != 0:
+        return None
+    if not namespaced and not all(_others_can_enter(p) for p in (sys.executable, *_interpreter_dirs())):
+        return None
+    busy = {_proc_uid(p) for p in os.listdir("/proc") if p.isdigit()}
+    while True:
+        uid = random.randrange(600_000, 1_600_000)  # above the usual subuid ranges; no passwd entry
+        if uid not in busy:
+            return uid
+
+
+def _others_can_enter(path: str) -> bool:
+    p = Path(os.path.realpath(path))
+    return all(os.stat(d).st_mode & 0o001 for d in [*p.parents] + ([p] if p.is_dir() else []))
+
+
+def _proc_uid(pid: str) -> int | None:
+    try:
+        with open(f"/proc/{pid}/status") as f:
+            for line in f:
+                if line.startswith("Uid:"):
+                    return int(line.split()[1])
+    except OSError:
+        return None
+    return None
+
+
+def _interpreter_dirs() -> list[str]:
+    """Folders of the environment the child interpreter needs: its executable's folder, the standard
+    library and the site-packages (sysconfig, site.getsitepackages), LIBDIR for a shared libpython; never
+    sys.path as such (it holds the launcher's cwd, PYTHONPATH entries and editable installs)."""
+    dirs = {os.path.dirname(sys.executable), os.path.dirname(os.path.realpath(sys.executable))}
+    dirs |= {sysconfig.get_path(k) for k in ("stdlib", "platstdlib", "purelib", "platlib")}
+    dirs |= set(site.getsitepackages())
+    if sysconfig.get_config_var("Py_ENABLE_SHARED"):
+        dirs.add(sysconfig.get_config_var("LIBDIR") or "")
+    dirs |= {os.path.realpath(d) for d in dirs if d}
+    return sorted((d for d in dirs if d and os.path.isdir(d)), key=len)
+
+
+def visible_paths() -> tuple[list[str], list[list[str]]]:
+    """What the code may see, for boot.build_root: (paths bound read-only, [[path, symlink target]]).
+    SYSTEM_DIRS (symlinks among them are copied as symlinks), then the environment's folders not already
+    under one of them, then the venv's pyvenv.cfg (the interpreter reads it to find its site-packages)."""
+    expose: list[str] = []
+    symlinks: list[list[str]] = []
+    for d in SYSTEM_DIRS:
+        if os.path.islink(d):
+            symlinks.append([d, os.readlink(d)])
+        elif os.path.isdir(d):
+            expose.append(d)
+    for d in _interpreter_dirs():
+        if not any(d == e or d.startswith(e.rstrip("/") + "/") for e in expose):
+            expose.append(d)
+    cfg = os.path.join(sys.prefix, "pyvenv.cfg")
+    if os.path.isfile(cfg):
+        expose.append(cfg)
+    return expose, symlinks
