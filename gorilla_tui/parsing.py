@@ -1,13 +1,18 @@
-"""Shared tree-sitter Python parser (lazy: loading the grammar costs ~5 ms, done once per process)."""
+"""Shared tree-sitter Python parser (lazy: loading the grammar costs ~5 ms, done once per process), and the
+one bracket scanner over plain text (close_bracket) that check/extract.py and pool/repair.py use."""
 
 from __future__ import annotations
 
+import re
 import threading
 
 import tree_sitter_python
 from tree_sitter import Language, Node, Parser, Tree
 
 _local = threading.local()
+#: A one-line string literal in single or double quotes, backslash escapes honoured (what close_bracket
+#: skips; a quote not closed on its line matches nothing).
+QUOTED = re.compile(r"""'(?:\\.|[^\\'\n])*'|"(?:\\.|[^\\"\n])*\"""")
 
 
 def parser() -> Parser:
@@ -65,4 +70,38 @@ def syntax_problem(node: Node) -> str | None:
                     r, c = child.start_point
                     return f"{r + 1}:{c + 1}: positional argument follows keyword argument"
         stack.extend(reversed(n.children))
+    return None
+
+
+def close_bracket(text: str, open_at: int, max_chars: int | None = None) -> int | None:
+    """Index just past the bracket that closes the one at `open_at` ((, [ or {), counting all three kinds
+    and skipping one-line quoted strings (QUOTED), in plain text that need not parse (prose, pool entries).
+
+    Args:
+        text: the text; text[open_at] is the opening bracket.
+        open_at: index of the opening bracket.
+        max_chars: scan at most this many characters from open_at (None: to the end of the text).
+
+    Returns:
+        The index after the closing bracket, or None when it is not closed within max_chars or a quote is
+        not closed on its line. The closing bracket's kind is not checked (``f(a]`` closes at the "]"):
+        callers that need a ")" look at text[end - 1].
+    """
+    depth, i = 0, open_at
+    stop = len(text) if max_chars is None else min(len(text), open_at + max_chars)
+    while i < stop:
+        c = text[i]
+        if c in "'\"":
+            m = QUOTED.match(text, i)
+            if m is None:
+                return None
+            i = m.end()
+            continue
+        if c in "([{":
+            depth += 1
+        elif c in ")]}":
+            depth -= 1
+            if depth == 0:
+                return i + 1
+        i += 1
     return None

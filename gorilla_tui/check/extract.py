@@ -8,7 +8,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from gorilla_tui.parsing import parse
+from gorilla_tui.parsing import close_bracket, parse
 
 #: Field markers of Gorilla's output format: ``<<<api_call>>>: ...`` (arXiv 2305.15334, appendix).
 _GORILLA_FIELD = re.compile(r"<<<\s*(\w+)\s*>>>\s*:?")
@@ -39,11 +39,10 @@ _REQUEST = re.compile(r"^\s*(?:curl\s.*)?\b(?:GET|POST|PUT|PATCH|DELETE|HEAD|OPT
 #: Texts longer than this (characters) skip the line-by-line prose scan, which parses every line.
 _MAX_LINE_SCAN = 200_000
 #: A call embedded in a sentence: an optional ``x = `` and a dotted name, then "(" (the balanced argument
-#: list is found by _close_paren). A bare name needs the ``x = `` before it.
+#: list is found by parsing.close_bracket). A bare name needs the ``x = `` before it.
 _EMBEDDED = re.compile(
     r"(?<![\w.])(?:([A-Za-z_]\w*)\s*=\s*)?([A-Za-z_]\w*(?:\s*\.\s*[A-Za-z_]\w*)*)\s*\(", re.ASCII
 )
-_PROSE_QUOTE = re.compile(r"'(?:\\.|[^\\'\n])*'|\"(?:\\.|[^\\\"\n])*\"")
 
 
 @dataclass
@@ -253,28 +252,6 @@ def _prose_code(text: str) -> tuple[str, str, str]:
     return "\n".join(code_lines), "\n".join(prose).strip(), ""
 
 
-def _close_paren(text: str, open_at: int) -> int | None:
-    """Index just past the ")" closing the "(" at open_at (quoted strings skipped, at most 4,000
-    characters scanned), or None when it is not closed (unbalanced)."""
-    depth, i, stop = 0, open_at, min(len(text), open_at + 4000)
-    while i < stop:
-        c = text[i]
-        if c in "'\"":
-            m = _PROSE_QUOTE.match(text, i)
-            if m is None:
-                return None
-            i = m.end()
-            continue
-        if c in "([{":
-            depth += 1
-        elif c in ")]}":
-            depth -= 1
-            if depth == 0:
-                return i + 1 if c == ")" else None
-        i += 1
-    return None
-
-
 def embedded_calls(text: str, limit: int = 20) -> list[str]:
     """Calls written inside sentences ("Load it with model = torch.hub.load('a/b', 'c') and then call
     model.eval()."): a dotted name followed by a balanced argument list, with an optional ``x = `` before
@@ -287,8 +264,8 @@ def embedded_calls(text: str, limit: int = 20) -> list[str]:
             continue
         if m.group(1) is None and "." not in m.group(2):
             continue
-        end = _close_paren(text, m.end() - 1)
-        if end is None:
+        end = close_bracket(text, m.end() - 1, max_chars=4000)
+        if end is None or text[end - 1] != ")":  # unclosed, or closed by "]" / "}": not a call
             continue
         snippet = text[m.start() : end].strip()
         if not _python_parses(snippet):

@@ -13,7 +13,8 @@ from __future__ import annotations
 import ast
 import re
 
-_QUOTES = re.compile(r"""'(?:\\.|[^\\'\n])*'|"(?:\\.|[^\\"\n])*\"""")
+from gorilla_tui.parsing import QUOTED, close_bracket
+
 _HEAD = re.compile(r"^\s*(?:[A-Za-z_]\w*\s*=\s*)?([A-Za-z_][\w.]*)\s*\(")
 _KEYWORD = re.compile(r"^\s*[A-Za-z_]\w*\s*=(?!=)")
 #: Longest example_code scanned for a template call (characters); longer text is cut.
@@ -41,13 +42,13 @@ def _broken_call(api_call: str) -> tuple[str, list[str]] | None:
     m = _HEAD.match(api_call)
     if m is None:
         return None
-    end = _balanced(api_call, m.end() - 1, multiline=True)
+    end = close_bracket(api_call, m.end() - 1)
     inner = api_call[m.end() : end - 1 if end else len(api_call)]
     values, depth, start, i = [], 0, 0, 0
     while i <= len(inner):
         c = inner[i] if i < len(inner) else ","
         if c in "'\"":
-            q = _QUOTES.match(inner, i)
+            q = QUOTED.match(inner, i)
             i = q.end() if q else len(inner)
             continue
         if c in "([{":
@@ -68,30 +69,6 @@ def _value_text(source: str) -> str:
     if len(text) >= 2 and text[0] == text[-1] and text[0] in "'\"":
         return text[1:-1]
     return _squeeze(text)
-
-
-def _balanced(text: str, open_at: int, multiline: bool = False) -> int | None:
-    """Index just past the ")" that closes the "(" at open_at (strings skipped), or None (also at a
-    newline outside brackets unless multiline)."""
-    depth, i = 0, open_at
-    while i < len(text):
-        c = text[i]
-        if c in "'\"":
-            m = _QUOTES.match(text, i)
-            if m is None:
-                return None
-            i = m.end()
-            continue
-        if c in "([{":
-            depth += 1
-        elif c in ")]}":
-            depth -= 1
-            if depth == 0:
-                return i + 1
-        elif c == "\n" and depth == 0 and not multiline:
-            return None
-        i += 1
-    return None
 
 
 def _arg_nodes(call: ast.Call) -> list[ast.expr]:
@@ -187,7 +164,7 @@ def repair_call(api_call: str, example_code: str = "") -> tuple[str, str] | None
     example = example_code[:MAX_EXAMPLE]
     pattern = re.compile(r"(?<![\w.])" + re.escape(callee).replace(r"\.", r"\s*\.\s*") + r"\s*\(")
     for m in pattern.finditer(example):
-        end = _balanced(example, m.end() - 1)
+        end = close_bracket(example, m.end() - 1)
         if end is None:
             continue
         try:

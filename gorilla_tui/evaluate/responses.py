@@ -1,0 +1,154 @@
+"""The response file of `eval run`: one JSON line per answered task in Gorilla's format (question_id,
+text, model_id) plus the run's identity, verdict, hits and timings; read back (and repaired) to resume."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from gorilla_tui.errors import UsageError
+from gorilla_tui.evaluate.score import json_object
+from gorilla_tui.evaluate.tasks import EvalTask
+
+if TYPE_CHECKING:
+    from gorilla_tui.types import Proposal
+
+
+@dataclass(frozen=True)
+class RunInfo:
+    """What identifies a run (k: hits per task; select_by: Pipeline.select_by(mode), "" in generate mode);
+    every line of a response file carries it, and a resume must match it."""
+
+    hub: str
+    retriever: str
+    mode: str
+    model: str
+    k: int
+    select_by: str = ""
+
+    def key(self) -> dict[str, Any]:
+        return {
+            "hub": self.hub,
+            "retriever": self.retriever,
+            "mode": self.mode,
+            "select_by": self.select_by,
+            "model": self.model,
+            "k": self.k,
+        }
+
+
+def gorilla_text(api_call: str, domain: str = "", provider: str = "") -> str:
+    """The answer in Gorilla's output format, the one its released scripts (and `eval score`) cut the call
+    out of: ``<<<domain>>>: D, <<<api_call>>>: CALL, <<<api_provider>>>: P`` (arXiv 2305.15334, Fig. 3)."""
+    return f"<<<domain>>>: {domain}, <<<api_call>>>: {api_call}, <<<api_provider>>>: {provider}"
+
+
+def response_line(task: EvalTask, proposal: Proposal, info: RunInfo) -> dict[str, Any]:
+    """One response line: Gorilla's keys (question_id, text, model_id) plus ours: run identity, api_call,
+    verdict kind, hits as [call, score] pairs (the doc's call: its repaired call when flagged; best first;
+    [call, score, lm_score] when select mode scored them by likelihood) and timings in seconds (ms
+    precision)."""
+    call = proposal.api_call.strip()
+    doc = next((h.doc for h in proposal.hits if h.doc.call.strip() == call), None) if call else None
+    doc = doc or proposal.verdict.matched
+    return {
+        "question_id": task.question_id,
+        "text": gorilla_text(call, doc.domain if doc else "", doc.framework if doc else ""),
+        "model_id": f"gorilla-tui:{info.model}:{info.retriever}:{info.mode}",
+        **info.key(),
+        "api_call": call,
+        "verdict": proposal.verdict.kind,
+        "hits": [
+            [h.doc.call.strip(), round(h.score, 3)] + ([] if h.lm_score is None else [round(h.lm_score, 3)])
+            for h in proposal.hits
+        ],
+        "timings": {k: round(v, 3) for k, v in proposal.timings.items()},
+    }
+
+
+def failed_line(task: EvalTask, info: RunInfo, message: str) -> dict[str, Any]:
+    """A line for a task the pipeline failed on (counted as an error; re-answered by the next resume)."""
+    return {"question_id": task.question_id, "text": "", "model_id": f"gorilla-tui:{info.model}",
+            **info.key(), "api_call": "", "verdict": "no_call", "hits": [], "timings": {},
+            "error": message}  # fmt: skip
+
+
+def rewrite(path: Path, lines: list[dict[str, Any]]) -> None:
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}-", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            fh.writelines(json.dumps(x, ensure_ascii=False) + "\n" for x in lines)
+        if path.exists():
+            shutil.copymode(path, tmp)  # keep the file's permissions (mkstemp makes it 0600)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def _response_start(text: str) -> bool:
+    """True when `text` starts like a response line this module writes (a partial one after a kill)."""
+    return text.lstrip().startswith('{"question_id"')
+
+
+def load_answers(path: str | Path, info: RunInfo) -> tuple[dict[int, dict[str, Any]], list[str]]:
+    """The answered lines of an existing response file, by question_id, and notes on what was repaired.
+
+    Repairs (the file is rewritten atomically, keeping every good line): a partial last line (a kill in
+    mid-write), lines that are not JSON objects with an int question_id, repeated question_ids (the first
+    is kept) and failed lines (they are answered again). Raises UsageError when a line belongs to another
+    run (hub, retriever, mode, select_by, model or k differ; a select-mode line without select_by was written
+    before it existed and counts as "grammar") or the file cannot be read. A missing file: ({}, [])."""
+    path = Path(path)
+    if not path.exists():
+        return {}, []
+    if path.is_dir():  # --out is where answers are written: say so, not "cannot read"
+        raise UsageError(f"cannot write responses to {path}: it is a directory; give --out a file name")
+    try:
+        raw = path.read_bytes().decode("utf-8", "replace")
+    except OSError as e:
+        raise UsageError(f"cannot read {path}: {e.strerror or e}") from None
+    notes: list[str] = []
+    body, _, tail = raw.rpartition("\n")
+    if tail.strip():
+        notes.append("dropped a partial last line (the previous run was killed while writing it)")
+    kept: dict[int, dict[str, Any]] = {}
+    bad = failed = repeated = 0
+    for number, text in enumerate(body.split("\n") if body else [], start=1):
+        if not text.strip():
+            continue
+        line = json_object(text)
+        if line is None or not isinstance(line.get("question_id"), int):
+            bad += 1
+            continue
+        theirs = {k: line.get(k) for k in info.key()}
+        if "select_by" not in line:  # written before select_by existed: select mode was the grammar then
+            theirs["select_by"] = "grammar" if line.get("mode") == "select" else ""
+        if theirs != info.key():
+            raise UsageError(
+                f"{path} holds answers of another run (line {number}: {theirs}, this run: {info.key()})",
+                hint="give a different --out file, or delete this one to start over",
+            )
+        if line.get("error"):
+            failed += 1
+        elif line["question_id"] in kept:
+            repeated += 1
+        else:
+            kept[line["question_id"]] = line
+    foreign = not kept and not failed and not repeated and (bad or tail.strip())
+    if foreign and not (tail.strip() and _response_start(tail)):
+        raise UsageError(
+            f"{path} is not a responses file: none of its lines is an answer ({{question_id, text, ...}})",
+            hint="give --out a new file name; nothing was changed",
+        )
+    for count, what in ((bad, "unreadable"), (failed, "failed (answered again)"), (repeated, "repeated")):
+        if count:
+            notes.append(f"dropped {count} {what} line(s)")
+    if notes:
+        rewrite(path, list(kept.values()))
+    return kept, notes
