@@ -3,17 +3,48 @@
 from __future__ import annotations
 
 import re
-import threading
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
+from gorilla_tui.check.callnodes import (
+    MAX_TEXT,
+    CallSite,
+    Value,
+    bind_source,
+    call_site,
+    callee_of,
+    node_text,
+    string_value,
+    value_of,
+)
+from gorilla_tui.check.wrappers import CALL_THROUGH, TARGET_WRAPPERS, WRAPPERS, called_wrapper, passed_call
 from gorilla_tui.parsing import parse
 
 if TYPE_CHECKING:
     from tree_sitter import Node
 
-#: Longest callee / argument text kept (characters); longer ones are cut (hostile input stays cheap).
-MAX_TEXT = 400
+#: Importable from here too (the call nodes live in callnodes.py, calls passed as values in wrappers.py).
+__all__ = [
+    "CALL_THROUGH",
+    "MAX_CALLS",
+    "MAX_NESTING",
+    "MAX_TEXT",
+    "TARGET_WRAPPERS",
+    "WRAPPERS",
+    "CallSite",
+    "Scan",
+    "Value",
+    "bound_names",
+    "call_site",
+    "callee_of",
+    "nesting_error",
+    "passed_call",
+    "scan",
+    "string_value",
+    "syntax_errors",
+    "value_of",
+]
+
 #: At most this many calls are read from one piece of code (1 MB of calls stays bounded).
 MAX_CALLS = 2000
 
@@ -27,62 +58,6 @@ _BRACKETS = re.compile(
     r"'''(?:\\.|[^\\])*?'''|\"\"\"(?:\\.|[^\\])*?\"\"\"|'(?:\\.|[^\\'\n])*'"
     r"|\"(?:\\.|[^\\\"\n])*\"|#[^\n]*|[(\[{]|[)\]}]|\n"
 )
-_STRING_PREFIX = re.compile(r"^[rRbBuUfF]{0,2}")
-_local = threading.local()
-
-
-@dataclass(frozen=True)
-class Value:
-    """One argument value, normalised for comparison.
-
-    text: a plain string literal's content (quotes and prefix removed, ``\\'``/``\\"`` unescaped), else the
-    source text with whitespace removed and double quotes turned into single quotes.
-    literal: it is a plain string literal (no f-string interpolation). has_literal: a string literal occurs
-    somewhere in it (e.g. ``cached_download(hf_hub_url('a/b'))``).
-    """
-
-    text: str
-    literal: bool = False
-    has_literal: bool = False
-
-
-@dataclass(frozen=True)
-class CallSite:
-    """One call found in code. callee: the function expression with argument lists emptied and whitespace
-    removed (``torch.hub.load``, ``service.users().list``); "" when it is not a name chain (a lambda, a
-    subscript result...). positional / keywords: normalised argument values in source order; splat: the
-    call has ``*args`` or ``**kwargs``. text: the call's source. line, col: 1-based start position.
-    tail: the attribute read from the call's result (``dividends`` in ``Ticker(t).dividends``), or "".
-    via: for a call passed as a value (``functools.partial(f, a)``, ``pool.submit(f, a)``), the wrapper's
-    callee as written; the CallSite is then the call of ``f`` with the arguments given (see WRAPPERS).
-    span: (start, end) byte offsets of the call in the code (a call inside another lies within its span)."""
-
-    callee: str
-    positional: tuple[Value, ...]
-    keywords: dict[str, Value]
-    text: str
-    line: int
-    col: int
-    splat: bool = False
-    tail: str = ""
-    via: str = ""
-    span: tuple[int, int] = (0, 0)
-
-
-#: Calls that take a function as a value and call it with the arguments given after it: last name of the
-#: wrapper's callee -> index of the function among its positional arguments (functools.partial,
-#: concurrent.futures Executor.submit / map, asyncio.to_thread, loop.run_in_executor(executor, f, ...),
-#: builtin map, multiprocessing Pool.apply / apply_async / map / starmap ...; docs.python.org/3/library).
-#: threading.Thread / multiprocessing.Process pass it as target=f with args=(...) and kwargs={...}.
-WRAPPERS = {
-    "partial": 0, "partialmethod": 0, "submit": 0, "to_thread": 0, "map": 0, "starmap": 0, "imap": 0,
-    "imap_unordered": 0, "apply": 0, "apply_async": 0, "map_async": 0, "starmap_async": 0,
-    "call_soon": 0, "call_soon_threadsafe": 0, "run_in_executor": 1,
-}  # fmt: skip
-TARGET_WRAPPERS = frozenset({"Thread", "Process", "Timer"})
-#: Wrappers that return the function itself, cached: ``functools.lru_cache(f)(a)`` / ``cache(f)(a)`` is a call
-#: of f with (a) (docs.python.org/3/library/functools.html).
-CALL_THROUGH = frozenset({"lru_cache", "cache"})
 
 
 @dataclass
@@ -100,213 +75,6 @@ class Scan:
     made_by: dict[str, set[str]] = field(default_factory=dict)
 
 
-def _node_text(node: Node, limit: int | None = None) -> str:
-    """A node's source text; with limit, at most that many bytes are read (node.text copies them all, so
-    a huge node would cost its full size every time)."""
-    if limit is not None and node.end_byte - node.start_byte > limit:
-        end = node.start_byte + limit
-        src = _local.source
-        return src[node.start_byte : end].decode("utf-8", "replace") if src else ""
-    return (node.text or b"").decode("utf-8", "replace")
-
-
-def string_value(node: Node) -> str | None:
-    """Content of a plain string literal node (or an implicit concatenation of them); None if it is an
-    f-string with interpolation, a bytes literal or not a string."""
-    if node.type == "concatenated_string":
-        parts = [string_value(c) for c in node.children if c.type == "string"]
-        return None if any(p is None for p in parts) else "".join(p or "" for p in parts)
-    if node.type != "string":
-        return None
-    if any(c.type == "interpolation" for c in node.children):
-        return None
-    text = _node_text(node, MAX_TEXT * 4)
-    prefix = _STRING_PREFIX.match(text)
-    if prefix is not None and "b" in prefix.group().lower():
-        return None  # b'resnet50' is bytes: it never equals the str 'resnet50' an API takes
-    body = _STRING_PREFIX.sub("", text, count=1)
-    for q in ('"""', "'''", '"', "'"):
-        if body.startswith(q) and body.endswith(q) and len(body) >= 2 * len(q):
-            body = body[len(q) : -len(q)]
-            break
-    return body.replace("\\'", "'").replace('\\"', '"')
-
-
-def value_of(node: Node) -> Value:
-    """Normalise one argument value node (see Value)."""
-    s = string_value(node)
-    if s is not None:
-        return Value(s[:MAX_TEXT], literal=True, has_literal=True)
-    text = _node_text(node, MAX_TEXT * 4)
-    squeezed = _SPACE.sub("", text).replace('"', "'")[:MAX_TEXT]
-    return Value(squeezed, has_literal="'" in squeezed)
-
-
-def _getattr_name(node: Node) -> tuple[Node, str] | None:
-    """For a ``getattr(obj, "name")`` call node with a plain string literal and no default: (obj, name);
-    else None."""
-    function = node.child_by_field_name("function")
-    args = node.child_by_field_name("arguments")
-    if function is None or args is None or _node_text(function) != "getattr":
-        return None
-    items = [c for c in args.named_children if c.type != "comment"]
-    if len(items) != 2 or items[0].type not in ("identifier", "attribute"):
-        return None
-    name = string_value(items[1])
-    return (items[0], name) if name and name.isidentifier() else None
-
-
-def callee_of(function: Node) -> str:
-    """Canonical callee text of a call's function node, built iteratively (no recursion on long chains):
-    identifiers and attributes as dotted names, inner calls as ``()``; "" for anything else."""
-    parts: list[str] = []
-    node: Node | None = function
-    while node is not None:
-        if len(parts) > 64:
-            return ""
-        if node.type == "identifier":
-            parts.append(_node_text(node))
-            break
-        if node.type == "attribute":
-            attr = node.child_by_field_name("attribute")
-            parts.append("." + (_node_text(attr) if attr is not None else ""))
-            node = node.child_by_field_name("object")
-        elif node.type == "call":
-            named = _getattr_name(node)
-            if named is not None:  # getattr(torch.hub, "load")(...) is torch.hub.load(...)
-                obj, attr = named
-                parts.append("." + attr)
-                node = obj
-                continue
-            parts.append("()")
-            node = node.child_by_field_name("function")
-        else:
-            return ""
-    return "".join(reversed(parts))[:MAX_TEXT]
-
-
-def call_site(node: Node) -> CallSite:
-    """Build a CallSite from a tree-sitter ``call`` node."""
-    function = node.child_by_field_name("function")
-    callee = callee_of(function) if function is not None else ""
-    positional: list[Value] = []
-    keywords: dict[str, Value] = {}
-    splat = False
-    args = node.child_by_field_name("arguments")
-    if args is not None and args.type == "argument_list":
-        for child in args.named_children:
-            if child.type == "comment":
-                continue
-            if child.type == "keyword_argument":
-                name = child.child_by_field_name("name")
-                value = child.child_by_field_name("value")
-                if name is not None and value is not None:
-                    keywords.setdefault(_node_text(name), value_of(value))
-            elif child.type in ("list_splat", "dictionary_splat"):
-                splat = True
-            else:
-                positional.append(value_of(child))
-    elif args is not None:  # generator_expression as the only argument: f(x for x in y)
-        positional.append(value_of(args))
-    tail = ""
-    parent = node.parent
-    if parent is not None and parent.type == "attribute":
-        obj, attr = parent.child_by_field_name("object"), parent.child_by_field_name("attribute")
-        if obj is not None and attr is not None and obj.id == node.id:
-            tail = _node_text(attr)
-    row, col = node.start_point
-    return CallSite(
-        callee,
-        tuple(positional),
-        keywords,
-        _node_text(node, MAX_TEXT * 4),
-        row + 1,
-        col + 1,
-        splat,
-        tail,
-        span=(node.start_byte, node.end_byte),
-    )
-
-
-def passed_call(node: Node, wrapper: str) -> CallSite | None:
-    """The call of a function passed as a value to `wrapper` (a callee whose last name is in WRAPPERS or
-    TARGET_WRAPPERS), as a CallSite of that function with the arguments given after it, at the wrapper's
-    position and text (via = wrapper). None when the function is not a plain dotted name."""
-    name = wrapper.rsplit(".", 1)[-1]
-    args = node.child_by_field_name("arguments")
-    if args is None or args.type != "argument_list":
-        return None
-    items = [c for c in args.named_children if c.type != "comment"]
-    plain = [c for c in items if c.type not in ("keyword_argument", "list_splat", "dictionary_splat")]
-    keywords = {}
-    for c in items:
-        if c.type == "keyword_argument" and c.child_by_field_name("name") is not None:
-            keywords[_node_text(c.child_by_field_name("name"))] = c.child_by_field_name("value")
-    given: list[Node] = []
-    named: dict[str, Value] = {}
-    if name in TARGET_WRAPPERS:
-        function = keywords.get("target")
-        packed = keywords.get("args")
-        if packed is not None and packed.type in ("tuple", "list"):
-            given = [c for c in packed.named_children if c.type != "comment"]
-        extra = keywords.get("kwargs")
-        if extra is not None and extra.type == "dictionary":
-            for pair in extra.named_children:
-                key, value = pair.child_by_field_name("key"), pair.child_by_field_name("value")
-                key_text = string_value(key) if key is not None else None
-                if pair.type == "pair" and key_text and value is not None:
-                    named[key_text] = value_of(value)
-    else:
-        index = WRAPPERS.get(name)
-        if index is None or len(plain) <= index:
-            return None
-        function, given = plain[index], plain[index + 1 :]
-        named = {k: value_of(v) for k, v in keywords.items() if v is not None}
-    if function is None or function.type not in ("identifier", "attribute"):
-        return None
-    callee = callee_of(function)
-    if not callee or "()" in callee:
-        return None
-    row, col = node.start_point
-    splat = any(c.type in ("list_splat", "dictionary_splat") for c in items)
-    positional = tuple(value_of(c) for c in given)
-    text = _node_text(node, MAX_TEXT * 4)
-    return CallSite(callee, positional, named, text, row + 1, col + 1, splat, via=wrapper,
-                    span=(node.start_byte, node.end_byte))  # fmt: skip
-
-
-def _called_wrapper(node: Node) -> tuple[int, CallSite] | None:
-    """For ``partial(f, a, k=1)(b, k=2)`` (or ``lru_cache(f)(b)``): (id of the inner wrapper call, the call
-    of f with the wrapper's arguments followed by the later call's, keywords of the later call winning, as
-    functools.partial does); else None."""
-    inner = node.child_by_field_name("function")
-    if inner is None or inner.type != "call" or inner.child_by_field_name("function") is None:
-        return None
-    wrapper = callee_of(inner.child_by_field_name("function"))
-    last = wrapper.rsplit(".", 1)[-1]
-    outer = call_site(node)
-    if last in ("partial", "partialmethod"):
-        passed = passed_call(inner, wrapper)
-    elif last in CALL_THROUGH:
-        args = inner.child_by_field_name("arguments")
-        items = [c for c in args.named_children if c.type != "comment"] if args is not None else []
-        if len(items) != 1 or items[0].type not in ("identifier", "attribute"):
-            return None
-        passed = replace(outer, callee=callee_of(items[0]), positional=(), keywords={})
-    else:
-        return None
-    if passed is None:
-        return None
-    return inner.id, replace(
-        outer,
-        callee=passed.callee,
-        positional=passed.positional + outer.positional,
-        keywords={**passed.keywords, **outer.keywords},
-        splat=passed.splat or outer.splat,
-        via=wrapper,
-    )
-
-
 def syntax_errors(root: Node, limit: int = 3) -> list[str]:
     """Up to `limit` syntax errors as "line:col: unexpected text" / "line:col: missing X" (iterative walk)."""
     out: list[str] = []
@@ -320,7 +88,7 @@ def syntax_errors(root: Node, limit: int = 3) -> list[str]:
             out.append(f"{row + 1}:{col + 1}: missing {n.type!r}")
             continue
         if n.type == "ERROR":
-            snippet = _SPACE.sub(" ", _node_text(n, 160))[:40]
+            snippet = _SPACE.sub(" ", node_text(n, 160))[:40]
             out.append(f"{row + 1}:{col + 1}: syntax error near {snippet!r}")
             continue
         stack.extend(reversed(n.children))
@@ -384,7 +152,7 @@ def bound_names(target: Node) -> list[str]:
     while stack:
         node = stack.pop()
         if node.type == "identifier":
-            names.append(_node_text(node))
+            names.append(node_text(node))
         elif node.type in ("default_parameter", "typed_default_parameter"):
             name = node.child_by_field_name("name")
             if name is not None:
@@ -401,7 +169,7 @@ def scan(code: str) -> Scan:
     data = code.encode("utf-8", "surrogatepass")
     tree = parse(data)
     root = tree.root_node
-    _local.source = data  # for _node_text's bounded reads (one scan at a time per thread)
+    bind_source(data)  # for node_text's bounded reads (one scan at a time per thread)
     result = Scan()
     if root.has_error:
         result.errors = syntax_errors(root)
@@ -452,7 +220,7 @@ def scan(code: str) -> Scan:
     aliases = {n: t.pop() for n, t in alias_targets.items() if len(t) == 1 and n not in other_bound}
     called: dict[int, CallSite] = {}  # wrapper call node id -> the merged call when the wrapper is called
     for n in calls:
-        if (merged := _called_wrapper(n)) is not None:
+        if (merged := called_wrapper(n)) is not None:
             called[merged[0]] = merged[1]
     for n in calls:
         if n.id in called:  # partial(f, a) in partial(f, a)(b): checked once, as the merged f(a, b)

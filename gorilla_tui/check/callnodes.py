@@ -1,0 +1,191 @@
+"""Calls read from tree-sitter nodes: a call node made a CallSite with its callee as a dotted name and its
+argument values normalised for matching (Value). check/callsite.py's scan() walks the code and uses these."""
+
+from __future__ import annotations
+
+import re
+import threading
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from tree_sitter import Node
+
+#: Longest callee / argument text kept (characters); longer ones are cut (hostile input stays cheap).
+MAX_TEXT = 400
+
+_SPACE = re.compile(r"\s+")
+_STRING_PREFIX = re.compile(r"^[rRbBuUfF]{0,2}")
+_local = threading.local()
+
+
+@dataclass(frozen=True)
+class Value:
+    """One argument value, normalised for comparison.
+
+    text: a plain string literal's content (quotes and prefix removed, ``\\'``/``\\"`` unescaped), else the
+    source text with whitespace removed and double quotes turned into single quotes.
+    literal: it is a plain string literal (no f-string interpolation). has_literal: a string literal occurs
+    somewhere in it (e.g. ``cached_download(hf_hub_url('a/b'))``).
+    """
+
+    text: str
+    literal: bool = False
+    has_literal: bool = False
+
+
+@dataclass(frozen=True)
+class CallSite:
+    """One call found in code. callee: the function expression with argument lists emptied and whitespace
+    removed (``torch.hub.load``, ``service.users().list``); "" when it is not a name chain (a lambda, a
+    subscript result...). positional / keywords: normalised argument values in source order; splat: the
+    call has ``*args`` or ``**kwargs``. text: the call's source. line, col: 1-based start position.
+    tail: the attribute read from the call's result (``dividends`` in ``Ticker(t).dividends``), or "".
+    via: for a call passed as a value (``functools.partial(f, a)``, ``pool.submit(f, a)``), the wrapper's
+    callee as written; the CallSite is then the call of ``f`` with the arguments given (see WRAPPERS).
+    span: (start, end) byte offsets of the call in the code (a call inside another lies within its span)."""
+
+    callee: str
+    positional: tuple[Value, ...]
+    keywords: dict[str, Value]
+    text: str
+    line: int
+    col: int
+    splat: bool = False
+    tail: str = ""
+    via: str = ""
+    span: tuple[int, int] = (0, 0)
+
+
+def bind_source(data: bytes) -> None:
+    """The source (UTF-8 bytes) that node_text's bounded reads of this thread come from: the code being
+    scanned (one scan at a time per thread)."""
+    _local.source = data
+
+
+def node_text(node: Node, limit: int | None = None) -> str:
+    """A node's source text; with limit, at most that many bytes are read (node.text copies them all, so
+    a huge node would cost its full size every time)."""
+    if limit is not None and node.end_byte - node.start_byte > limit:
+        end = node.start_byte + limit
+        src = _local.source
+        return src[node.start_byte : end].decode("utf-8", "replace") if src else ""
+    return (node.text or b"").decode("utf-8", "replace")
+
+
+def string_value(node: Node) -> str | None:
+    """Content of a plain string literal node (or an implicit concatenation of them); None if it is an
+    f-string with interpolation, a bytes literal or not a string."""
+    if node.type == "concatenated_string":
+        parts = [string_value(c) for c in node.children if c.type == "string"]
+        return None if any(p is None for p in parts) else "".join(p or "" for p in parts)
+    if node.type != "string":
+        return None
+    if any(c.type == "interpolation" for c in node.children):
+        return None
+    text = node_text(node, MAX_TEXT * 4)
+    prefix = _STRING_PREFIX.match(text)
+    if prefix is not None and "b" in prefix.group().lower():
+        return None  # b'resnet50' is bytes: it never equals the str 'resnet50' an API takes
+    body = _STRING_PREFIX.sub("", text, count=1)
+    for q in ('"""', "'''", '"', "'"):
+        if body.startswith(q) and body.endswith(q) and len(body) >= 2 * len(q):
+            body = body[len(q) : -len(q)]
+            break
+    return body.replace("\\'", "'").replace('\\"', '"')
+
+
+def value_of(node: Node) -> Value:
+    """Normalise one argument value node (see Value)."""
+    s = string_value(node)
+    if s is not None:
+        return Value(s[:MAX_TEXT], literal=True, has_literal=True)
+    text = node_text(node, MAX_TEXT * 4)
+    squeezed = _SPACE.sub("", text).replace('"', "'")[:MAX_TEXT]
+    return Value(squeezed, has_literal="'" in squeezed)
+
+
+def _getattr_name(node: Node) -> tuple[Node, str] | None:
+    """For a ``getattr(obj, "name")`` call node with a plain string literal and no default: (obj, name);
+    else None."""
+    function = node.child_by_field_name("function")
+    args = node.child_by_field_name("arguments")
+    if function is None or args is None or node_text(function) != "getattr":
+        return None
+    items = [c for c in args.named_children if c.type != "comment"]
+    if len(items) != 2 or items[0].type not in ("identifier", "attribute"):
+        return None
+    name = string_value(items[1])
+    return (items[0], name) if name and name.isidentifier() else None
+
+
+def callee_of(function: Node) -> str:
+    """Canonical callee text of a call's function node, built iteratively (no recursion on long chains):
+    identifiers and attributes as dotted names, inner calls as ``()``; "" for anything else."""
+    parts: list[str] = []
+    node: Node | None = function
+    while node is not None:
+        if len(parts) > 64:
+            return ""
+        if node.type == "identifier":
+            parts.append(node_text(node))
+            break
+        if node.type == "attribute":
+            attr = node.child_by_field_name("attribute")
+            parts.append("." + (node_text(attr) if attr is not None else ""))
+            node = node.child_by_field_name("object")
+        elif node.type == "call":
+            named = _getattr_name(node)
+            if named is not None:  # getattr(torch.hub, "load")(...) is torch.hub.load(...)
+                obj, attr = named
+                parts.append("." + attr)
+                node = obj
+                continue
+            parts.append("()")
+            node = node.child_by_field_name("function")
+        else:
+            return ""
+    return "".join(reversed(parts))[:MAX_TEXT]
+
+
+def call_site(node: Node) -> CallSite:
+    """Build a CallSite from a tree-sitter ``call`` node."""
+    function = node.child_by_field_name("function")
+    callee = callee_of(function) if function is not None else ""
+    positional: list[Value] = []
+    keywords: dict[str, Value] = {}
+    splat = False
+    args = node.child_by_field_name("arguments")
+    if args is not None and args.type == "argument_list":
+        for child in args.named_children:
+            if child.type == "comment":
+                continue
+            if child.type == "keyword_argument":
+                name = child.child_by_field_name("name")
+                value = child.child_by_field_name("value")
+                if name is not None and value is not None:
+                    keywords.setdefault(node_text(name), value_of(value))
+            elif child.type in ("list_splat", "dictionary_splat"):
+                splat = True
+            else:
+                positional.append(value_of(child))
+    elif args is not None:  # generator_expression as the only argument: f(x for x in y)
+        positional.append(value_of(args))
+    tail = ""
+    parent = node.parent
+    if parent is not None and parent.type == "attribute":
+        obj, attr = parent.child_by_field_name("object"), parent.child_by_field_name("attribute")
+        if obj is not None and attr is not None and obj.id == node.id:
+            tail = node_text(attr)
+    row, col = node.start_point
+    return CallSite(
+        callee,
+        tuple(positional),
+        keywords,
+        node_text(node, MAX_TEXT * 4),
+        row + 1,
+        col + 1,
+        splat,
+        tail,
+        span=(node.start_byte, node.end_byte),
+    )
