@@ -3,6 +3,7 @@ one bracket scanner over plain text (close_bracket) that check/extract.py and po
 
 from __future__ import annotations
 
+import ast
 import re
 import threading
 
@@ -105,3 +106,13 @@ def close_bracket(text: str, open_at: int, max_chars: int | None = None) -> int 
                 return i + 1
         i += 1
     return None
+
+
+def python_parses(code: str) -> bool:
+    """True when the running Python compiles `code` as a module (``ast.parse``; nothing is executed); False
+    for a syntax error, NUL bytes, or code too deep or too large for Python's parser."""
+    try:
+        ast.parse(code)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return False
+    return True

@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-import ast
 import json
 import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from gorilla_tui.parsing import close_bracket, parse
+from gorilla_tui.parsing import close_bracket, parse, python_parses
 
 #: Field markers of Gorilla's output format: ``<<<api_call>>>: ...`` (arXiv 2305.15334, appendix).
 _GORILLA_FIELD = re.compile(r"<<<\s*(\w+)\s*>>>\s*:?")
@@ -68,14 +67,6 @@ class Extraction:
             if s and s.strip() and s not in out:
                 out.append(s)
         return out
-
-
-def _python_parses(code: str) -> bool:
-    try:
-        ast.parse(code)
-    except (SyntaxError, ValueError, RecursionError, MemoryError):
-        return False
-    return True
 
 
 def _parses(code: str) -> bool:
@@ -268,7 +259,7 @@ def embedded_calls(text: str, limit: int = 20) -> list[str]:
         if end is None or text[end - 1] != ")":  # unclosed, or closed by "]" / "}": not a call
             continue
         snippet = text[m.start() : end].strip()
-        if not _python_parses(snippet):
+        if not python_parses(snippet):
             continue
         out.append(snippet)
         pos = end
@@ -311,7 +302,7 @@ def extract(text: str) -> Extraction:
     if _parses(cleaned):
         return Extraction(code=cleaned, calls=[cleaned], format="code")
     code, prose, parsed = _prose_code(unescape(text) if "\n" not in text and "\\n" in text else text)
-    one_broken_line = bool(code) and "\n" not in code and not _python_parses(code)
+    one_broken_line = bool(code) and "\n" not in code and not python_parses(code)
     # no code (or a sentence): calls inside sentences; never from a text holding a control character,
     # which no sentence has (the call beside it would be checked without it, and pass)
     if ((not code and not parsed) or one_broken_line) and not _CONTROL.search(text):

@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import argparse
 
-from gorilla_tui.cli.options import add_model_options, settings_from_args
+from gorilla_tui.cli.options import add_model_command, settings_from_args
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     """Add the `mcp` subcommand."""
-    p = subparsers.add_parser(
+    add_model_command(
+        subparsers,
         "mcp",
         help="run an MCP server (stdio) with search_api_docs, check_api_call and propose_api_call",
         description=(
@@ -19,9 +20,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
             "its first use). The index is loaded once and reloaded when `index --refresh` swaps it. "
             "Model flags override config.toml for propose_api_call."
         ),
+        run=run,
+        hub=False,
+        max_tokens=False,
     )
-    add_model_options(p, hub=False, max_tokens=False)
-    p.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+from collections.abc import Callable
 
 from gorilla_tui.config import MODES, SELECT_BY, Settings, load_settings
 
@@ -53,6 +54,23 @@ def add_model_options(
         parser.add_argument(
             "--max-tokens", type=int, default=None, metavar="N", help="generation budget (tokens)"
         )
+
+
+def add_model_command(
+    subparsers: argparse._SubParsersAction,
+    name: str,
+    *,
+    help: str,
+    description: str,
+    run: Callable[[argparse.Namespace], int],
+    **flags: bool,
+) -> argparse.ArgumentParser:
+    """Add the subcommand `name` that takes the model flags (add_model_options with `flags`, e.g.
+    endpoint=False) and runs `run(args)` (its exit status). Returns its parser, for more arguments."""
+    p = subparsers.add_parser(name, help=help, description=description)
+    add_model_options(p, **flags)
+    p.set_defaults(func=run)
+    return p
 
 
 def settings_from_args(args: argparse.Namespace) -> Settings:

@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import argparse
 
-from gorilla_tui.cli.options import add_model_options, settings_from_args
+from gorilla_tui.cli.options import add_model_command, settings_from_args
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     """Add the `tui` subcommand."""
-    p = subparsers.add_parser(
+    add_model_command(
+        subparsers,
         "tui",
         help="open the terminal UI (the default when no command is given)",
         description=(
@@ -18,9 +19,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
             "`gorilla-tui --model M` is `gorilla-tui tui --model M`. "
             "Flags override config.toml for this session."
         ),
+        run=run,
+        endpoint=False,
+        max_tokens=False,
     )
-    add_model_options(p, endpoint=False, max_tokens=False)
-    p.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:

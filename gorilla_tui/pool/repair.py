@@ -13,21 +13,14 @@ from __future__ import annotations
 import ast
 import re
 
-from gorilla_tui.parsing import QUOTED, close_bracket
+from gorilla_tui.parsing import QUOTED, close_bracket, python_parses
+
+__all__ = ["python_parses", "quote_ids", "repair_call", "unquoted_ids"]
 
 _HEAD = re.compile(r"^\s*(?:[A-Za-z_]\w*\s*=\s*)?([A-Za-z_][\w.]*)\s*\(")
 _KEYWORD = re.compile(r"^\s*[A-Za-z_]\w*\s*=(?!=)")
 #: Longest example_code scanned for a template call (characters); longer text is cut.
 MAX_EXAMPLE = 20_000
-
-
-def python_parses(code: str) -> bool:
-    """True when the running Python compiles `code` as a module (``ast.parse``; nothing is executed)."""
-    try:
-        ast.parse(code)
-    except (SyntaxError, ValueError, RecursionError, MemoryError):
-        return False
-    return True
 
 
 def _squeeze(text: str) -> str:
