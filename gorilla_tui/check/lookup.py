@@ -3,8 +3,8 @@
 A cold ``gorilla-tui check`` used to load every doc of the index and build a Validator over all ~10k
 entries (about 0.8 s of a 1.0 s run, issue 20). The lookup lets it build a Validator over only the entries
 the checked code can reach, with the pool-wide facts (all callees, model ids, repos...) read from a small
-summary, so the verdicts are those of the full Validator (tests/cli/test_lint_cli.py compares them on
-Gorilla-7B responses of the three hubs and on the lint corpus).
+summary, so the verdicts are those of the full Validator (tests/apibench/test_lint_cli_apibench.py compares
+them on Gorilla-7B responses of the three hubs and on the lint corpus).
 
 Layout, inside an index version folder (every file zlib-compressed JSON; ~1.4 MB for the default index,
 a fifth of docs.json)::

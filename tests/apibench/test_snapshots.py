@@ -1,7 +1,7 @@
 """SVG snapshots (pytest-textual-snapshot) of the main states: empty, answered-valid, hallucination, error.
 
 Deterministic: fixed size, ScriptedBackend, the real Torch Hub pool, show_timings=False (no durations),
-no dates on the main screen. Update with `pytest tests/tui/test_snapshots.py --snapshot-update`.
+no dates on the main screen. Update with `pytest tests/apibench/test_snapshots.py --snapshot-update`.
 """
 
 from __future__ import annotations

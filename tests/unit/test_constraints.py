@@ -1,4 +1,6 @@
-"""Constraint parsing, checking and reranking on hand-labelled tasks over the real Torch Hub and TF Hub."""
+"""Constraint parsing on hand-labelled phrasings, device budgets, and the messages of constraints no doc
+answers; checking and reranking over the real Torch Hub and TF Hub:
+tests/apibench/test_constraints_apibench.py."""
 
 from __future__ import annotations
 

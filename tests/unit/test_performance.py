@@ -1,4 +1,5 @@
-"""The performance normaliser on every metadata shape of the real APIBench Torch Hub / TF Hub / HF files."""
+"""The performance normaliser: metadata keys and values; on every metadata shape of the real APIBench Torch
+Hub / TF Hub / HF files: tests/apibench/test_performance_apibench.py."""
 
 from __future__ import annotations
 

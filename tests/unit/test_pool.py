@@ -1,4 +1,5 @@
-"""Loaders on the real APIBench and APIZoo files and on broken ones (malformed, empty, binary, BOM, huge)."""
+"""Loaders on broken files (malformed, empty, binary, BOM, huge, APIZoo slips); on the real APIBench and
+APIZoo files: tests/apibench/test_pool_apibench.py."""
 
 from __future__ import annotations
 

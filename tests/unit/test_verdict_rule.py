@@ -1,8 +1,6 @@
-"""Issue 15, `valid` must mean it: the verdict rule on the default pool (APIBench hubs + APIZoo + python-env).
-
-Every case of the issue with inputs of the same kinds: incidental calls never mask an invalid API call,
-calls passed as values are checked, Python's parser is the last gate, calls inside sentences are found,
-repaired pool entries match, every non-valid verdict has a reason code.
+"""Issue 15, `valid` must mean it: the parts of the verdict rule that need no pool (calls inside sentences,
+pool entries repaired from their example code). The rule on the default pool (APIBench hubs + APIZoo +
+python-env): tests/apibench/test_verdict_rule_apibench.py.
 """
 
 from __future__ import annotations
