@@ -28,7 +28,9 @@ from gorilla_tui.pool.doc import (
     SourceRejected,
     doc_files,
     load_paths,
+    source_files,
 )
+from gorilla_tui.pool.fingerprint import combine, files_part
 
 #: Remote types a manifest's [remote] table may name. "hf": huggingface_hub.hf_hub_download of each file
 #: (repo_id, repo_type, revision); "path": a local folder (`path`); "url": documentation only (not fetched,
@@ -94,7 +96,8 @@ class SourceLoad:
     """What fetching and loading one source gave: status "ok", "refused" (pool.doc.SourceRejected: its
     content never reaches the index) or a SourceUnavailable status; origin: where the files came from;
     files: the local files read; result: docs and diagnostics; message: why not ok; user: a --source or
-    config `sources` path (re-read from `origin` when the previous index cannot be read)."""
+    config `sources` path (re-read from `origin` when the previous index cannot be read); fingerprint: the
+    content fingerprint of its inputs (source_fingerprint, user_fingerprint; None when unknown)."""
 
     name: str
     title: str
@@ -104,6 +107,7 @@ class SourceLoad:
     result: LoadResult = field(default_factory=LoadResult)
     message: str = ""
     user: bool = False
+    fingerprint: str | None = None
 
 
 #: Loaders by manifest kind: a callable(manifest, ctx) -> (origin, files, LoadResult), or "module:function"
@@ -376,19 +380,7 @@ def with_questions(
     missing or unreadable questions file is not an error: the docs load unexpanded and a diagnostic
     (severity "note") says which file was not found."""
     for name in manifest.questions:
-        path: Path | None = None
-        if folder is not None:
-            subdirs = manifest.questions_subdirs
-            for cand in [folder, *(folder / s for s in subdirs), *(folder.parent / s for s in subdirs)]:
-                found = _match(cand, name)
-                if found:
-                    path = found[0]
-                    break
-        else:
-            try:
-                path = hf_files(replace(manifest, files=(name,)), ctx)[0]
-            except SourceUnavailable:
-                path = None
+        path = questions_file(manifest, ctx, name, folder)
         if path is None:
             result.diagnostics.append(
                 Diagnostic(name, 0, "note", "training questions not found: docs not expanded")
@@ -410,7 +402,73 @@ def with_questions(
     return result
 
 
+def questions_file(manifest: Manifest, ctx: FetchContext, name: str, folder: Path | None) -> Path | None:
+    """Where training-questions file `name` of `manifest` is (see with_questions), or None."""
+    if folder is None:
+        try:
+            return hf_files(replace(manifest, files=(name,)), ctx)[0]
+        except SourceUnavailable:
+            return None
+    subdirs = manifest.questions_subdirs
+    for cand in [folder, *(folder / s for s in subdirs), *(folder.parent / s for s in subdirs)]:
+        found = _match(cand, name)
+        if found:
+            return found[0]
+    return None
+
+
 register_loader("docs", load_docs_source)
+
+
+# ---------------------------------------------------------------------------------------------------------
+# fingerprints: has a source changed since the live index was built? (issue 18)
+
+#: Fingerprint functions by manifest kind: callable(manifest, ctx) -> hex str, or "module:function"
+#: (imported on first use, like LOADERS). A kind without one is always rebuilt.
+Fingerprinter = Callable[[Manifest, FetchContext], str]
+FINGERPRINTS: dict[str, Fingerprinter | str] = {"python-env": "gorilla_tui.pool.pyenv.source:fingerprint"}
+
+
+def docs_fingerprint(manifest: Manifest, ctx: FetchContext) -> str:
+    """Fingerprint of a kind "docs" source (pool.fingerprint.combine): the manifest, the size limit, where
+    its files are found and each file's size and SHA-256, and the same for its training-questions files.
+    Resolves the files as load_docs_source does (a hub file is downloaded or read from the local cache).
+    Raises SourceUnavailable or OSError when they cannot be resolved or read."""
+    origin, files, folder = _docs_files(manifest, ctx)
+    questions = [questions_file(manifest, ctx, name, folder) for name in manifest.questions]
+    found = [q for q in questions if q is not None]
+    return combine("docs", manifest, ctx.max_bytes, origin, files_part(files), files_part(found))
+
+
+FINGERPRINTS["docs"] = docs_fingerprint
+
+
+def source_fingerprint(manifest: Manifest, ctx: FetchContext) -> str | None:
+    """The fingerprint of a manifest source's inputs, or None when it cannot be told (no fingerprint
+    function for its kind, files not found or unreadable: the source is then loaded as usual, which
+    reports why). Never raises."""
+    fn = FINGERPRINTS.get(manifest.kind)
+    try:
+        if isinstance(fn, str):
+            module, _, attr = fn.partition(":")
+            fn = FINGERPRINTS[manifest.kind] = getattr(importlib.import_module(module), attr)
+        return fn(manifest, ctx) if fn is not None else None
+    except Exception:  # noqa: BLE001 - unknown means "rebuild it", and the load says what is wrong
+        return None
+
+
+def user_fingerprint(path: str | Path, max_bytes: int, name: str, title: str = "") -> str | None:
+    """Fingerprint of a user source (`--source [NAME=]PATH`, config `sources`): its name, title, path,
+    size limit and each doc file's size and SHA-256; None when the path is not a regular file or folder of
+    them (FIFO, device, missing: never opened here) or is over max_bytes (the load then refuses it)."""
+    p = split_source(path)[1]
+    try:
+        files = source_files([p])
+        if sum(f.stat().st_size for f in files) > max_bytes:
+            return None
+        return combine("user", str(p), name, title, max_bytes, files_part(files))
+    except (SourceRejected, OSError):
+        return None
 
 
 def fetch(manifest: Manifest, ctx: FetchContext) -> SourceLoad:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import dataclasses
 import os
 import platform
+import sys
 import sysconfig
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -14,6 +15,7 @@ from pathlib import Path
 from gorilla_tui.config import load_settings
 from gorilla_tui.errors import UsageError
 from gorilla_tui.pool.doc import ApiDoc, Diagnostic, LoadResult
+from gorilla_tui.pool.fingerprint import combine, stat_part
 from gorilla_tui.pool.pyenv import SOURCE  # the source name of every doc this loader makes
 from gorilla_tui.pool.pyenv.compiled import compiled_module_names, read_compiled
 from gorilla_tui.pool.pyenv.module_api import (
@@ -498,9 +500,7 @@ def load_source(manifest: object, ctx: object = None) -> tuple[str, list[str], L
     `ctx` (a sources.FetchContext) is not used: nothing is fetched, so --from mirrors do not apply.
     A listed distribution that is not installed is left out with a "skipped" diagnostic.
     """
-    extra = getattr(manifest, "extra", {}) or {}  # a sources.Manifest (typed loosely: no import cycle)
-    packages = str(extra.get("packages", STDLIB))
-    spec = packages if extra.get("exact") else configured_spec(packages)
+    spec = manifest_spec(manifest)
     result, groups, roots = LoadResult(), [], []
     for name in parse_spec(spec):
         try:
@@ -511,6 +511,33 @@ def load_source(manifest: object, ctx: object = None) -> tuple[str, list[str], L
         roots.append(sysconfig.get_paths()["stdlib"] if name == STDLIB else name)
     _load_groups(groups, None, result)
     return f"python {platform.python_version()} ({spec})", roots, result
+
+
+def manifest_spec(manifest: object) -> str:
+    """What the python-env manifest indexes: its ``packages`` (Manifest.extra), plus config.toml's
+    ``python:`` entries (configured_spec) unless ``exact`` is set (with_spec)."""
+    extra = getattr(manifest, "extra", {}) or {}  # a sources.Manifest (typed loosely: no import cycle)
+    packages = str(extra.get("packages", STDLIB))
+    return packages if extra.get("exact") else configured_spec(packages)
+
+
+def fingerprint(manifest: object, ctx: object = None) -> str:
+    """Fingerprint of the python-env source (pool.fingerprint.combine; sources.FINGERPRINTS): the
+    interpreter (sys.version, sys.executable), the spec (manifest_spec), the compiled modules' names and,
+    per group (the standard library, each distribution), its name, version and each module file's name,
+    size and mtime (stat only: about 900 stat calls for the standard library, no file is read)."""
+    spec = manifest_spec(manifest)
+    groups: list[object] = []
+    for name in parse_spec(spec):
+        try:
+            group = stdlib_group() if name == STDLIB else dist_group(name)
+        except UsageError as e:
+            groups.append(["missing", name, str(e)])
+            continue
+        modules = [[m, pkg] for m, pkg, _ in group.files]
+        groups.append([group.dist, group.version, modules, stat_part(p for _, _, p in group.files)])
+    interpreter = [sys.version, sys.executable, sorted(compiled_module_names())]
+    return combine("python-env", spec, interpreter, groups)
 
 
 def with_spec(manifests: list, spec: str) -> list:
