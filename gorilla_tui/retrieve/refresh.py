@@ -223,7 +223,7 @@ def refresh(
         if _is_unchanged(loads, previous, keep_previous):
             return _unchanged_report(plan, loads, previous, started)
         built = _assemble(plan, loads, previous, keep_previous, emit)
-        index = ApiIndex.build(built.docs, Bm25Params())
+        index = ApiIndex.build(built.docs, Bm25Params(), tokens=_live_tokens(previous))
         index.meta = _meta(index, built.rows, built.ok, built.old, time.perf_counter() - started)
         final = _write_and_publish(index, index_store.index_root(), extra_files)
     index.path = final
@@ -414,6 +414,34 @@ def _assemble(
     meta = previous.index.meta if previous.index is not None else {}
     old = [d for d in meta.get("diagnostics", []) if isinstance(d, dict) and d.get("source") in kept_names]
     return _Assembly(docs, rows, warnings, old, ok)
+
+
+def _live_tokens(previous: Previous) -> Callable[[ApiDoc], list[str] | None] | None:
+    """tokens(doc) for ApiIndex.build: a doc taken from the trusted live index (a reused or kept source)
+    gets its tokens back from its row of the live term-frequency matrix (each term repeated by its count)
+    instead of being tokenised again; the same code built it (Previous.trusted), so they are the tokens a
+    rebuild would make, up to their order, which BM25 ignores. None for any other doc, or when the live
+    index is not trusted (--force tokenises everything)."""
+    if not previous.trusted or previous.index is None:
+        return None
+    live = previous.index
+    rows = {id(d): i for i, d in enumerate(live.docs)}
+    terms = [""] * len(live.vocab)
+    for term, col in live.vocab.items():
+        terms[col] = term
+    tf = live.tf
+
+    def tokens(doc: ApiDoc) -> list[str] | None:
+        i = rows.get(id(doc))
+        if i is None:
+            return None
+        lo, hi = int(tf.indptr[i]), int(tf.indptr[i + 1])
+        out: list[str] = []
+        for col, count in zip(tf.indices[lo:hi].tolist(), tf.data[lo:hi].tolist(), strict=True):
+            out.extend([terms[col]] * int(count))
+        return out
+
+    return tokens
 
 
 def _user_load(
