@@ -41,19 +41,22 @@ def write_state(folder: Path, extra: bool) -> None:
         os.fsync(fh.fileno())
 
 
-def verify_state(folder: Path, extra: bool) -> str:
-    """Why the version `folder` cannot be kept as it is ("" when it can): no or unreadable STATE_FILE
-    (built by an older release), built by other code, without the extra files asked for now, or a file
-    missing or changed since it was built."""
+def verify_state(folder: Path) -> tuple[str, bool | None]:
+    """(why the version `folder` cannot be trusted, "" when it can; whether it was built with the extra
+    files, None when unknown). Not trusted: no or unreadable STATE_FILE (built by an older release), built
+    by other code, or a file missing or changed since it was built."""
     try:
         state = json.loads((folder / STATE_FILE).read_bytes())
         files = dict(state["files"])
     except (OSError, ValueError, KeyError, TypeError):
-        return f"{STATE_FILE} missing or unreadable"
+        return f"{STATE_FILE} missing or unreadable", None
     if state.get("version") != FINGERPRINT_VERSION or state.get("code") != code_fingerprint():
-        return "built by another version of gorilla-tui"
-    if bool(state.get("extra")) != extra:
-        return "built without the validator lookup" if extra else "built with other extra files"
+        return "built by another version of gorilla-tui", None
+    return _changed_file(folder, files), bool(state.get("extra"))
+
+
+def _changed_file(folder: Path, files: dict[str, str]) -> str:
+    """Why one of `files` (relative path -> SHA-256) no longer matches in `folder` ("" when all do)."""
     for rel, digest in files.items():
         try:
             if file_digest(folder / rel) != digest:
@@ -67,12 +70,15 @@ def verify_state(folder: Path, extra: bool) -> str:
 class Previous:
     """The live index before this refresh: `index` when it could be read; else `damaged` says why and
     `rows` are its meta.json source rows when meta.json itself could still be read. `untrusted`: why its
-    docs may not be reused ("" when they may: see the module docstring)."""
+    docs may not be reused ("" when they may: see the module docstring); same_extra: whether it was built
+    with the extra files (check's lookup) exactly when this refresh writes them (else it cannot be kept as
+    it is, though its docs may be reused)."""
 
     index: ApiIndex | None = None
     rows: list[dict[str, Any]] = field(default_factory=list)
     damaged: str = ""
     untrusted: str = "no live index"
+    same_extra: bool = False
 
     @property
     def trusted(self) -> bool:
@@ -121,7 +127,7 @@ class Previous:
 def read_previous(extra: bool) -> Previous:
     """Read the live index; any unreadable file (a truncated tf.npz, an emptied docs.json, a corrupt
     CURRENT, an index of another store or tokenizer version) gives a Previous with `damaged` set; one that
-    loads but fails verify_state(folder, extra) has `untrusted` set."""
+    loads but fails verify_state has `untrusted` set; extra: whether this refresh writes extra files."""
     try:
         index = ApiIndex.load()
     except IndexMissingError:
@@ -134,7 +140,8 @@ def read_previous(extra: bool) -> Previous:
     rows = index.meta.get("sources")
     rows = [r for r in rows if isinstance(r, dict)] if isinstance(rows, list) else []
     assert index.path is not None
-    return Previous(index, rows, untrusted=verify_state(index.path, extra))
+    why, built_extra = verify_state(index.path)
+    return Previous(index, rows, untrusted=why, same_extra=built_extra == extra)
 
 
 def meta_rows() -> list[dict[str, Any]]:

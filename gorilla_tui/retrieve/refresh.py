@@ -346,8 +346,9 @@ def _done(loads: list[SourceLoad]) -> set[str]:
 
 def _is_unchanged(loads: list[SourceLoad], previous: Previous, keep_previous: bool) -> bool:
     """True when the trusted live index already is what this refresh would build: every loaded source
-    was reused (unchanged) and the index would hold the same sources (none refused or dropped now)."""
-    if not previous.trusted or previous.index is None:
+    was reused (unchanged), the index would hold the same sources (none refused or dropped now), and it
+    was built with the extra files exactly when this refresh writes them."""
+    if not previous.trusted or previous.index is None or not previous.same_extra:
         return False
     if any(ld.status == "ok" and ld.message != UNCHANGED for ld in loads):
         return False

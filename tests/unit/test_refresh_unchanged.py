@@ -142,6 +142,7 @@ def test_a_refresh_asking_for_the_lookup_rebuilds_an_index_built_without_it(mirr
         mirrors=[mirror], only=HUBS, extra_files=lambda folder, docs: (folder / "x").write_text("1")
     )
     assert not report.unchanged and (report.path / "x").is_file()
+    assert all(r["message"] == UNCHANGED for r in report.sources)  # its docs reused, the version rebuilt
 
 
 def test_a_source_named_like_a_builtin_must_hold_its_format(mirror: Path, tmp_path: Path) -> None:
