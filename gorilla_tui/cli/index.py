@@ -200,7 +200,6 @@ def _run_refresh(
     "unchanged", or why not); returns its RefreshReport."""
     from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn  # deferred: rich
 
-    from gorilla_tui.check.lookup import write_lookup  # deferred: tree-sitter, only for a refresh
     from gorilla_tui.retrieve.refresh import UNCHANGED, refresh  # deferred: numpy, scipy (~0.3 s)
 
     columns = (SpinnerColumn(), TextColumn("{task.description}"), TextColumn("{task.fields[status]}"))
@@ -227,8 +226,16 @@ def _run_refresh(
         return refresh(
             mirrors=args.mirrors, user_paths=user_paths, only=only, keep_previous=not args.clean,
             on_event=on_event, manifests=manifests, config_paths=configured, max_bytes=max_bytes,
-            on_wait=on_wait, extra_files=write_lookup, force=args.force,  # check's lookup (issue 20)
+            on_wait=on_wait, extra_files=_write_lookup, force=args.force,  # check's lookup (issue 20)
         )  # fmt: skip
+
+
+def _write_lookup(folder: Any, docs: Any) -> int:
+    """check.lookup.write_lookup (the validator lookup saved with a version, issue 20), imported only when a
+    version is written: an unchanged refresh never needs tree-sitter."""
+    from gorilla_tui.check.lookup import write_lookup  # deferred: tree-sitter, only when a version is written
+
+    return write_lookup(folder, docs)
 
 
 def _dense_step(report: Any, args: argparse.Namespace, err: Any) -> dict[str, Any] | None:
