@@ -383,7 +383,7 @@ def _age(built_at: str) -> tuple[float, str]:
 
 
 def _status(args: argparse.Namespace) -> int:
-    from rich.table import Table  # deferred: rich; --help stays fast
+    """`index --status`: the live index's sources, flagged entries, skipped lines and summary (or JSON)."""
     from rich.text import Text  # deferred: rich; --help stays fast
 
     from gorilla_tui.retrieve import store as index_store  # deferred: numpy, scipy (~0.3 s)
@@ -392,61 +392,17 @@ def _status(args: argparse.Namespace) -> int:
     size = index_store.folder_size(folder)
     age_s, age = _age(meta.get("built_at", ""))
     paths = get_paths()
-    flagged = meta.get("flagged", [])
     if args.json:
-        out = {
-            "path": str(folder),
-            "index_dir": str(paths.index_dir),
-            "config_file": str(paths.config_file),
-            "built_at": meta.get("built_at"),
-            "age_seconds": round(age_s, 1),
-            "size_bytes": size,
-            "n_docs": meta.get("n_docs"),
-            "vocab_size": meta.get("vocab_size"),
-            "sources": meta.get("sources", []),
-            "dense": _dense_state(folder, meta),
-            "flagged": flagged,
-            "flagged_repaired": sum(1 for f in flagged if f.get("repaired")),
-            "flagged_still": sum(1 for f in flagged if not f.get("repaired")),
-            "diagnostics": meta.get("diagnostics", []),
-        }
-        print(json.dumps(out, indent=1))
+        print(json.dumps(_status_json(folder, meta, size, age_s), indent=1))
         return 0
 
     from gorilla_tui.cli.console import make_console  # deferred: rich; --help stays fast
 
     console = make_console()
     console.print(_sources_table(meta.get("sources", []), "API index"))
-    by_source: dict[str, list[dict[str, Any]]] = {}
-    for f in flagged:
-        by_source.setdefault(f["source"], []).append(f)
-    if flagged:
-        fixed = sum(1 for f in flagged if f.get("repaired"))
-        table = Table(
-            title=f"flagged entries ({len(flagged)}): api_call is not valid Python, still searchable; "
-            f"{fixed} repaired (the repaired call is matched and proposed), "
-            f"{len(flagged) - fixed} still flagged"
-        )
-        for col in ("id", "api_call", "reason", "repaired call"):
-            table.add_column(col, overflow="fold")
-        for source, items in by_source.items():
-            for f in items[:FLAGGED_SHOWN]:
-                keys = ("id", "api_call", "reason", "repaired")
-                table.add_row(*(Text(safe_text(str(f.get(k) or ""))) for k in keys))
-            if len(items) > FLAGGED_SHOWN:
-                more = f"and {len(items) - FLAGGED_SHOWN} more (see --json)"
-                table.add_row(Text(safe_text(f"{source}: ...")), more, "", "")
-        console.print(table)
-    skipped = [
-        d for d in meta.get("diagnostics", []) if isinstance(d, dict) and d.get("severity") == "skipped"
-    ]
-    for d in skipped[:SKIPPED_SHOWN]:
-        where = f"{d.get('file')}:{d.get('line')}" if d.get("line") else d.get("file")
-        console.print(Text.assemble(("skipped", "yellow"), safe_text(f" {where}: {d.get('message')}")))
-    if len(skipped) > SKIPPED_SHOWN:
-        console.print(
-            Text.assemble(("skipped", "yellow"), f" ... and {len(skipped) - SKIPPED_SHOWN} more (see --json)")
-        )
+    if meta.get("flagged"):
+        console.print(_flagged_table(meta["flagged"]))
+    _print_skipped(console, meta.get("diagnostics", []))
     summary = (
         f"{meta.get('n_docs', 0)} docs, {meta.get('vocab_size', 0)} terms, {size / 1e6:.1f} MB, built "
         f"{meta.get('built_at', '?')} ({age} ago)\nindex: {folder}\nconfig: {paths.config_file}"
@@ -454,6 +410,67 @@ def _status(args: argparse.Namespace) -> int:
     console.print(Text(safe_text(summary)))
     console.print(Text(safe_text(f"retrieval: {_dense_state(folder, meta)['note']}")))
     return 0
+
+
+def _status_json(folder: Any, meta: dict[str, Any], size: int, age_s: float) -> dict[str, Any]:
+    """What `index --status --json` prints."""
+    paths = get_paths()
+    flagged = meta.get("flagged", [])
+    return {
+        "path": str(folder),
+        "index_dir": str(paths.index_dir),
+        "config_file": str(paths.config_file),
+        "built_at": meta.get("built_at"),
+        "age_seconds": round(age_s, 1),
+        "size_bytes": size,
+        "n_docs": meta.get("n_docs"),
+        "vocab_size": meta.get("vocab_size"),
+        "sources": meta.get("sources", []),
+        "dense": _dense_state(folder, meta),
+        "flagged": flagged,
+        "flagged_repaired": sum(1 for f in flagged if f.get("repaired")),
+        "flagged_still": sum(1 for f in flagged if not f.get("repaired")),
+        "diagnostics": meta.get("diagnostics", []),
+    }
+
+
+def _flagged_table(flagged: list[dict[str, Any]]) -> Any:
+    """The flagged entries as a rich Table, at most FLAGGED_SHOWN per source (plain-text cells)."""
+    from rich.table import Table  # deferred: rich; --help stays fast
+    from rich.text import Text  # deferred: rich; --help stays fast
+
+    by_source: dict[str, list[dict[str, Any]]] = {}
+    for f in flagged:
+        by_source.setdefault(f["source"], []).append(f)
+    fixed = sum(1 for f in flagged if f.get("repaired"))
+    table = Table(
+        title=f"flagged entries ({len(flagged)}): api_call is not valid Python, still searchable; "
+        f"{fixed} repaired (the repaired call is matched and proposed), "
+        f"{len(flagged) - fixed} still flagged"
+    )
+    for col in ("id", "api_call", "reason", "repaired call"):
+        table.add_column(col, overflow="fold")
+    for source, items in by_source.items():
+        for f in items[:FLAGGED_SHOWN]:
+            keys = ("id", "api_call", "reason", "repaired")
+            table.add_row(*(Text(safe_text(str(f.get(k) or ""))) for k in keys))
+        if len(items) > FLAGGED_SHOWN:
+            more = f"and {len(items) - FLAGGED_SHOWN} more (see --json)"
+            table.add_row(Text(safe_text(f"{source}: ...")), more, "", "")
+    return table
+
+
+def _print_skipped(console: Any, diagnostics: list[Any]) -> None:
+    """One line per skipped line or file of the index's diagnostics (at most SKIPPED_SHOWN)."""
+    from rich.text import Text  # deferred: rich; --help stays fast
+
+    skipped = [d for d in diagnostics if isinstance(d, dict) and d.get("severity") == "skipped"]
+    for d in skipped[:SKIPPED_SHOWN]:
+        where = f"{d.get('file')}:{d.get('line')}" if d.get("line") else d.get("file")
+        console.print(Text.assemble(("skipped", "yellow"), safe_text(f" {where}: {d.get('message')}")))
+    if len(skipped) > SKIPPED_SHOWN:
+        more = f" ... and {len(skipped) - SKIPPED_SHOWN} more (see --json)"
+        console.print(Text.assemble(("skipped", "yellow"), more))
 
 
 def _dense_state(folder: Any, meta: dict[str, Any]) -> dict[str, Any]:
