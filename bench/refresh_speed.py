@@ -50,7 +50,7 @@ def run_refresh(home: Path, args: list[str], cache: str, code: Path = ROOT) -> d
         cmd.append("--no-dense")
     with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
         t0 = time.perf_counter()
-        proc = subprocess.Popen(cmd, env=env, stdout=out, stderr=err)
+        proc = subprocess.Popen(cmd, env=env, stdout=out, stderr=err, cwd=code)  # `-m` looks in cwd first
         _, status, usage = os.wait4(proc.pid, 0)
         wall = time.perf_counter() - t0
         out.seek(0)
