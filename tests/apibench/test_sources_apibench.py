@@ -8,10 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from gorilla_tui.pool.sources import (
-    FetchContext,
-    fetch,
-)
+from gorilla_tui.pool.sources import FetchContext, fetch, source_fingerprint
 from tests.unit.test_sources import HUBS, _manifests
 
 
@@ -49,6 +46,10 @@ def test_hf_hub_download_from_local_cache(
     assert "offline (HF_HUB_OFFLINE=1)" in missing.message and "--from DIR" in missing.message
     tf = fetch(ms["tensorflowhub"], ctx)
     assert "tensorflowhub_api.jsonl" in tf.message and "huggingface_api.jsonl" not in tf.message
+    # issue 18: a hub source from the cache has a fingerprint (its cached file's bytes); a missing one none
+    print_ = source_fingerprint(ms["torchhub"], ctx)
+    assert print_ is not None and print_ == source_fingerprint(ms["torchhub"], FetchContext())
+    assert source_fingerprint(ms["huggingface"], ctx) is None
 
 
 def test_unreachable_hub_fails_fast_per_source(
