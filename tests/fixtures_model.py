@@ -2,6 +2,13 @@
 
 from __future__ import annotations
 
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -52,3 +59,43 @@ def home_with_index(home_with_model: Path, apibench: Path) -> Path:
 
     assert main(["index", "--refresh", "--from", str(apibench), "--only", "torchhub"]) == 0
     return home_with_model
+
+
+def free_port() -> int:
+    """A TCP port on 127.0.0.1 that was free a moment ago (bound to port 0, then released)."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@contextmanager
+def llama_cpp_server(model: Path, *args: str, start_s: float = 30.0) -> Iterator[str]:
+    """Run llama_cpp.server over `model` on loopback (a free port) with the extra server `args`; yields its
+    base URL once /v1/models answers, fails the test when it exits or is not up within `start_s` seconds,
+    and stops it on exit (killed when a long request keeps it busy past 10 s)."""
+    port = free_port()
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "llama_cpp.server", "--model", str(model), "--host", "127.0.0.1",
+         "--port", str(port), *args],
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+    )  # fmt: skip
+    url = f"http://127.0.0.1:{port}"
+    try:
+        for _ in range(int(start_s / 0.25)):
+            try:
+                urllib.request.urlopen(url + "/v1/models", timeout=1).read()
+                break
+            except OSError:
+                if proc.poll() is not None:
+                    pytest.fail("llama_cpp.server exited at start")
+                time.sleep(0.25)
+        else:
+            pytest.fail(f"llama_cpp.server did not start in {start_s:g} s")
+        yield url
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(10)
+        except subprocess.TimeoutExpired:  # busy in a long request: it would finish it first
+            proc.kill()
+            proc.wait(10)

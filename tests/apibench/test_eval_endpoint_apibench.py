@@ -7,9 +7,6 @@ from __future__ import annotations
 
 import json
 import random
-import socket
-import subprocess
-import sys
 import threading
 import time
 import urllib.error
@@ -24,43 +21,15 @@ from gorilla_tui.cli import main
 from gorilla_tui.config import Settings
 from gorilla_tui.model.likelihood import can_score, query_likelihoods
 from gorilla_tui.model.remote import EndpointDownError, RemoteBackend
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+from tests.fixtures_model import free_port, llama_cpp_server
 
 
 @pytest.fixture(scope="module")
 def llama_server(gemma_path: Path):
     """llama_cpp.server on loopback; --interrupt_requests false, or a second request cancels the first."""
-    port = _free_port()
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "llama_cpp.server", "--model", str(gemma_path), "--host", "127.0.0.1",
-         "--port", str(port), "--n_ctx", "2048", "--interrupt_requests", "false"],
-        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-    )  # fmt: skip
-    url = f"http://127.0.0.1:{port}"
-    try:
-        for _ in range(480):
-            try:
-                urllib.request.urlopen(url + "/v1/models", timeout=1).read()
-                break
-            except OSError:
-                if proc.poll() is not None:
-                    pytest.fail("llama_cpp.server exited at start")
-                time.sleep(0.25)
-        else:
-            pytest.fail("llama_cpp.server did not start in 120 s")
+    args = ("--n_ctx", "2048", "--interrupt_requests", "false")
+    with llama_cpp_server(gemma_path, *args, start_s=120.0) as url:
         yield url
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(10)
-        except subprocess.TimeoutExpired:  # busy in a long request: it would finish it first
-            proc.kill()
-            proc.wait(10)
 
 
 class FaultProxy:
@@ -160,7 +129,7 @@ def test_concurrent_eval_keeps_order_resumes_and_retries(llama_server: str, apib
 
 @pytest.mark.parametrize("select_by", ["likelihood", "grammar"])  # the probe / the workers meet it
 def test_a_server_that_is_down_is_one_line(apibench: Path, tmp_path: Path, capsys, select_by: str) -> None:
-    url = f"http://127.0.0.1:{_free_port()}"
+    url = f"http://127.0.0.1:{free_port()}"
     start = time.perf_counter()
     code = main(["eval", "run", "--hub", "torchhub", "--retriever", "bm25", "--from", str(apibench),
                  "--limit", "6", "--out", str(tmp_path / "x.jsonl"), "--endpoint", url,

@@ -7,13 +7,13 @@ import subprocess
 import sys
 import threading
 import time
-import urllib.request
 
 import pytest
 
 from gorilla_tui.errors import GorillaError
 from gorilla_tui.model.backend import Backend, RemoteBackend, ScriptedBackend
 from gorilla_tui.model.grammar import choice_grammar
+from tests.fixtures_model import free_port, llama_cpp_server
 
 PROMPT = "Here is a list of fruits: apple, banana, cherry,"
 
@@ -75,36 +75,10 @@ def test_second_prompt_reuses_the_kv_prefix(gemma_backend):
     assert second < 10, (first, second)
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 @pytest.fixture(scope="module")
 def llama_server(gemma_path):
-    port = _free_port()
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "llama_cpp.server", "--model", str(gemma_path), "--host", "127.0.0.1",
-         "--port", str(port), "--n_ctx", "1024", "--n_threads", "1"],
-        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-    )  # fmt: skip
-    url = f"http://127.0.0.1:{port}"
-    try:
-        for _ in range(120):
-            try:
-                urllib.request.urlopen(url + "/v1/models", timeout=1).read()
-                break
-            except OSError:
-                if proc.poll() is not None:
-                    pytest.fail("llama_cpp.server exited at start")
-                time.sleep(0.25)
-        else:
-            pytest.fail("llama_cpp.server did not start in 30 s")
+    with llama_cpp_server(gemma_path, "--n_ctx", "1024", "--n_threads", "1") as url:
         yield url
-    finally:
-        proc.terminate()
-        proc.wait(10)
 
 
 @pytest.mark.model
@@ -121,7 +95,7 @@ def test_remote_backend_against_llama_cpp_server(llama_server, gemma_backend):
     assert out.strip() in options
     assert be.count_tokens(PROMPT) == gemma_backend.count_tokens(PROMPT)  # the server's own tokenizer
     with pytest.raises(GorillaError, match="cannot reach"):
-        list(RemoteBackend(f"http://127.0.0.1:{_free_port()}").complete("x", max_tokens=1))
+        list(RemoteBackend(f"http://127.0.0.1:{free_port()}").complete("x", max_tokens=1))
 
 
 @pytest.mark.parametrize(
