@@ -4,10 +4,10 @@ Three measurements, each in a fresh Python process on a fresh GORILLA_TUI_HOME w
 APIBench hubs (from the shared files) and the standard-library pool (python-env), as a user's index would:
 
 1. every cold-start stage on its own, one after the other (wall and CPU seconds): CLI imports, the
-   retriever's imports, index load, llama_cpp import, model load, validator build, the first and a second
+   retriever's imports, index load, llama_cpp import, model load, the checker (the index's lookup), the first and a second
    ask; their sum is what a cold `ask` costs when nothing overlaps;
 2. the real `gorilla-tui ask TASK --json`, cold, `runs` times: process wall time, CPU time, and the stages it
-   reports ("startup": the model loads in a thread while the index is read and the validator is built);
+   reports ("startup": the model loads in a thread while the index is read);
 3. the TUI (headless, App.run_test, the real embedded model): the first answer asked the moment the index is
    loaded, then a second one.
 
@@ -21,6 +21,7 @@ from __future__ import annotations
 import json
 import os
 import resource
+import shutil
 import statistics
 import subprocess
 import sys
@@ -46,8 +47,8 @@ import llama_cpp; mark("import llama_cpp")
 from gorilla_tui import services
 settings = services.read_settings()[0]
 backend = services.load_backend(settings); mark("model load (Llama(), embedded Gemma 3 270M)")
-validator = services.build_validator(index.pool(None)); mark("validator build (tree-sitter over the pool)")
-pipe = services.build_pipeline(settings, index, backend, validator=validator)
+checker = services.build_checker(index, settings.hub); checker.check(""); mark("checker (the index's lookup)")
+pipe = services.build_pipeline(settings, index, backend, validator=checker)
 pipe.ask(sys.argv[1]); mark("first ask (retrieve, likelihood over the hits, check)")
 pipe.ask(sys.argv[1]); mark("second ask, same process")
 print(json.dumps([(n, t, c) for n, t, c in marks]))
@@ -101,18 +102,25 @@ def _child(argv: list[str], env: dict[str, str]) -> tuple[str, float, float]:
     return done.stdout, wall, cpu
 
 
-def first_answer(shared: Path, runs: int = 3) -> str:
-    """Run the three measurements (module docstring); return the markdown section."""
+def first_answer(shared: Path, runs: int = 3, home: Path | None = None) -> str:
+    """Run the three measurements (module docstring); return the markdown section. home: a
+    GORILLA_TUI_HOME whose index (data/) is copied into the fresh home instead of building one (never
+    written to)."""
     load_before = os.getloadavg()[0]
     py = sys.executable
     with tempfile.TemporaryDirectory() as tmp:
-        home = Path(tmp)
-        env = _env(home)
+        fresh = Path(tmp)
+        env = _env(fresh)
         t = time.perf_counter()
-        _child(
-            [py, "-m", "gorilla_tui", "index", "--refresh", "--from", str(shared / "apibench"), "--json"], env
-        )
-        build_s = time.perf_counter() - t
+        if home is not None:
+            shutil.copytree(home / "data", fresh / "data")
+            what = f"copied from {home}"
+        else:
+            _child(
+                [py, "-m", "gorilla_tui", "index", "--refresh", "--from", str(shared / "apibench"), "--json"],
+                env,
+            )
+            what = f"the three APIBench hubs + python-env, built in {time.perf_counter() - t:.1f} s"
         _child([py, "-m", "gorilla_tui", "model", "pull"], env)  # assemble the embedded GGUF once
 
         out, stages_wall, _ = _child([py, "-c", STAGES, TASK], env)
@@ -137,8 +145,9 @@ def first_answer(shared: Path, runs: int = 3) -> str:
     best = min(cold, key=lambda c: c[0])
     lines = [
         f"Machine: {os.cpu_count()} logical cores, shared; 1-min load average {load_before:.1f} at start, "
-        f"{load_after:.1f} at end. Index: the three APIBench hubs + python-env, built in {build_s:.1f} s. "
-        f'Task: "{TASK}" (select mode by likelihood, the default). Run: `python bench/latency.py --first-answer --runs {runs}`.',
+        f"{load_after:.1f} at end. Index: {what}. "
+        f'Task: "{TASK}" (select mode by likelihood, the default). Run: `python bench/latency.py --first-answer --runs {runs}'
+        + (f" --home {home}`." if home else "`."),
         "",
         "Each cold-start stage on its own, one after the other in one process (nothing overlapped):",
         "",
@@ -151,9 +160,9 @@ def first_answer(shared: Path, runs: int = 3) -> str:
         f"| **sum to the first answer** | **{serial + startup:.3f}** | |",
         "",
         f"`gorilla-tui ask TASK --json`, cold process, {runs} runs (the model loads in a thread while the "
-        "index is read and the validator is built):",
+        "index is read; the checker reads the lookup saved with the index):",
         "",
-        "| run | wall s | CPU s | index_load | validator_build | model_load (its thread) | then waited for the model | ask total | verdict |",
+        "| run | wall s | CPU s | index_load | checker | model_load (its thread) | then waited for the model | ask total | verdict |",
         "|---|---|---|---|---|---|---|---|---|",
     ]
     for i, (wall, cpu, st, tm, verdict) in enumerate(cold, 1):
