@@ -279,29 +279,18 @@ class LlamaBackend:
                 }
 
     def loglikelihoods(
-        self,
-        contexts: Sequence[str],
-        continuation: str,
-        cancel: threading.Event | None = None,
-        *,
-        batched: bool = True,
+        self, contexts: Sequence[str], continuation: str, cancel: threading.Event | None = None
     ) -> list[float]:
         """log p(continuation | context) for each context, in nats (sum over the continuation's tokens; the
         same continuation tokens for every context, so the values compare directly). One float per context.
 
-        Contexts get BOS and are tokenized as plain text (special=False); logits are asked only at the
-        positions that predict a continuation token (the LM head over Gemma 3's 262k vocabulary is a large
-        part of the cost). batched (default): the contexts go into one llama_decode as separate sequences
-        (as many as the context holds, llama_internals.n_seq_max, and n_batch tokens allow), their common
-        token prefix given once for all of them: one decode instead of one per context, ~30 % less CPU for
-        5 hits (bench/first_answer.py). The values differ from the sequential ones in the last digits of
-        the matrix products (different batch shapes), not in which hit ranks first (tests/unit/
-        test_backend.py, bench/scoring_dev.py on the dev split). batched=False: the common prefix is
-        evaluated once, then each context's own tokens and the continuation one context at a time.
-
-        Stops early when `cancel` is set (the list is then shorter than `contexts`). Raises
-        ContextOverflowError when a context + continuation exceeds n_ctx, GorillaError when llama.cpp fails;
-        KeyboardInterrupt for a Ctrl+C caught by llama.cpp's log callback."""
+        The contexts' common token prefix is evaluated once and kept in the KV cache; each context's own
+        tokens and the continuation are then evaluated with logits only at the positions that predict a
+        continuation token (the LM head over Gemma 3's 262k vocabulary is most of the cost). Contexts get
+        BOS and are tokenized as plain text (special=False). Stops early when `cancel` is set (the list is
+        then shorter than `contexts`). Raises ContextOverflowError when a context + continuation exceeds
+        n_ctx, GorillaError when llama.cpp fails; KeyboardInterrupt for a Ctrl+C caught by llama.cpp's log
+        callback."""
         llm = self._llm
         if not contexts:
             return []
@@ -320,85 +309,28 @@ class LlamaBackend:
             shared += 1
         from gorilla_tui.model import llama_internals as li  # deferred: loads libllama
 
-        rests = [t[shared:] + cont for t in tok]
-        groups = self._groups(rests, shared, li.n_seq_max(llm) if batched else 1)
         scores: list[float] = []
-        evaluated = 0
-        prefix_in_kv = False
         with self._lock:
             li.kv_clear(llm)  # also resets Llama's prefix-reuse bookkeeping, which no longer matches
             try:
-                for group in groups:
+                self._decode(tok[0][:shared], shared_pos=0, targets={})
+                for t in tok:
                     _raise_pending_interrupt()
                     if cancel is not None and cancel.is_set():
                         break
-                    if len(group) == 1:  # one context: its prefix stays in the KV cache for the next one
-                        if not prefix_in_kv:
-                            li.kv_clear(llm)
-                            self._decode(tok[0][:shared], shared_pos=0, targets={})
-                            evaluated += shared
-                            prefix_in_kv = True
-                        li.kv_truncate(llm, shared)
-                        i = group[0]
-                        own = len(tok[i]) - shared
-                        targets = {j: rests[i][j + 1] for j in range(own - 1, len(rests[i]) - 1)}
-                        scores.append(self._decode(rests[i], shared_pos=shared, targets=targets))
-                        evaluated += len(rests[i])
-                    else:
-                        li.kv_clear(llm)
-                        prefix_in_kv = False
-                        scores += self._decode_group(tok, rests, group, shared)
-                        evaluated += shared + sum(len(rests[i]) for i in group)
+                    li.kv_truncate(llm, shared)
+                    rest = t[shared:] + cont
+                    own = len(t) - shared
+                    targets = {j: rest[j + 1] for j in range(own - 1, len(rest) - 1)}
+                    total = self._decode(rest, shared_pos=shared, targets=targets)
+                    scores.append(total)
             except RuntimeError as e:  # llama_decode failed
                 raise GorillaError(f"llama.cpp failed while scoring ({e})") from None
             finally:
                 li.kv_clear(llm)
-            self.last_stats = {"scored_contexts": len(scores), "prompt_eval_tokens": evaluated,
-                               "decodes": len(groups)}  # fmt: skip
+            self.last_stats = {"scored_contexts": len(scores), "prompt_eval_tokens": shared + sum(
+                len(t) - shared + len(cont) for t in tok[: len(scores)])}  # fmt: skip
         return scores
-
-    def _groups(self, rests: list[list[int]], shared: int, seqs: int) -> list[list[int]]:
-        """Context indices in order, packed into groups of at most `seqs` whose shared prefix + own tokens
-        fit one batch (n_batch); a context too long for a batch with others is a group of its own."""
-        groups: list[list[int]] = []
-        size = 0
-        for i, rest in enumerate(rests):
-            if groups and len(groups[-1]) < seqs and size + len(rest) <= self._llm.n_batch:
-                groups[-1].append(i)
-                size += len(rest)
-            else:
-                groups.append([i])
-                size = shared + len(rest)
-        return groups
-
-    def _decode_group(
-        self, tok: list[list[int]], rests: list[list[int]], group: list[int], shared: int
-    ) -> list[float]:
-        """The scores of the contexts `group` in one llama_decode, sequence s holding context group[s]: the
-        shared prefix once (every sequence), then each context's own tokens and the continuation, logits
-        only where they predict a continuation token."""
-        from gorilla_tui.model import llama_internals as li  # deferred: loads libllama
-
-        llm = self._llm
-        tokens, positions, seqs = (
-            list(tok[group[0]][:shared]),
-            list(range(shared)),
-            [list(range(len(group)))] * shared,
-        )
-        targets: dict[int, tuple[int, int]] = {}  # batch index -> (sequence, target token)
-        for s, i in enumerate(group):
-            own = len(tok[i]) - shared
-            for j, t in enumerate(rests[i]):
-                if own - 1 <= j < len(rests[i]) - 1:
-                    targets[len(tokens)] = (s, rests[i][j + 1])
-                tokens.append(t)
-                positions.append(shared + j)
-                seqs.append([s])
-        li.decode_seqs(llm, tokens, positions, seqs, set(targets))
-        totals = [0.0] * len(group)
-        for b, (s, target) in targets.items():
-            totals[s] += _log_softmax_at(li.logits_row(llm, b), target)
-        return totals
 
     def _decode(self, tokens: Sequence[int], *, shared_pos: int, targets: dict[int, int]) -> float:
         """llama_decode `tokens` at positions shared_pos.. on sequence 0, in chunks of n_batch, with logits
@@ -415,14 +347,10 @@ class LlamaBackend:
                 target = targets.get(start + i)
                 if target is None:
                     continue
-                total += _log_softmax_at(li.logits_row(llm, i), target)
+                row = li.logits_row(llm, i)
+                top = float(row.max())
+                total += float(row[target]) - top - float(np.log(np.exp(row - top).sum(dtype=np.float64)))
         return total
-
-
-def _log_softmax_at(row: np.ndarray, target: int) -> float:
-    """log softmax(row)[target] in nats: the log-sum-exp over the whole vocabulary in float64."""
-    top = float(row.max())
-    return float(row[target]) - top - float(np.log(np.exp(row - top).sum(dtype=np.float64)))
 
 
 def open_backend(settings: Settings, *, cancel: threading.Event | None = None) -> Backend:

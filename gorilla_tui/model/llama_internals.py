@@ -31,11 +31,10 @@ import numpy as np
 #: (the same range as the llama-cpp-python requirement in pyproject.toml).
 TESTED_RANGE = ("0.3.36", "0.4")
 
-#: Llama() keyword arguments gorilla-tui adds (not Llama() parameters): applied to the params structs here
-#: (use_extra_bufts to llama_model_params; n_seq_max to llama_context_params, with kv_unified).
-EXTRA_PARAMS = ("use_extra_bufts", "n_seq_max")
+#: Llama() keyword arguments gorilla-tui adds (not Llama() parameters): applied to the params struct here.
+EXTRA_PARAMS = ("use_extra_bufts",)
 
-_PARAMS_LOCK = threading.RLock()  # the params hooks below are process-wide while a model loads (nested)
+_PARAMS_LOCK = threading.Lock()  # the params hook below is process-wide while a model loads
 
 
 def version() -> str:
@@ -76,48 +75,14 @@ def _model_params_hook(use_extra_bufts: bool | None) -> Iterator[None]:
             lcp_c.llama_model_default_params = original
 
 
-@contextlib.contextmanager
-def _context_params_hook(n_seq_max: int | None) -> Iterator[None]:
-    """While active, llama_context_default_params() (which Llama.__init__ calls to build its
-    llama_context_params) returns the defaults with n_seq_max set and kv_unified on: one KV buffer of n_ctx
-    cells shared by every sequence, so sequence 0 alone still has the whole context (with kv_unified off,
-    llama.cpp splits n_ctx into n_seq_max streams). None or 1: llama.cpp's defaults (1 sequence).
-    Serialised by the same lock as the model params hook."""
-    if not n_seq_max or int(n_seq_max) <= 1:
-        yield
-        return
-    original = lcp_c.llama_context_default_params
-
-    def default_params() -> Any:
-        params = original()
-        params.n_seq_max = int(n_seq_max)
-        params.kv_unified = True
-        return params
-
-    with _PARAMS_LOCK:
-        lcp_c.llama_context_default_params = default_params
-        try:
-            yield
-        finally:
-            lcp_c.llama_context_default_params = original
-
-
 def new_llama(model_path: str, params: dict[str, Any]) -> Any:
-    """llama_cpp.Llama(model_path, verbose=False, **params) with EXTRA_PARAMS applied: use_extra_bufts
-    (bool; absent = llama.cpp's default, true) to its llama_model_params; n_seq_max (int; absent or 1 = one
-    sequence) to its llama_context_params, with kv_unified on (see _context_params_hook). Exceptions of
-    Llama() propagate unchanged (ValueError / RuntimeError / OSError / jinja2.TemplateError)."""
+    """llama_cpp.Llama(model_path, verbose=False, **params) with EXTRA_PARAMS applied to its
+    llama_model_params: use_extra_bufts (bool; absent = llama.cpp's default, true). Exceptions of Llama()
+    propagate unchanged (ValueError / RuntimeError / OSError / jinja2.TemplateError)."""
     kwargs = dict(params)
     extra = kwargs.pop("use_extra_bufts", None)
-    seqs = kwargs.pop("n_seq_max", None)
     with _model_params_hook(None if extra is None else bool(extra)):
-        with _context_params_hook(None if seqs is None else int(seqs)):
-            return llama_cpp.Llama(model_path=model_path, verbose=False, **kwargs)
-
-
-def n_seq_max(llm: Any) -> int:
-    """Sequences `llm`'s context holds (llama_n_seq_max): how many decode_seqs may score at once."""
-    return int(lcp_c.llama_n_seq_max(llm.ctx))
+        return llama_cpp.Llama(model_path=model_path, verbose=False, **kwargs)
 
 
 def model_params_of(llm: Any) -> dict[str, Any]:
@@ -190,27 +155,6 @@ def decode(llm: Any, tokens: Sequence[int], *, first_pos: int, logits_at: set[in
     llm._ctx.decode(llm._batch)
 
 
-def decode_seqs(
-    llm: Any,
-    tokens: Sequence[int],
-    positions: Sequence[int],
-    seqs: Sequence[Sequence[int]],
-    logits_at: set[int],
-) -> None:
-    """One llama_decode of several sequences: batch index i holds tokens[i] at position positions[i] of
-    every sequence in seqs[i] (a shared prefix is given once, with all its sequences), with logits only at
-    the indices in `logits_at`. At most llm.n_batch tokens; sequence ids below n_seq_max(llm). Raises
-    RuntimeError when llama_decode fails."""
-    b = llm._batch.batch
-    b.n_tokens = len(tokens)
-    for i, t in enumerate(tokens):
-        b.token[i], b.pos[i], b.n_seq_id[i] = t, positions[i], len(seqs[i])
-        for k, s in enumerate(seqs[i]):
-            b.seq_id[i][k] = s
-        b.logits[i] = i in logits_at
-    llm._ctx.decode(llm._batch)
-
-
 def logits_row(llm: Any, i: int) -> np.ndarray:
     """The logits (float32, shape (n_vocab,)) of batch index `i` of the last decode; a view into llama.cpp's
     buffer, valid until the next decode."""
@@ -261,19 +205,12 @@ def check_internals(llm: Any | None = None) -> list[str]:
     fields = {name for name, _t in lcp_c.llama_model_params._fields_}
     if "use_extra_bufts" not in fields:
         problems.append("llama_model_params has no field use_extra_bufts")
-    ctx_fields = {name for name, _t in lcp_c.llama_context_params._fields_}
-    problems += [
-        f"llama_context_params has no field {f}" for f in ("n_seq_max", "kv_unified") if f not in ctx_fields
-    ]
-    if "llama_context_default_params()" not in _source(lcp_llama.Llama.__init__):
-        problems.append("Llama.__init__ no longer builds its params with llama_context_default_params()")
     if "llama_model_default_params()" not in _source(lcp_llama.Llama.__init__):
         problems.append("Llama.__init__ no longer builds its params with llama_model_default_params()")
     if getattr(lcp_llama, "llama_cpp", None) is not lcp_c:
         problems.append("llama_cpp.llama no longer reaches the bindings as module attribute llama_cpp")
     for mod, names in (
         (lcp_c, ("_lib", "llama_context_p_ctypes", "ggml_abort_callback", "llama_get_logits_ith",
-                 "llama_context_default_params", "llama_n_seq_max",
                  "llama_perf_context", "llama_perf_context_reset", "llama_log_set", "llama_log_callback",
                  "llama_sampler_init_grammar", "llama_sampler_free")),
         (lcp_internals.LlamaContext, ("kv_cache_clear", "kv_cache_seq_rm", "decode")),

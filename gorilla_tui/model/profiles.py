@@ -215,12 +215,6 @@ def resolve_extra_bufts(value: Any) -> tuple[bool, str]:
     raise UsageError(f"use_extra_bufts must be one of {', '.join(EXTRA_BUFTS_CHOICES)}, not {value!r}")
 
 
-#: Sequences the llama context holds (n_seq_max, with one KV buffer shared by all: kv_unified): select by
-#: likelihood scores up to this many hits in one llama_decode (LlamaBackend.loglikelihoods); it is not a
-#: Llama() keyword, model/llama_internals.new_llama sets it. Generation uses sequence 0 with the whole n_ctx.
-N_SEQ_MAX = 8
-
-
 def runtime_params(
     profile: KernelProfile,
     *,
@@ -234,8 +228,7 @@ def runtime_params(
     applies to both generation (n_threads) and prompt evaluation (n_threads_batch): the way to tell a busy
     machine to use fewer cores. use_extra_bufts comes out as a bool (resolve_extra_bufts: "auto" is
     extra_bufts_default); it is not a Llama() keyword: model/llama_internals.new_llama applies it to the
-    llama_model_params struct, as it applies n_seq_max (default N_SEQ_MAX) to llama_context_params.
-    Raises UsageError for a bad use_extra_bufts value.
+    llama_model_params struct. Raises UsageError for a bad use_extra_bufts value.
 
     0 in the profile resolves as llama-cpp-python's own defaults do: n_threads (generation, one token per
     llama_decode) = half the logical cores, at least 1; n_threads_batch (prompt evaluation, a batch per
@@ -259,7 +252,6 @@ def runtime_params(
     if not params.get("n_threads_batch"):
         params["n_threads_batch"] = cores
     params.setdefault("n_ctx", 4096)
-    params.setdefault("n_seq_max", N_SEQ_MAX)
     setting = use_extra_bufts
     if setting in ("", "auto"):
         setting = params.get("use_extra_bufts", "auto")
