@@ -9,6 +9,7 @@ import threading
 import time
 from typing import Any
 
+import gorilla_tui.cli as entry  # the package (cli.run reads EXIT_NOW), loaded already: it dispatched here
 from gorilla_tui.cancel import ctrl_c_sets
 from gorilla_tui.cli.options import add_model_options, settings_from_args
 from gorilla_tui.cli.run import add_isolation_option, check_run_args, confirm_and_run, open_history
@@ -84,6 +85,7 @@ def run(args: argparse.Namespace) -> int:
         return confirm_and_run(
             proposal.code, proposal.verdict, args, extra={"proposal": data}, task_id=task_id, history=history
         )
+    entry.EXIT_NOW = True  # printed and saved: the process need not free the model before it ends
     return 0 if proposal.verdict.ok else 1
 
 
