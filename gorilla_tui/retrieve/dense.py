@@ -28,6 +28,9 @@ RRF_K = 60
 FUSION_DEPTH = 50
 #: Weights of the BM25 and the dense ranking in the fusion (chosen on the dev split, bench/retrieval.py).
 W_BM25, W_DENSE = 1.0, 1.0
+#: Manifest key (index/*.toml) with a source's own dense weight in the fusion, read at search time
+#: (ApiIndex.dense_weights; no rebuild needed): W_DENSE when absent.
+DENSE_WEIGHT_KEY = "dense_weight"
 #: Seconds between two looks for vectors that another process is still building.
 RECHECK_SECONDS = 2.0
 #: Query vectors kept (a task is searched again when constraints widen the candidate set).
@@ -54,17 +57,19 @@ def rrf(
     mask: np.ndarray | None,
     depth: int = FUSION_DEPTH,
     k: int = RRF_K,
-    weights: tuple[float, float] = (W_BM25, W_DENSE),
+    weights: tuple[float, float | np.ndarray] = (W_BM25, W_DENSE),
 ) -> np.ndarray:
     """Reciprocal-rank-fused scores (float64, same length as `bm25`): w_bm25 / (k + BM25 rank) for the top
     `depth` BM25 scores (> 0) plus w_dense / (k + dense rank) for the top `depth` dense scores among `mask`
-    (docs with a vector). 0 for a doc in neither list. `dense` None: BM25 ranks alone."""
+    (docs with a vector). 0 for a doc in neither list. `dense` None: BM25 ranks alone. w_dense is one
+    number or one per position (each doc's source's DENSE_WEIGHT_KEY)."""
     fused = np.zeros(len(bm25))
     r = rank_positions(bm25, depth)
     fused[r > 0] += weights[0] / (k + r[r > 0])
     if dense is not None and mask is not None and mask.any():
         r = rank_positions(dense, depth, mask)
-        fused[r > 0] += weights[1] / (k + r[r > 0])
+        w_dense = np.broadcast_to(np.asarray(weights[1], dtype=np.float64), r.shape)
+        fused[r > 0] += w_dense[r > 0] / (k + r[r > 0])
     return fused
 
 
@@ -193,4 +198,13 @@ class DenseSide:
         return self.vectors[rows] @ vec, mask
 
 
-__all__ = ["DenseSide", "FUSION_DEPTH", "RRF_K", "W_BM25", "W_DENSE", "rank_positions", "rrf"]
+__all__ = [
+    "DenseSide",
+    "FUSION_DEPTH",
+    "RRF_K",
+    "W_BM25",
+    "W_DENSE",
+    "DENSE_WEIGHT_KEY",
+    "rank_positions",
+    "rrf",
+]
