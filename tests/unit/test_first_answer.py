@@ -18,12 +18,12 @@ from gorilla_tui.history import History
 from gorilla_tui.model.scripted import ScriptedBackend
 from gorilla_tui.retrieve.index import ApiIndex
 
-#: Texts an ask checks: a pool call as the model writes it, the doc's example code, a wrong argument, a
-#: callee the pool does not have, prose without a call, and a standard-library call.
+#: Texts an ask checks: a pool call as the model writes it, the doc's example code, a model the repo does
+#: not have, a callee the pool does not have, prose without a call, and a call outside the Torch Hub pool.
 TEXTS = [
     "torch.hub.load(repo_or_dir='facebookresearch/pytorchvideo', model='slowfast_r50', pretrained=True)",
     "import torch\nmodel = torch.hub.load('pytorch/vision', 'resnet50', pretrained=True)\nmodel.eval()",
-    "torch.hub.load('pytorch/vision', 'resnet50', pretrainedd=True)",
+    "torch.hub.load('pytorch/vision', 'resnet999', pretrained=True)",
     "torch.hub.fetch_model('pytorch/vision', 'resnet50')",
     "I would use a video classifier for that.",
     "import json\njson.loads('{}')",
@@ -62,18 +62,20 @@ def test_lookup_checker_falls_back_to_the_whole_pool_without_a_lookup(indexed):
 
 @pytest.mark.model
 def test_an_ask_through_the_lookup_has_the_proposal_of_the_whole_pool(indexed):
-    settings = Settings(mode="select", select_by="grammar", k=5)
+    settings = Settings(mode="generate", k=5)
     task = "classify the sports activities in a video"
-    hits = services.build_pipeline(settings, indexed, ScriptedBackend([" x"])).retrieve(task)
-    answer = " " + hits[0].doc.call.strip()
-    fast = services.build_pipeline(
-        settings, indexed, ScriptedBackend([answer]), validator=services.build_checker(indexed)
-    ).ask(task)
-    slow = services.build_pipeline(
-        settings, indexed, ScriptedBackend([answer]), validator=Validator(indexed.pool())
-    ).ask(task)
-    assert fast.verdict.kind == "valid" and fast.verdict.to_dict() == slow.verdict.to_dict()
-    assert (fast.api_call, fast.code, fast.code_source) == (slow.api_call, slow.code, slow.code_source)
+    kinds = []
+    for answer in (f" <<<api_call>>>: {TEXTS[0]}\n<<<code>>>: {TEXTS[1]}", f" <<<api_call>>>: {TEXTS[2]}"):
+        fast = services.build_pipeline(
+            settings, indexed, ScriptedBackend([answer]), validator=services.build_checker(indexed)
+        ).ask(task)
+        slow = services.build_pipeline(
+            settings, indexed, ScriptedBackend([answer]), validator=Validator(indexed.pool())
+        ).ask(task)
+        assert fast.verdict.to_dict() == slow.verdict.to_dict()
+        assert (fast.api_call, fast.code) == (slow.api_call, slow.code)
+        kinds.append(fast.verdict.kind)
+    assert kinds == ["valid", "wrong_args"]
 
 
 @pytest.mark.model
