@@ -5,6 +5,9 @@ from __future__ import annotations
 
 from textual import events
 
+from gorilla_tui.config import Settings
+from gorilla_tui.model.scripted import ScriptedBackend
+from gorilla_tui.retrieve.index import ApiIndex
 from gorilla_tui.tui.widgets.task_input import TaskInput
 from tests.tui.conftest import VALID_CALL, VIDEO_TASK, ask, screen_text
 
