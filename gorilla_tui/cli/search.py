@@ -52,10 +52,7 @@ def hit_row(hit) -> dict:
 
 def run(args: argparse.Namespace) -> int:
     """Search and print; exit 0 with hits, 1 when nothing matches, 2 for bad input or no index."""
-    from rich.table import Table  # deferred: rich; --help stays fast
-    from rich.text import Text  # deferred: rich; --help stays fast
-
-    from gorilla_tui import services  # deferred: numpy, scipy, tree-sitter (~0.3 s); `--help` stays fast
+    from gorilla_tui import services  # deferred: numpy, the index (~0.1 s); `--help` stays fast
     from gorilla_tui.retrieve.constraints import search_with_constraints  # deferred with services
 
     if not args.task.strip():
@@ -74,6 +71,9 @@ def run(args: argparse.Namespace) -> int:
         doc["constraints_message"] = result.message
         print(json.dumps(doc, indent=1))
         return 0 if hits else 1
+
+    from rich.table import Table  # deferred: rich (~0.05 s); --help and --json never need it
+    from rich.text import Text  # deferred: rich; see above
 
     from gorilla_tui.cli.console import make_console  # deferred: rich; --help stays fast
 

@@ -17,8 +17,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from filelock import FileLock, Timeout
-
 from gorilla_tui.errors import GorillaError, IndexMissingError
 from gorilla_tui.paths import get_paths
 from gorilla_tui.pool.doc import ApiDoc
@@ -88,6 +86,8 @@ def refresh_lock(
     PID N for M s to finish"). Raises GorillaError when it cannot be acquired in time
     ("lock held by PID N for M s") or the folder cannot be written (index_write_error).
     """
+    from filelock import FileLock, Timeout  # deferred: filelock (~0.015 s); search and check never lock
+
     root = index_root(root)
     try:
         root.mkdir(parents=True, exist_ok=True)
@@ -414,10 +414,13 @@ def _read_v1(folder: Path, meta: dict[str, Any]) -> StoredIndex:
 # ---------------------------------------------------------------------------------------------------------
 # dense vectors: stored beside a version's BM25 files, and a cache by content hash across versions
 
-#: Files of a version folder holding its dense vectors: VECTORS (npz: `vectors` float32 n_docs x dim,
-#: `mask` bool n_docs, True where a doc has a vector) and DENSE_META (embedder spec/name, dim, counts). Both
-#: are written aside and renamed in (os.replace), DENSE_META last, so a reader sees all or nothing.
-VECTORS, DENSE_META = "vectors.npz", "dense.json"
+#: Files of a version folder holding its dense vectors: VECTORS (npy: float32 n_docs x dim, memory-mapped
+#: when read, so a search touches only the rows it scores), MASK (npy: bool n_docs, True where a doc has a
+#: vector) and DENSE_META (embedder spec/name, dim, counts). All are written aside and renamed in
+#: (os.replace), DENSE_META last, so a reader sees all or nothing. LEGACY_VECTORS: the npz (`vectors`,
+#: `mask`) written before issue 20, still read.
+VECTORS, MASK, DENSE_META = "vectors.npy", "mask.npy", "dense.json"
+LEGACY_VECTORS = "vectors.npz"
 #: Progress of the embedding of a version (JSON {"done", "total", "embedder", "error"}), rewritten per batch;
 #: lets another process (the TUI) show "embedding n/m" until DENSE_META appears.
 DENSE_PROGRESS = "dense-progress.json"
@@ -437,12 +440,13 @@ def write_vectors(folder: Path, vectors: np.ndarray, mask: np.ndarray, info: dic
     if not folder.is_dir():
         raise GorillaError(f"the index version {folder.name} was replaced before its vectors were ready")
     try:
-        tmp = folder / (VECTORS + ".tmp")
-        with open(tmp, "wb") as fh:
-            np.savez(fh, vectors=np.asarray(vectors, np.float32), mask=np.asarray(mask, bool))
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, folder / VECTORS)
+        for name, array in ((VECTORS, np.asarray(vectors, np.float32)), (MASK, np.asarray(mask, bool))):
+            tmp = folder / (name + ".tmp")
+            with open(tmp, "wb") as fh:
+                np.save(fh, array)
+                fh.flush()
+                os.fsync(fh.fileno())
+            os.replace(tmp, folder / name)
         _write(folder / (DENSE_META + ".tmp"), json.dumps(info, ensure_ascii=False, indent=1).encode())
         os.replace(folder / (DENSE_META + ".tmp"), folder / DENSE_META)
         (folder / DENSE_PROGRESS).unlink(missing_ok=True)
@@ -452,7 +456,8 @@ def write_vectors(folder: Path, vectors: np.ndarray, mask: np.ndarray, info: dic
 
 def read_vectors(folder: Path, n_docs: int) -> tuple[np.ndarray, np.ndarray, dict[str, Any]] | None:
     """(vectors, mask, info) of the version `folder`, or None when it has none yet or they do not fit its
-    n_docs docs (a damaged or foreign file is ignored: the index then answers with BM25 alone)."""
+    n_docs docs (a damaged or foreign file is ignored: the index then answers with BM25 alone). The
+    vectors are memory-mapped (read-only) from VECTORS, or read whole from LEGACY_VECTORS."""
     import numpy as np  # deferred: numpy; `check` reads the store without vectors
 
     meta_path = folder / DENSE_META
@@ -460,8 +465,14 @@ def read_vectors(folder: Path, n_docs: int) -> tuple[np.ndarray, np.ndarray, dic
         return None
     try:
         info = json.loads(meta_path.read_bytes())
-        with np.load(folder / VECTORS) as npz:
-            vectors, mask = npz["vectors"].astype(np.float32, copy=False), npz["mask"].astype(bool)
+        if (folder / VECTORS).is_file():
+            vectors = np.load(folder / VECTORS, mmap_mode="r")
+            mask = np.load(folder / MASK).astype(bool)
+            if vectors.dtype != np.float32:
+                return None
+        else:
+            with np.load(folder / LEGACY_VECTORS) as npz:
+                vectors, mask = npz["vectors"].astype(np.float32, copy=False), npz["mask"].astype(bool)
     except _DAMAGED:
         return None
     if vectors.ndim != 2 or vectors.shape[0] != n_docs or mask.shape != (n_docs,):
