@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 
 from gorilla_tui.config import load_settings
 from gorilla_tui.errors import UsageError
@@ -63,7 +64,10 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError(f"-k must be between 1 and {K_MAX}, not {k}")
     hub = args.hub if args.hub is not None else (settings.hub or None)
     # constraints stated in the task ("top-1 >= 75 %", "runs on a Raspberry Pi") rerank the BM25 hits
-    result = search_with_constraints(services.load_index(), args.task, k=k, hub=hub)
+    index = services.load_index()
+    if index.note:  # an index stored by an older version: read the slow way until it is refreshed
+        print(f"gorilla-tui: note: {safe_text(index.note)}", file=sys.stderr)
+    result = search_with_constraints(index, args.task, k=k, hub=hub)
     hits = result.hits
     if args.json:
         doc = {"task": args.task, "hub": hub, "k": k, "hits": [hit_row(h) for h in hits]}
