@@ -55,8 +55,6 @@ def main() -> None:
     env.pop("PYTHONDONTWRITEBYTECODE", None)
     pycache = Path(tempfile.mkdtemp(prefix="check-speed-pyc-"))
     env["PYTHONPYCACHEPREFIX"] = str(pycache)
-    no_pyc_env = dict(env, PYTHONDONTWRITEBYTECODE="1")
-    no_pyc_env.pop("PYTHONPYCACHEPREFIX")
     if args.home:
         env["GORILLA_TUI_HOME"] = args.home
     py = sys.executable
@@ -127,6 +125,9 @@ def main() -> None:
             {0},
         ),
     ]
+
+    no_pyc_env = dict(env, PYTHONDONTWRITEBYTECODE="1")
+    no_pyc_env.pop("PYTHONPYCACHEPREFIX")
 
     def env_of(name: str) -> dict[str, str]:
         if "without lookup" in name:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 
 from gorilla_tui.config import load_settings
@@ -51,8 +52,24 @@ def hit_row(hit) -> dict:
     }
 
 
+def _import_numpy_with_one_blas_thread() -> None:
+    """Import numpy with OpenBLAS limited to one thread, unless numpy is already loaded or the person set
+    OPENBLAS_NUM_THREADS. OpenBLAS starts its thread pool when numpy loads and the idle threads spin: on 2
+    cores that cost a cold search ~0.05 s of CPU (bench/check_speed.py), for a search whose only BLAS work
+    is one matrix-vector product of a few thousand rows. The variable is restored afterwards (OpenBLAS
+    reads it once, at load)."""
+    if "numpy" in sys.modules or "OPENBLAS_NUM_THREADS" in os.environ:
+        return
+    os.environ["OPENBLAS_NUM_THREADS"] = "1"
+    try:
+        import numpy  # noqa: F401  # deferred: numpy, loaded here so that its BLAS starts one thread
+    finally:
+        os.environ.pop("OPENBLAS_NUM_THREADS", None)
+
+
 def run(args: argparse.Namespace) -> int:
     """Search and print; exit 0 with hits, 1 when nothing matches, 2 for bad input or no index."""
+    _import_numpy_with_one_blas_thread()
     from gorilla_tui import services  # deferred: numpy, the index (~0.1 s); `--help` stays fast
     from gorilla_tui.retrieve.constraints import search_with_constraints  # deferred with services
 
