@@ -30,6 +30,7 @@ from gorilla_tui import services  # noqa: E402
 from gorilla_tui.config import Settings  # noqa: E402
 from gorilla_tui.evaluate import run as evalrun  # noqa: E402
 from gorilla_tui.evaluate.score import score_file  # noqa: E402
+from gorilla_tui.retrieve.index import ApiIndex  # noqa: E402
 
 HUBS = ("torchhub", "tensorflowhub", "huggingface")
 TITLE = "APIBench end to end"
@@ -78,7 +79,9 @@ def run_one(backend: Any, index: Any, data: evalrun.HubData, tasks: list, retrie
             args: Any) -> dict:  # fmt: skip
     """Answer (resuming) and summarise one hub x retriever x select_by; returns the figures for the table."""
     settings = Settings(k=args.k, hub=data.hub, mode=args.mode, select_by=select_by)
-    pipeline = services.build_pipeline(settings, index, backend, retriever=retriever)
+    # "hybrid": the pipeline's own retriever (index.search) over the live index, which has dense vectors
+    way = "bm25" if retriever == "hybrid" else retriever
+    pipeline = services.build_pipeline(settings, index, backend, retriever=way)
     how = pipeline.select_by()
     info = evalrun.RunInfo(data.hub, retriever, args.mode, backend.name, args.k, how)
     out = args.results / f"{data.hub}_{retriever}_{args.mode}{'-' + how if how else ''}_k{args.k}.jsonl"
@@ -100,15 +103,14 @@ def run_one(backend: Any, index: Any, data: evalrun.HubData, tasks: list, retrie
     return row
 
 
-def report(rows: list[dict], top1: dict[str, tuple[float, float]], args: Any, n_total: dict[str, int],
-           built: dict[str, str] | None = None) -> str:  # fmt: skip
+def report(rows: list[dict], top1: dict[tuple[str, str], tuple[float, float]], args: Any,
+           n_total: dict[str, int], built: dict[str, str] | None = None) -> str:  # fmt: skip
     """The markdown section: our rows next to Gorilla-7B's published ones, the targets, notes; built: how
     each hub's index was built (evalrun.hub_index), e.g. with how many training questions."""
     sample = f"--limit {args.limit} (evenly spaced tasks)" if args.limit else "every eval task"
     lines = [
-        f"Script: `python bench/apibench.py --limit {args.limit}`"
-        if args.limit
-        else "Script: `python bench/apibench.py`",
+        f"Script: `python bench/apibench.py --retrievers {args.retrievers}"
+        + (f" --limit {args.limit}`" if args.limit else "`"),
         "",
         f"Embedded model (Gemma 3 270M Q4_K_M, `fewshot` prompt), mode `{args.mode}`, k = {args.k}, "
         f"{sample}; every answer goes through `pipeline.ask` (the TUI's path), scored by `eval score`'s "
@@ -138,11 +140,12 @@ def report(rows: list[dict], top1: dict[str, tuple[float, float]], args: Any, n_
                 f"| {hub} | before issue 18 (BM25, likelihood argmax) | all | {g:.2f} | {gh:.2f} | {st:.2f} "
                 f"| {sh:.2f} | | | | |"
             )
-        if hub in top1:
-            g, s = top1[hub]
-            lines.append(
-                f"| {hub} | BM25 top-1 hit, no model | {n_total[hub]} | {g:.2f} | - | {s:.2f} | - | | | | |"
-            )
+        for (h, retriever), (g, s) in top1.items():
+            if h == hub:
+                lines.append(
+                    f"| {hub} | {retriever} first hit, no model | {n_total[hub]} | {g:.2f} | - | {s:.2f} | - "
+                    "| | | | |"
+                )
         for setting, (acc, hall) in GORILLA_7B[hub].items():
             lines.append(
                 f"| {hub} | Gorilla-7B {setting} (published) | | {acc:.2f} | {hall:.2f} | | | | | | |"
@@ -159,11 +162,12 @@ def report(rows: list[dict], top1: dict[str, tuple[float, float]], args: Any, n_
         "",
     ]
     for hub in HUBS:
-        r = next((x for x in rows if x["hub"] == hub and x["retriever"] == "bm25"), None)
+        r = next((x for x in rows if x["hub"] == hub and x["retriever"] == "hybrid"), None)
+        r = r or next((x for x in rows if x["hub"] == hub and x["retriever"] == "bm25"), None)
         if r is None:
             continue
         lines.append(
-            f"- {hub}: gorilla {r['gorilla_acc']:.2f} % vs >= {TARGET_18[hub]:.0f}: "
+            f"- {hub} ({r['retriever']}): gorilla {r['gorilla_acc']:.2f} % vs >= {TARGET_18[hub]:.0f}: "
             f"**{'yes' if r['gorilla_acc'] >= TARGET_18[hub] else 'no'}**; strict {r['strict_acc']:.2f} % vs "
             f"{BEFORE[hub][2]:.2f} before: **{'higher' if r['strict_acc'] > BEFORE[hub][2] else 'not higher'}"
             "**; "
@@ -204,7 +208,12 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--shared", type=Path, default=ROOT.parent / "shared", help="the shared/ data folder")
     ap.add_argument("--hubs", default=",".join(HUBS), help="comma-separated hubs")
-    ap.add_argument("--retrievers", default="bm25,oracle", help="comma-separated: none, bm25, oracle")
+    ap.add_argument(
+        "--retrievers",
+        default="bm25,oracle",
+        help="comma-separated: none, bm25 (an in-memory BM25 index of the hub's pool), oracle, hybrid (the "
+        "live index of GORILLA_TUI_HOME with its dense vectors, searched with the hub named)",
+    )
     ap.add_argument("--mode", choices=("select", "generate"), default="select")
     ap.add_argument(
         "--select-by",
@@ -221,16 +230,26 @@ def main(argv: list[str] | None = None) -> int:
     hubs = [evalrun.hub_name(h) for h in args.hubs.split(",") if h]
     retrievers = [r for r in args.retrievers.split(",") if r]
     backend = services.load_backend(Settings(model=args.model, n_ctx=2048, n_threads=args.threads))
+    live = None
+    if "hybrid" in retrievers:
+        live = ApiIndex.load()
+        if live.dense_state()["state"] != "ready":
+            raise SystemExit(f"--retrievers hybrid: no dense vectors in the live index: {live.dense_state()}")
     rows, top1, n_total, built = [], {}, {}, {}
     for hub in hubs:
         data = evalrun.hub_data(hub, from_dir=args.shared / "apibench")
         index, built[hub] = evalrun.hub_index(data, live=False)
         tasks = evalrun.select_tasks(evalrun.load_tasks(data.eval_path, hub), args.limit, "spread")
-        top1[hub], n_total[hub] = top1_scores(index, data, tasks), len(tasks)
+        n_total[hub] = len(tasks)
         ways = [w for w in args.select_by.split(",") if w] if args.mode == "select" else ["grammar"]
         for retriever in retrievers:
+            idx = live if retriever == "hybrid" else index
+            if retriever in ("bm25", "hybrid"):
+                top1[(hub, retriever)] = top1_scores(idx, data, tasks)
+            if retriever == "hybrid":
+                built[hub] += f"; hybrid: the live index {idx.path} ({idx.dense_state()['note']})"
             for way in ways[:1] if retriever == "oracle" else ways:  # oracle: one candidate, no choice
-                rows.append(run_one(backend, index, data, tasks, retriever, way, args))
+                rows.append(run_one(backend, idx, data, tasks, retriever, way, args))
     text = report(rows, top1, args, n_total, built)
     print(text)
     if not args.no_write:

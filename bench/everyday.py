@@ -75,11 +75,16 @@ def is_right(task: dict[str, Any], doc: ApiDoc | None) -> bool:
 def build_index(shared: Path) -> Any:
     """The default index, built by retrieve.refresh as `index --refresh --from` builds it, in a temp home."""
     from gorilla_tui.retrieve.index import ApiIndex
-    from gorilla_tui.retrieve.refresh import refresh
+    from gorilla_tui.retrieve.refresh import embed_index, refresh
 
     os.environ["GORILLA_TUI_HOME"] = tempfile.mkdtemp(prefix="everyday-")
     report = refresh(mirrors=[shared / "apibench" / "api", shared])
-    return ApiIndex.load(report.path)
+    index = ApiIndex.load(report.path)
+    if os.environ.get("GORILLA_TUI_DENSE", "1") != "0":  # as `index --refresh` does: vectors, hybrid sources
+        print("embed_index:", embed_index(index), flush=True)
+        index = ApiIndex.load(report.path)
+    print("retrieval:", index.dense_state()["note"], flush=True)
+    return index
 
 
 def answer(pipeline: Any, backend: Any, task: dict[str, Any]) -> dict[str, Any]:

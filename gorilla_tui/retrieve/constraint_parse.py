@@ -14,9 +14,11 @@ OPS = (">=", ">", "<=", "<")
 @dataclass(frozen=True)
 class Constraint:
     """One stated requirement. metric: "top1" | "top5" | "accuracy" | "miou" | "map" (percent), "params"
-    (millions), "flops" (GFLOPs per inference), "size_mb" (MB, 1 GB = 1024 MB), or "provider" (who
+    (millions), "flops" (GFLOPs per inference), "size_mb" (MB, 1 GB = 1024 MB), "provider" (who
     publishes the model: op "=", value a lower-case organisation key of PROVIDERS such as "nvidia", or an
-    "owner/repo" id such as "pytorch/vision"; unit ""). op: one of OPS, or "=" for provider.
+    "owner/repo" id such as "pytorch/vision"; unit "") or "framework" (the library the API is for: op "=",
+    value a key of FRAMEWORKS such as "pytorch"; unit ""). op: one of OPS, or "=" for provider and
+    framework.
     dataset: canonical dataset key (performance.DATASETS) or None for any. source_text: the words it came
     from (a device budget names the device, e.g. "Raspberry Pi")."""
 
@@ -28,16 +30,21 @@ class Constraint:
     source_text: str
 
     def describe(self) -> str:
-        """Short text: "top1 > 78% on imagenet", "params <= 6M", "provider = nvidia"."""
-        if self.metric == "provider":
-            return f"provider = {self.value}"
+        """Short text: "top1 > 78% on imagenet", "params <= 6M", "provider = nvidia", "framework =
+        pytorch"."""
+        if self.metric in ("provider", "framework"):
+            return f"{self.metric} = {self.value}"
         value = f"{self.value:g}{self.unit}" if isinstance(self.value, float) else f"{self.value}{self.unit}"
         return f"{self.metric} {self.op} {value}" + (f" on {self.dataset}" if self.dataset else "")
 
     def holds(self, actual: float | str) -> bool:
-        """Whether a number (in this constraint's unit), or a provider key for "provider", satisfies it."""
+        """Whether a number (in this constraint's unit), a provider key for "provider" or a doc's
+        "source|framework" for "framework" (framework_matches), satisfies it."""
         if self.metric == "provider":
             return provider_matches(str(self.value), str(actual))
+        if self.metric == "framework":
+            source, _, framework = str(actual).partition("|")
+            return framework_matches(str(self.value), source, framework)
         return {
             ">=": actual >= self.value,
             ">": actual > self.value,
@@ -179,6 +186,56 @@ def _providers_in(text: str) -> list[Constraint]:
     for m in _PROVIDER_RE.finditer(text):
         word = re.sub(r"\s+", " ", (m.group("a") or m.group("b") or m.group("c")).lower())
         out.append(Constraint("provider", "=", _PROVIDER_WORDS[word], "", None, m.group(0).strip()))
+    return out
+
+
+# ---------------------------------------------------------------------------------------------------------
+# frameworks: "with pytorch", "a tensorflow hub model", "using hugging face" name the library the API is for
+
+#: Framework key -> (its name for people, the sources that are that framework's hub, words of a doc's
+#: `framework` field that mean it, the task words that name it as a regular expression matched as whole
+#: words). The doc side is the APIBench `framework` field (Torch Hub "PyTorch"/"PyTorchVideo", TensorFlow
+#: Hub "TensorFlow Hub", Hugging Face "Hugging Face Transformers", "Transformers", "Diffusers", ...; checked
+#: against ../shared/apibench/api). A person who names the library wants an API of that library: with every
+#: source in one index (the default), "... with pytorch" must not be answered from TensorFlow Hub.
+FRAMEWORKS: dict[str, tuple[str, tuple[str, ...], tuple[str, ...], str]] = {
+    "pytorch": (
+        "PyTorch", ("torchhub",), ("pytorch",),
+        r"py\s?torch(?:\s?video)?|torch\s?hub|torch\s?vision|torch",
+    ),
+    "tensorflow": (
+        "TensorFlow", ("tensorflowhub",), ("tensorflow",),
+        r"tensor\s?flow(?:\s?hub)?|tf[\s.-]?hub|tf\.keras|tf2|keras",
+    ),
+    "hugging face": (
+        "Hugging Face", ("huggingface",), ("hugging face", "transformers", "diffusers"),
+        r"hugging\s?face|hf\s?hub|(?:sentence-)?transformers|diffusers",
+    ),
+}  # fmt: skip
+#: Whole words, and not part of an "owner/repo" id ("from pytorch/vision" is a provider constraint).
+_FRAMEWORK_RES = [
+    (key, re.compile(rf"(?<![\w/])(?:{spec[3]})(?![\w/])", re.IGNORECASE)) for key, spec in FRAMEWORKS.items()
+]
+
+
+def framework_matches(wanted: str, source: str, framework: str) -> bool:
+    """Whether a doc of `source` (its short name) with `framework` (its APIBench framework field, may be
+    "") is an API of framework key `wanted` (FRAMEWORKS): the source is that framework's hub, or the field
+    names it ("PyTorch Transformers" is PyTorch). An unknown key matches nothing."""
+    spec = FRAMEWORKS.get(wanted)
+    if spec is None:
+        return False
+    field = framework.lower()
+    return source in spec[1] or any(word in field for word in spec[2])
+
+
+def _frameworks_in(text: str) -> list[Constraint]:
+    """Framework constraints named in `text` ("using pytorch", "a tf hub model"), in FRAMEWORKS order."""
+    out = []
+    for key, rx in _FRAMEWORK_RES:
+        m = rx.search(text)
+        if m:
+            out.append(Constraint("framework", "=", key, "", None, m.group(0)))
     return out
 
 
@@ -331,8 +388,9 @@ def parse_constraints(task: str) -> list[Constraint]:
     error below 5 %" -> top5 >= 95), parameter bounds ("fewer than 5 million parameters", "<= 25M params"),
     compute ("under 600 MFLOPs", "at most 4 GFLOPs"), size / memory ("model file under 50 MB") and device
     words (DEVICES: Raspberry Pi, phone, microcontroller, Jetson / edge, laptop CPU) which add that device's
-    budgets (whole words only: "microphone" is no phone), and providers ("from pytorch/vision", "an NVIDIA
-    model", "by facebook": metric "provider", see PROVIDERS). A number without a metric word or a unit is
+    budgets (whole words only: "microphone" is no phone), providers ("from pytorch/vision", "an NVIDIA
+    model", "by facebook": metric "provider", see PROVIDERS) and frameworks ("with pytorch", "a tf hub
+    model": metric "framework", see FRAMEWORKS). A number without a metric word or a unit is
     ignored (APIBench tasks name image sizes, class counts, years). Duplicates are dropped. Never raises.
     """
     text = re.sub(r"(?<=\d),(?=\d{3}\b)", "", task or "")
@@ -347,6 +405,7 @@ def parse_constraints(task: str) -> list[Constraint]:
             if c is not None:
                 out.append(c)
     out += _providers_in(text)
+    out += _frameworks_in(text)
     for name, rx, budgets in _DEVICE_RES:
         hit = rx.search(text)
         if hit:

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from gorilla_tui.pool.metrics import Measure, Performance, normalise_performance, provider_id, select_variant
-from gorilla_tui.retrieve.constraint_parse import DEVICES, OPS, Constraint, parse_constraints
+from gorilla_tui.retrieve.constraint_parse import DEVICES, FRAMEWORKS, OPS, Constraint, parse_constraints
 from gorilla_tui.types import Hit
 
 #: doc -> its normalised Performance (ApiIndex.performance: the table stored at refresh).
@@ -59,7 +59,7 @@ class Check:
         actual: Any = (
             None if self.low is None else (self.low if self.low == self.high else [self.low, self.high])
         )
-        if self.constraint.metric == "provider" and self.used:
+        if self.constraint.metric in ("provider", "framework") and self.used:
             actual = self.used[0]
         return self.constraint.to_dict() | {
             "status": self.status,
@@ -107,6 +107,14 @@ def _check_provider(c: Constraint, doc: Any) -> Check:
     return Check(c, "satisfied" if c.holds(pid) else "violated", used=[pid])
 
 
+def _check_framework(c: Constraint, doc: Any) -> Check:
+    """A framework constraint against the doc's source and APIBench framework field (never unknown: every
+    doc has a source). used: the doc's framework, or its source when the field is empty."""
+    source, framework = getattr(doc, "source", ""), getattr(doc, "framework", "") or ""
+    status = "satisfied" if c.holds(f"{source}|{framework}") else "violated"
+    return Check(c, status, used=[framework or source])
+
+
 def check_doc(constraints: list[Constraint], doc: Any, perf: Performance | None = None) -> list[Check]:
     """Check every constraint against one ApiDoc's normalised performance (pool.metrics.normalise_performance;
     pass `perf` when it is already known, e.g. ApiIndex.performance(doc)) and, for a provider constraint,
@@ -116,12 +124,15 @@ def check_doc(constraints: list[Constraint], doc: Any, perf: Performance | None 
     when no number applies (metadata missing, other dataset) or the numbers disagree (several variants).
     A provider constraint is unknown when the call names no publisher (a library call, a REST path).
     """
-    if perf is None and any(c.metric != "provider" for c in constraints):
+    if perf is None and any(c.metric not in ("provider", "framework") for c in constraints):
         perf = normalise_performance(getattr(doc, "performance", None))
     out = []
     for c in constraints:
         if c.metric == "provider":
             out.append(_check_provider(c, doc))
+            continue
+        if c.metric == "framework":
+            out.append(_check_framework(c, doc))
             continue
         assert perf is not None
         ms, note = _applicable(c, perf.measures, getattr(doc, "api_call", ""))
@@ -234,8 +245,8 @@ def proposal_constraints(constraints: list[Constraint], doc: Any) -> list[dict[s
 
 def _fmt(ch: Check) -> str:
     c = ch.constraint
-    if c.metric == "provider":
-        return f"provider {ch.used[0] if ch.used else '?'} vs {c.value}"
+    if c.metric in ("provider", "framework"):
+        return f"{c.metric} {ch.used[0] if ch.used else '?'} vs {c.value}"
     actual = "?" if ch.low is None else f"{ch.low:g}" if ch.low == ch.high else f"{ch.low:g}-{ch.high:g}"
     return f"{c.metric} {actual} vs {c.op} {c.value:g}{' ' + c.unit if c.unit != '%' else '%'}"
 
@@ -291,11 +302,15 @@ def search_with_constraints(
     index.search, reranked by the constraints (rerank): every candidate whose metadata satisfies every
     constraint ranks above every unknown one, and those above the violating ones, retrieval order kept
     inside each group. The result keeps the first k hits (report cut to match). Each doc's performance
-    comes from index.performance (normalised once at refresh) when the index has it."""
+    comes from index.performance (normalised once at refresh) when the index has it.
+
+    A framework named in the task ("with pytorch", FRAMEWORKS) with no hub given: that framework's hub is
+    searched as if it were named (its own BM25 statistics and dense ranking, as `--hub` does), and its
+    hits come before those of the search over every source (see _candidates)."""
     constraints = parse_constraints(task)
     if not constraints:
         return ConstraintResult(index.search(task, k=k, hub=hub), [], [], False, "")
-    hits = index.search(task, k=max(widen, k * 4), hub=hub)
+    hits = _candidates(index, task, max(widen, k * 4), hub, constraints)
     perf_of = getattr(index, "performance", None)
     result = apply_constraints(task, hits, constraints=constraints, perf_of=perf_of)
     first_ok = next((r["bm25_rank"] for r in result.report if r["status"] == "satisfied"), 0)
@@ -303,3 +318,22 @@ def search_with_constraints(
         result.message += f" (search widened to the top {len(hits)} hits)"
     result.hits, result.report = result.hits[:k], result.report[:k]
     return result
+
+
+def _candidates(index: Any, task: str, n: int, hub: str | None, constraints: list[Constraint]) -> list[Hit]:
+    """The top `n` candidates for reranking: index.search(task, n, hub), preceded, when no hub is given,
+    by the hits of each hub a framework constraint names (searched alone: with every source in one index,
+    source routing ranks the three model hubs as one group, where "... with pytorch" can get only
+    TensorFlow Hub and Hugging Face docs among its top n). Duplicates keep their first place; ranks are
+    renumbered 1.. in the merged order."""
+    hits = index.search(task, k=n, hub=hub)
+    named = [
+        s for c in constraints if c.metric == "framework" for s in FRAMEWORKS[str(c.value)][1]
+    ]  # fmt: skip
+    named = [s for s in dict.fromkeys(named) if s in getattr(index, "sources", ())]
+    if hub or not named:
+        return hits
+    merged: dict[str, Hit] = {}
+    for h in [h for s in named for h in index.search(task, k=n, hub=s)] + hits:
+        merged.setdefault(h.doc.id, h)
+    return [Hit(h.doc, h.score, rank) for rank, h in enumerate(merged.values(), start=1)]

@@ -7,7 +7,7 @@ import re
 from dataclasses import dataclass, fields
 from typing import Any
 
-from gorilla_tui.retrieve.constraint_parse import DEVICES, Constraint
+from gorilla_tui.retrieve.constraint_parse import DEVICES, FRAMEWORKS, Constraint
 from gorilla_tui.retrieve.constraints import check_doc
 from gorilla_tui.tui.naming import display_name
 from gorilla_tui.types import Hit, Proposal
@@ -61,8 +61,13 @@ def device_of(source_text: str) -> str | None:
 
 
 def bound_words(c: dict[str, Any]) -> str:
-    """The requirement of one Proposal.constraints item, e.g. "top-1 ≥ 80 % on ImageNet" or "params ≤ 64 M
-    for a Raspberry Pi"."""
+    """The requirement of one Proposal.constraints item, e.g. "top-1 ≥ 80 % on ImageNet", "params ≤ 64 M
+    for a Raspberry Pi", "provider nvidia" or "a PyTorch API"."""
+    if c.get("metric") == "provider":
+        return f"provider {c.get('value')}"
+    if c.get("metric") == "framework":
+        key = str(c.get("value"))
+        return f"a {FRAMEWORKS[key][0] if key in FRAMEWORKS else key} API"
     metric = METRIC_WORDS.get(str(c.get("metric")), str(c.get("metric")))
     unit = UNIT_WORDS.get(str(c.get("unit", "")), f" {c.get('unit')}" if c.get("unit") else "")
     text = f"{metric} {OP_WORDS.get(str(c.get('op')), c.get('op'))} {_num(float(c.get('value', 0)))}{unit}"
@@ -75,10 +80,13 @@ def bound_words(c: dict[str, Any]) -> str:
 
 
 def actual_words(c: dict[str, Any]) -> str:
-    """The number(s) the check used: "85.1", "70.2-85.1", or "" when none applied."""
+    """The number(s) the check used: "85.1", "70.2-85.1", the publisher or framework of a provider or
+    framework constraint ("nvidia/deeplearningexamples", "PyTorch"), or "" when none applied."""
     actual = c.get("actual")
     if actual is None:
         return ""
+    if isinstance(actual, str):
+        return actual
     if isinstance(actual, list | tuple):
         return f"{_num(float(actual[0]))}-{_num(float(actual[1]))}"
     return _num(float(actual))
