@@ -542,7 +542,7 @@ class ApiIndex:
         sources = self.sources
         if hub or len(sources) < 2 or self.routing == "global":
             rows, fused, bm25, _ = self.ranked(query, hub)
-            return self._hits(rows, fused, bm25, k)
+            return self._as_hits(self._top(rows, fused, bm25, k))
         # "source" routing: groups of sources (GROUPS; any other source alone) in the order of their best
         # source_scores, each ranked alone (fused with dense)
         best = self.source_scores(query)
@@ -553,10 +553,10 @@ class ApiIndex:
             if members not in groups:
                 groups.append(members)
         scores = [max(best[m] for m in members) for members in groups]
-        per_group: list[list[Hit]] = []
+        per_group: list[list[tuple[int, float]]] = []  # (index row, BM25 score): docs are read at the end
         for members in groups:
             rows, fused, bm25, _ = self.ranked(query, members[0] if len(members) == 1 else members)
-            per_group.append(self._hits(rows, fused, bm25, k))
+            per_group.append(self._top(rows, fused, bm25, k))
             if sum(map(len, per_group)) >= k and len(per_group) >= 2:
                 break
         order = [h for group in per_group for h in group]
@@ -565,12 +565,16 @@ class ApiIndex:
             first, second = per_group[0], per_group[1]
             order = [h for pair in zip(first, second, strict=False) for h in pair] + first[len(second) :]
             order += second[len(first) :] + [h for group in per_group[2:] for h in group]
-        return [Hit(h.doc, h.score, rank) for rank, h in enumerate(order[:k], start=1)]
+        return self._as_hits(order[:k])
 
-    def _hits(self, rows: np.ndarray, fused: np.ndarray, bm25: np.ndarray, k: int) -> list[Hit]:
+    def _top(self, rows: np.ndarray, fused: np.ndarray, bm25: np.ndarray, k: int) -> list[tuple[int, float]]:
+        """(index row, BM25 score) of the k best fused scores of one pool, best first."""
+        return [(int(rows[pos]), float(bm25[pos])) for pos, _ in top_k(fused, k)]
+
+    def _as_hits(self, top: list[tuple[int, float]]) -> list[Hit]:
+        """Hits (1-based ranks) of (index row, BM25 score) pairs: only these docs are read (LazyDocs)."""
         return [
-            Hit(doc=self.docs[rows[pos]], score=float(bm25[pos]), rank=rank)
-            for rank, (pos, _) in enumerate(top_k(fused, k), start=1)
+            Hit(doc=self.docs[row], score=score, rank=rank) for rank, (row, score) in enumerate(top, start=1)
         ]
 
 
