@@ -93,6 +93,14 @@ class Postings:
     def n_docs(self) -> int:
         return len(self.lengths)
 
+    def columns(self) -> np.ndarray:
+        """The term column of each posting (int64, nnz), computed once (the document frequencies of a
+        pool count the postings of its rows per column)."""
+        cols = self.__dict__.get("_columns")
+        if cols is None:
+            cols = self.__dict__["_columns"] = np.repeat(np.arange(self.n_terms), np.diff(self.indptr))
+        return cols
+
     @property
     def n_terms(self) -> int:
         return len(self.indptr) - 1
@@ -163,8 +171,7 @@ class PostingsScorer:
             self.position = np.full(postings.n_docs, -1, np.int64)
             self.position[rows] = np.arange(n_docs)
             inside = self.position[postings.rows] >= 0
-            columns = np.repeat(np.arange(postings.n_terms), np.diff(postings.indptr))
-            df = np.bincount(columns[inside], minlength=postings.n_terms)
+            df = np.bincount(postings.columns()[inside], minlength=postings.n_terms)
         self.idf = idf_vector(df, n_docs, params)
         #: idf of a term no doc has (df = 0), by the same formula: what a query term missing here is worth.
         self.missing_idf = float(idf_vector(np.array([0.5]), n_docs, Bm25Params(idf="lucene"))[0])
