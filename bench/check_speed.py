@@ -16,6 +16,7 @@ untimed run of each row; one row shows `search` without it.
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import shutil
 import statistics
@@ -46,6 +47,33 @@ def timed(cmd: list[str], env: dict[str, str]) -> tuple[float, float, int]:
     return wall, usage.ru_utime + usage.ru_stime, proc.returncode
 
 
+def as_store_version_1(folder: Path) -> bool:
+    """Rewrite a copied version folder of store version 2 in the files of store version 1 (docs.json,
+    tf.npz, vectors.npz), as an index refreshed before issue 20 has them. False when it is not version 2."""
+    import numpy as np  # deferred: only this set-up needs numpy/scipy in the parent process
+    from scipy import sparse  # deferred: see above
+
+    meta = json.loads((folder / "meta.json").read_text(encoding="utf-8"))
+    if meta.get("store_version") != 2:
+        return False
+    lines = (folder / "docs.jsonl").read_bytes().splitlines()
+    (folder / "docs.json").write_bytes(b"[" + b",".join(lines) + b"]")
+    with np.load(folder / "postings.npz") as npz:
+        shape = (len(npz["lengths"]), len(npz["indptr"]) - 1)
+        tf = sparse.csc_matrix((npz["tf"], npz["rows"], npz["indptr"]), shape=shape).tocsr()
+    sparse.save_npz(folder / "tf.npz", tf, compressed=False)
+    if (folder / "vectors.npy").is_file():
+        np.savez(
+            folder / "vectors.npz", vectors=np.load(folder / "vectors.npy"), mask=np.load(folder / "mask.npy")
+        )
+        for name in ("vectors.npy", "mask.npy"):
+            (folder / name).unlink()
+    for name in ("docs.jsonl", "postings.npz"):
+        (folder / name).unlink()
+    (folder / "meta.json").write_text(json.dumps(dict(meta, store_version=1)), encoding="utf-8")
+    return True
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--runs", type=int, default=7)
@@ -71,6 +99,13 @@ def main() -> None:
     # an unusable `lookup` (a file): check takes the old path and does not write a lookup (one exists)
     (old_home / "data" / "index" / live / "lookup").write_text("")
     old_env = dict(env, GORILLA_TUI_HOME=str(old_home))
+    # the same index in the files of store version 1 (with its lookup): how `search` reads an index
+    # refreshed before issue 20 until it is refreshed again
+    v1_home = Path(tempfile.mkdtemp(prefix="check-speed-v1-"))
+    shutil.copytree(src / live, v1_home / "data" / "index" / live)
+    (v1_home / "data" / "index" / "CURRENT").write_text(live)
+    v1 = as_store_version_1(v1_home / "data" / "index" / live)
+    v1_env = dict(env, GORILLA_TUI_HOME=str(v1_home))
     rows = [
         ("`python -c pass`", [py, "-c", "pass"], None, None),
         (
@@ -118,6 +153,18 @@ def main() -> None:
             "search",
             {0},
         ),
+        *(
+            [
+                (
+                    '`search "classify images" --json`, index of store version 1 (read whole)',
+                    [*gt, "search", "classify images", "--json"],
+                    None,
+                    {0},
+                )
+            ]
+            if v1
+            else []
+        ),  # fmt: skip
         (
             '`search "classify images" --json`, no bytecode cache (every module compiled)',
             [*gt, "search", "classify images", "--json"],
@@ -132,6 +179,8 @@ def main() -> None:
     def env_of(name: str) -> dict[str, str]:
         if "without lookup" in name:
             return old_env
+        if "store version 1" in name:
+            return v1_env
         return no_pyc_env if "no bytecode" in name else env
 
     times: dict[str, list[tuple[float, float]]] = {name: [] for name, *_ in rows}
@@ -161,6 +210,7 @@ def main() -> None:
             f"| {name} | {statistics.median(walls):.3f} | {min(walls):.3f} | {statistics.median(cpus):.3f} | {target} |"
         )
     shutil.rmtree(old_home, ignore_errors=True)
+    shutil.rmtree(v1_home, ignore_errors=True)
     shutil.rmtree(pycache, ignore_errors=True)
     text = "\n".join(lines)
     print(text)
