@@ -7,9 +7,9 @@ time (user + system of the child, from os.wait4) are reported, the CPU figure be
 move with the load of other processes on a shared machine. The load average is printed with the figures.
 
 Bytecode: an installed package has its .pyc files (pip compiles them). A checkout run with
-PYTHONDONTWRITEBYTECODE=1 (as on the shared machine) compiles every module of gorilla_tui in every process
-(~0.1 s of CPU), so the rows run with a bytecode cache in a temporary PYTHONPYCACHEPREFIX, filled by one
-untimed run of each row; one row shows `search` without it.
+PYTHONDONTWRITEBYTECODE=1 (as on the shared machine) compiles every module of gorilla_tui in every process,
+so the rows run with a bytecode cache in a temporary PYTHONPYCACHEPREFIX, filled by one untimed run of each
+row; one row shows `search` without it.
 """
 
 # ruff: noqa: E501  (markdown table rows read better unwrapped)
