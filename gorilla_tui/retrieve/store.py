@@ -8,6 +8,7 @@ import json
 import os
 import shutil
 import tempfile
+import threading
 import time
 import zipfile
 import zlib
@@ -280,6 +281,7 @@ class LazyDocs(Sequence[ApiDoc]):
         self.path = path
         self.offsets = [int(o) for o in offsets]
         self._cache: dict[int, ApiDoc] = {}
+        self._lock = threading.Lock()
         try:
             self._fh = open(path, "rb")  # noqa: SIM115 - kept open for the life of the index (see above)
         except OSError as e:
@@ -289,6 +291,15 @@ class LazyDocs(Sequence[ApiDoc]):
 
     def __len__(self) -> int:
         return len(self.offsets) - 1
+
+    def _read(self, start: int, size: int) -> bytes:
+        """`size` bytes at `start` (os.pread: no shared file position between threads; seek + read under
+        a lock where the OS has no pread, Windows)."""
+        if hasattr(os, "pread"):
+            return os.pread(self._fh.fileno(), size, start)
+        with self._lock:  # pragma: no cover - Windows
+            self._fh.seek(start)
+            return self._fh.read(size)
 
     def _parse(self, i: int, data: bytes) -> ApiDoc:
         try:
@@ -310,13 +321,13 @@ class LazyDocs(Sequence[ApiDoc]):
         doc = self._cache.get(i)
         if doc is None:
             start, stop = self.offsets[i], self.offsets[i + 1]
-            doc = self._parse(i, os.pread(self._fh.fileno(), stop - start, start))
+            doc = self._parse(i, self._read(start, stop - start))
         return doc
 
     def __iter__(self) -> Iterator[ApiDoc]:
         n = len(self)
         if len(self._cache) < n:
-            data = os.pread(self._fh.fileno(), self.offsets[-1], 0)
+            data = self._read(0, self.offsets[-1])
             for i in range(n):
                 if i not in self._cache:
                     self._parse(i, data[self.offsets[i] : self.offsets[i + 1]])
