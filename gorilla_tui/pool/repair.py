@@ -162,22 +162,50 @@ def quote_ids(api_call: str) -> str | None:
     return api_call
 
 
+#: One parameter of a call written as a typed signature: "part: str", "maxResults: int = 5" (APIZoo's
+#: Google client entries: ``youtube.search().list(part: str).execute()``).
+_TYPED_PARAM = re.compile(
+    r"(?P<lead>[(,]\s*)(?P<name>[A-Za-z_]\w*)\s*:\s*(?P<type>[A-Za-z_][\w.]*(?:\[[^()]*?\])?)"
+    r"(?:\s*=\s*(?P<default>[^,()]+?))?(?=\s*[,)])"
+)
+
+
+def keyword_call(api_call: str) -> str | None:
+    """A call written as a typed signature made a call: each ``name: type`` parameter becomes
+    ``name=name`` (``name: type = default`` becomes ``name=default``), so
+    ``service.events().insert(calendarId: str).execute()`` -> ``service.events().insert(calendarId=calendarId)
+    .execute()``: the keyword names the API's parameter, the value is a placeholder the person fills in.
+    None when there is no typed parameter or the result does not parse."""
+    if not _TYPED_PARAM.search(api_call):
+        return None
+
+    def one(m: re.Match[str]) -> str:
+        return f"{m.group('lead')}{m.group('name')}={(m.group('default') or m.group('name')).strip()}"
+
+    fixed = _TYPED_PARAM.sub(one, api_call)
+    return fixed if python_parses(fixed) else None
+
+
 def repair_call(api_call: str, example_code: str = "") -> tuple[str, str] | None:
     """A Python-valid call for an api_call that Python refuses, or None.
 
     An api_call that parses is repaired only when a repo id in it is not quoted (quote_ids). Else, tried
-    in order: the api_call without a trailing ``.``/``;``; else the first call of the same callee in
-    example_code that Python parses on its own, with string arguments the entry does not have replaced by
-    the entry's own values, one for one (MEAL V2's examples all load ``mealv2_resnest50_cutmix``; each
-    entry keeps its own variant). Returns (repaired call, how: "model id quoted", "trailing '.' removed"
-    or "from example_code"); None when the api_call needs none or no repair is found (shell lines, unclosed
-    strings, an example without the call)."""
+    in order: the api_call without a trailing ``.``/``;``; a typed signature made a call with keyword
+    placeholders (keyword_call); else the first call of the same callee in example_code that Python parses
+    on its own, with string arguments the entry does not have replaced by the entry's own values, one for
+    one (MEAL V2's examples all load ``mealv2_resnest50_cutmix``; each entry keeps its own variant).
+    Returns (repaired call, how: "model id quoted", "trailing '.' removed", "typed signature as keywords"
+    or "from example_code"); None when the api_call needs none or no repair is found (shell lines,
+    unclosed strings, an example without the call)."""
     if python_parses(api_call):
         quoted = quote_ids(api_call)
         return (quoted, "model id quoted") if quoted else None
     light = api_call.strip().rstrip(".;").strip()
     if light != api_call.strip() and python_parses(light):
         return light, "trailing '.' removed"
+    keywords = keyword_call(api_call)
+    if keywords is not None:
+        return keywords, "typed signature as keywords"
     found = _broken_call(api_call)
     if found is None or not example_code:
         return None

@@ -28,11 +28,9 @@ RRF_K = 60
 FUSION_DEPTH = 50
 #: Weights of the BM25 and the dense ranking in the fusion (chosen on the dev split, bench/retrieval.py).
 W_BM25, W_DENSE = 1.0, 1.0
-#: Dense weight for a doc expanded with training questions (pool/expansion.py): the questions are in its
-#: BM25 text, not in its vector, so BM25 knows it better. On the Torch Hub dev split (418 training
-#: questions, every doc expanded with the other half; docs/benchmarks.md "Fusion rule, dev split") RRF
-#: k = 60 with dense weight 0.5 gave domain@1 90.7 % / api@5 39.0 % against 89.0 / 37.1 at weight 1.0.
-W_DENSE_EXPANDED = 0.5
+#: Manifest key (index/*.toml) with a source's own dense weight in the fusion, read at search time
+#: (ApiIndex.dense_weights; no rebuild needed): W_DENSE when absent.
+DENSE_WEIGHT_KEY = "dense_weight"
 #: Seconds between two looks for vectors that another process is still building.
 RECHECK_SECONDS = 2.0
 #: Query vectors kept (a task is searched again when constraints widen the candidate set).
@@ -64,7 +62,7 @@ def rrf(
     """Reciprocal-rank-fused scores (float64, same length as `bm25`): w_bm25 / (k + BM25 rank) for the top
     `depth` BM25 scores (> 0) plus w_dense / (k + dense rank) for the top `depth` dense scores among `mask`
     (docs with a vector). 0 for a doc in neither list. `dense` None: BM25 ranks alone. w_dense is one
-    number or one per position (e.g. W_DENSE_EXPANDED for expanded docs)."""
+    number or one per position (each doc's source's DENSE_WEIGHT_KEY)."""
     fused = np.zeros(len(bm25))
     r = rank_positions(bm25, depth)
     fused[r > 0] += weights[0] / (k + r[r > 0])
@@ -208,7 +206,7 @@ __all__ = [
     "RRF_K",
     "W_BM25",
     "W_DENSE",
-    "W_DENSE_EXPANDED",
+    "DENSE_WEIGHT_KEY",
     "rank_positions",
     "rrf",
 ]

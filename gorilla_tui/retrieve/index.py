@@ -20,9 +20,10 @@ import numpy as np
 from gorilla_tui.errors import GorillaError, UsageError
 from gorilla_tui.pool.doc import ApiDoc
 from gorilla_tui.pool.metrics import Performance
+from gorilla_tui.pool.sources import load_manifests
 from gorilla_tui.retrieve import store
 from gorilla_tui.retrieve.bm25 import IDF_MODES, Bm25Params, Postings, PostingsScorer, idf_vector, top_k
-from gorilla_tui.retrieve.dense import W_BM25, W_DENSE, W_DENSE_EXPANDED, DenseSide, rrf
+from gorilla_tui.retrieve.dense import DENSE_WEIGHT_KEY, W_BM25, W_DENSE, DenseSide, rrf
 from gorilla_tui.retrieve.metadata import PerformanceTable
 from gorilla_tui.types import Hit
 
@@ -291,12 +292,15 @@ ROUTINGS = ("source", "global")
 #: (expanded with training questions) win every model task (TF Hub eval, no hub named: domain@1 5.5 %).
 GROUPS: tuple[frozenset[str], ...] = (frozenset({"torchhub", "tensorflowhub", "huggingface"}),)
 #: "source" routing: when the second source (or group) scores at least this share of the first's
-#: source_scores, their hits alternate (first's 1, second's 1, first's 2, ...) instead of the second's
-#: coming after all of the first's, so a close call between, say, a model hub and APIZoo leaves the right
-#: doc among the k hits for the choice to pick. Chosen on the dev half of bench/everyday_tasks.toml (hit@5
-#: 82.9 % without, 85.7 % at 0.7-0.85, 0.8 taken from the middle of that plateau) with no change on the
-#: routing dev sets (tests/data/stdlib_tasks.toml, bench/data/apizoo_dev_tasks.toml, hub_dev_tasks.toml).
-ROUTING_MARGIN = 0.8
+#: source_scores, its best hit takes the second place of the k hits (instead of coming after all of the
+#: first's), so a close call between, say, a model hub and APIZoo leaves the right doc among the hits
+#: for the choice to pick. Chosen on the dev half of bench/everyday_tasks.toml (hit@5 82.9 % without,
+#: 85.7 % at 0.7-0.85), with no change on the routing dev sets (tests/data/stdlib_tasks.toml,
+#: bench/data/apizoo_dev_tasks.toml, bench/data/hub_dev_tasks.toml): the largest value of that plateau,
+#: so the fewest tasks get a hit from a second source (at 0.8, "classify the actions in short video
+#: clips" got yfinance's Actions API, 0.80 of the hubs' score, for one shared word). One hit, not
+#: alternating hits: a second source that matched on a shared word costs the first one place.
+ROUTING_MARGIN = 0.85
 
 
 #: How ApiIndex scores BM25: "postings" (bm25.PostingsScorer, numpy only: what every search uses) or
@@ -351,9 +355,9 @@ class ApiIndex:
             self.source_codes = np.asarray(codes, np.int16)
 
     _performance: PerformanceTable | None = field(default=None, repr=False)
-    #: bool per doc: expanded with training questions (dense.W_DENSE_EXPANDED): read from the store (no doc
-    #: parsed), or computed from the docs on first use.
-    _expanded: np.ndarray | None = field(default=None, repr=False)
+    #: Each doc's dense weight in the fusion (dense_weights by its source, through source_codes: no doc
+    #: parsed), computed on first use.
+    _w_dense: np.ndarray | None = field(default=None, repr=False)
 
     def performance(self, doc: ApiDoc) -> Performance:
         """`doc`'s normalised performance metadata (pool/metrics.py): from the table a refresh stored with
@@ -425,8 +429,6 @@ class ApiIndex:
             source_codes=stored.source_codes,
         )
         index.note = stored.note
-        if stored.expanded is not None:
-            index._expanded = stored.expanded
         return index
 
     @property
@@ -522,10 +524,26 @@ class ApiIndex:
         dense = self.dense.scores(query, rows) if len(rows) else None
         if dense is None:
             return rows, bm25, bm25, None
-        if self._expanded is None:
-            self._expanded = np.fromiter((bool(d.questions) for d in self.docs), bool, len(self.docs))
-        w_dense = np.where(self._expanded[rows], W_DENSE_EXPANDED, W_DENSE)
-        return rows, rrf(bm25, dense[0], dense[1], weights=(W_BM25, w_dense)), bm25, dense
+        if self._w_dense is None:
+            assert self.source_names is not None and self.source_codes is not None
+            weights = self.dense_weights()
+            per_source = np.array([weights.get(s, W_DENSE) for s in self.source_names], float)
+            self._w_dense = per_source[self.source_codes]
+        return rows, rrf(bm25, dense[0], dense[1], weights=(W_BM25, self._w_dense[rows])), bm25, dense
+
+    def dense_weights(self) -> dict[str, float]:
+        """Source -> its dense weight in the fusion: the DENSE_WEIGHT_KEY of its shipped manifest
+        (index/*.toml) when that is a positive number, else W_DENSE (user sources too)."""
+        out: dict[str, float] = {}
+        try:
+            manifests = load_manifests()
+        except UsageError:  # a broken shipped manifest: the refresh reports it; searching goes on
+            manifests = []
+        for m in manifests:
+            value = m.extra.get(DENSE_WEIGHT_KEY, W_DENSE)
+            if isinstance(value, int | float) and not isinstance(value, bool) and value > 0:
+                out[m.name] = float(value)
+        return out
 
     def search(self, query: str, k: int = 5, hub: str | None = None) -> list[Hit]:
         """The k best hits for `query` (1-based ranks, best first), from every source or only `hub`.
@@ -561,10 +579,10 @@ class ApiIndex:
                 break
         order = [h for group in per_group for h in group]
         if len(per_group) >= 2 and scores[0] > 0 and scores[1] >= ROUTING_MARGIN * scores[0]:
-            # a close second source: its hits alternate with the first's, so both reach the k hits
+            # a close second source: its best hit takes the second place, so it reaches the k hits
             first, second = per_group[0], per_group[1]
-            order = [h for pair in zip(first, second, strict=False) for h in pair] + first[len(second) :]
-            order += second[len(first) :] + [h for group in per_group[2:] for h in group]
+            order = first[:1] + second[:1] + first[1:] + second[1:]
+            order += [h for group in per_group[2:] for h in group]
         return self._as_hits(order[:k])
 
     def _top(self, rows: np.ndarray, fused: np.ndarray, bm25: np.ndarray, k: int) -> list[tuple[int, float]]:

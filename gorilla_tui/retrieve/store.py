@@ -199,8 +199,7 @@ def write_version(
     """Write one index version (STORE_VERSION 2) into `folder`: docs.jsonl (one ApiDoc dict per line),
     postings.npz (uncompressed npz: `indptr` int64, `rows` int32, `tf` float32: the term frequencies of
     `tf` column-major; `lengths` float32 tokens per doc; `offsets` int64 (n_docs + 1) byte offsets of the
-    lines of docs.jsonl; `source_codes` int16 per doc into `source_names`, the sources in index order;
-    `expanded` bool per doc, True when it carries training questions: dense.W_DENSE_EXPANDED),
+    lines of docs.jsonl; `source_codes` int16 per doc into `source_names`, the sources in index order),
     vocab.json (terms in column order), meta.json (meta + store version + file sizes). Every file is
     fsync'ed. Returns the file sizes in bytes."""
     import numpy as np  # deferred: numpy; `check` reads CURRENT from this module (issue 20)
@@ -225,7 +224,6 @@ def write_version(
             offsets=np.asarray(offsets, np.int64),
             source_codes=codes,
             source_names=np.asarray(list(names) or [""], dtype=str)[: len(names)],
-            expanded=np.asarray([bool(d.questions) for d in docs], bool),
         )
         fh.flush()
         os.fsync(fh.fileno())
@@ -344,9 +342,9 @@ class StoredIndex:
     version folder), meta (meta.json), docs (LazyDocs over docs.jsonl; a list for store version 1), terms
     (vocab.json, column order of the term frequencies), postings (the arrays of postings.npz: indptr, rows,
     tf, lengths; None for version 1), tf (version 1 only: the scipy CSR term-frequency matrix, docs x
-    terms, float32; else None), source_names / source_codes / expanded (None for version 1: derived from
-    the docs) and note (OLD_STORE_NOTE for version 1, else ""). retrieve.index.ApiIndex wraps it and checks
-    the tokenizer version."""
+    terms, float32; else None), source_names / source_codes (None for version 1: derived from the docs)
+    and note (OLD_STORE_NOTE for version 1, else ""). retrieve.index.ApiIndex wraps it and checks the
+    tokenizer version."""
 
     folder: Path
     meta: dict[str, Any]
@@ -357,7 +355,6 @@ class StoredIndex:
     source_names: list[str] | None = None
     source_codes: np.ndarray | None = None
     note: str = ""
-    expanded: np.ndarray | None = None
 
 
 def read_stored(path: Path | None = None) -> StoredIndex:
@@ -385,7 +382,7 @@ def read_stored(path: Path | None = None) -> StoredIndex:
         n_docs = len(arrays["lengths"])
         if not isinstance(terms, list) or len(arrays["indptr"]) != len(terms) + 1:
             raise ValueError("vocab.json does not fit the postings")
-        per_doc = {len(arrays["source_codes"]), len(arrays["expanded"]), len(arrays["offsets"]) - 1}
+        per_doc = {len(arrays["source_codes"]), len(arrays["offsets"]) - 1}
         if per_doc != {n_docs}:
             raise ValueError("the offsets or sources do not fit the docs")
         names = [str(n) for n in arrays["source_names"]]
@@ -400,13 +397,13 @@ def read_stored(path: Path | None = None) -> StoredIndex:
         why = str(e).splitlines()[0][:120] if str(e).strip() else type(e).__name__
         raise GorillaError(f"the index at {folder} is damaged ({why}); rebuild it", hint=_HINT) from None
     docs = LazyDocs(folder / DOCS_FILE, arrays.pop("offsets"))
-    codes, expanded = arrays.pop("source_codes"), arrays.pop("expanded").astype(bool)
+    codes = arrays.pop("source_codes")
     del arrays["source_names"]
-    return StoredIndex(folder, meta, docs, terms, None, arrays, names, codes, expanded=expanded)
+    return StoredIndex(folder, meta, docs, terms, None, arrays, names, codes)
 
 
 #: Arrays of postings.npz (write_version).
-_POSTINGS_ARRAYS = ("indptr", "rows", "tf", "lengths", "offsets", "source_codes", "source_names", "expanded")
+_POSTINGS_ARRAYS = ("indptr", "rows", "tf", "lengths", "offsets", "source_codes", "source_names")
 
 
 def _read_v1(folder: Path, meta: dict[str, Any]) -> StoredIndex:
