@@ -39,7 +39,9 @@ class Settings:
     backend cannot score text, e.g. a remote endpoint) or "grammar".
     k: hits retrieved per task (1..50). hub: restrict retrieval to one source short name, "" for all.
     kernel: kernel profile name ("" = detect). endpoint: OpenAI-compatible completion URL ("" = local model).
-    n_ctx, n_threads, n_gpu_layers: llama-cpp-python parameters (0 / -1 = profile default).
+    n_ctx, n_threads, n_gpu_layers: llama-cpp-python parameters (n_ctx, n_threads: 0 = the kernel profile's
+    default, else positive; n_gpu_layers: -1 = the profile's default, else 0 or more; model/profiles.py
+    runtime_params applies only n_ctx > 0, n_threads > 0, n_gpu_layers >= 0).
     use_extra_bufts: llama.cpp's extra buffer types (weight repacking, AMX): "auto" (the kernel profile's
     value; off on CPUs with Intel AMX, where it crashes, on elsewhere), "on" or "off".
     max_tokens: generation budget per answer. sources: extra user doc paths indexed by `index --refresh`
@@ -73,6 +75,20 @@ class Settings:
         if self.use_extra_bufts not in EXTRA_BUFTS:
             raise UsageError(
                 f"use_extra_bufts must be one of {', '.join(EXTRA_BUFTS)}, not {self.use_extra_bufts!r}"
+            )
+        if self.n_ctx < 0:
+            raise UsageError(
+                f"n_ctx must be 0 (the kernel profile's context size) or a positive number of tokens, "
+                f"not {self.n_ctx}"
+            )
+        if self.n_threads < 0:
+            raise UsageError(
+                f"n_threads must be 0 (the kernel profile's default) or positive, not {self.n_threads}"
+            )
+        if self.n_gpu_layers < -1:
+            raise UsageError(
+                f"n_gpu_layers must be -1 (the kernel profile's default), 0 (CPU only) or more, "
+                f"not {self.n_gpu_layers}"
             )
         if self.max_tokens < 1:
             raise UsageError(f"max_tokens must be positive, not {self.max_tokens}")

@@ -68,6 +68,12 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     p.add_argument("--only", metavar="NAME", action="append", default=[], help="refresh only this source")
     p.add_argument(
+        "--force",
+        action="store_true",
+        help="rebuild every source even when none changed (by default a source whose files, interpreter "
+        "and manifest are unchanged is reused from the live index, and an unchanged index is kept)",
+    )
+    p.add_argument(
         "--clean", action="store_true", help="drop sources of the previous index that were not refreshed now"
     )
     p.add_argument(
@@ -105,12 +111,14 @@ def run(args: argparse.Namespace) -> int:
         or args.sources
         or args.only
         or args.clean
+        or args.force
         or args.no_dense
         or args.embedder
         or args.max_source_mb is not None
     ):
         raise UsageError(
-            "--from, --source, --only, --clean, --no-dense, --embedder and --max-source-mb go with --refresh"
+            "--from, --source, --only, --clean, --force, --no-dense, --embedder and --max-source-mb go with "
+            "--refresh"
         )
     return _status(args)
 
@@ -120,37 +128,53 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _refresh(args: argparse.Namespace) -> int:
-    from rich.progress import (
-        Progress,
-        SpinnerColumn,
-        TextColumn,
-        TimeElapsedColumn,
-    )  # deferred: rich; --help stays fast
-    from rich.text import Text  # deferred: rich; --help stays fast
-
-    from gorilla_tui.check.lookup import write_lookup  # deferred: tree-sitter, only for a refresh
+    """`index --refresh`: the steps below, in order (each a function)."""
     from gorilla_tui.cli.console import make_console  # deferred: rich; --help stays fast
-    from gorilla_tui.errors import UsageError  # deferred with the refresh imports
     from gorilla_tui.retrieve.embed import check_spec  # deferred: numpy
-    from gorilla_tui.retrieve.refresh import refresh  # deferred: numpy, scipy (~0.3 s); `--help` stays fast
 
     check_spec(args.embedder)
+    max_bytes = _max_bytes(args.max_source_mb)
+    user_paths, configured, manifests, only = _refresh_sources(args)
+    err = make_console(stderr=True)
+    report = _run_refresh(args, err, user_paths, configured, manifests, only, max_bytes)
+    missing = [r["name"] for r in report.sources if r.get("status") not in ("ok", "kept", "refused")]
+    warning = _missing_warning(report.sources, missing)
+    dense = _dense_step(report, args, err)
+    refused = [
+        f"{r['name']} refused: {r.get('message', '')}" for r in report.sources if r.get("status") == "refused"
+    ]
+    if args.json:
+        out = {"path": str(report.path), "seconds": round(report.seconds, 3), "sources": report.sources}
+        out["unchanged"] = report.unchanged
+        out["unavailable"] = missing
+        out["warning"] = warning
+        out["dense"] = dense if dense is not None else report.index.dense_state()
+        out["warnings"] = refused + report.warnings
+        print(json.dumps(out, indent=1))
+        return 0
+    _print_refresh(report, dense, [*refused, *report.warnings] + ([warning] if warning else []))
+    return 0
 
-    max_bytes = MAX_SOURCE_BYTES
-    if args.max_source_mb is not None:
-        if not 0 < args.max_source_mb <= 1e6:
-            raise UsageError(
-                f"--max-source-mb must be greater than 0 and at most 1000000, not {args.max_source_mb:g}"
-            )
-        max_bytes = int(args.max_source_mb * 1e6)
-    # config.toml `sources`: doc paths; "python:..." entries belong to the python-env source
-    # (pool/pyenv/source.py)
+
+def _max_bytes(max_source_mb: float | None) -> int:
+    """--max-source-mb as bytes (MAX_SOURCE_BYTES when not given); UsageError out of (0, 1e6]."""
+    if max_source_mb is None:
+        return MAX_SOURCE_BYTES
+    if not 0 < max_source_mb <= 1e6:
+        raise UsageError(f"--max-source-mb must be greater than 0 and at most 1000000, not {max_source_mb:g}")
+    return int(max_source_mb * 1e6)
+
+
+def _refresh_sources(args: argparse.Namespace) -> tuple[list[str], list[str], list[Any] | None, list[str]]:
+    """(--source doc paths, config.toml `sources` doc paths, manifests or None, --only names). Doc
+    paths only: "python:..." entries belong to the python-env source (pool/pyenv/source.py); `--source
+    python:SPEC` indexes exactly those distributions (issue 9) and refreshes python-env."""
     configured = [s for s in load_settings().sources if not s.startswith("python:")]
     python_specs = [s for s in args.sources if s.startswith("python:")]
     user_paths = [s for s in args.sources if not s.startswith("python:")]
     manifests = None
     only = list(args.only)
-    if python_specs:  # `--source python:SPEC` indexes exactly those distributions (issue 9)
+    if python_specs:
         from gorilla_tui.pool.pyenv import source as pyenv  # deferred: only for python: sources
         from gorilla_tui.pool.sources import load_manifests
 
@@ -160,16 +184,27 @@ def _refresh(args: argparse.Namespace) -> int:
             only.append(pyenv.SOURCE)
         else:
             only = [pyenv.SOURCE]
-    err = make_console(stderr=True)
-    progress = Progress(
-        SpinnerColumn(),
-        TextColumn("{task.description}"),
-        TextColumn("{task.fields[status]}"),
-        TimeElapsedColumn(),
-        console=err,
-        disable=args.json or not err.is_terminal,
-        transient=False,
-    )
+    return user_paths, configured, manifests, only
+
+
+def _run_refresh(
+    args: argparse.Namespace,
+    err: Any,
+    user_paths: list[str],
+    configured: list[str],
+    manifests: list[Any] | None,
+    only: list[str],
+    max_bytes: int,
+) -> Any:
+    """Run retrieve.refresh.refresh with a spinner line per source on stderr (its status: "N docs",
+    "unchanged", or why not); returns its RefreshReport."""
+    from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn  # deferred: rich
+
+    from gorilla_tui.retrieve.refresh import UNCHANGED, refresh  # deferred: numpy, scipy (~0.3 s)
+
+    columns = (SpinnerColumn(), TextColumn("{task.description}"), TextColumn("{task.fields[status]}"))
+    quiet = args.json or not err.is_terminal
+    progress = Progress(*columns, TimeElapsedColumn(), console=err, disable=quiet, transient=False)
     tasks: dict[str, Any] = {}
 
     def on_event(kind: str, name: str, load: Any) -> None:
@@ -180,41 +215,83 @@ def _refresh(args: argparse.Namespace) -> int:
         if task is None:
             return
         status = load.status if load.status != "ok" else f"{len(load.result.docs)} docs"
+        if load.status == "ok" and load.message == UNCHANGED:
+            status += f" ({UNCHANGED})"
         progress.update(task, completed=1, status=status, description=load.name)
 
     def on_wait(message: str) -> None:  # through the progress console, so the spinner lines stay whole
         err.print(safe_text(f"gorilla-tui: {message}"), markup=False, highlight=False, soft_wrap=True)
 
     with progress:
-        report = refresh(
+        return refresh(
             mirrors=args.mirrors, user_paths=user_paths, only=only, keep_previous=not args.clean,
             on_event=on_event, manifests=manifests, config_paths=configured, max_bytes=max_bytes,
-            on_wait=on_wait, extra_files=write_lookup,  # check's validator lookup (issue 20)
+            on_wait=on_wait, extra_files=_write_lookup, force=args.force,  # check's lookup (issue 20)
         )  # fmt: skip
-    missing = [r["name"] for r in report.sources if r.get("status") not in ("ok", "kept", "refused")]
-    warning = _missing_warning(report.sources, missing)
+
+
+def _write_lookup(folder: Any, docs: Any) -> int:
+    """check.lookup.write_lookup (the validator lookup saved with a version, issue 20), imported only when a
+    version is written: an unchanged refresh never needs tree-sitter."""
+    from gorilla_tui.check.lookup import write_lookup  # deferred: tree-sitter, only when a version is written
+
+    return write_lookup(folder, docs)
+
+
+def _dense_step(report: Any, args: argparse.Namespace, err: Any) -> dict[str, Any] | None:
+    """Embed the published index's docs (_embed) unless --no-dense, GORILLA_TUI_DENSE=0, or the live index
+    was kept unchanged with its vectors ready. None when nothing was embedded now."""
     from gorilla_tui.retrieve.embed import dense_enabled  # deferred: numpy; `index --help` stays fast
 
-    skip = args.no_dense or not dense_enabled()
-    dense = None if skip else _embed(report.index, args.embedder, err, quiet=args.json)
-    refused = [
-        f"{r['name']} refused: {r.get('message', '')}" for r in report.sources if r.get("status") == "refused"
-    ]
-    if args.json:
-        out = {"path": str(report.path), "seconds": round(report.seconds, 3), "sources": report.sources}
-        out["unavailable"] = missing
-        out["warning"] = warning
-        out["dense"] = dense if dense is not None else report.index.dense_state()
-        out["warnings"] = refused + report.warnings
-        print(json.dumps(out, indent=1))
-        return 0
+    if args.no_dense or not dense_enabled():
+        return None
+    if report.unchanged and report.index.dense_state().get("state") == "ready" and not args.embedder:
+        return None
+    return _embed(report.index, args.embedder, err, quiet=args.json)
+
+
+def _print_refresh(report: Any, dense: dict[str, Any] | None, warnings: list[str]) -> None:
+    """The human summary of a refresh: the sources table (or one "unchanged" line per source when the
+    live index was kept), the doc count and path, notes, the dense side's line, then the warnings."""
+    from rich.text import Text  # deferred: rich; --help stays fast
+
+    from gorilla_tui.cli.console import make_console  # deferred: rich; --help stays fast
 
     console = make_console()
-    console.print(_sources_table(report.sources, "index refreshed"))
-    console.print(
-        Text(safe_text(f"{len(report.index.docs)} docs in {report.seconds:.2f} s -> {report.path}"))
-    )
-    for row in report.sources:
+    if report.unchanged:
+        for row in report.sources:
+            state = (
+                "unchanged" if row.get("status") == "ok" else f"{row.get('status')}: {row.get('message', '')}"
+            )
+            console.print(Text(safe_text(f"{row['name']}: {state}")), soft_wrap=True)
+        n, secs = len(report.index.docs), report.seconds
+        line = f"no source changed: the live index is kept ({n} docs, {secs:.2f} s) -> {report.path}"
+        console.print(Text(safe_text(f"{line}; --force rebuilds it")), soft_wrap=True)
+    else:
+        console.print(_sources_table(report.sources, "index refreshed"))
+        line = f"{len(report.index.docs)} docs in {report.seconds:.2f} s -> {report.path}"
+        console.print(Text(safe_text(line)))
+        _print_notes(console, report.sources)
+    if dense is not None and "error" not in dense:
+        line = (
+            f"dense vectors: {dense['docs']} docs ({dense['embedded']} embedded now, {dense['cached']} from "
+            f"the cache) in {dense['seconds']:.1f} s with {dense['embedder']}: searches are hybrid"
+        )
+        console.print(Text(safe_text(line)), soft_wrap=True)
+    elif dense is None and report.index.dense_state().get("state") == "ready":
+        console.print(Text(safe_text(f"dense vectors: {report.index.dense_state()['note']}")), soft_wrap=True)
+    else:
+        note = dense["error"] if dense is not None else report.index.dense_state()["note"]
+        console.print(Text.assemble(("note:", "yellow"), " " + safe_text(note)), soft_wrap=True)
+    for line in warnings:
+        console.print(Text.assemble(("warning:", "yellow"), " " + safe_text(line)), soft_wrap=True)
+
+
+def _print_notes(console: Any, rows: list[dict[str, Any]]) -> None:
+    """Per source: how many training questions expanded its docs, and its notes (dim lines)."""
+    from rich.text import Text  # deferred: rich; --help stays fast
+
+    for row in rows:
         if row.get("questions") and row.get("status") == "ok":
             line = f"{row['name']}: docs expanded with {row['questions']} training questions"
             console.print(Text(safe_text(line), style="dim"))
@@ -222,18 +299,6 @@ def _refresh(args: argparse.Namespace) -> int:
             console.print(
                 Text.assemble(("note", "dim"), safe_text(f" {row['name']}: {note}")), highlight=False
             )
-    if dense is not None and "error" not in dense:
-        line = (
-            f"dense vectors: {dense['docs']} docs ({dense['embedded']} embedded now, {dense['cached']} from "
-            f"the cache) in {dense['seconds']:.1f} s with {dense['embedder']}: searches are hybrid"
-        )
-        console.print(Text(safe_text(line)), soft_wrap=True)
-    else:
-        note = dense["error"] if dense is not None else report.index.dense_state()["note"]
-        console.print(Text.assemble(("note:", "yellow"), " " + safe_text(note)), soft_wrap=True)
-    for line in [*refused, *report.warnings] + ([warning] if warning else []):
-        console.print(Text.assemble(("warning:", "yellow"), " " + safe_text(line)), soft_wrap=True)
-    return 0
 
 
 def _embed(index: Any, spec: str, err: Any, quiet: bool) -> dict[str, Any]:
@@ -318,7 +383,7 @@ def _age(built_at: str) -> tuple[float, str]:
 
 
 def _status(args: argparse.Namespace) -> int:
-    from rich.table import Table  # deferred: rich; --help stays fast
+    """`index --status`: the live index's sources, flagged entries, skipped lines and summary (or JSON)."""
     from rich.text import Text  # deferred: rich; --help stays fast
 
     from gorilla_tui.retrieve import store as index_store  # deferred: numpy, scipy (~0.3 s)
@@ -327,61 +392,17 @@ def _status(args: argparse.Namespace) -> int:
     size = index_store.folder_size(folder)
     age_s, age = _age(meta.get("built_at", ""))
     paths = get_paths()
-    flagged = meta.get("flagged", [])
     if args.json:
-        out = {
-            "path": str(folder),
-            "index_dir": str(paths.index_dir),
-            "config_file": str(paths.config_file),
-            "built_at": meta.get("built_at"),
-            "age_seconds": round(age_s, 1),
-            "size_bytes": size,
-            "n_docs": meta.get("n_docs"),
-            "vocab_size": meta.get("vocab_size"),
-            "sources": meta.get("sources", []),
-            "dense": _dense_state(folder, meta),
-            "flagged": flagged,
-            "flagged_repaired": sum(1 for f in flagged if f.get("repaired")),
-            "flagged_still": sum(1 for f in flagged if not f.get("repaired")),
-            "diagnostics": meta.get("diagnostics", []),
-        }
-        print(json.dumps(out, indent=1))
+        print(json.dumps(_status_json(folder, meta, size, age_s), indent=1))
         return 0
 
     from gorilla_tui.cli.console import make_console  # deferred: rich; --help stays fast
 
     console = make_console()
     console.print(_sources_table(meta.get("sources", []), "API index"))
-    by_source: dict[str, list[dict[str, Any]]] = {}
-    for f in flagged:
-        by_source.setdefault(f["source"], []).append(f)
-    if flagged:
-        fixed = sum(1 for f in flagged if f.get("repaired"))
-        table = Table(
-            title=f"flagged entries ({len(flagged)}): api_call is not valid Python, still searchable; "
-            f"{fixed} repaired (the repaired call is matched and proposed), "
-            f"{len(flagged) - fixed} still flagged"
-        )
-        for col in ("id", "api_call", "reason", "repaired call"):
-            table.add_column(col, overflow="fold")
-        for source, items in by_source.items():
-            for f in items[:FLAGGED_SHOWN]:
-                keys = ("id", "api_call", "reason", "repaired")
-                table.add_row(*(Text(safe_text(str(f.get(k) or ""))) for k in keys))
-            if len(items) > FLAGGED_SHOWN:
-                more = f"and {len(items) - FLAGGED_SHOWN} more (see --json)"
-                table.add_row(Text(safe_text(f"{source}: ...")), more, "", "")
-        console.print(table)
-    skipped = [
-        d for d in meta.get("diagnostics", []) if isinstance(d, dict) and d.get("severity") == "skipped"
-    ]
-    for d in skipped[:SKIPPED_SHOWN]:
-        where = f"{d.get('file')}:{d.get('line')}" if d.get("line") else d.get("file")
-        console.print(Text.assemble(("skipped", "yellow"), safe_text(f" {where}: {d.get('message')}")))
-    if len(skipped) > SKIPPED_SHOWN:
-        console.print(
-            Text.assemble(("skipped", "yellow"), f" ... and {len(skipped) - SKIPPED_SHOWN} more (see --json)")
-        )
+    if meta.get("flagged"):
+        console.print(_flagged_table(meta["flagged"]))
+    _print_skipped(console, meta.get("diagnostics", []))
     summary = (
         f"{meta.get('n_docs', 0)} docs, {meta.get('vocab_size', 0)} terms, {size / 1e6:.1f} MB, built "
         f"{meta.get('built_at', '?')} ({age} ago)\nindex: {folder}\nconfig: {paths.config_file}"
@@ -389,6 +410,67 @@ def _status(args: argparse.Namespace) -> int:
     console.print(Text(safe_text(summary)))
     console.print(Text(safe_text(f"retrieval: {_dense_state(folder, meta)['note']}")))
     return 0
+
+
+def _status_json(folder: Any, meta: dict[str, Any], size: int, age_s: float) -> dict[str, Any]:
+    """What `index --status --json` prints."""
+    paths = get_paths()
+    flagged = meta.get("flagged", [])
+    return {
+        "path": str(folder),
+        "index_dir": str(paths.index_dir),
+        "config_file": str(paths.config_file),
+        "built_at": meta.get("built_at"),
+        "age_seconds": round(age_s, 1),
+        "size_bytes": size,
+        "n_docs": meta.get("n_docs"),
+        "vocab_size": meta.get("vocab_size"),
+        "sources": meta.get("sources", []),
+        "dense": _dense_state(folder, meta),
+        "flagged": flagged,
+        "flagged_repaired": sum(1 for f in flagged if f.get("repaired")),
+        "flagged_still": sum(1 for f in flagged if not f.get("repaired")),
+        "diagnostics": meta.get("diagnostics", []),
+    }
+
+
+def _flagged_table(flagged: list[dict[str, Any]]) -> Any:
+    """The flagged entries as a rich Table, at most FLAGGED_SHOWN per source (plain-text cells)."""
+    from rich.table import Table  # deferred: rich; --help stays fast
+    from rich.text import Text  # deferred: rich; --help stays fast
+
+    by_source: dict[str, list[dict[str, Any]]] = {}
+    for f in flagged:
+        by_source.setdefault(f["source"], []).append(f)
+    fixed = sum(1 for f in flagged if f.get("repaired"))
+    table = Table(
+        title=f"flagged entries ({len(flagged)}): api_call is not valid Python, still searchable; "
+        f"{fixed} repaired (the repaired call is matched and proposed), "
+        f"{len(flagged) - fixed} still flagged"
+    )
+    for col in ("id", "api_call", "reason", "repaired call"):
+        table.add_column(col, overflow="fold")
+    for source, items in by_source.items():
+        for f in items[:FLAGGED_SHOWN]:
+            keys = ("id", "api_call", "reason", "repaired")
+            table.add_row(*(Text(safe_text(str(f.get(k) or ""))) for k in keys))
+        if len(items) > FLAGGED_SHOWN:
+            more = f"and {len(items) - FLAGGED_SHOWN} more (see --json)"
+            table.add_row(Text(safe_text(f"{source}: ...")), more, "", "")
+    return table
+
+
+def _print_skipped(console: Any, diagnostics: list[Any]) -> None:
+    """One line per skipped line or file of the index's diagnostics (at most SKIPPED_SHOWN)."""
+    from rich.text import Text  # deferred: rich; --help stays fast
+
+    skipped = [d for d in diagnostics if isinstance(d, dict) and d.get("severity") == "skipped"]
+    for d in skipped[:SKIPPED_SHOWN]:
+        where = f"{d.get('file')}:{d.get('line')}" if d.get("line") else d.get("file")
+        console.print(Text.assemble(("skipped", "yellow"), safe_text(f" {where}: {d.get('message')}")))
+    if len(skipped) > SKIPPED_SHOWN:
+        more = f" ... and {len(skipped) - SKIPPED_SHOWN} more (see --json)"
+        console.print(Text.assemble(("skipped", "yellow"), more))
 
 
 def _dense_state(folder: Any, meta: dict[str, Any]) -> dict[str, Any]:

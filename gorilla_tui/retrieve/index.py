@@ -10,7 +10,7 @@ import re
 import unicodedata
 from array import array
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -378,16 +378,24 @@ class ApiIndex:
 
     @classmethod
     def build(
-        cls, docs: Sequence[ApiDoc], params: Bm25Params | None = None, meta: dict[str, Any] | None = None
+        cls,
+        docs: Sequence[ApiDoc],
+        params: Bm25Params | None = None,
+        meta: dict[str, Any] | None = None,
+        tokens: Callable[[ApiDoc], Sequence[str] | None] | None = None,
     ) -> ApiIndex:
         """Tokenise `docs` (doc_text + tokenize) and build an in-memory index (BM25 only; attach vectors
-        with index.dense.attach).
+        with index.dense.attach). tokens(doc): a doc's tokens when the caller already has them (a refresh
+        reusing an unchanged source's term counts from the live index), None to tokenise it.
 
         Raises GorillaError for no docs, or when every doc is empty (no indexable word).
         """
         if not docs:
             raise GorillaError("the API pool is empty: nothing to index")
-        tf, vocab = term_matrix(tokenize(doc_text(d)) for d in docs)
+        known = tokens or (lambda doc: None)
+        tf, vocab = term_matrix(
+            toks if (toks := known(d)) is not None else tokenize(doc_text(d)) for d in docs
+        )
         index = cls(list(docs), tf, vocab, params or Bm25Params(), dict(meta or {}))
         index._scorer(None)  # validates the corpus (empty docs) now, not at the first search
         return index

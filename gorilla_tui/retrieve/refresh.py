@@ -1,4 +1,12 @@
-"""`index --refresh`: fetch every source, build the BM25 index aside, publish it atomically under the lock."""
+"""`index --refresh`: fetch every source, build the BM25 index aside, publish it atomically under the lock.
+
+The steps of refresh(), each a function below: _plan (check the arguments, choose the sources) -> under the
+lock: read the live index (retrieve.previous) -> _load_sources (a source whose content fingerprint equals
+the live index's is reused from it, the others are fetched and loaded) -> _checked (an empty or no
+reachable source is an error) -> when nothing changed, _unchanged_report keeps the live index -> else
+_assemble (docs kept from the live index, rows, warnings) -> ApiIndex.build -> _write_and_publish.
+Embedding the published version's docs is retrieve.refresh_dense.
+"""
 
 from __future__ import annotations
 
@@ -14,24 +22,40 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-
-from gorilla_tui.errors import GorillaError, IndexMissingError, UsageError
-from gorilla_tui.pool.doc import MAX_SOURCE_BYTES, ApiDoc, SourceRejected
+from gorilla_tui.errors import GorillaError, UsageError
+from gorilla_tui.pool.doc import MAX_SOURCE_BYTES, ApiDoc, SourceRejected, detect_format, source_files
 from gorilla_tui.pool.sources import (
     FetchContext,
     Manifest,
     SourceLoad,
     fetch,
     load_manifests,
+    source_fingerprint,
     source_name,
     split_source,
+    user_fingerprint,
     user_source,
 )
 from gorilla_tui.retrieve import store as index_store
-from gorilla_tui.retrieve.embed import BATCH, Embedder, content_hash, open_embedder, passage_text
 from gorilla_tui.retrieve.index import FIELD_WEIGHTS, TOKENIZER_VERSION, ApiIndex, Bm25Params
 from gorilla_tui.retrieve.metadata import PerformanceTable
+from gorilla_tui.retrieve.previous import (
+    UNCHANGED,
+    Previous,
+    dropped,
+    kept,
+    read_previous,
+    reread,
+    write_state,
+)
+from gorilla_tui.retrieve.refresh_dense import (  # noqa: F401 - re-exported: callers import them from here
+    CACHE_SAVE_EVERY,
+    DEFAULT_RETRIEVAL,
+    EmbeddingStopped,
+    EmbedProgressFn,
+    embed_docs,
+    embed_index,
+)
 
 #: Test hook: seconds to sleep after the new version is written aside and before it is published (lets
 #: tests kill a refresh mid-way). Never set it in normal use.
@@ -40,13 +64,8 @@ PAUSE_ENV = "GORILLA_TUI_REFRESH_PAUSE"
 #: Manifest key saying how a source is retrieved: "hybrid" (BM25 + dense, its docs are embedded) or "bm25".
 RETRIEVAL_KEY = "retrieval"
 RETRIEVAL_MODES = ("hybrid", "bm25")
-#: A source whose manifest has no RETRIEVAL_KEY (user --source files are "hybrid": they are small).
-DEFAULT_RETRIEVAL = "bm25"
-#: Docs embedded between two saves of the vector cache (an interrupted embedding keeps what it did).
-CACHE_SAVE_EVERY = 256
-
-#: on_embed(done, total): docs embedded so far of those that needed it (cached ones are not counted).
-EmbedProgressFn = Callable[[int, int], None]
+# DEFAULT_RETRIEVAL (refresh_dense): a source whose manifest has no RETRIEVAL_KEY (user --source files are
+# "hybrid": they are small).
 
 #: on_event(kind, name, load): kind "start" (load is None) or "done" (load is the SourceLoad).
 ProgressFn = Callable[[str, str, "SourceLoad | None"], None]
@@ -56,15 +75,17 @@ ProgressFn = Callable[[str, str, "SourceLoad | None"], None]
 class RefreshReport:
     """Outcome of a refresh: the published version folder, the new index, one summary row per source
     (name, title, status ok/kept/refused/unreachable/not in mirror/unsupported, origin, loaded, flagged,
-    skipped, repaired, message), the build time in seconds, and warnings: one line each for docs of the
-    previous index that were dropped (how many, from which source, why) and for a previous index that
-    could not be read (rebuilt from the sources)."""
+    skipped, repaired, message: "unchanged" when its docs were reused from the live index), the build time
+    in seconds, and warnings: one line each for docs of the previous index that were dropped (how many,
+    from which source, why) and for a previous index that could not be read (rebuilt from the sources).
+    unchanged: True when no source changed and the live index was kept as it is (path is the live one)."""
 
     path: Path
     index: ApiIndex
     sources: list[dict[str, Any]] = field(default_factory=list)
     seconds: float = 0.0
     warnings: list[str] = field(default_factory=list)
+    unchanged: bool = False
 
 
 def retrieval_mode(manifest: Manifest | None) -> str:
@@ -100,6 +121,7 @@ def source_row(load: SourceLoad, retrieval: str = DEFAULT_RETRIEVAL) -> dict[str
         "message": load.message,
         "retrieval": retrieval,
         "user": load.user,
+        "fingerprint": load.fingerprint,
     }
 
 
@@ -114,43 +136,29 @@ def _select(manifests: list[Manifest], only: Sequence[str], user_names: Sequence
 
 
 @dataclass
-class _Previous:
-    """The live index before this refresh: `index` when it could be read; else `damaged` says why and
-    `rows` are its meta.json source rows when meta.json itself could still be read."""
+class _Plan:
+    """What a refresh reads, decided before it takes the lock: every manifest, the selected ones (not
+    replaced by a user source of the same name), the user sources as (path, name, strict, title), the
+    names of the built-in sources they replace, how files are fetched, and each manifest's retrieval mode."""
 
-    index: ApiIndex | None = None
-    rows: list[dict[str, Any]] = field(default_factory=list)
-    damaged: str = ""
-
-    def counts(self) -> dict[str, int]:
-        """Docs per source of the previous index (from its docs, else from its meta.json rows)."""
-        if self.index is not None:
-            return dict(Counter(d.source for d in self.index.docs))
-        return {str(r.get("name")): int(r.get("loaded") or 0) for r in self.rows if r.get("name")}
+    manifests: list[Manifest]
+    selected: list[Manifest]
+    users: list[tuple[str | Path, str, bool, str]]
+    replaced: set[str]
+    ctx: FetchContext
+    modes: dict[str, str]
 
 
-def _previous() -> _Previous:
-    """Read the live index; any unreadable file (a truncated tf.npz, an emptied docs.json, a corrupt
-    CURRENT, an index of another store or tokenizer version) gives a _Previous with `damaged` set."""
-    try:
-        index = ApiIndex.load()
-    except IndexMissingError:
-        return _Previous()
-    except GorillaError as e:
-        return _Previous(rows=_meta_rows(), damaged=str(e))
-    except Exception as e:  # noqa: BLE001 - whatever a damaged file raises, the index is rebuilt
-        return _Previous(rows=_meta_rows(), damaged=f"{type(e).__name__}: {str(e)[:120]}")
-    rows = index.meta.get("sources")
-    return _Previous(index, [r for r in rows if isinstance(r, dict)] if isinstance(rows, list) else [])
+@dataclass
+class _Assembly:
+    """What the new index is built from: its docs, the source rows of meta.json, the warnings, the
+    diagnostics kept from the previous index, and the loads that gave docs."""
 
-
-def _meta_rows() -> list[dict[str, Any]]:
-    try:
-        _, meta = index_store.read_meta(None)
-    except Exception:  # noqa: BLE001 - meta.json unreadable too: nothing is known of the old sources
-        return []
-    rows = meta.get("sources") if isinstance(meta, dict) else None
-    return [r for r in rows if isinstance(r, dict) and r.get("name")] if isinstance(rows, list) else []
+    docs: list[ApiDoc]
+    rows: list[dict[str, Any]]
+    warnings: list[str]
+    old: list[dict[str, Any]]
+    ok: list[SourceLoad]
 
 
 def refresh(
@@ -165,19 +173,29 @@ def refresh(
     max_bytes: int = MAX_SOURCE_BYTES,
     on_wait: Callable[[str], None] | None = None,
     extra_files: Callable[[Path, Sequence[ApiDoc]], object] | None = None,
+    force: bool = False,
 ) -> RefreshReport:
-    """Rebuild the index in get_paths().index_dir.
+    """Rebuild the index in get_paths().index_dir, or keep it when no source changed.
 
     mirrors: the --from folders (files looked up by their remote names; None: each manifest's remote);
     user_paths: --source values, PATH or NAME=PATH (pool.sources.split_source; named after their stem
     when unnamed); one whose name is a built-in source's (e.g. a read-only .../apizoo mirror) is read in
-    place of that source's manifest; config_paths: config.toml `sources` (the same, but a refused one is
-    a "refused" row instead of an error); only: restrict to these source names; keep_previous: sources
-    not refreshed now (unreachable, not in mirror, not selected) keep their docs from the previous index;
-    max_bytes: size limit of one source (pool.doc); on_wait(message): called once when another refresh
-    holds the lock (waited for up to index_store.LOCK_WAIT seconds); extra_files(build folder, docs):
-    writes more files into the version before it is published (the CLI passes
-    check.lookup.write_lookup; retrieve never imports check).
+    place of that source's manifest and must hold files of that source's format (else UsageError);
+    config_paths: config.toml `sources` (the same, but a refused one is a "refused" row instead of an
+    error); only: restrict to these source names; keep_previous: sources not refreshed now (unreachable,
+    not in mirror, not selected) keep their docs from the previous index; max_bytes: size limit of one
+    source (pool.doc); on_wait(message): called once when another refresh holds the lock (waited for up
+    to index_store.LOCK_WAIT seconds); extra_files(build folder, docs): writes more files into the version
+    before it is published (the CLI passes check.lookup.write_lookup; retrieve never imports check);
+    force: rebuild every source even when its fingerprint did not change.
+
+    Unchanged sources (issue 18): each source's content fingerprint (pool.sources.source_fingerprint,
+    user_fingerprint: files' sizes and SHA-256, the python-env interpreter and module files, the manifest,
+    the code) is compared with the one recorded in the live index. An equal one reuses that source's docs
+    from the live index (row message "unchanged") instead of loading it; when every source is unchanged
+    and the index would hold the same sources, the live index is kept as it is (RefreshReport.unchanged).
+    Only a trusted live index is reused (retrieve.previous: it loads, and its files still have the
+    SHA-256 recorded when it was built); any other is rebuilt from the sources.
 
     Holds index_store.refresh_lock throughout and first removes the build folders of dead refreshes;
     the new version is written to a temp folder, removed on any failure, and published with an atomic
@@ -187,90 +205,244 @@ def refresh(
     source (pool.doc.SourceRejected) never enters the index and its previous docs are not kept. Every
     doc of the previous index that is dropped is reported in RefreshReport.warnings.
 
-    Raises UsageError (bad --from / --only, a --source that is missing or refused) and GorillaError: no
-    source reachable, a source that loads no doc, a pool whose docs are all empty, the lock held by
-    another refresh too long, or a write that failed (disk full with free and needed space, permission).
+    Raises UsageError (bad --from / --only, a --source that is missing, refused or shadows a built-in
+    source with another format) and GorillaError: no source reachable, a source that loads no doc, a pool
+    whose docs are all empty, the lock held by another refresh too long, or a write that failed (disk
+    full with free and needed space, permission).
     """
+    plan = _plan(mirrors, user_paths, config_paths, only, manifests, max_bytes)
+    emit = on_event or (lambda kind, name, load: None)
+    started = time.perf_counter()
+    with index_store.refresh_lock(timeout=index_store.LOCK_WAIT, on_wait=on_wait):
+        index_store.remove_stale_builds()
+        previous = read_previous(extra=extra_files is not None)
+        if force and previous.index is not None:
+            previous.untrusted = previous.untrusted or "--force"
+        loads = _load_sources(plan, previous, emit)
+        _check_loads(loads)
+        if _is_unchanged(loads, previous, keep_previous):
+            return _unchanged_report(plan, loads, previous, started)
+        built = _assemble(plan, loads, previous, keep_previous, emit)
+        index = ApiIndex.build(built.docs, Bm25Params(), tokens=_live_tokens(previous))
+        index.meta = _meta(index, built.rows, built.ok, built.old, time.perf_counter() - started)
+        final = _write_and_publish(index, index_store.index_root(), extra_files)
+    index.path = final
+    return RefreshReport(final, index, built.rows, time.perf_counter() - started, built.warnings)
+
+
+def _plan(
+    mirrors: Sequence[str | Path] | None,
+    user_paths: Sequence[str | Path],
+    config_paths: Sequence[str | Path],
+    only: Sequence[str],
+    manifests: list[Manifest] | None,
+    max_bytes: int,
+) -> _Plan:
+    """Check refresh's arguments and decide what it reads (see refresh for the arguments; raises
+    UsageError)."""
     for m in mirrors or ():
         if not Path(m).is_dir():
             raise UsageError(f"--from {m}: not a folder")
     manifests = load_manifests() if manifests is None else manifests
     all_user = [*user_paths, *config_paths]
-    user_names = [source_name(p) for p in all_user]
-    dupes = sorted({n for n in user_names if user_names.count(n) > 1})
+    names = [source_name(p) for p in all_user]
+    dupes = sorted({n for n in names if names.count(n) > 1})
     if dupes:
         raise UsageError(
             f"--source: the source name {', '.join(dupes)} is given twice; use --source NAME=PATH"
         )
     # a user source named like a built-in one (e.g. a read-only .../apizoo mirror) supplies that source
     builtin = {m.name: m for m in manifests}
-    replaced = {n: builtin[n] for n in user_names if n in builtin}
-    selected = [m for m in _select(manifests, only, user_names) if m.name not in replaced]
+    replaced = {n: builtin[n] for n in names if n in builtin}
+    users = []
+    for p, name in zip(all_user, names, strict=True):
+        m = replaced.get(name)
+        if m is not None:
+            _check_replacement(m, p)
+        users.append((p, name, p in user_paths, f"{m.title} (your copy)" if m else ""))
+    selected = [m for m in _select(manifests, only, names) if m.name not in replaced]
     ctx = FetchContext(
         mirrors=[Path(m).expanduser() for m in mirrors] if mirrors is not None else None, max_bytes=max_bytes
     )
-    emit = on_event or (lambda kind, name, load: None)
-    started = time.perf_counter()
-    root = index_store.index_root()
-    with index_store.refresh_lock(timeout=index_store.LOCK_WAIT, on_wait=on_wait):
-        index_store.remove_stale_builds()
-        taken = [m.name for m in manifests if m.name not in replaced]
-        users: list[SourceLoad] = []
-        for p, name in zip(all_user, user_names, strict=True):  # user sources first: a refused --source
-            emit("start", str(p), None)  # stops before anything is fetched
-            m = replaced.get(name)
-            title = f"{m.title} (your copy)" if m else ""
-            load = _user_load(p, taken, max_bytes, strict=p in user_paths, name=name, title=title)
-            taken.append(load.name)
-            emit("done", str(p), load)
-            users.append(load)
-        loads: list[SourceLoad] = []
-        for m in selected:
-            emit("start", m.name, None)
-            load = fetch(m, ctx)
-            emit("done", m.name, load)
-            loads.append(load)
-        loads += users
-        ok = [ld for ld in loads if ld.status == "ok"]
-        for ld in ok:
-            if not ld.result.docs:
-                why = next((str(d) for d in ld.result.diagnostics if d.severity == "skipped"), "no entry")
-                raise GorillaError(f"source {ld.name} is empty ({why})")
-        if not ok:
-            reasons = "; ".join(f"{ld.name}: {ld.message}" for ld in loads) or "no source selected"
-            raise GorillaError(
-                f"no source reachable ({reasons})",
-                hint="use --from DIR with a local copy of the files, e.g. --from ../shared/apibench/api",
+    modes = {m.name: retrieval_mode(m) for m in manifests}
+    return _Plan(manifests, selected, users, set(replaced), ctx, modes)
+
+
+#: What pool.doc.detect_format says of the files of a manifest format.
+_DETECTED = {"apizoo": "apizoo", "apibench": "jsonl", "jsonl": "jsonl"}
+_FORMAT_NAMES = {"apizoo": "APIZoo JSON lists", "jsonl": "JSON Lines"}
+
+
+def _check_replacement(manifest: Manifest, spec: str | Path) -> None:
+    """A user source named like built-in source `manifest` replaces it (the merge rule), so it must hold
+    that source's kind of files: raises UsageError (one line) for a built-in source that is not made of
+    doc files (python-env) or a file of another format (pool.doc.detect_format), e.g. `--source
+    torchhub=<an APIZoo folder>`. A path that cannot be read is left to the load, which says why."""
+    p = split_source(spec)[1]
+    other = f"name your copy otherwise: --source OTHER={p}"
+    if manifest.kind != "docs":
+        raise UsageError(f"--source {spec}: {manifest.name} is the built-in {manifest.kind} source; {other}")
+    try:
+        files = source_files([p])
+    except SourceRejected:
+        return
+    want = _DETECTED.get(manifest.format, "jsonl")
+    for f in files:
+        got = detect_format(f)
+        if got != want:
+            raise UsageError(
+                f"--source {spec}: {f.name} holds {_FORMAT_NAMES[got]}, but {manifest.name} is a built-in "
+                f"source of {_FORMAT_NAMES[want]} ({', '.join(manifest.files)}); {other}"
             )
-        previous = _previous()
-        warnings: list[str] = []
-        kept: list[tuple[dict[str, Any], list[ApiDoc]]] = []
-        done = {ld.name for ld in loads if ld.status in ("ok", "refused")}
-        if keep_previous and previous.index is not None:
-            kept = _kept(previous.index, done)
-        elif keep_previous and previous.damaged:
-            warnings.append(
-                f"the previous index could not be read ({previous.damaged}): rebuilt from the sources"
-            )
-            rebuilt = _reread(previous.rows, done, manifests, ctx, emit)
-            loads += rebuilt
-            ok += [ld for ld in rebuilt if ld.status == "ok" and ld.result.docs]
-        docs: list[ApiDoc] = [d for ld in ok for d in ld.result.docs] + [d for _, docs in kept for d in docs]
-        modes = {m.name: retrieval_mode(m) for m in manifests}
-        rows = [source_row(ld, modes.get(ld.name, retrieval_mode(None))) for ld in loads]
-        rows += [dict(row, status="kept") for row, _ in kept]
-        warnings += _dropped(previous, docs, loads, keep_previous)
-        kept_names = {row["name"] for row, _ in kept}
-        old = [
-            d
-            for d in (previous.index.meta.get("diagnostics", []) if previous.index else [])
-            if isinstance(d, dict) and d.get("source") in kept_names
-        ]
-        index = ApiIndex.build(docs, Bm25Params())
-        index.meta = _meta(index, rows, ok, old, time.perf_counter() - started)
-        final = _write_and_publish(index, root, extra_files)
-    index.path = final
-    return RefreshReport(final, index, rows, time.perf_counter() - started, warnings)
+
+
+def _load_sources(plan: _Plan, previous: Previous, emit: ProgressFn) -> list[SourceLoad]:
+    """Load every source of `plan`: the user sources first (a refused --source stops before anything is
+    fetched), then the selected manifests. A source whose fingerprint equals the one the trusted live
+    index recorded is reused from it (Previous.reuse, message "unchanged"); the others are loaded.
+    Returns the manifest loads, then the user loads."""
+    max_bytes = plan.ctx.max_bytes
+    taken = [m.name for m in plan.manifests if m.name not in plan.replaced]
+    users: list[SourceLoad] = []
+    for path, name, strict, title in plan.users:
+        emit("start", str(path), None)
+        fp = user_fingerprint(path, max_bytes, name, title)
+        load = previous.reuse(name, fp) or _user_load(path, taken, max_bytes, strict, name, title)
+        load.fingerprint = fp if load.status == "ok" else None
+        taken.append(load.name)
+        emit("done", str(path), load)
+        users.append(load)
+    loads: list[SourceLoad] = []
+    for m in plan.selected:
+        emit("start", m.name, None)
+        fp = source_fingerprint(m, plan.ctx)
+        load = previous.reuse(m.name, fp) or fetch(m, plan.ctx)
+        load.fingerprint = fp if load.status == "ok" else None
+        emit("done", m.name, load)
+        loads.append(load)
+    return loads + users
+
+
+def _check_loads(loads: list[SourceLoad]) -> None:
+    """Raise GorillaError for a loaded source without docs, or when no source could be loaded."""
+    ok = [ld for ld in loads if ld.status == "ok"]
+    for ld in ok:
+        if not ld.result.docs:
+            why = next((str(d) for d in ld.result.diagnostics if d.severity == "skipped"), "no entry")
+            raise GorillaError(f"source {ld.name} is empty ({why})")
+    if not ok:
+        reasons = "; ".join(f"{ld.name}: {ld.message}" for ld in loads) or "no source selected"
+        raise GorillaError(
+            f"no source reachable ({reasons})",
+            hint="use --from DIR with a local copy of the files, e.g. --from ../shared/apibench/api",
+        )
+
+
+def _done(loads: list[SourceLoad]) -> set[str]:
+    """Names of the sources refreshed now (loaded or refused): the previous index's docs of the others
+    are kept."""
+    return {ld.name for ld in loads if ld.status in ("ok", "refused")}
+
+
+def _is_unchanged(loads: list[SourceLoad], previous: Previous, keep_previous: bool) -> bool:
+    """True when the trusted live index already is what this refresh would build: every loaded source
+    was reused (unchanged), the index would hold the same sources (none refused or dropped now), and it
+    was built with the extra files exactly when this refresh writes them."""
+    if not previous.trusted or previous.index is None or not previous.same_extra:
+        return False
+    if any(ld.status == "ok" and ld.message != UNCHANGED for ld in loads):
+        return False
+    done = _done(loads)
+    after = {ld.name for ld in loads if ld.status == "ok"}
+    if keep_previous:
+        after |= {row["name"] for row, _ in kept(previous.index, done)}
+    return after == set(previous.index.sources)
+
+
+def _rows(
+    plan: _Plan, loads: list[SourceLoad], previous: Previous, kept_rows: list[dict[str, Any]]
+) -> list[dict[str, Any]]:
+    """meta.json's source rows: one per load (a reused source keeps its live row, message "unchanged"),
+    then one per source kept from the previous index (status "kept")."""
+    rows = [
+        dict(previous.row(ld.name), status="ok", message=UNCHANGED)
+        if ld.status == "ok" and ld.message == UNCHANGED
+        else source_row(ld, plan.modes.get(ld.name, retrieval_mode(None)))
+        for ld in loads
+    ]
+    return rows + [dict(row, status="kept") for row in kept_rows]
+
+
+def _unchanged_report(
+    plan: _Plan, loads: list[SourceLoad], previous: Previous, started: float
+) -> RefreshReport:
+    """The report of a refresh that keeps the live index as it is (nothing is written)."""
+    assert previous.index is not None and previous.index.path is not None
+    kept_rows = [row for row, _ in kept(previous.index, _done(loads))]
+    rows = _rows(plan, loads, previous, kept_rows)
+    seconds = time.perf_counter() - started
+    return RefreshReport(previous.index.path, previous.index, rows, seconds, [], unchanged=True)
+
+
+def _assemble(
+    plan: _Plan, loads: list[SourceLoad], previous: Previous, keep_previous: bool, emit: ProgressFn
+) -> _Assembly:
+    """The docs, rows and warnings of the new index: the loaded sources' docs, then those the previous
+    index keeps (keep_previous: the sources not refreshed now; a damaged previous index has its sources
+    read again instead, retrieve.previous.reread)."""
+    ok = [ld for ld in loads if ld.status == "ok"]
+    warnings: list[str] = []
+    keep: list[tuple[dict[str, Any], list[ApiDoc]]] = []
+    if previous.index is not None and previous.untrusted.endswith(
+        ("changed since it was built", "is missing")
+    ):
+        warnings.append(
+            f"the live index could not be trusted ({previous.untrusted}): every source was read again"
+        )
+    if keep_previous and previous.index is not None:
+        keep = kept(previous.index, _done(loads))
+    elif keep_previous and previous.damaged:
+        warnings.append(
+            f"the previous index could not be read ({previous.damaged}): rebuilt from the sources"
+        )
+        rebuilt = reread(previous.rows, _done(loads), plan.manifests, plan.ctx, emit, _user_load)
+        loads = loads + rebuilt
+        ok += [ld for ld in rebuilt if ld.status == "ok" and ld.result.docs]
+    docs = [d for ld in ok for d in ld.result.docs] + [d for _, docs in keep for d in docs]
+    rows = _rows(plan, loads, previous, [row for row, _ in keep])
+    warnings += dropped(previous, docs, loads, keep_previous)
+    kept_names = {row["name"] for row, _ in keep}
+    meta = previous.index.meta if previous.index is not None else {}
+    old = [d for d in meta.get("diagnostics", []) if isinstance(d, dict) and d.get("source") in kept_names]
+    return _Assembly(docs, rows, warnings, old, ok)
+
+
+def _live_tokens(previous: Previous) -> Callable[[ApiDoc], list[str] | None] | None:
+    """tokens(doc) for ApiIndex.build: a doc taken from the trusted live index (a reused or kept source)
+    gets its tokens back from its row of the live term-frequency matrix (each term repeated by its count)
+    instead of being tokenised again; the same code built it (Previous.trusted), so they are the tokens a
+    rebuild would make, up to their order, which BM25 ignores. None for any other doc, or when the live
+    index is not trusted (--force tokenises everything)."""
+    if not previous.trusted or previous.index is None:
+        return None
+    live = previous.index
+    rows = {id(d): i for i, d in enumerate(live.docs)}
+    terms = [""] * len(live.vocab)
+    for term, col in live.vocab.items():
+        terms[col] = term
+    tf = live.tf
+
+    def tokens(doc: ApiDoc) -> list[str] | None:
+        i = rows.get(id(doc))
+        if i is None:
+            return None
+        lo, hi = int(tf.indptr[i]), int(tf.indptr[i + 1])
+        out: list[str] = []
+        for col, count in zip(tf.indices[lo:hi].tolist(), tf.data[lo:hi].tolist(), strict=True):
+            out.extend([terms[col]] * int(count))
+        return out
+
+    return tokens
 
 
 def _user_load(
@@ -290,73 +462,6 @@ def _user_load(
         )
 
 
-def _reread(
-    rows: list[dict[str, Any]],
-    done: set[str],
-    manifests: list[Manifest],
-    ctx: FetchContext,
-    emit: ProgressFn,
-) -> list[SourceLoad]:
-    """Read again the sources of a damaged previous index (its meta.json rows) that were not refreshed
-    now: a user source from its path, a manifest source from the local folder it came from (else its
-    remote). A source that cannot be read again is left out (reported by _dropped)."""
-    by_name = {m.name: m for m in manifests}
-    out: list[SourceLoad] = []
-    taken = [*by_name, *done]
-    for row in rows:
-        name, origin = str(row.get("name")), str(row.get("origin") or "")
-        if name in done or row.get("status") not in ("ok", "kept"):
-            continue
-        emit("start", name, None)
-        if name in by_name:
-            folder = Path(origin)
-            mirror = FetchContext(mirrors=[folder] if origin and folder.is_dir() else ctx.mirrors,
-                                  hub_error=ctx.hub_error, max_bytes=ctx.max_bytes)  # fmt: skip
-            load = fetch(by_name[name], mirror)
-        elif origin and Path(origin).exists():
-            try:
-                load = _user_load(origin, [t for t in taken if t != name], ctx.max_bytes, strict=False)
-            except UsageError as e:
-                load = SourceLoad(name, name, "unreachable", origin, message=str(e), user=True)
-        else:
-            load = SourceLoad(
-                name, name, "unreachable", origin, message=f"{origin or name}: not found", user=True
-            )
-        if load.status == "ok":
-            load.message = "re-read: the previous index could not be read"
-        emit("done", name, load)
-        out.append(load)
-    return out
-
-
-def _dropped(
-    previous: _Previous, docs: list[ApiDoc], loads: list[SourceLoad], keep_previous: bool
-) -> list[str]:
-    """One line per source that has fewer docs than in the previous index: how many were dropped and why."""
-    now = Counter(d.source for d in docs)
-    by_name = {ld.name: ld for ld in loads}
-    lines = []
-    for name, before in sorted(previous.counts().items()):
-        lost = before - now.get(name, 0)
-        if lost <= 0:
-            continue
-        ld = by_name.get(name)
-        if ld is not None and ld.status == "refused":
-            why = f"refused: {ld.message}"
-        elif ld is not None and ld.status == "ok":
-            why = f"the source now has {now.get(name, 0)}"
-        elif ld is not None:
-            why = f"{ld.status}: {ld.message}"
-        elif not keep_previous:
-            why = "--clean drops the sources not refreshed now"
-        elif previous.index is not None:
-            why = "mostly not docs (loaded by an older release)"
-        else:
-            why = "the previous index could not be read"
-        lines.append(f"{name}: {lost} of its {before} docs in the previous index dropped ({why})")
-    return lines
-
-
 def _write_and_publish(
     index: ApiIndex, root: Path, extra_files: Callable[[Path, Sequence[ApiDoc]], object] | None = None
 ) -> Path:
@@ -372,6 +477,7 @@ def _write_and_publish(
             PerformanceTable.build(index.docs).save(folder)  # normalised once, here, not on every ask
             if extra_files is not None:  # e.g. check's validator lookup (issue 20), written by a caller above
                 extra_files(folder, index.docs)
+            write_state(folder, extra=extra_files is not None)  # what an unchanged refresh verifies
             pause = float(os.environ.get(PAUSE_ENV, "0") or 0)
             if pause > 0:
                 time.sleep(pause)
@@ -402,138 +508,6 @@ def estimate_bytes(index: ApiIndex, extra: bool = False) -> int:
     vocab = sum(len(t.encode()) + 4 for t in index.vocab)
     meta = len(json.dumps(index.meta, ensure_ascii=False, default=str)) + 4096
     return docs + tf + vocab + meta + (docs // 5 if extra else 0)
-
-
-class EmbeddingStopped(GorillaError):
-    """embed_docs was asked to stop (its `stop` returned True); what was embedded is in the cache."""
-
-
-def embed_docs(
-    docs: Sequence[ApiDoc],
-    model: Embedder,
-    root: Path | None = None,
-    on_embed: EmbedProgressFn | None = None,
-    stop: Callable[[], bool] | None = None,
-) -> tuple[np.ndarray, int]:
-    """Vectors of `docs` (float32, len(docs) x model.dim, rows L2-normalised) and how many texts had to be
-    embedded now.
-
-    Each doc's text (embed.passage_text) is looked up in the embedder's vector cache by content hash
-    (store.read_vector_cache): an unchanged doc is never embedded twice, and docs with the same text are
-    embedded once. The rest is embedded in batches of embed.BATCH (the probe in bench/retrieval.py: one call
-    per batch costs about half as much per doc as one call per doc), reported through on_embed(done,
-    total), and saved to the cache every CACHE_SAVE_EVERY docs and at the end (also when interrupted).
-    stop: checked before each batch; True raises EmbeddingStopped. Raises GorillaError when the embedder
-    fails or the cache cannot be written.
-    """
-    texts = [passage_text(d) for d in docs]
-    keys = [content_hash(t) for t in texts]
-    cache = index_store.read_vector_cache(model.name, root)
-    todo = list(dict.fromkeys(t for t, key in zip(texts, keys, strict=True) if key not in cache))
-    emit = on_embed or (lambda done, total: None)
-    emit(0, len(todo))
-    since_save = 0
-    try:
-        for start in range(0, len(todo), BATCH):
-            if stop is not None and stop():
-                raise EmbeddingStopped(
-                    f"embedding stopped after {start} of {len(todo)} docs (they are cached)"
-                )
-            batch = todo[start : start + BATCH]
-            for text, vec in zip(batch, model.embed_passages(batch), strict=True):
-                cache[content_hash(text)] = vec
-            since_save += len(batch)
-            if since_save >= CACHE_SAVE_EVERY:
-                index_store.write_vector_cache(model.name, cache, root)
-                since_save = 0
-            emit(start + len(batch), len(todo))
-    finally:
-        if since_save:
-            index_store.write_vector_cache(model.name, cache, root)
-    vectors = np.zeros((len(docs), model.dim), np.float32)
-    for i, key in enumerate(keys):
-        vectors[i] = cache[key]
-    return vectors, len(todo)
-
-
-def embed_index(
-    index: ApiIndex,
-    embedder: Embedder | str = "",
-    on_embed: EmbedProgressFn | None = None,
-    root: Path | None = None,
-    stop: Callable[[], bool] | None = None,
-) -> dict[str, Any]:
-    """Embed the docs of the sources whose retrieval mode is "hybrid" (embed_docs: cached by content, in
-    batches) and add the vectors to the published version `index.path` (store.write_vectors: atomic; until
-    then the index answers with BM25 alone).
-
-    embedder: an Embedder or an open_embedder spec ("" = the packaged default). Progress goes to
-    on_embed(done, total) and to the version folder's progress file (so another process, e.g. the TUI,
-    can show it). Does not hold the refresh lock: a refresh that publishes meanwhile replaces the folder,
-    and this one's vectors are then moot (GorillaError). stop: see embed_docs (a stopped embedding leaves
-    the index BM25 alone, without an error note).
-
-    Returns {"embedder", "docs", "embedded", "cached", "seconds"}. Raises GorillaError when the embedder is
-    missing or fails (recorded in the progress file, so the index says why it is BM25 alone), or when
-    stopped (EmbeddingStopped).
-    """
-    if index.path is None:
-        raise GorillaError("the index has no version folder to add vectors to")
-    folder = index.path
-    started = time.perf_counter()
-    modes = {r.get("name"): r.get("retrieval", DEFAULT_RETRIEVAL) for r in index.meta.get("sources", [])}
-    rows = [i for i, d in enumerate(index.docs) if modes.get(d.source, DEFAULT_RETRIEVAL) == "hybrid"]
-    try:
-        model = open_embedder(embedder) if isinstance(embedder, str) else embedder
-    except GorillaError as e:
-        index_store.write_progress(folder, {"done": 0, "total": len(rows), "error": str(e)})
-        raise
-    state: dict[str, Any] = {"done": 0, "total": 0, "embedder": model.spec}
-
-    def progress(done: int, total: int) -> None:
-        state.update(done=done, total=total)
-        index_store.write_progress(folder, state)
-        if on_embed is not None:
-            on_embed(done, total)
-
-    try:
-        vectors, embedded = embed_docs([index.docs[i] for i in rows], model, root, progress, stop)
-    except EmbeddingStopped:
-        (folder / index_store.DENSE_PROGRESS).unlink(missing_ok=True)
-        raise
-    except GorillaError as e:
-        index_store.write_progress(folder, dict(state, error=str(e)))
-        raise
-    full = np.zeros((len(index.docs), model.dim), np.float32)
-    mask = np.zeros(len(index.docs), bool)
-    full[rows] = vectors
-    mask[rows] = True
-    info = {"embedder": model.spec, "name": model.name, "dim": model.dim, "docs": len(rows)}
-    index_store.write_vectors(folder, full, mask, info)
-    assert index.dense is not None
-    index.dense.attach(full, mask, info, model)
-    seconds = time.perf_counter() - started
-    return {"embedder": model.name, "docs": len(rows), "embedded": embedded, "cached": len(rows) - embedded,
-            "seconds": round(seconds, 3)}  # fmt: skip
-
-
-def _kept(previous: ApiIndex, refreshed: set[str]) -> list[tuple[dict[str, Any], list[ApiDoc]]]:
-    """The sources of the previous index not refreshed (nor refused) now, with their docs; a source the
-    previous index loaded from mostly non-docs (an older release accepted those) is not kept."""
-    rows = {r["name"]: r for r in previous.meta.get("sources", []) if isinstance(r, dict) and "name" in r}
-    out = []
-    for name in previous.sources:
-        if name in refreshed:
-            continue
-        docs = [d for d in previous.docs if d.source == name]
-        row = dict(rows.get(name, {"name": name, "title": name}))
-        if int(row.get("skipped") or 0) > len(docs):
-            continue
-        row.update(loaded=len(docs), flagged=sum(1 for d in docs if d.flagged))
-        row["calls_repaired"] = sum(1 for d in docs if d.flagged and d.repaired)
-        row["message"] = "not refreshed: kept from the previous index"
-        out.append((row, docs))
-    return out
 
 
 def _meta(

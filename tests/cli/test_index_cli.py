@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 
 import pytest
@@ -166,3 +167,55 @@ def test_doctor_index_hint_mentions_from(capsys: pytest.CaptureFixture[str]) -> 
     fixes = [p["fix"] for p in json.loads(capsys.readouterr().out)["problems"]]
     index_fix = next(f for f in fixes if "index --refresh" in f)
     assert "gorilla-tui index --refresh" in index_fix and "--from DIR" in index_fix
+
+
+SMALL_POOL = Path(__file__).resolve().parents[1] / "data" / "pool"
+SMALL_HUBS = ("--only", "torchhub", "--only", "tensorflowhub", "--only", "huggingface", "--only", "apizoo")
+
+
+def test_an_unchanged_refresh_says_so_per_source_and_force_rebuilds(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Issue 18: a refresh whose sources did not change keeps the live index and says "unchanged" once per
+    source; --force rebuilds it; a changed file rebuilds its source only."""
+    mirror = tmp_path / "pool"
+    shutil.copytree(SMALL_POOL, mirror)
+    refresh = ["index", "--refresh", "--from", str(mirror), *SMALL_HUBS]
+    assert main([*refresh, "--json"]) == 0
+    first = json.loads(capsys.readouterr().out)
+    assert first["unchanged"] is False
+    assert main(refresh) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[:4] == ["huggingface: unchanged", "tensorflowhub: unchanged", "torchhub: unchanged",
+                         "apizoo: unchanged"]  # fmt: skip
+    assert lines[4].startswith("no source changed: the live index is kept (19 docs, ")
+    assert f"-> {first['path']}; --force rebuilds it" in lines[4]
+    assert main([*refresh, "--force", "--json"]) == 0
+    forced = json.loads(capsys.readouterr().out)
+    assert forced["unchanged"] is False and forced["path"] != first["path"]
+    assert all(r["message"] != "unchanged" for r in forced["sources"])
+    hub = mirror / "huggingface_api.jsonl"
+    hub.write_text(hub.read_text().replace("translation", "translation and subtitles", 1))
+    assert main([*refresh, "--json"]) == 0
+    rows = {r["name"]: r["message"] for r in json.loads(capsys.readouterr().out)["sources"]}
+    assert rows == {
+        "torchhub": "unchanged",
+        "tensorflowhub": "unchanged",
+        "huggingface": "",
+        "apizoo": "unchanged",
+    }
+    assert main(["index", "--status", "--force"]) == 2
+    assert "--force" in _one_line_error(capsys)
+
+
+def test_a_builtin_source_given_a_copy_in_another_format_is_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Break-it finding: `--source torchhub=<an APIZoo folder>` silently replaced the Torch Hub pool."""
+    zoo = tmp_path / "zoo"
+    zoo.mkdir()
+    shutil.copy(SMALL_POOL / "apizoo.json", zoo / "apizoo.json")
+    assert main(["index", "--refresh", "--from", str(SMALL_POOL), "--source", f"torchhub={zoo}"]) == 2
+    err = _one_line_error(capsys)
+    assert err.count("\n") == 1 and "torchhub is a built-in source of JSON Lines (torchhub_api.jsonl)" in err
+    assert main(["index", "--status"]) == 2  # nothing was built

@@ -153,6 +153,15 @@ def test_run_reads_invalid_utf8_from_stdin_as_one_line(index: Path) -> None:
         ("k = true", "setting 'k' must be an integer, not True"),
         ("model = 3.5", "setting 'model' must be a string, not 3.5"),
         ("[model]\nname = 'x'", "setting 'model' must be a string, not {'name': 'x'}"),
+        (
+            "n_ctx = -1",
+            "n_ctx must be 0 (the kernel profile's context size) or a positive number of tokens, not -1",
+        ),
+        ("n_threads = -2", "n_threads must be 0 (the kernel profile's default) or positive, not -2"),
+        (
+            "n_gpu_layers = -5",
+            "n_gpu_layers must be -1 (the kernel profile's default), 0 (CPU only) or more, not -5",
+        ),
         (None, "is a folder, not a config file (remove it or move it aside)"),
     ],
 )

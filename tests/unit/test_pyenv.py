@@ -244,3 +244,29 @@ def test_the_later_hint_only_speaks_of_the_hubs_when_a_hub_is_missing():
     rows = [{"name": h, "status": "ok", "loaded": 9} for h in ("torchhub", "tensorflowhub", "huggingface")]
     msg, failed = build_summary(rows + [{"name": "apizoo", "status": "not in mirror"}], 27, 1.0)
     assert [r["name"] for r in failed] == ["apizoo"] and "To add apizoo later" in msg and HUB_HINT not in msg
+
+
+class _Capture:
+    """What a TUI or a test runner puts in place of sys.stdout / sys.stderr: a Python object with a few
+    methods."""
+
+    def write(self, text: str) -> int:
+        return len(text)
+
+    def flush(self) -> None:
+        pass
+
+
+def test_sys_streams_and_hooks_are_indexed_as_the_interpreter_sets_them(monkeypatch, stdlib) -> None:
+    """The TUI's first-launch build gave 8,885 python-env docs and `index --refresh` 8,919: Textual had
+    replaced sys.stdout and sys.stderr, whose methods (sys.stdout.reconfigure, ...) are indexed."""
+    from gorilla_tui.pool.pyenv.compiled import read_compiled
+
+    real = read_compiled("sys")
+    monkeypatch.setattr("sys.stdout", _Capture())
+    monkeypatch.setattr("sys.stderr", _Capture())
+    monkeypatch.setattr("sys.excepthook", lambda *args: None)
+    captured = read_compiled("sys")
+    assert captured == real
+    assert {"reconfigure", "write", "readline"} <= {m.name for m in captured.objects["stderr"].methods}
+    assert "sys.stderr.reconfigure" in stdlib and "sys.excepthook" in stdlib

@@ -58,8 +58,8 @@ def test_full_tmpfs_says_free_and_needed_cleans_up_and_a_small_refresh_then_work
     hubs = ["torchhub", "tensorflowhub", "huggingface", "apizoo"]
     refresh(mirrors=[api, apizoo], only=hubs)  # 3.5 MB: fits once in 5 MB
     live = index_store.current_version()
-    with pytest.raises(GorillaError) as e:  # a second copy does not
-        refresh(mirrors=[api, apizoo], only=hubs)
+    with pytest.raises(GorillaError) as e:  # a second copy does not (forced: nothing changed)
+        refresh(mirrors=[api, apizoo], only=hubs, force=True)
     msg = str(e.value)
     assert msg.startswith(f"disk full: cannot write the index in {index_store.index_root()}")
     assert re.search(r"MB free, about 3\.\d MB needed", msg) and "\n" not in msg  # docs ~3.5-3.6 MB
@@ -99,7 +99,7 @@ def test_permission_and_any_other_failure_remove_the_build_folder(
 
     monkeypatch.setattr(index_store, "write_version", denied)
     with pytest.raises(GorillaError, match=f"^permission denied: cannot write the index in {root} "):
-        refresh(mirrors=[api], only=["torchhub"])
+        refresh(mirrors=[api], only=["torchhub"], force=True)
     assert _builds() == []
     monkeypatch.undo()
 
@@ -109,7 +109,7 @@ def test_permission_and_any_other_failure_remove_the_build_folder(
 
     monkeypatch.setattr(index_store, "publish", boom)
     with pytest.raises(RuntimeError):
-        refresh(mirrors=[api], only=["torchhub"])
+        refresh(mirrors=[api], only=["torchhub"], force=True)
     assert _builds() == []
 
 

@@ -16,6 +16,7 @@ from gorilla_tui.pool.sources import (
     load_manifests,
     parse_manifest,
     register_loader,
+    source_fingerprint,
     user_source,
 )
 
@@ -85,6 +86,10 @@ def test_hf_hub_download_from_local_cache(
     assert "offline (HF_HUB_OFFLINE=1)" in missing.message and "--from DIR" in missing.message
     tf = fetch(ms["tensorflowhub"], ctx)
     assert "tensorflowhub_api.jsonl" in tf.message and "huggingface_api.jsonl" not in tf.message
+    # issue 18: a hub source from the cache has a fingerprint (its cached file's bytes); a missing one none
+    print_ = source_fingerprint(ms["torchhub"], ctx)
+    assert print_ is not None and print_ == source_fingerprint(ms["torchhub"], FetchContext())
+    assert source_fingerprint(ms["huggingface"], ctx) is None
 
 
 def test_unreachable_hub_fails_fast_per_source(

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import importlib
 import inspect
+import io
 import re
 import sys
 import sysconfig
@@ -32,6 +33,21 @@ EXCLUDED = frozenset(
 
 #: Types of module-level values that are data, not objects whose methods are indexed (sys.maxsize, sys.path).
 _PLAIN = (int, float, str, bytes, bool, type(None), tuple, list, dict, set, frozenset)
+
+#: Attributes of sys that a running program may rebind (a TUI captures stdout, pytest captures all three
+#: streams, IDEs set excepthook), indexed as the interpreter sets them at start-up, so the docs do not depend
+#: on the process that builds the index: the streams are io.TextIOWrapper objects, the hooks the __x__
+#: originals sys keeps. (A Textual app's first-launch build once gave 8,885 python-env docs where
+#: `index --refresh` gave 8,919: sys.stdout was Textual's capture object.)
+_SYS_ORIGINALS = {
+    "stdin": io.TextIOWrapper,
+    "stdout": io.TextIOWrapper,
+    "stderr": io.TextIOWrapper,
+    "displayhook": "__displayhook__",
+    "excepthook": "__excepthook__",
+    "breakpointhook": "__breakpointhook__",
+    "unraisablehook": "__unraisablehook__",
+}
 
 _KINDS = {
     inspect.Parameter.POSITIONAL_ONLY: "posonly",
@@ -135,7 +151,7 @@ def read_compiled(name: str) -> ModuleInfo | None:
     info = ModuleInfo(name=name, doc=_doc(mod))
     public = getattr(mod, "__all__", None)
     info.all_names = [n for n in public if isinstance(n, str)] if isinstance(public, (list, tuple)) else None
-    for attr, value in sorted(vars(mod).items()):
+    for attr, value in sorted(_module_vars(mod).items()):
         if attr.startswith("__"):
             continue
         if inspect.isbuiltin(value) or inspect.isfunction(value):
@@ -145,9 +161,32 @@ def read_compiled(name: str) -> ModuleInfo | None:
         else:
             info.assigned.add(attr)
             kind = type(value)
+            if isinstance(value, _StreamType):
+                kind = value.cls
             if not attr.startswith("_") and kind not in _PLAIN and not inspect.ismodule(value):
                 info.objects[attr] = _class(kind.__name__, kind, inherited=True)  # sys.stdout: TextIOWrapper
     return info
+
+
+class _StreamType:
+    """Stands for a module-level object of class `cls` (a standard stream as the interpreter makes it)."""
+
+    def __init__(self, cls: type) -> None:
+        self.cls = cls
+
+
+def _module_vars(mod: object) -> dict[str, object]:
+    """vars(mod), with sys's rebindable attributes as the interpreter sets them (_SYS_ORIGINALS)."""
+    values = dict(vars(mod))
+    if getattr(mod, "__name__", "") == "sys":
+        for attr, original in _SYS_ORIGINALS.items():
+            if attr not in values:
+                continue
+            if isinstance(original, type):
+                values[attr] = _StreamType(original)
+            elif getattr(mod, original, None) is not None:
+                values[attr] = getattr(mod, original)
+    return values
 
 
 def _class(attr: str, cls: type, inherited: bool = False) -> ClassDef:

@@ -1,0 +1,106 @@
+"""Files of a manifest on the Hugging Face hub (huggingface_hub.hf_hub_download), with one quick reachability
+probe per refresh so that an offline refresh never waits through huggingface_hub's retries."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from gorilla_tui.pool.manifest import FetchContext, Manifest, SourceUnavailable
+
+#: Seconds the one reachability probe of the Hugging Face hub may take (a HEAD of the hub endpoint).
+HUB_PROBE_TIMEOUT = 5.0
+#: What a remote-source row suggests when its files could not be fetched.
+MIRROR_HINT = "use --from DIR with a local copy of the files"
+
+
+def clip(text: str, limit: int = 160) -> str:
+    """`text` on one line, at most `limit` characters, cut at a word boundary (with "...") when longer."""
+    text = " ".join(text.split())
+    if len(text) <= limit:
+        return text
+    cut = text[: limit - 3]
+    head, sep, _ = cut.rpartition(" ")
+    return (head if sep and len(head) > limit // 2 else cut).rstrip(" ,;:") + "..."
+
+
+def _offline() -> bool:
+    from huggingface_hub import constants  # deferred: huggingface_hub (~0.15 s), only to fetch
+
+    is_offline = getattr(constants, "is_offline_mode", None)
+    return bool(is_offline() if callable(is_offline) else constants.HF_HUB_OFFLINE)
+
+
+def hub_unreachable(ctx: FetchContext) -> str | None:
+    """Why the Hugging Face hub cannot be used in this refresh (a short cause), or None when it answers.
+
+    Checked once per FetchContext and remembered in ctx.hub_error ("" = reachable): HF_HUB_OFFLINE=1 gives
+    "offline (HF_HUB_OFFLINE=1)" at once; otherwise one HEAD of huggingface_hub.constants.ENDPOINT through
+    huggingface_hub's own HTTP session, without retries, limited to HUB_PROBE_TIMEOUT seconds. Without this
+    probe hf_hub_download retries a failed connection 5 times (~25 s per file, "Retrying in 1s" lines).
+    """
+    if ctx.hub_error is None:
+        if _offline():
+            ctx.hub_error = "offline (HF_HUB_OFFLINE=1)"
+        else:
+            from huggingface_hub import constants  # deferred: huggingface_hub (~0.15 s), only to fetch
+            from huggingface_hub.utils import get_session
+
+            try:
+                get_session().head(constants.ENDPOINT, timeout=HUB_PROBE_TIMEOUT)
+                ctx.hub_error = ""
+            except Exception as e:  # noqa: BLE001 - DNS, refused, timeout, proxy: all mean "unreachable"
+                ctx.hub_error = f"network unreachable ({clip(str(e) or type(e).__name__, 80)})"
+    return ctx.hub_error or None
+
+
+def hf_files(manifest: Manifest, ctx: FetchContext) -> list[Path]:
+    """Download (or take from the local Hugging Face cache) each file with huggingface_hub.hf_hub_download.
+
+    Honours HF_HUB_OFFLINE / HF_HUB_CACHE / HF_ENDPOINT. When the hub is unreachable (hub_unreachable: one
+    quick probe per refresh) only the local cache is read (local_files_only: no retries, no wait). Raises
+    SourceUnavailable("unreachable") with a one-line reason naming this manifest's own file, its cause and
+    MIRROR_HINT.
+    """
+    remote = manifest.remote
+    repo_id = str(remote.get("repo_id", ""))
+    if not repo_id:
+        raise SourceUnavailable("unreachable", f"{manifest.origin}: [remote] needs repo_id")
+    from huggingface_hub import hf_hub_download  # deferred: huggingface_hub (~0.15 s), only to fetch
+    from huggingface_hub.utils import logging as hf_logging
+
+    verbosity = hf_logging.get_verbosity()
+    hf_logging.set_verbosity_error()  # its retry warnings would garble the progress display
+    paths: list[Path] = []
+    try:
+        for name in manifest.files:
+            cause = hub_unreachable(ctx)
+            try:
+                local = hf_hub_download(
+                    repo_id=repo_id,
+                    filename=name,
+                    repo_type=str(remote.get("repo_type", "dataset")),
+                    revision=str(remote.get("revision", "main")),
+                    local_files_only=cause is not None,
+                )
+            except Exception as e:  # noqa: BLE001 - network, auth, missing file: all mean "unreachable"
+                if cause is not None:
+                    why = f"{cause}, and not in the local Hugging Face cache"
+                else:
+                    why = clip(str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__)
+                    if not _is_missing_entry(e):
+                        ctx.hub_error = clip(why, 100)  # later hub files: local cache only
+                msg = f"cannot fetch {repo_id}/{name} from the Hugging Face hub: {why}; {MIRROR_HINT}"
+                raise SourceUnavailable("unreachable", msg) from None
+            paths.append(Path(local))
+    finally:
+        hf_logging.set_verbosity(verbosity)
+    return paths
+
+
+def _is_missing_entry(e: Exception) -> bool:
+    from huggingface_hub.errors import (  # deferred: huggingface_hub (~0.15 s), only to fetch
+        EntryNotFoundError,
+        LocalEntryNotFoundError,
+    )
+
+    return isinstance(e, EntryNotFoundError) and not isinstance(e, LocalEntryNotFoundError)

@@ -1,0 +1,146 @@
+"""Source manifests (index/*.toml): what one part of the API pool is and where its files come from, and the
+context a refresh fetches them in (pool/sources.py fetches and loads them)."""
+
+from __future__ import annotations
+
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover
+    import tomli as tomllib
+
+from gorilla_tui.errors import UsageError
+from gorilla_tui.pool.doc import FORMATS, MAX_SOURCE_BYTES
+from gorilla_tui.resources import data_files
+
+#: Remote types a manifest's [remote] table may name. "hf": huggingface_hub.hf_hub_download of each file
+#: (repo_id, repo_type, revision); "path": a local folder (`path`); "url": documentation only (not fetched,
+#: e.g. a GitHub folder; use `--from DIR` with a local copy, or set `path`).
+REMOTE_TYPES = ("hf", "path", "url")
+
+
+@dataclass(frozen=True)
+class Manifest:
+    """One source manifest (index/<file>.toml).
+
+    name: short source name (torchhub, apizoo, ...), unique; title: display name; kind: loader kind, a key
+    of LOADERS ("docs": files in a doc `format`; "python-env": the local Python environment, issue 9);
+    format: one of pool.FORMATS (for kind "docs"); files: file names or glob patterns (matched
+    case-insensitively) as they are named remotely and in a mirror folder; mirror_subdirs: sub-folders of
+    a --from folder also searched; remote: the [remote] table; license, homepage, citation: provenance;
+    questions: optional training-split question files (APIBench train format) whose questions are attached to
+    their docs (pool/expansion.py; never an eval set); questions_subdirs: where they sit in a --from folder
+    (searched under the folder and its parent, so `--from .../apibench/api` finds `.../apibench/eval`);
+    extra: any other keys (for other kinds); origin: the manifest file name.
+    """
+
+    name: str
+    title: str
+    kind: str = "docs"
+    format: str = "jsonl"
+    files: tuple[str, ...] = ()
+    mirror_subdirs: tuple[str, ...] = ()
+    remote: dict[str, Any] = field(default_factory=dict)
+    license: str = ""
+    homepage: str = ""
+    citation: str = ""
+    questions: tuple[str, ...] = ()
+    questions_subdirs: tuple[str, ...] = ()
+    extra: dict[str, Any] = field(default_factory=dict)
+    origin: str = ""
+
+
+class SourceUnavailable(Exception):
+    """A source could not be fetched. status: "unreachable" (remote failed), "not in mirror" (its files
+    are not in the --from folders), "unsupported" (no loader for its kind)."""
+
+    def __init__(self, status: str, message: str) -> None:
+        super().__init__(message)
+        self.status = status
+
+
+@dataclass
+class FetchContext:
+    """How a refresh fetches: mirrors are the --from folders (None: use each manifest's remote).
+    `hub_error`: None until the Hugging Face hub was checked (hub_unreachable), then "" when it answers or
+    the short cause when it does not, so later hub files read the local cache only and fail fast instead of
+    each waiting through huggingface_hub's retries (about 25 s per file without network).
+    `max_bytes`: the size limit of one source (pool.doc.MAX_SOURCE_BYTES; `--max-source-mb`)."""
+
+    mirrors: list[Path] | None = None
+    hub_error: str | None = None
+    max_bytes: int = MAX_SOURCE_BYTES
+
+
+def parse_manifest(data: dict[str, Any], origin: str) -> Manifest:
+    """Validate one manifest's TOML table. Raises UsageError naming `origin` for a missing name, a bad kind
+    or format, or a remote type not in REMOTE_TYPES."""
+    known = {
+        "name",
+        "title",
+        "kind",
+        "format",
+        "files",
+        "mirror_subdirs",
+        "remote",
+        "license",
+        "homepage",
+        "citation",
+        "questions",
+        "questions_subdirs",
+    }
+    name = data.get("name")
+    if not isinstance(name, str) or not name.strip():
+        raise UsageError(f"{origin}: a source manifest needs a `name`")
+    kind = str(data.get("kind", "docs"))
+    fmt = str(data.get("format", "jsonl"))
+    if kind == "docs" and fmt not in FORMATS:
+        raise UsageError(f"{origin}: unknown format {fmt!r} (expected one of {', '.join(FORMATS)})")
+    remote = data.get("remote", {})
+    if not isinstance(remote, dict) or remote.get("type", "path") not in REMOTE_TYPES:
+        raise UsageError(f"{origin}: [remote] type must be one of {', '.join(REMOTE_TYPES)}")
+    files = data.get("files", [])
+    if kind == "docs" and (not isinstance(files, list) or not files):
+        raise UsageError(f"{origin}: a docs source needs a non-empty `files` list")
+    questions = data.get("questions", [])
+    if not isinstance(questions, list) or not all(isinstance(q, str) for q in questions):
+        raise UsageError(f"{origin}: `questions` must be a list of file names")
+    if any("eval" in q.lower() for q in questions):
+        raise UsageError(f"{origin}: `questions` must name training splits, never an eval set")
+    return Manifest(
+        name=name.strip(),
+        title=str(data.get("title", name)),
+        kind=kind,
+        format=fmt,
+        files=tuple(map(str, files)),
+        mirror_subdirs=tuple(map(str, data.get("mirror_subdirs", []))),
+        remote=dict(remote),
+        license=str(data.get("license", "")),
+        homepage=str(data.get("homepage", "")),
+        citation=str(data.get("citation", "")),
+        questions=tuple(questions),
+        questions_subdirs=tuple(map(str, data.get("questions_subdirs", []))),
+        extra={k: v for k, v in data.items() if k not in known},
+        origin=origin,
+    )
+
+
+def load_manifests() -> list[Manifest]:
+    """Every manifest shipped in the package's index/ folder (gorilla_tui.resources.data_files("index")),
+    sorted by file name. Raises UsageError for invalid TOML, a bad manifest or a duplicate name."""
+    manifests: list[Manifest] = []
+    for f in data_files("index"):
+        try:
+            data = tomllib.loads(f.read_text(encoding="utf-8"))
+        except (tomllib.TOMLDecodeError, UnicodeDecodeError) as e:
+            raise UsageError(f"index/{f.name}: invalid TOML: {e}") from None
+        manifests.append(parse_manifest(data, f"index/{f.name}"))
+    names = [m.name for m in manifests]
+    dupes = sorted({n for n in names if names.count(n) > 1})
+    if dupes:
+        raise UsageError(f"duplicate source names in index/: {', '.join(dupes)}")
+    return manifests

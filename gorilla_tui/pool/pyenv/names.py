@@ -1,0 +1,317 @@
+"""Which names of a group's modules become ApiDocs of the python-env source: re-exports followed to each
+definition's shortest public name (_Resolver), then one doc per public function, class, method and
+method of a module-level object (_Builder, emit)."""
+
+from __future__ import annotations
+
+import os
+
+from gorilla_tui.pool.doc import ApiDoc, LoadResult
+from gorilla_tui.pool.pyenv import SOURCE  # the source name of every doc this loader makes
+from gorilla_tui.pool.pyenv.groups import Group
+from gorilla_tui.pool.pyenv.module_api import ClassDef, FuncDef, ModuleInfo, Param, first_paragraph
+
+STDLIB_DOMAIN = "Python standard library"
+
+#: Module aliases fixed by the interpreter at import time: os.path is posixpath on POSIX, ntpath on Windows;
+#: builtins are called by their bare names (open, sorted).
+MODULE_ALIASES = {("posixpath" if os.name != "nt" else "ntpath"): "os.path", "builtins": ""}
+
+
+class _Resolver:
+    """Follows re-exports (``from .x import *``, ``from ._impl import name``, ``a = b``) inside one group so
+    each definition gets its shortest public name (asyncio.tasks.gather -> asyncio.gather)."""
+
+    def __init__(self, modules: dict[str, ModuleInfo], compiled: frozenset[str] = frozenset()) -> None:
+        self.modules = modules
+        self.compiled = compiled
+        self._exports: dict[str, dict[str, tuple[tuple[str, str] | None, str]]] = {}
+
+    def _follows(self, importer: str, target: str) -> bool:
+        return target in self.modules and (
+            target.split(".")[0] == importer.split(".")[0]
+            or any(p.startswith("_") for p in target.split("."))
+            or target in self.compiled
+        )
+
+    def exports(self, name: str) -> dict[str, tuple[tuple[str, str] | None, str]]:
+        """name -> ((defining module, def name) or None when defined outside the group's source, origin);
+        origin is "def", "star" or "import"."""
+        if name in self._exports:
+            return self._exports[name]
+        out: dict[str, tuple[tuple[str, str] | None, str]] = {}
+        self._exports[name] = out  # cycle guard: a re-entrant call sees the partial table
+        info = self.modules[name]
+        for d in info.defs:
+            out[d] = ((name, d), "def")
+        for alias, target in info.aliases.items():
+            if target in info.defs:
+                out.setdefault(alias, ((name, alias), "def"))
+        for imp in info.imports:
+            if not self._follows(name, imp.module):
+                for _orig, alias in imp.names:
+                    out.setdefault(alias, (None, "import"))
+                continue
+            theirs = self.exports(imp.module)
+            if imp.star:
+                for n in self.public(imp.module):
+                    if n in theirs:
+                        out.setdefault(n, (theirs[n][0], "star"))
+            for orig, alias in imp.names:
+                if orig in theirs:
+                    out.setdefault(alias, (theirs[orig][0], "import"))
+        return out
+
+    def public(self, name: str) -> list[str]:
+        """The public names of a module: its literal __all__, else non-underscore defs and star imports
+        (and, in a package __init__, explicit imports)."""
+        info = self.modules[name]
+        if info.all_names is not None:
+            return info.all_names
+        exp = self.exports(name)
+        return [n for n, (target, origin) in exp.items() if self._exported(info, n, target, origin)]
+
+    def _exported(self, info: ModuleInfo, n: str, target: tuple[str, str] | None, origin: str) -> bool:
+        """Public without a literal __all__: a def, a star import, or an explicit import in a package or from
+        a private / compiled implementation module (``from _pickle import dumps``, ``from posix import
+        _exit``); single-underscore names only when they are functions of a public compiled module
+        (sys._getframe, os._exit: the interpreter's documented underscore functions)."""
+        if target is None or n.startswith("__"):
+            return False
+        if origin == "import" and not (
+            info.is_package or not _is_public(target[0]) or target[0] in self.compiled
+        ):
+            return False
+        return not n.startswith("_") or self.compiled_function(target)
+
+    def compiled_function(self, target: tuple[str, str] | None) -> bool:
+        """Whether target (module, name) is a function of a public compiled module (sys._getframe,
+        posix._exit; not _abc._abc_init)."""
+        return (
+            target is not None
+            and target[0] in self.compiled
+            and _is_public(target[0])
+            and isinstance(self.modules[target[0]].defs.get(target[1]), FuncDef)
+        )
+
+    def class_of(self, module: str, callee: str, depth: int = 0) -> ClassDef | None:
+        """The class an object made by ``callee(...)`` in `module` has: a class of the module (or imported
+        into it, or ``mod.Class``), or the class a function's ``return Class(...)`` names; else None."""
+        if depth > 4 or not callee:
+            return None
+        if "." in callee:
+            mod, _, attr = callee.rpartition(".")
+            return self.class_of(mod, attr, depth + 1) if mod in self.modules else None
+        target = self.exports(module).get(callee, (None, ""))[0] if module in self.modules else None
+        if target is None:
+            return None
+        d = self.modules[target[0]].defs.get(target[1])
+        if isinstance(d, FuncDef):
+            return self.class_of(target[0], d.returns, depth + 1)
+        if isinstance(d, ClassDef):
+            return d
+        return None
+
+    def methods(self, module: str, cls: ClassDef, depth: int = 0) -> list[FuncDef]:
+        """cls's public methods, then those inherited through the bases this group can resolve."""
+        out = [m for m in cls.methods if not m.name.startswith("_") and m.kind != "property"]
+        for base in cls.bases if depth < 6 else []:
+            where = base.rpartition(".")[0] or module
+            parent = self.class_of(module, base)
+            if parent is not None:
+                have = {m.name for m in out}
+                out += [m for m in self.methods(where, parent, depth + 1) if m.name not in have]
+        return out
+
+
+def _display_module(name: str) -> str:
+    for real, alias in MODULE_ALIASES.items():
+        if name == real or name.startswith(real + "."):
+            return alias + name[len(real) :]
+    return name
+
+
+def _qualify(module: str, name: str) -> str:
+    return f"{module}.{name}" if module else name
+
+
+def _is_public(module: str) -> bool:
+    return not any(p.startswith("_") for p in module.split("."))
+
+
+def _call_args(params: list[Param]) -> str:
+    parts = [p.name if p.kind != "kwonly" else f"{p.name}={p.name}" for p in params if p.required]
+    return ", ".join(parts)
+
+
+def _arguments(params: list[Param]) -> dict[str, str]:
+    out = {}
+    for p in params:
+        if p.kind == "var":
+            out["*" + p.name] = "optional"
+        elif p.kind == "varkw":
+            out["**" + p.name] = "optional"
+        else:
+            out[p.name] = p.default if p.default is not None else "required"
+    return out
+
+
+class _Builder:
+    """Turns resolved definitions into ApiDocs for one group (ids unique across the whole result)."""
+
+    def __init__(self, group: Group, result: LoadResult, seen: set[str]) -> None:
+        self.group, self.result, self.seen = group, result, seen
+        self.domain = STDLIB_DOMAIN if group.is_stdlib else ""
+        self.requirements = [] if group.is_stdlib else [f"{group.dist}=={group.version}"]
+
+    def add(self, qualname: str, module: str, kind: str, call: str, params: list[Param], doc: str) -> None:
+        if qualname in self.seen:
+            return
+        self.seen.add(qualname)
+        self.result.docs.append(
+            ApiDoc(
+                id=f"{SOURCE}:{qualname}",
+                source=SOURCE,
+                api_call=call,
+                api_name=qualname,
+                domain=self.domain or module.split(".")[0],
+                framework=self.group.dist,
+                functionality=f"{kind} in {module or 'builtins'}",
+                api_arguments=_arguments(params),
+                env_requirements=list(self.requirements),
+                example_code=f"import {module}\n{call}" if module else call,
+                description=first_paragraph(doc) if doc else "",
+                api_version=self.group.version,
+            )
+        )
+
+    def function(self, qualname: str, module: str, fn: FuncDef) -> None:
+        kind = "async function" if fn.is_async else "function"
+        self.add(qualname, module, kind, f"{qualname}({_call_args(fn.params)})", fn.params, fn.doc)
+
+    def klass(self, qualname: str, module: str, cls: ClassDef) -> None:
+        init = cls.init.params if cls.init else []
+        ctor = f"{qualname}({_call_args(init)})"
+        self.add(qualname, module, "class", ctor, init, cls.doc or (cls.init.doc if cls.init else ""))
+        for m in cls.methods:
+            if m.name.startswith("_") or m.kind == "property":
+                continue
+            owner = ctor if m.kind == "method" else qualname
+            self.add(
+                f"{qualname}.{m.name}",
+                module,
+                m.kind,
+                f"{owner}.{m.name}({_call_args(m.params)})",
+                m.params,
+                m.doc,
+            )
+
+    def bare(self, qualname: str, module: str) -> None:
+        """A name in a literal __all__ whose definition is not in Python source (a C extension)."""
+        self.add(qualname, module, "compiled callable", f"{qualname}()", [], "")
+
+
+def _submodule_def(modules: dict[str, ModuleInfo], package: str, name: str) -> tuple[str, str] | None:
+    """The one direct submodule of `package` defining `name` (lazy __getattr__ re-exports), else None."""
+    found = [
+        m
+        for m, info in modules.items()
+        if m.rsplit(".", 1)[0] == package and m != package and name in info.defs
+    ]
+    return (found[0], name) if len(found) == 1 else None
+
+
+def emit(
+    group: Group,
+    modules: dict[str, ModuleInfo],
+    result: LoadResult,
+    seen: set[str],
+    compiled: frozenset[str] = frozenset(),
+) -> None:
+    resolver = _Resolver(modules, compiled)
+    best: dict[tuple[str, str], tuple[tuple[int, int, int, str], str]] = {}  # def -> (rank key, qualname)
+    bare: list[tuple[str, str]] = []
+    for mod in sorted(modules):
+        if not _is_public(mod):
+            continue
+        exp, info, shown = resolver.exports(mod), modules[mod], _display_module(mod)
+        for n in resolver.public(mod):
+            target = exp.get(n, (None, ""))[0]
+            if n.startswith("_") and not resolver.compiled_function(target):
+                continue
+            if target is None and info.is_package:
+                target = _submodule_def(modules, mod, n)
+            qual = _qualify(shown, n)
+            if target is None:
+                if info.all_names is not None and n not in info.assigned and f"{mod}.{n}" not in modules:
+                    bare.append((qual, shown))
+                continue
+            # shortest name first; a source module beats a compiled one; the defining module breaks ties
+            key = (qual.count("."), int(mod in compiled), int(target != (mod, n)), qual)
+            if target not in best or key < best[target][0]:
+                best[target] = (key, qual)
+    builder = _Builder(group, result, seen)
+    for (mod, name), (_, qual) in sorted(best.items(), key=lambda kv: kv[1][1]):
+        defs = modules[mod].defs
+        d = defs.get(name) or defs.get(modules[mod].aliases.get(name, ""))
+        module = qual.rsplit(".", 1)[0] if "." in qual else ""
+        if isinstance(d, ClassDef):
+            builder.klass(qual, module, d)
+        elif isinstance(d, FuncDef) and d.kind == "function":
+            builder.function(qual, module, d)
+    for qual, module in bare:
+        builder.bare(qual, module)
+    _emit_objects(modules, resolver, builder)
+
+
+def _emit_objects(modules: dict[str, ModuleInfo], resolver: _Resolver, builder: _Builder) -> None:
+    """Methods of public module-level objects: ``os.environ.get`` (environ = _createenviron(), which
+    returns an _Environ, a MutableMapping), ``sys.stdout.write`` (compiled: the interpreter's type)."""
+    for mod in sorted(modules):
+        info = modules[mod]
+        if not _is_public(mod):
+            continue
+        shown = _display_module(mod)
+        listed = set(info.all_names) if info.all_names is not None else None
+        objects: dict[str, tuple[str, ClassDef]] = {n: (mod, cls) for n, cls in info.objects.items()}
+        for n, callee in info.instances.items():
+            if n in info.assigned and (cls := resolver.class_of(mod, callee)) is not None:
+                objects.setdefault(n, (mod, cls))
+        if info.exported_object and (found := _exported_object(modules, resolver, mod)) is not None:
+            where, cls = found
+            for m in resolver.methods(where, cls):  # multiprocessing.Pool: DefaultContext().Pool
+                qual = _qualify(shown, m.name)
+                call = f"{qual}({_call_args(m.params)})"
+                builder.add(qual, shown, f"function (method of {cls.name})", call, m.params, m.doc)
+        for n, (where, cls) in sorted(objects.items()):
+            if n.startswith("_") or (listed is not None and n not in listed):
+                continue
+            qual = _qualify(shown, n)
+            methods = (
+                resolver.methods(where, cls)
+                if cls.line
+                else [m for m in cls.methods if not m.name.startswith("_")]
+            )
+            for m in methods:
+                builder.add(
+                    f"{qual}.{m.name}",
+                    shown,
+                    f"method of {qual} ({cls.name})",
+                    f"{qual}.{m.name}({_call_args(m.params)})",
+                    m.params,
+                    m.doc,
+                )
+
+
+def _exported_object(
+    modules: dict[str, ModuleInfo], resolver: _Resolver, mod: str
+) -> tuple[str, ClassDef] | None:
+    """(defining module, class) of the object whose attributes module `mod` copies into its globals
+    (``context._default_context``: a submodule's module-level object), or None when it cannot be resolved."""
+    owner, _, name = modules[mod].exported_object.rpartition(".")
+    for candidate in (f"{mod}.{owner}" if owner else mod, owner):
+        info = modules.get(candidate)
+        if info is not None and name in info.instances:
+            cls = resolver.class_of(candidate, info.instances[name])
+            return (candidate, cls) if cls is not None else None
+    return None

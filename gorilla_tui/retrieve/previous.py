@@ -1,0 +1,242 @@
+"""The live index as a refresh finds it: what it holds, whether it can be trusted, and what to keep of it.
+
+A refresh reads the live index before it loads any source (read_previous). The index is trusted (its docs
+may be reused, and an unchanged refresh may keep it) only when it loads (store.read_stored: store and
+tokenizer versions, shapes) and every file of its version folder still has the SHA-256 recorded in
+STATE_FILE when it was built, by this code (pool.fingerprint.code_fingerprint). Anything else is rebuilt.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from gorilla_tui.errors import GorillaError, IndexMissingError, UsageError
+from gorilla_tui.pool.doc import ApiDoc, Diagnostic, LoadResult
+from gorilla_tui.pool.fingerprint import FINGERPRINT_VERSION, code_fingerprint, file_digest
+from gorilla_tui.pool.sources import FetchContext, Manifest, SourceLoad, fetch
+from gorilla_tui.retrieve import store as index_store
+from gorilla_tui.retrieve.index import ApiIndex
+
+#: File of a version folder recording how it was built: {"version": FINGERPRINT_VERSION, "code":
+#: code_fingerprint(), "extra": whether the caller's extra files (check's lookup) were written, "files":
+#: {path relative to the folder: SHA-256}} for every file present when it was published (the dense
+#: vectors, added later, are not listed: store.read_vectors checks them).
+STATE_FILE = "refresh-state.json"
+#: Message of a source row whose docs were reused from the live index (its fingerprint did not change).
+UNCHANGED = "unchanged"
+
+
+def write_state(folder: Path, extra: bool) -> None:
+    """Write STATE_FILE into the build `folder` (every file under it hashed, fsync'ed). Raises OSError."""
+    files = {str(p.relative_to(folder)): file_digest(p) for p in sorted(folder.rglob("*")) if p.is_file()}
+    state = {"version": FINGERPRINT_VERSION, "code": code_fingerprint(), "extra": extra, "files": files}
+    with open(folder / STATE_FILE, "w", encoding="utf-8") as fh:
+        json.dump(state, fh, indent=0)
+        fh.flush()
+        os.fsync(fh.fileno())
+
+
+def verify_state(folder: Path) -> tuple[str, bool | None]:
+    """(why the version `folder` cannot be trusted, "" when it can; whether it was built with the extra
+    files, None when unknown). Not trusted: no or unreadable STATE_FILE (built by an older release), built
+    by other code, or a file missing or changed since it was built."""
+    try:
+        state = json.loads((folder / STATE_FILE).read_bytes())
+        files = dict(state["files"])
+    except (OSError, ValueError, KeyError, TypeError):
+        return f"{STATE_FILE} missing or unreadable", None
+    if state.get("version") != FINGERPRINT_VERSION or state.get("code") != code_fingerprint():
+        return "built by another version of gorilla-tui", None
+    return _changed_file(folder, files), bool(state.get("extra"))
+
+
+def _changed_file(folder: Path, files: dict[str, str]) -> str:
+    """Why one of `files` (relative path -> SHA-256) no longer matches in `folder` ("" when all do)."""
+    for rel, digest in files.items():
+        try:
+            if file_digest(folder / rel) != digest:
+                return f"{rel} changed since it was built"
+        except OSError:
+            return f"{rel} is missing"
+    return ""
+
+
+@dataclass
+class Previous:
+    """The live index before this refresh: `index` when it could be read; else `damaged` says why and
+    `rows` are its meta.json source rows when meta.json itself could still be read. `untrusted`: why its
+    docs may not be reused ("" when they may: see the module docstring); same_extra: whether it was built
+    with the extra files (check's lookup) exactly when this refresh writes them (else it cannot be kept as
+    it is, though its docs may be reused)."""
+
+    index: ApiIndex | None = None
+    rows: list[dict[str, Any]] = field(default_factory=list)
+    damaged: str = ""
+    untrusted: str = "no live index"
+    same_extra: bool = False
+
+    @property
+    def trusted(self) -> bool:
+        return self.index is not None and not self.untrusted
+
+    def counts(self) -> dict[str, int]:
+        """Docs per source of the previous index (from its docs, else from its meta.json rows)."""
+        if self.index is not None:
+            return dict(Counter(d.source for d in self.index.docs))
+        return {str(r.get("name")): int(r.get("loaded") or 0) for r in self.rows if r.get("name")}
+
+    def fingerprint(self, name: str) -> str | None:
+        """The fingerprint recorded for source `name` when the trusted live index was built, else None."""
+        if not self.trusted:
+            return None
+        return next((r.get("fingerprint") for r in self.rows if r.get("name") == name), None)
+
+    def reuse(self, name: str, fingerprint: str) -> SourceLoad | None:
+        """Source `name` as the trusted live index holds it (its docs, its diagnostics from meta.json, its
+        row's origin and files; message UNCHANGED) when `fingerprint` is the one recorded for it and it has
+        docs there; else None."""
+        if fingerprint is None or fingerprint != self.fingerprint(name):
+            return None
+        assert self.index is not None
+        docs = [d for d in self.index.docs if d.source == name]
+        if not docs:
+            return None
+        row = next(r for r in self.rows if r.get("name") == name)
+        diags = [
+            Diagnostic(
+                str(d.get("file", "")), int(d.get("line") or 0), str(d.get("severity")), str(d.get("message"))
+            )
+            for d in self.index.meta.get("diagnostics", [])
+            if isinstance(d, dict) and d.get("source") == name
+        ]
+        result = LoadResult(docs, diags)
+        return SourceLoad(name, str(row.get("title") or name), "ok", str(row.get("origin") or ""),
+                          list(row.get("files") or []), result, UNCHANGED, bool(row.get("user")),
+                          fingerprint)  # fmt: skip
+
+    def row(self, name: str) -> dict[str, Any]:
+        """The live index's meta.json row of source `name` ({} when none)."""
+        return next((dict(r) for r in self.rows if r.get("name") == name), {})
+
+
+def read_previous(extra: bool) -> Previous:
+    """Read the live index; any unreadable file (a truncated tf.npz, an emptied docs.json, a corrupt
+    CURRENT, an index of another store or tokenizer version) gives a Previous with `damaged` set; one that
+    loads but fails verify_state has `untrusted` set; extra: whether this refresh writes extra files."""
+    try:
+        index = ApiIndex.load()
+    except IndexMissingError:
+        return Previous()
+    except GorillaError as e:
+        return Previous(rows=meta_rows(), damaged=str(e), untrusted=str(e))
+    except Exception as e:  # noqa: BLE001 - whatever a damaged file raises, the index is rebuilt
+        why = f"{type(e).__name__}: {str(e)[:120]}"
+        return Previous(rows=meta_rows(), damaged=why, untrusted=why)
+    rows = index.meta.get("sources")
+    rows = [r for r in rows if isinstance(r, dict)] if isinstance(rows, list) else []
+    assert index.path is not None
+    why, built_extra = verify_state(index.path)
+    return Previous(index, rows, untrusted=why, same_extra=built_extra == extra)
+
+
+def meta_rows() -> list[dict[str, Any]]:
+    """The source rows of the live index's meta.json ([] when it cannot be read either)."""
+    try:
+        _, meta = index_store.read_meta(None)
+    except Exception:  # noqa: BLE001 - meta.json unreadable too: nothing is known of the old sources
+        return []
+    rows = meta.get("sources") if isinstance(meta, dict) else None
+    return [r for r in rows if isinstance(r, dict) and r.get("name")] if isinstance(rows, list) else []
+
+
+def kept(previous: ApiIndex, refreshed: set[str]) -> list[tuple[dict[str, Any], list[ApiDoc]]]:
+    """The sources of the previous index not refreshed (nor refused) now, with their docs; a source the
+    previous index loaded from mostly non-docs (an older release accepted those) is not kept."""
+    rows = {r["name"]: r for r in previous.meta.get("sources", []) if isinstance(r, dict) and "name" in r}
+    out = []
+    for name in previous.sources:
+        if name in refreshed:
+            continue
+        docs = [d for d in previous.docs if d.source == name]
+        row = dict(rows.get(name, {"name": name, "title": name}))
+        if int(row.get("skipped") or 0) > len(docs):
+            continue
+        row.update(loaded=len(docs), flagged=sum(1 for d in docs if d.flagged))
+        row["calls_repaired"] = sum(1 for d in docs if d.flagged and d.repaired)
+        row["message"] = "not refreshed: kept from the previous index"
+        out.append((row, docs))
+    return out
+
+
+def reread(
+    rows: list[dict[str, Any]],
+    done: set[str],
+    manifests: list[Manifest],
+    ctx: FetchContext,
+    emit: Any,
+    user_load: Any,
+) -> list[SourceLoad]:
+    """Read again the sources of a damaged previous index (its meta.json rows) that were not refreshed
+    now: a user source from its path (user_load(path, taken, max_bytes, strict=False)), a manifest source
+    from the local folder it came from (else its remote). A source that cannot be read again is left out
+    (reported by dropped). emit: refresh's ProgressFn."""
+    by_name = {m.name: m for m in manifests}
+    out: list[SourceLoad] = []
+    taken = [*by_name, *done]
+    for row in rows:
+        name, origin = str(row.get("name")), str(row.get("origin") or "")
+        if name in done or row.get("status") not in ("ok", "kept"):
+            continue
+        emit("start", name, None)
+        if name in by_name:
+            folder = Path(origin)
+            mirror = FetchContext(mirrors=[folder] if origin and folder.is_dir() else ctx.mirrors,
+                                  hub_error=ctx.hub_error, max_bytes=ctx.max_bytes)  # fmt: skip
+            load = fetch(by_name[name], mirror)
+        elif origin and Path(origin).exists():
+            try:
+                load = user_load(origin, [t for t in taken if t != name], ctx.max_bytes, strict=False)
+            except UsageError as e:
+                load = SourceLoad(name, name, "unreachable", origin, message=str(e), user=True)
+        else:
+            load = SourceLoad(
+                name, name, "unreachable", origin, message=f"{origin or name}: not found", user=True
+            )
+        if load.status == "ok":
+            load.message = "re-read: the previous index could not be read"
+        emit("done", name, load)
+        out.append(load)
+    return out
+
+
+def dropped(
+    previous: Previous, docs: list[ApiDoc], loads: list[SourceLoad], keep_previous: bool
+) -> list[str]:
+    """One line per source that has fewer docs than in the previous index: how many were dropped and why."""
+    now = Counter(d.source for d in docs)
+    by_name = {ld.name: ld for ld in loads}
+    lines = []
+    for name, before in sorted(previous.counts().items()):
+        lost = before - now.get(name, 0)
+        if lost <= 0:
+            continue
+        ld = by_name.get(name)
+        if ld is not None and ld.status == "refused":
+            why = f"refused: {ld.message}"
+        elif ld is not None and ld.status == "ok":
+            why = f"the source now has {now.get(name, 0)}"
+        elif ld is not None:
+            why = f"{ld.status}: {ld.message}"
+        elif not keep_previous:
+            why = "--clean drops the sources not refreshed now"
+        elif previous.index is not None:
+            why = "mostly not docs (loaded by an older release)"
+        else:
+            why = "the previous index could not be read"
+        lines.append(f"{name}: {lost} of its {before} docs in the previous index dropped ({why})")
+    return lines

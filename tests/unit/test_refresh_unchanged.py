@@ -1,0 +1,173 @@
+"""Issue 18: a refresh whose sources did not change keeps the live index; a changed source is rebuilt; the
+live index is reused only when it can be trusted. Real loaders and BM25 index over tests/data/pool."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+
+from gorilla_tui.errors import UsageError
+from gorilla_tui.pool.pyenv.source import fingerprint as pyenv_fingerprint
+from gorilla_tui.pool.pyenv.source import with_spec
+from gorilla_tui.pool.sources import load_manifests
+from gorilla_tui.retrieve import store as index_store
+from gorilla_tui.retrieve.index import ApiIndex
+from gorilla_tui.retrieve.previous import STATE_FILE, UNCHANGED
+from gorilla_tui.retrieve.refresh import refresh
+
+SMALL_POOL = Path(__file__).resolve().parents[1] / "data" / "pool"
+
+#: The small pool's manifest sources (python-env is the interpreter's own: see the pyenv tests below).
+HUBS = ["torchhub", "tensorflowhub", "huggingface", "apizoo"]
+QUERIES = ["classify actions in a video", "detect objects in an image", "translate english to german",
+           "list the users of an account", "embed a sentence as a vector"]  # fmt: skip
+NEW_DOC = {
+    "domain": "Video Classification",
+    "framework": "PyTorch",
+    "functionality": "zebra stripes",
+    "api_name": "zebra_net",
+    "api_call": "torch.hub.load(repo_or_dir='acme/zebra', model='zebra_net', pretrained=True)",
+    "api_arguments": {"pretrained": "True"},
+    "python_environment_requirements": ["torch"],
+    "example_code": ["import torch"],
+    "performance": {},
+    "description": "Counts the stripes of a zebra in a photo.",
+}
+
+
+@pytest.fixture
+def mirror(tmp_path: Path) -> Path:
+    """A writable copy of tests/data/pool (a --from folder)."""
+    folder = tmp_path / "mirror"
+    shutil.copytree(SMALL_POOL, folder)
+    return folder
+
+
+def _searches(index: ApiIndex) -> list[list[tuple[str, float]]]:
+    return [[(h.doc.id, round(h.score, 6)) for h in index.search(q, k=5)] for q in QUERIES]
+
+
+def _versions() -> list[str]:
+    return sorted(p.name for p in index_store.index_root().glob("v-*"))
+
+
+def test_an_unchanged_refresh_keeps_the_live_index_and_says_so(mirror: Path) -> None:
+    first = refresh(mirrors=[mirror], only=HUBS)
+    assert not first.unchanged and all(r["fingerprint"] for r in first.sources)
+    versions = _versions()
+    os.utime(mirror / "torchhub_api.jsonl")  # touched, content unchanged: still unchanged
+    again = refresh(mirrors=[mirror], only=HUBS)
+    assert again.unchanged and again.path == first.path == index_store.current_version()
+    assert _versions() == versions  # nothing written
+    assert {r["name"]: (r["status"], r["message"]) for r in again.sources} == {
+        name: ("ok", UNCHANGED) for name in HUBS
+    }
+    assert [r["loaded"] for r in again.sources] == [r["loaded"] for r in first.sources]
+    assert _searches(again.index) == _searches(first.index)
+
+
+def test_an_edited_file_rebuilds_its_source_and_reuses_the_others(mirror: Path) -> None:
+    first = refresh(mirrors=[mirror], only=HUBS)
+    with open(mirror / "torchhub_api.jsonl", "a", encoding="utf-8") as fh:
+        fh.write(json.dumps(NEW_DOC) + "\n")
+    second = refresh(mirrors=[mirror], only=HUBS)
+    assert not second.unchanged and second.path != first.path
+    rows = {r["name"]: r for r in second.sources}
+    assert rows["torchhub"]["message"] != UNCHANGED
+    assert rows["torchhub"]["loaded"] == {r["name"]: r for r in first.sources}["torchhub"]["loaded"] + 1
+    assert all(rows[n]["message"] == UNCHANGED for n in HUBS if n != "torchhub")
+    assert second.index.search("count the stripes of a zebra", k=1)[0].doc.api_name == "zebra_net"
+    forced = refresh(mirrors=[mirror], only=HUBS, force=True)  # the same as building every source again
+    assert [d.to_dict() for d in forced.index.docs] == [d.to_dict() for d in second.index.docs]
+    assert _searches(forced.index) == _searches(second.index)
+    assert ApiIndex.load().meta["diagnostics"] == second.index.meta["diagnostics"]
+
+
+def test_force_rebuilds_every_source(mirror: Path) -> None:
+    first = refresh(mirrors=[mirror], only=HUBS)
+    forced = refresh(mirrors=[mirror], only=HUBS, force=True)
+    assert not forced.unchanged and forced.path != first.path
+    assert index_store.current_version() == forced.path
+    assert all(r["message"] != UNCHANGED for r in forced.sources)
+    assert _searches(forced.index) == _searches(first.index)
+
+
+def test_a_changed_user_source_is_rebuilt(mirror: Path, tmp_path: Path) -> None:
+    mine = tmp_path / "team.jsonl"
+    mine.write_text('{"api_call": "acme.ship(order_id)", "description": "ship a customer order"}\n')
+    refresh(mirrors=[mirror], only=["torchhub"], user_paths=[mine])
+    assert refresh(mirrors=[mirror], only=["torchhub"], user_paths=[mine]).unchanged
+    mine.write_text(mine.read_text() + '{"api_call": "acme.refund(order_id)", "description": "refund it"}\n')
+    report = refresh(mirrors=[mirror], only=["torchhub"], user_paths=[mine])
+    rows = {r["name"]: r for r in report.sources}
+    assert not report.unchanged and rows["team"]["loaded"] == 2 and rows["torchhub"]["message"] == UNCHANGED
+
+
+@pytest.mark.parametrize("damage", ["edit docs.json", "truncate tf.npz", "remove state", "edit lookup"])
+def test_a_damaged_live_index_is_rebuilt_never_trusted(mirror: Path, damage: str) -> None:
+    def lookup(folder: Path, docs) -> None:  # stands in for check's lookup: one more file of the version
+        (folder / "lookup").mkdir()
+        (folder / "lookup" / "0").write_text(json.dumps([d.id for d in docs]))
+
+    first = refresh(mirrors=[mirror], only=HUBS, extra_files=lookup)
+    live = first.path
+    if damage == "edit docs.json":  # still valid JSON and the same shape: only the hash tells
+        docs = json.loads((live / "docs.json").read_text())
+        docs[0]["description"] = "tampered"
+        (live / "docs.json").write_text(json.dumps(docs))
+    elif damage == "truncate tf.npz":
+        with open(live / "tf.npz", "r+b") as fh:
+            fh.truncate(100)
+    elif damage == "remove state":  # as an older release left it
+        (live / STATE_FILE).unlink()
+    else:
+        (live / "lookup" / "0").write_text("[]")
+    report = refresh(mirrors=[mirror], only=HUBS, extra_files=lookup)
+    assert not report.unchanged and report.path != live
+    assert all(r["message"] != UNCHANGED for r in report.sources)
+    assert "tampered" not in {d.description for d in report.index.docs}
+    assert _searches(ApiIndex.load()) == _searches(first.index)
+    if damage in ("edit docs.json", "edit lookup"):
+        assert any("could not be trusted" in w and "changed since it was built" in w for w in report.warnings)
+    assert refresh(mirrors=[mirror], only=HUBS, extra_files=lookup).unchanged  # trusted again
+
+
+def test_a_refresh_asking_for_the_lookup_rebuilds_an_index_built_without_it(mirror: Path) -> None:
+    refresh(mirrors=[mirror], only=HUBS)
+    report = refresh(
+        mirrors=[mirror], only=HUBS, extra_files=lambda folder, docs: (folder / "x").write_text("1")
+    )
+    assert not report.unchanged and (report.path / "x").is_file()
+    assert all(r["message"] == UNCHANGED for r in report.sources)  # its docs reused, the version rebuilt
+
+
+def test_a_source_named_like_a_builtin_must_hold_its_format(mirror: Path, tmp_path: Path) -> None:
+    zoo = tmp_path / "zoo"
+    zoo.mkdir()
+    shutil.copy(mirror / "apizoo.json", zoo / "apizoo.json")
+    with pytest.raises(UsageError) as e:
+        refresh(mirrors=[mirror], user_paths=[f"torchhub={zoo}"])
+    assert str(e.value) == (
+        f"--source torchhub={zoo}: apizoo.json holds APIZoo JSON lists, but torchhub is a built-in source of "
+        f"JSON Lines (torchhub_api.jsonl); name your copy otherwise: --source OTHER={zoo}"
+    )
+    with pytest.raises(UsageError, match=r"python-env is the built-in python-env source; name your copy"):
+        refresh(mirrors=[mirror], user_paths=[f"python-env={zoo}"])
+    assert index_store.current_version() is None  # nothing was built
+    hub = tmp_path / "hub"
+    hub.mkdir()
+    shutil.copy(mirror / "torchhub_api.jsonl", hub / "torchhub_api.jsonl")
+    report = refresh(mirrors=[mirror], only=["apizoo"], user_paths=[f"torchhub={hub}", f"apizoo={zoo}"])
+    assert {r["name"]: r["loaded"] for r in report.sources} == {"apizoo": 2, "torchhub": 8}
+
+
+def test_the_python_env_fingerprint_follows_the_interpreter_and_the_spec() -> None:
+    manifest = next(m for m in load_manifests() if m.kind == "python-env")
+    first = pyenv_fingerprint(manifest)
+    assert first == pyenv_fingerprint(manifest) and len(first) == 64
+    other = next(m for m in with_spec(load_manifests(), "stdlib,filelock") if m.kind == "python-env")
+    assert pyenv_fingerprint(other) not in (first, None)
