@@ -1,10 +1,12 @@
 """Cold `gorilla-tui check` / `search` start-up: whole-process medians next to `python -c pass` (issue 20).
 
-Run: python bench/check_speed.py [--runs 7] [--home DIR]   (writes the "check speed" section of
-docs/benchmarks.md). Uses the index of GORILLA_TUI_HOME (or --home; build it with `gorilla-tui index
---refresh --from ../shared/apibench/api --from ../shared`). Each row is a fresh process; wall time and CPU
-time (user + system of the child, from os.wait4) are reported, the CPU figure being the one that does not
-move with the load of other processes on a shared machine. The load average is printed with the figures.
+Run: python bench/check_speed.py [--runs 7] [--home DIR] [--baseline ../main --baseline-home DIR]
+(writes the "check speed" section of docs/benchmarks.md; --baseline adds `search` run by another
+checkout's code on the index in --baseline-home, e.g. main before this work). Uses the index of
+GORILLA_TUI_HOME (or --home; build it with `gorilla-tui index --refresh --from ../shared/apibench/api
+--from ../shared`). Each row is a fresh process; wall time and CPU time (user + system of the child, from
+os.wait4) are reported, the CPU figure being the one that does not move with the load of other processes
+on a shared machine. The load average is printed with the figures.
 
 Bytecode: an installed package has its .pyc files (pip compiles them). A checkout run with
 PYTHONDONTWRITEBYTECODE=1 (as on the shared machine) compiles every module of gorilla_tui in every process,
@@ -38,9 +40,11 @@ TARGET = {"check": 0.25, "search": 0.3}
 
 
 def timed(cmd: list[str], env: dict[str, str]) -> tuple[float, float, int]:
-    """(wall seconds, CPU seconds user+system, exit status) of one process."""
+    """(wall seconds, CPU seconds user+system, exit status) of one process, run in the checkout its
+    PYTHONPATH names (`python -m` looks in the current folder first)."""
     start = time.perf_counter()
-    proc = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    cwd = env.get("PYTHONPATH") or None
+    proc = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=cwd)
     _, status, usage = os.wait4(proc.pid, 0)
     wall = time.perf_counter() - start
     proc.returncode = os.waitstatus_to_exitcode(status)
@@ -78,6 +82,10 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--runs", type=int, default=7)
     ap.add_argument("--home", default=os.environ.get("GORILLA_TUI_HOME"))
+    ap.add_argument(
+        "--baseline", metavar="CHECKOUT", help="another checkout (e.g. main): one more search row"
+    )
+    ap.add_argument("--baseline-home", metavar="DIR", help="the home holding the index that checkout built")
     args = ap.parse_args()
     env = dict(os.environ, PYTHONPATH=str(REPO))
     env.pop("PYTHONDONTWRITEBYTECODE", None)
@@ -176,7 +184,17 @@ def main() -> None:
     no_pyc_env = dict(env, PYTHONDONTWRITEBYTECODE="1")
     no_pyc_env.pop("PYTHONPYCACHEPREFIX")
 
+    if args.baseline:
+        base_env = dict(env, PYTHONPATH=str(Path(args.baseline).resolve()))
+        base_env["PYTHONPYCACHEPREFIX"] = str(pycache / "baseline")
+        if args.baseline_home:
+            base_env["GORILLA_TUI_HOME"] = args.baseline_home
+        name = f'`search "classify images" --json`, baseline: the code of {args.baseline} on its index'
+        rows.insert(-1, (name, [*gt, "search", "classify images", "--json"], None, {0}))
+
     def env_of(name: str) -> dict[str, str]:
+        if "baseline:" in name:
+            return base_env
         if "without lookup" in name:
             return old_env
         if "store version 1" in name:
