@@ -263,7 +263,8 @@ def hybrid(args: argparse.Namespace) -> str:
     table = []
     for hub, name in HUBS.items():
         items = tasks(apibench / "eval" / name)
-        lists = [_rank_lists(index, q, hub, dense_mod.RRF_K, dense_mod.W_DENSE) for q, _, _ in items]
+        w_dense = index.dense_weights().get(hub, dense_mod.W_DENSE)  # the shipped per-source weight
+        lists = [_rank_lists(index, q, hub, dense_mod.RRF_K, w_dense) for q, _, _ in items]
         for mode in ("bm25", "dense", "hybrid"):
             table.append((hub, mode, len(items), _metrics(index, [x[mode] for x in lists], items)))
             print(table[-1], flush=True)
