@@ -3,7 +3,7 @@ and the first answer: a cold CLI `ask` and the TUI's first answer, stage by stag
 
 Run: python bench/latency.py [--tasks 50] [--shared ../shared]   (writes the "Latency" section of
 docs/benchmarks.md). Uses the embedded Gemma 3 270M and the cpu kernel profile defaults.
-     python bench/latency.py --first-answer [--runs 3]   (writes the "First answer" section: a cold
+     python bench/latency.py --first-answer [--runs 3] [--home DIR]   (writes the "First answer" section: a cold
 `gorilla-tui ask` in a fresh process, each cold-start stage timed on its own, and the TUI's first answer
 after its index is loaded; targets: ask <= 2 s cold on an idle machine, TUI <= 1.5 s).
 """
@@ -104,11 +104,13 @@ def main() -> int:
     ap.add_argument("--no-write", action="store_true")
     ap.add_argument("--first-answer", action="store_true", help="only the cold-start / first-answer figures")
     ap.add_argument("--runs", type=int, default=3, help="cold CLI asks (--first-answer)")
+    ap.add_argument("--home", type=Path, default=None,
+                    help="--first-answer: copy this GORILLA_TUI_HOME's index instead of building one")  # fmt: skip
     args = ap.parse_args()
     if args.first_answer:
         from first_answer import first_answer
 
-        md = first_answer(Path(args.shared), args.runs)
+        md = first_answer(Path(args.shared), args.runs, args.home)
         print(md)
         if not args.no_write:
             print("wrote", write_section("First answer", md))

@@ -201,3 +201,22 @@ class ErrorEvent:
 
 
 Event = HitsEvent | TokenEvent | VerdictEvent | DoneEvent | ErrorEvent
+
+
+def code_origin(code_source: str, mode: str) -> str:
+    """Where a proposal's shown code comes from, in words (the CLI panel's "code (...)" line and the TUI
+    proposal panel's footer say the same): the matched doc's example code, the accepted did-you-mean, in
+    select mode the chosen doc's api_call (the model chose it, it did not write it: the doc has no example
+    code, or its example was not shown), else the model's own text (generate mode).
+
+    Args:
+        code_source: Proposal.code_source ("example_code", "did-you-mean" or "model").
+        mode: Proposal.mode ("select" or "generate").
+    """
+    if code_source == "example_code":
+        return "from the doc's example_code"
+    if code_source == "did-you-mean":
+        return "the did-you-mean suggestion"
+    if mode == "select":
+        return "the chosen doc's api_call: the model chose it, no example code shown"
+    return "written by the model"

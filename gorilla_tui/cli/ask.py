@@ -9,13 +9,14 @@ import threading
 import time
 from typing import Any
 
+import gorilla_tui.cli as entry  # the package (cli.run reads EXIT_NOW), loaded already: it dispatched here
 from gorilla_tui.cancel import ctrl_c_sets
 from gorilla_tui.cli.options import add_model_options, settings_from_args
 from gorilla_tui.cli.run import add_isolation_option, check_run_args, confirm_and_run, open_history
 from gorilla_tui.config import Settings
 from gorilla_tui.errors import GorillaError
 from gorilla_tui.textsafe import safe_text
-from gorilla_tui.types import Proposal
+from gorilla_tui.types import Proposal, code_origin
 
 #: Seconds of the cold-start stages of the last ask in this process (index_load, model_load, model_wait,
 #: validator_build); `ask --json` prints them as "startup" (bench/latency.py reads them).
@@ -84,6 +85,7 @@ def run(args: argparse.Namespace) -> int:
         return confirm_and_run(
             proposal.code, proposal.verdict, args, extra={"proposal": data}, task_id=task_id, history=history
         )
+    entry.EXIT_NOW = True  # printed and saved: the process need not free the model before it ends
     return 0 if proposal.verdict.ok else 1
 
 
@@ -140,9 +142,11 @@ def _ask(
     stop early (AskCancelled) when Ctrl+C came during a slow step.
 
     Cold-start work overlaps (bench/latency.py --first-answer measures each stage): the model loads in a
-    thread (llama.cpp reads the GGUF with the GIL released) while this thread reads the index and builds
-    the validator (tree-sitter over every pool api_call). Nothing runs beside the model's scoring, which
-    uses every core of the kernel profile. The seconds of each stage go to STARTUP ("startup" in --json)."""
+    thread (llama.cpp reads the GGUF with the GIL released) while this thread reads the index; the checker
+    reads only the entries of the lookup saved with the index that the proposal's call can reach
+    (services.build_checker), not a Validator over the whole pool. Nothing runs beside the model's
+    scoring, which uses every core of the kernel profile. The seconds of each stage go to STARTUP
+    ("startup" in --json)."""
     from gorilla_tui import services  # deferred: numpy, scipy, tree-sitter (~0.3 s); `--help` stays fast
     from gorilla_tui.pipeline import AskCancelled  # deferred with services
 
@@ -160,7 +164,7 @@ def _ask(
         if interrupted:
             raise AskCancelled("cancelled")
         t = time.perf_counter()
-        validator = services.build_validator(index.pool(settings.hub or None))
+        validator = services.build_checker(index, settings.hub)
         STARTUP["validator_build"] = time.perf_counter() - t
     except BaseException:
         # let the model load end before the error (or "interrupted") is printed, or it would be lost
@@ -234,14 +238,6 @@ def panel_title(d: dict[str, Any]) -> str:
 
 
 def _code_origin(d: dict) -> str:
-    """Where the shown code comes from, for the panel's "code (...)" line, from a Proposal.to_dict():
-    the matched doc's example code, the chosen doc's api_call (select mode: the model chose it, it did
-    not write it; the doc has no example code, or its example was not shown), the accepted did-you-mean,
-    or the model's own text (generate mode)."""
-    if d["code_source"] == "example_code":
-        return "from the doc's example_code"
-    if d["code_source"] == "did-you-mean":
-        return "the did-you-mean suggestion"
-    if d.get("mode") == "select":
-        return "the chosen doc's api_call: the model chose it, no example code shown"
-    return "written by the model"
+    """Where the shown code comes from, for the panel's "code (...)" line, from a Proposal.to_dict()
+    (types.code_origin: the TUI's proposal panel says the same)."""
+    return code_origin(d["code_source"], d.get("mode", ""))

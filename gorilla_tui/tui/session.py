@@ -163,20 +163,32 @@ class Session:
         return label + self.retrieval_note()
 
     def retrieval_note(self) -> str:
-        """The dense side's state for the status bar (retrieve.dense.DenseSide.state): " · hybrid",
-        " · embedding n/m (BM25 until then)", " · BM25 alone (embedder failed)", or "" when the index has
-        no vectors and none are being built."""
+        """What the retriever really does, for the status bar (retrieve.dense.DenseSide.state): " · hybrid"
+        (BM25 fused with dense vectors: the searched docs have vectors), " · BM25" (no doc of the searched
+        pool has a vector: an index of python-env only, whose manifest says retrieval = "bm25", or a --hub
+        without vectors), " · embedding n/m (BM25 until then)", " · BM25 alone (embedder failed)", or ""
+        when the index has no dense side at all."""
         state_fn = getattr(self.index, "dense_state", None)
         if state_fn is None:
             return ""
         state = state_fn()
         if state["state"] == "ready":
-            return " · hybrid"
+            return " · hybrid" if self._embedded_docs(state) else " · BM25"
         if state["state"] == "building":
             return f" · embedding {state['done']}/{state['total']} (BM25 until then)"
         if state["state"] == "failed":
             return " · BM25 alone (embedder failed)"
-        return ""
+        return " · BM25"
+
+    def _embedded_docs(self, state: dict) -> int:
+        """Docs with a dense vector in the pool searched (settings.hub, else the whole index): state["docs"],
+        or counted from the dense side's mask when a hub is chosen."""
+        hub = self.settings.hub
+        mask = getattr(getattr(self.index, "dense", None), "mask", None)
+        if not hub or mask is None:
+            return int(state.get("docs", 1))
+        docs = getattr(self.index, "docs", [])
+        return sum(1 for d, has in zip(docs, mask, strict=False) if has and d.source == hub)
 
     # -- loading (call from thread workers) ---------------------------------------------------------------
 
@@ -256,18 +268,27 @@ class Session:
                 raise Failure("no index yet", hint="press F8 to build it from the configured sources")
             if self._pipeline is None:
                 args = (self.settings, self.index, self.backend)
-                if self.pipeline_factory is default_pipeline:  # reuse the validator warm_up built
+                if self.pipeline_factory is default_pipeline:  # reuse the checker warm_up got ready
+                    if self._validator is None:
+                        from gorilla_tui import services  # deferred: numpy, scipy, after the first paint
+
+                        self._validator = services.build_checker(self.index, self.settings.hub)
                     self._pipeline = default_pipeline(*args, self._validator)
                 else:
                     self._pipeline = self.pipeline_factory(*args)
             return self._pipeline
 
     def warm_up(self) -> None:
-        """Build the validator over the API pool now (call from a thread worker once the index is loaded),
-        so the first answer does not pay for it: tree-sitter over every pool api_call, ~0.5 s for 10k
-        docs on an idle core (bench/latency.py). Errors are left for the ask to report."""
+        """Get the checker ready now (call from a thread worker once the index is loaded), so the first
+        answer does not pay for it: services.build_checker reads only the lookup saved with the index (a
+        few ms); an index without one (built in memory) gets the Validator over the whole pool here,
+        tree-sitter over every pool api_call, ~0.5 s for 10k docs on an idle core (bench/latency.py).
+        Errors are left for the ask to report."""
         try:
-            self.validator()
+            checker = self.validator()
+            ready = getattr(checker, "validator_for", None)
+            if ready is not None:
+                ready("")  # reads the lookup's summaries; builds the whole-pool Validator if it is missing
         except GorillaError:
             pass
 
@@ -286,7 +307,8 @@ class Session:
     # -- did-you-mean -------------------------------------------------------------------------------------
 
     def validator(self) -> Checker:
-        """check.validator.Validator over the API pool (hub filter applied), built once per pool."""
+        """The checker over the API pool (hub filter applied; services.build_checker: the index's lookup, or
+        a check.validator.Validator over the pool), built once per pool."""
         with self._lock:
             if self._validator is None and self._pipeline is not None:
                 self._validator = getattr(self._pipeline, "validator", None)  # reuse the pipeline's pool
@@ -295,7 +317,7 @@ class Session:
                     raise Failure("no index yet")
                 from gorilla_tui import services  # deferred: numpy, scipy (~0.3 s) after the first paint
 
-                self._validator = services.build_validator(self.index.pool(self.settings.hub or None))
+                self._validator = services.build_checker(self.index, self.settings.hub)
             return self._validator
 
     def accept_suggestion(self, proposal: Proposal, suggestion: str) -> Proposal:

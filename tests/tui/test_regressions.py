@@ -159,3 +159,43 @@ async def test_paste_notice_counts_every_line(make_app):
         await pilot.pause()
         assert task_input.value == "classify video clips on a phone"
         assert app.last_notice == "pasted 4 lines (1 blank): joined into one line with spaces"
+
+
+async def test_footer_says_where_the_code_comes_from_in_the_words_of_the_cli(make_app, torchhub_index):
+    from gorilla_tui.tui.widgets.proposal import ProposalPanel
+    from gorilla_tui.types import Proposal, Verdict, code_origin
+
+    doc = next(d for d in torchhub_index.docs if d.example_code.strip())
+    app = make_app([" x"])
+    cases = [(doc.call, "model", "select"), (doc.example_code, "example_code", "select"),
+             (doc.call, "model", "generate")]  # fmt: skip
+    async with app.run_test(size=(120, 36)) as pilot:
+        panel = app.main.query_one(ProposalPanel)
+        for code, source, mode in cases:
+            p = Proposal(task="t", api_call=doc.call, code=code, verdict=Verdict("valid"), code_source=source,
+                         mode=mode)  # fmt: skip
+            panel.show_proposal(p)
+            await pilot.pause()
+            assert panel.border_subtitle == f"code ({code_origin(source, mode)})"  # the CLI's words
+        # the select-mode call chosen among the hits is not "code from the model"
+        panel.show_proposal(Proposal(task="t", api_call=doc.call, code=doc.call, verdict=Verdict("valid")))
+        said = "code (the chosen doc's api_call: the model chose it, no example code shown)"
+        assert panel.border_subtitle == said
+
+
+def test_status_bar_says_bm25_for_an_index_without_vectors(torchhub_docs):
+    import numpy as np
+
+    from gorilla_tui.tui.session import Session
+
+    index = ApiIndex.build(torchhub_docs)  # in memory: no dense vectors
+    session = Session(Settings(), backend=ScriptedBackend([" x"]), index=index)
+    assert session.index_label.endswith(" · BM25")
+    # vectors attached but none for these docs (a python-env-only index: its manifest says bm25)
+    index.dense.attach(np.zeros((len(index.docs), 4), np.float32), np.zeros(len(index.docs), bool), {})
+    assert index.dense_state()["state"] == "ready"
+    assert session.index_label.endswith(" · BM25") and "hybrid" not in session.index_label
+    index.dense.attach(np.zeros((len(index.docs), 4), np.float32), np.ones(len(index.docs), bool), {})
+    assert session.index_label.endswith(" · hybrid")
+    hub = Session(Settings(hub="torchhub"), backend=ScriptedBackend([" x"]), index=index)
+    assert hub.index_label.endswith(" · hybrid")

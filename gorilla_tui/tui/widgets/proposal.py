@@ -12,7 +12,7 @@ from textual.widgets import Button, Static, TextArea
 from gorilla_tui.textsafe import safe_text
 from gorilla_tui.tui.explain import aside_words, constraints_sentence, set_aside
 from gorilla_tui.tui.session import choice_note, code_note, effective_call
-from gorilla_tui.types import Proposal
+from gorilla_tui.types import Proposal, code_origin
 
 #: Rich Syntax theme for the call line (pygments); the code area uses TextArea's tree-sitter highlighting.
 CALL_THEME = "monokai"
@@ -126,8 +126,8 @@ class ProposalPanel(Vertical):
         note = code_note(proposal)
         self.query_one("#code-note", Static).update(Text(safe_text(f"⚠ {note}") if note else ""))
         self.query_one("#code-note").display = bool(note)
-        source = "example code of the matched doc" if proposal.code_source == "example_code" else "model"
-        self.border_subtitle = subtitle or f"code from the {source}"
+        # the same words as the CLI panel's "code (...)" line (types.code_origin)
+        self.border_subtitle = subtitle or f"code ({code_origin(proposal.code_source, proposal.mode)})"
 
     def show_error(self, message: str, hint: str = "") -> None:
         """An error of the backend or pipeline (the app keeps running)."""
