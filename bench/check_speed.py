@@ -1,16 +1,24 @@
 """Cold `gorilla-tui check` / `search` start-up: whole-process medians next to `python -c pass` (issue 20).
 
-Run: python bench/check_speed.py [--runs 7] [--home DIR]   (writes the "check speed" section of
-docs/benchmarks.md). Uses the index of GORILLA_TUI_HOME (or --home; build it with `gorilla-tui index
---refresh --from ../shared`). Each row is a fresh process; wall time and CPU time (user + system of the
-child, from os.wait4) are reported, the CPU figure being the one that does not move with the load of other
-processes on a shared machine. The load average is printed with the figures.
+Run: python bench/check_speed.py [--runs 7] [--home DIR] [--baseline ../main --baseline-home DIR]
+(writes the "check speed" section of docs/benchmarks.md; --baseline adds `search` run by another
+checkout's code on the index in --baseline-home, e.g. main before this work). Uses the index of
+GORILLA_TUI_HOME (or --home; build it with `gorilla-tui index --refresh --from ../shared/apibench/api
+--from ../shared`). Each row is a fresh process; wall time and CPU time (user + system of the child, from
+os.wait4) are reported, the CPU figure being the one that does not move with the load of other processes
+on a shared machine. The load average is printed with the figures.
+
+Bytecode: an installed package has its .pyc files (pip compiles them). A checkout run with
+PYTHONDONTWRITEBYTECODE=1 (as on the shared machine) compiles every module of gorilla_tui in every process,
+so the rows run with a bytecode cache in a temporary PYTHONPYCACHEPREFIX, filled by one untimed run of each
+row; one row shows `search` without it.
 """
 
 # ruff: noqa: E501  (markdown table rows read better unwrapped)
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import shutil
 import statistics
@@ -32,21 +40,57 @@ TARGET = {"check": 0.25, "search": 0.3}
 
 
 def timed(cmd: list[str], env: dict[str, str]) -> tuple[float, float, int]:
-    """(wall seconds, CPU seconds user+system, exit status) of one process."""
+    """(wall seconds, CPU seconds user+system, exit status) of one process, run in the checkout its
+    PYTHONPATH names (`python -m` looks in the current folder first)."""
     start = time.perf_counter()
-    proc = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    cwd = env.get("PYTHONPATH") or None
+    proc = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=cwd)
     _, status, usage = os.wait4(proc.pid, 0)
     wall = time.perf_counter() - start
     proc.returncode = os.waitstatus_to_exitcode(status)
     return wall, usage.ru_utime + usage.ru_stime, proc.returncode
 
 
+def as_store_version_1(folder: Path) -> bool:
+    """Rewrite a copied version folder of store version 2 in the files of store version 1 (docs.json,
+    tf.npz, vectors.npz), as an index refreshed before issue 20 has them. False when it is not version 2."""
+    import numpy as np  # deferred: only this set-up needs numpy/scipy in the parent process
+    from scipy import sparse  # deferred: see above
+
+    meta = json.loads((folder / "meta.json").read_text(encoding="utf-8"))
+    if meta.get("store_version") != 2:
+        return False
+    lines = (folder / "docs.jsonl").read_bytes().splitlines()
+    (folder / "docs.json").write_bytes(b"[" + b",".join(lines) + b"]")
+    with np.load(folder / "postings.npz") as npz:
+        shape = (len(npz["lengths"]), len(npz["indptr"]) - 1)
+        tf = sparse.csc_matrix((npz["tf"], npz["rows"], npz["indptr"]), shape=shape).tocsr()
+    sparse.save_npz(folder / "tf.npz", tf, compressed=False)
+    if (folder / "vectors.npy").is_file():
+        np.savez(
+            folder / "vectors.npz", vectors=np.load(folder / "vectors.npy"), mask=np.load(folder / "mask.npy")
+        )
+        for name in ("vectors.npy", "mask.npy"):
+            (folder / name).unlink()
+    for name in ("docs.jsonl", "postings.npz"):
+        (folder / name).unlink()
+    (folder / "meta.json").write_text(json.dumps(dict(meta, store_version=1)), encoding="utf-8")
+    return True
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--runs", type=int, default=7)
     ap.add_argument("--home", default=os.environ.get("GORILLA_TUI_HOME"))
+    ap.add_argument(
+        "--baseline", metavar="CHECKOUT", help="another checkout (e.g. main): one more search row"
+    )
+    ap.add_argument("--baseline-home", metavar="DIR", help="the home holding the index that checkout built")
     args = ap.parse_args()
     env = dict(os.environ, PYTHONPATH=str(REPO))
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
+    pycache = Path(tempfile.mkdtemp(prefix="check-speed-pyc-"))
+    env["PYTHONPYCACHEPREFIX"] = str(pycache)
     if args.home:
         env["GORILLA_TUI_HOME"] = args.home
     py = sys.executable
@@ -63,6 +107,13 @@ def main() -> None:
     # an unusable `lookup` (a file): check takes the old path and does not write a lookup (one exists)
     (old_home / "data" / "index" / live / "lookup").write_text("")
     old_env = dict(env, GORILLA_TUI_HOME=str(old_home))
+    # the same index in the files of store version 1 (with its lookup): how `search` reads an index
+    # refreshed before issue 20 until it is refreshed again
+    v1_home = Path(tempfile.mkdtemp(prefix="check-speed-v1-"))
+    shutil.copytree(src / live, v1_home / "data" / "index" / live)
+    (v1_home / "data" / "index" / "CURRENT").write_text(live)
+    v1 = as_store_version_1(v1_home / "data" / "index" / live)
+    v1_env = dict(env, GORILLA_TUI_HOME=str(v1_home))
     rows = [
         ("`python -c pass`", [py, "-c", "pass"], None, None),
         (
@@ -97,20 +148,74 @@ def main() -> None:
             {0},
         ),
         ('`search "classify images" --json`', [*gt, "search", "classify images", "--json"], "search", {0}),
+        ('`search "classify images"` (table)', [*gt, "search", "classify images"], "search", {0}),
+        (
+            '`search --hub torchhub "detect objects in an image" --json`',
+            [*gt, "search", "--hub", "torchhub", "detect objects in an image", "--json"],
+            "search",
+            {0},
+        ),
+        (
+            '`search "read a csv file" --json` (python-env, BM25 alone)',
+            [*gt, "search", "read a csv file", "--json"],
+            "search",
+            {0},
+        ),
+        *(
+            [
+                (
+                    '`search "classify images" --json`, index of store version 1 (read whole)',
+                    [*gt, "search", "classify images", "--json"],
+                    None,
+                    {0},
+                )
+            ]
+            if v1
+            else []
+        ),  # fmt: skip
+        (
+            '`search "classify images" --json`, no bytecode cache (every module compiled)',
+            [*gt, "search", "classify images", "--json"],
+            None,
+            {0},
+        ),
     ]
+
+    no_pyc_env = dict(env, PYTHONDONTWRITEBYTECODE="1")
+    no_pyc_env.pop("PYTHONPYCACHEPREFIX")
+
+    if args.baseline:
+        base_env = dict(env, PYTHONPATH=str(Path(args.baseline).resolve()))
+        base_env["PYTHONPYCACHEPREFIX"] = str(pycache / "baseline")
+        if args.baseline_home:
+            base_env["GORILLA_TUI_HOME"] = args.baseline_home
+        name = f'`search "classify images" --json`, baseline: the code of {args.baseline} on its index'
+        rows.insert(-1, (name, [*gt, "search", "classify images", "--json"], None, {0}))
+
+    def env_of(name: str) -> dict[str, str]:
+        if "baseline:" in name:
+            return base_env
+        if "without lookup" in name:
+            return old_env
+        if "store version 1" in name:
+            return v1_env
+        return no_pyc_env if "no bytecode" in name else env
+
     times: dict[str, list[tuple[float, float]]] = {name: [] for name, *_ in rows}
+    for name, cmd, _, _ in rows:  # untimed: fills the bytecode cache and the page cache
+        timed(cmd, env_of(name))
     for _ in range(args.runs):  # interleaved: a burst of load hits every row alike
         for name, cmd, _, ok in rows:
-            old = "without lookup" in name
-            wall, cpu, code = timed(cmd, old_env if old else env)
+            wall, cpu, code = timed(cmd, env_of(name))
             if ok is not None and code not in ok:
                 raise SystemExit(f"{name} exited {code}; is there an index in GORILLA_TUI_HOME?")
             times[name].append((wall, cpu))
     load = os.getloadavg()
     lines = [
-        f"`python bench/check_speed.py --runs {args.runs}`: cold processes on the default index (APIBench hubs, APIZoo, python-env), "
-        f"median of {args.runs} interleaved runs; {os.cpu_count()} shared CPU cores, load average {load[0]:.1f} while measuring. "
-        "CPU = user + system time of the process (what an idle machine's wall time approaches).",
+        f"`python bench/check_speed.py --runs {args.runs}`: cold processes on the default index (APIBench hubs and APIZoo hybrid, python-env BM25), "
+        f"median of {args.runs} interleaved runs after one untimed run of each; {os.cpu_count()} shared CPU cores, load average {load[0]:.1f} while measuring. "
+        "CPU = user + system time of the process (what an idle machine's wall time approaches). "
+        "Rows run with a bytecode cache, as an installed package has (see the script's docstring).",
         "",
         "| command | wall median s | wall min s | CPU median s | target (wall) |",
         "|---|---:|---:|---:|---|",
@@ -123,6 +228,8 @@ def main() -> None:
             f"| {name} | {statistics.median(walls):.3f} | {min(walls):.3f} | {statistics.median(cpus):.3f} | {target} |"
         )
     shutil.rmtree(old_home, ignore_errors=True)
+    shutil.rmtree(v1_home, ignore_errors=True)
+    shutil.rmtree(pycache, ignore_errors=True)
     text = "\n".join(lines)
     print(text)
     write_section("check speed", text)

@@ -11,19 +11,20 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING
 
-from gorilla_tui.check.lookup import LookupChecker
-from gorilla_tui.check.validator import Validator
 from gorilla_tui.config import Settings, load_settings
 from gorilla_tui.errors import GorillaError, IndexMissingError
-from gorilla_tui.model.backend import Backend, open_backend
-from gorilla_tui.model.profiles import choose_profile
-from gorilla_tui.model.registry import EMBEDDED
-from gorilla_tui.model.remote import RemoteBackend, check_endpoint
-from gorilla_tui.pipeline import Checker, Pipeline, choose_select_by
-from gorilla_tui.pool.doc import ApiDoc
-from gorilla_tui.retrieve.bootstrap import first_launch_index
 from gorilla_tui.retrieve.index import ApiIndex
+
+# Stage modules are imported where they are used (the "# deferred:" imports below), so that importing this
+# module for `search` or `check` pulls neither the model, the pipeline, the checker nor refresh (issue 20:
+# services alone cost 0.46 s to import when it imported them all at the top).
+if TYPE_CHECKING:
+    from gorilla_tui.check.validator import Validator
+    from gorilla_tui.model.backend import Backend
+    from gorilla_tui.pipeline import Checker, Pipeline
+    from gorilla_tui.pool.doc import ApiDoc
 
 __all__ = [
     "build_checker",
@@ -55,6 +56,9 @@ def check_settings(settings: Settings) -> None:
     Raises:
         UsageError: one line naming the bad value (and the known kernel names).
     """
+    from gorilla_tui.model.profiles import choose_profile  # deferred: model stack; search never loads it
+    from gorilla_tui.model.remote import check_endpoint  # deferred: model stack; search never loads it
+
     if settings.endpoint:
         check_endpoint(settings.endpoint)
     elif settings.kernel:
@@ -85,6 +89,8 @@ def load_index(
         if not build_if_missing:
             raise
         say("no index yet: building it now (first launch) ...")
+        from gorilla_tui.retrieve.bootstrap import first_launch_index  # deferred: refresh (first launch)
+
         message = first_launch_index()
         if message:
             say(message)
@@ -105,12 +111,16 @@ def load_backend(settings: Settings, *, cancel: threading.Event | None = None) -
         GorillaError: the model is missing or cannot be loaded.
         UsageError: an unknown kernel or a bad endpoint URL.
     """
-    return open_backend(settings, cancel=cancel)
+    from gorilla_tui.model import backend as model_backend  # deferred: model stack; search never loads it
+
+    return model_backend.open_backend(settings, cancel=cancel)
 
 
 def model_label(settings: Settings) -> str:
     """The model name a run records before the model loads: settings.model, "remote" for an endpoint
     without a model name, else the embedded default (model.registry.EMBEDDED)."""
+    from gorilla_tui.model.registry import EMBEDDED  # deferred: model stack; search never loads it
+
     return settings.model or ("remote" if settings.endpoint else EMBEDDED)
 
 
@@ -118,6 +128,8 @@ def kernel_name(settings: Settings) -> str:
     """The kernel profile open_backend(settings) uses: "remote" for an endpoint, else the name
     model.profiles.choose_profile picks (settings.kernel, or detected); settings.kernel or "auto" when no
     profile fits (the load itself then reports why)."""
+    from gorilla_tui.model.profiles import choose_profile  # deferred: model stack; search never loads it
+
     if settings.endpoint:
         return "remote"
     try:
@@ -135,6 +147,9 @@ def planned_select_by(settings: Settings, note: Callable[[str], None] | None = N
     Raises:
         EndpointDownError: the endpoint cannot be reached (only probed in select mode by likelihood).
     """
+    from gorilla_tui.model.remote import RemoteBackend  # deferred: model stack; search never loads it
+    from gorilla_tui.pipeline import choose_select_by  # deferred: pipeline; search never loads it
+
     if settings.endpoint and settings.mode == "select" and settings.select_by == "likelihood":
         probe = RemoteBackend(settings.endpoint, n_ctx=settings.n_ctx or 4096)
         scores = probe.supports_loglikelihoods()
@@ -147,6 +162,8 @@ def planned_select_by(settings: Settings, note: Callable[[str], None] | None = N
 def build_validator(pool: Sequence[ApiDoc]) -> Validator:
     """check.validator.Validator over `pool` (e.g. index.pool(hub), or the docs of a --pool file): it gives
     each call its verdict by AST sub-tree match against these docs. ~0.1-1 s for a large pool."""
+    from gorilla_tui.check.validator import Validator  # deferred: tree-sitter checker; search never needs it
+
     return Validator(pool)
 
 
@@ -156,6 +173,8 @@ def build_checker(index: ApiIndex, hub: str = "") -> Checker:
     pool's Validator), falling back to build_validator(index.pool(hub)) when the index has no usable lookup
     (built in memory, or refreshed by an older version). A cold `ask` no longer builds a Validator over the
     whole pool (~0.6 s, issue 19)."""
+    from gorilla_tui.check.lookup import LookupChecker  # deferred: tree-sitter checker; search never needs it
+
     if index.path is None:
         return build_validator(index.pool(hub or None))
     return LookupChecker(index.path, hub or None, lambda: build_validator(index.pool(hub or None)))
@@ -174,4 +193,6 @@ def build_pipeline(
     retriever: "bm25" (default), "none" (0-shot) or "oracle" (eval only); validator: default
     a Validator over the pool of settings.hub, built on first use. Raises UsageError for an unknown retriever.
     """
+    from gorilla_tui.pipeline import Pipeline  # deferred: pipeline, model stack; search never loads them
+
     return Pipeline(settings, index, backend, validator, retriever=retriever)

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
+import sys
 
 from gorilla_tui.config import load_settings
 from gorilla_tui.errors import UsageError
@@ -50,12 +52,25 @@ def hit_row(hit) -> dict:
     }
 
 
+def _import_numpy_with_one_blas_thread() -> None:
+    """Import numpy with OpenBLAS limited to one thread, unless numpy is already loaded or the person set
+    OPENBLAS_NUM_THREADS. OpenBLAS starts its thread pool when numpy loads and the idle threads spin: on 2
+    cores that cost a cold search ~0.05 s of CPU (bench/check_speed.py), for a search whose only BLAS work
+    is one matrix-vector product of a few thousand rows. The variable is restored afterwards (OpenBLAS
+    reads it once, at load)."""
+    if "numpy" in sys.modules or "OPENBLAS_NUM_THREADS" in os.environ:
+        return
+    os.environ["OPENBLAS_NUM_THREADS"] = "1"
+    try:
+        import numpy  # noqa: F401  # deferred: numpy, loaded here so that its BLAS starts one thread
+    finally:
+        os.environ.pop("OPENBLAS_NUM_THREADS", None)
+
+
 def run(args: argparse.Namespace) -> int:
     """Search and print; exit 0 with hits, 1 when nothing matches, 2 for bad input or no index."""
-    from rich.table import Table  # deferred: rich; --help stays fast
-    from rich.text import Text  # deferred: rich; --help stays fast
-
-    from gorilla_tui import services  # deferred: numpy, scipy, tree-sitter (~0.3 s); `--help` stays fast
+    _import_numpy_with_one_blas_thread()
+    from gorilla_tui import services  # deferred: numpy, the index (~0.1 s); `--help` stays fast
     from gorilla_tui.retrieve.constraints import search_with_constraints  # deferred with services
 
     if not args.task.strip():
@@ -66,7 +81,10 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError(f"-k must be between 1 and {K_MAX}, not {k}")
     hub = args.hub if args.hub is not None else (settings.hub or None)
     # constraints stated in the task ("top-1 >= 75 %", "runs on a Raspberry Pi") rerank the BM25 hits
-    result = search_with_constraints(services.load_index(), args.task, k=k, hub=hub)
+    index = services.load_index()
+    if index.note:  # an index stored by an older version: read the slow way until it is refreshed
+        print(f"gorilla-tui: note: {safe_text(index.note)}", file=sys.stderr)
+    result = search_with_constraints(index, args.task, k=k, hub=hub)
     hits = result.hits
     if args.json:
         doc = {"task": args.task, "hub": hub, "k": k, "hits": [hit_row(h) for h in hits]}
@@ -74,6 +92,9 @@ def run(args: argparse.Namespace) -> int:
         doc["constraints_message"] = result.message
         print(json.dumps(doc, indent=1))
         return 0 if hits else 1
+
+    from rich.table import Table  # deferred: rich (~0.05 s); --help and --json never need it
+    from rich.text import Text  # deferred: rich; see above
 
     from gorilla_tui.cli.console import make_console  # deferred: rich; --help stays fast
 

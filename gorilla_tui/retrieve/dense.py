@@ -195,6 +195,8 @@ class DenseSide:
         mask = self.mask[rows]
         if not mask.any():
             return None
+        if len(rows) and rows[-1] - rows[0] == len(rows) - 1:  # one source: a view, no copy of its rows
+            return self.vectors[rows[0] : rows[-1] + 1] @ vec, mask
         return self.vectors[rows] @ vec, mask
 
 

@@ -1,4 +1,8 @@
-"""The retriever: code-aware tokenizer, BM25 over a sparse term-frequency matrix, and ApiIndex.search."""
+"""The retriever: code-aware tokenizer, BM25 over a sparse term-frequency matrix, and ApiIndex.search.
+
+A search scores from the index's postings (retrieve/bm25.py, numpy only) and parses only the docs it shows
+(store.LazyDocs); scipy builds the matrix at refresh time (term_matrix) and backs the reference scorer
+(Bm25Scorer), both imported only there (issue 20: a cold `search` in <= 0.3 s)."""
 
 from __future__ import annotations
 
@@ -9,19 +13,22 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-from scipy import sparse
 
 from gorilla_tui.errors import GorillaError, UsageError
 from gorilla_tui.pool.doc import ApiDoc
 from gorilla_tui.pool.metrics import Performance
 from gorilla_tui.pool.sources import load_manifests
 from gorilla_tui.retrieve import store
+from gorilla_tui.retrieve.bm25 import IDF_MODES, Bm25Params, Postings, PostingsScorer, idf_vector, top_k
 from gorilla_tui.retrieve.dense import DENSE_WEIGHT_KEY, W_BM25, W_DENSE, DenseSide, rrf
 from gorilla_tui.retrieve.metadata import PerformanceTable
 from gorilla_tui.types import Hit
+
+if TYPE_CHECKING:
+    from scipy import sparse
 
 #: Bumped when tokenize() or doc_text() change (an index built by another version must be rebuilt).
 #: 3: Unicode-aware (casefold, accents folded, non-ASCII letters kept in words), linear camelCase runs,
@@ -174,47 +181,6 @@ def doc_text(doc: ApiDoc, weights: dict[str, int] | None = None) -> str:
 # BM25 on a sparse matrix
 
 
-IDF_MODES = ("lucene", "okapi")
-
-
-@dataclass
-class Bm25Params:
-    """BM25 parameters. k1, b: Robertson & Zaragoza (2009), rank_bm25's defaults (1.5, 0.75).
-
-    idf "okapi": rank_bm25.BM25Okapi exactly, idf = ln((N - n + 0.5) / (n + 0.5)), negative values replaced
-    by epsilon * (mean idf). It degenerates on small corpora: with 2 docs every term gets idf 0 or a
-    negative floor, so all scores are zero or negative noise. idf "lucene" (default): Lucene's
-    BM25Similarity, idf = ln(1 + (N - n + 0.5) / (n + 0.5)), always > 0 and decreasing in n, equal to okapi
-    within ln(1 + (n + 0.5)/(N - n + 0.5)) for rare terms; rank order follows okapi on large pools.
-    """
-
-    k1: float = 1.5
-    b: float = 0.75
-    epsilon: float = 0.25
-    idf: str = "lucene"
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"k1": self.k1, "b": self.b, "epsilon": self.epsilon, "idf": self.idf}
-
-
-def idf_vector(df: np.ndarray, n_docs: int, params: Bm25Params) -> np.ndarray:
-    """Inverse document frequency per term (float64 array shaped like `df`, document counts).
-
-    Terms with df == 0 get 0 (they cannot score). See Bm25Params for the two formulas.
-    """
-    df = df.astype(np.float64)
-    present = df > 0
-    if params.idf == "okapi":
-        idf = np.log(n_docs - df + 0.5) - np.log(df + 0.5)
-        mean = float(idf[present].mean()) if present.any() else 0.0
-        idf = np.where(idf < 0, params.epsilon * mean, idf)
-    elif params.idf == "lucene":
-        idf = np.log1p((n_docs - df + 0.5) / (df + 0.5))
-    else:
-        raise ValueError(f"unknown idf mode {params.idf!r} (expected one of {IDF_MODES})")
-    return np.where(present, idf, 0.0)
-
-
 def term_matrix(
     token_lists: Iterable[Sequence[str]], vocab: dict[str, int] | None = None
 ) -> tuple[sparse.csr_matrix, dict[str, int]]:
@@ -224,6 +190,8 @@ def term_matrix(
     `token_lists` may be a generator: each doc's tokens are counted and dropped at once, and the postings
     go to compact int32 arrays, so building from 200k docs never holds every token list (that took ~1 GB).
     """
+    from scipy import sparse  # deferred: scipy (~0.2 s); built at refresh, never on the query path
+
     vocab = {} if vocab is None else vocab
     indptr = array("q", [0])
     indices = array("i")
@@ -246,7 +214,8 @@ def term_matrix(
 
 
 class Bm25Scorer:
-    """BM25 scores of a fixed set of docs, computed as one sparse matrix product per query.
+    """BM25 scores of a fixed set of docs, computed as one sparse matrix product per query: the reference
+    that bm25.PostingsScorer (what ApiIndex searches with) matches bit for bit; imports scipy.
 
     `tf`: term frequencies (n_docs x n_terms). At construction each non-zero tf(d, t) becomes its final
     contribution idf(t) * tf * (k1 + 1) / (tf + k1 * (1 - b + b * |d| / avgdl)) (|d| = tokens in d), stored
@@ -257,6 +226,8 @@ class Bm25Scorer:
     """
 
     def __init__(self, tf: sparse.csr_matrix, params: Bm25Params | None = None) -> None:
+        from scipy import sparse  # deferred: scipy (~0.2 s); the reference scorer, not the query path
+
         self.params = params or Bm25Params()
         n_docs = tf.shape[0]
         if n_docs == 0:
@@ -303,20 +274,6 @@ class Bm25Scorer:
         return np.asarray(sub @ np.asarray(counts, np.float64)).ravel()
 
 
-def top_k(scores: np.ndarray, k: int) -> list[tuple[int, float]]:
-    """(position, score) of the k best positive scores, best first; ties go to the earlier position."""
-    positive = np.flatnonzero(scores > 0)
-    if not len(positive) or k <= 0:
-        return []
-    if len(positive) > k:
-        part = positive[np.argpartition(-scores[positive], k - 1)[:k]]
-        # include every doc tied with the k-th score so the tie-break below is stable
-        kth = scores[part].min()
-        positive = positive[scores[positive] >= kth]
-    order = np.lexsort((positive, -scores[positive]))
-    return [(int(positive[i]), float(scores[positive[i]])) for i in order[:k]]
-
-
 # ---------------------------------------------------------------------------------------------------------
 # ApiIndex
 
@@ -346,34 +303,60 @@ GROUPS: tuple[frozenset[str], ...] = (frozenset({"torchhub", "tensorflowhub", "h
 ROUTING_MARGIN = 0.85
 
 
+#: How ApiIndex scores BM25: "postings" (bm25.PostingsScorer, numpy only: what every search uses) or
+#: "matrix" (Bm25Scorer over the scipy matrix: the reference the parity tests compare with).
+SCORINGS = ("postings", "matrix")
+
+
 @dataclass
 class ApiIndex:
-    """The searchable API pool: docs, their term-frequency matrix and vocabulary, per-source BM25 scorers,
+    """The searchable API pool: docs, their term frequencies and vocabulary, per-source BM25 scorers,
     and the dense side (retrieve/dense.py: vectors and embedder, when the index has them).
 
-    docs: every ApiDoc in index order; tf: term frequencies (len(docs) x len(vocab)); meta: what the refresh
+    docs: every ApiDoc in index order (a list, or store.LazyDocs for a stored index: a doc is parsed when
+    it is first read); tf: the scipy CSR term-frequency matrix (len(docs) x len(vocab)) of an index built in
+    memory, None for a loaded one (built from the postings on demand by term_frequencies()); postings: the
+    same counts column-major (bm25.Postings; derived from tf when not given); meta: what the refresh
     recorded (sources with counts, diagnostics, built time, sizes; see gorilla_tui.retrieve.refresh);
-    path: the version folder it was loaded from (None when built in memory).
+    path: the version folder it was loaded from (None when built in memory); source_names / source_codes:
+    the sources in index order and each doc's position in that list (int16 per doc; derived from docs when
+    not given, read from the store otherwise so no doc is parsed to route a search); scoring: see SCORINGS.
     Searching one source (hub) scores against that source's docs only, with that source's own IDF and
     average length (as a BM25 built on the hub alone, the way APIBench evaluates per hub).
     """
 
-    docs: list[ApiDoc]
-    tf: sparse.csr_matrix
+    docs: Sequence[ApiDoc]
+    tf: Any
     vocab: dict[str, int]
     params: Bm25Params = field(default_factory=Bm25Params)
     meta: dict[str, Any] = field(default_factory=dict)
     path: Path | None = None
-    _scorers: dict[str | None, tuple[np.ndarray, Bm25Scorer]] = field(default_factory=dict, repr=False)
+    _scorers: dict[Any, tuple[np.ndarray, Any]] = field(default_factory=dict, repr=False)
     dense: DenseSide | None = field(default=None, repr=False)
     routing: str = ROUTING
+    postings: Postings | None = field(default=None, repr=False)
+    source_names: list[str] | None = None
+    source_codes: np.ndarray | None = field(default=None, repr=False)
+    scoring: str = "postings"
+    #: one line for the person when the index was stored by an older version (read the slow way)
+    note: str = ""
 
     def __post_init__(self) -> None:
         if self.dense is None:
             self.dense = DenseSide(len(self.docs), self.path)
+        if self.postings is None:
+            if self.tf is None:
+                raise ValueError("ApiIndex needs tf or postings")
+            self.postings = Postings.from_matrix(self.tf)
+        if self.source_codes is None:
+            names: dict[str, int] = {}
+            codes = [names.setdefault(d.source, len(names)) for d in self.docs]
+            self.source_names = list(names)
+            self.source_codes = np.asarray(codes, np.int16)
 
     _performance: PerformanceTable | None = field(default=None, repr=False)
-    #: Each doc's dense weight in the fusion (dense_weights by its source), computed on first use.
+    #: Each doc's dense weight in the fusion (dense_weights by its source, through source_codes: no doc
+    #: parsed), computed on first use.
     _w_dense: np.ndarray | None = field(default=None, repr=False)
 
     def performance(self, doc: ApiDoc) -> Performance:
@@ -384,6 +367,14 @@ class ApiIndex:
             stored = PerformanceTable.load(self.path) if self.path is not None else None
             self._performance = stored or PerformanceTable()
         return self._performance.get(doc)
+
+    def term_frequencies(self) -> sparse.csr_matrix:
+        """The scipy CSR term-frequency matrix (len(docs) x len(vocab), float32): tf, or built from the
+        postings (and kept) for a loaded index. Imports scipy."""
+        if self.tf is None:
+            assert self.postings is not None
+            self.tf = self.postings.to_matrix()
+        return self.tf
 
     @classmethod
     def build(
@@ -412,7 +403,9 @@ class ApiIndex:
     @classmethod
     def load(cls, path: str | Path | None = None) -> ApiIndex:
         """Load the live index (default: get_paths().index_dir) or a version folder, with its dense
-        vectors when they are built (else they are picked up when they appear).
+        vectors when they are built (else they are picked up when they appear). Docs are parsed when
+        first read (store.LazyDocs); an index stored by an older store version is read whole, the old way,
+        with `note` saying so (refresh it to make searches fast again).
 
         Raises IndexMissingError (with a hint to run `gorilla-tui index --refresh`) when none is built,
         GorillaError when it is unreadable or was built by an incompatible version.
@@ -423,13 +416,33 @@ class ApiIndex:
                 f"the index at {stored.folder} uses an older tokenizer; rebuild it", hint=store.REBUILD_HINT
             )
         params = Bm25Params(**stored.meta.get("params", {}).get("bm25", {}))
-        vocab = {t: i for i, t in enumerate(stored.terms)}
-        return cls(stored.docs, stored.tf, vocab, params, stored.meta, stored.folder)
+        vocab = dict(zip(stored.terms, range(len(stored.terms)), strict=True))  # 3x a comprehension's speed
+        postings = None
+        if stored.postings is not None:
+            postings = Postings(
+                stored.postings["indptr"],
+                stored.postings["rows"],
+                stored.postings["tf"],
+                stored.postings["lengths"],
+            )
+        index = cls(
+            stored.docs,
+            stored.tf,
+            vocab,
+            params,
+            stored.meta,
+            stored.folder,
+            postings=postings,
+            source_names=stored.source_names,
+            source_codes=stored.source_codes,
+        )
+        index.note = stored.note
+        return index
 
     @property
     def sources(self) -> list[str]:
         """Source short names in index order (e.g. ["torchhub", "tensorflowhub", "huggingface", "apizoo"])."""
-        return list(dict.fromkeys(d.source for d in self.docs))
+        return list(self.source_names or [])
 
     def dense_state(self) -> dict[str, Any]:
         """Whether searches are hybrid: {"state": "ready" | "building" | "off" | "failed", "note": one line
@@ -444,24 +457,31 @@ class ApiIndex:
         rows, _ = self._scorer(hub)
         return [self.docs[i] for i in rows]
 
-    def _scorer(self, hub: str | None) -> tuple[np.ndarray, Bm25Scorer]:
+    def _rows(self, hub: Any) -> np.ndarray:
+        """Index rows (ascending) of every doc (hub None), of source `hub`, or of a tuple of sources."""
+        assert self.source_codes is not None and self.source_names is not None
+        if hub is None:
+            return np.arange(len(self.source_codes))
+        members = hub if isinstance(hub, tuple) else (hub,)  # a tuple: a group of sources (routing)
+        codes = [self.source_names.index(m) for m in members if m in self.source_names]
+        rows = np.flatnonzero(np.isin(self.source_codes, codes))
+        if not len(rows) and not isinstance(hub, tuple):
+            known = ", ".join(self.sources) or "none"
+            raise UsageError(f"unknown source {hub!r} (this index has: {known})")
+        return rows
+
+    def _scorer(self, hub: Any) -> tuple[np.ndarray, Any]:
         hub = hub or None
         cached = self._scorers.get(hub)
         if cached is None:
-            if hub is None:
-                rows = np.arange(len(self.docs))
-            elif isinstance(hub, tuple):  # a group of sources (routing)
-                members = set(hub)
-                rows = np.flatnonzero(
-                    np.fromiter((d.source in members for d in self.docs), bool, len(self.docs))
-                )
+            rows = self._rows(hub)
+            if self.scoring == "matrix":
+                tf = self.term_frequencies()
+                scorer: Any = Bm25Scorer(tf if hub is None else tf[rows], self.params)
             else:
-                rows = np.flatnonzero(np.fromiter((d.source == hub for d in self.docs), bool, len(self.docs)))
-                if not len(rows):
-                    known = ", ".join(self.sources) or "none"
-                    raise UsageError(f"unknown source {hub!r} (this index has: {known})")
-            tf = self.tf if hub is None else self.tf[rows]
-            cached = self._scorers[hub] = (rows, Bm25Scorer(tf, self.params))
+                assert self.postings is not None
+                scorer = PostingsScorer(self.postings, rows, self.params)
+            cached = self._scorers[hub] = (rows, scorer)
         return cached
 
     def scores(self, query: str, hub: str | None = None) -> tuple[np.ndarray, np.ndarray]:
@@ -513,9 +533,10 @@ class ApiIndex:
         if dense is None:
             return rows, bm25, bm25, None
         if self._w_dense is None:
+            assert self.source_names is not None and self.source_codes is not None
             weights = self.dense_weights()
-            per_doc = (weights.get(d.source, W_DENSE) for d in self.docs)
-            self._w_dense = np.fromiter(per_doc, float, len(self.docs))
+            per_source = np.array([weights.get(s, W_DENSE) for s in self.source_names], float)
+            self._w_dense = per_source[self.source_codes]
         return rows, rrf(bm25, dense[0], dense[1], weights=(W_BM25, self._w_dense[rows])), bm25, dense
 
     def dense_weights(self) -> dict[str, float]:
@@ -547,7 +568,7 @@ class ApiIndex:
         sources = self.sources
         if hub or len(sources) < 2 or self.routing == "global":
             rows, fused, bm25, _ = self.ranked(query, hub)
-            return self._hits(rows, fused, bm25, k)
+            return self._as_hits(self._top(rows, fused, bm25, k))
         # "source" routing: groups of sources (GROUPS; any other source alone) in the order of their best
         # source_scores, each ranked alone (fused with dense)
         best = self.source_scores(query)
@@ -558,10 +579,10 @@ class ApiIndex:
             if members not in groups:
                 groups.append(members)
         scores = [max(best[m] for m in members) for members in groups]
-        per_group: list[list[Hit]] = []
+        per_group: list[list[tuple[int, float]]] = []  # (index row, BM25 score): docs are read at the end
         for members in groups:
             rows, fused, bm25, _ = self.ranked(query, members[0] if len(members) == 1 else members)
-            per_group.append(self._hits(rows, fused, bm25, k))
+            per_group.append(self._top(rows, fused, bm25, k))
             if sum(map(len, per_group)) >= k and len(per_group) >= 2:
                 break
         order = [h for group in per_group for h in group]
@@ -570,12 +591,16 @@ class ApiIndex:
             first, second = per_group[0], per_group[1]
             order = first[:1] + second[:1] + first[1:] + second[1:]
             order += [h for group in per_group[2:] for h in group]
-        return [Hit(h.doc, h.score, rank) for rank, h in enumerate(order[:k], start=1)]
+        return self._as_hits(order[:k])
 
-    def _hits(self, rows: np.ndarray, fused: np.ndarray, bm25: np.ndarray, k: int) -> list[Hit]:
+    def _top(self, rows: np.ndarray, fused: np.ndarray, bm25: np.ndarray, k: int) -> list[tuple[int, float]]:
+        """(index row, BM25 score) of the k best fused scores of one pool, best first."""
+        return [(int(rows[pos]), float(bm25[pos])) for pos, _ in top_k(fused, k)]
+
+    def _as_hits(self, top: list[tuple[int, float]]) -> list[Hit]:
+        """Hits (1-based ranks) of (index row, BM25 score) pairs: only these docs are read (LazyDocs)."""
         return [
-            Hit(doc=self.docs[rows[pos]], score=float(bm25[pos]), rank=rank)
-            for rank, (pos, _) in enumerate(top_k(fused, k), start=1)
+            Hit(doc=self.docs[row], score=score, rank=rank) for rank, (row, score) in enumerate(top, start=1)
         ]
 
 
@@ -620,6 +645,10 @@ def iter_terms(docs: Iterable[ApiDoc]) -> Iterable[list[str]]:
 __all__ = [
     "ApiIndex",
     "Bm25Params",
+    "IDF_MODES",
+    "Postings",
+    "PostingsScorer",
+    "SCORINGS",
     "Bm25Scorer",
     "FIELD_WEIGHTS",
     "MAX_TOKEN_CHARS",

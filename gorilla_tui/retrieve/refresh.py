@@ -430,7 +430,7 @@ def _live_tokens(previous: Previous) -> Callable[[ApiDoc], list[str] | None] | N
     terms = [""] * len(live.vocab)
     for term, col in live.vocab.items():
         terms[col] = term
-    tf = live.tf
+    tf = live.term_frequencies()  # a loaded index keeps postings; the CSR matrix is built here (scipy)
 
     def tokens(doc: ApiDoc) -> list[str] | None:
         i = rows.get(id(doc))

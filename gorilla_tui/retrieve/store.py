@@ -8,16 +8,15 @@ import json
 import os
 import shutil
 import tempfile
+import threading
 import time
 import zipfile
 import zlib
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
-
-from filelock import FileLock, Timeout
 
 from gorilla_tui.errors import GorillaError, IndexMissingError
 from gorilla_tui.paths import get_paths
@@ -27,8 +26,19 @@ if TYPE_CHECKING:
     import numpy as np
     from scipy import sparse
 
-#: Bumped when the files of a version folder change shape; an older index must be rebuilt.
-STORE_VERSION = 1
+#: Bumped when the files of a version folder change shape. 2: docs.jsonl (one doc per line, parsed on
+#: demand through the offsets in postings.npz) and postings.npz (the term frequencies column-major, doc
+#: lengths and sources) instead of docs.json and tf.npz, so a search parses only the docs it shows and
+#: never imports scipy (issue 20). Version 1 is still read, whole and the old way (READABLE_VERSIONS), with
+#: a note; any other version must be rebuilt.
+STORE_VERSION = 2
+READABLE_VERSIONS = (1, 2)
+DOCS_FILE, POSTINGS_FILE = "docs.jsonl", "postings.npz"
+#: What ApiIndex.note says about an index stored by store version 1.
+OLD_STORE_NOTE = (
+    "this index was stored by an older gorilla-tui (store version 1): it is read whole, which is slower; "
+    "`gorilla-tui index --refresh` rewrites it"
+)
 POINTER = "CURRENT"
 LOCK = "refresh.lock"
 #: Written by the lock holder: "PID START_EPOCH_SECONDS" (what a waiting refresh reports).
@@ -77,6 +87,8 @@ def refresh_lock(
     PID N for M s to finish"). Raises GorillaError when it cannot be acquired in time
     ("lock held by PID N for M s") or the folder cannot be written (index_write_error).
     """
+    from filelock import FileLock, Timeout  # deferred: filelock (~0.015 s); search and check never lock
+
     root = index_root(root)
     try:
         root.mkdir(parents=True, exist_ok=True)
@@ -182,20 +194,37 @@ def _alive(pid: int) -> bool:
 
 
 def write_version(
-    folder: Path, docs: list[ApiDoc], tf: sparse.csr_matrix, vocab: dict[str, int], meta: dict[str, Any]
+    folder: Path, docs: Sequence[ApiDoc], tf: sparse.csr_matrix, vocab: dict[str, int], meta: dict[str, Any]
 ) -> dict[str, int]:
-    """Write one index version into `folder`: docs.json (list of ApiDoc dicts), tf.npz (CSR term
-    frequencies), vocab.json (terms in column order), meta.json (meta + store version + file sizes).
-    Every file is fsync'ed. Returns the file sizes in bytes."""
-    from scipy import sparse  # deferred: numpy/scipy (~0.25 s); `check` reads CURRENT here (issue 20)
+    """Write one index version (STORE_VERSION 2) into `folder`: docs.jsonl (one ApiDoc dict per line),
+    postings.npz (uncompressed npz: `indptr` int64, `rows` int32, `tf` float32: the term frequencies of
+    `tf` column-major; `lengths` float32 tokens per doc; `offsets` int64 (n_docs + 1) byte offsets of the
+    lines of docs.jsonl; `source_codes` int16 per doc into `source_names`, the sources in index order),
+    vocab.json (terms in column order), meta.json (meta + store version + file sizes). Every file is
+    fsync'ed. Returns the file sizes in bytes."""
+    import numpy as np  # deferred: numpy; `check` reads CURRENT from this module (issue 20)
+
+    from gorilla_tui.retrieve.bm25 import Postings  # deferred: numpy; only refresh writes
 
     terms = [""] * len(vocab)
     for term, col in vocab.items():
         terms[col] = term
-    _write_docs(folder / "docs.json", docs)
+    offsets = _write_docs(folder / DOCS_FILE, docs)
     _write(folder / "vocab.json", json.dumps(terms, ensure_ascii=False).encode())
-    with open(folder / "tf.npz", "wb") as fh:
-        sparse.save_npz(fh, tf.tocsr(), compressed=False)
+    post = Postings.from_matrix(tf)
+    names: dict[str, int] = {}
+    codes = np.asarray([names.setdefault(d.source, len(names)) for d in docs], np.int16)
+    with open(folder / POSTINGS_FILE, "wb") as fh:
+        np.savez(
+            fh,
+            indptr=post.indptr,
+            rows=post.rows,
+            tf=post.tf,
+            lengths=post.lengths,
+            offsets=np.asarray(offsets, np.int64),
+            source_codes=codes,
+            source_names=np.asarray(list(names) or [""], dtype=str)[: len(names)],
+        )
         fh.flush()
         os.fsync(fh.fileno())
     sizes = {p.name: p.stat().st_size for p in folder.iterdir()}
@@ -234,35 +263,154 @@ def read_meta(root: Path | None = None) -> tuple[Path, dict[str, Any]]:
     return folder, _read_json(folder / "meta.json")
 
 
+class LazyDocs(Sequence[ApiDoc]):
+    """The docs of a stored index (docs.jsonl), each parsed into an ApiDoc when first read and kept.
+
+    offsets: int64 (n_docs + 1), doc i is the bytes offsets[i]:offsets[i + 1] of the file. The file is
+    opened once, here, and kept open, so a long-lived index (the TUI) still reads its docs after a later
+    refresh has removed its version folder (POSIX keeps an open file's data). Iterating parses every doc
+    (refresh, `check` without lookup, the validator of a whole pool).
+
+    Raises:
+        GorillaError: the file cannot be opened, or a line is damaged when it is read.
+    """
+
+    def __init__(self, path: Path, offsets: Any) -> None:
+        self.path = path
+        self.offsets = [int(o) for o in offsets]
+        self._cache: dict[int, ApiDoc] = {}
+        self._lock = threading.Lock()
+        try:
+            self._fh = open(path, "rb")  # noqa: SIM115 - kept open for the life of the index (see above)
+        except OSError as e:
+            raise GorillaError(
+                f"cannot read {path} ({e.strerror or e}); rebuild the index", hint=_HINT
+            ) from None
+
+    def __len__(self) -> int:
+        return len(self.offsets) - 1
+
+    def _read(self, start: int, size: int) -> bytes:
+        """`size` bytes at `start` (os.pread: no shared file position between threads; seek + read under
+        a lock where the OS has no pread, Windows)."""
+        if hasattr(os, "pread"):
+            return os.pread(self._fh.fileno(), size, start)
+        with self._lock:  # pragma: no cover - Windows
+            self._fh.seek(start)
+            return self._fh.read(size)
+
+    def _parse(self, i: int, data: bytes) -> ApiDoc:
+        try:
+            doc = ApiDoc.from_dict(json.loads(data))
+        except _DAMAGED as e:
+            raise GorillaError(f"the index at {self.path.parent} is damaged (doc {i}: {e}); rebuild it",
+                               hint=_HINT) from None  # fmt: skip
+        self._cache[i] = doc
+        return doc
+
+    def __getitem__(self, i: Any) -> Any:
+        if isinstance(i, slice):
+            return [self[j] for j in range(*i.indices(len(self)))]
+        i = int(i)
+        if i < 0:
+            i += len(self)
+        if not 0 <= i < len(self):
+            raise IndexError(f"doc {i} out of range ({len(self)} docs)")
+        doc = self._cache.get(i)
+        if doc is None:
+            start, stop = self.offsets[i], self.offsets[i + 1]
+            doc = self._parse(i, self._read(start, stop - start))
+        return doc
+
+    def __iter__(self) -> Iterator[ApiDoc]:
+        n = len(self)
+        if len(self._cache) < n:
+            data = self._read(0, self.offsets[-1])
+            for i in range(n):
+                if i not in self._cache:
+                    self._parse(i, data[self.offsets[i] : self.offsets[i + 1]])
+        return (self._cache[i] for i in range(n))
+
+    def __del__(self) -> None:
+        with contextlib.suppress(Exception):
+            self._fh.close()
+
+
 @dataclass
 class StoredIndex:
     """The arrays and metadata of one stored index version, as read_stored gives them: folder (the
-    version folder), meta (meta.json), docs (docs.json), terms (vocab.json, column order of tf) and tf (the
-    term-frequency matrix, docs x terms, float32). retrieve.index.ApiIndex wraps it and checks the
+    version folder), meta (meta.json), docs (LazyDocs over docs.jsonl; a list for store version 1), terms
+    (vocab.json, column order of the term frequencies), postings (the arrays of postings.npz: indptr, rows,
+    tf, lengths; None for version 1), tf (version 1 only: the scipy CSR term-frequency matrix, docs x
+    terms, float32; else None), source_names / source_codes (None for version 1: derived from the docs)
+    and note (OLD_STORE_NOTE for version 1, else ""). retrieve.index.ApiIndex wraps it and checks the
     tokenizer version."""
 
     folder: Path
     meta: dict[str, Any]
-    docs: list[ApiDoc]
+    docs: Sequence[ApiDoc]
     terms: list[str]
-    tf: sparse.csr_matrix
+    tf: sparse.csr_matrix | None = None
+    postings: dict[str, np.ndarray] | None = None
+    source_names: list[str] | None = None
+    source_codes: np.ndarray | None = None
+    note: str = ""
 
 
 def read_stored(path: Path | None = None) -> StoredIndex:
     """Read an index version: `path` may be the index root (holding CURRENT) or a version folder; default
-    the user's index. Raises IndexMissingError when none is built, GorillaError when it was written by
-    another store version or is damaged or inconsistent."""
-    import numpy as np  # deferred: numpy/scipy (~0.25 s); `check` reads CURRENT here (issue 20)
-    from scipy import sparse
-
+    the user's index. Store version 2 is read without parsing the docs (LazyDocs) nor importing scipy;
+    version 1 the old way (every doc, scipy), with a note. Raises IndexMissingError when none is built,
+    GorillaError when it was written by another store version or is damaged or inconsistent."""
     folder = path if path is not None and (path / "meta.json").is_file() else _live(path)
     meta = _read_json(folder / "meta.json")
     if not isinstance(meta, dict):
         raise GorillaError(
             f"the index at {folder} is damaged (meta.json is not an object); rebuild it", hint=_HINT
         )
-    if meta.get("store_version") != STORE_VERSION:
+    version = meta.get("store_version")
+    if version not in READABLE_VERSIONS:
         raise GorillaError(f"the index at {folder} was built by another version of gorilla-tui", hint=_HINT)
+    if version == 1:
+        return _read_v1(folder, meta)
+    import numpy as np  # deferred: numpy; `check` reads CURRENT from this module (issue 20)
+
+    try:
+        terms = _read_json(folder / "vocab.json")
+        with np.load(folder / POSTINGS_FILE) as npz:
+            arrays = {name: npz[name] for name in _POSTINGS_ARRAYS}
+        n_docs = len(arrays["lengths"])
+        if not isinstance(terms, list) or len(arrays["indptr"]) != len(terms) + 1:
+            raise ValueError("vocab.json does not fit the postings")
+        per_doc = {len(arrays["source_codes"]), len(arrays["offsets"]) - 1}
+        if per_doc != {n_docs}:
+            raise ValueError("the offsets or sources do not fit the docs")
+        names = [str(n) for n in arrays["source_names"]]
+        if n_docs and not 0 <= int(arrays["source_codes"].max()) < len(names):
+            raise ValueError("a doc's source is not in the list")
+        if int(arrays["offsets"][-1]) != (folder / DOCS_FILE).stat().st_size:
+            raise ValueError(f"{DOCS_FILE} does not fit its offsets")
+        from gorilla_tui.retrieve.bm25 import Postings  # deferred: numpy (see above)
+
+        Postings(arrays["indptr"], arrays["rows"], arrays["tf"], arrays["lengths"]).check()
+    except _DAMAGED as e:
+        why = str(e).splitlines()[0][:120] if str(e).strip() else type(e).__name__
+        raise GorillaError(f"the index at {folder} is damaged ({why}); rebuild it", hint=_HINT) from None
+    docs = LazyDocs(folder / DOCS_FILE, arrays.pop("offsets"))
+    codes = arrays.pop("source_codes")
+    del arrays["source_names"]
+    return StoredIndex(folder, meta, docs, terms, None, arrays, names, codes)
+
+
+#: Arrays of postings.npz (write_version).
+_POSTINGS_ARRAYS = ("indptr", "rows", "tf", "lengths", "offsets", "source_codes", "source_names")
+
+
+def _read_v1(folder: Path, meta: dict[str, Any]) -> StoredIndex:
+    """Store version 1 (docs.json, tf.npz), read whole as before issue 20 (slower: every doc, scipy)."""
+    import numpy as np  # deferred: numpy/scipy (~0.25 s); only an index of store version 1
+    from scipy import sparse  # deferred: see above
+
     try:
         docs = [ApiDoc.from_dict(d) for d in _read_json(folder / "docs.json")]
         terms = _read_json(folder / "vocab.json")
@@ -273,16 +421,19 @@ def read_stored(path: Path | None = None) -> StoredIndex:
     if tf.shape != (len(docs), len(terms)):
         raise GorillaError(f"the index at {folder} is inconsistent; rebuild it", hint=_HINT)
     tf.data = tf.data.astype(np.float32, copy=False)
-    return StoredIndex(folder, meta, docs, terms, tf)
+    return StoredIndex(folder, meta, docs, terms, tf, note=OLD_STORE_NOTE)
 
 
 # ---------------------------------------------------------------------------------------------------------
 # dense vectors: stored beside a version's BM25 files, and a cache by content hash across versions
 
-#: Files of a version folder holding its dense vectors: VECTORS (npz: `vectors` float32 n_docs x dim,
-#: `mask` bool n_docs, True where a doc has a vector) and DENSE_META (embedder spec/name, dim, counts). Both
-#: are written aside and renamed in (os.replace), DENSE_META last, so a reader sees all or nothing.
-VECTORS, DENSE_META = "vectors.npz", "dense.json"
+#: Files of a version folder holding its dense vectors: VECTORS (npy: float32 n_docs x dim, memory-mapped
+#: when read, so a search touches only the rows it scores), MASK (npy: bool n_docs, True where a doc has a
+#: vector) and DENSE_META (embedder spec/name, dim, counts). All are written aside and renamed in
+#: (os.replace), DENSE_META last, so a reader sees all or nothing. LEGACY_VECTORS: the npz (`vectors`,
+#: `mask`) written before issue 20, still read.
+VECTORS, MASK, DENSE_META = "vectors.npy", "mask.npy", "dense.json"
+LEGACY_VECTORS = "vectors.npz"
 #: Progress of the embedding of a version (JSON {"done", "total", "embedder", "error"}), rewritten per batch;
 #: lets another process (the TUI) show "embedding n/m" until DENSE_META appears.
 DENSE_PROGRESS = "dense-progress.json"
@@ -302,12 +453,13 @@ def write_vectors(folder: Path, vectors: np.ndarray, mask: np.ndarray, info: dic
     if not folder.is_dir():
         raise GorillaError(f"the index version {folder.name} was replaced before its vectors were ready")
     try:
-        tmp = folder / (VECTORS + ".tmp")
-        with open(tmp, "wb") as fh:
-            np.savez(fh, vectors=np.asarray(vectors, np.float32), mask=np.asarray(mask, bool))
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, folder / VECTORS)
+        for name, array in ((VECTORS, np.asarray(vectors, np.float32)), (MASK, np.asarray(mask, bool))):
+            tmp = folder / (name + ".tmp")
+            with open(tmp, "wb") as fh:
+                np.save(fh, array)
+                fh.flush()
+                os.fsync(fh.fileno())
+            os.replace(tmp, folder / name)
         _write(folder / (DENSE_META + ".tmp"), json.dumps(info, ensure_ascii=False, indent=1).encode())
         os.replace(folder / (DENSE_META + ".tmp"), folder / DENSE_META)
         (folder / DENSE_PROGRESS).unlink(missing_ok=True)
@@ -317,7 +469,8 @@ def write_vectors(folder: Path, vectors: np.ndarray, mask: np.ndarray, info: dic
 
 def read_vectors(folder: Path, n_docs: int) -> tuple[np.ndarray, np.ndarray, dict[str, Any]] | None:
     """(vectors, mask, info) of the version `folder`, or None when it has none yet or they do not fit its
-    n_docs docs (a damaged or foreign file is ignored: the index then answers with BM25 alone)."""
+    n_docs docs (a damaged or foreign file is ignored: the index then answers with BM25 alone). The
+    vectors are memory-mapped (read-only) from VECTORS, or read whole from LEGACY_VECTORS."""
     import numpy as np  # deferred: numpy; `check` reads the store without vectors
 
     meta_path = folder / DENSE_META
@@ -325,8 +478,14 @@ def read_vectors(folder: Path, n_docs: int) -> tuple[np.ndarray, np.ndarray, dic
         return None
     try:
         info = json.loads(meta_path.read_bytes())
-        with np.load(folder / VECTORS) as npz:
-            vectors, mask = npz["vectors"].astype(np.float32, copy=False), npz["mask"].astype(bool)
+        if (folder / VECTORS).is_file():
+            vectors = np.load(folder / VECTORS, mmap_mode="r")
+            mask = np.load(folder / MASK).astype(bool)
+            if vectors.dtype != np.float32:
+                return None
+        else:
+            with np.load(folder / LEGACY_VECTORS) as npz:
+                vectors, mask = npz["vectors"].astype(np.float32, copy=False), npz["mask"].astype(bool)
     except _DAMAGED:
         return None
     if vectors.ndim != 2 or vectors.shape[0] != n_docs or mask.shape != (n_docs,):
@@ -432,15 +591,18 @@ def _read_json(path: Path) -> Any:
         raise GorillaError(f"cannot read {path} ({e}); rebuild the index", hint=_HINT) from None
 
 
-def _write_docs(path: Path, docs: list[ApiDoc]) -> None:
-    """docs.json written one doc at a time (a single json.dumps of 200k docs held ~800 MB at once)."""
-    with open(path, "w", encoding="utf-8") as fh:
-        fh.write("[")
-        for i, d in enumerate(docs):
-            fh.write(("," if i else "") + json.dumps(d.to_dict(), ensure_ascii=False))
-        fh.write("]")
+def _write_docs(path: Path, docs: Sequence[ApiDoc]) -> list[int]:
+    """docs.jsonl written one doc (one line) at a time (a single json.dumps of 200k docs held ~800 MB at
+    once). Returns the byte offset of each line and the file's size (n_docs + 1 numbers)."""
+    offsets = [0]
+    with open(path, "wb") as fh:
+        for d in docs:
+            line = json.dumps(d.to_dict(), ensure_ascii=False).encode() + b"\n"  # JSON escapes newlines
+            fh.write(line)
+            offsets.append(offsets[-1] + len(line))
         fh.flush()
         os.fsync(fh.fileno())
+    return offsets
 
 
 def _write(path: Path, data: bytes) -> None:

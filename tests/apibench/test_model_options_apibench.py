@@ -64,7 +64,7 @@ def test_help_lists_the_shared_flags(name, tmp_path, apibench, capsys):
 def test_select_by_grammar_reaches_the_pipeline(apibench, monkeypatch, capsys):
     """`ask --select-by grammar` on a real Torch Hub index: the Settings handed to the backend factory and the
     pipeline carry it, and the answer is one of the hits (ScriptedBackend stands in for the model)."""
-    from gorilla_tui import services
+    from gorilla_tui.model import backend as model_backend
     from gorilla_tui.model.scripted import ScriptedBackend
 
     assert main(["index", "--refresh", "--from", str(apibench), "--only", "torchhub"]) == 0
@@ -87,7 +87,7 @@ def test_select_by_grammar_reaches_the_pipeline(apibench, monkeypatch, capsys):
         backends.append(ScriptedBackend([answer]))
         return backends[-1]
 
-    monkeypatch.setattr(services, "open_backend", open_backend)  # the one place that opens a backend
+    monkeypatch.setattr(model_backend, "open_backend", open_backend)  # services opens backends through it
     rc = main(
         ["ask", VIDEO_TASK, "--json", "--hub", "torchhub", "--mode", "select", "--select-by", "grammar"]
     )

@@ -95,7 +95,7 @@ def test_permission_and_any_other_failure_remove_the_build_folder(
     root = index_store.index_root()
 
     def denied(folder: Path, *args, **kwargs):
-        raise PermissionError(errno.EACCES, "Permission denied", str(folder / "docs.json"))
+        raise PermissionError(errno.EACCES, "Permission denied", str(folder / "docs.jsonl"))
 
     monkeypatch.setattr(index_store, "write_version", denied)
     with pytest.raises(GorillaError, match=f"^permission denied: cannot write the index in {root} "):
@@ -104,7 +104,7 @@ def test_permission_and_any_other_failure_remove_the_build_folder(
     monkeypatch.undo()
 
     def boom(folder: Path, root: Path | None = None) -> Path:
-        assert folder.is_dir() and (folder / "tf.npz").exists()
+        assert folder.is_dir() and (folder / "postings.npz").exists()
         raise RuntimeError("a bug while publishing")
 
     monkeypatch.setattr(index_store, "publish", boom)
@@ -163,7 +163,7 @@ def test_a_damaged_live_index_is_rebuilt_from_the_sources_without_clean(
     mine = _mine(tmp_path, 3)
     refresh(mirrors=[api], only=["torchhub"], user_paths=[mine])
     for damage in (b"", b"PK\x03\x04garbage", None):  # emptied, overwritten, truncated
-        tf = index_store.current_version() / "tf.npz"
+        tf = index_store.current_version() / "postings.npz"
         tf.write_bytes(tf.read_bytes()[: tf.stat().st_size // 2] if damage is None else damage)
         with pytest.raises(GorillaError, match="is damaged"):  # one line, never BadZipFile/EOFError
             ApiIndex.load()
@@ -187,10 +187,10 @@ def test_emptied_docs_json_keeps_apizoo_by_reading_it_again_or_says_what_was_dro
     zoo = tmp_path / "apizoo"
     shutil.copytree(apizoo, zoo)
     refresh(mirrors=[api, zoo], only=["torchhub", "apizoo"])
-    (index_store.current_version() / "docs.json").write_text("")
+    (index_store.current_version() / "docs.jsonl").write_text("")
     report = refresh(mirrors=[api], only=["torchhub"])
     assert {r["name"]: r["loaded"] for r in report.sources}["apizoo"] == 396  # read again from its folder
-    (index_store.current_version() / "docs.json").write_text("")
+    (index_store.current_version() / "docs.jsonl").write_text("")
     shutil.rmtree(zoo)  # its folder is gone: dropped, and the refresh says how many and from where
     report = refresh(mirrors=[api], only=["torchhub"])
     assert "apizoo" not in report.index.sources

@@ -150,8 +150,8 @@ def test_index_round_trip_and_missing(apibench: Path) -> None:
     meta = loaded.meta
     row = meta["sources"][0]
     assert (row["name"], row["loaded"], row["flagged"], row["skipped"]) == ("torchhub", 94, 7, 0)
-    assert len(meta["flagged"]) == 7 and meta["sizes"]["docs.json"] > 0 and meta["built_at"]
-    (report.path / "tf.npz").write_bytes(b"garbage")
+    assert len(meta["flagged"]) == 7 and meta["sizes"]["docs.jsonl"] > 0 and meta["built_at"]
+    (report.path / "postings.npz").write_bytes(b"garbage")
     with pytest.raises(GorillaError, match="damaged"):
         ApiIndex.load()
 

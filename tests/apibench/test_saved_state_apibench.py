@@ -82,10 +82,10 @@ def test_garbage_source_is_refused_and_the_index_stays_small(index: Path, apiben
     assert "--max-source-mb go with --refresh" in _one_line_error(capsys.readouterr().err)
 
 
-def test_corrupt_tf_npz_search_says_so_and_refresh_mends_it_without_clean(
+def test_corrupt_postings_npz_search_says_so_and_refresh_mends_it_without_clean(
     index: Path, apibench: Path, capsys
 ):
-    (index_store.current_version() / "tf.npz").write_bytes(b"PK\x03\x04 not a zip any more")
+    (index_store.current_version() / "postings.npz").write_bytes(b"PK\x03\x04 not a zip any more")
     assert main(["search", "detect objects in an image"]) == 2
     assert "is damaged" in _one_line_error(capsys.readouterr().err)
     assert main(["index", "--refresh", "--from", str(apibench / "api"), "--only", "huggingface"]) == 0

