@@ -229,6 +229,16 @@ def framework_matches(wanted: str, source: str, framework: str) -> bool:
     return source in spec[1] or any(word in field for word in spec[2])
 
 
+def without_frameworks(task: str) -> str:
+    """`task` with the words that name a framework (FRAMEWORKS) taken out, spaces collapsed; "" when
+    nothing else is left. Inside that framework's own hub the words carry no information but still score:
+    "summarize a text with hugging face" searched in Hugging Face alone matched "face" (text-to-video and
+    face models) before any summarization doc, on the default index."""
+    for _key, rx in _FRAMEWORK_RES:
+        task = rx.sub(" ", task)
+    return " ".join(task.split())
+
+
 def _frameworks_in(text: str) -> list[Constraint]:
     """Framework constraints named in `text` ("using pytorch", "a tf hub model"), in FRAMEWORKS order."""
     out = []

@@ -7,7 +7,14 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from gorilla_tui.pool.metrics import Measure, Performance, normalise_performance, provider_id, select_variant
-from gorilla_tui.retrieve.constraint_parse import DEVICES, FRAMEWORKS, OPS, Constraint, parse_constraints
+from gorilla_tui.retrieve.constraint_parse import (
+    DEVICES,
+    FRAMEWORKS,
+    OPS,
+    Constraint,
+    parse_constraints,
+    without_frameworks,
+)
 from gorilla_tui.types import Hit
 
 #: doc -> its normalised Performance (ApiIndex.performance: the table stored at refresh).
@@ -325,15 +332,17 @@ def _candidates(index: Any, task: str, n: int, hub: str | None, constraints: lis
     by the hits of each hub a framework constraint names (searched alone: with every source in one index,
     source routing ranks the three model hubs as one group, where "... with pytorch" can get only
     TensorFlow Hub and Hugging Face docs among its top n). Duplicates keep their first place; ranks are
-    renumbered 1.. in the merged order."""
-    hits = index.search(task, k=n, hub=hub)
+    renumbered 1.. in the merged order. A search inside one hub (the named ones, or `hub`) is given the task
+    without its framework words (without_frameworks): they name the hub, not the API."""
     named = [
         s for c in constraints if c.metric == "framework" for s in FRAMEWORKS[str(c.value)][1]
     ]  # fmt: skip
+    in_hub = (without_frameworks(task) or task) if named else task
+    hits = index.search(in_hub if hub else task, k=n, hub=hub)
     named = [s for s in dict.fromkeys(named) if s in getattr(index, "sources", ())]
     if hub or not named:
         return hits
     merged: dict[str, Hit] = {}
-    for h in [h for s in named for h in index.search(task, k=n, hub=s)] + hits:
+    for h in [h for s in named for h in index.search(in_hub, k=n, hub=s)] + hits:
         merged.setdefault(h.doc.id, h)
     return [Hit(h.doc, h.score, rank) for rank, h in enumerate(merged.values(), start=1)]

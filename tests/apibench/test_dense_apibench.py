@@ -207,3 +207,24 @@ def test_a_bad_embedder_spec_is_a_usage_error_before_any_work(
         assert main(argv) == 2
         assert "embedder" in capsys.readouterr().err
     assert index_store.current_version() is None  # nothing was built
+
+
+@pytest.mark.parametrize("words", ["with hugging face", "using transformers"])
+def test_framework_words_do_not_steer_the_search_inside_its_hub(
+    dense: Path, apibench: Path, embedder: E5Embedder, words: str
+) -> None:
+    """The words that name the framework are not searched for inside its hub (constraint_parse
+    without_frameworks): on the hybrid Hugging Face pool, "summarize a text with hugging face" once put
+    text-to-video and text-generation docs first (the dense side read "hugging face"), and "... using
+    transformers" a translation doc; without the words every top hit is a summarization doc."""
+    from gorilla_tui.retrieve.constraints import search_with_constraints
+
+    hf = load_file(apibench / "api" / "huggingface_api.jsonl", "huggingface", "apibench").docs
+    docs = [*hf, *load_file(apibench / "api" / "torchhub_api.jsonl", "torchhub", "apibench").docs]
+    index = ApiIndex.build(docs)
+    vectors, _ = embed_docs(docs, embedder)
+    index.dense.attach(vectors, np.ones(len(docs), bool), {"name": embedder.name}, embedder)
+    result = search_with_constraints(index, f"summarize a text {words}", k=3)
+    assert [h.doc.source for h in result.hits] == ["huggingface"] * 3
+    calls = [h.doc.api_call for h in result.hits]
+    assert all("summar" in (h.doc.api_call + h.doc.api_name).lower() for h in result.hits), calls
