@@ -144,9 +144,6 @@ def build_root(cfg: dict) -> None:
     for name, target in cfg["symlinks"]:  # /bin -> usr/bin on merged-/usr systems
         os.makedirs(os.path.dirname(new + name), exist_ok=True)
         os.symlink(target, new + name)
-    for path in cfg["expose"]:
-        if os.path.exists(path):
-            _bind(path, new + path, readonly=True)
     # one size-limited tmpfs holds everything the code may write: /tmp, /var/tmp, /dev/shm and HOME
     scratch = os.path.join(new, ".scratch")
     os.mkdir(scratch)
@@ -167,6 +164,11 @@ def build_root(cfg: dict) -> None:
         os.symlink(target, f"{new}/dev/{name}")
     for sub, target in (("tmp", "/tmp"), ("tmp", "/var/tmp"), ("shm", "/dev/shm"), ("home", cfg["home"])):
         _bind(os.path.join(scratch, sub), new + target, readonly=False)
+    # the environment's folders after the scratch ones: a venv under /tmp (a fresh clone's .venv in
+    # /tmp/clone) bound first was hidden by the tmpfs /tmp, and the interpreter could not be started
+    for path in cfg["expose"]:
+        if os.path.exists(path):
+            _bind(path, new + path, readonly=True)
     _check(_libc.umount2(scratch.encode(), MNT_DETACH), "umount scratch")
     os.rmdir(scratch)
     os.makedirs(new + "/proc")

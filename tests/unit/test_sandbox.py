@@ -453,3 +453,25 @@ def test_empty_cgroups_of_dead_runs_are_removed_and_live_ones_kept() -> None:
         for d in (dead, fresh):
             if d.exists():
                 d.rmdir()
+
+
+@needs_ns
+def test_an_interpreter_in_a_venv_under_tmp_starts_the_code(tmp_path: Path) -> None:
+    """A venv under /tmp (the fresh clone of the test tiers, /tmp/clone/.venv): its folders are bound into
+    the run's root after the tmpfs /tmp, not hidden by it. Before, every run of such an interpreter said
+    "could not start the code: [Errno 2] No such file or directory"."""
+    assert str(tmp_path).startswith("/tmp/")
+    venv = tmp_path / "venv"
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True)
+    root = Path(__file__).resolve().parents[2]
+    script = (
+        "from gorilla_tui.sandbox.runner import run_code\n"
+        "r = run_code(\"import sys; print('ran', sys.prefix)\")\n"
+        "print(r.exit_status, r.output)\n"
+    )
+    out = subprocess.run(
+        [str(venv / "bin" / "python"), "-c", script],
+        capture_output=True, text=True, timeout=60, env={**os.environ, "PYTHONPATH": str(root)},
+    )  # fmt: skip
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.split() == ["0", "ran", str(venv)], out.stdout
