@@ -73,6 +73,15 @@ def rrf(
     return fused
 
 
+#: The state note of an index whose dense.json is there but whose vectors cannot be read or do not fit
+#: its docs (a truncated or overwritten vectors.npy / mask.npy): before, `index --status` said "no dense
+#: vectors in this index" and a task only the dense side answers found nothing, with no word why.
+DAMAGED_NOTE = (
+    "dense retrieval off, BM25 alone: the stored vectors (vectors.npy, mask.npy) are damaged or do not "
+    "fit the index; `gorilla-tui index --refresh` embeds them again"
+)
+
+
 @dataclass
 class DenseSide:
     """The dense vectors of one index version and the embedder that reads queries.
@@ -91,6 +100,7 @@ class DenseSide:
     note: str = ""
     embedder: Embedder | None = None
     _failed: bool = False
+    _damaged: bool = False
     _checked: float = 0.0
     _queries: OrderedDict[str, np.ndarray] = field(default_factory=OrderedDict)
     _lock: threading.Lock = field(default_factory=threading.Lock)
@@ -113,6 +123,8 @@ class DenseSide:
         found = store.read_vectors(self.folder, self.n_docs)
         if found is not None:
             self.attach(*found)
+        else:  # dense.json is written last (store.write_vectors): with it, the vectors are damaged
+            self._damaged = (self.folder / store.DENSE_META).is_file()
 
     def ready(self) -> bool:
         """True when vectors are loaded and the embedder is (or can be) opened."""
@@ -160,6 +172,8 @@ class DenseSide:
                 "done": done,
                 "total": total,
             }
+        if self._damaged:
+            return {"state": "failed", "note": DAMAGED_NOTE}
         return {"state": "off", "note": self.note or "BM25 alone (no dense vectors in this index)"}
 
     def query_vector(self, query: str) -> np.ndarray | None:

