@@ -194,12 +194,20 @@ def embedded_model_path(models_dir: Path | None = None) -> Path:
         ) from None
 
     folder = models_dir or get_paths().models_dir
-    folder.mkdir(parents=True, exist_ok=True)
     target = folder / pkg.MODEL_NAME
     expected_size = sum(p.stat().st_size for p in pkg.chunk_paths())
     if target.is_file() and target.stat().st_size == expected_size:
         return target
-    with FileLock(str(target) + ".lock"):
+    try:  # a read-only home (or models folder) was an internal error from mkdir
+        folder.mkdir(parents=True, exist_ok=True)
+        lock = FileLock(str(target) + ".lock")
+        lock.acquire()
+    except OSError as e:
+        raise GorillaError(
+            f"cannot assemble the embedded model into {folder}: {e.strerror or e}",
+            hint="make that folder writable (GORILLA_TUI_HOME) or pass --model PATH.gguf",
+        ) from None
+    try:
         if target.is_file() and target.stat().st_size == expected_size:
             return target
         tmp = target.with_name(f".{target.name}.{os.getpid()}.tmp")
@@ -211,7 +219,9 @@ def embedded_model_path(models_dir: Path | None = None) -> Path:
             raise GorillaError(f"cannot assemble the embedded model into {folder}: {e}") from None
         finally:
             tmp.unlink(missing_ok=True)
-    return target
+        return target
+    finally:
+        lock.release()
 
 
 def hf_download(repo: str, filename: str) -> Path:

@@ -21,6 +21,16 @@ def test_embedded_is_assembled_sha256_checked(gemma_path):
     assert again == gemma_path and not list(gemma_path.parent.glob(".*.tmp"))
 
 
+def test_embedded_model_in_a_folder_that_cannot_be_made_is_a_clear_error(tmp_path: Path) -> None:
+    """A home where the models folder cannot be made (read-only; here its parent is a file) is a
+    GorillaError naming the folder, never an internal OSError (`ask` on a read-only GORILLA_TUI_HOME)."""
+    blocker = tmp_path / "home"
+    blocker.write_text("")
+    with pytest.raises(GorillaError, match="cannot assemble the embedded model into") as e:
+        models.embedded_model_path(blocker / "models")
+    assert "--model" in (e.value.hint or "")
+
+
 def test_registry_names_and_families():
     assert set(models.REGISTRY) == {
         "gorilla-7b-hf-v1",
