@@ -15,6 +15,7 @@ import pytest
 import gorilla_tui
 from gorilla_tui.paths import get_paths
 from gorilla_tui.sandbox import cgroups
+from gorilla_tui.sandbox.isolation import visible_paths
 from gorilla_tui.sandbox.requirements import pip_requirements
 from gorilla_tui.sandbox.runner import (
     IsolationError,
@@ -113,7 +114,10 @@ def test_writes_to_real_home_and_tmp_land_only_in_the_sandbox(tmp_path: Path) ->
     )
     result, _ = sandbox(code, tmp_path, keep=True)
     assert not (home / name).exists() and not Path("/tmp", name).exists()
-    assert f"/home/sandbox ['{name}'] ['{name}']" in result.output  # /tmp and HOME: the run's own tmpfs
+    # /tmp and HOME: the run's own tmpfs; in /tmp also the read-only folders of an interpreter under /tmp
+    # (the venv of a fresh clone in /tmp/clone), bound on top of it
+    env = {Path(p).parts[2] for p in visible_paths()[0] if p.startswith("/tmp/")}
+    assert f"/home/sandbox {sorted([name, *env])} ['{name}']" in result.output
     assert result.exit_status == 1 and "Read-only file system" in result.output  # the real HOME: no way
     assert result.files == "contained" and sorted(p.name for p in result.workdir.iterdir()) == [
         ".kept",
