@@ -1,0 +1,211 @@
+"""The retriever's tokenizer: code-aware words (camelCase, snake_case, dotted and slashed ids split and kept
+whole), Unicode folding, Chinese/Japanese/Korean character bigrams, a light stemmer; the doc text BM25
+indexes (doc_text, FIELD_WEIGHTS) and the everyday synonyms a query without any shared term is retried with
+(QUERY_SYNONYMS)."""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Iterable
+
+from gorilla_tui.pool.doc import ApiDoc
+
+#: Bumped when tokenize() or doc_text() change (an index built by another version must be rebuilt).
+#: 3: Unicode-aware (casefold, accents folded, non-ASCII letters kept in words), linear camelCase runs,
+#: tokens capped at MAX_TOKEN_CHARS. 4: Chinese/Japanese/Korean runs split into character bigrams.
+TOKENIZER_VERSION = 4
+
+#: Longest term kept, in characters: longer terms (a 250 KB "word" in a description, a base64 blob) are
+#: truncated to their first MAX_TOKEN_CHARS characters, in docs and queries alike, so they still match each
+#: other and cannot bloat the vocabulary. Real model ids are shorter (APIBench's longest are ~60 chars).
+MAX_TOKEN_CHARS = 64
+
+# Every pattern below is linear in the length of its input (no nested quantifier can re-scan a run): the
+# former camelCase-run pattern [A-Za-z]*[a-z][A-Z][A-Za-z]* re-scanned each run from every start position
+# (quadratic: tokenize("x" * 40000) took 13 s). "Letter" is any Unicode word character that is neither a
+# digit nor "_"; camelCase splitting only looks at ASCII capitals (non-ASCII letters count as lower case,
+# so "Ünïcödé" stays one word).
+_LOWER = r"[^\W\dA-Z_]"
+_CHUNK_RE = re.compile(r"[^\W_]+(?:[-_./:][^\W_]+)*")
+_PART_RE = re.compile(rf"[A-Z]+(?=[A-Z]{_LOWER})|[A-Z]?{_LOWER}+|[A-Z]+|\d+")
+_LETTER_RUN_RE = re.compile(r"[^\W\d_]+")
+_CAMEL_EDGE_RE = re.compile(r"[a-z][A-Z]")
+#: Chinese, Japanese and Korean characters (Unicode blocks: CJK Unified Ideographs and Extension A,
+#: Compatibility Ideographs, Hiragana, Katakana and its phonetic extensions, Hangul syllables and jamo,
+#: halfwidth Katakana/Hangul). Their text has no spaces between words, so a run of them is indexed as
+#: overlapping character bigrams (a lone character as itself), as Lucene's CJKAnalyzer does.
+_CJK = (
+    "\u1100-\u11ff\u3040-\u309f\u30a0-\u30ff\u3130-\u318f\u31f0-\u31ff\u3400-\u4dbf\u4e00-\u9fff"
+    "\uac00-\ud7af\uf900-\ufaff\uff66-\uffdc"
+)
+_CJK_RUN_RE = re.compile(f"[{_CJK}]+")
+_HAS_CJK_RE = re.compile(f"[{_CJK}]")
+#: Combining marks of Latin, Greek and Cyrillic letters (Unicode blocks 0300-036F, 1AB0-1AFF, 1DC0-1DFF,
+#: 20D0-20FF, FE20-FE2F), dropped after NFKD so "café" matches "cafe"; marks of other scripts are kept.
+_ACCENT_RE = re.compile("[\u0300-\u036f\u1ab0-\u1aff\u1dc0-\u1dff\u20d0-\u20ff\ufe20-\ufe2f]")
+#: English function words and the boilerplate of task phrasing ("Give me an API that can ...").
+STOPWORDS = frozenset(
+    """a an the of to in on for and or is are be been being can could would should will shall may might must
+    i me my we our us you your he she it its they them their this that these those there here what which who
+    whom how when where why with without from by as at into onto about than then so such some any all each
+    do does did done have has had having get gets got am was were not no if but also just only very
+    please want wants need needs like help api apis""".split()
+)
+
+
+def _stem(part: str) -> str:
+    """A light plural folding (images -> image, libraries -> library); leaves short words and -ss/-us/-is."""
+    if len(part) > 4 and part.endswith("ies"):
+        return part[:-3] + "y"
+    if len(part) > 3 and part.endswith("s") and not part.endswith(("ss", "us", "is")):
+        return part[:-1]
+    return part
+
+
+def cjk_bigrams(run: str) -> list[str]:
+    """Overlapping character bigrams of a run of CJK characters ("图像分类" -> 图像, 像分, 分类); a run of one
+    character gives itself. The bigram scheme of Lucene's CJKAnalyzer (CJKBigramFilter)."""
+    if len(run) < 2:
+        return [run]
+    return [run[i : i + 2] for i in range(len(run) - 1)]
+
+
+def _cjk_terms(part: str) -> list[str]:
+    """A part with CJK characters: the bigrams of each CJK run, and the other runs of the part as they are."""
+    out: list[str] = []
+    last = 0
+    for m in _CJK_RUN_RE.finditer(part):
+        if m.start() > last:
+            out.append(part[last : m.start()])
+        out.extend(cjk_bigrams(m.group()))
+        last = m.end()
+    if last < len(part):
+        out.append(part[last:])
+    return out
+
+
+def fold(text: str) -> str:
+    """`text` with compatibility forms and accents folded (NFKD, Latin/Greek/Cyrillic combining marks
+    dropped, NFC): "café" -> "cafe", "ﬁle" -> "file", fullwidth "ＡＰＩ" -> "API".
+    ASCII text is returned as is."""
+    if text.isascii():
+        return text
+    return unicodedata.normalize("NFC", _ACCENT_RE.sub("", unicodedata.normalize("NFKD", text)))
+
+
+def tokenize(text: str) -> list[str]:
+    """Split text into BM25 terms, in order (duplicates kept: term frequency counts).
+
+    A chunk is a run of letters/digits joined by ``- _ . / :`` (``bert-base-uncased``, ``torch.hub.load``,
+    ``ResNet50``). Each chunk yields its parts (split on the joiners, on camelCase and on letter/digit
+    boundaries, lower-cased, English stop words dropped, plurals folded), each camelCase word whole
+    (``ResNet`` -> ``resnet``), and the whole chunk lower-cased when that differs from its single part: model
+    ids stay findable as one term (``resnet50``, ``bert-base-uncased``) and a plural keeps its surface form
+    beside the folded one (``images`` -> ``image``, ``images``), so exact matches score higher.
+    Example: ``AutoModel.from_pretrained('bert-base')`` -> auto, model, pretrained, automodel,
+    automodel.from_pretrained, bert, base, bert-base.
+
+    Unicode: the text is folded first (fold(): "café" -> "cafe"), letters of any script count, runs of
+    Chinese, Japanese or Korean characters become overlapping character bigrams (cjk_bigrams: a task that is
+    a substring of a doc's text shares its terms), and terms are case-folded (str.casefold: "Straße" ->
+    "strasse"). Terms longer than MAX_TOKEN_CHARS are truncated to that length. Runs in time linear in
+    len(text).
+    """
+    cap = MAX_TOKEN_CHARS
+    tokens: list[str] = []
+    for m in _CHUNK_RE.finditer(fold(text)):
+        chunk = m.group()
+        parts = [_stem(p.casefold()) for p in _PART_RE.findall(chunk)]
+        if _HAS_CJK_RE.search(chunk):  # no spaces between words: bigrams, and no whole-chunk term
+            tokens.extend(t[:cap] for p in parts for t in _cjk_terms(p) if t not in STOPWORDS)
+            continue
+        tokens.extend(p[:cap] for p in parts if p not in STOPWORDS)
+        whole = chunk.casefold()
+        for run in _LETTER_RUN_RE.findall(chunk):  # "ResNet" -> "resnet" beside "res", "net"
+            if _CAMEL_EDGE_RE.search(run) and run.casefold() != whole:
+                tokens.append(run.casefold()[:cap])
+        if len(parts) != 1 or parts[0] != whole:  # compounds, and words changed by plural folding
+            if whole not in STOPWORDS:
+                tokens.append(whole[:cap])
+    return tokens
+
+
+#: How many times each ApiDoc field is repeated in the text BM25 sees (a field weight). Chosen among a few
+#: variants by domain@1 on the APIBench eval tasks (bench/retrieval.py; differences were within ~2 points);
+#: eval questions are never indexed.
+FIELD_WEIGHTS: dict[str, int] = {
+    "domain": 2,
+    "functionality": 2,
+    "api_name": 1,
+    "description": 1,
+    "api_call": 1,
+    "questions": 1,
+    "framework": 1,
+}
+
+
+def doc_text(doc: ApiDoc, weights: dict[str, int] | None = None) -> str:
+    """The text of `doc` that BM25 indexes: the fields that describe what the API does, each repeated
+    `weights[field]` times (default FIELD_WEIGHTS). api_arguments names and example code are left out:
+    they describe how to call the API, not what it does, and add noise."""
+    weights = FIELD_WEIGHTS if weights is None else weights
+    parts: list[str] = []
+    for name, times in weights.items():
+        value = getattr(doc, name, "")
+        text = " ".join(value) if isinstance(value, list) else str(value or "")
+        parts.extend([text] * times)
+    return "\n".join(parts)
+
+
+#: Everyday words -> the words API docs use for the same thing. Used only when a query shares no term
+#: with the pool (e.g. TensorFlow Hub docs never say "picture" or "photo", only "image"), so it cannot
+#: change the ranking of a query that already has hits. General vocabulary, not taken from eval answers.
+QUERY_SYNONYMS: dict[str, str] = {
+    "picture": "image",
+    "photo": "image",
+    "photograph": "image",
+    "pic": "image",
+    "snapshot": "image",
+    "selfie": "image face",
+    "clip": "video",
+    "footage": "video",
+    "movie": "video",
+    "film": "video",
+    "voice": "speech audio",
+    "spoken": "speech audio",
+    "recording": "audio",
+    "song": "audio music",
+    "sound": "audio",
+    "paragraph": "text",
+    "sentence": "text",
+    "article": "text",
+    "review": "text sentiment",
+}
+
+
+def expand_query(query: str) -> str:
+    """`query` plus the QUERY_SYNONYMS of its terms (after tokenize's folding), or `query` unchanged."""
+    extra = [QUERY_SYNONYMS[t] for t in tokenize(query) if t in QUERY_SYNONYMS]
+    return f"{query} {' '.join(extra)}" if extra else query
+
+
+def iter_terms(docs: Iterable[ApiDoc]) -> Iterable[list[str]]:
+    """Tokenised doc_text of each doc (what the index is built from); for tests and benchmarks."""
+    for d in docs:
+        yield tokenize(doc_text(d))
+
+
+__all__ = [
+    "FIELD_WEIGHTS",
+    "MAX_TOKEN_CHARS",
+    "QUERY_SYNONYMS",
+    "STOPWORDS",
+    "TOKENIZER_VERSION",
+    "cjk_bigrams",
+    "doc_text",
+    "expand_query",
+    "fold",
+    "iter_terms",
+    "tokenize",
+]
