@@ -192,8 +192,9 @@ def scan(code: str) -> Scan:
                     result.assigned.update(names)
                     right = node.child_by_field_name("right") if node.type == "assignment" else None
                     dotted = callee_of(right) if right is not None and target.type == "identifier" else ""
-                    if right is not None and right.type in ("identifier", "attribute") and "()" not in dotted:
-                        alias_targets.setdefault(names[0], set()).add(dotted)  # load = torch.hub.load
+                    named = right is not None and right.type in ("identifier", "attribute")
+                    if named and dotted and "()" not in dotted:  # `load = torch.hub.load`; not `self.m = x.y`
+                        alias_targets.setdefault(names[0], set()).add(dotted)
                     else:
                         other_bound.update(names)
                     if right is not None and right.type == "call" and target.type == "identifier":
