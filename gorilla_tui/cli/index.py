@@ -7,7 +7,7 @@ import argparse
 import json
 from typing import Any
 
-from gorilla_tui.cli.index_status import sources_table, status
+from gorilla_tui.cli.index_status import FLAGGED_SHOWN, SKIPPED_SHOWN, sources_table, status  # noqa: F401 (old path)
 from gorilla_tui.config import load_settings
 from gorilla_tui.errors import GorillaError, UsageError
 from gorilla_tui.pool.doc import MAX_SOURCE_BYTES

@@ -125,3 +125,14 @@ def test_a_builtin_source_given_a_copy_in_another_format_is_one_line(
     err = _one_line_error(capsys)
     assert err.count("\n") == 1 and "torchhub is a built-in source of JSON Lines (torchhub_api.jsonl)" in err
     assert main(["index", "--status"]) == 2  # nothing was built
+
+
+def test_the_status_limits_keep_their_import_path_after_the_split():
+    """cli/index.py's --status report moved to cli/index_status.py; its public limits are still importable
+    from the old module, and are the same objects."""
+    from gorilla_tui.cli import index, index_status
+
+    assert (index.FLAGGED_SHOWN, index.SKIPPED_SHOWN) == (
+        index_status.FLAGGED_SHOWN,
+        index_status.SKIPPED_SHOWN,
+    )
