@@ -9,6 +9,7 @@ from textual import work
 from textual.app import App
 from textual.binding import Binding
 from textual.screen import Screen
+from textual.worker import get_current_worker
 
 from gorilla_tui.config import Settings, load_settings
 from gorilla_tui.errors import GorillaError, IndexMissingError
@@ -154,21 +155,41 @@ class GorillaApp(CopyMixin, App[None]):
 
     @work(thread=True, exclusive=True, group="load-model", exit_on_error=False)
     def _load_backend(self) -> None:
+        """The model at start: the outcome of the load Session.start_backend_load began, or a load now.
+        Cancelled by a settings change (_settings_saved): its outcome is then stale and not posted."""
         s = self.session
         if s.backend_loading or s.backend is not None or s.backend_error is not None:
             s.join_backend_load()  # started before the app (Session.start_backend_load): its outcome
-            error = s.backend_error
-            if error is not None:
-                self.post_message(LoadState("model", "error", str(error), error.hint or ""))
-            else:
-                self.post_message(LoadState("model", "ready"))
-            return
+        else:
+            try:
+                s.load_backend()
+            except GorillaError:
+                pass  # kept in backend_error, posted below
+        if not get_current_worker().is_cancelled:
+            self._post_model_state()
+
+    @work(thread=True, exclusive=True, group="reload-model", exit_on_error=False)
+    def _reload_backend(self) -> None:
+        """Settings changed: forget the backend (Session.unload_backend waits here, off the UI thread, for a
+        load begun before) and load the model with the new settings. A reload replaced by a newer one
+        (settings saved again) posts nothing."""
+        s = self.session
+        s.unload_backend()
         try:
             s.load_backend()
-        except GorillaError as e:
-            self.post_message(LoadState("model", "error", str(e), e.hint or ""))
-            return
-        self.post_message(LoadState("model", "ready"))
+        except GorillaError:
+            pass  # kept in backend_error, posted below
+        if not get_current_worker().is_cancelled:
+            self._post_model_state()
+
+    def _post_model_state(self) -> None:
+        """Post the session's model state as a LoadState: the load's error, ready, or nothing while a newer
+        load runs (no backend and no error yet). Call from a thread worker."""
+        error, backend = self.session.backend_error, self.session.backend
+        if error is not None:
+            self.post_message(LoadState("model", "error", str(error), error.hint or ""))
+        elif backend is not None:
+            self.post_message(LoadState("model", "ready"))
 
     @work(thread=True, exclusive=True, group="load-index", exit_on_error=False)
     def _first_launch(self) -> None:
@@ -328,10 +349,12 @@ class GorillaApp(CopyMixin, App[None]):
         reload = self.session.update_settings(settings)
         self.status(index=self.session.index_label)
         if reload:
-            self.session.unload_backend()
+            self.workers.cancel_group(self, "load-model")  # the start's load: its outcome is stale now
+            if not self.session.backend_loading:  # else the early load runs: the reload worker waits for it
+                self.session.unload_backend()  # asks wait for the new model from now on
             self.status(model=self.session.model_label, kernel=settings.kernel or "auto")
             self.set_state("loading", "loading model…")
-            self._load_backend()
+            self._reload_backend()
 
     def action_build_index(self) -> None:
         self.push_screen(

@@ -142,6 +142,7 @@ class Session:
         self._pipeline: Pipeline | None = None
         self._validator: Checker | None = None
         self._backend_thread: threading.Thread | None = None
+        self._load_serial = threading.Lock()  # one model load at a time: the last one started wins
 
     # -- labels for the status bar ------------------------------------------------------------------------
 
@@ -213,8 +214,12 @@ class Session:
         """Open the backend the settings ask for (slow: imports llama_cpp and loads the model).
 
         Raises GorillaError (model missing, bad GGUF, ...); the error is also kept in backend_error for
-        waiters.
+        waiters. Loads run one at a time (settings saved twice: the second load starts after the first).
         """
+        with self._load_serial:
+            return self._load_backend_now()
+
+    def _load_backend_now(self) -> Backend:
         self._backend_done.clear()
         self.backend_error = None
         try:
@@ -222,6 +227,9 @@ class Session:
 
             backend = services.load_backend(self.settings)
             self.kernel_name = services.kernel_name(self.settings)
+            with self._lock:  # before waiters wake: wait_backend must find the backend, never None
+                self.backend = backend
+                self._pipeline = None
         except GorillaError as e:
             self.backend_error = e
             raise
@@ -230,9 +238,6 @@ class Session:
             raise self.backend_error from e
         finally:
             self._backend_done.set()
-        with self._lock:
-            self.backend = backend
-            self._pipeline = None
         return backend
 
     def start_backend_load(self) -> None:
