@@ -30,6 +30,7 @@ from gorilla_tui.model.prompts import fit_prompt
 from gorilla_tui.pipeline_types import AskCancelled, Checker, Choice, SearchIndex  # noqa: F401 - re-exported
 from gorilla_tui.pool.doc import ApiDoc
 from gorilla_tui.retrieve.constraints import ConstraintResult, search_with_constraints
+from gorilla_tui.textsafe import strip_controls
 from gorilla_tui.types import (
     DoneEvent,
     ErrorEvent,
@@ -70,9 +71,11 @@ def shared_prefix(options: Sequence[str]) -> str:
 
 
 def clean_task(task: str, limit: int = MAX_TASK_CHARS) -> tuple[str, list[str]]:
-    """Whitespace-normalised task and warnings. Raises UsageError for an empty task; cuts one longer than
-    `limit` characters at the last word boundary (a warning says so)."""
-    text = " ".join((task or "").split())
+    """Whitespace-normalised task and warnings. Terminal escape sequences and control characters are
+    dropped first (textsafe.strip_controls). Raises UsageError for an empty task (nothing but blanks and
+    control characters); cuts one longer than `limit` characters at the last word boundary (a warning says
+    so)."""
+    text = " ".join(strip_controls(task or "").split())
     if not text:
         raise UsageError("the task is empty: describe what you want to do, e.g. 'classify images of birds'")
     if len(text) <= limit:

@@ -28,3 +28,17 @@ def safe_text(text: str, *, newlines: bool = True) -> str:
     if not newlines:
         out = out.replace("\n", "\\x0a")
     return out
+
+
+#: A terminal escape sequence (ECMA-48): CSI (ESC [ parameters, intermediates, final byte), OSC / DCS / APC /
+#: PM / SOS strings up to BEL or ST (ESC \), and the two-character ESC sequences.
+_ESCAPE_SEQUENCE = re.compile(
+    r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b[\]PX^_][^\x07\x1b]*(?:\x07|\x1b\\)?|\x1b[@-Z\\-_]|\x9b[0-?]*[ -/]*[@-~]"
+)
+
+
+def strip_controls(text: str) -> str:
+    """`text` as input (a task typed or piped in): terminal escape sequences removed whole (ESC[31m, OSC
+    titles), every other control character of safe_text's set replaced by a space. "read a \\x1b[31mcsv
+    file" -> "read a csv file"; a text of control characters only -> blanks."""
+    return _UNSAFE.sub(" ", _ESCAPE_SEQUENCE.sub("", text))

@@ -19,6 +19,13 @@ def test_ask_bad_input(home_with_model, capsys):
     assert "task is empty" in capsys.readouterr().err
 
 
+def test_ask_a_task_of_control_characters_only_is_empty(home_with_model, capsys):
+    """Escape sequences and control characters are not words: a task made of them alone is refused like a
+    blank one (it was answered, e.g. with a YouTube API call, after a model load)."""
+    assert main(["ask", "\x1b[31m\x1b]0;title\x07\x08\r"]) == 2
+    assert "task is empty" in capsys.readouterr().err
+
+
 @pytest.mark.model
 def test_ask_on_first_launch_builds_the_offline_index_and_answers(home_with_model, capsys):
     from gorilla_tui.retrieve.index import ApiIndex

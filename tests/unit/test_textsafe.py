@@ -36,3 +36,12 @@ def test_rich_prints_the_result_as_text_never_as_markup() -> None:
     assert "[/x] [bold]b \\x1b]52;c;" in printed
     for seq in (OSC52, CLEAR, CONCEAL, "\x1b]"):
         assert seq not in printed
+
+
+def test_a_task_loses_its_escape_sequences_but_keeps_its_words() -> None:
+    """clean_task (every ask: CLI, TUI, MCP) drops escape sequences whole, so their parameters do not
+    become words ("31mcsv"), and keeps non-ASCII letters."""
+    from gorilla_tui.pipeline import clean_task
+
+    assert clean_task(f"read a \x1b[31mcsv{OSC52} file\x1b[0m\x08\r") == ("read a csv file", [])
+    assert clean_task("Bild klassifizieren, 图片分类") == ("Bild klassifizieren, 图片分类", [])
