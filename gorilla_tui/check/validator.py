@@ -24,11 +24,12 @@ from __future__ import annotations
 
 import builtins
 import dataclasses
-from collections.abc import Callable, Sequence
+import re
+from collections.abc import Callable, Sequence, Set
 
 from gorilla_tui.check.callsite import CallSite, Scan, scan
 from gorilla_tui.check.extract import extract
-from gorilla_tui.check.imports import missing_required, resolve_calls
+from gorilla_tui.check.imports import argument_errors, resolve_calls
 from gorilla_tui.check.pool_index import NEAR_MISS, PoolEntry, PoolIndex, helper_loaded
 from gorilla_tui.check.rest import http_method, path_of, request_lines
 from gorilla_tui.check.signature import ABSENT, UNQUOTED, UNQUOTED_ID, bind, canonical, family, key
@@ -177,20 +178,26 @@ class Validator(PoolIndex):
                 row.matched = full.matched.id if full.matched else None
         return full
 
-    def _call_verdict(self, call: CallSite, code: str, lazy: _Lazy) -> tuple[str, Verdict]:
-        """(role, verdict) of one call whose callee is a pool callee (role "pool" or "python-env")."""
+    def _call_verdict(
+        self, call: CallSite, code: str, lazy: _Lazy, bound: Set[str] = frozenset()
+    ) -> tuple[str, Verdict]:
+        """(role, verdict) of one call whose callee is a pool callee (role "pool" or "python-env"). bound:
+        the names the code binds (Scan.assigned); a callee whose first name is one of them (``def
+        input(inplace=False)`` then ``input(inplace=True)``), or a bare name in code with a star import
+        (os.py: ``from posix import *`` then ``open(path, flags, dir_fd=fd)``), may be another function than
+        the pool entry, so its arguments are not held against the entry's signature."""
         callee = canonical(call.callee)
         role = "pool" if callee in self.api_callees else "python-env"
         entry = self.match(call, code)
         partial = call.via.rsplit(".", 1)[-1] in ("partial", "partialmethod")  # the rest comes later
-        missing = missing_required(entry.doc, call) if entry is not None and not partial else []
-        if entry is not None and not missing:
+        head = call.callee.split(".", 1)[0].split("(", 1)[0]
+        own = head in bound or (head == call.callee and _STAR_IMPORT.search(code) is not None)
+        judged = entry is not None and not partial and not own
+        reason, notes = argument_errors(entry.doc, call) if judged else ("", [])
+        if entry is not None and not reason:
             return role, Verdict("valid", call.text, entry.doc)
         if entry is not None:
-            notes = [f"argument {m!r} is required by {entry.doc.api_name}" for m in missing]
-            return role, Verdict(
-                "wrong_args", call.text, entry.doc, [entry.doc.call], notes, "wrong_args:missing_argument"
-            )
+            return role, Verdict("wrong_args", call.text, entry.doc, [entry.doc.call], notes, reason)
         return role, self._wrong(call, lazy)
 
     def _wrong(self, call: CallSite, lazy: _Lazy) -> Verdict:
@@ -293,7 +300,7 @@ class Validator(PoolIndex):
                 # entry of the same bare name: its construction is the call that is checked
                 role, verdict = "incidental", None
             elif callee in self.tables:
-                role, verdict = self._call_verdict(call, code, lazy)
+                role, verdict = self._call_verdict(call, code, lazy, result.assigned)
             elif companion is not None:
                 role, verdict = "pool", Verdict("valid", call.text, companion.doc)
             elif self._incidental(call, result.assigned):
@@ -367,6 +374,9 @@ class Validator(PoolIndex):
         assert best is not None
         return best
 
+
+#: ``from module import *``: bare names of the code may come from that module.
+_STAR_IMPORT = re.compile(r"^[ \t]*from[ \t]+[\w.]+[ \t]+import[ \t]+\*", re.MULTILINE)
 
 #: Reason code of a wrong_args verdict by the identifying slot that differs (signature.py families).
 _WRONG_SLOT = {

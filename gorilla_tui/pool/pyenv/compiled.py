@@ -97,7 +97,10 @@ def doc_signature(name: str, doc: str) -> tuple[list[Param], str]:
     signature: ``sleep(seconds)``, ``reader(iterable [, dialect='excel'])``) and the docstring without it.
 
     Names after the first "[" or with "=" are optional; ``*args`` / ``**kw`` are variadic. No signature
-    line: ([], doc).
+    line: ([], doc). When the docstring shows more than one form (``range(stop)`` then ``range(start,
+    stop[, step])``) or a parameter it cannot read (``filter(function or None, iterable)``, ``pack(format,
+    v1, v2, ...)``), the C function parses its arguments itself: ``*args`` and ``**kwargs`` end the list,
+    so the checker (check/imports.py argument_errors) counts no argument against the first form.
     """
     m = re.match(rf"\s*(?:\w+\s*=\s*)?{re.escape(name)}\((.*?)\)[^\n]*\n?", doc, re.DOTALL)
     if not m:
@@ -105,11 +108,14 @@ def doc_signature(name: str, doc: str) -> tuple[list[Param], str]:
     params: list[Param] = []
     inside = m.group(1)
     cut = inside.find("[")
+    rest = doc[m.end() :]
+    open_ended = re.match(rf"\s*(?:\w+\s*=\s*)?{re.escape(name)}\(", rest) is not None  # another form
     for i, part in enumerate(re.split(r",", inside)):
         offset = sum(len(p) + 1 for p in re.split(r",", inside)[:i])
         token = part.replace("[", "").replace("]", "").strip()
         ident = re.match(r"(\*{0,2})([A-Za-z_]\w*)\s*(=\s*(.*))?$", token)
         if not ident:
+            open_ended = open_ended or bool(token)
             continue
         stars, pname, _, default = ident.groups()
         if stars:
@@ -118,7 +124,11 @@ def doc_signature(name: str, doc: str) -> tuple[list[Param], str]:
             params.append(Param(pname, "poskw", default if default is not None else "optional"))
         else:
             params.append(Param(pname, "poskw"))
-    return params, doc[m.end() :]
+    if open_ended:
+        params += [
+            Param(n, k) for n, k in (("args", "var"), ("kwargs", "varkw")) if all(p.kind != k for p in params)
+        ]
+    return params, rest
 
 
 def _function(name: str, value: object) -> FuncDef:
