@@ -222,6 +222,70 @@ def test_validator_checks_required_parameters(validator):
     assert validator.check("shutil.copyfile(*paths)").kind == "valid"  # *args may hold them
 
 
+def test_validator_binds_python_env_calls_to_their_signature(validator):
+    """Issue 19: `import math; math.sqrt(1, 2)` was valid. Too many positional arguments, an unknown or
+    repeated keyword, a missing required argument: wrong_args with a one-line reason, as for APIBench."""
+    cases = {
+        "import math\nmath.sqrt(1, 2)": (
+            "wrong_args:too_many_arguments",
+            "math.sqrt takes at most 1 positional argument, 2 given",
+        ),
+        "import shutil\nshutil.copyfile('a', 'b', overwrite=True)": (
+            "wrong_args:unknown_keyword",
+            "shutil.copyfile has no parameter 'overwrite' (parameters: src, dst, follow_symlinks)",
+        ),
+        "import shutil\nshutil.copyfile('a', 'b', src='c')": (
+            "wrong_args:duplicate_argument",
+            "shutil.copyfile got multiple values for argument 'src'",
+        ),
+        "from json import loads\nloads()": (
+            "wrong_args:missing_argument",
+            "argument 's' is required by json.loads",
+        ),
+        "import time\ntime.sleep(1, 2)": (  # a signature from the docstring's first line (C function)
+            "wrong_args:too_many_arguments",
+            "time.sleep takes at most 1 positional argument, 2 given",
+        ),
+    }
+    for code, (reason, note) in cases.items():
+        v = validator.check(code)
+        assert (v.kind, v.reason, v.diagnostics[0]) == ("wrong_args", reason, note), code
+        assert "\n" not in v.diagnostics[0]
+    for code in (
+        "import math\nmath.sqrt(2)",
+        "import math\nmath.log(8, 2)",  # optional base from the docstring
+        "print(1, 2, 3, sep='', end='')",  # keyword-only after *args
+        "import json\njson.dumps({}, indent=2, custom=1)",  # **kw takes any keyword
+        "import os\nos.path.join('a', 'b', 'c', 'd')",  # *p
+        "range(1, 10, 2)",  # C type whose docstring shows several forms: parameters not bound
+        "bytes('abc', 'ascii')",
+        "filter(None, [0, 1])",  # an unreadable parameter in the docstring ("function or None")
+        "import struct\nstruct.pack('<II', 1, 2)",  # "..." in the docstring
+        "import shutil\nshutil.copyfile(*paths, follow_symlinks=False)",  # *args may hold them
+        "def input(inplace=False):\n    return inplace\ninput(inplace=True)",  # the code's own function
+        "from posix import *\nopen('f', 0, dir_fd=3)",  # a star import may shadow the builtin
+        "import functools, math\nf = functools.partial(math.pow, 2)\nf(3)",
+    ):
+        v = validator.check(code)
+        assert v.kind == "valid", (code, v.reason, v.diagnostics)
+
+
+def test_docstring_signatures_with_several_forms_stay_open() -> None:
+    from gorilla_tui.pool.pyenv.compiled import doc_signature
+
+    def kinds(name: str, doc: str) -> list[tuple[str, str]]:
+        return [(p.name, p.kind) for p in doc_signature(name, doc)[0]]
+
+    assert kinds("sleep", "sleep(seconds)\n\nDelay execution.") == [("seconds", "poskw")]
+    assert kinds("range", range.__doc__) == [("stop", "poskw"), ("args", "var"), ("kwargs", "varkw")]
+    assert kinds("filter", filter.__doc__)[-2:] == [("args", "var"), ("kwargs", "varkw")]
+    assert kinds("reader", "reader(iterable [, dialect='excel'] [, **fmtparams])\n") == [
+        ("iterable", "poskw"),
+        ("dialect", "poskw"),
+        ("fmtparams", "varkw"),
+    ]
+
+
 def test_cli_spec_replaces_the_configured_distributions(gorilla_home):
     from gorilla_tui.pool.pyenv.source import load_source, with_spec
     from gorilla_tui.pool.sources import load_manifests
