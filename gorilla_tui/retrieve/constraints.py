@@ -321,21 +321,24 @@ def search_with_constraints(
 
     The retriever (BM25 and the dense side) is given the task without the words read as a constraint
     (constraint_parse.without_constraints: "an image classifier under 5 million parameters" searches for
-    "an image classifier"), and its hits come first; the hits of the whole task follow (a doc that only
-    "top-1 accuracy" finds may be the one that meets the bound: "a classifier with top-1 accuracy of 75 %
-    or more" searched as "a classifier" alone had no satisfying doc among its candidates); the constraints
-    then rerank, retrieval order kept inside each group. When nothing else is left, the whole task is
-    searched. query: the search text to use instead (bench/constraints.py passes the whole task to show
-    the difference; then only its hits are candidates)."""
+    "an image classifier"), and its hits come first. When they are fewer than the candidates wanted, the
+    top hits of the whole task fill the rest, those not in already (so no more docs are read than
+    wanted): a doc that only "top-1 accuracy" finds may be the one that meets the bound ("a classifier
+    with top-1 accuracy of 75 % or more" searched as "a classifier" alone had no satisfying doc among its
+    Torch Hub candidates). The constraints then rerank, retrieval order kept inside each group. When
+    nothing but constraint words is left, the whole task is searched. query: the search text to use
+    instead (bench/constraints.py passes the whole task to show the difference; then only its hits are
+    candidates)."""
     constraints = parse_constraints(task)
     if not constraints:
         return ConstraintResult(index.search(task, k=k, hub=hub), [], [], False, "")
     query = query if query is not None else (without_constraints(task) or task)
     n = max(widen, k * 4)
     hits = _candidates(index, query, n, hub, constraints)
-    if query != task:  # then the whole task's own hits, for docs only its constraint words find
+    if query != task and len(hits) < n:  # then the whole task's own hits, for docs only its words find
         seen = {h.doc.id for h in hits}
-        hits += [h for h in _candidates(index, task, n, hub, constraints) if h.doc.id not in seen]
+        more = _candidates(index, task, n - len(hits), hub, constraints)  # at most n docs read in all
+        hits += [h for h in more if h.doc.id not in seen]
         hits = [Hit(h.doc, h.score, rank) for rank, h in enumerate(hits, start=1)]
     perf_of = getattr(index, "performance", None)
     result = apply_constraints(task, hits, constraints=constraints, perf_of=perf_of)
