@@ -126,6 +126,32 @@ raise SystemExit("never run")
     assert [(m.name, m.kind) for m in k.methods] == [("make", "classmethod"), ("p", "property")]
 
 
+def test_a_decorator_that_may_change_the_signature_leaves_it_open():
+    """Issue 19 (the checker binds python-env calls to their signature): ``@overload`` keeps the first def,
+    ``@click.command()`` calls the function itself; only the standard library's signature-keeping
+    decorators (SIGNATURE_KEEPING) leave the parameters closed."""
+    src = b"""import functools, typing, click
+
+@typing.overload
+def f(a: int) -> int: ...
+@typing.overload
+def f(a: str, b: str) -> str: ...
+def f(a, b=None): return a
+
+@click.command()
+@click.option("--name")
+def hello(name): ...
+
+@functools.lru_cache(maxsize=None)
+def cached(x, *, y=1): ...
+"""
+    info = read_module(src, "pkg.mod")
+    kinds = {name: [(p.name, p.kind) for p in info.defs[name].params] for name in ("f", "hello", "cached")}
+    assert kinds["f"] == [("a", "poskw"), ("args", "var"), ("kwargs", "varkw")]
+    assert kinds["hello"] == [("name", "poskw"), ("args", "var"), ("kwargs", "varkw")]
+    assert kinds["cached"] == [("x", "poskw"), ("y", "kwonly")]
+
+
 def test_a_distribution_is_indexed_by_name():
     version = metadata.version("rich")
     result = load_python_env("rich")

@@ -180,8 +180,35 @@ def _decorators(node: Node) -> list[str]:
     return [_text(d.named_children[0]) for d in node.children if d.type == "decorator" and d.named_children]
 
 
+#: Decorators that keep the signature of the function they wrap (the last name of the decorator, before
+#: any call): the standard library's (builtins, functools, contextlib, abc, typing, dataclasses, enum).
+#: Any other decorator (``@overload``, whose first def is the one kept; ``@click.command()``, a registry's
+#: ``@register``) may change how the name is called: the parameters are kept and ``*args`` / ``**kwargs``
+#: end them, so the checker counts no argument against them (check/imports.py argument_errors).
+SIGNATURE_KEEPING = frozenset(
+    {
+        "staticmethod", "classmethod", "property", "setter", "getter", "deleter", "cached_property",
+        "abstractmethod", "abstractclassmethod", "abstractstaticmethod", "abstractproperty",
+        "lru_cache", "cache", "wraps", "singledispatch", "singledispatchmethod", "total_ordering",
+        "contextmanager", "asynccontextmanager", "final", "override", "no_type_check", "unique",
+        "dataclass", "runtime_checkable", "deprecated",
+    }
+)  # fmt: skip
+
+
+def _open_ended(params: list[Param], decorators: list[str]) -> list[Param]:
+    """`params`, ended by ``*args`` / ``**kwargs`` (those it lacks) when a decorator outside
+    SIGNATURE_KEEPING may change the call's signature."""
+    if all(d.split("(", 1)[0].rsplit(".", 1)[-1] in SIGNATURE_KEEPING for d in decorators):
+        return params
+    extra = [
+        Param(n, k) for n, k in (("args", "var"), ("kwargs", "varkw")) if all(p.kind != k for p in params)
+    ]
+    return params + extra
+
+
 def _function(node: Node, decorators: list[str], in_class: bool) -> FuncDef:
-    params = _params(node.child_by_field_name("parameters"))
+    params = _open_ended(_params(node.child_by_field_name("parameters")), decorators)
     kind = "function"
     if in_class:
         names = {d.rsplit(".", 1)[-1] for d in decorators}
