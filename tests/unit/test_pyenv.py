@@ -360,3 +360,28 @@ def test_sys_streams_and_hooks_are_indexed_as_the_interpreter_sets_them(monkeypa
     assert captured == real
     assert {"reconfigure", "write", "readline"} <= {m.name for m in captured.objects["stderr"].methods}
     assert "sys.stderr.reconfigure" in stdlib and "sys.excepthook" in stdlib
+
+
+def test_lint_messages_of_python_env_calls_inside_functions(validator):
+    """A finding that is not the deciding call is checked alone with the block's imports: an indented
+    import (or a docstring line starting with "from") made that a syntax error, and "syntax error at ..."
+    the finding's message."""
+    from gorilla_tui.check import lint
+
+    code = '''def copy(a, b):
+    """Copy a file
+    from the source folder."""
+    import math
+    import shutil
+    shutil.copyfile(a, b, overwrite=True)
+    return math.sqrt(a, b)
+'''
+    found = [(f.line, f.reason, f.message) for f in lint.check_block(validator, "x.py", lint.Block(code))]
+    assert found == [
+        (
+            6,
+            "wrong_args:unknown_keyword",
+            "shutil.copyfile has no parameter 'overwrite' (parameters: src, dst, follow_symlinks)",
+        ),
+        (7, "wrong_args:too_many_arguments", "math.sqrt takes at most 1 positional argument, 2 given"),
+    ]
