@@ -287,6 +287,8 @@ def test_validator_binds_python_env_calls_to_their_signature(validator):
         "bytes('abc', 'ascii')",
         "filter(None, [0, 1])",  # an unreadable parameter in the docstring ("function or None")
         "import struct\nstruct.pack('<II', 1, 2)",  # "..." in the docstring
+        "import struct\nstruct.pack('<')",  # v1, v2, ... may be none
+        "bytearray()",  # one of its docstring's forms
         "import shutil\nshutil.copyfile(*paths, follow_symlinks=False)",  # *args may hold them
         "def input(inplace=False):\n    return inplace\ninput(inplace=True)",  # the code's own function
         "from posix import *\nopen('f', 0, dir_fd=3)",  # a star import may shadow the builtin
@@ -305,6 +307,12 @@ def test_docstring_signatures_with_several_forms_stay_open() -> None:
     assert kinds("sleep", "sleep(seconds)\n\nDelay execution.") == [("seconds", "poskw")]
     assert kinds("range", range.__doc__) == [("stop", "poskw"), ("args", "var"), ("kwargs", "varkw")]
     assert kinds("filter", filter.__doc__)[-2:] == [("args", "var"), ("kwargs", "varkw")]
+    required = {  # as many required as the form with the fewest: bytearray() is a form; v1, v2, ... vary
+        name: [p.name for p in doc_signature(name, doc)[0] if p.required]
+        for name, doc in (("range", range.__doc__), ("bytearray", bytearray.__doc__),
+                          ("pack", "pack(format, v1, v2, ...) -> bytes\n"))
+    }  # fmt: skip
+    assert required == {"range": ["stop"], "bytearray": [], "pack": ["format"]}
     assert kinds("reader", "reader(iterable [, dialect='excel'] [, **fmtparams])\n") == [
         ("iterable", "poskw"),
         ("dialect", "poskw"),
