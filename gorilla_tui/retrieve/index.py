@@ -29,8 +29,10 @@ from gorilla_tui.retrieve.tokenize import (
     FIELD_WEIGHTS,
     MAX_TOKEN_CHARS,
     QUERY_SYNONYMS,
+    SOURCE_FIELD_WEIGHTS,
     STOPWORDS,
     TOKENIZER_VERSION,
+    boilerplate_sentences,
     cjk_bigrams,
     doc_text,
     expand_query,
@@ -153,8 +155,9 @@ class ApiIndex:
         meta: dict[str, Any] | None = None,
         tokens: Callable[[ApiDoc], Sequence[str] | None] | None = None,
     ) -> ApiIndex:
-        """Tokenise `docs` (doc_text + tokenize) and build an in-memory index (BM25 only; attach vectors
-        with index.dense.attach). tokens(doc): a doc's tokens when the caller already has them (a refresh
+        """Tokenise `docs` (as tokenize.doc_terms: doc_text without the boilerplate_sentences of each doc's
+        source, then tokenize) and build an in-memory index (BM25 only; attach vectors with
+        index.dense.attach). tokens(doc): a doc's tokens when the caller already has them (a refresh
         reusing an unchanged source's term counts from the live index), None to tokenise it.
 
         Raises GorillaError for no docs, or when every doc is empty (no indexable word).
@@ -162,8 +165,12 @@ class ApiIndex:
         if not docs:
             raise GorillaError("the API pool is empty: nothing to index")
         known = tokens or (lambda doc: None)
+        boiler = boilerplate_sentences(docs)  # per source, over all its docs (kept ones too)
         tf, vocab = term_matrix(
-            toks if (toks := known(d)) is not None else tokenize(doc_text(d)) for d in docs
+            toks
+            if (toks := known(d)) is not None
+            else tokenize(doc_text(d, boilerplate=boiler.get(d.source, frozenset())))
+            for d in docs
         )
         index = cls(list(docs), tf, vocab, params or Bm25Params(), dict(meta or {}))
         index._scorer(None)  # validates the corpus (empty docs) now, not at the first search
@@ -386,6 +393,7 @@ __all__ = [
     "QUERY_SYNONYMS",
     "ROUTING",
     "ROUTINGS",
+    "SOURCE_FIELD_WEIGHTS",
     "STOPWORDS",
     "TOKENIZER_VERSION",
     "cjk_bigrams",
