@@ -6,6 +6,7 @@ term is retried with (QUERY_SYNONYMS)."""
 
 from __future__ import annotations
 
+import functools
 import re
 import unicodedata
 from collections import Counter
@@ -192,17 +193,22 @@ def name_words(name: str) -> str:
     tokenize does). Parts shorter than NAME_WORD_MIN_CHARS and parts that are one word are left out (the
     name itself is indexed already), and so are pieces shorter than NAME_PIECE_MIN_CHARS. The split is
     wordninja's (the most probable words by English Wikipedia unigram frequencies, Zipf's law)."""
-    import wordninja  # deferred: loads its word list (~0.2 s); only an index build splits names
-
     out: list[str] = []
     for run in _NAME_RUN_RE.findall(name):
         for part in _PART_RE.findall(run):
-            if len(part) < NAME_WORD_MIN_CHARS:
-                continue
-            pieces = wordninja.split(part.casefold())
-            if len(pieces) > 1:
-                out.extend(p for p in pieces if len(p) >= NAME_PIECE_MIN_CHARS)
+            if len(part) >= NAME_WORD_MIN_CHARS:
+                out.extend(_split_word(part.casefold()))
     return " ".join(out)
+
+
+@functools.lru_cache(maxsize=65536)
+def _split_word(word: str) -> tuple[str, ...]:
+    """name_words' pieces of one lower-case word (empty when wordninja keeps it whole); cached: module and
+    class names repeat in every doc of their module."""
+    import wordninja  # deferred: loads its word list (~0.2 s); only an index build splits names
+
+    pieces = wordninja.split(word)
+    return tuple(p for p in pieces if len(p) >= NAME_PIECE_MIN_CHARS) if len(pieces) > 1 else ()
 
 
 def boilerplate_sentences(docs: Iterable[ApiDoc]) -> dict[str, frozenset[str]]:
