@@ -56,11 +56,16 @@ print(json.dumps([(n, t, c) for n, t, c in marks]))
 
 TUI = r"""
 import asyncio, json, sys, time
+t0 = time.perf_counter()
+# as `gorilla-tui tui` does (cli/tui.py): the model starts loading before Textual is imported
+from gorilla_tui.config import load_settings
+from gorilla_tui.tui.session import Session
+session = Session(load_settings())
+session.start_backend_load()
 from gorilla_tui.tui.app import create_app
 
 async def main():
-    t0 = time.perf_counter()
-    app = create_app(show_timings=True)
+    app = create_app(session=session, show_timings=True)
     out = {}
     async with app.run_test(size=(120, 36)) as pilot:
         s, main = app.session, app.main
@@ -197,8 +202,13 @@ def first_answer(shared: Path, runs: int = 3, home: Path | None = None) -> str:
         "fresh home's first load (a child process: wall time, not this process's CPU); a known-good "
         "combination is looked up (model/probe.py: sha256 of the file's size, mtime and first 4 MiB, ~6 ms). "
         "Not cut: scoring the hits in one batch as separate sequences (15 % less CPU) changed the choice on 3 "
-        "of 35 everyday dev tasks, so the hits are still scored one llama_decode each. Figures taken under "
-        "load are far slower than on an idle machine (the scoring most of all: llama.cpp's 2 batch threads "
-        "spin-wait for each other when another process holds a core); compare the CPU seconds.",
+        "of 35 everyday dev tasks, so the hits are still scored one llama_decode each. The TUI starts the "
+        "model load before Textual is imported (cli/tui.py, Session.start_backend_load; the TUI times above "
+        "count from the process start, as a person sees them): llama.cpp's load is C code with the GIL "
+        "released, so it overlaps the import, the first paint and the index load. That load no longer "
+        "swaps the process's stdout and stderr for /dev/null (llama-cpp-python's suppress_stdout_stderr, "
+        "model/llama_internals.py), which beside a running TUI lost Textual's screen writes. On a busy "
+        "machine llama.cpp's threads spin-wait for each other; the backend drops to one thread when a "
+        "decode shows it (model/threads.py; section \"Answers on a busy machine\").",
     ]
     return "\n".join(lines)

@@ -28,7 +28,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     """Load settings (config.toml, overridden by flags), build the app, run it; exit 0."""
     settings = settings_from_args(args)
+    from gorilla_tui.tui.session import Session  # no Textual: the model starts loading before it is imported
+
+    session = Session(settings)
+    session.start_backend_load()  # llama.cpp's load overlaps the Textual import, first paint and index load
     from gorilla_tui.tui.app import create_app  # textual: ~0.15 s import, only for the TUI
 
-    create_app(settings).run()
+    create_app(session=session).run()
     return 0

@@ -19,6 +19,7 @@ from gorilla_tui.model import registry as models
 from gorilla_tui.model.registry import check_gguf
 from gorilla_tui.model.remote import RemoteBackend
 from gorilla_tui.model.scripted import ScriptedBackend
+from gorilla_tui.model.threads import ThreadGovernor
 
 if TYPE_CHECKING:
     from gorilla_tui.config import Settings
@@ -187,6 +188,9 @@ class LlamaBackend:
         self.last_stats: dict[str, Any] = {}
         self.warnings: list[str] = []
         self._lock = threading.Lock()
+        #: one thread while the CPU is contended (model/threads.py); begin()/end() around every decode
+        counts = llama_internals.thread_counts(self._llm)
+        self.threads = ThreadGovernor(lambda n, nb: llama_internals.set_threads(self._llm, n, nb), *counts)
 
     @property
     def n_ctx(self) -> int:
@@ -246,8 +250,10 @@ class LlamaBackend:
             pieces = 0
             # prompt evaluation is one long C call: let cancel (or Ctrl+C) abort it
             abort = _prompt_eval_abort(self._llm, cancel or threading.Event())
+            self.threads.begin()  # each chunk is one decode (the first: the prompt's evaluation)
             try:
                 for chunk in stream:
+                    self.threads.end()
                     if abort is not None:  # the prompt is in: from here cancel is checked between tokens
                         abort = _prompt_eval_abort(self._llm, None)
                     _raise_pending_interrupt()
@@ -259,6 +265,7 @@ class LlamaBackend:
                         yield text
                     if cancel is not None and cancel.is_set():  # set while the caller held the piece
                         break
+                    self.threads.begin()
             except RuntimeError as e:  # "llama_decode returned 2": aborted by _prompt_eval_abort
                 _raise_pending_interrupt()
                 if cancel is None or not cancel.is_set():
@@ -341,8 +348,12 @@ class LlamaBackend:
         llm, total = self._llm, 0.0
         for start in range(0, len(tokens), llm.n_batch):
             chunk = tokens[start : start + llm.n_batch]
-            li.decode(llm, chunk, first_pos=shared_pos + start,
-                      logits_at={i for i in range(len(chunk)) if start + i in targets})  # fmt: skip
+            self.threads.begin()
+            try:
+                li.decode(llm, chunk, first_pos=shared_pos + start,
+                          logits_at={i for i in range(len(chunk)) if start + i in targets})  # fmt: skip
+            finally:
+                self.threads.end()
             for i in range(len(chunk)):
                 target = targets.get(start + i)
                 if target is None:

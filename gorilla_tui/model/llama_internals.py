@@ -35,6 +35,7 @@ TESTED_RANGE = ("0.3.36", "0.4")
 EXTRA_PARAMS = ("use_extra_bufts",)
 
 _PARAMS_LOCK = threading.Lock()  # the params hook below is process-wide while a model loads
+_STREAMS_LOCK = threading.Lock()  # so is _keep_std_streams
 
 
 def version() -> str:
@@ -75,13 +76,41 @@ def _model_params_hook(use_extra_bufts: bool | None) -> Iterator[None]:
             lcp_c.llama_model_default_params = original
 
 
+#: The llama-cpp-python modules whose `suppress_stdout_stderr` runs during Llama(): it dup2()s /dev/null onto
+#: file descriptors 1 and 2 and swaps sys.stdout / sys.stderr for the whole process while the model loads.
+#: In the TUI the load runs in a thread beside Textual, whose screen writes then went to /dev/null (and a
+#: print() after the app could be lost for good). llama.cpp's log lines reach set_log_callback's handler
+#: instead, so nothing needs silencing.
+_SUPPRESSORS = (lcp_internals, lcp_llama)
+
+
+@contextlib.contextmanager
+def _keep_std_streams() -> Iterator[None]:
+    """While active, llama-cpp-python's suppress_stdout_stderr does nothing (see _SUPPRESSORS).
+    Hold _PARAMS_LOCK."""
+    saved = [(mod, getattr(mod, "suppress_stdout_stderr", None)) for mod in _SUPPRESSORS]
+
+    def quiet(disable: bool = True) -> contextlib.AbstractContextManager[None]:
+        return contextlib.nullcontext()
+
+    for mod, _old in saved:
+        mod.suppress_stdout_stderr = quiet  # type: ignore[attr-defined]
+    try:
+        yield
+    finally:
+        for mod, old in saved:
+            mod.suppress_stdout_stderr = old  # type: ignore[attr-defined]
+
+
 def new_llama(model_path: str, params: dict[str, Any]) -> Any:
     """llama_cpp.Llama(model_path, verbose=False, **params) with EXTRA_PARAMS applied to its
-    llama_model_params: use_extra_bufts (bool; absent = llama.cpp's default, true). Exceptions of Llama()
-    propagate unchanged (ValueError / RuntimeError / OSError / jinja2.TemplateError)."""
+    llama_model_params: use_extra_bufts (bool; absent = llama.cpp's default, true). The process's stdout and
+    stderr stay where they are during the load (_keep_std_streams: safe beside a running TUI; callers
+    route llama.cpp's log with set_log_callback). Exceptions of Llama() propagate unchanged (ValueError /
+    RuntimeError / OSError / jinja2.TemplateError)."""
     kwargs = dict(params)
     extra = kwargs.pop("use_extra_bufts", None)
-    with _model_params_hook(None if extra is None else bool(extra)):
+    with _model_params_hook(None if extra is None else bool(extra)), _STREAMS_LOCK, _keep_std_streams():
         return llama_cpp.Llama(model_path=model_path, verbose=False, **kwargs)
 
 
@@ -155,6 +184,17 @@ def decode(llm: Any, tokens: Sequence[int], *, first_pos: int, logits_at: set[in
     llm._ctx.decode(llm._batch)
 
 
+def set_threads(llm: Any, n_threads: int, n_threads_batch: int) -> None:
+    """Set the thread counts of `llm`'s context for the next decodes (llama_set_n_threads): n_threads for one
+    token per decode (generation), n_threads_batch for a batch (prompt evaluation, scoring)."""
+    llm._ctx.set_n_threads(int(n_threads), int(n_threads_batch))
+
+
+def thread_counts(llm: Any) -> tuple[int, int]:
+    """(n_threads, n_threads_batch) of `llm`'s context as llama.cpp has them now."""
+    return int(lcp_c.llama_n_threads(llm.ctx)), int(lcp_c.llama_n_threads_batch(llm.ctx))
+
+
 def logits_row(llm: Any, i: int) -> np.ndarray:
     """The logits (float32, shape (n_vocab,)) of batch index `i` of the last decode; a view into llama.cpp's
     buffer, valid until the next decode."""
@@ -207,13 +247,16 @@ def check_internals(llm: Any | None = None) -> list[str]:
         problems.append("llama_model_params has no field use_extra_bufts")
     if "llama_model_default_params()" not in _source(lcp_llama.Llama.__init__):
         problems.append("Llama.__init__ no longer builds its params with llama_model_default_params()")
+    problems += [f"{m.__name__} has no suppress_stdout_stderr" for m in _SUPPRESSORS
+                 if not hasattr(m, "suppress_stdout_stderr")]  # fmt: skip
     if getattr(lcp_llama, "llama_cpp", None) is not lcp_c:
         problems.append("llama_cpp.llama no longer reaches the bindings as module attribute llama_cpp")
     for mod, names in (
         (lcp_c, ("_lib", "llama_context_p_ctypes", "ggml_abort_callback", "llama_get_logits_ith",
                  "llama_perf_context", "llama_perf_context_reset", "llama_log_set", "llama_log_callback",
-                 "llama_sampler_init_grammar", "llama_sampler_free")),
-        (lcp_internals.LlamaContext, ("kv_cache_clear", "kv_cache_seq_rm", "decode")),
+                 "llama_sampler_init_grammar", "llama_sampler_free", "llama_n_threads",
+                 "llama_n_threads_batch")),
+        (lcp_internals.LlamaContext, ("kv_cache_clear", "kv_cache_seq_rm", "decode", "set_n_threads")),
     ):  # fmt: skip
         problems += [f"{getattr(mod, '__name__', mod)}.{n} is gone" for n in names if not hasattr(mod, n)]
     if hasattr(lcp_c, "_lib") and not hasattr(lcp_c._lib, "llama_set_abort_callback"):

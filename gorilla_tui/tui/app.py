@@ -86,7 +86,7 @@ class GorillaApp(App[None]):
             self.notice(f"history unavailable: {e}", severity="warning")
         if s.index is None:
             self._load_index()
-        if s.backend is None:
+        if s.backend is None or s.backend_loading:
             self._load_backend()
 
     def _history_warning(self, message: str) -> None:
@@ -153,8 +153,17 @@ class GorillaApp(App[None]):
 
     @work(thread=True, exclusive=True, group="load-model", exit_on_error=False)
     def _load_backend(self) -> None:
+        s = self.session
+        if s.backend_loading or s.backend is not None or s.backend_error is not None:
+            s.join_backend_load()  # started before the app (Session.start_backend_load): its outcome
+            error = s.backend_error
+            if error is not None:
+                self.post_message(LoadState("model", "error", str(error), error.hint or ""))
+            else:
+                self.post_message(LoadState("model", "ready"))
+            return
         try:
-            self.session.load_backend()
+            s.load_backend()
         except GorillaError as e:
             self.post_message(LoadState("model", "error", str(e), e.hint or ""))
             return
@@ -376,6 +385,7 @@ def create_app(
     *,
     history: History | None = None,
     show_timings: bool = True,
+    session: Session | None = None,
 ) -> GorillaApp:
     """Build the TUI.
 
@@ -384,7 +394,10 @@ def create_app(
     ApiIndex.load() in a worker, offering to build one when missing);
     pipeline_factory(settings, index, backend) -> object with .ask (default pipeline.Pipeline);
     history: default History() in the user data dir; show_timings: False hides durations (deterministic
-    snapshots)."""
+    snapshots); session: a Session made beforehand (`gorilla-tui tui` makes one and starts its model load
+    before importing Textual), used as it is: the other arguments must then be left out."""
+    if session is not None:
+        return GorillaApp(session, show_timings=show_timings)
     session = Session(
         settings or load_settings(),
         backend=backend,

@@ -109,8 +109,9 @@ class Session:
 
     backend / index: passed in (tests, a scripted backend) or loaded on demand by :meth:`load_backend`
     (services.load_backend: imports llama_cpp, resolves the model, loads the GGUF — seconds) and
-    :meth:`load_index` (services.load_index). Both run in thread workers, never before the first
-    paint.
+    :meth:`load_index` (services.load_index). The index loads in a thread worker after the first paint;
+    the model either there too or, started by :meth:`start_backend_load` before Textual is imported
+    (`gorilla-tui tui`), in a thread of its own while the app starts (bench/latency.py --first-answer).
     Waiters block on :meth:`wait_backend` until the load ends (or their cancel event is set).
     """
 
@@ -140,6 +141,7 @@ class Session:
         self.index_settled.set()
         self._pipeline: Pipeline | None = None
         self._validator: Checker | None = None
+        self._backend_thread: threading.Thread | None = None
 
     # -- labels for the status bar ------------------------------------------------------------------------
 
@@ -233,9 +235,41 @@ class Session:
             self._pipeline = None
         return backend
 
+    def start_backend_load(self) -> None:
+        """Start :meth:`load_backend` in a daemon thread now, unless a backend is there or already loading.
+
+        Called by `gorilla-tui tui` before Textual is imported: most of a model load is llama.cpp's C code
+        (the GIL released), so it overlaps the import, the first paint and the index load instead of
+        starting after them. Errors are kept in backend_error for :meth:`wait_backend` and the app."""
+        if self.backend is not None or self.backend_loading:
+            return
+        self._backend_done.clear()  # waiters block from now on, not only once the thread runs
+
+        def load() -> None:
+            try:
+                self.load_backend()
+            except Exception:  # kept in backend_error by load_backend; reported by the app
+                pass
+
+        self._backend_thread = threading.Thread(target=load, name="gorilla-tui model load", daemon=True)
+        self._backend_thread.start()
+
+    @property
+    def backend_loading(self) -> bool:
+        """True while a load started by :meth:`start_backend_load` runs."""
+        return self._backend_thread is not None and self._backend_thread.is_alive()
+
+    def join_backend_load(self) -> None:
+        """Wait for the load :meth:`start_backend_load` started (returns at once when none runs); then
+        backend or backend_error tells how it went."""
+        if self._backend_thread is not None:
+            self._backend_thread.join()
+
     def unload_backend(self) -> None:
         """Forget the backend (call before :meth:`load_backend` when settings changed); asks then wait
-        for the new load."""
+        for the new load. Waits first for a load :meth:`start_backend_load` started (it would otherwise set
+        the old settings' backend after this)."""
+        self.join_backend_load()
         with self._lock:
             self._backend_done.clear()
             self.backend = None

@@ -276,3 +276,21 @@ def test_first_paint_does_not_import_llama_cpp(tmp_path: Path):
     )
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip().splitlines()[-1] == "False loading model…"
+
+
+async def test_a_model_load_started_before_the_app_is_picked_up(torchhub_index, tmp_path):
+    """`gorilla-tui tui` starts the model load before Textual is imported (Session.start_backend_load):
+    the app reports that load's outcome, here a model file that is not there."""
+    from gorilla_tui.tui.session import Session
+
+    missing = tmp_path / "nothing-here.gguf"
+    session = Session(Settings(model=str(missing)), index=torchhub_index)
+    session.start_backend_load()
+    session.join_backend_load()
+    assert session.backend is None and session.backend_error is not None
+    app = create_app(session=session, show_timings=False)
+    async with app.run_test(size=SIZE) as pilot:
+        status = app.main.query_one("#status")
+        await wait_for(pilot, lambda: status.state_kind == "error")
+        assert status.fields["state"] == "model not loaded"
+        assert str(missing.name) in str(app.main.query_one("#proposal").query_one("#stream").render())
