@@ -237,7 +237,8 @@ def runtime_params(
     prompt evaluation 0.89 s with 1 thread, 0.51 s with 2; generating 32 tokens 0.42 s with 1 thread,
     0.43 s with 2. So 1 / 2 on 2 cores. With another process keeping a core busy, 2 threads are far slower
     (OpenMP threads spin-wait on the busy core): prompt 3.3 s vs 1.4 s, 32 tokens 3.7 s vs 0.55 s; set
-    n_threads = 1 in config.toml on a loaded machine."""
+    n_threads = 1 in config.toml to pin one thread; model/threads.py already drops to one while a decode
+    shows the CPU contended."""
     params = dict(profile.runtime)
     if n_ctx > 0:
         params["n_ctx"] = n_ctx
