@@ -7,6 +7,7 @@ One ask, in the order the code runs (ARCHITECTURE.md):
    out). Each chooser returns one Choice;
 3. check: the checker (check/validator.py) gives the verdict by AST sub-tree match against the API pool;
 4. build the Proposal (call, code, explanation, verdict, constraints, timings).
+The Protocols it depends on, Choice and AskCancelled are in pipeline_types.py (re-exported here).
 """
 
 from __future__ import annotations
@@ -15,18 +16,18 @@ import os
 import threading
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any
 
 from gorilla_tui.check.extract import extract
 from gorilla_tui.check.validator import Validator
 from gorilla_tui.config import Settings
-from gorilla_tui.errors import ContextOverflowError, GorillaError, UsageError
+from gorilla_tui.errors import ContextOverflowError, UsageError
 from gorilla_tui.model import likelihood
 from gorilla_tui.model.backend import Backend
 from gorilla_tui.model.grammar import choice_grammar, unique_options
 from gorilla_tui.model.likelihood import can_score
 from gorilla_tui.model.prompts import fit_prompt
+from gorilla_tui.pipeline_types import AskCancelled, Checker, Choice, SearchIndex  # noqa: F401 - re-exported
 from gorilla_tui.pool.doc import ApiDoc
 from gorilla_tui.retrieve.constraints import ConstraintResult, search_with_constraints
 from gorilla_tui.types import (
@@ -44,51 +45,6 @@ from gorilla_tui.types import (
 #: Longest task kept (characters); longer input is cut at a word boundary with a warning.
 MAX_TASK_CHARS = 2000
 RETRIEVERS = ("none", "bm25", "oracle")
-
-
-class SearchIndex(Protocol):
-    """What the pipeline needs of an index (retrieve.index.ApiIndex is one): BM25 search and the API pool."""
-
-    def search(self, query: str, k: int = 5, hub: str | None = None) -> list[Hit]:
-        """The top `k` hits for `query`, best first (only source `hub` when given)."""
-        ...
-
-    def pool(self, hub: str | None = None) -> list[ApiDoc]:
-        """The docs of source `hub` (all when None); raises UsageError for an unknown hub."""
-        ...
-
-
-class Checker(Protocol):
-    """What the pipeline needs of a checker (check.validator.Validator is one)."""
-
-    def check(self, code: str) -> Verdict:
-        """The verdict for any model text or code (the call is extracted first), by AST sub-tree match
-        against the API pool."""
-        ...
-
-    def check_code(self, code: str) -> Verdict:
-        """The verdict for Python code as it is (every call in it)."""
-        ...
-
-
-@dataclass
-class Choice:
-    """What one chooser returns (Pipeline._choose_by_likelihood / _choose_by_grammar / _generate_freely).
-
-    text: the answer: the chosen api_call (select mode) or the model's whole text (generate mode), "" when
-    cut short; docs: the docs it chose among (after prompt fitting); options: their distinct api_calls
-    (select mode; [] in generate mode); doc: the chosen doc when the chooser knows it (likelihood);
-    prompt_seconds: time to build the prompt; first_token: time.perf_counter() at the first token, None when
-    the model wrote none; notes: prompt-fitting warnings for the proposal.
-    """
-
-    text: str
-    docs: list[ApiDoc]
-    options: list[str] = field(default_factory=list)
-    doc: ApiDoc | None = None
-    prompt_seconds: float = 0.0
-    first_token: float | None = None
-    notes: list[str] = field(default_factory=list)
 
 
 def choose_select_by(mode: str, wanted: str, *, can_score: bool) -> str:
@@ -111,12 +67,6 @@ def shared_prefix(options: Sequence[str]) -> str:
     cut = max(common.rfind(c) for c in "(,='\" ") + 1
     common = common[:cut]
     return common if all(len(o) > len(common) for o in options) else ""
-
-
-class AskCancelled(GorillaError):
-    """The cancel event was set during ask (exit code 130, like Ctrl+C)."""
-
-    exit_code = 130
 
 
 def clean_task(task: str, limit: int = MAX_TASK_CHARS) -> tuple[str, list[str]]:

@@ -1,22 +1,17 @@
-"""`gorilla-tui index --refresh | --status`: build the BM25 index from the sources, or describe it."""
+"""`gorilla-tui index --refresh | --status`: build the BM25 index from the sources, or describe it (the
+`--status` report is cli/index_status.py)."""
 
 from __future__ import annotations
 
 import argparse
 import json
-from datetime import datetime, timezone
 from typing import Any
 
+from gorilla_tui.cli.index_status import sources_table, status
 from gorilla_tui.config import load_settings
 from gorilla_tui.errors import GorillaError, UsageError
-from gorilla_tui.paths import get_paths
 from gorilla_tui.pool.doc import MAX_SOURCE_BYTES
 from gorilla_tui.textsafe import safe_text
-
-#: Flagged entries listed per source by `index --status` (all of them with --json).
-FLAGGED_SHOWN = 25
-#: Skipped lines listed by `index --status` (an index built by an older release may hold millions).
-SKIPPED_SHOWN = 50
 
 #: Sources built on this machine without any download (a refresh offline still has them).
 LOCAL_SOURCES = ("python-env",)
@@ -120,7 +115,7 @@ def run(args: argparse.Namespace) -> int:
             "--from, --source, --only, --clean, --force, --no-dense, --embedder and --max-source-mb go with "
             "--refresh"
         )
-    return _status(args)
+    return status(args)
 
 
 # ---------------------------------------------------------------------------------------------------------
@@ -268,7 +263,7 @@ def _print_refresh(report: Any, dense: dict[str, Any] | None, warnings: list[str
         line = f"no source changed: the live index is kept ({n} docs, {secs:.2f} s) -> {report.path}"
         console.print(Text(safe_text(f"{line}; --force rebuilds it")), soft_wrap=True)
     else:
-        console.print(_sources_table(report.sources, "index refreshed"))
+        console.print(sources_table(report.sources, "index refreshed"))
         line = f"{len(report.index.docs)} docs in {report.seconds:.2f} s -> {report.path}"
         console.print(Text(safe_text(line)))
         _print_notes(console, report.sources)
@@ -345,137 +340,3 @@ def _missing_warning(rows: list[dict[str, Any]], missing: list[str]) -> str | No
     if statuses == {"not in mirror"}:
         return f"{head}not in the --from folders: {', '.join(missing)} (add --from DIR with their files)"
     return f"{head}could not fetch {', '.join(missing)}; to index them use: {FROM_HINT}"
-
-
-def _sources_table(rows: list[dict[str, Any]], title: str):
-    """The sources of a refresh or of the index as a rich Table; every cell is plain text (safe_text),
-    never markup: a source path such as `docs/[/x]` is shown as it is."""
-    from rich.table import Table  # deferred: rich (~0.1 s); --help and --json stay fast
-    from rich.text import Text
-
-    table = Table(title=title)
-    for col, just in (("source", "left"), ("status", "left"), ("loaded", "right"), ("flagged", "right"),
-                      ("call repaired", "right"), ("skipped", "right"), ("repaired", "right"),
-                      ("from / why", "left")):  # fmt: skip
-        table.add_column(col, justify=just, overflow="fold", no_wrap=col != "from / why")
-    for r in rows:
-        where = r.get("origin") if r.get("status") == "ok" else r.get("message", "")
-        cells = (r["name"], r.get("status", ""), r.get("loaded", 0), r.get("flagged", 0),
-                 r.get("calls_repaired", 0), r.get("skipped", 0), r.get("repaired", 0),
-                 where or "")  # fmt: skip
-        table.add_row(*(Text(safe_text(str(c))) for c in cells))  # shown as they are, never as markup
-    return table
-
-
-# ---------------------------------------------------------------------------------------------------------
-# status
-
-
-def _age(built_at: str) -> tuple[float, str]:
-    try:
-        seconds = (datetime.now(timezone.utc) - datetime.fromisoformat(built_at)).total_seconds()
-    except (TypeError, ValueError):
-        return -1.0, "unknown"
-    for unit, size in (("d", 86400), ("h", 3600), ("min", 60)):
-        if seconds >= size:
-            return seconds, f"{seconds / size:.1f} {unit}"
-    return seconds, f"{seconds:.0f} s"
-
-
-def _status(args: argparse.Namespace) -> int:
-    """`index --status`: the live index's sources, flagged entries, skipped lines and summary (or JSON)."""
-    from rich.text import Text  # deferred: rich; --help stays fast
-
-    from gorilla_tui.retrieve import store as index_store  # deferred: numpy, scipy (~0.3 s)
-
-    folder, meta = index_store.read_meta()
-    size = index_store.folder_size(folder)
-    age_s, age = _age(meta.get("built_at", ""))
-    paths = get_paths()
-    if args.json:
-        print(json.dumps(_status_json(folder, meta, size, age_s), indent=1))
-        return 0
-
-    from gorilla_tui.cli.console import make_console  # deferred: rich; --help stays fast
-
-    console = make_console()
-    console.print(_sources_table(meta.get("sources", []), "API index"))
-    if meta.get("flagged"):
-        console.print(_flagged_table(meta["flagged"]))
-    _print_skipped(console, meta.get("diagnostics", []))
-    summary = (
-        f"{meta.get('n_docs', 0)} docs, {meta.get('vocab_size', 0)} terms, {size / 1e6:.1f} MB, built "
-        f"{meta.get('built_at', '?')} ({age} ago)\nindex: {folder}\nconfig: {paths.config_file}"
-    )
-    console.print(Text(safe_text(summary)))
-    console.print(Text(safe_text(f"retrieval: {_dense_state(folder, meta)['note']}")))
-    return 0
-
-
-def _status_json(folder: Any, meta: dict[str, Any], size: int, age_s: float) -> dict[str, Any]:
-    """What `index --status --json` prints."""
-    paths = get_paths()
-    flagged = meta.get("flagged", [])
-    return {
-        "path": str(folder),
-        "index_dir": str(paths.index_dir),
-        "config_file": str(paths.config_file),
-        "built_at": meta.get("built_at"),
-        "age_seconds": round(age_s, 1),
-        "size_bytes": size,
-        "n_docs": meta.get("n_docs"),
-        "vocab_size": meta.get("vocab_size"),
-        "sources": meta.get("sources", []),
-        "dense": _dense_state(folder, meta),
-        "flagged": flagged,
-        "flagged_repaired": sum(1 for f in flagged if f.get("repaired")),
-        "flagged_still": sum(1 for f in flagged if not f.get("repaired")),
-        "diagnostics": meta.get("diagnostics", []),
-    }
-
-
-def _flagged_table(flagged: list[dict[str, Any]]) -> Any:
-    """The flagged entries as a rich Table, at most FLAGGED_SHOWN per source (plain-text cells)."""
-    from rich.table import Table  # deferred: rich; --help stays fast
-    from rich.text import Text  # deferred: rich; --help stays fast
-
-    by_source: dict[str, list[dict[str, Any]]] = {}
-    for f in flagged:
-        by_source.setdefault(f["source"], []).append(f)
-    fixed = sum(1 for f in flagged if f.get("repaired"))
-    table = Table(
-        title=f"flagged entries ({len(flagged)}): api_call is not valid Python, still searchable; "
-        f"{fixed} repaired (the repaired call is matched and proposed), "
-        f"{len(flagged) - fixed} still flagged"
-    )
-    for col in ("id", "api_call", "reason", "repaired call"):
-        table.add_column(col, overflow="fold")
-    for source, items in by_source.items():
-        for f in items[:FLAGGED_SHOWN]:
-            keys = ("id", "api_call", "reason", "repaired")
-            table.add_row(*(Text(safe_text(str(f.get(k) or ""))) for k in keys))
-        if len(items) > FLAGGED_SHOWN:
-            more = f"and {len(items) - FLAGGED_SHOWN} more (see --json)"
-            table.add_row(Text(safe_text(f"{source}: ...")), more, "", "")
-    return table
-
-
-def _print_skipped(console: Any, diagnostics: list[Any]) -> None:
-    """One line per skipped line or file of the index's diagnostics (at most SKIPPED_SHOWN)."""
-    from rich.text import Text  # deferred: rich; --help stays fast
-
-    skipped = [d for d in diagnostics if isinstance(d, dict) and d.get("severity") == "skipped"]
-    for d in skipped[:SKIPPED_SHOWN]:
-        where = f"{d.get('file')}:{d.get('line')}" if d.get("line") else d.get("file")
-        console.print(Text.assemble(("skipped", "yellow"), safe_text(f" {where}: {d.get('message')}")))
-    if len(skipped) > SKIPPED_SHOWN:
-        more = f" ... and {len(skipped) - SKIPPED_SHOWN} more (see --json)"
-        console.print(Text.assemble(("skipped", "yellow"), more))
-
-
-def _dense_state(folder: Any, meta: dict[str, Any]) -> dict[str, Any]:
-    """The dense side's state of the version `folder` (retrieve.dense.DenseSide.state), without loading
-    the docs."""
-    from gorilla_tui.retrieve.dense import DenseSide  # deferred: numpy; `index --help` stays fast
-
-    return DenseSide(int(meta.get("n_docs", 0)), folder).state()

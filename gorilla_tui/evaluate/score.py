@@ -1,171 +1,33 @@
-"""APIBench eval sets and response scoring with two metrics: `strict` (exact API identity) and `gorilla`."""
+"""APIBench eval sets and response scoring with two metrics: `strict` (exact API identity) and `gorilla`.
+
+Finding and reading the APIBench files is evaluate/apibench_files.py (re-exported here)."""
 
 from __future__ import annotations
 
-import json
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from gorilla_tui.check.validator import Validator
-from gorilla_tui.errors import GorillaError, UsageError
+from gorilla_tui.errors import UsageError
 from gorilla_tui.evaluate import gorilla_metric
+from gorilla_tui.evaluate.apibench_files import (  # noqa: F401 - re-exported: callers import them from here
+    DATASET,
+    HUB_FILES,
+    MAX_BAD_SHARE,
+    EvalItem,
+    Responses,
+    hub_name,
+    json_object,
+    load_eval,
+    read_jsonl,
+    read_responses,
+    resolve_file,
+)
 from gorilla_tui.pool.doc import ApiDoc, load_jsonl
-from gorilla_tui.pool.sources import FetchContext, Manifest, SourceUnavailable, hf_files
 
-#: The Hugging Face dataset holding the APIBench files (Patil et al. 2023, arXiv 2305.15334).
-DATASET = "gorilla-llm/APIBench"
-#: hub -> (API pool file, eval file), file names as in the dataset.
-HUB_FILES = {
-    "torchhub": ("torchhub_api.jsonl", "torchhub_eval.json"),
-    "tensorflowhub": ("tensorflowhub_api.jsonl", "tensorflow_eval.json"),
-    "huggingface": ("huggingface_api.jsonl", "huggingface_eval.json"),
-}
-_ALIASES = {"th": "torchhub", "torch": "torchhub", "tf": "tensorflowhub", "tensorflow": "tensorflowhub",
-            "hf": "huggingface"}  # fmt: skip
 METRICS = ("strict", "gorilla")
-
-
-def hub_name(name: str) -> str:
-    """Canonical hub name (torchhub, tensorflowhub, huggingface; th/tf/hf accepted). UsageError otherwise."""
-    hub = _ALIASES.get(name.lower(), name.lower())
-    if hub not in HUB_FILES:
-        raise UsageError(f"unknown hub {name!r} (expected one of {', '.join(HUB_FILES)})")
-    return hub
-
-
-def resolve_file(filename: str, from_dir: str | Path | None = None) -> Path:
-    """Find an APIBench file: with from_dir, DIR/name, DIR/api/name or DIR/eval/name (a local mirror, e.g.
-    ../shared/apibench); without, huggingface_hub.hf_hub_download from the dataset (cached; works offline
-    once cached) through sources.hf_files, which probes the hub once and, when it is unreachable, reads only
-    the local cache (no ~25 s of huggingface_hub retries). Raises GorillaError (with a hint) when the file
-    cannot be found or downloaded."""
-    if from_dir is not None:
-        base = Path(from_dir)
-        for candidate in (base / filename, base / "api" / filename, base / "eval" / filename):
-            if candidate.is_file():
-                return candidate
-        raise GorillaError(f"{filename} not found in {base} (nor in its api/ or eval/ folder)")
-
-    dataset = Manifest(name="apibench", title="APIBench", files=(filename,),
-                       remote={"type": "hf", "repo_id": DATASET, "repo_type": "dataset"})  # fmt: skip
-    try:
-        return hf_files(dataset, FetchContext())[0]
-    except SourceUnavailable as e:  # offline, unreachable, missing file: one line
-        raise GorillaError(
-            str(e), hint="pass --from DIR (a local copy of the APIBench files) or --eval FILE / --pool FILE"
-        ) from None
-
-
-def _read_text(path: str | Path, what: str) -> str:
-    """A text file's content as str. Raises UsageError when it is missing or unreadable, binary (holds NUL
-    bytes) or not UTF-8 (a leading BOM is accepted)."""
-    p = Path(path)
-    try:
-        data = p.read_bytes()
-    except OSError as e:
-        raise UsageError(f"cannot read {what} file {p}: {e.strerror or e}") from None
-    if b"\x00" in data:
-        raise UsageError(f"{what} file {p} is binary (it holds NUL bytes), not JSON Lines")
-    try:
-        return data.decode("utf-8-sig")
-    except UnicodeDecodeError as e:
-        raise UsageError(f"{what} file {p} is not UTF-8 text (bad byte at offset {e.start})") from None
-
-
-def json_object(line: str) -> dict[str, Any] | None:
-    """One JSON Lines line as a dict, or None when it is not valid JSON (nesting deeper than Python's
-    recursion limit included) or not an object."""
-    try:
-        value = json.loads(line)
-    except (ValueError, RecursionError):
-        return None
-    return value if isinstance(value, dict) else None
-
-
-def read_jsonl(path: str | Path, what: str) -> list[dict[str, Any] | None]:
-    """JSON Lines file -> one entry per non-blank line (None for a line that is not a JSON object).
-
-    Raises UsageError when the file is missing, unreadable, binary, not UTF-8, or has no line at all.
-    """
-    rows: list[dict[str, Any] | None] = []
-    for line in _read_text(path, what).splitlines():
-        if line.strip():
-            rows.append(json_object(line))
-    if not rows:
-        raise UsageError(f"{what} file {Path(path)} is empty")
-    return rows
-
-
-#: A response file is rejected when more than this share of its non-blank lines are not JSON objects with a
-#: question_id (a few bad lines are tolerated and counted as errors; a file of another kind is not).
-MAX_BAD_SHARE = 0.05
-
-
-@dataclass
-class Responses:
-    """A response file read line by line: rows = (1-based line number, object holding "question_id"),
-    bad = line numbers of the non-blank lines that are not such objects, total = non-blank lines."""
-
-    rows: list[tuple[int, dict[str, Any]]]
-    bad: list[int]
-    total: int
-
-
-def read_responses(path: str | Path) -> Responses:
-    """Read a Gorilla response file (JSON Lines of {question_id, text}).
-
-    Raises UsageError (exit 2, one line) when the file is unreadable, binary, not UTF-8 or empty, when no
-    line is a JSON object with a question_id, or when more than MAX_BAD_SHARE of its lines are not (the
-    message names the first bad line).
-    """
-    p = Path(path)
-    rows: list[tuple[int, dict[str, Any]]] = []
-    bad: list[int] = []
-    for number, line in enumerate(_read_text(p, "responses").splitlines(), start=1):
-        if not line.strip():
-            continue
-        value = json_object(line)
-        if value is not None and "question_id" in value:
-            rows.append((number, value))
-        else:
-            bad.append(number)
-    total = len(rows) + len(bad)
-    if not total:
-        raise UsageError(f"responses file {p} is empty")
-    if not rows:
-        raise UsageError(
-            f"responses file {p} is not JSON Lines of {{question_id, text}} objects "
-            f"(no line is; first line that is not: {bad[0]})"
-        )
-    if len(bad) > MAX_BAD_SHARE * total:
-        raise UsageError(
-            f"{len(bad)} of {total} lines of responses file {p} are not JSON objects with a question_id "
-            f"(first: line {bad[0]}); more than {MAX_BAD_SHARE:.0%} bad lines"
-        )
-    return Responses(rows, bad, total)
-
-
-@dataclass
-class EvalItem:
-    """One eval question: its domain and ground-truth api_call (from api_data, as the released scripts)."""
-
-    domain: str
-    api_call: str
-
-
-def load_eval(path: str | Path) -> list[EvalItem]:
-    """An APIBench eval file (JSON Lines despite the .json name) -> EvalItems in line order (question_id 1
-    is the first). Lines that are not objects become EvalItem("", "")."""
-    items = []
-    for row in read_jsonl(path, "eval"):
-        data = row.get("api_data") if row else None
-        data = data if isinstance(data, dict) else {}
-        domain = data.get("domain", "")
-        api_call = data.get("api_call") or (row or {}).get("api_call") or ""
-        items.append(EvalItem(str(domain), str(api_call)))
-    return items
 
 
 @dataclass

@@ -1,35 +1,28 @@
 """`index --refresh`: fetch every source, build the BM25 index aside, publish it atomically under the lock.
 
-The steps of refresh(), each a function below: _plan (check the arguments, choose the sources) -> under the
-lock: read the live index (retrieve.previous) -> _load_sources (a source whose content fingerprint equals
-the live index's is reused from it, the others are fetched and loaded) -> _checked (an empty or no
-reachable source is an error) -> when nothing changed, _unchanged_report keeps the live index -> else
-_assemble (docs kept from the live index, rows, warnings) -> ApiIndex.build -> _write_and_publish.
-Embedding the published version's docs is retrieve.refresh_dense.
+The steps of refresh(), each a function: make_plan (retrieve.refresh_plan: check the arguments, choose the
+sources) -> under the lock: read the live index (retrieve.previous) -> _load_sources (a source whose content
+fingerprint equals the live index's is reused from it, the others are fetched and loaded) -> _checked (an
+empty or no reachable source is an error) -> when nothing changed, _unchanged_report keeps the live index
+-> else _assemble (docs kept from the live index, rows, warnings) -> ApiIndex.build -> write_and_publish
+(retrieve.refresh_publish). Embedding the published version's docs is retrieve.refresh_dense.
 """
 
 from __future__ import annotations
 
-import errno
-import json
-import os
-import shutil
 import time
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
 from gorilla_tui.errors import GorillaError, UsageError
-from gorilla_tui.pool.doc import MAX_SOURCE_BYTES, ApiDoc, SourceRejected, detect_format, source_files
+from gorilla_tui.pool.doc import MAX_SOURCE_BYTES, ApiDoc, SourceRejected
 from gorilla_tui.pool.sources import (
-    FetchContext,
     Manifest,
     SourceLoad,
     fetch,
-    load_manifests,
     source_fingerprint,
     source_name,
     split_source,
@@ -37,14 +30,7 @@ from gorilla_tui.pool.sources import (
     user_source,
 )
 from gorilla_tui.retrieve import store as index_store
-from gorilla_tui.retrieve.index import (
-    FIELD_WEIGHTS,
-    SOURCE_FIELD_WEIGHTS,
-    TOKENIZER_VERSION,
-    ApiIndex,
-    Bm25Params,
-)
-from gorilla_tui.retrieve.metadata import PerformanceTable
+from gorilla_tui.retrieve.index import ApiIndex, Bm25Params
 from gorilla_tui.retrieve.previous import (
     UNCHANGED,
     Previous,
@@ -52,7 +38,6 @@ from gorilla_tui.retrieve.previous import (
     kept,
     read_previous,
     reread,
-    write_state,
 )
 from gorilla_tui.retrieve.refresh_dense import (  # noqa: F401 - re-exported: callers import them from here
     CACHE_SAVE_EVERY,
@@ -62,16 +47,19 @@ from gorilla_tui.retrieve.refresh_dense import (  # noqa: F401 - re-exported: ca
     embed_docs,
     embed_index,
 )
-
-#: Test hook: seconds to sleep after the new version is written aside and before it is published (lets
-#: tests kill a refresh mid-way). Never set it in normal use.
-PAUSE_ENV = "GORILLA_TUI_REFRESH_PAUSE"
-
-#: Manifest key saying how a source is retrieved: "hybrid" (BM25 + dense, its docs are embedded) or "bm25".
-RETRIEVAL_KEY = "retrieval"
-RETRIEVAL_MODES = ("hybrid", "bm25")
-# DEFAULT_RETRIEVAL (refresh_dense): a source whose manifest has no RETRIEVAL_KEY (user --source files are
-# "hybrid": they are small).
+from gorilla_tui.retrieve.refresh_plan import (  # noqa: F401 - re-exported: callers import them from here
+    RETRIEVAL_KEY,
+    RETRIEVAL_MODES,
+    Plan,
+    make_plan,
+    retrieval_mode,
+)
+from gorilla_tui.retrieve.refresh_publish import (  # noqa: F401 - re-exported: callers import them from here
+    PAUSE_ENV,
+    estimate_bytes,
+    meta_of,
+    write_and_publish,
+)
 
 #: on_event(kind, name, load): kind "start" (load is None) or "done" (load is the SourceLoad).
 ProgressFn = Callable[[str, str, "SourceLoad | None"], None]
@@ -92,19 +80,6 @@ class RefreshReport:
     seconds: float = 0.0
     warnings: list[str] = field(default_factory=list)
     unchanged: bool = False
-
-
-def retrieval_mode(manifest: Manifest | None) -> str:
-    """The manifest's RETRIEVAL_KEY ("hybrid" or "bm25"; DEFAULT_RETRIEVAL when absent, "hybrid" for a user
-    source, manifest None). Raises UsageError for another value."""
-    if manifest is None:
-        return "hybrid"
-    mode = str(manifest.extra.get(RETRIEVAL_KEY, DEFAULT_RETRIEVAL))
-    if mode not in RETRIEVAL_MODES:
-        raise UsageError(
-            f"{manifest.origin or manifest.name}: {RETRIEVAL_KEY} must be one of {', '.join(RETRIEVAL_MODES)}"
-        )
-    return mode
 
 
 def source_row(load: SourceLoad, retrieval: str = DEFAULT_RETRIEVAL) -> dict[str, Any]:
@@ -129,30 +104,6 @@ def source_row(load: SourceLoad, retrieval: str = DEFAULT_RETRIEVAL) -> dict[str
         "user": load.user,
         "fingerprint": load.fingerprint,
     }
-
-
-def _select(manifests: list[Manifest], only: Sequence[str], user_names: Sequence[str]) -> list[Manifest]:
-    if not only:
-        return manifests
-    known = [m.name for m in manifests] + list(user_names)
-    unknown = [n for n in only if n not in known]
-    if unknown:
-        raise UsageError(f"--only: unknown source {', '.join(unknown)} (known: {', '.join(known)})")
-    return [m for m in manifests if m.name in only]
-
-
-@dataclass
-class _Plan:
-    """What a refresh reads, decided before it takes the lock: every manifest, the selected ones (not
-    replaced by a user source of the same name), the user sources as (path, name, strict, title), the
-    names of the built-in sources they replace, how files are fetched, and each manifest's retrieval mode."""
-
-    manifests: list[Manifest]
-    selected: list[Manifest]
-    users: list[tuple[str | Path, str, bool, str]]
-    replaced: set[str]
-    ctx: FetchContext
-    modes: dict[str, str]
 
 
 @dataclass
@@ -216,7 +167,7 @@ def refresh(
     whose docs are all empty, the lock held by another refresh too long, or a write that failed (disk
     full with free and needed space, permission).
     """
-    plan = _plan(mirrors, user_paths, config_paths, only, manifests, max_bytes)
+    plan = make_plan(mirrors, user_paths, config_paths, only, manifests, max_bytes)
     emit = on_event or (lambda kind, name, load: None)
     started = time.perf_counter()
     with index_store.refresh_lock(timeout=index_store.LOCK_WAIT, on_wait=on_wait):
@@ -230,79 +181,13 @@ def refresh(
             return _unchanged_report(plan, loads, previous, started)
         built = _assemble(plan, loads, previous, keep_previous, emit)
         index = ApiIndex.build(built.docs, Bm25Params(), tokens=_live_tokens(previous))
-        index.meta = _meta(index, built.rows, built.ok, built.old, time.perf_counter() - started)
-        final = _write_and_publish(index, index_store.index_root(), extra_files)
+        index.meta = meta_of(index, built.rows, built.ok, built.old, time.perf_counter() - started)
+        final = write_and_publish(index, index_store.index_root(), extra_files)
     index.path = final
     return RefreshReport(final, index, built.rows, time.perf_counter() - started, built.warnings)
 
 
-def _plan(
-    mirrors: Sequence[str | Path] | None,
-    user_paths: Sequence[str | Path],
-    config_paths: Sequence[str | Path],
-    only: Sequence[str],
-    manifests: list[Manifest] | None,
-    max_bytes: int,
-) -> _Plan:
-    """Check refresh's arguments and decide what it reads (see refresh for the arguments; raises
-    UsageError)."""
-    for m in mirrors or ():
-        if not Path(m).is_dir():
-            raise UsageError(f"--from {m}: not a folder")
-    manifests = load_manifests() if manifests is None else manifests
-    all_user = [*user_paths, *config_paths]
-    names = [source_name(p) for p in all_user]
-    dupes = sorted({n for n in names if names.count(n) > 1})
-    if dupes:
-        raise UsageError(
-            f"--source: the source name {', '.join(dupes)} is given twice; use --source NAME=PATH"
-        )
-    # a user source named like a built-in one (e.g. a read-only .../apizoo mirror) supplies that source
-    builtin = {m.name: m for m in manifests}
-    replaced = {n: builtin[n] for n in names if n in builtin}
-    users = []
-    for p, name in zip(all_user, names, strict=True):
-        m = replaced.get(name)
-        if m is not None:
-            _check_replacement(m, p)
-        users.append((p, name, p in user_paths, f"{m.title} (your copy)" if m else ""))
-    selected = [m for m in _select(manifests, only, names) if m.name not in replaced]
-    ctx = FetchContext(
-        mirrors=[Path(m).expanduser() for m in mirrors] if mirrors is not None else None, max_bytes=max_bytes
-    )
-    modes = {m.name: retrieval_mode(m) for m in manifests}
-    return _Plan(manifests, selected, users, set(replaced), ctx, modes)
-
-
-#: What pool.doc.detect_format says of the files of a manifest format.
-_DETECTED = {"apizoo": "apizoo", "apibench": "jsonl", "jsonl": "jsonl"}
-_FORMAT_NAMES = {"apizoo": "APIZoo JSON lists", "jsonl": "JSON Lines"}
-
-
-def _check_replacement(manifest: Manifest, spec: str | Path) -> None:
-    """A user source named like built-in source `manifest` replaces it (the merge rule), so it must hold
-    that source's kind of files: raises UsageError (one line) for a built-in source that is not made of
-    doc files (python-env) or a file of another format (pool.doc.detect_format), e.g. `--source
-    torchhub=<an APIZoo folder>`. A path that cannot be read is left to the load, which says why."""
-    p = split_source(spec)[1]
-    other = f"name your copy otherwise: --source OTHER={p}"
-    if manifest.kind != "docs":
-        raise UsageError(f"--source {spec}: {manifest.name} is the built-in {manifest.kind} source; {other}")
-    try:
-        files = source_files([p])
-    except SourceRejected:
-        return
-    want = _DETECTED.get(manifest.format, "jsonl")
-    for f in files:
-        got = detect_format(f)
-        if got != want:
-            raise UsageError(
-                f"--source {spec}: {f.name} holds {_FORMAT_NAMES[got]}, but {manifest.name} is a built-in "
-                f"source of {_FORMAT_NAMES[want]} ({', '.join(manifest.files)}); {other}"
-            )
-
-
-def _load_sources(plan: _Plan, previous: Previous, emit: ProgressFn) -> list[SourceLoad]:
+def _load_sources(plan: Plan, previous: Previous, emit: ProgressFn) -> list[SourceLoad]:
     """Load every source of `plan`: the user sources first (a refused --source stops before anything is
     fetched), then the selected manifests. A source whose fingerprint equals the one the trusted live
     index recorded is reused from it (Previous.reuse, message "unchanged"); the others are loaded.
@@ -366,7 +251,7 @@ def _is_unchanged(loads: list[SourceLoad], previous: Previous, keep_previous: bo
 
 
 def _rows(
-    plan: _Plan, loads: list[SourceLoad], previous: Previous, kept_rows: list[dict[str, Any]]
+    plan: Plan, loads: list[SourceLoad], previous: Previous, kept_rows: list[dict[str, Any]]
 ) -> list[dict[str, Any]]:
     """meta.json's source rows: one per load (a reused source keeps its live row, message "unchanged"),
     then one per source kept from the previous index (status "kept")."""
@@ -380,7 +265,7 @@ def _rows(
 
 
 def _unchanged_report(
-    plan: _Plan, loads: list[SourceLoad], previous: Previous, started: float
+    plan: Plan, loads: list[SourceLoad], previous: Previous, started: float
 ) -> RefreshReport:
     """The report of a refresh that keeps the live index as it is (nothing is written)."""
     assert previous.index is not None and previous.index.path is not None
@@ -391,7 +276,7 @@ def _unchanged_report(
 
 
 def _assemble(
-    plan: _Plan, loads: list[SourceLoad], previous: Previous, keep_previous: bool, emit: ProgressFn
+    plan: Plan, loads: list[SourceLoad], previous: Previous, keep_previous: bool, emit: ProgressFn
 ) -> _Assembly:
     """The docs, rows and warnings of the new index: the loaded sources' docs, then those the previous
     index keeps (keep_previous: the sources not refreshed now; a damaged previous index has its sources
@@ -466,91 +351,3 @@ def _user_load(
         return SourceLoad(
             name or source_name(path), f"user docs ({p})", "refused", str(p), message=str(e), user=True
         )
-
-
-def _write_and_publish(
-    index: ApiIndex, root: Path, extra_files: Callable[[Path, Sequence[ApiDoc]], object] | None = None
-) -> Path:
-    """Write `index` into a new build folder and publish it (index_store). The build folder is removed on
-    any failure (an exception, Ctrl+C). A full disk is retried once after removing the version folders
-    that are not live (kept only for readers in the middle of a swap); an OSError then becomes one line
-    (index_store.index_write_error: disk full with the free and the needed space, permission)."""
-    for attempt in (1, 2):
-        folder: Path | None = None
-        try:
-            folder = index_store.new_build_dir()
-            index_store.write_version(folder, index.docs, index.tf, index.vocab, index.meta)
-            PerformanceTable.build(index.docs).save(folder)  # normalised once, here, not on every ask
-            if extra_files is not None:  # e.g. check's validator lookup (issue 20), written by a caller above
-                extra_files(folder, index.docs)
-            write_state(folder, extra=extra_files is not None)  # what an unchanged refresh verifies
-            pause = float(os.environ.get(PAUSE_ENV, "0") or 0)
-            if pause > 0:
-                time.sleep(pause)
-            final = index_store.publish(folder)
-            folder = None
-            return final
-        except OSError as e:
-            if folder is not None:
-                shutil.rmtree(folder, ignore_errors=True)
-                folder = None
-            full = e.errno in (errno.ENOSPC, errno.EDQUOT)
-            if attempt == 1 and full and index_store.remove_old_versions(root):
-                continue
-            needed = estimate_bytes(index, extra=extra_files is not None)
-            raise index_store.index_write_error(e, root, needed=needed) from None
-        finally:
-            if folder is not None:
-                shutil.rmtree(folder, ignore_errors=True)
-    raise AssertionError("unreachable")
-
-
-def estimate_bytes(index: ApiIndex, extra: bool = False) -> int:
-    """About how many bytes write_version needs for `index`: docs.json (each doc's JSON), tf.npz (int32
-    indices + float data per non-zero, int32 row pointers), vocab.json and meta.json; with `extra`, plus
-    check's lookup (zlib-compressed docs and facts: about a fifth of docs.json, check/lookup.py)."""
-    docs = sum(len(json.dumps(d.to_dict(), ensure_ascii=False).encode()) + 1 for d in index.docs)
-    tf = index.tf.nnz * (4 + index.tf.data.itemsize) + (index.tf.shape[0] + 1) * 4 + 4096
-    vocab = sum(len(t.encode()) + 4 for t in index.vocab)
-    meta = len(json.dumps(index.meta, ensure_ascii=False, default=str)) + 4096
-    return docs + tf + vocab + meta + (docs // 5 if extra else 0)
-
-
-def _meta(
-    index: ApiIndex,
-    rows: list[dict[str, Any]],
-    ok: list[SourceLoad],
-    old: list[dict[str, Any]],
-    seconds: float,
-) -> dict[str, Any]:
-    diagnostics = [
-        {"source": ld.name, "file": d.file, "line": d.line, "severity": d.severity, "message": d.message}
-        for ld in ok
-        for d in ld.result.diagnostics
-    ]
-    diagnostics += old
-    return {
-        "built_at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
-        "build_seconds": round(seconds, 3),
-        "n_docs": len(index.docs),
-        "vocab_size": len(index.vocab),
-        "tokenizer_version": TOKENIZER_VERSION,
-        "params": {
-            "bm25": index.params.to_dict(),
-            "field_weights": dict(FIELD_WEIGHTS),
-            "source_field_weights": {k: dict(v) for k, v in SOURCE_FIELD_WEIGHTS.items()},
-        },
-        "sources": rows,
-        "flagged": [
-            {
-                "id": d.id,
-                "source": d.source,
-                "api_call": d.api_call,
-                "reason": d.flagged,
-                "repaired": d.repaired,
-            }
-            for d in index.docs
-            if d.flagged
-        ],
-        "diagnostics": diagnostics,
-    }

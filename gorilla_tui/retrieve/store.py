@@ -1,4 +1,9 @@
-"""On-disk index: versioned folders, an atomically replaced CURRENT pointer, and the refresh file lock."""
+"""On-disk index: versioned folders, an atomically replaced CURRENT pointer, and the refresh file lock.
+
+Writes and reads store version 2 (write_version, read_stored). Beside it: the version 1 reader
+(store_v1), the docs read one at a time (store_docs.LazyDocs), the dense vectors and their cache
+(store_vectors, re-exported here) and the primitives they share (store_io).
+"""
 
 from __future__ import annotations
 
@@ -8,10 +13,7 @@ import json
 import os
 import shutil
 import tempfile
-import threading
 import time
-import zipfile
-import zlib
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -19,8 +21,28 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from gorilla_tui.errors import GorillaError, IndexMissingError
-from gorilla_tui.paths import get_paths
 from gorilla_tui.pool.doc import ApiDoc
+from gorilla_tui.retrieve.store_docs import LazyDocs
+from gorilla_tui.retrieve.store_io import DAMAGED as _DAMAGED
+from gorilla_tui.retrieve.store_io import REBUILD_HINT, index_root
+from gorilla_tui.retrieve.store_io import read_json as _read_json
+from gorilla_tui.retrieve.store_io import write_synced as _write
+from gorilla_tui.retrieve.store_v1 import OLD_STORE_NOTE, read_v1
+from gorilla_tui.retrieve.store_vectors import (  # noqa: F401 - re-exported: callers use store.X
+    CACHE_DIR,
+    CACHE_ENV,
+    DENSE_META,
+    DENSE_PROGRESS,
+    LEGACY_VECTORS,
+    MASK,
+    VECTORS,
+    read_progress,
+    read_vector_cache,
+    read_vectors,
+    write_progress,
+    write_vector_cache,
+    write_vectors,
+)
 
 if TYPE_CHECKING:
     import numpy as np
@@ -34,11 +56,6 @@ if TYPE_CHECKING:
 STORE_VERSION = 2
 READABLE_VERSIONS = (1, 2)
 DOCS_FILE, POSTINGS_FILE = "docs.jsonl", "postings.npz"
-#: What ApiIndex.note says about an index stored by store version 1.
-OLD_STORE_NOTE = (
-    "this index was stored by an older gorilla-tui (store version 1): it is read whole, which is slower; "
-    "`gorilla-tui index --refresh` rewrites it"
-)
 POINTER = "CURRENT"
 LOCK = "refresh.lock"
 #: Written by the lock holder: "PID START_EPOCH_SECONDS" (what a waiting refresh reports).
@@ -51,15 +68,7 @@ BUILD_PREFIX = ".build-"
 #: Version folders kept besides the live one (a reader that read CURRENT just before a swap still finds its
 #: folder; older ones are removed by the next refresh).
 KEEP_PREVIOUS = 1
-_HINT = "build it with: gorilla-tui index --refresh --from DIR (a folder holding the APIBench files)"
-
-#: How to rebuild a missing or unreadable index (the hint of the errors raised here and by ApiIndex.load).
-REBUILD_HINT = _HINT
-
-
-def index_root(path: Path | None = None) -> Path:
-    """The folder holding CURRENT, the version folders and the lock (default get_paths().index_dir)."""
-    return Path(path) if path is not None else get_paths().index_dir
+_HINT = REBUILD_HINT
 
 
 def current_version(root: Path | None = None) -> Path | None:
@@ -263,79 +272,6 @@ def read_meta(root: Path | None = None) -> tuple[Path, dict[str, Any]]:
     return folder, _read_json(folder / "meta.json")
 
 
-class LazyDocs(Sequence[ApiDoc]):
-    """The docs of a stored index (docs.jsonl), each parsed into an ApiDoc when first read and kept.
-
-    offsets: int64 (n_docs + 1), doc i is the bytes offsets[i]:offsets[i + 1] of the file. The file is
-    opened once, here, and kept open, so a long-lived index (the TUI) still reads its docs after a later
-    refresh has removed its version folder (POSIX keeps an open file's data). Iterating parses every doc
-    (refresh, `check` without lookup, the validator of a whole pool).
-
-    Raises:
-        GorillaError: the file cannot be opened, or a line is damaged when it is read.
-    """
-
-    def __init__(self, path: Path, offsets: Any) -> None:
-        self.path = path
-        self.offsets = [int(o) for o in offsets]
-        self._cache: dict[int, ApiDoc] = {}
-        self._lock = threading.Lock()
-        try:
-            self._fh = open(path, "rb")  # noqa: SIM115 - kept open for the life of the index (see above)
-        except OSError as e:
-            raise GorillaError(
-                f"cannot read {path} ({e.strerror or e}); rebuild the index", hint=_HINT
-            ) from None
-
-    def __len__(self) -> int:
-        return len(self.offsets) - 1
-
-    def _read(self, start: int, size: int) -> bytes:
-        """`size` bytes at `start` (os.pread: no shared file position between threads; seek + read under
-        a lock where the OS has no pread, Windows)."""
-        if hasattr(os, "pread"):
-            return os.pread(self._fh.fileno(), size, start)
-        with self._lock:  # pragma: no cover - Windows
-            self._fh.seek(start)
-            return self._fh.read(size)
-
-    def _parse(self, i: int, data: bytes) -> ApiDoc:
-        try:
-            doc = ApiDoc.from_dict(json.loads(data))
-        except _DAMAGED as e:
-            raise GorillaError(f"the index at {self.path.parent} is damaged (doc {i}: {e}); rebuild it",
-                               hint=_HINT) from None  # fmt: skip
-        self._cache[i] = doc
-        return doc
-
-    def __getitem__(self, i: Any) -> Any:
-        if isinstance(i, slice):
-            return [self[j] for j in range(*i.indices(len(self)))]
-        i = int(i)
-        if i < 0:
-            i += len(self)
-        if not 0 <= i < len(self):
-            raise IndexError(f"doc {i} out of range ({len(self)} docs)")
-        doc = self._cache.get(i)
-        if doc is None:
-            start, stop = self.offsets[i], self.offsets[i + 1]
-            doc = self._parse(i, self._read(start, stop - start))
-        return doc
-
-    def __iter__(self) -> Iterator[ApiDoc]:
-        n = len(self)
-        if len(self._cache) < n:
-            data = self._read(0, self.offsets[-1])
-            for i in range(n):
-                if i not in self._cache:
-                    self._parse(i, data[self.offsets[i] : self.offsets[i + 1]])
-        return (self._cache[i] for i in range(n))
-
-    def __del__(self) -> None:
-        with contextlib.suppress(Exception):
-            self._fh.close()
-
-
 @dataclass
 class StoredIndex:
     """The arrays and metadata of one stored index version, as read_stored gives them: folder (the
@@ -372,7 +308,8 @@ def read_stored(path: Path | None = None) -> StoredIndex:
     if version not in READABLE_VERSIONS:
         raise GorillaError(f"the index at {folder} was built by another version of gorilla-tui", hint=_HINT)
     if version == 1:
-        return _read_v1(folder, meta)
+        docs_v1, terms_v1, tf = read_v1(folder)
+        return StoredIndex(folder, meta, docs_v1, terms_v1, tf, note=OLD_STORE_NOTE)
     import numpy as np  # deferred: numpy; `check` reads CURRENT from this module (issue 20)
 
     try:
@@ -406,168 +343,6 @@ def read_stored(path: Path | None = None) -> StoredIndex:
 _POSTINGS_ARRAYS = ("indptr", "rows", "tf", "lengths", "offsets", "source_codes", "source_names")
 
 
-def _read_v1(folder: Path, meta: dict[str, Any]) -> StoredIndex:
-    """Store version 1 (docs.json, tf.npz), read whole as before issue 20 (slower: every doc, scipy)."""
-    import numpy as np  # deferred: numpy/scipy (~0.25 s); only an index of store version 1
-    from scipy import sparse  # deferred: see above
-
-    try:
-        docs = [ApiDoc.from_dict(d) for d in _read_json(folder / "docs.json")]
-        terms = _read_json(folder / "vocab.json")
-        tf = sparse.load_npz(folder / "tf.npz").tocsr()
-    except _DAMAGED as e:
-        why = str(e).splitlines()[0][:120] if str(e).strip() else type(e).__name__
-        raise GorillaError(f"the index at {folder} is damaged ({why}); rebuild it", hint=_HINT) from None
-    if tf.shape != (len(docs), len(terms)):
-        raise GorillaError(f"the index at {folder} is inconsistent; rebuild it", hint=_HINT)
-    tf.data = tf.data.astype(np.float32, copy=False)
-    return StoredIndex(folder, meta, docs, terms, tf, note=OLD_STORE_NOTE)
-
-
-# ---------------------------------------------------------------------------------------------------------
-# dense vectors: stored beside a version's BM25 files, and a cache by content hash across versions
-
-#: Files of a version folder holding its dense vectors: VECTORS (npy: float32 n_docs x dim, memory-mapped
-#: when read, so a search touches only the rows it scores), MASK (npy: bool n_docs, True where a doc has a
-#: vector) and DENSE_META (embedder spec/name, dim, counts). All are written aside and renamed in
-#: (os.replace), DENSE_META last, so a reader sees all or nothing. LEGACY_VECTORS: the npz (`vectors`,
-#: `mask`) written before issue 20, still read.
-VECTORS, MASK, DENSE_META = "vectors.npy", "mask.npy", "dense.json"
-LEGACY_VECTORS = "vectors.npz"
-#: Progress of the embedding of a version (JSON {"done", "total", "embedder", "error"}), rewritten per batch;
-#: lets another process (the TUI) show "embedding n/m" until DENSE_META appears.
-DENSE_PROGRESS = "dense-progress.json"
-#: Folder of the index root holding the vector caches (one npz per embedder name).
-CACHE_DIR = "embeddings"
-#: Environment variable naming another folder for the vector caches (shared by several index roots, e.g.
-#: a test session's many temporary homes).
-CACHE_ENV = "GORILLA_TUI_VECTOR_CACHE"
-
-
-def write_vectors(folder: Path, vectors: np.ndarray, mask: np.ndarray, info: dict[str, Any]) -> None:
-    """Add dense vectors to the version `folder` atomically (see VECTORS, DENSE_META). `vectors`: float32
-    (n_docs, dim), rows aligned with docs.json; `mask`: bool (n_docs,). Raises GorillaError when the folder
-    is gone (a newer refresh replaced it) or cannot be written."""
-    import numpy as np  # deferred: numpy; `check` reads the store without vectors
-
-    if not folder.is_dir():
-        raise GorillaError(f"the index version {folder.name} was replaced before its vectors were ready")
-    try:
-        for name, array in ((VECTORS, np.asarray(vectors, np.float32)), (MASK, np.asarray(mask, bool))):
-            tmp = folder / (name + ".tmp")
-            with open(tmp, "wb") as fh:
-                np.save(fh, array)
-                fh.flush()
-                os.fsync(fh.fileno())
-            os.replace(tmp, folder / name)
-        _write(folder / (DENSE_META + ".tmp"), json.dumps(info, ensure_ascii=False, indent=1).encode())
-        os.replace(folder / (DENSE_META + ".tmp"), folder / DENSE_META)
-        (folder / DENSE_PROGRESS).unlink(missing_ok=True)
-    except OSError as e:
-        raise GorillaError(f"cannot write the dense vectors into {folder}: {e.strerror or e}") from None
-
-
-def read_vectors(folder: Path, n_docs: int) -> tuple[np.ndarray, np.ndarray, dict[str, Any]] | None:
-    """(vectors, mask, info) of the version `folder`, or None when it has none yet or they do not fit its
-    n_docs docs (a damaged or foreign file is ignored: the index then answers with BM25 alone). The
-    vectors are memory-mapped (read-only) from VECTORS, or read whole from LEGACY_VECTORS."""
-    import numpy as np  # deferred: numpy; `check` reads the store without vectors
-
-    meta_path = folder / DENSE_META
-    if not meta_path.is_file():
-        return None
-    try:
-        info = json.loads(meta_path.read_bytes())
-        if (folder / VECTORS).is_file():
-            vectors = np.load(folder / VECTORS, mmap_mode="r")
-            mask = np.load(folder / MASK).astype(bool)
-            if vectors.dtype != np.float32:
-                return None
-        else:
-            with np.load(folder / LEGACY_VECTORS) as npz:
-                vectors, mask = npz["vectors"].astype(np.float32, copy=False), npz["mask"].astype(bool)
-    except _DAMAGED:
-        return None
-    if vectors.ndim != 2 or vectors.shape[0] != n_docs or mask.shape != (n_docs,):
-        return None
-    return vectors, mask, info
-
-
-def write_progress(folder: Path, state: dict[str, Any]) -> None:
-    """Record the embedding progress of `folder` (DENSE_PROGRESS; best effort: errors are ignored)."""
-    try:
-        tmp = folder / (DENSE_PROGRESS + ".tmp")
-        tmp.write_text(json.dumps(state), encoding="utf-8")
-        os.replace(tmp, folder / DENSE_PROGRESS)
-    except OSError:
-        pass
-
-
-def read_progress(folder: Path) -> dict[str, Any] | None:
-    """The DENSE_PROGRESS record of `folder`, or None."""
-    try:
-        return json.loads((folder / DENSE_PROGRESS).read_bytes())
-    except (OSError, ValueError):
-        return None
-
-
-def _cache_path(name: str, root: Path | None) -> Path:
-    safe = "".join(c if c.isalnum() or c in "-_." else "_" for c in name)[:120]
-    shared = os.environ.get(CACHE_ENV, "")
-    folder = Path(shared).expanduser() if shared else index_root(root) / CACHE_DIR
-    return folder / f"{safe}.npz"
-
-
-def read_vector_cache(name: str, root: Path | None = None) -> dict[str, np.ndarray]:
-    """Cached vectors of embedder `name` (in root/CACHE_DIR, or the folder CACHE_ENV names): content hash
-    (embed.content_hash) -> float32 vector. Empty when there is no cache or it is unreadable (it is then
-    rebuilt)."""
-    import numpy as np  # deferred: numpy; `check` reads the store without vectors
-
-    path = _cache_path(name, root)
-    try:
-        with np.load(path) as npz:
-            hashes, vectors = npz["hashes"], npz["vectors"]
-    except _DAMAGED:
-        return {}
-    return {str(h): vectors[i] for i, h in enumerate(hashes)}
-
-
-def write_vector_cache(name: str, cache: dict[str, np.ndarray], root: Path | None = None) -> None:
-    """Replace the vector cache of embedder `name` atomically (temp file + os.replace). Raises GorillaError
-    when it cannot be written."""
-    import numpy as np  # deferred: numpy; `check` reads the store without vectors
-
-    path = _cache_path(name, root)
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        hashes = np.array(list(cache), dtype="U40")
-        first = next(iter(cache.values()), np.zeros(0, np.float32))
-        vectors = np.stack(list(cache.values())) if cache else np.zeros((0, len(first)), np.float32)
-        tmp = path.with_suffix(".tmp")
-        with open(tmp, "wb") as fh:
-            np.savez(fh, hashes=hashes, vectors=vectors.astype(np.float32))
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, path)
-    except OSError as e:
-        raise GorillaError(f"cannot write the vector cache {path}: {e.strerror or e}") from None
-
-
-#: What reading a truncated or overwritten docs.json / vocab.json / tf.npz raises (numpy's npz reader:
-#: BadZipFile, EOFError, zlib.error, KeyError for a missing array; from_dict: TypeError, AttributeError).
-_DAMAGED = (
-    OSError,
-    ValueError,
-    TypeError,
-    KeyError,
-    AttributeError,
-    EOFError,
-    zipfile.BadZipFile,
-    zlib.error,
-)
-
-
 def folder_size(folder: Path) -> int:
     """Total bytes of the files in `folder` (not recursive)."""
     return sum(p.stat().st_size for p in folder.iterdir() if p.is_file())
@@ -582,15 +357,6 @@ def _live(root: Path | None) -> Path:
     return folder
 
 
-def _read_json(path: Path) -> Any:
-    try:
-        return json.loads(path.read_bytes())
-    except FileNotFoundError:
-        raise GorillaError(f"{path} is missing; rebuild the index", hint=_HINT) from None
-    except (OSError, ValueError) as e:
-        raise GorillaError(f"cannot read {path} ({e}); rebuild the index", hint=_HINT) from None
-
-
 def _write_docs(path: Path, docs: Sequence[ApiDoc]) -> list[int]:
     """docs.jsonl written one doc (one line) at a time (a single json.dumps of 200k docs held ~800 MB at
     once). Returns the byte offset of each line and the file's size (n_docs + 1 numbers)."""
@@ -603,13 +369,6 @@ def _write_docs(path: Path, docs: Sequence[ApiDoc]) -> list[int]:
         fh.flush()
         os.fsync(fh.fileno())
     return offsets
-
-
-def _write(path: Path, data: bytes) -> None:
-    with open(path, "wb") as fh:
-        fh.write(data)
-        fh.flush()
-        os.fsync(fh.fileno())
 
 
 def _fsync_dir(folder: Path) -> None:

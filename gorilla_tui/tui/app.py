@@ -1,4 +1,5 @@
-"""GorillaApp and its factory: global keys, model/index loading in thread workers, clipboard, status bar."""
+"""GorillaApp and its factory: global keys, model/index loading in thread workers, status bar; copying is
+tui/copying.py (CopyMixin)."""
 
 from __future__ import annotations
 
@@ -12,9 +13,9 @@ from textual.screen import Screen
 from gorilla_tui.config import Settings, load_settings
 from gorilla_tui.errors import GorillaError, IndexMissingError
 from gorilla_tui.history import History
-from gorilla_tui.paths import get_paths
 from gorilla_tui.textsafe import safe_text
 from gorilla_tui.tui import clipboard
+from gorilla_tui.tui.copying import CopyMixin
 from gorilla_tui.tui.messages import CopyRequested, LoadState, Notice, ScreenReady, StateChanged
 from gorilla_tui.tui.screens.help import HelpScreen
 from gorilla_tui.tui.screens.history import HistoryScreen
@@ -33,7 +34,7 @@ if TYPE_CHECKING:
 DENSE_POLL_SECONDS = 2.0
 
 
-class GorillaApp(App[None]):
+class GorillaApp(CopyMixin, App[None]):
     """The TUI. Build it with :func:`create_app`. `session` holds settings, index, backend and history;
     `last_notice` is the last copy/load message shown to the person (for tests and the tmux demo)."""
 
@@ -303,45 +304,6 @@ class GorillaApp(App[None]):
             self.call_from_thread(self.notice, message, severity="warning")
         if not worker.is_cancelled:
             self.call_from_thread(self.status, index=self.session.index_label)
-
-    # -- copy -----------------------------------------------------------------------------------------
-
-    def copy_text(self, text: str, what: str = "text") -> None:
-        """Copy `text`: OSC 52 via App.copy_to_clipboard (sets self.clipboard; wrapped again for tmux
-        passthrough only where tmux's allow-passthrough is on), then in a thread worker the tmux buffer
-        (inside tmux) and the system clipboard tool, if any. The notice says only what is confirmed;
-        when nothing is, the text is saved to a file in the user cache dir and the notice names it.
-        Never raises."""
-        sent, failures = [], []
-        try:
-            self.copy_to_clipboard(text)
-            sent.append("OSC 52")
-        except Exception as e:  # a closed terminal must not crash the app
-            failures.append(f"OSC 52 failed: {e}")
-        self._copy_confirmed(text, what, sent, failures)
-
-    @work(thread=True, group="copy", exit_on_error=False)
-    def _copy_confirmed(self, text: str, what: str, sent: list[str], failures: list[str]) -> None:
-        confirmed: list[str] = []
-        if clipboard.tmux_env():
-            if sent and clipboard.tmux_option("allow-passthrough") in ("on", "all"):
-                driver = self._driver
-                if driver is not None:
-                    self.call_from_thread(driver.write, clipboard.tmux_passthrough(clipboard.osc52(text)))
-                    sent = [*sent[:-1], "OSC 52 (tmux passthrough)"]
-            ok, why = clipboard.copy_to_tmux(text)
-            if ok:
-                confirmed.append("the tmux buffer (prefix+] pastes it)")
-            elif why:
-                failures = failures + [why]
-        if self.copy_tool:
-            error = clipboard.copy_with_tool(text, self.copy_tool)
-            if error is None:
-                confirmed.append(self.copy_tool[0])
-            else:
-                failures = failures + [error]
-        saved = None if confirmed else clipboard.save_copy(text, get_paths().cache)
-        self.call_from_thread(self.notice, f"{what}: {clipboard.describe(confirmed, sent, failures, saved)}")
 
     # -- screens --------------------------------------------------------------------------------------
 

@@ -39,10 +39,16 @@ def test_tui_select_by_reaches_the_app(monkeypatch):
         def run(self) -> None:
             pass
 
-    monkeypatch.setattr(app_module, "create_app", lambda settings: seen.append(settings) or FakeApp())
+    import gorilla_tui.tui.session as session_module
+
+    started = []
+    # the CLI starts the model load before Textual is imported: recorded here, not run
+    monkeypatch.setattr(session_module.Session, "start_backend_load", lambda self: started.append(self))
+    monkeypatch.setattr(app_module, "create_app", lambda session: seen.append(session.settings) or FakeApp())
     _write_config('select_by = "likelihood"\n')
     assert main(["--select-by", "grammar"]) == 0  # bare options go to the default command `tui`
     assert [s.select_by for s in seen] == ["grammar"]
+    assert [s.settings.select_by for s in started] == ["grammar"]
 
 
 def test_bad_select_by_subprocess(tmp_path):

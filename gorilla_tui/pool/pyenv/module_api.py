@@ -1,97 +1,23 @@
-"""Read one Python module's public surface (defs, signatures, docstrings, __all__) with tree-sitter."""
+"""Read one Python module's public surface (defs, signatures, docstrings, __all__) with tree-sitter; the
+types it fills are pyenv/surface.py (re-exported here)."""
 
 from __future__ import annotations
 
 import inspect
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from gorilla_tui.parsing import parse
+from gorilla_tui.pool.pyenv.surface import (  # noqa: F401 - re-exported: callers import them from here
+    MAX_DEFAULT_CHARS,
+    ClassDef,
+    FuncDef,
+    ImportFrom,
+    ModuleInfo,
+    Param,
+)
 
 if TYPE_CHECKING:
     from tree_sitter import Node
-
-#: Longest default-value source text kept in a signature; longer ones are cut and end in "...".
-MAX_DEFAULT_CHARS = 40
-
-
-@dataclass
-class Param:
-    """One parameter. kind: "posonly" (before /), "poskw", "kwonly" (after * or *args), "var" (*args),
-    "varkw" (**kwargs). default: the default's source text, or None when the parameter is required."""
-
-    name: str
-    kind: str
-    default: str | None = None
-
-    @property
-    def required(self) -> bool:
-        return self.default is None and self.kind in ("posonly", "poskw", "kwonly")
-
-
-@dataclass
-class FuncDef:
-    """A def. kind: "function", "method", "classmethod", "staticmethod" or "property". params exclude the
-    bound first parameter (self / cls) of methods and classmethods. doc: the raw docstring ("" if none).
-    returns: the callee of the first ``return Callee(...)`` in the body ("" if none): it types module-level
-    objects such as ``environ = _createenviron()`` (os.py)."""
-
-    name: str
-    params: list[Param]
-    doc: str = ""
-    kind: str = "function"
-    is_async: bool = False
-    line: int = 0
-    returns: str = ""
-
-
-@dataclass
-class ClassDef:
-    """A class: its docstring, its __init__ (None when the class body defines none) and its methods."""
-
-    name: str
-    doc: str = ""
-    init: FuncDef | None = None
-    methods: list[FuncDef] = field(default_factory=list)
-    line: int = 0
-    #: base classes as written (``_collections_abc.MutableMapping``), for inherited methods of objects.
-    bases: list[str] = field(default_factory=list)
-
-
-@dataclass
-class ImportFrom:
-    """``from MODULE import a as b`` (names = [("a", "b")]) or ``from MODULE import *`` (star=True).
-    module is absolute (relative imports are resolved against the importing module)."""
-
-    module: str
-    names: list[tuple[str, str]] = field(default_factory=list)
-    star: bool = False
-
-
-@dataclass
-class ModuleInfo:
-    """What :func:`read_module` finds at module level (also inside top-level if/try/with blocks).
-
-    all_names: the literal ``__all__`` (list/tuple of strings, with literal += / append / extend), or
-    None when absent or built by code. aliases: ``name = other`` assignments between identifiers;
-    assigned: every other name bound by a plain assignment (constants, computed values).
-    """
-
-    name: str
-    is_package: bool = False
-    doc: str = ""
-    all_names: list[str] | None = None
-    defs: dict[str, FuncDef | ClassDef] = field(default_factory=dict)
-    imports: list[ImportFrom] = field(default_factory=list)
-    aliases: dict[str, str] = field(default_factory=dict)
-    assigned: set[str] = field(default_factory=set)
-    #: module-level objects made by a call, ``environ = _createenviron()``: name -> callee source text.
-    instances: dict[str, str] = field(default_factory=dict)
-    #: module-level objects whose type is known from the interpreter (compiled modules: sys.stdout).
-    objects: dict[str, ClassDef] = field(default_factory=dict)
-    #: ``globals().update((n, getattr(OBJ, n)) ...)``: the module exports OBJ's public methods as functions
-    #: (multiprocessing/__init__.py: context._default_context, so multiprocessing.Pool); OBJ's source text.
-    exported_object: str = ""
 
 
 def _text(node: Node | None) -> str:

@@ -1,0 +1,62 @@
+"""The pipeline's types: the Protocols it depends on (SearchIndex, Checker), what one chooser returns
+(Choice), and AskCancelled."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Protocol
+
+from gorilla_tui.errors import GorillaError
+from gorilla_tui.pool.doc import ApiDoc
+from gorilla_tui.types import Hit, Verdict
+
+
+class SearchIndex(Protocol):
+    """What the pipeline needs of an index (retrieve.index.ApiIndex is one): BM25 search and the API pool."""
+
+    def search(self, query: str, k: int = 5, hub: str | None = None) -> list[Hit]:
+        """The top `k` hits for `query`, best first (only source `hub` when given)."""
+        ...
+
+    def pool(self, hub: str | None = None) -> list[ApiDoc]:
+        """The docs of source `hub` (all when None); raises UsageError for an unknown hub."""
+        ...
+
+
+class Checker(Protocol):
+    """What the pipeline needs of a checker (check.validator.Validator is one)."""
+
+    def check(self, code: str) -> Verdict:
+        """The verdict for any model text or code (the call is extracted first), by AST sub-tree match
+        against the API pool."""
+        ...
+
+    def check_code(self, code: str) -> Verdict:
+        """The verdict for Python code as it is (every call in it)."""
+        ...
+
+
+@dataclass
+class Choice:
+    """What one chooser returns (Pipeline._choose_by_likelihood / _choose_by_grammar / _generate_freely).
+
+    text: the answer: the chosen api_call (select mode) or the model's whole text (generate mode), "" when
+    cut short; docs: the docs it chose among (after prompt fitting); options: their distinct api_calls
+    (select mode; [] in generate mode); doc: the chosen doc when the chooser knows it (likelihood);
+    prompt_seconds: time to build the prompt; first_token: time.perf_counter() at the first token, None when
+    the model wrote none; notes: prompt-fitting warnings for the proposal.
+    """
+
+    text: str
+    docs: list[ApiDoc]
+    options: list[str] = field(default_factory=list)
+    doc: ApiDoc | None = None
+    prompt_seconds: float = 0.0
+    first_token: float | None = None
+    notes: list[str] = field(default_factory=list)
+
+
+class AskCancelled(GorillaError):
+    """The cancel event was set during ask (exit code 130, like Ctrl+C)."""
+
+    exit_code = 130

@@ -1,0 +1,122 @@
+"""What a refresh reads, decided before it takes the lock: its arguments checked, the sources chosen (a user
+source named like a built-in one replaces it) and each manifest's retrieval mode."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from gorilla_tui.errors import UsageError
+from gorilla_tui.pool.doc import SourceRejected, detect_format, source_files
+from gorilla_tui.pool.sources import FetchContext, Manifest, load_manifests, source_name, split_source
+from gorilla_tui.retrieve.refresh_dense import DEFAULT_RETRIEVAL
+
+#: Manifest key saying how a source is retrieved: "hybrid" (BM25 + dense, its docs are embedded) or "bm25".
+RETRIEVAL_KEY = "retrieval"
+RETRIEVAL_MODES = ("hybrid", "bm25")
+# DEFAULT_RETRIEVAL (refresh_dense): a source whose manifest has no RETRIEVAL_KEY (user --source files are
+# "hybrid": they are small).
+
+
+def retrieval_mode(manifest: Manifest | None) -> str:
+    """The manifest's RETRIEVAL_KEY ("hybrid" or "bm25"; DEFAULT_RETRIEVAL when absent, "hybrid" for a user
+    source, manifest None). Raises UsageError for another value."""
+    if manifest is None:
+        return "hybrid"
+    mode = str(manifest.extra.get(RETRIEVAL_KEY, DEFAULT_RETRIEVAL))
+    if mode not in RETRIEVAL_MODES:
+        raise UsageError(
+            f"{manifest.origin or manifest.name}: {RETRIEVAL_KEY} must be one of {', '.join(RETRIEVAL_MODES)}"
+        )
+    return mode
+
+
+def _select(manifests: list[Manifest], only: Sequence[str], user_names: Sequence[str]) -> list[Manifest]:
+    if not only:
+        return manifests
+    known = [m.name for m in manifests] + list(user_names)
+    unknown = [n for n in only if n not in known]
+    if unknown:
+        raise UsageError(f"--only: unknown source {', '.join(unknown)} (known: {', '.join(known)})")
+    return [m for m in manifests if m.name in only]
+
+
+@dataclass
+class Plan:
+    """What a refresh reads, decided before it takes the lock: every manifest, the selected ones (not
+    replaced by a user source of the same name), the user sources as (path, name, strict, title), the
+    names of the built-in sources they replace, how files are fetched, and each manifest's retrieval mode."""
+
+    manifests: list[Manifest]
+    selected: list[Manifest]
+    users: list[tuple[str | Path, str, bool, str]]
+    replaced: set[str]
+    ctx: FetchContext
+    modes: dict[str, str]
+
+
+def make_plan(
+    mirrors: Sequence[str | Path] | None,
+    user_paths: Sequence[str | Path],
+    config_paths: Sequence[str | Path],
+    only: Sequence[str],
+    manifests: list[Manifest] | None,
+    max_bytes: int,
+) -> Plan:
+    """Check refresh's arguments and decide what it reads (see refresh for the arguments; raises
+    UsageError)."""
+    for m in mirrors or ():
+        if not Path(m).is_dir():
+            raise UsageError(f"--from {m}: not a folder")
+    manifests = load_manifests() if manifests is None else manifests
+    all_user = [*user_paths, *config_paths]
+    names = [source_name(p) for p in all_user]
+    dupes = sorted({n for n in names if names.count(n) > 1})
+    if dupes:
+        raise UsageError(
+            f"--source: the source name {', '.join(dupes)} is given twice; use --source NAME=PATH"
+        )
+    # a user source named like a built-in one (e.g. a read-only .../apizoo mirror) supplies that source
+    builtin = {m.name: m for m in manifests}
+    replaced = {n: builtin[n] for n in names if n in builtin}
+    users = []
+    for p, name in zip(all_user, names, strict=True):
+        m = replaced.get(name)
+        if m is not None:
+            _check_replacement(m, p)
+        users.append((p, name, p in user_paths, f"{m.title} (your copy)" if m else ""))
+    selected = [m for m in _select(manifests, only, names) if m.name not in replaced]
+    ctx = FetchContext(
+        mirrors=[Path(m).expanduser() for m in mirrors] if mirrors is not None else None, max_bytes=max_bytes
+    )
+    modes = {m.name: retrieval_mode(m) for m in manifests}
+    return Plan(manifests, selected, users, set(replaced), ctx, modes)
+
+
+#: What pool.doc.detect_format says of the files of a manifest format.
+_DETECTED = {"apizoo": "apizoo", "apibench": "jsonl", "jsonl": "jsonl"}
+_FORMAT_NAMES = {"apizoo": "APIZoo JSON lists", "jsonl": "JSON Lines"}
+
+
+def _check_replacement(manifest: Manifest, spec: str | Path) -> None:
+    """A user source named like built-in source `manifest` replaces it (the merge rule), so it must hold
+    that source's kind of files: raises UsageError (one line) for a built-in source that is not made of
+    doc files (python-env) or a file of another format (pool.doc.detect_format), e.g. `--source
+    torchhub=<an APIZoo folder>`. A path that cannot be read is left to the load, which says why."""
+    p = split_source(spec)[1]
+    other = f"name your copy otherwise: --source OTHER={p}"
+    if manifest.kind != "docs":
+        raise UsageError(f"--source {spec}: {manifest.name} is the built-in {manifest.kind} source; {other}")
+    try:
+        files = source_files([p])
+    except SourceRejected:
+        return
+    want = _DETECTED.get(manifest.format, "jsonl")
+    for f in files:
+        got = detect_format(f)
+        if got != want:
+            raise UsageError(
+                f"--source {spec}: {f.name} holds {_FORMAT_NAMES[got]}, but {manifest.name} is a built-in "
+                f"source of {_FORMAT_NAMES[want]} ({', '.join(manifest.files)}); {other}"
+            )

@@ -1,0 +1,143 @@
+"""Dense vectors on disk: stored beside a version's BM25 files, its embedding progress, and a cache of
+vectors by content hash across versions."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from gorilla_tui.errors import GorillaError
+from gorilla_tui.retrieve.store_io import DAMAGED as _DAMAGED
+from gorilla_tui.retrieve.store_io import index_root
+from gorilla_tui.retrieve.store_io import write_synced as _write
+
+if TYPE_CHECKING:
+    import numpy as np
+
+#: Files of a version folder holding its dense vectors: VECTORS (npy: float32 n_docs x dim, memory-mapped
+#: when read, so a search touches only the rows it scores), MASK (npy: bool n_docs, True where a doc has a
+#: vector) and DENSE_META (embedder spec/name, dim, counts). All are written aside and renamed in
+#: (os.replace), DENSE_META last, so a reader sees all or nothing. LEGACY_VECTORS: the npz (`vectors`,
+#: `mask`) written before issue 20, still read.
+VECTORS, MASK, DENSE_META = "vectors.npy", "mask.npy", "dense.json"
+LEGACY_VECTORS = "vectors.npz"
+#: Progress of the embedding of a version (JSON {"done", "total", "embedder", "error"}), rewritten per batch;
+#: lets another process (the TUI) show "embedding n/m" until DENSE_META appears.
+DENSE_PROGRESS = "dense-progress.json"
+#: Folder of the index root holding the vector caches (one npz per embedder name).
+CACHE_DIR = "embeddings"
+#: Environment variable naming another folder for the vector caches (shared by several index roots, e.g.
+#: a test session's many temporary homes).
+CACHE_ENV = "GORILLA_TUI_VECTOR_CACHE"
+
+
+def write_vectors(folder: Path, vectors: np.ndarray, mask: np.ndarray, info: dict[str, Any]) -> None:
+    """Add dense vectors to the version `folder` atomically (see VECTORS, DENSE_META). `vectors`: float32
+    (n_docs, dim), rows aligned with docs.json; `mask`: bool (n_docs,). Raises GorillaError when the folder
+    is gone (a newer refresh replaced it) or cannot be written."""
+    import numpy as np  # deferred: numpy; `check` reads the store without vectors
+
+    if not folder.is_dir():
+        raise GorillaError(f"the index version {folder.name} was replaced before its vectors were ready")
+    try:
+        for name, array in ((VECTORS, np.asarray(vectors, np.float32)), (MASK, np.asarray(mask, bool))):
+            tmp = folder / (name + ".tmp")
+            with open(tmp, "wb") as fh:
+                np.save(fh, array)
+                fh.flush()
+                os.fsync(fh.fileno())
+            os.replace(tmp, folder / name)
+        _write(folder / (DENSE_META + ".tmp"), json.dumps(info, ensure_ascii=False, indent=1).encode())
+        os.replace(folder / (DENSE_META + ".tmp"), folder / DENSE_META)
+        (folder / DENSE_PROGRESS).unlink(missing_ok=True)
+    except OSError as e:
+        raise GorillaError(f"cannot write the dense vectors into {folder}: {e.strerror or e}") from None
+
+
+def read_vectors(folder: Path, n_docs: int) -> tuple[np.ndarray, np.ndarray, dict[str, Any]] | None:
+    """(vectors, mask, info) of the version `folder`, or None when it has none yet or they do not fit its
+    n_docs docs (a damaged or foreign file is ignored: the index then answers with BM25 alone). The
+    vectors are memory-mapped (read-only) from VECTORS, or read whole from LEGACY_VECTORS."""
+    import numpy as np  # deferred: numpy; `check` reads the store without vectors
+
+    meta_path = folder / DENSE_META
+    if not meta_path.is_file():
+        return None
+    try:
+        info = json.loads(meta_path.read_bytes())
+        if (folder / VECTORS).is_file():
+            vectors = np.load(folder / VECTORS, mmap_mode="r")
+            mask = np.load(folder / MASK).astype(bool)
+            if vectors.dtype != np.float32:
+                return None
+        else:
+            with np.load(folder / LEGACY_VECTORS) as npz:
+                vectors, mask = npz["vectors"].astype(np.float32, copy=False), npz["mask"].astype(bool)
+    except _DAMAGED:
+        return None
+    if vectors.ndim != 2 or vectors.shape[0] != n_docs or mask.shape != (n_docs,):
+        return None
+    return vectors, mask, info
+
+
+def write_progress(folder: Path, state: dict[str, Any]) -> None:
+    """Record the embedding progress of `folder` (DENSE_PROGRESS; best effort: errors are ignored)."""
+    try:
+        tmp = folder / (DENSE_PROGRESS + ".tmp")
+        tmp.write_text(json.dumps(state), encoding="utf-8")
+        os.replace(tmp, folder / DENSE_PROGRESS)
+    except OSError:
+        pass
+
+
+def read_progress(folder: Path) -> dict[str, Any] | None:
+    """The DENSE_PROGRESS record of `folder`, or None."""
+    try:
+        return json.loads((folder / DENSE_PROGRESS).read_bytes())
+    except (OSError, ValueError):
+        return None
+
+
+def _cache_path(name: str, root: Path | None) -> Path:
+    safe = "".join(c if c.isalnum() or c in "-_." else "_" for c in name)[:120]
+    shared = os.environ.get(CACHE_ENV, "")
+    folder = Path(shared).expanduser() if shared else index_root(root) / CACHE_DIR
+    return folder / f"{safe}.npz"
+
+
+def read_vector_cache(name: str, root: Path | None = None) -> dict[str, np.ndarray]:
+    """Cached vectors of embedder `name` (in root/CACHE_DIR, or the folder CACHE_ENV names): content hash
+    (embed.content_hash) -> float32 vector. Empty when there is no cache or it is unreadable (it is then
+    rebuilt)."""
+    import numpy as np  # deferred: numpy; `check` reads the store without vectors
+
+    path = _cache_path(name, root)
+    try:
+        with np.load(path) as npz:
+            hashes, vectors = npz["hashes"], npz["vectors"]
+    except _DAMAGED:
+        return {}
+    return {str(h): vectors[i] for i, h in enumerate(hashes)}
+
+
+def write_vector_cache(name: str, cache: dict[str, np.ndarray], root: Path | None = None) -> None:
+    """Replace the vector cache of embedder `name` atomically (temp file + os.replace). Raises GorillaError
+    when it cannot be written."""
+    import numpy as np  # deferred: numpy; `check` reads the store without vectors
+
+    path = _cache_path(name, root)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        hashes = np.array(list(cache), dtype="U40")
+        first = next(iter(cache.values()), np.zeros(0, np.float32))
+        vectors = np.stack(list(cache.values())) if cache else np.zeros((0, len(first)), np.float32)
+        tmp = path.with_suffix(".tmp")
+        with open(tmp, "wb") as fh:
+            np.savez(fh, hashes=hashes, vectors=vectors.astype(np.float32))
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, path)
+    except OSError as e:
+        raise GorillaError(f"cannot write the vector cache {path}: {e.strerror or e}") from None
