@@ -29,8 +29,10 @@ from gorilla_tui.retrieve.tokenize import (
     FIELD_WEIGHTS,
     MAX_TOKEN_CHARS,
     QUERY_SYNONYMS,
+    SOURCE_FIELD_WEIGHTS,
     STOPWORDS,
     TOKENIZER_VERSION,
+    boilerplate_sentences,
     cjk_bigrams,
     doc_text,
     expand_query,
@@ -70,6 +72,18 @@ GROUPS: tuple[frozenset[str], ...] = (frozenset({"torchhub", "tensorflowhub", "h
 #: clips" got yfinance's Actions API, 0.80 of the hubs' score, for one shared word). One hit, not
 #: alternating hits: a second source that matched on a shared word costs the first one place.
 ROUTING_MARGIN = 0.85
+#: Which IDF source_scores weighs a task's words by: "source" (each source's own; shipped), "index" (the
+#: whole index's) or "both" (the mean of the two normalised scores). Measured for issue 18, hit 1 from the
+#: task's source on the routing dev sets + the dev half of bench/everyday_tasks.toml (stdlib 42, APIZoo
+#: 12, model hubs 20, everyday APIZoo 11 / python-env 12 / hubs 22): "source" 41, 12, 17, 9, 11, 22 (112);
+#: "index" 42, 12, 15, 10, 12, 20 (111); "both" 42, 12, 16, 11, 12, 22 (115). "both" was not shipped: its
+#: gains ("search youtube for videos about sourdough bread" to APIZoo's YouTube endpoints instead of the
+#: model hubs, whose one Torch Hub doc mentioning YouTube-8M makes the word rare there and so worth much)
+#: come from the whole index's length normalisation favouring APIZoo's short docs, which also sends model
+#: tasks sharing one rare word with an endpoint to APIZoo ("summarize a long news article" -> yfinance
+#: News; "classify the actions in short video clips" -> yfinance Actions in an index without python-env).
+ROUTING_IDF = "source"
+ROUTING_IDFS = ("source", "index", "both")
 
 
 #: How ApiIndex scores BM25: "postings" (bm25.PostingsScorer, numpy only: what every search uses) or
@@ -153,8 +167,9 @@ class ApiIndex:
         meta: dict[str, Any] | None = None,
         tokens: Callable[[ApiDoc], Sequence[str] | None] | None = None,
     ) -> ApiIndex:
-        """Tokenise `docs` (doc_text + tokenize) and build an in-memory index (BM25 only; attach vectors
-        with index.dense.attach). tokens(doc): a doc's tokens when the caller already has them (a refresh
+        """Tokenise `docs` (as tokenize.doc_terms: doc_text without the boilerplate_sentences of each doc's
+        source, then tokenize) and build an in-memory index (BM25 only; attach vectors with
+        index.dense.attach). tokens(doc): a doc's tokens when the caller already has them (a refresh
         reusing an unchanged source's term counts from the live index), None to tokenise it.
 
         Raises GorillaError for no docs, or when every doc is empty (no indexable word).
@@ -162,8 +177,12 @@ class ApiIndex:
         if not docs:
             raise GorillaError("the API pool is empty: nothing to index")
         known = tokens or (lambda doc: None)
+        boiler = boilerplate_sentences(docs)  # per source, over all its docs (kept ones too)
         tf, vocab = term_matrix(
-            toks if (toks := known(d)) is not None else tokenize(doc_text(d)) for d in docs
+            toks
+            if (toks := known(d)) is not None
+            else tokenize(doc_text(d, boilerplate=boiler.get(d.source, frozenset())))
+            for d in docs
         )
         index = cls(list(docs), tf, vocab, params or Bm25Params(), dict(meta or {}))
         index._scorer(None)  # validates the corpus (empty docs) now, not at the first search
@@ -276,14 +295,25 @@ class ApiIndex:
         return rows, scores
 
     def source_scores(self, query: str) -> dict[str, float]:
-        """Per source, how well its best doc matches `query` (the "source" ROUTING rule): best BM25 score /
-        best possible score (0..1), or, when no source shares a word with the query, the best cosine
-        similarity minus 1 (-2..0, so any word match ranks first). Sources without vectors then get -2."""
+        """Per source, how well its best doc matches `query` (the "source" ROUTING rule), 0..1: its best
+        BM25 score / the best possible score, with each source's own IDF, with the whole index's IDF, or
+        the mean of the two (ROUTING_IDF). When no source shares a word with the query, the best cosine
+        similarity minus 1 (-2..0, so any word match ranks first); sources without vectors then get -2."""
         out: dict[str, float] = {}
-        for s in self.sources:
-            _, bm25 = self._bm25(query, s)
-            best = float(bm25.max()) if len(bm25) else 0.0
-            out[s] = best / max(self.best_possible(query, s), 1e-9) if best > 0 else 0.0
+        if ROUTING_IDF in ("source", "both"):
+            for s in self.sources:
+                _, bm25 = self._bm25(query, s)
+                best = float(bm25.max()) if len(bm25) else 0.0
+                out[s] = best / max(self.best_possible(query, s), 1e-9) if best > 0 else 0.0
+        if ROUTING_IDF in ("index", "both"):
+            assert self.source_codes is not None
+            rows, bm25 = self._bm25(query, None)
+            possible = max(self.best_possible(query, None), 1e-9)
+            best_of = np.zeros(len(self.sources))
+            np.maximum.at(best_of, self.source_codes[rows], bm25)
+            for i, s in enumerate(self.sources):
+                whole = float(best_of[i]) / possible
+                out[s] = (out[s] + whole) / 2 if ROUTING_IDF == "both" else whole
         if any(v > 0 for v in out.values()):
             return out
         assert self.dense is not None
@@ -386,6 +416,7 @@ __all__ = [
     "QUERY_SYNONYMS",
     "ROUTING",
     "ROUTINGS",
+    "SOURCE_FIELD_WEIGHTS",
     "STOPWORDS",
     "TOKENIZER_VERSION",
     "cjk_bigrams",
