@@ -19,12 +19,20 @@ import numpy as np
 from gorilla_tui.errors import GorillaError, UsageError
 from gorilla_tui.pool.doc import ApiDoc
 from gorilla_tui.pool.metrics import Performance
-from gorilla_tui.pool.sources import load_manifests
+from gorilla_tui.retrieve import routing as source_routing
 from gorilla_tui.retrieve import store
 from gorilla_tui.retrieve.bm25 import IDF_MODES, Bm25Params, Postings, PostingsScorer, idf_vector, top_k
-from gorilla_tui.retrieve.dense import DENSE_WEIGHT_KEY, W_BM25, W_DENSE, DenseSide, rrf
+from gorilla_tui.retrieve.dense import W_BM25, W_DENSE, DenseSide, rrf
 from gorilla_tui.retrieve.matrix import Bm25Scorer, term_matrix
 from gorilla_tui.retrieve.metadata import PerformanceTable
+from gorilla_tui.retrieve.routing import (  # re-exported: the old import path (ROUTING_IDF patched here)
+    GROUPS,
+    ROUTING,
+    ROUTING_IDF,
+    ROUTING_IDFS,
+    ROUTING_MARGIN,
+    ROUTINGS,
+)
 from gorilla_tui.retrieve.tokenize import (
     FIELD_WEIGHTS,
     MAX_TOKEN_CHARS,
@@ -47,43 +55,6 @@ if TYPE_CHECKING:
 
 # ---------------------------------------------------------------------------------------------------------
 # ApiIndex
-
-
-#: How a search over every source (no hub named) keeps one source from crowding out the others:
-#: "source" (default) ranks each source on its own (its own BM25 IDF and lengths, fused with dense) and
-#: puts the sources in the order of their best *normalised* BM25 score (score / the query's best possible
-#: score in that source, Bm25Scorer.best_possible: the share of the task's information the source's best
-#: doc matches); when no source shares a word with the task (another language), in the order of their best
-#: cosine similarity. "global" fuses one BM25 over every doc with dense (the 0.x behaviour). Chosen on
-#: hand-written dev tasks (bench/data/*_dev_tasks.toml, tests/data/stdlib_tasks.toml; bench/retrieval.py).
-ROUTING = "source"
-ROUTINGS = ("source", "global")
-#: Sources routed as one group (one BM25 over their docs together, fused with dense): the APIBench model
-#: hubs (index/apibench-*.toml) answer the same kind of task, and ranking each alone let the Torch Hub pool
-#: (expanded with training questions) win every model task (TF Hub eval, no hub named: domain@1 5.5 %).
-GROUPS: tuple[frozenset[str], ...] = (frozenset({"torchhub", "tensorflowhub", "huggingface"}),)
-#: "source" routing: when the second source (or group) scores at least this share of the first's
-#: source_scores, its best hit takes the second place of the k hits (instead of coming after all of the
-#: first's), so a close call between, say, a model hub and APIZoo leaves the right doc among the hits
-#: for the choice to pick. Chosen on the dev half of bench/everyday_tasks.toml (hit@5 82.9 % without,
-#: 85.7 % at 0.7-0.85), with no change on the routing dev sets (tests/data/stdlib_tasks.toml,
-#: bench/data/apizoo_dev_tasks.toml, bench/data/hub_dev_tasks.toml): the largest value of that plateau,
-#: so the fewest tasks get a hit from a second source (at 0.8, "classify the actions in short video
-#: clips" got yfinance's Actions API, 0.80 of the hubs' score, for one shared word). One hit, not
-#: alternating hits: a second source that matched on a shared word costs the first one place.
-ROUTING_MARGIN = 0.85
-#: Which IDF source_scores weighs a task's words by: "source" (each source's own; shipped), "index" (the
-#: whole index's) or "both" (the mean of the two normalised scores). Measured for issue 18, hit 1 from the
-#: task's source on the routing dev sets + the dev half of bench/everyday_tasks.toml (stdlib 42, APIZoo
-#: 12, model hubs 20, everyday APIZoo 11 / python-env 12 / hubs 22): "source" 41, 12, 17, 9, 11, 22 (112);
-#: "index" 42, 12, 15, 10, 12, 20 (111); "both" 42, 12, 16, 11, 12, 22 (115). "both" was not shipped: its
-#: gains ("search youtube for videos about sourdough bread" to APIZoo's YouTube endpoints instead of the
-#: model hubs, whose one Torch Hub doc mentioning YouTube-8M makes the word rare there and so worth much)
-#: come from the whole index's length normalisation favouring APIZoo's short docs, which also sends model
-#: tasks sharing one rare word with an endpoint to APIZoo ("summarize a long news article" -> yfinance
-#: News; "classify the actions in short video clips" -> yfinance Actions in an index without python-env).
-ROUTING_IDF = "source"
-ROUTING_IDFS = ("source", "index", "both")
 
 
 #: How ApiIndex scores BM25: "postings" (bm25.PostingsScorer, numpy only: what every search uses) or
@@ -295,33 +266,9 @@ class ApiIndex:
         return rows, scores
 
     def source_scores(self, query: str) -> dict[str, float]:
-        """Per source, how well its best doc matches `query` (the "source" ROUTING rule), 0..1: its best
-        BM25 score / the best possible score, with each source's own IDF, with the whole index's IDF, or
-        the mean of the two (ROUTING_IDF). When no source shares a word with the query, the best cosine
-        similarity minus 1 (-2..0, so any word match ranks first); sources without vectors then get -2."""
-        out: dict[str, float] = {}
-        if ROUTING_IDF in ("source", "both"):
-            for s in self.sources:
-                _, bm25 = self._bm25(query, s)
-                best = float(bm25.max()) if len(bm25) else 0.0
-                out[s] = best / max(self.best_possible(query, s), 1e-9) if best > 0 else 0.0
-        if ROUTING_IDF in ("index", "both"):
-            assert self.source_codes is not None
-            rows, bm25 = self._bm25(query, None)
-            possible = max(self.best_possible(query, None), 1e-9)
-            best_of = np.zeros(len(self.sources))
-            np.maximum.at(best_of, self.source_codes[rows], bm25)
-            for i, s in enumerate(self.sources):
-                whole = float(best_of[i]) / possible
-                out[s] = (out[s] + whole) / 2 if ROUTING_IDF == "both" else whole
-        if any(v > 0 for v in out.values()):
-            return out
-        assert self.dense is not None
-        for s in self.sources:
-            rows, _ = self._scorer(s)
-            d = self.dense.scores(query, rows)
-            out[s] = float(np.max(np.where(d[1], d[0], -1.0))) - 1.0 if d is not None else -2.0
-        return out
+        """Per source, how well its best doc matches `query`, 0..1 (retrieve/routing.py source_scores),
+        with ROUTING_IDF read from this module (where tests patch it)."""
+        return source_routing.source_scores(self, query, ROUTING_IDF)
 
     def ranked(self, query: str, hub: str | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray, Any]:
         """(rows, fused, bm25, dense) of one pool: fused is the RRF score (retrieve/dense.rrf) of BM25 and
@@ -339,18 +286,8 @@ class ApiIndex:
         return rows, rrf(bm25, dense[0], dense[1], weights=(W_BM25, self._w_dense[rows])), bm25, dense
 
     def dense_weights(self) -> dict[str, float]:
-        """Source -> its dense weight in the fusion: the DENSE_WEIGHT_KEY of its shipped manifest
-        (index/*.toml) when that is a positive number, else W_DENSE (user sources too)."""
-        out: dict[str, float] = {}
-        try:
-            manifests = load_manifests()
-        except UsageError:  # a broken shipped manifest: the refresh reports it; searching goes on
-            manifests = []
-        for m in manifests:
-            value = m.extra.get(DENSE_WEIGHT_KEY, W_DENSE)
-            if isinstance(value, int | float) and not isinstance(value, bool) and value > 0:
-                out[m.name] = float(value)
-        return out
+        """Source -> its dense weight in the fusion (source_routing.dense_weights: the shipped manifests)."""
+        return source_routing.dense_weights()
 
     def search(self, query: str, k: int = 5, hub: str | None = None) -> list[Hit]:
         """The k best hits for `query` (1-based ranks, best first), from every source or only `hub`.
@@ -368,15 +305,10 @@ class ApiIndex:
         if hub or len(sources) < 2 or self.routing == "global":
             rows, fused, bm25, _ = self.ranked(query, hub)
             return self._as_hits(self._top(rows, fused, bm25, k))
-        # "source" routing: groups of sources (GROUPS; any other source alone) in the order of their best
+        # "source" routing (retrieve/routing.py): groups of sources in the order of their best
         # source_scores, each ranked alone (fused with dense)
         best = self.source_scores(query)
-        groups: list[tuple[str, ...]] = []
-        for s in sorted(sources, key=lambda s: -best[s]):
-            group = next((g for g in GROUPS if s in g), frozenset({s}))
-            members = tuple(m for m in sources if m in group)
-            if members not in groups:
-                groups.append(members)
+        groups = source_routing.route_groups(sources, best)
         scores = [max(best[m] for m in members) for members in groups]
         per_group: list[list[tuple[int, float]]] = []  # (index row, BM25 score): docs are read at the end
         for members in groups:
@@ -384,12 +316,7 @@ class ApiIndex:
             per_group.append(self._top(rows, fused, bm25, k))
             if sum(map(len, per_group)) >= k and len(per_group) >= 2:
                 break
-        order = [h for group in per_group for h in group]
-        if len(per_group) >= 2 and scores[0] > 0 and scores[1] >= ROUTING_MARGIN * scores[0]:
-            # a close second source: its best hit takes the second place, so it reaches the k hits
-            first, second = per_group[0], per_group[1]
-            order = first[:1] + second[:1] + first[1:] + second[1:]
-            order += [h for group in per_group[2:] for h in group]
+        order = source_routing.merge_routed(per_group, scores)
         return self._as_hits(order[:k])
 
     def _top(self, rows: np.ndarray, fused: np.ndarray, bm25: np.ndarray, k: int) -> list[tuple[int, float]]:
@@ -414,7 +341,11 @@ __all__ = [
     "FIELD_WEIGHTS",
     "MAX_TOKEN_CHARS",
     "QUERY_SYNONYMS",
+    "GROUPS",
     "ROUTING",
+    "ROUTING_IDF",
+    "ROUTING_IDFS",
+    "ROUTING_MARGIN",
     "ROUTINGS",
     "SOURCE_FIELD_WEIGHTS",
     "STOPWORDS",
