@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from gorilla_tui.errors import GorillaError, UsageError
+from gorilla_tui.errors import GorillaError, IndexOutdatedError, UsageError
 from gorilla_tui.pool.doc import ApiDoc
 from gorilla_tui.pool.metrics import Performance
 from gorilla_tui.retrieve import routing as source_routing
@@ -167,12 +167,14 @@ class ApiIndex:
         with `note` saying so (refresh it to make searches fast again).
 
         Raises IndexMissingError (with a hint to run `gorilla-tui index --refresh`) when none is built,
-        GorillaError when it is unreadable or was built by an incompatible version.
+        IndexOutdatedError when an older version built it with another tokenizer, GorillaError when it is
+        unreadable.
         """
         stored = store.read_stored(Path(path) if path is not None else None)
         if stored.meta.get("tokenizer_version") != TOKENIZER_VERSION:
-            raise GorillaError(
-                f"the index at {stored.folder} uses an older tokenizer; rebuild it", hint=store.REBUILD_HINT
+            raise IndexOutdatedError(
+                f"the index at {stored.folder} was built by an older version of gorilla-tui",
+                hint="rebuild it from the same sources with: gorilla-tui index --refresh",
             )
         params = Bm25Params(**stored.meta.get("params", {}).get("bm25", {}))
         vocab = dict(zip(stored.terms, range(len(stored.terms)), strict=True))  # 3x a comprehension's speed
