@@ -17,6 +17,7 @@ sys.path.insert(0, str(ROOT))
 
 from bench._report import write_section  # noqa: E402
 from gorilla_tui.pool.doc import load_jsonl  # noqa: E402
+from gorilla_tui.retrieve.constraint_parse import without_constraints  # noqa: E402
 from gorilla_tui.retrieve.constraints import (  # noqa: E402
     apply_constraints,
     check_doc,
@@ -132,6 +133,40 @@ def eval_tasks(index: ApiIndex, k: int) -> dict:
     return out
 
 
+#: The task of issue 19: its constraint words ("million parameters") brought in distilgpt2.
+EXAMPLE = "an image classifier under 5 million parameters"
+
+
+def search_text(index: ApiIndex, k: int) -> dict:
+    """Before/after of giving the retriever the task without its constraint words (issue 19): on the
+    APIBench eval tasks stating a constraint, how often the eval's own api_call is among the k hits of
+    search_with_constraints, searched in its hub and over the three hubs at once, with the whole task as
+    the search text (before) and with constraint_parse.without_constraints (after); and the top hits of
+    EXAMPLE over the three hubs both ways."""
+    out = {"tasks": 0, "hub_before": 0, "hub_after": 0, "all_before": 0, "all_after": 0, "stripped": []}
+    for pool, ev in HUBS.items():
+        for line in (SHARED / "eval" / f"{ev}_eval.json").read_text().splitlines():
+            if not line.strip():
+                continue
+            row = json.loads(line)
+            task = _task_text(row["code"])
+            if not parse_constraints(task):
+                continue
+            gold = row["api_data"]["api_call"]
+            out["tasks"] += 1
+            for where, hub in (("hub", pool), ("all", None)):
+                before = search_with_constraints(index, task, k=k, hub=hub, query=task)
+                after = search_with_constraints(index, task, k=k, hub=hub)
+                out[f"{where}_before"] += any(h.doc.api_call == gold for h in before.hits)
+                out[f"{where}_after"] += any(h.doc.api_call == gold for h in after.hits)
+            if len(out["stripped"]) < 3 and without_constraints(task) != " ".join(task.split()):
+                out["stripped"].append(f"{task[:80]!r} -> {without_constraints(task)[:80]!r}")
+    for name, query in (("before", EXAMPLE), ("after", None)):
+        hits = search_with_constraints(index, EXAMPLE, k=3, query=query).hits
+        out[f"example_{name}"] = [f"{h.doc.api_name or h.doc.api_call} ({h.doc.domain})" for h in hits]
+    return out
+
+
 def _pct(a: int, b: int) -> str:
     return f"{100 * a / b:.1f} %" if b else "n/a"
 
@@ -146,7 +181,7 @@ def main(argv: list[str] | None = None) -> int:
     for pool in HUBS:
         docs.extend(load_jsonl(SHARED / "api" / f"{pool}_api.jsonl", pool).docs)
     index = ApiIndex.build(docs)
-    hand, ev = hand_tasks(index, args.k), eval_tasks(index, args.k)
+    hand, ev, words = hand_tasks(index, args.k), eval_tasks(index, args.k), search_text(index, args.k)
     secs = time.perf_counter() - t0
     md = f"""Script: `bench/constraints.py` (k = {args.k}: BM25 retrieves {args.k * 4} hits per hub with
 `ApiIndex.search`, `apply_constraints` reranks them, the proposal is the first hit). Targets: >= 95 % of
@@ -168,6 +203,13 @@ candidate was among the hits.
 - APIBench eval: tasks in the Torch Hub, TensorFlow Hub and Hugging Face eval sets whose text yields at least
   one constraint (`parse_constraints`); judged with `check_doc` (no hand labels); "answerable" = some hit
   satisfies every constraint. Examples: {"; ".join(ev["examples"]) or "none"}.
+- Search text (issue 19): `search_with_constraints` gives the retriever the task without the words read
+  as a constraint (`without_constraints`; e.g. {"; ".join(words["stripped"]) or "none"}). The eval task's own
+  api_call among the {args.k} hits, on the {words["tasks"]} eval tasks stating a constraint: searched in its
+  hub {words["hub_before"]} with the whole task -> **{words["hub_after"]}** without the constraint words; over
+  the three hubs at once {words["all_before"]} -> **{words["all_after"]}**. "{EXAMPLE}" over the three hubs,
+  top 3 with the whole task: {"; ".join(words["example_before"])}; without its constraint words:
+  {"; ".join(words["example_after"])}.
 - Wall time {secs:.1f} s on this machine (index build included).
 """  # noqa: E501
     print(md)

@@ -166,15 +166,16 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--shared", type=Path, default=ROOT.parent / "shared", help="the shared/ data folder")
     ap.add_argument("--results", type=Path, default=ROOT / "bench" / "results", help="answers folder")
     ap.add_argument("--only", choices=("default", "per-hub"), default=None, help="one setting only")
+    ap.add_argument("--split", choices=("all", "dev", "test"), default="all", help="the tasks of one split")
     ap.add_argument("--no-write", action="store_true", help="do not update docs/benchmarks.md")
     ap.add_argument("--report-only", action="store_true", help="tables from the --results files, no model")
     args = ap.parse_args(argv)
 
-    tasks = load_tasks()
+    tasks = [t for t in load_tasks() if args.split in ("all", t["split"])]
     start = time.perf_counter()
-    index = build_index(args.shared)
-    pools = {s: index.pool(s) for s in SOURCES}
-    for t in tasks:  # a label no doc of the pool meets is a typo, not a hard task
+    index = None if args.report_only else build_index(args.shared)
+    pools = {s: index.pool(s) for s in SOURCES} if index is not None else {}
+    for t in tasks if pools else ():  # a label no doc of the pool meets is a typo, not a hard task
         if not any(is_right(t, d) for d in pools[t["source"]]):
             raise SystemExit(f"{t['id']}: no doc of {t['source']} meets its label")
     rows: dict[str, list[dict[str, Any]]] = {}
@@ -203,7 +204,18 @@ def main(argv: list[str] | None = None) -> int:
         path = args.results / f"everyday_{setting}.jsonl"
         path.write_text("".join(json.dumps(r) + "\n" for r in out), encoding="utf-8")
         print(json.dumps({"setting": setting, "right": pct([r["right"] for r in out])}), flush=True)
-    if len(rows) < 2:
+    if len(rows) < 2:  # one setting: right % and hit@5 per source and split, the wrong answers
+        for setting, out in rows.items():
+            for split in ("dev", "test"):
+                for name, members in [(s, (s,)) for s in SOURCES] + [("all", SOURCES)]:
+                    r = [x for x in out if x["split"] == split and x["source"] in members]
+                    if r:
+                        right, hit5 = (
+                            pct([x["right"] for x in r]),
+                            pct([any(h["right"] for h in x["hits"]) for x in r]),
+                        )
+                        print(f"{setting} {split} {name}: n={len(r)} right {right:.1f} % hit@5 {hit5:.1f} %")
+            print("wrong:", ", ".join(f"{x['id']} -> {x['chosen']}" for x in out if not x["right"]))
         return 0
     wall = time.perf_counter() - start
     lines = [
@@ -212,7 +224,8 @@ def main(argv: list[str] | None = None) -> int:
         f"{len(tasks)} hand-written everyday tasks (bench/everyday_tasks.toml: "
         + ", ".join(f"{sum(t['source'] == s for t in tasks)} {s}" for s in SOURCES)
         + "; half dev, half test), never copied from the eval sets. Index: every source in one "
-        f"({len(index.docs):,} docs, built as `index --refresh --from ../shared/apibench/api --from "
+        f"({f'{len(index.docs):,}' if index is not None else 'the'} docs, built as "
+        "`index --refresh --from ../shared/apibench/api --from "
         "../shared` builds it). Each task goes through `pipeline.ask` with the embedded model (Gemma 3 270M "
         "Q4_K_M), select mode, select by likelihood, k = 5: **default** = no hub named, **per-hub** = the "
         "task's own source named. Right: the proposed doc meets the task's label; hit@5: a right doc is "

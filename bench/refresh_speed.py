@@ -145,8 +145,9 @@ def main() -> None:
             "recorded in the live index, checks the live version's files against their recorded SHA-256, and "
             "keeps it; the dense vectors are already in it. The one-source-changed row reuses the other "
             "sources' docs and term counts from the live index (no python-env parse, no tokenising them "
-            "again) but still writes the whole version: docs.json, tf.npz, the validator lookup (one "
-            "Validator per source, an fsync per lookup shard) and the vectors (all from the cache).",
+            "again) but still writes the whole version: docs.jsonl (one JSON line per doc), vocab.json, "
+            "postings.npz (the per-term postings), the validator lookup (one Validator per source, an fsync "
+            "per lookup shard) and the .npy doc vectors (all from the cache).",
         ]
     )
     print(text)

@@ -21,5 +21,11 @@ class IndexMissingError(GorillaError):
     """No index has been built yet (exit 2); the hint says how to build one."""
 
 
+class IndexOutdatedError(GorillaError):
+    """The index was built by an older gorilla-tui whose index this one cannot search (another tokenizer,
+    exit 2). `gorilla-tui index --refresh` rebuilds it from the sources it was built from; the TUI does
+    that by itself."""
+
+
 class ContextOverflowError(GorillaError):
     """A prompt (or text to score) has more tokens than the model's n_ctx (exit 2)."""

@@ -108,3 +108,70 @@ def missing_required(doc: ApiDoc, call: CallSite) -> list[str]:
         if i >= len(call.positional) and v.text not in call.keywords
     ]
     return missing + [k for k in template.keywords if k not in call.keywords]
+
+
+def _given_names(doc: ApiDoc) -> tuple[list[str], list[str], bool, bool]:
+    """(every parameter name, the names that may be given by position, has ``*args``, has ``**kwargs``)
+    of a python-env doc's api_arguments (pool/pyenv/names.py: name -> default or "required"; "*name" /
+    "**name" -> "optional"; in signature order, so the names after ``*args`` are keyword-only)."""
+    names: list[str] = []
+    positional: list[str] = []
+    var = varkw = False
+    for k in doc.api_arguments:
+        if k.startswith("**"):
+            varkw = True
+        elif k.startswith("*"):
+            var = True
+        else:
+            names.append(k)
+            if not var:
+                positional.append(k)
+    return names, positional, var, varkw
+
+
+def argument_errors(doc: ApiDoc, call: CallSite) -> tuple[str, list[str]]:
+    """(reason code, one note per problem) when `call` passes arguments that a python-env doc's signature
+    cannot bind, else ("", []), by Python's binding rule (inspect.Signature.bind): more positional
+    arguments than parameters (no ``*args``), a keyword that names no parameter or one already given by
+    position (no ``**kwargs``), a required parameter not given (:func:`missing_required`).
+
+    Too many and unknown arguments are not looked for in docs of other sources, docs without parameters
+    (a C function without a text signature: its parameters are unknown, pool/pyenv/compiled.py), calls
+    with ``*args`` / ``**kwargs`` of their own and calls passed through a wrapper (``partial``,
+    ``submit``, ``Thread``: call.via); missing ones as missing_required says. api_arguments does not
+    record which parameters are positional-only or keyword-only, so each named one counts as
+    positional-or-keyword: the check can miss such an error, never invent one.
+
+    Returns:
+        reason: "wrong_args:too_many_arguments", "wrong_args:unknown_keyword",
+        "wrong_args:duplicate_argument" or "wrong_args:missing_argument" (the first problem found, in
+        that order), or "".
+        notes: one sentence per problem, e.g. "math.sqrt takes at most 1 positional argument, 2 given".
+    """
+    reasons: list[str] = []
+    notes: list[str] = []
+    if doc.source == SOURCE and not call.splat and not call.via and doc.api_arguments:
+        names, by_position, var, varkw = _given_names(doc)
+        if not var and len(call.positional) > len(by_position):
+            reasons.append("wrong_args:too_many_arguments")
+            n = len(by_position)
+            notes.append(
+                f"{doc.api_name} takes at most {n} positional argument{'s' if n != 1 else ''}, "
+                f"{len(call.positional)} given"
+            )
+        if not varkw:
+            unknown = [k for k in call.keywords if k not in names]
+            if unknown:
+                reasons.append("wrong_args:unknown_keyword")
+                known = ", ".join(names) or "none"
+                notes += [f"{doc.api_name} has no parameter {k!r} (parameters: {known})" for k in unknown]
+            taken = set(by_position[: len(call.positional)])
+            twice = [k for k in call.keywords if k in taken]
+            if twice:
+                reasons.append("wrong_args:duplicate_argument")
+                notes += [f"{doc.api_name} got multiple values for argument {k!r}" for k in twice]
+    missing = missing_required(doc, call)
+    if missing:
+        reasons.append("wrong_args:missing_argument")
+        notes += [f"argument {m!r} is required by {doc.api_name}" for m in missing]
+    return (reasons[0] if reasons else ""), notes

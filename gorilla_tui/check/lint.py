@@ -18,6 +18,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from gorilla_tui.check.imports import import_aliases
 from gorilla_tui.check.validator import Validator
 from gorilla_tui.types import REASONS
 
@@ -209,7 +210,13 @@ def check_block(
         )
         line, col, msg = (int(m.group(1)), int(m.group(2)), m.group(3)) if m else (1, 1, "syntax error")
         out.append(Finding(path, line, col, verdict.reason or "unparseable:python_syntax", msg))
-    imports = [ln for ln in lines if re.match(r"\s*(import|from)\s+\w", ln)]
+    # the block's imports, as the validator reads them (tree-sitter), one line each: the block's own
+    # import lines, taken as text, broke the call checked alone (an indented import, the first line of a
+    # parenthesised one, a docstring line starting with "from") and made "syntax error" its message
+    imports = [
+        f"import {q} as {name}" if name != q else f"import {q}"
+        for name, q in import_aliases(block.code).items()
+    ]
     for call in verdict.calls:
         if call.role not in REPORTED_ROLES or call.kind == "valid":
             continue

@@ -24,16 +24,18 @@ from __future__ import annotations
 
 import builtins
 import dataclasses
-from collections.abc import Callable, Sequence
+import re
+from collections.abc import Callable, Sequence, Set
 
 from gorilla_tui.check.callsite import CallSite, Scan, scan
 from gorilla_tui.check.extract import extract
-from gorilla_tui.check.imports import missing_required, resolve_calls
+from gorilla_tui.check.imports import argument_errors, resolve_calls
 from gorilla_tui.check.pool_index import NEAR_MISS, PoolEntry, PoolIndex, helper_loaded
 from gorilla_tui.check.rest import http_method, path_of, request_lines
-from gorilla_tui.check.signature import ABSENT, UNQUOTED, UNQUOTED_ID, bind, canonical, family, key
+from gorilla_tui.check.signature import bind, canonical, family, key
 from gorilla_tui.check.suggest import dice, similarity
 from gorilla_tui.check.verdicts import RANK, call_row, python_error, worst
+from gorilla_tui.check.wrong_args import did_you_mean, unmatched_reason
 from gorilla_tui.pool.doc import ApiDoc
 from gorilla_tui.types import CallVerdict, Verdict
 
@@ -52,56 +54,6 @@ class Validator(PoolIndex):
     Attributes: those of PoolIndex (entries, rest, skipped: "id: reason" for pool docs that could not be
     indexed, e.g. shell lines; reported, never raised).
     """
-
-    def _did_you_mean(self, call: CallSite) -> Verdict:
-        callee = canonical(call.callee)
-        bound = bind(call, family(callee) or ())
-
-        def score(entry: PoolEntry, sim: Callable[[str, str], float]) -> float:
-            parts = []
-            for slot, want in entry.req.slots:
-                got = bound.get(slot)
-                if want is None:
-                    parts.append(1.0 if got is not None else 0.0)
-                elif want == ABSENT or got is None:
-                    parts.append(1.0 if (got is None) == (want == ABSENT) else 0.3)
-                else:
-                    parts.append(sim(got, want))
-            return sum(parts) / len(parts) if parts else 0.0
-
-        entries = self.tables[callee].entries
-        rough = sorted(range(len(entries)), key=lambda i: (-score(entries[i], dice), i))[:12]
-        scored = sorted(
-            ((score(entries[i], similarity), i, entries[i]) for i in rough), key=lambda s: (-s[0], s[1])
-        )
-        ranked = [e for _, _, e in scored]
-        notes = []
-        helper = helper_loaded(callee, bound, entries)
-        if helper is not None:  # Gorilla's "helper returned instead of the model" error
-            value, users = helper
-            notes.append(
-                f"{value!r} is a pre-processing helper used with {users[0].doc.api_call}, not a model"
-            )
-            ranked = users + ranked
-        suggestions = list(dict.fromkeys(e.doc.call for e in ranked))[:3]
-        best = ranked[0]
-        reason = "wrong_args:helper_as_model" if helper is not None else ""
-        for value in (*call.positional, *call.keywords.values()):
-            if not value.literal and UNQUOTED_ID.fullmatch(value.text):  # runwayml/stable-diffusion-v1-5
-                notes.insert(0, f"{value.text} is not quoted: Python reads it as arithmetic, not a model id")
-                reason = reason or "wrong_args:unquoted_id"
-                break
-        for slot, want in best.req.slots:
-            got = bound.get(slot)
-            if want is None and got is None:
-                notes.append(f"argument {slot.lstrip('#')!r} is required by {callee}")
-                reason = reason or "wrong_args:missing_argument"
-            elif want is not None and (got if got is not None else ABSENT) != want:
-                shown = "missing" if got is None else repr(got)
-                notes.append(f"{slot.lstrip('#')}={shown} is not in the API pool for {callee}")
-                reason = reason or _WRONG_SLOT.get(slot, "wrong_args:unknown_value")
-                break
-        return Verdict("wrong_args", call.text, best.doc, suggestions, notes[:3], reason or _WRONG_DEFAULT)
 
     def _made_by_pool(self, call: CallSite, result: Scan) -> bool:
         """True for a call of a bare name the code assigned only results of API pool calls to
@@ -177,40 +129,33 @@ class Validator(PoolIndex):
                 row.matched = full.matched.id if full.matched else None
         return full
 
-    def _call_verdict(self, call: CallSite, code: str, lazy: _Lazy) -> tuple[str, Verdict]:
-        """(role, verdict) of one call whose callee is a pool callee (role "pool" or "python-env")."""
+    def _call_verdict(
+        self, call: CallSite, code: str, lazy: _Lazy, bound: Set[str] = frozenset()
+    ) -> tuple[str, Verdict]:
+        """(role, verdict) of one call whose callee is a pool callee (role "pool" or "python-env"). bound:
+        the names the code binds (Scan.assigned); a callee whose first name is one of them (``def
+        input(inplace=False)`` then ``input(inplace=True)``), or a bare name in code with a star import
+        (os.py: ``from posix import *`` then ``open(path, flags, dir_fd=fd)``), may be another function than
+        the pool entry, so its arguments are not held against the entry's signature."""
         callee = canonical(call.callee)
         role = "pool" if callee in self.api_callees else "python-env"
         entry = self.match(call, code)
         partial = call.via.rsplit(".", 1)[-1] in ("partial", "partialmethod")  # the rest comes later
-        missing = missing_required(entry.doc, call) if entry is not None and not partial else []
-        if entry is not None and not missing:
+        head = call.callee.split(".", 1)[0].split("(", 1)[0]
+        own = head in bound or (head == call.callee and _STAR_IMPORT.search(code) is not None)
+        judged = entry is not None and not partial and not own
+        reason, notes = argument_errors(entry.doc, call) if judged else ("", [])
+        if entry is not None and not reason:
             return role, Verdict("valid", call.text, entry.doc)
         if entry is not None:
-            notes = [f"argument {m!r} is required by {entry.doc.api_name}" for m in missing]
-            return role, Verdict(
-                "wrong_args", call.text, entry.doc, [entry.doc.call], notes, "wrong_args:missing_argument"
-            )
+            return role, Verdict("wrong_args", call.text, entry.doc, [entry.doc.call], notes, reason)
         return role, self._wrong(call, lazy)
 
     def _wrong(self, call: CallSite, lazy: _Lazy) -> Verdict:
         """A cheap wrong_args verdict for a pool call that matches no entry (no did-you-mean ranking; the
-        deciding call gets the full _did_you_mean). Its reason: unquoted_id, unknown_repo (torch.hub.load
-        with a repo the pool does not have), unknown_model (other fixed families) or unknown_value."""
-        callee = canonical(call.callee)
-        bound = bind(call, family(callee) or ())
-        if any(v.startswith(UNQUOTED) for v in bound.values()):
-            reason = "wrong_args:unquoted_id"
-        elif callee == "torch.hub.load":
-            repo = bound.get("repo_or_dir", "")
-            known = repo in self.repos or repo.split(":", 1)[0] in self.repos
-            reason = "wrong_args:unknown_model" if known else "wrong_args:unknown_repo"
-        elif family(callee) is not None:
-            reason = "wrong_args:unknown_model"
-        else:
-            reason = _WRONG_DEFAULT
-        verdict = Verdict("wrong_args", call.text, None, [], [], reason)
-        lazy[id(verdict)] = (call, lambda: self._did_you_mean(call))  # the full verdict when it decides
+        deciding call gets the full one, check/wrong_args.py did_you_mean). Its reason: unmatched_reason."""
+        verdict = Verdict("wrong_args", call.text, None, [], [], unmatched_reason(self, call))
+        lazy[id(verdict)] = (call, lambda: did_you_mean(self, call))  # the full verdict when it decides
         return verdict
 
     def _culprit(self, calls: list[CallSite]) -> list[CallSite]:
@@ -293,7 +238,7 @@ class Validator(PoolIndex):
                 # entry of the same bare name: its construction is the call that is checked
                 role, verdict = "incidental", None
             elif callee in self.tables:
-                role, verdict = self._call_verdict(call, code, lazy)
+                role, verdict = self._call_verdict(call, code, lazy, result.assigned)
             elif companion is not None:
                 role, verdict = "pool", Verdict("valid", call.text, companion.doc)
             elif self._incidental(call, result.assigned):
@@ -368,15 +313,8 @@ class Validator(PoolIndex):
         return best
 
 
-#: Reason code of a wrong_args verdict by the identifying slot that differs (signature.py families).
-_WRONG_SLOT = {
-    "repo_or_dir": "wrong_args:unknown_repo",
-    "model": "wrong_args:unknown_model",
-    "pretrained_model_name_or_path": "wrong_args:unknown_model",
-    "handle": "wrong_args:unknown_model",
-}
-_WRONG_DEFAULT = "wrong_args:unknown_value"
-
+#: ``from module import *``: bare names of the code may come from that module.
+_STAR_IMPORT = re.compile(r"^[ \t]*from[ \t]+[\w.]+[ \t]+import[ \t]+\*", re.MULTILINE)
 
 #: id(cheap verdict) -> (its call, a function building the full verdict with suggestions), see _full.
 _Lazy = dict[int, tuple[CallSite, Callable[[], Verdict]]]

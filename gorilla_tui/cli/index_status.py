@@ -8,6 +8,7 @@ import json
 from datetime import datetime, timezone
 from typing import Any
 
+from gorilla_tui.errors import IndexMissingError
 from gorilla_tui.paths import get_paths
 from gorilla_tui.textsafe import safe_text
 
@@ -49,12 +50,19 @@ def _age(built_at: str) -> tuple[float, str]:
 
 
 def status(args: argparse.Namespace) -> int:
-    """`index --status`: the live index's sources, flagged entries, skipped lines and summary (or JSON)."""
+    """`index --status`: the live index's sources, flagged entries, skipped lines and summary (or JSON).
+
+    No index built yet is a state, not an error: one line saying so and how to build one, exit 0 (with
+    --json: {"index": false, ...}). A damaged live index still raises GorillaError (exit 2).
+    """
     from rich.text import Text  # deferred: rich; --help stays fast
 
     from gorilla_tui.retrieve import store as index_store  # deferred: numpy, scipy (~0.3 s)
 
-    folder, meta = index_store.read_meta()
+    try:
+        folder, meta = index_store.read_meta()
+    except IndexMissingError as e:
+        return _no_index(args, e)
     size = index_store.folder_size(folder)
     age_s, age = _age(meta.get("built_at", ""))
     paths = get_paths()
@@ -78,11 +86,30 @@ def status(args: argparse.Namespace) -> int:
     return 0
 
 
+def _no_index(args: argparse.Namespace, missing: IndexMissingError) -> int:
+    """`index --status` when no index has been published: one line (or JSON with "index": false), exit 0."""
+    paths = get_paths()
+    if args.json:
+        doc = {
+            "index": False,
+            "message": str(missing),
+            "hint": missing.hint,
+            "index_dir": str(paths.index_dir),
+            "config_file": str(paths.config_file),
+        }
+        print(json.dumps(doc, indent=1))
+        return 0
+    how = missing.hint or "build it with: gorilla-tui index --refresh"
+    print(safe_text(f"no index yet ({paths.index_dir}); {how}"))
+    return 0
+
+
 def _status_json(folder: Any, meta: dict[str, Any], size: int, age_s: float) -> dict[str, Any]:
-    """What `index --status --json` prints."""
+    """What `index --status --json` prints ("index": true; see _no_index for the state without one)."""
     paths = get_paths()
     flagged = meta.get("flagged", [])
     return {
+        "index": True,
         "path": str(folder),
         "index_dir": str(paths.index_dir),
         "config_file": str(paths.config_file),

@@ -65,6 +65,7 @@ Task = Annotated[
         "videos' or 'detect objects in images, must run on a Raspberry Pi'.",
         min_length=1,
         max_length=MAX_TASK_CHARS,
+        strict=True,
     ),
 ]
 Source = Annotated[
@@ -73,6 +74,7 @@ Source = Annotated[
         description="Search or check one source of the index only (e.g. 'torchhub', 'tensorflowhub', "
         "'huggingface', 'apizoo', 'python-env'); empty for all of them.",
         max_length=100,
+        strict=True,
     ),
 ]
 
@@ -80,7 +82,8 @@ Source = Annotated[
 def build_server(box: ToolBox) -> MCPServer:
     """An MCPServer with the three tools bound to `box`. A GorillaError raised by a tool (bad argument,
     no index, model or endpoint failure) becomes an MCP tool error carrying its one-line message and hint;
-    argument type and range errors are reported by the SDK's schema validation the same way."""
+    argument type and range errors are reported by the SDK's schema validation the same way. Every argument
+    is strict (pydantic strict mode): a JSON true/false, "5" or 5.0 is no integer, a number is no string."""
     server = MCPServer(name="gorilla-tui", version=__version__, instructions=INSTRUCTIONS)
 
     async def call(fn: Any, *args: Any) -> dict[str, Any]:
@@ -92,7 +95,9 @@ def build_server(box: ToolBox) -> MCPServer:
     @server.tool(name="search_api_docs", title="Search API docs", description=SEARCH_DOC)
     async def search_api_docs(
         task: Task,
-        k: Annotated[int, Field(description=f"How many hits to return (1..{K_MAX}).", ge=1, le=K_MAX)] = 5,
+        k: Annotated[
+            int, Field(description=f"How many hits to return (1..{K_MAX}).", ge=1, le=K_MAX, strict=True)
+        ] = 5,
         source: Source = "",
     ) -> dict[str, Any]:
         return await call(box.search, task, k, source)
@@ -106,6 +111,7 @@ def build_server(box: ToolBox) -> MCPServer:
                 "\"torch.hub.load('pytorch/vision', 'resnet50', pretrained=True)\".",
                 min_length=1,
                 max_length=MAX_CODE_CHARS,
+                strict=True,
             ),
         ],
         source: Source = "",

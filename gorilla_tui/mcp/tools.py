@@ -88,7 +88,9 @@ class ToolBox:
             return self._index
 
     def _source(self, source: str) -> str | None:
-        source = (source or "").strip()
+        if not isinstance(source, str):
+            raise ToolInputError(f"source must be a string (a source name, or empty for all), not {source!r}")
+        source = source.strip()
         if not source:
             return None
         known = self.index().sources
@@ -99,7 +101,7 @@ class ToolBox:
     @staticmethod
     def _task(task: str) -> str:
         if not isinstance(task, str):
-            raise ToolInputError("task must be a string")
+            raise ToolInputError(f"task must be a string, not {type(task).__name__}")
         if len(task) > MAX_TASK_CHARS:
             raise ToolInputError(f"task is {len(task)} characters; at most {MAX_TASK_CHARS} are accepted")
         return clean_task(task)[0]  # UsageError (a GorillaError) for an empty task
@@ -137,7 +139,9 @@ class ToolBox:
         (check/validator.py): {"verdict", "reason" (a types.REASONS code, e.g. "wrong_args:unknown_model";
         "" for valid), "api_call", "matched" (entry or null), "did_you_mean", "diagnostics" (sentences)}.
         Raises ToolInputError (empty or too long code, an unknown source)."""
-        if not isinstance(code, str) or not code.strip():
+        if not isinstance(code, str):
+            raise ToolInputError(f"code must be a string, not {type(code).__name__}")
+        if not code.strip():
             raise ToolInputError("code is empty: pass the API call or snippet to check")
         if len(code) > MAX_CODE_CHARS:
             raise ToolInputError(f"code is {len(code)} characters; at most {MAX_CODE_CHARS} are accepted")

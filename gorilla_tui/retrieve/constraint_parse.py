@@ -10,16 +10,18 @@ from dataclasses import dataclass
 from typing import Any
 
 from gorilla_tui.pool.metrics import DATASETS
-from gorilla_tui.retrieve.constraint_vocab import DEVICE_RES as _DEVICE_RES
 from gorilla_tui.retrieve.constraint_vocab import (  # noqa: F401 - re-exported: callers import them from here
+    ANY_OF,
     DEVICES,
     FRAMEWORKS,
     PROVIDERS,
+    framework_keys,
     framework_matches,
     owner_key,
     provider_matches,
     without_frameworks,
 )
+from gorilla_tui.retrieve.constraint_vocab import DEVICE_RES as _DEVICE_RES
 from gorilla_tui.retrieve.constraint_vocab import FRAMEWORK_RES as _FRAMEWORK_RES
 from gorilla_tui.retrieve.constraint_vocab import PROVIDER_RE as _PROVIDER_RE
 from gorilla_tui.retrieve.constraint_vocab import PROVIDER_WORDS as _PROVIDER_WORDS
@@ -34,7 +36,8 @@ class Constraint:
     (millions), "flops" (GFLOPs per inference), "size_mb" (MB, 1 GB = 1024 MB), "provider" (who
     publishes the model: op "=", value a lower-case organisation key of PROVIDERS such as "nvidia", or an
     "owner/repo" id such as "pytorch/vision"; unit "") or "framework" (the library the API is for: op "=",
-    value a key of FRAMEWORKS such as "pytorch"; unit ""). op: one of OPS, or "=" for provider and
+    value a key of FRAMEWORKS such as "pytorch", or several joined by ANY_OF, "pytorch|tensorflow", when
+    the task names more than one; unit ""). op: one of OPS, or "=" for provider and
     framework.
     dataset: canonical dataset key (performance.DATASETS) or None for any. source_text: the words it came
     from (a device budget names the device, e.g. "Raspberry Pi")."""
@@ -49,7 +52,9 @@ class Constraint:
     def describe(self) -> str:
         """Short text: "top1 > 78% on imagenet", "params <= 6M", "provider = nvidia", "framework =
         pytorch"."""
-        if self.metric in ("provider", "framework"):
+        if self.metric == "framework":
+            return f"{self.metric} = {' or '.join(framework_keys(str(self.value)))}"
+        if self.metric == "provider":
             return f"{self.metric} = {self.value}"
         value = f"{self.value:g}{self.unit}" if isinstance(self.value, float) else f"{self.value}{self.unit}"
         return f"{self.metric} {self.op} {value}" + (f" on {self.dataset}" if self.dataset else "")
@@ -80,14 +85,19 @@ class Constraint:
         }
 
 
+def _repo_of(m: re.Match[str]) -> str | None:
+    """The lower-case "owner/repo" of a _REPO_RE match, None when it is no repo ("24/7", "1/2", a path)."""
+    repo = m.group("repo").lower().split(":", 1)[0]
+    return None if re.fullmatch(r"[\d./]+", repo) or repo.count("/") > 3 else repo
+
+
 def _providers_in(text: str) -> list[Constraint]:
     """Provider constraints named in `text`: "from pytorch/vision", "an NVIDIA model", "by facebook"."""
     out = []
     for m in _REPO_RE.finditer(text):
-        repo = m.group("repo").lower().split(":", 1)[0]
-        if re.fullmatch(r"[\d./]+", repo) or repo.count("/") > 3:  # "24/7", "1/2", a path: not a repo
-            continue
-        out.append(Constraint("provider", "=", repo, "", None, m.group(0).strip()))
+        repo = _repo_of(m)
+        if repo is not None:
+            out.append(Constraint("provider", "=", repo, "", None, m.group(0).strip()))
     for m in _PROVIDER_RE.finditer(text):
         word = re.sub(r"\s+", " ", (m.group("a") or m.group("b") or m.group("c")).lower())
         out.append(Constraint("provider", "=", _PROVIDER_WORDS[word], "", None, m.group(0).strip()))
@@ -95,13 +105,15 @@ def _providers_in(text: str) -> list[Constraint]:
 
 
 def _frameworks_in(text: str) -> list[Constraint]:
-    """Framework constraints named in `text` ("using pytorch", "a tf hub model"), in FRAMEWORKS order."""
-    out = []
-    for key, rx in _FRAMEWORK_RES:
-        m = rx.search(text)
-        if m:
-            out.append(Constraint("framework", "=", key, "", None, m.group(0)))
-    return out
+    """The framework constraint named in `text` ("using pytorch", "a tf hub model"), as a list of none or
+    one. A task naming several frameworks ("convert a pytorch model to tensorflow") allows an API of any of
+    them: one constraint whose value joins their keys with ANY_OF in FRAMEWORKS order ("pytorch|tensorflow";
+    two constraints, one per framework, could never both hold: every doc is of one framework)."""
+    found = [(key, m) for key, rx in _FRAMEWORK_RES if (m := rx.search(text))]
+    if not found:
+        return []
+    words = " ... ".join(m.group(0) for _key, m in sorted(found, key=lambda km: km[1].start()))
+    return [Constraint("framework", "=", ANY_OF.join(key for key, _m in found), "", None, words)]
 
 
 # ---------------------------------------------------------------------------------------------------------
@@ -169,16 +181,22 @@ def _datasets_in(text: str) -> list[str]:
 
 def _op_for(before: str, after: str) -> str | None:
     """Comparator nearest before the number, or a trailing "or more" / "or less"; None when absent."""
-    if re.match(rf"\s*(?:{_POST_GE})", after, re.IGNORECASE):
-        return ">="
-    if re.match(rf"\s*(?:{_POST_LE})", after, re.IGNORECASE):
-        return "<="
+    return _op_and_span(before, after)[0]
+
+
+def _op_and_span(before: str, after: str) -> tuple[str | None, tuple[int, int] | None]:
+    """(_op_for, where its words are): a span in `before`, or in `after` shifted by len(before) (the
+    number's own span lies between; callers add it); None when absent."""
+    for rx, op in ((_POST_GE, ">="), (_POST_LE, "<=")):
+        post = re.match(rf"\s*(?:{rx})", after, re.IGNORECASE)
+        if post:
+            return op, (len(before) + post.start(), len(before) + post.end())
     last = None
     for m in _CMP_BEFORE.finditer(before):
         last = m
     if last is None:
-        return None
-    return {"ge": ">=", "gt": ">", "le": "<=", "lt": "<"}[last.lastgroup or "ge"]
+        return None, None
+    return {"ge": ">=", "gt": ">", "le": "<=", "lt": "<"}[last.lastgroup or "ge"], last.span()
 
 
 def _accuracy_metric(clause: str, pos: int) -> str | None:
@@ -191,6 +209,17 @@ def _accuracy_metric(clause: str, pos: int) -> str | None:
             if best is None or rank < best[:2]:
                 best = (*rank, metric)
     return best[2] if best else None
+
+
+def _metric_words(clause: str, c: Constraint) -> list[tuple[int, int]]:
+    """Spans of the words in `clause` that name constraint c's metric: every accuracy phrase and "error"
+    for a percentage, the parameter / FLOPs / size words for the others (datasets are left: "ImageNet"
+    says what the API is for)."""
+    if c.unit == "%":
+        rxs = [re.compile(p, re.IGNORECASE) for _, p in _ACC] + [re.compile(r"\berror\b", re.IGNORECASE)]
+    else:
+        rxs = {"params": [_PARAMS], "flops": [_FLOPS], "size_mb": [_SIZE]}.get(c.metric, [])
+    return [m.span() for rx in rxs for m in rx.finditer(clause)]
 
 
 def _masked_spans(clause: str) -> list[tuple[int, int]]:
@@ -246,6 +275,71 @@ def _read_number(clause: str, m: re.Match[str], all_datasets: list[str]) -> Cons
     return None
 
 
+def _clauses(text: str) -> list[tuple[int, str]]:
+    """(offset in text, clause) for each piece of _CLAUSE_SPLIT.split(text)."""
+    out, start = [], 0
+    for m in _CLAUSE_SPLIT.finditer(text):
+        out.append((start, text[start : m.start()]))
+        start = m.end()
+    out.append((start, text[start:]))
+    return out
+
+
+def _normalised(task: str) -> str:
+    """The task as the parser reads it: thousands separators inside numbers removed ("5,000,000")."""
+    return re.sub(r"(?<=\d),(?=\d{3}\b)", "", task or "")
+
+
+def without_constraints(task: str) -> str:
+    """`task` with the words parse_constraints read as a constraint taken out, spaces collapsed: each
+    bound's number, unit, comparator and metric words ("under 5 million parameters", "top-1 accuracy of at
+    least 80 %") and provider phrases ("by facebook", "from pytorch/vision"). "" when nothing else is left.
+
+    Dataset names, framework words (a framework names its hub: without_frameworks) and device words stay:
+    the docs speak of the device too ("mobile" finds the MobileNets). Taking "mobile app" out of the
+    APIBench eval tasks stating a constraint lost the eval's own API from the top 5 of its hub for 3 of
+    them (31 -> 28; bench/constraints.py), while keeping it loses none.
+
+    The retriever is given this text (retrieve.constraints.search_with_constraints): the constraint
+    filters and ranks the hits, and its words would only match docs that happen to say "million
+    parameters" ("an image classifier under 5 million parameters" brought in distilgpt2)."""
+    text = _normalised(task)
+    spans = _constraint_spans(text)
+    if not spans:
+        return " ".join(text.split())
+    keep, last = [], 0
+    for a, b in sorted(spans):
+        if a > last:
+            keep.append(text[last:a])
+        last = max(last, b)
+    keep.append(text[last:])
+    return " ".join(" ".join(keep).split())
+
+
+def _constraint_spans(text: str) -> list[tuple[int, int]]:
+    """Spans of `text` (already _normalised) that parse_constraints reads as constraints (see
+    without_constraints)."""
+    spans: list[tuple[int, int]] = []
+    all_datasets = _datasets_in(text)
+    for offset, clause in _clauses(text):
+        masked = _masked_spans(clause)
+        for m in _NUMBER.finditer(clause):
+            if any(a <= m.start() < b for a, b in masked):
+                continue
+            c = _read_number(clause, m, all_datasets)
+            if c is None:
+                continue
+            _op, cmp_span = _op_and_span(clause[: m.start()], clause[m.end() :])
+            found = [m.span(), *_metric_words(clause, c)]
+            if cmp_span is not None:
+                a, b = cmp_span
+                found.append((a, b) if b <= m.start() else (a + m.end() - m.start(), b + m.end() - m.start()))
+            spans += [(offset + a, offset + b) for a, b in found]
+    spans += [m.span() for m in _REPO_RE.finditer(text) if _repo_of(m) is not None]
+    spans += [m.span() for m in _PROVIDER_RE.finditer(text)]
+    return spans
+
+
 def parse_constraints(task: str) -> list[Constraint]:
     """Read every constraint stated in a task (plain English) -> list of Constraint, in text order.
 
@@ -258,7 +352,7 @@ def parse_constraints(task: str) -> list[Constraint]:
     model": metric "framework", see FRAMEWORKS). A number without a metric word or a unit is
     ignored (APIBench tasks name image sizes, class counts, years). Duplicates are dropped. Never raises.
     """
-    text = re.sub(r"(?<=\d),(?=\d{3}\b)", "", task or "")
+    text = _normalised(task)
     all_datasets = _datasets_in(text)
     out: list[Constraint] = []
     for clause in _CLAUSE_SPLIT.split(text):

@@ -150,15 +150,28 @@ FRAMEWORK_RES = [
 ]
 
 
+#: Between the keys of a framework constraint naming several frameworks ("pytorch|tensorflow").
+ANY_OF = "|"
+
+
+def framework_keys(value: str) -> list[str]:
+    """The FRAMEWORKS keys of a framework constraint's value: "pytorch" -> ["pytorch"], "pytorch|tensorflow"
+    -> ["pytorch", "tensorflow"] (a task naming two frameworks allows either, constraint_parse
+    _frameworks_in)."""
+    return [k for k in str(value).split(ANY_OF) if k]
+
+
 def framework_matches(wanted: str, source: str, framework: str) -> bool:
     """Whether a doc of `source` (its short name) with `framework` (its APIBench framework field, may be
-    "") is an API of framework key `wanted` (FRAMEWORKS): the source is that framework's hub, or the field
-    names it ("PyTorch Transformers" is PyTorch). An unknown key matches nothing."""
-    spec = FRAMEWORKS.get(wanted)
-    if spec is None:
-        return False
+    "") is an API of framework key `wanted` (FRAMEWORKS), or of any of the keys `wanted` joins with ANY_OF:
+    the source is that framework's hub, or the field names it ("PyTorch Transformers" is PyTorch). An
+    unknown key matches nothing."""
     field = framework.lower()
-    return source in spec[1] or any(word in field for word in spec[2])
+    for key in framework_keys(wanted):
+        spec = FRAMEWORKS.get(key)
+        if spec is not None and (source in spec[1] or any(word in field for word in spec[2])):
+            return True
+    return False
 
 
 def without_frameworks(task: str) -> str:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from itertools import zip_longest
 from typing import Any
 
 from gorilla_tui.pool.metrics import Measure, Performance, normalise_performance, provider_id, select_variant
@@ -12,7 +13,9 @@ from gorilla_tui.retrieve.constraint_parse import (
     FRAMEWORKS,
     OPS,
     Constraint,
+    framework_keys,
     parse_constraints,
+    without_constraints,
     without_frameworks,
 )
 from gorilla_tui.types import Hit
@@ -302,7 +305,7 @@ def apply_constraints(
 
 
 def search_with_constraints(
-    index: Any, task: str, k: int = 5, hub: str | None = None, widen: int = 100
+    index: Any, task: str, k: int = 5, hub: str | None = None, widen: int = 100, *, query: str | None = None
 ) -> ConstraintResult:
     """Retrieve and rerank in one call. The task is parsed once; with no constraint this is plain
     index.search(task, k, hub). Otherwise the candidate set is the top max(widen, k * 4) hits of one
@@ -311,13 +314,32 @@ def search_with_constraints(
     inside each group. The result keeps the first k hits (report cut to match). Each doc's performance
     comes from index.performance (normalised once at refresh) when the index has it.
 
-    A framework named in the task ("with pytorch", FRAMEWORKS) with no hub given: that framework's hub is
-    searched as if it were named (its own BM25 statistics and dense ranking, as `--hub` does), and its
-    hits come before those of the search over every source (see _candidates)."""
+    A framework named in the task ("with pytorch", FRAMEWORKS) with no hub given: that framework's hub
+    (each named framework's, when the task names several) is searched as if it were named (its own BM25
+    statistics and dense ranking, as `--hub` does), and its hits come before those of the search over
+    every source (see _candidates).
+
+    The retriever (BM25 and the dense side) is given the task without the words read as a constraint
+    (constraint_parse.without_constraints: "an image classifier under 5 million parameters" searches for
+    "an image classifier"), and its hits come first. When they are fewer than the candidates wanted, the
+    top hits of the whole task fill the rest, those not in already (so no more docs are read than
+    wanted): a doc that only "top-1 accuracy" finds may be the one that meets the bound ("a classifier
+    with top-1 accuracy of 75 % or more" searched as "a classifier" alone had no satisfying doc among its
+    Torch Hub candidates). The constraints then rerank, retrieval order kept inside each group. When
+    nothing but constraint words is left, the whole task is searched. query: the search text to use
+    instead (bench/constraints.py passes the whole task to show the difference; then only its hits are
+    candidates)."""
     constraints = parse_constraints(task)
     if not constraints:
         return ConstraintResult(index.search(task, k=k, hub=hub), [], [], False, "")
-    hits = _candidates(index, task, max(widen, k * 4), hub, constraints)
+    query = query if query is not None else (without_constraints(task) or task)
+    n = max(widen, k * 4)
+    hits = _candidates(index, query, n, hub, constraints)
+    if query != task and len(hits) < n:  # then the whole task's own hits, for docs only its words find
+        seen = {h.doc.id for h in hits}
+        more = _candidates(index, task, n - len(hits), hub, constraints)  # at most n docs read in all
+        hits += [h for h in more if h.doc.id not in seen]
+        hits = [Hit(h.doc, h.score, rank) for rank, h in enumerate(hits, start=1)]
     perf_of = getattr(index, "performance", None)
     result = apply_constraints(task, hits, constraints=constraints, perf_of=perf_of)
     first_ok = next((r["bm25_rank"] for r in result.report if r["status"] == "satisfied"), 0)
@@ -328,21 +350,27 @@ def search_with_constraints(
 
 
 def _candidates(index: Any, task: str, n: int, hub: str | None, constraints: list[Constraint]) -> list[Hit]:
-    """The top `n` candidates for reranking: index.search(task, n, hub), preceded, when no hub is given,
+    """The top `n` candidates for reranking: index.search(task, n, hub) (task: the search text, the
+    constraint words already taken out by the caller), preceded, when no hub is given,
     by the hits of each hub a framework constraint names (searched alone: with every source in one index,
     source routing ranks the three model hubs as one group, where "... with pytorch" can get only
     TensorFlow Hub and Hugging Face docs among its top n). Duplicates keep their first place; ranks are
-    renumbered 1.. in the merged order. A search inside one hub (the named ones, or `hub`) is given the task
-    without its framework words (without_frameworks): they name the hub, not the API."""
+    renumbered 1.. in the merged order; the hits of several named hubs ("convert a pytorch model to
+    tensorflow") take turns, rank by rank, so each hub is among the first hits. A search inside one hub
+    (the named ones, or `hub`) is given the task without its framework words (without_frameworks): they
+    name the hub, not the API."""
     named = [
-        s for c in constraints if c.metric == "framework" for s in FRAMEWORKS[str(c.value)][1]
+        s for c in constraints if c.metric == "framework" for key in framework_keys(str(c.value))
+        if key in FRAMEWORKS for s in FRAMEWORKS[key][1]
     ]  # fmt: skip
     in_hub = (without_frameworks(task) or task) if named else task
     hits = index.search(in_hub if hub else task, k=n, hub=hub)
     named = [s for s in dict.fromkeys(named) if s in getattr(index, "sources", ())]
     if hub or not named:
         return hits
+    per_hub = [index.search(in_hub, k=n, hub=s) for s in named]
+    interleaved = [h for row in zip_longest(*per_hub) for h in row if h is not None]  # each hub's 1st, 2nd..
     merged: dict[str, Hit] = {}
-    for h in [h for s in named for h in index.search(in_hub, k=n, hub=s)] + hits:
+    for h in interleaved + hits:
         merged.setdefault(h.doc.id, h)
     return [Hit(h.doc, h.score, rank) for rank, h in enumerate(merged.values(), start=1)]

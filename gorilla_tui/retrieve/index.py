@@ -16,21 +16,31 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from gorilla_tui.errors import GorillaError, UsageError
+from gorilla_tui.errors import GorillaError, IndexOutdatedError, UsageError
 from gorilla_tui.pool.doc import ApiDoc
 from gorilla_tui.pool.metrics import Performance
-from gorilla_tui.pool.sources import load_manifests
+from gorilla_tui.retrieve import routing as source_routing
 from gorilla_tui.retrieve import store
 from gorilla_tui.retrieve.bm25 import IDF_MODES, Bm25Params, Postings, PostingsScorer, idf_vector, top_k
-from gorilla_tui.retrieve.dense import DENSE_WEIGHT_KEY, W_BM25, W_DENSE, DenseSide, rrf
+from gorilla_tui.retrieve.dense import W_BM25, W_DENSE, DenseSide, rrf
 from gorilla_tui.retrieve.matrix import Bm25Scorer, term_matrix
 from gorilla_tui.retrieve.metadata import PerformanceTable
+from gorilla_tui.retrieve.routing import (  # re-exported: the old import path (ROUTING_IDF patched here)
+    GROUPS,
+    ROUTING,
+    ROUTING_IDF,
+    ROUTING_IDFS,
+    ROUTING_MARGIN,
+    ROUTINGS,
+)
 from gorilla_tui.retrieve.tokenize import (
     FIELD_WEIGHTS,
     MAX_TOKEN_CHARS,
     QUERY_SYNONYMS,
+    SOURCE_FIELD_WEIGHTS,
     STOPWORDS,
     TOKENIZER_VERSION,
+    boilerplate_sentences,
     cjk_bigrams,
     doc_text,
     expand_query,
@@ -45,31 +55,6 @@ if TYPE_CHECKING:
 
 # ---------------------------------------------------------------------------------------------------------
 # ApiIndex
-
-
-#: How a search over every source (no hub named) keeps one source from crowding out the others:
-#: "source" (default) ranks each source on its own (its own BM25 IDF and lengths, fused with dense) and
-#: puts the sources in the order of their best *normalised* BM25 score (score / the query's best possible
-#: score in that source, Bm25Scorer.best_possible: the share of the task's information the source's best
-#: doc matches); when no source shares a word with the task (another language), in the order of their best
-#: cosine similarity. "global" fuses one BM25 over every doc with dense (the 0.x behaviour). Chosen on
-#: hand-written dev tasks (bench/data/*_dev_tasks.toml, tests/data/stdlib_tasks.toml; bench/retrieval.py).
-ROUTING = "source"
-ROUTINGS = ("source", "global")
-#: Sources routed as one group (one BM25 over their docs together, fused with dense): the APIBench model
-#: hubs (index/apibench-*.toml) answer the same kind of task, and ranking each alone let the Torch Hub pool
-#: (expanded with training questions) win every model task (TF Hub eval, no hub named: domain@1 5.5 %).
-GROUPS: tuple[frozenset[str], ...] = (frozenset({"torchhub", "tensorflowhub", "huggingface"}),)
-#: "source" routing: when the second source (or group) scores at least this share of the first's
-#: source_scores, its best hit takes the second place of the k hits (instead of coming after all of the
-#: first's), so a close call between, say, a model hub and APIZoo leaves the right doc among the hits
-#: for the choice to pick. Chosen on the dev half of bench/everyday_tasks.toml (hit@5 82.9 % without,
-#: 85.7 % at 0.7-0.85), with no change on the routing dev sets (tests/data/stdlib_tasks.toml,
-#: bench/data/apizoo_dev_tasks.toml, bench/data/hub_dev_tasks.toml): the largest value of that plateau,
-#: so the fewest tasks get a hit from a second source (at 0.8, "classify the actions in short video
-#: clips" got yfinance's Actions API, 0.80 of the hubs' score, for one shared word). One hit, not
-#: alternating hits: a second source that matched on a shared word costs the first one place.
-ROUTING_MARGIN = 0.85
 
 
 #: How ApiIndex scores BM25: "postings" (bm25.PostingsScorer, numpy only: what every search uses) or
@@ -153,8 +138,9 @@ class ApiIndex:
         meta: dict[str, Any] | None = None,
         tokens: Callable[[ApiDoc], Sequence[str] | None] | None = None,
     ) -> ApiIndex:
-        """Tokenise `docs` (doc_text + tokenize) and build an in-memory index (BM25 only; attach vectors
-        with index.dense.attach). tokens(doc): a doc's tokens when the caller already has them (a refresh
+        """Tokenise `docs` (as tokenize.doc_terms: doc_text without the boilerplate_sentences of each doc's
+        source, then tokenize) and build an in-memory index (BM25 only; attach vectors with
+        index.dense.attach). tokens(doc): a doc's tokens when the caller already has them (a refresh
         reusing an unchanged source's term counts from the live index), None to tokenise it.
 
         Raises GorillaError for no docs, or when every doc is empty (no indexable word).
@@ -162,8 +148,12 @@ class ApiIndex:
         if not docs:
             raise GorillaError("the API pool is empty: nothing to index")
         known = tokens or (lambda doc: None)
+        boiler = boilerplate_sentences(docs)  # per source, over all its docs (kept ones too)
         tf, vocab = term_matrix(
-            toks if (toks := known(d)) is not None else tokenize(doc_text(d)) for d in docs
+            toks
+            if (toks := known(d)) is not None
+            else tokenize(doc_text(d, boilerplate=boiler.get(d.source, frozenset())))
+            for d in docs
         )
         index = cls(list(docs), tf, vocab, params or Bm25Params(), dict(meta or {}))
         index._scorer(None)  # validates the corpus (empty docs) now, not at the first search
@@ -177,12 +167,14 @@ class ApiIndex:
         with `note` saying so (refresh it to make searches fast again).
 
         Raises IndexMissingError (with a hint to run `gorilla-tui index --refresh`) when none is built,
-        GorillaError when it is unreadable or was built by an incompatible version.
+        IndexOutdatedError when an older version built it with another tokenizer, GorillaError when it is
+        unreadable.
         """
         stored = store.read_stored(Path(path) if path is not None else None)
         if stored.meta.get("tokenizer_version") != TOKENIZER_VERSION:
-            raise GorillaError(
-                f"the index at {stored.folder} uses an older tokenizer; rebuild it", hint=store.REBUILD_HINT
+            raise IndexOutdatedError(
+                f"the index at {stored.folder} was built by an older version of gorilla-tui",
+                hint="rebuild it from the same sources with: gorilla-tui index --refresh",
             )
         params = Bm25Params(**stored.meta.get("params", {}).get("bm25", {}))
         vocab = dict(zip(stored.terms, range(len(stored.terms)), strict=True))  # 3x a comprehension's speed
@@ -276,22 +268,9 @@ class ApiIndex:
         return rows, scores
 
     def source_scores(self, query: str) -> dict[str, float]:
-        """Per source, how well its best doc matches `query` (the "source" ROUTING rule): best BM25 score /
-        best possible score (0..1), or, when no source shares a word with the query, the best cosine
-        similarity minus 1 (-2..0, so any word match ranks first). Sources without vectors then get -2."""
-        out: dict[str, float] = {}
-        for s in self.sources:
-            _, bm25 = self._bm25(query, s)
-            best = float(bm25.max()) if len(bm25) else 0.0
-            out[s] = best / max(self.best_possible(query, s), 1e-9) if best > 0 else 0.0
-        if any(v > 0 for v in out.values()):
-            return out
-        assert self.dense is not None
-        for s in self.sources:
-            rows, _ = self._scorer(s)
-            d = self.dense.scores(query, rows)
-            out[s] = float(np.max(np.where(d[1], d[0], -1.0))) - 1.0 if d is not None else -2.0
-        return out
+        """Per source, how well its best doc matches `query`, 0..1 (retrieve/routing.py source_scores),
+        with ROUTING_IDF read from this module (where tests patch it)."""
+        return source_routing.source_scores(self, query, ROUTING_IDF)
 
     def ranked(self, query: str, hub: str | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray, Any]:
         """(rows, fused, bm25, dense) of one pool: fused is the RRF score (retrieve/dense.rrf) of BM25 and
@@ -309,18 +288,8 @@ class ApiIndex:
         return rows, rrf(bm25, dense[0], dense[1], weights=(W_BM25, self._w_dense[rows])), bm25, dense
 
     def dense_weights(self) -> dict[str, float]:
-        """Source -> its dense weight in the fusion: the DENSE_WEIGHT_KEY of its shipped manifest
-        (index/*.toml) when that is a positive number, else W_DENSE (user sources too)."""
-        out: dict[str, float] = {}
-        try:
-            manifests = load_manifests()
-        except UsageError:  # a broken shipped manifest: the refresh reports it; searching goes on
-            manifests = []
-        for m in manifests:
-            value = m.extra.get(DENSE_WEIGHT_KEY, W_DENSE)
-            if isinstance(value, int | float) and not isinstance(value, bool) and value > 0:
-                out[m.name] = float(value)
-        return out
+        """Source -> its dense weight in the fusion (source_routing.dense_weights: the shipped manifests)."""
+        return source_routing.dense_weights()
 
     def search(self, query: str, k: int = 5, hub: str | None = None) -> list[Hit]:
         """The k best hits for `query` (1-based ranks, best first), from every source or only `hub`.
@@ -338,15 +307,10 @@ class ApiIndex:
         if hub or len(sources) < 2 or self.routing == "global":
             rows, fused, bm25, _ = self.ranked(query, hub)
             return self._as_hits(self._top(rows, fused, bm25, k))
-        # "source" routing: groups of sources (GROUPS; any other source alone) in the order of their best
+        # "source" routing (retrieve/routing.py): groups of sources in the order of their best
         # source_scores, each ranked alone (fused with dense)
         best = self.source_scores(query)
-        groups: list[tuple[str, ...]] = []
-        for s in sorted(sources, key=lambda s: -best[s]):
-            group = next((g for g in GROUPS if s in g), frozenset({s}))
-            members = tuple(m for m in sources if m in group)
-            if members not in groups:
-                groups.append(members)
+        groups = source_routing.route_groups(sources, best)
         scores = [max(best[m] for m in members) for members in groups]
         per_group: list[list[tuple[int, float]]] = []  # (index row, BM25 score): docs are read at the end
         for members in groups:
@@ -354,12 +318,7 @@ class ApiIndex:
             per_group.append(self._top(rows, fused, bm25, k))
             if sum(map(len, per_group)) >= k and len(per_group) >= 2:
                 break
-        order = [h for group in per_group for h in group]
-        if len(per_group) >= 2 and scores[0] > 0 and scores[1] >= ROUTING_MARGIN * scores[0]:
-            # a close second source: its best hit takes the second place, so it reaches the k hits
-            first, second = per_group[0], per_group[1]
-            order = first[:1] + second[:1] + first[1:] + second[1:]
-            order += [h for group in per_group[2:] for h in group]
+        order = source_routing.merge_routed(per_group, scores)
         return self._as_hits(order[:k])
 
     def _top(self, rows: np.ndarray, fused: np.ndarray, bm25: np.ndarray, k: int) -> list[tuple[int, float]]:
@@ -384,8 +343,13 @@ __all__ = [
     "FIELD_WEIGHTS",
     "MAX_TOKEN_CHARS",
     "QUERY_SYNONYMS",
+    "GROUPS",
     "ROUTING",
+    "ROUTING_IDF",
+    "ROUTING_IDFS",
+    "ROUTING_MARGIN",
     "ROUTINGS",
+    "SOURCE_FIELD_WEIGHTS",
     "STOPWORDS",
     "TOKENIZER_VERSION",
     "cjk_bigrams",

@@ -297,7 +297,8 @@ def _assemble(
             f"the previous index could not be read ({previous.damaged}): rebuilt from the sources"
         )
         rebuilt = reread(previous.rows, _done(loads), plan.manifests, plan.ctx, emit, _user_load)
-        loads = loads + rebuilt
+        again = {ld.name for ld in rebuilt if ld.status == "ok"}  # their failed fetch is no longer news
+        loads = [ld for ld in loads if ld.status == "ok" or ld.name not in again] + rebuilt
         ok += [ld for ld in rebuilt if ld.status == "ok" and ld.result.docs]
     docs = [d for ld in ok for d in ld.result.docs] + [d for _, docs in keep for d in docs]
     rows = _rows(plan, loads, previous, [row for row, _ in keep])

@@ -16,7 +16,7 @@ from typing import Any
 from gorilla_tui.pool.doc import ApiDoc
 from gorilla_tui.pool.sources import SourceLoad
 from gorilla_tui.retrieve import store as index_store
-from gorilla_tui.retrieve.index import FIELD_WEIGHTS, TOKENIZER_VERSION, ApiIndex
+from gorilla_tui.retrieve.index import FIELD_WEIGHTS, SOURCE_FIELD_WEIGHTS, TOKENIZER_VERSION, ApiIndex
 from gorilla_tui.retrieve.metadata import PerformanceTable
 from gorilla_tui.retrieve.previous import write_state
 
@@ -95,7 +95,11 @@ def meta_of(
         "n_docs": len(index.docs),
         "vocab_size": len(index.vocab),
         "tokenizer_version": TOKENIZER_VERSION,
-        "params": {"bm25": index.params.to_dict(), "field_weights": dict(FIELD_WEIGHTS)},
+        "params": {
+            "bm25": index.params.to_dict(),
+            "field_weights": dict(FIELD_WEIGHTS),
+            "source_field_weights": {k: dict(v) for k, v in SOURCE_FIELD_WEIGHTS.items()},
+        },
         "sources": rows,
         "flagged": [
             {

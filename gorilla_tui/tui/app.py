@@ -12,7 +12,7 @@ from textual.screen import Screen
 from textual.worker import get_current_worker
 
 from gorilla_tui.config import Settings, load_settings
-from gorilla_tui.errors import GorillaError, IndexMissingError
+from gorilla_tui.errors import GorillaError, IndexMissingError, IndexOutdatedError
 from gorilla_tui.history import History
 from gorilla_tui.textsafe import safe_text
 from gorilla_tui.tui import clipboard
@@ -144,6 +144,9 @@ class GorillaApp(CopyMixin, App[None]):
         except IndexMissingError as e:
             self.post_message(LoadState("index", "missing", str(e), e.hint or ""))
             return
+        except IndexOutdatedError as e:
+            self.post_message(LoadState("index", "outdated", str(e), e.hint or ""))
+            return
         except GorillaError as e:
             self.post_message(LoadState("index", "error", str(e), e.hint or ""))
             return
@@ -220,6 +223,26 @@ class GorillaApp(CopyMixin, App[None]):
         self.post_message(LoadState("index", "built", result.message))
         self.session.warm_up()
 
+    @work(thread=True, exclusive=True, group="load-index", exit_on_error=False)
+    def _rebuild_outdated(self) -> None:
+        """The index was built by an older version: rebuild it as `gorilla-tui index --refresh` does (the
+        sources it was built from, read again; retrieve.refresh), then answer from it."""
+        from gorilla_tui.retrieve.refresh import refresh  # deferred: only after an upgrade
+
+        try:
+            report = refresh(
+                config_paths=[p for p in self.session.settings.sources if not p.startswith("python:")]
+            )
+            self.session.set_index(report.index)
+        except Exception as e:  # a failed rebuild must not kill the app
+            detail = str(e) if isinstance(e, GorillaError) else f"{type(e).__name__}: {e}"
+            self.post_message(LoadState("index", "error", f"rebuilding the index failed: {detail}"))
+            return
+        finally:
+            self.session.index_settled.set()
+        self.post_message(LoadState("index", "built", "rebuilt the index: an older version had built it"))
+        self.session.warm_up()
+
     def _show_first_launch(self) -> None:
         """The first-launch summary: one short notice, and (while nothing was asked yet) its lines in the
         proposal panel: what was built, why remote sources were not fetched, how to add each missing one."""
@@ -245,8 +268,15 @@ class GorillaApp(CopyMixin, App[None]):
                 return
             if message.state == "built":  # first launch: a short notice; the lines go in the empty panel
                 self.status(index=s.index_label)
+                if self.first_launch is None and message.detail:
+                    self.notice(message.detail, timeout=8)
                 self._show_first_launch()
                 self._embed_new_index(s.index)  # BM25 answers now; the vectors follow in the background
+                return
+            if message.state == "outdated":  # an upgrade: rebuilt from the sources it was built from
+                self.status(index="rebuilding (built by an older version)…")
+                self.session.index_settled.clear()
+                self._rebuild_outdated()
                 return
             if message.state == "missing":
                 self.status(index="building (first launch)…")

@@ -7,7 +7,7 @@ import re
 from dataclasses import dataclass, fields
 from typing import Any
 
-from gorilla_tui.retrieve.constraint_parse import DEVICES, FRAMEWORKS, Constraint
+from gorilla_tui.retrieve.constraint_parse import DEVICES, FRAMEWORKS, Constraint, framework_keys
 from gorilla_tui.retrieve.constraints import check_doc
 from gorilla_tui.tui.naming import display_name
 from gorilla_tui.types import Hit, Proposal
@@ -66,8 +66,8 @@ def bound_words(c: dict[str, Any]) -> str:
     if c.get("metric") == "provider":
         return f"provider {c.get('value')}"
     if c.get("metric") == "framework":
-        key = str(c.get("value"))
-        return f"a {FRAMEWORKS[key][0] if key in FRAMEWORKS else key} API"
+        names = [FRAMEWORKS[k][0] if k in FRAMEWORKS else k for k in framework_keys(str(c.get("value")))]
+        return f"a {' or '.join(names)} API"  # "a PyTorch or TensorFlow API": either is allowed
     metric = METRIC_WORDS.get(str(c.get("metric")), str(c.get("metric")))
     unit = UNIT_WORDS.get(str(c.get("unit", "")), f" {c.get('unit')}" if c.get("unit") else "")
     text = f"{metric} {OP_WORDS.get(str(c.get('op')), c.get('op'))} {_num(float(c.get('value', 0)))}{unit}"

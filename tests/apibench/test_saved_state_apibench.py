@@ -95,6 +95,17 @@ def test_corrupt_postings_npz_search_says_so_and_refresh_mends_it_without_clean(
     assert json.loads(capsys.readouterr().out)["hits"]
 
 
+def test_a_damaged_index_is_rebuilt_from_its_folder_with_one_row_per_source(index: Path, capsys):
+    """`index --refresh` with no --from, offline: the remote fetch fails, the folder the damaged index was
+    built from is read again; the report has one row for the source (ok), and no "could not fetch"."""
+    (index_store.current_version() / "postings.npz").write_bytes(b"PK\x03\x04 not a zip any more")
+    assert main(["index", "--refresh", "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    torchhub = [r for r in report["sources"] if r["name"] == "torchhub"]
+    assert [r["status"] for r in torchhub] == ["ok"] and torchhub[0]["loaded"] == 94
+    assert not any("could not fetch" in w for w in report.get("warnings", []))
+
+
 def test_run_prints_its_result_before_history_and_a_corrupt_history_is_moved_aside(index: Path):
     db = get_paths().history_db
     db.write_bytes(b"SQLite format 3\x00" + os.urandom(3000))  # truncated and corrupt

@@ -114,3 +114,19 @@ def test_json_verdicts_of_hostile_input_stay_json(pool, capsys, monkeypatch):
     monkeypatch.setattr("sys.stdin", stdin)
     assert main(["check", "-", "--pool", pool, "--json"]) == 1  # not UTF-8: replaced, still a verdict
     assert json.loads(capsys.readouterr().out)["verdict"] == "wrong_args"
+
+
+def test_a_standard_library_call_with_too_many_arguments_is_wrong_args(capsys, tmp_path):
+    """Issue 19: `gorilla-tui check 'import math\\nmath.sqrt(1, 2)'` (or a file with it) said valid."""
+    assert main(["index", "--refresh", "--only", "python-env", "--no-dense", "--json"]) == 0
+    capsys.readouterr()
+    assert main(["check", "import math\\nmath.sqrt(1, 2)", "--json"]) == 1
+    out = json.loads(capsys.readouterr().out)
+    assert (out["verdict"], out["reason"]) == ("wrong_args", "wrong_args:too_many_arguments")
+    assert out["diagnostics"] == ["math.sqrt takes at most 1 positional argument, 2 given"]
+    path = tmp_path / "calls.py"
+    path.write_text("import math\nimport shutil\nmath.sqrt(4)\nshutil.copy('a', 'b', overwrite=True)\n")
+    assert main(["check", str(path)]) == 1
+    out = capsys.readouterr().out
+    assert f"{path}:4:1: wrong_args:unknown_keyword shutil.copy has no parameter 'overwrite'" in out
+    assert ":3:" not in out  # math.sqrt(4) binds

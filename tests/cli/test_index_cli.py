@@ -17,9 +17,18 @@ def _one_line_error(capsys: pytest.CaptureFixture[str]) -> str:
     return err
 
 
-def test_status_without_index(capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["index", "--status"]) == 2
-    assert "index --refresh" in _one_line_error(capsys)
+def test_status_without_index_is_a_state_not_an_error(capsys: pytest.CaptureFixture[str]) -> None:
+    """Issue 19: `index --status` with no index built exited 2; a status report is not an error."""
+    assert main(["index", "--status"]) == 0
+    out, err = capsys.readouterr()
+    assert err == "" and out.count("\n") == 1
+    assert out.startswith("no index yet") and "gorilla-tui index --refresh" in out
+    assert main(["index", "--status", "--json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["index"] is False and "index --refresh" in doc["hint"]
+    # a real usage error still exits 2
+    assert main(["index", "--status", "--only", "torchhub"]) == 2
+    assert "--only" in _one_line_error(capsys)
 
 
 def test_no_reachable_source(tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch) -> None:
@@ -124,7 +133,8 @@ def test_a_builtin_source_given_a_copy_in_another_format_is_one_line(
     assert main(["index", "--refresh", "--from", str(SMALL_POOL), "--source", f"torchhub={zoo}"]) == 2
     err = _one_line_error(capsys)
     assert err.count("\n") == 1 and "torchhub is a built-in source of JSON Lines (torchhub_api.jsonl)" in err
-    assert main(["index", "--status"]) == 2  # nothing was built
+    assert main(["index", "--status", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["index"] is False  # nothing was built
 
 
 def test_the_status_limits_keep_their_import_path_after_the_split():

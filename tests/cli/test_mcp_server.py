@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import anyio
+import pytest
 from mcp.client.session import ClientSession
 from mcp.client.stdio import StdioServerParameters, stdio_client
 
@@ -33,5 +34,51 @@ def test_mcp_without_an_index_says_how_to_build_one(gorilla_home: Path) -> None:
                     await s.initialize()
                     msg = _error(await s.call_tool("search_api_docs", {"task": "classify images"}))
                     assert "index --refresh" in msg
+
+    anyio.run(session)
+
+
+SMALL_POOL = Path(__file__).resolve().parents[1] / "data" / "pool"
+
+
+def test_mcp_integer_and_string_arguments_are_strict(gorilla_home: Path) -> None:
+    """Issue 19: `k: true` was taken as k=1 (a bool is an int in Python), "3" and 3.0 as 3. Every argument
+    is checked strictly: a tool error naming the argument, and the server answers the next call."""
+    from mcp import Client
+
+    from gorilla_tui.cli import main
+    from gorilla_tui.config import load_settings
+    from gorilla_tui.mcp.server import build_server
+    from gorilla_tui.mcp.tools import ToolBox, ToolInputError
+
+    only = ["--only", "torchhub", "--only", "huggingface"]
+    assert main(["index", "--refresh", "--from", str(SMALL_POOL), *only, "--no-dense"]) == 0
+    box = ToolBox(load_settings())
+    server = build_server(box)
+    # the tools themselves check the same way (a caller without the SDK's schema)
+    for call in (lambda: box.search("classify images", True), lambda: box.search("classify images", 3, 1),
+                 lambda: box.check(1), lambda: box.check("f(1)", None), lambda: box.search(5)):  # fmt: skip
+        with pytest.raises(ToolInputError):
+            call()
+
+    async def session() -> None:
+        async with Client(server) as c:
+            for bad_k in (True, False, "3", 3.0, 2.5, None, [3]):
+                msg = _error(await c.call_tool("search_api_docs", {"task": "classify images", "k": bad_k}))
+                assert "\nk\n" in msg and "valid integer" in msg, (bad_k, msg)
+            for tool, args in (
+                ("search_api_docs", {"task": 5}),
+                ("search_api_docs", {"task": True}),
+                ("search_api_docs", {"task": "classify images", "source": 1}),
+                ("search_api_docs", {"task": "classify images", "source": False}),
+                ("check_api_call", {"code": 1}),
+                ("check_api_call", {"code": "f(1)", "source": ["torchhub"]}),
+                ("propose_api_call", {"task": False}),
+            ):
+                msg = _error(await c.call_tool(tool, args))
+                wrong = "source" if "source" in args else next(iter(args))
+                assert f"\n{wrong}\n" in msg and "valid string" in msg, (tool, args, msg)
+            ok = await c.call_tool("search_api_docs", {"task": "classify images", "k": 3})
+            assert not ok.is_error and 1 <= len(ok.structured_content["hits"]) <= 3
 
     anyio.run(session)

@@ -18,6 +18,7 @@ from gorilla_tui.tui.screens.confirm import ConfirmScreen
 from gorilla_tui.tui.screens.index_setup import IndexSetupScreen
 from gorilla_tui.tui.screens.run import RunScreen
 from gorilla_tui.tui.screens.settings import SettingsScreen
+from tests.conftest import SMALL_POOL
 from tests.tui.conftest import HALLUCINATED_CALL, VALID_CALL, VIDEO_TASK, ask, wait_for
 
 SIZE = (120, 36)
@@ -294,3 +295,30 @@ async def test_a_model_load_started_before_the_app_is_picked_up(torchhub_index, 
         await wait_for(pilot, lambda: status.state_kind == "error")
         assert status.fields["state"] == "model not loaded"
         assert str(missing.name) in str(app.main.query_one("#proposal").query_one("#stream").render())
+
+
+async def test_an_index_built_by_an_older_version_is_rebuilt_by_itself(capsys):
+    """After an upgrade whose tokenizer differs, the TUI rebuilds the index from the folder it was built
+    from (as `gorilla-tui index --refresh` does) instead of stopping at "index error"."""
+    import json
+
+    from gorilla_tui.cli import main
+    from gorilla_tui.model.scripted import ScriptedBackend
+    from gorilla_tui.retrieve import store
+
+    assert main(["index", "--refresh", "--from", str(SMALL_POOL), "--only", "torchhub", "--json"]) == 0
+    capsys.readouterr()
+    meta_path = store.current_version() / "meta.json"
+    meta = json.loads(meta_path.read_text())
+    meta["tokenizer_version"] = meta["tokenizer_version"] - 1
+    meta_path.write_text(json.dumps(meta))
+    app = create_app(
+        Settings(mode="generate"), backend=ScriptedBackend([" " + VALID_CALL]), show_timings=False
+    )
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: app.session.index is not None, timeout=60)
+        # the torchhub docs again, from the folder recorded; python-env too, as `index --refresh` adds it
+        assert sum(d.source == "torchhub" for d in app.session.index.docs) == 8
+        assert "older version" in app.last_notice
+        await ask(pilot, VIDEO_TASK)
+        assert app.main.proposal.verdict.kind == "valid"

@@ -10,9 +10,11 @@ import pytest
 import tomllib
 
 from gorilla_tui.pool.doc import ApiDoc
+from gorilla_tui.retrieve.constraint_parse import without_constraints
 from gorilla_tui.retrieve.constraints import (
     apply_constraints,
     parse_constraints,
+    search_with_constraints,
 )
 from gorilla_tui.types import Hit
 
@@ -87,3 +89,38 @@ def test_apply_constraints_unknown_message_and_empty() -> None:
     assert not result.satisfied_any and "lacks metadata" in result.message
     plain = apply_constraints("classify images of dogs", [Hit(doc, 1.0, 1)])
     assert plain.constraints == [] and plain.message == "" and plain.report == []
+
+
+@pytest.mark.parametrize(
+    ("task", "search_text"),
+    [
+        ("an image classifier under 5 million parameters", "an image classifier"),
+        ("classify images with fewer than 5,000,000 params", "classify images with"),
+        (
+            "detect objects with top-1 accuracy of at least 80% on ImageNet",
+            "detect objects with of on ImageNet",
+        ),
+        ("segment roads, mIoU above 67 on Cityscapes", "segment roads, on Cityscapes"),
+        ("detect objects under 600 MFLOPs, made by facebook", "detect objects ,"),
+        ("load a resnet from pytorch/vision", "load a resnet"),
+        ("a model file under 50 MB for a phone", "a model for a phone"),  # device words stay
+        ("summarize this text with pytorch", "summarize this text with pytorch"),  # framework words stay
+        ("summarize this text", "summarize this text"),
+        ("top-5 error below 5 %", ""),
+    ],
+)
+def test_search_text_drops_the_constraint_words(task: str, search_text: str) -> None:
+    """Issue 19: the words read as a constraint are not searched for (without_constraints)."""
+    assert without_constraints(task) == search_text
+
+
+def test_constraint_words_do_not_pull_in_other_apis(small_index) -> None:
+    """Issue 19: "under 5 million parameters" searched as words ranked a detector whose description says
+    "parameters" above the image classifiers; the constraint still reranks (and is reported)."""
+    task = "an image classifier under 5 million parameters"
+    whole = search_with_constraints(small_index, task, k=3, query=task)
+    assert whole.hits[0].doc.domain == "Object Detection"  # what the constraint words found
+    result = search_with_constraints(small_index, task, k=3)
+    assert {h.doc.domain.lower() for h in result.hits} == {"image classification"}
+    assert [c.describe() for c in result.constraints] == ["params < 5M"]
+    assert len(result.report) == 3 and "every constraint (params < 5M)" in result.message

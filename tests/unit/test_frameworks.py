@@ -86,3 +86,25 @@ def test_provider_and_framework_in_words() -> None:
                  "actual": "TensorFlow Hub", "source_text": "pytorch"}  # fmt: skip
     assert constraint_words(provider) == "provider nvidia: nvidia/deeplearningexamples ✔"
     assert constraint_words(framework) == "a PyTorch API: TensorFlow Hub ✘"
+
+
+def test_two_frameworks_allow_either(small_index: ApiIndex) -> None:
+    """Issue 19: "convert a pytorch model to tensorflow" made two framework constraints no doc could both
+    meet; it is one constraint allowing either, routed to both hubs, and the card says so in words."""
+    task = "convert a pytorch image classifier to tensorflow"
+    [c] = parse_constraints(task)
+    assert (c.metric, c.value, c.describe()) == (
+        "framework",
+        "pytorch|tensorflow",
+        "framework = pytorch or tensorflow",
+    )
+    result = search_with_constraints(small_index, task, k=4)
+    assert result.satisfied_any
+    assert result.message.endswith("candidates meet every constraint (framework = pytorch or tensorflow).")
+    assert {h.doc.source for h in result.hits[:2]} == {"torchhub", "tensorflowhub"}  # both hubs, taking turns
+    assert all(r["status"] == "satisfied" for r in result.report)
+    [words] = [constraint_words(d) for d in result.for_doc(result.hits[0].doc)]
+    assert words.startswith("a PyTorch or TensorFlow API: ") and words.endswith("✔")
+    hf = next(d for d in small_index.pool() if d.source == "huggingface")
+    assert check_doc(result.constraints, hf)[0].status == "violated"  # a third framework is still not allowed
+    assert framework_matches("pytorch|tensorflow", "tensorflowhub", "TensorFlow Hub")

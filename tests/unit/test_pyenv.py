@@ -126,6 +126,32 @@ raise SystemExit("never run")
     assert [(m.name, m.kind) for m in k.methods] == [("make", "classmethod"), ("p", "property")]
 
 
+def test_a_decorator_that_may_change_the_signature_leaves_it_open():
+    """Issue 19 (the checker binds python-env calls to their signature): ``@overload`` keeps the first def,
+    ``@click.command()`` calls the function itself; only the standard library's signature-keeping
+    decorators (SIGNATURE_KEEPING) leave the parameters closed."""
+    src = b"""import functools, typing, click
+
+@typing.overload
+def f(a: int) -> int: ...
+@typing.overload
+def f(a: str, b: str) -> str: ...
+def f(a, b=None): return a
+
+@click.command()
+@click.option("--name")
+def hello(name): ...
+
+@functools.lru_cache(maxsize=None)
+def cached(x, *, y=1): ...
+"""
+    info = read_module(src, "pkg.mod")
+    kinds = {name: [(p.name, p.kind) for p in info.defs[name].params] for name in ("f", "hello", "cached")}
+    assert kinds["f"] == [("a", "poskw"), ("args", "var"), ("kwargs", "varkw")]
+    assert kinds["hello"] == [("name", "poskw"), ("args", "var"), ("kwargs", "varkw")]
+    assert kinds["cached"] == [("x", "poskw"), ("y", "kwonly")]
+
+
 def test_a_distribution_is_indexed_by_name():
     version = metadata.version("rich")
     result = load_python_env("rich")
@@ -222,6 +248,78 @@ def test_validator_checks_required_parameters(validator):
     assert validator.check("shutil.copyfile(*paths)").kind == "valid"  # *args may hold them
 
 
+def test_validator_binds_python_env_calls_to_their_signature(validator):
+    """Issue 19: `import math; math.sqrt(1, 2)` was valid. Too many positional arguments, an unknown or
+    repeated keyword, a missing required argument: wrong_args with a one-line reason, as for APIBench."""
+    cases = {
+        "import math\nmath.sqrt(1, 2)": (
+            "wrong_args:too_many_arguments",
+            "math.sqrt takes at most 1 positional argument, 2 given",
+        ),
+        "import shutil\nshutil.copyfile('a', 'b', overwrite=True)": (
+            "wrong_args:unknown_keyword",
+            "shutil.copyfile has no parameter 'overwrite' (parameters: src, dst, follow_symlinks)",
+        ),
+        "import shutil\nshutil.copyfile('a', 'b', src='c')": (
+            "wrong_args:duplicate_argument",
+            "shutil.copyfile got multiple values for argument 'src'",
+        ),
+        "from json import loads\nloads()": (
+            "wrong_args:missing_argument",
+            "argument 's' is required by json.loads",
+        ),
+        "import time\ntime.sleep(1, 2)": (  # a signature from the docstring's first line (C function)
+            "wrong_args:too_many_arguments",
+            "time.sleep takes at most 1 positional argument, 2 given",
+        ),
+    }
+    for code, (reason, note) in cases.items():
+        v = validator.check(code)
+        assert (v.kind, v.reason, v.diagnostics[0]) == ("wrong_args", reason, note), code
+        assert "\n" not in v.diagnostics[0]
+    for code in (
+        "import math\nmath.sqrt(2)",
+        "import math\nmath.log(8, 2)",  # optional base from the docstring
+        "print(1, 2, 3, sep='', end='')",  # keyword-only after *args
+        "import json\njson.dumps({}, indent=2, custom=1)",  # **kw takes any keyword
+        "import os\nos.path.join('a', 'b', 'c', 'd')",  # *p
+        "range(1, 10, 2)",  # C type whose docstring shows several forms: parameters not bound
+        "bytes('abc', 'ascii')",
+        "filter(None, [0, 1])",  # an unreadable parameter in the docstring ("function or None")
+        "import struct\nstruct.pack('<II', 1, 2)",  # "..." in the docstring
+        "import struct\nstruct.pack('<')",  # v1, v2, ... may be none
+        "bytearray()",  # one of its docstring's forms
+        "import shutil\nshutil.copyfile(*paths, follow_symlinks=False)",  # *args may hold them
+        "def input(inplace=False):\n    return inplace\ninput(inplace=True)",  # the code's own function
+        "from posix import *\nopen('f', 0, dir_fd=3)",  # a star import may shadow the builtin
+        "import functools, math\nf = functools.partial(math.pow, 2)\nf(3)",
+    ):
+        v = validator.check(code)
+        assert v.kind == "valid", (code, v.reason, v.diagnostics)
+
+
+def test_docstring_signatures_with_several_forms_stay_open() -> None:
+    from gorilla_tui.pool.pyenv.compiled import doc_signature
+
+    def kinds(name: str, doc: str) -> list[tuple[str, str]]:
+        return [(p.name, p.kind) for p in doc_signature(name, doc)[0]]
+
+    assert kinds("sleep", "sleep(seconds)\n\nDelay execution.") == [("seconds", "poskw")]
+    assert kinds("range", range.__doc__) == [("stop", "poskw"), ("args", "var"), ("kwargs", "varkw")]
+    assert kinds("filter", filter.__doc__)[-2:] == [("args", "var"), ("kwargs", "varkw")]
+    required = {  # as many required as the form with the fewest: bytearray() is a form; v1, v2, ... vary
+        name: [p.name for p in doc_signature(name, doc)[0] if p.required]
+        for name, doc in (("range", range.__doc__), ("bytearray", bytearray.__doc__),
+                          ("pack", "pack(format, v1, v2, ...) -> bytes\n"))
+    }  # fmt: skip
+    assert required == {"range": ["stop"], "bytearray": [], "pack": ["format"]}
+    assert kinds("reader", "reader(iterable [, dialect='excel'] [, **fmtparams])\n") == [
+        ("iterable", "poskw"),
+        ("dialect", "poskw"),
+        ("fmtparams", "varkw"),
+    ]
+
+
 def test_cli_spec_replaces_the_configured_distributions(gorilla_home):
     from gorilla_tui.pool.pyenv.source import load_source, with_spec
     from gorilla_tui.pool.sources import load_manifests
@@ -270,3 +368,28 @@ def test_sys_streams_and_hooks_are_indexed_as_the_interpreter_sets_them(monkeypa
     assert captured == real
     assert {"reconfigure", "write", "readline"} <= {m.name for m in captured.objects["stderr"].methods}
     assert "sys.stderr.reconfigure" in stdlib and "sys.excepthook" in stdlib
+
+
+def test_lint_messages_of_python_env_calls_inside_functions(validator):
+    """A finding that is not the deciding call is checked alone with the block's imports: an indented
+    import (or a docstring line starting with "from") made that a syntax error, and "syntax error at ..."
+    the finding's message."""
+    from gorilla_tui.check import lint
+
+    code = '''def copy(a, b):
+    """Copy a file
+    from the source folder."""
+    import math
+    import shutil
+    shutil.copyfile(a, b, overwrite=True)
+    return math.sqrt(a, b)
+'''
+    found = [(f.line, f.reason, f.message) for f in lint.check_block(validator, "x.py", lint.Block(code))]
+    assert found == [
+        (
+            6,
+            "wrong_args:unknown_keyword",
+            "shutil.copyfile has no parameter 'overwrite' (parameters: src, dst, follow_symlinks)",
+        ),
+        (7, "wrong_args:too_many_arguments", "math.sqrt takes at most 1 positional argument, 2 given"),
+    ]

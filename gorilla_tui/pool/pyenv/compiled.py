@@ -92,33 +92,72 @@ def _params(obj: object, bound: bool) -> list[Param] | None:
 _OPTIONAL_START = re.compile(r"\[")
 
 
-def doc_signature(name: str, doc: str) -> tuple[list[Param], str]:
-    """Parameters from a docstring that starts with its own signature (C functions without a text
-    signature: ``sleep(seconds)``, ``reader(iterable [, dialect='excel'])``) and the docstring without it.
-
-    Names after the first "[" or with "=" are optional; ``*args`` / ``**kw`` are variadic. No signature
-    line: ([], doc).
-    """
-    m = re.match(rf"\s*(?:\w+\s*=\s*)?{re.escape(name)}\((.*?)\)[^\n]*\n?", doc, re.DOTALL)
-    if not m:
-        return [], doc
+def _form(inside: str) -> tuple[list[Param], bool]:
+    """(parameters, all readable) of the text between one signature line's parentheses (doc_signature).
+    The numbered names just before "..." (``v1, v2, ...``) are examples of a variadic list: optional."""
     params: list[Param] = []
-    inside = m.group(1)
+    readable = True
     cut = inside.find("[")
-    for i, part in enumerate(re.split(r",", inside)):
-        offset = sum(len(p) + 1 for p in re.split(r",", inside)[:i])
+    parts = inside.split(",")
+    offset = 0
+    for part in parts:
         token = part.replace("[", "").replace("]", "").strip()
         ident = re.match(r"(\*{0,2})([A-Za-z_]\w*)\s*(=\s*(.*))?$", token)
         if not ident:
-            continue
-        stars, pname, _, default = ident.groups()
-        if stars:
-            params.append(Param(pname, "var" if stars == "*" else "varkw"))
-        elif default is not None or (cut != -1 and offset + part.find(token[:1]) > cut):
-            params.append(Param(pname, "poskw", default if default is not None else "optional"))
+            readable = readable and not token
+            if token.startswith("..."):
+                for p in reversed(params):
+                    if p.kind != "poskw" or not re.fullmatch(r"[A-Za-z_]+\d+", p.name):
+                        break
+                    p.default = p.default or "optional"
         else:
-            params.append(Param(pname, "poskw"))
-    return params, doc[m.end() :]
+            stars, pname, _, default = ident.groups()
+            if stars:
+                params.append(Param(pname, "var" if stars == "*" else "varkw"))
+            elif default is not None or (cut != -1 and offset + part.find(token[:1]) > cut):
+                params.append(Param(pname, "poskw", default if default is not None else "optional"))
+            else:
+                params.append(Param(pname, "poskw"))
+        offset += len(part) + 1
+    return params, readable
+
+
+def doc_signature(name: str, doc: str) -> tuple[list[Param], str]:
+    """Parameters from a docstring that starts with its own signature (C functions without a text
+    signature: ``sleep(seconds)``, ``reader(iterable [, dialect='excel'])``) and the docstring without its
+    first line.
+
+    Names after the first "[" or with "=" are optional; ``*args`` / ``**kw`` are variadic. No signature
+    line: ([], doc). When the docstring shows more than one form (``range(stop)`` then ``range(start,
+    stop[, step])``) or a parameter it cannot read (``filter(function or None, iterable)``, ``pack(format,
+    v1, v2, ...)``), the C function parses its arguments itself: the first form's parameters are kept, as
+    many of them required as the form with the fewest required ones has (``bytearray()`` is a form too;
+    ``v1, v2`` before "..." are optional), and ``*args`` and ``**kwargs`` end the list, so the checker
+    (check/imports.py argument_errors) counts no argument against the first form.
+    """
+    line = rf"\s*(?:\w+\s*=\s*)?{re.escape(name)}\((.*?)\)[^\n]*\n?"
+    m = re.match(line, doc, re.DOTALL)
+    if not m:
+        return [], doc
+    params, open_ended = _form(m.group(1))
+    open_ended = not open_ended
+    rest = doc[m.end() :]
+    fewest = sum(p.kind == "poskw" and p.required for p in params)
+    later, pos = re.match(line, rest), 0
+    while later is not None:  # the other forms, one a line
+        open_ended = True
+        form, _readable = _form(later.group(1))
+        fewest = min(fewest, sum(p.kind == "poskw" and p.required for p in form))
+        pos += later.end()
+        later = re.match(line, rest[pos:])
+    if open_ended:
+        required = [p for p in params if p.kind == "poskw" and p.required]
+        for p in required[fewest:]:
+            p.default = "optional"
+        params += [
+            Param(n, k) for n, k in (("args", "var"), ("kwargs", "varkw")) if all(p.kind != k for p in params)
+        ]
+    return params, rest
 
 
 def _function(name: str, value: object) -> FuncDef:
