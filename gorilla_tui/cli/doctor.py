@@ -117,7 +117,7 @@ def _model_file_fix(spec: str) -> str:
     llama-cpp-python, `pip install -U llama-cpp-python`)."""
     if spec.endswith(".gguf") or ("/" in spec and not spec.startswith("hf:")):
         return "gorilla-tui model list  # llama.cpp refuses this file: set model = NAME in config"
-    return f"gorilla-tui model pull {spec or 'default'}  # llama.cpp refuses the file: fetch it again"
+    return f"gorilla-tui model pull {spec}".rstrip() + "  # llama.cpp refuses the file: fetch it again"
 
 
 #: Tokens the doctor's probe child generates for its tokens/s figure (the app's probe generates 4).
