@@ -115,9 +115,11 @@ def _model_file_fix(spec: str) -> str:
     """The fix for a GGUF that llama.cpp refuses: a registry model (or the embedded default) is fetched again;
     a file of the person's own is replaced by another model (a newer architecture needs a newer
     llama-cpp-python, `pip install -U llama-cpp-python`)."""
-    if spec.endswith(".gguf") or ("/" in spec and not spec.startswith("hf:")):
+    if not spec.startswith("hf:") and (spec.endswith(".gguf") or "/" in spec):
         return "gorilla-tui model list  # llama.cpp refuses this file: set model = NAME in config"
-    return f"gorilla-tui model pull {spec}".rstrip() + "  # llama.cpp refuses the file: fetch it again"
+    name, _, quant = spec.partition(":") if not spec.startswith("hf:") else (spec, "", "")
+    pull = f"gorilla-tui model pull {name}".rstrip() + (f" --quant {quant}" if quant else "")
+    return pull + "  # llama.cpp refuses the file: fetch it again"
 
 
 #: Tokens the doctor's probe child generates for its tokens/s figure (the app's probe generates 4).
