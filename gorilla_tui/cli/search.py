@@ -9,7 +9,7 @@ import sys
 
 from gorilla_tui.config import load_settings
 from gorilla_tui.errors import UsageError
-from gorilla_tui.textsafe import safe_text
+from gorilla_tui.textsafe import safe_text, strip_controls
 
 #: Most hits one search may ask for (the same bound as ask and the TUI).
 K_MAX = 50
@@ -73,7 +73,8 @@ def run(args: argparse.Namespace) -> int:
     from gorilla_tui import services  # deferred: numpy, the index (~0.1 s); `--help` stays fast
     from gorilla_tui.retrieve.constraints import search_with_constraints  # deferred with services
 
-    if not args.task.strip():
+    task = " ".join(strip_controls(args.task).split())  # escape sequences and control characters are no words
+    if not task:
         raise UsageError("the task is empty")
     settings = load_settings()
     k = args.k if args.k is not None else settings.k
@@ -84,7 +85,7 @@ def run(args: argparse.Namespace) -> int:
     index = services.load_index()
     if index.note:  # an index stored by an older version: read the slow way until it is refreshed
         print(f"gorilla-tui: note: {safe_text(index.note)}", file=sys.stderr)
-    result = search_with_constraints(index, args.task, k=k, hub=hub)
+    result = search_with_constraints(index, task, k=k, hub=hub)
     hits = result.hits
     if args.json:
         doc = {"task": args.task, "hub": hub, "k": k, "hits": [hit_row(h) for h in hits]}
@@ -104,7 +105,7 @@ def run(args: argparse.Namespace) -> int:
             Text(safe_text("no hit: no API doc shares a word with the task" + (f" in {hub}" if hub else "")))
         )
         return 1
-    title = " ".join(args.task.split())
+    title = task
     title = title if len(title) <= TITLE_CHARS else title[: TITLE_CHARS - 3].rstrip() + "..."
     table = Table(title=Text(safe_text(f"hits for: {title}" + (f" (source {hub})" if hub else ""))))
     for col, just in (("rank", "right"), ("score", "right"), ("api_call", "left"), ("domain", "left"),
