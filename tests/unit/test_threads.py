@@ -51,8 +51,17 @@ def test_a_contended_decode_drops_to_one_thread_and_the_count_comes_back_later()
     assert g.current == (1, 2) and applied[-1] == (1, 2)
 
 
+def test_the_first_decode_of_a_context_is_not_judged():
+    g, clocks, applied = governor()
+    decode(g, clocks, 0.5, 0.5)  # llama.cpp starts its thread pool and allocates the graph in it
+    assert g.current == (1, 2) and applied == []
+    decode(g, clocks, 0.5, 0.5)
+    assert g.current == (1, 1) and applied == [(1, 1)]
+
+
 def test_short_decodes_are_not_judged():
     g, clocks, applied = governor()
+    decode(g, clocks, 0.4, 0.95)
     decode(g, clocks, MIN_WALL / 2, 0.0)
     assert g.current == (1, 2) and applied == []
 
