@@ -1,5 +1,5 @@
-"""GorillaApp and its factory: global keys, model/index loading in thread workers, status bar; copying is
-tui/copying.py (CopyMixin)."""
+"""GorillaApp and its factory: global keys, model loading in thread workers, the LoadState handling, status
+bar; copying is tui/copying.py (CopyMixin), the index workers tui/index_loading.py (IndexLoadingMixin)."""
 
 from __future__ import annotations
 
@@ -12,11 +12,12 @@ from textual.screen import Screen
 from textual.worker import get_current_worker
 
 from gorilla_tui.config import Settings, load_settings
-from gorilla_tui.errors import GorillaError, IndexMissingError, IndexOutdatedError
+from gorilla_tui.errors import GorillaError
 from gorilla_tui.history import History
 from gorilla_tui.textsafe import safe_text
 from gorilla_tui.tui import clipboard
 from gorilla_tui.tui.copying import CopyMixin
+from gorilla_tui.tui.index_loading import IndexLoadingMixin
 from gorilla_tui.tui.messages import CopyRequested, LoadState, Notice, ScreenReady, StateChanged
 from gorilla_tui.tui.screens.help import HelpScreen
 from gorilla_tui.tui.screens.history import HistoryScreen
@@ -35,7 +36,7 @@ if TYPE_CHECKING:
 DENSE_POLL_SECONDS = 2.0
 
 
-class GorillaApp(CopyMixin, App[None]):
+class GorillaApp(CopyMixin, IndexLoadingMixin, App[None]):
     """The TUI. Build it with :func:`create_app`. `session` holds settings, index, backend and history;
     `last_notice` is the last copy/load message shown to the person (for tests and the tmux demo)."""
 
@@ -137,25 +138,6 @@ class GorillaApp(CopyMixin, App[None]):
 
     # -- loading --------------------------------------------------------------------------------------
 
-    @work(thread=True, exclusive=True, group="load-index", exit_on_error=False)
-    def _load_index(self) -> None:
-        try:
-            self.session.load_index()
-        except IndexMissingError as e:
-            self.post_message(LoadState("index", "missing", str(e), e.hint or ""))
-            return
-        except IndexOutdatedError as e:
-            self.post_message(LoadState("index", "outdated", str(e), e.hint or ""))
-            return
-        except GorillaError as e:
-            self.post_message(LoadState("index", "error", str(e), e.hint or ""))
-            return
-        except Exception as e:
-            self.post_message(LoadState("index", "error", f"{type(e).__name__}: {e}"))
-            return
-        self.post_message(LoadState("index", "ready"))
-        self.session.warm_up()  # the validator, so the first answer does not build it
-
     @work(thread=True, exclusive=True, group="load-model", exit_on_error=False)
     def _load_backend(self) -> None:
         """The model at start: the outcome of the load Session.start_backend_load began, or a load now.
@@ -193,71 +175,6 @@ class GorillaApp(CopyMixin, App[None]):
             self.post_message(LoadState("model", "error", str(error), error.hint or ""))
         elif backend is not None:
             self.post_message(LoadState("model", "ready"))
-
-    @work(thread=True, exclusive=True, group="load-index", exit_on_error=False)
-    def _first_launch(self) -> None:
-        """No index yet: build what can be built now (retrieve.bootstrap.build_first_index), no dialog."""
-
-        def on_event(kind: str, name: str, load) -> None:
-            if kind == "start":
-                self.call_from_thread(self.status, index=f"building ({name})…")
-
-        from gorilla_tui.retrieve.bootstrap import build_first_index  # deferred: only a first launch needs it
-
-        try:
-            result = build_first_index(self.session.settings, on_event)
-            if result is None:  # another process built one meanwhile
-                self.session.load_index()
-                self.post_message(LoadState("index", "ready"))
-                return
-            self.session.set_index(result.index)
-            self.first_launch = result
-        except GorillaError as e:
-            self.post_message(LoadState("index", "error", str(e), e.hint or ""))
-            return
-        except Exception as e:  # a failed build must not kill the app
-            self.post_message(LoadState("index", "error", f"{type(e).__name__}: {e}"))
-            return
-        finally:
-            self.session.index_settled.set()
-        self.post_message(LoadState("index", "built", result.message))
-        self.session.warm_up()
-
-    @work(thread=True, exclusive=True, group="load-index", exit_on_error=False)
-    def _rebuild_outdated(self) -> None:
-        """The index was built by an older version: rebuild it as `gorilla-tui index --refresh` does (the
-        sources it was built from, read again; retrieve.refresh), then answer from it."""
-        from gorilla_tui.retrieve.refresh import refresh  # deferred: only after an upgrade
-
-        try:
-            report = refresh(
-                config_paths=[p for p in self.session.settings.sources if not p.startswith("python:")]
-            )
-            self.session.set_index(report.index)
-        except Exception as e:  # a failed rebuild must not kill the app
-            detail = str(e) if isinstance(e, GorillaError) else f"{type(e).__name__}: {e}"
-            self.post_message(LoadState("index", "error", f"rebuilding the index failed: {detail}"))
-            return
-        finally:
-            self.session.index_settled.set()
-        self.post_message(LoadState("index", "built", "rebuilt the index: an older version had built it"))
-        self.session.warm_up()
-
-    def _show_first_launch(self) -> None:
-        """The first-launch summary: one short notice, and (while nothing was asked yet) its lines in the
-        proposal panel: what was built, why remote sources were not fetched, how to add each missing one."""
-        result = self.first_launch
-        if result is None:
-            return
-        lines = result.lines()
-        missing = f"; {len(result.missing)} sources not built yet (see the panel)" if result.missing else ""
-        self.notice(lines[0].rstrip(".") + missing, timeout=8)
-        self.last_notice = result.message
-        main = self.main
-        if main.proposal is None and not main.running:
-            main.query_one("#proposal").show_message(
-                lines[0] + "\nType a task above and press Enter.", hint="\n".join(lines[1:])
-            )
 
     def on_load_state(self, message: LoadState) -> None:
         s = self.session
@@ -305,56 +222,6 @@ class GorillaApp(CopyMixin, App[None]):
 
     def _index_screen(self, reason: str = "") -> Screen:
         return IndexSetupScreen(self.session.settings.sources, reason)
-
-    def _poll_dense(self) -> None:
-        """Refresh the status bar's index field while another process (`index --refresh`) embeds the docs
-        of the loaded index ("embedding n/m", then "hybrid")."""
-        index = self.session.index
-        if index is not None and getattr(index, "dense", None) is not None:
-            label = self.session.index_label
-            if self.main.query_one(StatusBar).fields.get("index") != label:
-                self.status(index=label)
-
-    def _index_built(self, index: Any) -> None:
-        if index is not None:
-            self.session.set_index(index)
-            self.status(index=self.session.index_label)
-            self._embed_new_index(index)
-
-    def _embed_new_index(self, index: Any) -> None:
-        """Start embedding a newly built index's docs in the background (unless GORILLA_TUI_DENSE=0 or it
-        already has vectors)."""
-        from gorilla_tui.retrieve.embed import dense_enabled  # deferred: numpy, only after a build
-
-        if index is not None and index.path is not None and dense_enabled():
-            if index.dense_state()["state"] == "off":
-                self._embed_index(index)
-
-    @work(thread=True, exclusive=True, group="embed-index", exit_on_error=False)
-    def _embed_index(self, index: Any) -> None:
-        """Embed the new index's docs (retrieve.refresh.embed_index) while it already answers with BM25;
-        the status bar shows "embedding n/m" and then "hybrid". Stops between batches when the app quits."""
-        from textual.worker import get_current_worker  # deferred with embed_index: only a fresh build embeds
-
-        from gorilla_tui.retrieve.refresh import embed_index  # deferred: numpy, scipy (first paint)
-
-        worker = get_current_worker()
-
-        def progress(done: int, total: int) -> None:
-            self.call_from_thread(self.status, index=self.session.index_label)
-
-        why = ""
-        try:
-            embed_index(index, on_embed=progress, stop=lambda: worker.is_cancelled)
-        except GorillaError as e:
-            why = str(e)
-        except Exception as e:  # never let the embedder crash the app: BM25 keeps answering
-            why = f"{type(e).__name__}: {e}"
-        if why and not worker.is_cancelled:
-            message = f"dense retrieval off, BM25 alone: {why}"
-            self.call_from_thread(self.notice, message, severity="warning")
-        if not worker.is_cancelled:
-            self.call_from_thread(self.status, index=self.session.index_label)
 
     # -- screens --------------------------------------------------------------------------------------
 
