@@ -512,17 +512,13 @@ def main(argv: list[str] | None = None) -> int:
         "--vector-cache", default="", help="folder of the vector cache (GORILLA_TUI_VECTOR_CACHE)"
     )
     args = ap.parse_args(argv)
-    if args.part == "devgrid":
-        md = devgrid(args)
+    single = {"devgrid": (devgrid, DEVGRID_TITLE), "perhub": (perhub, PERHUB_TITLE)}
+    if args.part in single:
+        part, title = single[args.part]
+        md = part(args)
         print(md)
         if not args.no_write:
-            print("wrote", write_section(DEVGRID_TITLE, md))
-        return 0
-    if args.part == "perhub":
-        md = perhub(args)
-        print(md)
-        if not args.no_write:
-            print("wrote", write_section(PERHUB_TITLE, md))
+            print("wrote", write_section(title, md))
         return 0
     if args.part in ("hybrid", "all"):
         md = hybrid(args)

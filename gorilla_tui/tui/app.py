@@ -145,23 +145,23 @@ class GorillaApp(CopyMixin, IndexLoadingMixin, App[None]):
         s = self.session
         if s.backend_loading or s.backend is not None or s.backend_error is not None:
             s.join_backend_load()  # started before the app (Session.start_backend_load): its outcome
+            if not get_current_worker().is_cancelled:
+                self._post_model_state()
         else:
-            try:
-                s.load_backend()
-            except GorillaError:
-                pass  # kept in backend_error, posted below
-        if not get_current_worker().is_cancelled:
-            self._post_model_state()
+            self._load_and_post()
 
     @work(thread=True, exclusive=True, group="reload-model", exit_on_error=False)
     def _reload_backend(self) -> None:
         """Settings changed: forget the backend (Session.unload_backend waits here, off the UI thread, for a
         load begun before) and load the model with the new settings. A reload replaced by a newer one
         (settings saved again) posts nothing."""
-        s = self.session
-        s.unload_backend()
+        self.session.unload_backend()
+        self._load_and_post()
+
+    def _load_and_post(self) -> None:
+        """Load the model now (in a thread worker), then post its state unless the worker was cancelled."""
         try:
-            s.load_backend()
+            self.session.load_backend()
         except GorillaError:
             pass  # kept in backend_error, posted below
         if not get_current_worker().is_cancelled:
