@@ -354,7 +354,12 @@ def _hybrid_md(bm25_s, per_source, summary, unchanged, cost, qtimes, grid, base,
         row("dense", base["dense"]),
     ]
     for k_rrf, w, m in grid:
-        mark = " (shipped)" if (k_rrf, w) == (dense_mod.RRF_K, dense_mod.W_DENSE) else ""
+        default = (k_rrf, w) == (dense_mod.RRF_K, dense_mod.W_DENSE)
+        mark = (
+            ' (the default weight; Torch Hub ships 0.01, see "Fusion weight, Torch Hub dev split")'
+            if default
+            else ""
+        )
         out.append(row(f"RRF k={k_rrf}, dense weight {w}{mark}", m))
     out += [
         "",
