@@ -42,6 +42,20 @@ class Bm25Params:
         return {"k1": self.k1, "b": self.b, "epsilon": self.epsilon, "idf": self.idf}
 
 
+def best_possible(
+    idf: np.ndarray, missing_idf: float, k1: float, columns: Sequence[int | None], counts: Sequence[float]
+) -> float:
+    """An upper bound of any doc's BM25 score for a query given as vocabulary columns (None: a term the
+    vocabulary lacks) and their counts: sum of count x idf x (k1 + 1), the most a term can add at any term
+    frequency and doc length (the limit of BM25's saturation); a term without a positive idf counts
+    missing_idf (the idf of a term no doc has, df = 0)."""
+    total = 0.0
+    for col, count in zip(columns, counts, strict=True):
+        weight = idf[col] if col is not None and idf[col] > 0 else missing_idf
+        total += count * weight * (k1 + 1)
+    return total
+
+
 def idf_vector(df: np.ndarray, n_docs: int, params: Bm25Params) -> np.ndarray:
     """Inverse document frequency per term (float64 array shaped like `df`, document counts).
 
@@ -178,11 +192,7 @@ class PostingsScorer:
 
     def best_possible(self, columns: Sequence[int | None], counts: Sequence[float]) -> float:
         """An upper bound of any doc's score for a query (see index.Bm25Scorer.best_possible)."""
-        total = 0.0
-        for col, count in zip(columns, counts, strict=True):
-            idf = self.idf[col] if col is not None and self.idf[col] > 0 else self.missing_idf
-            total += count * idf * (self.params.k1 + 1)
-        return total
+        return best_possible(self.idf, self.missing_idf, self.params.k1, columns, counts)
 
     def scores(self, columns: Sequence[int], counts: Sequence[float]) -> np.ndarray:
         """Scores of every doc of the pool (float64, length n_docs) for a query given as vocabulary columns

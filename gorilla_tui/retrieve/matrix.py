@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from gorilla_tui.errors import GorillaError
-from gorilla_tui.retrieve.bm25 import Bm25Params, idf_vector
+from gorilla_tui.retrieve.bm25 import Bm25Params, best_possible, idf_vector
 
 if TYPE_CHECKING:
     from scipy import sparse
@@ -97,11 +97,7 @@ class Bm25Scorer:
         limit of BM25's saturation), a term that no doc here has (column None or df 0) counted at
         missing_idf. Dividing a doc's score by it gives the share of the query's information the doc
         matches, comparable across pools of different sizes and vocabularies (ApiIndex routing)."""
-        total = 0.0
-        for col, count in zip(columns, counts, strict=True):
-            idf = self.idf[col] if col is not None and self.idf[col] > 0 else self.missing_idf
-            total += count * idf * (self.params.k1 + 1)
-        return total
+        return best_possible(self.idf, self.missing_idf, self.params.k1, columns, counts)
 
     def scores(self, columns: Sequence[int], counts: Sequence[float]) -> np.ndarray:
         """Scores of every doc (float64, length n_docs) for a query given as vocabulary columns and their
