@@ -30,7 +30,7 @@ from gorilla_tui.model.prompts import fit_prompt
 from gorilla_tui.pipeline_types import AskCancelled, Checker, Choice, SearchIndex  # noqa: F401 - re-exported
 from gorilla_tui.pool.doc import ApiDoc
 from gorilla_tui.retrieve.constraints import ConstraintResult, search_with_constraints
-from gorilla_tui.textsafe import strip_controls
+from gorilla_tui.textsafe import MAX_TASK_CHARS, clean_task  # noqa: F401 - re-exported (cli, mcp, tests)
 from gorilla_tui.types import (
     DoneEvent,
     ErrorEvent,
@@ -43,8 +43,6 @@ from gorilla_tui.types import (
     VerdictEvent,
 )
 
-#: Longest task kept (characters); longer input is cut at a word boundary with a warning.
-MAX_TASK_CHARS = 2000
 RETRIEVERS = ("none", "bm25", "oracle")
 
 
@@ -68,20 +66,6 @@ def shared_prefix(options: Sequence[str]) -> str:
     cut = max(common.rfind(c) for c in "(,='\" ") + 1
     common = common[:cut]
     return common if all(len(o) > len(common) for o in options) else ""
-
-
-def clean_task(task: str, limit: int = MAX_TASK_CHARS) -> tuple[str, list[str]]:
-    """Whitespace-normalised task and warnings. Terminal escape sequences and control characters are
-    dropped first (textsafe.strip_controls). Raises UsageError for an empty task (nothing but blanks and
-    control characters); cuts one longer than `limit` characters at the last word boundary (a warning says
-    so)."""
-    text = " ".join(strip_controls(task or "").split())
-    if not text:
-        raise UsageError("the task is empty: describe what you want to do, e.g. 'classify images of birds'")
-    if len(text) <= limit:
-        return text, []
-    cut = text[:limit].rsplit(" ", 1)[0] or text[:limit]
-    return cut, [f"task truncated from {len(text)} to {len(cut)} characters"]
 
 
 class Pipeline:

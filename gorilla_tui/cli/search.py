@@ -9,7 +9,7 @@ import sys
 
 from gorilla_tui.config import load_settings
 from gorilla_tui.errors import UsageError
-from gorilla_tui.textsafe import safe_text, strip_controls
+from gorilla_tui.textsafe import clean_task, safe_text
 
 #: Most hits one search may ask for (the same bound as ask and the TUI).
 K_MAX = 50
@@ -73,9 +73,9 @@ def run(args: argparse.Namespace) -> int:
     from gorilla_tui import services  # deferred: numpy, the index (~0.1 s); `--help` stays fast
     from gorilla_tui.retrieve.constraints import search_with_constraints  # deferred with services
 
-    task = " ".join(strip_controls(args.task).split())  # escape sequences and control characters are no words
-    if not task:
-        raise UsageError("the task is empty")
+    # escape sequences and control characters are no words; a task over MAX_TASK_CHARS is cut as `ask` cuts it
+    # (the dense embedder reads a query whole: 120,000 characters took 2 minutes uncut)
+    task, notes = clean_task(args.task)  # UsageError for an empty task
     settings = load_settings()
     k = args.k if args.k is not None else settings.k
     if not 1 <= k <= K_MAX:
@@ -85,6 +85,8 @@ def run(args: argparse.Namespace) -> int:
     index = services.load_index()
     if index.note:  # an index stored by an older version: read the slow way until it is refreshed
         print(f"gorilla-tui: note: {safe_text(index.note)}", file=sys.stderr)
+    for note in notes:
+        print(f"gorilla-tui: note: {note}", file=sys.stderr)
     result = search_with_constraints(index, task, k=k, hub=hub)
     hits = result.hits
     if args.json:
