@@ -279,23 +279,27 @@ def _assemble(
     plan: Plan, loads: list[SourceLoad], previous: Previous, keep_previous: bool, emit: ProgressFn
 ) -> _Assembly:
     """The docs, rows and warnings of the new index: the loaded sources' docs, then those the previous
-    index keeps (keep_previous: the sources not refreshed now; a damaged previous index has its sources
-    read again instead, retrieve.previous.reread)."""
+    index keeps (keep_previous: the sources not refreshed now; a previous index that is damaged, or whose
+    files changed since it was built, has its sources read again instead, retrieve.previous.reread)."""
     ok = [ld for ld in loads if ld.status == "ok"]
     warnings: list[str] = []
     keep: list[tuple[dict[str, Any], list[ApiDoc]]] = []
-    if previous.index is not None and previous.untrusted.endswith(
+    # a live index whose files changed since it was built loads, but none of its docs is kept: the sources
+    # not refreshed now are read again from where they came from, as for one that cannot be read at all
+    tampered = previous.index is not None and previous.untrusted.endswith(
         ("changed since it was built", "is missing")
-    ):
+    )
+    if tampered:
         warnings.append(
             f"the live index could not be trusted ({previous.untrusted}): every source was read again"
         )
-    if keep_previous and previous.index is not None:
+    if keep_previous and previous.index is not None and not tampered:
         keep = kept(previous.index, _done(loads))
-    elif keep_previous and previous.damaged:
-        warnings.append(
-            f"the previous index could not be read ({previous.damaged}): rebuilt from the sources"
-        )
+    elif keep_previous and (previous.damaged or tampered):
+        if previous.damaged:
+            warnings.append(
+                f"the previous index could not be read ({previous.damaged}): rebuilt from the sources"
+            )
         rebuilt = reread(previous.rows, _done(loads), plan.manifests, plan.ctx, emit, _user_load)
         again = {ld.name for ld in rebuilt if ld.status == "ok"}  # their failed fetch is no longer news
         loads = [ld for ld in loads if ld.status == "ok" or ld.name not in again] + rebuilt

@@ -139,6 +139,25 @@ def test_a_damaged_live_index_is_rebuilt_never_trusted(mirror: Path, damage: str
     assert refresh(mirrors=[mirror], only=HUBS, extra_files=lookup).unchanged  # trusted again
 
 
+def test_a_tampered_live_index_keeps_none_of_its_docs_for_the_sources_not_refreshed_now(mirror: Path) -> None:
+    """`index --refresh` of one source (or one whose other sources cannot be fetched now) over a live index
+    whose docs.jsonl changed since it was built: the other sources are read again from the folder they came
+    from, as the warning says ("every source was read again"); their docs were kept from the changed file."""
+    first = refresh(mirrors=[mirror], only=HUBS)
+    data = (first.path / "docs.jsonl").read_bytes()
+    line = next(raw for raw in data.splitlines(keepends=True) if b'"source": "huggingface"' in raw)
+    at = line.index(b'"description": "') + len(b'"description": "')
+    assert all(32 <= c < 127 and c not in b'"\\' for c in line[at : at + 8])
+    edited = line[:at] + b"tampered" + line[at + 8 :]
+    (first.path / "docs.jsonl").write_bytes(data.replace(line, edited))
+    assert any(d.description.startswith("tampered") for d in ApiIndex.load().docs)  # it loads, changed
+    report = refresh(mirrors=[mirror], only=["torchhub"])
+    assert any("could not be trusted" in w and "every source was read again" in w for w in report.warnings)
+    assert not any(d.description.startswith("tampered") for d in ApiIndex.load().docs)
+    assert {r["name"]: r["status"] for r in report.sources} == dict.fromkeys(HUBS, "ok")
+    assert _searches(ApiIndex.load()) == _searches(first.index)
+
+
 def test_a_refresh_asking_for_the_lookup_rebuilds_an_index_built_without_it(mirror: Path) -> None:
     refresh(mirrors=[mirror], only=HUBS)
     report = refresh(
