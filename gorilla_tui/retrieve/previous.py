@@ -180,11 +180,13 @@ def reread(
     ctx: FetchContext,
     emit: Any,
     user_load: Any,
+    why: str = "the previous index could not be read",
 ) -> list[SourceLoad]:
-    """Read again the sources of a damaged previous index (its meta.json rows) that were not refreshed
-    now: a user source from its path (user_load(path, taken, max_bytes, strict=False)), a manifest source
-    from the local folder it came from (else its remote). A source that cannot be read again is left out
-    (reported by dropped). emit: refresh's ProgressFn."""
+    """Read again the sources of a previous index that is not reused as it is (damaged, changed since it
+    was built, built by another version; its meta.json rows) that were not refreshed now: a user source
+    from its path (user_load(path, taken, max_bytes, strict=False)), a manifest source from the local
+    folder it came from (else its remote). A source that cannot be read again is left out (reported by
+    dropped, or kept by the caller). emit: refresh's ProgressFn; why: the reason, in each row's message."""
     by_name = {m.name: m for m in manifests}
     out: list[SourceLoad] = []
     taken = [*by_name, *done]
@@ -208,7 +210,7 @@ def reread(
                 name, name, "unreachable", origin, message=f"{origin or name}: not found", user=True
             )
         if load.status == "ok":
-            load.message = "re-read: the previous index could not be read"
+            load.message = f"re-read: {why}"
         emit("done", name, load)
         out.append(load)
     return out

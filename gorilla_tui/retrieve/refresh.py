@@ -293,17 +293,24 @@ def _assemble(
         warnings.append(
             f"the live index could not be trusted ({previous.untrusted}): every source was read again"
         )
-    if keep_previous and previous.index is not None and not tampered:
-        keep = kept(previous.index, _done(loads))
-    elif keep_previous and (previous.damaged or tampered):
-        if previous.damaged:
-            warnings.append(
-                f"the previous index could not be read ({previous.damaged}): rebuilt from the sources"
-            )
-        rebuilt = reread(previous.rows, _done(loads), plan.manifests, plan.ctx, emit, _user_load)
+    if keep_previous and previous.damaged:
+        warnings.append(
+            f"the previous index could not be read ({previous.damaged}): rebuilt from the sources"
+        )
+    if keep_previous and (previous.damaged or (previous.index is not None and not previous.trusted)):
+        # not to be reused as it is (damaged, changed, built by another version, --force): the sources
+        # not refreshed now are read again from where they came from (the folder of a --from mirror)
+        why = (
+            "the previous index could not be read"
+            if previous.damaged
+            else f"not reused: {previous.untrusted}"
+        )
+        rebuilt = reread(previous.rows, _done(loads), plan.manifests, plan.ctx, emit, _user_load, why=why)
         again = {ld.name for ld in rebuilt if ld.status == "ok"}  # their failed fetch is no longer news
         loads = [ld for ld in loads if ld.status == "ok" or ld.name not in again] + rebuilt
         ok += [ld for ld in rebuilt if ld.status == "ok" and ld.result.docs]
+    if keep_previous and previous.index is not None and not tampered:
+        keep = kept(previous.index, _done(loads))  # what could not be read again keeps its docs
     docs = [d for ld in ok for d in ld.result.docs] + [d for _, docs in keep for d in docs]
     rows = _rows(plan, loads, previous, [row for row, _ in keep])
     warnings += dropped(previous, docs, loads, keep_previous)

@@ -158,6 +158,38 @@ def test_a_tampered_live_index_keeps_none_of_its_docs_for_the_sources_not_refres
     assert _searches(ApiIndex.load()) == _searches(first.index)
 
 
+def test_an_index_built_by_another_version_has_its_sources_read_again_from_where_they_came(
+    mirror: Path, tmp_path: Path
+) -> None:
+    """The TUI's rebuild after an upgrade, and `index --refresh` without --from: the sources not refreshed
+    now are read again from the folder they came from (the README: "rebuilt from the sources it was built
+    from"), not kept as the older code had parsed them; one whose folder is gone keeps its docs."""
+    first = refresh(mirrors=[mirror], only=HUBS)
+    state_file = first.path / STATE_FILE
+    state = json.loads(state_file.read_text(encoding="utf-8"))
+    state_file.write_text(json.dumps(dict(state, code="an older release")), encoding="utf-8")
+    with open(mirror / "tensorflowhub_api.jsonl", "a", encoding="utf-8") as fh:
+        fh.write(
+            json.dumps(dict(NEW_DOC, framework="TensorFlow Hub", api_call="hub.load('acme/zebra')")) + "\n"
+        )
+    report = refresh(mirrors=[mirror], only=["torchhub"])
+    rows = {r["name"]: r for r in report.sources}
+    assert {name: rows[name]["status"] for name in HUBS} == dict.fromkeys(HUBS, "ok")
+    assert rows["apizoo"]["message"] == "re-read: not reused: built by another version of gorilla-tui"
+    assert any(d.api_name == "zebra_net" for d in report.index.docs if d.source == "tensorflowhub")
+    torch_only = tmp_path / "torch_only"
+    torch_only.mkdir()
+    shutil.copy(mirror / "torchhub_api.jsonl", torch_only)
+    shutil.rmtree(mirror)  # the others' folder is gone: their docs are kept, as before
+    state = json.loads((report.path / STATE_FILE).read_text(encoding="utf-8"))
+    (report.path / STATE_FILE).write_text(json.dumps(dict(state, code="an older release")), encoding="utf-8")
+    again = refresh(mirrors=[torch_only], only=["torchhub"])
+    assert {r["name"]: r["status"] for r in again.sources if r["status"] == "kept"} == dict.fromkeys(
+        ["tensorflowhub", "huggingface", "apizoo"], "kept"
+    )
+    assert len(again.index.docs) == len(report.index.docs)
+
+
 def test_a_refresh_asking_for_the_lookup_rebuilds_an_index_built_without_it(mirror: Path) -> None:
     refresh(mirrors=[mirror], only=HUBS)
     report = refresh(
