@@ -10,6 +10,7 @@ from collections.abc import Sequence
 
 from gorilla_tui import __version__
 from gorilla_tui.errors import GorillaError
+from gorilla_tui.textsafe import safe_text
 
 #: Subcommand modules under gorilla_tui.cli; each defines register(subparsers) that sets `func` on its parser.
 #: `func(args) -> int` returns the exit status.
@@ -27,7 +28,8 @@ _TOP_LEVEL_OPTIONS = ("-h", "--help", "--version")
 
 class _Parser(argparse.ArgumentParser):
     def error(self, message: str) -> None:  # one line on stderr, exit 2 (argparse's own code for usage)
-        self.exit(2, f"gorilla-tui: error: {message} (see '{self.prog} --help')\n")
+        # argparse quotes some arguments with repr() but not all ("unrecognized arguments: ..."): escaped here
+        self.exit(2, f"gorilla-tui: error: {safe_text(message)} (see '{self.prog} --help')\n")
 
 
 def build_parser(only: str | None = None) -> argparse.ArgumentParser:
@@ -71,10 +73,10 @@ def main(argv: Sequence[str] | None = None) -> int:
                 parser.print_help()
                 return 0
         return int(args.func(args) or 0)
-    except GorillaError as e:
-        print(f"gorilla-tui: error: {e}", file=sys.stderr)
+    except GorillaError as e:  # messages quote arguments, paths and file contents: shown, never interpreted
+        print(f"gorilla-tui: error: {safe_text(str(e))}", file=sys.stderr)
         if e.hint:
-            print(f"  hint: {e.hint}", file=sys.stderr)
+            print(f"  hint: {safe_text(e.hint)}", file=sys.stderr)
         return e.exit_code
     except KeyboardInterrupt:
         print("gorilla-tui: interrupted", file=sys.stderr)
@@ -84,7 +86,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except Exception as e:  # last resort: a bug, not the user's input; one line unless debugging
         if os.environ.get(DEBUG_ENV, "").strip() not in ("", "0"):
             raise
-        msg = (str(e).splitlines() or [""])[0][:300]
+        msg = safe_text((str(e).splitlines() or [""])[0][:300])
         print(
             f"gorilla-tui: internal error: {type(e).__name__}: {msg}"
             f" (run with {DEBUG_ENV}=1 for the traceback)",

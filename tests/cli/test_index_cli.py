@@ -146,3 +146,20 @@ def test_the_status_limits_keep_their_import_path_after_the_split():
         index_status.FLAGGED_SHOWN,
         index_status.SKIPPED_SHOWN,
     )
+
+
+def test_error_lines_show_escape_sequences_of_arguments_never_send_them(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """A --source name, an unknown option or a path holding ESC[2J is printed as visible text in the one
+    error line (GorillaError messages and argparse's "unrecognized arguments" quoted them raw)."""
+    assert main(["index", "--refresh", "--only", "torchhub", "--source", "ev\x1b[2Jil=/nonexistent"]) == 2
+    err = capsys.readouterr().err
+    assert "\x1b" not in err and "--source ev\\x1b[2Jil=/nonexistent" in err and err.count("\n") == 1
+    with pytest.raises(SystemExit) as exit_:
+        main(["search", "a task", "--\x1b]52;c;aGk=\x07x"])
+    assert exit_.value.code == 2
+    err = capsys.readouterr().err
+    assert (
+        "\x1b" not in err and "\x07" not in err and "unrecognized arguments: --\\x1b]52;c;aGk=\\x07x" in err
+    )
