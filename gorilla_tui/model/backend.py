@@ -338,6 +338,12 @@ def open_backend(settings: Settings, *, cancel: threading.Event | None = None) -
     )
     if cancel is not None and cancel.is_set():
         raise probe.ProbeCancelled("cancelled before loading the model")
-    backend = LlamaBackend(resolved.path, params=decision.params, name=resolved.name, family=resolved.family)
+    try:
+        backend = LlamaBackend(
+            resolved.path, params=decision.params, name=resolved.name, family=resolved.family
+        )
+    except GorillaError as e:  # a GGUF llama.cpp refuses: the hint `doctor` gives (models.load_failure_fix)
+        e.hint = e.hint or models.load_failure_fix(settings.model, str(e))
+        raise
     backend.warnings += [w for w in (warning, decision.note) if w]
     return backend

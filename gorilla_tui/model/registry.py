@@ -298,6 +298,27 @@ def resolve_model(spec: str = "", quant: str = "") -> ResolvedModel:
     return ResolvedModel(str(path), path.resolve(), family_for(path.name), "path")
 
 
+#: What llama-cpp-python's Llama() raises when llama.cpp refuses the GGUF file (truncated or damaged
+#: download, or an architecture this llama.cpp does not know): the model file is the problem, not the build.
+LOAD_FAILED = "Failed to load model from file"
+
+
+def load_failure_fix(spec: str, error: str) -> str | None:
+    """The one-line fix for a model llama.cpp refused to load, or None when `error` is not that refusal
+    (LOAD_FAILED; then the build, not the file, is the suspect). `spec` is the --model value (settings.model;
+    "" for the embedded default). A registry model (or the embedded default) is fetched again; a file of
+    the person's own is replaced by another model (a newer architecture needs a newer llama-cpp-python,
+    `pip install -U llama-cpp-python`). Shown by `doctor`, `ask` and the TUI's error line alike."""
+    if LOAD_FAILED not in error:
+        return None
+    spec = spec.strip()
+    if not spec.startswith("hf:") and (spec.endswith(".gguf") or "/" in spec):
+        return "gorilla-tui model list  # llama.cpp refuses this file: set model = NAME in config"
+    name, _, quant = spec.partition(":") if not spec.startswith("hf:") else (spec, "", "")
+    pull = f"gorilla-tui model pull {name}".rstrip() + (f" --quant {quant}" if quant else "")
+    return pull + "  # llama.cpp refuses the file: fetch it again"
+
+
 def family_of_spec(spec: str) -> str:
     """The prompt family of a model spec without touching the disk or network."""
     spec = spec.strip()
