@@ -97,9 +97,10 @@ def _model(report: dict[str, Any], problems: list[dict[str, str]], spec: str, do
         try:
             models.check_gguf(path)
         except GorillaError as e:
-            problems.append(
-                {"problem": str(e), "fix": "gorilla-tui model list  # then set model = NAME in config"}
-            )
+            fix = "gorilla-tui model list  # then set model = NAME in config"
+            if isinstance(e, models.ModelFileError):  # a file llama.cpp cannot load: as ask and the TUI say
+                fix = models.model_file_fix(spec)
+            problems.append({"problem": str(e), "fix": fix})
             return
         info.update(path=str(path), size_bytes=path.stat().st_size)
         if do_hash:
@@ -131,8 +132,8 @@ def _inference(report: dict[str, Any], problems: list[dict[str, str]]) -> None:
         return
     last = decision.attempts[-1][1]
     if not last.ok:
-        # the file, not the build (rebuilding llama.cpp does not help): the same hint as ask and the TUI
-        fix = models.load_failure_fix(report.get("model", {}).get("spec", ""), last.error or "") or fix
+        if models.LOAD_FAILED in (last.error or ""):  # the file, not the build: rebuilding does not help
+            fix = models.model_file_fix(report.get("model", {}).get("spec", ""))  # as ask and the TUI say
         report["inference"] = {"ok": False, "signal": None, "error": last.error, "fix": fix}
         problems.append({"problem": f"inference failed: {last.error}", "fix": fix})
         return

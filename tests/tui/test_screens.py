@@ -141,7 +141,7 @@ async def test_missing_model_says_how_to_get_one(torchhub_index, tmp_path):
 
 async def test_a_truncated_gguf_shows_the_hint_doctor_gives(torchhub_index, gemma_path, tmp_path):
     """Break-it finding: a GGUF llama.cpp refuses (cut short) gave the TUI's error line no hint; it now
-    shows the fix `doctor` and `ask` give (model.registry.load_failure_fix)."""
+    shows the fix `doctor` and `ask` give (model.registry.model_file_fix)."""
     cut = tmp_path / "cut.gguf"
     with gemma_path.open("rb") as f:
         cut.write_bytes(f.read(5_000_000))
