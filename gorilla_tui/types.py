@@ -136,8 +136,9 @@ class Proposal:
     code_source: "model" (the model wrote it) or "example_code" (taken from the matched doc);
     hits: the retrieved docs; timings: seconds per stage ("retrieve", "prompt", "first_token", "generate",
     "validate", "total"); raw_text: the model's full output; mode: "select" or "generate".
-    select_by: how select mode chose ("likelihood": highest log p(task | doc), see Hit.lm_score; "grammar":
-    the model wrote one api_call under a GBNF grammar; "" in generate mode).
+    select_by: how select mode chose ("likelihood": model.likelihood.CHOICE_RULE over log p(task | doc), see
+    Hit.lm_score, by default fused with the retrieval rank; "grammar": the model wrote one api_call under a
+    GBNF grammar; "" in generate mode).
     """
 
     task: str
