@@ -136,9 +136,10 @@ class Proposal:
     code_source: "model" (the model wrote it) or "example_code" (taken from the matched doc);
     hits: the retrieved docs; timings: seconds per stage ("retrieve", "prompt", "first_token", "generate",
     "validate", "total"); raw_text: the model's full output; mode: "select" or "generate".
-    select_by: how select mode chose ("likelihood": model.likelihood.CHOICE_RULE over log p(task | doc), see
-    Hit.lm_score, by default fused with the retrieval rank; "grammar": the model wrote one api_call under a
-    GBNF grammar; "" in generate mode).
+    select_by: how select mode chose ("likelihood": the rule choice_rule over log p(task | doc), see
+    Hit.lm_score; "grammar": the model wrote one api_call under a GBNF grammar; "" in generate mode).
+    choice_rule: the rule the likelihood chooser applied (model/likelihood.py CHOICE_RULES, e.g. "rrf"), ""
+    when it did not choose.
     """
 
     task: str
@@ -155,6 +156,7 @@ class Proposal:
     constraints: list[dict[str, Any]] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)  # e.g. "task truncated", "docs trimmed to fit n_ctx"
     select_by: str = ""
+    choice_rule: str = ""
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -165,6 +167,7 @@ class Proposal:
             "explanation": self.explanation,
             "mode": self.mode,
             "select_by": self.select_by,
+            "choice_rule": self.choice_rule,
             "model": self.model,
             "verdict": self.verdict.to_dict(),
             "hits": [h.to_dict() for h in self.hits],
