@@ -25,6 +25,7 @@ from gorilla_tui.pool.doc import ApiDoc
 from gorilla_tui.retrieve.store_docs import LazyDocs
 from gorilla_tui.retrieve.store_io import DAMAGED as _DAMAGED
 from gorilla_tui.retrieve.store_io import REBUILD_HINT, index_root
+from gorilla_tui.retrieve.store_io import pid_alive as _alive
 from gorilla_tui.retrieve.store_io import read_json as _read_json
 from gorilla_tui.retrieve.store_io import write_synced as _write
 from gorilla_tui.retrieve.store_v1 import OLD_STORE_NOTE, read_v1
@@ -190,16 +191,6 @@ def remove_old_versions(root: Path | None = None) -> list[Path]:
     for child in old:
         shutil.rmtree(child, ignore_errors=True)
     return old
-
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
 
 
 def write_version(

@@ -53,3 +53,14 @@ def write_synced(path: Path, data: bytes) -> None:
         fh.write(data)
         fh.flush()
         os.fsync(fh.fileno())
+
+
+def pid_alive(pid: int) -> bool:
+    """Whether process `pid` exists (os.kill(pid, 0); a process of another user counts as alive)."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True

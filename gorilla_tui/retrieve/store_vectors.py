@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 from gorilla_tui.errors import GorillaError
 from gorilla_tui.retrieve.store_io import DAMAGED as _DAMAGED
-from gorilla_tui.retrieve.store_io import index_root
+from gorilla_tui.retrieve.store_io import index_root, pid_alive
 from gorilla_tui.retrieve.store_io import write_synced as _write
 
 if TYPE_CHECKING:
@@ -83,21 +83,33 @@ def read_vectors(folder: Path, n_docs: int) -> tuple[np.ndarray, np.ndarray, dic
 
 
 def write_progress(folder: Path, state: dict[str, Any]) -> None:
-    """Record the embedding progress of `folder` (DENSE_PROGRESS; best effort: errors are ignored)."""
+    """Record the embedding progress of `folder` (DENSE_PROGRESS; best effort: errors are ignored), with
+    the PID of the embedding process (read_progress: a record whose process is gone is stale)."""
     try:
         tmp = folder / (DENSE_PROGRESS + ".tmp")
-        tmp.write_text(json.dumps(state), encoding="utf-8")
+        tmp.write_text(json.dumps(dict(state, pid=os.getpid())), encoding="utf-8")
         os.replace(tmp, folder / DENSE_PROGRESS)
     except OSError:
         pass
 
 
 def read_progress(folder: Path) -> dict[str, Any] | None:
-    """The DENSE_PROGRESS record of `folder`, or None."""
+    """The DENSE_PROGRESS record of `folder` ({"done", "total", "embedder", "pid", "error" when it failed}),
+    or None. A record of an embedding still under way whose process is gone (Ctrl+C or a kill in the
+    middle of `index --refresh`) gets "error": it would otherwise say "embedding n/m" for ever."""
     try:
-        return json.loads((folder / DENSE_PROGRESS).read_bytes())
+        progress = json.loads((folder / DENSE_PROGRESS).read_bytes())
     except (OSError, ValueError):
         return None
+    if not isinstance(progress, dict):
+        return None
+    pid = progress.get("pid")
+    if not progress.get("error") and isinstance(pid, int) and pid > 0 and not pid_alive(pid):
+        progress["error"] = (
+            f"embedding stopped at {progress.get('done', 0)} of {progress.get('total', 0)} docs (its process "
+            "ended); `gorilla-tui index --refresh` embeds the rest"
+        )
+    return progress
 
 
 def _cache_path(name: str, root: Path | None) -> Path:

