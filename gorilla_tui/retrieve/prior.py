@@ -6,8 +6,8 @@ module-level function a person calls: "read the value of an environment variable
 read_environ before os.getenv, "compute the median of a list of numbers" -> numbers.Number. The prior is
 read from what each doc already says about itself (pool/pyenv/names.py writes functionality as "<kind> in
 <module>"), never from a list of names: its kind (a method, a class or a module-level function) and how
-deep its module is (wsgiref.handlers: 1 dot). A refresh stores it with the index (FILE, one float32 per
-doc, 1 outside PRIOR_SOURCES); an index built in memory computes it when first searched.
+deep its module is (wsgiref.handlers: 1 dot). store.write_version stores it with the index (FILE, one
+float32 per doc, 1 outside PRIOR_SOURCES); an index built in memory computes it when first searched.
 """
 
 from __future__ import annotations

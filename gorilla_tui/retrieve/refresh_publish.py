@@ -15,7 +15,6 @@ from typing import Any
 
 from gorilla_tui.pool.doc import ApiDoc
 from gorilla_tui.pool.sources import SourceLoad
-from gorilla_tui.retrieve import prior as doc_prior
 from gorilla_tui.retrieve import store as index_store
 from gorilla_tui.retrieve.index import FIELD_WEIGHTS, SOURCE_FIELD_WEIGHTS, TOKENIZER_VERSION, ApiIndex
 from gorilla_tui.retrieve.metadata import PerformanceTable
@@ -39,7 +38,6 @@ def write_and_publish(
             folder = index_store.new_build_dir()
             index_store.write_version(folder, index.docs, index.tf, index.vocab, index.meta)
             PerformanceTable.build(index.docs).save(folder)  # normalised once, here, not on every ask
-            doc_prior.save(folder, index.docs)  # python-env's prior (retrieve/prior.py), read by searches
             if extra_files is not None:  # e.g. check's validator lookup (issue 20), written by a caller above
                 extra_files(folder, index.docs)
             write_state(folder, extra=extra_files is not None)  # what an unchanged refresh verifies
