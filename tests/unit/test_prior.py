@@ -33,6 +33,7 @@ def test_prior_reads_kind_and_module_depth(stdlib: list[ApiDoc], small_pool: lis
     assert klass == pytest.approx(np.exp(-prior.CLASS_WEIGHT))
     assert nested == pytest.approx(np.exp(-prior.MODULE_DEPTH_WEIGHT))  # wsgiref.handlers: one dot
     assert prior.doc_prior(by_name["os.environ.get"]) == method  # a method of a module-level object
+    assert prior.doc_prior(by_name["list.sort"]) == 1.0  # the builtin types' methods are everyone's
     # every other source is left as BM25 ranks it
     assert {prior.doc_prior(d) for d in small_pool if d.source != "python-env"} == {1.0}
 
@@ -40,8 +41,9 @@ def test_prior_reads_kind_and_module_depth(stdlib: list[ApiDoc], small_pool: lis
 @pytest.mark.parametrize(
     ("task", "by_bm25", "expected"),
     [
-        ("compute the square root of a number", "decimal.Context.sqrt", "math.sqrt"),  # a method
+        ("read rows from a CSV file", "csv.DictWriter.writerows", "csv.reader"),  # a method
         ("read a TOML configuration file", "tomllib.TOMLDecodeError", "tomllib.load"),  # a class
+        ("list the names of the entries in a directory", "tkinter.tix.TList", "os.listdir"),  # a class
     ],
 )
 def test_prior_puts_the_module_function_first(
