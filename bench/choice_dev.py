@@ -1,14 +1,15 @@
 """How select mode chooses among the hits, on the Torch Hub dev split (issue 18, a calibrated choice).
 
 Run: python bench/choice_dev.py [--shared ../shared] [--limit 150] [--no-write]
-Protocol of bench/rerank_dev.py: APIBench's Torch Hub *training* split, odd lines attached to the docs (doc
-expansion), --limit even lines spread evenly as dev tasks (never in the index); the eval sets are not used.
-For each dev task the 5 BM25 hits are scored once with the embedded model: log p(task | doc) and
-log p(CONTENT_FREE_TASK | doc) (model/likelihood.py). Every rule of likelihood.CHOICE_RULES is then applied
-to the same scores, so the rules differ only in how they choose. Scores: api@1 (the chosen api_call is the
-ground truth's, whitespace removed) and domain@1 (the chosen doc has the ground truth's domain). The rows
-of bench/everyday.py's dev half are added from its results file when present. Writes the section
-"Choice rule, dev splits" of docs/benchmarks.md.
+Protocol of bench/rerank_dev.py: APIBench's Torch Hub *training* split, --limit even lines spread evenly as
+dev tasks (never in the index), searched in two indexes: "expanded" (the odd lines attached to the docs, doc
+expansion; BM25) and "not expanded" (the bare docs, BM25 + dense: the stand-in for hubs without a training
+split); the eval sets are not used. For each dev task the 5 hits are scored once with the embedded model:
+log p(task | doc) and log p(CONTENT_FREE_TASK | doc) (model/likelihood.py). Every rule of
+likelihood.CHOICE_RULES is then applied to the same scores, so the rules differ only in how they choose.
+Scores: api@1 (the chosen api_call is the ground truth's, whitespace removed) and domain@1 (the chosen doc
+has the ground truth's domain). The rows of bench/everyday.py's dev half are added from its results file
+when present. Writes the section "Choice rule, dev splits" of docs/benchmarks.md.
 """
 
 from __future__ import annotations
@@ -42,6 +43,52 @@ def squash(call: str) -> str:
     return "".join(call.split())
 
 
+def expanded_index(apibench: Path, train: Path) -> ApiIndex:
+    """The Torch Hub pool with the training split's odd lines attached to the docs (BM25 only)."""
+    pairs, _ = read_questions(train)
+    held_in = [p for line, p in enumerate(pairs, start=1) if line % 2 == 1]
+    docs = copy.deepcopy(load_jsonl(apibench / "api" / "torchhub_api.jsonl", HUB).docs)
+    attach_questions(docs, held_in)
+    return ApiIndex.build(docs)
+
+
+def unexpanded_index(apibench: Path) -> ApiIndex:
+    """The bare Torch Hub pool, BM25 + the packaged dense embedder (hybrid, dense weight 1 as for the hubs
+    without a training split); doc vectors from the shared vector cache when present."""
+    import numpy as np
+
+    from gorilla_tui.retrieve.embed import E5Embedder
+    from gorilla_tui.retrieve.refresh import embed_docs
+
+    docs = copy.deepcopy(load_jsonl(apibench / "api" / "torchhub_api.jsonl", HUB).docs)
+    index = ApiIndex.build(docs)
+    model = E5Embedder()
+    vectors, _ = embed_docs(docs, model)
+    index.dense.attach(vectors, np.ones(len(docs), bool), {"name": model.name}, model)
+    return index
+
+
+def score_split(dev: list, index: ApiIndex, backend: object, k: int) -> list[dict]:
+    """Per dev task: log p(task | doc) and log p(CONTENT_FREE_TASK | doc) of its k hits, and which hits have
+    the ground truth's api_call / domain."""
+    rows = []
+    for t in dev:
+        hits = index.search(t.task, k=k, hub=HUB)
+        hit_docs = [h.doc for h in hits]
+        lm = likelihood.query_likelihoods(backend, t.task, hit_docs) if len(hits) > 1 else []
+        free = likelihood.content_free_scores(backend, hit_docs) if lm else []
+        rows.append(
+            {
+                "id": t.question_id,
+                "lm": lm,
+                "free": free,
+                "api": [squash(d.api_call) == squash(t.api_call) for d in hit_docs],
+                "domain": [d.domain == t.domain for d in hit_docs],
+            }
+        )
+    return rows
+
+
 def main(argv: list[str] | None = None) -> int:
     """Score the dev tasks' hits once, apply every choice rule, print and write the table."""
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -56,37 +103,21 @@ def main(argv: list[str] | None = None) -> int:
     train = apibench / "eval" / "torchhub_train.json"
     all_tasks = evalrun.load_tasks(train, HUB)
     dev = evalrun.select_tasks([t for t in all_tasks if t.question_id % 2 == 0], args.limit, "spread")
-    pairs, _ = read_questions(train)
-    held_in = [p for line, p in enumerate(pairs, start=1) if line % 2 == 1]
-    docs = copy.deepcopy(load_jsonl(apibench / "api" / "torchhub_api.jsonl", HUB).docs)
-    attach_questions(docs, held_in)
-    index = ApiIndex.build(docs)
     # one llama.cpp thread: 2-thread barriers spin on a busy machine
     backend = services.load_backend(Settings(n_ctx=2048, n_threads=1))
     start = time.perf_counter()
-    rows = []
-    for t in dev:
-        hits = index.search(t.task, k=args.k, hub=HUB)
-        hit_docs = [h.doc for h in hits]
-        lm = likelihood.query_likelihoods(backend, t.task, hit_docs) if len(hits) > 1 else []
-        free = likelihood.content_free_scores(backend, hit_docs) if lm else []
-        rows.append(
-            {
-                "id": t.question_id,
-                "lm": lm,
-                "free": free,
-                "api": [squash(d.api_call) == squash(t.api_call) for d in hit_docs],
-                "domain": [d.domain == t.domain for d in hit_docs],
-            }
-        )
+    splits = {"expanded": score_split(dev, expanded_index(apibench, train), backend, args.k)}
+    splits["not expanded"] = score_split(dev, unexpanded_index(apibench), backend, args.k)
     seconds = time.perf_counter() - start
     args.results.mkdir(parents=True, exist_ok=True)
-    (args.results / "choice_dev_torchhub.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    for name, rows in splits.items():
+        path = args.results / f"choice_dev_torchhub_{name.replace(' ', '_')}.jsonl"
+        path.write_text("".join(json.dumps(r) + "\n" for r in rows))
 
     def pick(r: dict, rule: str) -> int:
         return likelihood.choose(r["lm"], r["free"], rule) if r["lm"] else 0
 
-    def pct(key: str, rule: str) -> float:
+    def pct(rows: list[dict], key: str, rule: str) -> float:
         ok = [bool(r[key]) and r[key][pick(r, rule)] for r in rows]
         return 100 * sum(ok) / len(ok)
 
@@ -97,24 +128,29 @@ def main(argv: list[str] | None = None) -> int:
 
         ev = [json.loads(x) for x in everyday.read_text().splitlines() if x.strip()]
         ev = [r for r in ev if r["split"] == "dev"]
+    n = len(splits["expanded"])
     lines = [
         f"Script: `python bench/choice_dev.py --limit {args.limit}`",
         "",
-        f"Torch Hub dev split: {len(rows)} questions of APIBench's Torch Hub training split (even lines, "
-        "spread evenly; the odd lines expand the docs, as in bench/rerank_dev.py), k = "
-        f"{args.k} BM25 hits each, scored once by the embedded model ({seconds:.0f} s); every rule "
-        "chooses from the same scores. Everyday dev: the dev half of bench/everyday_tasks.toml in the "
-        "default setting (all sources, no hub named), from bench/everyday.py's results. The eval sets "
-        "were not used.",
+        f"Torch Hub dev split: {n} questions of APIBench's Torch Hub training split (even lines, spread "
+        f"evenly), k = {args.k} hits each, scored once by the embedded model ({seconds:.0f} s for both "
+        "indexes); every rule chooses from the same scores. **expanded**: the odd lines' questions are "
+        "attached to the docs (doc expansion, as shipped for Torch Hub), BM25 hits. **not expanded**: the "
+        "same questions against the bare docs, hybrid hits (BM25 + dense, weight 1): the stand-in for the "
+        "hubs whose training split is not here (TensorFlow Hub, Hugging Face) and for any hub whose "
+        "questions were not found. Everyday dev: the dev half of bench/everyday_tasks.toml in the default "
+        "setting (all sources, no hub named), from bench/everyday.py's results. The eval sets were not used.",
         "",
-        "| rule | Torch Hub dev api@1 % | Torch Hub dev domain@1 % | everyday dev right % |",
-        "|---|---|---|---|",
+        "| rule | expanded api@1 % | expanded domain@1 % | not expanded api@1 % | not expanded domain@1 % "
+        "| everyday dev right % |",
+        "|---|---|---|---|---|---|",
     ]
     table = {}
     for rule in likelihood.CHOICE_RULES:
         e = 100 * sum(rule_right(r, rule) for r in ev) / len(ev) if ev else float("nan")
-        table[rule] = (pct("api", rule), pct("domain", rule), e)
-        lines.append(f"| {rule} | {table[rule][0]:.1f} | {table[rule][1]:.1f} | {e:.1f} |")
+        figures = [pct(rows, key, rule) for rows in splits.values() for key in ("api", "domain")]
+        table[rule] = (*figures, e)
+        lines.append(f"| {rule} | " + " | ".join(f"{x:.1f}" for x in table[rule]) + " |")
     lines += [
         "",
         "Rules (model/likelihood.py `choose`): first = the retriever's first hit, no model; likelihood = "

@@ -209,7 +209,7 @@ def first_answer(shared: Path, runs: int = 3, home: Path | None = None) -> str:
         "swaps the process's stdout and stderr for /dev/null (llama-cpp-python's suppress_stdout_stderr, "
         "model/llama_internals.py), which beside a running TUI lost Textual's screen writes. On a busy "
         "machine llama.cpp's threads spin-wait for each other; the backend drops to one thread when a "
-        "decode shows it (model/threads.py; section \"Answers on a busy machine\"); its first decode is not judged "
+        'decode shows it (model/threads.py; section "Answers on a busy machine"); its first decode is not judged '
         "(thread-pool start: it had dropped an idle machine to one thread, cold ask 2.13 s). The TUI harness "
         "polls the app every 20 ms (at 5 ms its own polling took ~0.3 s of CPU from the answer it timed, "
         "first answer 1.56 s); a person typing the task costs the app nothing.",

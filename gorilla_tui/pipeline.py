@@ -245,24 +245,26 @@ class Pipeline:
 
     def _choose_by_likelihood(self, task: str, docs: list[ApiDoc], hits: list[Hit],
                               cancel: threading.Event | None) -> Choice:  # fmt: skip
-        """The doc of `docs` (in retrieval order) chosen by likelihood.CHOICE_RULE from log p(task | doc)
+        """The doc of `docs` (in retrieval order) chosen by likelihood.rule_for(docs) from log p(task | doc)
         (model/likelihood.py); sets Hit.lm_score on the hits that were scored. Raises AskCancelled when
         `cancel` is set while scoring, ContextOverflowError when a doc + task exceeds n_ctx."""
         scores = likelihood.query_likelihoods(self.backend, task, docs, cancel)
         self.last_stats = dict(self.backend.last_stats or {})
         if len(scores) < len(docs) or (cancel is not None and cancel.is_set()):
             raise AskCancelled("cancelled")
+        rule = likelihood.rule_for(docs)
         free = None
-        if likelihood.CHOICE_RULE in likelihood.NEEDS_FREE:
+        if rule in likelihood.NEEDS_FREE:
             free = likelihood.content_free_scores(self.backend, docs, cancel)
             if len(free) < len(docs) or (cancel is not None and cancel.is_set()):
                 raise AskCancelled("cancelled")
         by_id = {id(d): sc for d, sc in zip(docs, scores, strict=True)}
         for h in hits:
             h.lm_score = by_id.get(id(h.doc))
-        chosen = docs[likelihood.choose(scores, free, likelihood.CHOICE_RULE)]
+        chosen = docs[likelihood.choose(scores, free, rule)]
         options = unique_options(d.call for d in docs)
-        return Choice(chosen.call.strip(), docs, options, doc=chosen, first_token=time.perf_counter())
+        return Choice(chosen.call.strip(), docs, options, doc=chosen, first_token=time.perf_counter(),
+                      rule=rule)  # fmt: skip
 
     def _choose_by_grammar(self, task: str, docs: list[ApiDoc], emit: Callable[[Event], None],
                            cancel: threading.Event | None) -> Choice:  # fmt: skip
@@ -365,7 +367,7 @@ class Pipeline:
         return Proposal(task=task, api_call=api_call, code=code, verdict=verdict, hits=hits,
                         explanation=explanation, code_source=code_source, mode=mode, model=self.backend.name,
                         raw_text=choice.text, warnings=warnings, constraints=constraints,
-                        select_by=select_by)  # fmt: skip
+                        select_by=select_by, choice_rule=choice.rule)  # fmt: skip
 
     @staticmethod
     def _selected(choice: Choice) -> tuple[str, str, str, str]:

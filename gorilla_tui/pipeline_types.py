@@ -44,7 +44,8 @@ class Choice:
     cut short; docs: the docs it chose among (after prompt fitting); options: their distinct api_calls
     (select mode; [] in generate mode); doc: the chosen doc when the chooser knows it (likelihood);
     prompt_seconds: time to build the prompt; first_token: time.perf_counter() at the first token, None when
-    the model wrote none; notes: prompt-fitting warnings for the proposal.
+    the model wrote none; notes: prompt-fitting warnings for the proposal; rule: the choice rule used
+    (likelihood.CHOICE_RULES) when the likelihood chooser chose, else "".
     """
 
     text: str
@@ -54,6 +55,7 @@ class Choice:
     prompt_seconds: float = 0.0
     first_token: float | None = None
     notes: list[str] = field(default_factory=list)
+    rule: str = ""
 
 
 class AskCancelled(GorillaError):

@@ -137,7 +137,8 @@ class Proposal:
     hits: the retrieved docs; timings: seconds per stage ("retrieve", "prompt", "first_token", "generate",
     "validate", "total"); raw_text: the model's full output; mode: "select" or "generate".
     select_by: how select mode chose ("likelihood": highest log p(task | doc), see Hit.lm_score; "grammar":
-    the model wrote one api_call under a GBNF grammar; "" in generate mode).
+    the model wrote one api_call under a GBNF grammar; "" in generate mode). choice_rule: the rule the
+    likelihood chooser applied (model/likelihood.py CHOICE_RULES, e.g. "rrf"), "" when it did not choose.
     """
 
     task: str
@@ -154,6 +155,7 @@ class Proposal:
     constraints: list[dict[str, Any]] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)  # e.g. "task truncated", "docs trimmed to fit n_ctx"
     select_by: str = ""
+    choice_rule: str = ""
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -164,6 +166,7 @@ class Proposal:
             "explanation": self.explanation,
             "mode": self.mode,
             "select_by": self.select_by,
+            "choice_rule": self.choice_rule,
             "model": self.model,
             "verdict": self.verdict.to_dict(),
             "hits": [h.to_dict() for h in self.hits],

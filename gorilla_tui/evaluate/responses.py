@@ -51,8 +51,8 @@ def gorilla_text(api_call: str, domain: str = "", provider: str = "") -> str:
 def response_line(task: EvalTask, proposal: Proposal, info: RunInfo) -> dict[str, Any]:
     """One response line: Gorilla's keys (question_id, text, model_id) plus ours: run identity, api_call,
     verdict kind, hits as [call, score] pairs (the doc's call: its repaired call when flagged; best first;
-    [call, score, lm_score] when select mode scored them by likelihood) and timings in seconds (ms
-    precision)."""
+    [call, score, lm_score] when select mode scored them by likelihood), the choice rule applied
+    (Proposal.choice_rule, "" when none) and timings in seconds (ms precision)."""
     call = proposal.api_call.strip()
     doc = next((h.doc for h in proposal.hits if h.doc.call.strip() == call), None) if call else None
     doc = doc or proposal.verdict.matched
@@ -63,6 +63,7 @@ def response_line(task: EvalTask, proposal: Proposal, info: RunInfo) -> dict[str
         **info.key(),
         "api_call": call,
         "verdict": proposal.verdict.kind,
+        "choice_rule": proposal.choice_rule,
         "hits": [
             [h.doc.call.strip(), round(h.score, 3)] + ([] if h.lm_score is None else [round(h.lm_score, 3)])
             for h in proposal.hits

@@ -19,7 +19,9 @@ import threading
 from collections.abc import Sequence
 from typing import Any
 
+from gorilla_tui.errors import UsageError
 from gorilla_tui.pool.doc import ApiDoc
+from gorilla_tui.pool.sources import load_manifests
 
 #: Characters of the description kept in a doc's scoring context (fixed with the template on the dev split).
 DESCRIPTION_CHARS = 200
@@ -79,9 +81,14 @@ RRF_K = 60
 #: log p(task | doc) - log p(CONTENT_FREE_TASK | doc); rrf: reciprocal rank fusion of the retrieval rank and
 #: the likelihood rank; rrf-calibrated: the same with the calibrated rank.
 CHOICE_RULES = ("first", "likelihood", "calibrated", "rrf", "rrf-calibrated")
-#: The rule select by likelihood uses (chosen on the dev splits: docs/benchmarks.md, "Choice rule, dev
-#: splits").
+#: The rule select by likelihood uses when the first hit's source names none (chosen on the dev splits:
+#: docs/benchmarks.md, "Choice rule, dev splits").
 CHOICE_RULE = "rrf"
+#: Manifest key (index/*.toml) of a source's own rule for its docs that carry no training questions, one of
+#: CHOICE_RULES (rule_for). The APIBench hubs use "likelihood": on the Torch Hub dev split with its docs *not*
+#: expanded (the stand-in for the hubs without a training split here) the model's argmax beat rrf at hit 1
+#: (docs/benchmarks.md, "Choice rule, dev splits").
+CHOICE_RULE_KEY = "choice_rule"
 #: Rules that need log p(CONTENT_FREE_TASK | doc).
 NEEDS_FREE = frozenset({"calibrated", "rrf-calibrated"})
 #: Content-free scores kept per (model name, scoring context): they depend on the doc only, not the task.
@@ -110,6 +117,36 @@ def content_free_scores(
             break
         out.append(_FREE_CACHE[(name, c)])
     return out
+
+
+def choice_rules() -> dict[str, str]:
+    """Source name -> its CHOICE_RULE_KEY from its shipped manifest (index/*.toml), for the sources that set a
+    known rule (one of CHOICE_RULES); a broken shipped manifest gives {} (the refresh reports it)."""
+    try:
+        manifests = load_manifests()
+    except UsageError:
+        return {}
+    rules = {m.name: m.extra.get(CHOICE_RULE_KEY) for m in manifests}
+    return {name: rule for name, rule in rules.items() if rule in CHOICE_RULES}
+
+
+def rule_for(docs: Sequence[ApiDoc], rules: dict[str, str] | None = None) -> str:
+    """The choice rule for hits `docs` (retrieval order), decided by the first hit (with every source in one
+    index, hit 1's source is the routed one: retrieve/routing.py):
+
+    - a doc expanded with training questions (ApiDoc.questions) gets CHOICE_RULE: the retrieval rank knows
+      such docs well (rrf won on the Torch Hub dev split with the docs expanded);
+    - otherwise the rule of the doc's source in `rules` (default: choice_rules(), the manifests), else
+      CHOICE_RULE.
+
+    Returns one of CHOICE_RULES; CHOICE_RULE for no docs.
+    """
+    if not docs:
+        return CHOICE_RULE
+    if docs[0].questions:
+        return CHOICE_RULE
+    rules = choice_rules() if rules is None else rules
+    return rules.get(docs[0].source, CHOICE_RULE)
 
 
 def _ranks(scores: Sequence[float]) -> list[int]:

@@ -58,8 +58,25 @@ def test_rank_fusion_keeps_a_clearly_right_first_hit_that_raw_likelihood_leaves(
     assert likelihood.content_free_scores(gemma_backend, [stt, vad]) == free[::-1]  # cached per doc
 
 
+def test_rule_for_follows_the_first_hit_source_and_its_expansion(
+    torch_docs: list[ApiDoc], apibench: Path
+) -> None:
+    rules = likelihood.choice_rules()  # the shipped manifests
+    assert rules["torchhub"] == rules["tensorflowhub"] == rules["huggingface"] == "likelihood"
+    assert set(rules.values()) <= set(likelihood.CHOICE_RULES)
+    tf = load_jsonl(apibench / "api" / "tensorflowhub_api.jsonl", "tensorflowhub").docs
+    vad = _doc(torch_docs, "silero_vad")
+    assert likelihood.rule_for([tf[0], vad]) == "likelihood"  # hit 1 decides
+    assert likelihood.rule_for([vad, tf[0]]) == "likelihood"  # Torch Hub docs without training questions
+    expanded = ApiDoc(**{**vad.to_dict(), "questions": ["detect speech in a recording"]})
+    assert likelihood.rule_for([expanded, tf[0]]) == likelihood.CHOICE_RULE  # expanded: the default rule
+    user = ApiDoc(id="mine:1", source="mine", api_call="mylib.run(x)")
+    assert likelihood.rule_for([user, tf[0]]) == likelihood.CHOICE_RULE  # no manifest rule: the default
+    assert likelihood.rule_for([]) == likelihood.CHOICE_RULE
+
+
 @pytest.mark.model
-def test_pipeline_chooses_by_the_configured_rule(
+def test_pipeline_chooses_by_the_rule_of_the_first_hit_source(
     torch_docs: list[ApiDoc], gemma_backend: object, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     from gorilla_tui.config import Settings
@@ -69,7 +86,9 @@ def test_pipeline_chooses_by_the_configured_rule(
     index = ApiIndex.build([_doc(torch_docs, "silero_vad"), _doc(torch_docs, "silero_stt")])
     pipe = Pipeline(Settings(mode="select", k=5, select_by="likelihood"), index, gemma_backend)
     assert [h.doc.api_call for h in index.search(VAD_TASK, k=5)][0].count("silero_vad") == 1
-    monkeypatch.setattr(likelihood, "CHOICE_RULE", "rrf")
-    assert "silero_vad" in pipe.ask(VAD_TASK).api_call
-    monkeypatch.setattr(likelihood, "CHOICE_RULE", "likelihood")
-    assert "silero_stt" in pipe.ask(VAD_TASK).api_call
+    shipped = pipe.ask(VAD_TASK)  # unexpanded Torch Hub docs: the manifest's rule
+    assert shipped.choice_rule == "likelihood" and "silero_stt" in shipped.api_call
+    monkeypatch.setattr(likelihood, "choice_rules", lambda: {"torchhub": "rrf"})
+    fused = pipe.ask(VAD_TASK)
+    assert fused.choice_rule == "rrf" and "silero_vad" in fused.api_call
+    assert fused.to_dict()["choice_rule"] == "rrf"
