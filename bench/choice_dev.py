@@ -89,6 +89,29 @@ def score_split(dev: list, index: ApiIndex, backend: object, k: int) -> list[dic
     return rows
 
 
+def decision(table: dict[str, tuple[float, ...]], rules: dict[str, str]) -> str:
+    """The shipped decision in words, with the figures of `table` (rule -> expanded api@1, domain@1, not
+    expanded api@1, domain@1, everyday dev) and the manifests' rules `rules` (likelihood.choice_rules())."""
+    d, u = likelihood.CHOICE_RULE, sorted(set(rules.values()))
+    shown = ", ".join(f"{s}: {r}" for s, r in sorted(rules.items())) or "none"
+
+    def fig(rule: str, at: slice) -> str:
+        return " / ".join(f"{x:.1f}" for x in table[rule][at])
+
+    lines = [
+        f"Decision (model/likelihood.py `rule_for`): docs expanded with training questions, and sources "
+        f"whose manifest names no rule, use `{d}` (expanded api@1 / domain@1: {fig(d, slice(0, 2))}; "
+        f"everyday dev {table[d][4]:.1f}). The manifests' `choice_rule` ({shown}) applies to their docs "
+        "without training questions:"
+    ]
+    for rule in u:
+        lines.append(
+            f"on the not-expanded split `{rule}` scores {fig(rule, slice(2, 4))} against "
+            f"{fig(d, slice(2, 4))} for `{d}` (api@1 / domain@1)."
+        )
+    return " ".join(lines)
+
+
 def main(argv: list[str] | None = None) -> int:
     """Score the dev tasks' hits once, apply every choice rule, print and write the table."""
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -159,6 +182,8 @@ def main(argv: list[str] | None = None) -> int:
         "(k = 60) of the retrieval rank with the likelihood / calibrated rank, ties to the retrieval rank. "
         "Per-token averages are not a rule here: every hit is scored on the same task tokens, so they "
         "order the hits exactly as the sums do.",
+        "",
+        decision(table, likelihood.choice_rules()),
     ]
     text = "\n".join(lines)
     print(json.dumps({r: v for r, v in table.items()}))

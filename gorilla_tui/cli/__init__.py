@@ -7,9 +7,11 @@ import importlib
 import os
 import sys
 from collections.abc import Sequence
+from contextlib import nullcontext
 
 from gorilla_tui import __version__
 from gorilla_tui.errors import GorillaError
+from gorilla_tui.tui.terminal import keep_early_keys
 
 #: Subcommand modules under gorilla_tui.cli; each defines register(subparsers) that sets `func` on its parser.
 #: `func(args) -> int` returns the exit status.
@@ -53,9 +55,22 @@ def main(argv: Sequence[str] | None = None) -> int:
     valid), 2 bad usage or setup (one line on stderr, never a traceback), 130 interrupted.
 
     Options without a command go to the default command `tui` (`gorilla-tui --model X` = `gorilla-tui tui
-    --model X`). An unexpected exception prints one line (exit 1); GORILLA_TUI_DEBUG=1 shows the traceback."""
+    --model X`). An unexpected exception prints one line (exit 1); GORILLA_TUI_DEBUG=1 shows the traceback.
+    A command that opens the TUI keeps the keys typed while it starts, Ctrl+Q included, from here on, before
+    the subcommands are imported (tui/terminal.py)."""
+    argv = list(sys.argv[1:] if argv is None else argv)
+    with keep_early_keys() if _opens_tui(argv) else nullcontext():
+        return _main(argv)
+
+
+def _opens_tui(argv: list[str]) -> bool:
+    """Whether `argv` runs the TUI: no command, `tui`, or options without a command (as _main reads it)."""
+    return not argv or argv[0] == "tui" or (argv[0].startswith("-") and argv[0] not in _TOP_LEVEL_OPTIONS)
+
+
+def _main(argv: list[str]) -> int:
+    """main() once the terminal is set up: parse `argv`, run the command, map errors to exit codes."""
     try:
-        argv = list(sys.argv[1:] if argv is None else argv)
         parser = build_parser(argv[0] if argv and argv[0] in _DIRECT else None)
         if (
             argv

@@ -97,29 +97,14 @@ def _model(report: dict[str, Any], problems: list[dict[str, str]], spec: str, do
         try:
             models.check_gguf(path)
         except GorillaError as e:
-            problems.append(
-                {"problem": str(e), "fix": "gorilla-tui model list  # then set model = NAME in config"}
-            )
+            fix = "gorilla-tui model list  # then set model = NAME in config"
+            if isinstance(e, models.ModelFileError):  # a file llama.cpp cannot load: as ask and the TUI say
+                fix = models.model_file_fix(spec)
+            problems.append({"problem": str(e), "fix": fix})
             return
         info.update(path=str(path), size_bytes=path.stat().st_size)
         if do_hash:
             info["sha256"] = models.sha256_file(path)
-
-
-#: What llama-cpp-python's Llama() raises when llama.cpp refuses the GGUF file (truncated or damaged
-#: download, or an architecture this llama.cpp does not know): the model file is the problem, not the build.
-_LOAD_FAILED = "Failed to load model from file"
-
-
-def _model_file_fix(spec: str) -> str:
-    """The fix for a GGUF that llama.cpp refuses: a registry model (or the embedded default) is fetched again;
-    a file of the person's own is replaced by another model (a newer architecture needs a newer
-    llama-cpp-python, `pip install -U llama-cpp-python`)."""
-    if not spec.startswith("hf:") and (spec.endswith(".gguf") or "/" in spec):
-        return "gorilla-tui model list  # llama.cpp refuses this file: set model = NAME in config"
-    name, _, quant = spec.partition(":") if not spec.startswith("hf:") else (spec, "", "")
-    pull = f"gorilla-tui model pull {name}".rstrip() + (f" --quant {quant}" if quant else "")
-    return pull + "  # llama.cpp refuses the file: fetch it again"
 
 
 #: Tokens the doctor's probe child generates for its tokens/s figure (the app's probe generates 4).
@@ -147,8 +132,8 @@ def _inference(report: dict[str, Any], problems: list[dict[str, str]]) -> None:
         return
     last = decision.attempts[-1][1]
     if not last.ok:
-        if _LOAD_FAILED in (last.error or ""):  # the file, not the build: rebuilding llama.cpp does not help
-            fix = _model_file_fix(report.get("model", {}).get("spec", ""))
+        if models.LOAD_FAILED in (last.error or ""):  # the file, not the build: rebuilding does not help
+            fix = models.model_file_fix(report.get("model", {}).get("spec", ""))  # as ask and the TUI say
         report["inference"] = {"ok": False, "signal": None, "error": last.error, "fix": fix}
         problems.append({"problem": f"inference failed: {last.error}", "fix": fix})
         return

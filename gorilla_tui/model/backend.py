@@ -113,7 +113,10 @@ class LlamaBackend:
             ) from None
         except (ValueError, RuntimeError, OSError) as e:
             msg = str(e).splitlines()[0] if str(e) else type(e).__name__
-            raise GorillaError(f"{path}: llama.cpp cannot load this model ({msg})") from None
+            error = (
+                models.ModelFileError if models.LOAD_FAILED in msg else GorillaError
+            )  # the file, not the build
+            raise error(f"{path}: llama.cpp cannot load this model ({msg})") from None
         self.load_seconds = time.perf_counter() - start
         self.path = path
         self.params = params
@@ -309,9 +312,9 @@ def open_backend(settings: Settings, *, cancel: threading.Event | None = None) -
     backend.warnings.
     cancel: set (Ctrl+C) to stop during the probe; the model is then not loaded.
     Raises GorillaError / UsageError (an unknown kernel name, a bad --endpoint URL); probe.ModelCrashError
-    (exit 2) when llama.cpp crashes with every fallback; probe.ProbeCancelled when `cancel` was set."""
-    from gorilla_tui.model import llama_internals, probe  # deferred: loads libllama
-
+    (exit 2) when llama.cpp crashes with every fallback; probe.ProbeCancelled when `cancel` was set;
+    models.ModelFileError, its hint models.model_file_fix (what `doctor` says), for a file llama.cpp cannot
+    load (not GGUF, cut short, damaged)."""
     if settings.endpoint:
         return RemoteBackend(
             settings.endpoint,
@@ -319,6 +322,17 @@ def open_backend(settings: Settings, *, cancel: threading.Event | None = None) -
             name=settings.model or "remote",
             family=models.family_of_spec(settings.model),
         )
+    try:
+        return _open_llama(settings, cancel)
+    except models.ModelFileError as e:  # a file llama.cpp cannot load: the fix `doctor` gives
+        e.hint = e.hint or models.model_file_fix(settings.model)
+        raise
+
+
+def _open_llama(settings: Settings, cancel: threading.Event | None) -> LlamaBackend:
+    """open_backend's local model: resolve, choose the kernel profile, probe, load (see open_backend)."""
+    from gorilla_tui.model import llama_internals, probe  # deferred: loads libllama
+
     resolved = models.resolve_model(settings.model)
     profile, _why = kernels.choose_profile(settings.kernel or None)
     params = kernels.runtime_params(

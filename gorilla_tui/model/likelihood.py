@@ -89,6 +89,26 @@ CHOICE_RULE = "rrf"
 #: expanded (the stand-in for the hubs without a training split here) the model's argmax beat rrf at hit 1
 #: (docs/benchmarks.md, "Choice rule, dev splits").
 CHOICE_RULE_KEY = "choice_rule"
+#: Each rule of CHOICE_RULES in plain words, as the answer's choice note names it ("chosen by WORDS among N
+#: hits"); tests/tui/test_likelihood.py fails on a rule of CHOICE_RULES without words.
+RULE_WORDS = {
+    "first": "retrieval rank alone",
+    "likelihood": "model likelihood",
+    "calibrated": "calibrated model likelihood",
+    "rrf": "retrieval rank + model likelihood (RRF)",
+    "rrf-calibrated": "retrieval rank + calibrated model likelihood (RRF)",
+}
+
+
+def rule_words(rule: str) -> str:
+    """Rule `rule` (one of CHOICE_RULES; choose applies it) in plain words, for the line that says how a hit
+    was chosen: "rrf" -> "retrieval rank + model likelihood (RRF)". Raises ValueError for a rule not in
+    CHOICE_RULES or one RULE_WORDS does not name."""
+    if rule not in CHOICE_RULES or rule not in RULE_WORDS:
+        raise ValueError(f"no words for choice rule {rule!r} (CHOICE_RULES: {', '.join(CHOICE_RULES)})")
+    return RULE_WORDS[rule]
+
+
 #: Rules that need log p(CONTENT_FREE_TASK | doc).
 NEEDS_FREE = frozenset({"calibrated", "rrf-calibrated"})
 #: Content-free scores kept per (model name, scoring context): they depend on the doc only, not the task.

@@ -21,6 +21,12 @@ GGUF_MAGIC = b"GGUF"
 GGUF_MIN_HEADER = 24
 
 
+class ModelFileError(GorillaError):
+    """A model file that is no GGUF llama.cpp can load: not a GGUF file, a header cut short or corrupt
+    (check_gguf), or a file llama.cpp refused (LOAD_FAILED: a truncated or damaged download). Its fix is
+    model_file_fix(spec); model.backend.open_backend sets it as the hint."""
+
+
 #: Quantisations each registry repo has, with the same file naming (<name>-<quant>.gguf), from the public
 #: Hugging Face listings of the five gorilla-llm/*-gguf repos (checked 2026-11-30, issue 13).
 QUANTS = ("q2_K", "q3_K_S", "q3_K_M", "q3_K_L", "q4_K_S", "q4_K_M", "q5_K_S", "q5_K_M", "q6_K")
@@ -153,7 +159,8 @@ def family_for(name: str) -> str:
 
 def check_gguf(path: Path) -> None:
     """Raise GorillaError (one line) unless `path` is an existing file that starts like a GGUF file:
-    magic b"GGUF", version 1-3, and plausible tensor/metadata counts (GGUF spec, ggml docs/gguf.md)."""
+    magic b"GGUF", version 1-3, and plausible tensor/metadata counts (GGUF spec, ggml docs/gguf.md); a file
+    that is there but fails these raises ModelFileError."""
     if not path.exists():
         raise GorillaError(
             f"model file not found: {path}", hint="check --model or run `gorilla-tui model list`"
@@ -163,12 +170,12 @@ def check_gguf(path: Path) -> None:
     with path.open("rb") as fh:
         head = fh.read(GGUF_MIN_HEADER)
     if head[:4] != GGUF_MAGIC:
-        raise GorillaError(f"{path} is not a GGUF model file (it does not start with b'GGUF')")
+        raise ModelFileError(f"{path} is not a GGUF model file (it does not start with b'GGUF')")
     if len(head) < GGUF_MIN_HEADER:
-        raise GorillaError(f"{path} is a truncated GGUF file ({len(head)} bytes)")
+        raise ModelFileError(f"{path} is a truncated GGUF file ({len(head)} bytes)")
     version, n_tensors, n_kv = struct.unpack("<IQQ", head[4:24])
     if version not in (1, 2, 3) or n_tensors > 1_000_000 or n_kv > 1_000_000:
-        raise GorillaError(f"{path} has a corrupt GGUF header (version {version})")
+        raise ModelFileError(f"{path} has a corrupt GGUF header (version {version})")
 
 
 def sha256_file(path: Path) -> str:
@@ -296,6 +303,25 @@ def resolve_model(spec: str = "", quant: str = "") -> ResolvedModel:
         raise UsageError(f"unknown model {spec!r}: not a file, hf:OWNER/REPO/FILE.gguf, or one of: {known}")
     check_gguf(path)
     return ResolvedModel(str(path), path.resolve(), family_for(path.name), "path")
+
+
+#: What llama-cpp-python's Llama() raises when llama.cpp refuses the GGUF file (truncated or damaged
+#: download, or an architecture this llama.cpp does not know): the model file is the problem, not the build.
+LOAD_FAILED = "Failed to load model from file"
+
+
+def model_file_fix(spec: str) -> str:
+    """The one-line fix for a model file that is no GGUF llama.cpp can load (ModelFileError; LOAD_FAILED in
+    doctor's decode), shown by `doctor`, `ask` and the TUI's error line alike. `spec`: the --model value
+    (settings.model; "" for the embedded default). A registry model (or the embedded default) is fetched
+    again; a file of the person's own is replaced by another model (a newer architecture needs a newer
+    llama-cpp-python, `pip install -U llama-cpp-python`)."""
+    spec = spec.strip()
+    if not spec.startswith("hf:") and (spec.endswith(".gguf") or "/" in spec):
+        return "gorilla-tui model list  # llama.cpp refuses this file: set model = NAME in config"
+    name, _, quant = spec.partition(":") if not spec.startswith("hf:") else (spec, "", "")
+    pull = f"gorilla-tui model pull {name}".rstrip() + (f" --quant {quant}" if quant else "")
+    return pull + "  # llama.cpp refuses the file: fetch it again"
 
 
 def family_of_spec(spec: str) -> str:

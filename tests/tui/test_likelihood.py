@@ -5,10 +5,14 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+import pytest
 from textual.widgets import DataTable
 
 from gorilla_tui.config import Settings
+from gorilla_tui.model import likelihood
+from gorilla_tui.model.likelihood import scoring_context
 from gorilla_tui.model.scripted import ScriptedBackend
+from gorilla_tui.pipeline import Pipeline
 from gorilla_tui.tui.app import create_app
 from gorilla_tui.tui.session import choice_note, chosen_hit
 from gorilla_tui.tui.widgets.hits import CHOSEN
@@ -61,9 +65,13 @@ def test_choice_note_after_a_did_you_mean_and_with_one_candidate(torchhub_index)
     call = hits[0].doc.api_call.strip()
     verdict = Verdict("valid", api_call=call, matched=hits[0].doc)
     chosen = Proposal(task=VIDEO_TASK, api_call=call, code=call, verdict=verdict, hits=hits,
-                      select_by="likelihood")  # fmt: skip
+                      select_by="likelihood", choice_rule="rrf")  # fmt: skip
     assert chosen_hit(chosen) == 0
-    assert choice_note(chosen) == f"chosen by likelihood among {len(hits)} hits: hit 1, lm -50.0"
+    note = f"chosen by retrieval rank + model likelihood (RRF) among {len(hits)} hits: hit 1, lm -50.0"
+    assert choice_note(chosen) == note
+    # a proposal that does not say which rule chose (none made by the pipeline): the select_by name only
+    unsaid = replace(chosen, choice_rule="")
+    assert choice_note(unsaid) == f"chosen by likelihood among {len(hits)} hits: hit 1, lm -50.0"
     other = next(d.api_call for d in torchhub_index.docs if d.api_call not in {h.doc.api_call for h in hits})
     replaced = replace(chosen, api_call=other, code=other, code_source="did-you-mean")
     assert chosen_hit(replaced) is None
@@ -73,3 +81,65 @@ def test_choice_note_after_a_did_you_mean_and_with_one_candidate(torchhub_index)
     assert (
         choice_note(replace(chosen, select_by="")) == "" and chosen_hit(replace(chosen, select_by="")) is None
     )
+
+
+#: A task with five hits of five distinct calls in the small Torch Hub pool.
+IMAGE_TASK = "load a pretrained image model"
+
+
+class _Scorer(ScriptedBackend):
+    """Scores like a model (select mode goes by likelihood): log p(task | context) from a table, -100.0 for
+    a context not in it; the content-free task of the calibrated rules gets -30.0 everywhere."""
+
+    def __init__(self, scores: dict[str, float]) -> None:
+        super().__init__(["unused: select by likelihood never calls complete()"])
+        self.scores = scores
+
+    def loglikelihoods(self, contexts, continuation, cancel=None) -> list[float]:
+        if continuation == likelihood.CONTENT_FREE_TASK:
+            return [-30.0 for _ in contexts]
+        return [self.scores.get(c, -100.0) for c in contexts]
+
+
+def test_the_rrf_note_says_retrieval_rank_and_likelihood_when_a_higher_lm_loses(torchhub_index, monkeypatch):
+    """Break-it finding: the note said "chosen by likelihood" while the rule in use (rrf) fuses the
+    retrieval rank with the likelihood rank, so a hit with a higher lm can lose. The real pipeline, the
+    small Torch Hub pool: hit 2 has the highest lm, hit 1 is chosen, and the note names the rule."""
+    monkeypatch.setattr(likelihood, "choice_rules", lambda: {"torchhub": "rrf"})  # the source's own rule
+    hits = torchhub_index.search(IMAGE_TASK, k=5)
+    scores = {scoring_context(h.doc): -60.0 - 10.0 * i for i, h in enumerate(hits)}
+    scores[scoring_context(hits[1].doc)] = -55.0  # more likely than hit 1, yet ranks 1+2 vs 2+1: hit 1
+    proposal = Pipeline(Settings(mode="select", k=5), torchhub_index, _Scorer(scores)).ask(IMAGE_TASK)
+    assert proposal.select_by == "likelihood" and proposal.choice_rule == "rrf"
+    assert proposal.api_call == hits[0].doc.api_call.strip()
+    assert max(h.lm_score for h in proposal.hits) > proposal.hits[0].lm_score
+    assert choice_note(proposal) == (
+        f"chosen by retrieval rank + model likelihood (RRF) among {len(hits)} hits: hit 1, lm -60.0"
+    )
+
+
+@pytest.mark.parametrize("rule", likelihood.CHOICE_RULES)
+def test_every_choice_rule_gets_a_true_sentence(rule, torchhub_index, monkeypatch):
+    """Each rule of CHOICE_RULES (whichever the pipeline applies: likelihood.rule_for, here the source's
+    manifest rule) is named in its own words in the note, for the hit that rule chose; a rule without words
+    fails here, not on screen."""
+    monkeypatch.setattr(likelihood, "choice_rules", lambda: {"torchhub": rule})
+    hits = torchhub_index.search(IMAGE_TASK, k=5)
+    scores = {scoring_context(h.doc): -60.0 - 10.0 * i for i, h in enumerate(hits)}
+    scores[scoring_context(hits[2].doc)] = -41.0
+    proposal = Pipeline(Settings(mode="select", k=5), torchhub_index, _Scorer(scores)).ask(IMAGE_TASK)
+    assert proposal.choice_rule == rule
+    lm = [h.lm_score for h in proposal.hits]
+    free = [-30.0] * len(lm) if rule in likelihood.NEEDS_FREE else None
+    index = likelihood.choose(lm, free, rule)
+    assert proposal.api_call == hits[index].doc.api_call.strip()
+    words = likelihood.rule_words(rule)
+    expected = f"chosen by {words} among {len(hits)} hits: hit {index + 1}, lm {lm[index]:.1f}"
+    assert choice_note(proposal) == expected
+
+
+def test_rule_words_are_distinct_and_refuse_an_unknown_rule():
+    words = [likelihood.rule_words(r) for r in likelihood.CHOICE_RULES]
+    assert len(set(words)) == len(words) and all(w.strip() for w in words)
+    with pytest.raises(ValueError, match="nope"):
+        likelihood.rule_words("nope")

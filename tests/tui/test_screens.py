@@ -139,6 +139,21 @@ async def test_missing_model_says_how_to_get_one(torchhub_index, tmp_path):
         assert app.main.query_one("#proposal").border_subtitle == "error"
 
 
+async def test_a_truncated_gguf_shows_the_hint_doctor_gives(torchhub_index, gemma_path, tmp_path):
+    """Break-it finding: a GGUF llama.cpp refuses (cut short) gave the TUI's error line no hint; it now
+    shows the fix `doctor` and `ask` give (model.registry.model_file_fix)."""
+    cut = tmp_path / "cut.gguf"
+    with gemma_path.open("rb") as f:
+        cut.write_bytes(f.read(5_000_000))
+    app = create_app(Settings(model=str(cut)), index=torchhub_index, show_timings=False)
+    async with app.run_test(size=(160, 36)) as pilot:
+        status = app.main.query_one("#status")
+        await wait_for(pilot, lambda: status.state_kind == "error", timeout=60)
+        shown = " ".join(str(app.main.query_one("#proposal").query_one("#stream").render()).split())
+        assert "could not be loaded" in shown and "llama.cpp cannot load this model" in shown
+        assert "gorilla-tui model list # llama.cpp refuses this file: set model = NAME in config" in shown
+
+
 async def test_run_streams_output_into_the_log_and_is_recorded(make_app):
     code = "print('hello from the sandbox')"
     app = make_app([" " + VALID_CALL])

@@ -114,6 +114,38 @@ def test_search_text_drops_the_constraint_words(task: str, search_text: str) -> 
     assert without_constraints(task) == search_text
 
 
+@pytest.mark.parametrize(
+    ("task", "search_text", "parsed"),
+    [
+        ("an image classifier with 5M params or less", "an image classifier with", "params <= 5M"),
+        ("an image classifier with 5M params or more", "an image classifier with", "params >= 5M"),
+        ("a model with 5 million parameters or fewer", "a model with", "params <= 5M"),
+        ("a classifier of 80 % top-1 accuracy or better", "a classifier of", "top1 >= 80%"),
+        ("a 50 MB model or smaller", "a model", "size_mb <= 50MB"),
+        ("a detector with no more than 5M params", "a detector with", "params <= 5M"),
+        ("a detector with at least 5M params", "a detector with", "params >= 5M"),
+        ("a classifier below 5M params", "a classifier", "params < 5M"),
+        ("a classifier above 5M params", "a classifier", "params > 5M"),
+        # "under" is no comparator here: the constraint's own is "or less", and only that goes
+        ("fits under the desk, with 5M params or less", "fits under the desk, with", "params <= 5M"),
+    ],
+)
+def test_the_whole_comparative_phrase_of_a_constraint_leaves_the_search_text(
+    task: str, search_text: str, parsed: str
+) -> None:
+    """Break-it finding: "an image classifier with 5M params or less" searched for "or less" (the trailing
+    comparator after the metric words was not read, and "or more" there was read as "<="). The whole
+    comparative phrase of a parsed constraint goes, with the parser's own reading."""
+    assert [c.describe() for c in parse_constraints(task)] == [parsed]
+    assert without_constraints(task) == search_text
+
+
+@pytest.mark.parametrize("task", ["pick 5 apples or less", "a tokenizer under 5 words", "10 classes or more"])
+def test_a_comparative_phrase_of_no_constraint_stays(task: str) -> None:
+    """Comparative words go only when they belong to a parsed constraint."""
+    assert parse_constraints(task) == [] and without_constraints(task) == task
+
+
 def test_constraint_words_do_not_pull_in_other_apis(small_index) -> None:
     """Issue 19: "under 5 million parameters" searched as words ranked a detector whose description says
     "parameters" above the image classifiers; the constraint still reranks (and is reported)."""
