@@ -101,15 +101,44 @@ def decision(table: dict[str, tuple[float, ...]], rules: dict[str, str]) -> str:
     lines = [
         f"Decision (model/likelihood.py `rule_for`): docs expanded with training questions, and sources "
         f"whose manifest names no rule, use `{d}` (expanded api@1 / domain@1: {fig(d, slice(0, 2))}; "
-        f"everyday dev {table[d][4]:.1f}). The manifests' `choice_rule` ({shown}) applies to their docs "
-        "without training questions:"
+        f"library {table[d][4]:.1f}, everyday dev {table[d][5]:.1f}). The manifests' `choice_rule` "
+        f"({shown}) applies to their docs without training questions:"
     ]
     for rule in u:
         lines.append(
             f"on the not-expanded split `{rule}` scores {fig(rule, slice(2, 4))} against "
             f"{fig(d, slice(2, 4))} for `{d}` (api@1 / domain@1)."
         )
+    first, fused = table["first"][4], table[d][4]
+    verdict = (
+        "the model adds nothing measurable there, so python-env keeps the one rule"
+        if abs(first - fused) < 5
+        else ("the first hit is better there" if first > fused else "the model helps there")
+    )
+    lines.append(
+        f"On the library tasks the retriever's first hit alone scores {first:.1f} against {fused:.1f} "
+        f"for `{d}`: {verdict}."
+    )
     return " ".join(lines)
+
+
+def score_library(backend: object, k: int) -> list[dict]:
+    """Per task of tests/data/stdlib_tasks.toml: log p scores of its k python-env hits (the pool alone) and
+    which hits are an expected api_name (as "api"; "domain" is the same list)."""
+    import tomllib
+
+    from gorilla_tui.pool.pyenv.source import load_python_env
+
+    index = ApiIndex.build(load_python_env("stdlib").docs)
+    tasks = tomllib.loads((ROOT / "tests" / "data" / "stdlib_tasks.toml").read_text())["task"]
+    rows = []
+    for t in tasks:
+        docs = [h.doc for h in index.search(t["query"], k=k)]
+        lm = likelihood.query_likelihoods(backend, t["query"], docs) if len(docs) > 1 else []
+        free = likelihood.content_free_scores(backend, docs) if lm else []
+        right = [d.api_name in t["expected"] for d in docs]
+        rows.append({"query": t["query"], "lm": lm, "free": free, "api": right, "domain": right})
+    return rows
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -131,9 +160,10 @@ def main(argv: list[str] | None = None) -> int:
     start = time.perf_counter()
     splits = {"expanded": score_split(dev, expanded_index(apibench, train), backend, args.k)}
     splits["not expanded"] = score_split(dev, unexpanded_index(apibench), backend, args.k)
+    library = score_library(backend, args.k)
     seconds = time.perf_counter() - start
     args.results.mkdir(parents=True, exist_ok=True)
-    for name, rows in splits.items():
+    for name, rows in [*splits.items(), ("library", library)]:
         path = args.results / f"choice_dev_torchhub_{name.replace(' ', '_')}.jsonl"
         path.write_text("".join(json.dumps(r) + "\n" for r in rows))
 
@@ -161,18 +191,20 @@ def main(argv: list[str] | None = None) -> int:
         "attached to the docs (doc expansion, as shipped for Torch Hub), BM25 hits. **not expanded**: the "
         "same questions against the bare docs, hybrid hits (BM25 + dense, weight 1): the stand-in for the "
         "hubs whose training split is not here (TensorFlow Hub, Hugging Face) and for any hub whose "
-        "questions were not found. Everyday dev: the dev half of bench/everyday_tasks.toml in the default "
+        "questions were not found. Library: tests/data/stdlib_tasks.toml (hand-written standard-library "
+        f"tasks, {len(library)}), the python-env pool alone, BM25 hits (a right hit: an expected api_name). "
+        "Everyday dev: the dev half of bench/everyday_tasks.toml in the default "
         "setting (all sources, no hub named), from bench/everyday.py's results. The eval sets were not used.",
         "",
         "| rule | expanded api@1 % | expanded domain@1 % | not expanded api@1 % | not expanded domain@1 % "
-        "| everyday dev right % |",
-        "|---|---|---|---|---|---|",
+        "| library right@1 % | everyday dev right % |",
+        "|---|---|---|---|---|---|---|",
     ]
     table = {}
     for rule in likelihood.CHOICE_RULES:
         e = 100 * sum(rule_right(r, rule) for r in ev) / len(ev) if ev else float("nan")
         figures = [pct(rows, key, rule) for rows in splits.values() for key in ("api", "domain")]
-        table[rule] = (*figures, e)
+        table[rule] = (*figures, pct(library, "api", rule), e)
         lines.append(f"| {rule} | " + " | ".join(f"{x:.1f}" for x in table[rule]) + " |")
     lines += [
         "",

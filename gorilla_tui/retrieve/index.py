@@ -19,6 +19,7 @@ import numpy as np
 from gorilla_tui.errors import GorillaError, IndexOutdatedError, UsageError
 from gorilla_tui.pool.doc import ApiDoc
 from gorilla_tui.pool.metrics import Performance
+from gorilla_tui.retrieve import prior as doc_prior
 from gorilla_tui.retrieve import routing as source_routing
 from gorilla_tui.retrieve import store
 from gorilla_tui.retrieve.bm25 import IDF_MODES, Bm25Params, Postings, PostingsScorer, idf_vector, top_k
@@ -109,6 +110,9 @@ class ApiIndex:
             self.source_codes = np.asarray(codes, np.int16)
 
     _performance: PerformanceTable | None = field(default=None, repr=False)
+    #: Each doc's prior (retrieve/prior.py), float32 per doc: read from the version folder, else computed
+    #: from the docs on first use.
+    _prior: np.ndarray | None = field(default=None, repr=False)
     #: Each doc's dense weight in the fusion (dense_weights by its source, through source_codes: no doc
     #: parsed), computed on first use.
     _w_dense: np.ndarray | None = field(default=None, repr=False)
@@ -121,6 +125,14 @@ class ApiIndex:
             stored = PerformanceTable.load(self.path) if self.path is not None else None
             self._performance = stored or PerformanceTable()
         return self._performance.get(doc)
+
+    def prior(self) -> np.ndarray:
+        """float32 per doc: the factor its BM25 score is multiplied by before ranking (retrieve/prior.py;
+        1 outside prior.PRIOR_SOURCES): the refresh's stored array, else computed from the docs once."""
+        if self._prior is None:
+            stored = doc_prior.load(self.path, len(self.docs)) if self.path is not None else None
+            self._prior = stored if stored is not None else doc_prior.prior_array(self.docs)
+        return self._prior
 
     def term_frequencies(self) -> sparse.csr_matrix:
         """The scipy CSR term-frequency matrix (len(docs) x len(vocab), float32): tf, or built from the
@@ -274,18 +286,28 @@ class ApiIndex:
 
     def ranked(self, query: str, hub: str | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray, Any]:
         """(rows, fused, bm25, dense) of one pool: fused is the RRF score (retrieve/dense.rrf) of BM25 and
-        dense, or the BM25 score itself when dense retrieval is off; dense is (cosine, mask) or None."""
+        dense, or the BM25 score itself when dense retrieval is off, BM25 times each doc's prior (prior())
+        for the pools that have one; bm25 is the plain BM25 score; dense is (cosine, mask) or None."""
         rows, bm25 = self._bm25(query, hub)
+        ranking = bm25
+        if self._has_prior(hub):
+            ranking = bm25 * self.prior()[rows]
         assert self.dense is not None
         dense = self.dense.scores(query, rows) if len(rows) else None
         if dense is None:
-            return rows, bm25, bm25, None
+            return rows, ranking, bm25, None
         if self._w_dense is None:
             assert self.source_names is not None and self.source_codes is not None
             weights = self.dense_weights()
             per_source = np.array([weights.get(s, W_DENSE) for s in self.source_names], float)
             self._w_dense = per_source[self.source_codes]
-        return rows, rrf(bm25, dense[0], dense[1], weights=(W_BM25, self._w_dense[rows])), bm25, dense
+        return rows, rrf(ranking, dense[0], dense[1], weights=(W_BM25, self._w_dense[rows])), bm25, dense
+
+    def _has_prior(self, hub: Any) -> bool:
+        """Whether the pool `hub` (a source, a tuple of sources, None: every source) holds a source of
+        prior.PRIOR_SOURCES."""
+        members = self.sources if hub is None else hub if isinstance(hub, tuple) else (hub,)
+        return any(m in doc_prior.PRIOR_SOURCES for m in members)
 
     def dense_weights(self) -> dict[str, float]:
         """Source -> its dense weight in the fusion (source_routing.dense_weights: the shipped manifests)."""

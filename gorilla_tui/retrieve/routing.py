@@ -28,6 +28,12 @@ ROUTINGS = ("source", "global")
 #: Sources routed as one group (one BM25 over their docs together, fused with dense): the APIBench model
 #: hubs (index/apibench-*.toml) answer the same kind of task, and ranking each alone let the Torch Hub pool
 #: (expanded with training questions) win every model task (TF Hub eval, no hub named: domain@1 5.5 %).
+#: source_scores scores a group as that one pool too (its pooled IDF and best possible score): scored
+#: member by member, a word rare in Torch Hub's 94 docs alone made the group win tasks it does not answer
+#: ("search youtube for videos about sourdough bread": Torch Hub 0.287 for its one doc naming YouTube-8M,
+#: APIZoo 0.251; the hubs pooled 0.205). Issue 18, dev half of bench/everyday_tasks.toml, first hit from
+#: the right doc 33 -> 35 of 45 (zoo-yt-search, zoo-travel-times), hit@5 40 of 45 either way; routing dev
+#: sets: stdlib source@1 41 -> 42 of 42, APIZoo 12 of 12 and model hubs 17 of 20 unchanged.
 GROUPS: tuple[frozenset[str], ...] = (frozenset({"torchhub", "tensorflowhub", "huggingface"}),)
 #: "source" routing: when the second source (or group) scores at least this share of the first's
 #: source_scores, its best hit takes the second place of the k hits (instead of coming after all of the
@@ -55,15 +61,18 @@ ROUTING_IDFS = ("source", "index", "both")
 
 def source_scores(index: ApiIndex, query: str, idf: str = ROUTING_IDF) -> dict[str, float]:
     """Per source of `index`, how well its best doc matches `query` (the "source" ROUTING rule), 0..1: its
-    best BM25 score / the best possible score, with each source's own IDF, with the whole index's IDF, or
-    the mean of the two (`idf`, one of ROUTING_IDFS). When no source shares a word with the query, the best
+    best BM25 score / the best possible score, with each source's own IDF (a group of GROUPS: the group's
+    pooled IDF, one score for all its members), with the whole index's IDF, or the mean of the two (`idf`,
+    one of ROUTING_IDFS). When no source shares a word with the query, the best
     cosine similarity minus 1 (-2..0, so any word match ranks first); sources without vectors then get -2."""
     out: dict[str, float] = {}
     if idf in ("source", "both"):
-        for s in index.sources:
-            _, bm25 = index._bm25(query, s)
+        for members in _routing_units(index.sources):
+            pool = members[0] if len(members) == 1 else members
+            _, bm25 = index._bm25(query, pool)
             best = float(bm25.max()) if len(bm25) else 0.0
-            out[s] = best / max(index.best_possible(query, s), 1e-9) if best > 0 else 0.0
+            score = best / max(index.best_possible(query, pool), 1e-9) if best > 0 else 0.0
+            out.update(dict.fromkeys(members, score))
     if idf in ("index", "both"):
         assert index.source_codes is not None
         rows, bm25 = index._bm25(query, None)
@@ -81,6 +90,18 @@ def source_scores(index: ApiIndex, query: str, idf: str = ROUTING_IDF) -> dict[s
         d = index.dense.scores(query, rows)
         out[s] = float(np.max(np.where(d[1], d[0], -1.0))) - 1.0 if d is not None else -2.0
     return out
+
+
+def _routing_units(sources: list[str]) -> list[tuple[str, ...]]:
+    """The pools source_scores scores, in index order: each group of GROUPS (its members among `sources`,
+    as one tuple) and every other source alone."""
+    units: list[tuple[str, ...]] = []
+    for s in sources:
+        group = next((g for g in GROUPS if s in g), frozenset({s}))
+        members = tuple(m for m in sources if m in group)
+        if members not in units:
+            units.append(members)
+    return units
 
 
 def route_groups(sources: list[str], best: dict[str, float]) -> list[tuple[str, ...]]:

@@ -200,10 +200,11 @@ def write_version(
     postings.npz (uncompressed npz: `indptr` int64, `rows` int32, `tf` float32: the term frequencies of
     `tf` column-major; `lengths` float32 tokens per doc; `offsets` int64 (n_docs + 1) byte offsets of the
     lines of docs.jsonl; `source_codes` int16 per doc into `source_names`, the sources in index order),
-    vocab.json (terms in column order), meta.json (meta + store version + file sizes). Every file is
-    fsync'ed. Returns the file sizes in bytes."""
+    vocab.json (terms in column order), prior.npy (float32 per doc: retrieve/prior.py), meta.json (meta +
+    store version + file sizes). Every file is fsync'ed. Returns the file sizes in bytes."""
     import numpy as np  # deferred: numpy; `check` reads CURRENT from this module (issue 20)
 
+    from gorilla_tui.retrieve import prior  # deferred: numpy (see above)
     from gorilla_tui.retrieve.bm25 import Postings  # deferred: numpy; only refresh writes
 
     terms = [""] * len(vocab)
@@ -227,6 +228,7 @@ def write_version(
         )
         fh.flush()
         os.fsync(fh.fileno())
+    prior.save(folder, docs)
     sizes = {p.name: p.stat().st_size for p in folder.iterdir()}
     meta = dict(meta, store_version=STORE_VERSION)
     meta["sizes"] = dict(sizes, **{"meta.json": 0})

@@ -68,7 +68,7 @@ def test_framework_check_is_never_unknown(small_pool) -> None:
 
 
 def test_close_second_source_shares_the_hits(small_index: ApiIndex) -> None:
-    task = "load json text"
+    task = "load a model from json text"
     scores = small_index.source_scores(task)
     first, second = sorted(scores.values(), reverse=True)[:2]
     assert second >= ROUTING_MARGIN * first  # python-env and the hub group are close for this task
