@@ -184,9 +184,10 @@ def reread(
 ) -> list[SourceLoad]:
     """Read again the sources of a previous index that is not reused as it is (damaged, changed since it
     was built, built by another version; its meta.json rows) that were not refreshed now: a user source
-    from its path (user_load(path, taken, max_bytes, strict=False)), a manifest source from the local
-    folder it came from (else its remote). A source that cannot be read again is left out (reported by
-    dropped, or kept by the caller). emit: refresh's ProgressFn; why: the reason, in each row's message."""
+    from its path under its name (user_load(path, taken, max_bytes, strict=False, name=name)), a manifest
+    source from the local folder it came from (else its remote). A source that cannot be read again is
+    left out (reported by dropped, or kept by the caller). emit: refresh's ProgressFn; why: the reason, in
+    each row's message."""
     by_name = {m.name: m for m in manifests}
     out: list[SourceLoad] = []
     taken = [*by_name, *done]
@@ -202,7 +203,10 @@ def reread(
             load = fetch(by_name[name], mirror)
         elif origin and Path(origin).exists():
             try:
-                load = user_load(origin, [t for t in taken if t != name], ctx.max_bytes, strict=False)
+                # under the name it was given (--source NAME=PATH), not its file's stem
+                load = user_load(
+                    origin, [t for t in taken if t != name], ctx.max_bytes, strict=False, name=name
+                )
             except UsageError as e:
                 load = SourceLoad(name, name, "unreachable", origin, message=str(e), user=True)
         else:

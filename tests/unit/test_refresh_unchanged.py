@@ -190,6 +190,21 @@ def test_an_index_built_by_another_version_has_its_sources_read_again_from_where
     assert len(again.index.docs) == len(report.index.docs)
 
 
+def test_a_named_user_source_read_again_keeps_its_name(mirror: Path, tmp_path: Path) -> None:
+    """`--source mine=.../other.jsonl`, then a refresh over that index once another version built it (the
+    TUI does it by itself after an upgrade): the source is read again from its path as "mine", not renamed
+    after the file ("other"), which lost `--hub mine` and config `hub = "mine"`."""
+    other = tmp_path / "other.jsonl"
+    other.write_text(json.dumps(NEW_DOC) + "\n", encoding="utf-8")
+    first = refresh(mirrors=[mirror], only=["torchhub"], user_paths=[f"mine={other}"])
+    assert "mine" in first.index.sources
+    state = json.loads((first.path / STATE_FILE).read_text(encoding="utf-8"))
+    (first.path / STATE_FILE).write_text(json.dumps(dict(state, code="an older release")), encoding="utf-8")
+    report = refresh(mirrors=[mirror], only=["torchhub"])
+    assert sorted(report.index.sources) == ["mine", "torchhub"]
+    assert [d.api_name for d in report.index.docs if d.source == "mine"] == ["zebra_net"]
+
+
 def test_a_refresh_asking_for_the_lookup_rebuilds_an_index_built_without_it(mirror: Path) -> None:
     refresh(mirrors=[mirror], only=HUBS)
     report = refresh(
