@@ -90,7 +90,7 @@ def run(args: argparse.Namespace) -> int:
     result = search_with_constraints(index, task, k=k, hub=hub)
     hits = result.hits
     if args.json:
-        doc = {"task": args.task, "hub": hub, "k": k, "hits": [hit_row(h) for h in hits]}
+        doc = {"task": task, "hub": hub, "k": k, "hits": [hit_row(h) for h in hits]}
         doc["constraints"] = result.report
         doc["constraints_message"] = result.message
         print(json.dumps(doc, indent=1))

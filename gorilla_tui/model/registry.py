@@ -240,9 +240,12 @@ def hf_download(repo: str, filename: str) -> Path:
     try:
         return Path(hf_hub_download(repo_id=repo, filename=filename))
     except LocalEntryNotFoundError:
+        from huggingface_hub import constants as hf_constants  # deferred: with hf_hub_download above
+
+        offline = " (unset HF_HUB_OFFLINE)" if hf_constants.HF_HUB_OFFLINE else ""
         raise GorillaError(
             f"hf:{repo}/{filename} is not in the Hugging Face cache and cannot be downloaded now",
-            hint="connect to the network (unset HF_HUB_OFFLINE) or pass a local .gguf path with --model",
+            hint=f"connect to the network{offline} or pass a local .gguf path with --model",
         ) from None
     except (HfHubHTTPError, OSError, ValueError) as e:
         msg = str(e).splitlines()[0] if str(e) else type(e).__name__

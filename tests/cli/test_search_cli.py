@@ -41,3 +41,4 @@ def test_search_cuts_a_very_long_task_as_ask_does(capsys: pytest.CaptureFixture[
     same, err_cut = capsys.readouterr()
     assert err_cut == ""
     assert [h["id"] for h in json.loads(out)["hits"]] == [h["id"] for h in json.loads(same)["hits"]]
+    assert json.loads(out)["task"] == json.loads(same)["task"] == cut.strip()  # the task searched, cut

@@ -226,3 +226,21 @@ def test_registry_quant_resolves_from_the_local_cache(tmp_path, monkeypatch, gem
         models.resolve_model("gorilla-7b-hf-v1")
     with pytest.raises(UsageError, match="--quant applies to registry models only"):
         models.resolve_model(str(gemma_path), quant="q5_K_M")
+
+
+def test_the_not_cached_hint_names_hf_hub_offline_only_when_it_is_set(tmp_path, monkeypatch):
+    """Break-it finding: the hint said "unset HF_HUB_OFFLINE" when that variable was not set. Without it,
+    the hub is asked (here a closed local port: the connection is refused at once); the hint says connect."""
+    import huggingface_hub.constants as c
+
+    monkeypatch.setattr(c, "HF_HUB_CACHE", str(tmp_path / "cache"))
+    monkeypatch.setattr(c, "ENDPOINT", "http://127.0.0.1:9")
+    monkeypatch.setattr(c, "HF_HUB_OFFLINE", False)
+    with pytest.raises(GorillaError, match="not in the Hugging Face cache") as asked:
+        models.resolve_model("hf:someone/tiny-gorilla-gguf/other.gguf")
+    hint = asked.value.hint
+    assert hint.startswith("connect to the network or") and "HF_HUB_OFFLINE" not in hint
+    monkeypatch.setattr(c, "HF_HUB_OFFLINE", True)
+    with pytest.raises(GorillaError, match="not in the Hugging Face cache") as offline:
+        models.resolve_model("hf:someone/tiny-gorilla-gguf/other.gguf")
+    assert "(unset HF_HUB_OFFLINE)" in offline.value.hint
