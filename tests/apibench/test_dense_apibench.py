@@ -146,6 +146,14 @@ def test_sources_do_not_crowd_each_other_out(
     for task in lib_tasks:
         assert index.search(task, 1)[0].doc.source == "python-env", task
     assert "hashlib.sha256" in [h.doc.api_name for h in index.search(lib_tasks[2], 5)]
+    # a task in another language: its few BM25 matches are accidental ("von" is a word of the standard
+    # library's random.vonmisesvariate), so the sources are ordered by the dense side
+    from gorilla_tui.retrieve.routing import ROUTING_MIN_KNOWN, known_share
+
+    for task in ("Bilder von Katzen klassifizieren", "Objekte auf einem Foto erkennen", "检测图像中的物体"):
+        assert known_share(index, task) < ROUTING_MIN_KNOWN, task
+        assert index.search(task, 1)[0].doc.source == "torchhub", task
+    assert min(known_share(index, t) for t in (*hub_tasks, *lib_tasks)) >= 0.75
 
 
 def test_cli_refresh_embeds_after_publishing_and_status_says_so(
