@@ -198,9 +198,13 @@ def report(rows: list[dict], top1: dict[tuple[str, str], tuple[float, float]], a
     lines += [
         "",
         "Notes: select mode can only emit one of the hits' api_calls, so it cannot hallucinate an API. "
-        "`likelihood` (the default; 0.1.0 had only `grammar`) picks the hit with the highest "
-        "log p(task | doc) under the model (query-likelihood reranking, UPR, arXiv 2204.07496; template, k "
-        "fixed on the Torch Hub training split, bench/rerank_dev.py); `grammar` has the model copy one hit's "
+        "`likelihood` (the default; 0.1.0 had only `grammar`) scores each hit by log p(task | doc) under "
+        "the model (query-likelihood reranking, UPR, arXiv 2204.07496; template, k fixed on the Torch Hub "
+        "training split, bench/rerank_dev.py) and chooses by the rule of hit 1's source "
+        "(model/likelihood.py `rule_for`, recorded per answer as `choice_rule`): the highest score for the "
+        "hubs' docs without training questions (TensorFlow Hub, Hugging Face), its rank fused with the "
+        'retrieval rank (`rrf`) for the expanded Torch Hub docs (docs/benchmarks.md, "Choice rule, dev '
+        "splits\"); `grammar` has the model copy one hit's "
         "api_call under a GBNF grammar (the Torch Hub grammar row is 0.1.0's run, before doc expansion). "
         "With the oracle retriever there is a single candidate, so no model call is made and the row "
         "measures the metric on the ground-truth call itself (first-match-wins over duplicated api_calls "
