@@ -374,7 +374,8 @@ def test_the_sandbox_dies_with_its_parent(tmp_path: Path, signame: str) -> None:
         "if os.fork() == 0:\n    os.setsid()\n    while True:\n        time.sleep(0.1)\n"
         "print('started', flush=True)\ntime.sleep(60)\n"
     )
-    script = (
+    script = (  # SIGHUP's default action, as for an app started from a terminal (under nohup it is ignored)
+        "import signal\nsignal.signal(signal.SIGHUP, signal.SIG_DFL)\n"
         "from gorilla_tui.sandbox.runner import Limits, run_code\n"
         f"run_code({code!r}, limits=Limits(timeout_s=30), base_dir={str(tmp_path)!r},"
         " on_output=lambda s, line: print(line, flush=True))\n"
