@@ -19,9 +19,8 @@ import threading
 from collections.abc import Sequence
 from typing import Any
 
-from gorilla_tui.errors import UsageError
 from gorilla_tui.pool.doc import ApiDoc
-from gorilla_tui.pool.sources import load_manifests
+from gorilla_tui.pool.manifest import shipped_values
 
 #: Characters of the description kept in a doc's scoring context (fixed with the template on the dev split).
 DESCRIPTION_CHARS = 200
@@ -140,14 +139,9 @@ def content_free_scores(
 
 
 def choice_rules() -> dict[str, str]:
-    """Source name -> its CHOICE_RULE_KEY from its shipped manifest (index/*.toml), for the sources that set a
-    known rule (one of CHOICE_RULES); a broken shipped manifest gives {} (the refresh reports it)."""
-    try:
-        manifests = load_manifests()
-    except UsageError:
-        return {}
-    rules = {m.name: m.extra.get(CHOICE_RULE_KEY) for m in manifests}
-    return {name: rule for name, rule in rules.items() if rule in CHOICE_RULES}
+    """Source name -> its CHOICE_RULE_KEY from its shipped manifest (index/*.toml, read once per process:
+    pool/manifest.py shipped_values), for the sources that set a known rule (one of CHOICE_RULES)."""
+    return {name: rule for name, rule in shipped_values(CHOICE_RULE_KEY).items() if rule in CHOICE_RULES}
 
 
 def rule_for(docs: Sequence[ApiDoc], rules: dict[str, str] | None = None) -> str:

@@ -3,6 +3,7 @@ context a refresh fetches them in (pool/sources.py fetches and loads them)."""
 
 from __future__ import annotations
 
+import functools
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -144,3 +145,16 @@ def load_manifests() -> list[Manifest]:
     if dupes:
         raise UsageError(f"duplicate source names in index/: {', '.join(dupes)}")
     return manifests
+
+
+@functools.cache
+def shipped_values(key: str) -> dict[str, Any]:
+    """Source name -> the value of `key` in its shipped manifest (index/*.toml, Manifest.extra), for the
+    manifests that set it: a per-source setting such as retrieve/dense.py's dense_weight or
+    model/likelihood.py's choice_rule. Read once per process and key (the shipped manifests are package data;
+    callers must not change the dict); {} when a shipped manifest is broken (the refresh reports it)."""
+    try:
+        manifests = load_manifests()
+    except UsageError:
+        return {}
+    return {m.name: m.extra[key] for m in manifests if key in m.extra}

@@ -9,9 +9,8 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from gorilla_tui.errors import UsageError
-from gorilla_tui.pool.sources import load_manifests
-from gorilla_tui.retrieve.dense import DENSE_WEIGHT_KEY, W_DENSE
+from gorilla_tui.pool.manifest import shipped_values
+from gorilla_tui.retrieve.dense import DENSE_WEIGHT_KEY
 from gorilla_tui.retrieve.tokenize import tokenize
 
 if TYPE_CHECKING:
@@ -160,15 +159,10 @@ def merge_routed(per_group: list[list[tuple[int, float]]], scores: list[float]) 
 
 
 def dense_weights() -> dict[str, float]:
-    """Source -> its dense weight in the fusion: the DENSE_WEIGHT_KEY of its shipped manifest
-    (index/*.toml) when that is a positive number, else W_DENSE (user sources too)."""
-    out: dict[str, float] = {}
-    try:
-        manifests = load_manifests()
-    except UsageError:  # a broken shipped manifest: the refresh reports it; searching goes on
-        manifests = []
-    for m in manifests:
-        value = m.extra.get(DENSE_WEIGHT_KEY, W_DENSE)
-        if isinstance(value, int | float) and not isinstance(value, bool) and value > 0:
-            out[m.name] = float(value)
-    return out
+    """Source -> its dense weight in the fusion: the DENSE_WEIGHT_KEY of its shipped manifest (index/*.toml)
+    when that is a positive number; other sources (user sources too) use W_DENSE."""
+    return {
+        name: float(value)
+        for name, value in shipped_values(DENSE_WEIGHT_KEY).items()
+        if isinstance(value, int | float) and not isinstance(value, bool) and value > 0
+    }
