@@ -19,7 +19,10 @@ from pathlib import Path
 
 import numpy as np
 
+from gorilla_tui.paths import get_paths
 from gorilla_tui.pool.doc import ApiDoc
+from gorilla_tui.pool.pyenv.names import MODULE_ALIASES, STDLIB_DOMAIN
+from gorilla_tui.pool.pyenv.usage import UsageCounts, stdlib_usage
 
 #: File name of the stored prior inside a version folder.
 FILE = "prior.npy"
@@ -43,7 +46,52 @@ MODULE_DEPTH_WEIGHT = 0.05
 _METHOD_KINDS = ("method", "classmethod", "staticmethod")
 
 
-def doc_prior(doc: ApiDoc) -> float:
+USAGE_WEIGHT = 0.05
+USAGE_COUNT = "pair"
+#: A doc's module as named (os.path) -> the module whose file defines it (posixpath).
+_OWN = {shown: real for real, shown in MODULE_ALIASES.items() if shown}
+
+
+def own_module(module: str) -> str:
+    """The module whose file holds the docs of `module` as a doc names it ("os.path" -> "posixpath";
+    "builtins" and "" -> "": no file)."""
+    return "" if module in ("", "builtins") else _OWN.get(module, module)
+
+
+def has_usage(doc: ApiDoc) -> bool:
+    """Whether `doc` gets the usage feature: a python-env doc of the standard library (installed
+    distributions are not used in the standard library's code, so their usage is unknown: neutral)."""
+    return doc.source in PRIOR_SOURCES and doc.domain == STDLIB_DOMAIN
+
+
+def usage_files(doc: ApiDoc, counts: UsageCounts) -> int:
+    """In how many standard-library files `doc` is used (pool/pyenv/usage.py; its own module's file left
+    out): its last name component referenced as an attribute or imported name; for a method, its class's
+    (or module-level object's) name."""
+    module = doc.functionality.rpartition(" in ")[2]
+    *_, parent, name = ["", *doc.api_name.split(".")]
+    return counts.files(f"{parent}.{name}" if parent else name, own_module(module))
+
+
+def usage_counts(docs: Sequence[ApiDoc]) -> UsageCounts:
+    """The standard library's usage counts (pool/pyenv/usage.stdlib_usage, cached in the cache dir) when
+    a doc of `docs` has the usage feature, else empty counts (nothing is scanned)."""
+    if any(has_usage(d) for d in docs):
+        return stdlib_usage(get_paths().cache)
+    return UsageCounts()
+
+
+def doc_prior(doc: ApiDoc, counts: UsageCounts | None = None) -> float:
+    """kind_prior(doc) times (1 + usage_files(doc, counts)) ** USAGE_WEIGHT for a doc with the usage
+    feature (has_usage; counts None: this interpreter's, usage_counts)."""
+    base = kind_prior(doc)
+    if not has_usage(doc):
+        return base
+    counts = usage_counts([doc]) if counts is None else counts
+    return base * (1.0 + usage_files(doc, counts)) ** USAGE_WEIGHT
+
+
+def kind_prior(doc: ApiDoc) -> float:
     """The factor (0 < f <= 1) `doc`'s BM25 score is multiplied by: 1 outside PRIOR_SOURCES; else
     exp(-(METHOD_WEIGHT if it is a method of a class outside builtins, CLASS_WEIGHT if it is a class, +
     MODULE_DEPTH_WEIGHT * the dots in its module's name)), read from its functionality "<kind> in <module>"
@@ -60,9 +108,10 @@ def doc_prior(doc: ApiDoc) -> float:
     return math.exp(-log)
 
 
-def prior_array(docs: Sequence[ApiDoc]) -> np.ndarray:
-    """float32 (len(docs),): doc_prior of each doc, in index order."""
-    return np.fromiter((doc_prior(d) for d in docs), np.float32, count=len(docs))
+def prior_array(docs: Sequence[ApiDoc], counts: UsageCounts | None = None) -> np.ndarray:
+    """float32 (len(docs),): doc_prior of each doc, in index order (counts None: usage_counts(docs))."""
+    counts = usage_counts(docs) if counts is None else counts
+    return np.fromiter((doc_prior(d, counts) for d in docs), np.float32, count=len(docs))
 
 
 def save(folder: Path, docs: Sequence[ApiDoc]) -> Path:
