@@ -24,11 +24,11 @@ import os
 import platform
 import sys
 import time
-import tomllib
 from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
+import tomllib
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
@@ -190,15 +190,16 @@ def main() -> int:
 
     head = " | ".join(f"{k} right@1 / @5" for k in dev)
     lines = [
-        f"Python {platform.python_version()} ({len(files)} standard-library files scanned, {len(docs):,} docs), "
-        f"{os.cpu_count()} cores; `python bench/prior_usage.py` ({time.strftime('%Y-%m-%d')}).",
+        f"Python {platform.python_version()} ({len(files)} standard-library files scanned, "
+        f"{len(docs):,} docs), {os.cpu_count()} cores; `python bench/prior_usage.py` "
+        f"({time.strftime('%Y-%m-%d')}).",
         "",
         f"Scan of the {len(files)} files (pool/pyenv/usage.py): regex {regex_s:.2f} s, the ast module "
         f"{ast_s:.2f} s; names the ast finds and the regex misses: {missed:.1%}.",
         "",
-        "python-env searched alone (BM25 x prior), the dev sets only; usage factor (1 + files) ** w on top of "
-        "the kind / module-depth prior. **bold**: the choice (admissible: no worse than w = 0 on either dev "
-        "set at 1 and at 5; most right@1, then right@5, then the smaller w).",
+        "python-env searched alone (BM25 x prior), the dev sets only; usage factor (1 + files) ** w on top "
+        "of the kind / module-depth prior. **bold**: the choice (admissible: no worse than w = 0 on either "
+        "dev set at 1 and at 5; most right@1, then right@5, then the smaller w).",
         "",
         f"| usage count | w | {head} |",
         "|---|---|" + "---|" * len(dev),
@@ -210,7 +211,8 @@ def main() -> int:
     shipped = (prior.USAGE_COUNT, prior.USAGE_WEIGHT)
     lines += [
         "",
-        f"Chosen: `{best[0]}`, w = {best[1]}; shipped in retrieve/prior.py: `{shipped[0]}`, w = {shipped[1]}.",
+        f"Chosen: `{best[0]}`, w = {best[1]}; shipped in retrieve/prior.py: `{shipped[0]}`, "
+        f"w = {shipped[1]}.",
     ]
     index._prior = base.astype(np.float32)
     before: list[str] = []

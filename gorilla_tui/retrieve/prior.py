@@ -1,13 +1,28 @@
 """A per-doc prior that BM25 scores of the python-env source are multiplied by before ranking (issue 18).
 
-BM25 treats the 8,499 docs of the standard library alike, so a method of a rarely used class or a class
+BM25 treats the 8,919 docs of the standard library alike, so a method of a rarely used class or a class
 (an abstract base class, a typing construct) whose docstring shares the task's words outranks the
 module-level function a person calls: "read the value of an environment variable" -> wsgiref.handlers.
 read_environ before os.getenv, "compute the median of a list of numbers" -> numbers.Number. The prior is
-read from what each doc already says about itself (pool/pyenv/names.py writes functionality as "<kind> in
-<module>"), never from a list of names: its kind (a method, a class or a module-level function) and how
-deep its module is (wsgiref.handlers: 1 dot). store.write_version stores it with the index (FILE, one
-float32 per doc, 1 outside PRIOR_SOURCES); an index built in memory computes it when first searched.
+never read from a list of names. Two parts:
+
+- kind_prior, read from what each doc already says about itself (pool/pyenv/names.py writes
+  functionality as "<kind> in <module>"): its kind (a method, a class or a module-level function) and how
+  deep its module is (wsgiref.handlers: 1 dot);
+- usage (has_usage: the standard library's docs only), how widely the API is used in real Python code: in
+  how many .py files of this interpreter's own standard library (pool/pyenv/usage.py: test suites and IDLE
+  left out, and the doc's own module's file) the pair "<parent>.<name>" of its api_name's last two
+  components is referenced (os.makedirs: "os.makedirs" or ``from os import makedirs``; os.path.exists:
+  "path.exists"; datetime.date.today: "date.today"; a builtin without a parent by its name). A popularity
+  prior like this is standard in code search. The doc's factor is multiplied by (1 + files) **
+  USAGE_WEIGHT (os.makedirs, 10 files with CPython 3.11: x 1.13; mailbox.MH.add_folder, 0 files: x 1).
+
+store.write_version stores it with the index (FILE, one float32 per doc, 1 outside PRIOR_SOURCES); an
+index built in memory computes it when first searched. The prior is deterministic for a given
+interpreter: the usage counts depend only on its standard library's files (cached per interpreter in the
+cache dir, pool/pyenv/usage.stdlib_usage). Without .py sources (an embedded Python shipping only .pyc) every
+count is 0 and the usage part is neutral (x 1). A change of what the prior means bumps
+tokenize.TOKENIZER_VERSION, so an index stored before is rebuilt.
 """
 
 from __future__ import annotations
@@ -44,8 +59,19 @@ MODULE_DEPTH_WEIGHT = 0.05
 #: functionality prefixes (pool/pyenv/names.py) of the docs that are called on an object: methods of a
 #: class ("method", "classmethod", "staticmethod") and of a module-level object ("method of os.environ").
 _METHOD_KINDS = ("method", "classmethod", "staticmethod")
-
-
+#: Weight of log(1 + files) in the log-prior (usage_files; the factor is (1 + files) ** USAGE_WEIGHT) and
+#: which count it is (USAGE_COUNT, the name of its row in bench/prior_usage.py). Chosen for issue 18 by
+#: bench/prior_usage.py on the same two dev sets, python-env searched alone, with the kind and depth
+#: weights above: without usage 28/38 and 12/15; "pair" at 0.05: 31/38 and 12/15 (json.loads,
+#: urllib.request.urlopen, datetime.datetime.strptime, pprint.pprint, mimetypes.guess_type and math.sqrt
+#: now first; json.dumps and html.escape lost their first place to json.dump and re.escape). Grid: w in
+#: 0.025-0.3 by 6 counts (the last name component; the pair; the last component with a method counted
+#: by its class's name, by the smaller of the two or as 0; the pair with a method counted by its class or
+#: the larger of pair and class). The last component alone was never better than 29/38 with 11/15 (common
+#: method names: "send" of smtplib.SMTP.send is any object's send); the pair with methods counted by
+#: their class gave 30/38 and 12/15 from 0.05 to 0.15; the pair above 0.05 lost everyday dev tasks (10/15
+#: at 0.1). The choice rule: no worse than without usage on either dev set at 1 and at 5, then the most
+#: right@1, right@5, the smaller weight. The split = "test" tasks were not looked at to choose.
 USAGE_WEIGHT = 0.05
 USAGE_COUNT = "pair"
 #: A doc's module as named (os.path) -> the module whose file defines it (posixpath).
@@ -66,8 +92,9 @@ def has_usage(doc: ApiDoc) -> bool:
 
 def usage_files(doc: ApiDoc, counts: UsageCounts) -> int:
     """In how many standard-library files `doc` is used (pool/pyenv/usage.py; its own module's file left
-    out): its last name component referenced as an attribute or imported name; for a method, its class's
-    (or module-level object's) name."""
+    out): the files that reference the pair "<parent>.<name>" of its api_name's last two components
+    (os.makedirs -> "os.makedirs", smtplib.SMTP.sendmail -> "SMTP.sendmail"), or its name when it has no
+    parent (a builtin: "sorted")."""
     module = doc.functionality.rpartition(" in ")[2]
     *_, parent, name = ["", *doc.api_name.split(".")]
     return counts.files(f"{parent}.{name}" if parent else name, own_module(module))
@@ -82,8 +109,11 @@ def usage_counts(docs: Sequence[ApiDoc]) -> UsageCounts:
 
 
 def doc_prior(doc: ApiDoc, counts: UsageCounts | None = None) -> float:
-    """kind_prior(doc) times (1 + usage_files(doc, counts)) ** USAGE_WEIGHT for a doc with the usage
-    feature (has_usage; counts None: this interpreter's, usage_counts)."""
+    """The factor (> 0) `doc`'s BM25 score is multiplied by: kind_prior(doc), times (1 + usage_files(doc,
+    counts)) ** USAGE_WEIGHT for a doc with the usage feature (has_usage; counts None: this interpreter's,
+    usage_counts). 1 outside PRIOR_SOURCES; below 1 for a rarely used method or class, above 1 for an API
+    used in many files (a 100-file API: x 1.26): only the order within python-env changes ("source"
+    routing ranks each source alone)."""
     base = kind_prior(doc)
     if not has_usage(doc):
         return base
@@ -92,7 +122,7 @@ def doc_prior(doc: ApiDoc, counts: UsageCounts | None = None) -> float:
 
 
 def kind_prior(doc: ApiDoc) -> float:
-    """The factor (0 < f <= 1) `doc`'s BM25 score is multiplied by: 1 outside PRIOR_SOURCES; else
+    """The kind and depth part of doc_prior (0 < f <= 1): 1 outside PRIOR_SOURCES; else
     exp(-(METHOD_WEIGHT if it is a method of a class outside builtins, CLASS_WEIGHT if it is a class, +
     MODULE_DEPTH_WEIGHT * the dots in its module's name)), read from its functionality "<kind> in <module>"
     (a module-level function of a top-level module and list.sort: 1; zipfile.ZipFile.extractall: 0.90;
@@ -140,8 +170,15 @@ __all__ = [
     "METHOD_WEIGHT",
     "MODULE_DEPTH_WEIGHT",
     "PRIOR_SOURCES",
+    "USAGE_COUNT",
+    "USAGE_WEIGHT",
     "doc_prior",
+    "has_usage",
+    "kind_prior",
     "load",
+    "own_module",
     "prior_array",
     "save",
+    "usage_counts",
+    "usage_files",
 ]

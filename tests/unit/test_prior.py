@@ -1,5 +1,6 @@
 """python-env's prior (retrieve/prior.py, issue 18): read from each doc's kind and module on the real
-standard library (read with tree-sitter), weighing BM25's ranking of python-env, stored by a refresh."""
+standard library (read with tree-sitter) and from how many of its files use each API (pool/pyenv/usage.py),
+weighing BM25's ranking of python-env, stored by a refresh."""
 
 from __future__ import annotations
 
@@ -25,17 +26,19 @@ def stdlib_index(stdlib: list[ApiDoc]) -> ApiIndex:
 
 def test_prior_reads_kind_and_module_depth(stdlib: list[ApiDoc], small_pool: list[ApiDoc]) -> None:
     by_name = {d.api_name: d for d in stdlib}
-    assert prior.doc_prior(by_name["os.getenv"]) == 1.0  # a function of a top-level module
-    method = prior.doc_prior(by_name["zipfile.ZipFile.extractall"])
-    klass = prior.doc_prior(by_name["numbers.Number"])
-    nested = prior.doc_prior(by_name["wsgiref.handlers.read_environ"])
+    assert prior.kind_prior(by_name["os.getenv"]) == 1.0  # a function of a top-level module
+    method = prior.kind_prior(by_name["zipfile.ZipFile.extractall"])
+    klass = prior.kind_prior(by_name["numbers.Number"])
+    nested = prior.kind_prior(by_name["wsgiref.handlers.read_environ"])
     assert method == pytest.approx(np.exp(-prior.METHOD_WEIGHT))
     assert klass == pytest.approx(np.exp(-prior.CLASS_WEIGHT))
     assert nested == pytest.approx(np.exp(-prior.MODULE_DEPTH_WEIGHT))  # wsgiref.handlers: one dot
-    assert prior.doc_prior(by_name["os.environ.get"]) == method  # a method of a module-level object
-    assert prior.doc_prior(by_name["list.sort"]) == 1.0  # the builtin types' methods are everyone's
-    # every other source is left as BM25 ranks it
-    assert {prior.doc_prior(d) for d in small_pool if d.source != "python-env"} == {1.0}
+    assert prior.kind_prior(by_name["os.environ.get"]) == method  # a method of a module-level object
+    assert prior.kind_prior(by_name["list.sort"]) == 1.0  # the builtin types' methods are everyone's
+    # every other source is left as BM25 ranks it, usage and all
+    others = [d for d in small_pool if d.source != "python-env"]
+    assert others and {prior.doc_prior(d) for d in others} == {1.0}
+    assert set(prior.prior_array(others).tolist()) == {1.0}
 
 
 @pytest.mark.parametrize(
@@ -66,6 +69,11 @@ def test_refresh_stores_the_prior(small_pool: list[ApiDoc], stdlib: list[ApiDoc]
     assert (final / prior.FILE).is_file()
     loaded = ApiIndex.load(final)
     assert np.array_equal(loaded.prior(), prior.prior_array(docs))
-    assert loaded.prior()[-1] == pytest.approx(np.exp(-prior.METHOD_WEIGHT))
+    extractall = docs[-1]
+    assert loaded.prior()[-1] == pytest.approx(prior.doc_prior(extractall))
+    assert loaded.prior()[-1] == pytest.approx(
+        np.exp(-prior.METHOD_WEIGHT) * (1 + prior.usage_files(extractall, prior.usage_counts(docs)))
+        ** prior.USAGE_WEIGHT
+    )
     task = "copy a file"
     assert [h.doc.id for h in loaded.search(task, 3)] == [h.doc.id for h in built.search(task, 3)]
