@@ -72,8 +72,8 @@ def test_refresh_stores_the_prior(small_pool: list[ApiDoc], stdlib: list[ApiDoc]
     extractall = docs[-1]
     assert loaded.prior()[-1] == pytest.approx(prior.doc_prior(extractall))
     assert loaded.prior()[-1] == pytest.approx(
-        np.exp(-prior.METHOD_WEIGHT) * (1 + prior.usage_files(extractall, prior.usage_counts(docs)))
-        ** prior.USAGE_WEIGHT
+        np.exp(-prior.METHOD_WEIGHT)
+        * (1 + prior.usage_files(extractall, prior.usage_counts(docs))) ** prior.USAGE_WEIGHT
     )
     task = "copy a file"
     assert [h.doc.id for h in loaded.search(task, 3)] == [h.doc.id for h in built.search(task, 3)]

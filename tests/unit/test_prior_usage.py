@@ -111,6 +111,21 @@ def test_counts_are_cached_per_interpreter(tmp_path: Path, monkeypatch: pytest.M
     (root / "user.py").write_text("import json\njson.dumps(x)\njson.dump(y)\n")  # a changed file: new key
     with pytest.raises(AssertionError, match="scanned again"):
         usage.stdlib_usage(cache, root)
+    usage._MEMO.clear()
+
+
+def test_old_cached_scans_are_pruned(tmp_path: Path) -> None:
+    root = tmp_path / "lib"
+    root.mkdir()
+    cache = tmp_path / "cache"
+    for n in range(usage.KEEP + 2):  # as many interpreters (or upgrades) as that
+        (root / "m.py").write_text("import os\n" + "os.getcwd()\n" * (n + 1))
+        usage._MEMO.clear()
+        assert usage.stdlib_usage(cache, root).files("os.getcwd") == 1
+    kept = list((cache / usage.FOLDER).glob("*.json"))
+    assert len(kept) == usage.KEEP
+    assert usage.cache_key(usage.stdlib_files(root), root) in {p.stem for p in kept}  # the newest stays
+    usage._MEMO.clear()
 
 
 def test_without_sources_the_usage_part_is_neutral(

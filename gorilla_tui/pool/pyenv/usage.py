@@ -114,13 +114,14 @@ def stdlib_root() -> Path:
 
 
 def stdlib_files(root: Path | None = None) -> list[tuple[str, Path]]:
-    """(module name, path) of every .py file under `root` (default stdlib_root()) outside SKIP_DIRS, in a
-    fixed order (os.walk with sorted names). Empty when the folder has no .py file or is missing."""
+    """(module name, path) of every .py file under `root` (default stdlib_root()) outside SKIP_DIRS and
+    folders that are no package name (config-3.11-x86_64-linux-gnu, lib-dynload), in a fixed order
+    (os.walk with sorted names). Empty when the folder has no .py file or is missing."""
     root = stdlib_root() if root is None else root
     out = []
     for folder, dirnames, filenames in os.walk(root):
         rel = Path(folder).relative_to(root).parts
-        dirnames[:] = sorted(d for d in dirnames if d not in SKIP_DIRS)
+        dirnames[:] = sorted(d for d in dirnames if d not in SKIP_DIRS and d.isidentifier())
         for f in sorted(filenames):
             if f.endswith(".py"):
                 stem = f[:-3]
@@ -191,13 +192,27 @@ def _cached(key: str, files: list[tuple[str, Path]], cache_dir: Path | None) -> 
             tmp = path.with_suffix(f".{os.getpid()}.tmp")
             tmp.write_text(json.dumps({"modules": counts.modules, "refs": counts.refs}), encoding="utf-8")
             os.replace(tmp, path)
+            _prune(path.parent)
         except OSError:
             pass
     return counts
 
 
+#: Cached scans kept (the most recently written): one per interpreter that shares the cache dir.
+KEEP = 4
+
+
+def _prune(folder: Path) -> None:
+    """Remove all but the KEEP most recently written scans of `folder` (an upgraded Python leaves its old
+    one behind)."""
+    scans = sorted(folder.glob("*.json"), key=lambda p: p.stat().st_mtime_ns, reverse=True)
+    for old in scans[KEEP:]:
+        old.unlink(missing_ok=True)
+
+
 __all__ = [
     "FOLDER",
+    "KEEP",
     "SCAN_VERSION",
     "SKIP_DIRS",
     "UsageCounts",
