@@ -1,6 +1,6 @@
 """Choose python-env's usage prior (retrieve/prior.py, issue 18) by a small grid on the dev sets only.
 
-Run: python bench/prior_usage.py [--no-write] [--show-test]
+Run: python bench/prior_usage.py [--no-write] [--show-test] [--default SHARED]
 
 python-env is searched alone (ApiIndex over the standard library, BM25 times the prior, as `--hub
 python-env` searches it), right@1 / right@5 on the two dev sets: tests/data/stdlib_tasks.toml (42 tasks)
@@ -10,6 +10,11 @@ doc's own module's file left out) and a weight w; the prior's kind and module-de
 one, and the usage part multiplies it by (1 + files) ** w (log-prior + w * log(1 + files)). A point is
 admissible when it is no worse than the prior without usage (w = 0) on either dev set, at 1 and at 5; the
 choice is the admissible point with the most right@1 over both sets (then right@5, then the smaller w).
+With --default SHARED (the shared/ folder; the model runs), the admissible points are also answered in
+the default setting of bench/everyday.py (every source in one index built from SHARED, no hub named,
+pipeline.ask with the embedded model, select by likelihood, k = 5) on the everyday dev python-env tasks,
+and a point must also be no worse than w = 0 there (right, the proposed doc); the choice is then the
+admissible point with the most right there (what issue 18 measures), then as above.
 The split = "test" tasks are printed only with --show-test, after the choice, and never enter it. Also
 times the scan (regex, as shipped) against the ast module on the same files. Writes the section "python-env
 usage prior (issue 18)" of docs/benchmarks.md.
@@ -35,7 +40,7 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
 from _report import write_section  # noqa: E402
-from everyday import is_right, load_tasks  # noqa: E402
+from everyday import build_index, is_right, load_tasks  # noqa: E402
 
 from gorilla_tui.pool.doc import ApiDoc  # noqa: E402
 from gorilla_tui.pool.pyenv import usage  # noqa: E402
@@ -136,6 +141,37 @@ def score(
     return at1, at5
 
 
+def default_setting(shared: Path, priors: list[dict[str, float]]) -> list[int]:
+    """How many everyday dev python-env tasks the default setting answers right (the proposed doc meets
+    the label) with each of `priors` (doc id -> prior of each python-env doc), in order."""
+    from gorilla_tui import services
+    from gorilla_tui.config import Settings
+
+    tasks = [t for t in load_tasks() if t["source"] == "python-env" and t["split"] == "dev"]
+    index = build_index(shared)
+    assert index.source_codes is not None and index.source_names is not None
+    code = index.source_names.index("python-env")
+    rows = np.flatnonzero(index.source_codes == code)
+    ids = [index.docs[int(r)].id for r in rows]
+    backend = services.load_backend(Settings(n_ctx=2048, n_threads=1))
+    settings = Settings(k=5, hub="", mode="select", select_by="likelihood")
+    pipeline = services.build_pipeline(settings, index, backend)
+    out = []
+    for n, by_id in enumerate(priors):
+        full = np.array(index.prior(), np.float32, copy=True)
+        full[rows] = [by_id[i] for i in ids]
+        index._prior = full
+        right = 0
+        for t in tasks:
+            proposal = pipeline.ask(t["task"])
+            call = proposal.api_call.strip()
+            chosen = next((h.doc for h in proposal.hits if h.doc.call.strip() == call), None)
+            right += is_right(t, chosen)
+        out.append(right)
+        print(f"default setting {n + 1}/{len(priors)}: {right}/{len(tasks)}", file=sys.stderr, flush=True)
+    return out
+
+
 def time_scans(files: list[tuple[str, Path]]) -> tuple[float, float, float]:
     """(regex seconds, ast seconds, share of the ast's names the regex misses) over `files`."""
     sources = [p.read_bytes() for _, p in files]
@@ -165,6 +201,7 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--no-write", action="store_true", help="print only, leave docs/benchmarks.md alone")
     ap.add_argument("--show-test", action="store_true", help="also print the test split (after the choice)")
+    ap.add_argument("--default", type=Path, default=None, help="shared/: check the default setting")
     args = ap.parse_args()
 
     files = usage.stdlib_files()
@@ -177,16 +214,38 @@ def main() -> int:
     dev = [k for k in sets if k != "everyday test"]
 
     results: list[tuple[str, float, dict[str, tuple[int, int]]]] = []
+    logs_of: dict[str, np.ndarray] = {}
     for vname, fn in variants(counts).items():
-        logs = np.array([math.log1p(fn(d)) if prior.has_usage(d) else 0.0 for d in docs])
+        logs = logs_of[vname] = np.array([math.log1p(fn(d)) if prior.has_usage(d) else 0.0 for d in docs])
         for w in WEIGHTS:
             if w == 0 and results:
                 continue  # w = 0 is the same for every variant
             index._prior = (base * np.exp(w * logs)).astype(np.float32)
             results.append((vname if w else "none", w, {k: score(index, sets[k]) for k in dev}))
+    shipped_logs = logs_of[prior.USAGE_COUNT]  # the bench's count is the one retrieve/prior.py ships
+    assert np.allclose(prior.prior_array(docs, counts), base * np.exp(prior.USAGE_WEIGHT * shipped_logs))
     ref = results[0][2]
     admissible = [r for r in results if all(r[2][k][i] >= ref[k][i] for k in dev for i in (0, 1))]
-    best = max(admissible, key=lambda r: (sum(r[2][k][0] for k in dev), sum(r[2][k][1] for k in dev), -r[1]))
+    default: dict[tuple[str, float], int] = {}
+    if args.default is not None:
+        ids = [d.id for d in docs]
+
+        def by_id(vname: str, w: float) -> dict[str, float]:
+            logs = logs_of[vname] if w else np.zeros(len(docs))
+            return dict(zip(ids, (base * np.exp(w * logs)).tolist(), strict=True))
+
+        points = [(r[0], r[1]) for r in admissible]
+        default = dict(zip(points, default_setting(args.default, [by_id(*p) for p in points]), strict=True))
+        admissible = [r for r in admissible if default[r[:2]] >= default[("none", 0.0)]]
+    best = max(
+        admissible,
+        key=lambda r: (
+            default.get(r[:2], 0),
+            sum(r[2][k][0] for k in dev),
+            sum(r[2][k][1] for k in dev),
+            -r[1],
+        ),
+    )
 
     head = " | ".join(f"{k} right@1 / @5" for k in dev)
     lines = [
@@ -199,13 +258,23 @@ def main() -> int:
         "",
         "python-env searched alone (BM25 x prior), the dev sets only; usage factor (1 + files) ** w on top "
         "of the kind / module-depth prior. **bold**: the choice (admissible: no worse than w = 0 on either "
-        "dev set at 1 and at 5; most right@1, then right@5, then the smaller w).",
+        "dev set at 1 and at 5; most right@1, then right@5, then the smaller w)."
+        + (
+            " Default setting (`--default`): the admissible points answered by `pipeline.ask` as "
+            "bench/everyday.py does with no hub named, on the everyday dev python-env tasks (right: the "
+            "proposed doc); a point must be no worse than w = 0 there too, and the choice is the one with "
+            "the most right there, then as above."
+            if default
+            else ""
+        ),
         "",
-        f"| usage count | w | {head} |",
-        "|---|---|" + "---|" * len(dev),
+        f"| usage count | w | {head} |" + (" everyday dev, default setting, right |" if default else ""),
+        "|---|---|" + "---|" * (len(dev) + bool(default)),
     ]
     for vname, w, res in results:
         cells = " | ".join(f"{res[k][0]} / {res[k][1]}" for k in dev)
+        if default:
+            cells += f" | {default.get((vname, w), '-')}"
         mark = "**" if (vname, w) == best[:2] else ""
         lines.append(f"| {mark}{vname}{mark} | {w} | {cells} |")
     shipped = (prior.USAGE_COUNT, prior.USAGE_WEIGHT)

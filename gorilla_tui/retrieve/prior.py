@@ -11,11 +11,13 @@ never read from a list of names. Two parts:
   deep its module is (wsgiref.handlers: 1 dot);
 - usage (has_usage: the standard library's docs only), how widely the API is used in real Python code: in
   how many .py files of this interpreter's own standard library (pool/pyenv/usage.py: test suites and IDLE
-  left out, and the doc's own module's file) the pair "<parent>.<name>" of its api_name's last two
-  components is referenced (os.makedirs: "os.makedirs" or ``from os import makedirs``; os.path.exists:
-  "path.exists"; datetime.date.today: "date.today"; a builtin without a parent by its name). A popularity
-  prior like this is standard in code search. The doc's factor is multiplied by (1 + files) **
-  USAGE_WEIGHT (os.makedirs, 10 files with CPython 3.11: x 1.13; mailbox.MH.add_folder, 0 files: x 1).
+  left out, and the doc's own module's file) it is referenced (usage_files): a function or class by the
+  pair of its api_name's last two components (os.makedirs: "os.makedirs" or ``from os import makedirs``;
+  os.path.exists: "path.exists"; a builtin without a parent by its name), a method by the name of its
+  class or module-level object (smtplib.SMTP.sendmail: "SMTP"; zipfile.ZipFile.extractall: "ZipFile";
+  os.environ.get: "environ"), since ``s.sendmail(...)`` does not say which class s is. A popularity prior
+  like this is standard in code search. The doc's factor is multiplied by (1 + files) ** USAGE_WEIGHT
+  (os.makedirs, 10 files with CPython 3.11: x 1.20; mailbox.MH.add_folder: "MH", 0 files: x 1).
 
 store.write_version stores it with the index (FILE, one float32 per doc, 1 outside PRIOR_SOURCES); an
 index built in memory computes it when first searched. The prior is deterministic for a given
@@ -59,21 +61,22 @@ MODULE_DEPTH_WEIGHT = 0.05
 #: functionality prefixes (pool/pyenv/names.py) of the docs that are called on an object: methods of a
 #: class ("method", "classmethod", "staticmethod") and of a module-level object ("method of os.environ").
 _METHOD_KINDS = ("method", "classmethod", "staticmethod")
-#: Weight of log(1 + files) in the log-prior (usage_files; the factor is (1 + files) ** USAGE_WEIGHT) and
-#: which count it is (USAGE_COUNT, the name of its row in bench/prior_usage.py). Chosen for issue 18 by
-#: bench/prior_usage.py on the same two dev sets, python-env searched alone, with the kind and depth
-#: weights above: without usage 28/38 and 12/15; "pair" at 0.05: 31/38 and 12/15 (json.loads,
-#: urllib.request.urlopen, datetime.datetime.strptime, pprint.pprint, mimetypes.guess_type and math.sqrt
-#: now first; json.dumps and html.escape lost their first place to json.dump and re.escape). Grid: w in
-#: 0.025-0.3 by 6 counts (the last name component; the pair; the last component with a method counted
-#: by its class's name, by the smaller of the two or as 0; the pair with a method counted by its class or
-#: the larger of pair and class). The last component alone was never better than 29/38 with 11/15 (common
-#: method names: "send" of smtplib.SMTP.send is any object's send); the pair with methods counted by
-#: their class gave 30/38 and 12/15 from 0.05 to 0.15; the pair above 0.05 lost everyday dev tasks (10/15
-#: at 0.1). The choice rule: no worse than without usage on either dev set at 1 and at 5, then the most
-#: right@1, right@5, the smaller weight. The split = "test" tasks were not looked at to choose.
-USAGE_WEIGHT = 0.05
-USAGE_COUNT = "pair"
+#: Weight of log(1 + files) in the log-prior (the factor is (1 + files) ** USAGE_WEIGHT) and which count
+#: usage_files is (USAGE_COUNT: its row in bench/prior_usage.py). Chosen for issue 18 by
+#: `bench/prior_usage.py --default ../shared` on the dev sets only, with the kind and depth weights above:
+#: python-env searched alone, right@1 / right@5 on the two dev sets above (without usage 28/38 and 12/15),
+#: and the default setting of bench/everyday.py (no hub named, the embedded model choosing) on its 18
+#: python-env dev tasks (without usage 10 right). Grid: w in 0.025-0.3 by 7 counts (the last name
+#: component; the pair; the last component with a method counted by its class's name, by the smaller of
+#: the two or as 0; the pair with a method counted by its class, or by the larger of the pair and its
+#: class). Admissible: no worse than without usage on any of the three; then the most right in the default
+#: setting, then right@1, right@5, the smaller w. "pair; methods: class" at 0.075: 30/38, 12/15 and 12
+#: right (0.1 the same; 0.05: 10 right; 0.15: 11). The pair for methods too reached 31/38 at 0.05 but 9
+#: right in the default setting; the last component alone was never better than 29/38 with 11/15 (a
+#: common method name: "send" of smtplib.SMTP.send is any object's send). The split = "test" tasks were
+#: not looked at to choose.
+USAGE_WEIGHT = 0.075
+USAGE_COUNT = "pair; methods: class"
 #: A doc's module as named (os.path) -> the module whose file defines it (posixpath).
 _OWN = {shown: real for real, shown in MODULE_ALIASES.items() if shown}
 
@@ -92,11 +95,14 @@ def has_usage(doc: ApiDoc) -> bool:
 
 def usage_files(doc: ApiDoc, counts: UsageCounts) -> int:
     """In how many standard-library files `doc` is used (pool/pyenv/usage.py; its own module's file left
-    out): the files that reference the pair "<parent>.<name>" of its api_name's last two components
-    (os.makedirs -> "os.makedirs", smtplib.SMTP.sendmail -> "SMTP.sendmail"), or its name when it has no
-    parent (a builtin: "sorted")."""
-    module = doc.functionality.rpartition(" in ")[2]
+    out; USAGE_COUNT): a function or class by the pair "<parent>.<name>" of its api_name's last two
+    components (os.makedirs -> "os.makedirs"; a builtin without a parent by its name: "sorted"), a method
+    (functionality "method", "classmethod", "staticmethod", "method of <object>") by the name of its class
+    or object (smtplib.SMTP.sendmail -> "SMTP", os.environ.get -> "environ")."""
+    kind, _, module = doc.functionality.rpartition(" in ")
     *_, parent, name = ["", *doc.api_name.split(".")]
+    if kind.split(" ")[0] in _METHOD_KINDS:
+        return counts.files(parent, own_module(module))
     return counts.files(f"{parent}.{name}" if parent else name, own_module(module))
 
 
@@ -112,7 +118,7 @@ def doc_prior(doc: ApiDoc, counts: UsageCounts | None = None) -> float:
     """The factor (> 0) `doc`'s BM25 score is multiplied by: kind_prior(doc), times (1 + usage_files(doc,
     counts)) ** USAGE_WEIGHT for a doc with the usage feature (has_usage; counts None: this interpreter's,
     usage_counts). 1 outside PRIOR_SOURCES; below 1 for a rarely used method or class, above 1 for an API
-    used in many files (a 100-file API: x 1.26): only the order within python-env changes ("source"
+    used in many files (a 100-file API: x 1.41): only the order within python-env changes ("source"
     routing ranks each source alone)."""
     base = kind_prior(doc)
     if not has_usage(doc):
