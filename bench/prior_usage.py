@@ -127,17 +127,19 @@ def dev_sets() -> dict[str, list[tuple[str, Callable[[ApiDoc], bool]]]]:
 
 
 def score(
-    index: ApiIndex, tasks: list[tuple[str, Callable[[ApiDoc], bool]]], misses: list[str] | None = None
+    index: ApiIndex,
+    tasks: list[tuple[str, Callable[[ApiDoc], bool]]],
+    misses: dict[str, str] | None = None,
 ) -> tuple[int, int]:
     """(right@1, right@5) of `tasks` searched in `index` with its current prior; the wrong first hits
-    ("query -> api_name") are appended to `misses` when given."""
+    (query -> api_name) are put in `misses` when given."""
     at1 = at5 = 0
     for query, right in tasks:
         hits = index.search(query, 5, hub="python-env")
         at1 += bool(hits) and right(hits[0].doc)
         at5 += any(right(h.doc) for h in hits)
         if misses is not None and not (hits and right(hits[0].doc)):
-            misses.append(f"{query} -> {hits[0].doc.api_name if hits else 'nothing'}")
+            misses[query] = hits[0].doc.api_name if hits else "nothing"
     return at1, at5
 
 
@@ -284,19 +286,25 @@ def main() -> int:
         f"w = {shipped[1]}.",
     ]
     index._prior = base.astype(np.float32)
-    before: list[str] = []
+    before: dict[str, str] = {}
     for k in dev:
         score(index, sets[k], before)
     index._prior = prior.prior_array(docs, counts)  # the shipped prior, as a refresh stores it
-    after: list[str] = []
+    after: dict[str, str] = {}
     for k in dev:
         score(index, sets[k], after)
+
+    def change(q: str) -> str:
+        if q not in after:
+            return " (right with usage)"
+        return "" if after[q] == before[q] else f" (now {after[q]})"
+
     lines += [
         "",
         "Dev tasks whose first hit is wrong, without usage: "
-        + "; ".join(f"{m}{'' if m in after else ' (right with usage)'}" for m in before)
-        + ". New with the shipped usage prior: "
-        + ("; ".join(m for m in after if m not in before) or "none")
+        + "; ".join(f"{q} -> {name}{change(q)}" for q, name in before.items())
+        + ". Wrong with the shipped usage prior only: "
+        + ("; ".join(f"{q} -> {name}" for q, name in after.items() if q not in before) or "none")
         + ".",
     ]
     if args.show_test:
