@@ -7,7 +7,11 @@ from __future__ import annotations
 import os
 
 from gorilla_tui.pool.doc import ApiDoc, LoadResult
-from gorilla_tui.pool.pyenv import SOURCE  # the source name of every doc this loader makes
+from gorilla_tui.pool.pyenv import (  # the source name of every doc this loader makes; signature separators
+    KEYWORD_ONLY_MARK,
+    POSITIONAL_ONLY_MARK,
+    SOURCE,
+)
 from gorilla_tui.pool.pyenv.groups import Group
 from gorilla_tui.pool.pyenv.module_api import ClassDef, FuncDef, ModuleInfo, Param, first_paragraph
 
@@ -145,14 +149,24 @@ def _call_args(params: list[Param]) -> str:
 
 
 def _arguments(params: list[Param]) -> dict[str, str]:
-    out = {}
-    for p in params:
+    """api_arguments of a python-env doc: name -> default source text or "required"; "*name" / "**name"
+    -> "optional" for ``*args`` / ``**kwargs``; the separators "/" and "*" (value "") where Python's
+    signature has them (``json.loads(s, *, cls=None, ...)``, ``len(obj, /)``), so the checker
+    (check/imports.py argument_errors) knows which parameters may be given by position or by keyword."""
+    out: dict[str, str] = {}
+    var_seen = False
+    for i, p in enumerate(params):
+        if p.kind == "kwonly" and not var_seen and KEYWORD_ONLY_MARK not in out:
+            out[KEYWORD_ONLY_MARK] = ""
         if p.kind == "var":
+            var_seen = True
             out["*" + p.name] = "optional"
         elif p.kind == "varkw":
             out["**" + p.name] = "optional"
         else:
             out[p.name] = p.default if p.default is not None else "required"
+        if p.kind == "posonly" and (i + 1 == len(params) or params[i + 1].kind != "posonly"):
+            out[POSITIONAL_ONLY_MARK] = ""
     return out
 
 
