@@ -42,3 +42,18 @@ def test_search_cuts_a_very_long_task_as_ask_does(capsys: pytest.CaptureFixture[
     assert err_cut == ""
     assert [h["id"] for h in json.loads(out)["hits"]] == [h["id"] for h in json.loads(same)["hits"]]
     assert json.loads(out)["task"] == json.loads(same)["task"] == cut.strip()  # the task searched, cut
+
+
+def test_the_md5_of_a_file_finds_hashlib_md5_first(capsys: pytest.CaptureFixture[str]) -> None:
+    """`search "compute the md5 of a file"` (and ask) gave uuid.uuid3 first: hashlib.md5 is made at import
+    time (``globals()[name] = __get_hash(name)``, from OpenSSL or _md5), so its python-env doc had no
+    description and no parameters. It now has those of _md5.md5, the compiled constructor of its name."""
+    assert main(["index", "--refresh", "--only", "python-env", "--no-dense", "--json"]) == 0
+    capsys.readouterr()
+    for task, first in (
+        ("compute the md5 of a file", "hashlib.md5"),
+        ("sha256 checksum of a file", "hashlib.sha256"),
+    ):
+        assert main(["search", task, "-k", "3", "--json"]) == 0
+        hits = json.loads(capsys.readouterr().out)["hits"]
+        assert hits[0]["api_name"] == first, (task, [h["api_name"] for h in hits])

@@ -354,6 +354,35 @@ def test_keyword_only_and_positional_only_parameters_bind_as_python_binds_them(s
         exec(code, {})  # noqa: S102 - the test's own literal code: Python accepts it
 
 
+def test_hashlib_constructors_made_at_import_have_their_compiled_signature(stdlib, validator):
+    """hashlib binds md5, sha256, blake2b... only at import time (``globals()[name] = __get_hash(name)``,
+    from OpenSSL or the _md5, _sha256, _blake2 modules it imports): their docs had no description and no
+    parameters. Each now has those of the compiled constructor of its name in a private module hashlib
+    imports; turtle.degrees (turtle imports the public math) stays what it was."""
+    import hashlib
+
+    for name in hashlib.algorithms_guaranteed:
+        d = stdlib[f"hashlib.{name}"]
+        assert d.description.startswith("Return a new ") and "hash object" in d.description, name
+        assert "usedforsecurity" in d.api_arguments and d.functionality in (
+            "function in hashlib",
+            "class in hashlib",
+        )
+    assert stdlib["hashlib.md5"].api_arguments == {"string": "b''", "*": "", "usedforsecurity": "True"}
+    assert (
+        stdlib["hashlib.md5"].description
+        == "Return a new MD5 hash object; optionally initialized with a string."
+    )
+    assert stdlib["turtle.degrees"].functionality == "compiled callable in turtle"
+    assert stdlib["math.degrees"].functionality == "function in math"
+    assert (
+        validator.check("import hashlib\nhashlib.md5(b'x', usedforsecurity=False).hexdigest()").kind
+        == "valid"
+    )
+    v = validator.check("import hashlib\nhashlib.md5(b'x', b'y')")
+    assert (v.kind, v.reason) == ("wrong_args", "wrong_args:too_many_arguments")
+
+
 def test_docstring_signatures_with_several_forms_stay_open() -> None:
     from gorilla_tui.pool.pyenv.compiled import doc_signature
 

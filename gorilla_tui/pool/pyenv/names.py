@@ -235,6 +235,25 @@ def _submodule_def(modules: dict[str, ModuleInfo], package: str, name: str) -> t
     return (found[0], name) if len(found) == 1 else None
 
 
+def _made_at_import(
+    modules: dict[str, ModuleInfo], compiled: frozenset[str], info: ModuleInfo, name: str
+) -> tuple[str, str] | None:
+    """(compiled module, name) for a name of a literal __all__ that the module's source binds only at
+    import time, from the one private compiled module it imports (an implementation module, as _follows
+    reads them: ``_md5``; never ``math``, whose ``degrees`` is not turtle's ``degrees``) that defines a
+    function or class of that name; else None. hashlib's constructors: ``globals()[name] =
+    __get_hash(name)`` makes ``hashlib.md5`` from OpenSSL (``_hashlib.openssl_md5``) or from
+    ``_md5.md5``, the one of the same name, with the same signature ``(string=b'', *,
+    usedforsecurity=True)`` and docstring; without it hashlib.md5 was a doc with no description or
+    parameters, and "compute the md5 of a file" found uuid.uuid3 first."""
+    found = [
+        m
+        for m in sorted(info.imported & compiled)
+        if m.startswith("_") and isinstance(modules[m].defs.get(name), (FuncDef, ClassDef))
+    ]
+    return (found[0], name) if len(found) == 1 else None
+
+
 def emit(
     group: Group,
     modules: dict[str, ModuleInfo],
@@ -255,6 +274,8 @@ def emit(
                 continue
             if target is None and info.is_package:
                 target = _submodule_def(modules, mod, n)
+            if target is None and info.all_names is not None and n not in info.assigned:
+                target = _made_at_import(modules, compiled, info, n)
             qual = _qualify(shown, n)
             if target is None:
                 if info.all_names is not None and n not in info.assigned and f"{mod}.{n}" not in modules:
