@@ -158,21 +158,12 @@ def _metrics(index: ApiIndex, ranked: list[list[int]], items: list[tuple[str, st
 
 
 def _dev_items(apibench: Path) -> tuple[list, list[tuple[str, str, str]]]:
-    """Torch Hub dev split (as bench/rerank_dev.py): docs expanded with the odd lines of the training split,
+    """Torch Hub dev split (bench/torchhub_dev.py): docs expanded with the odd lines of the training split,
     tasks = its even lines."""
-    import copy
+    import torchhub_dev  # bench/: deferred with the rest of the dev split's imports
 
-    from gorilla_tui.evaluate import run as evalrun
-    from gorilla_tui.pool.doc import load_jsonl
-    from gorilla_tui.pool.expansion import attach_questions, read_questions
-
-    train = apibench / "eval" / "torchhub_train.json"
-    all_tasks = evalrun.load_tasks(train, "torchhub")
-    pairs, _ = read_questions(train)
-    held_in = [p for line, p in enumerate(pairs, start=1) if line % 2 == 1]
-    docs = copy.deepcopy(load_jsonl(apibench / "api" / "torchhub_api.jsonl", "torchhub").docs)
-    attach_questions(docs, held_in)
-    items = [(t.task, t.domain, "".join(t.api_call.split())) for t in all_tasks if t.question_id % 2 == 0]
+    docs, _ = torchhub_dev.expanded_docs(apibench)
+    items = [(t.task, t.domain, "".join(t.api_call.split())) for t in torchhub_dev.dev_tasks(apibench)]
     return docs, items
 
 
