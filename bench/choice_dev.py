@@ -53,11 +53,15 @@ def unexpanded_index(apibench: Path) -> ApiIndex:
     without a training split); doc vectors from the shared vector cache when present."""
     import numpy as np
 
+    from gorilla_tui.retrieve.dense import W_DENSE
     from gorilla_tui.retrieve.embed import E5Embedder
     from gorilla_tui.retrieve.refresh import embed_docs
 
     docs = torchhub_dev.bare_docs(apibench)
     index = ApiIndex.build(docs)
+    # The hubs this split stands in for fuse with the default dense weight; Torch Hub's own manifest ships
+    # 0.01 (its docs are expanded), which would make this split BM25 alone (as it was before this line).
+    index.dense_weights = lambda: {HUB: W_DENSE}
     model = E5Embedder()
     vectors, _ = embed_docs(docs, model)
     index.dense.attach(vectors, np.ones(len(docs), bool), {"name": model.name}, model)

@@ -203,9 +203,8 @@ def _print_panel(d: dict[str, Any]) -> None:
         )
     if v["matched"]:
         m = v["matched"]
-        parts.append(
-            Text.assemble(("matched  ", "bold"), safe_text(f"{m['api_name']} ({m['source']}, {m['domain']})"))
-        )
+        where = ", ".join(x for x in (m["source"], m["domain"]) if x)  # APIZoo docs have no domain
+        parts.append(Text.assemble(("matched  ", "bold"), safe_text(f"{m['api_name']} ({where})")))
     if d["explanation"]:
         parts.append(Text.assemble(("why      ", "bold"), safe_text(d["explanation"][:300])))
     if d["code"]:
