@@ -455,19 +455,11 @@ BAREGRID_K = (10, 30, 60, 100)
 BAREGRID_WEIGHTS = (0.5, 1.0, 1.5, 2.0)
 
 
-def _bare_docs(apibench: Path) -> list:
-    """The Torch Hub pool as shipped in APIBench, no training questions attached (a fresh copy)."""
-    import copy
-
-    from gorilla_tui.pool.doc import load_jsonl
-
-    return copy.deepcopy(load_jsonl(apibench / "api" / "torchhub_api.jsonl", "torchhub").docs)
-
-
 def devgrid(args: argparse.Namespace) -> str:
     """The dense weight of a source whose docs carry training questions, chosen on the Torch Hub dev split
     (bench/retrieval.py --part devgrid): markdown of domain@1 / api@1 / api@5 / api@20 per weight."""
     import numpy as np
+    import torchhub_dev  # bench/: the dev split's docs and tasks
 
     from gorilla_tui.retrieve import dense as dense_mod
     from gorilla_tui.retrieve.embed import E5Embedder
@@ -498,7 +490,7 @@ def devgrid(args: argparse.Namespace) -> str:
         lines.append(f"| {w:g} | {figures} |")
     # The same tasks against the bare docs: the stand-in for the hubs without a training split (TensorFlow
     # Hub, Hugging Face), whose RRF k and dense weight are the defaults (dense.RRF_K, dense.W_DENSE).
-    bare = ApiIndex.build(_bare_docs(Path(args.shared) / "apibench"))
+    bare = ApiIndex.build(torchhub_dev.bare_docs(Path(args.shared) / "apibench"))
     bvecs, _ = embed_docs(bare.docs, model)
     bare.dense.attach(bvecs, np.ones(len(bare.docs), bool), {"name": model.name}, model)
     bare_lines = [
