@@ -203,16 +203,15 @@ def _print_panel(d: dict[str, Any]) -> None:
         )
     if v["matched"]:
         m = v["matched"]
-        parts.append(
-            Text.assemble(("matched  ", "bold"), safe_text(f"{m['api_name']} ({m['source']}, {m['domain']})"))
-        )
+        where = ", ".join(x for x in (m["source"], m["domain"]) if x)  # APIZoo docs have no domain
+        parts.append(Text.assemble(("matched  ", "bold"), safe_text(f"{m['api_name']} ({where})")))
     if d["explanation"]:
         parts.append(Text.assemble(("why      ", "bold"), safe_text(d["explanation"][:300])))
     if d["code"]:
         src = _code_origin(d)
         parts.append(Text(f"code ({src}):", style="bold"))
         parts.append(Syntax(safe_text(d["code"]), "python", word_wrap=True))
-    hits = Table("#", "score", "api_call", "source", box=None, pad_edge=False)
+    hits = Table("#", "BM25", "api_call", "source", box=None, pad_edge=False)  # "#" is the order (types.Hit)
     for h in d["hits"]:
         hits.add_row(
             str(h["rank"]),

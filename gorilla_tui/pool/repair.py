@@ -15,7 +15,7 @@ import re
 
 from gorilla_tui.parsing import QUOTED, close_bracket, python_parses
 
-__all__ = ["python_parses", "quote_ids", "repair_call", "unquoted_ids"]
+__all__ = ["placeholder_names", "python_parses", "quote_ids", "repair_call", "unquoted_ids"]
 
 _HEAD = re.compile(r"^\s*(?:[A-Za-z_]\w*\s*=\s*)?([A-Za-z_][\w.]*)\s*\(")
 _KEYWORD = re.compile(r"^\s*[A-Za-z_]\w*\s*=(?!=)")
@@ -156,6 +156,21 @@ def keyword_call(api_call: str) -> str | None:
     return fixed if python_parses(fixed) else None
 
 
+#: A placeholder written as words in braces, ``{API key}`` (APIZoo's OpenWeatherMap entries:
+#: ``openweathermap.one_call(lat={lat}, appid={API key})``); ``{lat}`` alone is already Python (a set).
+_WORDS_PLACEHOLDER = re.compile(r"\{\s*([A-Za-z_]\w*(?:[ \t]+\w+)+)\s*\}")
+
+
+def placeholder_names(api_call: str) -> str | None:
+    """``api_call`` with each placeholder written as words in braces made one name (``{API key}`` ->
+    ``{API_key}``, the style of the entry's other placeholders), or None when there is none or the result
+    does not parse."""
+    if not _WORDS_PLACEHOLDER.search(api_call):
+        return None
+    fixed = _WORDS_PLACEHOLDER.sub(lambda m: "{" + "_".join(m.group(1).split()) + "}", api_call)
+    return fixed if python_parses(fixed) else None
+
+
 def repair_call(api_call: str, example_code: str = "") -> tuple[str, str] | None:
     """A Python-valid call for an api_call that Python refuses, or None.
 
@@ -164,8 +179,8 @@ def repair_call(api_call: str, example_code: str = "") -> tuple[str, str] | None
     placeholders (keyword_call); else the first call of the same callee in example_code that Python parses
     on its own, with string arguments the entry does not have replaced by the entry's own values, one for
     one (MEAL V2's examples all load ``mealv2_resnest50_cutmix``; each entry keeps its own variant).
-    Returns (repaired call, how: "model id quoted", "trailing '.' removed", "typed signature as keywords"
-    or "from example_code"); None when the api_call needs none or no repair is found (shell lines,
+    Returns (repaired call, how: "model id quoted", "trailing '.' removed", "typed signature as keywords",
+    "placeholder named" or "from example_code"); None when the api_call needs none or no repair is found (shell lines,
     unclosed strings, an example without the call)."""
     if python_parses(api_call):
         quoted = quote_ids(api_call)
@@ -176,6 +191,9 @@ def repair_call(api_call: str, example_code: str = "") -> tuple[str, str] | None
     keywords = keyword_call(api_call)
     if keywords is not None:
         return keywords, "typed signature as keywords"
+    named = placeholder_names(api_call)
+    if named is not None:
+        return named, "placeholder named"
     found = _broken_call(api_call)
     if found is None or not example_code:
         return None

@@ -57,3 +57,21 @@ def test_apizoo_folder_rest_and_placeholders(apizoo: Path) -> None:
     assert {"Gmail_API.json", "KubernetesAPI.JSON"} <= files
     skipped = [d for d in r.diagnostics if d.severity == "skipped"]
     assert skipped and all(d.line > 0 for d in skipped)  # an entry still broken is reported with its line
+
+
+def test_apizoo_placeholder_in_words_is_repaired_and_checked(apizoo: Path) -> None:
+    """OpenWeatherMap's api_call writes its key as ``appid={API key}`` (not Python): the doc gets a repaired
+    call with the placeholder made one name, so select mode can offer it and a filled-in call is valid."""
+    from gorilla_tui.check.validator import Validator
+
+    docs = load_file(apizoo / "aryanvichare.json", "apizoo").docs
+    weather = [d for d in docs if "openweathermap" in d.api_call]
+    assert len(weather) == 2
+    for doc in weather:
+        assert doc.flagged and doc.repaired and "{API_key}" in doc.repaired and "{API key}" in doc.api_call
+        assert doc.call == doc.repaired
+    one_call = next(d for d in weather if "one_call" in d.api_call)
+    validator = Validator(docs)
+    filled = validator.check("openweathermap.one_call(lat=52.52, lon=13.40, exclude='hourly', appid='MYKEY')")
+    assert filled.kind == "valid" and filled.matched is one_call
+    assert validator.check("openweathermap.two_call(lat=52.52, lon=13.40, appid='MYKEY')").kind != "valid"
