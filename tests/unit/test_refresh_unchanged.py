@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from gorilla_tui.errors import UsageError
+from gorilla_tui.errors import GorillaError, UsageError
 from gorilla_tui.pool.pyenv.source import fingerprint as pyenv_fingerprint
 from gorilla_tui.pool.pyenv.source import with_spec
 from gorilla_tui.pool.sources import load_manifests
@@ -18,6 +18,7 @@ from gorilla_tui.retrieve import store as index_store
 from gorilla_tui.retrieve.index import ApiIndex
 from gorilla_tui.retrieve.previous import STATE_FILE, UNCHANGED
 from gorilla_tui.retrieve.refresh import refresh
+from gorilla_tui.retrieve.store_io import DAMAGED_HINT
 
 SMALL_POOL = Path(__file__).resolve().parents[1] / "data" / "pool"
 
@@ -249,6 +250,9 @@ def test_a_live_index_with_a_damaged_meta_json_has_every_source_read_again(mirro
     first = refresh(mirrors=[mirror], only=HUBS)
     with open(first.path / "meta.json", "r+b") as fh:
         fh.truncate(100)
+    with pytest.raises(GorillaError) as damaged:  # the error says what rebuilds it: a refresh, no --from
+        ApiIndex.load()
+    assert damaged.value.hint == DAMAGED_HINT and "--from" not in DAMAGED_HINT
     torch_only = mirror.parent / "torch_only"
     torch_only.mkdir()
     shutil.copy(mirror / "torchhub_api.jsonl", torch_only)
