@@ -15,7 +15,6 @@ when present. Writes the section "Choice rule, dev splits" of docs/benchmarks.md
 from __future__ import annotations
 
 import argparse
-import copy
 import json
 import sys
 import time
@@ -25,30 +24,27 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
+import torchhub_dev  # noqa: E402
 from _report import write_section  # noqa: E402
 
 from gorilla_tui import services  # noqa: E402
 from gorilla_tui.config import Settings  # noqa: E402
 from gorilla_tui.evaluate import run as evalrun  # noqa: E402
 from gorilla_tui.model import likelihood  # noqa: E402
-from gorilla_tui.pool.doc import load_jsonl  # noqa: E402
-from gorilla_tui.pool.expansion import attach_questions, read_questions  # noqa: E402
 from gorilla_tui.retrieve.index import ApiIndex  # noqa: E402
 
 TITLE = "Choice rule, dev splits"
-HUB = "torchhub"
+HUB = torchhub_dev.HUB
 
 
 def squash(call: str) -> str:
     return "".join(call.split())
 
 
-def expanded_index(apibench: Path, train: Path) -> ApiIndex:
-    """The Torch Hub pool with the training split's odd lines attached to the docs (BM25 only)."""
-    pairs, _ = read_questions(train)
-    held_in = [p for line, p in enumerate(pairs, start=1) if line % 2 == 1]
-    docs = copy.deepcopy(load_jsonl(apibench / "api" / "torchhub_api.jsonl", HUB).docs)
-    attach_questions(docs, held_in)
+def expanded_index(apibench: Path) -> ApiIndex:
+    """The Torch Hub pool with the training split's odd lines attached to the docs (BM25 only;
+    bench/torchhub_dev.py)."""
+    docs, _ = torchhub_dev.expanded_docs(apibench)
     return ApiIndex.build(docs)
 
 
@@ -61,7 +57,7 @@ def unexpanded_index(apibench: Path) -> ApiIndex:
     from gorilla_tui.retrieve.embed import E5Embedder
     from gorilla_tui.retrieve.refresh import embed_docs
 
-    docs = copy.deepcopy(load_jsonl(apibench / "api" / "torchhub_api.jsonl", HUB).docs)
+    docs = torchhub_dev.bare_docs(apibench)
     index = ApiIndex.build(docs)
     # The hubs this split stands in for fuse with the default dense weight; Torch Hub's own manifest ships
     # 0.01 (its docs are expanded), which would make this split BM25 alone (as it was before this line).
@@ -156,13 +152,11 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
 
     apibench = args.shared / "apibench"
-    train = apibench / "eval" / "torchhub_train.json"
-    all_tasks = evalrun.load_tasks(train, HUB)
-    dev = evalrun.select_tasks([t for t in all_tasks if t.question_id % 2 == 0], args.limit, "spread")
+    dev = evalrun.select_tasks(torchhub_dev.dev_tasks(apibench), args.limit, "spread")
     # one llama.cpp thread: 2-thread barriers spin on a busy machine
     backend = services.load_backend(Settings(n_ctx=2048, n_threads=1))
     start = time.perf_counter()
-    splits = {"expanded": score_split(dev, expanded_index(apibench, train), backend, args.k)}
+    splits = {"expanded": score_split(dev, expanded_index(apibench), backend, args.k)}
     splits["not expanded"] = score_split(dev, unexpanded_index(apibench), backend, args.k)
     library = score_library(backend, args.k)
     seconds = time.perf_counter() - start

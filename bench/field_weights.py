@@ -16,7 +16,6 @@ the not-expanded hybrid figures.
 from __future__ import annotations
 
 import argparse
-import copy
 import itertools
 import os
 import sys
@@ -28,11 +27,10 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
+import torchhub_dev  # noqa: E402
 from _report import write_section  # noqa: E402
 
-from gorilla_tui.evaluate import run as evalrun  # noqa: E402
-from gorilla_tui.pool.doc import ApiDoc, load_jsonl  # noqa: E402
-from gorilla_tui.pool.expansion import attach_questions, read_questions  # noqa: E402
+from gorilla_tui.pool.doc import ApiDoc  # noqa: E402
 from gorilla_tui.retrieve import tokenize  # noqa: E402
 from gorilla_tui.retrieve.dense import FUSION_DEPTH, RRF_K, rrf  # noqa: E402
 from gorilla_tui.retrieve.embed import E5Embedder  # noqa: E402
@@ -40,7 +38,7 @@ from gorilla_tui.retrieve.index import ApiIndex, top_k  # noqa: E402
 from gorilla_tui.retrieve.refresh import embed_docs  # noqa: E402
 
 TITLE = "BM25 field weights, Torch Hub dev split"
-HUB = "torchhub"
+HUB = torchhub_dev.HUB
 GRID = {"domain": (1, 2, 3), "functionality": (1, 2, 3), "api_name": (0, 1, 2), "api_call": (0, 1)}
 
 
@@ -85,12 +83,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--no-write", action="store_true", help="print only, do not update docs/benchmarks.md")
     args = ap.parse_args(argv)
     apibench = Path(args.shared) / "apibench"
-    train = apibench / "eval" / "torchhub_train.json"
-    tasks = [t for t in evalrun.load_tasks(train, HUB) if t.question_id % 2 == 0]
-    pairs, _ = read_questions(train)
-    bare = copy.deepcopy(load_jsonl(apibench / "api" / "torchhub_api.jsonl", HUB).docs)
-    expanded = copy.deepcopy(bare)
-    attach_questions(expanded, [p for line, p in enumerate(pairs, start=1) if line % 2 == 1])
+    tasks = torchhub_dev.dev_tasks(apibench)
+    bare = torchhub_dev.bare_docs(apibench)
+    expanded, _ = torchhub_dev.expanded_docs(apibench)
     model = E5Embedder()
     vectors, _ = embed_docs(bare, model)
     cosines = np.asarray(model.embed_queries([t.task for t in tasks])) @ np.asarray(vectors).T

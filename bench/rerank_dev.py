@@ -13,7 +13,6 @@ and strict metrics computed on the training file exactly as on an eval file, and
 from __future__ import annotations
 
 import argparse
-import copy
 import json
 import sys
 import time
@@ -23,17 +22,16 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
+import torchhub_dev  # noqa: E402
 from _report import write_section  # noqa: E402
 
 from gorilla_tui import services  # noqa: E402
 from gorilla_tui.config import Settings  # noqa: E402
 from gorilla_tui.evaluate import run as evalrun  # noqa: E402
-from gorilla_tui.pool.doc import load_jsonl  # noqa: E402
-from gorilla_tui.pool.expansion import attach_questions, read_questions  # noqa: E402
 from gorilla_tui.retrieve.index import ApiIndex  # noqa: E402
 
 TITLE = "Select mode, dev split"
-HUB = "torchhub"
+HUB = torchhub_dev.HUB
 #: (docs, row label, select_by, k); k = 1 is BM25's top hit (one candidate: no model call).
 ROWS = (
     ("plain", "BM25 top hit, no model", "grammar", 1),
@@ -68,15 +66,10 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--no-write", action="store_true", help="do not update docs/benchmarks.md")
     args = ap.parse_args(argv)
     apibench = args.shared / "apibench"
-    train = apibench / "eval" / "torchhub_train.json"
-    pool_path = apibench / "api" / "torchhub_api.jsonl"
-    all_tasks = evalrun.load_tasks(train, HUB)
-    dev = evalrun.select_tasks([t for t in all_tasks if t.question_id % 2 == 0], args.limit, "spread")
-    pairs, _ = read_questions(train)
-    held_in = [p for line, p in enumerate(pairs, start=1) if line % 2 == 1]  # odd lines only
-    plain = load_jsonl(pool_path, HUB).docs
-    expanded = copy.deepcopy(plain)
-    attached = attach_questions(expanded, held_in)
+    train, pool_path = torchhub_dev.train_file(apibench), torchhub_dev.pool_file(apibench)
+    dev = evalrun.select_tasks(torchhub_dev.dev_tasks(apibench), args.limit, "spread")
+    plain = torchhub_dev.bare_docs(apibench)
+    expanded, attached = torchhub_dev.expanded_docs(apibench)  # the odd lines only
     indexes = {"plain": ApiIndex.build(plain), "expanded": ApiIndex.build(expanded)}
     backend = services.load_backend(Settings(n_ctx=2048))
     rows = []

@@ -158,21 +158,12 @@ def _metrics(index: ApiIndex, ranked: list[list[int]], items: list[tuple[str, st
 
 
 def _dev_items(apibench: Path) -> tuple[list, list[tuple[str, str, str]]]:
-    """Torch Hub dev split (as bench/rerank_dev.py): docs expanded with the odd lines of the training split,
+    """Torch Hub dev split (bench/torchhub_dev.py): docs expanded with the odd lines of the training split,
     tasks = its even lines."""
-    import copy
+    import torchhub_dev  # bench/: deferred with the rest of the dev split's imports
 
-    from gorilla_tui.evaluate import run as evalrun
-    from gorilla_tui.pool.doc import load_jsonl
-    from gorilla_tui.pool.expansion import attach_questions, read_questions
-
-    train = apibench / "eval" / "torchhub_train.json"
-    all_tasks = evalrun.load_tasks(train, "torchhub")
-    pairs, _ = read_questions(train)
-    held_in = [p for line, p in enumerate(pairs, start=1) if line % 2 == 1]
-    docs = copy.deepcopy(load_jsonl(apibench / "api" / "torchhub_api.jsonl", "torchhub").docs)
-    attach_questions(docs, held_in)
-    items = [(t.task, t.domain, "".join(t.api_call.split())) for t in all_tasks if t.question_id % 2 == 0]
+    docs, _ = torchhub_dev.expanded_docs(apibench)
+    items = [(t.task, t.domain, "".join(t.api_call.split())) for t in torchhub_dev.dev_tasks(apibench)]
     return docs, items
 
 
@@ -464,19 +455,11 @@ BAREGRID_K = (10, 30, 60, 100)
 BAREGRID_WEIGHTS = (0.5, 1.0, 1.5, 2.0)
 
 
-def _bare_docs(apibench: Path) -> list:
-    """The Torch Hub pool as shipped in APIBench, no training questions attached (a fresh copy)."""
-    import copy
-
-    from gorilla_tui.pool.doc import load_jsonl
-
-    return copy.deepcopy(load_jsonl(apibench / "api" / "torchhub_api.jsonl", "torchhub").docs)
-
-
 def devgrid(args: argparse.Namespace) -> str:
     """The dense weight of a source whose docs carry training questions, chosen on the Torch Hub dev split
     (bench/retrieval.py --part devgrid): markdown of domain@1 / api@1 / api@5 / api@20 per weight."""
     import numpy as np
+    import torchhub_dev  # bench/: the dev split's docs and tasks
 
     from gorilla_tui.retrieve import dense as dense_mod
     from gorilla_tui.retrieve.embed import E5Embedder
@@ -507,7 +490,7 @@ def devgrid(args: argparse.Namespace) -> str:
         lines.append(f"| {w:g} | {figures} |")
     # The same tasks against the bare docs: the stand-in for the hubs without a training split (TensorFlow
     # Hub, Hugging Face), whose RRF k and dense weight are the defaults (dense.RRF_K, dense.W_DENSE).
-    bare = ApiIndex.build(_bare_docs(Path(args.shared) / "apibench"))
+    bare = ApiIndex.build(torchhub_dev.bare_docs(Path(args.shared) / "apibench"))
     bvecs, _ = embed_docs(bare.docs, model)
     bare.dense.attach(bvecs, np.ones(len(bare.docs), bool), {"name": model.name}, model)
     bare_lines = [

@@ -8,7 +8,7 @@ import re
 import threading
 
 import tree_sitter_python
-from tree_sitter import Language, Node, Parser, Tree
+from tree_sitter import Language, Node, Parser, Query, QueryCursor, Tree
 
 _local = threading.local()
 #: A one-line string literal in single or double quotes, backslash escapes honoured (what close_bracket
@@ -23,6 +23,20 @@ def parser() -> Parser:
         p = Parser(Language(tree_sitter_python.language()))
         _local.parser = p
     return p
+
+
+#: Compiled tree-sitter queries by pattern text (captures()); a Query is read-only once built.
+_QUERIES: dict[str, Query] = {}
+
+
+def captures(node: Node, pattern: str) -> dict[str, list[Node]]:
+    """Capture name -> the nodes under `node` that tree-sitter query `pattern` captures (in C: no Python
+    walk over every node). The pattern is compiled once per process. Raises tree_sitter.QueryError for a
+    pattern the Python grammar cannot hold."""
+    query = _QUERIES.get(pattern)
+    if query is None:
+        query = _QUERIES[pattern] = Query(Language(tree_sitter_python.language()), pattern)
+    return QueryCursor(query).captures(node)
 
 
 def parse(code: str | bytes) -> Tree:

@@ -15,18 +15,30 @@ VERDICTS: tuple[VerdictKind, ...] = ("valid", "wrong_args", "hallucination", "un
 
 @dataclass
 class Hit:
-    """One retrieved ApiDoc: rank is 1-based, score is the BM25 score (higher is better; unitless).
-    lm_score: log p(task | doc) in nats when select mode scored the hit by likelihood (model/likelihood.py),
-    else None."""
+    """One retrieved ApiDoc: rank is 1-based and is the order (ApiIndex.search: sources routed, then each
+    pool by the RRF fusion of its BM25 and dense ranks, or by BM25 times python-env's prior; constraints
+    met first), so neither number below need fall with it. score is the doc's plain BM25 score in the pool
+    it was ranked in (higher is better; unitless; 0 for a doc only the dense side found). dense: the
+    cosine similarity of the task's and the doc's embeddings (-1..1) when a hybrid index scored the doc,
+    else None. lm_score: log p(task | doc) in nats when select mode scored the hit by likelihood
+    (model/likelihood.py), else None."""
 
     doc: ApiDoc
     score: float
     rank: int
     lm_score: float | None = None
+    dense: float | None = None
 
     def to_dict(self) -> dict[str, Any]:
         lm = None if self.lm_score is None else round(self.lm_score, 4)
-        return {"rank": self.rank, "score": round(self.score, 4), "lm_score": lm, "doc": self.doc.to_dict()}
+        dense = None if self.dense is None else round(self.dense, 4)
+        return {
+            "rank": self.rank,
+            "score": round(self.score, 4),
+            "dense": dense,
+            "lm_score": lm,
+            "doc": self.doc.to_dict(),
+        }
 
 
 @dataclass

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 
 from gorilla_tui.check.callsite import scan
 from gorilla_tui.parsing import parse
-from gorilla_tui.pool.pyenv import SOURCE
+from gorilla_tui.pool.pyenv import KEYWORD_ONLY_MARK, POSITIONAL_ONLY_MARK, SOURCE
 
 if TYPE_CHECKING:
     from tree_sitter import Node
@@ -110,23 +110,30 @@ def missing_required(doc: ApiDoc, call: CallSite) -> list[str]:
     return missing + [k for k in template.keywords if k not in call.keywords]
 
 
-def _given_names(doc: ApiDoc) -> tuple[list[str], list[str], bool, bool]:
-    """(every parameter name, the names that may be given by position, has ``*args``, has ``**kwargs``)
-    of a python-env doc's api_arguments (pool/pyenv/names.py: name -> default or "required"; "*name" /
-    "**name" -> "optional"; in signature order, so the names after ``*args`` are keyword-only)."""
+def _given_names(doc: ApiDoc) -> tuple[list[str], list[str], list[str], bool, bool]:
+    """(the names that may be given by keyword, the names that may be given by position, the positional-only
+    names, has ``*args``, has ``**kwargs``) of a python-env doc's api_arguments (pool/pyenv/names.py: name
+    -> default or "required"; "*name" / "**name" -> "optional"; the separators "/" and "*" where the
+    signature has them; in signature order, so the names after ``*args`` or "*" are keyword-only and
+    those before "/" positional-only)."""
     names: list[str] = []
     positional: list[str] = []
-    var = varkw = False
+    var = varkw = keyword_only = False
     for k in doc.api_arguments:
-        if k.startswith("**"):
+        if k == POSITIONAL_ONLY_MARK:
+            names.clear()  # every name so far is positional-only
+        elif k == KEYWORD_ONLY_MARK:
+            keyword_only = True
+        elif k.startswith("**"):
             varkw = True
         elif k.startswith("*"):
-            var = True
+            var = keyword_only = True
         else:
             names.append(k)
-            if not var:
+            if not keyword_only:
                 positional.append(k)
-    return names, positional, var, varkw
+    only = [k for k in positional if k not in names]
+    return names, positional, only, var, varkw
 
 
 def argument_errors(doc: ApiDoc, call: CallSite) -> tuple[str, list[str]]:
@@ -138,9 +145,14 @@ def argument_errors(doc: ApiDoc, call: CallSite) -> tuple[str, list[str]]:
     Too many and unknown arguments are not looked for in docs of other sources, docs without parameters
     (a C function without a text signature: its parameters are unknown, pool/pyenv/compiled.py), calls
     with ``*args`` / ``**kwargs`` of their own and calls passed through a wrapper (``partial``,
-    ``submit``, ``Thread``: call.via); missing ones as missing_required says. api_arguments does not
-    record which parameters are positional-only or keyword-only, so each named one counts as
-    positional-or-keyword: the check can miss such an error, never invent one.
+    ``submit``, ``Thread``: call.via); missing ones as missing_required says. Keyword-only and
+    positional-only parameters are told by the signature's own separators, recorded in api_arguments
+    ("*" and "/", pool/pyenv/__init__.py): ``json.loads('x', 1)`` gives too many positional arguments
+    (``json.loads(s, *, cls=None, ...)``), ``math.sqrt(x=4)`` a positional-only parameter given by
+    keyword (``math.sqrt(x, /)``: Python's TypeError "got some positional-only arguments passed as keyword
+    arguments"), reported as unknown_keyword. A signature read from a docstring's first line (C functions
+    without a text signature) has no separators: each named parameter counts as positional-or-keyword,
+    so the check can miss such an error, never invent one.
 
     Returns:
         reason: "wrong_args:too_many_arguments", "wrong_args:unknown_keyword",
@@ -151,7 +163,7 @@ def argument_errors(doc: ApiDoc, call: CallSite) -> tuple[str, list[str]]:
     reasons: list[str] = []
     notes: list[str] = []
     if doc.source == SOURCE and not call.splat and not call.via and doc.api_arguments:
-        names, by_position, var, varkw = _given_names(doc)
+        names, by_position, position_only, var, varkw = _given_names(doc)
         if not var and len(call.positional) > len(by_position):
             reasons.append("wrong_args:too_many_arguments")
             n = len(by_position)
@@ -164,9 +176,14 @@ def argument_errors(doc: ApiDoc, call: CallSite) -> tuple[str, list[str]]:
             if unknown:
                 reasons.append("wrong_args:unknown_keyword")
                 known = ", ".join(names) or "none"
-                notes += [f"{doc.api_name} has no parameter {k!r} (parameters: {known})" for k in unknown]
+                notes += [
+                    f"{doc.api_name} got a positional-only argument passed as keyword: {k!r}"
+                    if k in position_only
+                    else f"{doc.api_name} has no parameter {k!r} (parameters: {known})"
+                    for k in unknown
+                ]
             taken = set(by_position[: len(call.positional)])
-            twice = [k for k in call.keywords if k in taken]
+            twice = [k for k in call.keywords if k in taken and k not in position_only]
             if twice:
                 reasons.append("wrong_args:duplicate_argument")
                 notes += [f"{doc.api_name} got multiple values for argument {k!r}" for k in twice]

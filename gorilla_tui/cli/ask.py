@@ -211,7 +211,7 @@ def _print_panel(d: dict[str, Any]) -> None:
         src = _code_origin(d)
         parts.append(Text(f"code ({src}):", style="bold"))
         parts.append(Syntax(safe_text(d["code"]), "python", word_wrap=True))
-    hits = Table("#", "score", "api_call", "source", box=None, pad_edge=False)
+    hits = Table("#", "BM25", "api_call", "source", box=None, pad_edge=False)  # "#" is the order (types.Hit)
     for h in d["hits"]:
         hits.add_row(
             str(h["rank"]),

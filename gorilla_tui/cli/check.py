@@ -25,7 +25,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="validate API calls against the API pool (AST match): a snippet, or files as a linter",
         description="Check code or a model response with an AST sub-tree match against the API pool. "
         "Exit 0 when valid, 1 for any other verdict, 2 for bad usage. "
-        "With PATHs (files, folders, globs; '-' is standard input when --format is given) it is a linter: "
+        "With PATHs (files, folders, globs) it is a linter: "
         "every API call that is not valid is reported as 'path:line:col: reason-code message' "
         "(Python files, Markdown python fences, notebook code cells); calls that reach no pool are not "
         "reported; '# gorilla: ignore[reason]' on a line silences it. Exit 0 clean, 1 findings, 2 errors.",
@@ -40,12 +40,15 @@ def register(sub: argparse._SubParsersAction) -> None:
         "--format",
         choices=("text", "json", "sarif"),
         default=None,
-        help="linter output (default text for PATHs): text lines, a JSON list, or SARIF 2.1.0",
+        help="linter output (default text for PATHs; with CODE: its findings): text lines, a JSON list, "
+        "or SARIF 2.1.0",
     )
     p.add_argument("--select", action="append", metavar="CODES", help="report only these reason codes "
                    "(comma-separated; a verdict like 'wrong_args' selects all of its codes)")  # fmt: skip
     p.add_argument("--ignore", action="append", metavar="CODES", help="do not report these reason codes")
-    p.add_argument("--stdin-filename", default=None, metavar="NAME", help="the name of '-' in findings")
+    p.add_argument(
+        "--stdin-filename", default=None, metavar="NAME", help="the name of '-' (or of CODE) in findings"
+    )
     p.add_argument(
         "--hub",
         default=None,
@@ -59,16 +62,32 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=run)
 
 
-def _lint_mode(args: argparse.Namespace) -> bool:
-    """True when args.code names files: several arguments, --format/--select/--ignore, or one argument
-    that is an existing file or folder, a glob, or looks like a file name (.py/.md/.ipynb). A single
-    '-' without those options keeps the snippet form (stdin is the code)."""
-    if len(args.code) > 1 or args.format or args.select or args.ignore:
+def _names_paths(args: argparse.Namespace) -> bool:
+    """True when args.code names files to lint, False when it is the code itself. Decided by the arguments
+    alone, never by --format/--select/--ignore/--json (those only choose what is printed: `check CODE
+    --format json` checks CODE, as `check CODE` does): several arguments are paths ('-' among them is
+    standard input); one argument is the code when it is '-' (the code is read from standard input) or
+    holds a newline or "(", else a path when it is an existing file or folder, a glob, ends with "/" or
+    looks like a file name (.py/.md/.ipynb): a path that names nothing is then a one-line error."""
+    if len(args.code) > 1:
         return True
     only = args.code[0]
     if only == "-" or "\n" in only or "(" in only:
         return False
-    return os.path.exists(only) or any(c in only for c in "*?[") or only.endswith((".py", ".md", ".ipynb"))
+    return (
+        os.path.exists(only)
+        or any(c in only for c in "*?[")
+        or only.endswith(("/", os.sep, ".py", ".md", ".ipynb"))
+    )
+
+
+def _read_code(args: argparse.Namespace) -> str:
+    """The code of the snippet form: args.code[0], or standard input for '-' (bytes that are not UTF-8
+    replaced)."""
+    if args.code[0] == "-":
+        data = sys.stdin.buffer.read() if hasattr(sys.stdin, "buffer") else sys.stdin.read().encode()
+        return data.decode("utf-8", "replace")
+    return args.code[0]
 
 
 def _validator(args: argparse.Namespace, code: str | list[str]):
@@ -128,17 +147,15 @@ def run(args: argparse.Namespace) -> int:
     anything is printed) reach stderr as one line, so with --json stdout is empty or one JSON object."""
     if args.pool and args.hub:  # --hub selects a source of the index; a single file is one source
         raise UsageError("--hub filters the index; with --pool the file is the pool (drop one of them)")
-    if _lint_mode(args):
+    paths = _names_paths(args)
+    if paths or args.format or args.select or args.ignore:  # the linter's findings, of files or of the code
         if args.json and args.format is None:  # `check FILE --json` means the linter's JSON
             args.format = "json"
         from gorilla_tui.cli.lint import run_lint  # deferred: only the linter form needs it
 
-        return run_lint(args, lambda code: _validator(args, code))
-    if args.code[0] == "-":
-        data = sys.stdin.buffer.read() if hasattr(sys.stdin, "buffer") else sys.stdin.read().encode()
-        code = data.decode("utf-8", "replace")
-    else:
-        code = args.code[0]
+        code = None if paths else _read_code(args)
+        return run_lint(args, lambda blocks: _validator(args, blocks), code)
+    code = _read_code(args)
     if not code.strip():
         raise UsageError("nothing to check: the code is empty")
     verdict = _validator(args, code).check(code)

@@ -18,19 +18,25 @@ SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 INFO_URI = "https://arxiv.org/abs/2305.15334"
 
 
-def run_lint(args: argparse.Namespace, validator_for: Callable[[list[str]], Any]) -> int:
-    """Check the files args.code names; print findings in args.format; return the exit status.
-    validator_for(every code block, a list) gives the Validator (built once for all files). Raises
-    UsageError for an unknown reason code or a path that names nothing (before anything is printed)."""
+def run_lint(
+    args: argparse.Namespace, validator_for: Callable[[list[str]], Any], code: str | None = None
+) -> int:
+    """Check the files args.code names, or `code` itself when given (the snippet form with a linter option:
+    named args.stdin_filename, else "<stdin>" for '-' and "<code>"); print findings in args.format; return
+    the exit status. validator_for(every code block, a list) gives the Validator (built once for all
+    files). Raises UsageError for an unknown reason code or a path that names nothing (before anything is
+    printed)."""
     from gorilla_tui.check import lint  # deferred: tree-sitter and the validator; `--help` stays fast
 
     try:
         select = lint.parse_codes(args.select) or ["all"]
         ignore = lint.parse_codes(args.ignore)
-        paths = lint.discover(args.code)
+        paths = lint.discover(args.code) if code is None else []
     except (ValueError, FileNotFoundError) as e:
         raise UsageError(str(e).strip("'\"")) from None
     texts: list[tuple[str, str]] = []
+    if code is not None:
+        texts.append((args.stdin_filename or ("<stdin>" if args.code == ["-"] else "<code>"), code))
     errors: list[str] = []
     for path in paths:
         try:

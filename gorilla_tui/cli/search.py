@@ -35,12 +35,23 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=run)
 
 
+#: Under the hits table: what orders the hits, which is neither number shown (types.Hit).
+RANK_NOTE = (
+    "rank is the order: sources routed by how well their best doc matches, then BM25 and dense ranks fused "
+    "(RRF; python-env: BM25 x its prior), constraints met first; BM25 and dense are each hit's own scores"
+)
+
+
 def hit_row(hit) -> dict:
-    """The JSON shape of one hit: rank, score, and the doc's identifying fields."""
+    """The JSON shape of one hit: rank (the order), score and bm25 (the same plain BM25 score; "score" kept
+    for older readers), dense (the cosine similarity of task and doc embeddings, or None without a dense
+    side), and the doc's identifying fields."""
     d = hit.doc
     return {
         "rank": hit.rank,
         "score": round(hit.score, 4),
+        "bm25": round(hit.score, 4),
+        "dense": None if hit.dense is None else round(hit.dense, 4),
         "api_call": d.api_call,
         "domain": d.domain,
         "api_name": d.api_name,
@@ -109,13 +120,29 @@ def run(args: argparse.Namespace) -> int:
         return 1
     title = task
     title = title if len(title) <= TITLE_CHARS else title[: TITLE_CHARS - 3].rstrip() + "..."
-    table = Table(title=Text(safe_text(f"hits for: {title}" + (f" (source {hub})" if hub else ""))))
-    for col, just in (("rank", "right"), ("score", "right"), ("api_call", "left"), ("domain", "left"),
-                      ("api_name", "left"), ("source", "left")):  # fmt: skip
-        table.add_column(col, justify=just, overflow="fold", no_wrap=col in ("rank", "score", "source"))
+    table = Table(
+        title=Text(safe_text(f"hits for: {title}" + (f" (source {hub})" if hub else ""))),
+        caption=Text(RANK_NOTE),
+    )
+    dense = any(h.dense is not None for h in hits)
+    numbers = ("rank", "BM25", "dense") if dense else ("rank", "BM25")
+    for col in (*numbers, "api_call", "domain", "api_name", "source"):
+        right = col in numbers
+        table.add_column(
+            col, justify="right" if right else "left", overflow="fold", no_wrap=right or col == "source"
+        )
     for h in hits:
         r = hit_row(h)
-        cells = (str(r["rank"]), f"{r['score']:.2f}", r["api_call"], r["domain"], r["api_name"], r["source"])
+        cos = ("-" if r["dense"] is None else f"{r['dense']:.3f}",) if dense else ()
+        cells = (
+            str(r["rank"]),
+            f"{r['bm25']:.2f}",
+            *cos,
+            r["api_call"],
+            r["domain"],
+            r["api_name"],
+            r["source"],
+        )
         table.add_row(*(Text(safe_text(str(c))) for c in cells))  # doc fields: shown, never interpreted
     console.print(table)
     if result.message:

@@ -290,7 +290,8 @@ def load_file(
 def load_paths(
     paths: Iterable[str | Path], source: str, fmt: str | None = None, max_bytes: int = MAX_SOURCE_BYTES
 ) -> LoadResult:
-    """Load files and folders (a folder: every *.json / *.jsonl inside) into one result under `source`.
+    """Load files and folders (a folder: every *.json / *.jsonl inside, symbolic links out of it left out
+    and named as "skipped" diagnostics) into one result under `source`.
 
     Doc ids stay unique across files: a file other than the first gets "<source>:<file stem>:<line>".
     The source is validated before and while it is read, and refused whole (SourceRejected, one line):
@@ -298,12 +299,13 @@ def load_paths(
     bounded reads); more lines or entries that are not docs than docs (with their count and the first bad
     line), which is how a garbage file with a few valid lines is told from a doc file with a few slips.
     """
-    files = source_files(paths)
+    skipped: list[Diagnostic] = []  # links out of a folder (pool/files.py doc_files): named, not read
+    files = source_files(paths, skipped)
     total = sum(checked_stat(f).st_size for f in files)
     if total > max_bytes:
         what = files[0] if len(files) == 1 else f"{source} ({len(files)} files)"
         raise too_big(what, max_bytes)
-    result = LoadResult()
+    result = LoadResult(diagnostics=skipped)
     for f in files:
         part = load_file(f, source, fmt, max_bytes)
         if len(files) > 1:

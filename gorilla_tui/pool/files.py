@@ -115,9 +115,30 @@ def checked_stat(path: Path) -> os.stat_result:
     return st
 
 
-def doc_files(folder: Path) -> list[Path]:
-    """The doc files in a folder (*.json, *.jsonl, any case, regular files only), sorted, not recursive."""
-    return sorted(p for p in folder.iterdir() if p.suffix.lower() in (".json", ".jsonl") and _regular(p))
+def doc_files(folder: Path, skipped: list[Diagnostic] | None = None) -> list[Path]:
+    """The doc files in a folder (*.json, *.jsonl, any case, regular files only), sorted, not recursive.
+
+    A symbolic link is read only when it resolves inside the folder (``latest.jsonl -> v2.jsonl``); one
+    that leads out of it (``leak.json -> ~/.ssh/id_rsa``, ``-> /etc/passwd``) is left out and, when
+    `skipped` is given, named there as a "skipped" Diagnostic. Why not follow it: the folder is what the
+    user named as the source, and what is read goes into the index, which search, the TUI and a remote
+    model show; a folder from elsewhere (a cloned repository, an unpacked archive) could otherwise pull any
+    file the user can read into it. A file named directly (``--source FILE``), and the files of a
+    built-in source's mirror (Hugging Face snapshots are links into the cache's blobs), are followed.
+    """
+    root = folder.resolve()
+    out = []
+    for p in sorted(folder.iterdir()):
+        if p.suffix.lower() not in (".json", ".jsonl"):
+            continue
+        if p.is_symlink() and not p.resolve().is_relative_to(root):
+            if skipped is not None:
+                why = "symbolic link to a file outside the folder: not read"
+                skipped.append(Diagnostic(str(p), 0, "skipped", why))
+            continue
+        if _regular(p):
+            out.append(p)
+    return out
 
 
 def _regular(path: Path) -> bool:
@@ -127,9 +148,10 @@ def _regular(path: Path) -> bool:
         return False
 
 
-def source_files(paths: Iterable[str | Path]) -> list[Path]:
-    """The files a source reads: each path a regular file, or a folder (its doc_files). Checked with
-    os.stat, never opened. Raises SourceRejected for anything else (FIFO, device, socket, missing)."""
+def source_files(paths: Iterable[str | Path], skipped: list[Diagnostic] | None = None) -> list[Path]:
+    """The files a source reads: each path a regular file, or a folder (its doc_files; links out of it
+    left out, and named in `skipped` when given). Checked with os.stat, never opened. Raises
+    SourceRejected for anything else (FIFO, device, socket, missing)."""
     files: list[Path] = []
     for p in map(Path, paths):
         try:
@@ -137,7 +159,7 @@ def source_files(paths: Iterable[str | Path]) -> list[Path]:
         except OSError as e:
             raise SourceRejected(f"{p}: cannot read ({e.strerror or e})") from None
         if stat.S_ISDIR(st.st_mode):
-            files.extend(doc_files(p))
+            files.extend(doc_files(p, skipped))
         elif stat.S_ISREG(st.st_mode):
             files.append(p)
         else:

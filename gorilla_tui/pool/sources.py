@@ -317,8 +317,10 @@ def user_source(
         raise UsageError(
             f"--source {path}: the source name {name!r} is already used; name it: --source OTHER={p}"
         )
-    if p.is_dir() and not doc_files(p):
-        raise UsageError(f"--source {path}: no *.json or *.jsonl file in that folder")
+    links_out: list = []
+    if p.is_dir() and not doc_files(p, links_out):
+        why = f" ({len(links_out)} symbolic link(s) out of it not read)" if links_out else ""
+        raise UsageError(f"--source {path}: no *.json or *.jsonl file in that folder{why}")
     result = load_paths([p], name, max_bytes=max_bytes)
     files = [str(p)] if not p.is_dir() else [str(f) for f in doc_files(p)]
     return SourceLoad(name, title or f"user docs ({p})", "ok", str(p), files, result, user=True)

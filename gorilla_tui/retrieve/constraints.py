@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from itertools import zip_longest
 from typing import Any
 
@@ -215,7 +215,7 @@ def rerank(
         rows = [r for r in rows if STATUSES[r[0]] != "violated"]
     new_hits, reports = [], []
     for i, (group, h, checks) in enumerate(rows, start=1):
-        nh = Hit(h.doc, h.score, i)
+        nh = replace(h, rank=i)
         new_hits.append(nh)
         reports.append(ConstraintReport(nh, h.rank, STATUSES[group], checks))
     return new_hits, reports
@@ -339,7 +339,7 @@ def search_with_constraints(
         seen = {h.doc.id for h in hits}
         more = _candidates(index, task, n - len(hits), hub, constraints)  # at most n docs read in all
         hits += [h for h in more if h.doc.id not in seen]
-        hits = [Hit(h.doc, h.score, rank) for rank, h in enumerate(hits, start=1)]
+        hits = [replace(h, rank=rank) for rank, h in enumerate(hits, start=1)]
     perf_of = getattr(index, "performance", None)
     result = apply_constraints(task, hits, constraints=constraints, perf_of=perf_of)
     first_ok = next((r["bm25_rank"] for r in result.report if r["status"] == "satisfied"), 0)
@@ -373,4 +373,4 @@ def _candidates(index: Any, task: str, n: int, hub: str | None, constraints: lis
     merged: dict[str, Hit] = {}
     for h in interleaved + hits:
         merged.setdefault(h.doc.id, h)
-    return [Hit(h.doc, h.score, rank) for rank, h in enumerate(merged.values(), start=1)]
+    return [replace(h, rank=rank) for rank, h in enumerate(merged.values(), start=1)]

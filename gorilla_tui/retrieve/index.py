@@ -327,31 +327,39 @@ class ApiIndex:
             raise UsageError(f"k must be at least 1, not {k}")
         sources = self.sources
         if hub or len(sources) < 2 or self.routing == "global":
-            rows, fused, bm25, _ = self.ranked(query, hub)
-            return self._as_hits(self._top(rows, fused, bm25, k))
+            return self._as_hits(self._top(*self.ranked(query, hub), k))
         # "source" routing (retrieve/routing.py): groups of sources in the order of their best
         # source_scores, each ranked alone (fused with dense)
         best = self.source_scores(query)
         groups = source_routing.route_groups(sources, best)
         scores = [max(best[m] for m in members) for members in groups]
-        per_group: list[list[tuple[int, float]]] = []  # (index row, BM25 score): docs are read at the end
+        per_group: list[list[_Top]] = []  # (index row, BM25 score, cosine): docs are read at the end
         for members in groups:
-            rows, fused, bm25, _ = self.ranked(query, members[0] if len(members) == 1 else members)
-            per_group.append(self._top(rows, fused, bm25, k))
+            per_group.append(self._top(*self.ranked(query, members[0] if len(members) == 1 else members), k))
             if sum(map(len, per_group)) >= k and len(per_group) >= 2:
                 break
         order = source_routing.merge_routed(per_group, scores)
         return self._as_hits(order[:k])
 
-    def _top(self, rows: np.ndarray, fused: np.ndarray, bm25: np.ndarray, k: int) -> list[tuple[int, float]]:
-        """(index row, BM25 score) of the k best fused scores of one pool, best first."""
-        return [(int(rows[pos]), float(bm25[pos])) for pos, _ in top_k(fused, k)]
+    def _top(self, rows: np.ndarray, fused: np.ndarray, bm25: np.ndarray, dense: Any, k: int) -> list[_Top]:
+        """(index row, BM25 score, dense cosine or None) of the k best fused scores of one pool, best first.
+        dense: ranked()'s (cosine, mask) or None; a doc without a vector (mask False) has no cosine."""
+        out: list[_Top] = []
+        for pos, _ in top_k(fused, k):
+            cos = float(dense[0][pos]) if dense is not None and dense[1][pos] else None
+            out.append((int(rows[pos]), float(bm25[pos]), cos))
+        return out
 
-    def _as_hits(self, top: list[tuple[int, float]]) -> list[Hit]:
-        """Hits (1-based ranks) of (index row, BM25 score) pairs: only these docs are read (LazyDocs)."""
+    def _as_hits(self, top: list[_Top]) -> list[Hit]:
+        """Hits (1-based ranks) of _top's triples: only these docs are read (LazyDocs)."""
         return [
-            Hit(doc=self.docs[row], score=score, rank=rank) for rank, (row, score) in enumerate(top, start=1)
+            Hit(doc=self.docs[row], score=score, rank=rank, dense=cos)
+            for rank, (row, score, cos) in enumerate(top, start=1)
         ]
+
+
+#: One ranked doc of a pool before it is read: (index row, BM25 score, dense cosine or None).
+_Top = tuple[int, float, "float | None"]
 
 
 __all__ = [

@@ -5,7 +5,7 @@ merge of each group's hits (merge_routed), plus each source's dense weight in th
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeVar
 
 import numpy as np
 
@@ -144,7 +144,11 @@ def route_groups(sources: list[str], best: dict[str, float]) -> list[tuple[str, 
     return groups
 
 
-def merge_routed(per_group: list[list[tuple[int, float]]], scores: list[float]) -> list[tuple[int, float]]:
+#: A ranked doc of one group, whatever its shape (ApiIndex: index row, BM25 score, dense cosine).
+_H = TypeVar("_H")
+
+
+def merge_routed(per_group: list[list[_H]], scores: list[float]) -> list[_H]:
     """One ranking of the per-group rankings (in group order, each best first) of a "source" routed
     search: the groups one after another, except that when the second group's score is at least
     ROUTING_MARGIN of the first's, its best hit takes the second place. scores: each group's best

@@ -55,7 +55,7 @@ async def test_likelihood_scores_and_the_chosen_hit_are_shown(torchhub_index, mo
         panel = main.query_one("#hits")
         assert panel.chosen == 2 and panel.scored
         table = panel.query_one(DataTable)
-        assert [str(c.label) for c in table.columns.values()][:3] == ["#", "score", "lm"]
+        assert [str(c.label) for c in table.columns.values()][:3] == ["#", "bm25", "lm"]
         rows = _row_texts(table)
         assert len(rows) == len(hits)
         for i, (row, hit) in enumerate(zip(rows, hits, strict=True)):

@@ -130,3 +130,37 @@ def test_a_standard_library_call_with_too_many_arguments_is_wrong_args(capsys, t
     out = capsys.readouterr().out
     assert f"{path}:4:1: wrong_args:unknown_keyword shutil.copy has no parameter 'overwrite'" in out
     assert ":3:" not in out  # math.sqrt(4) binds
+
+
+def test_an_output_option_does_not_turn_the_code_into_a_path(pool, capsys):
+    """`check CODE --format json` read CODE as a path ("no such file or folder", exit 2). Code or path is
+    decided by the arguments alone; --format / --select / --ignore print the code's findings as the linter
+    prints a file's, and --json without them stays the verdict object."""
+    wrong, right = (
+        "torch.hub.load('pytorch/vision', 'resnet-201')",
+        "torch.hub.load('pytorch/vision', 'resnet50')",
+    )
+    assert main(["check", wrong, "--pool", pool, "--format", "json"]) == 1
+    found = json.loads(capsys.readouterr().out)
+    assert [(f["path"], f["line"], f["col"], f["reason"]) for f in found] == [
+        ("<code>", 1, 1, "wrong_args:unknown_model")
+    ]
+    assert "model='resnet101'" in found[0]["suggestions"][0]
+    assert main(["check", right, "--pool", pool, "--format", "json"]) == 0
+    assert json.loads(capsys.readouterr().out) == []
+    assert main(["check", wrong, "--pool", pool, "--format", "sarif"]) == 1
+    sarif = json.loads(capsys.readouterr().out)
+    assert [r["ruleId"] for r in sarif["runs"][0]["results"]] == ["wrong_args:unknown_model"]
+    assert main(["check", wrong, "--pool", pool, "--ignore", "wrong_args"]) == 0
+    assert main(["check", wrong, "--pool", pool, "--json"]) == 1  # the verdict, as before
+    assert json.loads(capsys.readouterr().out)["verdict"] == "wrong_args"
+
+
+@pytest.mark.parametrize("path", ["missing.py", "no_such_folder/"])
+@pytest.mark.parametrize("option", [[], ["--format", "json"], ["--json"]])
+def test_a_missing_path_is_one_line_error(pool, capsys, tmp_path, monkeypatch, path, option):
+    monkeypatch.chdir(tmp_path)
+    assert main(["check", path, "--pool", pool, *option]) == 2
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    assert captured.err == f"gorilla-tui: error: {path}: no such file or folder\n"

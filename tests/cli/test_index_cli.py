@@ -201,6 +201,41 @@ def test_each_skipped_file_of_a_source_folder_is_named_with_why(
     assert f"skipped {folder}/[bold]e\\x1bvil.json: empty file" in status
 
 
+def test_a_symbolic_link_out_of_a_source_folder_is_named_and_not_read(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`index --refresh --source DIR` followed a link in DIR to a file outside it (~/.ssh/id_rsa,
+    /etc/passwd) and read it into the index. Such a link is now a skipped file, named with why; a link to
+    a file inside DIR is read, and a file named directly by --source is read even when it is a link."""
+    monkeypatch.setenv("COLUMNS", "200")
+    folder, outside = tmp_path / "mine", tmp_path / "outside"
+    folder.mkdir()
+    outside.mkdir()
+    shutil.copy(SMALL_POOL / "torchhub_api.jsonl", folder / "torchhub_api.jsonl")
+    shutil.copy(SMALL_POOL / "tensorflowhub_api.jsonl", outside / "private.jsonl")
+    (folder / "leak.jsonl").symlink_to(outside / "private.jsonl")
+    (folder / "passwd.json").symlink_to("/etc/passwd")
+    (folder / "latest.jsonl").symlink_to("torchhub_api.jsonl")  # relative, inside the folder
+    torch_docs = sum(
+        1 for line in (SMALL_POOL / "torchhub_api.jsonl").read_text().splitlines() if line.strip()
+    )
+    refresh = ["index", "--refresh", "--only", "mine", "--source", f"mine={folder}", "--json"]
+    assert main(refresh) == 0
+    (row,) = json.loads(capsys.readouterr().out)["sources"]
+    why = "symbolic link to a file outside the folder: not read"
+    assert row["skips"] == [f"{folder}/leak.jsonl: {why}", f"{folder}/passwd.json: {why}"]
+    assert row["loaded"] == 2 * torch_docs  # torchhub_api.jsonl and latest.jsonl; nothing of outside/
+    assert main(["search", "image classification", "-k", "50", "--json"]) == 0
+    assert {h["id"].split(":")[1] for h in json.loads(capsys.readouterr().out)["hits"]} == {
+        "latest",
+        "torchhub_api",
+    }
+    named = ["index", "--refresh", "--only", "link", "--source", f"link={folder / 'leak.jsonl'}", "--json"]
+    assert main(named) == 0  # a link named on the command line is the user's choice: read
+    rows = {r["name"]: r for r in json.loads(capsys.readouterr().out)["sources"]}
+    assert rows["link"]["loaded"] > 0 and rows["link"]["skips"] == []
+
+
 def test_error_lines_show_escape_sequences_of_arguments_never_send_them(
     capsys: pytest.CaptureFixture[str],
 ) -> None:

@@ -42,3 +42,55 @@ def test_search_cuts_a_very_long_task_as_ask_does(capsys: pytest.CaptureFixture[
     assert err_cut == ""
     assert [h["id"] for h in json.loads(out)["hits"]] == [h["id"] for h in json.loads(same)["hits"]]
     assert json.loads(out)["task"] == json.loads(same)["task"] == cut.strip()  # the task searched, cut
+
+
+def test_the_md5_of_a_file_finds_hashlib_md5_first(capsys: pytest.CaptureFixture[str]) -> None:
+    """`search "compute the md5 of a file"` (and ask) gave uuid.uuid3 first: hashlib.md5 is made at import
+    time (``globals()[name] = __get_hash(name)``, from OpenSSL or _md5), so its python-env doc had no
+    description and no parameters. It now has those of _md5.md5, the compiled constructor of its name."""
+    assert main(["index", "--refresh", "--only", "python-env", "--no-dense", "--json"]) == 0
+    capsys.readouterr()
+    for task, first in (
+        ("compute the md5 of a file", "hashlib.md5"),
+        ("sha256 checksum of a file", "hashlib.sha256"),
+    ):
+        assert main(["search", task, "-k", "3", "--json"]) == 0
+        hits = json.loads(capsys.readouterr().out)["hits"]
+        assert hits[0]["api_name"] == first, (task, [h["api_name"] for h in hits])
+
+
+def test_the_hits_table_names_its_scores_and_what_ranks(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, dense
+) -> None:
+    """The table's "score" column was the plain BM25 score while the order is the fused one (RRF of BM25
+    and dense ranks; BM25 x prior for python-env), so the numbers could look out of order. The columns are
+    now rank, BM25 and (hybrid index) dense cosine, with a caption saying what the rank is; --json keeps
+    "score" and adds "bm25" and "dense"."""
+    monkeypatch.setenv("COLUMNS", "250")
+    assert main(["index", "--refresh", "--only", "torchhub", "--from", str(SMALL_POOL)]) == 0
+    capsys.readouterr()
+    task = "classify sports activities in videos"
+    assert main(["search", task, "-k", "5", "--json"]) == 0
+    hits = json.loads(capsys.readouterr().out)["hits"]
+    assert [h["rank"] for h in hits] == list(range(1, len(hits) + 1)) and len(hits) == 5
+    assert all(h["bm25"] == h["score"] for h in hits)
+    assert all(isinstance(h["dense"], float) and -1.0 <= h["dense"] <= 1.0 for h in hits)
+    assert main(["search", task, "-k", "5"]) == 0
+    out = capsys.readouterr().out
+    header = next(line for line in out.splitlines() if "rank" in line and "api_call" in line)
+    assert [c.strip() for c in header.strip("┃ ").split("┃")][:3] == ["rank", "BM25", "dense"]
+    assert "score" not in header
+    assert "rank is the order" in out and "BM25 and dense are each hit's own scores" in " ".join(out.split())
+    for h in hits:
+        assert f"{h['dense']:.3f}" in out
+
+
+def test_without_a_dense_side_the_table_shows_bm25_alone(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["index", "--refresh", "--only", "torchhub", "--from", str(SMALL_POOL)]) == 0
+    capsys.readouterr()
+    assert main(["search", "detect objects in an image", "-k", "3", "--json"]) == 0
+    hits = json.loads(capsys.readouterr().out)["hits"]
+    assert hits and all(h["dense"] is None and h["bm25"] == h["score"] for h in hits)
+    assert main(["search", "detect objects in an image", "-k", "3"]) == 0
+    header = next(line for line in capsys.readouterr().out.splitlines() if "api_call" in line)
+    assert [c.strip() for c in header.strip("┃ ").split("┃")][:3] == ["rank", "BM25", "api_call"]

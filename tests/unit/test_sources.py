@@ -80,6 +80,18 @@ def test_user_source_named_after_stem(tmp_path: Path) -> None:
     assert user_source(odd).name == "a=b"
 
 
+def test_a_folder_whose_only_doc_files_link_out_of_it_says_so(tmp_path: Path) -> None:
+    """A link out of a --source folder is not read (pool/files.py doc_files): a folder with nothing else
+    is "no doc file", with the links counted, not a source made of the files they point to."""
+    outside = tmp_path / "outside.jsonl"
+    outside.write_text('{"api_call": "secret.f()", "description": "private"}\n')
+    folder = tmp_path / "docs"
+    folder.mkdir()
+    (folder / "a.jsonl").symlink_to(outside)
+    with pytest.raises(UsageError, match=r"no \*\.json or \*\.jsonl file in that folder \(1 symbolic link"):
+        user_source(folder)
+
+
 def test_bad_source_name_or_empty_path_says_so(tmp_path: Path) -> None:
     """`--source ../x=PATH`, `--source "a b"=PATH`, `--source =PATH` and `--source zoo=` used to be "no such
     file or folder" for the whole value; they name what is wrong. A missing PATH is still "no such file"."""

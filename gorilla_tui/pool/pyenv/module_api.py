@@ -7,7 +7,7 @@ from __future__ import annotations
 import inspect
 from typing import TYPE_CHECKING
 
-from gorilla_tui.parsing import parse
+from gorilla_tui.parsing import captures, parse
 from gorilla_tui.pool.pyenv.defs import (  # noqa: F401 - SIGNATURE_KEEPING re-exported (its old home)
     SIGNATURE_KEEPING,
     class_def,
@@ -216,6 +216,13 @@ def _statement(node: Node, info: ModuleInfo, tracker: _AllTracker) -> None:
                 )
 
 
+#: The module names of ``import X`` and ``import X as Y`` statements (ModuleInfo.imported).
+_IMPORTED = """
+(import_statement name: (dotted_name) @module)
+(import_statement name: (aliased_import name: (dotted_name) @module))
+"""
+
+
 def read_module(source: bytes, name: str, is_package: bool = False) -> ModuleInfo:
     """Parse Python source bytes with tree-sitter (never imports or runs it) into a ModuleInfo.
 
@@ -229,6 +236,12 @@ def read_module(source: bytes, name: str, is_package: bool = False) -> ModuleInf
         _statement(child, info, tracker)
     info.all_names = tracker.value
     info.instances = dict(tracker.instances)
+    bound = (
+        info.defs.keys() | info.aliases.keys() | info.assigned | {a for i in info.imports for _, a in i.names}
+    )
+    if any(n not in bound for n in info.all_names or ()):
+        # a name of __all__ bound only at import time (hashlib.md5): which modules may bind it (ModuleInfo)
+        info.imported = {node_text(n) for n in captures(root, _IMPORTED).get("module", [])}
     for name, (
         var,
         attr,

@@ -7,7 +7,11 @@ from __future__ import annotations
 import os
 
 from gorilla_tui.pool.doc import ApiDoc, LoadResult
-from gorilla_tui.pool.pyenv import SOURCE  # the source name of every doc this loader makes
+from gorilla_tui.pool.pyenv import (  # the source name of every doc this loader makes; signature separators
+    KEYWORD_ONLY_MARK,
+    POSITIONAL_ONLY_MARK,
+    SOURCE,
+)
 from gorilla_tui.pool.pyenv.groups import Group
 from gorilla_tui.pool.pyenv.module_api import ClassDef, FuncDef, ModuleInfo, Param, first_paragraph
 
@@ -145,14 +149,24 @@ def _call_args(params: list[Param]) -> str:
 
 
 def _arguments(params: list[Param]) -> dict[str, str]:
-    out = {}
-    for p in params:
+    """api_arguments of a python-env doc: name -> default source text or "required"; "*name" / "**name"
+    -> "optional" for ``*args`` / ``**kwargs``; the separators "/" and "*" (value "") where Python's
+    signature has them (``json.loads(s, *, cls=None, ...)``, ``len(obj, /)``), so the checker
+    (check/imports.py argument_errors) knows which parameters may be given by position or by keyword."""
+    out: dict[str, str] = {}
+    var_seen = False
+    for i, p in enumerate(params):
+        if p.kind == "kwonly" and not var_seen and KEYWORD_ONLY_MARK not in out:
+            out[KEYWORD_ONLY_MARK] = ""
         if p.kind == "var":
+            var_seen = True
             out["*" + p.name] = "optional"
         elif p.kind == "varkw":
             out["**" + p.name] = "optional"
         else:
             out[p.name] = p.default if p.default is not None else "required"
+        if p.kind == "posonly" and (i + 1 == len(params) or params[i + 1].kind != "posonly"):
+            out[POSITIONAL_ONLY_MARK] = ""
     return out
 
 
@@ -221,6 +235,25 @@ def _submodule_def(modules: dict[str, ModuleInfo], package: str, name: str) -> t
     return (found[0], name) if len(found) == 1 else None
 
 
+def _made_at_import(
+    modules: dict[str, ModuleInfo], compiled: frozenset[str], info: ModuleInfo, name: str
+) -> tuple[str, str] | None:
+    """(compiled module, name) for a name of a literal __all__ that the module's source binds only at
+    import time, from the one private compiled module it imports (an implementation module, as _follows
+    reads them: ``_md5``; never ``math``, whose ``degrees`` is not turtle's ``degrees``) that defines a
+    function or class of that name; else None. hashlib's constructors: ``globals()[name] =
+    __get_hash(name)`` makes ``hashlib.md5`` from OpenSSL (``_hashlib.openssl_md5``) or from
+    ``_md5.md5``, the one of the same name, with the same signature ``(string=b'', *,
+    usedforsecurity=True)`` and docstring; without it hashlib.md5 was a doc with no description or
+    parameters, and "compute the md5 of a file" found uuid.uuid3 first."""
+    found = [
+        m
+        for m in sorted(info.imported & compiled)
+        if m.startswith("_") and isinstance(modules[m].defs.get(name), (FuncDef, ClassDef))
+    ]
+    return (found[0], name) if len(found) == 1 else None
+
+
 def emit(
     group: Group,
     modules: dict[str, ModuleInfo],
@@ -241,6 +274,8 @@ def emit(
                 continue
             if target is None and info.is_package:
                 target = _submodule_def(modules, mod, n)
+            if target is None and info.all_names is not None and n not in info.assigned:
+                target = _made_at_import(modules, compiled, info, n)
             qual = _qualify(shown, n)
             if target is None:
                 if info.all_names is not None and n not in info.assigned and f"{mod}.{n}" not in modules:

@@ -86,3 +86,6 @@ class ModuleInfo:
     #: ``globals().update((n, getattr(OBJ, n)) ...)``: the module exports OBJ's public methods as functions
     #: (multiprocessing/__init__.py: context._default_context, so multiprocessing.Pool); OBJ's source text.
     exported_object: str = ""
+    #: modules named by ``import X`` / ``import X as Y`` anywhere in the source, function bodies too
+    #: (hashlib imports _md5 inside the function that makes its md5 constructor at import time).
+    imported: set[str] = field(default_factory=set)

@@ -1,5 +1,5 @@
-"""The hits panel: the top-k retrieved docs (source, name, domain, BM25 and likelihood scores); Enter shows a
-doc."""
+"""The hits panel: the top-k retrieved docs (source, name, domain, BM25, dense and likelihood scores); Enter
+shows a doc."""
 
 from __future__ import annotations
 
@@ -14,8 +14,11 @@ from gorilla_tui.textsafe import safe_text
 from gorilla_tui.tui.naming import display_name
 from gorilla_tui.types import Hit
 
-#: Columns of fixed width (characters): rank and BM25 score.
-FIXED = (("#", 2), ("score", 5))
+#: Columns of fixed width (characters): rank (the order: the fused ranking, types.Hit) and the hit's plain
+#: BM25 score, labelled as such: the order is not by it (it was "score", and looked out of order).
+FIXED = (("#", 2), ("bm25", 5))
+#: The dense side's cosine similarity of task and doc (Hit.dense, 2 decimals), shown when a hit has one.
+DENSE = ("cos", 5)
 #: The same plus the likelihood score log p(task | doc) in nats (Hit.lm_score, 1 decimal), shown when select
 #: mode chose by likelihood.
 FIXED_LM = (*FIXED, ("lm", 6))
@@ -69,7 +72,8 @@ class HitsPanel(Vertical):
 
     Column widths follow the panel's width (set on resize, never from the cell contents, so a snapshot at a
     fixed terminal size is deterministic); names too long for their column end with an ellipsis. When a hit
-    has a likelihood score (Hit.lm_score) an "lm" column follows the BM25 score; a "source" column says
+    has a dense cosine (Hit.dense, a hybrid index) a "cos" column follows the BM25 score, when it has a
+    likelihood score (Hit.lm_score) an "lm" column follows them; a "source" column says
     which source of the API pool each hit comes from (source_label); the chosen hit (`chosen`,
     an index into `hits`, or None) is in CHOSEN_STYLE and its name starts with CHOSEN.
     """
@@ -85,7 +89,7 @@ class HitsPanel(Vertical):
         super().__init__(**kwargs)
         self.hits: list[Hit] = []
         self.chosen: int | None = None
-        self._layout: tuple[tuple[int, int], bool] | None = None
+        self._layout: tuple[tuple[int, int], bool, bool] | None = None
 
     def compose(self) -> ComposeResult:
         yield DataTable(id="hits-table", cursor_type="row", zebra_stripes=True)
@@ -101,14 +105,20 @@ class HitsPanel(Vertical):
     def on_resize(self, event: events.Resize) -> None:
         self._fit(self.content_size.width)
 
+    @property
+    def cosines(self) -> bool:
+        """True when some hit on show has a dense cosine (the cos column is shown)."""
+        return any(h.dense is not None for h in self.hits)
+
     def _fit(self, width: int) -> bool:
-        """Rebuild the columns (and rows) when the width or the lm column changed; True when it did."""
-        scored = self.scored
-        fixed = (*(FIXED_LM if scored else FIXED), SOURCE)
+        """Rebuild the columns (and rows) when the width or the cos / lm columns changed; True when they
+        did."""
+        scored, cosines = self.scored, self.cosines
+        fixed = (*FIXED, *((DENSE,) if cosines else ()), *(FIXED_LM[len(FIXED) :] if scored else ()), SOURCE)
         widths = column_widths(max(width, 1), fixed=fixed)
-        if (widths, scored) == self._layout:
+        if (widths, scored, cosines) == self._layout:
             return False
-        self._layout = (widths, scored)
+        self._layout = (widths, scored, cosines)
         table = self.query_one(DataTable)
         table.clear(columns=True)
         columns = (*fixed, ("api", widths[0]), ("domain", widths[1]))
@@ -123,10 +133,12 @@ class HitsPanel(Vertical):
         table.clear()
         if self._layout is None:
             return
-        (_, domain_width), scored = self._layout
+        (_, domain_width), scored, cosines = self._layout
         for i, hit in enumerate(self.hits):
             style = CHOSEN_STYLE if i == self.chosen else ""
-            numbers = [str(hit.rank), f"{hit.score:.2f}"] + ([lm_text(hit.lm_score)] if scored else [])
+            numbers = [str(hit.rank), f"{hit.score:.2f}"]
+            numbers += ["—" if hit.dense is None else f"{hit.dense:.2f}"] if cosines else []
+            numbers += [lm_text(hit.lm_score)] if scored else []
             cells: list[str | Text] = [Text(n, style=style, end="") if style else n for n in numbers]
             label = safe_text(source_label(hit.doc.source))
             cells.append(Text(label, style=style, no_wrap=True, overflow="ellipsis"))
@@ -136,7 +148,8 @@ class HitsPanel(Vertical):
             table.add_row(*cells, key=hit.doc.id)
 
     def set_hits(self, hits: list[Hit], chosen: int | None = None) -> None:
-        """Show `hits` (replacing the previous ones); scores are BM25, shown with 2 decimals, and
+        """Show `hits` (replacing the previous ones) in rank order; the numbers are each hit's BM25 score
+        and dense cosine (2 decimals; the order is their fusion, not either of them), and
         log p(task | doc) in nats (1 decimal) when a hit has one; `chosen` marks hits[chosen]."""
         self.hits = list(hits)
         self.chosen = chosen if chosen is not None and 0 <= chosen < len(self.hits) else None
