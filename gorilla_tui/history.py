@@ -14,7 +14,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
 
+from gorilla_tui.errors import UsageError
 from gorilla_tui.paths import get_paths
+from gorilla_tui.textsafe import clean_task
 
 T = TypeVar("T")
 
@@ -196,7 +198,14 @@ class History:
 
     def add(self, task: str, proposal: dict[str, Any] | None = None) -> int | None:
         """Save a task (and its proposal dict, if known already); returns the new row id, or None when the
-        history could not be written (a warning says why)."""
+        history could not be written (a warning says why). The task is saved as it was asked
+        (textsafe.clean_task: escape sequences and control characters dropped, cut to MAX_TASK_CHARS), not
+        as typed: a pasted escape sequence came back into the task input with up/down, and a 1 MB paste
+        was saved whole on every ask."""
+        try:
+            task = clean_task(task)[0]
+        except UsageError:  # nothing but blanks and control characters
+            task = ""
         blob = json.dumps(proposal) if proposal is not None else None
 
         def op(con: sqlite3.Connection) -> int:

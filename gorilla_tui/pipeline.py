@@ -338,6 +338,10 @@ class Pipeline:
             api_call, code, code_source, explanation = self._extracted(choice.text)
         verdict = self.validator.check(api_call or code) if (api_call or code) else Verdict(
             "no_call", diagnostics=["the model gave no API call"], reason="no_call:no_code")  # fmt: skip
+        if mode == "generate" and not api_call and verdict.api_call:
+            # an answer without an api_call field (free text, a bare call): the call that decided the
+            # verdict is the one proposed (`ask` printed "call (none)" above a valid verdict)
+            api_call = verdict.api_call
         if verdict.ok and mode == "generate" and code.strip() and code.strip() != api_call.strip():
             shown = self.validator.check_code(code)  # the code the person copies and runs must pass too
             if shown.kind not in ("valid", "no_call"):

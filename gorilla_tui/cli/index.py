@@ -349,13 +349,26 @@ def _embed(index: Any, spec: str, err: Any, quiet: bool) -> dict[str, Any]:
 
 
 def _missing_warning(rows: list[dict[str, Any]], missing: list[str]) -> str | None:
-    """The closing line of a refresh that could not fetch every source (None when all came through)."""
+    """The closing line of a refresh that could not fetch every source (None when all came through). A
+    source whose docs were kept from the previous index (a row "kept" beside its "unreachable" one) is
+    said to be kept, not to be indexed with --from: it is in the index."""
     if not missing:
         return None
+    kept = {r["name"] for r in rows if r.get("status") == "kept"}
+    stale = [name for name in missing if name in kept]
+    missing = [name for name in missing if name not in kept]
     built = [r["name"] for r in rows if r.get("status") in ("ok", "kept")]
     only_local = bool(built) and all(name in LOCAL_SOURCES for name in built)
     head = f"only {', '.join(built)} was indexed; " if only_local else ""
     statuses = {r.get("status") for r in rows if r["name"] in missing}
-    if statuses == {"not in mirror"}:
-        return f"{head}not in the --from folders: {', '.join(missing)} (add --from DIR with their files)"
-    return f"{head}could not fetch {', '.join(missing)}; to index them use: {FROM_HINT}"
+    if not missing:
+        line = ""
+    elif statuses == {"not in mirror"}:
+        line = f"{head}not in the --from folders: {', '.join(missing)} (add --from DIR with their files)"
+    else:
+        line = f"{head}could not fetch {', '.join(missing)}; to index them use: {FROM_HINT}"
+    if stale:
+        line += "; " if line else ""
+        names = ", ".join(stale)
+        line += f"could not fetch {names}: kept from the previous index; to refresh them: {FROM_HINT}"
+    return line

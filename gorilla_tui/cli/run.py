@@ -14,12 +14,18 @@ from typing import Any
 from gorilla_tui.config import load_settings
 from gorilla_tui.errors import GorillaError, UsageError
 from gorilla_tui.history import History
+from gorilla_tui.pool.apidoc import SourceRejected
+from gorilla_tui.pool.files import open_regular
 from gorilla_tui.sandbox.requirements import missing_package
 from gorilla_tui.sandbox.runner import IsolationError, Limits, SandboxRun, probe_isolation
 from gorilla_tui.textsafe import safe_text
 
 #: Exit status after the run was stopped by a signal to the app: 128 + its number (Ctrl+C: 130).
 STOPPED_BY = {signal.SIGINT: "Ctrl+C", signal.SIGTERM: "SIGTERM", signal.SIGHUP: "SIGHUP"}
+
+#: The most code `run` reads from a file or stdin, in bytes (the limit `check` puts on one file,
+#: check/lint.py MAX_FILE_BYTES): code is typed or generated, never megabytes long.
+MAX_CODE_BYTES = 10 * 1024 * 1024
 
 #: What each verdict that is not `valid` means for a person about to run the code (DESIGN.md, "verdict").
 VERDICT_RISK = {
@@ -161,16 +167,28 @@ def open_history() -> Any:
 
 
 def _read_code(name: str) -> str:
+    """The code to run, from file `name` or stdin ("-"), as text. Raises UsageError (one line) when it
+    cannot be read, is not a regular file (a FIFO blocks, /dev/zero never ends: checked with os.stat before
+    opening, as `check` does), holds more than MAX_CODE_BYTES, is not UTF-8 or holds no code."""
     what = "stdin" if name == "-" else name
     try:
         if name == "-":  # bytes, so invalid UTF-8 is caught here, not as "surrogates not allowed" later
             buf = getattr(sys.stdin, "buffer", None)
-            raw = buf.read() if buf is not None else sys.stdin.read().encode("utf-8", "surrogateescape")
+            raw = (
+                buf.read(MAX_CODE_BYTES + 1)
+                if buf is not None
+                else sys.stdin.read().encode("utf-8", "surrogateescape")
+            )
         else:
-            raw = Path(name).read_bytes()
+            with open_regular(Path(name)) as fh:
+                raw = fh.read(MAX_CODE_BYTES + 1)
+        if len(raw) > MAX_CODE_BYTES:
+            raise UsageError(f"cannot read {what}: more than {MAX_CODE_BYTES // 2**20} MiB of code")
         code = raw.decode("utf-8-sig")
     except (UnicodeDecodeError, UnicodeEncodeError) as e:
         raise UsageError(f"cannot read {what}: not UTF-8 text (bad byte at offset {e.start})") from None
+    except SourceRejected as e:
+        raise UsageError(f"cannot read {e}") from None
     except OSError as e:
         raise UsageError(f"cannot read {what}: {e.strerror or e}") from None
     if not code.strip():

@@ -9,6 +9,8 @@ from pathlib import Path
 from typing import Any
 
 from gorilla_tui.errors import GorillaError, UsageError
+from gorilla_tui.pool.apidoc import SourceRejected
+from gorilla_tui.pool.files import open_regular
 from gorilla_tui.pool.sources import FetchContext, Manifest, SourceUnavailable, hf_files
 
 #: The Hugging Face dataset holding the APIBench files (Patil et al. 2023, arXiv 2305.15334).
@@ -55,11 +57,15 @@ def resolve_file(filename: str, from_dir: str | Path | None = None) -> Path:
 
 
 def _read_text(path: str | Path, what: str) -> str:
-    """A text file's content as str. Raises UsageError when it is missing or unreadable, binary (holds NUL
-    bytes) or not UTF-8 (a leading BOM is accepted)."""
+    """A text file's content as str. Raises UsageError when it is missing or unreadable, not a regular file
+    (a FIFO or /dev/zero is never opened: pool.files.open_regular), binary (holds NUL bytes) or not UTF-8
+    (a leading BOM is accepted)."""
     p = Path(path)
     try:
-        data = p.read_bytes()
+        with open_regular(p) as fh:
+            data = fh.read()
+    except SourceRejected as e:
+        raise UsageError(f"cannot read {what} file {e}") from None
     except OSError as e:
         raise UsageError(f"cannot read {what} file {p}: {e.strerror or e}") from None
     if b"\x00" in data:

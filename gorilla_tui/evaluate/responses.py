@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 from gorilla_tui.errors import UsageError
 from gorilla_tui.evaluate.score import json_object
 from gorilla_tui.evaluate.tasks import EvalTask
+from gorilla_tui.pool.files import file_kind
 
 if TYPE_CHECKING:
     from gorilla_tui.types import Proposal
@@ -104,12 +105,16 @@ def load_answers(path: str | Path, info: RunInfo) -> tuple[dict[int, dict[str, A
     mid-write), lines that are not JSON objects with an int question_id, repeated question_ids (the first
     is kept) and failed lines (they are answered again). Raises UsageError when a line belongs to another
     run (hub, retriever, mode, select_by, model or k differ; a select-mode line without select_by was written
-    before it existed and counts as "grammar") or the file cannot be read. A missing file: ({}, [])."""
+    before it existed and counts as "grammar"), the file cannot be read or `path` is not a regular file (a
+    folder, a FIFO, a device). A missing file: ({}, [])."""
     path = Path(path)
     if not path.exists():
         return {}, []
     if path.is_dir():  # --out is where answers are written: say so, not "cannot read"
         raise UsageError(f"cannot write responses to {path}: it is a directory; give --out a file name")
+    if not path.is_file():  # /dev/zero would be read forever, a FIFO blocks, and rewrite() replaces it
+        kind = file_kind(path.stat().st_mode)
+        raise UsageError(f"cannot write responses to {path}: it is {kind}, not a file; give --out a file")
     try:
         raw = path.read_bytes().decode("utf-8", "replace")
     except OSError as e:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import os
 from collections import Counter
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -24,17 +25,25 @@ from gorilla_tui.retrieve.index import ApiIndex
 
 #: File of a version folder recording how it was built: {"version": FINGERPRINT_VERSION, "code":
 #: code_fingerprint(), "extra": whether the caller's extra files (check's lookup) were written, "files":
-#: {path relative to the folder: SHA-256}} for every file present when it was published (the dense
-#: vectors, added later, are not listed: store.read_vectors checks them).
+#: {path relative to the folder: SHA-256}, "sources": the meta.json source rows, ROW_KEYS only} for every
+#: file present when it was published (the dense vectors, added later, are not listed: store.read_vectors
+#: checks them).
 STATE_FILE = "refresh-state.json"
+#: Keys of a meta.json source row copied into STATE_FILE, all that reread needs: when meta.json itself is
+#: damaged, the next refresh still reads every source again from where it came (without the copy, a
+#: refresh offline published python-env alone, dropping the other sources' docs).
+ROW_KEYS = ("name", "title", "status", "origin", "files", "user")
 #: Message of a source row whose docs were reused from the live index (its fingerprint did not change).
 UNCHANGED = "unchanged"
 
 
-def write_state(folder: Path, extra: bool) -> None:
-    """Write STATE_FILE into the build `folder` (every file under it hashed, fsync'ed). Raises OSError."""
+def write_state(folder: Path, extra: bool, rows: Sequence[Any] = ()) -> None:
+    """Write STATE_FILE into the build `folder` (every file under it hashed, the ROW_KEYS of its meta.json
+    source `rows`; fsync'ed). Raises OSError."""
     files = {str(p.relative_to(folder)): file_digest(p) for p in sorted(folder.rglob("*")) if p.is_file()}
-    state = {"version": FINGERPRINT_VERSION, "code": code_fingerprint(), "extra": extra, "files": files}
+    sources = [{k: r[k] for k in ROW_KEYS if k in r} for r in rows if isinstance(r, dict) and r.get("name")]
+    state = {"version": FINGERPRINT_VERSION, "code": code_fingerprint(), "extra": extra, "files": files,
+             "sources": sources}  # fmt: skip
     with open(folder / STATE_FILE, "w", encoding="utf-8") as fh:
         json.dump(state, fh, indent=0)
         fh.flush()
@@ -145,12 +154,19 @@ def read_previous(extra: bool) -> Previous:
 
 
 def meta_rows() -> list[dict[str, Any]]:
-    """The source rows of the live index's meta.json ([] when it cannot be read either)."""
+    """The source rows of the live index's meta.json; when it cannot be read either, the copy of them in
+    its STATE_FILE (ROW_KEYS only); [] when neither can be read."""
     try:
         _, meta = index_store.read_meta(None)
-    except Exception:  # noqa: BLE001 - meta.json unreadable too: nothing is known of the old sources
-        return []
-    rows = meta.get("sources") if isinstance(meta, dict) else None
+        rows = meta.get("sources") if isinstance(meta, dict) else None
+    except Exception:  # noqa: BLE001 - meta.json unreadable too: its rows as STATE_FILE recorded them
+        rows = None
+    if not isinstance(rows, list):
+        try:
+            folder = index_store.current_version(None)
+            rows = json.loads((folder / STATE_FILE).read_bytes()).get("sources") if folder else None
+        except Exception:  # noqa: BLE001 - nothing is known of the old sources
+            rows = None
     return [r for r in rows if isinstance(r, dict) and r.get("name")] if isinstance(rows, list) else []
 
 

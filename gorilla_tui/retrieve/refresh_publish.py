@@ -40,7 +40,8 @@ def write_and_publish(
             PerformanceTable.build(index.docs).save(folder)  # normalised once, here, not on every ask
             if extra_files is not None:  # e.g. check's validator lookup (issue 20), written by a caller above
                 extra_files(folder, index.docs)
-            write_state(folder, extra=extra_files is not None)  # what an unchanged refresh verifies
+            # what an unchanged refresh verifies, and the sources' rows should meta.json be damaged
+            write_state(folder, extra=extra_files is not None, rows=index.meta.get("sources") or ())
             pause = float(os.environ.get(PAUSE_ENV, "0") or 0)
             if pause > 0:
                 time.sleep(pause)

@@ -24,7 +24,7 @@ from gorilla_tui.errors import GorillaError, IndexMissingError
 from gorilla_tui.pool.doc import ApiDoc
 from gorilla_tui.retrieve.store_docs import LazyDocs
 from gorilla_tui.retrieve.store_io import DAMAGED as _DAMAGED
-from gorilla_tui.retrieve.store_io import REBUILD_HINT, index_root
+from gorilla_tui.retrieve.store_io import DAMAGED_HINT, REBUILD_HINT, index_root
 from gorilla_tui.retrieve.store_io import pid_alive as _alive
 from gorilla_tui.retrieve.store_io import read_json as _read_json
 from gorilla_tui.retrieve.store_io import write_synced as _write
@@ -295,11 +295,13 @@ def read_stored(path: Path | None = None) -> StoredIndex:
     meta = _read_json(folder / "meta.json")
     if not isinstance(meta, dict):
         raise GorillaError(
-            f"the index at {folder} is damaged (meta.json is not an object); rebuild it", hint=_HINT
+            f"the index at {folder} is damaged (meta.json is not an object); rebuild it", hint=DAMAGED_HINT
         )
     version = meta.get("store_version")
     if version not in READABLE_VERSIONS:
-        raise GorillaError(f"the index at {folder} was built by another version of gorilla-tui", hint=_HINT)
+        raise GorillaError(
+            f"the index at {folder} was built by another version of gorilla-tui", hint=DAMAGED_HINT
+        )
     if version == 1:
         docs_v1, terms_v1, tf = read_v1(folder)
         return StoredIndex(folder, meta, docs_v1, terms_v1, tf, note=OLD_STORE_NOTE)
@@ -325,7 +327,9 @@ def read_stored(path: Path | None = None) -> StoredIndex:
         Postings(arrays["indptr"], arrays["rows"], arrays["tf"], arrays["lengths"]).check()
     except _DAMAGED as e:
         why = str(e).splitlines()[0][:120] if str(e).strip() else type(e).__name__
-        raise GorillaError(f"the index at {folder} is damaged ({why}); rebuild it", hint=_HINT) from None
+        raise GorillaError(
+            f"the index at {folder} is damaged ({why}); rebuild it", hint=DAMAGED_HINT
+        ) from None
     docs = LazyDocs(folder / DOCS_FILE, arrays.pop("offsets"))
     codes = arrays.pop("source_codes")
     del arrays["source_names"]

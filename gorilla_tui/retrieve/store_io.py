@@ -16,7 +16,10 @@ from gorilla_tui.paths import get_paths
 #: How to rebuild a missing or unreadable index (the hint of the errors raised by the store and by
 #: ApiIndex.load).
 REBUILD_HINT = "build it with: gorilla-tui index --refresh --from DIR (a folder holding the APIBench files)"
-_HINT = REBUILD_HINT
+#: How to rebuild a live index that is damaged or was built by another version: a refresh reads every
+#: source again from where it was built (retrieve/previous.py reread), so no --from is needed.
+DAMAGED_HINT = "rebuild it with: gorilla-tui index --refresh (it reads the sources the index was built from)"
+_HINT = DAMAGED_HINT
 
 #: What reading a truncated or overwritten docs.json / vocab.json / tf.npz raises (numpy's npz reader:
 #: BadZipFile, EOFError, zlib.error, KeyError for a missing array; from_dict: TypeError, AttributeError).

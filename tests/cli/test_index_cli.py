@@ -48,6 +48,27 @@ def test_no_reachable_source(tmp_path: Path, capsys: pytest.CaptureFixture[str],
     assert "unknown source" in _one_line_error(capsys)
 
 
+def test_offline_refresh_over_an_index_says_the_sources_it_could_not_fetch_were_kept(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`index --refresh` offline over an index built with --from keeps the hubs' docs; its closing line said
+    "could not fetch torchhub; to index them use: ... --from DIR", as if they were not in the index."""
+    from huggingface_hub import constants
+
+    monkeypatch.setenv("COLUMNS", "200")
+    monkeypatch.setattr(constants, "HF_HUB_CACHE", str(tmp_path / "empty-hf-cache"))
+    monkeypatch.setattr(constants, "HF_HUB_OFFLINE", True)
+    argv = ["index", "--refresh", "--only", "torchhub", "--only", "python-env", "--no-dense"]
+    assert main([*argv, "--from", str(SMALL_POOL)]) == 0
+    capsys.readouterr()
+    assert main([*argv, "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert {r["name"]: r["status"] for r in out["sources"] if r["status"] == "kept"} == {"torchhub": "kept"}
+    assert out["unavailable"] == ["torchhub"]
+    assert out["warning"].startswith("could not fetch torchhub: kept from the previous index; to refresh")
+    assert "to index them" not in out["warning"]
+
+
 def test_offline_refresh_names_each_file_and_says_how_to_build(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib
 import io
 import json
 import os
@@ -120,6 +121,27 @@ def test_bad_input_is_one_line_and_exit_2(index: Path, argv, message, capsys, mo
     assert main(argv) == 2
     err = capsys.readouterr().err
     assert message in err and "Traceback" not in err and _runs() == []
+
+
+@pytest.mark.parametrize("kind", ["fifo", "device", "folder"])
+def test_a_file_that_is_not_a_regular_file_is_refused_before_it_is_opened(
+    index: Path, tmp_path: Path, kind: str, capsys
+) -> None:
+    """`run /dev/zero` read until memory ran out and `run FIFO` blocked forever: one line, exit 2."""
+    path = {"fifo": tmp_path / "code.py", "device": Path("/dev/zero"), "folder": tmp_path}[kind]
+    if kind == "fifo":
+        os.mkfifo(path)
+    assert main(["run", str(path), "--yes"]) == 2
+    err = capsys.readouterr().err
+    assert f"cannot read {path}: not a regular file" in err and "Traceback" not in err and _runs() == []
+
+
+def test_code_over_the_size_limit_is_refused(index: Path, tmp_path: Path, capsys, monkeypatch) -> None:
+    monkeypatch.setattr(importlib.import_module("gorilla_tui.cli.run"), "MAX_CODE_BYTES", 100)
+    big = tmp_path / "big.py"
+    big.write_text("print(1)\n" * 20, encoding="utf-8")
+    assert main(["run", str(big), "--yes"]) == 2
+    assert "more than" in capsys.readouterr().err and _runs() == []
 
 
 def test_installed_console_script_runs_code_from_stdin(index: Path) -> None:

@@ -12,6 +12,7 @@ import pytest
 
 from gorilla_tui.errors import GorillaError, UsageError
 from gorilla_tui.evaluate import run as evalrun
+from gorilla_tui.evaluate.apibench_files import read_responses
 from gorilla_tui.evaluate.score import resolve_file
 
 INFO = evalrun.RunInfo("torchhub", "bm25", "select", "gemma3-270m", 5, "likelihood")
@@ -59,3 +60,20 @@ def test_an_offline_hub_fails_fast_without_retries(monkeypatch: pytest.MonkeyPat
         resolve_file("torchhub_eval.json")
     assert time.perf_counter() - start < 10  # huggingface_hub's 5 retries take ~25 s
     assert os.environ.get("HF_HUB_OFFLINE") == "1"  # the suite's own setting is untouched
+
+
+@pytest.mark.parametrize("kind", ["fifo", "device"])
+def test_a_fifo_or_device_as_responses_or_out_file_is_refused_unread(tmp_path: Path, kind: str) -> None:
+    """`eval score --responses /dev/zero` grew until the kernel killed it, `--out /dev/zero` read forever
+    and a FIFO blocked: both are refused in one line before they are opened."""
+    if kind == "fifo":
+        path = tmp_path / "answers.jsonl"
+        os.mkfifo(path)
+        what = "a FIFO"
+    else:
+        path = Path("/dev/zero")
+        what = "a character device"
+    with pytest.raises(UsageError, match=f"not a regular file \\({what}\\)"):
+        read_responses(path)
+    with pytest.raises(UsageError, match=f"cannot write responses to {path}: it is {what}, not a file"):
+        evalrun.load_answers(path, INFO)

@@ -6,6 +6,7 @@ import sqlite3
 
 from gorilla_tui.history import History
 from gorilla_tui.paths import get_paths
+from gorilla_tui.textsafe import MAX_TASK_CHARS, clean_task
 
 
 def test_add_get_search_and_recall():
@@ -48,3 +49,17 @@ def test_a_damaged_row_does_not_hide_the_others():
         con.execute("UPDATE tasks SET proposal_json = '{not json' WHERE id = ?", (bad,))
     entries = {e.id: e for e in h.search()}
     assert entries[bad].proposal is None and entries[good].api_call == "f()"
+
+
+def test_a_task_is_saved_as_it_was_asked_without_escapes_and_cut():
+    """`ask` and the TUI saved the task as typed: a pasted OSC 52 sequence came back into the task input
+    with up/down, and a 1 MB paste was saved whole on every ask."""
+    h = History()
+    h.add("list files \x1b]52;c;aGk=\x07in a \u202edirectory\x1b[31m")
+    h.add("classify images " * 10_000)
+    h.add("\x1b[2J\x07")
+    assert h.recent_tasks()[1:] == [
+        clean_task("classify images " * 10_000)[0],
+        "list files in a directory",
+    ]
+    assert len(h.recent_tasks()[1]) <= MAX_TASK_CHARS and h.recent_tasks()[0] == ""

@@ -42,6 +42,22 @@ def test_generate_mode_catches_a_hallucination(small_index):
     assert p.verdict.kind == "hallucination"
 
 
+@pytest.mark.parametrize(
+    "text",
+    [
+        " torch.hub.load(repo_or_dir='facebookresearch/pytorchvideo', model='slow_r50', pretrained=True)"
+        " -- a 3D ResNet for video classification",
+        "model = torch.hub.load('facebookresearch/pytorchvideo', 'slow_r50', pretrained=True)",
+    ],
+)
+def test_generate_mode_without_an_api_call_field_proposes_the_call_it_checked(small_index, text):
+    """The embedded model in generate mode answers with a bare call and words, no <<<api_call>>> field:
+    `ask` printed "call (none)" and --json "api_call": "" above a valid verdict (Ctrl+Y copied nothing)."""
+    p = Pipeline(Settings(mode="generate"), small_index, ScriptedBackend([text])).ask(SPORTS)
+    assert p.verdict.kind == "valid" and p.api_call == p.verdict.api_call
+    assert p.api_call.startswith("torch.hub.load(") and "slow_r50" in p.api_call
+
+
 def test_empty_and_huge_tasks(small_index):
     be = ScriptedBackend(["<<<api_call>>>: x()"])
     pipe = Pipeline(Settings(mode="generate"), small_index, be)

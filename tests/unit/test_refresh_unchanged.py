@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from gorilla_tui.errors import UsageError
+from gorilla_tui.errors import GorillaError, UsageError
 from gorilla_tui.pool.pyenv.source import fingerprint as pyenv_fingerprint
 from gorilla_tui.pool.pyenv.source import with_spec
 from gorilla_tui.pool.sources import load_manifests
@@ -18,6 +18,7 @@ from gorilla_tui.retrieve import store as index_store
 from gorilla_tui.retrieve.index import ApiIndex
 from gorilla_tui.retrieve.previous import STATE_FILE, UNCHANGED
 from gorilla_tui.retrieve.refresh import refresh
+from gorilla_tui.retrieve.store_io import DAMAGED_HINT
 
 SMALL_POOL = Path(__file__).resolve().parents[1] / "data" / "pool"
 
@@ -240,3 +241,24 @@ def test_the_python_env_fingerprint_follows_the_interpreter_and_the_spec() -> No
     assert first == pyenv_fingerprint(manifest) and len(first) == 64
     other = next(m for m in with_spec(load_manifests(), "stdlib,filelock") if m.kind == "python-env")
     assert pyenv_fingerprint(other) not in (first, None)
+
+
+def test_a_live_index_with_a_damaged_meta_json_has_every_source_read_again(mirror: Path) -> None:
+    """meta.json is where the sources' folders were recorded: once it was truncated, `index --refresh`
+    (which the error tells the person to run) read no source again and, offline, published the sources
+    it could fetch alone, dropping the others' docs. STATE_FILE keeps a copy of the rows."""
+    first = refresh(mirrors=[mirror], only=HUBS)
+    with open(first.path / "meta.json", "r+b") as fh:
+        fh.truncate(100)
+    with pytest.raises(GorillaError) as damaged:  # the error says what rebuilds it: a refresh, no --from
+        ApiIndex.load()
+    assert damaged.value.hint == DAMAGED_HINT and "--from" not in DAMAGED_HINT
+    torch_only = mirror.parent / "torch_only"
+    torch_only.mkdir()
+    shutil.copy(mirror / "torchhub_api.jsonl", torch_only)
+    report = refresh(mirrors=[torch_only], only=["torchhub"])
+    rows = {r["name"]: r for r in report.sources}
+    assert {name: rows[name]["status"] for name in HUBS} == dict.fromkeys(HUBS, "ok")
+    assert rows["apizoo"]["message"].startswith("re-read: the previous index could not be read")
+    assert len(report.index.docs) == len(first.index.docs)
+    assert _searches(ApiIndex.load()) == _searches(first.index)
