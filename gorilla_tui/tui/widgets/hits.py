@@ -155,7 +155,8 @@ class HitsPanel(Vertical):
         self.chosen = chosen if chosen is not None and 0 <= chosen < len(self.hits) else None
         if not self._fit(self.content_size.width):
             self._fill()
-        parts = [f"{len(self.hits)} hits"] if self.hits else []
+        n = len(self.hits)
+        parts = [f"{n} hit" if n == 1 else f"{n} hits"] if n else []
         if self.chosen is not None:
             parts.append(f"{CHOSEN}chosen")
         if self.hits and self.scored:
