@@ -478,3 +478,20 @@ def test_lint_messages_of_python_env_calls_inside_functions(validator):
         ),
         (7, "wrong_args:too_many_arguments", "math.sqrt takes at most 1 positional argument, 2 given"),
     ]
+
+
+def test_a_function_known_to_take_no_argument_is_wrong_args_with_one(stdlib, validator):
+    """`check "os.getcwd(1)"` said valid: a signature with no parameter was stored as an empty
+    api_arguments, which also means "parameters unknown" (a C function without a text signature). A
+    signature read as empty (inspect.signature, a docstring's "getcwd()" line, a def without parameters)
+    now keeps the separator "/" alone; an unknown one stays empty and is never counted against."""
+    for name in ("os.getcwd", "time.time", "uuid.uuid4", "datetime.date.today"):
+        assert stdlib[name].api_arguments == {"/": ""}, name
+    assert stdlib["threading.Lock"].api_arguments == {}  # a class: an __init__ it inherits may take any
+    for code in ("import os\nos.getcwd(1)", "import time\ntime.time(5)", "import uuid\nuuid.uuid4('x')"):
+        v = validator.check(code)
+        assert (v.kind, v.reason) == ("wrong_args", "wrong_args:too_many_arguments"), code
+        with pytest.raises(TypeError, match="argument"):
+            exec(code, {})  # noqa: S102 - the test's own literal code, not model output
+    for code in ("import os\nos.getcwd()", "import time\ntime.time()", "import threading\nthreading.Lock()"):
+        assert validator.check(code).kind == "valid", code

@@ -163,9 +163,12 @@ def doc_signature(name: str, doc: str) -> tuple[list[Param], str]:
 def _function(name: str, value: object) -> FuncDef:
     params = _params(value, bound=False)
     doc = _doc(value)
+    known = params is not None
     if params is None:
-        params, doc = doc_signature(name, doc)
-    return FuncDef(name, params, doc)
+        params, rest = doc_signature(name, doc)
+        known = bool(params) or rest != doc  # a signature line, even "getcwd()": else unknown
+        doc = rest
+    return FuncDef(name, params, doc, params_known=known)
 
 
 def _doc(obj: object) -> str:
@@ -244,9 +247,13 @@ def _class(attr: str, cls: type, inherited: bool = False) -> ClassDef:
             continue
         if inspect.ismethoddescriptor(member) or inspect.isbuiltin(member):
             kind = "classmethod" if type(member).__name__ == "classmethod_descriptor" else "method"
-            out.methods.append(FuncDef(mname, _params(member, bound=True) or [], _doc(member), kind=kind))
-        elif isinstance(member, staticmethod):
+            params = _params(member, bound=True)
             out.methods.append(
-                FuncDef(mname, _params(member.__func__, False) or [], _doc(member), "staticmethod")
+                FuncDef(mname, params or [], _doc(member), kind=kind, params_known=params is not None)
+            )
+        elif isinstance(member, staticmethod):
+            params = _params(member.__func__, False)
+            out.methods.append(
+                FuncDef(mname, params or [], _doc(member), "staticmethod", params_known=params is not None)
             )
     return out

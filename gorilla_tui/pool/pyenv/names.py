@@ -148,11 +148,15 @@ def _call_args(params: list[Param]) -> str:
     return ", ".join(parts)
 
 
-def _arguments(params: list[Param]) -> dict[str, str]:
+def _arguments(params: list[Param], known: bool = False) -> dict[str, str]:
     """api_arguments of a python-env doc: name -> default source text or "required"; "*name" / "**name"
     -> "optional" for ``*args`` / ``**kwargs``; the separators "/" and "*" (value "") where Python's
     signature has them (``json.loads(s, *, cls=None, ...)``, ``len(obj, /)``), so the checker
-    (check/imports.py argument_errors) knows which parameters may be given by position or by keyword."""
+    (check/imports.py argument_errors) knows which parameters may be given by position or by keyword.
+    A function `known` to take no parameter (``os.getcwd()``, ``time.time()``) gets the separator "/"
+    alone, so ``os.getcwd(1)`` is wrong_args; an empty dict means its parameters are unknown."""
+    if not params and known:
+        return {POSITIONAL_ONLY_MARK: ""}
     out: dict[str, str] = {}
     var_seen = False
     for i, p in enumerate(params):
@@ -178,7 +182,18 @@ class _Builder:
         self.domain = STDLIB_DOMAIN if group.is_stdlib else ""
         self.requirements = [] if group.is_stdlib else [f"{group.dist}=={group.version}"]
 
-    def add(self, qualname: str, module: str, kind: str, call: str, params: list[Param], doc: str) -> None:
+    def add(
+        self,
+        qualname: str,
+        module: str,
+        kind: str,
+        call: str,
+        params: list[Param],
+        doc: str,
+        known: bool = False,
+    ) -> None:
+        """One doc. known: its params are read from a signature (an empty list then means "takes none");
+        False for a class (an __init__ not in the class body may take any) and a compiled callable."""
         if qualname in self.seen:
             return
         self.seen.add(qualname)
@@ -191,7 +206,7 @@ class _Builder:
                 domain=self.domain or module.split(".")[0],
                 framework=self.group.dist,
                 functionality=f"{kind} in {module or 'builtins'}",
-                api_arguments=_arguments(params),
+                api_arguments=_arguments(params, known),
                 env_requirements=list(self.requirements),
                 example_code=f"import {module}\n{call}" if module else call,
                 description=first_paragraph(doc) if doc else "",
@@ -201,7 +216,8 @@ class _Builder:
 
     def function(self, qualname: str, module: str, fn: FuncDef) -> None:
         kind = "async function" if fn.is_async else "function"
-        self.add(qualname, module, kind, f"{qualname}({_call_args(fn.params)})", fn.params, fn.doc)
+        call = f"{qualname}({_call_args(fn.params)})"
+        self.add(qualname, module, kind, call, fn.params, fn.doc, known=fn.params_known)
 
     def klass(self, qualname: str, module: str, cls: ClassDef) -> None:
         init = cls.init.params if cls.init else []
@@ -218,6 +234,7 @@ class _Builder:
                 f"{owner}.{m.name}({_call_args(m.params)})",
                 m.params,
                 m.doc,
+                known=m.params_known,
             )
 
     def bare(self, qualname: str, module: str) -> None:
@@ -317,7 +334,8 @@ def _emit_objects(modules: dict[str, ModuleInfo], resolver: _Resolver, builder: 
             for m in resolver.methods(where, cls):  # multiprocessing.Pool: DefaultContext().Pool
                 qual = _qualify(shown, m.name)
                 call = f"{qual}({_call_args(m.params)})"
-                builder.add(qual, shown, f"function (method of {cls.name})", call, m.params, m.doc)
+                kind = f"function (method of {cls.name})"
+                builder.add(qual, shown, kind, call, m.params, m.doc, known=m.params_known)
         for n, (where, cls) in sorted(objects.items()):
             if n.startswith("_") or (listed is not None and n not in listed):
                 continue
@@ -335,6 +353,7 @@ def _emit_objects(modules: dict[str, ModuleInfo], resolver: _Resolver, builder: 
                     f"{qual}.{m.name}({_call_args(m.params)})",
                     m.params,
                     m.doc,
+                    known=m.params_known,
                 )
 
 

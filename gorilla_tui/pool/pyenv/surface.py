@@ -28,7 +28,9 @@ class FuncDef:
     """A def. kind: "function", "method", "classmethod", "staticmethod" or "property". params exclude the
     bound first parameter (self / cls) of methods and classmethods. doc: the raw docstring ("" if none).
     returns: the callee of the first ``return Callee(...)`` in the body ("" if none): it types module-level
-    objects such as ``environ = _createenviron()`` (os.py)."""
+    objects such as ``environ = _createenviron()`` (os.py). params_known: False when the parameters could not
+    be read (a C function without a text signature or a signature line in its docstring): an empty params
+    then means "unknown", not "takes none"."""
 
     name: str
     params: list[Param]
@@ -37,6 +39,7 @@ class FuncDef:
     is_async: bool = False
     line: int = 0
     returns: str = ""
+    params_known: bool = True
 
 
 @dataclass

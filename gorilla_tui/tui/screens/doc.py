@@ -18,6 +18,14 @@ from gorilla_tui.textsafe import safe_text
 from gorilla_tui.tui.naming import display_name
 
 
+def _arguments(arguments: dict[str, str]) -> str:
+    """api_arguments one per line ("name: default"); a signature of separators alone ("/": python-env's
+    mark of a function that takes no argument, pool/pyenv/names.py) reads "none"."""
+    if arguments and all(k in ("/", "*") for k in arguments):
+        return "none"
+    return "\n".join(f"{k}: {v}" if v else k for k, v in arguments.items())
+
+
 def doc_table(doc: ApiDoc, score: float | None = None, lm_score: float | None = None) -> Table:
     """Every non-empty field of `doc` as a two-column table (example code highlighted); score is the hit's
     BM25 score, lm_score its log p(task | doc) in nats (select by likelihood, model/likelihood.py)."""
@@ -33,7 +41,7 @@ def doc_table(doc: ApiDoc, score: float | None = None, lm_score: float | None = 
         ("domain", doc.domain),
         ("framework", doc.framework),
         ("functionality", doc.functionality),
-        ("arguments", "\n".join(f"{k}: {v}" if v else k for k, v in doc.api_arguments.items())),
+        ("arguments", _arguments(doc.api_arguments)),
         ("requirements", ", ".join(doc.env_requirements)),
         ("performance", json.dumps(doc.performance, ensure_ascii=False) if doc.performance else ""),
         ("description", doc.description),
