@@ -7,6 +7,7 @@ from __future__ import annotations
 from textual import work
 
 from gorilla_tui.paths import get_paths
+from gorilla_tui.textsafe import strip_controls
 from gorilla_tui.tui import clipboard
 
 
@@ -21,7 +22,12 @@ class CopyMixin:
         passthrough only where tmux's allow-passthrough is on), then in a thread worker the tmux buffer
         (inside tmux) and the system clipboard tool, if any. The notice says only what is confirmed;
         when nothing is, the text is saved to a file in the user cache dir and the notice names it.
-        Never raises."""
+        Never raises. Terminal escape sequences and control characters other than newline and tab (from a
+        hostile doc's api_call or example code) are removed first (textsafe.strip_controls): a paste must
+        not drive the terminal it lands in; the notice says so."""
+        clean = strip_controls(text)
+        if clean != text:
+            text, what = clean, f"{what} (control characters removed)"
         sent, failures = [], []
         try:
             self.copy_to_clipboard(text)

@@ -288,3 +288,19 @@ async def test_help_lists_every_key(make_app):
             assert key in keys, key
         await pilot.press("escape")
         assert app.screen is app.main
+
+
+async def test_a_copy_never_carries_terminal_controls(make_app, monkeypatch):
+    """A hostile doc's api_call or example code may hold escape sequences or BEL; the copied text is pasted
+    into a terminal later, so they are removed before it reaches OSC 52, tmux or a clipboard tool."""
+    monkeypatch.delenv("TMUX", raising=False)
+    monkeypatch.delenv("DISPLAY", raising=False)
+    monkeypatch.delenv("WAYLAND_DISPLAY", raising=False)
+    app = make_app([" " + VALID_CALL])
+    async with app.run_test(size=SIZE) as pilot:
+        app.copy_text("torch.hub.load('a/b', 'c')\x1b]0;owned\x07\x1b[31m\n\tx = 1\x07", "call")
+        assert app.clipboard == "torch.hub.load('a/b', 'c')\n\tx = 1 "
+        await wait_for(pilot, lambda: app.last_notice.startswith("call"))
+        assert app.last_notice.startswith("call (control characters removed): ")
+        saved = get_paths().cache / "last-copy.txt"
+        assert "\x1b" not in saved.read_text() and "\x07" not in saved.read_text()
