@@ -64,6 +64,23 @@ async def test_settings_show_and_keep_select_by(make_app):
     assert (saved.select_by, saved.k) == ("grammar", 3)
 
 
+async def test_settings_scroll_to_save_in_a_small_terminal(make_app):
+    """At 80x24 the dialog is taller than the screen: it scrolls, and tabbing to Save brings Save into
+    view (it was cut off, reachable only by Ctrl+S)."""
+    app = make_app([" " + VALID_CALL])
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.press("ctrl+o")
+        screen = app.screen
+        dialog, save = screen.query_one("#dialog"), screen.query_one("#save")
+        assert not dialog.content_region.contains_region(save.region)  # below the fold at first
+        while screen.focused is not save:
+            await pilot.press("tab")
+        await pilot.pause()
+        assert dialog.content_region.contains_region(save.region)
+        await pilot.press("enter")
+        assert app.screen is app.main
+
+
 async def test_settings_reject_bad_values_and_keep_the_file(make_app):
     app = make_app([" " + VALID_CALL])
     async with app.run_test(size=SIZE) as pilot:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Horizontal, HorizontalGroup, Vertical, VerticalGroup
+from textual.containers import Horizontal, HorizontalGroup, VerticalGroup, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Label, Select, Static
 
@@ -51,7 +51,7 @@ class SettingsScreen(ModalScreen[Settings | None]):
         s = self.settings
         hubs = list(dict.fromkeys([*self.hubs, *([s.hub] if s.hub else [])]))
         kernels = list(dict.fromkeys([*kernel_names(), *([s.kernel] if s.kernel else [])]))
-        with Vertical(id="dialog") as box:
+        with VerticalScroll(id="dialog") as box:  # scrolls when the terminal is too small (80x24)
             box.border_title = "Settings"
             box.border_subtitle = "ctrl+s saves · Escape cancels"
             yield Label("Model: empty = embedded gemma3-270m; a .gguf path; hf:OWNER/REPO/FILE.gguf; a name")
