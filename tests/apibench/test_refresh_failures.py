@@ -174,10 +174,14 @@ def test_a_damaged_live_index_is_rebuilt_from_the_sources_without_clean(
         assert rows["torchhub"]["loaded"] == 94 and rows["torchhub"]["origin"] == str(api)
         assert report.warnings == [report.warnings[0]] and "could not be read" in report.warnings[0]
         assert ApiIndex.load().search("ship the order", hub="mine")
-    # meta.json unreadable too: the sources named now are built, and nothing is silently kept
+    # meta.json unreadable too: refresh-state.json still names every source and its folder, so each is
+    # read again from there (nothing is kept from the damaged version), with a warning
     (index_store.current_version() / "meta.json").write_text("{not json")
     report = refresh(mirrors=[api], only=["torchhub"])
-    assert report.index.sources == ["torchhub"] and "could not be read" in report.warnings[0]
+    rows = {r["name"]: r for r in report.sources}
+    assert set(report.index.sources) == {"huggingface", "torchhub", "mine"}
+    assert rows["mine"]["origin"] == str(mine) and rows["huggingface"]["origin"] == str(api)
+    assert "could not be read" in report.warnings[0]
 
 
 def test_emptied_docs_json_keeps_apizoo_by_reading_it_again_or_says_what_was_dropped(
