@@ -67,11 +67,10 @@ def test_the_stored_index_of_apibench_gives_the_hits_of_the_matrix_ranking(
     for task in tasks:
         for hub in (None, "torchhub", "huggingface", "apizoo"):
             assert _hits(lean, task, hub) == _hits(reference, task, hub), (task, hub)
-    # a search parses only the docs it looks at: the candidates for k different calls (the top 4 x k of the
-    # ranking in a first round, ApiIndex._top), or for the candidates that constraints rerank (the top
+    # a search parses only the docs it shows: k, or the candidates that constraints rerank (the top
     # max(widen=100, k * 4) hits, constraints.search_with_constraints)
     fresh = ApiIndex.load()
     assert len(search_with_constraints(fresh, eval_tasks[0], k=10).hits) == 10
-    assert isinstance(fresh.docs, store.LazyDocs) and 10 <= len(fresh.docs._cache) <= 4 * 10
+    assert isinstance(fresh.docs, store.LazyDocs) and len(fresh.docs._cache) == 10
     search_with_constraints(fresh, CONSTRAINED[0], k=5)
-    assert len(fresh.docs._cache) <= 4 * 10 + 4 * 100 < len(docs)
+    assert len(fresh.docs._cache) <= 10 + 100 < len(docs)
