@@ -342,39 +342,12 @@ class ApiIndex:
         return self._as_hits(order[:k])
 
     def _top(self, rows: np.ndarray, fused: np.ndarray, bm25: np.ndarray, dense: Any, k: int) -> list[_Top]:
-        """(index row, BM25 score, dense cosine or None) of the k best fused scores of one pool, best first,
-        one per call. dense: ranked()'s (cosine, mask) or None; a doc without a vector (mask False) has no
-        cosine.
-
-        A doc whose call (ApiDoc.call, whitespace removed) is a better-ranked doc's is left out, so the k
-        hits are k different calls to choose from: APIBench's TensorFlow Hub pool has 696 docs but 80
-        distinct api_calls (hub.load of universal-sentence-encoder/4 in 220 of them), and a task got the
-        same call five times. Only the candidates looked at are read (LazyDocs), in rounds of 4x more
-        until k calls are found or every positive score has been looked at. When the fused candidates (the
-        top FUSION_DEPTH of each ranking) hold fewer than k calls (a task about sentence embeddings: all
-        universal-sentence-encoder/4), the order goes on below them in the RRF of the full rankings."""
+        """(index row, BM25 score, dense cosine or None) of the k best fused scores of one pool, best first.
+        dense: ranked()'s (cosine, mask) or None; a doc without a vector (mask False) has no cosine."""
         out: list[_Top] = []
-        seen: set[str] = set()
-        done, depth, extended = 0, 4 * k, False
-        while len(out) < k:
-            order = top_k(fused, depth)
-            for pos, _ in order[done:]:
-                row = int(rows[pos])
-                call = "".join(self.docs[row].call.split())
-                if call in seen:
-                    continue
-                seen.add(call)
-                cos = float(dense[0][pos]) if dense is not None and dense[1][pos] else None
-                out.append((row, float(bm25[pos]), cos))
-                if len(out) == k:
-                    break
-            if len(order) < depth:  # every positive candidate has been looked at
-                if extended or dense is None or self._w_dense is None or len(order) >= len(rows):
-                    break
-                full = rrf(bm25, dense[0], dense[1], depth=len(rows), weights=(W_BM25, self._w_dense[rows]))
-                fused = np.where(fused > 0, fused + 1.0, full)  # RRF scores are < 1: the first order stays
-                extended = True
-            done, depth = len(order), 4 * depth
+        for pos, _ in top_k(fused, k):
+            cos = float(dense[0][pos]) if dense is not None and dense[1][pos] else None
+            out.append((int(rows[pos]), float(bm25[pos]), cos))
         return out
 
     def _as_hits(self, top: list[_Top]) -> list[Hit]:
