@@ -84,6 +84,7 @@ def score_split(dev: list, index: ApiIndex, backend: object, k: int) -> list[dic
                 "free": free,
                 "api": [squash(d.api_call) == squash(t.api_call) for d in hit_docs],
                 "domain": [d.domain == t.domain for d in hit_docs],
+                "group": likelihood.domain_groups(hit_docs),
             }
         )
     return rows
@@ -137,7 +138,10 @@ def score_library(backend: object, k: int) -> list[dict]:
         lm = likelihood.query_likelihoods(backend, t["query"], docs) if len(docs) > 1 else []
         free = likelihood.content_free_scores(backend, docs) if lm else []
         right = [d.api_name in t["expected"] for d in docs]
-        rows.append({"query": t["query"], "lm": lm, "free": free, "api": right, "domain": right})
+        rows.append(
+            {"query": t["query"], "lm": lm, "free": free, "api": right, "domain": right,
+             "group": likelihood.domain_groups(docs)}
+        )  # fmt: skip
     return rows
 
 
@@ -166,7 +170,7 @@ def main(argv: list[str] | None = None) -> int:
         path.write_text("".join(json.dumps(r) + "\n" for r in rows))
 
     def pick(r: dict, rule: str) -> int:
-        return likelihood.choose(r["lm"], r["free"], rule) if r["lm"] else 0
+        return likelihood.choose(r["lm"], r["free"], rule, r["group"]) if r["lm"] else 0
 
     def pct(rows: list[dict], key: str, rule: str) -> float:
         ok = [bool(r[key]) and r[key][pick(r, rule)] for r in rows]

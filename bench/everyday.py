@@ -96,6 +96,7 @@ def answer(pipeline: Any, backend: Any, task: dict[str, Any]) -> dict[str, Any]:
     chosen = next((h.doc for h in hits if h.doc.call.strip() == proposal.api_call.strip()), None)
     docs = [h.doc for h in hits]
     free = likelihood.content_free_scores(backend, docs) if len(docs) > 1 else []
+    groups = likelihood.domain_groups(docs)
     return {
         "id": task["id"],
         "split": task["split"],
@@ -113,6 +114,7 @@ def answer(pipeline: Any, backend: Any, task: dict[str, Any]) -> dict[str, Any]:
                 "bm25": round(h.score, 4),
                 "lm": h.lm_score,
                 "free": free[i] if i < len(free) else None,
+                "group": groups[i],
                 "right": is_right(task, h.doc),
             }
             for i, h in enumerate(hits)
@@ -143,7 +145,9 @@ def rule_right(row: dict[str, Any], rule: str) -> bool:
         return False
     if len(hits) == 1 or any(h["lm"] is None for h in hits):
         return hits[0]["right"]
-    i = likelihood.choose([h["lm"] for h in hits], [h["free"] for h in hits], row_rule(row, rule))
+    # rows written before "group" was recorded: each hit its own group (domain-vote = likelihood)
+    groups = [h.get("group", str(i)) for i, h in enumerate(hits)]
+    i = likelihood.choose([h["lm"] for h in hits], [h["free"] for h in hits], row_rule(row, rule), groups)
     return hits[i]["right"]
 
 

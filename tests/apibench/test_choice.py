@@ -41,6 +41,37 @@ def test_choose_rules_on_scores_in_retrieval_order() -> None:
         likelihood.choose([], None, "rrf")
 
 
+def test_domain_vote_sums_the_likelihood_of_hits_that_share_a_domain() -> None:
+    # three image-classification hits against one object-detection doc the model reads more easily
+    lm = [-77.0, -76.6, -78.4, -78.1, -90.0]
+    groups = ["Image classification", "Image object detection", "Image classification",
+              "Image classification", "Text embedding"]  # fmt: skip
+    assert likelihood.choose(lm, None, "likelihood") == 1
+    assert likelihood.choose(lm, None, "domain-vote", groups) == 0  # log(sum) -76.0 vs -76.6: its best hit
+    # one group alone is plain likelihood, and so is every hit in a group of its own
+    assert likelihood.choose(lm, None, "domain-vote", ["a"] * 5) == 1
+    assert likelihood.choose(lm, None, "domain-vote", list("abcde")) == 1
+    # ties go to the group seen first in retrieval order, then to the earlier hit
+    assert likelihood.choose([-50.0, -50.0, -50.0], None, "domain-vote", ["a", "b", "b"]) == 1
+    assert likelihood.choose([-50.0, -50.0], None, "domain-vote", ["a", "b"]) == 0
+    with pytest.raises(ValueError):
+        likelihood.choose(lm, None, "domain-vote")
+    with pytest.raises(ValueError):
+        likelihood.choose(lm, None, "domain-vote", ["a"])
+
+
+def test_domain_groups_keep_docs_without_a_domain_apart(apibench: Path) -> None:
+    tf = load_jsonl(apibench / "api" / "tensorflowhub_api.jsonl", "tensorflowhub").docs
+    same = [d for d in tf if d.domain == "Image classification"][:2]
+    bare = [
+        ApiDoc(id="mine:1", source="mine", api_call="a.b()"),
+        ApiDoc(id="mine:2", source="mine", api_call="c.d()"),
+    ]
+    groups = likelihood.domain_groups([*same, *bare])
+    assert len(same) == 2 and groups[0] == groups[1] == "tensorflowhub/Image classification"
+    assert len(set(groups)) == 3  # each doc without a domain is its own group
+
+
 def test_the_default_rule_was_chosen_among_the_compared_ones() -> None:
     assert likelihood.CHOICE_RULE in likelihood.CHOICE_RULES
 
@@ -62,12 +93,12 @@ def test_rule_for_follows_the_first_hit_source_and_its_expansion(
     torch_docs: list[ApiDoc], apibench: Path
 ) -> None:
     rules = likelihood.choice_rules()  # the shipped manifests
-    assert rules["torchhub"] == rules["tensorflowhub"] == rules["huggingface"] == "likelihood"
+    assert rules["torchhub"] == rules["tensorflowhub"] == rules["huggingface"] == "domain-vote"
     assert set(rules.values()) <= set(likelihood.CHOICE_RULES)
     tf = load_jsonl(apibench / "api" / "tensorflowhub_api.jsonl", "tensorflowhub").docs
     vad = _doc(torch_docs, "silero_vad")
-    assert likelihood.rule_for([tf[0], vad]) == "likelihood"  # hit 1 decides
-    assert likelihood.rule_for([vad, tf[0]]) == "likelihood"  # Torch Hub docs without training questions
+    assert likelihood.rule_for([tf[0], vad]) == "domain-vote"  # hit 1 decides
+    assert likelihood.rule_for([vad, tf[0]]) == "domain-vote"  # Torch Hub docs without training questions
     expanded = ApiDoc(**{**vad.to_dict(), "questions": ["detect speech in a recording"]})
     assert likelihood.rule_for([expanded, tf[0]]) == likelihood.CHOICE_RULE  # expanded: the default rule
     user = ApiDoc(id="mine:1", source="mine", api_call="mylib.run(x)")
@@ -87,7 +118,7 @@ def test_pipeline_chooses_by_the_rule_of_the_first_hit_source(
     pipe = Pipeline(Settings(mode="select", k=5, select_by="likelihood"), index, gemma_backend)
     assert [h.doc.api_call for h in index.search(VAD_TASK, k=5)][0].count("silero_vad") == 1
     shipped = pipe.ask(VAD_TASK)  # unexpanded Torch Hub docs: the manifest's rule
-    assert shipped.choice_rule == "likelihood" and "silero_stt" in shipped.api_call
+    assert shipped.choice_rule == "domain-vote" and "silero_stt" in shipped.api_call
     monkeypatch.setattr(likelihood, "choice_rules", lambda: {"torchhub": "rrf"})
     fused = pipe.ask(VAD_TASK)
     assert fused.choice_rule == "rrf" and "silero_vad" in fused.api_call

@@ -134,7 +134,7 @@ def test_every_choice_rule_gets_a_true_sentence(rule, torchhub_index, monkeypatc
     assert proposal.choice_rule == rule
     lm = [h.lm_score for h in proposal.hits]
     free = [-30.0] * len(lm) if rule in likelihood.NEEDS_FREE else None
-    index = likelihood.choose(lm, free, rule)
+    index = likelihood.choose(lm, free, rule, likelihood.domain_groups([h.doc for h in proposal.hits]))
     assert proposal.api_call == hits[index].doc.api_call.strip()
     words = likelihood.rule_words(rule)
     expected = f"chosen by {words} among {len(hits)} hits: hit {index + 1}, lm {lm[index]:.1f}"
