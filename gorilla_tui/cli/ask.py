@@ -83,7 +83,13 @@ def run(args: argparse.Namespace) -> int:
             print("gorilla-tui: nothing to run: the proposal has no code", file=sys.stderr)
             return 1
         return confirm_and_run(
-            proposal.code, proposal.verdict, args, extra={"proposal": data}, task_id=task_id, history=history
+            proposal.code,
+            proposal.verdict,
+            args,
+            extra={"proposal": data},
+            task_id=task_id,
+            history=history,
+            echo_last=True,  # a proposal: its doc example may end in a bare expression (`os.getcwd()`)
         )
     entry.EXIT_NOW = True  # printed and saved: the process need not free the model before it ends
     return 0 if proposal.verdict.ok else 1
