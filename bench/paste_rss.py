@@ -130,7 +130,10 @@ def main() -> None:
             f"Before the fix: {BEFORE}.",
             "What is left of the peak is Textual's own queue: its driver thread reads the terminal faster",
             "than the app handles keys, and each character waits as a Key event scheduled on the event loop",
-            "(asyncio.run_coroutine_threadsafe: a coroutine and a Future per key) until its turn.",
+            "(asyncio.run_coroutine_threadsafe: a coroutine and a Future per key) until its turn. The same",
+            "paste into a bare Textual 8.2.8 app holding one `Input(max_length=2000)` (no gorilla-tui code;",
+            "same tmux procedure, RSS sampled every second by a shell loop) peaked at 2,697 MB and was idle",
+            "after 135 s.",
             "",
             f"Task input after the paste shows: `{line[:60]}...`",
         ]
