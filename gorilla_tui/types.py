@@ -41,6 +41,28 @@ class Hit:
         }
 
 
+def call_key(doc: ApiDoc) -> str:
+    """What makes two docs' calls the same call for display: ApiDoc.call (the repaired call of a flagged
+    doc, else api_call) without any whitespace ("hub.KerasLayer('u')" and "hub.KerasLayer( 'u' )" are one)."""
+    return "".join(doc.call.split())
+
+
+def group_by_call(hits: list[Hit]) -> list[tuple[Hit, int]]:
+    """The hits as shown (the TUI hits panel, `search` and `ask` text output): each call once, as its
+    best-ranked hit (the first in `hits`, which is in rank order), with how many of `hits` have that call
+    (call_key), in the order of those first hits. APIBench's TensorFlow Hub pool has 696 docs but 80
+    distinct api_calls, so a task's five hits often held one call up to five times. Display only: the
+    choice (pipeline) still chooses among every hit, and JSON outputs keep every hit."""
+    groups: dict[str, list] = {}
+    for hit in hits:
+        key = call_key(hit.doc)
+        if key in groups:
+            groups[key][1] += 1
+        else:
+            groups[key] = [hit, 1]
+    return [(hit, n) for hit, n in groups.values()]
+
+
 @dataclass
 class CallVerdict:
     """The verdict of one call in checked code (docs/validator.md, section 3).

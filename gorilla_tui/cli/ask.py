@@ -16,7 +16,7 @@ from gorilla_tui.cli.run import add_isolation_option, check_run_args, confirm_an
 from gorilla_tui.config import Settings
 from gorilla_tui.errors import GorillaError
 from gorilla_tui.textsafe import safe_text
-from gorilla_tui.types import Proposal, code_origin
+from gorilla_tui.types import Hit, Proposal, code_origin, group_by_call
 
 #: Seconds of the cold-start stages of the last ask in this process (index_load, model_load, model_wait,
 #: validator_build); `ask --json` prints them as "startup" (bench/latency.py reads them).
@@ -74,7 +74,7 @@ def run(args: argparse.Namespace) -> int:
     else:
         for w in proposal.warnings:
             print(f"gorilla-tui: warning: {safe_text(w)}", file=sys.stderr)
-        _print_panel(data)
+        _print_panel(data, proposal.hits)
     sys.stdout.flush()  # the answer is out before the history is touched
     history = open_history()
     task_id = history.add(args.task, data)  # the TUI's history screen lists CLI asks too
@@ -83,7 +83,13 @@ def run(args: argparse.Namespace) -> int:
             print("gorilla-tui: nothing to run: the proposal has no code", file=sys.stderr)
             return 1
         return confirm_and_run(
-            proposal.code, proposal.verdict, args, extra={"proposal": data}, task_id=task_id, history=history
+            proposal.code,
+            proposal.verdict,
+            args,
+            extra={"proposal": data},
+            task_id=task_id,
+            history=history,
+            echo_last=True,  # a proposal: its doc example may end in a bare expression (`os.getcwd()`)
         )
     entry.EXIT_NOW = True  # printed and saved: the process need not free the model before it ends
     return 0 if proposal.verdict.ok else 1
@@ -181,7 +187,9 @@ def _note(line: str) -> None:
     print(f"gorilla-tui: {line}", file=sys.stderr)
 
 
-def _print_panel(d: dict[str, Any]) -> None:
+def _print_panel(d: dict[str, Any], hits: list[Hit]) -> None:
+    """Print proposal dict `d` as a panel; `hits` (the proposal's, in rank order) are listed each call once
+    (types.group_by_call), with a docs column "xN" when a call stands for N of them."""
     from rich.console import Group  # deferred: rich (~0.1 s); --help and --json stay fast
     from rich.panel import Panel
     from rich.syntax import Syntax
@@ -211,15 +219,19 @@ def _print_panel(d: dict[str, Any]) -> None:
         src = _code_origin(d)
         parts.append(Text(f"code ({src}):", style="bold"))
         parts.append(Syntax(safe_text(d["code"]), "python", word_wrap=True))
-    hits = Table("#", "BM25", "api_call", "source", box=None, pad_edge=False)  # "#" is the order (types.Hit)
-    for h in d["hits"]:
-        hits.add_row(
-            str(h["rank"]),
-            f"{h['score']:.2f}",
-            Text(safe_text(h["doc"]["api_call"][:90], newlines=False)),
-            Text(safe_text(h["doc"]["source"])),
+    shown = group_by_call(hits)  # each call once, as its best-ranked hit; the choice saw every hit
+    repeats = len(shown) < len(hits)
+    columns = ("#", "BM25", *(("docs",) if repeats else ()), "api_call", "source")  # "#": the order
+    table = Table(*columns, box=None, pad_edge=False)
+    for h, n in shown:
+        table.add_row(
+            str(h.rank),
+            f"{h.score:.2f}",
+            *((f"x{n}" if n > 1 else "",) if repeats else ()),
+            Text(safe_text(h.doc.api_call[:90], newlines=False)),
+            Text(safe_text(h.doc.source)),
         )
-    parts += [Text("hits:", style="bold"), hits]
+    parts += [Text("hits:", style="bold"), table]
     t = d["timings"]
     parts.append(Text(" ".join(f"{k} {v:.3f}s" for k, v in t.items()), style="dim"))
     make_console().print(Panel(Group(*parts), title=panel_title(d), border_style=colour))

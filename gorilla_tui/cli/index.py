@@ -163,7 +163,12 @@ def _max_bytes(max_source_mb: float | None) -> int:
 def _refresh_sources(args: argparse.Namespace) -> tuple[list[str], list[str], list[Any] | None, list[str]]:
     """(--source doc paths, config.toml `sources` doc paths, manifests or None, --only names). Doc
     paths only: "python:..." entries belong to the python-env source (pool/pyenv/source.py); `--source
-    python:SPEC` indexes exactly those distributions (issue 9) and refreshes python-env."""
+    python:SPEC` indexes exactly those distributions (issue 9) and refreshes python-env. Raises UsageError
+    for an empty or malformed --source value (pool.sources.check_source_spec), before anything is done."""
+    from gorilla_tui.pool.sources import check_source_spec  # deferred: hub, manifests (~12 ms); --help
+
+    for spec in args.sources:
+        check_source_spec(spec)
     configured = [s for s in load_settings().sources if not s.startswith("python:")]
     python_specs = [s for s in args.sources if s.startswith("python:")]
     user_paths = [s for s in args.sources if not s.startswith("python:")]

@@ -80,7 +80,9 @@ def run_command(args: argparse.Namespace) -> int:
     settings = load_settings()
     hub = args.hub if args.hub is not None else (settings.hub or None)
     verdict = services.build_validator(services.load_index().pool(hub)).check(code)
-    return confirm_and_run(code, verdict, args)
+    # A file of one's own runs as `python FILE` runs it: a script does not echo its last expression (a
+    # final `main()` returning a status object would print it). Only a proposal echoes (ask --run, F5).
+    return confirm_and_run(code, verdict, args, echo_last=False)
 
 
 def check_run_args(args: argparse.Namespace) -> None:
@@ -111,11 +113,13 @@ def confirm_and_run(
     extra: dict[str, Any] | None = None,
     task_id: int | None = None,
     history: Any = None,
+    echo_last: bool = False,
 ) -> int:
     """Confirm (once for a valid verdict, twice otherwise), run in the sandbox, report the run, then record
     it in the history (linked to the history task `task_id` when given; `history`: the History to use,
     default open_history()). args needs: yes, timeout, keep, json, no_isolation; extra: more keys for the
     --json document. A history that cannot be written only warns (History): the result is never lost.
+    echo_last: print a final expression's repr as the REPL does (SandboxRun; True for a proposal).
     Shared by `run` and `ask --run`.
     Returns 0 when the code ran and exited 0 within its limits, 128 + the signal number when Ctrl+C (130),
     SIGTERM or SIGHUP stopped it, 1 otherwise (declined included). Raises IsolationError as check_run_args."""
@@ -138,6 +142,7 @@ def confirm_and_run(
         stream=not args.json,
         keep=args.keep,
         allow_unisolated=getattr(args, "no_isolation", False),
+        echo_last=echo_last,
     )
     _report(verdict, requirements, result, args, extra or {})
     if stopped_by is not None:
@@ -243,18 +248,24 @@ def run_in_sandbox(
     stream: bool = True,
     keep: bool = False,
     allow_unisolated: bool = False,
+    echo_last: bool = False,
 ) -> tuple[Any, signal.Signals | None]:
     """Run `code` in the sandbox (echoing its lines, through safe_text, to stdout/stderr when stream) and
     return (RunResult, the signal that stopped it or None). The run happens in a worker thread; in the main
     thread Ctrl+C (SIGINT), SIGTERM and SIGHUP (a closed terminal) stop it instead of raising, and the
-    previous handlers are restored after. Raises IsolationError (see SandboxRun), GorillaError when the
-    sandbox cannot start."""
+    previous handlers are restored after. echo_last: a final expression's repr is printed (SandboxRun).
+    Raises IsolationError (see SandboxRun), GorillaError when the sandbox cannot start."""
 
     def echo(stream: str, line: str) -> None:
         print(safe_text(line), file=sys.stdout if stream == "stdout" else sys.stderr, flush=True)
 
     run = SandboxRun(
-        code, limits=limits, on_output=echo if stream else None, keep=keep, allow_unisolated=allow_unisolated
+        code,
+        limits=limits,
+        on_output=echo if stream else None,
+        keep=keep,
+        allow_unisolated=allow_unisolated,
+        echo_last=echo_last,
     )
     box: dict[str, Any] = {}
     done = threading.Event()

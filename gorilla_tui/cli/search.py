@@ -6,10 +6,12 @@ import argparse
 import json
 import os
 import sys
+from collections import Counter
 
 from gorilla_tui.config import load_settings
 from gorilla_tui.errors import UsageError
 from gorilla_tui.textsafe import clean_task, safe_text
+from gorilla_tui.types import call_key, group_by_call
 
 #: Most hits one search may ask for (the same bound as ask and the TUI).
 K_MAX = 50
@@ -42,12 +44,20 @@ RANK_NOTE = (
 )
 
 
-def hit_row(hit) -> dict:
+#: Under the hits table when a call stands for several hits (types.group_by_call).
+SAME_CALL_NOTE = (
+    "docs xN: this call stands for N of the hits; the best-ranked is shown (--json lists every hit)"
+)
+
+
+def hit_row(hit, call_hits: int = 1) -> dict:
     """The JSON shape of one hit: rank (the order), score and bm25 (the same plain BM25 score; "score" kept
     for older readers), dense (the cosine similarity of task and doc embeddings, or None without a dense
-    side), and the doc's identifying fields."""
+    side), call_hits (how many of the hits have this hit's call, types.call_key; 1 when none other has),
+    and the doc's identifying fields."""
     d = hit.doc
     return {
+        "call_hits": call_hits,
         "rank": hit.rank,
         "score": round(hit.score, 4),
         "bm25": round(hit.score, 4),
@@ -100,8 +110,10 @@ def run(args: argparse.Namespace) -> int:
         print(f"gorilla-tui: note: {note}", file=sys.stderr)
     result = search_with_constraints(index, task, k=k, hub=hub)
     hits = result.hits
-    if args.json:
-        doc = {"task": task, "hub": hub, "k": k, "hits": [hit_row(h) for h in hits]}
+    if args.json:  # every hit, each saying how many of the hits share its call
+        counts = Counter(call_key(h.doc) for h in hits)
+        rows = [hit_row(h, counts[call_key(h.doc)]) for h in hits]
+        doc = {"task": task, "hub": hub, "k": k, "hits": rows}
         doc["constraints"] = result.report
         doc["constraints_message"] = result.message
         print(json.dumps(doc, indent=1))
@@ -120,24 +132,28 @@ def run(args: argparse.Namespace) -> int:
         return 1
     title = task
     title = title if len(title) <= TITLE_CHARS else title[: TITLE_CHARS - 3].rstrip() + "..."
+    shown = group_by_call(hits)  # each call once, as its best-ranked hit, with how many hits have it
+    repeats = len(shown) < len(hits)
     table = Table(
         title=Text(safe_text(f"hits for: {title}" + (f" (source {hub})" if hub else ""))),
-        caption=Text(RANK_NOTE),
+        caption=Text(RANK_NOTE + ("\n" + SAME_CALL_NOTE if repeats else "")),
     )
     dense = any(h.dense is not None for h in hits)
     numbers = ("rank", "BM25", "dense") if dense else ("rank", "BM25")
-    for col in (*numbers, "api_call", "domain", "api_name", "source"):
-        right = col in numbers
+    same = ("docs",) if repeats else ()
+    for col in (*numbers, *same, "api_call", "domain", "api_name", "source"):
+        right = col in numbers or col in same
         table.add_column(
             col, justify="right" if right else "left", overflow="fold", no_wrap=right or col == "source"
         )
-    for h in hits:
-        r = hit_row(h)
+    for h, n in shown:
+        r = hit_row(h, n)
         cos = ("-" if r["dense"] is None else f"{r['dense']:.3f}",) if dense else ()
         cells = (
             str(r["rank"]),
             f"{r['bm25']:.2f}",
             *cos,
+            *((f"x{n}" if n > 1 else "",) if repeats else ()),
             r["api_call"],
             r["domain"],
             r["api_name"],

@@ -271,6 +271,42 @@ def split_source(spec: str | Path) -> tuple[str | None, Path]:
     return None, Path(text).expanduser()
 
 
+def check_source_spec(spec: str) -> None:
+    """Raise UsageError (one line, exit 2) for a `--source` value that is empty or malformed, before any
+    work is done:
+
+    - blank (`""`, `" "`: a PATH of "" is the current folder);
+    - `python:SPEC` with no distribution name, or an empty one between commas (`python:`, `python:,`,
+      `python:requests,,numpy`; pool/pyenv/groups.parse_spec reads an empty SPEC as the standard library);
+    - `NAME=PATH` with no NAME or no PATH (`=`, `name=`, `=docs.jsonl`);
+    - a `:` with nothing after it (`:`, `pip:`): the only prefix is `python:`.
+
+    A value that names an existing file or folder is that path, whatever it holds (split_source)."""
+    text = str(spec)
+    if not text.strip():
+        raise UsageError(f"--source {text!r}: empty (give [NAME=]PATH or python:NAME[,NAME])")
+    if Path(text).expanduser().exists():
+        return
+    if text.startswith("python:"):
+        names = [n.strip() for n in text.removeprefix("python:").split(",")]
+        if not any(names):
+            raise UsageError(
+                f"--source {text!r}: no distribution after 'python:' (python:stdlib, python:NAME)"
+            )
+        if not all(names):
+            raise UsageError(
+                f"--source {text!r}: an empty distribution name (two commas in a row, or one at an end)"
+            )
+        return
+    name, sep, rest = text.partition("=")
+    if sep and not name.strip():
+        raise UsageError(f"--source {text!r}: no source name before '=' (--source NAME=PATH)")
+    if sep and not rest.strip():
+        raise UsageError(f"--source {text!r}: no path after '=' (--source NAME=PATH)")
+    if text.rstrip().endswith(":"):
+        raise UsageError(f"--source {text!r}: nothing after ':' (only python:NAME[,NAME] takes one)")
+
+
 def _missing_why(text: str) -> str:
     """Why a `--source` value that names no existing path was refused: a NAME=PATH whose NAME is not a
     source name or whose PATH is empty says so, rather than "no such file" for the whole value."""

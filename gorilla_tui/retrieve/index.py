@@ -19,6 +19,7 @@ import numpy as np
 from gorilla_tui.errors import GorillaError, IndexOutdatedError, UsageError
 from gorilla_tui.pool.doc import ApiDoc
 from gorilla_tui.pool.metrics import Performance
+from gorilla_tui.pool.pyenv.usage import UsageCounts, interpreter_usage
 from gorilla_tui.retrieve import prior as doc_prior
 from gorilla_tui.retrieve import routing as source_routing
 from gorilla_tui.retrieve import store
@@ -131,7 +132,10 @@ class ApiIndex:
         1 outside prior.PRIOR_SOURCES): the refresh's stored array, else computed from the docs once."""
         if self._prior is None:
             stored = doc_prior.load(self.path, len(self.docs)) if self.path is not None else None
-            self._prior = stored if stored is not None else doc_prior.prior_array(self.docs)
+            if stored is None:
+                need = doc_prior.needs_usage(self.docs)
+                stored = doc_prior.prior_array(self.docs, interpreter_usage() if need else UsageCounts())
+            self._prior = stored
         return self._prior
 
     def term_frequencies(self) -> sparse.csr_matrix:

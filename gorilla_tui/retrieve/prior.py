@@ -20,11 +20,12 @@ never read from a list of names. Two parts:
   (os.makedirs, 10 files with CPython 3.11: x 1.20; mailbox.MH.add_folder: "MH", 0 files: x 1).
 
 store.write_version stores it with the index (FILE, one float32 per doc, 1 outside PRIOR_SOURCES); an
-index built in memory computes it when first searched. The prior is deterministic for a given
-interpreter: the usage counts depend only on its standard library's files (cached per interpreter in the
-cache dir, pool/pyenv/usage.stdlib_usage: the scan made the first refresh of the default index 0.9 s
-slower, 5.35 s against 4.43-4.51 s, and left an unchanged refresh at ~0.5 s; bench/refresh_speed.py,
-docs/benchmarks.md). Without .py sources (an embedded Python shipping only .pyc) every
+index built in memory computes it when first searched. The functions here are pure: the usage counts are
+an argument, read once by the caller (pool/pyenv/usage.interpreter_usage, when needs_usage). The prior is
+deterministic for a given interpreter: the usage counts depend only on its standard library's files
+(cached per interpreter in the cache dir, pool/pyenv/usage.stdlib_usage: the scan made the first refresh
+of the default index 0.9 s slower, 5.35 s against 4.43-4.51 s, and left an unchanged refresh at ~0.5 s;
+bench/refresh_speed.py, docs/benchmarks.md). Without .py sources (an embedded Python shipping only .pyc) every
 count is 0 and the usage part is neutral (x 1). A change of what the prior means bumps
 tokenize.TOKENIZER_VERSION, so an index stored before is rebuilt.
 """
@@ -38,10 +39,9 @@ from pathlib import Path
 
 import numpy as np
 
-from gorilla_tui.paths import get_paths
 from gorilla_tui.pool.doc import ApiDoc
 from gorilla_tui.pool.pyenv.names import MODULE_ALIASES, STDLIB_DOMAIN
-from gorilla_tui.pool.pyenv.usage import UsageCounts, stdlib_usage
+from gorilla_tui.pool.pyenv.usage import UsageCounts
 
 #: File name of the stored prior inside a version folder.
 FILE = "prior.npy"
@@ -108,24 +108,21 @@ def usage_files(doc: ApiDoc, counts: UsageCounts) -> int:
     return counts.files(f"{parent}.{name}" if parent else name, own_module(module))
 
 
-def usage_counts(docs: Sequence[ApiDoc]) -> UsageCounts:
-    """The standard library's usage counts (pool/pyenv/usage.stdlib_usage, cached in the cache dir) when
-    a doc of `docs` has the usage feature, else empty counts (nothing is scanned)."""
-    if any(has_usage(d) for d in docs):
-        return stdlib_usage(get_paths().cache)
-    return UsageCounts()
+def needs_usage(docs: Sequence[ApiDoc]) -> bool:
+    """Whether a doc of `docs` has the usage feature (has_usage): only then are the standard library's
+    usage counts needed (pool/pyenv/usage.interpreter_usage); otherwise UsageCounts() will do."""
+    return any(has_usage(d) for d in docs)
 
 
-def doc_prior(doc: ApiDoc, counts: UsageCounts | None = None) -> float:
+def doc_prior(doc: ApiDoc, counts: UsageCounts) -> float:
     """The factor (> 0) `doc`'s BM25 score is multiplied by: kind_prior(doc), times (1 + usage_files(doc,
-    counts)) ** USAGE_WEIGHT for a doc with the usage feature (has_usage; counts None: this interpreter's,
-    usage_counts). 1 outside PRIOR_SOURCES; below 1 for a rarely used method or class, above 1 for an API
-    used in many files (a 100-file API: x 1.41): only the order within python-env changes ("source"
-    routing ranks each source alone)."""
+    counts)) ** USAGE_WEIGHT for a doc with the usage feature (has_usage; `counts`: this interpreter's,
+    pool/pyenv/usage.interpreter_usage). 1 outside PRIOR_SOURCES; below 1 for a rarely used method or
+    class, above 1 for an API used in many files (a 100-file API: x 1.41): only the order within
+    python-env changes ("source" routing ranks each source alone)."""
     base = kind_prior(doc)
     if not has_usage(doc):
         return base
-    counts = usage_counts([doc]) if counts is None else counts
     return base * (1.0 + usage_files(doc, counts)) ** USAGE_WEIGHT
 
 
@@ -146,17 +143,16 @@ def kind_prior(doc: ApiDoc) -> float:
     return math.exp(-log)
 
 
-def prior_array(docs: Sequence[ApiDoc], counts: UsageCounts | None = None) -> np.ndarray:
-    """float32 (len(docs),): doc_prior of each doc, in index order (counts None: usage_counts(docs))."""
-    counts = usage_counts(docs) if counts is None else counts
+def prior_array(docs: Sequence[ApiDoc], counts: UsageCounts) -> np.ndarray:
+    """float32 (len(docs),): doc_prior(doc, counts) of each doc, in index order."""
     return np.fromiter((doc_prior(d, counts) for d in docs), np.float32, count=len(docs))
 
 
-def save(folder: Path, docs: Sequence[ApiDoc]) -> Path:
-    """Write prior_array(docs) to folder/FILE (fsync'ed). Returns the path."""
+def save(folder: Path, docs: Sequence[ApiDoc], counts: UsageCounts) -> Path:
+    """Write prior_array(docs, counts) to folder/FILE (fsync'ed). Returns the path."""
     path = Path(folder) / FILE
     with open(path, "wb") as fh:
-        np.save(fh, prior_array(docs))
+        np.save(fh, prior_array(docs, counts))
         fh.flush()
         os.fsync(fh.fileno())
     return path
@@ -184,9 +180,9 @@ __all__ = [
     "has_usage",
     "kind_prior",
     "load",
+    "needs_usage",
     "own_module",
     "prior_array",
     "save",
-    "usage_counts",
     "usage_files",
 ]

@@ -204,6 +204,7 @@ def write_version(
     store version + file sizes). Every file is fsync'ed. Returns the file sizes in bytes."""
     import numpy as np  # deferred: numpy; `check` reads CURRENT from this module (issue 20)
 
+    from gorilla_tui.pool.pyenv.usage import UsageCounts, interpreter_usage  # deferred: with prior, below
     from gorilla_tui.retrieve import prior  # deferred: numpy (see above)
     from gorilla_tui.retrieve.bm25 import Postings  # deferred: numpy; only refresh writes
 
@@ -228,7 +229,7 @@ def write_version(
         )
         fh.flush()
         os.fsync(fh.fileno())
-    prior.save(folder, docs)
+    prior.save(folder, docs, interpreter_usage() if prior.needs_usage(docs) else UsageCounts())
     sizes = {p.name: p.stat().st_size for p in folder.iterdir()}
     meta = dict(meta, store_version=STORE_VERSION)
     meta["sizes"] = dict(sizes, **{"meta.json": 0})

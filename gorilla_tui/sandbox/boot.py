@@ -41,6 +41,38 @@ GRACE_S = 1.0
 DEVICES = ("null", "zero", "full", "random", "urandom", "tty")
 _libc = ctypes.CDLL(None, use_errno=True)
 
+#: The program `python -c` runs in the sandboxed child instead of the code file itself when the run echoes
+#: its last expression (cfg "echo_last": a proposal, whose doc example is often a bare expression such as
+#: `os.getcwd()`). It behaves like Python's REPL (code.InteractiveInterpreter, which compiles in mode
+#: "single"): the file runs as __main__, then a final top-level expression statement is compiled alone in
+#: mode "single", so sys.displayhook prints its repr unless it is None. Tracebacks start at the code's own
+#: frames (this program's frame is left out) and an uncaught exception exits 1, as a script's does. It runs
+#: only here, in the sandbox: model and doc text is never compiled in the app's process.
+ECHO_LAST = """
+def _run(path):
+    import ast, sys, traceback, types
+    sys.argv = [path]
+    with open(path, encoding="utf-8") as f:
+        source = f.read()
+    main = types.ModuleType("__main__")
+    main.__file__ = path
+    sys.modules["__main__"] = main
+    try:
+        tree = ast.parse(source, path)
+    except SyntaxError as e:
+        traceback.print_exception(type(e), e, None)
+        sys.exit(1)
+    last = tree.body.pop() if tree.body and isinstance(tree.body[-1], ast.Expr) else None
+    try:
+        exec(compile(tree, path, "exec"), main.__dict__)
+        if last is not None:
+            exec(compile(ast.Interactive([last]), path, "single"), main.__dict__)
+    except Exception as e:
+        traceback.print_exception(type(e), e, e.__traceback__.tb_next)
+        sys.exit(1)
+_run(__import__("sys").argv[1])
+"""
+
 
 def _check(ret: int, what: str) -> None:
     if ret != 0:
@@ -208,7 +240,8 @@ def _exec_code(cfg: dict) -> None:
     _libc.prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0)  # no setuid binary can give privileges back
     os.chdir(cfg["cwd"])
     signal.signal(signal.SIGPIPE, signal.SIG_DFL)
-    os.execv(cfg["python"], [cfg["python"], "-I", "-u", "-X", "utf8", cfg["code_inside"]])
+    echo = ["-c", ECHO_LAST] if cfg.get("echo_last") else []
+    os.execv(cfg["python"], [cfg["python"], "-I", "-u", "-X", "utf8", *echo, cfg["code_inside"]])
 
 
 def _supervise(pid: int, timeout_s: float, namespaces: bool = False) -> dict:

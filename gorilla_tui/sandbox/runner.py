@@ -70,7 +70,10 @@ class SandboxRun:
     reached. keep=False removes the sandbox dir after the run. namespaces=None uses them when the machine
     allows (probe_isolation); False forces the limits-only fallback. allow_unisolated: run even without
     namespaces (network open, files writable); without it such a run raises IsolationError before
-    anything starts. run() must be called from a thread that lives until it returns: the sandbox's
+    anything starts. echo_last: print the repr of a final top-level expression that is not None, as
+    Python's REPL does (boot.ECHO_LAST, in the sandboxed child only): for running a proposal, whose doc
+    example is often a bare expression (`os.getcwd()`); a file of one's own runs as a script (False).
+    run() must be called from a thread that lives until it returns: the sandbox's
     supervisor is told to end when that thread ends (PR_SET_PDEATHSIG is per thread, prctl(2)).
 
     Raises:
@@ -89,8 +92,10 @@ class SandboxRun:
         keep: bool = False,
         namespaces: bool | None = None,
         allow_unisolated: bool = False,
+        echo_last: bool = False,
     ) -> None:
         self.code, self.limits, self.on_output = code, limits or Limits(), on_output
+        self.echo_last = echo_last
         self.cancel = cancel or threading.Event()
         self.base_dir, self.keep = base_dir, keep
         iso = probe_isolation()
@@ -181,6 +186,7 @@ class SandboxRun:
             "home": home,
             "cwd": cwd,
             "keep": self.keep,
+            "echo_last": self.echo_last,
             "python": sys.executable,
             "boot": str(_BOOT),
             "unshare": list(self._prefix),
@@ -353,9 +359,11 @@ def run_code(
     keep: bool = False,
     base_dir: str | Path | None = None,
     allow_unisolated: bool = False,
+    echo_last: bool = False,
 ) -> RunResult:
-    """Run `code` in the sandbox and wait for it (see SandboxRun). Setting `cancel` stops the run.
-    Raises IsolationError without namespaces unless allow_unisolated."""
+    """Run `code` in the sandbox and wait for it (see SandboxRun; echo_last: REPL-like echo of a final
+    expression). Setting `cancel` stops the run. Raises IsolationError without namespaces unless
+    allow_unisolated."""
     run = SandboxRun(
         code,
         limits=limits,
@@ -364,6 +372,7 @@ def run_code(
         keep=keep,
         base_dir=base_dir,
         allow_unisolated=allow_unisolated,
+        echo_last=echo_last,
     )
     return run.run()
 

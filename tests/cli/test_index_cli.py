@@ -251,3 +251,46 @@ def test_error_lines_show_escape_sequences_of_arguments_never_send_them(
     assert (
         "\x1b" not in err and "\x07" not in err and "unrecognized arguments: --\\x1b]52;c;aGk=\\x07x" in err
     )
+
+
+@pytest.mark.parametrize(
+    ("spec", "why"),
+    [
+        ("python:", "no distribution after 'python:'"),
+        ("python: ", "no distribution after 'python:'"),
+        ("python:,", "no distribution after 'python:'"),
+        ("python:stdlib,,json", "an empty distribution name"),
+        ("python:stdlib,", "an empty distribution name"),
+        ("=", "no source name before '='"),
+        ("=docs.jsonl", "no source name before '='"),
+        ("name=", "no path after '='"),
+        ("name= ", "no path after '='"),
+        (":", "nothing after ':'"),
+        ("pip:", "nothing after ':'"),
+        ("", "empty"),
+        ("  ", "empty"),
+    ],
+)
+def test_an_empty_or_malformed_source_spec_is_one_line_exit_2_and_changes_nothing(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch, spec: str, why: str
+) -> None:
+    """`--source python:` was accepted silently (indexed the standard library as if python:stdlib was
+    given), `--source ""` read the current folder. Each empty or malformed spec is a one-line usage error
+    (exit 2) before anything is done: the live index and config.toml stay as they were."""
+    from gorilla_tui.paths import get_paths
+
+    assert main(["index", "--refresh", "--from", str(SMALL_POOL), "--only", "torchhub", "--json"]) == 0
+    live = json.loads(capsys.readouterr().out)["path"]
+    config = get_paths().config_file
+    config.parent.mkdir(parents=True, exist_ok=True)
+    config.write_text('sources = ["python:stdlib"]\n')
+    index_root = Path(live).parent
+    before = sorted(p.name for p in index_root.iterdir())
+    monkeypatch.chdir(SMALL_POOL)  # a blank PATH would be the current folder, which holds docs
+    assert main(["index", "--refresh", "--from", str(SMALL_POOL), "--source", spec]) == 2
+    err = _one_line_error(capsys)
+    assert err.count("\n") == 1 and f"--source {spec!r}: " in err and why in err
+    assert sorted(p.name for p in index_root.iterdir()) == before
+    assert config.read_text() == 'sources = ["python:stdlib"]\n'
+    assert main(["index", "--status", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["path"] == live

@@ -311,3 +311,13 @@ def test_hostile_doc_fields_and_bracketed_source_paths_are_shown_not_interpreted
     assert printed.count(str(folder / "evil.jsonl")) == 2  # the path as it is, in refresh and status
     assert "Ops \\x1b]52;c;cm0gLXJmIH4=\\x07" in printed and "ship\\x1b[8m" in printed  # search: visible
     assert "acme.ship(order_id)\\x1b[2J" in printed  # check: the call under review
+
+
+def test_run_of_ones_own_file_does_not_echo_its_last_expression(index: Path, tmp_path: Path, capsys) -> None:
+    """`run FILE` runs a file as `python FILE` does: a final bare expression is not echoed (only the run
+    of a proposal, ask --run and F5, echoes it as the REPL does)."""
+    src = tmp_path / "prog.py"
+    src.write_text("import os\nprint('ran')\nos.getcwd()\n")
+    assert main(["run", str(src), "--yes"]) == 0
+    out = capsys.readouterr().out
+    assert "ran" in out and "/home/sandbox" not in out and "'/" not in out

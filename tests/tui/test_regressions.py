@@ -8,6 +8,7 @@ from textual import events
 from gorilla_tui.config import Settings
 from gorilla_tui.model.scripted import ScriptedBackend
 from gorilla_tui.retrieve.index import ApiIndex
+from gorilla_tui.textsafe import MAX_TASK_CHARS
 from gorilla_tui.tui.widgets.task_input import TaskInput
 from tests.tui.conftest import VALID_CALL, VIDEO_TASK, ask, screen_text
 
@@ -77,3 +78,36 @@ def test_status_bar_says_bm25_for_an_index_without_vectors(torchhub_docs):
     assert session.index_label.endswith(" · hybrid")
     hub = Session(Settings(hub="torchhub"), backend=ScriptedBackend([" x"]), index=index)
     assert hub.index_label.endswith(" · hybrid")
+
+
+async def test_a_long_paste_or_typing_past_the_limit_is_cut_and_the_app_still_answers(make_app):
+    """A 1 MB paste (bracketed, one line) and keys typed past the limit (a paste that arrives as key presses,
+    tmux paste-buffer without -p): the task input keeps MAX_TASK_CHARS characters, says so once, and the
+    app still answers the task it holds. Before the fix the value took the whole megabyte (tmux: the TUI
+    passed 4 GB of RSS while the keys arrived)."""
+    app = make_app([" " + VALID_CALL])
+    async with app.run_test(size=(120, 36)) as pilot:
+        task_input = app.main.query_one(TaskInput)
+        task_input.focus()
+        megabyte = ("classify the actions in short video clips " * 30_000)[:1_000_000]
+        task_input.post_message(events.Paste(megabyte))
+        await pilot.pause()
+        assert task_input.value == megabyte[:MAX_TASK_CHARS]
+        assert app.last_notice == f"task cut at {MAX_TASK_CHARS:,} characters (the longest task kept)"
+
+        # typed keys: the value is cut at the limit, the keys past it are refused
+        task_input.value = VIDEO_TASK + " " * (MAX_TASK_CHARS - len(VIDEO_TASK) - 3)
+        app.last_notice = ""
+        await pilot.press(*"abcdefgh")
+        assert len(task_input.value) == MAX_TASK_CHARS
+        assert task_input.value.endswith("abc")
+        assert app.last_notice == f"task cut at {MAX_TASK_CHARS:,} characters (the longest task kept)"
+
+        # the app still answers: Enter asks the task the input holds
+        before = app.main.finished
+        await pilot.press("enter")
+        while app.main.finished == before:
+            await pilot.pause(0.02)
+        proposal = app.main.proposal
+        assert proposal is not None and proposal.api_call == VALID_CALL
+        assert proposal.task.startswith(VIDEO_TASK)

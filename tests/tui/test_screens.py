@@ -354,3 +354,29 @@ async def test_an_index_built_by_an_older_version_is_rebuilt_by_itself(capsys):
         assert "older version" in app.last_notice
         await ask(pilot, VIDEO_TASK)
         assert app.main.proposal.verdict.kind == "valid"
+
+
+async def test_f5_on_a_standard_library_answer_shows_the_value_of_its_last_expression():
+    """The python-env doc example of os.getcwd is a bare expression (`import os\\nos.getcwd()`): F5 showed
+    nothing. A proposal's run echoes a final expression as the REPL does (in the sandbox), so the run
+    log shows the directory the code ran in (the sandbox's home)."""
+    from gorilla_tui.model.scripted import ScriptedBackend
+    from gorilla_tui.pool.pyenv.source import load_python_env
+    from gorilla_tui.retrieve.index import ApiIndex
+    from gorilla_tui.sandbox.runner import HOME_INSIDE
+
+    index = ApiIndex.build(load_python_env().docs)  # the real python-env pool: this interpreter's stdlib
+    backend = ScriptedBackend(["os.getcwd()"])  # select by grammar: the model writes one hit's api_call
+    app = create_app(
+        Settings(mode="select", select_by="grammar"), backend=backend, index=index, show_timings=False
+    )
+    async with app.run_test(size=SIZE) as pilot:
+        await ask(pilot, "get the current working directory", timeout=30)
+        proposal = app.main.proposal
+        assert proposal.api_call == "os.getcwd()" and proposal.verdict.kind == "valid"
+        assert proposal.code == "import os\nos.getcwd()"  # the doc's example code: ends in a bare call
+        await pilot.press("f5", "y")
+        assert isinstance(app.screen, RunScreen)
+        await wait_for(pilot, lambda: app.screen.finished, timeout=60)
+        assert app.screen.result.exit_status == 0
+        assert app.screen.query_one(Log).lines == [repr(HOME_INSIDE)]

@@ -9,6 +9,7 @@ import pytest
 
 from gorilla_tui.pool.doc import ApiDoc
 from gorilla_tui.pool.pyenv.source import load_python_env
+from gorilla_tui.pool.pyenv.usage import UsageCounts, interpreter_usage
 from gorilla_tui.retrieve import prior, store
 from gorilla_tui.retrieve.index import TOKENIZER_VERSION, ApiIndex
 from gorilla_tui.retrieve.refresh_publish import write_and_publish
@@ -37,8 +38,9 @@ def test_prior_reads_kind_and_module_depth(stdlib: list[ApiDoc], small_pool: lis
     assert prior.kind_prior(by_name["list.sort"]) == 1.0  # the builtin types' methods are everyone's
     # every other source is left as BM25 ranks it, usage and all
     others = [d for d in small_pool if d.source != "python-env"]
-    assert others and {prior.doc_prior(d) for d in others} == {1.0}
-    assert set(prior.prior_array(others).tolist()) == {1.0}
+    assert not prior.needs_usage(others)
+    assert others and {prior.doc_prior(d, UsageCounts()) for d in others} == {1.0}
+    assert set(prior.prior_array(others, UsageCounts()).tolist()) == {1.0}
 
 
 @pytest.mark.parametrize(
@@ -68,12 +70,13 @@ def test_refresh_stores_the_prior(small_pool: list[ApiDoc], stdlib: list[ApiDoc]
     final = write_and_publish(built, store.index_root())
     assert (final / prior.FILE).is_file()
     loaded = ApiIndex.load(final)
-    assert np.array_equal(loaded.prior(), prior.prior_array(docs))
+    counts = interpreter_usage()
+    assert prior.needs_usage(docs)
+    assert np.array_equal(loaded.prior(), prior.prior_array(docs, counts))
     extractall = docs[-1]
-    assert loaded.prior()[-1] == pytest.approx(prior.doc_prior(extractall))
+    assert loaded.prior()[-1] == pytest.approx(prior.doc_prior(extractall, counts))
     assert loaded.prior()[-1] == pytest.approx(
-        np.exp(-prior.METHOD_WEIGHT)
-        * (1 + prior.usage_files(extractall, prior.usage_counts(docs))) ** prior.USAGE_WEIGHT
+        np.exp(-prior.METHOD_WEIGHT) * (1 + prior.usage_files(extractall, counts)) ** prior.USAGE_WEIGHT
     )
     task = "copy a file"
     assert [h.doc.id for h in loaded.search(task, 3)] == [h.doc.id for h in built.search(task, 3)]

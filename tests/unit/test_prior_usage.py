@@ -143,7 +143,9 @@ def test_without_sources_the_usage_part_is_neutral(
     usage._MEMO.clear()
     assert usage.stdlib_usage(get_paths().cache) == usage.UsageCounts()
     docs = [stdlib[n] for n in ("os.makedirs", "mailbox.MH.add_folder", "numbers.Number", "os.path.exists")]
-    assert np.allclose(prior.prior_array(docs), [prior.kind_prior(d) for d in docs])
+    assert np.allclose(
+        prior.prior_array(docs, usage.interpreter_usage()), [prior.kind_prior(d) for d in docs]
+    )
     assert not (get_paths().cache / usage.FOLDER).exists()  # nothing scanned, nothing cached
     usage._MEMO.clear()
 
@@ -155,5 +157,5 @@ def test_usage_moves_the_api_people_call_first(stdlib: dict[str, ApiDoc]) -> Non
     task = "open a URL and read the response"
     index._prior = np.array([prior.kind_prior(d) for d in docs], np.float32)
     assert index.search(task, 1)[0].doc.api_name == "webbrowser.open_new"  # without usage
-    index._prior = prior.prior_array(docs)
+    index._prior = prior.prior_array(docs, usage.interpreter_usage())
     assert index.search(task, 1)[0].doc.api_name == "urllib.request.urlopen"

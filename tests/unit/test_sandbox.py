@@ -480,3 +480,40 @@ def test_an_interpreter_in_a_venv_under_tmp_starts_the_code(tmp_path: Path) -> N
     )  # fmt: skip
     assert out.returncode == 0, out.stderr
     assert out.stdout.split() == ["0", "ran", str(venv)], out.stdout
+
+
+@pytest.mark.parametrize("namespaces", MODES)
+def test_a_proposal_run_echoes_a_final_expression_as_the_repl_does(tmp_path: Path, namespaces) -> None:
+    """echo_last (a proposal's run): the repr of a final top-level expression that is not None is printed,
+    in the sandboxed child; a final call returning None prints nothing (no "None"); a script's own output,
+    exceptions (traceback from the code's own frame, exit 1), SyntaxError and sys.exit are as `python FILE`
+    gives them. Without echo_last (a file of one's own) nothing is echoed."""
+
+    def run(code: str, echo_last: bool = True) -> tuple:
+        lines: list[tuple[str, str]] = []
+        result = SandboxRun(
+            code,
+            limits=Limits(timeout_s=10.0),
+            on_output=lambda s, line: lines.append((s, line)),
+            base_dir=tmp_path,
+            namespaces=namespaces,
+            allow_unisolated=namespaces is False,
+            echo_last=echo_last,
+        ).run()
+        return result.exit_status, lines
+
+    status, lines = run("import os\nos.getcwd()")
+    assert status == 0 and len(lines) == 1 and lines[0][0] == "stdout"
+    assert lines[0][1].startswith("'/") and lines[0][1].endswith("'")  # the directory, as repr shows it
+    assert run("import os\nos.getcwd()", echo_last=False) == (0, [])
+    assert run("items = []\nitems.append(1)") == (0, [])  # a call returning None: no "None"
+    assert run("print('hi')\nlen('abc')\n") == (0, [("stdout", "hi"), ("stdout", "3")])
+    main_guard = "if __name__ == '__main__':\n    print(__file__.endswith('main.py'))"
+    assert run(main_guard)[1] == [("stdout", "True")]
+    status, lines = run("x = 1\n1 / 0")
+    text = "\n".join(line for _, line in lines)
+    assert status == 1 and 'main.py", line 2, in <module>' in text and "ZeroDivisionError" in text
+    assert "<string>" not in text and "exec(" not in text  # the echo program's own frame is left out
+    status, lines = run("def f(:\n")
+    assert status == 1 and lines[-1][1].startswith("SyntaxError") and "Traceback" not in lines[0][1]
+    assert run("import sys\nsys.exit(3)")[0] == 3

@@ -108,6 +108,9 @@ class MainScreen(Screen):
     def on_task_input_joined(self, message: TaskInput.Joined) -> None:
         self.post_message(Notice(message.notice))
 
+    def on_task_input_cut(self, message: TaskInput.Cut) -> None:
+        self.post_message(Notice(message.notice))
+
     def ask(self, task: str) -> None:
         """Start answering `task`, cancelling the run in flight (if any)."""
         if self._cancel is not None:

@@ -113,8 +113,12 @@ class RunScreen(ModalScreen[None]):
                 flush()
 
         try:
-            run = SandboxRun(
-                self.code, on_output=on_output, cancel=self.cancel, allow_unisolated=self.allow_unisolated
+            run = SandboxRun(  # a proposal: a final bare expression (`os.getcwd()`) shows its repr
+                self.code,
+                on_output=on_output,
+                cancel=self.cancel,
+                allow_unisolated=self.allow_unisolated,
+                echo_last=True,
             )
             result = run.run()
         except (OSError, GorillaError) as e:

@@ -1,5 +1,5 @@
-"""The hits panel: the top-k retrieved docs (source, name, domain, BM25, dense and likelihood scores); Enter
-shows a doc."""
+"""The hits panel: the top-k retrieved docs (source, name, domain, BM25, dense and likelihood scores), each
+call once with how many of the hits it stands for; Enter shows a doc."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from textual.widgets import DataTable
 
 from gorilla_tui.textsafe import safe_text
 from gorilla_tui.tui.naming import display_name
-from gorilla_tui.types import Hit
+from gorilla_tui.types import Hit, call_key, group_by_call
 
 #: Columns of fixed width (characters): rank (the order: the fused ranking, types.Hit) and the hit's plain
 #: BM25 score, labelled as such: the order is not by it (it was "score", and looked out of order).
@@ -22,6 +22,8 @@ DENSE = ("cos", 5)
 #: The same plus the likelihood score log p(task | doc) in nats (Hit.lm_score, 1 decimal), shown when select
 #: mode chose by likelihood.
 FIXED_LM = (*FIXED, ("lm", 6))
+#: How many of the hits a row's call stands for ("x3"; types.group_by_call), shown when a call repeats.
+SAME_CALL = ("docs", 4)
 #: The source column (which part of the API pool a hit comes from, ApiDoc.source), after the scores.
 SOURCE = ("source", 6)
 #: Short labels of the shipped sources (index/*.toml) for the source column; other names are cut to fit.
@@ -76,6 +78,10 @@ class HitsPanel(Vertical):
     likelihood score (Hit.lm_score) an "lm" column follows them; a "source" column says
     which source of the API pool each hit comes from (source_label); the chosen hit (`chosen`,
     an index into `hits`, or None) is in CHOSEN_STYLE and its name starts with CHOSEN.
+
+    Each call is one row (`rows`, types.group_by_call: the best-ranked hit of the call, and how many of
+    `hits` have it); when a call repeats, a "docs" column says "xN" (APIBench's TensorFlow Hub pool: 696
+    docs, 80 distinct calls). Display only: `hits` keeps every hit, as the choice saw them.
     """
 
     class DocSelected(Message):
@@ -88,8 +94,9 @@ class HitsPanel(Vertical):
     def __init__(self, **kwargs) -> None:
         super().__init__(**kwargs)
         self.hits: list[Hit] = []
+        self.rows: list[tuple[Hit, int]] = []
         self.chosen: int | None = None
-        self._layout: tuple[tuple[int, int], bool, bool] | None = None
+        self._layout: tuple[tuple[int, int], bool, bool, bool] | None = None
 
     def compose(self) -> ComposeResult:
         yield DataTable(id="hits-table", cursor_type="row", zebra_stripes=True)
@@ -110,15 +117,26 @@ class HitsPanel(Vertical):
         """True when some hit on show has a dense cosine (the cos column is shown)."""
         return any(h.dense is not None for h in self.hits)
 
+    @property
+    def repeats(self) -> bool:
+        """True when some call stands for several hits on show (the docs column is shown)."""
+        return len(self.rows) < len(self.hits)
+
     def _fit(self, width: int) -> bool:
-        """Rebuild the columns (and rows) when the width or the cos / lm columns changed; True when they
-        did."""
-        scored, cosines = self.scored, self.cosines
-        fixed = (*FIXED, *((DENSE,) if cosines else ()), *(FIXED_LM[len(FIXED) :] if scored else ()), SOURCE)
+        """Rebuild the columns (and rows) when the width or the cos / lm / docs columns changed; True when
+        they did."""
+        scored, cosines, repeats = self.scored, self.cosines, self.repeats
+        fixed = (
+            *FIXED,
+            *((DENSE,) if cosines else ()),
+            *(FIXED_LM[len(FIXED) :] if scored else ()),
+            *((SAME_CALL,) if repeats else ()),
+            SOURCE,
+        )
         widths = column_widths(max(width, 1), fixed=fixed)
-        if (widths, scored, cosines) == self._layout:
+        if (widths, scored, cosines, repeats) == self._layout:
             return False
-        self._layout = (widths, scored, cosines)
+        self._layout = (widths, scored, cosines, repeats)
         table = self.query_one(DataTable)
         table.clear(columns=True)
         columns = (*fixed, ("api", widths[0]), ("domain", widths[1]))
@@ -133,16 +151,18 @@ class HitsPanel(Vertical):
         table.clear()
         if self._layout is None:
             return
-        (_, domain_width), scored, cosines = self._layout
-        for i, hit in enumerate(self.hits):
-            style = CHOSEN_STYLE if i == self.chosen else ""
+        (_, domain_width), scored, cosines, repeats = self._layout
+        chosen = self.chosen_row
+        for i, (hit, n) in enumerate(self.rows):
+            style = CHOSEN_STYLE if i == chosen else ""
             numbers = [str(hit.rank), f"{hit.score:.2f}"]
             numbers += ["—" if hit.dense is None else f"{hit.dense:.2f}"] if cosines else []
             numbers += [lm_text(hit.lm_score)] if scored else []
+            numbers += [f"x{n}" if n > 1 else ""] if repeats else []
             cells: list[str | Text] = [Text(n, style=style, end="") if style else n for n in numbers]
             label = safe_text(source_label(hit.doc.source))
             cells.append(Text(label, style=style, no_wrap=True, overflow="ellipsis"))
-            name = (CHOSEN if i == self.chosen else "") + display_name(hit.doc)
+            name = (CHOSEN if i == chosen else "") + display_name(hit.doc)
             texts = [name, hit.doc.domain] if domain_width else [name]
             cells += [Text(safe_text(t), style=style, no_wrap=True, overflow="ellipsis") for t in texts]
             table.add_row(*cells, key=hit.doc.id)
@@ -150,18 +170,30 @@ class HitsPanel(Vertical):
     def set_hits(self, hits: list[Hit], chosen: int | None = None) -> None:
         """Show `hits` (replacing the previous ones) in rank order; the numbers are each hit's BM25 score
         and dense cosine (2 decimals; the order is their fusion, not either of them), and
-        log p(task | doc) in nats (1 decimal) when a hit has one; `chosen` marks hits[chosen]."""
+        log p(task | doc) in nats (1 decimal) when a hit has one; `chosen` marks hits[chosen] (on the row of
+        its call). Each call is one row (see the class docstring)."""
         self.hits = list(hits)
+        self.rows = group_by_call(self.hits)
         self.chosen = chosen if chosen is not None and 0 <= chosen < len(self.hits) else None
         if not self._fit(self.content_size.width):
             self._fill()
         n = len(self.hits)
         parts = [f"{n} hit" if n == 1 else f"{n} hits"] if n else []
+        if self.repeats:
+            parts.append(f"{len(self.rows)} calls" if len(self.rows) > 1 else "1 call")
         if self.chosen is not None:
             parts.append(f"{CHOSEN}chosen")
         if self.hits and self.scored:
             parts.append("lm = log p(task | doc)")
         self.border_subtitle = " · ".join(parts)
+
+    @property
+    def chosen_row(self) -> int | None:
+        """The row of the chosen hit's call (an index into `rows`), or None."""
+        if self.chosen is None:
+            return None
+        key = call_key(self.hits[self.chosen].doc)
+        return next((i for i, (hit, _) in enumerate(self.rows) if call_key(hit.doc) == key), None)
 
     def clear(self) -> None:
         """Empty the panel."""
@@ -169,5 +201,5 @@ class HitsPanel(Vertical):
 
     def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
         event.stop()
-        if 0 <= event.cursor_row < len(self.hits):
-            self.post_message(self.DocSelected(self.hits[event.cursor_row]))
+        if 0 <= event.cursor_row < len(self.rows):
+            self.post_message(self.DocSelected(self.rows[event.cursor_row][0]))

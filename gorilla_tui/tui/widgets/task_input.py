@@ -1,4 +1,11 @@
-"""The task input: Enter asks, up/down recall earlier tasks, a multi-line paste is joined with a notice."""
+"""The task input: Enter asks, up/down recall earlier tasks, a multi-line paste is joined with a notice, and
+the value holds at most MAX_TASK_CHARS characters (what every path that asks keeps, textsafe.clean_task).
+
+The cut is Input's own `max_length`, so a key press past it is refused in O(limit): a 1 MB paste that
+arrives as key presses (tmux `paste-buffer` without `-p`: no bracketed paste) otherwise grew the value one
+character at a time, each key a new string as long as the value and an Input.Changed message holding it,
+and the TUI passed 4 GB of memory (measured in tmux; docs/benchmarks.md has the numbers).
+"""
 
 from __future__ import annotations
 
@@ -7,13 +14,17 @@ from textual.binding import Binding
 from textual.message import Message
 from textual.widgets import Input
 
+from gorilla_tui.textsafe import MAX_TASK_CHARS
+
 
 class TaskInput(Input):
     """One-line task input.
 
     Posts TaskInput.Asked(task) on Enter (stripped, never empty) and TaskInput.Joined(lines, blank) after a
     paste of several lines was joined into one (lines: how many lines the paste had, blank: how many of
-    them were blank and dropped). Up/down walk the recall
+    them were blank and dropped). The value holds at most `max_length` characters (MAX_TASK_CHARS, 2,000):
+    a paste is cut to the room left and keys past it are refused; TaskInput.Cut(limit) is posted once per
+    overflow (again only after the value went below the limit). Up/down walk the recall
     list (newest first) set with :meth:`set_recall`; the text typed before recalling comes back at the end.
     """
 
@@ -44,12 +55,42 @@ class TaskInput(Input):
             blank = f" ({self.blank} blank)" if self.blank else ""
             return f"pasted {self.lines} lines{blank}: joined into one line with spaces"
 
+    class Cut(Message):
+        """Text past `limit` characters was not taken (a paste cut, or keys refused)."""
+
+        def __init__(self, limit: int) -> None:
+            super().__init__()
+            self.limit = limit
+
+        @property
+        def notice(self) -> str:
+            """What to tell the person, e.g. "task cut at 2,000 characters (the longest task kept)"."""
+            return f"task cut at {self.limit:,} characters (the longest task kept)"
+
     def __init__(self, **kwargs) -> None:
         kwargs.setdefault("placeholder", "Describe a task, e.g. 'classify objects in an image' — Enter asks")
+        kwargs.setdefault("max_length", MAX_TASK_CHARS)
         super().__init__(**kwargs)
         self._recall: list[str] = []
         self._pos = -1  # -1: the draft; 0: newest task
         self._draft = ""
+        self._cut_said = False  # a Cut was posted and the value has not gone below the limit since
+
+    def watch_value(self, value: str) -> None:
+        # Per key: one length comparison (Input's own watcher does the rest).
+        if self._cut_said and len(value) < (self.max_length or 0):
+            self._cut_said = False
+
+    def restricted(self) -> None:
+        """A key or paste was refused (only max_length restricts this input): say so once per overflow,
+        not once per key (Input rings the bell per refused key: a million times for a 1 MB paste)."""
+        self._said_cut()
+
+    def _said_cut(self) -> None:
+        if not self._cut_said:
+            self._cut_said = True
+            self.app.bell()
+            self.post_message(self.Cut(self.max_length or 0))
 
     def set_recall(self, tasks: list[str]) -> None:
         """Tasks for up/down recall, newest first; resets the recall position."""
@@ -79,17 +120,23 @@ class TaskInput(Input):
             self.post_message(self.Asked(task))
 
     def _on_paste(self, event: events.Paste) -> None:
-        # Input keeps only the first line of a paste; join them instead, and say so (never cut silently).
-        if "\n" not in event.text and "\r" not in event.text:
-            return  # one line: Input's own handler inserts it
-        pasted = event.text.splitlines()  # a final newline ends the last line, it adds none
-        lines = [line.strip() for line in pasted if line.strip()]
+        # Input keeps only the first line of a paste, and refuses a paste past max_length whole; instead the
+        # lines are joined and the text is cut to the room left, and both are said (never cut silently).
         event.prevent_default()
         event.stop()
-        joined = " ".join(lines)
-        if self.selection.is_empty:
-            self.insert_text_at_cursor(joined)
-        else:
-            self.replace(joined, *self.selection)
+        text = event.text
+        pasted: list[str] = []
+        lines: list[str] = []
+        if "\n" in text or "\r" in text:
+            pasted = text.splitlines()  # a final newline ends the last line, it adds none
+            lines = [line.strip() for line in pasted if line.strip()]
+            text = " ".join(lines)
+        start, end = sorted(self.selection)
+        room = (self.max_length or len(self.value) + len(text)) - (len(self.value) - (end - start))
+        if len(text) > room:
+            text = text[: max(0, room)]
+            self._said_cut()
+        if text or end > start:
+            self.replace(text, start, end)
         if len(lines) > 1:
             self.post_message(self.Joined(len(pasted), len(pasted) - len(lines)))
