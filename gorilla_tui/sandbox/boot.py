@@ -46,7 +46,9 @@ _libc = ctypes.CDLL(None, use_errno=True)
 #: `os.getcwd()`). It behaves like Python's REPL (code.InteractiveInterpreter, which compiles in mode
 #: "single"): the file runs as __main__, then a final top-level expression statement is compiled alone in
 #: mode "single", so sys.displayhook prints its repr unless it is None. Tracebacks start at the code's own
-#: frames (this program's frame is left out) and an uncaught exception exits 1, as a script's does. It runs
+#: frames (this program's frame is left out, for any exception: a BaseException subclass, KeyboardInterrupt,
+#: a MemoryError of a too deeply nested text) and an uncaught exception exits 1 (KeyboardInterrupt: killed by
+#: SIGINT), as a script's does. It runs
 #: only here, in the sandbox: model and doc text is never compiled in the app's process.
 ECHO_LAST = """
 def _run(path):
@@ -59,7 +61,7 @@ def _run(path):
     sys.modules["__main__"] = main
     try:
         tree = ast.parse(source, path)
-    except SyntaxError as e:
+    except Exception as e:  # SyntaxError, or MemoryError / RecursionError of a too deeply nested text
         traceback.print_exception(type(e), e, None)
         sys.exit(1)
     last = tree.body.pop() if tree.body and isinstance(tree.body[-1], ast.Expr) else None
@@ -67,8 +69,15 @@ def _run(path):
         exec(compile(tree, path, "exec"), main.__dict__)
         if last is not None:
             exec(compile(ast.Interactive([last]), path, "single"), main.__dict__)
-    except Exception as e:
+    except SystemExit:
+        raise
+    except BaseException as e:
         traceback.print_exception(type(e), e, e.__traceback__.tb_next)
+        if isinstance(e, KeyboardInterrupt):
+            import os, signal
+            sys.stderr.flush()
+            signal.signal(signal.SIGINT, signal.SIG_DFL)
+            os.kill(os.getpid(), signal.SIGINT)
         sys.exit(1)
 _run(__import__("sys").argv[1])
 """

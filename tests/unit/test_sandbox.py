@@ -517,3 +517,32 @@ def test_a_proposal_run_echoes_a_final_expression_as_the_repl_does(tmp_path: Pat
     status, lines = run("def f(:\n")
     assert status == 1 and lines[-1][1].startswith("SyntaxError") and "Traceback" not in lines[0][1]
     assert run("import sys\nsys.exit(3)")[0] == 3
+
+
+@pytest.mark.parametrize("namespaces", MODES)
+def test_the_echo_leaves_its_own_frames_out_of_every_traceback(tmp_path: Path, namespaces) -> None:
+    """A proposal run (echo_last) shows the traceback `python FILE` shows for exceptions that are not
+    Exceptions too: a BaseException subclass (exit 1), KeyboardInterrupt (killed by SIGINT, as Python
+    does), and a text too deeply nested to parse (MemoryError, no traceback); the echo program's frames
+    ("<string>", _run, ast.py) never appear."""
+
+    def run(code: str) -> tuple:
+        lines: list[str] = []
+        result = SandboxRun(
+            code,
+            limits=Limits(timeout_s=10.0),
+            on_output=lambda s, line: lines.append(line),
+            base_dir=tmp_path,
+            namespaces=namespaces,
+            allow_unisolated=namespaces is False,
+            echo_last=True,
+        ).run()
+        return result.exit_status, result.signal, "\n".join(lines)
+
+    status, _, text = run("class Stop(BaseException):\n    pass\nraise Stop('b')")
+    assert status == 1 and 'main.py", line 3, in <module>' in text and text.endswith("Stop: b")
+    assert "<string>" not in text and "_run" not in text
+    status, sig, text = run("raise KeyboardInterrupt")
+    assert sig == signal.SIGINT and text.endswith("KeyboardInterrupt") and "<string>" not in text
+    status, _, text = run("-" * 200_000 + "1")
+    assert status == 1 and text == "MemoryError"
