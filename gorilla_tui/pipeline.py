@@ -12,6 +12,7 @@ The Protocols it depends on, Choice and AskCancelled are in pipeline_types.py (r
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import threading
 import time
@@ -327,8 +328,9 @@ class Pipeline:
         """The Proposal for `choice`: its call and code (the chosen doc's example code in select mode, the
         extracted code in generate mode), the checker's verdict on them, and the task's constraints as
         satisfied / violated / unknown for the matched doc. timings are filled in by _ask."""
+        chosen_doc = None
         if mode == "select":
-            api_call, code, code_source, explanation = self._selected(choice)
+            api_call, code, code_source, explanation, chosen_doc = self._selected(choice)
             if code_source == "example_code" and not self.validator.check(code).ok:
                 # the doc's example is shown only when it passes the check too (issue 15: an unquoted
                 # model id or Python 2 line in an example must not sit under a `valid` badge)
@@ -347,6 +349,8 @@ class Pipeline:
             if shown.kind not in ("valid", "no_call"):
                 shown.diagnostics.insert(0, "the api_call is valid, but the code shown is not")
                 verdict = shown
+        if chosen_doc is not None:
+            verdict = _matched_as_chosen(verdict, chosen_doc)
         constraints: list[dict[str, Any]] = []
         if self.constraints is not None:
             constraints = self.constraints.for_doc(verdict.matched)
@@ -358,20 +362,20 @@ class Pipeline:
                         select_by=select_by, choice_rule=choice.rule)  # fmt: skip
 
     @staticmethod
-    def _selected(choice: Choice) -> tuple[str, str, str, str]:
-        """(api_call, code, code_source, explanation) for a select-mode choice: the code is the chosen doc's
-        example code when it has one."""
+    def _selected(choice: Choice) -> tuple[str, str, str, str, ApiDoc | None]:
+        """(api_call, code, code_source, explanation, the chosen doc or None) for a select-mode choice: the
+        code is the chosen doc's example code when it has one."""
         chosen = choice.text.strip()
         if chosen not in choice.options:  # cut short (max_tokens or cancel): take the option it started
             started = [o for o in choice.options if chosen and o.startswith(chosen)]
             chosen = started[0] if len(started) == 1 else ""
         doc = choice.doc or next((d for d in choice.docs if d.call.strip() == chosen), None)
         if not chosen or doc is None:
-            return "", "", "model", ""
+            return "", "", "model", "", None
         explanation = " ".join(x for x in (doc.functionality, doc.description) if x).strip()
         if doc.example_code.strip() and not doc.repaired:  # a repaired doc's example may load another call
-            return chosen, doc.example_code, "example_code", explanation
-        return chosen, chosen, "model", explanation
+            return chosen, doc.example_code, "example_code", explanation, doc
+        return chosen, chosen, "model", explanation, doc
 
     @staticmethod
     def _extracted(text: str) -> tuple[str, str, str, str]:
@@ -379,3 +383,19 @@ class Pipeline:
         ex = extract(text)
         api_call = (ex.api_call or "").strip()
         return api_call, (ex.code or api_call), "model", ex.explanation or ""
+
+
+def _matched_as_chosen(verdict: Verdict, doc: ApiDoc) -> Verdict:
+    """`verdict` with the chosen `doc` as its matched entry when the checker matched another entry of the
+    same source with the very same call. The checker takes the first pool entry a call matches, but a call
+    can have several docs (APIBench's TensorFlow Hub pool: 696 docs, 80 distinct api_calls), and their
+    descriptions, example code and performance differ: the matched-API card, the constraint outcomes and
+    `--json` must describe the doc that was chosen (and whose example code is shown), not a sibling of it.
+    Any other verdict is returned unchanged."""
+    m = verdict.matched
+    if not verdict.ok or m is None or m is doc or m.id == doc.id:
+        return verdict
+    if m.source != doc.source or m.call.strip() != doc.call.strip():
+        return verdict
+    calls = [dataclasses.replace(c, matched=doc.id) if c.matched == m.id else c for c in verdict.calls]
+    return dataclasses.replace(verdict, matched=doc, calls=calls)

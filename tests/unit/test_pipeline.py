@@ -3,6 +3,7 @@ backend for the events (the real model on APIBench: tests/apibench/test_pipeline
 
 from __future__ import annotations
 
+import dataclasses
 import threading
 
 import pytest
@@ -11,6 +12,7 @@ from gorilla_tui.config import Settings
 from gorilla_tui.errors import UsageError
 from gorilla_tui.model.scripted import ScriptedBackend
 from gorilla_tui.pipeline import MAX_TASK_CHARS, AskCancelled, Pipeline, shared_prefix
+from gorilla_tui.retrieve.index import ApiIndex
 from gorilla_tui.types import DoneEvent, ErrorEvent, HitsEvent, TokenEvent, VerdictEvent
 
 SPORTS = "I want to classify sports activities in videos"
@@ -116,3 +118,32 @@ def test_backend_warnings_reach_the_proposal(small_index):
     p = Pipeline(Settings(mode="generate"), small_index, be).ask(SPORTS)
     assert p.warnings == be.warnings and p.to_dict()["warnings"] == be.warnings
     assert Pipeline(Settings(mode="generate"), small_index, ScriptedBackend(["x"])).ask(SPORTS).warnings == []
+
+
+def test_the_matched_entry_is_the_chosen_doc_when_docs_share_a_call(small_pool):
+    """Several docs can have one api_call (APIBench's TensorFlow Hub pool: 696 docs, 80 calls; "extract
+    feature vectors from photos" chose tensorflowhub:291, whose example code was shown, while the verdict,
+    the matched-API card and --json named tensorflowhub:46, the first pool entry with that call, with
+    another description, example and performance). The verdict's matched entry is the chosen doc."""
+    original = next(d for d in small_pool if d.source == "tensorflowhub" and "classification" in d.call)
+    sibling = dataclasses.replace(
+        original,
+        id=original.id + "-sibling",
+        description="Sort photos of garden birds by species with a small mobile network.",
+        example_code=f"import tensorflow_hub as hub\nbirds = {original.call}",
+        performance={"dataset": "ImageNet", "accuracy": "71.0%"},
+    )
+    pool = [*small_pool, sibling]  # the original comes first: the checker's first entry for that call
+    settings = Settings(mode="select", select_by="grammar", hub="tensorflowhub")
+    pipe = Pipeline(settings, ApiIndex.build(pool), ScriptedBackend([original.call]))
+    p = pipe.ask("sort photos of garden birds by species")
+    assert p.hits[0].doc.id == sibling.id and p.code == sibling.example_code
+    assert p.verdict.kind == "valid" and p.verdict.matched is not None
+    assert p.verdict.matched.id == sibling.id
+    assert [c.matched for c in p.verdict.calls if c.kind == "valid"] == [sibling.id]
+    assert (
+        Pipeline(settings, ApiIndex.build(pool), ScriptedBackend([original.call]))
+        .validator.check(original.call)
+        .matched.id
+        == original.id
+    )  # the checker alone still names the first entry
