@@ -3,13 +3,19 @@ widths, example code that is not Python, the paste notice, and a refresh waiting
 
 from __future__ import annotations
 
+import dataclasses
+
 from textual import events
+from textual.widgets import DataTable
 
 from gorilla_tui.config import Settings
 from gorilla_tui.model.scripted import ScriptedBackend
 from gorilla_tui.retrieve.index import ApiIndex
 from gorilla_tui.textsafe import MAX_TASK_CHARS
+from gorilla_tui.tui.naming import display_name
+from gorilla_tui.tui.widgets.hits import HitsPanel
 from gorilla_tui.tui.widgets.task_input import TaskInput
+from gorilla_tui.types import Hit
 from tests.tui.conftest import VALID_CALL, VIDEO_TASK, ask, screen_text
 
 
@@ -111,3 +117,27 @@ async def test_a_long_paste_or_typing_past_the_limit_is_cut_and_the_app_still_an
         proposal = app.main.proposal
         assert proposal is not None and proposal.api_call == VALID_CALL
         assert proposal.task.startswith(VIDEO_TASK)
+
+
+async def test_an_80_column_hits_panel_shows_the_api_and_the_chosen_mark(make_app, torchhub_docs):
+    """At 80x24 the hits panel (38 columns inside) had #, bm25, cos, lm, docs and source (44 columns with
+    padding) before the api column: the api names and the chosen mark were out of sight. The cos and
+    bm25 columns give way first; the api column and its ▶ stay on screen. At 120x36 both are back."""
+    same = dataclasses.replace(torchhub_docs[0], id=torchhub_docs[0].id + "-again")
+    docs = [torchhub_docs[1], torchhub_docs[0], same, torchhub_docs[2]]
+    hits = [Hit(doc=d, score=9.0 - i, rank=i + 1, lm_score=-20.0 - i, dense=0.9) for i, d in enumerate(docs)]
+    app = make_app([" " + VALID_CALL])
+    async with app.run_test(size=(80, 24)) as pilot:
+        panel = app.main.query_one("#hits", HitsPanel)
+        panel.set_hits(hits, chosen=2)  # the third hit: the second call, which two hits share
+        await pilot.pause()
+        table = panel.query_one(DataTable)
+        labels = [str(c.label) for c in table.columns.values()]
+        assert labels[:4] == ["#", "lm", "docs", "source"] and "api" in labels
+        assert sum(c.get_render_width(table) for c in table.columns.values()) <= table.content_size.width
+        text = screen_text(app)
+        assert "▶ " + display_name(torchhub_docs[0])[:3] in text and "x2" in text
+        await pilot.resize_terminal(120, 36)
+        await pilot.pause()
+        labels = [str(c.label) for c in table.columns.values()]
+        assert labels[:7] == ["#", "bm25", "cos", "lm", "docs", "source", "api"]

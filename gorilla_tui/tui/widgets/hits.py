@@ -57,6 +57,26 @@ def column_widths(
     return name, free - name
 
 
+#: Score columns left out, in this order, when the panel is too narrow for the api column to get MIN_NAME
+#: characters beside them (an 80-column terminal: the api column, and the chosen mark in it, were pushed
+#: out of sight behind #, bm25, cos, lm, docs and source).
+DROPPABLE = ("cos", "bm25")
+
+
+def fit_fixed(
+    fixed: tuple[tuple[str, int], ...], width: int, cell_padding: int = 1
+) -> tuple[tuple[str, int], ...]:
+    """`fixed` without the DROPPABLE score columns (in that order) that leave the api column, beside them,
+    fewer than MIN_NAME characters in a table `width` characters wide (cell padding: 2 * cell_padding per
+    column); the rank, lm, docs and source columns are always kept."""
+    for label in DROPPABLE:
+        free = width - sum(w for _, w in fixed) - 2 * cell_padding * (len(fixed) + 1)
+        if free >= MIN_NAME:
+            break
+        fixed = tuple(col for col in fixed if col[0] != label)
+    return fixed
+
+
 def source_label(source: str) -> str:
     """The source column's text for ApiDoc.source: SOURCE_LABELS, else the name itself (cut to fit)."""
     return SOURCE_LABELS.get(source, source)
@@ -97,6 +117,7 @@ class HitsPanel(Vertical):
         self.rows: list[tuple[Hit, int]] = []
         self.chosen: int | None = None
         self._layout: tuple[tuple[int, int], bool, bool, bool] | None = None
+        self._shown: set[str] = set()  # the labels of the fixed columns on show (fit_fixed)
 
     def compose(self) -> ComposeResult:
         yield DataTable(id="hits-table", cursor_type="row", zebra_stripes=True)
@@ -126,17 +147,20 @@ class HitsPanel(Vertical):
         """Rebuild the columns (and rows) when the width or the cos / lm / docs columns changed; True when
         they did."""
         scored, cosines, repeats = self.scored, self.cosines, self.repeats
-        fixed = (
-            *FIXED,
-            *((DENSE,) if cosines else ()),
-            *(FIXED_LM[len(FIXED) :] if scored else ()),
-            *((SAME_CALL,) if repeats else ()),
-            SOURCE,
+        fixed = fit_fixed(
+            (
+                *FIXED,
+                *((DENSE,) if cosines else ()),
+                *(FIXED_LM[len(FIXED) :] if scored else ()),
+                *((SAME_CALL,) if repeats else ()),
+                SOURCE,
+            ),
+            max(width, 1),
         )
-        widths = column_widths(max(width, 1), fixed=fixed)
-        if (widths, scored, cosines, repeats) == self._layout:
+        widths, labels = column_widths(max(width, 1), fixed=fixed), {label for label, _ in fixed}
+        if (widths, scored, cosines, repeats) == self._layout and labels == self._shown:
             return False
-        self._layout = (widths, scored, cosines, repeats)
+        self._layout, self._shown = (widths, scored, cosines, repeats), labels
         table = self.query_one(DataTable)
         table.clear(columns=True)
         columns = (*fixed, ("api", widths[0]), ("domain", widths[1]))
@@ -152,11 +176,14 @@ class HitsPanel(Vertical):
         if self._layout is None:
             return
         (_, domain_width), scored, cosines, repeats = self._layout
+        shown = self._shown
         chosen = self.chosen_row
         for i, (hit, n) in enumerate(self.rows):
             style = CHOSEN_STYLE if i == chosen else ""
-            numbers = [str(hit.rank), f"{hit.score:.2f}"]
-            numbers += ["—" if hit.dense is None else f"{hit.dense:.2f}"] if cosines else []
+            numbers = [str(hit.rank)] + ([f"{hit.score:.2f}"] if "bm25" in shown else [])
+            numbers += (
+                ["—" if hit.dense is None else f"{hit.dense:.2f}"] if cosines and "cos" in shown else []
+            )
             numbers += [lm_text(hit.lm_score)] if scored else []
             numbers += [f"x{n}" if n > 1 else ""] if repeats else []
             cells: list[str | Text] = [Text(n, style=style, end="") if style else n for n in numbers]
