@@ -10,6 +10,7 @@ from typing import Any
 from gorilla_tui.cli.index_status import FLAGGED_SHOWN, SKIPPED_SHOWN, sources_table, status  # noqa: F401 (old path)
 from gorilla_tui.config import load_settings
 from gorilla_tui.errors import GorillaError, UsageError
+from gorilla_tui.paths import get_paths
 from gorilla_tui.pool.doc import MAX_SOURCE_BYTES
 from gorilla_tui.textsafe import safe_text
 
@@ -169,7 +170,9 @@ def _refresh_sources(args: argparse.Namespace) -> tuple[list[str], list[str], li
 
     for spec in args.sources:
         check_source_spec(spec)
-    configured = [s for s in load_settings().sources if not s.startswith("python:")]
+    settings_sources = load_settings().sources
+    _check_configured(settings_sources)
+    configured = [s for s in settings_sources if not s.startswith("python:")]
     python_specs = [s for s in args.sources if s.startswith("python:")]
     user_paths = [s for s in args.sources if not s.startswith("python:")]
     manifests = None
@@ -185,6 +188,20 @@ def _refresh_sources(args: argparse.Namespace) -> tuple[list[str], list[str], li
         else:
             only = [pyenv.SOURCE]
     return user_paths, configured, manifests, only
+
+
+def _check_configured(specs: list[str]) -> None:
+    """Raise UsageError (one line, exit 2) naming config.toml for an entry of its `sources` that --source
+    would refuse (pool.sources.check_source_spec: `python:`, `name=`, ...) or a PATH that does not exist,
+    before anything is done. Such an entry was read as the standard library (`python:`), or refused later
+    as "--source PATH: no such file or folder", naming an option that was never typed."""
+    from gorilla_tui.pool.sources import check_source_spec, split_source  # deferred: see _refresh_sources
+
+    what = f"{get_paths().config_file}: sources entry"
+    for spec in specs:
+        check_source_spec(spec, what=what)
+        if not spec.startswith("python:") and not split_source(spec)[1].exists():
+            raise UsageError(f"{what} {spec!r}: no such file or folder")
 
 
 def _run_refresh(

@@ -271,7 +271,7 @@ def split_source(spec: str | Path) -> tuple[str | None, Path]:
     return None, Path(text).expanduser()
 
 
-def check_source_spec(spec: str) -> None:
+def check_source_spec(spec: str, what: str = "--source") -> None:
     """Raise UsageError (one line, exit 2) for a `--source` value that is empty or malformed, before any
     work is done:
 
@@ -281,30 +281,29 @@ def check_source_spec(spec: str) -> None:
     - `NAME=PATH` with no NAME or no PATH (`=`, `name=`, `=docs.jsonl`);
     - a `:` with nothing after it (`:`, `pip:`): the only prefix is `python:`.
 
-    A value that names an existing file or folder is that path, whatever it holds (split_source)."""
+    A value that names an existing file or folder is that path, whatever it holds (split_source). what:
+    how the message names where the value came from ("--source", or config.toml's `sources` entry)."""
     text = str(spec)
     if not text.strip():
-        raise UsageError(f"--source {text!r}: empty (give [NAME=]PATH or python:NAME[,NAME])")
+        raise UsageError(f"{what} {text!r}: empty (give [NAME=]PATH or python:NAME[,NAME])")
     if Path(text).expanduser().exists():
         return
     if text.startswith("python:"):
         names = [n.strip() for n in text.removeprefix("python:").split(",")]
         if not any(names):
-            raise UsageError(
-                f"--source {text!r}: no distribution after 'python:' (python:stdlib, python:NAME)"
-            )
+            raise UsageError(f"{what} {text!r}: no distribution after 'python:' (python:stdlib, python:NAME)")
         if not all(names):
             raise UsageError(
-                f"--source {text!r}: an empty distribution name (two commas in a row, or one at an end)"
+                f"{what} {text!r}: an empty distribution name (two commas in a row, or one at an end)"
             )
         return
     name, sep, rest = text.partition("=")
     if sep and not name.strip():
-        raise UsageError(f"--source {text!r}: no source name before '=' (--source NAME=PATH)")
+        raise UsageError(f"{what} {text!r}: no source name before '=' (--source NAME=PATH)")
     if sep and not rest.strip():
-        raise UsageError(f"--source {text!r}: no path after '=' (--source NAME=PATH)")
+        raise UsageError(f"{what} {text!r}: no path after '=' (--source NAME=PATH)")
     if text.rstrip().endswith(":"):
-        raise UsageError(f"--source {text!r}: nothing after ':' (only python:NAME[,NAME] takes one)")
+        raise UsageError(f"{what} {text!r}: nothing after ':' (only python:NAME[,NAME] takes one)")
 
 
 def _missing_why(text: str) -> str:

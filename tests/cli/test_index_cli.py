@@ -294,3 +294,39 @@ def test_an_empty_or_malformed_source_spec_is_one_line_exit_2_and_changes_nothin
     assert config.read_text() == 'sources = ["python:stdlib"]\n'
     assert main(["index", "--status", "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["path"] == live
+
+
+@pytest.mark.parametrize(
+    ("entry", "why"),
+    [
+        ("python:", "no distribution after 'python:'"),
+        ("mine=", "no path after '='"),
+        ("missing.jsonl", "no such file or folder"),
+        ("mine=missing", "no such file or folder"),
+    ],
+)
+def test_a_malformed_or_missing_config_sources_entry_names_config_toml(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch, entry: str, why: str
+) -> None:
+    """config.toml's `sources` is checked as --source is: `python:` was taken as the standard library
+    (where `--source python:` is refused), and a missing file was refused as "--source missing.jsonl: no
+    such file or folder", naming an option nobody typed. Now one line names config.toml and the entry
+    (exit 2), before anything is done: the live index and config.toml stay as they were."""
+    from gorilla_tui.paths import get_paths
+
+    assert main(["index", "--refresh", "--from", str(SMALL_POOL), "--only", "torchhub", "--json"]) == 0
+    live = json.loads(capsys.readouterr().out)["path"]
+    config = get_paths().config_file
+    config.parent.mkdir(parents=True, exist_ok=True)
+    config.write_text(f"sources = [{json.dumps(entry)}]\n")
+    index_root = Path(live).parent
+    before = sorted(p.name for p in index_root.iterdir())
+    monkeypatch.chdir(tmp_path)
+    assert main(["index", "--refresh", "--from", str(SMALL_POOL)]) == 2
+    err = _one_line_error(capsys)
+    assert err.count("\n") == 1 and f"{config}: sources entry {entry!r}: " in err and why in err
+    assert "--source" not in err.split(why)[0]
+    assert sorted(p.name for p in index_root.iterdir()) == before
+    assert config.read_text() == f"sources = [{json.dumps(entry)}]\n"
+    assert main(["index", "--status", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["path"] == live
