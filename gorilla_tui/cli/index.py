@@ -293,7 +293,12 @@ def _print_refresh(report: Any, dense: dict[str, Any] | None, warnings: list[str
     if dense is not None and "error" not in dense:
         line = (
             f"dense vectors: {dense['docs']} docs ({dense['embedded']} embedded now, {dense['cached']} from "
-            f"the cache) in {dense['seconds']:.1f} s with {dense['embedder']}: searches are hybrid"
+            f"the cache) in {dense['seconds']:.1f} s with {dense['embedder']}: "
+            + (
+                "searches are hybrid"
+                if dense["docs"]
+                else f"searches are {report.index.dense_state()['note']}"
+            )
         )
         console.print(Text(safe_text(line)), soft_wrap=True)
     elif dense is None and report.index.dense_state().get("state") == "ready":

@@ -82,6 +82,11 @@ DAMAGED_NOTE = (
 )
 
 
+#: Why an index whose dense side holds no vector searches by BM25 alone (an index of python-env only: its
+#: manifest says retrieval = "bm25"); `index --refresh` and `index --status` said "hybrid" there.
+NO_HYBRID_SOURCE = 'no doc has a dense vector: its sources say retrieval = "bm25"'
+
+
 @dataclass
 class DenseSide:
     """The dense vectors of one index version and the embedder that reads queries.
@@ -160,7 +165,8 @@ class DenseSide:
             self._look()
         if self.vectors is not None:
             n = int(self.mask.sum()) if self.mask is not None else 0
-            return {"state": "ready", "note": f"hybrid: BM25 + dense ({n} docs embedded)", "docs": n}
+            note = f"hybrid: BM25 + dense ({n} docs embedded)" if n else f"BM25 alone: {NO_HYBRID_SOURCE}"
+            return {"state": "ready", "note": note, "docs": n}
         progress = store.read_progress(self.folder) if self.folder is not None else None
         if progress and progress.get("error"):
             return {"state": "failed", "note": f"dense retrieval off, BM25 alone: {progress['error']}"}

@@ -330,3 +330,16 @@ def test_a_malformed_or_missing_config_sources_entry_names_config_toml(
     assert config.read_text() == f"sources = [{json.dumps(entry)}]\n"
     assert main(["index", "--status", "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["path"] == live
+
+
+def test_an_index_without_a_hybrid_source_says_bm25_alone(dense, capsys: pytest.CaptureFixture[str]) -> None:
+    """An index of python-env only (its manifest says retrieval = "bm25") has a dense side with no vector:
+    `index --refresh` ended with "searches are hybrid" and `index --status` said "hybrid: BM25 + dense
+    (0 docs embedded)", while the TUI's status bar said BM25. Both now say BM25 alone and why."""
+    assert main(["index", "--refresh", "--only", "python-env"]) == 0
+    out = capsys.readouterr().out
+    assert "searches are hybrid" not in out
+    assert 'searches are BM25 alone: no doc has a dense vector: its sources say retrieval = "bm25"' in out
+    assert main(["index", "--status", "--json"]) == 0
+    state = json.loads(capsys.readouterr().out)["dense"]
+    assert state["docs"] == 0 and state["note"].startswith("BM25 alone: ") and "hybrid" not in state["note"]
