@@ -60,13 +60,22 @@ def code_note(proposal: Proposal) -> str:
 
 
 def chosen_hit(proposal: Proposal) -> int | None:
-    """Index into proposal.hits of the hit select mode chose: the first whose doc.api_call.strip() equals
-    the proposal's api_call. None in generate mode (select_by ""), without a call, or when no hit has that
-    call (e.g. after a did-you-mean replaced it)."""
+    """Index into proposal.hits of the hit select mode chose: the hit of the verdict's matched doc (the
+    chosen doc, pipeline._matched_as_chosen) when it has the proposal's call, else the first hit whose
+    doc.call.strip() equals the proposal's api_call (several docs can share a call: APIBench's TensorFlow
+    Hub pool has 696 docs and 80 calls, and the first of them is not always the one chosen, nor has its
+    lm). None in generate mode (select_by ""), without a call, or when no hit has that call (e.g. after a
+    did-you-mean replaced it)."""
     call = proposal.api_call.strip()
     if not proposal.select_by or not call:
         return None
-    return next((i for i, h in enumerate(proposal.hits) if h.doc.call.strip() == call), None)
+    same = [i for i, h in enumerate(proposal.hits) if h.doc.call.strip() == call]
+    matched = proposal.verdict.matched if proposal.verdict is not None else None
+    if matched is not None:
+        exact = [i for i in same if proposal.hits[i].doc.id == matched.id]
+        if exact:
+            return exact[0]
+    return same[0] if same else None
 
 
 def _hits(n: int) -> str:

@@ -165,3 +165,33 @@ async def test_the_hits_panel_labels_bm25_and_shows_the_dense_cosine_of_a_hybrid
         assert labels[:3] == ["#", "bm25", "cos"] and "score" not in labels
         shown = [str(table.get_row_at(r)[labels.index("cos")]) for r in range(table.row_count)]
         assert shown == [f"{h.dense:.2f}" for h in hits]
+
+
+async def test_a_call_several_hits_share_names_and_opens_the_chosen_doc(torchhub_index, make_app):
+    """Break-it finding: when two hits share a call (APIBench's TensorFlow Hub pool: 696 docs, 80 calls)
+    and the second was chosen (domain-vote takes the best-scored hit of the domain), the note said "hit 1"
+    with hit 1's lm, and Enter on the chosen row opened hit 1's doc. The chosen doc is the verdict's matched
+    doc (pipeline): the note gives its rank and lm, and its row opens it."""
+    found = torchhub_index.search(VIDEO_TASK, k=3)
+    twin = replace(found[0].doc, id=found[0].doc.id + "-twin", description="the same call, another doc")
+    hits = [replace(found[0], lm_score=-40.0), replace(found[0], doc=twin, rank=2, lm_score=-30.0)]
+    hits += [replace(h, rank=i + 3, lm_score=-50.0 - i) for i, h in enumerate(found[1:])]
+    call = twin.call.strip()
+    proposal = Proposal(task=VIDEO_TASK, api_call=call, code=call, hits=hits,
+                        verdict=Verdict("valid", api_call=call, matched=twin),
+                        select_by="likelihood", choice_rule="domain-vote")  # fmt: skip
+    assert chosen_hit(proposal) == 1
+    assert choice_note(proposal).endswith(f"among {len(hits)} hits: hit 2, lm -30.0")
+    app = make_app([" " + VALID_CALL])
+    async with app.run_test(size=SIZE) as pilot:
+        panel = app.main.query_one("#hits")
+        panel.set_hits(hits, chosen=chosen_hit(proposal))
+        await pilot.pause()
+        table = panel.query_one(DataTable)
+        marks = [CHOSEN in r for r in _row_texts(table)]
+        assert marks[0] and not any(marks[1:]) and len(marks) == len(panel.rows) >= 2  # one row: the twins
+        table.focus()
+        await pilot.press("enter")
+        assert app.screen.doc.id == twin.id
+        await pilot.press("escape", "down", "enter")
+        assert app.screen.doc.id == panel.rows[1][0].doc.id != twin.id

@@ -229,4 +229,7 @@ class HitsPanel(Vertical):
     def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
         event.stop()
         if 0 <= event.cursor_row < len(self.rows):
-            self.post_message(self.DocSelected(self.rows[event.cursor_row][0]))
+            # the chosen call's row opens the chosen doc (it can be another hit of that call than the first)
+            chosen = event.cursor_row == self.chosen_row and self.chosen is not None
+            hit = self.hits[self.chosen] if chosen else self.rows[event.cursor_row][0]
+            self.post_message(self.DocSelected(hit))
