@@ -9,8 +9,6 @@ from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
-import tomli_w
-
 if sys.version_info >= (3, 11):
     import tomllib
 else:  # pragma: no cover
@@ -156,9 +154,10 @@ def load_settings(path: Path | None = None) -> Settings:
 def save_settings(settings: Settings, path: Path | None = None) -> Path:
     """Write settings to config.toml atomically (temp file + os.replace); returns the path. Raises
     UsageError for out-of-range values or a file that cannot be written (a folder in its place, a full
-    disk, no permission); the previous file is then left as it was."""
+    disk, no permission); the previous file is then left as it was. The file's own text is kept: only the
+    values that changed are replaced, its comments and order stay (_config_text)."""
     path = path or get_paths().config_file
-    data = asdict(settings.validate())
+    text = _config_text(asdict(settings.validate()), path)
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".config-", suffix=".toml")
@@ -166,7 +165,7 @@ def save_settings(settings: Settings, path: Path | None = None) -> Path:
         raise UsageError(f"{path}: cannot write the config file ({e.strerror or e})") from None
     try:
         with os.fdopen(fd, "wb") as fh:
-            tomli_w.dump(data, fh)
+            fh.write(text.encode("utf-8"))
         os.replace(tmp, path)
     except OSError as e:
         Path(tmp).unlink(missing_ok=True)
@@ -175,3 +174,20 @@ def save_settings(settings: Settings, path: Path | None = None) -> Path:
         Path(tmp).unlink(missing_ok=True)
         raise
     return path
+
+
+def _config_text(data: dict[str, Any], path: Path) -> str:
+    """The text of config.toml holding `data`: the file at `path` with each value that differs replaced
+    and new keys added (tomlkit, a style-preserving TOML library), so the person's comments, order and
+    keys this version does not write survive a save from the settings screen (tomli_w rewrote the file
+    and dropped every comment); a new document when the file is missing or not TOML."""
+    import tomlkit  # deferred: only saving settings needs it (the settings screen, a model pull)
+
+    try:
+        doc = tomlkit.parse(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, tomlkit.exceptions.TOMLKitError):
+        doc = tomlkit.document()
+    for key, value in data.items():
+        if key not in doc or doc[key] != value:
+            doc[key] = value
+    return tomlkit.dumps(doc)

@@ -380,3 +380,21 @@ async def test_f5_on_a_standard_library_answer_shows_the_value_of_its_last_expre
         await wait_for(pilot, lambda: app.screen.finished, timeout=60)
         assert app.screen.result.exit_status == 0
         assert app.screen.query_one(Log).lines == [repr(HOME_INSIDE)]
+
+
+async def test_saving_settings_keeps_the_comments_and_order_of_config_toml(make_app):
+    """Break-it finding: the settings screen rewrote config.toml from scratch (tomli_w), so every comment
+    the person wrote there was lost on the first save. Only the changed value is replaced now."""
+    config = get_paths().config_file
+    config.parent.mkdir(parents=True, exist_ok=True)
+    mine = '# my settings\nsources = ["/tmp/my docs.jsonl"]  # my own docs\nk = 5  # hits\n'
+    config.write_text(mine)
+    app = make_app([" " + VALID_CALL], sources=["/tmp/my docs.jsonl"], k=5)  # the settings of that file
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("ctrl+o")
+        app.screen.query_one("#set-k", Input).value = "7"
+        await pilot.press("ctrl+s")
+        assert app.screen is app.main
+    text = config.read_text()
+    assert text.startswith(mine.replace("k = 5  # hits", "k = 7  # hits"))
+    assert load_settings().k == 7 and load_settings().sources == ["/tmp/my docs.jsonl"]
