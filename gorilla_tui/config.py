@@ -181,7 +181,7 @@ def _config_text(data: dict[str, Any], path: Path) -> str:
     and new keys added (tomlkit, a style-preserving TOML library), so the person's comments, order and
     keys this version does not write survive a save from the settings screen (tomli_w rewrote the file
     and dropped every comment); a new document when the file is missing or not TOML."""
-    import tomlkit  # deferred: only saving settings needs it (the settings screen, a model pull)
+    import tomlkit  # deferred: only saving settings (the TUI settings screen) needs it
 
     try:
         doc = tomlkit.parse(path.read_text(encoding="utf-8"))
