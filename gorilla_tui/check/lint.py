@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from gorilla_tui.check.imports import import_aliases
+from gorilla_tui.check.rest import request_lines
 from gorilla_tui.check.validator import Validator
 from gorilla_tui.types import REASONS
 
@@ -229,6 +230,7 @@ def check_block(
         out.append(
             Finding(path, call.line, call.col, call.reason or call.kind, message, list(alone.suggestions))
         )
+    out += _request_findings(validator, path, block.code) if not verdict.calls else []
     kept = []
     for f in out:
         span = 1 + next((c.call.count("\n") for c in verdict.calls if c.line == f.line and c.col == f.col), 0)
@@ -239,6 +241,28 @@ def check_block(
         f.line += block.line_offset
         kept.append(f)
     return sorted(kept, key=lambda f: (f.cell, f.line, f.col))
+
+
+def _request_findings(validator: Validator, path: str, code: str) -> list[Finding]:
+    """Findings of the REST request lines in `code` (``GET /api/v1/pods``), each checked alone, for code
+    whose verdict has no Python calls (check/rest.py: such a verdict lists no calls, so `check "GET /x"
+    --format json` printed no finding and exited 0 where `check "GET /x"` said hallucination, exit 1). A
+    request that reaches no REST pool is not reported, like a call that reaches no pool."""
+    lines = code.split("\n")
+    out: list[Finding] = []
+    for method, rest_path, line in request_lines(code):
+        verdict = validator.check_code(f"{method} {rest_path}")
+        if verdict.kind in ("valid", "no_call") or verdict.reason == "hallucination:no_rest_pool":
+            continue
+        col = lines[line - 1].upper().find(method) + 1 if 0 < line <= len(lines) else 1
+        notes = [re.sub(r"^line \d+: ", "", n) for n in verdict.diagnostics if n]
+        message = notes[0] if notes else f"{method} {rest_path}: {verdict.kind}"
+        out.append(
+            Finding(
+                path, line, max(col, 1), verdict.reason or verdict.kind, message, list(verdict.suggestions)
+            )
+        )
+    return out
 
 
 def _ignored(line: str, reason: str) -> bool:

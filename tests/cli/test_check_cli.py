@@ -164,3 +164,20 @@ def test_a_missing_path_is_one_line_error(pool, capsys, tmp_path, monkeypatch, p
     captured = capsys.readouterr()
     assert captured.out == ""
     assert captured.err == f"gorilla-tui: error: {path}: no such file or folder\n"
+
+
+def test_a_rest_request_gets_the_same_verdict_in_the_linter_form(capsys):
+    """Break-it finding: `check "GET /v1/wether/{city}"` said hallucination (exit 1), but with --format
+    json or text the request line was linted as Python (GET / v1 / ... divides: no call) and printed no
+    finding, exit 0. The small pool's APIZoo file has GET /v1/weather/{city}."""
+    zoo = str(Path(__file__).resolve().parents[1] / "data" / "pool" / "apizoo.json")
+    wrong, right = "GET /v1/wether/{city}", "GET /v1/weather/{city}"
+    assert main(["check", wrong, "--pool", zoo]) == 1
+    capsys.readouterr()
+    assert main(["check", wrong, "--pool", zoo, "--format", "json"]) == 1
+    findings = json.loads(capsys.readouterr().out)
+    assert [(f["line"], f["col"], f["reason"]) for f in findings] == [(1, 1, "hallucination:unknown_path")]
+    assert findings[0]["message"] == "GET /v1/wether/{city} matches no path template"
+    assert findings[0]["suggestions"][0] == right
+    assert main(["check", right, "--pool", zoo, "--format", "text"]) == 0
+    assert main(["check", f"  {wrong}  # gorilla: ignore", "--pool", zoo, "--format", "text"]) == 0
