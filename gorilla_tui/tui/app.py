@@ -101,8 +101,11 @@ class GorillaApp(CopyMixin, IndexLoadingMixin, App[None]):
     # -- status bar -----------------------------------------------------------------------------------
 
     def status(self, *, state_kind: str | None = None, **fields: str) -> None:
-        """Update status bar fields (model, kernel, index, state)."""
-        self.main.query_one(StatusBar).set(state_kind=state_kind, **fields)
+        """Update status bar fields (model, kernel, index, state). Nothing when the status bar is gone: a
+        load that ends while the app closes posts its LoadState after the screen's widgets were removed
+        (query_one raised NoMatches, and the app exited with a traceback)."""
+        for bar in self.main.query(StatusBar):
+            bar.set(state_kind=state_kind, **fields)
 
     def set_state(self, kind: str, text: str) -> None:
         """The state field: kind is ready / loading / busy / error / missing (its colour)."""

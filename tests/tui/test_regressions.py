@@ -141,3 +141,16 @@ async def test_an_80_column_hits_panel_shows_the_api_and_the_chosen_mark(make_ap
         await pilot.pause()
         labels = [str(c.label) for c in table.columns.values()]
         assert labels[:7] == ["#", "bm25", "cos", "lm", "docs", "source", "api"]
+
+
+async def test_a_status_update_after_the_status_bar_is_gone_is_ignored(make_app):
+    """Found while running the TUI tests on a busy machine: an index load that failed while the app was
+    closing posted its LoadState after the main screen's widgets were removed, and App.status raised
+    NoMatches (test_first_paint_does_not_import_llama_cpp failed once with that traceback)."""
+    app = make_app([" " + VALID_CALL])
+    async with app.run_test(size=(120, 36)) as pilot:
+        await app.main.query_one("#status").remove()
+        await pilot.pause()
+        app.status(index="error (F8 builds it)")  # raised NoMatches
+        app.set_state("ready", "ready")
+        assert not app.main.query("#status")
