@@ -121,7 +121,8 @@ class IndexLoadingMixin:
         index = self.session.index
         if index is not None and getattr(index, "dense", None) is not None:
             label = self.session.index_label
-            if self.main.query_one(StatusBar).fields.get("index") != label:
+            bars = self.main.query(StatusBar)  # none while the app closes (App.status)
+            if bars and bars.first().fields.get("index") != label:
                 self.status(index=label)
 
     def _index_built(self, index: Any) -> None:
