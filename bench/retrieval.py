@@ -551,9 +551,9 @@ def devgrid(args: argparse.Namespace) -> str:
         "its ties and alone ranks the docs of a task BM25 has no word for (another language).",
         *bare_lines,
         "",
-        "No RRF k or dense weight of the grid beats the shipped k = 60, weight 1 on the bare docs by more than half a "
-        "point of domain@1 without losing api@1 and api@5, so the hubs without a training split keep the "
-        "defaults.",
+        "No RRF k or dense weight of the grid beats the shipped k = 60, weight 1 on the bare docs by more "
+        "than half a point of domain@1 without losing api@1 and api@5, so the hubs without a training split "
+        "keep the defaults.",
         "",
         "Dense feedback (Rocchio pseudo-relevance feedback, the last rows; tried for issue 18 and not "
         "shipped) moves the query vector towards the m best fused docs. It raises domain@1 most (the hits "
