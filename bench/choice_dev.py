@@ -213,7 +213,9 @@ def main(argv: list[str] | None = None) -> int:
         "Rules (model/likelihood.py `choose`): first = the retriever's first hit, no model; likelihood = "
         'argmax log p(task | doc); calibrated = argmax log p(task | doc) - log p("N/A" | doc) (contextual '
         "calibration, Zhao et al. 2021, arXiv 2102.09690); rrf / rrf-calibrated = reciprocal rank fusion "
-        "(k = 60) of the retrieval rank with the likelihood / calibrated rank, ties to the retrieval rank. "
+        "(k = 60) of the retrieval rank with the likelihood / calibrated rank, ties to the retrieval rank; "
+        "domain-vote = the hits' likelihoods summed per domain (log sum exp), then the best hit of the most "
+        "likely domain (`domain_vote`). "
         "Per-token averages are not a rule here: every hit is scored on the same task tokens, so they "
         "order the hits exactly as the sums do.",
         "",
