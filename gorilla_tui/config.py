@@ -44,7 +44,8 @@ class Settings:
     value; off on CPUs with Intel AMX, where it crashes, on elsewhere), "on" or "off".
     max_tokens: generation budget per answer. sources: extra user doc paths indexed by `index --refresh`
     (PATH, NAME=PATH, or "python:SPEC"). mirrors: local folders holding the sources' files (like `index
-    --refresh --from DIR`); the first launch builds from them instead of the network.
+    --refresh --from DIR`); the first launch, and `index --refresh` without --from, build from them instead of
+    the network.
     """
 
     model: str = ""

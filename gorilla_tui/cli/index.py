@@ -50,7 +50,8 @@ def register(sub: argparse._SubParsersAction) -> None:
         dest="mirrors",
         metavar="DIR",
         action="append",
-        help="read the sources' files from this local folder (a mirror, same file names); repeatable",
+        help="read the sources' files from this local folder (a mirror, same file names); repeatable; "
+        "default: config.toml's `mirrors`",
     )
     p.add_argument(
         "--source",
@@ -130,6 +131,8 @@ def _refresh(args: argparse.Namespace) -> int:
 
     check_spec(args.embedder)
     max_bytes = _max_bytes(args.max_source_mb)
+    if not args.mirrors:  # config.toml's `mirrors` stand in for --from, as at the first launch
+        args.mirrors = [m for m in load_settings().mirrors if m] or None
     user_paths, configured, manifests, only = _refresh_sources(args)
     err = make_console(stderr=True)
     report = _run_refresh(args, err, user_paths, configured, manifests, only, max_bytes)

@@ -332,6 +332,23 @@ def test_a_malformed_or_missing_config_sources_entry_names_config_toml(
     assert json.loads(capsys.readouterr().out)["path"] == live
 
 
+def test_refresh_without_from_reads_the_mirrors_of_config_toml(capsys: pytest.CaptureFixture[str]) -> None:
+    """config.toml's `mirrors` ("like --from") built the first launch's index, but a later `index --refresh`
+    without --from ignored them and reported every hub unreachable (break-it finding)."""
+    from gorilla_tui.paths import get_paths
+
+    config = get_paths().config_file
+    config.parent.mkdir(parents=True, exist_ok=True)
+    config.write_text(f"mirrors = [{json.dumps(str(SMALL_POOL))}]\n")
+    assert main(["index", "--refresh", "--only", "torchhub", "--only", "apizoo", "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    status = {s["name"]: s["status"] for s in report["sources"]}
+    assert status["torchhub"] == status["apizoo"] == "ok", status
+    # --from still wins over config.toml: an empty folder has none of the files
+    empty = SMALL_POOL.parent / "no-such-mirror"
+    assert main(["index", "--refresh", "--from", str(empty), "--only", "torchhub"]) == 2
+
+
 def test_an_index_without_a_hybrid_source_says_bm25_alone(dense, capsys: pytest.CaptureFixture[str]) -> None:
     """An index of python-env only (its manifest says retrieval = "bm25") has a dense side with no vector:
     `index --refresh` ended with "searches are hybrid" and `index --status` said "hybrid: BM25 + dense
