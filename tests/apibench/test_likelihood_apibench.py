@@ -36,6 +36,7 @@ async def test_likelihood_scores_and_the_chosen_hit_are_shown(torchhub_index, mo
     # the display of a pure likelihood choice (the default rule fuses it with the BM25 rank: tests/apibench/
     # test_choice.py); with 3 hits no fusion lets hit 3 win, so pin the rule this screen test is about
     monkeypatch.setattr(likelihood, "CHOICE_RULE", "likelihood")
+    monkeypatch.setattr(likelihood, "choice_rules", lambda: {"torchhub": "likelihood"})  # the manifests' rule
     hits = torchhub_index.search(VIDEO_TASK, k=5)
     assert len(hits) >= 3
     # the third BM25 hit is the most likely one; the others get distinct, lower scores
