@@ -12,7 +12,6 @@ The Protocols it depends on, Choice and AskCancelled are in pipeline_types.py (r
 
 from __future__ import annotations
 
-import dataclasses
 import os
 import threading
 import time
@@ -21,6 +20,7 @@ from typing import Any
 
 from gorilla_tui.check.extract import extract
 from gorilla_tui.check.validator import Validator
+from gorilla_tui.check.verdicts import matched_as_chosen
 from gorilla_tui.config import Settings
 from gorilla_tui.errors import ContextOverflowError, UsageError
 from gorilla_tui.model import likelihood
@@ -350,7 +350,7 @@ class Pipeline:
                 shown.diagnostics.insert(0, "the api_call is valid, but the code shown is not")
                 verdict = shown
         if chosen_doc is not None:
-            verdict = _matched_as_chosen(verdict, chosen_doc)
+            verdict = matched_as_chosen(verdict, chosen_doc)
         constraints: list[dict[str, Any]] = []
         if self.constraints is not None:
             constraints = self.constraints.for_doc(verdict.matched)
@@ -383,19 +383,3 @@ class Pipeline:
         ex = extract(text)
         api_call = (ex.api_call or "").strip()
         return api_call, (ex.code or api_call), "model", ex.explanation or ""
-
-
-def _matched_as_chosen(verdict: Verdict, doc: ApiDoc) -> Verdict:
-    """`verdict` with the chosen `doc` as its matched entry when the checker matched another entry of the
-    same source with the very same call. The checker takes the first pool entry a call matches, but a call
-    can have several docs (APIBench's TensorFlow Hub pool: 696 docs, 80 distinct api_calls), and their
-    descriptions, example code and performance differ: the matched-API card, the constraint outcomes and
-    `--json` must describe the doc that was chosen (and whose example code is shown), not a sibling of it.
-    Any other verdict is returned unchanged."""
-    m = verdict.matched
-    if not verdict.ok or m is None or m is doc or m.id == doc.id:
-        return verdict
-    if m.source != doc.source or m.call.strip() != doc.call.strip():
-        return verdict
-    calls = [dataclasses.replace(c, matched=doc.id) if c.matched == m.id else c for c in verdict.calls]
-    return dataclasses.replace(verdict, matched=doc, calls=calls)
