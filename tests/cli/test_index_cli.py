@@ -360,3 +360,27 @@ def test_an_index_without_a_hybrid_source_says_bm25_alone(dense, capsys: pytest.
     assert main(["index", "--status", "--json"]) == 0
     state = json.loads(capsys.readouterr().out)["dense"]
     assert state["docs"] == 0 and state["note"].startswith("BM25 alone: ") and "hybrid" not in state["note"]
+
+
+def test_an_index_built_by_a_newer_version_is_not_called_older(capsys: pytest.CaptureFixture[str]) -> None:
+    """An index whose tokenizer_version is above this release's (two installs sharing one home, or a
+    downgrade) was reported as "built by an older version of gorilla-tui": it names the newer version now,
+    with the way back; an older one keeps its message."""
+    from gorilla_tui.retrieve import store
+
+    pool = Path(__file__).resolve().parents[1] / "data" / "pool"
+    assert main(["index", "--refresh", "--from", str(pool), "--only", "torchhub", "--no-dense"]) == 0
+    capsys.readouterr()
+    meta_path = store.current_version() / "meta.json"
+    meta = json.loads(meta_path.read_text())
+    ours = meta["tokenizer_version"]
+    meta["tokenizer_version"] = ours + 1
+    meta_path.write_text(json.dumps(meta))
+    assert main(["search", "classify images"]) == 2
+    err = _one_line_error(capsys)
+    assert "built by a newer version of gorilla-tui" in err and "older" not in err
+    assert "upgrade gorilla-tui" in err and "index --refresh" in err
+    meta["tokenizer_version"] = ours - 1
+    meta_path.write_text(json.dumps(meta))
+    assert main(["search", "classify images"]) == 2
+    assert "built by an older version of gorilla-tui" in _one_line_error(capsys)
