@@ -19,7 +19,7 @@ from gorilla_tui.tui.screens.index_setup import IndexSetupScreen
 from gorilla_tui.tui.screens.run import RunScreen
 from gorilla_tui.tui.screens.settings import SettingsScreen
 from tests.conftest import SMALL_POOL
-from tests.tui.conftest import HALLUCINATED_CALL, VALID_CALL, VIDEO_TASK, ask, wait_for
+from tests.tui.conftest import HALLUCINATED_CALL, VALID_CALL, VIDEO_TASK, ask, screen_text, wait_for
 
 SIZE = (120, 36)
 
@@ -398,3 +398,27 @@ async def test_saving_settings_keeps_the_comments_and_order_of_config_toml(make_
     text = config.read_text()
     assert text.startswith(mine.replace("k = 5  # hits", "k = 7  # hits"))
     assert load_settings().k == 7 and load_settings().sources == ["/tmp/my docs.jsonl"]
+
+
+async def test_a_damaged_index_is_named_damaged_not_missing(capsys):
+    """A live index whose docs.jsonl was cut short made the TUI answer every task with "Error: no index
+    yet", as if none had been built; the proposal panel now gives the load error (damaged, with its
+    folder) and how to rebuild it."""
+    from gorilla_tui.cli import main
+    from gorilla_tui.model.scripted import ScriptedBackend
+    from gorilla_tui.retrieve import store
+
+    assert main(["index", "--refresh", "--from", str(SMALL_POOL), "--only", "torchhub", "--no-dense"]) == 0
+    capsys.readouterr()
+    docs = store.current_version() / "docs.jsonl"
+    with docs.open("r+b") as f:
+        f.truncate(docs.stat().st_size // 2)
+    app = create_app(
+        Settings(mode="generate"), backend=ScriptedBackend([" " + VALID_CALL]), show_timings=False
+    )
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: "index error" in screen_text(app), timeout=30)
+        await ask(pilot, VIDEO_TASK)
+        shown = " ".join(screen_text(app).split())
+        assert "no index yet" not in shown
+        assert "damaged" in shown and "index --refresh" in shown
