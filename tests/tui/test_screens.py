@@ -50,6 +50,9 @@ async def test_settings_are_saved_and_used(make_app, torchhub_index):
 async def test_settings_show_and_keep_select_by(make_app):
     """The select-by choice opens on the current setting; the dialog (now one field larger) still fits
     120x36 with Save visible; saving without touching it keeps it."""
+    config = get_paths().config_file  # the session's settings are those of the file (no CLI override)
+    config.parent.mkdir(parents=True, exist_ok=True)
+    config.write_text('select_by = "grammar"\n')
     app = make_app([" " + VALID_CALL], select_by="grammar")
     async with app.run_test(size=SIZE) as pilot:
         await pilot.press("ctrl+o")
@@ -422,3 +425,23 @@ async def test_a_damaged_index_is_named_damaged_not_missing(capsys):
         shown = " ".join(screen_text(app).split())
         assert "no index yet" not in shown
         assert "damaged" in shown and "index --refresh" in shown
+
+
+async def test_saving_settings_writes_only_what_the_dialog_changed(make_app):
+    """The settings screen wrote every setting of the session: a value another TUI on the same home had
+    saved meanwhile (k = 7) was overwritten by this session's stale one, and values given on the command
+    line for this session only (`gorilla-tui tui --hub torchhub`) became the saved defaults. Only the
+    fields changed in the dialog are written now; the rest of the file stays as it is."""
+    app = make_app([" " + VALID_CALL], hub="torchhub", mode="generate")  # as `tui --hub torchhub`
+    config = get_paths().config_file
+    async with app.run_test(size=SIZE) as pilot:
+        config.parent.mkdir(parents=True, exist_ok=True)
+        config.write_text('# mine\nk = 7\nmode = "generate"\n')  # saved by another TUI meanwhile
+        await pilot.press("ctrl+o")
+        app.screen.query_one("#set-mode", Select).value = "select"
+        await pilot.press("ctrl+s")
+        assert app.screen is app.main
+        assert app.session.settings.mode == "select" and app.session.settings.hub == "torchhub"
+    saved = load_settings()
+    assert (saved.k, saved.mode, saved.hub) == (7, "select", "")
+    assert config.read_text().startswith("# mine\n")
