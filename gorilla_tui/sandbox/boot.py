@@ -20,6 +20,7 @@ inner  PID 1 of the run's PID namespace (unshare --kill-child gives it SIGKILL w
 from __future__ import annotations
 
 import ctypes
+import errno
 import json
 import os
 import platform
@@ -35,6 +36,17 @@ MNT_DETACH = 2
 PR_SET_PDEATHSIG, PR_SET_CHILD_SUBREAPER, PR_SET_NO_NEW_PRIVS = 1, 36, 38
 #: pivot_root(2) has no glibc wrapper: its syscall number per machine (asm/unistd*.h).
 SYS_PIVOT_ROOT = {"x86_64": 155, "aarch64": 41, "riscv64": 41, "ppc64le": 203, "s390x": 217, "armv7l": 218}
+#: keyctl(2) has no glibc wrapper either: its syscall number per machine (asm/unistd*.h).
+SYS_KEYCTL = {
+    "x86_64": 250,
+    "aarch64": 219,
+    "riscv64": 219,
+    "ppc64le": 271,
+    "s390x": 280,
+    "armv7l": 311,
+    "i686": 288,
+}
+KEYCTL_JOIN_SESSION_KEYRING = 1
 #: Extra seconds the sandbox's own wall-clock limit gives the app's (the app normally kills first).
 GRACE_S = 1.0
 #: Device nodes bound into the run's /dev.
@@ -213,7 +225,9 @@ def build_root(cfg: dict) -> None:
     _check(_libc.umount2(scratch.encode(), MNT_DETACH), "umount scratch")
     os.rmdir(scratch)
     os.makedirs(new + "/proc")
-    _mount("proc", new + "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC)
+    # hidepid=2 (proc(5)): the code sees only its own processes, not PID 1 (root) whose command line holds
+    # the host-side paths of the run, its cgroups and the app's pid
+    _mount("proc", new + "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, "hidepid=2")
     os.makedirs(new + os.path.dirname(cfg["code_inside"]), exist_ok=True)
     with open(new + cfg["code_inside"], "wb") as f:
         f.write(code)
@@ -242,6 +256,7 @@ def _exec_code(cfg: dict) -> None:
     ):
         hard = value + 1 if res == resource.RLIMIT_CPU else value  # CPU: SIGXCPU at soft, SIGKILL at hard
         resource.setrlimit(res, (value, hard))
+    _new_session_keyring()
     if cfg.get("uid") is not None:  # running as root: RLIMIT_NPROC only binds an unprivileged uid
         os.setgroups([])
         os.setgid(cfg["uid"])
@@ -251,6 +266,21 @@ def _exec_code(cfg: dict) -> None:
     signal.signal(signal.SIGPIPE, signal.SIG_DFL)
     echo = ["-c", ECHO_LAST] if cfg.get("echo_last") else []
     os.execv(cfg["python"], [cfg["python"], "-I", "-u", "-X", "utf8", *echo, cfg["code_inside"]])
+
+
+def _new_session_keyring() -> None:
+    """Join a fresh, empty anonymous session keyring (keyctl(2) KEYCTL_JOIN_SESSION_KEYRING with no name):
+    the app's session keyring is inherited across fork and execve, and a process possesses every key in it
+    whatever its uid (keyrings(7), "possession"), so the code could read the person's keys. A kernel
+    without keyrings (ENOSYS) has nothing to inherit; where a seccomp filter refuses keyctl (EPERM, as
+    Docker's default profile does) the code cannot call it either. Raises OSError on any other failure."""
+    number = SYS_KEYCTL.get(platform.machine())
+    if number is None:
+        raise OSError(0, f"keyctl: unknown syscall number on {platform.machine()}")
+    if _libc.syscall(number, KEYCTL_JOIN_SESSION_KEYRING, None) < 0:
+        err = ctypes.get_errno()
+        if err not in (errno.ENOSYS, errno.EPERM):
+            raise OSError(err, f"keyctl join session keyring: {os.strerror(err)}")
 
 
 def _supervise(pid: int, timeout_s: float, namespaces: bool = False) -> dict:

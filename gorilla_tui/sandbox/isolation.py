@@ -38,7 +38,7 @@ SECRET_NAME = re.compile(
 
 @dataclass(frozen=True)
 class Isolation:
-    """What this machine allows: mode "namespaces" (new PID, mount and network namespaces via unshare(1),
+    """What this machine allows: mode "namespaces" (new PID, mount, network and IPC namespaces via unshare(1),
     as root or through a user namespace) or "none"; prefix: the unshare command to put first; reason: one
     line saying what is there, or what is missing."""
 
@@ -49,13 +49,15 @@ class Isolation:
 
 @functools.lru_cache(maxsize=1)
 def probe_isolation() -> Isolation:
-    """Check once per process whether `unshare --net --mount --pid` works here (costs ~30 ms)."""
+    """Check once per process whether `unshare --net --mount --pid --ipc` works here (costs ~30 ms). The IPC
+    namespace keeps the run's SysV shared memory, message queues and semaphores and its POSIX message queues
+    (ipc_namespaces(7)) from outliving the run and from reaching the host's."""
     if not sys.platform.startswith("linux"):
         return Isolation("none", (), f"namespaces are Linux-only (this is {sys.platform})")
     unshare = shutil.which("unshare")
     if not unshare:
         return Isolation("none", (), "unshare(1) (util-linux) is not on PATH")
-    flags = ["--net", "--mount", "--pid", "--fork", "--kill-child", "--mount-proc"]
+    flags = ["--net", "--mount", "--pid", "--ipc", "--fork", "--kill-child", "--mount-proc"]
     if os.geteuid() != 0:
         flags = ["--user", "--map-root-user", *flags]
     prefix = (unshare, *flags, "--")
@@ -68,7 +70,7 @@ def probe_isolation() -> Isolation:
     if r.returncode != 0:
         why = r.stderr.decode(errors="replace").strip().splitlines()[-1:] or ["unknown error"]
         return Isolation("none", (), f"namespaces not permitted here: {why[0]}")
-    return Isolation("namespaces", prefix, "new PID, mount and network namespaces")
+    return Isolation("namespaces", prefix, "new PID, mount, network and IPC namespaces")
 
 
 def isolation_layers() -> dict[str, str]:
