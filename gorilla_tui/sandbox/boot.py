@@ -47,6 +47,11 @@ SYS_KEYCTL = {
     "i686": 288,
 }
 KEYCTL_JOIN_SESSION_KEYRING = 1
+#: The seccomp filter's syscalls per machine: (AUDIT_ARCH_*, unshare, clone, clone3) (linux/audit.h,
+#: asm/unistd*.h). On other machines the filter is not installed (README, sandbox section).
+SECCOMP_ARCH = {"x86_64": (0xC000003E, 272, 56, 435), "aarch64": (0xC00000B7, 97, 220, 435)}
+CLONE_NEWUSER = 0x10000000
+PR_SET_SECCOMP, SECCOMP_MODE_FILTER = 22, 2
 #: Extra seconds the sandbox's own wall-clock limit gives the app's (the app normally kills first).
 GRACE_S = 1.0
 #: Device nodes bound into the run's /dev.
@@ -262,6 +267,7 @@ def _exec_code(cfg: dict) -> None:
         os.setgid(cfg["uid"])
         os.setuid(cfg["uid"])
     _libc.prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0)  # no setuid binary can give privileges back
+    _no_user_namespaces()
     os.chdir(cfg["cwd"])
     signal.signal(signal.SIGPIPE, signal.SIG_DFL)
     echo = ["-c", ECHO_LAST] if cfg.get("echo_last") else []
@@ -281,6 +287,55 @@ def _new_session_keyring() -> None:
         err = ctypes.get_errno()
         if err not in (errno.ENOSYS, errno.EPERM):
             raise OSError(err, f"keyctl join session keyring: {os.strerror(err)}")
+
+
+class _SockFilter(ctypes.Structure):
+    _fields_ = [
+        ("code", ctypes.c_ushort),
+        ("jt", ctypes.c_ubyte),
+        ("jf", ctypes.c_ubyte),
+        ("k", ctypes.c_uint),
+    ]
+
+
+class _SockFprog(ctypes.Structure):
+    _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.POINTER(_SockFilter))]
+
+
+def _no_user_namespaces() -> None:
+    """Install a seccomp filter (seccomp(2), classic BPF over struct seccomp_data) that refuses new user
+    namespaces: unshare(2) and clone(2) with CLONE_NEWUSER fail with EPERM, clone3(2) (whose flags sit in
+    memory a filter cannot read) with ENOSYS, so glibc falls back to clone for threads and fork; syscalls
+    of another ABI (x32, the 32-bit int 0x80 entry: other numbers) fail with ENOSYS. A user namespace gives
+    the code every capability inside it (mounts, nf_tables): the kernel surface of most local privilege
+    escalations; Docker's default profile and bubblewrap's --disable-userns refuse it too. Needs
+    PR_SET_NO_NEW_PRIVS first; kept across execve. Not installed on machines outside SECCOMP_ARCH.
+    Raises OSError when the kernel refuses the filter."""
+    arch = SECCOMP_ARCH.get(platform.machine())
+    if arch is None:
+        return
+    audit_arch, nr_unshare, nr_clone, nr_clone3 = arch
+    ld, jeq, jge, jset, ret = 0x20, 0x15, 0x35, 0x45, 0x06  # BPF_LD|W|ABS, BPF_JMP|JEQ/JGE/JSET|K, BPF_RET|K
+    allow, eperm, enosys = 0x7FFF0000, 0x00050000 | errno.EPERM, 0x00050000 | errno.ENOSYS
+    program = [  # (code, jt, jf, k); a jump of n skips n instructions
+        (ld, 0, 0, 4),  # 0: seccomp_data.arch
+        (jeq, 0, 9, audit_arch),  # 1: another ABI -> 11
+        (ld, 0, 0, 0),  # 2: seccomp_data.nr
+        (jge, 7, 0, 0x40000000),  # 3: x32 (__X32_SYSCALL_BIT) -> 11
+        (jeq, 6, 0, nr_clone3),  # 4: -> 11
+        (jeq, 1, 0, nr_unshare),  # 5: -> 7
+        (jeq, 0, 2, nr_clone),  # 6: clone -> 7, anything else -> 9
+        (ld, 0, 0, 16),  # 7: the low 32 bits of args[0] (the flags; little-endian machines only)
+        (jset, 1, 0, CLONE_NEWUSER),  # 8: -> 10
+        (ret, 0, 0, allow),  # 9
+        (ret, 0, 0, eperm),  # 10
+        (ret, 0, 0, enosys),  # 11
+    ]
+    filters = (_SockFilter * len(program))(*[_SockFilter(*ins) for ins in program])
+    prog = _SockFprog(len(program), filters)
+    if _libc.prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, ctypes.byref(prog), 0, 0) != 0:
+        err = ctypes.get_errno()
+        raise OSError(err, f"seccomp filter: {os.strerror(err)}")
 
 
 def _supervise(pid: int, timeout_s: float, namespaces: bool = False) -> dict:

@@ -115,3 +115,26 @@ def test_the_sandboxs_own_processes_and_their_command_lines_are_hidden(tmp_path:
     out = run(code, tmp_path)
     assert "pids [2]" in out and "cmdline FileNotFoundError" in out, out
     assert str(tmp_path) not in out and "parent_pid" not in out
+
+
+@needs_ns
+@pytest.mark.skipif(platform.machine() not in ("x86_64", "aarch64"), reason="seccomp filter: x86_64, aarch64")
+def test_the_code_cannot_make_a_user_namespace(tmp_path: Path) -> None:
+    """unshare(CLONE_NEWUSER), by libc and by unshare(1), is refused with EPERM: a user namespace would give
+    the code every capability inside it (CAP_SYS_ADMIN, CAP_NET_ADMIN: mounts, nf_tables), the kernel
+    surface of most local privilege escalations (before: both succeeded). Threads and subprocesses, which
+    glibc starts with clone3 and falls back to clone for (ENOSYS), still work."""
+    code = (
+        "import ctypes, subprocess, threading\nlibc = ctypes.CDLL(None, use_errno=True)\n"
+        "r = subprocess.run(['unshare', '--user', '--map-root-user', 'id', '-u'], capture_output=True)\n"
+        "print('unshare(1)', r.returncode, r.stdout, r.stderr)\n"
+        "print('unshare', libc.unshare(0x10000000), ctypes.get_errno())\n"
+        "t = threading.Thread(target=print, args=('thread ran',))\nt.start()\nt.join()\n"
+        "print('subprocess', subprocess.run(['true']).returncode)\n"
+    )
+    out = run(code, tmp_path)
+    assert (
+        "unshare -1 1\n" in out
+        and "unshare(1) 1 b'' b'unshare: unshare failed: Operation not permitted" in out
+    ), out
+    assert "thread ran" in out and "subprocess 0" in out
