@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import functools
 import os
+import platform
 import random
 import re
 import shutil
@@ -23,6 +24,10 @@ from gorilla_tui.sandbox.limits import Limits
 #: System folders shown read-only inside the sandbox (symlinks, as on merged-/usr systems, are copied).
 SYSTEM_DIRS = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc")
 
+
+#: Machines where the code runs under boot.py's seccomp filter refusing new user namespaces (the keys of
+#: boot.SECCOMP_ARCH: boot.py is a script the app never imports).
+SECCOMP_MACHINES = ("x86_64", "aarch64")
 
 #: Environment variables passed through (names or prefixes ending in "_"); everything else is dropped.
 ENV_ALLOW = ("PATH", "LANG", "LANGUAGE", "TERM", "TZ", "COLUMNS", "LINES", "NO_COLOR", "LC_")
@@ -75,7 +80,8 @@ def probe_isolation() -> Isolation:
 
 def isolation_layers() -> dict[str, str]:
     """The isolation layers this machine allows, one line each (for `doctor`): namespaces, root (what the
-    code sees), cgroups, tmpfs (size of the writable space), no_new_privs, uid, parent_death."""
+    code sees), cgroups, tmpfs (size of the writable space), no_new_privs, seccomp, keyring, uid,
+    parent_death."""
     iso, cg = probe_isolation(), cgroups.probe_cgroups()
     ns = iso.mode == "namespaces"
     limits = Limits()
@@ -94,6 +100,10 @@ def isolation_layers() -> dict[str, str]:
         if ns
         else "no: needs a mount namespace",
         "no_new_privs": "yes" if nnp else "no",
+        "seccomp": "yes: new user namespaces refused (unshare/clone with CLONE_NEWUSER)"
+        if platform.machine() in SECCOMP_MACHINES and sys.platform.startswith("linux")
+        else f"no: no filter for {platform.machine()} (the code may make a user namespace)",
+        "keyring": "yes: a fresh, empty session keyring (the app's keys are out of reach)",
         "uid": "a fresh unprivileged uid per run"
         if os.geteuid() == 0
         else f"your uid {os.geteuid()}" + (" (root inside a user namespace)" if ns else ""),
