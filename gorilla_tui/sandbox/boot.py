@@ -47,9 +47,14 @@ SYS_KEYCTL = {
     "i686": 288,
 }
 KEYCTL_JOIN_SESSION_KEYRING = 1
-#: The seccomp filter's syscalls per machine: (AUDIT_ARCH_*, unshare, clone, clone3) (linux/audit.h,
-#: asm/unistd*.h). On other machines the filter is not installed (README, sandbox section).
-SECCOMP_ARCH = {"x86_64": (0xC000003E, 272, 56, 435), "aarch64": (0xC00000B7, 97, 220, 435)}
+#: The seccomp filter's machines: AUDIT_ARCH_* (linux/audit.h) and the syscall numbers it looks at
+#: (asm/unistd*.h). On other machines no filter is installed (README, sandbox section).
+SECCOMP_ARCH = {
+    "x86_64": (0xC000003E, {"unshare": 272, "clone": 56, "clone3": 435, "add_key": 248, "request_key": 249,
+                            "keyctl": 250}),
+    "aarch64": (0xC00000B7, {"unshare": 97, "clone": 220, "clone3": 435, "add_key": 217, "request_key": 218,
+                             "keyctl": 219}),
+}  # fmt: skip
 CLONE_NEWUSER = 0x10000000
 PR_SET_SECCOMP, SECCOMP_MODE_FILTER = 22, 2
 #: Extra seconds the sandbox's own wall-clock limit gives the app's (the app normally kills first).
@@ -267,7 +272,7 @@ def _exec_code(cfg: dict) -> None:
         os.setgid(cfg["uid"])
         os.setuid(cfg["uid"])
     _libc.prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0)  # no setuid binary can give privileges back
-    _no_user_namespaces()
+    _install_seccomp()
     os.chdir(cfg["cwd"])
     signal.signal(signal.SIGPIPE, signal.SIG_DFL)
     echo = ["-c", ECHO_LAST] if cfg.get("echo_last") else []
@@ -302,36 +307,60 @@ class _SockFprog(ctypes.Structure):
     _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.POINTER(_SockFilter))]
 
 
-def _no_user_namespaces() -> None:
-    """Install a seccomp filter (seccomp(2), classic BPF over struct seccomp_data) that refuses new user
-    namespaces: unshare(2) and clone(2) with CLONE_NEWUSER fail with EPERM, clone3(2) (whose flags sit in
-    memory a filter cannot read) with ENOSYS, so glibc falls back to clone for threads and fork; syscalls
-    of another ABI (x32, the 32-bit int 0x80 entry: other numbers) fail with ENOSYS. A user namespace gives
-    the code every capability inside it (mounts, nf_tables): the kernel surface of most local privilege
-    escalations; Docker's default profile and bubblewrap's --disable-userns refuse it too. Needs
-    PR_SET_NO_NEW_PRIVS first; kept across execve. Not installed on machines outside SECCOMP_ARCH.
-    Raises OSError when the kernel refuses the filter."""
+def _seccomp_program(audit_arch: int, nr: dict[str, int]) -> list[tuple[int, int, int, int]]:
+    """The classic-BPF program of the seccomp filter (see _install_seccomp) as (code, jt, jf, k) rows over
+    struct seccomp_data (nr at offset 0, arch at 4, args[0] at 16: its low 32 bits on little-endian
+    machines); a jump of n skips n rows."""
+    ld, jeq, jge, jset, ret = 0x20, 0x15, 0x35, 0x45, 0x06  # BPF_LD|W|ABS, BPF_JMP|JEQ/JGE/JSET|K, BPF_RET|K
+    allow, eperm, enosys = 0x7FFF0000, 0x00050000 | errno.EPERM, 0x00050000 | errno.ENOSYS
+    rows: list[tuple] = [  # targets by name, resolved below
+        ("arch", ld, 0, 0, 4),
+        (None, jeq, 0, "enosys", audit_arch),  # another ABI (the 32-bit int 0x80 entry)
+        (None, ld, 0, 0, 0),
+        (None, jge, "enosys", 0, 0x40000000),  # x32 (__X32_SYSCALL_BIT)
+        (None, jeq, "enosys", 0, nr["clone3"]),
+        (None, jeq, "enosys", 0, nr["add_key"]),
+        (None, jeq, "enosys", 0, nr["request_key"]),
+        (None, jeq, "enosys", 0, nr["keyctl"]),
+        (None, jeq, "flags", 0, nr["unshare"]),
+        (None, jeq, "flags", "allow", nr["clone"]),
+        ("flags", ld, 0, 0, 16),
+        (None, jset, "eperm", "allow", CLONE_NEWUSER),
+        ("allow", ret, 0, 0, allow),
+        ("eperm", ret, 0, 0, eperm),
+        ("enosys", ret, 0, 0, enosys),
+    ]
+    at = {row[0]: i for i, row in enumerate(rows) if row[0]}
+    return [
+        (
+            code,
+            at[jt] - i - 1 if isinstance(jt, str) else jt,
+            at[jf] - i - 1 if isinstance(jf, str) else jf,
+            k,
+        )
+        for i, (_, code, jt, jf, k) in enumerate(rows)
+    ]
+
+
+def _install_seccomp() -> None:
+    """Install the run's seccomp filter (seccomp(2), SECCOMP_MODE_FILTER; kept across execve; needs
+    PR_SET_NO_NEW_PRIVS first). It refuses:
+
+    - new user namespaces: unshare(2) and clone(2) with CLONE_NEWUSER fail with EPERM. A user namespace
+      gives the code every capability inside it (mounts, nf_tables): the kernel surface of most local
+      privilege escalations; Docker's default profile and bubblewrap's --disable-userns refuse it too.
+      clone3(2), whose flags sit in memory a filter cannot read, fails with ENOSYS, and glibc falls back to
+      clone for threads and fork.
+    - the kernel's keyrings (add_key, request_key, keyctl: ENOSYS), which are not namespaced: keys added to
+      the run's uid outlived the run in kernel memory (Docker's default profile refuses them too).
+    - syscalls of another ABI (x32, the 32-bit int 0x80 entry, whose numbers differ): ENOSYS.
+
+    Not installed on machines outside SECCOMP_ARCH. Raises OSError when the kernel refuses the filter."""
     arch = SECCOMP_ARCH.get(platform.machine())
     if arch is None:
         return
-    audit_arch, nr_unshare, nr_clone, nr_clone3 = arch
-    ld, jeq, jge, jset, ret = 0x20, 0x15, 0x35, 0x45, 0x06  # BPF_LD|W|ABS, BPF_JMP|JEQ/JGE/JSET|K, BPF_RET|K
-    allow, eperm, enosys = 0x7FFF0000, 0x00050000 | errno.EPERM, 0x00050000 | errno.ENOSYS
-    program = [  # (code, jt, jf, k); a jump of n skips n instructions
-        (ld, 0, 0, 4),  # 0: seccomp_data.arch
-        (jeq, 0, 9, audit_arch),  # 1: another ABI -> 11
-        (ld, 0, 0, 0),  # 2: seccomp_data.nr
-        (jge, 7, 0, 0x40000000),  # 3: x32 (__X32_SYSCALL_BIT) -> 11
-        (jeq, 6, 0, nr_clone3),  # 4: -> 11
-        (jeq, 1, 0, nr_unshare),  # 5: -> 7
-        (jeq, 0, 2, nr_clone),  # 6: clone -> 7, anything else -> 9
-        (ld, 0, 0, 16),  # 7: the low 32 bits of args[0] (the flags; little-endian machines only)
-        (jset, 1, 0, CLONE_NEWUSER),  # 8: -> 10
-        (ret, 0, 0, allow),  # 9
-        (ret, 0, 0, eperm),  # 10
-        (ret, 0, 0, enosys),  # 11
-    ]
-    filters = (_SockFilter * len(program))(*[_SockFilter(*ins) for ins in program])
+    program = _seccomp_program(*arch)
+    filters = (_SockFilter * len(program))(*[_SockFilter(*row) for row in program])
     prog = _SockFprog(len(program), filters)
     if _libc.prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, ctypes.byref(prog), 0, 0) != 0:
         err = ctypes.get_errno()

@@ -25,8 +25,8 @@ from gorilla_tui.sandbox.limits import Limits
 SYSTEM_DIRS = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc")
 
 
-#: Machines where the code runs under boot.py's seccomp filter refusing new user namespaces (the keys of
-#: boot.SECCOMP_ARCH: boot.py is a script the app never imports).
+#: Machines where the code runs under boot.py's seccomp filter (new user namespaces and the kernel keyrings
+#: refused): the keys of boot.SECCOMP_ARCH (boot.py is a script the app never imports).
 SECCOMP_MACHINES = ("x86_64", "aarch64")
 
 #: Environment variables passed through (names or prefixes ending in "_"); everything else is dropped.
@@ -100,9 +100,9 @@ def isolation_layers() -> dict[str, str]:
         if ns
         else "no: needs a mount namespace",
         "no_new_privs": "yes" if nnp else "no",
-        "seccomp": "yes: new user namespaces refused (unshare/clone with CLONE_NEWUSER)"
+        "seccomp": "yes: new user namespaces and the kernel keyrings refused"
         if platform.machine() in SECCOMP_MACHINES and sys.platform.startswith("linux")
-        else f"no: no filter for {platform.machine()} (the code may make a user namespace)",
+        else f"no: no filter for {platform.machine()} (the code may make a user namespace and add keys)",
         "keyring": "yes: a fresh, empty session keyring (the app's keys are out of reach)",
         "uid": "a fresh unprivileged uid per run"
         if os.geteuid() == 0

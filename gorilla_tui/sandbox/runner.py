@@ -5,9 +5,9 @@ network and IPC namespaces via unshare(1) with a new root that holds only the sy
 interpreter and its site-packages, and a /proc showing only the code's own processes (sandbox/boot.py); a
 size-limited tmpfs for everything writable; a per-run cgroup for the memory and process count of the whole
 run (sandbox/cgroups.py), else per-process setrlimit(2); an unprivileged uid, no_new_privs, a seccomp filter
-refusing new user namespaces and a fresh session keyring; a scrubbed environment; a wall-clock limit
-enforced both here and inside the sandbox; the sandbox's supervisor dies with the app (PR_SET_PDEATHSIG)
-and then cleans up.
+refusing new user namespaces and the kernel keyrings, and a fresh session keyring; a scrubbed environment;
+a wall-clock limit enforced both here and inside the sandbox; the sandbox's supervisor dies with the app
+(PR_SET_PDEATHSIG) and then cleans up.
 Without namespaces nothing runs unless the caller allows it explicitly (IsolationError).
 """
 

@@ -138,3 +138,29 @@ def test_the_code_cannot_make_a_user_namespace(tmp_path: Path) -> None:
         and "unshare(1) 1 b'' b'unshare: unshare failed: Operation not permitted" in out
     ), out
     assert "thread ran" in out and "subprocess 0" in out
+
+
+def _key_users() -> dict[int, str]:
+    """/proc/key-users: uid -> its line (keys and bytes each uid holds in the kernel's key quota)."""
+    with open("/proc/key-users") as f:
+        return {int(line.split(":")[0]): line.strip() for line in f}
+
+
+@needs_ns
+@pytest.mark.skipif(platform.machine() not in SYS_KEYS, reason="keyctl syscall number unknown here")
+@pytest.mark.skipif(not os.path.exists("/proc/key-users"), reason="no kernel keyrings here")
+def test_keys_of_the_run_do_not_outlive_it(tmp_path: Path) -> None:
+    """The kernel's keyrings are not namespaced: keys the code adds to its uid's user keyring stayed in
+    the kernel after the run (up to the 20,000-byte per-uid quota, with every run a fresh uid: kernel memory
+    that never came back). The run may not use the key syscalls at all (ENOSYS), as Docker's default
+    seccomp profile does."""
+    add_key, keyctl = SYS_KEYS[platform.machine()]
+    code = (
+        "import ctypes, os\nlibc = ctypes.CDLL(None, use_errno=True)\n"
+        f"k = libc.syscall({add_key}, b'user', b'junk', b'x' * 100, 100, -4)\n"  # -4: @u, the user keyring
+        f"j = libc.syscall({keyctl}, 1, None)\n"  # KEYCTL_JOIN_SESSION_KEYRING
+        "print('add_key', k, 'keyctl', j, ctypes.get_errno())\n"
+    )
+    result = SandboxRun(code, limits=Limits(timeout_s=10.0), base_dir=tmp_path).run()
+    assert "add_key -1 keyctl -1 38" in result.output, result.output  # ENOSYS
+    assert result.uid is None or result.uid not in _key_users()
