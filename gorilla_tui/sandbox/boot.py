@@ -51,10 +51,15 @@ KEYCTL_JOIN_SESSION_KEYRING = 1
 #: (asm/unistd*.h). On other machines no filter is installed (README, sandbox section).
 SECCOMP_ARCH = {
     "x86_64": (0xC000003E, {"unshare": 272, "clone": 56, "clone3": 435, "add_key": 248, "request_key": 249,
-                            "keyctl": 250}),
+                            "keyctl": 250, "io_uring_setup": 425, "io_uring_enter": 426,
+                            "io_uring_register": 427}),
     "aarch64": (0xC00000B7, {"unshare": 97, "clone": 220, "clone3": 435, "add_key": 217, "request_key": 218,
-                             "keyctl": 219}),
+                             "keyctl": 219, "io_uring_setup": 425, "io_uring_enter": 426,
+                             "io_uring_register": 427}),
 }  # fmt: skip
+#: Syscalls the filter refuses outright (ENOSYS); see _install_seccomp.
+SECCOMP_ENOSYS = ("clone3", "add_key", "request_key", "keyctl", "io_uring_setup", "io_uring_enter",
+                  "io_uring_register")  # fmt: skip
 CLONE_NEWUSER = 0x10000000
 PR_SET_SECCOMP, SECCOMP_MODE_FILTER = 22, 2
 #: Extra seconds the sandbox's own wall-clock limit gives the app's (the app normally kills first).
@@ -318,10 +323,7 @@ def _seccomp_program(audit_arch: int, nr: dict[str, int]) -> list[tuple[int, int
         (None, jeq, 0, "enosys", audit_arch),  # another ABI (the 32-bit int 0x80 entry)
         (None, ld, 0, 0, 0),
         (None, jge, "enosys", 0, 0x40000000),  # x32 (__X32_SYSCALL_BIT)
-        (None, jeq, "enosys", 0, nr["clone3"]),
-        (None, jeq, "enosys", 0, nr["add_key"]),
-        (None, jeq, "enosys", 0, nr["request_key"]),
-        (None, jeq, "enosys", 0, nr["keyctl"]),
+        *[(None, jeq, "enosys", 0, nr[name]) for name in SECCOMP_ENOSYS],
         (None, jeq, "flags", 0, nr["unshare"]),
         (None, jeq, "flags", "allow", nr["clone"]),
         ("flags", ld, 0, 0, 16),
@@ -353,6 +355,9 @@ def _install_seccomp() -> None:
       clone for threads and fork.
     - the kernel's keyrings (add_key, request_key, keyctl: ENOSYS), which are not namespaced: keys added to
       the run's uid outlived the run in kernel memory (Docker's default profile refuses them too).
+    - io_uring (io_uring_setup, io_uring_enter, io_uring_register: ENOSYS), whose operations no seccomp
+      filter sees and which has been the way in for many kernel exploits (Docker's default profile refuses
+      it since 2023; ChromeOS and Android turn it off).
     - syscalls of another ABI (x32, the 32-bit int 0x80 entry, whose numbers differ): ENOSYS.
 
     Not installed on machines outside SECCOMP_ARCH. Raises OSError when the kernel refuses the filter."""

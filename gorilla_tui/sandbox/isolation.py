@@ -100,7 +100,7 @@ def isolation_layers() -> dict[str, str]:
         if ns
         else "no: needs a mount namespace",
         "no_new_privs": "yes" if nnp else "no",
-        "seccomp": "yes: new user namespaces and the kernel keyrings refused"
+        "seccomp": "yes: new user namespaces, the kernel keyrings and io_uring refused"
         if platform.machine() in SECCOMP_MACHINES and sys.platform.startswith("linux")
         else f"no: no filter for {platform.machine()} (the code may make a user namespace and add keys)",
         "keyring": "yes: a fresh, empty session keyring (the app's keys are out of reach)",

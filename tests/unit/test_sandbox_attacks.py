@@ -164,3 +164,15 @@ def test_keys_of_the_run_do_not_outlive_it(tmp_path: Path) -> None:
     result = SandboxRun(code, limits=Limits(timeout_s=10.0), base_dir=tmp_path).run()
     assert "add_key -1 keyctl -1 38" in result.output, result.output  # ENOSYS
     assert result.uid is None or result.uid not in _key_users()
+
+
+@needs_ns
+@pytest.mark.skipif(platform.machine() not in ("x86_64", "aarch64"), reason="seccomp filter: x86_64, aarch64")
+def test_the_code_cannot_set_up_io_uring(tmp_path: Path) -> None:
+    """io_uring_setup(2) fails with ENOSYS (before: it returned a ring's file descriptor, and with it the
+    io_uring interface, whose operations no seccomp filter sees, a frequent way into kernel exploits)."""
+    code = (
+        "import ctypes\nlibc = ctypes.CDLL(None, use_errno=True)\nparams = ctypes.create_string_buffer(120)\n"
+        "print('io_uring_setup', libc.syscall(425, 4, params), ctypes.get_errno())\n"
+    )
+    assert "io_uring_setup -1 38\n" in run(code, tmp_path)
