@@ -262,7 +262,20 @@ def left_on_host(uid: int | None) -> list[str]:
             for line in f:
                 if line.split(":")[0].strip() == str(uid):
                     left.append(f"keys of uid {uid}: {line.split(':', 1)[1].split()[-1]} bytes")
+                    _clear_user_keyring(uid)
     return left
+
+
+def _clear_user_keyring(uid: int) -> None:
+    """Remove the keys a run left in `uid`'s user keyring (as root: a child becomes `uid` and clears @u)."""
+    if os.geteuid() != 0 or KEYCTL[1] < 0:
+        return
+    pid = os.fork()
+    if pid == 0:
+        os.setuid(uid)
+        _libc.syscall(KEYCTL[1], 1, None)  # a session keyring of its own, then KEYCTL_CLEAR of @u
+        os._exit(0 if _libc.syscall(KEYCTL[1], 7, -4) == 0 else 1)
+    os.waitpid(pid, 0)
 
 
 def run_lib(code: str, timeout: float) -> tuple[str, dict]:
