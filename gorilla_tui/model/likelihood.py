@@ -85,9 +85,9 @@ CHOICE_RULES = ("first", "likelihood", "calibrated", "rrf", "rrf-calibrated", "d
 #: docs/benchmarks.md, "Choice rule, dev splits").
 CHOICE_RULE = "rrf"
 #: Manifest key (index/*.toml) of a source's own rule for its docs that carry no training questions, one of
-#: CHOICE_RULES (rule_for). The APIBench hubs use "domain-vote": on the Torch Hub dev split with its docs *not*
-#: expanded (the stand-in for the hubs without a training split here) the model's argmax beat rrf at hit 1,
-#: and summing it per domain (domain_vote) kept api@1 and raised domain@1 (418 tasks: 18.4 / 87.8 % ->
+#: CHOICE_RULES (rule_for). The APIBench hubs use "domain-vote": on the Torch Hub dev split with its docs
+#: *not* expanded (the stand-in for the hubs without a training split here) the model's argmax beat rrf at
+#: hit 1, and summing it per domain (domain_vote) kept api@1 and raised domain@1 (418 tasks: 18.4 / 87.8 % ->
 #: 18.4 / 89.0 %; docs/benchmarks.md, "Choice rule, dev splits").
 CHOICE_RULE_KEY = "choice_rule"
 #: Each rule of CHOICE_RULES in plain words, as the answer's choice note names it ("chosen by WORDS among N
