@@ -176,3 +176,19 @@ def test_the_code_cannot_set_up_io_uring(tmp_path: Path) -> None:
         "print('io_uring_setup', libc.syscall(425, 4, params), ctypes.get_errno())\n"
     )
     assert "io_uring_setup -1 38\n" in run(code, tmp_path)
+
+
+@needs_ns
+@pytest.mark.skipif(platform.machine() != "x86_64", reason="the 32-bit int 0x80 entry is x86_64's")
+def test_the_32_bit_syscall_entry_does_not_get_around_the_filter(tmp_path: Path) -> None:
+    """unshare(CLONE_NEWUSER) through the 32-bit entry (int 0x80, where unshare is number 310, not 272)
+    fails with ENOSYS: the filter refuses every syscall of another ABI (before the filter, it returned 0)."""
+    code = (
+        "import ctypes, mmap\n"
+        "buf = mmap.mmap(-1, 4096, prot=mmap.PROT_READ | mmap.PROT_WRITE | mmap.PROT_EXEC)\n"
+        # mov eax, 310; mov ebx, CLONE_NEWUSER; int 0x80; ret
+        "buf.write(bytes.fromhex('b836010000bb00000010cd80c3'))\n"
+        "f = ctypes.CFUNCTYPE(ctypes.c_int)(ctypes.addressof(ctypes.c_char.from_buffer(buf)))\n"
+        "print('int 0x80 unshare', f())\n"
+    )
+    assert "int 0x80 unshare -38\n" in run(code, tmp_path)
