@@ -141,6 +141,14 @@ libc = ctypes.CDLL(None, use_errno=True)
 print("unshare(CLONE_NEWUSER|CLONE_NEWNS)", libc.unshare(0x10000000 | 0x20000), ctypes.get_errno())
 print("mount tmpfs", libc.mount(b"none", b"/tmp", b"tmpfs", 0, None), ctypes.get_errno())
 """,
+    "int80": """
+import ctypes, mmap, platform
+if platform.machine() == "x86_64":  # mov eax, 310 (i386 unshare); mov ebx, CLONE_NEWUSER; int 0x80; ret
+    buf = mmap.mmap(-1, 4096, prot=mmap.PROT_READ | mmap.PROT_WRITE | mmap.PROT_EXEC)
+    buf.write(bytes.fromhex("b836010000bb00000010cd80c3"))
+    f = ctypes.CFUNCTYPE(ctypes.c_int)(ctypes.addressof(ctypes.c_char.from_buffer(buf)))
+    print("int 0x80 unshare(CLONE_NEWUSER)", f())
+""",
     "io_uring": """
 import ctypes
 libc = ctypes.CDLL(None, use_errno=True)
