@@ -62,7 +62,9 @@ def test_doctor_lists_the_sandbox_isolation_layers(gorilla_home, tmp_path, capsy
 
     main(["doctor", "--json", "--no-hash"])
     layers = json.loads(capsys.readouterr().out)["isolation"]
-    assert set(layers) == {"namespaces", "root", "cgroups", "tmpfs", "no_new_privs", "uid", "parent_death"}
+    expected = {"namespaces", "root", "cgroups", "tmpfs", "no_new_privs", "seccomp", "keyring", "uid"}
+    assert set(layers) == expected | {"parent_death"}
+    assert "user namespaces, the kernel keyrings and io_uring" in layers["seccomp"]  # x86_64 or aarch64
     assert layers["namespaces"].startswith("yes") and "256 MiB tmpfs" in layers["tmpfs"]  # root, Linux here
     assert layers["no_new_privs"] == "yes" and layers["cgroups"].startswith(("yes: cgroup v", "no ("))
     main(["doctor", "--no-hash"])
