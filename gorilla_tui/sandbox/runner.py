@@ -109,7 +109,10 @@ class SandboxRun:
                 " network open and files writable"
             )
         self._prefix = iso.prefix if self.namespaced else ()
-        self._iso_reason = iso.reason
+        # why the run is not isolated, for its notes: the probe's reason names what isolation *would* use
+        # when namespaces are there and only this run turned them off
+        turned_off = "namespaces were turned off for this run"
+        self._iso_reason = iso.reason if iso.mode != "namespaces" else turned_off
         self.proc: subprocess.Popen[bytes] | None = None
 
     def stop(self) -> None:
