@@ -131,8 +131,8 @@ def _refresh(args: argparse.Namespace) -> int:
 
     check_spec(args.embedder)
     max_bytes = _max_bytes(args.max_source_mb)
-    if not args.mirrors:  # config.toml's `mirrors` stand in for --from, as at the first launch
-        args.mirrors = [m for m in load_settings().mirrors if m] or None
+    if not args.mirrors:  # config.toml's `mirrors` (relative to its folder) stand in for --from
+        args.mirrors = load_settings().mirror_folders() or None
     user_paths, configured, manifests, only = _refresh_sources(args)
     err = make_console(stderr=True)
     report = _run_refresh(args, err, user_paths, configured, manifests, only, max_bytes)
@@ -173,8 +173,9 @@ def _refresh_sources(args: argparse.Namespace) -> tuple[list[str], list[str], li
 
     for spec in args.sources:
         check_source_spec(spec)
-    settings_sources = load_settings().sources
-    _check_configured(settings_sources)
+    settings = load_settings()
+    settings_sources = settings.source_specs()  # relative paths: against config.toml's folder
+    _check_configured(settings.sources, settings_sources)
     configured = [s for s in settings_sources if not s.startswith("python:")]
     python_specs = [s for s in args.sources if s.startswith("python:")]
     user_paths = [s for s in args.sources if not s.startswith("python:")]
@@ -193,17 +194,19 @@ def _refresh_sources(args: argparse.Namespace) -> tuple[list[str], list[str], li
     return user_paths, configured, manifests, only
 
 
-def _check_configured(specs: list[str]) -> None:
+def _check_configured(specs: list[str], resolved: list[str]) -> None:
     """Raise UsageError (one line, exit 2) naming config.toml for an entry of its `sources` that --source
     would refuse (pool.sources.check_source_spec: `python:`, `name=`, ...) or a PATH that does not exist,
     before anything is done. Such an entry was read as the standard library (`python:`), or refused later
-    as "--source PATH: no such file or folder", naming an option that was never typed."""
+    as "--source PATH: no such file or folder", naming an option that was never typed. specs: the entries
+    as written (the message names them); resolved: the same entries with their paths resolved against
+    config.toml's folder (Settings.source_specs), which are the ones checked for existence."""
     from gorilla_tui.pool.sources import check_source_spec, split_source  # deferred: see _refresh_sources
 
     what = f"{get_paths().config_file}: sources entry"
-    for spec in specs:
+    for spec, path in zip(specs, resolved, strict=True):
         check_source_spec(spec, what=what)
-        if not spec.startswith("python:") and not split_source(spec)[1].exists():
+        if not spec.startswith("python:") and not split_source(path)[1].exists():
             raise UsageError(f"{what} {spec!r}: no such file or folder")
 
 
