@@ -167,8 +167,10 @@ def _max_bytes(max_source_mb: float | None) -> int:
 def _refresh_sources(args: argparse.Namespace) -> tuple[list[str], list[str], list[Any] | None, list[str]]:
     """(--source doc paths, config.toml `sources` doc paths, manifests or None, --only names). Doc
     paths only: "python:..." entries belong to the python-env source (pool/pyenv/source.py); `--source
-    python:SPEC` indexes exactly those distributions (issue 9) and refreshes python-env. Raises UsageError
-    for an empty or malformed --source value (pool.sources.check_source_spec), before anything is done."""
+    python:SPEC` indexes exactly those distributions or modules (issue 9; pool.pyenv.groups.group_for) and
+    refreshes python-env. Raises UsageError for an empty or malformed --source value
+    (pool.sources.check_source_spec) or a python: name that is neither an installed distribution nor an
+    importable module (groups.check_name), before anything is done."""
     from gorilla_tui.pool.sources import check_source_spec  # deferred: hub, manifests (~12 ms); --help
 
     for spec in args.sources:
@@ -183,9 +185,15 @@ def _refresh_sources(args: argparse.Namespace) -> tuple[list[str], list[str], li
     only = list(args.only)
     if python_specs:
         from gorilla_tui.pool.pyenv import source as pyenv  # deferred: only for python: sources
+        from gorilla_tui.pool.pyenv.groups import check_name, parse_spec  # deferred: as above
         from gorilla_tui.pool.sources import load_manifests
 
         spec = ",".join(s.removeprefix("python:") for s in python_specs)
+        for name in parse_spec(spec):  # a name that is no distribution or module: one line, exit 2
+            try:
+                check_name(name)
+            except UsageError as e:
+                raise UsageError(f"--source python:{name}: {e}") from None
         manifests = pyenv.with_spec(load_manifests(), spec)
         if only or user_paths or configured:
             only.append(pyenv.SOURCE)

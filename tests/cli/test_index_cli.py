@@ -401,3 +401,22 @@ def test_relative_config_sources_and_mirrors_resolve_against_the_config_folder(
     assert main(["index", "--refresh", "--only", "apizoo", "--source", "here/tf.jsonl", "--json"]) == 0
     names = {s["name"]: s["status"] for s in json.loads(capsys.readouterr().out)["sources"]}
     assert names["tf"] == "ok" and names["mine"] == "ok", names
+
+
+def test_python_source_takes_a_module_name_and_refuses_what_is_neither(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """`--source python:stdlib,json` said "skipped python-env: python:json: Python distribution 'json' is
+    not installed": json is a standard-library module. A module name is accepted like a distribution; a
+    name that is neither is one line naming it (exit 2), before anything is done."""
+    assert main(["index", "--refresh", "--source", "python:stdlib,json", "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["warnings"] == [] and "not installed" not in json.dumps(report)
+    (row,) = [s for s in report["sources"] if s["name"] == "python-env"]
+    assert row["status"] == "ok" and row["skipped"] == 0 and row["loaded"] > 5000
+    assert main(["index", "--refresh", "--source", "python:stdlib,no_such_module_xyz"]) == 2
+    err = _one_line_error(capsys)
+    assert err.count("\n") == 1 and "--source python:no_such_module_xyz: " in err
+    assert "neither an installed distribution nor an importable module" in err
+    assert main(["index", "--status", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["path"] == report["path"]  # the index built above stays
