@@ -428,11 +428,41 @@ def test_docstring_signatures_with_several_forms_stay_open() -> None:
                           ("pack", "pack(format, v1, v2, ...) -> bytes\n"))
     }  # fmt: skip
     assert required == {"range": ["stop"], "bytearray": [], "pack": ["format"]}
+    assert kinds(
+        "writer", "csv_writer = csv.writer(fileobj [, dialect='excel']\n  [optional keyword args])"
+    ) == [
+        ("fileobj", "poskw"),
+        ("args", "var"),
+        ("kwargs", "varkw"),
+    ]
+    assert kinds("writer", "writer.other(x)\n") == [] and kinds("writer", "rewriter(x)\n") == []
     assert kinds("reader", "reader(iterable [, dialect='excel'] [, **fmtparams])\n") == [
         ("iterable", "poskw"),
         ("dialect", "poskw"),
         ("fmtparams", "varkw"),
     ]
+
+
+def test_a_compiled_function_whose_doc_names_its_module_gets_that_signature(stdlib, validator) -> None:
+    """csv.writer (compiled _csv.writer: inspect.signature fails) documents itself as "csv_writer =
+    csv.writer(fileobj [, dialect='excel'] ...)": the module before the name hid the signature, so the
+    doc took any arguments and `csv.writer()` was valid. The qualified form is read like the bare one;
+    a docstring with no signature line keeps today's behaviour (parameters unknown, any call valid)."""
+    import _csv
+    import inspect
+
+    with pytest.raises(ValueError):
+        inspect.signature(_csv.writer)
+    assert stdlib["csv.writer"].api_call == "csv.writer(fileobj)"
+    assert stdlib["csv.writer"].api_arguments["fileobj"] == "required"
+    v = validator.check("import csv\ncsv.writer()")
+    assert (v.kind, v.reason) == ("wrong_args", "wrong_args:missing_argument")
+    assert "argument 'fileobj' is required by csv.writer" in v.diagnostics
+    for ok in ("csv.writer(f)", "csv.writer(f, 'excel')", "csv.writer(f, dialect='excel', delimiter=';')"):
+        assert validator.check(f"import csv\n{ok}").kind == "valid", ok
+    # csv.field_size_limit's docstring states no signature: unknown parameters, as before
+    assert stdlib["csv.field_size_limit"].api_arguments == {}
+    assert validator.check("import csv\ncsv.field_size_limit(1, 2, 3)").kind == "valid"
 
 
 def test_cli_spec_replaces_the_configured_distributions(gorilla_home):
