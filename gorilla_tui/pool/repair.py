@@ -180,8 +180,8 @@ def repair_call(api_call: str, example_code: str = "") -> tuple[str, str] | None
     on its own, with string arguments the entry does not have replaced by the entry's own values, one for
     one (MEAL V2's examples all load ``mealv2_resnest50_cutmix``; each entry keeps its own variant).
     Returns (repaired call, how: "model id quoted", "trailing '.' removed", "typed signature as keywords",
-    "placeholder named" or "from example_code"); None when the api_call needs none or no repair is found (shell lines,
-    unclosed strings, an example without the call)."""
+    "placeholder named" or "from example_code"); None when the api_call needs none or no repair is found
+    (shell lines, unclosed strings, an example without the call)."""
     if python_parses(api_call):
         quoted = quote_ids(api_call)
         return (quoted, "model id quoted") if quoted else None
