@@ -6,6 +6,7 @@ import os
 import re
 import sys
 import tempfile
+from collections.abc import Iterable
 from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 from typing import Any
@@ -183,13 +184,19 @@ def load_settings(path: Path | None = None) -> Settings:
         raise UsageError(f"{path}: {e}") from None
 
 
-def save_settings(settings: Settings, path: Path | None = None) -> Path:
+def save_settings(settings: Settings, path: Path | None = None, keys: Iterable[str] | None = None) -> Path:
     """Write settings to config.toml atomically (temp file + os.replace); returns the path. Raises
     UsageError for out-of-range values or a file that cannot be written (a folder in its place, a full
     disk, no permission); the previous file is then left as it was. The file's own text is kept: only the
-    values that changed are replaced, its comments and order stay (_config_text)."""
+    values that changed are replaced, its comments and order stay (_config_text). keys: write only these
+    settings (the TUI's settings screen: the fields changed in it, so a value another process saved
+    meanwhile, or one given on the command line for one session, is not overwritten); None: all."""
     path = path or get_paths().config_file
-    text = _config_text(asdict(settings.validate()), path)
+    data = asdict(settings.validate())
+    if keys is not None:
+        wanted = set(keys)
+        data = {k: v for k, v in data.items() if k in wanted}
+    text = _config_text(data, path)
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".config-", suffix=".toml")

@@ -382,8 +382,8 @@ def _embed(index: Any, spec: str, err: Any, quiet: bool) -> dict[str, Any]:
     task = bar.add_task("embed", total=None)
     try:
         with bar:
-            return embed_index(
-                index, on_embed=lambda done, total: bar.update(task, completed=done, total=total)
+            return embed_index(  # spec: --embedder ("" = the packaged default)
+                index, spec or "", on_embed=lambda done, total: bar.update(task, completed=done, total=total)
             )
     except GorillaError as e:
         return {"error": f"dense retrieval off, BM25 alone: {e}"}

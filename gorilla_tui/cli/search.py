@@ -1,4 +1,5 @@
-"""`gorilla-tui search "TASK"`: the BM25 hits for a task, as a table or JSON."""
+"""`gorilla-tui search "TASK"`: the retriever's hits for a task (BM25, fused with the dense side where the
+index is hybrid), as a table or JSON."""
 
 from __future__ import annotations
 
@@ -23,8 +24,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     """Add the `search` subcommand."""
     p = sub.add_parser(
         "search",
-        help="retrieve API docs for a task (BM25)",
-        description="Print the ranked BM25 hits of the local API index for a task in plain English.",
+        help="retrieve API docs for a task (BM25, and dense where the index is hybrid)",
+        description="Print the ranked hits of the local API index for a task in plain English: BM25, fused "
+        "with the dense embedder's ranks where the index is hybrid.",
     )
     p.add_argument("task", help='the task, e.g. "classify sports activities in videos"')
     p.add_argument(
@@ -41,6 +43,11 @@ def register(sub: argparse._SubParsersAction) -> None:
 RANK_NOTE = (
     "rank is the order: sources routed by how well their best doc matches, then BM25 and dense ranks fused "
     "(RRF; python-env: BM25 x its prior), constraints met first; BM25 and dense are each hit's own scores"
+)
+#: RANK_NOTE when no hit has a dense score (a BM25-only index, GORILLA_TUI_DENSE=0, damaged vectors).
+RANK_NOTE_BM25 = (
+    "rank is the order: sources routed by how well their best doc matches, then BM25 (python-env: BM25 x "
+    "its prior), constraints met first; BM25 is each hit's own score"
 )
 
 
@@ -134,11 +141,11 @@ def run(args: argparse.Namespace) -> int:
     title = title if len(title) <= TITLE_CHARS else title[: TITLE_CHARS - 3].rstrip() + "..."
     shown = group_by_call(hits)  # each call once, as its best-ranked hit, with how many hits have it
     repeats = len(shown) < len(hits)
+    dense = any(h.dense is not None for h in hits)
     table = Table(
         title=Text(safe_text(f"hits for: {title}" + (f" (source {hub})" if hub else ""))),
-        caption=Text(RANK_NOTE + ("\n" + SAME_CALL_NOTE if repeats else "")),
+        caption=Text((RANK_NOTE if dense else RANK_NOTE_BM25) + ("\n" + SAME_CALL_NOTE if repeats else "")),
     )
-    dense = any(h.dense is not None for h in hits)
     numbers = ("rank", "BM25", "dense") if dense else ("rank", "BM25")
     same = ("docs",) if repeats else ()
     for col in (*numbers, *same, "api_call", "domain", "api_name", "source"):

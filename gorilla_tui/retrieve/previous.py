@@ -155,7 +155,8 @@ def read_previous(extra: bool) -> Previous:
 
 def meta_rows() -> list[dict[str, Any]]:
     """The source rows of the live index's meta.json; when it cannot be read either, the copy of them in
-    its STATE_FILE (ROW_KEYS only); [] when neither can be read."""
+    its STATE_FILE (ROW_KEYS only); when CURRENT itself is corrupt or names no folder, those of the newest
+    version folder that has them; [] when none can be read."""
     try:
         _, meta = index_store.read_meta(None)
         rows = meta.get("sources") if isinstance(meta, dict) else None
@@ -163,11 +164,36 @@ def meta_rows() -> list[dict[str, Any]]:
         rows = None
     if not isinstance(rows, list):
         try:
-            folder = index_store.current_version(None)
-            rows = json.loads((folder / STATE_FILE).read_bytes()).get("sources") if folder else None
-        except Exception:  # noqa: BLE001 - nothing is known of the old sources
-            rows = None
+            live = index_store.current_version(None)
+        except GorillaError:  # CURRENT corrupt: the version folders are still there
+            live = None
+        for folder in _version_folders(live):
+            rows = _rows_of(folder, with_meta=folder != live)
+            if rows:
+                break
     return [r for r in rows if isinstance(r, dict) and r.get("name")] if isinstance(rows, list) else []
+
+
+def _version_folders(live: Path | None) -> list[Path]:
+    """The live version folder first (when CURRENT names one that exists), then the other version folders
+    of the index root, newest first (their names start with the time they were published: store.publish)."""
+    root = index_store.index_root(None)
+    others = sorted((p for p in root.glob("v-*") if p.is_dir() and p != live), reverse=True)
+    return ([live] if live is not None and live.is_dir() else []) + others
+
+
+def _rows_of(folder: Path, with_meta: bool) -> list[Any] | None:
+    """The source rows recorded in `folder`: its meta.json's (with_meta), else its STATE_FILE's copy."""
+    for name, key in (("meta.json", "sources"), (STATE_FILE, "sources")):
+        if name == "meta.json" and not with_meta:
+            continue
+        try:
+            rows = json.loads((folder / name).read_bytes()).get(key)
+        except Exception:  # noqa: BLE001 - unreadable: the next place
+            continue
+        if isinstance(rows, list) and rows:
+            return rows
+    return None
 
 
 def kept(previous: ApiIndex, refreshed: set[str]) -> list[tuple[dict[str, Any], list[ApiDoc]]]:

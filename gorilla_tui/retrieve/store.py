@@ -82,7 +82,9 @@ def current_version(root: Path | None = None) -> Path | None:
     except OSError as e:
         raise GorillaError(f"cannot read {root / POINTER}: {e.strerror or e}") from None
     if not name or "/" in name or "\\" in name or name.startswith("."):
-        raise GorillaError(f"{root / POINTER} is corrupt ({name[:40]!r}); rebuild the index", hint=_HINT)
+        raise GorillaError(
+            f"{root / POINTER} is corrupt ({name[:40]!r}); rebuild the index", hint=DAMAGED_HINT
+        )
     return root / name
 
 
@@ -242,9 +244,13 @@ def publish(folder: Path, root: Path | None = None) -> Path:
     """Make the built `folder` the live index: rename it to a version folder, then replace CURRENT
     atomically (temp file + os.replace). Old versions beyond KEEP_PREVIOUS and the build folders of dead
     processes (remove_stale_builds) are removed. Callers must hold refresh_lock. Returns the version
-    folder."""
+    folder. A corrupt CURRENT (emptied, a path) is replaced like a sound one: the refresh that publishes
+    is how the error says to repair it."""
     root = index_root(root)
-    previous = current_version(root)
+    try:
+        previous = current_version(root)
+    except GorillaError:  # corrupt: no previous version is known; the new one replaces it
+        previous = None
     name = time.strftime("v-%Y%m%dT%H%M%S") + f"-{os.getpid()}-{folder.name[-6:]}"
     final = root / name
     os.replace(folder, final)
@@ -351,7 +357,7 @@ def _live(root: Path | None) -> Path:
     if folder is None:
         raise IndexMissingError(f"no index at {index_root(root)}", hint=_HINT)
     if not folder.is_dir():
-        raise GorillaError(f"the live index folder {folder} is missing; rebuild the index", hint=_HINT)
+        raise GorillaError(f"the live index folder {folder} is missing; rebuild the index", hint=DAMAGED_HINT)
     return folder
 
 

@@ -21,6 +21,12 @@ DIST_NAME = {
     "skimage": "scikit-image",
     "bs4": "beautifulsoup4",
 }
+#: Names in APIBench's env requirements that are not the distribution pip installs, lower-cased: PyPI's
+#: "pytorch" is a stub that refuses to install (the distribution is torch); "python" is the interpreter.
+#: None: left out.
+_NOT_PIP = {"pytorch": "torch", "python": None}
+#: Words APIBench writes before the names ("packages transformers", "library transformers", "import torch").
+_PROSE = frozenset({"library", "libraries", "package", "packages", "import"})
 _MISSING = re.compile(
     r"ModuleNotFoundError: No module named '([\w.]+)'|ImportError: No module named '?([\w.]+)'?"
     r"|ImportError: cannot import name '?\w+'? from '?([\w.]+)'?"
@@ -52,29 +58,53 @@ def pip_requirements(requirements: list[str]) -> list[str]:
     """APIBench env_requirements items -> pip requirement specs.
 
     Handles the shapes found in APIBench: "transformers", "tensorflow >=2.0.0" (dict form, see
-    pool.normalise_requirements), "pip install -U sentence-transformers", "!pip install timm". Standard
-    library modules ("json", "urllib") and versions that are not specifiers ("latest", "2.x") are dropped;
-    import names are mapped to distribution names (DIST_NAME).
+    pool.normalise_requirements), "pip install -U sentence-transformers", "!pip install timm", one name a
+    line, names after prose ("packages transformers", "from transformers import pipeline"; _named) and
+    git+ URLs. Standard library modules ("json", "urllib"), the interpreter ("Python>=3.8") and versions
+    that are not specifiers ("latest", "2.x", "1.8.0+cu101") are dropped; import names are mapped to
+    distribution names (DIST_NAME, and "PyTorch" to torch: _NOT_PIP).
     """
     specs: list[str] = []
-    for item in requirements:
-        text = item.strip().lstrip("!").strip()
+    for line in (line for item in requirements for line in item.splitlines()):
+        text = line.strip().lstrip("!").strip()
         if text.lower().startswith("pip install"):
             words = [w for w in text.split()[2:] if not w.startswith("-")]
         else:
-            words = [text]
+            words = [_named(text)]
         for word in words:
+            if word.startswith("git+"):  # pip installs a repository URL as it is
+                specs += [word] if word not in specs else []
+                continue
             m = _NAME.match(word)
             if not m:
                 continue
             name = m.group(0)
             if name.split("[")[0] in sys.stdlib_module_names:
                 continue
+            name = _NOT_PIP.get(name.lower(), name)
+            if name is None:
+                continue
             version = word[m.end() :].strip()
             spec = DIST_NAME.get(name, name) + (version.replace(" ", "") if _VERSION.match(version) else "")
             if spec not in specs:
                 specs.append(spec)
     return specs
+
+
+def _named(text: str) -> str:
+    """One requirement line without the prose around its name: "packages transformers" -> "transformers",
+    "from transformers import pipeline" -> "transformers", "import tensorflow_hub as hub" ->
+    "tensorflow_hub"; "version latest" (a version of nothing) -> ""."""
+    words = text.split()
+    if words and words[0].lower() in _PROSE:
+        words = words[1:]
+    if words and words[0].lower() == "from":
+        words = words[1:2]
+    if not words or words[0].lower() == "version":
+        return ""
+    if len(words) > 1 and words[1] in ("as", "import"):
+        words = words[:1]
+    return " ".join(words)
 
 
 def missing_package(result: Any, doc: ApiDoc | None) -> MissingPackage | None:

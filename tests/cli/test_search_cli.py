@@ -92,5 +92,20 @@ def test_without_a_dense_side_the_table_shows_bm25_alone(capsys: pytest.CaptureF
     hits = json.loads(capsys.readouterr().out)["hits"]
     assert hits and all(h["dense"] is None and h["bm25"] == h["score"] for h in hits)
     assert main(["search", "detect objects in an image", "-k", "3"]) == 0
-    header = next(line for line in capsys.readouterr().out.splitlines() if "api_call" in line)
+    out = capsys.readouterr().out
+    header = next(line for line in out.splitlines() if "api_call" in line)
     assert [c.strip() for c in header.strip("┃ ").split("┃")][:3] == ["rank", "BM25", "api_call"]
+    # the caption spoke of "BM25 and dense ranks fused" and "dense ... scores" with no dense side
+    assert "rank is the order" in out and "dense" not in out
+
+
+def test_search_help_does_not_call_the_hybrid_retriever_bm25(capsys: pytest.CaptureFixture[str]) -> None:
+    """`gorilla-tui --help` and `search --help` said "(BM25)" / "the ranked BM25 hits" though a hybrid
+    index ranks by BM25 and the dense embedder fused (README, Hybrid retrieval)."""
+    with pytest.raises(SystemExit):
+        main(["search", "--help"])
+    text = " ".join(capsys.readouterr().out.split())
+    assert "ranked BM25 hits" not in text and "dense" in text
+    with pytest.raises(SystemExit):
+        main(["--help"])
+    assert "(BM25)" not in capsys.readouterr().out

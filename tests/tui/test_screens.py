@@ -19,7 +19,7 @@ from gorilla_tui.tui.screens.index_setup import IndexSetupScreen
 from gorilla_tui.tui.screens.run import RunScreen
 from gorilla_tui.tui.screens.settings import SettingsScreen
 from tests.conftest import SMALL_POOL
-from tests.tui.conftest import HALLUCINATED_CALL, VALID_CALL, VIDEO_TASK, ask, wait_for
+from tests.tui.conftest import HALLUCINATED_CALL, VALID_CALL, VIDEO_TASK, ask, screen_text, wait_for
 
 SIZE = (120, 36)
 
@@ -50,6 +50,9 @@ async def test_settings_are_saved_and_used(make_app, torchhub_index):
 async def test_settings_show_and_keep_select_by(make_app):
     """The select-by choice opens on the current setting; the dialog (now one field larger) still fits
     120x36 with Save visible; saving without touching it keeps it."""
+    config = get_paths().config_file  # the session's settings are those of the file (no CLI override)
+    config.parent.mkdir(parents=True, exist_ok=True)
+    config.write_text('select_by = "grammar"\n')
     app = make_app([" " + VALID_CALL], select_by="grammar")
     async with app.run_test(size=SIZE) as pilot:
         await pilot.press("ctrl+o")
@@ -398,3 +401,47 @@ async def test_saving_settings_keeps_the_comments_and_order_of_config_toml(make_
     text = config.read_text()
     assert text.startswith(mine.replace("k = 5  # hits", "k = 7  # hits"))
     assert load_settings().k == 7 and load_settings().sources == ["/tmp/my docs.jsonl"]
+
+
+async def test_a_damaged_index_is_named_damaged_not_missing(capsys):
+    """A live index whose docs.jsonl was cut short made the TUI answer every task with "Error: no index
+    yet", as if none had been built; the proposal panel now gives the load error (damaged, with its
+    folder) and how to rebuild it."""
+    from gorilla_tui.cli import main
+    from gorilla_tui.model.scripted import ScriptedBackend
+    from gorilla_tui.retrieve import store
+
+    assert main(["index", "--refresh", "--from", str(SMALL_POOL), "--only", "torchhub", "--no-dense"]) == 0
+    capsys.readouterr()
+    docs = store.current_version() / "docs.jsonl"
+    with docs.open("r+b") as f:
+        f.truncate(docs.stat().st_size // 2)
+    app = create_app(
+        Settings(mode="generate"), backend=ScriptedBackend([" " + VALID_CALL]), show_timings=False
+    )
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: "index error" in screen_text(app), timeout=30)
+        await ask(pilot, VIDEO_TASK)
+        shown = " ".join(screen_text(app).split())
+        assert "no index yet" not in shown
+        assert "damaged" in shown and "index --refresh" in shown
+
+
+async def test_saving_settings_writes_only_what_the_dialog_changed(make_app):
+    """The settings screen wrote every setting of the session: a value another TUI on the same home had
+    saved meanwhile (k = 7) was overwritten by this session's stale one, and values given on the command
+    line for this session only (`gorilla-tui tui --hub torchhub`) became the saved defaults. Only the
+    fields changed in the dialog are written now; the rest of the file stays as it is."""
+    app = make_app([" " + VALID_CALL], hub="torchhub", mode="generate")  # as `tui --hub torchhub`
+    config = get_paths().config_file
+    async with app.run_test(size=SIZE) as pilot:
+        config.parent.mkdir(parents=True, exist_ok=True)
+        config.write_text('# mine\nk = 7\nmode = "generate"\n')  # saved by another TUI meanwhile
+        await pilot.press("ctrl+o")
+        app.screen.query_one("#set-mode", Select).value = "select"
+        await pilot.press("ctrl+s")
+        assert app.screen is app.main
+        assert app.session.settings.mode == "select" and app.session.settings.hub == "torchhub"
+    saved = load_settings()
+    assert (saved.k, saved.mode, saved.hub) == (7, "select", "")
+    assert config.read_text().startswith("# mine\n")

@@ -555,3 +555,27 @@ def test_a_function_known_to_take_no_argument_is_wrong_args_with_one(stdlib, val
             exec(code, {})  # noqa: S102 - the test's own literal code, not model output
     for code in ("import os\nos.getcwd()", "import time\ntime.time()", "import threading\nthreading.Lock()"):
         assert validator.check(code).kind == "valid", code
+
+
+def test_constants_of_an_all_list_are_not_docs_called_like_functions(stdlib, validator) -> None:
+    """A name of a literal __all__ bound outside the module's own source was indexed as a "compiled
+    callable" with the call ``NAME()``: csv.QUOTE_ALL (an int of _csv), concurrent.futures.FIRST_COMPLETED
+    (a str of concurrent.futures._base), calendar.MONDAY (``(MONDAY, ...) = range(7)``), re.IGNORECASE,
+    unittest.defaultTestLoader (a TestLoader instance). ``csv.QUOTE_ALL()`` was a `valid` verdict for a
+    call Python refuses (TypeError: 'int' object is not callable). Functions made at import stay."""
+    for name in (
+        "csv.QUOTE_ALL",
+        "concurrent.futures.FIRST_COMPLETED",
+        "calendar.MONDAY",
+        "re.IGNORECASE",
+        "lzma.FORMAT_XZ",
+        "inspect.CO_COROUTINE",
+        "unittest.defaultTestLoader",
+        "email.policy.compat32",
+    ):
+        assert name not in stdlib, name
+    assert validator.check("import csv\ncsv.QUOTE_ALL()").kind != "valid"
+    assert validator.check("import csv\ncsv.writer(f, quoting=csv.QUOTE_ALL)").kind == "valid"
+    assert stdlib["turtle.degrees"].functionality == "compiled callable in turtle"
+    assert stdlib["os.path.exists"].api_call.startswith("os.path.exists(")
+    assert stdlib["threading.Lock"].functionality == "compiled callable in threading"

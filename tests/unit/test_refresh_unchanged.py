@@ -262,3 +262,23 @@ def test_a_live_index_with_a_damaged_meta_json_has_every_source_read_again(mirro
     assert rows["apizoo"]["message"].startswith("re-read: the previous index could not be read")
     assert len(report.index.docs) == len(first.index.docs)
     assert _searches(ApiIndex.load()) == _searches(first.index)
+
+
+@pytest.mark.parametrize("pointer", ["garbage", "", "../elsewhere"])
+def test_a_corrupt_current_pointer_has_every_source_read_again(mirror: Path, pointer: str) -> None:
+    """CURRENT names the live version folder: with it pointing nowhere ("garbage"), emptied or corrupt,
+    `index --refresh` knew no source of the index and, offline, published python-env alone, then removed
+    the intact version folder: the hubs' docs were gone. The newest version folder's rows stand in."""
+    first = refresh(mirrors=[mirror], only=HUBS)
+    (index_store.index_root() / "CURRENT").write_text(pointer)
+    with pytest.raises(GorillaError) as damaged:  # the hint: a refresh alone rebuilds it, no --from
+        ApiIndex.load()
+    assert damaged.value.hint == DAMAGED_HINT
+    torch_only = mirror.parent / "torch_only"
+    torch_only.mkdir()
+    shutil.copy(mirror / "torchhub_api.jsonl", torch_only)
+    report = refresh(mirrors=[torch_only], only=["torchhub"])
+    rows = {r["name"]: r for r in report.sources}
+    assert {name: rows[name]["status"] for name in HUBS} == dict.fromkeys(HUBS, "ok")
+    assert len(report.index.docs) == len(first.index.docs)
+    assert _searches(ApiIndex.load()) == _searches(first.index)

@@ -451,6 +451,35 @@ def test_pip_requirements_normalise_apibench_shapes() -> None:
     ]
 
 
+def test_pip_requirements_of_apibench_prose_are_installable_names() -> None:
+    """F5 on "detect objects in a photo with pytorch" (Torch Hub's YOLOv5 doc: "Python>=3.8",
+    "PyTorch>=1.7") reported `pip install 'Python>=3.8' 'PyTorch>=1.7'`: no distribution is called Python,
+    and PyPI's "pytorch" is a stub that refuses to install. The interpreter is left out, PyTorch is torch,
+    and the prose around names in APIBench's env requirements ("packages transformers", "from transformers
+    import pipeline", "import tensorflow_hub as hub", "version latest") gives the names, not the words."""
+    assert pip_requirements(["Python>=3.8", "PyTorch>=1.7"]) == ["torch>=1.7"]
+    assert pip_requirements(["pytorch 1.8.0+cu101", "Python 3.6+", "Pytorch==1.13.1"]) == [
+        "torch",
+        "torch==1.13.1",
+    ]
+    assert pip_requirements(["packages transformers\nPIL\nrequests"]) == [
+        "transformers",
+        "Pillow",
+        "requests",
+    ]
+    assert pip_requirements(["library transformers", "from transformers import pipeline"]) == ["transformers"]
+    assert pip_requirements(
+        ["import tensorflow_hub as hub", "import from diffusers import DDPMPipeline"]
+    ) == [
+        "tensorflow-hub",
+        "diffusers",
+    ]
+    assert pip_requirements(["version latest", "version 4.0.0+"]) == []
+    assert pip_requirements(["pip install -U git+https://github.com/huggingface/transformers.git"]) == [
+        "git+https://github.com/huggingface/transformers.git"
+    ]
+
+
 @pytest.mark.skipif(not CGROUPS, reason="no writable cgroup here")
 def test_empty_cgroups_of_dead_runs_are_removed_and_live_ones_kept() -> None:
     parent = cgroups.probe_cgroups().parents[-1]

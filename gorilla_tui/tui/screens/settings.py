@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import fields
+
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -111,7 +113,9 @@ class SettingsScreen(ModalScreen[Settings | None]):
     def action_save(self) -> None:
         try:
             new = self.collect()
-            path = save_settings(new)
+            old = self.settings
+            changed = [f.name for f in fields(Settings) if getattr(new, f.name) != getattr(old, f.name)]
+            path = save_settings(new, keys=changed)  # only these: not another TUI's, not CLI overrides
         except (GorillaError, OSError) as e:
             self.query_one("#settings-error", Static).update(Text(safe_text(str(e)), style="red"))
             return
