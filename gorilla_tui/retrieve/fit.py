@@ -1,7 +1,13 @@
-"""How well the API pool fits a task, from what a search already computes (out-of-pool detection): the
-best normalised BM25 score over the sources (retrieve/routing.py source_scores), the share of the task's
-words the index knows, and the dense side's cosines (the best, and its margin over the mean of the top
-FIT_DEPTH). bench/out_of_pool.py measures how well each separates in-pool from out-of-pool tasks."""
+"""How well the API pool fits a task (out-of-pool detection), from what an ask already computes: the best
+normalised BM25 score over the sources (retrieve/routing.py source_scores), the share of the task's words
+the index knows, the dense side's cosines (the best, and its margin over the mean of the top FIT_DEPTH),
+and select mode's log p(task | doc) per task token (passed in: model/likelihood.py computes it).
+
+match_label turns them into Proposal.match ("weak" / "ok" / "", types.MATCHES): "book a flight" style tasks
+that no doc of the pool serves are told so (types.WEAK_MATCH_LINE) instead of being shown a confident
+neighbour; the verdict is never changed. bench/out_of_pool.py measured each signal and fitted the rule
+(docs/benchmarks.md, "Out-of-pool detection"): on the test halves the shipped rule flags 27 of 35
+out-of-pool tasks and 2 of 65 in-pool tasks."""
 
 from __future__ import annotations
 
@@ -45,3 +51,51 @@ def retrieval_signals(index: ApiIndex, query: str) -> dict[str, float | None]:
             out["dense_top"] = float(top[0])
             out["dense_margin"] = float(top[0] - top.mean())
     return out
+
+
+#: The fit models: (features, bias, weights); a task's score is bias + sum(weight * feature), "weak" below
+#: its MATCH_THRESHOLDS value. Logistic regressions fitted by bench/out_of_pool.py on the dev halves only
+#: (in-pool: the dev half of bench/everyday_tasks.toml, bench/data/hub_dev_tasks.toml,
+#: bench/data/apizoo_dev_tasks.toml, tests/data/stdlib_tasks.toml, 30 Torch Hub training questions;
+#: out-of-pool: the dev half of bench/data/out_of_pool_tasks.toml), over the tasks the rule assesses
+#: (match_label); the first model whose features are all known is used ("lm_tok" is unknown when select
+#: mode did not score the hits).
+FIT_MODELS: tuple[tuple[tuple[str, ...], float, tuple[float, ...]], ...] = (
+    (("bm25_norm", "dense_top", "lm_tok"), -55.086327, (15.149511, 67.130611, 0.63348)),
+    (("bm25_norm", "dense_top"), -62.654356, (16.371044, 71.401908)),
+)
+#: The score below which a task is "weak": per model, the threshold that flags at most 3 % of the in-pool
+#: dev tasks (bench/out_of_pool.py; docs/benchmarks.md, "Out-of-pool detection").
+MATCH_THRESHOLDS: tuple[float, ...] = (0.337559, -0.14605)
+
+
+def match_label(signals: dict[str, float | None], min_known: float = routing.ROUTING_MIN_KNOWN) -> str:
+    """ "weak", "ok" or "" (not assessed; types.MATCHES) for a task's fit signals.
+
+    Args:
+        signals: retrieval_signals' dict plus "lm_tok": the best log p(task | doc) in nats of the hits select
+            mode scored, divided by the task's token count (model/likelihood.py query_likelihoods), or None
+            when the hits were not scored (grammar or generate mode, a single distinct call).
+        min_known: the share of the task's words the index must know for it to be assessed.
+
+    Returns:
+        "weak" when the first model of FIT_MODELS whose features are all known scores the task below its
+        MATCH_THRESHOLDS value (with lm_tok: 0.3376 on bias -55.09 + 15.15 * bm25_norm + 67.13 * dense_top
+        + 0.6335 * lm_tok; without: -0.146 on -62.65 + 16.37 * bm25_norm + 71.40 * dense_top), else "ok".
+        "" without dense vectors, and when less than `min_known` of the task's words occur in the index
+        (routing.ROUTING_MIN_KNOWN: the search routes it by the dense side, as a task in another language;
+        the signals cannot tell "flight", a word no doc uses, from German words: a rule fitted over such
+        tasks too flagged 9 of 10 in-pool tasks in other languages, bench/data/multilingual_tasks.toml).
+
+    Source: logistic regressions fitted by bench/out_of_pool.py on the dev halves only, each threshold the
+    one that flags at most 3 % of the in-pool dev tasks; docs/benchmarks.md, "Out-of-pool detection".
+    """
+    if signals.get("dense_top") is None or (signals.get("known") or 0.0) < min_known:
+        return ""
+    for (features, bias, weights), threshold in zip(FIT_MODELS, MATCH_THRESHOLDS, strict=True):
+        values = [signals.get(f) for f in features]
+        if any(v is None for v in values):
+            continue
+        score = bias + sum(w * float(v) for w, v in zip(weights, values, strict=True))  # type: ignore[arg-type]
+        return "weak" if score < threshold else "ok"
+    return ""
