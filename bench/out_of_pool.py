@@ -140,6 +140,7 @@ def collect(tasks: list[dict[str, Any]], results: Path) -> list[dict[str, Any]]:
                     "n_tok": n_tok,
                     "seconds": round(seconds, 3),
                     "call": proposal.api_call,
+                    "match": proposal.match,
                     "verdict": proposal.verdict.kind,
                     "hits": [
                         [h.doc.source, h.doc.api_name, round(h.score, 3), h.dense, h.lm_score]
@@ -256,10 +257,13 @@ def evaluate(model: Model, dev: list[dict[str, Any]], test: list[dict[str, Any]]
 
 def assessed(row: dict[str, Any]) -> bool:
     """Whether the shipped rule assesses `row` at all (retrieve/fit.py match_label: dense vectors, and at
-    least ROUTING_MIN_KNOWN of the task's words known to the index)."""
+    least ROUTING_MIN_KNOWN of the task's words known to the index or an English task)."""
+    from gorilla_tui.retrieve.fit import is_english
     from gorilla_tui.retrieve.routing import ROUTING_MIN_KNOWN
 
-    return row.get("dense_top") is not None and row["known"] >= ROUTING_MIN_KNOWN
+    if row["known"] < ROUTING_MIN_KNOWN and row.get("english") is None:  # rows recorded before the field
+        row["english"] = float(is_english(row["task"]))
+    return row.get("dense_top") is not None and (row["known"] >= ROUTING_MIN_KNOWN or bool(row["english"]))
 
 
 def fit_rule(dev: list[dict[str, Any]]) -> list[tuple[tuple[str, ...], float, tuple[float, ...], float]]:
@@ -286,7 +290,7 @@ def shipped_flags(rows: list[dict[str, Any]]) -> np.ndarray:
     """Per row, whether the shipped rule (retrieve/fit.py match_label, its FIT_MODELS) says "weak"."""
     from gorilla_tui.retrieve.fit import match_label
 
-    return np.array([match_label(r) == "weak" for r in rows])
+    return np.array([assessed(r) and match_label(r) == "weak" for r in rows])
 
 
 def share(flags: np.ndarray, rows: list[dict[str, Any]], **want: str) -> tuple[int, int]:
@@ -364,8 +368,9 @@ def report(rows: list[dict[str, Any]], n_torchhub: int) -> tuple[str, dict[str, 
         "(retrieve/routing.py `ROUTING_MIN_KNOWN`), and its `bm25_norm` (cosine - 1) then reads as no match. "
         'English tasks with words no doc uses ("flight", "lottery") look the same to it.',
         "",
-        "Shipped rule (retrieve/fit.py `match_label`): tasks routed by the dense side, and indexes without "
-        "vectors, are not assessed (no line); the others are scored by a logistic regression on "
+        "Shipped rule (retrieve/fit.py `match_label`): tasks routed by the dense side that py3langid "
+        "(`is_english`) does not read as English, and indexes without vectors, are not assessed (no line); "
+        "the others are scored by a logistic regression on "
         f"{' + '.join(FULL)} (on {' + '.join(FALLBACK)} when select mode did not score the hits), fitted on "
         "the assessed dev tasks, each threshold flagging at most "
         f"{MAX_FLAGGED_IN:.0%} of the in-pool dev tasks it applies to:",
@@ -393,6 +398,11 @@ def report(rows: list[dict[str, Any]], n_torchhub: int) -> tuple[str, dict[str, 
         f"Shipping rule (on the test halves: at least {SHIP_MIN_OUT:.0%} of the out-of-pool tasks flagged, "
         f"at most {SHIP_MAX_IN:.0%} of the in-pool ones): **{'met: shipped' if ship else 'not met'}**.",
     ]
+    asked = [r for r in rows if "match" in r]  # rows recorded with the pipeline's own Proposal.match
+    same = sum((r["match"] == "weak") == bool(f) for r, f in zip(rows, flags, strict=True) if "match" in r)
+    if asked:
+        lines += ["", f"`pipeline.ask`'s own `Proposal.match` agrees with the rule above on {same} of "
+                  f"{len(asked)} tasks."]  # fmt: skip
     flagged_in = [r["id"] for r, f in zip(rows, flags, strict=True) if f and r["label"] == "in"]
     missed = [r["id"] for r, f in zip(rows, flags, strict=True) if not f and r["label"] == "out"]
     lines += ["", "In-pool tasks flagged: " + (", ".join(flagged_in) or "none") + ".",
