@@ -32,7 +32,8 @@ def retrieval_signals(index: ApiIndex, query: str) -> dict[str, float | None]:
         {"bm25_norm": the best source_scores value (0..1: the share of the task's BM25 information the best
         doc of the best source matches; -2..0 when the task is routed by the dense side, another language),
         "known": routing.known_share (0..1), "english": 1.0 / 0.0 whether is_english says the task is
-        English, only for a task routed by the dense side (known < routing.ROUTING_MIN_KNOWN; else None),
+        English, only for a task routed by the dense side (known < routing.ROUTING_MIN_KNOWN) in an index
+        with vectors (else None),
         "dense_top": the best cosine over the docs with a vector,
         "dense_margin": dense_top minus the mean cosine of the FIT_DEPTH best}; the two dense values are
         None when the index has no usable vectors (BM25 alone).
@@ -42,7 +43,7 @@ def retrieval_signals(index: ApiIndex, query: str) -> dict[str, float | None]:
     out: dict[str, float | None] = {
         "bm25_norm": float(max(best.values())) if best else 0.0,
         "known": known,
-        "english": None if known >= routing.ROUTING_MIN_KNOWN else float(is_english(query)),
+        "english": None,
         "dense_top": None,
         "dense_margin": None,
     }
@@ -55,6 +56,8 @@ def retrieval_signals(index: ApiIndex, query: str) -> dict[str, float | None]:
             top = np.sort(cos)[::-1][:FIT_DEPTH]
             out["dense_top"] = float(top[0])
             out["dense_margin"] = float(top[0] - top.mean())
+    if known < routing.ROUTING_MIN_KNOWN and out["dense_top"] is not None:  # only where match_label asks
+        out["english"] = float(is_english(query))
     return out
 
 
