@@ -1,4 +1,5 @@
-"""Write one benchmark's section of docs/benchmarks.md (between begin/end TITLE comment markers)."""
+"""Write one benchmark's section of docs/benchmarks.md (between begin/end TITLE comment markers), and the
+tail every bench script shares (publish: print the text, write the section unless --no-write)."""
 
 from __future__ import annotations
 
@@ -27,3 +28,13 @@ def write_section(title: str, markdown: str, path: Path = REPORT) -> Path:
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(text, encoding="utf-8")
     return path
+
+
+def publish(title: str, text: str, write: bool, path: Path = REPORT) -> int:
+    """Print `text` (a script's Markdown section), then, when `write` (no --no-write), replace section
+    `title` of docs/benchmarks.md with it (write_section) and print "wrote PATH". Returns 0, the script's
+    exit code, so a script's main can end with `return publish(TITLE, text, not args.no_write)`."""
+    print(text)
+    if write:
+        print(f"wrote {write_section(title, text, path)}")
+    return 0

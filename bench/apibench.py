@@ -23,7 +23,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
-from _report import write_section  # noqa: E402
+from _report import publish  # noqa: E402
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn  # noqa: E402
 
 from gorilla_tui import services  # noqa: E402
@@ -264,10 +264,7 @@ def main(argv: list[str] | None = None) -> int:
             for way in ways[:1] if retriever == "oracle" else ways:  # oracle: one candidate, no choice
                 rows.append(run_one(backend, idx, data, tasks, retriever, way, args))
     text = report(rows, top1, args, n_total, built)
-    print(text)
-    if not args.no_write:
-        print(f"wrote {write_section(TITLE_HYBRID if 'hybrid' in retrievers else TITLE, text)}")
-    return 0
+    return publish(TITLE_HYBRID if "hybrid" in retrievers else TITLE, text, not args.no_write)
 
 
 if __name__ == "__main__":

@@ -26,7 +26,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
-from _report import write_section  # noqa: E402
+from _report import publish  # noqa: E402
 
 from gorilla_tui.model import likelihood  # noqa: E402
 from gorilla_tui.model.backend import LlamaBackend  # noqa: E402
@@ -117,10 +117,7 @@ def main() -> int:
         "of the way).",
     ]
     text = "\n".join(md)
-    print(text)
-    if not args.no_write:
-        write_section(TITLE, text)
-    return 0
+    return publish(TITLE, text, not args.no_write)
 
 
 if __name__ == "__main__":

@@ -31,7 +31,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _report import write_section  # noqa: E402
+from _report import publish  # noqa: E402
 
 REPO = Path(__file__).resolve().parent.parent
 CORPUS = REPO / "tests" / "data" / "lint_corpus"
@@ -231,8 +231,7 @@ def main() -> None:
     shutil.rmtree(v1_home, ignore_errors=True)
     shutil.rmtree(pycache, ignore_errors=True)
     text = "\n".join(lines)
-    print(text)
-    write_section("check speed", text)
+    publish("check speed", text, True)
 
 
 if __name__ == "__main__":

@@ -25,7 +25,7 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
 import torchhub_dev  # noqa: E402
-from _report import write_section  # noqa: E402
+from _report import publish  # noqa: E402
 
 from gorilla_tui import services  # noqa: E402
 from gorilla_tui.config import Settings  # noqa: E402
@@ -223,10 +223,7 @@ def main(argv: list[str] | None = None) -> int:
     ]
     text = "\n".join(lines)
     print(json.dumps({r: v for r, v in table.items()}))
-    print(text)
-    if not args.no_write:
-        print(f"wrote {write_section(TITLE, text)}")
-    return 0
+    return publish(TITLE, text, not args.no_write)
 
 
 if __name__ == "__main__":

@@ -15,7 +15,7 @@ import tomllib
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from bench._report import write_section  # noqa: E402
+from bench._report import publish  # noqa: E402
 from gorilla_tui.pool.doc import load_jsonl  # noqa: E402
 from gorilla_tui.retrieve.constraint_parse import without_constraints  # noqa: E402
 from gorilla_tui.retrieve.constraints import (  # noqa: E402
@@ -212,10 +212,7 @@ candidate was among the hits.
   {"; ".join(words["example_after"])}.
 - Wall time {secs:.1f} s on this machine (index build included).
 """  # noqa: E501
-    print(md)
-    if not args.no_write:
-        write_section("Constraint-aware selection", md)
-    return 0
+    return publish("Constraint-aware selection", md, not args.no_write)
 
 
 if __name__ == "__main__":

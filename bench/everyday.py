@@ -35,7 +35,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
-from _report import write_section  # noqa: E402
+from _report import publish  # noqa: E402
 
 from gorilla_tui import services  # noqa: E402
 from gorilla_tui.config import Settings  # noqa: E402
@@ -288,10 +288,7 @@ def main(argv: list[str] | None = None) -> int:
         f"Wall time {wall:.0f} s on 2 shared cores (index build included)." if not args.report_only else
         "Tables rebuilt from the results files (`--report-only`)."]  # fmt: skip
     text = "\n".join(lines)
-    print(text)
-    if not args.no_write:
-        print(f"wrote {write_section(TITLE, text)}")
-    return 0
+    return publish(TITLE, text, not args.no_write)
 
 
 if __name__ == "__main__":

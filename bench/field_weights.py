@@ -28,7 +28,7 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
 import torchhub_dev  # noqa: E402
-from _report import write_section  # noqa: E402
+from _report import publish  # noqa: E402
 
 from gorilla_tui.pool.doc import ApiDoc  # noqa: E402
 from gorilla_tui.retrieve import tokenize  # noqa: E402
@@ -116,10 +116,7 @@ def main(argv: list[str] | None = None) -> int:
         label = ", ".join(f"{k} {w[k]}" for k in GRID) + (f" ({name})" if name else "")
         lines.append(f"| {label} | " + " | ".join(f"{x:.1f}" for x in figs) + " |")
     text = "\n".join(lines)
-    print(text)
-    if not args.no_write:
-        print("wrote", write_section(TITLE, text))
-    return 0
+    return publish(TITLE, text, not args.no_write)
 
 
 if __name__ == "__main__":

@@ -24,7 +24,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _report import write_section  # noqa: E402
+from _report import publish  # noqa: E402
 
 from gorilla_tui import services  # noqa: E402
 from gorilla_tui.config import Settings  # noqa: E402
@@ -111,10 +111,7 @@ def main() -> int:
         from first_answer import first_answer
 
         md = first_answer(Path(args.shared), args.runs, args.home)
-        print(md)
-        if not args.no_write:
-            print("wrote", write_section("First answer", md))
-        return 0
+        return publish("First answer", md, not args.no_write)
     api = Path(args.shared) / "apibench"
     load_before = os.getloadavg()[0]
 
@@ -228,10 +225,7 @@ def main() -> int:
         "at all.",
     ]
     md = "\n".join(lines)
-    print(md)
-    if not args.no_write:
-        print("wrote", write_section("Latency", md))
-    return 0
+    return publish("Latency", md, not args.no_write)
 
 
 if __name__ == "__main__":

@@ -25,7 +25,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO / "bench"))
 
-from _report import write_section  # noqa: E402
+from _report import publish  # noqa: E402
 
 SOCKET = "gorilla-bench-paste"
 #: Measured before the fix (Input without max_length), same command: RSS at 100 s, still growing.
@@ -138,8 +138,7 @@ def main() -> None:
             f"Task input after the paste shows: `{line[:60]}...`",
         ]
     )
-    print(markdown)
-    write_section("TUI paste as key presses", markdown)
+    publish("TUI paste as key presses", markdown, True)
 
 
 if __name__ == "__main__":

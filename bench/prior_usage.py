@@ -39,7 +39,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
-from _report import write_section  # noqa: E402
+from _report import publish  # noqa: E402
 from everyday import build_index, is_right, load_tasks  # noqa: E402
 
 from gorilla_tui.pool.doc import ApiDoc  # noqa: E402
@@ -319,10 +319,7 @@ def main() -> int:
             "with the shipped usage prior.",
         ]
     text = "\n".join(lines)
-    print(text)
-    if not args.no_write:
-        print(f"\nwrote {write_section(TITLE, text)}")
-    return 0
+    return publish(TITLE, text, not args.no_write)
 
 
 if __name__ == "__main__":

@@ -26,7 +26,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
-from _report import write_section  # noqa: E402
+from _report import publish  # noqa: E402
 
 from gorilla_tui.pool.pyenv.source import load_python_env  # noqa: E402
 from gorilla_tui.retrieve.index import ApiIndex  # noqa: E402
@@ -102,10 +102,7 @@ def main() -> int:
         *[f"- {q} -> `{e}`; got {', '.join(f'`{n}`' for n in got) or 'nothing'}" for q, e, got in misses],
     ]
     text = "\n".join(md)
-    print(text)
-    if not args.no_write:
-        print(f"\nwrote {write_section(TITLE, text)}")
-    return 0
+    return publish(TITLE, text, not args.no_write)
 
 
 if __name__ == "__main__":

@@ -30,7 +30,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
-from _report import write_section  # noqa: E402
+from _report import publish  # noqa: E402
 from everyday import is_right, load_tasks  # noqa: E402
 
 from gorilla_tui.retrieve.embed import E5Embedder  # noqa: E402
@@ -133,10 +133,7 @@ def main(argv: list[str] | None = None) -> int:
         DECISION,
     ]
     text = "\n".join(lines)
-    print(text)
-    if not args.no_write:
-        print(f"wrote {write_section(TITLE, text)}")
-    return 0
+    return publish(TITLE, text, not args.no_write)
 
 
 if __name__ == "__main__":

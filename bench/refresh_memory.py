@@ -29,7 +29,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "bench"))
 
-from _report import write_section  # noqa: E402
+from _report import publish  # noqa: E402
 
 TITLE = "Refresh peak memory and bad sources (issue 17)"
 
@@ -105,10 +105,7 @@ def main() -> int:
         "before it is read; row 4 is read line by line and refused as mostly not docs.",
     ]
     text = "\n".join(lines)
-    print(text)
-    if not args.no_write:
-        print(f"written to {write_section(TITLE, text)}")
-    return 0
+    return publish(TITLE, text, not args.no_write)
 
 
 if __name__ == "__main__":

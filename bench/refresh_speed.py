@@ -34,7 +34,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "bench"))
 
-from _report import write_section  # noqa: E402
+from _report import publish  # noqa: E402
 
 TITLE = "Refresh speed: unchanged sources (issue 18)"
 
@@ -150,9 +150,7 @@ def main() -> None:
             "per lookup shard) and the .npy doc vectors (all from the cache).",
         ]
     )
-    print(text)
-    if not args.no_write:
-        print(f"written to {write_section(TITLE, text)}")
+    publish(TITLE, text, not args.no_write)
 
 
 if __name__ == "__main__":

@@ -23,7 +23,7 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
 import torchhub_dev  # noqa: E402
-from _report import write_section  # noqa: E402
+from _report import publish  # noqa: E402
 
 from gorilla_tui import services  # noqa: E402
 from gorilla_tui.config import Settings  # noqa: E402
@@ -118,10 +118,7 @@ def main(argv: list[str] | None = None) -> int:
         "at twice the scoring time.",
     ]
     text = "\n".join(lines)
-    print(text)
-    if not args.no_write:
-        print(f"wrote {write_section(TITLE, text)}")
-    return 0
+    return publish(TITLE, text, not args.no_write)
 
 
 if __name__ == "__main__":

@@ -26,7 +26,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
-from _report import write_section  # noqa: E402
+from _report import publish  # noqa: E402
 
 from gorilla_tui.pool.doc import ApiDoc  # noqa: E402
 from gorilla_tui.retrieve.index import ApiIndex, doc_text, tokenize  # noqa: E402
@@ -586,15 +586,10 @@ def main(argv: list[str] | None = None) -> int:
     if args.part in single:
         part, title = single[args.part]
         md = part(args)
-        print(md)
-        if not args.no_write:
-            print("wrote", write_section(title, md))
-        return 0
+        return publish(title, md, not args.no_write)
     if args.part in ("hybrid", "all"):
         md = hybrid(args)
-        print(md)
-        if not args.no_write:
-            print("wrote", write_section(HYBRID_TITLE, md))
+        publish(HYBRID_TITLE, md, not args.no_write)
         if args.part == "hybrid":
             return 0
     apibench = Path(args.shared) / "apibench"
@@ -670,10 +665,7 @@ def main(argv: list[str] | None = None) -> int:
         "mattered more (plural folding that keeps the surface form too: TF Hub 48.1 vs about 43 without). "
         "The Torch Hub training split is not used. Machine: 2 shared CPU cores; figures vary with load.\n"
     )
-    print(md)
-    if not args.no_write:
-        print("wrote", write_section("Retrieval (BM25)", md))
-    return 0
+    return publish("Retrieval (BM25)", md, not args.no_write)
 
 
 if __name__ == "__main__":

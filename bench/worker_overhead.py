@@ -24,7 +24,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _report import write_section  # noqa: E402
+from _report import publish  # noqa: E402
 from latency import HUBS, pct, tasks_from  # noqa: E402
 
 from gorilla_tui import services  # noqa: E402
@@ -197,10 +197,7 @@ def main() -> int:
             f"the in-process p50 | |",
         ]
     )
-    print(md)
-    if not args.no_write:
-        print("written to", write_section("Worker process overhead", md))
-    return 0
+    return publish("Worker process overhead", md, not args.no_write)
 
 
 if __name__ == "__main__":

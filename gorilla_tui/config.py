@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import sys
 import tempfile
 from dataclasses import asdict, dataclass, field, fields
@@ -25,6 +26,24 @@ SELECT_BY = ("likelihood", "grammar")
 #: use_extra_bufts values (the same as model/profiles.py EXTRA_BUFTS_CHOICES; config.toml may also say
 #: true / false, read as "on" / "off").
 EXTRA_BUFTS = ("auto", "on", "off")
+#: A source name in `--source NAME=PATH` and config.toml `sources` (pool.sources.split_source reads it too).
+SOURCE_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
+
+
+def config_relative(entry: str, base: Path) -> str:
+    """A config.toml `sources` or `mirrors` entry with its path made absolute against `base` (the folder
+    config.toml is in), `~` expanded: "apis/my.jsonl" -> "<base>/apis/my.jsonl", "mine=~/d" ->
+    "mine=/home/me/d". "python:SPEC" and blank entries are returned as they are (the checks that refuse
+    them name the entry as written). A NAME=PATH entry keeps its NAME; an entry that is itself an existing
+    path under `base` is that path (as pool.sources.split_source reads one against the current folder).
+    The entry's text is not checked here: a missing path is refused later, naming config.toml."""
+    if not entry.strip() or entry.startswith("python:"):
+        return entry
+    whole = base / Path(entry).expanduser()
+    name, sep, rest = entry.partition("=")
+    if sep and rest and SOURCE_NAME.match(name) and not whole.exists():
+        return f"{name}={base / Path(rest).expanduser()}"
+    return str(whole)
 
 
 @dataclass
@@ -62,6 +81,18 @@ class Settings:
     max_tokens: int = 256
     sources: list[str] = field(default_factory=list)
     mirrors: list[str] = field(default_factory=list)
+
+    def source_specs(self, base: Path | None = None) -> list[str]:
+        """`sources` with each path resolved against `base` (default: the folder of config.toml) rather
+        than the current folder (config_relative); `--source` on the command line is not resolved here."""
+        base = get_paths().config_file.parent if base is None else base
+        return [config_relative(s, base) for s in self.sources]
+
+    def mirror_folders(self, base: Path | None = None) -> list[str]:
+        """The non-empty `mirrors`, each resolved against `base` (default: the folder of config.toml), as
+        source_specs; `--from` on the command line is not resolved here."""
+        base = get_paths().config_file.parent if base is None else base
+        return [config_relative(m, base) for m in self.mirrors if m]
 
     def validate(self) -> Settings:
         """Raise UsageError for out-of-range values; return self."""

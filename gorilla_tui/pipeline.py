@@ -20,7 +20,6 @@ from typing import Any
 
 from gorilla_tui.check.extract import extract
 from gorilla_tui.check.validator import Validator
-from gorilla_tui.check.verdicts import matched_as_chosen
 from gorilla_tui.config import Settings
 from gorilla_tui.errors import ContextOverflowError, UsageError
 from gorilla_tui.model import likelihood
@@ -358,7 +357,10 @@ class Pipeline:
                 code, code_source = api_call, "model"
         else:
             api_call, code, code_source, explanation = self._extracted(choice.text)
-        verdict = self.validator.check(api_call or code) if (api_call or code) else Verdict(
+        # the chosen doc is the match among docs that share its call (their descriptions, example code and
+        # performance differ: the matched-API card, the constraint outcomes and --json describe it)
+        prefer = chosen_doc.id if chosen_doc is not None else None
+        verdict = self.validator.check(api_call or code, prefer) if (api_call or code) else Verdict(
             "no_call", diagnostics=["the model gave no API call"], reason="no_call:no_code")  # fmt: skip
         if mode == "generate" and not api_call and verdict.api_call:
             # an answer without an api_call field (free text, a bare call): the call that decided the
@@ -369,8 +371,6 @@ class Pipeline:
             if shown.kind not in ("valid", "no_call"):
                 shown.diagnostics.insert(0, "the api_call is valid, but the code shown is not")
                 verdict = shown
-        if chosen_doc is not None:
-            verdict = matched_as_chosen(verdict, chosen_doc)
         constraints: list[dict[str, Any]] = []
         if self.constraints is not None:
             constraints = self.constraints.for_doc(verdict.matched)

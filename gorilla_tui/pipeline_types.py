@@ -26,13 +26,14 @@ class SearchIndex(Protocol):
 class Checker(Protocol):
     """What the pipeline needs of a checker (check.validator.Validator is one)."""
 
-    def check(self, code: str) -> Verdict:
+    def check(self, code: str, prefer: str | None = None) -> Verdict:
         """The verdict for any model text or code (the call is extracted first), by AST sub-tree match
-        against the API pool."""
+        against the API pool; among pool entries of one identity the doc with id `prefer` is the match
+        (select mode's chosen doc), when it is one of them."""
         ...
 
-    def check_code(self, code: str) -> Verdict:
-        """The verdict for Python code as it is (every call in it)."""
+    def check_code(self, code: str, prefer: str | None = None) -> Verdict:
+        """The verdict for Python code as it is (every call in it); prefer: as check."""
         ...
 
 

@@ -193,13 +193,14 @@ class LookupChecker:
         self._by_text[text] = found
         return found
 
-    def check(self, code: str) -> Verdict:
-        """Validator.check of `code` (any model text: the call is extracted first)."""
-        return self.validator_for(code).check(code)
+    def check(self, code: str, prefer: str | None = None) -> Verdict:
+        """Validator.check of `code` (any model text: the call is extracted first); prefer: the doc id a
+        match names among entries of one identity (PoolIndex.match)."""
+        return self.validator_for(code).check(code, prefer)
 
-    def check_code(self, code: str) -> Verdict:
-        """Validator.check_code of `code` (Python code as it is)."""
-        return self.validator_for(code).check_code(code)
+    def check_code(self, code: str, prefer: str | None = None) -> Verdict:
+        """Validator.check_code of `code` (Python code as it is); prefer: as check."""
+        return self.validator_for(code).check_code(code, prefer)
 
 
 def code_callees(text: str) -> tuple[set[str], bool]:

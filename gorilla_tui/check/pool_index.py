@@ -147,9 +147,12 @@ class PoolIndex:
         return entry.req if entry else None
 
     # ------------------------------------------------------------------------------------------------
-    def match(self, call: CallSite, code: str = "") -> PoolEntry | None:
+    def match(self, call: CallSite, code: str = "", prefer: str | None = None) -> PoolEntry | None:
         """The pool entry a call matches (identifying arguments equal), or None. Among entries with the same
-        identity, the one whose api_call reads like `code` (or the call itself) wins, else the first."""
+        identity, the doc with id `prefer` wins when it is one of them (select mode's chosen doc: a call can
+        have several docs, APIBench's TensorFlow Hub pool has 696 docs and 80 distinct api_calls, whose
+        descriptions, example code and performance differ), then the one whose api_call reads like `code`
+        (or the call itself), else the first."""
         callee = canonical(call.callee)
         table = self.tables.get(callee)
         if table is None:
@@ -164,6 +167,9 @@ class PoolIndex:
         if not hits:
             return self.companion(call)
         if len(hits) > 1:
+            chosen = next((e for e in hits if prefer is not None and e.doc.id == prefer), None)
+            if chosen is not None:
+                return chosen
             for form in (str.strip, _squeeze):
                 for text in (code, call.text):
                     same = form(text)

@@ -130,16 +130,17 @@ class Validator(PoolIndex):
         return full
 
     def _call_verdict(
-        self, call: CallSite, code: str, lazy: _Lazy, bound: Set[str] = frozenset()
+        self, call: CallSite, code: str, lazy: _Lazy, bound: Set[str] = frozenset(), prefer: str | None = None
     ) -> tuple[str, Verdict]:
         """(role, verdict) of one call whose callee is a pool callee (role "pool" or "python-env"). bound:
         the names the code binds (Scan.assigned); a callee whose first name is one of them (``def
         input(inplace=False)`` then ``input(inplace=True)``), or a bare name in code with a star import
         (os.py: ``from posix import *`` then ``open(path, flags, dir_fd=fd)``), may be another function than
-        the pool entry, so its arguments are not held against the entry's signature."""
+        the pool entry, so its arguments are not held against the entry's signature. prefer: the doc id
+        PoolIndex.match prefers among entries of the same identity."""
         callee = canonical(call.callee)
         role = "pool" if callee in self.api_callees else "python-env"
-        entry = self.match(call, code)
+        entry = self.match(call, code, prefer)
         partial = call.via.rsplit(".", 1)[-1] in ("partial", "partialmethod")  # the rest comes later
         head = call.callee.split(".", 1)[0].split("(", 1)[0]
         own = head in bound or (head == call.callee and _STAR_IMPORT.search(code) is not None)
@@ -199,8 +200,10 @@ class Validator(PoolIndex):
                     first = Verdict(m.kind, f"{method} {path}", m.doc, m.suggestions, [note], reason)
         return first or Verdict("no_call")
 
-    def check_code(self, code: str) -> Verdict:
-        """Verdict for code (Python, or request lines such as ``GET /api/v1/pods``); see the module rule."""
+    def check_code(self, code: str, prefer: str | None = None) -> Verdict:
+        """Verdict for code (Python, or request lines such as ``GET /api/v1/pods``); see the module rule.
+        prefer: the id of the doc a matched call names when several pool entries share its identity (the
+        doc select mode chose; PoolIndex.match), None for the usual choice."""
         requests = request_lines(code)
         if not requests:
             error = python_error(code)
@@ -238,7 +241,7 @@ class Validator(PoolIndex):
                 # entry of the same bare name: its construction is the call that is checked
                 role, verdict = "incidental", None
             elif callee in self.tables:
-                role, verdict = self._call_verdict(call, code, lazy, result.assigned)
+                role, verdict = self._call_verdict(call, code, lazy, result.assigned, prefer)
             elif companion is not None:
                 role, verdict = "pool", Verdict("valid", call.text, companion.doc)
             elif self._incidental(call, result.assigned):
@@ -290,11 +293,12 @@ class Validator(PoolIndex):
         reason = "no_call:only_incidental" if calls else "no_call:no_code"
         return Verdict("no_call", None, None, [], [note], reason, per_call)
 
-    def check(self, text: str) -> Verdict:
+    def check(self, text: str, prefer: str | None = None) -> Verdict:
         """Verdict for any model text or code: extract() first, then check_code() on the api_call field and,
         if that is not valid, on the code; the better verdict wins (valid > wrong_args > hallucination >
         unparseable > no_call). When the code as a whole is unparseable, its lines that parse on their own
-        are not checked apart (they could make broken code look valid). Never raises for any str."""
+        are not checked apart (they could make broken code look valid). prefer: as check_code. Never raises
+        for any str."""
         ex = extract(text)
         candidates = ex.candidates()
         if not candidates:
@@ -302,7 +306,7 @@ class Validator(PoolIndex):
             return Verdict("no_call", None, None, [], [note], "no_call:no_code")
         best: Verdict | None = None
         for snippet in candidates:
-            verdict = self.check_code(snippet)
+            verdict = self.check_code(snippet, prefer)
             if verdict.kind == "valid":
                 return verdict
             if best is None or RANK[verdict.kind] < RANK[best.kind]:

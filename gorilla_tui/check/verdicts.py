@@ -5,15 +5,10 @@ row in Verdict.calls (`call_row`), and the order in which one text's candidate v
 from __future__ import annotations
 
 import ast
-import dataclasses
-from typing import TYPE_CHECKING
 
 from gorilla_tui.check.callsite import CallSite, nesting_error
 from gorilla_tui.check.signature import canonical
 from gorilla_tui.types import CallVerdict, Verdict, VerdictKind
-
-if TYPE_CHECKING:  # annotations only
-    from gorilla_tui.pool.doc import ApiDoc
 
 #: How bad a verdict is when code holds several calls (worst decides).
 _WORST = {"valid": 0, "wrong_args": 1, "hallucination": 2}
@@ -78,19 +73,3 @@ def call_row(call: CallSite, role: str, verdict: Verdict | None) -> CallVerdict:
         matched=verdict.matched.id if verdict is not None and verdict.matched is not None else None,
         via=call.via,
     )
-
-
-def matched_as_chosen(verdict: Verdict, doc: ApiDoc) -> Verdict:
-    """`verdict` with the chosen `doc` as its matched entry when the checker matched another entry of the
-    same source with the very same call. The checker takes the first pool entry a call matches, but a call
-    can have several docs (APIBench's TensorFlow Hub pool: 696 docs, 80 distinct api_calls), and their
-    descriptions, example code and performance differ: the matched-API card, the constraint outcomes and
-    `--json` must describe the doc that was chosen (and whose example code is shown), not a sibling of it.
-    Any other verdict is returned unchanged."""
-    m = verdict.matched
-    if not verdict.ok or m is None or m is doc or m.id == doc.id:
-        return verdict
-    if m.source != doc.source or m.call.strip() != doc.call.strip():
-        return verdict
-    calls = [dataclasses.replace(c, matched=doc.id) if c.matched == m.id else c for c in verdict.calls]
-    return dataclasses.replace(verdict, matched=doc, calls=calls)

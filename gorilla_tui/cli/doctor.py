@@ -149,7 +149,9 @@ _INDEX_FIX = (
 )
 
 
-def _index(report: dict[str, Any], problems: list[dict[str, str]]) -> None:
+def _index(report: dict[str, Any], problems: list[dict[str, str]], notes: list[dict[str, str]]) -> None:
+    """report["index"] (path, docs, built_at, age_days, sources: name -> docs loaded); a missing or
+    unreadable index and one over 30 days old are problems, what a working index lacks a note (_lacks)."""
     from gorilla_tui.retrieve.store import read_meta  # deferred: numpy, scipy (~0.3 s); `--help` stays fast
 
     try:
@@ -166,6 +168,36 @@ def _index(report: dict[str, Any], problems: list[dict[str, str]]) -> None:
                        "sources": {s["name"]: s.get("loaded") for s in meta.get("sources", [])}}  # fmt: skip
     if age is not None and age > 30:
         problems.append({"problem": f"the index is {age:.0f} days old", "fix": _INDEX_FIX})
+    lacks = _lacks(folder, meta)
+    if lacks:
+        notes.append({"note": lacks, "fix": _INDEX_FIX})
+
+
+def _lacks(folder: Path, meta: dict[str, Any]) -> str:
+    """What a working index lacks, in one line ("" when nothing): the shipped sources (index/*.toml) it
+    was built without, e.g. an index of python-env only has no model-hub API, and whether its searches are
+    BM25 alone (retrieve.dense.DenseSide.state: no vector stored, or none of its sources is hybrid). Not a
+    problem: a python-env-only, BM25-only setup may be chosen on purpose (`index --refresh --only
+    python-env`, offline first launch), so doctor's exit code stays 0."""
+    from gorilla_tui.pool.sources import load_manifests  # deferred: as read_meta
+    from gorilla_tui.retrieve.dense import DenseSide  # deferred: as read_meta
+
+    have = {s["name"] for s in meta.get("sources", []) if s.get("loaded")}
+    try:
+        missing = [m.name for m in load_manifests() if m.name not in have]
+    except GorillaError:
+        missing = []
+    parts = []
+    if missing:
+        parts.append(
+            f"the index has no {', '.join(missing)} docs (built from {', '.join(sorted(have)) or 'nothing'})"
+        )
+    dense = DenseSide(int(meta.get("n_docs") or 0), folder).state()
+    if dense["state"] != "building" and not dense.get("docs"):
+        parts.append(
+            f"searches are {dense['note']}" if dense["note"].startswith("BM25 alone") else dense["note"]
+        )
+    return "; ".join(parts)
 
 
 def collect(args: argparse.Namespace) -> dict[str, Any]:
@@ -173,10 +205,12 @@ def collect(args: argparse.Namespace) -> dict[str, Any]:
     llama_cpp_python, llama_cpp, kernel (with the effective runtime params and use_extra_bufts {value, why}),
     model, inference (a real decode in a child process, unless --no-inference or a remote endpoint),
     index, paths, isolation (the sandbox's layers this machine allows:
-    sandbox.runner.isolation_layers), problems}."""
+    sandbox.runner.isolation_layers), problems (each {problem, fix}: exit 1), notes (each {note, fix}: what
+    a working setup lacks, e.g. the model-hub sources; exit stays 0)}."""
     from gorilla_tui import services  # deferred: numpy, scipy, tree-sitter (~0.3 s); `--help` stays fast
 
     problems: list[dict[str, str]] = []
+    notes: list[dict[str, str]] = []
     report: dict[str, Any] = {
         "python": sys.version.split()[0],
         "platform": f"{sys.platform} {platform.machine()}",
@@ -192,7 +226,7 @@ def collect(args: argparse.Namespace) -> dict[str, Any]:
         _model(report, problems, settings.model, not args.no_hash)
         if not getattr(args, "no_inference", False):
             _inference(report, problems)
-    _index(report, problems)
+    _index(report, problems, notes)
     p = get_paths()
     report["paths"] = {"data": str(p.data), "cache": str(p.cache), "config_file": str(p.config_file),
                        "models_dir": str(p.models_dir), "index_dir": str(p.index_dir)}  # fmt: skip
@@ -204,11 +238,12 @@ def collect(args: argparse.Namespace) -> dict[str, Any]:
             {"problem": "the sandbox has no namespaces here, so `run` refuses to run code", "fix": fix}
         )
     report["problems"] = problems
+    report["notes"] = notes
     return report
 
 
 def run(args: argparse.Namespace) -> int:
-    """Print the report; exit 0 when no problem was found, 1 otherwise."""
+    """Print the report; exit 0 when no problem was found (notes do not count), 1 otherwise."""
     from rich.markup import escape  # deferred: rich; --help stays fast
     from rich.table import Table  # deferred: rich; --help stays fast
     from rich.text import Text  # deferred: rich; --help stays fast
@@ -256,6 +291,8 @@ def run(args: argparse.Namespace) -> int:
     console.print(t)
     for pr in report["problems"]:
         console.print(f"[red]problem:[/] {escape(pr['problem'])}\n  [bold]fix:[/] {escape(pr['fix'])}")
+    for note in report["notes"]:
+        console.print(f"[yellow]note:[/] {escape(note['note'])}\n  [bold]fix:[/] {escape(note['fix'])}")
     if not report["problems"]:
         console.print("[green]no problems found[/]")
     return 1 if report["problems"] else 0

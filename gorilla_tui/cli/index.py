@@ -131,8 +131,8 @@ def _refresh(args: argparse.Namespace) -> int:
 
     check_spec(args.embedder)
     max_bytes = _max_bytes(args.max_source_mb)
-    if not args.mirrors:  # config.toml's `mirrors` stand in for --from, as at the first launch
-        args.mirrors = [m for m in load_settings().mirrors if m] or None
+    if not args.mirrors:  # config.toml's `mirrors` (relative to its folder) stand in for --from
+        args.mirrors = load_settings().mirror_folders() or None
     user_paths, configured, manifests, only = _refresh_sources(args)
     err = make_console(stderr=True)
     report = _run_refresh(args, err, user_paths, configured, manifests, only, max_bytes)
@@ -167,14 +167,17 @@ def _max_bytes(max_source_mb: float | None) -> int:
 def _refresh_sources(args: argparse.Namespace) -> tuple[list[str], list[str], list[Any] | None, list[str]]:
     """(--source doc paths, config.toml `sources` doc paths, manifests or None, --only names). Doc
     paths only: "python:..." entries belong to the python-env source (pool/pyenv/source.py); `--source
-    python:SPEC` indexes exactly those distributions (issue 9) and refreshes python-env. Raises UsageError
-    for an empty or malformed --source value (pool.sources.check_source_spec), before anything is done."""
+    python:SPEC` indexes exactly those distributions or modules (issue 9; pool.pyenv.groups.group_for) and
+    refreshes python-env. Raises UsageError for an empty or malformed --source value
+    (pool.sources.check_source_spec) or a python: name that is neither an installed distribution nor an
+    importable module (groups.check_name), before anything is done."""
     from gorilla_tui.pool.sources import check_source_spec  # deferred: hub, manifests (~12 ms); --help
 
     for spec in args.sources:
         check_source_spec(spec)
-    settings_sources = load_settings().sources
-    _check_configured(settings_sources)
+    settings = load_settings()
+    settings_sources = settings.source_specs()  # relative paths: against config.toml's folder
+    _check_configured(settings.sources, settings_sources)
     configured = [s for s in settings_sources if not s.startswith("python:")]
     python_specs = [s for s in args.sources if s.startswith("python:")]
     user_paths = [s for s in args.sources if not s.startswith("python:")]
@@ -182,9 +185,15 @@ def _refresh_sources(args: argparse.Namespace) -> tuple[list[str], list[str], li
     only = list(args.only)
     if python_specs:
         from gorilla_tui.pool.pyenv import source as pyenv  # deferred: only for python: sources
+        from gorilla_tui.pool.pyenv.groups import check_name, parse_spec  # deferred: as above
         from gorilla_tui.pool.sources import load_manifests
 
         spec = ",".join(s.removeprefix("python:") for s in python_specs)
+        for name in parse_spec(spec):  # a name that is no distribution or module: one line, exit 2
+            try:
+                check_name(name)
+            except UsageError as e:
+                raise UsageError(f"--source python:{name}: {e}") from None
         manifests = pyenv.with_spec(load_manifests(), spec)
         if only or user_paths or configured:
             only.append(pyenv.SOURCE)
@@ -193,17 +202,19 @@ def _refresh_sources(args: argparse.Namespace) -> tuple[list[str], list[str], li
     return user_paths, configured, manifests, only
 
 
-def _check_configured(specs: list[str]) -> None:
+def _check_configured(specs: list[str], resolved: list[str]) -> None:
     """Raise UsageError (one line, exit 2) naming config.toml for an entry of its `sources` that --source
     would refuse (pool.sources.check_source_spec: `python:`, `name=`, ...) or a PATH that does not exist,
     before anything is done. Such an entry was read as the standard library (`python:`), or refused later
-    as "--source PATH: no such file or folder", naming an option that was never typed."""
+    as "--source PATH: no such file or folder", naming an option that was never typed. specs: the entries
+    as written (the message names them); resolved: the same entries with their paths resolved against
+    config.toml's folder (Settings.source_specs), which are the ones checked for existence."""
     from gorilla_tui.pool.sources import check_source_spec, split_source  # deferred: see _refresh_sources
 
     what = f"{get_paths().config_file}: sources entry"
-    for spec in specs:
+    for spec, path in zip(specs, resolved, strict=True):
         check_source_spec(spec, what=what)
-        if not spec.startswith("python:") and not split_source(spec)[1].exists():
+        if not spec.startswith("python:") and not split_source(path)[1].exists():
             raise UsageError(f"{what} {spec!r}: no such file or folder")
 
 

@@ -9,11 +9,11 @@ from __future__ import annotations
 
 import fnmatch
 import importlib
-import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
+from gorilla_tui.config import SOURCE_NAME
 from gorilla_tui.errors import UsageError
 from gorilla_tui.pool.doc import (
     MAX_SOURCE_BYTES,
@@ -257,7 +257,7 @@ def fetch(manifest: Manifest, ctx: FetchContext) -> SourceLoad:
 
 
 #: A source name in `--source NAME=PATH` (and config.toml `sources`).
-_SOURCE_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
+_SOURCE_NAME = SOURCE_NAME
 
 
 def split_source(spec: str | Path) -> tuple[str | None, Path]:

@@ -86,7 +86,9 @@ def build_first_index(settings: Settings | None = None, progress=None) -> FirstL
     Sources: settings.mirrors (config.toml `mirrors`) when any are named, searched like `--from`; else the
     hubs over the network when the Hugging Face hub answers (pool.sources.hub_unreachable: one quick
     probe); else (offline) only the local python-env source. settings.sources (the user's own doc paths,
-    not "python:" specs) are always added. progress: refresh's ProgressFn (kind, source name, SourceLoad).
+    not "python:" specs) are always added. Relative paths in both are config.toml's folder's
+    (Settings.source_specs, Settings.mirror_folders). progress: refresh's ProgressFn (kind, source name,
+    SourceLoad).
 
     Raises GorillaError only when not even the python-env pool can be built.
     """
@@ -94,9 +96,9 @@ def build_first_index(settings: Settings | None = None, progress=None) -> FirstL
         return None
 
     settings = settings or load_settings()
-    user_paths = [s for s in settings.sources if not s.startswith("python:")]
+    user_paths = [s for s in settings.source_specs() if not s.startswith("python:")]
     manifests = load_manifests()
-    mirrors = [m for m in settings.mirrors if m]
+    mirrors = settings.mirror_folders()
     network = ""
     only: list[str] = []
     if not mirrors:

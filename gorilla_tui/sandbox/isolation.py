@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import functools
 import os
+import platform
 import random
 import re
 import shutil
@@ -24,6 +25,10 @@ from gorilla_tui.sandbox.limits import Limits
 SYSTEM_DIRS = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc")
 
 
+#: Machines where the code runs under boot.py's seccomp filter (new user namespaces and the kernel keyrings
+#: refused): the keys of boot.SECCOMP_ARCH (boot.py is a script the app never imports).
+SECCOMP_MACHINES = ("x86_64", "aarch64")
+
 #: Environment variables passed through (names or prefixes ending in "_"); everything else is dropped.
 ENV_ALLOW = ("PATH", "LANG", "LANGUAGE", "TERM", "TZ", "COLUMNS", "LINES", "NO_COLOR", "LC_")
 
@@ -38,7 +43,7 @@ SECRET_NAME = re.compile(
 
 @dataclass(frozen=True)
 class Isolation:
-    """What this machine allows: mode "namespaces" (new PID, mount and network namespaces via unshare(1),
+    """What this machine allows: mode "namespaces" (new PID, mount, network and IPC namespaces via unshare(1),
     as root or through a user namespace) or "none"; prefix: the unshare command to put first; reason: one
     line saying what is there, or what is missing."""
 
@@ -49,13 +54,15 @@ class Isolation:
 
 @functools.lru_cache(maxsize=1)
 def probe_isolation() -> Isolation:
-    """Check once per process whether `unshare --net --mount --pid` works here (costs ~30 ms)."""
+    """Check once per process whether `unshare --net --mount --pid --ipc` works here (costs ~30 ms). The IPC
+    namespace keeps the run's SysV shared memory, message queues and semaphores and its POSIX message queues
+    (ipc_namespaces(7)) from outliving the run and from reaching the host's."""
     if not sys.platform.startswith("linux"):
         return Isolation("none", (), f"namespaces are Linux-only (this is {sys.platform})")
     unshare = shutil.which("unshare")
     if not unshare:
         return Isolation("none", (), "unshare(1) (util-linux) is not on PATH")
-    flags = ["--net", "--mount", "--pid", "--fork", "--kill-child", "--mount-proc"]
+    flags = ["--net", "--mount", "--pid", "--ipc", "--fork", "--kill-child", "--mount-proc"]
     if os.geteuid() != 0:
         flags = ["--user", "--map-root-user", *flags]
     prefix = (unshare, *flags, "--")
@@ -68,12 +75,13 @@ def probe_isolation() -> Isolation:
     if r.returncode != 0:
         why = r.stderr.decode(errors="replace").strip().splitlines()[-1:] or ["unknown error"]
         return Isolation("none", (), f"namespaces not permitted here: {why[0]}")
-    return Isolation("namespaces", prefix, "new PID, mount and network namespaces")
+    return Isolation("namespaces", prefix, "new PID, mount, network and IPC namespaces")
 
 
 def isolation_layers() -> dict[str, str]:
     """The isolation layers this machine allows, one line each (for `doctor`): namespaces, root (what the
-    code sees), cgroups, tmpfs (size of the writable space), no_new_privs, uid, parent_death."""
+    code sees), cgroups, tmpfs (size of the writable space), no_new_privs, seccomp, keyring, uid,
+    parent_death."""
     iso, cg = probe_isolation(), cgroups.probe_cgroups()
     ns = iso.mode == "namespaces"
     limits = Limits()
@@ -92,6 +100,10 @@ def isolation_layers() -> dict[str, str]:
         if ns
         else "no: needs a mount namespace",
         "no_new_privs": "yes" if nnp else "no",
+        "seccomp": "yes: new user namespaces, the kernel keyrings and io_uring refused"
+        if platform.machine() in SECCOMP_MACHINES and sys.platform.startswith("linux")
+        else f"no: no filter for {platform.machine()} (the code may make a user namespace and add keys)",
+        "keyring": "yes: a fresh, empty session keyring (the app's keys are out of reach)",
         "uid": "a fresh unprivileged uid per run"
         if os.geteuid() == 0
         else f"your uid {os.geteuid()}" + (" (root inside a user namespace)" if ns else ""),

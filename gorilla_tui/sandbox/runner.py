@@ -1,11 +1,13 @@
 """Run a proposal's code in an isolated, limited Python process and stream its output back.
 
-Layers (each reported in RunResult.notes and by `gorilla-tui doctor`, see isolation_layers): new PID, mount
-and network namespaces via unshare(1) with a new root that holds only the system folders, the interpreter
-and its site-packages (sandbox/boot.py); a size-limited tmpfs for everything writable; a per-run cgroup
-for the memory and process count of the whole run (sandbox/cgroups.py), else per-process setrlimit(2); an
-unprivileged uid and no_new_privs; a scrubbed environment; a wall-clock limit enforced both here and
-inside the sandbox; the sandbox's supervisor dies with the app (PR_SET_PDEATHSIG) and then cleans up.
+Layers (each reported in RunResult.notes and by `gorilla-tui doctor`, see isolation_layers): new PID, mount,
+network and IPC namespaces via unshare(1) with a new root that holds only the system folders, the
+interpreter and its site-packages, and a /proc showing only the code's own processes (sandbox/boot.py); a
+size-limited tmpfs for everything writable; a per-run cgroup for the memory and process count of the whole
+run (sandbox/cgroups.py), else per-process setrlimit(2); an unprivileged uid, no_new_privs, a seccomp filter
+refusing new user namespaces and the kernel keyrings, and a fresh session keyring; a scrubbed environment;
+a wall-clock limit enforced both here and inside the sandbox; the sandbox's supervisor dies with the app
+(PR_SET_PDEATHSIG) and then cleans up.
 Without namespaces nothing runs unless the caller allows it explicitly (IsolationError).
 """
 
@@ -107,7 +109,10 @@ class SandboxRun:
                 " network open and files writable"
             )
         self._prefix = iso.prefix if self.namespaced else ()
-        self._iso_reason = iso.reason
+        # why the run is not isolated, for its notes: the probe's reason names what isolation *would* use
+        # when namespaces are there and only this run turned them off
+        turned_off = "namespaces were turned off for this run"
+        self._iso_reason = iso.reason if iso.mode != "namespaces" else turned_off
         self.proc: subprocess.Popen[bytes] | None = None
 
     def stop(self) -> None:

@@ -87,7 +87,7 @@ class IndexLoadingMixin:
 
         try:
             report = refresh(
-                config_paths=[p for p in self.session.settings.sources if not p.startswith("python:")]
+                config_paths=[p for p in self.session.settings.source_specs() if not p.startswith("python:")]
             )
             self.session.set_index(report.index)
         except Exception as e:  # a failed rebuild must not kill the app

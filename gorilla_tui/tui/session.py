@@ -61,11 +61,11 @@ def code_note(proposal: Proposal) -> str:
 
 def chosen_hit(proposal: Proposal) -> int | None:
     """Index into proposal.hits of the hit select mode chose: the hit of the verdict's matched doc (the
-    chosen doc, check.verdicts.matched_as_chosen) when it has the proposal's call, else the first hit whose
-    doc.call.strip() equals the proposal's api_call (several docs can share a call: APIBench's TensorFlow
-    Hub pool has 696 docs and 80 calls, and the first of them is not always the one chosen, nor has its
-    lm). None in generate mode (select_by ""), without a call, or when no hit has that call (e.g. after a
-    did-you-mean replaced it)."""
+    chosen doc, which the checker prefers: check.pool_index.PoolIndex.match) when it has the proposal's
+    call, else the first hit whose doc.call.strip() equals the proposal's api_call (several docs can share
+    a call: APIBench's TensorFlow Hub pool has 696 docs and 80 calls, and the first of them is not always
+    the one chosen, nor has its lm). None in generate mode (select_by ""), without a call, or when no hit
+    has that call (e.g. after a did-you-mean replaced it)."""
     call = proposal.api_call.strip()
     if not proposal.select_by or not call:
         return None

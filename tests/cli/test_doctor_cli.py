@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 from gorilla_tui.cli import main
 
@@ -62,7 +63,9 @@ def test_doctor_lists_the_sandbox_isolation_layers(gorilla_home, tmp_path, capsy
 
     main(["doctor", "--json", "--no-hash"])
     layers = json.loads(capsys.readouterr().out)["isolation"]
-    assert set(layers) == {"namespaces", "root", "cgroups", "tmpfs", "no_new_privs", "uid", "parent_death"}
+    expected = {"namespaces", "root", "cgroups", "tmpfs", "no_new_privs", "seccomp", "keyring", "uid"}
+    assert set(layers) == expected | {"parent_death"}
+    assert "user namespaces, the kernel keyrings and io_uring" in layers["seccomp"]  # x86_64 or aarch64
     assert layers["namespaces"].startswith("yes") and "256 MiB tmpfs" in layers["tmpfs"]  # root, Linux here
     assert layers["no_new_privs"] == "yes" and layers["cgroups"].startswith(("yes: cgroup v", "no ("))
     main(["doctor", "--no-hash"])
@@ -96,3 +99,31 @@ def test_doctor_a_truncated_gguf_is_a_model_file_problem(gorilla_home, gemma_pat
     assert rep["inference"]["ok"] is False and "Failed to load model from file" in rep["inference"]["error"]
     problem = next(p for p in rep["problems"] if p["problem"].startswith("inference failed"))
     assert problem["fix"].startswith("gorilla-tui model list") and "CMAKE_ARGS" not in problem["fix"]
+
+
+SMALL_POOL = Path(__file__).resolve().parents[1] / "data" / "pool"
+
+
+def test_doctor_notes_what_a_python_env_only_index_lacks(home_with_model, dense, capsys):
+    """doctor said "no problems found" on an index of python-env only (no model-hub source, no dense
+    vector): a person who expects model-hub answers got none and no word why. It now notes which
+    sources the index lacks and that searches are BM25 alone, with the fix; a deliberate python-env-only
+    setup is not a failure (exit 0)."""
+    assert main(["index", "--refresh", "--only", "python-env"]) == 0
+    capsys.readouterr()
+    assert main(["doctor", "--json", "--no-hash", "--no-inference"]) == 0
+    rep = json.loads(capsys.readouterr().out)
+    assert rep["problems"] == [] and len(rep["notes"]) == 1
+    (note,) = rep["notes"]
+    assert "no huggingface, tensorflowhub, torchhub, apizoo docs (built from python-env)" in note["note"]
+    assert "BM25 alone" in note["note"] and note["fix"].startswith("gorilla-tui index --refresh")
+    assert main(["doctor", "--no-hash", "--no-inference"]) == 0
+    out = capsys.readouterr().out
+    assert "note: the index has no huggingface" in out and "no problems found" in out
+
+    # every shipped source, embedded: nothing to note
+    assert main(["index", "--refresh", "--from", str(SMALL_POOL)]) == 0
+    capsys.readouterr()
+    assert main(["doctor", "--json", "--no-hash", "--no-inference"]) == 0
+    rep = json.loads(capsys.readouterr().out)
+    assert rep["notes"] == [] and rep["problems"] == [], rep["notes"]

@@ -360,3 +360,63 @@ def test_an_index_without_a_hybrid_source_says_bm25_alone(dense, capsys: pytest.
     assert main(["index", "--status", "--json"]) == 0
     state = json.loads(capsys.readouterr().out)["dense"]
     assert state["docs"] == 0 and state["note"].startswith("BM25 alone: ") and "hybrid" not in state["note"]
+
+
+def test_relative_config_sources_and_mirrors_resolve_against_the_config_folder(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`sources = ["apis/mine.jsonl"]` next to config.toml was looked up in the current folder ("sources
+    entry 'apis/mine.jsonl': no such file or folder" from anywhere else). Relative paths and `~` in
+    config.toml's `sources` (PATH and NAME=PATH) and `mirrors` now resolve against config.toml's folder;
+    `--source` on the command line still resolves against the current folder."""
+    from gorilla_tui.paths import get_paths
+
+    config = get_paths().config_file
+    (config.parent / "apis").mkdir(parents=True)
+    shutil.copy(SMALL_POOL / "torchhub_api.jsonl", config.parent / "apis" / "mine.jsonl")
+    (config.parent / "pool").mkdir()
+    shutil.copy(SMALL_POOL / "apizoo.json", config.parent / "pool" / "apizoo.json")
+    home = tmp_path / "me"
+    (home / "docs").mkdir(parents=True)
+    shutil.copy(SMALL_POOL / "huggingface_api.jsonl", home / "docs" / "hf.jsonl")
+    monkeypatch.setenv("HOME", str(home))
+    config.write_text('sources = ["apis/mine.jsonl", "tilde=~/docs/hf.jsonl"]\nmirrors = ["pool"]\n')
+    cwd = tmp_path / "elsewhere"
+    cwd.mkdir()
+    monkeypatch.chdir(cwd)
+    assert main(["index", "--refresh", "--only", "apizoo", "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    rows = {s["name"]: s for s in report["sources"]}
+    assert {n: rows[n]["status"] for n in ("apizoo", "mine", "tilde")} == dict.fromkeys(
+        ("apizoo", "mine", "tilde"), "ok"
+    ), rows
+    assert rows["apizoo"]["loaded"] > 0 and rows["mine"]["loaded"] > 0 and rows["tilde"]["loaded"] > 0
+
+    # --source keeps the current folder: the same relative path names nothing here ...
+    assert main(["index", "--refresh", "--only", "apizoo", "--source", "other=apis/mine.jsonl"]) == 2
+    assert "--source other=apis/mine.jsonl: no such file or folder" in _one_line_error(capsys)
+    # ... and a file under the current folder is found
+    (cwd / "here").mkdir()
+    shutil.copy(SMALL_POOL / "tensorflowhub_api.jsonl", cwd / "here" / "tf.jsonl")
+    assert main(["index", "--refresh", "--only", "apizoo", "--source", "here/tf.jsonl", "--json"]) == 0
+    names = {s["name"]: s["status"] for s in json.loads(capsys.readouterr().out)["sources"]}
+    assert names["tf"] == "ok" and names["mine"] == "ok", names
+
+
+def test_python_source_takes_a_module_name_and_refuses_what_is_neither(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """`--source python:stdlib,json` said "skipped python-env: python:json: Python distribution 'json' is
+    not installed": json is a standard-library module. A module name is accepted like a distribution; a
+    name that is neither is one line naming it (exit 2), before anything is done."""
+    assert main(["index", "--refresh", "--source", "python:stdlib,json", "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["warnings"] == [] and "not installed" not in json.dumps(report)
+    (row,) = [s for s in report["sources"] if s["name"] == "python-env"]
+    assert row["status"] == "ok" and row["skipped"] == 0 and row["loaded"] > 5000
+    assert main(["index", "--refresh", "--source", "python:stdlib,no_such_module_xyz"]) == 2
+    err = _one_line_error(capsys)
+    assert err.count("\n") == 1 and "--source python:no_such_module_xyz: " in err
+    assert "neither an installed distribution nor an importable module" in err
+    assert main(["index", "--status", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["path"] == report["path"]  # the index built above stays

@@ -147,3 +147,19 @@ def test_the_matched_entry_is_the_chosen_doc_when_docs_share_a_call(small_pool):
         .matched.id
         == original.id
     )  # the checker alone still names the first entry
+
+
+def test_the_checker_prefers_the_given_doc_among_entries_of_one_identity(small_pool):
+    """Validator.check(code, prefer=DOC_ID): among pool entries the call matches with the same identity the
+    doc `prefer` names is the match (what select mode passes for its chosen doc), in the verdict and its
+    per-call rows; a `prefer` that is not among them changes nothing."""
+    from gorilla_tui.check.validator import Validator
+
+    original = next(d for d in small_pool if d.source == "tensorflowhub" and "classification" in d.call)
+    sibling = dataclasses.replace(original, id=original.id + "-sibling", description="another doc")
+    validator = Validator([*small_pool, sibling])
+    assert validator.check(original.call).matched.id == original.id
+    v = validator.check(original.call, prefer=sibling.id)
+    assert v.kind == "valid" and v.matched.id == sibling.id and [c.matched for c in v.calls] == [sibling.id]
+    other = next(d for d in small_pool if d.source == "torchhub")
+    assert validator.check(original.call, prefer=other.id).matched.id == original.id

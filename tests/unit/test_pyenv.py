@@ -164,10 +164,40 @@ def test_a_distribution_is_indexed_by_name():
 
 
 def test_unknown_distribution_and_spec():
-    with pytest.raises(UsageError, match="not installed"):
+    with pytest.raises(UsageError, match="neither an installed distribution nor an importable module"):
         load_python_env("no-such-distribution-xyz")
     assert parse_spec("python:stdlib, rich,rich") == ["stdlib", "rich"]
     assert parse_spec("") == ["stdlib"]
+
+
+def test_a_standard_library_module_is_indexed_by_name(stdlib):
+    """python:json read "Python distribution 'json' is not installed" (json is a module of the standard
+    library, not a distribution). A module name, stdlib or not, now indexes that module's docs, exactly as
+    the whole standard library (or distribution) gives them: csv.reader keeps the signature of the compiled
+    _csv it is re-exported from, collections.abc its names from _collections_abc."""
+    for name in ("json", "csv", "collections", "xml.etree"):
+        result = load_python_env(name)
+        assert not result.diagnostics, result.diagnostics
+        got = {d.api_name: d.api_call for d in result.docs}
+        want = {n: d.api_call for n, d in stdlib.items() if n.startswith(name + ".")}
+        assert got == want and got, name
+    assert {"csv.reader(iterable)", "csv.DictWriter(f, fieldnames)"} <= {
+        d.api_call for d in load_python_env("csv").docs
+    }
+    # the standard library and one of its modules: no doc twice
+    both = load_python_env("json,stdlib")
+    assert sorted(d.api_name for d in both.docs) == sorted(stdlib)
+
+
+def test_a_module_of_a_distribution_is_indexed_as_that_distribution():
+    """llama_cpp is no distribution's name (llama-cpp-python provides it): its docs require the
+    distribution, and only the module's docs are kept."""
+    version = metadata.version("llama-cpp-python")
+    with pytest.raises(metadata.PackageNotFoundError):
+        metadata.distribution("llama_cpp")
+    by = {d.api_name: d for d in load_python_env("llama_cpp").docs}
+    assert "llama_cpp.Llama" in by and all(n.startswith("llama_cpp.") for n in by)
+    assert by["llama_cpp.Llama"].env_requirements == [f"llama_cpp_python=={version}"]
 
 
 def test_user_config_adds_distributions(gorilla_home):
@@ -398,11 +428,41 @@ def test_docstring_signatures_with_several_forms_stay_open() -> None:
                           ("pack", "pack(format, v1, v2, ...) -> bytes\n"))
     }  # fmt: skip
     assert required == {"range": ["stop"], "bytearray": [], "pack": ["format"]}
+    assert kinds(
+        "writer", "csv_writer = csv.writer(fileobj [, dialect='excel']\n  [optional keyword args])"
+    ) == [
+        ("fileobj", "poskw"),
+        ("args", "var"),
+        ("kwargs", "varkw"),
+    ]
+    assert kinds("writer", "writer.other(x)\n") == [] and kinds("writer", "rewriter(x)\n") == []
     assert kinds("reader", "reader(iterable [, dialect='excel'] [, **fmtparams])\n") == [
         ("iterable", "poskw"),
         ("dialect", "poskw"),
         ("fmtparams", "varkw"),
     ]
+
+
+def test_a_compiled_function_whose_doc_names_its_module_gets_that_signature(stdlib, validator) -> None:
+    """csv.writer (compiled _csv.writer: inspect.signature fails) documents itself as "csv_writer =
+    csv.writer(fileobj [, dialect='excel'] ...)": the module before the name hid the signature, so the
+    doc took any arguments and `csv.writer()` was valid. The qualified form is read like the bare one;
+    a docstring with no signature line keeps today's behaviour (parameters unknown, any call valid)."""
+    import _csv
+    import inspect
+
+    with pytest.raises(ValueError):
+        inspect.signature(_csv.writer)
+    assert stdlib["csv.writer"].api_call == "csv.writer(fileobj)"
+    assert stdlib["csv.writer"].api_arguments["fileobj"] == "required"
+    v = validator.check("import csv\ncsv.writer()")
+    assert (v.kind, v.reason) == ("wrong_args", "wrong_args:missing_argument")
+    assert "argument 'fileobj' is required by csv.writer" in v.diagnostics
+    for ok in ("csv.writer(f)", "csv.writer(f, 'excel')", "csv.writer(f, dialect='excel', delimiter=';')"):
+        assert validator.check(f"import csv\n{ok}").kind == "valid", ok
+    # csv.field_size_limit's docstring states no signature: unknown parameters, as before
+    assert stdlib["csv.field_size_limit"].api_arguments == {}
+    assert validator.check("import csv\ncsv.field_size_limit(1, 2, 3)").kind == "valid"
 
 
 def test_cli_spec_replaces_the_configured_distributions(gorilla_home):

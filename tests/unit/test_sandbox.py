@@ -242,6 +242,15 @@ def test_without_namespaces_nothing_runs_unless_allowed(tmp_path: Path) -> None:
     assert not marker.exists() and list(tmp_path.iterdir()) == []
 
 
+@needs_ns
+def test_a_run_with_namespaces_turned_off_says_so_in_its_notes(tmp_path: Path) -> None:
+    # the notes gave the probe's reason, which on a machine with namespaces describes the isolation the run
+    # did *not* get ("network: OPEN: new PID, mount, network and IPC namespaces")
+    result, _ = sandbox("print('hi')\n", tmp_path, namespaces=False)
+    assert result.network == "open" and result.output == "hi\n"
+    assert "network: OPEN: namespaces were turned off for this run" in result.notes
+
+
 @pytest.mark.parametrize("namespaces", MODES)
 def test_the_sandbox_enforces_the_wall_clock_limit_itself(tmp_path: Path, namespaces) -> None:
     # finding 1: only the app enforced the timeout; here the app never kills, the sandbox still ends it

@@ -124,8 +124,8 @@ def _form(inside: str) -> tuple[list[Param], bool]:
 
 def doc_signature(name: str, doc: str) -> tuple[list[Param], str]:
     """Parameters from a docstring that starts with its own signature (C functions without a text
-    signature: ``sleep(seconds)``, ``reader(iterable [, dialect='excel'])``) and the docstring without its
-    first line.
+    signature: ``sleep(seconds)``, ``reader(iterable [, dialect='excel'])``, or qualified by its module,
+    ``csv_writer = csv.writer(fileobj [, dialect='excel'] ...)``) and the docstring without its first line.
 
     Names after the first "[" or with "=" are optional; ``*args`` / ``**kw`` are variadic. No signature
     line: ([], doc). When the docstring shows more than one form (``range(stop)`` then ``range(start,
@@ -135,7 +135,7 @@ def doc_signature(name: str, doc: str) -> tuple[list[Param], str]:
     ``v1, v2`` before "..." are optional), and ``*args`` and ``**kwargs`` end the list, so the checker
     (check/imports.py argument_errors) counts no argument against the first form.
     """
-    line = rf"\s*(?:\w+\s*=\s*)?{re.escape(name)}\((.*?)\)[^\n]*\n?"
+    line = rf"\s*(?:\w+\s*=\s*)?(?:[A-Za-z_][\w.]*\.)?{re.escape(name)}\((.*?)\)[^\n]*\n?"
     m = re.match(line, doc, re.DOTALL)
     if not m:
         return [], doc

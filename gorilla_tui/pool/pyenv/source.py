@@ -20,7 +20,7 @@ from gorilla_tui.pool.pyenv import SOURCE
 from gorilla_tui.pool.pyenv.compiled import compiled_module_names, read_compiled
 from gorilla_tui.pool.pyenv.groups import SKIP_DIRS as SKIP_DIRS
 from gorilla_tui.pool.pyenv.groups import SKIP_STEMS as SKIP_STEMS
-from gorilla_tui.pool.pyenv.groups import STDLIB, Group, dist_group, parse_spec, stdlib_group
+from gorilla_tui.pool.pyenv.groups import STDLIB, Group, group_for, parse_spec
 from gorilla_tui.pool.pyenv.module_api import ModuleInfo, read_module
 from gorilla_tui.pool.pyenv.names import MODULE_ALIASES as MODULE_ALIASES
 from gorilla_tui.pool.pyenv.names import STDLIB_DOMAIN as STDLIB_DOMAIN
@@ -46,19 +46,19 @@ def _parse_group(
 
 
 def load_python_env(spec: str = STDLIB, progress: Progress | None = None) -> LoadResult:
-    """Index the standard library and/or installed distributions (see :func:`parse_spec`) into ApiDocs.
+    """Index the standard library, installed distributions and/or importable modules (see :func:`parse_spec`,
+    groups.group_for) into ApiDocs.
 
     Source files are parsed with tree-sitter, never imported. One ApiDoc per public function, class and
     method (api_name = qualified name, api_call = call template with the required parameters by name;
     methods as ``mod.Class(init args).method(args)``, class/static methods as ``mod.Class.method(args)``),
     plus the methods of public module-level objects (``os.environ.get``, ``sys.stdout.write``) and the
     methods a module copies from an object into its globals (``multiprocessing.Pool``).
-    Raises UsageError for a distribution that is not installed. Measured: the CPython 3.11 standard
-    library (~870 files, ~8,500 docs) takes ~1.2 s on one core (bench/pyenv.py).
+    Raises UsageError for a name that is neither an installed distribution nor an importable module.
+    Measured: the CPython 3.11 standard library (~870 files, ~8,500 docs) takes ~1.2 s on one core
+    (bench/pyenv.py).
     """
-    return _load_groups(
-        [stdlib_group() if n == STDLIB else dist_group(n) for n in parse_spec(spec)], progress
-    )
+    return _load_groups([group_for(n) for n in parse_spec(spec)], progress)
 
 
 def _load_groups(
@@ -76,7 +76,17 @@ def _load_groups(
                 if (info := read_compiled(name)) is not None:
                     modules[name] = info
             compiled = frozenset(modules.keys() & compiled_module_names())
-        emit(group, modules, result, seen, compiled)
+        if not group.only:
+            emit(group, modules, result, seen, compiled)
+            continue
+        # a module of it (python:json): its docs exactly as the whole group gives them (a name re-exported
+        # from _csv or _collections_abc keeps its signature), the rest dropped and left unseen
+        part = LoadResult()
+        emit(group, modules, part, set(seen), compiled)
+        for doc in part.docs:
+            if group.covers(doc.api_name) and doc.api_name not in seen:
+                seen.add(doc.api_name)
+                result.docs.append(doc)
     return result
 
 
@@ -96,13 +106,14 @@ def load_source(manifest: object, ctx: object = None) -> tuple[str, list[str], L
     The manifest's ``packages`` key (in Manifest.extra) names what to index, plus config.toml's
     ``python:`` entries (see :func:`configured_spec`) unless ``exact`` is true (see :func:`with_spec`);
     `ctx` (a sources.FetchContext) is not used: nothing is fetched, so --from mirrors do not apply.
-    A listed distribution that is not installed is left out with a "skipped" diagnostic.
+    A listed name that is neither an installed distribution nor an importable module (groups.group_for) is
+    left out with a "skipped" diagnostic.
     """
     spec = manifest_spec(manifest)
     result, groups, roots = LoadResult(), [], []
     for name in parse_spec(spec):
         try:
-            groups.append(stdlib_group() if name == STDLIB else dist_group(name))
+            groups.append(group_for(name))
         except UsageError as e:  # one missing distribution must not sink the whole refresh
             result.diagnostics.append(Diagnostic(f"python:{name}", 0, "skipped", str(e)))
             continue
@@ -128,7 +139,7 @@ def fingerprint(manifest: object, ctx: object = None) -> str:
     groups: list[object] = []
     for name in parse_spec(spec):
         try:
-            group = stdlib_group() if name == STDLIB else dist_group(name)
+            group = group_for(name)
         except UsageError as e:
             groups.append(["missing", name, str(e)])
             continue
