@@ -162,6 +162,12 @@ class Verdict:
         }
 
 
+#: Proposal.match values: "weak" (no API in the pool matches the task well), "ok", "" (not assessed).
+MATCHES = ("weak", "ok", "")
+#: The one line the answer shows for a "weak" match (the TUI answer panel, `ask` text).
+WEAK_MATCH_LINE = "no API in the pool matches this task well: the closest is shown"
+
+
 @dataclass
 class Proposal:
     """What pipeline.ask returns.
@@ -174,6 +180,9 @@ class Proposal:
     Hit.lm_score; "grammar": the model wrote one api_call under a GBNF grammar; "" in generate mode).
     choice_rule: the rule the likelihood chooser applied (model/likelihood.py CHOICE_RULES, e.g. "rrf"), ""
     when it did not choose.
+    match: how well the API pool fits the task (retrieve/fit.py match_label; one of MATCHES): "weak" when no
+    API in the pool matches it well (the closest is shown, with WEAK_MATCH_LINE), "ok", or "" when not
+    assessed (a hub named, no dense vectors, a task routed by the dense side). It never changes the verdict.
     """
 
     task: str
@@ -191,6 +200,7 @@ class Proposal:
     warnings: list[str] = field(default_factory=list)  # e.g. "task truncated", "docs trimmed to fit n_ctx"
     select_by: str = ""
     choice_rule: str = ""
+    match: str = ""
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -202,6 +212,7 @@ class Proposal:
             "mode": self.mode,
             "select_by": self.select_by,
             "choice_rule": self.choice_rule,
+            "match": self.match,
             "model": self.model,
             "verdict": self.verdict.to_dict(),
             "hits": [h.to_dict() for h in self.hits],

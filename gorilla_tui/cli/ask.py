@@ -16,7 +16,7 @@ from gorilla_tui.cli.run import add_isolation_option, check_run_args, confirm_an
 from gorilla_tui.config import Settings
 from gorilla_tui.errors import GorillaError
 from gorilla_tui.textsafe import safe_text
-from gorilla_tui.types import Hit, Proposal, code_origin, group_by_call
+from gorilla_tui.types import WEAK_MATCH_LINE, Hit, Proposal, code_origin, group_by_call
 
 #: Seconds of the cold-start stages of the last ask in this process (index_load, model_load, model_wait,
 #: validator_build); `ask --json` prints them as "startup" (bench/latency.py reads them).
@@ -203,6 +203,8 @@ def _print_panel(d: dict[str, Any], hits: list[Hit]) -> None:
     # every text from the model, a doc or the task goes through safe_text and is never read as markup
     parts: list[Any] = [Text.assemble(("call     ", "bold"), safe_text(d["api_call"] or "(none)"))]
     parts.append(Text.assemble(("verdict  ", "bold"), (v["verdict"], f"bold {colour}")))
+    if d.get("match") == "weak":  # out-of-pool detection (retrieve/fit.py); the verdict stays as it is
+        parts.append(Text.assemble(("match    ", "bold"), (WEAK_MATCH_LINE, "yellow")))
     for line in v["diagnostics"]:
         parts.append(Text(safe_text(f"         {line}"), style="dim"))
     if v["suggestions"]:

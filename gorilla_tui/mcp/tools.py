@@ -154,7 +154,8 @@ class ToolBox:
         """What `ask` proposes in select mode: one of the hits' api_calls, chosen by the model (likelihood
         or grammar, as configured), with the matched doc's example code and the verdict. The model is
         opened on the first call (seconds). Returns {"task", "api_call", "code", "code_source", "verdict",
-        "select_by", "model", "hits", "constraints", "warnings"}. Raises ToolInputError, GorillaError
+        "match" (Proposal.match: "weak" when no API in the pool fits the task well), "select_by", "model",
+        "hits", "constraints", "warnings"}. Raises ToolInputError, GorillaError
         (model or endpoint failures, one line)."""
         task = self._task(task)
         with self._lock:
@@ -171,6 +172,7 @@ class ToolBox:
             "code": proposal.code,
             "code_source": proposal.code_source,
             "verdict": _verdict(proposal.verdict),
+            "match": proposal.match,
             "select_by": proposal.select_by,
             "model": proposal.model,
             "hits": [

