@@ -30,7 +30,7 @@ from gorilla_tui.model.prompts import fit_prompt
 from gorilla_tui.pipeline_types import AskCancelled, Checker, Choice, SearchIndex  # noqa: F401 - re-exported
 from gorilla_tui.pool.doc import ApiDoc
 from gorilla_tui.retrieve.constraints import ConstraintResult, search_with_constraints
-from gorilla_tui.retrieve.fit import match_label
+from gorilla_tui.retrieve.fit import FIT_MODEL, match_label
 from gorilla_tui.textsafe import MAX_TASK_CHARS, clean_task  # noqa: F401 - re-exported (cli, mcp, tests)
 from gorilla_tui.types import (
     DoneEvent,
@@ -205,15 +205,17 @@ class Pipeline:
     def match(self, task: str, hits: list[Hit]) -> str:
         """How well the API pool fits `task` (Proposal.match: "weak", "ok" or "" when not assessed), by
         retrieve/fit.py match_label from the index's fit_signals and the best Hit.lm_score of `hits` per task
-        token. Not assessed with a hub named or a retriever other than bm25 (the rule was measured over every
-        source, bench/out_of_pool.py), without hits, or for an index without fit_signals. Never changes the
-        verdict."""
+        token (only for the model the rule was fitted with, fit.FIT_MODEL; another model's tasks are judged on
+        retrieval alone). Not assessed with a hub named or a retriever other than bm25 (the rule was measured
+        over every source, bench/out_of_pool.py), without hits, or for an index without fit_signals. Never
+        changes the verdict."""
         fit_signals = getattr(self.index, "fit_signals", None)
         if self.retriever != "bm25" or self.settings.hub or not hits or fit_signals is None:
             return ""
         signals = dict(fit_signals(task))
         scored = [h.lm_score for h in hits if h.lm_score is not None]
-        if scored:  # log p(task | doc) is scored on the whitespace-normalised task; BOS is not a task token
+        if scored and self.backend.name == FIT_MODEL:  # the lm_tok weight is in this model's nats
+            # log p(task | doc) is scored on the whitespace-normalised task; BOS is not a task token
             n_tokens = max(1, self.backend.count_tokens(" ".join(task.split())) - 1)
             signals["lm_tok"] = max(scored) / n_tokens
         else:

@@ -17,12 +17,19 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from gorilla_tui.retrieve import routing
+from gorilla_tui.retrieve.embed import DEFAULT_EMBEDDER
 
 if TYPE_CHECKING:
     from gorilla_tui.retrieve.index import ApiIndex
 
 #: Docs whose mean cosine the best cosine is compared with (the dense margin).
 FIT_DEPTH = 50
+#: The embedder whose cosines FIT_MODELS were fitted on (retrieve/embed.py spec). An index embedded by
+#: another one (`index --refresh --embedder SPEC`) has no dense_top, so its tasks are not assessed.
+FIT_EMBEDDER = DEFAULT_EMBEDDER
+#: The model whose log p(task | doc) per token FIT_MODELS' first model was fitted on (model/registry.py
+#: EMBEDDED); with another model Pipeline.match leaves lm_tok out and the second model decides.
+FIT_MODEL = "gemma3-270m"
 
 
 def retrieval_signals(index: ApiIndex, query: str) -> dict[str, float | None]:
@@ -36,7 +43,8 @@ def retrieval_signals(index: ApiIndex, query: str) -> dict[str, float | None]:
         with vectors (else None),
         "dense_top": the best cosine over the docs with a vector,
         "dense_margin": dense_top minus the mean cosine of the FIT_DEPTH best}; the two dense values are
-        None when the index has no usable vectors (BM25 alone).
+        None when the index has no usable vectors (BM25 alone) or was embedded by another embedder than
+        FIT_EMBEDDER.
     """
     best = routing.source_scores(index, query)
     known = routing.known_share(index, query)
@@ -49,7 +57,9 @@ def retrieval_signals(index: ApiIndex, query: str) -> dict[str, float | None]:
     }
     assert index.dense is not None
     rows = np.arange(len(index.docs))
-    scored = index.dense.scores(query, rows) if len(rows) else None
+    # the rule's weights are in the packaged embedder's cosines: another embedder's scale would misread them
+    fitted = index.dense.info.get("embedder", DEFAULT_EMBEDDER) == FIT_EMBEDDER
+    scored = index.dense.scores(query, rows) if len(rows) and fitted else None
     if scored is not None:
         cos = scored[0][scored[1]]
         if len(cos):

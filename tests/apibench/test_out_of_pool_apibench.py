@@ -16,7 +16,7 @@ from gorilla_tui import services
 from gorilla_tui.check.validator import Validator
 from gorilla_tui.cli import main
 from gorilla_tui.config import Settings
-from gorilla_tui.retrieve.fit import is_english, match_label
+from gorilla_tui.retrieve.fit import is_english, match_label, retrieval_signals
 from gorilla_tui.retrieve.index import ApiIndex
 from gorilla_tui.tui.widgets.proposal import choice_lines
 from gorilla_tui.types import WEAK_MATCH_LINE
@@ -71,6 +71,12 @@ def test_out_of_pool_tasks_are_told_and_the_verdict_stays(
     assert weak.match == "weak" and choice_lines(weak)[0] == f"⚠ {WEAK_MATCH_LINE}"
     ok = pipeline.ask(IN_POOL)
     assert ok.match == "ok" and not any(WEAK_MATCH_LINE in line for line in choice_lines(ok))
+
+    # the weights are in the packaged embedder's cosines and the embedded model's nats: an index embedded
+    # by another embedder is not assessed, and another model's likelihoods are left out
+    assert retrieval_signals(index, PIZZA)["dense_top"] is not None
+    index.dense.info["embedder"] = "gguf:/models/other-embedder.gguf"
+    assert retrieval_signals(index, PIZZA)["dense_top"] is None and pipeline.ask(PIZZA).match == ""
 
 
 def test_match_label_assesses_only_what_it_was_measured_on() -> None:
