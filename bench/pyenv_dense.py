@@ -65,8 +65,9 @@ DECISION = (
     "8,887 texts took 2,368 s on this machine at load about 8, 2026-11-30; those 3.11 vectors, in the "
     "vector cache of that run, are the seed's 3.11 rows, hence 0 embedded for 3.11 here) is paid once, "
     "by the package: the seed holds every standard-library text of this machine's CPython 3.10.13, 3.11.7, "
-    "3.12.1 and 3.13.0, and a first refresh embeds none of them (tests/unit/test_vector_seed.py, on 3.11); installed distributions and other versions are embedded in the "
-    "background as before. The test half was run once, after this choice."
+    "3.12.1 and 3.13.0, and a first refresh embeds none of them (tests/unit/test_vector_seed.py, on "
+    "3.11); installed distributions and other versions are embedded in the background as before. The test "
+    "half was run once, after this choice."
 )
 
 
