@@ -154,3 +154,26 @@ async def test_a_status_update_after_the_status_bar_is_gone_is_ignored(make_app)
         app.status(index="error (F8 builds it)")  # raised NoMatches
         app.set_state("ready", "ready")
         assert not app.main.query("#status")
+
+
+async def test_footer_shows_help_and_quit_at_80_and_every_key_at_120(make_app):
+    """The footer (the screen's last line) keeps F1 (help) and Ctrl+Q (quit) at 80x24, and every key it
+    shows at 120x36; the keys left out of it (show=False) are still listed by F1 help."""
+    from gorilla_tui.tui.screens.help import HelpScreen
+
+    for size in [(80, 24), (120, 36)]:
+        app = make_app([" " + VALID_CALL])
+        async with app.run_test(size=size) as pilot:
+            await ask(pilot, VIDEO_TASK)
+            footer = screen_text(app).splitlines()[-1]
+            assert "f1 Help" in footer and "^q Quit" in footer, (size, footer)
+            shown = [b for _, b, _, _ in app.screen.active_bindings.values() if b.show]
+            if size == (120, 36):
+                for binding in shown:
+                    words = f"{app.get_key_display(binding)} {binding.description}"
+                    assert words in footer, (words, footer)
+            await pilot.press("f1")
+            await pilot.pause()
+            assert isinstance(app.screen, HelpScreen)
+            described = {description for _, _, description in app.screen.rows}
+            assert {"Copy code", "Accept did-you-mean", "Build index"} <= described
