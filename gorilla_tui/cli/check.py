@@ -6,8 +6,8 @@ import argparse
 import contextlib
 import json
 import os
-import sys
 
+from gorilla_tui.cli.lint import run_lint, stdin_text
 from gorilla_tui.errors import UsageError
 from gorilla_tui.pool.doc import load_file
 from gorilla_tui.textsafe import safe_text
@@ -82,11 +82,10 @@ def _names_paths(args: argparse.Namespace) -> bool:
 
 
 def _read_code(args: argparse.Namespace) -> str:
-    """The code of the snippet form: args.code[0], or standard input for '-' (bytes that are not UTF-8
-    replaced)."""
+    """The code of the snippet form: args.code[0], or standard input for '-' (lint.stdin_text: raises
+    UsageError for bytes that are not UTF-8, as `run -` does)."""
     if args.code[0] == "-":
-        data = sys.stdin.buffer.read() if hasattr(sys.stdin, "buffer") else sys.stdin.read().encode()
-        return data.decode("utf-8", "replace")
+        return stdin_text()
     return args.code[0]
 
 
@@ -151,8 +150,6 @@ def run(args: argparse.Namespace) -> int:
     if paths or args.format or args.select or args.ignore:  # the linter's findings, of files or of the code
         if args.json and args.format is None:  # `check FILE --json` means the linter's JSON
             args.format = "json"
-        from gorilla_tui.cli.lint import run_lint  # deferred: only the linter form needs it
-
         code = None if paths else _read_code(args)
         return run_lint(args, lambda blocks: _validator(args, blocks), code)
     code = _read_code(args)

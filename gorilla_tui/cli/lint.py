@@ -18,6 +18,18 @@ SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 INFO_URI = "https://arxiv.org/abs/2305.15334"
 
 
+def stdin_text() -> str:
+    """Standard input as text, as `run -` reads it (cli/run.py): UTF-8, a leading BOM dropped. Raises
+    UsageError "cannot read stdin: not UTF-8 text (bad byte at offset N)" for bytes that are not UTF-8, so
+    `check -` refuses them as `run -` does instead of checking code with U+FFFD in it."""
+    buf = getattr(sys.stdin, "buffer", None)
+    try:
+        data = buf.read() if buf is not None else sys.stdin.read().encode("utf-8", "surrogateescape")
+        return data.decode("utf-8-sig")
+    except (UnicodeDecodeError, UnicodeEncodeError) as e:
+        raise UsageError(f"cannot read stdin: not UTF-8 text (bad byte at offset {e.start})") from None
+
+
 def run_lint(
     args: argparse.Namespace, validator_for: Callable[[list[str]], Any], code: str | None = None
 ) -> int:
@@ -41,8 +53,12 @@ def run_lint(
     for path in paths:
         try:
             if path == "-":
-                data = sys.stdin.buffer.read() if hasattr(sys.stdin, "buffer") else sys.stdin.read().encode()
                 name = args.stdin_filename or "<stdin>"
+                try:
+                    texts.append((name, stdin_text()))
+                except UsageError as e:
+                    errors.append(str(e))
+                continue
             else:
                 why = lint.unreadable(path)
                 if why is not None:

@@ -110,10 +110,41 @@ def test_json_verdicts_of_hostile_input_stay_json(pool, capsys, monkeypatch):
         out["verdict"] == "unparseable"
         and "nesting deeper than Python's limit of 200" in out["diagnostics"][0]
     )
-    stdin = io.TextIOWrapper(io.BytesIO(b"torch.hub.load('pytorch/vision', '\xff')"), encoding="utf-8")
-    monkeypatch.setattr("sys.stdin", stdin)
-    assert main(["check", "-", "--pool", pool, "--json"]) == 1  # not UTF-8: replaced, still a verdict
-    assert json.loads(capsys.readouterr().out)["verdict"] == "wrong_args"
+
+
+def _bytes_stdin(data: bytes) -> io.TextIOWrapper:
+    return io.TextIOWrapper(io.BytesIO(data), encoding="utf-8")
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["check", "-", "--pool", "POOL", "--json"],
+        ["check", "-", "--pool", "POOL"],
+        ["check", "-", "--pool", "POOL", "--format", "sarif"],
+        ["check", "-", "FILE", "--pool", "POOL"],  # the linter form, '-' among the paths
+        ["run", "-", "--yes"],
+    ],
+)
+def test_check_stdin_refuses_invalid_utf8_as_run_does(pool, capsys, monkeypatch, tmp_path, argv):
+    """`check -` with bytes that are not UTF-8 checked the code with U+FFFD in it (a verdict on code nobody
+    wrote), while `run -` refused it: both now say so in one line and exit 2, with nothing on stdout."""
+    good = tmp_path / "good.py"
+    good.write_text("import torch\ntorch.hub.load('pytorch/vision', 'resnet50')\n")
+    monkeypatch.setattr("sys.stdin", _bytes_stdin(b"torch.hub.load('pytorch/vision', '\xff')"))
+    assert main([{"POOL": pool, "FILE": str(good)}.get(a, a) for a in argv]) == 2
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    assert "cannot read stdin: not UTF-8 text (bad byte at offset 34)" in captured.err
+    assert len(captured.err.strip().splitlines()) == 1 and "Traceback" not in captured.err
+
+
+def test_check_stdin_reads_utf8_with_a_bom(pool, capsys, monkeypatch):
+    code = "\ufeffimport torch\ntorch.hub.load('pytorch/vision', 'résnet50')".encode()
+    monkeypatch.setattr("sys.stdin", _bytes_stdin(code))
+    assert main(["check", "-", "--pool", pool, "--json"]) == 1
+    out = json.loads(capsys.readouterr().out)
+    assert out["verdict"] == "wrong_args" and "résnet50" in out["api_call"]
 
 
 def test_a_standard_library_call_with_too_many_arguments_is_wrong_args(capsys, tmp_path):

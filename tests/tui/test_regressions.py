@@ -154,3 +154,48 @@ async def test_a_status_update_after_the_status_bar_is_gone_is_ignored(make_app)
         app.status(index="error (F8 builds it)")  # raised NoMatches
         app.set_state("ready", "ready")
         assert not app.main.query("#status")
+
+
+async def test_footer_shows_help_and_quit_at_80_and_every_key_at_120(make_app):
+    """The footer (the screen's last line) keeps F1 (help) and Ctrl+Q (quit) at 80x24, and every key it
+    shows at 120x36; the keys left out of it (show=False) are still listed by F1 help."""
+    from gorilla_tui.tui.screens.help import HelpScreen
+
+    for size in [(80, 24), (120, 36)]:
+        app = make_app([" " + VALID_CALL])
+        async with app.run_test(size=size) as pilot:
+            await ask(pilot, VIDEO_TASK)
+            footer = screen_text(app).splitlines()[-1]
+            assert "f1 Help" in footer and "^q Quit" in footer, (size, footer)
+            shown = [b for _, b, _, _ in app.screen.active_bindings.values() if b.show]
+            if size == (120, 36):
+                for binding in shown:
+                    words = f"{app.get_key_display(binding)} {binding.description}"
+                    assert words in footer, (words, footer)
+            await pilot.press("f1")
+            await pilot.pause()
+            assert isinstance(app.screen, HelpScreen)
+            described = {description for _, _, description in app.screen.rows}
+            assert {"Copy code", "Accept did-you-mean", "Build index"} <= described
+
+
+async def test_weak_match_warning_stays_on_short_terminals(make_app):
+    """Proposal.match "weak" (no API in the pool fits the task) is a warning: short terminals drop the other
+    choice lines (#choice) but keep it, with the call and the verdict word, down to 40x12."""
+    from gorilla_tui.tui.widgets.proposal import ProposalPanel
+    from gorilla_tui.types import WEAK_MATCH_LINE
+
+    for size in [(80, 23), (40, 12), (80, 24), (120, 36)]:
+        app = make_app([" " + VALID_CALL])
+        async with app.run_test(size=size) as pilot:
+            await ask(pilot, VIDEO_TASK)
+            # as select mode by grammar would show it (a choice line), with the pool fitting the task badly
+            weak = dataclasses.replace(app.main.proposal, match="weak", select_by="grammar")
+            app.main.query_one(ProposalPanel).show_proposal(weak)
+            await pilot.pause()
+            text = screen_text(app)
+            assert f"⚠ {WEAK_MATCH_LINE}"[:28] in text, (size, text)  # "⚠ no API in the pool matches"
+            assert app.main.proposal.verdict.kind in text, (size, app.main.proposal.verdict)
+            choice = app.main.query_one("#choice")
+            assert choice.has_class("-shown") and choice.display is (size[1] >= 24), size
+            assert WEAK_MATCH_LINE not in str(choice.render())  # said once, in #match

@@ -579,3 +579,46 @@ def test_constants_of_an_all_list_are_not_docs_called_like_functions(stdlib, val
     assert stdlib["turtle.degrees"].functionality == "compiled callable in turtle"
     assert stdlib["os.path.exists"].api_call.startswith("os.path.exists(")
     assert stdlib["threading.Lock"].functionality == "compiled callable in threading"
+
+
+def test_a_class_without_its_own_init_gets_the_one_it_inherits(stdlib, validator) -> None:
+    """`check "http.server.BaseHTTPRequestHandler()"` said valid: a class whose body defines no __init__
+    had no parameters (an unknown signature), though it inherits
+    socketserver.BaseRequestHandler.__init__(self, request, client_address, server). Its constructor is now
+    the first __init__ (or __new__) along its MRO when every class in it is read from source with a plain
+    class statement; each such doc agrees with inspect.signature of the class. Classes whose MRO is not
+    known (a base outside the source, a metaclass, a decorator) stay unknown."""
+    import http.server
+    import inspect
+    import socketserver
+    import unittest.mock
+
+    inherited = {
+        # two bases up, in another module
+        "http.server.BaseHTTPRequestHandler": http.server.BaseHTTPRequestHandler,
+        # a mixin without __init__ first: the MRO's, not bases[0]'s
+        "socketserver.ThreadingTCPServer": socketserver.ThreadingTCPServer,
+        "unittest.mock.MagicMock": unittest.mock.MagicMock,  # the mixin's __init__(*args, **kw)
+    }
+    for name, cls in inherited.items():
+        args = {n.lstrip("*"): v for n, v in stdlib[name].api_arguments.items() if n not in ("/", "*")}
+        params = inspect.signature(cls).parameters
+        assert set(args) == set(params), name
+        assert {n for n, v in args.items() if v == "required"} == {
+            n
+            for n, p in params.items()
+            if p.default is p.empty and p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)
+        }, name
+    assert stdlib["http.server.BaseHTTPRequestHandler"].api_call == (
+        "http.server.BaseHTTPRequestHandler(request, client_address, server)"
+    )
+    v = validator.check("import http.server\nhttp.server.BaseHTTPRequestHandler()")
+    assert v.kind == "wrong_args" and "missing" in v.reason, (v.kind, v.reason)
+    with pytest.raises(TypeError, match="missing 3 required positional arguments"):
+        http.server.BaseHTTPRequestHandler()
+    ok = "socketserver.ThreadingTCPServer(('', 0), socketserver.StreamRequestHandler, False)"
+    assert validator.check("import socketserver\n" + ok).kind == "valid"
+    # unknown stays unknown: a compiled class; a class whose base is compiled (Exception)
+    assert stdlib["threading.Lock"].api_arguments == {}
+    assert stdlib["http.client.HTTPException"].api_arguments == {}
+    assert validator.check("import http.client\nhttp.client.HTTPException('a', 2)").kind == "valid"

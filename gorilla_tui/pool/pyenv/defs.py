@@ -180,23 +180,25 @@ _BLOCKS = frozenset(
 )
 
 
-def class_def(node: Node) -> ClassDef:
-    """The ClassDef of a class_definition `node`: name, docstring, line, the bases written as names, its
-    __init__ (else its __new__) and its other methods (the first def of a repeated name kept)."""
+def class_def(node: Node, decorators: list[str] | None = None) -> ClassDef:
+    """The ClassDef of a class_definition `node` with its `decorators` (decorators_of): name, docstring,
+    line, the bases written as names, whether the statement is plain (only names as bases, no keyword such
+    as ``metaclass=``, no decorator: ClassDef.plain), its __init__ (else its __new__) and its other methods
+    (the first def of a repeated name kept)."""
     body = node.child_by_field_name("body")
     cls = ClassDef(node_text(node.child_by_field_name("name")), docstring(body), line=node.start_point[0] + 1)
     supers = node.child_by_field_name("superclasses")
-    cls.bases = [
-        node_text(b)
-        for b in (supers.named_children if supers else [])
-        if b.type in ("identifier", "attribute")
-    ]
+    written = [b for b in (supers.named_children if supers else []) if b.type != "comment"]
+    cls.bases = [node_text(b) for b in written if b.type in ("identifier", "attribute")]
+    cls.plain = not decorators and len(cls.bases) == len(written)
     seen: set[str] = set()
     for child in body.named_children if body is not None else []:
         decorators: list[str] = []
         if child.type == "decorated_definition":
             decorators = decorators_of(child)
             child = child.child_by_field_name("definition")
+        if child is not None and child.type == "expression_statement" and _assigns_constructor(child):
+            cls.plain = False  # ``__init__ = _other_init``: not read here
         if child is None or child.type != "function_definition":
             continue
         fn = function_def(child, decorators, in_class=True)
@@ -208,3 +210,13 @@ def class_def(node: Node) -> ClassDef:
         else:
             cls.methods.append(fn)
     return cls
+
+
+def _assigns_constructor(statement: Node) -> bool:
+    """Whether an expression_statement of a class body binds __init__ or __new__ by assignment."""
+    for node in statement.named_children:
+        if node.type == "assignment":
+            left = node.child_by_field_name("left")
+            if left is not None and node_text(left) in ("__init__", "__new__"):
+                return True
+    return False

@@ -149,7 +149,7 @@ def _statement(node: Node, info: ModuleInfo, tracker: _AllTracker) -> None:
         fn = function_def(node, decorators, in_class=False)
         info.defs.setdefault(fn.name, fn)
     elif t == "class_definition":
-        cls = class_def(node)
+        cls = class_def(node, decorators)
         info.defs.setdefault(cls.name, cls)
     elif t == "import_from_statement":
         module_node = node.child_by_field_name("module_name")

@@ -130,19 +130,58 @@ class _Resolver:
     def class_of(self, module: str, callee: str, depth: int = 0) -> ClassDef | None:
         """The class an object made by ``callee(...)`` in `module` has: a class of the module (or imported
         into it, or ``mod.Class``), or the class a function's ``return Class(...)`` names; else None."""
+        found = self.class_where(module, callee, depth)
+        return found[1] if found is not None else None
+
+    def class_where(self, module: str, callee: str, depth: int = 0) -> tuple[str, ClassDef] | None:
+        """(defining module, class) of :meth:`class_of`, so that the class's own bases are read in the
+        module that defines it; None when not resolved."""
         if depth > 4 or not callee:
             return None
         if "." in callee:
             mod, _, attr = callee.rpartition(".")
-            return self.class_of(mod, attr, depth + 1) if mod in self.modules else None
+            return self.class_where(mod, attr, depth + 1) if mod in self.modules else None
         target = self.exports(module).get(callee, (None, ""))[0] if module in self.modules else None
         if target is None:
             return None
         d = self.modules[target[0]].defs.get(target[1])
         if isinstance(d, FuncDef):
-            return self.class_of(target[0], d.returns, depth + 1)
+            return self.class_where(target[0], d.returns, depth + 1)
         if isinstance(d, ClassDef):
-            return d
+            return target[0], d
+        return None
+
+    def mro(self, module: str, cls: ClassDef, depth: int = 0) -> list[tuple[str, ClassDef]] | None:
+        """cls's method resolution order (C3 linearization, as Python computes it; ``object`` left out) as
+        (defining module, class), when every class in it is read from Python source with a plain class
+        statement (ClassDef.plain: names as bases, no metaclass or other keyword, no decorator); else None
+        (a base outside this group's source, a compiled class, a metaclass that may change the call)."""
+        if depth > 12 or not cls.plain or not cls.line:
+            return None
+        heads: list[list[tuple[str, ClassDef]]] = []
+        for base in cls.bases:
+            if base in ("object", "builtins.object"):
+                continue
+            found = self.class_where(module, base)
+            chain = self.mro(*found, depth + 1) if found is not None else None
+            if chain is None:
+                return None
+            heads.append(chain)
+        if not heads:
+            return [(module, cls)]
+        merged = _c3_merge(heads + [[chain[0] for chain in heads]])
+        return [(module, cls)] + merged if merged is not None else None
+
+    def constructor(self, module: str, cls: ClassDef) -> FuncDef | None:
+        """The __init__ (else __new__) that ``cls(...)`` runs: the class's own, else the first one along its
+        method resolution order (:meth:`mro`; ``http.server.BaseHTTPRequestHandler`` inherits
+        ``socketserver.BaseRequestHandler.__init__(self, request, client_address, server)``); None when
+        the class defines none and its MRO is not known, or no class in it defines one."""
+        if cls.init is not None:
+            return cls.init
+        for _, c in (self.mro(module, cls) or [])[1:]:
+            if c.init is not None:
+                return c.init
         return None
 
     def methods(self, module: str, cls: ClassDef, depth: int = 0) -> list[FuncDef]:
@@ -155,6 +194,25 @@ class _Resolver:
                 have = {m.name for m in out}
                 out += [m for m in self.methods(where, parent, depth + 1) if m.name not in have]
         return out
+
+
+def _c3_merge(seqs: list[list[tuple[str, ClassDef]]]) -> list[tuple[str, ClassDef]] | None:
+    """The C3 merge of `seqs` (Python's MRO rule, https://docs.python.org/3/howto/mro.html), classes
+    compared by (module, name); None when no consistent order exists (Python raises TypeError)."""
+    key = lambda item: (item[0], item[1].name)  # noqa: E731
+    seqs = [list(s) for s in seqs if s]
+    out: list[tuple[str, ClassDef]] = []
+    while seqs:
+        for seq in seqs:
+            head = key(seq[0])
+            if not any(head in {key(x) for x in other[1:]} for other in seqs):
+                break
+        else:
+            return None
+        out.append(seq[0])
+        seqs = [[x for x in s if key(x) != head] for s in seqs]
+        seqs = [s for s in seqs if s]
+    return out
 
 
 def _display_module(name: str) -> str:
@@ -248,10 +306,13 @@ class _Builder:
         call = f"{qualname}({_call_args(fn.params)})"
         self.add(qualname, module, kind, call, fn.params, fn.doc, known=fn.params_known)
 
-    def klass(self, qualname: str, module: str, cls: ClassDef) -> None:
-        init = cls.init.params if cls.init else []
+    def klass(self, qualname: str, module: str, cls: ClassDef, constructor: FuncDef | None = None) -> None:
+        """The doc of a class and of its public methods; `constructor`: the __init__ (or __new__) its calls
+        run (_Resolver.constructor: its own, or the one it inherits), cls.init when None."""
+        made_by = constructor or cls.init
+        init = made_by.params if made_by else []
         ctor = f"{qualname}({_call_args(init)})"
-        self.add(qualname, module, "class", ctor, init, cls.doc or (cls.init.doc if cls.init else ""))
+        self.add(qualname, module, "class", ctor, init, cls.doc or (made_by.doc if made_by else ""))
         for m in cls.methods:
             if m.name.startswith("_") or m.kind == "property":
                 continue
@@ -342,7 +403,7 @@ def emit(
         d = defs.get(name) or defs.get(modules[mod].aliases.get(name, ""))
         module = qual.rsplit(".", 1)[0] if "." in qual else ""
         if isinstance(d, ClassDef):
-            builder.klass(qual, module, d)
+            builder.klass(qual, module, d, resolver.constructor(mod, d))
         elif isinstance(d, FuncDef) and d.kind == "function":
             builder.function(qual, module, d)
     for qual, module in bare:

@@ -53,6 +53,10 @@ class ClassDef:
     line: int = 0
     #: base classes as written (``_collections_abc.MutableMapping``), for inherited methods of objects.
     bases: list[str] = field(default_factory=list)
+    #: False when the class statement has more than plain names as bases (a keyword such as
+    #: ``metaclass=``, a ``*bases`` splat, a call or subscript) or a decorator (``@dataclass`` writes an
+    #: __init__): the __init__ it inherits is then not known from its bases (names._Resolver.constructor).
+    plain: bool = True
 
 
 @dataclass

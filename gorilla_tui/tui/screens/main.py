@@ -54,8 +54,10 @@ class MainScreen(Screen):
     BINDINGS = [
         Binding("escape", "cancel", "Cancel"),
         Binding("ctrl+y", "copy('call')", "Copy call", priority=True),
-        Binding("ctrl+g", "copy('code')", "Copy code", priority=True),
-        Binding("ctrl+n", "accept_suggestion", "Accept did-you-mean", priority=True),
+        # not in the footer (F1 lists them; the verdict panel names ctrl+n when there is a suggestion), so
+        # that F1 (help), Ctrl+Q (quit) and every other key fit in it at 80 and 120 columns
+        Binding("ctrl+g", "copy('code')", "Copy code", priority=True, show=False),
+        Binding("ctrl+n", "accept_suggestion", "Accept did-you-mean", priority=True, show=False),
         Binding("f5", "run", "Run"),
     ]
 
@@ -81,7 +83,7 @@ class MainScreen(Screen):
                 yield ProposalPanel(id="proposal")
                 yield VerdictBadge(id="verdict")
         yield StatusBar(id="status")
-        yield Footer()
+        yield Footer(compact=True)
 
     def on_mount(self) -> None:
         self.query_one("#hits").border_title = "Hits (Enter: full doc)"

@@ -18,12 +18,20 @@ from gorilla_tui.types import WEAK_MATCH_LINE, Proposal, code_origin
 CALL_THEME = "monokai"
 
 
+def match_line(proposal: Proposal) -> str:
+    """The warning that no API in the pool matches the task well (Proposal.match "weak",
+    types.WEAK_MATCH_LINE), or "" when the pool fits or was not assessed. The panel shows it in #match,
+    which short terminals keep (app.tcss) when they drop the other choice lines."""
+    return f"⚠ {WEAK_MATCH_LINE}" if proposal.match == "weak" else ""
+
+
 def choice_lines(proposal: Proposal) -> list[str]:
-    """The lines above the call: that no API in the pool matches the task well (Proposal.match "weak",
-    types.WEAK_MATCH_LINE), how select mode chose (session.choice_note, with how many hits were set aside),
-    the task's constraints in words, and the hits set aside with their reasons (tui/explain.py). Each is one
-    line; the panel cuts them with an ellipsis."""
-    lines = [f"⚠ {WEAK_MATCH_LINE}"] if proposal.match == "weak" else []
+    """The lines above the call: that no API in the pool matches the task well (match_line), how select
+    mode chose (session.choice_note, with how many hits were set aside), the task's constraints in words,
+    and the hits set aside with their reasons (tui/explain.py). Each is one line; the panel cuts them with
+    an ellipsis, and shows the first (match_line) apart, in #match."""
+    warning = match_line(proposal)
+    lines = [warning] if warning else []
     aside = set_aside(proposal)
     n_out = sum(a.why.startswith("not ") for a in aside)
     choice = choice_note(proposal)
@@ -60,6 +68,7 @@ class ProposalPanel(Vertical):
 
     def compose(self) -> ComposeResult:
         yield Static("", id="stream")
+        yield Static("", id="match")
         yield Static("", id="choice")
         yield Static("", id="call")
         yield TextArea("", id="code", language="python", read_only=True, show_line_numbers=False)
@@ -79,6 +88,7 @@ class ProposalPanel(Vertical):
         if not answered:
             self.query_one("#code-note").display = False
             self.query_one("#choice").remove_class("-shown")
+            self.query_one("#match").remove_class("-shown")
         self.query_one("#stream").display = not answered
 
     @property
@@ -106,11 +116,15 @@ class ProposalPanel(Vertical):
         self.query_one("#stream", Static).update(Text(safe_text(self.streamed_text)))
 
     def show_proposal(self, proposal: Proposal, subtitle: str = "") -> None:
-        """Show how select mode chose the call (one line, session.choice_note; hidden in generate mode and,
-        by app.tcss, on short terminals), the call (rich Syntax) and the code (read-only TextArea, python
-        highlighting)."""
+        """Show the weak-match warning (match_line; kept on short terminals), how select mode chose the call
+        (choice_lines; hidden in generate mode and, by app.tcss, on short terminals), the call (rich Syntax)
+        and the code (read-only TextArea, python highlighting)."""
         self._answered(True)
-        lines = choice_lines(proposal)
+        warning = match_line(proposal)
+        match_widget = self.query_one("#match", Static)
+        match_widget.update(Text(safe_text(warning), no_wrap=True, overflow="ellipsis"))
+        match_widget.set_class(bool(warning), "-shown")
+        lines = choice_lines(proposal)[1 if warning else 0 :]
         choice_widget = self.query_one("#choice", Static)
         choice_widget.update(Text(safe_text("\n".join(lines)), no_wrap=True, overflow="ellipsis"))
         choice_widget.set_class(bool(lines), "-shown")
