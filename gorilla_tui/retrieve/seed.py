@@ -15,7 +15,6 @@ installed distribution, a changed doc) is embedded as before.
 from __future__ import annotations
 
 import json
-from functools import lru_cache
 from pathlib import Path
 
 import numpy as np
@@ -49,11 +48,10 @@ def seed_path(name: str) -> Path | None:
     return path if path.is_file() else None
 
 
-@lru_cache(maxsize=2)
 def read_seed(name: str) -> dict[str, np.ndarray]:
     """content hash (40 hex characters) -> float32 vector (L2-normalised) of the seed of embedder `name`;
-    empty when there is none or it cannot be read (then every doc is embedded, as without a seed). Read
-    once per process."""
+    empty when there is none or it cannot be read (then every doc is embedded, as without a seed). Read on
+    each call (about 50 ms; not kept, so a long-running TUI does not hold its ~15 MB after a refresh)."""
     path = seed_path(name)
     if path is None:
         return {}
