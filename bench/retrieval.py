@@ -384,10 +384,10 @@ def _hybrid_md(bm25_s, per_source, summary, unchanged, cost, qtimes, grid, base,
     py_ms = cost["python-env doc, batch 32"][0]
     out += [
         "",
-        f'python-env stays BM25 alone (its manifest: retrieval = "bm25"): embedding its {pyenv["docs"]:,} '
-        f"docs would take about {py_ms * pyenv['docs'] / 60000:.0f} min at the rate measured below "
-        f"({py_ms:.0f} ms per doc), and the routing above does not need its vectors. Whether dense helps "
-        "inside python-env was not measured (it needs those vectors).",
+        f"Embedding python-env's {pyenv['docs']:,} docs would take about "
+        f"{py_ms * pyenv['docs'] / 60000:.0f} min at the rate measured below ({py_ms:.0f} ms per doc); the "
+        "package ships the standard library's vectors instead (vectors/, retrieve/seed.py), and python-env "
+        'is hybrid: see "python-env: BM25 or hybrid" (bench/pyenv_dense.py).',
         "",
         "**Cost** (2 shared, busy CPU cores; figures vary with the load):",
         "",

@@ -1,4 +1,5 @@
-"""Access to the data folders shipped with the package (kernels/, index/) via importlib.resources."""
+"""Access to the data folders shipped with the package (kernels/, index/, vectors/) via
+importlib.resources."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ from pathlib import Path
 
 
 def data_dir(name: str) -> Traversable:
-    """Return the shipped data folder `name` ("kernels" or "index").
+    """Return the shipped data folder `name` ("kernels", "index" or "vectors").
 
     In a wheel the folders live at gorilla_tui/_data/<name> (hatchling force-include); in a source
     checkout or editable install they are the top-level folders of the repository.

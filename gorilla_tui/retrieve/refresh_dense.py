@@ -11,6 +11,7 @@ import numpy as np
 
 from gorilla_tui.errors import GorillaError
 from gorilla_tui.pool.doc import ApiDoc
+from gorilla_tui.retrieve import seed as vector_seed
 from gorilla_tui.retrieve import store as index_store
 from gorilla_tui.retrieve.embed import BATCH, Embedder, content_hash, open_embedder, passage_text
 from gorilla_tui.retrieve.index import ApiIndex
@@ -39,17 +40,22 @@ def embed_docs(
     embedded now.
 
     Each doc's text (embed.passage_text) is looked up in the embedder's vector cache by content hash
-    (store.read_vector_cache): an unchanged doc is never embedded twice, and docs with the same text are
-    embedded once. The rest is embedded in batches of embed.BATCH (the probe in bench/retrieval.py: one call
-    per batch costs about half as much per doc as one call per doc), reported through on_embed(done,
-    total), and saved to the cache every CACHE_SAVE_EVERY docs and at the end (also when interrupted).
+    (store.read_vector_cache), then in the packaged seed of the standard library's vectors
+    (retrieve/seed.py, read only; its vectors are not copied into the user's cache): an unchanged doc is
+    never embedded twice, and docs with the same text are embedded once. The rest is embedded in batches
+    of embed.BATCH (the probe in bench/retrieval.py: one call per batch costs about half as much per doc
+    as one call per doc), reported through on_embed(done, total), and saved to the cache every
+    CACHE_SAVE_EVERY docs and at the end (also when interrupted).
     stop: checked before each batch; True raises EmbeddingStopped. Raises GorillaError when the embedder
     fails or the cache cannot be written.
     """
     texts = [passage_text(d) for d in docs]
     keys = [content_hash(t) for t in texts]
     cache = index_store.read_vector_cache(model.name, root)
-    todo = list(dict.fromkeys(t for t, key in zip(texts, keys, strict=True) if key not in cache))
+    seeded = vector_seed.read_seed(model.name)
+    todo = list(
+        dict.fromkeys(t for t, key in zip(texts, keys, strict=True) if key not in cache and key not in seeded)
+    )
     emit = on_embed or (lambda done, total: None)
     emit(0, len(todo))
     since_save = 0
@@ -72,7 +78,7 @@ def embed_docs(
             index_store.write_vector_cache(model.name, cache, root)
     vectors = np.zeros((len(docs), model.dim), np.float32)
     for i, key in enumerate(keys):
-        vectors[i] = cache[key]
+        vectors[i] = cache[key] if key in cache else seeded[key]
     return vectors, len(todo)
 
 

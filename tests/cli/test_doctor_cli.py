@@ -105,10 +105,10 @@ SMALL_POOL = Path(__file__).resolve().parents[1] / "data" / "pool"
 
 
 def test_doctor_notes_what_a_python_env_only_index_lacks(home_with_model, dense, capsys):
-    """doctor said "no problems found" on an index of python-env only (no model-hub source, no dense
-    vector): a person who expects model-hub answers got none and no word why. It now notes which
-    sources the index lacks and that searches are BM25 alone, with the fix; a deliberate python-env-only
-    setup is not a failure (exit 0)."""
+    """doctor said "no problems found" on an index of python-env only (no model-hub source): a person who
+    expects model-hub answers got none and no word why. It now notes which sources the index lacks, with
+    the fix; a deliberate python-env-only setup is not a failure (exit 0). python-env is hybrid (its
+    vectors from the packaged seed), so the note no longer says BM25 alone."""
     assert main(["index", "--refresh", "--only", "python-env"]) == 0
     capsys.readouterr()
     assert main(["doctor", "--json", "--no-hash", "--no-inference"]) == 0
@@ -116,7 +116,7 @@ def test_doctor_notes_what_a_python_env_only_index_lacks(home_with_model, dense,
     assert rep["problems"] == [] and len(rep["notes"]) == 1
     (note,) = rep["notes"]
     assert "no huggingface, tensorflowhub, torchhub, apizoo docs (built from python-env)" in note["note"]
-    assert "BM25 alone" in note["note"] and note["fix"].startswith("gorilla-tui index --refresh")
+    assert "BM25 alone" not in note["note"] and note["fix"].startswith("gorilla-tui index --refresh")
     assert main(["doctor", "--no-hash", "--no-inference"]) == 0
     out = capsys.readouterr().out
     assert "note: the index has no huggingface" in out and "no problems found" in out

@@ -349,10 +349,23 @@ def test_refresh_without_from_reads_the_mirrors_of_config_toml(capsys: pytest.Ca
     assert main(["index", "--refresh", "--from", str(empty), "--only", "torchhub"]) == 2
 
 
-def test_an_index_without_a_hybrid_source_says_bm25_alone(dense, capsys: pytest.CaptureFixture[str]) -> None:
-    """An index of python-env only (its manifest says retrieval = "bm25") has a dense side with no vector:
-    `index --refresh` ended with "searches are hybrid" and `index --status` said "hybrid: BM25 + dense
-    (0 docs embedded)", while the TUI's status bar said BM25. Both now say BM25 alone and why."""
+def test_an_index_without_a_hybrid_source_says_bm25_alone(
+    dense, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """An index whose only source's manifest says retrieval = "bm25" (python-env before it shipped its
+    vectors; here its manifest set so) has a dense side with no vector: `index --refresh` ended with
+    "searches are hybrid" and `index --status` said "hybrid: BM25 + dense (0 docs embedded)", while the
+    TUI's status bar said BM25. Both now say BM25 alone and why."""
+    import dataclasses
+
+    from gorilla_tui.pool.manifest import load_manifests
+    from gorilla_tui.retrieve import refresh_plan
+
+    bm25_only = [
+        dataclasses.replace(m, extra={**m.extra, "retrieval": "bm25"}) if m.name == "python-env" else m
+        for m in load_manifests()
+    ]
+    monkeypatch.setattr(refresh_plan, "load_manifests", lambda: bm25_only)
     assert main(["index", "--refresh", "--only", "python-env"]) == 0
     out = capsys.readouterr().out
     assert "searches are hybrid" not in out

