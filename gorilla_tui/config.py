@@ -17,7 +17,7 @@ else:  # pragma: no cover
     import tomli as tomllib
 
 from gorilla_tui.errors import UsageError
-from gorilla_tui.paths import get_paths
+from gorilla_tui.paths import expand_user, get_paths
 
 MODES = ("select", "generate")
 #: How select mode chooses among the hits: "likelihood" scores every hit by the model's log-probability of
@@ -40,10 +40,10 @@ def config_relative(entry: str, base: Path) -> str:
     The entry's text is not checked here: a missing path is refused later, naming config.toml."""
     if not entry.strip() or entry.startswith("python:"):
         return entry
-    whole = base / Path(entry).expanduser()
+    whole = base / expand_user(entry)
     name, sep, rest = entry.partition("=")
     if sep and rest and SOURCE_NAME.match(name) and not whole.exists():
-        return f"{name}={base / Path(rest).expanduser()}"
+        return f"{name}={base / expand_user(rest)}"
     return str(whole)
 
 

@@ -8,6 +8,8 @@ from pathlib import Path
 
 import platformdirs
 
+from gorilla_tui.errors import UsageError
+
 APP_NAME = "gorilla-tui"
 HOME_ENV = "GORILLA_TUI_HOME"
 
@@ -62,3 +64,18 @@ def get_paths() -> Paths:
         cache=Path(platformdirs.user_cache_dir(APP_NAME)),
         config=Path(platformdirs.user_config_dir(APP_NAME)),
     )
+
+
+def expand_user(path: str | Path) -> Path:
+    """`path` with a leading `~` or `~user` expanded (Path.expanduser), for paths a person typed.
+
+    Raises:
+        UsageError: `~user` names no user on this system, or `~` is used with no home folder
+            (Path.expanduser raises RuntimeError "Could not determine home directory" there), so a
+            config.toml entry or flag like "~nosuchuser/apis" is one line, not an internal error.
+    """
+    try:
+        return Path(path).expanduser()
+    except RuntimeError:
+        user = str(path).split("/", 1)[0]
+        raise UsageError(f"{path}: cannot expand {user!r} (no such user, or no home folder)") from None

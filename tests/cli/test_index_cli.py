@@ -455,6 +455,32 @@ def test_relative_config_sources_and_mirrors_resolve_against_the_config_folder(
     assert names["tf"] == "ok" and names["mine"] == "ok", names
 
 
+@pytest.mark.parametrize(
+    "argv, config_text",
+    [
+        (["index", "--refresh", "--no-dense"], 'sources = ["~nosuchuser_b9/apis.jsonl"]\n'),
+        (["index", "--refresh", "--no-dense"], 'sources = ["mine=~nosuchuser_b9/apis"]\n'),
+        (["index", "--refresh", "--no-dense", "--source", "~nosuchuser_b9/x.jsonl"], ""),
+    ],
+)
+def test_a_tilde_user_that_does_not_exist_is_one_line(
+    argv: list[str], config_text: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`~nosuchuser/apis.jsonl` in config.toml `sources` or `--source` (or `--model`) ended in "internal
+    error: RuntimeError: Could not determine home directory." (Path.expanduser): now one line naming
+    the entry, exit 2, and nothing built."""
+    from gorilla_tui.paths import get_paths
+
+    paths = get_paths()
+    if config_text:
+        paths.config_file.parent.mkdir(parents=True, exist_ok=True)
+        paths.config_file.write_text(config_text)
+    assert main(argv) == 2
+    err = _one_line_error(capsys)
+    assert "cannot expand '~nosuchuser_b9'" in err and "internal error" not in err, err
+    assert err.count("\n") == 1
+
+
 def test_python_source_takes_a_module_name_and_refuses_what_is_neither(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
