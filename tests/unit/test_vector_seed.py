@@ -77,3 +77,29 @@ def test_a_doc_the_seed_does_not_hold_is_still_embedded(empty_cache):
     fresh = E5Embedder().embed_passages(sorted(texts))
     for text, vec in zip(sorted(texts), fresh, strict=True):
         assert float(cache[content_hash(text)] @ vec) > 0.999
+
+
+def test_the_first_launch_of_ask_gives_the_seeded_standard_library_its_vectors(empty_cache):
+    """`gorilla-tui ask` on a first launch built a BM25-only index and kept it so ("copy a file to another
+    folder" -> mailbox.MH.remove_folder, `index --status`: "BM25 alone (no dense vectors in this index)")
+    until the next `index --refresh`, though the seed holds every python-env vector. The first-launch build
+    of services.load_index now attaches the seeded vectors (nothing embedded), and says so in one line when
+    some docs would need embedding instead."""
+    from gorilla_tui import services
+
+    notes: list[str] = []
+    index = services.load_index(build_if_missing=True, note=notes.append)
+    assert "python-env" in index.sources and index.dense_state()["state"] == "ready", index.dense_state()
+    assert read_vector_cache(E5Embedder().name) == {}  # nothing embedded now
+    assert not any("BM25 alone" in n for n in notes), notes
+    hits = index.search("copy a file to another folder", 5, hub="python-env")
+    assert all(h.dense is not None for h in hits)
+    assert any(h.doc.api_name.startswith("shutil.copy") for h in hits), [h.doc.api_name for h in hits]
+    assert ApiIndex.load().dense_state()["state"] == "ready"  # the vectors are in the published version
+
+    # a doc neither the cache nor the seed holds: the index stays BM25 alone, and the note says how to fix it
+    fresh = _refresh_python_env("stdlib,wordninja")
+    note = services.attach_known_vectors(fresh)
+    assert fresh.dense_state()["state"] == "off"
+    assert note.startswith("searches are BM25 alone for now: ") and "index --refresh" in note, note
+    assert read_vector_cache(E5Embedder().name) == {}
