@@ -301,6 +301,17 @@ def test_secret_environment_variables_are_absent(tmp_path: Path, monkeypatch: py
     assert "'LANG'" in result.output and "'HOME'" in result.output  # the allowlist passes through
 
 
+def test_getpass_getuser_works_in_a_run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """getpass.getuser() ended an ordinary program with "KeyError: 'getpwuid(): uid not found: 768249'": a
+    run's fresh uid has no passwd entry and neither USER nor LOGNAME passed the scrubbed environment. The
+    run sees USER=LOGNAME=sandbox, never the launcher's own name."""
+    monkeypatch.setenv("USER", "launcher-name")
+    monkeypatch.setenv("LOGNAME", "launcher-name")
+    result, _ = sandbox("import getpass\nprint('user:', getpass.getuser())\n", tmp_path)
+    assert result.exit_status == 0, result.output
+    assert "user: sandbox" in result.output and "launcher-name" not in result.output
+
+
 def test_scrub_env_keeps_only_the_allowlist() -> None:
     env = scrub_env(
         {
@@ -322,6 +333,8 @@ def test_scrub_env_keeps_only_the_allowlist() -> None:
         "TERM": "xterm",
         "HOME": "/h",
         "TMPDIR": "/t",
+        "USER": "sandbox",
+        "LOGNAME": "sandbox",
         "GORILLA_TUI_SANDBOX": "1",
     }
 
