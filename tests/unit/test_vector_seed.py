@@ -103,3 +103,23 @@ def test_the_first_launch_of_ask_gives_the_seeded_standard_library_its_vectors(e
     assert fresh.dense_state()["state"] == "off"
     assert note.startswith("searches are BM25 alone for now: ") and "index --refresh" in note, note
     assert read_vector_cache(E5Embedder().name) == {}
+
+
+@pytest.mark.parametrize("damage", ["truncated", "empty", "bytes overwritten"])
+def test_a_damaged_seed_file_is_no_seed(damage, tmp_path, monkeypatch):
+    """A truncated seed in a wheel-installed copy made `index --refresh` end in "internal error:
+    BadZipFile: File is not a zip file": zipfile.BadZipFile is neither OSError nor ValueError. A seed that
+    cannot be read is no seed (every doc is embedded, as without one)."""
+    original = seed.seed_path(E5Embedder().name)
+    assert original is not None
+    data = bytearray(original.read_bytes())
+    if damage == "truncated":
+        data = data[:100_000]
+    elif damage == "empty":
+        data = bytearray()
+    else:
+        data[len(data) // 2 : len(data) // 2 + 4] = b"\xff\xff\xff\xff"
+    copy = tmp_path / original.name
+    copy.write_bytes(bytes(data))
+    monkeypatch.setattr(seed, "seed_path", lambda name: copy)
+    assert seed.read_seed(E5Embedder().name) == {}
