@@ -17,7 +17,7 @@ else:  # pragma: no cover
     import tomli as tomllib
 
 from gorilla_tui.errors import UsageError
-from gorilla_tui.paths import expand_user, get_paths
+from gorilla_tui.paths import expand_user, get_paths, path_exists
 
 MODES = ("select", "generate")
 #: How select mode chooses among the hits: "likelihood" scores every hit by the model's log-probability of
@@ -42,7 +42,7 @@ def config_relative(entry: str, base: Path) -> str:
         return entry
     whole = base / expand_user(entry)
     name, sep, rest = entry.partition("=")
-    if sep and rest and SOURCE_NAME.match(name) and not whole.exists():
+    if sep and rest and SOURCE_NAME.match(name) and not path_exists(whole):
         return f"{name}={base / expand_user(rest)}"
     return str(whole)
 

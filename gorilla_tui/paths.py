@@ -79,3 +79,13 @@ def expand_user(path: str | Path) -> Path:
     except RuntimeError:
         user = str(path).split("/", 1)[0]
         raise UsageError(f"{path}: cannot expand {user!r} (no such user, or no home folder)") from None
+
+
+def path_exists(path: str | Path) -> bool:
+    """Path(path).exists(), False where the name cannot be looked up at all (ENAMETOOLONG for a
+    `--source python:` list of 200 names, which os.stat refuses as a file name; EACCES on a folder in
+    it), so such a value is read as what it says instead of ending in "internal error: OSError"."""
+    try:
+        return Path(path).exists()
+    except OSError:
+        return False

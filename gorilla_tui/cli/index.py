@@ -10,7 +10,7 @@ from typing import Any
 from gorilla_tui.cli.index_status import FLAGGED_SHOWN, SKIPPED_SHOWN, sources_table, status  # noqa: F401 (old path)
 from gorilla_tui.config import load_settings
 from gorilla_tui.errors import GorillaError, UsageError
-from gorilla_tui.paths import get_paths
+from gorilla_tui.paths import get_paths, path_exists
 from gorilla_tui.pool.doc import MAX_SOURCE_BYTES
 from gorilla_tui.textsafe import safe_text
 
@@ -214,7 +214,7 @@ def _check_configured(specs: list[str], resolved: list[str]) -> None:
     what = f"{get_paths().config_file}: sources entry"
     for spec, path in zip(specs, resolved, strict=True):
         check_source_spec(spec, what=what)
-        if not spec.startswith("python:") and not split_source(path)[1].exists():
+        if not spec.startswith("python:") and not path_exists(split_source(path)[1]):
             raise UsageError(f"{what} {spec!r}: no such file or folder")
 
 

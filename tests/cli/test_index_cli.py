@@ -481,6 +481,19 @@ def test_a_tilde_user_that_does_not_exist_is_one_line(
     assert err.count("\n") == 1
 
 
+def test_a_python_source_of_200_names_is_read_as_names(capsys: pytest.CaptureFixture[str]) -> None:
+    """`--source python:m0,m1,...,m199` ended in "internal error: OSError: [Errno 36] File name too long"
+    (the value was first looked up as a file). It is read as a list of names: the first unknown one is
+    named in one line, exit 2; 200 names that exist are indexed."""
+    many = "python:" + ",".join(f"m{i}" for i in range(200))
+    assert main(["index", "--refresh", "--no-dense", "--only", "python-env", "--source", many]) == 2
+    err = _one_line_error(capsys)
+    assert "'m0' is neither an installed distribution nor an importable module" in err, err
+    known = "python:stdlib," + ",".join(["json"] * 200)
+    assert main(["index", "--refresh", "--no-dense", "--only", "python-env", "--source", known]) == 0
+    assert "internal error" not in capsys.readouterr().err
+
+
 def test_python_source_takes_a_module_name_and_refuses_what_is_neither(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
