@@ -312,6 +312,16 @@ def test_getpass_getuser_works_in_a_run(tmp_path: Path, monkeypatch: pytest.Monk
     assert "user: sandbox" in result.output and "launcher-name" not in result.output
 
 
+def test_a_program_that_reads_input_is_told_stdin_is_empty(tmp_path: Path) -> None:
+    """A run's stdin is empty (/dev/null): input() ended an ordinary program with "EOFError: EOF when
+    reading a line" and nothing said why. The run's notes now say it."""
+    result, _ = sandbox(
+        "import sys\nprint('read', len(sys.stdin.read()))\nname = input('name? ')\n", tmp_path
+    )
+    assert "read 0" in result.output and "EOFError" in result.output and result.exit_status == 1
+    assert "input: none (stdin is empty: input() raises EOFError)" in result.notes
+
+
 def test_scrub_env_keeps_only_the_allowlist() -> None:
     env = scrub_env(
         {
