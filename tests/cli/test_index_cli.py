@@ -494,6 +494,22 @@ def test_a_python_source_of_200_names_is_read_as_names(capsys: pytest.CaptureFix
     assert "internal error" not in capsys.readouterr().err
 
 
+@pytest.mark.parametrize("spec", ["python:os.path.nosuch", "python:stdlib,json.nosuch.deeper"])
+def test_a_dotted_name_that_is_no_standard_library_module_is_refused_up_front(
+    spec: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`--source python:os.path.nosuch` ran the refresh and ended in "source python-env is empty
+    (python:os.path.nosuch: skipped: standard-library module 'os.path.nosuch' has no Python source files to
+    index)", as if it were a module. It is refused before the refresh, in one line that says it is no
+    module file and which name reads the package."""
+    from gorilla_tui.paths import get_paths
+
+    assert main(["index", "--refresh", "--no-dense", "--only", "python-env", "--source", spec]) == 2
+    err = _one_line_error(capsys)
+    assert "is not a module file of the standard library" in err and "empty" not in err, err
+    assert not get_paths().index_dir.exists() or not any(get_paths().index_dir.glob("v-*"))
+
+
 def test_python_source_takes_a_module_name_and_refuses_what_is_neither(
     capsys: pytest.CaptureFixture[str],
 ) -> None:

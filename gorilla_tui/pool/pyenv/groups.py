@@ -130,7 +130,7 @@ def module_group(name: str) -> Group:
     if top in sys.stdlib_module_names:
         whole = stdlib_group()
         if not _has_module(whole, name) and name not in compiled_module_names():
-            raise UsageError(f"standard-library module {name!r} has no Python source files to index")
+            raise UsageError(_no_stdlib_module(name))
         return dataclasses.replace(whole, only=(name,))
     dists = metadata.packages_distributions().get(top)
     if not dists:
@@ -145,6 +145,18 @@ def _has_module(group: Group, name: str) -> bool:
     return any(f[0] == name or f[0].startswith(name + ".") for f in group.files)
 
 
+def _no_stdlib_module(name: str) -> str:
+    """Why python:NAME under a standard-library package reads nothing: "os.path.nosuch" names no module
+    file of the standard library (it said "has no Python source files to index", as if it were one)."""
+    top = name.split(".")[0]
+    if name == top:
+        return f"standard-library module {name!r} has no Python source files to index"
+    return (
+        f"{name!r} is not a module file of the standard library (an attribute or alias such as os.path is "
+        f"not one): python:{top} reads {top!r} and its submodules"
+    )
+
+
 def _unknown(name: str) -> str:
     return (
         f"{name!r} is neither an installed distribution nor an importable module "
@@ -156,7 +168,11 @@ def check_name(name: str) -> None:
     """Raise UsageError (one line, group_for's message) when python:NAME names nothing group_for reads:
     not "stdlib", not an installed distribution, not a standard-library module and not a module of an
     installed distribution. Cheap (no file listing): for `--source python:...` before a refresh starts."""
-    if name == STDLIB or name.split(".")[0] in sys.stdlib_module_names:
+    if name == STDLIB:
+        return
+    if name.split(".")[0] in sys.stdlib_module_names:
+        if "." in name and not _has_module(stdlib_group(), name) and name not in compiled_module_names():
+            raise UsageError(_no_stdlib_module(name))  # a file listing, ~0.05 s: before the refresh starts
         return
     try:
         metadata.distribution(name)
