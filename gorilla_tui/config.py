@@ -190,8 +190,12 @@ def save_settings(settings: Settings, path: Path | None = None, keys: Iterable[s
     disk, no permission); the previous file is then left as it was. The file's own text is kept: only the
     values that changed are replaced, its comments and order stay (_config_text). keys: write only these
     settings (the TUI's settings screen: the fields changed in it, so a value another process saved
-    meanwhile, or one given on the command line for one session, is not overwritten); None: all."""
+    meanwhile, or one given on the command line for one session, is not overwritten); None: all.
+    A config.toml that is a symbolic link (kept in a dotfiles folder) stays one: the file it points to is
+    written, not the link replaced by a file."""
     path = path or get_paths().config_file
+    if path.is_symlink():
+        path = Path(os.path.realpath(path))  # write where the link points, in that file's folder
     data = asdict(settings.validate())
     if keys is not None:
         wanted = set(keys)
