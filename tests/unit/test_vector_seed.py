@@ -26,8 +26,8 @@ def empty_cache(dense, tmp_path, monkeypatch):
     return folder
 
 
-def _refresh_python_env(spec: str) -> ApiIndex:
-    report = refresh(manifests=with_spec(load_manifests(), spec), only=["python-env"])
+def _refresh_python_env(spec: str, force: bool = False) -> ApiIndex:
+    report = refresh(manifests=with_spec(load_manifests(), spec), only=["python-env"], force=force)
     return ApiIndex.load(report.path)
 
 
@@ -79,7 +79,9 @@ def test_a_doc_the_seed_does_not_hold_is_still_embedded(empty_cache):
         assert float(cache[content_hash(text)] @ vec) > 0.999
 
 
-def test_the_first_launch_of_ask_gives_the_seeded_standard_library_its_vectors(empty_cache):
+def test_the_first_launch_of_ask_gives_the_seeded_standard_library_its_vectors(
+    empty_cache, tmp_path, monkeypatch
+):
     """`gorilla-tui ask` on a first launch built a BM25-only index and kept it so ("copy a file to another
     folder" -> mailbox.MH.remove_folder, `index --status`: "BM25 alone (no dense vectors in this index)")
     until the next `index --refresh`, though the seed holds every python-env vector. The first-launch build
@@ -97,11 +99,23 @@ def test_the_first_launch_of_ask_gives_the_seeded_standard_library_its_vectors(e
     assert any(h.doc.api_name.startswith("shutil.copy") for h in hits), [h.doc.api_name for h in hits]
     assert ApiIndex.load().dense_state()["state"] == "ready"  # the vectors are in the published version
 
-    # a doc neither the cache nor the seed holds: the index stays BM25 alone, and the note says how to fix it
+    # docs neither the cache nor the seed holds: a few are embedded now (wordninja's 4) ...
     fresh = _refresh_python_env("stdlib,wordninja")
+    extra = {passage_text(d) for d in fresh.docs if d.api_name.startswith("wordninja.")}
+    assert 0 < len(extra) <= services.FIRST_ASK_EMBED_MAX
+    assert services.attach_known_vectors(fresh) == "" and fresh.dense_state()["state"] == "ready"
+    assert set(read_vector_cache(E5Embedder().name)) == {content_hash(t) for t in extra}
+
+    # ... more than FIRST_ASK_EMBED_MAX are left to `index --refresh`: BM25 alone, and a note says how
+    monkeypatch.setattr(services, "FIRST_ASK_EMBED_MAX", 0)
+    monkeypatch.setenv("GORILLA_TUI_VECTOR_CACHE", str(tmp_path / "another-empty-cache"))
+    fresh = _refresh_python_env("stdlib,wordninja", force=True)  # a new version, without vectors
     note = services.attach_known_vectors(fresh)
     assert fresh.dense_state()["state"] == "off"
-    assert note.startswith("searches are BM25 alone for now: ") and "index --refresh" in note, note
+    assert note == (
+        f"searches are BM25 alone for now: {len(extra)} docs need embedding "
+        "(`gorilla-tui index --refresh` embeds them)"
+    ), note
     assert read_vector_cache(E5Embedder().name) == {}
 
 
