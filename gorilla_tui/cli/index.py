@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 from typing import Any
 
 from gorilla_tui.cli.index_status import FLAGGED_SHOWN, SKIPPED_SHOWN, sources_table, status  # noqa: F401 (old path)
@@ -124,6 +125,17 @@ def run(args: argparse.Namespace) -> int:
 # refresh
 
 
+def _config_mirrors() -> list[str] | None:
+    """config.toml's `mirrors` (Settings.mirror_folders: relative to its folder), or None when it names
+    none. Raises UsageError naming config.toml and the entry for one that is not a folder (it said
+    "--from /path: not a folder", a flag the person never gave)."""
+    mirrors = load_settings().mirror_folders()
+    for m in mirrors:
+        if not path_exists(m) or not os.path.isdir(m):
+            raise UsageError(f"{get_paths().config_file}: mirrors entry {m!r}: not a folder")
+    return mirrors or None
+
+
 def _refresh(args: argparse.Namespace) -> int:
     """`index --refresh`: the steps below, in order (each a function)."""
     from gorilla_tui.cli.console import make_console  # deferred: rich; --help stays fast
@@ -132,7 +144,7 @@ def _refresh(args: argparse.Namespace) -> int:
     check_spec(args.embedder)
     max_bytes = _max_bytes(args.max_source_mb)
     if not args.mirrors:  # config.toml's `mirrors` (relative to its folder) stand in for --from
-        args.mirrors = load_settings().mirror_folders() or None
+        args.mirrors = _config_mirrors()
     user_paths, configured, manifests, only = _refresh_sources(args)
     err = make_console(stderr=True)
     report = _run_refresh(args, err, user_paths, configured, manifests, only, max_bytes)

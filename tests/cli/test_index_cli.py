@@ -481,6 +481,22 @@ def test_a_tilde_user_that_does_not_exist_is_one_line(
     assert err.count("\n") == 1
 
 
+@pytest.mark.parametrize("entry", ["nosuch", "/etc/passwd"])
+def test_a_config_mirrors_entry_that_is_not_a_folder_names_config_toml(
+    entry: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A config.toml `mirrors` entry that is no folder said "--from /path: not a folder", a flag the person
+    never gave: the error names config.toml and the entry now."""
+    from gorilla_tui.paths import get_paths
+
+    config = get_paths().config_file
+    config.parent.mkdir(parents=True, exist_ok=True)
+    config.write_text(f'mirrors = ["{entry}"]\n')
+    assert main(["index", "--refresh", "--no-dense"]) == 2
+    err = _one_line_error(capsys)
+    assert f"{config}: mirrors entry " in err and "not a folder" in err and "--from" not in err, err
+
+
 def test_a_python_source_of_200_names_is_read_as_names(capsys: pytest.CaptureFixture[str]) -> None:
     """`--source python:m0,m1,...,m199` ended in "internal error: OSError: [Errno 36] File name too long"
     (the value was first looked up as a file). It is read as a list of names: the first unknown one is
