@@ -218,16 +218,22 @@ def _check_configured(specs: list[str], resolved: list[str]) -> None:
     """Raise UsageError (one line, exit 2) naming config.toml for an entry of its `sources` that --source
     would refuse (pool.sources.check_source_spec: `python:`, `name=`, ...) or a PATH that does not exist,
     before anything is done. Such an entry was read as the standard library (`python:`), or refused later
-    as "--source PATH: no such file or folder", naming an option that was never typed. specs: the entries
+    as "--source PATH: no such file or folder" (or "no *.json or *.jsonl file in that folder" for a folder
+    without docs), naming an option that was never typed. specs: the entries
     as written (the message names them); resolved: the same entries with their paths resolved against
     config.toml's folder (Settings.source_specs), which are the ones checked for existence."""
-    from gorilla_tui.pool.sources import check_source_spec, split_source  # deferred: see _refresh_sources
+    from gorilla_tui.pool.sources import check_source_spec, doc_files, split_source  # deferred: see above
 
     what = f"{get_paths().config_file}: sources entry"
     for spec, path in zip(specs, resolved, strict=True):
         check_source_spec(spec, what=what)
-        if not spec.startswith("python:") and not path_exists(split_source(path)[1]):
+        if spec.startswith("python:"):
+            continue
+        folder = split_source(path)[1]
+        if not path_exists(folder):
             raise UsageError(f"{what} {spec!r}: no such file or folder")
+        if folder.is_dir() and not doc_files(folder):  # was "--source PATH: no *.json ...", never typed
+            raise UsageError(f"{what} {spec!r}: no *.json or *.jsonl file in that folder ({folder})")
 
 
 def _run_refresh(

@@ -481,6 +481,23 @@ def test_a_tilde_user_that_does_not_exist_is_one_line(
     assert err.count("\n") == 1
 
 
+def test_a_config_sources_folder_without_docs_names_config_toml(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A config.toml `sources` entry naming a folder with no doc file ("../../../../../../etc") said
+    "--source /.../etc: no *.json or *.jsonl file in that folder": config.toml and the entry are named."""
+    from gorilla_tui.paths import get_paths
+
+    config = get_paths().config_file
+    config.parent.mkdir(parents=True, exist_ok=True)
+    (tmp_path / "empty").mkdir()
+    config.write_text(f'sources = ["{tmp_path / "empty"}"]\n')
+    assert main(["index", "--refresh", "--no-dense"]) == 2
+    err = _one_line_error(capsys)
+    assert f"{config}: sources entry " in err and "no *.json or *.jsonl file" in err, err
+    assert "--source" not in err
+
+
 @pytest.mark.parametrize("entry", ["nosuch", "/etc/passwd"])
 def test_a_config_mirrors_entry_that_is_not_a_folder_names_config_toml(
     entry: str, capsys: pytest.CaptureFixture[str]
