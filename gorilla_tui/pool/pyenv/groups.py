@@ -4,6 +4,7 @@ one importable module's (a Group each), and the spec naming them ("stdlib,reques
 from __future__ import annotations
 
 import dataclasses
+import importlib.util
 import os
 import platform
 import sys
@@ -158,6 +159,20 @@ def _no_stdlib_module(name: str) -> str:
 
 
 def _unknown(name: str) -> str:
+    """Why python:NAME names nothing to read. A module Python can import that no installed distribution
+    provides (a loose file on PYTHONPATH) is named with its file: it was called "neither ... nor an
+    importable module" although `import NAME` works; only distributions and the standard library are
+    read. importlib.util.find_spec on a top-level name searches the path without importing anything."""
+    top = name.split(".")[0]
+    try:
+        spec = importlib.util.find_spec(top)
+    except (ImportError, ValueError):
+        spec = None
+    if spec is not None and spec.origin and spec.has_location:
+        return (
+            f"{name!r} is importable ({spec.origin}) but no installed distribution provides it, and only "
+            "distributions and the standard library are read (pip install its project, or check the name)"
+        )
     return (
         f"{name!r} is neither an installed distribution nor an importable module "
         "(python:stdlib for the standard library; pip install it, or check the name)"
