@@ -322,6 +322,20 @@ def test_a_program_that_reads_input_is_told_stdin_is_empty(tmp_path: Path) -> No
     assert "input: none (stdin is empty: input() raises EOFError)" in result.notes
 
 
+@pytest.mark.skipif(not NAMESPACES, reason="no mount namespace here: the run uses the host's /dev")
+def test_a_pseudo_terminal_can_be_opened_and_is_the_runs_own(tmp_path: Path) -> None:
+    """pty.openpty() ended an ordinary program with "OSError: out of pty devices": the run's /dev had no
+    ptmx. A private devpts instance gives it pseudo-terminals; /dev/pts lists only those the run opened,
+    none of the host's."""
+    code = (
+        "import os, pty\nm, s = pty.openpty()\nos.write(m, b'hi\\n')\nprint('read', os.read(s, 3))\n"
+        "print('pts', sorted(os.listdir('/dev/pts')))\n"
+    )
+    result, _ = sandbox(code, tmp_path)
+    assert result.exit_status == 0, result.output
+    assert "read b'hi\\n'" in result.output and "pts ['0', 'ptmx']" in result.output, result.output
+
+
 def test_scrub_env_keeps_only_the_allowlist() -> None:
     env = scrub_env(
         {
