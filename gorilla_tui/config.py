@@ -17,7 +17,7 @@ else:  # pragma: no cover
     import tomli as tomllib
 
 from gorilla_tui.errors import UsageError
-from gorilla_tui.paths import get_paths
+from gorilla_tui.paths import expand_user, get_paths, path_exists
 
 MODES = ("select", "generate")
 #: How select mode chooses among the hits: "likelihood" scores every hit by the model's log-probability of
@@ -40,10 +40,10 @@ def config_relative(entry: str, base: Path) -> str:
     The entry's text is not checked here: a missing path is refused later, naming config.toml."""
     if not entry.strip() or entry.startswith("python:"):
         return entry
-    whole = base / Path(entry).expanduser()
+    whole = base / expand_user(entry)
     name, sep, rest = entry.partition("=")
-    if sep and rest and SOURCE_NAME.match(name) and not whole.exists():
-        return f"{name}={base / Path(rest).expanduser()}"
+    if sep and rest and SOURCE_NAME.match(name) and not path_exists(whole):
+        return f"{name}={base / expand_user(rest)}"
     return str(whole)
 
 
@@ -190,8 +190,12 @@ def save_settings(settings: Settings, path: Path | None = None, keys: Iterable[s
     disk, no permission); the previous file is then left as it was. The file's own text is kept: only the
     values that changed are replaced, its comments and order stay (_config_text). keys: write only these
     settings (the TUI's settings screen: the fields changed in it, so a value another process saved
-    meanwhile, or one given on the command line for one session, is not overwritten); None: all."""
+    meanwhile, or one given on the command line for one session, is not overwritten); None: all.
+    A config.toml that is a symbolic link (kept in a dotfiles folder) stays one: the file it points to is
+    written, not the link replaced by a file."""
     path = path or get_paths().config_file
+    if path.is_symlink():
+        path = Path(os.path.realpath(path))  # write where the link points, in that file's folder
     data = asdict(settings.validate())
     if keys is not None:
         wanted = set(keys)

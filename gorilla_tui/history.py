@@ -62,6 +62,12 @@ class HistoryEntry:
         return str(((self.proposal or {}).get("verdict") or {}).get("verdict") or "")
 
     @property
+    def match(self) -> str:
+        """The proposal's out-of-pool assessment (Proposal.match: "weak", "ok", or "" when not assessed or
+        saved before it existed)."""
+        return str((self.proposal or {}).get("match") or "")
+
+    @property
     def api_call(self) -> str:
         """The proposal's api_call, else the call its verdict was decided on ("" when none)."""
         p = self.proposal or {}

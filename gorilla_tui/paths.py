@@ -8,6 +8,8 @@ from pathlib import Path
 
 import platformdirs
 
+from gorilla_tui.errors import UsageError
+
 APP_NAME = "gorilla-tui"
 HOME_ENV = "GORILLA_TUI_HOME"
 
@@ -62,3 +64,28 @@ def get_paths() -> Paths:
         cache=Path(platformdirs.user_cache_dir(APP_NAME)),
         config=Path(platformdirs.user_config_dir(APP_NAME)),
     )
+
+
+def expand_user(path: str | Path) -> Path:
+    """`path` with a leading `~` or `~user` expanded (Path.expanduser), for paths a person typed.
+
+    Raises:
+        UsageError: `~user` names no user on this system, or `~` is used with no home folder
+            (Path.expanduser raises RuntimeError "Could not determine home directory" there), so a
+            config.toml entry or flag like "~nosuchuser/apis" is one line, not an internal error.
+    """
+    try:
+        return Path(path).expanduser()
+    except RuntimeError:
+        user = str(path).split("/", 1)[0]
+        raise UsageError(f"{path}: cannot expand {user!r} (no such user, or no home folder)") from None
+
+
+def path_exists(path: str | Path) -> bool:
+    """Path(path).exists(), False where the name cannot be looked up at all (ENAMETOOLONG for a
+    `--source python:` list of 200 names, which os.stat refuses as a file name; EACCES on a folder in
+    it), so such a value is read as what it says instead of ending in "internal error: OSError"."""
+    try:
+        return Path(path).exists()
+    except OSError:
+        return False

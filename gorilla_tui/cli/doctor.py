@@ -15,7 +15,7 @@ from typing import Any
 from gorilla_tui.errors import GorillaError
 from gorilla_tui.model import profiles as kernels
 from gorilla_tui.model import registry as models
-from gorilla_tui.paths import get_paths
+from gorilla_tui.paths import expand_user, get_paths
 from gorilla_tui.sandbox.runner import isolation_layers
 from gorilla_tui.textsafe import safe_text
 
@@ -92,7 +92,7 @@ def _model(report: dict[str, Any], problems: list[dict[str, str]], spec: str, do
                 pull = f"gorilla-tui model pull {name} --quant {quant}"
             problems.append({"problem": f"model {spec} is not downloaded", "fix": pull})
     else:
-        path = Path(spec).expanduser()
+        path = expand_user(spec)
     if path is not None:
         try:
             models.check_gguf(path)

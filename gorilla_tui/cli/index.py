@@ -5,12 +5,13 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 from typing import Any
 
 from gorilla_tui.cli.index_status import FLAGGED_SHOWN, SKIPPED_SHOWN, sources_table, status  # noqa: F401 (old path)
 from gorilla_tui.config import load_settings
 from gorilla_tui.errors import GorillaError, UsageError
-from gorilla_tui.paths import get_paths
+from gorilla_tui.paths import get_paths, path_exists
 from gorilla_tui.pool.doc import MAX_SOURCE_BYTES
 from gorilla_tui.textsafe import safe_text
 
@@ -124,6 +125,17 @@ def run(args: argparse.Namespace) -> int:
 # refresh
 
 
+def _config_mirrors() -> list[str] | None:
+    """config.toml's `mirrors` (Settings.mirror_folders: relative to its folder), or None when it names
+    none. Raises UsageError naming config.toml and the entry for one that is not a folder (it said
+    "--from /path: not a folder", a flag the person never gave)."""
+    mirrors = load_settings().mirror_folders()
+    for m in mirrors:
+        if not path_exists(m) or not os.path.isdir(m):
+            raise UsageError(f"{get_paths().config_file}: mirrors entry {m!r}: not a folder")
+    return mirrors or None
+
+
 def _refresh(args: argparse.Namespace) -> int:
     """`index --refresh`: the steps below, in order (each a function)."""
     from gorilla_tui.cli.console import make_console  # deferred: rich; --help stays fast
@@ -132,7 +144,7 @@ def _refresh(args: argparse.Namespace) -> int:
     check_spec(args.embedder)
     max_bytes = _max_bytes(args.max_source_mb)
     if not args.mirrors:  # config.toml's `mirrors` (relative to its folder) stand in for --from
-        args.mirrors = load_settings().mirror_folders() or None
+        args.mirrors = _config_mirrors()
     user_paths, configured, manifests, only = _refresh_sources(args)
     err = make_console(stderr=True)
     report = _run_refresh(args, err, user_paths, configured, manifests, only, max_bytes)
@@ -206,16 +218,22 @@ def _check_configured(specs: list[str], resolved: list[str]) -> None:
     """Raise UsageError (one line, exit 2) naming config.toml for an entry of its `sources` that --source
     would refuse (pool.sources.check_source_spec: `python:`, `name=`, ...) or a PATH that does not exist,
     before anything is done. Such an entry was read as the standard library (`python:`), or refused later
-    as "--source PATH: no such file or folder", naming an option that was never typed. specs: the entries
+    as "--source PATH: no such file or folder" (or "no *.json or *.jsonl file in that folder" for a folder
+    without docs), naming an option that was never typed. specs: the entries
     as written (the message names them); resolved: the same entries with their paths resolved against
     config.toml's folder (Settings.source_specs), which are the ones checked for existence."""
-    from gorilla_tui.pool.sources import check_source_spec, split_source  # deferred: see _refresh_sources
+    from gorilla_tui.pool.sources import check_source_spec, doc_files, split_source  # deferred: see above
 
     what = f"{get_paths().config_file}: sources entry"
     for spec, path in zip(specs, resolved, strict=True):
         check_source_spec(spec, what=what)
-        if not spec.startswith("python:") and not split_source(path)[1].exists():
+        if spec.startswith("python:"):
+            continue
+        folder = split_source(path)[1]
+        if not path_exists(folder):
             raise UsageError(f"{what} {spec!r}: no such file or folder")
+        if folder.is_dir() and not doc_files(folder):  # was "--source PATH: no *.json ...", never typed
+            raise UsageError(f"{what} {spec!r}: no *.json or *.jsonl file in that folder ({folder})")
 
 
 def _run_refresh(

@@ -12,7 +12,7 @@ from pathlib import Path
 from filelock import FileLock
 
 from gorilla_tui.errors import GorillaError, UsageError
-from gorilla_tui.paths import get_paths
+from gorilla_tui.paths import expand_user, get_paths
 from gorilla_tui.pool.hub import hub_unreachable
 from gorilla_tui.pool.manifest import FetchContext
 
@@ -319,7 +319,7 @@ def resolve_model(spec: str = "", quant: str = "") -> ResolvedModel:
         path = hf_download(repo, filename)
         check_gguf(path)
         return ResolvedModel(spec, path, family_for(repo + "/" + filename), "hf")
-    path = Path(spec).expanduser()
+    path = expand_user(spec)
     if not path.exists() and not spec.endswith(".gguf") and "/" not in spec:
         known = ", ".join([EMBEDDED, *REGISTRY])
         raise UsageError(f"unknown model {spec!r}: not a file, hf:OWNER/REPO/FILE.gguf, or one of: {known}")

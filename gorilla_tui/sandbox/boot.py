@@ -202,6 +202,19 @@ def _kill_run(namespaces: bool) -> None:
     _kill_children()
 
 
+def _mount_devpts(dev: str) -> None:
+    """A private devpts instance (devpts(5) "newinstance": its terminals are the run's own, none of the
+    host's) at dev/pts, with dev/ptmx -> pts/ptmx, so pty.openpty() works ("OSError: out of pty devices"
+    without it: expect-style programs and tests that spawn a shell on a pty). Where the kernel refuses the
+    mount, the run goes on without pseudo-terminals, as before."""
+    os.makedirs(dev + "/pts", exist_ok=True)
+    try:
+        _mount("devpts", dev + "/pts", "devpts", MS_NOSUID | MS_NOEXEC, "newinstance,ptmxmode=0666,mode=0620")
+    except OSError:
+        return
+    os.symlink("pts/ptmx", dev + "/ptmx")
+
+
 def build_root(cfg: dict) -> None:
     """Make a tmpfs the new root holding only what the code needs (see the module docstring), pivot_root(2)
     into it and make it read-only. Needs CAP_SYS_ADMIN in a private mount namespace. Raises OSError."""
@@ -227,6 +240,7 @@ def build_root(cfg: dict) -> None:
     for dev in DEVICES:
         if os.path.exists("/dev/" + dev):
             _bind("/dev/" + dev, f"{new}/dev/{dev}", readonly=False)
+    _mount_devpts(new + "/dev")
     for name, target in (("fd", "/proc/self/fd"), ("stdin", "/proc/self/fd/0"), ("stdout", "/proc/self/fd/1"),
                          ("stderr", "/proc/self/fd/2")):  # fmt: skip
         os.symlink(target, f"{new}/dev/{name}")

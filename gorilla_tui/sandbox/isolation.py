@@ -30,6 +30,8 @@ SYSTEM_DIRS = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "
 SECCOMP_MACHINES = ("x86_64", "aarch64")
 
 #: Environment variables passed through (names or prefixes ending in "_"); everything else is dropped.
+#: The user name a run sees in USER and LOGNAME (getpass.getuser()); its uid has no passwd entry.
+SANDBOX_USER = "sandbox"
 ENV_ALLOW = ("PATH", "LANG", "LANGUAGE", "TERM", "TZ", "COLUMNS", "LINES", "NO_COLOR", "LC_")
 
 
@@ -121,7 +123,9 @@ def _libc_prctl(option: int) -> int:
 
 def scrub_env(environ: Mapping[str, str], home: str, tmpdir: str) -> dict[str, str]:
     """The child's environment: only ENV_ALLOW names, minus anything matching SECRET_NAME; HOME and TMPDIR
-    set to the sandbox's folders."""
+    set to the sandbox's folders; USER and LOGNAME set to SANDBOX_USER, because the run's fresh uid has no
+    passwd entry and getpass.getuser() (which reads LOGNAME, USER, LNAME, USERNAME before pwd) would
+    otherwise end the program with "KeyError: 'getpwuid(): uid not found'"."""
     env = {
         k: v
         for k, v in environ.items()
@@ -129,7 +133,7 @@ def scrub_env(environ: Mapping[str, str], home: str, tmpdir: str) -> dict[str, s
         and not SECRET_NAME.search(k)
     }
     env.setdefault("PATH", "/usr/local/bin:/usr/bin:/bin")
-    env.update(HOME=home, TMPDIR=tmpdir, GORILLA_TUI_SANDBOX="1")
+    env.update(HOME=home, TMPDIR=tmpdir, USER=SANDBOX_USER, LOGNAME=SANDBOX_USER, GORILLA_TUI_SANDBOX="1")
     return env
 
 

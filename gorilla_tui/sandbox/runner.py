@@ -293,6 +293,9 @@ class SandboxRun:
                 f"limits: per process only (no cgroup here): {lim.memory_bytes // mib} MiB of address space"
                 f" each, {lim.processes} processes of the run's uid"
             )
+        # stdin is /dev/null (_start): `echo data | gorilla-tui run prog.py` gives prog.py nothing, and
+        # input() ends it with "EOFError: EOF when reading a line"; said here, so that is not a mystery
+        notes.append("input: none (stdin is empty: input() raises EOFError)")
         if uid is not None:
             notes.append(f"processes run as unprivileged uid {uid}")
         elif os.geteuid() == 0:

@@ -455,6 +455,94 @@ def test_relative_config_sources_and_mirrors_resolve_against_the_config_folder(
     assert names["tf"] == "ok" and names["mine"] == "ok", names
 
 
+@pytest.mark.parametrize(
+    "argv, config_text",
+    [
+        (["index", "--refresh", "--no-dense"], 'sources = ["~nosuchuser_b9/apis.jsonl"]\n'),
+        (["index", "--refresh", "--no-dense"], 'sources = ["mine=~nosuchuser_b9/apis"]\n'),
+        (["index", "--refresh", "--no-dense", "--source", "~nosuchuser_b9/x.jsonl"], ""),
+    ],
+)
+def test_a_tilde_user_that_does_not_exist_is_one_line(
+    argv: list[str], config_text: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`~nosuchuser/apis.jsonl` in config.toml `sources` or `--source` (or `--model`) ended in "internal
+    error: RuntimeError: Could not determine home directory." (Path.expanduser): now one line naming
+    the entry, exit 2, and nothing built."""
+    from gorilla_tui.paths import get_paths
+
+    paths = get_paths()
+    if config_text:
+        paths.config_file.parent.mkdir(parents=True, exist_ok=True)
+        paths.config_file.write_text(config_text)
+    assert main(argv) == 2
+    err = _one_line_error(capsys)
+    assert "cannot expand '~nosuchuser_b9'" in err and "internal error" not in err, err
+    assert err.count("\n") == 1
+
+
+def test_a_config_sources_folder_without_docs_names_config_toml(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A config.toml `sources` entry naming a folder with no doc file ("../../../../../../etc") said
+    "--source /.../etc: no *.json or *.jsonl file in that folder": config.toml and the entry are named."""
+    from gorilla_tui.paths import get_paths
+
+    config = get_paths().config_file
+    config.parent.mkdir(parents=True, exist_ok=True)
+    (tmp_path / "empty").mkdir()
+    config.write_text(f'sources = ["{tmp_path / "empty"}"]\n')
+    assert main(["index", "--refresh", "--no-dense"]) == 2
+    err = _one_line_error(capsys)
+    assert f"{config}: sources entry " in err and "no *.json or *.jsonl file" in err, err
+    assert "--source" not in err
+
+
+@pytest.mark.parametrize("entry", ["nosuch", "/etc/passwd"])
+def test_a_config_mirrors_entry_that_is_not_a_folder_names_config_toml(
+    entry: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A config.toml `mirrors` entry that is no folder said "--from /path: not a folder", a flag the person
+    never gave: the error names config.toml and the entry now."""
+    from gorilla_tui.paths import get_paths
+
+    config = get_paths().config_file
+    config.parent.mkdir(parents=True, exist_ok=True)
+    config.write_text(f'mirrors = ["{entry}"]\n')
+    assert main(["index", "--refresh", "--no-dense"]) == 2
+    err = _one_line_error(capsys)
+    assert f"{config}: mirrors entry " in err and "not a folder" in err and "--from" not in err, err
+
+
+def test_a_python_source_of_200_names_is_read_as_names(capsys: pytest.CaptureFixture[str]) -> None:
+    """`--source python:m0,m1,...,m199` ended in "internal error: OSError: [Errno 36] File name too long"
+    (the value was first looked up as a file). It is read as a list of names: the first unknown one is
+    named in one line, exit 2; 200 names that exist are indexed."""
+    many = "python:" + ",".join(f"m{i}" for i in range(200))
+    assert main(["index", "--refresh", "--no-dense", "--only", "python-env", "--source", many]) == 2
+    err = _one_line_error(capsys)
+    assert "'m0' is neither an installed distribution nor an importable module" in err, err
+    known = "python:stdlib," + ",".join(["json"] * 200)
+    assert main(["index", "--refresh", "--no-dense", "--only", "python-env", "--source", known]) == 0
+    assert "internal error" not in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("spec", ["python:os.path.nosuch", "python:stdlib,json.nosuch.deeper"])
+def test_a_dotted_name_that_is_no_standard_library_module_is_refused_up_front(
+    spec: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`--source python:os.path.nosuch` ran the refresh and ended in "source python-env is empty
+    (python:os.path.nosuch: skipped: standard-library module 'os.path.nosuch' has no Python source files to
+    index)", as if it were a module. It is refused before the refresh, in one line that says it is no
+    module file and which name reads the package."""
+    from gorilla_tui.paths import get_paths
+
+    assert main(["index", "--refresh", "--no-dense", "--only", "python-env", "--source", spec]) == 2
+    err = _one_line_error(capsys)
+    assert "is not a module file of the standard library" in err and "empty" not in err, err
+    assert not get_paths().index_dir.exists() or not any(get_paths().index_dir.glob("v-*"))
+
+
 def test_python_source_takes_a_module_name_and_refuses_what_is_neither(
     capsys: pytest.CaptureFixture[str],
 ) -> None:

@@ -204,6 +204,30 @@ async def test_history_screen_searches_and_reasks(make_app):
         assert len(app.session.backend.calls) == 3
 
 
+async def test_history_detail_keeps_the_weak_match_warning(make_app):
+    """An answer whose pool fitted the task badly (Proposal.match "weak") said so in the answer panel, but
+    the history screen's detail of that saved answer showed only the call and verdict: it now adds the same
+    warning line; an "ok" answer has none."""
+    from gorilla_tui.types import WEAK_MATCH_LINE
+
+    app = make_app([" " + VALID_CALL])
+    async with app.run_test(size=SIZE) as pilot:
+        await ask(pilot, VIDEO_TASK)
+        saved = app.main.proposal.to_dict()
+        app.session.history.add("book a flight from Berlin to Rome", {**saved, "match": "weak"})
+        await pilot.press("ctrl+r")
+        await pilot.pause()
+        screen = app.screen
+        assert [e.match for e in screen.entries] == ["weak", saved.get("match") or ""]
+        detail = screen.query_one("#history-detail")
+        screen.query_one(DataTable).move_cursor(row=0)
+        await pilot.pause()
+        assert f"⚠ {WEAK_MATCH_LINE}" in str(detail.render())
+        screen.query_one(DataTable).move_cursor(row=1)
+        await pilot.pause()
+        assert VIDEO_TASK in str(detail.render()) and WEAK_MATCH_LINE not in str(detail.render())
+
+
 async def test_up_and_down_recall_earlier_tasks(make_app):
     app = make_app([" " + VALID_CALL])
     async with app.run_test(size=SIZE) as pilot:

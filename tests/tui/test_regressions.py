@@ -181,7 +181,8 @@ async def test_footer_shows_help_and_quit_at_80_and_every_key_at_120(make_app):
 
 async def test_weak_match_warning_stays_on_short_terminals(make_app):
     """Proposal.match "weak" (no API in the pool fits the task) is a warning: short terminals drop the other
-    choice lines (#choice) but keep it, with the call and the verdict word, down to 40x12."""
+    choice lines (#choice) but keep it, with the call and the verdict word, down to 40x12; from 80 columns
+    it is shown whole, on two lines where one does not hold it."""
     from gorilla_tui.tui.widgets.proposal import ProposalPanel
     from gorilla_tui.types import WEAK_MATCH_LINE
 
@@ -195,6 +196,11 @@ async def test_weak_match_warning_stays_on_short_terminals(make_app):
             await pilot.pause()
             text = screen_text(app)
             assert f"⚠ {WEAK_MATCH_LINE}"[:28] in text, (size, text)  # "⚠ no API in the pool matches"
+            if size[0] >= 80:  # read whole: it was cut to "⚠ no API in the pool matches this t…" at 80
+                region = app.main.query_one("#match").region
+                rows = text.splitlines()[region.y : region.bottom]
+                shown = " ".join(row[region.x : region.right].strip() for row in rows)
+                assert shown == f"⚠ {WEAK_MATCH_LINE}", (size, shown)
             assert app.main.proposal.verdict.kind in text, (size, app.main.proposal.verdict)
             choice = app.main.query_one("#choice")
             assert choice.has_class("-shown") and choice.display is (size[1] >= 24), size

@@ -145,3 +145,24 @@ def test_config_toml_use_extra_bufts(tmp_path):
     cfg.write_text('use_extra_bufts = "sometimes"\n')
     with pytest.raises(UsageError, match="use_extra_bufts must be one of auto, on, off, not 'sometimes'"):
         load_settings(cfg)
+
+
+def test_saving_settings_keeps_a_symlinked_config_toml_a_link(tmp_path):
+    """A config.toml kept in a dotfiles folder and linked into the config dir was replaced by a plain file
+    on the first save (os.replace over the link): the dotfiles copy kept the old value and the link was
+    gone. The file the link points to is written now; the link, its comments and other keys stay."""
+    from gorilla_tui.config import load_settings, save_settings
+
+    dotfiles = tmp_path / "dotfiles" / "config.toml"
+    dotfiles.parent.mkdir()
+    dotfiles.write_text('# mine\nk = 7\nmode = "select"\n')
+    link = tmp_path / "config" / "config.toml"
+    link.parent.mkdir()
+    link.symlink_to(dotfiles)
+    settings = load_settings(link)
+    settings.k = 9
+    assert save_settings(settings, link, keys=["k"]) == dotfiles
+    assert link.is_symlink() and link.resolve() == dotfiles
+    assert dotfiles.read_text() == '# mine\nk = 9\nmode = "select"\n'
+    assert load_settings(link).k == 9
+    assert not list(link.parent.glob(".config-*")) and not list(dotfiles.parent.glob(".config-*"))

@@ -170,6 +170,19 @@ def test_unknown_distribution_and_spec():
     assert parse_spec("") == ["stdlib"]
 
 
+def test_a_loose_importable_module_is_named_with_its_file(tmp_path, monkeypatch):
+    """python:NAME for a module on PYTHONPATH that no distribution provides said "'b9ok' is neither an
+    installed distribution nor an importable module", though `import b9ok` works: the message names the
+    file and why it is not read (only distributions and the standard library)."""
+    (tmp_path / "b9_loose_mod.py").write_text("def f(x):\n    return x\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    with pytest.raises(UsageError) as raised:
+        load_python_env("b9_loose_mod")
+    message = str(raised.value)
+    assert f"'b9_loose_mod' is importable ({tmp_path / 'b9_loose_mod.py'})" in message, message
+    assert "no installed distribution provides it" in message and "neither" not in message
+
+
 def test_a_standard_library_module_is_indexed_by_name(stdlib):
     """python:json read "Python distribution 'json' is not installed" (json is a module of the standard
     library, not a distribution). A module name, stdlib or not, now indexes that module's docs, exactly as

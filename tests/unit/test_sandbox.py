@@ -301,6 +301,41 @@ def test_secret_environment_variables_are_absent(tmp_path: Path, monkeypatch: py
     assert "'LANG'" in result.output and "'HOME'" in result.output  # the allowlist passes through
 
 
+def test_getpass_getuser_works_in_a_run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """getpass.getuser() ended an ordinary program with "KeyError: 'getpwuid(): uid not found: 768249'": a
+    run's fresh uid has no passwd entry and neither USER nor LOGNAME passed the scrubbed environment. The
+    run sees USER=LOGNAME=sandbox, never the launcher's own name."""
+    monkeypatch.setenv("USER", "launcher-name")
+    monkeypatch.setenv("LOGNAME", "launcher-name")
+    result, _ = sandbox("import getpass\nprint('user:', getpass.getuser())\n", tmp_path)
+    assert result.exit_status == 0, result.output
+    assert "user: sandbox" in result.output and "launcher-name" not in result.output
+
+
+def test_a_program_that_reads_input_is_told_stdin_is_empty(tmp_path: Path) -> None:
+    """A run's stdin is empty (/dev/null): input() ended an ordinary program with "EOFError: EOF when
+    reading a line" and nothing said why. The run's notes now say it."""
+    result, _ = sandbox(
+        "import sys\nprint('read', len(sys.stdin.read()))\nname = input('name? ')\n", tmp_path
+    )
+    assert "read 0" in result.output and "EOFError" in result.output and result.exit_status == 1
+    assert "input: none (stdin is empty: input() raises EOFError)" in result.notes
+
+
+@pytest.mark.skipif(not NAMESPACES, reason="no mount namespace here: the run uses the host's /dev")
+def test_a_pseudo_terminal_can_be_opened_and_is_the_runs_own(tmp_path: Path) -> None:
+    """pty.openpty() ended an ordinary program with "OSError: out of pty devices": the run's /dev had no
+    ptmx. A private devpts instance gives it pseudo-terminals; /dev/pts lists only those the run opened,
+    none of the host's."""
+    code = (
+        "import os, pty\nm, s = pty.openpty()\nos.write(m, b'hi\\n')\nprint('read', os.read(s, 3))\n"
+        "print('pts', sorted(os.listdir('/dev/pts')))\n"
+    )
+    result, _ = sandbox(code, tmp_path)
+    assert result.exit_status == 0, result.output
+    assert "read b'hi\\n'" in result.output and "pts ['0', 'ptmx']" in result.output, result.output
+
+
 def test_scrub_env_keeps_only_the_allowlist() -> None:
     env = scrub_env(
         {
@@ -322,6 +357,8 @@ def test_scrub_env_keeps_only_the_allowlist() -> None:
         "TERM": "xterm",
         "HOME": "/h",
         "TMPDIR": "/t",
+        "USER": "sandbox",
+        "LOGNAME": "sandbox",
         "GORILLA_TUI_SANDBOX": "1",
     }
 

@@ -26,8 +26,8 @@ def empty_cache(dense, tmp_path, monkeypatch):
     return folder
 
 
-def _refresh_python_env(spec: str) -> ApiIndex:
-    report = refresh(manifests=with_spec(load_manifests(), spec), only=["python-env"])
+def _refresh_python_env(spec: str, force: bool = False) -> ApiIndex:
+    report = refresh(manifests=with_spec(load_manifests(), spec), only=["python-env"], force=force)
     return ApiIndex.load(report.path)
 
 
@@ -77,3 +77,63 @@ def test_a_doc_the_seed_does_not_hold_is_still_embedded(empty_cache):
     fresh = E5Embedder().embed_passages(sorted(texts))
     for text, vec in zip(sorted(texts), fresh, strict=True):
         assert float(cache[content_hash(text)] @ vec) > 0.999
+
+
+def test_the_first_launch_of_ask_gives_the_seeded_standard_library_its_vectors(
+    empty_cache, tmp_path, monkeypatch
+):
+    """`gorilla-tui ask` on a first launch built a BM25-only index and kept it so ("copy a file to another
+    folder" -> mailbox.MH.remove_folder, `index --status`: "BM25 alone (no dense vectors in this index)")
+    until the next `index --refresh`, though the seed holds every python-env vector. The first-launch build
+    of services.load_index now attaches the seeded vectors (nothing embedded), and says so in one line when
+    some docs would need embedding instead."""
+    from gorilla_tui import services
+
+    notes: list[str] = []
+    index = services.load_index(build_if_missing=True, note=notes.append)
+    assert "python-env" in index.sources and index.dense_state()["state"] == "ready", index.dense_state()
+    assert read_vector_cache(E5Embedder().name) == {}  # nothing embedded now
+    assert not any("BM25 alone" in n for n in notes), notes
+    hits = index.search("copy a file to another folder", 5, hub="python-env")
+    assert all(h.dense is not None for h in hits)
+    assert any(h.doc.api_name.startswith("shutil.copy") for h in hits), [h.doc.api_name for h in hits]
+    assert ApiIndex.load().dense_state()["state"] == "ready"  # the vectors are in the published version
+
+    # docs neither the cache nor the seed holds: a few are embedded now (wordninja's 4) ...
+    fresh = _refresh_python_env("stdlib,wordninja")
+    extra = {passage_text(d) for d in fresh.docs if d.api_name.startswith("wordninja.")}
+    assert 0 < len(extra) <= services.FIRST_ASK_EMBED_MAX
+    assert services.attach_known_vectors(fresh) == "" and fresh.dense_state()["state"] == "ready"
+    assert set(read_vector_cache(E5Embedder().name)) == {content_hash(t) for t in extra}
+
+    # ... more than FIRST_ASK_EMBED_MAX are left to `index --refresh`: BM25 alone, and a note says how
+    monkeypatch.setattr(services, "FIRST_ASK_EMBED_MAX", 0)
+    monkeypatch.setenv("GORILLA_TUI_VECTOR_CACHE", str(tmp_path / "another-empty-cache"))
+    fresh = _refresh_python_env("stdlib,wordninja", force=True)  # a new version, without vectors
+    note = services.attach_known_vectors(fresh)
+    assert fresh.dense_state()["state"] == "off"
+    assert note == (
+        f"searches are BM25 alone for now: {len(extra)} docs need embedding "
+        "(`gorilla-tui index --refresh` embeds them)"
+    ), note
+    assert read_vector_cache(E5Embedder().name) == {}
+
+
+@pytest.mark.parametrize("damage", ["truncated", "empty", "bytes overwritten"])
+def test_a_damaged_seed_file_is_no_seed(damage, tmp_path, monkeypatch):
+    """A truncated seed in a wheel-installed copy made `index --refresh` end in "internal error:
+    BadZipFile: File is not a zip file": zipfile.BadZipFile is neither OSError nor ValueError. A seed that
+    cannot be read is no seed (every doc is embedded, as without one)."""
+    original = seed.seed_path(E5Embedder().name)
+    assert original is not None
+    data = bytearray(original.read_bytes())
+    if damage == "truncated":
+        data = data[:100_000]
+    elif damage == "empty":
+        data = bytearray()
+    else:
+        data[len(data) // 2 : len(data) // 2 + 4] = b"\xff\xff\xff\xff"
+    copy = tmp_path / original.name
+    copy.write_bytes(bytes(data))
+    monkeypatch.setattr(seed, "seed_path", lambda name: copy)
+    assert seed.read_seed(E5Embedder().name) == {}

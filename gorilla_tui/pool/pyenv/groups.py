@@ -4,6 +4,7 @@ one importable module's (a Group each), and the spec naming them ("stdlib,reques
 from __future__ import annotations
 
 import dataclasses
+import importlib.util
 import os
 import platform
 import sys
@@ -130,7 +131,7 @@ def module_group(name: str) -> Group:
     if top in sys.stdlib_module_names:
         whole = stdlib_group()
         if not _has_module(whole, name) and name not in compiled_module_names():
-            raise UsageError(f"standard-library module {name!r} has no Python source files to index")
+            raise UsageError(_no_stdlib_module(name))
         return dataclasses.replace(whole, only=(name,))
     dists = metadata.packages_distributions().get(top)
     if not dists:
@@ -145,7 +146,33 @@ def _has_module(group: Group, name: str) -> bool:
     return any(f[0] == name or f[0].startswith(name + ".") for f in group.files)
 
 
+def _no_stdlib_module(name: str) -> str:
+    """Why python:NAME under a standard-library package reads nothing: "os.path.nosuch" names no module
+    file of the standard library (it said "has no Python source files to index", as if it were one)."""
+    top = name.split(".")[0]
+    if name == top:
+        return f"standard-library module {name!r} has no Python source files to index"
+    return (
+        f"{name!r} is not a module file of the standard library (an attribute or alias such as os.path is "
+        f"not one): python:{top} reads {top!r} and its submodules"
+    )
+
+
 def _unknown(name: str) -> str:
+    """Why python:NAME names nothing to read. A module Python can import that no installed distribution
+    provides (a loose file on PYTHONPATH) is named with its file: it was called "neither ... nor an
+    importable module" although `import NAME` works; only distributions and the standard library are
+    read. importlib.util.find_spec on a top-level name searches the path without importing anything."""
+    top = name.split(".")[0]
+    try:
+        spec = importlib.util.find_spec(top)
+    except (ImportError, ValueError):
+        spec = None
+    if spec is not None and spec.origin and spec.has_location:
+        return (
+            f"{name!r} is importable ({spec.origin}) but no installed distribution provides it, and only "
+            "distributions and the standard library are read (pip install its project, or check the name)"
+        )
     return (
         f"{name!r} is neither an installed distribution nor an importable module "
         "(python:stdlib for the standard library; pip install it, or check the name)"
@@ -156,7 +183,11 @@ def check_name(name: str) -> None:
     """Raise UsageError (one line, group_for's message) when python:NAME names nothing group_for reads:
     not "stdlib", not an installed distribution, not a standard-library module and not a module of an
     installed distribution. Cheap (no file listing): for `--source python:...` before a refresh starts."""
-    if name == STDLIB or name.split(".")[0] in sys.stdlib_module_names:
+    if name == STDLIB:
+        return
+    if name.split(".")[0] in sys.stdlib_module_names:
+        if "." in name and not _has_module(stdlib_group(), name) and name not in compiled_module_names():
+            raise UsageError(_no_stdlib_module(name))  # a file listing, ~0.05 s: before the refresh starts
         return
     try:
         metadata.distribution(name)

@@ -13,6 +13,7 @@ from textual.widgets import DataTable, Input, Static
 
 from gorilla_tui.history import History, HistoryEntry
 from gorilla_tui.textsafe import safe_text
+from gorilla_tui.types import WEAK_MATCH_LINE
 
 
 class HistoryScreen(ModalScreen[str | None]):
@@ -77,8 +78,9 @@ class HistoryScreen(ModalScreen[str | None]):
         if 0 <= event.cursor_row < len(self.entries):
             e = self.entries[event.cursor_row]
             call = e.api_call or "(no answer saved)"
+            weak = f"\n⚠ {WEAK_MATCH_LINE}" if e.match == "weak" else ""  # as the answer panel said it
             self.query_one("#history-detail", Static).update(
-                Text(safe_text(f"{e.task}\n→ {call}  [{e.verdict or '—'}]"))
+                Text(safe_text(f"{e.task}\n→ {call}  [{e.verdict or '—'}]{weak}"))
             )
 
     def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:

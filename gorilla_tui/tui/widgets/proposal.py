@@ -122,7 +122,7 @@ class ProposalPanel(Vertical):
         self._answered(True)
         warning = match_line(proposal)
         match_widget = self.query_one("#match", Static)
-        match_widget.update(Text(safe_text(warning), no_wrap=True, overflow="ellipsis"))
+        match_widget.update(Text(safe_text(warning), overflow="ellipsis"))  # up to 2 lines (app.tcss)
         match_widget.set_class(bool(warning), "-shown")
         lines = choice_lines(proposal)[1 if warning else 0 :]
         choice_widget = self.query_one("#choice", Static)
