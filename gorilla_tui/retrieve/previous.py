@@ -210,7 +210,7 @@ def kept(previous: ApiIndex, refreshed: set[str]) -> list[tuple[dict[str, Any], 
             continue
         row.update(loaded=len(docs), flagged=sum(1 for d in docs if d.flagged))
         row["calls_repaired"] = sum(1 for d in docs if d.flagged and d.repaired)
-        row["message"] = "not refreshed: kept from the previous index"
+        row["message"] = "not refreshed: kept from the previous index (index --refresh --clean drops it)"
         out.append((row, docs))
     return out
 

@@ -560,3 +560,25 @@ def test_python_source_takes_a_module_name_and_refuses_what_is_neither(
     assert "neither an installed distribution nor an importable module" in err
     assert main(["index", "--status", "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["path"] == report["path"]  # the index built above stays
+
+
+def test_a_source_taken_out_of_config_toml_is_kept_and_says_clean_drops_it(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A source taken out of config.toml's `sources` stayed in the index with "not refreshed: kept from the
+    previous index", and nothing said how to drop it; the row now names `--clean`, which drops it."""
+    from gorilla_tui.paths import get_paths
+
+    config = get_paths().config_file
+    config.parent.mkdir(parents=True, exist_ok=True)
+    for name in ("a", "b"):
+        shutil.copy(SMALL_POOL / "torchhub_api.jsonl", tmp_path / f"{name}.jsonl")
+    config.write_text(f'sources = ["{tmp_path / "a.jsonl"}"]\n')
+    assert main(["index", "--refresh", "--only", "a", "--json"]) == 0
+    capsys.readouterr()
+    config.write_text(f'sources = ["{tmp_path / "b.jsonl"}"]\n')
+    assert main(["index", "--refresh", "--only", "b", "--json"]) == 0
+    rows = {r["name"]: r for r in json.loads(capsys.readouterr().out)["sources"]}
+    assert rows["a"]["status"] == "kept" and "--clean drops it" in rows["a"]["message"]
+    assert main(["index", "--refresh", "--only", "b", "--clean", "--json"]) == 0
+    assert "a" not in {r["name"] for r in json.loads(capsys.readouterr().out)["sources"]}
