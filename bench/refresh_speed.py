@@ -5,7 +5,7 @@ Run: /work/venv/bin/python bench/refresh_speed.py [--shared DIR] [--vector-cache
 
 Each refresh is its own child process (`python -m gorilla_tui index --refresh --json --from
 SHARED/apibench/api --from COPY`, HF_HUB_OFFLINE=1, one fresh GORILLA_TUI_HOME for the whole run): the
-default index of the three APIBench hubs, APIZoo and python-env (11,041 docs with CPython 3.11). COPY holds
+default index of the three APIBench hubs, APIZoo and python-env (10,963 docs with CPython 3.11). COPY holds
 a copy of SHARED/apizoo, so that one APIZoo file can be edited for the "one source changed" row. Wall time
 is perf_counter around the child; CPU time is the child's user + system time from os.wait4. With a vector
 cache (--vector-cache, default $GORILLA_TUI_VECTOR_CACHE) every dense vector comes from it, as on a
