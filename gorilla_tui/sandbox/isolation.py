@@ -18,16 +18,12 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from gorilla_tui.sandbox import cgroups
+from gorilla_tui.sandbox import cgroups, syscalls
 from gorilla_tui.sandbox.limits import Limits
 
 #: System folders shown read-only inside the sandbox (symlinks, as on merged-/usr systems, are copied).
 SYSTEM_DIRS = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc")
 
-
-#: Machines where the code runs under boot.py's seccomp filter (new user namespaces and the kernel keyrings
-#: refused): the keys of boot.SECCOMP_ARCH (boot.py is a script the app never imports).
-SECCOMP_MACHINES = ("x86_64", "aarch64")
 
 #: Environment variables passed through (names or prefixes ending in "_"); everything else is dropped.
 #: The user name a run sees in USER and LOGNAME (getpass.getuser()); its uid has no passwd entry.
@@ -103,7 +99,7 @@ def isolation_layers() -> dict[str, str]:
         else "no: needs a mount namespace",
         "no_new_privs": "yes" if nnp else "no",
         "seccomp": "yes: new user namespaces, the kernel keyrings and io_uring refused"
-        if platform.machine() in SECCOMP_MACHINES and sys.platform.startswith("linux")
+        if platform.machine() in syscalls.SECCOMP_ARCH and sys.platform.startswith("linux")
         else f"no: no filter for {platform.machine()} (the code may make a user namespace and add keys)",
         "keyring": "yes: a fresh, empty session keyring (the app's keys are out of reach)",
         "uid": "a fresh unprivileged uid per run"
