@@ -1,11 +1,10 @@
 """Which names of a group's modules become ApiDocs of the python-env source: re-exports followed to each
-definition's shortest public name (_Resolver), then one doc per public function, class, method and
+definition's shortest public name (resolve.Resolver), then one doc per public function, class, method and
 method of a module-level object (_Builder, emit)."""
 
 from __future__ import annotations
 
 import os
-import re
 
 from gorilla_tui.pool.doc import ApiDoc, LoadResult
 from gorilla_tui.pool.pyenv import (  # the source name of every doc this loader makes; signature separators
@@ -15,204 +14,13 @@ from gorilla_tui.pool.pyenv import (  # the source name of every doc this loader
 )
 from gorilla_tui.pool.pyenv.groups import Group
 from gorilla_tui.pool.pyenv.module_api import ClassDef, FuncDef, ModuleInfo, Param, first_paragraph
+from gorilla_tui.pool.pyenv.resolve import Resolver, is_public
 
 STDLIB_DOMAIN = "Python standard library"
 
 #: Module aliases fixed by the interpreter at import time: os.path is posixpath on POSIX, ntpath on Windows;
 #: builtins are called by their bare names (open, sorted).
 MODULE_ALIASES = {("posixpath" if os.name != "nt" else "ntpath"): "os.path", "builtins": ""}
-
-#: A name written in capitals (PEP 8's style for constants: ``QUOTE_ALL``, ``CO_NESTED``, ``A``), which
-#: no name of the standard library bound outside Python source and callable is (Python 3.11: 268 such
-#: names, 114 of them values, all 107 in capitals values).
-_CONSTANT = re.compile(r"_*[A-Z][A-Z0-9_]*")
-
-
-class _Resolver:
-    """Follows re-exports (``from .x import *``, ``from ._impl import name``, ``a = b``) inside one group so
-    each definition gets its shortest public name (asyncio.tasks.gather -> asyncio.gather)."""
-
-    def __init__(self, modules: dict[str, ModuleInfo], compiled: frozenset[str] = frozenset()) -> None:
-        self.modules = modules
-        self.compiled = compiled
-        self._exports: dict[str, dict[str, tuple[tuple[str, str] | None, str]]] = {}
-
-    def _follows(self, importer: str, target: str) -> bool:
-        return target in self.modules and (
-            target.split(".")[0] == importer.split(".")[0]
-            or any(p.startswith("_") for p in target.split("."))
-            or target in self.compiled
-        )
-
-    def exports(self, name: str) -> dict[str, tuple[tuple[str, str] | None, str]]:
-        """name -> ((defining module, def name) or None when defined outside the group's source, origin);
-        origin is "def", "star" or "import"."""
-        if name in self._exports:
-            return self._exports[name]
-        out: dict[str, tuple[tuple[str, str] | None, str]] = {}
-        self._exports[name] = out  # cycle guard: a re-entrant call sees the partial table
-        info = self.modules[name]
-        for d in info.defs:
-            out[d] = ((name, d), "def")
-        for alias, target in info.aliases.items():
-            if target in info.defs:
-                out.setdefault(alias, ((name, alias), "def"))
-        for imp in info.imports:
-            if not self._follows(name, imp.module):
-                for _orig, alias in imp.names:
-                    out.setdefault(alias, (None, "import"))
-                continue
-            theirs = self.exports(imp.module)
-            if imp.star:
-                for n in self.public(imp.module):
-                    if n in theirs:
-                        out.setdefault(n, (theirs[n][0], "star"))
-            for orig, alias in imp.names:
-                if orig in theirs:
-                    out.setdefault(alias, (theirs[orig][0], "import"))
-        return out
-
-    def public(self, name: str) -> list[str]:
-        """The public names of a module: its literal __all__, else non-underscore defs and star imports
-        (and, in a package __init__, explicit imports)."""
-        info = self.modules[name]
-        if info.all_names is not None:
-            return info.all_names
-        exp = self.exports(name)
-        return [n for n, (target, origin) in exp.items() if self._exported(info, n, target, origin)]
-
-    def _exported(self, info: ModuleInfo, n: str, target: tuple[str, str] | None, origin: str) -> bool:
-        """Public without a literal __all__: a def, a star import, or an explicit import in a package or from
-        a private / compiled implementation module (``from _pickle import dumps``, ``from posix import
-        _exit``); single-underscore names only when they are functions of a public compiled module
-        (sys._getframe, os._exit: the interpreter's documented underscore functions)."""
-        if target is None or n.startswith("__"):
-            return False
-        if origin == "import" and not (
-            info.is_package or not _is_public(target[0]) or target[0] in self.compiled
-        ):
-            return False
-        return not n.startswith("_") or self.compiled_function(target)
-
-    def compiled_function(self, target: tuple[str, str] | None) -> bool:
-        """Whether target (module, name) is a function of a public compiled module (sys._getframe,
-        posix._exit; not _abc._abc_init)."""
-        return (
-            target is not None
-            and target[0] in self.compiled
-            and _is_public(target[0])
-            and isinstance(self.modules[target[0]].defs.get(target[1]), FuncDef)
-        )
-
-    def is_value(self, module: str, name: str, depth: int = 0) -> bool:
-        """Whether `name` of `module`, bound outside its own defs, is a value and not a function or class:
-        a name in capitals (_CONSTANT: ``csv.QUOTE_ALL``, ``re.IGNORECASE``), plain data of a compiled
-        module (an int, str, tuple...; not ``_io.BlockingIOError``, a builtin class), or an object a
-        module's source makes by a call (``defaultTestLoader = TestLoader()``), in this module or the one
-        it is imported from or aliased to (``from .loader import defaultTestLoader``). Other assignments
-        may bind a function (``_allocate_lock = _thread.allocate_lock``, which threading.Lock names)."""
-        info = self.modules.get(module)
-        if _CONSTANT.fullmatch(name):
-            return True
-        if info is None or depth > 4 or name in info.defs:
-            return False
-        plain = module in self.compiled and name not in info.objects  # compiled.py: int, str, tuple...
-        if name in info.assigned and (plain or name in info.instances):
-            return True
-        if name in info.aliases:
-            return self.is_value(module, info.aliases[name], depth + 1)
-        for imp in info.imports:
-            for orig, alias in imp.names:
-                if alias == name:
-                    return self.is_value(imp.module, orig, depth + 1)
-        return False
-
-    def class_of(self, module: str, callee: str, depth: int = 0) -> ClassDef | None:
-        """The class an object made by ``callee(...)`` in `module` has: a class of the module (or imported
-        into it, or ``mod.Class``), or the class a function's ``return Class(...)`` names; else None."""
-        found = self.class_where(module, callee, depth)
-        return found[1] if found is not None else None
-
-    def class_where(self, module: str, callee: str, depth: int = 0) -> tuple[str, ClassDef] | None:
-        """(defining module, class) of :meth:`class_of`, so that the class's own bases are read in the
-        module that defines it; None when not resolved."""
-        if depth > 4 or not callee:
-            return None
-        if "." in callee:
-            mod, _, attr = callee.rpartition(".")
-            return self.class_where(mod, attr, depth + 1) if mod in self.modules else None
-        target = self.exports(module).get(callee, (None, ""))[0] if module in self.modules else None
-        if target is None:
-            return None
-        d = self.modules[target[0]].defs.get(target[1])
-        if isinstance(d, FuncDef):
-            return self.class_where(target[0], d.returns, depth + 1)
-        if isinstance(d, ClassDef):
-            return target[0], d
-        return None
-
-    def mro(self, module: str, cls: ClassDef, depth: int = 0) -> list[tuple[str, ClassDef]] | None:
-        """cls's method resolution order (C3 linearization, as Python computes it; ``object`` left out) as
-        (defining module, class), when every class in it is read from Python source with a plain class
-        statement (ClassDef.plain: names as bases, no metaclass or other keyword, no decorator); else None
-        (a base outside this group's source, a compiled class, a metaclass that may change the call)."""
-        if depth > 12 or not cls.plain or not cls.line:
-            return None
-        heads: list[list[tuple[str, ClassDef]]] = []
-        for base in cls.bases:
-            if base in ("object", "builtins.object"):
-                continue
-            found = self.class_where(module, base)
-            chain = self.mro(*found, depth + 1) if found is not None else None
-            if chain is None:
-                return None
-            heads.append(chain)
-        if not heads:
-            return [(module, cls)]
-        merged = _c3_merge(heads + [[chain[0] for chain in heads]])
-        return [(module, cls)] + merged if merged is not None else None
-
-    def constructor(self, module: str, cls: ClassDef) -> FuncDef | None:
-        """The __init__ (else __new__) that ``cls(...)`` runs: the class's own, else the first one along its
-        method resolution order (:meth:`mro`; ``http.server.BaseHTTPRequestHandler`` inherits
-        ``socketserver.BaseRequestHandler.__init__(self, request, client_address, server)``); None when
-        the class defines none and its MRO is not known, or no class in it defines one."""
-        if cls.init is not None:
-            return cls.init
-        for _, c in (self.mro(module, cls) or [])[1:]:
-            if c.init is not None:
-                return c.init
-        return None
-
-    def methods(self, module: str, cls: ClassDef, depth: int = 0) -> list[FuncDef]:
-        """cls's public methods, then those inherited through the bases this group can resolve."""
-        out = [m for m in cls.methods if not m.name.startswith("_") and m.kind != "property"]
-        for base in cls.bases if depth < 6 else []:
-            where = base.rpartition(".")[0] or module
-            parent = self.class_of(module, base)
-            if parent is not None:
-                have = {m.name for m in out}
-                out += [m for m in self.methods(where, parent, depth + 1) if m.name not in have]
-        return out
-
-
-def _c3_merge(seqs: list[list[tuple[str, ClassDef]]]) -> list[tuple[str, ClassDef]] | None:
-    """The C3 merge of `seqs` (Python's MRO rule, https://docs.python.org/3/howto/mro.html), classes
-    compared by (module, name); None when no consistent order exists (Python raises TypeError)."""
-    key = lambda item: (item[0], item[1].name)  # noqa: E731
-    seqs = [list(s) for s in seqs if s]
-    out: list[tuple[str, ClassDef]] = []
-    while seqs:
-        for seq in seqs:
-            head = key(seq[0])
-            if not any(head in {key(x) for x in other[1:]} for other in seqs):
-                break
-        else:
-            return None
-        out.append(seq[0])
-        seqs = [[x for x in s if key(x) != head] for s in seqs]
-        seqs = [s for s in seqs if s]
-    return out
 
 
 def _display_module(name: str) -> str:
@@ -224,10 +32,6 @@ def _display_module(name: str) -> str:
 
 def _qualify(module: str, name: str) -> str:
     return f"{module}.{name}" if module else name
-
-
-def _is_public(module: str) -> bool:
-    return not any(p.startswith("_") for p in module.split("."))
 
 
 def _call_args(params: list[Param]) -> str:
@@ -308,7 +112,7 @@ class _Builder:
 
     def klass(self, qualname: str, module: str, cls: ClassDef, constructor: FuncDef | None = None) -> None:
         """The doc of a class and of its public methods; `constructor`: the __init__ (or __new__) its calls
-        run (_Resolver.constructor: its own, or the one it inherits), cls.init when None."""
+        run (Resolver.constructor: its own, or the one it inherits), cls.init when None."""
         made_by = constructor or cls.init
         init = made_by.params if made_by else []
         ctor = f"{qualname}({_call_args(init)})"
@@ -368,11 +172,11 @@ def emit(
     seen: set[str],
     compiled: frozenset[str] = frozenset(),
 ) -> None:
-    resolver = _Resolver(modules, compiled)
+    resolver = Resolver(modules, compiled)
     best: dict[tuple[str, str], tuple[tuple[int, int, int, str], str]] = {}  # def -> (rank key, qualname)
     bare: list[tuple[str, str]] = []
     for mod in sorted(modules):
-        if not _is_public(mod):
+        if not is_public(mod):
             continue
         exp, info, shown = resolver.exports(mod), modules[mod], _display_module(mod)
         for n in resolver.public(mod):
@@ -411,12 +215,12 @@ def emit(
     _emit_objects(modules, resolver, builder)
 
 
-def _emit_objects(modules: dict[str, ModuleInfo], resolver: _Resolver, builder: _Builder) -> None:
+def _emit_objects(modules: dict[str, ModuleInfo], resolver: Resolver, builder: _Builder) -> None:
     """Methods of public module-level objects: ``os.environ.get`` (environ = _createenviron(), which
     returns an _Environ, a MutableMapping), ``sys.stdout.write`` (compiled: the interpreter's type)."""
     for mod in sorted(modules):
         info = modules[mod]
-        if not _is_public(mod):
+        if not is_public(mod):
             continue
         shown = _display_module(mod)
         listed = set(info.all_names) if info.all_names is not None else None
@@ -453,7 +257,7 @@ def _emit_objects(modules: dict[str, ModuleInfo], resolver: _Resolver, builder: 
 
 
 def _exported_object(
-    modules: dict[str, ModuleInfo], resolver: _Resolver, mod: str
+    modules: dict[str, ModuleInfo], resolver: Resolver, mod: str
 ) -> tuple[str, ClassDef] | None:
     """(defining module, class) of the object whose attributes module `mod` copies into its globals
     (``context._default_context``: a submodule's module-level object), or None when it cannot be resolved."""

@@ -1,7 +1,8 @@
 """The python-env source: ApiDocs of the standard library and installed distributions, via tree-sitter.
 
-Its files are pool/pyenv/groups.py, which of their names become docs pool/pyenv/names.py; this module
-loads them (the loader of manifest kind "python-env") and fingerprints them.
+Its files are pool/pyenv/groups.py, which of their names become docs pool/pyenv/names.py (what each name
+is: pool/pyenv/resolve.py); this module loads them (the loader of manifest kind "python-env") and
+fingerprints them.
 """
 
 from __future__ import annotations

@@ -55,7 +55,7 @@ class ClassDef:
     bases: list[str] = field(default_factory=list)
     #: False when the class statement has more than plain names as bases (a keyword such as
     #: ``metaclass=``, a ``*bases`` splat, a call or subscript) or a decorator (``@dataclass`` writes an
-    #: __init__): the __init__ it inherits is then not known from its bases (names._Resolver.constructor).
+    #: __init__): the __init__ it inherits is then not known from its bases (resolve.Resolver.constructor).
     plain: bool = True
 
 
