@@ -88,6 +88,33 @@ def set_weight(index: ApiIndex, rows: np.ndarray, vectors: np.ndarray, mask: np.
     index._w_dense = per_source[index.source_codes]
 
 
+def _answer(pipeline: Any, task: str) -> tuple[Any, str]:
+    """(the hit doc whose call the default-setting pipeline proposed for `task`, or None; the call)."""
+    p = pipeline.ask(task)
+    return next((h.doc for h in p.hits if h.doc.call.strip() == p.api_call.strip()), None), p.api_call
+
+
+def _library_pass(
+    index: ApiIndex, tasks: list[dict], pipeline: Any, right: list[bool], wrong: list[str]
+) -> tuple[int, int, int]:
+    """Library tasks ({"query", "expected": api_names}): (hit 1 right, a right hit among 5, both with
+    python-env searched alone; hit 1 from python-env over every source). With a pipeline, each answer's
+    rightness is appended to `right` and each wrong one, as "task -> answer", to `wrong`."""
+    at1 = at5 = src1 = 0
+    for t in tasks:
+        names = [h.doc.api_name for h in index.search(t["query"], 5, hub="python-env")]
+        at1 += bool(names) and names[0] in t["expected"]
+        at5 += bool(set(names) & set(t["expected"]))
+        first = index.search(t["query"], 1)
+        src1 += bool(first) and first[0].doc.source == "python-env"
+        if pipeline is not None:
+            chosen, call = _answer(pipeline, t["query"])
+            right.append(chosen is not None and chosen.api_name in t["expected"])
+            if not right[-1]:
+                wrong.append(f"{t['query']} -> {chosen.api_name if chosen else call}")
+    return at1, at5, src1
+
+
 def measure(index: ApiIndex, split: str, pipeline: Any) -> dict[str, Any]:
     """Retrieval and final-answer figures (%) of `index` on the library set (dev only) and the everyday
     tasks of `split`; pipeline: the default-setting pipeline over `index` (None: hits only)."""
@@ -97,19 +124,7 @@ def measure(index: ApiIndex, split: str, pipeline: Any) -> dict[str, Any]:
     n_stdlib_right = 0
     if split == "dev":
         stdlib = tomllib.loads(STDLIB.read_text(encoding="utf-8"))["task"]
-        at1 = at5 = src1 = 0
-        for t in stdlib:
-            names = [h.doc.api_name for h in index.search(t["query"], 5, hub="python-env")]
-            at1 += bool(names) and names[0] in t["expected"]
-            at5 += bool(set(names) & set(t["expected"]))
-            first = index.search(t["query"], 1)
-            src1 += bool(first) and first[0].doc.source == "python-env"
-            if pipeline is not None:
-                p = pipeline.ask(t["query"])
-                chosen = next((h.doc for h in p.hits if h.doc.call.strip() == p.api_call.strip()), None)
-                right.append(chosen is not None and chosen.api_name in t["expected"])
-                if not right[-1]:
-                    wrong.append(f"{t['query']} -> {chosen.api_name if chosen else p.api_call}")
+        at1, at5, src1 = _library_pass(index, stdlib, pipeline, right, wrong)
         n = len(stdlib)
         n_stdlib_right = sum(right)
         out.update({"stdlib@1": 100 * at1 / n, "stdlib@5": 100 * at5 / n, "stdlib source@1": 100 * src1 / n})
@@ -123,11 +138,10 @@ def measure(index: ApiIndex, split: str, pipeline: Any) -> dict[str, Any]:
         e1 += bool(hits) and is_right(t, hits[0].doc)
         e5 += any(is_right(t, h.doc) for h in hits)
         if pipeline is not None:
-            p = pipeline.ask(t["task"])
-            chosen = next((h.doc for h in p.hits if h.doc.call.strip() == p.api_call.strip()), None)
+            chosen, call = _answer(pipeline, t["task"])
             right.append(is_right(t, chosen))
             if not right[-1]:
-                wrong.append(f"{t['task']} -> {chosen.api_name if chosen else p.api_call}")
+                wrong.append(f"{t['task']} -> {chosen.api_name if chosen else call}")
     out.update({"everyday@1": 100 * e1 / len(py), "everyday@5": 100 * e5 / len(py), "n_everyday": len(py)})
     for group in ("python-env", "hubs", "apizoo"):
         ts = [t for t in tasks if _group(t["source"]) == group]
@@ -151,16 +165,9 @@ def _german(index: ApiIndex, pipeline: Any) -> dict[str, Any]:
     """German library tasks (STDLIB_DE): @5 with python-env searched alone, source@1 over every source, and
     the final answer (pipeline: the default setting; None: hits only)."""
     tasks = tomllib.loads(STDLIB_DE.read_text(encoding="utf-8"))["task"]
-    at5 = src1 = right = 0
-    for t in tasks:
-        names = [h.doc.api_name for h in index.search(t["query"], 5, hub="python-env")]
-        at5 += bool(set(names) & set(t["expected"]))
-        first = index.search(t["query"], 1)
-        src1 += bool(first) and first[0].doc.source == "python-env"
-        if pipeline is not None:
-            p = pipeline.ask(t["query"])
-            chosen = next((h.doc for h in p.hits if h.doc.call.strip() == p.api_call.strip()), None)
-            right += chosen is not None and chosen.api_name in t["expected"]
+    answers: list[bool] = []
+    _, at5, src1 = _library_pass(index, tasks, pipeline, answers, [])
+    right = sum(answers)
     n = len(tasks)
     out = {"german@5": 100 * at5 / n, "german source@1": 100 * src1 / n, "n_german": n}
     if pipeline is not None:

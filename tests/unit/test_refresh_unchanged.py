@@ -7,6 +7,7 @@ import json
 import os
 import shutil
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -243,6 +244,18 @@ def test_the_python_env_fingerprint_follows_the_interpreter_and_the_spec() -> No
     assert pyenv_fingerprint(other) not in (first, None)
 
 
+def _refresh_torchhub_alone(mirror: Path) -> tuple[Any, dict[str, dict]]:
+    """`index --refresh --only torchhub` from a mirror holding only Torch Hub's file, as after a damaged
+    live index: (the report, its rows by source), every hub's row asserted "ok" (read again)."""
+    torch_only = mirror.parent / "torch_only"
+    torch_only.mkdir()
+    shutil.copy(mirror / "torchhub_api.jsonl", torch_only)
+    report = refresh(mirrors=[torch_only], only=["torchhub"])
+    rows = {r["name"]: r for r in report.sources}
+    assert {name: rows[name]["status"] for name in HUBS} == dict.fromkeys(HUBS, "ok")
+    return report, rows
+
+
 def test_a_live_index_with_a_damaged_meta_json_has_every_source_read_again(mirror: Path) -> None:
     """meta.json is where the sources' folders were recorded: once it was truncated, `index --refresh`
     (which the error tells the person to run) read no source again and, offline, published the sources
@@ -253,12 +266,7 @@ def test_a_live_index_with_a_damaged_meta_json_has_every_source_read_again(mirro
     with pytest.raises(GorillaError) as damaged:  # the error says what rebuilds it: a refresh, no --from
         ApiIndex.load()
     assert damaged.value.hint == DAMAGED_HINT and "--from" not in DAMAGED_HINT
-    torch_only = mirror.parent / "torch_only"
-    torch_only.mkdir()
-    shutil.copy(mirror / "torchhub_api.jsonl", torch_only)
-    report = refresh(mirrors=[torch_only], only=["torchhub"])
-    rows = {r["name"]: r for r in report.sources}
-    assert {name: rows[name]["status"] for name in HUBS} == dict.fromkeys(HUBS, "ok")
+    report, rows = _refresh_torchhub_alone(mirror)
     assert rows["apizoo"]["message"].startswith("re-read: the previous index could not be read")
     assert len(report.index.docs) == len(first.index.docs)
     assert _searches(ApiIndex.load()) == _searches(first.index)
@@ -274,11 +282,6 @@ def test_a_corrupt_current_pointer_has_every_source_read_again(mirror: Path, poi
     with pytest.raises(GorillaError) as damaged:  # the hint: a refresh alone rebuilds it, no --from
         ApiIndex.load()
     assert damaged.value.hint == DAMAGED_HINT
-    torch_only = mirror.parent / "torch_only"
-    torch_only.mkdir()
-    shutil.copy(mirror / "torchhub_api.jsonl", torch_only)
-    report = refresh(mirrors=[torch_only], only=["torchhub"])
-    rows = {r["name"]: r for r in report.sources}
-    assert {name: rows[name]["status"] for name in HUBS} == dict.fromkeys(HUBS, "ok")
+    report, rows = _refresh_torchhub_alone(mirror)
     assert len(report.index.docs) == len(first.index.docs)
     assert _searches(ApiIndex.load()) == _searches(first.index)
