@@ -205,3 +205,24 @@ async def test_weak_match_warning_stays_on_short_terminals(make_app):
             choice = app.main.query_one("#choice")
             assert choice.has_class("-shown") and choice.display is (size[1] >= 24), size
             assert WEAK_MATCH_LINE not in str(choice.render())  # said once, in #match
+
+
+async def test_an_error_before_the_panel_is_mounted_is_shown_once_it_is():
+    """CI (stop 28): a model that fails to load at once posted its error while the proposal panel's
+    children were still being composed, and `query_one('#call')` raised NoMatches; now it waits."""
+    from textual.app import App
+
+    from gorilla_tui.tui.widgets.proposal import ProposalPanel
+
+    panel = ProposalPanel(id="proposal")
+    panel.show_error("the model could not be loaded: model file not found", "check --model")
+
+    class Host(App):
+        def compose(self):
+            yield panel
+
+    async with Host().run_test(size=(80, 20)) as pilot:
+        await pilot.pause()
+        text = str(panel.query_one("#stream").render())
+        assert "Error: the model could not be loaded" in text and "check --model" in text
+        assert not panel.query_one("#call").display

@@ -65,6 +65,10 @@ class ProposalPanel(Vertical):
     def __init__(self, **kwargs) -> None:
         super().__init__(**kwargs)
         self._tokens: list[str] = []
+        # A message that arrived before the children were mounted (a model that fails to load at once
+        # posts its error while the screen is still being composed): shown by on_mount.
+        self._pending: tuple[str, str, str] | None = None
+        self._mounted_children = False
 
     def compose(self) -> ComposeResult:
         yield Static("", id="stream")
@@ -79,7 +83,10 @@ class ProposalPanel(Vertical):
             yield Button("Run", id="run")
 
     def on_mount(self) -> None:
-        self.show_message("Type a task above and press Enter.", style="dim italic")
+        self._mounted_children = True
+        message, style, hint = self._pending or ("Type a task above and press Enter.", "dim italic", "")
+        self._pending = None
+        self.show_message(message, style=style, hint=hint)
 
     def _answered(self, answered: bool) -> None:
         self.query_one("#call").display = answered
@@ -97,7 +104,13 @@ class ProposalPanel(Vertical):
         return "".join(self._tokens)
 
     def show_message(self, message: str, *, style: str = "", hint: str = "") -> None:
-        """Replace the panel's content with a message (and an optional hint on a second line)."""
+        """Replace the panel's content with a message (and an optional hint on a second line).
+
+        Before the panel's children are mounted the message is kept and shown on mount.
+        """
+        if not self._mounted_children:
+            self._pending = (message, style, hint)
+            return
         self._answered(False)
         text = Text(safe_text(message), style=style)
         if hint:
