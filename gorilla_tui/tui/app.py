@@ -18,7 +18,7 @@ from gorilla_tui.textsafe import safe_text
 from gorilla_tui.tui import clipboard
 from gorilla_tui.tui.copying import CopyMixin
 from gorilla_tui.tui.index_loading import IndexLoadingMixin
-from gorilla_tui.tui.messages import CopyRequested, LoadState, Notice, ScreenReady, StateChanged
+from gorilla_tui.tui.messages import CopyRequested, IndexBuilt, LoadState, Notice, ScreenReady, StateChanged
 from gorilla_tui.tui.screens.help import HelpScreen
 from gorilla_tui.tui.screens.history import HistoryScreen
 from gorilla_tui.tui.screens.index_setup import IndexSetupScreen
@@ -120,6 +120,13 @@ class GorillaApp(CopyMixin, IndexLoadingMixin, App[None]):
 
     def on_notice(self, message: Notice) -> None:
         self.notice(message.text, severity=message.severity)
+
+    def on_index_built(self, message: IndexBuilt) -> None:
+        """A build outlived its dialog (closed with Escape while it ran): its index is taken now."""
+        self._index_built(message.index)
+        self.notice(
+            message.summary, severity=message.severity, timeout=20 if message.severity == "warning" else None
+        )
 
     def on_copy_requested(self, message: CopyRequested) -> None:
         self.copy_text(message.text, message.what)

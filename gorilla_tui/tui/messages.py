@@ -77,3 +77,15 @@ class LoadState(Message):
         self.state = state
         self.detail = detail
         self.hint = hint
+
+
+class IndexBuilt(Message):
+    """The build dialog (IndexSetupScreen) was closed while its build ran, and the build has now ended: the
+    app takes `index` (a retrieve.index.ApiIndex) as the dismiss callback would have, and shows `summary`
+    with `severity` ("information", or "warning" when some sources failed)."""
+
+    def __init__(self, index: Any, summary: str, severity: str = "information") -> None:
+        super().__init__()
+        self.index = index
+        self.summary = summary
+        self.severity = severity

@@ -14,6 +14,7 @@ from textual.widgets import Button, Input, Label, Log, ProgressBar, Static
 from gorilla_tui.errors import GorillaError
 from gorilla_tui.pool.sources import load_manifests
 from gorilla_tui.textsafe import safe_text
+from gorilla_tui.tui.messages import IndexBuilt, Notice
 
 #: Shown in the dialog: the hubs are remote, so offline only a local folder (or python-env) works.
 OFFLINE_NOTE = (
@@ -59,7 +60,8 @@ class IndexSetupScreen(ModalScreen[object]):
     configured sources when empty). When every source was built the dialog closes with a notice; when
     some failed it stays open with the per-source result (see build_summary) until closed. A refresh
     held by another process is announced (WAITING) while waiting for its lock; the error of a failed
-    build is shown."""
+    build is shown. Closed during a build, the dialog is dismissed with None and the build keeps going:
+    its index then reaches the app in an IndexBuilt message (tui/messages.py), its error in a Notice."""
 
     BINDINGS = [Binding("escape", "close", "Close"), Binding("ctrl+b", "build", "Build")]
 
@@ -123,34 +125,54 @@ class IndexSetupScreen(ModalScreen[object]):
 
     @work(thread=True, exclusive=True, group="index", exit_on_error=False)
     def _build(self, folder: str) -> None:
+        """Run the refresh in this thread worker. Every change to the dialog goes to the UI thread through
+        _to_ui, and is dropped there once the dialog is closed: closing it (Escape) during a build removes
+        its widgets, and the build keeps going (the index it makes goes to the app, _built)."""
         from gorilla_tui.retrieve.refresh import refresh  # deferred: numpy, scipy (~0.3 s) after first paint
 
-        log = self.query_one(Log)
+        app = self.app  # the worker's context; kept for the end of a build that outlives the dialog
 
         def on_event(kind: str, name: str, load) -> None:
             if kind == "start":
-                self.app.call_from_thread(log.write_line, safe_text(f"fetching {name} …"))
+                self._to_ui(app, self._log_line, f"fetching {name} …")
                 return
             line = f"{name}: {load.status}, {len(load.result.docs)} docs"
             if load.message:
                 line += f" ({load.message})"
-            self.app.call_from_thread(log.write_line, safe_text(line))  # paths and messages of sources
-            self.app.call_from_thread(self.query_one(ProgressBar).advance, 1)
+            self._to_ui(app, self._log_line, line, True)
 
         if self._lock_held():
-            self.app.call_from_thread(self._waiting)
+            self._to_ui(app, self._waiting)
         try:
             report = refresh(
                 mirrors=[folder] if folder else None, user_paths=self.user_paths, on_event=on_event
             )
         except GorillaError as e:
-            self.app.call_from_thread(self._failed, str(e), e.hint or "")
+            self._to_ui(app, self._failed, str(e), e.hint or "")
             return
         except Exception as e:  # never let a build crash the app
-            self.app.call_from_thread(self._failed, f"{type(e).__name__}: {e}", "")
+            self._to_ui(app, self._failed, f"{type(e).__name__}: {e}", "")
             return
         summary, failed = build_summary(report.sources, len(report.index.docs), report.seconds)
-        self.app.call_from_thread(self._built, report, summary, failed)
+        self._to_ui(app, self._built, report, summary, failed)
+
+    @staticmethod
+    def _to_ui(app, callback, *args) -> None:
+        """Run callback(*args) in the UI thread (App.call_from_thread) and wait for it; nothing once the app
+        has stopped (call_from_thread raises RuntimeError then), so that the build is not cut short."""
+        try:
+            app.call_from_thread(callback, *args)
+        except RuntimeError:
+            pass  # the app has exited: no one to tell
+
+    def _log_line(self, line: str, advance: bool = False) -> None:
+        """A line of the build's progress in the log (and one more source done when advance); nothing once
+        the dialog is closed."""
+        if not self.is_attached:
+            return
+        self.query_one(Log).write_line(safe_text(line))  # paths and messages of sources
+        if advance:
+            self.query_one(ProgressBar).advance(1)
 
     @staticmethod
     def _lock_held() -> bool:
@@ -165,11 +187,16 @@ class IndexSetupScreen(ModalScreen[object]):
             return True
 
     def _waiting(self) -> None:
+        if not self.is_attached:
+            return
         self.query_one(Log).write_line(WAITING)
         self.query_one("#index-reason", Static).update(f"[yellow]{WAITING}[/]")
 
     def _failed(self, message: str, hint: str) -> None:
         self.building = False
+        if not self.is_attached:  # closed during the build: the error goes to the app's notices
+            self.app.post_message(Notice(f"the index could not be built: {message}", "error"))
+            return
         self.query_one("#build", Button).disabled = False
         self.query_one("#index-from", Input).focus()
         self.query_one(Log).write_line(safe_text(f"error: {message}" + (f"\nhint: {hint}" if hint else "")))
@@ -181,6 +208,9 @@ class IndexSetupScreen(ModalScreen[object]):
         self.building = False
         self.built = report.index
         self.summary = summary
+        if not self.is_attached:  # closed during the build (dismissed with None): the app takes it now
+            self.app.post_message(IndexBuilt(report.index, summary, "warning" if failed else "information"))
+            return
         notice = getattr(self.app, "notice", self.notify)
         if not failed:
             notice(summary)

@@ -1,0 +1,41 @@
+"""Races between the TUI's thread workers and its widgets (brief raceaudit): each test drives one race
+deterministically (a held lock, a gated call, an exit while a worker runs), never with a sleep."""
+
+from __future__ import annotations
+
+from textual.widgets import Input, Log
+
+from gorilla_tui.config import Settings
+from gorilla_tui.model.scripted import ScriptedBackend
+from gorilla_tui.retrieve import store
+from gorilla_tui.tui.app import create_app
+from gorilla_tui.tui.screens.index_setup import WAITING, IndexSetupScreen
+from tests.conftest import SMALL_POOL
+from tests.tui.conftest import wait_for
+
+SIZE = (120, 36)
+
+
+async def test_closing_the_build_dialog_during_a_build_hands_its_index_to_the_app(torchhub_index):
+    """F8, build from the small pool's folder, Escape while the build waits for the refresh lock: the
+    dialog's widgets are gone when the build reports. Before, its first progress line raised NoMatches in
+    the worker (query_one(ProgressBar) on the removed dialog), which cut the refresh short: no index was
+    published and the app kept the old one. Now the build ends and the app answers from its index."""
+    app = create_app(Settings(), backend=ScriptedBackend([" x"]), index=torchhub_index, show_timings=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("f8")
+        await wait_for(pilot, lambda: isinstance(app.screen, IndexSetupScreen) and app.screen.is_mounted)
+        dialog = app.screen
+        dialog.query_one("#index-from", Input).value = str(SMALL_POOL)
+        with store.refresh_lock():  # another refresh runs: the build waits for it, the dialog says so
+            await pilot.press("ctrl+b")
+            await wait_for(pilot, lambda: WAITING in dialog.query_one(Log).lines, timeout=60)
+            await pilot.press("escape")  # "it keeps going if you close this"
+            assert app.screen is app.main and not dialog.is_attached and dialog.building
+        await wait_for(pilot, lambda: app.session.index is not torchhub_index, timeout=120)
+        index = app.session.index
+        assert {d.source for d in index.docs} >= {"torchhub", "tensorflowhub", "huggingface"}
+        assert len(index.docs) > len(torchhub_index.docs) and index.path is not None
+        assert app.main.query_one("#status").fields["index"] == app.session.index_label
+        assert app.last_notice.startswith("Built the API pool: ")
+        assert dialog.built is index and not dialog.building
