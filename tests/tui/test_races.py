@@ -3,6 +3,10 @@ deterministically (a held lock, a gated call, an exit while a worker runs), neve
 
 from __future__ import annotations
 
+import asyncio
+import time
+from dataclasses import replace
+
 from textual.widgets import Input, Log
 
 from gorilla_tui.config import Settings
@@ -10,8 +14,9 @@ from gorilla_tui.model.scripted import ScriptedBackend
 from gorilla_tui.retrieve import store
 from gorilla_tui.tui.app import create_app
 from gorilla_tui.tui.screens.index_setup import WAITING, IndexSetupScreen
+from gorilla_tui.tui.screens.run import RunScreen
 from tests.conftest import SMALL_POOL
-from tests.tui.conftest import wait_for
+from tests.tui.conftest import HALLUCINATED_CALL, VIDEO_TASK, ask, wait_for
 
 SIZE = (120, 36)
 
@@ -39,3 +44,28 @@ async def test_closing_the_build_dialog_during_a_build_hands_its_index_to_the_ap
         assert app.main.query_one("#status").fields["index"] == app.session.index_label
         assert app.last_notice.startswith("Built the API pool: ")
         assert dialog.built is index and not dialog.building
+
+
+async def test_quitting_during_a_sandbox_run_stops_it_and_records_it(make_app):
+    """Ctrl+Q while F5's run prints and sleeps: the run screen goes with the app (on_unmount stops the run),
+    and the worker's last hop to the UI thread found no screen (NoMatches '#run-state') or no app
+    ("App is not running"), so the run was never recorded in the history. Now it is, as stopped."""
+    app = make_app([" " + HALLUCINATED_CALL])
+    async with app.run_test(size=SIZE) as pilot:
+        await ask(pilot, VIDEO_TASK)
+        code = "import time\nprint('start', flush=True)\ntime.sleep(30)"
+        app.main.proposal = replace(app.main.proposal, code=code)
+        await pilot.press("f5", "y", "y")  # run, and run anyway (the verdict is not valid)
+        assert isinstance(app.screen, RunScreen)
+        run = app.screen
+        await wait_for(pilot, lambda: "start" in run.query_one(Log).lines, timeout=60)
+        history, task_id = app.session.history, app.main.task_id
+        assert history.runs(task_id) == []
+        await pilot.press("ctrl+q")
+    assert run.cancel.is_set()
+    deadline = time.monotonic() + 30  # the worker thread outlives the app: wait for its record
+    while not history.runs(task_id) and time.monotonic() < deadline:
+        await asyncio.sleep(0.05)
+    (row,) = history.runs(task_id)
+    assert row["code"] == code and row["exit_code"] is None and "start" in row["output"]
+    assert row["duration_s"] < 30 and run.result is not None and run.result.stopped

@@ -57,7 +57,9 @@ def run_report(result: Any, doc: ApiDoc | None = None) -> Text:
 
 class RunScreen(ModalScreen[None]):
     """Runs `code` once with sandbox.runner.SandboxRun in a thread worker. `on_finished(result)` is called
-    (in the UI thread) with the RunResult, or None when the sandbox could not start. allow_unisolated:
+    in that worker thread as soon as the run ends (before `finished` is set), with the RunResult, or None
+    when the sandbox could not start; it must be thread-safe (tui/run.py records the run in the History,
+    which opens a connection per call). allow_unisolated:
     run even where the machine refuses namespaces (the person said yes to "network open, files writable").
     `doc`: the matched ApiDoc, whose env_requirements make the `pip install` line of a missing package
     (run_report). Every output line goes through textsafe.safe_text. Keys: s / Escape stop a running run;
@@ -96,14 +98,23 @@ class RunScreen(ModalScreen[None]):
 
     @work(thread=True, exclusive=True, group="run", exit_on_error=False)
     def _run(self) -> None:
-        log = self.query_one(Log)
+        """Run the code in this thread worker. The run is recorded (on_finished) here, as soon as it ends, so
+        that quitting the app during a run (which stops it: on_unmount) still records it; the screen is
+        updated through the UI thread, and not at all once it is gone."""
+        app = self.app
         pending: list[str] = []
         last_flush = [0.0]
+
+        def to_ui(callback, *args) -> None:
+            try:
+                app.call_from_thread(callback, *args)
+            except RuntimeError:
+                pass  # the app has exited (call_from_thread: "App is not running")
 
         def flush() -> None:
             if pending:
                 lines, pending[:] = list(pending), []
-                self.app.call_from_thread(log.write_lines, lines)
+                to_ui(self._write, lines)
             last_flush[0] = time.monotonic()
 
         def on_output(stream: str, line: str) -> None:
@@ -123,21 +134,32 @@ class RunScreen(ModalScreen[None]):
             result = run.run()
         except (OSError, GorillaError) as e:
             flush()
-            self.app.call_from_thread(self._done, None, f"the sandbox could not start: {e}")
+            self._finish(None, f"the sandbox could not start: {e}", to_ui)
             return
         flush()
-        self.app.call_from_thread(self._done, result, "")
+        self._finish(result, "", to_ui)
+
+    def _finish(self, result, error: str, to_ui) -> None:
+        """The run is over (in the worker thread): record it (on_finished), then show it (_done)."""
+        self.result = result
+        if self.on_finished:
+            self.on_finished(result)
+        to_ui(self._done, result, error)
+
+    def _write(self, lines: list[str]) -> None:
+        if self.is_attached:  # the screen may be gone (the app quit during the run)
+            self.query_one(Log).write_lines(lines)
 
     def _done(self, result, error: str) -> None:
         self.finished = True
         self.result = result
+        if not self.is_attached:
+            return
         state = self.query_one("#run-state", Static)
         if result is None:
             state.update(Text(safe_text(error), style="red"))
         else:
             state.update(run_report(result, self.doc))
-        if self.on_finished:
-            self.on_finished(result)
 
     def action_stop(self) -> None:
         if not self.finished:
