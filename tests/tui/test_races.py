@@ -4,19 +4,22 @@ deterministically (a held lock, a gated call, an exit while a worker runs), neve
 from __future__ import annotations
 
 import asyncio
+import threading
 import time
 from dataclasses import replace
 
 from textual.widgets import Input, Log
 
 from gorilla_tui.config import Settings
+from gorilla_tui.history import History
 from gorilla_tui.model.scripted import ScriptedBackend
 from gorilla_tui.retrieve import store
 from gorilla_tui.tui.app import create_app
 from gorilla_tui.tui.screens.index_setup import WAITING, IndexSetupScreen
 from gorilla_tui.tui.screens.run import RunScreen
+from gorilla_tui.tui.session import effective_call
 from tests.conftest import SMALL_POOL
-from tests.tui.conftest import HALLUCINATED_CALL, VIDEO_TASK, ask, wait_for
+from tests.tui.conftest import HALLUCINATED_CALL, VALID_CALL, VIDEO_TASK, ask, wait_for
 
 SIZE = (120, 36)
 
@@ -69,3 +72,37 @@ async def test_quitting_during_a_sandbox_run_stops_it_and_records_it(make_app):
     (row,) = history.runs(task_id)
     assert row["code"] == code and row["exit_code"] is None and "start" in row["output"]
     assert row["duration_s"] < 30 and run.result is not None and run.result.stopped
+
+
+async def test_a_did_you_mean_check_that_ends_after_a_new_ask_does_not_replace_its_answer(make_app):
+    """Ctrl+N on a hallucination starts the re-validation in a worker; a new task asked before it ends got
+    the old, re-validated proposal over its own answer (MainScreen.proposal too, so Ctrl+Y copied the
+    old call). The check is held at its start (a gate around the real Session.accept_suggestion) until the
+    new answer is in; then released: the new answer stays, and the accepted call is saved to its task."""
+    app = make_app([" " + HALLUCINATED_CALL, " " + VALID_CALL])
+    entered, release = threading.Event(), threading.Event()
+    accept = app.session.accept_suggestion
+
+    def gated(proposal, suggestion):
+        entered.set()
+        release.wait(60)
+        return accept(proposal, suggestion)
+
+    app.session.accept_suggestion = gated
+    async with app.run_test(size=SIZE) as pilot:
+        await ask(pilot, VIDEO_TASK)
+        main = app.main
+        first_id = main.task_id
+        assert main.proposal.verdict.kind == "hallucination"
+        await pilot.press("ctrl+n")
+        await wait_for(pilot, entered.is_set)
+        await ask(pilot, "load a video classification model from the hub")
+        second = main.proposal
+        assert second.verdict.kind == "valid" and main.task_id != first_id
+        release.set()
+        await wait_for(pilot, lambda: "did-you-mean check ended after a new task" in app.last_notice)
+        assert main.proposal is second and effective_call(main.proposal) == VALID_CALL
+        assert main.query_one("#badge").has_class("-valid")
+        assert main.query_one("#proposal").border_subtitle != "did-you-mean accepted, re-validated"
+    first = History().get(first_id)
+    assert first.verdict == "valid" and first.api_call == VALID_CALL  # accepted for the task it was for

@@ -12,10 +12,12 @@ from textual import events, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
+from textual.message import Message
 from textual.screen import Screen
 from textual.widgets import Footer, Static
 
 from gorilla_tui.errors import GorillaError
+from gorilla_tui.textsafe import safe_text
 from gorilla_tui.tui.messages import (
     AskEnded,
     CopyRequested,
@@ -233,24 +235,47 @@ class MainScreen(Screen):
         if self.proposal is None or self.running:
             return
         self.query_one(VerdictBadge).clear(f"checking {message.suggestion} …")
-        self._revalidate(self.proposal, message.suggestion, self.task_id)
+        self._revalidate(self._run_id, self.proposal, message.suggestion, self.task_id)
+
+    class Revalidated(Message):
+        """The did-you-mean check of `original` (shown after run `run_id`) is over: `proposal` is the
+        re-validated one, or None with `error` when the check failed."""
+
+        def __init__(
+            self, run_id: int, original: Proposal, proposal: Proposal | None, error: str = ""
+        ) -> None:
+            super().__init__()
+            self.run_id = run_id
+            self.original = original
+            self.proposal = proposal
+            self.error = error
 
     @work(thread=True, exclusive=True, group="revalidate", exit_on_error=False)
-    def _revalidate(self, proposal: Proposal, suggestion: str, task_id: int | None) -> None:
+    def _revalidate(self, run_id: int, proposal: Proposal, suggestion: str, task_id: int | None) -> None:
+        """Re-validate in this thread worker; the outcome is posted (Revalidated), never put on the screen
+        from here (a new ask may have started meanwhile; the screen may be gone)."""
         try:
             new = self.session.accept_suggestion(proposal, suggestion)
         except GorillaError as e:
-            self.app.call_from_thread(self.notify, str(e), severity="error")
-            self.app.call_from_thread(self.query_one(VerdictBadge).set_verdict, proposal.verdict)
+            self.post_message(self.Revalidated(run_id, proposal, None, str(e)))
             return
-        if task_id is not None:
+        if task_id is not None:  # the accepted call belongs to that task, whatever is on show now
             self.session.history.set_proposal(task_id, new.to_dict())
-        self.app.call_from_thread(self._accepted, new)
+        self.post_message(self.Revalidated(run_id, proposal, new))
 
-    def _accepted(self, proposal: Proposal) -> None:
-        self.show_proposal(proposal)
+    def on_main_screen_revalidated(self, message: Revalidated) -> None:
+        """Show the re-validated proposal, unless another answer was asked for since the suggestion was
+        accepted (it would replace that answer, or the one streaming): then only a notice."""
+        if message.run_id != self._run_id or self.running or self.proposal is not message.original:
+            self.post_message(Notice("the did-you-mean check ended after a new task was asked: not shown"))
+            return
+        if message.proposal is None:
+            self.notify(safe_text(message.error), severity="error", markup=False)  # an error's text, as it is
+            self.query_one(VerdictBadge).set_verdict(message.original.verdict)
+            return
+        self.show_proposal(message.proposal)
         self.query_one(ProposalPanel).border_subtitle = "did-you-mean accepted, re-validated"
-        self.notify(f"accepted: verdict is now {proposal.verdict.kind}")
+        self.notify(f"accepted: verdict is now {message.proposal.verdict.kind}")
 
     # -- copy / run / docs ----------------------------------------------------------------------------
 
