@@ -7,7 +7,9 @@ APIBench (tests/fixtures_model.py)."""
 from __future__ import annotations
 
 import io
+import sys
 import time
+import traceback
 from collections.abc import Callable
 
 import pytest
@@ -61,7 +63,13 @@ def make_app(torchhub_index: ApiIndex) -> Callable[..., GorillaApp]:
     return factory
 
 
-async def wait_for(pilot, predicate: Callable[[], bool], timeout: float = 10.0) -> None:
+#: The default bound of wait_for and ask, in seconds: generous, so that a 2-core CI machine saturated by
+#: other jobs does not fail a test whose condition only comes late (a bound, not a pause: the wait ends
+#: as soon as the condition holds).
+WAIT_SECONDS = 30.0
+
+
+async def wait_for(pilot, predicate: Callable[[], bool], timeout: float = WAIT_SECONDS) -> None:
     """Let the app run until predicate() is true; fail after `timeout` seconds."""
     deadline = time.monotonic() + timeout
     while not predicate():
@@ -70,7 +78,7 @@ async def wait_for(pilot, predicate: Callable[[], bool], timeout: float = 10.0) 
         await pilot.pause(0.02)
 
 
-async def ask(pilot, task: str, timeout: float = 10.0, type_it: bool = False) -> None:
+async def ask(pilot, task: str, timeout: float = WAIT_SECONDS, type_it: bool = False) -> None:
     """Put `task` in the task input (typed key by key when type_it), press Enter and wait until the answer
     is over (done, error or cancelled)."""
     app = pilot.app
@@ -82,6 +90,26 @@ async def ask(pilot, task: str, timeout: float = 10.0, type_it: bool = False) ->
         await pilot.press(*task)
     await pilot.press("enter")
     await wait_for(pilot, lambda: app.main.finished > before, timeout)
+    await pilot.pause()
+
+
+def running_in_a_thread(*functions: str) -> bool:
+    """True while some thread executes a function of one of these names (anywhere on its stack): a thread
+    worker that was cancelled keeps running, and Textual no longer tracks it (its Worker is CANCELLED at
+    once), so this is how a test knows it is over."""
+    names = set(functions)
+    for top in sys._current_frames().values():
+        if any(frame.f_code.co_name in names for frame, _ in traceback.walk_stack(top)):
+            return True
+    return False
+
+
+async def wait_for_threads(pilot, *functions: str, timeout: float = WAIT_SECONDS) -> None:
+    """Wait until no thread runs any of `functions` (running_in_a_thread), then until the app and its
+    screen have handled what those threads posted: two pauses, since a message posted from a thread is
+    queued one loop step later (call_soon_threadsafe) than Pilot.pause's own marker."""
+    await wait_for(pilot, lambda: not running_in_a_thread(*functions), timeout)
+    await pilot.pause()
     await pilot.pause()
 
 

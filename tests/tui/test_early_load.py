@@ -14,7 +14,7 @@ from gorilla_tui.config import Settings
 from gorilla_tui.retrieve.index import ApiIndex
 from gorilla_tui.tui.app import create_app
 from gorilla_tui.tui.session import Session
-from tests.tui.conftest import wait_for
+from tests.tui.conftest import wait_for, wait_for_threads
 
 SIZE = (120, 36)
 
@@ -96,7 +96,9 @@ async def test_a_stale_load_error_is_not_shown_after_the_model_changed(
         held_load.set()
         status = app.main.query_one("#status")
         await wait_for(pilot, lambda: session.backend is not None and status.state_kind == "ready", 300)
-        await pilot.pause(0.3)
+        # the stale outcome would come from the early load's worker, cancelled by the save but still
+        # running; a fixed pause(0.3) here let a late stale error pass unseen: wait until no load runs
+        await wait_for_threads(pilot, "_load_backend", "_reload_backend", "load_backend", timeout=300)
         assert status.state_kind == "ready"
         assert "not loaded" not in app.last_notice
         assert missing.name not in str(app.main.query_one("#proposal").query_one("#stream").render())

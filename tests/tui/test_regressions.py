@@ -16,7 +16,7 @@ from gorilla_tui.tui.naming import display_name
 from gorilla_tui.tui.widgets.hits import HitsPanel
 from gorilla_tui.tui.widgets.task_input import TaskInput
 from gorilla_tui.types import Hit
-from tests.tui.conftest import VALID_CALL, VIDEO_TASK, ask, screen_text
+from tests.tui.conftest import VALID_CALL, VIDEO_TASK, ask, screen_text, wait_for
 
 
 async def test_small_terminal_shows_the_call_and_the_verdict_word(make_app):
@@ -112,8 +112,7 @@ async def test_a_long_paste_or_typing_past_the_limit_is_cut_and_the_app_still_an
         # the app still answers: Enter asks the task the input holds
         before = app.main.finished
         await pilot.press("enter")
-        while app.main.finished == before:
-            await pilot.pause(0.02)
+        await wait_for(pilot, lambda: app.main.finished > before)
         proposal = app.main.proposal
         assert proposal is not None and proposal.api_call == VALID_CALL
         assert proposal.task.startswith(VIDEO_TASK)

@@ -235,7 +235,7 @@ async def test_run_of_a_proposal_that_is_not_valid_asks_twice_and_stop_works(mak
         assert isinstance(app.screen, RunScreen)
         await wait_for(pilot, lambda: "start" in app.screen.query_one(Log).lines, timeout=30)
         await pilot.press("s")
-        await wait_for(pilot, lambda: app.screen.finished, timeout=10)
+        await wait_for(pilot, lambda: app.screen.finished)
         assert app.screen.result.stopped
 
 
@@ -281,7 +281,7 @@ def test_first_paint_does_not_import_llama_cpp(tmp_path: Path):
     """In a fresh interpreter: the screen is up (status bar painted) before llama_cpp is imported."""
     script = textwrap.dedent(
         """
-        import asyncio, sys
+        import asyncio, sys, time
         from gorilla_tui.config import Settings
         from gorilla_tui.tui.app import GorillaApp, create_app
 
@@ -298,7 +298,9 @@ def test_first_paint_does_not_import_llama_cpp(tmp_path: Path):
         async def main():
             app = create_app(Settings(model=sys.argv[1]))
             async with app.run_test(size=(100, 30)) as pilot:
-                await pilot.pause(0.2)
+                deadline = time.monotonic() + 30  # a fixed pause(0.2) was short of it on a busy machine
+                while "status" not in seen and time.monotonic() < deadline:
+                    await pilot.pause(0.02)
             print(seen["llama_cpp_before_load"], seen["status"]["state"])
 
         asyncio.run(main())
