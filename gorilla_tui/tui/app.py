@@ -103,9 +103,13 @@ class GorillaApp(CopyMixin, IndexLoadingMixin, App[None]):
     def status(self, *, state_kind: str | None = None, **fields: str) -> None:
         """Update status bar fields (model, kernel, index, state). Nothing when the status bar is gone: a
         load that ends while the app closes posts its LoadState after the screen's widgets were removed
-        (query_one raised NoMatches, and the app exited with a traceback)."""
-        for bar in self.main.query(StatusBar):
-            bar.set(state_kind=state_kind, **fields)
+        (query_one raised NoMatches, and the app exited with a traceback), nor once the screens are gone: a
+        worker's hop to the UI thread (call_from_thread: the embedding's progress, a first launch's next
+        source) can run while the app shuts down, after its screen stack was emptied (self.main raised
+        IndexError into the worker)."""
+        for screen in self.screen_stack[:1]:
+            for bar in screen.query(StatusBar):
+                bar.set(state_kind=state_kind, **fields)
 
     def set_state(self, kind: str, text: str) -> None:
         """The state field: kind is ready / loading / busy / error / missing (its colour)."""

@@ -106,3 +106,16 @@ async def test_a_did_you_mean_check_that_ends_after_a_new_ask_does_not_replace_i
         assert main.query_one("#proposal").border_subtitle != "did-you-mean accepted, re-validated"
     first = History().get(first_id)
     assert first.verdict == "valid" and first.api_call == VALID_CALL  # accepted for the task it was for
+
+
+async def test_a_status_update_after_the_screens_are_gone_is_ignored(make_app):
+    """A worker's hop to the UI thread (call_from_thread(app.status, ...): the embedding's progress, a first
+    launch's next source) can run while the app shuts down, after Textual emptied the screen stack: the
+    status bar then raised IndexError (self.main: screen_stack[0]) into the worker.
+    Driven here by calling them once the app has exited, its screen stack empty."""
+    app = make_app([" x"])
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: app.main.query_one("#status").fields["state"] == "ready")
+    assert app.screen_stack == []
+    app.status(index="embedding 10/20")
+    app.set_state("ready", "ready")
