@@ -119,3 +119,69 @@ async def test_a_status_update_after_the_screens_are_gone_is_ignored(make_app):
     assert app.screen_stack == []
     app.status(index="embedding 10/20")
     app.set_state("ready", "ready")
+
+
+async def test_an_answer_that_ends_while_a_modal_is_up_is_shown_under_it(make_app):
+    """The ask worker's events (hits, tokens, verdict, AskEnded) reach MainScreen while F1's help screen
+    is on top: they must land in the main screen's widgets, not fail on the modal's. The ask is held
+    before the model (a gate around the real Session.wait_backend) until the help screen is up."""
+    from textual.widgets import TextArea
+
+    from gorilla_tui.tui.screens.help import HelpScreen
+
+    app = make_app([" " + VALID_CALL])
+    entered, release = threading.Event(), threading.Event()
+    wait_backend = app.session.wait_backend
+
+    def gated(cancel):
+        entered.set()
+        release.wait(60)
+        return wait_backend(cancel)
+
+    app.session.wait_backend = gated
+    async with app.run_test(size=SIZE) as pilot:
+        main = app.main
+        main.query_one("#task").value = VIDEO_TASK
+        main.query_one("#task").focus()
+        await pilot.press("enter")
+        await wait_for(pilot, entered.is_set)
+        await pilot.press("f1")
+        await wait_for(pilot, lambda: isinstance(app.screen, HelpScreen))
+        release.set()
+        await wait_for(pilot, lambda: main.finished == 1)
+        await pilot.pause()
+        assert isinstance(app.screen, HelpScreen)  # still on top
+        assert main.proposal is not None and main.proposal.verdict.kind == "valid"
+        assert main.query_one("#code", TextArea).text == VALID_CALL
+        assert main.query_one("#badge").has_class("-valid")
+        assert main.query_one("#status").fields["state"].startswith("answered")
+
+
+async def test_a_model_error_posted_while_a_modal_is_up_reaches_the_panel_under_it(torchhub_index, tmp_path):
+    """LoadState("model", "error") from the load worker while F1's help screen is on top (the load is held
+    by a gate around the real Session.load_backend until the modal is up): the app writes the error into
+    the main screen's proposal panel (App.main is the bottom screen), not into the modal."""
+    from gorilla_tui.tui.screens.help import HelpScreen
+
+    missing = tmp_path / "absent.gguf"
+    app = create_app(Settings(model=str(missing)), index=torchhub_index, show_timings=False)
+    entered, release = threading.Event(), threading.Event()
+    load_backend = app.session.load_backend
+
+    def gated():
+        entered.set()
+        release.wait(60)
+        return load_backend()
+
+    app.session.load_backend = gated
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, entered.is_set)
+        await pilot.press("f1")
+        await wait_for(pilot, lambda: isinstance(app.screen, HelpScreen))
+        release.set()
+        status = app.main.query_one("#status")
+        await wait_for(pilot, lambda: status.state_kind == "error")
+        assert isinstance(app.screen, HelpScreen)
+        shown = str(app.main.query_one("#proposal").query_one("#stream").render())
+        assert "the model could not be loaded" in shown and missing.name in shown
+        assert app.last_notice.startswith("model not loaded: ")
