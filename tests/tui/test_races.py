@@ -185,3 +185,46 @@ async def test_a_model_error_posted_while_a_modal_is_up_reaches_the_panel_under_
         shown = str(app.main.query_one("#proposal").query_one("#stream").render())
         assert "the model could not be loaded" in shown and missing.name in shown
         assert app.last_notice.startswith("model not loaded: ")
+
+
+async def test_a_task_asked_before_the_history_is_read_stays_in_the_recall(make_app, monkeypatch):
+    """CI (stress run of tests/tui, test_up_and_down_recall_earlier_tasks): the app reads the history for
+    up/down recall after the first paint (App._start_loading, call_after_refresh); on a busy machine the
+    first ask came before it, while its worker had not saved the task yet, and set_recall replaced the
+    recall list with the history's (empty): Up no longer found the first task. Driven here by running
+    _start_loading after that ask, with the ask's history.add held by a gate."""
+    from gorilla_tui.tui.app import GorillaApp
+    from gorilla_tui.tui.widgets.task_input import TaskInput
+
+    start_loading = GorillaApp._start_loading
+    monkeypatch.setattr(GorillaApp, "_start_loading", lambda self: None)  # run by hand below
+    app = make_app([" " + VALID_CALL, " " + VALID_CALL])
+    app.session.history.add("a task from yesterday")
+    entered, release = threading.Event(), threading.Event()
+    add = app.session.history.add
+
+    def gated(task, *args, **kwargs):
+        entered.set()
+        release.wait(60)
+        return add(task, *args, **kwargs)
+
+    app.session.history.add = gated
+    async with app.run_test(size=SIZE) as pilot:
+        task_input = app.main.query_one(TaskInput)
+        task_input.value = "first task"
+        task_input.focus()
+        await pilot.press("enter")
+        await wait_for(pilot, entered.is_set)  # asked, not saved yet
+        start_loading(app)  # the history is read now: it does not hold "first task"
+        release.set()
+        await wait_for(pilot, lambda: app.main.finished == 1)
+        await ask(pilot, "second task")
+        task_input.value = "draft"
+        await pilot.press("up")
+        assert task_input.value == "second task"
+        await pilot.press("up")
+        assert task_input.value == "first task"
+        await pilot.press("up")
+        assert task_input.value == "a task from yesterday"
+        await pilot.press("down", "down", "down")
+        assert task_input.value == "draft"

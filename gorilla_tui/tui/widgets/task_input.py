@@ -93,9 +93,11 @@ class TaskInput(Input):
             self.post_message(self.Cut(self.max_length or 0))
 
     def set_recall(self, tasks: list[str]) -> None:
-        """Tasks for up/down recall, newest first; resets the recall position."""
-        self._recall = list(tasks)
-        self._pos = -1
+        """Tasks of the history for up/down recall, newest first. They go after the tasks asked since the app
+        started (remember), which are newer: the history is read after the first paint (App._start_loading),
+        and a task asked before that (typed during the start, or on a busy machine) was dropped from the
+        recall when this replaced the list. The recall position is kept (the list only grows at its end)."""
+        self._recall = self._recall + [t for t in tasks if t not in self._recall]
 
     def remember(self, task: str) -> None:
         """Put `task` at the front of the recall list (moving it if present)."""
