@@ -247,7 +247,9 @@ async def test_recall_comes_from_saved_history(make_app):
     History().add("an older task from yesterday")
     app = make_app([" " + VALID_CALL])
     async with app.run_test(size=SIZE) as pilot:
-        await pilot.pause()
+        # the history is read after the first paint (App._start_loading, which also sets on_warning): one
+        # pause() was not always enough for it on a busy machine
+        await wait_for(pilot, lambda: app.session.history.on_warning is not None)
         await pilot.press("up")
         assert app.main.query_one(TaskInput).value == "an older task from yesterday"
 

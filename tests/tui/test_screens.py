@@ -78,7 +78,7 @@ async def test_settings_scroll_to_save_in_a_small_terminal(make_app):
         assert not dialog.content_region.contains_region(save.region)  # below the fold at first
         while screen.focused is not save:
             await pilot.press("tab")
-        await pilot.pause()
+        await pilot.wait_for_scheduled_animations()  # the focus scrolls the dialog (animated)
         assert dialog.content_region.contains_region(save.region)
         await pilot.press("enter")
         assert app.screen is app.main
