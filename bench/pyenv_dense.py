@@ -1,14 +1,17 @@
-"""python-env: BM25 alone or hybrid? Retrieval and final answers on the dev sets, several dense weights.
+"""python-env: BM25 alone or hybrid? Retrieval and final answers on the dev sets, several dense weights
+and fusion depths.
 
 Run: python bench/pyenv_dense.py [--shared ../shared] [--vector-cache DIR] [--weights 0,0.25,0.5,1]
-                                 [--split dev|test] [--results FILE] [--report-only] [--no-write]
+                                 [--depths 50,200,1000,all] [--split dev|test] [--no-answers]
+                                 [--results FILE] [--report-only] [--no-write]
 
 The default index (the three APIBench hubs, APIZoo, the Python standard library) is built in a temporary
 GORILLA_TUI_HOME as `index --refresh --from ../shared/apibench/api --from ../shared` builds it, with the
 vectors its manifests ask for. Then every python-env doc is embedded too (through the vector cache and the
 packaged seed, retrieve/seed.py: docs already embedded are not embedded again) and the same index answers
-the tasks once per python-env dense weight (index/*.toml `dense_weight`; 0 = BM25 alone: python-env's
-vectors masked out, the other sources unchanged):
+the tasks once per python-env setting of the grid --depths x --weights (index/*.toml `fusion_depth`: the
+docs of each ranking that take part in the RRF fusion, "all" = every ranked doc; `dense_weight`; 0 = BM25
+alone, whatever the depth: python-env's vectors masked out; the other sources unchanged):
 
 - library set (tests/data/stdlib_tasks.toml, dev only): hit 1 / any of 5 hits is an expected api_name with
   python-env searched alone (stdlib@1, @5); source@1: hit 1 of a search over every source is python-env;
@@ -18,8 +21,11 @@ vectors masked out, the other sources unchanged):
   default setting (no hub named, select mode, select by likelihood, the shipped choice rule, k = 5, the
   embedded model): right = the chosen doc is an expected api_name / meets the everyday label.
 
-Each weight's figures go to --results (JSON), so the section can be rewritten without the model
-(--report-only). Writes the section "python-env: BM25 or hybrid" of docs/benchmarks.md.
+Each setting's figures go to --results (JSON, keyed "depth:weight", "bm25" for BM25 alone; a run with
+answers adds its columns to the same setting's hits-only run), so the grid is pruned on hits first
+(--no-answers, fast) and the model answers only the best settings, and the section is rewritten without
+the model (--report-only; a setting without answers shows "-" there). Writes the section "python-env: BM25 or
+hybrid" of docs/benchmarks.md.
 """
 
 from __future__ import annotations
@@ -44,9 +50,11 @@ from _report import publish  # noqa: E402
 from everyday import HUBS, is_right, load_tasks  # noqa: E402
 
 from gorilla_tui.retrieve import seed  # noqa: E402
+from gorilla_tui.retrieve.dense import FUSION_DEPTH, FUSION_DEPTH_ALL  # noqa: E402
 from gorilla_tui.retrieve.embed import E5Embedder  # noqa: E402
 from gorilla_tui.retrieve.index import ApiIndex  # noqa: E402
 from gorilla_tui.retrieve.refresh import embed_docs, embed_index, refresh  # noqa: E402
+from gorilla_tui.retrieve.routing import fusion_depth  # noqa: E402
 
 TITLE = "python-env: BM25 or hybrid"
 STDLIB = ROOT / "tests" / "data" / "stdlib_tasks.toml"
@@ -77,15 +85,30 @@ def _group(source: str) -> str:
     return "hubs" if source in HUBS else source
 
 
-def set_weight(index: ApiIndex, rows: np.ndarray, vectors: np.ndarray, mask: np.ndarray, w: float) -> None:
-    """python-env's dense weight `w` in the fusion of `index` (0: its vectors masked out, BM25 alone)."""
+def setting_key(depth: str, w: float) -> str:
+    """The results key of one setting: "bm25" for w = 0 (the depth plays no part), else "depth:w"."""
+    return "bm25" if w == 0 else f"{depth}:{w:g}"
+
+
+def set_fusion(
+    index: ApiIndex, rows: np.ndarray, vectors: np.ndarray, mask: np.ndarray, w: float, depth: str
+) -> None:
+    """python-env's dense weight `w` and fusion depth `depth` (a positive integer or "all", read as the
+    manifest's fusion_depth is) in the fusion of `index` (w = 0: its vectors masked out, BM25 alone); the
+    other sources keep their shipped settings. Raises ValueError for a depth the manifest would refuse."""
     assert index.dense is not None and index.source_names is not None and index.source_codes is not None
+    d = fusion_depth(depth if depth == FUSION_DEPTH_ALL else int(depth))
+    if d is None:
+        raise ValueError(f"bad fusion depth {depth!r}: a positive integer or {FUSION_DEPTH_ALL!r}")
     m = mask.copy()
     m[rows] = w > 0
     index.dense.attach(vectors, m, index.dense.info)
     weights = dict(index.dense_weights(), **{"python-env": w if w > 0 else 1.0})
     per_source = np.array([weights.get(s, 1.0) for s in index.source_names], float)
     index._w_dense = per_source[index.source_codes]
+    depths = dict(index.fusion_depths(), **{"python-env": d})
+    per_source_depth = np.array([depths.get(s, FUSION_DEPTH) for s in index.source_names], np.int64)
+    index._depth = per_source_depth[index.source_codes]
 
 
 def _answer(pipeline: Any, task: str) -> tuple[Any, str]:
@@ -212,21 +235,26 @@ def render(results: dict[str, Any]) -> str:
         "routed X: hit 1 of a search over every source is from the task's source (X's tasks; the three hubs "
         "as one). answer X: X's python-env tasks (right: both sets) through `pipeline.ask` in the default "
         "setting (no hub named, select mode, select by likelihood, the shipped choice rule, k = 5, "
-        "Gemma 3 270M Q4_K_M). w = python-env's `dense_weight` in the RRF fusion (0 = BM25 alone). %.",
+        "Gemma 3 270M Q4_K_M). depth = python-env's `fusion_depth` (the docs of each ranking, BM25 x the "
+        "usage prior and dense, that take part in the RRF fusion; all = every ranked doc), w = its "
+        "`dense_weight` (BM25's is 1; BM25 alone: python-env's vectors left out). -: not run (hits only, to "
+        "prune the grid). %.",
         "",
     ]
     for split in ("dev", "test"):
         runs = results.get(split, {})
         if not runs:
             continue
-        first = next(iter(runs.values()))
-        cols = [k for k in keys if k in first]
-        ns = ", ".join(f"{k[2:]} {first[k]}" for k in first if k.startswith("n_"))
+        fullest = max(runs.values(), key=len)
+        cols = [k for k in keys if any(k in fig for fig in runs.values())]
+        ns = ", ".join(f"{k[2:]} {fullest[k]}" for k in fullest if k.startswith("n_"))
         lines += [f"Split: {split} ({ns})", "", "| python-env retrieval | " + " | ".join(cols) + " |",
                   "|---|" + "---|" * len(cols)]  # fmt: skip
-        for w, fig in runs.items():
-            name = "BM25 alone" if float(w) == 0 else f"hybrid, w = {w}"
-            lines.append(f"| {name} | " + " | ".join(f"{fig[k]:.1f}" for k in cols) + " |")
+        for key, fig in sorted(runs.items(), key=lambda kv: kv[0] != "bm25"):
+            depth, _, w = key.partition(":")
+            name = "BM25 alone" if key == "bm25" else f"hybrid, depth {depth}, w = {w}"
+            cells = [f"{fig[k]:.1f}" if k in fig else "-" for k in cols]
+            lines.append(f"| {name} | " + " | ".join(cells) + " |")
         lines.append("")
     cost = results.get("cost")
     if cost:
@@ -246,7 +274,8 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--shared", type=Path, default=ROOT.parent / "shared", help="the shared/ data folder")
     ap.add_argument("--vector-cache", default="", help="the vector cache folder (GORILLA_TUI_VECTOR_CACHE)")
-    ap.add_argument("--weights", default="0,0.25,0.5,1", help="python-env dense weights (0 = BM25 alone)")
+    ap.add_argument("--weights", default="0,0.5,1", help="python-env dense weights (0 = BM25 alone)")
+    ap.add_argument("--depths", default="50,200,1000,all", help="python-env fusion depths (int or all)")
     ap.add_argument("--split", choices=("dev", "test"), default="dev", help="test: once, after the choice")
     ap.add_argument("--no-answers", action="store_true", help="hits only, no model")
     ap.add_argument("--results", type=Path, default=RESULTS, help="the figures (JSON), read and updated")
@@ -269,11 +298,18 @@ def main(argv: list[str] | None = None) -> int:
             settings = Settings(k=5, hub="", mode="select", select_by="likelihood")
             pipeline = services.build_pipeline(settings, index, backend)
         runs = results.setdefault(args.split, {})
-        for w in args.weights.split(","):
-            set_weight(index, rows, vectors, mask, float(w))
+        grid = {
+            setting_key(d, float(w)): (d, float(w))
+            for d in args.depths.split(",")
+            for w in args.weights.split(",")
+        }
+        for key, (depth, w) in grid.items():
+            set_fusion(index, rows, vectors, mask, w, depth)
             t0 = time.perf_counter()
-            runs[w] = measure(index, args.split, pipeline)
-            print(f"{args.split} w={w} ({time.perf_counter() - t0:.0f} s):", json.dumps(runs[w]), flush=True)
+            runs[key] = {**runs.get(key, {}), **measure(index, args.split, pipeline)}
+            print(
+                f"{args.split} {key} ({time.perf_counter() - t0:.0f} s):", json.dumps(runs[key]), flush=True
+            )
             args.results.parent.mkdir(parents=True, exist_ok=True)
             args.results.write_text(json.dumps(results, indent=1), encoding="utf-8")
     return publish(TITLE, render(results), not args.no_write)
