@@ -62,9 +62,28 @@ STDLIB = ROOT / "tests" / "data" / "stdlib_tasks.toml"
 STDLIB_DE = ROOT / "tests" / "data" / "stdlib_tasks_de.toml"
 RESULTS = ROOT / "bench" / "results" / "pyenv_dense.json"
 #: The decision these figures led to (kept in step with index/python-env.toml by hand; dev figures only).
+#: The fusion-depth decision (dev figures only; kept in step with index/python-env.toml by hand).
+DEPTH_DECISION = (
+    "Decision (on dev), fusion depth (2026-12-01): python-env keeps the default depth, FUSION_DEPTH = 50 "
+    "(index/python-env.toml sets no `fusion_depth`; the key, read like `dense_weight`, is there for any "
+    "source), and `dense_weight = 0.5`. Runs: `--no-answers` over the grid depth {50, 200, 1000, all} x "
+    "w {0, 0.5, 1}, then answers for depth 50 (shipped), 200 and all at w = 0.5, BM25 alone, and depth 50 "
+    "and all at w = 1. The depth changes no figure: at a given weight the hit and routing columns are the "
+    "same at every depth, and at w = 0.5 the answers of depth 200 and all are those of depth 50 task for "
+    "task (70.0 % of the English dev tasks, 35.0 % of the German); at w = 1, depth all answers 65.0 % as "
+    'depth 50 does. The probe shows why: a deeper fusion lifts os.mkdir for "create a folder" from fused '
+    "rank 51 to 17 (w = 0.5; 20 to 11 at w = 1), but not into the 5 hits: at RRF k = 60 its dense rank 2 "
+    "and BM25 rank 55 sum to 0.5/62 + 1/115 = 0.017, below any doc in the top 29 of both lists "
+    "(1.5/89); the flat 1/(k + rank), not the depth, keeps it out. Nothing won, so nothing new ships and "
+    "the test half was not run for this choice. (The issue's BM25 / dense ranks, 98 / 1, were taken on "
+    "another build; this run's are in the probe table's headers.) The rows marked 2026-11-30 and the test "
+    "split are the earlier run's figures at depth 50 (this run reproduces its BM25 alone, w = 0.5 and "
+    "w = 1 rows exactly)."
+)
 DECISION = (
-    "Decision (on dev): python-env is hybrid, `dense_weight = 0.5` (index/python-env.toml). On the English "
-    "dev tasks the final answer ties with BM25 alone (70.0 %, 42 of 60: the library set gains 2 tasks, the "
+    "Decision (on dev), retrieval: python-env is hybrid, `dense_weight = 0.5` (index/python-env.toml). On "
+    "the English dev tasks the final answer ties with BM25 alone (70.0 %, 42 of 60: the library set gains "
+    "2 tasks, the "
     "everyday dev half loses 2) while the hits improve where BM25 misses (stdlib@1 71.4 -> 76.2, stdlib@5 "
     "90.5 -> 92.9, everyday@5 83.3 -> 88.9; everyday@1 66.7 -> 55.6); w = 0.25 and 1 lose answers. The win "
     "is a task in another language: BM25 sends 19 of 20 German library tasks to another source and "
@@ -88,6 +107,12 @@ def _group(source: str) -> str:
 def setting_key(depth: str, w: float) -> str:
     """The results key of one setting: "bm25" for w = 0 (the depth plays no part), else "depth:w"."""
     return "bm25" if w == 0 else f"{depth}:{w:g}"
+
+
+def setting_name(key: str) -> str:
+    """A results key as the section's row name."""
+    depth, _, w = key.partition(":")
+    return "BM25 alone" if key == "bm25" else f"hybrid, depth {depth}, w = {w}"
 
 
 def set_fusion(
@@ -138,6 +163,37 @@ def _library_pass(
     return at1, at5, src1
 
 
+#: The issue's probe (everyday tasks whose obvious function the dense side finds and BM25 misses): task,
+#: wanted api_name. Their ranks in python-env searched alone show what the fusion depth changes.
+PROBES = (
+    ("create a folder", "os.mkdir"),
+    ("create a folder", "os.makedirs"),
+    ("read environment variables", "os.getenv"),
+    ("get the current date and time", "datetime.datetime.now"),
+)
+
+
+def _rank(scores: np.ndarray, pos: int, eligible: np.ndarray | None = None) -> int:
+    """1-based rank of position `pos` in `scores` (higher first, ties in position order, as top_k ranks),
+    among `eligible` positions when given."""
+    ok = np.ones(len(scores), bool) if eligible is None else eligible
+    ahead = (scores > scores[pos]) | ((scores == scores[pos]) & (np.arange(len(scores)) < pos))
+    return int(np.sum(ahead & ok)) + 1
+
+
+def probe_ranks(index: ApiIndex) -> dict[str, list[int]]:
+    """PROBES' "task -> api_name": [BM25 rank (x the usage prior), dense rank, fused rank] in python-env
+    searched alone with the index's current settings (fused = BM25 when dense is off)."""
+    out: dict[str, list[int]] = {}
+    for task, wanted in PROBES:
+        rows, fused, bm25, dense = index.ranked(task, "python-env")
+        pos = next(i for i, r in enumerate(rows) if index.docs[int(r)].api_name == wanted)
+        ranking = bm25 * index.prior()[rows]
+        dense_rank = _rank(dense[0], pos, dense[1]) if dense is not None else 0
+        out[f"{task} -> {wanted}"] = [_rank(ranking, pos), dense_rank, _rank(fused, pos)]
+    return out
+
+
 def measure(index: ApiIndex, split: str, pipeline: Any) -> dict[str, Any]:
     """Retrieval and final-answer figures (%) of `index` on the library set (dev only) and the everyday
     tasks of `split`; pipeline: the default-setting pipeline over `index` (None: hits only)."""
@@ -152,6 +208,7 @@ def measure(index: ApiIndex, split: str, pipeline: Any) -> dict[str, Any]:
         n_stdlib_right = sum(right)
         out.update({"stdlib@1": 100 * at1 / n, "stdlib@5": 100 * at5 / n, "stdlib source@1": 100 * src1 / n})
         out["n_stdlib"] = n
+        out["probes"] = probe_ranks(index)
         out.update(_german(index, pipeline))
     tasks = [t for t in load_tasks() if t["split"] == split]
     py = [t for t in tasks if t["source"] == "python-env"]
@@ -222,6 +279,27 @@ def build(shared: Path) -> tuple[ApiIndex, np.ndarray, np.ndarray, np.ndarray, d
     return index, rows, all_vectors, mask, cost
 
 
+def _probe_table(runs: dict[str, Any]) -> list[str]:
+    """The Markdown lines of PROBES' fused ranks per setting ([] when no run has them)."""
+    with_probes = {key: fig["probes"] for key, fig in runs.items() if fig.get("probes")}
+    hybrid = next((p for key, p in with_probes.items() if key != "bm25"), None)
+    if hybrid is None:
+        return []
+    heads = [f"{name} (BM25 {ranks[0]}, dense {ranks[1]})" for name, ranks in hybrid.items()]
+    lines = [
+        "The issue's probe, python-env searched alone: the rank of the wanted doc in the fusion (BM25 = "
+        "BM25 x the usage prior; BM25 alone: its BM25 rank).",
+        "",
+        "| setting | " + " | ".join(heads) + " |",
+        "|---|" + "---:|" * len(heads),
+    ]
+    for key, probes in sorted(with_probes.items(), key=lambda kv: kv[0] != "bm25"):
+        lines.append(
+            f"| {setting_name(key)} | " + " | ".join(str(probes.get(n, ["-"] * 3)[2]) for n in hybrid) + " |"
+        )
+    return [*lines, ""]
+
+
 def render(results: dict[str, Any]) -> str:
     """The Markdown section from the results file's figures."""
     keys = ("stdlib@1", "stdlib@5", "stdlib source@1", "everyday@1", "everyday@5", "answer stdlib",
@@ -251,11 +329,11 @@ def render(results: dict[str, Any]) -> str:
         lines += [f"Split: {split} ({ns})", "", "| python-env retrieval | " + " | ".join(cols) + " |",
                   "|---|" + "---|" * len(cols)]  # fmt: skip
         for key, fig in sorted(runs.items(), key=lambda kv: kv[0] != "bm25"):
-            depth, _, w = key.partition(":")
-            name = "BM25 alone" if key == "bm25" else f"hybrid, depth {depth}, w = {w}"
+            name = setting_name(key) + (f" (run of {fig['run']})" if fig.get("run") else "")
             cells = [f"{fig[k]:.1f}" if k in fig else "-" for k in cols]
             lines.append(f"| {name} | " + " | ".join(cells) + " |")
         lines.append("")
+        lines += _probe_table(runs)
     cost = results.get("cost")
     if cost:
         lines += [
@@ -264,8 +342,7 @@ def render(results: dict[str, Any]) -> str:
             "",
         ]
     lines += seed.report_lines() + [""]
-    if DECISION:
-        lines.append(DECISION)
+    lines += [DEPTH_DECISION, "", DECISION]
     return "\n".join(lines)
 
 
