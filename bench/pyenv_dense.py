@@ -73,12 +73,13 @@ DEPTH_DECISION = (
     "task (70.0 % of the English dev tasks, 35.0 % of the German); at w = 1, depth all answers 65.0 % as "
     'depth 50 does. The probe shows why: a deeper fusion lifts os.mkdir for "create a folder" from fused '
     "rank 51 to 17 (w = 0.5; 20 to 11 at w = 1), but not into the 5 hits: at RRF k = 60 its dense rank 2 "
-    "and BM25 rank 55 sum to 0.5/62 + 1/115 = 0.017, below any doc in the top 29 of both lists "
+    "and BM25 x prior rank 55 sum to 0.5/62 + 1/115 = 0.017, below any doc in the top 29 of both lists "
     "(1.5/89); the flat 1/(k + rank), not the depth, keeps it out. Nothing won, so nothing new ships and "
-    "the test half was not run for this choice. (The issue's BM25 / dense ranks, 98 / 1, were taken on "
-    "another build; this run's are in the probe table's headers.) The rows marked 2026-11-30 and the test "
-    "split are the earlier run's figures at depth 50 (this run reproduces its BM25 alone, w = 0.5 and "
-    "w = 1 rows exactly)."
+    "the test half was not run for this choice. (The issue's table is one lower than this run's plain "
+    "BM25, dense and fused ranks (depth 50, w = 0.5), e.g. os.mkdir 98 / 1 / 50 here 99 / 2 / 51, except "
+    "os.makedirs' BM25 rank, 4330 here 4420.) The rows marked 2026-11-30 and the test split are the "
+    "earlier run's figures at depth 50 (this run reproduces its BM25 alone, w = 0.5 and w = 1 rows "
+    "exactly)."
 )
 DECISION = (
     "Decision (on dev), retrieval: python-env is hybrid, `dense_weight = 0.5` (index/python-env.toml). On "
@@ -182,15 +183,16 @@ def _rank(scores: np.ndarray, pos: int, eligible: np.ndarray | None = None) -> i
 
 
 def probe_ranks(index: ApiIndex) -> dict[str, list[int]]:
-    """PROBES' "task -> api_name": [BM25 rank (x the usage prior), dense rank, fused rank] in python-env
-    searched alone with the index's current settings (fused = BM25 when dense is off)."""
+    """PROBES' "task -> api_name": [BM25 x the usage prior rank (the ranking that is fused), dense rank,
+    fused rank, plain BM25 rank] in python-env searched alone with the index's current settings (fused =
+    BM25 x the prior when dense is off)."""
     out: dict[str, list[int]] = {}
     for task, wanted in PROBES:
         rows, fused, bm25, dense = index.ranked(task, "python-env")
         pos = next(i for i, r in enumerate(rows) if index.docs[int(r)].api_name == wanted)
         ranking = bm25 * index.prior()[rows]
         dense_rank = _rank(dense[0], pos, dense[1]) if dense is not None else 0
-        out[f"{task} -> {wanted}"] = [_rank(ranking, pos), dense_rank, _rank(fused, pos)]
+        out[f"{task} -> {wanted}"] = [_rank(ranking, pos), dense_rank, _rank(fused, pos), _rank(bm25, pos)]
     return out
 
 
@@ -285,10 +287,13 @@ def _probe_table(runs: dict[str, Any]) -> list[str]:
     hybrid = next((p for key, p in with_probes.items() if key != "bm25"), None)
     if hybrid is None:
         return []
-    heads = [f"{name} (BM25 {ranks[0]}, dense {ranks[1]})" for name, ranks in hybrid.items()]
+    heads = [
+        f"{name} (BM25 {ranks[3]}, x prior {ranks[0]}, dense {ranks[1]})" for name, ranks in hybrid.items()
+    ]
     lines = [
-        "The issue's probe, python-env searched alone: the rank of the wanted doc in the fusion (BM25 = "
-        "BM25 x the usage prior; BM25 alone: its BM25 rank).",
+        "The issue's probe, python-env searched alone: the rank of the wanted doc in the fusion; the "
+        "headers give its plain BM25 rank, its rank by BM25 x the usage prior (what is fused; BM25 alone "
+        "ranks by it too) and its dense rank.",
         "",
         "| setting | " + " | ".join(heads) + " |",
         "|---|" + "---:|" * len(heads),
