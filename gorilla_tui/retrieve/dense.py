@@ -26,11 +26,13 @@ from gorilla_tui.retrieve.embed import Embedder, open_embedder
 #: others on the Torch Hub training split).
 RRF_K = 60
 #: Docs of each ranking that take part in the fusion (the probe's top 50) for a source whose manifest does
-#: not set FUSION_DEPTH_KEY (the hubs: chosen on the Torch Hub dev split, 94 docs).
+#: not set FUSION_DEPTH_KEY: every shipped source. The hubs' was chosen on the Torch Hub dev split (94
+#: docs); for python-env (8,841 docs) depths 200, 1000 and all changed no dev figure, hits or answers
+#: (bench/pyenv_dense.py; docs/benchmarks.md "python-env: BM25 or hybrid").
 FUSION_DEPTH = 50
 #: Manifest key (index/*.toml) with a source's own fusion depth, read at search time like DENSE_WEIGHT_KEY
 #: (ApiIndex.fusion_depths; no rebuild needed): a positive integer, or FUSION_DEPTH_ALL for every ranked
-#: doc; FUSION_DEPTH when absent. python-env's (8,841 docs) was chosen on its dev sets, bench/pyenv_dense.py.
+#: doc; FUSION_DEPTH when absent or not one of those (routing.fusion_depth).
 FUSION_DEPTH_KEY = "fusion_depth"
 #: The FUSION_DEPTH_KEY value that lets every ranked doc of both rankings into the fusion.
 FUSION_DEPTH_ALL = "all"
