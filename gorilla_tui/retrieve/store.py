@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from gorilla_tui.errors import GorillaError, IndexMissingError
+from gorilla_tui.paths import read_regular_text
 from gorilla_tui.pool.doc import ApiDoc
 from gorilla_tui.retrieve.store_docs import LazyDocs
 from gorilla_tui.retrieve.store_io import DAMAGED as _DAMAGED
@@ -76,9 +77,11 @@ def current_version(root: Path | None = None) -> Path | None:
     """The live version folder named by root/CURRENT, or None when no index has been published."""
     root = index_root(root)
     try:
-        name = (root / POINTER).read_text(encoding="utf-8").strip()
+        name = read_regular_text(root / POINTER).strip()
     except (FileNotFoundError, NotADirectoryError):
         return None
+    except UnicodeDecodeError:
+        name = "(not UTF-8 text)"
     except OSError as e:
         raise GorillaError(f"cannot read {root / POINTER}: {e.strerror or e}") from None
     if not name or "/" in name or "\\" in name or name.startswith("."):
