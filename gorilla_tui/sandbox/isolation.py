@@ -44,9 +44,9 @@ SECRET_NAME = re.compile(
 
 @dataclass(frozen=True)
 class Isolation:
-    """What this machine allows: mode "namespaces" (new PID, mount, network, IPC and UTS namespaces via unshare(1),
-    as root or through a user namespace) or "none"; prefix: the unshare command to put first; reason: one
-    line saying what is there, or what is missing."""
+    """What this machine allows: mode "namespaces" (new PID, mount, network, IPC and UTS namespaces via
+    unshare(1), as root or through a user namespace) or "none"; prefix: the unshare command to put first;
+    reason: one line saying what is there, or what is missing."""
 
     mode: str
     prefix: tuple[str, ...]
