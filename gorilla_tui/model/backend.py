@@ -345,6 +345,7 @@ def _open_llama(settings: Settings, cancel: threading.Event | None) -> LlamaBack
         use_extra_bufts=settings.use_extra_bufts,
     )
     params = fit_n_ctx(params, resolved.path, settings.n_ctx)
+    params, threads_note = kernels.cap_threads(params)
     warning = kernels.offload_warning(profile, params, kernels.llama_capabilities())
     decision = probe.ensure_runtime(
         resolved.path,
@@ -356,5 +357,5 @@ def _open_llama(settings: Settings, cancel: threading.Event | None) -> LlamaBack
     if cancel is not None and cancel.is_set():
         raise probe.ProbeCancelled("cancelled before loading the model")
     backend = LlamaBackend(resolved.path, params=decision.params, name=resolved.name, family=resolved.family)
-    backend.warnings += [w for w in (warning, decision.note) if w]
+    backend.warnings += [w for w in (threads_note, warning, decision.note) if w]
     return backend

@@ -1,9 +1,11 @@
-"""Break-it pass 10: an n_ctx over the context a GGUF model was trained for is refused before llama.cpp
-allocates its KV cache (config.toml `n_ctx = 1000000` took 3.4 GB, a larger one was killed by the OOM
-killer); the trained length is read from the GGUF metadata of the real embedded model."""
+"""Break-it pass 10: runtime params a model cannot use. An n_ctx over the context a GGUF model was
+trained for is refused before llama.cpp allocates its KV cache (config.toml `n_ctx = 1000000` took 3.4 GB,
+a larger one was killed by the OOM killer; the trained length is read from the GGUF metadata of the real
+embedded model), and more threads than cores are capped."""
 
 from __future__ import annotations
 
+import os
 import struct
 from pathlib import Path
 
@@ -14,6 +16,7 @@ from gorilla_tui.errors import UsageError
 from gorilla_tui.model import probe
 from gorilla_tui.model.backend import open_backend
 from gorilla_tui.model.gguf_meta import context_length, fit_n_ctx
+from gorilla_tui.model.profiles import cap_threads
 
 pytestmark = pytest.mark.model
 
@@ -69,3 +72,18 @@ def test_the_profile_default_is_lowered_to_a_shorter_trained_context(tmp_path: P
     assert fit_n_ctx({"n_ctx": 1024}, model, 1024) == {"n_ctx": 1024}
     with pytest.raises(UsageError, match="n_ctx = 4096 is more than old-llama.gguf was trained for"):
         fit_n_ctx({"n_ctx": 4096}, model, 4096)
+
+
+def test_more_threads_than_cores_are_capped_with_a_note(gemma_path: Path) -> None:
+    """Break-it pass 10: `n_threads = 5000` made one answer take 130 s on 2 cores (llama.cpp starts every
+    thread), and 100000 crashed the probe child. The real embedded model opens with the cores' count."""
+    cores = os.cpu_count() or 1
+    assert cap_threads({"n_threads": 1, "n_threads_batch": cores}, cores) == (
+        {"n_threads": 1, "n_threads_batch": cores},
+        "",
+    )
+    backend = open_backend(Settings(model=str(gemma_path), n_threads=5000))
+    assert backend.params["n_threads"] == cores and backend.params["n_threads_batch"] == cores
+    assert f"n_threads = 5000 is more than this machine's {cores} logical cores: using {cores}" in (
+        backend.warnings
+    )
