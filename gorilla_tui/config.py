@@ -229,7 +229,7 @@ def _config_text(data: dict[str, Any], path: Path) -> str:
     import tomlkit  # deferred: only saving settings (the TUI settings screen) needs it
 
     try:
-        doc = tomlkit.parse(path.read_text(encoding="utf-8"))
+        doc = tomlkit.parse(read_regular_text(path))  # a FIFO put there since: never blocks
     except (OSError, UnicodeDecodeError, tomlkit.exceptions.TOMLKitError):
         doc = tomlkit.document()
     for key, value in data.items():
