@@ -69,3 +69,14 @@ def test_probe_cache_that_is_a_fifo_reads_as_empty() -> None:
     reader.join(HANG_S)
     assert not reader.is_alive(), "reading a FIFO probe.json blocked"
     assert result == [{}]
+
+
+def test_a_mirror_file_that_is_a_fifo_is_named_as_one(tmp_path) -> None:
+    """`index --refresh --from DIR` with a FIFO under the manifest's file name said only "not found"."""
+    os.mkfifo(tmp_path / "torchhub_api.jsonl")
+    done = _gorilla("index", "--refresh", "--from", str(tmp_path), "--only", "torchhub")
+    assert done.returncode == 2, done
+    assert done.stderr.splitlines()[0] == (
+        f"gorilla-tui: error: no source reachable (torchhub: torchhub_api.jsonl not found in {tmp_path} "
+        f"({tmp_path / 'torchhub_api.jsonl'} is a FIFO, not a file))"
+    )
