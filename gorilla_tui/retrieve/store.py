@@ -14,6 +14,7 @@ import os
 import shutil
 import tempfile
 import time
+import zipfile
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -71,6 +72,21 @@ BUILD_PREFIX = ".build-"
 #: folder; older ones are removed by the next refresh).
 KEEP_PREVIOUS = 1
 _HINT = REBUILD_HINT
+
+
+def _read_postings(np: Any, path: Path) -> dict[str, Any]:
+    """The _POSTINGS_ARRAYS of postings.npz. Raises ValueError naming the file when it is no NumPy
+    archive: numpy's own message for bytes that look like a pickle advised loading it "unsafely" with
+    allow_pickle, and "File is not a zip file" did not say which file (break-it pass 10)."""
+    try:
+        with np.load(path, allow_pickle=False) as npz:
+            return {name: npz[name] for name in _POSTINGS_ARRAYS}
+    except ValueError as e:
+        if "pickle" in str(e):
+            raise ValueError(f"{path.name} is not a NumPy archive (it holds other data)") from None
+        raise ValueError(f"{path.name}: {e}") from None
+    except (zipfile.BadZipFile, EOFError) as e:
+        raise ValueError(f"{path.name} is not a NumPy archive ({e})") from None
 
 
 def current_version(root: Path | None = None) -> Path | None:
@@ -319,8 +335,7 @@ def read_stored(path: Path | None = None) -> StoredIndex:
 
     try:
         terms = _read_json(folder / "vocab.json")
-        with np.load(folder / POSTINGS_FILE) as npz:
-            arrays = {name: npz[name] for name in _POSTINGS_ARRAYS}
+        arrays = _read_postings(np, folder / POSTINGS_FILE)
         n_docs = len(arrays["lengths"])
         if not isinstance(terms, list) or len(arrays["indptr"]) != len(terms) + 1:
             raise ValueError("vocab.json does not fit the postings")
