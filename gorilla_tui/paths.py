@@ -56,10 +56,21 @@ def get_paths() -> Paths:
     """Resolve the paths now (reads GORILLA_TUI_HOME on every call, so tests can move it).
 
     With GORILLA_TUI_HOME=DIR: DIR/data, DIR/cache, DIR/config. Otherwise platformdirs' user dirs.
+
+    Raises:
+        UsageError: GORILLA_TUI_HOME names something that is not a folder (a file, a FIFO, /dev/null):
+            every command then said "no index ... build it with index --refresh", and that failed too.
     """
     home = os.environ.get(HOME_ENV)
     if home:
         root = Path(home).expanduser()
+        try:
+            mode = os.stat(root).st_mode
+        except OSError:
+            mode = None  # missing (made on first write) or not reachable: the write says why
+        if mode is not None and not stat.S_ISDIR(mode):
+            kind = "a file" if stat.S_ISREG(mode) else file_kind(mode)
+            raise UsageError(f"{HOME_ENV}={home} is {kind}, not a folder: point it at a folder")
         return Paths(data=root / "data", cache=root / "cache", config=root / "config")
     return Paths(
         data=Path(platformdirs.user_data_dir(APP_NAME)),

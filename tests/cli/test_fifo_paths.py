@@ -80,3 +80,20 @@ def test_a_mirror_file_that_is_a_fifo_is_named_as_one(tmp_path) -> None:
         f"gorilla-tui: error: no source reachable (torchhub: torchhub_api.jsonl not found in {tmp_path} "
         f"({tmp_path / 'torchhub_api.jsonl'} is a FIFO, not a file))"
     )
+
+
+def test_gorilla_tui_home_that_is_no_folder_is_one_line(tmp_path, monkeypatch) -> None:
+    """GORILLA_TUI_HOME=/etc/passwd (or a FIFO) made every command say "no index ... build it with index
+    --refresh", and the refresh then failed with "Not a directory"."""
+    fifo = tmp_path / "home-fifo"
+    os.mkfifo(fifo)
+    afile = tmp_path / "home-file"
+    afile.write_text("x")
+    for home, kind in ((fifo, "a FIFO"), (afile, "a file")):
+        monkeypatch.setenv("GORILLA_TUI_HOME", str(home))
+        for argv in (("search", "classify images"), ("index", "--refresh", "--from", str(SMALL_POOL))):
+            done = _gorilla(*argv)
+            assert done.returncode == 2, done
+            assert done.stderr.strip() == (
+                f"gorilla-tui: error: GORILLA_TUI_HOME={home} is {kind}, not a folder: point it at a folder"
+            )
