@@ -257,8 +257,9 @@ def _identity_files(cfg: dict, scratch: str, new: str, uid: int) -> None:
     over the host's in the new root), and set the UTS namespace's host name: the run's fresh uid has a
     passwd entry (pwd.getpwuid(os.getuid()) failed with "uid not found", and programs that look up their
     user stopped), the host's user list is not shown, and neither is the host's name (socket.gethostname()
-    and /etc/hostname gave it). Files the host lacks are left out; a host name that cannot be set (no UTS
-    namespace) is left as it is."""
+    and /etc/hostname gave it). Files the host lacks are left out. The host name is set only in a UTS
+    namespace of the run's own (cfg "uts": unshare --uts): as root outside one, sethostname(2) would
+    rename the machine itself."""
     user, host, home = cfg.get("user", "sandbox"), cfg.get("hostname", "sandbox"), cfg["home"]
     root = "root:x:0:0:root:/root:/usr/sbin/nologin\n" if uid != 0 else f"root:x:0:0:{user}:{home}:/bin/sh\n"
     mine = f"{user}:x:{uid}:{uid}:{user}:{home}:/bin/sh\n" if uid != 0 else ""
@@ -269,6 +270,8 @@ def _identity_files(cfg: dict, scratch: str, new: str, uid: int) -> None:
         "hostname": host + "\n",
         "hosts": f"127.0.0.1\tlocalhost\n127.0.1.1\t{host}\n::1\tlocalhost ip6-localhost ip6-loopback\n",
     }
+    if not cfg.get("uts"):  # the run shares the machine's host name: its files say the same
+        del files["hostname"], files["hosts"]
     for name, text in files.items():
         target = f"{new}/etc/{name}"
         if not os.path.isfile(target):
@@ -278,9 +281,9 @@ def _identity_files(cfg: dict, scratch: str, new: str, uid: int) -> None:
             f.write(text)
         os.chmod(path, 0o644)
         _bind(path, target, readonly=True)
-    if cfg.get("namespaces"):
+    if cfg.get("namespaces") and cfg.get("uts"):
         raw = host.encode()
-        _libc.sethostname(raw, len(raw))  # EPERM without a UTS namespace of our own: the name stays
+        _libc.sethostname(raw, len(raw))
 
 
 def _exec_code(cfg: dict) -> None:

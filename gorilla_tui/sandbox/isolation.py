@@ -64,20 +64,24 @@ def probe_isolation() -> Isolation:
     unshare = shutil.which("unshare")
     if not unshare:
         return Isolation("none", (), "unshare(1) (util-linux) is not on PATH")
-    flags = ["--net", "--mount", "--pid", "--ipc", "--uts", "--fork", "--kill-child", "--mount-proc"]
-    if os.geteuid() != 0:
-        flags = ["--user", "--map-root-user", *flags]
-    prefix = (unshare, *flags, "--")
-    try:
-        r = subprocess.run(
-            [*prefix, sys.executable, "-I", "-S", "-c", "pass"], capture_output=True, timeout=10
-        )
-    except (OSError, subprocess.TimeoutExpired) as e:
-        return Isolation("none", (), f"unshare failed: {e}")
-    if r.returncode != 0:
-        why = r.stderr.decode(errors="replace").strip().splitlines()[-1:] or ["unknown error"]
-        return Isolation("none", (), f"namespaces not permitted here: {why[0]}")
-    return Isolation("namespaces", prefix, "new PID, mount, network, IPC and UTS namespaces")
+    why = "unknown error"
+    # with a UTS namespace first; where only it is refused, the others still isolate the run (the host
+    # name is then the machine's, as before)
+    for uts, kinds in ((["--uts"], "network, IPC and UTS"), ([], "network and IPC")):
+        flags = ["--net", "--mount", "--pid", "--ipc", *uts, "--fork", "--kill-child", "--mount-proc"]
+        if os.geteuid() != 0:
+            flags = ["--user", "--map-root-user", *flags]
+        prefix = (unshare, *flags, "--")
+        try:
+            r = subprocess.run(
+                [*prefix, sys.executable, "-I", "-S", "-c", "pass"], capture_output=True, timeout=10
+            )
+        except (OSError, subprocess.TimeoutExpired) as e:
+            return Isolation("none", (), f"unshare failed: {e}")
+        if r.returncode == 0:
+            return Isolation("namespaces", prefix, f"new PID, mount, {kinds} namespaces")
+        why = (r.stderr.decode(errors="replace").strip().splitlines()[-1:] or ["unknown error"])[0]
+    return Isolation("none", (), f"namespaces not permitted here: {why}")
 
 
 def isolation_layers() -> dict[str, str]:

@@ -203,6 +203,7 @@ class SandboxRun:
             "uid": uid,
             "user": SANDBOX_USER,
             "hostname": SANDBOX_HOSTNAME,
+            "uts": "--uts" in self._prefix,
             "status_fd": status_w,
             "lock_fd": lock_fd,
             "cgroup_procs": cgroup.procs_files if cgroup else [],
