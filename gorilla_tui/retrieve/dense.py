@@ -175,10 +175,12 @@ class DenseSide:
         self.note = f"dense retrieval off, BM25 alone: {why}"
 
     def state(self) -> dict[str, Any]:
-        """{"state": "ready" | "building" | "off" | "failed", "note": text, "done"/"total" while building}
-        (for `index --status` and the TUI status bar)."""
+        """{"state": "ready" | "building" | "off" | "failed", "note": text, "done"/"total" while building;
+        "why" when failed: "embedder" (it raised), "stopped" (the embedding process ended before it was
+        done: Ctrl+C in `index --refresh`) or "damaged" (the stored vectors)} (for `index --status` and the
+        TUI status bar)."""
         if self._failed:
-            return {"state": "failed", "note": self.note}
+            return {"state": "failed", "note": self.note, "why": "embedder"}
         with self._lock:
             self._look()
         if self.vectors is not None:
@@ -187,7 +189,11 @@ class DenseSide:
             return {"state": "ready", "note": note, "docs": n}
         progress = store.read_progress(self.folder) if self.folder is not None else None
         if progress and progress.get("error"):
-            return {"state": "failed", "note": f"dense retrieval off, BM25 alone: {progress['error']}"}
+            return {
+                "state": "failed",
+                "note": f"dense retrieval off, BM25 alone: {progress['error']}",
+                "why": "stopped" if progress.get("stopped") else "embedder",
+            }
         if progress:
             done, total = int(progress.get("done", 0)), int(progress.get("total", 0))
             return {
@@ -197,7 +203,7 @@ class DenseSide:
                 "total": total,
             }
         if self._damaged:
-            return {"state": "failed", "note": DAMAGED_NOTE}
+            return {"state": "failed", "note": DAMAGED_NOTE, "why": "damaged"}
         return {"state": "off", "note": self.note or "BM25 alone (no dense vectors in this index)"}
 
     def query_vector(self, query: str) -> np.ndarray | None:
