@@ -1,14 +1,17 @@
-"""python-env: BM25 alone or hybrid? Retrieval and final answers on the dev sets, several dense weights.
+"""python-env: BM25 alone or hybrid? Retrieval and final answers on the dev sets, several dense weights
+and fusion depths.
 
 Run: python bench/pyenv_dense.py [--shared ../shared] [--vector-cache DIR] [--weights 0,0.25,0.5,1]
-                                 [--split dev|test] [--results FILE] [--report-only] [--no-write]
+                                 [--depths 50,200,1000,all] [--split dev|test] [--no-answers]
+                                 [--results FILE] [--report-only] [--no-write]
 
 The default index (the three APIBench hubs, APIZoo, the Python standard library) is built in a temporary
 GORILLA_TUI_HOME as `index --refresh --from ../shared/apibench/api --from ../shared` builds it, with the
 vectors its manifests ask for. Then every python-env doc is embedded too (through the vector cache and the
 packaged seed, retrieve/seed.py: docs already embedded are not embedded again) and the same index answers
-the tasks once per python-env dense weight (index/*.toml `dense_weight`; 0 = BM25 alone: python-env's
-vectors masked out, the other sources unchanged):
+the tasks once per python-env setting of the grid --depths x --weights (index/*.toml `fusion_depth`: the
+docs of each ranking that take part in the RRF fusion, "all" = every ranked doc; `dense_weight`; 0 = BM25
+alone, whatever the depth: python-env's vectors masked out; the other sources unchanged):
 
 - library set (tests/data/stdlib_tasks.toml, dev only): hit 1 / any of 5 hits is an expected api_name with
   python-env searched alone (stdlib@1, @5); source@1: hit 1 of a search over every source is python-env;
@@ -18,8 +21,11 @@ vectors masked out, the other sources unchanged):
   default setting (no hub named, select mode, select by likelihood, the shipped choice rule, k = 5, the
   embedded model): right = the chosen doc is an expected api_name / meets the everyday label.
 
-Each weight's figures go to --results (JSON), so the section can be rewritten without the model
-(--report-only). Writes the section "python-env: BM25 or hybrid" of docs/benchmarks.md.
+Each setting's figures go to --results (JSON, keyed "depth:weight", "bm25" for BM25 alone; a run with
+answers adds its columns to the same setting's hits-only run), so the grid is pruned on hits first
+(--no-answers, fast) and the model answers only the best settings, and the section is rewritten without
+the model (--report-only; a setting without answers shows "-" there). Writes the section "python-env: BM25 or
+hybrid" of docs/benchmarks.md.
 """
 
 from __future__ import annotations
@@ -44,9 +50,11 @@ from _report import publish  # noqa: E402
 from everyday import HUBS, is_right, load_tasks  # noqa: E402
 
 from gorilla_tui.retrieve import seed  # noqa: E402
+from gorilla_tui.retrieve.dense import FUSION_DEPTH, FUSION_DEPTH_ALL  # noqa: E402
 from gorilla_tui.retrieve.embed import E5Embedder  # noqa: E402
 from gorilla_tui.retrieve.index import ApiIndex  # noqa: E402
 from gorilla_tui.retrieve.refresh import embed_docs, embed_index, refresh  # noqa: E402
+from gorilla_tui.retrieve.routing import fusion_depth  # noqa: E402
 
 TITLE = "python-env: BM25 or hybrid"
 STDLIB = ROOT / "tests" / "data" / "stdlib_tasks.toml"
@@ -54,9 +62,29 @@ STDLIB = ROOT / "tests" / "data" / "stdlib_tasks.toml"
 STDLIB_DE = ROOT / "tests" / "data" / "stdlib_tasks_de.toml"
 RESULTS = ROOT / "bench" / "results" / "pyenv_dense.json"
 #: The decision these figures led to (kept in step with index/python-env.toml by hand; dev figures only).
+#: The fusion-depth decision (dev figures only; kept in step with index/python-env.toml by hand).
+DEPTH_DECISION = (
+    "Decision (on dev), fusion depth (2026-12-01): python-env keeps the default depth, FUSION_DEPTH = 50 "
+    "(index/python-env.toml sets no `fusion_depth`; the key, read like `dense_weight`, is there for any "
+    "source), and `dense_weight = 0.5`. Runs: `--no-answers` over the grid depth {50, 200, 1000, all} x w "
+    "{0, 0.5, 1}, then answers for depth 50 (shipped), 200 and all at w = 0.5, BM25 alone, and depth 50 "
+    "and all at w = 1. The depth changes no figure: at a given weight the hit and routing columns are the "
+    "same at every depth, and at w = 0.5 depth 200 and all answer the English dev tasks as depth 50 does, "
+    "task for task (70.0 %; the German: 35.0 % each); at w = 1, depth all answers the same English tasks "
+    'as depth 50 (65.0 %). The probe shows why: a deeper fusion lifts os.mkdir for "create a folder" '
+    "from fused rank 51 to 17 (w = 0.5; 20 to 11 at w = 1), but not into the 5 hits: at RRF k = 60 its "
+    "dense rank 2 and BM25 x prior rank 55 sum to 0.5/62 + 1/115 = 0.017, below any doc in the top 29 of "
+    "both lists (1.5/89); the flat 1/(k + rank), not the depth, keeps it out. Nothing won, so nothing new "
+    "ships and the test half was not run for this choice. (The issue's table is one lower than this run's "
+    "plain BM25, dense and fused ranks (depth 50, w = 0.5), e.g. os.mkdir 98 / 1 / 50 here 99 / 2 / 51, "
+    "except os.makedirs' BM25 rank, 4330 here 4420.) The rows marked 2026-11-30 and the test split are the "
+    "earlier run's figures at depth 50 (this run reproduces its BM25 alone, w = 0.5 and w = 1 rows "
+    "exactly)."
+)
 DECISION = (
-    "Decision (on dev): python-env is hybrid, `dense_weight = 0.5` (index/python-env.toml). On the English "
-    "dev tasks the final answer ties with BM25 alone (70.0 %, 42 of 60: the library set gains 2 tasks, the "
+    "Decision (on dev), retrieval: python-env is hybrid, `dense_weight = 0.5` (index/python-env.toml). On "
+    "the English dev tasks the final answer ties with BM25 alone (70.0 %, 42 of 60: the library set gains "
+    "2 tasks, the "
     "everyday dev half loses 2) while the hits improve where BM25 misses (stdlib@1 71.4 -> 76.2, stdlib@5 "
     "90.5 -> 92.9, everyday@5 83.3 -> 88.9; everyday@1 66.7 -> 55.6); w = 0.25 and 1 lose answers. The win "
     "is a task in another language: BM25 sends 19 of 20 German library tasks to another source and "
@@ -77,15 +105,36 @@ def _group(source: str) -> str:
     return "hubs" if source in HUBS else source
 
 
-def set_weight(index: ApiIndex, rows: np.ndarray, vectors: np.ndarray, mask: np.ndarray, w: float) -> None:
-    """python-env's dense weight `w` in the fusion of `index` (0: its vectors masked out, BM25 alone)."""
+def setting_key(depth: str, w: float) -> str:
+    """The results key of one setting: "bm25" for w = 0 (the depth plays no part), else "depth:w"."""
+    return "bm25" if w == 0 else f"{depth}:{w:g}"
+
+
+def setting_name(key: str) -> str:
+    """A results key as the section's row name."""
+    depth, _, w = key.partition(":")
+    return "BM25 alone" if key == "bm25" else f"hybrid, depth {depth}, w = {w}"
+
+
+def set_fusion(
+    index: ApiIndex, rows: np.ndarray, vectors: np.ndarray, mask: np.ndarray, w: float, depth: str
+) -> None:
+    """python-env's dense weight `w` and fusion depth `depth` (a positive integer or "all", read as the
+    manifest's fusion_depth is) in the fusion of `index` (w = 0: its vectors masked out, BM25 alone); the
+    other sources keep their shipped settings. Raises ValueError for a depth the manifest would refuse."""
     assert index.dense is not None and index.source_names is not None and index.source_codes is not None
+    d = fusion_depth(depth if depth == FUSION_DEPTH_ALL else int(depth))
+    if d is None:
+        raise ValueError(f"bad fusion depth {depth!r}: a positive integer or {FUSION_DEPTH_ALL!r}")
     m = mask.copy()
     m[rows] = w > 0
     index.dense.attach(vectors, m, index.dense.info)
     weights = dict(index.dense_weights(), **{"python-env": w if w > 0 else 1.0})
     per_source = np.array([weights.get(s, 1.0) for s in index.source_names], float)
     index._w_dense = per_source[index.source_codes]
+    depths = dict(index.fusion_depths(), **{"python-env": d})
+    per_source_depth = np.array([depths.get(s, FUSION_DEPTH) for s in index.source_names], np.int64)
+    index._depth = per_source_depth[index.source_codes]
 
 
 def _answer(pipeline: Any, task: str) -> tuple[Any, str]:
@@ -115,6 +164,38 @@ def _library_pass(
     return at1, at5, src1
 
 
+#: The issue's probe (everyday tasks whose obvious function the dense side finds and BM25 misses): task,
+#: wanted api_name. Their ranks in python-env searched alone show what the fusion depth changes.
+PROBES = (
+    ("create a folder", "os.mkdir"),
+    ("create a folder", "os.makedirs"),
+    ("read environment variables", "os.getenv"),
+    ("get the current date and time", "datetime.datetime.now"),
+)
+
+
+def _rank(scores: np.ndarray, pos: int, eligible: np.ndarray | None = None) -> int:
+    """1-based rank of position `pos` in `scores` (higher first, ties in position order, as top_k ranks),
+    among `eligible` positions when given."""
+    ok = np.ones(len(scores), bool) if eligible is None else eligible
+    ahead = (scores > scores[pos]) | ((scores == scores[pos]) & (np.arange(len(scores)) < pos))
+    return int(np.sum(ahead & ok)) + 1
+
+
+def probe_ranks(index: ApiIndex) -> dict[str, list[int]]:
+    """PROBES' "task -> api_name": [BM25 x the usage prior rank (the ranking that is fused), dense rank,
+    fused rank, plain BM25 rank] in python-env searched alone with the index's current settings (fused =
+    BM25 x the prior when dense is off)."""
+    out: dict[str, list[int]] = {}
+    for task, wanted in PROBES:
+        rows, fused, bm25, dense = index.ranked(task, "python-env")
+        pos = next(i for i, r in enumerate(rows) if index.docs[int(r)].api_name == wanted)
+        ranking = bm25 * index.prior()[rows]
+        dense_rank = _rank(dense[0], pos, dense[1]) if dense is not None else 0
+        out[f"{task} -> {wanted}"] = [_rank(ranking, pos), dense_rank, _rank(fused, pos), _rank(bm25, pos)]
+    return out
+
+
 def measure(index: ApiIndex, split: str, pipeline: Any) -> dict[str, Any]:
     """Retrieval and final-answer figures (%) of `index` on the library set (dev only) and the everyday
     tasks of `split`; pipeline: the default-setting pipeline over `index` (None: hits only)."""
@@ -129,6 +210,7 @@ def measure(index: ApiIndex, split: str, pipeline: Any) -> dict[str, Any]:
         n_stdlib_right = sum(right)
         out.update({"stdlib@1": 100 * at1 / n, "stdlib@5": 100 * at5 / n, "stdlib source@1": 100 * src1 / n})
         out["n_stdlib"] = n
+        out["probes"] = probe_ranks(index)
         out.update(_german(index, pipeline))
     tasks = [t for t in load_tasks() if t["split"] == split]
     py = [t for t in tasks if t["source"] == "python-env"]
@@ -199,6 +281,30 @@ def build(shared: Path) -> tuple[ApiIndex, np.ndarray, np.ndarray, np.ndarray, d
     return index, rows, all_vectors, mask, cost
 
 
+def _probe_table(runs: dict[str, Any]) -> list[str]:
+    """The Markdown lines of PROBES' fused ranks per setting ([] when no run has them)."""
+    with_probes = {key: fig["probes"] for key, fig in runs.items() if fig.get("probes")}
+    hybrid = next((p for key, p in with_probes.items() if key != "bm25"), None)
+    if hybrid is None:
+        return []
+    heads = [
+        f"{name} (BM25 {ranks[3]}, x prior {ranks[0]}, dense {ranks[1]})" for name, ranks in hybrid.items()
+    ]
+    lines = [
+        "The issue's probe, python-env searched alone: the rank of the wanted doc in the fusion; the "
+        "headers give its plain BM25 rank, its rank by BM25 x the usage prior (what is fused; BM25 alone "
+        "ranks by it too) and its dense rank.",
+        "",
+        "| setting | " + " | ".join(heads) + " |",
+        "|---|" + "---:|" * len(heads),
+    ]
+    for key, probes in sorted(with_probes.items(), key=lambda kv: kv[0] != "bm25"):
+        lines.append(
+            f"| {setting_name(key)} | " + " | ".join(str(probes.get(n, ["-"] * 3)[2]) for n in hybrid) + " |"
+        )
+    return [*lines, ""]
+
+
 def render(results: dict[str, Any]) -> str:
     """The Markdown section from the results file's figures."""
     keys = ("stdlib@1", "stdlib@5", "stdlib source@1", "everyday@1", "everyday@5", "answer stdlib",
@@ -212,22 +318,27 @@ def render(results: dict[str, Any]) -> str:
         "routed X: hit 1 of a search over every source is from the task's source (X's tasks; the three hubs "
         "as one). answer X: X's python-env tasks (right: both sets) through `pipeline.ask` in the default "
         "setting (no hub named, select mode, select by likelihood, the shipped choice rule, k = 5, "
-        "Gemma 3 270M Q4_K_M). w = python-env's `dense_weight` in the RRF fusion (0 = BM25 alone). %.",
+        "Gemma 3 270M Q4_K_M). depth = python-env's `fusion_depth` (the docs of each ranking, BM25 x the "
+        "usage prior and dense, that take part in the RRF fusion; all = every ranked doc), w = its "
+        "`dense_weight` (BM25's is 1; BM25 alone: python-env's vectors left out). -: not run (hits only, to "
+        "prune the grid). %.",
         "",
     ]
     for split in ("dev", "test"):
         runs = results.get(split, {})
         if not runs:
             continue
-        first = next(iter(runs.values()))
-        cols = [k for k in keys if k in first]
-        ns = ", ".join(f"{k[2:]} {first[k]}" for k in first if k.startswith("n_"))
+        fullest = max(runs.values(), key=len)
+        cols = [k for k in keys if any(k in fig for fig in runs.values())]
+        ns = ", ".join(f"{k[2:]} {fullest[k]}" for k in fullest if k.startswith("n_"))
         lines += [f"Split: {split} ({ns})", "", "| python-env retrieval | " + " | ".join(cols) + " |",
                   "|---|" + "---|" * len(cols)]  # fmt: skip
-        for w, fig in runs.items():
-            name = "BM25 alone" if float(w) == 0 else f"hybrid, w = {w}"
-            lines.append(f"| {name} | " + " | ".join(f"{fig[k]:.1f}" for k in cols) + " |")
+        for key, fig in sorted(runs.items(), key=lambda kv: kv[0] != "bm25"):
+            name = setting_name(key) + (f" (run of {fig['run']})" if fig.get("run") else "")
+            cells = [f"{fig[k]:.1f}" if k in fig else "-" for k in cols]
+            lines.append(f"| {name} | " + " | ".join(cells) + " |")
         lines.append("")
+        lines += _probe_table(runs)
     cost = results.get("cost")
     if cost:
         lines += [
@@ -236,8 +347,7 @@ def render(results: dict[str, Any]) -> str:
             "",
         ]
     lines += seed.report_lines() + [""]
-    if DECISION:
-        lines.append(DECISION)
+    lines += [DEPTH_DECISION, "", DECISION]
     return "\n".join(lines)
 
 
@@ -246,7 +356,8 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--shared", type=Path, default=ROOT.parent / "shared", help="the shared/ data folder")
     ap.add_argument("--vector-cache", default="", help="the vector cache folder (GORILLA_TUI_VECTOR_CACHE)")
-    ap.add_argument("--weights", default="0,0.25,0.5,1", help="python-env dense weights (0 = BM25 alone)")
+    ap.add_argument("--weights", default="0,0.5,1", help="python-env dense weights (0 = BM25 alone)")
+    ap.add_argument("--depths", default="50,200,1000,all", help="python-env fusion depths (int or all)")
     ap.add_argument("--split", choices=("dev", "test"), default="dev", help="test: once, after the choice")
     ap.add_argument("--no-answers", action="store_true", help="hits only, no model")
     ap.add_argument("--results", type=Path, default=RESULTS, help="the figures (JSON), read and updated")
@@ -269,11 +380,18 @@ def main(argv: list[str] | None = None) -> int:
             settings = Settings(k=5, hub="", mode="select", select_by="likelihood")
             pipeline = services.build_pipeline(settings, index, backend)
         runs = results.setdefault(args.split, {})
-        for w in args.weights.split(","):
-            set_weight(index, rows, vectors, mask, float(w))
+        grid = {
+            setting_key(d, float(w)): (d, float(w))
+            for d in args.depths.split(",")
+            for w in args.weights.split(",")
+        }
+        for key, (depth, w) in grid.items():
+            set_fusion(index, rows, vectors, mask, w, depth)
             t0 = time.perf_counter()
-            runs[w] = measure(index, args.split, pipeline)
-            print(f"{args.split} w={w} ({time.perf_counter() - t0:.0f} s):", json.dumps(runs[w]), flush=True)
+            runs[key] = {**runs.get(key, {}), **measure(index, args.split, pipeline)}
+            print(
+                f"{args.split} {key} ({time.perf_counter() - t0:.0f} s):", json.dumps(runs[key]), flush=True
+            )
             args.results.parent.mkdir(parents=True, exist_ok=True)
             args.results.write_text(json.dumps(results, indent=1), encoding="utf-8")
     return publish(TITLE, render(results), not args.no_write)

@@ -17,7 +17,7 @@ else:  # pragma: no cover
     import tomli as tomllib
 
 from gorilla_tui.errors import UsageError
-from gorilla_tui.paths import expand_user, get_paths, path_exists
+from gorilla_tui.paths import NotRegularFileError, expand_user, get_paths, path_exists, read_regular_text
 
 MODES = ("select", "generate")
 #: How select mode chooses among the hits: "likelihood" scores every hit by the model's log-probability of
@@ -160,7 +160,9 @@ def load_settings(path: Path | None = None) -> Settings:
     if path.is_dir():
         raise UsageError(f"{path}: is a folder, not a config file (remove it or move it aside)")
     try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
+        data = tomllib.loads(read_regular_text(path))
+    except NotRegularFileError as e:
+        raise UsageError(f"{path}: {e.strerror}, not a config file (remove it or move it aside)") from None
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as e:
         raise UsageError(f"{path}: invalid TOML: {e}") from None
     except OSError as e:
@@ -227,7 +229,7 @@ def _config_text(data: dict[str, Any], path: Path) -> str:
     import tomlkit  # deferred: only saving settings (the TUI settings screen) needs it
 
     try:
-        doc = tomlkit.parse(path.read_text(encoding="utf-8"))
+        doc = tomlkit.parse(read_regular_text(path))  # a FIFO put there since: never blocks
     except (OSError, UnicodeDecodeError, tomlkit.exceptions.TOMLKitError):
         doc = tomlkit.document()
     for key, value in data.items():

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import errno
 import os
+import stat
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -54,10 +56,21 @@ def get_paths() -> Paths:
     """Resolve the paths now (reads GORILLA_TUI_HOME on every call, so tests can move it).
 
     With GORILLA_TUI_HOME=DIR: DIR/data, DIR/cache, DIR/config. Otherwise platformdirs' user dirs.
+
+    Raises:
+        UsageError: GORILLA_TUI_HOME names something that is not a folder (a file, a FIFO, /dev/null):
+            every command then said "no index ... build it with index --refresh", and that failed too.
     """
     home = os.environ.get(HOME_ENV)
     if home:
         root = Path(home).expanduser()
+        try:
+            mode = os.stat(root).st_mode
+        except OSError:
+            mode = None  # missing (made on first write) or not reachable: the write says why
+        if mode is not None and not stat.S_ISDIR(mode):
+            kind = "a file" if stat.S_ISREG(mode) else file_kind(mode)
+            raise UsageError(f"{HOME_ENV}={home} is {kind}, not a folder: point it at a folder")
         return Paths(data=root / "data", cache=root / "cache", config=root / "config")
     return Paths(
         data=Path(platformdirs.user_data_dir(APP_NAME)),
@@ -89,3 +102,54 @@ def path_exists(path: str | Path) -> bool:
         return Path(path).exists()
     except OSError:
         return False
+
+
+def file_kind(mode: int) -> str:
+    """What a path that is not a regular file is, from its st_mode, in words ("a FIFO", "a folder"...)."""
+    kinds = (
+        (stat.S_ISFIFO, "a FIFO"),
+        (stat.S_ISCHR, "a character device"),
+        (stat.S_ISBLK, "a block device"),
+        (stat.S_ISSOCK, "a socket"),
+        (stat.S_ISDIR, "a folder"),
+    )
+    return next((name for test, name in kinds if test(mode)), "not a file")
+
+
+class NotRegularFileError(OSError):
+    """A path the app reads its own small files from (config.toml, the index's CURRENT pointer, the
+    probe cache) is a FIFO, a device, a socket or a folder. An OSError, so callers that already turn
+    OSError into one line keep doing so; `strerror` says what the path is ("not a regular file (a
+    FIFO)")."""
+
+    def __init__(self, path: Path, mode: int) -> None:
+        super().__init__(errno.EINVAL, f"not a regular file ({file_kind(mode)})", str(path))
+
+
+def read_regular_text(path: Path) -> str:
+    """The UTF-8 text of `path`, read only when it is a regular file.
+
+    The file is opened with O_NONBLOCK and checked with fstat on the open descriptor, so a FIFO put in
+    its place never blocks the app (a plain open() of a FIFO waits for a writer forever) and /dev/zero
+    is never read, with no gap between the check and the read.
+
+    Raises:
+        FileNotFoundError: (and the other OSErrors of open/read) as open() would.
+        NotRegularFileError: the path is a FIFO, device, socket or folder.
+        UnicodeDecodeError: the bytes are not UTF-8.
+    """
+    flags = os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0)
+    try:
+        fd = os.open(path, flags)
+    except IsADirectoryError:
+        raise NotRegularFileError(path, stat.S_IFDIR) from None
+    try:
+        mode = os.fstat(fd).st_mode
+        if not stat.S_ISREG(mode):
+            raise NotRegularFileError(path, mode)
+        chunks = []
+        while chunk := os.read(fd, 1 << 20):
+            chunks.append(chunk)
+    finally:
+        os.close(fd)
+    return b"".join(chunks).decode("utf-8")

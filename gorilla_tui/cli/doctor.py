@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import platform
 import sys
+import tempfile
 from dataclasses import asdict
 from datetime import datetime, timezone
 from importlib import metadata
@@ -173,6 +175,41 @@ def _index(report: dict[str, Any], problems: list[dict[str, str]], notes: list[d
         notes.append({"note": lacks, "fix": _INDEX_FIX})
 
 
+#: What each folder of paths.Paths holds, for the problem a folder that cannot be written is.
+_WRITES = {
+    "data": "the index cannot be refreshed and the history is not saved",
+    "cache": "models cannot be assembled or downloaded and the probe is not remembered",
+    "config": "the settings screen cannot save config.toml",
+}
+
+
+def _writable(problems: list[dict[str, str]]) -> None:
+    """A problem for each of the data, cache and config folders that cannot be written: a read-only file
+    system or home, no permission, a file where the folder should be. Checked by creating and removing
+    a file in the folder (or in its nearest existing parent when it is not made yet): access(2) says yes
+    to root on a folder it still cannot write, so only a real write tells (break-it pass 10: `doctor`
+    said "no problems found" on a read-only home while `index --refresh` and every save failed)."""
+    paths = get_paths()
+    for name, what in _WRITES.items():
+        folder = getattr(paths, name)
+        probe = folder
+        while not probe.exists() and probe.parent != probe:
+            probe = probe.parent
+        try:
+            if not probe.is_dir():
+                raise NotADirectoryError(20, "a file is where the folder should be", str(probe))
+            fd, tmp = tempfile.mkstemp(dir=probe, prefix=".doctor-")
+            os.close(fd)
+            os.unlink(tmp)
+        except OSError as e:
+            problems.append(
+                {
+                    "problem": f"{folder} cannot be written ({e.strerror or e}): {what}",
+                    "fix": f"make {probe} writable, or set GORILLA_TUI_HOME to a writable folder",
+                }
+            )
+
+
 def _lacks(folder: Path, meta: dict[str, Any]) -> str:
     """What a working index lacks, in one line ("" when nothing): the shipped sources (index/*.toml) it
     was built without, e.g. an index of python-env only has no model-hub API, and whether its searches are
@@ -227,6 +264,7 @@ def collect(args: argparse.Namespace) -> dict[str, Any]:
         if not getattr(args, "no_inference", False):
             _inference(report, problems)
     _index(report, problems, notes)
+    _writable(problems)
     p = get_paths()
     report["paths"] = {"data": str(p.data), "cache": str(p.cache), "config_file": str(p.config_file),
                        "models_dir": str(p.models_dir), "index_dir": str(p.index_dir)}  # fmt: skip

@@ -18,6 +18,7 @@ from gorilla_tui.pool.apidoc import SourceRejected
 from gorilla_tui.pool.files import open_regular
 from gorilla_tui.sandbox.requirements import missing_package
 from gorilla_tui.sandbox.runner import IsolationError, Limits, SandboxRun, probe_isolation
+from gorilla_tui.sandbox.undefined import undefined_names
 from gorilla_tui.textsafe import safe_text
 
 #: Exit status after the run was stopped by a signal to the app: 128 + its number (Ctrl+C: 130).
@@ -144,7 +145,7 @@ def confirm_and_run(
         allow_unisolated=getattr(args, "no_isolation", False),
         echo_last=echo_last,
     )
-    _report(verdict, requirements, result, args, extra or {})
+    _report(verdict, requirements, result, args, extra or {}, code)
     if stopped_by is not None:
         print(f"gorilla-tui: run stopped ({STOPPED_BY[stopped_by]})", file=sys.stderr)
     sys.stdout.flush()  # the result is out before the history is touched
@@ -303,9 +304,15 @@ def run_in_sandbox(
 
 
 def _report(
-    verdict: Any, requirements: list[str], result: Any, args: argparse.Namespace, extra: dict[str, Any]
+    verdict: Any,
+    requirements: list[str],
+    result: Any,
+    args: argparse.Namespace,
+    extra: dict[str, Any],
+    code: str,
 ) -> None:
     missing = missing_package(result, verdict.matched)
+    undefined = undefined_names(result, code, verdict.matched)
     if args.json:
         doc = {
             **extra,
@@ -313,6 +320,7 @@ def _report(
             "env_requirements": requirements,
             "run": result.to_dict(),
             "missing_package": None if missing is None else missing.__dict__,
+            "undefined_names": None if undefined is None else undefined.to_dict(),
         }
         print(json.dumps(doc, indent=1))
         return
@@ -336,3 +344,5 @@ def _report(
             safe_text(f"missing package: {missing.module}; to install it yourself: {missing.pip_line}"),
             file=sys.stderr,
         )
+    if undefined is not None:
+        print(safe_text(f"NameError: {undefined.message()}"), file=sys.stderr)

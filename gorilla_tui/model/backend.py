@@ -13,6 +13,7 @@ import numpy as np
 from gorilla_tui.errors import ContextOverflowError, GorillaError
 from gorilla_tui.model import profiles as kernels
 from gorilla_tui.model import registry as models
+from gorilla_tui.model.gguf_meta import fit_n_ctx
 from gorilla_tui.model.llama_callbacks import PENDING_INTERRUPT as _PENDING_INTERRUPT  # noqa: F401 - tests
 from gorilla_tui.model.llama_callbacks import prompt_eval_abort as _prompt_eval_abort
 from gorilla_tui.model.llama_callbacks import quiet_llama_logs
@@ -311,7 +312,8 @@ def open_backend(settings: Settings, *, cancel: threading.Event | None = None) -
     GPU offload on a build without it still loads (on the CPU), with kernels.offload_warning in
     backend.warnings.
     cancel: set (Ctrl+C) to stop during the probe; the model is then not loaded.
-    Raises GorillaError / UsageError (an unknown kernel name, a bad --endpoint URL); probe.ModelCrashError
+    Raises GorillaError / UsageError (an unknown kernel name, a bad --endpoint URL, an n_ctx over the
+    context the model was trained for: gguf_meta.fit_n_ctx); probe.ModelCrashError
     (exit 2) when llama.cpp crashes with every fallback; probe.ProbeCancelled when `cancel` was set;
     models.ModelFileError, its hint models.model_file_fix (what `doctor` says), for a file llama.cpp cannot
     load (not GGUF, cut short, damaged)."""
@@ -342,6 +344,8 @@ def _open_llama(settings: Settings, cancel: threading.Event | None) -> LlamaBack
         n_gpu_layers=settings.n_gpu_layers,
         use_extra_bufts=settings.use_extra_bufts,
     )
+    params = fit_n_ctx(params, resolved.path, settings.n_ctx)
+    params, threads_note = kernels.cap_threads(params)
     warning = kernels.offload_warning(profile, params, kernels.llama_capabilities())
     decision = probe.ensure_runtime(
         resolved.path,
@@ -353,5 +357,5 @@ def _open_llama(settings: Settings, cancel: threading.Event | None) -> LlamaBack
     if cancel is not None and cancel.is_set():
         raise probe.ProbeCancelled("cancelled before loading the model")
     backend = LlamaBackend(resolved.path, params=decision.params, name=resolved.name, family=resolved.family)
-    backend.warnings += [w for w in (warning, decision.note) if w]
+    backend.warnings += [w for w in (threads_note, warning, decision.note) if w]
     return backend

@@ -31,7 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from gorilla_tui.errors import GorillaError
-from gorilla_tui.paths import get_paths
+from gorilla_tui.paths import get_paths, read_regular_text
 
 #: Env var of the test hook (see the module docstring); read only in the probe child.
 CRASH_ENV = "GORILLA_TUI_PROBE_CRASH"
@@ -113,7 +113,7 @@ def cache_file() -> Path:
 
 def _read_cache() -> dict[str, Any]:
     try:
-        data = json.loads(cache_file().read_text(encoding="utf-8"))
+        data = json.loads(read_regular_text(cache_file()))
         return data if isinstance(data, dict) else {}
     except (OSError, ValueError):
         return {}  # missing or unreadable: probe again (the cache is only an optimisation)

@@ -266,3 +266,22 @@ def extra_bufts_reason(profile: KernelProfile, setting: str = "auto") -> str:
     if setting not in ("", "auto"):
         return "config.toml: " + resolve_extra_bufts(setting)[1]
     return f"kernels/{profile.name}.toml: " + resolve_extra_bufts(profile.runtime.get("use_extra_bufts"))[1]
+
+
+def cap_threads(params: dict, cores: int | None = None) -> tuple[dict, str]:
+    """`params` with n_threads and n_threads_batch at most the machine's logical cores, and a one-line
+    note when a configured count was lowered ("" otherwise).
+
+    llama.cpp starts every thread it is given: `n_threads = 5000` in config.toml made one answer take
+    130 s on 2 cores, and `n_threads = 100000` crashed the probe child (SIGABRT) so that the fallback chain
+    pinned one thread for good (break-it pass 10). More threads than cores never decode faster (see
+    runtime_params' measurements). cores: default os.cpu_count()."""
+    cores = cores or os.cpu_count() or 1
+    asked = max(int(params.get("n_threads") or 0), int(params.get("n_threads_batch") or 0))
+    if asked <= cores:
+        return params, ""
+    capped = {**params}
+    for key in ("n_threads", "n_threads_batch"):
+        if int(capped.get(key) or 0) > cores:
+            capped[key] = cores
+    return capped, f"n_threads = {asked} is more than this machine's {cores} logical cores: using {cores}"

@@ -40,6 +40,11 @@ class EndpointDownError(GorillaError):
     same way, so callers that loop over tasks (evaluate/run.py) stop at once instead of counting failures."""
 
 
+#: Largest reply kept when an endpoint answers with no event stream (a whole completion object); the
+#: most a model writes here is max_tokens (256 by default), a few KiB of JSON.
+_MAX_PLAIN_BYTES = 4 * 2**20
+
+
 def retry_delay(attempt: int, base: float, retry_after: str | None = None) -> float:
     """Seconds to wait before try `attempt` + 1 (attempt 0 = the first retry): the server's Retry-After
     (seconds or an HTTP date, RFC 9110 section 10.2.3) when given, else exponential backoff base * 2**attempt;
@@ -205,6 +210,9 @@ class RemoteBackend:
             body["model"] = self.model
         resp = self._request(body, cancel)
         pieces = 0
+        events = 0
+        other: list[bytes] = []  # a body that is no event stream (kept up to _MAX_PLAIN_BYTES)
+        kept = 0
         try:
             with resp:
                 for raw in resp:
@@ -212,7 +220,11 @@ class RemoteBackend:
                         break
                     line = raw.decode("utf-8", "replace").strip()
                     if not line.startswith("data:"):
+                        if not events and kept <= _MAX_PLAIN_BYTES:
+                            other.append(raw)
+                            kept += len(raw)
                         continue
+                    events += 1
                     data = line[5:].strip()
                     if data == "[DONE]":
                         break
@@ -226,10 +238,43 @@ class RemoteBackend:
                     if text:
                         pieces += 1
                         yield text
+                if not events and other and not (cancel is not None and cancel.is_set()):
+                    text = self._plain_answer(b"".join(other), kept)
+                    if text:
+                        pieces += 1
+                        yield text
         except _NET_ERRORS as e:
             raise GorillaError(f"connection to {self.url} broke: {str(e) or type(e).__name__}") from None
         finally:
             self.last_stats = {"pieces": pieces, "cancelled": bool(cancel is not None and cancel.is_set())}
+
+    def _plain_answer(self, raw: bytes, size: int) -> str:
+        """The text of a reply that is no event stream: a server that ignores "stream": true sends one
+        completion object, which is used; anything else was taken for an empty answer ("the model gave no
+        API call", break-it pass 10) and is now one line saying what the server sent instead.
+        Raises GorillaError."""
+        if size > _MAX_PLAIN_BYTES:
+            raise GorillaError(
+                f"endpoint {self.url} sent no event stream but a reply over {_MAX_PLAIN_BYTES // 2**20} MiB"
+            )
+        try:
+            data = json.loads(raw)
+        except ValueError:
+            data = None
+        if isinstance(data, dict) and isinstance(data.get("error"), (dict, str)):
+            err = data["error"]
+            msg = err.get("message", err) if isinstance(err, dict) else err
+            raise GorillaError(f"endpoint {self.url} answered with an error: {safe_text(str(msg)[:200])}")
+        try:
+            text = data["choices"][0]["text"]  # type: ignore[index]
+            if isinstance(text, str):
+                return text
+        except (KeyError, IndexError, TypeError):
+            pass
+        shown = safe_text(raw[:80].decode("utf-8", "replace"))
+        raise GorillaError(
+            f"endpoint {self.url} sent no completion (neither an event stream nor one): {shown}"
+        )
 
     # -----------------------------------------------------------------------------------------------------
     # prompt log-probabilities

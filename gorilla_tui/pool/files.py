@@ -9,6 +9,7 @@ import stat
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 
+from gorilla_tui.paths import file_kind
 from gorilla_tui.pool.apidoc import Diagnostic, LoadResult, SourceRejected
 
 #: Default size limit of one source (all its files together), in bytes; `index --refresh --max-source-mb`
@@ -24,18 +25,6 @@ def open_regular(path: Path):
     if not stat.S_ISREG(st.st_mode):
         raise SourceRejected(f"{path}: not a regular file ({file_kind(st.st_mode)}); only files are read")
     return open(path, "rb")  # noqa: SIM115 - the caller closes it
-
-
-def file_kind(mode: int) -> str:
-    """What a path that is not a regular file is, from its st_mode, in words ("a FIFO", "a folder"...)."""
-    kinds = (
-        (stat.S_ISFIFO, "a FIFO"),
-        (stat.S_ISCHR, "a character device"),
-        (stat.S_ISBLK, "a block device"),
-        (stat.S_ISSOCK, "a socket"),
-        (stat.S_ISDIR, "a folder"),
-    )
-    return next((name for test, name in kinds if test(mode)), "not a file")
 
 
 def too_big(what: Path | str, max_bytes: int) -> SourceRejected:

@@ -9,13 +9,15 @@ from __future__ import annotations
 
 import fnmatch
 import importlib
+import os
+import stat
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from gorilla_tui.config import SOURCE_NAME
 from gorilla_tui.errors import UsageError
-from gorilla_tui.paths import expand_user, path_exists
+from gorilla_tui.paths import expand_user, file_kind, path_exists
 from gorilla_tui.pool.doc import (
     MAX_SOURCE_BYTES,
     Diagnostic,
@@ -108,6 +110,21 @@ def find_in_folder(manifest: Manifest, folder: Path) -> list[Path] | None:
     return None
 
 
+def _not_files(manifest: Manifest, folders: list[Path]) -> str:
+    """What is in the mirrors under a manifest file's exact name but is no regular file ("torchhub_api.jsonl
+    in /m is a FIFO"), so "not found" does not hide a file that is there but cannot be read; "" for none."""
+    seen = []
+    for folder in folders:
+        for name in (n for n in manifest.files if not any(c in n for c in "*?[")):
+            try:
+                mode = os.stat(folder / name).st_mode
+            except OSError:
+                continue
+            if not stat.S_ISREG(mode):
+                seen.append(f"{folder / name} is {file_kind(mode)}, not a file")
+    return "; ".join(seen)
+
+
 def load_docs_source(manifest: Manifest, ctx: FetchContext) -> tuple[str, list[str], LoadResult]:
     """Loader of kind "docs": resolve the manifest's files (the --from mirrors when given, else its remote),
     load them in its format and attach the manifest's training questions when they can be found
@@ -125,7 +142,9 @@ def _docs_files(manifest: Manifest, ctx: FetchContext) -> tuple[str, list[Path],
             if files:
                 return str(files[0].parent), files, folder
         where = ", ".join(str(m) for m in ctx.mirrors)
-        raise SourceUnavailable("not in mirror", f"{', '.join(manifest.files)} not found in {where}")
+        odd = _not_files(manifest, ctx.mirrors)
+        why = f"{', '.join(manifest.files)} not found in {where}" + (f" ({odd})" if odd else "")
+        raise SourceUnavailable("not in mirror", why)
     kind = manifest.remote.get("type", "path")
     if kind == "hf":
         origin = f"hf://{manifest.remote.get('repo_type', 'dataset')}s/{manifest.remote['repo_id']}"

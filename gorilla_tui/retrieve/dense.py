@@ -3,7 +3,8 @@
 An index answers with BM25 alone until its vectors are ready (a first refresh publishes BM25 at once and
 adds the vectors when embedded, retrieve/refresh.py), and when the embedder is missing or fails (a note
 says why). Fusion is reciprocal rank fusion (Cormack, Clarke & Buettcher, SIGIR 2009): each doc scores
-sum_i w_i / (RRF_K + rank_i) over the rankings it is in, ranks 1-based, each ranking cut at FUSION_DEPTH.
+sum_i w_i / (RRF_K + rank_i) over the rankings it is in, ranks 1-based, each ranking cut at its source's
+depth (FUSION_DEPTH_KEY in its manifest, else FUSION_DEPTH).
 """
 
 from __future__ import annotations
@@ -24,8 +25,19 @@ from gorilla_tui.retrieve.embed import Embedder, open_embedder
 #: RRF constant, Cormack et al.'s k = 60 (the issue's probe used it; bench/retrieval.py --dev compares
 #: others on the Torch Hub training split).
 RRF_K = 60
-#: Docs of each ranking that take part in the fusion (the probe's top 50).
+#: Docs of each ranking that take part in the fusion (the probe's top 50) for a source whose manifest does
+#: not set FUSION_DEPTH_KEY: every shipped source. The hubs' was chosen on the Torch Hub dev split (94
+#: docs); for python-env (8,841 docs) depths 200, 1000 and all changed no dev figure, hits or answers
+#: (bench/pyenv_dense.py; docs/benchmarks.md "python-env: BM25 or hybrid").
 FUSION_DEPTH = 50
+#: Manifest key (index/*.toml) with a source's own fusion depth, read at search time like DENSE_WEIGHT_KEY
+#: (ApiIndex.fusion_depths; no rebuild needed): a positive integer, or FUSION_DEPTH_ALL for every ranked
+#: doc; FUSION_DEPTH when absent or not one of those (routing.fusion_depth).
+FUSION_DEPTH_KEY = "fusion_depth"
+#: The FUSION_DEPTH_KEY value that lets every ranked doc of both rankings into the fusion.
+FUSION_DEPTH_ALL = "all"
+#: The depth FUSION_DEPTH_ALL stands for (more than any ranking holds).
+DEPTH_UNLIMITED = np.iinfo(np.int64).max
 #: Weights of the BM25 and the dense ranking in the fusion (chosen on the dev split, bench/retrieval.py).
 W_BM25, W_DENSE = 1.0, 1.0
 #: Manifest key (index/*.toml) with a source's own dense weight in the fusion, read at search time
@@ -55,19 +67,25 @@ def rrf(
     bm25: np.ndarray,
     dense: np.ndarray | None,
     mask: np.ndarray | None,
-    depth: int = FUSION_DEPTH,
+    depth: int | np.ndarray = FUSION_DEPTH,
     k: int = RRF_K,
     weights: tuple[float, float | np.ndarray] = (W_BM25, W_DENSE),
 ) -> np.ndarray:
     """Reciprocal-rank-fused scores (float64, same length as `bm25`): w_bm25 / (k + BM25 rank) for the top
     `depth` BM25 scores (> 0) plus w_dense / (k + dense rank) for the top `depth` dense scores among `mask`
     (docs with a vector). 0 for a doc in neither list. `dense` None: BM25 ranks alone. w_dense is one
-    number or one per position (each doc's source's DENSE_WEIGHT_KEY)."""
+    number or one per position (each doc's source's DENSE_WEIGHT_KEY); so is depth (each doc's source's
+    FUSION_DEPTH_KEY: a doc takes part in a ranking when its rank there is at most its own depth; ranks
+    are over the whole pool either way)."""
     fused = np.zeros(len(bm25))
-    r = rank_positions(bm25, depth)
+    depths = np.broadcast_to(np.asarray(depth, dtype=np.int64), (len(bm25),))
+    cut = int(depths.max()) if len(depths) else 0
+    r = rank_positions(bm25, cut)
+    r[r > depths] = 0
     fused[r > 0] += weights[0] / (k + r[r > 0])
     if dense is not None and mask is not None and mask.any():
-        r = rank_positions(dense, depth, mask)
+        r = rank_positions(dense, cut, mask)
+        r[r > depths] = 0
         w_dense = np.broadcast_to(np.asarray(weights[1], dtype=np.float64), r.shape)
         fused[r > 0] += w_dense[r > 0] / (k + r[r > 0])
     return fused
@@ -157,10 +175,12 @@ class DenseSide:
         self.note = f"dense retrieval off, BM25 alone: {why}"
 
     def state(self) -> dict[str, Any]:
-        """{"state": "ready" | "building" | "off" | "failed", "note": text, "done"/"total" while building}
-        (for `index --status` and the TUI status bar)."""
+        """{"state": "ready" | "building" | "off" | "failed", "note": text, "done"/"total" while building;
+        "why" when failed: "embedder" (it raised), "stopped" (the embedding process ended before it was
+        done: Ctrl+C in `index --refresh`) or "damaged" (the stored vectors)} (for `index --status` and the
+        TUI status bar)."""
         if self._failed:
-            return {"state": "failed", "note": self.note}
+            return {"state": "failed", "note": self.note, "why": "embedder"}
         with self._lock:
             self._look()
         if self.vectors is not None:
@@ -169,7 +189,11 @@ class DenseSide:
             return {"state": "ready", "note": note, "docs": n}
         progress = store.read_progress(self.folder) if self.folder is not None else None
         if progress and progress.get("error"):
-            return {"state": "failed", "note": f"dense retrieval off, BM25 alone: {progress['error']}"}
+            return {
+                "state": "failed",
+                "note": f"dense retrieval off, BM25 alone: {progress['error']}",
+                "why": "stopped" if progress.get("stopped") else "embedder",
+            }
         if progress:
             done, total = int(progress.get("done", 0)), int(progress.get("total", 0))
             return {
@@ -179,7 +203,7 @@ class DenseSide:
                 "total": total,
             }
         if self._damaged:
-            return {"state": "failed", "note": DAMAGED_NOTE}
+            return {"state": "failed", "note": DAMAGED_NOTE, "why": "damaged"}
         return {"state": "off", "note": self.note or "BM25 alone (no dense vectors in this index)"}
 
     def query_vector(self, query: str) -> np.ndarray | None:
@@ -222,7 +246,10 @@ class DenseSide:
 
 __all__ = [
     "DenseSide",
+    "DEPTH_UNLIMITED",
     "FUSION_DEPTH",
+    "FUSION_DEPTH_ALL",
+    "FUSION_DEPTH_KEY",
     "RRF_K",
     "W_BM25",
     "W_DENSE",

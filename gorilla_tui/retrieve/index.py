@@ -24,7 +24,7 @@ from gorilla_tui.retrieve import fit, store
 from gorilla_tui.retrieve import prior as doc_prior
 from gorilla_tui.retrieve import routing as source_routing
 from gorilla_tui.retrieve.bm25 import IDF_MODES, Bm25Params, Postings, PostingsScorer, idf_vector, top_k
-from gorilla_tui.retrieve.dense import W_BM25, W_DENSE, DenseSide, rrf
+from gorilla_tui.retrieve.dense import FUSION_DEPTH, W_BM25, W_DENSE, DenseSide, rrf
 from gorilla_tui.retrieve.matrix import Bm25Scorer, term_matrix
 from gorilla_tui.retrieve.metadata import PerformanceTable
 from gorilla_tui.retrieve.routing import (  # re-exported: the old import path (ROUTING_IDF patched here)
@@ -117,6 +117,8 @@ class ApiIndex:
     #: Each doc's dense weight in the fusion (dense_weights by its source, through source_codes: no doc
     #: parsed), computed on first use.
     _w_dense: np.ndarray | None = field(default=None, repr=False)
+    #: Each doc's fusion depth (fusion_depths by its source, int64 per doc), computed on first use.
+    _depth: np.ndarray | None = field(default=None, repr=False)
 
     def performance(self, doc: ApiDoc) -> Performance:
         """`doc`'s normalised performance metadata (pool/metrics.py): from the table a refresh stored with
@@ -313,12 +315,15 @@ class ApiIndex:
         dense = self.dense.scores(query, rows) if len(rows) else None
         if dense is None:
             return rows, ranking, bm25, None
-        if self._w_dense is None:
+        if self._w_dense is None or self._depth is None:
             assert self.source_names is not None and self.source_codes is not None
-            weights = self.dense_weights()
+            weights, depths = self.dense_weights(), self.fusion_depths()
             per_source = np.array([weights.get(s, W_DENSE) for s in self.source_names], float)
             self._w_dense = per_source[self.source_codes]
-        return rows, rrf(ranking, dense[0], dense[1], weights=(W_BM25, self._w_dense[rows])), bm25, dense
+            per_source_depth = np.array([depths.get(s, FUSION_DEPTH) for s in self.source_names], np.int64)
+            self._depth = per_source_depth[self.source_codes]
+        fused = rrf(ranking, dense[0], dense[1], self._depth[rows], weights=(W_BM25, self._w_dense[rows]))
+        return rows, fused, bm25, dense
 
     def _has_prior(self, hub: Any) -> bool:
         """Whether the pool `hub` (a source, a tuple of sources, None: every source) holds a source of
@@ -329,6 +334,12 @@ class ApiIndex:
     def dense_weights(self) -> dict[str, float]:
         """Source -> its dense weight in the fusion (source_routing.dense_weights: the shipped manifests)."""
         return source_routing.dense_weights()
+
+    def fusion_depths(self) -> dict[str, int]:
+        """Source -> its fusion depth, the docs of each of its rankings that take part in the RRF fusion
+        (source_routing.fusion_depths: the shipped manifests' fusion_depth; dense.FUSION_DEPTH when
+        absent)."""
+        return source_routing.fusion_depths()
 
     def search(self, query: str, k: int = 5, hub: str | None = None) -> list[Hit]:
         """The k best hits for `query` (1-based ranks, best first), from every source or only `hub`.

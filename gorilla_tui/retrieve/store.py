@@ -14,6 +14,7 @@ import os
 import shutil
 import tempfile
 import time
+import zipfile
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -21,6 +22,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from gorilla_tui.errors import GorillaError, IndexMissingError
+from gorilla_tui.paths import read_regular_text
 from gorilla_tui.pool.doc import ApiDoc
 from gorilla_tui.retrieve.store_docs import LazyDocs
 from gorilla_tui.retrieve.store_io import DAMAGED as _DAMAGED
@@ -72,13 +74,30 @@ KEEP_PREVIOUS = 1
 _HINT = REBUILD_HINT
 
 
+def _read_postings(np: Any, path: Path) -> dict[str, Any]:
+    """The _POSTINGS_ARRAYS of postings.npz. Raises ValueError naming the file when it is no NumPy
+    archive: numpy's own message for bytes that look like a pickle advised loading it "unsafely" with
+    allow_pickle, and "File is not a zip file" did not say which file (break-it pass 10)."""
+    try:
+        with np.load(path, allow_pickle=False) as npz:
+            return {name: npz[name] for name in _POSTINGS_ARRAYS}
+    except ValueError as e:
+        if "pickle" in str(e):
+            raise ValueError(f"{path.name} is not a NumPy archive (it holds other data)") from None
+        raise ValueError(f"{path.name}: {e}") from None
+    except (zipfile.BadZipFile, EOFError) as e:
+        raise ValueError(f"{path.name} is not a NumPy archive ({e})") from None
+
+
 def current_version(root: Path | None = None) -> Path | None:
     """The live version folder named by root/CURRENT, or None when no index has been published."""
     root = index_root(root)
     try:
-        name = (root / POINTER).read_text(encoding="utf-8").strip()
+        name = read_regular_text(root / POINTER).strip()
     except (FileNotFoundError, NotADirectoryError):
         return None
+    except UnicodeDecodeError:
+        name = "(not UTF-8 text)"
     except OSError as e:
         raise GorillaError(f"cannot read {root / POINTER}: {e.strerror or e}") from None
     if not name or "/" in name or "\\" in name or name.startswith("."):
@@ -316,8 +335,7 @@ def read_stored(path: Path | None = None) -> StoredIndex:
 
     try:
         terms = _read_json(folder / "vocab.json")
-        with np.load(folder / POSTINGS_FILE) as npz:
-            arrays = {name: npz[name] for name in _POSTINGS_ARRAYS}
+        arrays = _read_postings(np, folder / POSTINGS_FILE)
         n_docs = len(arrays["lengths"])
         if not isinstance(terms, list) or len(arrays["indptr"]) != len(terms) + 1:
             raise ValueError("vocab.json does not fit the postings")

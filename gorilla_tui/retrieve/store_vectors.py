@@ -96,7 +96,8 @@ def write_progress(folder: Path, state: dict[str, Any]) -> None:
 def read_progress(folder: Path) -> dict[str, Any] | None:
     """The DENSE_PROGRESS record of `folder` ({"done", "total", "embedder", "pid", "error" when it failed}),
     or None. A record of an embedding still under way whose process is gone (Ctrl+C or a kill in the
-    middle of `index --refresh`) gets "error": it would otherwise say "embedding n/m" for ever."""
+    middle of `index --refresh`) gets "error" and "stopped": True: it would otherwise say "embedding n/m"
+    for ever."""
     try:
         progress = json.loads((folder / DENSE_PROGRESS).read_bytes())
     except (OSError, ValueError):
@@ -105,6 +106,7 @@ def read_progress(folder: Path) -> dict[str, Any] | None:
         return None
     pid = progress.get("pid")
     if not progress.get("error") and isinstance(pid, int) and pid > 0 and not pid_alive(pid):
+        progress["stopped"] = True
         progress["error"] = (
             f"embedding stopped at {progress.get('done', 0)} of {progress.get('total', 0)} docs (its process "
             "ended); `gorilla-tui index --refresh` embeds the rest"

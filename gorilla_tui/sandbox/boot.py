@@ -100,10 +100,11 @@ def _mount(src: str | None, target: str, fstype: str | None, flags: int, data: s
 
 
 def _bind(src: str, target: str, readonly: bool) -> None:
-    """Bind `src` (a folder or a file) onto `target`, creating the mount point; read-only when asked."""
+    """Bind `src` (a folder or a file) onto `target`, creating the mount point when it is missing (an
+    existing one may sit in a read-only mount: /etc/passwd); read-only when asked."""
     if os.path.isdir(src):
         os.makedirs(target, exist_ok=True)
-    else:
+    elif not os.path.isfile(target):
         os.makedirs(os.path.dirname(target), exist_ok=True)
         open(target, "a").close()
     _mount(src, target, None, MS_BIND | MS_REC)
@@ -229,6 +230,7 @@ def build_root(cfg: dict) -> None:
     for path in cfg["expose"]:
         if os.path.exists(path):
             _bind(path, new + path, readonly=True)
+    _identity_files(cfg, scratch, new, uid)
     _check(_libc.umount2(scratch.encode(), MNT_DETACH), "umount scratch")
     os.rmdir(scratch)
     os.makedirs(new + "/proc")
@@ -248,6 +250,40 @@ def build_root(cfg: dict) -> None:
         os.chroot(".")
     os.chdir("/")
     _mount(None, "/", None, MS_REMOUNT | MS_BIND | MS_RDONLY | MS_NOSUID | MS_NODEV)
+
+
+def _identity_files(cfg: dict, scratch: str, new: str, uid: int) -> None:
+    """Show the run its own /etc/passwd, /etc/group, /etc/hostname and /etc/hosts (read-only files bound
+    over the host's in the new root), and set the UTS namespace's host name: the run's fresh uid has a
+    passwd entry (pwd.getpwuid(os.getuid()) failed with "uid not found", and programs that look up their
+    user stopped), the host's user list is not shown, and neither is the host's name (socket.gethostname()
+    and /etc/hostname gave it). Files the host lacks are left out. The host name is set only in a UTS
+    namespace of the run's own (cfg "uts": unshare --uts): as root outside one, sethostname(2) would
+    rename the machine itself."""
+    user, host, home = cfg.get("user", "sandbox"), cfg.get("hostname", "sandbox"), cfg["home"]
+    root = "root:x:0:0:root:/root:/usr/sbin/nologin\n" if uid != 0 else f"root:x:0:0:{user}:{home}:/bin/sh\n"
+    mine = f"{user}:x:{uid}:{uid}:{user}:{home}:/bin/sh\n" if uid != 0 else ""
+    nobody = "nobody:x:65534:65534:nobody:/nonexistent:/usr/sbin/nologin\n"
+    files = {
+        "passwd": root + mine + nobody,
+        "group": "root:x:0:\n" + (f"{user}:x:{uid}:\n" if uid != 0 else "") + "nogroup:x:65534:\n",
+        "hostname": host + "\n",
+        "hosts": f"127.0.0.1\tlocalhost\n127.0.1.1\t{host}\n::1\tlocalhost ip6-localhost ip6-loopback\n",
+    }
+    if not cfg.get("uts"):  # the run shares the machine's host name: its files say the same
+        del files["hostname"], files["hosts"]
+    for name, text in files.items():
+        target = f"{new}/etc/{name}"
+        if not os.path.isfile(target):
+            continue
+        path = os.path.join(scratch, "etc-" + name)
+        with open(path, "w", encoding="utf-8") as f:
+            f.write(text)
+        os.chmod(path, 0o644)
+        _bind(path, target, readonly=True)
+    if cfg.get("namespaces") and cfg.get("uts"):
+        raw = host.encode()
+        _libc.sethostname(raw, len(raw))
 
 
 def _exec_code(cfg: dict) -> None:

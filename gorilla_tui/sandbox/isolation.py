@@ -26,8 +26,11 @@ SYSTEM_DIRS = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "
 
 
 #: Environment variables passed through (names or prefixes ending in "_"); everything else is dropped.
-#: The user name a run sees in USER and LOGNAME (getpass.getuser()); its uid has no passwd entry.
+#: The user name a run sees in USER and LOGNAME (getpass.getuser()) and in the run's own /etc/passwd
+#: (boot.py: pwd.getpwuid(os.getuid()) names it; the host's passwd file is not shown).
 SANDBOX_USER = "sandbox"
+#: The host name a run sees (its own UTS namespace, uname(2) and /etc/hostname): the machine's is not shown.
+SANDBOX_HOSTNAME = "sandbox"
 ENV_ALLOW = ("PATH", "LANG", "LANGUAGE", "TERM", "TZ", "COLUMNS", "LINES", "NO_COLOR", "LC_")
 
 
@@ -41,9 +44,9 @@ SECRET_NAME = re.compile(
 
 @dataclass(frozen=True)
 class Isolation:
-    """What this machine allows: mode "namespaces" (new PID, mount, network and IPC namespaces via unshare(1),
-    as root or through a user namespace) or "none"; prefix: the unshare command to put first; reason: one
-    line saying what is there, or what is missing."""
+    """What this machine allows: mode "namespaces" (new PID, mount, network, IPC and UTS namespaces via
+    unshare(1), as root or through a user namespace) or "none"; prefix: the unshare command to put first;
+    reason: one line saying what is there, or what is missing."""
 
     mode: str
     prefix: tuple[str, ...]
@@ -52,28 +55,33 @@ class Isolation:
 
 @functools.lru_cache(maxsize=1)
 def probe_isolation() -> Isolation:
-    """Check once per process whether `unshare --net --mount --pid --ipc` works here (costs ~30 ms). The IPC
-    namespace keeps the run's SysV shared memory, message queues and semaphores and its POSIX message queues
-    (ipc_namespaces(7)) from outliving the run and from reaching the host's."""
+    """Check once per process whether `unshare --net --mount --pid --ipc --uts` works here (costs ~30 ms).
+    The IPC namespace keeps the run's SysV shared memory, message queues and semaphores and its POSIX
+    message queues (ipc_namespaces(7)) from outliving the run and from reaching the host's; the UTS
+    namespace (uts_namespaces(7)) lets the run's PID 1 set its own host name (SANDBOX_HOSTNAME)."""
     if not sys.platform.startswith("linux"):
         return Isolation("none", (), f"namespaces are Linux-only (this is {sys.platform})")
     unshare = shutil.which("unshare")
     if not unshare:
         return Isolation("none", (), "unshare(1) (util-linux) is not on PATH")
-    flags = ["--net", "--mount", "--pid", "--ipc", "--fork", "--kill-child", "--mount-proc"]
-    if os.geteuid() != 0:
-        flags = ["--user", "--map-root-user", *flags]
-    prefix = (unshare, *flags, "--")
-    try:
-        r = subprocess.run(
-            [*prefix, sys.executable, "-I", "-S", "-c", "pass"], capture_output=True, timeout=10
-        )
-    except (OSError, subprocess.TimeoutExpired) as e:
-        return Isolation("none", (), f"unshare failed: {e}")
-    if r.returncode != 0:
-        why = r.stderr.decode(errors="replace").strip().splitlines()[-1:] or ["unknown error"]
-        return Isolation("none", (), f"namespaces not permitted here: {why[0]}")
-    return Isolation("namespaces", prefix, "new PID, mount, network and IPC namespaces")
+    why = "unknown error"
+    # with a UTS namespace first; where only it is refused, the others still isolate the run (the host
+    # name is then the machine's, as before)
+    for uts, kinds in ((["--uts"], "network, IPC and UTS"), ([], "network and IPC")):
+        flags = ["--net", "--mount", "--pid", "--ipc", *uts, "--fork", "--kill-child", "--mount-proc"]
+        if os.geteuid() != 0:
+            flags = ["--user", "--map-root-user", *flags]
+        prefix = (unshare, *flags, "--")
+        try:
+            r = subprocess.run(
+                [*prefix, sys.executable, "-I", "-S", "-c", "pass"], capture_output=True, timeout=10
+            )
+        except (OSError, subprocess.TimeoutExpired) as e:
+            return Isolation("none", (), f"unshare failed: {e}")
+        if r.returncode == 0:
+            return Isolation("namespaces", prefix, f"new PID, mount, {kinds} namespaces")
+        why = (r.stderr.decode(errors="replace").strip().splitlines()[-1:] or ["unknown error"])[0]
+    return Isolation("none", (), f"namespaces not permitted here: {why}")
 
 
 def isolation_layers() -> dict[str, str]:

@@ -1,7 +1,7 @@
 """Run a proposal's code in an isolated, limited Python process and stream its output back.
 
 Layers (each reported in RunResult.notes and by `gorilla-tui doctor`, see isolation_layers): new PID, mount,
-network and IPC namespaces via unshare(1) with a new root that holds only the system folders, the
+network, IPC and UTS namespaces via unshare(1) with a new root that holds only the system folders, the
 interpreter and its site-packages, and a /proc showing only the code's own processes (sandbox/boot.py); a
 size-limited tmpfs for everything writable; a per-run cgroup for the memory and process count of the whole
 run (sandbox/cgroups.py), else per-process setrlimit(2); an unprivileged uid, no_new_privs, a seccomp filter
@@ -29,6 +29,8 @@ from typing import Any
 from gorilla_tui.errors import GorillaError
 from gorilla_tui.sandbox import cgroups
 from gorilla_tui.sandbox.isolation import (
+    SANDBOX_HOSTNAME,
+    SANDBOX_USER,
     isolation_layers,
     probe_isolation,
     sandbox_uid,
@@ -199,6 +201,9 @@ class SandboxRun:
             "symlinks": symlinks,
             "namespaces": self.namespaced,
             "uid": uid,
+            "user": SANDBOX_USER,
+            "hostname": SANDBOX_HOSTNAME,
+            "uts": "--uts" in self._prefix,
             "status_fd": status_w,
             "lock_fd": lock_fd,
             "cgroup_procs": cgroup.procs_files if cgroup else [],

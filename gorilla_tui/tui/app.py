@@ -235,7 +235,8 @@ class GorillaApp(CopyMixin, IndexLoadingMixin, App[None]):
         self.notice(f"model not loaded: {message.detail}", severity="error", timeout=10)
 
     def _index_screen(self, reason: str = "") -> Screen:
-        return IndexSetupScreen(self.session.settings.source_specs(), reason)
+        settings = self.session.settings
+        return IndexSetupScreen(settings.source_specs(), reason, mirrors=settings.mirror_folders())
 
     # -- screens --------------------------------------------------------------------------------------
 

@@ -133,11 +133,14 @@ class IndexLoadingMixin:
 
     def _embed_new_index(self, index: Any) -> None:
         """Start embedding a newly built index's docs in the background (unless GORILLA_TUI_DENSE=0 or it
-        already has vectors)."""
+        already has vectors): one without vectors, or one whose embedding was stopped (Ctrl+C in `index
+        --refresh`: F8 keeps such an unchanged index, and the vectors cached so far are not embedded
+        again)."""
         from gorilla_tui.retrieve.embed import dense_enabled  # deferred: numpy, only after a build
 
         if index is not None and index.path is not None and dense_enabled():
-            if index.dense_state()["state"] == "off":
+            state = index.dense_state()
+            if state["state"] == "off" or state.get("why") == "stopped":
                 self._embed_index(index)
 
     @work(thread=True, exclusive=True, group="embed-index", exit_on_error=False)

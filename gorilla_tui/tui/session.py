@@ -113,6 +113,15 @@ def choice_note(proposal: Proposal) -> str:
     return line
 
 
+#: The status bar's index note when dense retrieval is off for a reason (retrieve.dense.DenseSide.state's
+#: "why"): "embedder failed" was also said of an embedding stopped by Ctrl+C (break-it pass 10).
+FAILED_NOTES = {
+    "embedder": " · BM25 alone (embedder failed)",
+    "stopped": " · BM25 alone (embedding stopped: F8 or index --refresh embeds the rest)",
+    "damaged": " · BM25 alone (stored vectors damaged: F8 rebuilds)",
+}
+
+
 class Failure(GorillaError):
     """Something the session could not load; carries the user-facing message and hint."""
 
@@ -183,7 +192,8 @@ class Session:
         """What the retriever really does, for the status bar (retrieve.dense.DenseSide.state): " · hybrid"
         (BM25 fused with dense vectors: the searched docs have vectors), " · BM25" (no doc of the searched
         pool has a vector: an index of python-env only, whose manifest says retrieval = "bm25", or a --hub
-        without vectors), " · embedding n/m (BM25 until then)", " · BM25 alone (embedder failed)", or ""
+        without vectors), " · embedding n/m (BM25 until then)", " · BM25 alone (...)" with why it is
+        (FAILED_NOTES: the embedder failed, the embedding was stopped, the vectors are damaged), or ""
         when the index has no dense side at all."""
         state_fn = getattr(self.index, "dense_state", None)
         if state_fn is None:
@@ -194,7 +204,7 @@ class Session:
         if state["state"] == "building":
             return f" · embedding {state['done']}/{state['total']} (BM25 until then)"
         if state["state"] == "failed":
-            return " · BM25 alone (embedder failed)"
+            return FAILED_NOTES.get(state.get("why", ""), FAILED_NOTES["embedder"])
         return " · BM25"
 
     def _embedded_docs(self, state: dict) -> int:

@@ -3,7 +3,13 @@
 from __future__ import annotations
 
 import json
+import os
+import shutil
+import subprocess
+import sys
 from pathlib import Path
+
+import pytest
 
 from gorilla_tui.cli import main
 
@@ -127,3 +133,41 @@ def test_doctor_notes_what_a_python_env_only_index_lacks(home_with_model, dense,
     assert main(["doctor", "--json", "--no-hash", "--no-inference"]) == 0
     rep = json.loads(capsys.readouterr().out)
     assert rep["notes"] == [] and rep["problems"] == [], rep["notes"]
+
+
+def test_doctor_names_a_data_folder_that_cannot_be_written(gorilla_home, capsys):
+    """Break-it pass 10: `doctor` said "no problems found" where the index, history and settings could not
+    be written. A file where the data folder should be is one of those (ENOTDIR for every write)."""
+    (gorilla_home / "data").write_text("not a folder")
+    assert main(["doctor", "--json", "--no-inference"]) == 1
+    rep = json.loads(capsys.readouterr().out)
+    data = [
+        p for p in rep["problems"] if p["problem"].startswith(f"{gorilla_home / 'data'} cannot be written")
+    ]
+    assert data == [
+        {
+            "problem": f"{gorilla_home / 'data'} cannot be written (a file is where the folder should be): "
+            "the index cannot be refreshed and the history is not saved",
+            "fix": f"make {gorilla_home / 'data'} writable, or set GORILLA_TUI_HOME to a writable folder",
+        }
+    ]
+    assert not any("cache cannot be written" in p["problem"] for p in rep["problems"])
+
+
+@pytest.mark.skipif(os.geteuid() != 0 or not shutil.which("unshare"), reason="needs root for a ro bind mount")
+def test_doctor_on_a_read_only_home_lists_each_folder_it_cannot_write(gorilla_home):
+    """The home bind-mounted read-only in a private mount namespace (root ignores file modes, so a chmod
+    would prove nothing): data, cache and config are each a problem, with the file system's own reason."""
+    for sub in ("data", "cache", "config"):
+        (gorilla_home / sub).mkdir()
+    script = (
+        f"mount --bind -o ro {gorilla_home} {gorilla_home} && "
+        f"exec {sys.executable} -m gorilla_tui doctor --json --no-inference"
+    )
+    done = subprocess.run(["unshare", "-m", "sh", "-c", script], capture_output=True, text=True, timeout=300)
+    assert done.returncode == 1, done.stderr
+    problems = [p["problem"] for p in json.loads(done.stdout)["problems"]]
+    for sub in ("data", "cache", "config"):
+        assert any(
+            p.startswith(f"{gorilla_home / sub} cannot be written (Read-only file system)") for p in problems
+        )

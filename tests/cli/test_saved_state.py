@@ -46,3 +46,25 @@ def test_config_of_the_wrong_type_or_shape_is_one_line_naming_the_key(text, mess
         cfg.write_text(text + "\n")
     assert main(["index", "--refresh"]) == 2
     assert _one_line_error(capsys.readouterr().err) == f"gorilla-tui: error: {cfg}: {message}"
+
+
+@pytest.mark.parametrize(
+    "garbage, why",
+    [
+        (b"\x80\x04\x95garbage" * 100, "postings.npz is not a NumPy archive (it holds other data)"),
+        (b"PK\x03\x04 cut short", "postings.npz is not a NumPy archive (File is not a zip file)"),
+    ],
+)
+def test_damaged_postings_name_the_file_and_never_advise_unsafe_loading(garbage, why, capsys) -> None:
+    """Break-it pass 10: random bytes in postings.npz gave numpy's advice to load the file "unsafely using
+    the allow_pickle= keywo[rd]" (cut mid-word), and a cut archive did not say which file it was."""
+    from tests.conftest import SMALL_POOL
+
+    assert main(["index", "--refresh", "--from", str(SMALL_POOL), "--only", "torchhub"]) == 0
+    capsys.readouterr()
+    version = get_paths().index_dir / (get_paths().index_dir / "CURRENT").read_text().strip()
+    (version / "postings.npz").write_bytes(garbage)
+    assert main(["search", "classify images"]) == 2
+    line = _one_line_error(capsys.readouterr().err)
+    assert line == f"gorilla-tui: error: the index at {version} is damaged ({why}); rebuild it"
+    assert "pickle" not in line

@@ -146,6 +146,30 @@ async def test_f8_with_an_unusable_folder_shows_the_error(torchhub_index, tmp_pa
         assert app.session.index is torchhub_index and app.screen is app.main
 
 
+async def test_f8_with_an_empty_folder_reads_the_configured_mirrors(torchhub_index):
+    """Break-it pass 10: F8 with the folder left empty fetched every source from the hub, ignoring
+    config.toml's `mirrors` that the first launch and `index --refresh` read; offline each hub was
+    "unreachable". It now builds from the mirrors, and the dialog says so."""
+    from gorilla_tui.model.scripted import ScriptedBackend
+
+    settings = Settings(mirrors=[str(SMALL_POOL)])
+    app = create_app(settings, backend=ScriptedBackend([" x"]), index=torchhub_index, show_timings=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("f8")
+        await wait_for(pilot, lambda: isinstance(app.screen, IndexSetupScreen) and app.screen.is_mounted)
+        await pilot.pause()
+        assert (
+            f"empty: config.toml's mirrors ({SMALL_POOL})"
+            in app.screen.query_one("#index-from", Input).placeholder
+        )
+        dialog, log = app.screen, app.screen.query_one(Log)
+        await pilot.press("ctrl+b")
+        await wait_for(pilot, lambda: not dialog.building, timeout=120)
+        assert "unreachable" not in "\n".join(log.lines), log.lines
+        await wait_for(pilot, lambda: app.session.index is not torchhub_index)
+        assert {"torchhub", "tensorflowhub", "huggingface", "apizoo"} <= set(app.session.index.sources)
+
+
 async def test_missing_model_says_how_to_get_one(torchhub_index, tmp_path):
     missing = tmp_path / "nothing-here.gguf"
     app = create_app(Settings(model=str(missing)), index=torchhub_index, show_timings=False)

@@ -312,6 +312,54 @@ def test_getpass_getuser_works_in_a_run(tmp_path: Path, monkeypatch: pytest.Monk
     assert "user: sandbox" in result.output and "launcher-name" not in result.output
 
 
+@needs_ns
+def test_a_run_has_its_own_passwd_entry_and_host_name(tmp_path: Path) -> None:
+    """pwd.getpwuid(os.getuid()) failed in a run ("uid not found": its fresh uid had no passwd entry) and
+    socket.gethostname() gave the host's name. The run has its own UTS namespace named "sandbox" and its
+    own /etc/passwd, /etc/group, /etc/hostname and /etc/hosts (read-only); the host's users are not listed
+    (break-it pass 10)."""
+    code = (
+        "import grp, os, pwd, socket\n"
+        "me = pwd.getpwuid(os.getuid())\n"
+        "print('user', me.pw_name, me.pw_dir, grp.getgrgid(os.getgid()).gr_name)\n"
+        "print('host', socket.gethostname(), os.uname().nodename, open('/etc/hostname').read().strip())\n"
+        "print('users', sorted(p.pw_name for p in pwd.getpwall()))\n"
+        "print('hosts', open('/etc/hosts').read().split())\n"
+        "try:\n    open('/etc/passwd', 'a')\nexcept OSError as e:\n    print('passwd', e.strerror)\n"
+    )
+    result, _ = sandbox(code, tmp_path)
+    assert result.exit_status == 0, result.output
+    assert "user sandbox /home/sandbox sandbox" in result.output, result.output
+    assert "host sandbox sandbox sandbox" in result.output
+    assert "users ['nobody', 'root', 'sandbox']" in result.output
+    assert "'127.0.1.1', 'sandbox'" in result.output
+    assert "passwd Read-only file system" in result.output or "passwd Permission denied" in result.output
+    host = socket.gethostname()
+    if host != "sandbox":
+        assert host not in result.output
+    assert socket.gethostname() == host  # the host's own name was not changed by the run
+
+
+@needs_ns
+def test_without_a_uts_namespace_the_host_name_is_left_alone(tmp_path: Path, monkeypatch) -> None:
+    """Where `unshare --uts` is refused the run goes on in the other namespaces (probe_isolation's
+    fallback). Its PID 1 runs as root there, so setting the run's host name would rename the machine: it
+    is set only in the run's own UTS namespace, and /etc/hostname then stays the machine's too."""
+    from gorilla_tui.sandbox import runner
+    from gorilla_tui.sandbox.isolation import Isolation
+
+    real = probe_isolation()
+    no_uts = tuple(flag for flag in real.prefix if flag != "--uts")
+    monkeypatch.setattr(runner, "probe_isolation", lambda: Isolation("namespaces", no_uts, "no UTS"))
+    host = socket.gethostname()
+    code = "import socket\nprint('host', socket.gethostname(), open('/etc/hostname').read().strip())\n"
+    result, _ = sandbox(code, tmp_path)
+    assert result.exit_status == 0, result.output
+    assert socket.gethostname() == host  # the machine was not renamed
+    assert f"host {host}" in result.output
+    assert "host sandbox" not in result.output or host == "sandbox"
+
+
 def test_a_program_that_reads_input_is_told_stdin_is_empty(tmp_path: Path) -> None:
     """A run's stdin is empty (/dev/null): input() ended an ordinary program with "EOFError: EOF when
     reading a line" and nothing said why. The run's notes now say it."""

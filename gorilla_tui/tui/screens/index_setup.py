@@ -61,13 +61,17 @@ class IndexSetupScreen(ModalScreen[object]):
     some failed it stays open with the per-source result (see build_summary) until closed. A refresh
     held by another process is announced (WAITING) while waiting for its lock; the error of a failed
     build is shown. Closed during a build, the dialog is dismissed with None and the build keeps going:
-    its index then reaches the app in an IndexBuilt message (tui/messages.py), its error in a Notice."""
+    its index then reaches the app in an IndexBuilt message (tui/messages.py), its error in a Notice.
+    mirrors: config.toml's `mirrors` (Settings.mirror_folders), read when the folder is left empty, as
+    `index --refresh` without --from and the first launch read them (F8 fetched from the hub instead, and
+    offline every hub was "unreachable": break-it pass 10)."""
 
     BINDINGS = [Binding("escape", "close", "Close"), Binding("ctrl+b", "build", "Build")]
 
-    def __init__(self, user_paths: list[str], reason: str = "") -> None:
+    def __init__(self, user_paths: list[str], reason: str = "", mirrors: list[str] | None = None) -> None:
         super().__init__(classes="modal")
         self.user_paths = list(user_paths)
+        self.mirrors = list(mirrors or [])
         self.reason = reason
         self.sources = configured_sources(self.user_paths)
         self.building = False
@@ -86,10 +90,12 @@ class IndexSetupScreen(ModalScreen[object]):
                 id="index-sources",
             )
             yield Label("Local folder with the source files (like `index --refresh --from DIR`):")
-            yield Input(
-                placeholder="e.g. /path/to/apibench/api — empty: fetch each source (needs network)",
-                id="index-from",
+            empty = (
+                f"empty: config.toml's mirrors ({', '.join(self.mirrors)})"
+                if self.mirrors
+                else "empty: fetch each source (needs network)"
             )
+            yield Input(placeholder=safe_text(f"e.g. /path/to/apibench/api — {empty}"), id="index-from")
             yield ProgressBar(total=max(1, len(self.sources)), show_eta=False, id="index-progress")
             yield Log(id="index-log", highlight=False)
             with Horizontal(id="buttons"):
@@ -145,7 +151,9 @@ class IndexSetupScreen(ModalScreen[object]):
             self._to_ui(app, self._waiting)
         try:
             report = refresh(
-                mirrors=[folder] if folder else None, user_paths=self.user_paths, on_event=on_event
+                mirrors=[folder] if folder else (self.mirrors or None),
+                user_paths=self.user_paths,
+                on_event=on_event,
             )
         except GorillaError as e:
             self._to_ui(app, self._failed, str(e), e.hint or "")

@@ -18,15 +18,17 @@ from gorilla_tui.errors import GorillaError
 from gorilla_tui.pool.doc import ApiDoc
 from gorilla_tui.sandbox.requirements import missing_package
 from gorilla_tui.sandbox.runner import SandboxRun
+from gorilla_tui.sandbox.undefined import undefined_names
 from gorilla_tui.textsafe import safe_text
 
 
-def run_report(result: Any, doc: ApiDoc | None = None) -> Text:
+def run_report(result: Any, doc: ApiDoc | None = None, code: str = "") -> Text:
     """What the CLI `run` prints after a run (cli/run.py _report), for the run screen: the outcome (exit
     status or signal, time, limits hit, stopped, output cut), the isolation in force (RunResult.notes and
     where the limits apply, RunResult.limits_scope), and the missing package with its `pip install` line
-    (sandbox.requirements.missing_package; never run). Sandbox text goes through textsafe.safe_text and
-    is shown as plain text (no markup)."""
+    (sandbox.requirements.missing_package; never run), and for a NameError the names `code` reads but
+    never defines: imports to add, values to fill in (sandbox.undefined.undefined_names). Sandbox text
+    goes through textsafe.safe_text and is shown as plain text (no markup)."""
     ok = result.ok
     if result.exit_status is not None:
         how = f"exit {result.exit_status}"
@@ -52,6 +54,10 @@ def run_report(result: Any, doc: ApiDoc | None = None) -> Text:
         text.append(safe_text(missing.pip_line), style="bold")
         if not missing.from_doc:
             text.append(" (guessed from the module name)", style="dim")
+    undefined = undefined_names(result, code, doc) if code else None
+    if undefined is not None:
+        text.append("\nNameError: ", style="bold yellow")
+        text.append(safe_text(undefined.message()))
     return text
 
 
@@ -159,7 +165,7 @@ class RunScreen(ModalScreen[None]):
         if result is None:
             state.update(Text(safe_text(error), style="red"))
         else:
-            state.update(run_report(result, self.doc))
+            state.update(run_report(result, self.doc, self.code))
 
     def action_stop(self) -> None:
         if not self.finished:

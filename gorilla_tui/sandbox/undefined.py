@@ -1,0 +1,129 @@
+"""Why a run ended in NameError: the names the code reads but never defines, told in one line.
+
+A proposal's code is often a doc's api_call with placeholders (`zipfile.ZipFile(file).mkdir(
+zinfo_or_directory_name)`, from the python-env pool) or a hub call shown without its import (`hub.load(...)`
+when the doc's example code does not pass the check). Running it ends in Python's bare `NameError: name
+'file' is not defined`, which names only the first of them. Here the code is read, never run: the
+standard library's `symtable` (the compiler's own symbol tables) says which global names it reads and
+never binds, and `ast` gives the order they are first used in. Names the matched doc's example code
+imports ("import tensorflow_hub as hub") are told as the import to add; the rest as values to fill in.
+"""
+
+from __future__ import annotations
+
+import ast
+import builtins
+import re
+import symtable
+from dataclasses import dataclass
+from typing import Any
+
+from gorilla_tui.pool.doc import ApiDoc
+
+_NAME_ERROR = re.compile(r"^NameError: name '(\w+)' is not defined", re.MULTILINE)
+_BUILTINS = frozenset(dir(builtins))
+
+
+@dataclass(frozen=True)
+class UndefinedNames:
+    """names: every name the code reads and never defines, in order of first use; imports: the import
+    lines of the matched doc's example code that would define some of them (`import tensorflow_hub as
+    hub`); to_fill: the others, values the person fills in (the doc's placeholders)."""
+
+    names: tuple[str, ...]
+    imports: tuple[str, ...]
+    to_fill: tuple[str, ...]
+
+    def message(self) -> str:
+        """The one line shown after the run, e.g. "the example needs values filled in: file,
+        zinfo_or_directory_name (used but never defined); set them before running it"."""
+        parts = []
+        if self.imports:
+            parts.append("the code lacks its imports: add " + "; ".join(f"`{i}`" for i in self.imports))
+        if self.to_fill:
+            parts.append(
+                "the example needs values filled in: "
+                + ", ".join(self.to_fill)
+                + " (used but never defined); set them before running it"
+            )
+        return "; ".join(parts)
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON form for `run --json` / `ask --run --json`."""
+        return {
+            "names": list(self.names),
+            "imports": list(self.imports),
+            "to_fill": list(self.to_fill),
+            "message": self.message(),
+        }
+
+
+def undefined_names(result: Any, code: str, doc: ApiDoc | None = None) -> UndefinedNames | None:
+    """A sandbox RunResult (or its output text), the code that ran and the matched ApiDoc (or None) ->
+    the names the code reads but never defines, or None when the output has no NameError, the code does
+    not parse, or the name the NameError gives is not one of them (a name deleted or defined too late:
+    Python's own message says it best then)."""
+    output = result if isinstance(result, str) else result.output
+    m = _NAME_ERROR.search(output or "")
+    if m is None:
+        return None
+    try:
+        names = _unbound_globals(code)
+    except (SyntaxError, ValueError):
+        return None
+    if m.group(1) not in names:
+        return None
+    providers = _imports_of(doc.example_code if doc is not None else "")
+    imports = tuple(dict.fromkeys(providers[n] for n in names if n in providers))
+    to_fill = tuple(n for n in names if n not in providers)
+    return UndefinedNames(tuple(names), imports, to_fill)
+
+
+def _unbound_globals(code: str) -> list[str]:
+    """Global names `code` reads (at module level or from a function, class or comprehension) that no
+    statement of it binds and that are not builtins, in order of first use. Raises SyntaxError."""
+    top = symtable.symtable(code, "<run>", "exec")
+    bound = {s.get_name() for s in top.get_symbols() if s.is_assigned() or s.is_imported()}
+    read: set[str] = set()
+    tables = [top]
+    while tables:
+        table = tables.pop()
+        for sym in table.get_symbols():
+            name = sym.get_name()
+            if table is not top and sym.is_declared_global() and sym.is_assigned():
+                bound.add(name)  # `global x; x = ...` inside a function binds the module's x
+            if sym.is_referenced() and (table is top or sym.is_global()):
+                read.add(name)
+        tables.extend(table.get_children())
+    unbound = {
+        n for n in read - bound if n not in _BUILTINS and not (n.startswith("__") and n.endswith("__"))
+    }
+    order: list[str] = []
+    uses = [n for n in ast.walk(ast.parse(code)) if isinstance(n, ast.Name) and n.id in unbound]
+    for node in sorted(uses, key=lambda n: (n.lineno, n.col_offset)):
+        if node.id not in order:
+            order.append(node.id)
+    return order
+
+
+def _imports_of(example: str) -> dict[str, str]:
+    """{name an import binds: the import line} for the top-level imports of a doc's example code
+    ("import tensorflow_hub as hub" -> {"hub": ...}); {} when it does not parse."""
+    try:
+        tree = ast.parse(example or "")
+    except (SyntaxError, ValueError):
+        return {}
+    found: dict[str, str] = {}
+    for node in tree.body:
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                name = alias.asname or alias.name.split(".")[0]
+                line = f"import {alias.name}" + (f" as {alias.asname}" if alias.asname else "")
+                found.setdefault(name, line)
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            for alias in node.names:
+                if alias.name != "*":
+                    line = f"from {node.module} import {alias.name}"
+                    line += f" as {alias.asname}" if alias.asname else ""
+                    found.setdefault(alias.asname or alias.name, line)
+    return found

@@ -1,0 +1,99 @@
+"""Break-it pass 10: a FIFO in place of a file the app reads for itself (config.toml, the index's CURRENT
+pointer, the probe cache) is one line or ignored, never a hang. Before the fix each of these commands
+blocked forever in open(), waiting for a writer; they run as child processes with a timeout here so a
+regression fails instead of hanging the suite."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import threading
+
+from gorilla_tui.model import probe
+from gorilla_tui.paths import get_paths
+from tests.conftest import SMALL_POOL
+
+#: Seconds a command may take before it counts as hung (a search of the 21-doc pool takes about 1 s).
+HANG_S = 60
+
+
+def _gorilla(*argv: str) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "COLUMNS": "120"}
+    return subprocess.run(
+        [sys.executable, "-m", "gorilla_tui", *argv],
+        capture_output=True,
+        text=True,
+        timeout=HANG_S,
+        env=env,
+        stdin=subprocess.DEVNULL,
+    )
+
+
+def test_config_toml_that_is_a_fifo_is_one_line_not_a_hang() -> None:
+    cfg = get_paths().config_file
+    cfg.parent.mkdir(parents=True, exist_ok=True)
+    os.mkfifo(cfg)
+    done = _gorilla("search", "classify images", "-k", "1")
+    assert done.returncode == 2, done
+    assert done.stderr.strip() == (
+        f"gorilla-tui: error: {cfg}: not a regular file (a FIFO), not a config file "
+        "(remove it or move it aside)"
+    )
+
+
+def test_index_pointer_that_is_a_fifo_is_one_line_and_the_next_refresh_replaces_it() -> None:
+    index_dir = get_paths().index_dir
+    index_dir.mkdir(parents=True)
+    os.mkfifo(index_dir / "CURRENT")
+    done = _gorilla("search", "classify images", "-k", "1")
+    assert done.returncode == 2, done
+    first = done.stderr.strip().splitlines()[0]
+    assert first == f"gorilla-tui: error: cannot read {index_dir / 'CURRENT'}: not a regular file (a FIFO)"
+    assert "Traceback" not in done.stderr
+    refreshed = _gorilla("index", "--refresh", "--from", str(SMALL_POOL), "--only", "torchhub")
+    assert refreshed.returncode == 0, refreshed.stderr
+    assert (index_dir / "CURRENT").is_file()
+    found = _gorilla("search", "classify images", "-k", "1", "--json")
+    assert found.returncode == 0, found.stderr
+    assert '"source": "torchhub"' in found.stdout
+
+
+def test_probe_cache_that_is_a_fifo_reads_as_empty() -> None:
+    path = probe.cache_file()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    os.mkfifo(path)
+    result: list[dict] = []
+    reader = threading.Thread(target=lambda: result.append(probe._read_cache()), daemon=True)
+    reader.start()
+    reader.join(HANG_S)
+    assert not reader.is_alive(), "reading a FIFO probe.json blocked"
+    assert result == [{}]
+
+
+def test_a_mirror_file_that_is_a_fifo_is_named_as_one(tmp_path) -> None:
+    """`index --refresh --from DIR` with a FIFO under the manifest's file name said only "not found"."""
+    os.mkfifo(tmp_path / "torchhub_api.jsonl")
+    done = _gorilla("index", "--refresh", "--from", str(tmp_path), "--only", "torchhub")
+    assert done.returncode == 2, done
+    assert done.stderr.splitlines()[0] == (
+        f"gorilla-tui: error: no source reachable (torchhub: torchhub_api.jsonl not found in {tmp_path} "
+        f"({tmp_path / 'torchhub_api.jsonl'} is a FIFO, not a file))"
+    )
+
+
+def test_gorilla_tui_home_that_is_no_folder_is_one_line(tmp_path, monkeypatch) -> None:
+    """GORILLA_TUI_HOME=/etc/passwd (or a FIFO) made every command say "no index ... build it with index
+    --refresh", and the refresh then failed with "Not a directory"."""
+    fifo = tmp_path / "home-fifo"
+    os.mkfifo(fifo)
+    afile = tmp_path / "home-file"
+    afile.write_text("x")
+    for home, kind in ((fifo, "a FIFO"), (afile, "a file")):
+        monkeypatch.setenv("GORILLA_TUI_HOME", str(home))
+        for argv in (("search", "classify images"), ("index", "--refresh", "--from", str(SMALL_POOL))):
+            done = _gorilla(*argv)
+            assert done.returncode == 2, done
+            assert done.stderr.strip() == (
+                f"gorilla-tui: error: GORILLA_TUI_HOME={home} is {kind}, not a folder: point it at a folder"
+            )

@@ -1,0 +1,71 @@
+"""Break-it pass 10: a run of code with placeholders (a python-env api_call such as `shutil.copyfile(src,
+dst)`) or a hub call without its import (`hub.load(...)`) ended in Python's bare NameError, which names one
+name. The report now says in one line which names need values, or which import to add (from the matched
+doc's example code). Real sandbox runs over the small pool's real docs."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from gorilla_tui.cli import main
+from gorilla_tui.pool.doc import load_jsonl
+from gorilla_tui.sandbox.runner import run_code
+from gorilla_tui.sandbox.undefined import undefined_names
+from gorilla_tui.tui.screens.run import run_report
+from tests.conftest import SMALL_POOL
+
+HUB_CALL = "hub.load('https://tfhub.dev/google/universal-sentence-encoder/4')\n"
+
+
+@pytest.fixture()
+def index(gorilla_home: Path) -> Path:
+    """The small pool's TensorFlow Hub and python-env docs, indexed by `index --refresh --from`."""
+    for only in ("tensorflowhub", "python-env"):
+        assert main(["index", "--refresh", "--only", only, "--from", str(SMALL_POOL)]) == 0
+    return gorilla_home
+
+
+def _run_json(tmp_path: Path, code: str, capsys) -> dict:
+    src = tmp_path / "prog.py"
+    src.write_text(code)
+    assert main(["run", str(src), "--yes", "--json"]) == 1
+    return json.loads(capsys.readouterr().out)
+
+
+def test_placeholders_of_a_stdlib_call_are_named_as_values_to_fill_in(index, tmp_path, capsys) -> None:
+    out = _run_json(tmp_path, "import shutil\nshutil.copyfile(src, dst)\n", capsys)
+    assert out["verdict"]["verdict"] == "valid"
+    assert "NameError: name 'src' is not defined" in out["run"]["output"]
+    assert out["undefined_names"] == {
+        "names": ["src", "dst"],
+        "imports": [],
+        "to_fill": ["src", "dst"],
+        "message": "the example needs values filled in: src, dst (used but never defined); "
+        "set them before running it",
+    }
+
+
+def test_a_hub_call_without_its_import_names_the_import_from_the_doc(index, tmp_path, capsys) -> None:
+    src = tmp_path / "prog.py"
+    src.write_text(HUB_CALL)
+    assert main(["run", str(src), "--yes"]) == 1
+    err = capsys.readouterr().err
+    assert "NameError: the code lacks its imports: add `import tensorflow_hub as hub`\n" in err
+
+
+def test_code_that_defines_its_names_gets_no_such_line(index, tmp_path, capsys) -> None:
+    out = _run_json(tmp_path, "import shutil\nx = undefined_later if False else 1\ndel x\nprint(x)\n", capsys)
+    assert "NameError: name 'x' is not defined" in out["run"]["output"]
+    assert out["undefined_names"] is None  # x is defined, then deleted: Python's own message says it
+
+
+def test_the_tui_run_screen_report_says_it_too() -> None:
+    docs = load_jsonl(SMALL_POOL / "tensorflowhub_api.jsonl", "tensorflowhub").docs
+    doc = next(d for d in docs if d.api_call.startswith("hub.load("))
+    result = run_code(HUB_CALL)
+    assert undefined_names(result, HUB_CALL, doc) is not None
+    text = run_report(result, doc, HUB_CALL).plain
+    assert "NameError: the code lacks its imports: add `import tensorflow_hub as hub`" in text

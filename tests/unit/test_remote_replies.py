@@ -1,0 +1,74 @@
+"""Break-it pass 10: an OpenAI-compatible endpoint whose reply is no event stream (not JSON, a JSON error,
+a completion object from a server that ignores "stream": true, an oversized body) was read as an empty
+answer: "the model gave no API call". RemoteBackend.complete now uses a whole completion object and says
+in one line what any other reply was. A real HTTP server on localhost sends each reply."""
+
+from __future__ import annotations
+
+import json
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+import pytest
+
+from gorilla_tui.errors import GorillaError
+from gorilla_tui.model.remote import RemoteBackend
+
+CALL = "torch.hub.load('pytorch/vision', 'resnet50', pretrained=True)"
+REPLIES = {
+    "/plain-completion": json.dumps({"choices": [{"text": CALL, "index": 0}]}).encode(),
+    "/error": json.dumps({"error": {"message": "model \x1b[31mnot loaded", "code": 503}}).encode(),
+    "/not-json": b"\x1b]0;pwned\x07 <html>busy</html>",
+    "/wrong-shape": json.dumps({"choices": "nope"}).encode(),
+    "/huge": json.dumps({"choices": [{"text": "A" * (5 * 2**20)}]}).encode(),
+    "/stream": (f"data: {json.dumps({'choices': [{'text': CALL}]})}\n\ndata: [DONE]\n\n").encode(),
+}
+
+
+class _Handler(BaseHTTPRequestHandler):
+    def log_message(self, *args) -> None:
+        pass
+
+    def do_POST(self) -> None:
+        self.rfile.read(int(self.headers.get("Content-Length", 0)))
+        body = REPLIES[self.path.split("/v1/")[0]]
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+
+@pytest.fixture(scope="module")
+def server():
+    httpd = ThreadingHTTPServer(("127.0.0.1", 0), _Handler)
+    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{httpd.server_address[1]}"
+    httpd.shutdown()
+
+
+def _answer(server: str, path: str) -> str:
+    backend = RemoteBackend(f"{server}{path}", n_ctx=2048)
+    return "".join(backend.complete("task: classify images\ncall:", max_tokens=64))
+
+
+def test_a_stream_and_a_plain_completion_object_give_the_same_answer(server) -> None:
+    assert _answer(server, "/stream") == CALL
+    assert _answer(server, "/plain-completion") == CALL
+
+
+@pytest.mark.parametrize(
+    "path, message",
+    [
+        ("/error", "answered with an error: model \\x1b[31mnot loaded"),
+        ("/not-json", "sent no completion (neither an event stream nor one): \\x1b]0;pwned\\x07 <html>busy"),
+        ("/wrong-shape", 'sent no completion (neither an event stream nor one): {"choices": "nope"}'),
+        ("/huge", "sent no event stream but a reply over 4 MiB"),
+    ],
+)
+def test_any_other_reply_is_one_line_saying_what_came(server, path, message) -> None:
+    with pytest.raises(GorillaError) as caught:
+        _answer(server, path)
+    assert message in str(caught.value) and "\x1b" not in str(caught.value)
+    assert str(caught.value).startswith(f"endpoint {server}{path}/v1/completions ")
