@@ -215,14 +215,18 @@ class RemoteBackend:
         kept = 0
         try:
             with resp:
-                for raw in resp:
+                # lines of at most _MAX_PLAIN_BYTES + 1: `for raw in resp` read a reply with no newline
+                # whole, however long (a 50 MB line took 100 MB; break-it pass 11)
+                for raw in iter(lambda: resp.readline(_MAX_PLAIN_BYTES + 1), b""):
                     if cancel is not None and cancel.is_set():
                         break
                     line = raw.decode("utf-8", "replace").strip()
                     if not line.startswith("data:"):
-                        if not events and kept <= _MAX_PLAIN_BYTES:
+                        if not events:
                             other.append(raw)
                             kept += len(raw)
+                            if kept > _MAX_PLAIN_BYTES:
+                                break  # _plain_answer says it is too long; the rest is not read
                         continue
                     events += 1
                     data = line[5:].strip()
@@ -231,7 +235,9 @@ class RemoteBackend:
                     try:
                         event = json.loads(data)
                         text = event["choices"][0].get("text") or ""
-                    except (ValueError, KeyError, IndexError, TypeError):
+                        if not isinstance(text, str):  # a number or list here reached "".join: a traceback
+                            raise TypeError
+                    except (ValueError, KeyError, IndexError, TypeError, RecursionError):
                         raise GorillaError(
                             f"endpoint {self.url} sent a malformed event: {safe_text(data[:80])}"
                         ) from None
@@ -259,7 +265,7 @@ class RemoteBackend:
             )
         try:
             data = json.loads(raw)
-        except ValueError:
+        except (ValueError, RecursionError):  # JSON nested 100000 deep: RecursionError (break-it pass 11)
             data = None
         if isinstance(data, dict) and isinstance(data.get("error"), (dict, str)):
             err = data["error"]

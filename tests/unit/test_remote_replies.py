@@ -21,6 +21,11 @@ REPLIES = {
     "/not-json": b"\x1b]0;pwned\x07 <html>busy</html>",
     "/wrong-shape": json.dumps({"choices": "nope"}).encode(),
     "/huge": json.dumps({"choices": [{"text": "A" * (5 * 2**20)}]}).encode(),
+    "/deep": b"[" * 100_000 + b"]" * 100_000,
+    "/deep-error": b'{"error": ' + b"[" * 100_000 + b"]" * 100_000 + b"}",
+    "/fifty-mb-line": b"x" * (50 * 2**20),
+    "/deep-event": b"data: " + b"[" * 100_000 + b"]" * 100_000 + b"\n\n",
+    "/number-event": b'data: {"choices": [{"text": 5}]}\n\n',
     "/stream": (f"data: {json.dumps({'choices': [{'text': CALL}]})}\n\ndata: [DONE]\n\n").encode(),
 }
 
@@ -65,6 +70,12 @@ def test_a_stream_and_a_plain_completion_object_give_the_same_answer(server) -> 
         ("/not-json", "sent no completion (neither an event stream nor one): \\x1b]0;pwned\\x07 <html>busy"),
         ("/wrong-shape", 'sent no completion (neither an event stream nor one): {"choices": "nope"}'),
         ("/huge", "sent no event stream but a reply over 4 MiB"),
+        # break-it pass 11: json.loads raised RecursionError (a traceback) on JSON nested 100000 deep
+        ("/deep", "sent no completion (neither an event stream nor one): [[[["),
+        ("/deep-error", 'sent no completion (neither an event stream nor one): {"error": [[['),
+        ("/fifty-mb-line", "sent no event stream but a reply over 4 MiB"),
+        ("/deep-event", "sent a malformed event: [[[["),
+        ("/number-event", 'sent a malformed event: {"choices": [{"text": 5}]}'),
     ],
 )
 def test_any_other_reply_is_one_line_saying_what_came(server, path, message) -> None:
@@ -72,3 +83,19 @@ def test_any_other_reply_is_one_line_saying_what_came(server, path, message) -> 
         _answer(server, path)
     assert message in str(caught.value) and "\x1b" not in str(caught.value)
     assert str(caught.value).startswith(f"endpoint {server}{path}/v1/completions ")
+
+
+def test_a_body_of_one_50_mb_line_is_not_held_in_memory_whole(server) -> None:
+    """Break-it pass 11: `for raw in resp` read a reply with no newline as one line, however long (50 MB
+    here, gigabytes from a hostile server); the reply is now read in lines of at most 4 MiB + 1 and given
+    up once it is over 4 MiB."""
+    import tracemalloc
+
+    tracemalloc.start()
+    try:
+        with pytest.raises(GorillaError, match="over 4 MiB"):
+            _answer(server, "/fifty-mb-line")
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert peak < 20 * 2**20, f"peak {peak / 2**20:.0f} MiB"
