@@ -61,18 +61,26 @@ class UndefinedNames:
 def undefined_names(result: Any, code: str, doc: ApiDoc | None = None) -> UndefinedNames | None:
     """A sandbox RunResult (or its output text), the code that ran and the matched ApiDoc (or None) ->
     the names the code reads but never defines, or None when the output has no NameError, the code does
-    not parse, or the name the NameError gives is not one of them (a name deleted or defined too late:
-    Python's own message says it best then)."""
+    not parse (or is nested too deeply to: MemoryError / RecursionError), or the name the NameError gives
+    is not one of them (a name deleted or defined too late: Python's own message says it best then). With
+    a star import (`from os import *`) only the name the NameError gives is told: which names it binds is
+    known only by running it."""
     output = result if isinstance(result, str) else result.output
     m = _NAME_ERROR.search(output or "")
     if m is None:
         return None
     try:
         names = _unbound_globals(code)
-    except (SyntaxError, ValueError):
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        # MemoryError / RecursionError: a text nested too deeply for the parser or the compiler's symbol
+        # tables ("-" * 100000 + "x", "a+" * 200000); a traceback here (break-it pass 11)
         return None
     if m.group(1) not in names:
         return None
+    if _star_import(code):
+        # `from os import *` binds names no symbol table knows (`path`): only the name Python gave is sure
+        # (break-it pass 11: "values filled in: path, file" for `from os import *; print(path); file`)
+        names = [m.group(1)]
     providers = _imports_of(doc.example_code if doc is not None else "")
     imports = tuple(dict.fromkeys(providers[n] for n in names if n in providers))
     to_fill = tuple(n for n in names if n not in providers)
@@ -104,6 +112,14 @@ def _unbound_globals(code: str) -> list[str]:
         if node.id not in order:
             order.append(node.id)
     return order
+
+
+def _star_import(code: str) -> bool:
+    """Whether `code` (which parses) has a `from MODULE import *` anywhere."""
+    return any(
+        isinstance(n, ast.ImportFrom) and any(a.name == "*" for a in n.names)
+        for n in ast.walk(ast.parse(code))
+    )
 
 
 def _imports_of(example: str) -> dict[str, str]:
