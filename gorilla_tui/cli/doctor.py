@@ -282,9 +282,14 @@ def collect(args: argparse.Namespace) -> dict[str, Any]:
 
 def run(args: argparse.Namespace) -> int:
     """Print the report; exit 0 when no problem was found (notes do not count), 1 otherwise."""
-    from rich.markup import escape  # deferred: rich; --help stays fast
+    from rich.markup import escape as markup_escape  # deferred: rich; --help stays fast
     from rich.table import Table  # deferred: rich; --help stays fast
     from rich.text import Text  # deferred: rich; --help stays fast
+
+    def escape(text: str) -> str:
+        # rich's escape is for its markup only: a path in a problem line (a GORILLA_TUI_HOME or --model
+        # holding ESC[31m) reached the terminal as an escape sequence (break-it pass 11)
+        return markup_escape(safe_text(text))
 
     report = collect(args)
     if args.json:
