@@ -186,3 +186,18 @@ def test_doctor_shows_a_home_holding_escape_sequences_escaped(gorilla_home, monk
     assert "cannot be written" in out
     assert "\x1b" not in out and "\x07" not in out
     assert "home\\x1b[31mred\\x1b]0;title\\x07" in out
+
+
+def test_doctor_names_a_data_folder_that_is_a_broken_symlink(gorilla_home, capsys):
+    """Break-it pass 11: with `data` a symbolic link to a folder that is gone, the write test went up to
+    the home (which can be written) and said nothing, while every `index --refresh` failed to make it."""
+    (gorilla_home / "data").symlink_to(gorilla_home / "gone")
+    assert main(["doctor", "--json", "--no-inference"]) == 1
+    rep = json.loads(capsys.readouterr().out)
+    assert {
+        "problem": f"{gorilla_home / 'data'} cannot be written (a broken symbolic link is where the folder "
+        "should be): the index cannot be refreshed and the history is not saved",
+        "fix": f"make {gorilla_home / 'data'} writable, or set GORILLA_TUI_HOME to a writable folder",
+    } in rep["problems"]
+    assert not (gorilla_home / "gone").exists()
+    assert main(["index", "--refresh", "--only", "python-env"]) != 0  # what the problem line warns of
