@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import threading
+import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
@@ -36,12 +37,30 @@ class _Handler(BaseHTTPRequestHandler):
 
     def do_POST(self) -> None:
         self.rfile.read(int(self.headers.get("Content-Length", 0)))
+        if self.path.startswith(("/silent", "/drip")):
+            return self._hold()
         body = REPLIES[self.path.split("/v1/")[0]]
         self.send_response(200)
         self.send_header("Content-Type", "application/json")
         self.send_header("Content-Length", str(len(body)))
         self.end_headers()
         self.wfile.write(body)
+
+    def _hold(self) -> None:
+        """/silent: no answer at all for 60 s; /drip: headers, then one byte every 0.2 s with no newline
+        (each within the client's socket timeout) for 60 s or until the client hangs up."""
+        if self.path.startswith("/drip"):
+            self.send_response(200)
+            self.send_header("Content-Type", "text/event-stream")
+            self.end_headers()
+        for _ in range(300):
+            time.sleep(0.2)
+            if self.path.startswith("/drip"):
+                try:
+                    self.wfile.write(b"x")
+                    self.wfile.flush()
+                except OSError:
+                    return
 
 
 @pytest.fixture(scope="module")
@@ -99,3 +118,30 @@ def test_a_body_of_one_50_mb_line_is_not_held_in_memory_whole(server) -> None:
     finally:
         tracemalloc.stop()
     assert peak < 20 * 2**20, f"peak {peak / 2**20:.0f} MiB"
+
+
+@pytest.mark.parametrize("path", ["/silent", "/drip"])
+def test_ctrl_c_stops_an_ask_whose_server_never_finishes(server, path) -> None:
+    """Break-it pass 11: Ctrl+C in `ask` only sets the cancel event, which was looked at between lines: a
+    server that never sent its headers (urlopen waits up to the 600 s timeout) or dripped a byte every
+    0.2 s with no newline (the timeout counts from the last byte: forever) could not be stopped. The
+    request now gives up once the event is set, and the connection being read is shut down."""
+    backend = RemoteBackend(f"{server}{path}", n_ctx=2048)
+    cancel = threading.Event()
+    outcome: list[object] = []
+
+    def ask() -> None:
+        try:
+            outcome.append("".join(backend.complete("task: x\ncall:", max_tokens=8, cancel=cancel)))
+        except GorillaError as e:
+            outcome.append(str(e))
+
+    asker = threading.Thread(target=ask, daemon=True)
+    asker.start()
+    asker.join(1.0)
+    assert asker.is_alive()  # the server holds it
+    cancel.set()
+    asker.join(30)  # a hang guard: it stops within a fraction of a second; it hung for 60 s before
+    assert not asker.is_alive()
+    assert outcome == ([f"request to {server}{path}/v1/completions cancelled"] if path == "/silent" else [""])
+    assert backend.last_stats["cancelled"] if path == "/drip" else True
