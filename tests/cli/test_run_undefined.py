@@ -98,3 +98,18 @@ def test_code_nested_too_deeply_to_read_gets_no_line_and_no_traceback(deep) -> N
     assert "NameError: name 'file' is not defined" in result.output
     assert undefined_names(result, code) is None
     assert "exit 1" in run_report(result, None, code).plain  # the TUI run screen: no traceback either
+
+
+def test_the_line_names_at_most_twenty_and_counts_the_rest() -> None:
+    """Break-it pass 11: code with 100,000 undefined names made a 789 KB line (and took 52 s: a list's
+    `in` per name). The line names the first 20 in order of use and counts the rest; the JSON keeps all."""
+    code = "".join(f"print(v{i})\n" for i in range(25))
+    result = run_code(code)
+    assert "NameError: name 'v0' is not defined" in result.output
+    found = undefined_names(result, code)
+    assert found is not None and found.to_fill == tuple(f"v{i}" for i in range(25))
+    told = ", ".join(f"v{i}" for i in range(20))
+    assert found.message() == (
+        f"the example needs values filled in: {told} and 5 more (used but never defined); "
+        "set them before running it"
+    )
