@@ -43,6 +43,11 @@ class EndpointDownError(GorillaError):
     same way, so callers that loop over tasks (evaluate/run.py) stop at once instead of counting failures."""
 
 
+#: Largest reply read while scoring (one prompt echoed with its log-probabilities: vLLM's prompt_logprobs
+#: take about 200 bytes a token, 6.4 MB for a 32,768-token context).
+_MAX_SCORING_BYTES = 32 * 2**20
+
+
 class _Cancelled(Exception):
     """The request was given up because its cancel event was set (RemoteBackend._open)."""
 
@@ -251,11 +256,16 @@ class RemoteBackend:
             try:
                 key = "input" if path == "/extras/tokenize" else "content"
                 with self._post(self.base + path, {key: text}, 10.0) as resp:
-                    tokens = json.loads(resp.read())["tokens"]
+                    raw = resp.read(_MAX_PLAIN_BYTES + 1)
+                if len(raw) > _MAX_PLAIN_BYTES:
+                    continue  # a token list of a prompt is KiB: not a tokenizer's answer
+                tokens = json.loads(raw)["tokens"]
+                if not isinstance(tokens, list):
+                    continue
                 self._tokenize_path = path
                 # llama-cpp-python's /extras/tokenize adds BOS itself; llama-server's /tokenize does not
                 return len(tokens) + (0 if path == "/extras/tokenize" else 1)
-            except (*_NET_ERRORS, KeyError, TypeError):
+            except (*_NET_ERRORS, KeyError, TypeError, RecursionError):
                 continue
         return len(text.encode("utf-8")) // 2 + 1
 
@@ -393,13 +403,25 @@ class RemoteBackend:
                 body["model"] = self.model
             try:
                 with self._request(body, cancel) as resp:
-                    raw = resp.read()
+                    done = _shut_on_cancel(resp, cancel) if cancel is not None else threading.Event()
+                    try:
+                        raw = resp.read(_MAX_SCORING_BYTES + 1)  # bounded: a 50 MB reply was read whole
+                    finally:
+                        done.set()
             except _NET_ERRORS as e:
                 raise GorillaError(f"connection to {self.url} broke while scoring: {e}") from None
+            if cancel is not None and cancel.is_set():
+                break
+            if len(raw) > _MAX_SCORING_BYTES:
+                raise GorillaError(
+                    f"endpoint {self.url} sent a reply over {_MAX_SCORING_BYTES // 2**20} MiB while scoring"
+                )
             try:
                 data = json.loads(raw)
-            except ValueError:
-                raise GorillaError(f"endpoint {self.url} sent no JSON while scoring: {raw[:80]!r}") from None
+            except (ValueError, RecursionError):  # RecursionError: JSON nested 100000 deep (break-it pass 11)
+                raise GorillaError(
+                    f"endpoint {self.url} sent no JSON while scoring: {safe_text(repr(raw[:80]))}"
+                ) from None
             scores.append(prompt_logprob(data, start=len(context.rstrip()), end=len(prompt), url=self.url))
         self.last_stats = {"scored_contexts": len(scores)}
         return scores

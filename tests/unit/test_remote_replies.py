@@ -39,7 +39,7 @@ class _Handler(BaseHTTPRequestHandler):
         self.rfile.read(int(self.headers.get("Content-Length", 0)))
         if self.path.startswith(("/silent", "/drip")):
             return self._hold()
-        body = REPLIES[self.path.split("/v1/")[0]]
+        body = next(reply for prefix, reply in REPLIES.items() if self.path.startswith(prefix + "/"))
         self.send_response(200)
         self.send_header("Content-Type", "application/json")
         self.send_header("Content-Length", str(len(body)))
@@ -145,3 +145,22 @@ def test_ctrl_c_stops_an_ask_whose_server_never_finishes(server, path) -> None:
     assert not asker.is_alive()
     assert outcome == ([f"request to {server}{path}/v1/completions cancelled"] if path == "/silent" else [""])
     assert backend.last_stats["cancelled"] if path == "/drip" else True
+
+
+@pytest.mark.parametrize(
+    "path, message",
+    [
+        ("/deep", "sent no JSON while scoring: b'[[[["),
+        ("/fifty-mb-line", "sent a reply over 32 MiB while scoring"),
+    ],
+)
+def test_scoring_replies_nested_too_deeply_or_too_big_are_one_line(server, path, message) -> None:
+    """Break-it pass 11: select mode's default scoring (loglikelihoods: echo + logprobs) read the reply
+    whole (50 MB here) and json.loads raised RecursionError on JSON nested 100000 deep: a traceback. The
+    token count (/extras/tokenize, /tokenize) fell over the same way; it now falls back to its estimate."""
+    backend = RemoteBackend(f"{server}{path}", n_ctx=2048)
+    with pytest.raises(GorillaError) as caught:
+        backend.loglikelihoods(["task: classify images\ncall:"], " x")
+    assert message in str(caught.value) and str(caught.value).startswith(f"endpoint {server}{path}/v1/")
+    text = "task: classify images"
+    assert backend.count_tokens(text) == len(text.encode()) // 2 + 1
