@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import re
+import stat
 import sys
 import tempfile
 from collections.abc import Iterable
@@ -17,7 +18,14 @@ else:  # pragma: no cover
     import tomli as tomllib
 
 from gorilla_tui.errors import UsageError
-from gorilla_tui.paths import NotRegularFileError, expand_user, get_paths, path_exists, read_regular_text
+from gorilla_tui.paths import (
+    NotRegularFileError,
+    expand_user,
+    file_kind,
+    get_paths,
+    path_exists,
+    read_regular_text,
+)
 
 MODES = ("select", "generate")
 #: How select mode chooses among the hits: "likelihood" scores every hit by the model's log-probability of
@@ -194,10 +202,22 @@ def save_settings(settings: Settings, path: Path | None = None, keys: Iterable[s
     settings (the TUI's settings screen: the fields changed in it, so a value another process saved
     meanwhile, or one given on the command line for one session, is not overwritten); None: all.
     A config.toml that is a symbolic link (kept in a dotfiles folder) stays one: the file it points to is
-    written, not the link replaced by a file."""
+    written, not the link replaced by a file. A config.toml (or the file it points to) that is a FIFO,
+    device or folder is a UsageError and is left alone."""
     path = path or get_paths().config_file
     if path.is_symlink():
         path = Path(os.path.realpath(path))  # write where the link points, in that file's folder
+    try:
+        mode = os.stat(path).st_mode
+    except OSError:
+        mode = stat.S_IFREG  # not there yet (or unreadable: the write below says why)
+    if not stat.S_ISREG(mode):
+        # a config.toml linked to /dev/null (a common way to switch a config file off) was replaced by a
+        # regular file, as root the machine's /dev/null itself; a FIFO or folder likewise (break-it pass 11)
+        raise UsageError(
+            f"{path}: cannot write the config file (it is {file_kind(mode)}, not a regular file); "
+            "remove it or point config.toml at a regular file"
+        )
     data = asdict(settings.validate())
     if keys is not None:
         wanted = set(keys)

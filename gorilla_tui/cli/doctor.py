@@ -193,9 +193,15 @@ def _writable(problems: list[dict[str, str]]) -> None:
     for name, what in _WRITES.items():
         folder = getattr(paths, name)
         probe = folder
-        while not probe.exists() and probe.parent != probe:
+        # a broken symbolic link is no folder to be made: mkdir fails on it (EEXIST), so the test stops
+        # there (break-it pass 11: the parent was written and `doctor` said nothing)
+        while not probe.exists() and not probe.is_symlink() and probe.parent != probe:
             probe = probe.parent
         try:
+            if probe.is_symlink() and not probe.exists():
+                raise NotADirectoryError(
+                    20, "a broken symbolic link is where the folder should be", str(probe)
+                )
             if not probe.is_dir():
                 raise NotADirectoryError(20, "a file is where the folder should be", str(probe))
             fd, tmp = tempfile.mkstemp(dir=probe, prefix=".doctor-")
@@ -282,9 +288,14 @@ def collect(args: argparse.Namespace) -> dict[str, Any]:
 
 def run(args: argparse.Namespace) -> int:
     """Print the report; exit 0 when no problem was found (notes do not count), 1 otherwise."""
-    from rich.markup import escape  # deferred: rich; --help stays fast
+    from rich.markup import escape as markup_escape  # deferred: rich; --help stays fast
     from rich.table import Table  # deferred: rich; --help stays fast
     from rich.text import Text  # deferred: rich; --help stays fast
+
+    def escape(text: str) -> str:
+        # rich's escape is for its markup only: a path in a problem line (a GORILLA_TUI_HOME or --model
+        # holding ESC[31m) reached the terminal as an escape sequence (break-it pass 11)
+        return markup_escape(safe_text(text))
 
     report = collect(args)
     if args.json:

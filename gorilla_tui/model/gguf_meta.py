@@ -11,6 +11,8 @@ needed are read here, stopping at the first that answers.
 
 from __future__ import annotations
 
+import os
+import stat
 import struct
 from pathlib import Path
 from typing import Any, BinaryIO
@@ -24,6 +26,12 @@ _INTS = {0: "<B", 1: "<b", 2: "<H", 3: "<h", 4: "<I", 5: "<i", 10: "<Q", 11: "<q
 _STRING, _ARRAY = 8, 9
 #: Largest key or string read whole (a longer one is a corrupt file: keys are short ASCII names).
 _MAX_STRING = 1 << 20
+#: Most strings skipped in one read (a vocabulary of 262,144 tokens, Gemma 3's, and a BPE merge list of
+#: about 280,000, Llama 3's, fit many times over), deepest array nesting, and most metadata keys read
+#: (check_gguf refuses over 1,000,000): a crafted header is given up on in a bounded time.
+_MAX_STRINGS = 4_000_000
+_MAX_DEPTH = 8
+_MAX_KEYS = 1_000_000
 
 
 class _Corrupt(Exception):
@@ -52,47 +60,76 @@ def _string(fh: BinaryIO) -> bytes:
     return _read(fh, n)
 
 
-def _skip(fh: BinaryIO, vtype: int) -> None:
-    """Move past one value of type `vtype` (an array's strings one by one, other arrays in one seek)."""
+def _skip(fh: BinaryIO, vtype: int, budget: list[int], depth: int = 0) -> None:
+    """Move past one value of type `vtype` (an array's strings one by one, other arrays in one seek).
+
+    budget: [strings still allowed], shared by the whole read; raises _Corrupt past it, for an array
+    nested more than _MAX_DEPTH deep, or an unknown type (break-it pass 11: 20000 nested arrays were a
+    RecursionError traceback; a crafted 2**63-string array would be read 8 bytes at a time to the file's end).
+    """
     if vtype in _FIXED:
         fh.seek(_FIXED[vtype], 1)
     elif vtype == _STRING:
+        budget[0] -= 1
+        if budget[0] < 0:
+            raise _Corrupt
         fh.seek(_u64(fh), 1)
     elif vtype == _ARRAY:
+        if depth >= _MAX_DEPTH:
+            raise _Corrupt
         etype, count = _u32(fh), _u64(fh)
         if etype in _FIXED:
             fh.seek(_FIXED[etype] * count, 1)
         else:
+            if count > budget[0]:
+                raise _Corrupt
             for _ in range(count):
-                _skip(fh, etype)
+                _skip(fh, etype, budget, depth + 1)
     else:
         raise _Corrupt
+
+
+def _open_regular(path: Path) -> BinaryIO | None:
+    """`path` opened for reading when it is a regular file, else None: O_NONBLOCK and fstat on the open
+    descriptor, so a FIFO put there never blocks (a plain open() waits for a writer forever) and a device
+    is never read. Raises OSError when it cannot be opened."""
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+    if not stat.S_ISREG(os.fstat(fd).st_mode):
+        os.close(fd)
+        return None
+    return os.fdopen(fd, "rb")
 
 
 def context_length(path: Path) -> int | None:
     """The context length `path` was trained for (`<general.architecture>.context_length`), in tokens.
 
-    Returns None when the file does not say (no such key, GGUF version 1, a header that cannot be read):
-    the caller then leaves n_ctx as it is. Raises OSError when the file cannot be opened.
+    Returns None when the file does not say (no such key, a value of 0 or below, GGUF version 1, a header
+    that cannot be read, crafted counts or nesting, no regular file: a FIFO or device): the caller then
+    leaves n_ctx as it is. Raises OSError when the file cannot be opened.
     """
-    with open(path, "rb") as fh:
+    fh = _open_regular(path)
+    if fh is None:
+        return None
+    with fh:
         try:
             if _read(fh, 4) != b"GGUF" or _u32(fh) not in (2, 3):
                 return None
             _u64(fh)  # tensor count
             n_kv = _u64(fh)
             arch = None
-            for _ in range(n_kv):
+            budget = [_MAX_STRINGS]
+            for _ in range(min(n_kv, _MAX_KEYS)):
                 key = _string(fh)
                 vtype = _u32(fh)
                 if key == b"general.architecture" and vtype == _STRING:
                     arch = _string(fh)
                 elif arch is not None and key == arch + b".context_length" and vtype in _INTS:
                     fmt = _INTS[vtype]
-                    return int(struct.unpack(fmt, _read(fh, struct.calcsize(fmt)))[0]) or None
+                    value = int(struct.unpack(fmt, _read(fh, struct.calcsize(fmt)))[0])
+                    return value if value > 0 else None
                 else:
-                    _skip(fh, vtype)
-        except (_Corrupt, struct.error, OSError, ValueError):
+                    _skip(fh, vtype, budget)
+        except (_Corrupt, struct.error, OSError, ValueError, OverflowError):
             return None
     return None
 

@@ -11,10 +11,13 @@ the GBNF grammar there.
 
 from __future__ import annotations
 
+import contextlib
 import email.utils
 import http.client
 import json
 import math
+import os
+import socket
 import threading
 import time
 import urllib.error
@@ -40,9 +43,43 @@ class EndpointDownError(GorillaError):
     same way, so callers that loop over tasks (evaluate/run.py) stop at once instead of counting failures."""
 
 
+#: Largest reply read while scoring (one prompt echoed with its log-probabilities: vLLM's prompt_logprobs
+#: take about 200 bytes a token, 6.4 MB for a 32,768-token context).
+_MAX_SCORING_BYTES = 32 * 2**20
+
+
+class _Cancelled(Exception):
+    """The request was given up because its cancel event was set (RemoteBackend._open)."""
+
+
 #: Largest reply kept when an endpoint answers with no event stream (a whole completion object); the
 #: most a model writes here is max_tokens (256 by default), a few KiB of JSON.
 _MAX_PLAIN_BYTES = 4 * 2**20
+
+
+def _shut_on_cancel(resp: Any, cancel: threading.Event) -> threading.Event:
+    """Watch `cancel` while `resp` (an open HTTP response) is read: once it is set, shut down the
+    connection, so that a read blocked in recv(2) returns (a server that drips a byte at a time with no
+    newline, or sends nothing after its headers, held Ctrl+C off for as long as it liked: the socket
+    timeout counts from the last byte; break-it pass 11). Returns the event to set when the reading is
+    over. shutdown(2) is made on a duplicate of resp's descriptor taken now (it acts on the connection,
+    and the number cannot have been reused by then); the watcher polls every 0.1 s and closes it."""
+    done = threading.Event()
+    try:
+        dup = socket.socket(fileno=os.dup(resp.fileno()))
+    except (OSError, ValueError, AttributeError):  # no socket under it: nothing to shut
+        return done
+
+    def watch() -> None:
+        with dup:
+            while not done.is_set():
+                if cancel.wait(0.1):
+                    with contextlib.suppress(OSError):
+                        dup.shutdown(socket.SHUT_RDWR)
+                    return
+
+    threading.Thread(target=watch, name="endpoint-cancel", daemon=True).start()
+    return done
 
 
 def retry_delay(attempt: int, base: float, retry_after: str | None = None) -> float:
@@ -139,13 +176,51 @@ class RemoteBackend:
         )
         return urllib.request.urlopen(req, timeout=timeout)  # noqa: S310 - the user's own endpoint
 
+    def _open(self, body: dict[str, Any], cancel: threading.Event | None) -> Any:
+        """_post(self.url, body) that gives up as soon as `cancel` is set: urlopen waits for the server's
+        headers up to self.timeout (600 s) and Ctrl+C in `ask` only sets `cancel` (break-it pass 11: a
+        server that accepted and never answered held Ctrl+C off for 10 minutes). The request then runs on
+        a daemon thread left to its socket timeout; a reply that comes later is closed unread.
+        Raises what _post raises, _Cancelled when `cancel` was set first."""
+        if cancel is None:
+            return self._post(self.url, body, self.timeout)
+        box: dict[str, Any] = {}
+        lock = threading.Lock()
+
+        def post() -> None:
+            try:
+                resp = self._post(self.url, body, self.timeout)
+            except BaseException as e:  # noqa: BLE001 - handed to the waiting thread as it is
+                with lock:
+                    box["error"] = e
+                return
+            with lock:
+                if box.get("abandoned"):
+                    resp.close()
+                else:
+                    box["resp"] = resp
+
+        thread = threading.Thread(target=post, name="endpoint-request", daemon=True)
+        thread.start()
+        while thread.is_alive() and not cancel.is_set():
+            thread.join(0.1)
+        with lock:
+            if "error" in box:
+                raise box["error"]
+            if "resp" not in box:
+                box["abandoned"] = True
+                raise _Cancelled
+            return box["resp"]
+
     def _request(self, body: dict[str, Any], cancel: threading.Event | None = None) -> Any:
         """POST `body` to the completions URL, retrying 429/5xx with backoff; the open response.
         Raises EndpointDownError (cannot connect), GorillaError (an error status after the retries, a
         timeout or a protocol error)."""
         for attempt in range(self.retries + 1):
             try:
-                return self._post(self.url, body, self.timeout)
+                return self._open(body, cancel)
+            except _Cancelled:
+                break
             except urllib.error.HTTPError as e:
                 try:
                     detail = safe_text(e.read()[:200].decode("utf-8", "replace"), newlines=False)
@@ -181,11 +256,16 @@ class RemoteBackend:
             try:
                 key = "input" if path == "/extras/tokenize" else "content"
                 with self._post(self.base + path, {key: text}, 10.0) as resp:
-                    tokens = json.loads(resp.read())["tokens"]
+                    raw = resp.read(_MAX_PLAIN_BYTES + 1)
+                if len(raw) > _MAX_PLAIN_BYTES:
+                    continue  # a token list of a prompt is KiB: not a tokenizer's answer
+                tokens = json.loads(raw)["tokens"]
+                if not isinstance(tokens, list):
+                    continue
                 self._tokenize_path = path
                 # llama-cpp-python's /extras/tokenize adds BOS itself; llama-server's /tokenize does not
                 return len(tokens) + (0 if path == "/extras/tokenize" else 1)
-            except (*_NET_ERRORS, KeyError, TypeError):
+            except (*_NET_ERRORS, KeyError, TypeError, RecursionError):
                 continue
         return len(text.encode("utf-8")) // 2 + 1
 
@@ -213,16 +293,21 @@ class RemoteBackend:
         events = 0
         other: list[bytes] = []  # a body that is no event stream (kept up to _MAX_PLAIN_BYTES)
         kept = 0
+        done = _shut_on_cancel(resp, cancel) if cancel is not None else threading.Event()
         try:
             with resp:
-                for raw in resp:
+                # lines of at most _MAX_PLAIN_BYTES + 1: `for raw in resp` read a reply with no newline
+                # whole, however long (a 50 MB line took 100 MB; break-it pass 11)
+                for raw in iter(lambda: resp.readline(_MAX_PLAIN_BYTES + 1), b""):
                     if cancel is not None and cancel.is_set():
                         break
                     line = raw.decode("utf-8", "replace").strip()
                     if not line.startswith("data:"):
-                        if not events and kept <= _MAX_PLAIN_BYTES:
+                        if not events:
                             other.append(raw)
                             kept += len(raw)
+                            if kept > _MAX_PLAIN_BYTES:
+                                break  # _plain_answer says it is too long; the rest is not read
                         continue
                     events += 1
                     data = line[5:].strip()
@@ -231,7 +316,9 @@ class RemoteBackend:
                     try:
                         event = json.loads(data)
                         text = event["choices"][0].get("text") or ""
-                    except (ValueError, KeyError, IndexError, TypeError):
+                        if not isinstance(text, str):  # a number or list here reached "".join: a traceback
+                            raise TypeError
+                    except (ValueError, KeyError, IndexError, TypeError, RecursionError):
                         raise GorillaError(
                             f"endpoint {self.url} sent a malformed event: {safe_text(data[:80])}"
                         ) from None
@@ -246,6 +333,7 @@ class RemoteBackend:
         except _NET_ERRORS as e:
             raise GorillaError(f"connection to {self.url} broke: {str(e) or type(e).__name__}") from None
         finally:
+            done.set()
             self.last_stats = {"pieces": pieces, "cancelled": bool(cancel is not None and cancel.is_set())}
 
     def _plain_answer(self, raw: bytes, size: int) -> str:
@@ -259,7 +347,7 @@ class RemoteBackend:
             )
         try:
             data = json.loads(raw)
-        except ValueError:
+        except (ValueError, RecursionError):  # JSON nested 100000 deep: RecursionError (break-it pass 11)
             data = None
         if isinstance(data, dict) and isinstance(data.get("error"), (dict, str)):
             err = data["error"]
@@ -315,13 +403,25 @@ class RemoteBackend:
                 body["model"] = self.model
             try:
                 with self._request(body, cancel) as resp:
-                    raw = resp.read()
+                    done = _shut_on_cancel(resp, cancel) if cancel is not None else threading.Event()
+                    try:
+                        raw = resp.read(_MAX_SCORING_BYTES + 1)  # bounded: a 50 MB reply was read whole
+                    finally:
+                        done.set()
             except _NET_ERRORS as e:
                 raise GorillaError(f"connection to {self.url} broke while scoring: {e}") from None
+            if cancel is not None and cancel.is_set():
+                break
+            if len(raw) > _MAX_SCORING_BYTES:
+                raise GorillaError(
+                    f"endpoint {self.url} sent a reply over {_MAX_SCORING_BYTES // 2**20} MiB while scoring"
+                )
             try:
                 data = json.loads(raw)
-            except ValueError:
-                raise GorillaError(f"endpoint {self.url} sent no JSON while scoring: {raw[:80]!r}") from None
+            except (ValueError, RecursionError):  # RecursionError: JSON nested 100000 deep (break-it pass 11)
+                raise GorillaError(
+                    f"endpoint {self.url} sent no JSON while scoring: {safe_text(repr(raw[:80]))}"
+                ) from None
             scores.append(prompt_logprob(data, start=len(context.rstrip()), end=len(prompt), url=self.url))
         self.last_stats = {"scored_contexts": len(scores)}
         return scores

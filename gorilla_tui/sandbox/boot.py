@@ -253,13 +253,13 @@ def build_root(cfg: dict) -> None:
 
 
 def _identity_files(cfg: dict, scratch: str, new: str, uid: int) -> None:
-    """Show the run its own /etc/passwd, /etc/group, /etc/hostname and /etc/hosts (read-only files bound
-    over the host's in the new root), and set the UTS namespace's host name: the run's fresh uid has a
-    passwd entry (pwd.getpwuid(os.getuid()) failed with "uid not found", and programs that look up their
-    user stopped), the host's user list is not shown, and neither is the host's name (socket.gethostname()
-    and /etc/hostname gave it). Files the host lacks are left out. The host name is set only in a UTS
-    namespace of the run's own (cfg "uts": unshare --uts): as root outside one, sethostname(2) would
-    rename the machine itself."""
+    """Show the run its own /etc/passwd, /etc/group (and their backups passwd-, group-; empty subuid,
+    subgid), /etc/hostname and /etc/hosts (read-only files bound over the host's in the new root), and set
+    the UTS namespace's host name: the run's fresh uid has a passwd entry (pwd.getpwuid(os.getuid())
+    failed with "uid not found", and programs that look up their user stopped), the host's user list is
+    not shown, and neither is the host's name (socket.gethostname() and /etc/hostname gave it). Files the
+    host lacks are left out. The host name is set only in a UTS namespace of the run's own (cfg "uts":
+    unshare --uts): as root outside one, sethostname(2) would rename the machine itself."""
     user, host, home = cfg.get("user", "sandbox"), cfg.get("hostname", "sandbox"), cfg["home"]
     root = "root:x:0:0:root:/root:/usr/sbin/nologin\n" if uid != 0 else f"root:x:0:0:{user}:{home}:/bin/sh\n"
     mine = f"{user}:x:{uid}:{uid}:{user}:{home}:/bin/sh\n" if uid != 0 else ""
@@ -270,6 +270,9 @@ def _identity_files(cfg: dict, scratch: str, new: str, uid: int) -> None:
         "hostname": host + "\n",
         "hosts": f"127.0.0.1\tlocalhost\n127.0.1.1\t{host}\n::1\tlocalhost ip6-localhost ip6-loopback\n",
     }
+    # the copies shadow-utils keeps (passwd-, group-) and the subordinate id files list the host's users
+    # too (break-it pass 11: /etc/passwd- showed them all): the same as the run's own, and nothing
+    files.update({"passwd-": files["passwd"], "group-": files["group"], "subuid": "", "subgid": ""})
     if not cfg.get("uts"):  # the run shares the machine's host name: its files say the same
         del files["hostname"], files["hosts"]
     for name, text in files.items():

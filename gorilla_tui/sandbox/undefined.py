@@ -22,6 +22,9 @@ from gorilla_tui.pool.doc import ApiDoc
 
 _NAME_ERROR = re.compile(r"^NameError: name '(\w+)' is not defined", re.MULTILINE)
 _BUILTINS = frozenset(dir(builtins))
+#: Most names the one line tells (a doc's placeholders are a handful; code with 100,000 undefined names
+#: made a 789 KB line: break-it pass 11); `names` and `to_fill` keep them all.
+_MAX_TOLD = 20
 
 
 @dataclass(frozen=True)
@@ -41,9 +44,12 @@ class UndefinedNames:
         if self.imports:
             parts.append("the code lacks its imports: add " + "; ".join(f"`{i}`" for i in self.imports))
         if self.to_fill:
+            shown = ", ".join(self.to_fill[:_MAX_TOLD])
+            if len(self.to_fill) > _MAX_TOLD:
+                shown += f" and {len(self.to_fill) - _MAX_TOLD} more"
             parts.append(
                 "the example needs values filled in: "
-                + ", ".join(self.to_fill)
+                + shown
                 + " (used but never defined); set them before running it"
             )
         return "; ".join(parts)
@@ -61,18 +67,26 @@ class UndefinedNames:
 def undefined_names(result: Any, code: str, doc: ApiDoc | None = None) -> UndefinedNames | None:
     """A sandbox RunResult (or its output text), the code that ran and the matched ApiDoc (or None) ->
     the names the code reads but never defines, or None when the output has no NameError, the code does
-    not parse, or the name the NameError gives is not one of them (a name deleted or defined too late:
-    Python's own message says it best then)."""
+    not parse (or is nested too deeply to: MemoryError / RecursionError), or the name the NameError gives
+    is not one of them (a name deleted or defined too late: Python's own message says it best then). With
+    a star import (`from os import *`) only the name the NameError gives is told: which names it binds is
+    known only by running it."""
     output = result if isinstance(result, str) else result.output
     m = _NAME_ERROR.search(output or "")
     if m is None:
         return None
     try:
         names = _unbound_globals(code)
-    except (SyntaxError, ValueError):
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        # MemoryError / RecursionError: a text nested too deeply for the parser or the compiler's symbol
+        # tables ("-" * 100000 + "x", "a+" * 200000); a traceback here (break-it pass 11)
         return None
     if m.group(1) not in names:
         return None
+    if _star_import(code):
+        # `from os import *` binds names no symbol table knows (`path`): only the name Python gave is sure
+        # (break-it pass 11: "values filled in: path, file" for `from os import *; print(path); file`)
+        names = [m.group(1)]
     providers = _imports_of(doc.example_code if doc is not None else "")
     imports = tuple(dict.fromkeys(providers[n] for n in names if n in providers))
     to_fill = tuple(n for n in names if n not in providers)
@@ -98,12 +112,18 @@ def _unbound_globals(code: str) -> list[str]:
     unbound = {
         n for n in read - bound if n not in _BUILTINS and not (n.startswith("__") and n.endswith("__"))
     }
-    order: list[str] = []
     uses = [n for n in ast.walk(ast.parse(code)) if isinstance(n, ast.Name) and n.id in unbound]
-    for node in sorted(uses, key=lambda n: (n.lineno, n.col_offset)):
-        if node.id not in order:
-            order.append(node.id)
-    return order
+    # a dict keeps the first use of each name: a list's `in` made 100,000 names take 52 s (break-it pass 11)
+    order = dict.fromkeys(n.id for n in sorted(uses, key=lambda n: (n.lineno, n.col_offset)))
+    return list(order)
+
+
+def _star_import(code: str) -> bool:
+    """Whether `code` (which parses) has a `from MODULE import *` anywhere."""
+    return any(
+        isinstance(n, ast.ImportFrom) and any(a.name == "*" for a in n.names)
+        for n in ast.walk(ast.parse(code))
+    )
 
 
 def _imports_of(example: str) -> dict[str, str]:

@@ -171,3 +171,33 @@ def test_doctor_on_a_read_only_home_lists_each_folder_it_cannot_write(gorilla_ho
         assert any(
             p.startswith(f"{gorilla_home / sub} cannot be written (Read-only file system)") for p in problems
         )
+
+
+def test_doctor_shows_a_home_holding_escape_sequences_escaped(gorilla_home, monkeypatch, capsys):
+    """Break-it pass 11: the problem lines went through rich's markup escape only, so a GORILLA_TUI_HOME
+    holding ESC[31m (its folders cannot be written: a file is where data should be) reached the terminal as
+    an escape sequence; the table rows were already made safe."""
+    home = gorilla_home / "home\x1b[31mred\x1b]0;title\x07"
+    home.mkdir()
+    (home / "data").write_text("not a folder")
+    monkeypatch.setenv("GORILLA_TUI_HOME", str(home))
+    assert main(["doctor", "--no-inference"]) == 1
+    out = capsys.readouterr().out
+    assert "cannot be written" in out
+    assert "\x1b" not in out and "\x07" not in out
+    assert "home\\x1b[31mred\\x1b]0;title\\x07" in out
+
+
+def test_doctor_names_a_data_folder_that_is_a_broken_symlink(gorilla_home, capsys):
+    """Break-it pass 11: with `data` a symbolic link to a folder that is gone, the write test went up to
+    the home (which can be written) and said nothing, while every `index --refresh` failed to make it."""
+    (gorilla_home / "data").symlink_to(gorilla_home / "gone")
+    assert main(["doctor", "--json", "--no-inference"]) == 1
+    rep = json.loads(capsys.readouterr().out)
+    assert {
+        "problem": f"{gorilla_home / 'data'} cannot be written (a broken symbolic link is where the folder "
+        "should be): the index cannot be refreshed and the history is not saved",
+        "fix": f"make {gorilla_home / 'data'} writable, or set GORILLA_TUI_HOME to a writable folder",
+    } in rep["problems"]
+    assert not (gorilla_home / "gone").exists()
+    assert main(["index", "--refresh", "--only", "python-env"]) != 0  # what the problem line warns of

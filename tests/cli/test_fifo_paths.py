@@ -97,3 +97,35 @@ def test_gorilla_tui_home_that_is_no_folder_is_one_line(tmp_path, monkeypatch) -
             assert done.stderr.strip() == (
                 f"gorilla-tui: error: GORILLA_TUI_HOME={home} is {kind}, not a folder: point it at a folder"
             )
+
+
+def test_saving_settings_leaves_a_fifo_or_folder_that_config_toml_points_at_alone(tmp_path) -> None:
+    """Break-it pass 11: save_settings followed a config.toml symbolic link and os.replace'd whatever it
+    pointed at: a FIFO became a regular file, and a config.toml linked to /dev/null (a common way to switch
+    a config file off) would, run as root, have replaced the machine's /dev/null. Now one UsageError and
+    the target is left as it was (a FIFO stands in for the device here)."""
+    import stat
+
+    import pytest
+
+    from gorilla_tui.config import Settings, save_settings
+    from gorilla_tui.errors import UsageError
+
+    fifo = tmp_path / "null"
+    os.mkfifo(fifo)
+    folder = tmp_path / "folder"
+    folder.mkdir()
+    cfg = get_paths().config_file
+    cfg.parent.mkdir(parents=True, exist_ok=True)
+    for target, kind in ((fifo, "a FIFO"), (folder, "a folder")):
+        cfg.unlink(missing_ok=True)
+        cfg.symlink_to(target)
+        with pytest.raises(UsageError) as caught:
+            save_settings(Settings(n_ctx=2048))
+        assert str(caught.value) == (
+            f"{target}: cannot write the config file (it is {kind}, not a regular file); remove it or point "
+            "config.toml at a regular file"
+        )
+        assert cfg.is_symlink()
+    assert stat.S_ISFIFO(os.stat(fifo).st_mode) and folder.is_dir() and not any(folder.iterdir())
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["folder", "null"]  # no temp file left either

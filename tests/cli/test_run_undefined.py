@@ -69,3 +69,47 @@ def test_the_tui_run_screen_report_says_it_too() -> None:
     assert undefined_names(result, HUB_CALL, doc) is not None
     text = run_report(result, doc, HUB_CALL).plain
     assert "NameError: the code lacks its imports: add `import tensorflow_hub as hub`" in text
+
+
+def test_with_a_star_import_only_the_name_python_gave_is_told(index, tmp_path, capsys) -> None:
+    """Break-it pass 11: `from os import *` binds `path`, which no symbol table knows; the line said
+    "values filled in: path, file" although the real run only lacked `file`."""
+    out = _run_json(tmp_path, "from os import *\nprint(path.sep)\nfile\n", capsys)
+    assert "NameError: name 'file' is not defined" in out["run"]["output"]
+    assert out["undefined_names"]["names"] == ["file"]
+    assert out["undefined_names"]["to_fill"] == ["file"]
+
+
+@pytest.mark.parametrize(
+    "deep",
+    [
+        "x = " + "-" * 100_000 + "1\n",
+        "x = " + "+".join(["a"] * 200_000) + "\n",
+        "f = " + "lambda: " * 5000 + "1\n",
+    ],
+    ids=["unary-100000", "sum-200000", "lambda-5000"],
+)
+def test_code_nested_too_deeply_to_read_gets_no_line_and_no_traceback(deep) -> None:
+    """Break-it pass 11: the parser's MemoryError and the compiler's RecursionError of a too deeply nested
+    text came out of undefined_names (a traceback in `run` and the TUI's run screen). A real sandbox run
+    gives the NameError; the deep text follows it."""
+    code = "file\n" + deep
+    result = run_code("file\n")
+    assert "NameError: name 'file' is not defined" in result.output
+    assert undefined_names(result, code) is None
+    assert "exit 1" in run_report(result, None, code).plain  # the TUI run screen: no traceback either
+
+
+def test_the_line_names_at_most_twenty_and_counts_the_rest() -> None:
+    """Break-it pass 11: code with 100,000 undefined names made a 789 KB line (and took 52 s: a list's
+    `in` per name). The line names the first 20 in order of use and counts the rest; the JSON keeps all."""
+    code = "".join(f"print(v{i})\n" for i in range(25))
+    result = run_code(code)
+    assert "NameError: name 'v0' is not defined" in result.output
+    found = undefined_names(result, code)
+    assert found is not None and found.to_fill == tuple(f"v{i}" for i in range(25))
+    told = ", ".join(f"v{i}" for i in range(20))
+    assert found.message() == (
+        f"the example needs values filled in: {told} and 5 more (used but never defined); "
+        "set them before running it"
+    )

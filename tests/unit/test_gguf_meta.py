@@ -87,3 +87,51 @@ def test_more_threads_than_cores_are_capped_with_a_note(gemma_path: Path) -> Non
     assert f"n_threads = 5000 is more than this machine's {cores} logical cores: using {cores}" in (
         backend.warnings
     )
+
+
+def _crafted(path: Path, *kvs: bytes) -> Path:
+    path.write_bytes(b"GGUF" + struct.pack("<IQQ", 3, 0, len(kvs)) + b"".join(kvs))
+    return path
+
+
+def test_crafted_headers_are_given_up_on_without_a_traceback(tmp_path: Path, gemma_path: Path) -> None:
+    """Break-it pass 11: 20000 arrays nested in one another were a RecursionError out of open_backend (a
+    traceback); a context_length of -1 (int64) was "trained for -1 tokens"; a 2**63-string array of empty
+    strings was read 8 bytes at a time to the end of the file."""
+    arch = _gguf_string("general.architecture") + struct.pack("<I", 8) + _gguf_string("llama")
+    nested = _crafted(
+        tmp_path / "nested.gguf",
+        _gguf_string("x.y") + struct.pack("<I", 9) + struct.pack("<IQ", 9, 1) * 20000,
+    )
+    negative = _crafted(
+        tmp_path / "negative.gguf", arch, _gguf_string("llama.context_length") + struct.pack("<Iq", 11, -1)
+    )
+    strings = _crafted(
+        tmp_path / "strings.gguf",
+        arch,
+        _gguf_string("tokenizer.ggml.tokens") + struct.pack("<IIQ", 9, 8, 2**63) + bytes(8 * 5_000_000),
+        _gguf_string("llama.context_length") + struct.pack("<II", 4, 2048),
+    )
+    for path in (nested, negative, strings):
+        assert context_length(path) is None, path.name
+        assert fit_n_ctx({"n_ctx": 4096}, path, 4096) == {"n_ctx": 4096}
+    assert context_length(gemma_path) == 32768  # the real model's header is still read
+
+
+def test_a_fifo_in_place_of_the_model_is_never_opened_for_a_blocking_read(tmp_path: Path) -> None:
+    """Break-it pass 11: open(path, "rb") of a FIFO waits for a writer forever (check_gguf's is_file()
+    runs before it, but the file can be swapped in between); the file is opened with O_NONBLOCK and
+    fstat'ed, so a FIFO or device says nothing."""
+    import threading
+
+    fifo = tmp_path / "model.gguf"
+    os.mkfifo(fifo)
+    got: list[object] = []
+    reader = threading.Thread(target=lambda: got.append(context_length(fifo)), daemon=True)
+    reader.start()
+    reader.join(30)
+    if reader.is_alive():  # unblock the reader so that the test run goes on
+        with open(fifo, "wb"):
+            pass
+    assert got == [None]
+    assert context_length(Path("/dev/zero")) is None

@@ -669,3 +669,25 @@ def test_the_echo_leaves_its_own_frames_out_of_every_traceback(tmp_path: Path, n
     assert sig == signal.SIGINT and text.endswith("KeyboardInterrupt") and "<string>" not in text
     status, _, text = run("-" * 200_000 + "1")
     assert status == 1 and text == "MemoryError"
+
+
+@needs_ns
+def test_the_backup_copies_of_passwd_and_group_do_not_list_the_hosts_users(tmp_path: Path) -> None:
+    """Break-it pass 11: /etc/passwd and /etc/group were the run's own, but the host's /etc was shown
+    otherwise whole: /etc/passwd- and /etc/group- (the backups shadow-utils keeps) and /etc/subuid,
+    /etc/subgid listed the host's users. They say what the run's own files say (subuid, subgid: nothing)."""
+    host_users = {line.split(":")[0] for line in Path("/etc/passwd").read_text().splitlines() if ":" in line}
+    hidden = sorted(host_users - {"root", "nobody", "sandbox"})
+    code = (
+        "import os\n"
+        "for name in ('passwd-', 'group-', 'subuid', 'subgid'):\n"
+        "    path = '/etc/' + name\n"
+        "    if os.path.exists(path):\n"
+        "        print(name, repr(open(path).read()))\n"
+    )
+    result, _ = sandbox(code, tmp_path)
+    assert result.exit_status == 0, result.output
+    if Path("/etc/passwd-").is_file():
+        assert "passwd- 'root:x:0:0:root:/root:/usr/sbin/nologin\\nsandbox:x:" in result.output, result.output
+    for user in hidden:
+        assert f"'{user}:" not in result.output and f"\\n{user}:" not in result.output, user
