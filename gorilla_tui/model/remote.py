@@ -27,7 +27,23 @@ from collections.abc import Iterator, Sequence
 from typing import Any
 
 from gorilla_tui.errors import GorillaError, UsageError
+from gorilla_tui.model.remote_replies import (
+    MAX_PLAIN_BYTES,
+    MAX_SCORING_BYTES,
+    plain_answer,
+    prompt_logprob,  # re-exported: its old import path
+    scoring_json,
+)
 from gorilla_tui.textsafe import safe_text
+
+__all__ = [
+    "EndpointDownError",
+    "RemoteBackend",
+    "check_endpoint",
+    "completions_url",
+    "prompt_logprob",
+    "retry_delay",
+]
 
 #: What can go wrong in urllib besides an HTTP error status: no route/refused/timeout (URLError, OSError),
 #: a bad URL or port (ValueError, http.client.InvalidURL), a server that breaks the protocol (HTTPException).
@@ -43,18 +59,8 @@ class EndpointDownError(GorillaError):
     same way, so callers that loop over tasks (evaluate/run.py) stop at once instead of counting failures."""
 
 
-#: Largest reply read while scoring (one prompt echoed with its log-probabilities: vLLM's prompt_logprobs
-#: take about 200 bytes a token, 6.4 MB for a 32,768-token context).
-_MAX_SCORING_BYTES = 32 * 2**20
-
-
 class _Cancelled(Exception):
     """The request was given up because its cancel event was set (RemoteBackend._open)."""
-
-
-#: Largest reply kept when an endpoint answers with no event stream (a whole completion object); the
-#: most a model writes here is max_tokens (256 by default), a few KiB of JSON.
-_MAX_PLAIN_BYTES = 4 * 2**20
 
 
 def _shut_on_cancel(resp: Any, cancel: threading.Event) -> threading.Event:
@@ -256,8 +262,8 @@ class RemoteBackend:
             try:
                 key = "input" if path == "/extras/tokenize" else "content"
                 with self._post(self.base + path, {key: text}, 10.0) as resp:
-                    raw = resp.read(_MAX_PLAIN_BYTES + 1)
-                if len(raw) > _MAX_PLAIN_BYTES:
+                    raw = resp.read(MAX_PLAIN_BYTES + 1)
+                if len(raw) > MAX_PLAIN_BYTES:
                     continue  # a token list of a prompt is KiB: not a tokenizer's answer
                 tokens = json.loads(raw)["tokens"]
                 if not isinstance(tokens, list):
@@ -291,14 +297,14 @@ class RemoteBackend:
         resp = self._request(body, cancel)
         pieces = 0
         events = 0
-        other: list[bytes] = []  # a body that is no event stream (kept up to _MAX_PLAIN_BYTES)
+        other: list[bytes] = []  # a body that is no event stream (kept up to MAX_PLAIN_BYTES)
         kept = 0
         done = _shut_on_cancel(resp, cancel) if cancel is not None else threading.Event()
         try:
             with resp:
-                # lines of at most _MAX_PLAIN_BYTES + 1: `for raw in resp` read a reply with no newline
+                # lines of at most MAX_PLAIN_BYTES + 1: `for raw in resp` read a reply with no newline
                 # whole, however long (a 50 MB line took 100 MB; break-it pass 11)
-                for raw in iter(lambda: resp.readline(_MAX_PLAIN_BYTES + 1), b""):
+                for raw in iter(lambda: resp.readline(MAX_PLAIN_BYTES + 1), b""):
                     if cancel is not None and cancel.is_set():
                         break
                     line = raw.decode("utf-8", "replace").strip()
@@ -306,7 +312,7 @@ class RemoteBackend:
                         if not events:
                             other.append(raw)
                             kept += len(raw)
-                            if kept > _MAX_PLAIN_BYTES:
+                            if kept > MAX_PLAIN_BYTES:
                                 break  # _plain_answer says it is too long; the rest is not read
                         continue
                     events += 1
@@ -326,7 +332,7 @@ class RemoteBackend:
                         pieces += 1
                         yield text
                 if not events and other and not (cancel is not None and cancel.is_set()):
-                    text = self._plain_answer(b"".join(other), kept)
+                    text = plain_answer(self.url, b"".join(other), kept)
                     if text:
                         pieces += 1
                         yield text
@@ -335,34 +341,6 @@ class RemoteBackend:
         finally:
             done.set()
             self.last_stats = {"pieces": pieces, "cancelled": bool(cancel is not None and cancel.is_set())}
-
-    def _plain_answer(self, raw: bytes, size: int) -> str:
-        """The text of a reply that is no event stream: a server that ignores "stream": true sends one
-        completion object, which is used; anything else was taken for an empty answer ("the model gave no
-        API call", break-it pass 10) and is now one line saying what the server sent instead.
-        Raises GorillaError."""
-        if size > _MAX_PLAIN_BYTES:
-            raise GorillaError(
-                f"endpoint {self.url} sent no event stream but a reply over {_MAX_PLAIN_BYTES // 2**20} MiB"
-            )
-        try:
-            data = json.loads(raw)
-        except (ValueError, RecursionError):  # JSON nested 100000 deep: RecursionError (break-it pass 11)
-            data = None
-        if isinstance(data, dict) and isinstance(data.get("error"), (dict, str)):
-            err = data["error"]
-            msg = err.get("message", err) if isinstance(err, dict) else err
-            raise GorillaError(f"endpoint {self.url} answered with an error: {safe_text(str(msg)[:200])}")
-        try:
-            text = data["choices"][0]["text"]  # type: ignore[index]
-            if isinstance(text, str):
-                return text
-        except (KeyError, IndexError, TypeError):
-            pass
-        shown = safe_text(raw[:80].decode("utf-8", "replace"))
-        raise GorillaError(
-            f"endpoint {self.url} sent no completion (neither an event stream nor one): {shown}"
-        )
 
     # -----------------------------------------------------------------------------------------------------
     # prompt log-probabilities
@@ -405,69 +383,14 @@ class RemoteBackend:
                 with self._request(body, cancel) as resp:
                     done = _shut_on_cancel(resp, cancel) if cancel is not None else threading.Event()
                     try:
-                        raw = resp.read(_MAX_SCORING_BYTES + 1)  # bounded: a 50 MB reply was read whole
+                        raw = resp.read(MAX_SCORING_BYTES + 1)  # bounded: a 50 MB reply was read whole
                     finally:
                         done.set()
             except _NET_ERRORS as e:
                 raise GorillaError(f"connection to {self.url} broke while scoring: {e}") from None
             if cancel is not None and cancel.is_set():
                 break
-            if len(raw) > _MAX_SCORING_BYTES:
-                raise GorillaError(
-                    f"endpoint {self.url} sent a reply over {_MAX_SCORING_BYTES // 2**20} MiB while scoring"
-                )
-            try:
-                data = json.loads(raw)
-            except (ValueError, RecursionError):  # RecursionError: JSON nested 100000 deep (break-it pass 11)
-                raise GorillaError(
-                    f"endpoint {self.url} sent no JSON while scoring: {safe_text(repr(raw[:80]))}"
-                ) from None
+            data = scoring_json(self.url, raw)
             scores.append(prompt_logprob(data, start=len(context.rstrip()), end=len(prompt), url=self.url))
         self.last_stats = {"scored_contexts": len(scores)}
         return scores
-
-
-def _tokens_and_offsets(choice: dict[str, Any]) -> tuple[list[Any], list[int]] | None:
-    """(log-probabilities, character offsets) of the echoed tokens from either format, or None."""
-    lp = choice.get("logprobs")
-    if isinstance(lp, dict) and isinstance(lp.get("token_logprobs"), list):
-        values, offsets = lp["token_logprobs"], lp.get("text_offset")
-        if not isinstance(offsets, list):  # rebuild the offsets from the token texts
-            offsets, at = [], 0
-            for token in lp.get("tokens") or []:
-                offsets.append(at)
-                at += len(str(token))
-        return values, [int(o) for o in offsets]
-    plp = choice.get("prompt_logprobs")  # vLLM: [None, {token_id: {logprob, rank, decoded_token}}, ...]
-    if isinstance(plp, list):
-        values, offsets, at = [], [], 0
-        for entry in plp:
-            offsets.append(at)
-            if not isinstance(entry, dict) or not entry:
-                values.append(None)
-                continue
-            first = next(iter(entry.values()))  # the prompt's own token comes first
-            values.append(first.get("logprob") if isinstance(first, dict) else None)
-            at += len(str(first.get("decoded_token") or "")) if isinstance(first, dict) else 0
-        return values, offsets
-    return None
-
-
-def prompt_logprob(data: Any, *, start: int, end: int, url: str = "the endpoint") -> float:
-    """Sum of the log-probabilities (nats) of the echoed prompt tokens whose character offset is in
-    [start, end) in a completions response `data` (OpenAI echo format, or vLLM's prompt_logprobs).
-    Raises GorillaError when the response holds no prompt log-probabilities or none for that span."""
-    try:
-        choice = data["choices"][0]
-    except (KeyError, IndexError, TypeError):
-        raise GorillaError(f"{url} sent a completion without choices while scoring") from None
-    found = _tokens_and_offsets(choice if isinstance(choice, dict) else {})
-    if found is None and isinstance(data, dict) and isinstance(data.get("prompt_logprobs"), list):
-        found = _tokens_and_offsets({"prompt_logprobs": data["prompt_logprobs"]})
-    if found is None:
-        raise GorillaError(f"{url} returns no prompt log-probabilities (echo + logprobs)")
-    values, offsets = found
-    picked = [v for v, o in zip(values, offsets, strict=False) if start <= o < end]
-    if not picked or any(not isinstance(v, (int, float)) for v in picked):
-        raise GorillaError(f"{url} returned no log-probabilities for the scored text")
-    return float(sum(picked))
