@@ -9,13 +9,24 @@ it for training splits only: an eval set must never be indexed, and manifests ca
 
 On APIBench Torch Hub (the one training split in the shared data) BM25 domain@1 on held-out training
 questions went from 64.2 % to 88.3 % when the other half of the split was attached (bench/rerank_dev.py).
+
+Sources without a training split can ship hand-written questions instead (a manifest's `hand_questions`:
+TOML files in the package's index/questions/ folder, read by read_hand_questions): each entry names the
+docs it is for by api_call (and domain) or by api_name, and its questions are attached like a training
+split's.
 """
 
 from __future__ import annotations
 
 import json
+import sys
 from collections.abc import Iterable, Sequence
 from pathlib import Path
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover
+    import tomli as tomllib
 
 from gorilla_tui.pool.doc import ApiDoc, Diagnostic
 from gorilla_tui.pool.questions import task_text
@@ -80,4 +91,58 @@ def attach_questions(
             continue
         doc.questions.append(question)
         attached += 1
+    return attached
+
+
+#: The fields an entry of a hand-written questions file may name its docs by (read_hand_questions).
+HAND_KEYS = ("api_call", "domain", "api_name")
+
+
+def read_hand_questions(text: str, name: str) -> tuple[list[tuple[dict[str, str], str]], list[Diagnostic]]:
+    """(selector, question) per question of a hand-written questions file, and a diagnostic per unusable
+    entry (severity "note").
+
+    The file (`text`, TOML; `name` labels the diagnostics) holds ``[[api]]`` tables, each with a list of
+    `questions` and the docs they are for: ``api_call`` (with an optional ``domain``) or ``api_name``; the
+    selector maps those fields to their values, whitespace removed. Raises ValueError (tomllib's
+    TOMLDecodeError) when the text is not TOML."""
+    data = tomllib.loads(text)
+    out: list[tuple[dict[str, str], str]] = []
+    diags: list[Diagnostic] = []
+    entries = data.get("api", [])
+    for number, entry in enumerate(entries if isinstance(entries, list) else [], start=1):
+        if not isinstance(entry, dict):
+            diags.append(Diagnostic(name, number, "note", "an [[api]] entry that is not a table"))
+            continue
+        selector = {k: _squeeze(entry[k]) for k in HAND_KEYS if isinstance(entry.get(k), str) and entry[k]}
+        questions = entry.get("questions")
+        if not ("api_call" in selector or "api_name" in selector) or not isinstance(questions, list):
+            diags.append(Diagnostic(name, number, "note", "entry without api_call or api_name and questions"))
+            continue
+        out.extend((selector, " ".join(q.split())) for q in questions if isinstance(q, str) and q.strip())
+    return out, diags
+
+
+def attach_hand_questions(
+    docs: Sequence[ApiDoc],
+    questions: Iterable[tuple[dict[str, str], str]],
+    limit: int = MAX_QUESTIONS_PER_DOC,
+) -> int:
+    """Append each question to every doc its selector matches (read_hand_questions: all the named fields
+    equal, whitespace removed; doc.questions, in place; duplicates and questions over `limit` per doc are
+    dropped). Returns how many questions were attached, over all docs."""
+    index: dict[tuple[str, str], list[ApiDoc]] = {}
+    for doc in docs:
+        for key in HAND_KEYS:
+            index.setdefault((key, _squeeze(getattr(doc, key))), []).append(doc)
+    attached = 0
+    for selector, question in questions:
+        first = "api_call" if "api_call" in selector else "api_name"
+        for doc in index.get((first, selector[first]), []):
+            if any(_squeeze(getattr(doc, k)) != v for k, v in selector.items()):
+                continue
+            if question in doc.questions or len(doc.questions) >= limit:
+                continue
+            doc.questions.append(question)
+            attached += 1
     return attached

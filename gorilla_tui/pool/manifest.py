@@ -36,6 +36,8 @@ class Manifest:
     questions: optional training-split question files (APIBench train format) whose questions are attached to
     their docs (pool/expansion.py; never an eval set); questions_subdirs: where they sit in a --from folder
     (searched under the folder and its parent, so `--from .../apibench/api` finds `.../apibench/eval`);
+    hand_questions: hand-written question files shipped in the package's index/questions/ folder, attached
+    to the source's docs whatever loader read them (pool/expansion.py read_hand_questions);
     extra: any other keys (for other kinds); origin: the manifest file name.
     """
 
@@ -51,6 +53,7 @@ class Manifest:
     citation: str = ""
     questions: tuple[str, ...] = ()
     questions_subdirs: tuple[str, ...] = ()
+    hand_questions: tuple[str, ...] = ()
     extra: dict[str, Any] = field(default_factory=dict)
     origin: str = ""
 
@@ -93,6 +96,7 @@ def parse_manifest(data: dict[str, Any], origin: str) -> Manifest:
         "citation",
         "questions",
         "questions_subdirs",
+        "hand_questions",
     }
     name = data.get("name")
     if not isinstance(name, str) or not name.strip():
@@ -112,6 +116,9 @@ def parse_manifest(data: dict[str, Any], origin: str) -> Manifest:
         raise UsageError(f"{origin}: `questions` must be a list of file names")
     if any("eval" in q.lower() for q in questions):
         raise UsageError(f"{origin}: `questions` must name training splits, never an eval set")
+    hand = data.get("hand_questions", [])
+    if not isinstance(hand, list) or not all(isinstance(q, str) and "/" not in q for q in hand):
+        raise UsageError(f"{origin}: `hand_questions` must be a list of file names in index/questions/")
     return Manifest(
         name=name.strip(),
         title=str(data.get("title", name)),
@@ -125,6 +132,7 @@ def parse_manifest(data: dict[str, Any], origin: str) -> Manifest:
         citation=str(data.get("citation", "")),
         questions=tuple(questions),
         questions_subdirs=tuple(map(str, data.get("questions_subdirs", []))),
+        hand_questions=tuple(hand),
         extra={k: v for k, v in data.items() if k not in known},
         origin=origin,
     )

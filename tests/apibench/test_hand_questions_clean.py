@@ -1,0 +1,81 @@
+"""The shipped hand-written questions (index/questions/*.toml, doc expansion) are not copied from any task
+they are measured on: no question shares a run of 8 or more consecutive words with an APIBench eval
+question (all three hubs) or a task of our own dev and test sets (the hub dev split, the everyday tasks, the
+library tasks, the APIZoo dev tasks). An 8-word run is the copy rule of tests/apibench/test_hub_dev_tasks.py;
+the overlap check itself is the usual n-gram decontamination test (GPT-3, Brown et al. 2020, section 4,
+used 13-grams). It lives in tests/apibench/ because it reads the eval sets of ../shared."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+import tomllib
+
+from gorilla_tui.pool.expansion import read_hand_questions
+from gorilla_tui.pool.questions import task_text
+from gorilla_tui.pool.sources import HAND_QUESTIONS_DIR, load_manifests
+from gorilla_tui.resources import data_dir
+from tests.conftest import REPO
+
+RUN = 8
+EVAL_FILES = ("torchhub_eval.json", "tensorflow_eval.json", "huggingface_eval.json")
+#: Our own task files and the key of their task text.
+OWN_TASKS = {
+    "bench/data/hub_dev_tasks.toml": "task",
+    "bench/everyday_tasks.toml": "task",
+    "tests/data/stdlib_tasks.toml": "query",
+    "bench/data/apizoo_dev_tasks.toml": "query",
+}
+
+
+def _runs(text: str) -> set[tuple[str, ...]]:
+    words = re.findall(r"[a-z0-9]+", text.lower())
+    return {tuple(words[i : i + RUN]) for i in range(len(words) - RUN + 1)}
+
+
+def _questions() -> list[tuple[str, str]]:
+    """(file name, question) of every shipped hand-written questions file."""
+    folder = Path(str(data_dir("index"))) / HAND_QUESTIONS_DIR
+    out = []
+    for name in sorted({q for m in load_manifests() for q in m.hand_questions}):
+        pairs, _ = read_hand_questions((folder / name).read_text(encoding="utf-8"), name)
+        out += [(name, q) for _, q in pairs]
+    return out
+
+
+@pytest.fixture(scope="module")
+def task_runs(apibench: Path) -> dict[tuple[str, ...], str]:
+    """Every 8-word run of the eval questions and of our own tasks -> where it comes from."""
+    runs: dict[tuple[str, ...], str] = {}
+    for name in EVAL_FILES:
+        for line in (apibench / "eval" / name).read_text(encoding="utf-8").splitlines():
+            if line.strip():
+                for r in _runs(task_text(json.loads(line)["code"])):
+                    runs.setdefault(r, name)
+    for rel, key in OWN_TASKS.items():
+        for task in tomllib.loads((REPO / rel).read_text(encoding="utf-8"))["task"]:
+            for r in _runs(task[key]):
+                runs.setdefault(r, rel)
+    assert len(runs) > 10_000, "the eval questions were read"
+    return runs
+
+
+def test_no_question_copies_an_eval_or_dev_task(task_runs: dict[tuple[str, ...], str]) -> None:
+    questions = _questions()
+    assert len(questions) > 500
+    copied = [
+        f"{name}: {q!r} shares {' '.join(r)!r} with {task_runs[r]}"
+        for name, q in questions
+        for r in _runs(q)
+        if r in task_runs
+    ]
+    assert not copied, "\n".join(copied[:20])
+
+
+def test_the_check_finds_a_copied_eval_question(apibench: Path, task_runs: dict[tuple[str, ...], str]) -> None:
+    line = (apibench / "eval" / "tensorflow_eval.json").read_text(encoding="utf-8").splitlines()[0]
+    copied = task_text(json.loads(line)["code"])
+    assert _runs("please " + copied) & set(task_runs)
