@@ -282,7 +282,9 @@ def fetch(manifest: Manifest, ctx: FetchContext) -> SourceLoad:
         return SourceLoad(manifest.name, manifest.title, e.status, message=str(e))
     except SourceRejected as e:
         return SourceLoad(manifest.name, manifest.title, "refused", message=str(e))
-    return SourceLoad(manifest.name, manifest.title, "ok", origin, files, with_hand_questions(manifest, result))
+    return SourceLoad(
+        manifest.name, manifest.title, "ok", origin, files, with_hand_questions(manifest, result)
+    )
 
 
 #: The package's data folder (resources.data_dir) of the hand-written question files a manifest's
@@ -311,7 +313,9 @@ def with_hand_questions(manifest: Manifest, result: LoadResult) -> LoadResult:
         try:
             pairs, diags = read_hand_questions(text, name)
         except ValueError as e:
-            result.diagnostics.append(Diagnostic(name, 0, "note", f"hand-written questions are not TOML: {e}"))
+            result.diagnostics.append(
+                Diagnostic(name, 0, "note", f"hand-written questions are not TOML: {e}")
+            )
             continue
         result.diagnostics.extend(diags[:20])
         if attach_hand_questions(result.docs, pairs) == 0:

@@ -75,7 +75,9 @@ def test_no_question_copies_an_eval_or_dev_task(task_runs: dict[tuple[str, ...],
     assert not copied, "\n".join(copied[:20])
 
 
-def test_the_check_finds_a_copied_eval_question(apibench: Path, task_runs: dict[tuple[str, ...], str]) -> None:
+def test_the_check_finds_a_copied_eval_question(
+    apibench: Path, task_runs: dict[tuple[str, ...], str]
+) -> None:
     line = (apibench / "eval" / "tensorflow_eval.json").read_text(encoding="utf-8").splitlines()[0]
     copied = task_text(json.loads(line)["code"])
     assert _runs("please " + copied) & set(task_runs)

@@ -64,7 +64,9 @@ def test_a_limit_per_doc_keeps_the_first_questions() -> None:
     pairs, _ = read_hand_questions(TEXT, "t.toml")
     tf = _docs("tensorflowhub_api.jsonl", "tensorflowhub")
     attach_hand_questions(tf, pairs, limit=1)
-    assert {tuple(d.questions) for d in tf if d.api_call == MOBILENET} >= {("label what is in my holiday photos",)}
+    assert {tuple(d.questions) for d in tf if d.api_call == MOBILENET} >= {
+        ("label what is in my holiday photos",)
+    }
 
 
 def test_not_toml_raises_value_error() -> None:
