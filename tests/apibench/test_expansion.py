@@ -3,6 +3,7 @@ eval questions never reach the index."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import shutil
 from pathlib import Path
@@ -75,13 +76,38 @@ def test_refresh_from_a_mirror_expands_torchhub_and_never_indexes_eval_questions
 
 
 def test_a_missing_training_split_leaves_the_docs_unexpanded_with_a_note(apibench: Path) -> None:
-    load = fetch(_manifest("tensorflowhub"), FetchContext(mirrors=[apibench]))
+    bare = dataclasses.replace(_manifest("tensorflowhub"), hand_questions=())
+    load = fetch(bare, FetchContext(mirrors=[apibench]))
     assert load.status == "ok" and len(load.result.docs) == 696
     assert all(not d.questions for d in load.result.docs)
     notes = [d for d in load.result.diagnostics if d.severity == "note"]
     assert [(n.file, n.message) for n in notes] == [
         ("tensorflow_train.json", "training questions not found: docs not expanded")
     ]
+
+
+def test_the_shipped_tensorflow_hub_manifest_expands_every_doc_with_the_questions_that_name_it(
+    apibench: Path,
+) -> None:
+    from gorilla_tui.pool.expansion import read_hand_questions
+    from gorilla_tui.pool.sources import hand_questions_text
+
+    load = fetch(_manifest("tensorflowhub"), FetchContext(mirrors=[apibench]))
+    assert load.status == "ok" and len(load.result.docs) == 696
+    notes = [(d.file, d.message) for d in load.result.diagnostics if d.severity == "note"]
+    assert ("tensorflow_train.json", "training questions not found: docs not expanded") in notes
+    pairs, diags = read_hand_questions(hand_questions_text("tensorflowhub.toml") or "", "tensorflowhub.toml")
+    assert diags == [] and len(pairs) >= 400
+    named = {(sel.get("domain"), sel["api_call"]) for sel, _ in pairs}
+
+    def is_named(d) -> bool:
+        call = "".join(d.api_call.split())
+        return (None, call) in named or ("".join(d.domain.split()), call) in named
+
+    written = {q for _, q in pairs}
+    expanded = [d for d in load.result.docs if d.questions]
+    assert len(expanded) == len(load.result.docs)  # the file covers every (domain, api_call) of the pool
+    assert all(is_named(d) and set(d.questions) <= written for d in expanded)
 
 
 def test_training_questions_come_from_the_hugging_face_cache(

@@ -6,7 +6,9 @@ standard library, its vectors from the packaged seed (retrieve/seed.py), real na
 from __future__ import annotations
 
 import re
+import shutil
 from collections.abc import Iterator
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -65,12 +67,15 @@ def test_the_shipped_hubs_fuse_at_the_default_depth() -> None:
 
 @pytest.fixture(scope="module")
 def python_env_index(tmp_path_factory: pytest.TempPathFactory, vector_cache: Path) -> Iterator[Path]:
-    """The live folder of a hybrid index of the running interpreter's standard library (seed vectors)."""
+    """The live folder of a hybrid index of the running interpreter's standard library (seed vectors),
+    built without the hand-written questions (index/questions/python-env.toml): this test is about the
+    fusion depth of the bare docs, whose BM25 rank of os.mkdir for TASK is ~100."""
     with pytest.MonkeyPatch.context() as mp:
         mp.setenv("GORILLA_TUI_HOME", str(tmp_path_factory.mktemp("home")))
         mp.setenv("GORILLA_TUI_DENSE", "1")
         mp.setenv("GORILLA_TUI_VECTOR_CACHE", str(vector_cache))
-        report = refresh(manifests=with_spec(load_manifests(), "stdlib"), only=["python-env"])
+        bare = [replace(m, hand_questions=()) for m in with_spec(load_manifests(), "stdlib")]
+        report = refresh(manifests=bare, only=["python-env"])
         embed_index(ApiIndex.load(report.path))
         yield report.path
 
@@ -85,6 +90,9 @@ def manifests(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[objec
         folder = tmp_path / f"index-{value}"
         folder.mkdir()
         for f in real("index").iterdir():
+            if f.is_dir():  # index/questions/: copied as it is
+                shutil.copytree(f, folder / f.name)
+                continue
             text = f.read_text(encoding="utf-8")
             if f.name == "python-env.toml":
                 text = re.sub(rf"(?m)^{FUSION_DEPTH_KEY}\s*=.*\n", "", text)
