@@ -59,7 +59,7 @@ def _print_notes(console: Any, rows: list[dict[str, Any]]) -> None:
 
     for row in rows:
         if row.get("questions") and row.get("status") == "ok":
-            line = f"{row['name']}: docs expanded with {row['questions']} training questions"
+            line = f"{row['name']}: docs expanded ({row['questions']} questions attached)"
             console.print(Text(safe_text(line), style="dim"))
         for note in row.get("notes") or []:
             console.print(

@@ -181,9 +181,7 @@ def with_questions(
     for name in manifest.questions:
         path = questions_file(manifest, ctx, name, folder)
         if path is None:
-            result.diagnostics.append(
-                Diagnostic(name, 0, "note", "training questions not found: docs not expanded")
-            )
+            result.diagnostics.append(Diagnostic(name, 0, "note", NO_TRAINING_SPLIT))
             continue
         try:
             pairs, diags = read_questions(path)
@@ -320,7 +318,17 @@ def with_hand_questions(manifest: Manifest, result: LoadResult) -> LoadResult:
         result.diagnostics.extend(diags[:20])
         if attach_hand_questions(result.docs, pairs) == 0:
             result.diagnostics.append(Diagnostic(name, 0, "note", "no hand-written question matched a doc"))
+            continue
+        for i, d in enumerate(result.diagnostics):  # the docs are expanded after all: say by what
+            if d.message == NO_TRAINING_SPLIT:
+                result.diagnostics[i] = replace(d, message=HAND_ONLY)
     return result
+
+
+#: The note of a source whose training split was not found (with_questions) ...
+NO_TRAINING_SPLIT = "training questions not found: docs not expanded"
+#: ... and what it becomes when the manifest's hand-written questions expanded the docs instead.
+HAND_ONLY = "training questions not found: docs expanded with the hand-written questions only"
 
 
 #: A source name in `--source NAME=PATH` (and config.toml `sources`).
