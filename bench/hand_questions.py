@@ -1,11 +1,13 @@
 """Hand-written questions as doc expansion (index/questions/*.toml, issue 18): measured on the dev splits.
 
 Run: python bench/hand_questions.py [--shared ../shared] [--vector-cache DIR] [--part retrieval|choice|all]
+                                    [--try SOURCE=FILE ...]
                                     [--results DIR] [--report-only] [--no-write]
 
 Two default indexes (every source, vectors for the hybrid sources) are built from the shared data into
-temporary homes: **bare** (the manifests' `hand_questions` left out) and **expanded** (as shipped). The
-sources of the questions files were written from the pools only; the dev splits below were not read to
+temporary homes: **bare** (the manifests' `hand_questions` left out) and **expanded** (as shipped, plus any
+`--try SOURCE=FILE`: a questions file of index/questions/ that no manifest names, measured before
+shipping). The questions files were written from the pools only; the dev splits below were not read to
 write them, and the APIBench eval sets chose nothing here.
 
 - retrieval: hit 1 / the 5 hits of the shipped retriever on
@@ -56,14 +58,20 @@ ECHOED = frozenset(
 KINDS = ("bare", "expanded")
 
 
-def build(kind: str, shared: Path) -> ApiIndex:
+def build(kind: str, shared: Path, tried: dict[str, tuple[str, ...]] | None = None) -> ApiIndex:
     """The default index built from `shared` in a temporary home, with (expanded) or without (bare) the
-    manifests' hand-written questions, its vectors embedded (from the vector cache when it has them)."""
+    manifests' hand-written questions, its vectors embedded (from the vector cache when it has them).
+    tried: source name -> more questions files of index/questions/ for the expanded index (--try)."""
     from gorilla_tui.retrieve.refresh import embed_index, refresh
 
     manifests = load_manifests()
     if kind == "bare":
         manifests = [dataclasses.replace(m, hand_questions=()) for m in manifests]
+    else:
+        more = tried or {}
+        manifests = [
+            dataclasses.replace(m, hand_questions=m.hand_questions + more.get(m.name, ())) for m in manifests
+        ]
     os.environ["GORILLA_TUI_HOME"] = tempfile.mkdtemp(prefix=f"gorilla-bench-hand-{kind}-")
     report = refresh(mirrors=[shared / "apibench" / "api", shared], manifests=manifests)
     print(kind, "embed_index:", embed_index(ApiIndex.load(report.path)), flush=True)
@@ -181,6 +189,14 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument(
         "--vector-cache", default="", help="folder of the vector cache (GORILLA_TUI_VECTOR_CACHE)"
     )
+    ap.add_argument(
+        "--try",
+        dest="tried",
+        action="append",
+        default=[],
+        metavar="SOURCE=FILE",
+        help="also attach index/questions/FILE to SOURCE's docs in the expanded index (a file not shipped)",
+    )
     ap.add_argument("--part", choices=("retrieval", "choice", "all"), default="all")
     ap.add_argument("--results", type=Path, default=ROOT / "bench" / "results", help="scores folder")
     ap.add_argument("--report-only", action="store_true", help="choice table from --results, no model")
@@ -190,14 +206,28 @@ def main(argv: list[str] | None = None) -> int:
         os.environ["GORILLA_TUI_VECTOR_CACHE"] = str(Path(args.vector_cache).expanduser())
     dense_mod.QUERY_CACHE = 100_000
     start = time.perf_counter()
-    indexes = {kind: build(kind, Path(args.shared)) for kind in KINDS}
+    tried: dict[str, tuple[str, ...]] = {}
+    for spec in args.tried:
+        source, sep, name = spec.partition("=")
+        if not sep or not source or not name:
+            ap.error(f"--try {spec!r}: expected SOURCE=FILE, e.g. tensorflowhub=tensorflowhub.toml")
+        tried[source] = tried.get(source, ()) + (name,)
+    indexes = {kind: build(kind, Path(args.shared), tried) for kind in KINDS}
     files = sorted({q for m in load_manifests() for q in m.hand_questions})
+    extra = sorted(f"{source}: {name}" for source, names in tried.items() for name in names)
     lines = [
-        "Script: `python bench/hand_questions.py`",
+        "Script: `python bench/hand_questions.py" + "".join(f" --try {s}" for s in args.tried) + "`",
         "",
         f"Questions: index/questions/ ({', '.join(files)}), attached to the docs they name "
         "(pool/expansion.py read_hand_questions). **bare**: the default index without them; "
-        "**expanded**: as shipped. Cells: "
+        "**expanded**: as shipped"
+        + (f", plus the files tried here and not shipped ({'; '.join(extra)})" if extra else "")
+        + (
+            " (a file tried here ships only when a manifest names it; index/*.toml says why one was not kept)"
+            if extra
+            else ""
+        )
+        + ". Cells: "
         "domain@1 / api@1 / api@5 % (the hub dev split, bench/data/hub_dev_tasks.toml), right@1 / right@5 % "
         "(the library tasks, tests/data/stdlib_tasks.toml, and the dev half of bench/everyday_tasks.toml). "
         "None of these tasks was read to write the questions; the eval sets chose nothing here.",

@@ -1,4 +1,4 @@
-"""The shipped hand-written questions (index/questions/*.toml, doc expansion) are not copied from any task
+"""The hand-written questions (index/questions/*.toml, doc expansion) are not copied from any task
 they are measured on: no question shares a run of 8 or more consecutive words with an APIBench eval
 question (all three hubs) or a task of our own dev and test sets (the hub dev split, the everyday tasks, the
 library tasks, the APIZoo dev tasks). An 8-word run is the copy rule of tests/apibench/test_hub_dev_tasks.py;
@@ -37,10 +37,13 @@ def _runs(text: str) -> set[tuple[str, ...]]:
 
 
 def _questions() -> list[tuple[str, str]]:
-    """(file name, question) of every shipped hand-written questions file."""
+    """(file name, question) of every hand-written questions file of the package, named by a manifest or
+    kept for a trial (bench/hand_questions.py --try)."""
     folder = Path(str(data_dir("index"))) / HAND_QUESTIONS_DIR
+    names = {p.name for p in folder.glob("*.toml")}
+    assert {q for m in load_manifests() for q in m.hand_questions} <= names
     out = []
-    for name in sorted({q for m in load_manifests() for q in m.hand_questions}):
+    for name in sorted(names):
         pairs, _ = read_hand_questions((folder / name).read_text(encoding="utf-8"), name)
         out += [(name, q) for _, q in pairs]
     return out
