@@ -24,9 +24,11 @@ Writes the section "Hand-written questions (doc expansion), dev splits" of docs/
 from __future__ import annotations
 
 import argparse
+import atexit
 import dataclasses
 import json
 import os
+import shutil
 import sys
 import tempfile
 import time
@@ -44,6 +46,7 @@ from _report import publish  # noqa: E402
 
 from gorilla_tui.model import likelihood  # noqa: E402
 from gorilla_tui.pool.manifest import load_manifests  # noqa: E402
+from gorilla_tui.pool.sources import HAND_QUESTIONS_DIR, hand_questions_text  # noqa: E402
 from gorilla_tui.retrieve import dense as dense_mod  # noqa: E402
 from gorilla_tui.retrieve.index import ApiIndex  # noqa: E402
 
@@ -72,7 +75,8 @@ def build(kind: str, shared: Path, tried: dict[str, tuple[str, ...]] | None = No
         manifests = [
             dataclasses.replace(m, hand_questions=m.hand_questions + more.get(m.name, ())) for m in manifests
         ]
-    os.environ["GORILLA_TUI_HOME"] = tempfile.mkdtemp(prefix=f"gorilla-bench-hand-{kind}-")
+    os.environ["GORILLA_TUI_HOME"] = home = tempfile.mkdtemp(prefix=f"gorilla-bench-hand-{kind}-")
+    atexit.register(shutil.rmtree, home, ignore_errors=True)  # the index is read until the script ends
     report = refresh(mirrors=[shared / "apibench" / "api", shared], manifests=manifests)
     print(kind, "embed_index:", embed_index(ApiIndex.load(report.path)), flush=True)
     index = ApiIndex.load(report.path)
@@ -207,10 +211,15 @@ def main(argv: list[str] | None = None) -> int:
     dense_mod.QUERY_CACHE = 100_000
     start = time.perf_counter()
     tried: dict[str, tuple[str, ...]] = {}
+    names = {m.name for m in load_manifests()}
     for spec in args.tried:
         source, sep, name = spec.partition("=")
         if not sep or not source or not name:
             ap.error(f"--try {spec!r}: expected SOURCE=FILE, e.g. tensorflowhub=tensorflowhub.toml")
+        if source not in names:
+            ap.error(f"--try {spec!r}: no source {source!r} (sources: {', '.join(sorted(names))})")
+        if "/" in name or "\\" in name or hand_questions_text(name) is None:
+            ap.error(f"--try {spec!r}: no file {name!r} in index/{HAND_QUESTIONS_DIR}/")
         tried[source] = tried.get(source, ()) + (name,)
     indexes = {kind: build(kind, Path(args.shared), tried) for kind in KINDS}
     files = sorted({q for m in load_manifests() for q in m.hand_questions})

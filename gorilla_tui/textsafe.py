@@ -15,8 +15,13 @@ MAX_TASK_CHARS = 2000
 #: Characters a terminal may act on instead of showing: C0 controls except tab and newline (ESC starts
 #: every escape sequence, BEL ends OSC ones, CR and BS overwrite what is shown), DEL, C1 controls (U+0080 to
 #: U+009F: CSI, OSC, DCS... as single characters, ECMA-48 section 5.3), and the Unicode bidirectional
-#: controls that reorder what is shown ("Trojan Source", CVE-2021-42574; Unicode TR 9).
-_UNSAFE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+#: controls that reorder what is shown ("Trojan Source", CVE-2021-42574; Unicode TR 9), and lone surrogates
+#: (U+D800 to U+DFFF): Python decodes bytes that are not UTF-8 in argv and file names to U+DC80-U+DCFF
+#: (PEP 383), which stdout writes back as the raw bytes (0x9B is the 8-bit CSI) and which no UTF-8 encoder
+#: (llama.cpp's tokenizer, the embedder) accepts.
+_UNSAFE = re.compile(
+    "[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\ud800-\udfff]"
+)
 
 
 def _visible(m: re.Match[str]) -> str:
@@ -47,9 +52,11 @@ _ESCAPE_SEQUENCE = re.compile(
 
 def strip_controls(text: str) -> str:
     """`text` as input (a task typed or piped in): terminal escape sequences removed whole (ESC[31m, OSC
-    titles), every other control character of safe_text's set replaced by a space. "read a \\x1b[31mcsv
-    file" -> "read a csv file"; a text of control characters only -> blanks."""
-    return _UNSAFE.sub(" ", _ESCAPE_SEQUENCE.sub("", text))
+    titles, and the 8-bit CSI as an undecodable argv byte), every other control character of safe_text's
+    set (lone surrogates included) replaced by a space. "read a \\x1b[31mcsv file" -> "read a csv file"; a
+    text of control characters only -> blanks."""
+    text = _ESCAPE_SEQUENCE.sub("", text.replace("\udc9b", "\x9b"))
+    return _UNSAFE.sub(" ", text)
 
 
 def clean_task(task: str, limit: int = MAX_TASK_CHARS) -> tuple[str, list[str]]:

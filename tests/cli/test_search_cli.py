@@ -109,3 +109,30 @@ def test_search_help_does_not_call_the_hybrid_retriever_bm25(capsys: pytest.Capt
     with pytest.raises(SystemExit):
         main(["--help"])
     assert "(BM25)" not in capsys.readouterr().out
+
+
+def test_bytes_that_are_not_utf8_in_the_task_never_reach_the_terminal_or_the_encoders() -> None:
+    """A task with bytes that are not UTF-8 (argv decodes them to lone surrogates, PEP 383): `ask` died with
+    "internal error: UnicodeEncodeError ... surrogates not allowed" in the model's tokenizer, and `search`
+    wrote the raw bytes (0x9B is the 8-bit CSI) into its title and searched without its dense side. They are
+    dropped like control characters: the installed console script, a real index of the small pool."""
+    import os
+    import subprocess
+    import sys
+
+    exe = os.path.join(os.path.dirname(sys.executable), "gorilla-tui")
+    run = {"capture_output": True, "timeout": 300, "stdin": subprocess.DEVNULL}
+    refresh = [exe, "index", "--refresh", "--only", "torchhub", "--from", str(SMALL_POOL)]
+    built = subprocess.run(refresh, **run)
+    assert built.returncode == 0, built.stderr
+    task = b"\xff\xfe detect \x9b2J objects in an image \x1b[31m"
+    r = subprocess.run([exe, "search", task, "-k", "3"], **run)
+    assert r.returncode == 0 and b"Traceback" not in r.stderr, r.stderr
+    for raw in (b"\xff", b"\xfe", b"\x9b", b"\x1b"):
+        assert raw not in r.stdout and raw not in r.stderr
+    assert b"detect objects in an image" in r.stdout
+    j = subprocess.run([exe, "search", task, "-k", "3", "--json"], **run)
+    data = json.loads(j.stdout)
+    assert data["task"] == "detect objects in an image"
+    clean = json.loads(subprocess.run([exe, "search", data["task"], "-k", "3", "--json"], **run).stdout)
+    assert data["hits"] == clean["hits"]  # the same hits, dense side included, as the clean task's
