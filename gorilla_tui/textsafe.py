@@ -19,9 +19,7 @@ MAX_TASK_CHARS = 2000
 #: (U+D800 to U+DFFF): Python decodes bytes that are not UTF-8 in argv and file names to U+DC80-U+DCFF
 #: (PEP 383), which stdout writes back as the raw bytes (0x9B is the 8-bit CSI) and which no UTF-8 encoder
 #: (llama.cpp's tokenizer, the embedder) accepts.
-_UNSAFE = re.compile(
-    "[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\ud800-\udfff]"
-)
+_UNSAFE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
 
 
 def _visible(m: re.Match[str]) -> str:
