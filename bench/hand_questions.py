@@ -45,8 +45,8 @@ import hub_dev  # noqa: E402
 from _report import publish  # noqa: E402
 
 from gorilla_tui.model import likelihood  # noqa: E402
+from gorilla_tui.pool.hand_questions import HAND_QUESTIONS_DIR, hand_questions_text  # noqa: E402
 from gorilla_tui.pool.manifest import load_manifests  # noqa: E402
-from gorilla_tui.pool.sources import HAND_QUESTIONS_DIR, hand_questions_text  # noqa: E402
 from gorilla_tui.retrieve import dense as dense_mod  # noqa: E402
 from gorilla_tui.retrieve.index import ApiIndex  # noqa: E402
 
@@ -61,19 +61,17 @@ ECHOED = frozenset(
 KINDS = ("bare", "expanded")
 
 
-def build(kind: str, shared: Path, tried: dict[str, tuple[str, ...]] | None = None) -> ApiIndex:
-    """The default index built from `shared` in a temporary home, with (expanded) or without (bare) the
-    manifests' hand-written questions, its vectors embedded (from the vector cache when it has them).
+def build(kind: str, shared: Path, manifests: list, tried: dict[str, tuple[str, ...]]) -> ApiIndex:
+    """The default index of `manifests` built from `shared` in a temporary home, with (expanded) or without
+    (bare) their hand-written questions, its vectors embedded (from the vector cache when it has them).
     tried: source name -> more questions files of index/questions/ for the expanded index (--try)."""
     from gorilla_tui.retrieve.refresh import embed_index, refresh
 
-    manifests = load_manifests()
     if kind == "bare":
         manifests = [dataclasses.replace(m, hand_questions=()) for m in manifests]
     else:
-        more = tried or {}
         manifests = [
-            dataclasses.replace(m, hand_questions=m.hand_questions + more.get(m.name, ())) for m in manifests
+            dataclasses.replace(m, hand_questions=m.hand_questions + tried.get(m.name, ())) for m in manifests
         ]
     os.environ["GORILLA_TUI_HOME"] = home = tempfile.mkdtemp(prefix=f"gorilla-bench-hand-{kind}-")
     atexit.register(shutil.rmtree, home, ignore_errors=True)  # the index is read until the script ends
@@ -210,8 +208,9 @@ def main(argv: list[str] | None = None) -> int:
         os.environ["GORILLA_TUI_VECTOR_CACHE"] = str(Path(args.vector_cache).expanduser())
     dense_mod.QUERY_CACHE = 100_000
     start = time.perf_counter()
+    manifests = load_manifests()
+    names = {m.name for m in manifests}
     tried: dict[str, tuple[str, ...]] = {}
-    names = {m.name for m in load_manifests()}
     for spec in args.tried:
         source, sep, name = spec.partition("=")
         if not sep or not source or not name:
@@ -221,18 +220,18 @@ def main(argv: list[str] | None = None) -> int:
         if "/" in name or "\\" in name or hand_questions_text(name) is None:
             ap.error(f"--try {spec!r}: no file {name!r} in index/{HAND_QUESTIONS_DIR}/")
         tried[source] = tried.get(source, ()) + (name,)
-    indexes = {kind: build(kind, Path(args.shared), tried) for kind in KINDS}
-    files = sorted({q for m in load_manifests() for q in m.hand_questions})
-    extra = sorted(f"{source}: {name}" for source, names in tried.items() for name in names)
+    indexes = {kind: build(kind, Path(args.shared), manifests, tried) for kind in KINDS}
+    files = sorted({q for m in manifests for q in m.hand_questions})
+    extra = sorted(f"{source}: {f}" for source, files_tried in tried.items() for f in files_tried)
     lines = [
         "Script: `python bench/hand_questions.py" + "".join(f" --try {s}" for s in args.tried) + "`",
         "",
         f"Questions: index/questions/ ({', '.join(files)}), attached to the docs they name "
         "(pool/expansion.py read_hand_questions). **bare**: the default index without them; "
         "**expanded**: as shipped"
-        + (f", plus the files tried here and not shipped ({'; '.join(extra)})" if extra else "")
         + (
-            " (a file tried here ships only when a manifest names it; index/*.toml says why one was not kept)"
+            f", plus the files tried here and not shipped ({'; '.join(extra)}) (a file tried here ships only "
+            "when a manifest names it; index/*.toml says why one was not kept)"
             if extra
             else ""
         )
