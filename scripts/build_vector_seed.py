@@ -11,6 +11,9 @@ index root's) or in the seed is not embedded again; new vectors are added to tha
 interrupted run resumes. The seed keeps what it held (--fresh: only the texts of the versions given now,
 its vectors still reused) and adds each version's texts: vectors/<embedder>.npz
 (float16) and vectors/seed.json (per version: docs, texts embedded for it, seconds; the file's bytes).
+The hand-written questions of the shipped sources that embed them (index/*.toml `embed_questions`, their
+`hand_questions` files) are embedded too, as queries under embed.question_key ("questions" in seed.json),
+so a first launch embeds none of them either.
 Run it with `nice` on a shared machine.
 """
 
@@ -59,7 +62,7 @@ def main(argv: list[str] | None = None) -> int:
     import numpy as np
 
     from gorilla_tui.retrieve import seed
-    from gorilla_tui.retrieve.embed import BATCH, E5Embedder, content_hash
+    from gorilla_tui.retrieve.embed import BATCH, E5Embedder, content_hash, question_key
     from gorilla_tui.retrieve.store_vectors import read_vector_cache, write_vector_cache
 
     model = E5Embedder()
@@ -96,7 +99,43 @@ def main(argv: list[str] | None = None) -> int:
         entry["texts"] = len(keep)
         meta_path.write_text(json.dumps(meta, indent=1) + "\n", encoding="utf-8")
         print(f"  wrote {file}: {len(keep):,} texts, {entry['bytes'] / 1e6:.1f} MB", flush=True)
+    questions = shipped_questions()
+    todo = [q for q in questions if question_key(q) not in cache]
+    print(f"hand-written questions: {len(questions):,}, {len(todo):,} to embed", flush=True)
+    start = time.perf_counter()
+    for i in range(0, len(todo), BATCH):
+        batch = todo[i : i + BATCH]
+        for text, vec in zip(batch, model.embed_queries(batch), strict=True):
+            cache[question_key(text)] = np.asarray(vec, np.float32)
+    if todo:
+        write_vector_cache(model.name, cache)
+    keep.update(question_key(q) for q in questions)
+    entry["questions"] = {"texts": len(questions), "embedded": len(todo),
+                          "seconds": round(time.perf_counter() - start, 1)}  # fmt: skip
+    entry["bytes"] = seed.write_seed(folder / file, {key: cache[key] for key in keep})
+    entry["texts"] = len(keep)
+    meta_path.write_text(json.dumps(meta, indent=1) + "\n", encoding="utf-8")
+    print(f"  wrote {file}: {len(keep):,} texts, {entry['bytes'] / 1e6:.1f} MB", flush=True)
     return 0
+
+
+def shipped_questions() -> list[str]:
+    """The distinct hand-written questions of the shipped sources whose manifest sets embed_questions (their
+    hand_questions files, read as pool/hand_questions.py reads them), in file order."""
+    from gorilla_tui.pool.expansion import read_hand_questions
+    from gorilla_tui.pool.hand_questions import hand_questions_text
+    from gorilla_tui.pool.manifest import load_manifests
+    from gorilla_tui.retrieve.refresh_dense import EMBED_QUESTIONS_KEY
+
+    out: dict[str, None] = {}
+    for manifest in load_manifests():
+        if manifest.extra.get(EMBED_QUESTIONS_KEY) is not True:
+            continue
+        for name in manifest.hand_questions:
+            text = hand_questions_text(name)
+            if text is not None:
+                out.update(dict.fromkeys(q for _, q in read_hand_questions(text, name)[0]))
+    return list(out)
 
 
 if __name__ == "__main__":

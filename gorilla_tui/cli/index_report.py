@@ -35,7 +35,9 @@ def print_refresh(report: Any, dense: dict[str, Any] | None, warnings: list[str]
         _print_notes(console, report.sources)
     if dense is not None and "error" not in dense:
         line = (
-            f"dense vectors: {dense['docs']} docs ({dense['embedded']} embedded now, {dense['cached']} from "
+            f"dense vectors: {dense['docs']} docs"
+            + (f" and {dense['questions']} questions" if dense.get("questions") else "")
+            + f" ({dense['embedded']} embedded now, {dense['cached']} from "
             f"the cache) in {dense['seconds']:.1f} s with {dense['embedder']}: "
             + (
                 "searches are hybrid"

@@ -110,15 +110,19 @@ class DenseSide:
     """The dense vectors of one index version and the embedder that reads queries.
 
     vectors: float32 (n_docs, dim) or None (not built yet); mask: bool (n_docs,), True where a doc has a
-    vector (sources whose manifest says retrieval = "bm25" have none); info: what dense.json recorded
-    (embedder spec and name, dim); folder: the version folder (looked at again for vectors still being
-    built); note: why dense retrieval is off, or "" (shown to the person).
+    vector (sources whose manifest says retrieval = "bm25" have none); questions: (float32 (n_questions,
+    dim), int64 doc rows (n_questions,)) of the doc questions that have vectors
+    (refresh_dense.EMBED_QUESTIONS_KEY), or None: such a doc scores its best cosine over its text and its
+    questions (the max-sim of multi-vector doc expansion, as in Doc2Query's dense variants); info: what
+    dense.json recorded (embedder spec and name, dim, counts); folder: the version folder (looked at again
+    for vectors still being built); note: why dense retrieval is off, or "" (shown to the person).
     """
 
     n_docs: int
     folder: Path | None = None
     vectors: np.ndarray | None = None
     mask: np.ndarray | None = None
+    questions: tuple[np.ndarray, np.ndarray] | None = None
     info: dict[str, Any] = field(default_factory=dict)
     note: str = ""
     embedder: Embedder | None = None
@@ -128,9 +132,18 @@ class DenseSide:
     _queries: OrderedDict[str, np.ndarray] = field(default_factory=OrderedDict)
     _lock: threading.Lock = field(default_factory=threading.Lock)
 
-    def attach(self, vectors: np.ndarray, mask: np.ndarray, info: dict[str, Any], embedder=None) -> None:
-        """Use these vectors (rows aligned with the index docs) and, when given, this embedder."""
+    def attach(
+        self,
+        vectors: np.ndarray,
+        mask: np.ndarray,
+        info: dict[str, Any],
+        embedder=None,
+        questions: tuple[np.ndarray, np.ndarray] | None = None,
+    ) -> None:
+        """Use these vectors (rows aligned with the index docs), these question vectors (see the class) and,
+        when given, this embedder."""
         self.vectors, self.mask, self.info = vectors, mask.astype(bool), dict(info)
+        self.questions = questions if questions is not None and len(questions[1]) else None
         if embedder is not None:
             self.embedder = embedder
         self.note = ""
@@ -145,7 +158,8 @@ class DenseSide:
         self._checked = now
         found = store.read_vectors(self.folder, self.n_docs)
         if found is not None:
-            self.attach(*found)
+            vectors, mask, info, questions = found
+            self.attach(vectors, mask, info, questions=questions)
         else:  # dense.json is written last (store.write_vectors): with it, the vectors are damaged
             self._damaged = (self.folder / store.DENSE_META).is_file()
 
@@ -185,7 +199,8 @@ class DenseSide:
             self._look()
         if self.vectors is not None:
             n = int(self.mask.sum()) if self.mask is not None else 0
-            note = f"hybrid: BM25 + dense ({n} docs embedded)" if n else f"BM25 alone: {NO_HYBRID_SOURCE}"
+            q = f", {len(self.questions[1])} of their questions" if self.questions is not None else ""
+            note = f"hybrid: BM25 + dense ({n} docs{q} embedded)" if n else f"BM25 alone: {NO_HYBRID_SOURCE}"
             return {"state": "ready", "note": note, "docs": n}
         progress = store.read_progress(self.folder) if self.folder is not None else None
         if progress and progress.get("error"):
@@ -230,7 +245,8 @@ class DenseSide:
 
     def scores(self, query: str, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
         """(cosine similarity, mask) of the docs at index `rows` for `query`, or None when dense retrieval
-        is not available (BM25 alone)."""
+        is not available (BM25 alone). A doc with question vectors scores its best cosine over its text
+        and its questions."""
         if not self.ready():
             return None
         vec = self.query_vector(query)
@@ -240,8 +256,15 @@ class DenseSide:
         if not mask.any():
             return None
         if len(rows) and rows[-1] - rows[0] == len(rows) - 1:  # one source: a view, no copy of its rows
-            return self.vectors[rows[0] : rows[-1] + 1] @ vec, mask
-        return self.vectors[rows] @ vec, mask
+            cos = self.vectors[rows[0] : rows[-1] + 1] @ vec
+        else:
+            cos = self.vectors[rows] @ vec
+        if self.questions is not None:
+            qvectors, qrows = self.questions
+            best = np.full(len(self.mask), -np.inf, np.float32)
+            np.maximum.at(best, qrows, qvectors @ vec)
+            cos = np.maximum(cos, best[rows])
+        return cos, mask
 
 
 __all__ = [

@@ -11,17 +11,34 @@ import numpy as np
 
 from gorilla_tui.errors import GorillaError
 from gorilla_tui.pool.doc import ApiDoc
+from gorilla_tui.pool.manifest import shipped_values
 from gorilla_tui.retrieve import seed as vector_seed
 from gorilla_tui.retrieve import store as index_store
-from gorilla_tui.retrieve.embed import BATCH, Embedder, content_hash, open_embedder, passage_text
+from gorilla_tui.retrieve.embed import (
+    BATCH,
+    Embedder,
+    content_hash,
+    open_embedder,
+    passage_text,
+    question_key,
+)
 from gorilla_tui.retrieve.index import ApiIndex
 
 #: A source whose manifest has no `retrieval` key is BM25 alone (retrieve.refresh.retrieval_mode).
 DEFAULT_RETRIEVAL = "bm25"
+#: Manifest key (index/*.toml, a shipped hybrid source): true embeds each doc question (doc expansion) too,
+#: and the dense side scores a doc by its best cosine over its text and its questions (dense.DenseSide).
+#: Set for python-env, whose hand-written questions hold the words people type ("delete a folder and
+#: everything in it" -> shutil.rmtree); chosen on the dev sets (bench/hand_questions.py,
+#: docs/benchmarks.md "Hand-written questions"). Not for the hubs and APIZoo: embedding their training
+#: questions too pulled model tasks to Torch Hub when no hub is named (a one-off probe on the hub dev split,
+#: no hub named: TensorFlow Hub domain@1 34.0 -> 29.5 %, Hugging Face 51.0 -> 47.0 %).
+EMBED_QUESTIONS_KEY = "embed_questions"
 #: Docs embedded between two saves of the vector cache (an interrupted embedding keeps what it did).
 CACHE_SAVE_EVERY = 256
 
-#: on_embed(done, total): docs embedded so far of those that needed it (cached ones are not counted).
+#: on_embed(done, total): texts (docs, doc questions) embedded so far of those that needed it (cached ones
+#: are not counted).
 EmbedProgressFn = Callable[[int, int], None]
 
 
@@ -37,49 +54,81 @@ def embed_docs(
     stop: Callable[[], bool] | None = None,
 ) -> tuple[np.ndarray, int]:
     """Vectors of `docs` (float32, len(docs) x model.dim, rows L2-normalised) and how many texts had to be
-    embedded now.
+    embedded now: embed_texts of each doc's passage text (embed.passage_text). See embed_texts for the
+    cache, the seed, on_embed and stop."""
+    texts = [passage_text(d) for d in docs]
+    return embed_texts(texts, [False] * len(texts), model, root, on_embed, stop)
 
-    Each doc's text (embed.passage_text) is looked up in the embedder's vector cache by content hash
-    (store.read_vector_cache), then in the packaged seed of the standard library's vectors
-    (retrieve/seed.py, read only; its vectors are not copied into the user's cache): an unchanged doc is
-    never embedded twice, and docs with the same text are embedded once. The rest is embedded in batches
-    of embed.BATCH (the probe in bench/retrieval.py: one call per batch costs about half as much per doc
-    as one call per doc), reported through on_embed(done, total), and saved to the cache every
-    CACHE_SAVE_EVERY docs and at the end (also when interrupted).
+
+def embed_texts(
+    texts: Sequence[str],
+    queries: Sequence[bool],
+    model: Embedder,
+    root: Path | None = None,
+    on_embed: EmbedProgressFn | None = None,
+    stop: Callable[[], bool] | None = None,
+) -> tuple[np.ndarray, int]:
+    """Vectors of `texts` (float32, len(texts) x model.dim, rows L2-normalised) and how many had to be
+    embedded now. queries[i] True: texts[i] is a doc question, embedded as a query (model.embed_queries,
+    cache key embed.question_key); else a passage (embed_passages, embed.content_hash).
+
+    Each text is looked up in the embedder's vector cache by its key (store.read_vector_cache), then in
+    the packaged seed (retrieve/seed.py: the standard library's vectors and its hand-written questions',
+    read only; its vectors are not copied into the user's cache): an unchanged text is never embedded
+    twice, and equal texts once. The rest is embedded in batches of embed.BATCH (the probe in
+    bench/retrieval.py: one call per batch costs about half as much per doc as one call per doc), passages
+    first, reported through on_embed(done, total), and saved to the cache every CACHE_SAVE_EVERY texts and
+    at the end (also when interrupted).
     stop: checked before each batch; True raises EmbeddingStopped. Raises GorillaError when the embedder
     fails or the cache cannot be written.
     """
-    texts = [passage_text(d) for d in docs]
-    keys = [content_hash(t) for t in texts]
+    keys = [question_key(t) if q else content_hash(t) for t, q in zip(texts, queries, strict=True)]
     cache = index_store.read_vector_cache(model.name, root)
     seeded = vector_seed.read_seed(model.name)
-    todo = list(
-        dict.fromkeys(t for t, key in zip(texts, keys, strict=True) if key not in cache and key not in seeded)
-    )
+    missing = {
+        key: (text, q)
+        for text, q, key in zip(texts, queries, keys, strict=True)
+        if key not in cache and key not in seeded
+    }
     emit = on_embed or (lambda done, total: None)
-    emit(0, len(todo))
-    since_save = 0
+    emit(0, len(missing))
+    since_save = done = 0
     try:
-        for start in range(0, len(todo), BATCH):
-            if stop is not None and stop():
-                raise EmbeddingStopped(
-                    f"embedding stopped after {start} of {len(todo)} docs (they are cached)"
-                )
-            batch = todo[start : start + BATCH]
-            for text, vec in zip(batch, model.embed_passages(batch), strict=True):
-                cache[content_hash(text)] = vec
-            since_save += len(batch)
-            if since_save >= CACHE_SAVE_EVERY:
-                index_store.write_vector_cache(model.name, cache, root)
-                since_save = 0
-            emit(start + len(batch), len(todo))
+        for as_query in (False, True):
+            part = [(key, text) for key, (text, q) in missing.items() if q == as_query]
+            embed = model.embed_queries if as_query else model.embed_passages
+            for start in range(0, len(part), BATCH):
+                if stop is not None and stop():
+                    raise EmbeddingStopped(
+                        f"embedding stopped after {done} of {len(missing)} texts (they are cached)"
+                    )
+                batch = part[start : start + BATCH]
+                for (key, _), vec in zip(batch, embed([t for _, t in batch]), strict=True):
+                    cache[key] = vec
+                since_save += len(batch)
+                done += len(batch)
+                if since_save >= CACHE_SAVE_EVERY:
+                    index_store.write_vector_cache(model.name, cache, root)
+                    since_save = 0
+                emit(done, len(missing))
     finally:
         if since_save:
             index_store.write_vector_cache(model.name, cache, root)
-    vectors = np.zeros((len(docs), model.dim), np.float32)
+    vectors = np.zeros((len(texts), model.dim), np.float32)
     for i, key in enumerate(keys):
         vectors[i] = cache[key] if key in cache else seeded[key]
-    return vectors, len(todo)
+    return vectors, len(missing)
+
+
+def question_sources(index: ApiIndex) -> set[str]:
+    """The sources of `index` whose doc questions get vectors: hybrid, built in (not a user's file named
+    like one) and EMBED_QUESTIONS_KEY true in their shipped manifest."""
+    wanted = shipped_values(EMBED_QUESTIONS_KEY)
+    return {
+        str(r.get("name"))
+        for r in index.meta.get("sources", [])
+        if r.get("retrieval") == "hybrid" and not r.get("user") and wanted.get(r.get("name")) is True
+    }
 
 
 def embed_index(
@@ -99,9 +148,14 @@ def embed_index(
     and this one's vectors are then moot (GorillaError). stop: see embed_docs (a stopped embedding leaves
     the index BM25 alone, without an error note).
 
-    Returns {"embedder", "docs", "embedded", "cached", "seconds"}. Raises GorillaError when the embedder is
-    missing or fails (recorded in the progress file, so the index says why it is BM25 alone), or when
-    stopped (EmbeddingStopped).
+    The doc questions of question_sources() are embedded too (as queries) and stored beside the vectors
+    (store.write_vectors `questions`): the dense side scores such a doc by its best cosine over its text
+    and its questions.
+
+    Returns {"embedder", "docs", "questions", "embedded", "cached", "seconds"}: "embedded" counts the
+    distinct texts embedded now, "cached" the rest of docs + questions. Raises GorillaError when the
+    embedder is missing or fails (recorded in the progress file, so the index says why it is BM25 alone),
+    or when stopped (EmbeddingStopped).
     """
     if index.path is None:
         raise GorillaError("the index has no version folder to add vectors to")
@@ -122,8 +176,13 @@ def embed_index(
         if on_embed is not None:
             on_embed(done, total)
 
+    with_questions = question_sources(index)
+    asked = [(i, q) for i in rows if index.docs[i].source in with_questions for q in index.docs[i].questions]
+    texts = [passage_text(index.docs[i]) for i in rows] + [q for _, q in asked]
     try:
-        vectors, embedded = embed_docs([index.docs[i] for i in rows], model, root, progress, stop)
+        vectors, embedded = embed_texts(
+            texts, [False] * len(rows) + [True] * len(asked), model, root, progress, stop
+        )
     except EmbeddingStopped:
         (folder / index_store.DENSE_PROGRESS).unlink(missing_ok=True)
         raise
@@ -132,12 +191,14 @@ def embed_index(
         raise
     full = np.zeros((len(index.docs), model.dim), np.float32)
     mask = np.zeros(len(index.docs), bool)
-    full[rows] = vectors
+    full[rows] = vectors[: len(rows)]
     mask[rows] = True
-    info = {"embedder": model.spec, "name": model.name, "dim": model.dim, "docs": len(rows)}
-    index_store.write_vectors(folder, full, mask, info)
+    questions = (vectors[len(rows) :], np.array([i for i, _ in asked], np.int64))
+    info = {"embedder": model.spec, "name": model.name, "dim": model.dim, "docs": len(rows),
+            "questions": len(asked)}  # fmt: skip
+    index_store.write_vectors(folder, full, mask, info, questions)
     assert index.dense is not None
-    index.dense.attach(full, mask, info, model)
+    index.dense.attach(full, mask, info, model, questions)
     seconds = time.perf_counter() - started
-    return {"embedder": model.name, "docs": len(rows), "embedded": embedded, "cached": len(rows) - embedded,
-            "seconds": round(seconds, 3)}  # fmt: skip
+    return {"embedder": model.name, "docs": len(rows), "questions": len(asked), "embedded": embedded,
+            "cached": len(texts) - embedded, "seconds": round(seconds, 3)}  # fmt: skip

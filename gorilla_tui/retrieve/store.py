@@ -38,6 +38,8 @@ from gorilla_tui.retrieve.store_vectors import (  # noqa: F401 - re-exported: ca
     DENSE_PROGRESS,
     LEGACY_VECTORS,
     MASK,
+    QUESTION_ROWS,
+    QUESTION_VECTORS,
     VECTORS,
     read_progress,
     read_vector_cache,

