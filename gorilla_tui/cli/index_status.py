@@ -25,14 +25,14 @@ def sources_table(rows: list[dict[str, Any]], title: str):
     from rich.text import Text
 
     table = Table(title=title)
-    for col, just in (("source", "left"), ("status", "left"), ("loaded", "right"), ("flagged", "right"),
-                      ("call repaired", "right"), ("skipped", "right"), ("repaired", "right"),
-                      ("from / why", "left")):  # fmt: skip
+    for col, just in (("source", "left"), ("status", "left"), ("loaded", "right"), ("questions", "right"),
+                      ("flagged", "right"), ("call repaired", "right"), ("skipped", "right"),
+                      ("repaired", "right"), ("from / why", "left")):  # fmt: skip
         table.add_column(col, justify=just, overflow="fold", no_wrap=col != "from / why")
-    for r in rows:
+    for r in rows:  # questions: attached to the source's docs (doc expansion: training or hand-written)
         where = r.get("origin") if r.get("status") == "ok" else r.get("message", "")
-        cells = (r["name"], r.get("status", ""), r.get("loaded", 0), r.get("flagged", 0),
-                 r.get("calls_repaired", 0), r.get("skipped", 0), r.get("repaired", 0),
+        cells = (r["name"], r.get("status", ""), r.get("loaded", 0), r.get("questions", 0),
+                 r.get("flagged", 0), r.get("calls_repaired", 0), r.get("skipped", 0), r.get("repaired", 0),
                  where or "")  # fmt: skip
         table.add_row(*(Text(safe_text(str(c))) for c in cells))  # shown as they are, never as markup
     return table
