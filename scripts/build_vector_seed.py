@@ -12,7 +12,7 @@ interrupted run resumes. The seed keeps what it held (--fresh: only the texts of
 its vectors still reused) and adds each version's texts: vectors/<embedder>.npz
 (float16) and vectors/seed.json (per version: docs, texts embedded for it, seconds; the file's bytes).
 The hand-written questions of the shipped sources that embed them (index/*.toml `embed_questions`, their
-`hand_questions` files) are embedded too, as queries under embed.question_key ("questions" in seed.json),
+`hand_questions` files) are embedded too, as passages like the docs ("questions" in seed.json),
 so a first launch embeds none of them either.
 Run it with `nice` on a shared machine.
 """
@@ -62,7 +62,7 @@ def main(argv: list[str] | None = None) -> int:
     import numpy as np
 
     from gorilla_tui.retrieve import seed
-    from gorilla_tui.retrieve.embed import BATCH, E5Embedder, content_hash, question_key
+    from gorilla_tui.retrieve.embed import BATCH, E5Embedder, content_hash
     from gorilla_tui.retrieve.store_vectors import read_vector_cache, write_vector_cache
 
     model = E5Embedder()
@@ -100,16 +100,16 @@ def main(argv: list[str] | None = None) -> int:
         meta_path.write_text(json.dumps(meta, indent=1) + "\n", encoding="utf-8")
         print(f"  wrote {file}: {len(keep):,} texts, {entry['bytes'] / 1e6:.1f} MB", flush=True)
     questions = shipped_questions()
-    todo = [q for q in questions if question_key(q) not in cache]
+    todo = [q for q in questions if content_hash(q) not in cache]
     print(f"hand-written questions: {len(questions):,}, {len(todo):,} to embed", flush=True)
     start = time.perf_counter()
     for i in range(0, len(todo), BATCH):
         batch = todo[i : i + BATCH]
-        for text, vec in zip(batch, model.embed_queries(batch), strict=True):
-            cache[question_key(text)] = np.asarray(vec, np.float32)
+        for text, vec in zip(batch, model.embed_passages(batch), strict=True):
+            cache[content_hash(text)] = np.asarray(vec, np.float32)
     if todo:
         write_vector_cache(model.name, cache)
-    keep.update(question_key(q) for q in questions)
+    keep.update(content_hash(q) for q in questions)
     entry["questions"] = {"texts": len(questions), "embedded": len(todo),
                           "seconds": round(time.perf_counter() - start, 1)}  # fmt: skip
     entry["bytes"] = seed.write_seed(folder / file, {key: cache[key] for key in keep})

@@ -38,7 +38,7 @@ def print_refresh(report: Any, dense: dict[str, Any] | None, warnings: list[str]
             f"dense vectors: {dense['docs']} docs"
             + (f" and {dense['questions']} questions" if dense.get("questions") else "")
             + f" ({dense['embedded']} embedded now, {dense['cached']} from "
-            f"the cache) in {dense['seconds']:.1f} s with {dense['embedder']}: "
+            f"the vector cache or the packaged seed) in {dense['seconds']:.1f} s with {dense['embedder']}: "
             + (
                 "searches are hybrid"
                 if dense["docs"]

@@ -25,14 +25,14 @@ def sources_table(rows: list[dict[str, Any]], title: str):
     from rich.text import Text
 
     table = Table(title=title)
-    for col, just in (("source", "left"), ("status", "left"), ("loaded", "right"), ("questions", "right"),
-                      ("flagged", "right"), ("call repaired", "right"), ("skipped", "right"),
-                      ("repaired", "right"), ("from / why", "left")):  # fmt: skip
+    for col, just in (("source", "left"), ("status", "left"), ("loaded", "right"), ("flagged", "right"),
+                      ("call repaired", "right"), ("skipped", "right"), ("repaired", "right"),
+                      ("from / why", "left")):  # fmt: skip
         table.add_column(col, justify=just, overflow="fold", no_wrap=col != "from / why")
-    for r in rows:  # questions: attached to the source's docs (doc expansion: training or hand-written)
+    for r in rows:
         where = r.get("origin") if r.get("status") == "ok" else r.get("message", "")
-        cells = (r["name"], r.get("status", ""), r.get("loaded", 0), r.get("questions", 0),
-                 r.get("flagged", 0), r.get("calls_repaired", 0), r.get("skipped", 0), r.get("repaired", 0),
+        cells = (r["name"], r.get("status", ""), r.get("loaded", 0), r.get("flagged", 0),
+                 r.get("calls_repaired", 0), r.get("skipped", 0), r.get("repaired", 0),
                  where or "")  # fmt: skip
         table.add_row(*(Text(safe_text(str(c))) for c in cells))  # shown as they are, never as markup
     return table
@@ -82,8 +82,28 @@ def status(args: argparse.Namespace) -> int:
         f"{meta.get('built_at', '?')} ({age} ago)\nindex: {folder}\nconfig: {paths.config_file}"
     )
     console.print(Text(safe_text(summary)))
-    console.print(Text(safe_text(f"retrieval: {_dense_state(folder, meta)['note']}")))
+    dense = _dense_state(folder, meta)
+    console.print(Text(safe_text(f"retrieval: {dense['note']}")))
+    expansion = _expansion_line(meta.get("sources", []), bool(dense.get("questions")))
+    if expansion:
+        console.print(Text(safe_text(expansion)))
     return 0
+
+
+def _expansion_line(rows: list[dict[str, Any]], embedded: bool) -> str:
+    """ "doc expansion: SOURCE N questions, ..." for the sources (meta.json rows) whose docs carry
+    questions (training or hand-written), "(BM25 and dense)" after those whose questions have vectors
+    (refresh_dense.question_sources, when `embedded`), else "(BM25)"; "" when no source has any."""
+    from gorilla_tui.retrieve.refresh_dense import question_sources  # deferred: numpy
+
+    dense = question_sources(rows) if embedded else set()
+    reach = {True: "BM25 and dense", False: "BM25"}
+    parts = [
+        f"{r.get('name')} {r['questions']} questions ({reach[r.get('name') in dense]})"
+        for r in rows
+        if isinstance(r.get("questions"), int) and r["questions"] > 0
+    ]
+    return "doc expansion: " + ", ".join(parts) if parts else ""
 
 
 def _no_index(args: argparse.Namespace, missing: IndexMissingError) -> int:

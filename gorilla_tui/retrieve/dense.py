@@ -95,8 +95,9 @@ def rrf(
 #: its docs (a truncated or overwritten vectors.npy / mask.npy): before, `index --status` said "no dense
 #: vectors in this index" and a task only the dense side answers found nothing, with no word why.
 DAMAGED_NOTE = (
-    "dense retrieval off, BM25 alone: the stored vectors (vectors.npy, mask.npy) are damaged or do not "
-    "fit the index; `gorilla-tui index --refresh` embeds them again"
+    "dense retrieval off, BM25 alone: the stored vectors (vectors.npy, mask.npy, question-vectors.npy, "
+    "question-rows.npy, dense.json) are damaged or do not fit the index; `gorilla-tui index --refresh` "
+    "embeds them again"
 )
 
 
@@ -189,7 +190,8 @@ class DenseSide:
         self.note = f"dense retrieval off, BM25 alone: {why}"
 
     def state(self) -> dict[str, Any]:
-        """{"state": "ready" | "building" | "off" | "failed", "note": text, "done"/"total" while building;
+        """{"state": "ready" | "building" | "off" | "failed", "note": text, "docs" and "questions" (vectors
+        of docs and of doc questions) when ready, "done"/"total" while building;
         "why" when failed: "embedder" (it raised), "stopped" (the embedding process ended before it was
         done: Ctrl+C in `index --refresh`) or "damaged" (the stored vectors)} (for `index --status` and the
         TUI status bar)."""
@@ -201,7 +203,8 @@ class DenseSide:
             n = int(self.mask.sum()) if self.mask is not None else 0
             q = f", {len(self.questions[1])} of their questions" if self.questions is not None else ""
             note = f"hybrid: BM25 + dense ({n} docs{q} embedded)" if n else f"BM25 alone: {NO_HYBRID_SOURCE}"
-            return {"state": "ready", "note": note, "docs": n}
+            questions = len(self.questions[1]) if self.questions is not None else 0
+            return {"state": "ready", "note": note, "docs": n, "questions": questions}
         progress = store.read_progress(self.folder) if self.folder is not None else None
         if progress and progress.get("error"):
             return {

@@ -69,9 +69,9 @@ class Embedder(Protocol):
 def passage_text(doc: ApiDoc, description_chars: int = DESCRIPTION_CHARS) -> str:
     """The text of `doc` the dense side embeds: domain, api_name, functionality and the first
     `description_chars` characters of the description, joined by ". " (empty fields left out). The doc's
-    questions (doc expansion) are left out: they reach BM25, and each gets a vector of its own (question_key)
-    only in a source whose manifest sets refresh_dense.EMBED_QUESTIONS_KEY, so a changed question never makes
-    a refresh re-embed the doc."""
+    questions (doc expansion) are left out: they reach BM25, and each gets a vector of its own (embedded as
+    a passage too) only in a source whose manifest sets refresh_dense.EMBED_QUESTIONS_KEY, so a changed
+    question never makes a refresh re-embed the doc."""
     parts = [doc.domain, doc.api_name, doc.functionality, (doc.description or "")[:description_chars]]
     return ". ".join(p.strip() for p in parts if p and p.strip())
 
@@ -79,17 +79,6 @@ def passage_text(doc: ApiDoc, description_chars: int = DESCRIPTION_CHARS) -> str
 def content_hash(text: str) -> str:
     """The cache key of one embedded text: sha1 hex of its UTF-8 bytes (40 characters)."""
     return hashlib.sha1(text.encode("utf-8")).hexdigest()
-
-
-#: Put before a doc question's text in its cache key (question_key): a question is embedded as a query, so
-#: its vector must never be taken for that of a passage with the same text.
-QUESTION_KEY = "question\x00"
-
-
-def question_key(text: str) -> str:
-    """The cache key of a doc question (doc expansion on the dense side, embedded with embed_queries):
-    content_hash of QUESTION_KEY + text (40 hex characters)."""
-    return content_hash(QUESTION_KEY + text)
 
 
 def _normalise(vectors: np.ndarray) -> np.ndarray:
@@ -271,6 +260,5 @@ __all__ = [
     "dense_enabled",
     "open_embedder",
     "passage_text",
-    "question_key",
     "resolve_gguf",
 ]

@@ -14,14 +14,7 @@ from gorilla_tui.pool.doc import ApiDoc
 from gorilla_tui.pool.manifest import shipped_values
 from gorilla_tui.retrieve import seed as vector_seed
 from gorilla_tui.retrieve import store as index_store
-from gorilla_tui.retrieve.embed import (
-    BATCH,
-    Embedder,
-    content_hash,
-    open_embedder,
-    passage_text,
-    question_key,
-)
+from gorilla_tui.retrieve.embed import BATCH, Embedder, content_hash, open_embedder, passage_text
 from gorilla_tui.retrieve.index import ApiIndex
 
 #: A source whose manifest has no `retrieval` key is BM25 alone (retrieve.refresh.retrieval_mode).
@@ -32,7 +25,8 @@ DEFAULT_RETRIEVAL = "bm25"
 #: everything in it" -> shutil.rmtree); chosen on the dev sets (bench/hand_questions.py,
 #: docs/benchmarks.md "Hand-written questions"). Not for the hubs and APIZoo: embedding their training
 #: questions too pulled model tasks to Torch Hub when no hub is named (a one-off probe on the hub dev split,
-#: no hub named: TensorFlow Hub domain@1 34.0 -> 29.5 %, Hugging Face 51.0 -> 47.0 %).
+#: no hub named, questions embedded as queries: TensorFlow Hub domain@1 34.0 -> 29.5 %, Hugging Face 51.0 ->
+#: 47.0 %).
 EMBED_QUESTIONS_KEY = "embed_questions"
 #: Docs embedded between two saves of the vector cache (an interrupted embedding keeps what it did).
 CACHE_SAVE_EVERY = 256
@@ -54,79 +48,72 @@ def embed_docs(
     stop: Callable[[], bool] | None = None,
 ) -> tuple[np.ndarray, int]:
     """Vectors of `docs` (float32, len(docs) x model.dim, rows L2-normalised) and how many texts had to be
-    embedded now: embed_texts of each doc's passage text (embed.passage_text). See embed_texts for the
-    cache, the seed, on_embed and stop."""
-    texts = [passage_text(d) for d in docs]
-    return embed_texts(texts, [False] * len(texts), model, root, on_embed, stop)
+    embedded now: embed_texts of each doc's passage text (embed.passage_text)."""
+    return embed_texts([passage_text(d) for d in docs], model, root, on_embed, stop)
 
 
 def embed_texts(
     texts: Sequence[str],
-    queries: Sequence[bool],
     model: Embedder,
     root: Path | None = None,
     on_embed: EmbedProgressFn | None = None,
     stop: Callable[[], bool] | None = None,
 ) -> tuple[np.ndarray, int]:
-    """Vectors of `texts` (float32, len(texts) x model.dim, rows L2-normalised) and how many had to be
-    embedded now. queries[i] True: texts[i] is a doc question, embedded as a query (model.embed_queries,
-    cache key embed.question_key); else a passage (embed_passages, embed.content_hash).
+    """Vectors of `texts` embedded as passages (float32, len(texts) x model.dim, rows L2-normalised) and
+    how many had to be embedded now. The texts are docs' passage texts and doc questions: a question is
+    embedded as a passage too, so its cosine to a task is on the scale of the docs' (embedded as a query,
+    "query: " on both sides, it scored every task about 0.05 higher, and the docs with questions won tasks
+    another doc answers: "capitalize every word in a string" gave str.replace over str.capitalize).
 
-    Each text is looked up in the embedder's vector cache by its key (store.read_vector_cache), then in
-    the packaged seed (retrieve/seed.py: the standard library's vectors and its hand-written questions',
+    Each text is looked up in the embedder's vector cache by content hash (store.read_vector_cache), then
+    in the packaged seed (retrieve/seed.py: the standard library's vectors and its hand-written questions',
     read only; its vectors are not copied into the user's cache): an unchanged text is never embedded
     twice, and equal texts once. The rest is embedded in batches of embed.BATCH (the probe in
-    bench/retrieval.py: one call per batch costs about half as much per doc as one call per doc), passages
-    first, reported through on_embed(done, total), and saved to the cache every CACHE_SAVE_EVERY texts and
-    at the end (also when interrupted).
+    bench/retrieval.py: one call per batch costs about half as much per doc as one call per doc), reported
+    through on_embed(done, total), and saved to the cache every CACHE_SAVE_EVERY texts and at the end (also
+    when interrupted).
     stop: checked before each batch; True raises EmbeddingStopped. Raises GorillaError when the embedder
     fails or the cache cannot be written.
     """
-    keys = [question_key(t) if q else content_hash(t) for t, q in zip(texts, queries, strict=True)]
+    keys = [content_hash(t) for t in texts]
     cache = index_store.read_vector_cache(model.name, root)
     seeded = vector_seed.read_seed(model.name)
-    missing = {
-        key: (text, q)
-        for text, q, key in zip(texts, queries, keys, strict=True)
-        if key not in cache and key not in seeded
-    }
+    todo = list(
+        dict.fromkeys(t for t, key in zip(texts, keys, strict=True) if key not in cache and key not in seeded)
+    )
     emit = on_embed or (lambda done, total: None)
-    emit(0, len(missing))
-    since_save = done = 0
+    emit(0, len(todo))
+    since_save = 0
     try:
-        for as_query in (False, True):
-            part = [(key, text) for key, (text, q) in missing.items() if q == as_query]
-            embed = model.embed_queries if as_query else model.embed_passages
-            for start in range(0, len(part), BATCH):
-                if stop is not None and stop():
-                    raise EmbeddingStopped(
-                        f"embedding stopped after {done} of {len(missing)} texts (they are cached)"
-                    )
-                batch = part[start : start + BATCH]
-                for (key, _), vec in zip(batch, embed([t for _, t in batch]), strict=True):
-                    cache[key] = vec
-                since_save += len(batch)
-                done += len(batch)
-                if since_save >= CACHE_SAVE_EVERY:
-                    index_store.write_vector_cache(model.name, cache, root)
-                    since_save = 0
-                emit(done, len(missing))
+        for start in range(0, len(todo), BATCH):
+            if stop is not None and stop():
+                raise EmbeddingStopped(
+                    f"embedding stopped after {start} of {len(todo)} texts (they are cached)"
+                )
+            batch = todo[start : start + BATCH]
+            for text, vec in zip(batch, model.embed_passages(batch), strict=True):
+                cache[content_hash(text)] = vec
+            since_save += len(batch)
+            if since_save >= CACHE_SAVE_EVERY:
+                index_store.write_vector_cache(model.name, cache, root)
+                since_save = 0
+            emit(start + len(batch), len(todo))
     finally:
         if since_save:
             index_store.write_vector_cache(model.name, cache, root)
     vectors = np.zeros((len(texts), model.dim), np.float32)
     for i, key in enumerate(keys):
         vectors[i] = cache[key] if key in cache else seeded[key]
-    return vectors, len(missing)
+    return vectors, len(todo)
 
 
-def question_sources(index: ApiIndex) -> set[str]:
-    """The sources of `index` whose doc questions get vectors: hybrid, built in (not a user's file named
-    like one) and EMBED_QUESTIONS_KEY true in their shipped manifest."""
+def question_sources(rows: Sequence[dict[str, Any]]) -> set[str]:
+    """The sources of an index (`rows`: its meta.json "sources") whose doc questions get vectors: hybrid,
+    built in (not a user's file named like one) and EMBED_QUESTIONS_KEY true in their shipped manifest."""
     wanted = shipped_values(EMBED_QUESTIONS_KEY)
     return {
         str(r.get("name"))
-        for r in index.meta.get("sources", [])
+        for r in rows
         if r.get("retrieval") == "hybrid" and not r.get("user") and wanted.get(r.get("name")) is True
     }
 
@@ -148,7 +135,7 @@ def embed_index(
     and this one's vectors are then moot (GorillaError). stop: see embed_docs (a stopped embedding leaves
     the index BM25 alone, without an error note).
 
-    The doc questions of question_sources() are embedded too (as queries) and stored beside the vectors
+    The doc questions of question_sources() are embedded too (embed_texts) and stored beside the vectors
     (store.write_vectors `questions`): the dense side scores such a doc by its best cosine over its text
     and its questions.
 
@@ -176,13 +163,11 @@ def embed_index(
         if on_embed is not None:
             on_embed(done, total)
 
-    with_questions = question_sources(index)
+    with_questions = question_sources(index.meta.get("sources", []))
     asked = [(i, q) for i in rows if index.docs[i].source in with_questions for q in index.docs[i].questions]
     texts = [passage_text(index.docs[i]) for i in rows] + [q for _, q in asked]
     try:
-        vectors, embedded = embed_texts(
-            texts, [False] * len(rows) + [True] * len(asked), model, root, progress, stop
-        )
+        vectors, embedded = embed_texts(texts, model, root, progress, stop)
     except EmbeddingStopped:
         (folder / index_store.DENSE_PROGRESS).unlink(missing_ok=True)
         raise

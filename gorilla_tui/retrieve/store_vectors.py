@@ -103,26 +103,37 @@ def read_vectors(
         else:
             with np.load(folder / LEGACY_VECTORS) as npz:
                 vectors, mask = npz["vectors"].astype(np.float32, copy=False), npz["mask"].astype(bool)
-    except _DAMAGED:
+    except (*_DAMAGED, MemoryError):  # MemoryError: an npy header claiming a huge shape
         return None
     if vectors.ndim != 2 or vectors.shape[0] != n_docs or mask.shape != (n_docs,):
         return None
-    questions = None
-    if isinstance(info, dict) and info.get("questions"):
-        try:
-            qvectors = np.load(folder / QUESTION_VECTORS).astype(np.float32, copy=False)
-            qrows = np.load(folder / QUESTION_ROWS).astype(np.int64, copy=False)
-        except _DAMAGED:
-            return None
-        fits = qvectors.ndim == 2 and qvectors.shape == (int(info["questions"]), vectors.shape[1])
-        if (
-            not fits
-            or qrows.shape != (len(qvectors),)
-            or (len(qrows) and not 0 <= qrows.min() <= qrows.max() < n_docs)
-        ):
-            return None
-        questions = (qvectors, qrows)
+    count = info.get("questions", 0) if isinstance(info, dict) else 0
+    if not isinstance(count, int) or isinstance(count, bool) or count < 0:
+        return None
+    questions = _read_questions(folder, count, n_docs, vectors.shape[1]) if count else None
+    if count and questions is None:
+        return None
     return vectors, mask, info, questions
+
+
+def _read_questions(folder: Path, count: int, n_docs: int, dim: int) -> tuple[np.ndarray, np.ndarray] | None:
+    """The `count` question vectors (float32, count x dim, finite) and their doc rows (int64, each below
+    n_docs) of `folder`, or None when the files are missing, damaged or do not fit."""
+    import numpy as np  # deferred: numpy; `check` reads the store without vectors
+
+    try:
+        qvectors = np.load(folder / QUESTION_VECTORS, mmap_mode="r")
+        qrows = np.load(folder / QUESTION_ROWS, mmap_mode="r")
+    except (*_DAMAGED, MemoryError):
+        return None
+    if qvectors.dtype != np.float32 or qvectors.shape != (count, dim) or qrows.shape != (count,):
+        return None
+    if not np.issubdtype(qrows.dtype, np.integer) or not 0 <= qrows.min() <= qrows.max() < n_docs:
+        return None
+    qvectors = np.array(qvectors)  # count x dim: small (python-env's 625 x 384 is 1 MB)
+    if not np.isfinite(qvectors).all():
+        return None
+    return qvectors, np.array(qrows, np.int64)
 
 
 def write_progress(folder: Path, state: dict[str, Any]) -> None:

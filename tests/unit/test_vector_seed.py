@@ -12,7 +12,7 @@ import pytest
 from gorilla_tui.pool.manifest import load_manifests
 from gorilla_tui.pool.pyenv.source import with_spec
 from gorilla_tui.retrieve import seed
-from gorilla_tui.retrieve.embed import E5Embedder, content_hash, passage_text, question_key
+from gorilla_tui.retrieve.embed import E5Embedder, content_hash, passage_text
 from gorilla_tui.retrieve.index import ApiIndex
 from gorilla_tui.retrieve.refresh import embed_index, refresh
 from gorilla_tui.retrieve.store_vectors import read_vector_cache
@@ -48,7 +48,7 @@ def test_first_refresh_of_the_standard_library_embeds_nothing_new(empty_cache):
     # holds their vectors as well
     questions = [q for d in docs for q in d.questions]
     assert len(questions) > 500
-    assert not [q for q in questions if question_key(q) not in held], "scripts/build_vector_seed.py"
+    assert not [q for q in questions if content_hash(q) not in held], "scripts/build_vector_seed.py"
     report = embed_index(index)
     assert report["docs"] == len(docs) > 8000 and report["questions"] == len(questions)
     assert report["embedded"] == 0 and report["cached"] == len(docs) + len(questions)
