@@ -46,7 +46,7 @@ HUBS = ("tensorflowhub", "huggingface")
 #: The retrieval grid: fusion depth (100000: every doc), RRF k, the hub's dense weight.
 DEPTHS = (20, 50, 200, 100_000)
 RRF_KS = (30, 60, 100)
-WEIGHTS = (0.5, 1.0, 1.5, 2.0, 3.0, 5.0)
+WEIGHTS = (0.5, 1.0, 1.5, 2.0, 3.0)
 #: The choice rules that need no content-free score (likelihood.CHOICE_RULES).
 RULES = ("first", "likelihood", "rrf", "domain-vote")
 
