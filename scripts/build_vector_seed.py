@@ -59,11 +59,9 @@ def main(argv: list[str] | None = None) -> int:
     if args.vector_cache:
         os.environ["GORILLA_TUI_VECTOR_CACHE"] = str(Path(args.vector_cache).expanduser())
 
-    import numpy as np
-
     from gorilla_tui.retrieve import seed
-    from gorilla_tui.retrieve.embed import BATCH, E5Embedder, content_hash
-    from gorilla_tui.retrieve.store_vectors import read_vector_cache, write_vector_cache
+    from gorilla_tui.retrieve.embed import E5Embedder, content_hash
+    from gorilla_tui.retrieve.store_vectors import read_vector_cache
 
     model = E5Embedder()
     folder = ROOT / seed.SEED_FOLDER
@@ -83,15 +81,7 @@ def main(argv: list[str] | None = None) -> int:
         texts = list(dict.fromkeys(got["texts"]))
         todo = [t for t in texts if content_hash(t) not in cache]
         print(f"{got['python']}: {len(texts):,} texts, {len(todo):,} to embed", flush=True)
-        start = time.perf_counter()
-        for i in range(0, len(todo), BATCH):
-            batch = todo[i : i + BATCH]
-            for text, vec in zip(batch, model.embed_passages(batch), strict=True):
-                cache[content_hash(text)] = np.asarray(vec, np.float32)
-            if (i // BATCH) % 8 == 7 or i + BATCH >= len(todo):
-                write_vector_cache(model.name, cache)
-                print(f"  {min(i + BATCH, len(todo))}/{len(todo)}", flush=True)
-        seconds = time.perf_counter() - start
+        seconds = embed_into(cache, todo, model)
         keep.update(content_hash(t) for t in texts)
         entry["versions"][got["python"]] = {"docs": len(texts), "embedded": len(todo),
                                             "seconds": round(seconds, 1)}  # fmt: skip
@@ -102,21 +92,34 @@ def main(argv: list[str] | None = None) -> int:
     questions = shipped_questions()
     todo = [q for q in questions if content_hash(q) not in cache]
     print(f"hand-written questions: {len(questions):,}, {len(todo):,} to embed", flush=True)
-    start = time.perf_counter()
-    for i in range(0, len(todo), BATCH):
-        batch = todo[i : i + BATCH]
-        for text, vec in zip(batch, model.embed_passages(batch), strict=True):
-            cache[content_hash(text)] = np.asarray(vec, np.float32)
-    if todo:
-        write_vector_cache(model.name, cache)
+    seconds = embed_into(cache, todo, model)
     keep.update(content_hash(q) for q in questions)
     entry["questions"] = {"texts": len(questions), "embedded": len(todo),
-                          "seconds": round(time.perf_counter() - start, 1)}  # fmt: skip
+                          "seconds": round(seconds, 1)}  # fmt: skip
     entry["bytes"] = seed.write_seed(folder / file, {key: cache[key] for key in keep})
     entry["texts"] = len(keep)
     meta_path.write_text(json.dumps(meta, indent=1) + "\n", encoding="utf-8")
     print(f"  wrote {file}: {len(keep):,} texts, {entry['bytes'] / 1e6:.1f} MB", flush=True)
     return 0
+
+
+def embed_into(cache: dict, texts: list[str], model) -> float:
+    """Embed `texts` as passages with `model` into `cache` (content hash -> float32 vector) in batches,
+    saving the vector cache every 8 batches and at the end; returns the seconds it took."""
+    import numpy as np
+
+    from gorilla_tui.retrieve.embed import BATCH, content_hash
+    from gorilla_tui.retrieve.store_vectors import write_vector_cache
+
+    start = time.perf_counter()
+    for i in range(0, len(texts), BATCH):
+        batch = texts[i : i + BATCH]
+        for text, vec in zip(batch, model.embed_passages(batch), strict=True):
+            cache[content_hash(text)] = np.asarray(vec, np.float32)
+        if (i // BATCH) % 8 == 7 or i + BATCH >= len(texts):
+            write_vector_cache(model.name, cache)
+            print(f"  {min(i + BATCH, len(texts))}/{len(texts)}", flush=True)
+    return time.perf_counter() - start
 
 
 def shipped_questions() -> list[str]:
