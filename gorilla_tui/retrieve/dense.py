@@ -201,9 +201,9 @@ class DenseSide:
             self._look()
         if self.vectors is not None:
             n = int(self.mask.sum()) if self.mask is not None else 0
-            q = f", {len(self.questions[1])} of their questions" if self.questions is not None else ""
-            note = f"hybrid: BM25 + dense ({n} docs{q} embedded)" if n else f"BM25 alone: {NO_HYBRID_SOURCE}"
             questions = len(self.questions[1]) if self.questions is not None else 0
+            q = f", {questions} of their questions" if questions else ""
+            note = f"hybrid: BM25 + dense ({n} docs{q} embedded)" if n else f"BM25 alone: {NO_HYBRID_SOURCE}"
             return {"state": "ready", "note": note, "docs": n, "questions": questions}
         progress = store.read_progress(self.folder) if self.folder is not None else None
         if progress and progress.get("error"):
