@@ -440,7 +440,9 @@ def perhub(args: argparse.Namespace) -> str:
         "eval tasks searched with that hub named, as APIBench evaluates. hybrid = RRF (k = "
         f"{dense_mod.RRF_K}) of BM25 and dense with the source's dense weight "
         f"({', '.join(f'{h} {weights.get(h, dense_mod.W_DENSE):g}' for h in HUBS)}; index/*.toml "
-        "`dense_weight`, chosen on the Torch Hub dev split). Target: domain@1 above Gorilla's GPT-index "
+        "`dense_weight`, chosen on the dev splits: Torch Hub's training split, "
+        "bench/data/hub_dev_tasks.toml; TensorFlow Hub's dense side embeds the description alone, "
+        "index/*.toml `passage`). Target: domain@1 above Gorilla's GPT-index "
         "retriever (TensorFlow Hub 66.0, Hugging Face 49.6), Torch Hub not below BM25's 87.6.",
         "",
         "| hub | retriever | tasks | domain@1 % | api@1 % | api@5 % | api@20 % | target met |",

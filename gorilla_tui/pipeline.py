@@ -167,6 +167,9 @@ class Pipeline:
         warnings += list(getattr(self.backend, "warnings", None) or [])  # e.g. no GPU offload (profiles.py)
         hits = self.retrieve(task, oracle_doc)
         timings = {"retrieve": time.perf_counter() - t0}
+        failure = getattr(self.index, "dense_failure", lambda: "")()  # "" for an index without a dense side
+        if failure:  # searched by BM25 alone: say so and why (damaged vectors, a failed embedder, ...)
+            warnings.append(failure)
         emit(HitsEvent(hits))
         select_by = self.select_by(mode)
         docs = [h.doc for h in hits]

@@ -116,6 +116,9 @@ def run(args: argparse.Namespace) -> int:
     for note in notes:
         print(f"gorilla-tui: note: {note}", file=sys.stderr)
     result = search_with_constraints(index, task, k=k, hub=hub)
+    failure = index.dense_failure()  # BM25 alone (damaged vectors, a failed embedder): why, and the mend
+    if failure:
+        print(f"gorilla-tui: note: {safe_text(failure)}", file=sys.stderr)
     hits = result.hits
     if args.json:  # every hit, each saying how many of the hits share its call
         counts = Counter(call_key(h.doc) for h in hits)

@@ -43,6 +43,18 @@ W_BM25, W_DENSE = 1.0, 1.0
 #: Manifest key (index/*.toml) with a source's own dense weight in the fusion, read at search time
 #: (ApiIndex.dense_weights; no rebuild needed): W_DENSE when absent.
 DENSE_WEIGHT_KEY = "dense_weight"
+#: The most a source's dense weight counts for when the searched pool holds several sources (no hub named:
+#: routing.GROUPS, or routing "global"); a weight above it applies when its source is searched alone (its hub
+#: named). RRF scores are comparable across sources only on one scale: uncapped, TensorFlow Hub's weight 5
+#: put its docs' dense ranks five times above the other hubs' and crowded them out of the model-hub pool
+#: (Hugging Face dev tasks, no hub named, domain@1 49.5 -> 7.0 %). Chosen on the dev splits against two
+#: rescalings that keep each source's order too (bench/data/hub_dev_tasks.toml no hub named, TensorFlow Hub /
+#: Hugging Face domain@1, and the dev half of bench/everyday_tasks.toml right@1, of 200 / 200 / 55 tasks;
+#: bench/hand_questions.py): capped at 1: 80 / 100 / 35 (215); both weights divided by the larger
+#: (TensorFlow Hub 0.2 / 1): 60 / 102 / 35 (197); both scaled to the same sum of 2 (which also doubles Torch
+#: Hub's BM25 weight): 55 / 79 / 38 (172); before TensorFlow Hub's weight 5 and description text: 68 / 101
+#: / 35 (204).
+POOLED_DENSE_CAP = 1.0
 #: Seconds between two looks for vectors that another process is still building.
 RECHECK_SECONDS = 2.0
 #: Query vectors kept (a task is searched again when constraints widen the candidate set).
@@ -277,6 +289,7 @@ __all__ = [
     "FUSION_DEPTH_ALL",
     "FUSION_DEPTH_KEY",
     "RRF_K",
+    "POOLED_DENSE_CAP",
     "W_BM25",
     "W_DENSE",
     "DENSE_WEIGHT_KEY",

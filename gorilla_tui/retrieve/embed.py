@@ -66,13 +66,37 @@ class Embedder(Protocol):
     def embed_passages(self, texts: Sequence[str]) -> np.ndarray: ...
 
 
+#: Manifest key (index/*.toml) naming the recipe of a source's embedded doc text (passage_text), one of
+#: PASSAGE_RECIPES; "fields" when absent.
+PASSAGE_KEY = "passage"
+#: "fields": domain, api_name, functionality and the description's start, joined by ". " (the issue's
+#: probe); "description": the description's start alone (the fields when it is empty). TensorFlow Hub
+#: uses "description": its docs share a few domain labels and 181 of 696 are named "model_id", and those
+#: words, first in the text, pulled every doc of a domain together (hub dev split, dense alone: domain@1
+#: 54.0 -> 67.0 %, api@5 73.5 -> 82.5 %; bench/hub_dev.py). Not Hugging Face: its api_name is the model id,
+#: and without the fields the fusion lost (domain@1 58.0 -> 53.5 %, api@5 70.0 -> 62.5 %).
+PASSAGE_RECIPES = ("fields", "description")
+
+
+def passage_recipe(source: str) -> str:
+    """The PASSAGE_KEY recipe of `source` in its shipped manifest ("fields" when absent or unknown)."""
+    from gorilla_tui.pool.manifest import shipped_values  # deferred: reads the shipped manifests once
+
+    recipe = shipped_values(PASSAGE_KEY).get(source, "fields")
+    return recipe if recipe in PASSAGE_RECIPES else "fields"
+
+
 def passage_text(doc: ApiDoc, description_chars: int = DESCRIPTION_CHARS) -> str:
-    """The text of `doc` the dense side embeds: domain, api_name, functionality and the first
-    `description_chars` characters of the description, joined by ". " (empty fields left out). The doc's
+    """The text of `doc` the dense side embeds, by its source's recipe (passage_recipe, PASSAGE_RECIPES):
+    domain, api_name, functionality and the first `description_chars` characters of the description,
+    joined by ". " (empty fields left out), or that description alone. The doc's
     questions (doc expansion) are left out: they reach BM25, and each gets a vector of its own (embedded as
     a passage too) only in a source whose manifest sets refresh_dense.EMBED_QUESTIONS_KEY, so a changed
     question never makes a refresh re-embed the doc."""
-    parts = [doc.domain, doc.api_name, doc.functionality, (doc.description or "")[:description_chars]]
+    description = (doc.description or "")[:description_chars].strip()
+    if description and passage_recipe(doc.source) == "description":
+        return description
+    parts = [doc.domain, doc.api_name, doc.functionality, description]
     return ". ".join(p.strip() for p in parts if p and p.strip())
 
 
@@ -259,6 +283,9 @@ __all__ = [
     "content_hash",
     "dense_enabled",
     "open_embedder",
+    "PASSAGE_KEY",
+    "PASSAGE_RECIPES",
+    "passage_recipe",
     "passage_text",
     "resolve_gguf",
 ]

@@ -24,7 +24,7 @@ from gorilla_tui.retrieve import fit, store
 from gorilla_tui.retrieve import prior as doc_prior
 from gorilla_tui.retrieve import routing as source_routing
 from gorilla_tui.retrieve.bm25 import IDF_MODES, Bm25Params, Postings, PostingsScorer, idf_vector, top_k
-from gorilla_tui.retrieve.dense import FUSION_DEPTH, W_BM25, W_DENSE, DenseSide, rrf
+from gorilla_tui.retrieve.dense import FUSION_DEPTH, POOLED_DENSE_CAP, W_BM25, W_DENSE, DenseSide, rrf
 from gorilla_tui.retrieve.matrix import Bm25Scorer, term_matrix
 from gorilla_tui.retrieve.metadata import PerformanceTable
 from gorilla_tui.retrieve.routing import (  # re-exported: the old import path (ROUTING_IDF patched here)
@@ -237,6 +237,13 @@ class ApiIndex:
         assert self.dense is not None
         return self.dense.state()
 
+    def dense_failure(self) -> str:
+        """The one-line note of a dense side that failed (DenseSide.state "failed": damaged vectors, an
+        embedder that raised, an embedding run that was stopped), so searches are BM25 alone; "" otherwise
+        (ready, building, or an index without vectors, whose `index --status` says why)."""
+        state = self.dense_state()
+        return str(state.get("note", "")) if state.get("state") == "failed" else ""
+
     def pool(self, hub: str | None = None) -> list[ApiDoc]:
         """The API pool: every doc, or only those of source `hub` (UsageError for an unknown source)."""
         if not hub:
@@ -305,7 +312,8 @@ class ApiIndex:
 
     def ranked(self, query: str, hub: str | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray, Any]:
         """(rows, fused, bm25, dense) of one pool: fused is the RRF score (retrieve/dense.rrf) of BM25 and
-        dense, or the BM25 score itself when dense retrieval is off, BM25 times each doc's prior (prior())
+        dense (each source's dense weight, at most dense.POOLED_DENSE_CAP in a pool of several sources), or
+        the BM25 score itself when dense retrieval is off, BM25 times each doc's prior (prior())
         for the pools that have one; bm25 is the plain BM25 score; dense is (cosine, mask) or None."""
         rows, bm25 = self._bm25(query, hub)
         ranking = bm25
@@ -322,8 +330,16 @@ class ApiIndex:
             self._w_dense = per_source[self.source_codes]
             per_source_depth = np.array([depths.get(s, FUSION_DEPTH) for s in self.source_names], np.int64)
             self._depth = per_source_depth[self.source_codes]
-        fused = rrf(ranking, dense[0], dense[1], self._depth[rows], weights=(W_BM25, self._w_dense[rows]))
+        w_dense = self._w_dense[rows]
+        if self._pooled(hub):
+            w_dense = np.minimum(w_dense, POOLED_DENSE_CAP)
+        fused = rrf(ranking, dense[0], dense[1], self._depth[rows], weights=(W_BM25, w_dense))
         return rows, fused, bm25, dense
+
+    def _pooled(self, hub: Any) -> bool:
+        """Whether the pool `hub` (a source, a tuple of sources, None: every source) holds several sources,
+        whose fused scores then share one scale (dense.POOLED_DENSE_CAP)."""
+        return len(self.sources) > 1 if hub is None else isinstance(hub, tuple) and len(hub) > 1
 
     def _has_prior(self, hub: Any) -> bool:
         """Whether the pool `hub` (a source, a tuple of sources, None: every source) holds a source of

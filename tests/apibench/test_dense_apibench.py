@@ -240,3 +240,45 @@ def test_framework_words_do_not_steer_the_search_inside_its_hub(
     assert [h.doc.source for h in result.hits] == ["huggingface"] * 3
     calls = [h.doc.api_call for h in result.hits]
     assert all("summar" in (h.doc.api_call + h.doc.api_name).lower() for h in result.hits), calls
+
+
+def test_a_heavy_dense_weight_does_not_crowd_the_other_hubs_out_of_the_pool(
+    dense: Path, apibench: Path, embedder: E5Embedder, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """TensorFlow Hub's dense weight (5, index/apibench-tensorflowhub.toml) orders its own docs when its hub
+    is named; with no hub named the model hubs are one pool, where it counts for at most
+    dense.POOLED_DENSE_CAP. Uncapped, every hit of an audio-classification task was a TensorFlow Hub
+    audio-embedding doc, over Hugging Face's audio classifiers (on the hub dev split, no hub named,
+    Hugging Face domain@1 fell from 49.5 to 7.0 %)."""
+    from gorilla_tui.retrieve import index as index_mod
+    from gorilla_tui.retrieve.routing import dense_weights
+
+    assert dense_weights()["tensorflowhub"] == 5
+    tf_domains = (
+        "Image object detection",
+        "Audio embedding",
+        "Audio Speech-to-Text",
+        "Audio event classification",
+    )
+    hf_domains = (
+        "Audio Automatic Speech Recognition",
+        "Audio Audio Classification",
+        "Computer Vision Object Detection",
+    )
+    tf = load_file(apibench / "api" / "tensorflowhub_api.jsonl", "tensorflowhub", "apibench").docs
+    hf = load_file(apibench / "api" / "huggingface_api.jsonl", "huggingface", "apibench").docs
+    docs = [d for d in tf if d.domain in tf_domains] + [d for d in hf if d.domain in hf_domains]
+    index = ApiIndex.build(docs)
+    vectors, _ = embed_docs(docs, embedder)
+    index.dense.attach(vectors, np.ones(len(docs), bool), {"name": embedder.name}, embedder)
+    task = "classify the sounds in an audio clip"
+
+    def hits(hub: str | None = None) -> list[ApiDoc]:
+        return [h.doc for h in index.search(task, 5, hub=hub)]
+
+    pooled, tf_named = hits(), hits("tensorflowhub")
+    assert pooled[0].domain == "Audio Audio Classification", [d.api_name for d in pooled]
+    assert sum(d.source == "huggingface" for d in pooled) >= 3
+    monkeypatch.setattr(index_mod, "POOLED_DENSE_CAP", float("inf"))  # the weight counted in full
+    assert {d.source for d in hits()} == {"tensorflowhub"}
+    assert hits("tensorflowhub") == tf_named  # the hub named: the weight orders its docs either way

