@@ -336,16 +336,18 @@ class ApiIndex:
         fused = rrf(ranking, dense[0], dense[1], self._depth[rows], weights=(W_BM25, w_dense))
         return rows, fused, bm25, dense
 
+    def _members(self, hub: Any) -> tuple[str, ...]:
+        """The sources of the pool `hub` (a source, a tuple of sources, None: every source)."""
+        return tuple(self.sources) if hub is None else hub if isinstance(hub, tuple) else (hub,)
+
     def _pooled(self, hub: Any) -> bool:
-        """Whether the pool `hub` (a source, a tuple of sources, None: every source) holds several sources,
-        whose fused scores then share one scale (dense.POOLED_DENSE_CAP)."""
-        return len(self.sources) > 1 if hub is None else isinstance(hub, tuple) and len(hub) > 1
+        """Whether the pool `hub` holds several sources, whose fused scores then share one scale
+        (dense.POOLED_DENSE_CAP)."""
+        return len(self._members(hub)) > 1
 
     def _has_prior(self, hub: Any) -> bool:
-        """Whether the pool `hub` (a source, a tuple of sources, None: every source) holds a source of
-        prior.PRIOR_SOURCES."""
-        members = self.sources if hub is None else hub if isinstance(hub, tuple) else (hub,)
-        return any(m in doc_prior.PRIOR_SOURCES for m in members)
+        """Whether the pool `hub` holds a source of prior.PRIOR_SOURCES."""
+        return any(m in doc_prior.PRIOR_SOURCES for m in self._members(hub))
 
     def dense_weights(self) -> dict[str, float]:
         """Source -> its dense weight in the fusion (source_routing.dense_weights: the shipped manifests)."""
