@@ -61,7 +61,7 @@ def unexpanded_index(apibench: Path) -> ApiIndex:
     index = ApiIndex.build(docs)
     # The hubs this split stands in for fuse with the default dense weight; Torch Hub's own manifest ships
     # 0.01 (its docs are expanded), which would make this split BM25 alone (as it was before this line).
-    index.dense_weights = lambda: {HUB: W_DENSE}
+    index.fusion = index.fusion_settings().with_source(HUB, weight=W_DENSE)
     model = E5Embedder()
     vectors, _ = embed_docs(docs, model)
     index.dense.attach(vectors, np.ones(len(docs), bool), {"name": model.name}, model)

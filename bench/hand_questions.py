@@ -177,7 +177,7 @@ def choice(indexes: dict[str, ApiIndex], results: Path, report_only: bool) -> li
         path = results / f"hand_questions_tensorflowhub_{kind}.jsonl"
         if not report_only:
             index = indexes[kind]
-            w = index.dense_weights().get("tensorflowhub", dense_mod.W_DENSE)
+            w = index.fusion_settings().weight("tensorflowhub")
             hub_dev.score_hits(index, tasks, "tensorflowhub", w, path)
         rows = [json.loads(x) for x in path.read_text().splitlines() if x.strip()]
         cells = []

@@ -38,6 +38,7 @@ sys.path.insert(0, str(ROOT / "bench"))
 from _report import publish  # noqa: E402
 
 from gorilla_tui.retrieve import dense as dense_mod  # noqa: E402
+from gorilla_tui.retrieve.fusion import FusionSettings  # noqa: E402
 from gorilla_tui.retrieve.index import ApiIndex, top_k  # noqa: E402
 
 TITLE = "Hub dev split (TensorFlow Hub, Hugging Face)"
@@ -107,7 +108,7 @@ def retrieval(index: ApiIndex, tasks: list[dict]) -> list[str]:
         "| hub | ranking | domain@1 % | api@1 % | api@5 % | domain@5 % |",
         "|---|---|---|---|---|---|",
     ]
-    shipped_w = index.dense_weights()
+    shipped = index.fusion_settings()
     for hub in HUBS:
         items = [t for t in tasks if t["hub"] == hub]
         scored = []
@@ -126,7 +127,7 @@ def retrieval(index: ApiIndex, tasks: list[dict]) -> list[str]:
                         scored, lambda b, c, m, d=depth, k=k_rrf, w=w: dense_mod.rrf(b, c, m, d, k, (1.0, w))
                     )
                     grid[(depth, k_rrf, w)] = figures(index, fused, items)
-        now = (dense_mod.FUSION_DEPTH, dense_mod.RRF_K, shipped_w.get(hub, dense_mod.W_DENSE))
+        now = (dense_mod.FUSION_DEPTH, dense_mod.RRF_K, shipped.weight(hub))
         best = sorted(grid, key=lambda s: tuple(grid[s][x] for x in ("domain@1", "api@1", "api@5")))[::-1][:5]
         for setting in [now, *[s for s in best if s != now]]:
             depth, k_rrf, w = setting
@@ -144,9 +145,8 @@ def score_hits(index: ApiIndex, tasks: list[dict], hub: str, weight: float, out:
     from gorilla_tui.config import Settings
     from gorilla_tui.model import likelihood
 
-    shipped = index.dense_weights()
-    index.dense_weights = lambda: {**shipped, hub: weight}
-    index._w_dense = None  # recomputed from dense_weights() on the next search
+    shipped = index.fusion_settings()
+    index.fusion = shipped.with_source(hub, weight=weight)
     # one llama.cpp thread: 2-thread barriers spin on a busy machine (bench/choice_dev.py)
     backend = services.load_backend(Settings(n_ctx=2048, n_threads=1))
     rows = []
@@ -159,12 +159,11 @@ def score_hits(index: ApiIndex, tasks: list[dict], hub: str, weight: float, out:
                          "dom": [d.domain == t["domain"] for d in docs],
                          "group": likelihood.domain_groups(docs)})  # fmt: skip
             fh.write(json.dumps(rows[-1]) + "\n")
-    index.dense_weights = lambda: shipped
-    index._w_dense = None
+    index.fusion = shipped
     return rows
 
 
-def choice_table(results: Path, weights: list[float], shipped: dict[str, float]) -> list[str]:
+def choice_table(results: Path, weights: list[float], shipped: FusionSettings) -> list[str]:
     """api@1 / domain@1 of each rule per hub and dense weight, from the scored hits in `results`."""
     from gorilla_tui.model import likelihood
 
@@ -186,7 +185,7 @@ def choice_table(results: Path, weights: list[float], shipped: dict[str, float])
                 api = sum(bool(r["api"]) and r["api"][p] for r, p in zip(rows, picks, strict=True))
                 dom = sum(bool(r["dom"]) and r["dom"][p] for r, p in zip(rows, picks, strict=True))
                 cells.append(f"{100 * api / len(rows):.1f} / {100 * dom / len(rows):.1f}")
-            tag = " (shipped)" if w == shipped.get(hub, dense_mod.W_DENSE) else ""
+            tag = " (shipped)" if w == shipped.weight(hub) else ""
             in_hits = 100 * sum(any(r["api"]) for r in rows) / len(rows)
             lines.append(f"| {hub} | {w:g}{tag} | {len(rows)} | {in_hits:.1f} | " + " | ".join(cells) + " |")
     return lines
@@ -255,7 +254,7 @@ def main(argv: list[str] | None = None) -> int:
                     score_hits(index, tasks, hub, w, args.results / f"hub_dev_{hub}_w{w:g}.jsonl")
         seconds = time.perf_counter() - start
         timing = "" if args.report_only else f", {seconds:.0f} s for every hub and weight"
-        table = choice_table(args.results, weights, index.dense_weights())
+        table = choice_table(args.results, weights, index.fusion_settings())
         lines += ["", f"**Choice** (k = 5 hits scored once by the embedded model{timing}; each rule chooses "
                   "from the same scores):", "", *table]  # fmt: skip
     lines += ["", DECISION]

@@ -50,11 +50,10 @@ from _report import publish  # noqa: E402
 from everyday import HUBS, is_right, load_tasks  # noqa: E402
 
 from gorilla_tui.retrieve import seed  # noqa: E402
-from gorilla_tui.retrieve.dense import FUSION_DEPTH, FUSION_DEPTH_ALL  # noqa: E402
+from gorilla_tui.retrieve.dense import FUSION_DEPTH_ALL  # noqa: E402
 from gorilla_tui.retrieve.embed import E5Embedder  # noqa: E402
 from gorilla_tui.retrieve.index import ApiIndex  # noqa: E402
 from gorilla_tui.retrieve.refresh import embed_docs, embed_index, refresh  # noqa: E402
-from gorilla_tui.retrieve.routing import fusion_depth  # noqa: E402
 
 TITLE = "python-env: BM25 or hybrid"
 STDLIB = ROOT / "tests" / "data" / "stdlib_tasks.toml"
@@ -122,19 +121,13 @@ def set_fusion(
     """python-env's dense weight `w` and fusion depth `depth` (a positive integer or "all", read as the
     manifest's fusion_depth is) in the fusion of `index` (w = 0: its vectors masked out, BM25 alone); the
     other sources keep their shipped settings. Raises ValueError for a depth the manifest would refuse."""
-    assert index.dense is not None and index.source_names is not None and index.source_codes is not None
-    d = fusion_depth(depth if depth == FUSION_DEPTH_ALL else int(depth))
-    if d is None:
-        raise ValueError(f"bad fusion depth {depth!r}: a positive integer or {FUSION_DEPTH_ALL!r}")
+    assert index.dense is not None
+    d = depth if depth == FUSION_DEPTH_ALL else int(depth)
+    fusion = index.fusion_settings().with_source("python-env", weight=w if w > 0 else 1.0, depth=d)
     m = mask.copy()
     m[rows] = w > 0
     index.dense.attach(vectors, m, index.dense.info)
-    weights = dict(index.dense_weights(), **{"python-env": w if w > 0 else 1.0})
-    per_source = np.array([weights.get(s, 1.0) for s in index.source_names], float)
-    index._w_dense = per_source[index.source_codes]
-    depths = dict(index.fusion_depths(), **{"python-env": d})
-    per_source_depth = np.array([depths.get(s, FUSION_DEPTH) for s in index.source_names], np.int64)
-    index._depth = per_source_depth[index.source_codes]
+    index.fusion = fusion
 
 
 def _answer(pipeline: Any, task: str) -> tuple[Any, str]:

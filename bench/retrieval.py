@@ -270,7 +270,7 @@ def hybrid(args: argparse.Namespace) -> str:
     table = []
     for hub, name in HUBS.items():
         items = tasks(apibench / "eval" / name)
-        w_dense = index.dense_weights().get(hub, dense_mod.W_DENSE)  # the shipped per-source weight
+        w_dense = index.fusion_settings().weight(hub)  # the shipped per-source weight
         lists = [_rank_lists(index, q, hub, dense_mod.RRF_K, w_dense) for q, _, _ in items]
         for mode in ("bm25", "dense", "hybrid"):
             table.append((hub, mode, len(items), _metrics(index, [x[mode] for x in lists], items)))
@@ -432,14 +432,14 @@ def perhub(args: argparse.Namespace) -> str:
     report = refresh(mirrors=[apibench / "api", Path(args.shared)])
     embed_index(report.index)
     index = ApiIndex.load(report.path)
-    weights = index.dense_weights()
+    fusion = index.fusion_settings()
     lines = [
         "Script: `python bench/retrieval.py --part perhub`",
         "",
         "The default index (three hubs, APIZoo, python-env; vectors for the hubs and APIZoo), each hub's "
         "eval tasks searched with that hub named, as APIBench evaluates. hybrid = RRF (k = "
         f"{dense_mod.RRF_K}) of BM25 and dense with the source's dense weight "
-        f"({', '.join(f'{h} {weights.get(h, dense_mod.W_DENSE):g}' for h in HUBS)}; index/*.toml "
+        f"({', '.join(f'{h} {fusion.weight(h):g}' for h in HUBS)}; index/*.toml "
         "`dense_weight`, chosen on the dev splits: Torch Hub's training split, "
         "bench/data/hub_dev_tasks.toml; TensorFlow Hub's dense side embeds the description alone, "
         "index/*.toml `passage`). Target: domain@1 above Gorilla's GPT-index "
@@ -450,7 +450,7 @@ def perhub(args: argparse.Namespace) -> str:
     ]
     for hub, name in HUBS.items():
         items = tasks(apibench / "eval" / name)
-        w_dense = weights.get(hub, dense_mod.W_DENSE)
+        w_dense = fusion.weight(hub)
         lists = [_rank_lists(index, q, hub, dense_mod.RRF_K, w_dense) for q, _, _ in items]
         for mode in ("bm25", "dense", "hybrid"):
             m = _metrics(index, [x[mode] for x in lists], items)

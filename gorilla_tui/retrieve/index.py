@@ -1,6 +1,6 @@
 """The retriever's index: ApiIndex (docs, BM25 postings, dense side) and its search with source routing;
 the tokenizer is retrieve/tokenize.py, BM25 retrieve/bm25.py (postings) and retrieve/matrix.py (the sparse
-matrix built at refresh).
+matrix built at refresh), the fusion's settings (each source's dense weight and depth) retrieve/fusion.py.
 
 A search scores from the index's postings (retrieve/bm25.py, numpy only) and parses only the docs it shows
 (store.LazyDocs); scipy builds the matrix at refresh time (term_matrix) and backs the reference scorer
@@ -24,7 +24,8 @@ from gorilla_tui.retrieve import fit, store
 from gorilla_tui.retrieve import prior as doc_prior
 from gorilla_tui.retrieve import routing as source_routing
 from gorilla_tui.retrieve.bm25 import IDF_MODES, Bm25Params, Postings, PostingsScorer, idf_vector, top_k
-from gorilla_tui.retrieve.dense import FUSION_DEPTH, POOLED_DENSE_CAP, W_BM25, W_DENSE, DenseSide, rrf
+from gorilla_tui.retrieve.dense import W_BM25, DenseSide, rrf
+from gorilla_tui.retrieve.fusion import FusionSettings
 from gorilla_tui.retrieve.matrix import Bm25Scorer, term_matrix
 from gorilla_tui.retrieve.metadata import PerformanceTable
 from gorilla_tui.retrieve.routing import (  # re-exported: the old import path (ROUTING_IDF patched here)
@@ -114,11 +115,10 @@ class ApiIndex:
     #: Each doc's prior (retrieve/prior.py), float32 per doc: read from the version folder, else computed
     #: from the docs on first use.
     _prior: np.ndarray | None = field(default=None, repr=False)
-    #: Each doc's dense weight in the fusion (dense_weights by its source, through source_codes: no doc
-    #: parsed), computed on first use.
-    _w_dense: np.ndarray | None = field(default=None, repr=False)
-    #: Each doc's fusion depth (fusion_depths by its source, int64 per doc), computed on first use.
-    _depth: np.ndarray | None = field(default=None, repr=False)
+    #: The fusion's settings (retrieve/fusion.py: each source's dense weight and fusion depth, per doc):
+    #: None until the first hybrid search reads the shipped ones (fusion_settings()); a benchmark sets its
+    #: own here (FusionSettings.with_source).
+    fusion: FusionSettings | None = field(default=None, repr=False)
 
     def performance(self, doc: ApiDoc) -> Performance:
         """`doc`'s normalised performance metadata (pool/metrics.py): from the table a refresh stored with
@@ -312,7 +312,8 @@ class ApiIndex:
 
     def ranked(self, query: str, hub: str | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray, Any]:
         """(rows, fused, bm25, dense) of one pool: fused is the RRF score (retrieve/dense.rrf) of BM25 and
-        dense (each source's dense weight, at most dense.POOLED_DENSE_CAP in a pool of several sources), or
+        dense (each source's dense weight and fusion depth, fusion_settings(); the weight at most
+        dense.POOLED_DENSE_CAP in a pool of several sources, FusionSettings.for_pool), or
         the BM25 score itself when dense retrieval is off, BM25 times each doc's prior (prior())
         for the pools that have one; bm25 is the plain BM25 score; dense is (cosine, mask) or None."""
         rows, bm25 = self._bm25(query, hub)
@@ -323,41 +324,25 @@ class ApiIndex:
         dense = self.dense.scores(query, rows) if len(rows) else None
         if dense is None:
             return rows, ranking, bm25, None
-        if self._w_dense is None or self._depth is None:
-            assert self.source_names is not None and self.source_codes is not None
-            weights, depths = self.dense_weights(), self.fusion_depths()
-            per_source = np.array([weights.get(s, W_DENSE) for s in self.source_names], float)
-            self._w_dense = per_source[self.source_codes]
-            per_source_depth = np.array([depths.get(s, FUSION_DEPTH) for s in self.source_names], np.int64)
-            self._depth = per_source_depth[self.source_codes]
-        w_dense = self._w_dense[rows]
-        if self._pooled(hub):
-            w_dense = np.minimum(w_dense, POOLED_DENSE_CAP)
-        fused = rrf(ranking, dense[0], dense[1], self._depth[rows], weights=(W_BM25, w_dense))
+        w_dense, depth = self.fusion_settings().for_pool(rows, self._members(hub))
+        fused = rrf(ranking, dense[0], dense[1], depth, weights=(W_BM25, w_dense))
         return rows, fused, bm25, dense
 
     def _members(self, hub: Any) -> tuple[str, ...]:
         """The sources of the pool `hub` (a source, a tuple of sources, None: every source)."""
         return tuple(self.sources) if hub is None else hub if isinstance(hub, tuple) else (hub,)
 
-    def _pooled(self, hub: Any) -> bool:
-        """Whether the pool `hub` holds several sources, whose fused scores then share one scale
-        (dense.POOLED_DENSE_CAP)."""
-        return len(self._members(hub)) > 1
-
     def _has_prior(self, hub: Any) -> bool:
         """Whether the pool `hub` holds a source of prior.PRIOR_SOURCES."""
         return any(m in doc_prior.PRIOR_SOURCES for m in self._members(hub))
 
-    def dense_weights(self) -> dict[str, float]:
-        """Source -> its dense weight in the fusion (source_routing.dense_weights: the shipped manifests)."""
-        return source_routing.dense_weights()
-
-    def fusion_depths(self) -> dict[str, int]:
-        """Source -> its fusion depth, the docs of each of its rankings that take part in the RRF fusion
-        (source_routing.fusion_depths: the shipped manifests' fusion_depth; dense.FUSION_DEPTH when
-        absent)."""
-        return source_routing.fusion_depths()
+    def fusion_settings(self) -> FusionSettings:
+        """The settings the fusion uses (fusion): a benchmark's own when it set them, else the shipped
+        manifests' (FusionSettings.shipped: each source's `dense_weight` and `fusion_depth`), read once."""
+        if self.fusion is None:
+            assert self.source_codes is not None
+            self.fusion = FusionSettings.shipped(self.sources, self.source_codes)
+        return self.fusion
 
     def search(self, query: str, k: int = 5, hub: str | None = None) -> list[Hit]:
         """The k best hits for `query` (1-based ranks, best first), from every source or only `hub`.

@@ -1,7 +1,7 @@
 """Source routing of a search over every source (retrieve/index.py ApiIndex.search): the ROUTING_* rules,
 the score by which the sources are ordered (source_scores), their grouping (GROUPS, route_groups) and the
-merge of each group's hits (merge_routed), plus each source's dense weight and depth in the BM25/dense
-fusion (dense_weights, fusion_depths, from the shipped manifests)."""
+merge of each group's hits (merge_routed). Each source's dense weight and depth in the BM25/dense fusion
+are retrieve/fusion.py's."""
 
 from __future__ import annotations
 
@@ -9,13 +9,6 @@ from typing import TYPE_CHECKING, TypeVar
 
 import numpy as np
 
-from gorilla_tui.pool.manifest import shipped_values
-from gorilla_tui.retrieve.dense import (
-    DENSE_WEIGHT_KEY,
-    DEPTH_UNLIMITED,
-    FUSION_DEPTH_ALL,
-    FUSION_DEPTH_KEY,
-)
 from gorilla_tui.retrieve.tokenize import tokenize
 
 if TYPE_CHECKING:
@@ -165,31 +158,3 @@ def merge_routed(per_group: list[list[_H]], scores: list[float]) -> list[_H]:
         order = first[:1] + second[:1] + first[1:] + second[1:]
         order += [h for group in per_group[2:] for h in group]
     return order
-
-
-def dense_weights() -> dict[str, float]:
-    """Source -> its dense weight in the fusion: the DENSE_WEIGHT_KEY of its shipped manifest (index/*.toml)
-    when that is a positive number; other sources (user sources too) use W_DENSE."""
-    return {
-        name: float(value)
-        for name, value in shipped_values(DENSE_WEIGHT_KEY).items()
-        if isinstance(value, int | float) and not isinstance(value, bool) and value > 0
-    }
-
-
-def fusion_depth(value: object) -> int | None:
-    """A FUSION_DEPTH_KEY value as a depth: a positive integer as is, FUSION_DEPTH_ALL ("all") as
-    DEPTH_UNLIMITED, anything else (0, negative, a float, a bool, another word) None."""
-    if value == FUSION_DEPTH_ALL:
-        return DEPTH_UNLIMITED
-    if isinstance(value, int) and not isinstance(value, bool) and value > 0:
-        return value
-    return None
-
-
-def fusion_depths() -> dict[str, int]:
-    """Source -> its fusion depth (docs of each ranking that take part in the RRF fusion): the
-    FUSION_DEPTH_KEY of its shipped manifest (index/*.toml) when fusion_depth reads it; other sources
-    (user sources too) use dense.FUSION_DEPTH."""
-    depths = {name: fusion_depth(value) for name, value in shipped_values(FUSION_DEPTH_KEY).items()}
-    return {name: depth for name, depth in depths.items() if depth is not None}

@@ -250,8 +250,8 @@ def test_a_heavy_dense_weight_does_not_crowd_the_other_hubs_out_of_the_pool(
     dense.POOLED_DENSE_CAP. Uncapped, every hit of an audio-classification task was a TensorFlow Hub
     audio-embedding doc, over Hugging Face's audio classifiers (on the hub dev split, no hub named,
     Hugging Face domain@1 fell from 49.5 to 7.0 %)."""
-    from gorilla_tui.retrieve import index as index_mod
-    from gorilla_tui.retrieve.routing import dense_weights
+    from gorilla_tui.retrieve import fusion as fusion_mod
+    from gorilla_tui.retrieve.fusion import dense_weights
 
     assert dense_weights()["tensorflowhub"] == 5
     tf_domains = (
@@ -279,6 +279,6 @@ def test_a_heavy_dense_weight_does_not_crowd_the_other_hubs_out_of_the_pool(
     pooled, tf_named = hits(), hits("tensorflowhub")
     assert pooled[0].domain == "Audio Audio Classification", [d.api_name for d in pooled]
     assert sum(d.source == "huggingface" for d in pooled) >= 3
-    monkeypatch.setattr(index_mod, "POOLED_DENSE_CAP", float("inf"))  # the weight counted in full
+    monkeypatch.setattr(fusion_mod, "POOLED_DENSE_CAP", float("inf"))  # the weight counted in full
     assert {d.source for d in hits()} == {"tensorflowhub"}
     assert hits("tensorflowhub") == tf_named  # the hub named: the weight orders its docs either way

@@ -18,9 +18,9 @@ from gorilla_tui import resources
 from gorilla_tui.pool.manifest import load_manifests, shipped_values
 from gorilla_tui.pool.pyenv.source import with_spec
 from gorilla_tui.retrieve.dense import DEPTH_UNLIMITED, FUSION_DEPTH, FUSION_DEPTH_KEY, rrf
+from gorilla_tui.retrieve.fusion import fusion_depth, fusion_depths
 from gorilla_tui.retrieve.index import ApiIndex
 from gorilla_tui.retrieve.refresh import embed_index, refresh
-from gorilla_tui.retrieve.routing import fusion_depth, fusion_depths
 
 #: An everyday task whose obvious function only the dense side finds: os.mkdir is dense rank 1 but BM25
 #: rank about 100 (hit 1 is mailbox.MH.add_folder, on the word "folder"); at depth 50 it gets the dense
