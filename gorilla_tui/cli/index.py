@@ -290,12 +290,13 @@ def _write_lookup(folder: Any, docs: Any) -> int:
 
 def _dense_step(report: Any, args: argparse.Namespace, err: Any) -> dict[str, Any] | None:
     """Embed the published index's docs (_embed) unless --no-dense, GORILLA_TUI_DENSE=0, or the live index
-    was kept unchanged with its vectors ready. None when nothing was embedded now."""
+    was kept unchanged with vectors a search can use (DenseSide.checked_state "ready": not damaged, and
+    built with the embedder that opens). None when nothing was embedded now."""
     from gorilla_tui.retrieve.embed import dense_enabled  # deferred: numpy; `index --help` stays fast
 
     if args.no_dense or not dense_enabled():
         return None
-    if report.unchanged and report.index.dense_state().get("state") == "ready" and not args.embedder:
+    if report.unchanged and report.index.dense.checked_state().get("state") == "ready" and not args.embedder:
         return None
     return _embed(report.index, args.embedder, err, quiet=args.json)
 

@@ -187,8 +187,9 @@ def _print_skipped(console: Any, diagnostics: list[Any]) -> None:
 
 
 def _dense_state(folder: Any, meta: dict[str, Any]) -> dict[str, Any]:
-    """The dense side's state of the version `folder` (retrieve.dense.DenseSide.state), without loading
+    """The dense side's state of the version `folder` as a search would find it
+    (retrieve.dense.DenseSide.checked_state: vectors built with another embedder are off), without loading
     the docs."""
     from gorilla_tui.retrieve.dense import DenseSide  # deferred: numpy; `index --help` stays fast
 
-    return DenseSide(int(meta.get("n_docs", 0)), folder).state()
+    return DenseSide(int(meta.get("n_docs", 0)), folder).checked_state()

