@@ -6,6 +6,7 @@ several sources). The fusion itself, reciprocal rank fusion, is retrieve/dense.p
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
@@ -23,14 +24,20 @@ from gorilla_tui.retrieve.dense import (
 )
 
 
+def dense_weight(value: object) -> float | None:
+    """A DENSE_WEIGHT_KEY value as a weight: an int or float (not a bool) that is finite and >= 0 (0: the
+    source's dense ranking adds nothing to the fusion), else None (inf, nan, negative, a string)."""
+    if isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value) and value >= 0:
+        return float(value)
+    return None
+
+
 def dense_weights() -> dict[str, float]:
     """Source -> its dense weight in the fusion: the DENSE_WEIGHT_KEY of its shipped manifest (index/*.toml)
-    when that is a positive number; other sources (user sources too) use W_DENSE."""
-    return {
-        name: float(value)
-        for name, value in shipped_values(DENSE_WEIGHT_KEY).items()
-        if isinstance(value, int | float) and not isinstance(value, bool) and value > 0
-    }
+    when dense_weight reads it (a refresh refuses any other value: refresh_plan.check_settings); other
+    sources (user sources too) use W_DENSE."""
+    weights = {name: dense_weight(value) for name, value in shipped_values(DENSE_WEIGHT_KEY).items()}
+    return {name: weight for name, weight in weights.items() if weight is not None}
 
 
 def fusion_depth(value: object) -> int | None:
@@ -102,17 +109,17 @@ class FusionSettings:
     ) -> FusionSettings:
         """These settings with `source`'s dense weight and/or fusion depth replaced (None: kept); the other
         sources keep theirs. For benchmarks that try a grid of settings (bench/hub_dev.py,
-        bench/pyenv_dense.py); set the result as ApiIndex.fusion. weight: a positive number; depth: what a
+        bench/pyenv_dense.py); set the result as ApiIndex.fusion. weight: a finite number >= 0 (dense_weight); depth: what a
         manifest's FUSION_DEPTH_KEY may hold (fusion_depth: a positive integer, or FUSION_DEPTH_ALL for
         every ranked doc).
 
-        Raises ValueError for a weight or depth a manifest's value would be ignored for (not a positive
-        finite number; not a positive integer or FUSION_DEPTH_ALL).
+        Raises ValueError for a weight or depth a manifest's value would be ignored for (not a finite number
+        >= 0; not a positive integer or FUSION_DEPTH_ALL).
         """
         weights, depths = dict(self.weights), dict(self.depths)
         if weight is not None:
-            if isinstance(weight, bool) or not np.isfinite(weight) or weight <= 0:
-                raise ValueError(f"bad dense weight {weight!r}: a positive number")
+            if dense_weight(weight) is None:
+                raise ValueError(f"bad dense weight {weight!r}: a finite number >= 0")
             weights[source] = float(weight)
         if depth is not None:
             read = fusion_depth(depth)
@@ -132,4 +139,4 @@ class FusionSettings:
         return w_dense, self.doc_depths[rows]
 
 
-__all__ = ["FusionSettings", "dense_weights", "fusion_depth", "fusion_depths"]
+__all__ = ["FusionSettings", "dense_weight", "dense_weights", "fusion_depth", "fusion_depths"]

@@ -6,12 +6,16 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from gorilla_tui.errors import UsageError
 from gorilla_tui.paths import expand_user
 from gorilla_tui.pool.doc import SourceRejected, detect_format, source_files
 from gorilla_tui.pool.sources import FetchContext, Manifest, load_manifests, source_name, split_source
+from gorilla_tui.retrieve.dense import DENSE_WEIGHT_KEY, FUSION_DEPTH_ALL, FUSION_DEPTH_KEY
+from gorilla_tui.retrieve.embed import PASSAGE_KEY, PASSAGE_RECIPES
 from gorilla_tui.retrieve.refresh_dense import DEFAULT_RETRIEVAL
+from gorilla_tui.retrieve.fusion import dense_weight, fusion_depth
 
 #: Manifest key saying how a source is retrieved: "hybrid" (BM25 + dense, its docs are embedded) or "bm25".
 RETRIEVAL_KEY = "retrieval"
@@ -31,6 +35,38 @@ def retrieval_mode(manifest: Manifest | None) -> str:
             f"{manifest.origin or manifest.name}: {RETRIEVAL_KEY} must be one of {', '.join(RETRIEVAL_MODES)}"
         )
     return mode
+
+
+def check_settings(manifest: Manifest) -> None:
+    """Refuse a manifest whose retrieval settings a search would silently ignore or misuse: DENSE_WEIGHT_KEY
+    not a finite number >= 0 (inf, nan, -1, a string, a bool), FUSION_DEPTH_KEY neither a positive integer
+    nor FUSION_DEPTH_ALL, PASSAGE_KEY not one of embed.PASSAGE_RECIPES. Absent keys are fine.
+
+    Raises:
+        UsageError: one line naming the manifest file (or source), the key and the value.
+    """
+    where = manifest.origin or manifest.name
+    extra = manifest.extra
+    if DENSE_WEIGHT_KEY in extra and dense_weight(extra[DENSE_WEIGHT_KEY]) is None:
+        value = _shown(extra[DENSE_WEIGHT_KEY])
+        raise UsageError(f"{where}: `{DENSE_WEIGHT_KEY}` must be a finite number >= 0, not {value}")
+    if FUSION_DEPTH_KEY in extra and fusion_depth(extra[FUSION_DEPTH_KEY]) is None:
+        raise UsageError(
+            f"{where}: `{FUSION_DEPTH_KEY}` must be a positive integer or {FUSION_DEPTH_ALL!r}, not "
+            f"{_shown(extra[FUSION_DEPTH_KEY])}"
+        )
+    if PASSAGE_KEY in extra and extra[PASSAGE_KEY] not in PASSAGE_RECIPES:
+        raise UsageError(
+            f"{where}: `{PASSAGE_KEY}` must be one of {', '.join(map(repr, PASSAGE_RECIPES))}, not "
+            f"{_shown(extra[PASSAGE_KEY])}"
+        )
+
+
+def _shown(value: Any) -> str:
+    """A manifest value as the error shows it: its repr (one line: a string's line breaks are escaped),
+    cut to 60 characters."""
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
 
 
 def _select(manifests: list[Manifest], only: Sequence[str], user_names: Sequence[str]) -> list[Manifest]:
@@ -66,7 +102,7 @@ def make_plan(
     max_bytes: int,
 ) -> Plan:
     """Check refresh's arguments and decide what it reads (see refresh for the arguments; raises
-    UsageError)."""
+    UsageError, also for a manifest with a bad retrieval setting: check_settings)."""
     for m in mirrors or ():
         if not Path(m).is_dir():
             raise UsageError(f"--from {m}: not a folder")
@@ -92,6 +128,8 @@ def make_plan(
         mirrors=[expand_user(m) for m in mirrors] if mirrors is not None else None, max_bytes=max_bytes
     )
     modes = {m.name: retrieval_mode(m) for m in manifests}
+    for m in manifests:
+        check_settings(m)
     return Plan(manifests, selected, users, set(replaced), ctx, modes)
 
 

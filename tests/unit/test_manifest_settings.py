@@ -1,0 +1,127 @@
+"""A manifest's retrieval settings (retrieve/refresh_plan.py check_settings): `dense_weight` a finite number
+>= 0, `fusion_depth` a positive integer or "all", `passage` a known recipe (retrieve/embed.py
+PASSAGE_RECIPES). Another value was accepted silently (a search then ignored it, or weighed a source's dense
+ranking by inf); a refresh now refuses it in one line naming the manifest and the key. Real TOML files, real
+parse_manifest, real refreshes of tests/data/pool."""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import pytest
+
+from gorilla_tui import resources
+from gorilla_tui.cli import main
+from gorilla_tui.errors import UsageError
+from gorilla_tui.pool import manifest as manifest_module
+from gorilla_tui.pool.doc import MAX_SOURCE_BYTES
+from gorilla_tui.pool.manifest import Manifest, load_manifests, parse_manifest, shipped_values, tomllib
+from gorilla_tui.retrieve import store as index_store
+from gorilla_tui.retrieve.embed import PASSAGE_RECIPES
+from gorilla_tui.retrieve.refresh import refresh
+from gorilla_tui.retrieve.refresh_plan import check_settings, make_plan
+from gorilla_tui.retrieve.fusion import dense_weight
+
+SMALL_POOL = Path(__file__).resolve().parents[1] / "data" / "pool"
+
+BAD = [
+    ("dense_weight", "inf", "inf"),
+    ("dense_weight", "nan", "nan"),
+    ("dense_weight", "-1", "-1"),
+    ("dense_weight", '"5"', "'5'"),
+    ("dense_weight", "true", "True"),
+    ("fusion_depth", "0", "0"),
+    ("fusion_depth", "-3", "-3"),
+    ("fusion_depth", "2.5", "2.5"),
+    ("fusion_depth", '"deep"', "'deep'"),
+    ("passage", '"summary"', "'summary'"),
+    ("passage", "3", "3"),
+    ("passage", '"fields\\nmore"', "'fields\\nmore'"),
+]
+GOOD = [("dense_weight", "0"), ("dense_weight", "0.5"), ("dense_weight", "5"), ("fusion_depth", "1"),
+        ("fusion_depth", '"all"'), *(("passage", f'"{r}"') for r in PASSAGE_RECIPES)]  # fmt: skip
+
+
+def _user_manifest(folder: Path, setting: str) -> Path:
+    """A user's own manifest file of a docs source read from tests/data/pool, with `setting` (TOML)."""
+    path = folder / "mine.toml"
+    head = 'name = "mine"\nformat = "apibench"\nfiles = ["torchhub_api.jsonl"]\nretrieval = "hybrid"\n'
+    path.write_text(f"{head}{setting}\n")
+    return path
+
+
+def _parsed(path: Path) -> Manifest:
+    return parse_manifest(tomllib.loads(path.read_text()), str(path))
+
+
+@pytest.mark.parametrize(("key", "toml", "shown"), BAD)
+def test_a_bad_setting_is_one_line_naming_the_file_and_the_key(
+    tmp_path: Path, key: str, toml: str, shown: str
+) -> None:
+    path = _user_manifest(tmp_path, f"{key} = {toml}")
+    with pytest.raises(UsageError) as e:
+        check_settings(_parsed(path))
+    message = str(e.value)
+    assert message.startswith(f"{path}: `{key}` must be ") and message.endswith(f", not {shown}")
+    assert "\n" not in message
+    # a refresh with it refuses it before anything is read or written
+    with pytest.raises(UsageError, match=f"`{key}`"):
+        refresh(mirrors=[SMALL_POOL], manifests=[_parsed(path)])
+    assert index_store.current_version() is None
+
+
+@pytest.mark.parametrize(("key", "toml"), GOOD)
+def test_a_good_setting_passes(tmp_path: Path, key: str, toml: str) -> None:
+    check_settings(_parsed(_user_manifest(tmp_path, f"{key} = {toml}")))
+
+
+def test_a_user_manifest_with_good_settings_refreshes(tmp_path: Path) -> None:
+    path = _user_manifest(tmp_path, 'dense_weight = 0.5\nfusion_depth = "all"\npassage = "description"')
+    report = refresh(mirrors=[SMALL_POOL], manifests=[_parsed(path)])
+    assert [(r["name"], r["status"], r["loaded"]) for r in report.sources] == [("mine", "ok", 8)]
+
+
+def test_the_shipped_manifests_all_pass() -> None:
+    manifests = load_manifests()
+    assert {"torchhub", "tensorflowhub", "huggingface", "apizoo", "python-env"} <= {m.name for m in manifests}
+    for m in manifests:
+        check_settings(m)
+    assert make_plan(None, [], [], [], None, MAX_SOURCE_BYTES).manifests == manifests
+    # and the weights they set are the ones a search fuses with
+    assert {name: dense_weight(v) for name, v in shipped_values("dense_weight").items()} == {
+        name: float(v) for name, v in shipped_values("dense_weight").items()
+    }
+
+
+def test_a_dense_weight_is_finite_and_zero_counts() -> None:
+    assert dense_weight(0) == 0.0 and dense_weight(5) == 5.0 and dense_weight(0.25) == 0.25
+    for bad in (math.inf, math.nan, -1, "5", True, None):
+        assert dense_weight(bad) is None
+
+
+def test_an_edited_shipped_manifest_is_one_line_exit_2_from_the_cli(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """An index/*.toml edited in place (a source checkout) with `dense_weight = inf`: `index --refresh`
+    exits 2 with one line naming index/apizoo.toml and the key, never a traceback, and builds nothing."""
+    folder = tmp_path / "index"
+    folder.mkdir()
+    for f in resources.data_files("index"):
+        (folder / f.name).write_text(f.read_text(encoding="utf-8"), encoding="utf-8")
+    zoo = folder / "apizoo.toml"
+    zoo.write_text("dense_weight = inf\n" + zoo.read_text())  # a top-level key: before any [table]
+    monkeypatch.setattr(
+        manifest_module, "data_files", lambda name, suffix=".toml": sorted(folder.glob("*.toml"))
+    )
+    shipped_values.cache_clear()
+    try:
+        assert main(["index", "--refresh", "--from", str(SMALL_POOL), "--only", "apizoo"]) == 2
+    finally:
+        shipped_values.cache_clear()
+    err = capsys.readouterr().err
+    assert (
+        err == "gorilla-tui: error: index/apizoo.toml: `dense_weight` must be a finite number >= 0, not inf\n"
+    )
+    assert main(["index", "--status", "--json"]) == 0
+    assert '"index": false' in capsys.readouterr().out
