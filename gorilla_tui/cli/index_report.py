@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from gorilla_tui.cli.index_status import sources_table
+from gorilla_tui.cli.index_status import print_sources
 from gorilla_tui.textsafe import safe_text
 
 
@@ -29,7 +29,7 @@ def print_refresh(report: Any, dense: dict[str, Any] | None, warnings: list[str]
         line = f"no source changed: the live index is kept ({n} docs, {secs:.2f} s) -> {report.path}"
         console.print(Text(safe_text(f"{line}; --force rebuilds it")), soft_wrap=True)
     else:
-        console.print(sources_table(report.sources, "index refreshed"))
+        print_sources(console, report.sources, "index refreshed")
         line = f"{len(report.index.docs)} docs in {report.seconds:.2f} s -> {report.path}"
         console.print(Text(safe_text(line)))
         _print_notes(console, report.sources)

@@ -18,24 +18,63 @@ FLAGGED_SHOWN = 25
 SKIPPED_SHOWN = 50
 
 
-def sources_table(rows: list[dict[str, Any]], title: str):
+#: Narrowest "from / why" column the sources table is laid out with. A console that leaves it less (an
+#: 80-column terminal, where rich squeezed the column out entirely) gets the table without it and each
+#: source's origin or reason as a line under it (print_sources).
+WHY_MIN_WIDTH = 24
+#: Heading of the sources table's column of origins and reasons.
+WHY_HEADER = "from / why"
+#: Narrowest "source" column of the compact table (print_sources), so no console squeezes it out.
+SOURCE_MIN_WIDTH = 10
+
+
+def sources_table(rows: list[dict[str, Any]], title: str, why: bool = True):
     """The sources of a refresh or of the index as a rich Table; every cell is plain text (safe_text),
-    never markup: a source path such as `docs/[/x]` is shown as it is."""
+    never markup: a source path such as `docs/[/x]` is shown as it is. why: with the "from / why" column
+    (each row's origin, or the message of a row that is not "ok"); without it the table is compact (no
+    outer edge, "call repaired" on two header lines, a long source name folded) and fits 80 columns."""
     from rich.table import Table  # deferred: rich (~0.1 s); --help and --json stay fast
     from rich.text import Text
 
-    table = Table(title=title)
-    for col, just in (("source", "left"), ("status", "left"), ("loaded", "right"), ("flagged", "right"),
-                      ("call repaired", "right"), ("skipped", "right"), ("repaired", "right"),
-                      ("from / why", "left")):  # fmt: skip
-        table.add_column(col, justify=just, overflow="fold", no_wrap=col != "from / why")
+    table = Table(title=title) if why else Table(title=title, show_edge=False, pad_edge=False)
+    repaired_call = "call repaired" if why else "call\nrepaired"
+    columns = [("source", "left"), ("status", "left"), ("loaded", "right"), ("flagged", "right"),
+               (repaired_call, "right"), ("skipped", "right"), ("repaired", "right")]  # fmt: skip
+    for col, just in columns + ([(WHY_HEADER, "left")] if why else []):
+        wraps = col == WHY_HEADER or not why
+        table.add_column(col, justify=just, overflow="fold", no_wrap=not wraps,
+                         min_width=SOURCE_MIN_WIDTH if col == "source" and not why else None)  # fmt: skip
     for r in rows:
-        where = r.get("origin") if r.get("status") == "ok" else r.get("message", "")
-        cells = (r["name"], r.get("status", ""), r.get("loaded", 0), r.get("flagged", 0),
-                 r.get("calls_repaired", 0), r.get("skipped", 0), r.get("repaired", 0),
-                 where or "")  # fmt: skip
+        cells = [r["name"], r.get("status", ""), r.get("loaded", 0), r.get("flagged", 0),
+                 r.get("calls_repaired", 0), r.get("skipped", 0), r.get("repaired", 0)]  # fmt: skip
+        cells += [_where(r)] if why else []
         table.add_row(*(Text(safe_text(str(c))) for c in cells))  # shown as they are, never as markup
     return table
+
+
+def print_sources(console: Any, rows: list[dict[str, Any]], title: str) -> None:
+    """Print the sources table on `console`: with its "from / why" column (sources_table) when the console
+    leaves that column at least WHY_MIN_WIDTH characters; else the compact table without it, then one line
+    "SOURCE: from / why" per row that has one (printed whole: the terminal wraps it), so every origin and
+    reason is shown on an 80-column terminal too."""
+    from rich.measure import Measurement  # deferred: rich; --help and --json stay fast
+    from rich.text import Text
+
+    bare = sources_table([dict(r, origin="", message="") for r in rows], title)  # "from / why": its header
+    width = Measurement.get(console, console.options.update_width(10**6), bare).maximum
+    needed = width - len(WHY_HEADER) + WHY_MIN_WIDTH
+    if needed <= console.width:
+        console.print(sources_table(rows, title))
+        return
+    console.print(sources_table(rows, title, why=False))
+    for r in rows:
+        if _where(r):
+            console.print(Text(safe_text(f"{r['name']}: {_where(r)}")), soft_wrap=True)
+
+
+def _where(row: dict[str, Any]) -> str:
+    """The "from / why" of a source row: its origin when its status is "ok", else its message."""
+    return str((row.get("origin") if row.get("status") == "ok" else row.get("message", "")) or "")
 
 
 def _age(built_at: str) -> tuple[float, str]:
@@ -73,7 +112,7 @@ def status(args: argparse.Namespace) -> int:
     from gorilla_tui.cli.console import make_console  # deferred: rich; --help stays fast
 
     console = make_console()
-    console.print(sources_table(meta.get("sources", []), "API index"))
+    print_sources(console, meta.get("sources", []), "API index")
     if meta.get("flagged"):
         console.print(_flagged_table(meta["flagged"]))
     _print_skipped(console, meta.get("diagnostics", []))

