@@ -219,7 +219,8 @@ def _writable(problems: list[dict[str, str]]) -> None:
 def _lacks(folder: Path, meta: dict[str, Any]) -> str:
     """What a working index lacks, in one line ("" when nothing): the shipped sources (index/*.toml) it
     was built without, e.g. an index of python-env only has no model-hub API, and whether its searches are
-    BM25 alone (retrieve.dense.DenseSide.state: no vector stored, or none of its sources is hybrid). Not a
+    BM25 alone (retrieve.dense.DenseSide.checked_state: no vector stored, none of its sources is hybrid,
+    damaged vectors or vectors of another embedder). Not a
     problem: a python-env-only, BM25-only setup may be chosen on purpose (`index --refresh --only
     python-env`, offline first launch), so doctor's exit code stays 0."""
     from gorilla_tui.pool.sources import load_manifests  # deferred: as read_meta
@@ -235,7 +236,7 @@ def _lacks(folder: Path, meta: dict[str, Any]) -> str:
         parts.append(
             f"the index has no {', '.join(missing)} docs (built from {', '.join(sorted(have)) or 'nothing'})"
         )
-    dense = DenseSide(int(meta.get("n_docs") or 0), folder).state()
+    dense = DenseSide(int(meta.get("n_docs") or 0), folder).checked_state()
     if dense["state"] != "building" and not dense.get("docs"):
         parts.append(
             f"searches are {dense['note']}" if dense["note"].startswith("BM25 alone") else dense["note"]

@@ -32,8 +32,8 @@ RRF_K = 60
 #: (bench/pyenv_dense.py; docs/benchmarks.md "python-env: BM25 or hybrid").
 FUSION_DEPTH = 50
 #: Manifest key (index/*.toml) with a source's own fusion depth, read at search time like DENSE_WEIGHT_KEY
-#: (ApiIndex.fusion_depths; no rebuild needed): a positive integer, or FUSION_DEPTH_ALL for every ranked
-#: doc; FUSION_DEPTH when absent or not one of those (routing.fusion_depth).
+#: (fusion.fusion_depths; no rebuild needed): a positive integer, or FUSION_DEPTH_ALL for every ranked
+#: doc; FUSION_DEPTH when absent or not one of those (fusion.fusion_depth).
 FUSION_DEPTH_KEY = "fusion_depth"
 #: The FUSION_DEPTH_KEY value that lets every ranked doc of both rankings into the fusion.
 FUSION_DEPTH_ALL = "all"
@@ -42,7 +42,7 @@ DEPTH_UNLIMITED = np.iinfo(np.int64).max
 #: Weights of the BM25 and the dense ranking in the fusion (chosen on the dev split, bench/retrieval.py).
 W_BM25, W_DENSE = 1.0, 1.0
 #: Manifest key (index/*.toml) with a source's own dense weight in the fusion, read at search time
-#: (ApiIndex.dense_weights; no rebuild needed): W_DENSE when absent.
+#: (fusion.dense_weights; no rebuild needed): W_DENSE when absent.
 DENSE_WEIGHT_KEY = "dense_weight"
 #: The most a source's dense weight counts for when the searched pool holds several sources (no hub named:
 #: routing.GROUPS, or routing "global"); a weight above it applies when its source is searched alone (its hub

@@ -109,9 +109,9 @@ class FusionSettings:
     ) -> FusionSettings:
         """These settings with `source`'s dense weight and/or fusion depth replaced (None: kept); the other
         sources keep theirs. For benchmarks that try a grid of settings (bench/hub_dev.py,
-        bench/pyenv_dense.py); set the result as ApiIndex.fusion. weight: a finite number >= 0 (dense_weight); depth: what a
-        manifest's FUSION_DEPTH_KEY may hold (fusion_depth: a positive integer, or FUSION_DEPTH_ALL for
-        every ranked doc).
+        bench/pyenv_dense.py); set the result as ApiIndex.fusion. weight: a finite number >= 0
+        (dense_weight); depth: what a manifest's FUSION_DEPTH_KEY may hold (fusion_depth: a positive
+        integer, or FUSION_DEPTH_ALL for every ranked doc).
 
         Raises ValueError for a weight or depth a manifest's value would be ignored for (not a finite number
         >= 0; not a positive integer or FUSION_DEPTH_ALL).

@@ -57,6 +57,9 @@ def test_vectors_of_another_embedder_are_off_in_the_status_and_a_plain_refresh_e
     monkeypatch.setenv("COLUMNS", "400")
     assert main(["search", "classify images"]) == 0
     assert "refresh the index" in capsys.readouterr().err
+    main(["doctor", "--no-inference", "--json"])  # its notes say what the index lacks (exit 0 or 1)
+    notes = json.dumps(json.loads(capsys.readouterr().out).get("notes", []))
+    assert "not the one the vectors were built with" in notes
 
     again = _json(capsys, REFRESH)
     assert again["unchanged"] is True and again["path"] == first["path"]

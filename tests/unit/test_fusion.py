@@ -42,7 +42,8 @@ def test_with_source_replaces_one_sources_settings() -> None:
     assert s.weight("python-env") == W_DENSE  # the settings it came from are unchanged
     assert s.with_source("torchhub", depth=20).weight("torchhub") == 0.01
     assert s.with_source("torchhub", depth="all").depth("torchhub") == DEPTH_UNLIMITED  # as a manifest says
-    bad_values = [{"weight": 0}, {"weight": -1.0}, {"weight": float("nan")}, {"weight": True}]
+    assert s.with_source("torchhub", weight=0).weight("torchhub") == 0.0  # 0: the dense ranking adds nothing
+    bad_values = [{"weight": float("inf")}, {"weight": -1.0}, {"weight": float("nan")}, {"weight": True}]
     bad_values += [{"depth": 0}, {"depth": 2.5}, {"depth": True}, {"depth": "deep"}]
     for bad in bad_values:
         with pytest.raises(ValueError):

@@ -19,9 +19,9 @@ from gorilla_tui.pool.doc import MAX_SOURCE_BYTES
 from gorilla_tui.pool.manifest import Manifest, load_manifests, parse_manifest, shipped_values, tomllib
 from gorilla_tui.retrieve import store as index_store
 from gorilla_tui.retrieve.embed import PASSAGE_RECIPES
+from gorilla_tui.retrieve.fusion import dense_weight
 from gorilla_tui.retrieve.refresh import refresh
 from gorilla_tui.retrieve.refresh_plan import check_settings, make_plan
-from gorilla_tui.retrieve.fusion import dense_weight
 
 SMALL_POOL = Path(__file__).resolve().parents[1] / "data" / "pool"
 
