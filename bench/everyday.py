@@ -147,7 +147,10 @@ def rule_right(row: dict[str, Any], rule: str) -> bool:
         return hits[0]["right"]
     # rows written before "group" was recorded: each hit its own group (domain-vote = likelihood)
     groups = [h.get("group", str(i)) for i, h in enumerate(hits)]
-    i = likelihood.choose([h["lm"] for h in hits], [h["free"] for h in hits], row_rule(row, rule), groups)
+    # the shipped choice votes at the temperature of hit 1's source (likelihood.vote_temperature_for)
+    temperature = likelihood.vote_temperatures().get(hits[0]["source"]) if rule == SHIPPED else None
+    lm, free = [h["lm"] for h in hits], [h["free"] for h in hits]
+    i = likelihood.choose(lm, free, row_rule(row, rule), groups, temperature)
     return hits[i]["right"]
 
 

@@ -169,7 +169,7 @@ def choice_table(results: Path, weights: list[float], shipped: FusionSettings) -
 
     lines = [
         "| hub | dense weight | tasks | right call in hits % | "
-        + " | ".join(f"`{r}` api@1 / domain@1 %" for r in RULES)
+        + " | ".join(f"`{r}`{' (T = 1)' if r == 'domain-vote' else ''} api@1 / domain@1 %" for r in RULES)
         + " |",
         "|---|---|---|---|" + "---|" * len(RULES),
     ]
@@ -188,6 +188,36 @@ def choice_table(results: Path, weights: list[float], shipped: FusionSettings) -
             tag = " (shipped)" if w == shipped.weight(hub) else ""
             in_hits = 100 * sum(any(r["api"]) for r in rows) / len(rows)
             lines.append(f"| {hub} | {w:g}{tag} | {len(rows)} | {in_hits:.1f} | " + " | ".join(cells) + " |")
+    return lines
+
+
+#: Temperatures of the domain vote compared (likelihood.domain_vote: each hit's log p / T summed per domain).
+TEMPERATURES = (1.0, 1.5, 2.0, 3.0, 4.0, 6.0, 10.0)
+
+
+def vote_table(results: Path, shipped: FusionSettings) -> list[str]:
+    """api@1 / domain@1 of `domain-vote` at each of TEMPERATURES per hub, from the scored hits of the hub's
+    shipped dense weight in `results` (the same scores as choice_table)."""
+    from gorilla_tui.model import likelihood
+
+    temps = likelihood.vote_temperatures()
+    lines = [
+        "| hub | tasks | " + " | ".join(f"T = {t:g}" for t in TEMPERATURES) + " |",
+        "|---|---|" + "---|" * len(TEMPERATURES),
+    ]
+    for hub in HUBS:
+        path = results / f"hub_dev_{hub}_w{shipped.weight(hub):g}.jsonl"
+        if not path.exists():
+            continue
+        rows = [json.loads(x) for x in path.read_text().splitlines() if x.strip()]
+        cells = []
+        for t in TEMPERATURES:
+            picks = [likelihood.domain_vote(r["lm"], r["group"], t) if r["lm"] else 0 for r in rows]
+            api = sum(bool(r["api"]) and r["api"][p] for r, p in zip(rows, picks, strict=True))
+            dom = sum(bool(r["dom"]) and r["dom"][p] for r, p in zip(rows, picks, strict=True))
+            best = " (shipped)" if t == temps.get(hub, likelihood.VOTE_TEMPERATURE) else ""
+            cells.append(f"{100 * api / len(rows):.1f} / {100 * dom / len(rows):.1f}{best}")
+        lines.append(f"| {hub} | {len(rows)} | " + " | ".join(cells) + " |")
     return lines
 
 
@@ -257,6 +287,10 @@ def main(argv: list[str] | None = None) -> int:
         table = choice_table(args.results, weights, index.fusion_settings())
         lines += ["", f"**Choice** (k = 5 hits scored once by the embedded model{timing}; each rule chooses "
                   "from the same scores):", "", *table]  # fmt: skip
+        lines += ["", "**Vote temperature** (`domain-vote` with each hit's log p(task | doc) divided by T "
+                  "before the sum per domain, the same scores at each hub's shipped dense weight; api@1 / "
+                  "domain@1 %):",
+                  "", *vote_table(args.results, index.fusion_settings())]  # fmt: skip
     lines += ["", DECISION]
     return publish(TITLE, "\n".join(lines), not args.no_write)
 

@@ -270,7 +270,8 @@ class Pipeline:
         by_id = {id(d): sc for d, sc in zip(docs, scores, strict=True)}
         for h in hits:
             h.lm_score = by_id.get(id(h.doc))
-        chosen = docs[likelihood.choose(scores, free, rule, likelihood.domain_groups(docs))]
+        groups, temperature = likelihood.domain_groups(docs), likelihood.vote_temperature_for(docs)
+        chosen = docs[likelihood.choose(scores, free, rule, groups, temperature)]
         options = unique_options(d.call for d in docs)
         return Choice(chosen.call.strip(), docs, options, doc=chosen, first_token=time.perf_counter(),
                       rule=rule)  # fmt: skip

@@ -76,6 +76,13 @@ def query_likelihoods(
 CONTENT_FREE_TASK = "N/A"
 #: Reciprocal rank fusion constant (Cormack et al. 2009).
 RRF_K = 60
+#: Temperature of domain_vote: each hit's log p(task | doc) is divided by it before the sum per domain
+#: (1: the posterior mass of each domain; higher: how many hits share a domain counts more, one doc the
+#: model reads easily less). A source's manifest may set its own (VOTE_TEMPERATURE_KEY).
+VOTE_TEMPERATURE = 1.0
+#: Manifest key (index/*.toml) with the vote temperature of a source's docs (vote_temperature_for): a
+#: finite number > 0, chosen on the source's dev split (tensorflowhub: 3, bench/hub_dev.py).
+VOTE_TEMPERATURE_KEY = "vote_temperature"
 #: Choice rules compared on the dev splits (bench/everyday.py, bench/rerank_dev.py):
 #: first: the retriever's first hit, no model; likelihood: argmax log p(task | doc); calibrated: argmax
 #: log p(task | doc) - log p(CONTENT_FREE_TASK | doc); rrf: reciprocal rank fusion of the retrieval rank and
@@ -166,6 +173,32 @@ def rule_for(docs: Sequence[ApiDoc], rules: dict[str, str] | None = None) -> str
     return rules.get(docs[0].source, CHOICE_RULE)
 
 
+def vote_temperature(value: object) -> float | None:
+    """A VOTE_TEMPERATURE_KEY value as a temperature: an int or float (not a bool), finite and > 0; else
+    None (the source then votes at VOTE_TEMPERATURE, as a source with an unknown choice_rule gets
+    CHOICE_RULE)."""
+    if isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value) and value > 0:
+        return float(value)
+    return None
+
+
+def vote_temperatures() -> dict[str, float]:
+    """Source name -> the VOTE_TEMPERATURE_KEY of its shipped manifest (index/*.toml, read once per process:
+    pool/manifest.py shipped_values), for the sources that set one vote_temperature reads."""
+    read = {name: vote_temperature(v) for name, v in shipped_values(VOTE_TEMPERATURE_KEY).items()}
+    return {name: t for name, t in read.items() if t is not None}
+
+
+def vote_temperature_for(docs: Sequence[ApiDoc], temperatures: dict[str, float] | None = None) -> float:
+    """The domain_vote temperature for hits `docs` (retrieval order), decided by the first hit as rule_for
+    decides the rule: its source's temperature in `temperatures` (default: vote_temperatures(), the
+    manifests), else VOTE_TEMPERATURE (also for no docs)."""
+    if not docs:
+        return VOTE_TEMPERATURE
+    temperatures = vote_temperatures() if temperatures is None else temperatures
+    return temperatures.get(docs[0].source, VOTE_TEMPERATURE)
+
+
 def _ranks(scores: Sequence[float]) -> list[int]:
     """0-based rank of each score, best first; ties keep the earlier (better retrieved) one first."""
     order = sorted(range(len(scores)), key=lambda i: (-scores[i], i))
@@ -176,7 +209,11 @@ def _ranks(scores: Sequence[float]) -> list[int]:
 
 
 def choose(
-    lm: Sequence[float], free: Sequence[float | None] | None, rule: str, groups: Sequence[str] | None = None
+    lm: Sequence[float],
+    free: Sequence[float | None] | None,
+    rule: str,
+    groups: Sequence[str] | None = None,
+    temperature: float | None = None,
 ) -> int:
     """Index of the chosen hit among hits given in retrieval order.
 
@@ -185,6 +222,7 @@ def choose(
         free: log p(CONTENT_FREE_TASK | doc) per hit (nats); needed by the calibrated rules only.
         rule: one of CHOICE_RULES.
         groups: each hit's domain (ApiDoc.domain); needed by "domain-vote" only (domain_vote).
+        temperature: domain_vote's temperature (None: VOTE_TEMPERATURE); "domain-vote" only.
 
     Raises:
         ValueError: an unknown rule, no hits, a calibrated rule without `free` scores, or "domain-vote"
@@ -201,7 +239,7 @@ def choose(
     if rule == "domain-vote":
         if groups is None or len(groups) != len(lm):
             raise ValueError("rule 'domain-vote' needs a domain per hit")
-        return domain_vote(lm, groups)
+        return domain_vote(lm, groups, temperature)
     if rule == "rrf":
         return best(_fused(_ranks(lm)))
     if free is None or len(free) != len(lm) or any(f is None for f in free):
@@ -221,7 +259,7 @@ def domain_groups(docs: Sequence[ApiDoc]) -> list[str]:
     ]
 
 
-def domain_vote(lm: Sequence[float], groups: Sequence[str]) -> int:
+def domain_vote(lm: Sequence[float], groups: Sequence[str], temperature: float | None = None) -> int:
     """Index of the most likely hit within the most likely group: each group (a domain) scores
     log sum exp of its hits' log p(task | doc), the posterior mass of the group under a uniform prior over
     the hits (marginalising over the retrieved docs as RAG does, Lewis et al. 2020, arXiv 2005.11401), and
@@ -232,22 +270,28 @@ def domain_vote(lm: Sequence[float], groups: Sequence[str]) -> int:
     three image-classification hits for one object-detection doc). On the Torch Hub dev split with the
     docs not expanded (418 tasks, bench/choice_dev.py) it kept api@1 and raised domain@1 over "likelihood".
 
-    Tried and not kept: tempering the scores before the sum (log p / T). On that dev split T = 3 raised
-    domain@1 89.0 -> 90.9 % (10 tasks up, 2 down) and api@1 18.4 -> 18.7 %, but on the recorded TensorFlow
-    Hub and Hugging Face eval answers it chose the right domain less often (gorilla 73.98 -> 73.69 and
-    58.62 -> 58.07 %), so the bare Torch Hub docs do not stand in for those hubs there; T stays 1.
+    Tempering (log p / `temperature` before the sum) makes how many hits share a domain count more. On the
+    hand-written dev split (bench/hub_dev.py, hits at the shipped fusion) it helps TensorFlow Hub, whose
+    docs of one model family differ mostly by domain (T = 3: domain@1 69.0 -> 71.0 %, api@1 68.5 -> 69.5 %)
+    and hurts Hugging Face (66.0 -> 64.0 %), so it is per source (VOTE_TEMPERATURE_KEY; tensorflowhub 3,
+    every other source VOTE_TEMPERATURE, 1). An earlier stop had kept T = 1 everywhere from the recorded
+    eval answers, before the hubs had a dev split of their own; that was the wrong set to choose on.
 
     Args:
         lm: log p(task | doc) per hit, nats, retrieval order.
         groups: the hits' domains, same length.
+        temperature: > 0 and finite; None: VOTE_TEMPERATURE.
 
     Raises:
-        ValueError: no hits, or lengths that differ.
+        ValueError: no hits, lengths that differ, or a temperature that is not a finite number > 0.
     """
     if not lm or len(groups) != len(lm):
         raise ValueError("domain_vote needs one group per score, and at least one")
     mass: dict[str, float] = {}
-    for g, s in zip(groups, lm, strict=True):
+    t = VOTE_TEMPERATURE if temperature is None else temperature
+    if not (math.isfinite(t) and t > 0):
+        raise ValueError(f"bad vote temperature {t!r}: a positive number")
+    for g, s in zip(groups, (x / t for x in lm), strict=True):
         mass[g] = s if g not in mass else max(mass[g], s) + math.log1p(math.exp(-abs(mass[g] - s)))
     first = {g: groups.index(g) for g in mass}
     top = max(mass, key=lambda g: (mass[g], -first[g]))

@@ -60,6 +60,59 @@ def test_domain_vote_sums_the_likelihood_of_hits_that_share_a_domain() -> None:
         likelihood.choose(lm, None, "domain-vote", ["a"])
 
 
+def test_a_warmer_vote_lets_the_number_of_hits_of_a_domain_weigh_more() -> None:
+    # one object-detection doc the model reads 2 nats more easily than three image-classification docs
+    lm, groups = [-70.0, -72.0, -72.0, -72.0], ["det", "cls", "cls", "cls"]
+    assert likelihood.domain_vote(lm, groups) == 0  # T = 1: log(3) = 1.1 < 2 nats
+    assert likelihood.domain_vote(lm, groups, 1.0) == 0
+    assert likelihood.domain_vote(lm, groups, 3.0) == 1  # -24 + log 3 = -22.9 > -23.3
+    assert likelihood.choose(lm, None, "domain-vote", groups, 3.0) == 1
+    assert likelihood.choose(lm, None, "likelihood", groups, 3.0) == 0  # the temperature is the vote's only
+    for bad in (0.0, -1.0, float("nan"), float("inf")):
+        with pytest.raises(ValueError):
+            likelihood.domain_vote(lm, groups, bad)
+
+
+def test_the_vote_temperature_follows_the_first_hit_source(torch_docs: list[ApiDoc], apibench: Path) -> None:
+    tf = load_jsonl(apibench / "api" / "tensorflowhub_api.jsonl", "tensorflowhub").docs
+    hf = load_jsonl(apibench / "api" / "huggingface_api.jsonl", "huggingface").docs
+    assert likelihood.vote_temperature_for([tf[0], hf[0]]) == 3.0  # index/apibench-tensorflowhub.toml
+    assert likelihood.vote_temperature_for([hf[0], tf[0]]) == likelihood.VOTE_TEMPERATURE == 1.0
+    assert likelihood.vote_temperature_for([torch_docs[0]]) == 1.0
+    user = ApiDoc(id="mine:1", source="mine", api_call="mylib.run(x)")
+    assert likelihood.vote_temperature_for([user, tf[0]]) == 1.0
+    assert likelihood.vote_temperature_for([]) == 1.0
+    assert likelihood.vote_temperature_for([user], {"mine": 2.5}) == 2.5
+    for bad in (True, "3", 0, -2, float("inf"), float("nan")):
+        assert likelihood.vote_temperature(bad) is None
+    assert likelihood.vote_temperature(3) == 3.0
+
+
+@pytest.mark.model
+def test_the_pipeline_votes_at_the_temperature_of_the_first_hit_source(
+    apibench: Path, gemma_backend: object
+) -> None:
+    """A TensorFlow Hub dev task (bench/data/hub_dev_tasks.toml tf-053) and its five hits there: at T = 1
+    the one object-detection doc outvotes four image-classification docs; at TensorFlow Hub's T = 3 the
+    classifiers win, the right domain."""
+    from gorilla_tui.config import Settings
+    from gorilla_tui.pipeline import Pipeline
+    from gorilla_tui.retrieve.index import ApiIndex
+
+    tf = {d.id: d for d in load_jsonl(apibench / "api" / "tensorflowhub_api.jsonl", "tensorflowhub").docs}
+    ids = [f"tensorflowhub:{line}" for line in (319, 527, 80, 679, 355)]
+    task = "Predict the object class of every image in a TFRecord file of random web pictures."
+    index = ApiIndex.build([tf[i] for i in ids])
+    proposal = Pipeline(Settings(mode="select", k=5, select_by="likelihood"), index, gemma_backend).ask(task)
+    docs = [h.doc for h in proposal.hits]
+    lm = [h.lm_score for h in proposal.hits]
+    assert proposal.choice_rule == "domain-vote" and None not in lm
+    groups = likelihood.domain_groups(docs)
+    cold, warm = docs[likelihood.domain_vote(lm, groups, 1.0)], docs[likelihood.domain_vote(lm, groups, 3.0)]
+    assert cold.domain == "Image object detection" and warm.domain == "Image classification"
+    assert proposal.api_call == warm.api_call
+
+
 def test_domain_groups_keep_docs_without_a_domain_apart(apibench: Path) -> None:
     tf = load_jsonl(apibench / "api" / "tensorflowhub_api.jsonl", "tensorflowhub").docs
     same = [d for d in tf if d.domain == "Image classification"][:2]
