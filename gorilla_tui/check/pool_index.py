@@ -182,13 +182,20 @@ class PoolIndex:
         """For a ``*.from_pretrained`` call of any class, or a ``pipeline(task, model=id)`` of a pool task,
         whose model id is a pool entry's id (loaded there by another class: a tokenizer, processor or
         scheduler of that repo, or ``Wav2Vec2ForCTC``), that entry; else None. The
-        paper's Hugging Face match compares the model id, not the class (arXiv 2305.15334, section 4)."""
+        paper's Hugging Face match compares the model id, not the class (arXiv 2305.15334, section 4). The
+        receiver must read as a class (its last name starts with a capital letter, as PEP 8 names classes and
+        as every transformers, diffusers and sentence-transformers class is named): a made-up
+        ``auto_model_for_causal_lm.from_pretrained(id)`` is no class loading that repo, and running it
+        fails with a NameError."""
         callee = canonical(call.callee)
         if callee == "pipeline":  # same repo, loaded by the pipeline of a pool task
             bound = bind(call, family(callee) or ())
             model, task = bound.get("model"), bound.get("task")
             return self.pretrained.get(model) if model and task in self.tasks else None
         if not callee.endswith(".from_pretrained"):
+            return None
+        receiver = callee[: -len(".from_pretrained")].rsplit(".", 1)[-1]
+        if not receiver[:1].isupper():
             return None
         value = bind(call, family(callee) or ()).get("pretrained_model_name_or_path")
         return self.pretrained.get(value) if value else None

@@ -92,6 +92,12 @@ def test_from_pretrained_and_keras_layer(pools):
     assert hf.check("AutoModel.from_pretrained('DeepPavlov/rubert-base-cased')").kind == "valid"
     assert hf.check("transformers.AutoModel.from_pretrained('DeepPavlov/rubert-base-cased')").kind == "valid"
     assert hf.check("AutoModel.from_pretrained('nobody/nothing')").kind == "wrong_args"
+    # another class loading a pool repo (a tokenizer) matches by the model id; a receiver that is no class
+    # name (a break-it pass: a generate-mode answer wrote it, "valid", and it would raise NameError) does not
+    assert hf.check("AutoTokenizer.from_pretrained('af1tang/personaGPT')").kind == "valid"
+    assert hf.check("transformers.AutoTokenizer.from_pretrained('af1tang/personaGPT')").kind == "valid"
+    assert hf.check("totally_made_up_thing.from_pretrained('af1tang/personaGPT')").kind == "hallucination"
+    assert hf.check("auto_model_for_causal_lm.from_pretrained('af1tang/personaGPT')").kind == "hallucination"
     tf = Validator(pools["tensorflowhub"])
     url = "https://tfhub.dev/google/imagenet/mobilenet_v2_100_224/feature_vector/4"
     code = (
