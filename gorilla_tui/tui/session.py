@@ -12,7 +12,9 @@ from gorilla_tui.errors import GorillaError, IndexMissingError
 from gorilla_tui.history import History
 from gorilla_tui.model import likelihood
 from gorilla_tui.parsing import parse, syntax_problem
-from gorilla_tui.types import Proposal, Verdict
+from gorilla_tui.retrieve.constraints import search_with_constraints
+from gorilla_tui.textsafe import clean_task
+from gorilla_tui.types import Hit, Proposal, Verdict
 
 if TYPE_CHECKING:  # annotations only: these pull in numpy and scipy, loaded after the first paint
     from gorilla_tui.model.backend import Backend
@@ -353,6 +355,17 @@ class Session:
                 else:
                     self._pipeline = self.pipeline_factory(*args)
             return self._pipeline
+
+    def search(self, task: str) -> list[Hit]:
+        """The hits of `task` without the model, as the pipeline retrieves them (Pipeline.retrieve: the task
+        cleaned, settings.k and settings.hub, constraints stated in the task first): an ask whose model
+        could not be loaded still shows them. [] while there is no index."""
+        with self._lock:
+            index, settings = self.index, self.settings
+        if index is None:
+            return []
+        task, _warnings = clean_task(task)
+        return list(search_with_constraints(index, task, k=settings.k, hub=settings.hub or None).hits)
 
     def warm_up(self) -> None:
         """Get the checker ready now (call from a thread worker once the index is loaded), so the first

@@ -225,3 +225,23 @@ async def test_an_error_before_the_panel_is_mounted_is_shown_once_it_is():
         text = str(panel.query_one("#stream").render())
         assert "Error: the model could not be loaded" in text and "check --model" in text
         assert not panel.query_one("#call").display
+
+
+async def test_hits_fill_when_the_model_cannot_be_loaded(torchhub_index):
+    """Tester: with `model = "/etc/passwd"` (a model that fails to load) an ask showed the model's error
+    but left the hits panel empty, though the hits "fill at once" (README) and the search needs no model.
+    The hits are shown now; the model's error stays in the proposal panel."""
+    from gorilla_tui.tui.app import create_app
+
+    app = create_app(Settings(model="/etc/passwd"), index=torchhub_index, show_timings=False)
+    async with app.run_test(size=(120, 36)) as pilot:
+        status = app.main.query_one("#status")
+        await wait_for(pilot, lambda: status.state_kind == "error", timeout=60)
+        await ask(pilot, VIDEO_TASK)
+        hits = app.main.query_one(HitsPanel).hits
+        assert hits and "pytorchvideo" in hits[0].doc.call
+        assert [h.doc.id for h in hits] == [h.doc.id for h in app.session.search(VIDEO_TASK)]
+        panel = app.main.query_one("#proposal")
+        assert panel.border_subtitle == "error"
+        assert "passwd" in " ".join(str(panel.query_one("#stream").render()).split())
+        assert app.main.proposal is None and status.state_kind == "error"

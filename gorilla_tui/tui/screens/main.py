@@ -6,6 +6,7 @@ The screen reads the Session it is given and tells the app what happened by post
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from textual import events, work
@@ -149,7 +150,13 @@ class MainScreen(Screen):
 
         task_id = session.history.add(task)
         try:
-            if session.wait_backend(cancel) is None or not session.wait_index(cancel):
+            try:
+                backend = session.wait_backend(cancel)
+            except GorillaError:  # no model: the search does not need one, so the hits are shown still
+                if session.wait_index(cancel):
+                    self._hits_without_model(task, on_event)
+                raise
+            if backend is None or not session.wait_index(cancel):
                 return end("cancelled")
             proposal = session.pipeline().ask(task, on_event=on_event, cancel=cancel)
         except GorillaError as e:
@@ -162,6 +169,17 @@ class MainScreen(Screen):
             return end("error", "the pipeline returned no proposal")
         session.history.set_proposal(task_id, proposal.to_dict())
         end("done", proposal=proposal)
+
+    def _hits_without_model(self, task: str, on_event: Callable[[object], None]) -> None:
+        """The model could not be loaded: emit the task's hits (Session.search) as the pipeline would, so
+        the hits panel fills while the proposal panel gives the model's error. A search that fails too
+        (no index, a damaged one) shows no hits; the model's error is the one reported."""
+        try:
+            hits = self.session.search(task)
+        except Exception:  # the ask reports the model's error; a search error must not replace it
+            return
+        if hits:
+            on_event(HitsEvent(hits))
 
     def on_pipeline_update(self, message: PipelineUpdate) -> None:
         if message.run_id != self._run_id:
