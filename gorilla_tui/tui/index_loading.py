@@ -126,9 +126,14 @@ class IndexLoadingMixin:
                 self.status(index=label)
 
     def _index_built(self, index: Any) -> None:
+        """F8's build ended: answer from `index` (None: nothing was built), and clear the proposal panel's
+        stale "no usable index" error, if the last ask left one (MainScreen.index_ready)."""
         if index is not None:
             self.session.set_index(index)
             self.status(index=self.session.index_label)
+            self.main.index_ready(
+                f"The index is ready: {len(index.docs)} docs.\nType a task above and press Enter."
+            )
             self._embed_new_index(index)
 
     def _embed_new_index(self, index: Any) -> None:

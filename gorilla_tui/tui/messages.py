@@ -19,13 +19,15 @@ class PipelineUpdate(Message):
 
 class AskEnded(Message):
     """Run `run_id` is over: outcome "done" (with its Proposal), "cancelled" or "error" (message and hint).
-    task_id: the task's row in the history (None if it could not be saved)."""
+    task_id: the task's row in the history (None if it could not be saved); no_index: the error is that
+    there is no usable index (session.IndexUnusable), which a successful rebuild (F8) makes stale."""
 
     def __init__(
         self, run_id: int, outcome: str, message: str = "", hint: str = "", *, proposal: Any = None,
-        task_id: int | None = None,
+        task_id: int | None = None, no_index: bool = False,
     ) -> None:  # fmt: skip
         super().__init__()
+        self.no_index = no_index
         self.run_id = run_id
         self.outcome = outcome
         self.message = message

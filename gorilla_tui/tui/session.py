@@ -128,6 +128,11 @@ class Failure(GorillaError):
     """Something the session could not load; carries the user-facing message and hint."""
 
 
+class IndexUnusable(Failure):
+    """No index to answer from: none yet, or the live one could not be loaded (damaged, another
+    version's). F8 mends it; the main screen clears this error once a rebuild succeeds."""
+
+
 class Session:
     """State shared by the screens and the worker threads.
 
@@ -337,13 +342,13 @@ class Session:
         """The pipeline over the current settings, index and backend (built once, rebuilt after changes)."""
         with self._lock:
             if self.index is None and self.index_error is not None:
-                raise Failure(
+                raise IndexUnusable(
                     str(self.index_error),
                     hint=self.index_error.hint
                     or "press F8 to rebuild it, or run: gorilla-tui index --refresh",
                 )
             if self.index is None:
-                raise Failure("no index yet", hint="press F8 to build it from the configured sources")
+                raise IndexUnusable("no index yet", hint="press F8 to build it from the configured sources")
             if self._pipeline is None:
                 args = (self.settings, self.index, self.backend)
                 if self.pipeline_factory is default_pipeline:  # reuse the checker warm_up got ready

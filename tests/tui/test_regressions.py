@@ -245,3 +245,40 @@ async def test_hits_fill_when_the_model_cannot_be_loaded(torchhub_index):
         assert panel.border_subtitle == "error"
         assert "passwd" in " ".join(str(panel.query_one("#stream").render()).split())
         assert app.main.proposal is None and status.state_kind == "error"
+
+
+async def test_a_rebuild_clears_the_stale_damaged_index_error(capsys, torchhub_index):
+    """Tester: after F8 rebuilt a damaged index, the proposal panel kept its "index is damaged" error until
+    the next ask. A rebuild that succeeds replaces it with a note that the index is ready (and the state
+    field is ready again); a proposal on show is left as it is."""
+    from gorilla_tui.cli import main
+    from gorilla_tui.retrieve import store
+    from gorilla_tui.tui.app import create_app
+    from gorilla_tui.tui.screens.index_setup import IndexSetupScreen
+    from tests.conftest import SMALL_POOL
+
+    assert main(["index", "--refresh", "--from", str(SMALL_POOL), "--only", "torchhub", "--no-dense"]) == 0
+    capsys.readouterr()
+    docs = store.current_version() / "docs.jsonl"
+    with docs.open("r+b") as f:
+        f.truncate(docs.stat().st_size // 2)
+    backend = ScriptedBackend([" " + VALID_CALL])
+    app = create_app(Settings(mode="generate"), backend=backend, show_timings=False)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await wait_for(pilot, lambda: "index error" in screen_text(app), timeout=30)
+        await ask(pilot, VIDEO_TASK)
+        panel = app.main.query_one("#proposal")
+        assert "damaged" in " ".join(screen_text(app).split()) and panel.border_subtitle == "error"
+        await pilot.press("f8")
+        await wait_for(pilot, lambda: isinstance(app.screen, IndexSetupScreen) and app.screen.is_mounted)
+        app.screen.dismiss(torchhub_index)  # as the dialog does when its build succeeds
+        await wait_for(pilot, lambda: app.screen is app.main and app.session.index is torchhub_index)
+        await pilot.pause()
+        shown = " ".join(screen_text(app).split())
+        assert "damaged" not in shown and "Error:" not in shown, shown
+        assert f"The index is ready: {len(torchhub_index.docs)} docs." in shown
+        assert panel.border_subtitle == "" and app.main.query_one("#status").state_kind == "ready"
+        await ask(pilot, VIDEO_TASK)  # answers from the new index; a later rebuild leaves the proposal
+        assert app.main.proposal.verdict.kind == "valid"
+        app.main.index_ready("The index is ready.")
+        assert panel.border_subtitle.startswith("code") and app.main.proposal is not None

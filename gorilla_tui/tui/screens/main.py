@@ -30,7 +30,7 @@ from gorilla_tui.tui.messages import (
 from gorilla_tui.tui.run import start_run
 from gorilla_tui.tui.screens.confirm import ConfirmScreen
 from gorilla_tui.tui.screens.doc import DocScreen
-from gorilla_tui.tui.session import Session, chosen_hit, effective_call
+from gorilla_tui.tui.session import IndexUnusable, Session, chosen_hit, effective_call
 from gorilla_tui.tui.widgets.api_card import ApiCard
 from gorilla_tui.tui.widgets.hits import HitsPanel
 from gorilla_tui.tui.widgets.proposal import ProposalPanel
@@ -74,6 +74,8 @@ class MainScreen(Screen):
         self._run_id = 0
         self._cancel: threading.Event | None = None
         self._confirmed_copy: Proposal | None = None
+        #: the proposal panel shows the last ask's "no usable index" error (see index_ready)
+        self.index_error_shown = False
 
     def compose(self) -> ComposeResult:
         yield Static("gorilla-tui — a task in plain English → a checked API call", id="title")
@@ -125,6 +127,7 @@ class MainScreen(Screen):
         self.running = True
         self.proposal = None
         self.task_id = None
+        self.index_error_shown = False
         task_input = self.query_one(TaskInput)
         task_input.value = task
         task_input.remember(task)
@@ -141,8 +144,9 @@ class MainScreen(Screen):
     def _ask_worker(self, run_id: int, task: str, cancel: threading.Event) -> None:
         session = self.session
 
-        def end(outcome: str, message: str = "", hint: str = "", proposal: Proposal | None = None) -> None:
-            self.post_message(AskEnded(run_id, outcome, message, hint, proposal=proposal, task_id=task_id))
+        def end(outcome: str, message: str = "", hint: str = "", **outcome_of: object) -> None:
+            """Post AskEnded; outcome_of: its proposal, or no_index for an error of no usable index."""
+            self.post_message(AskEnded(run_id, outcome, message, hint, task_id=task_id, **outcome_of))
 
         def on_event(event: object) -> None:
             if not cancel.is_set():
@@ -160,7 +164,9 @@ class MainScreen(Screen):
                 return end("cancelled")
             proposal = session.pipeline().ask(task, on_event=on_event, cancel=cancel)
         except GorillaError as e:
-            return end("cancelled") if cancel.is_set() else end("error", str(e), e.hint or "")
+            if cancel.is_set():
+                return end("cancelled")
+            return end("error", str(e), e.hint or "", no_index=isinstance(e, IndexUnusable))
         except Exception as e:  # a backend crash is shown in the panel; the app keeps running
             return end("error", f"{type(e).__name__}: {e}")
         if cancel.is_set():
@@ -202,6 +208,7 @@ class MainScreen(Screen):
         self.running = False
         self.finished += 1
         self.task_id = message.task_id
+        self.index_error_shown = message.no_index
         if message.outcome == "error":
             self.query_one(ProposalPanel).show_error(message.message, message.hint)
             self.query_one(VerdictBadge).clear()
@@ -230,6 +237,19 @@ class MainScreen(Screen):
             "unparseable": "the output could not be parsed",
         }.get(proposal.verdict.kind, "")
         self.query_one(ApiCard).show(proposal.verdict.matched, proposal.constraints, note=note)
+
+    def index_ready(self, text: str) -> None:
+        """A rebuild (F8) gave a usable index: the "no usable index" error the last ask left in the proposal
+        panel is stale, so `text` replaces it and the state field is ready again. Nothing while an ask
+        runs, when the panel shows something else (a proposal), or when the model could not be loaded (the
+        app has put that error in the panel since)."""
+        if not self.index_error_shown or self.running or self.session.backend_error is not None:
+            return
+        self.index_error_shown = False
+        panel = self.query_one(ProposalPanel)
+        panel.border_subtitle = ""
+        panel.show_message(text)
+        self.post_message(StateChanged("ready", "ready"))
 
     def action_cancel(self) -> None:
         """Escape: cancel the answer in flight (the model stops at its next token)."""
