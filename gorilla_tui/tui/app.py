@@ -47,7 +47,9 @@ class GorillaApp(CopyMixin, IndexLoadingMixin, App[None]):
         Binding("f1", "help", "Help"),
         Binding("ctrl+r", "history", "History"),
         Binding("ctrl+o", "settings", "Settings"),
-        Binding("f8", "build_index", "Build index"),
+        # not in the footer (F1 lists it, the status bar and the errors of a missing or damaged index say F8),
+        # so that the footer's keys fit beside Textual's "^p palette" at 80 columns (MainScreen.BINDINGS)
+        Binding("f8", "build_index", "Build index", show=False),
     ]
 
     def __init__(self, session: Session, *, show_timings: bool = True) -> None:

@@ -58,7 +58,7 @@ class MainScreen(Screen):
         Binding("escape", "cancel", "Cancel"),
         Binding("ctrl+y", "copy('call')", "Copy call", priority=True),
         # not in the footer (F1 lists them; the verdict panel names ctrl+n when there is a suggestion), so
-        # that F1 (help), Ctrl+Q (quit) and every other key fit in it at 80 and 120 columns
+        # that every key it shows (these, the app's but F8) and "^p palette" fit in it at 80 columns
         Binding("ctrl+g", "copy('code')", "Copy code", priority=True, show=False),
         Binding("ctrl+n", "accept_suggestion", "Accept did-you-mean", priority=True, show=False),
         Binding("f5", "run", "Run"),
