@@ -12,6 +12,7 @@ from gorilla_tui.cli.index_report import print_refresh
 from gorilla_tui.cli.index_status import FLAGGED_SHOWN, SKIPPED_SHOWN, sources_table, status  # noqa: F401 (old path)
 from gorilla_tui.config import load_settings
 from gorilla_tui.errors import GorillaError, UsageError
+from gorilla_tui.model.likelihood import check_choice_settings
 from gorilla_tui.paths import get_paths, path_exists
 from gorilla_tui.pool.doc import MAX_SOURCE_BYTES
 from gorilla_tui.textsafe import safe_text
@@ -277,6 +278,7 @@ def _run_refresh(
             mirrors=args.mirrors, user_paths=user_paths, only=only, keep_previous=not args.clean,
             on_event=on_event, manifests=manifests, config_paths=configured, max_bytes=max_bytes,
             on_wait=on_wait, extra_files=_write_lookup, force=args.force,  # check's lookup (issue 20)
+            check_manifest=check_choice_settings,  # the model's manifest keys: retrieve never imports model
         )  # fmt: skip
 
 

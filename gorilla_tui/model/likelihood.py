@@ -20,8 +20,9 @@ import threading
 from collections.abc import Sequence
 from typing import Any
 
+from gorilla_tui.errors import UsageError
 from gorilla_tui.pool.doc import ApiDoc
-from gorilla_tui.pool.manifest import shipped_values
+from gorilla_tui.pool.manifest import Manifest, shipped_values, shown_value
 
 #: Characters of the description kept in a doc's scoring context (fixed with the template on the dev split).
 DESCRIPTION_CHARS = 200
@@ -180,6 +181,30 @@ def vote_temperature(value: object) -> float | None:
     if isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value) and value > 0:
         return float(value)
     return None
+
+
+def check_choice_settings(manifest: Manifest) -> None:
+    """Refuse a manifest whose choice settings a choice would silently ignore: CHOICE_RULE_KEY not one of
+    CHOICE_RULES (choice_rules dropped it and the source got CHOICE_RULE), VOTE_TEMPERATURE_KEY not a finite
+    number > 0 (vote_temperature: the source voted at VOTE_TEMPERATURE). Absent keys are fine. A refresh
+    calls it for every manifest (retrieve.refresh's check_manifest, passed by the CLI and the TUI: retrieve
+    never imports model), as refresh_plan.check_settings for the retrieval settings.
+
+    Raises:
+        UsageError: one line naming the manifest file (or source), the key and the value.
+    """
+    where = manifest.origin or manifest.name
+    extra = manifest.extra
+    if CHOICE_RULE_KEY in extra and extra[CHOICE_RULE_KEY] not in CHOICE_RULES:
+        raise UsageError(
+            f"{where}: `{CHOICE_RULE_KEY}` must be one of {', '.join(map(repr, CHOICE_RULES))}, not "
+            f"{shown_value(extra[CHOICE_RULE_KEY])}"
+        )
+    if VOTE_TEMPERATURE_KEY in extra and vote_temperature(extra[VOTE_TEMPERATURE_KEY]) is None:
+        raise UsageError(
+            f"{where}: `{VOTE_TEMPERATURE_KEY}` must be a finite number > 0, not "
+            f"{shown_value(extra[VOTE_TEMPERATURE_KEY])}"
+        )
 
 
 def vote_temperatures() -> dict[str, float]:

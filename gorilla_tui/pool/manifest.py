@@ -155,6 +155,13 @@ def load_manifests() -> list[Manifest]:
     return manifests
 
 
+def shown_value(value: Any) -> str:
+    """A manifest value as an error naming it shows it: its repr (one line: a string's line breaks are
+    escaped), cut to 60 characters."""
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
 @functools.cache
 def shipped_values(key: str) -> dict[str, Any]:
     """Source name -> the value of `key` in its shipped manifest (index/*.toml, Manifest.extra), for the

@@ -143,6 +143,7 @@ def refresh(
     on_wait: Callable[[str], None] | None = None,
     extra_files: Callable[[Path, Sequence[ApiDoc]], object] | None = None,
     force: bool = False,
+    check_manifest: Callable[[Manifest], None] | None = None,
 ) -> RefreshReport:
     """Rebuild the index in get_paths().index_dir, or keep it when no source changed.
 
@@ -156,7 +157,10 @@ def refresh(
     source (pool.doc); on_wait(message): called once when another refresh holds the lock (waited for up
     to index_store.LOCK_WAIT seconds); extra_files(build folder, docs): writes more files into the version
     before it is published (the CLI passes check.lookup.write_lookup; retrieve never imports check);
-    force: rebuild every source even when its fingerprint did not change.
+    force: rebuild every source even when its fingerprint did not change; check_manifest(manifest): raises
+    UsageError for a manifest setting retrieve does not own (the CLI and the TUI pass
+    model.likelihood.check_choice_settings: choice_rule, vote_temperature; retrieve never imports model),
+    called for every manifest before anything is read, after refresh_plan.check_settings.
 
     Unchanged sources (issue 18): each source's content fingerprint (pool.sources.source_fingerprint,
     user_fingerprint: files' sizes and SHA-256, the python-env interpreter and module files, the manifest,
@@ -179,7 +183,7 @@ def refresh(
     whose docs are all empty, the lock held by another refresh too long, or a write that failed (disk
     full with free and needed space, permission).
     """
-    plan = make_plan(mirrors, user_paths, config_paths, only, manifests, max_bytes)
+    plan = make_plan(mirrors, user_paths, config_paths, only, manifests, max_bytes, check_manifest)
     emit = on_event or (lambda kind, name, load: None)
     started = time.perf_counter()
     with index_store.refresh_lock(timeout=index_store.LOCK_WAIT, on_wait=on_wait):

@@ -3,19 +3,19 @@ source named like a built-in one replaces it) and each manifest's retrieval mode
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from gorilla_tui.errors import UsageError
 from gorilla_tui.paths import expand_user
 from gorilla_tui.pool.doc import SourceRejected, detect_format, source_files
+from gorilla_tui.pool.manifest import shown_value
 from gorilla_tui.pool.sources import FetchContext, Manifest, load_manifests, source_name, split_source
 from gorilla_tui.retrieve.dense import DENSE_WEIGHT_KEY, FUSION_DEPTH_ALL, FUSION_DEPTH_KEY
 from gorilla_tui.retrieve.embed import PASSAGE_KEY, PASSAGE_RECIPES
 from gorilla_tui.retrieve.fusion import dense_weight, fusion_depth
-from gorilla_tui.retrieve.refresh_dense import DEFAULT_RETRIEVAL
+from gorilla_tui.retrieve.refresh_dense import DEFAULT_RETRIEVAL, EMBED_QUESTIONS_KEY
 
 #: Manifest key saying how a source is retrieved: "hybrid" (BM25 + dense, its docs are embedded) or "bm25".
 RETRIEVAL_KEY = "retrieval"
@@ -40,7 +40,10 @@ def retrieval_mode(manifest: Manifest | None) -> str:
 def check_settings(manifest: Manifest) -> None:
     """Refuse a manifest whose retrieval settings a search would silently ignore or misuse: DENSE_WEIGHT_KEY
     not a finite number >= 0 (inf, nan, -1, a string, a bool), FUSION_DEPTH_KEY neither a positive integer
-    nor FUSION_DEPTH_ALL, PASSAGE_KEY not one of embed.PASSAGE_RECIPES. Absent keys are fine.
+    nor FUSION_DEPTH_ALL, PASSAGE_KEY not one of embed.PASSAGE_RECIPES, EMBED_QUESTIONS_KEY not a bool
+    (`"yes"` was taken as false). Absent keys are fine. The choice settings (choice_rule, vote_temperature)
+    are model/likelihood.py's to check (check_choice_settings; retrieve never imports model): refresh
+    takes that check as `check_manifest`.
 
     Raises:
         UsageError: one line naming the manifest file (or source), the key and the value.
@@ -48,25 +51,21 @@ def check_settings(manifest: Manifest) -> None:
     where = manifest.origin or manifest.name
     extra = manifest.extra
     if DENSE_WEIGHT_KEY in extra and dense_weight(extra[DENSE_WEIGHT_KEY]) is None:
-        value = _shown(extra[DENSE_WEIGHT_KEY])
+        value = shown_value(extra[DENSE_WEIGHT_KEY])
         raise UsageError(f"{where}: `{DENSE_WEIGHT_KEY}` must be a finite number >= 0, not {value}")
     if FUSION_DEPTH_KEY in extra and fusion_depth(extra[FUSION_DEPTH_KEY]) is None:
         raise UsageError(
             f"{where}: `{FUSION_DEPTH_KEY}` must be a positive integer or {FUSION_DEPTH_ALL!r}, not "
-            f"{_shown(extra[FUSION_DEPTH_KEY])}"
+            f"{shown_value(extra[FUSION_DEPTH_KEY])}"
         )
     if PASSAGE_KEY in extra and extra[PASSAGE_KEY] not in PASSAGE_RECIPES:
         raise UsageError(
             f"{where}: `{PASSAGE_KEY}` must be one of {', '.join(map(repr, PASSAGE_RECIPES))}, not "
-            f"{_shown(extra[PASSAGE_KEY])}"
+            f"{shown_value(extra[PASSAGE_KEY])}"
         )
-
-
-def _shown(value: Any) -> str:
-    """A manifest value as the error shows it: its repr (one line: a string's line breaks are escaped),
-    cut to 60 characters."""
-    text = repr(value)
-    return text if len(text) <= 60 else text[:57] + "..."
+    if EMBED_QUESTIONS_KEY in extra and not isinstance(extra[EMBED_QUESTIONS_KEY], bool):
+        value = shown_value(extra[EMBED_QUESTIONS_KEY])
+        raise UsageError(f"{where}: `{EMBED_QUESTIONS_KEY}` must be true or false, not {value}")
 
 
 def _select(manifests: list[Manifest], only: Sequence[str], user_names: Sequence[str]) -> list[Manifest]:
@@ -100,9 +99,11 @@ def make_plan(
     only: Sequence[str],
     manifests: list[Manifest] | None,
     max_bytes: int,
+    check_manifest: Callable[[Manifest], None] | None = None,
 ) -> Plan:
     """Check refresh's arguments and decide what it reads (see refresh for the arguments; raises
-    UsageError, also for a manifest with a bad retrieval setting: check_settings)."""
+    UsageError, also for a manifest with a bad retrieval setting, check_settings, or one `check_manifest`
+    refuses)."""
     for m in mirrors or ():
         if not Path(m).is_dir():
             raise UsageError(f"--from {m}: not a folder")
@@ -130,6 +131,8 @@ def make_plan(
     modes = {m.name: retrieval_mode(m) for m in manifests}
     for m in manifests:
         check_settings(m)
+        if check_manifest is not None:
+            check_manifest(m)
     return Plan(manifests, selected, users, set(replaced), ctx, modes)
 
 

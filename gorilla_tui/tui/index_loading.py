@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 from textual import work
 
 from gorilla_tui.errors import GorillaError, IndexMissingError, IndexOutdatedError
+from gorilla_tui.model.likelihood import check_choice_settings
 from gorilla_tui.tui.messages import LoadState
 from gorilla_tui.tui.widgets.status_bar import StatusBar
 
@@ -87,7 +88,8 @@ class IndexLoadingMixin:
 
         try:
             report = refresh(
-                config_paths=[p for p in self.session.settings.source_specs() if not p.startswith("python:")]
+                config_paths=[p for p in self.session.settings.source_specs() if not p.startswith("python:")],
+                check_manifest=check_choice_settings,  # the model's manifest keys (retrieve.refresh)
             )
             self.session.set_index(report.index)
         except Exception as e:  # a failed rebuild must not kill the app

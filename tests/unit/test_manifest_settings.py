@@ -14,6 +14,7 @@ import pytest
 from gorilla_tui import resources
 from gorilla_tui.cli import main
 from gorilla_tui.errors import UsageError
+from gorilla_tui.model.likelihood import CHOICE_RULES, check_choice_settings
 from gorilla_tui.pool import manifest as manifest_module
 from gorilla_tui.pool.doc import MAX_SOURCE_BYTES
 from gorilla_tui.pool.manifest import Manifest, load_manifests, parse_manifest, shipped_values, tomllib
@@ -38,9 +39,25 @@ BAD = [
     ("passage", '"summary"', "'summary'"),
     ("passage", "3", "3"),
     ("passage", '"fields\\nmore"', "'fields\\nmore'"),
+    ("embed_questions", '"yes"', "'yes'"),
+    ("embed_questions", "1", "1"),
+]
+#: The choice settings: model/likelihood.py check_choice_settings (a refresh's check_manifest).
+BAD_CHOICE = [
+    ("choice_rule", '"coin"', "'coin'"),
+    ("choice_rule", "3", "3"),
+    ("vote_temperature", "0", "0"),
+    ("vote_temperature", "-2", "-2"),
+    ("vote_temperature", "inf", "inf"),
+    ("vote_temperature", "nan", "nan"),
+    ("vote_temperature", '"3"', "'3'"),
+    ("vote_temperature", "true", "True"),
 ]
 GOOD = [("dense_weight", "0"), ("dense_weight", "0.5"), ("dense_weight", "5"), ("fusion_depth", "1"),
-        ("fusion_depth", '"all"'), *(("passage", f'"{r}"') for r in PASSAGE_RECIPES)]  # fmt: skip
+        ("fusion_depth", '"all"'), *(("passage", f'"{r}"') for r in PASSAGE_RECIPES),
+        ("embed_questions", "true"), ("embed_questions", "false")]  # fmt: skip
+GOOD_CHOICE = [*(("choice_rule", f'"{r}"') for r in CHOICE_RULES), ("vote_temperature", "3"),
+               ("vote_temperature", "0.5")]  # fmt: skip
 
 
 def _user_manifest(folder: Path, setting: str) -> Path:
@@ -82,11 +99,36 @@ def test_a_user_manifest_with_good_settings_refreshes(tmp_path: Path) -> None:
     assert [(r["name"], r["status"], r["loaded"]) for r in report.sources] == [("mine", "ok", 8)]
 
 
+@pytest.mark.parametrize(("key", "toml", "shown"), BAD_CHOICE)
+def test_a_bad_choice_setting_is_one_line_naming_the_file_and_the_key(
+    tmp_path: Path, key: str, toml: str, shown: str
+) -> None:
+    """`choice_rule = "coin"` or a vote_temperature of 0 was accepted silently (the choice then used the
+    default rule or temperature); model/likelihood.py refuses it, and a refresh given that check (the
+    CLI's and the TUI's: retrieve never imports model) refuses it before anything is read or written."""
+    path = _user_manifest(tmp_path, f"{key} = {toml}")
+    with pytest.raises(UsageError) as e:
+        check_choice_settings(_parsed(path))
+    message = str(e.value)
+    assert message.startswith(f"{path}: `{key}` must be ") and message.endswith(f", not {shown}")
+    assert "\n" not in message
+    check_settings(_parsed(path))  # not retrieve's key
+    with pytest.raises(UsageError, match=f"`{key}`"):
+        refresh(mirrors=[SMALL_POOL], manifests=[_parsed(path)], check_manifest=check_choice_settings)
+    assert index_store.current_version() is None
+
+
+@pytest.mark.parametrize(("key", "toml"), GOOD_CHOICE)
+def test_a_good_choice_setting_passes(tmp_path: Path, key: str, toml: str) -> None:
+    check_choice_settings(_parsed(_user_manifest(tmp_path, f"{key} = {toml}")))
+
+
 def test_the_shipped_manifests_all_pass() -> None:
     manifests = load_manifests()
     assert {"torchhub", "tensorflowhub", "huggingface", "apizoo", "python-env"} <= {m.name for m in manifests}
     for m in manifests:
         check_settings(m)
+        check_choice_settings(m)
     assert make_plan(None, [], [], [], None, MAX_SOURCE_BYTES).manifests == manifests
     # and the weights they set are the ones a search fuses with
     assert {name: dense_weight(v) for name, v in shipped_values("dense_weight").items()} == {
@@ -123,5 +165,43 @@ def test_an_edited_shipped_manifest_is_one_line_exit_2_from_the_cli(
     assert (
         err == "gorilla-tui: error: index/apizoo.toml: `dense_weight` must be a finite number >= 0, not inf\n"
     )
+    assert main(["index", "--status", "--json"]) == 0
+    assert '"index": false' in capsys.readouterr().out
+
+
+@pytest.mark.parametrize(
+    ("line", "message"),
+    [
+        ('choice_rule = "coin"', "index/apizoo.toml: `choice_rule` must be one of "),
+        ("vote_temperature = 0", "index/apizoo.toml: `vote_temperature` must be a finite number > 0, not 0"),
+        ('embed_questions = "yes"', "index/apizoo.toml: `embed_questions` must be true or false, not 'yes'"),
+    ],
+)
+def test_an_edited_shipped_manifest_choice_setting_is_one_line_exit_2_from_the_cli(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    line: str,
+    message: str,
+) -> None:
+    """`choice_rule = "coin"`, `vote_temperature = 0` or `embed_questions = "yes"` in index/apizoo.toml: a
+    refresh exited 0 and the setting was ignored. It exits 2 now with one line naming the file and the key,
+    and builds nothing."""
+    folder = tmp_path / "index"
+    folder.mkdir()
+    for f in resources.data_files("index"):
+        (folder / f.name).write_text(f.read_text(encoding="utf-8"), encoding="utf-8")
+    zoo = folder / "apizoo.toml"
+    zoo.write_text(f"{line}\n" + zoo.read_text())  # a top-level key: before any [table]
+    monkeypatch.setattr(
+        manifest_module, "data_files", lambda name, suffix=".toml": sorted(folder.glob("*.toml"))
+    )
+    shipped_values.cache_clear()
+    try:
+        assert main(["index", "--refresh", "--from", str(SMALL_POOL), "--only", "apizoo"]) == 2
+    finally:
+        shipped_values.cache_clear()
+    err = capsys.readouterr().err
+    assert err.startswith(f"gorilla-tui: error: {message}") and err.count("\n") == 1
     assert main(["index", "--status", "--json"]) == 0
     assert '"index": false' in capsys.readouterr().out

@@ -12,6 +12,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Label, Log, ProgressBar, Static
 
 from gorilla_tui.errors import GorillaError
+from gorilla_tui.model.likelihood import check_choice_settings
 from gorilla_tui.pool.sources import load_manifests
 from gorilla_tui.textsafe import safe_text
 from gorilla_tui.tui.messages import IndexBuilt, Notice
@@ -154,6 +155,7 @@ class IndexSetupScreen(ModalScreen[object]):
                 mirrors=[folder] if folder else (self.mirrors or None),
                 user_paths=self.user_paths,
                 on_event=on_event,
+                check_manifest=check_choice_settings,  # the model's manifest keys (retrieve.refresh)
             )
         except GorillaError as e:
             self._to_ui(app, self._failed, str(e), e.hint or "")
