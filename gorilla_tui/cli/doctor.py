@@ -14,7 +14,7 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any
 
-from gorilla_tui.errors import GorillaError
+from gorilla_tui.errors import GorillaError, IndexMissingError
 from gorilla_tui.model import profiles as kernels
 from gorilla_tui.model import registry as models
 from gorilla_tui.paths import expand_user, get_paths
@@ -70,7 +70,16 @@ def _runtime(report: dict[str, Any], problems: list[dict[str, str]], settings: A
                          "fix": prof.install})  # fmt: skip
 
 
-def _model(report: dict[str, Any], problems: list[dict[str, str]], spec: str, do_hash: bool) -> None:
+def _model(
+    report: dict[str, Any],
+    problems: list[dict[str, str]],
+    notes: list[dict[str, str]],
+    spec: str,
+    do_hash: bool,
+) -> None:
+    """report["model"] (spec, family, path, size, sha256); a model that cannot be used is a problem. The
+    embedded model not assembled yet is a note: the first use assembles it from the installed package
+    (~1 s), so a fresh install has nothing to fix."""
     spec = spec.strip()
     info: dict[str, Any] = {"spec": spec or models.EMBEDDED, "family": models.family_of_spec(spec)}
     report["model"] = info
@@ -80,8 +89,8 @@ def _model(report: dict[str, Any], problems: list[dict[str, str]], spec: str, do
 
         path = get_paths().models_dir / pkg.MODEL_NAME
         if not path.is_file():
-            problems.append({"problem": "the embedded model is not assembled yet (done on first use, ~1 s)",
-                             "fix": "gorilla-tui model pull"})  # fmt: skip
+            notes.append({"note": "the embedded model is not assembled yet (done on first use, ~1 s)",
+                          "fix": "gorilla-tui model pull  # to do it now"})  # fmt: skip
             path = None
     elif models.split_quant(spec)[1] or spec.startswith("hf:"):
         name, quant = models.split_quant(spec)
@@ -120,7 +129,10 @@ def _inference(report: dict[str, Any], problems: list[dict[str, str]]) -> None:
 
     path, kernel = report.get("model", {}).get("path"), report.get("kernel")
     if not path or not kernel:
-        report["inference"] = {"ok": None, "skipped": "no model file or kernel profile (see the problems)"}
+        report["inference"] = {
+            "ok": None,
+            "skipped": "no model file or kernel profile (see the problems and notes)",
+        }
         return
     fix = kernel["install"] or f'CMAKE_ARGS="{kernel["cmake_args"]}" pip install llama-cpp-python'
     try:
@@ -151,16 +163,26 @@ _INDEX_FIX = (
 )
 
 
+#: How to mend a damaged live index: a plain refresh reads its sources again from where they came.
+_DAMAGED_FIX = "gorilla-tui index --refresh (it reads the sources the index was built from again)"
+
+
 def _index(report: dict[str, Any], problems: list[dict[str, str]], notes: list[dict[str, str]]) -> None:
-    """report["index"] (path, docs, built_at, age_days, sources: name -> docs loaded); a missing or
-    unreadable index and one over 30 days old are problems, what a working index lacks a note (_lacks)."""
-    from gorilla_tui.retrieve.store import read_meta  # deferred: numpy, scipy (~0.3 s); `--help` stays fast
+    """report["index"] (path, docs, built_at, age_days, sources: name -> docs loaded); a missing index, one a
+    search refuses (opened and checked as a search opens it: store.read_stored, so a truncated docs.jsonl
+    or a meta.json of the wrong shape is a problem, never an internal error) and one over 30 days old are
+    problems, what a working index lacks a note (_lacks)."""
+    from gorilla_tui.retrieve.store import read_stored  # deferred: numpy (~0.1 s); `--help` stays fast
 
     try:
-        folder, meta = read_meta()
-    except GorillaError as e:
+        stored = read_stored()
+    except IndexMissingError as e:
         problems.append({"problem": str(e), "fix": _INDEX_FIX})
         return
+    except GorillaError as e:
+        problems.append({"problem": str(e), "fix": _DAMAGED_FIX})
+        return
+    folder, meta = stored.folder, stored.meta
     built = meta.get("built_at")
     age = None
     if built:
@@ -267,7 +289,7 @@ def collect(args: argparse.Namespace) -> dict[str, Any]:
     if settings.endpoint:
         report["model"] = {"endpoint": settings.endpoint}
     else:
-        _model(report, problems, settings.model, not args.no_hash)
+        _model(report, problems, notes, settings.model, not args.no_hash)
         if not getattr(args, "no_inference", False):
             _inference(report, problems)
     _index(report, problems, notes)

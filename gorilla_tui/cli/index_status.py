@@ -8,7 +8,7 @@ import json
 from datetime import datetime, timezone
 from typing import Any
 
-from gorilla_tui.errors import IndexMissingError
+from gorilla_tui.errors import GorillaError, IndexMissingError
 from gorilla_tui.paths import get_paths
 from gorilla_tui.textsafe import safe_text
 
@@ -92,16 +92,31 @@ def status(args: argparse.Namespace) -> int:
     """`index --status`: the live index's sources, flagged entries, skipped lines and summary (or JSON).
 
     No index built yet is a state, not an error: one line saying so and how to build one, exit 0 (with
-    --json: {"index": false, ...}). A damaged live index still raises GorillaError (exit 2).
+    --json: {"index": false, ...}). The index is opened and checked as a search opens it
+    (store.read_stored: meta.json's shape and fields, vocab.json, postings.npz and docs.jsonl fitting each
+    other), so an index a search refuses is never shown as healthy: a damaged one raises GorillaError, the
+    search's line with how to rebuild it (exit 2); with --json it prints {"index": true, "damaged": true,
+    "message", "hint", ...} and exits 2.
+
+    Returns:
+        The exit code: 0, or 2 with --json for a damaged index.
+
+    Raises:
+        GorillaError: the live index is damaged (without --json).
     """
     from rich.text import Text  # deferred: rich; --help stays fast
 
     from gorilla_tui.retrieve import store as index_store  # deferred: numpy, scipy (~0.3 s)
 
     try:
-        folder, meta = index_store.read_meta()
+        stored = index_store.read_stored()
     except IndexMissingError as e:
         return _no_index(args, e)
+    except GorillaError as e:
+        if not args.json:
+            raise
+        return _damaged(e)
+    folder, meta = stored.folder, stored.meta
     size = index_store.folder_size(folder)
     age_s, age = _age(meta.get("built_at", ""))
     paths = get_paths()
@@ -163,12 +178,29 @@ def _no_index(args: argparse.Namespace, missing: IndexMissingError) -> int:
     return 0
 
 
+def _damaged(damage: GorillaError) -> int:
+    """`index --status --json` when the live index is damaged (a search refuses it): {"index": true,
+    "damaged": true, "message", "hint"} and the folders, exit 2."""
+    paths = get_paths()
+    doc = {
+        "index": True,
+        "damaged": True,
+        "message": str(damage),
+        "hint": damage.hint,
+        "index_dir": str(paths.index_dir),
+        "config_file": str(paths.config_file),
+    }
+    print(json.dumps(doc, indent=1))
+    return 2
+
+
 def _status_json(folder: Any, meta: dict[str, Any], size: int, age_s: float) -> dict[str, Any]:
     """What `index --status --json` prints ("index": true; see _no_index for the state without one)."""
     paths = get_paths()
     flagged = meta.get("flagged", [])
     return {
         "index": True,
+        "damaged": False,
         "path": str(folder),
         "index_dir": str(paths.index_dir),
         "config_file": str(paths.config_file),

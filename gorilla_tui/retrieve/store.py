@@ -18,6 +18,7 @@ import zipfile
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
+from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -320,11 +321,7 @@ def read_stored(path: Path | None = None) -> StoredIndex:
     version 1 the old way (every doc, scipy), with a note. Raises IndexMissingError when none is built,
     GorillaError when it was written by another store version or is damaged or inconsistent."""
     folder = path if path is not None and (path / "meta.json").is_file() else _live(path)
-    meta = _read_json(folder / "meta.json")
-    if not isinstance(meta, dict):
-        raise GorillaError(
-            f"the index at {folder} is damaged (meta.json is not an object); rebuild it", hint=DAMAGED_HINT
-        )
+    meta = check_meta(folder, _read_json(folder / "meta.json"))
     version = meta.get("store_version")
     if version not in READABLE_VERSIONS:
         raise GorillaError(
@@ -341,6 +338,8 @@ def read_stored(path: Path | None = None) -> StoredIndex:
         n_docs = len(arrays["lengths"])
         if not isinstance(terms, list) or len(arrays["indptr"]) != len(terms) + 1:
             raise ValueError("vocab.json does not fit the postings")
+        if meta.get("n_docs", n_docs) != n_docs or meta.get("vocab_size", len(terms)) != len(terms):
+            raise ValueError("meta.json's counts do not fit the postings")
         per_doc = {len(arrays["source_codes"]), len(arrays["offsets"]) - 1}
         if per_doc != {n_docs}:
             raise ValueError("the offsets or sources do not fit the docs")
@@ -354,6 +353,8 @@ def read_stored(path: Path | None = None) -> StoredIndex:
         Postings(arrays["indptr"], arrays["rows"], arrays["tf"], arrays["lengths"]).check()
     except _DAMAGED as e:
         why = str(e).splitlines()[0][:120] if str(e).strip() else type(e).__name__
+        if isinstance(e, OSError) and e.filename:  # the file's name, not a path cut to 120 characters
+            why = f"{Path(e.filename).name}: {e.strerror or e}"
         raise GorillaError(
             f"the index at {folder} is damaged ({why}); rebuild it", hint=DAMAGED_HINT
         ) from None
@@ -361,6 +362,66 @@ def read_stored(path: Path | None = None) -> StoredIndex:
     codes = arrays.pop("source_codes")
     del arrays["source_names"]
     return StoredIndex(folder, meta, docs, terms, None, arrays, names, codes)
+
+
+def _is_count(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and value >= 0
+
+
+def _is_time(value: Any) -> bool:
+    try:
+        return datetime.fromisoformat(value).tzinfo is not None  # the age is taken from an aware "now"
+    except (TypeError, ValueError):
+        return False
+
+
+def _rows(key: str) -> Callable[[Any], bool]:
+    """A list of objects, each holding a string `key` ("" for any object)."""
+    return lambda v: (
+        isinstance(v, list)
+        and all(isinstance(r, dict) and (not key or isinstance(r.get(key), str)) for r in v)
+    )
+
+
+#: The fields of meta.json that readers use (index --status, doctor, search), each with what it must be
+#: when present: the check of check_meta.
+META_FIELDS: dict[str, tuple[Callable[[Any], bool], str]] = {
+    "n_docs": (_is_count, "a count"),
+    "vocab_size": (_is_count, "a count"),
+    "built_at": (_is_time, "an ISO date and time with its UTC offset"),
+    "sources": (_rows("name"), "a list of source rows"),
+    "flagged": (_rows("source"), "a list of flagged entries"),
+    "diagnostics": (_rows(""), "a list of objects"),
+    "params": (lambda v: isinstance(v, dict) and isinstance(v.get("bm25", {}), dict), "an object"),
+}
+
+
+def check_meta(folder: Path, meta: Any) -> dict[str, Any]:
+    """meta.json of the version `folder` as every reader may use it: an object whose META_FIELDS, when
+    present, are what they must be (a meta.json of `[]`, or an `n_docs` of "many", made `index --status`
+    and `doctor` end in an internal error while `search` refused the first and used the second).
+
+    Args:
+        folder: the version folder (named by the error).
+        meta: meta.json's JSON value.
+
+    Returns:
+        meta, checked.
+
+    Raises:
+        GorillaError: "the index at FOLDER is damaged (meta.json ...); rebuild it", with DAMAGED_HINT.
+    """
+    if not isinstance(meta, dict):
+        raise GorillaError(
+            f"the index at {folder} is damaged (meta.json is not an object); rebuild it", hint=DAMAGED_HINT
+        )
+    for key, (ok, what) in META_FIELDS.items():
+        if key in meta and not ok(meta[key]):
+            raise GorillaError(
+                f"the index at {folder} is damaged (meta.json's {key} is not {what}); rebuild it",
+                hint=DAMAGED_HINT,
+            )
+    return meta
 
 
 #: Arrays of postings.npz (write_version).

@@ -1,0 +1,109 @@
+"""What `index --status` and `doctor` say of a damaged live index: the same as a search, which refuses it.
+
+meta.json of the wrong shape (`[]`, `null`) or with fields of the wrong type ended both in an internal
+error; a truncated docs.jsonl, a garbage line in it, a deleted postings.npz, garbage in vocab.json and a
+meta.json of `{}` were shown as a healthy index (full table, exit 0) while `search` refused them. Both now
+open the index as a search does (store.read_stored): status prints the search's line and how to rebuild
+(exit 2; with --json a document saying "damaged", exit 2), doctor lists it as a problem with that fix. Real
+refreshes of tests/data/pool through cli.main, then the files damaged."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from gorilla_tui.cli import main
+from gorilla_tui.retrieve import store
+
+SMALL_POOL = Path(__file__).resolve().parents[1] / "data" / "pool"
+HUBS = ("torchhub", "tensorflowhub", "huggingface", "apizoo")
+REFRESH = ["index", "--refresh", "--from", str(SMALL_POOL), *(a for h in HUBS for a in ("--only", h))]
+FIX = "gorilla-tui index --refresh"
+
+
+def _merged(**fields: object) -> Callable[[Path], None]:
+    def damage(folder: Path) -> None:
+        meta = json.loads((folder / "meta.json").read_text())
+        (folder / "meta.json").write_text(json.dumps(dict(meta, **fields)))
+
+    return damage
+
+
+def _garbage_line(folder: Path) -> None:
+    lines = (folder / store.DOCS_FILE).read_bytes().split(b"\n")
+    lines[3] = b"garbage"
+    (folder / store.DOCS_FILE).write_bytes(b"\n".join(lines))
+
+
+def _truncate(folder: Path) -> None:
+    with open(folder / store.DOCS_FILE, "r+b") as f:
+        f.truncate(1000)
+
+
+DAMAGES: dict[str, tuple[Callable[[Path], None], str]] = {
+    "meta-list": (lambda f: (f / "meta.json").write_text("[]"), "meta.json is not an object"),
+    "meta-null": (lambda f: (f / "meta.json").write_text("null"), "meta.json is not an object"),
+    "meta-empty": (lambda f: (f / "meta.json").write_text("{}"), "built by another version"),
+    "meta-types": (_merged(built_at=5, sources="x", n_docs="many"), "meta.json's n_docs is not a count"),
+    "built_at": (_merged(built_at=5), "meta.json's built_at is not an ISO date"),
+    "built_at-naive": (_merged(built_at="2024-01-01T00:00:00"), "meta.json's built_at is not an ISO date"),
+    "sources": (_merged(sources="x"), "meta.json's sources is not a list of source rows"),
+    "source-row": (_merged(sources=[1]), "meta.json's sources is not a list of source rows"),
+    "flagged": (_merged(flagged={"a": 1}), "meta.json's flagged is not a list"),
+    "n_docs-lies": (_merged(n_docs=3), "meta.json's counts do not fit the postings"),
+    "params": (_merged(params=[]), "meta.json's params is not an object"),
+    "docs-truncated": (_truncate, "docs.jsonl does not fit its offsets"),
+    "docs-garbage-line": (_garbage_line, "docs.jsonl does not fit its offsets"),
+    "postings-deleted": (lambda f: (f / store.POSTINGS_FILE).unlink(), "postings.npz"),
+    "vocab-garbage": (lambda f: (f / "vocab.json").write_text("garbage!"), "vocab.json"),
+}
+
+
+@pytest.mark.parametrize("name", list(DAMAGES))
+def test_status_and_doctor_say_what_search_says_of_a_damaged_index(
+    name: str, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("COLUMNS", "400")
+    assert main([*REFRESH, "--json"]) == 0
+    folder = Path(json.loads(capsys.readouterr().out)["path"])
+    damage, why = DAMAGES[name]
+    damage(folder)
+
+    assert main(["search", "classify images"]) == 2
+    search_err = capsys.readouterr().err
+    assert why in search_err and "internal error" not in search_err
+
+    assert main(["index", "--status"]) == 2
+    out, err = capsys.readouterr()
+    assert out == "" and err == search_err  # the search's line and its hint, word for word
+    assert err.startswith("gorilla-tui: error: ") and err.count("\n") == 2 and FIX in err
+
+    assert main(["index", "--status", "--json"]) == 2
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["index"] is True and doc["damaged"] is True
+    assert why in doc["message"] and FIX in doc["hint"]
+
+    assert main(["doctor", "--no-inference", "--no-hash", "--json"]) == 1
+    rep = json.loads(capsys.readouterr().out)
+    damaged = [p for p in rep["problems"] if why in p["problem"]]
+    assert len(damaged) == 1 and damaged[0]["fix"].startswith(FIX) and "index" not in rep
+    assert main(["doctor", "--no-inference", "--no-hash"]) == 1
+    out = capsys.readouterr().out
+    assert "internal error" not in out and "problem: " in out and f"fix: {FIX}" in out
+
+
+def test_a_plain_refresh_mends_what_status_calls_damaged(capsys: pytest.CaptureFixture[str]) -> None:
+    """The fix status and doctor name works: a plain `index --refresh` rebuilds the damaged index, and
+    status then shows it again (exit 0, "damaged": false)."""
+    assert main([*REFRESH, "--json"]) == 0
+    folder = Path(json.loads(capsys.readouterr().out)["path"])
+    (folder / "meta.json").write_text("[]")
+    assert main(["index", "--status", "--json"]) == 2
+    capsys.readouterr()
+    assert main(["index", "--refresh", "--json"]) == 0
+    capsys.readouterr()
+    doc = json.loads(main(["index", "--status", "--json"]) == 0 and capsys.readouterr().out or "{}")
+    assert doc["damaged"] is False and doc["n_docs"] > 0
