@@ -203,16 +203,21 @@ def _read_code(name: str) -> str:
 
 
 def confirm_run(code: str, verdict: Any, requirements: list[str], *, isolated: bool, yes: bool) -> bool:
-    """Show the exact code, its env requirements and the verdict on stderr, then ask on stdin; a verdict
-    that is not valid needs a second, explicit yes. yes=True answers both (shown). Shared with `ask --run`.
-    The code, the call and the requirements are shown through textsafe.safe_text, never as markup."""
+    """Show the exact code (long lines wrapped, never cut: all of it is what runs), its env requirements
+    and the verdict on stderr, then ask on stdin; a verdict that is not valid needs a second, explicit yes.
+    yes=True answers both (shown). Shared with `ask --run`. The code, the call and the requirements are
+    shown through textsafe.safe_text, never as markup."""
     from rich.console import Console  # deferred: rich (~0.1 s); --help and --json stay fast
     from rich.panel import Panel
     from rich.syntax import Syntax
     from rich.text import Text
 
     err = Console(stderr=True)
-    err.print(Panel(Syntax(safe_text(code), "python", line_numbers=True), title="code to run", expand=False))
+    # word_wrap: every character that will run is shown; without it rich cut a long line at the panel's edge
+    # and the hidden rest ran ("x = 1" + 200 spaces + "; print(...)" showed "x = 1"). A wrapped line's
+    # continuation rows have no line number, so they never pass for a line of their own.
+    shown = Syntax(safe_text(code), "python", line_numbers=True, word_wrap=True)
+    err.print(Panel(shown, title="code to run", expand=False))
     line = Text.assemble("verdict: ", (verdict.kind, "bold"))
     if verdict.api_call:
         line.append("  api_call: " + safe_text(verdict.api_call, newlines=False))

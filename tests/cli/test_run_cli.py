@@ -6,6 +6,7 @@ import importlib
 import io
 import json
 import os
+import re
 import signal
 import sqlite3
 import subprocess
@@ -321,3 +322,35 @@ def test_run_of_ones_own_file_does_not_echo_its_last_expression(index: Path, tmp
     assert main(["run", str(src), "--yes"]) == 0
     out = capsys.readouterr().out
     assert "ran" in out and "/home/sandbox" not in out and "'/" not in out
+
+
+def _panel_code(err: str) -> str:
+    """The code as the "code to run" panel shows it: the rows between its borders, the border and line
+    number gutter taken off, joined without whitespace (what a reader sees, whatever the wrapping)."""
+    lines = err.splitlines()
+    top = next(i for i, ln in enumerate(lines) if ln.startswith("╭") and "code to run" in ln)
+    bottom = next(i for i in range(top + 1, len(lines)) if lines[i].startswith("╰"))
+    rows = [ln.strip().removeprefix("│").removesuffix("│") for ln in lines[top + 1 : bottom]]
+    gutter = len(re.match(r"\s*\d+\s", rows[0]).group())  # the line numbers, right-aligned: one width
+    rows = [row[gutter:] for row in rows]
+    return "".join("".join(rows).split())
+
+
+@pytest.mark.parametrize("columns", ["80", "200"])
+@pytest.mark.parametrize("confirm", ["--yes", "tty"])
+def test_the_code_to_run_panel_shows_long_lines_whole(
+    index: Path, tmp_path: Path, capsys, monkeypatch, columns: str, confirm: str
+) -> None:
+    """Tester's report: the panel cut a long line at its edge with no marker and the hidden part ran
+    (`x = 1` + 200 spaces + `; print("HIDDEN PART RAN")` showed `x = 1`). Every character is shown now."""
+    monkeypatch.setenv("COLUMNS", columns)
+    code = "x = 1" + " " * 200 + '; print("HIDDEN PART RAN")\nprint("next line")\n'
+    src = tmp_path / "hide.py"
+    src.write_text(code)
+    if confirm == "tty":
+        monkeypatch.setattr(sys, "stdin", FakeTty("y\ny\n"))
+    assert main(["run", str(src)] + (["--yes"] if confirm == "--yes" else [])) == 0
+    captured = capsys.readouterr()
+    assert "HIDDEN PART RAN" in captured.out  # it ran ...
+    assert _panel_code(captured.err) == "".join(code.split())  # ... and every character of it was shown
+    assert 'print("HIDDEN PART RAN")' in captured.err.replace("│", "")
