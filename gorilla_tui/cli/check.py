@@ -14,6 +14,9 @@ from gorilla_tui.textsafe import safe_text
 
 #: Exit status per verdict: 0 valid, 1 any other verdict (2 is bad usage, raised as UsageError).
 EXIT = {"valid": 0}
+#: How an argument that is clearly a path starts (with no "(" in it: code is never these): absolute,
+#: relative to the current folder or its parent, or the home folder.
+PATH_STARTS = tuple(dict.fromkeys(("/", "./", "../", "~", os.sep, "." + os.sep, ".." + os.sep)))
 _STYLE = {"valid": "green", "wrong_args": "yellow", "hallucination": "red", "unparseable": "magenta",
           "no_call": "blue"}  # fmt: skip
 
@@ -67,8 +70,9 @@ def _names_paths(args: argparse.Namespace) -> bool:
     alone, never by --format/--select/--ignore/--json (those only choose what is printed: `check CODE
     --format json` checks CODE, as `check CODE` does): several arguments are paths ('-' among them is
     standard input); one argument is the code when it is '-' (the code is read from standard input) or
-    holds a newline or "(", else a path when it is an existing file or folder, a glob, ends with "/" or
-    looks like a file name (.py/.md/.ipynb): a path that names nothing is then a one-line error."""
+    holds a newline or "(", else a path when it is an existing file or folder, a glob, starts like a path
+    (PATH_STARTS: /, ./, ../, ~), ends with "/" or looks like a file name (.py/.md/.ipynb): a path that
+    names nothing is then a one-line error (`check /nonexistent` was checked as code: "no_call")."""
     if len(args.code) > 1:
         return True
     only = args.code[0]
@@ -77,6 +81,7 @@ def _names_paths(args: argparse.Namespace) -> bool:
     return (
         os.path.exists(only)
         or any(c in only for c in "*?[")
+        or only.startswith(PATH_STARTS)
         or only.endswith(("/", os.sep, ".py", ".md", ".ipynb"))
     )
 

@@ -18,16 +18,33 @@ SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 INFO_URI = "https://arxiv.org/abs/2305.15334"
 
 
+def code_text(data: bytes, what: str) -> str:
+    """The bytes of a file or of standard input (named `what` in the error) as code text: UTF-8, a leading
+    BOM dropped. Raises UsageError (one line) "cannot read WHAT: not UTF-8 text (bad byte at offset N)"
+    for bytes that are not UTF-8, and "cannot read WHAT: not text (NUL byte at offset N)" for a NUL byte
+    (Python refuses source that holds one). Shared by `run` and `check` (files and '-'), so a binary file is
+    refused the same way by both: `check` of an ELF said "unparseable:nesting_limit", of random bytes
+    "source code string cannot contain null bytes" (exit 1), where `run` said "not UTF-8 text" (exit 2)."""
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError as e:
+        raise UsageError(f"cannot read {what}: not UTF-8 text (bad byte at offset {e.start})") from None
+    nul = data.find(b"\0")
+    if nul >= 0:
+        raise UsageError(f"cannot read {what}: not text (NUL byte at offset {nul})")
+    return text
+
+
 def stdin_text() -> str:
-    """Standard input as text, as `run -` reads it (cli/run.py): UTF-8, a leading BOM dropped. Raises
-    UsageError "cannot read stdin: not UTF-8 text (bad byte at offset N)" for bytes that are not UTF-8, so
-    `check -` refuses them as `run -` does instead of checking code with U+FFFD in it."""
+    """Standard input as text, as `run -` reads it (cli/run.py): code_text, so `check -` refuses bytes that
+    are not UTF-8 text as `run -` does ("cannot read stdin: not UTF-8 text (bad byte at offset N)")
+    instead of checking code with U+FFFD in it. Raises UsageError."""
     buf = getattr(sys.stdin, "buffer", None)
     try:
         data = buf.read() if buf is not None else sys.stdin.read().encode("utf-8", "surrogateescape")
-        return data.decode("utf-8-sig")
-    except (UnicodeDecodeError, UnicodeEncodeError) as e:
+    except UnicodeEncodeError as e:
         raise UsageError(f"cannot read stdin: not UTF-8 text (bad byte at offset {e.start})") from None
+    return code_text(data, "stdin")
 
 
 def run_lint(
@@ -70,7 +87,10 @@ def run_lint(
         except OSError as e:
             errors.append(f"{path}: cannot read ({e.strerror or e})")
             continue
-        texts.append((name, data.decode("utf-8", "replace")))
+        try:
+            texts.append((name, code_text(data, path)))
+        except UsageError as e:  # a binary file: one line naming it, as `run FILE` says (exit 2)
+            errors.append(str(e))
     files = []
     for name, text in texts:
         try:
@@ -84,7 +104,10 @@ def run_lint(
             for f in lint.check_block(validator, name, block):
                 if lint.matches(f.reason, select) and not lint.matches(f.reason, ignore):
                     findings.append(f)
-    if args.format == "json":
+    if errors and not texts:
+        pass  # nothing was read, only errors: they alone are printed, in any format, as for a missing path
+        # (`check huge.py` printed "0 findings in 0 file(s)", `--json` an empty list, beside its error)
+    elif args.format == "json":
         print(json.dumps([f.to_dict() for f in findings], ensure_ascii=False, indent=1))
     elif args.format == "sarif":
         print(json.dumps(sarif(findings), ensure_ascii=False, indent=1))

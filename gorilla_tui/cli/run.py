@@ -11,6 +11,7 @@ import threading
 from pathlib import Path
 from typing import Any
 
+from gorilla_tui.cli.lint import code_text
 from gorilla_tui.config import load_settings
 from gorilla_tui.errors import GorillaError, UsageError
 from gorilla_tui.history import History
@@ -175,7 +176,8 @@ def open_history() -> Any:
 def _read_code(name: str) -> str:
     """The code to run, from file `name` or stdin ("-"), as text. Raises UsageError (one line) when it
     cannot be read, is not a regular file (a FIFO blocks, /dev/zero never ends: checked with os.stat before
-    opening, as `check` does), holds more than MAX_CODE_BYTES, is not UTF-8 or holds no code."""
+    opening, as `check` does), holds more than MAX_CODE_BYTES, is not UTF-8 text (cli.lint.code_text: `check`
+    refuses such a file alike) or holds no code."""
     what = "stdin" if name == "-" else name
     try:
         if name == "-":  # bytes, so invalid UTF-8 is caught here, not as "surrogates not allowed" later
@@ -190,15 +192,15 @@ def _read_code(name: str) -> str:
                 raw = fh.read(MAX_CODE_BYTES + 1)
         if len(raw) > MAX_CODE_BYTES:
             raise UsageError(f"cannot read {what}: more than {MAX_CODE_BYTES // 2**20} MiB of code")
-        code = raw.decode("utf-8-sig")
-    except (UnicodeDecodeError, UnicodeEncodeError) as e:
+    except UnicodeEncodeError as e:
         raise UsageError(f"cannot read {what}: not UTF-8 text (bad byte at offset {e.start})") from None
     except SourceRejected as e:
         raise UsageError(f"cannot read {e}") from None
     except OSError as e:
         raise UsageError(f"cannot read {what}: {e.strerror or e}") from None
+    code = code_text(raw, what)  # UTF-8 without NUL bytes, as `check` reads a file (cli/lint.py)
     if not code.strip():
-        raise UsageError(f"{'stdin' if name == '-' else name} holds no code")
+        raise UsageError(f"{what} holds no code")
     return code
 
 

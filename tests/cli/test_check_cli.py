@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import io
 import json
+import os
+import random
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -187,7 +190,10 @@ def test_an_output_option_does_not_turn_the_code_into_a_path(pool, capsys):
     assert json.loads(capsys.readouterr().out)["verdict"] == "wrong_args"
 
 
-@pytest.mark.parametrize("path", ["missing.py", "no_such_folder/"])
+@pytest.mark.parametrize(
+    "path",
+    ["missing.py", "no_such_folder/", "/nonexistent", "./missing", "../no_such_gorilla", "~no_such_user/x"],
+)
 @pytest.mark.parametrize("option", [[], ["--format", "json"], ["--json"]])
 def test_a_missing_path_is_one_line_error(pool, capsys, tmp_path, monkeypatch, path, option):
     monkeypatch.chdir(tmp_path)
@@ -195,6 +201,13 @@ def test_a_missing_path_is_one_line_error(pool, capsys, tmp_path, monkeypatch, p
     captured = capsys.readouterr()
     assert captured.out == ""
     assert captured.err == f"gorilla-tui: error: {path}: no such file or folder\n"
+
+
+def test_code_that_starts_like_a_path_is_still_code(pool, capsys):
+    """A path is told by its start only when the argument holds no "(": inline code stays code."""
+    assert main(["check", "torch.hub.load('pytorch/vision', 'resnet50')", "--pool", pool, "--json"]) == 0
+    assert main(["check", "~torch.hub.load('pytorch/vision', 'resnet50')", "--pool", pool, "--json"]) == 0
+    assert json.loads(capsys.readouterr().out.splitlines()[-1])["verdict"] == "valid"
 
 
 def test_a_rest_request_gets_the_same_verdict_in_the_linter_form(capsys):
@@ -212,3 +225,48 @@ def test_a_rest_request_gets_the_same_verdict_in_the_linter_form(capsys):
     assert findings[0]["suggestions"][0] == right
     assert main(["check", right, "--pool", zoo, "--format", "text"]) == 0
     assert main(["check", f"  {wrong}  # gorilla: ignore", "--pool", zoo, "--format", "text"]) == 0
+
+
+def _binary_files(folder: Path) -> dict[str, Path]:
+    """An ELF binary (the start of the running interpreter), random bytes and UTF-8 text with a NUL byte."""
+    files = {"elf": folder / "tool", "random": folder / "noise.py", "nul": folder / "nul.py"}
+    with open(os.path.realpath(sys.executable), "rb") as fh:
+        files["elf"].write_bytes(fh.read(65536))
+    files["random"].write_bytes(random.Random(0).randbytes(4096))
+    files["nul"].write_bytes(b"import torch\n\x00torch.hub.load('pytorch/vision', 'resnet50')\n")
+    return files
+
+
+@pytest.mark.parametrize("kind", ["elf", "random", "nul"])
+@pytest.mark.parametrize("option", [[], ["--json"], ["--format", "sarif"]])
+def test_a_binary_file_is_one_line_error_as_run_says(pool, capsys, tmp_path, monkeypatch, kind, option):
+    """Tester's report: `check` of an ELF said "unparseable:nesting_limit ...", of random bytes "source code
+    string cannot contain null bytes" (exit 1), where `run` said one line "not UTF-8 text" (exit 2). Both
+    read a file with cli.lint.code_text now: one line naming the file, exit 2, nothing on stdout (no empty
+    JSON list either)."""
+    monkeypatch.chdir(tmp_path)
+    path = str(_binary_files(Path("."))[kind])
+    assert main(["check", path, "--pool", pool, *option]) == 2
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    why = "not text (NUL byte at offset 13)" if kind == "nul" else "not UTF-8 text (bad byte at offset "
+    assert captured.err.startswith(f"gorilla-tui: error: cannot read {path}: {why}")
+    assert len(captured.err.splitlines()) == 1
+    assert main(["run", path, "--yes"]) == 2  # `run` refuses it in the same words
+    assert capsys.readouterr().err == captured.err
+
+
+def test_a_file_over_the_size_cap_prints_its_error_only(pool, capsys, tmp_path, monkeypatch):
+    """Tester's report: `check huge.py` printed "0 findings in 0 file(s)" beside its one error line."""
+    monkeypatch.chdir(tmp_path)
+    with open("huge.py", "wb") as fh:
+        fh.truncate(11 * 1024 * 1024)
+    for option in ([], ["--format", "json"]):
+        assert main(["check", "huge.py", "--pool", pool, *option]) == 2
+        captured = capsys.readouterr()
+        assert captured.out == ""
+        assert captured.err == "gorilla-tui: error: huge.py: too large (11.0 MiB > 10 MiB): not checked\n"
+    Path("good.py").write_text("import torch\ntorch.hub.load('pytorch/vision', 'resnet50')\n")
+    assert main(["check", "good.py", "huge.py", "--pool", pool, "--format", "json"]) == 2
+    captured = capsys.readouterr()  # a file was checked: its findings are printed, an empty list here
+    assert json.loads(captured.out) == [] and "huge.py: too large" in captured.err
