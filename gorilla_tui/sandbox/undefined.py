@@ -6,22 +6,32 @@ when the doc's example code does not pass the check). Running it ends in Python'
 'file' is not defined`, which names only the first of them. Here the code is read, never run: the
 standard library's `symtable` (the compiler's own symbol tables) says which global names it reads and
 never binds, and `ast` gives the order they are first used in. Names the matched doc's example code
-imports ("import tensorflow_hub as hub") are told as the import to add; the rest as values to fill in.
+imports ("import tensorflow_hub as hub") are told as the import to add, as are the module names a doc lists
+(its env requirements, its example's import lines even when the example does not parse: `torch` of a Torch
+Hub doc) and names the code uses as a module (`os.getcwd()`) that are the standard library's or installed
+top-level modules; the rest as values to fill in (`string` in `re.match(pattern, string)` stays a value).
 """
 
 from __future__ import annotations
 
 import ast
 import builtins
+import os
 import re
 import symtable
+import sys
 from dataclasses import dataclass
+from importlib.machinery import PathFinder
 from typing import Any
 
 from gorilla_tui.pool.doc import ApiDoc
 
 _NAME_ERROR = re.compile(r"^NameError: name '(\w+)' is not defined", re.MULTILINE)
 _BUILTINS = frozenset(dir(builtins))
+#: A requirement's leading distribution name ("tensorflow-hub>=0.12" -> "tensorflow-hub").
+_REQUIREMENT = re.compile(r"\s*([A-Za-z_][A-Za-z0-9_.\-]*)")
+#: An import line of a doc's example code, read alone when the example as a whole does not parse.
+_IMPORT_LINE = re.compile(r"\s*(?:import|from)\s+[A-Za-z_]")
 #: Most names the one line tells (a doc's placeholders are a handful; code with 100,000 undefined names
 #: made a 789 KB line: break-it pass 11); `names` and `to_fill` keep them all.
 _MAX_TOLD = 20
@@ -88,9 +98,50 @@ def undefined_names(result: Any, code: str, doc: ApiDoc | None = None) -> Undefi
         # (break-it pass 11: "values filled in: path, file" for `from os import *; print(path); file`)
         names = [m.group(1)]
     providers = _imports_of(doc.example_code if doc is not None else "")
+    documented = _requirement_modules(doc.env_requirements if doc is not None else [])
+    as_module = _attribute_roots(code)
+    for n in names:
+        # `torch` of `torch.hub.load(...)` is an import, not a value to fill in (the example code that would
+        # say so failed the check, or does not parse): a module the doc names, or one the code uses as a
+        # module that exists here (the sandbox runs this interpreter: runner.py)
+        if n not in providers and (n in documented or n in as_module and _is_module(n)):
+            providers[n] = f"import {n}"
     imports = tuple(dict.fromkeys(providers[n] for n in names if n in providers))
     to_fill = tuple(n for n in names if n not in providers)
     return UndefinedNames(tuple(names), imports, to_fill)
+
+
+def _attribute_roots(code: str) -> set[str]:
+    """Names `code` (which parses) reads an attribute of (`os` in `os.getcwd()`): used as a module."""
+    return {
+        n.value.id
+        for n in ast.walk(ast.parse(code))
+        if isinstance(n, ast.Attribute) and isinstance(n.value, ast.Name)
+    }
+
+
+def _requirement_modules(requirements: list[str]) -> set[str]:
+    """The top-level module names a doc's env requirements name ("torch>=1.0" -> torch, "tensorflow-hub" ->
+    tensorflow_hub, "a.b" -> a), as a distribution's name is most often its module's."""
+    found = set()
+    for req in requirements:
+        m = _REQUIREMENT.match(str(req))
+        if m:
+            found.add(m.group(1).split(".")[0].replace("-", "_"))
+    return found
+
+
+def _is_module(name: str) -> bool:
+    """Whether `name` is a top-level module of the standard library or one this interpreter can import
+    (found on sys.path without the current folder, which the sandbox never shows; nothing is imported)."""
+    if name in sys.stdlib_module_names:
+        return True
+    cwd = os.getcwd()
+    paths = [p for p in sys.path if p and os.path.abspath(p) != cwd]
+    try:
+        return PathFinder.find_spec(name, paths) is not None
+    except (ImportError, ValueError, OSError):
+        return False
 
 
 def _unbound_globals(code: str) -> list[str]:
@@ -128,13 +179,21 @@ def _star_import(code: str) -> bool:
 
 def _imports_of(example: str) -> dict[str, str]:
     """{name an import binds: the import line} for the top-level imports of a doc's example code
-    ("import tensorflow_hub as hub" -> {"hub": ...}); {} when it does not parse."""
+    ("import tensorflow_hub as hub" -> {"hub": ...}); when the example does not parse, its import lines
+    read one by one (an example that fails the check often does not parse, yet says `import torch`)."""
     try:
-        tree = ast.parse(example or "")
+        body = ast.parse(example or "").body
     except (SyntaxError, ValueError):
-        return {}
+        body = []
+        for line in (example or "").splitlines():
+            if not _IMPORT_LINE.match(line):
+                continue
+            try:
+                body += ast.parse(line.strip()).body
+            except (SyntaxError, ValueError):
+                continue
     found: dict[str, str] = {}
-    for node in tree.body:
+    for node in body:
         if isinstance(node, ast.Import):
             for alias in node.names:
                 name = alias.asname or alias.name.split(".")[0]

@@ -113,3 +113,49 @@ def test_the_line_names_at_most_twenty_and_counts_the_rest() -> None:
         f"the example needs values filled in: {told} and 5 more (used but never defined); "
         "set them before running it"
     )
+
+
+TORCH_CALL = "torch.hub.load(repo_or_dir='pytorch/vision', model='resnet50', pretrained=True)\n"
+
+
+@pytest.mark.parametrize(
+    "example, requirements",
+    [
+        ("import torch\nmodel = torch.hub.load('pytorch/vision', 'resnet50'\nmodel.eval(", ["torch"]),
+        ("model = torch.hub.load('pytorch/vision', 'resnet50')", ["torch>=1.0", "torchvision"]),
+        ("import torch\nmodel = torch.hub.load('pytorch/vision', 'resnet50'", []),
+    ],
+)
+def test_a_module_the_doc_names_is_an_import_to_add_not_a_value(
+    gorilla_home, tmp_path, capsys, example, requirements
+) -> None:
+    """Tester's report: `ask --run` of a doc whose example fails the check ran the bare api_call and said
+    "the example needs values filled in: torch (used but never defined)": torch needs an import. The doc's
+    import lines (its example need not parse) and its env requirements name the module."""
+    rows = [json.loads(line) for line in (SMALL_POOL / "torchhub_api.jsonl").read_text().splitlines()]
+    doc = next(r for r in rows if r["api_name"] == "resnet50")
+    doc.update(example_code=example, python_environment_requirements=requirements)
+    pool = tmp_path / "pool"
+    pool.mkdir()
+    (pool / "torchhub_api.jsonl").write_text(json.dumps(doc) + "\n")
+    assert main(["index", "--refresh", "--only", "torchhub", "--from", str(pool)]) == 0
+    capsys.readouterr()
+    out = _run_json(tmp_path, TORCH_CALL, capsys)
+    assert out["verdict"]["verdict"] == "valid" and "name 'torch' is not defined" in out["run"]["output"]
+    assert out["undefined_names"]["imports"] == ["import torch"]
+    assert out["undefined_names"]["to_fill"] == []
+    assert out["undefined_names"]["message"] == "the code lacks its imports: add `import torch`"
+
+
+def test_a_standard_library_module_used_as_one_is_an_import_a_bare_name_a_value() -> None:
+    """`os.getcwd()` without `import os` lacks an import; `string` in `re.match(pattern, string)` is a value,
+    although a module of that name exists (only a name whose attribute is read is taken for a module)."""
+    code = "print(os.getcwd())\nre.match(pattern, string)\n"
+    result = run_code(code)
+    told = undefined_names(result, code, None)
+    assert told is not None and told.imports == ("import os", "import re")
+    assert told.to_fill == ("pattern", "string")
+    assert told.message() == (
+        "the code lacks its imports: add `import os`; `import re`; the example needs values filled in: "
+        "pattern, string (used but never defined); set them before running it"
+    )
