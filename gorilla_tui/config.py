@@ -35,6 +35,10 @@ SELECT_BY = ("likelihood", "grammar")
 #: use_extra_bufts values (the same as model/profiles.py EXTRA_BUFTS_CHOICES; config.toml may also say
 #: true / false, read as "on" / "off").
 EXTRA_BUFTS = ("auto", "on", "off")
+#: Smallest n_ctx accepted besides 0 (the kernel profile's), in tokens: room for a select prompt with one doc
+#: at minimal detail and the task (model/prompts.py fit_prompt; a likelihood scoring text is shorter) beside
+#: the default max_tokens of 256. `n_ctx = 16` was accepted, and every ask then failed in the model.
+MIN_N_CTX = 512
 #: A source name in `--source NAME=PATH` and config.toml `sources` (pool.sources.split_source reads it too).
 SOURCE_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
 
@@ -65,9 +69,10 @@ class Settings:
     backend cannot score text, e.g. a remote endpoint) or "grammar".
     k: hits retrieved per task (1..50). hub: restrict retrieval to one source short name, "" for all.
     kernel: kernel profile name ("" = detect). endpoint: OpenAI-compatible completion URL ("" = local model).
-    n_ctx, n_threads, n_gpu_layers: llama-cpp-python parameters (n_ctx, n_threads: 0 = the kernel profile's
-    default, else positive; n_gpu_layers: -1 = the profile's default, else 0 or more; model/profiles.py
-    runtime_params applies only n_ctx > 0, n_threads > 0, n_gpu_layers >= 0).
+    n_ctx, n_threads, n_gpu_layers: llama-cpp-python parameters (n_ctx: 0 = the kernel profile's default, else
+    at least MIN_N_CTX; n_threads: 0 = the kernel profile's default, else positive; n_gpu_layers: -1 = the
+    profile's default, else 0 or more; model/profiles.py runtime_params applies only n_ctx > 0,
+    n_threads > 0, n_gpu_layers >= 0).
     use_extra_bufts: llama.cpp's extra buffer types (weight repacking, AMX): "auto" (the kernel profile's
     value; off on CPUs with Intel AMX, where it crashes, on elsewhere), "on" or "off".
     max_tokens: generation budget per answer. sources: extra user doc paths indexed by `index --refresh`
@@ -115,9 +120,9 @@ class Settings:
             raise UsageError(
                 f"use_extra_bufts must be one of {', '.join(EXTRA_BUFTS)}, not {self.use_extra_bufts!r}"
             )
-        if self.n_ctx < 0:
+        if self.n_ctx != 0 and self.n_ctx < MIN_N_CTX:
             raise UsageError(
-                f"n_ctx must be 0 (the kernel profile's context size) or a positive number of tokens, "
+                f"n_ctx must be 0 (the kernel profile's context size) or at least {MIN_N_CTX} tokens, "
                 f"not {self.n_ctx}"
             )
         if self.n_threads < 0:

@@ -25,10 +25,13 @@ def _one_line_error(err: str) -> str:
         ("k = true", "setting 'k' must be an integer, not True"),
         ("model = 3.5", "setting 'model' must be a string, not 3.5"),
         ("[model]\nname = 'x'", "setting 'model' must be a string, not {'name': 'x'}"),
-        (
-            "n_ctx = -1",
-            "n_ctx must be 0 (the kernel profile's context size) or a positive number of tokens, not -1",
-        ),
+        *[
+            (
+                f"n_ctx = {n}",
+                f"n_ctx must be 0 (the kernel profile's context size) or at least 512 tokens, not {n}",
+            )
+            for n in (-1, 16, 511)  # 16 was accepted: every ask then failed in the model
+        ],
         ("n_threads = -2", "n_threads must be 0 (the kernel profile's default) or positive, not -2"),
         (
             "n_gpu_layers = -5",
