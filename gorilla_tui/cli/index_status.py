@@ -164,14 +164,7 @@ def _no_index(args: argparse.Namespace, missing: IndexMissingError) -> int:
     """`index --status` when no index has been published: one line (or JSON with "index": false), exit 0."""
     paths = get_paths()
     if args.json:
-        doc = {
-            "index": False,
-            "message": str(missing),
-            "hint": missing.hint,
-            "index_dir": str(paths.index_dir),
-            "config_file": str(paths.config_file),
-        }
-        print(json.dumps(doc, indent=1))
+        print(json.dumps({"index": False, **_problem_doc(missing)}, indent=1))
         return 0
     how = missing.hint or "build it with: gorilla-tui index --refresh"
     print(safe_text(f"no index yet ({paths.index_dir}); {how}"))
@@ -181,17 +174,19 @@ def _no_index(args: argparse.Namespace, missing: IndexMissingError) -> int:
 def _damaged(damage: GorillaError) -> int:
     """`index --status --json` when the live index is damaged (a search refuses it): {"index": true,
     "damaged": true, "message", "hint"} and the folders, exit 2."""
+    print(json.dumps({"index": True, "damaged": True, **_problem_doc(damage)}, indent=1))
+    return 2
+
+
+def _problem_doc(problem: GorillaError) -> dict[str, str | None]:
+    """The JSON fields of `index --status --json` without a usable index: message, hint and the folders."""
     paths = get_paths()
-    doc = {
-        "index": True,
-        "damaged": True,
-        "message": str(damage),
-        "hint": damage.hint,
+    return {
+        "message": str(problem),
+        "hint": problem.hint,
         "index_dir": str(paths.index_dir),
         "config_file": str(paths.config_file),
     }
-    print(json.dumps(doc, indent=1))
-    return 2
 
 
 def _status_json(folder: Any, meta: dict[str, Any], size: int, age_s: float) -> dict[str, Any]:

@@ -147,20 +147,7 @@ def test_an_edited_shipped_manifest_is_one_line_exit_2_from_the_cli(
 ) -> None:
     """An index/*.toml edited in place (a source checkout) with `dense_weight = inf`: `index --refresh`
     exits 2 with one line naming index/apizoo.toml and the key, never a traceback, and builds nothing."""
-    folder = tmp_path / "index"
-    folder.mkdir()
-    for f in resources.data_files("index"):
-        (folder / f.name).write_text(f.read_text(encoding="utf-8"), encoding="utf-8")
-    zoo = folder / "apizoo.toml"
-    zoo.write_text("dense_weight = inf\n" + zoo.read_text())  # a top-level key: before any [table]
-    monkeypatch.setattr(
-        manifest_module, "data_files", lambda name, suffix=".toml": sorted(folder.glob("*.toml"))
-    )
-    shipped_values.cache_clear()
-    try:
-        assert main(["index", "--refresh", "--from", str(SMALL_POOL), "--only", "apizoo"]) == 2
-    finally:
-        shipped_values.cache_clear()
+    assert _refresh_with_apizoo_line(tmp_path, monkeypatch, "dense_weight = inf") == 2
     err = capsys.readouterr().err
     assert (
         err == "gorilla-tui: error: index/apizoo.toml: `dense_weight` must be a finite number >= 0, not inf\n"
@@ -187,21 +174,27 @@ def test_an_edited_shipped_manifest_choice_setting_is_one_line_exit_2_from_the_c
     """`choice_rule = "coin"`, `vote_temperature = 0` or `embed_questions = "yes"` in index/apizoo.toml: a
     refresh exited 0 and the setting was ignored. It exits 2 now with one line naming the file and the key,
     and builds nothing."""
+    assert _refresh_with_apizoo_line(tmp_path, monkeypatch, line) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"gorilla-tui: error: {message}") and err.count("\n") == 1
+    assert main(["index", "--status", "--json"]) == 0
+    assert '"index": false' in capsys.readouterr().out
+
+
+def _refresh_with_apizoo_line(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, line: str) -> int:
+    """`index --refresh --only apizoo` (tests/data/pool) with the shipped manifests copied to tmp_path and
+    `line` put first in index/apizoo.toml (a top-level key: before any [table]); the CLI's exit code."""
     folder = tmp_path / "index"
     folder.mkdir()
     for f in resources.data_files("index"):
         (folder / f.name).write_text(f.read_text(encoding="utf-8"), encoding="utf-8")
     zoo = folder / "apizoo.toml"
-    zoo.write_text(f"{line}\n" + zoo.read_text())  # a top-level key: before any [table]
+    zoo.write_text(f"{line}\n" + zoo.read_text())
     monkeypatch.setattr(
         manifest_module, "data_files", lambda name, suffix=".toml": sorted(folder.glob("*.toml"))
     )
     shipped_values.cache_clear()
     try:
-        assert main(["index", "--refresh", "--from", str(SMALL_POOL), "--only", "apizoo"]) == 2
+        return main(["index", "--refresh", "--from", str(SMALL_POOL), "--only", "apizoo"])
     finally:
         shipped_values.cache_clear()
-    err = capsys.readouterr().err
-    assert err.startswith(f"gorilla-tui: error: {message}") and err.count("\n") == 1
-    assert main(["index", "--status", "--json"]) == 0
-    assert '"index": false' in capsys.readouterr().out
