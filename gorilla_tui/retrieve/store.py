@@ -18,7 +18,6 @@ import zipfile
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
-from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -31,6 +30,7 @@ from gorilla_tui.retrieve.store_io import DAMAGED_HINT, REBUILD_HINT, index_root
 from gorilla_tui.retrieve.store_io import pid_alive as _alive
 from gorilla_tui.retrieve.store_io import read_json as _read_json
 from gorilla_tui.retrieve.store_io import write_synced as _write
+from gorilla_tui.retrieve.store_meta import check_meta
 from gorilla_tui.retrieve.store_v1 import OLD_STORE_NOTE, read_v1
 from gorilla_tui.retrieve.store_vectors import (  # noqa: F401 - re-exported: callers use store.X
     CACHE_DIR,
@@ -362,66 +362,6 @@ def read_stored(path: Path | None = None) -> StoredIndex:
     codes = arrays.pop("source_codes")
     del arrays["source_names"]
     return StoredIndex(folder, meta, docs, terms, None, arrays, names, codes)
-
-
-def _is_count(value: Any) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool) and value >= 0
-
-
-def _is_time(value: Any) -> bool:
-    try:
-        return datetime.fromisoformat(value).tzinfo is not None  # the age is taken from an aware "now"
-    except (TypeError, ValueError):
-        return False
-
-
-def _rows(key: str) -> Callable[[Any], bool]:
-    """A list of objects, each holding a string `key` ("" for any object)."""
-    return lambda v: (
-        isinstance(v, list)
-        and all(isinstance(r, dict) and (not key or isinstance(r.get(key), str)) for r in v)
-    )
-
-
-#: The fields of meta.json that readers use (index --status, doctor, search), each with what it must be
-#: when present: the check of check_meta.
-META_FIELDS: dict[str, tuple[Callable[[Any], bool], str]] = {
-    "n_docs": (_is_count, "a count"),
-    "vocab_size": (_is_count, "a count"),
-    "built_at": (_is_time, "an ISO date and time with its UTC offset"),
-    "sources": (_rows("name"), "a list of source rows"),
-    "flagged": (_rows("source"), "a list of flagged entries"),
-    "diagnostics": (_rows(""), "a list of objects"),
-    "params": (lambda v: isinstance(v, dict) and isinstance(v.get("bm25", {}), dict), "an object"),
-}
-
-
-def check_meta(folder: Path, meta: Any) -> dict[str, Any]:
-    """meta.json of the version `folder` as every reader may use it: an object whose META_FIELDS, when
-    present, are what they must be (a meta.json of `[]`, or an `n_docs` of "many", made `index --status`
-    and `doctor` end in an internal error while `search` refused the first and used the second).
-
-    Args:
-        folder: the version folder (named by the error).
-        meta: meta.json's JSON value.
-
-    Returns:
-        meta, checked.
-
-    Raises:
-        GorillaError: "the index at FOLDER is damaged (meta.json ...); rebuild it", with DAMAGED_HINT.
-    """
-    if not isinstance(meta, dict):
-        raise GorillaError(
-            f"the index at {folder} is damaged (meta.json is not an object); rebuild it", hint=DAMAGED_HINT
-        )
-    for key, (ok, what) in META_FIELDS.items():
-        if key in meta and not ok(meta[key]):
-            raise GorillaError(
-                f"the index at {folder} is damaged (meta.json's {key} is not {what}); rebuild it",
-                hint=DAMAGED_HINT,
-            )
-    return meta
 
 
 #: Arrays of postings.npz (write_version).
