@@ -169,13 +169,14 @@ _DAMAGED_FIX = "gorilla-tui index --refresh (it reads the sources the index was 
 
 def _index(report: dict[str, Any], problems: list[dict[str, str]], notes: list[dict[str, str]]) -> None:
     """report["index"] (path, docs, built_at, age_days, sources: name -> docs loaded); a missing index, one a
-    search refuses (opened and checked as a search opens it: store.read_stored, so a truncated docs.jsonl
-    or a meta.json of the wrong shape is a problem, never an internal error) and one over 30 days old are
+    search refuses (opened and checked as a search opens it, and its files against the SHA-256 recorded when
+    it was built: previous.read_verified, so a truncated or overwritten docs.jsonl or a meta.json of the wrong
+    shape is a problem, never an internal error) and one over 30 days old are
     problems, what a working index lacks a note (_lacks)."""
-    from gorilla_tui.retrieve.store import read_stored  # deferred: numpy (~0.1 s); `--help` stays fast
+    from gorilla_tui.retrieve.previous import read_verified  # deferred: numpy (~0.1 s); --help stays fast
 
     try:
-        stored = read_stored()
+        stored = read_verified()
     except IndexMissingError as e:
         problems.append({"problem": str(e), "fix": _INDEX_FIX})
         return

@@ -94,9 +94,10 @@ def status(args: argparse.Namespace) -> int:
     No index built yet is a state, not an error: one line saying so and how to build one, exit 0 (with
     --json: {"index": false, ...}). The index is opened and checked as a search opens it
     (store.read_stored: meta.json's shape and fields, vocab.json, postings.npz and docs.jsonl fitting each
-    other), so an index a search refuses is never shown as healthy: a damaged one raises GorillaError, the
-    search's line with how to rebuild it (exit 2); with --json it prints {"index": true, "damaged": true,
-    "message", "hint", ...} and exits 2.
+    other), then every file checked against the SHA-256 recorded when it was built (previous.read_verified:
+    bytes overwritten in place), so an index a search refuses is never shown as healthy: a damaged one
+    raises GorillaError, the search's line with how to rebuild it (exit 2); with --json it prints
+    {"index": true, "damaged": true, "message", "hint", ...} and exits 2.
 
     Returns:
         The exit code: 0, or 2 with --json for a damaged index.
@@ -107,9 +108,10 @@ def status(args: argparse.Namespace) -> int:
     from rich.text import Text  # deferred: rich; --help stays fast
 
     from gorilla_tui.retrieve import store as index_store  # deferred: numpy, scipy (~0.3 s)
+    from gorilla_tui.retrieve.previous import read_verified
 
     try:
-        stored = index_store.read_stored()
+        stored = read_verified()
     except IndexMissingError as e:
         return _no_index(args, e)
     except GorillaError as e:

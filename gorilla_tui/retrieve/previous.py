@@ -22,6 +22,7 @@ from gorilla_tui.pool.fingerprint import FINGERPRINT_VERSION, code_fingerprint, 
 from gorilla_tui.pool.sources import FetchContext, Manifest, SourceLoad, fetch
 from gorilla_tui.retrieve import store as index_store
 from gorilla_tui.retrieve.index import ApiIndex
+from gorilla_tui.retrieve.store_io import DAMAGED_HINT
 
 #: File of a version folder recording how it was built: {"version": FINGERPRINT_VERSION, "code":
 #: code_fingerprint(), "extra": whether the caller's extra files (check's lookup) were written, "files":
@@ -62,6 +63,38 @@ def verify_state(folder: Path) -> tuple[str, bool | None]:
     if state.get("version") != FINGERPRINT_VERSION or state.get("code") != code_fingerprint():
         return "built by another version of gorilla-tui", None
     return _changed_file(folder, files), bool(state.get("extra"))
+
+
+def changed_since_built(folder: Path) -> str | None:
+    """Why a file of the version `folder` no longer has the SHA-256 that STATE_FILE recorded when it was
+    built ("x changed since it was built", "x is missing"; "" when every file still has it); None when
+    STATE_FILE is missing or unreadable (an index built by an older release: nothing to compare with).
+    Whatever code built the folder, a recorded digest is still what the file held when it was published.
+    Costs one SHA-256 pass over the listed files (about 12 MB for the default index)."""
+    try:
+        files = dict(json.loads((folder / STATE_FILE).read_bytes())["files"])
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+    return _changed_file(folder, files)
+
+
+def read_verified() -> index_store.StoredIndex:
+    """The live index opened as a search opens it (index_store.read_stored), then every file checked against
+    the SHA-256 recorded when it was built (changed_since_built): what `index --status` and `doctor` show.
+    A search does not hash the files (it would cost every ask); this catches the damage it cannot see until
+    it shows the doc, such as bytes of docs.jsonl overwritten in place (the file keeps its size).
+
+    Raises:
+        IndexMissingError: no index has been published.
+        GorillaError: the index is damaged (what read_stored refuses, or a file changed since it was built),
+            with DAMAGED_HINT, which a plain refresh follows (the index is then not trusted and is
+            rebuilt from its sources).
+    """
+    stored = index_store.read_stored()
+    why = changed_since_built(stored.folder)
+    if why:
+        raise GorillaError(f"the index at {stored.folder} is damaged ({why}); rebuild it", hint=DAMAGED_HINT)
+    return stored
 
 
 def _changed_file(folder: Path, files: dict[str, str]) -> str:
@@ -135,8 +168,10 @@ class Previous:
 
 def read_previous(extra: bool) -> Previous:
     """Read the live index; any unreadable file (a truncated tf.npz, an emptied docs.json, a corrupt
-    CURRENT, an index of another store or tokenizer version) gives a Previous with `damaged` set; one that
-    loads but fails verify_state has `untrusted` set; extra: whether this refresh writes extra files."""
+    CURRENT, an index of another store or tokenizer version) or one changed since it was built
+    (changed_since_built: a doc's bytes overwritten in place, which only fails when that doc is read) gives
+    a Previous with `damaged` set, whose sources are read again; one that loads but fails verify_state
+    otherwise (another code version) has `untrusted` set; extra: whether this refresh writes extra files."""
     try:
         index = ApiIndex.load()
     except IndexMissingError:
@@ -149,6 +184,15 @@ def read_previous(extra: bool) -> Previous:
     rows = index.meta.get("sources")
     rows = [r for r in rows if isinstance(r, dict)] if isinstance(rows, list) else []
     assert index.path is not None
+    changed = changed_since_built(index.path)
+    if changed is None:  # nothing to compare with (an older release): parse every doc now instead
+        try:
+            for _ in index.docs:
+                pass
+        except GorillaError as e:
+            changed = str(e)
+    if changed:  # bytes overwritten in place: its docs cannot be read, so none is kept (LazyDocs would raise)
+        return Previous(rows=rows, damaged=changed, untrusted=changed)
     why, built_extra = verify_state(index.path)
     return Previous(index, rows, untrusted=why, same_extra=built_extra == extra)
 

@@ -107,3 +107,56 @@ def test_a_plain_refresh_mends_what_status_calls_damaged(capsys: pytest.CaptureF
     capsys.readouterr()
     doc = json.loads(main(["index", "--status", "--json"]) == 0 and capsys.readouterr().out or "{}")
     assert doc["damaged"] is False and doc["n_docs"] > 0
+
+
+def _overwrite_in_place(folder: Path) -> None:
+    """A doc's bytes overwritten with as many other bytes: docs.jsonl keeps its size and its offsets fit."""
+    data = bytearray((folder / store.DOCS_FILE).read_bytes())
+    start = data.index(b"\n") + 1
+    stop = data.index(b"\n", start)
+    data[start:stop] = b"x" * (stop - start)
+    (folder / store.DOCS_FILE).write_bytes(bytes(data))
+
+
+def test_status_and_doctor_catch_bytes_overwritten_in_place(capsys: pytest.CaptureFixture[str]) -> None:
+    """A search opens the index without hashing it and fails only when it shows the overwritten doc; status
+    and doctor check every file against the SHA-256 recorded at refresh (previous.read_verified): damaged,
+    the file named, exit 2 / a problem, and a plain refresh mends it."""
+    assert main([*REFRESH, "--json"]) == 0
+    folder = Path(json.loads(capsys.readouterr().out)["path"])
+    size = (folder / store.DOCS_FILE).stat().st_size
+    _overwrite_in_place(folder)
+    assert (folder / store.DOCS_FILE).stat().st_size == size
+    why = "docs.jsonl changed since it was built"
+
+    assert main(["index", "--status"]) == 2
+    out, err = capsys.readouterr()
+    assert out == "" and why in err and FIX in err and err.count("\n") == 2
+    assert main(["index", "--status", "--json"]) == 2
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["damaged"] is True and why in doc["message"]
+    assert main(["doctor", "--no-inference", "--no-hash", "--json"]) == 1
+    rep = json.loads(capsys.readouterr().out)
+    assert [p["fix"].startswith(FIX) for p in rep["problems"] if why in p["problem"]] == [True]
+
+    assert main(["index", "--refresh", "--json"]) == 0
+    capsys.readouterr()
+    assert main(["index", "--status", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["damaged"] is False
+
+
+def test_a_refresh_mends_overwritten_docs_of_an_index_without_refresh_state(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """An index built by an older release has no refresh-state.json to compare with: the refresh parses its
+    docs instead, finds the overwritten one, and rebuilds from the sources (it failed with "rebuild it")."""
+    from gorilla_tui.retrieve.previous import STATE_FILE
+
+    assert main([*REFRESH, "--json"]) == 0
+    folder = Path(json.loads(capsys.readouterr().out)["path"])
+    _overwrite_in_place(folder)
+    (folder / STATE_FILE).unlink()
+    assert main(["index", "--refresh", "--json"]) == 0
+    capsys.readouterr()
+    assert main(["search", "--json", "classify images"]) == 0
+    assert json.loads(capsys.readouterr().out)
