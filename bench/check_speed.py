@@ -39,6 +39,26 @@ CORPUS = REPO / "tests" / "data" / "lint_corpus"
 TARGET = {"check": 0.25, "search": 0.3}
 
 
+#: The large-file row: `check` of write_large's file (the break-it pass found 9 MB taking 1m43s).
+LARGE_ROW = (
+    "`check large.py` (generated: 20,000 lines, 0.8 MB, 20,000 calls of which the first 2,000 are checked)"
+)
+
+
+def write_large(path: Path) -> Path:
+    """A valid Python file of 20,000 lines: imports, then torch.hub.load on every 10th line (pool models)
+    and os.path.join on the others. Returns `path`."""
+    models = ("resnet18", "resnet34", "resnet50")
+    lines = ["import os", "import torch"]
+    for i in range(20_000):
+        if i % 10 == 0:
+            lines.append(f'x{i} = torch.hub.load("pytorch/vision", "{models[i % 3]}", pretrained=True)')
+        else:
+            lines.append(f'y{i} = os.path.join("a", "b{i}")')
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return path
+
+
 def timed(cmd: list[str], env: dict[str, str]) -> tuple[float, float, int]:
     """(wall seconds, CPU seconds user+system, exit status) of one process, run in the checkout its
     PYTHONPATH names (`python -m` looks in the current folder first)."""
@@ -114,6 +134,7 @@ def main() -> None:
     (v1_home / "data" / "index" / "CURRENT").write_text(live)
     v1 = as_store_version_1(v1_home / "data" / "index" / live)
     v1_env = dict(env, GORILLA_TUI_HOME=str(v1_home))
+    large = write_large(Path(tempfile.mkdtemp(prefix="check-speed-large-")) / "large.py")
     rows = [
         ("`python -c pass`", [py, "-c", "pass"], None, None),
         (
@@ -141,6 +162,7 @@ def main() -> None:
             {1},
         ),
         ("`check tests/data/lint_corpus` (7 files)", [*gt, "check", str(CORPUS)], None, {1}),
+        (LARGE_ROW, [*gt, "check", str(large)], None, {0}),
         (
             '`check --hub torchhub "<call>"`',
             [*gt, "check", "--hub", "torchhub", "torch.hub.load('pytorch/vision', 'resnet50')", "--json"],
@@ -191,6 +213,8 @@ def main() -> None:
             base_env["GORILLA_TUI_HOME"] = args.baseline_home
         name = f'`search "classify images" --json`, baseline: the code of {args.baseline} on its index'
         rows.insert(-1, (name, [*gt, "search", "classify images", "--json"], None, {0}))
+        name = f"{LARGE_ROW}, baseline: the code of {args.baseline} on its index"
+        rows.insert(-1, (name, [*gt, "check", str(large)], None, {0}))
 
     def env_of(name: str) -> dict[str, str]:
         if "baseline:" in name:
@@ -230,6 +254,7 @@ def main() -> None:
     shutil.rmtree(old_home, ignore_errors=True)
     shutil.rmtree(v1_home, ignore_errors=True)
     shutil.rmtree(pycache, ignore_errors=True)
+    shutil.rmtree(large.parent, ignore_errors=True)
     text = "\n".join(lines)
     publish("check speed", text, True)
 

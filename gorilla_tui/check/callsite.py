@@ -37,6 +37,8 @@ __all__ = [
     "bound_names",
     "call_site",
     "callee_of",
+    "LEFT_OUT_TAIL",
+    "left_out_note",
     "nesting_error",
     "passed_call",
     "scan",
@@ -47,6 +49,16 @@ __all__ = [
 
 #: At most this many calls are read from one piece of code (1 MB of calls stays bounded).
 MAX_CALLS = 2000
+
+#: How left_out_note ends (check/lint.py finds the note by it).
+LEFT_OUT_TAIL = "were not checked"
+
+
+def left_out_note(left_out: int) -> str:
+    """The verdict's note for code with `left_out` calls past MAX_CALLS (scan lists the first MAX_CALLS
+    only): "12,345 calls after the first 2,000 were not checked"."""
+    return f"{left_out:,} calls after the first {MAX_CALLS:,} {LEFT_OUT_TAIL}"
+
 
 #: CPython's tokenizer refuses more nested (), [] and {} than this ("too many nested parentheses";
 #: MAXLEVEL in Parser/tokenizer.c); tree-sitter parses any depth, so scan() checks it separately.
@@ -73,6 +85,8 @@ class Scan:
     assigned: set[str] = field(default_factory=set)
     errors: list[str] = field(default_factory=list)
     made_by: dict[str, set[str]] = field(default_factory=dict)
+    #: calls past MAX_CALLS: not listed in `calls`, so not checked (left_out_note says so)
+    left_out: int = 0
 
 
 def syntax_errors(root: Node, limit: int = 3) -> list[str]:
@@ -185,6 +199,8 @@ def scan(code: str) -> Scan:
         if node is not None:
             if node.type == "call" and len(calls) < MAX_CALLS:
                 calls.append(node)
+            elif node.type == "call":
+                result.left_out += 1
             elif node.type in _BINDING_FIELD:
                 target = node.child_by_field_name(_BINDING_FIELD[node.type])
                 if target is not None:

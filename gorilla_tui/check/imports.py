@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import functools
 import re
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
@@ -24,15 +25,32 @@ def _text(node: Node | None) -> str:
     return (node.text or b"").decode("utf-8", "replace") if node is not None else ""
 
 
+#: Node types whose children can hold a statement (an import): only these are walked, so the
+#: expressions of a large file (most of its nodes) are skipped. Any ERROR node is walked too.
+_HOLDS_STATEMENTS = frozenset({
+    "module", "block", "decorated_definition", "function_definition", "class_definition", "if_statement",
+    "for_statement", "while_statement", "try_statement", "with_statement", "match_statement",
+    "elif_clause", "else_clause", "except_clause", "except_group_clause", "finally_clause", "case_clause",
+    "ERROR",
+})  # fmt: skip
+
+
+@functools.lru_cache(maxsize=4)
+def _aliases_of_text(code: str) -> tuple[tuple[str, str], ...]:
+    return tuple(import_aliases(parse(code).root_node).items())
+
+
 def import_aliases(code: str | Node) -> dict[str, str]:
     """Local name -> qualified name for every absolute import in `code` (source text or a tree-sitter node).
 
     ``import x.y`` -> {"x": "x"}; ``import x.y as z`` -> {"z": "x.y"}; ``from x import y as z`` ->
     {"z": "x.y"}. Relative and star imports bind nothing here (their targets are unknown). Imports inside
-    functions, if/try blocks count too (the proposal is a snippet). A later import of a name wins.
+    functions, if/try blocks count too (the proposal is a snippet). A later import of a name wins. Only
+    statements are walked (_HOLDS_STATEMENTS), and the aliases of the last few texts are cached: `check` on
+    a file of 20,000 lines asks for them several times.
     """
     if isinstance(code, str):
-        code = parse(code).root_node
+        return dict(_aliases_of_text(code))
     aliases: dict[str, str] = {}
     stack = [code]
     while stack:
@@ -57,7 +75,7 @@ def import_aliases(code: str | Node) -> dict[str, str]:
                 elif c.type == "aliased_import":
                     name = _text(c.child_by_field_name("name"))
                     aliases[_text(c.child_by_field_name("alias"))] = f"{base}.{name}"
-        else:
+        elif node.type in _HOLDS_STATEMENTS or node is code:
             stack.extend(reversed(node.named_children))
     return aliases
 

@@ -18,6 +18,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from gorilla_tui.check.callsite import LEFT_OUT_TAIL
 from gorilla_tui.check.imports import import_aliases
 from gorilla_tui.check.rest import request_lines
 from gorilla_tui.check.validator import Validator
@@ -195,12 +196,19 @@ def parse_codes(values: Sequence[str] | None) -> list[str]:
 
 
 def check_block(
-    validator: Validator, path: str, block: Block, suggest: Callable[[str], list[str]] | None = None
+    validator: Validator,
+    path: str,
+    block: Block,
+    suggest: Callable[[str], list[str]] | None = None,
+    notes: list[str] | None = None,
 ) -> list[Finding]:
     """Findings of one block (see the module doc), inline ``# gorilla: ignore[...]`` applied; sorted by
     position. Did-you-mean: the deciding call's suggestions, else those of the call checked alone with
-    the block's import lines."""
+    the block's import lines. notes: "PATH: what was not checked" is appended for a block with more calls
+    than the validator reads (callsite.MAX_CALLS), so a large file never passes in silence."""
     verdict = validator.check_code(block.code)
+    if notes is not None:
+        notes += [f"{path}: {d}" for d in verdict.diagnostics if d.endswith(LEFT_OUT_TAIL)]
     lines = block.code.split("\n")
     out: list[Finding] = []
     if verdict.kind == "unparseable":

@@ -27,7 +27,7 @@ import dataclasses
 import re
 from collections.abc import Callable, Sequence, Set
 
-from gorilla_tui.check.callsite import CallSite, Scan, scan
+from gorilla_tui.check.callsite import CallSite, Scan, left_out_note, scan
 from gorilla_tui.check.extract import extract
 from gorilla_tui.check.imports import argument_errors, resolve_calls
 from gorilla_tui.check.pool_index import NEAR_MISS, PoolEntry, PoolIndex, helper_loaded
@@ -203,7 +203,9 @@ class Validator(PoolIndex):
     def check_code(self, code: str, prefer: str | None = None) -> Verdict:
         """Verdict for code (Python, or request lines such as ``GET /api/v1/pods``); see the module rule.
         prefer: the id of the doc a matched call names when several pool entries share its identity (the
-        doc select mode chose; PoolIndex.match), None for the usual choice."""
+        doc select mode chose; PoolIndex.match), None for the usual choice. Code with more than
+        callsite.MAX_CALLS calls has only the first ones checked, and its verdict's last diagnostic says
+        how many were not (callsite.left_out_note)."""
         requests = request_lines(code)
         if not requests:
             error = python_error(code)
@@ -213,6 +215,17 @@ class Validator(PoolIndex):
         result = scan(code)
         if result.errors and not requests:  # Python accepted it; tree-sitter may still differ: trust Python
             result.errors = []
+        verdict = self._decide(code, prefer, requests, result)
+        if result.left_out:  # a verdict never hides that calls went unchecked (`check` on a large file)
+            verdict = dataclasses.replace(
+                verdict, diagnostics=[*verdict.diagnostics, left_out_note(result.left_out)]
+            )
+        return verdict
+
+    def _decide(
+        self, code: str, prefer: str | None, requests: list[tuple[str, str, int]], result: Scan
+    ) -> Verdict:
+        """check_code's verdict for code that Python accepts (or request lines): `result` is its scan."""
         # `import x as y` / `from x import y` (issue 9): a call takes its import-qualified callee when the
         # pool knows that one, else keeps the callee as written (APIBench pools use bare `YOLO`, `pipeline`).
         resolved = resolve_calls(code, result.calls)

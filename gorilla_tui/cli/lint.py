@@ -99,9 +99,10 @@ def run_lint(
             errors.append(f"{name}: {e}")
     validator = validator_for([b.code for _, blocks in files for b in blocks]) if files else None
     findings = []
+    notes: list[str] = []
     for name, blocks in files:
         for block in blocks:
-            for f in lint.check_block(validator, name, block):
+            for f in lint.check_block(validator, name, block, notes=notes):
                 if lint.matches(f.reason, select) and not lint.matches(f.reason, ignore):
                     findings.append(f)
     if errors and not texts:
@@ -117,6 +118,8 @@ def run_lint(
         if findings or len(texts) != 1:
             noun = "finding" if len(findings) == 1 else "findings"
             print(f"{len(findings)} {noun} in {len(texts)} file(s)", file=sys.stderr)
+    for n in notes:
+        print(f"gorilla-tui: note: {safe_text(n)}", file=sys.stderr)
     for e in errors:
         print(f"gorilla-tui: error: {safe_text(e)}", file=sys.stderr)
     if errors:

@@ -168,10 +168,11 @@ class Previous:
 
 def read_previous(extra: bool) -> Previous:
     """Read the live index; any unreadable file (a truncated tf.npz, an emptied docs.json, a corrupt
-    CURRENT, an index of another store or tokenizer version) or one changed since it was built
-    (changed_since_built: a doc's bytes overwritten in place, which only fails when that doc is read) gives
-    a Previous with `damaged` set, whose sources are read again; one that loads but fails verify_state
-    otherwise (another code version) has `untrusted` set; extra: whether this refresh writes extra files."""
+    CURRENT, an index of another store or tokenizer version, a doc that no longer parses: a changed or
+    unverifiable index has every doc parsed here, as a doc overwritten in place fails only when it is read)
+    gives a Previous with `damaged` set, whose sources are read again; one that loads but fails verify_state
+    (changed since it was built, another code version) has `untrusted` set; extra: whether this refresh
+    writes extra files."""
     try:
         index = ApiIndex.load()
     except IndexMissingError:
@@ -185,14 +186,13 @@ def read_previous(extra: bool) -> Previous:
     rows = [r for r in rows if isinstance(r, dict)] if isinstance(rows, list) else []
     assert index.path is not None
     changed = changed_since_built(index.path)
-    if changed is None:  # nothing to compare with (an older release): parse every doc now instead
-        try:
+    if changed is None or changed:  # not verifiable (an older release) or changed: parse every doc now, as
+        try:  # one overwritten in place fails only when it is read (in the middle of the refresh)
             for _ in index.docs:
                 pass
         except GorillaError as e:
-            changed = str(e)
-    if changed:  # bytes overwritten in place: its docs cannot be read, so none is kept (LazyDocs would raise)
-        return Previous(rows=rows, damaged=changed, untrusted=changed)
+            why = changed or str(e)
+            return Previous(rows=rows, damaged=why, untrusted=why)
     why, built_extra = verify_state(index.path)
     return Previous(index, rows, untrusted=why, same_extra=built_extra == extra)
 
