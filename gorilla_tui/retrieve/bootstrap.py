@@ -9,6 +9,7 @@ with `gorilla-tui index --refresh --from DIR` or `--source NAME=PATH`.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -80,7 +81,9 @@ class FirstLaunch:
         return "\n".join(self.lines())
 
 
-def build_first_index(settings: Settings | None = None, progress=None) -> FirstLaunch | None:
+def build_first_index(
+    settings: Settings | None = None, progress=None, check_manifest: Callable[[Manifest], None] | None = None
+) -> FirstLaunch | None:
     """Build the first index when none exists; None when one is already there (nothing done).
 
     Sources: settings.mirrors (config.toml `mirrors`) when any are named, searched like `--from`; else the
@@ -88,7 +91,8 @@ def build_first_index(settings: Settings | None = None, progress=None) -> FirstL
     probe); else (offline) only the local python-env source. settings.sources (the user's own doc paths,
     not "python:" specs) are always added. Relative paths in both are config.toml's folder's
     (Settings.source_specs, Settings.mirror_folders). progress: refresh's ProgressFn (kind, source name,
-    SourceLoad).
+    SourceLoad). check_manifest: refresh's check of the manifest keys retrieve does not own (the TUI and
+    services pass model.likelihood.check_choice_settings, as `index --refresh` does).
 
     Raises GorillaError only when not even the python-env pool can be built.
     """
@@ -107,12 +111,13 @@ def build_first_index(settings: Settings | None = None, progress=None) -> FirstL
             network = f"No network: {cause}; only local sources were built."
             only = [SOURCE]
     try:
-        report = refresh(mirrors=mirrors or None, only=only, on_event=progress, config_paths=user_paths)
+        report = refresh(mirrors=mirrors or None, only=only, on_event=progress, config_paths=user_paths,
+                         check_manifest=check_manifest)  # fmt: skip
     except IndexMissingError:
         raise
     except GorillaError as first:
         try:
-            report = refresh(only=[SOURCE], on_event=progress)
+            report = refresh(only=[SOURCE], on_event=progress, check_manifest=check_manifest)
         except GorillaError as e:
             raise GorillaError(f"could not build any index: {first}; {e}") from None
     built = [r for r in report.sources if r["status"] in ("ok", "kept")]
@@ -121,8 +126,10 @@ def build_first_index(settings: Settings | None = None, progress=None) -> FirstL
     return FirstLaunch(report.index, built, missing, network, report.seconds)
 
 
-def first_launch_index(progress=None, settings: Settings | None = None) -> str | None:
+def first_launch_index(
+    progress=None, settings: Settings | None = None, check_manifest: Callable[[Manifest], None] | None = None
+) -> str | None:
     """build_first_index's summary as text (one line each, see FirstLaunch.lines), or None when an index
     already exists. Raises GorillaError only when not even the python-env pool can be built."""
-    result = build_first_index(settings, progress)
+    result = build_first_index(settings, progress, check_manifest)
     return None if result is None else result.message

@@ -62,7 +62,7 @@ class IndexLoadingMixin:
         from gorilla_tui.retrieve.bootstrap import build_first_index  # deferred: only a first launch needs it
 
         try:
-            result = build_first_index(self.session.settings, on_event)
+            result = build_first_index(self.session.settings, on_event, check_choice_settings)
             if result is None:  # another process built one meanwhile
                 self.session.load_index()
                 self.post_message(LoadState("index", "ready"))
