@@ -86,7 +86,8 @@ def run_one(backend: Any, index: Any, data: evalrun.HubData, tasks: list, retrie
     pipeline = services.build_pipeline(settings, index, backend, retriever=way)
     how = pipeline.select_by()
     info = evalrun.RunInfo(data.hub, retriever, args.mode, backend.name, args.k, how)
-    out = args.results / f"{data.hub}_{retriever}_{args.mode}{'-' + how if how else ''}_k{args.k}.jsonl"
+    ebt = "" if args.extra_bufts == "auto" else f"_ebt-{args.extra_bufts}"
+    out = args.results / f"{data.hub}_{retriever}_{args.mode}{'-' + how if how else ''}_k{args.k}{ebt}.jsonl"
     start = time.perf_counter()
     columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn())
     with Progress(*columns) as progress:
@@ -239,10 +240,17 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--results", type=Path, default=ROOT / "bench" / "results", help="response files folder")
     ap.add_argument("--threads", type=int, default=0, help="llama.cpp threads (0: the kernel profile's)")
     ap.add_argument("--no-write", action="store_true", help="do not update docs/benchmarks.md")
+    ap.add_argument(
+        "--extra-bufts", choices=("auto", "on", "off"), default="auto",
+        help="llama.cpp's weight repacking (use_extra_bufts; auto: off where the CPU has AMX); not auto: "
+        "the response files get the suffix _ebt-on / _ebt-off (bench/kernel_paths.py compares them)",
+    )  # fmt: skip
     args = ap.parse_args(argv)
     hubs = [evalrun.hub_name(h) for h in args.hubs.split(",") if h]
     retrievers = [r for r in args.retrievers.split(",") if r]
-    backend = services.load_backend(Settings(model=args.model, n_ctx=2048, n_threads=args.threads))
+    backend = services.load_backend(
+        Settings(model=args.model, n_ctx=2048, n_threads=args.threads, use_extra_bufts=args.extra_bufts)
+    )
     live = None
     if "hybrid" in retrievers:
         live = ApiIndex.load()
