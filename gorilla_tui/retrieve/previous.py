@@ -98,10 +98,16 @@ def read_verified() -> index_store.StoredIndex:
 
 
 def _changed_file(folder: Path, files: dict[str, str]) -> str:
-    """Why one of `files` (relative path -> SHA-256) no longer matches in `folder` ("" when all do)."""
+    """Why one of `files` (relative path -> SHA-256) no longer matches in `folder` ("" when all do). A path
+    that leaves the folder or names no regular file (a STATE_FILE written by hand: "../../dev/zero" would
+    be read for ever) counts as changed, and is never read."""
+    root = folder.resolve()
     for rel, digest in files.items():
+        path = (folder / str(rel)).resolve()
+        if not path.is_relative_to(root) or (path.exists() and not path.is_file()):
+            return f"{rel} changed since it was built"
         try:
-            if file_digest(folder / rel) != digest:
+            if file_digest(path) != digest:
                 return f"{rel} changed since it was built"
         except OSError:
             return f"{rel} is missing"

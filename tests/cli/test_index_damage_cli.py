@@ -160,3 +160,21 @@ def test_a_refresh_mends_overwritten_docs_of_an_index_without_refresh_state(
     capsys.readouterr()
     assert main(["search", "--json", "classify images"]) == 0
     assert json.loads(capsys.readouterr().out)
+
+
+def test_a_refresh_state_naming_files_outside_the_index_is_never_read(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """refresh-state.json lists the files to hash; one naming a path outside the version folder (or a
+    device) made status read it, for ever for /dev/zero. Such an entry counts as a change, unread."""
+    from gorilla_tui.retrieve.previous import STATE_FILE
+
+    assert main([*REFRESH, "--json"]) == 0
+    folder = Path(json.loads(capsys.readouterr().out)["path"])
+    state = json.loads((folder / STATE_FILE).read_text())
+    depth = len(folder.resolve().parts) - 1
+    state["files"] = {"/".join([".."] * depth) + "/dev/zero": "0" * 64, **state["files"]}
+    (folder / STATE_FILE).write_text(json.dumps(state))
+    assert main(["index", "--status", "--json"]) == 2
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["damaged"] is True and "dev/zero changed since it was built" in doc["message"]
