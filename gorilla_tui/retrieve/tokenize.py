@@ -48,6 +48,7 @@ _CJK = (
 )
 _CJK_RUN_RE = re.compile(f"[{_CJK}]+")
 _HAS_CJK_RE = re.compile(f"[{_CJK}]")
+_CJK_SPLIT_RE = re.compile(f"([{_CJK}]+)")
 #: Combining marks of Latin, Greek and Cyrillic letters (Unicode blocks 0300-036F, 1AB0-1AFF, 1DC0-1DFF,
 #: 20D0-20FF, FE20-FE2F), dropped after NFKD so "café" matches "cafe"; marks of other scripts are kept.
 _ACCENT_RE = re.compile("[\u0300-\u036f\u1ab0-\u1aff\u1dc0-\u1dff\u20d0-\u20ff\ufe20-\ufe2f]")
@@ -78,18 +79,29 @@ def cjk_bigrams(run: str) -> list[str]:
     return [run[i : i + 2] for i in range(len(run) - 1)]
 
 
-def _cjk_terms(part: str) -> list[str]:
-    """A part with CJK characters: the bigrams of each CJK run, and the other runs of the part as they are."""
+def _mixed_terms(chunk: str) -> list[str]:
+    """The terms of a chunk with CJK characters: the bigrams of each CJK run (cjk_bigrams) and the terms of
+    each run between them as of any chunk (_chunk_terms). The runs are cut apart first: CJK characters
+    count as lower-case letters for the camelCase split, so "JSON文件" gave "jso", "n文件" and the term
+    "json" was lost ("读取一个JSON文件" found no JSON doc)."""
     out: list[str] = []
-    last = 0
-    for m in _CJK_RUN_RE.finditer(part):
-        if m.start() > last:
-            out.append(part[last : m.start()])
-        out.extend(cjk_bigrams(m.group()))
-        last = m.end()
-    if last < len(part):
-        out.append(part[last:])
+    for piece in _CJK_SPLIT_RE.split(chunk):
+        if piece:
+            out.extend(cjk_bigrams(piece) if _HAS_CJK_RE.match(piece) else _chunk_terms(piece))
     return out
+
+
+def _chunk_terms(chunk: str) -> list[str]:
+    """The terms of a chunk without CJK characters, stop words included (see tokenize)."""
+    parts = [_stem(p.casefold()) for p in _PART_RE.findall(chunk)]
+    terms = list(parts)
+    whole = chunk.casefold()
+    for run in _LETTER_RUN_RE.findall(chunk):  # "ResNet" -> "resnet" beside "res", "net"
+        if _CAMEL_EDGE_RE.search(run) and run.casefold() != whole:
+            terms.append(run.casefold())
+    if len(parts) != 1 or parts[0] != whole:  # compounds, and words changed by plural folding
+        terms.append(whole)
+    return terms
 
 
 def fold(text: str) -> str:
@@ -123,18 +135,9 @@ def tokenize(text: str) -> list[str]:
     tokens: list[str] = []
     for m in _CHUNK_RE.finditer(fold(text)):
         chunk = m.group()
-        parts = [_stem(p.casefold()) for p in _PART_RE.findall(chunk)]
-        if _HAS_CJK_RE.search(chunk):  # no spaces between words: bigrams, and no whole-chunk term
-            tokens.extend(t[:cap] for p in parts for t in _cjk_terms(p) if t not in STOPWORDS)
-            continue
-        tokens.extend(p[:cap] for p in parts if p not in STOPWORDS)
-        whole = chunk.casefold()
-        for run in _LETTER_RUN_RE.findall(chunk):  # "ResNet" -> "resnet" beside "res", "net"
-            if _CAMEL_EDGE_RE.search(run) and run.casefold() != whole:
-                tokens.append(run.casefold()[:cap])
-        if len(parts) != 1 or parts[0] != whole:  # compounds, and words changed by plural folding
-            if whole not in STOPWORDS:
-                tokens.append(whole[:cap])
+        # no spaces between CJK words: bigrams, and no whole-chunk term across a CJK run
+        terms = _mixed_terms(chunk) if _HAS_CJK_RE.search(chunk) else _chunk_terms(chunk)
+        tokens.extend(t[:cap] for t in terms if t not in STOPWORDS)
     return tokens
 
 

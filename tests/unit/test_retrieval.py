@@ -50,6 +50,21 @@ def test_tokenize_unicode() -> None:
     assert tokenize("图像分类 with ResNet") == ["图像", "像分", "分类", "res", "net", "resnet"]
 
 
+def test_latin_words_next_to_cjk_keep_their_terms() -> None:
+    """CJK characters count as lower-case letters for the camelCase split, so "JSON文件" gave "jso" and
+    "n文件": the Chinese "read a JSON file" found no doc about JSON. The runs are cut apart first, and each
+    Latin run gets the terms it has alone."""
+    assert tokenize("读取一个JSON文件") == ["读取", "取一", "一个", "json", "文件"]
+    assert tokenize("HTTP请求") == ["http", "请求"] and tokenize("データをJSONで保存")[3] == "json"
+    assert tokenize("ResNet50图像分类") == [*tokenize("ResNet50"), "图像", "像分", "分类"]
+    docs = [
+        ApiDoc(id="p:1", source="p", api_call="json.load(fp)", description="Deserialize a JSON document"),
+        ApiDoc(id="p:2", source="p", api_call="csv.reader(f)", description="Read rows of a CSV file"),
+        ApiDoc(id="p:3", source="p", api_call="math.factorial(n)", description="Return n factorial"),
+    ]
+    assert [h.doc.id for h in ApiIndex.build(docs).search("读取一个JSON文件")][:1] == ["p:1"]
+
+
 def test_two_document_corpus_is_ordered_sensibly() -> None:
     docs = [
         ApiDoc(
