@@ -89,7 +89,7 @@ def load_index(
         if not build_if_missing:
             raise
         say("no index yet: building it now (first launch) ...")
-        from gorilla_tui.model.likelihood import check_choice_settings
+        from gorilla_tui.model.likelihood import check_choice_settings  # deferred: first launch only
         from gorilla_tui.retrieve.bootstrap import first_launch_index  # deferred: refresh (first launch)
 
         message = first_launch_index(check_manifest=check_choice_settings)
