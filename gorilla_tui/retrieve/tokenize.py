@@ -128,9 +128,9 @@ def tokenize(text: str) -> list[str]:
     Unicode: the text is folded first (fold(): "café" -> "cafe"), letters of any script count, runs of
     Chinese, Japanese or Korean characters become overlapping character bigrams (cjk_bigrams: a task that is
     a substring of a doc's text shares its terms; a chunk mixing them with other letters is cut at its CJK
-    runs first, and each other run gets its terms as a chunk of its own: _mixed_terms), and terms are case-folded (str.casefold: "Straße" ->
-    "strasse"). Terms longer than MAX_TOKEN_CHARS are truncated to that length. Runs in time linear in
-    len(text).
+    runs first, and each other run gets its terms as a chunk of its own: _mixed_terms), and terms are
+    case-folded (str.casefold: "Straße" -> "strasse"). Terms longer than MAX_TOKEN_CHARS are truncated to
+    that length. Runs in time linear in len(text).
     """
     cap = MAX_TOKEN_CHARS
     tokens: list[str] = []
