@@ -145,7 +145,7 @@ def _answers(path: Path) -> dict[int, str]:
 
 def e2e_table(on_dir: Path, off_dir: Path, shared: Path) -> list[str]:
     """gorilla / strict accuracy % per hub on each path, from bench/apibench.py response files."""
-    from gorilla_tui.evaluate import evalrun
+    from gorilla_tui.evaluate import run as evalrun
 
     lines = [
         "| hub | tasks | gorilla % on | off | strict % on | off | answers that differ |",
