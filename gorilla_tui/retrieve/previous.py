@@ -51,18 +51,19 @@ def write_state(folder: Path, extra: bool, rows: Sequence[Any] = ()) -> None:
         os.fsync(fh.fileno())
 
 
-def verify_state(folder: Path) -> tuple[str, bool | None]:
+def verify_state(folder: Path, changed: str | None) -> tuple[str, bool | None]:
     """(why the version `folder` cannot be trusted, "" when it can; whether it was built with the extra
     files, None when unknown). Not trusted: no or unreadable STATE_FILE (built by an older release), built
-    by other code, or a file missing or changed since it was built."""
+    by other code, or a file missing or changed since it was built. changed: changed_since_built(folder),
+    computed once by the caller (hashing the files is the costly part)."""
     try:
         state = json.loads((folder / STATE_FILE).read_bytes())
-        files = dict(state["files"])
+        dict(state["files"])
     except (OSError, ValueError, KeyError, TypeError):
         return f"{STATE_FILE} missing or unreadable", None
     if state.get("version") != FINGERPRINT_VERSION or state.get("code") != code_fingerprint():
         return "built by another version of gorilla-tui", None
-    return _changed_file(folder, files), bool(state.get("extra"))
+    return changed or "", bool(state.get("extra"))
 
 
 def changed_since_built(folder: Path) -> str | None:
@@ -199,7 +200,7 @@ def read_previous(extra: bool) -> Previous:
         except GorillaError as e:
             why = changed or str(e)
             return Previous(rows=rows, damaged=why, untrusted=why)
-    why, built_extra = verify_state(index.path)
+    why, built_extra = verify_state(index.path, changed)
     return Previous(index, rows, untrusted=why, same_extra=built_extra == extra)
 
 
