@@ -26,7 +26,6 @@ from __future__ import annotations
 import argparse
 import atexit
 import dataclasses
-import json
 import os
 import shutil
 import sys
@@ -179,13 +178,11 @@ def choice(indexes: dict[str, ApiIndex], results: Path, report_only: bool) -> li
             index = indexes[kind]
             w = index.fusion_settings().weight("tensorflowhub")
             hub_dev.score_hits(index, tasks, "tensorflowhub", w, path)
-        rows = [json.loads(x) for x in path.read_text().splitlines() if x.strip()]
+        rows = hub_dev.read_rows(path)
         cells = []
         for rule in hub_dev.RULES:
             picks = [likelihood.choose(r["lm"], None, rule, r["group"]) if r["lm"] else 0 for r in rows]
-            api = sum(bool(r["api"]) and r["api"][p] for r, p in zip(rows, picks, strict=True))
-            dom = sum(bool(r["dom"]) and r["dom"][p] for r, p in zip(rows, picks, strict=True))
-            cells.append(f"{_pct(api, len(rows))} / {_pct(dom, len(rows))}")
+            cells.append(hub_dev.picked_cell(rows, picks))
         in_hits = _pct(sum(any(r["api"]) for r in rows), len(rows))
         lines.append(f"| {kind} | {len(rows)} | {in_hits} | " + " | ".join(cells) + " |")
         print(lines[-1], flush=True)

@@ -91,6 +91,18 @@ def figures(index: ApiIndex, ranked: list[list[int]], items: list[dict]) -> dict
     return {key: 100 * v / len(items) for key, v in m.items()}
 
 
+def read_rows(path: Path) -> list[dict]:
+    """The scored rows of a score file (score_hits' JSON lines: id, lm, api, dom, group)."""
+    return [json.loads(x) for x in path.read_text(encoding="utf-8").splitlines() if x.strip()]
+
+
+def picked_cell(rows: list[dict], picks: list[int]) -> str:
+    """ "api@1 / domain@1" in % (one decimal) when hit picks[i] is chosen for rows[i]."""
+    api = sum(bool(r["api"]) and r["api"][p] for r, p in zip(rows, picks, strict=True))
+    dom = sum(bool(r["dom"]) and r["dom"][p] for r, p in zip(rows, picks, strict=True))
+    return f"{100 * api / len(rows):.1f} / {100 * dom / len(rows):.1f}"
+
+
 def _ranked(scored: list, fused_of) -> list[list[int]]:
     """The 5 best index rows per task of `scored` ((rows, bm25, cosine, mask) per task) by fused_of(bm25,
     cosine, mask)."""
@@ -178,13 +190,11 @@ def choice_table(results: Path, weights: list[float], shipped: FusionSettings) -
             path = results / f"hub_dev_{hub}_w{w:g}.jsonl"
             if not path.exists():
                 continue
-            rows = [json.loads(x) for x in path.read_text().splitlines() if x.strip()]
+            rows = read_rows(path)
             cells = []
             for rule in RULES:
                 picks = [likelihood.choose(r["lm"], None, rule, r["group"]) if r["lm"] else 0 for r in rows]
-                api = sum(bool(r["api"]) and r["api"][p] for r, p in zip(rows, picks, strict=True))
-                dom = sum(bool(r["dom"]) and r["dom"][p] for r, p in zip(rows, picks, strict=True))
-                cells.append(f"{100 * api / len(rows):.1f} / {100 * dom / len(rows):.1f}")
+                cells.append(picked_cell(rows, picks))
             tag = " (shipped)" if w == shipped.weight(hub) else ""
             in_hits = 100 * sum(any(r["api"]) for r in rows) / len(rows)
             lines.append(f"| {hub} | {w:g}{tag} | {len(rows)} | {in_hits:.1f} | " + " | ".join(cells) + " |")
@@ -209,14 +219,12 @@ def vote_table(results: Path, shipped: FusionSettings) -> list[str]:
         path = results / f"hub_dev_{hub}_w{shipped.weight(hub):g}.jsonl"
         if not path.exists():
             continue
-        rows = [json.loads(x) for x in path.read_text().splitlines() if x.strip()]
+        rows = read_rows(path)
         cells = []
         for t in TEMPERATURES:
             picks = [likelihood.domain_vote(r["lm"], r["group"], t) if r["lm"] else 0 for r in rows]
-            api = sum(bool(r["api"]) and r["api"][p] for r, p in zip(rows, picks, strict=True))
-            dom = sum(bool(r["dom"]) and r["dom"][p] for r, p in zip(rows, picks, strict=True))
             best = " (shipped)" if t == temps.get(hub, likelihood.VOTE_TEMPERATURE) else ""
-            cells.append(f"{100 * api / len(rows):.1f} / {100 * dom / len(rows):.1f}{best}")
+            cells.append(picked_cell(rows, picks) + best)
         lines.append(f"| {hub} | {len(rows)} | " + " | ".join(cells) + " |")
     return lines
 

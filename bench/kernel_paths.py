@@ -74,10 +74,7 @@ def dev_table(results: Path) -> list[str]:
         files = [results / f"kernel_dev_{hub}_{p}.jsonl" for p in PATHS]
         if not all(f.exists() for f in files):
             continue
-        on, off = (
-            {json.loads(x)["id"]: json.loads(x) for x in f.read_text().splitlines() if x.strip()}
-            for f in files
-        )
+        on, off = ({r["id"]: r for r in hub_dev.read_rows(f)} for f in files)
         ids = [i for i in on if i in off]
         diffs = sorted(abs(a - b) for i in ids for a, b in zip(on[i]["lm"], off[i]["lm"], strict=True))
         t = temps.get(hub, likelihood.VOTE_TEMPERATURE)
@@ -87,11 +84,7 @@ def dev_table(results: Path) -> list[str]:
                 r = rows[i]
                 picks[p][i] = likelihood.domain_vote(r["lm"], r["group"], t) if len(r["lm"]) > 1 else 0
         differ = sum(picks["on"][i] != picks["off"][i] for i in ids)
-        cells = []
-        for p in PATHS:
-            api = sum(bool(on[i]["api"]) and on[i]["api"][picks[p][i]] for i in ids)
-            dom = sum(bool(on[i]["dom"]) and on[i]["dom"][picks[p][i]] for i in ids)
-            cells.append(f"{100 * api / len(ids):.1f} / {100 * dom / len(ids):.1f}")
+        cells = [hub_dev.picked_cell([on[i] for i in ids], [picks[p][i] for i in ids]) for p in PATHS]
         p90 = diffs[int(0.9 * (len(diffs) - 1))]
         lines.append(
             f"| {hub} | {len(ids)} | {statistics.median(diffs):.3f} | {p90:.3f} | {diffs[-1]:.3f} | "
@@ -118,7 +111,7 @@ def decisions_table(results: Path) -> list[str]:
             f = results / f"kernel_dev_{hub}_{path}.jsonl"
             if not f.exists():
                 continue
-            rows = [json.loads(x) for x in f.read_text().splitlines() if x.strip()]
+            rows = hub_dev.read_rows(f)
             cells = []
             choosers = [
                 lambda r, rule=rule: likelihood.choose(r["lm"], None, rule, r["group"]) for rule in RULES
@@ -126,13 +119,8 @@ def decisions_table(results: Path) -> list[str]:
             choosers += [lambda r, t=t: likelihood.domain_vote(r["lm"], r["group"], t) for t in TEMPERATURES]
             for i, pick in enumerate(choosers):
                 picks = [pick(r) if len(r["lm"]) > 1 else 0 for r in rows]
-                api = sum(bool(r["api"]) and r["api"][k] for r, k in zip(rows, picks, strict=True))
-                dom = sum(bool(r["dom"]) and r["dom"][k] for r, k in zip(rows, picks, strict=True))
                 shipped = i >= len(RULES) and TEMPERATURES[i - len(RULES)] == temps.get(hub, 1.0)
-                cells.append(
-                    f"{100 * api / len(rows):.1f} / {100 * dom / len(rows):.1f}"
-                    + (" (shipped)" if shipped else "")
-                )
+                cells.append(hub_dev.picked_cell(rows, picks) + (" (shipped)" if shipped else ""))
             lines.append(f"| {hub} | {path} | " + " | ".join(cells) + " |")
     return lines
 
