@@ -51,13 +51,14 @@ __all__ = [
 MAX_CALLS = 2000
 
 #: How left_out_note ends (check/lint.py finds the note by it).
-LEFT_OUT_TAIL = "were not checked"
+LEFT_OUT_TAIL = "not checked"
 
 
 def left_out_note(left_out: int) -> str:
     """The verdict's note for code with `left_out` calls past MAX_CALLS (scan lists the first MAX_CALLS
-    only): "12,345 calls after the first 2,000 were not checked"."""
-    return f"{left_out:,} calls after the first {MAX_CALLS:,} {LEFT_OUT_TAIL}"
+    only): "12,345 calls after the first 2,000 were not checked", "1 call after ... was not checked"."""
+    calls, were = ("call", "was") if left_out == 1 else ("calls", "were")
+    return f"{left_out:,} {calls} after the first {MAX_CALLS:,} {were} {LEFT_OUT_TAIL}"
 
 
 #: CPython's tokenizer refuses more nested (), [] and {} than this ("too many nested parentheses";

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import stat
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -51,15 +52,34 @@ def write_state(folder: Path, extra: bool, rows: Sequence[Any] = ()) -> None:
         os.fsync(fh.fileno())
 
 
+#: Largest STATE_FILE read, bytes (the default index's is about 50 kB).
+MAX_STATE_BYTES = 64 * 2**20
+
+
+def read_state(folder: Path) -> dict[str, Any] | None:
+    """STATE_FILE of the version `folder` as a dict with a "files" dict; None when it is missing, not a
+    regular file (a FIFO would block, a link to /dev/zero never ends), over MAX_STATE_BYTES, not JSON, too
+    deeply nested to parse, or of another shape."""
+    path = folder / STATE_FILE
+    try:
+        st = path.stat()
+        if not stat.S_ISREG(st.st_mode) or st.st_size > MAX_STATE_BYTES:
+            return None
+        state = json.loads(path.read_bytes())
+    except (OSError, ValueError, RecursionError):
+        return None
+    if not isinstance(state, dict) or not isinstance(state.get("files"), dict):
+        return None
+    return state
+
+
 def verify_state(folder: Path, changed: str | None) -> tuple[str, bool | None]:
     """(why the version `folder` cannot be trusted, "" when it can; whether it was built with the extra
     files, None when unknown). Not trusted: no or unreadable STATE_FILE (built by an older release), built
     by other code, or a file missing or changed since it was built. changed: changed_since_built(folder),
     computed once by the caller (hashing the files is the costly part)."""
-    try:
-        state = json.loads((folder / STATE_FILE).read_bytes())
-        dict(state["files"])
-    except (OSError, ValueError, KeyError, TypeError):
+    state = read_state(folder)
+    if state is None:
         return f"{STATE_FILE} missing or unreadable", None
     if state.get("version") != FINGERPRINT_VERSION or state.get("code") != code_fingerprint():
         return "built by another version of gorilla-tui", None
@@ -72,11 +92,8 @@ def changed_since_built(folder: Path) -> str | None:
     STATE_FILE is missing or unreadable (an index built by an older release: nothing to compare with).
     Whatever code built the folder, a recorded digest is still what the file held when it was published.
     Costs one SHA-256 pass over the listed files (about 12 MB for the default index)."""
-    try:
-        files = dict(json.loads((folder / STATE_FILE).read_bytes())["files"])
-    except (OSError, ValueError, KeyError, TypeError):
-        return None
-    return _changed_file(folder, files)
+    state = read_state(folder)
+    return None if state is None else _changed_file(folder, state["files"])
 
 
 def read_verified() -> index_store.StoredIndex:
@@ -104,9 +121,13 @@ def _changed_file(folder: Path, files: dict[str, str]) -> str:
     be read for ever) counts as changed, and is never read."""
     root = folder.resolve()
     for rel, digest in files.items():
-        path = (folder / str(rel)).resolve()
-        if not path.is_relative_to(root) or (path.exists() and not path.is_file()):
-            return f"{rel} changed since it was built"
+        try:  # a name with a NUL byte or one too long for the OS is no file of the folder
+            path = (folder / str(rel)).resolve()
+            outside = not path.is_relative_to(root) or (path.exists() and not path.is_file())
+        except (OSError, ValueError):
+            outside = True
+        if outside:
+            return f"{str(rel)[:80]} changed since it was built"
         try:
             if file_digest(path) != digest:
                 return f"{rel} changed since it was built"
@@ -238,10 +259,13 @@ def _rows_of(folder: Path, with_meta: bool) -> list[Any] | None:
     for name, key in (("meta.json", "sources"), (STATE_FILE, "sources")):
         if name == "meta.json" and not with_meta:
             continue
-        try:
-            rows = json.loads((folder / name).read_bytes()).get(key)
-        except Exception:  # noqa: BLE001 - unreadable: the next place
-            continue
+        if name == STATE_FILE:
+            rows = (read_state(folder) or {}).get(key)  # a FIFO or a link to a device is never read
+        else:
+            try:
+                rows = json.loads((folder / name).read_bytes()).get(key)
+            except Exception:  # noqa: BLE001 - unreadable: the next place
+                continue
         if isinstance(rows, list) and rows:
             return rows
     return None

@@ -40,7 +40,7 @@ def test_calls_past_the_cap_are_said_to_be_unchecked(torchhub):
     """The validator reads the first callsite.MAX_CALLS calls of a piece of code; a file with more used to
     pass in silence (a wrong model on line 2,003 of a 2,003-call file: no finding, exit 0). The findings
     in the first calls are still reported, and the block's note says how many calls were not checked."""
-    from gorilla_tui.check.callsite import MAX_CALLS, scan
+    from gorilla_tui.check.callsite import MAX_CALLS, left_out_note, scan
 
     calls = [
         f"x{i} = torch.hub.load('pytorch/vision', 'resnet50', pretrained=True)" for i in range(MAX_CALLS)
@@ -56,6 +56,7 @@ def test_calls_past_the_cap_are_said_to_be_unchecked(torchhub):
     found = lint.check_block(torchhub, "big.py", lint.Block(code), notes=notes)
     assert [(f.line, f.reason) for f in found] == [(7, "wrong_args:unknown_model")]
     assert notes == [f"big.py: 2 calls after the first {MAX_CALLS:,} were not checked"]
+    assert left_out_note(1) == f"1 call after the first {MAX_CALLS:,} was not checked"
     assert torchhub.check_code(code).diagnostics[-1] == notes[0].removeprefix("big.py: ")
     small: list[str] = []
     lint.check_block(torchhub, "small.py", lint.Block("\n".join(["import torch", *tail])), notes=small)

@@ -178,3 +178,37 @@ def test_a_refresh_state_naming_files_outside_the_index_is_never_read(
     assert main(["index", "--status", "--json"]) == 2
     doc = json.loads(capsys.readouterr().out)
     assert doc["damaged"] is True and "dev/zero changed since it was built" in doc["message"]
+
+
+@pytest.mark.parametrize("state", ["nul", "long", "deep", "fifo"])
+def test_a_hostile_refresh_state_never_crashes_or_hangs_status_or_refresh(
+    state: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """refresh-state.json with a NUL byte or a 100,000-character file name, JSON nested 200,000 deep, or a
+    FIFO in its place: status, doctor and the refresh that mends the index ended in an internal error
+    (ValueError, OSError, RecursionError) or blocked for ever. A bad name counts as a change; an
+    unreadable record as none (status still opens the index as a search does)."""
+    import os
+
+    from gorilla_tui.retrieve.previous import STATE_FILE
+
+    assert main([*REFRESH, "--json"]) == 0
+    folder = Path(json.loads(capsys.readouterr().out)["path"])
+    path = folder / STATE_FILE
+    record = json.loads(path.read_text())
+    if state in ("nul", "long"):
+        name = "docs\u0000.jsonl" if state == "nul" else "a" * 100_000
+        path.write_text(json.dumps(dict(record, files={name: "0" * 64, **record["files"]})))
+    elif state == "deep":
+        path.write_text('{"files": ' + "[" * 200_000 + "]" * 200_000 + "}")
+    else:
+        path.unlink()
+        os.mkfifo(path)
+    code = main(["index", "--status", "--json"])
+    doc = json.loads(capsys.readouterr().out)
+    assert code == (2 if state in ("nul", "long") else 0) and doc["damaged"] is (code == 2)
+    assert main(["doctor", "--no-inference", "--no-hash", "--json"]) in (0, 1)
+    assert "internal error" not in capsys.readouterr().err
+    assert main(["index", "--refresh", "--json"]) == 0
+    capsys.readouterr()
+    assert main(["index", "--status", "--json"]) == 0
