@@ -162,7 +162,11 @@ class LlamaEmbedder:
 
     path: the .gguf file; query_prefix / passage_prefix: text put before queries / docs (E5-family models
     want "query: " / "passage: "; nomic-embed "search_query: " / "search_document: "); n_ctx: context in
-    tokens (a longer doc is truncated by llama.cpp). Raises GorillaError when the file does not load.
+    tokens (a longer doc is truncated by llama.cpp); use_extra_bufts: llama.cpp's weight repacking, as
+    config.toml's setting of that name ("auto": off where the CPU has Intel AMX, whose repacked buffers
+    crash the first decode; model/profiles.py extra_bufts_default). Loaded as the chat model is
+    (model/llama_internals.new_llama). Raises GorillaError when the file does not load, UsageError for a
+    use_extra_bufts value other than True / False / "auto" / "on" / "off".
     """
 
     def __init__(
@@ -172,23 +176,22 @@ class LlamaEmbedder:
         passage_prefix: str = "passage: ",
         n_ctx: int = 512,
         n_threads: int | None = None,
+        use_extra_bufts: bool | str = "auto",
     ) -> None:
-        from llama_cpp import Llama  # heavy import, deferred on purpose: only for users who pick a GGUF
+        from gorilla_tui.model import llama_internals, profiles  # deferred: libllama, for GGUF users only
 
         self.spec = str(path)
         path = expand_user(path)
         if not path.is_file():
             raise GorillaError(f"embedding model {path} not found")
+        # the chat model's loader: weight repacking off on a CPU with Intel AMX (llama.cpp's AMX buffers
+        # segfault on the first decode there: profiles.extra_bufts_default), stdout / stderr left alone
+        # beside a running TUI (llama-cpp-python's verbose=False swaps them for the whole process)
+        self.use_extra_bufts, _why = profiles.resolve_extra_bufts(use_extra_bufts)
+        params = {"embedding": True, "n_ctx": n_ctx, "n_batch": n_ctx, "n_ubatch": n_ctx,
+                  "n_threads": n_threads, "use_extra_bufts": self.use_extra_bufts}  # fmt: skip
         try:
-            self._llm = Llama(
-                model_path=str(path),
-                embedding=True,
-                n_ctx=n_ctx,
-                n_batch=n_ctx,
-                n_ubatch=n_ctx,
-                n_threads=n_threads,
-                verbose=False,
-            )
+            self._llm = llama_internals.new_llama(str(path), params)
         except (ValueError, RuntimeError, OSError) as e:
             raise GorillaError(f"cannot load the embedding model {path}: {e}") from None
         self.dim = int(self._llm.n_embd())

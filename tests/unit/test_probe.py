@@ -14,11 +14,18 @@ FIX = load_profiles()["cpu"].install
 
 
 def _params() -> dict:
+    """The CPU profile's params ("auto": repacking off on a CPU with Intel AMX), on 2 threads."""
     return {**runtime_params(load_profiles()["cpu"]), "n_threads": 2, "n_threads_batch": 2}
 
 
+def _repacking() -> dict:
+    """_params() with llama.cpp's weight repacking on, as "auto" gives where the CPU has no AMX: the chain
+    starts from the same params on every machine."""
+    return {**_params(), "use_extra_bufts": True}
+
+
 def test_fallback_chain_extra_buffers_then_threads_then_batch():
-    chain = probe.fallback_chain(_params())
+    chain = probe.fallback_chain(_repacking())
     assert [c for c, _ in chain] == [
         "",
         "extra buffer types off (use_extra_bufts = false)",
@@ -51,7 +58,7 @@ def test_healthy_model_is_probed_once_then_known_good(gemma_path):
 def test_crashing_child_walks_the_fallback_chain_and_remembers(gemma_path, monkeypatch):
     # the child segfaults (a real SIGSEGV) while extra buffer types are on or it has more than one thread
     monkeypatch.setenv(probe.CRASH_ENV, "extra_bufts,threads")
-    params = _params()
+    params = _repacking()  # on a CPU with AMX the first attempt would crash for real: the same SIGSEGV
     decision = probe.ensure_runtime(gemma_path, params, fix=FIX, llama_version=li.version())
     assert [(c, r.ok, r.signal) for c, r in decision.attempts] == [
         ("", False, "SIGSEGV"),
