@@ -27,9 +27,10 @@ from gorilla_tui.retrieve.store_io import DAMAGED_HINT
 
 #: File of a version folder recording how it was built: {"version": FINGERPRINT_VERSION, "code":
 #: code_fingerprint(), "extra": whether the caller's extra files (check's lookup) were written, "files":
-#: {path relative to the folder: SHA-256}, "sources": the meta.json source rows, ROW_KEYS only} for every
-#: file present when it was published (the dense vectors, added later, are not listed: store.read_vectors
-#: checks them).
+#: {path relative to the folder: {"sha256": SHA-256, "size": bytes}}, "sources": the meta.json source rows,
+#: ROW_KEYS only} for every file present when it was published (the dense vectors, added later, are not
+#: listed: store.read_vectors checks them). A state written before the sizes were recorded maps each path
+#: to its SHA-256 string; it is still read (each file then hashed).
 STATE_FILE = "refresh-state.json"
 #: Keys of a meta.json source row copied into STATE_FILE, all that reread needs: when meta.json itself is
 #: damaged, the next refresh still reads every source again from where it came (without the copy, a
@@ -40,9 +41,13 @@ UNCHANGED = "unchanged"
 
 
 def write_state(folder: Path, extra: bool, rows: Sequence[Any] = ()) -> None:
-    """Write STATE_FILE into the build `folder` (every file under it hashed, the ROW_KEYS of its meta.json
-    source `rows`; fsync'ed). Raises OSError."""
-    files = {str(p.relative_to(folder)): file_digest(p) for p in sorted(folder.rglob("*")) if p.is_file()}
+    """Write STATE_FILE into the build `folder` (every file under it hashed and its size in bytes recorded,
+    the ROW_KEYS of its meta.json source `rows`; fsync'ed). Raises OSError."""
+    files = {
+        str(p.relative_to(folder)): {"sha256": file_digest(p), "size": p.stat().st_size}
+        for p in sorted(folder.rglob("*"))
+        if p.is_file()
+    }
     sources = [{k: r[k] for k in ROW_KEYS if k in r} for r in rows if isinstance(r, dict) and r.get("name")]
     state = {"version": FINGERPRINT_VERSION, "code": code_fingerprint(), "extra": extra, "files": files,
              "sources": sources}  # fmt: skip
@@ -91,16 +96,19 @@ def changed_since_built(folder: Path) -> str | None:
     built ("x changed since it was built", "x is missing"; "" when every file still has it); None when
     STATE_FILE is missing or unreadable (an index built by an older release: nothing to compare with).
     Whatever code built the folder, a recorded digest is still what the file held when it was published.
-    Costs one SHA-256 pass over the listed files (about 12 MB for the default index)."""
+    A file whose size (os.stat) is not the one recorded is changed without being read (a 50 GB sparse file
+    in its place is not hashed); else it costs one SHA-256 pass over the listed files (about 12 MB for the
+    default index)."""
     state = read_state(folder)
     return None if state is None else _changed_file(folder, state["files"])
 
 
 def read_verified() -> index_store.StoredIndex:
     """The live index opened as a search opens it (index_store.read_stored), then every file checked against
-    the SHA-256 recorded when it was built (changed_since_built): what `index --status` and `doctor` show.
-    A search does not hash the files (it would cost every ask); this catches the damage it cannot see until
-    it shows the doc, such as bytes of docs.jsonl overwritten in place (the file keeps its size).
+    the size and SHA-256 recorded when it was built (changed_since_built): what `index --status` and
+    `doctor` show. A search does not hash the files (it would cost every ask); this catches the damage it
+    cannot see until it shows the doc, such as bytes of docs.jsonl overwritten in place (the file keeps its
+    size).
 
     Raises:
         IndexMissingError: no index has been published.
@@ -115,12 +123,28 @@ def read_verified() -> index_store.StoredIndex:
     return stored
 
 
-def _changed_file(folder: Path, files: dict[str, str]) -> str:
-    """Why one of `files` (relative path -> SHA-256) no longer matches in `folder` ("" when all do). A path
-    that leaves the folder or names no regular file (a STATE_FILE written by hand: "../../dev/zero" would
-    be read for ever) counts as changed, and is never read."""
+def _recorded(entry: Any) -> tuple[str | None, int | None]:
+    """(SHA-256, size in bytes) of a STATE_FILE "files" entry: {"sha256", "size"}, or the SHA-256 string
+    alone of a state written before sizes were recorded (size None: the file is hashed). A field of the
+    wrong type is None (a digest None never matches: the file counts as changed)."""
+    if isinstance(entry, str):
+        return entry, None
+    if not isinstance(entry, dict):
+        return None, None
+    digest, size = entry.get("sha256"), entry.get("size")
+    digest = digest if isinstance(digest, str) else None
+    size = size if isinstance(size, int) and not isinstance(size, bool) and size >= 0 else None
+    return digest, size
+
+
+def _changed_file(folder: Path, files: dict[str, Any]) -> str:
+    """Why one of `files` (relative path -> {"sha256", "size"}, or the SHA-256 string of an older state) no
+    longer matches in `folder` ("" when all do). A file of another size than the one recorded is changed,
+    unread. A path that leaves the folder or names no regular file (a STATE_FILE written by hand:
+    "../../dev/zero" would be read for ever) counts as changed, and is never read."""
     root = folder.resolve()
-    for rel, digest in files.items():
+    for rel, entry in files.items():
+        digest, size = _recorded(entry)
         try:  # a name with a NUL byte or one too long for the OS is no file of the folder
             path = (folder / str(rel)).resolve()
             outside = not path.is_relative_to(root) or (path.exists() and not path.is_file())
@@ -129,6 +153,8 @@ def _changed_file(folder: Path, files: dict[str, str]) -> str:
         if outside:
             return f"{str(rel)[:80]} changed since it was built"
         try:
+            if size is not None and path.stat().st_size != size:  # no read: a huge file costs nothing
+                return f"{rel} changed since it was built"
             if file_digest(path) != digest:
                 return f"{rel} changed since it was built"
         except OSError:
