@@ -172,11 +172,13 @@ def _index(report: dict[str, Any], problems: list[dict[str, str]], notes: list[d
     search refuses (opened and checked as a search opens it, and its files against the SHA-256 recorded when
     it was built: previous.read_verified, so a truncated or overwritten docs.jsonl or a meta.json of the wrong
     shape is a problem, never an internal error) and one over 30 days old are
-    problems, what a working index lacks a note (_lacks)."""
+    problems, what a working index lacks a note (_lacks), and so is an index whose files could not be
+    checked (its previous.STATE_FILE missing or unreadable: previous.UNCHECKED_NOTE; report["index"]
+    ["integrity"] "not checked", else "checked")."""
     from gorilla_tui.retrieve.previous import read_verified  # deferred: numpy (~0.1 s); --help stays fast
 
     try:
-        stored = read_verified()
+        stored, unchecked = read_verified()
     except IndexMissingError as e:
         problems.append({"problem": str(e), "fix": _INDEX_FIX})
         return
@@ -190,7 +192,10 @@ def _index(report: dict[str, Any], problems: list[dict[str, str]], notes: list[d
         age = (datetime.now(timezone.utc) - datetime.fromisoformat(built)).total_seconds() / 86400
     report["index"] = {"path": str(folder), "docs": meta.get("n_docs"), "built_at": built,
                        "age_days": round(age, 2) if age is not None else None,
-                       "sources": {s["name"]: s.get("loaded") for s in meta.get("sources", [])}}  # fmt: skip
+                       "sources": {s["name"]: s.get("loaded") for s in meta.get("sources", [])},
+                       "integrity": "not checked" if unchecked else "checked"}  # fmt: skip
+    if unchecked:
+        notes.append({"note": unchecked, "fix": _DAMAGED_FIX})
     if age is not None and age > 30:
         problems.append({"problem": f"the index is {age:.0f} days old", "fix": _INDEX_FIX})
     lacks = _lacks(folder, meta)

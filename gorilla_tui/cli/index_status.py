@@ -97,7 +97,9 @@ def status(args: argparse.Namespace) -> int:
     other), then every file checked against the SHA-256 recorded when it was built (previous.read_verified:
     bytes overwritten in place), so an index a search refuses is never shown as healthy: a damaged one
     raises GorillaError, the search's line with how to rebuild it (exit 2); with --json it prints
-    {"index": true, "damaged": true, "message", "hint", ...} and exits 2.
+    {"index": true, "damaged": true, "message", "hint", ...} and exits 2. An index whose record of how it was
+    built (previous.STATE_FILE) is missing or unreadable could not be checked: a "note:" line says so
+    (previous.UNCHECKED_NOTE; with --json "integrity": {"checked": false, "note"}), exit 0.
 
     Returns:
         The exit code: 0, or 2 with --json for a damaged index.
@@ -111,7 +113,7 @@ def status(args: argparse.Namespace) -> int:
     from gorilla_tui.retrieve.previous import read_verified
 
     try:
-        stored = read_verified()
+        stored, unchecked = read_verified()
     except IndexMissingError as e:
         return _no_index(args, e)
     except GorillaError as e:
@@ -123,7 +125,7 @@ def status(args: argparse.Namespace) -> int:
     age_s, age = _age(meta.get("built_at", ""))
     paths = get_paths()
     if args.json:
-        print(json.dumps(_status_json(folder, meta, size, age_s), indent=1))
+        print(json.dumps(_status_json(folder, meta, size, age_s, unchecked), indent=1))
         return 0
 
     from gorilla_tui.cli.console import make_console  # deferred: rich; --help stays fast
@@ -138,6 +140,8 @@ def status(args: argparse.Namespace) -> int:
         f"{meta.get('built_at', '?')} ({age} ago)\nindex: {folder}\nconfig: {paths.config_file}"
     )
     console.print(Text(safe_text(summary)))
+    if unchecked:
+        console.print(Text.assemble(("note:", "yellow"), safe_text(f" {unchecked}")))
     dense = _dense_state(folder, meta)
     console.print(Text(safe_text(f"retrieval: {dense['note']}")))
     expansion = _expansion_line(meta.get("sources", []), bool(dense.get("questions")))
@@ -191,8 +195,11 @@ def _problem_doc(problem: GorillaError) -> dict[str, str | None]:
     }
 
 
-def _status_json(folder: Any, meta: dict[str, Any], size: int, age_s: float) -> dict[str, Any]:
-    """What `index --status --json` prints ("index": true; see _no_index for the state without one)."""
+def _status_json(
+    folder: Any, meta: dict[str, Any], size: int, age_s: float, unchecked: str
+) -> dict[str, Any]:
+    """What `index --status --json` prints ("index": true; see _no_index for the state without one);
+    unchecked: previous.UNCHECKED_NOTE when the files could not be checked, else "" ("integrity")."""
     paths = get_paths()
     flagged = meta.get("flagged", [])
     return {
@@ -212,6 +219,7 @@ def _status_json(folder: Any, meta: dict[str, Any], size: int, age_s: float) -> 
         "flagged_repaired": sum(1 for f in flagged if f.get("repaired")),
         "flagged_still": sum(1 for f in flagged if not f.get("repaired")),
         "diagnostics": meta.get("diagnostics", []),
+        "integrity": {"checked": not unchecked, "note": unchecked},
     }
 
 

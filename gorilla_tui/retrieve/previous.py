@@ -32,6 +32,14 @@ from gorilla_tui.retrieve.store_io import DAMAGED_HINT
 #: listed: store.read_vectors checks them). A state written before the sizes were recorded maps each path
 #: to its SHA-256 string; it is still read (each file then hashed).
 STATE_FILE = "refresh-state.json"
+#: What `index --status` and `doctor` say of a live index whose STATE_FILE is missing or unreadable (built
+#: by an older release, or the file deleted or damaged): its files could not be checked against what they
+#: held when it was built. A plain refresh does not trust such an index: it rebuilds it, with a new
+#: STATE_FILE.
+UNCHECKED_NOTE = (
+    f"integrity not checked: {STATE_FILE} is missing or unreadable "
+    "(run `gorilla-tui index --refresh` to rebuild it)"
+)
 #: Keys of a meta.json source row copied into STATE_FILE, all that reread needs: when meta.json itself is
 #: damaged, the next refresh still reads every source again from where it came (without the copy, a
 #: refresh offline published python-env alone, dropping the other sources' docs).
@@ -103,9 +111,10 @@ def changed_since_built(folder: Path) -> str | None:
     return None if state is None else _changed_file(folder, state["files"])
 
 
-def read_verified() -> index_store.StoredIndex:
-    """The live index opened as a search opens it (index_store.read_stored), then every file checked against
-    the size and SHA-256 recorded when it was built (changed_since_built): what `index --status` and
+def read_verified() -> tuple[index_store.StoredIndex, str]:
+    """(the live index opened as a search opens it (index_store.read_stored), then every file checked
+    against the size and SHA-256 recorded when it was built (changed_since_built); UNCHECKED_NOTE when its
+    STATE_FILE is missing or unreadable, so nothing could be checked, else ""): what `index --status` and
     `doctor` show. A search does not hash the files (it would cost every ask); this catches the damage it
     cannot see until it shows the doc, such as bytes of docs.jsonl overwritten in place (the file keeps its
     size).
@@ -120,7 +129,7 @@ def read_verified() -> index_store.StoredIndex:
     why = changed_since_built(stored.folder)
     if why:
         raise GorillaError(f"the index at {stored.folder} is damaged ({why}); rebuild it", hint=DAMAGED_HINT)
-    return stored
+    return stored, UNCHECKED_NOTE if why is None else ""
 
 
 def _recorded(entry: Any) -> tuple[str | None, int | None]:

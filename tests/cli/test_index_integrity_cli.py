@@ -105,3 +105,44 @@ def test_status_doctor_and_refresh_never_hash_a_huge_file_in_the_live_index(
     assert big not in hashed
     assert main(["index", "--status", "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["damaged"] is False
+
+
+@pytest.mark.parametrize("state", ["missing", "garbage"])
+def test_status_and_doctor_say_when_integrity_was_not_checked(
+    state: str, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Without a readable STATE_FILE (deleted, or not JSON) nothing can be compared: status and doctor said
+    nothing of it, as if every file had been checked. Both say so now (text and JSON), and a plain refresh
+    writes the record again."""
+    monkeypatch.setenv("COLUMNS", "400")
+    folder = _built(capsys)
+    assert main(["index", "--status", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["integrity"] == {"checked": True, "note": ""}
+    assert main(["doctor", "--no-inference", "--no-hash", "--json"]) in (0, 1)
+    assert "integrity not checked" not in capsys.readouterr().out
+    if state == "missing":
+        (folder / STATE_FILE).unlink()
+    else:
+        (folder / STATE_FILE).write_text("{not json")
+
+    assert main(["index", "--status", "--json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["damaged"] is False
+    assert doc["integrity"] == {"checked": False, "note": previous.UNCHECKED_NOTE}
+    assert main(["index", "--status"]) == 0
+    out = " ".join(capsys.readouterr().out.split())
+    assert f"note: {previous.UNCHECKED_NOTE}" in out
+    assert "refresh-state.json is missing or unreadable" in previous.UNCHECKED_NOTE
+
+    assert main(["doctor", "--no-inference", "--no-hash", "--json"]) in (0, 1)
+    rep = json.loads(capsys.readouterr().out)
+    assert [n["note"] for n in rep["notes"] if "integrity" in n["note"]] == [previous.UNCHECKED_NOTE]
+    assert rep["index"]["integrity"] == "not checked"
+    assert not any("integrity" in p["problem"] for p in rep["problems"])
+    main(["doctor", "--no-inference", "--no-hash"])
+    assert f"note: {previous.UNCHECKED_NOTE}" in " ".join(capsys.readouterr().out.split())
+
+    assert main(["index", "--refresh", "--json"]) == 0
+    capsys.readouterr()
+    assert main(["index", "--status", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["integrity"]["checked"] is True
