@@ -174,7 +174,10 @@ def _index(report: dict[str, Any], problems: list[dict[str, str]], notes: list[d
     shape is a problem, never an internal error) and one over 30 days old are
     problems, what a working index lacks a note (_lacks), and so is an index whose files could not be
     checked (its previous.STATE_FILE missing or unreadable: previous.UNCHECKED_NOTE; report["index"]
-    ["integrity"] "not checked", else "checked")."""
+    ["integrity"] "not checked", else "checked"). Dense vectors that are damaged (retrieve.dense.DenseSide
+    .checked_state why "damaged": a vector file cut short, grown or overwritten in place since it was
+    embedded, one that does not fit the docs) are a problem: searches are BM25 alone until a refresh."""
+    from gorilla_tui.retrieve.dense import DenseSide  # deferred: numpy (~0.1 s); --help stays fast
     from gorilla_tui.retrieve.previous import read_verified  # deferred: numpy (~0.1 s); --help stays fast
 
     try:
@@ -198,7 +201,10 @@ def _index(report: dict[str, Any], problems: list[dict[str, str]], notes: list[d
         notes.append({"note": unchecked, "fix": _DAMAGED_FIX})
     if age is not None and age > 30:
         problems.append({"problem": f"the index is {age:.0f} days old", "fix": _INDEX_FIX})
-    lacks = _lacks(folder, meta)
+    dense = DenseSide(int(meta.get("n_docs") or 0), folder).checked_state()
+    if dense.get("why") == "damaged":  # vectors cut short or overwritten: searches are BM25 alone
+        problems.append({"problem": dense["note"], "fix": _DAMAGED_FIX})
+    lacks = _lacks(folder, meta, dense)
     if lacks:
         notes.append({"note": lacks, "fix": _INDEX_FIX})
 
@@ -244,15 +250,14 @@ def _writable(problems: list[dict[str, str]]) -> None:
             )
 
 
-def _lacks(folder: Path, meta: dict[str, Any]) -> str:
+def _lacks(folder: Path, meta: dict[str, Any], dense: dict[str, Any]) -> str:
     """What a working index lacks, in one line ("" when nothing): the shipped sources (index/*.toml) it
     was built without, e.g. an index of python-env only has no model-hub API, and whether its searches are
-    BM25 alone (retrieve.dense.DenseSide.checked_state: no vector stored, none of its sources is hybrid,
-    damaged vectors or vectors of another embedder). Not a
-    problem: a python-env-only, BM25-only setup may be chosen on purpose (`index --refresh --only
+    BM25 alone (`dense`, retrieve.dense.DenseSide.checked_state: no vector stored, none of its sources is
+    hybrid, or vectors of another embedder; damaged vectors are left out: _index lists them as a problem).
+    Not a problem: a python-env-only, BM25-only setup may be chosen on purpose (`index --refresh --only
     python-env`, offline first launch), so doctor's exit code stays 0."""
     from gorilla_tui.pool.sources import load_manifests  # deferred: as read_meta
-    from gorilla_tui.retrieve.dense import DenseSide  # deferred: as read_meta
 
     have = {s["name"] for s in meta.get("sources", []) if s.get("loaded")}
     try:
@@ -264,8 +269,7 @@ def _lacks(folder: Path, meta: dict[str, Any]) -> str:
         parts.append(
             f"the index has no {', '.join(missing)} docs (built from {', '.join(sorted(have)) or 'nothing'})"
         )
-    dense = DenseSide(int(meta.get("n_docs") or 0), folder).checked_state()
-    if dense["state"] != "building" and not dense.get("docs"):
+    if dense["state"] != "building" and not dense.get("docs") and dense.get("why") != "damaged":
         parts.append(
             f"searches are {dense['note']}" if dense["note"].startswith("BM25 alone") else dense["note"]
         )

@@ -10,6 +10,7 @@ depth (FUSION_DEPTH_KEY in its manifest, else FUSION_DEPTH).
 from __future__ import annotations
 
 import json
+import os
 import threading
 import time
 from collections import OrderedDict
@@ -114,6 +115,15 @@ DAMAGED_NOTE = (
 )
 
 
+def changed_note(why: str) -> str:
+    """The state note of an index whose vector files are not what was embedded (store.vectors_changed's
+    `why`, e.g. "vectors.npy changed since it was embedded"), on one line with the mend."""
+    return (
+        f"dense retrieval off, BM25 alone: the stored vectors are damaged ({why}); `gorilla-tui index "
+        "--refresh` embeds them again"
+    )
+
+
 #: Why an index whose dense side holds no vector searches by BM25 alone (an index of python-env only: its
 #: manifest says retrieval = "bm25"); `index --refresh` and `index --status` said "hybrid" there.
 NO_HYBRID_SOURCE = 'no doc has a dense vector: its sources say retrieval = "bm25"'
@@ -159,6 +169,9 @@ class DenseSide:
     embedder: Embedder | None = None
     _failed: bool = False
     _damaged: bool = False
+    _changed: str = ""
+    _verified: bool = False
+    _mapped: tuple[int, int, int] | None = None
     _checked: float = 0.0
     _queries: OrderedDict[str, np.ndarray] = field(default_factory=OrderedDict)
     _lock: threading.Lock = field(default_factory=threading.Lock)
@@ -177,12 +190,12 @@ class DenseSide:
         self.questions = questions if questions is not None and len(questions[1]) else None
         if embedder is not None:
             self.embedder = embedder
-        self.note = ""
+        self.note, self._changed, self._mapped = "", "", None
         self._failed = self._damaged = False  # vectors embedded again mend a failed or damaged side
 
     def _look(self) -> None:
         """Load the version folder's vectors when they have appeared since the last look."""
-        if self.vectors is not None or self.folder is None or self._failed:
+        if self.vectors is not None or self.folder is None or self._failed or self._changed:
             return
         now = time.monotonic()
         if now - self._checked < RECHECK_SECONDS:
@@ -194,13 +207,35 @@ class DenseSide:
         if found is not None:
             vectors, mask, info, questions = found
             self.attach(vectors, mask, info, questions=questions)
+            try:  # (device, inode, size) of the file mapped: see _shrunk
+                st = os.stat(self.folder / store.VECTORS)
+                if isinstance(vectors, np.memmap):
+                    self._mapped = (st.st_dev, st.st_ino, st.st_size)
+            except OSError:  # gone since it was mapped: the mapping holds the file whole
+                pass
         else:  # dense.json is written last (store.write_vectors): with it, the vectors are damaged
             self._damaged = (self.folder / store.DENSE_META).is_file()
 
+    def _shrunk(self) -> bool:
+        """Whether the memory-mapped VECTORS was cut short in place since it was mapped: reading a row past
+        its new end kills the process (SIGBUS), so such vectors are let go. One os.stat; a file replaced
+        (os.replace) or removed is not cut short (the mapping holds the old file whole)."""
+        if self._mapped is None or self.folder is None:
+            return False
+        try:
+            st = os.stat(self.folder / store.VECTORS)
+        except OSError:
+            return False
+        return (st.st_dev, st.st_ino) == self._mapped[:2] and st.st_size < self._mapped[2]
+
     def ready(self) -> bool:
-        """True when vectors are loaded and the embedder is (or can be) opened."""
+        """True when vectors are loaded and the embedder is (or can be) opened. Vectors whose file was cut
+        short in place since they were mapped (_shrunk) are let go: False, state "failed" (why "damaged")."""
         with self._lock:
             self._look()
+            if self.vectors is not None and self._shrunk():
+                self.vectors = self.mask = self.questions = self.embedder = self._mapped = None
+                self._changed, self._damaged = f"{store.VECTORS} changed since it was embedded", True
             if self.vectors is None or self._failed:
                 return False
             if self.embedder is None:
@@ -221,13 +256,28 @@ class DenseSide:
         """state() once the embedder the vectors were built with has been opened (ready()), as a search
         would: "failed" (why "embedder") when it cannot be opened or is not the one named in dense.json
         (the vectors then need embedding again: `index --refresh`), where state() alone said "ready".
-        Opens the embedder only when some doc has a vector."""
+        Opens the embedder only when some doc has a vector. The vector files are checked against the size
+        and SHA-256 dense.json recorded (store.vectors_changed, once: what `index --status`, `doctor` and a
+        refresh pay, a search does not): a file cut short, grown or overwritten in place is "failed" (why
+        "damaged", changed_note), and the vectors are let go (BM25 alone)."""
         with self._lock:
             self._look()
+            self._verify()
             embedded = self.mask is not None and bool(self.mask.any())
         if embedded:
             self.ready()
         return self.state()
+
+    def _verify(self) -> None:
+        """Compare the folder's vector files with dense.json's record once (store.vectors_changed); on a
+        change, let the vectors go and mark the side damaged (caller holds the lock)."""
+        if self._verified or self.folder is None:
+            return
+        self._verified = True
+        why = store.vectors_changed(self.folder)
+        if why:
+            self.vectors = self.mask = self.questions = None
+            self.embedder, self._changed, self._damaged = None, why, True
 
     def _fail(self, why: str) -> None:
         self._failed = True
@@ -266,7 +316,8 @@ class DenseSide:
                 "total": total,
             }
         if self._damaged:
-            return {"state": "failed", "note": DAMAGED_NOTE, "why": "damaged"}
+            note = changed_note(self._changed) if self._changed else DAMAGED_NOTE
+            return {"state": "failed", "note": note, "why": "damaged"}
         return {"state": "off", "note": self.note or "BM25 alone (no dense vectors in this index)"}
 
     def query_vector(self, query: str) -> np.ndarray | None:

@@ -29,8 +29,9 @@ from gorilla_tui.retrieve.store_io import DAMAGED_HINT
 #: code_fingerprint(), "extra": whether the caller's extra files (check's lookup) were written, "files":
 #: {path relative to the folder: {"sha256": SHA-256, "size": bytes}}, "sources": the meta.json source rows,
 #: ROW_KEYS only} for every file present when it was published (the dense vectors, added later, are not
-#: listed: store.read_vectors checks them). A state written before the sizes were recorded maps each path
-#: to its SHA-256 string; it is still read (each file then hashed).
+#: listed: dense.json records their sizes and SHA-256, which store.read_vectors (sizes) and
+#: store.vectors_changed (digests) check). A state written before the sizes were recorded maps each path to
+#: its SHA-256 string; it is still read (each file then hashed).
 STATE_FILE = "refresh-state.json"
 #: What `index --status` and `doctor` say of a live index whose STATE_FILE is missing or unreadable (built
 #: by an older release, or the file deleted or damaged): its files could not be checked against what they

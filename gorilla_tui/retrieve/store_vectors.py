@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from gorilla_tui.errors import GorillaError
+from gorilla_tui.pool.fingerprint import file_digest
 from gorilla_tui.retrieve.store_io import DAMAGED as _DAMAGED
 from gorilla_tui.retrieve.store_io import index_root, pid_alive
 from gorilla_tui.retrieve.store_io import write_synced as _write
@@ -27,6 +28,14 @@ VECTORS, MASK, DENSE_META = "vectors.npy", "mask.npy", "dense.json"
 #: int64 n_questions, the docs.json row each question belongs to). DENSE_META's "questions" counts them.
 QUESTION_VECTORS, QUESTION_ROWS = "question-vectors.npy", "question-rows.npy"
 LEGACY_VECTORS = "vectors.npz"
+#: Key of DENSE_META recording the vector files as write_vectors wrote them: {file name: {"sha256": SHA-256,
+#: "size": bytes}}. read_vectors compares the sizes (os.stat: a file cut short or grown is damaged, unread),
+#: vectors_changed the SHA-256 too (`index --status`, `doctor` and a refresh: bytes overwritten in place).
+#: DENSE_META written by an older release has none: its files are checked by their shape alone.
+FILES_KEY = "files"
+#: Largest distance of a stored doc vector's squared norm from 1 (the embedders' rows are L2-normalised:
+#: retrieve.embed); a row farther off (zeroed or overwritten in place) makes the vectors damaged.
+NORM_TOLERANCE = 1e-3
 #: Progress of the embedding of a version (JSON {"done", "total", "embedder", "error"}), rewritten per batch;
 #: lets another process (the TUI) show "embedding n/m" until DENSE_META appears.
 DENSE_PROGRESS = "dense-progress.json"
@@ -50,7 +59,8 @@ def write_vectors(
         folder: the published version folder.
         vectors: float32 (n_docs, dim), rows aligned with docs.json.
         mask: bool (n_docs,), True where a doc has a vector.
-        info: DENSE_META's record (embedder spec and name, dim, counts).
+        info: DENSE_META's record (embedder spec and name, dim, counts); FILES_KEY (each file's size and
+            SHA-256) is added to the copy written.
         questions: (vectors float32 (n_questions, dim), doc rows int (n_questions,)) of the doc questions
             that have vectors (QUESTION_VECTORS, QUESTION_ROWS), or None / empty for none.
 
@@ -65,6 +75,7 @@ def write_vectors(
     if questions is not None and len(questions[1]):
         arrays += [(QUESTION_VECTORS, np.asarray(questions[0], np.float32)),
                    (QUESTION_ROWS, np.asarray(questions[1], np.int64))]  # fmt: skip
+    files: dict[str, dict[str, Any]] = {}
     try:
         for name, array in arrays:
             tmp = folder / (name + ".tmp")
@@ -72,8 +83,10 @@ def write_vectors(
                 np.save(fh, array)
                 fh.flush()
                 os.fsync(fh.fileno())
+            files[name] = {"sha256": file_digest(tmp), "size": tmp.stat().st_size}
             os.replace(tmp, folder / name)
-        _write(folder / (DENSE_META + ".tmp"), json.dumps(info, ensure_ascii=False, indent=1).encode())
+        record = dict(info, **{FILES_KEY: files})
+        _write(folder / (DENSE_META + ".tmp"), json.dumps(record, ensure_ascii=False, indent=1).encode())
         os.replace(folder / (DENSE_META + ".tmp"), folder / DENSE_META)
         (folder / DENSE_PROGRESS).unlink(missing_ok=True)
     except OSError as e:
@@ -84,9 +97,12 @@ def read_vectors(
     folder: Path, n_docs: int
 ) -> tuple[np.ndarray, np.ndarray, dict[str, Any], tuple[np.ndarray, np.ndarray] | None] | None:
     """(vectors, mask, info, questions) of the version `folder`, or None when it has none yet or they do
-    not fit its n_docs docs (a damaged or foreign file, DENSE_META no JSON object, a vector not finite:
-    ignored, the index then answers with BM25 alone). The vectors are memory-mapped (read-only) from
-    VECTORS, or read whole from LEGACY_VECTORS.
+    not fit its n_docs docs (a damaged or foreign file, a file of another size than DENSE_META records
+    (FILES_KEY: cut short or grown; compared by os.stat, never read), DENSE_META no JSON object, a vector
+    not finite, a doc's vector not of norm 1 (NORM_TOLERANCE: zeroed or overwritten in place): ignored, the
+    index then answers with BM25 alone). The vectors are memory-mapped (read-only) from VECTORS, or read
+    whole from LEGACY_VECTORS. Bytes overwritten in place that keep every row of norm 1 are caught by
+    vectors_changed (a SHA-256 pass, which a search does not pay).
     questions: (QUESTION_VECTORS, QUESTION_ROWS) when DENSE_META counts any, else None; when they are
     counted but missing or do not fit, the whole is None (damaged)."""
     import numpy as np  # deferred: numpy; `check` reads the store without vectors
@@ -108,9 +124,14 @@ def read_vectors(
         return None
     if not isinstance(info, dict):  # valid JSON that is no object ([1, 2], "x", null) ended every command
         return None
+    if _sizes_differ(folder, info):  # a vectors.npy cut short or grown: its rows are no longer the docs'
+        return None
     if vectors.ndim != 2 or vectors.shape[0] != n_docs or mask.shape != (n_docs,):
         return None
-    if not np.isfinite(vectors).all():  # NaN vectors ranked docs with no shared word first, with no note
+    # one pass over the rows: NaN vectors ranked docs with no shared word first, with no note (a NaN or an
+    # infinity makes its row's squared norm one too), and a zeroed row scored 0 against every task
+    norms = np.einsum("ij,ij->i", vectors, vectors)
+    if not np.isfinite(norms).all() or not (np.abs(norms[mask] - 1.0) <= NORM_TOLERANCE).all():
         return None
     count = info.get("questions", 0)
     if not isinstance(count, int) or isinstance(count, bool) or count < 0:
@@ -119,6 +140,65 @@ def read_vectors(
     if count and questions is None:
         return None
     return vectors, mask, info, questions
+
+
+def _recorded_files(info: dict[str, Any]) -> dict[str, tuple[str | None, int | None]]:
+    """{file name: (SHA-256, size)} of DENSE_META's FILES_KEY (a field of the wrong type None; a name with
+    a path separator is left out: only files of the version folder are looked at); {} without a record."""
+    files = info.get(FILES_KEY)
+    if not isinstance(files, dict):
+        return {}
+    out: dict[str, tuple[str | None, int | None]] = {}
+    for name, entry in files.items():
+        if not isinstance(name, str) or not name or "/" in name or "\\" in name or name in (".", ".."):
+            continue
+        entry = entry if isinstance(entry, dict) else {}
+        digest, size = entry.get("sha256"), entry.get("size")
+        out[name] = (
+            digest if isinstance(digest, str) else None,
+            size if isinstance(size, int) and not isinstance(size, bool) and size >= 0 else None,
+        )
+    return out
+
+
+def _sizes_differ(folder: Path, info: dict[str, Any]) -> bool:
+    """Whether a vector file DENSE_META records (FILES_KEY) is missing or of another size (os.stat only)."""
+    for name, (_, size) in _recorded_files(info).items():
+        try:
+            if size is not None and (folder / name).stat().st_size != size:
+                return True
+        except (OSError, ValueError):  # ValueError: a name with a NUL byte
+            return True
+    return False
+
+
+def vectors_changed(folder: Path) -> str:
+    """Why the vector files of the version `folder` are no longer what write_vectors wrote: "vectors.npy
+    changed since it was embedded" (its size, compared first without reading it, or its SHA-256, recorded in
+    DENSE_META's FILES_KEY), "vectors.npy is missing"; "" when every recorded file matches, or when there is
+    nothing to compare with (no DENSE_META, one that cannot be read or that records no file: read_vectors
+    judges those). A recorded name that is no regular file (a FIFO would block) is changed, unread. Costs
+    one SHA-256 pass over the vector files (a few MB to tens of MB); never raises."""
+    try:
+        if not (folder / DENSE_META).is_file():  # a FIFO in its place would block
+            return ""
+        info = json.loads((folder / DENSE_META).read_bytes())
+    except (OSError, ValueError, RecursionError):
+        return ""
+    if not isinstance(info, dict):
+        return ""
+    for name, (digest, size) in _recorded_files(info).items():
+        path, changed = folder / name, f"{name[:80]} changed since it was embedded"
+        try:
+            if not path.exists():
+                return f"{name[:80]} is missing"
+            if not path.is_file() or (size is not None and path.stat().st_size != size):
+                return changed
+            if file_digest(path) != digest:
+                return changed
+        except (OSError, ValueError):
+            return changed
+    return ""
 
 
 def _read_questions(folder: Path, count: int, n_docs: int, dim: int) -> tuple[np.ndarray, np.ndarray] | None:

@@ -6,6 +6,7 @@ sources table at 80 columns. Real refreshes of tests/data/pool through cli.main;
 from __future__ import annotations
 
 import json
+import os
 import shutil
 from pathlib import Path
 from typing import Any
@@ -15,7 +16,7 @@ import pytest
 
 from gorilla_tui.cli import main
 from gorilla_tui.retrieve import store
-from gorilla_tui.retrieve.dense import DAMAGED_NOTE
+from gorilla_tui.retrieve.dense import DAMAGED_NOTE, changed_note
 
 SMALL_POOL = Path(__file__).resolve().parents[1] / "data" / "pool"
 HUBS = ("torchhub", "tensorflowhub", "huggingface", "apizoo")
@@ -81,9 +82,10 @@ def test_a_mask_with_no_doc_of_a_hybrid_index_is_damaged_and_a_plain_refresh_men
     assert docs > 0 and all(r["retrieval"] == "hybrid" for r in first["sources"])
     np.save(folder / store.MASK, np.zeros(len(np.load(folder / store.MASK)), bool))
 
-    state = _json(capsys, ["index", "--status"])["dense"]
-    assert state == {"state": "failed", "note": DAMAGED_NOTE, "why": "damaged"}
-    assert _retrieval_line(capsys).startswith(f"retrieval: {DAMAGED_NOTE}")
+    state = _json(capsys, ["index", "--status"])["dense"]  # status hashes the files: it names the one
+    changed = changed_note("mask.npy changed since it was embedded")
+    assert state == {"state": "failed", "note": changed, "why": "damaged"}
+    assert _retrieval_line(capsys).startswith(f"retrieval: {changed}")
     monkeypatch.setenv("COLUMNS", "400")
     assert main(["search", "classify images"]) == 0
     assert DAMAGED_NOTE in " ".join(capsys.readouterr().err.split())
@@ -124,3 +126,135 @@ def test_the_sources_table_shows_every_origin_and_reason_at_80_columns(
     assert main(["index", "--status"]) == 0
     row = next(line for line in capsys.readouterr().out.splitlines() if line.startswith("│ apizoo"))
     assert "not found in" in row and "from / why" not in row
+
+
+def _vector_data_offset(path: Path) -> int:
+    """Where the rows of the npy file `path` start (after its header)."""
+    with open(path, "rb") as fh:
+        fmt = np.lib.format
+        version = fmt.read_magic(fh)
+        (fmt.read_array_header_1_0 if version == (1, 0) else fmt.read_array_header_2_0)(fh)
+        return fh.tell()
+
+
+def _zero_rows_in_place(path: Path) -> None:
+    """The first three rows' bytes overwritten with zeros: the file keeps its size, every value is finite."""
+    at = _vector_data_offset(path)
+    dim = np.load(path, mmap_mode="r").shape[1]
+    with open(path, "r+b") as fh:
+        fh.seek(at)
+        fh.write(bytes(3 * dim * 4))
+
+
+def _swap_rows_in_place(path: Path) -> None:
+    """The first two rows' bytes swapped: same size, finite values, every row still of norm 1."""
+    at = _vector_data_offset(path)
+    row = np.load(path, mmap_mode="r").shape[1] * 4
+    with open(path, "r+b") as fh:
+        fh.seek(at)
+        first, second = fh.read(row), fh.read(row)
+        assert first != second
+        fh.seek(at)
+        fh.write(second + first)
+
+
+VECTOR_DAMAGES = {
+    "truncated": lambda p: os.truncate(p, p.stat().st_size // 2),
+    "appended": lambda p: p.write_bytes(p.read_bytes() + bytes(4096)),
+    "zeroed-in-place": _zero_rows_in_place,
+    "rows-swapped-in-place": _swap_rows_in_place,
+}
+
+
+def _hit_ids(capsys: pytest.CaptureFixture[str], task: str) -> list[str]:
+    assert main(["search", "--json", task]) == 0
+    return [h["id"] for h in json.loads(capsys.readouterr().out)["hits"]]
+
+
+@pytest.mark.parametrize("damage", list(VECTOR_DAMAGES))
+def test_a_truncated_or_edited_vectors_file_is_a_problem_and_searches_are_bm25_alone(
+    damage: str, dense: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """vectors.npy cut short, grown, or overwritten in place (same size, finite values): doctor said "no
+    problems found" (at most a note), status's dense line "hybrid" for an edit in place, and a search ranked
+    by the garbage. dense.json records each vector file's size and SHA-256 now: status's dense line says
+    damaged, doctor lists it as a problem (exit 1), the search is BM25 alone with a note, and a plain
+    refresh embeds again."""
+    monkeypatch.setenv("COLUMNS", "400")
+    first = _json(capsys, REFRESH)
+    folder, docs = Path(first["path"]), first["dense"]["docs"]
+    assert docs > 0
+    task = "classify images"
+    (folder / store.DENSE_META).rename(folder / "dense.json.aside")  # BM25 alone, for the search below
+    bm25_alone = _hit_ids(capsys, task)
+    (folder / "dense.json.aside").rename(folder / store.DENSE_META)
+    assert _hit_ids(capsys, task) != bm25_alone  # the dense side changes this search's ranking
+    VECTOR_DAMAGES[damage](folder / store.VECTORS)
+
+    state = _json(capsys, ["index", "--status"])["dense"]
+    assert state["state"] == "failed" and state["why"] == "damaged", state
+    assert state["note"].startswith("dense retrieval off, BM25 alone: ") and "vectors.npy" in state["note"]
+    assert "\n" not in state["note"] and "gorilla-tui index --refresh" in state["note"]
+    assert _retrieval_line(capsys).startswith("retrieval: dense retrieval off, BM25 alone: ")
+    assert main(["doctor", "--no-inference", "--no-hash", "--json"]) == 1
+    rep = json.loads(capsys.readouterr().out)
+    damaged = [p for p in rep["problems"] if "vectors.npy" in p["problem"]]
+    assert len(damaged) == 1 and damaged[0]["fix"].startswith("gorilla-tui index --refresh")
+    assert not any("vectors.npy" in n["note"] for n in rep["notes"])
+
+    if damage != "rows-swapped-in-place":  # a search does not hash the vectors (doctor and status do)
+        assert _hit_ids(capsys, task) == bm25_alone
+        assert main(["search", task]) == 0
+        err = " ".join(capsys.readouterr().err.split())
+        assert "BM25 alone" in err and "internal error" not in err
+
+    again = _json(capsys, REFRESH)
+    assert again["dense"]["docs"] == docs
+    assert _json(capsys, ["index", "--status"])["dense"]["state"] == "ready"
+    assert main(["doctor", "--no-inference", "--no-hash", "--json"]) in (0, 1)
+    assert not any("vectors.npy" in p["problem"] for p in json.loads(capsys.readouterr().out)["problems"])
+
+
+#: A process that searches the live index with its vectors mapped, then cuts vectors.npy short in place
+#: (as an edit under a running TUI would) and searches again: it prints the hits and the dense note.
+_CUT_UNDER_A_SEARCH = """
+import json, os, sys
+from gorilla_tui.retrieve import store
+from gorilla_tui.retrieve.index import ApiIndex
+index = ApiIndex.load()
+before = [h.doc.id for h in index.search(sys.argv[1], k=5)]
+assert index.dense_state()["state"] == "ready", index.dense_state()
+os.truncate(index.path / store.VECTORS, 200)
+after = [h.doc.id for h in index.search(sys.argv[1], k=5)]
+print(json.dumps({"before": before, "after": after, "note": index.dense_failure()}))
+"""
+
+
+def test_vectors_cut_short_under_a_running_search_fall_back_to_bm25_instead_of_a_bus_error(
+    dense: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The vectors are memory-mapped: cut short in place while a process (the TUI) had them mapped, its next
+    search read past the file's end and the process died of SIGBUS. The search now sees the file shrank (one
+    os.stat) and answers with BM25 alone, with the note."""
+    import subprocess
+    import sys
+
+    first = _json(capsys, REFRESH)
+    folder = Path(first["path"])
+    task = "classify images"
+    (folder / store.DENSE_META).rename(folder / "dense.json.aside")
+    bm25_alone = _hit_ids(capsys, task)[:5]
+    (folder / "dense.json.aside").rename(folder / store.DENSE_META)
+    repo = str(Path(__file__).resolve().parents[2])
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([repo, os.environ.get("PYTHONPATH", "")]))
+    done = subprocess.run(
+        [sys.executable, "-c", _CUT_UNDER_A_SEARCH, task],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 0, (done.returncode, done.stderr[-2000:])
+    out = json.loads(done.stdout)
+    assert out["before"] != bm25_alone and out["after"] == bm25_alone
+    assert out["note"] == changed_note("vectors.npy changed since it was embedded")

@@ -143,6 +143,9 @@ def _as_store_version_1(folder: Path, built: ApiIndex) -> None:
                  mask=np.load(folder / store.MASK))  # fmt: skip
         os.remove(folder / store.VECTORS)
         os.remove(folder / store.MASK)
+        dense = json.loads((folder / store.DENSE_META).read_text(encoding="utf-8"))
+        dense.pop(store.FILES_KEY, None)  # the record of the vector files came after store version 1
+        (folder / store.DENSE_META).write_text(json.dumps(dense), encoding="utf-8")
     for name in (store.DOCS_FILE, store.POSTINGS_FILE):
         os.remove(folder / name)
     meta = json.loads((folder / "meta.json").read_text(encoding="utf-8"))
