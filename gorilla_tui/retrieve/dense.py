@@ -9,7 +9,6 @@ depth (FUSION_DEPTH_KEY in its manifest, else FUSION_DEPTH).
 
 from __future__ import annotations
 
-import json
 import os
 import threading
 import time
@@ -23,6 +22,7 @@ import numpy as np
 from gorilla_tui.errors import GorillaError
 from gorilla_tui.retrieve import store
 from gorilla_tui.retrieve.embed import Embedder, open_embedder
+from gorilla_tui.retrieve.store_io import json_of
 
 #: RRF constant, Cormack et al.'s k = 60 (the issue's probe used it; bench/retrieval.py --dev compares
 #: others on the Torch Hub training split).
@@ -133,7 +133,7 @@ def _sources_say_hybrid(folder: Path) -> bool:
     """Whether the meta.json of the version `folder` names a source with docs whose retrieval mode is
     "hybrid" (its docs were embedded: refresh_dense.embed_index); False when it cannot be read."""
     try:
-        meta = json.loads((folder / "meta.json").read_bytes())
+        meta = json_of(folder / "meta.json")
     except (OSError, ValueError):
         return False
     rows = meta.get("sources") if isinstance(meta, dict) else None

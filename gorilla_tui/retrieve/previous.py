@@ -23,7 +23,7 @@ from gorilla_tui.pool.fingerprint import FINGERPRINT_VERSION, code_fingerprint, 
 from gorilla_tui.pool.sources import FetchContext, Manifest, SourceLoad, fetch
 from gorilla_tui.retrieve import store as index_store
 from gorilla_tui.retrieve.index import ApiIndex
-from gorilla_tui.retrieve.store_io import DAMAGED_HINT
+from gorilla_tui.retrieve.store_io import DAMAGED_HINT, json_of
 
 #: File of a version folder recording how it was built: {"version": FINGERPRINT_VERSION, "code":
 #: code_fingerprint(), "extra": whether the caller's extra files (check's lookup) were written, "files":
@@ -299,7 +299,7 @@ def _rows_of(folder: Path, with_meta: bool) -> list[Any] | None:
             rows = (read_state(folder) or {}).get(key)  # a FIFO or a link to a device is never read
         else:
             try:
-                rows = json.loads((folder / name).read_bytes()).get(key)
+                rows = json_of(folder / name).get(key)
             except Exception:  # noqa: BLE001 - unreadable: the next place
                 continue
         if isinstance(rows, list) and rows:

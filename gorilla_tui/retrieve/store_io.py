@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import stat
 import zipfile
 import zlib
 from pathlib import Path
@@ -40,10 +41,36 @@ def index_root(path: Path | None = None) -> Path:
     return Path(path) if path is not None else get_paths().index_dir
 
 
-def read_json(path: Path) -> Any:
-    """The JSON value of `path`. Raises GorillaError (with the rebuild hint) when missing or unreadable."""
+#: Largest JSON file of the index store read (meta.json, vocab.json, dense.json, a version 1 docs.json),
+#: bytes. The default index's are a few MB; a larger one (a sparse file of gigabytes put in its place) is
+#: damaged and never read: read whole, 8 GiB took `index --status` over a minute and 8-23 GB of memory.
+MAX_JSON_BYTES = 512 * 2**20
+
+
+def json_of(path: Path) -> Any:
+    """The JSON value of the regular file `path`, read only when it holds at most MAX_JSON_BYTES.
+
+    Raises:
+        OSError: missing or unreadable.
+        ValueError: not a regular file (a FIFO would block), over MAX_JSON_BYTES (never read), not JSON,
+            or nested too deeply to parse.
+    """
+    st = path.stat()
+    if not stat.S_ISREG(st.st_mode):
+        raise ValueError("not a regular file")
+    if st.st_size > MAX_JSON_BYTES:
+        raise ValueError(f"{st.st_size} bytes, more than an index file may hold ({MAX_JSON_BYTES})")
     try:
         return json.loads(path.read_bytes())
+    except RecursionError:
+        raise ValueError("JSON nested too deeply") from None
+
+
+def read_json(path: Path) -> Any:
+    """The JSON value of `path` (json_of). Raises GorillaError (with the rebuild hint) when missing,
+    unreadable, not a regular file, over MAX_JSON_BYTES (then never read) or not JSON."""
+    try:
+        return json_of(path)
     except FileNotFoundError:
         raise GorillaError(f"{path} is missing; rebuild the index", hint=_HINT) from None
     except (OSError, ValueError) as e:

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 from gorilla_tui.errors import GorillaError
 from gorilla_tui.pool.fingerprint import file_digest
 from gorilla_tui.retrieve.store_io import DAMAGED as _DAMAGED
-from gorilla_tui.retrieve.store_io import index_root, pid_alive
+from gorilla_tui.retrieve.store_io import index_root, json_of, pid_alive
 from gorilla_tui.retrieve.store_io import write_synced as _write
 
 if TYPE_CHECKING:
@@ -111,7 +111,11 @@ def read_vectors(
     if not meta_path.is_file():
         return None
     try:
-        info = json.loads(meta_path.read_bytes())
+        info = json_of(meta_path)  # a sparse file of gigabytes in its place: damaged, never read
+        # valid JSON that is no object ([1, 2], "x", null) ended every command; a vector file cut short or
+        # grown (its size is not the one recorded) is not read: its rows are no longer the docs'
+        if not isinstance(info, dict) or _sizes_differ(folder, info):
+            return None
         if (folder / VECTORS).is_file():
             vectors = np.load(folder / VECTORS, mmap_mode="r")
             mask = np.load(folder / MASK).astype(bool)
@@ -121,10 +125,6 @@ def read_vectors(
             with np.load(folder / LEGACY_VECTORS) as npz:
                 vectors, mask = npz["vectors"].astype(np.float32, copy=False), npz["mask"].astype(bool)
     except (*_DAMAGED, MemoryError):  # MemoryError: an npy header claiming a huge shape
-        return None
-    if not isinstance(info, dict):  # valid JSON that is no object ([1, 2], "x", null) ended every command
-        return None
-    if _sizes_differ(folder, info):  # a vectors.npy cut short or grown: its rows are no longer the docs'
         return None
     if vectors.ndim != 2 or vectors.shape[0] != n_docs or mask.shape != (n_docs,):
         return None
@@ -179,10 +179,8 @@ def vectors_changed(folder: Path) -> str:
     nothing to compare with (no DENSE_META, one that cannot be read or that records no file: read_vectors
     judges those). A recorded name that is no regular file (a FIFO would block) is changed, unread. Costs
     one SHA-256 pass over the vector files (a few MB to tens of MB); never raises."""
-    try:
-        if not (folder / DENSE_META).is_file():  # a FIFO in its place would block
-            return ""
-        info = json.loads((folder / DENSE_META).read_bytes())
+    try:  # json_of: a FIFO in its place would block, a sparse file of gigabytes be read whole
+        info = json_of(folder / DENSE_META)
     except (OSError, ValueError, RecursionError):
         return ""
     if not isinstance(info, dict):
@@ -239,7 +237,7 @@ def read_progress(folder: Path) -> dict[str, Any] | None:
     gone (Ctrl+C or a kill in the middle of `index --refresh`) gets "error" and "stopped": True: it would
     otherwise say "embedding n/m" for ever."""
     try:
-        progress = json.loads((folder / DENSE_PROGRESS).read_bytes())
+        progress = json_of(folder / DENSE_PROGRESS)
     except (OSError, ValueError):
         return None
     if not isinstance(progress, dict):
