@@ -271,7 +271,12 @@ class Pipeline:
         for h in hits:
             h.lm_score = by_id.get(id(h.doc))
         groups, temperature = likelihood.domain_groups(docs), likelihood.vote_temperature_for(docs)
-        chosen = docs[likelihood.choose(scores, free, rule, groups, temperature)]
+        bm25 = {id(h.doc): h.score for h in hits}
+        retrieval, sources = [bm25.get(id(d), 0.0) for d in docs], [d.source for d in docs]
+        picked = likelihood.choose(scores, free, rule, groups, temperature, retrieval, sources)
+        if rule in likelihood.RANK_RULES and likelihood.clear_first(retrieval, sources):
+            rule = "first"  # hit 1 kept: the choice note says "chosen by retrieval rank alone"
+        chosen = docs[picked]
         options = unique_options(d.call for d in docs)
         return Choice(chosen.call.strip(), docs, options, doc=chosen, first_token=time.perf_counter(),
                       rule=rule)  # fmt: skip

@@ -195,3 +195,48 @@ async def test_a_call_several_hits_share_names_and_opens_the_chosen_doc(torchhub
         assert app.screen.doc.id == twin.id
         await pilot.press("escape", "down", "enter")
         assert app.screen.doc.id == panel.rows[1][0].doc.id != twin.id
+
+
+def test_a_clearly_better_first_hit_is_kept_by_the_rank_rules(torchhub_index, monkeypatch):
+    """Break-it finding: "make a nested directory path in one go" had os.makedirs at hit 1 (BM25 26.9, the
+    next 10.7), and RRF gave the answer to os.path.join, which the model ranked first. A rule that fuses the
+    retrieval rank keeps hit 1 when its BM25 score is CLEAR_MARGIN times every other hit's of its source;
+    the note then says the retrieval rank chose. The real pipeline and small Torch Hub pool: the model likes
+    hit 2 best and ranks hit 1 last."""
+    monkeypatch.setattr(likelihood, "choice_rules", lambda: {"torchhub": "rrf"})
+    task = "MEAL V2 image classification"  # hit 1 MEAL_V2 at BM25 13.5, the others 2.3 and below
+    hits = torchhub_index.search(task, k=5)
+    bm25 = [h.score for h in hits]
+    ratio = bm25[0] / max(bm25[1:])
+    assert ratio > 2 and len({h.doc.source for h in hits}) == 1
+    scores = {scoring_context(h.doc): -60.0 - 10.0 * i for i, h in enumerate(hits)}
+    scores[scoring_context(hits[0].doc)], scores[scoring_context(hits[1].doc)] = -200.0, -41.0
+    scorer = _Scorer(scores)
+
+    monkeypatch.setattr(likelihood, "CLEAR_MARGIN", ratio * 1.01)  # hit 1 not clearly better: RRF decides
+    proposal = Pipeline(Settings(mode="select", k=5), torchhub_index, scorer).ask(task)
+    assert proposal.choice_rule == "rrf" and proposal.api_call == hits[1].doc.api_call.strip()
+
+    monkeypatch.setattr(likelihood, "CLEAR_MARGIN", ratio * 0.99)  # clearly better: kept
+    proposal = Pipeline(Settings(mode="select", k=5), torchhub_index, scorer).ask(task)
+    assert proposal.choice_rule == "first" and proposal.api_call == hits[0].doc.api_call.strip()
+    assert choice_note(proposal).startswith(f"chosen by retrieval rank alone among {len(hits)} hits: hit 1")
+
+    monkeypatch.setattr(likelihood, "choice_rules", lambda: {"torchhub": "domain-vote"})  # not a rank rule
+    proposal = Pipeline(Settings(mode="select", k=5), torchhub_index, scorer).ask(task)
+    assert proposal.choice_rule == "domain-vote" and proposal.api_call != hits[0].doc.api_call.strip()
+
+
+def test_clear_first_compares_hit_1_with_every_other_hit_of_its_source():
+    """The README example's scores, and the cases the rule leaves alone."""
+    same = ["python-env"] * 5
+    assert likelihood.clear_first([26.9, 10.7, 9.8, 8.1, 7.7], same)
+    assert not likelihood.clear_first([26.9, 10.7, 15.0, 8.1, 7.7], same)  # hit 3 is close: not clear
+    assert not likelihood.clear_first([26.9, 0.0, 0.0], same[:3])  # others only found by the dense side
+    mixed = ["python-env", "torchhub", "torchhub"]
+    assert not likelihood.clear_first([26.9, 3.0, 2.0], mixed)  # no other hit of its source
+    assert likelihood.clear_first([26.9, 30.0, 10.0], ["python-env", "torchhub", "python-env"])
+    assert not likelihood.clear_first([], []) and not likelihood.clear_first([5.0], ["a"])
+    lm = [-90.0, -40.0, -80.0]
+    assert likelihood.choose(lm, None, "rrf", None, None, [26.9, 10.7, 9.8], same[:3]) == 0
+    assert likelihood.choose(lm, None, "rrf") == 1  # no scores given: RRF alone
