@@ -5,11 +5,12 @@ zinfo_or_directory_name)`, from the python-env pool) or a hub call shown without
 when the doc's example code does not pass the check). Running it ends in Python's bare `NameError: name
 'file' is not defined`, which names only the first of them. Here the code is read, never run: the
 standard library's `symtable` (the compiler's own symbol tables) says which global names it reads and
-never binds, and `ast` gives the order they are first used in. Names the matched doc's example code
-imports ("import tensorflow_hub as hub") are told as the import to add, as are the module names a doc lists
-(its env requirements, its example's import lines even when the example does not parse: `torch` of a Torch
-Hub doc) and names the code uses as a module (`os.getcwd()`) that are the standard library's or installed
-top-level modules; the rest as values to fill in (`string` in `re.match(pattern, string)` stays a value).
+never binds, and `ast` gives the order they are first used in. Names the matched doc's example code or
+its env requirements import ("import tensorflow_hub as hub") are told as the import to add, as are the
+module names a doc lists (its env requirements, its example's import lines even when the example does not
+parse: `torch` of a Torch Hub doc) and names the code uses as a module (`os.getcwd()`) that are the
+standard library's or installed top-level modules; the rest as values to fill in (`string` in
+`re.match(pattern, string)` stays a value).
 """
 
 from __future__ import annotations
@@ -32,6 +33,9 @@ _BUILTINS = frozenset(dir(builtins))
 _REQUIREMENT = re.compile(r"\s*([A-Za-z_][A-Za-z0-9_.\-]*)")
 #: An import line of a doc's example code, read alone when the example as a whole does not parse.
 _IMPORT_LINE = re.compile(r"\s*(?:import|from)\s+[A-Za-z_]")
+#: An import statement inside an env requirement: APIBench gives some as {distribution: import line}, which
+#: pool/fields.py joins ("transformers from transformers import VideoMAEFeatureExtractor, ...").
+_REQUIREMENT_IMPORT = re.compile(r"(?:^|\s)((?:from\s+[A-Za-z_][\w.]*\s+)?import\s+[A-Za-z_].*)$")
 #: Most names the one line tells (a doc's placeholders are a handful; code with 100,000 undefined names
 #: made a 789 KB line: break-it pass 11); `names` and `to_fill` keep them all.
 _MAX_TOLD = 20
@@ -100,6 +104,10 @@ def undefined_names(result: Any, code: str, doc: ApiDoc | None = None) -> Undefi
         # (break-it pass 11: "values filled in: path, file" for `from os import *; print(path); file`)
         names = [m.group(1)]
     providers = _imports_of(doc.example_code if doc is not None else "")
+    for req in doc.env_requirements if doc is not None else []:
+        m = _REQUIREMENT_IMPORT.search(str(req))  # `from transformers import X` in the requirements
+        for name, line in (_imports_of(m.group(1)) if m else {}).items():
+            providers.setdefault(name, line)
     documented = _requirement_modules(doc.env_requirements if doc is not None else [])
     as_module = _attribute_roots(code)
     for k, n in enumerate(names):
