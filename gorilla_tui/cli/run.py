@@ -331,10 +331,7 @@ def _report(
         }
         print(json.dumps(doc, indent=1))
         return
-    status = (
-        f"exit {result.exit_status}" if result.exit_status is not None else f"killed (signal {result.signal})"
-    )
-    parts = [status, f"{result.duration_s:.2f} s"]
+    parts = [result.outcome(), f"{result.duration_s:.2f} s"]
     if result.limits_hit:
         parts.append("limits hit: " + ", ".join(result.limits_hit))
     if result.stopped:

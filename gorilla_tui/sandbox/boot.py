@@ -318,7 +318,14 @@ def _exec_code(cfg: dict) -> None:
 def _supervise(pid: int, timeout_s: float, namespaces: bool = False) -> dict:
     """Reap every child until `pid` exits, or kill them all at `timeout_s` (SIGALRM). Returns the report
     for the app: {"exit": exit code (negative: a signal) or None at the wall-clock limit, "cpu_s",
-    "timeout"}."""
+    "timeout", "stop_signal"}.
+
+    A child that made this process its tracer (ptrace(2) PTRACE_TRACEME makes the parent the tracer) is
+    reported to wait4 as stopped at its first signal, which no untraced child ever is here (no WUNTRACED).
+    This supervisor is no debugger: it SIGKILLs such a child at that stop; for `pid`, "exit" is then minus
+    the signal that stopped it (SIGSTOP, or SIGSEGV for a fault) and "stop_signal" that signal (None
+    otherwise). Before, the stop status reached os.waitstatus_to_exitcode, which raised ValueError: the
+    supervisor died with a traceback in the run's output (break-it pass)."""
     fired = []
 
     def on_alarm(signum: int, frame: object) -> None:
@@ -327,12 +334,20 @@ def _supervise(pid: int, timeout_s: float, namespaces: bool = False) -> dict:
 
     signal.signal(signal.SIGALRM, on_alarm)
     signal.setitimer(signal.ITIMER_REAL, timeout_s)
-    status, usage = 0, None
+    status, usage, stop_signal = 0, None, None
     while True:
         try:
             done, status, usage = os.wait4(-1, 0)
         except ChildProcessError:
             break
+        if os.WIFSTOPPED(status):  # a tracee of ours at a stop (see above): end it, then reap it
+            if done == pid and stop_signal is None:
+                stop_signal = os.WSTOPSIG(status)
+            try:
+                os.kill(done, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+            continue
         if done == pid:
             break
     signal.setitimer(signal.ITIMER_REAL, 0)
@@ -340,10 +355,18 @@ def _supervise(pid: int, timeout_s: float, namespaces: bool = False) -> dict:
         _kill_children()  # namespaced run has no other child than unshare, which has exited)
     if fired:
         return {"exit": None, "cpu_s": None, "timeout": True}
+    if stop_signal is not None:
+        code = -stop_signal
+    else:
+        try:
+            code = os.waitstatus_to_exitcode(status)
+        except ValueError:  # not an exit nor a signal: never expected, never a traceback
+            code = -signal.SIGKILL
     return {
-        "exit": os.waitstatus_to_exitcode(status),
+        "exit": code,
         "cpu_s": (usage.ru_utime + usage.ru_stime) if usage else None,
         "timeout": False,
+        "stop_signal": stop_signal,
     }
 
 

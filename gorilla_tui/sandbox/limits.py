@@ -4,6 +4,7 @@ sandbox/isolation.py (doctor's layers) and the UI."""
 
 from __future__ import annotations
 
+import signal
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -45,7 +46,9 @@ class RunResult:
     system folders and its environment, and writes only to its own size-limited tmpfs) or "open";
     limits_scope: "run (cgroup v2)", "run (cgroup v1)" or "per process (setrlimit)": what memory_bytes and
     processes bound; workdir: the run's folder on the host; uid: the unprivileged uid the code ran as (None:
-    ours); notes: plain statements about what was and was not isolated.
+    ours); notes: plain statements about what was and was not isolated; stop_signal: the signal that
+    stopped the code while it had made the sandbox's supervisor its tracer (ptrace(2) PTRACE_TRACEME), at
+    which the sandbox ended it (`signal` is that signal too), else None.
     """
 
     exit_status: int | None
@@ -63,12 +66,31 @@ class RunResult:
     notes: list[str] = field(default_factory=list)
     limits_scope: str = "per process (setrlimit)"
     uid: int | None = None
+    stop_signal: int | None = None
 
     @property
     def ok(self) -> bool:
         return self.exit_status == 0 and not self.limits_hit and not self.stopped
 
+    def outcome(self) -> str:
+        """How the code ended, as one line for the CLI and the run screen: "exit 1", "killed by SIGSEGV
+        (signal 11)", or for a code the sandbox ended at a stop (stop_signal) "stopped by signal SIGSTOP
+        (the sandbox ended it)". A number that names no signal here is shown as the number alone."""
+        if self.stop_signal is not None:
+            return f"stopped by signal {_signal_name(self.stop_signal)} (the sandbox ended it)"
+        if self.exit_status is not None:
+            return f"exit {self.exit_status}"
+        return f"killed by {_signal_name(self.signal)} (signal {self.signal})"
+
     def to_dict(self) -> dict[str, Any]:
         d = asdict(self)
         d["workdir"] = str(self.workdir)
         return d
+
+
+def _signal_name(number: int | None) -> str:
+    """SIGSEGV for 11: the name of signal `number` on this machine, or "signal N" when it has none."""
+    try:
+        return signal.Signals(number).name  # type: ignore[arg-type]
+    except (ValueError, TypeError):
+        return f"signal {number}"

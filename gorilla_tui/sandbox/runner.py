@@ -272,6 +272,7 @@ class SandboxRun:
             notes=notes,
             limits_scope=scope,
             uid=uid,
+            stop_signal=report.get("stop_signal") if exit_code is not None else None,
         )
 
     def _notes(self, uid: int | None, scope: str) -> list[str]:

@@ -354,3 +354,23 @@ def test_the_code_to_run_panel_shows_long_lines_whole(
     assert "HIDDEN PART RAN" in captured.out  # it ran ...
     assert _panel_code(captured.err) == "".join(code.split())  # ... and every character of it was shown
     assert 'print("HIDDEN PART RAN")' in captured.err.replace("│", "")
+
+
+@pytest.mark.parametrize(("then", "name"), [("os.kill(os.getpid(), signal.SIGSTOP)", "SIGSTOP"),
+                                            ("ctypes.string_at(0)", "SIGSEGV")])  # fmt: skip
+def test_code_that_makes_the_supervisor_its_tracer_is_reported_in_one_line(
+    index: Path, tmp_path: Path, capsys, then: str, name: str
+) -> None:
+    """Tester's report: ptrace(PTRACE_TRACEME) then SIGSTOP (or a segfault) crashed the sandbox's supervisor:
+    its traceback, with the host's paths, was printed (and in --json run.output), and the run was reported
+    as "killed (signal 9)". The sandbox ends the code at its stop and names the signal."""
+    src = tmp_path / "trace.py"
+    src.write_text(f"import ctypes, os, signal; libc = ctypes.CDLL(None); libc.ptrace(0, 0, 0, 0); {then}\n")
+    assert main(["run", str(src), "--yes"]) == 1
+    err = capsys.readouterr().err
+    assert f"run: stopped by signal {name} (the sandbox ended it); " in err
+    assert "Traceback" not in err and "boot.py" not in err and "signal 9" not in err
+    assert main(["run", str(src), "--yes", "--json"]) == 1
+    run = json.loads(capsys.readouterr().out)["run"]
+    assert run["output"] == "" and run["stop_signal"] == run["signal"] == signal.Signals[name]
+    assert run["exit_status"] is None and run["limits_hit"] == []

@@ -691,3 +691,33 @@ def test_the_backup_copies_of_passwd_and_group_do_not_list_the_hosts_users(tmp_p
         assert "passwd- 'root:x:0:0:root:/root:/usr/sbin/nologin\\nsandbox:x:" in result.output, result.output
     for user in hidden:
         assert f"'{user}:" not in result.output and f"\\n{user}:" not in result.output, user
+
+
+#: Code that makes the sandbox's supervisor its tracer (ptrace PTRACE_TRACEME: the parent becomes the
+#: tracer), then stops (SIGSTOP) or faults (SIGSEGV): the supervisor got a stop status from wait4 and died
+#: on it ("ValueError: process stopped by delivery of signal 19", its traceback with the host's paths in the
+#: run's output, reported as "killed (signal 9)"); break-it pass.
+TRACEME = "import ctypes, os, signal\nprint('before', flush=True)\nctypes.CDLL(None).ptrace(0, 0, 0, 0)\n"
+
+
+@pytest.mark.parametrize("namespaces", MODES)
+@pytest.mark.parametrize(
+    ("then", "sig"),
+    [("os.kill(os.getpid(), signal.SIGSTOP)\n", signal.SIGSTOP), ("ctypes.string_at(0)\n", signal.SIGSEGV)],
+    ids=["SIGSTOP", "SIGSEGV"],
+)
+def test_code_that_makes_the_supervisor_its_tracer_is_ended_at_its_stop(
+    tmp_path: Path, namespaces, then: str, sig: signal.Signals
+) -> None:
+    result, lines = sandbox(TRACEME + then, tmp_path, namespaces, timeout_s=10.0)
+    assert result.output == "before\n", result.output  # no supervisor traceback, no host path
+    assert result.exit_status is None and result.signal == sig and result.stop_signal == sig
+    assert result.limits_hit == [] and not result.stopped and result.duration_s < 5  # not the timeout
+    assert result.outcome() == f"stopped by signal {sig.name} (the sandbox ended it)"
+    assert result.to_dict()["stop_signal"] == sig
+
+
+def test_a_signal_outside_a_trace_is_named_in_the_outcome(tmp_path: Path) -> None:
+    result, _ = sandbox("import ctypes\nctypes.string_at(0)\n", tmp_path)
+    assert result.signal == signal.SIGSEGV and result.stop_signal is None
+    assert result.outcome() == "killed by SIGSEGV (signal 11)"

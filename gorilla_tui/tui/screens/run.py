@@ -30,11 +30,7 @@ def run_report(result: Any, doc: ApiDoc | None = None, code: str = "") -> Text:
     never defines: imports to add, values to fill in (sandbox.undefined.undefined_names). Sandbox text
     goes through textsafe.safe_text and is shown as plain text (no markup)."""
     ok = result.ok
-    if result.exit_status is not None:
-        how = f"exit {result.exit_status}"
-    else:
-        how = f"killed (signal {result.signal})"
-    parts = [how, f"{result.duration_s:.2f} s"]
+    parts = [result.outcome(), f"{result.duration_s:.2f} s"]
     if result.limits_hit:
         parts.append("limits hit: " + ", ".join(result.limits_hit))
     if result.stopped:
