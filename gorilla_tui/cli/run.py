@@ -29,6 +29,10 @@ STOPPED_BY = {signal.SIGINT: "Ctrl+C", signal.SIGTERM: "SIGTERM", signal.SIGHUP:
 #: check/lint.py MAX_FILE_BYTES): code is typed or generated, never megabytes long.
 MAX_CODE_BYTES = 10 * 1024 * 1024
 
+#: Files `run` reads as `check` reads them (check/lint.py blocks), by suffix (any case): their kind, named in
+#: an error. Only the code found in them runs: a notebook's code cells, a Markdown file's Python fences.
+EXTRACTED = {".ipynb": "notebook", ".md": "Markdown file", ".markdown": "Markdown file"}
+
 #: What each verdict that is not `valid` means for a person about to run the code (DESIGN.md, "verdict").
 VERDICT_RISK = {
     "wrong_args": "the API exists but is called with arguments the pool does not know",
@@ -47,7 +51,12 @@ def register(sub: argparse._SubParsersAction) -> None:
         "confirmation (twice when the verdict is not valid), then run it in an isolated, limited process. "
         "Nothing is ever installed.",
     )
-    p.add_argument("file", metavar="FILE|-", help="Python file to run, or - to read the code from stdin")
+    p.add_argument(
+        "file",
+        metavar="FILE|-",
+        help="Python file to run (of a notebook its code cells, of Markdown its Python fences, as check reads"
+        " them), or - to read the code from stdin",
+    )
     p.add_argument(
         "--yes", "-y", action="store_true", help="answer yes to every confirmation (needed without a TTY)"
     )
@@ -177,7 +186,7 @@ def _read_code(name: str) -> str:
     """The code to run, from file `name` or stdin ("-"), as text. Raises UsageError (one line) when it
     cannot be read, is not a regular file (a FIFO blocks, /dev/zero never ends: checked with os.stat before
     opening, as `check` does), holds more than MAX_CODE_BYTES, is not UTF-8 text (cli.lint.code_text: `check`
-    refuses such a file alike) or holds no code."""
+    refuses such a file alike) or holds no code. Of a notebook or Markdown file, only its code (file_code)."""
     what = "stdin" if name == "-" else name
     try:
         if name == "-":  # bytes, so invalid UTF-8 is caught here, not as "surrogates not allowed" later
@@ -199,9 +208,35 @@ def _read_code(name: str) -> str:
     except OSError as e:
         raise UsageError(f"cannot read {what}: {e.strerror or e}") from None
     code = code_text(raw, what)  # UTF-8 without NUL bytes, as `check` reads a file (cli/lint.py)
+    if name != "-":
+        code = file_code(name, code)
     if not code.strip():
         raise UsageError(f"{what} holds no code")
     return code
+
+
+def file_code(name: str, text: str) -> str:
+    """The code `run` runs from file `name` whose text is `text`, the code `check` checks in it
+    (check/lint.py blocks): a notebook's (.ipynb) code cells, IPython %magic and !shell lines left out, or a
+    Markdown file's (.md, .markdown) Python fences, joined in order with a newline; any other file whole.
+    Before, `run` checked the extracted code and then ran the file itself: a notebook's JSON ran as a
+    dict literal, Markdown failed with a SyntaxError at its fence (break-it pass). Raises UsageError (one
+    line, exit 2) for a notebook that is not JSON with a cells list, and for a notebook or Markdown file
+    with no code in it."""
+    kind = EXTRACTED.get(Path(name).suffix.lower())
+    if kind is None:
+        return text
+    from gorilla_tui.check.lint import blocks  # deferred: the validator (~45 ms); --help stays fast
+
+    try:
+        found = blocks(name, text)
+    except ValueError as e:  # "not a notebook (not JSON: ...)" / "(no cells list)"
+        raise UsageError(f"cannot run {name}: {e}") from None
+    code = "\n".join(block.code for block in found)
+    if not code.strip():
+        what = "no code cell" if kind == "notebook" else "no Python fence (```python)"
+        raise UsageError(f"cannot run {name}: a {kind} with {what}: nothing to run")
+    return code if code.endswith("\n") else code + "\n"
 
 
 def confirm_run(code: str, verdict: Any, requirements: list[str], *, isolated: bool, yes: bool) -> bool:

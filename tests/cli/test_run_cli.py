@@ -374,3 +374,63 @@ def test_code_that_makes_the_supervisor_its_tracer_is_reported_in_one_line(
     run = json.loads(capsys.readouterr().out)["run"]
     assert run["output"] == "" and run["stop_signal"] == run["signal"] == signal.Signals[name]
     assert run["exit_status"] is None and run["limits_hit"] == []
+
+
+NOTEBOOK = {
+    "cells": [
+        {"cell_type": "markdown", "source": ["# a notebook\n", "print('markdown cell ran')"]},
+        {"cell_type": "code", "source": ["import os\n", "x = 40"], "outputs": []},
+        {"cell_type": "code", "source": "%time\nprint('notebook', x + 2, os.sep)", "outputs": []},
+    ],
+    "nbformat": 4,
+    "nbformat_minor": 5,
+}
+MARKDOWN = (
+    "# Doc\n\nSome prose.\n\n```python\nx = 1\n```\n\nMore prose: print('prose ran')\n\n"
+    "```bash\necho bash ran\n```\n\n```py\nprint('markdown', x + 1)\n```\n"
+)
+
+
+@pytest.mark.parametrize(
+    ("name", "text", "expected"),
+    [("ok.ipynb", json.dumps(NOTEBOOK), "notebook 42 /\n"), ("doc.md", MARKDOWN, "markdown 2\n")],
+    ids=["notebook", "markdown"],
+)
+def test_run_of_a_notebook_or_markdown_runs_the_code_check_reads(
+    index: Path, tmp_path: Path, capsys, name: str, text: str, expected: str
+) -> None:
+    """Tester's report: `run ok.ipynb` checked the notebook's code but ran its JSON as a Python dict literal
+    (exit 0, no output), and `run doc.md` ran the Markdown itself (a SyntaxError at the fence). `run` now
+    runs what `check` reads: a notebook's code cells, a Markdown file's Python fences, in order (IPython
+    %magic lines left out, as `check` leaves them out); the rest of the file never runs."""
+    src = tmp_path / name
+    src.write_text(text)
+    assert main(["run", str(src), "--yes", "--json"]) == 0
+    run = json.loads(capsys.readouterr().out)["run"]
+    assert run["output"] == expected and run["exit_status"] == 0
+    ran = _runs()[-1][0]
+    assert "cells" not in ran and "```" not in ran and "prose" not in ran and "%time" not in ran
+    assert main(["run", str(src), "--yes"]) == 0
+    captured = capsys.readouterr()
+    assert captured.out == expected and "SyntaxError" not in captured.err
+
+
+@pytest.mark.parametrize(
+    ("name", "text", "why"),
+    [
+        ("broken.ipynb", '{"cells": [', "not a notebook (not JSON"),
+        ("list.ipynb", "[1, 2]", "not a notebook (no cells list)"),
+        ("prose.ipynb", json.dumps({"cells": [{"cell_type": "markdown", "source": "x"}]}), "no code cell"),
+        ("prose.md", "# Title\n\n```bash\necho hi\n```\n", "no Python fence"),
+    ],
+    ids=["broken-json", "no-cells", "no-code-cell", "no-python-fence"],
+)
+def test_run_of_a_notebook_or_markdown_without_code_refuses_in_one_line(
+    index: Path, tmp_path: Path, capsys, name: str, text: str, why: str
+) -> None:
+    src = tmp_path / name
+    src.write_text(text)
+    assert main(["run", str(src), "--yes"]) == 2
+    err = capsys.readouterr().err
+    assert why in err and str(src) in err and "Traceback" not in err, err
+    assert err.count("\n") <= 2 and _runs() == []  # the error and at most a hint: nothing ran
