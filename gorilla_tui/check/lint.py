@@ -31,6 +31,9 @@ SUFFIXES = (".py", ".pyi", ".md", ".markdown", ".ipynb")
 SKIP_DIRS = frozenset({"__pycache__", "node_modules", "site-packages", "venv", ".venv", "build", "dist"})
 #: Roles of the calls a finding can come from (types.CallVerdict.role).
 REPORTED_ROLES = ("pool", "family", "python-env")
+#: The reason of a JSON entry that is a note, not a finding: calls of a block past callsite.MAX_CALLS that
+#: were not checked (note_dict).
+NOT_CHECKED = "not_checked"
 #: Largest file checked, in bytes (10 MiB): bigger files are generated or data, and tree-sitter plus the
 #: validator would take minutes on them; they are reported as not checked (exit 2), never read.
 MAX_FILE_BYTES = 10 * 1024 * 1024
@@ -73,6 +76,22 @@ class Finding:
             "message": self.message,
             "suggestions": list(self.suggestions),
         }
+
+
+def note_dict(path: str, message: str) -> dict[str, Any]:
+    """The JSON entry of a note on a file (a block whose calls past callsite.MAX_CALLS were not checked,
+    check_block's notes): a finding's keys, reason NOT_CHECKED, line, col and cell None, `message` as
+    given ("2 calls after the first 2,000 were not checked"). Listed beside the findings so that a JSON
+    reader never takes a partly checked file for a clean one."""
+    return {
+        "path": path,
+        "line": None,
+        "col": None,
+        "cell": None,
+        "reason": NOT_CHECKED,
+        "message": message,
+        "suggestions": [],
+    }
 
 
 def discover(targets: Sequence[str]) -> list[str]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from gorilla_tui import __version__
@@ -99,27 +99,33 @@ def run_lint(
             errors.append(f"{name}: {e}")
     validator = validator_for([b.code for _, blocks in files for b in blocks]) if files else None
     findings = []
-    notes: list[str] = []
+    notes: list[tuple[str, str]] = []  # (path, what was not checked): calls past callsite.MAX_CALLS
+    entries: list[dict[str, Any]] = []  # the JSON list: findings and notes, in the order checked
     for name, blocks in files:
         for block in blocks:
-            for f in lint.check_block(validator, name, block, notes=notes):
+            said: list[str] = []
+            for f in lint.check_block(validator, name, block, notes=said):
                 if lint.matches(f.reason, select) and not lint.matches(f.reason, ignore):
                     findings.append(f)
+                    entries.append(f.to_dict())
+            for n in said:  # check_block's "PATH: note"
+                notes.append((name, n.removeprefix(f"{name}: ")))
+                entries.append(lint.note_dict(*notes[-1]))
     if errors and not texts:
         pass  # nothing was read, only errors: they alone are printed, in any format, as for a missing path
         # (`check huge.py` printed "0 findings in 0 file(s)", `--json` an empty list, beside its error)
     elif args.format == "json":
-        print(json.dumps([f.to_dict() for f in findings], ensure_ascii=False, indent=1))
+        print(json.dumps(entries, ensure_ascii=False, indent=1))
     elif args.format == "sarif":
-        print(json.dumps(sarif(findings), ensure_ascii=False, indent=1))
+        print(json.dumps(sarif(findings, notes), ensure_ascii=False, indent=1))
     else:
         for f in findings:
             print(safe_text(_text_line(f)))
         if findings or len(texts) != 1:
             noun = "finding" if len(findings) == 1 else "findings"
             print(f"{len(findings)} {noun} in {len(texts)} file(s)", file=sys.stderr)
-    for n in notes:
-        print(f"gorilla-tui: note: {safe_text(n)}", file=sys.stderr)
+    for path, n in notes:
+        print(f"gorilla-tui: note: {safe_text(f'{path}: {n}')}", file=sys.stderr)
     for e in errors:
         print(f"gorilla-tui: error: {safe_text(e)}", file=sys.stderr)
     if errors:
@@ -133,10 +139,13 @@ def _text_line(f) -> str:
     return f"{where}: {f.reason} {f.message}{tail}"
 
 
-def sarif(findings: list) -> dict[str, Any]:
+def sarif(findings: list, notes: Sequence[tuple[str, str]] = ()) -> dict[str, Any]:
     """A SARIF 2.1.0 log (OASIS SARIF v2.1.0, sections 3.13-3.27) of the findings: one run, tool driver
     gorilla-tui with one rule per reason code met; each result at its file and line:col (for notebooks
-    the cell number is in the message, as SARIF regions have no cells)."""
+    the cell number is in the message, as SARIF regions have no cells). notes: (path, message) of what
+    was not checked (calls past callsite.MAX_CALLS), each a toolExecutionNotification (section 3.58) of
+    level "warning" at its file in the run's one invocation (section 3.20), so that a code-scanning UI
+    never shows a partly checked file as clean."""
     rules = sorted({f.reason for f in findings})
     results = []
     for f in findings:
@@ -167,8 +176,19 @@ def sarif(findings: list) -> dict[str, Any]:
             {"id": r, "shortDescription": {"text": r.replace(":", ": ").replace("_", " ")}} for r in rules
         ],
     }
+    invocation: dict[str, Any] = {"executionSuccessful": True}
+    if notes:
+        invocation["toolExecutionNotifications"] = [
+            {
+                "level": "warning",
+                "descriptor": {"id": "not_checked"},
+                "message": {"text": message},
+                "locations": [{"physicalLocation": {"artifactLocation": {"uri": path.replace("\\", "/")}}}],
+            }
+            for path, message in notes
+        ]
     return {
         "$schema": SARIF_SCHEMA,
         "version": "2.1.0",
-        "runs": [{"tool": {"driver": driver}, "results": results}],
+        "runs": [{"tool": {"driver": driver}, "invocations": [invocation], "results": results}],
     }

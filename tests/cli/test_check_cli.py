@@ -270,3 +270,51 @@ def test_a_file_over_the_size_cap_prints_its_error_only(pool, capsys, tmp_path, 
     assert main(["check", "good.py", "huge.py", "--pool", pool, "--format", "json"]) == 2
     captured = capsys.readouterr()  # a file was checked: its findings are printed, an empty list here
     assert json.loads(captured.out) == [] and "huge.py: too large" in captured.err
+
+
+def test_calls_past_the_cap_are_said_unchecked_in_json_and_sarif(pool, capsys, tmp_path, monkeypatch):
+    """Break-it finding: a block with more than callsite.MAX_CALLS calls has only the first ones checked;
+    the text output said so on stderr, but `--format json` printed [] and SARIF no result or note, so a CI
+    job reading them saw a clean file. JSON lists a note entry (reason "not_checked", no line) and SARIF
+    a run-level tool execution notification (level warning); the exit status stays that of the findings."""
+    import sarif_pydantic
+
+    from gorilla_tui.check.callsite import MAX_CALLS
+
+    monkeypatch.chdir(tmp_path)
+    good = [f"x{i} = torch.hub.load('pytorch/vision', 'resnet50')" for i in range(MAX_CALLS)]
+    tail = [
+        "y = torch.hub.load('pytorch/vision', 'resnet-201')",
+        "z = torch.hub.load('pytorch/vision', 'resnet50')",
+    ]
+    Path("big.py").write_text("\n".join(["import torch", *good, *tail]) + "\n")
+    Path("small.py").write_text("\n".join(["import torch", *tail]) + "\n")
+    note = f"2 calls after the first {MAX_CALLS:,} were not checked"
+
+    assert main(["check", "big.py", "--pool", pool]) == 0  # the wrong call on the last lines is not read
+    assert capsys.readouterr().err.splitlines()[-1] == f"gorilla-tui: note: big.py: {note}"
+
+    assert main(["check", "big.py", "small.py", "--pool", pool, "--format", "json"]) == 1
+    found = json.loads(capsys.readouterr().out)
+    assert [(f["path"], f["line"], f["col"], f["reason"]) for f in found] == [
+        ("big.py", None, None, "not_checked"),
+        ("small.py", 2, 5, "wrong_args:unknown_model"),
+    ]
+    assert found[0]["message"] == note and found[0]["suggestions"] == []
+    assert main(["check", "small.py", "--pool", pool, "--format", "json"]) == 1
+    assert [f["reason"] for f in json.loads(capsys.readouterr().out)] == ["wrong_args:unknown_model"]
+
+    assert main(["check", "big.py", "--pool", pool, "--format", "sarif"]) == 0
+    log = json.loads(capsys.readouterr().out)
+    sarif_pydantic.Sarif.model_validate(log)  # the SARIF 2.1.0 object model
+    (run,) = log["runs"]
+    assert run["results"] == []
+    (invocation,) = run["invocations"]
+    assert invocation["executionSuccessful"] is True
+    (notification,) = invocation["toolExecutionNotifications"]
+    assert notification["level"] == "warning" and notification["message"]["text"] == note
+    assert notification["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] == "big.py"
+    assert main(["check", "small.py", "--pool", pool, "--format", "sarif"]) == 1
+    (run,) = json.loads(capsys.readouterr().out)["runs"]
+    assert "toolExecutionNotifications" not in run["invocations"][0]
+    assert [r["ruleId"] for r in run["results"]] == ["wrong_args:unknown_model"]
