@@ -8,7 +8,7 @@ import re
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from gorilla_tui.check.callsite import scan
+from gorilla_tui.check.callsite import bound_names, scan
 from gorilla_tui.parsing import parse
 from gorilla_tui.pool.pyenv import KEYWORD_ONLY_MARK, POSITIONAL_ONLY_MARK, SOURCE
 
@@ -35,6 +35,18 @@ _HOLDS_STATEMENTS = frozenset({
 })  # fmt: skip
 
 
+#: Statements that bind a name another way than an import, and the field holding the target (a function's
+#: parameters are read from its "parameters" field too; ``with ... as x`` and ``except E as x`` from their
+#: as_pattern). Expressions are never entered: ``(x := ...)`` and comprehension variables are not read.
+_REBINDING_FIELD = {
+    "assignment": "left",
+    "augmented_assignment": "left",
+    "for_statement": "left",
+    "function_definition": "name",
+    "class_definition": "name",
+}
+
+
 @functools.lru_cache(maxsize=4)
 def _aliases_of_text(code: str) -> tuple[tuple[str, str], ...]:
     return tuple(import_aliases(parse(code).root_node).items())
@@ -45,24 +57,53 @@ def import_aliases(code: str | Node) -> dict[str, str]:
 
     ``import x.y`` -> {"x": "x"}; ``import x.y as z`` -> {"z": "x.y"}; ``from x import y as z`` ->
     {"z": "x.y"}. Relative and star imports bind nothing here (their targets are unknown). Imports inside
-    functions, if/try blocks count too (the proposal is a snippet). A later import of a name wins. Only
-    statements are walked (_HOLDS_STATEMENTS), and the aliases of the last few texts are cached: `check` on
-    a file of 20,000 lines asks for them several times.
+    functions, if/try blocks count too (the proposal is a snippet). A later import of a name wins.
+
+    A name the code also binds another way, before or after the import, is ambiguous and left out (a call
+    through it is not the library's: ``import torch as t`` then ``t = other()`` then ``t.hub.load(...)``):
+    an assignment target (plain, annotated, chained, augmented, unpacked), a ``for`` target, ``with ... as``,
+    ``except ... as``, a ``def`` or ``class`` of that name, a function's parameter; in any function or
+    block, but not in a class body (a class attribute or method is no module name). Attribute and
+    subscript targets (``t.x = 1``) bind no name. Only statements are walked (_HOLDS_STATEMENTS), and the
+    aliases of the last few texts are cached: `check` on a file of 20,000 lines asks for them several
+    times.
     """
     if isinstance(code, str):
         return dict(_aliases_of_text(code))
     aliases: dict[str, str] = {}
-    stack = [code]
+    rebound: set[str] = set()
+    stack = [(code, False)]  # (node, whether it is a statement of a class body)
     while stack:
-        node = stack.pop()
-        if node.type == "import_statement":
+        node, in_class = stack.pop()
+        kind = node.type
+        if kind == "expression_statement":
+            target = None if in_class else node.child(0)
+            while target is not None and target.type in ("assignment", "augmented_assignment"):
+                _rebind(rebound, target.child(0))  # the "left" field (child(0): cheaper in a large file)
+                target = target.child(target.child_count - 1)  # a = b = c: every target
+            continue
+        if kind in _REBINDING_FIELD:
+            if not in_class:  # a method's name or a class attribute binds no module name
+                _rebind(rebound, node.child_by_field_name(_REBINDING_FIELD[kind]))
+            params = node.child_by_field_name("parameters") if kind == "function_definition" else None
+            for param in params.named_children if params is not None else ():  # a method's too
+                _rebind(rebound, param)
+        elif kind in ("with_statement", "except_clause") and not in_class:
+            items = [node] if kind == "except_clause" else [
+                item for c in node.named_children if c.type == "with_clause" for item in c.named_children
+            ]  # fmt: skip
+            for item in items:  # with_item -> as_pattern; except_clause -> as_pattern
+                for pattern in item.named_children:
+                    if pattern.type == "as_pattern":
+                        _rebind(rebound, pattern.child_by_field_name("alias"))
+        if kind == "import_statement":
             for c in node.named_children:
                 if c.type == "dotted_name":
                     head = _text(c).split(".")[0]
                     aliases[head] = head
                 elif c.type == "aliased_import":
                     aliases[_text(c.child_by_field_name("alias"))] = _text(c.child_by_field_name("name"))
-        elif node.type == "import_from_statement":
+        elif kind == "import_from_statement":
             module = node.child_by_field_name("module_name")
             if module is None or module.type != "dotted_name":
                 continue
@@ -75,9 +116,22 @@ def import_aliases(code: str | Node) -> dict[str, str]:
                 elif c.type == "aliased_import":
                     name = _text(c.child_by_field_name("name"))
                     aliases[_text(c.child_by_field_name("alias"))] = f"{base}.{name}"
-        elif node.type in _HOLDS_STATEMENTS or node is code:
-            stack.extend(reversed(node.named_children))
+        elif kind in _HOLDS_STATEMENTS or node is code:
+            body = kind == "class_definition" or (in_class and kind != "function_definition")
+            stack.extend((c, body) for c in reversed(node.named_children))
+    for name in rebound:
+        aliases.pop(name, None)
     return aliases
+
+
+def _rebind(rebound: set[str], target: Node | None) -> None:
+    """Add the names binding `target` binds (callsite.bound_names) to `rebound`; None binds nothing."""
+    if target is None:
+        return
+    if target.type == "identifier":  # most targets: one name, read without bound_names' walk
+        rebound.add(_text(target))
+    else:
+        rebound.update(bound_names(target))
 
 
 def qualify(callee: str, aliases: dict[str, str]) -> str:
