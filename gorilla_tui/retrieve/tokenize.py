@@ -79,15 +79,24 @@ def cjk_bigrams(run: str) -> list[str]:
     return [run[i : i + 2] for i in range(len(run) - 1)]
 
 
+#: The characters that join the runs of a chunk (_CHUNK_RE): stripped from the ends of a run cut out of
+#: a chunk at its CJK runs.
+_JOINERS = "-_./:"
+
+
 def _mixed_terms(chunk: str) -> list[str]:
     """The terms of a chunk with CJK characters: the bigrams of each CJK run (cjk_bigrams) and the terms of
     each run between them as of any chunk (_chunk_terms). The runs are cut apart first: CJK characters
     count as lower-case letters for the camelCase split, so "JSON文件" gave "jso", "n文件" and the term
-    "json" was lost ("读取一个JSON文件" found no JSON doc)."""
+    "json" was lost ("读取一个JSON文件" found no JSON doc). A run between them loses the joiners at its ends
+    (_JOINERS), so it gets the terms it has alone: "读取.json文件" gave "json" and the junk ".json", and a
+    lone joiner between two CJK runs ("图像.分类") the term "."."""
     out: list[str] = []
     for piece in _CJK_SPLIT_RE.split(chunk):
-        if piece:
-            out.extend(cjk_bigrams(piece) if _HAS_CJK_RE.match(piece) else _chunk_terms(piece))
+        if _HAS_CJK_RE.match(piece):
+            out.extend(cjk_bigrams(piece))
+        elif piece := piece.strip(_JOINERS):
+            out.extend(_chunk_terms(piece))
     return out
 
 

@@ -65,6 +65,20 @@ def test_latin_words_next_to_cjk_keep_their_terms() -> None:
     assert [h.doc.id for h in ApiIndex.build(docs).search("读取一个JSON文件")][:1] == ["p:1"]
 
 
+@pytest.mark.parametrize(
+    "joiner", ["-", "_", ".", "/", ":", "．", "／", "\u200d", "\u200c", "\u2060", "\u200d-"]
+)
+def test_a_joiner_beside_cjk_gives_the_latin_run_its_own_terms(joiner: str) -> None:
+    """Break-it finding: the chunk "读取.json文件" cut at its CJK runs left ".json", whose terms were "json"
+    and the junk ".json" ("json-", "-json_", a lone "." between two CJK runs likewise). A run between CJK
+    characters gets the terms the ASCII tokenizer gives it alone; zero-width joiners split chunks anyway."""
+    for text in (f"读取{joiner}json文件", f"读取json{joiner}文件", f"读取{joiner}json{joiner}文件"):
+        assert tokenize(text) == ["读取", "json", "文件"], text
+    assert tokenize(f"读取{joiner}json.load{joiner}文件") == ["读取", *tokenize("json.load"), "文件"]
+    assert tokenize(f"图像{joiner}分类") == ["图像", "分类"]
+    assert tokenize(f"bert-base{joiner}模型") == [*tokenize("bert-base"), "模型"]
+
+
 def test_two_document_corpus_is_ordered_sensibly() -> None:
     docs = [
         ApiDoc(
