@@ -101,6 +101,7 @@ class Pipeline:
         self._validator = validator
         self.last_stats: dict[str, Any] = {}
         self.constraints: ConstraintResult | None = None  # the last task's parsed constraints, or None
+        self.search_notes: list[str] = []  # the last search's notes (ConstraintResult.notes)
 
     @property
     def validator(self) -> Checker:
@@ -118,8 +119,10 @@ class Pipeline:
     def retrieve(self, task: str, oracle_doc: ApiDoc | None = None) -> list[Hit]:
         """Hits for `task` by the configured retriever (settings.k, settings.hub). With bm25, constraints
         stated in the task (accuracy, size, FLOPs, device words; retrieve/constraints.py) rerank the hits:
-        candidates that meet every constraint first. The parsed constraints stay in self.constraints."""
+        candidates that meet every constraint first. The parsed constraints stay in self.constraints, the
+        search's notes (tokenize.NO_TERMS_NOTE for a task of emoji or symbols alone) in self.search_notes."""
         self.constraints = None
+        self.search_notes = []
         if self.retriever == "none":
             return []
         if self.retriever == "oracle":
@@ -128,6 +131,7 @@ class Pipeline:
             return [Hit(doc=oracle_doc, score=0.0, rank=1)]
         result = search_with_constraints(self.index, task, k=self.settings.k, hub=self.settings.hub or None)
         self.constraints = result if result.constraints else None
+        self.search_notes = list(result.notes)
         return list(result.hits)
 
     def ask(
@@ -142,7 +146,8 @@ class Pipeline:
         """Answer one task. Events, in order: HitsEvent, TokenEvent*, VerdictEvent, DoneEvent; or ErrorEvent
         (then the error is raised: GorillaError/UsageError, AskCancelled when `cancel` was set).
         mode: "select" | "generate" (default settings.mode). Timings (seconds) go to Proposal.timings.
-        Proposal.warnings: task notes, backend.warnings (if any) and prompt-fitting notes."""
+        Proposal.warnings: task notes, backend.warnings (if any), the search's notes (HitsEvent.notes too)
+        and prompt-fitting notes."""
         emit = on_event or (lambda _e: None)
         try:
             proposal = self._ask(task, emit, cancel, oracle_doc, mode or self.settings.mode)
@@ -166,11 +171,12 @@ class Pipeline:
         task, warnings = clean_task(task)
         warnings += list(getattr(self.backend, "warnings", None) or [])  # e.g. no GPU offload (profiles.py)
         hits = self.retrieve(task, oracle_doc)
+        warnings += self.search_notes  # "the task has no searchable words" (emoji or symbols alone)
         timings = {"retrieve": time.perf_counter() - t0}
         failure = getattr(self.index, "dense_failure", lambda: "")()  # "" for an index without a dense side
         if failure:  # searched by BM25 alone: say so and why (damaged vectors, a failed embedder, ...)
             warnings.append(failure)
-        emit(HitsEvent(hits))
+        emit(HitsEvent(hits, tuple(self.search_notes)))
         select_by = self.select_by(mode)
         docs = [h.doc for h in hits]
         usable = [d for d in docs if not d.flagged or d.repaired] or docs  # repaired: pool/repair.py

@@ -229,7 +229,11 @@ class Proposal:
 
 @dataclass(frozen=True)
 class HitsEvent:
+    """The retrieved hits; notes: lines about the search the person should see (the task has no
+    searchable words: retrieve/tokenize.py NO_TERMS_NOTE)."""
+
     hits: list[Hit]
+    notes: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)

@@ -116,6 +116,8 @@ def run(args: argparse.Namespace) -> int:
     for note in notes:
         print(f"gorilla-tui: note: {note}", file=sys.stderr)
     result = search_with_constraints(index, task, k=k, hub=hub)
+    for note in result.notes:  # a task of emoji or symbols alone: BM25 had no word to search for
+        print(f"gorilla-tui: note: {note}", file=sys.stderr)
     failure = index.dense_failure()  # BM25 alone (damaged vectors, a failed embedder): why, and the mend
     if failure:
         print(f"gorilla-tui: note: {safe_text(failure)}", file=sys.stderr)
@@ -126,6 +128,7 @@ def run(args: argparse.Namespace) -> int:
         doc = {"task": task, "hub": hub, "k": k, "hits": rows}
         doc["constraints"] = result.report
         doc["constraints_message"] = result.message
+        doc["notes"] = list(result.notes)
         print(json.dumps(doc, indent=1))
         return 0 if hits else 1
 
@@ -136,9 +139,8 @@ def run(args: argparse.Namespace) -> int:
 
     console = make_console()
     if not hits:
-        console.print(
-            Text(safe_text("no hit: no API doc shares a word with the task" + (f" in {hub}" if hub else "")))
-        )
+        why = "the task has no searchable words" if result.notes else "no API doc shares a word with the task"
+        console.print(Text(safe_text(f"no hit: {why}" + (f" in {hub}" if hub and not result.notes else ""))))
         return 1
     title = task
     title = title if len(title) <= TITLE_CHARS else title[: TITLE_CHARS - 3].rstrip() + "..."

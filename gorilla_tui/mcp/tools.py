@@ -124,7 +124,8 @@ class ToolBox:
             if result.constraints:
                 row["constraints"] = result.for_doc(h.doc)
             hits.append(row)
-        note = result.message or ("" if hits else "no API doc shares a word with the task")
+        said = "; ".join(n for n in (*result.notes, result.message) if n)  # no searchable words, constraints
+        note = said or ("" if hits else "no API doc shares a word with the task")
         return {"task": task, "source": hub or "all", "k": k, "hits": hits, "constraints": result.report,
                 "note": note}  # fmt: skip
 

@@ -18,6 +18,7 @@ from gorilla_tui.retrieve.constraint_parse import (
     without_constraints,
     without_frameworks,
 )
+from gorilla_tui.retrieve.tokenize import no_terms_note
 from gorilla_tui.types import Hit
 
 #: doc -> its normalised Performance (ApiIndex.performance: the table stored at refresh).
@@ -225,13 +226,15 @@ def rerank(
 class ConstraintResult:
     """What apply_constraints returns. hits: reranked; constraints: parsed from the task; report: one
     JSON-ready dict per hit (ConstraintReport.to_dict); satisfied_any: some hit meets every constraint;
-    message: one line for the person ("" when the task states no constraint)."""
+    message: one line for the person ("" when the task states no constraint); notes: lines about the search
+    itself, set by search_with_constraints (tokenize.NO_TERMS_NOTE for a task BM25 finds no term in)."""
 
     hits: list[Hit]
     constraints: list[Constraint]
     report: list[dict[str, Any]]
     satisfied_any: bool
     message: str
+    notes: list[str] = field(default_factory=list)
 
     def for_doc(self, doc: Any) -> list[dict[str, Any]]:
         """The Proposal.constraints list for the proposed doc (each constraint + status + numbers used)."""
@@ -328,10 +331,12 @@ def search_with_constraints(
     Torch Hub candidates). The constraints then rerank, retrieval order kept inside each group. When
     nothing but constraint words is left, the whole task is searched. query: the search text to use
     instead (bench/constraints.py passes the whole task to show the difference; then only its hits are
-    candidates)."""
+    candidates). ConstraintResult.notes holds tokenize.NO_TERMS_NOTE when the task has no BM25 term
+    (emoji or symbols alone): its hits, if any, are the dense side's."""
+    notes = [note] if (note := no_terms_note(task)) else []
     constraints = parse_constraints(task)
     if not constraints:
-        return ConstraintResult(index.search(task, k=k, hub=hub), [], [], False, "")
+        return ConstraintResult(index.search(task, k=k, hub=hub), [], [], False, "", notes)
     query = query if query is not None else (without_constraints(task) or task)
     n = max(widen, k * 4)
     hits = _candidates(index, query, n, hub, constraints)
@@ -346,6 +351,7 @@ def search_with_constraints(
     if first_ok > k * 4:
         result.message += f" (search widened to the top {len(hits)} hits)"
     result.hits, result.report = result.hits[:k], result.report[:k]
+    result.notes = notes
     return result
 
 

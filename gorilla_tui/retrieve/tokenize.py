@@ -298,6 +298,16 @@ QUERY_SYNONYMS: dict[str, str] = {
 }
 
 
+#: The note of a task without a BM25 term (no_terms_note): emoji, symbols and stop words alone.
+NO_TERMS_NOTE = "the task has no searchable words (emoji, symbols and stop words are not searched)"
+
+
+def no_terms_note(task: str) -> str:
+    """NO_TERMS_NOTE when tokenize(task) gives no term (BM25 can match no doc: "🚀🔥", "?!", "what is
+    this"), else "". The dense side, where the index has one, still searches such a task."""
+    return "" if tokenize(task) else NO_TERMS_NOTE
+
+
 def expand_query(query: str) -> str:
     """`query` plus the QUERY_SYNONYMS of its terms (after tokenize's folding), or `query` unchanged."""
     extra = [QUERY_SYNONYMS[t] for t in tokenize(query) if t in QUERY_SYNONYMS]

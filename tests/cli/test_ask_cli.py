@@ -143,3 +143,23 @@ def test_ask_on_a_truncated_gguf_gives_the_hint_doctor_gives(
     assert main(["doctor", "--json", "--no-hash"]) == 1
     problems = json.loads(capsys.readouterr().out)["problems"]
     assert next(p["fix"] for p in problems if doctor_says in p["problem"]) == hint
+
+
+@pytest.mark.model
+def test_ask_a_task_without_searchable_words_says_so(home_with_model, capsys):
+    """Break-it finding: `ask "🚀🔥"` (no BM25 term) answered "no API doc matched the task" with no word on
+    why. The proposal's warnings say the task has no searchable words (stderr; --json's "warnings")."""
+    from pathlib import Path
+
+    pool = Path(__file__).resolve().parents[1] / "data" / "pool"
+    assert main(["index", "--refresh", "--only", "torchhub", "--from", str(pool)]) == 0
+    capsys.readouterr()
+    note = "the task has no searchable words (emoji, symbols and stop words are not searched)"
+    assert main(["ask", "🚀🔥"]) == 1
+    captured = capsys.readouterr()
+    assert f"gorilla-tui: warning: {note}" in captured.err.splitlines() and "no_call" in captured.out
+    assert main(["ask", "🚀🔥", "--json"]) == 1
+    proposal = json.loads(capsys.readouterr().out)
+    assert note in proposal["warnings"] and proposal["verdict"]["verdict"] == "no_call"
+    assert main(["ask", "detect objects in an image", "--json"]) in (0, 1)
+    assert note not in json.loads(capsys.readouterr().out)["warnings"]

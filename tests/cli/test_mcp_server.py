@@ -82,3 +82,18 @@ def test_mcp_integer_and_string_arguments_are_strict(gorilla_home: Path) -> None
             assert not ok.is_error and 1 <= len(ok.structured_content["hits"]) <= 3
 
     anyio.run(session)
+
+
+def test_mcp_search_of_a_task_without_words_says_so(gorilla_home: Path) -> None:
+    """Break-it finding: search_api_docs("🚀🔥") (no BM25 term) said "no API doc shares a word with the
+    task"; its note says the task has no searchable words."""
+    from gorilla_tui.cli import main
+    from gorilla_tui.config import load_settings
+    from gorilla_tui.mcp.tools import ToolBox
+
+    assert main(["index", "--refresh", "--from", str(SMALL_POOL), "--only", "torchhub", "--no-dense"]) == 0
+    box = ToolBox(load_settings())
+    empty = box.search("🚀🔥")
+    assert empty["hits"] == [] and empty["note"].startswith("the task has no searchable words")
+    found = box.search("detect objects in an image")
+    assert found["hits"] and "searchable" not in found["note"]

@@ -136,3 +136,44 @@ def test_bytes_that_are_not_utf8_in_the_task_never_reach_the_terminal_or_the_enc
     assert data["task"] == "detect objects in an image"
     clean = json.loads(subprocess.run([exe, "search", data["task"], "-k", "3", "--json"], **run).stdout)
     assert data["hits"] == clean["hits"]  # the same hits, dense side included, as the clean task's
+
+
+NO_WORDS = (
+    "gorilla-tui: note: the task has no searchable words (emoji, symbols and stop words are not searched)"
+)
+
+
+@pytest.mark.parametrize("task", ["🚀🔥", "?!… ★", "what is this"])
+def test_a_task_without_searchable_words_says_so(capsys: pytest.CaptureFixture[str], task: str) -> None:
+    """Break-it finding: a task of emoji or symbols alone (no BM25 term) got no hit in silence, as if no doc
+    shared a word with it. Search says why in one line (stderr), in the table and in --json's notes."""
+    assert main(["index", "--refresh", "--only", "torchhub", "--from", str(SMALL_POOL)]) == 0
+    capsys.readouterr()
+    assert main(["search", task]) == 1
+    out, err = capsys.readouterr()
+    assert err.splitlines() == [NO_WORDS]
+    assert "no hit: the task has no searchable words" in out and "shares a word" not in out
+    assert main(["search", task, "--json"]) == 1
+    out, err = capsys.readouterr()
+    assert (
+        json.loads(out)["notes"] == [NO_WORDS.removeprefix("gorilla-tui: note: ")] and err == NO_WORDS + "\n"
+    )
+    assert json.loads(out)["hits"] == []
+    assert main(["search", f"{task} detect objects", "--json"]) == 0  # a word: no note
+    out, err = capsys.readouterr()
+    assert json.loads(out)["notes"] == [] and json.loads(out)["hits"] and err == ""
+    assert main(["search", "zzqx frobnicate", "--json"]) == 1  # words the pool lacks: no hit, no such note
+    out, err = capsys.readouterr()
+    assert json.loads(out)["notes"] == [] and err == ""
+
+
+def test_the_dense_side_still_answers_a_task_without_words(capsys: pytest.CaptureFixture[str], dense) -> None:
+    """With a dense side the emoji task still gets the embedder's hits (BM25 0), and the note says BM25 had
+    no word to search."""
+    assert main(["index", "--refresh", "--only", "torchhub", "--from", str(SMALL_POOL)]) == 0
+    capsys.readouterr()
+    assert main(["search", "🚀🔥", "-k", "3", "--json"]) == 0
+    out, err = capsys.readouterr()
+    hits = json.loads(out)["hits"]
+    assert len(hits) == 3 and all(h["bm25"] == 0 and isinstance(h["dense"], float) for h in hits)
+    assert err == NO_WORDS + "\n"

@@ -330,3 +330,16 @@ async def test_a_copy_never_carries_terminal_controls(make_app, monkeypatch):
         assert app.last_notice.startswith("call (control characters removed): ")
         saved = get_paths().cache / "last-copy.txt"
         assert "\x1b" not in saved.read_text() and "\x07" not in saved.read_text()
+
+
+async def test_a_task_without_searchable_words_says_so(make_app):
+    """Break-it finding: a task of emoji alone (no BM25 term) showed an empty hits panel and "no API doc
+    matched" with no word on why. The app says the task has no searchable words (a warning toast)."""
+    app = make_app([" " + VALID_CALL], mode="select")
+    async with app.run_test(size=SIZE) as pilot:
+        await ask(pilot, "🚀🔥")
+        assert app.main.query_one("#hits").hits == []
+        assert app.last_notice.startswith("the task has no searchable words")
+        app.last_notice = ""
+        await ask(pilot, VIDEO_TASK)
+        assert app.main.query_one("#hits").hits and app.last_notice == ""

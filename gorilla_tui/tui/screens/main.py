@@ -193,6 +193,8 @@ class MainScreen(Screen):
         event = message.event
         if isinstance(event, HitsEvent):
             self.query_one(HitsPanel).set_hits(event.hits)
+            for note in event.notes:  # "the task has no searchable words": its hits, if any, are dense ones
+                self.post_message(Notice(note, "warning"))
         elif isinstance(event, TokenEvent):
             self.query_one(ProposalPanel).add_token(event.text)
         elif isinstance(event, VerdictEvent):
