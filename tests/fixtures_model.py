@@ -68,6 +68,30 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
+#: `python -m llama_cpp.server` with llama.cpp's weight repacking as gorilla-tui's "auto" sets it for this
+#: CPU (model/profiles.py extra_bufts_default: off with Intel AMX, where the server's first decode
+#: segfaulted and failed every test against it); llama_cpp.server has no option for it, so its model
+#: params are set as model/llama_internals.new_llama sets them.
+_SERVER = """
+import runpy, sys
+import llama_cpp.llama_cpp as lcp_c
+from gorilla_tui.model.profiles import extra_bufts_default
+
+_on, _default = extra_bufts_default()[0], lcp_c.llama_model_default_params
+
+
+def _params():
+    p = _default()
+    p.use_extra_bufts = _on
+    return p
+
+
+lcp_c.llama_model_default_params = _params
+sys.argv = ["llama_cpp.server", *sys.argv[1:]]
+runpy.run_module("llama_cpp.server", run_name="__main__", alter_sys=True)
+"""
+
+
 @contextmanager
 def llama_cpp_server(model: Path, *args: str, start_s: float = 30.0) -> Iterator[str]:
     """Run llama_cpp.server over `model` on loopback (a free port) with the extra server `args`; yields its
@@ -75,8 +99,8 @@ def llama_cpp_server(model: Path, *args: str, start_s: float = 30.0) -> Iterator
     and stops it on exit (killed when a long request keeps it busy past 10 s)."""
     port = free_port()
     proc = subprocess.Popen(
-        [sys.executable, "-m", "llama_cpp.server", "--model", str(model), "--host", "127.0.0.1",
-         "--port", str(port), *args],
+        [sys.executable, "-c", _SERVER, "--model", str(model), "--host", "127.0.0.1", "--port", str(port),
+         *args],
         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
     )  # fmt: skip
     url = f"http://127.0.0.1:{port}"

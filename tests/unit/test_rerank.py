@@ -67,7 +67,8 @@ def reference_loglik(llm, context: str, continuation: str) -> float:
 
 @pytest.mark.model
 def test_loglikelihoods_match_llama_cpp_and_leave_generation_intact(gemma_backend, gemma_path):
-    import llama_cpp
+    from gorilla_tui.model import llama_internals
+    from gorilla_tui.model.profiles import extra_bufts_default
 
     contexts = [
         HEADER + "Classification: image classifier.\nA user asks: ",
@@ -77,7 +78,10 @@ def test_loglikelihoods_match_llama_cpp_and_leave_generation_intact(gemma_backen
     task = "sort my holiday photos of dogs and cats"
     before = "".join(gemma_backend.complete("The capital of France is", max_tokens=6))
     got = gemma_backend.loglikelihoods(contexts, task)
-    ref_llm = llama_cpp.Llama(model_path=str(gemma_path), n_ctx=512, logits_all=True, verbose=False)
+    # llama.cpp's defaults but the weight repacking, as "auto" sets it here (off on a CPU with AMX, where
+    # the default segfaults on the first decode)
+    params = {"n_ctx": 512, "logits_all": True, "use_extra_bufts": extra_bufts_default()[0]}
+    ref_llm = llama_internals.new_llama(str(gemma_path), params)
     want = [reference_loglik(ref_llm, c, task) for c in contexts]
     assert got == pytest.approx(want, abs=0.5)  # batch shapes differ: float32 sums over ~10 tokens
     assert got[0] > got[1]  # an image task is likelier after an image classifier's doc
