@@ -94,7 +94,8 @@ def build_first_index(
     SourceLoad). check_manifest: refresh's check of the manifest keys retrieve does not own (the TUI and
     services pass model.likelihood.check_choice_settings, as `index --refresh` does).
 
-    Raises GorillaError only when not even the python-env pool can be built.
+    Raises GorillaError only when not even the python-env pool can be built: "could not build any index: "
+    and why (the first attempt's reason, then the python-env retry's when it differs, each said once).
     """
     if has_index():
         return None
@@ -119,7 +120,9 @@ def build_first_index(
         try:
             report = refresh(only=[SOURCE], on_event=progress, check_manifest=check_manifest)
         except GorillaError as e:
-            raise GorillaError(f"could not build any index: {first}; {e}") from None
+            # the retry with python-env alone often fails the same way (an unwritable home): say it once
+            why = str(first) if str(e) == str(first) else f"{first}; {e}"
+            raise GorillaError(f"could not build any index: {why}") from None
     built = [r for r in report.sources if r["status"] in ("ok", "kept")]
     done = {r["name"] for r in built}
     missing = [(m.name, how_to_add(m)) for m in manifests if m.name not in done]

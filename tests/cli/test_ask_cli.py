@@ -163,3 +163,13 @@ def test_ask_a_task_without_searchable_words_says_so(home_with_model, capsys):
     assert note in proposal["warnings"] and proposal["verdict"]["verdict"] == "no_call"
     assert main(["ask", "detect objects in an image", "--json"]) in (0, 1)
     assert note not in json.loads(capsys.readouterr().out)["warnings"]
+
+
+def test_ask_with_an_unwritable_home_says_why_once(monkeypatch, capsys):
+    """A home under /proc cannot hold an index: the first attempt and the python-env retry fail alike, and
+    the error said the same clause twice ("...: No such file or directory; cannot write the index in ...")."""
+    monkeypatch.setenv("GORILLA_TUI_HOME", "/proc/nope")
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    assert main(["ask", "parse a JSON document"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("cannot write the index in /proc/nope/data/index") == 1, err
