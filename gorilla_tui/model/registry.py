@@ -12,6 +12,7 @@ from pathlib import Path
 from filelock import FileLock
 
 from gorilla_tui.errors import GorillaError, UsageError
+from gorilla_tui.model.gguf_meta import required_size
 from gorilla_tui.paths import expand_user, get_paths
 from gorilla_tui.pool.hub import hub_unreachable
 from gorilla_tui.pool.manifest import FetchContext
@@ -81,20 +82,35 @@ REGISTRY: dict[str, RegistryEntry] = {
 }  # fmt: skip
 
 
-def canonical_quant(quant: str) -> str:
-    """`quant` spelled as in the registry files (QUANTS: "q5_k_m" -> "q5_K_M"). Raises UsageError."""
-    for q in QUANTS:
+#: The one quantisation of the embedded model (EMBEDDED:QUANT names it too).
+EMBEDDED_QUANT = "q4_K_M"
+
+
+def canonical_quant(quant: str, model: str = "") -> str:
+    """`quant` spelled as in the registry files (QUANTS: "q5_k_m" -> "q5_K_M"; EMBEDDED_QUANT alone when
+    `model` is EMBEDDED). Raises UsageError (one line: "unknown quant q9_X for MODEL (known: ...)", MODEL
+    named when given; "empty quant" for a blank one)."""
+    known = (EMBEDDED_QUANT,) if model == EMBEDDED else QUANTS
+    for q in known:
         if q.lower() == quant.strip().lower():
             return q
-    raise UsageError(f"unknown quant {quant!r} (known: {', '.join(QUANTS)})")
+    what = f" for {model}" if model else ""
+    if not quant.strip():
+        raise UsageError(f"empty quant{what}: give one of {', '.join(known)}")
+    raise UsageError(f"unknown quant {quant.strip()}{what} (known: {', '.join(known)})")
 
 
 def split_quant(spec: str) -> tuple[str, str]:
-    """ "gorilla-7b-hf-v1:q5_K_M" -> ("gorilla-7b-hf-v1", "q5_K_M"); a registry name alone gets DEFAULT_QUANT.
-    Anything that is not a registry name (with or without ":QUANT") comes back as (spec, "")."""
-    name, _, quant = spec.partition(":")
+    """ "gorilla-7b-hf-v1:q5_K_M" -> ("gorilla-7b-hf-v1", "q5_K_M"); a registry name alone gets DEFAULT_QUANT;
+    "gemma3-270m:q4_K_M" -> ("gemma3-270m", "") (the embedded model has that quant alone). Anything that is
+    not a model name (with or without ":QUANT") comes back as (spec, ""). Raises UsageError for a quant
+    the model does not have, or an empty one ("NAME:"): "unknown quant q9_X for gemma3-270m (known: ...)"."""
+    name, sep, quant = spec.partition(":")
+    if name == EMBEDDED and sep:
+        canonical_quant(quant, name)  # UsageError for any other quant
+        return EMBEDDED, ""
     if name in REGISTRY:
-        return name, canonical_quant(quant) if quant else DEFAULT_QUANT
+        return name, canonical_quant(quant, name) if sep else DEFAULT_QUANT
     return spec, ""
 
 
@@ -161,8 +177,10 @@ def family_for(name: str) -> str:
 
 def check_gguf(path: Path) -> None:
     """Raise GorillaError (one line) unless `path` is an existing file that starts like a GGUF file:
-    magic b"GGUF", version 1-3, and plausible tensor/metadata counts (GGUF spec, ggml docs/gguf.md); a file
-    that is there but fails these raises ModelFileError."""
+    magic b"GGUF", version 1-3, and plausible tensor/metadata counts (GGUF spec, ggml docs/gguf.md), and is
+    as long as its header says (gguf_meta.required_size: a file cut short in its header or its tensor
+    data, a partial download or `head -c`); a file that is there but fails these raises ModelFileError.
+    Used by `ask --model`, `model pull` and `index --refresh --embedder` alike."""
     if not path.exists():
         raise GorillaError(
             f"model file not found: {path}", hint="check --model or run `gorilla-tui model list`"
@@ -178,6 +196,10 @@ def check_gguf(path: Path) -> None:
     version, n_tensors, n_kv = struct.unpack("<IQQ", head[4:24])
     if version not in (1, 2, 3) or n_tensors > 1_000_000 or n_kv > 1_000_000:
         raise ModelFileError(f"{path} has a corrupt GGUF header (version {version})")
+    size, need = path.stat().st_size, required_size(path)
+    if need is not None and need > size:  # llama.cpp refuses it too, after a second or more of loading
+        told = f"its header describes {need / 1e6:.1f} MB" if need > size + 1 else "its header is cut short"
+        raise ModelFileError(f"{path} is a truncated GGUF file ({size / 1e6:.1f} MB; {told})")
 
 
 def sha256_file(path: Path) -> str:
@@ -290,22 +312,23 @@ def cached_file(repo: str, filename: str) -> Path | None:
 def resolve_model(spec: str = "", quant: str = "") -> ResolvedModel:
     """Turn a --model value (or settings.model) into a file on disk, downloading/assembling if needed.
 
-    "" or "gemma3-270m": the embedded model (family "fewshot"); a registry name, optionally "NAME:QUANT"
-    (or `quant`: one of QUANTS, default DEFAULT_QUANT); "hf:OWNER/REPO/FILE.gguf"; otherwise a path to a
-    .gguf file. A registry file not in the cache is downloaded only if it fits the free disk space (its
-    listed size, or the hub's for another quant). Raises GorillaError / UsageError with one line (UsageError
-    for a quant given with anything but a registry name).
+    "" or "gemma3-270m" (or "gemma3-270m:q4_K_M"): the embedded model (family "fewshot"); a registry name,
+    optionally "NAME:QUANT" (or `quant`: one of QUANTS, default DEFAULT_QUANT); "hf:OWNER/REPO/FILE.gguf";
+    otherwise a path to a .gguf file. A registry file not in the cache is downloaded only if it fits the free
+    disk space (its listed size, or the hub's for another quant). Every file is checked (check_gguf: a file
+    cut short is refused). Raises GorillaError / UsageError with one line (UsageError for a quant given
+    with anything but a registry name, or one the model does not have: split_quant).
     """
     spec = spec.strip()
     name, spec_quant = split_quant(spec)
     if quant and not spec_quant:
         raise UsageError(f"--quant applies to registry models only ({', '.join(REGISTRY)}), not {spec!r}")
-    if spec in ("", EMBEDDED):
+    if name in ("", EMBEDDED):
         path = embedded_model_path()
         return ResolvedModel(EMBEDDED, path, "fewshot", "embedded")
     if name in REGISTRY:
         e = REGISTRY[name]
-        q = canonical_quant(quant) if quant else spec_quant
+        q = canonical_quant(quant, name) if quant else spec_quant
         filename = e.file_for(q)
         if cached_file(e.repo, filename) is None:
             need = e.size_bytes if filename == e.filename else remote_size(e.repo, filename)

@@ -81,7 +81,7 @@ def test_model_pull_quant_from_a_local_hub_cache(gorilla_home, tmp_path, monkeyp
     assert info["size_bytes"] == gemma_path.stat().st_size
     assert main(["model", "pull", "gorilla-openfunctions-v2", "--quant", "q8_0"]) == 2
     err = capsys.readouterr().err
-    assert "unknown quant 'q8_0'" in err and "Traceback" not in err
+    assert "unknown quant q8_0 for gorilla-openfunctions-v2 (known: q2_K," in err and "Traceback" not in err
 
 
 def test_model_pull_with_the_hub_unreachable_is_one_line(gorilla_home, monkeypatch, capfd):
@@ -103,3 +103,44 @@ def test_model_pull_with_the_hub_unreachable_is_one_line(gorilla_home, monkeypat
     lines = [line for line in err.splitlines() if line.strip()]
     assert lines[0].startswith("gorilla-tui: error: ") and "unreachable" in lines[0]
     assert len(lines) <= 2  # the error and its hint
+
+
+@pytest.mark.parametrize("size", [1_000_000, 200_000_000])
+def test_model_pull_refuses_a_truncated_gguf_as_ask_does(gorilla_home, tmp_path, gemma_path, size, capsys):
+    """The embedded model cut short (`head -c`: in its header at 1 MB, in its tensor data at 200 MB) was
+    pulled ("trunc.gguf: ... (1 MB)", exit 0) while `ask --model` refused it: both run registry.check_gguf,
+    which compares the file's size with what its header describes."""
+    trunc = tmp_path / "trunc.gguf"
+    with gemma_path.open("rb") as src:
+        trunc.write_bytes(src.read(size))
+    assert main(["model", "pull", str(trunc)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and f"{trunc} is a truncated GGUF file" in err, err
+    assert ("header is cut short" if size == 1_000_000 else "its header describes 253.1 MB") in err
+    assert main(["ask", "--model", str(trunc), "parse a JSON document"]) == 2
+    assert "is a truncated GGUF file" in capsys.readouterr().err
+    assert main(["model", "pull", str(gemma_path)]) == 0  # the whole file is still taken
+    assert f"{gemma_path.name}: {gemma_path}" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize(
+    ("argv", "said"),
+    [
+        (["gemma3-270m:q9_X"], "unknown quant q9_X for gemma3-270m (known: q4_K_M)"),
+        (["gemma3-270m:"], "empty quant for gemma3-270m: give one of q4_K_M"),
+        (["gorilla-7b-hf-v1:q9_X"], "unknown quant q9_X for gorilla-7b-hf-v1 (known: q2_K, q3_K_S,"),
+        (["gorilla-7b-hf-v1", "--quant", ""], "empty quant for gorilla-7b-hf-v1: give one of q2_K,"),
+        (["gorilla-7b-hf-v1:", "--quant", " "], "empty quant for gorilla-7b-hf-v1"),
+        (["--quant", ""], "empty quant: give one of"),
+    ],
+)
+def test_model_pull_names_the_model_of_a_bad_quant(gorilla_home, argv, said, capsys):
+    """`gemma3-270m:q9_X` said "unknown model 'gemma3-270m:q9_X'", and `--quant ''` fetched q4_K_M."""
+    assert main(["model", "pull", *argv]) == 2
+    err = capsys.readouterr().err
+    assert said in err and err.count("\n") == 1, err
+
+
+def test_model_pull_takes_the_embedded_model_by_its_quant(home_with_model, capsys):
+    assert main(["model", "pull", "gemma3-270m:Q4_K_M"]) == 0
+    assert capsys.readouterr().out.startswith("gemma3-270m: already on disk: ")

@@ -15,7 +15,7 @@ from gorilla_tui.config import Settings
 from gorilla_tui.errors import UsageError
 from gorilla_tui.model import probe
 from gorilla_tui.model.backend import open_backend
-from gorilla_tui.model.gguf_meta import context_length, fit_n_ctx
+from gorilla_tui.model.gguf_meta import context_length, fit_n_ctx, required_size
 from gorilla_tui.model.profiles import cap_threads
 
 pytestmark = pytest.mark.model
@@ -135,3 +135,23 @@ def test_a_fifo_in_place_of_the_model_is_never_opened_for_a_blocking_read(tmp_pa
             pass
     assert got == [None]
     assert context_length(Path("/dev/zero")) is None
+
+
+def test_required_size_is_what_the_header_of_the_embedded_gemma_describes(
+    gemma_path: Path, tmp_path: Path
+) -> None:
+    """Gemma 3 270M's header (6.5 MB: 262,144 token strings) describes 236 tensors of F32, Q4_K, Q6_K ...
+    whose data ends where the file does; a copy cut in its tensor data (`head -c 200000000`) needs the
+    whole; a copy cut in its header says so (its size + 1); a header of no tensors needs itself alone."""
+    size = gemma_path.stat().st_size
+    assert required_size(gemma_path) == size
+    with gemma_path.open("rb") as src:
+        head = src.read(200_000_000)
+    (tmp_path / "data.gguf").write_bytes(head)
+    assert required_size(tmp_path / "data.gguf") == size
+    (tmp_path / "header.gguf").write_bytes(head[:1_000_000])
+    assert required_size(tmp_path / "header.gguf") == 1_000_001
+    (tmp_path / "empty.gguf").write_bytes(b"GGUF" + struct.pack("<IQQ", 3, 0, 0))
+    assert required_size(tmp_path / "empty.gguf") == 24
+    (tmp_path / "v1.gguf").write_bytes(b"GGUF" + struct.pack("<IQQ", 1, 0, 0))
+    assert required_size(tmp_path / "v1.gguf") is None
