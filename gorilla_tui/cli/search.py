@@ -9,6 +9,7 @@ import os
 import sys
 from collections import Counter
 
+from gorilla_tui.cli.options import TASK_HELP, task_text
 from gorilla_tui.config import load_settings
 from gorilla_tui.errors import UsageError
 from gorilla_tui.textsafe import clean_task, safe_text
@@ -28,7 +29,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         description="Print the ranked hits of the local API index for a task in plain English: BM25, fused "
         "with the dense embedder's ranks where the index is hybrid.",
     )
-    p.add_argument("task", help='the task, e.g. "classify sports activities in videos"')
+    p.add_argument("task", help=f'the task, e.g. "classify sports activities in videos" ({TASK_HELP})')
     p.add_argument(
         "-k", type=int, default=None, help=f"number of hits, 1..{K_MAX} (default: the k setting, 5)"
     )
@@ -103,7 +104,7 @@ def run(args: argparse.Namespace) -> int:
 
     # escape sequences and control characters are no words; a task over MAX_TASK_CHARS is cut as `ask` cuts it
     # (the dense embedder reads a query whole: 120,000 characters took 2 minutes uncut)
-    task, notes = clean_task(args.task)  # UsageError for an empty task
+    task, notes = clean_task(task_text(args.task))  # UsageError: empty, over MAX_TASK_INPUT_CHARS; "-": stdin
     settings = load_settings()
     k = args.k if args.k is not None else settings.k
     if not 1 <= k <= K_MAX:

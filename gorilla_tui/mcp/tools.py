@@ -20,9 +20,11 @@ from gorilla_tui.pipeline import clean_task
 from gorilla_tui.retrieve.constraints import search_with_constraints
 from gorilla_tui.retrieve.index import ApiIndex
 from gorilla_tui.retrieve.store import current_version
+from gorilla_tui.textsafe import MAX_TASK_INPUT_CHARS
 
-#: Longest task accepted (characters); pipeline.MAX_TASK_CHARS cuts what a model sees to 2,000 anyway.
-MAX_TASK_CHARS = 10_000
+#: Longest task accepted (characters; the CLI's too: textsafe.MAX_TASK_INPUT_CHARS); pipeline.MAX_TASK_CHARS
+#: cuts what a model sees to 2,000 anyway.
+MAX_TASK_CHARS = MAX_TASK_INPUT_CHARS
 #: Longest code accepted by check_api_call (characters): a few source files' worth.
 MAX_CODE_CHARS = 100_000
 #: Hits per search: the same bound as `search -k` and the TUI.

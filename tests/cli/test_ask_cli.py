@@ -173,3 +173,16 @@ def test_ask_with_an_unwritable_home_says_why_once(monkeypatch, capsys):
     assert main(["ask", "parse a JSON document"]) == 2
     err = capsys.readouterr().err
     assert err.count("cannot write the index in /proc/nope/data/index") == 1, err
+
+
+@pytest.mark.model
+def test_ask_dash_reads_the_task_from_stdin(home_with_model, monkeypatch, capsys):
+    """`ask -` answered the task "-" while `check -` and `run -` read stdin: "-" reads the task from
+    standard input, as the help says."""
+    import io
+
+    monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO(b"parse a JSON document from a string\n")))
+    assert main(["ask", "-", "--json"]) in (0, 1)
+    proposal = json.loads(capsys.readouterr().out)
+    assert proposal["task"] == "parse a JSON document from a string"
+    assert proposal["hits"][0]["doc"]["api_name"].startswith("json.")

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import Path
 
 import pytest
 
 from gorilla_tui.cli import main
-from gorilla_tui.textsafe import MAX_TASK_CHARS
+from gorilla_tui.cli.options import task_text
+from gorilla_tui.textsafe import MAX_TASK_CHARS, MAX_TASK_INPUT_CHARS
 
 SMALL_POOL = Path(__file__).resolve().parents[1] / "data" / "pool"
 
@@ -32,7 +34,7 @@ def test_search_cuts_a_very_long_task_as_ask_does(capsys: pytest.CaptureFixture[
     assert main(["index", "--refresh", "--only", "torchhub", "--from", str(SMALL_POOL)]) == 0
     capsys.readouterr()
     head = "detect objects in an image "
-    long_task = head * (MAX_TASK_CHARS // len(head) + 1) + "semantic segmentation " * 2000
+    long_task = head * (MAX_TASK_CHARS // len(head) + 1) + "semantic segmentation " * 300  # 8,600: accepted
     assert main(["search", long_task, "-k", "3", "--json"]) == 0
     out, err = capsys.readouterr()
     assert err.count("\n") == 1 and f"task truncated from {len(long_task.strip())} to" in err
@@ -177,3 +179,38 @@ def test_the_dense_side_still_answers_a_task_without_words(capsys: pytest.Captur
     hits = json.loads(out)["hits"]
     assert len(hits) == 3 and all(h["bm25"] == 0 and isinstance(h["dense"], float) for h in hits)
     assert err == NO_WORDS + "\n"
+
+
+def test_a_dash_reads_the_task_from_stdin(monkeypatch, capsys: pytest.CaptureFixture[str]) -> None:
+    """`search -` searched for the task "-" while `check -` and `run -` read stdin: "-" reads the task from
+    standard input (the line end `echo` adds dropped). `ask -`: tests/cli/test_ask_cli.py."""
+    import io
+
+    assert main(["index", "--refresh", "--only", "torchhub", "--from", str(SMALL_POOL)]) == 0
+    capsys.readouterr()
+    monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO(b"detect objects in an image\n")))
+    assert main(["search", "-", "-k", "3", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["task"] == "detect objects in an image"
+
+
+@pytest.mark.parametrize("command", ["search", "ask"])
+@pytest.mark.parametrize("where", ["argument", "stdin", "huge stdin"])
+def test_a_task_over_the_mcp_bound_is_refused(command, where, monkeypatch, capsys) -> None:
+    """A 120,000-character task took `ask` 15 s and 1.5 GB before it was cut: over MAX_TASK_INPUT_CHARS
+    (the MCP server's bound) it is refused in one line, exit 2, as an argument or on stdin; a huge stdin
+    is not read whole. One at the bound is taken."""
+    import io
+
+    task = "word " * (MAX_TASK_INPUT_CHARS // 5) + "x"  # 10,001 characters
+    size = {"argument": len(task), "stdin": len(task), "huge stdin": 50_000_000}[where]
+    data = task.encode() if where != "huge stdin" else b"a" * size
+    monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO(data)))
+    assert main([command, task if where == "argument" else "-"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and err.startswith("gorilla-tui: error: the task"), err
+    assert f"at most {MAX_TASK_INPUT_CHARS} are accepted" in err
+    if where != "huge stdin":
+        assert f"is {MAX_TASK_INPUT_CHARS + 1} characters" in err
+    else:
+        assert sys.stdin.buffer.tell() < 100_000  # read up to the bound, not all 50 MB
+    assert task_text(task[:-1]) == task[:-1]  # one at the bound is taken
