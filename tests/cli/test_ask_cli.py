@@ -115,7 +115,16 @@ def test_bare_options_go_to_the_default_tui_command(monkeypatch, capsys):
 @pytest.mark.parametrize(
     ("size", "error", "doctor_says"),
     [
-        (5_000_000, "llama.cpp cannot load this model", "Failed to load model from file"),
+        (
+            5_000_000,
+            "is a truncated GGUF file (5.0 MB; its header is cut short)",
+            "is a truncated GGUF file (5.0",
+        ),
+        (
+            200_000_000,
+            "(200.0 MB; its header describes 253.1 MB)",
+            "(200.0 MB; its header describes 253.1 MB)",
+        ),
         (10, "is a truncated GGUF file (10 bytes)", "is a truncated GGUF file (10 bytes)"),
     ],
 )
@@ -123,8 +132,9 @@ def test_ask_on_a_truncated_gguf_gives_the_hint_doctor_gives(
     size, error, doctor_says, home_with_model, gemma_path, tmp_path, capsys
 ):
     """Break-it finding: a GGUF cut short (an interrupted download) got no hint from `ask`, while `doctor`
-    names the fix: cut inside the tensors (llama.cpp refuses it) or inside the header (check_gguf refuses
-    it). ask's one-line error now carries doctor's fix, word for word (model.registry.model_file_fix)."""
+    names the fix: cut inside the tensors or inside the header (check_gguf refuses both: the file is
+    shorter than its header says, or than a GGUF header at all). ask's one-line error now carries doctor's
+    fix, word for word (model.registry.model_file_fix)."""
     from tests.conftest import SMALL_POOL
 
     cut = tmp_path / "cut.gguf"
