@@ -184,8 +184,8 @@ async def test_missing_model_says_how_to_get_one(torchhub_index, tmp_path):
 
 
 async def test_a_truncated_gguf_shows_the_hint_doctor_gives(torchhub_index, gemma_path, tmp_path):
-    """Break-it finding: a GGUF llama.cpp refuses (cut short) gave the TUI's error line no hint; it now
-    shows the fix `doctor` and `ask` give (model.registry.model_file_fix)."""
+    """Break-it finding: a GGUF cut short (llama.cpp refuses it; check_gguf first) gave the TUI's error line
+    no hint; it now shows the fix `doctor` and `ask` give (model.registry.model_file_fix)."""
     cut = tmp_path / "cut.gguf"
     with gemma_path.open("rb") as f:
         cut.write_bytes(f.read(5_000_000))
@@ -194,7 +194,7 @@ async def test_a_truncated_gguf_shows_the_hint_doctor_gives(torchhub_index, gemm
         status = app.main.query_one("#status")
         await wait_for(pilot, lambda: status.state_kind == "error", timeout=60)
         shown = " ".join(str(app.main.query_one("#proposal").query_one("#stream").render()).split())
-        assert "could not be loaded" in shown and "llama.cpp cannot load this model" in shown
+        assert "could not be loaded" in shown and "is a truncated GGUF file (5.0 MB" in shown  # check_gguf
         assert "gorilla-tui model list # llama.cpp refuses this file: set model = NAME in config" in shown
 
 
