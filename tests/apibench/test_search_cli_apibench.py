@@ -50,7 +50,10 @@ def test_search_table_json_and_errors(
     assert "-k must be between 1 and 50" in capsys.readouterr().err
     assert main(["search", "detect objects", "-k", "50"]) == 0
     capsys.readouterr()
-    long_task = "detect objects in a street photo " + "pedestrians " * 10_000  # ~120 KB
+    huge_task = "detect objects in a street photo " + "pedestrians " * 10_000  # ~120 KB: over the bound
+    assert main(["search", huge_task, "--hub", "torchhub"]) == 2
+    assert "characters; at most 10000 are accepted" in capsys.readouterr().err
+    long_task = "detect objects in a street photo " + "pedestrians " * 800  # ~9.6 KB: taken, the title cut
     assert main(["search", long_task, "--hub", "torchhub"]) == 0
     out = capsys.readouterr().out
     title = next(line for line in out.splitlines() if "hits for:" in line).strip()
