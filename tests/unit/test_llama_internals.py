@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from gorilla_tui.model import llama_internals as li
+from gorilla_tui.model.profiles import amx_flags
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -67,7 +68,12 @@ def test_use_extra_bufts_reaches_llama_cpp(gemma_path, caplog, on):
     backend = LlamaBackend(gemma_path, params={"n_ctx": 256, "use_extra_bufts": on})
     # read back from the llama_model_params struct llama_model_load_from_file received
     assert li.model_params_of(backend.llama)["use_extra_bufts"] is on
-    # and llama.cpp acted on it: only with extra buffer types does it repack weights into CPU_REPACK
-    repacked = [r.getMessage() for r in caplog.records if "CPU_REPACK model buffer size" in r.getMessage()]
+    # and llama.cpp acted on it: only with extra buffer types does it repack weights, into CPU_REPACK, or
+    # into AMX on a CPU with Intel AMX
+    amx = bool(amx_flags(Path("/proc/cpuinfo").read_text())) if Path("/proc/cpuinfo").exists() else False
+    kind = "AMX" if amx else "CPU_REPACK"
+    repacked = [r.getMessage() for r in caplog.records if f"{kind} model buffer size" in r.getMessage()]
     assert bool(repacked) is on
+    if on and amx:  # the first decode segfaults there (why "auto" turns it off; test_probe runs that crash
+        return  # in a child process): never in the test process
     assert "".join(backend.complete("import torch\nmodel =", max_tokens=3)).strip()
