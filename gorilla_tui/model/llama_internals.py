@@ -27,6 +27,8 @@ import llama_cpp.llama as lcp_llama
 import llama_cpp.llama_cpp as lcp_c
 import numpy as np
 
+from gorilla_tui.model.profiles import extra_bufts_default
+
 #: llama-cpp-python versions this module was tested with: lower bound inclusive, upper bound exclusive
 #: (the same range as the llama-cpp-python requirement in pyproject.toml).
 TESTED_RANGE = ("0.3.36", "0.4")
@@ -104,13 +106,17 @@ def _keep_std_streams() -> Iterator[None]:
 
 def new_llama(model_path: str, params: dict[str, Any]) -> Any:
     """llama_cpp.Llama(model_path, verbose=False, **params) with EXTRA_PARAMS applied to its
-    llama_model_params: use_extra_bufts (bool; absent = llama.cpp's default, true). The process's stdout and
-    stderr stay where they are during the load (_keep_std_streams: safe beside a running TUI; callers
-    route llama.cpp's log with set_log_callback). Exceptions of Llama() propagate unchanged (ValueError /
-    RuntimeError / OSError / jinja2.TemplateError)."""
+    llama_model_params: use_extra_bufts (bool; absent = what "auto" decides for this CPU,
+    profiles.extra_bufts_default: off with Intel AMX, where llama.cpp's own default, on, segfaults on the
+    first decode; a LlamaBackend made without it crashed there). The process's stdout and stderr stay where
+    they are during the load (_keep_std_streams: safe beside a running TUI; callers route llama.cpp's log
+    with set_log_callback). Exceptions of Llama() propagate unchanged (ValueError / RuntimeError / OSError /
+    jinja2.TemplateError)."""
     kwargs = dict(params)
     extra = kwargs.pop("use_extra_bufts", None)
-    with _model_params_hook(None if extra is None else bool(extra)), _STREAMS_LOCK, _keep_std_streams():
+    if extra is None:
+        extra = extra_bufts_default()[0]
+    with _model_params_hook(bool(extra)), _STREAMS_LOCK, _keep_std_streams():
         return llama_cpp.Llama(model_path=model_path, verbose=False, **kwargs)
 
 

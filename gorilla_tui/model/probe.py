@@ -31,6 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from gorilla_tui.errors import GorillaError
+from gorilla_tui.model.profiles import extra_bufts_default
 from gorilla_tui.paths import get_paths, read_regular_text
 
 #: Env var of the test hook (see the module docstring); read only in the probe child.
@@ -142,7 +143,7 @@ def fallback_chain(params: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
     nothing are left out. Returns [(what changed, params)]; the first change is "" (as given)."""
     chain = [("", dict(params))]
     p = dict(params)
-    if p.get("use_extra_bufts", True):
+    if p.get("use_extra_bufts", extra_bufts_default()[0]):  # absent: as new_llama loads it
         p = {**p, "use_extra_bufts": False}
         chain.append(("extra buffer types off (use_extra_bufts = false)", p))
     if int(p.get("n_threads") or 0) != 1 or int(p.get("n_threads_batch") or 0) != 1:
@@ -291,7 +292,7 @@ def _crash_requested(params: dict[str, Any]) -> bool:
     wanted = {c.strip() for c in os.environ.get(CRASH_ENV, "").split(",") if c.strip()}
     return bool(
         "always" in wanted
-        or ("extra_bufts" in wanted and params.get("use_extra_bufts", True))
+        or ("extra_bufts" in wanted and params.get("use_extra_bufts", extra_bufts_default()[0]))
         or ("threads" in wanted and max(int(params.get("n_threads") or 2), int(params.get("n_threads_batch")
                                                                                    or 2)) > 1)
         or ("batch" in wanted and int(params.get("n_batch") or 512) > SMALL_N_BATCH)

@@ -77,3 +77,16 @@ def test_use_extra_bufts_reaches_llama_cpp(gemma_path, caplog, on):
     if on and amx:  # the first decode segfaults there (why "auto" turns it off; test_probe runs that crash
         return  # in a child process): never in the test process
     assert "".join(backend.complete("import torch\nmodel =", max_tokens=3)).strip()
+
+
+@pytest.mark.model
+def test_a_backend_made_without_use_extra_bufts_gets_what_auto_decides(gemma_path):
+    """LlamaBackend(path, params) without use_extra_bufts loaded with llama.cpp's default (repacking on), and
+    on a CPU with Intel AMX the first decode segfaulted (the whole test session died in
+    tests/apibench/test_pipeline_model.py). new_llama now applies "auto" when the key is absent."""
+    from gorilla_tui.model.backend import LlamaBackend
+    from gorilla_tui.model.profiles import extra_bufts_default
+
+    backend = LlamaBackend(gemma_path, params={"n_ctx": 256, "n_threads": 1})
+    assert li.model_params_of(backend.llama)["use_extra_bufts"] is extra_bufts_default()[0]
+    assert "".join(backend.complete("import torch\nmodel =", max_tokens=3)).strip()
