@@ -126,7 +126,8 @@ def report(rows: list[dict], top1: dict[tuple[str, str], tuple[float, float]], a
         "code (`gorilla`: the paper's AST metric, domain of the first matching pool entry; `strict`: the "
         "exact ground-truth API). api@k: the ground-truth api_call is among the hits; picked | in hits: of "
         "those tasks, how often the model chose it. Latency: seconds per task (2 shared CPU cores, other "
-        "jobs running).",
+        f"jobs running). llama.cpp weight repacking: {_repacking(args.extra_bufts)} (answers differ a little "
+        "between the two kernel paths: \"Model scores across llama.cpp kernel paths\").",
         "",
         "| hub | setting | n | gorilla acc % | gorilla halluc % | strict acc % | strict halluc % | api@k % "
         "| picked \\| in hits % | p50 s | p95 s |",
@@ -215,6 +216,15 @@ def report(rows: list[dict], top1: dict[tuple[str, str], tuple[float, float]], a
         'the right domain; the strict column is the honest one for "the right API".',
     ]
     return "\n".join(lines)
+
+
+def _repacking(setting: str) -> str:
+    """The use_extra_bufts this run loaded the model with, in words ("off (auto: off (the CPU has Intel
+    AMX: ...))")."""
+    from gorilla_tui.model.profiles import resolve_extra_bufts
+
+    on, why = resolve_extra_bufts(setting)
+    return f"{'on' if on else 'off'} ({why})"
 
 
 def main(argv: list[str] | None = None) -> int:
