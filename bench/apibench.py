@@ -127,7 +127,7 @@ def report(rows: list[dict], top1: dict[tuple[str, str], tuple[float, float]], a
         "exact ground-truth API). api@k: the ground-truth api_call is among the hits; picked | in hits: of "
         "those tasks, how often the model chose it. Latency: seconds per task (2 shared CPU cores, other "
         f"jobs running). llama.cpp weight repacking: {_repacking(args.extra_bufts)} (answers differ a little "
-        "between the two kernel paths: \"Model scores across llama.cpp kernel paths\").",
+        'between the two kernel paths: "Model scores across llama.cpp kernel paths").',
         "",
         "| hub | setting | n | gorilla acc % | gorilla halluc % | strict acc % | strict halluc % | api@k % "
         "| picked \\| in hits % | p50 s | p95 s |",
