@@ -26,6 +26,13 @@ def test_crash_with_every_fallback_is_one_line_and_exit_2(home_with_index, monke
 
 @pytest.mark.model
 def test_ask_says_once_what_the_probe_changed(home_with_index, monkeypatch, capsys):
+    from gorilla_tui.paths import get_paths
+
+    # repacking on, as "auto" sets it on a CPU without AMX (on one with AMX "auto" turns it off and the probe
+    # has nothing to change); the child crashes while it is on (the test hook; with AMX, for real)
+    config = get_paths().config_file
+    config.parent.mkdir(parents=True, exist_ok=True)
+    config.write_text('use_extra_bufts = "on"\n')
     monkeypatch.setenv(probe.CRASH_ENV, "extra_bufts")
     task = "classify the sports activities in a video"
     assert main(["ask", task]) == 0
