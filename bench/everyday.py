@@ -150,10 +150,10 @@ def rule_right(row: dict[str, Any], rule: str) -> bool:
     # the shipped choice votes at the temperature of hit 1's source (likelihood.vote_temperature_for)
     temperature = likelihood.vote_temperatures().get(hits[0]["source"]) if rule == SHIPPED else None
     lm, free = [h["lm"] for h in hits], [h["free"] for h in hits]
-    # the shipped choice keeps a clearly better hit 1 (likelihood.clear_first), as pipeline.ask does
-    bm25, sources = [h["bm25"] for h in hits], [h["source"] for h in hits]
-    guard = (bm25, sources) if rule == SHIPPED else (None, None)
-    i = likelihood.choose(lm, free, row_rule(row, rule), groups, temperature, *guard)
+    applied = row_rule(row, rule)
+    if rule == SHIPPED:  # the shipped choice keeps a clearly better hit 1, as pipeline.ask does
+        applied = likelihood.guarded_rule(applied, [h["bm25"] for h in hits], [h["source"] for h in hits])
+    i = likelihood.choose(lm, free, applied, groups, temperature)
     return hits[i]["right"]
 
 

@@ -267,7 +267,10 @@ class Pipeline:
         self.last_stats = dict(self.backend.last_stats or {})
         if len(scores) < len(docs) or (cancel is not None and cancel.is_set()):
             raise AskCancelled("cancelled")
-        rule = likelihood.rule_for(docs)
+        bm25 = {id(h.doc): h.score for h in hits}
+        retrieval = [bm25.get(id(d), 0.0) for d in docs]
+        # "first" when hit 1 is clearly better: the choice note then says "chosen by retrieval rank alone"
+        rule = likelihood.guarded_rule(likelihood.rule_for(docs), retrieval, [d.source for d in docs])
         free = None
         if rule in likelihood.NEEDS_FREE:
             free = likelihood.content_free_scores(self.backend, docs, cancel)
@@ -277,12 +280,7 @@ class Pipeline:
         for h in hits:
             h.lm_score = by_id.get(id(h.doc))
         groups, temperature = likelihood.domain_groups(docs), likelihood.vote_temperature_for(docs)
-        bm25 = {id(h.doc): h.score for h in hits}
-        retrieval, sources = [bm25.get(id(d), 0.0) for d in docs], [d.source for d in docs]
-        picked = likelihood.choose(scores, free, rule, groups, temperature, retrieval, sources)
-        if rule in likelihood.RANK_RULES and likelihood.clear_first(retrieval, sources):
-            rule = "first"  # hit 1 kept: the choice note says "chosen by retrieval rank alone"
-        chosen = docs[picked]
+        chosen = docs[likelihood.choose(scores, free, rule, groups, temperature)]
         options = unique_options(d.call for d in docs)
         return Choice(chosen.call.strip(), docs, options, doc=chosen, first_token=time.perf_counter(),
                       rule=rule)  # fmt: skip

@@ -257,17 +257,21 @@ def clear_first(retrieval: Sequence[float], sources: Sequence[str]) -> bool:
     return retrieval[0] >= CLEAR_MARGIN * max(others)
 
 
+def guarded_rule(rule: str, retrieval: Sequence[float], sources: Sequence[str]) -> str:
+    """The rule to apply: "first" when `rule` fuses the retrieval rank (RANK_RULES) and hit 1 is clearly
+    better (clear_first on each hit's BM25 score `retrieval` and `sources`, retrieval order), else `rule`.
+    Decided before any content-free score is computed, and named in the choice note."""
+    return "first" if rule in RANK_RULES and clear_first(retrieval, sources) else rule
+
+
 def choose(
     lm: Sequence[float],
     free: Sequence[float | None] | None,
     rule: str,
     groups: Sequence[str] | None = None,
     temperature: float | None = None,
-    retrieval: Sequence[float] | None = None,
-    sources: Sequence[str] | None = None,
 ) -> int:
-    """Index of the chosen hit among hits given in retrieval order. A rule of RANK_RULES keeps hit 1 when it
-    is clearly better (clear_first on `retrieval` and `sources`, when both are given).
+    """Index of the chosen hit among hits given in retrieval order.
 
     Args:
         lm: log p(task | doc) per hit, nats.
@@ -275,8 +279,6 @@ def choose(
         rule: one of CHOICE_RULES.
         groups: each hit's domain (ApiDoc.domain); needed by "domain-vote" only (domain_vote).
         temperature: domain_vote's temperature (None: VOTE_TEMPERATURE); "domain-vote" only.
-        retrieval: each hit's plain BM25 score (Hit.score); None: no clear-first guard.
-        sources: each hit's source (ApiDoc.source); None: no clear-first guard.
 
     Raises:
         ValueError: an unknown rule, no hits, a calibrated rule without `free` scores, or "domain-vote"
@@ -294,9 +296,6 @@ def choose(
         if groups is None or len(groups) != len(lm):
             raise ValueError("rule 'domain-vote' needs a domain per hit")
         return domain_vote(lm, groups, temperature)
-    guarded = rule in RANK_RULES and retrieval is not None and sources is not None
-    if guarded and clear_first(retrieval, sources):  # type: ignore[arg-type]
-        return 0
     if rule == "rrf":
         return best(_fused(_ranks(lm)))
     if free is None or len(free) != len(lm) or any(f is None for f in free):

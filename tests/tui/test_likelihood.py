@@ -238,5 +238,6 @@ def test_clear_first_compares_hit_1_with_every_other_hit_of_its_source():
     assert likelihood.clear_first([26.9, 30.0, 10.0], ["python-env", "torchhub", "python-env"])
     assert not likelihood.clear_first([], []) and not likelihood.clear_first([5.0], ["a"])
     lm = [-90.0, -40.0, -80.0]
-    assert likelihood.choose(lm, None, "rrf", None, None, [26.9, 10.7, 9.8], same[:3]) == 0
-    assert likelihood.choose(lm, None, "rrf") == 1  # no scores given: RRF alone
+    assert likelihood.choose(lm, None, likelihood.guarded_rule("rrf", [26.9, 10.7, 9.8], same[:3])) == 0
+    assert likelihood.choose(lm, None, likelihood.guarded_rule("rrf", [26.9, 20.0, 9.8], same[:3])) == 1
+    assert likelihood.guarded_rule("domain-vote", [26.9, 10.7, 9.8], same[:3]) == "domain-vote"
