@@ -230,8 +230,8 @@ def test_a_clearly_better_first_hit_is_kept_by_the_rank_rules(torchhub_index, mo
 def test_clear_first_compares_hit_1_with_every_other_hit_of_its_source():
     """The README example's scores, and the cases the rule leaves alone."""
     same = ["python-env"] * 5
-    assert likelihood.clear_first([26.9, 10.7, 9.8, 8.1, 7.7], same)
-    assert not likelihood.clear_first([26.9, 10.7, 15.0, 8.1, 7.7], same)  # hit 3 is close: not clear
+    assert likelihood.clear_first([26.9, 10.7, 13.7, 8.1, 7.7], same)
+    assert not likelihood.clear_first([26.9, 10.7, 20.0, 8.1, 7.7], same)  # hit 3 is close: not clear
     assert not likelihood.clear_first([26.9, 0.0, 0.0], same[:3])  # others only found by the dense side
     mixed = ["python-env", "torchhub", "torchhub"]
     assert not likelihood.clear_first([26.9, 3.0, 2.0], mixed)  # no other hit of its source
