@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import json
 import os
-import stat
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -74,13 +73,9 @@ def read_state(folder: Path) -> dict[str, Any] | None:
     """STATE_FILE of the version `folder` as a dict with a "files" dict; None when it is missing, not a
     regular file (a FIFO would block, a link to /dev/zero never ends), over MAX_STATE_BYTES, not JSON, too
     deeply nested to parse, or of another shape."""
-    path = folder / STATE_FILE
     try:
-        st = path.stat()
-        if not stat.S_ISREG(st.st_mode) or st.st_size > MAX_STATE_BYTES:
-            return None
-        state = json.loads(path.read_bytes())
-    except (OSError, ValueError, RecursionError):
+        state = json_of(folder / STATE_FILE, MAX_STATE_BYTES)
+    except (OSError, ValueError):
         return None
     if not isinstance(state, dict) or not isinstance(state.get("files"), dict):
         return None

@@ -47,19 +47,19 @@ def index_root(path: Path | None = None) -> Path:
 MAX_JSON_BYTES = 512 * 2**20
 
 
-def json_of(path: Path) -> Any:
-    """The JSON value of the regular file `path`, read only when it holds at most MAX_JSON_BYTES.
+def json_of(path: Path, limit: int = MAX_JSON_BYTES) -> Any:
+    """The JSON value of the regular file `path`, read only when it holds at most `limit` bytes.
 
     Raises:
         OSError: missing or unreadable.
-        ValueError: not a regular file (a FIFO would block), over MAX_JSON_BYTES (never read), not JSON,
+        ValueError: not a regular file (a FIFO would block), over `limit` (never read), not JSON,
             or nested too deeply to parse.
     """
     st = path.stat()
     if not stat.S_ISREG(st.st_mode):
         raise ValueError("not a regular file")
-    if st.st_size > MAX_JSON_BYTES:
-        raise ValueError(f"{st.st_size} bytes, more than an index file may hold ({MAX_JSON_BYTES})")
+    if st.st_size > limit:
+        raise ValueError(f"{st.st_size} bytes, more than an index file may hold ({limit})")
     try:
         return json.loads(path.read_bytes())
     except RecursionError:
