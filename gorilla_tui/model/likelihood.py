@@ -87,8 +87,11 @@ VOTE_TEMPERATURE_KEY = "vote_temperature"
 #: Choice rules compared on the dev splits (bench/everyday.py, bench/rerank_dev.py):
 #: first: the retriever's first hit, no model; likelihood: argmax log p(task | doc); calibrated: argmax
 #: log p(task | doc) - log p(CONTENT_FREE_TASK | doc); rrf: reciprocal rank fusion of the retrieval rank and
-#: the likelihood rank; rrf-calibrated: the same with the calibrated rank.
-CHOICE_RULES = ("first", "likelihood", "calibrated", "rrf", "rrf-calibrated", "domain-vote")
+#: the likelihood rank; rrf-calibrated: the same with the calibrated rank; domain-vote: domain_vote over
+#: log p(task | doc); domain-vote-calibrated: domain_vote over the calibrated scores.
+CHOICE_RULES = (
+    "first", "likelihood", "calibrated", "rrf", "rrf-calibrated", "domain-vote", "domain-vote-calibrated",
+)  # fmt: skip
 #: The rule select by likelihood uses when the first hit's source names none (chosen on the dev splits:
 #: docs/benchmarks.md, "Choice rule, dev splits").
 CHOICE_RULE = "rrf"
@@ -107,6 +110,7 @@ RULE_WORDS = {
     "rrf": "retrieval rank + model likelihood (RRF)",
     "rrf-calibrated": "retrieval rank + calibrated model likelihood (RRF)",
     "domain-vote": "model likelihood summed per domain",
+    "domain-vote-calibrated": "calibrated model likelihood summed per domain",
 }
 
 
@@ -120,7 +124,9 @@ def rule_words(rule: str) -> str:
 
 
 #: Rules that need log p(CONTENT_FREE_TASK | doc).
-NEEDS_FREE = frozenset({"calibrated", "rrf-calibrated"})
+NEEDS_FREE = frozenset({"calibrated", "rrf-calibrated", "domain-vote-calibrated"})
+#: The rules that vote per domain (domain_vote), on log p(task | doc) or on the calibrated scores.
+VOTE_RULES = frozenset({"domain-vote", "domain-vote-calibrated"})
 #: Content-free scores kept per (model name, scoring context): they depend on the doc only, not the task.
 _FREE_CACHE: dict[tuple[str, str], float] = {}
 _FREE_CACHE_MAX = 20_000
@@ -275,13 +281,14 @@ def choose(
 
     Args:
         lm: log p(task | doc) per hit, nats.
-        free: log p(CONTENT_FREE_TASK | doc) per hit (nats); needed by the calibrated rules only.
+        free: log p(CONTENT_FREE_TASK | doc) per hit (nats); needed by the calibrated rules only
+            (NEEDS_FREE: the calibrated score is lm - free, contextual calibration, arXiv 2102.09690).
         rule: one of CHOICE_RULES.
-        groups: each hit's domain (ApiDoc.domain); needed by "domain-vote" only (domain_vote).
-        temperature: domain_vote's temperature (None: VOTE_TEMPERATURE); "domain-vote" only.
+        groups: each hit's domain (ApiDoc.domain); needed by the voting rules only (VOTE_RULES, domain_vote).
+        temperature: domain_vote's temperature (None: VOTE_TEMPERATURE); voting rules only.
 
     Raises:
-        ValueError: an unknown rule, no hits, a calibrated rule without `free` scores, or "domain-vote"
+        ValueError: an unknown rule, no hits, a calibrated rule without `free` scores, or a voting rule
             without one group per hit.
     """
     if not lm:
@@ -290,20 +297,18 @@ def choose(
         raise ValueError(f"unknown choice rule {rule!r}")
     if rule == "first":
         return 0
-    if rule == "likelihood":
-        return best(lm)
-    if rule == "domain-vote":
-        if groups is None or len(groups) != len(lm):
-            raise ValueError("rule 'domain-vote' needs a domain per hit")
+    if rule in VOTE_RULES and (groups is None or len(groups) != len(lm)):
+        raise ValueError(f"rule {rule!r} needs a domain per hit")
+    if rule in NEEDS_FREE:
+        if free is None or len(free) != len(lm) or any(f is None for f in free):
+            raise ValueError(f"rule {rule!r} needs a content-free score per hit")
+        lm = [a - b for a, b in zip(lm, free, strict=True)]  # type: ignore[operator]
+    if rule in VOTE_RULES:
+        assert groups is not None
         return domain_vote(lm, groups, temperature)
-    if rule == "rrf":
-        return best(_fused(_ranks(lm)))
-    if free is None or len(free) != len(lm) or any(f is None for f in free):
-        raise ValueError(f"rule {rule!r} needs a content-free score per hit")
-    calibrated = [a - b for a, b in zip(lm, free, strict=True)]  # type: ignore[operator]
-    if rule == "calibrated":
-        return best(calibrated)
-    return best(_fused(_ranks(calibrated)))
+    if rule in ("likelihood", "calibrated"):
+        return best(lm)
+    return best(_fused(_ranks(lm)))  # rrf, rrf-calibrated
 
 
 def domain_groups(docs: Sequence[ApiDoc]) -> list[str]:

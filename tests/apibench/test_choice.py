@@ -60,6 +60,21 @@ def test_domain_vote_sums_the_likelihood_of_hits_that_share_a_domain() -> None:
         likelihood.choose(lm, None, "domain-vote", ["a"])
 
 
+def test_the_calibrated_vote_sums_scores_less_what_each_doc_gives_any_task() -> None:
+    # two docs of a domain the model finds likely for any task ("N/A" scores high) against one doc of another
+    lm, groups = [-60.0, -60.5, -61.0], ["text generation", "text generation", "translation"]
+    free = [-5.0, -5.5, -9.0]
+    assert likelihood.choose(lm, free, "domain-vote", groups) == 0  # raw: the generation docs win
+    assert likelihood.choose(lm, free, "domain-vote-calibrated", groups) == 2  # -52.0 > log sum exp(-55, -55)
+    assert likelihood.choose(lm, free, "calibrated") == 2
+    with pytest.raises(ValueError):
+        likelihood.choose(lm, None, "domain-vote-calibrated", groups)  # needs the content-free scores
+    with pytest.raises(ValueError):
+        likelihood.choose(lm, free, "domain-vote-calibrated")  # and a domain per hit
+    assert "domain-vote-calibrated" in likelihood.NEEDS_FREE
+    assert likelihood.rule_words("domain-vote-calibrated") == "calibrated model likelihood summed per domain"
+
+
 def test_a_warmer_vote_lets_the_number_of_hits_of_a_domain_weigh_more() -> None:
     # one object-detection doc the model reads 2 nats more easily than three image-classification docs
     lm, groups = [-70.0, -72.0, -72.0, -72.0], ["det", "cls", "cls", "cls"]
@@ -146,7 +161,8 @@ def test_rule_for_follows_the_first_hit_source_and_its_expansion(
     torch_docs: list[ApiDoc], apibench: Path
 ) -> None:
     rules = likelihood.choice_rules()  # the shipped manifests
-    assert rules["torchhub"] == rules["tensorflowhub"] == rules["huggingface"] == "domain-vote"
+    assert rules["torchhub"] == rules["tensorflowhub"] == "domain-vote"
+    assert rules["huggingface"] == "domain-vote-calibrated"  # chosen on the Hugging Face dev split
     assert set(rules.values()) <= set(likelihood.CHOICE_RULES)
     tf = load_jsonl(apibench / "api" / "tensorflowhub_api.jsonl", "tensorflowhub").docs
     vad = _doc(torch_docs, "silero_vad")
