@@ -75,10 +75,12 @@ class Settings:
     n_threads > 0, n_gpu_layers >= 0).
     use_extra_bufts: llama.cpp's extra buffer types (weight repacking, AMX): "auto" (the kernel profile's
     value; off on CPUs with Intel AMX, where it crashes, on elsewhere), "on" or "off".
-    max_tokens: generation budget per answer. sources: extra user doc paths indexed by `index --refresh`
-    (PATH, NAME=PATH, or "python:SPEC"). mirrors: local folders holding the sources' files (like `index
-    --refresh --from DIR`); the first launch, and `index --refresh` without --from, build from them instead of
-    the network.
+    max_tokens: generation budget per answer. translate: put a task in another language into English with the
+    model before searching (model/translate.py; only a task that is not English and whose words the index
+    mostly does not know, retrieve/fit.py needs_translation). sources: extra user doc paths indexed by
+    `index --refresh` (PATH, NAME=PATH, or "python:SPEC"). mirrors: local folders holding the sources' files
+    (like `index --refresh --from DIR`); the first launch, and `index --refresh` without --from, build from
+    them instead of the network.
     """
 
     model: str = ""
@@ -93,6 +95,7 @@ class Settings:
     n_gpu_layers: int = -1
     use_extra_bufts: str = "auto"
     max_tokens: int = 256
+    translate: bool = True
     sources: list[str] = field(default_factory=list)
     mirrors: list[str] = field(default_factory=list)
 
@@ -146,7 +149,7 @@ class Settings:
 
 
 #: What each setting's value must be, as named in error messages.
-_TYPE_NAMES = {str: "a string", int: "an integer", list: "a list of strings"}
+_TYPE_NAMES = {str: "a string", int: "an integer", bool: "true or false", list: "a list of strings"}
 
 
 def _check_type(key: str, value: Any, expected: type) -> str | None:

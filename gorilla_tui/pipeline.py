@@ -22,7 +22,7 @@ from gorilla_tui.check.extract import extract
 from gorilla_tui.check.validator import Validator
 from gorilla_tui.config import Settings
 from gorilla_tui.errors import ContextOverflowError, UsageError
-from gorilla_tui.model import likelihood
+from gorilla_tui.model import likelihood, translate
 from gorilla_tui.model.backend import Backend
 from gorilla_tui.model.grammar import choice_grammar, unique_options
 from gorilla_tui.model.likelihood import can_score
@@ -170,9 +170,19 @@ class Pipeline:
         t0 = time.perf_counter()
         task, warnings = clean_task(task)
         warnings += list(getattr(self.backend, "warnings", None) or [])  # e.g. no GPU offload (profiles.py)
-        hits = self.retrieve(task, oracle_doc)
+        t1 = time.perf_counter()
+        english = self.english(task, cancel)
+        t_translate = time.perf_counter() - t1
+        # a task in another language is searched with its English translation after it (BM25 gets the
+        # English words, the multilingual dense side reads both); the model still scores the hits against
+        # the task as typed (model/translate.py: the better of the two on the dev split)
+        hits = self.retrieve(f"{task} {english}" if english else task, oracle_doc)
+        if english:
+            self.search_notes.insert(0, f"searched in English as: {english} (translated by the model)")
         warnings += self.search_notes  # "the task has no searchable words" (emoji or symbols alone)
-        timings = {"retrieve": time.perf_counter() - t0}
+        timings = {"retrieve": time.perf_counter() - t0 - t_translate}
+        if english:
+            timings["translate"] = t_translate
         failure = getattr(self.index, "dense_failure", lambda: "")()  # "" for an index without a dense side
         if failure:  # searched by BM25 alone: say so and why (damaged vectors, a failed embedder, ...)
             warnings.append(failure)
@@ -195,21 +205,32 @@ class Pipeline:
             timings["total"] = time.perf_counter() - t0
             return Proposal(task=task, api_call="", code="", verdict=verdict, hits=hits, mode=mode,
                             model=self.backend.name, timings=timings, warnings=warnings,
-                            select_by=select_by)  # fmt: skip
+                            select_by=select_by, translation=english)  # fmt: skip
         choice, select_by = self._choose(task, hits, usable, select_by, emit, cancel)
         t = time.perf_counter()
         timings["prompt"] = choice.prompt_seconds
         timings["first_token"] = (choice.first_token or t) - t0
-        timings["generate"] = t - t0 - timings["retrieve"] - timings["prompt"]
+        timings["generate"] = t - t0 - t_translate - timings["retrieve"] - timings["prompt"]
         if cancel is not None and cancel.is_set():
             raise AskCancelled("cancelled")
         proposal = self._proposal(task, hits, choice, mode, select_by, warnings + choice.notes)
         proposal.match = self.match(task, hits)
+        proposal.translation = english
         emit(VerdictEvent(proposal.verdict))
         timings["validate"] = time.perf_counter() - t
         timings["total"] = time.perf_counter() - t0
         proposal.timings = timings
         return proposal
+
+    def english(self, task: str, cancel: threading.Event | None = None) -> str:
+        """The English translation of `task` to search with (model/translate.py to_english), or "" when none
+        is needed or made: settings.translate off, a retriever other than bm25, an index without
+        needs_translation, a task it calls English or mostly made of words it knows (retrieve/fit.py
+        needs_translation), or nothing usable from the model. Raises what backend.complete raises."""
+        foreign = getattr(self.index, "needs_translation", None)
+        if not self.settings.translate or self.retriever != "bm25" or foreign is None or not foreign(task):
+            return ""
+        return translate.to_english(self.backend, task, cancel)
 
     def match(self, task: str, hits: list[Hit]) -> str:
         """How well the API pool fits `task` (Proposal.match: "weak", "ok" or "" when not assessed), by

@@ -183,6 +183,8 @@ class Proposal:
     match: how well the API pool fits the task (retrieve/fit.py match_label; one of MATCHES): "weak" when no
     API in the pool matches it well (the closest is shown, with WEAK_MATCH_LINE), "ok", or "" when not
     assessed (a hub named, no dense vectors, a task routed by the dense side). It never changes the verdict.
+    translation: the task in English as the model put it (model/translate.py) when the task was in another
+    language; it was searched after the task (the hits are still scored against the task); "" otherwise.
     """
 
     task: str
@@ -201,10 +203,12 @@ class Proposal:
     select_by: str = ""
     choice_rule: str = ""
     match: str = ""
+    translation: str = ""
 
     def to_dict(self) -> dict[str, Any]:
         return {
             "task": self.task,
+            "translation": self.translation,
             "api_call": self.api_call,
             "code": self.code,
             "code_source": self.code_source,

@@ -83,6 +83,23 @@ def is_english(text: str) -> bool:
     return py3langid.classify(text)[0] == "en"
 
 
+#: A task is put into English before it is searched (model/translate.py, pipeline.py) when py3langid does
+#: not call it English (is_english) and less than this share of its BM25 terms occur in the index
+#: (routing.known_share). Of the hand-written English tasks (bench/everyday_tasks.toml,
+#: bench/data/hub_dev_tasks.toml, tests/data/stdlib_tasks.toml, bench/data/apizoo_dev_tasks.toml: 544)
+#: py3langid calls 4 short ones something else ("parse a JSON string": es), each with a share of 0.86 or
+#: more; the 73 tasks in other languages (bench/data/everyday_translated_tasks.toml,
+#: bench/data/multilingual_tasks.toml) have 0.67 at most (Spanish and French share "de", "la", "python",
+#: "google" with the docs).
+TRANSLATE_MAX_KNOWN = 0.75
+
+
+def needs_translation(index: ApiIndex, query: str) -> bool:
+    """Whether `query` is to be put into English before it is searched (TRANSLATE_MAX_KNOWN): the share of
+    its terms the index knows first (cheap), then py3langid (its model loads once, ~1 s)."""
+    return routing.known_share(index, query) < TRANSLATE_MAX_KNOWN and not is_english(query)
+
+
 #: The fit models: (features, bias, weights); a task's score is bias + sum(weight * feature), "weak" below
 #: its MATCH_THRESHOLDS value. Logistic regressions fitted by bench/out_of_pool.py on the dev halves only
 #: (in-pool: the dev half of bench/everyday_tasks.toml, bench/data/hub_dev_tasks.toml,

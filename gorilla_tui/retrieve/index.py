@@ -310,6 +310,11 @@ class ApiIndex:
         BM25 score, the share of known words, the best dense cosine and its margin)."""
         return fit.retrieval_signals(self, query)
 
+    def needs_translation(self, query: str) -> bool:
+        """Whether `query` is searched better in English (retrieve/fit.py needs_translation: not English, and
+        most of its words unknown to this index)."""
+        return fit.needs_translation(self, query)
+
     def ranked(self, query: str, hub: str | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray, Any]:
         """(rows, fused, bm25, dense) of one pool: fused is the RRF score (retrieve/dense.rrf) of BM25 and
         dense (each source's dense weight and fusion depth, fusion_settings(); the weight at most

@@ -1,0 +1,59 @@
+"""Query translation (model/translate.py): a task in another language is put into English by the real
+embedded model and searched after the task, in the default setting in small (Torch Hub and the whole
+standard library in one index, each with its vectors)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from gorilla_tui import services
+from gorilla_tui.config import Settings
+from gorilla_tui.model import translate
+from gorilla_tui.retrieve.index import ApiIndex
+from gorilla_tui.retrieve.refresh import embed_index, refresh
+
+GERMAN = "ein zufälliges Element aus einer Liste auswählen"
+
+
+def _mixed_index(apibench: Path) -> ApiIndex:
+    """Torch Hub and the standard library in one index with their vectors (the library's ship with the
+    package), built by refresh as `index --refresh --only torchhub,python-env` builds it; no hub named."""
+    report = refresh(mirrors=[apibench / "api"], only=["torchhub", "python-env"])
+    embed_index(report.index)
+    return ApiIndex.load()
+
+
+def test_the_embedded_model_puts_a_german_task_into_english(gemma_backend) -> None:
+    english = translate.to_english(gemma_backend, GERMAN)
+    assert "random" in english and "list" in english, english
+    assert "\n" not in english and english == english.strip()
+    assert translate.to_english(gemma_backend, "   ") == ""
+
+
+def test_a_german_task_finds_the_library_function_through_its_translation(
+    dense: Path, apibench: Path, gemma_backend
+) -> None:
+    index = _mixed_index(apibench)
+    english = ("pick a random element from a list", "parse a JSON string", "generate a random UUID",
+               "detect speech in an audio recording", "classify the objects in an image")  # fmt: skip
+    # py3langid calls the short "parse a JSON string" Spanish and "generate a random UUID" Breton: the
+    # share of words the index knows keeps them English
+    assert not any(index.needs_translation(t) for t in english)
+    for task in (GERMAN, "检测图像中的物体", "mezclar los elementos de una lista en un orden aleatorio"):
+        assert index.needs_translation(task), task
+
+    settings = Settings(k=5, hub="", mode="select", select_by="likelihood")
+    proposal = services.build_pipeline(settings, index, gemma_backend).ask(GERMAN)
+    assert proposal.task == GERMAN and "random" in proposal.translation
+    assert proposal.api_call == "random.choice(seq)" and proposal.verdict.kind == "valid"
+    note = proposal.warnings[0]
+    assert note.startswith("searched in English as: ") and proposal.translation in note
+    assert proposal.timings["translate"] > 0 and proposal.to_dict()["translation"] == proposal.translation
+
+    off = Settings(k=5, hub="", mode="select", select_by="likelihood", translate=False)
+    typed = services.build_pipeline(off, index, gemma_backend).ask(GERMAN)
+    assert typed.translation == "" and "translate" not in typed.timings
+    assert not any(w.startswith("searched in English") for w in typed.warnings)
+
+    plain = services.build_pipeline(settings, index, gemma_backend).ask("pick a random element from a list")
+    assert plain.translation == "" and "translate" not in plain.timings
