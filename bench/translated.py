@@ -68,7 +68,7 @@ def english_tasks() -> list[str]:
     texts = []
     for path in ENGLISH:
         data = tomllib.loads(path.read_text(encoding="utf-8"))
-        texts += [t["task"] for t in data.get("task", data.get("tasks", [])) if isinstance(t, dict)]
+        texts += [t.get("task") or t["query"] for t in data["task"]]
     return texts
 
 
