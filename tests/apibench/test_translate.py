@@ -9,6 +9,7 @@ from pathlib import Path
 from gorilla_tui import services
 from gorilla_tui.config import Settings
 from gorilla_tui.model import translate
+from gorilla_tui.retrieve.fit import request_text
 from gorilla_tui.retrieve.index import ApiIndex
 from gorilla_tui.retrieve.refresh import embed_index, refresh
 
@@ -21,6 +22,19 @@ def _mixed_index(apibench: Path) -> ApiIndex:
     report = refresh(mirrors=[apibench / "api"], only=["torchhub", "python-env"])
     embed_index(report.index)
     return ApiIndex.load()
+
+
+def test_the_request_is_the_task_without_what_it_quotes() -> None:
+    assert (
+        request_text('Translate to English: "Le système éducatif" please') == "Translate to English: please"
+    )
+    assert (
+        request_text("Summarize the article. ###Input: Selon un rapport récent, ...")
+        == "Summarize the article."
+    )
+    assert request_text("把「你好」翻译成英语") == "把 翻译成英语"
+    assert request_text("it's a 'single' quote") == "it's a 'single' quote"  # apostrophes are not quotes
+    assert request_text('"only a quote"') == '"only a quote"'  # nothing else: the task itself
 
 
 def test_the_embedded_model_puts_a_german_task_into_english(gemma_backend) -> None:
@@ -41,6 +55,10 @@ def test_a_german_task_finds_the_library_function_through_its_translation(
     assert not any(index.needs_translation(t) for t in english)
     for task in (GERMAN, "检测图像中的物体", "mezclar los elementos de una lista en un orden aleatorio"):
         assert index.needs_translation(task), task
+    # an English request about quoted text in another language is English (the quote is its data)
+    swedish = 'Translate this Swedish text to English: "Stockholm är Sveriges huvudstad och största stad."'
+    assert not index.needs_translation(swedish)
+    assert index.needs_translation('Übersetze diesen Text ins Englische: "Stockholm är Sveriges huvudstad."')
 
     settings = Settings(k=5, hub="", mode="select", select_by="likelihood")
     proposal = services.build_pipeline(settings, index, gemma_backend).ask(GERMAN)
