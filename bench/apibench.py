@@ -204,9 +204,11 @@ def report(rows: list[dict], top1: dict[tuple[str, str], tuple[float, float]], a
         "the model (query-likelihood reranking, UPR, arXiv 2204.07496; template, k fixed on the Torch Hub "
         "training split, bench/rerank_dev.py) and chooses by the rule of hit 1's source "
         "(model/likelihood.py `rule_for`, recorded per answer as `choice_rule`): for the hubs' docs without "
-        "training questions (TensorFlow Hub, Hugging Face) `domain-vote`, the scores summed per domain and "
-        "the best hit of the most likely domain (the stop before took the highest score: gorilla / strict "
-        "73.98 / 46.66 % on TensorFlow Hub, 57.96 / 19.10 % on Hugging Face), its rank fused with the "
+        "training questions `domain-vote`, the scores summed per domain and the best hit of the most likely "
+        "domain (TensorFlow Hub at T = 3; Hugging Face on calibrated scores, `domain-vote-calibrated`: "
+        'log p(task | doc) - log p("N/A" | doc), chosen on its dev split, "Hub dev split"; an earlier '
+        "stop took the highest score: gorilla / strict 73.98 / 46.66 % on TensorFlow Hub, 57.96 / 19.10 % "
+        "on Hugging Face), its rank fused with the "
         'retrieval rank (`rrf`) for the expanded Torch Hub docs (docs/benchmarks.md, "Choice rule, dev '
         "splits\"); `grammar` has the model copy one hit's "
         "api_call under a GBNF grammar (the Torch Hub grammar row is 0.1.0's run, before doc expansion). "
