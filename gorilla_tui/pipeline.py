@@ -170,9 +170,11 @@ class Pipeline:
         t0 = time.perf_counter()
         task, warnings = clean_task(task)
         warnings += list(getattr(self.backend, "warnings", None) or [])  # e.g. no GPU offload (profiles.py)
-        t1 = time.perf_counter()
-        english = self.english(task, cancel)
-        t_translate = time.perf_counter() - t1
+        english, t_translate, asked = "", 0.0, self.wants_english(task)
+        if asked:  # timed alone: deciding (py3langid, ~1 s to load once) is part of the search's time
+            t1 = time.perf_counter()
+            english = translate.to_english(self.backend, task, cancel)
+            t_translate = time.perf_counter() - t1
         # a task in another language is searched with its English translation after it (BM25 gets the
         # English words, the multilingual dense side reads both); the model still scores the hits against
         # the task as typed (model/translate.py: the better of the two on the dev split)
@@ -181,7 +183,7 @@ class Pipeline:
             self.search_notes.insert(0, f"searched in English as: {english} (translated by the model)")
         warnings += self.search_notes  # "the task has no searchable words" (emoji or symbols alone)
         timings = {"retrieve": time.perf_counter() - t0 - t_translate}
-        if english:
+        if asked:  # the model's seconds, also when it gave nothing usable (the task back, empty output)
             timings["translate"] = t_translate
         failure = getattr(self.index, "dense_failure", lambda: "")()  # "" for an index without a dense side
         if failure:  # searched by BM25 alone: say so and why (damaged vectors, a failed embedder, ...)
@@ -227,10 +229,14 @@ class Pipeline:
         is needed or made: settings.translate off, a retriever other than bm25, an index without
         needs_translation, a task it calls English or mostly made of words it knows (retrieve/fit.py
         needs_translation), or nothing usable from the model. Raises what backend.complete raises."""
+        return translate.to_english(self.backend, task, cancel) if self.wants_english(task) else ""
+
+    def wants_english(self, task: str) -> bool:
+        """Whether the model is asked for `task`'s English translation (see english)."""
         foreign = getattr(self.index, "needs_translation", None)
-        if not self.settings.translate or self.retriever != "bm25" or foreign is None or not foreign(task):
-            return ""
-        return translate.to_english(self.backend, task, cancel)
+        if not self.settings.translate or self.retriever != "bm25" or foreign is None:
+            return False
+        return bool(foreign(task))
 
     def match(self, task: str, hits: list[Hit]) -> str:
         """How well the API pool fits `task` (Proposal.match: "weak", "ok" or "" when not assessed), by

@@ -80,3 +80,10 @@ def test_a_german_task_finds_the_library_function_through_its_translation(
 
     plain = services.build_pipeline(settings, index, gemma_backend).ask("pick a random element from a list")
     assert plain.translation == "" and "translate" not in plain.timings
+
+    # the model gives "Schadenfreude" back as it is: nothing is searched with it, but the seconds the model
+    # spent are shown, and the parts still add up to the total
+    echoed = services.build_pipeline(settings, index, gemma_backend).ask("Schadenfreude")
+    assert echoed.translation == "" and echoed.timings["translate"] > 0
+    parts = ("retrieve", "translate", "prompt", "generate", "validate")
+    assert abs(sum(echoed.timings[p] for p in parts) - echoed.timings["total"]) < 0.01, echoed.timings
