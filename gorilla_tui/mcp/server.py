@@ -55,8 +55,9 @@ let the local model choose one of their api_calls (select mode, so the answer is
 pool), then check it. The first call loads the model (a few seconds); later calls take about a second or
 more on a CPU.
 
-Returns JSON: {"task", "api_call", "code" (the matched entry's example code when it has one), "code_source",
-"verdict" (as check_api_call), "select_by", "model", "hits", "constraints", "warnings"}."""
+Returns JSON: {"task", "translation" (the task put into English by the model when it was written in another
+language, searched after it; else ""), "api_call", "code" (the matched entry's example code when it has one),
+"code_source", "verdict" (as check_api_call), "select_by", "model", "hits", "constraints", "warnings"}."""
 
 Task = Annotated[
     str,

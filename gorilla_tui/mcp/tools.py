@@ -156,7 +156,8 @@ class ToolBox:
     def propose(self, task: str, source: str = "") -> dict[str, Any]:
         """What `ask` proposes in select mode: one of the hits' api_calls, chosen by the model (likelihood
         or grammar, as configured), with the matched doc's example code and the verdict. The model is
-        opened on the first call (seconds). Returns {"task", "api_call", "code", "code_source", "verdict",
+        opened on the first call (seconds). Returns {"task", "translation" (Proposal.translation: the task in
+        English when it was in another language, else ""), "api_call", "code", "code_source", "verdict",
         "match" (Proposal.match: "weak" when no API in the pool fits the task well), "select_by", "model",
         "hits", "constraints", "warnings"}. Raises ToolInputError, GorillaError
         (model or endpoint failures, one line)."""
@@ -171,6 +172,7 @@ class ToolBox:
             proposal = pipeline.ask(task, mode="select")
         return {
             "task": proposal.task,
+            "translation": proposal.translation,
             "api_call": proposal.api_call,
             "code": proposal.code,
             "code_source": proposal.code_source,

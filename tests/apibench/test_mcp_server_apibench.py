@@ -66,6 +66,13 @@ def test_mcp_session_lists_and_calls_each_tool(home_with_index: Path, apibench: 
                     assert proposal["verdict"]["verdict"] == "valid"
                     assert proposal["api_call"] in [h["api_call"] for h in proposal["hits"]]
                     assert proposal["model"] == "gemma3-270m"
+                    assert proposal["translation"] == ""  # an English task
+                    # a task in another language: searched with its English translation, as `ask --json` says
+                    german = await _call(s, "propose_api_call", task="Bilder von Katzen klassifizieren")
+                    assert german["translation"] and german["task"] == "Bilder von Katzen klassifizieren"
+                    assert german["warnings"][0] == (
+                        f"searched in English as: {german['translation']} (translated by the model)"
+                    )
 
                     # the index is swapped by a refresh while the server runs: the next call sees it
                     await anyio.to_thread.run_sync(
