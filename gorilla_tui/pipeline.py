@@ -33,6 +33,7 @@ from gorilla_tui.retrieve.constraints import ConstraintResult, search_with_const
 from gorilla_tui.retrieve.fit import FIT_MODEL, match_label
 from gorilla_tui.textsafe import MAX_TASK_CHARS, clean_task  # noqa: F401 - re-exported (cli, mcp, tests)
 from gorilla_tui.types import (
+    TRANSLATION_NOTE,
     DoneEvent,
     ErrorEvent,
     Event,
@@ -180,7 +181,7 @@ class Pipeline:
         # the task as typed (model/translate.py: the better of the two on the dev split)
         hits = self.retrieve(f"{task} {english}" if english else task, oracle_doc)
         if english:
-            self.search_notes.insert(0, f"searched in English as: {english} (translated by the model)")
+            self.search_notes.insert(0, f"{TRANSLATION_NOTE}{english} (translated by the model)")
         warnings += self.search_notes  # "the task has no searchable words" (emoji or symbols alone)
         timings = {"retrieve": time.perf_counter() - t0 - t_translate}
         if asked:  # the model's seconds, also when it gave nothing usable (the task back, empty output)

@@ -166,6 +166,9 @@ class Verdict:
 MATCHES = ("weak", "ok", "")
 #: The one line the answer shows for a "weak" match (the TUI answer panel, `ask` text).
 WEAK_MATCH_LINE = "no API in the pool matches this task well: the closest is shown"
+#: How the note on a task put into English starts (pipeline.py, model/translate.py): TRANSLATION_NOTE +
+#: the translation + " (translated by the model)". `ask` and the TUI show it as a note, not a warning.
+TRANSLATION_NOTE = "searched in English as: "
 
 
 @dataclass

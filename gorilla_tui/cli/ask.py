@@ -16,7 +16,7 @@ from gorilla_tui.cli.run import add_isolation_option, check_run_args, confirm_an
 from gorilla_tui.config import Settings
 from gorilla_tui.errors import GorillaError
 from gorilla_tui.textsafe import safe_text
-from gorilla_tui.types import WEAK_MATCH_LINE, Hit, Proposal, code_origin, group_by_call
+from gorilla_tui.types import TRANSLATION_NOTE, WEAK_MATCH_LINE, Hit, Proposal, code_origin, group_by_call
 
 #: Seconds of the cold-start stages of the last ask in this process (index_load, model_load, model_wait,
 #: validator_build); `ask --json` prints them as "startup" (bench/latency.py reads them).
@@ -73,8 +73,9 @@ def run(args: argparse.Namespace) -> int:
         startup = {k: round(v, 4) for k, v in STARTUP.items()}
         print(json.dumps(data | {"startup": startup}, indent=2, ensure_ascii=False))
     else:
-        for w in proposal.warnings:
-            print(f"gorilla-tui: warning: {safe_text(w)}", file=sys.stderr)
+        for w in proposal.warnings:  # the translation of a task in another language is a note, not a warning
+            kind = "note" if w.startswith(TRANSLATION_NOTE) else "warning"
+            print(f"gorilla-tui: {kind}: {safe_text(w)}", file=sys.stderr)
         _print_panel(data, proposal.hits)
     sys.stdout.flush()  # the answer is out before the history is touched
     history = open_history()

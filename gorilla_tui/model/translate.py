@@ -24,18 +24,21 @@ from typing import Any
 
 from gorilla_tui.textsafe import strip_controls
 
+#: The prompt's examples (task, English): two, German and Chinese; on the dev split a five-language prompt
+#: translated worse (bench/translated.py).
+EXAMPLES = (("Datei öffnen", "open a file"), ("计算两个日期之间的天数", "count the days between two dates"))
 #: The few-shot prompt (a completion prompt: it works with base and chat models alike). {task} is replaced
-#: by the task, whitespace-normalised. Two examples (German, Chinese): on the dev split a five-language
-#: prompt translated worse (bench/translated.py).
+#: by the task, whitespace-normalised.
 PROMPT = (
     "Translate each task into English.\n"
-    "Task: Datei öffnen\n"
-    "English: open a file\n"
-    "Task: 计算两个日期之间的天数\n"
-    "English: count the days between two dates\n"
-    "Task: {task}\n"
-    "English:"
+    + "".join(f"Task: {task}\nEnglish: {english}\n" for task, english in EXAMPLES)
+    + "Task: {task}\nEnglish:"
 )
+#: A translation shorter than this share of the task (characters) is not used: on a task of several
+#: sentences the model gives back an example's line ("open a file" for a German paragraph about sorting
+#: holiday photos, found by a break-it pass). The 63 translations of bench/translated.py are 0.36 of their
+#: task's length and more (Chinese and Japanese tasks translate to longer English).
+MIN_LENGTH_SHARE = 0.25
 #: Generation budget of one translation, tokens (a task of a few lines translates within it; longer output
 #: is cut, which only shortens the query).
 MAX_TOKENS = 64
@@ -43,8 +46,8 @@ MAX_TOKENS = 64
 
 def to_english(backend: Any, task: str, cancel: threading.Event | None = None) -> str:
     """The English translation of `task` by `backend` (a model.backend.Backend), one line, or "" when the
-    model gives nothing usable (empty output, the task itself back, or a prompt that does not fit n_ctx with
-    MAX_TOKENS to spare).
+    model gives nothing usable (empty output, the task itself or an example's English back, a translation
+    shorter than MIN_LENGTH_SHARE of the task, or a prompt that does not fit n_ctx with MAX_TOKENS to spare).
 
     Escape sequences and control characters are removed (textsafe.strip_controls): the text is shown to the
     person and searched. Raises what backend.complete raises (GorillaError when the model fails)."""
@@ -56,4 +59,7 @@ def to_english(backend: Any, task: str, cancel: threading.Event | None = None) -
         return ""
     text = "".join(backend.complete(prompt, max_tokens=MAX_TOKENS, stop=["\n"], cancel=cancel))
     english = " ".join(strip_controls(text).split())
-    return "" if english.casefold() == task.casefold() else english
+    copied = {task.casefold()} | {e.casefold() for t, e in EXAMPLES if t != task}
+    if english.casefold() in copied or len(english) < MIN_LENGTH_SHARE * len(task):
+        return ""
+    return english

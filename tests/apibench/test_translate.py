@@ -14,6 +14,14 @@ from gorilla_tui.retrieve.index import ApiIndex
 from gorilla_tui.retrieve.refresh import embed_index, refresh
 
 GERMAN = "ein zufälliges Element aus einer Liste auswählen"
+PARAGRAPH = (
+    "Ich habe einen Ordner mit ungefähr zweitausend Urlaubsfotos von meinem Handy, die alle "
+    "durcheinander sind. Ich möchte ein Programm schreiben, das jedes Foto anschaut und erkennt, ob "
+    "darauf ein Strand, ein Berg, eine Stadt oder ein Wald zu sehen ist, und die Bilder dann "
+    "automatisch in passende Unterordner verschiebt. Am liebsten mit einem vortrainierten Modell, "
+    "weil ich keine Zeit habe, selbst etwas zu trainieren, und es sollte auf meinem Laptop ohne "
+    "Grafikkarte laufen."
+)
 
 
 def _mixed_index(apibench: Path) -> ApiIndex:
@@ -42,6 +50,10 @@ def test_the_embedded_model_puts_a_german_task_into_english(gemma_backend) -> No
     assert "random" in english and "list" in english, english
     assert "\n" not in english and english == english.strip()
     assert translate.to_english(gemma_backend, "   ") == ""
+    assert translate.to_english(gemma_backend, "Datei öffnen") == "open a file"  # the example itself is fine
+    # a paragraph of four sentences: the model gives back a line like the prompt's first example ("open a
+    # folder"), far shorter than the task, which is dropped (the task is then searched as typed)
+    assert translate.to_english(gemma_backend, PARAGRAPH) == ""
 
 
 def test_a_german_task_finds_the_library_function_through_its_translation(

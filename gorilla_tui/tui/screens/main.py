@@ -37,7 +37,15 @@ from gorilla_tui.tui.widgets.proposal import ProposalPanel
 from gorilla_tui.tui.widgets.status_bar import StatusBar
 from gorilla_tui.tui.widgets.task_input import TaskInput
 from gorilla_tui.tui.widgets.verdict import VerdictBadge
-from gorilla_tui.types import DoneEvent, ErrorEvent, HitsEvent, Proposal, TokenEvent, VerdictEvent
+from gorilla_tui.types import (
+    TRANSLATION_NOTE,
+    DoneEvent,
+    ErrorEvent,
+    HitsEvent,
+    Proposal,
+    TokenEvent,
+    VerdictEvent,
+)
 
 if TYPE_CHECKING:
     from textual.geometry import Size
@@ -194,7 +202,8 @@ class MainScreen(Screen):
         if isinstance(event, HitsEvent):
             self.query_one(HitsPanel).set_hits(event.hits)
             for note in event.notes:  # "the task has no searchable words": its hits, if any, are dense ones
-                self.post_message(Notice(note, "warning"))
+                kind = "information" if note.startswith(TRANSLATION_NOTE) else "warning"
+                self.post_message(Notice(note, kind))
         elif isinstance(event, TokenEvent):
             self.query_one(ProposalPanel).add_token(event.text)
         elif isinstance(event, VerdictEvent):
