@@ -30,7 +30,11 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="turn a task in plain English into a checked API call",
         description="Retrieve API docs for TASK, ask the model for the call, check it against the API pool.",
     )
-    p.add_argument("task", help=f"what you want to do, in plain English ({TASK_HELP})")
+    p.add_argument(
+        "task",
+        help="what you want to do, in plain words (another language is put into English by the model first; "
+        f"{TASK_HELP})",
+    )
     p.add_argument("--json", action="store_true", help="print the proposal as JSON")
     add_model_options(p)
     p.add_argument(

@@ -62,8 +62,10 @@ language, searched after it; else ""), "api_call", "code" (the matched entry's e
 Task = Annotated[
     str,
     Field(
-        description="What the user wants to do, in plain English, e.g. 'classify sports activities in "
-        "videos' or 'detect objects in images, must run on a Raspberry Pi'.",
+        description="What the user wants to do, in plain words, e.g. 'classify sports activities in "
+        "videos' or 'detect objects in images, must run on a Raspberry Pi' (propose_api_call puts another "
+        "language into English with the model before its search; search_api_docs reads it with the "
+        "multilingual embedder alone).",
         min_length=1,
         max_length=MAX_TASK_CHARS,
         strict=True,
