@@ -34,6 +34,7 @@ sys.path.insert(0, str(ROOT / "bench"))
 
 import everyday  # noqa: E402
 from _report import publish  # noqa: E402
+from everyday import pct  # noqa: E402
 
 from gorilla_tui import services  # noqa: E402
 from gorilla_tui.config import Settings  # noqa: E402
@@ -90,10 +91,6 @@ def answer(pipeline: Any, task: dict[str, Any]) -> dict[str, Any]:
         "translate_s": round(proposal.timings.get("translate", 0.0), 3),
         "seconds": round(seconds, 3),
     }
-
-
-def pct(xs: list[bool]) -> float:
-    return 100.0 * sum(xs) / len(xs) if xs else 0.0
 
 
 def table(rows: dict[str, list[dict[str, Any]]], split: str) -> list[str]:
