@@ -64,3 +64,21 @@ def test_no_task_is_copied_from_the_eval_or_training_sets(apibench: Path) -> Non
         mine = _words(t["task"])
         closest = max(len(mine & q) / len(mine | q) for q in questions)  # Jaccard over words
         assert closest < 0.5, (t["id"], closest)
+
+
+def test_the_tasks_in_other_languages_each_translate_one_everyday_task() -> None:
+    """bench/translated.py's set: every task names an everyday task (its labels and split), five languages,
+    each with dev and test tasks, none in English, no everyday task translated twice into one language."""
+    from translated import LANGS
+    from translated import load_tasks as load_translated
+
+    translated = load_translated()
+    assert len(translated) >= 60
+    by_id = {t["id"]: t for t in TASKS}
+    assert len({t["id"] for t in translated}) == len(translated)
+    for t in translated:
+        base = by_id[t["id"].split(":", 1)[1]]
+        assert (t["source"], t["split"]) == (base["source"], base["split"]) and t["task"] != base["task"]
+    per = Counter((t["lang"], t["split"]) for t in translated)
+    for lang in LANGS:
+        assert per[(lang, "dev")] >= 5 and per[(lang, "test")] >= 2, lang
