@@ -171,11 +171,7 @@ class Pipeline:
         t0 = time.perf_counter()
         task, warnings = clean_task(task)
         warnings += list(getattr(self.backend, "warnings", None) or [])  # e.g. no GPU offload (profiles.py)
-        english, t_translate, asked = "", 0.0, self.wants_english(task)
-        if asked:  # timed alone: deciding (py3langid, ~1 s to load once) is part of the search's time
-            t1 = time.perf_counter()
-            english = translate.to_english(self.backend, task, cancel)
-            t_translate = time.perf_counter() - t1
+        english, t_translate = self._english(task, cancel)
         # a task in another language is searched with its English translation after it (BM25 gets the
         # English words, the multilingual dense side reads both); the model still scores the hits against
         # the task as typed (model/translate.py: the better of the two on the dev split)
@@ -183,8 +179,8 @@ class Pipeline:
         if english:
             self.search_notes.insert(0, f"{TRANSLATION_NOTE}{english} (translated by the model)")
         warnings += self.search_notes  # "the task has no searchable words" (emoji or symbols alone)
-        timings = {"retrieve": time.perf_counter() - t0 - t_translate}
-        if asked:  # the model's seconds, also when it gave nothing usable (the task back, empty output)
+        timings = {"retrieve": time.perf_counter() - t0 - (t_translate or 0.0)}
+        if t_translate is not None:  # the model's seconds, also when it gave nothing usable
             timings["translate"] = t_translate
         failure = getattr(self.index, "dense_failure", lambda: "")()  # "" for an index without a dense side
         if failure:  # searched by BM25 alone: say so and why (damaged vectors, a failed embedder, ...)
@@ -213,7 +209,7 @@ class Pipeline:
         t = time.perf_counter()
         timings["prompt"] = choice.prompt_seconds
         timings["first_token"] = (choice.first_token or t) - t0
-        timings["generate"] = t - t0 - t_translate - timings["retrieve"] - timings["prompt"]
+        timings["generate"] = t - t0 - (t_translate or 0.0) - timings["retrieve"] - timings["prompt"]
         if cancel is not None and cancel.is_set():
             raise AskCancelled("cancelled")
         proposal = self._proposal(task, hits, choice, mode, select_by, warnings + choice.notes)
@@ -225,19 +221,19 @@ class Pipeline:
         proposal.timings = timings
         return proposal
 
-    def english(self, task: str, cancel: threading.Event | None = None) -> str:
-        """The English translation of `task` to search with (model/translate.py to_english), or "" when none
-        is needed or made: settings.translate off, a retriever other than bm25, an index without
-        needs_translation, a task it calls English or mostly made of words it knows (retrieve/fit.py
-        needs_translation), or nothing usable from the model. Raises what backend.complete raises."""
-        return translate.to_english(self.backend, task, cancel) if self.wants_english(task) else ""
-
-    def wants_english(self, task: str) -> bool:
-        """Whether the model is asked for `task`'s English translation (see english)."""
+    def _english(self, task: str, cancel: threading.Event | None) -> tuple[str, float | None]:
+        """(translation, seconds): the English translation of `task` to search with (model/translate.py
+        to_english) and the seconds the model took, or ("", None) when it is not asked: settings.translate
+        off, a retriever other than bm25, an index without needs_translation, or a task it calls English or
+        mostly made of words it knows (retrieve/fit.py needs_translation; deciding is part of the search's
+        time). The translation is "" also when the model gave nothing usable. Raises what
+        backend.complete raises."""
         foreign = getattr(self.index, "needs_translation", None)
-        if not self.settings.translate or self.retriever != "bm25" or foreign is None:
-            return False
-        return bool(foreign(task))
+        if not self.settings.translate or self.retriever != "bm25" or foreign is None or not foreign(task):
+            return "", None
+        t = time.perf_counter()
+        english = translate.to_english(self.backend, task, cancel)
+        return english, time.perf_counter() - t
 
     def match(self, task: str, hits: list[Hit]) -> str:
         """How well the API pool fits `task` (Proposal.match: "weak", "ok" or "" when not assessed), by

@@ -85,9 +85,9 @@ def is_english(text: str) -> bool:
     return py3langid.classify(text)[0] == "en"
 
 
-#: A task is put into English before it is searched (model/translate.py, pipeline.py) when py3langid does
-#: not call it English (is_english) and less than this share of its BM25 terms occur in the index
-#: (routing.known_share). Of the hand-written English tasks (bench/everyday_tasks.toml,
+#: A task is put into English before it is searched (model/translate.py, pipeline.py) when less than this
+#: share of its BM25 terms occur in the index (routing.known_share) and py3langid gives English little
+#: probability (TRANSLATE_MAX_ENGLISH). Of the hand-written English tasks (bench/everyday_tasks.toml,
 #: bench/data/hub_dev_tasks.toml, tests/data/stdlib_tasks.toml, bench/data/apizoo_dev_tasks.toml: 544)
 #: py3langid calls 4 short ones something else ("parse a JSON string": es), each with a share of 0.86 or
 #: more; the 73 tasks in other languages (bench/data/everyday_translated_tasks.toml,
