@@ -162,6 +162,31 @@ class Verdict:
         }
 
 
+#: Where a filled argument's value comes from (Argument.origin): "task" (stated in the task), "default"
+#: (the parameter's default, written out because the call needs it by keyword), "doc" (kept from the pool
+#: entry's own call, e.g. a hub's model name), "missing" (nothing in the task: a named placeholder).
+ARGUMENT_ORIGINS = ("task", "default", "doc", "missing")
+
+
+@dataclass
+class Argument:
+    """One argument of a proposed call (fill/: the task's values in the chosen API's call).
+
+    name: the parameter's name (for a positional-only parameter too); value: the value as Python source
+    text (a literal Python's parser accepts: ``10``, ``'report.csv'``, ``['a', 'b']``), the placeholder name
+    when origin is "missing"; origin: one of ARGUMENT_ORIGINS; call: 0-based index of the call it belongs
+    to in Proposal.calls (a parallel task gives several calls).
+    """
+
+    name: str
+    value: str
+    origin: str
+    call: int = 0
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"name": self.name, "value": self.value, "origin": self.origin, "call": self.call}
+
+
 #: Proposal.match values: "weak" (no API in the pool matches the task well), "ok", "" (not assessed).
 MATCHES = ("weak", "ok", "")
 #: The one line the answer shows for a "weak" match (the TUI answer panel, `ask` text).
@@ -188,6 +213,10 @@ class Proposal:
     assessed (a hub named, no dense vectors, a task routed by the dense side). It never changes the verdict.
     translation: the task in English as the model put it (model/translate.py) when the task was in another
     language; it was searched after the task (the hits are still scored against the task); "" otherwise.
+    arguments: the arguments of the proposed call(s) with where each value came from (Argument; [] when
+    nothing was filled); calls: every proposed call in BFCL's decoded form, ``[{"func_name": {"param":
+    value}}]`` (values as Python reads the literals; [] when no call is proposed or a call's arguments are
+    not all literals).
     """
 
     task: str
@@ -207,6 +236,13 @@ class Proposal:
     choice_rule: str = ""
     match: str = ""
     translation: str = ""
+    arguments: list[Argument] = field(default_factory=list)
+    calls: list[dict[str, dict[str, Any]]] = field(default_factory=list)
+
+    @property
+    def needs(self) -> list[str]:
+        """Names of the parameters left as placeholders (Argument.origin "missing"), in call order."""
+        return [a.name for a in self.arguments if a.origin == "missing"]
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -227,6 +263,9 @@ class Proposal:
             "constraints": self.constraints,
             "warnings": list(self.warnings),
             "raw_text": self.raw_text,
+            "arguments": [a.to_dict() for a in self.arguments],
+            "needs": self.needs,
+            "calls": self.calls,
         }
 
 

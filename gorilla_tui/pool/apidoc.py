@@ -26,6 +26,10 @@ class ApiDoc:
     repaired: for a flagged doc, a Python-valid call of the same API (pool/repair.py: the api_call without a
     trailing ".", or the call of its example_code with the entry's own values), else None. The validator
     matches it, select mode proposes it, the doc view shows api_call (the original) beside it.
+    parameters: the call's arguments as a JSON Schema object (``{"type": "object", "properties": {name:
+    {"type", "description", "enum"?, "default"?, "items"?}}, "required": [...]}``) where the source gives
+    one (function-calling sources: OpenAI tools, MCP tools/list, BFCL function lists, OpenAPI operations),
+    else None; pool/params.py params_of reads it, or api_arguments where it is None.
     """
 
     id: str
@@ -45,6 +49,7 @@ class ApiDoc:
     kind: str = "python"
     flagged: str | None = None
     repaired: str | None = None
+    parameters: dict[str, Any] | None = None
 
     @property
     def call(self) -> str:
@@ -61,6 +66,8 @@ class ApiDoc:
         out["questions"] = list(self.questions)
         if isinstance(self.performance, (dict, list)):
             out["performance"] = copy.deepcopy(self.performance)
+        if self.parameters is not None:
+            out["parameters"] = copy.deepcopy(self.parameters)
         return out
 
     @classmethod
