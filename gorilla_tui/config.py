@@ -77,7 +77,8 @@ class Settings:
     value; off on CPUs with Intel AMX, where it crashes, on elsewhere), "on" or "off".
     max_tokens: generation budget per answer. translate: put a task in another language into English with the
     model before searching (model/translate.py; only a task that is not English and whose words the index
-    mostly does not know, retrieve/fit.py needs_translation). sources: extra user doc paths indexed by
+    mostly does not know, retrieve/fit.py needs_translation). fill: put the task's values into the chosen
+    API's call (fill/: the model writes the arguments, each value one the task states). sources: extra user doc paths indexed by
     `index --refresh` (PATH, NAME=PATH, or "python:SPEC"). mirrors: local folders holding the sources' files
     (like `index --refresh --from DIR`); the first launch, and `index --refresh` without --from, build from
     them instead of the network.
@@ -96,6 +97,7 @@ class Settings:
     use_extra_bufts: str = "auto"
     max_tokens: int = 256
     translate: bool = True
+    fill: bool = True
     sources: list[str] = field(default_factory=list)
     mirrors: list[str] = field(default_factory=list)
 

@@ -6,7 +6,9 @@ One ask, in the order the code runs (ARCHITECTURE.md):
    grammar (model/grammar.py); generate mode lets the model write freely (check/extract.py pulls the call
    out). Each chooser returns one Choice;
 3. check: the checker (check/validator.py) gives the verdict by AST sub-tree match against the API pool;
-4. build the Proposal (call, code, explanation, verdict, constraints, timings).
+4. fill: in select mode, the chosen API's call gets the task's values (fill/: the model writes the
+   arguments, each a value the task states, or a named placeholder the proposal lists as needed);
+5. build the Proposal (call, arguments, code, explanation, verdict, constraints, timings).
 The Protocols it depends on, Choice and AskCancelled are in pipeline_types.py (re-exported here).
 """
 
@@ -20,8 +22,10 @@ from typing import Any
 
 from gorilla_tui.check.extract import extract
 from gorilla_tui.check.validator import Validator
+from gorilla_tui.check.verdicts import incomplete
 from gorilla_tui.config import Settings
 from gorilla_tui.errors import ContextOverflowError, UsageError
+from gorilla_tui.fill.filler import Filled, decoded_calls, fill, python_code
 from gorilla_tui.model import likelihood, translate
 from gorilla_tui.model.backend import Backend
 from gorilla_tui.model.grammar import choice_grammar, unique_options
@@ -212,7 +216,10 @@ class Pipeline:
         timings["generate"] = t - t0 - (t_translate or 0.0) - timings["retrieve"] - timings["prompt"]
         if cancel is not None and cancel.is_set():
             raise AskCancelled("cancelled")
-        proposal = self._proposal(task, hits, choice, mode, select_by, warnings + choice.notes)
+        filled = self._fill(task, choice, mode, cancel)
+        if filled is not None:
+            timings["fill"] = filled.seconds
+        proposal = self._proposal(task, hits, choice, mode, select_by, warnings + choice.notes, filled)
         proposal.match = self.match(task, hits)
         proposal.translation = english
         emit(VerdictEvent(proposal.verdict))
@@ -220,6 +227,23 @@ class Pipeline:
         timings["total"] = time.perf_counter() - t0
         proposal.timings = timings
         return proposal
+
+    def _fill(self, task: str, choice: Choice, mode: str, cancel: threading.Event | None) -> Filled | None:
+        """The chosen doc's call with the task's values (fill/filler.py fill), or None: settings.fill off,
+        generate mode (the model wrote its own values), no doc chosen, or a doc with nothing to fill (the
+        hubs' complete calls). Raises AskCancelled when `cancel` is set while the model fills."""
+        if not self.settings.fill or mode != "select":
+            return None
+        doc = self._selected(choice)[4]
+        if doc is None:
+            return None
+        try:
+            filled = fill(self.backend, task, doc, cancel=cancel)
+        except ContextOverflowError:
+            return None  # a task too long to fill in n_ctx keeps the template call
+        if cancel is not None and cancel.is_set():
+            raise AskCancelled("cancelled")
+        return filled
 
     def _english(self, task: str, cancel: threading.Event | None) -> tuple[str, float | None]:
         """(translation, seconds): the English translation of `task` to search with (model/translate.py
@@ -382,13 +406,16 @@ class Pipeline:
         return "".join(parts), first
 
     def _proposal(self, task: str, hits: list[Hit], choice: Choice, mode: str, select_by: str,
-                  warnings: list[str]) -> Proposal:  # fmt: skip
+                  warnings: list[str], filled: Filled | None = None) -> Proposal:  # fmt: skip
         """The Proposal for `choice`: its call and code (the chosen doc's example code in select mode, the
-        extracted code in generate mode), the checker's verdict on them, and the task's constraints as
-        satisfied / violated / unknown for the matched doc. timings are filled in by _ask."""
+        filled call when `filled` is given, the extracted code in generate mode), the checker's verdict on
+        them (incomplete while a value is missing), and the task's constraints as satisfied / violated /
+        unknown for the matched doc. timings are filled in by _ask."""
         chosen_doc = None
         if mode == "select":
             api_call, code, code_source, explanation, chosen_doc = self._selected(choice)
+            if filled is not None and chosen_doc is not None:
+                api_call, code, code_source = filled.call, python_code(chosen_doc, filled.call), "filled"
             if code_source == "example_code" and not self.validator.check(code).ok:
                 # the doc's example is shown only when it passes the check too (issue 15: an unquoted
                 # model id or Python 2 line in an example must not sit under a `valid` badge)
@@ -410,6 +437,9 @@ class Pipeline:
             if shown.kind not in ("valid", "no_call"):
                 shown.diagnostics.insert(0, "the api_call is valid, but the code shown is not")
                 verdict = shown
+        needs = [a.name for a in filled.arguments if a.origin == "missing"] if filled is not None else []
+        if needs and verdict.ok:
+            verdict = incomplete(verdict, needs)
         constraints: list[dict[str, Any]] = []
         if self.constraints is not None:
             constraints = self.constraints.for_doc(verdict.matched)
@@ -418,7 +448,9 @@ class Pipeline:
         return Proposal(task=task, api_call=api_call, code=code, verdict=verdict, hits=hits,
                         explanation=explanation, code_source=code_source, mode=mode, model=self.backend.name,
                         raw_text=choice.text, warnings=warnings, constraints=constraints,
-                        select_by=select_by, choice_rule=choice.rule)  # fmt: skip
+                        select_by=select_by, choice_rule=choice.rule,
+                        arguments=filled.arguments if filled is not None else [],
+                        calls=filled.calls if filled is not None else decoded_calls(api_call))  # fmt: skip
 
     @staticmethod
     def _selected(choice: Choice) -> tuple[str, str, str, str, ApiDoc | None]:

@@ -201,7 +201,8 @@ class Proposal:
     """What pipeline.ask returns.
 
     api_call: the proposed call (or "" when the model gave none); code: runnable code shown to the person;
-    code_source: "model" (the model wrote it) or "example_code" (taken from the matched doc);
+    code_source: "model" (the model wrote it), "example_code" (taken from the matched doc) or "filled" (the
+    chosen doc's call with the task's values, fill/);
     hits: the retrieved docs; timings: seconds per stage ("retrieve", "prompt", "first_token", "generate",
     "validate", "total"); raw_text: the model's full output; mode: "select" or "generate".
     select_by: how select mode chose ("likelihood": the rule choice_rule over log p(task | doc), see
@@ -312,13 +313,15 @@ def code_origin(code_source: str, mode: str) -> str:
     code, or its example was not shown), else the model's own text (generate mode).
 
     Args:
-        code_source: Proposal.code_source ("example_code", "did-you-mean" or "model").
+        code_source: Proposal.code_source ("example_code", "filled", "did-you-mean" or "model").
         mode: Proposal.mode ("select" or "generate").
     """
     if code_source == "example_code":
         return "from the doc's example_code"
     if code_source == "did-you-mean":
         return "the did-you-mean suggestion"
+    if code_source == "filled":
+        return "the chosen API's call with the task's values"
     if mode == "select":
         return "the chosen doc's api_call: the model chose it, no example code shown"
     return "written by the model"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import threading
 import time
 from collections.abc import Iterator, Sequence
@@ -13,6 +14,7 @@ import numpy as np
 from gorilla_tui.errors import ContextOverflowError, GorillaError
 from gorilla_tui.model import profiles as kernels
 from gorilla_tui.model import registry as models
+from gorilla_tui.model.constrained import Chooser
 from gorilla_tui.model.gguf_meta import fit_n_ctx
 from gorilla_tui.model.llama_callbacks import PENDING_INTERRUPT as _PENDING_INTERRUPT  # noqa: F401 - tests
 from gorilla_tui.model.llama_callbacks import prompt_eval_abort as _prompt_eval_abort
@@ -276,6 +278,32 @@ class LlamaBackend:
             self.last_stats = {"scored_contexts": len(scores), "prompt_eval_tokens": shared + sum(
                 len(t) - shared + len(cont) for t in tok[: len(scores)])}  # fmt: skip
         return scores
+
+    @contextlib.contextmanager
+    def chooser(self, prompt: str, cancel: threading.Event | None = None) -> Iterator[Chooser]:
+        """A model.constrained.Chooser over `prompt`: constrained greedy decoding among given texts, step by
+        step (fill/ writes a call's arguments with it). Holds the backend's lock while open; the KV cache
+        is cleared before and after. Raises ContextOverflowError when the prompt does not fit n_ctx."""
+        from gorilla_tui.model import llama_internals as li  # deferred: loads libllama
+
+        llm = self._llm
+
+        def decode(tokens: Sequence[int], first_pos: int, logits_at: set[int]) -> None:
+            self.threads.begin()
+            try:
+                li.decode(llm, tokens, first_pos=first_pos, logits_at=logits_at)
+            finally:
+                self.threads.end()
+            _raise_pending_interrupt()
+
+        with self._lock:
+            li.kv_clear(llm)
+            try:
+                chooser = Chooser(llm, prompt, decode, lambda i: li.logits_row(llm, i), cancel)
+                yield chooser
+                self.last_stats = {"fill_decodes": chooser.decodes}
+            finally:
+                li.kv_clear(llm)
 
     def _decode(self, tokens: Sequence[int], *, shared_pos: int, targets: dict[int, int]) -> float:
         """llama_decode `tokens` at positions shared_pos.. on sequence 0, in chunks of n_batch, with logits

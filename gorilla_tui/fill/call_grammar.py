@@ -1,0 +1,154 @@
+"""The GBNF grammar of a filled call: each parameter's value is one of the task's values of its type.
+
+The model writes the arguments after ``callee(``; the grammar lets through only calls whose values are the
+task's own (fill/values.py), a parameter's enum members, True/False for a boolean, or, for a required
+parameter the task gives no value of its type, the parameter's name as a placeholder. Required parameters
+come first in declared order, then any optional ones, each at most once.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from gorilla_tui.fill.values import Candidate, literal, lists, numbers, strings
+from gorilla_tui.model.grammar import gbnf_literal
+from gorilla_tui.pool.params import Param
+
+#: Kinds of Param a filled call gives by keyword or position (``*args`` and ``**kwargs`` are never filled).
+FILLABLE = ("keyword", "positional", "posonly", "kwonly")
+_RULE = re.compile(r"[^a-zA-Z0-9]")
+
+
+@dataclass
+class Slot:
+    """One parameter as the grammar offers it: its values (Python literal source -> the Candidate it comes
+    from), or none, then the placeholder alone (a required parameter the task gives no value for)."""
+
+    param: Param
+    values: dict[str, Candidate] = field(default_factory=dict)
+
+    @property
+    def placeholder(self) -> bool:
+        return not self.values
+
+    @property
+    def is_list(self) -> bool:
+        """True for an array parameter: its values are the items, written as ``[item, item]``."""
+        return self.param.type == "array" and not self.param.enum
+
+
+@dataclass
+class TaskValues:
+    """The task's values by kind, read once per task (fill/values.py)."""
+
+    numbers: list[Candidate]
+    strings: list[Candidate]
+    lists: list[Candidate]
+    words: list[str]
+
+    @classmethod
+    def of(cls, task: str) -> TaskValues:
+        return cls(numbers(task), strings(task), lists(task), re.findall(r"[A-Za-z]+", task))
+
+
+def _declared(values: Sequence[object]) -> dict[str, Candidate]:
+    out = {}
+    for v in values:
+        try:
+            out[literal(v)] = Candidate(literal(v), v, "declared")
+        except TypeError:
+            continue
+    return out
+
+
+def values_for(param: Param, task: TaskValues) -> dict[str, Candidate]:
+    """The values `param` may take for this task: literal source -> Candidate. An enum's members when it has
+    one; else by type: integer (the task's whole numbers), number (every number), boolean (True, False),
+    string (the task's strings), array (the values its items may take: the task's numbers or strings by the
+    item type; Slot.is_list), object (none: a dict is never read from words), any (numbers, strings and
+    lists)."""
+    if param.enum:
+        return _declared(param.enum)
+    t = param.type
+    nums = [c for c in task.numbers if t != "integer" or isinstance(c.value, int)]
+    if t in ("integer", "number"):
+        return {c.text: c for c in nums}
+    if t == "boolean":
+        return _declared([True, False])
+    if t == "string":
+        return {c.text: c for c in task.strings}
+    if t == "array":  # the items: the model writes the list one item at a time
+        items = {"integer": [c for c in task.numbers if isinstance(c.value, int)], "number": task.numbers,
+                 "string": task.strings}.get(param.items, task.numbers + task.strings)  # fmt: skip
+        return {c.text: c for c in items}
+    if t == "object":
+        return {}
+    return {c.text: c for c in task.numbers + task.strings + task.lists}
+
+
+def _items_fit(value: object, items: str) -> bool:
+    if not isinstance(value, list):
+        return False
+    checks = {"integer": lambda v: isinstance(v, int) and not isinstance(v, bool),
+              "number": lambda v: isinstance(v, (int, float)) and not isinstance(v, bool),
+              "string": lambda v: isinstance(v, str), "boolean": lambda v: isinstance(v, bool)}  # fmt: skip
+    check = checks.get(items)
+    return check is None or all(check(v) for v in value)
+
+
+def slots(params: Sequence[Param], task: TaskValues) -> list[Slot]:
+    """The Slots of the fillable parameters: each required one (with the placeholder alone when the task has
+    no value of its type), and each optional one the task has a value for (an optional parameter with no
+    value is left out of the call: its default applies). *args / **kwargs are never offered."""
+    out = []
+    for p in params:
+        if p.kind not in FILLABLE:
+            continue
+        values = values_for(p, task)
+        if not p.required and not p.enum and not _mentioned(p, task):
+            values = {}  # an optional parameter the task does not speak of keeps its default
+        elif p.type == "boolean" and not p.required:
+            values = _declared([True])  # a flag the task speaks of is asked for ("including human impact")
+        if values or p.required:
+            out.append(Slot(p, values))
+    return out
+
+
+def _mentioned(param: Param, task: TaskValues) -> bool:
+    """True when a word of the parameter's name (its first 4 letters: "units" for unit, "exploring" for
+    exploration_type) starts a word of the task: an optional parameter is offered only then ("sort in
+    reverse order" offers reverse=True; "the hypotenuse of 4 and 5" does not offer z)."""
+    words = {w.lower()[:4] for w in task.words}
+    return any(part[:4] in words for part in re.split(r"_|(?<=[a-z])(?=[A-Z])", param.name)
+               if len(part) > 2 and part.lower() not in ("type", "value", "name"))  # fmt: skip
+
+
+def call_grammar(slot_list: Sequence[Slot]) -> str:
+    """GBNF for the text after ``callee(``: the required slots in order (``name=value``, ", " between), then
+    optional slots in any order, each value one of its slot's, and the closing ")".
+
+    Raises ValueError when a slot has a name that is not an identifier."""
+    rules: list[str] = []
+    required, optional = [], []
+    for i, slot in enumerate(slot_list):
+        name = slot.param.name
+        if not name.isidentifier():
+            raise ValueError(f"not a parameter name: {name!r}")
+        values = [name] if slot.placeholder else list(slot.values)
+        rule = f"v{i}-{_RULE.sub('-', name)}"
+        alts = " | ".join(gbnf_literal(v) for v in values)
+        if slot.is_list and not slot.placeholder:
+            rules.append(f"{rule}-item ::= {alts}")
+            alts = f'"[" {rule}-item (", " {rule}-item)* "]"'
+        rules.append(f"{rule} ::= {alts}")
+        item = f"{gbnf_literal(name + '=')} {rule}"
+        (required if slot.param.required else optional).append(item)
+    opt = ""
+    if optional:
+        rules.append("opt ::= " + " | ".join(f"({o})" for o in optional))
+        opt = '(", " opt)*' if required else '(opt (", " opt)*)?'
+    head = ' ", " '.join(required)
+    root = " ".join(x for x in (head, opt, '")"') if x)
+    return "\n".join([f"root ::= {root}", *rules]) + "\n"

@@ -1,0 +1,325 @@
+"""Filling: the chosen API's call with the task's values, written by the model under a grammar.
+
+After select mode has chosen a doc, `fill` asks the model for the call's arguments with a GBNF grammar
+(fill/call_grammar.py) that admits only the values the task states (fill/values.py), the parameter's own
+enum members and booleans, or a named placeholder for a required parameter the task gives no value for.
+The model decides which value goes where and which optional parameters the task asks for; it cannot invent
+a value. The result is parsed (never evaluated) and written back as the call Python will run: positional
+where the signature wants it, keywords otherwise.
+"""
+
+from __future__ import annotations
+
+import ast
+import threading
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from gorilla_tui.fill.call_grammar import Slot, TaskValues, call_grammar, slots
+from gorilla_tui.fill.values import literal
+from gorilla_tui.pool.apidoc import ApiDoc
+from gorilla_tui.pool.params import Param, params_of
+from gorilla_tui.types import Argument
+
+#: Few-shot examples of the fill prompt: made-up functions, none from an eval set (BFCL, APIBench).
+FILL_PREFIX = """Write the function call for the request. Use the values the request gives.
+
+Function: set_alarm(time: string, days: array, label: string)
+Set an alarm. time: The time as HH:MM. days: The days it rings. label: A name for the alarm.
+Request: Wake me up at 06:30 on Monday and Friday and call it gym.
+Call: set_alarm(time='06:30', days=['Monday', 'Friday'], label='gym')
+
+Function: convert_currency(amount: number, source: string, target: string)
+Convert money between currencies. amount: How much. source: The currency to convert from. target: The currency to convert to.
+Request: How much is 250 euros in Japanese yen?
+Call: convert_currency(amount=250, source='EUR', target='JPY')
+
+"""
+#: Characters of a doc's description (and of each parameter's) kept in the fill prompt.
+DESCRIPTION_CHARS = 300
+
+
+@dataclass
+class Filled:
+    """A filled call. call: the call's source text (``time.sleep(10)``); arguments: one Argument per
+    parameter given or left as a placeholder, in call order; calls: the call in BFCL's decoded form
+    (``[{"time.sleep": {"secs": 10}}]``; placeholders left out); seconds: the model's time."""
+
+    call: str
+    arguments: list[Argument] = field(default_factory=list)
+    calls: list[dict[str, dict[str, Any]]] = field(default_factory=list)
+    seconds: float = 0.0
+
+
+def callee_of(doc: ApiDoc) -> str:
+    """The callee of a doc's call (``os.renames`` of ``os.renames(old, new)``), or "" when its call is not
+    a plain call of a dotted name."""
+    try:
+        node = ast.parse(doc.call.strip(), mode="eval").body
+    except (SyntaxError, ValueError, MemoryError, RecursionError):
+        return ""
+    if not isinstance(node, ast.Call):
+        return ""
+    try:
+        return ast.unparse(node.func)
+    except (ValueError, RecursionError):  # pragma: no cover - ast.unparse of a parsed name
+        return ""
+
+
+def python_code(doc: ApiDoc, call: str) -> str:
+    """The code to copy and run for a filled `call` of `doc`: the doc's example code with its template call
+    replaced by the filled one where the example holds it (python-env's ``import shutil`` + the call), else
+    the call alone."""
+    template = doc.call.strip()
+    if template and template in doc.example_code:
+        return doc.example_code.replace(template, call, 1)
+    return call
+
+
+def decoded_calls(code: str) -> list[dict[str, dict[str, Any]]]:
+    """Every call of `code` whose arguments are all literals given by keyword, in BFCL's decoded form
+    ``[{"callee": {"param": value}}]`` (values as ast.literal_eval reads them; never evaluated). A call
+    with a positional argument or a non-literal value is left out (its parameter names are not known here);
+    [] for text Python cannot parse."""
+    try:
+        tree = ast.parse(code.strip())
+    except (SyntaxError, ValueError, MemoryError, RecursionError):
+        return []
+    out = []
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.Call) or node.args or any(k.arg is None for k in node.keywords):
+            continue
+        try:
+            values = {k.arg: ast.literal_eval(k.value) for k in node.keywords if k.arg}
+            out.append({ast.unparse(node.func): values})
+        except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
+            continue
+    return out
+
+
+def _clip(text: str, limit: int) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 3].rstrip() + "..."
+
+
+def signature_line(callee: str, params: Sequence[Param]) -> str:
+    """``callee(name: type, ...)`` as the fill prompt shows a function (types "any" left unsaid)."""
+    parts = [p.name + (f": {p.type}" if p.type != "any" else "") for p in params]
+    return f"{callee}({', '.join(parts)})"
+
+
+def fill_prompt(task: str, doc: ApiDoc, callee: str, offered: Sequence[Slot]) -> str:
+    """FILL_PREFIX, then the function (signature of the offered parameters, its description and each
+    parameter's), the request and ``Call: callee(``, after which the grammar's text follows."""
+    params = [s.param for s in offered]
+    described = " ".join(f"{p.name}: {_clip(p.description, 120)}" for p in params if p.description.strip())
+    about = _clip(doc.description or doc.functionality or doc.api_name, DESCRIPTION_CHARS)
+    lines = [f"Function: {signature_line(callee, params)}", " ".join(x for x in (about, described) if x)]
+    return FILL_PREFIX + "\n".join(x for x in lines if x) + f"\nRequest: {' '.join(task.split())}\nCall: {callee}("
+
+
+def parse_arguments(text: str) -> dict[str, ast.expr]:
+    """The keyword arguments of ``name=value, ...)`` (the grammar's text): name -> value node, first
+    occurrence kept. Raises SyntaxError when the text is not such a list (a cut-short answer)."""
+    node = ast.parse(f"f({text}", mode="eval").body
+    if not isinstance(node, ast.Call) or node.args:
+        raise SyntaxError("not a keyword argument list")
+    out: dict[str, ast.expr] = {}
+    for kw in node.keywords:
+        if kw.arg is not None and kw.arg not in out:
+            out[kw.arg] = kw.value
+    return out
+
+
+def render(callee: str, params: Sequence[Param], given: dict[str, tuple[str, str]]) -> tuple[str, list[Argument]]:
+    """The call's text and its arguments in call order.
+
+    Args:
+        callee: the dotted callee; params: the doc's parameters in declared order.
+        given: name -> (value source text, origin) of the parameters filled or left as placeholders.
+
+    Returns:
+        (call text, [Argument]): parameters that may be given by position and come before any gap are
+        positional (``os.renames('a', 'b')``), the rest by keyword; a positional-only parameter after a gap
+        gets its default written out (origin "default"), or the placeholder when it has none.
+    """
+    positional: list[str] = []
+    keywords: list[str] = []
+    args: list[Argument] = []
+    gap = False
+    for p in params:
+        if p.name not in given:
+            if p.kind in ("positional", "posonly"):
+                gap = True
+            continue
+        value, origin = given[p.name]
+        if p.kind == "posonly" or (p.kind == "positional" and not gap):
+            if p.kind == "posonly" and gap:  # cannot be given by keyword: fill the gap before it
+                for q in params[: params.index(p)]:
+                    if q.kind == "posonly" and q.name not in given and q.has_default:
+                        positional.append(_default(q))
+                        args.append(Argument(q.name, _default(q), "default"))
+            positional.append(value)
+        else:
+            keywords.append(f"{p.name}={value}")
+        args.append(Argument(p.name, value, origin))
+    return f"{callee}({', '.join(positional + keywords)})", args
+
+
+def _default(param: Param) -> str:
+    try:
+        return literal(param.default)
+    except TypeError:
+        return str(param.default)
+
+
+def decoded(callee: str, given: dict[str, tuple[str, str]]) -> list[dict[str, dict[str, Any]]]:
+    """The call in BFCL's decoded form: ``[{callee: {name: value}}]`` with the values Python reads from the
+    literals; placeholders are left out."""
+    values = {}
+    for name, (source, origin) in given.items():
+        if origin == "missing":
+            continue
+        try:
+            values[name] = ast.literal_eval(source)
+        except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
+            continue
+    return [{callee: values}]
+
+
+def fill(backend: Any, task: str, doc: ApiDoc, *, max_tokens: int = 200,
+         cancel: threading.Event | None = None) -> Filled | None:  # fmt: skip
+    """The call of `doc` with the task's values, or None when `doc` has no parameter to fill (the hubs'
+    complete calls; unknown parameters) or its call has no plain callee.
+
+    Args:
+        backend: a model.backend.Backend (complete with a grammar).
+        task: the task as typed (values are read from it, not from the text retrieval searched).
+        doc: the chosen pool entry.
+        max_tokens: a bound on the arguments' tokens.
+        cancel: set to stop the model early (the call is then what was written, placeholders for the rest).
+
+    Raises:
+        GorillaError: what backend.complete raises.
+    """
+    callee = callee_of(doc)
+    params = [p for p in params_of(doc)]
+    if not callee or not params:
+        return None
+    offered = slots(params, TaskValues.of(task))
+    if not offered:
+        return Filled(f"{callee}()", seconds=0.0, calls=[{callee: {}}])
+    t = time.perf_counter()
+    prompt = fill_prompt(task, doc, callee, offered)
+    if callable(getattr(backend, "chooser", None)):
+        given = _choose_stepwise(backend, prompt, offered, cancel)
+    else:  # a backend without the KV-cache chooser (a server): the same language as a GBNF grammar
+        text = "".join(backend.complete(prompt, max_tokens=max_tokens, grammar=call_grammar(offered),
+                                        temperature=0.0, cancel=cancel))  # fmt: skip
+        given = _given(text, offered)
+    seconds = time.perf_counter() - t
+    call, arguments = render(callee, params, given)
+    return Filled(call, arguments, decoded(callee, given), seconds)
+
+
+def _choose_stepwise(backend: Any, prompt: str, offered: Sequence[Slot],
+                     cancel: threading.Event | None) -> dict[str, tuple[str, str]]:  # fmt: skip
+    """name -> (value source, origin), written by the model one argument at a time with backend.chooser
+    (model/constrained.py): at each step the options are ``name=value`` of every slot up to and including
+    the next required one (so optional slots may be skipped), or ")" once no required slot is left. A value
+    of the task used by one argument is not offered to a later one (its span, fill/values.py)."""
+    given: dict[str, tuple[str, str]] = {}
+    used: list[tuple[int, int]] = []
+    i = 0
+    with backend.chooser(prompt, cancel) as chooser:
+        while i < len(offered):
+            sep = ", " if given else ""
+            nxt = next((j for j in range(i, len(offered)) if offered[j].param.required), None)
+            reach = offered[i : (nxt + 1 if nxt is not None else len(offered))]
+            options: list[tuple[int, str, str]] = []  # (slot index, value source, origin)
+            for k, slot in enumerate(reach, start=i):
+                if slot.placeholder:
+                    options.append((k, slot.param.name, "missing"))
+                    continue
+                for text, c in slot.values.items():
+                    if c.start < 0 or not any(s < c.end and c.start < e for s, e in used):
+                        options.append((k, text, "task"))
+                if slot.param.required and not any(o[0] == k for o in options):
+                    options.append((k, slot.param.name, "missing"))  # every value is taken
+            texts = [f"{sep}{offered[k].param.name}={'[' if offered[k].is_list and o == 'task' else ''}{v}"
+                     for k, v, o in options]
+            if nxt is None:
+                texts.append(")")
+            pick = chooser.choose(texts, ends=(",", ")"))
+            if pick >= len(options):  # ")" : no more optional arguments
+                break
+            k, value, origin = options[pick]
+            slot = offered[k]
+            if slot.is_list and origin == "task":
+                value = _list_items(chooser, slot, value, used)
+            else:
+                _use(slot, value, used)
+            given[slot.param.name] = (value, origin)
+            i = k + 1
+    return given
+
+
+def _use(slot: Slot, value: str, used: list[tuple[int, int]]) -> None:
+    """Mark the span of the task `value` came from as used (a declared value has none)."""
+    c = slot.values.get(value)
+    if c is not None and c.start >= 0:
+        used.append((c.start, c.end))
+
+
+def _list_items(chooser: Any, slot: Slot, first: str, used: list[tuple[int, int]]) -> str:
+    """The list literal of an array slot whose first item `first` was chosen: further items (", item", each
+    value of the task once) until the model closes it with "]"."""
+    items = [first]
+    _use(slot, first, used)
+    while len(items) < 50:
+        rest = [t for t, c in slot.values.items() if t not in items and not any(
+            s < c.end and c.start < e for s, e in used)]  # fmt: skip
+        pick = chooser.choose([f", {t}" for t in rest] + ["]"], ends=(",", ")"))
+        if pick >= len(rest):
+            break
+        items.append(rest[pick])
+        _use(slot, rest[pick], used)
+    else:
+        chooser.choose(["]"])
+    return "[" + ", ".join(items) + "]"
+
+
+def _given(text: str, offered: Sequence[Slot]) -> dict[str, tuple[str, str]]:
+    """name -> (value source, origin) of the model's text: each value as the grammar admitted it (origin
+    "task"), the placeholder of a slot with no value ("missing"); a required slot the text lacks (cut
+    short) gets its placeholder."""
+    try:
+        nodes = parse_arguments(text)
+    except SyntaxError:
+        nodes = {}
+    by_name = {s.param.name: s for s in offered}
+    given: dict[str, tuple[str, str]] = {}
+    for name, node in nodes.items():
+        slot = by_name.get(name)
+        if slot is None:
+            continue
+        source = ast.unparse(node)
+        if slot.placeholder:
+            given[name] = (name, "missing")
+        elif source in slot.values or (source := _match(source, slot)):
+            given[name] = (source, "task")
+    for slot in offered:
+        if slot.param.required and slot.param.name not in given:
+            given[slot.param.name] = (slot.param.name, "missing")
+    return given
+
+
+def _match(source: str, slot: Slot) -> str:
+    """The slot's value whose literal reads as `source` (ast.unparse writes 'x' where the grammar had "x")."""
+    try:
+        value = ast.literal_eval(source)
+    except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
+        return ""
+    return next((text for text, c in slot.values.items() if c.value == value), "")

@@ -1,0 +1,195 @@
+"""The values a task states, as Python literals: the only values filling may put in a call.
+
+A value is never invented: every candidate is text of the task (a number, a quoted string, a URL, a path, a
+run of words) or a value the parameter itself declares (an enum member, True/False for a boolean).
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from dataclasses import dataclass
+from typing import Any
+
+#: Number words read as numbers ("wait ten seconds"), zero to twenty and the tens.
+NUMBER_WORDS = {
+    w: i
+    for i, w in enumerate(
+        "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen "
+        "sixteen seventeen eighteen nineteen twenty".split()
+    )
+} | {"thirty": 30, "forty": 40, "fifty": 50, "sixty": 60, "seventy": 70, "eighty": 80, "ninety": 90,
+     "hundred": 100, "dozen": 12}  # fmt: skip
+#: Scale words after a number ("2 million" -> 2000000).
+SCALES = {"thousand": 1_000, "million": 1_000_000, "billion": 1_000_000_000}
+
+_QUOTED = re.compile(r"'([^'\n]{1,200})'|\"([^\"\n]{1,200})\"|`([^`\n]{1,200})`|“([^”\n]{1,200})”|‘([^’\n]{1,200})’")
+_URL = re.compile(r"\b(?:https?|ftp|s3|gs|file)://[^\s'\"<>`]+[^\s'\"<>`.,;:!?)\]]")
+_EMAIL = re.compile(r"\b[\w.+-]+@[\w-]+(?:\.[\w-]+)+\b")
+# a path: with a slash (/var/log, backup/src, ~/x, ./a, C:\x) or a file name with an extension (a.csv)
+_PATH = re.compile(
+    r"(?<![\w@/])(?:~|\.{1,2})?(?:[A-Za-z]:\\|/)?[\w.-]+(?:[/\\][\w.-]*)+|(?<![\w@/.])[\w-]+(?:\.[\w-]+)*\.[A-Za-z][\w]{0,7}\b"
+)
+# a number, also with a unit or currency glued to it ("6cm", "$100", "5%"); not inside a word ("mp3")
+_NUMBER = re.compile(
+    r"(?<![\w.])[-+]?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?(?:[eE][-+]?\d+)?(?=[a-zA-Z%°]{0,5}\b|[^\w]|$)"
+    r"|(?<![\w.])[-+]?\.\d+(?!\w)"
+)
+# a formula: terms joined by operators ("3x^2 + 2x - 1", "x**2", "sin(x)/x")
+_FORMULA = re.compile(r"(?<![\w])(?=[\w(.]*[\d\w])[\w.()]+(?:\s*(?:\*\*|[-+*/^])\s*[\w.()]+)+")
+_WORD = re.compile(r"[\w'’.-]+|[^\w\s]")
+_LIST = re.compile(r"[\[(]\s*[^\[\]()]{1,300}?[\])]")
+#: Words a string span does not start or end with (articles, prepositions, conjunctions).
+EDGE_WORDS = frozenset(
+    "a an the of in on at to for from by with and or as is are be that this these those it its into than "
+    "then my your our their his her me i you we they please can could would should will what which who "
+    "how when where whose find get give show tell calculate compute".split()
+)
+#: Longest run of words one string candidate spans.
+MAX_SPAN_WORDS = 6
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """One value of the task. text: the Python literal (``10``, ``'report.csv'``, ``[1, 2]``); value: what
+    Python reads from it; kind: "number", "string", "list", "bool"; start, end: its span in the task
+    (character offsets; -1 for a value the parameter declares)."""
+
+    text: str
+    value: Any
+    kind: str
+    start: int = -1
+    end: int = -1
+
+
+def literal(value: Any) -> str:
+    """Python source of a plain value: repr for str, int, float, bool, None, and lists/tuples/dicts of them
+    (tuples written as lists, as BFCL's decoded form reads them). Raises TypeError for anything else."""
+    if value is None or isinstance(value, (bool, int, float, str)):
+        return repr(value)
+    if isinstance(value, (list, tuple)):
+        return "[" + ", ".join(literal(v) for v in value) + "]"
+    if isinstance(value, dict):
+        return "{" + ", ".join(f"{literal(k)}: {literal(v)}" for k, v in value.items()) + "}"
+    raise TypeError(f"not a literal value: {type(value).__name__}")
+
+
+def _number(text: str) -> int | float | None:
+    cleaned = text.replace(",", "")
+    try:
+        value = float(cleaned)
+    except ValueError:
+        return None
+    if re.fullmatch(r"[-+]?\d+", cleaned):
+        return int(cleaned)
+    return value
+
+
+def numbers(task: str) -> list[Candidate]:
+    """The numbers of `task` in order: digits (``1,000``, ``-3``, ``2.5``, ``1e-3``), a scale word after
+    them (``2 million``), and number words (``ten``). A number inside a URL, path or e-mail is not one."""
+    taken = [(s, e) for s, e in _atoms(task) if not _QUOTED.fullmatch(task[s:e])]
+    out: list[Candidate] = []
+    for m in _NUMBER.finditer(task):
+        if any(s <= m.start() < e for s, e in taken):
+            continue
+        value = _number(m.group())
+        if value is None:
+            continue
+        end = m.end()
+        scale = re.match(r"\s*(thousand|million|billion)\b", task[end:], re.IGNORECASE)
+        if scale and isinstance(value, (int, float)):
+            scaled = value * SCALES[scale.group(1).lower()]
+            value = int(scaled) if float(scaled).is_integer() else scaled
+            end += scale.end()
+        out.append(Candidate(literal(value), value, "number", m.start(), end))
+    if out:  # number words only where the task writes no digits ("two charged bodies of 1e-9 and 2e-9")
+        return sorted(out, key=lambda c: c.start)
+    for m in re.finditer(r"\b[a-zA-Z]+\b", task):
+        word = m.group().lower()
+        if word in NUMBER_WORDS and word not in ("hundred",):
+            out.append(Candidate(literal(NUMBER_WORDS[word]), NUMBER_WORDS[word], "number", m.start(), m.end()))
+    return sorted(out, key=lambda c: c.start)
+
+
+def strings(task: str) -> list[Candidate]:
+    """String values of `task`: quoted text, URLs, e-mail addresses, paths and file names, each whole,
+    then every run of 1 to MAX_SPAN_WORDS words that neither starts nor ends with an EDGE_WORDS word or
+    punctuation. First occurrence kept, in task order."""
+    out: dict[str, Candidate] = {}
+
+    def add(text: str, start: int, end: int) -> None:
+        text = text.strip()
+        if text and text not in out:
+            out[text] = Candidate(literal(text), text, "string", start, end)
+
+    tokens = _tokens(task)
+    for text, start, end, atomic in tokens:
+        if atomic:
+            quoted = _QUOTED.fullmatch(text)
+            add(next(g for g in quoted.groups() if g is not None) if quoted else text, start, end)
+    for i, (first, start, _end, atomic) in enumerate(tokens):
+        if atomic or first.lower() in EDGE_WORDS or not re.search(r"\w", first):
+            continue
+        for last, _start, end, atomic in tokens[i : i + MAX_SPAN_WORDS]:
+            if atomic or not re.search(r"\w", last) and last != ",":
+                break
+            if last.lower() in EDGE_WORDS or last == ",":
+                continue
+            add(task[start:end], start, end)
+    return sorted(out.values(), key=lambda c: (c.start, -c.end))
+
+
+def _atoms(task: str) -> list[tuple[int, int]]:
+    """Spans of `task` that are one value each, never split: quoted text, URLs, e-mail addresses, paths
+    and formulas ("3x^2 + 2x - 1"), first match kept where two overlap."""
+    atoms: list[tuple[int, int]] = []
+    for rx in (_QUOTED, _URL, _EMAIL, _PATH, _FORMULA):
+        for m in rx.finditer(task):
+            text = m.group().rstrip(".")
+            if rx is _FORMULA and (_number(text) is not None or not re.search(
+                    r"[\^*]|\d\s*[a-z]|[a-z]\s*[-+/]\s*\d", text)):  # fmt: skip
+                continue  # "10-15", "1e-9" or "and/or" is no formula
+            end = m.start() + len(text)
+            if not any(s < end and m.start() < e for s, e in atoms):
+                atoms.append((m.start(), end))
+    return atoms
+
+
+def _tokens(task: str) -> list[tuple[str, int, int, bool]]:
+    """(text, start, end, atomic) of each token of `task` in order: the _atoms are one atomic token each (a
+    run of words never splits or joins them); words keep inner apostrophes, dots and hyphens; punctuation
+    is one token a character."""
+    atoms = _atoms(task)
+    out: list[tuple[str, int, int, bool]] = [(task[s:e], s, e, True) for s, e in atoms]
+    for m in _WORD.finditer(task):
+        text = m.group().strip(".'’-") or m.group()
+        start = m.start() + m.group().find(text)
+        end = start + len(text)
+        if not any(s < end and start < e for s, e in atoms):
+            out.append((text, start, end, False))
+    return sorted(out, key=lambda t: t[1])
+
+
+def lists(task: str) -> list[Candidate]:
+    """Lists the task writes: a bracketed literal Python reads (``[1, 2, 3]``), and a run of 2 or more
+    numbers joined by commas, "and" or "or" (``4, 5 and 6`` -> ``[4, 5, 6]``)."""
+    out: list[Candidate] = []
+    for m in _LIST.finditer(task):
+        try:
+            value = ast.literal_eval(m.group())
+        except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
+            continue
+        if isinstance(value, (list, tuple)):
+            out.append(Candidate(literal(list(value)), list(value), "list", m.start(), m.end()))
+    nums = numbers(task)
+    run: list[Candidate] = []
+    for c in nums + [None]:  # type: ignore[list-item]
+        if c is not None and run and re.fullmatch(r"\s*(?:,|,?\s*(?:and|or|&))\s*", task[run[-1].end : c.start]):
+            run.append(c)
+            continue
+        if len(run) >= 2:
+            values = [x.value for x in run]
+            out.append(Candidate(literal(values), values, "list", run[0].start, run[-1].end))
+        run = [c] if c is not None else []
+    return out
