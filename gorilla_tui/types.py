@@ -113,6 +113,8 @@ REASONS: tuple[str, ...] = (
     "wrong_args:too_many_arguments",
     "wrong_args:unknown_keyword",
     "wrong_args:duplicate_argument",
+    "wrong_args:wrong_type",
+    "wrong_args:not_in_enum",
     "wrong_args:wrong_method",
     "hallucination:unknown_callee",
     "hallucination:wrong_loader",
