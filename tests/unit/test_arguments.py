@@ -1,15 +1,17 @@
 """Issue 37, part 3: the arguments of a call of a function-calling pool entry (ApiDoc.parameters, a JSON
 Schema) are checked against the schema (check/arguments.py), with the real tree-sitter and the real
-Validator over a hand-written pool of function definitions (pool/functions.function_doc). The same rule over
-BFCL's 400 simple functions: tests/apibench/test_bfcl_arguments.py."""
+Validator over a hand-written pool of function definitions (pool/functions.function_doc); and the sixth
+verdict, incomplete (check/verdicts.py). The same rule over BFCL's 400 simple functions:
+tests/apibench/test_bfcl_arguments.py."""
 
 from __future__ import annotations
 
 import pytest
 
 from gorilla_tui.check.validator import Validator
+from gorilla_tui.check.verdicts import RANK, incomplete
 from gorilla_tui.pool.functions import function_doc
-from gorilla_tui.types import REASONS, Verdict
+from gorilla_tui.types import NEEDS_NOTE, REASONS, VERDICTS, Verdict
 
 #: BFCL's simple_python_0 function, with an enum added to "unit".
 TRIANGLE = {
@@ -218,5 +220,21 @@ def test_calls_with_splats_are_held_to_what_they_spell_out(validator: Validator)
     assert typed.diagnostics == ["calculate_triangle_area: unit=3 is an int, expected a string"]
 
 
-def test_the_new_reason_codes_are_listed():
-    assert {"wrong_args:wrong_type", "wrong_args:not_in_enum"} <= set(REASONS)
+def test_reason_codes_and_verdict_kinds_agree():
+    assert {r.split(":", 1)[0] for r in REASONS} == set(VERDICTS) - {"valid"}
+    assert set(RANK) == set(VERDICTS)
+    for code in ("wrong_args:wrong_type", "wrong_args:not_in_enum", "incomplete:missing_value"):
+        assert code in REASONS
+
+
+def test_incomplete_turns_a_valid_verdict_into_its_own_state(validator: Validator):
+    valid = check(validator, "calculate_triangle_area(base=base, height=height)")
+    assert valid.kind == "valid"
+    verdict = incomplete(valid, ["base", "height", "base"])
+    assert (verdict.kind, verdict.reason) == ("incomplete", "incomplete:missing_value")
+    assert verdict.diagnostics[0] == NEEDS_NOTE + "base, height" == "needs: base, height"
+    assert verdict.matched is valid.matched and verdict.api_call == valid.api_call
+    assert verdict.to_dict()["verdict"] == "incomplete" and valid.kind == "valid"  # a copy, not an edit
+    assert incomplete(valid, []) is valid
+    wrong = check(validator, "calculate_triangle_area(height=5)")
+    assert incomplete(wrong, ["base"]) is wrong  # a worse verdict says more than the placeholders
