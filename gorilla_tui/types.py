@@ -8,9 +8,20 @@ from typing import TYPE_CHECKING, Any, Literal
 if TYPE_CHECKING:  # types sits below pool in the layers (pyproject [tool.importlinter]): annotations only
     from gorilla_tui.pool.doc import ApiDoc
 
-#: The five verdicts of the AST check (DESIGN.md, "verdict").
-VerdictKind = Literal["valid", "wrong_args", "hallucination", "unparseable", "no_call"]
-VERDICTS: tuple[VerdictKind, ...] = ("valid", "wrong_args", "hallucination", "unparseable", "no_call")
+#: The six verdicts (docs/validator.md): five of the AST check, and "incomplete", a valid call whose
+#: arguments still hold placeholders the task gave no value for (check/verdicts.py incomplete; the pipeline
+#: gives it when Proposal.needs is not empty).
+VerdictKind = Literal["valid", "incomplete", "wrong_args", "hallucination", "unparseable", "no_call"]
+VERDICTS: tuple[VerdictKind, ...] = (
+    "valid",
+    "incomplete",
+    "wrong_args",
+    "hallucination",
+    "unparseable",
+    "no_call",
+)
+#: How the first diagnostic of an incomplete verdict starts: "needs: src, dst" (the parameters to fill in).
+NEEDS_NOTE = "needs: "
 
 
 @dataclass
@@ -113,6 +124,8 @@ REASONS: tuple[str, ...] = (
     "wrong_args:too_many_arguments",
     "wrong_args:unknown_keyword",
     "wrong_args:duplicate_argument",
+    "wrong_args:wrong_type",
+    "wrong_args:not_in_enum",
     "wrong_args:wrong_method",
     "hallucination:unknown_callee",
     "hallucination:wrong_loader",
@@ -122,6 +135,7 @@ REASONS: tuple[str, ...] = (
     "unparseable:nesting_limit",
     "no_call:no_code",
     "no_call:only_incidental",
+    "incomplete:missing_value",
 )
 
 

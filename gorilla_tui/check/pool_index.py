@@ -10,6 +10,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+from gorilla_tui.check.arguments import has_schema
 from gorilla_tui.check.callsite import CallSite, scan
 from gorilla_tui.check.rest import RestTable
 from gorilla_tui.check.signature import (
@@ -139,6 +140,8 @@ class PoolIndex:
         call = primary_call(result.calls)
         if call is None or not call.callee:
             return None, "no call in api_call"
+        if has_schema(doc):  # a function's identity is its callee; its arguments meet its schema instead
+            return PoolEntry(doc, Requirement(canonical(call.callee), ())), ""
         return PoolEntry(doc, requirement(call)), ""
 
     def key_of(self, api_call: str) -> Requirement | None:

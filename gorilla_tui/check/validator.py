@@ -10,8 +10,9 @@ Verdict rule (documented in docs/validator.md, section 3):
    (builtins outside the pool, methods of names the code assigned, calls on a call's result). A function
    passed as a value (``partial(f, ...)``, ``submit(f, ...)``, ``to_thread(f, ...)``, ``map(f, ...)``) is
    checked as a call of ``f`` with the arguments given;
-2. each pool / python-env call gets its own verdict (valid, wrong_args with did-you-mean), each family call
-   ``hallucination``;
+2. each pool / python-env call gets its own verdict (valid, wrong_args with did-you-mean; the arguments of
+   a function-calling entry, ApiDoc.parameters, are held to its JSON Schema: check/arguments.py), each
+   family call ``hallucination``;
 3. when a pool or family call exists, the verdict is the worst (hallucination > wrong_args > valid) over
    the pool, family and python-env calls: python-env and builtins make a call valid, never mask another;
 4. else REST request lines / HTTP client calls are matched against the pool's REST templates;
@@ -27,6 +28,7 @@ import dataclasses
 import re
 from collections.abc import Callable, Sequence, Set
 
+from gorilla_tui.check.arguments import has_schema, read_arguments, schema_errors
 from gorilla_tui.check.callsite import CallSite, Scan, left_out_note, scan
 from gorilla_tui.check.extract import extract
 from gorilla_tui.check.imports import argument_errors, resolve_calls
@@ -43,6 +45,8 @@ from gorilla_tui.types import CallVerdict, Verdict
 __all__ = ["NEAR_MISS", "PoolEntry", "PoolIndex", "Validator", "python_error", "validate"]
 
 _BUILTINS = frozenset(dir(builtins))
+#: At most this many function-calling entries of one callee are tried for a call (Validator._schema_verdict).
+MAX_SCHEMAS = 32
 
 
 class Validator(PoolIndex):
@@ -145,12 +149,29 @@ class Validator(PoolIndex):
         head = call.callee.split(".", 1)[0].split("(", 1)[0]
         own = head in bound or (head == call.callee and _STAR_IMPORT.search(code) is not None)
         judged = entry is not None and not partial and not own
+        if entry is not None and judged and has_schema(entry.doc):
+            return role, self._schema_verdict(call, entry)
         reason, notes = argument_errors(entry.doc, call) if judged else ("", [])
         if entry is not None and not reason:
             return role, Verdict("valid", call.text, entry.doc)
         if entry is not None:
             return role, Verdict("wrong_args", call.text, entry.doc, [entry.doc.call], notes, reason)
         return role, self._wrong(call, lazy)
+
+    def _schema_verdict(self, call: CallSite, entry: PoolEntry) -> Verdict:
+        """The verdict of a call of a function-calling entry (ApiDoc.parameters, check/arguments.py): valid
+        with the first entry of its callee whose schema the arguments meet (`entry`, the one
+        PoolIndex.match chose, first; a pool may hold several functions of one name, BFCL's simple category
+        has 27 such names), else wrong_args with `entry`'s problems. At most MAX_SCHEMAS entries are
+        tried."""
+        args = read_arguments(call)
+        table = self.tables[canonical(call.callee)]
+        others = [e for e in table.entries if e is not entry and has_schema(e.doc)][: MAX_SCHEMAS - 1]
+        for candidate in (entry, *others):
+            if not schema_errors(candidate.doc, call, args, suggest=False).reason:
+                return Verdict("valid", call.text, candidate.doc)
+        found = schema_errors(entry.doc, call, args)  # the did-you-mean only for the verdict given
+        return Verdict("wrong_args", call.text, entry.doc, found.suggestions, found.notes, found.reason)
 
     def _wrong(self, call: CallSite, lazy: _Lazy) -> Verdict:
         """A cheap wrong_args verdict for a pool call that matches no entry (no did-you-mean ranking; the

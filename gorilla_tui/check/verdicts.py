@@ -1,20 +1,24 @@
 """Verdicts of several calls made one (rules 0 and 3 of check/validator.py's verdict rule): the running
 Python's own refusal of the code (`python_error`), the worst verdict over the calls (`worst`), each call's
-row in Verdict.calls (`call_row`), and the order in which one text's candidate verdicts compete (`RANK`)."""
+row in Verdict.calls (`call_row`), the order in which one text's candidate verdicts compete (`RANK`), and a
+valid verdict made `incomplete` when the proposed call still holds placeholders."""
 
 from __future__ import annotations
 
 import ast
+import dataclasses
 
 from gorilla_tui.check.callsite import CallSite, nesting_error
 from gorilla_tui.check.signature import canonical
-from gorilla_tui.types import CallVerdict, Verdict, VerdictKind
+from gorilla_tui.types import NEEDS_NOTE, CallVerdict, Verdict, VerdictKind
 
 #: How bad a verdict is when code holds several calls (worst decides).
 _WORST = {"valid": 0, "wrong_args": 1, "hallucination": 2}
 #: Which of one text's candidate verdicts wins (Validator.check): valid > wrong_args > hallucination >
-#: unparseable > no_call.
-RANK = {"valid": 0, "wrong_args": 1, "hallucination": 2, "unparseable": 3, "no_call": 4}
+#: unparseable > no_call. incomplete (never given by the Validator, see `incomplete`) ranks after valid.
+RANK = {"valid": 0, "incomplete": 1, "wrong_args": 2, "hallucination": 3, "unparseable": 4, "no_call": 5}
+#: The reason code of an incomplete verdict.
+INCOMPLETE_REASON = "incomplete:missing_value"
 
 
 def python_error(code: str) -> tuple[str, str] | None:
@@ -72,4 +76,23 @@ def call_row(call: CallSite, role: str, verdict: Verdict | None) -> CallVerdict:
         reason=reason,
         matched=verdict.matched.id if verdict is not None and verdict.matched is not None else None,
         via=call.via,
+    )
+
+
+def incomplete(verdict: Verdict, needs: list[str]) -> Verdict:
+    """A valid verdict made ``incomplete`` when the proposed call still holds placeholders the task gave no
+    value for (Proposal.needs: the parameters' names in call order; the pipeline calls this). The call is
+    an API of the pool with arguments its schema accepts, but it cannot run as it is. The result keeps the
+    verdict's call, matched doc and per-call rows; its reason is "incomplete:missing_value" and its first
+    diagnostic "needs: src, dst" (types.NEEDS_NOTE, the names once each, in order).
+
+    A verdict that is not valid, or an empty `needs`, is returned as it is: a worse verdict says more
+    than the placeholders do.
+    """
+    names = list(dict.fromkeys(n for n in needs if n))
+    if verdict.kind != "valid" or not names:
+        return verdict
+    note = NEEDS_NOTE + ", ".join(names)
+    return dataclasses.replace(
+        verdict, kind="incomplete", reason=INCOMPLETE_REASON, diagnostics=[note, *verdict.diagnostics]
     )

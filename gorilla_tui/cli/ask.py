@@ -16,7 +16,15 @@ from gorilla_tui.cli.run import add_isolation_option, check_run_args, confirm_an
 from gorilla_tui.config import Settings
 from gorilla_tui.errors import GorillaError
 from gorilla_tui.textsafe import safe_text
-from gorilla_tui.types import TRANSLATION_NOTE, WEAK_MATCH_LINE, Hit, Proposal, code_origin, group_by_call
+from gorilla_tui.types import (
+    NEEDS_NOTE,
+    TRANSLATION_NOTE,
+    WEAK_MATCH_LINE,
+    Hit,
+    Proposal,
+    code_origin,
+    group_by_call,
+)
 
 #: Seconds of the cold-start stages of the last ask in this process (index_load, model_load, model_wait,
 #: validator_build); `ask --json` prints them as "startup" (bench/latency.py reads them).
@@ -48,7 +56,8 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    """Answer the task; exit 0 for a valid verdict, 1 for any other verdict, 2 for bad input/setup,
+    """Answer the task; exit 0 for a valid verdict, 1 for any other verdict (incomplete too: the call
+    still holds placeholders), 2 for bad input/setup,
     130 after Ctrl+C (at any point: loading the index or the model, retrieval or generation).
     With --run: then confirm and run the code in the sandbox; the exit status is the run's (cli/run.py)."""
     from gorilla_tui import services  # deferred: numpy, scipy, tree-sitter (~0.3 s); `--help` stays fast
@@ -103,6 +112,7 @@ def run(args: argparse.Namespace) -> int:
 
 _BADGE = {
     "valid": "green",
+    "incomplete": "cyan",
     "wrong_args": "yellow",
     "hallucination": "red",
     "unparseable": "red",
@@ -208,10 +218,15 @@ def _print_panel(d: dict[str, Any], hits: list[Hit]) -> None:
     colour = _BADGE.get(v["verdict"], "white")
     # every text from the model, a doc or the task goes through safe_text and is never read as markup
     parts: list[Any] = [Text.assemble(("call     ", "bold"), safe_text(d["api_call"] or "(none)"))]
-    parts.append(Text.assemble(("verdict  ", "bold"), (v["verdict"], f"bold {colour}")))
+    diagnostics = list(v["diagnostics"])
+    verdict_line = Text.assemble(("verdict  ", "bold"), (v["verdict"], f"bold {colour}"))
+    if v["verdict"] == "incomplete" and diagnostics and diagnostics[0].startswith(NEEDS_NOTE):
+        # the values to fill in, beside the verdict (check/verdicts.py incomplete: "needs: src, dst")
+        verdict_line.append("  " + safe_text(diagnostics.pop(0), newlines=False), style=colour)
+    parts.append(verdict_line)
     if d.get("match") == "weak":  # out-of-pool detection (retrieve/fit.py); the verdict stays as it is
         parts.append(Text.assemble(("match    ", "bold"), (WEAK_MATCH_LINE, "yellow")))
-    for line in v["diagnostics"]:
+    for line in diagnostics:
         parts.append(Text(safe_text(f"         {line}"), style="dim"))
     if v["suggestions"]:
         parts.append(

@@ -17,8 +17,8 @@ EXIT = {"valid": 0}
 #: How an argument that is clearly a path starts (with no "(" in it: code is never these): absolute,
 #: relative to the current folder or its parent, or the home folder.
 PATH_STARTS = tuple(dict.fromkeys(("/", "./", "../", "~", os.sep, "." + os.sep, ".." + os.sep)))
-_STYLE = {"valid": "green", "wrong_args": "yellow", "hallucination": "red", "unparseable": "magenta",
-          "no_call": "blue"}  # fmt: skip
+_STYLE = {"valid": "green", "incomplete": "cyan", "wrong_args": "yellow", "hallucination": "red",
+          "unparseable": "magenta", "no_call": "blue"}  # fmt: skip
 
 
 def register(sub: argparse._SubParsersAction) -> None:

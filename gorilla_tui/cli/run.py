@@ -35,6 +35,7 @@ EXTRACTED = {".ipynb": "notebook", ".md": "Markdown file", ".markdown": "Markdow
 
 #: What each verdict that is not `valid` means for a person about to run the code (DESIGN.md, "verdict").
 VERDICT_RISK = {
+    "incomplete": "the call still holds placeholders for values the task did not give",
     "wrong_args": "the API exists but is called with arguments the pool does not know",
     "hallucination": "the code calls an API that is not in the pool (a hallucination)",
     "unparseable": "the code does not parse as Python",

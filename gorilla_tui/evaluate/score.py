@@ -237,7 +237,9 @@ def score_strict(hub: str, answers: list[Answer], items: list[EvalItem], pool: l
     score = _tally(hub, "strict", outcomes)
     score.verdicts = dict(verdicts)
     score.reasons = dict(sorted(reasons.items(), key=lambda kv: (-kv[1], kv[0])))
-    known = verdicts["valid"] + verdicts["wrong_args"]  # a pool callee was called
+    # a pool callee was called (incomplete: a valid call with placeholders, never given by the Validator
+    # alone; counted here should a response file's verdicts ever carry one)
+    known = verdicts["valid"] + verdicts["incomplete"] + verdicts["wrong_args"]
     warning = hub_mismatch(hub, known, known + verdicts["hallucination"], len(answers))
     score.warnings = [warning] if warning else []
     return score

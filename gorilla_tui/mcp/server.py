@@ -41,14 +41,15 @@ a word with the task."""
 
 CHECK_DOC = """Check an API call (or a code snippet) against the API pool by an AST sub-tree match: callee
 and identifying arguments (Torch Hub repo and model, pipeline task and model, from_pretrained model id,
-hub.KerasLayer/hub.load handle, required parameters of library functions).
+hub.KerasLayer/hub.load handle, required parameters of library functions; for function-calling entries with
+a JSON Schema: required parameters, unknown names, literal values of the declared type and enum).
 
 Returns JSON: {"verdict", "reason", "api_call", "matched", "did_you_mean", "diagnostics"}. reason is a code
 such as "wrong_args:unknown_model" or "hallucination:unknown_callee" ("" when valid); diagnostics explain
 it in words. verdict is one of
-valid (matches an entry), wrong_args (a known API with arguments no entry has; see did_you_mean),
-hallucination (no such API in the pool), unparseable (not Python), no_call (no call found). Use it on every
-hub or library call you write before showing it to the user."""
+valid (matches an entry), wrong_args (a known API with arguments no entry has or its schema refuses; see
+did_you_mean), hallucination (no such API in the pool), unparseable (not Python), no_call (no call found).
+Use it on every hub or library call you write before showing it to the user."""
 
 PROPOSE_DOC = """Propose one real API call for a task: retrieve the best entries (as search_api_docs) and
 let the local model choose one of their api_calls (select mode, so the answer is always an entry of the
@@ -57,7 +58,9 @@ more on a CPU.
 
 Returns JSON: {"task", "translation" (the task put into English by the model when it was written in another
 language, searched after it; else ""), "api_call", "code" (the matched entry's example code when it has one),
-"code_source", "verdict" (as check_api_call), "select_by", "model", "hits", "constraints", "warnings"}."""
+"code_source", "verdict" (as check_api_call, or "incomplete": a valid call that still holds placeholders for
+values the task did not give, named in "needs" and in the diagnostic "needs: src, dst"; ask the user for
+them), "needs", "select_by", "model", "hits", "constraints", "warnings"}."""
 
 Task = Annotated[
     str,

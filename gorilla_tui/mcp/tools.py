@@ -157,8 +157,10 @@ class ToolBox:
         """What `ask` proposes in select mode: one of the hits' api_calls, chosen by the model (likelihood
         or grammar, as configured), with the matched doc's example code and the verdict. The model is
         opened on the first call (seconds). Returns {"task", "translation" (Proposal.translation: the task in
-        English when it was in another language, else ""), "api_call", "code", "code_source", "verdict",
-        "match" (Proposal.match: "weak" when no API in the pool fits the task well), "select_by", "model",
+        English when it was in another language, else ""), "api_call", "code", "code_source", "verdict"
+        (its "verdict" may be "incomplete": the call still holds placeholders, check/verdicts.py), "needs"
+        (Proposal.needs: the parameters left as placeholders, [] when none), "match" (Proposal.match: "weak"
+        when no API in the pool fits the task well), "select_by", "model",
         "hits", "constraints", "warnings"}. Raises ToolInputError, GorillaError
         (model or endpoint failures, one line)."""
         task = self._task(task)
@@ -177,6 +179,7 @@ class ToolBox:
             "code": proposal.code,
             "code_source": proposal.code_source,
             "verdict": _verdict(proposal.verdict),
+            "needs": proposal.needs,
             "match": proposal.match,
             "select_by": proposal.select_by,
             "model": proposal.model,

@@ -10,7 +10,7 @@ from gorilla_tui.pool.doc import ApiDoc
 from gorilla_tui.sandbox.runner import probe_isolation
 from gorilla_tui.tui.screens.confirm import ConfirmScreen
 from gorilla_tui.tui.screens.run import RunScreen
-from gorilla_tui.tui.session import code_note
+from gorilla_tui.tui.session import code_note, verdict_concern
 from gorilla_tui.types import Proposal
 
 if TYPE_CHECKING:
@@ -98,9 +98,7 @@ def start_run(screen: Screen, proposal: Proposal | None, task_id: int | None, hi
     note = code_note(proposal)
     concerns = []
     if proposal.verdict.kind != "valid":
-        concerns.append(
-            f"The verdict is {proposal.verdict.kind}: this code calls an API that was not found valid."
-        )
+        concerns.append(verdict_concern(proposal.verdict, "code"))
     if note:
         concerns.append(note[0].upper() + note[1:] + " (it will most likely fail).")
 

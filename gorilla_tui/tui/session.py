@@ -14,7 +14,7 @@ from gorilla_tui.model import likelihood
 from gorilla_tui.parsing import parse, syntax_problem
 from gorilla_tui.retrieve.constraints import search_with_constraints
 from gorilla_tui.textsafe import clean_task
-from gorilla_tui.types import Hit, Proposal, Verdict
+from gorilla_tui.types import NEEDS_NOTE, Hit, Proposal, Verdict
 
 if TYPE_CHECKING:  # annotations only: these pull in numpy and scipy, loaded after the first paint
     from gorilla_tui.model.backend import Backend
@@ -59,6 +59,25 @@ def code_note(proposal: Proposal) -> str:
         return ""
     what = "this example code from the doc" if proposal.code_source == "example_code" else "this code"
     return f"{what} is not valid Python: {problem}"
+
+
+def needs_line(verdict: Verdict) -> str:
+    """The "needs: src, dst" diagnostic of an incomplete verdict (check/verdicts.py incomplete), else ""."""
+    if verdict.kind != "incomplete":
+        return ""
+    return next((d for d in verdict.diagnostics if d.startswith(NEEDS_NOTE)), NEEDS_NOTE.rstrip(": "))
+
+
+def verdict_concern(verdict: Verdict, what: str) -> str:
+    """The sentence a copy or run confirmation asks about for a verdict that is not valid: an incomplete
+    call still has placeholders to fill in ("needs: src, dst"); any other names the API as not found valid.
+    what: "call" (copy) or "code" (run)."""
+    if verdict.kind == "incomplete":
+        needs = needs_line(verdict)
+        return f"The verdict is incomplete: this {what} still has placeholders to fill in ({needs})."
+    if what == "call":
+        return f"The verdict is {verdict.kind}: this call was not found valid in the API pool."
+    return f"The verdict is {verdict.kind}: this code calls an API that was not found valid."
 
 
 def chosen_hit(proposal: Proposal) -> int | None:

@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import shutil
 import subprocess
+from dataclasses import replace
 
 import pytest
 from textual import events
 from textual.widgets import DataTable, TextArea
 
+from gorilla_tui.check.verdicts import incomplete
 from gorilla_tui.history import History
 from gorilla_tui.paths import get_paths
 from gorilla_tui.tui.screens.confirm import ConfirmScreen
@@ -183,6 +185,31 @@ async def test_copy_of_a_proposal_that_is_not_valid_asks_once(make_app):
         await pilot.press("ctrl+g")  # confirmed once for this proposal: no second question
         assert not isinstance(app.screen, ConfirmScreen)
         assert app.clipboard == app.main.proposal.code
+
+
+async def test_an_incomplete_verdict_has_its_own_badge_and_copy_asks_first(make_app):
+    app = make_app([" " + VALID_CALL])
+    async with app.run_test(size=SIZE) as pilot:
+        await ask(pilot, VIDEO_TASK)
+        main = app.main
+        badge = main.query_one("#badge")
+        assert badge.has_class("-valid")
+        valid_colour = badge.styles.background
+        proposal = replace(main.proposal, verdict=incomplete(main.proposal.verdict, ["src", "dst"]))
+        main.show_proposal(proposal)  # what the pipeline hands over when Proposal.needs is not empty
+        await pilot.pause()
+        assert badge.has_class("-incomplete") and not badge.has_class("-valid")
+        shown = str(badge.render())
+        assert "incomplete" in shown and "needs: src, dst" in shown
+        assert "needs" not in str(main.query_one("#diagnostics").render())  # said once, on the badge
+        assert badge.styles.background != valid_colour  # app.tcss: #badge.-incomplete, a colour of its own
+        await pilot.press("ctrl+y")
+        assert isinstance(app.screen, ConfirmScreen)
+        assert app.screen.question == (
+            "The verdict is incomplete: this call still has placeholders to fill in (needs: src, dst)."
+        )
+        await pilot.press("n")
+        assert app.clipboard == ""
 
 
 async def test_history_screen_searches_and_reasks(make_app):

@@ -30,7 +30,7 @@ from gorilla_tui.tui.messages import (
 from gorilla_tui.tui.run import start_run
 from gorilla_tui.tui.screens.confirm import ConfirmScreen
 from gorilla_tui.tui.screens.doc import DocScreen
-from gorilla_tui.tui.session import IndexUnusable, Session, chosen_hit, effective_call
+from gorilla_tui.tui.session import IndexUnusable, Session, chosen_hit, effective_call, verdict_concern
 from gorilla_tui.tui.widgets.api_card import ApiCard
 from gorilla_tui.tui.widgets.hits import HitsPanel
 from gorilla_tui.tui.widgets.proposal import ProposalPanel
@@ -246,6 +246,7 @@ class MainScreen(Screen):
             "hallucination": "no pool entry matched: this API does not exist in the pool",
             "no_call": "the model gave no API call",
             "unparseable": "the output could not be parsed",
+            "incomplete": "the call still needs values the task did not give",
         }.get(proposal.verdict.kind, "")
         self.query_one(ApiCard).show(proposal.verdict.matched, proposal.constraints, note=note)
 
@@ -351,7 +352,7 @@ class MainScreen(Screen):
                 self._confirmed_copy = proposal
                 self.post_message(CopyRequested(text, what))
 
-        question = f"The verdict is {proposal.verdict.kind}: this call was not found valid in the API pool."
+        question = verdict_concern(proposal.verdict, "call")
         self.app.push_screen(ConfirmScreen(question, "Copy it anyway?", yes="Copy"), confirmed)
 
     def on_proposal_panel_run_requested(self, message: ProposalPanel.RunRequested) -> None:

@@ -1,4 +1,5 @@
-"""The verdict badge: valid / wrong_args / hallucination / unparseable / no_call, and did-you-mean choices."""
+"""The verdict badge: valid / incomplete / wrong_args / hallucination / unparseable / no_call, and
+did-you-mean choices."""
 
 from __future__ import annotations
 
@@ -9,11 +10,13 @@ from textual.message import Message
 from textual.widgets import OptionList, Static
 
 from gorilla_tui.textsafe import safe_text
+from gorilla_tui.tui.session import needs_line
 from gorilla_tui.types import VERDICTS, Verdict
 
 #: Badge text per verdict kind (DESIGN.md, "verdict"); colours are in app.tcss (.-valid, .-hallucination…).
 LABELS = {
     "valid": "✔ valid — the call matches an API of the pool",
+    "incomplete": "✎ incomplete",  # + " — needs: src, dst" (the verdict's needs line, set_verdict)
     "wrong_args": "✘ wrong_args — known API, unknown identifying argument",
     "hallucination": "✘ hallucination — this API is not in the pool",
     "unparseable": "✘ unparseable — the output is not valid Python",
@@ -65,11 +68,16 @@ class VerdictBadge(Vertical):
         self.verdict = verdict
         self._set_kind(verdict.kind)
         # one line, cut with an ellipsis: the verdict word must never wrap (small terminals)
-        label = Text(LABELS.get(verdict.kind, verdict.kind), no_wrap=True, overflow="ellipsis")
+        text = LABELS.get(verdict.kind, verdict.kind)
+        needs = needs_line(verdict)  # incomplete: the values to fill in are the badge's own text
+        notes = [d for d in verdict.diagnostics if not needs or d != needs]
+        if needs:
+            text += " — " + safe_text(needs, newlines=False)
+        label = Text(text, no_wrap=True, overflow="ellipsis")
         self.query_one("#badge", Static).update(label)
         diagnostics = self.query_one("#diagnostics", Static)
-        diagnostics.update(Text(safe_text("\n".join(verdict.diagnostics))))
-        diagnostics.display = bool(verdict.diagnostics)
+        diagnostics.update(Text(safe_text("\n".join(notes))))
+        diagnostics.display = bool(notes)
         options = self.query_one(OptionList)
         options.clear_options()
         suggestions = [] if verdict.kind == "valid" else verdict.suggestions
