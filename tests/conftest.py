@@ -1,11 +1,11 @@
 """Shared fixtures: every test gets its own GORILLA_TUI_HOME; the small API pool of tests/data/pool; the real
-APIBench and APIZoo data from ../shared.
+APIBench, APIZoo and BFCL data from ../shared.
 
-Tiers: every test that needs ../shared (the `apibench` or `apizoo` fixture, directly or through another
-fixture, or the SHARED/APIBENCH/APIZOO paths) lives in tests/apibench/ and gets the `apibench` marker here;
-collection fails on such a test anywhere else (tests/unit/test_tiers.py checks the paths). tests/unit,
-tests/cli and tests/tui need nothing outside the repository (`pytest -m "not apibench"` runs them). Both
-tiers run by default.
+Tiers: every test that needs ../shared (the `apibench`, `apizoo` or `bfcl_data` fixture, directly or through
+another fixture, or the SHARED/APIBENCH/APIZOO/BFCL paths) lives in tests/apibench/ and gets the `apibench`
+marker here; collection fails on such a test anywhere else (tests/unit/test_tiers.py checks the paths).
+tests/unit, tests/cli and tests/tui need nothing outside the repository (`pytest -m "not apibench"` runs
+them). Both tiers run by default.
 """
 
 from __future__ import annotations
@@ -25,6 +25,8 @@ REPO = Path(__file__).resolve().parent.parent
 SHARED = Path(os.environ.get("GORILLA_TUI_SHARED", REPO.parent / "shared")).resolve()
 APIBENCH = SHARED / "apibench"
 APIZOO = SHARED / "apizoo"
+#: The Berkeley Function Calling Leaderboard's questions and ground truth (README.md there).
+BFCL = SHARED / "bfcl"
 #: The hand-written small pool: (file, source) in the formats the loaders read.
 SMALL_POOL = REPO / "tests" / "data" / "pool"
 SMALL_POOL_FILES = (
@@ -42,13 +44,13 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """Mark every test under tests/apibench/ with `apibench`.
 
     Raises:
-        pytest.UsageError: a test outside tests/apibench/ uses the `apibench` or `apizoo` fixture, directly
-            or through another fixture (it needs ../shared: it belongs in tests/apibench/).
+        pytest.UsageError: a test outside tests/apibench/ uses the `apibench`, `apizoo` or `bfcl_data`
+            fixture, directly or through another fixture (it needs ../shared: it belongs in tests/apibench/).
     """
     folder = REPO / "tests" / "apibench"
     misplaced = []
     for item in items:
-        needs = {"apibench", "apizoo"} & set(getattr(item, "fixturenames", ()))
+        needs = {"apibench", "apizoo", "bfcl_data"} & set(getattr(item, "fixturenames", ()))
         if folder in Path(str(item.fspath)).parents:
             item.add_marker(pytest.mark.apibench)
         elif needs:
@@ -119,6 +121,14 @@ def apizoo() -> Path:
     if not APIZOO.is_dir():
         pytest.fail(f"APIZoo data not found at {APIZOO}; set GORILLA_TUI_SHARED to the shared/ folder")
     return APIZOO
+
+
+@pytest.fixture(scope="session")
+def bfcl_data() -> Path:
+    """../shared/bfcl (BFCL v4's single-turn Python questions and possible_answer/). Fails when missing."""
+    if not (BFCL / "possible_answer" / "BFCL_v4_simple_python.json").exists():
+        pytest.fail(f"BFCL data not found at {BFCL}; set GORILLA_TUI_SHARED to the shared/ folder")
+    return BFCL
 
 
 @pytest.fixture(scope="session")

@@ -3,8 +3,19 @@
 from __future__ import annotations
 
 import os
+from typing import Any
 
 from rich.console import Console
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    ProgressColumn,
+    SpinnerColumn,
+    TextColumn,
+    TimeElapsedColumn,
+    TimeRemainingColumn,
+)
+from rich.text import Text
 
 #: Columns used when the stream is not a terminal and $COLUMNS is not set. rich would use 80, which squeezes
 #: the wide columns of our tables (`index --refresh | cat` gave "from / why" 4 characters); tables are not
@@ -23,3 +34,22 @@ def make_console(stderr: bool = False) -> Console:
     if con.width < MIN_WIDTH:
         return Console(stderr=stderr, width=MIN_WIDTH)
     return con
+
+
+class RateColumn(ProgressColumn):
+    """Seconds per item (rich's own speed estimate over its recent samples): "1.25 s/task"."""
+
+    def __init__(self, unit: str = "task") -> None:
+        super().__init__()
+        self.unit = unit
+
+    def render(self, task: Any) -> Text:
+        rate = f"{1 / task.speed:.2f}" if task.speed else "--"
+        return Text(f"{rate} s/{self.unit}", style="cyan")
+
+
+def progress_columns(unit: str = "task") -> tuple[ProgressColumn, ...]:
+    """The columns of an eval's progress bar (`eval run`, `eval bfcl`): spinner, description, bar, done of
+    total, seconds per `unit`, elapsed time and the time left."""
+    return (SpinnerColumn(), TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
+            RateColumn(unit), TimeElapsedColumn(), TextColumn("eta"), TimeRemainingColumn())  # fmt: skip

@@ -1,5 +1,6 @@
 """`gorilla-tui eval score` and `eval run`: score model responses on APIBench (strict or the paper's gorilla
-metric), or answer a hub's eval set with the local model, resumably, then score it."""
+metric), or answer a hub's eval set with the local model, resumably, then score it. `eval bfcl` (BFCL's
+questions and AST checker) is in cli/eval_bfcl.py."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from gorilla_tui.cancel import ctrl_c_sets
+from gorilla_tui.cli.eval_bfcl import register_bfcl
 from gorilla_tui.cli.options import add_model_options, settings_from_args
 from gorilla_tui.config import Settings
 from gorilla_tui.errors import UsageError
@@ -21,12 +23,15 @@ if TYPE_CHECKING:
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    """Add the `eval` subcommand and its `score` and `run` actions."""
-    p = sub.add_parser("eval", help="APIBench evaluation", description="Evaluate on APIBench.")
+    """Add the `eval` subcommand and its `score`, `run` and `bfcl` actions."""
+    p = sub.add_parser(
+        "eval", help="APIBench and BFCL evaluation", description="Evaluate on APIBench and BFCL."
+    )
     actions = p.add_subparsers(dest="eval_command", metavar="ACTION", parser_class=type(p))
     p.set_defaults(func=lambda args: _usage(p))
     register_score(actions)
     register_run(actions)
+    register_bfcl(actions)
 
 
 def _usage(parser: argparse.ArgumentParser) -> int:
@@ -206,28 +211,11 @@ def _answer(
 ) -> evalrun.RunStats:
     """Answer the tasks not yet in args.out through the pipeline services builds, with a progress bar on
     stderr. Ctrl+C: first stops after the current task, second drops it, third is a KeyboardInterrupt."""
-    from rich.progress import (  # deferred: rich; --help stays fast
-        BarColumn,
-        MofNCompleteColumn,
-        Progress,
-        ProgressColumn,
-        SpinnerColumn,
-        TextColumn,
-        TimeElapsedColumn,
-        TimeRemainingColumn,
-    )
-    from rich.text import Text  # deferred: rich; --help stays fast
+    from rich.progress import Progress  # deferred: rich; --help stays fast
 
     from gorilla_tui import services  # deferred: numpy, scipy, tree-sitter (~0.3 s); `--help` stays fast
+    from gorilla_tui.cli.console import make_console, progress_columns  # deferred: rich; --help stays fast
     from gorilla_tui.evaluate import run as evalrun  # deferred with services
-
-    class RateColumn(ProgressColumn):
-        """Seconds per task (rich's own speed estimate over its recent samples)."""
-
-        def render(self, task: Any) -> Text:
-            return Text(f"{1 / task.speed:.2f} s/task" if task.speed else "-- s/task", style="cyan")
-
-    from gorilla_tui.cli.console import make_console  # deferred: rich; --help stays fast
 
     console = make_console(stderr=True)
     index, where = evalrun.hub_index(data)
@@ -241,9 +229,7 @@ def _answer(
         )
     stop, cancel = threading.Event(), threading.Event()
     valid = [0, 0]
-    columns = (SpinnerColumn(), TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
-               RateColumn(), TimeElapsedColumn(), TextColumn("eta"), TimeRemainingColumn())  # fmt: skip
-    with Progress(*columns, console=console) as progress:
+    with Progress(*progress_columns("task"), console=console) as progress:
         bar = progress.add_task(f"{data.hub} {info.retriever}", total=len(tasks), completed=done)
 
         def on_answer(line: dict[str, Any]) -> None:

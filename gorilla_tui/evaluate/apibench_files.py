@@ -1,9 +1,10 @@
-"""The APIBench files: hub names, finding a file (a local mirror or the Hugging Face dataset), and reading
-eval sets and response files (JSON Lines)."""
+"""The APIBench files: hub names, finding a file (a local mirror or the Hugging Face dataset), the shared
+data folder (shared_dir), and reading eval sets and response files (JSON Lines)."""
 
 from __future__ import annotations
 
 import json
+import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -23,6 +24,19 @@ HUB_FILES = {
 }
 _ALIASES = {"th": "torchhub", "torch": "torchhub", "tf": "tensorflowhub", "tensorflow": "tensorflowhub",
             "hf": "huggingface"}  # fmt: skip
+
+
+#: The environment variable naming the shared data folder (apibench/, apizoo/, bfcl/, conala/), as the
+#: tests and the bench/ scripts read it.
+SHARED_ENV = "GORILLA_TUI_SHARED"
+
+
+def shared_dir() -> Path:
+    """The shared data folder (the public data sets, read-only): $GORILLA_TUI_SHARED when set, else
+    ../shared beside the checkout that holds gorilla_tui/ (where CI lays it, as tests/conftest.py SHARED).
+    It may not exist: callers check the folder they need in it and say which option names another."""
+    named = os.environ.get(SHARED_ENV, "").strip()
+    return Path(named) if named else Path(__file__).resolve().parents[3] / "shared"
 
 
 def hub_name(name: str) -> str:

@@ -1,5 +1,6 @@
 """The response file of `eval run`: one JSON line per answered task in Gorilla's format (question_id,
-text, model_id) plus the run's identity, verdict, hits and timings; read back (and repaired) to resume."""
+text, model_id) plus the run's identity, verdict, hits and timings; read back (and repaired) to resume.
+load_resumable reads and repairs any such answer file (`eval bfcl`'s too)."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ import json
 import os
 import shutil
 import tempfile
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -93,9 +95,82 @@ def rewrite(path: Path, lines: list[dict[str, Any]]) -> None:
         raise
 
 
-def _response_start(text: str) -> bool:
-    """True when `text` starts like a response line this module writes (a partial one after a kill)."""
-    return text.lstrip().startswith('{"question_id"')
+@dataclass(frozen=True)
+class Resumable:
+    """What the lines of a resumable answer file look like (load_resumable): `key` names each line's id
+    field, of type `key_type` (int question_ids for `eval run`, str ids for `eval bfcl`); identity(line)
+    gives the run identity a line carries, which must equal `expected`; a line holding `failed` (a
+    non-empty value) records a failure and is answered again; `shape` describes a line for the message
+    that refuses a file of another kind ("{question_id, text, ...}")."""
+
+    key: str
+    key_type: type
+    identity: Callable[[dict[str, Any]], dict[str, Any]]
+    expected: dict[str, Any]
+    shape: str
+    failed: str = "error"
+
+
+def load_resumable(path: str | Path, kind: Resumable) -> tuple[dict[Any, dict[str, Any]], list[str]]:
+    """The answered lines of an existing answer file (JSON Lines), by their id (kind.key), and notes on
+    what was repaired.
+
+    Repairs (the file is rewritten atomically, keeping every good line): a partial last line (a kill in
+    mid-write), lines that are not JSON objects with an id of kind.key_type, repeated ids (the first is
+    kept) and failed lines (kind.failed; they are answered again). Raises UsageError when a line belongs to
+    another run (kind.identity(line) != kind.expected), when no line is an answer (the file is of another
+    kind: left untouched), the file cannot be read or `path` is not a regular file (a folder, a FIFO, a
+    device). A missing file: ({}, [])."""
+    path = Path(path)
+    if not path.exists():
+        return {}, []
+    if path.is_dir():  # --out is where answers are written: say so, not "cannot read"
+        raise UsageError(f"cannot write responses to {path}: it is a directory; give --out a file name")
+    if not path.is_file():  # /dev/zero would be read forever, a FIFO blocks, and rewrite() replaces it
+        kind_of = file_kind(path.stat().st_mode)
+        raise UsageError(f"cannot write responses to {path}: it is {kind_of}, not a file; give --out a file")
+    try:
+        raw = path.read_bytes().decode("utf-8", "replace")
+    except OSError as e:
+        raise UsageError(f"cannot read {path}: {e.strerror or e}") from None
+    notes: list[str] = []
+    body, _, tail = raw.rpartition("\n")
+    if tail.strip():
+        notes.append("dropped a partial last line (the previous run was killed while writing it)")
+    kept: dict[Any, dict[str, Any]] = {}
+    bad = failed = repeated = 0
+    for number, text in enumerate(body.split("\n") if body else [], start=1):
+        if not text.strip():
+            continue
+        line = json_object(text)
+        key = None if line is None else line.get(kind.key)
+        if line is None or not isinstance(key, kind.key_type):
+            bad += 1
+            continue
+        theirs = kind.identity(line)
+        if theirs != kind.expected:
+            raise UsageError(
+                f"{path} holds answers of another run (line {number}: {theirs}, this run: {kind.expected})",
+                hint="give a different --out file, or delete this one to start over",
+            )
+        if line.get(kind.failed):
+            failed += 1
+        elif key in kept:
+            repeated += 1
+        else:
+            kept[key] = line
+    foreign = not kept and not failed and not repeated and (bad or tail.strip())
+    if foreign and not (tail.strip() and tail.lstrip().startswith(f'{{"{kind.key}"')):
+        raise UsageError(
+            f"{path} is not a responses file: none of its lines is an answer ({kind.shape})",
+            hint="give --out a new file name; nothing was changed",
+        )
+    for count, what in ((bad, "unreadable"), (failed, "failed (answered again)"), (repeated, "repeated")):
+        if count:
+            notes.append(f"dropped {count} {what} line(s)")
+    if notes:
+        rewrite(path, list(kept.values()))
+    return kept, notes
 
 
 def load_answers(path: str | Path, info: RunInfo) -> tuple[dict[int, dict[str, Any]], list[str]]:
@@ -107,54 +182,15 @@ def load_answers(path: str | Path, info: RunInfo) -> tuple[dict[int, dict[str, A
     run (hub, retriever, mode, select_by, model or k differ; a select-mode line without select_by was written
     before it existed and counts as "grammar"), the file cannot be read or `path` is not a regular file (a
     folder, a FIFO, a device). A missing file: ({}, [])."""
-    path = Path(path)
-    if not path.exists():
-        return {}, []
-    if path.is_dir():  # --out is where answers are written: say so, not "cannot read"
-        raise UsageError(f"cannot write responses to {path}: it is a directory; give --out a file name")
-    if not path.is_file():  # /dev/zero would be read forever, a FIFO blocks, and rewrite() replaces it
-        kind = file_kind(path.stat().st_mode)
-        raise UsageError(f"cannot write responses to {path}: it is {kind}, not a file; give --out a file")
-    try:
-        raw = path.read_bytes().decode("utf-8", "replace")
-    except OSError as e:
-        raise UsageError(f"cannot read {path}: {e.strerror or e}") from None
-    notes: list[str] = []
-    body, _, tail = raw.rpartition("\n")
-    if tail.strip():
-        notes.append("dropped a partial last line (the previous run was killed while writing it)")
-    kept: dict[int, dict[str, Any]] = {}
-    bad = failed = repeated = 0
-    for number, text in enumerate(body.split("\n") if body else [], start=1):
-        if not text.strip():
-            continue
-        line = json_object(text)
-        if line is None or not isinstance(line.get("question_id"), int):
-            bad += 1
-            continue
+
+    def identity(line: dict[str, Any]) -> dict[str, Any]:
         theirs = {k: line.get(k) for k in info.key()}
         if "select_by" not in line:  # written before select_by existed: select mode was the grammar then
             theirs["select_by"] = "grammar" if line.get("mode") == "select" else ""
-        if theirs != info.key():
-            raise UsageError(
-                f"{path} holds answers of another run (line {number}: {theirs}, this run: {info.key()})",
-                hint="give a different --out file, or delete this one to start over",
-            )
-        if line.get("error"):
-            failed += 1
-        elif line["question_id"] in kept:
-            repeated += 1
-        else:
-            kept[line["question_id"]] = line
-    foreign = not kept and not failed and not repeated and (bad or tail.strip())
-    if foreign and not (tail.strip() and _response_start(tail)):
-        raise UsageError(
-            f"{path} is not a responses file: none of its lines is an answer ({{question_id, text, ...}})",
-            hint="give --out a new file name; nothing was changed",
-        )
-    for count, what in ((bad, "unreadable"), (failed, "failed (answered again)"), (repeated, "repeated")):
-        if count:
-            notes.append(f"dropped {count} {what} line(s)")
-    if notes:
-        rewrite(path, list(kept.values()))
-    return kept, notes
+        return theirs
+
+    return load_resumable(
+        path,
+        Resumable(key="question_id", key_type=int, identity=identity, expected=info.key(),
+                  shape="{question_id, text, ...}"),
+    )  # fmt: skip

@@ -12,7 +12,7 @@ from collections.abc import Callable, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from gorilla_tui.errors import GorillaError, UsageError
 from gorilla_tui.evaluate.responses import RunInfo, failed_line, gorilla_text, load_answers, response_line
@@ -42,6 +42,7 @@ __all__ = [
     "RunInfo",
     "RunStats",
     "Summary",
+    "answer_in_turn",
     "answer_tasks",
     "failed_line",
     "gorilla_text",
@@ -55,6 +56,8 @@ __all__ = [
     "select_tasks",
     "summarise",
 ]
+
+T = TypeVar("T")
 
 #: A run stops (GorillaError) after this many tasks in a row failed: the backend itself is broken.
 MAX_FAILURES_IN_A_ROW = 5
@@ -123,27 +126,44 @@ def answer_tasks(
             _answer_concurrently(pipeline, todo, out, info, stats, stop=stop, cancel=cancel,
                                  on_answer=on_answer, workers=workers)  # fmt: skip
             return stats
-        _answer_in_turn(pipeline, todo, out, info, stats, stop=stop, cancel=cancel, on_answer=on_answer)
+        answer_in_turn(
+            todo, out, stats, stop=stop, cancel=cancel, on_answer=on_answer,
+            answer=lambda t: response_line(
+                t, pipeline.ask(t.task, cancel=cancel, oracle_doc=t.doc, mode=info.mode), info
+            ),
+            failed=lambda t, message: failed_line(t, info, message),
+        )  # fmt: skip
         return stats
     finally:
         stats.seconds = time.perf_counter() - started
 
 
-def _answer_in_turn(
-    pipeline: Pipeline, todo: Sequence[EvalTask], out: Path, info: RunInfo, stats: RunStats, *,
-    stop: threading.Event | None, cancel: threading.Event | None,
-    on_answer: Callable[[dict[str, Any]], None] | None,
+def answer_in_turn(
+    items: Sequence[T], out: Path, stats: RunStats, *,
+    answer: Callable[[T], dict[str, Any]], failed: Callable[[T, str], dict[str, Any]],
+    stop: threading.Event | None = None, cancel: threading.Event | None = None,
+    on_answer: Callable[[dict[str, Any]], None] | None = None,
 ) -> None:  # fmt: skip
-    """answer_tasks with one task at a time, in the calling thread."""
+    """Answer `items` one at a time in the calling thread, appending one flushed JSON line each to `out`
+    (opened for appending): answer(item) gives the line (it asks the pipeline), failed(item, message) the
+    line of an item answer() raised GorillaError for. Counts go to `stats` (answered, failed, stopped).
+
+    stop: checked before each item (Ctrl+C once: finish the item in hand); cancel: set when the asks were
+    told to drop the item in hand (AskCancelled ends the loop, nothing written). on_answer(line) after
+    each line. Used by answer_tasks (`eval run`) and evaluate/bfcl.py (`eval bfcl`).
+
+    Raises:
+        remote.EndpointDownError: the endpoint cannot be reached (at once).
+        GorillaError: MAX_FAILURES_IN_A_ROW items failed in a row.
+    """
     in_a_row = 0
     with out.open("a", encoding="utf-8") as fh:
-        for task in todo:
+        for item in items:
             if (stop is not None and stop.is_set()) or (cancel is not None and cancel.is_set()):
                 stats.stopped = True
                 break
             try:
-                proposal = pipeline.ask(task.task, cancel=cancel, oracle_doc=task.doc, mode=info.mode)
-                line = response_line(task, proposal, info)
+                line = answer(item)
                 in_a_row = 0
                 stats.answered += 1
             except AskCancelled:
@@ -152,7 +172,8 @@ def _answer_in_turn(
             except EndpointDownError:
                 raise
             except GorillaError as e:
-                line = failed_line(task, info, str(e) or type(e).__name__)
+                message = str(e) or type(e).__name__
+                line = failed(item, message)
                 in_a_row += 1
                 stats.failed += 1
             fh.write(json.dumps(line, ensure_ascii=False) + "\n")
@@ -160,7 +181,7 @@ def _answer_in_turn(
             if on_answer:
                 on_answer(line)
             if in_a_row >= MAX_FAILURES_IN_A_ROW:
-                raise GorillaError(f"{in_a_row} tasks failed in a row, the last with: {line['error']}",
+                raise GorillaError(f"{in_a_row} tasks failed in a row, the last with: {message}",
                                    hint=f"answers so far are kept in {out}; rerun to resume")  # fmt: skip
 
 

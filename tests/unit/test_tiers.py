@@ -13,7 +13,7 @@ from pathlib import Path
 from tests.conftest import REPO
 
 SMALL_TIER = ("unit", "cli", "tui")
-SHARED_NAMES = {"SHARED", "APIBENCH", "APIZOO", "apibench", "apizoo"}
+SHARED_NAMES = {"SHARED", "APIBENCH", "APIZOO", "BFCL", "apibench", "apizoo", "bfcl_data"}
 
 
 def _shared_uses(path: Path) -> list[str]:
@@ -28,7 +28,8 @@ def _shared_uses(path: Path) -> list[str]:
         elif isinstance(node, ast.arg) and node.arg in SHARED_NAMES:
             found.append(f"{path.name}:{node.lineno}: fixture {node.arg}")
         elif isinstance(node, ast.Constant) and isinstance(node.value, str):
-            if "GORILLA_TUI_SHARED" in node.value or "shared/apibench" in node.value:
+            shared = any(f"shared/{folder}" in node.value for folder in ("apibench", "bfcl"))
+            if "GORILLA_TUI_SHARED" in node.value or shared:
                 found.append(f"{path.name}:{node.lineno}: {node.value[:40]!r}")
     return found
 

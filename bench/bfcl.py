@@ -1,0 +1,177 @@
+"""BFCL scoreboard: the embedded model end to end (`eval bfcl`'s code) on the Berkeley Function Calling
+Leaderboard's single-turn Python categories, scored by BFCL's AST checker, dev (even ids) and test (odd ids)
+reported apart.
+
+Run: python bench/bfcl.py [--shared ../shared] [--categories simple,multiple,parallel,parallel_multiple,
+     irrelevance] [--limit N] [--stride S] [--pooled] [-k 5] [--select-by likelihood] [--model M] [--no-write]
+Answers go to bench/results/bfcl_<category>_<setting>.jsonl (gitignored): appended per question and resumed
+by the next run (a --limit run's answers are reused by the full run). Each question is answered with its
+own functions as the API pool (BFCL's setting); --pooled puts every function of the categories beside the
+live index of GORILLA_TUI_HOME. Writes the section "BFCL end to end" of docs/benchmarks.md (--no-write:
+print it only).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "bench"))
+
+from _report import publish  # noqa: E402
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn  # noqa: E402
+
+from gorilla_tui import services  # noqa: E402
+from gorilla_tui.config import Settings  # noqa: E402
+from gorilla_tui.evaluate import bfcl  # noqa: E402
+from gorilla_tui.evaluate.apibench_files import read_jsonl  # noqa: E402
+from gorilla_tui.evaluate.bfcl_checker import check_calls, ground_truth_calls  # noqa: E402
+from gorilla_tui.pool.functions import python_name  # noqa: E402
+
+TITLE = "BFCL end to end"
+#: Published figures on BFCL's simple category (AST accuracy %), for scale: FunctionGemma, Gemma 3 270M
+#: fine-tuned for function calling (its model card; ../shared/bfcl/README.md).
+PUBLISHED_SIMPLE = {"FunctionGemma (Gemma 3 270M fine-tuned for function calling, model card)": 61.6}
+
+
+def truth_check(questions: list[bfcl.BfclQuestion]) -> float:
+    """% of `questions` whose ground truth, made calls (ground_truth_calls), BFCL's checker finds right:
+    100 unless the checker or the data is broken (irrelevance: no call is right)."""
+    right = 0
+    for q in questions:
+        calls = ground_truth_calls(q.truth, q.functions) if q.truth is not None else []
+        right += check_calls(q.category, q.functions, calls, q.truth).valid
+    return 100 * right / len(questions) if questions else 0.0
+
+
+def function_share(out: Path, questions: list[bfcl.BfclQuestion]) -> float | None:
+    """% of the answered questions with a ground truth whose proposed api_call calls one of the
+    ground-truth functions (by BFCL's name or its Python callee): the choice among the functions, which
+    the AST checker cannot credit while no arguments are filled. None for the relevance categories."""
+    truth = {q.id: q.truth for q in questions if q.truth is not None}
+    picked = n = 0
+    for line in read_jsonl(out, "BFCL answers"):
+        if line and line.get("id") in truth:
+            names = {name for call in truth[line["id"]] or [] for name in call}
+            callee = str(line.get("api_call") or "").split("(", 1)[0].strip()
+            picked += bool(callee) and callee in names | {python_name(x) for x in names}
+            n += 1
+    return 100 * picked / n if n else None
+
+
+def run_category(category: str, questions: list[bfcl.BfclQuestion], pipelines: Any, run: bfcl.BfclRun,
+                 out: Path) -> dict[str, Any]:  # fmt: skip
+    """Answer (resuming) one category's questions; returns its figures (CategoryScore.to_dict) with the
+    seconds spent now and the checker's score on the ground truth."""
+    start = time.perf_counter()
+    columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn())
+    with Progress(*columns) as progress:
+        bar = progress.add_task(category, total=len(questions))
+        stats = bfcl.answer_questions(
+            questions, out, run, pipelines, on_answer=lambda _l: progress.advance(bar)
+        )
+    score = bfcl.score_answers(out, questions)[0].to_dict()
+    row = {**score, "answered_now": stats.answered, "seconds_now": round(time.perf_counter() - start, 1),
+           "truth": truth_check(questions), "function": function_share(out, questions),
+           "out": str(out)}  # fmt: skip
+    print(row, flush=True)
+    return row
+
+
+def _pct(right: int, n: int) -> str:
+    return f"{100 * right / n:.2f}" if n else "-"
+
+
+def report(rows: list[dict[str, Any]], run: bfcl.BfclRun, args: Any) -> str:
+    """The markdown section: per category n, accuracy, dev and test halves, p50, the commonest errors."""
+    sample = []
+    if args.stride > 1:
+        sample.append(f"one question in {args.stride}")
+    if args.limit:
+        sample.append(f"at most {args.limit} per category")
+    flags = "".join(
+        f" --{k} {v}" for k, v in (("limit", args.limit), ("stride", args.stride)) if v and v != 1
+    )
+    flags += " --pooled" if run.pooled else ""
+    pool = ("every function of the categories beside the live index (`--pooled`)" if run.pooled
+            else "each question's own functions (BFCL's setting)")  # fmt: skip
+    lines = [
+        f"Script: `python bench/bfcl.py --categories {args.categories}{flags}`",
+        "",
+        f"Embedded model ({run.model}), mode `{run.mode}` by `{run.select_by}`, k = {run.k}; API pool: "
+        f"{pool}; {', '.join(sample) or 'every question'}. Every question goes through `pipeline.ask` (the "
+        "TUI's path) and the proposal's `calls` are scored by BFCL's AST checker (evaluate/bfcl_checker.py, "
+        "after bfcl_eval/eval_checker/ast_eval/ast_checker.py). dev: even ids (settings are chosen there), "
+        "test: odd ids. truth: the checker on the ground truth made calls (100 unless the checker is "
+        "broken). function: the proposed api_call calls a ground-truth function (the choice among a "
+        "question's functions, before any argument). Latency: seconds per question (2 shared CPU cores).",
+        "",
+        "| category | n | accuracy % | dev % (n) | test % (n) | truth % | function % | p50 s "
+        "| commonest wrong |",
+        "|---|---|---|---|---|---|---|---|---|",
+    ]
+    for r in rows:
+        top = ", ".join(f"{k} {v}" for k, v in list(r["errors"].items())[:2]) or "-"
+        function = "-" if r["function"] is None else f"{r['function']:.2f}"
+        lines.append(
+            f"| {r['category']} | {r['n']} | **{100 * r['accuracy']:.2f}** "
+            f"| {_pct(r['dev_right'], r['dev_n'])} ({r['dev_n']}) | {_pct(r['test_right'], r['test_n'])} "
+            f"({r['test_n']}) | {r['truth']:.2f} | {function} | {r['seconds_p50']:.2f} | {top} |"
+        )
+    published = "; ".join(f"{name}: {acc:.2f} %" for name, acc in PUBLISHED_SIMPLE.items())
+    lines += [
+        "",
+        f"Published on simple (AST accuracy, every question): {published}.",
+        "",
+        "Notes: until the argument filling (gorilla_tui/fill/) fills `Proposal.calls`, the pipeline "
+        "proposes no call, so every category but irrelevance scores 0 and irrelevance 100 (no call is the "
+        "right answer there): these rows measure the harness, not the model.",
+    ]
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the categories; print one row per category and write docs/benchmarks.md."""
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    default_shared = Path(os.environ.get("GORILLA_TUI_SHARED", ROOT.parent / "shared"))
+    ap.add_argument("--shared", type=Path, default=default_shared, help="the shared/ data folder")
+    ap.add_argument("--categories", default=",".join(bfcl.CATEGORIES), help="comma-separated categories")
+    ap.add_argument("--limit", type=int, default=None, help="questions per category (after --stride)")
+    ap.add_argument("--stride", type=int, default=1, help="every S-th question of each category")
+    ap.add_argument("--pooled", action="store_true", help="one pool: every function beside the live index")
+    ap.add_argument("-k", type=int, default=5, help="hits per question")
+    ap.add_argument("--select-by", default="likelihood", choices=("likelihood", "grammar"))
+    ap.add_argument("--model", default="", help="model spec (default: the embedded Gemma 3 270M)")
+    ap.add_argument("--results", type=Path, default=ROOT / "bench" / "results", help="answer files folder")
+    ap.add_argument("--no-write", action="store_true", help="do not update docs/benchmarks.md")
+    args = ap.parse_args(argv)
+    names = [bfcl.category_name(c) for c in args.categories.split(",") if c]
+    every = {name: bfcl.load_questions(args.shared / "bfcl", name) for name in names}
+    settings = Settings(model=args.model, n_ctx=2048, k=args.k, select_by=args.select_by)
+    backend = services.load_backend(settings)
+    if args.pooled:
+        index = bfcl.pooled_index([q for qs in every.values() for q in qs], list(services.load_index().docs))
+        shared = services.build_pipeline(settings, index, backend)
+        pipelines: Any = lambda _q: shared  # noqa: E731
+    else:
+        pipelines = lambda q: services.build_pipeline(settings, bfcl.question_index(q), backend)  # noqa: E731
+    select_by = pipelines(every[names[0]][0]).select_by()
+    run = bfcl.BfclRun(backend.name, settings.mode, select_by, args.k, args.pooled)
+    setting = f"{run.mode}-{select_by}_k{args.k}{'_pooled' if args.pooled else ''}"
+    rows = []
+    for name in names:
+        questions = bfcl.select_questions(every[name], args.limit, args.stride)
+        rows.append(
+            run_category(name, questions, pipelines, run, args.results / f"bfcl_{name}_{setting}.jsonl")
+        )
+    return publish(TITLE, report(rows, run, args), not args.no_write)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
