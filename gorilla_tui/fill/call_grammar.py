@@ -12,7 +12,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from gorilla_tui.fill.values import Candidate, literal, lists, numbers, strings
+from gorilla_tui.fill.values import Candidate, lists, literal, numbers, strings
 from gorilla_tui.model.grammar import gbnf_literal
 from gorilla_tui.pool.params import Param
 

@@ -32,7 +32,7 @@ Request: Wake me up at 06:30 on Monday and Friday and call it gym.
 Call: set_alarm(time='06:30', days=['Monday', 'Friday'], label='gym')
 
 Function: convert_currency(amount: number, source: string, target: string)
-Convert money between currencies. amount: How much. source: The currency to convert from. target: The currency to convert to.
+Convert money. amount: How much. source: The currency to convert from. target: The currency to convert to.
 Request: How much is 250 euros in Japanese yen?
 Call: convert_currency(amount=250, source='EUR', target='JPY')
 
@@ -117,7 +117,11 @@ def fill_prompt(task: str, doc: ApiDoc, callee: str, offered: Sequence[Slot]) ->
     described = " ".join(f"{p.name}: {_clip(p.description, 120)}" for p in params if p.description.strip())
     about = _clip(doc.description or doc.functionality or doc.api_name, DESCRIPTION_CHARS)
     lines = [f"Function: {signature_line(callee, params)}", " ".join(x for x in (about, described) if x)]
-    return FILL_PREFIX + "\n".join(x for x in lines if x) + f"\nRequest: {' '.join(task.split())}\nCall: {callee}("
+    return (
+        FILL_PREFIX
+        + "\n".join(x for x in lines if x)
+        + f"\nRequest: {' '.join(task.split())}\nCall: {callee}("
+    )
 
 
 def parse_arguments(text: str) -> dict[str, ast.expr]:
@@ -133,7 +137,9 @@ def parse_arguments(text: str) -> dict[str, ast.expr]:
     return out
 
 
-def render(callee: str, params: Sequence[Param], given: dict[str, tuple[str, str]]) -> tuple[str, list[Argument]]:
+def render(
+    callee: str, params: Sequence[Param], given: dict[str, tuple[str, str]]
+) -> tuple[str, list[Argument]]:
     """The call's text and its arguments in call order.
 
     Args:
@@ -248,8 +254,10 @@ def _choose_stepwise(backend: Any, prompt: str, offered: Sequence[Slot],
                         options.append((k, text, "task"))
                 if slot.param.required and not any(o[0] == k for o in options):
                     options.append((k, slot.param.name, "missing"))  # every value is taken
-            texts = [f"{sep}{offered[k].param.name}={'[' if offered[k].is_list and o == 'task' else ''}{v}"
-                     for k, v, o in options]
+            texts = [
+                f"{sep}{offered[k].param.name}={'[' if offered[k].is_list and o == 'task' else ''}{v}"
+                for k, v, o in options
+            ]
             if nxt is None:
                 texts.append(")")
             pick = chooser.choose(texts, ends=(",", ")"))

@@ -23,7 +23,9 @@ NUMBER_WORDS = {
 #: Scale words after a number ("2 million" -> 2000000).
 SCALES = {"thousand": 1_000, "million": 1_000_000, "billion": 1_000_000_000}
 
-_QUOTED = re.compile(r"'([^'\n]{1,200})'|\"([^\"\n]{1,200})\"|`([^`\n]{1,200})`|“([^”\n]{1,200})”|‘([^’\n]{1,200})’")
+_QUOTED = re.compile(
+    r"'([^'\n]{1,200})'|\"([^\"\n]{1,200})\"|`([^`\n]{1,200})`|“([^”\n]{1,200})”|‘([^’\n]{1,200})’"
+)
 _URL = re.compile(r"\b(?:https?|ftp|s3|gs|file)://[^\s'\"<>`]+[^\s'\"<>`.,;:!?)\]]")
 _EMAIL = re.compile(r"\b[\w.+-]+@[\w-]+(?:\.[\w-]+)+\b")
 # a path: with a slash (/var/log, backup/src, ~/x, ./a, C:\x) or a file name with an extension (a.csv)
@@ -108,7 +110,9 @@ def numbers(task: str) -> list[Candidate]:
     for m in re.finditer(r"\b[a-zA-Z]+\b", task):
         word = m.group().lower()
         if word in NUMBER_WORDS and word not in ("hundred",):
-            out.append(Candidate(literal(NUMBER_WORDS[word]), NUMBER_WORDS[word], "number", m.start(), m.end()))
+            out.append(
+                Candidate(literal(NUMBER_WORDS[word]), NUMBER_WORDS[word], "number", m.start(), m.end())
+            )
     return sorted(out, key=lambda c: c.start)
 
 
@@ -185,7 +189,11 @@ def lists(task: str) -> list[Candidate]:
     nums = numbers(task)
     run: list[Candidate] = []
     for c in nums + [None]:  # type: ignore[list-item]
-        if c is not None and run and re.fullmatch(r"\s*(?:,|,?\s*(?:and|or|&))\s*", task[run[-1].end : c.start]):
+        if (
+            c is not None
+            and run
+            and re.fullmatch(r"\s*(?:,|,?\s*(?:and|or|&))\s*", task[run[-1].end : c.start])
+        ):
             run.append(c)
             continue
         if len(run) >= 2:
