@@ -80,8 +80,8 @@ class Settings:
     mostly does not know, retrieve/fit.py needs_translation). fill: put the task's values into the chosen
     API's call (fill/: the model writes the arguments, each value one the task states). sources: extra user
     doc paths indexed by `index --refresh` (PATH, NAME=PATH, or "python:SPEC"). mirrors: local folders holding
-    the sources' files (like `index --refresh --from DIR`); the first launch, and `index --refresh` without --from, build from
-    them instead of the network.
+    the sources' files (like `index --refresh --from DIR`); the first launch, and `index --refresh` without
+    --from, build from them instead of the network.
     """
 
     model: str = ""
