@@ -55,7 +55,9 @@ def normalise_schema(schema: Any) -> dict[str, Any]:
                     del node["type"]
                 else:
                     node["type"] = new
-        for child in (node.get("properties") or {}).values() if isinstance(node.get("properties"), dict) else ():
+        for child in (
+            (node.get("properties") or {}).values() if isinstance(node.get("properties"), dict) else ()
+        ):
             fix(child)
         if isinstance(node.get("items"), dict):
             fix(node["items"])

@@ -126,8 +126,8 @@ def _literal(text: str) -> tuple[Any, str]:
         value = ast.literal_eval(text)
     except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
         return text, "any"
-    kinds = ((bool, "boolean"), (int, "integer"), (float, "number"), (str, "string"), ((list, tuple), "array"),
-             (dict, "object"))  # fmt: skip
+    kinds = ((bool, "boolean"), (int, "integer"), (float, "number"), (str, "string"),
+             ((list, tuple), "array"), (dict, "object"))  # fmt: skip
     return value, next((name for t, name in kinds if isinstance(value, t)), "any")
 
 
