@@ -28,8 +28,9 @@ class ApiDoc:
     matches it, select mode proposes it, the doc view shows api_call (the original) beside it.
     parameters: the call's arguments as a JSON Schema object (``{"type": "object", "properties": {name:
     {"type", "description", "enum"?, "default"?, "items"?}}, "required": [...]}``) where the source gives
-    one (function-calling sources: OpenAI tools, MCP tools/list, BFCL function lists, OpenAPI operations),
-    else None; pool/params.py params_of reads it, or api_arguments where it is None.
+    one (function-calling sources: OpenAI tools, MCP tools/list, BFCL function lists, pool/tools.py;
+    OpenAPI operations, pool/openapi.py, whose properties also say where each goes: ``"x-in"`` path, query,
+    header or body), else None; pool/params.py params_of reads it, or api_arguments where it is None.
     """
 
     id: str

@@ -1,5 +1,8 @@
 """Tolerant loaders of the API pool: APIBench JSONL, APIZoo JSON and user JSONL, one file or a source of
-files and folders, each record checked for the fields its format requires.
+files and folders, each record checked for the fields its format requires; function definitions (OpenAI
+tools, MCP tools/list, BFCL function lists: pool/tools.py) and OpenAPI 3 documents (pool/openapi.py) are
+read by the modules of their own named in FORMAT_LOADERS. A file's format is told from its content
+(detect_format).
 
 The doc itself and the load report live in pool/apidoc.py (ApiDoc, Diagnostic, LoadResult,
 SourceRejected), field normalisation in pool/fields.py, safe bounded file reading in pool/files.py; their
@@ -10,7 +13,7 @@ from __future__ import annotations
 import json
 import os
 import stat
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
@@ -36,9 +39,12 @@ from gorilla_tui.pool.files import (
     too_big,
 )
 from gorilla_tui.pool.lenient_json import entry_chunks, repair_json
+from gorilla_tui.pool.openapi import is_openapi_value, load_openapi, looks_like_openapi_yaml
+from gorilla_tui.pool.tools import is_function, is_tools_value, load_tools
 
 __all__ = [
     "FORMATS",
+    "FORMAT_LOADERS",
     "MAX_DIAGNOSTICS",
     "MAX_SOURCE_BYTES",
     "REQUIRED_FIELDS",
@@ -62,10 +68,17 @@ __all__ = [
     "source_files",
 ]
 
+#: Formats read by a module of their own: format -> loader(path, source, max_bytes) -> LoadResult, raising
+#: SourceRejected for a file refused whole. "tools": function definitions (pool/tools.py); "openapi": an
+#: OpenAPI 3 document, JSON or YAML (pool/openapi.py). detect_format tells them from their content.
+FORMAT_LOADERS: dict[str, Callable[[Path, str, int], LoadResult]] = {
+    "tools": load_tools,
+    "openapi": load_openapi,
+}
 #: Formats a loader understands. "apibench" and "jsonl" share one reader (one JSON object per line, the
 #: APIBench field names); "apizoo" is a JSON list of APIZoo entries
-#: (github.com/ShishirPatil/gorilla, data/apizoo).
-FORMATS = ("apibench", "apizoo", "jsonl")
+#: (github.com/ShishirPatil/gorilla, data/apizoo); then FORMAT_LOADERS'.
+FORMATS = ("apibench", "apizoo", "jsonl", *FORMAT_LOADERS)
 #: Diagnostics kept per file; the others are counted in one closing diagnostic (a 2.76-million-line
 #: garbage file once made a 491 MB meta.json, issue 17).
 MAX_DIAGNOSTICS = 50
@@ -222,14 +235,62 @@ def load_apizoo(path: str | Path, source: str, max_bytes: int = MAX_SOURCE_BYTES
     return _close_diagnostics(result, path)
 
 
-def detect_format(path: Path) -> str:
-    """Guess a file's format: "apizoo" when its first non-blank character is '[', else "jsonl"."""
+#: Bytes of a file detect_format reads first: a JSON list's first entry, a JSON Lines file's first line and a
+#: YAML document's top-level keys are in them (a file whose first entry or line is longer is read whole).
+DETECT_BYTES = 1 << 16
+
+
+def detect_format(path: Path, max_bytes: int = MAX_SOURCE_BYTES) -> str:
+    """Tell a file's format from its content (never from its name):
+
+    - "openapi": a JSON object with an "openapi" or "swagger" member, or text with a top-level
+      ``openapi:`` or ``swagger:`` key (YAML) (pool/openapi.py);
+    - "tools": function definitions (pool/tools.py is_tools_value): a JSON list whose first entry is a
+      function, an object with a "tools" list, a JSON-RPC response, JSON Lines of BFCL questions;
+    - "apizoo": any other JSON list (its first non-blank character is '[');
+    - "jsonl": anything else (APIBench and user JSON Lines; lines that are not docs are counted there).
+
+    A JSON file is judged by its first value: the first line, or the whole file (at most max_bytes) when
+    the first line is not a JSON value on its own (an indented object). An unreadable file is "jsonl"
+    (its load says why)."""
     try:
         with open_regular(path) as fh:
-            head = fh.read(4096).decode("utf-8-sig", "replace").lstrip()
+            head = fh.read(DETECT_BYTES).decode("utf-8-sig", "replace").lstrip()
     except (OSError, SourceRejected):
         return "jsonl"
-    return "apizoo" if head.startswith("[") else "jsonl"
+    if head.startswith("["):
+        first = _first_value(path, head, 1, max_bytes)
+        return "tools" if is_function(first) else "apizoo"
+    if head.startswith("{"):
+        value = _first_value(path, head.split("\n", 1)[0], 0, max_bytes, whole=True)
+        if is_openapi_value(value):
+            return "openapi"
+        return "tools" if is_tools_value(value) else "jsonl"
+    return "openapi" if looks_like_openapi_yaml(head) else "jsonl"
+
+
+def _first_value(path: Path, head: str, start: int, max_bytes: int, whole: bool = False) -> object:
+    """The first JSON value of `head` from index `start` (after white space), else of the whole file (read
+    at most max_bytes; decoded from `start`, or parsed whole when `whole`); None when neither parses."""
+    decoder = json.JSONDecoder()
+    for attempt in (0, 1):
+        if attempt:
+            try:
+                with open_regular(path) as fh:
+                    raw = fh.read(max_bytes + 1)
+            except (OSError, SourceRejected):
+                return None
+            if len(raw) > max_bytes:
+                return None
+            head = raw.decode("utf-8-sig", "replace").lstrip()
+        try:
+            if whole and attempt:
+                return json.loads(head)
+            text = head[start:].lstrip()
+            return decoder.raw_decode(text)[0]
+        except (json.JSONDecodeError, RecursionError):
+            continue
+    return None
 
 
 def is_question_set(path: Path) -> bool:
@@ -276,7 +337,7 @@ def load_file(
         raise SourceRejected(f"{path}: not a regular file ({file_kind(st.st_mode)}); only files are read")
     if st.st_size > max_bytes:
         raise too_big(path, max_bytes)
-    fmt = fmt or detect_format(path)
+    fmt = fmt or detect_format(path, max_bytes)
     if fmt not in FORMATS:
         raise ValueError(f"unknown doc format {fmt!r} (expected one of {', '.join(FORMATS)})")
     if is_question_set(path):
@@ -284,6 +345,8 @@ def load_file(
         return LoadResult(diagnostics=[Diagnostic(path.name, 0, "skipped", why)])
     if fmt == "apizoo":
         return load_apizoo(path, source, max_bytes)
+    if fmt in FORMAT_LOADERS:
+        return FORMAT_LOADERS[fmt](path, source, max_bytes)
     return load_jsonl(path, source, fmt, max_bytes)
 
 

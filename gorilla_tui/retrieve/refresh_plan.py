@@ -137,8 +137,19 @@ def make_plan(
 
 
 #: What pool.doc.detect_format says of the files of a manifest format.
-_DETECTED = {"apizoo": "apizoo", "apibench": "jsonl", "jsonl": "jsonl"}
-_FORMAT_NAMES = {"apizoo": "APIZoo JSON lists", "jsonl": "JSON Lines"}
+_DETECTED = {
+    "apizoo": "apizoo",
+    "apibench": "jsonl",
+    "jsonl": "jsonl",
+    "tools": "tools",
+    "openapi": "openapi",
+}
+_FORMAT_NAMES = {
+    "apizoo": "APIZoo JSON lists",
+    "jsonl": "JSON Lines",
+    "tools": "function definitions",
+    "openapi": "OpenAPI 3 documents",
+}
 
 
 def _check_replacement(manifest: Manifest, spec: str | Path) -> None:

@@ -164,8 +164,15 @@ FIELD_WEIGHTS: dict[str, int] = {
     "api_call": 1,
     "questions": 1,
     "framework": 1,
+    "parameters": 1,
 }
 
+
+#: The pseudo-field "parameters" (parameter_text) is the names, descriptions and string enum values of the
+#: parameters of a doc that has a parameters schema (ApiDoc.parameters: OpenAI tools, MCP tools/list,
+#: BFCL function lists, OpenAPI operations), whose description is often one line and whose parameters say
+#: the rest ("city: the city, e.g. Paris"); it adds nothing to the text of a doc without one, so the
+#: terms of every other source's docs are unchanged.
 
 #: Field weights of the sources whose docs are not written like the APIBench hubs' (issue 18; chosen on
 #: the dev sets: the dev half of bench/everyday_tasks.toml, tests/data/stdlib_tasks.toml,
@@ -239,14 +246,31 @@ def boilerplate_sentences(docs: Iterable[ApiDoc]) -> dict[str, frozenset[str]]:
     return {s: frozenset(x for x, n in c.items() if n >= BOILERPLATE_MIN_DOCS) for s, c in counts.items()}
 
 
+def parameter_text(doc: ApiDoc) -> str:
+    """The names, descriptions and string enum values of the top-level parameters of `doc`'s parameters
+    schema, one line each ("" for a doc without one: ApiDoc.parameters None)."""
+    schema = doc.parameters
+    props = schema.get("properties") if isinstance(schema, dict) else None
+    if not isinstance(props, dict):
+        return ""
+    lines = []
+    for name, spec in props.items():
+        spec = spec if isinstance(spec, dict) else {}
+        enum = spec.get("enum") if isinstance(spec.get("enum"), list) else []
+        words = [str(name), str(spec.get("description") or ""), *(v for v in enum if isinstance(v, str))]
+        lines.append(" ".join(w for w in words if w))
+    return "\n".join(lines)
+
+
 def doc_text(
     doc: ApiDoc, weights: dict[str, int] | None = None, boilerplate: frozenset[str] = frozenset()
 ) -> str:
     """The text of `doc` that BM25 indexes: the fields that describe what the API does, each repeated
     `weights[field]` times (default: SOURCE_FIELD_WEIGHTS of the doc's source, else FIELD_WEIGHTS; the
-    pseudo-field "name_words" is name_words(doc.api_name)). Description sentences in `boilerplate`
-    (boilerplate_sentences() of the doc's source) are left out. api_arguments names and example code are
-    left out: they describe how to call the API, not what it does, and add noise."""
+    pseudo-field "name_words" is name_words(doc.api_name), "parameters" parameter_text(doc), left out
+    when empty). Description sentences in `boilerplate` (boilerplate_sentences() of the doc's source) are
+    left out. api_arguments names and example code are left out: for the hubs they describe how to call
+    the API, not what it does, and add noise; a parameters schema's names and descriptions do say it."""
     if weights is None:
         weights = SOURCE_FIELD_WEIGHTS.get(doc.source, FIELD_WEIGHTS)
     parts: list[str] = []
@@ -255,6 +279,10 @@ def doc_text(
             continue
         if name == "name_words":
             text = name_words(doc.api_name)
+        elif name == "parameters":
+            text = parameter_text(doc)
+            if not text:
+                continue
         elif name == "description" and boilerplate:
             text = " ".join(x for x in sentences(doc.description) if x not in boilerplate)
         else:
@@ -327,6 +355,7 @@ __all__ = [
     "boilerplate_sentences",
     "doc_terms",
     "name_words",
+    "parameter_text",
     "sentences",
     "MAX_TOKEN_CHARS",
     "QUERY_SYNONYMS",
