@@ -19,6 +19,8 @@ from gorilla_tui.pool.params import Param
 #: Kinds of Param a filled call gives by keyword or position (``*args`` and ``**kwargs`` are never filled).
 FILLABLE = ("keyword", "positional", "posonly", "kwonly")
 _RULE = re.compile(r"[^a-zA-Z0-9]")
+#: Parameter names that take a path or URL: offered when the task writes one, named or not.
+_PATHLIKE = re.compile(r"path|file|dir|folder|url|uri|src|dst|dest", re.IGNORECASE)
 
 
 @dataclass
@@ -63,12 +65,13 @@ def _declared(values: Sequence[object]) -> dict[str, Candidate]:
     return out
 
 
-def values_for(param: Param, task: TaskValues) -> dict[str, Candidate]:
+def values_for(param: Param, task: TaskValues, paths: int = 1) -> dict[str, Candidate]:
     """The values `param` may take for this task: literal source -> Candidate. An enum's members when it has
     one; else by type: integer (the task's whole numbers), number (every number), boolean (True, False),
     string (the task's strings), array (the values its items may take: the task's numbers or strings by the
     item type; Slot.is_list), object (none: a dict is never read from words), any (numbers, strings and
-    lists)."""
+    lists). A parameter named for a path or URL (_PATHLIKE) takes the task's paths and URLs, and its
+    one-word strings too when the task writes fewer paths than `paths`, the count of such parameters."""
     if param.enum:
         return _declared(param.enum)
     t = param.type
@@ -77,8 +80,14 @@ def values_for(param: Param, task: TaskValues) -> dict[str, Candidate]:
         return {c.text: c for c in nums}
     if t == "boolean":
         return _declared([True, False])
-    if t == "string":
-        return {c.text: c for c in task.strings}
+    if t == "string" or (t == "any" and _PATHLIKE.search(param.name)):
+        atoms = [c for c in task.strings if c.atomic]
+        if len(atoms) < paths:  # "copy src to backup/src": a bare word names the other path
+            atoms += [c for c in task.strings if not c.atomic and " " not in c.value]
+        if atoms and _PATHLIKE.search(param.name):  # a path or URL parameter takes the task's path or URL
+            return {c.text: c for c in atoms}
+        if t == "string":
+            return {c.text: c for c in task.strings}
     if t == "array":  # the items: the model writes the list one item at a time
         items = {"integer": [c for c in task.numbers if isinstance(c.value, int)], "number": task.numbers,
                  "string": task.strings}.get(param.items, task.numbers + task.strings)  # fmt: skip
@@ -103,10 +112,11 @@ def slots(params: Sequence[Param], task: TaskValues) -> list[Slot]:
     no value of its type), and each optional one the task has a value for (an optional parameter with no
     value is left out of the call: its default applies). *args / **kwargs are never offered."""
     out = []
+    paths = sum(1 for p in params if p.kind in FILLABLE and p.required and _PATHLIKE.search(p.name))
     for p in params:
         if p.kind not in FILLABLE:
             continue
-        values = values_for(p, task)
+        values = values_for(p, task, paths)
         if not p.required and not p.enum and not _mentioned(p, task):
             values = {}  # an optional parameter the task does not speak of keeps its default
         elif p.type == "boolean" and not p.required:
@@ -118,9 +128,13 @@ def slots(params: Sequence[Param], task: TaskValues) -> list[Slot]:
 
 def _mentioned(param: Param, task: TaskValues) -> bool:
     """True when a word of the parameter's name (its first 4 letters: "units" for unit, "exploring" for
-    exploration_type) starts a word of the task: an optional parameter is offered only then ("sort in
-    reverse order" offers reverse=True; "the hypotenuse of 4 and 5" does not offer z)."""
+    exploration_type) starts a word of the task, or the parameter takes a path or URL (_PATHLIKE) and the
+    task writes one: an optional parameter is offered only then ("sort in reverse order" offers
+    reverse=True; "the hypotenuse of 4 and 5" does not offer z)."""
     words = {w.lower()[:4] for w in task.words}
+    if _PATHLIKE.search(param.name) and any(c.value.count("/") or "." in c.value for c in task.strings
+                                            if c.start >= 0 and " " not in c.value):  # fmt: skip
+        return True  # "list the files in /var/log" offers os.listdir's path
     return any(part[:4] in words for part in re.split(r"_|(?<=[a-z])(?=[A-Z])", param.name)
                if len(part) > 2 and part.lower() not in ("type", "value", "name"))  # fmt: skip
 

@@ -36,7 +36,16 @@ Convert money. amount: How much. source: The currency to convert from. target: T
 Request: How much is 250 euros in Japanese yen?
 Call: convert_currency(amount=250, source='EUR', target='JPY')
 
+Function: move_file(source: string, destination: string)
+Move a file. source: The file to move. destination: Where to put it.
+Request: move notes/today.md into archive/2024.md
+Call: move_file(source='notes/today.md', destination='archive/2024.md')
+
 """
+#: Nats added to a value of the task that comes before the previous argument's value ("copy src to
+#: backup/src": arguments mostly follow the task's order); chosen on BFCL's even ids (docs/benchmarks.md).
+ORDER_BIAS = -1.0
+NEXT_BIAS = -0.5
 #: Characters of a doc's description (and of each parameter's) kept in the fill prompt.
 DESCRIPTION_CHARS = 300
 
@@ -260,7 +269,8 @@ def _choose_stepwise(backend: Any, prompt: str, offered: Sequence[Slot],
             ]
             if nxt is None:
                 texts.append(")")
-            pick = chooser.choose(texts, ends=(",", ")"))
+            bias = _order_bias([_start(offered[k], v) for k, v, _o in options], used)
+            pick = chooser.choose(texts, ends=(",", ")"), bias=bias)
             if pick >= len(options):  # ")" : no more optional arguments
                 break
             k, value, origin = options[pick]
@@ -272,6 +282,21 @@ def _choose_stepwise(backend: Any, prompt: str, offered: Sequence[Slot],
             given[slot.param.name] = (value, origin)
             i = k + 1
     return given
+
+
+def _order_bias(starts: Sequence[int], used: Sequence[tuple[int, int]]) -> list[float]:
+    """Nats added to each option by where its value stands in the task: ORDER_BIAS before the last value
+    used, NEXT_BIAS after it but not the first value there (arguments mostly follow the task's order: "copy
+    src to backup/src"); 0 for the first value after it and for values the task does not write."""
+    last = max((e for _s, e in used), default=-1)
+    ahead = [s for s in starts if last <= s < 1 << 30]
+    first = min(ahead, default=-1)
+    return [0.0 if s >= 1 << 30 or s == first else ORDER_BIAS if s < last else NEXT_BIAS for s in starts]
+
+
+def _start(slot: Slot, value: str) -> int:
+    c = slot.values.get(value)
+    return c.start if c is not None and c.start >= 0 else 1 << 30
 
 
 def _use(slot: Slot, value: str, used: list[tuple[int, int]]) -> None:

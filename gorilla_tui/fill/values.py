@@ -55,13 +55,15 @@ MAX_SPAN_WORDS = 6
 class Candidate:
     """One value of the task. text: the Python literal (``10``, ``'report.csv'``, ``[1, 2]``); value: what
     Python reads from it; kind: "number", "string", "list", "bool"; start, end: its span in the task
-    (character offsets; -1 for a value the parameter declares)."""
+    (character offsets; -1 for a value the parameter declares); atomic: a string the task writes as one
+    value (quoted text, a URL, an e-mail address, a path or file name, a formula)."""
 
     text: str
     value: Any
     kind: str
     start: int = -1
     end: int = -1
+    atomic: bool = False
 
 
 def literal(value: Any) -> str:
@@ -122,16 +124,16 @@ def strings(task: str) -> list[Candidate]:
     punctuation. First occurrence kept, in task order."""
     out: dict[str, Candidate] = {}
 
-    def add(text: str, start: int, end: int) -> None:
+    def add(text: str, start: int, end: int, atomic: bool = False) -> None:
         text = text.strip()
         if text and text not in out:
-            out[text] = Candidate(literal(text), text, "string", start, end)
+            out[text] = Candidate(literal(text), text, "string", start, end, atomic)
 
     tokens = _tokens(task)
     for text, start, end, atomic in tokens:
         if atomic:
             quoted = _QUOTED.fullmatch(text)
-            add(next(g for g in quoted.groups() if g is not None) if quoted else text, start, end)
+            add(next(g for g in quoted.groups() if g is not None) if quoted else text, start, end, True)
     for i, (first, start, _end, atomic) in enumerate(tokens):
         if atomic or first.lower() in EDGE_WORDS or not re.search(r"\w", first):
             continue

@@ -71,11 +71,12 @@ class Chooser:
         top = row.max()
         return row - top - np.log(np.exp(row - top).sum())
 
-    def choose(self, options: Sequence[str], ends: Sequence[str] = ()) -> int:
+    def choose(self, options: Sequence[str], ends: Sequence[str] = (), bias: Sequence[float] = ()) -> int:
         """Index of the option the model continues the text with (greedy over the options' token trie), which
         is appended to the text. `ends`: texts that may follow a finished option (", " and ")" after a
         value): where one option is a token prefix of another ("1" and "10"), stopping is scored as the
-        likeliest first token of an end. Raises ValueError for no options."""
+        likeliest first token of an end. `bias`: nats added to each option's score where the options branch
+        (a branch scores its best live option's bias). Raises ValueError for no options."""
         if not options:
             raise ValueError("choose needs at least one option")
         toks = [self._tokens(o) for o in options]
@@ -93,9 +94,12 @@ class Chooser:
                 pos += 1
                 continue
             logp = self._flush()
-            best = max(nexts, key=lambda t: logp[t]) if nexts else None
-            stop = max((logp[t] for t in end_first), default=-np.inf) if done else -np.inf
-            if best is None or (done and stop > logp[best]):
+            extra = {t: max(_bias(bias, i) for i in going if toks[i][pos] == t) for t in nexts}
+            best = max(nexts, key=lambda t: logp[t] + extra[t]) if nexts else None
+            stop = (
+                max((logp[t] for t in end_first), default=-np.inf) + _bias(bias, done[0]) if done else -np.inf
+            )
+            if best is None or (done and stop > logp[best] + extra[best]):
                 alive = done[:1]
                 break
             self._pending.append(best)
@@ -105,3 +109,7 @@ class Chooser:
         self._pending.extend(toks[chosen][pos:])
         self.text += options[chosen]
         return chosen
+
+
+def _bias(bias: Sequence[float], i: int) -> float:
+    return float(bias[i]) if i < len(bias) else 0.0

@@ -190,7 +190,7 @@ def test_bad_grammar_would_crash_llama_cpp_python(gemma_path):
     # why the check below exists: plain llama-cpp-python dies by a signal on a bad grammar
     proc = subprocess.run([sys.executable, "-c", _RAW_BAD_GRAMMAR, str(gemma_path), 'root ::= foo "("'],
                           capture_output=True, timeout=120)  # fmt: skip
-    assert proc.returncode == -11, proc.stderr[-500:]
+    assert proc.returncode < 0, proc.stderr[-500:]  # killed by a signal: SIGSEGV, or SIGILL on some CPUs
 
 
 @pytest.mark.model
