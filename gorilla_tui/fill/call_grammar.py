@@ -117,7 +117,7 @@ def slots(params: Sequence[Param], task: TaskValues) -> list[Slot]:
         if p.kind not in FILLABLE:
             continue
         values = values_for(p, task, paths)
-        if not p.required and not p.enum and not _mentioned(p, task):
+        if not p.required and not _mentioned(p, task):
             values = {}  # an optional parameter the task does not speak of keeps its default
         elif p.type == "boolean" and not p.required:
             values = _declared([True])  # a flag the task speaks of is asked for ("including human impact")
@@ -132,6 +132,9 @@ def _mentioned(param: Param, task: TaskValues) -> bool:
     task writes one: an optional parameter is offered only then ("sort in reverse order" offers
     reverse=True; "the hypotenuse of 4 and 5" does not offer z)."""
     words = {w.lower()[:4] for w in task.words}
+    said = " ".join(task.words).lower()
+    if any(isinstance(v, str) and re.search(rf"\b{re.escape(v.lower())}\b", said) for v in param.enum):
+        return True  # "in imperial units" offers units='imperial'
     if _PATHLIKE.search(param.name) and any(c.value.count("/") or "." in c.value for c in task.strings
                                             if c.start >= 0 and " " not in c.value):  # fmt: skip
         return True  # "list the files in /var/log" offers os.listdir's path

@@ -159,7 +159,9 @@ class ToolBox:
         opened on the first call (seconds). Returns {"task", "translation" (Proposal.translation: the task in
         English when it was in another language, else ""), "api_call", "code", "code_source", "verdict"
         (its "verdict" may be "incomplete": the call still holds placeholders, check/verdicts.py), "needs"
-        (Proposal.needs: the parameters left as placeholders, [] when none), "match" (Proposal.match: "weak"
+        (Proposal.needs: the parameters left as placeholders, [] when none), "arguments" (name, value,
+        origin of each argument filled from the task, fill/), "calls" (every proposed call in BFCL's decoded
+        form, [{"func": {"param": value}}]), "match" (Proposal.match: "weak"
         when no API in the pool fits the task well), "select_by", "model",
         "hits", "constraints", "warnings"}. Raises ToolInputError, GorillaError
         (model or endpoint failures, one line)."""
@@ -180,6 +182,8 @@ class ToolBox:
             "code_source": proposal.code_source,
             "verdict": _verdict(proposal.verdict),
             "needs": proposal.needs,
+            "arguments": [a.to_dict() for a in proposal.arguments],
+            "calls": proposal.calls,
             "match": proposal.match,
             "select_by": proposal.select_by,
             "model": proposal.model,

@@ -1,0 +1,110 @@
+"""fill/values.py and fill/call_grammar.py: the values a task states, and only those, are offered."""
+
+from __future__ import annotations
+
+import ast
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from gorilla_tui.fill.call_grammar import TaskValues, call_grammar, slots
+from gorilla_tui.fill.filler import decoded_calls, parse_arguments, render
+from gorilla_tui.fill.values import lists, literal, numbers, strings
+from gorilla_tui.pool.functions import function_doc
+from gorilla_tui.pool.params import Param, params_of
+
+
+def texts(cands):
+    return [c.text for c in cands]
+
+
+def test_numbers_digits_units_scales_and_words():
+    assert texts(numbers("base 6cm and height 10cm, budget $100 at 5%")) == ["6", "10", "100", "5"]
+    assert texts(numbers("2 million people and 1,500 miles")) == ["2000000", "1500"]
+    assert texts(numbers("charges of 1e-9 and 2e-9 at 0.05")) == ["1e-09", "2e-09", "0.05"]
+    assert texts(numbers("wait ten seconds")) == ["10"]
+    # number words only where the task writes no digits: "two bodies of 1e-9" is not 2
+    assert texts(numbers("two charged bodies of 1e-9")) == ["1e-09"]
+    # a number inside a path, URL or formula is not a value of its own
+    assert numbers("read logs/2024/01.txt from https://x.org/v2/a") == []
+    assert numbers("the derivative of 3x^2 + 2x - 1") == []
+
+
+def test_strings_keep_paths_urls_and_quotes_whole():
+    found = texts(strings("Save the page at https://example.org/index.html to page.html"))
+    assert "'https://example.org/index.html'" in found and "'page.html'" in found
+    assert not any("org/index" in t and "https" not in t for t in found)  # a URL is never split
+    assert "'New York'" in texts(strings('weather in "New York" for ten days'))
+    assert "'3x^2 + 2x - 1'" in texts(strings("the derivative of 3x^2 + 2x - 1."))
+    # runs of words neither start nor end with an article or preposition
+    assert all(not ast.literal_eval(t).lower().startswith(("the ", "of ")) for t in texts(strings("the area of a circle")))
+
+
+def test_lists_bracketed_and_joined_numbers():
+    assert texts(lists("the sum of 4, 5 and 6")) == ["[4, 5, 6]"]
+    assert "[1, 2, 3]" in texts(lists("sort [1, 2, 3] please"))
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.text(max_size=200))
+def test_every_value_is_a_python_literal_of_the_task(task):
+    values = TaskValues.of(task)
+    for c in values.numbers + values.strings + values.lists:
+        assert ast.literal_eval(c.text) == c.value
+        if c.kind == "string":
+            assert c.value in task
+
+
+def _bfcl_function():
+    return {
+        "name": "calculate_triangle_area",
+        "description": "Calculate the area of a triangle given its base and height.",
+        "parameters": {
+            "type": "dict",
+            "properties": {
+                "base": {"type": "integer", "description": "The base of the triangle."},
+                "height": {"type": "integer", "description": "The height of the triangle."},
+                "unit": {"type": "string", "description": "The unit of measure."},
+                "precise": {"type": "boolean", "description": "Exact arithmetic."},
+            },
+            "required": ["base", "height"],
+        },
+    }
+
+
+def test_slots_offer_the_task_values_by_type_and_optional_ones_only_when_spoken_of():
+    doc = function_doc(_bfcl_function(), source="fn", index=1)
+    offered = slots(params_of(doc), TaskValues.of("a triangle with a base of 10 units and height of 5 units"))
+    names = [s.param.name for s in offered]
+    assert names == ["base", "height", "unit"]  # "precise" is never spoken of: its default applies
+    assert list(offered[0].values) == ["10", "5"]
+    none = slots(params_of(doc), TaskValues.of("the area of a triangle"))
+    assert [s.placeholder for s in none] == [True, True]  # no number: named placeholders, nothing invented
+
+
+def test_call_grammar_is_accepted_by_llama_cpp_and_admits_only_offered_values():
+    import llama_cpp  # deferred: loads libllama
+
+    doc = function_doc(_bfcl_function(), source="fn", index=1)
+    offered = slots(params_of(doc), TaskValues.of("base of 10 units and height of 5"))
+    grammar = call_grammar(offered)
+    llama_cpp.LlamaGrammar.from_string(grammar, verbose=False)  # parses (a bad one raises or crashes)
+    assert '"base="' in grammar and '"10"' in grammar and '"7"' not in grammar
+
+
+def test_render_positional_where_the_signature_wants_it():
+    params = [Param("src", required=True, kind="positional"), Param("dst", required=True, kind="positional"),
+              Param("follow_symlinks", kind="kwonly", has_default=True, default=True)]  # fmt: skip
+    call, args = render("shutil.copy", params, {"src": ("'a'", "task"), "dst": ("dst", "missing")})
+    assert call == "shutil.copy('a', dst)"
+    assert [(a.name, a.origin) for a in args] == [("src", "task"), ("dst", "missing")]
+    call, _ = render("f", params, {"dst": ("'b'", "task")})
+    assert call == "f(dst='b')"  # a gap before it: by keyword
+
+
+def test_parse_and_decode_never_evaluate():
+    assert set(parse_arguments("a=1, b='x')")) == {"a", "b"}
+    assert decoded_calls("f(a=1, b=[2, 3])") == [{"f": {"a": 1, "b": [2, 3]}}]
+    assert decoded_calls("f(a=__import__('os').system('x'))") == []
+    assert decoded_calls("not python (") == []
+    assert literal(("a", 1)) == "['a', 1]"
