@@ -48,7 +48,11 @@ def test_fill_leaves_a_named_placeholder_for_a_value_the_task_lacks(gemma_backen
 def test_the_grammar_path_fills_the_same_language(gemma_backend):
     class GrammarOnly:  # a backend without the KV-cache chooser (a server): the GBNF grammar path
         name, family, last_stats = gemma_backend.name, gemma_backend.family, {}
-        n_ctx, count_tokens, complete = gemma_backend.n_ctx, gemma_backend.count_tokens, gemma_backend.complete
+        n_ctx, count_tokens, complete = (
+            gemma_backend.n_ctx,
+            gemma_backend.count_tokens,
+            gemma_backend.complete,
+        )
 
     doc = function_doc(WEATHER, source="fn", index=1)
     filled = fill(GrammarOnly(), "What will the weather be in Lisbon over the next 3 days?", doc)
@@ -65,5 +69,7 @@ def test_pipeline_proposes_the_filled_call_of_a_standard_library_api(gemma_backe
     assert proposal.code_source == "filled" and proposal.code.startswith("import shutil")
     assert proposal.verdict.kind in ("valid", "incomplete")
     assert "fill" in proposal.timings
-    off = Pipeline(Settings(k=5, fill=False), small_index, gemma_backend).ask("copy the file notes.txt to notes.bak")
+    off = Pipeline(Settings(k=5, fill=False), small_index, gemma_backend).ask(
+        "copy the file notes.txt to notes.bak"
+    )
     assert off.api_call == "shutil.copyfile(src, dst)" and off.arguments == []

@@ -37,7 +37,10 @@ def test_strings_keep_paths_urls_and_quotes_whole():
     assert "'New York'" in texts(strings('weather in "New York" for ten days'))
     assert "'3x^2 + 2x - 1'" in texts(strings("the derivative of 3x^2 + 2x - 1."))
     # runs of words neither start nor end with an article or preposition
-    assert all(not ast.literal_eval(t).lower().startswith(("the ", "of ")) for t in texts(strings("the area of a circle")))
+    assert all(
+        not ast.literal_eval(t).lower().startswith(("the ", "of "))
+        for t in texts(strings("the area of a circle"))
+    )
 
 
 def test_lists_bracketed_and_joined_numbers():
