@@ -31,7 +31,7 @@ def test_tmux_demo_shows_a_verdict_and_copies(tmp_path, apibench):
     assert done.returncode == 0, done.stderr
     screen = out.read_text()
     assert "answered" in screen and "model gemma3-270m" in screen
-    assert any(mark in screen for mark in ("✔ valid", "✘ ", "∅ no_call"))
+    assert any(mark in screen for mark in ("✔ valid", "✘ ", "∅ no_call", "✎ incomplete"))
     assert "verdict shown and call copied" in done.stdout
     # the call Ctrl+Y copied, read back with `tmux show-buffer`: a call shown on the screen
     copied = done.stdout.split("tmux buffer: ", 1)[1].split("\n", 1)[0]

@@ -80,7 +80,9 @@ def test_a_german_task_finds_the_library_function_through_its_translation(
     settings = Settings(k=5, hub="", mode="select", select_by="likelihood")
     proposal = services.build_pipeline(settings, index, gemma_backend).ask(GERMAN)
     assert proposal.task == GERMAN and "random" in proposal.translation
-    assert proposal.api_call == "random.choice(seq)" and proposal.verdict.kind == "valid"
+    # the task names no list: the call keeps its placeholder, and the verdict says what it needs (fill/)
+    assert proposal.api_call == "random.choice(seq)" and proposal.verdict.kind == "incomplete"
+    assert proposal.needs == ["seq"]
     note = proposal.warnings[0]
     assert note.startswith("searched in English as: ") and proposal.translation in note
     assert proposal.timings["translate"] > 0 and proposal.to_dict()["translation"] == proposal.translation
