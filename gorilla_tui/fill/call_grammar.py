@@ -69,8 +69,8 @@ def values_for(param: Param, task: TaskValues, paths: int = 1) -> dict[str, Cand
     """The values `param` may take for this task: literal source -> Candidate. An enum's members when it has
     one; else by type: integer (the task's whole numbers), number (every number), boolean (True, False),
     string (the task's strings), array (the values its items may take: the task's numbers or strings by the
-    item type; Slot.is_list), object (none: a dict is never read from words), any (numbers, strings and
-    lists). A parameter named for a path or URL (_PATHLIKE) takes the task's paths and URLs, and its
+    item type; Slot.is_list), object (none: a dict is never read from words), any (numbers, lists and the
+    strings the task writes as one value: quoted text, URLs, paths). A parameter named for a path or URL (_PATHLIKE) takes the task's paths and URLs, and its
     one-word strings too when the task writes fewer paths than `paths`, the count of such parameters."""
     if param.enum:
         return _declared(param.enum)
@@ -94,7 +94,9 @@ def values_for(param: Param, task: TaskValues, paths: int = 1) -> dict[str, Cand
         return {c.text: c for c in items}
     if t == "object":
         return {}
-    return {c.text: c for c in task.numbers + task.strings + task.lists}
+    # a parameter of unknown type takes only what the task marks as a value: a number, a list, or quoted
+    # text, a URL or a path (a run of words would pass "ein zufälliges Element" to random.choice)
+    return {c.text: c for c in task.numbers + [c for c in task.strings if c.atomic] + task.lists}
 
 
 def _items_fit(value: object, items: str) -> bool:
