@@ -63,15 +63,16 @@ _URL = r"(?P<url>\b(?P<scheme>[a-z][a-z0-9+.-]{1,15})://[^\s<>\"'`]+|\bwww\.[^\s
 _EMAIL = r"(?P<email>(?<![\w.+-])[\w.+-]+@[\w-]+(?:\.[\w-]+)+)"
 _IP = r"(?P<ip>(?<![\w.])\d{1,3}(?:\.\d{1,3}){3}(?::\d{1,5})?(?![\w.]*\w))"
 _DATE = (
-    r"(?P<date>(?<![\w./-])(?:\d{4}-\d{1,2}-\d{1,2}(?:[T ]\d{1,2}:\d{2}(?::\d{2}(?:\.\d+)?)?"
-    r"(?:Z|[+-]\d{2}:?\d{2})?)?|\d{1,2}/\d{1,2}/\d{2,4}|\d{1,2}\.\d{1,2}\.\d{4})(?![\w/-]))"
+    r"(?P<date>(?<![\w./-])(?:\d{4}-\d{1,2}-\d{1,2}|\d{1,2}/\d{1,2}/\d{2,4}|\d{1,2}\.\d{1,2}\.\d{4})"
+    r"(?:[T ]\d{1,2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:\s?[ap]\.?m\.?|Z|[+-]\d{2}:?\d{2})?)?(?![\w/-]))"
 )
 _TIME = r"(?P<time>(?<![\w:.])\d{1,2}:\d{2}(?::\d{2})?(?:\s?[ap]\.?m\.?)?(?![\w:]))"
 _WINDOWS = r"(?P<win>\b[A-Za-z]:[\\/][^\s\"'`<>|*?]*|(?<!\\)\\\\[^\s\"'`<>|*?]+)"
 #: A path from the root, the home folder or the current one ("/var/log", "~/notes", "./build"), or "~".
 _ROOTED = r"(?P<rooted>(?<![\w.~/\\-])(?:~|\.{1,2})?/[\w.@+~-]+(?:/[\w.@+~-]*)*|(?<![\w.~/\\-])~(?!\w))"
-#: A name with slashes ("backup/src", "src/main.py", "pytorch/vision"): a path, a repository or a model id.
-_SLASHED = r"(?P<slashed>(?<![\w.@+/~:\\-])[\w.@+-]+(?:/[\w.@+:-]+)+/?)"
+#: A name with slashes ("backup/src", "src/main.py", "pytorch/vision", "build/"): a path, a repository or a
+#: model id.
+_SLASHED = r"(?P<slashed>(?<![\w.@+/~:\\-])(?:[\w.@+-]+(?:/[\w.@+:-]+)+/?|[\w.@+-]{2,}/(?![\w/])))"
 _GLOB = r"(?P<glob>(?<![\w.])\*\.(?P<glob_ext>[A-Za-z0-9]{1,10})\b)"
 _EXT = "|".join(sorted(FILE_EXTENSIONS, key=len, reverse=True))
 _FILE = rf"(?P<file>(?<![\w./\\-])[\w-][\w.-]*\.(?P<ext>{_EXT})(?![\w(-]|\.\w))"

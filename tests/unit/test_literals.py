@@ -37,6 +37,8 @@ CASES = [
     ("read /etc/nginx/nginx.conf", "read conf file"),
     ("check whether ~/.ssh/id_rsa exists", "check whether path exists"),
     ("clean ./build and ../dist/", "clean path and directory"),
+    ("delete the folder build/ and everything in it", "delete the folder directory and everything in it"),
+    ("w/ pytorch, w/o numpy", None),
     ("go to ~", "go to home directory"),
     (r"open C:\Users\bob\data.csv", "open csv file"),
     (r"copy \\server\share\x", "copy path"),
@@ -70,7 +72,8 @@ CASES = [
     ('the sentence "The cat sat on the [MASK]."', None),
     ("run `git status` and `json.dumps`", None),
     ('parse the JSON string \'{"name": "bob"}\'', 'parse the JSON string \'{"name": "bob"}\''),
-    ("turn '05/01/2024 10:30' into a datetime", "turn ' date time ' into a datetime"),
+    ("turn '05/01/2024 10:30' into a datetime", "turn ' date ' into a datetime"),
+    ("on 05/01/2024 10:30 pm, at 09:00", "on date , at time"),
 ]
 
 
