@@ -104,6 +104,29 @@ def _word_before(text: str, start: int) -> str:
     return m.group(1).casefold() if m else ""
 
 
+#: The name-like token right before a number, white space between: "v2" of "mobilenet v2 130", "resnet".
+_TOKEN_BEFORE_RE = re.compile(r"(?<![\w.-])([A-Za-z][\w.-]*|\d+)\s+$")
+#: How far back a number looks for the name it may belong to, in characters.
+_NAME_LOOK_BACK = 40
+
+
+def _names_a_model(text: str, start: int, known: Container[str] | None, depth: int = 3) -> bool:
+    """Whether the number at position `start` of `text` is part of a name written with spaces: the token
+    before it has a digit ("mobilenet v2 130 224": a version, then its variant numbers), or joined to it
+    is a term of `known` ("resnet 50" -> resnet50, "gpt 2" -> gpt2), or is a number that is (up to `depth`
+    numbers back)."""
+    m = _TOKEN_BEFORE_RE.search(text, max(0, start - _NAME_LOOK_BACK), start)
+    if m is None:
+        return False
+    token = m.group(1).casefold()
+    if token.isdigit():
+        return depth > 0 and _names_a_model(text, m.start(1), known, depth - 1)
+    if any(c.isdigit() for c in token):
+        return True
+    value = re.match(r"\d+", text[start:])
+    return known is not None and value is not None and token + value.group() in known
+
+
 def _path_kind(path: str) -> str:
     """ "<ext> file" for a path whose last part has an extension of FILE_EXTENSIONS, else "directory" when
     it ends with a slash, else "path"."""
@@ -156,6 +179,8 @@ def _replacement(m: re.Match[str], value: str, text: str, start: int, known: Con
         return ""
     if value.endswith("%") or _word_before(text, start) in NUMBERED_STANDARDS:
         return value  # "85% top-1 accuracy", "ISO 8601"
+    if _names_a_model(text, start, known):
+        return value  # "mobilenet v2 130 224", "resnet 50"
     unit = (m.group("unit") or "").casefold()
     return UNIT_WORDS.get(unit, value) if unit else ""
 
@@ -184,8 +209,9 @@ def intent_text(task: str, known: Container[str] | None = None) -> str:
         space is collapsed; the result may be "" (a task of values alone: callers then search the task).
 
     Stays as typed (each measured with bench/literals.py on the dev splits):
-    - numbers inside a word (resnet50, top-1, utf-8, 224x224, GPT-2) and after a numbered standard (ISO
-      8601, RFC 3339: NUMBERED_STANDARDS);
+    - numbers inside a word (resnet50, top-1, utf-8, 224x224, GPT-2), after a numbered standard (ISO 8601,
+      RFC 3339: NUMBERED_STANDARDS) and in a model's name written with spaces ("mobilenet v2 130 224",
+      "resnet 50" when `known` has resnet50: _names_a_model);
     - percentages ("85% or more top-1 accuracy"): the Torch Hub docs' metadata states them; masked, 2 Torch
       Hub dev tasks lost their API from the top 5 (constraints are read from the task as typed anyway);
     - a pair of words with a slash (read/write, TCP/IP, text/plain) unless a place word (PLACE_WORDS: "to",

@@ -16,7 +16,9 @@ from gorilla_tui.retrieve.index import ApiIndex
 from gorilla_tui.retrieve.literals import intent_text
 
 #: A vocabulary as ApiIndex.vocab holds it: the whole-chunk terms of a few repositories and model ids.
-KNOWN = frozenset({"pytorch/vision", "openai/whisper-tiny", "and/or", "nvidia/deeplearningexamples:torchhub"})
+KNOWN = frozenset(
+    {"resnet50", "pytorch/vision", "openai/whisper-tiny", "and/or", "nvidia/deeplearningexamples:torchhub"}
+)
 
 CASES = [
     # URLs, e-mail and IP addresses, hosts
@@ -61,6 +63,8 @@ CASES = [
     ("verify e3b0c44298fc1c149afbf4c8996fb924 matches", "verify matches"),
     # values that are the intent stay
     ("format a date as ISO 8601", "format a date as ISO 8601"),
+    ("classify images with mobilenet v2 130 224", None),
+    ("efficientnet b0 at 224 pixels", "efficientnet b0 at pixels"),
     ("follow RFC 3339 and PEP 8", "follow RFC 3339 and PEP 8"),
     ("load resnet50 from pytorch/vision", "load resnet50 from pytorch/vision"),
     ("load NVIDIA/DeepLearningExamples:torchhub ssd", "load NVIDIA/DeepLearningExamples:torchhub ssd"),
@@ -94,6 +98,12 @@ def test_names_with_slashes_depend_on_the_vocabulary() -> None:
     assert intent_text("data/raw files", frozenset()) == "data/raw files"
     assert intent_text("into data/raw/2024", frozenset()) == "into path"  # three parts: a path anywhere
     assert intent_text("see raw/2024", frozenset()) == "see path"  # not two plain words
+
+
+def test_numbers_of_a_model_name_depend_on_the_vocabulary() -> None:
+    assert intent_text("use resnet 50 for 10 epochs", KNOWN) == "use resnet 50 for epochs"
+    assert intent_text("use resnet 50", frozenset()) == "use resnet"
+    assert intent_text("wait 10 seconds", frozenset({"wait10"})) == "wait 10 seconds"  # the pool's word
 
 
 def test_each_kind_word_once_and_empty_results() -> None:
