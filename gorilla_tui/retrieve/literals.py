@@ -106,6 +106,7 @@ def _word_before(text: str, start: int) -> str:
 
 #: The name-like token right before a number, white space between: "v2" of "mobilenet v2 130", "resnet".
 _TOKEN_BEFORE_RE = re.compile(r"(?<![\w.-])([A-Za-z][\w.-]*|\d+)\s+$")
+_DIGITS_RE = re.compile(r"\d+")
 #: How far back a number looks for the name it may belong to, in characters.
 _NAME_LOOK_BACK = 40
 
@@ -123,7 +124,7 @@ def _names_a_model(text: str, start: int, known: Container[str] | None, depth: i
         return depth > 0 and _names_a_model(text, m.start(1), known, depth - 1)
     if any(c.isdigit() for c in token):
         return True
-    value = re.match(r"\d+", text[start:])
+    value = _DIGITS_RE.match(text, start)
     return known is not None and value is not None and token + value.group() in known
 
 
