@@ -1,6 +1,7 @@
 """Everyday tasks in the setting people use: every source in one index, no hub named (issue 18).
 
-Run: python bench/everyday.py [--shared ../shared] [--split all|dev|test] [--results DIR] [--no-write]
+Run: python bench/everyday.py [--shared ../shared] [--split all|dev|test] [--tasks FILE] [--results DIR]
+[--no-write]
 The index is built as `gorilla-tui index --refresh --from ../shared/apibench/api --from ../shared` builds it
 (the three APIBench hubs, APIZoo, the Python standard library; into a temporary GORILLA_TUI_HOME, so the
 user's index is untouched). The tasks are bench/everyday_tasks.toml (hand-written, labelled, never copied
@@ -195,11 +196,18 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--results", type=Path, default=ROOT / "bench" / "results", help="answers folder")
     ap.add_argument("--only", choices=("default", "per-hub"), default=None, help="one setting only")
     ap.add_argument("--split", choices=("all", "dev", "test"), default="all", help="the tasks of one split")
+    ap.add_argument(
+        "--tasks", type=Path, default=TASKS,
+        help="the task file (default bench/everyday_tasks.toml; bench/data/literal_tasks.toml: the tasks "
+        "with literal values of bench/literals.py); another file's tables are printed, never written, and "
+        "its answers go to --results/<file stem>_<setting>.jsonl",
+    )  # fmt: skip
     ap.add_argument("--no-write", action="store_true", help="do not update docs/benchmarks.md")
     ap.add_argument("--report-only", action="store_true", help="tables from the --results files, no model")
     args = ap.parse_args(argv)
 
-    tasks = [t for t in load_tasks() if args.split in ("all", t["split"])]
+    tasks = [t for t in load_tasks(args.tasks) if args.split in ("all", t["split"])]
+    prefix = "everyday" if args.tasks == TASKS else args.tasks.stem
     start = time.perf_counter()
     index = None if args.report_only else build_index(args.shared)
     pools = {s: index.pool(s) for s in SOURCES} if index is not None else {}
@@ -210,7 +218,7 @@ def main(argv: list[str] | None = None) -> int:
     settings_used = ("default", "per-hub") if args.only is None else (args.only,)
     if args.report_only:
         for setting in settings_used:
-            text = (args.results / f"everyday_{setting}.jsonl").read_text(encoding="utf-8")
+            text = (args.results / f"{prefix}_{setting}.jsonl").read_text(encoding="utf-8")
             rows[setting] = [json.loads(x) for x in text.splitlines() if x.strip()]
         settings_used = ()
     else:
@@ -229,7 +237,7 @@ def main(argv: list[str] | None = None) -> int:
                 f"{setting} {n}/{len(tasks)} {t['id']} right={out[-1]['right']}", file=sys.stderr, flush=True
             )
         rows[setting] = out
-        path = args.results / f"everyday_{setting}.jsonl"
+        path = args.results / f"{prefix}_{setting}.jsonl"
         path.write_text("".join(json.dumps(r) + "\n" for r in out), encoding="utf-8")
         print(json.dumps({"setting": setting, "right": pct([r["right"] for r in out])}), flush=True)
     if len(rows) < 2:  # one setting: right % and hit@5 per source and split, the wrong answers
@@ -294,7 +302,7 @@ def main(argv: list[str] | None = None) -> int:
         f"Wall time {wall:.0f} s on 2 shared cores (index build included)." if not args.report_only else
         "Tables rebuilt from the results files (`--report-only`)."]  # fmt: skip
     text = "\n".join(lines)
-    return publish(TITLE, text, not args.no_write)
+    return publish(TITLE, text, not args.no_write and args.tasks == TASKS)
 
 
 if __name__ == "__main__":

@@ -26,6 +26,7 @@ from gorilla_tui.retrieve import routing as source_routing
 from gorilla_tui.retrieve.bm25 import IDF_MODES, Bm25Params, Postings, PostingsScorer, idf_vector, top_k
 from gorilla_tui.retrieve.dense import W_BM25, DenseSide, rrf
 from gorilla_tui.retrieve.fusion import FusionSettings
+from gorilla_tui.retrieve.literals import intent_text
 from gorilla_tui.retrieve.matrix import Bm25Scorer, term_matrix
 from gorilla_tui.retrieve.metadata import PerformanceTable
 from gorilla_tui.retrieve.routing import (  # re-exported: the old import path (ROUTING_IDF patched here)
@@ -77,7 +78,9 @@ class ApiIndex:
     recorded (sources with counts, diagnostics, built time, sizes; see gorilla_tui.retrieve.refresh);
     path: the version folder it was loaded from (None when built in memory); source_names / source_codes:
     the sources in index order and each doc's position in that list (int16 per doc; derived from docs when
-    not given, read from the store otherwise so no doc is parsed to route a search); scoring: see SCORINGS.
+    not given, read from the store otherwise so no doc is parsed to route a search); scoring: see SCORINGS;
+    literals: whether search() masks the literal values of a query (retrieve/literals.py intent_text; a
+    benchmark turns it off to compare).
     Searching one source (hub) scores against that source's docs only, with that source's own IDF and
     average length (as a BM25 built on the hub alone, the way APIBench evaluates per hub).
     """
@@ -95,6 +98,7 @@ class ApiIndex:
     source_names: list[str] | None = None
     source_codes: np.ndarray | None = field(default=None, repr=False)
     scoring: str = "postings"
+    literals: bool = True
     #: one line for the person when the index was stored by an older version (read the slow way)
     note: str = ""
 
@@ -358,9 +362,17 @@ class ApiIndex:
         are returned (so fewer than k, possibly none); a query sharing no term at all is retried once with
         QUERY_SYNONYMS added (expand_query). Over every source, ROUTING decides how the sources are merged.
         Equal scores keep index order. Raises UsageError for an unknown hub or k < 1.
+
+        The query's literal values (URLs, file names and paths, quoted text, numbers, e-mail addresses...)
+        are replaced by the word of their kind first (retrieve/literals.py intent_text, with this index's
+        vocabulary: a repository or model id the pool names stays), so they cannot decide which API is
+        found; BM25, the dense side and source routing all see that text (the query itself when nothing
+        else is left). Off with literals=False.
         """
         if k < 1:
             raise UsageError(f"k must be at least 1, not {k}")
+        if self.literals:
+            query = intent_text(query, self.vocab) or query
         sources = self.sources
         if hub or len(sources) < 2 or self.routing == "global":
             return self._as_hits(self._top(*self.ranked(query, hub), k))

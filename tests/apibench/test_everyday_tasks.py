@@ -13,11 +13,14 @@ import pytest
 from gorilla_tui.evaluate.run import load_tasks as load_eval_tasks
 from gorilla_tui.pool.doc import ApiDoc, load_apizoo, load_jsonl
 from gorilla_tui.pool.pyenv.source import load_python_env
+from gorilla_tui.retrieve.literals import intent_text
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
 from everyday import HUBS, SOURCES, is_right, load_tasks  # noqa: E402
 
 TASKS = load_tasks()
+#: The everyday tasks with literal values of bench/literals.py (issue 37), in the same format.
+LITERAL_TASKS = load_tasks(Path(__file__).resolve().parents[2] / "bench" / "data" / "literal_tasks.toml")
 
 
 @pytest.fixture(scope="module")
@@ -37,7 +40,19 @@ def test_task_set_is_big_enough_and_split_per_source() -> None:
     assert sum(t["source"] in HUBS for t in TASKS) >= 30
 
 
-@pytest.mark.parametrize("task", TASKS, ids=[t["id"] for t in TASKS])
+def test_literal_task_set_is_split_in_halves_and_holds_values() -> None:
+    """bench/data/literal_tasks.toml: ids unique across both sets, half dev and half test, every task with a
+    literal value: one retrieve/literals.py masks, or quoted text (which it keeps)."""
+    assert len(LITERAL_TASKS) >= 40
+    assert len({t["id"] for t in [*TASKS, *LITERAL_TASKS]}) == len(TASKS) + len(LITERAL_TASKS)
+    per = Counter(t["split"] for t in LITERAL_TASKS)
+    assert per["dev"] == per["test"]
+    for t in LITERAL_TASKS:
+        quoted = re.search(r"[\"'].+[\"']", t["task"])
+        assert intent_text(t["task"], frozenset()) != t["task"] or quoted, t["id"]
+
+
+@pytest.mark.parametrize("task", [*TASKS, *LITERAL_TASKS], ids=[t["id"] for t in [*TASKS, *LITERAL_TASKS]])
 def test_every_label_names_a_doc_of_its_pool(task: dict, pools: dict[str, list[ApiDoc]]) -> None:
     right = [d for d in pools[task["source"]] if is_right(task, d)]
     assert right, f"no doc of {task['source']} meets the label of {task['id']}"
@@ -60,7 +75,7 @@ def test_no_task_is_copied_from_the_eval_or_training_sets(apibench: Path) -> Non
         for t in load_eval_tasks(apibench / "eval" / n, hub) if t.task
     ]  # fmt: skip
     assert len(questions) > 2000
-    for t in TASKS:
+    for t in [*TASKS, *LITERAL_TASKS]:
         mine = _words(t["task"])
         closest = max(len(mine & q) / len(mine | q) for q in questions)  # Jaccard over words
         assert closest < 0.5, (t["id"], closest)

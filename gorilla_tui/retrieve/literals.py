@@ -1,0 +1,247 @@
+"""Literal values in a task replaced by the word of their kind before retrieval (issue 37): the retriever
+sees what the person wants done, not the values it is done with.
+
+"Save the page at https://example.org/index.html to page.html" found `html.escape` (the words html, index and
+page of the URL and the file name); searched as "Save the page at url to html file" it finds
+`urllib.request.urlretrieve`. The values still matter to the rest of an ask: constraints are parsed from the
+task as typed (retrieve/constraints.py), and the filling of a call's arguments reads them from it too; only
+the text BM25, the dense side and source routing search with is masked (ApiIndex.search). Doc texts are
+never masked, so a stored index needs no rebuild (tokenize.TOKENIZER_VERSION is unchanged).
+
+The rules were chosen on the dev halves of bench/data/literal_tasks.toml, bench/everyday_tasks.toml and the
+hub dev splits (bench/literals.py; docs/benchmarks.md "Literal values in tasks (retrieval)").
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Container
+
+#: File extensions a name must end with to be read as a file name ("report_old.csv", "a.zip"): common data,
+#: document, media, archive, config and source files. Left out: extensions that are also attribute names of
+#: APIs a task may name ("threading.Lock", "x.key", "os.environ": lock, key, env, bin), of frameworks
+#: ("Node.js": js) and one-letter ones (c, h).
+FILE_EXTENSIONS = frozenset(
+    """csv tsv json jsonl ndjson xml html htm txt log md rst pdf doc docx xls xlsx ods odt ppt pptx rtf epub
+    zip gz tgz tar bz2 xz 7z rar zst png jpg jpeg gif bmp tif tiff webp svg ico heic mp3 wav flac ogg m4a aac
+    mp4 avi mkv mov webm ini cfg conf toml yaml yml db sqlite sqlite3 pkl pickle npy npz h5 hdf5 pt pth onnx
+    safetensors gguf parquet feather arrow py ipynb sh bat ps1 css sql dat bak tmp iso whl pem crt csr der
+    ics vcf eml mbox ttf otf woff woff2 mid midi srt vtt""".split()
+)
+#: Top-level domains a bare host name must end with to be read as one ("ping example.com"): common generic
+#: ones only, as a dotted API name may end with a country code or a short word ("pandas.io").
+HOST_TLDS = frozenset("com org net edu gov".split())
+#: Acronyms a number after them belongs to ("ISO 8601", "RFC 3339", "PEP 8"): the number is kept.
+NUMBERED_STANDARDS = frozenset("iso rfc pep utf ecma ieee cp iec ansi".split())
+#: Units glued to a number ("10s", "5MB") and the word the pair becomes: the quantity's kind.
+UNIT_WORDS = {
+    "ms": "milliseconds",
+    "s": "seconds",
+    "sec": "seconds",
+    "secs": "seconds",
+    "min": "minutes",
+    "mins": "minutes",
+    "h": "hours",
+    "hr": "hours",
+    "hrs": "hours",
+    "kb": "size",
+    "mb": "size",
+    "gb": "size",
+    "tb": "size",
+    "px": "pixels",
+}
+#: Words right before a name with one slash between two plain words that make it a place ("copy src to
+#: backup/src"); elsewhere such a name is read as words ("read/write", "TCP/IP", "text/plain").
+PLACE_WORDS = frozenset("to in into from under at inside folder directory dir path".split())
+
+#: Trailing characters that belong to the sentence, not to a URL or a path ("see https://x.org/a.").
+_TRAILING = ".,;:!?)]}'\""
+# Every pattern is linear in the length of the text: each alternative that repeats a character class starts
+# only where the character before is outside that class (a lookbehind), so no run is scanned from each of its
+# positions (tests/unit/test_literals.py times adversarial inputs).
+_URL = r"(?P<url>\b(?P<scheme>[a-z][a-z0-9+.-]{1,15})://[^\s<>\"'`]+|\bwww\.[^\s<>\"'`]+)"
+_EMAIL = r"(?P<email>(?<![\w.+-])[\w.+-]+@[\w-]+(?:\.[\w-]+)+)"
+_IP = r"(?P<ip>(?<![\w.])\d{1,3}(?:\.\d{1,3}){3}(?::\d{1,5})?(?![\w.]*\w))"
+_DATE = (
+    r"(?P<date>(?<![\w./-])(?:\d{4}-\d{1,2}-\d{1,2}|\d{1,2}/\d{1,2}/\d{2,4}|\d{1,2}\.\d{1,2}\.\d{4})"
+    r"(?:[T ]\d{1,2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:\s?[ap]\.?m\.?|Z|[+-]\d{2}:?\d{2})?)?(?![\w/-]))"
+)
+_TIME = r"(?P<time>(?<![\w:.])\d{1,2}:\d{2}(?::\d{2})?(?:\s?[ap]\.?m\.?)?(?![\w:]))"
+_WINDOWS = r"(?P<win>\b[A-Za-z]:[\\/][^\s\"'`<>|*?]*|(?<!\\)\\\\[^\s\"'`<>|*?]+)"
+#: A path from the root, the home folder or the current one ("/var/log", "~/notes", "./build"), or "~".
+_ROOTED = r"(?P<rooted>(?<![\w.~/\\-])(?:~|\.{1,2})?/[\w.@+~-]+(?:/[\w.@+~-]*)*|(?<![\w.~/\\-])~(?!\w))"
+#: A name with slashes ("backup/src", "src/main.py", "pytorch/vision", "build/"): a path, a repository or a
+#: model id.
+_SLASHED = r"(?P<slashed>(?<![\w.@+/~:\\-])(?:[\w.@+-]+(?:/[\w.@+:-]+)+/?|[\w.@+-]{2,}/(?![\w/])))"
+_GLOB = r"(?P<glob>(?<![\w.])\*\.(?P<glob_ext>[A-Za-z0-9]{1,10})\b)"
+_EXT = "|".join(sorted(FILE_EXTENSIONS, key=len, reverse=True))
+_FILE = rf"(?P<file>(?<![\w./\\-])[\w-][\w.-]*\.(?P<ext>{_EXT})(?![\w(-]|\.\w))"
+_TLDS = "|".join(sorted(HOST_TLDS))
+_HOST = (
+    rf"(?P<host>(?<![\w./@-])(?:(?:[a-z0-9](?:[a-z0-9-]*[a-z0-9])?\.)+(?:{_TLDS})|localhost)"
+    r"(?P<port>:\d{1,5})?(?![\w-]|\.\w))"
+)
+_UUID = r"(?P<uuid>\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b)"
+_HEX = r"(?P<hex>\b(?=[0-9a-f]*\d)(?=[0-9a-f]*[a-f])[0-9a-f]{16,}\b)"
+_NUMBER = (
+    r"(?P<number>(?<![\w.,/:-])[$€£¥]?[-+]?\d+(?:[.,]\d+)*(?:\s?%|(?P<unit>[a-z]{1,4})\b)?(?![\w-]|[.,]\d))"
+)
+_LITERAL_RE = re.compile(
+    "|".join((_URL, _EMAIL, _IP, _DATE, _TIME, _WINDOWS, _ROOTED, _SLASHED, _GLOB, _FILE, _HOST, _UUID, _HEX,
+              _NUMBER)),
+    re.IGNORECASE,
+)  # fmt: skip
+_WORD_BEFORE_RE = re.compile(r"([A-Za-z]+)\W{0,2}$")
+_WORD_PAIR_RE = re.compile(r"[A-Za-z]+/[A-Za-z]+")
+#: How far back a rule looks for the word before a literal (NUMBERED_STANDARDS, PLACE_WORDS), in characters.
+_LOOK_BACK = 12
+
+
+def _word_before(text: str, start: int) -> str:
+    """The word right before position `start` of `text` (one or two non-word characters between), lower
+    case, or ""; looks back _LOOK_BACK characters at most."""
+    m = _WORD_BEFORE_RE.search(text, max(0, start - _LOOK_BACK), start)
+    return m.group(1).casefold() if m else ""
+
+
+#: The name-like token right before a number, white space between: "v2" of "mobilenet v2 130", "resnet".
+_TOKEN_BEFORE_RE = re.compile(r"(?<![\w.-])([A-Za-z][\w.-]*|\d+)\s+$")
+_DIGITS_RE = re.compile(r"\d+")
+#: How far back a number looks for the name it may belong to, in characters.
+_NAME_LOOK_BACK = 40
+
+
+def _names_a_model(text: str, start: int, known: Container[str] | None, depth: int = 3) -> bool:
+    """Whether the number at position `start` of `text` is part of a name written with spaces: the token
+    before it has a digit ("mobilenet v2 130 224": a version, then its variant numbers), or joined to it
+    is a term of `known` ("resnet 50" -> resnet50, "gpt 2" -> gpt2), or is a number that is (up to `depth`
+    numbers back)."""
+    m = _TOKEN_BEFORE_RE.search(text, max(0, start - _NAME_LOOK_BACK), start)
+    if m is None:
+        return False
+    token = m.group(1).casefold()
+    if token.isdigit():
+        return depth > 0 and _names_a_model(text, m.start(1), known, depth - 1)
+    if any(c.isdigit() for c in token):
+        return True
+    value = _DIGITS_RE.match(text, start)
+    return known is not None and value is not None and token + value.group() in known
+
+
+def _path_kind(path: str) -> str:
+    """ "<ext> file" for a path whose last part has an extension of FILE_EXTENSIONS, else "directory" when
+    it ends with a slash, else "path"."""
+    last = re.split(r"[\\/]", path.rstrip("/\\"))[-1]
+    ext = last.rpartition(".")[2].casefold() if "." in last.strip(".") else ""
+    if ext in FILE_EXTENSIONS:
+        return f"{ext} file"
+    return "directory" if path.endswith(("/", "\\")) else "path"
+
+
+def _replacement(m: re.Match[str], value: str, text: str, start: int, known: Container[str] | None) -> str:
+    """The kind word(s) of `value`: the literal of match `m` of _LITERAL_RE (its trailing punctuation taken
+    off), at position `start` of `text`; or `value` itself when it stays."""
+    kind = m.lastgroup
+    if kind == "url":
+        scheme = (m.group("scheme") or "").casefold()
+        return "url" if scheme in ("", "http", "https") else f"{scheme} url"
+    if kind == "email":
+        return "email address"
+    if kind == "ip":
+        return "ip address"
+    if kind in ("date", "time"):
+        return kind
+    if kind in ("win", "rooted"):
+        if value == "~":
+            return "home directory"
+        if kind == "rooted" and known is not None and value.lstrip("/").casefold() in known:
+            return value  # a REST path the pool names
+        return _path_kind(value)
+    if kind == "slashed":
+        words = _path_kind(value)
+        if words != "path":
+            return words
+        if known is None or value.casefold() in known:
+            return value  # a repository or model id the pool names ("pytorch/vision"), or no index to ask
+        if _WORD_PAIR_RE.fullmatch(value) and _word_before(text, start) not in PLACE_WORDS:
+            return value  # words: "read/write", "TCP/IP", "text/plain"
+        return words
+    if kind == "glob":
+        return f"{m.group('glob_ext').casefold()} files pattern"
+    if kind == "file":
+        if value.count(".") > 1 and known is not None and value.casefold() in known:
+            return value  # a dotted name the pool uses ("pandas.io.json"), not a file
+        return f"{m.group('ext').casefold()} file"
+    if kind == "host":
+        return "host port" if m.group("port") else "host"
+    if kind == "uuid":
+        return "id"
+    if kind == "hex":
+        return ""
+    if value.endswith("%") or _word_before(text, start) in NUMBERED_STANDARDS:
+        return value  # "85% top-1 accuracy", "ISO 8601"
+    if _names_a_model(text, start, known):
+        return value  # "mobilenet v2 130 224", "resnet 50"
+    unit = (m.group("unit") or "").casefold()
+    return UNIT_WORDS.get(unit, value) if unit else ""
+
+
+def intent_text(task: str, known: Container[str] | None = None) -> str:
+    """The task with its literal values replaced by the word of their kind: what retrieval searches with.
+
+    Args:
+        task: the task as typed (any text).
+        known: the index's vocabulary (ApiIndex.vocab: tokenize's terms, case-folded). A name with slashes
+            and no file extension ("pytorch/vision", "backup/src") stays when it is a term of `known` (a Hub
+            repository, a model id the pool names) and is read as a path otherwise; with `known` None every
+            such name stays (nothing to tell them apart by).
+
+    Returns:
+        `task` with URLs -> "url" ("ftp url" for another scheme than http(s)); e-mail addresses -> "email
+        address"; IPv4 addresses -> "ip address"; dates (2024-05-01, 05/01/2024) -> "date"; times (10:30)
+        -> "time"; paths (/var/log, ~/notes, ./build, C:\\data, backup/src) -> "path", "directory" when they
+        end with a slash, or the words of a file name when their last part is one; file names
+        (report_old.csv: an extension of FILE_EXTENSIONS) -> "<extension> file" (the format is the file's
+        kind: "read config.json" -> "read json file" finds json.load); glob patterns (*.txt) -> "txt files
+        pattern"; host names (example.com: HOST_TLDS; localhost:8080) -> "host" ("host port"); UUIDs ->
+        "id"; long hex strings -> nothing; numbers ($5, 3.14, 2,000) -> nothing, a glued unit -> its word
+        (10s -> "seconds", UNIT_WORDS). Each kind word is given once: a repeat is dropped ("rename
+        report_old.csv to report.csv" -> "rename csv file to"; kept twice, "csv" outweighed "rename"). White
+        space is collapsed; the result may be "" (a task of values alone: callers then search the task).
+
+    Stays as typed (each measured with bench/literals.py on the dev splits):
+    - numbers inside a word (resnet50, top-1, utf-8, 224x224, GPT-2), after a numbered standard (ISO 8601,
+      RFC 3339: NUMBERED_STANDARDS) and in a model's name written with spaces ("mobilenet v2 130 224",
+      "resnet 50" when `known` has resnet50: _names_a_model);
+    - percentages ("85% or more top-1 accuracy"): the Torch Hub docs' metadata states them; masked, 2 Torch
+      Hub dev tasks lost their API from the top 5 (constraints are read from the task as typed anyway);
+    - a pair of words with a slash (read/write, TCP/IP, text/plain) unless a place word (PLACE_WORDS: "to",
+      "in", "folder"...) comes right before it;
+    - quoted text ('...', "...", `...`), but for the literals inside it. Masked whole ("text"), it cost a
+      Torch Hub dev task written inside quotes whole and Hugging Face dev tasks whose quoted example names
+      the task type ("[MASK]", "yes", "no" and "stop"), and gained one literal dev task in the top 5.
+
+    Never raises; runs in time linear in len(task).
+    """
+    seen: set[str] = set()
+
+    def sub(m: re.Match[str]) -> str:
+        value, start = m.group(), m.start()
+        stripped = value.rstrip(_TRAILING) if m.lastgroup in ("url", "rooted", "slashed", "win") else value
+        if stripped != value:  # "see https://x.org/a." : the full stop ends the sentence, not the URL
+            again = _LITERAL_RE.fullmatch(stripped) if stripped else None
+            if again is None:
+                return value
+            m = again
+        words = _replacement(m, stripped, task, start, known)
+        if words == stripped or not words:
+            return words + value[len(stripped) :]
+        if words in seen:  # each kind word once
+            words = ""
+        seen.add(words)
+        return f" {words} {value[len(stripped) :]}"
+
+    return " ".join(_LITERAL_RE.sub(sub, task).split())
+
+
+__all__ = ["FILE_EXTENSIONS", "HOST_TLDS", "NUMBERED_STANDARDS", "PLACE_WORDS", "UNIT_WORDS", "intent_text"]

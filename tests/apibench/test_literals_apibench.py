@@ -1,0 +1,90 @@
+"""Issue 37 on the default index (the three APIBench hubs, APIZoo, python-env; BM25 alone, as the tests
+build it): a task's literal values no longer decide which API is found (retrieve/literals.py, used by
+ApiIndex.search). The ranks asserted are those measured on this index (bench/literals.py measures the
+hybrid one)."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+
+from gorilla_tui.retrieve.constraints import search_with_constraints
+from gorilla_tui.retrieve.index import ApiIndex
+from gorilla_tui.retrieve.refresh import refresh
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
+from everyday import is_right, load_tasks  # noqa: E402
+
+TASKS = {
+    t["id"]: t
+    for t in load_tasks(Path(__file__).resolve().parents[2] / "bench" / "data" / "literal_tasks.toml")
+}
+
+
+@pytest.fixture(scope="module")
+def index(apibench: Path, tmp_path_factory: pytest.TempPathFactory) -> ApiIndex:
+    """The default index built by a real refresh (BM25 alone) in a home of its own, shared by the module."""
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("GORILLA_TUI_HOME", str(tmp_path_factory.mktemp("literals-home")))
+        mp.setenv("GORILLA_TUI_DENSE", "0")
+        report = refresh(mirrors=[apibench / "api", apibench.parent])
+        assert report.path is not None
+        return ApiIndex.load(report.path)
+
+
+def _rank(index: ApiIndex, task_id: str, masked: bool = True) -> int:
+    """The 1-based rank of the first right hit of a literal task among 5 (search_with_constraints, no hub
+    named, as an ask searches), 0 when none is right."""
+    task = TASKS[task_id]
+    index.literals = masked
+    try:
+        hits = search_with_constraints(index, task["task"], k=5).hits
+    finally:
+        index.literals = True
+    return next((h.rank for h in hits if is_right(task, h.doc)), 0)
+
+
+def test_the_url_and_file_name_no_longer_find_html_escape(index: ApiIndex) -> None:
+    """ "Save the page at https://example.org/index.html to page.html" found html.escape (the words html,
+    index and page of its values); searched as "Save the page at url to html file" urlretrieve is hit 2
+    (hit 1 in the hybrid index)."""
+    task = TASKS["lit-urlretrieve"]["task"]
+    index.literals = False
+    try:
+        assert "html.escape" in [h.doc.api_name for h in index.search(task, 5)]
+    finally:
+        index.literals = True
+    assert _rank(index, "lit-urlretrieve", masked=False) == 0
+    assert 1 <= _rank(index, "lit-urlretrieve") <= 3
+    assert index.search(task, 1)[0].doc.api_name != "html.escape"
+
+
+@pytest.mark.parametrize(
+    "task_id", ["lit-rename", "lit-move", "lit-http-get", "lit-zoo-stock", "lit-make-zip"]
+)
+def test_dev_tasks_with_values_find_their_api_first(index: ApiIndex, task_id: str) -> None:
+    """Dev tasks whose values led the search astray ("rename report_old.csv to report.csv" found the csv
+    module, "move ~/Downloads/photo.jpg into ~/Pictures/" an image model) find a right API at hit 1."""
+    assert _rank(index, task_id, masked=False) != 1
+    assert _rank(index, task_id) == 1
+
+
+@pytest.mark.parametrize(
+    "task_id", ["lit-json-file", "lit-sqlite", "lit-shell", "lit-hf-asr", "lit-zoo-directions"]
+)
+def test_values_that_are_the_kind_or_the_intent_still_count(index: ApiIndex, task_id: str) -> None:
+    """The kind of a value stays (read config.json -> "read json file" finds json.load), as do the words
+    around quoted text and model names: these dev tasks are right at hit 1 with and without masking."""
+    assert _rank(index, task_id, masked=False) == _rank(index, task_id) == 1
+
+
+def test_repositories_and_constraints_are_read_as_typed(index: ApiIndex) -> None:
+    """A Hub repository the pool names stays in the search (pytorch/vision), and a constraint's number is
+    still read from the task as typed."""
+    hits = index.search("load a resnet from pytorch/vision", 5, hub="torchhub")
+    assert any("pytorch/vision" in h.doc.api_call for h in hits)
+    result = search_with_constraints(index, "an image classifier with top-1 accuracy of at least 80%", k=5)
+    assert [(c.metric, c.value) for c in result.constraints] == [("top1", 80.0)]
+    assert result.report and result.report[0]["status"] == "satisfied"
