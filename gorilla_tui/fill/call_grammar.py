@@ -71,7 +71,8 @@ def values_for(param: Param, task: TaskValues, paths: int = 1) -> dict[str, Cand
     string (the task's strings), array (the values its items may take: the task's numbers or strings by the
     item type; Slot.is_list), object (none: a dict is never read from words), any (numbers, lists and the
     strings the task writes as one value: quoted text, URLs, paths). A parameter named for a path or URL
-    (_PATHLIKE) takes the task's paths and URLs, and its one-word strings too when the task writes fewer paths than `paths`, the count of such parameters."""
+    (_PATHLIKE) takes the task's paths and URLs, and its one-word strings too when the task writes fewer
+    paths than `paths`, the count of such parameters."""
     if param.enum:
         return _declared(param.enum)
     t = param.type

@@ -353,6 +353,12 @@ class ApiIndex:
             self.fusion = FusionSettings.shipped(self.sources, self.source_codes)
         return self.fusion
 
+    def intent(self, query: str) -> str:
+        """`query` as search() reads it: its literal values replaced by the word of their kind
+        (retrieve/literals.py intent_text with this index's vocabulary; the query itself when nothing else
+        is left, or with literals=False). The pipeline's likelihood choice scores the same text."""
+        return (intent_text(query, self.vocab) or query) if self.literals else query
+
     def search(self, query: str, k: int = 5, hub: str | None = None) -> list[Hit]:
         """The k best hits for `query` (1-based ranks, best first), from every source or only `hub`.
 
@@ -371,8 +377,7 @@ class ApiIndex:
         """
         if k < 1:
             raise UsageError(f"k must be at least 1, not {k}")
-        if self.literals:
-            query = intent_text(query, self.vocab) or query
+        query = self.intent(query)
         sources = self.sources
         if hub or len(sources) < 2 or self.routing == "global":
             return self._as_hits(self._top(*self.ranked(query, hub), k))
