@@ -243,7 +243,8 @@ class Pipeline:
         if doc is None:
             return None
         try:
-            filled = fill(self.backend, task, doc, cancel=cancel)
+            others = [d for d in choice.docs if d is not doc]  # a further call may call another hit
+            filled = fill(self.backend, task, doc, others=others, cancel=cancel)
         except ContextOverflowError:
             return None  # a task too long to fill in n_ctx keeps the template call
         if cancel is not None and cancel.is_set():

@@ -8,6 +8,7 @@ come first in declared order, then any optional ones, each at most once.
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -123,7 +124,8 @@ def slots(params: Sequence[Param], task: TaskValues) -> list[Slot]:
         if not p.required and not _mentioned(p, task):
             values = {}  # an optional parameter the task does not speak of keeps its default
         elif p.type == "boolean" and not p.required:
-            values = _declared([True])  # a flag the task speaks of is asked for ("including human impact")
+            # a flag the task speaks of is asked for ("including human impact"): given, not left to the model
+            values, p = _declared([True]), dataclasses.replace(p, required=True)
         if values or p.required:
             out.append(Slot(p, values))
     return out

@@ -11,6 +11,7 @@ where the signature wants it, keywords otherwise.
 from __future__ import annotations
 
 import ast
+import dataclasses
 import threading
 import time
 from collections.abc import Sequence
@@ -18,34 +19,44 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from gorilla_tui.fill.call_grammar import Slot, TaskValues, call_grammar, slots
-from gorilla_tui.fill.values import literal
+from gorilla_tui.fill.values import Candidate, literal
 from gorilla_tui.pool.apidoc import ApiDoc
 from gorilla_tui.pool.params import Param, params_of
 from gorilla_tui.types import Argument
 
 #: Few-shot examples of the fill prompt: made-up functions, none from an eval set (BFCL, APIBench).
-FILL_PREFIX = """Write the function call for the request. Use the values the request gives.
+FILL_PREFIX = """Write the function calls for the request. Use the values the request gives.
 
-Function: set_alarm(time: string, days: array, label: string)
-Set an alarm. time: The time as HH:MM. days: The days it rings. label: A name for the alarm.
+Functions:
+set_alarm(time: string, days: array, label: string) - Set an alarm. time: As HH:MM. days: The days it rings.
 Request: Wake me up at 06:30 on Monday and Friday and call it gym.
-Call: set_alarm(time='06:30', days=['Monday', 'Friday'], label='gym')
+Calls: set_alarm(time='06:30', days=['Monday', 'Friday'], label='gym')
 
-Function: convert_currency(amount: number, source: string, target: string)
-Convert money. amount: How much. source: The currency to convert from. target: The currency to convert to.
-Request: How much is 250 euros in Japanese yen?
-Call: convert_currency(amount=250, source='EUR', target='JPY')
+Functions:
+get_forecast(city: string, days: integer) - Get the weather forecast. city: The city. days: Days ahead.
+convert_currency(amount: number, source: string, target: string) - Convert money.
+Request: What will the weather be in Oslo and in Rome over the next 2 days?
+Calls: get_forecast(city='Oslo', days=2); get_forecast(city='Rome', days=2)
 
-Function: move_file(source: string, destination: string)
-Move a file. source: The file to move. destination: Where to put it.
+Functions:
+move_file(source: string, destination: string) - Move a file. source: The file to move.
 Request: move notes/today.md into archive/2024.md
-Call: move_file(source='notes/today.md', destination='archive/2024.md')
+Calls: move_file(source='notes/today.md', destination='archive/2024.md')
 
 """
 #: Nats added to a value of the task that comes before the previous argument's value ("copy src to
 #: backup/src": arguments mostly follow the task's order); chosen on BFCL's even ids (docs/benchmarks.md).
 ORDER_BIAS = -1.0
 NEXT_BIAS = -0.5
+#: Nats added to going on with another call ("; callee(") rather than ending the line (offered only while a
+#: value is left for it, _fresh: the model's own preference for ending the line was over 8 nats on every
+#: BFCL dev question, parallel ones included), and to a value an earlier call of the task used; chosen on
+#: BFCL's even ids (docs/benchmarks.md).
+CALL_BIAS = 10.0
+REUSE_BIAS = -3.0
+#: Most calls one task gets, and most functions the fill prompt shows (the chosen one and other hits).
+MAX_CALLS = 8
+MAX_FUNCTIONS = 4
 #: Characters of a doc's description (and of each parameter's) kept in the fill prompt.
 DESCRIPTION_CHARS = 300
 
@@ -119,18 +130,23 @@ def signature_line(callee: str, params: Sequence[Param]) -> str:
     return f"{callee}({', '.join(parts)})"
 
 
-def fill_prompt(task: str, doc: ApiDoc, callee: str, offered: Sequence[Slot]) -> str:
-    """FILL_PREFIX, then the function (signature of the offered parameters, its description and each
-    parameter's), the request and ``Call: callee(``, after which the grammar's text follows."""
-    params = [s.param for s in offered]
-    described = " ".join(f"{p.name}: {_clip(p.description, 120)}" for p in params if p.description.strip())
+def function_line(target: Target) -> str:
+    """One function as the fill prompt lists it: its signature (the offered parameters), " - ", its
+    description and each parameter's, clipped."""
+    params = [sl.param for sl in target.offered]
+    described = " ".join(f"{p.name}: {_clip(p.description, 80)}" for p in params if p.description.strip())
+    doc = target.doc
     about = _clip(doc.description or doc.functionality or doc.api_name, DESCRIPTION_CHARS)
-    lines = [f"Function: {signature_line(callee, params)}", " ".join(x for x in (about, described) if x)]
-    return (
-        FILL_PREFIX
-        + "\n".join(x for x in lines if x)
-        + f"\nRequest: {' '.join(task.split())}\nCall: {callee}("
-    )
+    text = " ".join(x for x in (about, described) if x)
+    return signature_line(target.callee, params) + (f" - {_clip(text, DESCRIPTION_CHARS)}" if text else "")
+
+
+def fill_prompt(task: str, targets: Sequence[Target]) -> str:
+    """FILL_PREFIX, the functions (the chosen one first), the request and ``Calls: callee(`` of the first,
+    after which the arguments follow."""
+    functions = "\n".join(function_line(t) for t in targets)
+    request = " ".join(task.split())
+    return f"{FILL_PREFIX}Functions:\n{functions}\nRequest: {request}\nCalls: {targets[0].callee}("
 
 
 def parse_arguments(text: str) -> dict[str, ast.expr]:
@@ -204,84 +220,174 @@ def decoded(callee: str, given: dict[str, tuple[str, str]]) -> list[dict[str, di
     return [{callee: values}]
 
 
-def fill(backend: Any, task: str, doc: ApiDoc, *, max_tokens: int = 200,
-         cancel: threading.Event | None = None) -> Filled | None:  # fmt: skip
-    """The call of `doc` with the task's values, or None when `doc` has no parameter to fill (the hubs'
-    complete calls; unknown parameters) or its call has no plain callee.
+@dataclass
+class Target:
+    """A function the filled calls may call: its doc, callee, parameters and the slots offered for this
+    task (fill/call_grammar.py slots)."""
 
-    Args:
-        backend: a model.backend.Backend (complete with a grammar).
-        task: the task as typed (values are read from it, not from the text retrieval searched).
-        doc: the chosen pool entry.
-        max_tokens: a bound on the arguments' tokens.
-        cancel: set to stop the model early (the call is then what was written, placeholders for the rest).
+    doc: ApiDoc
+    callee: str
+    params: list[Param]
+    offered: list[Slot]
 
-    Raises:
-        GorillaError: what backend.complete raises.
-    """
+
+def target_of(doc: ApiDoc, values: TaskValues) -> Target | None:
+    """The Target of `doc` for a task's values, or None when its call has no plain callee or no parameter
+    to fill (the hubs' complete calls)."""
     callee = callee_of(doc)
-    params = [p for p in params_of(doc)]
+    params = params_of(doc)
     if not callee or not params:
         return None
-    offered = slots(params, TaskValues.of(task))
-    if not offered:
-        return Filled(f"{callee}()", seconds=0.0, calls=[{callee: {}}])
-    t = time.perf_counter()
-    prompt = fill_prompt(task, doc, callee, offered)
+    return Target(doc, callee, params, slots(params, values))
+
+
+def fill(backend: Any, task: str, doc: ApiDoc, *, others: Sequence[ApiDoc] = (), max_tokens: int = 200,
+         cancel: threading.Event | None = None) -> Filled | None:  # fmt: skip
+    """The call of `doc` with the task's values, and further calls where the task asks for several
+    ("the weather in Oslo and in Rome": one call each), or None when `doc` has no parameter to fill (the
+    hubs' complete calls; unknown parameters) or its call has no plain callee.
+
+    Args:
+        backend: a model.backend.Backend; with a `chooser` (LlamaBackend: model/constrained.py) the model
+            writes the calls step by step, else it completes one call under the GBNF grammar.
+        task: the task as typed (values are read from it, not from the text retrieval searched).
+        doc: the chosen pool entry: the first call's.
+        others: the other docs a further call may call (the hits; at most MAX_FUNCTIONS are shown).
+        max_tokens: a bound on the arguments' tokens (grammar path).
+        cancel: set to stop the model early.
+
+    Raises:
+        GorillaError: what the backend raises (ContextOverflowError when the prompt does not fit n_ctx).
+    """
+    values = TaskValues.of(task)
+    first = target_of(doc, values)
+    if first is None:
+        return None
+    targets = [first]
+    for other in others:
+        t = target_of(other, values)
+        if t is not None and len(targets) < MAX_FUNCTIONS and t.callee not in {x.callee for x in targets}:
+            targets.append(t)
+    started = time.perf_counter()
+    prompt = fill_prompt(task, targets)
     if callable(getattr(backend, "chooser", None)):
-        given = _choose_stepwise(backend, prompt, offered, cancel)
-    else:  # a backend without the KV-cache chooser (a server): the same language as a GBNF grammar
-        text = "".join(backend.complete(prompt, max_tokens=max_tokens, grammar=call_grammar(offered),
+        written = _write_calls(backend, prompt, targets, cancel)
+    else:  # a backend without the KV-cache chooser (a server): one call, the same language as a GBNF grammar
+        text = "".join(backend.complete(prompt, max_tokens=max_tokens, grammar=call_grammar(first.offered),
                                         temperature=0.0, cancel=cancel))  # fmt: skip
-        given = _given(text, offered)
-    seconds = time.perf_counter() - t
-    call, arguments = render(callee, params, given)
-    return Filled(call, arguments, decoded(callee, given), seconds)
+        written = [(first, _given(text, first.offered))]
+    filled = Filled("", seconds=time.perf_counter() - started)
+    texts = []
+    for n, (target, given) in enumerate(written):
+        call, arguments = render(target.callee, target.params, given)
+        texts.append(call)
+        filled.arguments += [dataclasses.replace(a, call=n) for a in arguments]
+        filled.calls += decoded(target.callee, given)
+    filled.call = "\n".join(texts)
+    return filled
 
 
-def _choose_stepwise(backend: Any, prompt: str, offered: Sequence[Slot],
-                     cancel: threading.Event | None) -> dict[str, tuple[str, str]]:  # fmt: skip
-    """name -> (value source, origin), written by the model one argument at a time with backend.chooser
-    (model/constrained.py): at each step the options are ``name=value`` of every slot up to and including
-    the next required one (so optional slots may be skipped), or ")" once no required slot is left. A value
-    of the task used by one argument is not offered to a later one (its span, fill/values.py)."""
+Written = list[tuple["Target", dict[str, tuple[str, str]]]]
+
+
+def _write_calls(backend: Any, prompt: str, targets: Sequence[Target],
+                 cancel: threading.Event | None) -> Written:  # fmt: skip
+    """The calls the model writes with backend.chooser: the first target's arguments, then, while the model
+    goes on with "; callee(" rather than ending the line, another call of any target (at most MAX_CALLS).
+    A value an earlier call used may be used again, at REUSE_BIAS."""
+    out: Written = []
+    before: list[tuple[int, int]] = []
+    with backend.chooser(prompt, cancel) as chooser:
+        target = targets[0]
+        while True:
+            given = _arguments_stepwise(chooser, target.offered, before)
+            if any(t.callee == target.callee and g == given for t, g in out):
+                break  # the same call again: the task asks for no more
+            out.append((target, given))
+            if len(out) >= MAX_CALLS:
+                break
+            fresh = [t for t in targets if _fresh(t, before)]
+            if not fresh:
+                break
+            pick = chooser.choose([f"; {t.callee}(" for t in fresh] + ["\n"],
+                                  bias=[CALL_BIAS] * len(fresh))  # fmt: skip
+            if pick >= len(fresh):
+                break
+            target = fresh[pick]
+    return out
+
+
+def _arguments_stepwise(chooser: Any, offered: Sequence[Slot],
+                        before: list[tuple[int, int]]) -> dict[str, tuple[str, str]]:  # fmt: skip
+    """name -> (value source, origin) of one call, written by the model one argument at a time (after
+    ``callee(``, through the closing ")"): at each step the options are ``name=value`` of every slot up to
+    and including the next required one (so optional slots may be skipped), or ")" once no required slot is
+    left. A value of the task used by one argument is not offered to a later one of the same call (its
+    span, fill/values.py); one an earlier call used (`before`, extended here) is, at REUSE_BIAS."""
     given: dict[str, tuple[str, str]] = {}
     used: list[tuple[int, int]] = []
     i = 0
-    with backend.chooser(prompt, cancel) as chooser:
-        while i < len(offered):
-            sep = ", " if given else ""
-            nxt = next((j for j in range(i, len(offered)) if offered[j].param.required), None)
-            reach = offered[i : (nxt + 1 if nxt is not None else len(offered))]
-            options: list[tuple[int, str, str]] = []  # (slot index, value source, origin)
-            for k, slot in enumerate(reach, start=i):
-                if slot.placeholder:
-                    options.append((k, slot.param.name, "missing"))
-                    continue
-                for text, c in slot.values.items():
-                    if c.start < 0 or not any(s < c.end and c.start < e for s, e in used):
-                        options.append((k, text, "task"))
-                if slot.param.required and not any(o[0] == k for o in options):
-                    options.append((k, slot.param.name, "missing"))  # every value is taken
-            texts = [
-                f"{sep}{offered[k].param.name}={'[' if offered[k].is_list and o == 'task' else ''}{v}"
-                for k, v, o in options
-            ]
-            if nxt is None:
-                texts.append(")")
-            bias = _order_bias([_start(offered[k], v) for k, v, _o in options], used)
-            pick = chooser.choose(texts, ends=(",", ")"), bias=bias)
-            if pick >= len(options):  # ")" : no more optional arguments
-                break
-            k, value, origin = options[pick]
-            slot = offered[k]
-            if slot.is_list and origin == "task":
-                value = _list_items(chooser, slot, value, used)
-            else:
-                _use(slot, value, used)
-            given[slot.param.name] = (value, origin)
-            i = k + 1
+    while i < len(offered):
+        sep = ", " if given else ""
+        nxt = next((j for j in range(i, len(offered)) if offered[j].param.required), None)
+        reach = offered[i : (nxt + 1 if nxt is not None else len(offered))]
+        options: list[tuple[int, str, str]] = []  # (slot index, value source, origin)
+        for k, slot in enumerate(reach, start=i):
+            if slot.placeholder:
+                options.append((k, slot.param.name, "missing"))
+                continue
+            for text, c in slot.values.items():
+                if c.start < 0 or not _overlaps(c, used):
+                    options.append((k, text, "task"))
+            if slot.param.required and not any(o[0] == k for o in options):
+                options.append((k, slot.param.name, "missing"))  # every value is taken
+        texts = [
+            f"{sep}{offered[k].param.name}={'[' if offered[k].is_list and o == 'task' else ''}{v}"
+            for k, v, o in options
+        ]
+        if nxt is None:
+            texts.append(")")
+        bias = _order_bias([_start(offered[k], v) for k, v, _o in options], used)
+        bias = [b + (REUSE_BIAS if o == "task" and _overlaps(offered[k].values.get(v), before) else 0.0)
+                for b, (k, v, o) in zip(bias, options, strict=True)]  # fmt: skip
+        pick = chooser.choose(texts, ends=(",", ")"), bias=bias)
+        if pick >= len(options):  # ")" : no more optional arguments
+            break
+        k, value, origin = options[pick]
+        slot = offered[k]
+        if slot.is_list and origin == "task":
+            value = _list_items(chooser, slot, value, used)
+        else:
+            _use(slot, value, used)
+        given[slot.param.name] = (value, origin)
+        i = k + 1
+    else:
+        chooser.choose([")"])
+    before.extend(used)
     return given
+
+
+def _fresh(target: Target, before: Sequence[tuple[int, int]]) -> bool:
+    """True when `target` can be called again with a value no call used yet: a required slot that takes
+    numbers or values the task writes whole (paths, URLs, quoted text, dates, digits) has one whose span is
+    still unused
+    ("20 minutes and 15 minutes": 15 is left for a second call). Runs of words are always left over, so
+    they do not count."""
+    marked = [
+        sl for sl in target.offered if sl.param.required and any(_marked(c) for c in sl.values.values())
+    ]
+    return bool(marked) and any(
+        _marked(c) and not _overlaps(c, before) for sl in marked for c in sl.values.values()
+    )  # fmt: skip
+
+
+def _marked(c: Candidate) -> bool:
+    """A value the task marks as one: a number, a string it writes whole, or digits ("Case No 28473")."""
+    return c.start >= 0 and (c.kind == "number" or c.atomic or str(c.value).isdigit())
+
+
+def _overlaps(c: Candidate | None, spans: Sequence[tuple[int, int]]) -> bool:
+    return c is not None and c.start >= 0 and any(s < c.end and c.start < e for s, e in spans)
 
 
 def _order_bias(starts: Sequence[int], used: Sequence[tuple[int, int]]) -> list[float]:

@@ -7,6 +7,7 @@ run of words) or a value the parameter itself declares (an enum member, True/Fal
 from __future__ import annotations
 
 import ast
+import datetime
 import re
 from dataclasses import dataclass
 from typing import Any
@@ -118,6 +119,32 @@ def numbers(task: str) -> list[Candidate]:
     return sorted(out, key=lambda c: c.start)
 
 
+_MONTHS = "january february march april may june july august september october november december".split()
+_DATE = re.compile(
+    r"\b(?P<mon>(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*)\.?\s+(?P<day>\d{1,2})"
+    r"(?:st|nd|rd|th)?,?\s+(?P<year>\d{4})\b"
+    r"|\b(?P<day2>\d{1,2})(?:st|nd|rd|th)?\s+(?P<mon2>(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*)"
+    r"\.?,?\s+(?P<year2>\d{4})\b",
+    re.IGNORECASE,
+)
+
+
+def dates(task: str) -> list[Candidate]:
+    """Dates the task writes in words ("March 10, 2022", "5th April 2022"), each as an ISO 8601 string
+    (``'2022-03-10'``), the form APIs take; an impossible date is left out."""
+    out = []
+    for m in _DATE.finditer(task):
+        mon = (m.group("mon") or m.group("mon2")).lower()[:3]
+        month = next((i for i, name in enumerate(_MONTHS, 1) if name.startswith(mon)), 0)
+        day, year = int(m.group("day") or m.group("day2")), int(m.group("year") or m.group("year2"))
+        try:
+            iso = datetime.date(year, month, day).isoformat()
+        except ValueError:
+            continue
+        out.append(Candidate(literal(iso), iso, "string", m.start(), m.end(), True))
+    return out
+
+
 def strings(task: str) -> list[Candidate]:
     """String values of `task`: quoted text, URLs, e-mail addresses, paths and file names, each whole,
     then every run of 1 to MAX_SPAN_WORDS words that neither starts nor ends with an EDGE_WORDS word or
@@ -129,6 +156,8 @@ def strings(task: str) -> list[Candidate]:
         if text and text not in out:
             out[text] = Candidate(literal(text), text, "string", start, end, atomic)
 
+    for c in dates(task):
+        out.setdefault(c.value, c)
     tokens = _tokens(task)
     for text, start, end, atomic in tokens:
         if atomic:
@@ -140,6 +169,8 @@ def strings(task: str) -> list[Candidate]:
         for last, _start, end, atomic in tokens[i : i + MAX_SPAN_WORDS]:
             if atomic or not re.search(r"\w", last) and last != ",":
                 break
+            if last.lower() in ("and", "or"):
+                break  # "Taylor Swift and Maroon 5" are two values, each its own run
             if last.lower() in EDGE_WORDS or last == ",":
                 continue
             add(task[start:end], start, end)
@@ -147,10 +178,10 @@ def strings(task: str) -> list[Candidate]:
 
 
 def _atoms(task: str) -> list[tuple[int, int]]:
-    """Spans of `task` that are one value each, never split: quoted text, URLs, e-mail addresses, paths
-    and formulas ("3x^2 + 2x - 1"), first match kept where two overlap."""
+    """Spans of `task` that are one value each, never split: quoted text, dates in words, URLs, e-mail
+    addresses, paths and formulas ("3x^2 + 2x - 1"), first match kept where two overlap."""
     atoms: list[tuple[int, int]] = []
-    for rx in (_QUOTED, _URL, _EMAIL, _PATH, _FORMULA):
+    for rx in (_QUOTED, _DATE, _URL, _EMAIL, _PATH, _FORMULA):
         for m in rx.finditer(task):
             text = m.group().rstrip(".")
             if rx is _FORMULA and (_number(text) is not None or not re.search(
