@@ -220,9 +220,13 @@ def _print_panel(d: dict[str, Any], hits: list[Hit]) -> None:
     parts: list[Any] = [Text.assemble(("call     ", "bold"), safe_text(d["api_call"] or "(none)"))]
     diagnostics = list(v["diagnostics"])
     verdict_line = Text.assemble(("verdict  ", "bold"), (v["verdict"], f"bold {colour}"))
-    if v["verdict"] == "incomplete" and diagnostics and diagnostics[0].startswith(NEEDS_NOTE):
+    needs_shown = v["verdict"] == "incomplete" and bool(diagnostics) and diagnostics[0].startswith(NEEDS_NOTE)
+    if needs_shown:
         # the values to fill in, beside the verdict (check/verdicts.py incomplete: "needs: src, dst")
         verdict_line.append("  " + safe_text(diagnostics.pop(0), newlines=False), style=colour)
+    words = arguments_words(d.get("arguments") or [], needs_shown=needs_shown)
+    if words:
+        parts.append(Text.assemble(("args     ", "bold"), words))
     parts.append(verdict_line)
     if d.get("match") == "weak":  # out-of-pool detection (retrieve/fit.py); the verdict stays as it is
         parts.append(Text.assemble(("match    ", "bold"), (WEAK_MATCH_LINE, "yellow")))
@@ -258,6 +262,21 @@ def _print_panel(d: dict[str, Any], hits: list[Hit]) -> None:
     t = d["timings"]
     parts.append(Text(" ".join(f"{k} {v:.3f}s" for k, v in t.items()), style="dim"))
     make_console().print(Panel(Group(*parts), title=panel_title(d), border_style=colour))
+
+
+def arguments_words(arguments: list[dict[str, Any]], needs_shown: bool) -> str:
+    """The panel's "args" line for Proposal.to_dict()'s "arguments": each argument as name=value (origin),
+    in call order, e.g. "secs=10 (task), follow_symlinks=False (default)" (origins: types.ARGUMENT_ORIGINS);
+    a placeholder as "dst (missing)", left out when the verdict line already says "needs: dst"
+    (`needs_shown`). "" when nothing is left to list. Names and values are safe_text'd on one line."""
+    words = []
+    for a in arguments:
+        name = safe_text(str(a["name"]), newlines=False)
+        if a["origin"] != "missing":
+            words.append(f"{name}={safe_text(str(a['value']), newlines=False)} ({a['origin']})")
+        elif not needs_shown:
+            words.append(f"{name} (missing)")
+    return ", ".join(words)
 
 
 def panel_title(d: dict[str, Any]) -> str:

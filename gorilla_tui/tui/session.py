@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 
 from gorilla_tui.config import Settings
 from gorilla_tui.errors import GorillaError, IndexMissingError
+from gorilla_tui.fill.filler import decoded_calls
 from gorilla_tui.history import History
 from gorilla_tui.model import likelihood
 from gorilla_tui.parsing import parse, syntax_problem
@@ -439,15 +440,26 @@ class Session:
         A suggestion with "(" is a whole api_call and replaces the call; otherwise it is a callee and replaces
         the call's callee (the text before its first "("). The code gets the same replacement (or becomes the
         new call when the old call is not in it). Returns a new Proposal; the verdict comes from the
-        validator.
+        validator. A new callee keeps the filled arguments (Proposal.arguments, with Proposal.calls under the
+        new name); a whole new call has none (its values came from the pool, not the task), and its calls
+        are decoded from its text (fill/filler.py decoded_calls).
         """
         old_call = effective_call(proposal)
         if "(" in suggestion or "(" not in old_call:
             new_call = suggestion
+            # the filled arguments were the old call's: the new one's values came from no task
+            arguments, calls = [], decoded_calls(new_call)
         else:
             new_call = suggestion + old_call[old_call.index("(") :]
+            old_callee = old_call[: old_call.index("(")].strip()
+            arguments = list(proposal.arguments)  # the same values, given to the new callee
+            calls = [
+                {suggestion.strip() if k == old_callee else k: v for k, v in c.items()}
+                for c in proposal.calls
+            ]
         code = (
             proposal.code.replace(old_call, new_call) if old_call and old_call in proposal.code else new_call
         )
         verdict: Verdict = self.validator().check(code)
-        return replace(proposal, api_call=new_call, code=code, verdict=verdict, code_source="did-you-mean")
+        return replace(proposal, api_call=new_call, code=code, verdict=verdict, code_source="did-you-mean",
+                       arguments=arguments, calls=calls)  # fmt: skip

@@ -196,3 +196,56 @@ def test_ask_dash_reads_the_task_from_stdin(home_with_model, monkeypatch, capsys
     proposal = json.loads(capsys.readouterr().out)
     assert proposal["task"] == "parse a JSON document from a string"
     assert proposal["hits"][0]["doc"]["api_name"].startswith("json.")
+
+
+def _panel_lines(out: str) -> list[str]:
+    """The text lines of `ask`'s panel, without its border."""
+    return [line.strip("│ ").rstrip() for line in out.splitlines()]
+
+
+def test_ask_text_lists_the_filled_arguments_with_their_origin(monkeypatch, capsys):
+    """Under the call, one "args" line: each value with where it came from (fill/: the task, the doc, a
+    default), a placeholder only when the verdict line does not already say "needs: ..."; text from a doc
+    is shown escaped."""
+    from gorilla_tui.check.verdicts import incomplete
+    from gorilla_tui.cli import ask as ask_cli
+    from gorilla_tui.types import Argument, Proposal, Verdict
+
+    call = "tool.fetch('notes.txt', model='\x1b]0;PWNED\x07', retries=3, out=out)"
+    arguments = [
+        Argument("path", "'notes.txt'", "task"),
+        Argument("model", "'\x1b]0;PWNED\x07'", "doc"),
+        Argument("retries", "3", "default"),
+        Argument("out", "out", "missing"),
+    ]
+    verdicts = iter(
+        [incomplete(Verdict("valid", api_call=call), ["out"]), Verdict("wrong_args", api_call=call)]
+    )
+
+    def answer(args, settings, cancel, interrupted):
+        return Proposal(task=args.task, api_call=call, code=call, verdict=next(verdicts), arguments=arguments,
+                        code_source="filled")  # fmt: skip
+
+    monkeypatch.setattr(ask_cli, "_ask", answer)
+    assert main(["ask", "fetch notes.txt"]) == 1
+    out = capsys.readouterr().out
+    lines = _panel_lines(out)
+    args = "args     path='notes.txt' (task), model='\\x1b]0;PWNED\\x07' (doc), retries=3 (default)"
+    assert lines[lines.index(args) - 1].startswith("call     tool.fetch(")  # under the call
+    assert "verdict  incomplete  needs: out" in lines and "\x1b" not in out and "\x07" not in out
+    # a verdict line that does not name the placeholder: the args line does
+    assert main(["ask", "fetch notes.txt"]) == 1
+    assert args + ", out (missing)" in _panel_lines(capsys.readouterr().out)
+
+
+@pytest.mark.model
+def test_ask_text_says_which_values_came_from_the_task(home_with_model, capsys):
+    """The real model fills the chosen python-env call with the task's two file names (first launch: the
+    offline python-env index is built)."""
+    assert main(["ask", "copy the file notes.txt to backup.txt"]) == 0
+    lines = _panel_lines(capsys.readouterr().out)
+    call = next(line for line in lines if line.startswith("call     "))
+    assert call.startswith("call     shutil.copy") and "'notes.txt'" in call and "'backup.txt'" in call
+    args = lines[lines.index(call) + 1]
+    assert args.startswith("args     ") and "'notes.txt' (task)" in args and "'backup.txt' (task)" in args
+    assert not any(line.startswith("args") for line in lines if line != args)

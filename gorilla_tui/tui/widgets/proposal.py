@@ -10,6 +10,7 @@ from textual.message import Message
 from textual.widgets import Button, Static, TextArea
 
 from gorilla_tui.textsafe import safe_text
+from gorilla_tui.tui.arguments import arguments_line, marked_call
 from gorilla_tui.tui.explain import aside_words, constraints_sentence, set_aside
 from gorilla_tui.tui.session import choice_note, code_note, effective_call
 from gorilla_tui.types import WEAK_MATCH_LINE, Proposal, code_origin
@@ -75,6 +76,7 @@ class ProposalPanel(Vertical):
         yield Static("", id="match")
         yield Static("", id="choice")
         yield Static("", id="call")
+        yield Static("", id="arguments")
         yield TextArea("", id="code", language="python", read_only=True, show_line_numbers=False)
         yield Static("", id="code-note")
         with Horizontal(id="actions"):
@@ -96,6 +98,7 @@ class ProposalPanel(Vertical):
             self.query_one("#code-note").display = False
             self.query_one("#choice").remove_class("-shown")
             self.query_one("#match").remove_class("-shown")
+            self.query_one("#arguments").remove_class("-shown")
         self.query_one("#stream").display = not answered
 
     @property
@@ -131,7 +134,9 @@ class ProposalPanel(Vertical):
     def show_proposal(self, proposal: Proposal, subtitle: str = "") -> None:
         """Show the weak-match warning (match_line; kept on short terminals), how select mode chose the call
         (choice_lines; hidden in generate mode and, by app.tcss, on short terminals), the call (rich Syntax)
-        and the code (read-only TextArea, python highlighting)."""
+        and the code (read-only TextArea, python highlighting). A filled call (Proposal.arguments) is shown
+        with each value marked by its origin and a line under it ("from your task: secs=10 · needs: dst",
+        tui/arguments.py); the code area is then hidden when the code is that call alone."""
         self._answered(True)
         warning = match_line(proposal)
         match_widget = self.query_one("#match", Static)
@@ -143,12 +148,22 @@ class ProposalPanel(Vertical):
         choice_widget.set_class(bool(lines), "-shown")
         call = effective_call(proposal)
         text = proposal.code or call
+        filled = bool(call and proposal.arguments)
         call_widget = self.query_one("#call", Static)
-        call_widget.update(
-            Syntax(safe_text(call or "(no API call)"), "python", theme=CALL_THEME, word_wrap=True)
-        )
-        call_widget.display = text.strip() != call.strip()  # the code area shows it when code is the call
+        if filled:  # each value marked by where it came from (tui/arguments.py), the line under it says so
+            call_widget.update(marked_call(call, proposal.arguments, CALL_THEME))
+        else:
+            call_widget.update(
+                Syntax(safe_text(call or "(no API call)"), "python", theme=CALL_THEME, word_wrap=True)
+            )
+        code_is_call = text.strip() == call.strip()
+        call_widget.display = filled or not code_is_call  # the code area shows an unmarked call itself
+        call_widget.set_class(filled, "-filled")
+        arguments = self.query_one("#arguments", Static)
+        arguments.update(arguments_line(proposal.arguments) if filled else "")
+        arguments.set_class(filled, "-shown")
         code = self.query_one("#code", TextArea)
+        code.display = not (filled and code_is_call)  # the marked call above is the whole code
         code.load_text(safe_text(text))  # shown for review: escape sequences visible, never interpreted
         code.scroll_home(animate=False)
         note = code_note(proposal)
