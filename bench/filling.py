@@ -12,11 +12,12 @@ model twice in the same run, interleaved task by task (the first of the two alte
 always runs on a warm cache): Settings(fill=True) and Settings(fill=False), otherwise as everyday.py's
 default setting (no hub named, select mode, select by likelihood, k = 5).
 
-Per split: right API % (the chosen doc meets the task's label, everyday.is_right), right API with the task's
-values % (the proposal's api_call parsed with ast: each label value is an argument literal of a call in it,
-compared as ast.literal_eval reads both; in the label's order when the task says `order = true`),
-incomplete % (verdict "incomplete": a placeholder left), p50 seconds of ask with and without filling and
-their ratio, and the p50 of timings["fill"] (asks where filling ran). The dev half's failures with filling
+Per split: hit@1 and hit@5 (a right doc is the first hit / among the hits), right API % (the chosen doc
+meets the task's label, everyday.is_right), right API with the task's values % (the proposal's api_call
+parsed with ast: each label value is an argument literal of a call in it, compared as ast.literal_eval
+reads both; in the label's order when the task says `order = true`), incomplete % (verdict "incomplete":
+a placeholder left), p50 seconds of ask with and without filling and their ratio, and the p50 of
+timings["fill"] (asks where filling ran). The dev half's failures with filling
 are listed by cause (failure_cause). Answers go to --results/filling.jsonl (--report-only rebuilds the
 tables from it). Writes the section "Filling: everyday tasks with values" of docs/benchmarks.md.
 """
@@ -55,8 +56,15 @@ SETTINGS = ("fill", "no fill")
 #: Issue 37's targets: right API with the task's values, and p50 of ask with filling / without, one run.
 TARGET_RIGHT, TARGET_RATIO = 80.0, 1.3
 #: Failure causes of a proposal that is not right with the task's values, in the order failure_cause tries.
-CAUSES = ("wrong API", "no parameter for the value", "value order", "value needs converting",
-          "placeholder left", "wrong value")  # fmt: skip
+CAUSES = (
+    "wrong API, no right hit",
+    "wrong API, a right hit passed over",
+    "no parameter for the value",
+    "value order",
+    "value needs converting",
+    "placeholder left",
+    "value wrong or left out",
+)
 
 
 def label_values(task: dict[str, Any]) -> list[Any]:
@@ -193,14 +201,16 @@ def chosen_doc(proposal: Any) -> ApiDoc | None:
 
 
 def failure_cause(task: dict[str, Any], row: dict[str, Any], doc: ApiDoc | None) -> str:
-    """Why a row is not right with the task's values (one of CAUSES), "" when it is: the wrong API; a doc
+    """Why a row is not right with the task's values (one of CAUSES), "" when it is: the wrong API (no
+    right doc among the hits: retrieval; or one there the choice passed over); a doc
     whose parameters cannot hold the values (fits); every value there but out of order; a value the task
     writes in another form than the API takes (bytes, a tuple, 250ms as 0.25: _verbatim); a placeholder
-    left (a required parameter the filler gave no value); else a wrong or missing value."""
+    left (a required parameter the filler gave no value); else a value wrong or left out (an optional
+    parameter not given)."""
     if row["right_values"]:
         return ""
     if not row["right"]:
-        return "wrong API"
+        return CAUSES[1] if row["hit5"] else CAUSES[0]
     if doc is not None and not fits(task, doc):
         return "no parameter for the value"
     present, in_order = values_found(label_values(task), row["api_call"])
@@ -211,7 +221,7 @@ def failure_cause(task: dict[str, Any], row: dict[str, Any], doc: ApiDoc | None)
         return "value needs converting"
     if row["needs"]:
         return "placeholder left"
-    return "wrong value"
+    return "value wrong or left out"
 
 
 def answer(pipeline: Any, task: dict[str, Any], setting: str) -> dict[str, Any]:
@@ -223,11 +233,14 @@ def answer(pipeline: Any, task: dict[str, Any], setting: str) -> dict[str, Any]:
     doc = chosen_doc(proposal)
     right = is_right(task, doc)
     present, in_order = values_found(label_values(task), proposal.api_call)
+    hits = [is_right(task, h.doc) for h in proposal.hits]
     row = {
         "id": task["id"], "split": task["split"], "source": task["source"], "setting": setting,
         "api_call": proposal.api_call, "chosen": doc.id if doc is not None else None,
         "chosen_name": doc.api_name if doc is not None else None, "right": right,
+        "hit1": bool(hits) and hits[0], "hit5": any(hits),
         "right_values": right and present and (in_order or not task.get("order", False)),
+        "arguments": [a.to_dict() for a in proposal.arguments],
         "verdict": proposal.verdict.kind, "needs": proposal.needs, "seconds": round(seconds, 3),
         "timings": {k: round(v, 4) for k, v in proposal.timings.items()},
     }  # fmt: skip
@@ -240,12 +253,13 @@ def p50(xs: Sequence[float]) -> float:
 
 
 def table(rows: list[dict[str, Any]]) -> list[str]:
-    """Markdown rows per split and setting: n, right API %, right with values %, incomplete %, p50 s of
-    ask, p50 s of timings["fill"] (asks where filling ran), and the p50 ratio fill / no fill per split."""
+    """Markdown rows per split and setting: n, hit@1 and hit@5 (a right doc first / among the hits), right
+    API %, right with values %, incomplete %, p50 s of ask, p50 s of timings["fill"] (asks where filling
+    ran), and the p50 ratio fill / no fill per split."""
     out = [
-        "| split | setting | n | right API % | right API with the task's values % | incomplete % "
-        "| p50 ask s | p50 fill s (asks filled) | p50 ratio fill / no fill |",
-        "|---|---|---|---|---|---|---|---|---|",
+        "| split | setting | n | hit@1 % | hit@5 % | right API % | right API with the task's values % "
+        "| incomplete % | p50 ask s | p50 fill s (asks filled) | p50 ratio fill / no fill |",
+        "|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     for split in ("dev", "test", "all"):
         mine = [r for r in rows if split in ("all", r["split"])]
@@ -258,7 +272,8 @@ def table(rows: list[dict[str, Any]]) -> list[str]:
                 continue
             filled = [x["timings"]["fill"] for x in r if "fill" in x["timings"]]
             out.append(
-                f"| {split} | {setting} | {len(r)} | {pct([x['right'] for x in r]):.1f} "
+                f"| {split} | {setting} | {len(r)} | {pct([x['hit1'] for x in r]):.1f} "
+                f"| {pct([x['hit5'] for x in r]):.1f} | {pct([x['right'] for x in r]):.1f} "
                 f"| **{pct([x['right_values'] for x in r]):.1f}** "
                 f"| {pct([x['verdict'] == 'incomplete' for x in r]):.1f} "
                 f"| {p50([x['seconds'] for x in r]):.2f} "
@@ -269,15 +284,15 @@ def table(rows: list[dict[str, Any]]) -> list[str]:
 
 
 def failures(rows: list[dict[str, Any]], tasks: dict[str, dict[str, Any]], split: str) -> list[str]:
-    """The filled rows of `split` that are not right with the task's values, grouped by cause: one line per
-    cause with each task's text -> the proposed call."""
+    """The filled rows of `split` that are not right with the task's values, grouped by cause: a line per
+    cause, then one per task: its text -> the proposed call."""
     out = []
     wrong = [r for r in rows if r["setting"] == "fill" and r["split"] == split and r["cause"]]
     for cause in CAUSES:
         mine = [r for r in wrong if r["cause"] == cause]
         if mine:
-            items = "; ".join(f'{r["id"]} "{tasks[r["id"]]["task"]}" -> `{r["api_call"]}`' for r in mine)
-            out.append(f"- {cause} ({len(mine)}): {items}")
+            out.append(f"- {cause} ({len(mine)}):")
+            out += [f'  - {r["id"]} "{tasks[r["id"]]["task"]}" -> `{r["api_call"]}`' for r in mine]
     return out
 
 
@@ -346,6 +361,9 @@ def main(argv: list[str] | None = None) -> int:
     on = [r["seconds"] for r in filled]
     off = [r["seconds"] for r in rows if r["setting"] == "no fill"]
     ratio = p50(on) / p50(off) if on and off else float("nan")
+    seconds = {(r["id"], r["setting"]): r["seconds"] for r in rows}
+    per_task = p50([seconds[(i, "fill")] / seconds[(i, "no fill")] for i, s in seconds if s == "fill"
+                    and seconds.get((i, "no fill"))])  # fmt: skip
     test_right = pct([r["right_values"] for r in filled if r["split"] == "test"])
     lines = [
         "Script: `python bench/filling.py`",
@@ -357,7 +375,9 @@ def main(argv: list[str] | None = None) -> int:
         "bench/everyday.py builds it). Each task asked twice in the same run through `pipeline.ask` with the "
         "embedded model (Gemma 3 270M Q4_K_M; select mode, select by likelihood, k = 5, no hub named), "
         "interleaved task by task: **fill** = `Settings(fill=True)`, **no fill** = `Settings(fill=False)`. "
-        "Right API: the chosen doc meets the task's label; right with the task's values: also each of the "
+        "hit@1 / hit@5: a right doc is the first of the 5 hits / among them (what retrieval gives the "
+        "choice); "
+        "right API: the chosen doc meets the task's label; right with the task's values: also each of the "
         "task's `values` is a literal argument of the proposed call (ast, compared as `ast.literal_eval` "
         "reads them; in order where the task says `order`); incomplete: the verdict says a placeholder is "
         "left. p50 ask s: wall clock around `ask`; p50 fill s: `timings[\"fill\"]` of the asks where filling "
@@ -368,7 +388,8 @@ def main(argv: list[str] | None = None) -> int:
         f"Targets (issue 37): right API with the task's values >= {TARGET_RIGHT:.0f} % (test half, with "
         f"filling): **{test_right:.1f} %, {'met' if test_right >= TARGET_RIGHT else 'not met'}**; p50 of ask "
         f"with filling / without <= {TARGET_RATIO}: **{ratio:.2f}, "
-        f"{'met' if ratio <= TARGET_RATIO else 'not met'}**. The machine was shared (2 cores, other jobs "
+        f"{'met' if ratio <= TARGET_RATIO else 'not met'}** (the median of each task's ratio: "
+        f"{per_task:.2f}). The machine was shared (2 cores, other jobs "
         "running): the ratio, measured in one interleaved run, counts, not the absolute seconds.",
         "",
         "Dev half, with filling, not right with the task's values (by cause; the dev half is for tuning):",
