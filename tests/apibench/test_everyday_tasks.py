@@ -17,6 +17,7 @@ from gorilla_tui.retrieve.literals import intent_text
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
 from everyday import HUBS, SOURCES, is_right, load_tasks  # noqa: E402
+from filling import fits, label_values, values_found  # noqa: E402
 
 TASKS = load_tasks()
 #: The everyday tasks with literal values of bench/literals.py (issue 37), in the same format.
@@ -50,6 +51,40 @@ def test_literal_task_set_is_split_in_halves_and_holds_values() -> None:
     for t in LITERAL_TASKS:
         quoted = re.search(r"[\"'].+[\"']", t["task"])
         assert intent_text(t["task"], frozenset()) != t["task"] or quoted, t["id"]
+
+
+def test_literal_tasks_label_their_values_as_python_literals(pools: dict[str, list[ApiDoc]]) -> None:
+    """bench/filling.py's labels: every literal task has `values`, each entry a Python literal; `order` only
+    where two or more values can stand in an order; the hubs' and APIZoo's complete calls need none; and a
+    standard-library task's values fit the parameters of one of its right docs (type and count)."""
+    assert len(LITERAL_TASKS) >= 70
+    for t in LITERAL_TASKS:
+        assert isinstance(t.get("values"), list), t["id"]
+        values = label_values(t)  # raises ValueError for an entry that is not a literal
+        assert all(isinstance(v, str) for v in t["values"]) and len(values) == len(t["values"])
+        assert isinstance(t.get("order", False), bool) and (not t.get("order") or len(values) >= 2), t["id"]
+        if t["source"] != "python-env":
+            assert values == [], t["id"]
+            continue
+        right = [d for d in pools[t["source"]] if is_right(t, d)]
+        assert any(fits(t, d) for d in right), f"{t['id']}: no right doc has parameters for {t['values']}"
+    with_values = [t for t in LITERAL_TASKS if t["values"]]
+    assert len(with_values) >= 50
+    assert Counter(t["split"] for t in with_values)["dev"] >= 25
+
+
+def test_values_are_found_as_argument_literals_in_order() -> None:
+    """bench/filling.py's scoring: a label value counts only as a literal argument of the call (never a
+    name or text elsewhere), tuples equal lists, True is not 1, and `order` is the order in the call."""
+    assert values_found([10], "time.sleep(10)") == (True, True)
+    assert values_found([10], "time.sleep(seconds)") == (False, False)
+    assert values_found([10.0], "time.sleep(10)") == (True, True)
+    assert values_found([1], "f(True)") == (False, False)
+    assert values_found(["src", "backup/src"], "shutil.copy('backup/src', 'src')") == (True, False)
+    assert values_found(["out"], "zipfile.ZipFile(file).extractall(path='out')") == (True, True)
+    assert values_found([("8.8.8.8", 53)], "socket.create_connection(['8.8.8.8', 53])") == (True, True)
+    assert values_found(["a", "a"], "f('a')") == (False, False)  # each value its own argument
+    assert values_found(["x"], "f(x)  # 'x'") == (False, False)  # a comment is no argument
 
 
 @pytest.mark.parametrize("task", [*TASKS, *LITERAL_TASKS], ids=[t["id"] for t in [*TASKS, *LITERAL_TASKS]])
