@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import ast
 import datetime
+import math
 import re
 from dataclasses import dataclass
 from typing import Any
@@ -69,7 +70,10 @@ class Candidate:
 
 def literal(value: Any) -> str:
     """Python source of a plain value: repr for str, int, float, bool, None, and lists/tuples/dicts of them
-    (tuples written as lists, as BFCL's decoded form reads them). Raises TypeError for anything else."""
+    (tuples written as lists, as BFCL's decoded form reads them). Raises TypeError for anything else,
+    and for an infinite or NaN float (its repr, ``inf``, is a name, not a literal)."""
+    if isinstance(value, float) and not math.isfinite(value):
+        raise TypeError(f"not a literal value: {value!r}")
     if value is None or isinstance(value, (bool, int, float, str)):
         return repr(value)
     if isinstance(value, (list, tuple)):
@@ -80,14 +84,16 @@ def literal(value: Any) -> str:
 
 
 def _number(text: str) -> int | float | None:
+    """The number `text` writes, or None: not a number, a float beyond float's range ("1e309" reads as
+    inf, no literal), or an integer longer than Python converts (sys.get_int_max_str_digits, 4,300)."""
     cleaned = text.replace(",", "")
     try:
         value = float(cleaned)
+        if re.fullmatch(r"[-+]?\d+", cleaned):
+            return int(cleaned)
     except ValueError:
         return None
-    if re.fullmatch(r"[-+]?\d+", cleaned):
-        return int(cleaned)
-    return value
+    return value if math.isfinite(value) else None
 
 
 def numbers(task: str) -> list[Candidate]:
@@ -105,6 +111,8 @@ def numbers(task: str) -> list[Candidate]:
         scale = re.match(r"\s*(thousand|million|billion)\b", task[end:], re.IGNORECASE)
         if scale and isinstance(value, (int, float)):
             scaled = value * SCALES[scale.group(1).lower()]
+            if isinstance(scaled, float) and not math.isfinite(scaled):
+                continue  # "1e308 million" is beyond float's range
             value = int(scaled) if float(scaled).is_integer() else scaled
             end += scale.end()
         out.append(Candidate(literal(value), value, "number", m.start(), end))

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ast
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -28,6 +29,17 @@ def test_numbers_digits_units_scales_and_words():
     # a number inside a path, URL or formula is not a value of its own
     assert numbers("read logs/2024/01.txt from https://x.org/v2/a") == []
     assert numbers("the derivative of 3x^2 + 2x - 1") == []
+
+
+def test_numbers_beyond_float_or_int_conversion_are_no_values():
+    # "1e309" reads as float inf, whose repr (inf) is a name, not a literal: time.sleep(inf) was proposed
+    assert numbers("wait 1e309 seconds") == [] and numbers("wait 1e308 million seconds") == []
+    # an integer longer than Python converts (4,300 digits) raised ValueError out of ask
+    assert numbers("wait " + "9" * 5000 + " seconds") == []
+    assert texts(numbers("wait " + "9" * 400 + " seconds")) == ["9" * 400]
+    for bad in (float("inf"), float("-inf"), float("nan"), [1.0, float("nan")]):
+        with pytest.raises(TypeError):
+            literal(bad)
 
 
 def test_strings_keep_paths_urls_and_quotes_whole():
