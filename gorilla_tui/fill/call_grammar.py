@@ -149,15 +149,11 @@ def _mentioned(param: Param, task: TaskValues) -> bool:
 
 def call_grammar(slot_list: Sequence[Slot]) -> str:
     """GBNF for the text after ``callee(``: the required slots in order (``name=value``, ", " between), then
-    optional slots in any order, each value one of its slot's, and the closing ")".
-
-    Raises ValueError when a slot has a name that is not an identifier."""
+    optional slots in any order, each value one of its slot's, and the closing ")"."""
     rules: list[str] = []
     required, optional = [], []
     for i, slot in enumerate(slot_list):
         name = slot.param.name
-        if not name.isidentifier():
-            raise ValueError(f"not a parameter name: {name!r}")
         values = [name] if slot.placeholder else list(slot.values)
         rule = f"v{i}-{_RULE.sub('-', name)}"
         alts = " | ".join(gbnf_literal(v) for v in values)

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import ast
 import dataclasses
+import keyword
 import threading
 import time
 from collections.abc import Sequence
@@ -173,11 +174,13 @@ def render(
 
     Returns:
         (call text, [Argument]): parameters that may be given by position and come before any gap are
-        positional (``os.renames('a', 'b')``), the rest by keyword; a positional-only parameter after a gap
+        positional (``os.renames('a', 'b')``), the rest by keyword (``**{'class': 3}`` for a name Python
+        cannot write as a keyword); a positional-only parameter after a gap
         gets its default written out (origin "default"), or the placeholder when it has none.
     """
     positional: list[str] = []
     keywords: list[str] = []
+    unnamed: list[str] = []
     args: list[Argument] = []
     gap = False
     for p in params:
@@ -193,9 +196,13 @@ def render(
                         positional.append(_default(q))
                         args.append(Argument(q.name, _default(q), "default"))
             positional.append(value)
-        else:
+        elif p.name.isidentifier() and not keyword.iskeyword(p.name):
             keywords.append(f"{p.name}={value}")
+        else:  # a tool's parameter named "class" or "my-param": Python's own way to pass it
+            unnamed.append(f"{literal(p.name)}: {value}")
         args.append(Argument(p.name, value, origin))
+    if unnamed:
+        keywords.append("**{" + ", ".join(unnamed) + "}")
     return f"{callee}({', '.join(positional + keywords)})", args
 
 
@@ -297,7 +304,7 @@ def _write_calls(backend: Any, prompt: str, targets: Sequence[Target],
     A value an earlier call used may be used again, at REUSE_BIAS."""
     out: Written = []
     before: list[tuple[int, int]] = []
-    with backend.chooser(prompt, cancel) as chooser:
+    with backend.chooser(prompt, cancel, prefix=FILL_PREFIX) as chooser:
         target = targets[0]
         while True:
             given = _arguments_stepwise(chooser, target.offered, before)

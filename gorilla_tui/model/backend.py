@@ -128,6 +128,7 @@ class LlamaBackend:
         self.last_stats: dict[str, Any] = {}
         self.warnings: list[str] = []
         self._lock = threading.Lock()
+        self._prefix_state: tuple[list[int], bytes] | None = None  # chooser's kept prefix (tokens, KV state)
         #: one thread while the CPU is contended (model/threads.py); begin()/end() around every decode
         counts = llama_internals.thread_counts(self._llm)
         self.threads = ThreadGovernor(lambda n, nb: llama_internals.set_threads(self._llm, n, nb), *counts)
@@ -280,10 +281,15 @@ class LlamaBackend:
         return scores
 
     @contextlib.contextmanager
-    def chooser(self, prompt: str, cancel: threading.Event | None = None) -> Iterator[Chooser]:
+    def chooser(
+        self, prompt: str, cancel: threading.Event | None = None, prefix: str = ""
+    ) -> Iterator[Chooser]:
         """A model.constrained.Chooser over `prompt`: constrained greedy decoding among given texts, step by
         step (fill/ writes a call's arguments with it). Holds the backend's lock while open; the KV cache
-        is cleared before and after. Raises ContextOverflowError when the prompt does not fit n_ctx."""
+        is cleared before and after. `prefix`: fixed text `prompt` starts with (fill's few-shot examples):
+        its KV cache is kept after its first evaluation and put back on the next call instead of evaluating
+        it again (llama_state_seq_get_data). Raises ContextOverflowError when the prompt does not fit
+        n_ctx."""
         from gorilla_tui.model import llama_internals as li  # deferred: loads libllama
 
         llm = self._llm
@@ -299,11 +305,35 @@ class LlamaBackend:
         with self._lock:
             li.kv_clear(llm)
             try:
-                chooser = Chooser(llm, prompt, decode, lambda i: li.logits_row(llm, i), cancel)
+                done = self._cached_prefix(prompt, prefix, li) if prefix and prompt.startswith(prefix) else 0
+                chooser = Chooser(llm, prompt, decode, lambda i: li.logits_row(llm, i), cancel, done)
                 yield chooser
                 self.last_stats = {"fill_decodes": chooser.decodes}
             finally:
                 li.kv_clear(llm)
+
+    def _cached_prefix(self, prompt: str, prefix: str, li: Any) -> int:
+        """Empty the KV cache and put `prefix`'s evaluated tokens in it (from the kept state, or evaluated now
+        and kept); returns how many tokens it holds, 0 when the prompt's tokens do not start with the
+        prefix's. Called by chooser with the lock held and the cache empty."""
+        llm = self._llm
+        tokens = llm.tokenize(prefix.encode("utf-8"), add_bos=True, special=False)
+        head = llm.tokenize(prompt.encode("utf-8"), add_bos=True, special=False)[: len(tokens)]
+        if head != tokens or len(tokens) >= self.n_ctx:
+            return 0
+        kept = self._prefix_state
+        if kept is not None and kept[0] == tokens and li.set_seq_state(llm, kept[1]):
+            return len(tokens)
+        li.kv_clear(llm)
+        n_batch = int(llm.n_batch)
+        for start in range(0, len(tokens), n_batch):
+            self.threads.begin()
+            try:
+                li.decode(llm, tokens[start : start + n_batch], first_pos=start, logits_at=set())
+            finally:
+                self.threads.end()
+        self._prefix_state = (tokens, li.seq_state(llm))
+        return len(tokens)
 
     def _decode(self, tokens: Sequence[int], *, shared_pos: int, targets: dict[int, int]) -> float:
         """llama_decode `tokens` at positions shared_pos.. on sequence 0, in chunks of n_batch, with logits

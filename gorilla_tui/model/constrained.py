@@ -28,16 +28,17 @@ class Chooser:
         decode: callable(tokens, first_pos, logits_at) -> None that runs llama_decode (the backend's, which
             governs threads); logits: callable(i) -> the logits row of batch index i of the last decode.
         cancel: set to stop (choose then raises AskCancelled-free GorillaError("cancelled")).
+        done: how many of the prompt's first tokens the KV cache already holds (a cached prefix).
 
     Raises:
         ContextOverflowError: the prompt does not fit n_ctx.
     """
 
     def __init__(self, llm: Any, prompt: str, decode: Any, logits: Any,
-                 cancel: threading.Event | None = None) -> None:  # fmt: skip
+                 cancel: threading.Event | None = None, done: int = 0) -> None:  # fmt: skip
         self._llm, self._decode, self._logits, self._cancel = llm, decode, logits, cancel
-        self._pending = llm.tokenize(prompt.encode("utf-8"), add_bos=True, special=False)
-        self._n_past = 0
+        self._pending = llm.tokenize(prompt.encode("utf-8"), add_bos=True, special=False)[done:]
+        self._n_past = done
         self._n_ctx = int(llm.n_ctx())
         if len(self._pending) >= self._n_ctx:
             raise ContextOverflowError(f"fill prompt does not fit the model: {len(self._pending)} tokens")

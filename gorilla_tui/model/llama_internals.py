@@ -178,6 +178,23 @@ def kv_truncate(llm: Any, keep: int) -> None:
     llm._ctx.kv_cache_seq_rm(0, keep, -1)
 
 
+def seq_state(llm: Any) -> bytes:
+    """Sequence 0's KV cache as bytes (llama_state_seq_get_data): a prompt's evaluated prefix, kept to be put
+    back with set_seq_state instead of evaluating it again."""
+    ctx = llm._ctx.ctx
+    size = int(llama_cpp.llama_state_seq_get_size(ctx, 0))
+    buf = (ctypes.c_uint8 * size)()
+    n = int(llama_cpp.llama_state_seq_get_data(ctx, buf, size, 0))
+    return bytes(buf[:n])
+
+
+def set_seq_state(llm: Any, data: bytes) -> bool:
+    """Put sequence 0's KV cache back from seq_state's bytes into an empty cache; False when llama.cpp
+    refuses them (another model or context)."""
+    buf = (ctypes.c_uint8 * len(data)).from_buffer_copy(data)
+    return int(llama_cpp.llama_state_seq_set_data(llm._ctx.ctx, buf, len(data), 0)) > 0
+
+
 def decode(llm: Any, tokens: Sequence[int], *, first_pos: int, logits_at: set[int]) -> None:
     """llama_decode `tokens` (at most llm.n_batch of them) at positions first_pos.. of sequence 0, asking
     for logits only at the batch indices in `logits_at`. Raises RuntimeError when llama_decode fails."""

@@ -70,8 +70,12 @@ def normalise_schema(schema: Any) -> dict[str, Any]:
 
 def template_call(callee: str, parameters: dict[str, Any]) -> str:
     """The call a function's doc proposes before filling: each required parameter by keyword with its own
-    name as the placeholder (``f(a=a, b=b)``); a required name that is not an identifier is left out."""
-    required = [p.name for p in schema_params(parameters) if p.required and _IDENT.fullmatch(p.name)]
+    name as the placeholder (``f(a=a, b=b)``); a required name that is not an identifier, or is a Python
+    keyword ("class"), is left out (filling passes it as ``**{'class': 3}``)."""
+    required = [
+        p.name for p in schema_params(parameters)
+        if p.required and _IDENT.fullmatch(p.name) and not keyword.iskeyword(p.name)
+    ]  # fmt: skip
     return f"{callee}({', '.join(f'{n}={n}' for n in required)})"
 
 

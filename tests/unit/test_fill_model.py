@@ -73,3 +73,24 @@ def test_pipeline_proposes_the_filled_call_of_a_standard_library_api(gemma_backe
         "copy the file notes.txt to notes.bak"
     )
     assert off.api_call == "shutil.copyfile(src, dst)" and off.arguments == []
+
+
+def test_the_kept_prefix_gives_the_same_calls_as_evaluating_it_again(gemma_backend):
+    doc = function_doc(WEATHER, source="fn", index=1)
+    task = "Forecast for Porto, 4 days, in imperial units"
+    warm = fill(gemma_backend, task, doc)  # the few-shot prefix's KV cache is kept from the earlier tests
+    assert gemma_backend._prefix_state is not None
+    gemma_backend._prefix_state = None
+    cold = fill(gemma_backend, task, doc)
+    assert warm.call == cold.call and warm.calls == cold.calls
+
+
+def test_a_parameter_named_like_a_python_keyword_is_passed_by_a_dict():
+    from gorilla_tui.fill.filler import render
+    from gorilla_tui.pool.params import Param
+
+    call, args = render("set_temperature", [Param("class", required=True), Param("level", required=True)],
+                        {"class": ("3", "task"), "level": ("'hot'", "task")})  # fmt: skip
+    assert call == "set_temperature(level='hot', **{'class': 3})"
+    ast.parse(call)
+    assert [a.name for a in args] == ["class", "level"]
