@@ -44,6 +44,7 @@ class Chooser:
             raise ContextOverflowError(f"fill prompt does not fit the model: {len(self._pending)} tokens")
         self.decodes = 0
         self.text = ""
+        self._last: np.ndarray | None = None  # the log-softmax of the last decode
 
     def _tokens(self, text: str) -> list[int]:
         return list(self._llm.tokenize(text.encode("utf-8"), add_bos=False, special=False))
@@ -54,8 +55,10 @@ class Chooser:
         if self._cancel is not None and self._cancel.is_set():
             raise GorillaError("cancelled")
         pending, self._pending = self._pending, []
-        if not pending:  # pragma: no cover - choose always leaves the last chosen token pending
-            raise GorillaError("nothing to decode")
+        if not pending:  # the text was decoded up to its end already (an option ended at a branch)
+            if self._last is None:
+                raise GorillaError("nothing to decode")
+            return self._last
         if self._n_past + len(pending) + 1 >= self._n_ctx:
             raise ContextOverflowError("the filled call does not fit the model's context")
         n_batch = int(self._llm.n_batch)
@@ -70,7 +73,8 @@ class Chooser:
         self.decodes += 1
         row = np.asarray(self._logits(len(chunk) - 1), dtype=np.float64)
         top = row.max()
-        return row - top - np.log(np.exp(row - top).sum())
+        self._last = row - top - np.log(np.exp(row - top).sum())
+        return self._last
 
     def choose(self, options: Sequence[str], ends: Sequence[str] = (), bias: Sequence[float] = ()) -> int:
         """Index of the option the model continues the text with (greedy over the options' token trie), which
