@@ -313,7 +313,12 @@ def _write_calls(backend: Any, prompt: str, targets: Sequence[Target],
             out.append((target, given))
             if len(out) >= MAX_CALLS:
                 break
-            fresh = [t for t in targets if _fresh(t, before)]
+            # another function only among tools the source describes (a schema); an API of a library is
+            # called again only itself ("delete a.txt and b.txt"), never a neighbour hit (textwrap.shorten
+            # after textwrap.wrap)
+            fresh = [
+                t for t in targets if (t is targets[0] or t.doc.parameters is not None) and _fresh(t, before)
+            ]
             if not fresh:
                 break
             pick = chooser.choose([f"; {t.callee}(" for t in fresh] + ["\n"],
@@ -381,16 +386,23 @@ def _fresh(target: Target, before: Sequence[tuple[int, int]]) -> bool:
     ("20 minutes and 15 minutes": 15 is left for a second call). Runs of words are always left over, so
     they do not count."""
     marked = [
-        sl for sl in target.offered if sl.param.required and any(_marked(c) for c in sl.values.values())
-    ]
+        sl for sl in target.offered
+        if sl.param.required and any(_marked(c, sl) for c in sl.values.values())
+    ]  # fmt: skip
     return bool(marked) and any(
-        _marked(c) and not _overlaps(c, before) for sl in marked for c in sl.values.values()
+        _marked(c, sl) and not _overlaps(c, before) for sl in marked for c in sl.values.values()
     )  # fmt: skip
 
 
-def _marked(c: Candidate) -> bool:
-    """A value the task marks as one: a number, a string it writes whole, or digits ("Case No 28473")."""
-    return c.start >= 0 and (c.kind == "number" or c.atomic or str(c.value).isdigit())
+def _marked(c: Candidate, slot: Slot) -> bool:
+    """A value the task marks as one: a string it writes whole, digits ("Case No 28473"), or a number for
+    a parameter declared a number (a parameter of unknown type, python-env's, does not count numbers: the
+    2024 of "05/01/2024" is no second call of strptime)."""
+    if c.start < 0:
+        return False
+    if c.kind == "number":
+        return slot.param.type in ("integer", "number")
+    return c.atomic or str(c.value).isdigit()
 
 
 def _overlaps(c: Candidate | None, spans: Sequence[tuple[int, int]]) -> bool:

@@ -356,7 +356,7 @@ class ApiIndex:
     def intent(self, query: str) -> str:
         """`query` as search() reads it: its literal values replaced by the word of their kind
         (retrieve/literals.py intent_text with this index's vocabulary; the query itself when nothing else
-        is left, or with literals=False). The pipeline's likelihood choice scores the same text."""
+        is left, or with literals=False)."""
         return (intent_text(query, self.vocab) or query) if self.literals else query
 
     def search(self, query: str, k: int = 5, hub: str | None = None) -> list[Hit]:
