@@ -129,9 +129,10 @@ def report(rows: list[dict[str, Any]], run: bfcl.BfclRun, args: Any) -> str:
         "",
         f"Published on simple (AST accuracy, every question): {published}.",
         "",
-        "Notes: until the argument filling (gorilla_tui/fill/) fills `Proposal.calls`, the pipeline "
-        "proposes no call, so every category but irrelevance scores 0 and irrelevance 100 (no call is the "
-        "right answer there): these rows measure the harness, not the model.",
+        "Notes: the calls are the chosen API's with the task's values (gorilla_tui/fill/); before filling "
+        "every category but irrelevance scored 0 (no call proposed) and irrelevance 100. Irrelevance is "
+        "right only where BM25 finds no hit in the question's functions: no fit judgment declines a call "
+        "yet (the next section).",
     ]
     return "\n".join(lines)
 
