@@ -20,7 +20,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from gorilla_tui.fill.call_grammar import Slot, TaskValues, call_grammar, slots
-from gorilla_tui.fill.values import Candidate, literal
+from gorilla_tui.fill.values import literal
+from gorilla_tui.fill.writer import Target, write_calls
 from gorilla_tui.pool.apidoc import ApiDoc
 from gorilla_tui.pool.params import Param, params_of
 from gorilla_tui.types import Argument
@@ -45,18 +46,7 @@ Request: move notes/today.md into archive/2024.md
 Calls: move_file(source='notes/today.md', destination='archive/2024.md')
 
 """
-#: Nats added to a value of the task that comes before the previous argument's value ("copy src to
-#: backup/src": arguments mostly follow the task's order); chosen on BFCL's even ids (docs/benchmarks.md).
-ORDER_BIAS = -1.0
-NEXT_BIAS = -0.5
-#: Nats added to going on with another call ("; callee(") rather than ending the line (offered only while a
-#: value is left for it, _fresh: the model's own preference for ending the line was over 8 nats on every
-#: BFCL dev question, parallel ones included), and to a value an earlier call of the task used; chosen on
-#: BFCL's even ids (docs/benchmarks.md).
-CALL_BIAS = 10.0
-REUSE_BIAS = -3.0
-#: Most calls one task gets, and most functions the fill prompt shows (the chosen one and other hits).
-MAX_CALLS = 8
+#: Most functions the fill prompt shows (the chosen one and other hits).
 MAX_FUNCTIONS = 4
 #: Characters of a doc's description (and of each parameter's) kept in the fill prompt.
 DESCRIPTION_CHARS = 300
@@ -227,17 +217,6 @@ def decoded(callee: str, given: dict[str, tuple[str, str]]) -> list[dict[str, di
     return [{callee: values}]
 
 
-@dataclass
-class Target:
-    """A function the filled calls may call: its doc, callee, parameters and the slots offered for this
-    task (fill/call_grammar.py slots)."""
-
-    doc: ApiDoc
-    callee: str
-    params: list[Param]
-    offered: list[Slot]
-
-
 def target_of(doc: ApiDoc, values: TaskValues) -> Target | None:
     """The Target of `doc` for a task's values, or None when its call has no plain callee or no parameter
     to fill (the hubs' complete calls)."""
@@ -278,7 +257,7 @@ def fill(backend: Any, task: str, doc: ApiDoc, *, others: Sequence[ApiDoc] = (),
     started = time.perf_counter()
     prompt = fill_prompt(task, targets)
     if callable(getattr(backend, "chooser", None)):
-        written = _write_calls(backend, prompt, targets, cancel)
+        written = write_calls(backend, prompt, targets, FILL_PREFIX, cancel)
     else:  # a backend without the KV-cache chooser (a server): one call, the same language as a GBNF grammar
         text = "".join(backend.complete(prompt, max_tokens=max_tokens, grammar=call_grammar(first.offered),
                                         temperature=0.0, cancel=cancel))  # fmt: skip
@@ -292,161 +271,6 @@ def fill(backend: Any, task: str, doc: ApiDoc, *, others: Sequence[ApiDoc] = (),
         filled.calls += decoded(target.callee, given)
     filled.call = "\n".join(texts)
     return filled
-
-
-Written = list[tuple["Target", dict[str, tuple[str, str]]]]
-
-
-def _write_calls(backend: Any, prompt: str, targets: Sequence[Target],
-                 cancel: threading.Event | None) -> Written:  # fmt: skip
-    """The calls the model writes with backend.chooser: the first target's arguments, then, while the model
-    goes on with "; callee(" rather than ending the line, another call of any target (at most MAX_CALLS).
-    A value an earlier call used may be used again, at REUSE_BIAS."""
-    out: Written = []
-    before: list[tuple[int, int]] = []
-    with backend.chooser(prompt, cancel, prefix=FILL_PREFIX) as chooser:
-        target = targets[0]
-        while True:
-            given = _arguments_stepwise(chooser, target.offered, before)
-            if any(t.callee == target.callee and g == given for t, g in out):
-                break  # the same call again: the task asks for no more
-            out.append((target, given))
-            if len(out) >= MAX_CALLS:
-                break
-            # another function only among tools the source describes (a schema); an API of a library is
-            # called again only itself ("delete a.txt and b.txt"), never a neighbour hit (textwrap.shorten
-            # after textwrap.wrap)
-            fresh = [
-                t for t in targets if (t is targets[0] or t.doc.parameters is not None) and _fresh(t, before)
-            ]
-            if not fresh:
-                break
-            pick = chooser.choose([f"; {t.callee}(" for t in fresh] + ["\n"],
-                                  bias=[CALL_BIAS] * len(fresh))  # fmt: skip
-            if pick >= len(fresh):
-                break
-            target = fresh[pick]
-    return out
-
-
-def _arguments_stepwise(chooser: Any, offered: Sequence[Slot],
-                        before: list[tuple[int, int]]) -> dict[str, tuple[str, str]]:  # fmt: skip
-    """name -> (value source, origin) of one call, written by the model one argument at a time (after
-    ``callee(``, through the closing ")"): at each step the options are ``name=value`` of every slot up to
-    and including the next required one (so optional slots may be skipped), or ")" once no required slot is
-    left. A value of the task used by one argument is not offered to a later one of the same call (its
-    span, fill/values.py); one an earlier call used (`before`, extended here) is, at REUSE_BIAS."""
-    given: dict[str, tuple[str, str]] = {}
-    used: list[tuple[int, int]] = []
-    i = 0
-    while i < len(offered):
-        sep = ", " if given else ""
-        nxt = next((j for j in range(i, len(offered)) if offered[j].param.required), None)
-        reach = offered[i : (nxt + 1 if nxt is not None else len(offered))]
-        options: list[tuple[int, str, str]] = []  # (slot index, value source, origin)
-        for k, slot in enumerate(reach, start=i):
-            if slot.placeholder:
-                options.append((k, slot.param.name, "missing"))
-                continue
-            for text, c in slot.values.items():
-                if c.start < 0 or not _overlaps(c, used):
-                    options.append((k, text, "task"))
-            if slot.param.required and not any(o[0] == k for o in options):
-                options.append((k, slot.param.name, "missing"))  # every value is taken
-        texts = [
-            f"{sep}{offered[k].param.name}={'[' if offered[k].is_list and o == 'task' else ''}{v}"
-            for k, v, o in options
-        ]
-        if nxt is None:
-            texts.append(")")
-        bias = _order_bias([_start(offered[k], v) for k, v, _o in options], used)
-        bias = [b + (REUSE_BIAS if o == "task" and _overlaps(offered[k].values.get(v), before) else 0.0)
-                for b, (k, v, o) in zip(bias, options, strict=True)]  # fmt: skip
-        pick = chooser.choose(texts, ends=(",", ")"), bias=bias)
-        if pick >= len(options):  # ")" : no more optional arguments
-            break
-        k, value, origin = options[pick]
-        slot = offered[k]
-        if slot.is_list and origin == "task":
-            value = _list_items(chooser, slot, value, used)
-        else:
-            _use(slot, value, used)
-        given[slot.param.name] = (value, origin)
-        i = k + 1
-    else:
-        chooser.choose([")"])
-    before.extend(used)
-    return given
-
-
-def _fresh(target: Target, before: Sequence[tuple[int, int]]) -> bool:
-    """True when `target` can be called again with a value no call used yet: a required slot that takes
-    numbers or values the task writes whole (paths, URLs, quoted text, dates, digits) has one whose span is
-    still unused
-    ("20 minutes and 15 minutes": 15 is left for a second call). Runs of words are always left over, so
-    they do not count."""
-    marked = [
-        sl for sl in target.offered
-        if sl.param.required and any(_marked(c, sl) for c in sl.values.values())
-    ]  # fmt: skip
-    return bool(marked) and any(
-        _marked(c, sl) and not _overlaps(c, before) for sl in marked for c in sl.values.values()
-    )  # fmt: skip
-
-
-def _marked(c: Candidate, slot: Slot) -> bool:
-    """A value the task marks as one: a string it writes whole, digits ("Case No 28473"), or a number for
-    a parameter declared a number (a parameter of unknown type, python-env's, does not count numbers: the
-    2024 of "05/01/2024" is no second call of strptime)."""
-    if c.start < 0:
-        return False
-    if c.kind == "number":
-        return slot.param.type in ("integer", "number")
-    return c.atomic or str(c.value).isdigit()
-
-
-def _overlaps(c: Candidate | None, spans: Sequence[tuple[int, int]]) -> bool:
-    return c is not None and c.start >= 0 and any(s < c.end and c.start < e for s, e in spans)
-
-
-def _order_bias(starts: Sequence[int], used: Sequence[tuple[int, int]]) -> list[float]:
-    """Nats added to each option by where its value stands in the task: ORDER_BIAS before the last value
-    used, NEXT_BIAS after it but not the first value there (arguments mostly follow the task's order: "copy
-    src to backup/src"); 0 for the first value after it and for values the task does not write."""
-    last = max((e for _s, e in used), default=-1)
-    ahead = [s for s in starts if last <= s < 1 << 30]
-    first = min(ahead, default=-1)
-    return [0.0 if s >= 1 << 30 or s == first else ORDER_BIAS if s < last else NEXT_BIAS for s in starts]
-
-
-def _start(slot: Slot, value: str) -> int:
-    c = slot.values.get(value)
-    return c.start if c is not None and c.start >= 0 else 1 << 30
-
-
-def _use(slot: Slot, value: str, used: list[tuple[int, int]]) -> None:
-    """Mark the span of the task `value` came from as used (a declared value has none)."""
-    c = slot.values.get(value)
-    if c is not None and c.start >= 0:
-        used.append((c.start, c.end))
-
-
-def _list_items(chooser: Any, slot: Slot, first: str, used: list[tuple[int, int]]) -> str:
-    """The list literal of an array slot whose first item `first` was chosen: further items (", item", each
-    value of the task once) until the model closes it with "]"."""
-    items = [first]
-    _use(slot, first, used)
-    while len(items) < 50:
-        rest = [t for t, c in slot.values.items() if t not in items and not any(
-            s < c.end and c.start < e for s, e in used)]  # fmt: skip
-        pick = chooser.choose([f", {t}" for t in rest] + ["]"], ends=(",", ")"))
-        if pick >= len(rest):
-            break
-        items.append(rest[pick])
-        _use(slot, rest[pick], used)
-    else:
-        chooser.choose(["]"])
-    return "[" + ", ".join(items) + "]"
 
 
 def _given(text: str, offered: Sequence[Slot]) -> dict[str, tuple[str, str]]:
