@@ -38,8 +38,13 @@ class Slot:
 
     @property
     def is_list(self) -> bool:
-        """True for an array parameter: its values are the items, written as ``[item, item]``."""
-        return self.param.type == "array" and not self.param.enum
+        """True for an array parameter whose values are the items, written as ``[item, item]`` (not the
+        lists the task writes whole, values_for)."""
+        return (
+            self.param.type == "array"
+            and not self.param.enum
+            and not any(c.kind == "list" for c in self.values.values())
+        )
 
 
 @dataclass
@@ -50,10 +55,11 @@ class TaskValues:
     strings: list[Candidate]
     lists: list[Candidate]
     words: list[str]
+    text: str = ""
 
     @classmethod
     def of(cls, task: str) -> TaskValues:
-        return cls(numbers(task), strings(task), lists(task), re.findall(r"[A-Za-z]+", task))
+        return cls(numbers(task), strings(task), lists(task), re.findall(r"[A-Za-z]+", task), task)
 
 
 def _declared(values: Sequence[object]) -> dict[str, Candidate]:
@@ -68,9 +74,10 @@ def _declared(values: Sequence[object]) -> dict[str, Candidate]:
 
 def values_for(param: Param, task: TaskValues, paths: int = 1) -> dict[str, Candidate]:
     """The values `param` may take for this task: literal source -> Candidate. An enum's members when it has
-    one; else by type: integer (the task's whole numbers), number (every number), boolean (True, False),
-    string (the task's strings), array (the values its items may take: the task's numbers or strings by the
-    item type; Slot.is_list), object (none: a dict is never read from words), any (numbers, lists and the
+    one; else by type: integer (the task's whole numbers), number (every number, a percentage as its
+    fraction), boolean (True, False), string (the task's strings), array (the lists the task writes whole
+    whose items fit the item type, else the values its items may take: the task's numbers or strings by
+    the item type; Slot.is_list), object (none: a dict is never read from words), any (numbers, lists and the
     strings the task writes as one value: quoted text, URLs, paths). A parameter named for a path or URL
     (_PATHLIKE) takes the task's paths and URLs, and its one-word strings too when the task writes fewer
     paths than `paths`, the count of such parameters."""
@@ -78,8 +85,9 @@ def values_for(param: Param, task: TaskValues, paths: int = 1) -> dict[str, Cand
         return _declared(param.enum)
     t = param.type
     nums = [c for c in task.numbers if t != "integer" or isinstance(c.value, int)]
-    if t in ("integer", "number"):
-        return {c.text: c for c in nums}
+    if t in ("integer", "number"):  # a rate given in percent: 0.03 for a float, 3 for an integer
+        return {c.text: c for c in nums if c.percent != ("whole" if t == "number" else "fraction")}
+    whole = [c for c in task.numbers if c.percent != "fraction"]
     if t == "boolean":
         return _declared([True, False])
     if t == "string" or (t == "any" and _PATHLIKE.search(param.name)):
@@ -90,15 +98,21 @@ def values_for(param: Param, task: TaskValues, paths: int = 1) -> dict[str, Cand
             return {c.text: c for c in atoms}
         if t == "string":
             return {c.text: c for c in task.strings}
-    if t == "array":  # the items: the model writes the list one item at a time
-        items = {"integer": [c for c in task.numbers if isinstance(c.value, int)], "number": task.numbers,
-                 "string": task.strings}.get(param.items, task.numbers + task.strings)  # fmt: skip
+    if t == "array":
+        # a list the task writes whole ("[3, 4, 5]", "4, 5 and 6") is one value; else the items: the model
+        # writes the list one item at a time
+        written = [c for c in task.lists if _items_fit(c.value, param.items)]
+        if written:
+            return {c.text: c for c in written}
+        fractions = [c for c in task.numbers if c.percent != "whole"]
+        items = {"integer": [c for c in whole if isinstance(c.value, int)], "number": fractions,
+                 "string": task.strings}.get(param.items, whole + task.strings)  # fmt: skip
         return {c.text: c for c in items}
     if t == "object":
         return {}
     # a parameter of unknown type takes only what the task marks as a value: a number, a list, or quoted
     # text, a URL or a path (a run of words would pass "ein zufälliges Element" to random.choice)
-    return {c.text: c for c in task.numbers + [c for c in task.strings if c.atomic] + task.lists}
+    return {c.text: c for c in whole + [c for c in task.strings if c.atomic] + task.lists}
 
 
 def _items_fit(value: object, items: str) -> bool:

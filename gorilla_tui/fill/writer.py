@@ -8,6 +8,7 @@ ids (docs/benchmarks.md, "BFCL with filling").
 
 from __future__ import annotations
 
+import re
 import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -28,6 +29,13 @@ NEXT_BIAS = -0.5
 #: BFCL's even ids (docs/benchmarks.md).
 CALL_BIAS = 10.0
 REUSE_BIAS = -3.0
+#: Nats added to a list's next item where the task joins it to the previous one ("Personal Info and Job
+#: History", "4, 5 and 6"), and to an enum member the task names ("in feet"); chosen on BFCL's even ids
+#: (docs/benchmarks.md).
+JOIN_BIAS = 3.0
+NAMED_BIAS = 3.0
+#: What joins a list's items in a task: a comma, "and", "or", "&", an article after them.
+_JOIN = re.compile(r"\s*(?:,|,?\s*(?:and|or|&))?\s*(?:(?:a|an|the)\s+)?", re.IGNORECASE)
 #: Most calls one task gets.
 MAX_CALLS = 8
 
@@ -47,18 +55,19 @@ Written = list[tuple["Target", dict[str, tuple[str, str]]]]
 
 
 def write_calls(backend: Any, prompt: str, targets: Sequence[Target], prefix: str = "",
-                cancel: threading.Event | None = None) -> Written:  # fmt: skip
+                cancel: threading.Event | None = None, task: str = "") -> Written:  # fmt: skip
     """The calls the model writes with backend.chooser: the first target's arguments, then, while the model
     goes on with "; callee(" rather than ending the line, another call of any target (at most MAX_CALLS).
     A value an earlier call used may be used again, at REUSE_BIAS. `prefix`: the fixed start of `prompt`
-    whose KV cache the backend keeps between calls (LlamaBackend.chooser). Returns (target, name -> (value
+    whose KV cache the backend keeps between calls (LlamaBackend.chooser); `task`: the task as typed (what
+    joins a list's items, the enum members it names). Returns (target, name -> (value
     source, origin)) per call, in order. Raises what backend.chooser raises."""
     out: Written = []
     before: list[tuple[int, int]] = []
     with backend.chooser(prompt, cancel, prefix=prefix) as chooser:
         target = targets[0]
         while True:
-            given = _arguments_stepwise(chooser, target.offered, before)
+            given = _arguments_stepwise(chooser, target.offered, before, task)
             if any(t.callee == target.callee and g == given for t, g in out):
                 break  # the same call again: the task asks for no more
             out.append((target, given))
@@ -80,8 +89,8 @@ def write_calls(backend: Any, prompt: str, targets: Sequence[Target], prefix: st
     return out
 
 
-def _arguments_stepwise(chooser: Any, offered: Sequence[Slot],
-                        before: list[tuple[int, int]]) -> dict[str, tuple[str, str]]:  # fmt: skip
+def _arguments_stepwise(chooser: Any, offered: Sequence[Slot], before: list[tuple[int, int]],
+                        task: str = "") -> dict[str, tuple[str, str]]:  # fmt: skip
     """name -> (value source, origin) of one call, written by the model one argument at a time (after
     ``callee(``, through the closing ")"): at each step the options are ``name=value`` of every slot up to
     and including the next required one (so optional slots may be skipped), or ")" once no required slot is
@@ -108,18 +117,20 @@ def _arguments_stepwise(chooser: Any, offered: Sequence[Slot],
             f"{sep}{offered[k].param.name}={'[' if offered[k].is_list and o == 'task' else ''}{v}"
             for k, v, o in options
         ]
+        named = [NAMED_BIAS if o == "task" and _named(offered[k].values[v], task) else 0.0
+                 for k, v, o in options]  # fmt: skip
         if nxt is None:
             texts.append(")")
         bias = _order_bias([_start(offered[k], v) for k, v, _o in options], used)
-        bias = [b + (REUSE_BIAS if o == "task" and _overlaps(offered[k].values.get(v), before) else 0.0)
-                for b, (k, v, o) in zip(bias, options, strict=True)]  # fmt: skip
+        bias = [b + n + (REUSE_BIAS if o == "task" and _overlaps(offered[k].values.get(v), before) else 0.0)
+                for b, n, (k, v, o) in zip(bias, named, options, strict=True)]  # fmt: skip
         pick = chooser.choose(texts, ends=(",", ")"), bias=bias)
         if pick >= len(options):  # ")" : no more optional arguments
             break
         k, value, origin = options[pick]
         slot = offered[k]
         if slot.is_list and origin == "task":
-            value = _list_items(chooser, slot, value, used)
+            value = _list_items(chooser, slot, value, used, task)
         else:
             _use(slot, value, used)
         given[slot.param.name] = (value, origin)
@@ -182,15 +193,28 @@ def _use(slot: Slot, value: str, used: list[tuple[int, int]]) -> None:
         used.append((c.start, c.end))
 
 
-def _list_items(chooser: Any, slot: Slot, first: str, used: list[tuple[int, int]]) -> str:
+def _named(c: Candidate, task: str) -> bool:
+    """True for an enum member (a declared string) the task names as a word ("in feet": 'feet')."""
+    return (
+        c.kind == "declared"
+        and isinstance(c.value, str)
+        and bool(c.value.strip())
+        and re.search(rf"(?<!\w){re.escape(c.value)}(?!\w)", task, re.IGNORECASE) is not None
+    )
+
+
+def _list_items(chooser: Any, slot: Slot, first: str, used: list[tuple[int, int]], task: str = "") -> str:
     """The list literal of an array slot whose first item `first` was chosen: further items (", item", each
-    value of the task once) until the model closes it with "]"."""
+    value of the task once) until the model closes it with "]"; an item the task joins to the previous one
+    ("Personal Info and Job History": _JOIN) gets JOIN_BIAS."""
     items = [first]
     _use(slot, first, used)
     while len(items) < 50:
         rest = [t for t, c in slot.values.items() if t not in items and not any(
             s < c.end and c.start < e for s, e in used)]  # fmt: skip
-        pick = chooser.choose([f", {t}" for t in rest] + ["]"], ends=(",", ")"))
+        last = slot.values[items[-1]].end
+        bias = [JOIN_BIAS if _joined(task, last, slot.values[t]) else 0.0 for t in rest]
+        pick = chooser.choose([f", {t}" for t in rest] + ["]"], ends=(",", ")"), bias=bias)
         if pick >= len(rest):
             break
         items.append(rest[pick])
@@ -198,3 +222,10 @@ def _list_items(chooser: Any, slot: Slot, first: str, used: list[tuple[int, int]
     else:
         chooser.choose(["]"])
     return "[" + ", ".join(items) + "]"
+
+
+def _joined(task: str, end: int, c: Candidate) -> bool:
+    """True when the task joins `c` to the value that ends at `end` by a comma, "and", "or" (_JOIN)."""
+    if not task or c.start < 0 or end < 0 or c.start < end:
+        return False
+    return _JOIN.fullmatch(task[end : c.start]) is not None and bool(task[end : c.start].strip())
