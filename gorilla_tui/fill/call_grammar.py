@@ -157,7 +157,7 @@ def _mentioned(param: Param, task: TaskValues) -> bool:
     if _PATHLIKE.search(param.name) and any(c.value.count("/") or "." in c.value for c in task.strings
                                             if c.start >= 0 and " " not in c.value):  # fmt: skip
         return True  # "list the files in /var/log" offers os.listdir's path
-    return any(part[:4] in words for part in re.split(r"_|(?<=[a-z])(?=[A-Z])", param.name)
+    return any(part.lower()[:4] in words for part in re.split(r"_|(?<=[a-z])(?=[A-Z])", param.name)
                if len(part) > 2 and part.lower() not in ("type", "value", "name"))  # fmt: skip
 
 

@@ -32,8 +32,11 @@ REUSE_BIAS = -3.0
 #: Nats added to a list's next item where the task joins it to the previous one ("Personal Info and Job
 #: History", "4, 5 and 6"), and to an enum member the task names ("in feet"); chosen on BFCL's even ids
 #: (docs/benchmarks.md).
-JOIN_BIAS = 3.0
+JOIN_BIAS = 6.0
 NAMED_BIAS = 3.0
+#: Nats added to an optional parameter's value the task marks (a number, a path...) that no call used yet;
+#: chosen on BFCL's even ids (docs/benchmarks.md).
+OPTIONAL_BIAS = 3.0
 #: What joins a list's items in a task: a comma, "and", "or", "&", an article after them.
 _JOIN = re.compile(r"\s*(?:,|,?\s*(?:and|or|&))?\s*(?:(?:a|an|the)\s+)?", re.IGNORECASE)
 #: Most calls one task gets.
@@ -117,7 +120,7 @@ def _arguments_stepwise(chooser: Any, offered: Sequence[Slot], before: list[tupl
             f"{sep}{offered[k].param.name}={'[' if offered[k].is_list and o == 'task' else ''}{v}"
             for k, v, o in options
         ]
-        named = [NAMED_BIAS if o == "task" and _named(offered[k].values[v], task) else 0.0
+        named = [_extra(offered[k], offered[k].values[v], task, before) if o == "task" else 0.0
                  for k, v, o in options]  # fmt: skip
         if nxt is None:
             texts.append(")")
@@ -191,6 +194,17 @@ def _use(slot: Slot, value: str, used: list[tuple[int, int]]) -> None:
     c = slot.values.get(value)
     if c is not None and c.start >= 0:
         used.append((c.start, c.end))
+
+
+def _extra(slot: Slot, c: Candidate, task: str, before: Sequence[tuple[int, int]]) -> float:
+    """NAMED_BIAS for an enum member the task names, OPTIONAL_BIAS for a value the task marks (_marked)
+    that no call used yet offered to an optional parameter the task speaks of ("less than 500 calories":
+    maxCalories=500), else 0."""
+    if _named(c, task):
+        return NAMED_BIAS
+    if not slot.param.required and _marked(c, slot) and not _overlaps(c, before):
+        return OPTIONAL_BIAS
+    return 0.0
 
 
 def _named(c: Candidate, task: str) -> bool:
