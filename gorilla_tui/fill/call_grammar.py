@@ -22,6 +22,10 @@ FILLABLE = ("keyword", "positional", "posonly", "kwonly")
 _RULE = re.compile(r"[^a-zA-Z0-9]")
 #: Parameter names that take a path or URL: offered when the task writes one, named or not.
 _PATHLIKE = re.compile(r"path|file|dir|folder|url|uri|src|dst|dest", re.IGNORECASE)
+#: Words of a string parameter's name or description that take a date the task writes ("May 3rd 2022"):
+#: a city parameter does not.
+_DATELIKE = re.compile(r"date|day|time|when|period|deadline|schedule|birth|year|month|start|end|since|until",
+                       re.IGNORECASE)  # fmt: skip
 
 
 @dataclass
@@ -80,7 +84,8 @@ def values_for(param: Param, task: TaskValues, paths: int = 1) -> dict[str, Cand
     the item type; Slot.is_list), object (none: a dict is never read from words), any (numbers, lists and the
     strings the task writes as one value: quoted text, URLs, paths). A parameter named for a path or URL
     (_PATHLIKE) takes the task's paths and URLs, and its one-word strings too when the task writes fewer
-    paths than `paths`, the count of such parameters."""
+    paths than `paths`, the count of such parameters. A date the task writes goes only to a string
+    parameter whose name or description speaks of dates or times (_DATELIKE)."""
     if param.enum:
         return _declared(param.enum)
     t = param.type
@@ -90,6 +95,9 @@ def values_for(param: Param, task: TaskValues, paths: int = 1) -> dict[str, Cand
     whole = [c for c in task.numbers if c.percent != "fraction"]
     if t == "boolean":
         return _declared([True, False])
+    if t == "string" and not _DATELIKE.search(f"{param.name} {param.description}"):
+        dated = {(c.start, c.end) for c in task.strings if c.kind == "date"}  # as ISO and as written
+        task = dataclasses.replace(task, strings=[c for c in task.strings if (c.start, c.end) not in dated])
     if t == "string" or (t == "any" and _PATHLIKE.search(param.name)):
         atoms = [c for c in task.strings if c.atomic]
         if len(atoms) < paths:  # "copy src to backup/src": a bare word names the other path
@@ -139,10 +147,33 @@ def slots(params: Sequence[Param], task: TaskValues) -> list[Slot]:
             values = {}  # an optional parameter the task does not speak of keeps its default
         elif p.type == "boolean" and not p.required:
             # a flag the task speaks of is asked for ("including human impact"): given, not left to the model
-            values, p = _declared([True]), dataclasses.replace(p, required=True)
+            # ("if we do not include the impact of human activities": False)
+            values = _declared([not _negated(p, task.text)])
+            p = dataclasses.replace(p, required=True)
         if values or p.required:
             out.append(Slot(p, values))
     return out
+
+
+#: Words that make the flag a task speaks of a "no" when they come shortly before it.
+_NEGATIONS = re.compile(r"\b(?:not|no|never|without|exclud\w*|don'?t|doesn'?t|isn'?t|nor)\b", re.IGNORECASE)
+
+
+def _parts(name: str) -> list[str]:
+    """The words of a parameter name (snake_case or camelCase) a task may speak of it by."""
+    return [part.lower() for part in re.split(r"_|(?<=[a-z])(?=[A-Z])", name)
+            if len(part) > 2 and part.lower() not in ("type", "value", "name")]  # fmt: skip
+
+
+def _negated(param: Param, task: str) -> bool:
+    """True when a negation (_NEGATIONS) stands in the 4 words before the first word of `task` that a word
+    of the flag's name starts ("do not include the impact": include_human_impact is False)."""
+    parts = {part[:4] for part in _parts(param.name)}
+    for m in re.finditer(r"[A-Za-z]+", task):
+        if m.group().lower()[:4] in parts:
+            before = " ".join(task[: m.start()].split()[-4:])
+            return _NEGATIONS.search(before) is not None
+    return False
 
 
 def _mentioned(param: Param, task: TaskValues) -> bool:
@@ -157,8 +188,7 @@ def _mentioned(param: Param, task: TaskValues) -> bool:
     if _PATHLIKE.search(param.name) and any(c.value.count("/") or "." in c.value for c in task.strings
                                             if c.start >= 0 and " " not in c.value):  # fmt: skip
         return True  # "list the files in /var/log" offers os.listdir's path
-    return any(part.lower()[:4] in words for part in re.split(r"_|(?<=[a-z])(?=[A-Z])", param.name)
-               if len(part) > 2 and part.lower() not in ("type", "value", "name"))  # fmt: skip
+    return any(part[:4] in words for part in _parts(param.name))
 
 
 def call_grammar(slot_list: Sequence[Slot]) -> str:

@@ -56,7 +56,8 @@ MAX_SPAN_WORDS = 6
 @dataclass(frozen=True)
 class Candidate:
     """One value of the task. text: the Python literal (``10``, ``'report.csv'``, ``[1, 2]``); value: what
-    Python reads from it; kind: "number", "string", "list", "bool"; start, end: its span in the task
+    Python reads from it; kind: "number", "string", "date" (an ISO 8601 date the task writes in words),
+    "list", "declared"; start, end: its span in the task
     (character offsets; -1 for a value the parameter declares); atomic: a string the task writes as one
     value (quoted text, a URL, an e-mail address, a path or file name, a formula); percent: for a number
     written with "%", "whole" (5 of "5 %") or "fraction" (0.05, the same span), "" otherwise."""
@@ -158,7 +159,7 @@ def dates(task: str) -> list[Candidate]:
             iso = datetime.date(year, month, day).isoformat()
         except ValueError:
             continue
-        out.append(Candidate(literal(iso), iso, "string", m.start(), m.end(), True))
+        out.append(Candidate(literal(iso), iso, "date", m.start(), m.end(), True))
     return out
 
 

@@ -8,6 +8,7 @@ ids (docs/benchmarks.md, "BFCL with filling").
 
 from __future__ import annotations
 
+import dataclasses
 import re
 import threading
 from collections.abc import Sequence
@@ -107,11 +108,13 @@ def _arguments_stepwise(chooser: Any, offered: Sequence[Slot], before: list[tupl
         nxt = next((j for j in range(i, len(offered)) if offered[j].param.required), None)
         reach = offered[i : (nxt + 1 if nxt is not None else len(offered))]
         options: list[tuple[int, str, str]] = []  # (slot index, value source, origin)
+        where: dict[tuple[int, str], Candidate] = {}  # a value the task writes twice: the unused place
         for k, slot in enumerate(reach, start=i):
             if slot.placeholder:
                 options.append((k, slot.param.name, "missing"))
                 continue
             for text, c in slot.values.items():
+                c = where[k, text] = _located(c, [*used, *before], task)
                 if c.start < 0 or not _overlaps(c, used):
                     options.append((k, text, "task"))
             if slot.param.required and not any(o[0] == k for o in options):
@@ -120,12 +123,14 @@ def _arguments_stepwise(chooser: Any, offered: Sequence[Slot], before: list[tupl
             f"{sep}{offered[k].param.name}={'[' if offered[k].is_list and o == 'task' else ''}{v}"
             for k, v, o in options
         ]
-        named = [_extra(offered[k], offered[k].values[v], task, before) if o == "task" else 0.0
+        named = [_extra(offered[k], where[k, v], task, before) if o == "task" else 0.0
                  for k, v, o in options]  # fmt: skip
         if nxt is None:
             texts.append(")")
-        bias = _order_bias([_start(offered[k], v) for k, v, _o in options], used)
-        bias = [b + n + (REUSE_BIAS if o == "task" and _overlaps(offered[k].values.get(v), before) else 0.0)
+        starts = [c.start if (c := where.get((k, v))) is not None and c.start >= 0 else 1 << 30
+                  for k, v, _o in options]  # fmt: skip
+        bias = _order_bias(starts, used)
+        bias = [b + n + (REUSE_BIAS if o == "task" and _overlaps(where[k, v], before) else 0.0)
                 for b, n, (k, v, o) in zip(bias, named, options, strict=True)]  # fmt: skip
         pick = chooser.choose(texts, ends=(",", ")"), bias=bias)
         if pick >= len(options):  # ")" : no more optional arguments
@@ -134,8 +139,8 @@ def _arguments_stepwise(chooser: Any, offered: Sequence[Slot], before: list[tupl
         slot = offered[k]
         if slot.is_list and origin == "task":
             value = _list_items(chooser, slot, value, used, task)
-        else:
-            _use(slot, value, used)
+        elif (c := where.get((k, value))) is not None and c.start >= 0:
+            used.append((c.start, c.end))
         given[slot.param.name] = (value, origin)
         i = k + 1
     else:
@@ -170,6 +175,20 @@ def _marked(c: Candidate, slot: Slot) -> bool:
     return c.atomic or str(c.value).isdigit()
 
 
+def _located(c: Candidate, spans: Sequence[tuple[int, int]], task: str) -> Candidate:
+    """`c` at the first place the task writes it again outside `spans`, where its own place is in them ("from
+    San Francisco to Tokyo ... from Tokyo to Sydney": the second call's Tokyo); `c` itself otherwise (a
+    value written once, quoted, or not read from the task)."""
+    written = task[c.start : c.end]
+    if not task or c.start < 0 or not _overlaps(c, spans) or written not in (c.value, c.text):
+        return c
+    for m in re.finditer(rf"(?<![\w.]){re.escape(written)}(?![\w.])", task):
+        moved = dataclasses.replace(c, start=m.start(), end=m.end())
+        if not _overlaps(moved, spans):
+            return moved
+    return c
+
+
 def _overlaps(c: Candidate | None, spans: Sequence[tuple[int, int]]) -> bool:
     return c is not None and c.start >= 0 and any(s < c.end and c.start < e for s, e in spans)
 
@@ -182,11 +201,6 @@ def _order_bias(starts: Sequence[int], used: Sequence[tuple[int, int]]) -> list[
     ahead = [s for s in starts if last <= s < 1 << 30]
     first = min(ahead, default=-1)
     return [0.0 if s >= 1 << 30 or s == first else ORDER_BIAS if s < last else NEXT_BIAS for s in starts]
-
-
-def _start(slot: Slot, value: str) -> int:
-    c = slot.values.get(value)
-    return c.start if c is not None and c.start >= 0 else 1 << 30
 
 
 def _use(slot: Slot, value: str, used: list[tuple[int, int]]) -> None:
