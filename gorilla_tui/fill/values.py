@@ -49,6 +49,9 @@ EDGE_WORDS = frozenset(
     "then my your our their his her me i you we they please can could would should will what which who about "
     "how when where whose find get give show tell calculate compute".split()
 )
+#: The EDGE_WORDS a string span may hold inside ("Treaty of Lisbon", "Lord of the Rings"); any other one
+#: ends it ("Bitcoin in US" is Bitcoin, then US).
+INNER_WORDS = frozenset(("of", "the"))
 #: Longest run of words one string candidate spans.
 MAX_SPAN_WORDS = 6
 
@@ -193,6 +196,8 @@ def strings(task: str) -> list[Candidate]:
             if last.lower() in ("and", "or"):
                 break  # "Taylor Swift and Maroon 5" are two values, each its own run
             if last.lower() in EDGE_WORDS or last == ",":
+                if last.lower() not in INNER_WORDS and last != ",":
+                    break  # "ATP in the mitochondria", "Bitcoin in US": a preposition ends a value
                 continue
             if j and not any(_WORDLIKE.match(t[0]) and t[0].lower() not in EDGE_WORDS
                              for t in tokens[i : i + j + 1]):  # fmt: skip
