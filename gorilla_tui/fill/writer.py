@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from gorilla_tui.fill.call_grammar import Slot
-from gorilla_tui.fill.values import Candidate
+from gorilla_tui.fill.values import Candidate, requests
 from gorilla_tui.pool.apidoc import ApiDoc
 from gorilla_tui.pool.params import Param
 
@@ -61,13 +61,16 @@ Written = list[tuple["Target", dict[str, tuple[str, str]]]]
 def write_calls(backend: Any, prompt: str, targets: Sequence[Target], prefix: str = "",
                 cancel: threading.Event | None = None, task: str = "") -> Written:  # fmt: skip
     """The calls the model writes with backend.chooser: the first target's arguments, then, while the model
-    goes on with "; callee(" rather than ending the line, another call of any target (at most MAX_CALLS).
+    goes on with "; callee(" rather than ending the line, another call of any target (at most MAX_CALLS):
+    one with a value left for it (_fresh), or one not called yet while the task makes more requests
+    (values.requests) than functions were called.
     A value an earlier call used may be used again, at REUSE_BIAS. `prefix`: the fixed start of `prompt`
     whose KV cache the backend keeps between calls (LlamaBackend.chooser); `task`: the task as typed (what
     joins a list's items, the enum members it names). Returns (target, name -> (value
     source, origin)) per call, in order. Raises what backend.chooser raises."""
     out: Written = []
     before: list[tuple[int, int]] = []
+    asks = requests(task)
     with backend.chooser(prompt, cancel, prefix=prefix) as chooser:
         target = targets[0]
         while True:
@@ -80,9 +83,13 @@ def write_calls(backend: Any, prompt: str, targets: Sequence[Target], prefix: st
             # another function only among tools the source describes (a schema); an API of a library is
             # called again only itself ("delete a.txt and b.txt"), never a neighbour hit (textwrap.shorten
             # after textwrap.wrap)
+            # a function not called yet, while the task makes more requests than functions were called
+            called = {t.callee for t, _g in out}
+            more = len(called) < asks
             fresh = [
-                t for t in targets if (t is targets[0] or t.doc.parameters is not None) and _fresh(t, before)
-            ]
+                t for t in targets if (t is targets[0] or t.doc.parameters is not None)
+                and (_fresh(t, before) or more and t.callee not in called)
+            ]  # fmt: skip
             if not fresh:
                 break
             pick = chooser.choose([f"; {t.callee}(" for t in fresh] + ["\n"],
