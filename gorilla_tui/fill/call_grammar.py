@@ -85,7 +85,7 @@ def values_for(param: Param, task: TaskValues, paths: int = 1) -> dict[str, Cand
     strings the task writes as one value: quoted text, URLs, paths). A parameter named for a path or URL
     (_PATHLIKE) takes the task's paths and URLs, and its one-word strings too when the task writes fewer
     paths than `paths`, the count of such parameters. A date the task writes goes only to a string
-    parameter whose name or description speaks of dates or times (_DATELIKE)."""
+    parameter whose name or description speaks of dates or times (_DATELIKE), as ISO 8601."""
     if param.enum:
         return _declared(param.enum)
     t = param.type
@@ -95,9 +95,13 @@ def values_for(param: Param, task: TaskValues, paths: int = 1) -> dict[str, Cand
     whole = [c for c in task.numbers if c.percent != "fraction"]
     if t == "boolean":
         return _declared([True, False])
-    if t == "string" and not _DATELIKE.search(f"{param.name} {param.description}"):
-        dated = {(c.start, c.end) for c in task.strings if c.kind == "date"}  # as ISO and as written
-        task = dataclasses.replace(task, strings=[c for c in task.strings if (c.start, c.end) not in dated])
+    if t == "string":
+        # a date the task writes goes to a date parameter as ISO 8601 (what BFCL's answers all accept),
+        # to no other
+        dated = {(c.start, c.end) for c in task.strings if c.kind == "date"}
+        keep = "date" if _DATELIKE.search(f"{param.name} {param.description}") else None
+        strings = [c for c in task.strings if (c.start, c.end) not in dated or c.kind == keep]
+        task = dataclasses.replace(task, strings=strings)
     if t == "string" or (t == "any" and _PATHLIKE.search(param.name)):
         atoms = [c for c in task.strings if c.atomic]
         if len(atoms) < paths:  # "copy src to backup/src": a bare word names the other path

@@ -223,8 +223,11 @@ def _atoms(task: str) -> list[tuple[int, int]]:
     """Spans of `task` that are one value each, never split: quoted text, dates in words, URLs, e-mail
     addresses, paths and formulas ("3x^2 + 2x - 1"), first match kept where two overlap."""
     atoms: list[tuple[int, int]] = []
+    whole = (len(task) - len(task.lstrip()), len(task.rstrip()))
     for rx in (_QUOTED, _DATE, _URL, _EMAIL, _PATH, _FORMULA):
         for m in rx.finditer(task):
+            if rx is _QUOTED and m.span() == whole:
+                continue  # a task written in quotes as a whole ("What is ...?") is no quoted value
             text = m.group().rstrip(".")
             if rx is _FORMULA and (_number(text) is not None or not re.search(
                     r"[\^*]|\d\s*[a-z]|[a-z]\s*[-+/]\s*\d", text)):  # fmt: skip

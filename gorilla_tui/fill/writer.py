@@ -63,8 +63,9 @@ def write_calls(backend: Any, prompt: str, targets: Sequence[Target], prefix: st
     """The calls the model writes with backend.chooser: the first target's arguments, then, while the model
     goes on with "; callee(" rather than ending the line, another call of any target (at most MAX_CALLS):
     one with a value left for it (_fresh), or one not called yet while the task makes more requests
-    (values.requests) than functions were called.
-    A value an earlier call used may be used again, at REUSE_BIAS. `prefix`: the fixed start of `prompt`
+    (values.requests) than functions were called, or calls were made. A value an earlier call used may be
+    used again, at REUSE_BIAS; a further call that uses no value of the task no earlier call used is
+    dropped, and ends the calls. `prefix`: the fixed start of `prompt`
     whose KV cache the backend keeps between calls (LlamaBackend.chooser); `task`: the task as typed (what
     joins a list's items, the enum members it names). Returns (target, name -> (value
     source, origin)) per call, in order. Raises what backend.chooser raises."""
@@ -74,9 +75,14 @@ def write_calls(backend: Any, prompt: str, targets: Sequence[Target], prefix: st
     with backend.chooser(prompt, cancel, prefix=prefix) as chooser:
         target = targets[0]
         while True:
+            earlier = list(before)
             given = _arguments_stepwise(chooser, target.offered, before, task)
             if any(t.callee == target.callee and g == given for t, g in out):
                 break  # the same call again: the task asks for no more
+            if out and before[len(earlier) :] and all(
+                any(s < e2 and s2 < e for s2, e2 in earlier) for s, e in before[len(earlier) :]
+            ):
+                break  # a call of values earlier calls used only (36 and 60 of "36 and 48, 60 and 96")
             out.append((target, given))
             if len(out) >= MAX_CALLS:
                 break
@@ -84,11 +90,13 @@ def write_calls(backend: Any, prompt: str, targets: Sequence[Target], prefix: st
             # called again only itself ("delete a.txt and b.txt"), never a neighbour hit (textwrap.shorten
             # after textwrap.wrap)
             # a function not called yet, while the task makes more requests than functions were called
+            # or any function while the task makes more requests than calls were made ("... and then
+            # find four more restaurants in Los Angeles")
             called = {t.callee for t, _g in out}
             more = len(called) < asks
             fresh = [
                 t for t in targets if (t is targets[0] or t.doc.parameters is not None)
-                and (_fresh(t, before) or more and t.callee not in called)
+                and (_fresh(t, before) or more and t.callee not in called or len(out) < asks)
             ]  # fmt: skip
             if not fresh:
                 break
@@ -179,6 +187,8 @@ def _marked(c: Candidate, slot: Slot) -> bool:
         return False
     if c.kind == "number":
         return slot.param.type in ("integer", "number")
+    if c.kind == "list":
+        return True  # a list the task writes whole: "[3, -2, 1] ... and then [1, 0, -1]"
     return c.atomic or str(c.value).isdigit()
 
 
