@@ -53,9 +53,9 @@ def unexpanded_index(apibench: Path) -> ApiIndex:
     without a training split); doc vectors from the shared vector cache when present."""
     import numpy as np
 
+    from gorilla_tui.build.refresh import embed_docs
     from gorilla_tui.retrieve.dense import W_DENSE
     from gorilla_tui.retrieve.embed import E5Embedder
-    from gorilla_tui.retrieve.refresh import embed_docs
 
     docs = torchhub_dev.bare_docs(apibench)
     index = ApiIndex.build(docs)

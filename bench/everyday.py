@@ -75,8 +75,8 @@ def is_right(task: dict[str, Any], doc: ApiDoc | None) -> bool:
 
 def build_index(shared: Path) -> Any:
     """The default index, built by retrieve.refresh as `index --refresh --from` builds it, in a temp home."""
+    from gorilla_tui.build.refresh import embed_index, refresh
     from gorilla_tui.retrieve.index import ApiIndex
-    from gorilla_tui.retrieve.refresh import embed_index, refresh
 
     os.environ["GORILLA_TUI_HOME"] = tempfile.mkdtemp(prefix="everyday-")
     report = refresh(mirrors=[shared / "apibench" / "api", shared])

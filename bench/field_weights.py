@@ -30,12 +30,12 @@ sys.path.insert(0, str(ROOT / "bench"))
 import torchhub_dev  # noqa: E402
 from _report import publish  # noqa: E402
 
+from gorilla_tui.build.refresh import embed_docs  # noqa: E402
 from gorilla_tui.pool.doc import ApiDoc  # noqa: E402
 from gorilla_tui.retrieve import tokenize  # noqa: E402
 from gorilla_tui.retrieve.dense import FUSION_DEPTH, RRF_K, rrf  # noqa: E402
 from gorilla_tui.retrieve.embed import E5Embedder  # noqa: E402
 from gorilla_tui.retrieve.index import ApiIndex, top_k  # noqa: E402
-from gorilla_tui.retrieve.refresh import embed_docs  # noqa: E402
 
 TITLE = "BM25 field weights, Torch Hub dev split"
 HUB = torchhub_dev.HUB

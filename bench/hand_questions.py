@@ -64,7 +64,7 @@ def build(kind: str, shared: Path, manifests: list, tried: dict[str, tuple[str, 
     """The default index of `manifests` built from `shared` in a temporary home, with (expanded) or without
     (bare) their hand-written questions, its vectors embedded (from the vector cache when it has them).
     tried: source name -> more questions files of index/questions/ for the expanded index (--try)."""
-    from gorilla_tui.retrieve.refresh import embed_index, refresh
+    from gorilla_tui.build.refresh import embed_index, refresh
 
     if kind == "bare":
         manifests = [dataclasses.replace(m, hand_questions=()) for m in manifests]

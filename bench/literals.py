@@ -37,9 +37,9 @@ import hub_dev  # noqa: E402
 import torchhub_dev  # noqa: E402
 from _report import publish  # noqa: E402
 
+from gorilla_tui.constraints.rank import search_with_constraints  # noqa: E402
 from gorilla_tui.evaluate.run import load_tasks as load_eval_tasks  # noqa: E402
 from gorilla_tui.retrieve import dense as dense_mod  # noqa: E402
-from gorilla_tui.retrieve.constraints import search_with_constraints  # noqa: E402
 from gorilla_tui.retrieve.dense import DenseSide  # noqa: E402
 from gorilla_tui.retrieve.index import ApiIndex  # noqa: E402
 from gorilla_tui.retrieve.literals import intent_text  # noqa: E402

@@ -1,4 +1,4 @@
-"""Choose python-env's usage prior (retrieve/prior.py, issue 18) by a small grid on the dev sets only.
+"""Choose python-env's usage prior (store/prior.py, issue 18) by a small grid on the dev sets only.
 
 Run: python bench/prior_usage.py [--no-write] [--show-test] [--default SHARED]
 
@@ -45,8 +45,8 @@ from everyday import build_index, is_right, load_tasks  # noqa: E402
 from gorilla_tui.pool.doc import ApiDoc  # noqa: E402
 from gorilla_tui.pool.pyenv import usage  # noqa: E402
 from gorilla_tui.pool.pyenv.source import load_python_env  # noqa: E402
-from gorilla_tui.retrieve import prior  # noqa: E402
 from gorilla_tui.retrieve.index import ApiIndex  # noqa: E402
+from gorilla_tui.store import prior  # noqa: E402
 
 TITLE = "python-env usage prior (issue 18)"
 STDLIB_TASKS = ROOT / "tests" / "data" / "stdlib_tasks.toml"
@@ -224,7 +224,7 @@ def main() -> int:
                 continue  # w = 0 is the same for every variant
             index._prior = (base * np.exp(w * logs)).astype(np.float32)
             results.append((vname if w else "none", w, {k: score(index, sets[k]) for k in dev}))
-    shipped_logs = logs_of[prior.USAGE_COUNT]  # the bench's count is the one retrieve/prior.py ships
+    shipped_logs = logs_of[prior.USAGE_COUNT]  # the bench's count is the one store/prior.py ships
     assert np.allclose(prior.prior_array(docs, counts), base * np.exp(prior.USAGE_WEIGHT * shipped_logs))
     ref = results[0][2]
     admissible = [r for r in results if all(r[2][k][i] >= ref[k][i] for k in dev for i in (0, 1))]
@@ -282,8 +282,7 @@ def main() -> int:
     shipped = (prior.USAGE_COUNT, prior.USAGE_WEIGHT)
     lines += [
         "",
-        f"Chosen: `{best[0]}`, w = {best[1]}; shipped in retrieve/prior.py: `{shipped[0]}`, "
-        f"w = {shipped[1]}.",
+        f"Chosen: `{best[0]}`, w = {best[1]}; shipped in store/prior.py: `{shipped[0]}`, w = {shipped[1]}.",
     ]
     index._prior = base.astype(np.float32)
     before: dict[str, str] = {}

@@ -8,7 +8,7 @@ Run: python bench/pyenv_dense.py [--shared ../shared] [--vector-cache DIR] [--we
 The default index (the three APIBench hubs, APIZoo, the Python standard library) is built in a temporary
 GORILLA_TUI_HOME as `index --refresh --from ../shared/apibench/api --from ../shared` builds it, with the
 vectors its manifests ask for. Then every python-env doc is embedded too (through the vector cache and the
-packaged seed, retrieve/seed.py: docs already embedded are not embedded again) and the same index answers
+packaged seed, build/seed.py: docs already embedded are not embedded again) and the same index answers
 the tasks once per python-env setting of the grid --depths x --weights (index/*.toml `fusion_depth`: the
 docs of each ranking that take part in the RRF fusion, "all" = every ranked doc; `dense_weight`; 0 = BM25
 alone, whatever the depth: python-env's vectors masked out; the other sources unchanged):
@@ -49,11 +49,11 @@ sys.path.insert(0, str(ROOT / "bench"))
 from _report import publish  # noqa: E402
 from everyday import HUBS, is_right, load_tasks  # noqa: E402
 
-from gorilla_tui.retrieve import seed  # noqa: E402
+from gorilla_tui.build import seed  # noqa: E402
+from gorilla_tui.build.refresh import embed_docs, embed_index, refresh  # noqa: E402
 from gorilla_tui.retrieve.dense import FUSION_DEPTH_ALL  # noqa: E402
 from gorilla_tui.retrieve.embed import E5Embedder  # noqa: E402
 from gorilla_tui.retrieve.index import ApiIndex  # noqa: E402
-from gorilla_tui.retrieve.refresh import embed_docs, embed_index, refresh  # noqa: E402
 
 TITLE = "python-env: BM25 or hybrid"
 STDLIB = ROOT / "tests" / "data" / "stdlib_tasks.toml"

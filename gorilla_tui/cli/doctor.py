@@ -182,8 +182,8 @@ def _index(report: dict[str, Any], problems: list[dict[str, str]], notes: list[d
     ["integrity"] "not checked", else "checked"). Dense vectors that are damaged (retrieve.dense.DenseSide
     .checked_state why "damaged": a vector file cut short, grown or overwritten in place since it was
     embedded, one that does not fit the docs) are a problem: searches are BM25 alone until a refresh."""
+    from gorilla_tui.build.previous import read_verified  # deferred: numpy (~0.1 s); --help stays fast
     from gorilla_tui.retrieve.dense import DenseSide  # deferred: numpy (~0.1 s); --help stays fast
-    from gorilla_tui.retrieve.previous import read_verified  # deferred: numpy (~0.1 s); --help stays fast
 
     try:
         stored, unchecked = read_verified()

@@ -289,7 +289,7 @@ def _run_refresh(
     "unchanged", or why not); returns its RefreshReport."""
     from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn  # deferred: rich
 
-    from gorilla_tui.retrieve.refresh import UNCHANGED, refresh  # deferred: numpy, scipy (~0.3 s)
+    from gorilla_tui.build.refresh import UNCHANGED, refresh  # deferred: numpy, scipy (~0.3 s)
 
     columns = (SpinnerColumn(), TextColumn("{task.description}"), TextColumn("{task.fields[status]}"))
     quiet = args.json or not err.is_terminal
@@ -353,7 +353,7 @@ def _embed(index: Any, spec: str, err: Any, quiet: bool) -> dict[str, Any]:
         TimeRemainingColumn,
     )
 
-    from gorilla_tui.retrieve.refresh import embed_index  # deferred: numpy, scipy (`index --help` stays fast)
+    from gorilla_tui.build.refresh import embed_index  # deferred: numpy, scipy (`index --help` stays fast)
 
     bar = Progress(
         TextColumn("embedding docs (BM25 already live)"),

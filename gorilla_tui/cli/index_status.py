@@ -109,8 +109,8 @@ def status(args: argparse.Namespace) -> int:
     """
     from rich.text import Text  # deferred: rich; --help stays fast
 
-    from gorilla_tui.retrieve import store as index_store  # deferred: numpy, scipy (~0.3 s)
-    from gorilla_tui.retrieve.previous import read_verified
+    from gorilla_tui.build.previous import read_verified  # deferred: numpy, scipy (with the store below)
+    from gorilla_tui.store import versions as index_store  # deferred: numpy, scipy (~0.3 s)
 
     try:
         stored, unchecked = read_verified()
@@ -154,7 +154,7 @@ def _expansion_line(rows: list[dict[str, Any]], embedded: bool) -> str:
     """ "doc expansion: SOURCE N questions, ..." for the sources (meta.json rows) whose docs carry
     questions (training or hand-written), "(BM25 and dense)" after those whose questions have vectors
     (refresh_dense.question_sources, when `embedded`), else "(BM25)"; "" when no source has any."""
-    from gorilla_tui.retrieve.refresh_dense import question_sources  # deferred: numpy
+    from gorilla_tui.build.dense_vectors import question_sources  # deferred: numpy
 
     dense = question_sources(rows) if embedded else set()
     reach = {True: "BM25 and dense", False: "BM25"}

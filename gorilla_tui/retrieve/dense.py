@@ -1,7 +1,7 @@
 """Dense vectors of an index, their state, and the fusion of BM25 and dense rankings.
 
 An index answers with BM25 alone until its vectors are ready (a first refresh publishes BM25 at once and
-adds the vectors when embedded, retrieve/refresh.py), and when the embedder is missing or fails (a note
+adds the vectors when embedded, build/refresh.py), and when the embedder is missing or fails (a note
 says why). Fusion is reciprocal rank fusion (Cormack, Clarke & Buettcher, SIGIR 2009): each doc scores
 sum_i w_i / (RRF_K + rank_i) over the rankings it is in, ranks 1-based, each ranking cut at its source's
 depth (FUSION_DEPTH_KEY in its manifest, else FUSION_DEPTH).
@@ -20,9 +20,9 @@ from typing import Any
 import numpy as np
 
 from gorilla_tui.errors import GorillaError
-from gorilla_tui.retrieve import store
 from gorilla_tui.retrieve.embed import Embedder, open_embedder
-from gorilla_tui.retrieve.store_io import json_of
+from gorilla_tui.store import versions as store
+from gorilla_tui.store.fileio import json_of
 
 #: RRF constant, Cormack et al.'s k = 60 (the issue's probe used it; bench/retrieval.py --dev compares
 #: others on the Torch Hub training split).

@@ -30,7 +30,7 @@ from gorilla_tui.tui.widgets.task_input import TaskInput
 from gorilla_tui.types import Proposal
 
 if TYPE_CHECKING:
-    from gorilla_tui.retrieve.bootstrap import FirstLaunch
+    from gorilla_tui.build.first_launch import FirstLaunch
 
 #: Seconds between two looks at the loaded index's embedding state (retrieve.dense.DenseSide.state).
 DENSE_POLL_SECONDS = 2.0

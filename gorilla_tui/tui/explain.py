@@ -7,12 +7,12 @@ import re
 from dataclasses import dataclass, fields
 from typing import Any
 
-from gorilla_tui.retrieve.constraint_parse import DEVICES, FRAMEWORKS, Constraint, framework_keys
-from gorilla_tui.retrieve.constraints import check_doc
+from gorilla_tui.constraints.parse import DEVICES, FRAMEWORKS, Constraint, framework_keys
+from gorilla_tui.constraints.rank import check_doc
 from gorilla_tui.tui.naming import display_name
 from gorilla_tui.types import Hit, Proposal
 
-#: Constraint.metric -> how it is written (retrieve/constraint_parse.py lists the metrics).
+#: Constraint.metric -> how it is written (constraints/parse.py lists the metrics).
 METRIC_WORDS = {
     "top1": "top-1",
     "top5": "top-5",

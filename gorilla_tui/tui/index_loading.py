@@ -14,7 +14,7 @@ from gorilla_tui.tui.messages import LoadState
 from gorilla_tui.tui.widgets.status_bar import StatusBar
 
 if TYPE_CHECKING:
-    from gorilla_tui.retrieve.bootstrap import FirstLaunch
+    from gorilla_tui.build.first_launch import FirstLaunch
     from gorilla_tui.tui.screens.main import MainScreen
     from gorilla_tui.tui.session import Session
 
@@ -59,7 +59,7 @@ class IndexLoadingMixin:
             if kind == "start":
                 self.call_from_thread(self.status, index=f"building ({name})…")
 
-        from gorilla_tui.retrieve.bootstrap import build_first_index  # deferred: only a first launch needs it
+        from gorilla_tui.build.first_launch import build_first_index  # deferred: only a first launch needs it
 
         try:
             result = build_first_index(self.session.settings, on_event, check_choice_settings)
@@ -84,7 +84,7 @@ class IndexLoadingMixin:
     def _rebuild_outdated(self) -> None:
         """The index was built by an older version: rebuild it as `gorilla-tui index --refresh` does (the
         sources it was built from, read again; retrieve.refresh), then answer from it."""
-        from gorilla_tui.retrieve.refresh import refresh  # deferred: only after an upgrade
+        from gorilla_tui.build.refresh import refresh  # deferred: only after an upgrade
 
         try:
             report = refresh(
@@ -156,7 +156,7 @@ class IndexLoadingMixin:
         the status bar shows "embedding n/m" and then "hybrid". Stops between batches when the app quits."""
         from textual.worker import get_current_worker  # deferred with embed_index: only a fresh build embeds
 
-        from gorilla_tui.retrieve.refresh import embed_index  # deferred: numpy, scipy (first paint)
+        from gorilla_tui.build.refresh import embed_index  # deferred: numpy, scipy (first paint)
 
         worker = get_current_worker()
 

@@ -8,8 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from gorilla_tui.pool.doc import ApiDoc, load_jsonl
-from gorilla_tui.retrieve.constraints import (
+from gorilla_tui.constraints.rank import (
     Constraint,
     apply_constraints,
     check_doc,
@@ -18,6 +17,7 @@ from gorilla_tui.retrieve.constraints import (
     proposal_constraints,
     rerank,
 )
+from gorilla_tui.pool.doc import ApiDoc, load_jsonl
 from gorilla_tui.types import Hit, Proposal, Verdict
 from tests.unit.test_constraints import TASKS, _parsed
 
@@ -102,7 +102,7 @@ def test_mixed_values_are_unknown(pools: dict[str, list[ApiDoc]]) -> None:
 
 
 def test_search_with_constraints_widens(pools: dict[str, list[ApiDoc]]) -> None:
-    from gorilla_tui.retrieve.constraints import search_with_constraints
+    from gorilla_tui.constraints.rank import search_with_constraints
     from gorilla_tui.retrieve.index import ApiIndex
 
     index = ApiIndex.build(pools["torchhub"])

@@ -7,18 +7,18 @@ from pathlib import Path
 
 import pytest
 
-from gorilla_tui.pool.doc import ApiDoc, load_jsonl
-from gorilla_tui.pool.metrics import normalise_performance, provider_id
-from gorilla_tui.retrieve import constraints as cmod
-from gorilla_tui.retrieve.constraint_parse import without_constraints
-from gorilla_tui.retrieve.constraints import (
+from gorilla_tui.constraints import rank as cmod
+from gorilla_tui.constraints.parse import without_constraints
+from gorilla_tui.constraints.rank import (
     check_doc,
     overall,
     parse_constraints,
     search_with_constraints,
 )
+from gorilla_tui.pool.doc import ApiDoc, load_jsonl
+from gorilla_tui.pool.metrics import normalise_performance, provider_id
 from gorilla_tui.retrieve.index import ApiIndex
-from gorilla_tui.retrieve.metadata import FILE, PerformanceTable
+from gorilla_tui.store.performance import FILE, PerformanceTable
 
 
 @pytest.fixture(scope="module")
@@ -156,7 +156,7 @@ def test_the_task_is_parsed_once_per_search(
 
 
 def test_performance_is_normalised_once_at_refresh(apibench: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from gorilla_tui.retrieve.refresh import refresh
+    from gorilla_tui.build.refresh import refresh
 
     report = refresh(mirrors=[apibench / "api"], only=["torchhub"])
     assert (report.path / FILE).is_file()
@@ -170,7 +170,7 @@ def test_performance_is_normalised_once_at_refresh(apibench: Path, monkeypatch: 
         raise AssertionError("performance normalised during an ask")
 
     monkeypatch.setattr(cmod, "normalise_performance", fail)
-    monkeypatch.setattr("gorilla_tui.retrieve.metadata.normalise_performance", fail)
+    monkeypatch.setattr("gorilla_tui.store.performance.normalise_performance", fail)
     result = search_with_constraints(index, "classify images, top-1 above 80 % on ImageNet", k=5)
     assert result.satisfied_any
     assert all(r["status"] == "satisfied" for r in result.report)

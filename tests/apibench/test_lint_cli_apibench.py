@@ -21,8 +21,8 @@ import yaml
 from gorilla_tui.check import lookup
 from gorilla_tui.check.validator import Validator
 from gorilla_tui.cli import main
-from gorilla_tui.retrieve import store
 from gorilla_tui.retrieve.index import ApiIndex
+from gorilla_tui.store import versions as store
 from tests.cli.test_lint_cli import REPO
 
 CORPUS = REPO / "tests" / "data" / "lint_corpus"

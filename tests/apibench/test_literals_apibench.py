@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from gorilla_tui.retrieve.constraints import search_with_constraints
+from gorilla_tui.build.refresh import refresh
+from gorilla_tui.constraints.rank import search_with_constraints
 from gorilla_tui.retrieve.index import ApiIndex
-from gorilla_tui.retrieve.refresh import refresh
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
 from everyday import is_right, load_tasks  # noqa: E402

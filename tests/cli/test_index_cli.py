@@ -359,8 +359,8 @@ def test_an_index_without_a_hybrid_source_says_bm25_alone(
     TUI's status bar said BM25. Both now say BM25 alone and why."""
     import dataclasses
 
+    from gorilla_tui.build import plan as refresh_plan
     from gorilla_tui.pool.manifest import load_manifests
-    from gorilla_tui.retrieve import refresh_plan
 
     bm25_only = [
         dataclasses.replace(m, extra={**m.extra, "retrieval": "bm25"}) if m.name == "python-env" else m
@@ -380,7 +380,7 @@ def test_an_index_built_by_a_newer_version_is_not_called_older(capsys: pytest.Ca
     """An index whose tokenizer_version is above this release's (two installs sharing one home, or a
     downgrade) was reported as "built by an older version of gorilla-tui": it names the newer version now,
     with the way back; an older one keeps its message."""
-    from gorilla_tui.retrieve import store
+    from gorilla_tui.store import versions as store
 
     pool = Path(__file__).resolve().parents[1] / "data" / "pool"
     assert main(["index", "--refresh", "--from", str(pool), "--only", "torchhub", "--no-dense"]) == 0
@@ -614,7 +614,7 @@ def test_a_bad_embedder_is_refused_before_the_refresh(
     GGUF, or `hf:a/b/c.gguf` offline) refreshed, then said "note: dense retrieval off, BM25 alone: cannot
     load the embedding model trunc.gguf ..." and exited 0; with --no-dense it was not looked at. It is
     refused in one line, exit 2, and no index is built."""
-    from gorilla_tui.retrieve.store import current_version
+    from gorilla_tui.store.versions import current_version
 
     with gemma_path.open("rb") as src:
         head = src.read(200_000_000 if kind == "cut in its data" else 1_000_000)

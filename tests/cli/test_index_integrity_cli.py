@@ -12,9 +12,9 @@ from typing import Any
 
 import pytest
 
+from gorilla_tui.build import previous
+from gorilla_tui.build.previous import STATE_FILE, changed_since_built
 from gorilla_tui.cli import main
-from gorilla_tui.retrieve import previous
-from gorilla_tui.retrieve.previous import STATE_FILE, changed_since_built
 
 SMALL_POOL = Path(__file__).resolve().parents[1] / "data" / "pool"
 HUBS = ("torchhub", "tensorflowhub", "huggingface", "apizoo")

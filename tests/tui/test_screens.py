@@ -365,7 +365,7 @@ async def test_an_index_built_by_an_older_version_is_rebuilt_by_itself(capsys):
 
     from gorilla_tui.cli import main
     from gorilla_tui.model.scripted import ScriptedBackend
-    from gorilla_tui.retrieve import store
+    from gorilla_tui.store import versions as store
 
     assert main(["index", "--refresh", "--from", str(SMALL_POOL), "--only", "torchhub", "--json"]) == 0
     capsys.readouterr()
@@ -437,7 +437,7 @@ async def test_a_damaged_index_is_named_damaged_not_missing(capsys):
     folder) and how to rebuild it."""
     from gorilla_tui.cli import main
     from gorilla_tui.model.scripted import ScriptedBackend
-    from gorilla_tui.retrieve import store
+    from gorilla_tui.store import versions as store
 
     assert main(["index", "--refresh", "--from", str(SMALL_POOL), "--only", "torchhub", "--no-dense"]) == 0
     capsys.readouterr()

@@ -9,13 +9,13 @@ from pathlib import Path
 import pytest
 import tomllib
 
-from gorilla_tui.pool.doc import ApiDoc
-from gorilla_tui.retrieve.constraint_parse import without_constraints
-from gorilla_tui.retrieve.constraints import (
+from gorilla_tui.constraints.parse import without_constraints
+from gorilla_tui.constraints.rank import (
     apply_constraints,
     parse_constraints,
     search_with_constraints,
 )
+from gorilla_tui.pool.doc import ApiDoc
 from gorilla_tui.types import Hit
 
 TASKS = tomllib.loads(

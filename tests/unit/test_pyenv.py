@@ -250,7 +250,7 @@ def test_import_aliases_resolve_callees():
 
 
 def test_first_launch_builds_the_offline_pool_and_says_how_to_add_hubs():
-    from gorilla_tui.retrieve.bootstrap import first_launch_index
+    from gorilla_tui.build.first_launch import first_launch_index
     from gorilla_tui.retrieve.index import ApiIndex
 
     events = []
@@ -492,7 +492,7 @@ def test_cli_spec_replaces_the_configured_distributions(gorilla_home):
 
 
 def test_the_later_hint_only_speaks_of_the_hubs_when_a_hub_is_missing():
-    from gorilla_tui.retrieve.bootstrap import HUB_HINT, later_hint
+    from gorilla_tui.build.first_launch import HUB_HINT, later_hint
     from gorilla_tui.tui.screens.index_setup import build_summary
 
     assert later_hint(["huggingface", "apizoo"]) == HUB_HINT

@@ -31,7 +31,7 @@ def build_summary(rows: list[dict], docs: int, seconds: float) -> tuple[str, lis
     """(one paragraph for the person, the rows that failed) from RefreshReport.sources rows ({name,
     status, loaded, message, ...}; status "ok" means fetched now, "kept" means docs kept from the
     previous index). Wording and hint follow retrieve.bootstrap.first_launch_index / later_hint."""
-    from gorilla_tui.retrieve.bootstrap import later_hint  # deferred: numpy, scipy (~0.3 s) after first paint
+    from gorilla_tui.build.first_launch import later_hint  # deferred: numpy, scipy (~0.3 s) after first paint
 
     ok = [r for r in rows if r.get("status") in ("ok", "kept")]
     failed = [r for r in rows if r.get("status") not in ("ok", "kept")]
@@ -135,7 +135,7 @@ class IndexSetupScreen(ModalScreen[object]):
         """Run the refresh in this thread worker. Every change to the dialog goes to the UI thread through
         _to_ui, and is dropped there once the dialog is closed: closing it (Escape) during a build removes
         its widgets, and the build keeps going (the index it makes goes to the app, _built)."""
-        from gorilla_tui.retrieve.refresh import refresh  # deferred: numpy, scipy (~0.3 s) after first paint
+        from gorilla_tui.build.refresh import refresh  # deferred: numpy, scipy (~0.3 s) after first paint
 
         app = self.app  # the worker's context; kept for the end of a build that outlives the dialog
 
@@ -188,7 +188,7 @@ class IndexSetupScreen(ModalScreen[object]):
     def _lock_held() -> bool:
         """True when another refresh holds the refresh lock now (a non-blocking probe of
         retrieve.store.refresh_lock; refresh() itself then waits for it)."""
-        from gorilla_tui.retrieve import store as index_store  # deferred: numpy, scipy (~0.3 s)
+        from gorilla_tui.store import versions as index_store  # deferred: numpy, scipy (~0.3 s)
 
         try:
             with index_store.refresh_lock(timeout=0):

@@ -17,8 +17,8 @@ from gorilla_tui.config import Settings, load_settings
 from gorilla_tui.errors import GorillaError, IndexMissingError
 from gorilla_tui.pool.pyenv.source import SOURCE
 from gorilla_tui.pool.sources import FetchContext, Manifest, hub_unreachable, load_manifests
-from gorilla_tui.retrieve import store as index_store
-from gorilla_tui.retrieve.refresh import refresh
+from gorilla_tui.store import versions as index_store
+from gorilla_tui.build.refresh import refresh
 
 HUB_HINT = (
     "To add the APIBench hubs later: `gorilla-tui index --refresh` when online, or "

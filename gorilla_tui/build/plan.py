@@ -15,7 +15,7 @@ from gorilla_tui.pool.sources import FetchContext, Manifest, load_manifests, sou
 from gorilla_tui.retrieve.dense import DENSE_WEIGHT_KEY, FUSION_DEPTH_ALL, FUSION_DEPTH_KEY
 from gorilla_tui.retrieve.embed import PASSAGE_KEY, PASSAGE_RECIPES
 from gorilla_tui.retrieve.fusion import dense_weight, fusion_depth
-from gorilla_tui.retrieve.refresh_dense import DEFAULT_RETRIEVAL, EMBED_QUESTIONS_KEY
+from gorilla_tui.build.dense_vectors import DEFAULT_RETRIEVAL, EMBED_QUESTIONS_KEY
 
 #: Manifest key saying how a source is retrieved: "hybrid" (BM25 + dense, its docs are embedded) or "bm25".
 RETRIEVAL_KEY = "retrieval"

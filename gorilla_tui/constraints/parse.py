@@ -9,8 +9,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from gorilla_tui.pool.metrics import DATASETS
-from gorilla_tui.retrieve.constraint_vocab import (  # noqa: F401 - re-exported: callers import them from here
+from gorilla_tui.constraints.vocab import (  # noqa: F401 - re-exported: callers import them from here
     ANY_OF,
     DEVICES,
     FRAMEWORKS,
@@ -21,11 +20,12 @@ from gorilla_tui.retrieve.constraint_vocab import (  # noqa: F401 - re-exported:
     provider_matches,
     without_frameworks,
 )
-from gorilla_tui.retrieve.constraint_vocab import DEVICE_RES as _DEVICE_RES
-from gorilla_tui.retrieve.constraint_vocab import FRAMEWORK_RES as _FRAMEWORK_RES
-from gorilla_tui.retrieve.constraint_vocab import PROVIDER_RE as _PROVIDER_RE
-from gorilla_tui.retrieve.constraint_vocab import PROVIDER_WORDS as _PROVIDER_WORDS
-from gorilla_tui.retrieve.constraint_vocab import REPO_RE as _REPO_RE
+from gorilla_tui.constraints.vocab import DEVICE_RES as _DEVICE_RES
+from gorilla_tui.constraints.vocab import FRAMEWORK_RES as _FRAMEWORK_RES
+from gorilla_tui.constraints.vocab import PROVIDER_RE as _PROVIDER_RE
+from gorilla_tui.constraints.vocab import PROVIDER_WORDS as _PROVIDER_WORDS
+from gorilla_tui.constraints.vocab import REPO_RE as _REPO_RE
+from gorilla_tui.pool.metrics import DATASETS
 
 OPS = (">=", ">", "<=", "<")
 

@@ -7,8 +7,7 @@ from dataclasses import dataclass, field, replace
 from itertools import zip_longest
 from typing import Any
 
-from gorilla_tui.pool.metrics import Measure, Performance, normalise_performance, provider_id, select_variant
-from gorilla_tui.retrieve.constraint_parse import (
+from gorilla_tui.constraints.parse import (
     DEVICES,
     FRAMEWORKS,
     OPS,
@@ -18,6 +17,7 @@ from gorilla_tui.retrieve.constraint_parse import (
     without_constraints,
     without_frameworks,
 )
+from gorilla_tui.pool.metrics import Measure, Performance, normalise_performance, provider_id, select_variant
 from gorilla_tui.retrieve.tokenize import no_terms_note
 from gorilla_tui.types import Hit
 

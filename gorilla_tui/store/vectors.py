@@ -10,9 +10,9 @@ from typing import TYPE_CHECKING, Any
 
 from gorilla_tui.errors import GorillaError
 from gorilla_tui.pool.fingerprint import file_digest
-from gorilla_tui.retrieve.store_io import DAMAGED as _DAMAGED
-from gorilla_tui.retrieve.store_io import index_root, json_of, pid_alive
-from gorilla_tui.retrieve.store_io import write_synced as _write
+from gorilla_tui.store.fileio import DAMAGED as _DAMAGED
+from gorilla_tui.store.fileio import index_root, json_of, pid_alive
+from gorilla_tui.store.fileio import write_synced as _write
 
 if TYPE_CHECKING:
     import numpy as np

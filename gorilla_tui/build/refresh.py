@@ -29,9 +29,9 @@ from gorilla_tui.pool.sources import (
     user_fingerprint,
     user_source,
 )
-from gorilla_tui.retrieve import store as index_store
+from gorilla_tui.store import versions as index_store
 from gorilla_tui.retrieve.index import ApiIndex, Bm25Params
-from gorilla_tui.retrieve.previous import (
+from gorilla_tui.build.previous import (
     UNCHANGED,
     Previous,
     dropped,
@@ -39,7 +39,7 @@ from gorilla_tui.retrieve.previous import (
     read_previous,
     reread,
 )
-from gorilla_tui.retrieve.refresh_dense import (  # noqa: F401 - re-exported: callers import them from here
+from gorilla_tui.build.dense_vectors import (  # noqa: F401 - re-exported: callers import them from here
     CACHE_SAVE_EVERY,
     DEFAULT_RETRIEVAL,
     EmbeddingStopped,
@@ -47,14 +47,14 @@ from gorilla_tui.retrieve.refresh_dense import (  # noqa: F401 - re-exported: ca
     embed_docs,
     embed_index,
 )
-from gorilla_tui.retrieve.refresh_plan import (  # noqa: F401 - re-exported: callers import them from here
+from gorilla_tui.build.plan import (  # noqa: F401 - re-exported: callers import them from here
     RETRIEVAL_KEY,
     RETRIEVAL_MODES,
     Plan,
     make_plan,
     retrieval_mode,
 )
-from gorilla_tui.retrieve.refresh_publish import (  # noqa: F401 - re-exported: callers import them from here
+from gorilla_tui.build.publish import (  # noqa: F401 - re-exported: callers import them from here
     PAUSE_ENV,
     estimate_bytes,
     meta_of,
