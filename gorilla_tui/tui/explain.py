@@ -7,8 +7,8 @@ import re
 from dataclasses import dataclass, fields
 from typing import Any
 
+from gorilla_tui.constraints.check import check_doc
 from gorilla_tui.constraints.parse import DEVICES, FRAMEWORKS, Constraint, framework_keys
-from gorilla_tui.constraints.rank import check_doc
 from gorilla_tui.tui.naming import display_name
 from gorilla_tui.types import Hit, Proposal
 

@@ -8,15 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from gorilla_tui.constraints.rank import (
-    Constraint,
-    apply_constraints,
-    check_doc,
-    overall,
-    parse_constraints,
-    proposal_constraints,
-    rerank,
-)
+from gorilla_tui.constraints.check import check_doc, overall
+from gorilla_tui.constraints.parse import Constraint, parse_constraints
+from gorilla_tui.constraints.rank import apply_constraints, proposal_constraints, rerank
 from gorilla_tui.pool.doc import ApiDoc, load_jsonl
 from gorilla_tui.types import Hit, Proposal, Verdict
 from tests.unit.test_constraints import TASKS, _parsed

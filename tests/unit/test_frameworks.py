@@ -6,8 +6,10 @@ from __future__ import annotations
 
 import pytest
 
-from gorilla_tui.constraints.parse import framework_matches, parse_constraints
-from gorilla_tui.constraints.rank import check_doc, search_with_constraints
+from gorilla_tui.constraints.check import check_doc
+from gorilla_tui.constraints.parse import parse_constraints
+from gorilla_tui.constraints.rank import search_with_constraints
+from gorilla_tui.constraints.vocab import framework_matches
 from gorilla_tui.retrieve.index import ROUTING_MARGIN, ApiIndex
 from gorilla_tui.tui.explain import constraint_words
 
