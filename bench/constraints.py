@@ -136,7 +136,7 @@ def search_text(index: ApiIndex, k: int) -> dict:
     """Before/after of giving the retriever the task without its constraint words (issue 19): on the
     APIBench eval tasks stating a constraint, how often the eval's own api_call is among the k hits of
     search_with_constraints, searched in its hub and over the three hubs at once, with the whole task as
-    the search text (before) and with constraint_parse.without_constraints (after); and the top hits of
+    the search text (before) and with constraints.parse.without_constraints (after); and the top hits of
     EXAMPLE over the three hubs both ways."""
     out = {"tasks": 0, "hub_before": 0, "hub_after": 0, "all_before": 0, "all_after": 0, "stripped": []}
     for pool, ev in HUBS.items():

@@ -74,7 +74,7 @@ def is_right(task: dict[str, Any], doc: ApiDoc | None) -> bool:
 
 
 def build_index(shared: Path) -> Any:
-    """The default index, built by retrieve.refresh as `index --refresh --from` builds it, in a temp home."""
+    """The default index, built by build.refresh as `index --refresh --from` builds it, in a temp home."""
     from gorilla_tui.build.refresh import embed_index, refresh
     from gorilla_tui.retrieve.index import ApiIndex
 

@@ -8,7 +8,7 @@ built version folder). Each figure is measured twice on the same index: ApiIndex
 text as typed) and on (intent_text: literal values replaced by the word of their kind).
 
 - literal tasks: bench/data/literal_tasks.toml (tasks with URLs, file names, paths, quoted text, numbers...),
-  searched as the pipeline does (retrieve.constraints.search_with_constraints, no hub named, k = 5): hit@1 and
+  searched as the pipeline does (constraints.rank.search_with_constraints, no hub named, k = 5): hit@1 and
   hit@5 (a right doc by the task's label, bench/everyday.py is_right) per split, hybrid (as shipped) and
   BM25 alone (the same index without its vectors, as before its first embedding and in tests/apibench);
 - everyday tasks: bench/everyday_tasks.toml, the same way;

@@ -73,7 +73,7 @@ def load_index(
     Args:
         hub: when given, the index must hold this source (ApiIndex.pool raises UsageError otherwise), so an
             unknown --hub fails before the model loads.
-        build_if_missing: on first launch (no index yet) build one with retrieve.bootstrap.first_launch_index
+        build_if_missing: on first launch (no index yet) build one with build.first_launch.first_launch_index
             (the configured sources, falling back to the offline python-env pool) instead of raising.
         note: receives one-line messages for the person about what was built (default: dropped).
 

@@ -17,7 +17,7 @@ from gorilla_tui.store import versions as index_store
 from gorilla_tui.retrieve.embed import BATCH, Embedder, content_hash, open_embedder, passage_text
 from gorilla_tui.retrieve.index import ApiIndex
 
-#: A source whose manifest has no `retrieval` key is BM25 alone (retrieve.refresh.retrieval_mode).
+#: A source whose manifest has no `retrieval` key is BM25 alone (build.refresh.retrieval_mode).
 DEFAULT_RETRIEVAL = "bm25"
 #: Manifest key (index/*.toml, a shipped hybrid source): true embeds each doc question (doc expansion) too,
 #: and the dense side scores a doc by its best cosine over its text and its questions (dense.DenseSide).

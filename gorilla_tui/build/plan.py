@@ -20,7 +20,7 @@ from gorilla_tui.build.dense_vectors import DEFAULT_RETRIEVAL, EMBED_QUESTIONS_K
 #: Manifest key saying how a source is retrieved: "hybrid" (BM25 + dense, its docs are embedded) or "bm25".
 RETRIEVAL_KEY = "retrieval"
 RETRIEVAL_MODES = ("hybrid", "bm25")
-# DEFAULT_RETRIEVAL (refresh_dense): a source whose manifest has no RETRIEVAL_KEY (user --source files are
+# DEFAULT_RETRIEVAL (dense_vectors.py): a source whose manifest has no RETRIEVAL_KEY (user --source files are
 # "hybrid": they are small).
 
 

@@ -1,11 +1,11 @@
 """`index --refresh`: fetch every source, build the BM25 index aside, publish it atomically under the lock.
 
-The steps of refresh(), each a function: make_plan (retrieve.refresh_plan: check the arguments, choose the
-sources) -> under the lock: read the live index (retrieve.previous) -> _load_sources (a source whose content
+The steps of refresh(), each a function: make_plan (build.plan: check the arguments, choose the
+sources) -> under the lock: read the live index (build.previous) -> _load_sources (a source whose content
 fingerprint equals the live index's is reused from it, the others are fetched and loaded) -> _checked (an
 empty or no reachable source is an error) -> when nothing changed, _unchanged_report keeps the live index
 -> else _assemble (docs kept from the live index, rows, warnings) -> ApiIndex.build -> write_and_publish
-(retrieve.refresh_publish). Embedding the published version's docs is retrieve.refresh_dense.
+(build.publish). Embedding the published version's docs is build.dense_vectors.
 """
 
 from __future__ import annotations
@@ -160,14 +160,14 @@ def refresh(
     force: rebuild every source even when its fingerprint did not change; check_manifest(manifest): raises
     UsageError for a manifest setting retrieve does not own (the CLI and the TUI pass
     model.likelihood.check_choice_settings: choice_rule, vote_temperature; retrieve never imports model),
-    called for every manifest before anything is read, after refresh_plan.check_settings.
+    called for every manifest before anything is read, after build.plan.check_settings.
 
     Unchanged sources (issue 18): each source's content fingerprint (pool.sources.source_fingerprint,
     user_fingerprint: files' sizes and SHA-256, the python-env interpreter and module files, the manifest,
     the code) is compared with the one recorded in the live index. An equal one reuses that source's docs
     from the live index (row message "unchanged") instead of loading it; when every source is unchanged
     and the index would hold the same sources, the live index is kept as it is (RefreshReport.unchanged).
-    Only a trusted live index is reused (retrieve.previous: it loads, and its files still have the
+    Only a trusted live index is reused (build.previous: it loads, and its files still have the
     SHA-256 recorded when it was built); any other is rebuilt from the sources.
 
     Holds index_store.refresh_lock throughout and first removes the build folders of dead refreshes;
@@ -296,7 +296,7 @@ def _assemble(
 ) -> _Assembly:
     """The docs, rows and warnings of the new index: the loaded sources' docs, then those the previous
     index keeps (keep_previous: the sources not refreshed now; a previous index that is damaged, or whose
-    files changed since it was built, has its sources read again instead, retrieve.previous.reread)."""
+    files changed since it was built, has its sources read again instead, build.previous.reread)."""
     ok = [ld for ld in loads if ld.status == "ok"]
     warnings: list[str] = []
     keep: list[tuple[dict[str, Any], list[ApiDoc]]] = []

@@ -285,7 +285,7 @@ def _run_refresh(
     only: list[str],
     max_bytes: int,
 ) -> Any:
-    """Run retrieve.refresh.refresh with a spinner line per source on stderr (its status: "N docs",
+    """Run build.refresh.refresh with a spinner line per source on stderr (its status: "N docs",
     "unchanged", or why not); returns its RefreshReport."""
     from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn  # deferred: rich
 
@@ -342,7 +342,7 @@ def _dense_step(report: Any, args: argparse.Namespace, err: Any) -> dict[str, An
 
 
 def _embed(index: Any, spec: str, err: Any, quiet: bool) -> dict[str, Any]:
-    """Embed the published index's docs with embedder `spec` (retrieve.refresh.embed_index) and a progress
+    """Embed the published index's docs with embedder `spec` (build.refresh.embed_index) and a progress
     bar on stderr; the BM25 index already answers meanwhile. Returns embed_index's summary, or
     {"error": why} when the embedder is missing or fails (the index then stays BM25 alone)."""
     from rich.progress import (  # deferred: loaded only when a refresh embeds docs

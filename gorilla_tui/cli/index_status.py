@@ -153,7 +153,7 @@ def status(args: argparse.Namespace) -> int:
 def _expansion_line(rows: list[dict[str, Any]], embedded: bool) -> str:
     """ "doc expansion: SOURCE N questions, ..." for the sources (meta.json rows) whose docs carry
     questions (training or hand-written), "(BM25 and dense)" after those whose questions have vectors
-    (refresh_dense.question_sources, when `embedded`), else "(BM25)"; "" when no source has any."""
+    (dense_vectors.question_sources, when `embedded`), else "(BM25)"; "" when no source has any."""
     from gorilla_tui.build.dense_vectors import question_sources  # deferred: numpy
 
     dense = question_sources(rows) if embedded else set()

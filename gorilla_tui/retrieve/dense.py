@@ -131,7 +131,7 @@ NO_HYBRID_SOURCE = 'no doc has a dense vector: its sources say retrieval = "bm25
 
 def _sources_say_hybrid(folder: Path) -> bool:
     """Whether the meta.json of the version `folder` names a source with docs whose retrieval mode is
-    "hybrid" (its docs were embedded: refresh_dense.embed_index); False when it cannot be read."""
+    "hybrid" (its docs were embedded: dense_vectors.embed_index); False when it cannot be read."""
     try:
         meta = json_of(folder / "meta.json")
     except (OSError, ValueError):
@@ -153,7 +153,7 @@ class DenseSide:
     vectors: float32 (n_docs, dim) or None (not built yet); mask: bool (n_docs,), True where a doc has a
     vector (sources whose manifest says retrieval = "bm25" have none); questions: (float32 (n_questions,
     dim), int64 doc rows (n_questions,)) of the doc questions that have vectors
-    (refresh_dense.EMBED_QUESTIONS_KEY), or None: such a doc scores its best cosine over its text and its
+    (dense_vectors.EMBED_QUESTIONS_KEY), or None: such a doc scores its best cosine over its text and its
     questions (the max-sim of multi-vector doc expansion, as in Doc2Query's dense variants); info: what
     dense.json recorded (embedder spec and name, dim, counts); folder: the version folder (looked at again
     for vectors still being built); note: why dense retrieval is off, or "" (shown to the person).

@@ -1,8 +1,8 @@
 """On-disk index: versioned folders, an atomically replaced CURRENT pointer, and the refresh file lock.
 
 Writes and reads store version 2 (write_version, read_stored). Beside it: the version 1 reader
-(store_v1), the docs read one at a time (store_docs.LazyDocs), the dense vectors and their cache
-(store_vectors, re-exported here) and the primitives they share (store_io).
+(store/v1.py), the docs read one at a time (store/docs.py LazyDocs), the dense vectors and their cache
+(store/vectors.py, re-exported here) and the primitives they share (store/fileio.py).
 """
 
 from __future__ import annotations

@@ -58,7 +58,7 @@ class GorillaApp(CopyMixin, IndexLoadingMixin, App[None]):
         self.show_timings = show_timings
         self.last_notice = ""
         self.copy_tool: tuple[str, ...] | None = clipboard.find_tool()
-        #: what the first-launch build did (retrieve.bootstrap.FirstLaunch), None when an index existed
+        #: what the first-launch build did (build.first_launch.FirstLaunch), None when an index existed
         self.first_launch: FirstLaunch | None = None
 
     def get_default_screen(self) -> Screen:

@@ -136,7 +136,7 @@ def set_aside(proposal: Proposal) -> list[SetAside]:
 
     Reasons, from the proposal's own fields: the doc is flagged with no repaired call (its api_call is
     not valid Python, so pipeline.Pipeline never offers it); likelihood mode scored the others but not
-    this one (Hit.lm_score None); the doc violates a task constraint (retrieve.constraints.check_doc over
+    this one (Hit.lm_score None); the doc violates a task constraint (constraints.check.check_doc over
     Proposal.constraints: such hits are ranked last). Empty in generate mode."""
     if not proposal.select_by:
         return []

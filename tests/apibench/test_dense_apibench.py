@@ -225,7 +225,7 @@ def test_a_bad_embedder_spec_is_a_usage_error_before_any_work(
 def test_framework_words_do_not_steer_the_search_inside_its_hub(
     dense: Path, apibench: Path, embedder: E5Embedder, words: str
 ) -> None:
-    """The words that name the framework are not searched for inside its hub (constraint_parse
+    """The words that name the framework are not searched for inside its hub (constraints.parse
     without_frameworks): on the hybrid Hugging Face pool, "summarize a text with hugging face" once put
     text-to-video and text-generation docs first (the dense side read "hugging face"), and "... using
     transformers" a translation doc; without the words every top hit is a summarization doc."""

@@ -1,4 +1,4 @@
-"""The first-launch build (retrieve.bootstrap) checks the manifests as `index --refresh` does: the model's
+"""The first-launch build (build.first_launch) checks the manifests as `index --refresh` does: the model's
 keys (choice_rule, vote_temperature) through the check_manifest the TUI and services pass
 (model.likelihood.check_choice_settings). It used to call refresh without it. Real shipped manifests."""
 

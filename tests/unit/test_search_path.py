@@ -292,7 +292,7 @@ def test_the_status_bar_says_why_dense_retrieval_is_off(
 def test_question_vectors_are_stored_with_the_index_and_a_damaged_file_turns_dense_off(
     small_pool: list[ApiDoc], embedder: E5Embedder, tmp_path: Path
 ) -> None:
-    """A source that embeds its doc questions (refresh_dense.EMBED_QUESTIONS_KEY) stores their vectors
+    """A source that embeds its doc questions (dense_vectors.EMBED_QUESTIONS_KEY) stores their vectors
     beside the doc vectors (store.QUESTION_VECTORS, QUESTION_ROWS); read back, a task worded like a doc's
     question scores that doc by the question's cosine (max-sim over the doc's text and its questions).
     A question file cut short is damaged like vectors.npy: BM25 alone, and the note says so."""

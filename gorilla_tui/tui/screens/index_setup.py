@@ -23,14 +23,14 @@ OFFLINE_NOTE = (
     "folder holding the APIBench api/ files (torchhub_api.jsonl, tensorflowhub_api.jsonl, "
     "huggingface_api.jsonl). Leave it empty to fetch every source from its own location."
 )
-#: Shown while another process (or CLI run) holds retrieve.store's refresh lock.
+#: Shown while another process (or CLI run) holds store.versions's refresh lock.
 WAITING = "waiting for another index refresh to finish…"
 
 
 def build_summary(rows: list[dict], docs: int, seconds: float) -> tuple[str, list[dict]]:
     """(one paragraph for the person, the rows that failed) from RefreshReport.sources rows ({name,
     status, loaded, message, ...}; status "ok" means fetched now, "kept" means docs kept from the
-    previous index). Wording and hint follow retrieve.bootstrap.first_launch_index / later_hint."""
+    previous index). Wording and hint follow build.first_launch.first_launch_index / later_hint."""
     from gorilla_tui.build.first_launch import later_hint  # deferred: numpy, scipy (~0.3 s) after first paint
 
     ok = [r for r in rows if r.get("status") in ("ok", "kept")]
@@ -56,7 +56,7 @@ def configured_sources(user_paths: list[str]) -> list[tuple[str, str]]:
 
 
 class IndexSetupScreen(ModalScreen[object]):
-    """Builds the index with retrieve.refresh.refresh in a thread worker; dismisses with the new ApiIndex, or
+    """Builds the index with build.refresh.refresh in a thread worker; dismisses with the new ApiIndex, or
     None when closed without one. The folder input has the focus (Enter builds from it, or from the
     configured sources when empty). When every source was built the dialog closes with a notice; when
     some failed it stays open with the per-source result (see build_summary) until closed. A refresh
@@ -155,7 +155,7 @@ class IndexSetupScreen(ModalScreen[object]):
                 mirrors=[folder] if folder else (self.mirrors or None),
                 user_paths=self.user_paths,
                 on_event=on_event,
-                check_manifest=check_choice_settings,  # the model's manifest keys (retrieve.refresh)
+                check_manifest=check_choice_settings,  # the model's manifest keys (build.refresh)
             )
         except GorillaError as e:
             self._to_ui(app, self._failed, str(e), e.hint or "")
@@ -187,7 +187,7 @@ class IndexSetupScreen(ModalScreen[object]):
     @staticmethod
     def _lock_held() -> bool:
         """True when another refresh holds the refresh lock now (a non-blocking probe of
-        retrieve.store.refresh_lock; refresh() itself then waits for it)."""
+        store.versions.refresh_lock; refresh() itself then waits for it)."""
         from gorilla_tui.store import versions as index_store  # deferred: numpy, scipy (~0.3 s)
 
         try:
