@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import re
@@ -15,7 +14,7 @@ import tomllib
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from bench._report import publish  # noqa: E402
+from bench._report import parser, publish  # noqa: E402
 from gorilla_tui.constraints.check import check_doc, overall  # noqa: E402
 from gorilla_tui.constraints.parse import parse_constraints, without_constraints  # noqa: E402
 from gorilla_tui.constraints.rank import apply_constraints, search_with_constraints  # noqa: E402
@@ -136,7 +135,7 @@ def search_text(index: ApiIndex, k: int) -> dict:
     """Before/after of giving the retriever the task without its constraint words (issue 19): on the
     APIBench eval tasks stating a constraint, how often the eval's own api_call is among the k hits of
     search_with_constraints, searched in its hub and over the three hubs at once, with the whole task as
-    the search text (before) and with constraints.parse.without_constraints (after); and the top hits of
+    the search text (before) and with constraint_parse.without_constraints (after); and the top hits of
     EXAMPLE over the three hubs both ways."""
     out = {"tasks": 0, "hub_before": 0, "hub_after": 0, "all_before": 0, "all_after": 0, "stripped": []}
     for pool, ev in HUBS.items():
@@ -167,9 +166,8 @@ def _pct(a: int, b: int) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__)
+    ap = parser(__doc__)
     ap.add_argument("-k", type=int, default=5, help="hits kept per task; k*4 are retrieved and reranked")
-    ap.add_argument("--no-write", action="store_true", help="print only; leave docs/benchmarks.md alone")
     args = ap.parse_args(argv)
     t0 = time.perf_counter()
     docs = []
