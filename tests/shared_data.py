@@ -31,6 +31,7 @@ from pathlib import Path
 
 import platformdirs
 import pytest
+from huggingface_hub import constants
 
 from gorilla_tui.pool.hub import MIRROR_HINT, hf_files
 from gorilla_tui.pool.manifest import FetchContext, Manifest, SourceUnavailable
@@ -135,10 +136,21 @@ def fetch_from_hub(data: DataSet, root: Path) -> str | None:
         files=tuple(name for name, _ in data.hub_files),
         remote={"type": "hf", "repo_id": APIBENCH_REPO, "repo_type": "dataset"},
     )
+    saved = constants.HF_HUB_OFFLINE
+    # huggingface_hub read HF_HUB_OFFLINE when it was imported, maybe inside a test whose environment said
+    # offline (tests/conftest.py gorilla_home): the person's own setting is the one that counts here
+    constants.HF_HUB_OFFLINE = os.environ.get("HF_HUB_OFFLINE", "").strip().upper() in {
+        "1",
+        "ON",
+        "YES",
+        "TRUE",
+    }
     try:
         fetched = hf_files(manifest, FetchContext())
     except SourceUnavailable as e:
         return str(e).removesuffix(f"; {MIRROR_HINT}")  # the product's advice; skip_line gives the tests'
+    finally:
+        constants.HF_HUB_OFFLINE = saved
     target.parent.mkdir(parents=True, exist_ok=True)
     staging = Path(tempfile.mkdtemp(prefix=f".{target.name}-", dir=target.parent))
     try:

@@ -28,12 +28,12 @@ def add_fix(manifest: Manifest) -> str:
 
     Sources fetched from the same Hugging Face dataset get the same text (the three APIBench hubs), so
     fix_lines can say it once for all of them. The text names only places the person chooses (DIR), never
-    a file inside the installed package.
+    a file inside the installed package, and holds no "; " (a warning joins several fixes with it).
     """
     remote = manifest.remote or {}
     kind = remote.get("type", "path")
     if manifest.kind == "python-env":
-        return f"{REFRESH} --only {manifest.name} (reads this Python's packages; no network needed)"
+        return f"{REFRESH} --only {manifest.name} (reads this Python's packages, no network needed)"
     if kind == "hf":
         repo = remote.get("repo_id", "")
         return (

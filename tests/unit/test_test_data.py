@@ -35,13 +35,15 @@ def _hub_cache(root: Path, files: dict[str, bytes]) -> Path:
 
 @pytest.fixture
 def nowhere(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """No data root (an empty one named by the environment), an empty test data cache, the hub offline with
-    an empty Hugging Face cache, no installed bfcl_eval; locate's memory cleared before and after."""
+    """No data root (an empty one named by the environment), an empty test data cache, the hub offline
+    (HF_HUB_OFFLINE=1, though huggingface_hub read it as online when imported) with an empty Hugging Face
+    cache, no installed bfcl_eval; locate's memory cleared before and after."""
     for name in ("root", "cache", "hf"):
         (tmp_path / name).mkdir()
     monkeypatch.setenv(shared_data.SHARED_ENV, str(tmp_path / "root"))
     monkeypatch.setenv(shared_data.CACHE_ENV, str(tmp_path / "cache"))
-    monkeypatch.setattr(constants, "HF_HUB_OFFLINE", True)
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")  # what the fetch reads, not huggingface_hub's constant
+    monkeypatch.setattr(constants, "HF_HUB_OFFLINE", False)
     monkeypatch.setattr(constants, "HF_HUB_CACHE", str(tmp_path / "hf"))
     monkeypatch.setattr(shared_data, "_bfcl_package_data", lambda: None)
     shared_data.locate.cache_clear()
