@@ -9,6 +9,8 @@ from pathlib import Path
 
 import pytest
 
+from gorilla_tui.evaluate.apibench_files import SHARED_ENV
+
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "bench"))
 
@@ -43,7 +45,9 @@ def test_sections_and_summary_rows_are_rewritten_in_place(tmp_path: Path, capsys
 
 
 def test_parser_has_the_shared_options(monkeypatch, tmp_path: Path) -> None:
-    monkeypatch.setenv("GORILLA_TUI_SHARED", str(tmp_path))
+    monkeypatch.setenv(
+        SHARED_ENV, str(tmp_path)
+    )  # the variable's name, not the data (tests/unit/test_tiers.py)
     args = parser("A bench.\n\nMore.").parse_args(["--no-write"])
     assert args.no_write and args.shared == tmp_path
 
