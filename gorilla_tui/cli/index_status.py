@@ -10,6 +10,7 @@ from typing import Any
 
 from gorilla_tui.errors import GorillaError, IndexMissingError
 from gorilla_tui.paths import get_paths
+from gorilla_tui.pool.manifest import load_manifests
 from gorilla_tui.pool.remedies import fix_lines
 from gorilla_tui.textsafe import safe_text
 
@@ -160,8 +161,6 @@ def missing_sources(meta: dict[str, Any]) -> dict[str, list[str]]:
     """{"sources": the shipped sources (index/*.toml) the index has no docs of, "fixes": one line per fix
     (pool.remedies.fix_lines, as the first launch, `index --refresh` and `doctor` say it)}; both empty when
     every shipped source is in, or the manifests cannot be read."""
-    from gorilla_tui.pool.sources import load_manifests  # deferred: as the retrieve imports above
-
     have = {s["name"] for s in meta.get("sources", []) if s.get("loaded")}
     try:
         manifests = load_manifests()

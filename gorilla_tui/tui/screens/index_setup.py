@@ -32,8 +32,7 @@ def build_summary(rows: list[dict], docs: int, seconds: float) -> tuple[str, lis
     """(one paragraph for the person, the rows that failed) from RefreshReport.sources rows ({name,
     status, loaded, message, ...}; status "ok" means fetched now, "kept" means docs kept from the
     previous index). Wording follows retrieve.bootstrap.first_launch_index; the fix for each source that
-    failed is pool.remedies.fix_lines', as every other place says it."""
-
+    failed is pool.remedies.fix_lines, as every other place says it."""
     ok = [r for r in rows if r.get("status") in ("ok", "kept")]
     failed = [r for r in rows if r.get("status") not in ("ok", "kept")]
     built = ", ".join(
