@@ -33,7 +33,9 @@ def index_home(apibench, apizoo, tmp_path_factory) -> Path:
     """One default index (APIBench hubs, APIZoo, python-env) built by a real refresh, shared by the module
     (from the data root holding apibench/ and apizoo/)."""
     home = tmp_path_factory.mktemp("lint-home")
-    env = dict(os.environ, GORILLA_TUI_HOME=str(home), PYTHONPATH=str(REPO))
+    # BM25 alone (GORILLA_TUI_DENSE=0, as tests/conftest.py gorilla_home sets it for every test; this module
+    # fixture runs before it): the checks read the lookup, and embedding ~3,000 docs outran the timeout
+    env = dict(os.environ, GORILLA_TUI_HOME=str(home), GORILLA_TUI_DENSE="0", PYTHONPATH=str(REPO))
     run = subprocess.run(
         [sys.executable, "-m", "gorilla_tui", "index", "--refresh", "--from", str(apibench.parent)],
         env=env, capture_output=True, text=True, timeout=600,
