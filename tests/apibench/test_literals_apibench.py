@@ -24,8 +24,9 @@ TASKS = {
 
 
 @pytest.fixture(scope="module")
-def index(apibench: Path, tmp_path_factory: pytest.TempPathFactory) -> ApiIndex:
-    """The default index built by a real refresh (BM25 alone) in a home of its own, shared by the module."""
+def index(apibench: Path, apizoo: Path, tmp_path_factory: pytest.TempPathFactory) -> ApiIndex:
+    """The default index built by a real refresh (BM25 alone) in a home of its own, shared by the module
+    (from the data root holding apibench/ and apizoo/)."""
     with pytest.MonkeyPatch.context() as mp:
         mp.setenv("GORILLA_TUI_HOME", str(tmp_path_factory.mktemp("literals-home")))
         mp.setenv("GORILLA_TUI_DENSE", "0")

@@ -66,7 +66,9 @@ def test_offline_refresh_over_an_index_says_the_sources_it_could_not_fetch_were_
     out = json.loads(capsys.readouterr().out)
     assert {r["name"]: r["status"] for r in out["sources"] if r["status"] == "kept"} == {"torchhub": "kept"}
     assert out["unavailable"] == ["torchhub"]
-    assert out["warning"].startswith("could not fetch torchhub: kept from the previous index; to refresh")
+    assert out["warning"].startswith(
+        "could not fetch torchhub: kept from the previous index; torchhub: to refresh"
+    )
     assert "to index them" not in out["warning"]
 
 

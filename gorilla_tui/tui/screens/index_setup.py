@@ -13,6 +13,7 @@ from textual.widgets import Button, Input, Label, Log, ProgressBar, Static
 
 from gorilla_tui.errors import GorillaError
 from gorilla_tui.model.likelihood import check_choice_settings
+from gorilla_tui.pool.remedies import fix_lines
 from gorilla_tui.pool.sources import load_manifests
 from gorilla_tui.textsafe import safe_text
 from gorilla_tui.tui.messages import IndexBuilt, Notice
@@ -30,9 +31,8 @@ WAITING = "waiting for another index refresh to finish…"
 def build_summary(rows: list[dict], docs: int, seconds: float) -> tuple[str, list[dict]]:
     """(one paragraph for the person, the rows that failed) from RefreshReport.sources rows ({name,
     status, loaded, message, ...}; status "ok" means fetched now, "kept" means docs kept from the
-    previous index). Wording and hint follow build.first_launch.first_launch_index / later_hint."""
-    from gorilla_tui.build.first_launch import later_hint  # deferred: numpy, scipy (~0.3 s) after first paint
-
+    previous index). Wording follows build.first_launch.first_launch_index; the fix for each source that
+    failed is pool.remedies.fix_lines, as every other place says it."""
     ok = [r for r in rows if r.get("status") in ("ok", "kept")]
     failed = [r for r in rows if r.get("status") not in ("ok", "kept")]
     built = ", ".join(
@@ -42,7 +42,8 @@ def build_summary(rows: list[dict], docs: int, seconds: float) -> tuple[str, lis
     if failed:
         why = "; ".join(f"{r['name']}: {r.get('status')}" + (f" ({r['message']})" if r.get("message") else "")
                         for r in failed)  # fmt: skip
-        msg += f" Not built: {why}. " + later_hint([r["name"] for r in failed])
+        fixes = fix_lines([r["name"] for r in failed])
+        msg += f" Not built: {why}. " + " ".join(f"{line}." for line in fixes)
     return msg, failed
 
 
