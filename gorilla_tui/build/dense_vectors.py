@@ -9,13 +9,13 @@ from typing import Any
 
 import numpy as np
 
+from gorilla_tui.build import seed as vector_seed
 from gorilla_tui.errors import GorillaError
 from gorilla_tui.pool.doc import ApiDoc
 from gorilla_tui.pool.manifest import shipped_values
-from gorilla_tui.build import seed as vector_seed
-from gorilla_tui.store import versions as index_store
 from gorilla_tui.retrieve.embed import BATCH, Embedder, content_hash, open_embedder, passage_text
 from gorilla_tui.retrieve.index import ApiIndex
+from gorilla_tui.store import versions as index_store
 
 #: A source whose manifest has no `retrieval` key is BM25 alone (build.refresh.retrieval_mode).
 DEFAULT_RETRIEVAL = "bm25"

@@ -13,13 +13,13 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from gorilla_tui.build.refresh import refresh
 from gorilla_tui.config import Settings, load_settings
 from gorilla_tui.errors import GorillaError, IndexMissingError
 from gorilla_tui.pool.pyenv.source import SOURCE
 from gorilla_tui.pool.remedies import fix_lines
 from gorilla_tui.pool.sources import FetchContext, Manifest, hub_unreachable, load_manifests
 from gorilla_tui.store import versions as index_store
-from gorilla_tui.build.refresh import refresh
 
 
 def has_index() -> bool:

@@ -17,28 +17,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from gorilla_tui.errors import GorillaError, UsageError
-from gorilla_tui.pool.doc import MAX_SOURCE_BYTES, ApiDoc, Diagnostic, SourceRejected
-from gorilla_tui.pool.sources import (
-    Manifest,
-    SourceLoad,
-    fetch,
-    source_fingerprint,
-    source_name,
-    split_source,
-    user_fingerprint,
-    user_source,
-)
-from gorilla_tui.store import versions as index_store
-from gorilla_tui.retrieve.index import ApiIndex, Bm25Params
-from gorilla_tui.build.previous import (
-    UNCHANGED,
-    Previous,
-    dropped,
-    kept,
-    read_previous,
-    reread,
-)
 from gorilla_tui.build.dense_vectors import (  # noqa: F401 - re-exported: callers import them from here
     CACHE_SAVE_EVERY,
     DEFAULT_RETRIEVAL,
@@ -54,12 +32,34 @@ from gorilla_tui.build.plan import (  # noqa: F401 - re-exported: callers import
     make_plan,
     retrieval_mode,
 )
+from gorilla_tui.build.previous import (
+    UNCHANGED,
+    Previous,
+    dropped,
+    kept,
+    read_previous,
+    reread,
+)
 from gorilla_tui.build.publish import (  # noqa: F401 - re-exported: callers import them from here
     PAUSE_ENV,
     estimate_bytes,
     meta_of,
     write_and_publish,
 )
+from gorilla_tui.errors import GorillaError, UsageError
+from gorilla_tui.pool.doc import MAX_SOURCE_BYTES, ApiDoc, Diagnostic, SourceRejected
+from gorilla_tui.pool.sources import (
+    Manifest,
+    SourceLoad,
+    fetch,
+    source_fingerprint,
+    source_name,
+    split_source,
+    user_fingerprint,
+    user_source,
+)
+from gorilla_tui.retrieve.index import ApiIndex, Bm25Params
+from gorilla_tui.store import versions as index_store
 
 #: on_event(kind, name, load): kind "start" (load is None) or "done" (load is the SourceLoad).
 ProgressFn = Callable[[str, str, "SourceLoad | None"], None]
