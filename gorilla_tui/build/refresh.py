@@ -48,6 +48,7 @@ from gorilla_tui.build.publish import (  # noqa: F401 - re-exported: callers imp
 )
 from gorilla_tui.errors import GorillaError, UsageError
 from gorilla_tui.pool.doc import MAX_SOURCE_BYTES, ApiDoc, Diagnostic, SourceRejected
+from gorilla_tui.pool.remedies import fix_lines
 from gorilla_tui.pool.sources import (
     Manifest,
     SourceLoad,
@@ -239,9 +240,9 @@ def _check_loads(loads: list[SourceLoad]) -> None:
             raise GorillaError(f"source {ld.name} is empty ({why})")
     if not ok:
         reasons = "; ".join(f"{ld.name}: {ld.message}" for ld in loads) or "no source selected"
+        fixes = " / ".join(fix_lines(ld.name for ld in loads))  # pool/remedies.py: the same fix everywhere
         raise GorillaError(
-            f"no source reachable ({reasons})",
-            hint="use --from DIR with a local copy of the files, e.g. --from ../shared/apibench/api",
+            f"no source reachable ({reasons})", hint=fixes or "use --from DIR with a local copy of the files"
         )
 
 
