@@ -79,8 +79,10 @@ def write_calls(backend: Any, prompt: str, targets: Sequence[Target], prefix: st
             given = _arguments_stepwise(chooser, target.offered, before, task)
             if any(t.callee == target.callee and g == given for t, g in out):
                 break  # the same call again: the task asks for no more
-            if out and before[len(earlier) :] and all(
-                any(s < e2 and s2 < e for s2, e2 in earlier) for s, e in before[len(earlier) :]
+            if (
+                out
+                and before[len(earlier) :]
+                and all(any(s < e2 and s2 < e for s2, e2 in earlier) for s, e in before[len(earlier) :])
             ):
                 break  # a call of values earlier calls used only (36 and 60 of "36 and 48, 60 and 96")
             out.append((target, given))
