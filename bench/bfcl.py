@@ -24,7 +24,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
-from _report import publish  # noqa: E402
+from _report import Figure, publish  # noqa: E402
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn  # noqa: E402
 
 from gorilla_tui import services  # noqa: E402
@@ -171,7 +171,29 @@ def main(argv: list[str] | None = None) -> int:
         rows.append(
             run_category(name, questions, pipelines, run, args.results / f"bfcl_{name}_{setting}.jsonl")
         )
-    return publish(TITLE, report(rows, run, args), not args.no_write)
+    return publish(TITLE, report(rows, run, args), not args.no_write, summary=summary(rows, args))
+
+
+def summary(rows: list[dict[str, Any]], args: argparse.Namespace) -> list[Figure]:
+    """The summary table's BFCL rows (issue 37's targets) of the categories run; none for --pooled (its
+    figure is kept in the prose of docs/benchmarks.md)."""
+    if args.pooled:
+        return []
+    acc = {r["category"]: f"{100 * r['accuracy']:.2f}" for r in rows}
+    sample = f" (stride {args.stride})" if args.stride > 1 else ""
+    figures = []
+    if "simple_python" in acc:
+        value = f"{acc['simple_python']} %{sample}"
+        anchor = "FunctionGemma 270M 61.6 %"
+        figures.append(Figure("BFCL simple_python, AST accuracy", value, ">= 65 %", anchor))
+    if "multiple" in acc:
+        figures.append(Figure("BFCL multiple", f"{acc['multiple']} %", ">= 60 %"))
+    if "parallel" in acc and "parallel_multiple" in acc:
+        value = f"{acc['parallel']} / {acc['parallel_multiple']} %"
+        figures.append(Figure("BFCL parallel / parallel_multiple", value, ">= 45 / >= 35 %"))
+    if "irrelevance" in acc:
+        figures.append(Figure("BFCL irrelevance, no call", f"{acc['irrelevance']} %", ">= 80 %"))
+    return figures
 
 
 if __name__ == "__main__":
