@@ -201,7 +201,8 @@ def _located(c: Candidate, spans: Sequence[tuple[int, int]], task: str) -> Candi
     written = task[c.start : c.end]
     if not task or c.start < 0 or not _overlaps(c, spans) or written not in (c.value, c.text):
         return c
-    for m in re.finditer(rf"(?<![\w.]){re.escape(written)}(?![\w.])", task):
+    # another place the task writes it on its own, not inside a path ("notes.txt to /mnt/usb/notes.txt")
+    for m in re.finditer(rf"(?<![\w./\\~:-]){re.escape(written)}(?![\w/\\-]|\.\w)", task):
         moved = dataclasses.replace(c, start=m.start(), end=m.end())
         if not _overlaps(moved, spans):
             return moved

@@ -17,6 +17,9 @@ def test_a_value_written_twice_is_offered_at_its_unused_place():
     assert _located(tokyo, [], task) is tokyo  # unused: where it first stands
     sydney = next(c for c in strings(task) if c.value == "Sydney")
     assert _located(sydney, [(sydney.start, sydney.end)], task) is sydney  # written once: nowhere else
+    task = "copy notes.txt to /mnt/usb/notes.txt"
+    notes = next(c for c in strings(task) if c.value == "notes.txt")
+    assert _located(notes, [(notes.start, notes.end)], task) is notes  # inside a path is no place of its own
 
 
 def test_list_items_joined_in_the_task_and_enum_members_it_names():
