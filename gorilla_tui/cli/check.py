@@ -62,6 +62,12 @@ def register(sub: argparse._SubParsersAction) -> None:
         "--pool", default=None, metavar="FILE", help="check against this doc file instead of the index"
     )
     p.add_argument("--json", action="store_true", help="print JSON instead of a panel")
+    p.add_argument(
+        "--explain",
+        action="store_true",
+        help="linter: also say, on stderr, why each call that is not valid was not judged (its callee "
+        "resolves through the file's own imports to something the pool does not cover)",
+    )
     p.set_defaults(func=run)
 
 
