@@ -200,7 +200,7 @@ def test_a_missing_path_is_one_line_error(pool, capsys, tmp_path, monkeypatch, p
     assert main(["check", path, "--pool", pool, *option]) == 2
     captured = capsys.readouterr()
     assert captured.out == ""
-    assert captured.err == f"gorilla-tui: error: {path}: no such file or folder\n"
+    assert captured.err == f"gorilla-tui: error: {path}: no such file or folder (to check it as code: --code)\n"
 
 
 def test_code_that_starts_like_a_path_is_still_code(pool, capsys):
