@@ -18,7 +18,10 @@ finding of the linter only when (issue 39):
    from a compiled module's star import (os, codecs) is judged by the pool; code under a version, platform
    or ``hasattr`` guard, or in a ``try`` catching AttributeError / ImportError / NameError / TypeError, is
    not judged (``base64.decodestring`` on Python 2, ``TypeVar(default=...)`` on 3.13+); a missing argument
-   of a compiled function (signature read from its docstring: ``time.ctime(seconds)``) is not judged.
+   of a compiled function (signature read from its docstring: ``time.ctime(seconds)``) is not judged;
+4. a wrong value (``wrong_args:unknown_value`` / ``unknown_model``) is reported only for a literal
+   argument (variable_argument), a missing argument only for a call made, not a function passed to a
+   wrapper (``self._mgr.apply(operator.invert)``).
 why_skipped() gives the reason a call is not reported ("" when it is).
 """
 
@@ -120,6 +123,32 @@ def _stdlib_skip(call: CallVerdict, validator: Validator) -> str:
     return ""
 
 
+#: The argument a wrong_args note names first: "repo_id=missing is not in the API pool ..." or "0='pat' ...".
+_NAMED_ARGUMENT = re.compile(r"(\w+)=")
+
+
+def variable_argument(call: CallVerdict, site: CallSite | None, message: str) -> str:
+    """Why a wrong-value finding (``wrong_args:unknown_value`` / ``unknown_model``) is not reported, else
+    "": the argument its message names (keyword, or position "0") is a variable or an expression, not a
+    literal, so its value is not known where the file is read (``hf_hub_download(repo_id=repo_id)``)."""
+    if site is None or call.reason not in ("wrong_args:unknown_value", "wrong_args:unknown_model"):
+        return ""
+    m = _NAMED_ARGUMENT.match(message)
+    if m is None:
+        return ""
+    name = m.group(1)
+    if name.isdigit():
+        value = site.positional[int(name)] if int(name) < len(site.positional) else None
+    else:
+        value = site.keywords.get(name)
+    if value is not None and not value.literal:
+        return f"{call.callee}: argument {name} is not a literal (its value is not known here)"
+    given = (*site.positional, *site.keywords.values())
+    if value is None and any(not v.literal for v in given):  # bound by position, from a variable
+        return f"{call.callee}: argument {name} is given by a variable (its value is not known here)"
+    return ""
+
+
 def why_skipped(
     validator: Validator, call: CallVerdict, site: CallSite | None, names: Bindings, node: Node | None
 ) -> str:
@@ -127,6 +156,8 @@ def why_skipped(
     `node`: its tree-sitter node, either None when unknown) is not a finding, or "" when it is (module
     doc rules 1-3)."""
     written = site.callee if site is not None else call.callee
+    if call.reason == "wrong_args:missing_argument" and call.via:
+        return f"{call.callee} is passed to {call.via}, which may give its arguments later"
     qualified, why = resolve(written, names)
     if qualified is None:
         return why

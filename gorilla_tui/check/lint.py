@@ -20,7 +20,7 @@ from typing import Any
 
 from gorilla_tui.check.callsite import LEFT_OUT_TAIL, scan
 from gorilla_tui.check.imports import import_aliases
-from gorilla_tui.check.judged import why_skipped
+from gorilla_tui.check.judged import variable_argument, why_skipped
 from gorilla_tui.check.rest import request_lines
 from gorilla_tui.check.scope import bindings
 from gorilla_tui.check.validator import Validator
@@ -275,6 +275,11 @@ def check_block(
             alone = validator.check_code("\n".join([*imports, call.call]))
         notes = [n for n in alone.diagnostics if n]
         message = _strip_position(notes[0]) if notes else f"{call.callee}: {call.kind}"
+        why = variable_argument(call, site, message)
+        if why:
+            if skipped is not None:
+                skipped.append(f"{path}:{call.line + block.line_offset}:{call.col}: {call.callee}: {why}")
+            continue
         out.append(
             Finding(path, call.line, call.col, call.reason or call.kind, message, list(alone.suggestions))
         )

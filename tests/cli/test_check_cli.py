@@ -318,3 +318,38 @@ def test_calls_past_the_cap_are_said_unchecked_in_json_and_sarif(pool, capsys, t
     (run,) = json.loads(capsys.readouterr().out)["runs"]
     assert "toolExecutionNotifications" not in run["invocations"][0]
     assert [r["ruleId"] for r in run["results"]] == ["wrong_args:unknown_model"]
+
+
+TOOL_CALL_FORMS = [
+    '[{"name": "torch.hub.load", "arguments": {"repo_or_dir": "pytorch/vision", "model": "resnet201"}}]',
+    '{"name": "torch.hub.load", "arguments": {"repo_or_dir": "pytorch/vision", "model": "resnet201"}}',
+    '{"name": "torch.hub.load", "arguments": "{\\"repo_or_dir\\": \\"pytorch/vision\\", \\"model\\": \\"resnet201\\"}"}',
+    '{"type": "function", "function": {"name": "torch.hub.load", "arguments": '
+    '"{\\"repo_or_dir\\": \\"pytorch/vision\\", \\"model\\": \\"resnet201\\"}"}}',
+    '[{"torch.hub.load": {"repo_or_dir": "pytorch/vision", "model": "resnet201"}}]',
+]
+
+
+@pytest.mark.parametrize("call", TOOL_CALL_FORMS)
+@pytest.mark.parametrize("option", [["--json"], ["--format", "json"]])
+def test_json_tool_calls_are_checked_as_calls(pool, capsys, call, option):
+    """Issue 39: the JSON tool calls agents emit were taken for a glob ("no file matches", exit 2); each
+    form is now the call torch.hub.load(repo_or_dir='pytorch/vision', model='resnet201'): wrong_args,
+    in the verdict form and the linter form."""
+    assert main(["check", call, "--pool", pool, *option]) == 1
+    out = json.loads(capsys.readouterr().out)
+    reason = out["reason"] if option == ["--json"] else out[0]["reason"]
+    assert reason == "wrong_args:unknown_model"
+    fixed = call.replace("resnet201", "resnet101")
+    assert main(["check", fixed, "--pool", pool, *option]) == 0
+
+
+def test_code_forces_code_and_file_forces_paths(pool, capsys, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "x.py").write_text("import torch\ntorch.hub.load('pytorch/vision', 'resnet201')\n")
+    assert main(["check", "x.py", "--pool", pool]) == 1  # an existing file: linted
+    assert "x.py:2:1: wrong_args:unknown_model" in capsys.readouterr().out
+    assert main(["check", "x.py", "--code", "--pool", pool, "--json"]) == 1  # the text "x.py" as code
+    assert json.loads(capsys.readouterr().out)["verdict"] == "no_call"
+    assert main(["check", "missing.py", "--file", "--pool", pool]) == 2
+    assert "missing.py: no such file or folder" in capsys.readouterr().err
