@@ -90,8 +90,54 @@ def check_files(validator, files: list[Path]) -> tuple[int, list[lint.Finding]]:
             continue
         lines += sum(1 for ln in text.split("\n") if ln.strip())
         for block in lint.blocks(str(path), text):
-            found += [f for f in lint.check_block(validator, str(path), block) if not f.reason.startswith("unparseable")]
+            found += [
+                f
+                for f in lint.check_block(validator, str(path), block)
+                if not f.reason.startswith("unparseable")
+            ]
     return lines, found
+
+
+#: Standard-library modules not imported for the comparison (they open a browser, print, or are demos).
+NOT_IMPORTED = frozenset(
+    {"antigravity", "this", "idlelib", "turtledemo", "lib2to3", "pydoc_data", "ensurepip"}
+)
+
+
+def pool_coverage(pool) -> dict[str, int]:
+    """How many public callables of the standard library's top-level public modules (dir() of each,
+    imported here, never in the check path) the python-env docs name (api_name ``module.name``), and how
+    many of the rest `check` accepts from the module's source (pool/pyenv/binds.py module_binds) or leaves
+    unjudged (None: compiled, or a compiled module's star import)."""
+    import importlib
+    import types
+    import warnings
+
+    from gorilla_tui.pool.pyenv.binds import module_binds
+
+    names = {d.api_name for d in pool if d.source == "python-env"}
+    out = Counter()
+    for mod_name in sorted(sys.stdlib_module_names):
+        if mod_name.startswith("_") or mod_name in NOT_IMPORTED:
+            continue
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                mod = importlib.import_module(mod_name)
+        except Exception:  # noqa: BLE001 - a module this platform lacks (winreg, msvcrt...)
+            continue
+        out["modules"] += 1
+        for n in dir(mod):
+            value = getattr(mod, n, None)
+            if n.startswith("_") or not callable(value) or isinstance(value, types.ModuleType):
+                continue
+            out["callables"] += 1
+            if f"{mod_name}.{n}" in names:
+                out["in pool"] += 1
+                continue
+            known = module_binds(mod_name, n)
+            out["bound by source" if known else "unknown (compiled)" if known is None else "missed"] += 1
+    return dict(out)
 
 
 def per_10k(n: int, lines: int) -> float:
@@ -100,7 +146,9 @@ def per_10k(n: int, lines: int) -> float:
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--home", default=os.environ.get("GORILLA_TUI_HOME"), help="GORILLA_TUI_HOME of the default index")
+    ap.add_argument(
+        "--home", default=os.environ.get("GORILLA_TUI_HOME"), help="GORILLA_TUI_HOME of the default index"
+    )
     ap.add_argument("--packages", default=",".join(PACKAGES), help="comma-separated installed packages")
     ap.add_argument("--no-stdlib", action="store_true", help="skip the standard library (quick runs)")
     ap.add_argument("--show", type=int, default=20, help="print the first N findings")
@@ -150,6 +198,17 @@ def main() -> int:
     text += f"| **installed packages** | | {pkg_lines} | {pkg_findings} | **{per_10k(pkg_findings, pkg_lines):.2f}** (target <= {TARGET_PACKAGES}) |\n"
     if std is not None:
         text += f"| **standard library** | | {std[2]} | {std[3]} | **{per_10k(std[3], std[2]):.2f}** (target 0 findings) |\n"
+    cov = pool_coverage(pool)
+    missing = cov.get("callables", 0) - cov.get("in pool", 0)
+    text += (
+        f"\nThe standard-library pool against the interpreter: of the {cov.get('callables', 0)} public callables that "
+        f"dir() lists on the {cov.get('modules', 0)} public top-level standard-library modules importable here, the python-env docs "
+        f"name {cov.get('in pool', 0)} as `module.name`; of the {missing} they miss (re-exports documented under their defining module, "
+        f"names bound by assignment, left out of `__all__`, made in C), `check` takes {cov.get('bound by source', 0)} as real because the "
+        f"module's source binds them (pool/pyenv/binds.py), {cov.get('unknown (compiled)', 0)} are unknown without importing "
+        f"(compiled modules: judged by the pool's names of them) and **{cov.get('missed', 0)}** are names a module's source does not bind "
+        "(made at run time: `globals().update`, `setattr`).\n"
+    )
     text += "\n| reason code | standard library | installed packages |\n|---|---:|---:|\n"
     for code in sorted({c for _, c in reasons}):
         text += f"| {code} | {reasons[(True, code)]} | {reasons[(False, code)]} |\n"

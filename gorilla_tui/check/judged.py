@@ -33,7 +33,7 @@ from typing import TYPE_CHECKING
 
 from gorilla_tui.check.scope import Bindings, resolve
 from gorilla_tui.check.signature import canonical
-from gorilla_tui.pool.pyenv.binds import module_file, module_binds, split_callee
+from gorilla_tui.pool.pyenv.binds import module_binds, module_file, split_callee
 
 if TYPE_CHECKING:
     from tree_sitter import Node
@@ -43,7 +43,9 @@ if TYPE_CHECKING:
     from gorilla_tui.types import CallVerdict
 
 #: A condition that makes code depend on the Python version or platform (PEP 484 TYPE_CHECKING too).
-_GUARD = re.compile(r"version_info|sys\.version|sys\.platform|os\.name|platform\.|hasattr\(|TYPE_CHECKING|PY[23]")
+_GUARD = re.compile(
+    r"version_info|sys\.version|sys\.platform|os\.name|platform\.|hasattr\(|TYPE_CHECKING|PY[23]"
+)
 #: Exceptions whose handler means "this name or keyword may not exist here".
 _CAUGHT = re.compile(r"\b(AttributeError|ImportError|ModuleNotFoundError|NameError|TypeError|Exception)\b")
 
@@ -83,12 +85,18 @@ def _guarded(node: Node | None) -> bool:
                 texts = list(parent.named_children)
             if any(_GUARD.search((t.text or b"").decode("utf-8", "replace")) for t in texts):
                 return True
-        if parent.type == "else_clause" and parent.parent is not None and parent.parent.type == "if_statement":
+        if (
+            parent.type == "else_clause"
+            and parent.parent is not None
+            and parent.parent.type == "if_statement"
+        ):
             cond = parent.parent.child_by_field_name("condition")
             if cond is not None and _GUARD.search((cond.text or b"").decode("utf-8", "replace")):
                 return True
         if parent.type == "try_statement" and node.type == "block":
-            handlers = [c for c in parent.named_children if c.type in ("except_clause", "except_group_clause")]
+            handlers = [
+                c for c in parent.named_children if c.type in ("except_clause", "except_group_clause")
+            ]
             heads = [(h.text or b"").decode("utf-8", "replace").split(":", 1)[0] for h in handlers]
             if any(_CAUGHT.search(h) or h.strip() == "except" for h in heads):
                 return True

@@ -69,12 +69,15 @@ def test_names_python_binds_are_valid_and_judged_calls_keep_their_checks(v):
         "import random\nrandom.random()",
         "import random\nrandom.getrandbits(8)",
         "import threading\nthreading.get_ident()",
-        "import logging\nclass H(logging.Handler):\n    def close(self):\n        logging.Handler.close(self)",
+        "import logging\nclass H(logging.Handler):\n"
+        "    def close(self):\n        logging.Handler.close(self)",
     ):
         assert v.check(code).kind == "valid", code
         assert _findings(v, "x.py", code) == [], code
     assert v.check("import random\nrandom.randomm()").kind == "hallucination"
-    assert v.check("import shutil\nshutil.copytree('a', 'b', colour=1)").reason == "wrong_args:unknown_keyword"
+    assert (
+        v.check("import shutil\nshutil.copytree('a', 'b', colour=1)").reason == "wrong_args:unknown_keyword"
+    )
 
 
 def test_what_does_not_resolve_into_the_pool_is_not_judged(v):

@@ -200,7 +200,9 @@ def test_a_missing_path_is_one_line_error(pool, capsys, tmp_path, monkeypatch, p
     assert main(["check", path, "--pool", pool, *option]) == 2
     captured = capsys.readouterr()
     assert captured.out == ""
-    assert captured.err == f"gorilla-tui: error: {path}: no such file or folder (to check it as code: --code)\n"
+    assert (
+        captured.err == f"gorilla-tui: error: {path}: no such file or folder (to check it as code: --code)\n"
+    )
 
 
 def test_code_that_starts_like_a_path_is_still_code(pool, capsys):
@@ -323,7 +325,8 @@ def test_calls_past_the_cap_are_said_unchecked_in_json_and_sarif(pool, capsys, t
 TOOL_CALL_FORMS = [
     '[{"name": "torch.hub.load", "arguments": {"repo_or_dir": "pytorch/vision", "model": "resnet201"}}]',
     '{"name": "torch.hub.load", "arguments": {"repo_or_dir": "pytorch/vision", "model": "resnet201"}}',
-    '{"name": "torch.hub.load", "arguments": "{\\"repo_or_dir\\": \\"pytorch/vision\\", \\"model\\": \\"resnet201\\"}"}',
+    '{"name": "torch.hub.load", "arguments": '
+    '"{\\"repo_or_dir\\": \\"pytorch/vision\\", \\"model\\": \\"resnet201\\"}"}',
     '{"type": "function", "function": {"name": "torch.hub.load", "arguments": '
     '"{\\"repo_or_dir\\": \\"pytorch/vision\\", \\"model\\": \\"resnet201\\"}"}}',
     '[{"torch.hub.load": {"repo_or_dir": "pytorch/vision", "model": "resnet201"}}]',

@@ -79,7 +79,9 @@ def test_module_binds_what_the_running_interpreter_has(module, name):
         assert callable(getattr(mod, name))
 
 
-@pytest.mark.parametrize(("module", "name"), [("json", "laods"), ("os.path", "joinn"), ("asyncio", "gatherr")])
+@pytest.mark.parametrize(
+    ("module", "name"), [("json", "laods"), ("os.path", "joinn"), ("asyncio", "gatherr")]
+)
 def test_module_binds_refuses_made_up_names(module, name):
     assert module_binds(module, name) is False
 

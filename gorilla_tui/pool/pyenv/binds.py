@@ -8,10 +8,11 @@ bound method of a hidden instance), ``threading.get_ident = _thread.get_ident`` 
 hallucination: a name the module binds is real (not judged), a name it cannot bind is a finding.
 
 A module's top-level bindings: def, class, assignment targets (plain, annotated, augmented, unpacked),
-imports, ``for``/``with`` targets, names declared ``global`` in a function, and its submodules (files of a
-package). A star import is followed into the module it names (``posixpath`` reads ``genericpath``); a star import of
-a compiled module (``from _codecs import *``), a module ``__getattr__`` (PEP 562)
-or a write through ``globals()`` make the answer unknown (None). Compiled modules (``sys``, ``math``,
+imports, ``for``/``with`` targets, names declared ``global`` in a function, enums made by
+``Enum._convert_('Name', __name__, ...)`` (ssl.Options), and its submodules (files of a package). A
+star import is followed into the module it names (``posixpath`` reads ``genericpath``); a star import of
+a compiled module (``from _codecs import *``), a module ``__getattr__`` (PEP 562) or a write through
+``globals()`` make the answer unknown (None). Compiled modules (``sys``, ``math``,
 ``_thread``) have no source: None.
 """
 
@@ -113,10 +114,14 @@ def top_level_names(module: str) -> frozenset[str] | None:
             names.update(h.name for h in node.handlers if h.name)
         elif isinstance(node, ast.Expr) and _writes_globals(node.value):
             return None
+        elif isinstance(node, ast.Expr) and (made := _converted_enum(node.value)):
+            names.add(made)  # _IntEnum._convert_('Options', __name__, ...): ssl.Options, signal.Signals
         elif isinstance(node, ast.Match):
             stack += [s for case in node.cases for s in case.body]
     if path.name == "__init__.py":  # a package's submodules are its attributes once imported
-        names.update(p.stem for p in path.parent.iterdir() if p.suffix == ".py" or (p / "__init__.py").is_file())
+        names.update(
+            p.stem for p in path.parent.iterdir() if p.suffix == ".py" or (p / "__init__.py").is_file()
+        )
     return frozenset(names)
 
 
@@ -143,6 +148,21 @@ def _target_names(target: ast.AST) -> list[str]:
     if isinstance(target, (ast.Tuple, ast.List)):
         return [n for e in target.elts for n in _target_names(e)]
     return []
+
+
+def _converted_enum(expr: ast.AST) -> str:
+    """The name ``Enum._convert_('Name', __name__, ...)`` binds in the calling module (enum.py: it sets
+    the module's global), else ""."""
+    if (
+        isinstance(expr, ast.Call)
+        and isinstance(expr.func, ast.Attribute)
+        and expr.func.attr == "_convert_"
+        and expr.args
+        and isinstance(expr.args[0], ast.Constant)
+        and isinstance(expr.args[0].value, str)
+    ):
+        return expr.args[0].value
+    return ""
 
 
 def _writes_globals(expr: ast.AST) -> bool:
