@@ -33,12 +33,12 @@ from typing import TYPE_CHECKING
 
 from gorilla_tui.check.scope import Bindings, resolve
 from gorilla_tui.check.signature import canonical
-from gorilla_tui.pool.pyenv.binds import module_binds, module_file, split_callee
+from gorilla_tui.pool.pyenv.binds import module_binds, module_file, source_names, split_callee
 
 if TYPE_CHECKING:
     from tree_sitter import Node
 
-    from gorilla_tui.check.callsite import CallSite
+    from gorilla_tui.check.callsite import CallSite, Value
     from gorilla_tui.check.validator import Validator
     from gorilla_tui.types import CallVerdict
 
@@ -104,6 +104,27 @@ def _guarded(node: Node | None) -> bool:
     return False
 
 
+#: How many names of a module the pool must document beyond those its source spells before the pool is
+#: taken to know the module's compiled star import (os: hundreds of posix functions; codecs: none).
+_STAR_KNOWN = 10
+
+
+def _pool_knows_star(module: str, validator: Validator) -> bool:
+    """True when the pool documents a module's names that come from a compiled module's star import
+    (``os.mkdir`` from ``from posix import *``: os's __all__ lists them, so the python-env docs have them),
+    so a name the pool lacks there is judged (``os.remove_all``); False when it documents none of them
+    (codecs' literal __all__ leaves out ``utf_8_decode``, which stays unjudged), or the module is compiled."""
+    found = source_names(module)
+    if found is None:
+        return True  # a compiled module: the python-env docs hold its names (read from the interpreter)
+    spelled = found[0]
+    start = len(module) + 1
+    documented = {
+        c[start:].split(".", 1)[0].split("(", 1)[0] for c in validator.callees if c.startswith(module + ".")
+    }
+    return len(documented - spelled) >= _STAR_KNOWN
+
+
 def _stdlib_skip(call: CallVerdict, validator: Validator) -> str:
     """Why a standard-library call (call.callee judged as written) is not reported, else "" (rule 3)."""
     judged = call.callee
@@ -122,7 +143,7 @@ def _stdlib_skip(call: CallVerdict, validator: Validator) -> str:
     if bound is None:  # compiled module or star import of one: the pool's names of it decide
         prefix = f"{module}.{attrs[0]}"
         bound = any(c == prefix or c.startswith((prefix + ".", prefix + "(")) for c in validator.callees)
-        if not bound and (len(attrs) > 1 or module_file(module) is not None):
+        if not bound and (len(attrs) > 1 or not _pool_knows_star(module, validator)):
             return f"{module} takes names from a compiled module: {prefix} is not known without importing it"
     if bound and len(attrs) > 1:
         return f"{module}.{attrs[0]} exists; its attributes ({'.'.join(attrs[1:])}) are not judged"
@@ -149,12 +170,20 @@ def variable_argument(call: CallVerdict, site: CallSite | None, message: str) ->
         value = site.positional[int(name)] if int(name) < len(site.positional) else None
     else:
         value = site.keywords.get(name)
-    if value is not None and not value.literal:
+    if value is not None and not _known(value):
         return f"{call.callee}: argument {name} is not a literal (its value is not known here)"
-    given = (*site.positional, *site.keywords.values())
-    if value is None and any(not v.literal for v in given):  # bound by position, from a variable
-        return f"{call.callee}: argument {name} is given by a variable (its value is not known here)"
+    if value is None and any(not _known(v) for v in site.positional):  # bound by position, from a variable
+        return f"{call.callee}: argument {name} may be given by a variable (its value is not known here)"
     return ""
+
+
+#: Argument text of a literal that is not a string: a number, True, False, None.
+_CONSTANT = re.compile(r"-?[\d.][\w.+-]*|True|False|None")
+
+
+def _known(value: Value) -> bool:
+    """True for a value written in the file: a string literal or a constant (number, True, False, None)."""
+    return value.literal or _CONSTANT.fullmatch(value.text) is not None
 
 
 def why_skipped(

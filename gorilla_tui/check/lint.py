@@ -230,7 +230,7 @@ def check_block(
     than the validator reads (callsite.MAX_CALLS), so a large file never passes in silence. A call whose
     callee does not resolve into the pool through the block's own names is no finding (check/judged.py);
     skipped: "PATH:LINE:COL: callee: why" is appended for each (`check --explain`)."""
-    verdict = validator.check_code(block.code)
+    verdict = validator.check_code(block.code, per_call=True)
     if notes is not None:
         notes += [f"{path}: {d}" for d in verdict.diagnostics if d.endswith(LEFT_OUT_TAIL)]
     lines = block.code.split("\n")

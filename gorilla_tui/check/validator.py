@@ -58,8 +58,12 @@ class Validator(PoolIndex):
     check() calls after construction.
 
     Attributes: those of PoolIndex (entries, rest, skipped: "id: reason" for pool docs that could not be
-    indexed, e.g. shell lines; reported, never raised).
+    indexed, e.g. shell lines; reported, never raised); scans: code -> its callsite.Scan, made while the
+    validator was built for that code (check/lookup.py, several texts) and taken (once) by check_code
+    instead of parsing the same text again.
     """
+
+    scans: dict[str, Scan] | None = None
 
     def _made_by_pool(self, call: CallSite, result: Scan) -> bool:
         """True for a call of a bare name the code assigned only results of API pool calls to
@@ -240,22 +244,26 @@ class Validator(PoolIndex):
                     first = Verdict(m.kind, f"{method} {path}", m.doc, m.suggestions, [note], reason)
         return first or Verdict("no_call")
 
-    def check_code(self, code: str, prefer: str | None = None) -> Verdict:
+    def check_code(self, code: str, prefer: str | None = None, per_call: bool = False) -> Verdict:
         """Verdict for code (Python, or request lines such as ``GET /api/v1/pods``); see the module rule.
         prefer: the id of the doc a matched call names when several pool entries share its identity (the
         doc select mode chose; PoolIndex.match), None for the usual choice. Code with more than
         callsite.MAX_CALLS calls has only the first ones checked, and its verdict's last diagnostic says
-        how many were not (callsite.left_out_note)."""
+        how many were not (callsite.left_out_note). per_call: the caller reads only the calls' rows
+        (Verdict.calls) and the verdict of pool, family and python-env calls (`check PATH`, check/lint.py):
+        a verdict decided by an unknown callee (rule 5) is then "hallucination" without its culprit and
+        nearest callees, whose ranking over every pool callee was half of the linter's time."""
         requests = request_lines(code)
         if not requests:
             error = python_error(code)
             if error is not None:
                 reason, message = error
                 return Verdict("unparseable", None, None, [], [f"syntax error at {message}"], reason)
-        result = scan(code)
+        result = self.scans.pop(code, None) if self.scans else None  # scanned by lookup already
+        result = result if result is not None else scan(code)
         if result.errors and not requests:  # Python accepted it; tree-sitter may still differ: trust Python
             result.errors = []
-        verdict = self._decide(code, prefer, requests, result)
+        verdict = self._decide(code, prefer, requests, result, per_call)
         if result.left_out:  # a verdict never hides that calls went unchecked (`check` on a large file)
             verdict = dataclasses.replace(
                 verdict, diagnostics=[*verdict.diagnostics, left_out_note(result.left_out)]
@@ -263,7 +271,12 @@ class Validator(PoolIndex):
         return verdict
 
     def _decide(
-        self, code: str, prefer: str | None, requests: list[tuple[str, str, int]], result: Scan
+        self,
+        code: str,
+        prefer: str | None,
+        requests: list[tuple[str, str, int]],
+        result: Scan,
+        rows_only: bool = False,
     ) -> Verdict:
         """check_code's verdict for code that Python accepts (or request lines): `result` is its scan."""
         # `import x as y` / `from x import y` (issue 9): a call takes its import-qualified callee when the
@@ -334,6 +347,9 @@ class Validator(PoolIndex):
             decided.calls = per_call
             return decided
         others = [c for c, role, _ in rows if role == "other"]
+        if others and rows_only:  # check_code(per_call=True): the culprit is never reported
+            note = "an unknown callee decides (not ranked: per_call)"
+            return Verdict("hallucination", None, None, [], [note], "hallucination:unknown_callee", per_call)
         for call in self._culprit(others):
             near = self.near_callees(canonical(call.callee))
             note = f"{call.line}:{call.col}: {call.callee} is not a callee of the API pool"

@@ -62,10 +62,19 @@ def split_callee(qualified: str) -> tuple[str, list[str]] | None:
     return parts[0], parts[1:]
 
 
-@functools.lru_cache(maxsize=256)
 def top_level_names(module: str) -> frozenset[str] | None:
     """The names module `module`'s source binds at top level (see the module doc), or None when they
-    cannot be known from source (compiled, star import, module __getattr__, globals() writes, unreadable)."""
+    cannot be known from source (compiled, star import of a compiled module, module __getattr__,
+    globals() writes, unreadable)."""
+    found = source_names(module)
+    return found[0] if found is not None and found[1] else None
+
+
+@functools.lru_cache(maxsize=256)
+def source_names(module: str) -> tuple[frozenset[str], bool] | None:
+    """(the names module `module`'s source binds at top level, whether that is all of them), or None for
+    a module without source. Not all when the source also takes names it does not spell: a star import of
+    a compiled module (``from posix import *``), a module ``__getattr__``, a write through globals()."""
     path = module_file(module)
     if path is None:
         return None
@@ -73,6 +82,7 @@ def top_level_names(module: str) -> frozenset[str] | None:
         tree = ast.parse(path.read_bytes())
     except (OSError, SyntaxError, ValueError):
         return None
+    complete = True
     names: set[str] = set()
     stack: list[ast.AST] = list(tree.body)
     while stack:
@@ -80,7 +90,7 @@ def top_level_names(module: str) -> frozenset[str] | None:
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
             names.add(node.name)
             if node.name == "__getattr__" and not isinstance(node, ast.ClassDef):
-                return None
+                complete = False
             for inner in ast.walk(node):  # `global x` in a function binds a module name
                 if isinstance(inner, ast.Global):
                     names.update(inner.names)
@@ -88,15 +98,14 @@ def top_level_names(module: str) -> frozenset[str] | None:
             for alias in node.names:
                 if alias.name == "*":  # followed into standard-library source; compiled: unknown
                     theirs = _star_names(module, path, node)
-                    if theirs is None:
-                        return None
-                    names.update(theirs)
+                    complete = complete and theirs is not None
+                    names.update(theirs or ())
                     continue
                 names.add(alias.asname or alias.name.split(".")[0])
         elif isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign, ast.For, ast.AsyncFor)):
             targets = node.targets if isinstance(node, ast.Assign) else [node.target]
             if any(_writes_globals(t) for t in targets):  # globals()[name] = ... (hashlib)
-                return None
+                complete = False
             for t in targets:
                 names.update(_target_names(t))
             if isinstance(node, (ast.For, ast.AsyncFor)):
@@ -113,7 +122,7 @@ def top_level_names(module: str) -> frozenset[str] | None:
             stack += [s for h in node.handlers for s in h.body]
             names.update(h.name for h in node.handlers if h.name)
         elif isinstance(node, ast.Expr) and _writes_globals(node.value):
-            return None
+            complete = False
         elif isinstance(node, ast.Expr) and (made := _converted_enum(node.value)):
             names.add(made)  # _IntEnum._convert_('Options', __name__, ...): ssl.Options, signal.Signals
         elif isinstance(node, ast.Match):
@@ -122,7 +131,7 @@ def top_level_names(module: str) -> frozenset[str] | None:
         names.update(
             p.stem for p in path.parent.iterdir() if p.suffix == ".py" or (p / "__init__.py").is_file()
         )
-    return frozenset(names)
+    return frozenset(names), complete
 
 
 def _star_names(module: str, path: Path, node: ast.ImportFrom) -> frozenset[str] | None:
