@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import builtins
 import dataclasses
+import functools
 import re
 import sys
 from collections.abc import Callable, Sequence, Set
@@ -170,7 +171,7 @@ class Validator(PoolIndex):
         entry = self.match(call, code, prefer)
         partial = call.via.rsplit(".", 1)[-1] in ("partial", "partialmethod")  # the rest comes later
         head = call.callee.split(".", 1)[0].split("(", 1)[0]
-        own = head in bound or (head == call.callee and _STAR_IMPORT.search(code) is not None)
+        own = head in bound or (head == call.callee and _has_star_import(code))
         judged = entry is not None and not partial and not own
         if entry is not None and judged and has_schema(entry.doc):
             return role, self._schema_verdict(call, entry)
@@ -390,6 +391,13 @@ class Validator(PoolIndex):
 
 #: ``from module import *``: bare names of the code may come from that module.
 _STAR_IMPORT = re.compile(r"^[ \t]*from[ \t]+[\w.]+[ \t]+import[ \t]+\*", re.MULTILINE)
+
+@functools.lru_cache(maxsize=8)
+def _has_star_import(code: str) -> bool:
+    """True when `code` has ``from module import *`` (searched once per code, not once per call: a large
+    file has thousands of calls)."""
+    return _STAR_IMPORT.search(code) is not None
+
 
 #: id(cheap verdict) -> (its call, a function building the full verdict with suggestions), see _full.
 _Lazy = dict[int, tuple[CallSite, Callable[[], Verdict]]]
