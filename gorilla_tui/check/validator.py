@@ -392,6 +392,7 @@ class Validator(PoolIndex):
 #: ``from module import *``: bare names of the code may come from that module.
 _STAR_IMPORT = re.compile(r"^[ \t]*from[ \t]+[\w.]+[ \t]+import[ \t]+\*", re.MULTILINE)
 
+
 @functools.lru_cache(maxsize=8)
 def _has_star_import(code: str) -> bool:
     """True when `code` has ``from module import *`` (searched once per code, not once per call: a large

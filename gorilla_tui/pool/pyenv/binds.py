@@ -183,9 +183,13 @@ def _writes_globals(expr: ast.AST) -> bool:
 
 
 def module_binds(module: str, name: str) -> bool | None:
-    """True when standard-library module `module` binds `name` at top level (its source says so), False
-    when its source cannot bind it, None when that cannot be known from source (top_level_names)."""
-    names = top_level_names(module)
-    if names is None:
+    """True when standard-library module `module`'s source binds `name` at top level, False when its
+    source binds all its names and not this one, None when that cannot be known from source (no source;
+    or the name is not spelled but the module also takes names it does not spell: source_names)."""
+    found = source_names(module)
+    if found is None:
         return None
-    return name in names
+    names, complete = found
+    if name in names:
+        return True
+    return False if complete else None
