@@ -17,7 +17,6 @@ library, <= 0.5 per 10,000 lines of the installed packages.
 # ruff: noqa: E501  (markdown table rows read better unwrapped)
 from __future__ import annotations
 
-import argparse
 import importlib.util
 import os
 import sys
@@ -29,7 +28,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from bench._report import publish  # noqa: E402
+from bench._report import Figure, parser, publish  # noqa: E402
 from gorilla_tui.check import lint  # noqa: E402
 
 TITLE = "False alarms"
@@ -145,14 +144,13 @@ def per_10k(n: int, lines: int) -> float:
 
 
 def main() -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap = parser(__doc__)
     ap.add_argument(
         "--home", default=os.environ.get("GORILLA_TUI_HOME"), help="GORILLA_TUI_HOME of the default index"
     )
     ap.add_argument("--packages", default=",".join(PACKAGES), help="comma-separated installed packages")
     ap.add_argument("--no-stdlib", action="store_true", help="skip the standard library (quick runs)")
     ap.add_argument("--show", type=int, default=20, help="print the first N findings")
-    ap.add_argument("--no-write", action="store_true", help="print only, do not update docs/benchmarks.md")
     args = ap.parse_args()
     if args.home:
         os.environ["GORILLA_TUI_HOME"] = args.home
@@ -214,7 +212,16 @@ def main() -> int:
         text += f"| {code} | {reasons[(True, code)]} | {reasons[(False, code)]} |\n"
     if not reasons:
         text += "| (none) | 0 | 0 |\n"
-    return publish(TITLE, text, not args.no_write)
+    summary = [
+        Figure(
+            "`check` findings per 10k lines of installed packages",
+            f"{per_10k(pkg_findings, pkg_lines):.2f}",
+            "<= 0.5",
+        ),
+    ]
+    if std is not None:
+        summary.append(Figure("`check` findings on the standard library's own code", str(std[3]), "0"))
+    return publish(TITLE, text, not args.no_write, summary=summary)
 
 
 if __name__ == "__main__":
