@@ -31,8 +31,9 @@ def register(sub: argparse._SubParsersAction) -> None:
         "Exit 0 when valid, 1 for any other verdict, 2 for bad usage. "
         "With PATHs (files, folders, globs) it is a linter: "
         "every API call that is not valid is reported as 'path:line:col: reason-code message' "
-        "(Python files, Markdown python fences, notebook code cells); calls that reach no pool are not "
-        "reported; '# gorilla: ignore[reason]' on a line silences it. Exit 0 clean, 1 findings, 2 errors. "
+        "(Python files, Markdown python fences, notebook code cells); a call is judged only when its callee "
+        "resolves into the pool through the file's own imports (--explain says why others were not); "
+        "'# gorilla: ignore[reason]' on a line silences it. Exit 0 clean, 1 findings, 2 errors. "
         + ARGUMENT_RULE,
     )
     p.add_argument(

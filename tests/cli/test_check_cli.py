@@ -356,3 +356,16 @@ def test_code_forces_code_and_file_forces_paths(pool, capsys, tmp_path, monkeypa
     assert json.loads(capsys.readouterr().out)["verdict"] == "no_call"
     assert main(["check", "missing.py", "--file", "--pool", pool]) == 2
     assert "missing.py: no such file or folder" in capsys.readouterr().err
+
+
+def test_explain_says_why_a_call_of_the_files_own_module_is_not_judged(pool, capsys, tmp_path):
+    """Issue 39: `torch` bound by a relative import is the package's own module, not the pool's torch."""
+    own = tmp_path / "own.py"
+    own.write_text("from .vendored import torch\nm = torch.hub.load('pytorch/vision', 'resnet201')\n")
+    assert main(["check", str(own), "--pool", pool, "--explain"]) == 0
+    err = capsys.readouterr().err
+    assert f"not judged: {own}:2:5: torch.hub.load: torch is the package's own module" in err
+    real = tmp_path / "real.py"
+    real.write_text("import torch\nm = torch.hub.load('pytorch/vision', 'resnet201')\n")
+    assert main(["check", str(real), "--pool", pool, "--explain"]) == 1
+    assert f"{real}:2:5: wrong_args:unknown_model" in capsys.readouterr().out
