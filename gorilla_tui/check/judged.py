@@ -36,6 +36,8 @@ from gorilla_tui.check.signature import canonical
 from gorilla_tui.pool.pyenv.binds import module_binds, module_file, source_names, split_callee
 
 if TYPE_CHECKING:
+    from collections.abc import Set
+
     from tree_sitter import Node
 
     from gorilla_tui.check.callsite import CallSite, Value
@@ -48,6 +50,26 @@ _GUARD = re.compile(
 )
 #: Exceptions whose handler means "this name or keyword may not exist here".
 _CAUGHT = re.compile(r"\b(AttributeError|ImportError|ModuleNotFoundError|NameError|TypeError|Exception)\b")
+
+
+def stdlib_bound(validator: Validator, call: CallSite, callee: str, bound: Set[str]) -> bool:
+    """True for a standard-library callee the python-env docs lack but Python has (issue 39; used by the
+    Validator for every check, not only the linter): a name its module's source binds
+    (pool/pyenv/binds.py: ``random.random = _inst.random``, ``threading.get_ident`` from ``_thread``,
+    ``linecache.getlines`` outside ``__all__``), or a method called on its class
+    (``logging.Handler.close(self)``: the doc is ``logging.Handler().close``). Such a call is python-env
+    and valid, its arguments not judged (no signature is known). bound: the names the code binds (a local
+    ``random`` is not the module)."""
+    root = callee.split(".", 1)[0].split("(", 1)[0]
+    if root not in sys.stdlib_module_names or root in validator.api_roots or root in bound or call.via:
+        return False
+    split = split_callee(callee)
+    if split is None:
+        return False
+    module, attrs = split
+    if len(attrs) == 2 and f"{module}.{attrs[0]}().{attrs[1]}" in validator.callees:  # pool-wide (lookup)
+        return True
+    return len(attrs) == 1 and module_binds(module, attrs[0]) is True
 
 
 def _owner(callee: str) -> str:

@@ -27,13 +27,13 @@ import builtins
 import dataclasses
 import functools
 import re
-import sys
 from collections.abc import Callable, Sequence, Set
 
 from gorilla_tui.check.arguments import has_schema, read_arguments, schema_errors
 from gorilla_tui.check.callsite import CallSite, Scan, left_out_note, scan
 from gorilla_tui.check.extract import extract
 from gorilla_tui.check.imports import argument_errors, resolve_calls
+from gorilla_tui.check.judged import stdlib_bound
 from gorilla_tui.check.pool_index import NEAR_MISS, PoolEntry, PoolIndex, helper_loaded
 from gorilla_tui.check.rest import http_method, path_of, request_lines
 from gorilla_tui.check.signature import bind, canonical, family, key
@@ -41,7 +41,6 @@ from gorilla_tui.check.suggest import dice, similarity
 from gorilla_tui.check.verdicts import RANK, call_row, python_error, worst
 from gorilla_tui.check.wrong_args import did_you_mean, unmatched_reason
 from gorilla_tui.pool.doc import ApiDoc
-from gorilla_tui.pool.pyenv.binds import module_binds, split_callee
 from gorilla_tui.types import CallVerdict, Verdict
 
 #: Importable from here too (callers and tests used them before the split).
@@ -85,23 +84,6 @@ class Validator(PoolIndex):
         if root in self.roots:
             return False
         return root in assigned
-
-    def _stdlib_bound(self, call: CallSite, callee: str, bound: Set[str]) -> bool:
-        """True for a standard-library callee the python-env docs lack but Python has (issue 39): a name
-        its module's source binds (pool/pyenv/binds.py: ``random.random = _inst.random``,
-        ``threading.get_ident`` from ``_thread``, ``linecache.getlines`` outside ``__all__``), or a method
-        called on its class (``logging.Handler.close(self)``: the doc is ``logging.Handler().close``).
-        Such a call is python-env and valid, its arguments not judged (no signature is known)."""
-        root = callee.split(".", 1)[0].split("(", 1)[0]
-        if root not in sys.stdlib_module_names or root in self.api_roots or root in bound or call.via:
-            return False
-        split = split_callee(callee)
-        if split is None:
-            return False
-        module, attrs = split
-        if len(attrs) == 2 and f"{module}.{attrs[0]}().{attrs[1]}" in self.callees:  # pool-wide (lookup)
-            return True
-        return len(attrs) == 1 and module_binds(module, attrs[0]) is True
 
     def _reaches_family(self, call: CallSite, callee: str) -> str:
         """Reason code when an unknown callee reaches a pool API family (rule 1), else "": an argument that
@@ -311,7 +293,7 @@ class Validator(PoolIndex):
                 role, verdict = self._call_verdict(call, code, lazy, result.assigned, prefer)
             elif companion is not None:
                 role, verdict = "pool", Verdict("valid", call.text, companion.doc)
-            elif self._stdlib_bound(call, callee, result.assigned):
+            elif stdlib_bound(self, call, callee, result.assigned):
                 role, verdict = "python-env", Verdict("valid", call.text, None)
             elif self._incidental(call, result.assigned):
                 role, verdict = "incidental", None
