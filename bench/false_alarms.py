@@ -139,6 +139,23 @@ def pool_coverage(pool) -> dict[str, int]:
     return dict(out)
 
 
+def _detection() -> str:
+    """The detection rate beside the false alarms: the **all** row of the "False valid" section of
+    docs/benchmarks.md (bench/false_valid.py: mutated hallucinations must never be valid), or ""."""
+    report = ROOT / "docs" / "benchmarks.md"
+    text = report.read_text(encoding="utf-8") if report.exists() else ""
+    section = text.partition("<!-- begin: False valid -->")[2].partition("<!-- end: False valid -->")[0]
+    row = next((ln for ln in section.splitlines() if ln.startswith("| **all** |")), "")
+    cells = [c.strip() for c in row.strip("|").split("|")]
+    if len(cells) < 4:
+        return ""
+    return (
+        f"\nDetection beside it ([False valid](#false-valid), bench/false_valid.py): unmutated pool calls valid "
+        f"{cells[1]}; mutated hallucinations (a digit, a hyphen, the owner, the loader or the method changed) "
+        f"{cells[2]}, of which valid: **{cells[3]}**.\n"
+    )
+
+
 def per_10k(n: int, lines: int) -> float:
     return 10_000 * n / lines if lines else 0.0
 
@@ -207,6 +224,7 @@ def main() -> int:
         f"(compiled modules: judged by the pool's names of them) and **{cov.get('missed', 0)}** are names a module's source does not bind "
         "(made at run time: `globals().update`, `setattr`).\n"
     )
+    text += _detection()
     text += "\n| reason code | standard library | installed packages |\n|---|---:|---:|\n"
     for code in sorted({c for _, c in reasons}):
         text += f"| {code} | {reasons[(True, code)]} | {reasons[(False, code)]} |\n"
