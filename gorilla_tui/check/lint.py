@@ -253,7 +253,8 @@ def check_block(
     candidates = [i for i, c in enumerate(verdict.calls) if c.role in REPORTED_ROLES and c.kind != "valid"]
     sites, names = [], None
     if candidates:  # the file's own names, read only when a call may be reported (most files: none)
-        scanned = scan(block.code)
+        last = validator.last_scan
+        scanned = last[1] if last is not None and last[0] is block.code else scan(block.code)
         sites, names = scanned.calls, bindings(block.code, scanned.assigned)
     for i in candidates:
         call = verdict.calls[i]

@@ -64,6 +64,8 @@ class Validator(PoolIndex):
     """
 
     scans: dict[str, Scan] | None = None
+    #: (code, its Scan) of the last check_code(per_call=True): the linter's file, read once (one thread).
+    last_scan: tuple[str, Scan] | None = None
 
     def _made_by_pool(self, call: CallSite, result: Scan) -> bool:
         """True for a call of a bare name the code assigned only results of API pool calls to
@@ -244,6 +246,8 @@ class Validator(PoolIndex):
                 return Verdict("unparseable", None, None, [], [f"syntax error at {message}"], reason)
         result = self.scans.pop(code, None) if self.scans else None  # scanned by lookup already
         result = result if result is not None else scan(code)
+        if per_call:  # check/lint.py reads the calls as written from it (no second parse of the file)
+            self.last_scan = (code, result)
         if result.errors and not requests:  # Python accepted it; tree-sitter may still differ: trust Python
             result.errors = []
         verdict = self._decide(code, prefer, requests, result, per_call)
