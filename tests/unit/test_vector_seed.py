@@ -149,3 +149,10 @@ def test_a_damaged_seed_file_is_no_seed(damage, tmp_path, monkeypatch):
     copy.write_bytes(bytes(data))
     monkeypatch.setattr(seed, "seed_path", lambda name: copy)
     assert seed.read_seed(E5Embedder().name) == {}
+
+
+def test_the_seed_can_be_turned_off(monkeypatch):
+    monkeypatch.setenv(seed.SEED_ENV, "0")
+    assert seed.read_seed(E5Embedder().name) == {}
+    monkeypatch.setenv(seed.SEED_ENV, "1")
+    assert len(seed.read_seed(E5Embedder().name)) > 12000
