@@ -20,8 +20,8 @@ off (a benchmark of the refresh without shipped vectors, bench/first_refresh.py)
 from __future__ import annotations
 
 import json
-import zipfile
 import os
+import zipfile
 from pathlib import Path
 
 import numpy as np
@@ -143,5 +143,6 @@ def source_lines(meta: dict[str, dict]) -> list[str]:
         return []
     lines = ["", "| seed file | public source | docs | distinct texts | files |", "|---|---|---|---|---|"]
     for file, name, s in rows:
-        lines.append(f"| {file} | {name} | {s['docs']:,} | {s['texts']:,} | {', '.join(s.get('files', []))} |")
+        files = ", ".join(s.get("files", []))
+        lines.append(f"| {file} | {name} | {s['docs']:,} | {s['texts']:,} | {files} |")
     return lines

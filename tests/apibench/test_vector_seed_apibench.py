@@ -86,4 +86,3 @@ def test_a_changed_doc_is_embedded_again(apibench, apizoo, empty_cache, tmp_path
     # the next refresh finds it in the user's vector cache: nothing is embedded again
     again = CountingEmbedder()
     assert embed_index(_public_index(apibench, copy), again)["embedded"] == 0 and again.passages == []
-
