@@ -3,7 +3,8 @@ when stderr is piped or redirected (`index --refresh ... 2>&1 | cat` was silent 
 
 The core reports through callbacks and never prints: retrieve.refresh's ProgressFn (a source starts and is
 done, a stage of the whole refresh begins) and refresh_dense's EmbedProgressFn (texts embedded of those
-that needed it). Piped, each becomes one line: a source read ("python-env: 8,841 docs in 6.2 s"), a stage
+that needed it). Piped, each becomes one line: a source read ("python-env: 8,841 docs in 6.2 s", announced
+by "reading python-env ..." when it takes over READING_AFTER seconds), a stage
 with its counts ("building the BM25 index: 10,963 docs"), the embedding's start, and its progress at most
 every PLAIN_EVERY seconds with the rate and an estimate of the time left, so no stretch of a refresh is
 silent for longer than a batch of the embedder takes.
@@ -12,6 +13,7 @@ silent for longer than a batch of the embedder takes.
 from __future__ import annotations
 
 import contextlib
+import threading
 import time
 from collections.abc import Callable, Iterator
 from typing import Any
@@ -31,6 +33,9 @@ from gorilla_tui.textsafe import safe_text
 
 #: Seconds between two plain progress lines of the embedding (a line is also printed when it is done).
 PLAIN_EVERY = 5.0
+#: Seconds a source may take to read before a plain "reading NAME ..." line says it is under way (a quick
+#: source gets its one "NAME: N docs in S s" line; a --source refused at once, only its error line).
+READING_AFTER = 2.0
 
 
 def _say(err: Any, line: str) -> None:
@@ -60,8 +65,9 @@ def load_status(load: Any, unchanged: str) -> str:
 def source_progress(err: Any, quiet: bool, unchanged: str) -> Iterator[Callable[[str, str, Any], None]]:
     """A refresh's ProgressFn for the duration of the block: on a terminal one spinner line per source
     (its status when done: "N docs", "unchanged", or why not) and one per stage; piped, one plain line
-    when a source starts and when it is done (with its seconds), one per stage. quiet (--json): nothing."""
-    started: dict[str, float] = {}
+    when a source is read (with its seconds; "reading NAME ..." before it when it takes over READING_AFTER
+    seconds), one per stage. quiet (--json): nothing."""
+    started: dict[str, tuple[float, threading.Timer]] = {}
     if quiet:
         yield lambda kind, name, load: None
         return
@@ -69,15 +75,24 @@ def source_progress(err: Any, quiet: bool, unchanged: str) -> Iterator[Callable[
 
         def plain(kind: str, name: str, load: Any) -> None:
             if kind == "start":
-                started[name] = time.perf_counter()
-                _say(err, f"reading {name} ...")
+                timer = threading.Timer(READING_AFTER, _say, (err, f"reading {name} ..."))
+                timer.daemon = True
+                started[name] = (time.perf_counter(), timer)
+                timer.start()
             elif kind == "done" and load is not None:
-                seconds = time.perf_counter() - started.pop(name, time.perf_counter())
+                begun, timer = started.pop(name, (time.perf_counter(), None))
+                if timer is not None:
+                    timer.cancel()
+                seconds = time.perf_counter() - begun
                 _say(err, f"{load.name}: {load_status(load, unchanged)} in {seconds:.1f} s")
             elif kind == "stage":
                 _say(err, f"{name} ...")
 
-        yield plain
+        try:
+            yield plain
+        finally:  # a refresh that failed (a --source that is missing): no "reading" line after its error
+            for _, timer in started.values():
+                timer.cancel()
         return
     columns = (SpinnerColumn(), TextColumn("{task.description}"), TextColumn("{task.fields[status]}"))
     progress = Progress(*columns, TimeElapsedColumn(), console=err, transient=False)
