@@ -28,8 +28,11 @@ DEFAULT_RETRIEVAL = "bm25"
 #: no hub named, questions embedded as queries: TensorFlow Hub domain@1 34.0 -> 29.5 %, Hugging Face 51.0 ->
 #: 47.0 %).
 EMBED_QUESTIONS_KEY = "embed_questions"
-#: Docs embedded between two saves of the vector cache (an interrupted embedding keeps what it did).
+#: Docs embedded, and seconds passed, between two saves of the vector cache (an interrupted embedding keeps
+#: what it did): each save rewrites the whole cache (about 1.5 MB per 1,000 texts), so a large cache is not
+#: rewritten every few seconds on a fast machine.
 CACHE_SAVE_EVERY = 256
+CACHE_SAVE_SECONDS = 60.0
 
 #: on_embed(done, total): texts (docs, doc questions) embedded so far of those that needed it (cached ones
 #: are not counted).
@@ -66,12 +69,12 @@ def embed_texts(
     another doc answers: "capitalize every word in a string" gave str.replace over str.capitalize).
 
     Each text is looked up in the embedder's vector cache by content hash (store.read_vector_cache), then
-    in the packaged seed (retrieve/seed.py: the standard library's vectors and its hand-written questions',
-    read only; its vectors are not copied into the user's cache): an unchanged text is never embedded
-    twice, and equal texts once. The rest is embedded in batches of embed.BATCH (the probe in
-    bench/retrieval.py: one call per batch costs about half as much per doc as one call per doc), reported
-    through on_embed(done, total), and saved to the cache every CACHE_SAVE_EVERY texts and at the end (also
-    when interrupted).
+    in the packaged seed (retrieve/seed.py: the standard library's, the APIBench hubs' and APIZoo's vectors
+    and python-env's hand-written questions', read only; its vectors are not copied into the user's
+    cache): an unchanged text is never embedded twice, and equal texts once. The rest is embedded in
+    batches of embed.BATCH (the probe in bench/retrieval.py: one call per batch costs about half as much
+    per doc as one call per doc), reported through on_embed(done, total), and saved to the cache every
+    CACHE_SAVE_EVERY texts (at most every CACHE_SAVE_SECONDS) and at the end (also when interrupted).
     stop: checked before each batch; True raises EmbeddingStopped. Raises GorillaError when the embedder
     fails or the cache cannot be written.
     """
@@ -83,7 +86,7 @@ def embed_texts(
     )
     emit = on_embed or (lambda done, total: None)
     emit(0, len(todo))
-    since_save = 0
+    since_save, saved = 0, time.monotonic()
     try:
         for start in range(0, len(todo), BATCH):
             if stop is not None and stop():
@@ -94,9 +97,9 @@ def embed_texts(
             for text, vec in zip(batch, model.embed_passages(batch), strict=True):
                 cache[content_hash(text)] = vec
             since_save += len(batch)
-            if since_save >= CACHE_SAVE_EVERY:
+            if since_save >= CACHE_SAVE_EVERY and time.monotonic() - saved >= CACHE_SAVE_SECONDS:
                 index_store.write_vector_cache(model.name, cache, root)
-                since_save = 0
+                since_save, saved = 0, time.monotonic()
             emit(start + len(batch), len(todo))
     finally:
         if since_save:
