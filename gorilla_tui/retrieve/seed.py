@@ -107,7 +107,7 @@ def seed_meta() -> dict[str, dict]:
 
 def report_lines() -> list[str]:
     """Markdown lines on the packaged seed (per Python version: docs, texts embedded for it and their
-    seconds; the file's size), for bench/pyenv_dense.py."""
+    seconds; the file's size; the public sources), for bench/first_refresh.py."""
     meta = seed_meta()
     if not meta:
         return ["Packaged seed of python-env vectors: none."]
