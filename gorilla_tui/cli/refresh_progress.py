@@ -32,7 +32,7 @@ from rich.text import Text
 from gorilla_tui.textsafe import safe_text
 
 #: Seconds between two plain progress lines of the embedding (a line is also printed when it is done).
-PLAIN_EVERY = 5.0
+PLAIN_EVERY = 4.0
 #: Seconds a source may take to read before a plain "reading NAME ..." line says it is under way (a quick
 #: source gets its one "NAME: N docs in S s" line; a --source refused at once, only its error line).
 READING_AFTER = 2.0
@@ -120,8 +120,9 @@ def source_progress(err: Any, quiet: bool, unchanged: str) -> Iterator[Callable[
 def embed_progress(err: Any, quiet: bool) -> Iterator[Callable[[int, int], None]]:
     """An EmbedProgressFn for the duration of the block: on a terminal rich's bar with the time left
     (transient); piped, a line when the embedding starts ("embedding 1,897 texts (not in the packaged
-    vectors or the vector cache) ..." or that none needs it), then at most every PLAIN_EVERY seconds
-    "embedding 320/1,897 texts, 2.1 texts/s, about 12 min 30 s left", and one when it is done."""
+    vectors or the vector cache) ..." or that none needs it), then for a batch done PLAIN_EVERY seconds or
+    more after the last line "embedding 320/1,897 texts, 2.1 texts/s, about 12 min 30 s left", and one
+    when it is done."""
     if quiet:
         yield lambda done, total: None
         return

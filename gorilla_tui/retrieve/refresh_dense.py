@@ -38,8 +38,9 @@ CACHE_SAVE_SECONDS = 60.0
 #: rate embeds in BATCH_SECONDS (at least FIRST_BATCH, at most embed.BATCH), so progress is reported every
 #: few seconds on a slow machine too (issue 40: a batch of 32 took 23 s at 1.4 texts/s on this loaded
 #: 2-core machine, a silent stretch) and a fast one keeps full batches (32 or 128 texts a call embedded
-#: at the same rate here, bench/first_refresh.py; one text a call costs about twice as much per text).
-FIRST_BATCH = 8
+#: at the same rate here, bench/first_refresh.py; one text a call costs about twice as much per text; the
+#: engine runs a batch's tokens together, about 400 for 4 texts, so 4 is already a batch).
+FIRST_BATCH = 4
 BATCH_SECONDS = 3.0
 
 #: on_embed(done, total): texts (docs, doc questions) embedded so far of those that needed it (cached ones
