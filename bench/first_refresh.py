@@ -39,7 +39,7 @@ sys.path.insert(0, str(ROOT))
 
 from _report import Figure, parser, publish, shared_dir  # noqa: E402
 
-from gorilla_tui.retrieve import seed  # noqa: E402
+from gorilla_tui.build import seed  # noqa: E402
 from gorilla_tui.retrieve.embed import passage_text  # noqa: E402
 from gorilla_tui.retrieve.index import ApiIndex  # noqa: E402
 

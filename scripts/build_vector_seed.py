@@ -1,4 +1,4 @@
-"""Rebuild the packaged seed of python-env vectors (vectors/, read by gorilla_tui/retrieve/seed.py).
+"""Rebuild the packaged seed of python-env vectors (vectors/, read by gorilla_tui/build/seed.py).
 
 Run: python scripts/build_vector_seed.py [--python PATH ...] [--from DIR ...] [--source NAME=DIR ...]
 [--vector-cache DIR] [--fresh]
@@ -17,7 +17,7 @@ The hand-written questions of the shipped sources that embed them (index/*.toml 
 so a first launch embeds none of them either.
 With --from / --source (issue 40) the public sources are added too: the APIBench hubs and APIZoo as
 published (e.g. `--from ../shared/apibench/api --source apizoo=../shared/apizoo`, the arguments of
-`index --refresh`). They are read by a real refresh (retrieve.refresh.refresh, --no-dense, in a temporary
+`index --refresh`). They are read by a real refresh (build.refresh.refresh, --no-dense, in a temporary
 GORILLA_TUI_HOME), so the texts are exactly those a refresh embeds: each hybrid source's passage texts, and
 its doc questions when its manifest sets embed_questions (none of the hubs or APIZoo do). seed.json's
 "sources" records per source its docs, texts, texts embedded for it, seconds and the content fingerprint
@@ -69,9 +69,9 @@ def main(argv: list[str] | None = None) -> int:
     if args.vector_cache:
         os.environ["GORILLA_TUI_VECTOR_CACHE"] = str(Path(args.vector_cache).expanduser())
 
-    from gorilla_tui.retrieve import seed
+    from gorilla_tui.build import seed
     from gorilla_tui.retrieve.embed import E5Embedder, content_hash
-    from gorilla_tui.retrieve.store_vectors import read_vector_cache
+    from gorilla_tui.store.vectors import read_vector_cache
 
     model = E5Embedder()
     folder = ROOT / seed.SEED_FOLDER
@@ -129,16 +129,16 @@ def public_texts(mirrors: list[str], sources: list[str]) -> dict[str, dict]:
     """{source name: {"docs", "texts", "fingerprint", "files"}} of the hybrid sources other than python-env
     that a refresh with `--from mirrors --source sources` (--no-dense, in a temporary home) builds: their
     passage texts (embed.passage_text) in doc order, and their doc questions where embed_questions is set
-    (refresh_dense.question_sources). {} when no folder is given."""
+    (build.dense_vectors.question_sources). {} when no folder is given."""
     if not mirrors and not sources:
         return {}
     import tempfile
 
+    from gorilla_tui.build.dense_vectors import question_sources
+    from gorilla_tui.build.refresh import refresh
     from gorilla_tui.pool.manifest import load_manifests
     from gorilla_tui.pool.pyenv.source import SOURCE
     from gorilla_tui.retrieve.embed import passage_text
-    from gorilla_tui.retrieve.refresh import refresh
-    from gorilla_tui.retrieve.refresh_dense import question_sources
 
     only = [m.name for m in load_manifests() if m.name != SOURCE]
     with tempfile.TemporaryDirectory(prefix="seed-home-") as home:
@@ -163,7 +163,7 @@ def embed_into(cache: dict, texts: list[str], model) -> float:
     import numpy as np
 
     from gorilla_tui.retrieve.embed import BATCH, content_hash
-    from gorilla_tui.retrieve.store_vectors import write_vector_cache
+    from gorilla_tui.store.vectors import write_vector_cache
 
     start = time.perf_counter()
     for i in range(0, len(texts), BATCH):
@@ -179,10 +179,10 @@ def embed_into(cache: dict, texts: list[str], model) -> float:
 def shipped_questions() -> list[str]:
     """The distinct hand-written questions of the shipped sources whose manifest sets embed_questions (their
     hand_questions files, read as pool/hand_questions.py reads them), in file order."""
+    from gorilla_tui.build.dense_vectors import EMBED_QUESTIONS_KEY
     from gorilla_tui.pool.expansion import read_hand_questions
     from gorilla_tui.pool.hand_questions import hand_questions_text
     from gorilla_tui.pool.manifest import load_manifests
-    from gorilla_tui.retrieve.refresh_dense import EMBED_QUESTIONS_KEY
 
     out: dict[str, None] = {}
     for manifest in load_manifests():

@@ -1,8 +1,8 @@
 """What a long refresh step is doing, on stderr (issue 40): rich's spinners and bar on a terminal, plain lines
 when stderr is piped or redirected (`index --refresh ... 2>&1 | cat` was silent for minutes).
 
-The core reports through callbacks and never prints: retrieve.refresh's ProgressFn (a source starts and is
-done, a stage of the whole refresh begins) and refresh_dense's EmbedProgressFn (texts embedded of those
+The core reports through callbacks and never prints: build.refresh's ProgressFn (a source starts and is
+done, a stage of the whole refresh begins) and build.dense_vectors' EmbedProgressFn (texts embedded of those
 that needed it). Piped, each becomes one line: a source read ("python-env: 8,841 docs in 6.2 s", announced
 by "reading python-env ..." when it takes over READING_AFTER seconds), a stage
 with its counts ("building the BM25 index: 10,963 docs"), the embedding's start, and its progress at most

@@ -11,11 +11,11 @@ import shutil
 import numpy as np
 import pytest
 
-from gorilla_tui.retrieve import seed
+from gorilla_tui.build import seed
+from gorilla_tui.build.refresh import embed_index, refresh
 from gorilla_tui.retrieve.embed import E5Embedder, content_hash, passage_text
 from gorilla_tui.retrieve.index import ApiIndex
-from gorilla_tui.retrieve.refresh import embed_index, refresh
-from gorilla_tui.retrieve.store_vectors import read_vector_cache
+from gorilla_tui.store.vectors import read_vector_cache
 
 PUBLIC = ["huggingface", "tensorflowhub", "torchhub", "apizoo"]
 

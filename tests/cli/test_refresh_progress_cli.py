@@ -10,7 +10,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from gorilla_tui.retrieve.seed import SEED_ENV
+from gorilla_tui.build.seed import SEED_ENV
 from tests.conftest import REPO, SMALL_POOL
 
 

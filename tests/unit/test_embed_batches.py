@@ -1,12 +1,12 @@
-"""Batches of the refresh's embedding (retrieve/refresh_dense.py next_batch, issue 40): sized to take a few
+"""Batches of the refresh's embedding (build/dense_vectors.py next_batch, issue 40): sized to take a few
 seconds each, so a slow machine still reports progress often and a fast one keeps full batches."""
 
 from __future__ import annotations
 
 import numpy as np
 
+from gorilla_tui.build.dense_vectors import BATCH_SECONDS, FIRST_BATCH, embed_texts, next_batch
 from gorilla_tui.retrieve.embed import BATCH
-from gorilla_tui.retrieve.refresh_dense import BATCH_SECONDS, FIRST_BATCH, embed_texts, next_batch
 
 
 class InstantEmbedder:

@@ -12,7 +12,7 @@ of them 3.11's) and the public sources' passage texts, and SEED_META describes i
 docs, texts embedded for it, seconds; per public source ("sources"): docs, distinct texts, the content
 fingerprint and names of the files it was built from; the file's bytes), written by
 scripts/build_vector_seed.py. It is read only, behind the user's vector cache
-(retrieve/refresh_dense.embed_docs): a text it does not hold (a version it was not built for, an
+(build/dense_vectors.embed_docs): a text it does not hold (a version it was not built for, an
 installed distribution, a changed doc: its text's hash differs) is embedded as before. SEED_ENV turns it
 off (a benchmark of the refresh without shipped vectors, bench/first_refresh.py).
 """
