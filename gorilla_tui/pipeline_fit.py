@@ -1,0 +1,92 @@
+"""The fit judgment of an answer (issue 38): does the index have an API for this task? Proposal.fit is
+"fits", "unsure" or "nothing" (nothing fits; types.FITS), beside the verdict (which says whether the call
+exists). Pipeline.ask calls judge() on the chosen doc after the choice.
+
+Signals of the chosen doc for the task (signals()):
+- yn: the model asked "Can the function do the request?" (model/fit_question.py yes_no: log p(" Yes") -
+  log p(" No"), one decode after a kept few-shot prefix);
+- pmi: (log p(task | doc) - log p(task | no doc)) per task token (select mode's score of the doc when it has
+  one, model/likelihood.py; the doc-free baseline from fit_question.doc_free_likelihood);
+- cov: the share of the task's BM25 terms the doc's text holds (retrieve/fit.py coverage);
+- name_cov: the share of the words of the doc's API name the task holds (retrieve/fit.py name_coverage).
+
+The rule (fit_score, FIT_WEIGHTS, FIT_LOW, FIT_HIGH) was fitted by bench/fit.py on dev items only.
+"""
+
+from __future__ import annotations
+
+import threading
+from typing import Any
+
+from gorilla_tui.model import likelihood
+from gorilla_tui.model.fit_question import doc_free_likelihood, yes_no
+from gorilla_tui.pool.apidoc import ApiDoc
+from gorilla_tui.retrieve.fit import coverage, name_coverage
+
+
+def signals(backend: Any, task: str, doc: ApiDoc, lm: float | None = None,
+            cancel: threading.Event | None = None) -> dict[str, Any]:  # fmt: skip
+    """The fit signals of `doc` for `task`: {"yn", "pmi", "cov", "lm", "base", "n_tok"} (see the module
+    docstring; None where the backend cannot score text). `lm`: log p(task | doc) when select mode scored
+    it already (Hit.lm_score), else it is scored here. Raises what the backend raises (GorillaError)."""
+    task = " ".join(task.split())
+    out: dict[str, Any] = {"cov": coverage(task, doc), "name_cov": name_coverage(task, doc), "yn": None,
+                           "pmi": None, "lm": lm, "base": None}  # fmt: skip
+    out["n_tok"] = max(1, backend.count_tokens(task) - 1)  # BOS is not a task token
+    if not likelihood.can_score(backend):
+        return out
+    if lm is None:
+        scored = likelihood.query_likelihoods(backend, task, [doc], cancel)
+        lm = out["lm"] = scored[0] if scored else None
+    base = out["base"] = doc_free_likelihood(backend, task, cancel)
+    if lm is not None and base is not None:
+        out["pmi"] = (lm - base) / out["n_tok"]
+    out["yn"] = yes_no(backend, doc, task, cancel)
+    return out
+
+
+#: The fit models, (features, bias, weights): a judgment's score is bias + sum(weight * feature). The first
+#: whose features are all known is used: with "retrieval" (retrieve/fit.py match_score, the index-wide
+#: retrieval rule: the default index, no hub named) or without (a hub named, BFCL's own functions).
+#: Fitted by bench/fit.py on dev items only (docs/benchmarks.md, "Fit judgment").
+FIT_MODELS: tuple[tuple[tuple[str, ...], float, tuple[float, ...]], ...] = (
+    (("pmi", "cov", "yn", "retrieval"), 0.0, (1.0, 1.0, 0.0, 0.0)),
+    (("pmi", "cov", "yn"), 0.0, (1.0, 1.0, 0.0)),
+)
+#: Per model: below FIT_LOW "nothing" fits, below FIT_HIGH "unsure", else "fits" (bench/fit.py: LOW flags
+#: at most 3 % of the in-pool right answers of the dev items, HIGH ...).
+FIT_LOW: tuple[float, ...] = (0.0, 0.0)
+FIT_HIGH: tuple[float, ...] = (0.5, 0.5)
+
+
+def fit_score(values: dict[str, Any]) -> tuple[float, int] | None:
+    """(score, model index) by the first model of FIT_MODELS whose features `values` all has (not None),
+    or None when none has them all (a backend that cannot score text: no pmi)."""
+    for i, (features, bias, weights) in enumerate(FIT_MODELS):
+        xs = [values.get(f) for f in features]
+        if any(x is None for x in xs):
+            continue
+        return bias + sum(w * float(x) for w, x in zip(weights, xs, strict=True)), i
+    return None
+
+
+def label(values: dict[str, Any]) -> str:
+    """ "fits", "unsure" or "nothing" for a doc's signals (fit_score against FIT_LOW / FIT_HIGH), "" when
+    no model applies."""
+    scored = fit_score(values)
+    if scored is None:
+        return ""
+    score, i = scored
+    return "nothing" if score < FIT_LOW[i] else "unsure" if score < FIT_HIGH[i] else "fits"
+
+
+def judge(backend: Any, task: str, doc: ApiDoc | None, lm: float | None = None,
+          retrieval: float | None = None, cancel: threading.Event | None = None,
+          ) -> tuple[str, dict[str, Any]]:  # fmt: skip
+    """(Proposal.fit, the signals it was judged on) for `doc` chosen for `task`: label() of signals() with
+    `retrieval` (retrieve/fit.py match_score, None when not assessed). ("", {}) without a doc."""
+    if doc is None:
+        return "", {}
+    values = signals(backend, task, doc, lm, cancel)
+    values["retrieval"] = retrieval
+    return label(values), values
