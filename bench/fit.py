@@ -44,7 +44,7 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
 from _report import write_section  # noqa: E402
-from out_of_pool import Model, auc, threshold_for  # noqa: E402
+from out_of_pool import Model, auc, fit_logistic, threshold_for  # noqa: E402
 
 from gorilla_tui.pool.apidoc import ApiDoc  # noqa: E402
 from gorilla_tui.retrieve.fit import name_coverage  # noqa: E402
@@ -67,10 +67,10 @@ def read_rows(path: Path) -> dict[str, dict[str, Any]]:
 
 
 def doc_signals(backend: Any, task: str, doc: Any, lm: float | None = None) -> dict[str, Any]:
-    """yn, pmi, cov (and their parts) of `doc` for `task` (pipeline_fit.signals)."""
+    """Every signal of `doc` for `task`, the model's too (pipeline_fit.signals)."""
     from gorilla_tui.pipeline_fit import signals
 
-    return signals(backend, task, doc, lm)
+    return signals(backend, task, doc, lm, model=True)
 
 
 def collect_bfcl(shared: Path, out: Path, stride_simple: int, splits: tuple[str, ...]) -> None:
@@ -100,9 +100,15 @@ def collect_bfcl(shared: Path, out: Path, stride_simple: int, splits: tuple[str,
                     if key in done:
                         continue
                     t0 = time.perf_counter()
-                    row = {"key": key, "id": q.id, "set": f"bfcl_{category}", "split": q.split,
-                           "label": "out" if category == "irrelevance" else "in", "fn": fn,
-                           **doc_signals(backend, q.text, doc)}  # fmt: skip
+                    row = {
+                        "key": key,
+                        "id": q.id,
+                        "set": f"bfcl_{category}",
+                        "split": q.split,
+                        "label": "out" if category == "irrelevance" else "in",
+                        "fn": fn,
+                        **doc_signals(backend, q.text, doc),
+                    }
                     row["seconds"] = round(time.perf_counter() - t0, 3)
                     f.write(json.dumps(row) + "\n")
                     f.flush()
@@ -122,17 +128,37 @@ def index_tasks() -> list[dict[str, Any]]:
     (interleave: a run cut short has some of each set)."""
     tasks: list[dict[str, Any]] = []
     for t in tomllib.loads(EVERYDAY.read_text(encoding="utf-8"))["task"]:
-        tasks.append({"id": t["id"], "set": "everyday", "split": t["split"], "label": "in", "task": t["task"],
-                      "spec": t, "hub": ""})  # fmt: skip
+        tasks.append(
+            {
+                "id": t["id"],
+                "set": "everyday",
+                "split": t["split"],
+                "label": "in",
+                "task": t["task"],
+                "spec": t,
+                "hub": "",
+            }
+        )
     lists = [tasks]
     for path in (OOP_MORE, OOP):
         rows = tomllib.loads(path.read_text(encoding="utf-8"))["task"]
-        lists.append([{"id": t["id"], "set": "out_of_pool", "split": t["split"], "label": "out",
-                       "task": t["task"], "hub": t.get("hub", "")} for t in rows])  # fmt: skip
+        lists.append(
+            [
+                {
+                    "id": t["id"],
+                    "set": "out_of_pool",
+                    "split": t["split"],
+                    "label": "out",
+                    "task": t["task"],
+                    "hub": t.get("hub", ""),
+                }
+                for t in rows
+            ]
+        )
     return interleave(lists)
 
 
-def collect_index(out: Path) -> None:
+def collect_index(out: Path, model_signals: bool = False) -> None:
     """Ask each default-index task as `ask` does (fill off: the choice is the same) and record the chosen
     doc's signals, whether the answer is right (everyday) and the retrieval rule's score."""
     from everyday import is_right
@@ -160,10 +186,22 @@ def collect_index(out: Path) -> None:
             doc = next(
                 (h.doc for h in proposal.hits if h.doc.call.strip() == proposal.api_call.strip()), None
             )
-            row = {"key": t["id"], "id": t["id"], "set": t["set"], "split": t["split"], "label": t["label"],
-                   "hub": hub, "call": proposal.api_call, "api": doc.api_name if doc else "",
-                   "right": bool(t.get("spec")) and is_right(t["spec"], doc) if doc else False,
-                   "matched": getattr(chosen, "api_name", ""), **proposal.fit_signals}  # fmt: skip
+            row = {
+                "key": t["id"],
+                "id": t["id"],
+                "set": t["set"],
+                "split": t["split"],
+                "label": t["label"],
+                "hub": hub,
+                "call": proposal.api_call,
+                "api": doc.api_name if doc else "",
+                "right": bool(t.get("spec")) and is_right(t["spec"], doc) if doc else False,
+                "matched": getattr(chosen, "api_name", ""),
+                **proposal.fit_signals,
+            }
+            if doc is not None and model_signals and row.get("yn") is None:  # the model's, beside the rule's
+                lm = next((h.lm_score for h in proposal.hits if h.doc is doc), None)
+                row.update(doc_signals(backend, t["task"], doc, lm))
             row["seconds"] = round(time.perf_counter() - t0, 3)
             row["timings"] = proposal.timings
             f.write(json.dumps(row) + "\n")
@@ -177,10 +215,32 @@ def collect_index(out: Path) -> None:
 #: <= 5 % on test), and that "unsure" or "nothing" may flag (HIGH).
 MAX_NOTHING_IN = 0.03
 MAX_UNSURE_IN = 0.15
-#: The signals measured, and the features of the two models (pipeline_fit.FIT_MODELS): without and with the
-#: retrieval rule's score (only the default index with no hub named has it).
+#: The L2 penalty of the logistic regressions (standardised features): the dev items of some models are
+#: few (20-40) and separable, where a small penalty gives weights that move with every item.
+L2 = 1.0
+#: The logistic's probability of "fits" below which an answer is "unsure" (below 0.5: "nothing fits").
+UNSURE_P = 0.8
+#: The signals measured.
 SIGNALS = ("yn", "pmi", "cov", "name_cov", "retrieval")
-FEATURES = (("pmi", "cov", "name_cov", "yn", "retrieval"), ("pmi", "cov", "name_cov", "yn"))
+#: Feature sets compared, per model of pipeline_fit.FIT_MODELS (0: the default index with no hub named, where
+#: the retrieval rule's score exists; 1: the rest, BFCL's own functions and a hub named). The first of each
+#: is the one shipped: the model's signals (pmi, yn) cost two decodes an ask and did not earn them on dev.
+CANDIDATES = (
+    (
+        ("retrieval", "cov"),
+        ("retrieval",),
+        ("retrieval", "cov", "name_cov"),
+        ("retrieval", "cov", "pmi", "yn"),
+    ),
+    (("cov", "name_cov", "missing"), ("missing",), ("cov", "name_cov")),
+    (("cov", "name_cov"), ("cov",), ("name_cov",), ("cov", "name_cov", "pmi", "yn"), ("pmi",), ("yn",)),
+)
+#: What each model of CANDIDATES is asked over (the rows it is fitted and measured on).
+GROUPS = (
+    "the default index, no hub named",
+    "function-calling docs, filled (BFCL as `eval bfcl` asks)",
+    "no retrieval rule, not filled (BFCL's functions read alone, a hub named)",
+)
 
 
 def task_texts(shared: Path) -> dict[str, str]:
@@ -193,53 +253,134 @@ def task_texts(shared: Path) -> dict[str, str]:
     return texts
 
 
+def bfcl_rows(shared: Path) -> list[dict[str, Any]]:
+    """The retrieval-side signals of every BFCL question of irrelevance, simple and multiple, computed
+    without the model (cov, name_cov: retrieve/fit.py): each question's own functions indexed as `eval bfcl`
+    does (evaluate/bfcl.py question_index); "nohit": BM25 finds none of them (the pipeline then proposes no
+    call at all). Irrelevance rows: every function with a hit (the judged one is the best-scored, the
+    worst case); simple and multiple: the ground-truth function."""
+    from gorilla_tui.evaluate import bfcl
+    from gorilla_tui.retrieve.constraints import search_with_constraints
+    from gorilla_tui.retrieve.fit import coverage
+
+    rows = []
+    for category in ("irrelevance", "simple", "multiple"):
+        for q in bfcl.load_questions(shared / "bfcl", category):
+            index = bfcl.question_index(q)
+            hits = search_with_constraints(index, q.text, k=5).hits
+            names = {name for call in q.truth or [] for name in call}
+            base = {
+                "id": q.id,
+                "set": f"bfcl_{category}",
+                "split": q.split,
+                "label": "out" if category == "irrelevance" else "in",
+                "nohit": not hits,
+            }
+            docs = (
+                [h.doc for h in hits]
+                if category == "irrelevance"
+                else [d for d in index.docs if d.api_name in names]
+            )
+            for doc in docs or ([index.docs[0]] if category == "irrelevance" else []):
+                rows.append(
+                    {
+                        **base,
+                        "key": f"{q.id}:{doc.api_name}",
+                        "fn": doc.api_name,
+                        "cov": coverage(q.text, doc),
+                        "name_cov": name_coverage(q.text, doc),
+                    }
+                )
+    return rows
+
+
 def load(results: Path, shared: Path) -> list[dict[str, Any]]:
     """Every collected row, marked: kind "in" (a right answer: BFCL's ground-truth function, an everyday task
     answered right), "wrong" (an everyday task answered wrong), "out" (nothing fits); model 0 where the
     retrieval rule's score exists, else 1."""
-    rows = list(read_rows(results / "fit_bfcl.jsonl").values()) + list(
-        read_rows(results / "fit_index.jsonl").values()
-    )
+    rows = [*bfcl_rows(shared), *read_rows(results / "fit_index.jsonl").values()]
+    for split in ("dev", "test"):  # BFCL asked end to end (collect_eval): the judged doc is the chosen one
+        for r in read_rows(results / f"fit_eval_{split}.jsonl").values():
+            short = r["category"].split("_")[0]
+            r.update(
+                {
+                    "set": f"eval_{short}",
+                    "label": "out" if short == "irrelevance" else "in",
+                    "nohit": r.get("cov") is None,
+                    "right": r["valid"],
+                    "file_split": split,
+                }
+            )
+            rows.append(r)
+    model_rows = read_rows(results / "fit_bfcl.jsonl")  # the model's signals of the dev BFCL items
+    for r in rows:
+        r.update({k: model_rows[r["key"]].get(k) for k in ("pmi", "yn")} if r["key"] in model_rows else {})
     out = []
     texts = task_texts(shared)
     for r in rows:
-        if r.get("pmi") is None:  # no doc chosen, or not scored
+        if r.get("cov") is None and not r["set"].startswith("eval"):  # no doc chosen
             continue
-        if r.get("name_cov") is None:  # rows collected before the signal: computed from the task and name
+        if r.get("name_cov") is None and r.get("cov") is not None:  # collected before the signal existed
+            name = r.get("fn") or r.get("api") or ""
             r["name_cov"] = name_coverage(
-                texts[r["id"]],
-                ApiDoc(id="", source="", api_call="", api_name=r.get("fn") or r.get("api") or ""),
+                texts[r["id"]], ApiDoc(id="", source="", api_call="", api_name=name)
             )
-        r["kind"] = r["label"] if r["label"] == "out" or r["set"] != "everyday" or r.get("right") else "wrong"
-        r["model"] = 0 if r.get("retrieval") is not None else 1
+        judged_right = r["set"] not in ("everyday", "eval_simple", "eval_multiple") or r.get("right")
+        r["kind"] = r["label"] if r["label"] == "out" or judged_right else "wrong"
+        r["model"] = 0 if r.get("retrieval") is not None else 1 if r.get("missing") is not None else 2
         out.append(r)
     return out
 
 
-def fit_models(dev: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """Per model of FEATURES: the logistic regression on its dev rows (right answers against nothing fits),
-    its raw weights and the LOW / HIGH thresholds."""
-    fitted = []
-    for i, features in enumerate(FEATURES):
-        rows = [r for r in dev if r["model"] == i and r["kind"] in ("in", "out")]
-        for r in rows:
-            r["label01"] = r["kind"]
+def fit_model(dev: list[dict[str, Any]], i: int, features: tuple[str, ...]) -> dict[str, Any]:
+    """The logistic regression of `features` on model `i`'s dev rows that have them (right answers against
+    nothing fits), its raw weights and the LOW / HIGH thresholds."""
+    # the default index (model 0): every in-pool task counts as "in", answered right or not (the index has an
+    # API for it: "nothing fits" is about the pool; a wrong choice should read "unsure", HIGH)
+    kinds = ("in", "out", "wrong") if i == 0 else ("in", "out")
+    rows = [
+        dict(r, kind="in" if r["kind"] == "wrong" else r["kind"])
+        for r in dev
+        if r["model"] == i
+        and r["kind"] in kinds
+        and not r.get("nohit")
+        and all(r.get(f) is not None for f in features)
+    ]
+    model = Model(features[:1], [])  # one feature: its value is the score
+    if len(features) > 1:
         model = Model(features, [dict(r, label=r["kind"]) for r in rows])
+        x = (model._raw(rows) - model.mean) / model.std
+        model.w = fit_logistic(x, np.array([r["kind"] == "in" for r in rows], float), l2=L2)
+    if len(features) == 1:
+        bias, weights = 0.0, [1.0]
+    else:
         bias, weights = model.raw_weights()
-        raw = np.array([bias + sum(w * r[f] for f, w in zip(features, weights, strict=True)) for r in rows])
-        ins = raw[np.array([r["kind"] == "in" for r in rows])]
-        fitted.append({"features": features, "bias": bias, "weights": weights, "n": len(rows),
-                       "low": threshold_for(ins, MAX_NOTHING_IN),
-                       "high": threshold_for(ins, MAX_UNSURE_IN)})  # fmt: skip
-    return fitted
+    raw = np.array([bias + sum(w * r[f] for f, w in zip(features, weights, strict=True)) for r in rows])
+    ins = raw[np.array([r["kind"] == "in" for r in rows], bool)]
+    # the logistic's own boundaries (p(fits) 0.5 and UNSURE_P), never flagging more than the share of dev
+    # right answers the order statistics allow (threshold_for): small dev sets get the safer of the two
+    p_low, p_high = (0.0, float(np.log(UNSURE_P / (1 - UNSURE_P)))) if len(features) > 1 else (np.inf, np.inf)
+    low = min(p_low, threshold_for(ins, MAX_NOTHING_IN))
+    high = max(low, min(p_high, threshold_for(ins, MAX_UNSURE_IN)))
+    return {"features": features, "bias": bias, "weights": weights, "n": len(rows), "low": low, "high": high}
 
 
-def judged(rows: list[dict[str, Any]], fitted: list[dict[str, Any]]) -> None:
-    """Set each row's "score" and "fit" by `fitted` (as pipeline_fit.label does)."""
+def judge_rows(rows: list[dict[str, Any]], m: dict[str, Any]) -> None:
+    """Set each row's "score" and "fit" by fitted model `m` (as pipeline_fit.label does); a row without one
+    of its features gets fit None."""
     for r in rows:
-        m = fitted[r["model"]]
-        r["score"] = m["bias"] + sum(w * r[f] for f, w in zip(m["features"], m["weights"], strict=True))
+        xs = [r.get(f) for f in m["features"]]
+        if any(x is None for x in xs):
+            r["score"], r["fit"] = float("-inf"), None
+            continue
+        r["score"] = m["bias"] + sum(w * x for w, x in zip(m["weights"], xs, strict=True))
         r["fit"] = "nothing" if r["score"] < m["low"] else "unsure" if r["score"] < m["high"] else "fits"
+
+
+def flagged(rows: list[dict[str, Any]], kind: str, split: str) -> tuple[int, int]:
+    """(rows said "nothing fits", rows judged) among `rows` of `kind` and `split`."""
+    sel = [r for r in rows if r["kind"] == kind and r["split"] == split and r["fit"] is not None]
+    return sum(r["fit"] == "nothing" for r in sel), len(sel)
 
 
 def pct(n: int, d: int) -> str:
@@ -247,15 +388,16 @@ def pct(n: int, d: int) -> str:
 
 
 def report(rows: list[dict[str, Any]]) -> tuple[str, list[dict[str, Any]]]:
-    """The markdown section and the fitted models."""
+    """The markdown section and the shipped models (the first candidate of each CANDIDATES entry)."""
     dev = [r for r in rows if r["split"] == "dev"]
-    fitted = fit_models(dev)
-    judged(rows, fitted)
-    lines = [f"Measured by `bench/fit.py` ({time.strftime('%Y-%m-%d')}, Gemma 3 270M, 2 shared cores).",
-             "Signals of the doc the answer chose (pipeline_fit.py), ROC AUC of right answers against tasks "
-             "nothing fits, dev items:", "",
-             "| signal | BFCL (own functions) | default index / standard library |",
-             "|---|---|---|"]  # fmt: skip
+    lines = [
+        f"Measured by `bench/fit.py` ({time.strftime('%Y-%m-%d')}, Gemma 3 270M, 2 shared cores).",
+        "Signals of the doc the answer chose (pipeline_fit.py), ROC AUC of right answers against tasks "
+        "nothing fits, dev items (right / nothing-fits items):",
+        "",
+        "| signal | BFCL (own functions) | default index / standard library |",
+        "|---|---|---|",
+    ]
     for f in SIGNALS:
         cells = []
         for group in ("bfcl", "index"):
@@ -266,24 +408,52 @@ def report(rows: list[dict[str, Any]]) -> tuple[str, list[dict[str, Any]]]:
             neg = np.array([r[f] for r in sel if r["kind"] == "out"], float)
             cells.append(f"{auc(pos, neg):.3f} ({len(pos)}/{len(neg)})" if len(pos) and len(neg) else "-")
         lines.append(f"| {f} | {cells[0]} | {cells[1]} |")
-    lines += ["", "The rule (pipeline_fit.FIT_MODELS, FIT_LOW, FIT_HIGH), logistic regressions fitted on the "
-              f"dev items; LOW flags at most {MAX_NOTHING_IN:.0%} of the dev right answers \"nothing fits\", "
-              "HIGH at "
-              f"most {MAX_UNSURE_IN:.0%} \"unsure\" or below:", ""]  # fmt: skip
-    for m in fitted:
+    lines += [
+        "",
+        f'Feature sets (logistic regressions fitted on the dev items; "nothing fits" below the '
+        f"threshold that flags at most {MAX_NOTHING_IN:.0%} of the dev right answers): nothing fits / "
+        "right answers flagged, dev and test.",
+        "",
+        "| model | features | dev: nothing-fits items said so | dev: right flagged | test: nothing-fits "
+        "items said so | test: right flagged |",
+        "|---|---|---|---|---|---|",
+    ]
+    shipped = []
+    for i, sets in enumerate(CANDIDATES):
+        mine = [r for r in rows if r["model"] == i]
+        for j, features in enumerate(sets):
+            m = fit_model(dev, i, features)
+            judge_rows(mine, m)
+            cells = [pct(*flagged(mine, kind, split)) for split in ("dev", "test") for kind in ("out", "in")]
+            name = ("index, no hub" if i == 0 else "own functions / a hub") + (" (shipped)" if j == 0 else "")
+            lines.append(f"| {name} | {' + '.join(features)} | {' | '.join(cells)} |")
+            if j == 0:
+                shipped.append(m)
+    lines += [
+        "",
+        "The shipped rule (pipeline_fit.FIT_MODELS, FIT_LOW, FIT_HIGH; HIGH: at most "
+        f'{MAX_UNSURE_IN:.0%} of the dev right answers "unsure" or below):',
+        "",
+    ]
+    for m in shipped:
         terms = " + ".join(f"{w:.4f} * {f}" for f, w in zip(m["features"], m["weights"], strict=True))
         lines.append(
             f"- {m['bias']:.4f} + {terms}; LOW {m['low']:.4f}, HIGH {m['high']:.4f} ({m['n']} dev items)"
         )
+    for r in rows:
+        judge_rows([r], shipped[r["model"]])
     lines += ["", "| items | split | nothing fits | unsure | fits |", "|---|---|---|---|---|"]
-    groups = (("BFCL irrelevance (the best-scored function)", lambda r: r["set"] == "bfcl_irrelevance"),
-              ("BFCL simple + multiple, right function", lambda r: r["set"] in ("bfcl_simple",
-                                                                                 "bfcl_multiple")),
-              ("everyday, answered right", lambda r: r["set"] == "everyday" and r["kind"] == "in"),
-              ("everyday, answered wrong", lambda r: r["kind"] == "wrong"),
-              ("out of pool, default index", lambda r: r["set"] == "out_of_pool" and not r.get("hub")),
-              ("out of pool, standard library alone",
-               lambda r: r["set"] == "out_of_pool" and bool(r.get("hub"))))  # fmt: skip
+    groups = (
+        (
+            "BFCL irrelevance: no call (no hit, or nothing fits its best function)",
+            lambda r: r["set"] == "bfcl_irrelevance",
+        ),
+        ("BFCL simple + multiple, right function", lambda r: r["set"] in ("bfcl_simple", "bfcl_multiple")),
+        ("everyday, answered right", lambda r: r["set"] == "everyday" and r["kind"] == "in"),
+        ("everyday, answered wrong", lambda r: r["kind"] == "wrong"),
+        ("out of pool, default index", lambda r: r["set"] == "out_of_pool" and not r.get("hub")),
+        ("out of pool, standard library alone", lambda r: r["set"] == "out_of_pool" and bool(r.get("hub"))),
+    )
     for name, want in groups:
         for split in ("dev", "test"):
             sel = [r for r in rows if want(r) and r["split"] == split]
@@ -293,16 +463,65 @@ def report(rows: list[dict[str, Any]]) -> tuple[str, list[dict[str, Any]]]:
                     if r["id"] not in best or r["score"] > best[r["id"]]["score"]:
                         best[r["id"]] = r
                 sel = list(best.values())
+                for r in sel:  # no BM25 hit: no call at all (the pipeline's no_call), as nothing fits
+                    r["fit"] = "nothing" if r["nohit"] else r["fit"]
+                nohit = sum(r["nohit"] for r in sel)
+                lines.append(
+                    f"| BFCL irrelevance, no BM25 hit (no call before any judgment) | {split} | "
+                    f"{pct(nohit, len(sel))} | | |"
+                )
             if not sel:
                 continue
             n = {k: sum(r["fit"] == k for r in sel) for k in ("nothing", "unsure", "fits")}
-            lines.append(f"| {name} | {split} | {pct(n['nothing'], len(sel))} | "
-                         f"{pct(n['unsure'], len(sel))} | "
-                         f"{pct(n['fits'], len(sel))} |")  # fmt: skip
-    return "\n".join(lines) + "\n", fitted
+            lines.append(
+                f"| {name} | {split} | {pct(n['nothing'], len(sel))} | "
+                f"{pct(n['unsure'], len(sel))} | {pct(n['fits'], len(sel))} |"
+            )
+    lines += [
+        "",
+        "BFCL end to end with the rule (each question over its own functions, filling on, as `gorilla-tui "
+        "eval bfcl` asks it: bench/fit.py collect_eval): irrelevance, no call made; simple and multiple, "
+        "BFCL's AST accuracy before (the calls as proposed) and after (no call where nothing fits).",
+        "",
+        "| category | questions | before | after |",
+        "|---|---|---|---|",
+    ]
+    for split, name in (("dev", "dev (even ids)"), ("test", "test (odd ids)")):
+        for cat in ("irrelevance", "simple", "multiple"):
+            sel = [r for r in rows if r["set"] == f"eval_{cat}" and r.get("file_split", r["split"]) == split]
+            if cat == "simple" and split == "test":
+                sel = [r for r in rows if r["set"] == "eval_simple" and r.get("file_split") == "test"]
+                name = "one in 5 (stride 5, both halves)"
+            if not sel:
+                continue
+            nothing = [r.get("fit") == "nothing" for r in sel]
+            if cat == "irrelevance":
+                before = sum(r["no_call"] for r in sel)
+                after = sum(r["no_call"] or n for r, n in zip(sel, nothing, strict=True))
+                lines.append(
+                    f"| irrelevance, {name}: no call | {len(sel)} | {pct(before, len(sel))} | "
+                    f"**{pct(after, len(sel))}** |"
+                )
+            else:
+                before = sum(r["valid"] for r in sel)
+                after = sum(r["valid"] and not n for r, n in zip(sel, nothing, strict=True))
+                lines.append(
+                    f"| {cat}, {name}: AST accuracy | {len(sel)} | {pct(before, len(sel))} | "
+                    f"**{pct(after, len(sel))}** |"
+                )
+    timed = [r for r in rows if r["set"].startswith("eval") and r.get("timings", {}).get("total")]
+    if timed:
+        total = np.median([r["timings"]["total"] for r in timed])
+        without = np.median([r["timings"]["total"] - r["timings"].get("fit", 0.0) for r in timed])
+        lines += [
+            "",
+            f"Ask p50 with the judgment / without it, the same {len(timed)} asks (one run): "
+            f"{total:.2f} s / {without:.2f} s = **{total / without:.3f}**.",
+        ]
+    return "\n".join(lines) + "\n", shipped
 
 
-def collect_eval(shared: Path, out: Path) -> None:
+def collect_eval(shared: Path, out: Path, split: str) -> None:
     """BFCL's test half as `eval bfcl` asks it (each question over its own functions, fill on): irrelevance
     (odd ids) and simple (one question in 5, both halves: the stride bench/bfcl.py reported). The judgment
     is recorded, not applied (FIT_LOW set to -inf here), so that the fitted rule is applied afterwards:
@@ -317,18 +536,34 @@ def collect_eval(shared: Path, out: Path) -> None:
     done = read_rows(out)
     settings = Settings()
     backend = services.load_backend(settings)
-    irrelevance = [q for q in bfcl.load_questions(shared / "bfcl", "irrelevance") if q.split == "test"]
-    simple = bfcl.select_questions(bfcl.load_questions(shared / "bfcl", "simple"), None, 5)
-    order = interleave([irrelevance, simple])
+    irrelevance = [q for q in bfcl.load_questions(shared / "bfcl", "irrelevance") if q.split == split]
+    if split == "test":  # one question in 5, both halves: the stride bench/bfcl.py reported
+        others = [bfcl.select_questions(bfcl.load_questions(shared / "bfcl", "simple"), None, 5)]
+    else:
+        others = [
+            [q for q in bfcl.load_questions(shared / "bfcl", c) if q.split == "dev"][::4]
+            for c in ("simple", "multiple")
+        ]
+    order = interleave([irrelevance, *others])
     with out.open("a", encoding="utf-8") as f:
         for n, q in enumerate(order, start=1):
             if q.id in done:
                 continue
             proposal = services.build_pipeline(settings, bfcl.question_index(q), backend).ask(q.text)
             result = check_calls(q.category, q.functions, proposal.calls, q.truth)
-            row = {"key": q.id, "id": q.id, "category": q.category, "split": q.split, "valid": result.valid,
-                   "no_call": not proposal.calls, "api_call": proposal.api_call, "timings": proposal.timings,
-                   **proposal.fit_signals}  # fmt: skip
+            row = {
+                "key": q.id,
+                "id": q.id,
+                "category": q.category,
+                "split": q.split,
+                "valid": result.valid,
+                "no_call": not proposal.calls,
+                "api_call": proposal.api_call,
+                "timings": proposal.timings,
+                "needs": proposal.needs,
+                "fn": proposal.api_call.split("(")[0],
+                **proposal.fit_signals,
+            }
             f.write(json.dumps(row) + "\n")
             f.flush()
             print(f"eval {n}/{len(order)} {q.id} valid={result.valid}", file=sys.stderr, flush=True)
@@ -352,8 +587,9 @@ def main(argv: list[str] | None = None) -> int:
             collect_bfcl(Path(a.shared), results / "fit_bfcl.jsonl", a.stride_simple, splits)
         if "index" in a.collect:
             collect_index(results / "fit_index.jsonl")
-        if "eval" in a.collect:
-            collect_eval(Path(a.shared), results / "fit_eval.jsonl")
+        for split in ("dev", "test"):
+            if f"eval-{split}" in a.collect:
+                collect_eval(Path(a.shared), results / f"fit_eval_{split}.jsonl", split)
     text, fitted = report(load(results, Path(a.shared)))
     print(text)
     for m in fitted:

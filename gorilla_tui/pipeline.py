@@ -225,7 +225,8 @@ class Pipeline:
             timings["fill"] = filled.seconds
         proposal = self._proposal(task, hits, choice, mode, select_by, warnings + choice.notes, filled)
         t_fit = time.perf_counter()
-        proposal.fit, proposal.fit_signals = self.judge_fit(task, hits, choice, mode, cancel)
+        needs = proposal.needs if filled is not None else None
+        proposal.fit, proposal.fit_signals = self.judge_fit(task, hits, choice, mode, needs, cancel)
         if proposal.fit == "nothing":  # the call is the nearest hit's, not a proposal: no call is made
             proposal.calls = []
         timings["fit"] = time.perf_counter() - t_fit
@@ -268,16 +269,17 @@ class Pipeline:
         english = translate.to_english(self.backend, task, cancel)
         return english, time.perf_counter() - t
 
-    def judge_fit(self, task: str, hits: list[Hit], choice: Choice, mode: str,
+    def judge_fit(self, task: str, hits: list[Hit], choice: Choice, mode: str, needs: list[str] | None,
                   cancel: threading.Event | None) -> tuple[str, dict[str, Any]]:  # fmt: skip
         """(Proposal.fit, its signals): whether the doc select mode chose does `task` (pipeline_fit.py
-        judge, with the retrieval rule's score where it applies: retrieval_score). ("", {}) in generate
-        mode, with the oracle retriever, or when nothing was chosen. Never changes the verdict."""
+        judge, with the retrieval rule's score where it applies: retrieval_score, and the parameters filling
+        left as placeholders, `needs`, None when it did not fill). ("", {}) in generate mode, with the oracle
+        retriever, or when nothing was chosen. Never changes the verdict."""
         if mode != "select" or self.retriever == "oracle":
             return "", {}
         doc = self._selected(choice)[4]
         lm = next((h.lm_score for h in hits if doc is not None and h.doc is doc), None)
-        return judge(self.backend, task, doc, lm, self.retrieval_score(task, hits), cancel)
+        return judge(self.backend, task, doc, lm, self.retrieval_score(task, hits), needs, cancel)
 
     def retrieval_score(self, task: str, hits: list[Hit]) -> float | None:
         """How well the whole index fits `task` by retrieval (retrieve/fit.py match_score: below 0 the

@@ -16,6 +16,7 @@ The rule (fit_score, FIT_WEIGHTS, FIT_LOW, FIT_HIGH) was fitted by bench/fit.py 
 from __future__ import annotations
 
 import threading
+from collections.abc import Sequence
 from typing import Any
 
 from gorilla_tui.model import likelihood
@@ -23,17 +24,24 @@ from gorilla_tui.model.fit_question import doc_free_likelihood, yes_no
 from gorilla_tui.pool.apidoc import ApiDoc
 from gorilla_tui.retrieve.fit import coverage, name_coverage
 
+#: The signals that cost the model a decode each (the others are read from the doc's text).
+MODEL_SIGNALS = frozenset({"pmi", "yn"})
+
 
 def signals(backend: Any, task: str, doc: ApiDoc, lm: float | None = None,
-            cancel: threading.Event | None = None) -> dict[str, Any]:  # fmt: skip
-    """The fit signals of `doc` for `task`: {"yn", "pmi", "cov", "lm", "base", "n_tok"} (see the module
-    docstring; None where the backend cannot score text). `lm`: log p(task | doc) when select mode scored
-    it already (Hit.lm_score), else it is scored here. Raises what the backend raises (GorillaError)."""
+            cancel: threading.Event | None = None, model: bool | None = None) -> dict[str, Any]:  # fmt: skip
+    """The fit signals of `doc` for `task`: {"cov", "name_cov", "yn", "pmi", "lm", "base", "n_tok"} (see
+    the module docstring). The model's (MODEL_SIGNALS) only with `model` true, by default only when a model
+    of FIT_MODELS reads them; None where the backend cannot score text. `lm`: log p(task | doc) when select
+    mode scored it already (Hit.lm_score), else it is scored here. Raises what the backend raises
+    (GorillaError)."""
+    if model is None:
+        model = any(MODEL_SIGNALS & set(features) for features, _, _ in FIT_MODELS)
     task = " ".join(task.split())
     out: dict[str, Any] = {"cov": coverage(task, doc), "name_cov": name_coverage(task, doc), "yn": None,
                            "pmi": None, "lm": lm, "base": None}  # fmt: skip
     out["n_tok"] = max(1, backend.count_tokens(task) - 1)  # BOS is not a task token
-    if not likelihood.can_score(backend):
+    if not model or not likelihood.can_score(backend):
         return out
     if lm is None:
         scored = likelihood.query_likelihoods(backend, task, [doc], cancel)
@@ -50,8 +58,8 @@ def signals(backend: Any, task: str, doc: ApiDoc, lm: float | None = None,
 #: retrieval rule: the default index, no hub named) or without (a hub named, BFCL's own functions).
 #: Fitted by bench/fit.py on dev items only (docs/benchmarks.md, "Fit judgment").
 FIT_MODELS: tuple[tuple[tuple[str, ...], float, tuple[float, ...]], ...] = (
-    (("pmi", "cov", "yn", "retrieval"), 0.0, (1.0, 1.0, 0.0, 0.0)),
-    (("pmi", "cov", "yn"), 0.0, (1.0, 1.0, 0.0)),
+    (("cov", "name_cov", "retrieval"), -3.0, (3.0, 3.0, 1.0)),
+    (("cov", "name_cov"), -3.0, (3.0, 3.0)),
 )
 #: Per model: below FIT_LOW "nothing" fits, below FIT_HIGH "unsure", else "fits" (bench/fit.py: LOW flags
 #: at most 3 % of the in-pool right answers of the dev items, HIGH ...).
@@ -80,13 +88,29 @@ def label(values: dict[str, Any]) -> str:
     return "nothing" if score < FIT_LOW[i] else "unsure" if score < FIT_HIGH[i] else "fits"
 
 
+def missing_share(doc: ApiDoc, needs: Sequence[str] | None) -> float | None:
+    """The share (0..1) of the doc's required parameters (its JSON Schema's "required") that filling left
+    as placeholders (Proposal.needs: the task states no value for them); 0.0 for a doc with none required.
+    None when nothing was filled (`needs` None: filling off, or a doc it does not fill) and for a doc
+    without a parameters schema (only function-calling sources have one: BFCL, OpenAI tools, MCP, OpenAPI;
+    an everyday task often gives no values for a standard-library call, and is not judged on it)."""
+    if needs is None or not isinstance(doc.parameters, dict):
+        return None
+    schema = doc.parameters
+    required = [str(r) for r in schema.get("required") or [] if isinstance(r, str)]
+    return sum(r in needs for r in required) / len(required) if required else 0.0
+
+
 def judge(backend: Any, task: str, doc: ApiDoc | None, lm: float | None = None,
-          retrieval: float | None = None, cancel: threading.Event | None = None,
-          ) -> tuple[str, dict[str, Any]]:  # fmt: skip
+          retrieval: float | None = None, needs: Sequence[str] | None = None,
+          cancel: threading.Event | None = None) -> tuple[str, dict[str, Any]]:  # fmt: skip
     """(Proposal.fit, the signals it was judged on) for `doc` chosen for `task`: label() of signals() with
-    `retrieval` (retrieve/fit.py match_score, None when not assessed). ("", {}) without a doc."""
+    `retrieval` (retrieve/fit.py match_score, None when not assessed) and "missing" (missing_share of
+    `needs`, the parameters filling left as placeholders; None when it did not fill). ("", {}) without a
+    doc."""
     if doc is None:
         return "", {}
     values = signals(backend, task, doc, lm, cancel)
     values["retrieval"] = retrieval
+    values["missing"] = missing_share(doc, needs)
     return label(values), values
