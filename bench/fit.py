@@ -218,8 +218,14 @@ MAX_UNSURE_IN = 0.15
 #: The L2 penalty of the logistic regressions (standardised features): the dev items of some models are
 #: few (20-40) and separable, where a small penalty gives weights that move with every item.
 L2 = 1.0
-#: The logistic's probability of "fits" below which an answer is "unsure" (below 0.5: "nothing fits").
-UNSURE_P = 0.8
+#: The logistic's probability of "fits" (classes weighted alike) below which an answer is "nothing fits",
+#: and "unsure".
+NOTHING_P = 0.3
+UNSURE_P = 0.7
+
+
+def logit(p: float) -> float:
+    return float(np.log(p / (1 - p)))
 #: The signals measured.
 SIGNALS = ("yn", "pmi", "cov", "name_cov", "retrieval")
 #: Feature sets compared, per model of pipeline_fit.FIT_MODELS (0: the default index with no hub named, where
@@ -335,17 +341,10 @@ def load(results: Path, shared: Path) -> list[dict[str, Any]]:
 def fit_model(dev: list[dict[str, Any]], i: int, features: tuple[str, ...]) -> dict[str, Any]:
     """The logistic regression of `features` on model `i`'s dev rows that have them (right answers against
     nothing fits), its raw weights and the LOW / HIGH thresholds."""
-    # the default index (model 0): every in-pool task counts as "in", answered right or not (the index has an
-    # API for it: "nothing fits" is about the pool; a wrong choice should read "unsure", HIGH)
-    kinds = ("in", "out", "wrong") if i == 0 else ("in", "out")
-    rows = [
-        dict(r, kind="in" if r["kind"] == "wrong" else r["kind"])
-        for r in dev
-        if r["model"] == i
-        and r["kind"] in kinds
-        and not r.get("nohit")
-        and all(r.get(f) is not None for f in features)
-    ]
+    # right answers against nothing fits; a wrong answer to an in-pool task is neither (it should read
+    # "unsure": the table below counts how often it does)
+    rows = [r for r in dev if r["model"] == i and r["kind"] in ("in", "out") and not r.get("nohit")
+            and all(r.get(f) is not None for f in features)]  # fmt: skip
     model = Model(features[:1], [])  # one feature: its value is the score
     if len(features) > 1:
         model = Model(features, [dict(r, label=r["kind"]) for r in rows])
@@ -357,11 +356,17 @@ def fit_model(dev: list[dict[str, Any]], i: int, features: tuple[str, ...]) -> d
         bias, weights = model.raw_weights()
     raw = np.array([bias + sum(w * r[f] for f, w in zip(features, weights, strict=True)) for r in rows])
     ins = raw[np.array([r["kind"] == "in" for r in rows], bool)]
-    # the logistic's own boundaries (p(fits) 0.5 and UNSURE_P), never flagging more than the share of dev
-    # right answers the order statistics allow (threshold_for): small dev sets get the safer of the two
-    p_low, p_high = (0.0, float(np.log(UNSURE_P / (1 - UNSURE_P)))) if len(features) > 1 else (np.inf, np.inf)
-    low = min(p_low, threshold_for(ins, MAX_NOTHING_IN))
-    high = max(low, min(p_high, threshold_for(ins, MAX_UNSURE_IN)))
+    # the logistic's own boundaries (p(fits) NOTHING_P and UNSURE_P with the two classes weighted alike: the
+    # log odds of the dev set's class sizes taken out), never flagging more dev right answers than
+    # MAX_NOTHING_IN / MAX_UNSURE_IN allow (threshold_for) where that share is at least one answer; a single
+    # feature is thresholded by those shares alone
+    single = len(features) == 1
+    prior = float(np.log(max(1, len(ins)) / max(1, len(rows) - len(ins))))
+    p_low, p_high = (np.inf, np.inf) if single else (logit(NOTHING_P) + prior, logit(UNSURE_P) + prior)
+    cap_low = threshold_for(ins, MAX_NOTHING_IN) if single or len(ins) * MAX_NOTHING_IN >= 1 else np.inf
+    cap_high = threshold_for(ins, MAX_UNSURE_IN) if single or len(ins) * MAX_UNSURE_IN >= 1 else np.inf
+    low = min(p_low, cap_low)
+    high = max(low, min(p_high, cap_high))
     return {"features": features, "bias": bias, "weights": weights, "n": len(rows), "low": low, "high": high}
 
 
@@ -450,7 +455,7 @@ def report(rows: list[dict[str, Any]]) -> tuple[str, list[dict[str, Any]]]:
         ),
         ("BFCL simple + multiple, right function", lambda r: r["set"] in ("bfcl_simple", "bfcl_multiple")),
         ("everyday, answered right", lambda r: r["set"] == "everyday" and r["kind"] == "in"),
-        ("everyday, answered wrong", lambda r: r["kind"] == "wrong"),
+        ("everyday, answered wrong", lambda r: r["set"] == "everyday" and r["kind"] == "wrong"),
         ("out of pool, default index", lambda r: r["set"] == "out_of_pool" and not r.get("hub")),
         ("out of pool, standard library alone", lambda r: r["set"] == "out_of_pool" and bool(r.get("hub"))),
     )
@@ -569,6 +574,17 @@ def collect_eval(shared: Path, out: Path, split: str) -> None:
             print(f"eval {n}/{len(order)} {q.id} valid={result.valid}", file=sys.stderr, flush=True)
 
 
+def constants(fitted: list[dict[str, Any]]) -> str:
+    """pipeline_fit.py's FIT_MODELS, FIT_LOW and FIT_HIGH for the shipped models, as Python."""
+    models = "".join(
+        f"    ({tuple(m['features'])!r}, {m['bias']:.6f}, ({', '.join(f'{w:.6f}' for w in m['weights'])},)),\n"
+        for m in fitted
+    )
+    lows = ", ".join(f"{m['low']:.6f}" for m in fitted)
+    highs = ", ".join(f"{m['high']:.6f}" for m in fitted)
+    return f"FIT_MODELS = (\n{models})\nFIT_LOW = ({lows})\nFIT_HIGH = ({highs})"
+
+
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--shared", default=os.environ.get("GORILLA_TUI_SHARED", str(ROOT.parent / "shared")))
@@ -592,8 +608,7 @@ def main(argv: list[str] | None = None) -> int:
                 collect_eval(Path(a.shared), results / f"fit_eval_{split}.jsonl", split)
     text, fitted = report(load(results, Path(a.shared)))
     print(text)
-    for m in fitted:
-        print(m)
+    print(constants(fitted))
     if not a.no_write:
         write_section(TITLE, text)
     return 0
