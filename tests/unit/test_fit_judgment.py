@@ -103,3 +103,19 @@ def test_the_model_signals_with_the_real_model_and_both_kept_prefixes(gemma_back
     wrong = pipeline_fit.signals(gemma_backend, TRIANGLE_TASK, BMI)
     assert right["pmi"] > wrong["pmi"] and right["cov"] > wrong["cov"]
     assert pipeline_fit.label(right) != "nothing" and pipeline_fit.label(wrong) == "nothing"
+
+
+def test_the_ask_panel_says_nothing_fits_first_and_shows_no_proposal(capsys):
+    from gorilla_tui.cli.ask import _print_panel
+
+    verdict = Verdict("valid", api_call="determine_body_mass_index(weight=70, height=1.75)")
+    p = Proposal(task=TRIANGLE_TASK, api_call=verdict.api_call, code=verdict.api_call, verdict=verdict,
+                 fit="nothing", mode="select", model="m")  # fmt: skip
+    _print_panel(p.to_dict(), [])
+    text = " ".join(capsys.readouterr().out.split())
+    assert text.index(FIT_LINES["nothing"]) < text.index("nearest determine_body_mass_index")
+    assert "call determine" not in text and "code (" not in text and "nearest hits:" in text
+    p.fit = "unsure"
+    _print_panel(p.to_dict(), [])
+    text = " ".join(capsys.readouterr().out.split())
+    assert text.index("call determine") < text.index("verdict valid") < text.index(FIT_LINES["unsure"])
