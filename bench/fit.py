@@ -28,9 +28,7 @@ docs/benchmarks.md.
 
 from __future__ import annotations
 
-import argparse
 import json
-import os
 import sys
 import time
 from pathlib import Path
@@ -43,7 +41,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
-from _report import write_section  # noqa: E402
+from _report import Figure, parser, publish  # noqa: E402
 from out_of_pool import Model, auc, fit_logistic, threshold_for  # noqa: E402
 
 from gorilla_tui.pool.apidoc import ApiDoc  # noqa: E402
@@ -226,6 +224,8 @@ UNSURE_P = 0.7
 
 def logit(p: float) -> float:
     return float(np.log(p / (1 - p)))
+
+
 #: The signals measured.
 SIGNALS = ("yn", "pmi", "cov", "name_cov", "retrieval")
 #: Feature sets compared, per model of pipeline_fit.FIT_MODELS (0: the default index with no hub named, where
@@ -388,12 +388,23 @@ def flagged(rows: list[dict[str, Any]], kind: str, split: str) -> tuple[int, int
     return sum(r["fit"] == "nothing" for r in sel), len(sel)
 
 
+#: The rows of the results table that go into the summary table (test half), with their targets.
+FIGURES = {
+    "out of pool, default index": ">= 90 %",
+    "out of pool, standard library alone": ">= 90 %",
+    "everyday, answered right": "<= 5 %",
+    "BFCL simple + multiple, right function": "<= 5 %",
+}
+
+
 def pct(n: int, d: int) -> str:
     return f"{100 * n / d:.1f} % ({n}/{d})" if d else "-"
 
 
-def report(rows: list[dict[str, Any]]) -> tuple[str, list[dict[str, Any]]]:
-    """The markdown section and the shipped models (the first candidate of each CANDIDATES entry)."""
+def report(rows: list[dict[str, Any]]) -> tuple[str, list[dict[str, Any]], list[Figure]]:
+    """The markdown section, the shipped models (the first candidate of each CANDIDATES entry) and the
+    figures of the summary table."""
+    figures: list[Figure] = []
     dev = [r for r in rows if r["split"] == "dev"]
     lines = [
         f"Measured by `bench/fit.py` ({time.strftime('%Y-%m-%d')}, Gemma 3 270M, 2 shared cores).",
@@ -478,6 +489,12 @@ def report(rows: list[dict[str, Any]]) -> tuple[str, list[dict[str, Any]]]:
             if not sel:
                 continue
             n = {k: sum(r["fit"] == k for r in sel) for k in ("nothing", "unsure", "fits")}
+            if split == "test" and name in FIGURES:
+                figures.append(
+                    Figure(
+                        f"fit: {name}, said nothing fits (test)", pct(n["nothing"], len(sel)), FIGURES[name]
+                    )
+                )
             lines.append(
                 f"| {name} | {split} | {pct(n['nothing'], len(sel))} | "
                 f"{pct(n['unsure'], len(sel))} | {pct(n['fits'], len(sel))} |"
@@ -503,6 +520,15 @@ def report(rows: list[dict[str, Any]]) -> tuple[str, list[dict[str, Any]]]:
             if cat == "irrelevance":
                 before = sum(r["no_call"] for r in sel)
                 after = sum(r["no_call"] or n for r, n in zip(sel, nothing, strict=True))
+                if split == "test":
+                    figures.append(
+                        Figure(
+                            "BFCL irrelevance, no call, with the fit judgment (test half)",
+                            pct(after, len(sel)),
+                            ">= 80 %",
+                            f"without: {pct(before, len(sel))}",
+                        )
+                    )
                 lines.append(
                     f"| irrelevance, {name}: no call | {len(sel)} | {pct(before, len(sel))} | "
                     f"**{pct(after, len(sel))}** |"
@@ -510,6 +536,15 @@ def report(rows: list[dict[str, Any]]) -> tuple[str, list[dict[str, Any]]]:
             else:
                 before = sum(r["valid"] for r in sel)
                 after = sum(r["valid"] and not n for r, n in zip(sel, nothing, strict=True))
+                if split == "test":
+                    figures.append(
+                        Figure(
+                            "BFCL simple (stride 5), with the fit judgment",
+                            pct(after, len(sel)),
+                            "not lower than without",
+                            f"without: {pct(before, len(sel))}",
+                        )
+                    )
                 lines.append(
                     f"| {cat}, {name}: AST accuracy | {len(sel)} | {pct(before, len(sel))} | "
                     f"**{pct(after, len(sel))}** |"
@@ -518,12 +553,15 @@ def report(rows: list[dict[str, Any]]) -> tuple[str, list[dict[str, Any]]]:
     if timed:
         total = np.median([r["timings"]["total"] for r in timed])
         without = np.median([r["timings"]["total"] - r["timings"].get("fit", 0.0) for r in timed])
+        figures.append(
+            Figure("ask p50 with the fit judgment / without, one run", f"{total / without:.3f}", "<= 1")
+        )
         lines += [
             "",
             f"Ask p50 with the judgment / without it, the same {len(timed)} asks (one run): "
             f"{total:.2f} s / {without:.2f} s = **{total / without:.3f}**.",
         ]
-    return "\n".join(lines) + "\n", shipped
+    return "\n".join(lines) + "\n", shipped, figures
 
 
 def collect_eval(shared: Path, out: Path, split: str) -> None:
@@ -576,24 +614,23 @@ def collect_eval(shared: Path, out: Path, split: str) -> None:
 
 def constants(fitted: list[dict[str, Any]]) -> str:
     """pipeline_fit.py's FIT_MODELS, FIT_LOW and FIT_HIGH for the shipped models, as Python."""
-    models = "".join(
-        f"    ({tuple(m['features'])!r}, {m['bias']:.6f}, ({', '.join(f'{w:.6f}' for w in m['weights'])},)),\n"
-        for m in fitted
-    )
+    rows = []
+    for m in fitted:
+        weights = ", ".join(f"{w:.6f}" for w in m["weights"])
+        rows.append(f"    ({tuple(m['features'])!r}, {m['bias']:.6f}, ({weights},)),\n")
+    models = "".join(rows)
     lows = ", ".join(f"{m['low']:.6f}" for m in fitted)
     highs = ", ".join(f"{m['high']:.6f}" for m in fitted)
     return f"FIT_MODELS = (\n{models})\nFIT_LOW = ({lows})\nFIT_HIGH = ({highs})"
 
 
 def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("--shared", default=os.environ.get("GORILLA_TUI_SHARED", str(ROOT.parent / "shared")))
+    p = parser(__doc__)
     p.add_argument("--results", default=str(ROOT / "bench" / "results"))
     p.add_argument("--collect", default="bfcl,index")
     p.add_argument("--stride-simple", type=int, default=2)
     p.add_argument("--bfcl-splits", default="dev", help="dev,test: BFCL's test half is reported by eval bfcl")
     p.add_argument("--report-only", action="store_true")
-    p.add_argument("--no-write", action="store_true")
     a = p.parse_args(argv)
     results = Path(a.results)
     results.mkdir(parents=True, exist_ok=True)
@@ -606,12 +643,9 @@ def main(argv: list[str] | None = None) -> int:
         for split in ("dev", "test"):
             if f"eval-{split}" in a.collect:
                 collect_eval(Path(a.shared), results / f"fit_eval_{split}.jsonl", split)
-    text, fitted = report(load(results, Path(a.shared)))
-    print(text)
+    text, fitted, figures = report(load(results, Path(a.shared)))
     print(constants(fitted))
-    if not a.no_write:
-        write_section(TITLE, text)
-    return 0
+    return publish(TITLE, text, not a.no_write, summary=figures)
 
 
 if __name__ == "__main__":

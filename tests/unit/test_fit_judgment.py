@@ -75,11 +75,19 @@ def test_an_answer_where_nothing_fits_names_the_call_the_nearest_and_proposes_no
     assert HistoryEntry(3, 0.0, "x", {"match": "ok"}).fit == ""
 
 
-def test_a_backend_that_cannot_score_text_leaves_the_answer_unjudged(small_index):
-    backend = ScriptedBackend([" torch.hub.load('pytorch/vision', 'resnet50', pretrained=True)"])
-    proposal = Pipeline(Settings(k=3, select_by="grammar"), small_index, backend).ask("classify images")
-    assert proposal.fit == "" and proposal.fit_signals.get("pmi") is None
+def test_an_answer_is_judged_from_the_docs_text_without_the_models_scores(small_index):
+    """The shipped rule reads no model score (pipeline_fit.FIT_MODELS): a backend that cannot score text
+    gets a judgment too; an answer with no chosen doc gets none."""
+    task = "classify images"
+    call = small_index.search(task, k=1)[0].doc.call.strip()
+    backend = ScriptedBackend([" " + call])
+    proposal = Pipeline(Settings(k=1, select_by="grammar"), small_index, backend).ask(task)
+    assert proposal.api_call == call and proposal.fit in ("fits", "unsure", "nothing")
+    assert proposal.fit_signals["pmi"] is None and proposal.fit_signals["yn"] is None
     assert "fit" in proposal.timings
+    unmatched = ScriptedBackend([" no_such_call()"])
+    nothing_chosen = Pipeline(Settings(k=3, select_by="grammar"), small_index, unmatched).ask(task)
+    assert nothing_chosen.fit == "" and nothing_chosen.fit_signals == {}
 
 
 def test_the_question_prompt_ends_where_the_answer_token_comes():
@@ -102,7 +110,9 @@ def test_the_model_signals_with_the_real_model_and_both_kept_prefixes(gemma_back
     right = pipeline_fit.signals(gemma_backend, BMI_TASK, BMI)
     wrong = pipeline_fit.signals(gemma_backend, TRIANGLE_TASK, BMI)
     assert right["pmi"] > wrong["pmi"] and right["cov"] > wrong["cov"]
-    assert pipeline_fit.label(right) != "nothing" and pipeline_fit.label(wrong) == "nothing"
+    assert pipeline_fit.label(right) == "fits" and pipeline_fit.label(wrong) in ("unsure", "nothing")
+    # the same doc filled with no value for its required parameters: nothing fits (the filled-doc model)
+    assert pipeline_fit.label(wrong | {"missing": 1.0}) == "nothing"
 
 
 def test_the_ask_panel_says_nothing_fits_first_and_shows_no_proposal(capsys):
