@@ -44,7 +44,6 @@ sys.path.insert(0, str(ROOT / "bench"))
 from _report import Figure, parser, publish  # noqa: E402
 from out_of_pool import Model, auc, fit_logistic, threshold_for  # noqa: E402
 
-from gorilla_tui.pool.apidoc import ApiDoc  # noqa: E402
 from gorilla_tui.retrieve.fit import name_coverage  # noqa: E402
 
 TITLE = "Fit judgment"
@@ -300,6 +299,35 @@ def bfcl_rows(shared: Path) -> list[dict[str, Any]]:
     return rows
 
 
+def recompute(rows: list[dict[str, Any]], shared: Path) -> None:
+    """cov and name_cov of the judged doc of each collected row, again from the doc as the signals read now
+    (they cost no model: a change to retrieve/fit.py is measured without asking again); the doc is found by
+    its call in the live index (GORILLA_TUI_HOME) or among the BFCL question's functions."""
+    from gorilla_tui import services
+    from gorilla_tui.evaluate import bfcl
+    from gorilla_tui.retrieve.fit import coverage
+
+    texts = task_texts(shared)
+    questions = {
+        q.id: q
+        for c in ("irrelevance", "simple", "multiple")
+        for q in bfcl.load_questions(shared / "bfcl", c)
+    }
+    by_call: dict[str, Any] = {}
+    for r in rows:
+        doc = None
+        if r["set"].startswith("eval"):
+            callee = str(r.get("api_call") or "").split("(")[0].strip()
+            docs = bfcl.question_docs(questions[r["id"]].functions)
+            doc = next((d for d in docs if d.call.split("(")[0].strip() == callee), None)
+        elif r["set"] in ("everyday", "out_of_pool") and r.get("call"):
+            if not by_call:
+                by_call = {d.call.strip(): d for d in services.load_index().docs}
+            doc = by_call.get(str(r["call"]).strip())
+        if doc is not None:
+            r["cov"], r["name_cov"] = coverage(texts[r["id"]], doc), name_coverage(texts[r["id"]], doc)
+
+
 def load(results: Path, shared: Path) -> list[dict[str, Any]]:
     """Every collected row, marked: kind "in" (a right answer: BFCL's ground-truth function, an everyday task
     answered right), "wrong" (an everyday task answered wrong), "out" (nothing fits); model 0 where the
@@ -321,16 +349,11 @@ def load(results: Path, shared: Path) -> list[dict[str, Any]]:
     model_rows = read_rows(results / "fit_bfcl.jsonl")  # the model's signals of the dev BFCL items
     for r in rows:
         r.update({k: model_rows[r["key"]].get(k) for k in ("pmi", "yn")} if r["key"] in model_rows else {})
+    recompute(rows, shared)
     out = []
-    texts = task_texts(shared)
     for r in rows:
         if r.get("cov") is None and not r["set"].startswith("eval"):  # no doc chosen
             continue
-        if r.get("name_cov") is None and r.get("cov") is not None:  # collected before the signal existed
-            name = r.get("fn") or r.get("api") or ""
-            r["name_cov"] = name_coverage(
-                texts[r["id"]], ApiDoc(id="", source="", api_call="", api_name=name)
-            )
         judged_right = r["set"] not in ("everyday", "eval_simple", "eval_multiple") or r.get("right")
         r["kind"] = r["label"] if r["label"] == "out" or judged_right else "wrong"
         r["model"] = 0 if r.get("retrieval") is not None else 1 if r.get("missing") is not None else 2

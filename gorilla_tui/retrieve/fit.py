@@ -179,13 +179,29 @@ def match_score(
 
 
 def coverage(task: str, doc: ApiDoc) -> float:
-    """The share (0..1) of the task's distinct BM25 terms (retrieve/tokenize.py, its literal values replaced
-    by their kind's word as the search reads it: literals.intent_text) that occur in the doc's indexed text
-    (tokenize.doc_text): 1.0 for a task with no terms. A signal of the fit judgment (pipeline_fit.py)."""
-    terms = set(tokenize(intent_text(task)))
-    if not terms:
+    """The share (0..1) of the task's words (its literal values replaced by their kind's word as the search
+    reads it: literals.intent_text; stop words left out) that the doc's indexed text holds
+    (tokenize.doc_text): a word counts when any of its BM25 terms occurs ("videos" by "video"). 1.0 for a
+    task with no such word.
+    A signal of the fit judgment (pipeline_fit.py)."""
+    words = [set(tokenize(w)) for w in intent_text(task).split()]
+    words = [w for w in words if w]
+    if not words:
         return 1.0
-    return len(terms & set(tokenize(doc_text(doc)))) / len(terms)
+    held = set(tokenize(doc_text(doc)))
+    return sum(bool(w & held) for w in words) / len(words)
+
+
+_GROUP = re.compile(r"\([^()]*\)")
+
+
+def callee(call: str) -> str:
+    """The dotted name a call calls, its argument lists taken out: "tkinter.PhotoImage().copy()" ->
+    "tkinter.PhotoImage.copy"."""
+    text, last = call.strip(), None
+    while text != last:
+        last, text = text, _GROUP.sub("", text)
+    return "".join(text.split())
 
 
 #: Words of API names that say how, not what (get_, calculate_, find_...): name_coverage leaves them out.
@@ -197,14 +213,19 @@ GENERIC_NAME_WORDS = frozenset(
 )
 
 
-def name_coverage(task: str, doc: ApiDoc) -> float:
+def name_coverage(task: str, doc: ApiDoc) -> float | None:
     """The share (0..1) of the words of the doc's API name (its last dotted part split at underscores and
     camelCase, run-together words split by tokenize.name_words; GENERIC_NAME_WORDS left out) that the
     task's terms hold:
-    "determine_body_mass_index" asked for a triangle's area has none. 0.5 for a name with no word left.
+    "determine_body_mass_index" asked for a triangle's area has none. 0.5 for a name with no word left; None
+    when the API name is not the function the doc's call calls (a hub's model id such as "slow_r50" beside
+    torch.hub.load, an APIZoo title): its words say nothing of the task then.
     A signal of the fit judgment (pipeline_fit.py): on BFCL's dev items it told the ground-truth functions
     from the irrelevance category's better than coverage (ROC AUC 0.96 against 0.91, bench/fit.py)."""
     name = doc.api_name or doc.call.split("(", 1)[0]
+    last = name.split(".")[-1].strip()
+    if not last or not callee(doc.call).endswith(last):
+        return None  # the name is not the function called (a hub's model id, an APIZoo title)
     parts = re.split(r"[\W_]+", name.split(".")[-1])
     words = set(tokenize(" ".join(name_words(p) or p for p in parts if p))) - GENERIC_NAME_WORDS
     # a camelCase word's whole term beside its parts ("photoimage" beside "photo", "image") is left out

@@ -4,6 +4,8 @@ model, the signals it scores and the kept few-shot prefix beside fill's."""
 
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 
 from gorilla_tui import pipeline_fit
@@ -13,7 +15,7 @@ from gorilla_tui.model.fit_question import FEW_SHOT, question_prompt, yes_no
 from gorilla_tui.model.scripted import ScriptedBackend
 from gorilla_tui.pipeline import Pipeline
 from gorilla_tui.pool.functions import function_doc
-from gorilla_tui.retrieve.fit import coverage, name_coverage
+from gorilla_tui.retrieve.fit import callee, coverage, name_coverage
 from gorilla_tui.types import FIT_LINES, FITS, Proposal, Verdict
 
 BMI = function_doc(
@@ -39,11 +41,14 @@ TRIANGLE_TASK = "Calculate the area of a triangle with base 10 and height 5."
 def test_coverage_and_name_coverage_tell_the_function_asked_for_from_another():
     assert coverage("body mass index from weight and height", BMI) == 1.0
     # a task's words the doc does not use ("weighs", "tall") lower coverage: the API name's words decide
-    assert coverage(BMI_TASK, BMI) == pytest.approx(3 / 9) and coverage(TRIANGLE_TASK, BMI) == pytest.approx(
-        2 / 5
-    )
+    assert coverage(BMI_TASK, BMI) == pytest.approx(3 / 8)  # body, mass, index of 8 words
+    assert coverage(TRIANGLE_TASK, BMI) == pytest.approx(2 / 5)  # calculate, height
     assert name_coverage(BMI_TASK, BMI) == 1.0  # body, mass, index ("determine" says how, not what)
     assert name_coverage(TRIANGLE_TASK, BMI) == 0.0
+    # a name that is not the function called says nothing of the task (a hub's model id)
+    hub = dataclasses.replace(BMI, api_name="slow_r50", api_call="torch.hub.load('x', 'slow_r50')")
+    assert name_coverage("classify videos", hub) is None
+    assert callee("tkinter.PhotoImage().copy()") == "tkinter.PhotoImage.copy"
     assert coverage("", BMI) == 1.0  # no terms: nothing to miss
 
 
@@ -78,8 +83,9 @@ def test_an_answer_where_nothing_fits_names_the_call_the_nearest_and_proposes_no
 def test_an_answer_is_judged_from_the_docs_text_without_the_models_scores(small_index):
     """The shipped rule reads no model score (pipeline_fit.FIT_MODELS): a backend that cannot score text
     gets a judgment too; an answer with no chosen doc gets none."""
-    task = "classify images"
+    task = "copy the file notes.txt to notes.bak"
     call = small_index.search(task, k=1)[0].doc.call.strip()
+    assert call == "shutil.copyfile(src, dst)"
     backend = ScriptedBackend([" " + call])
     proposal = Pipeline(Settings(k=1, select_by="grammar"), small_index, backend).ask(task)
     assert proposal.api_call == call and proposal.fit in ("fits", "unsure", "nothing")
@@ -107,9 +113,10 @@ def test_the_model_signals_with_the_real_model_and_both_kept_prefixes(gemma_back
     assert yes_no(gemma_backend, BMI, BMI_TASK) == pytest.approx(warm, abs=1e-3)  # the kept prefix
     gemma_backend._prefix_states.clear()
     assert yes_no(gemma_backend, BMI, BMI_TASK) == pytest.approx(warm, abs=1e-3)  # evaluated again
-    right = pipeline_fit.signals(gemma_backend, BMI_TASK, BMI)
-    wrong = pipeline_fit.signals(gemma_backend, TRIANGLE_TASK, BMI)
-    assert right["pmi"] > wrong["pmi"] and right["cov"] > wrong["cov"]
+    right = pipeline_fit.signals(gemma_backend, BMI_TASK, BMI, model=True)
+    wrong = pipeline_fit.signals(gemma_backend, TRIANGLE_TASK, BMI, model=True)
+    assert right["pmi"] > wrong["pmi"] and right["name_cov"] > wrong["name_cov"]
+    assert pipeline_fit.signals(gemma_backend, BMI_TASK, BMI)["pmi"] is None  # the rule reads no model score
     assert pipeline_fit.label(right) == "fits" and pipeline_fit.label(wrong) in ("unsure", "nothing")
     # the same doc filled with no value for its required parameters: nothing fits (the filled-doc model)
     assert pipeline_fit.label(wrong | {"missing": 1.0}) == "nothing"
