@@ -92,7 +92,9 @@ def test_an_answer_is_judged_from_the_docs_text_without_the_models_scores(small_
     assert proposal.fit_signals["pmi"] is None and proposal.fit_signals["yn"] is None
     assert "fit" in proposal.timings
     unmatched = ScriptedBackend([" no_such_call()"])
-    nothing_chosen = Pipeline(Settings(k=3, select_by="grammar"), small_index, unmatched).ask(task)
+    nothing_chosen = Pipeline(Settings(k=3, select_by="grammar"), small_index, unmatched).ask(
+        "classify images"
+    )
     assert nothing_chosen.fit == "" and nothing_chosen.fit_signals == {}
 
 
