@@ -430,7 +430,15 @@ def report(rows: list[dict[str, Any]]) -> tuple[str, list[dict[str, Any]], list[
     figures: list[Figure] = []
     dev = [r for r in rows if r["split"] == "dev"]
     lines = [
-        f"Measured by `bench/fit.py` ({time.strftime('%Y-%m-%d')}, Gemma 3 270M, 2 shared cores).",
+        f"Measured by `bench/fit.py` ({time.strftime('%Y-%m-%d')}, Gemma 3 270M, 2 shared cores). The fit "
+        "judgment (pipeline_fit.py) says fits / unsure / nothing fits beside the verdict; nothing fits "
+        "proposes no call. Items: BFCL's questions over their own functions (irrelevance: none fits; simple "
+        "and multiple: the ground-truth function must keep fitting), the everyday tasks of "
+        "bench/everyday_tasks.toml that `ask` answers right (the default index), and the out-of-pool tasks "
+        "of bench/data/out_of_pool_tasks.toml and bench/data/fit_out_of_pool_tasks.toml (some over the "
+        "standard library alone). dev: even BFCL ids and the files' dev halves (the rule is fitted there); "
+        "test: the rest, reported once. The default-index sets are small (about 30 tasks a half were "
+        "asked in the time there was): read their shares with that in mind.",
         "Signals of the doc the answer chose (pipeline_fit.py), ROC AUC of right answers against tasks "
         "nothing fits, dev items (right / nothing-fits items):",
         "",
