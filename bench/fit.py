@@ -264,8 +264,8 @@ def bfcl_rows(shared: Path) -> list[dict[str, Any]]:
     does (evaluate/bfcl.py question_index); "nohit": BM25 finds none of them (the pipeline then proposes no
     call at all). Irrelevance rows: every function with a hit (the judged one is the best-scored, the
     worst case); simple and multiple: the ground-truth function."""
+    from gorilla_tui.constraints.rank import search_with_constraints
     from gorilla_tui.evaluate import bfcl
-    from gorilla_tui.retrieve.constraints import search_with_constraints
     from gorilla_tui.retrieve.fit import coverage
 
     rows = []
