@@ -41,7 +41,7 @@ if TYPE_CHECKING:
     from tree_sitter import Node
 
     from gorilla_tui.check.callsite import CallSite, Value
-    from gorilla_tui.check.validator import Validator
+    from gorilla_tui.check.pool_index import PoolIndex
     from gorilla_tui.types import CallVerdict
 
 #: A condition that makes code depend on the Python version or platform (PEP 484 TYPE_CHECKING too).
@@ -52,7 +52,7 @@ _GUARD = re.compile(
 _CAUGHT = re.compile(r"\b(AttributeError|ImportError|ModuleNotFoundError|NameError|TypeError|Exception)\b")
 
 
-def stdlib_bound(validator: Validator, call: CallSite, callee: str, bound: Set[str]) -> bool:
+def stdlib_bound(validator: PoolIndex, call: CallSite, callee: str, bound: Set[str]) -> bool:
     """True for a standard-library callee the python-env docs lack but Python has (issue 39; used by the
     Validator for every check, not only the linter): a name its module's source binds
     (pool/pyenv/binds.py: ``random.random = _inst.random``, ``threading.get_ident`` from ``_thread``,
@@ -76,12 +76,12 @@ def _owner(callee: str) -> str:
     return callee.rsplit(".", 1)[0] if "." in callee else ""
 
 
-def _stdlib(callee: str, validator: Validator) -> bool:
+def _stdlib(callee: str, validator: PoolIndex) -> bool:
     root = callee.split(".", 1)[0].split("(", 1)[0]
     return root in sys.stdlib_module_names and root not in validator.api_roots
 
 
-def _written_for(validator: Validator, judged: str, package: str) -> bool:
+def _written_for(validator: PoolIndex, judged: str, package: str) -> bool:
     """True when the pool entries of bare callee `judged` are written for `package` (it appears in their
     api_call, example_code or env_requirements: ``pipeline`` of transformers)."""
     table = validator.tables.get(judged)
@@ -131,7 +131,7 @@ def _guarded(node: Node | None) -> bool:
 _STAR_KNOWN = 10
 
 
-def _pool_knows_star(module: str, validator: Validator) -> bool:
+def _pool_knows_star(module: str, validator: PoolIndex) -> bool:
     """True when the pool documents a module's names that come from a compiled module's star import
     (``os.mkdir`` from ``from posix import *``: os's __all__ lists them, so the python-env docs have them),
     so a name the pool lacks there is judged (``os.remove_all``); False when it documents none of them
@@ -147,7 +147,7 @@ def _pool_knows_star(module: str, validator: Validator) -> bool:
     return len(documented - spelled) >= _STAR_KNOWN
 
 
-def _stdlib_skip(call: CallVerdict, validator: Validator) -> str:
+def _stdlib_skip(call: CallVerdict, validator: PoolIndex) -> str:
     """Why a standard-library call (call.callee judged as written) is not reported, else "" (rule 3)."""
     judged = call.callee
     parts = judged.replace("()", "").split(".")
@@ -209,7 +209,7 @@ def _known(value: Value) -> bool:
 
 
 def why_skipped(
-    validator: Validator, call: CallVerdict, site: CallSite | None, names: Bindings, node: Node | None
+    validator: PoolIndex, call: CallVerdict, site: CallSite | None, names: Bindings, node: Node | None
 ) -> str:
     """Why non-valid call `call` (a row of Verdict.calls; `site`: its scan row with the callee as written,
     `node`: its tree-sitter node, either None when unknown) is not a finding, or "" when it is (module
