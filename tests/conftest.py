@@ -18,6 +18,7 @@ from pathlib import Path
 import pytest
 
 from gorilla_tui.pool.doc import ApiDoc, load_apizoo, load_jsonl
+from gorilla_tui.pool.pyenv.source import load_python_env
 from gorilla_tui.retrieve.index import ApiIndex
 
 REPO = Path(__file__).resolve().parent.parent
@@ -39,9 +40,17 @@ SMALL_POOL_FILES = (
 
 pytest_plugins: list[str] = ["fixtures_model"]
 
+#: Fixtures that make a test `slow` (pytest_collection_modifyitems marks it): the real GGUF model
+#: (assembled, loaded, probed in a child, or run by a CLI in the test) and embedding with the real embedder
+#: at refresh (the session's vector cache). The everyday tier, `pytest -m "not slow"`, leaves them out.
+SLOW_FIXTURES = frozenset(
+    {"gemma_path", "gemma_backend", "home_with_model", "home_with_index", "dense", "vector_cache"}
+)
+
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """Mark every test under tests/apibench/ with `apibench`.
+    """Mark every test under tests/apibench/ with `apibench`, and every test that uses a SLOW_FIXTURES
+    fixture or is marked `model` with `slow`.
 
     Raises:
         pytest.UsageError: a test outside tests/apibench/ uses the `apibench`, `apizoo` or `bfcl_data`
@@ -50,7 +59,10 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     folder = REPO / "tests" / "apibench"
     misplaced = []
     for item in items:
-        needs = {"apibench", "apizoo", "bfcl_data"} & set(getattr(item, "fixturenames", ()))
+        fixtures = set(getattr(item, "fixturenames", ()))
+        if fixtures & SLOW_FIXTURES or item.get_closest_marker("model"):
+            item.add_marker(pytest.mark.slow)
+        needs = {"apibench", "apizoo", "bfcl_data"} & fixtures
         if folder in Path(str(item.fspath)).parents:
             item.add_marker(pytest.mark.apibench)
         elif needs:
@@ -72,6 +84,13 @@ def small_pool() -> list[ApiDoc]:
         loader = load_apizoo if name.endswith(".json") else load_jsonl
         docs += loader(SMALL_POOL / name, source).docs
     return docs
+
+
+@pytest.fixture(scope="session")
+def stdlib_docs() -> tuple[ApiDoc, ...]:
+    """The running Python's standard library as python-env reads it (load_python_env("stdlib"): ~8,500
+    docs), read once per session for the tests that share it (they must not change the docs)."""
+    return tuple(load_python_env("stdlib").docs)
 
 
 @pytest.fixture(scope="session")

@@ -8,7 +8,6 @@ import numpy as np
 import pytest
 
 from gorilla_tui.pool.doc import ApiDoc
-from gorilla_tui.pool.pyenv.source import load_python_env
 from gorilla_tui.pool.pyenv.usage import UsageCounts, interpreter_usage
 from gorilla_tui.retrieve import prior, store
 from gorilla_tui.retrieve.index import TOKENIZER_VERSION, ApiIndex
@@ -16,8 +15,8 @@ from gorilla_tui.retrieve.refresh_publish import write_and_publish
 
 
 @pytest.fixture(scope="module")
-def stdlib() -> list[ApiDoc]:
-    return load_python_env("stdlib").docs
+def stdlib(stdlib_docs: tuple[ApiDoc, ...]) -> list[ApiDoc]:
+    return list(stdlib_docs)
 
 
 @pytest.fixture(scope="module")
