@@ -10,13 +10,17 @@ them). Both tiers run by default.
 
 from __future__ import annotations
 
+import io
 import os
 import shutil
 import sys
+from collections.abc import Callable
+from contextlib import redirect_stderr, redirect_stdout
 from pathlib import Path
 
 import pytest
 
+from gorilla_tui.cli import main
 from gorilla_tui.pool.doc import ApiDoc, load_apizoo, load_jsonl
 from gorilla_tui.pool.pyenv.source import load_python_env
 from gorilla_tui.retrieve.index import ApiIndex
@@ -108,6 +112,41 @@ def gorilla_home(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.M
     monkeypatch.setenv("GORILLA_TUI_HOME", str(home))
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
     monkeypatch.setenv("GORILLA_TUI_DENSE", "0")
+    return home
+
+
+@pytest.fixture(scope="session")
+def home_template(tmp_path_factory: pytest.TempPathFactory) -> Callable[..., Path]:
+    """home_template(*commands) -> a GORILLA_TUI_HOME in which the CLI `commands` (argv lists, each exiting
+    0) ran, under the environment gorilla_home sets, once per session per commands: a test copies it into
+    its own home with clone_home instead of building the same index again (the python-env pool is the
+    whole standard library: seconds of CPU per build). Their output is discarded."""
+    built: dict[tuple[tuple[str, ...], ...], Path] = {}
+
+    def make(*commands: list[str]) -> Path:
+        key = tuple(tuple(c) for c in commands)
+        if key not in built:
+            home = tmp_path_factory.mktemp("template-home")
+            with (
+                pytest.MonkeyPatch.context() as mp,
+                redirect_stdout(io.StringIO()),
+                redirect_stderr(io.StringIO()),
+            ):
+                mp.setenv("GORILLA_TUI_HOME", str(home))
+                mp.setenv("HF_HUB_OFFLINE", "1")
+                mp.setenv("GORILLA_TUI_DENSE", "0")
+                for argv in commands:
+                    assert main(list(argv)) == 0, argv
+            built[key] = home
+        return built[key]
+
+    return make
+
+
+def clone_home(template: Path, home: Path) -> Path:
+    """Copy a home_template home (its index, caches and config) into `home` (a test's gorilla_home); the
+    index is relative to its folder (CURRENT names the version), so the copy is a live index of its own."""
+    shutil.copytree(template, home, symlinks=True, dirs_exist_ok=True)
     return home
 
 
