@@ -365,6 +365,7 @@ async def test_a_model_load_started_before_the_app_is_picked_up(torchhub_index, 
         assert str(missing.name) in str(app.main.query_one("#proposal").query_one("#stream").render())
 
 
+@pytest.mark.slow  # a real rebuild from the TUI
 async def test_an_index_built_by_an_older_version_is_rebuilt_by_itself(capsys):
     """After an upgrade whose tokenizer differs, the TUI rebuilds the index from the folder it was built
     from (as `gorilla-tui index --refresh` does) instead of stopping at "index error"."""
