@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from gorilla_tui.cli import main
+from tests.conftest import clone_home
 
 
 @pytest.fixture
@@ -150,10 +151,11 @@ def test_check_stdin_reads_utf8_with_a_bom(pool, capsys, monkeypatch):
     assert out["verdict"] == "wrong_args" and "résnet50" in out["api_call"]
 
 
-def test_a_standard_library_call_with_too_many_arguments_is_wrong_args(capsys, tmp_path):
+def test_a_standard_library_call_with_too_many_arguments_is_wrong_args(
+    gorilla_home, home_template, capsys, tmp_path
+):
     """Issue 19: `gorilla-tui check 'import math\\nmath.sqrt(1, 2)'` (or a file with it) said valid."""
-    assert main(["index", "--refresh", "--only", "python-env", "--no-dense", "--json"]) == 0
-    capsys.readouterr()
+    clone_home(home_template(["index", "--refresh", "--only", "python-env", "--no-dense"]), gorilla_home)
     assert main(["check", "import math\\nmath.sqrt(1, 2)", "--json"]) == 1
     out = json.loads(capsys.readouterr().out)
     assert (out["verdict"], out["reason"]) == ("wrong_args", "wrong_args:too_many_arguments")
