@@ -56,6 +56,7 @@ def run_lint(
     files). Raises UsageError for an unknown reason code or a path that names nothing (before anything is
     printed)."""
     from gorilla_tui.check import lint  # deferred: tree-sitter and the validator; `--help` stays fast
+    from gorilla_tui.check.batch import checked_files  # deferred: as lint
 
     try:
         select = lint.parse_codes(args.select) or ["all"]
@@ -97,16 +98,13 @@ def run_lint(
             files.append((name, lint.blocks(name, text)))
         except ValueError as e:
             errors.append(f"{name}: {e}")
-    validator = validator_for([b.code for _, blocks in files for b in blocks]) if files else None
     findings = []
     notes: list[tuple[str, str]] = []  # (path, what was not checked): calls past callsite.MAX_CALLS
     entries: list[dict[str, Any]] = []  # the JSON list: findings and notes, in the order checked
     explain = getattr(args, "explain", False)
-    for name, blocks in files:
-        for block in blocks:
-            said: list[str] = []
-            skipped: list[str] = []
-            for f in lint.check_block(validator, name, block, notes=said, skipped=skipped):
+    for name, checked in zip((n for n, _ in files), checked_files(files, validator_for), strict=True):
+        for found, said, skipped in checked:
+            for f in found:
                 if lint.matches(f.reason, select) and not lint.matches(f.reason, ignore):
                     findings.append(f)
                     entries.append(f.to_dict())
