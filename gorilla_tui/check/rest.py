@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -28,14 +29,20 @@ def path_of(url: str) -> str:
 
 
 def request_lines(text: str, limit: int = 50) -> list[tuple[str, str, int]]:
-    """(METHOD, path, line) of the request lines in text (line is 1-based), at most `limit`."""
+    """(METHOD, path, line) of the request lines in text (line is 1-based), at most `limit`. The answers for
+    the last 2,048 texts are kept: `check` of a tree asks twice per file (the lookup, then the check)."""
+    return list(_request_lines(text, limit))
+
+
+@functools.lru_cache(maxsize=2048)
+def _request_lines(text: str, limit: int) -> tuple[tuple[str, str, int], ...]:
     out: list[tuple[str, str, int]] = []
     for m in _REQUEST_LINE.finditer(text):
         line = text.count("\n", 0, m.start()) + 1
         out.append((m.group(1).upper(), path_of(m.group(2)), line))
         if len(out) >= limit:
             break
-    return out
+    return tuple(out)
 
 
 def http_method(callee: str) -> str | None:
