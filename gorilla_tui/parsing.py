@@ -40,9 +40,18 @@ def captures(node: Node, pattern: str) -> dict[str, list[Node]]:
 
 
 def parse(code: str | bytes) -> Tree:
-    """Parse Python source text (str is UTF-8 encoded; NUL bytes are fine) into a tree-sitter Tree."""
+    """Parse Python source text (str is UTF-8 encoded; NUL bytes are fine) into a tree-sitter Tree.
+
+    The last tree of this thread is kept and given again for the same text (trees are never edited
+    here): `check` of a file scans its calls (callsite.scan), then reads its imports (imports.py), and
+    parsed each file twice (issue 39)."""
     data = code.encode("utf-8", "surrogatepass") if isinstance(code, str) else code
-    return parser().parse(data)
+    last = getattr(_local, "last", None)
+    if last is not None and last[0] == data:
+        return last[1]
+    tree = parser().parse(data)
+    _local.last = (data, tree)
+    return tree
 
 
 def has_syntax_error(node: Node) -> bool:
