@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
@@ -112,10 +113,11 @@ def syntax_errors(root: Node, limit: int = 3) -> list[str]:
     return out
 
 
+@functools.lru_cache(maxsize=2048)  # asked twice per checked file: by scan, then before Python compiles it
 def nesting_error(code: str) -> str | None:
     """ "line:col: nesting deeper than Python's limit of 200" at the first bracket past MAX_NESTING open
     (), [] or {} (strings and comments skipped), else None. One regex pass, no recursion; code with at most
-    MAX_NESTING opening brackets is not scanned at all."""
+    MAX_NESTING opening brackets is not scanned at all; the answers for the last 2,048 texts are kept."""
     if code.count("(") + code.count("[") + code.count("{") <= MAX_NESTING:
         return None
     depth, line, line_start = 0, 1, 0
