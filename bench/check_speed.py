@@ -254,6 +254,10 @@ def main() -> None:
         base_env["PYTHONPYCACHEPREFIX"] = str(pycache / "baseline")
         if args.baseline_home:
             base_env["GORILLA_TUI_HOME"] = args.baseline_home
+    if args.baseline and args.linter:  # the tree row run by the baseline's code, beside this checkout's
+        name, cmd, _, ok = rows[-1]
+        rows.append((f"{name}, baseline: the code of {args.baseline}", cmd, None, ok))
+    elif args.baseline:
         name = f'`search "classify images" --json`, baseline: the code of {args.baseline} on its index'
         rows.insert(-1, (name, [*gt, "search", "classify images", "--json"], None, {0}))
         name = f"{LARGE_ROW}, baseline: the code of {args.baseline} on its index"
@@ -269,6 +273,7 @@ def main() -> None:
         return no_pyc_env if "no bytecode" in name else env
 
     times: dict[str, list[tuple[float, float]]] = {name: [] for name, *_ in rows}
+    load_start = os.getloadavg()
     for name, cmd, _, _ in rows:  # untimed: fills the bytecode cache and the page cache
         timed(cmd, env_of(name))
     for _ in range(args.runs):  # interleaved: a burst of load hits every row alike
@@ -280,7 +285,7 @@ def main() -> None:
     load = os.getloadavg()
     lines = [
         f"`python bench/check_speed.py --runs {args.runs}`: cold processes on the default index (APIBench hubs and APIZoo hybrid, python-env BM25), "
-        f"median of {args.runs} interleaved runs after one untimed run of each; {os.cpu_count()} shared CPU cores, load average {load[0]:.1f} while measuring. "
+        f"median of {args.runs} interleaved runs after one untimed run of each; {os.cpu_count()} shared CPU cores, load average {load_start[0]:.1f} at the start and {load[0]:.1f} at the end. "
         "CPU = user + system time of the process (what an idle machine's wall time approaches). "
         "Rows run with a bytecode cache, as an installed package has (see the script's docstring).",
         "",
