@@ -10,11 +10,8 @@ fork, a single core or fewer than PARALLEL_MIN files are checked in this process
 
 from __future__ import annotations
 
-import multiprocessing
 import os
 from collections.abc import Callable, Sequence
-from concurrent.futures import ProcessPoolExecutor
-from concurrent.futures.process import BrokenProcessPool
 from typing import Any
 
 from gorilla_tui.check.lint import Block, Finding, check_block
@@ -33,7 +30,7 @@ _validator_for: Callable[[list[str]], Any] | None = None
 
 def workers() -> int:
     """The worker processes to use: the CPU cores this process may run on (1 where fork is missing)."""
-    if "fork" not in multiprocessing.get_all_start_methods():
+    if not hasattr(os, "fork"):
         return 1
     try:
         return len(os.sched_getaffinity(0))
@@ -66,6 +63,12 @@ def checked_files(
     n = workers()
     if len(files) < PARALLEL_MIN or n < 2:
         return _serial(files, validator_for)
+    # deferred: multiprocessing and concurrent.futures cost ~40 ms to import, and `check FILE` (the cold
+    # one-file target of issue 39: 0.25 s) never needs them
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+    from concurrent.futures.process import BrokenProcessPool
+
     chunks = _chunks(files, n * CHUNKS_PER_WORKER)
     global _validator_for
     _validator_for = validator_for  # inherited by the forked workers (a lambda cannot be pickled)
