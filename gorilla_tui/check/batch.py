@@ -63,11 +63,11 @@ def checked_files(
     n = workers()
     if len(files) < PARALLEL_MIN or n < 2:
         return _serial(files, validator_for)
-    # deferred: multiprocessing and concurrent.futures cost ~40 ms to import, and `check FILE` (the cold
-    # one-file target of issue 39: 0.25 s) never needs them
-    import multiprocessing
-    from concurrent.futures import ProcessPoolExecutor
-    from concurrent.futures.process import BrokenProcessPool
+    # multiprocessing and concurrent.futures cost ~40 ms to import; `check FILE` (the cold one-file target
+    # of issue 39: 0.25 s) never needs them
+    import multiprocessing  # deferred: see above
+    from concurrent.futures import ProcessPoolExecutor  # deferred: see above
+    from concurrent.futures.process import BrokenProcessPool  # deferred: see above
 
     chunks = _chunks(files, n * CHUNKS_PER_WORKER)
     global _validator_for
