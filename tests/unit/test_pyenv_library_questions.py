@@ -4,7 +4,8 @@ expansion of the python-env source, issue 38).
 
 Checked against the python-env pool loaded with the project's own loader: every standard-library api_name
 is a doc (on Python 3.11, where the file was written), every numpy, pandas or matplotlib api_name is a doc
-when that library is installed, 2 to 10 questions per API, no API or question of python-env.toml again, and
+when that library is installed, 2 to 10 questions per API (with python-env.toml's for an API in both), no
+question of python-env.toml again, and
 no question repeating 8 or more consecutive words of its doc's description."""
 
 from __future__ import annotations
@@ -70,9 +71,11 @@ def test_file_parses_into_api_tables_of_2_to_10_questions(entries):
     assert {_library(n) for n in names} == {None, *LIBRARIES}
 
 
-def test_nothing_of_python_env_toml_again(entries):
+def test_no_question_of_python_env_toml_again(entries):
     other = tomllib.loads((FOLDER / "python-env.toml").read_text(encoding="utf-8"))["api"]
-    assert not {e["api_name"] for e in entries} & {e["api_name"] for e in other}
+    both = {e["api_name"]: len(e["questions"]) for e in other}
+    for entry in entries:  # an API of both files: its questions together still fit a doc
+        assert both.get(entry["api_name"], 0) + len(entry["questions"]) <= MAX_QUESTIONS_PER_DOC
     seen = {" ".join(_words(q)) for e in other for q in e["questions"]}
     for entry in entries:
         for q in entry["questions"]:
