@@ -124,10 +124,11 @@ def needs_usage(docs: Sequence[ApiDoc]) -> bool:
 
 def doc_prior(doc: ApiDoc, counts: UsageCounts) -> float:
     """The factor (> 0) `doc`'s BM25 score is multiplied by: kind_prior(doc), times HAND_QUESTIONS_FACTOR
-    for a doc with hand-written questions, times (1 + usage_files(doc, counts)) ** USAGE_WEIGHT for a doc with the usage feature (has_usage; `counts`: this interpreter's,
-    pool/pyenv/usage.interpreter_usage). 1 outside PRIOR_SOURCES; below 1 for a rarely used method or
-    class, above 1 for an API used in many files (a 100-file API: x 1.41): only the order within
-    python-env changes ("source" routing ranks each source alone)."""
+    for a doc with hand-written questions, times (1 + usage_files(doc, counts)) ** USAGE_WEIGHT for a doc
+    with the usage feature (has_usage; `counts`: this interpreter's, pool/pyenv/usage.interpreter_usage).
+    1 outside PRIOR_SOURCES; below 1 for a rarely used method or class, above 1 for an API used in many
+    files (a 100-file API: x 1.41): only the order within python-env changes ("source" routing ranks each
+    source alone)."""
     base = kind_prior(doc)
     if doc.source in PRIOR_SOURCES and doc.questions:
         base *= HAND_QUESTIONS_FACTOR
