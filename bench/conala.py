@@ -244,7 +244,7 @@ def ask_rows(index: ApiIndex, entries: Sequence[dict[str, Any]], labels: Labels,
                 "source": chosen.source if chosen else None,
                 "right": bool(name and name.lower() in labels.names[i]),
                 "match": proposal.match,
-                "verdict": proposal.verdict.status if proposal.verdict else None,
+                "verdict": proposal.verdict.kind if proposal.verdict else None,
                 "seconds": round(seconds, 3),
             }
         )
