@@ -11,7 +11,6 @@ The in-memory BM25 index of each hub is built from ../shared/apibench/api (the s
 
 from __future__ import annotations
 
-import argparse
 import json
 import sys
 import tempfile
@@ -23,7 +22,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
-from _report import publish  # noqa: E402
+from _report import parser, publish  # noqa: E402
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn  # noqa: E402
 
 from gorilla_tui import services  # noqa: E402
@@ -231,8 +230,7 @@ def _repacking(setting: str) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     """Run the scoreboard; print one JSON line per hub x retriever and write docs/benchmarks.md."""
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--shared", type=Path, default=ROOT.parent / "shared", help="the shared/ data folder")
+    ap = parser(__doc__)
     ap.add_argument("--hubs", default=",".join(HUBS), help="comma-separated hubs")
     ap.add_argument(
         "--retrievers",
@@ -251,7 +249,6 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--model", default="", help="model spec (default: the embedded Gemma 3 270M)")
     ap.add_argument("--results", type=Path, default=ROOT / "bench" / "results", help="response files folder")
     ap.add_argument("--threads", type=int, default=0, help="llama.cpp threads (0: the kernel profile's)")
-    ap.add_argument("--no-write", action="store_true", help="do not update docs/benchmarks.md")
     ap.add_argument(
         "--extra-bufts", choices=("auto", "on", "off"), default="auto",
         help="llama.cpp's weight repacking (use_extra_bufts; auto: off where the CPU has AMX); not auto: "

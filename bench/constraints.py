@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import re
@@ -15,7 +14,7 @@ import tomllib
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from bench._report import publish  # noqa: E402
+from bench._report import parser, publish  # noqa: E402
 from gorilla_tui.pool.doc import load_jsonl  # noqa: E402
 from gorilla_tui.retrieve.constraint_parse import without_constraints  # noqa: E402
 from gorilla_tui.retrieve.constraints import (  # noqa: E402
@@ -172,9 +171,8 @@ def _pct(a: int, b: int) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__)
+    ap = parser(__doc__)
     ap.add_argument("-k", type=int, default=5, help="hits kept per task; k*4 are retrieved and reranked")
-    ap.add_argument("--no-write", action="store_true", help="print only; leave docs/benchmarks.md alone")
     args = ap.parse_args(argv)
     t0 = time.perf_counter()
     docs = []

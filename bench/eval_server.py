@@ -18,7 +18,6 @@ exactly once, in task order.
 # ruff: noqa: E501  (markdown table rows read better unwrapped)
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import socket
@@ -33,7 +32,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _report import write_section  # noqa: E402
+from _report import parser, write_section  # noqa: E402
 
 from gorilla_tui.model.registry import embedded_model_path  # noqa: E402
 
@@ -108,13 +107,10 @@ def report(rows: list[dict], tasks: int, n_ctx: int) -> str:
 
 
 def main() -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap = parser(__doc__)
     ap.add_argument("--tasks", type=int, default=100)
     ap.add_argument("--concurrency", type=int, nargs="+", default=[1, 4])
     ap.add_argument("--n-ctx", type=int, default=2048)
-    ap.add_argument(
-        "--shared", type=Path, default=Path(os.environ.get("GORILLA_TUI_SHARED", ROOT.parent / "shared"))
-    )
     args = ap.parse_args()
     with tempfile.TemporaryDirectory(prefix="gorilla-tui-bench-") as tmp:
         port = free_port()

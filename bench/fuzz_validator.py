@@ -8,7 +8,6 @@ section of docs/benchmarks.md.
 
 from __future__ import annotations
 
-import argparse
 import sys
 import time
 import traceback
@@ -18,17 +17,15 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from hypothesis import HealthCheck, given, settings  # noqa: E402
 
-from bench._report import write_section  # noqa: E402
+from bench._report import parser, write_section  # noqa: E402
 from gorilla_tui.check.validator import Validator  # noqa: E402
 from gorilla_tui.pool.doc import load_jsonl  # noqa: E402
 from tests.apibench.test_fuzz import hostile  # noqa: E402
 
 
 def main() -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap = parser(__doc__)
     ap.add_argument("--n", type=int, default=100_000)
-    ap.add_argument("--shared", default=str(Path(__file__).resolve().parent.parent.parent / "shared"))
-    ap.add_argument("--no-write", action="store_true")
     args = ap.parse_args()
     apibench = Path(args.shared) / "apibench"
     docs = []

@@ -11,7 +11,6 @@ after its index is loaded; targets: ask <= 2 s cold on an idle machine, TUI <= 1
 # ruff: noqa: E501  (markdown table rows read better unwrapped)
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import platform
@@ -24,7 +23,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _report import publish  # noqa: E402
+from _report import parser, publish  # noqa: E402
 
 from gorilla_tui import services  # noqa: E402
 from gorilla_tui.config import Settings  # noqa: E402
@@ -98,10 +97,8 @@ def speed(backend: LlamaBackend, n_tokens: int) -> dict[str, float]:
 
 
 def main() -> int:
-    ap = argparse.ArgumentParser(description=__doc__)
+    ap = parser(__doc__)
     ap.add_argument("--tasks", type=int, default=50)
-    ap.add_argument("--shared", default=str(Path(__file__).resolve().parent.parent.parent / "shared"))
-    ap.add_argument("--no-write", action="store_true")
     ap.add_argument("--first-answer", action="store_true", help="only the cold-start / first-answer figures")
     ap.add_argument("--runs", type=int, default=3, help="cold CLI asks (--first-answer)")
     ap.add_argument("--home", type=Path, default=None,

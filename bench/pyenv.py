@@ -7,7 +7,6 @@ in <= 30 s on 2 cores; recall@5 >= 80 % on tests/data/stdlib_tasks.toml with BM2
 
 from __future__ import annotations
 
-import argparse
 import os
 import platform
 import resource
@@ -26,7 +25,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
-from _report import publish  # noqa: E402
+from _report import parser, publish  # noqa: E402
 
 from gorilla_tui.pool.pyenv.source import load_python_env  # noqa: E402
 from gorilla_tui.retrieve.index import ApiIndex  # noqa: E402
@@ -36,8 +35,7 @@ TITLE = "python-env source (issue 9)"
 
 
 def main() -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--no-write", action="store_true", help="print only, leave docs/benchmarks.md alone")
+    ap = parser(__doc__)
     ap.add_argument("-k", type=int, default=5)
     args = ap.parse_args()
 

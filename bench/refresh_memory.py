@@ -15,7 +15,6 @@ The garbage file is written to a temp folder and removed afterwards.
 
 from __future__ import annotations
 
-import argparse
 import base64
 import json
 import os
@@ -29,7 +28,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "bench"))
 
-from _report import publish  # noqa: E402
+from _report import parser, publish  # noqa: E402
 
 TITLE = "Refresh peak memory and bad sources (issue 17)"
 
@@ -64,10 +63,8 @@ def write_garbage(path: Path, megabytes: int, apibench_api: Path) -> int:
 
 
 def main() -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--shared", type=Path, default=Path(os.environ.get("GORILLA_TUI_SHARED", "/work/shared")))
+    ap = parser(__doc__)
     ap.add_argument("--garbage-mb", type=int, default=200)
-    ap.add_argument("--no-write", action="store_true", help="print only, leave docs/benchmarks.md alone")
     args = ap.parse_args()
     api, zoo = args.shared / "apibench" / "api", args.shared / "apizoo"
 

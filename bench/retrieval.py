@@ -26,7 +26,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
-from _report import publish  # noqa: E402
+from _report import parser, publish  # noqa: E402
 
 from gorilla_tui.pool.doc import ApiDoc  # noqa: E402
 from gorilla_tui.retrieve.index import ApiIndex, doc_text, tokenize  # noqa: E402
@@ -570,10 +570,8 @@ def devgrid(args: argparse.Namespace) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--shared", default=os.environ.get("GORILLA_TUI_SHARED", str(ROOT.parent / "shared")))
+    ap = parser(__doc__)
     ap.add_argument("--scale", type=int, default=100_000, help="synthetic docs for the scale run (0: skip)")
-    ap.add_argument("--no-write", action="store_true", help="print only, do not update docs/benchmarks.md")
     ap.add_argument(
         "--part",
         choices=("bm25", "hybrid", "perhub", "devgrid", "all"),

@@ -10,7 +10,6 @@ bounded by the code's own start (`python -I -c pass` is printed for comparison).
 
 from __future__ import annotations
 
-import argparse
 import statistics
 import subprocess
 import sys
@@ -19,15 +18,14 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bench._report import write_section  # noqa: E402
+from bench._report import parser, write_section  # noqa: E402
 from gorilla_tui.sandbox import runner  # noqa: E402
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--runs", type=int, default=10)
-    parser.add_argument("--no-write", action="store_true")
-    args = parser.parse_args()
+    ap = parser(__doc__)
+    ap.add_argument("--runs", type=int, default=10)
+    args = ap.parse_args()
     layers = runner.isolation_layers() if hasattr(runner, "isolation_layers") else {}
     runner.run_code("print('warm')\n")  # probes (namespaces, cgroups) are cached per process
     times = []

@@ -13,7 +13,6 @@ looks for it).
 
 from __future__ import annotations
 
-import argparse
 import ctypes
 import json
 import os
@@ -27,6 +26,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from bench._report import parser  # noqa: E402
 from gorilla_tui.paths import get_paths  # noqa: E402
 from gorilla_tui.sandbox.runner import Limits, SandboxRun  # noqa: E402
 from gorilla_tui.textsafe import safe_text  # noqa: E402
@@ -306,11 +306,11 @@ def run_cli(code: str, timeout: float) -> tuple[str, dict]:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--cli", action="store_true", help="through `gorilla-tui run FILE` (needs an index)")
-    parser.add_argument("--only", nargs="*", default=None)
-    parser.add_argument("--timeout", type=float, default=10.0)
-    args = parser.parse_args()
+    ap = parser(__doc__)
+    ap.add_argument("--cli", action="store_true", help="through `gorilla-tui run FILE` (needs an index)")
+    ap.add_argument("--only", nargs="*", default=None)
+    ap.add_argument("--timeout", type=float, default=10.0)
+    args = ap.parse_args()
     values = {"home": os.path.expanduser("~"), "data": str(get_paths().data), "repo": str(ROOT)}
     host_seg = host_setup()
     try:

@@ -18,7 +18,6 @@ docs/benchmarks.md.
 
 from __future__ import annotations
 
-import argparse
 import json
 import statistics
 import sys
@@ -33,7 +32,7 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
 import everyday  # noqa: E402
-from _report import publish  # noqa: E402
+from _report import parser, publish  # noqa: E402
 from everyday import pct  # noqa: E402
 
 from gorilla_tui import services  # noqa: E402
@@ -119,10 +118,8 @@ def table(rows: dict[str, list[dict[str, Any]]], split: str) -> list[str]:
 
 def main(argv: list[str] | None = None) -> int:
     """Answer every task in both settings, print the tables, write docs/benchmarks.md."""
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--shared", type=Path, default=ROOT.parent / "shared", help="the shared/ data folder")
+    ap = parser(__doc__)
     ap.add_argument("--results", type=Path, default=ROOT / "bench" / "results", help="answers folder")
-    ap.add_argument("--no-write", action="store_true", help="do not update docs/benchmarks.md")
     ap.add_argument("--report-only", action="store_true", help="tables from the --results files, no model")
     args = ap.parse_args(argv)
 

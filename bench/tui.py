@@ -17,7 +17,6 @@ Usage: python bench/tui.py [--runs N] [--shared DIR]
 
 from __future__ import annotations
 
-import argparse
 import asyncio
 import os
 import shutil
@@ -31,7 +30,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO / "bench"))
 
-from _report import write_section  # noqa: E402
+from _report import parser, write_section  # noqa: E402
 
 TITLE_TEXT = "gorilla-tui — a task"
 FIRST_PAINT_TARGET_S = 1.0
@@ -144,11 +143,10 @@ async def _key_latency(presses: int) -> tuple[list[float], int]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--runs", type=int, default=5, help="launches measured for the first paint")
-    parser.add_argument("--presses", type=int, default=20, help="key presses measured during generation")
-    parser.add_argument("--shared", default=str(REPO.parent / "shared"), help="folder holding apibench/")
-    args = parser.parse_args(argv)
+    ap = parser(__doc__)
+    ap.add_argument("--runs", type=int, default=5, help="launches measured for the first paint")
+    ap.add_argument("--presses", type=int, default=20, help="key presses measured during generation")
+    args = ap.parse_args(argv)
 
     home = Path(tempfile.mkdtemp(prefix="gorilla-bench-tui-"))
     os.environ["GORILLA_TUI_HOME"] = str(home)

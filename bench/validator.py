@@ -7,7 +7,6 @@ not understate it; wall-clock rate is printed beside it. Target (issue 3): >= 2,
 
 from __future__ import annotations
 
-import argparse
 import json
 import platform
 import sys
@@ -17,7 +16,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bench._report import write_section  # noqa: E402
+from bench._report import parser, write_section  # noqa: E402
 from gorilla_tui.check.validator import Validator  # noqa: E402
 from gorilla_tui.evaluate.score import score_file  # noqa: E402
 from gorilla_tui.pool.doc import load_jsonl  # noqa: E402
@@ -56,9 +55,7 @@ def metric_table(apibench: Path) -> str:
 
 
 def main() -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--shared", default=str(Path(__file__).resolve().parent.parent.parent / "shared"))
-    ap.add_argument("--no-write", action="store_true", help="print only, do not update docs/benchmarks.md")
+    ap = parser(__doc__)
     args = ap.parse_args()
     apibench = Path(args.shared) / "apibench"
     rows = []

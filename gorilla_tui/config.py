@@ -69,6 +69,8 @@ class Settings:
     backend cannot score text, e.g. a remote endpoint) or "grammar".
     k: hits retrieved per task (1..50). hub: restrict retrieval to one source short name, "" for all.
     kernel: kernel profile name ("" = detect). endpoint: OpenAI-compatible completion URL ("" = local model).
+    backend: the `gorilla_tui.backends` plugin that runs the model (gorilla_tui/plugins.py; "" = "remote"
+    when an endpoint is set, else "llama", both built in).
     n_ctx, n_threads, n_gpu_layers: llama-cpp-python parameters (n_ctx: 0 = the kernel profile's default, else
     at least MIN_N_CTX; n_threads: 0 = the kernel profile's default, else positive; n_gpu_layers: -1 = the
     profile's default, else 0 or more; model/profiles.py runtime_params applies only n_ctx > 0,
@@ -91,6 +93,7 @@ class Settings:
     hub: str = ""
     kernel: str = ""
     endpoint: str = ""
+    backend: str = ""
     n_ctx: int = 0
     n_threads: int = 0
     n_gpu_layers: int = -1
@@ -117,6 +120,8 @@ class Settings:
         """Raise UsageError for out-of-range values; return self."""
         if self.mode not in MODES:
             raise UsageError(f"mode must be one of {', '.join(MODES)}, not {self.mode!r}")
+        if self.backend and not SOURCE_NAME.match(self.backend):
+            raise UsageError(f"backend must be a plugin name (letters, digits, _.-), not {self.backend!r}")
         if self.select_by not in SELECT_BY:
             raise UsageError(f"select_by must be one of {', '.join(SELECT_BY)}, not {self.select_by!r}")
         if not 1 <= self.k <= 50:

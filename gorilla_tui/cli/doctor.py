@@ -14,6 +14,7 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any
 
+from gorilla_tui import plugins
 from gorilla_tui.errors import GorillaError, IndexMissingError, UsageError
 from gorilla_tui.model import profiles as kernels
 from gorilla_tui.model import registry as models
@@ -284,6 +285,7 @@ def _lacks(folder: Path, meta: dict[str, Any], dense: dict[str, Any]) -> str:
 def collect(args: argparse.Namespace) -> dict[str, Any]:
     """The report: {python, platform, settings (config.toml as the commands read it, defaults filled in),
     llama_cpp_python, llama_cpp, kernel (with the effective runtime params and use_extra_bufts {value, why}),
+    plugins (the names of the source kinds and backends declared as entry points: gorilla_tui/plugins.py),
     model, inference (a real decode in a child process, unless --no-inference or a remote endpoint),
     index, paths, isolation (the sandbox's layers this machine allows:
     sandbox.runner.isolation_layers), problems (each {problem, fix}: exit 1), notes (each {note, fix}: what
@@ -300,6 +302,10 @@ def collect(args: argparse.Namespace) -> dict[str, Any]:
     if error is not None:
         problems.append({"problem": str(error), "fix": f"fix or delete {get_paths().config_file}"})
     report["settings"] = asdict(settings)
+    report["plugins"] = {
+        "sources": plugins.names(plugins.SOURCES),
+        "backends": plugins.names(plugins.BACKENDS),
+    }
     _runtime(report, problems, settings)
     if settings.endpoint:
         report["model"] = {"endpoint": settings.endpoint}
@@ -351,6 +357,10 @@ def run(args: argparse.Namespace) -> int:
     s = report["settings"]
     n_ctx = s["n_ctx"] or "kernel profile default"
     t.add_row("settings", f"mode {s['mode']}, select_by {s['select_by']}, k {s['k']}, n_ctx {n_ctx}")
+    plugs = report["plugins"]
+    t.add_row(
+        "plugins", escape(f"sources {', '.join(plugs['sources'])}; backends {', '.join(plugs['backends'])}")
+    )
     if "kernel" in report:
         k = report["kernel"]
         t.add_row("kernel profile", escape(f"{k['name']} ({k['why']})"))

@@ -11,7 +11,8 @@ from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 import numpy as np
 
-from gorilla_tui.errors import ContextOverflowError, GorillaError
+from gorilla_tui import plugins
+from gorilla_tui.errors import ContextOverflowError, GorillaError, UsageError
 from gorilla_tui.model import profiles as kernels
 from gorilla_tui.model import registry as models
 from gorilla_tui.model.constrained import Chooser
@@ -29,7 +30,16 @@ from gorilla_tui.model.threads import ThreadGovernor
 if TYPE_CHECKING:
     from gorilla_tui.config import Settings
 
-__all__ = ["Backend", "LlamaBackend", "RemoteBackend", "ScriptedBackend", "open_backend", "quiet_llama_logs"]
+__all__ = [
+    "Backend",
+    "LlamaBackend",
+    "RemoteBackend",
+    "ScriptedBackend",
+    "open_backend",
+    "open_llama_backend",
+    "open_remote_backend",
+    "quiet_llama_logs",
+]
 
 
 @runtime_checkable
@@ -361,7 +371,9 @@ class LlamaBackend:
 
 
 def open_backend(settings: Settings, *, cancel: threading.Event | None = None) -> Backend:
-    """The backend `settings` ask for: RemoteBackend for settings.endpoint, else the local model resolved by
+    """The backend `settings` ask for, a `gorilla_tui.backends` plugin (gorilla_tui/plugins.py) named by
+    settings.backend, or by default "remote" when settings.endpoint is set and "llama" otherwise: the
+    RemoteBackend for settings.endpoint, or the local model resolved by
     models.resolve_model(settings.model) with the kernel profile's Llama() defaults (kernels.choose_profile,
     overridden by settings.n_ctx / n_threads / n_gpu_layers / use_extra_bufts). Before the first load of a
     (model file, llama-cpp-python version, params) combination, model/probe.ensure_runtime loads it and
@@ -375,13 +387,31 @@ def open_backend(settings: Settings, *, cancel: threading.Event | None = None) -
     (exit 2) when llama.cpp crashes with every fallback; probe.ProbeCancelled when `cancel` was set;
     models.ModelFileError, its hint models.model_file_fix (what `doctor` says), for a file llama.cpp cannot
     load (not GGUF, cut short, damaged)."""
-    if settings.endpoint:
-        return RemoteBackend(
-            settings.endpoint,
-            n_ctx=settings.n_ctx or 4096,
-            name=settings.model or "remote",
-            family=models.family_of_spec(settings.model),
-        )
+    name = settings.backend or ("remote" if settings.endpoint else "llama")
+    try:
+        factory = plugins.load(plugins.BACKENDS, name)
+    except plugins.PluginError as e:
+        raise UsageError(str(e)) from None
+    return factory(settings, cancel)
+
+
+def open_remote_backend(settings: Settings, cancel: threading.Event | None = None) -> RemoteBackend:
+    """The built-in backend "remote" (`gorilla_tui.backends` entry point): the OpenAI-compatible completion
+    server at settings.endpoint (n_ctx: settings.n_ctx or 4096 tokens). `cancel` is not used (nothing is
+    loaded). Raises UsageError when no endpoint is set, or for a bad URL (RemoteBackend)."""
+    if not settings.endpoint:
+        raise UsageError("the remote backend needs an endpoint: --endpoint URL, or endpoint in config.toml")
+    return RemoteBackend(
+        settings.endpoint,
+        n_ctx=settings.n_ctx or 4096,
+        name=settings.model or "remote",
+        family=models.family_of_spec(settings.model),
+    )
+
+
+def open_llama_backend(settings: Settings, cancel: threading.Event | None = None) -> LlamaBackend:
+    """The built-in backend "llama" (`gorilla_tui.backends` entry point): the local GGUF model through
+    llama-cpp-python, probed first (see open_backend for what is raised)."""
     try:
         return _open_llama(settings, cancel)
     except models.ModelFileError as e:  # a file llama.cpp cannot load: the fix `doctor` gives

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import functools
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -14,6 +15,7 @@ if sys.version_info >= (3, 11):
 else:  # pragma: no cover
     import tomli as tomllib
 
+from gorilla_tui import plugins
 from gorilla_tui.errors import UsageError
 from gorilla_tui.pool.doc import FORMATS, MAX_SOURCE_BYTES
 from gorilla_tui.resources import data_files
@@ -28,8 +30,9 @@ REMOTE_TYPES = ("hf", "path", "url")
 class Manifest:
     """One source manifest (index/<file>.toml).
 
-    name: short source name (torchhub, apizoo, ...), unique; title: display name; kind: loader kind, a key
-    of LOADERS ("docs": files in a doc `format`; "python-env": the local Python environment, issue 9);
+    name: short source name (torchhub, apizoo, ...), unique; title: display name; kind: loader kind, the
+    name of a `gorilla_tui.sources` plugin (SourceKind; "docs": files in a doc `format`; "python-env": the
+    local Python environment, issue 9);
     format: one of pool.FORMATS (for kind "docs"); files: file names or glob patterns (matched
     case-insensitively) as they are named remotely and in a mirror folder; mirror_subdirs: sub-folders of
     a --from folder also searched; remote: the [remote] table; license, homepage, citation: provenance;
@@ -138,20 +141,71 @@ def parse_manifest(data: dict[str, Any], origin: str) -> Manifest:
     )
 
 
+@dataclass(frozen=True)
+class SourceKind:
+    """One kind of source, as a `gorilla_tui.sources` entry point names it (gorilla_tui/plugins.py; the
+    entry point's name is the manifest `kind` it loads; the built-in "docs" and "python-env" are declared in
+    gorilla-tui's pyproject.toml the same way a third-party package declares its own).
+
+    load: (manifest, FetchContext) -> (origin, files read, LoadResult); raises SourceUnavailable when the
+    source cannot be had, pool.doc.SourceRejected when its content is refused.
+    fingerprint: (manifest, FetchContext) -> hex string of the source's inputs (pool.fingerprint.combine),
+    or None: a source of this kind is then rebuilt by every refresh.
+    manifests: the sources of this kind the plugin adds to the default index, each a TOML text in the
+    format of index/*.toml (parse_manifest), named "plugin NAME" in errors.
+    """
+
+    load: Callable[..., Any]
+    fingerprint: Callable[..., str] | None = None
+    manifests: tuple[str, ...] = ()
+
+
+def source_kind(kind: str) -> SourceKind:
+    """The SourceKind of manifest kind `kind`: a `gorilla_tui.sources` entry point (plugins.load).
+    Raises SourceUnavailable("unsupported") when none is declared or it cannot be loaded, or it is not a
+    SourceKind (the message names the plugin)."""
+    try:
+        found = plugins.load(plugins.SOURCES, kind)
+    except plugins.PluginError as e:
+        raise SourceUnavailable("unsupported", f"no loader for source kind {kind!r}: {e}") from None
+    if not isinstance(found, SourceKind):
+        raise SourceUnavailable(
+            "unsupported", f"source plugin {kind!r} is a {type(found).__name__}, not a SourceKind"
+        )
+    return found
+
+
+def _parse_toml(text: str, where: str) -> Manifest:
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as e:
+        raise UsageError(f"{where}: invalid TOML: {e}") from None
+    return parse_manifest(data, where)
+
+
 def load_manifests() -> list[Manifest]:
     """Every manifest shipped in the package's index/ folder (gorilla_tui.resources.data_files("index")),
-    sorted by file name. Raises UsageError for invalid TOML, a bad manifest or a duplicate name."""
+    sorted by file name, then the manifests of the `gorilla_tui.sources` plugins (SourceKind.manifests), by
+    plugin name. Raises UsageError for invalid TOML, a bad manifest, a duplicate name or a plugin that cannot
+    be loaded (one line naming it)."""
     manifests: list[Manifest] = []
     for f in data_files("index"):
         try:
-            data = tomllib.loads(f.read_text(encoding="utf-8"))
-        except (tomllib.TOMLDecodeError, UnicodeDecodeError) as e:
+            text = f.read_text(encoding="utf-8")
+        except UnicodeDecodeError as e:
             raise UsageError(f"index/{f.name}: invalid TOML: {e}") from None
-        manifests.append(parse_manifest(data, f"index/{f.name}"))
+        manifests.append(_parse_toml(text, f"index/{f.name}"))
+    for name in plugins.names(plugins.SOURCES):
+        try:
+            kind = plugins.load(plugins.SOURCES, name)
+        except plugins.PluginError as e:
+            raise UsageError(str(e)) from None
+        for i, text in enumerate(getattr(kind, "manifests", ()) or ()):
+            manifests.append(_parse_toml(text, f"plugin {name} manifest {i + 1}"))
     names = [m.name for m in manifests]
     dupes = sorted({n for n in names if names.count(n) > 1})
     if dupes:
-        raise UsageError(f"duplicate source names in index/: {', '.join(dupes)}")
+        raise UsageError(f"duplicate source names in index/ and source plugins: {', '.join(dupes)}")
     return manifests
 
 

@@ -8,7 +8,6 @@ and reads the user's own sources.
 from __future__ import annotations
 
 import fnmatch
-import importlib
 import os
 import stat
 from collections.abc import Callable, Sequence
@@ -37,7 +36,7 @@ from gorilla_tui.pool.hub import clip as clip
 from gorilla_tui.pool.hub import hf_files
 from gorilla_tui.pool.hub import hub_unreachable as hub_unreachable
 from gorilla_tui.pool.manifest import REMOTE_TYPES as REMOTE_TYPES
-from gorilla_tui.pool.manifest import FetchContext, Manifest, SourceUnavailable
+from gorilla_tui.pool.manifest import FetchContext, Manifest, SourceKind, SourceUnavailable, source_kind
 from gorilla_tui.pool.manifest import load_manifests as load_manifests
 from gorilla_tui.pool.manifest import parse_manifest as parse_manifest
 
@@ -61,31 +60,10 @@ class SourceLoad:
     fingerprint: str | None = None
 
 
-#: Loaders by manifest kind: a callable(manifest, ctx) -> (origin, files, LoadResult), or "module:function"
-#: imported on first use (so a kind can live in its own module, e.g. issue 9's python-env source).
+#: A source kind's loader: callable(manifest, ctx) -> (origin, files, LoadResult) (manifest.SourceKind.load).
 Loader = Callable[[Manifest, FetchContext], "tuple[str, list[str], LoadResult]"]
-LOADERS: dict[str, Loader | str] = {"python-env": "gorilla_tui.pool.pyenv.source:load_source"}
-
-
-def register_loader(kind: str, loader: Loader | str) -> None:
-    """Add or replace the loader for manifest kind `kind`."""
-    LOADERS[kind] = loader
-
-
-def _loader(kind: str) -> Loader:
-    loader = LOADERS.get(kind)
-    if loader is None:
-        raise SourceUnavailable("unsupported", f"no loader for source kind {kind!r}")
-    if isinstance(loader, str):
-        module, _, attr = loader.partition(":")
-        try:
-            loader = getattr(importlib.import_module(module), attr)
-        except (ImportError, AttributeError):
-            raise SourceUnavailable(
-                "unsupported", f"loader {LOADERS[kind]} for kind {kind!r} is not installed"
-            ) from None
-        LOADERS[kind] = loader
-    return loader
+#: A source kind's fingerprint: callable(manifest, ctx) -> hex str (manifest.SourceKind.fingerprint).
+Fingerprinter = Callable[[Manifest, FetchContext], str]
 
 
 # ---------------------------------------------------------------------------------------------------------
@@ -210,16 +188,8 @@ def questions_file(manifest: Manifest, ctx: FetchContext, name: str, folder: Pat
     return None
 
 
-register_loader("docs", load_docs_source)
-
-
 # ---------------------------------------------------------------------------------------------------------
 # fingerprints: has a source changed since the live index was built? (issue 18)
-
-#: Fingerprint functions by manifest kind: callable(manifest, ctx) -> hex str, or "module:function"
-#: (imported on first use, like LOADERS). A kind without one is always rebuilt.
-Fingerprinter = Callable[[Manifest, FetchContext], str]
-FINGERPRINTS: dict[str, Fingerprinter | str] = {"python-env": "gorilla_tui.pool.pyenv.source:fingerprint"}
 
 
 def docs_fingerprint(manifest: Manifest, ctx: FetchContext) -> str:
@@ -233,18 +203,17 @@ def docs_fingerprint(manifest: Manifest, ctx: FetchContext) -> str:
     return combine("docs", manifest, ctx.max_bytes, origin, files_part(files), files_part(found))
 
 
-FINGERPRINTS["docs"] = docs_fingerprint
+#: The built-in kind "docs" (manifest `format` files: APIBench, APIZoo, ...), declared as the
+#: `gorilla_tui.sources` entry point "docs" in pyproject.toml.
+DOCS = SourceKind(load=load_docs_source, fingerprint=docs_fingerprint)
 
 
 def source_fingerprint(manifest: Manifest, ctx: FetchContext) -> str | None:
     """The fingerprint of a manifest source's inputs, or None when it cannot be told (no fingerprint
     function for its kind, files not found or unreadable: the source is then loaded as usual, which
     reports why). Never raises."""
-    fn = FINGERPRINTS.get(manifest.kind)
     try:
-        if isinstance(fn, str):
-            module, _, attr = fn.partition(":")
-            fn = FINGERPRINTS[manifest.kind] = getattr(importlib.import_module(module), attr)
+        fn = source_kind(manifest.kind).fingerprint
         if fn is None:
             return None
         hand = [hand_questions_text(name) for name in manifest.hand_questions]
@@ -271,7 +240,7 @@ def fetch(manifest: Manifest, ctx: FetchContext) -> SourceLoad:
     """Fetch and load one manifest's docs; never raises for an unreachable or refused source (status
     "refused" for pool.doc.SourceRejected; the message says why)."""
     try:
-        origin, files, result = _loader(manifest.kind)(manifest, ctx)
+        origin, files, result = source_kind(manifest.kind).load(manifest, ctx)
     except SourceUnavailable as e:
         return SourceLoad(manifest.name, manifest.title, e.status, message=str(e))
     except SourceRejected as e:

@@ -19,6 +19,8 @@ def test_doctor_fresh_home_lists_problems_with_fixes(gorilla_home, capsys):
     rep = json.loads(capsys.readouterr().out)
     assert rc == 1
     assert rep["kernel"]["name"] == "cpu" and rep["llama_cpp"]["gpu_offload"] is False
+    # the built-in sources and backends, found as entry points like any plugin
+    assert rep["plugins"] == {"sources": ["docs", "python-env"], "backends": ["llama", "remote"]}
     fixes = {p["fix"] for p in rep["problems"]}
     # the embedded model not assembled yet is a note, not a problem: the first use assembles it
     assert not any("model pull" in f for f in fixes)

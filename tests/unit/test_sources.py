@@ -8,13 +8,9 @@ import pytest
 
 from gorilla_tui.errors import UsageError
 from gorilla_tui.pool.sources import (
-    LOADERS,
-    FetchContext,
     clip,
-    fetch,
     load_manifests,
     parse_manifest,
-    register_loader,
     user_source,
 )
 
@@ -106,19 +102,3 @@ def test_bad_source_name_or_empty_path_says_so(tmp_path: Path) -> None:
         user_source(f"zoo={tmp_path / 'nope.jsonl'}")
     with pytest.raises(UsageError, match="no such file or folder"):
         user_source(f"../x={tmp_path / 'nope.jsonl'}")
-
-
-def test_loader_registry_by_kind() -> None:
-    m = parse_manifest({"name": "fake", "kind": "fake-kind"}, "index/fake.toml")
-    assert fetch(m, FetchContext()).status == "unsupported"
-    from gorilla_tui.pool.doc import ApiDoc, LoadResult
-
-    def loader(manifest, ctx):
-        return "memory", [], LoadResult(docs=[ApiDoc(id="fake:1", source=manifest.name, api_call="f()")])
-
-    register_loader("fake-kind", loader)
-    try:
-        load = fetch(m, FetchContext())
-        assert load.status == "ok" and load.result.docs[0].source == "fake"
-    finally:
-        LOADERS.pop("fake-kind")

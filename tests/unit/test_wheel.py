@@ -43,11 +43,14 @@ def test_wheel_installs_with_data_folders(tmp_path: Path) -> None:
         "print(gorilla_tui.__file__);"
         "print(sorted(f.name for f in r.data_files('index')));"
         "print(sorted(f.name for f in r.data_files('kernels')));"
-        "print(sorted(m.name for m in s.load_manifests()))"
+        "print(sorted(m.name for m in s.load_manifests()));"
+        "import gorilla_tui.plugins as p; print(p.names(p.SOURCES), p.names(p.BACKENDS))"
     )
     r = subprocess.run([str(py), "-c", probe], capture_output=True, text=True, cwd=tmp_path, timeout=120)
     assert r.returncode == 0, r.stderr[-2000:]
-    where, index_files, kernel_files, manifests = r.stdout.strip().splitlines()
+    where, index_files, kernel_files, manifests, plugin_names = r.stdout.strip().splitlines()
+    # the built-in sources and backends are entry points of the installed distribution
+    assert plugin_names == "['docs', 'python-env'] ['llama', 'remote']", plugin_names
     assert where.startswith(str(env_dir)), where  # the installed copy, not the checkout
     assert "apibench-torchhub.toml" in index_files and ".toml" in kernel_files
     assert all(n in manifests for n in ("torchhub", "tensorflowhub", "huggingface", "apizoo"))

@@ -17,6 +17,7 @@ from gorilla_tui.config import load_settings
 from gorilla_tui.errors import UsageError
 from gorilla_tui.pool.doc import Diagnostic, LoadResult
 from gorilla_tui.pool.fingerprint import combine, stat_part
+from gorilla_tui.pool.manifest import SourceKind
 from gorilla_tui.pool.pyenv import SOURCE
 from gorilla_tui.pool.pyenv.compiled import compiled_module_names, read_compiled
 from gorilla_tui.pool.pyenv.groups import SKIP_DIRS as SKIP_DIRS
@@ -102,7 +103,7 @@ def configured_spec(manifest_packages: str = STDLIB) -> str:
 
 
 def load_source(manifest: object, ctx: object = None) -> tuple[str, list[str], LoadResult]:
-    """Loader of manifest kind "python-env" (pool/sources.py LOADERS): (origin, roots read, LoadResult).
+    """Loader of manifest kind "python-env" (PYTHON_ENV.load): (origin, roots read, LoadResult).
 
     The manifest's ``packages`` key (in Manifest.extra) names what to index, plus config.toml's
     ``python:`` entries (see :func:`configured_spec`) unless ``exact`` is true (see :func:`with_spec`);
@@ -132,7 +133,7 @@ def manifest_spec(manifest: object) -> str:
 
 
 def fingerprint(manifest: object, ctx: object = None) -> str:
-    """Fingerprint of the python-env source (pool.fingerprint.combine; sources.FINGERPRINTS): the
+    """Fingerprint of the python-env source (pool.fingerprint.combine; PYTHON_ENV.fingerprint): the
     interpreter (sys.version, sys.executable), the spec (manifest_spec), the compiled modules' names and,
     per group (the standard library, each distribution), its name, version and each module file's name,
     size and mtime (stat only: about 900 stat calls for the standard library, no file is read)."""
@@ -148,6 +149,11 @@ def fingerprint(manifest: object, ctx: object = None) -> str:
         groups.append([group.dist, group.version, modules, stat_part(p for _, _, p in group.files)])
     interpreter = [sys.version, sys.executable, sorted(compiled_module_names())]
     return combine("python-env", spec, interpreter, groups)
+
+
+#: The built-in kind "python-env" (the local Python environment, issue 9), declared as the
+#: `gorilla_tui.sources` entry point "python-env" in pyproject.toml.
+PYTHON_ENV = SourceKind(load=load_source, fingerprint=fingerprint)
 
 
 def with_spec(manifests: list, spec: str) -> list:
