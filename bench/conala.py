@@ -22,7 +22,6 @@ APIZoo, standard library) also how many intents get a Hugging Face or TensorFlow
 
 from __future__ import annotations
 
-import argparse
 import dataclasses
 import importlib
 import json
@@ -38,7 +37,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
-from _report import publish  # noqa: E402
+from _report import Figure, parser, publish, shared_dir  # noqa: E402
 
 from gorilla_tui import services  # noqa: E402
 from gorilla_tui.config import Settings  # noqa: E402
@@ -156,8 +155,7 @@ def load_index(home: Path, bm25: bool, questions: Sequence[Path]) -> ApiIndex:
     question files in index/questions' format) its docs are rebuilt in memory, BM25 only, with those
     questions attached instead of the ones they carry: to try a question file before a refresh."""
     os.environ["GORILLA_TUI_HOME"] = str(home)
-    if bm25 or questions:
-        os.environ["GORILLA_TUI_DENSE"] = "0"
+    os.environ["GORILLA_TUI_DENSE"] = "0" if bm25 or questions else "1"
     index = ApiIndex.load()
     if not questions:
         return index
@@ -270,13 +268,7 @@ def summary(rows: Sequence[dict[str, Any]], half: str) -> dict[str, Any]:
 
 def main(argv: list[str] | None = None) -> int:
     """Run the figures asked for, print them, write docs/benchmarks.md (unless --no-write)."""
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument(
-        "--shared",
-        type=Path,
-        default=Path(os.environ.get("GORILLA_TUI_SHARED", ROOT.parent / "shared")),
-        help="the shared/ data folder (default $GORILLA_TUI_SHARED, else ../shared)",
-    )
+    ap = parser(__doc__)
     ap.add_argument(
         "--home",
         type=Path,
@@ -304,11 +296,10 @@ def main(argv: list[str] | None = None) -> int:
     )
     ap.add_argument("--results", type=Path, default=None, help="write the rows as JSON lines here")
     ap.add_argument("--show", choices=("none", "misses", "all"), default="none", help="print dev-half hits")
-    ap.add_argument("--no-write", action="store_true", help="do not update docs/benchmarks.md")
-    args = ap.parse_args(argv)  # fmt: skip
+    args = ap.parse_args(argv)
     if args.stride < 1 or args.limit < 0:
         ap.error("--stride must be >= 1 and --limit >= 0")
-    path = args.shared / DATA
+    path = shared_dir(args, "conala") / DATA.name
     try:
         entries = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError) as e:
@@ -338,7 +329,17 @@ def main(argv: list[str] | None = None) -> int:
     text = report(entries, labels, rows, asked, hub_rows, hub_asked, args, index)
     if args.results is not None:
         args.results.write_text("".join(json.dumps(r) + "\n" for r in rows + asked), encoding="utf-8")
-    return publish(TITLE, text, not args.no_write and not args.questions)
+    dev, test = summary(rows, "dev"), summary(rows, "test")
+    figures = [
+        Figure("CoNaLa dev, oracle API in 5 hits / at hit 1 (test half)",
+               f"{test['at5']:.1f} / {test['at1']:.1f} % (dev half {dev['at5']:.1f} / {dev['at1']:.1f})",
+               ">= 60 / >= 35 %", "~31 / ~15 % (issue 38)"),
+    ]  # fmt: skip
+    if asked:
+        right = [x["right"] for x in asked if x["half"] == "test"]
+        figures.append(Figure("CoNaLa dev, `ask` proposes an oracle API (test half)", f"{pct(right):.1f} %",
+                              ">= 40 %", "~14 % (issue 38)"))  # fmt: skip
+    return publish(TITLE, text, not args.no_write and not args.questions, summary=figures)
 
 
 def report(entries, labels, rows, asked, hub_rows, hub_asked, args, index) -> str:  # noqa: ANN001
