@@ -15,15 +15,10 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from bench._report import parser, publish  # noqa: E402
+from gorilla_tui.constraints.check import check_doc, overall  # noqa: E402
+from gorilla_tui.constraints.parse import parse_constraints, without_constraints  # noqa: E402
+from gorilla_tui.constraints.rank import apply_constraints, search_with_constraints  # noqa: E402
 from gorilla_tui.pool.doc import load_jsonl  # noqa: E402
-from gorilla_tui.retrieve.constraint_parse import without_constraints  # noqa: E402
-from gorilla_tui.retrieve.constraints import (  # noqa: E402
-    apply_constraints,
-    check_doc,
-    overall,
-    parse_constraints,
-    search_with_constraints,
-)
 from gorilla_tui.retrieve.index import ApiIndex  # noqa: E402
 
 SHARED = Path(os.environ.get("GORILLA_TUI_SHARED", ROOT.parent / "shared")) / "apibench"

@@ -20,6 +20,7 @@ rules (model/likelihood.py CHOICE_RULES) are compared offline on the same scores
 from __future__ import annotations
 
 import argparse
+import ast
 import json
 import os
 import re
@@ -40,6 +41,7 @@ from _report import publish  # noqa: E402
 
 from gorilla_tui import services  # noqa: E402
 from gorilla_tui.config import Settings  # noqa: E402
+from gorilla_tui.fill.filler import callee_of  # noqa: E402
 from gorilla_tui.model import likelihood  # noqa: E402
 from gorilla_tui.pool.doc import ApiDoc  # noqa: E402
 
@@ -73,11 +75,15 @@ def is_right(task: dict[str, Any], doc: ApiDoc | None) -> bool:
     )
 
 
-def build_index(shared: Path) -> Any:
-    """The default index, built by retrieve.refresh as `index --refresh --from` builds it, in a temp home."""
+def build_index(shared: Path, home: Path | None = None) -> Any:
+    """The default index, built by build.refresh as `index --refresh --from` builds it, in a temp home;
+    or, with `home`, the live index of that GORILLA_TUI_HOME as it is (built the same way beforehand)."""
+    from gorilla_tui.build.refresh import embed_index, refresh
     from gorilla_tui.retrieve.index import ApiIndex
-    from gorilla_tui.retrieve.refresh import embed_index, refresh
 
+    if home is not None:
+        os.environ["GORILLA_TUI_HOME"] = str(home)
+        return ApiIndex.load()
     os.environ["GORILLA_TUI_HOME"] = tempfile.mkdtemp(prefix="everyday-")
     report = refresh(mirrors=[shared / "apibench" / "api", shared])
     index = ApiIndex.load(report.path)
@@ -88,13 +94,34 @@ def build_index(shared: Path) -> Any:
     return index
 
 
+def chosen_doc(proposal: Any) -> ApiDoc | None:
+    """The doc the proposal chose among its hits: the hit whose call is the proposed one (no filling), the
+    verdict's matched doc when it is a hit, else the hit with the proposed call's callee (a filled call)."""
+    call = proposal.api_call.strip()
+    docs = [h.doc for h in proposal.hits]
+    if not call:
+        return None
+    exact = next((d for d in docs if d.call.strip() == call), None)
+    if exact is not None:
+        return exact
+    matched = proposal.verdict.matched
+    if matched is not None and any(d.id == matched.id for d in docs):
+        return matched
+    try:
+        node = ast.parse(call, mode="eval").body
+        callee = ast.unparse(node.func) if isinstance(node, ast.Call) else ""
+    except (SyntaxError, ValueError, MemoryError, RecursionError):
+        callee = ""
+    return next((d for d in docs if callee and callee_of(d) == callee), None)
+
+
 def answer(pipeline: Any, backend: Any, task: dict[str, Any]) -> dict[str, Any]:
     """One task through pipeline.ask, plus the content-free score of each hit (for the offline rules)."""
     t0 = time.perf_counter()
     proposal = pipeline.ask(task["task"])
     seconds = time.perf_counter() - t0
     hits = proposal.hits
-    chosen = next((h.doc for h in hits if h.doc.call.strip() == proposal.api_call.strip()), None)
+    chosen = chosen_doc(proposal)  # the filled call is not the doc's call as written
     docs = [h.doc for h in hits]
     free = likelihood.content_free_scores(backend, docs) if len(docs) > 1 else []
     groups = likelihood.domain_groups(docs)
@@ -204,12 +231,16 @@ def main(argv: list[str] | None = None) -> int:
     )  # fmt: skip
     ap.add_argument("--no-write", action="store_true", help="do not update docs/benchmarks.md")
     ap.add_argument("--report-only", action="store_true", help="tables from the --results files, no model")
+    ap.add_argument(
+        "--home", type=Path, default=None,
+        help="use the live index of this GORILLA_TUI_HOME (built with every source) instead of building one",
+    )  # fmt: skip
     args = ap.parse_args(argv)
 
     tasks = [t for t in load_tasks(args.tasks) if args.split in ("all", t["split"])]
     prefix = "everyday" if args.tasks == TASKS else args.tasks.stem
     start = time.perf_counter()
-    index = None if args.report_only else build_index(args.shared)
+    index = None if args.report_only else build_index(args.shared, args.home)
     pools = {s: index.pool(s) for s in SOURCES} if index is not None else {}
     for t in tasks if pools else ():  # a label no doc of the pool meets is a typo, not a hard task
         if not any(is_right(t, d) for d in pools[t["source"]]):

@@ -41,12 +41,11 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
 from _report import publish  # noqa: E402
-from everyday import SOURCES, build_index, is_right, load_tasks, pct  # noqa: E402
+from everyday import SOURCES, build_index, chosen_doc, is_right, load_tasks, pct  # noqa: E402
 
 from gorilla_tui import services  # noqa: E402
 from gorilla_tui.config import Settings  # noqa: E402
 from gorilla_tui.fill.call_grammar import FILLABLE  # noqa: E402
-from gorilla_tui.fill.filler import callee_of  # noqa: E402
 from gorilla_tui.pool.doc import ApiDoc  # noqa: E402
 from gorilla_tui.pool.params import params_of  # noqa: E402
 
@@ -177,27 +176,6 @@ def _verbatim(value: Any, task: str) -> bool:
     if isinstance(value, list):
         return all(_verbatim(v, task) for v in value)
     return False
-
-
-def chosen_doc(proposal: Any) -> ApiDoc | None:
-    """The doc the proposal chose among its hits: the hit whose call is the proposed one (no filling), the
-    verdict's matched doc when it is a hit, else the hit with the proposed call's callee (a filled call)."""
-    call = proposal.api_call.strip()
-    docs = [h.doc for h in proposal.hits]
-    if not call:
-        return None
-    exact = next((d for d in docs if d.call.strip() == call), None)
-    if exact is not None:
-        return exact
-    matched = proposal.verdict.matched
-    if matched is not None and any(d.id == matched.id for d in docs):
-        return matched
-    try:
-        node = ast.parse(call, mode="eval").body
-        callee = ast.unparse(node.func) if isinstance(node, ast.Call) else ""
-    except (SyntaxError, ValueError, MemoryError, RecursionError):
-        callee = ""
-    return next((d for d in docs if callee and callee_of(d) == callee), None)
 
 
 def failure_cause(task: dict[str, Any], row: dict[str, Any], doc: ApiDoc | None) -> str:

@@ -69,7 +69,7 @@ def build_index(args: argparse.Namespace) -> ApiIndex:
     dense_mod.QUERY_CACHE = 100_000
     if args.index:
         return ApiIndex.load(Path(args.index))
-    from gorilla_tui.retrieve.refresh import embed_index, refresh
+    from gorilla_tui.build.refresh import embed_index, refresh
 
     os.environ["GORILLA_TUI_HOME"] = tempfile.mkdtemp(prefix="gorilla-bench-hubdev-")
     shared = Path(args.shared)

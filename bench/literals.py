@@ -8,7 +8,7 @@ built version folder). Each figure is measured twice on the same index: ApiIndex
 text as typed) and on (intent_text: literal values replaced by the word of their kind).
 
 - literal tasks: bench/data/literal_tasks.toml (tasks with URLs, file names, paths, quoted text, numbers...),
-  searched as the pipeline does (retrieve.constraints.search_with_constraints, no hub named, k = 5): hit@1 and
+  searched as the pipeline does (constraints.rank.search_with_constraints, no hub named, k = 5): hit@1 and
   hit@5 (a right doc by the task's label, bench/everyday.py is_right) per split, hybrid (as shipped) and
   BM25 alone (the same index without its vectors, as before its first embedding and in tests/apibench);
 - everyday tasks: bench/everyday_tasks.toml, the same way;
@@ -37,9 +37,9 @@ import hub_dev  # noqa: E402
 import torchhub_dev  # noqa: E402
 from _report import publish  # noqa: E402
 
+from gorilla_tui.constraints.rank import search_with_constraints  # noqa: E402
 from gorilla_tui.evaluate.run import load_tasks as load_eval_tasks  # noqa: E402
 from gorilla_tui.retrieve import dense as dense_mod  # noqa: E402
-from gorilla_tui.retrieve.constraints import search_with_constraints  # noqa: E402
 from gorilla_tui.retrieve.dense import DenseSide  # noqa: E402
 from gorilla_tui.retrieve.index import ApiIndex  # noqa: E402
 from gorilla_tui.retrieve.literals import intent_text  # noqa: E402

@@ -188,9 +188,9 @@ def hybrid(args: argparse.Namespace) -> str:
     import numpy as np
     import tomllib
 
+    from gorilla_tui.build.refresh import embed_docs, embed_index, refresh
     from gorilla_tui.retrieve import dense as dense_mod
     from gorilla_tui.retrieve.embed import E5Embedder, passage_text
-    from gorilla_tui.retrieve.refresh import embed_docs, embed_index, refresh
 
     apibench = Path(args.shared) / "apibench"
     apizoo = Path(args.shared) / "apizoo"
@@ -386,7 +386,7 @@ def _hybrid_md(bm25_s, per_source, summary, unchanged, cost, qtimes, grid, base,
         "",
         f"Embedding python-env's {pyenv['docs']:,} docs would take about "
         f"{py_ms * pyenv['docs'] / 60000:.0f} min at the rate measured below ({py_ms:.0f} ms per doc); the "
-        "package ships the standard library's vectors instead (vectors/, retrieve/seed.py), and python-env "
+        "package ships the standard library's vectors instead (vectors/, build/seed.py), and python-env "
         'is hybrid: see "python-env: BM25 or hybrid" (bench/pyenv_dense.py).',
         "",
         "**Cost** (2 shared, busy CPU cores; figures vary with the load):",
@@ -421,8 +421,8 @@ def perhub(args: argparse.Namespace) -> str:
     """The default index (every source, vectors for the hybrid ones) searched with each hub named, on that
     hub's eval tasks: BM25, dense and hybrid with the shipped fusion (RRF_K, each source's dense_weight),
     next to the targets of issue 18. The eval sets chose nothing; returns the section's markdown."""
+    from gorilla_tui.build.refresh import embed_index, refresh
     from gorilla_tui.retrieve import dense as dense_mod
-    from gorilla_tui.retrieve.refresh import embed_index, refresh
 
     apibench = Path(args.shared) / "apibench"
     if args.vector_cache:
@@ -483,9 +483,9 @@ def devgrid(args: argparse.Namespace) -> str:
     import numpy as np
     import torchhub_dev  # bench/: the dev split's docs and tasks
 
+    from gorilla_tui.build.refresh import embed_docs
     from gorilla_tui.retrieve import dense as dense_mod
     from gorilla_tui.retrieve.embed import E5Embedder
-    from gorilla_tui.retrieve.refresh import embed_docs
 
     if args.vector_cache:
         os.environ["GORILLA_TUI_VECTOR_CACHE"] = str(Path(args.vector_cache).expanduser())
@@ -594,7 +594,7 @@ def main(argv: list[str] | None = None) -> int:
             return 0
     apibench = Path(args.shared) / "apibench"
     os.environ["GORILLA_TUI_HOME"] = tempfile.mkdtemp(prefix="gorilla-bench-")
-    from gorilla_tui.retrieve.refresh import refresh
+    from gorilla_tui.build.refresh import refresh
 
     refresh_s = []
     for _ in range(3):

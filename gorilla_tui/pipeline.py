@@ -24,6 +24,7 @@ from gorilla_tui.check.extract import extract
 from gorilla_tui.check.validator import Validator
 from gorilla_tui.check.verdicts import incomplete
 from gorilla_tui.config import Settings
+from gorilla_tui.constraints.rank import ConstraintResult, search_with_constraints
 from gorilla_tui.errors import ContextOverflowError, UsageError
 from gorilla_tui.fill.filler import Filled, decoded_calls, fill, python_code
 from gorilla_tui.model import likelihood, translate
@@ -33,7 +34,6 @@ from gorilla_tui.model.likelihood import can_score
 from gorilla_tui.model.prompts import fit_prompt
 from gorilla_tui.pipeline_types import AskCancelled, Checker, Choice, SearchIndex  # noqa: F401 - re-exported
 from gorilla_tui.pool.doc import ApiDoc
-from gorilla_tui.retrieve.constraints import ConstraintResult, search_with_constraints
 from gorilla_tui.retrieve.fit import FIT_MODEL, match_label
 from gorilla_tui.textsafe import MAX_TASK_CHARS, clean_task  # noqa: F401 - re-exported (cli, mcp, tests)
 from gorilla_tui.types import (
@@ -123,7 +123,7 @@ class Pipeline:
 
     def retrieve(self, task: str, oracle_doc: ApiDoc | None = None) -> list[Hit]:
         """Hits for `task` by the configured retriever (settings.k, settings.hub). With bm25, constraints
-        stated in the task (accuracy, size, FLOPs, device words; retrieve/constraints.py) rerank the hits:
+        stated in the task (accuracy, size, FLOPs, device words; constraints/rank.py) rerank the hits:
         candidates that meet every constraint first. The parsed constraints stay in self.constraints, the
         search's notes (tokenize.NO_TERMS_NOTE for a task of emoji or symbols alone) in self.search_notes."""
         self.constraints = None

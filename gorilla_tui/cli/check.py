@@ -100,7 +100,7 @@ def _validator(args: argparse.Namespace, code: str | list[str]):
     index, whose lookup is then written for the next run (an index refreshed without one: an older
     version, the TUI's first run). Raises UsageError (bad --pool / --hub), IndexMissingError."""
     from gorilla_tui.check import lookup  # deferred: tree-sitter; not services (numpy, scipy: slow paths)
-    from gorilla_tui.retrieve import store
+    from gorilla_tui.store import versions as store
 
     if args.pool:
         return _slow_validator(_pool(args))

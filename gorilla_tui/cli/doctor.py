@@ -19,6 +19,7 @@ from gorilla_tui.errors import GorillaError, IndexMissingError, UsageError
 from gorilla_tui.model import profiles as kernels
 from gorilla_tui.model import registry as models
 from gorilla_tui.paths import expand_user, get_paths
+from gorilla_tui.pool.remedies import fix_lines
 from gorilla_tui.sandbox.runner import isolation_layers
 from gorilla_tui.textsafe import safe_text
 
@@ -183,8 +184,8 @@ def _index(report: dict[str, Any], problems: list[dict[str, str]], notes: list[d
     ["integrity"] "not checked", else "checked"). Dense vectors that are damaged (retrieve.dense.DenseSide
     .checked_state why "damaged": a vector file cut short, grown or overwritten in place since it was
     embedded, one that does not fit the docs) are a problem: searches are BM25 alone until a refresh."""
+    from gorilla_tui.build.previous import read_verified  # deferred: numpy (~0.1 s); --help stays fast
     from gorilla_tui.retrieve.dense import DenseSide  # deferred: numpy (~0.1 s); --help stays fast
-    from gorilla_tui.retrieve.previous import read_verified  # deferred: numpy (~0.1 s); --help stays fast
 
     try:
         stored, unchecked = read_verified()
@@ -210,9 +211,7 @@ def _index(report: dict[str, Any], problems: list[dict[str, str]], notes: list[d
     dense = DenseSide(int(meta.get("n_docs") or 0), folder).checked_state()
     if dense.get("why") == "damaged":  # vectors cut short or overwritten: searches are BM25 alone
         problems.append({"problem": dense["note"], "fix": _DAMAGED_FIX})
-    lacks = _lacks(folder, meta, dense)
-    if lacks:
-        notes.append({"note": lacks, "fix": _INDEX_FIX})
+    notes += _lacks(meta, dense)
 
 
 #: What each folder of paths.Paths holds, for the problem a folder that cannot be written is.
@@ -256,30 +255,31 @@ def _writable(problems: list[dict[str, str]]) -> None:
             )
 
 
-def _lacks(folder: Path, meta: dict[str, Any], dense: dict[str, Any]) -> str:
-    """What a working index lacks, in one line ("" when nothing): the shipped sources (index/*.toml) it
-    was built without, e.g. an index of python-env only has no model-hub API, and whether its searches are
-    BM25 alone (`dense`, retrieve.dense.DenseSide.checked_state: no vector stored, none of its sources is
-    hybrid, or vectors of another embedder; damaged vectors are left out: _index lists them as a problem).
-    Not a problem: a python-env-only, BM25-only setup may be chosen on purpose (`index --refresh --only
-    python-env`, offline first launch), so doctor's exit code stays 0."""
+def _lacks(meta: dict[str, Any], dense: dict[str, Any]) -> list[dict[str, str]]:
+    """What a working index lacks, as notes ({note, fix}; [] when nothing): the shipped sources (index/*.toml)
+    it was built without, e.g. an index of python-env only has no model-hub API, with each source's fix
+    (pool.remedies.fix_lines, as the first launch, `index --refresh` and `index --status` say it); and
+    whether its searches are BM25 alone (`dense`, retrieve.dense.DenseSide.checked_state: no vector stored,
+    none of its sources is hybrid, or vectors of another embedder; damaged vectors are left out: _index lists
+    them as a problem). Not a problem: a python-env-only, BM25-only setup may be chosen on purpose (`index
+    --refresh --only python-env`, offline first launch), so doctor's exit code stays 0."""
     from gorilla_tui.pool.sources import load_manifests  # deferred: as read_meta
 
     have = {s["name"] for s in meta.get("sources", []) if s.get("loaded")}
     try:
-        missing = [m.name for m in load_manifests() if m.name not in have]
+        manifests = load_manifests()
     except GorillaError:
-        missing = []
-    parts = []
+        manifests = []
+    missing = [m.name for m in manifests if m.name not in have]
+    notes = []
     if missing:
-        parts.append(
-            f"the index has no {', '.join(missing)} docs (built from {', '.join(sorted(have)) or 'nothing'})"
-        )
+        built = ", ".join(sorted(have)) or "nothing"
+        notes.append({"note": f"the index has no {', '.join(missing)} docs (built from {built})",
+                      "fix": "; ".join(fix_lines(missing, manifests))})  # fmt: skip
     if dense["state"] != "building" and not dense.get("docs") and dense.get("why") != "damaged":
-        parts.append(
-            f"searches are {dense['note']}" if dense["note"].startswith("BM25 alone") else dense["note"]
-        )
-    return "; ".join(parts)
+        note = f"searches are {dense['note']}" if dense["note"].startswith("BM25 alone") else dense["note"]
+        notes.append({"note": note, "fix": _INDEX_FIX})
+    return notes
 
 
 def collect(args: argparse.Namespace) -> dict[str, Any]:

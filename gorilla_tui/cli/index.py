@@ -15,6 +15,7 @@ from gorilla_tui.errors import GorillaError, UsageError
 from gorilla_tui.model.likelihood import check_choice_settings
 from gorilla_tui.paths import expand_user, get_paths, path_exists
 from gorilla_tui.pool.doc import MAX_SOURCE_BYTES
+from gorilla_tui.pool.remedies import fix_lines
 from gorilla_tui.textsafe import safe_text
 
 #: Sources built on this machine without any download (a refresh offline still has them).
@@ -285,11 +286,11 @@ def _run_refresh(
     only: list[str],
     max_bytes: int,
 ) -> Any:
-    """Run retrieve.refresh.refresh with a spinner line per source on stderr (its status: "N docs",
+    """Run build.refresh.refresh with a spinner line per source on stderr (its status: "N docs",
     "unchanged", or why not); returns its RefreshReport."""
     from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn  # deferred: rich
 
-    from gorilla_tui.retrieve.refresh import UNCHANGED, refresh  # deferred: numpy, scipy (~0.3 s)
+    from gorilla_tui.build.refresh import UNCHANGED, refresh  # deferred: numpy, scipy (~0.3 s)
 
     columns = (SpinnerColumn(), TextColumn("{task.description}"), TextColumn("{task.fields[status]}"))
     quiet = args.json or not err.is_terminal
@@ -342,7 +343,7 @@ def _dense_step(report: Any, args: argparse.Namespace, err: Any) -> dict[str, An
 
 
 def _embed(index: Any, spec: str, err: Any, quiet: bool) -> dict[str, Any]:
-    """Embed the published index's docs with embedder `spec` (retrieve.refresh.embed_index) and a progress
+    """Embed the published index's docs with embedder `spec` (build.refresh.embed_index) and a progress
     bar on stderr; the BM25 index already answers meanwhile. Returns embed_index's summary, or
     {"error": why} when the embedder is missing or fails (the index then stays BM25 alone)."""
     from rich.progress import (  # deferred: loaded only when a refresh embeds docs
@@ -353,7 +354,7 @@ def _embed(index: Any, spec: str, err: Any, quiet: bool) -> dict[str, Any]:
         TimeRemainingColumn,
     )
 
-    from gorilla_tui.retrieve.refresh import embed_index  # deferred: numpy, scipy (`index --help` stays fast)
+    from gorilla_tui.build.refresh import embed_index  # deferred: numpy, scipy (`index --help` stays fast)
 
     bar = Progress(
         TextColumn("embedding docs (BM25 already live)"),
@@ -375,9 +376,10 @@ def _embed(index: Any, spec: str, err: Any, quiet: bool) -> dict[str, Any]:
 
 
 def _missing_warning(rows: list[dict[str, Any]], missing: list[str]) -> str | None:
-    """The closing line of a refresh that could not fetch every source (None when all came through). A
-    source whose docs were kept from the previous index (a row "kept" beside its "unreachable" one) is
-    said to be kept, not to be indexed with --from: it is in the index."""
+    """The closing line of a refresh that could not fetch every source (None when all came through): what
+    was missing, then each source's fix (pool.remedies.fix_lines, as the first launch, `doctor` and
+    `index --status` say it). A source whose docs were kept from the previous index (a row "kept" beside
+    its "unreachable" one) is said to be kept, not to be indexed: it is in the index."""
     if not missing:
         return None
     kept = {r["name"] for r in rows if r.get("status") == "kept"}
@@ -387,14 +389,11 @@ def _missing_warning(rows: list[dict[str, Any]], missing: list[str]) -> str | No
     only_local = bool(built) and all(name in LOCAL_SOURCES for name in built)
     head = f"only {', '.join(built)} was indexed; " if only_local else ""
     statuses = {r.get("status") for r in rows if r["name"] in missing}
-    if not missing:
-        line = ""
-    elif statuses == {"not in mirror"}:
-        line = f"{head}not in the --from folders: {', '.join(missing)} (add --from DIR with their files)"
-    else:
-        line = f"{head}could not fetch {', '.join(missing)}; to index them use: {FROM_HINT}"
+    parts = []
+    if missing:
+        what = "not in the --from folders:" if statuses == {"not in mirror"} else "could not fetch"
+        parts.append(f"{head}{what} {', '.join(missing)}; " + "; ".join(fix_lines(missing)))
     if stale:
-        line += "; " if line else ""
-        names = ", ".join(stale)
-        line += f"could not fetch {names}: kept from the previous index; to refresh them: {FROM_HINT}"
-    return line
+        fixes = "; ".join(fix_lines(stale, verb="refresh"))
+        parts.append(f"could not fetch {', '.join(stale)}: kept from the previous index; {fixes}")
+    return "; ".join(parts)

@@ -10,6 +10,8 @@ from typing import Any
 
 from gorilla_tui.errors import GorillaError, IndexMissingError
 from gorilla_tui.paths import get_paths
+from gorilla_tui.pool.manifest import load_manifests
+from gorilla_tui.pool.remedies import fix_lines
 from gorilla_tui.textsafe import safe_text
 
 #: Flagged entries listed per source by `index --status` (all of them with --json).
@@ -109,8 +111,8 @@ def status(args: argparse.Namespace) -> int:
     """
     from rich.text import Text  # deferred: rich; --help stays fast
 
-    from gorilla_tui.retrieve import store as index_store  # deferred: numpy, scipy (~0.3 s)
-    from gorilla_tui.retrieve.previous import read_verified
+    from gorilla_tui.build.previous import read_verified  # deferred: numpy, scipy (with the store below)
+    from gorilla_tui.store import versions as index_store  # deferred: numpy, scipy (~0.3 s)
 
     try:
         stored, unchecked = read_verified()
@@ -147,14 +149,32 @@ def status(args: argparse.Namespace) -> int:
     expansion = _expansion_line(meta.get("sources", []), bool(dense.get("questions")))
     if expansion:
         console.print(Text(safe_text(expansion)))
+    missing = missing_sources(meta)
+    if missing["sources"]:
+        console.print(Text(safe_text(f"not in the index: {', '.join(missing['sources'])}")))
+        for line in missing["fixes"]:
+            console.print(Text(safe_text(line)), soft_wrap=True)
     return 0
+
+
+def missing_sources(meta: dict[str, Any]) -> dict[str, list[str]]:
+    """{"sources": the shipped sources (index/*.toml) the index has no docs of, "fixes": one line per fix
+    (pool.remedies.fix_lines, as the first launch, `index --refresh` and `doctor` say it)}; both empty when
+    every shipped source is in, or the manifests cannot be read."""
+    have = {s["name"] for s in meta.get("sources", []) if s.get("loaded")}
+    try:
+        manifests = load_manifests()
+    except GorillaError:
+        return {"sources": [], "fixes": []}
+    names = [m.name for m in manifests if m.name not in have]
+    return {"sources": names, "fixes": fix_lines(names, manifests)}
 
 
 def _expansion_line(rows: list[dict[str, Any]], embedded: bool) -> str:
     """ "doc expansion: SOURCE N questions, ..." for the sources (meta.json rows) whose docs carry
     questions (training or hand-written), "(BM25 and dense)" after those whose questions have vectors
-    (refresh_dense.question_sources, when `embedded`), else "(BM25)"; "" when no source has any."""
-    from gorilla_tui.retrieve.refresh_dense import question_sources  # deferred: numpy
+    (dense_vectors.question_sources, when `embedded`), else "(BM25)"; "" when no source has any."""
+    from gorilla_tui.build.dense_vectors import question_sources  # deferred: numpy
 
     dense = question_sources(rows) if embedded else set()
     reach = {True: "BM25 and dense", False: "BM25"}
@@ -220,6 +240,7 @@ def _status_json(
         "flagged_still": sum(1 for f in flagged if not f.get("repaired")),
         "diagnostics": meta.get("diagnostics", []),
         "integrity": {"checked": not unchecked, "note": unchecked},
+        "missing": missing_sources(meta),
     }
 
 

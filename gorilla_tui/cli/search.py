@@ -100,7 +100,7 @@ def run(args: argparse.Namespace) -> int:
     """Search and print; exit 0 with hits, 1 when nothing matches, 2 for bad input or no index."""
     _import_numpy_with_one_blas_thread()
     from gorilla_tui import services  # deferred: numpy, the index (~0.1 s); `--help` stays fast
-    from gorilla_tui.retrieve.constraints import search_with_constraints  # deferred with services
+    from gorilla_tui.constraints.rank import search_with_constraints  # deferred with services
 
     # escape sequences and control characters are no words; a task over MAX_TASK_CHARS is cut as `ask` cuts it
     # (the dense embedder reads a query whole: 120,000 characters took 2 minutes uncut)

@@ -15,11 +15,11 @@ from typing import Any
 from gorilla_tui import services
 from gorilla_tui.check.validator import Validator
 from gorilla_tui.config import Settings
+from gorilla_tui.constraints.rank import search_with_constraints
 from gorilla_tui.errors import GorillaError
 from gorilla_tui.pipeline import clean_task
-from gorilla_tui.retrieve.constraints import search_with_constraints
 from gorilla_tui.retrieve.index import ApiIndex
-from gorilla_tui.retrieve.store import current_version
+from gorilla_tui.store.versions import current_version
 from gorilla_tui.textsafe import MAX_TASK_INPUT_CHARS
 
 #: Longest task accepted (characters; the CLI's too: textsafe.MAX_TASK_INPUT_CHARS); pipeline.MAX_TASK_CHARS
@@ -109,7 +109,7 @@ class ToolBox:
         return clean_task(task)[0]  # UsageError (a GorillaError) for an empty task
 
     def search(self, task: str, k: int = 5, source: str = "") -> dict[str, Any]:
-        """BM25 hits for `task`, reranked by the constraints the task states (retrieve/constraints.py).
+        """BM25 hits for `task`, reranked by the constraints the task states (constraints/rank.py).
 
         Returns {"task", "source", "k", "hits": [{rank, score, constraints_met, ...entry}], "constraints":
         [one report per stated constraint], "note"}. Raises ToolInputError (k outside 1..K_MAX, a task

@@ -193,8 +193,8 @@ def check_choice_settings(manifest: Manifest) -> None:
     """Refuse a manifest whose choice settings a choice would silently ignore: CHOICE_RULE_KEY not one of
     CHOICE_RULES (choice_rules dropped it and the source got CHOICE_RULE), VOTE_TEMPERATURE_KEY not a finite
     number > 0 (vote_temperature: the source voted at VOTE_TEMPERATURE). Absent keys are fine. A refresh
-    calls it for every manifest (retrieve.refresh's check_manifest, passed by the CLI and the TUI: retrieve
-    never imports model), as refresh_plan.check_settings for the retrieval settings.
+    calls it for every manifest (build.refresh's check_manifest, passed by the CLI and the TUI: retrieve
+    never imports model), as build.plan.check_settings for the retrieval settings.
 
     Raises:
         UsageError: one line naming the manifest file (or source), the key and the value.

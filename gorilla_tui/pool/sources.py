@@ -39,6 +39,7 @@ from gorilla_tui.pool.manifest import REMOTE_TYPES as REMOTE_TYPES
 from gorilla_tui.pool.manifest import FetchContext, Manifest, SourceKind, SourceUnavailable, source_kind
 from gorilla_tui.pool.manifest import load_manifests as load_manifests
 from gorilla_tui.pool.manifest import parse_manifest as parse_manifest
+from gorilla_tui.pool.remedies import add_fix
 
 
 @dataclass
@@ -136,11 +137,7 @@ def _docs_files(manifest: Manifest, ctx: FetchContext) -> tuple[str, list[Path],
         if files:
             return str(folder), files, folder
         raise SourceUnavailable("unreachable", f"{', '.join(manifest.files)} not found in {folder}")
-    url = manifest.remote.get("url", manifest.homepage)
-    raise SourceUnavailable(
-        "unreachable",
-        f"not downloadable ({url}); pass a local copy with --from DIR or --source {manifest.name}=DIR",
-    )
+    raise SourceUnavailable("unreachable", f"not downloadable; to add it: {add_fix(manifest)}")
 
 
 def with_questions(

@@ -1,1 +1,1 @@
-"""Retrieval: tokenizer, BM25 index and its store, constraint parsing and reranking, refresh."""
+"""Searching an index: tokenize, BM25, dense vectors, fusion, source routing, fit and literals."""

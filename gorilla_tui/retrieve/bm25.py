@@ -1,7 +1,7 @@
 """BM25 without scipy: parameters, IDF, top_k, and the per-term postings `search` scores from (issue 20).
 
 A refresh builds the term-frequency matrix with scipy (retrieve/index.py: term_matrix) and stores it
-column-major as postings (retrieve/store.py); a search reads those arrays and scores only the postings of the
+column-major as postings (store/versions.py); a search reads those arrays and scores only the postings of the
 query's terms, so scipy is never imported on the query path (it cost ~0.2 s of a cold `search`). The scores
 are bit-for-bit those of index.Bm25Scorer (the sparse-matrix scorer kept as the reference): the same float32
 document lengths, the same float64 expression per posting, and the terms added up in the same order as
@@ -18,6 +18,7 @@ from typing import Any
 import numpy as np
 
 from gorilla_tui.errors import GorillaError
+from gorilla_tui.store.postings import Postings
 
 IDF_MODES = ("lucene", "okapi")
 
@@ -88,70 +89,6 @@ def top_k(scores: np.ndarray, k: int) -> list[tuple[int, float]]:
     return [(int(positive[i]), float(scores[positive[i]])) for i in order[:k]]
 
 
-@dataclass
-class Postings:
-    """The term frequencies of an index, column-major (CSC without scipy).
-
-    indptr: int64 (n_terms + 1), the postings of term column c are positions indptr[c]:indptr[c + 1];
-    rows: int32 (nnz), the doc row of each posting, ascending within a term; tf: float32 (nnz), its term
-    frequency; lengths: float32 (n_docs), tokens per doc (the row sums of the matrix, as scipy's
-    tf.sum(axis=1) gives them).
-    """
-
-    indptr: np.ndarray
-    rows: np.ndarray
-    tf: np.ndarray
-    lengths: np.ndarray
-
-    @property
-    def n_docs(self) -> int:
-        return len(self.lengths)
-
-    def columns(self) -> np.ndarray:
-        """The term column of each posting (int64, nnz), computed once (the document frequencies of a
-        pool count the postings of its rows per column)."""
-        cols = self.__dict__.get("_columns")
-        if cols is None:
-            cols = self.__dict__["_columns"] = np.repeat(np.arange(self.n_terms), np.diff(self.indptr))
-        return cols
-
-    @property
-    def n_terms(self) -> int:
-        return len(self.indptr) - 1
-
-    @classmethod
-    def from_matrix(cls, tf: Any) -> Postings:
-        """Postings of a scipy sparse term-frequency matrix (n_docs x n_terms; duplicates summed)."""
-        csc = tf.tocsc()
-        if not csc.has_canonical_format:
-            csc = csc.copy()
-            csc.sum_duplicates()
-        lengths = np.asarray(tf.sum(axis=1)).ravel().astype(np.float32)
-        return cls(
-            np.asarray(csc.indptr, np.int64),
-            np.asarray(csc.indices, np.int32),
-            np.asarray(csc.data, np.float32),
-            lengths,
-        )
-
-    def to_matrix(self) -> Any:
-        """The scipy CSR term-frequency matrix (n_docs x n_terms, float32); imports scipy."""
-        from scipy import sparse  # deferred: scipy (~0.2 s); only refresh and the reference scorer need it
-
-        shape = (self.n_docs, self.n_terms)
-        return sparse.csc_matrix((self.tf, self.rows, self.indptr), shape=shape).tocsr()
-
-    def check(self) -> None:
-        """Raise ValueError when the arrays do not fit together (a damaged or foreign store)."""
-        nnz = len(self.rows)
-        if self.indptr.ndim != 1 or len(self.indptr) < 1 or self.indptr[0] != 0 or self.indptr[-1] != nnz:
-            raise ValueError("postings: indptr does not span the postings")
-        if len(self.tf) != nnz or (nnz and (self.rows.min() < 0 or self.rows.max() >= self.n_docs)):
-            raise ValueError("postings: rows or tf do not fit the docs")
-        if np.any(np.diff(self.indptr) < 0):
-            raise ValueError("postings: indptr is not ascending")
-
-
 class PostingsScorer:
     """BM25 scores of the docs at index `rows` (one source or group, ascending rows) from Postings.
 
@@ -220,4 +157,4 @@ class PostingsScorer:
         return out
 
 
-__all__ = ["IDF_MODES", "Bm25Params", "Postings", "PostingsScorer", "idf_vector", "top_k"]
+__all__ = ["IDF_MODES", "Bm25Params", "PostingsScorer", "idf_vector", "top_k"]

@@ -1,7 +1,7 @@
 """Dense vectors of an index, their state, and the fusion of BM25 and dense rankings.
 
 An index answers with BM25 alone until its vectors are ready (a first refresh publishes BM25 at once and
-adds the vectors when embedded, retrieve/refresh.py), and when the embedder is missing or fails (a note
+adds the vectors when embedded, build/refresh.py), and when the embedder is missing or fails (a note
 says why). Fusion is reciprocal rank fusion (Cormack, Clarke & Buettcher, SIGIR 2009): each doc scores
 sum_i w_i / (RRF_K + rank_i) over the rankings it is in, ranks 1-based, each ranking cut at its source's
 depth (FUSION_DEPTH_KEY in its manifest, else FUSION_DEPTH).
@@ -20,9 +20,9 @@ from typing import Any
 import numpy as np
 
 from gorilla_tui.errors import GorillaError
-from gorilla_tui.retrieve import store
 from gorilla_tui.retrieve.embed import Embedder, open_embedder
-from gorilla_tui.retrieve.store_io import json_of
+from gorilla_tui.store import versions as store
+from gorilla_tui.store.fileio import json_of
 
 #: RRF constant, Cormack et al.'s k = 60 (the issue's probe used it; bench/retrieval.py --dev compares
 #: others on the Torch Hub training split).
@@ -131,7 +131,7 @@ NO_HYBRID_SOURCE = 'no doc has a dense vector: its sources say retrieval = "bm25
 
 def _sources_say_hybrid(folder: Path) -> bool:
     """Whether the meta.json of the version `folder` names a source with docs whose retrieval mode is
-    "hybrid" (its docs were embedded: refresh_dense.embed_index); False when it cannot be read."""
+    "hybrid" (its docs were embedded: dense_vectors.embed_index); False when it cannot be read."""
     try:
         meta = json_of(folder / "meta.json")
     except (OSError, ValueError):
@@ -153,7 +153,7 @@ class DenseSide:
     vectors: float32 (n_docs, dim) or None (not built yet); mask: bool (n_docs,), True where a doc has a
     vector (sources whose manifest says retrieval = "bm25" have none); questions: (float32 (n_questions,
     dim), int64 doc rows (n_questions,)) of the doc questions that have vectors
-    (refresh_dense.EMBED_QUESTIONS_KEY), or None: such a doc scores its best cosine over its text and its
+    (dense_vectors.EMBED_QUESTIONS_KEY), or None: such a doc scores its best cosine over its text and its
     questions (the max-sim of multi-vector doc expansion, as in Doc2Query's dense variants); info: what
     dense.json recorded (embedder spec and name, dim, counts); folder: the version folder (looked at again
     for vectors still being built); note: why dense retrieval is off, or "" (shown to the person).

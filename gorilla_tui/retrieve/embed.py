@@ -91,7 +91,7 @@ def passage_text(doc: ApiDoc, description_chars: int = DESCRIPTION_CHARS) -> str
     domain, api_name, functionality and the first `description_chars` characters of the description,
     joined by ". " (empty fields left out), or that description alone. The doc's
     questions (doc expansion) are left out: they reach BM25, and each gets a vector of its own (embedded as
-    a passage too) only in a source whose manifest sets refresh_dense.EMBED_QUESTIONS_KEY, so a changed
+    a passage too) only in a source whose manifest sets dense_vectors.EMBED_QUESTIONS_KEY, so a changed
     question never makes a refresh re-embed the doc."""
     description = (doc.description or "")[:description_chars].strip()
     if description and passage_recipe(doc.source) == "description":

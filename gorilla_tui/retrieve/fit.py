@@ -14,15 +14,12 @@ from __future__ import annotations
 
 import math
 import re
-from typing import TYPE_CHECKING
 
 import numpy as np
 
 from gorilla_tui.retrieve import routing
 from gorilla_tui.retrieve.embed import DEFAULT_EMBEDDER
-
-if TYPE_CHECKING:
-    from gorilla_tui.retrieve.index import ApiIndex
+from gorilla_tui.retrieve.protocols import RoutedIndex
 
 #: Docs whose mean cosine the best cosine is compared with (the dense margin).
 FIT_DEPTH = 50
@@ -34,7 +31,7 @@ FIT_EMBEDDER = DEFAULT_EMBEDDER
 FIT_MODEL = "gemma3-270m"
 
 
-def retrieval_signals(index: ApiIndex, query: str) -> dict[str, float | None]:
+def retrieval_signals(index: RoutedIndex, query: str) -> dict[str, float | None]:
     """The retrieval side's fit signals of `query` over every source of `index`.
 
     Returns:
@@ -116,7 +113,7 @@ def request_text(query: str) -> str:
     return rest or query
 
 
-def needs_translation(index: ApiIndex, query: str) -> bool:
+def needs_translation(index: RoutedIndex, query: str) -> bool:
     """Whether `query` is to be put into English before it is searched (TRANSLATE_MAX_KNOWN,
     TRANSLATE_MAX_ENGLISH), judged on its request (request_text: an English request about a quoted French
     text is English): the share of its terms the index knows first (cheap), then py3langid's probability

@@ -34,7 +34,7 @@ def dense_weight(value: object) -> float | None:
 
 def dense_weights() -> dict[str, float]:
     """Source -> its dense weight in the fusion: the DENSE_WEIGHT_KEY of its shipped manifest (index/*.toml)
-    when dense_weight reads it (a refresh refuses any other value: refresh_plan.check_settings); other
+    when dense_weight reads it (a refresh refuses any other value: build.plan.check_settings); other
     sources (user sources too) use W_DENSE."""
     weights = {name: dense_weight(value) for name, value in shipped_values(DENSE_WEIGHT_KEY).items()}
     return {name: weight for name, weight in weights.items() if weight is not None}

@@ -20,15 +20,13 @@ from gorilla_tui.errors import GorillaError, IndexOutdatedError, UsageError
 from gorilla_tui.pool.doc import ApiDoc
 from gorilla_tui.pool.metrics import Performance
 from gorilla_tui.pool.pyenv.usage import UsageCounts, interpreter_usage
-from gorilla_tui.retrieve import fit, store
-from gorilla_tui.retrieve import prior as doc_prior
+from gorilla_tui.retrieve import fit
 from gorilla_tui.retrieve import routing as source_routing
-from gorilla_tui.retrieve.bm25 import IDF_MODES, Bm25Params, Postings, PostingsScorer, idf_vector, top_k
+from gorilla_tui.retrieve.bm25 import IDF_MODES, Bm25Params, PostingsScorer, idf_vector, top_k
 from gorilla_tui.retrieve.dense import W_BM25, DenseSide, rrf
 from gorilla_tui.retrieve.fusion import FusionSettings
 from gorilla_tui.retrieve.literals import intent_text
 from gorilla_tui.retrieve.matrix import Bm25Scorer, term_matrix
-from gorilla_tui.retrieve.metadata import PerformanceTable
 from gorilla_tui.retrieve.routing import (  # re-exported: the old import path (ROUTING_IDF patched here)
     GROUPS,
     ROUTING,
@@ -52,6 +50,10 @@ from gorilla_tui.retrieve.tokenize import (
     iter_terms,
     tokenize,
 )
+from gorilla_tui.store import prior as doc_prior
+from gorilla_tui.store import versions as store
+from gorilla_tui.store.performance import PerformanceTable
+from gorilla_tui.store.postings import Postings
 from gorilla_tui.types import Hit
 
 if TYPE_CHECKING:
@@ -75,7 +77,7 @@ class ApiIndex:
     it is first read); tf: the scipy CSR term-frequency matrix (len(docs) x len(vocab)) of an index built in
     memory, None for a loaded one (built from the postings on demand by term_frequencies()); postings: the
     same counts column-major (bm25.Postings; derived from tf when not given); meta: what the refresh
-    recorded (sources with counts, diagnostics, built time, sizes; see gorilla_tui.retrieve.refresh);
+    recorded (sources with counts, diagnostics, built time, sizes; see gorilla_tui.build.refresh);
     path: the version folder it was loaded from (None when built in memory); source_names / source_codes:
     the sources in index order and each doc's position in that list (int16 per doc; derived from docs when
     not given, read from the store otherwise so no doc is parsed to route a search); scoring: see SCORINGS;
@@ -116,7 +118,7 @@ class ApiIndex:
             self.source_codes = np.asarray(codes, np.int16)
 
     _performance: PerformanceTable | None = field(default=None, repr=False)
-    #: Each doc's prior (retrieve/prior.py), float32 per doc: read from the version folder, else computed
+    #: Each doc's prior (store/prior.py), float32 per doc: read from the version folder, else computed
     #: from the docs on first use.
     _prior: np.ndarray | None = field(default=None, repr=False)
     #: The fusion's settings (retrieve/fusion.py: each source's dense weight and fusion depth, per doc):
@@ -126,7 +128,7 @@ class ApiIndex:
 
     def performance(self, doc: ApiDoc) -> Performance:
         """`doc`'s normalised performance metadata (pool/metrics.py): from the table a refresh stored with
-        this index (retrieve/metadata.py), read once; for an index built in memory, normalised on first use
+        this index (store/performance.py), read once; for an index built in memory, normalised on first use
         and kept."""
         if self._performance is None:
             stored = PerformanceTable.load(self.path) if self.path is not None else None
@@ -134,7 +136,7 @@ class ApiIndex:
         return self._performance.get(doc)
 
     def prior(self) -> np.ndarray:
-        """float32 per doc: the factor its BM25 score is multiplied by before ranking (retrieve/prior.py;
+        """float32 per doc: the factor its BM25 score is multiplied by before ranking (store/prior.py;
         1 outside prior.PRIOR_SOURCES): the refresh's stored array, else computed from the docs once."""
         if self._prior is None:
             stored = doc_prior.load(self.path, len(self.docs)) if self.path is not None else None

@@ -4,7 +4,7 @@ sees what the person wants done, not the values it is done with.
 "Save the page at https://example.org/index.html to page.html" found `html.escape` (the words html, index and
 page of the URL and the file name); searched as "Save the page at url to html file" it finds
 `urllib.request.urlretrieve`. The values still matter to the rest of an ask: constraints are parsed from the
-task as typed (retrieve/constraints.py), and the filling of a call's arguments reads them from it too; only
+task as typed (constraints/rank.py), and the filling of a call's arguments reads them from it too; only
 the text BM25, the dense side and source routing search with is masked (ApiIndex.search). Doc texts are
 never masked, so a stored index needs no rebuild (tokenize.TOKENIZER_VERSION is unchanged).
 

@@ -1,5 +1,5 @@
 """BM25 on a sparse term-frequency matrix (scipy): the matrix a refresh builds from the tokenised docs
-(term_matrix; stored as postings, retrieve/store.py) and the reference scorer over it (Bm25Scorer), which
+(term_matrix; stored as postings, store/versions.py) and the reference scorer over it (Bm25Scorer), which
 retrieve/bm25.py's postings scorer matches bit for bit. scipy is imported only here, and only at refresh or
 for the reference scorer, never on the query path (issue 20)."""
 

@@ -5,14 +5,12 @@ are retrieve/fusion.py's."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, TypeVar
+from typing import TypeVar
 
 import numpy as np
 
+from gorilla_tui.retrieve.protocols import RoutedIndex
 from gorilla_tui.retrieve.tokenize import tokenize
-
-if TYPE_CHECKING:
-    from gorilla_tui.retrieve.index import ApiIndex
 
 #: How a search over every source (no hub named) keeps one source from crowding out the others:
 #: "source" (default) ranks each source on its own (its own BM25 IDF and lengths, fused with dense) and
@@ -68,7 +66,7 @@ ROUTING_IDFS = ("source", "index", "both")
 ROUTING_MIN_KNOWN = 0.5
 
 
-def source_scores(index: ApiIndex, query: str, idf: str = ROUTING_IDF) -> dict[str, float]:
+def source_scores(index: RoutedIndex, query: str, idf: str = ROUTING_IDF) -> dict[str, float]:
     """Per source of `index`, how well its best doc matches `query` (the "source" ROUTING rule), 0..1: its
     best BM25 score / the best possible score, with each source's own IDF (a group of GROUPS: the group's
     pooled IDF, one score for all its members), with the whole index's IDF, or the mean of the two (`idf`,
@@ -99,14 +97,14 @@ def source_scores(index: ApiIndex, query: str, idf: str = ROUTING_IDF) -> dict[s
     return _dense_scores(index, query)
 
 
-def known_share(index: ApiIndex, query: str) -> float:
+def known_share(index: RoutedIndex, query: str) -> float:
     """Share (0..1) of the distinct BM25 terms of `query` (retrieve/tokenize.py tokenize) that occur in the
     index's vocabulary; 1.0 for a query without terms."""
     terms = set(tokenize(query))
     return sum(t in index.vocab for t in terms) / len(terms) if terms else 1.0
 
 
-def _dense_scores(index: ApiIndex, query: str) -> dict[str, float]:
+def _dense_scores(index: RoutedIndex, query: str) -> dict[str, float]:
     """Per source: its best cosine similarity to `query` minus 1 (-2..0), -2 for a source without vectors
     (or with the dense side off)."""
     out: dict[str, float] = {}

@@ -19,7 +19,7 @@ from gorilla_tui.pool.doc import ApiDoc
 #: tokens capped at MAX_TOKEN_CHARS. 4: Chinese/Japanese/Korean runs split into character bigrams.
 #: 5: per-source field weights (SOURCE_FIELD_WEIGHTS), the words of a concatenated name (name_words) and
 #: description sentences repeated across a source (boilerplate_sentences) in doc_text. 6: the index
-#: stores each doc's prior (retrieve/prior.py, prior.npy), which python-env's BM25 ranking is weighted by.
+#: stores each doc's prior (store/prior.py, prior.npy), which python-env's BM25 ranking is weighted by.
 #: 7: the prior has a usage part (how many standard-library files reference the API, prior.usage_files).
 #: 8: the prior favours the docs hand-written questions expand (prior.HAND_QUESTIONS_FACTOR).
 TOKENIZER_VERSION = 8

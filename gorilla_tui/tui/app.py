@@ -30,7 +30,7 @@ from gorilla_tui.tui.widgets.task_input import TaskInput
 from gorilla_tui.types import Proposal
 
 if TYPE_CHECKING:
-    from gorilla_tui.retrieve.bootstrap import FirstLaunch
+    from gorilla_tui.build.first_launch import FirstLaunch
 
 #: Seconds between two looks at the loaded index's embedding state (retrieve.dense.DenseSide.state).
 DENSE_POLL_SECONDS = 2.0
@@ -58,7 +58,7 @@ class GorillaApp(CopyMixin, IndexLoadingMixin, App[None]):
         self.show_timings = show_timings
         self.last_notice = ""
         self.copy_tool: tuple[str, ...] | None = clipboard.find_tool()
-        #: what the first-launch build did (retrieve.bootstrap.FirstLaunch), None when an index existed
+        #: what the first-launch build did (build.first_launch.FirstLaunch), None when an index existed
         self.first_launch: FirstLaunch | None = None
 
     def get_default_screen(self) -> Screen:

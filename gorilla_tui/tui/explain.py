@@ -7,12 +7,12 @@ import re
 from dataclasses import dataclass, fields
 from typing import Any
 
-from gorilla_tui.retrieve.constraint_parse import DEVICES, FRAMEWORKS, Constraint, framework_keys
-from gorilla_tui.retrieve.constraints import check_doc
+from gorilla_tui.constraints.check import check_doc
+from gorilla_tui.constraints.parse import DEVICES, FRAMEWORKS, Constraint, framework_keys
 from gorilla_tui.tui.naming import display_name
 from gorilla_tui.types import Hit, Proposal
 
-#: Constraint.metric -> how it is written (retrieve/constraint_parse.py lists the metrics).
+#: Constraint.metric -> how it is written (constraints/parse.py lists the metrics).
 METRIC_WORDS = {
     "top1": "top-1",
     "top5": "top-5",
@@ -136,7 +136,7 @@ def set_aside(proposal: Proposal) -> list[SetAside]:
 
     Reasons, from the proposal's own fields: the doc is flagged with no repaired call (its api_call is
     not valid Python, so pipeline.Pipeline never offers it); likelihood mode scored the others but not
-    this one (Hit.lm_score None); the doc violates a task constraint (retrieve.constraints.check_doc over
+    this one (Hit.lm_score None); the doc violates a task constraint (constraints.check.check_doc over
     Proposal.constraints: such hits are ranked last). Empty in generate mode."""
     if not proposal.select_by:
         return []

@@ -14,7 +14,7 @@ from gorilla_tui.tui.messages import LoadState
 from gorilla_tui.tui.widgets.status_bar import StatusBar
 
 if TYPE_CHECKING:
-    from gorilla_tui.retrieve.bootstrap import FirstLaunch
+    from gorilla_tui.build.first_launch import FirstLaunch
     from gorilla_tui.tui.screens.main import MainScreen
     from gorilla_tui.tui.session import Session
 
@@ -53,13 +53,13 @@ class IndexLoadingMixin:
 
     @work(thread=True, exclusive=True, group="load-index", exit_on_error=False)
     def _first_launch(self) -> None:
-        """No index yet: build what can be built now (retrieve.bootstrap.build_first_index), no dialog."""
+        """No index yet: build what can be built now (build.first_launch.build_first_index), no dialog."""
 
         def on_event(kind: str, name: str, load) -> None:
             if kind == "start":
                 self.call_from_thread(self.status, index=f"building ({name})…")
 
-        from gorilla_tui.retrieve.bootstrap import build_first_index  # deferred: only a first launch needs it
+        from gorilla_tui.build.first_launch import build_first_index  # deferred: only a first launch needs it
 
         try:
             result = build_first_index(self.session.settings, on_event, check_choice_settings)
@@ -83,13 +83,13 @@ class IndexLoadingMixin:
     @work(thread=True, exclusive=True, group="load-index", exit_on_error=False)
     def _rebuild_outdated(self) -> None:
         """The index was built by an older version: rebuild it as `gorilla-tui index --refresh` does (the
-        sources it was built from, read again; retrieve.refresh), then answer from it."""
-        from gorilla_tui.retrieve.refresh import refresh  # deferred: only after an upgrade
+        sources it was built from, read again; build.refresh), then answer from it."""
+        from gorilla_tui.build.refresh import refresh  # deferred: only after an upgrade
 
         try:
             report = refresh(
                 config_paths=[p for p in self.session.settings.source_specs() if not p.startswith("python:")],
-                check_manifest=check_choice_settings,  # the model's manifest keys (retrieve.refresh)
+                check_manifest=check_choice_settings,  # the model's manifest keys (build.refresh)
             )
             self.session.set_index(report.index)
         except Exception as e:  # a failed rebuild must not kill the app
@@ -152,11 +152,11 @@ class IndexLoadingMixin:
 
     @work(thread=True, exclusive=True, group="embed-index", exit_on_error=False)
     def _embed_index(self, index: Any) -> None:
-        """Embed the new index's docs (retrieve.refresh.embed_index) while it already answers with BM25;
+        """Embed the new index's docs (build.refresh.embed_index) while it already answers with BM25;
         the status bar shows "embedding n/m" and then "hybrid". Stops between batches when the app quits."""
         from textual.worker import get_current_worker  # deferred with embed_index: only a fresh build embeds
 
-        from gorilla_tui.retrieve.refresh import embed_index  # deferred: numpy, scipy (first paint)
+        from gorilla_tui.build.refresh import embed_index  # deferred: numpy, scipy (first paint)
 
         worker = get_current_worker()
 

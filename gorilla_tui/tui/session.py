@@ -8,12 +8,12 @@ from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from gorilla_tui.config import Settings
+from gorilla_tui.constraints.rank import search_with_constraints
 from gorilla_tui.errors import GorillaError, IndexMissingError
 from gorilla_tui.fill.filler import decoded_calls
 from gorilla_tui.history import History
 from gorilla_tui.model import likelihood
 from gorilla_tui.parsing import parse, syntax_problem
-from gorilla_tui.retrieve.constraints import search_with_constraints
 from gorilla_tui.textsafe import clean_task
 from gorilla_tui.types import NEEDS_NOTE, Hit, Proposal, Verdict
 

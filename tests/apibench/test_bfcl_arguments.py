@@ -15,29 +15,26 @@ from gorilla_tui.check.validator import Validator
 from gorilla_tui.pool.apidoc import ApiDoc
 from gorilla_tui.pool.functions import function_doc, python_name
 from gorilla_tui.pool.params import params_of
-from tests.conftest import SHARED
 
-BFCL = SHARED / "bfcl"
-QUESTIONS = BFCL / "BFCL_v4_simple_python.json"
-ANSWERS = BFCL / "possible_answer" / "BFCL_v4_simple_python.json"
+#: The simple category's questions and answers, under the bfcl_data fixture's folder.
+QUESTIONS = "BFCL_v4_simple_python.json"
+ANSWERS = "possible_answer/BFCL_v4_simple_python.json"
 #: Ground truths off their own schema: simple_python_200 lists "" (may be left out) first for
 #: fuel_efficiency, which its function declares required.
 OFF_SCHEMA = {"simple_python_200": "wrong_args:missing_argument"}
 
 
 def _lines(path) -> list[dict[str, Any]]:
-    if not path.is_file():
-        pytest.fail(f"BFCL data not found at {path}; set GORILLA_TUI_SHARED to the shared/ folder")
     return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
 
 
 @pytest.fixture(scope="module")
-def bfcl() -> list[tuple[str, ApiDoc, str, dict[str, Any]]]:
+def bfcl(bfcl_data) -> list[tuple[str, ApiDoc, str, dict[str, Any]]]:
     """(id, the function's doc, its callee, the answer's arguments) per question: each parameter's first
     acceptable value, parameters whose first one is "" (may be left out) omitted."""
-    answers = {a["id"]: a["ground_truth"][0] for a in _lines(ANSWERS)}
+    answers = {a["id"]: a["ground_truth"][0] for a in _lines(bfcl_data / ANSWERS)}
     rows = []
-    for i, q in enumerate(_lines(QUESTIONS), 1):
+    for i, q in enumerate(_lines(bfcl_data / QUESTIONS), 1):
         doc = function_doc(q["function"][0], source="bfcl", index=i)
         ((name, params),) = answers[q["id"]].items()
         given = {k: values[0] for k, values in params.items() if values and values[0] != ""}

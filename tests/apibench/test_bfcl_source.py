@@ -12,16 +12,11 @@ import pytest
 from gorilla_tui.pool.functions import normalise_schema
 from gorilla_tui.pool.sources import user_source
 from gorilla_tui.retrieve.index import ApiIndex
-from tests.conftest import SHARED
-
-SIMPLE = SHARED / "bfcl" / "BFCL_v4_simple_python.json"
 
 
 @pytest.fixture(scope="module")
-def simple() -> Path:
-    if not SIMPLE.is_file():
-        pytest.fail(f"BFCL data not found at {SIMPLE}; set GORILLA_TUI_SHARED to the shared/ folder")
-    return SIMPLE
+def simple(bfcl_data: Path) -> Path:
+    return bfcl_data / "BFCL_v4_simple_python.json"
 
 
 def test_bfcl_simple_as_a_source_and_its_questions_find_their_functions(simple: Path) -> None:

@@ -8,16 +8,10 @@ from pathlib import Path
 
 import pytest
 
+from gorilla_tui.constraints.check import check_doc, overall
+from gorilla_tui.constraints.parse import Constraint, parse_constraints
+from gorilla_tui.constraints.rank import apply_constraints, proposal_constraints, rerank
 from gorilla_tui.pool.doc import ApiDoc, load_jsonl
-from gorilla_tui.retrieve.constraints import (
-    Constraint,
-    apply_constraints,
-    check_doc,
-    overall,
-    parse_constraints,
-    proposal_constraints,
-    rerank,
-)
 from gorilla_tui.types import Hit, Proposal, Verdict
 from tests.unit.test_constraints import TASKS, _parsed
 
@@ -102,7 +96,7 @@ def test_mixed_values_are_unknown(pools: dict[str, list[ApiDoc]]) -> None:
 
 
 def test_search_with_constraints_widens(pools: dict[str, list[ApiDoc]]) -> None:
-    from gorilla_tui.retrieve.constraints import search_with_constraints
+    from gorilla_tui.constraints.rank import search_with_constraints
     from gorilla_tui.retrieve.index import ApiIndex
 
     index = ApiIndex.build(pools["torchhub"])

@@ -7,18 +7,15 @@ from pathlib import Path
 
 import pytest
 
+from gorilla_tui.constraints import check as check_mod
+from gorilla_tui.constraints import rank as cmod
+from gorilla_tui.constraints.check import check_doc, overall
+from gorilla_tui.constraints.parse import parse_constraints, without_constraints
+from gorilla_tui.constraints.rank import search_with_constraints
 from gorilla_tui.pool.doc import ApiDoc, load_jsonl
 from gorilla_tui.pool.metrics import normalise_performance, provider_id
-from gorilla_tui.retrieve import constraints as cmod
-from gorilla_tui.retrieve.constraint_parse import without_constraints
-from gorilla_tui.retrieve.constraints import (
-    check_doc,
-    overall,
-    parse_constraints,
-    search_with_constraints,
-)
 from gorilla_tui.retrieve.index import ApiIndex
-from gorilla_tui.retrieve.metadata import FILE, PerformanceTable
+from gorilla_tui.store.performance import FILE, PerformanceTable
 
 
 @pytest.fixture(scope="module")
@@ -140,7 +137,7 @@ def test_satisfying_candidates_rank_above_unknown_ones_in_the_widened_set(
         statuses = [r["status"] for r in result.report]
         assert ok, task
         assert [h.doc.id for h in result.hits][: min(5, len(ok))] == ok[:5]  # retrieval order kept
-        assert statuses == sorted(statuses, key=cmod.STATUSES.index)
+        assert statuses == sorted(statuses, key=check_mod.STATUSES.index)
 
 
 def test_the_task_is_parsed_once_per_search(
@@ -148,15 +145,15 @@ def test_the_task_is_parsed_once_per_search(
 ) -> None:
     index = ApiIndex.build(hubs["torchhub"])
     calls = []
-    real = cmod.parse_constraints
-    monkeypatch.setattr(cmod, "parse_constraints", lambda t: calls.append(t) or real(t))
+    real = cmod.read_task
+    monkeypatch.setattr(cmod, "read_task", lambda t: calls.append(t) or real(t))
     result = search_with_constraints(index, "a tiny classifier for a microcontroller, top-1 above 95 %", k=5)
     assert result.constraints and not result.satisfied_any  # nothing that small and that good: widened
     assert len(calls) == 1
 
 
 def test_performance_is_normalised_once_at_refresh(apibench: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from gorilla_tui.retrieve.refresh import refresh
+    from gorilla_tui.build.refresh import refresh
 
     report = refresh(mirrors=[apibench / "api"], only=["torchhub"])
     assert (report.path / FILE).is_file()
@@ -169,8 +166,8 @@ def test_performance_is_normalised_once_at_refresh(apibench: Path, monkeypatch: 
     def fail(_raw: object) -> None:
         raise AssertionError("performance normalised during an ask")
 
-    monkeypatch.setattr(cmod, "normalise_performance", fail)
-    monkeypatch.setattr("gorilla_tui.retrieve.metadata.normalise_performance", fail)
+    monkeypatch.setattr(check_mod, "normalise_performance", fail)
+    monkeypatch.setattr("gorilla_tui.store.performance.normalise_performance", fail)
     result = search_with_constraints(index, "classify images, top-1 above 80 % on ImageNet", k=5)
     assert result.satisfied_any
     assert all(r["status"] == "satisfied" for r in result.report)

@@ -14,13 +14,13 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from gorilla_tui.build.refresh import embed_docs, embed_index, refresh
 from gorilla_tui.errors import GorillaError
 from gorilla_tui.pool.doc import ApiDoc, load_file
 from gorilla_tui.pool.pyenv.source import load_python_env
-from gorilla_tui.retrieve import store as index_store
 from gorilla_tui.retrieve.embed import E5Embedder, open_embedder
 from gorilla_tui.retrieve.index import ApiIndex, top_k
-from gorilla_tui.retrieve.refresh import embed_docs, embed_index, refresh
+from gorilla_tui.store import versions as index_store
 
 
 @pytest.fixture(scope="module")
@@ -225,11 +225,11 @@ def test_a_bad_embedder_spec_is_a_usage_error_before_any_work(
 def test_framework_words_do_not_steer_the_search_inside_its_hub(
     dense: Path, apibench: Path, embedder: E5Embedder, words: str
 ) -> None:
-    """The words that name the framework are not searched for inside its hub (constraint_parse
+    """The words that name the framework are not searched for inside its hub (constraints.parse
     without_frameworks): on the hybrid Hugging Face pool, "summarize a text with hugging face" once put
     text-to-video and text-generation docs first (the dense side read "hugging face"), and "... using
     transformers" a translation doc; without the words every top hit is a summarization doc."""
-    from gorilla_tui.retrieve.constraints import search_with_constraints
+    from gorilla_tui.constraints.rank import search_with_constraints
 
     hf = load_file(apibench / "api" / "huggingface_api.jsonl", "huggingface", "apibench").docs
     docs = [*hf, *load_file(apibench / "api" / "torchhub_api.jsonl", "torchhub", "apibench").docs]

@@ -12,12 +12,13 @@ from gorilla_tui.cli import main
 from gorilla_tui.pool.repair import python_parses
 
 
-def _responses(apibench, hub, name):
-    return str(apibench / "responses" / hub / f"response_{hub}_Gorilla_FT_{name}.jsonl")
+def _responses(folder, hub, name):
+    return str(folder / hub / f"response_{hub}_Gorilla_FT_{name}.jsonl")
 
 
-def test_gorilla_metric_json(apibench, capsys):
-    args = ["eval", "score", "--hub", "torchhub", "--responses", _responses(apibench, "torchhub", "0_shot"),
+def test_gorilla_metric_json(apibench_responses, apibench, capsys):
+    responses = _responses(apibench_responses, "torchhub", "0_shot")
+    args = ["eval", "score", "--hub", "torchhub", "--responses", responses,
             "--from", str(apibench), "--metric", "gorilla", "--json"]  # fmt: skip
     assert main(args) == 0
     out = json.loads(capsys.readouterr().out)
@@ -50,15 +51,15 @@ def test_strict_metric_with_explicit_files(apibench, capsys, tmp_path):
     assert out["reasons"] == {"unparseable:python_syntax": refused}
 
 
-def test_strict_table_output(apibench, capsys):
+def test_strict_table_output(apibench_responses, apibench, capsys):
     args = ["eval", "score", "--hub", "tensorflowhub", "--from", str(apibench),
-            "--responses", _responses(apibench, "tensorflowhub", "oracle")]  # fmt: skip
+            "--responses", _responses(apibench_responses, "tensorflowhub", "oracle")]  # fmt: skip
     assert main(args) == 0
     out = capsys.readouterr().out
     assert "metric strict" in out and "per domain" in out and "Image feature vector" in out
 
 
-def test_bad_usage(apibench, capsys, tmp_path):
+def test_bad_usage(apibench_responses, apibench, capsys, tmp_path):
     assert main(["eval", "score", "--hub", "nohub", "--responses", "x.jsonl"]) == 2
     assert "unknown hub" in capsys.readouterr().err
     empty = tmp_path / "empty.jsonl"
@@ -67,7 +68,8 @@ def test_bad_usage(apibench, capsys, tmp_path):
         main(["eval", "score", "--hub", "torchhub", "--responses", str(empty), "--from", str(apibench)]) == 2
     )
     assert "empty" in capsys.readouterr().err
-    args = ["eval", "score", "--hub", "torchhub", "--responses", _responses(apibench, "torchhub", "bm25"),
+    bm25 = _responses(apibench_responses, "torchhub", "bm25")
+    args = ["eval", "score", "--hub", "torchhub", "--responses", bm25,
             "--from", str(tmp_path)]  # fmt: skip
     assert main(args) == 2
     assert "not found" in capsys.readouterr().err
@@ -78,12 +80,12 @@ def _score(apibench, responses, *extra, hub="torchhub", metric="strict"):
             "--metric", metric, "--json", *extra]  # fmt: skip
 
 
-def _lines(apibench, hub="torchhub"):
-    return [line for line in open(_responses(apibench, hub, "0_shot")) if line.strip()]
+def _lines(apibench_responses, hub="torchhub"):
+    return [line for line in open(_responses(apibench_responses, hub, "0_shot")) if line.strip()]
 
 
-def test_a_few_bad_lines_count_as_errors_with_a_warning(apibench, capsys, tmp_path):
-    good = _lines(apibench)[:40]
+def test_a_few_bad_lines_count_as_errors_with_a_warning(apibench_responses, apibench, capsys, tmp_path):
+    good = _lines(apibench_responses)[:40]
     responses = tmp_path / "r.jsonl"
     responses.write_text("".join(good[:10]) + "not json\n" + "".join(good[10:]))
     assert main(_score(apibench, responses, metric="gorilla")) == 0
@@ -97,9 +99,11 @@ def test_a_few_bad_lines_count_as_errors_with_a_warning(apibench, capsys, tmp_pa
     assert "warning: 1 line(s)" in captured.err
 
 
-def test_a_line_nested_deeper_than_the_recursion_limit_is_a_bad_line(apibench, capsys, tmp_path):
+def test_a_line_nested_deeper_than_the_recursion_limit_is_a_bad_line(
+    apibench_responses, apibench, capsys, tmp_path
+):
     # hostile-input pass (breakit1): this was "internal error: RecursionError"
-    good = _lines(apibench)[:40]
+    good = _lines(apibench_responses)[:40]
     deep = '{"question_id": 99, "text": ' + "[" * 100_000 + "]" * 100_000 + "}\n"
     responses = tmp_path / "r.jsonl"
     responses.write_text("".join(good[:10]) + deep + "".join(good[10:]))
@@ -112,7 +116,7 @@ def test_a_line_nested_deeper_than_the_recursion_limit_is_a_bad_line(apibench, c
 
 
 @pytest.mark.parametrize("metric", ["strict", "gorilla"])
-def test_not_a_response_file_exits_2(apibench, capsys, tmp_path, metric):
+def test_not_a_response_file_exits_2(apibench_responses, apibench, capsys, tmp_path, metric):
     binary = tmp_path / "ls.bin"
     binary.write_bytes(Path("/bin/ls").read_bytes() if Path("/bin/ls").is_file() else b"\x7fELF\x00\x01" * 99)
     latin1 = tmp_path / "latin1.jsonl"
@@ -120,7 +124,7 @@ def test_not_a_response_file_exits_2(apibench, capsys, tmp_path, metric):
     prose = tmp_path / "prose.jsonl"
     prose.write_text("this is\nnot a response file\n[1, 2]\n")
     mostly_bad = tmp_path / "bad.jsonl"
-    mostly_bad.write_text("".join(_lines(apibench)[:10]) + "{}\n" + "oops\n")
+    mostly_bad.write_text("".join(_lines(apibench_responses)[:10]) + "{}\n" + "oops\n")
     cases = [(binary, "binary"), (latin1, "not UTF-8"), (prose, "no line is; first line that is not: 1"),
              (mostly_bad, "2 of 12 lines of responses file")]  # fmt: skip
     for path, message in cases:
@@ -131,8 +135,8 @@ def test_not_a_response_file_exits_2(apibench, capsys, tmp_path, metric):
         assert len(captured.err.strip().splitlines()) == 1 and "Traceback" not in captured.err
 
 
-def test_repeated_and_unknown_question_ids(apibench, capsys, tmp_path):
-    good = _lines(apibench)[:10]
+def test_repeated_and_unknown_question_ids(apibench_responses, apibench, capsys, tmp_path):
+    good = _lines(apibench_responses)[:10]
     responses = tmp_path / "dup.jsonl"
     stray = json.dumps({"question_id": 99999, "text": "x"}) + "\n"
     responses.write_text("".join(good) + good[2] + good[5] + stray)
@@ -154,8 +158,8 @@ def test_repeated_and_unknown_question_ids(apibench, capsys, tmp_path):
 
 
 @pytest.mark.parametrize("metric", ["strict", "gorilla"])
-def test_responses_for_another_hub_are_flagged(apibench, capsys, metric):
-    torchhub = _responses(apibench, "torchhub", "0_shot")
+def test_responses_for_another_hub_are_flagged(apibench_responses, apibench, capsys, metric):
+    torchhub = _responses(apibench_responses, "torchhub", "0_shot")
     assert main(_score(apibench, torchhub, hub="huggingface", metric=metric)) == 0
     captured = capsys.readouterr()
     out = json.loads(captured.out)
@@ -167,10 +171,11 @@ def test_responses_for_another_hub_are_flagged(apibench, capsys, metric):
     assert json.loads(captured.out)["warnings"] == [] and captured.err == ""
 
 
-def test_subprocess_eval_score(apibench, gorilla_cmd):
+def test_subprocess_eval_score(apibench_responses, apibench, gorilla_cmd):
     proc = subprocess.run(
         [*gorilla_cmd, "eval", "score", "--hub", "huggingface", "--from", str(apibench),
-         "--metric", "gorilla", "--responses", _responses(apibench, "huggingface", "0_shot"), "--json"],
+         "--metric", "gorilla", "--responses", _responses(apibench_responses, "huggingface", "0_shot"),
+         "--json"],
         capture_output=True, text=True, timeout=120,
     )  # fmt: skip
     assert proc.returncode == 0, proc.stderr

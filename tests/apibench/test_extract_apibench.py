@@ -9,13 +9,13 @@ from gorilla_tui.check.extract import extract
 from gorilla_tui.parsing import parse
 
 
-def _responses(apibench, hub, name):
-    path = apibench / "responses" / hub / f"response_{hub}_Gorilla_{name}.jsonl"
+def _responses(folder, hub, name):
+    path = folder / hub / f"response_{hub}_Gorilla_{name}.jsonl"
     return [json.loads(line) for line in path.read_text().splitlines()]
 
 
-def test_gorilla_fields_inline(apibench):
-    text = _responses(apibench, "tensorflowhub", "FT_0_shot")[0]["text"]
+def test_gorilla_fields_inline(apibench_responses):
+    text = _responses(apibench_responses, "tensorflowhub", "FT_0_shot")[0]["text"]
     ex = extract(text)
     assert ex.format == "gorilla"
     assert ex.api_call.startswith("hub.KerasLayer('https://tfhub.dev/google/imagenet/mobilenet_v2_100_224/")
@@ -24,8 +24,8 @@ def test_gorilla_fields_inline(apibench):
     assert not parse(ex.code).root_node.has_error
 
 
-def test_torchhub_dict_string_with_escaped_quotes(apibench):
-    rows = _responses(apibench, "torchhub", "FT_0_shot")
+def test_torchhub_dict_string_with_escaped_quotes(apibench_responses):
+    rows = _responses(apibench_responses, "torchhub", "FT_0_shot")
     ex = extract(rows[0]["text"])
     assert ex.format == "dict"
     assert (
@@ -37,9 +37,11 @@ def test_torchhub_dict_string_with_escaped_quotes(apibench):
     assert extract(escaped).api_call == 'model = torch.hub.load("pytorch/vision", "mobilenet_v2")'
 
 
-def test_every_torchhub_api_call_field_parses(apibench):
+def test_every_torchhub_api_call_field_parses(apibench_responses):
     """The api_call field of the dict-string responses is recovered as Python in nearly every line."""
-    rows = _responses(apibench, "torchhub", "FT_0_shot") + _responses(apibench, "torchhub", "FT_bm25")
+    rows = _responses(apibench_responses, "torchhub", "FT_0_shot") + _responses(
+        apibench_responses, "torchhub", "FT_bm25"
+    )
     calls = [extract(r["text"]).api_call for r in rows]
     good = [c for c in calls if c and not parse(c).root_node.has_error]
     assert len(good) >= 0.95 * len(rows)

@@ -25,8 +25,8 @@ PUBLISHED = {
 
 
 @pytest.mark.parametrize(("hub", "retriever"), list(PUBLISHED))
-def test_published_numbers(apibench, hub, retriever):
-    responses = apibench / "responses" / hub / f"response_{hub}_Gorilla_FT_{retriever}.jsonl"
+def test_published_numbers(apibench_responses, apibench, hub, retriever):
+    responses = apibench_responses / hub / f"response_{hub}_Gorilla_FT_{retriever}.jsonl"
     score = score_file(hub, responses, metric="gorilla", from_dir=apibench)
     acc, hal = round(100 * score.accuracy, 2), round(100 * score.hallucination, 2)
     want_acc, want_hal = PUBLISHED[(hub, retriever)]

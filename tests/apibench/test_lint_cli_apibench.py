@@ -21,18 +21,21 @@ import yaml
 from gorilla_tui.check import lookup
 from gorilla_tui.check.validator import Validator
 from gorilla_tui.cli import main
-from gorilla_tui.retrieve import store
 from gorilla_tui.retrieve.index import ApiIndex
+from gorilla_tui.store import versions as store
 from tests.cli.test_lint_cli import REPO
 
 CORPUS = REPO / "tests" / "data" / "lint_corpus"
 
 
 @pytest.fixture(scope="module")
-def index_home(apibench, tmp_path_factory) -> Path:
-    """One default index (APIBench hubs, APIZoo, python-env) built by a real refresh, shared by the module."""
+def index_home(apibench, apizoo, tmp_path_factory) -> Path:
+    """One default index (APIBench hubs, APIZoo, python-env) built by a real refresh, shared by the module
+    (from the data root holding apibench/ and apizoo/)."""
     home = tmp_path_factory.mktemp("lint-home")
-    env = dict(os.environ, GORILLA_TUI_HOME=str(home), PYTHONPATH=str(REPO))
+    # BM25 alone (GORILLA_TUI_DENSE=0, as tests/conftest.py gorilla_home sets it for every test; this module
+    # fixture runs before it): the checks read the lookup, and embedding ~3,000 docs outran the timeout
+    env = dict(os.environ, GORILLA_TUI_HOME=str(home), GORILLA_TUI_DENSE="0", PYTHONPATH=str(REPO))
     run = subprocess.run(
         [sys.executable, "-m", "gorilla_tui", "index", "--refresh", "--from", str(apibench.parent)],
         env=env, capture_output=True, text=True, timeout=600,
@@ -124,7 +127,7 @@ def test_missing_path_is_usage_error(home, capsys):
     assert "no such file" in capsys.readouterr().err
 
 
-def test_lookup_gives_the_full_validator_verdicts(home, apibench):
+def test_lookup_gives_the_full_validator_verdicts(apibench_responses, home, apibench):
     """The lookup Validator (only the entries the code reaches) equals the one over the whole index on the
     Gorilla-7B responses of the three hubs and on the corpus files."""
     full = Validator(ApiIndex.load().pool())
@@ -132,7 +135,7 @@ def test_lookup_gives_the_full_validator_verdicts(home, apibench):
     assert (folder / "lookup").is_dir()
     texts = [p.read_text() for p in sorted(CORPUS.glob("*.py"))]
     for hub in ("torchhub", "tensorflowhub", "huggingface"):
-        path = next((apibench / "responses" / hub).glob("*_FT_0_shot.jsonl"))
+        path = next((apibench_responses / hub).glob("*_FT_0_shot.jsonl"))
         texts += [json.loads(line)["text"] for line in path.read_text().splitlines()[:60]]
     for text in texts:
         fast = lookup.load_validator(folder, text)

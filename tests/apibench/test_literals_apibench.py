@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from gorilla_tui.retrieve.constraints import search_with_constraints
+from gorilla_tui.build.refresh import refresh
+from gorilla_tui.constraints.rank import search_with_constraints
 from gorilla_tui.retrieve.index import ApiIndex
-from gorilla_tui.retrieve.refresh import refresh
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
 from everyday import is_right, load_tasks  # noqa: E402
@@ -24,8 +24,9 @@ TASKS = {
 
 
 @pytest.fixture(scope="module")
-def index(apibench: Path, tmp_path_factory: pytest.TempPathFactory) -> ApiIndex:
-    """The default index built by a real refresh (BM25 alone) in a home of its own, shared by the module."""
+def index(apibench: Path, apizoo: Path, tmp_path_factory: pytest.TempPathFactory) -> ApiIndex:
+    """The default index built by a real refresh (BM25 alone) in a home of its own, shared by the module
+    (from the data root holding apibench/ and apizoo/)."""
     with pytest.MonkeyPatch.context() as mp:
         mp.setenv("GORILLA_TUI_HOME", str(tmp_path_factory.mktemp("literals-home")))
         mp.setenv("GORILLA_TUI_DENSE", "0")

@@ -8,11 +8,11 @@ import json
 import shutil
 from pathlib import Path
 
+from gorilla_tui.build.previous import UNCHANGED
+from gorilla_tui.build.refresh import refresh
 from gorilla_tui.pool.questions import task_text
-from gorilla_tui.retrieve import store as index_store
 from gorilla_tui.retrieve.index import ApiIndex
-from gorilla_tui.retrieve.previous import UNCHANGED
-from gorilla_tui.retrieve.refresh import refresh
+from gorilla_tui.store import versions as index_store
 
 #: Eval tasks per hub searched in both indexes (the first lines of each APIBench eval set).
 TASKS_PER_HUB = 15

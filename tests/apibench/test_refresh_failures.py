@@ -15,10 +15,10 @@ from pathlib import Path
 
 import pytest
 
+from gorilla_tui.build.refresh import PAUSE_ENV, refresh
 from gorilla_tui.errors import GorillaError
-from gorilla_tui.retrieve import store as index_store
 from gorilla_tui.retrieve.index import ApiIndex
-from gorilla_tui.retrieve.refresh import PAUSE_ENV, refresh
+from gorilla_tui.store import versions as index_store
 
 
 def _builds() -> list[Path]:

@@ -12,8 +12,8 @@ from textual.widgets import DataTable, Input, Log
 from gorilla_tui.config import Settings
 from gorilla_tui.model.scripted import ScriptedBackend
 from gorilla_tui.pool.doc import load_jsonl
-from gorilla_tui.retrieve import store as index_store
 from gorilla_tui.retrieve.index import ApiIndex
+from gorilla_tui.store import versions as index_store
 from gorilla_tui.tui.app import create_app
 from gorilla_tui.tui.naming import display_name
 from gorilla_tui.tui.screens.confirm import ConfirmScreen

@@ -14,9 +14,9 @@ import numpy as np
 import pytest
 from rank_bm25 import BM25Okapi
 
+from gorilla_tui.build.refresh import PAUSE_ENV, refresh
 from gorilla_tui.errors import GorillaError, IndexMissingError, UsageError
 from gorilla_tui.pool.doc import ApiDoc, load_file
-from gorilla_tui.retrieve import store as index_store
 from gorilla_tui.retrieve.index import (
     ApiIndex,
     Bm25Params,
@@ -25,7 +25,7 @@ from gorilla_tui.retrieve.index import (
     term_matrix,
     tokenize,
 )
-from gorilla_tui.retrieve.refresh import PAUSE_ENV, refresh
+from gorilla_tui.store import versions as index_store
 
 HUBS = ("torchhub", "tensorflowhub", "huggingface")
 

@@ -17,7 +17,7 @@ import pytest
 
 from gorilla_tui.cli import main
 from gorilla_tui.paths import get_paths
-from gorilla_tui.retrieve import store as index_store
+from gorilla_tui.store import versions as index_store
 from tests.cli.test_saved_state import _one_line_error
 
 HELLO = "print('hello from the sandbox')\n"

@@ -87,8 +87,8 @@ NOT_ON_THE_SEARCH_PATH = (
     "gorilla_tui.model",
     "gorilla_tui.pipeline",
     "gorilla_tui.check",
-    "gorilla_tui.retrieve.refresh",
-    "gorilla_tui.retrieve.bootstrap",
+    "gorilla_tui.build.refresh",
+    "gorilla_tui.build.first_launch",
     "rich",
 )
 

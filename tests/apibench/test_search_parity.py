@@ -10,14 +10,14 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from gorilla_tui.build.refresh import embed_docs, refresh
+from gorilla_tui.constraints.rank import search_with_constraints
 from gorilla_tui.evaluate.run import load_tasks
-from gorilla_tui.retrieve import store
-from gorilla_tui.retrieve.constraints import search_with_constraints
 from gorilla_tui.retrieve.embed import E5Embedder
 from gorilla_tui.retrieve.index import ApiIndex
-from gorilla_tui.retrieve.refresh import embed_docs, refresh
+from gorilla_tui.store import versions as store
 
-#: Tasks with constraints (retrieve/constraints.py reranks a widened candidate set by them).
+#: Tasks with constraints (constraints/rank.py reranks a widened candidate set by them).
 CONSTRAINED = (
     "classify images with top-1 accuracy above 80%",
     "detect objects in real time on a raspberry pi",

@@ -98,10 +98,10 @@ def _constraint_app(torchhub_index):
     """Select mode (grammar) over the real Torch Hub pool; the script picks the WSL ResNeXt 32x8d hit (the
     grammar's shared prefix goes into the prompt, so the script is the rest of that call)."""
     from gorilla_tui.config import Settings
+    from gorilla_tui.constraints.rank import search_with_constraints
     from gorilla_tui.model.grammar import unique_options
     from gorilla_tui.model.scripted import ScriptedBackend
     from gorilla_tui.pipeline import shared_prefix
-    from gorilla_tui.retrieve.constraints import search_with_constraints
     from gorilla_tui.tui.app import create_app
 
     hits = search_with_constraints(torchhub_index, CONSTRAINT_TASK, k=5).hits

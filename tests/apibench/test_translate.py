@@ -7,11 +7,11 @@ from __future__ import annotations
 from pathlib import Path
 
 from gorilla_tui import services
+from gorilla_tui.build.refresh import embed_index, refresh
 from gorilla_tui.config import Settings
 from gorilla_tui.model import translate
 from gorilla_tui.retrieve.fit import request_text
 from gorilla_tui.retrieve.index import ApiIndex
-from gorilla_tui.retrieve.refresh import embed_index, refresh
 
 GERMAN = "ein zufälliges Element aus einer Liste auswählen"
 PARAGRAPH = (

@@ -128,7 +128,11 @@ def test_doctor_notes_what_a_python_env_only_index_lacks(home_with_model, dense,
     assert rep["problems"] == [] and len(rep["notes"]) == 1
     (note,) = rep["notes"]
     assert "no huggingface, tensorflowhub, torchhub, apizoo docs (built from python-env)" in note["note"]
-    assert "BM25 alone" not in note["note"] and note["fix"].startswith("gorilla-tui index --refresh")
+    assert "BM25 alone" not in note["note"]
+    assert note["fix"].startswith(
+        "huggingface, tensorflowhub, torchhub: to add them: gorilla-tui index --refresh"
+    )
+    assert "; apizoo: to add it: gorilla-tui index --refresh --source apizoo=DIR" in note["fix"]
     assert main(["doctor", "--no-hash", "--no-inference"]) == 0
     out = capsys.readouterr().out
     assert "note: the index has no huggingface" in out and "no problems found" in out

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from gorilla_tui.cli import main
-from gorilla_tui.retrieve import store
+from gorilla_tui.store import versions as store
 
 SMALL_POOL = Path(__file__).resolve().parents[1] / "data" / "pool"
 HUBS = ("torchhub", "tensorflowhub", "huggingface", "apizoo")
@@ -150,7 +150,7 @@ def test_a_refresh_mends_overwritten_docs_of_an_index_without_refresh_state(
 ) -> None:
     """An index built by an older release has no refresh-state.json to compare with: the refresh parses its
     docs instead, finds the overwritten one, and rebuilds from the sources (it failed with "rebuild it")."""
-    from gorilla_tui.retrieve.previous import STATE_FILE
+    from gorilla_tui.build.previous import STATE_FILE
 
     assert main([*REFRESH, "--json"]) == 0
     folder = Path(json.loads(capsys.readouterr().out)["path"])
@@ -167,7 +167,7 @@ def test_a_refresh_state_naming_files_outside_the_index_is_never_read(
 ) -> None:
     """refresh-state.json lists the files to hash; one naming a path outside the version folder (or a
     device) made status read it, for ever for /dev/zero. Such an entry counts as a change, unread."""
-    from gorilla_tui.retrieve.previous import STATE_FILE
+    from gorilla_tui.build.previous import STATE_FILE
 
     assert main([*REFRESH, "--json"]) == 0
     folder = Path(json.loads(capsys.readouterr().out)["path"])
@@ -190,7 +190,7 @@ def test_a_hostile_refresh_state_never_crashes_or_hangs_status_or_refresh(
     unreadable record as none (status still opens the index as a search does)."""
     import os
 
-    from gorilla_tui.retrieve.previous import STATE_FILE
+    from gorilla_tui.build.previous import STATE_FILE
 
     assert main([*REFRESH, "--json"]) == 0
     folder = Path(json.loads(capsys.readouterr().out)["path"])

@@ -12,9 +12,9 @@ from typing import Any
 
 import pytest
 
+from gorilla_tui.build import previous
+from gorilla_tui.build.previous import STATE_FILE, changed_since_built
 from gorilla_tui.cli import main
-from gorilla_tui.retrieve import previous
-from gorilla_tui.retrieve.previous import STATE_FILE, changed_since_built
 
 SMALL_POOL = Path(__file__).resolve().parents[1] / "data" / "pool"
 HUBS = ("torchhub", "tensorflowhub", "huggingface", "apizoo")
@@ -90,7 +90,7 @@ def test_status_doctor_and_refresh_never_read_a_huge_file_in_the_live_index(
     """A file of the live index replaced by an 8 GiB sparse file: status says damaged (exit 2), doctor lists
     it as a problem, and a plain refresh rebuilds the index; none of them hashes the file, nor reads it
     whole (vocab.json and meta.json of 8 GiB took `index --status` over a minute and 8-23 GB of memory:
-    they are over store_io.MAX_JSON_BYTES now, damaged unread; a search refuses them the same way)."""
+    they are over store.fileio.MAX_JSON_BYTES now, damaged unread; a search refuses them the same way)."""
     monkeypatch.setenv("COLUMNS", "400")
     folder = _built(capsys)
     big = folder / name

@@ -15,8 +15,8 @@ import numpy as np
 import pytest
 
 from gorilla_tui.cli import main
-from gorilla_tui.retrieve import store
 from gorilla_tui.retrieve.dense import DAMAGED_NOTE, changed_note
+from gorilla_tui.store import versions as store
 
 SMALL_POOL = Path(__file__).resolve().parents[1] / "data" / "pool"
 HUBS = ("torchhub", "tensorflowhub", "huggingface", "apizoo")
@@ -219,7 +219,7 @@ def test_a_truncated_or_edited_vectors_file_is_a_problem_and_searches_are_bm25_a
 #: (as an edit under a running TUI would) and searches again: it prints the hits and the dense note.
 _CUT_UNDER_A_SEARCH = """
 import json, os, sys
-from gorilla_tui.retrieve import store
+from gorilla_tui.store import versions as store
 from gorilla_tui.retrieve.index import ApiIndex
 index = ApiIndex.load()
 before = [h.doc.id for h in index.search(sys.argv[1], k=5)]

@@ -11,9 +11,9 @@ from rich.style import Style
 
 from gorilla_tui.check.verdicts import incomplete
 from gorilla_tui.config import Settings
+from gorilla_tui.constraints.rank import search_with_constraints
 from gorilla_tui.model.grammar import unique_options
 from gorilla_tui.model.scripted import ScriptedBackend
-from gorilla_tui.retrieve.constraints import search_with_constraints
 from gorilla_tui.tui.app import create_app
 from gorilla_tui.tui.arguments import value_spans
 from gorilla_tui.tui.screens.confirm import ConfirmScreen

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from gorilla_tui.retrieve.constraints import parse_constraints, proposal_constraints, search_with_constraints
+from gorilla_tui.constraints.parse import parse_constraints
+from gorilla_tui.constraints.rank import proposal_constraints, search_with_constraints
 from gorilla_tui.tui.explain import set_aside
 from gorilla_tui.types import Proposal, Verdict
 

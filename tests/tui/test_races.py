@@ -13,7 +13,7 @@ from textual.widgets import Input, Log
 from gorilla_tui.config import Settings
 from gorilla_tui.history import History
 from gorilla_tui.model.scripted import ScriptedBackend
-from gorilla_tui.retrieve import store
+from gorilla_tui.store import versions as store
 from gorilla_tui.tui.app import create_app
 from gorilla_tui.tui.screens.index_setup import WAITING, IndexSetupScreen
 from gorilla_tui.tui.screens.run import RunScreen

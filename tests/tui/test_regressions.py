@@ -257,7 +257,7 @@ async def test_a_rebuild_clears_the_stale_damaged_index_error(capsys, torchhub_i
     the next ask. A rebuild that succeeds replaces it with a note that the index is ready (and the state
     field is ready again); a proposal on show is left as it is."""
     from gorilla_tui.cli import main
-    from gorilla_tui.retrieve import store
+    from gorilla_tui.store import versions as store
     from gorilla_tui.tui.app import create_app
     from gorilla_tui.tui.screens.index_setup import IndexSetupScreen
     from tests.conftest import SMALL_POOL

@@ -118,10 +118,14 @@ async def test_first_launch_offline_builds_at_once_without_a_dialog(gorilla_home
         assert set(missing) == {"torchhub", "tensorflowhub", "huggingface", "apizoo"}
         for line in missing.values():  # the person's own folder, never a file inside the package
             assert "DIR" in line and "index/" not in line and "_data" not in line and ".toml" not in line
-        assert "--source apizoo=DIR" in missing["apizoo"]
-        assert "--from DIR` with torchhub_api.jsonl" in missing["torchhub"]
+        assert "--source apizoo=DIR" in missing["apizoo"] and "--from DIR" not in missing["apizoo"]
+        assert "--from DIR with DIR a local copy of that dataset's files" in missing["torchhub"]
+        assert lines[2] == "Not built yet: huggingface, tensorflowhub, torchhub, apizoo."
+        assert lines[3].startswith(
+            "huggingface, tensorflowhub, torchhub: to add them: "
+        )  # one fix, said once
         shown = str(app.main.query_one("#proposal").query_one("#stream").render())
-        assert "Built the API pool" in shown and "apizoo: not built" in shown
+        assert "Built the API pool" in shown and "apizoo: to add it: " in shown
         await ask(pilot, "parse a JSON string into a dict")  # retrieves from the new pool at once
         hits = app.main.proposal.hits
         assert hits and {h.doc.source for h in hits} == {"python-env"}
@@ -365,7 +369,7 @@ async def test_an_index_built_by_an_older_version_is_rebuilt_by_itself(capsys):
 
     from gorilla_tui.cli import main
     from gorilla_tui.model.scripted import ScriptedBackend
-    from gorilla_tui.retrieve import store
+    from gorilla_tui.store import versions as store
 
     assert main(["index", "--refresh", "--from", str(SMALL_POOL), "--only", "torchhub", "--json"]) == 0
     capsys.readouterr()
@@ -437,7 +441,7 @@ async def test_a_damaged_index_is_named_damaged_not_missing(capsys):
     folder) and how to rebuild it."""
     from gorilla_tui.cli import main
     from gorilla_tui.model.scripted import ScriptedBackend
-    from gorilla_tui.retrieve import store
+    from gorilla_tui.store import versions as store
 
     assert main(["index", "--refresh", "--from", str(SMALL_POOL), "--only", "torchhub", "--no-dense"]) == 0
     capsys.readouterr()

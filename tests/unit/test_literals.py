@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from gorilla_tui.retrieve.constraints import search_with_constraints
+from gorilla_tui.constraints.rank import search_with_constraints
 from gorilla_tui.retrieve.index import ApiIndex
 from gorilla_tui.retrieve.literals import intent_text
 

@@ -1,4 +1,4 @@
-"""A manifest's retrieval settings (retrieve/refresh_plan.py check_settings): `dense_weight` a finite number
+"""A manifest's retrieval settings (build/plan.py check_settings): `dense_weight` a finite number
 >= 0, `fusion_depth` a positive integer or "all", `passage` a known recipe (retrieve/embed.py
 PASSAGE_RECIPES). Another value was accepted silently (a search then ignored it, or weighed a source's dense
 ranking by inf); a refresh now refuses it in one line naming the manifest and the key. Real TOML files, real
@@ -12,17 +12,17 @@ from pathlib import Path
 import pytest
 
 from gorilla_tui import resources
+from gorilla_tui.build.plan import check_settings, make_plan
+from gorilla_tui.build.refresh import refresh
 from gorilla_tui.cli import main
 from gorilla_tui.errors import UsageError
 from gorilla_tui.model.likelihood import CHOICE_RULES, check_choice_settings
 from gorilla_tui.pool import manifest as manifest_module
 from gorilla_tui.pool.doc import MAX_SOURCE_BYTES
 from gorilla_tui.pool.manifest import Manifest, load_manifests, parse_manifest, shipped_values, tomllib
-from gorilla_tui.retrieve import store as index_store
 from gorilla_tui.retrieve.embed import PASSAGE_RECIPES
 from gorilla_tui.retrieve.fusion import dense_weight
-from gorilla_tui.retrieve.refresh import refresh
-from gorilla_tui.retrieve.refresh_plan import check_settings, make_plan
+from gorilla_tui.store import versions as index_store
 
 SMALL_POOL = Path(__file__).resolve().parents[1] / "data" / "pool"
 

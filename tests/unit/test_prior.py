@@ -1,4 +1,4 @@
-"""python-env's prior (retrieve/prior.py, issue 18): read from each doc's kind and module on the real
+"""python-env's prior (store/prior.py, issue 18): read from each doc's kind and module on the real
 standard library (read with tree-sitter) and from how many of its files use each API (pool/pyenv/usage.py),
 weighing BM25's ranking of python-env, stored by a refresh."""
 
@@ -9,12 +9,13 @@ import dataclasses
 import numpy as np
 import pytest
 
+from gorilla_tui.build.publish import write_and_publish
 from gorilla_tui.pool.doc import ApiDoc
 from gorilla_tui.pool.pyenv.source import load_python_env
 from gorilla_tui.pool.pyenv.usage import UsageCounts, interpreter_usage
-from gorilla_tui.retrieve import prior, store
 from gorilla_tui.retrieve.index import TOKENIZER_VERSION, ApiIndex
-from gorilla_tui.retrieve.refresh_publish import write_and_publish
+from gorilla_tui.store import prior
+from gorilla_tui.store import versions as store
 
 
 @pytest.fixture(scope="module")

@@ -16,8 +16,8 @@ from gorilla_tui.paths import get_paths
 from gorilla_tui.pool.doc import ApiDoc
 from gorilla_tui.pool.pyenv import usage
 from gorilla_tui.pool.pyenv.source import load_python_env
-from gorilla_tui.retrieve import prior
 from gorilla_tui.retrieve.index import ApiIndex
+from gorilla_tui.store import prior
 
 STDLIB = Path(sysconfig.get_paths()["stdlib"])
 

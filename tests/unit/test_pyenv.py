@@ -250,7 +250,7 @@ def test_import_aliases_resolve_callees():
 
 
 def test_first_launch_builds_the_offline_pool_and_says_how_to_add_hubs():
-    from gorilla_tui.retrieve.bootstrap import first_launch_index
+    from gorilla_tui.build.first_launch import first_launch_index
     from gorilla_tui.retrieve.index import ApiIndex
 
     events = []
@@ -491,15 +491,18 @@ def test_cli_spec_replaces_the_configured_distributions(gorilla_home):
     assert {d.framework for d in result.docs} == {"rich"}
 
 
-def test_the_later_hint_only_speaks_of_the_hubs_when_a_hub_is_missing():
-    from gorilla_tui.retrieve.bootstrap import HUB_HINT, later_hint
+def test_the_rebuild_summary_gives_each_failed_source_its_own_fix():
     from gorilla_tui.tui.screens.index_setup import build_summary
 
-    assert later_hint(["huggingface", "apizoo"]) == HUB_HINT
-    assert "APIBench" not in later_hint(["apizoo"]) and "--from DIR" in later_hint(["apizoo"])
     rows = [{"name": h, "status": "ok", "loaded": 9} for h in ("torchhub", "tensorflowhub", "huggingface")]
     msg, failed = build_summary(rows + [{"name": "apizoo", "status": "not in mirror"}], 27, 1.0)
-    assert [r["name"] for r in failed] == ["apizoo"] and "To add apizoo later" in msg and HUB_HINT not in msg
+    assert [r["name"] for r in failed] == ["apizoo"]
+    assert (
+        "apizoo: to add it: gorilla-tui index --refresh --source apizoo=DIR with DIR a local copy of " in msg
+    )
+    assert "APIBench" not in msg and "--from" not in msg  # the APIBench files hold no APIZoo
+    msg, _ = build_summary([{"name": "torchhub", "status": "unreachable"}], 0, 1.0)
+    assert "torchhub: to add it: gorilla-tui index --refresh when online" in msg and "--from DIR" in msg
 
 
 class _Capture:

@@ -11,15 +11,15 @@ from typing import Any
 
 import pytest
 
+from gorilla_tui.build.previous import STATE_FILE, UNCHANGED
+from gorilla_tui.build.refresh import refresh
 from gorilla_tui.errors import GorillaError, UsageError
 from gorilla_tui.pool.pyenv.source import fingerprint as pyenv_fingerprint
 from gorilla_tui.pool.pyenv.source import with_spec
 from gorilla_tui.pool.sources import load_manifests
-from gorilla_tui.retrieve import store as index_store
 from gorilla_tui.retrieve.index import ApiIndex
-from gorilla_tui.retrieve.previous import STATE_FILE, UNCHANGED
-from gorilla_tui.retrieve.refresh import refresh
-from gorilla_tui.retrieve.store_io import DAMAGED_HINT
+from gorilla_tui.store import versions as index_store
+from gorilla_tui.store.fileio import DAMAGED_HINT
 
 SMALL_POOL = Path(__file__).resolve().parents[1] / "data" / "pool"
 

@@ -195,18 +195,20 @@ def test_launcher_cwd_pythonpath_project_tree_data_folder_and_run_sockets_are_in
 
 @needs_ns
 def test_tmp_and_home_filling_stops_at_the_run_tmpfs_size(tmp_path: Path) -> None:
-    # finding 6: 12 files of 60 MB filled 720 MB of the host's /tmp; here 12 files of 6 MB meet 32 MiB
+    # finding 6: 12 files of 60 MB filled 720 MB of the host's /tmp; here 12 files of 6 MB meet 32 MiB. The
+    # names are this run's own, so a file another program left in the host's /tmp cannot fail the test.
+    prefix = f"gorilla-fill-{os.getpid()}-{time.monotonic_ns()}-"
     code = (
         "import os\nchunk = b'x' * (6 * 1024 * 1024)\nfor i in range(12):\n"
         "    where = '/tmp' if i % 2 else os.path.expanduser('~')\n"
-        "    with open(f'{where}/fill{i}', 'wb') as f:\n        f.write(chunk)\n"
+        f"    with open(f'{{where}}/{prefix}{{i}}', 'wb') as f:\n        f.write(chunk)\n"
         "    print('wrote', i, flush=True)\n"
     )
     result, _ = sandbox(code, tmp_path, disk_bytes=32 * 1024**2)
     written = [line for line in result.output.splitlines() if line.startswith("wrote")]
     assert 3 <= len(written) <= 5, result.output  # 32 MiB hold 5 files of 6 MB, /tmp and HOME together
     assert "No space left on device" in result.output and "disk" in result.limits_hit
-    assert not any(p.name.startswith("fill") for p in Path("/tmp").iterdir())
+    assert not any(p.name.startswith(prefix) for p in Path("/tmp").iterdir())
 
 
 @needs_ns

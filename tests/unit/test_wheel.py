@@ -40,6 +40,7 @@ def test_wheel_installs_with_data_folders(tmp_path: Path) -> None:
     (Path(target) / "_deps_from_dev_env.pth").write_text(sysconfig.get_paths()["purelib"] + "\n")
     probe = (
         "import gorilla_tui, gorilla_tui.resources as r, gorilla_tui.pool.sources as s;"
+        "import gorilla_tui.build.refresh;"
         "print(gorilla_tui.__file__);"
         "print(sorted(f.name for f in r.data_files('index')));"
         "print(sorted(f.name for f in r.data_files('kernels')));"

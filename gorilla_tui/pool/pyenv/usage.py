@@ -1,5 +1,5 @@
 """How widely each name of the standard library is used in real Python code: in how many source files of the
-interpreter's own standard library it is referenced (issue 18: the usage feature of retrieve/prior.py).
+interpreter's own standard library it is referenced (issue 18: the usage feature of store/prior.py).
 
 A popularity prior like this is standard in code search: os.makedirs is referenced in 10 of CPython
 3.11's standard-library files, mailbox's class MH in none but mailbox.py. The files are the .py files under
@@ -184,7 +184,7 @@ def stdlib_usage(cache_dir: Path | None, root: Path | None = None) -> UsageCount
 
 def interpreter_usage() -> UsageCounts:
     """This interpreter's standard-library usage counts through the user's cache dir
-    (stdlib_usage(paths.get_paths().cache)): what retrieve/prior.py's functions take as `counts`; read once
+    (stdlib_usage(paths.get_paths().cache)): what store/prior.py's functions take as `counts`; read once
     per index by their callers (ApiIndex.prior, store.write_version), only when prior.needs_usage."""
     return stdlib_usage(get_paths().cache)
 

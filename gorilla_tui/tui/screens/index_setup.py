@@ -13,6 +13,7 @@ from textual.widgets import Button, Input, Label, Log, ProgressBar, Static
 
 from gorilla_tui.errors import GorillaError
 from gorilla_tui.model.likelihood import check_choice_settings
+from gorilla_tui.pool.remedies import fix_lines
 from gorilla_tui.pool.sources import load_manifests
 from gorilla_tui.textsafe import safe_text
 from gorilla_tui.tui.messages import IndexBuilt, Notice
@@ -23,16 +24,15 @@ OFFLINE_NOTE = (
     "folder holding the APIBench api/ files (torchhub_api.jsonl, tensorflowhub_api.jsonl, "
     "huggingface_api.jsonl). Leave it empty to fetch every source from its own location."
 )
-#: Shown while another process (or CLI run) holds retrieve.store's refresh lock.
+#: Shown while another process (or CLI run) holds store.versions's refresh lock.
 WAITING = "waiting for another index refresh to finish…"
 
 
 def build_summary(rows: list[dict], docs: int, seconds: float) -> tuple[str, list[dict]]:
     """(one paragraph for the person, the rows that failed) from RefreshReport.sources rows ({name,
     status, loaded, message, ...}; status "ok" means fetched now, "kept" means docs kept from the
-    previous index). Wording and hint follow retrieve.bootstrap.first_launch_index / later_hint."""
-    from gorilla_tui.retrieve.bootstrap import later_hint  # deferred: numpy, scipy (~0.3 s) after first paint
-
+    previous index). Wording follows build.first_launch.first_launch_index; the fix for each source that
+    failed is pool.remedies.fix_lines, as every other place says it."""
     ok = [r for r in rows if r.get("status") in ("ok", "kept")]
     failed = [r for r in rows if r.get("status") not in ("ok", "kept")]
     built = ", ".join(
@@ -42,7 +42,8 @@ def build_summary(rows: list[dict], docs: int, seconds: float) -> tuple[str, lis
     if failed:
         why = "; ".join(f"{r['name']}: {r.get('status')}" + (f" ({r['message']})" if r.get("message") else "")
                         for r in failed)  # fmt: skip
-        msg += f" Not built: {why}. " + later_hint([r["name"] for r in failed])
+        fixes = fix_lines([r["name"] for r in failed])
+        msg += f" Not built: {why}. " + " ".join(f"{line}." for line in fixes)
     return msg, failed
 
 
@@ -56,7 +57,7 @@ def configured_sources(user_paths: list[str]) -> list[tuple[str, str]]:
 
 
 class IndexSetupScreen(ModalScreen[object]):
-    """Builds the index with retrieve.refresh.refresh in a thread worker; dismisses with the new ApiIndex, or
+    """Builds the index with build.refresh.refresh in a thread worker; dismisses with the new ApiIndex, or
     None when closed without one. The folder input has the focus (Enter builds from it, or from the
     configured sources when empty). When every source was built the dialog closes with a notice; when
     some failed it stays open with the per-source result (see build_summary) until closed. A refresh
@@ -135,7 +136,7 @@ class IndexSetupScreen(ModalScreen[object]):
         """Run the refresh in this thread worker. Every change to the dialog goes to the UI thread through
         _to_ui, and is dropped there once the dialog is closed: closing it (Escape) during a build removes
         its widgets, and the build keeps going (the index it makes goes to the app, _built)."""
-        from gorilla_tui.retrieve.refresh import refresh  # deferred: numpy, scipy (~0.3 s) after first paint
+        from gorilla_tui.build.refresh import refresh  # deferred: numpy, scipy (~0.3 s) after first paint
 
         app = self.app  # the worker's context; kept for the end of a build that outlives the dialog
 
@@ -155,7 +156,7 @@ class IndexSetupScreen(ModalScreen[object]):
                 mirrors=[folder] if folder else (self.mirrors or None),
                 user_paths=self.user_paths,
                 on_event=on_event,
-                check_manifest=check_choice_settings,  # the model's manifest keys (retrieve.refresh)
+                check_manifest=check_choice_settings,  # the model's manifest keys (build.refresh)
             )
         except GorillaError as e:
             self._to_ui(app, self._failed, str(e), e.hint or "")
@@ -187,8 +188,8 @@ class IndexSetupScreen(ModalScreen[object]):
     @staticmethod
     def _lock_held() -> bool:
         """True when another refresh holds the refresh lock now (a non-blocking probe of
-        retrieve.store.refresh_lock; refresh() itself then waits for it)."""
-        from gorilla_tui.retrieve import store as index_store  # deferred: numpy, scipy (~0.3 s)
+        store.versions.refresh_lock; refresh() itself then waits for it)."""
+        from gorilla_tui.store import versions as index_store  # deferred: numpy, scipy (~0.3 s)
 
         try:
             with index_store.refresh_lock(timeout=0):

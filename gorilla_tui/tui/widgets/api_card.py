@@ -14,7 +14,7 @@ from gorilla_tui.textsafe import safe_text
 from gorilla_tui.tui.explain import constraint_words
 from gorilla_tui.tui.naming import display_name
 
-#: Colour of a constraint row by its status (retrieve/constraints.py STATUSES).
+#: Colour of a constraint row by its status (constraints/rank.py STATUSES).
 CONSTRAINT_STYLE = {"satisfied": "green", "violated": "red", "unknown": "yellow"}
 
 

@@ -1,11 +1,11 @@
 """`index --refresh`: fetch every source, build the BM25 index aside, publish it atomically under the lock.
 
-The steps of refresh(), each a function: make_plan (retrieve.refresh_plan: check the arguments, choose the
-sources) -> under the lock: read the live index (retrieve.previous) -> _load_sources (a source whose content
+The steps of refresh(), each a function: make_plan (build.plan: check the arguments, choose the
+sources) -> under the lock: read the live index (build.previous) -> _load_sources (a source whose content
 fingerprint equals the live index's is reused from it, the others are fetched and loaded) -> _checked (an
 empty or no reachable source is an error) -> when nothing changed, _unchanged_report keeps the live index
 -> else _assemble (docs kept from the live index, rows, warnings) -> ApiIndex.build -> write_and_publish
-(retrieve.refresh_publish). Embedding the published version's docs is retrieve.refresh_dense.
+(build.publish). Embedding the published version's docs is build.dense_vectors.
 """
 
 from __future__ import annotations
@@ -17,8 +17,38 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from gorilla_tui.build.dense_vectors import (  # noqa: F401 - re-exported: callers import them from here
+    CACHE_SAVE_EVERY,
+    DEFAULT_RETRIEVAL,
+    EmbeddingStopped,
+    EmbedProgressFn,
+    embed_docs,
+    embed_index,
+)
+from gorilla_tui.build.plan import (  # noqa: F401 - re-exported: callers import them from here
+    RETRIEVAL_KEY,
+    RETRIEVAL_MODES,
+    Plan,
+    make_plan,
+    retrieval_mode,
+)
+from gorilla_tui.build.previous import (
+    UNCHANGED,
+    Previous,
+    dropped,
+    kept,
+    read_previous,
+    reread,
+)
+from gorilla_tui.build.publish import (  # noqa: F401 - re-exported: callers import them from here
+    PAUSE_ENV,
+    estimate_bytes,
+    meta_of,
+    write_and_publish,
+)
 from gorilla_tui.errors import GorillaError, UsageError
 from gorilla_tui.pool.doc import MAX_SOURCE_BYTES, ApiDoc, Diagnostic, SourceRejected
+from gorilla_tui.pool.remedies import fix_lines
 from gorilla_tui.pool.sources import (
     Manifest,
     SourceLoad,
@@ -29,37 +59,8 @@ from gorilla_tui.pool.sources import (
     user_fingerprint,
     user_source,
 )
-from gorilla_tui.retrieve import store as index_store
 from gorilla_tui.retrieve.index import ApiIndex, Bm25Params
-from gorilla_tui.retrieve.previous import (
-    UNCHANGED,
-    Previous,
-    dropped,
-    kept,
-    read_previous,
-    reread,
-)
-from gorilla_tui.retrieve.refresh_dense import (  # noqa: F401 - re-exported: callers import them from here
-    CACHE_SAVE_EVERY,
-    DEFAULT_RETRIEVAL,
-    EmbeddingStopped,
-    EmbedProgressFn,
-    embed_docs,
-    embed_index,
-)
-from gorilla_tui.retrieve.refresh_plan import (  # noqa: F401 - re-exported: callers import them from here
-    RETRIEVAL_KEY,
-    RETRIEVAL_MODES,
-    Plan,
-    make_plan,
-    retrieval_mode,
-)
-from gorilla_tui.retrieve.refresh_publish import (  # noqa: F401 - re-exported: callers import them from here
-    PAUSE_ENV,
-    estimate_bytes,
-    meta_of,
-    write_and_publish,
-)
+from gorilla_tui.store import versions as index_store
 
 #: on_event(kind, name, load): kind "start" (load is None) or "done" (load is the SourceLoad).
 ProgressFn = Callable[[str, str, "SourceLoad | None"], None]
@@ -160,14 +161,14 @@ def refresh(
     force: rebuild every source even when its fingerprint did not change; check_manifest(manifest): raises
     UsageError for a manifest setting retrieve does not own (the CLI and the TUI pass
     model.likelihood.check_choice_settings: choice_rule, vote_temperature; retrieve never imports model),
-    called for every manifest before anything is read, after refresh_plan.check_settings.
+    called for every manifest before anything is read, after build.plan.check_settings.
 
     Unchanged sources (issue 18): each source's content fingerprint (pool.sources.source_fingerprint,
     user_fingerprint: files' sizes and SHA-256, the python-env interpreter and module files, the manifest,
     the code) is compared with the one recorded in the live index. An equal one reuses that source's docs
     from the live index (row message "unchanged") instead of loading it; when every source is unchanged
     and the index would hold the same sources, the live index is kept as it is (RefreshReport.unchanged).
-    Only a trusted live index is reused (retrieve.previous: it loads, and its files still have the
+    Only a trusted live index is reused (build.previous: it loads, and its files still have the
     SHA-256 recorded when it was built); any other is rebuilt from the sources.
 
     Holds index_store.refresh_lock throughout and first removes the build folders of dead refreshes;
@@ -239,9 +240,9 @@ def _check_loads(loads: list[SourceLoad]) -> None:
             raise GorillaError(f"source {ld.name} is empty ({why})")
     if not ok:
         reasons = "; ".join(f"{ld.name}: {ld.message}" for ld in loads) or "no source selected"
+        fixes = " / ".join(fix_lines(ld.name for ld in loads))  # pool/remedies.py: the same fix everywhere
         raise GorillaError(
-            f"no source reachable ({reasons})",
-            hint="use --from DIR with a local copy of the files, e.g. --from ../shared/apibench/api",
+            f"no source reachable ({reasons})", hint=fixes or "use --from DIR with a local copy of the files"
         )
 
 
@@ -296,7 +297,7 @@ def _assemble(
 ) -> _Assembly:
     """The docs, rows and warnings of the new index: the loaded sources' docs, then those the previous
     index keeps (keep_previous: the sources not refreshed now; a previous index that is damaged, or whose
-    files changed since it was built, has its sources read again instead, retrieve.previous.reread)."""
+    files changed since it was built, has its sources read again instead, build.previous.reread)."""
     ok = [ld for ld in loads if ld.status == "ok"]
     warnings: list[str] = []
     keep: list[tuple[dict[str, Any], list[ApiDoc]]] = []

@@ -10,9 +10,9 @@ from typing import TYPE_CHECKING, Any
 
 from gorilla_tui.errors import GorillaError
 from gorilla_tui.pool.fingerprint import file_digest
-from gorilla_tui.retrieve.store_io import DAMAGED as _DAMAGED
-from gorilla_tui.retrieve.store_io import index_root, json_of, pid_alive
-from gorilla_tui.retrieve.store_io import write_synced as _write
+from gorilla_tui.store.fileio import DAMAGED as _DAMAGED
+from gorilla_tui.store.fileio import index_root, json_of, pid_alive
+from gorilla_tui.store.fileio import write_synced as _write
 
 if TYPE_CHECKING:
     import numpy as np
@@ -23,7 +23,7 @@ if TYPE_CHECKING:
 #: (os.replace), DENSE_META last, so a reader sees all or nothing. LEGACY_VECTORS: the npz (`vectors`,
 #: `mask`) written before issue 20, still read.
 VECTORS, MASK, DENSE_META = "vectors.npy", "mask.npy", "dense.json"
-#: Vectors of the doc questions of the sources that embed them (refresh_dense.EMBED_QUESTIONS_KEY), written
+#: Vectors of the doc questions of the sources that embed them (dense_vectors.EMBED_QUESTIONS_KEY), written
 #: with VECTORS when there are any: QUESTION_VECTORS (npy: float32 n_questions x dim) and QUESTION_ROWS (npy:
 #: int64 n_questions, the docs.json row each question belongs to). DENSE_META's "questions" counts them.
 QUESTION_VECTORS, QUESTION_ROWS = "question-vectors.npy", "question-rows.npy"

@@ -156,7 +156,7 @@ ANY_OF = "|"
 
 def framework_keys(value: str) -> list[str]:
     """The FRAMEWORKS keys of a framework constraint's value: "pytorch" -> ["pytorch"], "pytorch|tensorflow"
-    -> ["pytorch", "tensorflow"] (a task naming two frameworks allows either, constraint_parse
+    -> ["pytorch", "tensorflow"] (a task naming two frameworks allows either, constraints.parse
     _frameworks_in)."""
     return [k for k in str(value).split(ANY_OF) if k]
 

@@ -18,7 +18,7 @@ from gorilla_tui.paths import get_paths
 #: ApiIndex.load).
 REBUILD_HINT = "build it with: gorilla-tui index --refresh --from DIR (a folder holding the APIBench files)"
 #: How to rebuild a live index that is damaged or was built by another version: a refresh reads every
-#: source again from where it was built (retrieve/previous.py reread), so no --from is needed.
+#: source again from where it was built (build/previous.py reread), so no --from is needed.
 DAMAGED_HINT = "rebuild it with: gorilla-tui index --refresh (it reads the sources the index was built from)"
 _HINT = DAMAGED_HINT
 

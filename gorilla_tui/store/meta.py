@@ -1,5 +1,5 @@
 """meta.json of an index version as every reader may use it (index --status, doctor, search): an object whose
-fields, when present, have their types (check_meta). retrieve/store.py read_stored checks it before anything
+fields, when present, have their types (check_meta). store/versions.py read_stored checks it before anything
 else is read."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from gorilla_tui.errors import GorillaError
-from gorilla_tui.retrieve.store_io import DAMAGED_HINT
+from gorilla_tui.store.fileio import DAMAGED_HINT
 
 
 def _is_count(value: Any) -> bool:

@@ -1,8 +1,8 @@
 """On-disk index: versioned folders, an atomically replaced CURRENT pointer, and the refresh file lock.
 
 Writes and reads store version 2 (write_version, read_stored). Beside it: the version 1 reader
-(store_v1), the docs read one at a time (store_docs.LazyDocs), the dense vectors and their cache
-(store_vectors, re-exported here) and the primitives they share (store_io).
+(store/v1.py), the docs read one at a time (store/docs.py LazyDocs), the dense vectors and their cache
+(store/vectors.py, re-exported here) and the primitives they share (store/fileio.py).
 """
 
 from __future__ import annotations
@@ -24,15 +24,15 @@ from typing import TYPE_CHECKING, Any
 from gorilla_tui.errors import GorillaError, IndexMissingError
 from gorilla_tui.paths import read_regular_text
 from gorilla_tui.pool.doc import ApiDoc
-from gorilla_tui.retrieve.store_docs import LazyDocs
-from gorilla_tui.retrieve.store_io import DAMAGED as _DAMAGED
-from gorilla_tui.retrieve.store_io import DAMAGED_HINT, REBUILD_HINT, index_root
-from gorilla_tui.retrieve.store_io import pid_alive as _alive
-from gorilla_tui.retrieve.store_io import read_json as _read_json
-from gorilla_tui.retrieve.store_io import write_synced as _write
-from gorilla_tui.retrieve.store_meta import check_meta
-from gorilla_tui.retrieve.store_v1 import OLD_STORE_NOTE, read_v1
-from gorilla_tui.retrieve.store_vectors import (  # noqa: F401 - re-exported: callers use store.X
+from gorilla_tui.store.docs import LazyDocs
+from gorilla_tui.store.fileio import DAMAGED as _DAMAGED
+from gorilla_tui.store.fileio import DAMAGED_HINT, REBUILD_HINT, index_root
+from gorilla_tui.store.fileio import pid_alive as _alive
+from gorilla_tui.store.fileio import read_json as _read_json
+from gorilla_tui.store.fileio import write_synced as _write
+from gorilla_tui.store.meta import check_meta
+from gorilla_tui.store.v1 import OLD_STORE_NOTE, read_v1
+from gorilla_tui.store.vectors import (  # noqa: F401 - re-exported: callers use store.X
     CACHE_DIR,
     CACHE_ENV,
     DENSE_META,
@@ -226,13 +226,13 @@ def write_version(
     postings.npz (uncompressed npz: `indptr` int64, `rows` int32, `tf` float32: the term frequencies of
     `tf` column-major; `lengths` float32 tokens per doc; `offsets` int64 (n_docs + 1) byte offsets of the
     lines of docs.jsonl; `source_codes` int16 per doc into `source_names`, the sources in index order),
-    vocab.json (terms in column order), prior.npy (float32 per doc: retrieve/prior.py), meta.json (meta +
+    vocab.json (terms in column order), prior.npy (float32 per doc: store/prior.py), meta.json (meta +
     store version + file sizes). Every file is fsync'ed. Returns the file sizes in bytes."""
     import numpy as np  # deferred: numpy; `check` reads CURRENT from this module (issue 20)
 
     from gorilla_tui.pool.pyenv.usage import UsageCounts, interpreter_usage  # deferred: with prior, below
-    from gorilla_tui.retrieve import prior  # deferred: numpy (see above)
-    from gorilla_tui.retrieve.bm25 import Postings  # deferred: numpy; only refresh writes
+    from gorilla_tui.store import prior  # deferred: numpy (see above)
+    from gorilla_tui.store.postings import Postings  # deferred: numpy; only refresh writes
 
     terms = [""] * len(vocab)
     for term, col in vocab.items():
@@ -350,7 +350,7 @@ def read_stored(path: Path | None = None) -> StoredIndex:
             raise ValueError("a doc's source is not in the list")
         if int(arrays["offsets"][-1]) != (folder / DOCS_FILE).stat().st_size:
             raise ValueError(f"{DOCS_FILE} does not fit its offsets")
-        from gorilla_tui.retrieve.bm25 import Postings  # deferred: numpy (see above)
+        from gorilla_tui.store.postings import Postings  # deferred: numpy (see above)
 
         Postings(arrays["indptr"], arrays["rows"], arrays["tf"], arrays["lengths"]).check()
     except _DAMAGED as e:

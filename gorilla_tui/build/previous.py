@@ -20,9 +20,9 @@ from gorilla_tui.errors import GorillaError, IndexMissingError, UsageError
 from gorilla_tui.pool.doc import ApiDoc, Diagnostic, LoadResult
 from gorilla_tui.pool.fingerprint import FINGERPRINT_VERSION, code_fingerprint, file_digest
 from gorilla_tui.pool.sources import FetchContext, Manifest, SourceLoad, fetch
-from gorilla_tui.retrieve import store as index_store
 from gorilla_tui.retrieve.index import ApiIndex
-from gorilla_tui.retrieve.store_io import DAMAGED_HINT, json_of
+from gorilla_tui.store import versions as index_store
+from gorilla_tui.store.fileio import DAMAGED_HINT, json_of
 
 #: File of a version folder recording how it was built: {"version": FINGERPRINT_VERSION, "code":
 #: code_fingerprint(), "extra": whether the caller's extra files (check's lookup) were written, "files":

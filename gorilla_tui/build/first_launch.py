@@ -13,27 +13,13 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from gorilla_tui.build.refresh import refresh
 from gorilla_tui.config import Settings, load_settings
 from gorilla_tui.errors import GorillaError, IndexMissingError
 from gorilla_tui.pool.pyenv.source import SOURCE
+from gorilla_tui.pool.remedies import fix_lines
 from gorilla_tui.pool.sources import FetchContext, Manifest, hub_unreachable, load_manifests
-from gorilla_tui.retrieve import store as index_store
-from gorilla_tui.retrieve.refresh import refresh
-
-HUB_HINT = (
-    "To add the APIBench hubs later: `gorilla-tui index --refresh` when online, or "
-    "`gorilla-tui index --refresh --from DIR` with a local copy of the APIBench api/ files."
-)
-#: The sources HUB_HINT is about (index/apibench-*.toml).
-APIBENCH_HUBS = ("torchhub", "tensorflowhub", "huggingface")
-
-
-def later_hint(missing: list[str]) -> str:
-    """How to add the `missing` sources later: HUB_HINT when an APIBench hub is among them, else a hint
-    naming them (e.g. apizoo, whose files only come from a local copy)."""
-    if any(name in APIBENCH_HUBS for name in missing):
-        return HUB_HINT
-    return f"To add {', '.join(missing)} later: `gorilla-tui index --refresh --from DIR` with their files."
+from gorilla_tui.store import versions as index_store
 
 
 def has_index() -> bool:
@@ -42,22 +28,16 @@ def has_index() -> bool:
 
 
 def how_to_add(manifest: Manifest) -> str:
-    """One calm line saying how to add the source of `manifest` later. It names only places the person
-    chooses (a `--from DIR` / `--source NAME=DIR` folder), never a file inside the installed package."""
-    if manifest.remote.get("type") == "hf":
-        files = ", ".join(manifest.files) or "its files"
-        how = f"`gorilla-tui index --refresh` when online, or add `--from DIR` with {files} in DIR"
-    else:
-        url = str(manifest.remote.get("url") or manifest.homepage).removeprefix("https://")
-        where = f" (DIR: your copy of {url})" if url else ""
-        how = f"`gorilla-tui index --refresh --source {manifest.name}=DIR`{where}"
-    return f"{manifest.name}: not built; to add it: {how}."
+    """One calm line saying how to add the source of `manifest` later: pool.remedies' fix for that source,
+    worded as `index --refresh`, `doctor` and `index --status` word it."""
+    return fix_lines([manifest.name], [manifest])[0]
 
 
 @dataclass
 class FirstLaunch:
     """What a first-launch build did. index: the published ApiIndex; built: summary rows of the sources
-    built now (retrieve.refresh.source_row); missing: (source name, how_to_add line) of the others;
+    built now (build.refresh.source_row); missing: (source name, how_to_add line) of the others (shown
+    grouped by fix: pool.remedies.fix_lines);
     network: one line on why remote sources were not fetched ("" when the hub answered or was not needed);
     seconds: build time."""
 
@@ -68,13 +48,15 @@ class FirstLaunch:
     seconds: float = 0.0
 
     def lines(self) -> list[str]:
-        """The person-facing summary: one line for what was built, the network line (once), then one
-        line per missing source."""
+        """The person-facing summary: one line for what was built, the network line (once), then the
+        sources not built and one line per fix (pool.remedies.fix_lines: the three hubs share one)."""
         built = ", ".join(
             r["name"] + (f" ({r.get('loaded', 0)})" if len(self.built) > 1 else "") for r in self.built
         )
         head = f"Built the API pool: {built}: {len(self.index.docs)} APIs in {self.seconds:.1f} s."
-        return [head] + ([self.network] if self.network else []) + [line for _, line in self.missing]
+        names = [name for name, _ in self.missing]
+        missing = [f"Not built yet: {', '.join(names)}.", *fix_lines(names)] if names else []
+        return [head] + ([self.network] if self.network else []) + missing
 
     @property
     def message(self) -> str:

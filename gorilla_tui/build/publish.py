@@ -13,12 +13,12 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
+from gorilla_tui.build.previous import write_state
 from gorilla_tui.pool.doc import ApiDoc
 from gorilla_tui.pool.sources import SourceLoad
-from gorilla_tui.retrieve import store as index_store
 from gorilla_tui.retrieve.index import FIELD_WEIGHTS, SOURCE_FIELD_WEIGHTS, TOKENIZER_VERSION, ApiIndex
-from gorilla_tui.retrieve.metadata import PerformanceTable
-from gorilla_tui.retrieve.previous import write_state
+from gorilla_tui.store import versions as index_store
+from gorilla_tui.store.performance import PerformanceTable
 
 #: Test hook: seconds to sleep after the new version is written aside and before it is published (lets
 #: tests kill a refresh mid-way). Never set it in normal use.

@@ -8,7 +8,7 @@ enough to rank by). It holds the union of the standard libraries' passage texts 
 it was built for (most texts are the same in every version: 9,528 distinct texts for 3.10 to 3.13, 8,841
 of them 3.11's), and SEED_META describes it (per Python version: docs, texts embedded for it, seconds;
 the file's bytes), written by scripts/build_vector_seed.py. It is read only, behind the user's vector
-cache (retrieve/refresh_dense.embed_docs): a text it does not hold (a version it was not built for, an
+cache (build/dense_vectors.embed_docs): a text it does not hold (a version it was not built for, an
 installed distribution, a changed doc) is embedded as before.
 """
 

@@ -7,9 +7,9 @@ from typing import TYPE_CHECKING
 
 from gorilla_tui.errors import GorillaError
 from gorilla_tui.pool.doc import ApiDoc
-from gorilla_tui.retrieve.store_io import DAMAGED as _DAMAGED
-from gorilla_tui.retrieve.store_io import DAMAGED_HINT as _HINT
-from gorilla_tui.retrieve.store_io import read_json as _read_json
+from gorilla_tui.store.fileio import DAMAGED as _DAMAGED
+from gorilla_tui.store.fileio import DAMAGED_HINT as _HINT
+from gorilla_tui.store.fileio import read_json as _read_json
 
 if TYPE_CHECKING:
     from scipy import sparse

@@ -12,8 +12,8 @@ from typing import Any
 
 from gorilla_tui.errors import GorillaError
 from gorilla_tui.pool.doc import ApiDoc
-from gorilla_tui.retrieve.store_io import DAMAGED as _DAMAGED
-from gorilla_tui.retrieve.store_io import DAMAGED_HINT as _HINT
+from gorilla_tui.store.fileio import DAMAGED as _DAMAGED
+from gorilla_tui.store.fileio import DAMAGED_HINT as _HINT
 
 
 class LazyDocs(Sequence[ApiDoc]):

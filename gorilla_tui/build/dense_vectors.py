@@ -9,15 +9,15 @@ from typing import Any
 
 import numpy as np
 
+from gorilla_tui.build import seed as vector_seed
 from gorilla_tui.errors import GorillaError
 from gorilla_tui.pool.doc import ApiDoc
 from gorilla_tui.pool.manifest import shipped_values
-from gorilla_tui.retrieve import seed as vector_seed
-from gorilla_tui.retrieve import store as index_store
 from gorilla_tui.retrieve.embed import BATCH, Embedder, content_hash, open_embedder, passage_text
 from gorilla_tui.retrieve.index import ApiIndex
+from gorilla_tui.store import versions as index_store
 
-#: A source whose manifest has no `retrieval` key is BM25 alone (retrieve.refresh.retrieval_mode).
+#: A source whose manifest has no `retrieval` key is BM25 alone (build.refresh.retrieval_mode).
 DEFAULT_RETRIEVAL = "bm25"
 #: Manifest key (index/*.toml, a shipped hybrid source): true embeds each doc question (doc expansion) too,
 #: and the dense side scores a doc by its best cosine over its text and its questions (dense.DenseSide).
@@ -66,7 +66,7 @@ def embed_texts(
     another doc answers: "capitalize every word in a string" gave str.replace over str.capitalize).
 
     Each text is looked up in the embedder's vector cache by content hash (store.read_vector_cache), then
-    in the packaged seed (retrieve/seed.py: the standard library's vectors and its hand-written questions',
+    in the packaged seed (build/seed.py: the standard library's vectors and its hand-written questions',
     read only; its vectors are not copied into the user's cache): an unchanged text is never embedded
     twice, and equal texts once. The rest is embedded in batches of embed.BATCH (the probe in
     bench/retrieval.py: one call per batch costs about half as much per doc as one call per doc), reported

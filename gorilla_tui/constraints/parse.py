@@ -1,6 +1,9 @@
-"""Read task constraints from plain English: accuracy / size / compute bounds and device budgets.
+"""The first step of the constraints of an ask: read them from plain English (accuracy / size / compute
+bounds, device budgets, providers, frameworks) and the search text without their words, in one pass over the
+task (read_task). The next steps are constraints/check.py (each hit against each constraint) and
+constraints/rank.py (the order of the hits); this module imports neither.
 
-The vocabularies (DEVICES, PROVIDERS, FRAMEWORKS) and their matching rules are constraint_vocab.py
+The vocabularies (DEVICES, PROVIDERS, FRAMEWORKS) and their matching rules are constraints/vocab.py
 (re-exported here)."""
 
 from __future__ import annotations
@@ -9,23 +12,21 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from gorilla_tui.pool.metrics import DATASETS
-from gorilla_tui.retrieve.constraint_vocab import (  # noqa: F401 - re-exported: callers import them from here
+from gorilla_tui.constraints.vocab import (  # noqa: F401 - re-exported: callers import them from here
     ANY_OF,
     DEVICES,
     FRAMEWORKS,
     PROVIDERS,
     framework_keys,
-    framework_matches,
     owner_key,
-    provider_matches,
     without_frameworks,
 )
-from gorilla_tui.retrieve.constraint_vocab import DEVICE_RES as _DEVICE_RES
-from gorilla_tui.retrieve.constraint_vocab import FRAMEWORK_RES as _FRAMEWORK_RES
-from gorilla_tui.retrieve.constraint_vocab import PROVIDER_RE as _PROVIDER_RE
-from gorilla_tui.retrieve.constraint_vocab import PROVIDER_WORDS as _PROVIDER_WORDS
-from gorilla_tui.retrieve.constraint_vocab import REPO_RE as _REPO_RE
+from gorilla_tui.constraints.vocab import DEVICE_RES as _DEVICE_RES
+from gorilla_tui.constraints.vocab import FRAMEWORK_RES as _FRAMEWORK_RES
+from gorilla_tui.constraints.vocab import PROVIDER_RE as _PROVIDER_RE
+from gorilla_tui.constraints.vocab import PROVIDER_WORDS as _PROVIDER_WORDS
+from gorilla_tui.constraints.vocab import REPO_RE as _REPO_RE
+from gorilla_tui.pool.metrics import DATASETS
 
 OPS = (">=", ">", "<=", "<")
 
@@ -58,21 +59,6 @@ class Constraint:
             return f"{self.metric} = {self.value}"
         value = f"{self.value:g}{self.unit}" if isinstance(self.value, float) else f"{self.value}{self.unit}"
         return f"{self.metric} {self.op} {value}" + (f" on {self.dataset}" if self.dataset else "")
-
-    def holds(self, actual: float | str) -> bool:
-        """Whether a number (in this constraint's unit), a provider key for "provider" or a doc's
-        "source|framework" for "framework" (framework_matches), satisfies it."""
-        if self.metric == "provider":
-            return provider_matches(str(self.value), str(actual))
-        if self.metric == "framework":
-            source, _, framework = str(actual).partition("|")
-            return framework_matches(str(self.value), source, framework)
-        return {
-            ">=": actual >= self.value,
-            ">": actual > self.value,
-            "<=": actual <= self.value,
-            "<": actual < self.value,
-        }[self.op]
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -296,6 +282,24 @@ def _normalised(task: str) -> str:
     return re.sub(r"(?<=\d),(?=\d{3}\b)", "", task or "")
 
 
+@dataclass(frozen=True)
+class ParsedTask:
+    """What read_task reads of one task, once per ask. constraints: parse_constraints(task); search_text:
+    without_constraints(task) (the retriever's text; "" when nothing but constraint words is left)."""
+
+    task: str
+    constraints: list[Constraint]
+    search_text: str
+
+
+def read_task(task: str) -> ParsedTask:
+    """The constraints of `task` and its search text, from one scan of its clauses (_scan): the parse step
+    of an ask (constraints/rank.py search_with_constraints calls it once)."""
+    text = _normalised(task)
+    found, spans = _scan(text)
+    return ParsedTask(task, _completed(text, found), _cut(text, spans))
+
+
 def without_constraints(task: str) -> str:
     """`task` with the words parse_constraints read as a constraint taken out, spaces collapsed: each
     bound's number, unit, comparator and metric words ("under 5 million parameters", "top-1 accuracy of at
@@ -306,11 +310,15 @@ def without_constraints(task: str) -> str:
     APIBench eval tasks stating a constraint lost the eval's own API from the top 5 of its hub for 3 of
     them (31 -> 28; bench/constraints.py), while keeping it loses none.
 
-    The retriever is given this text (retrieve.constraints.search_with_constraints): the constraint
+    The retriever is given this text (constraints/rank.py search_with_constraints): the constraint
     filters and ranks the hits, and its words would only match docs that happen to say "million
     parameters" ("an image classifier under 5 million parameters" brought in distilgpt2)."""
     text = _normalised(task)
-    spans = _constraint_spans(text)
+    return _cut(text, _scan(text)[1])
+
+
+def _cut(text: str, spans: list[tuple[int, int]]) -> str:
+    """`text` without `spans`, spaces collapsed."""
     if not spans:
         return " ".join(text.split())
     keep, last = [], 0
@@ -322,9 +330,10 @@ def without_constraints(task: str) -> str:
     return " ".join(" ".join(keep).split())
 
 
-def _constraint_spans(text: str) -> list[tuple[int, int]]:
-    """Spans of `text` (already _normalised) that parse_constraints reads as constraints (see
-    without_constraints)."""
+def _scan(text: str) -> tuple[list[Constraint], list[tuple[int, int]]]:
+    """The numeric constraints of `text` (already _normalised), clause by clause, and the spans of every
+    word read as a constraint (numbers, comparators, metric words, repo ids, provider phrases)."""
+    found: list[Constraint] = []
     spans: list[tuple[int, int]] = []
     all_datasets = _datasets_in(text)
     for offset, clause in _clauses(text):
@@ -335,15 +344,16 @@ def _constraint_spans(text: str) -> list[tuple[int, int]]:
             c = _read_number(clause, m, all_datasets)
             if c is None:
                 continue
+            found.append(c)
             _op, cmp_span = _op_and_span(clause[: m.start()], clause[m.end() :])
-            found = [m.span(), *_metric_words(clause, c)]
+            words = [m.span(), *_metric_words(clause, c)]
             if cmp_span is not None:
                 a, b = cmp_span
-                found.append((a, b) if b <= m.start() else (a + m.end() - m.start(), b + m.end() - m.start()))
-            spans += [(offset + a, offset + b) for a, b in found]
+                words.append((a, b) if b <= m.start() else (a + m.end() - m.start(), b + m.end() - m.start()))
+            spans += [(offset + a, offset + b) for a, b in words]
     spans += [m.span() for m in _REPO_RE.finditer(text) if _repo_of(m) is not None]
     spans += [m.span() for m in _PROVIDER_RE.finditer(text)]
-    return spans
+    return found, spans
 
 
 def parse_constraints(task: str) -> list[Constraint]:
@@ -359,16 +369,13 @@ def parse_constraints(task: str) -> list[Constraint]:
     ignored (APIBench tasks name image sizes, class counts, years). Duplicates are dropped. Never raises.
     """
     text = _normalised(task)
-    all_datasets = _datasets_in(text)
-    out: list[Constraint] = []
-    for clause in _CLAUSE_SPLIT.split(text):
-        masked = _masked_spans(clause)
-        for m in _NUMBER.finditer(clause):
-            if any(a <= m.start() < b for a, b in masked):
-                continue
-            c = _read_number(clause, m, all_datasets)
-            if c is not None:
-                out.append(c)
+    return _completed(text, _scan(text)[0])
+
+
+def _completed(text: str, numeric: list[Constraint]) -> list[Constraint]:
+    """The numeric constraints of `text` followed by its providers, frameworks and device budgets (an
+    explicit bound wins over a device budget), duplicates dropped."""
+    out = list(numeric)
     out += _providers_in(text)
     out += _frameworks_in(text)
     for name, rx, budgets in _DEVICE_RES:

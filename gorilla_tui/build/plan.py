@@ -7,6 +7,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from gorilla_tui.build.dense_vectors import DEFAULT_RETRIEVAL, EMBED_QUESTIONS_KEY
 from gorilla_tui.errors import UsageError
 from gorilla_tui.paths import expand_user
 from gorilla_tui.pool.doc import SourceRejected, detect_format, source_files
@@ -15,12 +16,11 @@ from gorilla_tui.pool.sources import FetchContext, Manifest, load_manifests, sou
 from gorilla_tui.retrieve.dense import DENSE_WEIGHT_KEY, FUSION_DEPTH_ALL, FUSION_DEPTH_KEY
 from gorilla_tui.retrieve.embed import PASSAGE_KEY, PASSAGE_RECIPES
 from gorilla_tui.retrieve.fusion import dense_weight, fusion_depth
-from gorilla_tui.retrieve.refresh_dense import DEFAULT_RETRIEVAL, EMBED_QUESTIONS_KEY
 
 #: Manifest key saying how a source is retrieved: "hybrid" (BM25 + dense, its docs are embedded) or "bm25".
 RETRIEVAL_KEY = "retrieval"
 RETRIEVAL_MODES = ("hybrid", "bm25")
-# DEFAULT_RETRIEVAL (refresh_dense): a source whose manifest has no RETRIEVAL_KEY (user --source files are
+# DEFAULT_RETRIEVAL (dense_vectors.py): a source whose manifest has no RETRIEVAL_KEY (user --source files are
 # "hybrid": they are small).
 
 

@@ -1,4 +1,6 @@
-"""Constraint-aware API selection: check hits' performance metadata against task constraints, rerank them."""
+"""The constraints of an ask, one way: parse the task once (parse.py read_task), search for candidates, check
+each candidate once (check.py check_doc), rank them (rerank): search_with_constraints. The checks are kept
+(ConstraintResult.checks), so the proposed doc's constraints are read from them, not checked again."""
 
 from __future__ import annotations
 
@@ -7,17 +9,16 @@ from dataclasses import dataclass, field, replace
 from itertools import zip_longest
 from typing import Any
 
-from gorilla_tui.pool.metrics import Measure, Performance, normalise_performance, provider_id, select_variant
-from gorilla_tui.retrieve.constraint_parse import (
-    DEVICES,
+from gorilla_tui.constraints.check import STATUSES, Check, check_doc, overall, shortfall
+from gorilla_tui.constraints.parse import (
     FRAMEWORKS,
-    OPS,
     Constraint,
+    ParsedTask,
     framework_keys,
-    parse_constraints,
-    without_constraints,
+    read_task,
     without_frameworks,
 )
+from gorilla_tui.pool.metrics import Performance
 from gorilla_tui.retrieve.tokenize import no_terms_note
 from gorilla_tui.types import Hit
 
@@ -25,155 +26,13 @@ from gorilla_tui.types import Hit
 PerformanceOf = Callable[[Any], Performance]
 
 __all__ = [
-    "DEVICES",
-    "OPS",
-    "Check",
-    "Constraint",
     "ConstraintReport",
     "ConstraintResult",
     "apply_constraints",
-    "check_doc",
-    "overall",
-    "parse_constraints",
     "proposal_constraints",
     "rerank",
+    "search_with_constraints",
 ]
-
-# ---------------------------------------------------------------------------------------------------------
-# checking and reranking
-
-STATUSES = ("satisfied", "unknown", "violated")
-#: top-1 and an unqualified "accuracy" stand in for each other only on classification benchmarks, where the
-#: single headline accuracy is the top-1 accuracy (ImageNet, CIFAR, Kinetics, Something-Something).
-_FALLBACK = {"top1": "accuracy", "accuracy": "top1"}
-CLASSIFICATION_DATASETS = frozenset(
-    {"imagenet", "cifar10", "cifar100", "kinetics400", "kinetics600", "kinetics700", "somethingsomething"}
-)
-
-
-@dataclass
-class Check:
-    """One constraint checked against one doc. status: "satisfied" | "violated" | "unknown".
-    low / high: the smallest and largest applicable value (equal when one number applies; None when none
-    does); used: the measures read ("top1=76.15 (imagenet; ...)"); note: why unknown, or a fallback used."""
-
-    constraint: Constraint
-    status: str
-    low: float | None = None
-    high: float | None = None
-    used: list[str] = field(default_factory=list)
-    note: str = ""
-
-    def to_dict(self) -> dict[str, Any]:
-        """JSON-ready: the constraint's fields + status, actual (a number, [low, high], the provider id or
-        None), used, note."""
-        actual: Any = (
-            None if self.low is None else (self.low if self.low == self.high else [self.low, self.high])
-        )
-        if self.constraint.metric in ("provider", "framework") and self.used:
-            actual = self.used[0]
-        return self.constraint.to_dict() | {
-            "status": self.status,
-            "actual": actual,
-            "used": list(self.used),
-            "note": self.note,
-        }
-
-
-def _applicable(c: Constraint, measures: list[Measure], api_call: str) -> tuple[list[Measure], str]:
-    notes = []
-    metric_ms = [m for m in measures if m.metric == c.metric]
-    if c.dataset:
-        undated = [m for m in metric_ms if m.dataset is None]
-        metric_ms = [m for m in metric_ms if m.dataset == c.dataset]
-        if not metric_ms and undated:
-            notes.append(f"{c.metric} given without a dataset; {c.dataset} required")
-    if not metric_ms and c.metric in _FALLBACK:
-        alt = [
-            m
-            for m in measures
-            if m.metric == _FALLBACK[c.metric]
-            and (not c.dataset or m.dataset == c.dataset)
-            and (m.dataset is None or m.dataset in CLASSIFICATION_DATASETS)
-        ]
-        if alt:
-            metric_ms = alt
-            notes = [f"no {c.metric}; unqualified {_FALLBACK[c.metric]} used"]
-    if not metric_ms and c.metric == "size_mb":
-        params = [m for m in measures if m.metric == "params"]
-        metric_ms = [
-            Measure("size_mb", round(m.value * 4, 3), m.dataset, m.variant, m.path, "params x 4 bytes")
-            for m in params
-        ]
-        if metric_ms:
-            notes = ["size from params x 4 bytes (fp32)"]
-    return select_variant(metric_ms, api_call), "; ".join(notes)
-
-
-def _check_provider(c: Constraint, doc: Any) -> Check:
-    """A provider constraint against the publisher the doc's api_call names (pool.metrics.provider_id)."""
-    pid = provider_id(getattr(doc, "api_call", "") or "")
-    if pid is None:
-        return Check(c, "unknown", note="the call names no publisher")
-    return Check(c, "satisfied" if c.holds(pid) else "violated", used=[pid])
-
-
-def _check_framework(c: Constraint, doc: Any) -> Check:
-    """A framework constraint against the doc's source and APIBench framework field (never unknown: every
-    doc has a source). used: the doc's framework, or its source when the field is empty."""
-    source, framework = getattr(doc, "source", ""), getattr(doc, "framework", "") or ""
-    status = "satisfied" if c.holds(f"{source}|{framework}") else "violated"
-    return Check(c, status, used=[framework or source])
-
-
-def check_doc(constraints: list[Constraint], doc: Any, perf: Performance | None = None) -> list[Check]:
-    """Check every constraint against one ApiDoc's normalised performance (pool.metrics.normalise_performance;
-    pass `perf` when it is already known, e.g. ApiIndex.performance(doc)) and, for a provider constraint,
-    the publisher its api_call names.
-
-    A constraint is satisfied when every applicable number meets it, violated when none does, unknown
-    when no number applies (metadata missing, other dataset) or the numbers disagree (several variants).
-    A provider constraint is unknown when the call names no publisher (a library call, a REST path).
-    """
-    if perf is None and any(c.metric not in ("provider", "framework") for c in constraints):
-        perf = normalise_performance(getattr(doc, "performance", None))
-    out = []
-    for c in constraints:
-        if c.metric == "provider":
-            out.append(_check_provider(c, doc))
-            continue
-        if c.metric == "framework":
-            out.append(_check_framework(c, doc))
-            continue
-        assert perf is not None
-        ms, note = _applicable(c, perf.measures, getattr(doc, "api_call", ""))
-        if not ms:
-            out.append(Check(c, "unknown", note=note or f"no {c.metric} in the metadata"))
-            continue
-        values = [m.value for m in ms]
-        held = [c.holds(v) for v in values]
-        status = "satisfied" if all(held) else "violated" if not any(held) else "unknown"
-        if status == "unknown":
-            note = "; ".join(filter(None, [note, "values disagree (several variants or datasets)"]))
-        out.append(Check(c, status, min(values), max(values), [m.describe() for m in ms], note))
-    return out
-
-
-def overall(checks: list[Check]) -> str:
-    """ "violated" if any check is violated, else "unknown" if any is unknown, else "satisfied"."""
-    statuses = {ch.status for ch in checks}
-    return "violated" if "violated" in statuses else "unknown" if "unknown" in statuses else "satisfied"
-
-
-def _shortfall(checks: list[Check]) -> float:
-    """How far a doc misses its violated constraints, relative to each bound (0 when none is violated)."""
-    total = 0.0
-    for ch in checks:
-        if ch.status == "violated" and ch.low is not None and ch.high is not None:
-            c = ch.constraint
-            nearest = ch.high if c.op in (">=", ">") else ch.low
-            total += abs(nearest - c.value) / max(abs(c.value), 1e-9)
-    return total
 
 
 @dataclass
@@ -235,10 +94,16 @@ class ConstraintResult:
     satisfied_any: bool
     message: str
     notes: list[str] = field(default_factory=list)
+    #: doc id -> the checks rerank made of it (every candidate, also those cut from `hits`)
+    checks: dict[str, list[Check]] = field(default_factory=dict, repr=False)
 
     def for_doc(self, doc: Any) -> list[dict[str, Any]]:
-        """The Proposal.constraints list for the proposed doc (each constraint + status + numbers used)."""
-        return proposal_constraints(self.constraints, doc)
+        """The Proposal.constraints list for the proposed doc (each constraint + status + numbers used):
+        the checks rerank made of it when it was a candidate, else checked now (check.check_doc)."""
+        checks = self.checks.get(doc.id) if doc is not None else None
+        if checks is None:
+            return proposal_constraints(self.constraints, doc)
+        return [ch.to_dict() for ch in checks]
 
     def satisfying(self, docs: list[Any]) -> list[Any]:
         """Those of `docs` whose hit meets every constraint (by the report), in the given order; the
@@ -265,14 +130,14 @@ def _fmt(ch: Check) -> str:
 
 
 def apply_constraints(
-    task: str, hits: list[Hit], drop_violating: bool = False, *,
-    constraints: list[Constraint] | None = None, perf_of: PerformanceOf | None = None,
+    task: str | ParsedTask, hits: list[Hit], drop_violating: bool = False, *,
+    perf_of: PerformanceOf | None = None,
 ) -> ConstraintResult:  # fmt: skip
-    """Rerank the hits by the task's constraints (see rerank): `constraints` when the caller already
-    parsed them (search_with_constraints parses once per ask), else parse_constraints(task). When no hit
+    """Rerank the hits by the task's constraints (see rerank): `task` as parse.read_task read it (what
+    search_with_constraints passes: the task is parsed once per ask), or its text, read here. When no hit
     satisfies every constraint, message says so and names the closest hit (fewest violated constraints,
     then smallest relative shortfall). perf_of: see rerank."""
-    constraints = parse_constraints(task) if constraints is None else constraints
+    constraints = (task if isinstance(task, ParsedTask) else read_task(task)).constraints
     if not constraints:
         return ConstraintResult(list(hits), [], [], False, "")
     new_hits, reports = rerank(hits, constraints, drop_violating, perf_of)
@@ -295,7 +160,7 @@ def apply_constraints(
                 reports,
                 key=lambda r: (
                     sum(ch.status == "violated" for ch in r.checks),
-                    _shortfall(r.checks),
+                    shortfall(r.checks),
                     r.hit.rank,
                 ),
             )
@@ -304,7 +169,9 @@ def apply_constraints(
                 f"No candidate meets every constraint ({stated}); "
                 f"closest: {best.hit.doc.api_call} ({missed})."
             )
-    return ConstraintResult(new_hits, constraints, [r.to_dict() for r in reports], n_ok > 0, message)
+    checks = {r.hit.doc.id: r.checks for r in reports}
+    report = [r.to_dict() for r in reports]
+    return ConstraintResult(new_hits, constraints, report, n_ok > 0, message, checks=checks)
 
 
 def search_with_constraints(
@@ -323,7 +190,7 @@ def search_with_constraints(
     every source (see _candidates).
 
     The retriever (BM25 and the dense side) is given the task without the words read as a constraint
-    (constraint_parse.without_constraints: "an image classifier under 5 million parameters" searches for
+    (parse.without_constraints: "an image classifier under 5 million parameters" searches for
     "an image classifier"), and its hits come first; index.search then replaces the literal values left in
     it by the word of their kind (retrieve/literals.py: a URL -> "url"), while the constraints are parsed
     from the task as typed. When they are fewer than the candidates wanted, the
@@ -336,10 +203,11 @@ def search_with_constraints(
     candidates). ConstraintResult.notes holds tokenize.NO_TERMS_NOTE when the task has no BM25 term
     (emoji or symbols alone): its hits, if any, are the dense side's."""
     notes = [note] if (note := no_terms_note(task)) else []
-    constraints = parse_constraints(task)
+    parsed = read_task(task)  # the parse step: once per ask
+    constraints = parsed.constraints
     if not constraints:
         return ConstraintResult(index.search(task, k=k, hub=hub), [], [], False, "", notes)
-    query = query if query is not None else (without_constraints(task) or task)
+    query = query if query is not None else (parsed.search_text or task)
     n = max(widen, k * 4)
     hits = _candidates(index, query, n, hub, constraints)
     if query != task and len(hits) < n:  # then the whole task's own hits, for docs only its words find
@@ -348,7 +216,7 @@ def search_with_constraints(
         hits += [h for h in more if h.doc.id not in seen]
         hits = [replace(h, rank=rank) for rank, h in enumerate(hits, start=1)]
     perf_of = getattr(index, "performance", None)
-    result = apply_constraints(task, hits, constraints=constraints, perf_of=perf_of)
+    result = apply_constraints(parsed, hits, perf_of=perf_of)
     first_ok = next((r["bm25_rank"] for r in result.report if r["status"] == "satisfied"), 0)
     if first_ok > k * 4:
         result.message += f" (search widened to the top {len(hits)} hits)"

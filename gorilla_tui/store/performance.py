@@ -17,7 +17,7 @@ from typing import Any
 
 from gorilla_tui.pool.doc import ApiDoc
 from gorilla_tui.pool.metrics import Performance, normalise_performance
-from gorilla_tui.retrieve.store_io import json_of
+from gorilla_tui.store.fileio import json_of
 
 #: File name of the table inside a version folder.
 FILE = "performance.json"
