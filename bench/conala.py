@@ -17,7 +17,7 @@ Figures: an oracle API in the first 5 hits / at hit 1 (ApiIndex.search, no hub n
 `pipeline.ask` proposes (the embedded model, select by likelihood, k = 5, filling off: the choice alone) on
 both intents of every --stride-th pair (the same subset each run). With --default-home (a copy of the
 default index: hubs, APIZoo, standard library) also how many intents get a Hugging Face or TensorFlow Hub
-model at hit 1, and with --ask which the ask proposes. Writes the section "CoNaLa dev split" of
+model at hit 1, and with --ask-default which the ask proposes there. Writes the section "CoNaLa dev split" of
 docs/benchmarks.md.
 """
 
@@ -295,6 +295,7 @@ def main(argv: list[str] | None = None) -> int:
         default=None,
         help="a copy of the default index's home: model-hub answers",
     )
+    ap.add_argument("--ask-default", action="store_true", help="also ask on --default-home's index")
     ap.add_argument("--results", type=Path, default=None, help="write the rows as JSON lines here")
     ap.add_argument("--show", choices=("none", "misses", "all"), default="none", help="print dev-half hits")
     args = ap.parse_args(argv)
@@ -326,7 +327,7 @@ def main(argv: list[str] | None = None) -> int:
         hub_rows = [
             index_row["sources"] for index_row in retrieval_rows(default, entries, resolve(entries, ()))
         ]
-        hub_asked = ask_rows(default, entries, resolve(entries, ()), subset) if args.ask else []
+        hub_asked = ask_rows(default, entries, resolve(entries, ()), subset) if args.ask_default else []
 
     text = report(entries, labels, rows, asked, hub_rows, hub_asked, args, index)
     if args.results is not None:
@@ -359,6 +360,7 @@ def report(entries, labels, rows, asked, hub_rows, hub_asked, args, index) -> st
     )
     script = "python bench/conala.py --home DIR" + (" --bm25" if args.bm25 else "") + ask
     script += " --default-home DIR" if args.default_home else ""
+    script += " --ask-default" if args.ask_default else ""
     retrieval = "BM25 alone" if args.bm25 else f"retrieval as shipped ({index.dense_state()['note']})"
     lines = [
         f"Script: `{script}`",

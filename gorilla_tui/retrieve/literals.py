@@ -229,10 +229,11 @@ def intent_text(task: str, known: Container[str] | None = None) -> str:
       Hub dev tasks lost their API from the top 5 (constraints are read from the task as typed anyway);
     - a pair of words with a slash (read/write, TCP/IP, text/plain) unless a place word (PLACE_WORDS: "to",
       "in", "folder"...) comes right before it;
-    - quoted text ('...', "...", `...`), but for the literals inside it, and a variable name alone in
-      backticks (`scores`, `df`), which is dropped (_VARIABLE_RE; a builtin's name or a keyword stays). Masked whole ("text"), it cost a
+    - quoted text ('...', "...", `...`), but for the literals inside it. Masked whole ("text"), it cost a
       Torch Hub dev task written inside quotes whole and Hugging Face dev tasks whose quoted example names
-      the task type ("[MASK]", "yes", "no" and "stop"), and gained one literal dev task in the top 5.
+      the task type ("[MASK]", "yes", "no" and "stop"), and gained one literal dev task in the top 5. A
+      variable name alone in backticks (`scores`, `df`) is dropped, though (_VARIABLE_RE; a builtin's name
+      or a keyword stays).
 
     Never raises; runs in time linear in len(task).
     """
