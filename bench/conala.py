@@ -44,6 +44,7 @@ from gorilla_tui import services  # noqa: E402
 from gorilla_tui.config import Settings  # noqa: E402
 from gorilla_tui.pool.doc import ApiDoc  # noqa: E402
 from gorilla_tui.pool.expansion import attach_hand_questions, read_hand_questions  # noqa: E402
+from gorilla_tui.retrieve.dense import DenseSide  # noqa: E402
 from gorilla_tui.retrieve.index import ApiIndex  # noqa: E402
 
 TITLE = "CoNaLa dev split"
@@ -156,8 +157,9 @@ def load_index(home: Path, bm25: bool, questions: Sequence[Path]) -> ApiIndex:
     question files in index/questions' format) its docs are rebuilt in memory, BM25 only, with those
     questions attached instead of the ones they carry: to try a question file before a refresh."""
     os.environ["GORILLA_TUI_HOME"] = str(home)
-    os.environ["GORILLA_TUI_DENSE"] = "0" if bm25 or questions else "1"
     index = ApiIndex.load()
+    if bm25:  # no vectors: the dense side off (GORILLA_TUI_DENSE only stops a refresh from embedding)
+        index.dense = DenseSide(len(index.docs), None)
     if not questions:
         return index
     docs = [dataclasses.replace(d, questions=[]) if d.source == "python-env" else d for d in index.docs]
