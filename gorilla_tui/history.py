@@ -62,16 +62,23 @@ class HistoryEntry:
         return str(((self.proposal or {}).get("verdict") or {}).get("verdict") or "")
 
     @property
-    def match(self) -> str:
-        """The proposal's out-of-pool assessment (Proposal.match: "weak", "ok", or "" when not assessed or
-        saved before it existed)."""
-        return str((self.proposal or {}).get("match") or "")
+    def fit(self) -> str:
+        """The proposal's fit judgment (Proposal.fit: "fits", "unsure", "nothing", or "" when not judged).
+        A proposal saved before it existed gives its out-of-pool flag: "match" "weak" -> "unsure" (that rule
+        only said the match was weak), else ""."""
+        p = self.proposal or {}
+        if "fit" in p:
+            return str(p.get("fit") or "")
+        return "unsure" if p.get("match") == "weak" else ""
 
     @property
     def api_call(self) -> str:
-        """The proposal's api_call, else the call its verdict was decided on ("" when none)."""
+        """The proposal's api_call, else its nearest call (nothing fits), else the call its verdict was
+        decided on ("" when none)."""
         p = self.proposal or {}
-        return str(p.get("api_call") or (p.get("verdict") or {}).get("api_call") or "")
+        return str(
+            p.get("api_call") or p.get("nearest_call") or (p.get("verdict") or {}).get("api_call") or ""
+        )
 
 
 class History:

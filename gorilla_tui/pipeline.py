@@ -8,7 +8,8 @@ One ask, in the order the code runs (ARCHITECTURE.md):
 3. check: the checker (check/validator.py) gives the verdict by AST sub-tree match against the API pool;
 4. fill: in select mode, the chosen API's call gets the task's values (fill/: the model writes the
    arguments, each a value the task states, or a named placeholder the proposal lists as needed);
-5. build the Proposal (call, arguments, code, explanation, verdict, constraints, timings).
+5. build the Proposal (call, arguments, code, explanation, verdict, constraints, timings);
+6. judge the fit: does the chosen API do the task (pipeline_fit.py: fits / unsure / nothing fits)?
 The Protocols it depends on, Choice and AskCancelled are in pipeline_types.py (re-exported here).
 """
 
@@ -32,9 +33,10 @@ from gorilla_tui.model.backend import Backend
 from gorilla_tui.model.grammar import choice_grammar, unique_options
 from gorilla_tui.model.likelihood import can_score
 from gorilla_tui.model.prompts import fit_prompt
+from gorilla_tui.pipeline_fit import judge
 from gorilla_tui.pipeline_types import AskCancelled, Checker, Choice, SearchIndex  # noqa: F401 - re-exported
 from gorilla_tui.pool.doc import ApiDoc
-from gorilla_tui.retrieve.fit import FIT_MODEL, match_label
+from gorilla_tui.retrieve.fit import FIT_MODEL, match_score
 from gorilla_tui.textsafe import MAX_TASK_CHARS, clean_task  # noqa: F401 - re-exported (cli, mcp, tests)
 from gorilla_tui.types import (
     TRANSLATION_NOTE,
@@ -222,7 +224,12 @@ class Pipeline:
         if filled is not None:
             timings["fill"] = filled.seconds
         proposal = self._proposal(task, hits, choice, mode, select_by, warnings + choice.notes, filled)
-        proposal.match = self.match(task, hits)
+        t_fit = time.perf_counter()
+        needs = proposal.needs if filled is not None else None
+        proposal.fit, proposal.fit_signals = self.judge_fit(task, hits, choice, mode, needs, cancel)
+        if proposal.fit == "nothing":  # the call is the nearest hit's, not a proposal: no call is made
+            proposal.calls = []
+        timings["fit"] = time.perf_counter() - t_fit
         proposal.translation = english
         emit(VerdictEvent(proposal.verdict))
         timings["validate"] = time.perf_counter() - t
@@ -262,16 +269,27 @@ class Pipeline:
         english = translate.to_english(self.backend, task, cancel)
         return english, time.perf_counter() - t
 
-    def match(self, task: str, hits: list[Hit]) -> str:
-        """How well the API pool fits `task` (Proposal.match: "weak", "ok" or "" when not assessed), by
-        retrieve/fit.py match_label from the index's fit_signals and the best Hit.lm_score of `hits` per task
+    def judge_fit(self, task: str, hits: list[Hit], choice: Choice, mode: str, needs: list[str] | None,
+                  cancel: threading.Event | None) -> tuple[str, dict[str, Any]]:  # fmt: skip
+        """(Proposal.fit, its signals): whether the doc select mode chose does `task` (pipeline_fit.py
+        judge, with the retrieval rule's score where it applies: retrieval_score, and the parameters filling
+        left as placeholders, `needs`, None when it did not fill). ("", {}) in generate mode, with the oracle
+        retriever, or when nothing was chosen. Never changes the verdict."""
+        if mode != "select" or self.retriever == "oracle":
+            return "", {}
+        doc = self._selected(choice)[4]
+        lm = next((h.lm_score for h in hits if doc is not None and h.doc is doc), None)
+        return judge(self.backend, task, doc, lm, self.retrieval_score(task, hits), needs, cancel)
+
+    def retrieval_score(self, task: str, hits: list[Hit]) -> float | None:
+        """How well the whole index fits `task` by retrieval (retrieve/fit.py match_score: below 0 the
+        out-of-pool rule's "weak"), from the index's fit_signals and the best Hit.lm_score of `hits` per task
         token (only for the model the rule was fitted with, fit.FIT_MODEL; another model's tasks are judged on
-        retrieval alone). Not assessed with a hub named or a retriever other than bm25 (the rule was measured
-        over every source, bench/out_of_pool.py), without hits, or for an index without fit_signals. Never
-        changes the verdict."""
+        retrieval alone). None with a hub named or a retriever other than bm25 (the rule was measured
+        over every source, bench/out_of_pool.py), without hits, or for an index without fit_signals."""
         fit_signals = getattr(self.index, "fit_signals", None)
         if self.retriever != "bm25" or self.settings.hub or not hits or fit_signals is None:
-            return ""
+            return None
         signals = dict(fit_signals(task))
         scored = [h.lm_score for h in hits if h.lm_score is not None]
         if scored and self.backend.name == FIT_MODEL:  # the lm_tok weight is in this model's nats
@@ -280,7 +298,7 @@ class Pipeline:
             signals["lm_tok"] = max(scored) / n_tokens
         else:
             signals["lm_tok"] = None
-        return match_label(signals)
+        return match_score(signals)
 
     def _choose(
         self,

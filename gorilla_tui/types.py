@@ -201,10 +201,18 @@ class Argument:
         return {"name": self.name, "value": self.value, "origin": self.origin, "call": self.call}
 
 
-#: Proposal.match values: "weak" (no API in the pool matches the task well), "ok", "" (not assessed).
-MATCHES = ("weak", "ok", "")
-#: The one line the answer shows for a "weak" match (the TUI answer panel, `ask` text).
-WEAK_MATCH_LINE = "no API in the pool matches this task well: the closest is shown"
+#: Proposal.fit values (pipeline_fit.py judge): "fits" (an API of the index does this task), "unsure" (the
+#: chosen API may not do it), "nothing" (nothing fits: no API of the index does it; the call shown is the
+#: nearest, not a proposal, and no call is proposed: Proposal.calls is []), "" (not judged: generate mode,
+#: no hits, a backend that cannot score text).
+FITS = ("fits", "unsure", "nothing", "")
+#: The fit line of each judgment, shown beside the verdict as prominently (the TUI, `ask`); --json and MCP
+#: give it as "fit_line".
+FIT_LINES = {
+    "fits": "fits: the index has an API for this task",
+    "unsure": "unsure: this API may not do what the task asks",
+    "nothing": "nothing fits: no API in the index does this task; nearest shown",
+}
 #: How the note on a task put into English starts (pipeline.py, model/translate.py): TRANSLATION_NOTE +
 #: the translation + " (translated by the model)". `ask` and the TUI show it as a note, not a warning.
 TRANSLATION_NOTE = "searched in English as: "
@@ -223,9 +231,9 @@ class Proposal:
     Hit.lm_score; "grammar": the model wrote one api_call under a GBNF grammar; "" in generate mode).
     choice_rule: the rule the likelihood chooser applied (model/likelihood.py CHOICE_RULES, e.g. "rrf"), ""
     when it did not choose.
-    match: how well the API pool fits the task (retrieve/fit.py match_label; one of MATCHES): "weak" when no
-    API in the pool matches it well (the closest is shown, with WEAK_MATCH_LINE), "ok", or "" when not
-    assessed (a hub named, no dense vectors, a task routed by the dense side). It never changes the verdict.
+    fit: whether the index has an API for the task (pipeline_fit.py judge; one of FITS): "fits", "unsure",
+    "nothing" (the call is the nearest hit's, shown as such; calls is []), or "" when not judged. The verdict
+    still says whether the call exists; fit_signals: the signals it was judged on (pipeline_fit.signals).
     translation: the task in English as the model put it (model/translate.py) when the task was in another
     language; it was searched after the task (the hits are still scored against the task); "" otherwise.
     arguments: the arguments of the proposed call(s) with where each value came from (Argument; [] when
@@ -249,7 +257,8 @@ class Proposal:
     warnings: list[str] = field(default_factory=list)  # e.g. "task truncated", "docs trimmed to fit n_ctx"
     select_by: str = ""
     choice_rule: str = ""
-    match: str = ""
+    fit: str = ""
+    fit_signals: dict[str, Any] = field(default_factory=dict)
     translation: str = ""
     arguments: list[Argument] = field(default_factory=list)
     calls: list[dict[str, dict[str, Any]]] = field(default_factory=list)
@@ -263,14 +272,20 @@ class Proposal:
         return {
             "task": self.task,
             "translation": self.translation,
-            "api_call": self.api_call,
-            "code": self.code,
+            # nothing fits: the call is the nearest hit's, not a proposal (FIT_LINES)
+            "api_call": "" if self.fit == "nothing" else self.api_call,
+            "nearest_call": self.api_call if self.fit == "nothing" else "",
+            "code": "" if self.fit == "nothing" else self.code,
             "code_source": self.code_source,
             "explanation": self.explanation,
             "mode": self.mode,
             "select_by": self.select_by,
             "choice_rule": self.choice_rule,
-            "match": self.match,
+            "fit": self.fit,
+            "fit_line": FIT_LINES.get(self.fit, ""),
+            "fit_signals": {
+                k: round(v, 4) if isinstance(v, float) else v for k, v in self.fit_signals.items()
+            },
             "model": self.model,
             "verdict": self.verdict.to_dict(),
             "hits": [h.to_dict() for h in self.hits],

@@ -1,6 +1,7 @@
-"""Rebuild the packaged seed of python-env vectors (vectors/, read by gorilla_tui/retrieve/seed.py).
+"""Rebuild the packaged seed of python-env vectors (vectors/, read by gorilla_tui/build/seed.py).
 
-Run: python scripts/build_vector_seed.py [--python PATH ...] [--vector-cache DIR] [--fresh]
+Run: python scripts/build_vector_seed.py [--python PATH ...] [--from DIR ...] [--source NAME=DIR ...]
+[--vector-cache DIR] [--fresh]
 
 For each interpreter (default: the running one), the standard library's docs are read as the python-env
 source reads them (pool.pyenv.source.load_python_env, run under that interpreter: it needs tree-sitter,
@@ -14,6 +15,13 @@ its vectors still reused) and adds each version's texts: vectors/<embedder>.npz
 The hand-written questions of the shipped sources that embed them (index/*.toml `embed_questions`, their
 `hand_questions` files) are embedded too, as passages like the docs ("questions" in seed.json),
 so a first launch embeds none of them either.
+With --from / --source (issue 40) the public sources are added too: the APIBench hubs and APIZoo as
+published (e.g. `--from ../shared/apibench/api --source apizoo=../shared/apizoo`, the arguments of
+`index --refresh`). They are read by a real refresh (build.refresh.refresh, --no-dense, in a temporary
+GORILLA_TUI_HOME), so the texts are exactly those a refresh embeds: each hybrid source's passage texts, and
+its doc questions when its manifest sets embed_questions (none of the hubs or APIZoo do). seed.json's
+"sources" records per source its docs, texts, texts embedded for it, seconds and the content fingerprint
+of the files it was built from. Without --python the standard library is then left as the seed holds it.
 Run it with `nice` on a shared machine.
 """
 
@@ -55,6 +63,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--python", action="append", default=[], help="an interpreter (repeatable)")
     ap.add_argument("--vector-cache", default="", help="the vector cache folder (GORILLA_TUI_VECTOR_CACHE)")
     ap.add_argument("--fresh", action="store_true", help="the seed holds only these versions' texts")
+    ap.add_argument("--from", dest="mirrors", action="append", default=[], help="a folder of source files")
+    ap.add_argument("--source", dest="sources", action="append", default=[], help="NAME=DIR of a source")
     args = ap.parse_args(argv)
     if args.vector_cache:
         os.environ["GORILLA_TUI_VECTOR_CACHE"] = str(Path(args.vector_cache).expanduser())
@@ -76,7 +86,19 @@ def main(argv: list[str] | None = None) -> int:
     for key, vec in held.items():
         cache.setdefault(key, vec)
     keep = set() if args.fresh else set(held)
-    for python in args.python or [sys.executable]:
+    if args.fresh:
+        entry.pop("sources", None)
+    pythons = args.python or ([] if args.mirrors or args.sources else [sys.executable])
+    for name, texts in public_texts(args.mirrors, args.sources).items():
+        todo = [t for t in dict.fromkeys(texts["texts"]) if content_hash(t) not in cache]
+        print(f"{name}: {texts['docs']:,} docs, {len(todo):,} texts to embed", flush=True)
+        seconds = embed_into(cache, todo, model)
+        keep.update(content_hash(t) for t in texts["texts"])
+        entry.setdefault("sources", {})[name] = {
+            "docs": texts["docs"], "texts": len(set(texts["texts"])), "embedded": len(todo),
+            "seconds": round(seconds, 1), "fingerprint": texts["fingerprint"], "files": texts["files"],
+        }  # fmt: skip
+    for python in pythons:
         got = stdlib_texts(python)
         texts = list(dict.fromkeys(got["texts"]))
         todo = [t for t in texts if content_hash(t) not in cache]
@@ -101,6 +123,38 @@ def main(argv: list[str] | None = None) -> int:
     meta_path.write_text(json.dumps(meta, indent=1) + "\n", encoding="utf-8")
     print(f"  wrote {file}: {len(keep):,} texts, {entry['bytes'] / 1e6:.1f} MB", flush=True)
     return 0
+
+
+def public_texts(mirrors: list[str], sources: list[str]) -> dict[str, dict]:
+    """{source name: {"docs", "texts", "fingerprint", "files"}} of the hybrid sources other than python-env
+    that a refresh with `--from mirrors --source sources` (--no-dense, in a temporary home) builds: their
+    passage texts (embed.passage_text) in doc order, and their doc questions where embed_questions is set
+    (build.dense_vectors.question_sources). {} when no folder is given."""
+    if not mirrors and not sources:
+        return {}
+    import tempfile
+
+    from gorilla_tui.build.dense_vectors import question_sources
+    from gorilla_tui.build.refresh import refresh
+    from gorilla_tui.pool.manifest import load_manifests
+    from gorilla_tui.pool.pyenv.source import SOURCE
+    from gorilla_tui.retrieve.embed import passage_text
+
+    only = [m.name for m in load_manifests() if m.name != SOURCE]
+    with tempfile.TemporaryDirectory(prefix="seed-home-") as home:
+        os.environ["GORILLA_TUI_HOME"] = home
+        report = refresh(mirrors=[Path(m) for m in mirrors] or None, user_paths=sources, only=only)
+    rows = [r for r in report.sources if r.get("status") == "ok" and r.get("retrieval") == "hybrid"]
+    asked = question_sources(rows)
+    out: dict[str, dict] = {}
+    for row in rows:
+        docs = [d for d in report.index.docs if d.source == row["name"]]
+        texts = [passage_text(d) for d in docs]
+        if row["name"] in asked:
+            texts += [q for d in docs for q in d.questions]
+        out[row["name"]] = {"docs": len(docs), "texts": texts, "fingerprint": row.get("fingerprint"),
+                            "files": [Path(f).name for f in row.get("files") or []]}  # fmt: skip
+    return out
 
 
 def embed_into(cache: dict, texts: list[str], model) -> float:

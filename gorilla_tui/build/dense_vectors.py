@@ -28,8 +28,20 @@ DEFAULT_RETRIEVAL = "bm25"
 #: no hub named, questions embedded as queries: TensorFlow Hub domain@1 34.0 -> 29.5 %, Hugging Face 51.0 ->
 #: 47.0 %).
 EMBED_QUESTIONS_KEY = "embed_questions"
-#: Docs embedded between two saves of the vector cache (an interrupted embedding keeps what it did).
+#: Docs embedded, and seconds passed, between two saves of the vector cache (an interrupted embedding keeps
+#: what it did): each save rewrites the whole cache (about 1.5 MB per 1,000 texts), so a large cache is not
+#: rewritten every few seconds on a fast machine.
 CACHE_SAVE_EVERY = 256
+CACHE_SAVE_SECONDS = 60.0
+
+#: Texts of the first batch, and the seconds a batch should take: each next batch holds what the last one's
+#: rate embeds in BATCH_SECONDS (at least FIRST_BATCH, at most embed.BATCH), so progress is reported every
+#: few seconds on a slow machine too (issue 40: a batch of 32 took 23 s at 1.4 texts/s on this loaded
+#: 2-core machine, a silent stretch) and a fast one keeps full batches (32 or 128 texts a call embedded
+#: at the same rate here, bench/first_refresh.py; one text a call costs about twice as much per text; the
+#: engine runs a batch's tokens together, about 400 for 4 texts, so 4 is already a batch).
+FIRST_BATCH = 4
+BATCH_SECONDS = 3.0
 
 #: on_embed(done, total): texts (docs, doc questions) embedded so far of those that needed it (cached ones
 #: are not counted).
@@ -66,12 +78,13 @@ def embed_texts(
     another doc answers: "capitalize every word in a string" gave str.replace over str.capitalize).
 
     Each text is looked up in the embedder's vector cache by content hash (store.read_vector_cache), then
-    in the packaged seed (build/seed.py: the standard library's vectors and its hand-written questions',
-    read only; its vectors are not copied into the user's cache): an unchanged text is never embedded
-    twice, and equal texts once. The rest is embedded in batches of embed.BATCH (the probe in
-    bench/retrieval.py: one call per batch costs about half as much per doc as one call per doc), reported
-    through on_embed(done, total), and saved to the cache every CACHE_SAVE_EVERY texts and at the end (also
-    when interrupted).
+    in the packaged seed (build/seed.py: the standard library's, the APIBench hubs' and APIZoo's vectors
+    and python-env's hand-written questions', read only; its vectors are not copied into the user's
+    cache): an unchanged text is never embedded twice, and equal texts once. The rest is embedded in
+    batches of FIRST_BATCH to embed.BATCH texts, sized by next_batch to take about BATCH_SECONDS each
+    (the probe in bench/retrieval.py: one call per batch costs about half as much per doc as one call
+    per doc), reported through on_embed(done, total), and saved to the cache every
+    CACHE_SAVE_EVERY texts (at most every CACHE_SAVE_SECONDS) and at the end (also when interrupted).
     stop: checked before each batch; True raises EmbeddingStopped. Raises GorillaError when the embedder
     fails or the cache cannot be written.
     """
@@ -83,21 +96,24 @@ def embed_texts(
     )
     emit = on_embed or (lambda done, total: None)
     emit(0, len(todo))
-    since_save = 0
+    since_save, saved, start, size = 0, time.monotonic(), 0, FIRST_BATCH
     try:
-        for start in range(0, len(todo), BATCH):
+        while start < len(todo):
             if stop is not None and stop():
                 raise EmbeddingStopped(
                     f"embedding stopped after {start} of {len(todo)} texts (they are cached)"
                 )
-            batch = todo[start : start + BATCH]
+            batch = todo[start : start + size]
+            began = time.monotonic()
             for text, vec in zip(batch, model.embed_passages(batch), strict=True):
                 cache[content_hash(text)] = vec
+            size = next_batch(len(batch), time.monotonic() - began)
+            start += len(batch)
             since_save += len(batch)
-            if since_save >= CACHE_SAVE_EVERY:
+            if since_save >= CACHE_SAVE_EVERY and time.monotonic() - saved >= CACHE_SAVE_SECONDS:
                 index_store.write_vector_cache(model.name, cache, root)
-                since_save = 0
-            emit(start + len(batch), len(todo))
+                since_save, saved = 0, time.monotonic()
+            emit(start, len(todo))
     finally:
         if since_save:
             index_store.write_vector_cache(model.name, cache, root)
@@ -105,6 +121,12 @@ def embed_texts(
     for i, key in enumerate(keys):
         vectors[i] = cache[key] if key in cache else seeded[key]
     return vectors, len(todo)
+
+
+def next_batch(done: int, seconds: float) -> int:
+    """Texts of the next batch after one of `done` texts took `seconds` (FIRST_BATCH, BATCH_SECONDS)."""
+    rate = done / max(seconds, 1e-3)
+    return max(FIRST_BATCH, min(BATCH, int(rate * BATCH_SECONDS)))
 
 
 def question_sources(rows: Sequence[dict[str, Any]]) -> set[str]:

@@ -62,7 +62,9 @@ from gorilla_tui.pool.sources import (
 from gorilla_tui.retrieve.index import ApiIndex, Bm25Params
 from gorilla_tui.store import versions as index_store
 
-#: on_event(kind, name, load): kind "start" (load is None) or "done" (load is the SourceLoad).
+#: on_event(kind, name, load): kind "start" (load is None) or "done" (load is the SourceLoad) of one source,
+#: or "stage" (load is None): a step of the whole refresh begins, `name` says which with its counts
+#: ("building the BM25 index: 10,963 docs"), so a caller can say what a long step does (issue 40).
 ProgressFn = Callable[[str, str, "SourceLoad | None"], None]
 
 
@@ -197,11 +199,28 @@ def refresh(
         if _is_unchanged(loads, previous, keep_previous):
             return _unchanged_report(plan, loads, previous, started)
         built = _assemble(plan, loads, previous, keep_previous, emit)
+        emit("stage", f"building the BM25 index: {len(built.docs):,} docs", None)
         index = ApiIndex.build(built.docs, Bm25Params(), tokens=_live_tokens(previous))
         index.meta = meta_of(index, built.rows, built.ok, built.old, time.perf_counter() - started)
-        final = write_and_publish(index, index_store.index_root(), extra_files)
+        emit("stage", f"writing the index version: {len(built.docs):,} docs", None)
+        final = write_and_publish(index, index_store.index_root(), _announced(extra_files, emit))
     index.path = final
     return RefreshReport(final, index, built.rows, time.perf_counter() - started, built.warnings)
+
+
+def _announced(
+    extra_files: Callable[[Path, Sequence[ApiDoc]], object] | None, emit: ProgressFn
+) -> Callable[[Path, Sequence[ApiDoc]], object] | None:
+    """`extra_files` with a "stage" event before it runs (the checker's lookup of 10,963 docs takes about
+    as long as the rest of the version's files); None stays None."""
+    if extra_files is None:
+        return None
+
+    def run(folder: Path, docs: Sequence[ApiDoc]) -> object:
+        emit("stage", f"writing the checker's lookup: {len(docs):,} docs", None)
+        return extra_files(folder, docs)
+
+    return run
 
 
 def _load_sources(plan: Plan, previous: Previous, emit: ProgressFn) -> list[SourceLoad]:

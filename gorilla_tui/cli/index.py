@@ -286,33 +286,15 @@ def _run_refresh(
     only: list[str],
     max_bytes: int,
 ) -> Any:
-    """Run build.refresh.refresh with a spinner line per source on stderr (its status: "N docs",
-    "unchanged", or why not); returns its RefreshReport."""
-    from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn  # deferred: rich
-
+    """Run build.refresh.refresh with its progress on stderr (cli/refresh_progress.py: a spinner line per
+    source and stage on a terminal, plain lines when piped); returns its RefreshReport."""
     from gorilla_tui.build.refresh import UNCHANGED, refresh  # deferred: numpy, scipy (~0.3 s)
-
-    columns = (SpinnerColumn(), TextColumn("{task.description}"), TextColumn("{task.fields[status]}"))
-    quiet = args.json or not err.is_terminal
-    progress = Progress(*columns, TimeElapsedColumn(), console=err, disable=quiet, transient=False)
-    tasks: dict[str, Any] = {}
-
-    def on_event(kind: str, name: str, load: Any) -> None:
-        if kind == "start":
-            tasks[name] = progress.add_task(name, total=1, status="fetching")
-            return
-        task = tasks.pop(name, None)
-        if task is None:
-            return
-        status = load.status if load.status != "ok" else f"{len(load.result.docs)} docs"
-        if load.status == "ok" and load.message == UNCHANGED:
-            status += f" ({UNCHANGED})"
-        progress.update(task, completed=1, status=status, description=load.name)
+    from gorilla_tui.cli.refresh_progress import source_progress  # deferred: rich; --help stays fast
 
     def on_wait(message: str) -> None:  # through the progress console, so the spinner lines stay whole
         err.print(safe_text(f"gorilla-tui: {message}"), markup=False, highlight=False, soft_wrap=True)
 
-    with progress:
+    with source_progress(err, args.json, UNCHANGED) as on_event:
         return refresh(
             mirrors=args.mirrors, user_paths=user_paths, only=only, keep_previous=not args.clean,
             on_event=on_event, manifests=manifests, config_paths=configured, max_bytes=max_bytes,
@@ -343,34 +325,16 @@ def _dense_step(report: Any, args: argparse.Namespace, err: Any) -> dict[str, An
 
 
 def _embed(index: Any, spec: str, err: Any, quiet: bool) -> dict[str, Any]:
-    """Embed the published index's docs with embedder `spec` (build.refresh.embed_index) and a progress
-    bar on stderr; the BM25 index already answers meanwhile. Returns embed_index's summary, or
-    {"error": why} when the embedder is missing or fails (the index then stays BM25 alone)."""
-    from rich.progress import (  # deferred: loaded only when a refresh embeds docs
-        BarColumn,
-        MofNCompleteColumn,
-        Progress,
-        TextColumn,
-        TimeRemainingColumn,
-    )
-
+    """Embed the published index's docs with embedder `spec` (build.refresh.embed_index), its progress on
+    stderr (cli/refresh_progress.embed_progress: a bar on a terminal, plain lines with the time left when
+    piped); the BM25 index already answers meanwhile. Returns embed_index's summary, or {"error": why}
+    when the embedder is missing or fails (the index then stays BM25 alone)."""
     from gorilla_tui.build.refresh import embed_index  # deferred: numpy, scipy (`index --help` stays fast)
+    from gorilla_tui.cli.refresh_progress import embed_progress  # deferred: rich; --help stays fast
 
-    bar = Progress(
-        TextColumn("embedding docs (BM25 already live)"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TimeRemainingColumn(),
-        console=err,
-        disable=quiet or not err.is_terminal,
-        transient=True,
-    )
-    task = bar.add_task("embed", total=None)
     try:
-        with bar:
-            return embed_index(  # spec: --embedder ("" = the packaged default)
-                index, spec or "", on_embed=lambda done, total: bar.update(task, completed=done, total=total)
-            )
+        with embed_progress(err, quiet) as on_embed:
+            return embed_index(index, spec or "", on_embed=on_embed)  # spec: --embedder ("" = the default)
     except GorillaError as e:
         return {"error": f"dense retrieval off, BM25 alone: {e}"}
 

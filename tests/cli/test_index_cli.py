@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import shutil
 from pathlib import Path
 
@@ -14,6 +15,10 @@ from gorilla_tui.errors import UsageError
 
 def _one_line_error(capsys: pytest.CaptureFixture[str]) -> str:
     err = capsys.readouterr().err
+    # a piped refresh first says each source it tried, one line each (cli/refresh_progress.py, issue 40)
+    tried = re.compile(r"[^\s:]+: [^\n]* in \d+\.\d s\n")
+    while tried.match(err):
+        err = err[tried.match(err).end() :]
     assert err.startswith("gorilla-tui: error: ") and "Traceback" not in err
     return err
 

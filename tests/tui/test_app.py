@@ -231,28 +231,39 @@ async def test_history_screen_searches_and_reasks(make_app):
         assert len(app.session.backend.calls) == 3
 
 
-async def test_history_detail_keeps_the_weak_match_warning(make_app):
-    """An answer whose pool fitted the task badly (Proposal.match "weak") said so in the answer panel, but
-    the history screen's detail of that saved answer showed only the call and verdict: it now adds the same
-    warning line; an "ok" answer has none."""
-    from gorilla_tui.types import WEAK_MATCH_LINE
+async def test_history_detail_keeps_the_fit_judgment(make_app):
+    """The history screen's detail of a saved answer says what the answer said: nothing fits first, with the
+    call named the nearest (issue 38); an answer saved before the fit judgment with the old out-of-pool flag
+    ("match": "weak") reads as unsure; an answer not judged has no fit line."""
+    from gorilla_tui.types import FIT_LINES
 
     app = make_app([" " + VALID_CALL])
     async with app.run_test(size=SIZE) as pilot:
         await ask(pilot, VIDEO_TASK)
         saved = app.main.proposal.to_dict()
-        app.session.history.add("book a flight from Berlin to Rome", {**saved, "match": "weak"})
+        assert saved["fit"] == ""  # the scripted backend cannot score text: not judged
+        call = saved["api_call"]
+        nothing = {**saved, "fit": "nothing", "api_call": "", "nearest_call": call}
+        app.session.history.add("book a flight from Berlin to Rome", nothing)
+        old = {k: v for k, v in saved.items() if k not in ("fit", "fit_line")} | {"match": "weak"}
+        app.session.history.add("order a pizza", old)
         await pilot.press("ctrl+r")
         await pilot.pause()
         screen = app.screen
-        assert [e.match for e in screen.entries] == ["weak", saved.get("match") or ""]
+        assert [e.fit for e in screen.entries] == ["unsure", "nothing", ""]
         detail = screen.query_one("#history-detail")
-        screen.query_one(DataTable).move_cursor(row=0)
-        await pilot.pause()
-        assert f"⚠ {WEAK_MATCH_LINE}" in str(detail.render())
         screen.query_one(DataTable).move_cursor(row=1)
         await pilot.pause()
-        assert VIDEO_TASK in str(detail.render()) and WEAK_MATCH_LINE not in str(detail.render())
+        lines = str(detail.render()).splitlines()
+        assert lines[1] == f"✘ {FIT_LINES['nothing']}" and lines[2].startswith(f"nearest: {call}")
+        screen.query_one(DataTable).move_cursor(row=0)
+        await pilot.pause()
+        assert str(detail.render()).splitlines()[-1] == FIT_LINES["unsure"]
+        screen.query_one(DataTable).move_cursor(row=2)
+        await pilot.pause()
+        assert VIDEO_TASK in str(detail.render()) and not any(
+            x in str(detail.render()) for x in FIT_LINES.values()
+        )
 
 
 async def test_up_and_down_recall_earlier_tasks(make_app):

@@ -183,32 +183,40 @@ async def test_footer_shows_every_key_whole_at_80_and_120(make_app):
             assert {"Copy code", "Accept did-you-mean", "Build index"} <= described
 
 
-async def test_weak_match_warning_stays_on_short_terminals(make_app):
-    """Proposal.match "weak" (no API in the pool fits the task) is a warning: short terminals drop the other
-    choice lines (#choice) but keep it, with the call and the verdict word, down to 40x12; from 80 columns
-    it is shown whole, on two lines where one does not hold it."""
+async def test_nothing_fits_stays_on_short_terminals(make_app):
+    """Proposal.fit "nothing" (no API in the index does the task) is the answer's first line: short terminals
+    drop the other choice lines (#choice) but keep it, with the call and the verdict word, down to 40x12;
+    from 80 columns it is shown whole, on two lines where one does not hold it. The verdict badge then has
+    the fit line above it and names the call the nearest, without the ✔ of a valid proposal."""
     from gorilla_tui.tui.widgets.proposal import ProposalPanel
-    from gorilla_tui.types import WEAK_MATCH_LINE
+    from gorilla_tui.tui.widgets.verdict import VerdictBadge
+    from gorilla_tui.types import FIT_LINES
+
+    line = f"✘ {FIT_LINES['nothing']}"
 
     for size in [(80, 23), (40, 12), (80, 24), (120, 36)]:
         app = make_app([" " + VALID_CALL])
         async with app.run_test(size=size) as pilot:
             await ask(pilot, VIDEO_TASK)
             # as select mode by grammar would show it (a choice line), with the pool fitting the task badly
-            weak = dataclasses.replace(app.main.proposal, match="weak", select_by="grammar")
-            app.main.query_one(ProposalPanel).show_proposal(weak)
+            weak = dataclasses.replace(app.main.proposal, fit="nothing", select_by="grammar")
+            app.main.show_proposal(weak)
             await pilot.pause()
             text = screen_text(app)
-            assert f"⚠ {WEAK_MATCH_LINE}"[:28] in text, (size, text)  # "⚠ no API in the pool matches"
-            if size[0] >= 80:  # read whole: it was cut to "⚠ no API in the pool matches this t…" at 80
+            assert line[:28] in text, (size, text)  # "✘ nothing fits: no API in th"
+            if size[0] >= 80:  # read whole, on two lines
                 region = app.main.query_one("#match").region
                 rows = text.splitlines()[region.y : region.bottom]
                 shown = " ".join(row[region.x : region.right].strip() for row in rows)
-                assert shown == f"⚠ {WEAK_MATCH_LINE}", (size, shown)
+                assert shown == line, (size, shown)
             assert app.main.proposal.verdict.kind in text, (size, app.main.proposal.verdict)
+            badge = app.main.query_one(VerdictBadge)
+            assert "✔" not in str(badge.query_one("#badge").render()) and badge.query_one("#fit").display
+            assert str(badge.query_one("#fit").render()).startswith("✘ nothing fits")
             choice = app.main.query_one("#choice")
             assert choice.has_class("-shown") and choice.display is (size[1] >= 24), size
-            assert WEAK_MATCH_LINE not in str(choice.render())  # said once, in #match
+            assert FIT_LINES["nothing"] not in str(choice.render())  # said once, in #match
+            assert app.main.query_one(ProposalPanel).query_one("#match").has_class("-shown")
 
 
 async def test_an_error_before_the_panel_is_mounted_is_shown_once_it_is():

@@ -79,8 +79,8 @@ def test_the_kept_prefix_gives_the_same_calls_as_evaluating_it_again(gemma_backe
     doc = function_doc(WEATHER, source="fn", index=1)
     task = "Forecast for Porto, 4 days, in imperial units"
     warm = fill(gemma_backend, task, doc)  # the few-shot prefix's KV cache is kept from the earlier tests
-    assert gemma_backend._prefix_state is not None
-    gemma_backend._prefix_state = None
+    assert gemma_backend._prefix_states
+    gemma_backend._prefix_states.clear()
     cold = fill(gemma_backend, task, doc)
     assert warm.call == cold.call and warm.calls == cold.calls
 

@@ -257,6 +257,9 @@ def test_first_launch_builds_the_offline_pool_and_says_how_to_add_hubs():
     message = first_launch_index(lambda kind, name, load: events.append((kind, name)))
     assert "python-env" in message and "gorilla-tui index --refresh" in message
     assert ("done", "python-env") in events
+    # each step of the build is said with its counts (issue 40: a first launch was silent for 11 s)
+    stages = [name for kind, name in events if kind == "stage"]
+    assert stages[0].startswith("building the BM25 index: ") and stages[1].startswith("writing the index")
     index = ApiIndex.load()
     assert [h.doc.api_name for h in index.search("parse a JSON string", k=5, hub="python-env")]
     assert first_launch_index() is None  # an index exists now: nothing is done

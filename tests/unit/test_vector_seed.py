@@ -111,6 +111,7 @@ def test_the_first_launch_of_ask_gives_the_seeded_standard_library_its_vectors(
     assert "python-env" in index.sources and index.dense_state()["state"] == "ready", index.dense_state()
     assert read_vector_cache(E5Embedder().name) == {}  # nothing embedded now
     assert not any("BM25 alone" in n for n in notes), notes
+    assert "reading python-env ..." in notes and any(n.startswith("building the BM25 index: ") for n in notes)
     hits = index.search("copy a file to another folder", 5, hub="python-env")
     assert all(h.dense is not None for h in hits)
     assert any(h.doc.api_name.startswith("shutil.copy") for h in hits), [h.doc.api_name for h in hits]
@@ -154,3 +155,10 @@ def test_a_damaged_seed_file_is_no_seed(damage, tmp_path, monkeypatch):
     copy.write_bytes(bytes(data))
     monkeypatch.setattr(seed, "seed_path", lambda name: copy)
     assert seed.read_seed(E5Embedder().name) == {}
+
+
+def test_the_seed_can_be_turned_off(monkeypatch):
+    monkeypatch.setenv(seed.SEED_ENV, "0")
+    assert seed.read_seed(E5Embedder().name) == {}
+    monkeypatch.setenv(seed.SEED_ENV, "1")
+    assert len(seed.read_seed(E5Embedder().name)) > 12000

@@ -13,7 +13,7 @@ from textual.widgets import DataTable, Input, Static
 
 from gorilla_tui.history import History, HistoryEntry
 from gorilla_tui.textsafe import safe_text
-from gorilla_tui.types import WEAK_MATCH_LINE
+from gorilla_tui.types import FIT_LINES
 
 
 class HistoryScreen(ModalScreen[str | None]):
@@ -78,9 +78,12 @@ class HistoryScreen(ModalScreen[str | None]):
         if 0 <= event.cursor_row < len(self.entries):
             e = self.entries[event.cursor_row]
             call = e.api_call or "(no answer saved)"
-            weak = f"\n⚠ {WEAK_MATCH_LINE}" if e.match == "weak" else ""  # as the answer panel said it
+            fit = FIT_LINES.get(e.fit, "")  # as the answer said it, first when nothing fits
+            first = f"✘ {fit}\n" if e.fit == "nothing" else ""
+            last = f"\n{fit}" if fit and not first else ""
+            arrow = "nearest:" if first else "→"
             self.query_one("#history-detail", Static).update(
-                Text(safe_text(f"{e.task}\n→ {call}  [{e.verdict or '—'}]{weak}"))
+                Text(safe_text(f"{e.task}\n{first}{arrow} {call}  [{e.verdict or '—'}]{last}"))
             )
 
     def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:

@@ -242,6 +242,7 @@ class MainScreen(Screen):
             hits.set_hits(proposal.hits, chosen=chosen_hit(proposal))
         self.query_one(ProposalPanel).show_proposal(proposal)
         self.query_one(VerdictBadge).set_verdict(proposal.verdict)
+        self.query_one(VerdictBadge).set_fit(proposal.fit)
         note = {
             "hallucination": "no pool entry matched: this API does not exist in the pool",
             "no_call": "the model gave no API call",

@@ -13,17 +13,17 @@ from gorilla_tui.textsafe import safe_text
 from gorilla_tui.tui.arguments import arguments_line, marked_call
 from gorilla_tui.tui.explain import aside_words, constraints_sentence, set_aside
 from gorilla_tui.tui.session import choice_note, code_note, effective_call
-from gorilla_tui.types import WEAK_MATCH_LINE, Proposal, code_origin
+from gorilla_tui.types import FIT_LINES, Proposal, code_origin
 
 #: Rich Syntax theme for the call line (pygments); the code area uses TextArea's tree-sitter highlighting.
 CALL_THEME = "monokai"
 
 
 def match_line(proposal: Proposal) -> str:
-    """The warning that no API in the pool matches the task well (Proposal.match "weak",
-    types.WEAK_MATCH_LINE), or "" when the pool fits or was not assessed. The panel shows it in #match,
-    which short terminals keep (app.tcss) when they drop the other choice lines."""
-    return f"⚠ {WEAK_MATCH_LINE}" if proposal.match == "weak" else ""
+    """The first line of the answer when nothing fits (Proposal.fit "nothing": "✘ " + types.FIT_LINES), or
+    "" otherwise (the verdict badge shows every fit judgment). The panel shows it in #match, which short
+    terminals keep (app.tcss) when they drop the other choice lines."""
+    return f"✘ {FIT_LINES['nothing']}" if proposal.fit == "nothing" else ""
 
 
 def choice_lines(proposal: Proposal) -> list[str]:

@@ -1,5 +1,5 @@
 """The verdict badge: valid / incomplete / wrong_args / hallucination / unparseable / no_call, and
-did-you-mean choices."""
+did-you-mean choices; above it, as prominent, the fit line (Proposal.fit: fits / unsure / nothing fits)."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from textual.widgets import OptionList, Static
 
 from gorilla_tui.textsafe import safe_text
 from gorilla_tui.tui.session import needs_line
-from gorilla_tui.types import VERDICTS, Verdict
+from gorilla_tui.types import FIT_LINES, FITS, VERDICTS, Verdict
 
 #: Badge text per verdict kind (DESIGN.md, "verdict"); colours are in app.tcss (.-valid, .-hallucination…).
 LABELS = {
@@ -22,6 +22,10 @@ LABELS = {
     "unparseable": "✘ unparseable — the output is not valid Python",
     "no_call": "∅ no_call — the model gave no API call",
 }
+#: The fit line's mark per judgment (the text is types.FIT_LINES; colours in app.tcss: #fit.-fits ...).
+FIT_MARKS = {"fits": "● ", "unsure": "? ", "nothing": "✘ "}
+#: The badge's words when nothing fits: the verdict is the nearest call's, which is not a proposal.
+NEAREST = "nearest call, not a proposal"
 
 
 class VerdictBadge(Vertical):
@@ -38,8 +42,10 @@ class VerdictBadge(Vertical):
     def __init__(self, **kwargs) -> None:
         super().__init__(**kwargs)
         self.verdict: Verdict | None = None
+        self.fit = ""
 
     def compose(self) -> ComposeResult:
+        yield Static("", id="fit")
         yield Static("", id="badge")
         yield Static("", id="diagnostics")
         yield OptionList(id="suggestions")
@@ -55,6 +61,8 @@ class VerdictBadge(Vertical):
     def clear(self, text: str = "") -> None:
         """No verdict (yet); `text` says why (e.g. "checking…")."""
         self.verdict = None
+        self.fit = ""
+        self.set_fit("")
         self._set_kind("pending" if text else None)
         self.query_one("#badge", Static).update(text)
         self.query_one("#diagnostics", Static).display = False
@@ -69,6 +77,8 @@ class VerdictBadge(Vertical):
         self._set_kind(verdict.kind)
         # one line, cut with an ellipsis: the verdict word must never wrap (small terminals)
         text = LABELS.get(verdict.kind, verdict.kind)
+        if self.fit == "nothing":  # no ✔ on a call that does not do the task
+            text = f"{verdict.kind} — {NEAREST}"
         needs = needs_line(verdict)  # incomplete: the values to fill in are the badge's own text
         notes = [d for d in verdict.diagnostics if not needs or d != needs]
         if needs:
@@ -86,6 +96,19 @@ class VerdictBadge(Vertical):
             options.highlighted = 0
         options.display = bool(suggestions)
         self.border_subtitle = "did you mean → ctrl+n accepts (or Tab, ↑↓, Enter)" if suggestions else ""
+
+    def set_fit(self, fit: str) -> None:
+        """Show the fit judgment `fit` (one of types.FITS) above the badge, as prominent; "" hides it. When
+        nothing fits the badge, set after it, names the call the nearest, not a proposal."""
+        self.fit = fit
+        line = self.query_one("#fit", Static)
+        for k in FITS[:-1]:
+            line.set_class(k == fit, f"-{k}")
+        text = FIT_MARKS.get(fit, "") + FIT_LINES.get(fit, "")
+        line.update(Text(text, no_wrap=True, overflow="ellipsis"))
+        line.display = bool(fit)
+        if self.verdict is not None:
+            self.set_verdict(self.verdict)
 
     @property
     def suggestions(self) -> list[str]:

@@ -1,0 +1,129 @@
+"""The fit judgment of an answer (issue 38): does the index have an API for this task? Proposal.fit is
+"fits", "unsure" or "nothing" (nothing fits; types.FITS), beside the verdict (which says whether the call
+exists). Pipeline.ask calls judge() on the chosen doc after the choice and the filling.
+
+Signals of the chosen doc for the task (signals(), judge()); the rule reads the first four:
+- cov: the share of the task's BM25 terms the doc's text holds (retrieve/fit.py coverage);
+- name_cov: the share of the words of the doc's API name the task holds (retrieve/fit.py name_coverage);
+- missing: the share of a function-calling doc's required parameters filling found no value for in the task
+  (missing_share of Proposal.needs);
+- retrieval: the index-wide out-of-pool rule's score (retrieve/fit.py match_score; the default index only);
+- measured by bench/fit.py, not read by the rule (MODEL_SIGNALS, computed only when asked): yn, the model
+  asked "Can the function do the request?" (model/fit_question.py yes_no: log p(" Yes") - log p(" No"), one
+  decode after a kept few-shot prefix), and pmi, (log p(task | doc) - log p(task | no doc)) per task token
+  (model/likelihood.py, fit_question.doc_free_likelihood).
+
+The rule (fit_score, FIT_MODELS, FIT_LOW, FIT_HIGH) was fitted by bench/fit.py on dev items only.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Sequence
+from typing import Any
+
+from gorilla_tui.model import likelihood
+from gorilla_tui.model.fit_question import doc_free_likelihood, yes_no
+from gorilla_tui.pool.apidoc import ApiDoc
+from gorilla_tui.retrieve.fit import coverage, name_coverage
+
+#: The signals that cost the model a decode each (the others are read from the doc's text).
+MODEL_SIGNALS = frozenset({"pmi", "yn"})
+
+
+def signals(backend: Any, task: str, doc: ApiDoc, lm: float | None = None,
+            cancel: threading.Event | None = None, model: bool | None = None) -> dict[str, Any]:  # fmt: skip
+    """The fit signals of `doc` for `task`: {"cov", "name_cov", "yn", "pmi", "lm", "base", "n_tok"} (see
+    the module docstring). The model's (MODEL_SIGNALS) only with `model` true, by default only when a model
+    of FIT_MODELS reads them; None where the backend cannot score text. `lm`: log p(task | doc) when select
+    mode scored it already (Hit.lm_score), else it is scored here. Raises what the backend raises
+    (GorillaError)."""
+    if model is None:
+        model = any(MODEL_SIGNALS & set(features) for features, _, _ in FIT_MODELS)
+    task = " ".join(task.split())
+    out: dict[str, Any] = {"cov": coverage(task, doc), "name_cov": name_coverage(task, doc), "yn": None,
+                           "pmi": None, "lm": lm, "base": None}  # fmt: skip
+    out["n_tok"] = max(1, backend.count_tokens(task) - 1)  # BOS is not a task token
+    if not model or not likelihood.can_score(backend):
+        return out
+    if lm is None:
+        scored = likelihood.query_likelihoods(backend, task, [doc], cancel)
+        lm = out["lm"] = scored[0] if scored else None
+    base = out["base"] = doc_free_likelihood(backend, task, cancel)
+    if lm is not None and base is not None:
+        out["pmi"] = (lm - base) / out["n_tok"]
+    out["yn"] = yes_no(backend, doc, task, cancel)
+    return out
+
+
+#: The fit models, (features, bias, weights): a judgment's score is bias + sum(weight * feature). The first
+#: whose features are all known is used:
+#: 0. the default index with no hub named: "retrieval" (retrieve/fit.py match_score, the index-wide
+#:    out-of-pool rule) and the chosen doc's "cov";
+#: 1. a function-calling doc that filling filled ("missing", missing_share): BFCL as `eval bfcl` asks it,
+#:    OpenAI tools, MCP, OpenAPI sources;
+#: 2. the rest (a hub named, filling off): the doc's "cov" and "name_cov".
+#: Logistic regressions fitted by bench/fit.py on dev items only (BFCL's even ids, the dev halves of
+#: bench/everyday_tasks.toml and the out-of-pool task files); docs/benchmarks.md, "Fit judgment". The
+#: model's own signals (MODEL_SIGNALS: pmi, the yes/no question) were measured there too and left out: on
+#: BFCL's dev items they separated less than coverage (see the section's AUC table) and cost two decodes an
+#: ask (~1 s each on this loaded machine).
+FIT_MODELS: tuple[tuple[tuple[str, ...], float, tuple[float, ...]], ...] = (
+    (("retrieval", "cov"), -2.505657, (0.457043, 3.737779)),
+    (("cov", "name_cov", "missing"), -2.390613, (2.078694, 3.398423, -5.771647)),
+    (("cov", "name_cov"), -1.183619, (2.695824, 2.498454)),
+)
+#: Per model: below FIT_LOW "nothing" fits, below FIT_HIGH "unsure", else "fits". Each the logistic's
+#: probability of fitting 0.3 (HIGH: 0.7) with the dev set's two classes weighted alike, lowered where it
+#: would flag more than 3 % (HIGH: 15 %) of the dev right answers (bench/fit.py fit_model).
+FIT_LOW: tuple[float, ...] = (-1.508696, -1.870939, -0.363657)
+FIT_HIGH: tuple[float, ...] = (-1.203860, -0.108481, 0.715493)
+
+
+def fit_score(values: dict[str, Any]) -> tuple[float, int] | None:
+    """(score, model index) by the first model of FIT_MODELS whose features `values` all has (not None),
+    or None when none has them all (a backend that cannot score text: no pmi)."""
+    for i, (features, bias, weights) in enumerate(FIT_MODELS):
+        xs = [values.get(f) for f in features]
+        if any(x is None for x in xs):
+            continue
+        return bias + sum(w * float(x) for w, x in zip(weights, xs, strict=True)), i
+    return None
+
+
+def label(values: dict[str, Any]) -> str:
+    """ "fits", "unsure" or "nothing" for a doc's signals (fit_score against FIT_LOW / FIT_HIGH), "" when
+    no model applies."""
+    scored = fit_score(values)
+    if scored is None:
+        return ""
+    score, i = scored
+    return "nothing" if score < FIT_LOW[i] else "unsure" if score < FIT_HIGH[i] else "fits"
+
+
+def missing_share(doc: ApiDoc, needs: Sequence[str] | None) -> float | None:
+    """The share (0..1) of the doc's required parameters (its JSON Schema's "required") that filling left
+    as placeholders (Proposal.needs: the task states no value for them); 0.0 for a doc with none required.
+    None when nothing was filled (`needs` None: filling off, or a doc it does not fill) and for a doc
+    without a parameters schema (only function-calling sources have one: BFCL, OpenAI tools, MCP, OpenAPI;
+    an everyday task often gives no values for a standard-library call, and is not judged on it)."""
+    if needs is None or not isinstance(doc.parameters, dict):
+        return None
+    schema = doc.parameters
+    required = [str(r) for r in schema.get("required") or [] if isinstance(r, str)]
+    return sum(r in needs for r in required) / len(required) if required else 0.0
+
+
+def judge(backend: Any, task: str, doc: ApiDoc | None, lm: float | None = None,
+          retrieval: float | None = None, needs: Sequence[str] | None = None,
+          cancel: threading.Event | None = None) -> tuple[str, dict[str, Any]]:  # fmt: skip
+    """(Proposal.fit, the signals it was judged on) for `doc` chosen for `task`: label() of signals() with
+    `retrieval` (retrieve/fit.py match_score, None when not assessed) and "missing" (missing_share of
+    `needs`, the parameters filling left as placeholders; None when it did not fill). ("", {}) without a
+    doc."""
+    if doc is None:
+        return "", {}
+    values = signals(backend, task, doc, lm, cancel)
+    values["retrieval"] = retrieval
+    values["missing"] = missing_share(doc, needs)
+    return label(values), values

@@ -1,0 +1,140 @@
+"""The fit judgment (pipeline_fit.py, issue 38): its signals on real docs and the real tokenizer, the rule's
+three values, what an answer says when nothing fits (Proposal.to_dict, history), and, with the real embedded
+model, the signals it scores and the kept few-shot prefix beside fill's."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import pytest
+
+from gorilla_tui import pipeline_fit
+from gorilla_tui.config import Settings
+from gorilla_tui.history import HistoryEntry
+from gorilla_tui.model.fit_question import FEW_SHOT, question_prompt, yes_no
+from gorilla_tui.model.scripted import ScriptedBackend
+from gorilla_tui.pipeline import Pipeline
+from gorilla_tui.pool.functions import function_doc
+from gorilla_tui.retrieve.fit import callee, coverage, name_coverage
+from gorilla_tui.types import FIT_LINES, FITS, Proposal, Verdict
+
+BMI = function_doc(
+    {
+        "name": "determine_body_mass_index",
+        "description": "Calculate body mass index given weight and height.",
+        "parameters": {
+            "type": "dict",
+            "properties": {
+                "weight": {"type": "float", "description": "Weight of the person in kilograms."},
+                "height": {"type": "float", "description": "Height of the person in meters."},
+            },
+            "required": ["weight", "height"],
+        },
+    },
+    source="fn",
+    index=1,
+)
+BMI_TASK = "What is the body mass index of someone who weighs 70 kg and is 1.75 m tall?"
+TRIANGLE_TASK = "Calculate the area of a triangle with base 10 and height 5."
+
+
+def test_coverage_and_name_coverage_tell_the_function_asked_for_from_another():
+    assert coverage("body mass index from weight and height", BMI) == 1.0
+    # a task's words the doc does not use ("weighs", "tall") lower coverage: the API name's words decide
+    assert coverage(BMI_TASK, BMI) == pytest.approx(3 / 8)  # body, mass, index of 8 words
+    assert coverage(TRIANGLE_TASK, BMI) == pytest.approx(2 / 5)  # calculate, height
+    assert name_coverage(BMI_TASK, BMI) == 1.0  # body, mass, index ("determine" says how, not what)
+    assert name_coverage(TRIANGLE_TASK, BMI) == 0.0
+    # a name that is not the function called says nothing of the task (a hub's model id)
+    hub = dataclasses.replace(BMI, api_name="slow_r50", api_call="torch.hub.load('x', 'slow_r50')")
+    assert name_coverage("classify videos", hub) is None
+    assert callee("tkinter.PhotoImage().copy()") == "tkinter.PhotoImage.copy"
+    assert coverage("", BMI) == 1.0  # no terms: nothing to miss
+
+
+def test_the_rule_gives_each_of_its_three_values_and_none_without_the_models_signals():
+    assert set(FIT_LINES) == set(FITS) - {""}
+    low, high = pipeline_fit.FIT_LOW[-1], pipeline_fit.FIT_HIGH[-1]
+    assert low <= high
+    features, bias, weights = pipeline_fit.FIT_MODELS[-1]
+    # signals of a doc that the fitted rule scores far above and far below its thresholds
+    fits = {f: (1.0 if w > 0 else -1.0) * 10 for f, w in zip(features, weights, strict=True)}
+    none = {f: -v for f, v in fits.items()}
+    assert pipeline_fit.label(fits) == "fits" and pipeline_fit.label(none) == "nothing"
+    assert pipeline_fit.label({f: None for f in features}) == ""
+
+
+def test_an_answer_where_nothing_fits_names_the_call_the_nearest_and_proposes_none():
+    verdict = Verdict("valid", api_call="determine_body_mass_index(weight, height)")
+    p = Proposal(task=TRIANGLE_TASK, api_call=verdict.api_call, code=verdict.api_call, verdict=verdict,
+                 fit="nothing", fit_signals={"cov": 0.25})  # fmt: skip
+    d = p.to_dict()
+    assert d["fit"] == "nothing" and d["fit_line"] == FIT_LINES["nothing"]
+    assert d["api_call"] == "" and d["code"] == "" and d["nearest_call"] == verdict.api_call
+    entry = HistoryEntry(1, 0.0, TRIANGLE_TASK, d)
+    assert entry.fit == "nothing" and entry.api_call == verdict.api_call
+    fits = Proposal(task=BMI_TASK, api_call=verdict.api_call, code="", verdict=verdict, fit="fits").to_dict()
+    assert fits["api_call"] == verdict.api_call and fits["nearest_call"] == ""
+    # saved before the judgment existed: the out-of-pool flag reads as unsure
+    assert HistoryEntry(2, 0.0, "x", {"match": "weak"}).fit == "unsure"
+    assert HistoryEntry(3, 0.0, "x", {"match": "ok"}).fit == ""
+
+
+def test_an_answer_is_judged_from_the_docs_text_without_the_models_scores(small_index):
+    """The shipped rule reads no model score (pipeline_fit.FIT_MODELS): a backend that cannot score text
+    gets a judgment too; an answer with no chosen doc gets none."""
+    task = "copy the file notes.txt to notes.bak"
+    call = small_index.search(task, k=1)[0].doc.call.strip()
+    assert call == "shutil.copyfile(src, dst)"
+    backend = ScriptedBackend([" " + call])
+    proposal = Pipeline(Settings(k=1, select_by="grammar"), small_index, backend).ask(task)
+    assert proposal.api_call == call and proposal.fit in ("fits", "unsure", "nothing")
+    assert proposal.fit_signals["pmi"] is None and proposal.fit_signals["yn"] is None
+    assert "fit" in proposal.timings
+    unmatched = ScriptedBackend([" no_such_call()"])
+    nothing_chosen = Pipeline(Settings(k=3, select_by="grammar"), small_index, unmatched).ask(
+        "classify images"
+    )
+    assert nothing_chosen.fit == "" and nothing_chosen.fit_signals == {}
+
+
+def test_the_question_prompt_ends_where_the_answer_token_comes():
+    prompt = question_prompt(BMI, TRIANGLE_TASK)
+    assert prompt.startswith(FEW_SHOT) and prompt.endswith("Can the function do the request?")
+    assert "determine_body_mass_index(" in prompt and TRIANGLE_TASK in prompt
+
+
+@pytest.mark.model
+def test_the_model_signals_with_the_real_model_and_both_kept_prefixes(gemma_backend):
+    from gorilla_tui.fill.filler import fill
+
+    warm = yes_no(gemma_backend, BMI, BMI_TASK)
+    assert isinstance(warm, float)
+    fill(gemma_backend, BMI_TASK, BMI)  # fill keeps its own few-shot prefix beside the question's
+    assert len(gemma_backend._prefix_states) >= 2
+    assert yes_no(gemma_backend, BMI, BMI_TASK) == pytest.approx(warm, abs=1e-3)  # the kept prefix
+    gemma_backend._prefix_states.clear()
+    assert yes_no(gemma_backend, BMI, BMI_TASK) == pytest.approx(warm, abs=1e-3)  # evaluated again
+    right = pipeline_fit.signals(gemma_backend, BMI_TASK, BMI, model=True)
+    wrong = pipeline_fit.signals(gemma_backend, TRIANGLE_TASK, BMI, model=True)
+    assert right["pmi"] > wrong["pmi"] and right["name_cov"] > wrong["name_cov"]
+    assert pipeline_fit.signals(gemma_backend, BMI_TASK, BMI)["pmi"] is None  # the rule reads no model score
+    assert pipeline_fit.label(right) == "fits" and pipeline_fit.label(wrong) in ("unsure", "nothing")
+    # the same doc filled with no value for its required parameters: nothing fits (the filled-doc model)
+    assert pipeline_fit.label(wrong | {"missing": 1.0}) == "nothing"
+
+
+def test_the_ask_panel_says_nothing_fits_first_and_shows_no_proposal(capsys):
+    from gorilla_tui.cli.ask import _print_panel
+
+    verdict = Verdict("valid", api_call="determine_body_mass_index(weight=70, height=1.75)")
+    p = Proposal(task=TRIANGLE_TASK, api_call=verdict.api_call, code=verdict.api_call, verdict=verdict,
+                 fit="nothing", mode="select", model="m")  # fmt: skip
+    _print_panel(p.to_dict(), [])
+    text = " ".join(capsys.readouterr().out.split())
+    assert text.index(FIT_LINES["nothing"]) < text.index("nearest determine_body_mass_index")
+    assert "call determine" not in text and "code (" not in text and "nearest hits:" in text
+    p.fit = "unsure"
+    _print_panel(p.to_dict(), [])
+    text = " ".join(capsys.readouterr().out.split())
+    assert text.index("call determine") < text.index("verdict valid") < text.index(FIT_LINES["unsure"])
