@@ -244,7 +244,7 @@ def ask_rows(index: ApiIndex, entries: Sequence[dict[str, Any]], labels: Labels,
                 "chosen": name,
                 "source": chosen.source if chosen else None,
                 "right": bool(name and name.lower() in labels.names[i]),
-                "match": proposal.match,
+                "fit": proposal.fit,
                 "verdict": proposal.verdict.kind if proposal.verdict else None,
                 "seconds": round(seconds, 3),
             }
@@ -405,7 +405,7 @@ def report(entries, labels, rows, asked, hub_rows, hub_asked, args, index) -> st
             f"`ask` (embedded model, select by likelihood, k = 5, filling off) on both intents of every "
             f"{args.stride}th pair ({len(asked)}): proposes an oracle API",
             "",
-            "| half | n | oracle proposed % | p50 s | match weak among wrong |",
+            "| half | n | oracle proposed % | p50 s | wrong answers said unsure or nothing fits |",
             "|---|---|---|---|---|",
         ]
         for half in ("dev", "test", "all"):
@@ -414,7 +414,7 @@ def report(entries, labels, rows, asked, hub_rows, hub_asked, args, index) -> st
             lines.append(
                 f"| {half} | {len(r)} | **{pct([x['right'] for x in r]):.1f}** "
                 f"| {statistics.median(x['seconds'] for x in r) if r else 0:.2f} "
-                f"| {sum(x['match'] == 'weak' for x in wrong)} of {len(wrong)} |"
+                f"| {sum(x['fit'] in ('unsure', 'nothing') for x in wrong)} of {len(wrong)} |"
             )
     if hub_rows:
         first = sum(bool(s) and s[0] in MODEL_HUBS for s in hub_rows)
