@@ -117,11 +117,18 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--shared", default=str(ROOT.parent / "shared"))
     ap.add_argument("--no-write", action="store_true", help="print only, do not update docs/benchmarks.md")
+    ap.add_argument(
+        "--home", help="an existing GORILLA_TUI_HOME holding the default index (read only; else one is built)"
+    )
     args = ap.parse_args()
     shared = Path(args.shared)
     with tempfile.TemporaryDirectory() as tmp:
-        build_index(shared, Path(tmp))
-        os.environ["GORILLA_TUI_HOME"] = tmp
+        if args.home:
+            home = args.home
+        else:
+            build_index(shared, Path(tmp))
+            home = tmp
+        os.environ["GORILLA_TUI_HOME"] = home
         from gorilla_tui.retrieve.index import ApiIndex  # reads GORILLA_TUI_HOME: after the build
 
         pool = ApiIndex.load().pool(None)

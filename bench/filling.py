@@ -40,7 +40,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
-from _report import publish  # noqa: E402
+from _report import Figure, publish  # noqa: E402
 from everyday import SOURCES, build_index, chosen_doc, is_right, load_tasks, pct  # noqa: E402
 
 from gorilla_tui import services  # noqa: E402
@@ -379,7 +379,12 @@ def main(argv: list[str] | None = None) -> int:
         "",
         f"Wall time {wall:.0f} s." if not args.report_only else "Tables rebuilt from the results file.",
     ]  # fmt: skip
-    return publish(TITLE, "\n".join(lines), not args.no_write and args.split == "all")
+    figures = [
+        Figure("Everyday tasks with values, right API with the task's values (test)", f"{test_right:.1f} %",
+               f">= {TARGET_RIGHT:.0f} %"),
+        Figure("ask p50 with filling / without", f"{ratio:.2f}", f"<= {TARGET_RATIO}"),
+    ]  # fmt: skip
+    return publish(TITLE, "\n".join(lines), not args.no_write and args.split == "all", summary=figures)
 
 
 if __name__ == "__main__":

@@ -12,14 +12,19 @@ repository (`pytest -m "not apibench"` runs them). Both tiers run by default.
 
 from __future__ import annotations
 
+import io
 import os
 import shutil
 import sys
+from collections.abc import Callable
+from contextlib import redirect_stderr, redirect_stdout
 from pathlib import Path
 
 import pytest
 
+from gorilla_tui.cli import main
 from gorilla_tui.pool.doc import ApiDoc, load_apizoo, load_jsonl
+from gorilla_tui.pool.pyenv.source import load_python_env
 from gorilla_tui.retrieve.index import ApiIndex
 from tests.shared_data import SKIP_PREFIX, require
 
@@ -43,9 +48,17 @@ SMALL_POOL_FILES = (
 
 pytest_plugins: list[str] = ["fixtures_model"]
 
+#: Fixtures that make a test `slow` (pytest_collection_modifyitems marks it): the real GGUF model
+#: (assembled, loaded, probed in a child, or run by a CLI in the test) and embedding with the real embedder
+#: at refresh (the session's vector cache). The everyday tier, `pytest -m "not slow"`, leaves them out.
+SLOW_FIXTURES = frozenset(
+    {"gemma_path", "gemma_backend", "home_with_model", "home_with_index", "dense", "vector_cache"}
+)
+
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """Mark every test under tests/apibench/ with `apibench`.
+    """Mark every test under tests/apibench/ with `apibench`, and every test that uses a SLOW_FIXTURES
+    fixture or is marked `model` with `slow`.
 
     Raises:
         pytest.UsageError: a test outside tests/apibench/ uses the `apibench`, `apibench_responses`, `apizoo`
@@ -55,9 +68,10 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     folder = REPO / "tests" / "apibench"
     misplaced = []
     for item in items:
-        needs = {"apibench", "apibench_responses", "apizoo", "bfcl_data"} & set(
-            getattr(item, "fixturenames", ())
-        )
+        fixtures = set(getattr(item, "fixturenames", ()))
+        if fixtures & SLOW_FIXTURES or item.get_closest_marker("model"):
+            item.add_marker(pytest.mark.slow)
+        needs = {"apibench", "apibench_responses", "apizoo", "bfcl_data"} & fixtures
         if folder in Path(str(item.fspath)).parents:
             item.add_marker(pytest.mark.apibench)
         elif needs:
@@ -82,6 +96,13 @@ def small_pool() -> list[ApiDoc]:
 
 
 @pytest.fixture(scope="session")
+def stdlib_docs() -> tuple[ApiDoc, ...]:
+    """The running Python's standard library as python-env reads it (load_python_env("stdlib"): ~8,500
+    docs), read once per session for the tests that share it (they must not change the docs)."""
+    return tuple(load_python_env("stdlib").docs)
+
+
+@pytest.fixture(scope="session")
 def small_index(small_pool: list[ApiDoc]) -> ApiIndex:
     """An in-memory BM25 index over small_pool."""
     return ApiIndex.build(small_pool)
@@ -96,6 +117,41 @@ def gorilla_home(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.M
     monkeypatch.setenv("GORILLA_TUI_HOME", str(home))
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
     monkeypatch.setenv("GORILLA_TUI_DENSE", "0")
+    return home
+
+
+@pytest.fixture(scope="session")
+def home_template(tmp_path_factory: pytest.TempPathFactory) -> Callable[..., Path]:
+    """home_template(*commands) -> a GORILLA_TUI_HOME in which the CLI `commands` (argv lists, each exiting
+    0) ran, under the environment gorilla_home sets, once per session per commands: a test copies it into
+    its own home with clone_home instead of building the same index again (the python-env pool is the
+    whole standard library: seconds of CPU per build). Their output is discarded."""
+    built: dict[tuple[tuple[str, ...], ...], Path] = {}
+
+    def make(*commands: list[str]) -> Path:
+        key = tuple(tuple(c) for c in commands)
+        if key not in built:
+            home = tmp_path_factory.mktemp("template-home")
+            with (
+                pytest.MonkeyPatch.context() as mp,
+                redirect_stdout(io.StringIO()),
+                redirect_stderr(io.StringIO()),
+            ):
+                mp.setenv("GORILLA_TUI_HOME", str(home))
+                mp.setenv("HF_HUB_OFFLINE", "1")
+                mp.setenv("GORILLA_TUI_DENSE", "0")
+                for argv in commands:
+                    assert main(list(argv)) == 0, argv
+            built[key] = home
+        return built[key]
+
+    return make
+
+
+def clone_home(template: Path, home: Path) -> Path:
+    """Copy a home_template home (its index, caches and config) into `home` (a test's gorilla_home); the
+    index is relative to its folder (CURRENT names the version), so the copy is a live index of its own."""
+    shutil.copytree(template, home, symlinks=True, dirs_exist_ok=True)
     return home
 
 

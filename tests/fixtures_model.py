@@ -2,16 +2,22 @@
 
 from __future__ import annotations
 
+import json
+import os
 import socket
 import subprocess
 import sys
+import threading
 import time
 import urllib.request
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 import pytest
+
+from gorilla_tui.model import probe
 
 
 @pytest.fixture(scope="session")
@@ -41,6 +47,33 @@ def torchhub_index(apibench: Path):
     return ApiIndex.build(load_jsonl(apibench / "api" / "torchhub_api.jsonl", "torchhub").docs)
 
 
+#: The probe children's results of this session that succeeded: (model, params, tokens) as JSON -> result.
+_PROBES: dict[str, probe.ProbeResult] = {}
+
+
+def _session_run_child(
+    model_path: Path,
+    params: dict[str, Any],
+    *,
+    tokens: int = probe.PROBE_TOKENS,
+    cancel: threading.Event | None = None,
+    _real=probe.run_child,
+) -> probe.ProbeResult:
+    """probe.run_child, its successful results remembered for the session: the child loads the model and
+    decodes a few tokens (seconds of CPU per CLI test), and the same (model, params, tokens) gives the same
+    outcome, which is why the product caches it per combination too (probe.json; every test has a fresh
+    home). A test that makes the child crash (probe.CRASH_ENV) or cancels it runs a real child."""
+    if os.environ.get(probe.CRASH_ENV) or (cancel is not None and cancel.is_set()):
+        return _real(model_path, params, tokens=tokens, cancel=cancel)
+    key = json.dumps([str(Path(model_path).resolve()), params, tokens], sort_keys=True, default=str)
+    if key not in _PROBES:
+        result = _real(model_path, params, tokens=tokens, cancel=cancel)
+        if not result.ok:
+            return result
+        _PROBES[key] = result
+    return _PROBES[key]
+
+
 @pytest.fixture
 def home_with_model(gorilla_home: Path, gemma_path: Path) -> Path:
     """GORILLA_TUI_HOME whose models dir links to the session's assembled model (no re-assembly per test)."""
@@ -50,6 +83,14 @@ def home_with_model(gorilla_home: Path, gemma_path: Path) -> Path:
     models.mkdir(parents=True, exist_ok=True)
     (models / pkg.MODEL_NAME).symlink_to(gemma_path)
     return gorilla_home
+
+
+@pytest.fixture(autouse=True)
+def session_probes(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every test's probe children go through _session_run_child, unless it is marked `fresh_probe` (the
+    tests of the probe itself)."""
+    if request.node.get_closest_marker("fresh_probe") is None:
+        monkeypatch.setattr(probe, "run_child", _session_run_child)
 
 
 @pytest.fixture

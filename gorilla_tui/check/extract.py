@@ -180,10 +180,21 @@ def _literal(value: Any) -> str:
     return repr(str(value))
 
 
+#: Keys of the tool-call formats themselves (never a function name of BFCL's decoded form).
+_TOOL_KEYS = frozenset({"name", "function", "arguments", "parameters", "type", "id"})
+
+
+def tool_calls(text: str) -> list[str] | None:
+    """Render the JSON tool-call format as Python calls, one string each; None if the text is not that
+    format. Accepted (a list of them, or one object): ``{"name": ..., "arguments": {...}}`` (OpenAI,
+    BFCL), ``arguments`` as a JSON string, OpenAI's ``{"type": "function", "function": {"name",
+    "arguments"}}`` wrapper, and BFCL's decoded form ``{"shutil.copytree": {"src": "a"}}`` (one key, the
+    function name, whose value is the arguments object)."""
+    return _tool_calls(text)
+
+
 def _tool_calls(text: str) -> list[str] | None:
-    """Render the JSON tool-call format (``[{"name": ..., "arguments": {...}}]``, also OpenAI's
-    ``{"function": {"name", "arguments"}}`` with arguments as a JSON string) as Python calls; None if the
-    text is not that format."""
+    """tool_calls (the name extract() has always used)."""
     stripped = text.strip()
     if not stripped or stripped[0] not in "[{" or len(stripped) > 1_000_000:
         return None
@@ -197,6 +208,9 @@ def _tool_calls(text: str) -> list[str] | None:
         if not isinstance(item, dict):
             return None
         fn = item.get("function") if isinstance(item.get("function"), dict) else item
+        key = next(iter(item), "")
+        if len(item) == 1 and key not in _TOOL_KEYS and isinstance(item[key], dict):
+            fn = {"name": next(iter(item)), "arguments": next(iter(item.values()))}  # BFCL's decoded form
         name, args = fn.get("name"), fn.get("arguments", fn.get("parameters", {}))
         if isinstance(args, str):
             try:

@@ -18,9 +18,11 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from gorilla_tui.check.callsite import LEFT_OUT_TAIL
+from gorilla_tui.check.callsite import LEFT_OUT_TAIL, scan
 from gorilla_tui.check.imports import import_aliases
+from gorilla_tui.check.judged import variable_argument, why_skipped
 from gorilla_tui.check.rest import request_lines
+from gorilla_tui.check.scope import bindings
 from gorilla_tui.check.validator import Validator
 from gorilla_tui.types import REASONS
 
@@ -220,12 +222,15 @@ def check_block(
     block: Block,
     suggest: Callable[[str], list[str]] | None = None,
     notes: list[str] | None = None,
+    skipped: list[str] | None = None,
 ) -> list[Finding]:
     """Findings of one block (see the module doc), inline ``# gorilla: ignore[...]`` applied; sorted by
     position. Did-you-mean: the deciding call's suggestions, else those of the call checked alone with
     the block's import lines. notes: "PATH: what was not checked" is appended for a block with more calls
-    than the validator reads (callsite.MAX_CALLS), so a large file never passes in silence."""
-    verdict = validator.check_code(block.code)
+    than the validator reads (callsite.MAX_CALLS), so a large file never passes in silence. A call whose
+    callee does not resolve into the pool through the block's own names is no finding (check/judged.py);
+    skipped: "PATH:LINE:COL: callee: why" is appended for each (`check --explain`)."""
+    verdict = validator.check_code(block.code, per_call=True)
     if notes is not None:
         notes += [f"{path}: {d}" for d in verdict.diagnostics if d.endswith(LEFT_OUT_TAIL)]
     lines = block.code.split("\n")
@@ -245,8 +250,25 @@ def check_block(
         f"import {q} as {name}" if name != q else f"import {q}"
         for name, q in import_aliases(block.code).items()
     ]
-    for call in verdict.calls:
-        if call.role not in REPORTED_ROLES or call.kind == "valid":
+    candidates = [i for i, c in enumerate(verdict.calls) if c.role in REPORTED_ROLES and c.kind != "valid"]
+    sites, names = [], None
+    if candidates:  # the file's own names, read only when a call may be reported (most files: none)
+        last = validator.last_scan
+        scanned = last[1] if last is not None and last[0] is block.code else scan(block.code)
+        sites, names = scanned.calls, bindings(block.code, scanned.assigned)
+    for i in candidates:
+        call = verdict.calls[i]
+        site = sites[i] if i < len(sites) and (sites[i].line, sites[i].col) == (call.line, call.col) else None
+        root = names.root if names is not None else None
+        node = (
+            root.descendant_for_point_range((call.line - 1, call.col - 1), (call.line - 1, call.col - 1))
+            if root is not None
+            else None
+        )
+        why = why_skipped(validator, call, site, names, node) if names is not None else ""
+        if why:
+            if skipped is not None:
+                skipped.append(f"{path}:{call.line + block.line_offset}:{call.col}: {call.callee}: {why}")
             continue
         if call.call == verdict.api_call:
             alone = verdict
@@ -254,6 +276,11 @@ def check_block(
             alone = validator.check_code("\n".join([*imports, call.call]))
         notes = [n for n in alone.diagnostics if n]
         message = _strip_position(notes[0]) if notes else f"{call.callee}: {call.kind}"
+        why = variable_argument(call, site, message)
+        if why:
+            if skipped is not None:
+                skipped.append(f"{path}:{call.line + block.line_offset}:{call.col}: {call.callee}: {why}")
+            continue
         out.append(
             Finding(path, call.line, call.col, call.reason or call.kind, message, list(alone.suggestions))
         )

@@ -108,8 +108,10 @@ def load_validator(folder: Path, code: str | Sequence[str], hub: str | None = No
     """A Validator for `code` (one text, or several checked apart: files, cells) built from the lookup of
     the index version `folder`: only the entries of the callees the code calls (see code_callees) and of
     the pretrained model ids it names, the REST docs only when it makes HTTP requests, plus the pool-wide
-    facts of every source (only the source `hub` when given). Its verdicts for each text (check and
-    check_code) equal those of Validator(index.pool(hub)).
+    facts of every source (only the source `hub` when given). Its verdicts for each text equal those of
+    Validator(index.pool(hub)): check and check_code for one text; check_code for several (`check PATH`
+    reads files as code: the snippets extract() would find in them are not looked up, which was half of
+    the linter's time on a large tree).
 
     Raises LookupMissing when folder/lookup is absent, of another LOOKUP_VERSION or unreadable (the
     caller then builds the Validator from the whole index). An unknown `hub` yields an empty pool."""
@@ -126,19 +128,22 @@ def load_validator(folder: Path, code: str | Sequence[str], hub: str | None = No
     texts = [code] if isinstance(code, str) else list(code)
     callees: set[str] = set()
     http = False
+    scans: dict[str, Any] | None = None if isinstance(code, str) else {}
     for text in texts:  # each text apart: one unparseable file must not hide the calls of the next
-        found, makes_requests = code_callees(text)
+        found, makes_requests = code_callees(text, candidates=isinstance(code, str), keep=scans)
         callees |= found
         http = http or makes_requests
     rows: list[list[Any]] = []
     facts = []
+    joined = texts[0] if len(texts) == 1 else "\x00".join(texts)
     try:
         for path, summary in summaries:
             fact = summary["facts"]
             facts.append(fact)
             known = set(fact["callees"])
             needed = {c for c in callees if c in known}
-            needed.update(c for i, c in fact["pretrained"].items() if any(i in t for t in texts))
+            # one search per model id over the texts joined (a match across two texts only reads more)
+            needed.update(c for i, c in fact["pretrained"].items() if i in joined)
             shards = set(summary["shards"])
             for name in sorted({str(shard_of(c)) for c in needed}):
                 if name in shards:
@@ -148,7 +153,9 @@ def load_validator(folder: Path, code: str | Sequence[str], hub: str | None = No
     except (OSError, ValueError, KeyError, TypeError, IndexError, zlib.error) as e:
         raise LookupMissing(str(e)) from None
     rows.sort(key=lambda r: r[0])
-    return with_facts(Validator([ApiDoc.from_dict(r[2]) for r in rows]), merge_facts(facts))
+    validator = with_facts(Validator([ApiDoc.from_dict(r[2]) for r in rows]), merge_facts(facts))
+    validator.scans = scans
+    return validator
 
 
 class LookupChecker:
@@ -203,19 +210,26 @@ class LookupChecker:
         return self.validator_for(code).check_code(code, prefer)
 
 
-def code_callees(text: str) -> tuple[set[str], bool]:
+def code_callees(
+    text: str, candidates: bool = True, keep: dict[str, Any] | None = None
+) -> tuple[set[str], bool]:
     """(every pool-side callee the Validator may look up for `text`, whether it makes HTTP requests).
 
     The callees are those of the calls in `text` and in each code candidate extract() finds in it, as
     written and as import-qualified (imports.resolve_calls), with aliases folded (signature.canonical),
     plus every prefix of a call chain ending before a ``()`` (``service.users()``). HTTP: request lines
-    (``GET /path``) or an HTTP client call (``requests.get``)."""
+    (``GET /path``) or an HTTP client call (``requests.get``). candidates=False: `text` alone, for a
+    caller that checks it as code (Validator.check_code), not as model text (Validator.check). keep: when
+    given, keep[text] is set to the callsite.Scan of `text` (Validator.scans: not parsed twice)."""
     callees: set[str] = set()
     http = False
-    for code in {text, *extract(text).candidates()}:
+    for code in {text, *(extract(text).candidates() if candidates else ())}:
         if request_lines(code):
             http = True
-        calls = scan(code).calls
+        scanned = scan(code)
+        if keep is not None and code == text:
+            keep[text] = scanned
+        calls = scanned.calls
         for call in (*calls, *resolve_calls(code, calls)):
             callee = canonical(call.callee)
             callees.add(callee)

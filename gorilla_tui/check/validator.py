@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import builtins
 import dataclasses
+import functools
 import re
 from collections.abc import Callable, Sequence, Set
 
@@ -32,6 +33,7 @@ from gorilla_tui.check.arguments import has_schema, read_arguments, schema_error
 from gorilla_tui.check.callsite import CallSite, Scan, left_out_note, scan
 from gorilla_tui.check.extract import extract
 from gorilla_tui.check.imports import argument_errors, resolve_calls
+from gorilla_tui.check.judged import stdlib_bound
 from gorilla_tui.check.pool_index import NEAR_MISS, PoolEntry, PoolIndex, helper_loaded
 from gorilla_tui.check.rest import http_method, path_of, request_lines
 from gorilla_tui.check.signature import bind, canonical, family, key
@@ -56,8 +58,14 @@ class Validator(PoolIndex):
     check() calls after construction.
 
     Attributes: those of PoolIndex (entries, rest, skipped: "id: reason" for pool docs that could not be
-    indexed, e.g. shell lines; reported, never raised).
+    indexed, e.g. shell lines; reported, never raised); scans: code -> its callsite.Scan, made while the
+    validator was built for that code (check/lookup.py, several texts) and taken (once) by check_code
+    instead of parsing the same text again.
     """
+
+    scans: dict[str, Scan] | None = None
+    #: (code, its Scan) of the last check_code(per_call=True): the linter's file, read once (one thread).
+    last_scan: tuple[str, Scan] | None = None
 
     def _made_by_pool(self, call: CallSite, result: Scan) -> bool:
         """True for a call of a bare name the code assigned only results of API pool calls to
@@ -147,7 +155,7 @@ class Validator(PoolIndex):
         entry = self.match(call, code, prefer)
         partial = call.via.rsplit(".", 1)[-1] in ("partial", "partialmethod")  # the rest comes later
         head = call.callee.split(".", 1)[0].split("(", 1)[0]
-        own = head in bound or (head == call.callee and _STAR_IMPORT.search(code) is not None)
+        own = head in bound or (head == call.callee and _has_star_import(code))
         judged = entry is not None and not partial and not own
         if entry is not None and judged and has_schema(entry.doc):
             return role, self._schema_verdict(call, entry)
@@ -221,22 +229,28 @@ class Validator(PoolIndex):
                     first = Verdict(m.kind, f"{method} {path}", m.doc, m.suggestions, [note], reason)
         return first or Verdict("no_call")
 
-    def check_code(self, code: str, prefer: str | None = None) -> Verdict:
+    def check_code(self, code: str, prefer: str | None = None, per_call: bool = False) -> Verdict:
         """Verdict for code (Python, or request lines such as ``GET /api/v1/pods``); see the module rule.
         prefer: the id of the doc a matched call names when several pool entries share its identity (the
         doc select mode chose; PoolIndex.match), None for the usual choice. Code with more than
         callsite.MAX_CALLS calls has only the first ones checked, and its verdict's last diagnostic says
-        how many were not (callsite.left_out_note)."""
+        how many were not (callsite.left_out_note). per_call: the caller reads only the calls' rows
+        (Verdict.calls) and the verdict of pool, family and python-env calls (`check PATH`, check/lint.py):
+        a verdict decided by an unknown callee (rule 5) is then "hallucination" without its culprit and
+        nearest callees, whose ranking over every pool callee was half of the linter's time."""
         requests = request_lines(code)
         if not requests:
             error = python_error(code)
             if error is not None:
                 reason, message = error
                 return Verdict("unparseable", None, None, [], [f"syntax error at {message}"], reason)
-        result = scan(code)
+        result = self.scans.pop(code, None) if self.scans else None  # scanned by lookup already
+        result = result if result is not None else scan(code)
+        if per_call:  # check/lint.py reads the calls as written from it (no second parse of the file)
+            self.last_scan = (code, result)
         if result.errors and not requests:  # Python accepted it; tree-sitter may still differ: trust Python
             result.errors = []
-        verdict = self._decide(code, prefer, requests, result)
+        verdict = self._decide(code, prefer, requests, result, per_call)
         if result.left_out:  # a verdict never hides that calls went unchecked (`check` on a large file)
             verdict = dataclasses.replace(
                 verdict, diagnostics=[*verdict.diagnostics, left_out_note(result.left_out)]
@@ -244,7 +258,12 @@ class Validator(PoolIndex):
         return verdict
 
     def _decide(
-        self, code: str, prefer: str | None, requests: list[tuple[str, str, int]], result: Scan
+        self,
+        code: str,
+        prefer: str | None,
+        requests: list[tuple[str, str, int]],
+        result: Scan,
+        rows_only: bool = False,
     ) -> Verdict:
         """check_code's verdict for code that Python accepts (or request lines): `result` is its scan."""
         # `import x as y` / `from x import y` (issue 9): a call takes its import-qualified callee when the
@@ -278,6 +297,8 @@ class Validator(PoolIndex):
                 role, verdict = self._call_verdict(call, code, lazy, result.assigned, prefer)
             elif companion is not None:
                 role, verdict = "pool", Verdict("valid", call.text, companion.doc)
+            elif stdlib_bound(self, call, callee, result.assigned):
+                role, verdict = "python-env", Verdict("valid", call.text, None)
             elif self._incidental(call, result.assigned):
                 role, verdict = "incidental", None
             else:
@@ -313,6 +334,9 @@ class Validator(PoolIndex):
             decided.calls = per_call
             return decided
         others = [c for c, role, _ in rows if role == "other"]
+        if others and rows_only:  # check_code(per_call=True): the culprit is never reported
+            note = "an unknown callee decides (not ranked: per_call)"
+            return Verdict("hallucination", None, None, [], [note], "hallucination:unknown_callee", per_call)
         for call in self._culprit(others):
             near = self.near_callees(canonical(call.callee))
             note = f"{call.line}:{call.col}: {call.callee} is not a callee of the API pool"
@@ -353,6 +377,14 @@ class Validator(PoolIndex):
 
 #: ``from module import *``: bare names of the code may come from that module.
 _STAR_IMPORT = re.compile(r"^[ \t]*from[ \t]+[\w.]+[ \t]+import[ \t]+\*", re.MULTILINE)
+
+
+@functools.lru_cache(maxsize=8)
+def _has_star_import(code: str) -> bool:
+    """True when `code` has ``from module import *`` (searched once per code, not once per call: a large
+    file has thousands of calls)."""
+    return _STAR_IMPORT.search(code) is not None
+
 
 #: id(cheap verdict) -> (its call, a function building the full verdict with suggestions), see _full.
 _Lazy = dict[int, tuple[CallSite, Callable[[], Verdict]]]

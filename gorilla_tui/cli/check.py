@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import glob
 import json
 import os
 
@@ -30,8 +31,10 @@ def register(sub: argparse._SubParsersAction) -> None:
         "Exit 0 when valid, 1 for any other verdict, 2 for bad usage. "
         "With PATHs (files, folders, globs) it is a linter: "
         "every API call that is not valid is reported as 'path:line:col: reason-code message' "
-        "(Python files, Markdown python fences, notebook code cells); calls that reach no pool are not "
-        "reported; '# gorilla: ignore[reason]' on a line silences it. Exit 0 clean, 1 findings, 2 errors.",
+        "(Python files, Markdown python fences, notebook code cells); a call is judged only when its callee "
+        "resolves into the pool through the file's own imports (--explain says why others were not); "
+        "'# gorilla: ignore[reason]' on a line silences it. Exit 0 clean, 1 findings, 2 errors. "
+        + ARGUMENT_RULE,
     )
     p.add_argument(
         "code",
@@ -62,36 +65,78 @@ def register(sub: argparse._SubParsersAction) -> None:
         "--pool", default=None, metavar="FILE", help="check against this doc file instead of the index"
     )
     p.add_argument("--json", action="store_true", help="print JSON instead of a panel")
+    form = p.add_mutually_exclusive_group()
+    form.add_argument("--file", action="store_true", help="the arguments are paths (files, folders, globs)")
+    form.add_argument(
+        "--code",
+        dest="force_code",
+        action="store_true",
+        help="the argument is code or a JSON tool call, even if a file of that name exists",
+    )
+    p.add_argument(
+        "--explain",
+        action="store_true",
+        help="linter: also say, on stderr, why each call that is not valid was not judged (its callee "
+        "resolves through the file's own imports to something the pool does not cover)",
+    )
     p.set_defaults(func=run)
 
 
+#: The rule of `check`'s arguments, one sentence (shown in `check --help`; issue 39).
+ARGUMENT_RULE = (
+    "An argument is a path when it exists (a glob: when it matches a file) or with --file, else it is code "
+    "or a JSON tool call (--code forces code; a lone argument that only looks like a missing file is an "
+    "error)."
+)
+
+
 def _names_paths(args: argparse.Namespace) -> bool:
-    """True when args.code names files to lint, False when it is the code itself. Decided by the arguments
-    alone, never by --format/--select/--ignore/--json (those only choose what is printed: `check CODE
-    --format json` checks CODE, as `check CODE` does): several arguments are paths ('-' among them is
-    standard input); one argument is the code when it is '-' (the code is read from standard input) or
-    holds a newline or "(", else a path when it is an existing file or folder, a glob, starts like a path
-    (PATH_STARTS: /, ./, ../, ~), ends with "/" or looks like a file name (.py/.md/.ipynb): a path that
-    names nothing is then a one-line error (`check /nonexistent` was checked as code: "no_call")."""
+    """True when args.code names files to lint, False when it is the code itself (ARGUMENT_RULE). Decided
+    by the arguments alone, never by --format/--select/--ignore/--json (those only choose what is
+    printed). --file: paths; --code: code; several arguments: paths ('-' among them is standard input);
+    one argument: '-' is code read from standard input, an existing file or folder or a glob that matches
+    is a path, anything else is code: a JSON tool call ``[{"name": "shutil.copytree", ...}]`` was taken
+    for a glob ("no file matches"). Raises UsageError for a lone argument that is no code but looks like
+    a path naming nothing (``check nope.py``, ``check /nonexistent``: one clear line, not "no_call")."""
+    if getattr(args, "file", False):
+        return True
+    if getattr(args, "force_code", False):
+        return False
     if len(args.code) > 1:
         return True
     only = args.code[0]
-    if only == "-" or "\n" in only or "(" in only:
+    if only == "-":
         return False
-    return (
-        os.path.exists(only)
-        or any(c in only for c in "*?[")
-        or only.startswith(PATH_STARTS)
-        or only.endswith(("/", os.sep, ".py", ".md", ".ipynb"))
-    )
+    if os.path.exists(only) or (any(c in only for c in "*?[") and glob.glob(only, recursive=True)):
+        return True
+    if _looks_like_path(only):
+        raise UsageError(f"{only}: no such file or folder (to check it as code: --code)")
+    return False
+
+
+def _looks_like_path(text: str) -> bool:
+    """True for a lone word that reads as a file name, not code: no newline, bracket, quote or '=', and
+    starting like a path (PATH_STARTS) or ending with "/" or a checked suffix (.py/.md/.ipynb)."""
+    if any(c in text for c in "\n()[]{}'\"="):
+        return False
+    return text.startswith(PATH_STARTS) or text.endswith(("/", os.sep, ".py", ".md", ".ipynb"))
 
 
 def _read_code(args: argparse.Namespace) -> str:
     """The code of the snippet form: args.code[0], or standard input for '-' (lint.stdin_text: raises
     UsageError for bytes that are not UTF-8, as `run -` does)."""
-    if args.code[0] == "-":
+    if args.code[0] == "-" and len(args.code) == 1:
         return stdin_text()
-    return args.code[0]
+    return "\n".join(args.code)
+
+
+def _as_python(code: str) -> str:
+    """`code`, or the Python calls of a JSON tool call (check/extract.py tool_calls), so the linter form
+    (`check '[{"name": ...}]' --format json`) checks them as calls, as the verdict form does."""
+    from gorilla_tui.check.extract import tool_calls  # deferred: tree-sitter; `--help` stays fast
+
+    calls = tool_calls(code)
+    return "\n".join(calls) if calls else code
 
 
 def _validator(args: argparse.Namespace, code: str | list[str]):
@@ -155,7 +200,7 @@ def run(args: argparse.Namespace) -> int:
     if paths or args.format or args.select or args.ignore:  # the linter's findings, of files or of the code
         if args.json and args.format is None:  # `check FILE --json` means the linter's JSON
             args.format = "json"
-        code = None if paths else _read_code(args)
+        code = None if paths else _as_python(_read_code(args))
         return run_lint(args, lambda blocks: _validator(args, blocks), code)
     code = _read_code(args)
     if not code.strip():

@@ -101,13 +101,17 @@ def run_lint(
     findings = []
     notes: list[tuple[str, str]] = []  # (path, what was not checked): calls past callsite.MAX_CALLS
     entries: list[dict[str, Any]] = []  # the JSON list: findings and notes, in the order checked
+    explain = getattr(args, "explain", False)
     for name, blocks in files:
         for block in blocks:
             said: list[str] = []
-            for f in lint.check_block(validator, name, block, notes=said):
+            skipped: list[str] = []
+            for f in lint.check_block(validator, name, block, notes=said, skipped=skipped):
                 if lint.matches(f.reason, select) and not lint.matches(f.reason, ignore):
                     findings.append(f)
                     entries.append(f.to_dict())
+            for why in skipped if explain else ():  # calls not judged: their callee resolves elsewhere
+                print(f"gorilla-tui: not judged: {safe_text(why)}", file=sys.stderr)
             for n in said:  # check_block's "PATH: note"
                 notes.append((name, n.removeprefix(f"{name}: ")))
                 entries.append(lint.note_dict(*notes[-1]))

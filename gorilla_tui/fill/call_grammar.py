@@ -22,6 +22,10 @@ FILLABLE = ("keyword", "positional", "posonly", "kwonly")
 _RULE = re.compile(r"[^a-zA-Z0-9]")
 #: Parameter names that take a path or URL: offered when the task writes one, named or not.
 _PATHLIKE = re.compile(r"path|file|dir|folder|url|uri|src|dst|dest", re.IGNORECASE)
+#: Words of a string parameter's name or description that take a date the task writes ("May 3rd 2022"):
+#: a city parameter does not.
+_DATELIKE = re.compile(r"date|day|time|when|period|deadline|schedule|birth|year|month|start|end|since|until",
+                       re.IGNORECASE)  # fmt: skip
 
 
 @dataclass
@@ -38,8 +42,13 @@ class Slot:
 
     @property
     def is_list(self) -> bool:
-        """True for an array parameter: its values are the items, written as ``[item, item]``."""
-        return self.param.type == "array" and not self.param.enum
+        """True for an array parameter whose values are the items, written as ``[item, item]`` (not the
+        lists the task writes whole, values_for)."""
+        return (
+            self.param.type == "array"
+            and not self.param.enum
+            and not any(c.kind == "list" for c in self.values.values())
+        )
 
 
 @dataclass
@@ -50,10 +59,11 @@ class TaskValues:
     strings: list[Candidate]
     lists: list[Candidate]
     words: list[str]
+    text: str = ""
 
     @classmethod
     def of(cls, task: str) -> TaskValues:
-        return cls(numbers(task), strings(task), lists(task), re.findall(r"[A-Za-z]+", task))
+        return cls(numbers(task), strings(task), lists(task), re.findall(r"[A-Za-z]+", task), task)
 
 
 def _declared(values: Sequence[object]) -> dict[str, Candidate]:
@@ -68,20 +78,30 @@ def _declared(values: Sequence[object]) -> dict[str, Candidate]:
 
 def values_for(param: Param, task: TaskValues, paths: int = 1) -> dict[str, Candidate]:
     """The values `param` may take for this task: literal source -> Candidate. An enum's members when it has
-    one; else by type: integer (the task's whole numbers), number (every number), boolean (True, False),
-    string (the task's strings), array (the values its items may take: the task's numbers or strings by the
-    item type; Slot.is_list), object (none: a dict is never read from words), any (numbers, lists and the
+    one; else by type: integer (the task's whole numbers), number (every number, a percentage as its
+    fraction), boolean (True, False), string (the task's strings), array (the lists the task writes whole
+    whose items fit the item type, else the values its items may take: the task's numbers or strings by
+    the item type; Slot.is_list), object (none: a dict is never read from words), any (numbers, lists and the
     strings the task writes as one value: quoted text, URLs, paths). A parameter named for a path or URL
     (_PATHLIKE) takes the task's paths and URLs, and its one-word strings too when the task writes fewer
-    paths than `paths`, the count of such parameters."""
+    paths than `paths`, the count of such parameters. A date the task writes goes only to a string
+    parameter whose name or description speaks of dates or times (_DATELIKE), as ISO 8601."""
     if param.enum:
         return _declared(param.enum)
     t = param.type
     nums = [c for c in task.numbers if t != "integer" or isinstance(c.value, int)]
-    if t in ("integer", "number"):
-        return {c.text: c for c in nums}
+    if t in ("integer", "number"):  # a rate given in percent: 0.03 for a float, 3 for an integer
+        return {c.text: c for c in nums if c.percent != ("whole" if t == "number" else "fraction")}
+    whole = [c for c in task.numbers if c.percent != "fraction"]
     if t == "boolean":
         return _declared([True, False])
+    if t == "string":
+        # a date the task writes goes to a date parameter as ISO 8601 (what BFCL's answers all accept),
+        # to no other
+        dated = {(c.start, c.end) for c in task.strings if c.kind == "date"}
+        keep = "date" if _DATELIKE.search(f"{param.name} {param.description}") else None
+        strings = [c for c in task.strings if (c.start, c.end) not in dated or c.kind == keep]
+        task = dataclasses.replace(task, strings=strings)
     if t == "string" or (t == "any" and _PATHLIKE.search(param.name)):
         atoms = [c for c in task.strings if c.atomic]
         if len(atoms) < paths:  # "copy src to backup/src": a bare word names the other path
@@ -90,15 +110,21 @@ def values_for(param: Param, task: TaskValues, paths: int = 1) -> dict[str, Cand
             return {c.text: c for c in atoms}
         if t == "string":
             return {c.text: c for c in task.strings}
-    if t == "array":  # the items: the model writes the list one item at a time
-        items = {"integer": [c for c in task.numbers if isinstance(c.value, int)], "number": task.numbers,
-                 "string": task.strings}.get(param.items, task.numbers + task.strings)  # fmt: skip
+    if t == "array":
+        # a list the task writes whole ("[3, 4, 5]", "4, 5 and 6") is one value; else the items: the model
+        # writes the list one item at a time
+        written = [c for c in task.lists if _items_fit(c.value, param.items)]
+        if written:
+            return {c.text: c for c in written}
+        fractions = [c for c in task.numbers if c.percent != "whole"]
+        items = {"integer": [c for c in whole if isinstance(c.value, int)], "number": fractions,
+                 "string": task.strings}.get(param.items, whole + task.strings)  # fmt: skip
         return {c.text: c for c in items}
     if t == "object":
         return {}
     # a parameter of unknown type takes only what the task marks as a value: a number, a list, or quoted
     # text, a URL or a path (a run of words would pass "ein zufälliges Element" to random.choice)
-    return {c.text: c for c in task.numbers + [c for c in task.strings if c.atomic] + task.lists}
+    return {c.text: c for c in whole + [c for c in task.strings if c.atomic] + task.lists}
 
 
 def _items_fit(value: object, items: str) -> bool:
@@ -125,10 +151,33 @@ def slots(params: Sequence[Param], task: TaskValues) -> list[Slot]:
             values = {}  # an optional parameter the task does not speak of keeps its default
         elif p.type == "boolean" and not p.required:
             # a flag the task speaks of is asked for ("including human impact"): given, not left to the model
-            values, p = _declared([True]), dataclasses.replace(p, required=True)
+            # ("if we do not include the impact of human activities": False)
+            values = _declared([not _negated(p, task.text)])
+            p = dataclasses.replace(p, required=True)
         if values or p.required:
             out.append(Slot(p, values))
     return out
+
+
+#: Words that make the flag a task speaks of a "no" when they come shortly before it.
+_NEGATIONS = re.compile(r"\b(?:not|no|never|without|exclud\w*|don'?t|doesn'?t|isn'?t|nor)\b", re.IGNORECASE)
+
+
+def _parts(name: str) -> list[str]:
+    """The words of a parameter name (snake_case or camelCase) a task may speak of it by."""
+    return [part.lower() for part in re.split(r"_|(?<=[a-z])(?=[A-Z])", name)
+            if len(part) > 2 and part.lower() not in ("type", "value", "name")]  # fmt: skip
+
+
+def _negated(param: Param, task: str) -> bool:
+    """True when a negation (_NEGATIONS) stands in the 4 words before the first word of `task` that a word
+    of the flag's name starts ("do not include the impact": include_human_impact is False)."""
+    parts = {part[:4] for part in _parts(param.name)}
+    for m in re.finditer(r"[A-Za-z]+", task):
+        if m.group().lower()[:4] in parts:
+            before = " ".join(task[: m.start()].split()[-4:])
+            return _NEGATIONS.search(before) is not None
+    return False
 
 
 def _mentioned(param: Param, task: TaskValues) -> bool:
@@ -143,8 +192,7 @@ def _mentioned(param: Param, task: TaskValues) -> bool:
     if _PATHLIKE.search(param.name) and any(c.value.count("/") or "." in c.value for c in task.strings
                                             if c.start >= 0 and " " not in c.value):  # fmt: skip
         return True  # "list the files in /var/log" offers os.listdir's path
-    return any(part[:4] in words for part in re.split(r"_|(?<=[a-z])(?=[A-Z])", param.name)
-               if len(part) > 2 and part.lower() not in ("type", "value", "name"))  # fmt: skip
+    return any(part[:4] in words for part in _parts(param.name))
 
 
 def call_grammar(slot_list: Sequence[Slot]) -> str:

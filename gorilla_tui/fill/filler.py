@@ -257,7 +257,7 @@ def fill(backend: Any, task: str, doc: ApiDoc, *, others: Sequence[ApiDoc] = (),
     started = time.perf_counter()
     prompt = fill_prompt(task, targets)
     if callable(getattr(backend, "chooser", None)):
-        written = write_calls(backend, prompt, targets, FILL_PREFIX, cancel)
+        written = write_calls(backend, prompt, targets, FILL_PREFIX, cancel, task)
     else:  # a backend without the KV-cache chooser (a server): one call, the same language as a GBNF grammar
         text = "".join(backend.complete(prompt, max_tokens=max_tokens, grammar=call_grammar(first.offered),
                                         temperature=0.0, cancel=cancel))  # fmt: skip

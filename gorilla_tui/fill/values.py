@@ -26,7 +26,7 @@ NUMBER_WORDS = {
 SCALES = {"thousand": 1_000, "million": 1_000_000, "billion": 1_000_000_000}
 
 _QUOTED = re.compile(
-    r"'([^'\n]{1,200})'|\"([^\"\n]{1,200})\"|`([^`\n]{1,200})`|“([^”\n]{1,200})”|‘([^’\n]{1,200})’"
+    r"(?<!\w)'([^'\n]{1,200})'(?!\w)|\"([^\"\n]{1,200})\"|`([^`\n]{1,200})`|“([^”\n]{1,200})”|‘([^’\n]{1,200})’"
 )
 _URL = re.compile(r"\b(?:https?|ftp|s3|gs|file)://[^\s'\"<>`]+[^\s'\"<>`.,;:!?)\]]")
 _EMAIL = re.compile(r"\b[\w.+-]+@[\w-]+(?:\.[\w-]+)+\b")
@@ -36,7 +36,7 @@ _PATH = re.compile(
 )
 # a number, also with a unit or currency glued to it ("6cm", "$100", "5%"); not inside a word ("mp3")
 _NUMBER = re.compile(
-    r"(?<![\w.])[-+]?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?(?:[eE][-+]?\d+)?(?=[a-zA-Z%°]{0,5}\b|[^\w]|$)"
+    r"(?<![\w.^])[-+]?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?(?:[eE][-+]?\d+)?(?=[a-zA-Z%°]{0,5}\b|[^\w]|$)"
     r"|(?<![\w.])[-+]?\.\d+(?!\w)"
 )
 # a formula: terms joined by operators ("3x^2 + 2x - 1", "x**2", "sin(x)/x")
@@ -46,9 +46,12 @@ _LIST = re.compile(r"[\[(]\s*[^\[\]()]{1,300}?[\])]")
 #: Words a string span does not start or end with (articles, prepositions, conjunctions).
 EDGE_WORDS = frozenset(
     "a an the of in on at to for from by with and or as is are be that this these those it its into than "
-    "then my your our their his her me i you we they please can could would should will what which who "
+    "then my your our their his her me i you we they please can could would should will what which who about "
     "how when where whose find get give show tell calculate compute".split()
 )
+#: The EDGE_WORDS a string span may hold inside ("Treaty of Lisbon", "Lord of the Rings"); any other one
+#: ends it ("Bitcoin in US" is Bitcoin, then US).
+INNER_WORDS = frozenset(("of", "the"))
 #: Longest run of words one string candidate spans.
 MAX_SPAN_WORDS = 6
 
@@ -56,9 +59,11 @@ MAX_SPAN_WORDS = 6
 @dataclass(frozen=True)
 class Candidate:
     """One value of the task. text: the Python literal (``10``, ``'report.csv'``, ``[1, 2]``); value: what
-    Python reads from it; kind: "number", "string", "list", "bool"; start, end: its span in the task
+    Python reads from it; kind: "number", "string", "date" (an ISO 8601 date the task writes in words),
+    "list", "declared"; start, end: its span in the task
     (character offsets; -1 for a value the parameter declares); atomic: a string the task writes as one
-    value (quoted text, a URL, an e-mail address, a path or file name, a formula)."""
+    value (quoted text, a URL, an e-mail address, a path or file name, a formula); percent: for a number
+    written with "%", "whole" (5 of "5 %") or "fraction" (0.05, the same span), "" otherwise."""
 
     text: str
     value: Any
@@ -66,6 +71,7 @@ class Candidate:
     start: int = -1
     end: int = -1
     atomic: bool = False
+    percent: str = ""
 
 
 def literal(value: Any) -> str:
@@ -98,7 +104,9 @@ def _number(text: str) -> int | float | None:
 
 def numbers(task: str) -> list[Candidate]:
     """The numbers of `task` in order: digits (``1,000``, ``-3``, ``2.5``, ``1e-3``), a scale word after
-    them (``2 million``), and number words (``ten``). A number inside a URL, path or e-mail is not one."""
+    them (``2 million``), and number words (``ten``). A number inside a URL, path or e-mail is not one, nor
+    an exponent (the 2 of "m/s^2"). A percentage gives two Candidates of one span: the number as written
+    and its fraction (percent "whole", "fraction"; BFCL's rates are mostly fractions: 3 % -> 0.03)."""
     taken = [(s, e) for s, e in _atoms(task) if not _QUOTED.fullmatch(task[s:e])]
     out: list[Candidate] = []
     for m in _NUMBER.finditer(task):
@@ -115,6 +123,11 @@ def numbers(task: str) -> list[Candidate]:
                 continue  # "1e308 million" is beyond float's range
             value = int(scaled) if float(scaled).is_integer() else scaled
             end += scale.end()
+        if re.match(r"\s?%", task[end:]):  # "5 %": 5 as written, and 0.05, the form a rate takes
+            out.append(Candidate(literal(value), value, "number", m.start(), end, percent="whole"))
+            share = round(value / 100, 12)
+            out.append(Candidate(literal(share), share, "number", m.start(), end, percent="fraction"))
+            continue
         out.append(Candidate(literal(value), value, "number", m.start(), end))
     if out:  # number words only where the task writes no digits ("two charged bodies of 1e-9 and 2e-9")
         return sorted(out, key=lambda c: c.start)
@@ -149,14 +162,16 @@ def dates(task: str) -> list[Candidate]:
             iso = datetime.date(year, month, day).isoformat()
         except ValueError:
             continue
-        out.append(Candidate(literal(iso), iso, "string", m.start(), m.end(), True))
+        out.append(Candidate(literal(iso), iso, "date", m.start(), m.end(), True))
     return out
 
 
 def strings(task: str) -> list[Candidate]:
     """String values of `task`: quoted text, URLs, e-mail addresses, paths and file names, each whole,
     then every run of 1 to MAX_SPAN_WORDS words that neither starts nor ends with an EDGE_WORDS word or
-    punctuation. First occurrence kept, in task order."""
+    punctuation (a capitalised "The" inside a sentence may start one: "The Weeknd") and has a word of
+    letters that is not one, and the parts of a hyphenated word ("gas" of "gas-powered"). A possessive's
+    "'s" is no part of a value. First occurrence kept, in task order."""
     out: dict[str, Candidate] = {}
 
     def add(text: str, start: int, end: int, atomic: bool = False) -> None:
@@ -172,25 +187,47 @@ def strings(task: str) -> list[Candidate]:
             quoted = _QUOTED.fullmatch(text)
             add(next(g for g in quoted.groups() if g is not None) if quoted else text, start, end, True)
     for i, (first, start, _end, atomic) in enumerate(tokens):
-        if atomic or first.lower() in EDGE_WORDS or not re.search(r"\w", first):
+        edge = first.lower() in EDGE_WORDS and not _names(task, first, start)
+        if atomic or edge or not re.search(r"\w", first):
             continue
-        for last, _start, end, atomic in tokens[i : i + MAX_SPAN_WORDS]:
+        for j, (last, _start, end, atomic) in enumerate(tokens[i : i + MAX_SPAN_WORDS]):
             if atomic or not re.search(r"\w", last) and last != ",":
                 break
             if last.lower() in ("and", "or"):
                 break  # "Taylor Swift and Maroon 5" are two values, each its own run
             if last.lower() in EDGE_WORDS or last == ",":
+                if last.lower() not in INNER_WORDS and last != ",":
+                    break  # "ATP in the mitochondria", "Bitcoin in US": a preposition ends a value
                 continue
+            if j and not any(_WORDLIKE.match(t[0]) and t[0].lower() not in EDGE_WORDS
+                             for t in tokens[i : i + j + 1]):  # fmt: skip
+                continue  # "2010 to 2015" is two numbers, no string
             add(task[start:end], start, end)
+    for text, start, _end, atomic in tokens:  # "gas-powered": "gas" is the value BFCL's answers take
+        if not atomic and "-" in text:
+            for part in re.finditer(r"[^\W\d_]{2,}", text):
+                if part.group().lower() not in EDGE_WORDS:
+                    add(part.group(), start + part.start(), start + part.end())
     return sorted(out.values(), key=lambda c: (c.start, -c.end))
+
+
+_WORDLIKE = re.compile(r"[^\W\d_]")
+
+
+def _names(task: str, word: str, start: int) -> bool:
+    """True for a capitalised "The" inside a sentence: the start of a name ("for The Weeknd")."""
+    return word == "The" and bool(re.search(r"[a-z,]\s+$", task[:start]))
 
 
 def _atoms(task: str) -> list[tuple[int, int]]:
     """Spans of `task` that are one value each, never split: quoted text, dates in words, URLs, e-mail
     addresses, paths and formulas ("3x^2 + 2x - 1"), first match kept where two overlap."""
     atoms: list[tuple[int, int]] = []
+    whole = (len(task) - len(task.lstrip()), len(task.rstrip()))
     for rx in (_QUOTED, _DATE, _URL, _EMAIL, _PATH, _FORMULA):
         for m in rx.finditer(task):
+            if rx is _QUOTED and m.span() == whole:
+                continue  # a task written in quotes as a whole ("What is ...?") is no quoted value
             text = m.group().rstrip(".")
             if rx is _FORMULA and (_number(text) is not None or not re.search(
                     r"[\^*]|\d\s*[a-z]|[a-z]\s*[-+/]\s*\d", text)):  # fmt: skip
@@ -208,7 +245,7 @@ def _tokens(task: str) -> list[tuple[str, int, int, bool]]:
     atoms = _atoms(task)
     out: list[tuple[str, int, int, bool]] = [(task[s:e], s, e, True) for s, e in atoms]
     for m in _WORD.finditer(task):
-        text = m.group().strip(".'’-") or m.group()
+        text = re.sub(r"['’]s$", "", m.group()).strip(".'’-") or m.group()  # "Weeknd's" names Weeknd
         start = m.start() + m.group().find(text)
         end = start + len(text)
         if not any(s < end and start < e for s, e in atoms):
@@ -227,7 +264,7 @@ def lists(task: str) -> list[Candidate]:
             continue
         if isinstance(value, (list, tuple)):
             out.append(Candidate(literal(list(value)), list(value), "list", m.start(), m.end()))
-    nums = numbers(task)
+    nums = [c for c in numbers(task) if c.percent != "fraction"]
     run: list[Candidate] = []
     for c in nums + [None]:  # type: ignore[list-item]
         if (
@@ -242,3 +279,19 @@ def lists(task: str) -> list[Candidate]:
             out.append(Candidate(literal(values), values, "list", run[0].start, run[-1].end))
         run = [c] if c is not None else []
     return out
+
+
+#: What separates the requests of a task that asks for several things: a sentence's end, "also", "then",
+#: "finally", "first," ... (BFCL: 185 of 200 "multiple" questions are one request, 177 of 200
+#: "parallel_multiple" ones more than one).
+_CLAUSE = re.compile(
+    r"[.?!;]\s+(?=\S)|,?\s+\b(?:also|then|after that|afterwards|additionally|furthermore|finally|lastly|"
+    r"secondly|thirdly|plus|as well as)\b|\b(?:first|second|third),",
+    re.IGNORECASE,
+)
+
+
+def requests(task: str) -> int:
+    """How many requests `task` makes, by its separators (_CLAUSE): 1 for "the weather in Oslo", 2 for
+    "Find X. Also find Y"."""
+    return 1 + len(_CLAUSE.findall(task.strip().rstrip(".?!\"'")))

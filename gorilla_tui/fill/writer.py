@@ -8,13 +8,15 @@ ids (docs/benchmarks.md, "BFCL with filling").
 
 from __future__ import annotations
 
+import dataclasses
+import re
 import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from gorilla_tui.fill.call_grammar import Slot
-from gorilla_tui.fill.values import Candidate
+from gorilla_tui.fill.values import Candidate, requests
 from gorilla_tui.pool.apidoc import ApiDoc
 from gorilla_tui.pool.params import Param
 
@@ -28,6 +30,16 @@ NEXT_BIAS = -0.5
 #: BFCL's even ids (docs/benchmarks.md).
 CALL_BIAS = 10.0
 REUSE_BIAS = -3.0
+#: Nats added to a list's next item where the task joins it to the previous one ("Personal Info and Job
+#: History", "4, 5 and 6"), and to an enum member the task names ("in feet"); chosen on BFCL's even ids
+#: (docs/benchmarks.md).
+JOIN_BIAS = 6.0
+NAMED_BIAS = 3.0
+#: Nats added to an optional parameter's value the task marks (a number, a path...) that no call used yet;
+#: chosen on BFCL's even ids (docs/benchmarks.md).
+OPTIONAL_BIAS = 3.0
+#: What joins a list's items in a task: a comma, "and", "or", "&", an article after them.
+_JOIN = re.compile(r"\s*(?:,|,?\s*(?:and|or|&))?\s*(?:(?:a|an|the)\s+)?", re.IGNORECASE)
 #: Most calls one task gets.
 MAX_CALLS = 8
 
@@ -47,29 +59,47 @@ Written = list[tuple["Target", dict[str, tuple[str, str]]]]
 
 
 def write_calls(backend: Any, prompt: str, targets: Sequence[Target], prefix: str = "",
-                cancel: threading.Event | None = None) -> Written:  # fmt: skip
+                cancel: threading.Event | None = None, task: str = "") -> Written:  # fmt: skip
     """The calls the model writes with backend.chooser: the first target's arguments, then, while the model
-    goes on with "; callee(" rather than ending the line, another call of any target (at most MAX_CALLS).
-    A value an earlier call used may be used again, at REUSE_BIAS. `prefix`: the fixed start of `prompt`
-    whose KV cache the backend keeps between calls (LlamaBackend.chooser). Returns (target, name -> (value
+    goes on with "; callee(" rather than ending the line, another call of any target (at most MAX_CALLS):
+    one with a value left for it (_fresh), or one not called yet while the task makes more requests
+    (values.requests) than functions were called, or calls were made. A value an earlier call used may be
+    used again, at REUSE_BIAS; a further call that uses no value of the task no earlier call used is
+    dropped, and ends the calls. `prefix`: the fixed start of `prompt`
+    whose KV cache the backend keeps between calls (LlamaBackend.chooser); `task`: the task as typed (what
+    joins a list's items, the enum members it names). Returns (target, name -> (value
     source, origin)) per call, in order. Raises what backend.chooser raises."""
     out: Written = []
     before: list[tuple[int, int]] = []
+    asks = requests(task)
     with backend.chooser(prompt, cancel, prefix=prefix) as chooser:
         target = targets[0]
         while True:
-            given = _arguments_stepwise(chooser, target.offered, before)
+            earlier = list(before)
+            given = _arguments_stepwise(chooser, target.offered, before, task)
             if any(t.callee == target.callee and g == given for t, g in out):
                 break  # the same call again: the task asks for no more
+            if (
+                out
+                and before[len(earlier) :]
+                and all(any(s < e2 and s2 < e for s2, e2 in earlier) for s, e in before[len(earlier) :])
+            ):
+                break  # a call of values earlier calls used only (36 and 60 of "36 and 48, 60 and 96")
             out.append((target, given))
             if len(out) >= MAX_CALLS:
                 break
             # another function only among tools the source describes (a schema); an API of a library is
             # called again only itself ("delete a.txt and b.txt"), never a neighbour hit (textwrap.shorten
             # after textwrap.wrap)
+            # a function not called yet, while the task makes more requests than functions were called
+            # or any function while the task makes more requests than calls were made ("... and then
+            # find four more restaurants in Los Angeles")
+            called = {t.callee for t, _g in out}
+            more = len(called) < asks
             fresh = [
-                t for t in targets if (t is targets[0] or t.doc.parameters is not None) and _fresh(t, before)
-            ]
+                t for t in targets if (t is targets[0] or t.doc.parameters is not None)
+                and (_fresh(t, before) or more and t.callee not in called or len(out) < asks)
+            ]  # fmt: skip
             if not fresh:
                 break
             pick = chooser.choose([f"; {t.callee}(" for t in fresh] + ["\n"],
@@ -80,8 +110,8 @@ def write_calls(backend: Any, prompt: str, targets: Sequence[Target], prefix: st
     return out
 
 
-def _arguments_stepwise(chooser: Any, offered: Sequence[Slot],
-                        before: list[tuple[int, int]]) -> dict[str, tuple[str, str]]:  # fmt: skip
+def _arguments_stepwise(chooser: Any, offered: Sequence[Slot], before: list[tuple[int, int]],
+                        task: str = "") -> dict[str, tuple[str, str]]:  # fmt: skip
     """name -> (value source, origin) of one call, written by the model one argument at a time (after
     ``callee(``, through the closing ")"): at each step the options are ``name=value`` of every slot up to
     and including the next required one (so optional slots may be skipped), or ")" once no required slot is
@@ -95,11 +125,13 @@ def _arguments_stepwise(chooser: Any, offered: Sequence[Slot],
         nxt = next((j for j in range(i, len(offered)) if offered[j].param.required), None)
         reach = offered[i : (nxt + 1 if nxt is not None else len(offered))]
         options: list[tuple[int, str, str]] = []  # (slot index, value source, origin)
+        where: dict[tuple[int, str], Candidate] = {}  # a value the task writes twice: the unused place
         for k, slot in enumerate(reach, start=i):
             if slot.placeholder:
                 options.append((k, slot.param.name, "missing"))
                 continue
             for text, c in slot.values.items():
+                c = where[k, text] = _located(c, [*used, *before], task)
                 if c.start < 0 or not _overlaps(c, used):
                     options.append((k, text, "task"))
             if slot.param.required and not any(o[0] == k for o in options):
@@ -108,20 +140,24 @@ def _arguments_stepwise(chooser: Any, offered: Sequence[Slot],
             f"{sep}{offered[k].param.name}={'[' if offered[k].is_list and o == 'task' else ''}{v}"
             for k, v, o in options
         ]
+        named = [_extra(offered[k], where[k, v], task, before) if o == "task" else 0.0
+                 for k, v, o in options]  # fmt: skip
         if nxt is None:
             texts.append(")")
-        bias = _order_bias([_start(offered[k], v) for k, v, _o in options], used)
-        bias = [b + (REUSE_BIAS if o == "task" and _overlaps(offered[k].values.get(v), before) else 0.0)
-                for b, (k, v, o) in zip(bias, options, strict=True)]  # fmt: skip
+        starts = [c.start if (c := where.get((k, v))) is not None and c.start >= 0 else 1 << 30
+                  for k, v, _o in options]  # fmt: skip
+        bias = _order_bias(starts, used)
+        bias = [b + n + (REUSE_BIAS if o == "task" and _overlaps(where[k, v], before) else 0.0)
+                for b, n, (k, v, o) in zip(bias, named, options, strict=True)]  # fmt: skip
         pick = chooser.choose(texts, ends=(",", ")"), bias=bias)
         if pick >= len(options):  # ")" : no more optional arguments
             break
         k, value, origin = options[pick]
         slot = offered[k]
         if slot.is_list and origin == "task":
-            value = _list_items(chooser, slot, value, used)
-        else:
-            _use(slot, value, used)
+            value = _list_items(chooser, slot, value, used, task)
+        elif (c := where.get((k, value))) is not None and c.start >= 0:
+            used.append((c.start, c.end))
         given[slot.param.name] = (value, origin)
         i = k + 1
     else:
@@ -153,7 +189,24 @@ def _marked(c: Candidate, slot: Slot) -> bool:
         return False
     if c.kind == "number":
         return slot.param.type in ("integer", "number")
+    if c.kind == "list":
+        return True  # a list the task writes whole: "[3, -2, 1] ... and then [1, 0, -1]"
     return c.atomic or str(c.value).isdigit()
+
+
+def _located(c: Candidate, spans: Sequence[tuple[int, int]], task: str) -> Candidate:
+    """`c` at the first place the task writes it again outside `spans`, where its own place is in them ("from
+    San Francisco to Tokyo ... from Tokyo to Sydney": the second call's Tokyo); `c` itself otherwise (a
+    value written once, quoted, or not read from the task)."""
+    written = task[c.start : c.end]
+    if not task or c.start < 0 or not _overlaps(c, spans) or written not in (c.value, c.text):
+        return c
+    # another place the task writes it on its own, not inside a path ("notes.txt to /mnt/usb/notes.txt")
+    for m in re.finditer(rf"(?<![\w./\\~:-]){re.escape(written)}(?![\w/\\-]|\.\w)", task):
+        moved = dataclasses.replace(c, start=m.start(), end=m.end())
+        if not _overlaps(moved, spans):
+            return moved
+    return c
 
 
 def _overlaps(c: Candidate | None, spans: Sequence[tuple[int, int]]) -> bool:
@@ -170,11 +223,6 @@ def _order_bias(starts: Sequence[int], used: Sequence[tuple[int, int]]) -> list[
     return [0.0 if s >= 1 << 30 or s == first else ORDER_BIAS if s < last else NEXT_BIAS for s in starts]
 
 
-def _start(slot: Slot, value: str) -> int:
-    c = slot.values.get(value)
-    return c.start if c is not None and c.start >= 0 else 1 << 30
-
-
 def _use(slot: Slot, value: str, used: list[tuple[int, int]]) -> None:
     """Mark the span of the task `value` came from as used (a declared value has none)."""
     c = slot.values.get(value)
@@ -182,15 +230,39 @@ def _use(slot: Slot, value: str, used: list[tuple[int, int]]) -> None:
         used.append((c.start, c.end))
 
 
-def _list_items(chooser: Any, slot: Slot, first: str, used: list[tuple[int, int]]) -> str:
+def _extra(slot: Slot, c: Candidate, task: str, before: Sequence[tuple[int, int]]) -> float:
+    """NAMED_BIAS for an enum member the task names, OPTIONAL_BIAS for a value the task marks (_marked)
+    that no call used yet offered to an optional parameter the task speaks of ("less than 500 calories":
+    maxCalories=500), else 0."""
+    if _named(c, task):
+        return NAMED_BIAS
+    if not slot.param.required and _marked(c, slot) and not _overlaps(c, before):
+        return OPTIONAL_BIAS
+    return 0.0
+
+
+def _named(c: Candidate, task: str) -> bool:
+    """True for an enum member (a declared string) the task names as a word ("in feet": 'feet')."""
+    return (
+        c.kind == "declared"
+        and isinstance(c.value, str)
+        and bool(c.value.strip())
+        and re.search(rf"(?<!\w){re.escape(c.value)}(?!\w)", task, re.IGNORECASE) is not None
+    )
+
+
+def _list_items(chooser: Any, slot: Slot, first: str, used: list[tuple[int, int]], task: str = "") -> str:
     """The list literal of an array slot whose first item `first` was chosen: further items (", item", each
-    value of the task once) until the model closes it with "]"."""
+    value of the task once) until the model closes it with "]"; an item the task joins to the previous one
+    ("Personal Info and Job History": _JOIN) gets JOIN_BIAS."""
     items = [first]
     _use(slot, first, used)
     while len(items) < 50:
         rest = [t for t, c in slot.values.items() if t not in items and not any(
             s < c.end and c.start < e for s, e in used)]  # fmt: skip
-        pick = chooser.choose([f", {t}" for t in rest] + ["]"], ends=(",", ")"))
+        last = slot.values[items[-1]].end
+        bias = [JOIN_BIAS if _joined(task, last, slot.values[t]) else 0.0 for t in rest]
+        pick = chooser.choose([f", {t}" for t in rest] + ["]"], ends=(",", ")"), bias=bias)
         if pick >= len(rest):
             break
         items.append(rest[pick])
@@ -198,3 +270,10 @@ def _list_items(chooser: Any, slot: Slot, first: str, used: list[tuple[int, int]
     else:
         chooser.choose(["]"])
     return "[" + ", ".join(items) + "]"
+
+
+def _joined(task: str, end: int, c: Candidate) -> bool:
+    """True when the task joins `c` to the value that ends at `end` by a comma, "and", "or" (_JOIN)."""
+    if not task or c.start < 0 or end < 0 or c.start < end:
+        return False
+    return _JOIN.fullmatch(task[end : c.start]) is not None and bool(task[end : c.start].strip())

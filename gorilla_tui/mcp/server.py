@@ -43,6 +43,9 @@ CHECK_DOC = """Check an API call (or a code snippet) against the API pool by an 
 and identifying arguments (Torch Hub repo and model, pipeline task and model, from_pretrained model id,
 hub.KerasLayer/hub.load handle, required parameters of library functions; for function-calling entries with
 a JSON Schema: required parameters, unknown names, literal values of the declared type and enum).
+`code` may also be a JSON tool call as function-calling models emit it, checked as the call it names:
+[{"name": "shutil.copytree", "arguments": {"src": "a", "dst": "b"}}], one such object, "arguments" as a
+JSON string, or OpenAI's {"type": "function", "function": {...}} wrapper.
 
 Returns JSON: {"verdict", "reason", "api_call", "matched", "did_you_mean", "diagnostics"}. reason is a code
 such as "wrong_args:unknown_model" or "hallucination:unknown_callee" ("" when valid); diagnostics explain
@@ -113,7 +116,7 @@ def build_server(box: ToolBox) -> MCPServer:
         code: Annotated[
             str,
             Field(
-                description="The API call or Python snippet to check, e.g. "
+                description="The API call, Python snippet or JSON tool call to check, e.g. "
                 "\"torch.hub.load('pytorch/vision', 'resnet50', pretrained=True)\".",
                 min_length=1,
                 max_length=MAX_CODE_CHARS,

@@ -52,6 +52,7 @@ def test_any_text_gets_a_verdict(validator, text):
     assert validator.check(text).kind in VERDICTS
 
 
+@pytest.mark.slow  # megabyte inputs through every parser: ~20 s on a loaded 2-core machine
 def test_one_megabyte_and_deep_nesting(validator):
     assert validator.check("x = 1\n" * 200_000).kind == "no_call"
     assert validator.check("[" * 200_000).kind in ("unparseable", "no_call")

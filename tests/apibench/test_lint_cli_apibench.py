@@ -25,6 +25,9 @@ from gorilla_tui.retrieve.index import ApiIndex
 from gorilla_tui.store import versions as store
 from tests.cli.test_lint_cli import REPO
 
+#: the full default index (APIBench hubs, APIZoo, python-env), built once for the module
+pytestmark = pytest.mark.slow
+
 CORPUS = REPO / "tests" / "data" / "lint_corpus"
 
 

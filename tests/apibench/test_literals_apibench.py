@@ -17,6 +17,9 @@ from gorilla_tui.retrieve.index import ApiIndex
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
 from everyday import is_right, load_tasks  # noqa: E402
 
+#: the full default index (APIBench hubs, APIZoo, python-env), built once for the module
+pytestmark = pytest.mark.slow
+
 TASKS = {
     t["id"]: t
     for t in load_tasks(Path(__file__).resolve().parents[2] / "bench" / "data" / "literal_tasks.toml")

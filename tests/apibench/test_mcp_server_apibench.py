@@ -54,6 +54,12 @@ def test_mcp_session_lists_and_calls_each_tool(home_with_index: Path, apibench: 
                     wrong = await _call(s, "check_api_call", code=code)
                     assert wrong["verdict"] == "wrong_args" and wrong["reason"] == "wrong_args:unknown_model"
                     assert any("resnet101" in x for x in wrong["did_you_mean"])
+                    tool_call = (  # issue 39: the JSON tool call an agent emits, checked as that call
+                        '[{"name": "torch.hub.load", "arguments": '
+                        '{"repo_or_dir": "pytorch/vision", "model": "resnet-201"}}]'
+                    )
+                    as_json = await _call(s, "check_api_call", code=tool_call)
+                    assert as_json["reason"] == "wrong_args:unknown_model", as_json
                     good = await _call(
                         s, "check_api_call", code=found["hits"][0]["api_call"], source="torchhub"
                     )

@@ -14,17 +14,16 @@ import pytest
 from gorilla_tui.check.validator import Validator
 from gorilla_tui.cli import main
 from gorilla_tui.pool.doc import load_jsonl, load_paths
-from gorilla_tui.pool.pyenv.source import load_python_env
 from gorilla_tui.types import REASONS, VERDICTS
 
 HUBS = ("torchhub", "tensorflowhub", "huggingface")
 
 
 @pytest.fixture(scope="module")
-def pool(apibench, apizoo):
+def pool(apibench, apizoo, stdlib_docs):
     docs = [d for h in HUBS for d in load_jsonl(apibench / "api" / f"{h}_api.jsonl", h).docs]
     docs += load_paths([apizoo], "apizoo").docs
-    docs += load_python_env("stdlib").docs
+    docs += stdlib_docs
     return docs
 
 

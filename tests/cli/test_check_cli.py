@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from gorilla_tui.cli import main
+from tests.conftest import clone_home
 
 
 @pytest.fixture
@@ -150,10 +151,11 @@ def test_check_stdin_reads_utf8_with_a_bom(pool, capsys, monkeypatch):
     assert out["verdict"] == "wrong_args" and "résnet50" in out["api_call"]
 
 
-def test_a_standard_library_call_with_too_many_arguments_is_wrong_args(capsys, tmp_path):
+def test_a_standard_library_call_with_too_many_arguments_is_wrong_args(
+    gorilla_home, home_template, capsys, tmp_path
+):
     """Issue 19: `gorilla-tui check 'import math\\nmath.sqrt(1, 2)'` (or a file with it) said valid."""
-    assert main(["index", "--refresh", "--only", "python-env", "--no-dense", "--json"]) == 0
-    capsys.readouterr()
+    clone_home(home_template(["index", "--refresh", "--only", "python-env", "--no-dense"]), gorilla_home)
     assert main(["check", "import math\\nmath.sqrt(1, 2)", "--json"]) == 1
     out = json.loads(capsys.readouterr().out)
     assert (out["verdict"], out["reason"]) == ("wrong_args", "wrong_args:too_many_arguments")
@@ -200,7 +202,9 @@ def test_a_missing_path_is_one_line_error(pool, capsys, tmp_path, monkeypatch, p
     assert main(["check", path, "--pool", pool, *option]) == 2
     captured = capsys.readouterr()
     assert captured.out == ""
-    assert captured.err == f"gorilla-tui: error: {path}: no such file or folder\n"
+    assert (
+        captured.err == f"gorilla-tui: error: {path}: no such file or folder (to check it as code: --code)\n"
+    )
 
 
 def test_code_that_starts_like_a_path_is_still_code(pool, capsys):
@@ -318,3 +322,52 @@ def test_calls_past_the_cap_are_said_unchecked_in_json_and_sarif(pool, capsys, t
     (run,) = json.loads(capsys.readouterr().out)["runs"]
     assert "toolExecutionNotifications" not in run["invocations"][0]
     assert [r["ruleId"] for r in run["results"]] == ["wrong_args:unknown_model"]
+
+
+TOOL_CALL_FORMS = [
+    '[{"name": "torch.hub.load", "arguments": {"repo_or_dir": "pytorch/vision", "model": "resnet201"}}]',
+    '{"name": "torch.hub.load", "arguments": {"repo_or_dir": "pytorch/vision", "model": "resnet201"}}',
+    '{"name": "torch.hub.load", "arguments": '
+    '"{\\"repo_or_dir\\": \\"pytorch/vision\\", \\"model\\": \\"resnet201\\"}"}',
+    '{"type": "function", "function": {"name": "torch.hub.load", "arguments": '
+    '"{\\"repo_or_dir\\": \\"pytorch/vision\\", \\"model\\": \\"resnet201\\"}"}}',
+    '[{"torch.hub.load": {"repo_or_dir": "pytorch/vision", "model": "resnet201"}}]',
+]
+
+
+@pytest.mark.parametrize("call", TOOL_CALL_FORMS)
+@pytest.mark.parametrize("option", [["--json"], ["--format", "json"]])
+def test_json_tool_calls_are_checked_as_calls(pool, capsys, call, option):
+    """Issue 39: the JSON tool calls agents emit were taken for a glob ("no file matches", exit 2); each
+    form is now the call torch.hub.load(repo_or_dir='pytorch/vision', model='resnet201'): wrong_args,
+    in the verdict form and the linter form."""
+    assert main(["check", call, "--pool", pool, *option]) == 1
+    out = json.loads(capsys.readouterr().out)
+    reason = out["reason"] if option == ["--json"] else out[0]["reason"]
+    assert reason == "wrong_args:unknown_model"
+    fixed = call.replace("resnet201", "resnet101")
+    assert main(["check", fixed, "--pool", pool, *option]) == 0
+
+
+def test_code_forces_code_and_file_forces_paths(pool, capsys, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "x.py").write_text("import torch\ntorch.hub.load('pytorch/vision', 'resnet201')\n")
+    assert main(["check", "x.py", "--pool", pool]) == 1  # an existing file: linted
+    assert "x.py:2:1: wrong_args:unknown_model" in capsys.readouterr().out
+    assert main(["check", "x.py", "--code", "--pool", pool, "--json"]) == 1  # the text "x.py" as code
+    assert json.loads(capsys.readouterr().out)["verdict"] == "no_call"
+    assert main(["check", "missing.py", "--file", "--pool", pool]) == 2
+    assert "missing.py: no such file or folder" in capsys.readouterr().err
+
+
+def test_explain_says_why_a_call_of_the_files_own_module_is_not_judged(pool, capsys, tmp_path):
+    """Issue 39: `torch` bound by a relative import is the package's own module, not the pool's torch."""
+    own = tmp_path / "own.py"
+    own.write_text("from .vendored import torch\nm = torch.hub.load('pytorch/vision', 'resnet201')\n")
+    assert main(["check", str(own), "--pool", pool, "--explain"]) == 0
+    err = capsys.readouterr().err
+    assert f"not judged: {own}:2:5: torch.hub.load: torch is the package's own module" in err
+    real = tmp_path / "real.py"
+    real.write_text("import torch\nm = torch.hub.load('pytorch/vision', 'resnet201')\n")
+    assert main(["check", str(real), "--pool", pool, "--explain"]) == 1
+    assert f"{real}:2:5: wrong_args:unknown_model" in capsys.readouterr().out

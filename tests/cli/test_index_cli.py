@@ -57,6 +57,7 @@ def test_no_reachable_source(tmp_path: Path, capsys: pytest.CaptureFixture[str],
     assert "unknown source" in _one_line_error(capsys)
 
 
+@pytest.mark.slow  # python-env's refresh: the whole standard library
 def test_offline_refresh_over_an_index_says_the_sources_it_could_not_fetch_were_kept(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -80,6 +81,7 @@ def test_offline_refresh_over_an_index_says_the_sources_it_could_not_fetch_were_
     assert "to index them" not in out["warning"]
 
 
+@pytest.mark.slow  # python-env's refresh: the whole standard library
 def test_offline_refresh_names_each_file_and_says_how_to_build(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -544,6 +546,7 @@ def test_a_config_mirrors_entry_that_is_not_a_folder_names_config_toml(
     assert f"{config}: mirrors entry " in err and "not a folder" in err and "--from" not in err, err
 
 
+@pytest.mark.slow  # python-env's refresh: the whole standard library
 def test_a_python_source_of_200_names_is_read_as_names(capsys: pytest.CaptureFixture[str]) -> None:
     """`--source python:m0,m1,...,m199` ended in "internal error: OSError: [Errno 36] File name too long"
     (the value was first looked up as a file). It is read as a list of names: the first unknown one is
@@ -573,6 +576,7 @@ def test_a_dotted_name_that_is_no_standard_library_module_is_refused_up_front(
     assert not get_paths().index_dir.exists() or not any(get_paths().index_dir.glob("v-*"))
 
 
+@pytest.mark.slow  # python-env's refresh: the whole standard library
 def test_python_source_takes_a_module_name_and_refuses_what_is_neither(
     capsys: pytest.CaptureFixture[str],
 ) -> None:

@@ -95,6 +95,7 @@ def test_status_and_doctor_say_what_search_says_of_a_damaged_index(
     assert "internal error" not in out and "problem: " in out and f"fix: {FIX}" in out
 
 
+@pytest.mark.slow  # a plain refresh: the whole standard library
 def test_a_plain_refresh_mends_what_status_calls_damaged(capsys: pytest.CaptureFixture[str]) -> None:
     """The fix status and doctor name works: a plain `index --refresh` rebuilds the damaged index, and
     status then shows it again (exit 0, "damaged": false)."""
@@ -118,6 +119,7 @@ def _overwrite_in_place(folder: Path) -> None:
     (folder / store.DOCS_FILE).write_bytes(bytes(data))
 
 
+@pytest.mark.slow  # a plain refresh: the whole standard library
 def test_status_and_doctor_catch_bytes_overwritten_in_place(capsys: pytest.CaptureFixture[str]) -> None:
     """A search opens the index without hashing it and fails only when it shows the overwritten doc; status
     and doctor check every file against the SHA-256 recorded at refresh (previous.read_verified): damaged,
@@ -145,6 +147,7 @@ def test_status_and_doctor_catch_bytes_overwritten_in_place(capsys: pytest.Captu
     assert json.loads(capsys.readouterr().out)["damaged"] is False
 
 
+@pytest.mark.slow  # a plain refresh: the whole standard library
 def test_a_refresh_mends_overwritten_docs_of_an_index_without_refresh_state(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
@@ -180,6 +183,7 @@ def test_a_refresh_state_naming_files_outside_the_index_is_never_read(
     assert doc["damaged"] is True and "dev/zero changed since it was built" in doc["message"]
 
 
+@pytest.mark.slow  # a plain refresh: the whole standard library
 @pytest.mark.parametrize("state", ["nul", "long", "deep", "fifo"])
 def test_a_hostile_refresh_state_never_crashes_or_hangs_status_or_refresh(
     state: str, capsys: pytest.CaptureFixture[str]

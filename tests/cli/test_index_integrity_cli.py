@@ -83,6 +83,7 @@ def test_an_older_state_of_digests_alone_is_still_read(
     assert changed_since_built(copy) == "docs.jsonl changed since it was built"
 
 
+@pytest.mark.slow  # a plain refresh: the whole standard library
 @pytest.mark.parametrize("name", ["lookup/0/summary.json", "vocab.json", "meta.json", "performance.json"])
 def test_status_doctor_and_refresh_never_read_a_huge_file_in_the_live_index(
     name: str, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
@@ -117,6 +118,7 @@ def test_status_doctor_and_refresh_never_read_a_huge_file_in_the_live_index(
     assert json.loads(capsys.readouterr().out)["damaged"] is False
 
 
+@pytest.mark.slow  # a plain refresh: the whole standard library
 @pytest.mark.parametrize("state", ["missing", "garbage"])
 def test_status_and_doctor_say_when_integrity_was_not_checked(
     state: str, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch

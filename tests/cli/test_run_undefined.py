@@ -15,17 +15,20 @@ from gorilla_tui.pool.doc import load_jsonl
 from gorilla_tui.sandbox.runner import run_code
 from gorilla_tui.sandbox.undefined import undefined_names
 from gorilla_tui.tui.screens.run import run_report
-from tests.conftest import SMALL_POOL
+from tests.conftest import SMALL_POOL, clone_home
 
 HUB_CALL = "hub.load('https://tfhub.dev/google/universal-sentence-encoder/4')\n"
 
 
 @pytest.fixture()
-def index(gorilla_home: Path) -> Path:
-    """The small pool's TensorFlow Hub and python-env docs, indexed by `index --refresh --from`."""
-    for only in ("tensorflowhub", "python-env"):
-        assert main(["index", "--refresh", "--only", only, "--from", str(SMALL_POOL)]) == 0
-    return gorilla_home
+def index(gorilla_home: Path, home_template) -> Path:
+    """The small pool's TensorFlow Hub and python-env docs, indexed by `index --refresh --from` (once per
+    session: a copy of home_template's)."""
+    refreshes = [["index", "--refresh", "--only", only, "--from", str(SMALL_POOL)] for only in HUB_AND_ENV]
+    return clone_home(home_template(*refreshes), gorilla_home)
+
+
+HUB_AND_ENV = ("tensorflowhub", "python-env")
 
 
 def _run_json(tmp_path: Path, code: str, capsys) -> dict:

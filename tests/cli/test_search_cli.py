@@ -11,6 +11,7 @@ import pytest
 from gorilla_tui.cli import main
 from gorilla_tui.cli.options import task_text
 from gorilla_tui.textsafe import MAX_TASK_CHARS, MAX_TASK_INPUT_CHARS
+from tests.conftest import clone_home
 
 SMALL_POOL = Path(__file__).resolve().parents[1] / "data" / "pool"
 
@@ -46,12 +47,13 @@ def test_search_cuts_a_very_long_task_as_ask_does(capsys: pytest.CaptureFixture[
     assert json.loads(out)["task"] == json.loads(same)["task"] == cut.strip()  # the task searched, cut
 
 
-def test_the_md5_of_a_file_finds_hashlib_md5_first(capsys: pytest.CaptureFixture[str]) -> None:
+def test_the_md5_of_a_file_finds_hashlib_md5_first(
+    gorilla_home, home_template, capsys: pytest.CaptureFixture[str]
+) -> None:
     """`search "compute the md5 of a file"` (and ask) gave uuid.uuid3 first: hashlib.md5 is made at import
     time (``globals()[name] = __get_hash(name)``, from OpenSSL or _md5), so its python-env doc had no
     description and no parameters. It now has those of _md5.md5, the compiled constructor of its name."""
-    assert main(["index", "--refresh", "--only", "python-env", "--no-dense", "--json"]) == 0
-    capsys.readouterr()
+    clone_home(home_template(["index", "--refresh", "--only", "python-env", "--no-dense"]), gorilla_home)
     for task, first in (
         ("compute the md5 of a file", "hashlib.md5"),
         ("sha256 checksum of a file", "hashlib.sha256"),

@@ -8,6 +8,7 @@ import threading
 import time
 from dataclasses import replace
 
+import pytest
 from textual.widgets import Input, Log
 
 from gorilla_tui.config import Settings
@@ -24,6 +25,7 @@ from tests.tui.conftest import HALLUCINATED_CALL, VALID_CALL, VIDEO_TASK, ask, w
 SIZE = (120, 36)
 
 
+@pytest.mark.slow  # a real build from the TUI's dialog
 async def test_closing_the_build_dialog_during_a_build_hands_its_index_to_the_app(torchhub_index):
     """F8, build from the small pool's folder, Escape while the build waits for the refresh lock: the
     dialog's widgets are gone when the build reports. Before, its first progress line raised NoMatches in

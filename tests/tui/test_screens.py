@@ -8,6 +8,7 @@ import textwrap
 from dataclasses import replace
 from pathlib import Path
 
+import pytest
 from textual.widgets import Input, Log, Select
 
 from gorilla_tui.config import Settings, load_settings
@@ -96,6 +97,7 @@ async def test_settings_reject_bad_values_and_keep_the_file(make_app):
     assert load_settings() == Settings()
 
 
+@pytest.mark.slow  # a first launch: the whole standard library
 async def test_first_launch_offline_builds_at_once_without_a_dialog(gorilla_home):
     """No index, no network (HF_HUB_OFFLINE=1), no mirror: the standard-library pool is built with no
     question asked, the status bar shows it, and each missing source gets one line saying how to add it
@@ -150,6 +152,7 @@ async def test_f8_with_an_unusable_folder_shows_the_error(torchhub_index, tmp_pa
         assert app.session.index is torchhub_index and app.screen is app.main
 
 
+@pytest.mark.slow  # builds python-env: the whole standard library
 async def test_f8_with_an_empty_folder_reads_the_configured_mirrors(torchhub_index):
     """Break-it pass 10: F8 with the folder left empty fetched every source from the hub, ignoring
     config.toml's `mirrors` that the first launch and `index --refresh` read; offline each hub was
@@ -362,6 +365,7 @@ async def test_a_model_load_started_before_the_app_is_picked_up(torchhub_index, 
         assert str(missing.name) in str(app.main.query_one("#proposal").query_one("#stream").render())
 
 
+@pytest.mark.slow  # a real rebuild from the TUI
 async def test_an_index_built_by_an_older_version_is_rebuilt_by_itself(capsys):
     """After an upgrade whose tokenizer differs, the TUI rebuilds the index from the folder it was built
     from (as `gorilla-tui index --refresh` does) instead of stopping at "index error"."""
@@ -391,16 +395,15 @@ async def test_an_index_built_by_an_older_version_is_rebuilt_by_itself(capsys):
         assert app.main.proposal.verdict.kind == "valid"
 
 
-async def test_f5_on_a_standard_library_answer_shows_the_value_of_its_last_expression():
+async def test_f5_on_a_standard_library_answer_shows_the_value_of_its_last_expression(stdlib_docs):
     """The python-env doc example of os.getcwd is a bare expression (`import os\\nos.getcwd()`): F5 showed
     nothing. A proposal's run echoes a final expression as the REPL does (in the sandbox), so the run
     log shows the directory the code ran in (the sandbox's home)."""
     from gorilla_tui.model.scripted import ScriptedBackend
-    from gorilla_tui.pool.pyenv.source import load_python_env
     from gorilla_tui.retrieve.index import ApiIndex
     from gorilla_tui.sandbox.runner import HOME_INSIDE
 
-    index = ApiIndex.build(load_python_env().docs)  # the real python-env pool: this interpreter's stdlib
+    index = ApiIndex.build(list(stdlib_docs))  # the real python-env pool: this interpreter's stdlib
     backend = ScriptedBackend(["os.getcwd()"])  # select by grammar: the model writes one hit's api_call
     app = create_app(
         Settings(mode="select", select_by="grammar"), backend=backend, index=index, show_timings=False

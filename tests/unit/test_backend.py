@@ -11,8 +11,9 @@ import time
 import pytest
 
 from gorilla_tui.errors import GorillaError
-from gorilla_tui.model.backend import Backend, RemoteBackend, ScriptedBackend
+from gorilla_tui.model.backend import Backend, LlamaBackend, RemoteBackend, ScriptedBackend
 from gorilla_tui.model.grammar import choice_grammar
+from gorilla_tui.model.profiles import load_profiles, runtime_params
 from tests.fixtures_model import free_port, llama_cpp_server
 
 PROMPT = "Here is a list of fruits: apple, banana, cherry,"
@@ -52,16 +53,25 @@ def test_llama_cancel_between_tokens(gemma_backend):
 
 
 @pytest.mark.model
-def test_n_ctx_exact_boundary(gemma_backend):
-    n = gemma_backend.n_ctx
-    base = gemma_backend.count_tokens(PROMPT)
-    max_tokens = n - base  # prompt + max_tokens == n_ctx exactly: allowed
-    out = list(gemma_backend.complete(PROMPT, max_tokens=max_tokens, stop=["\n"]))
-    assert out
+def test_n_ctx_exact_boundary(gemma_path):
+    """A prompt 4 tokens short of n_ctx, max_tokens 4: the generation may fill the context exactly; one
+    token more than n_ctx is refused in one line. On a backend of n_ctx 256 (the session's has 2048:
+    decoding ~2,000 tokens to reach its boundary took minutes and tested the same thing)."""
+    params = runtime_params(load_profiles()["cpu"], n_ctx=256)
+    backend = LlamaBackend(gemma_path, params=params, name="gemma3-270m", family="fewshot")
+    n = backend.n_ctx
+    words = n - 4 - backend.count_tokens(PROMPT)
+    while backend.count_tokens(PROMPT + " word" * words) > n - 4:
+        words -= 1
+    prompt = PROMPT + " word" * words
+    max_tokens = n - backend.count_tokens(prompt)  # prompt + max_tokens == n_ctx exactly: allowed
+    assert n == 256 and 4 <= max_tokens <= 8
+    out = list(backend.complete(prompt, max_tokens=max_tokens))
+    assert out and backend.last_stats["generated_tokens"] <= max_tokens
     too_long = "word " * n
-    assert gemma_backend.count_tokens(too_long) > n
+    assert backend.count_tokens(too_long) > n
     with pytest.raises(GorillaError, match="does not fit"):
-        list(gemma_backend.complete(too_long, max_tokens=4))
+        list(backend.complete(too_long, max_tokens=4))
 
 
 @pytest.mark.model

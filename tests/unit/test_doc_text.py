@@ -7,7 +7,6 @@ from __future__ import annotations
 import pytest
 
 from gorilla_tui.pool.doc import ApiDoc
-from gorilla_tui.pool.pyenv.source import load_python_env
 from gorilla_tui.retrieve import index as index_module
 from gorilla_tui.retrieve.index import ApiIndex
 from gorilla_tui.retrieve.tokenize import (
@@ -18,8 +17,8 @@ from gorilla_tui.retrieve.tokenize import (
 
 
 @pytest.fixture(scope="module")
-def stdlib() -> list[ApiDoc]:
-    return load_python_env("stdlib").docs
+def stdlib(stdlib_docs: tuple[ApiDoc, ...]) -> list[ApiDoc]:
+    return list(stdlib_docs)
 
 
 def test_name_words_split_concatenated_names() -> None:

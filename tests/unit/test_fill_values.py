@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 from gorilla_tui.fill.call_grammar import TaskValues, call_grammar, slots
 from gorilla_tui.fill.filler import decoded_calls, parse_arguments, render
-from gorilla_tui.fill.values import lists, literal, numbers, strings
+from gorilla_tui.fill.values import lists, literal, numbers, requests, strings
 from gorilla_tui.pool.functions import function_doc
 from gorilla_tui.pool.params import Param, params_of
 
@@ -20,7 +20,7 @@ def texts(cands):
 
 
 def test_numbers_digits_units_scales_and_words():
-    assert texts(numbers("base 6cm and height 10cm, budget $100 at 5%")) == ["6", "10", "100", "5"]
+    assert texts(numbers("base 6cm and height 10cm, budget $100 at 5%")) == ["6", "10", "100", "5", "0.05"]
     assert texts(numbers("2 million people and 1,500 miles")) == ["2000000", "1500"]
     assert texts(numbers("charges of 1e-9 and 2e-9 at 0.05")) == ["1e-09", "2e-09", "0.05"]
     assert texts(numbers("wait ten seconds")) == ["10"]
@@ -123,3 +123,50 @@ def test_parse_and_decode_never_evaluate():
     assert decoded_calls("f(a=__import__('os').system('x'))") == []
     assert decoded_calls("not python (") == []
     assert literal(("a", 1)) == "['a', 1]"
+
+
+def _param(name, type_, **kw):
+    return Param(name, type_, required=kw.pop("required", True), **kw)
+
+
+def test_a_percentage_is_a_fraction_for_a_float_and_as_written_for_an_integer():
+    task = TaskValues.of("an annual interest rate of 3% for 1 year")
+    rate, count = slots([_param("rate", "number"), _param("percent", "integer")], task)
+    assert "0.03" in rate.values and "3" not in rate.values  # BFCL's rates: 3 % -> 0.03
+    assert "3" in count.values and "0.03" not in count.values
+    assert texts(numbers("accelerated at 4 m/s^2")) == ["4"]  # an exponent is no value
+
+
+def test_strings_apostrophes_possessives_prepositions_and_hyphens():
+    found = [c.value for c in strings("What's the timing for The Weeknd's concert and 'Catan'?")]
+    assert "Catan" in found and "The Weeknd" in found  # "What's ... Weeknd'" is no quoted text
+    assert not any("timing for" in v for v in found)  # a preposition ends a value
+    found = [c.value for c in strings("Get the news on Bitcoin in US about fraud from 2010 to 2015")]
+    assert "Bitcoin" in found and "Bitcoin in US" not in found and "2010 to 2015" not in found
+    assert "Treaty of Lisbon" in [c.value for c in strings("the signing of the Treaty of Lisbon")]
+    assert "gas" in [c.value for c in strings("a gas-powered vehicle")]
+
+
+def test_an_array_takes_a_list_the_task_writes_whole():
+    task = TaskValues.of("compare Group A [3, 4, 5] and Group B [7, 8, 9]")
+    (group,) = slots([_param("group1", "array", items="integer")], task)
+    assert list(group.values) == ["[3, 4, 5]", "[7, 8, 9]"] and not group.is_list
+    (words,) = slots([_param("fields", "array", items="string")], TaskValues.of("the elevation and area"))
+    assert words.is_list and "'elevation'" in words.values  # the items, one at a time
+
+
+def test_a_flag_the_task_negates_is_false_and_dates_go_to_date_parameters():
+    flag = _param("include_human_impact", "boolean", required=False)
+    (no,) = slots([flag], TaskValues.of("if we do not include the impact of human activities"))
+    (yes,) = slots([flag], TaskValues.of("including the human impact"))
+    assert list(no.values) == ["False"] and list(yes.values) == ["True"]
+    task = TaskValues.of("fly from Tokyo to Sydney on May 18th 2022")
+    city, date = slots([_param("destination_city", "string"), _param("date", "string")], task)
+    assert "'2022-05-18'" in date.values and "'2022-05-18'" not in city.values
+    assert not any("May" in v for v in city.values)
+
+
+def test_requests_counts_what_a_task_asks_for():
+    assert requests("What is the weather in Oslo and in Rome over the next 2 days?") == 1
+    assert requests("Find the sum of the multiples of 3 and 5. Also find the product of five primes.") == 2
+    assert requests("Get X for Apple, then do the same for Microsoft, and finally for IBM.") == 3

@@ -11,7 +11,6 @@ import pytest
 
 from gorilla_tui.build.publish import write_and_publish
 from gorilla_tui.pool.doc import ApiDoc
-from gorilla_tui.pool.pyenv.source import load_python_env
 from gorilla_tui.pool.pyenv.usage import UsageCounts, interpreter_usage
 from gorilla_tui.retrieve.index import TOKENIZER_VERSION, ApiIndex
 from gorilla_tui.store import prior
@@ -19,8 +18,8 @@ from gorilla_tui.store import versions as store
 
 
 @pytest.fixture(scope="module")
-def stdlib() -> list[ApiDoc]:
-    return load_python_env("stdlib").docs
+def stdlib(stdlib_docs: tuple[ApiDoc, ...]) -> list[ApiDoc]:
+    return list(stdlib_docs)
 
 
 @pytest.fixture(scope="module")

@@ -15,7 +15,6 @@ import pytest
 from gorilla_tui.paths import get_paths
 from gorilla_tui.pool.doc import ApiDoc
 from gorilla_tui.pool.pyenv import usage
-from gorilla_tui.pool.pyenv.source import load_python_env
 from gorilla_tui.retrieve.index import ApiIndex
 from gorilla_tui.store import prior
 
@@ -23,8 +22,8 @@ STDLIB = Path(sysconfig.get_paths()["stdlib"])
 
 
 @pytest.fixture(scope="module")
-def stdlib() -> dict[str, ApiDoc]:
-    return {d.api_name: d for d in load_python_env("stdlib").docs}
+def stdlib(stdlib_docs: tuple[ApiDoc, ...]) -> dict[str, ApiDoc]:
+    return {d.api_name: d for d in stdlib_docs}
 
 
 @pytest.fixture(scope="module")

@@ -12,6 +12,9 @@ from gorilla_tui.model.profiles import load_profiles, runtime_params
 
 FIX = load_profiles()["cpu"].install
 
+#: every child here runs for real (tests/fixtures_model.py session_probes would reuse the session's results)
+pytestmark = pytest.mark.fresh_probe
+
 
 def _params() -> dict:
     """The CPU profile's params ("auto": repacking off on a CPU with Intel AMX), on 2 threads."""

@@ -183,20 +183,20 @@ def test_a_loose_importable_module_is_named_with_its_file(tmp_path, monkeypatch)
     assert "no installed distribution provides it" in message and "neither" not in message
 
 
+@pytest.mark.slow  # five loads of the whole standard library (a module's docs come from the whole of it)
 def test_a_standard_library_module_is_indexed_by_name(stdlib):
     """python:json read "Python distribution 'json' is not installed" (json is a module of the standard
     library, not a distribution). A module name, stdlib or not, now indexes that module's docs, exactly as
     the whole standard library (or distribution) gives them: csv.reader keeps the signature of the compiled
     _csv it is re-exported from, collections.abc its names from _collections_abc."""
+    calls = {}
     for name in ("json", "csv", "collections", "xml.etree"):
         result = load_python_env(name)
         assert not result.diagnostics, result.diagnostics
-        got = {d.api_name: d.api_call for d in result.docs}
+        calls[name] = got = {d.api_name: d.api_call for d in result.docs}
         want = {n: d.api_call for n, d in stdlib.items() if n.startswith(name + ".")}
         assert got == want and got, name
-    assert {"csv.reader(iterable)", "csv.DictWriter(f, fieldnames)"} <= {
-        d.api_call for d in load_python_env("csv").docs
-    }
+    assert {"csv.reader(iterable)", "csv.DictWriter(f, fieldnames)"} <= set(calls["csv"].values())
     # the standard library and one of its modules: no doc twice
     both = load_python_env("json,stdlib")
     assert sorted(d.api_name for d in both.docs) == sorted(stdlib)
@@ -220,6 +220,7 @@ def test_user_config_adds_distributions(gorilla_home):
     assert configured_spec("stdlib") == "stdlib,rich"
 
 
+@pytest.mark.slow  # the whole standard library
 def test_manifest_loads_through_sources_and_skips_missing_distributions(gorilla_home):
     from gorilla_tui.pool.sources import FetchContext, fetch, load_manifests
 
@@ -249,6 +250,7 @@ def test_import_aliases_resolve_callees():
     assert qualify("print", aliases) == "print"
 
 
+@pytest.mark.slow  # the whole standard library
 def test_first_launch_builds_the_offline_pool_and_says_how_to_add_hubs():
     from gorilla_tui.build.first_launch import first_launch_index
     from gorilla_tui.retrieve.index import ApiIndex

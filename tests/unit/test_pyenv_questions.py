@@ -16,7 +16,6 @@ import pytest
 
 from gorilla_tui.pool.doc import ApiDoc
 from gorilla_tui.pool.expansion import MAX_QUESTIONS_PER_DOC
-from gorilla_tui.pool.pyenv.source import load_python_env
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -46,8 +45,8 @@ def entries() -> list[dict]:
 
 
 @pytest.fixture(scope="module")
-def stdlib() -> dict[str, ApiDoc]:
-    return {d.api_name: d for d in load_python_env("stdlib").docs}
+def stdlib(stdlib_docs: tuple[ApiDoc, ...]) -> dict[str, ApiDoc]:
+    return {d.api_name: d for d in stdlib_docs}
 
 
 def test_file_parses_into_api_tables(entries):

