@@ -69,6 +69,11 @@ def stdlib_bound(validator: PoolIndex, call: CallSite, callee: str, bound: Set[s
     module, attrs = split
     if len(attrs) == 2 and f"{module}.{attrs[0]}().{attrs[1]}" in validator.callees:  # pool-wide (lookup)
         return True
+    if len(attrs) > 1 and module_binds(module, attrs[0]) is True:
+        # a method of a value the module binds (``os.path.sep.join``: sep is a str): valid unless the pool
+        # covers that name (a class or function of the pool: its attributes are judged against it)
+        prefix = f"{module}.{attrs[0]}"
+        return not any(c == prefix or c.startswith((prefix + ".", prefix + "(")) for c in validator.callees)
     return len(attrs) == 1 and module_binds(module, attrs[0]) is True
 
 
