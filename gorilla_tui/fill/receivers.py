@@ -28,7 +28,9 @@ class Receiver:
     """A method call's receiver. callee: the class (``zipfile.ZipFile``); method: the method's name
     (``extractall``); params: the constructor's parameters as filling offers them (a name a method's
     parameter also has is left out: one name, one slot); spread: the name of a leading ``*args`` taken as
-    one positional parameter ("" when none; receiver_params)."""
+    one positional parameter (receiver_params), or of a first parameter whose default is None
+    (``tarfile.TarFile(name=None)``): what the object is made of, offered a path the task writes ("" when
+    none)."""
 
     callee: str
     method: str
@@ -96,15 +98,30 @@ def receiver_of(doc: ApiDoc, method: Sequence[Param], constructors: Constructors
     ctor = constructors(cls) if constructors is not None else None
     taken = {p.name for p in method}
     params = tuple(p for p in receiver_params(ctor, template) if p.name not in taken)
-    spread = next((p.name for p in params[:1] if p.kind == "posonly" and not p.required and not p.has_default
-                   and ctor is not None and f"*{p.name}" in ctor.api_arguments), "")  # fmt: skip
+    spread = next(
+        (
+            p.name
+            for p in params[:1]
+            if ctor is not None
+            and not p.required
+            and (
+                p.kind == "posonly"
+                and f"*{p.name}" in ctor.api_arguments  # pathlib.Path(*args)
+                or p.kind == "positional"
+                and p.has_default
+                and p.default is None
+            )
+        ),
+        "",
+    )  # tarfile.TarFile(name=None)
     return Receiver(cls, name, params, spread)
 
 
 def with_spread(receiver: Receiver, offered: list[Slot], task: TaskValues) -> list[Slot]:
-    """`offered` with the receiver's leading ``*args`` (Receiver.spread) offered first when the task writes a
-    string as one value (a path, a URL, quoted text: ``pathlib.Path('/var/log')``), optional, so the model
-    may leave it out (``pathlib.Path()`` is the current folder); `offered` itself otherwise."""
+    """`offered` with the receiver's leading ``*args`` or optional first parameter (Receiver.spread) offered
+    first when the task writes a string as one value (a path, a URL, quoted text:
+    ``pathlib.Path('/var/log')``), optional, so the model may leave it out (``pathlib.Path()`` is the
+    current folder); `offered` itself otherwise."""
     if not receiver.spread or any(s.param.name == receiver.spread for s in offered):
         return offered
     param = next(p for p in receiver.params if p.name == receiver.spread)

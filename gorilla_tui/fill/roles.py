@@ -29,7 +29,7 @@ ROLE_BIAS = 6.0
 ORDER_EXTRA = 3.0
 #: Nats added to a value the words make a destination ("into out/", "to a.zip") offered to an optional
 #: parameter named for a path with no role of its own (``extractall(path)``, ``urlretrieve(url, filename)``):
-#: where the task says to put the result.
+#: where the task says to put the result; taken from a source ("extract X to Y": X).
 DEST_PATH_BIAS = 3.0
 #: Names of a parameter that takes a path to write to (a URL is read, not written).
 _PATH_NAMES = re.compile(r"path|file|dir|folder", re.IGNORECASE)
@@ -80,14 +80,16 @@ def value_role(c: Candidate, task: str) -> str:
 def role_bias(param: Param, c: Candidate, task: str) -> float:
     """Nats added to offering value `c` to `param` (fill/writer.py adds them to the model's choice):
     +ROLE_BIAS when the value's role is the parameter's, -ROLE_BIAS when it is the other one,
-    DEST_PATH_BIAS for a destination offered to an optional path parameter without a role, 0 when either
+    +DEST_PATH_BIAS / -DEST_PATH_BIAS for a destination / a source offered to an optional path parameter
+    without a role, 0 when either
     has none or the parameter is not positional (KINDS)."""
     if param.kind not in KINDS:
         return 0.0
     want = param_role(param)
     have = value_role(c, task) if want else ""
-    if not want and not param.required and _PATH_NAMES.search(param.name) and value_role(c, task) == "dest":
-        return DEST_PATH_BIAS
+    if not want and not param.required and _PATH_NAMES.search(param.name):
+        role = value_role(c, task)  # "extract X to Y": Y is where to put it, X is not
+        return DEST_PATH_BIAS if role == "dest" else -DEST_PATH_BIAS if role == "source" else 0.0
     if not want or not have:
         return 0.0
     return ROLE_BIAS if want == have else -ROLE_BIAS
