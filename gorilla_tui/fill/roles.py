@@ -30,7 +30,7 @@ ORDER_EXTRA = 3.0
 #: Nats added to a value the words make a destination ("into out/", "to a.zip") offered to an optional
 #: parameter named for a path with no role of its own (``extractall(path)``, ``urlretrieve(url, filename)``):
 #: where the task says to put the result; taken from a source ("extract X to Y": X).
-DEST_PATH_BIAS = 3.0
+DEST_PATH_BIAS = 5.0
 #: Names of a parameter that takes a path to write to (a URL is read, not written).
 _PATH_NAMES = re.compile(r"path|file|dir|folder", re.IGNORECASE)
 #: Parameter kinds the rule reads: python-env's positional parameters (function-calling tools, keyword,
