@@ -248,12 +248,20 @@ class Pipeline:
             return None
         try:
             others = [d for d in choice.docs if d is not doc]  # a further call may call another hit
-            filled = fill(self.backend, task, doc, others=others, cancel=cancel)
+            filled = fill(self.backend, task, doc, others=others, cancel=cancel,
+                          constructors=self._constructor)  # fmt: skip
         except ContextOverflowError:
             return None  # a task too long to fill in n_ctx keeps the template call
         if cancel is not None and cancel.is_set():
             raise AskCancelled("cancelled")
         return filled
+
+    def _constructor(self, name: str) -> ApiDoc | None:
+        """The pool's doc of class `name` (a method's receiver, fill/receivers.py), found by the checker
+        (check/pool_index.py PoolIndex.named; built now if not yet, as the verdict needs it anyway), or None
+        for a checker without that lookup."""
+        named = getattr(self.validator, "named", None)
+        return named(name) if callable(named) else None
 
     def _english(self, task: str, cancel: threading.Event | None) -> tuple[str, float | None]:
         """(translation, seconds): the English translation of `task` to search with (model/translate.py

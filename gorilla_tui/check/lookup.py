@@ -202,6 +202,11 @@ class LookupChecker:
         self._by_text[text] = found
         return found
 
+    def named(self, api_name: str) -> ApiDoc | None:
+        """PoolIndex.named: the pool's doc named `api_name` whose call calls that name (a class's doc), read
+        from the entries of that callee (load_validator of the text ``api_name()``), or None."""
+        return self.validator_for(f"{api_name}()").named(api_name)
+
     def check(self, code: str, prefer: str | None = None) -> Verdict:
         """Validator.check of `code` (any model text: the call is extracted first); prefer: the doc id a
         match names among entries of one identity (PoolIndex.match)."""

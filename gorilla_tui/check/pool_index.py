@@ -144,6 +144,12 @@ class PoolIndex:
             return PoolEntry(doc, Requirement(canonical(call.callee), ())), ""
         return PoolEntry(doc, requirement(call)), ""
 
+    def named(self, api_name: str) -> ApiDoc | None:
+        """The pool's doc named `api_name` whose call calls that name (a class's doc: ``pathlib.Path`` of
+        ``pathlib.Path()``; fill/receivers.py fills a method's receiver with its parameters), or None."""
+        table = self.tables.get(canonical(api_name))
+        return next((e.doc for e in table.entries if e.doc.api_name == api_name), None) if table else None
+
     def key_of(self, api_call: str) -> Requirement | None:
         """The identity (Requirement) of any api_call text, as the pool indexes it; None if it has no call."""
         entry, _ = self._entry(ApiDoc(id="key", source="key", api_call=api_call))

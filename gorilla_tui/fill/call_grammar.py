@@ -83,9 +83,10 @@ def values_for(param: Param, task: TaskValues, paths: int = 1) -> dict[str, Cand
     whose items fit the item type, else the values its items may take: the task's numbers or strings by
     the item type; Slot.is_list), object (none: a dict is never read from words), any (numbers, lists and the
     strings the task writes as one value: quoted text, URLs, paths). A parameter named for a path or URL
-    (_PATHLIKE) takes the task's paths and URLs, and its one-word strings too when the task writes fewer
-    paths than `paths`, the count of such parameters. A date the task writes goes only to a string
-    parameter whose name or description speaks of dates or times (_DATELIKE), as ISO 8601."""
+    (_PATHLIKE) takes the task's paths and URLs, and its one-word strings too when the task writes at
+    least one path but fewer than `paths`, the count of such parameters ("the other path"; no path at all
+    leaves the placeholder: "open the zip archive" is no file 'zip'). A date the task writes goes only to a
+    string parameter whose name or description speaks of dates or times (_DATELIKE), as ISO 8601."""
     if param.enum:
         return _declared(param.enum)
     t = param.type
@@ -104,7 +105,7 @@ def values_for(param: Param, task: TaskValues, paths: int = 1) -> dict[str, Cand
         task = dataclasses.replace(task, strings=strings)
     if t == "string" or (t == "any" and _PATHLIKE.search(param.name)):
         atoms = [c for c in task.strings if c.atomic]
-        if len(atoms) < paths:  # "copy src to backup/src": a bare word names the other path
+        if 0 < len(atoms) < paths:  # "copy src to backup/src": a bare word names the other path
             atoms += [c for c in task.strings if not c.atomic and " " not in c.value]
         if atoms and _PATHLIKE.search(param.name):  # a path or URL parameter takes the task's path or URL
             return {c.text: c for c in atoms}

@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from gorilla_tui.fill.call_grammar import Slot, TaskValues, call_grammar, slots
+from gorilla_tui.fill.receivers import Constructors, Receiver, receiver_of, with_spread
 from gorilla_tui.fill.values import literal
 from gorilla_tui.fill.writer import Target, write_calls
 from gorilla_tui.pool.apidoc import ApiDoc
@@ -226,18 +227,49 @@ def decoded(callee: str, given: dict[str, tuple[str, str]]) -> list[dict[str, di
     return [{callee: values}]
 
 
-def target_of(doc: ApiDoc, values: TaskValues) -> Target | None:
+def target_of(doc: ApiDoc, values: TaskValues, constructors: Constructors | None = None,
+              receivers: dict[str, Receiver] | None = None) -> Target | None:  # fmt: skip
     """The Target of `doc` for a task's values, or None when its call has no plain callee or no parameter
-    to fill (the hubs' complete calls)."""
+    to fill (the hubs' complete calls). A method's call on a receiver of its own class
+    (``zipfile.ZipFile(file).extractall(path)``, fill/receivers.py) offers the constructor's parameters
+    first (found by `constructors`: class name -> its doc); its Target's callee leaves the receiver's
+    arguments out (``zipfile.ZipFile().extractall``), and its Receiver is put in `receivers` by that
+    callee."""
     callee = callee_of(doc)
     params = params_of(doc)
+    receiver = receiver_of(doc, params, constructors) if callee else None
+    if receiver is not None:
+        params = [*receiver.params, *params]
+        callee = receiver.call_callee
+        if receivers is not None:
+            receivers[callee] = receiver
     if not callee or not params:
         return None
-    return Target(doc, callee, params, slots(params, values))
+    offered = slots(params, values)
+    return Target(doc, callee, params, with_spread(receiver, offered, values) if receiver else offered)
+
+
+def render_target(target: Target, given: dict[str, tuple[str, str]], receiver: Receiver | None = None
+                  ) -> tuple[str, list[Argument], list[dict[str, dict[str, Any]]]]:  # fmt: skip
+    """(call text, arguments, decoded calls) of one written call: `render` and `decoded`; with a
+    `receiver`, its constructor's arguments inside the receiver's parentheses
+    (``pathlib.Path('/var/log').iterdir()``), listed first, and the decoded form gives the method's call
+    then the constructor's (``[{"pathlib.Path().iterdir": {}}, {"pathlib.Path": {...}}]``)."""
+    if receiver is None:
+        call, arguments = render(target.callee, target.params, given)
+        return call, arguments, decoded(target.callee, given)
+    own = {p.name for p in receiver.params}
+    first = {k: v for k, v in given.items() if k in own}
+    rest = {k: v for k, v in given.items() if k not in own}
+    method = [p for p in target.params if p.name not in own]
+    made, made_args = render(receiver.callee, receiver.params, first)
+    call, arguments = render(f"{made}.{receiver.method}", method, rest)
+    return call, made_args + arguments, decoded(target.callee, rest) + decoded(receiver.callee, first)
 
 
 def fill(backend: Any, task: str, doc: ApiDoc, *, others: Sequence[ApiDoc] = (), max_tokens: int = 200,
-         cancel: threading.Event | None = None) -> Filled | None:  # fmt: skip
+         cancel: threading.Event | None = None, constructors: Constructors | None = None
+         ) -> Filled | None:  # fmt: skip
     """The call of `doc` with the task's values, and further calls where the task asks for several
     ("the weather in Oslo and in Rome": one call each), or None when `doc` has no parameter to fill (the
     hubs' complete calls; unknown parameters) or its call has no plain callee.
@@ -250,17 +282,20 @@ def fill(backend: Any, task: str, doc: ApiDoc, *, others: Sequence[ApiDoc] = (),
         others: the other docs a further call may call (the hits; at most MAX_FUNCTIONS are shown).
         max_tokens: a bound on the arguments' tokens (grammar path).
         cancel: set to stop the model early.
+        constructors: class name -> its doc, or None (the pool's; fill/receivers.py): where a method's
+            receiver gets its constructor's parameters; without it, the template's receiver arguments.
 
     Raises:
         GorillaError: what the backend raises (ContextOverflowError when the prompt does not fit n_ctx).
     """
     values = TaskValues.of(task)
-    first = target_of(doc, values)
+    receivers: dict[str, Receiver] = {}
+    first = target_of(doc, values, constructors, receivers)
     if first is None:
         return None
     targets = [first]
     for other in others:
-        t = target_of(other, values)
+        t = target_of(other, values, constructors, receivers)
         if t is not None and len(targets) < MAX_FUNCTIONS and t.callee not in {x.callee for x in targets}:
             targets.append(t)
     started = time.perf_counter()
@@ -274,10 +309,10 @@ def fill(backend: Any, task: str, doc: ApiDoc, *, others: Sequence[ApiDoc] = (),
     filled = Filled("", seconds=time.perf_counter() - started)
     texts = []
     for n, (target, given) in enumerate(written):
-        call, arguments = render(target.callee, target.params, given)
+        call, arguments, calls = render_target(target, given, receivers.get(target.callee))
         texts.append(call)
         filled.arguments += [dataclasses.replace(a, call=n) for a in arguments]
-        filled.calls += decoded(target.callee, given)
+        filled.calls += calls
     filled.call = "\n".join(texts)
     return filled
 

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from gorilla_tui.fill.call_grammar import Slot
+from gorilla_tui.fill.roles import word_bias
 from gorilla_tui.fill.values import Candidate, requests
 from gorilla_tui.pool.apidoc import ApiDoc
 from gorilla_tui.pool.params import Param
@@ -149,6 +150,7 @@ def _arguments_stepwise(chooser: Any, offered: Sequence[Slot], before: list[tupl
         bias = _order_bias(starts, used)
         bias = [b + n + (REUSE_BIAS if o == "task" and _overlaps(where[k, v], before) else 0.0)
                 for b, n, (k, v, o) in zip(bias, named, options, strict=True)]  # fmt: skip
+        bias = [b + w for b, w in zip(bias, word_bias(offered, options, where, task), strict=True)]
         pick = chooser.choose(texts, ends=(",", ")"), bias=bias)
         if pick >= len(options):  # ")" : no more optional arguments
             break

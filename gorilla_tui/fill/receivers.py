@@ -1,0 +1,129 @@
+"""The receiver of a method's call: its constructor's parameters are slots too (``pathlib.Path().iterdir()``
+filled as ``pathlib.Path('/var/log').iterdir()``).
+
+A python-env method doc's call is its class's constructor call, then the method (pool/pyenv/names.py:
+``zipfile.ZipFile(file).extractall(path)``). The constructor's parameters, read from the class's own doc
+when the pool has it (else the template's argument names, each required), are offered before the
+method's, with the same rules (fill/call_grammar.py slots): a value only from the task, a named placeholder
+for a required one the task lacks. They are rendered inside the receiver's parentheses.
+"""
+
+from __future__ import annotations
+
+import ast
+import dataclasses
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from gorilla_tui.fill.call_grammar import Slot, TaskValues, values_for
+from gorilla_tui.pool.apidoc import ApiDoc
+from gorilla_tui.pool.params import Param, params_of
+
+#: How a filled call finds the doc of a receiver's class by its dotted name (None when the pool lacks it).
+Constructors = Callable[[str], "ApiDoc | None"]
+
+
+@dataclass(frozen=True)
+class Receiver:
+    """A method call's receiver. callee: the class (``zipfile.ZipFile``); method: the method's name
+    (``extractall``); params: the constructor's parameters as filling offers them (a name a method's
+    parameter also has is left out: one name, one slot); spread: the name of a leading ``*args`` taken as
+    one positional parameter (receiver_params), or of a first parameter whose default is None
+    (``tarfile.TarFile(name=None)``): what the object is made of, offered a path the task writes ("" when
+    none)."""
+
+    callee: str
+    method: str
+    params: tuple[Param, ...]
+    spread: str = ""
+
+    @property
+    def call_callee(self) -> str:
+        """The method's callee with the receiver's arguments left out (``zipfile.ZipFile().extractall``)."""
+        return f"{self.callee}().{self.method}"
+
+
+def _dotted(node: ast.expr) -> str:
+    if isinstance(node, ast.Name):
+        return node.id
+    if isinstance(node, ast.Attribute):
+        head = _dotted(node.value)
+        return f"{head}.{node.attr}" if head else ""
+    return ""
+
+
+def receiver_call(doc: ApiDoc) -> tuple[str, str, list[str]] | None:
+    """(class, method, the template's receiver argument names) of a call ``pkg.Class(a, b).method(...)``,
+    or None for any other call (a function, a class method ``Class.method()``, a call Python cannot
+    parse)."""
+    try:
+        node = ast.parse(doc.call.strip(), mode="eval").body
+    except (SyntaxError, ValueError, MemoryError, RecursionError):
+        return None
+    if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)):
+        return None
+    inner = node.func.value
+    if not isinstance(inner, ast.Call) or not (cls := _dotted(inner.func)):
+        return None
+    names = [a.id for a in inner.args if isinstance(a, ast.Name)]
+    names += [k.arg for k in inner.keywords if k.arg]
+    return cls, node.func.attr, names
+
+
+def receiver_params(ctor: ApiDoc | None, template: Sequence[str]) -> list[Param]:
+    """The constructor's parameters: `ctor`'s (pool/params.py params_of; a leading ``*args``, as
+    ``pathlib.Path(*args)`` has, becomes one optional positional parameter, since a path is what it takes;
+    other ``*args`` / ``**kwargs`` are never filled), or, without a doc whose parameters are known, the
+    `template`'s argument names, each required and positional."""
+    params = params_of(ctor) if ctor is not None else []
+    if not params:
+        return [Param(name=n, required=True, kind="positional") for n in template]
+    out = []
+    for i, p in enumerate(params):
+        if p.kind == "var" and i == 0:
+            out.append(dataclasses.replace(p, kind="posonly"))
+        elif p.kind not in ("var", "varkw"):
+            out.append(p)
+    return out
+
+
+def receiver_of(doc: ApiDoc, method: Sequence[Param], constructors: Constructors | None) -> Receiver | None:
+    """The Receiver of `doc`'s call (receiver_call), with its constructor's parameters from the class's doc
+    that `constructors` finds; None when the call has no receiver of its own class. A constructor parameter
+    named like one of the `method`'s parameters is left out."""
+    found = receiver_call(doc)
+    if found is None:
+        return None
+    cls, name, template = found
+    ctor = constructors(cls) if constructors is not None else None
+    taken = {p.name for p in method}
+    params = tuple(p for p in receiver_params(ctor, template) if p.name not in taken)
+    spread = next(
+        (
+            p.name
+            for p in params[:1]
+            if ctor is not None
+            and not p.required
+            and (
+                p.kind == "posonly"
+                and f"*{p.name}" in ctor.api_arguments  # pathlib.Path(*args)
+                or p.kind == "positional"
+                and p.has_default
+                and p.default is None
+            )
+        ),
+        "",
+    )  # tarfile.TarFile(name=None)
+    return Receiver(cls, name, params, spread)
+
+
+def with_spread(receiver: Receiver, offered: list[Slot], task: TaskValues) -> list[Slot]:
+    """`offered` with the receiver's leading ``*args`` or optional first parameter (Receiver.spread) offered
+    first when the task writes a string as one value (a path, a URL, quoted text:
+    ``pathlib.Path('/var/log')``), optional, so the model may leave it out (``pathlib.Path()`` is the
+    current folder); `offered` itself otherwise."""
+    if not receiver.spread or any(s.param.name == receiver.spread for s in offered):
+        return offered
+    param = next(p for p in receiver.params if p.name == receiver.spread)
+    values = {t: c for t, c in values_for(param, task).items() if c.kind == "string" and c.atomic}
+    return [Slot(param, values), *offered] if values else offered

@@ -1,0 +1,125 @@
+"""Which of two paths is the source and which the destination: the task's words around a value and the
+parameter's name ("copy src to backup/src": src='src', dst='backup/src').
+
+The tiny model alone swapped them ("copy src to backup/src" gave ``shutil.copy('backup/src', 'src')``,
+"rename a.txt to b.txt" gave ``os.replace('b.txt', 'a.txt')``): a swapped copy or rename overwrites the
+wrong file. A value after "to", "into", "onto" or "as" is the destination, one after "from" or right before
+"to ..." is the source; a parameter named dst, dest, destination, target, new, output is a destination, one
+named src, source, old, orig, input a source. `role_bias` pushes a value to the parameter of its role.
+Where the words say nothing, positional parameters take the values the task marks (paths, URLs, numbers)
+in the task's order ("extract data.zip into out/": ``zipfile.ZipFile('data.zip').extractall('out/')``).
+`word_bias` gives both for one step of fill/writer.py.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+
+from gorilla_tui.fill.call_grammar import Slot
+from gorilla_tui.fill.values import Candidate
+from gorilla_tui.pool.params import Param
+
+#: Nats added to a value whose role (from the task's words) is the parameter's, and taken from one whose
+#: role is the other: strong enough to outweigh the order and name biases of fill/writer.py, as the words
+#: say which file is written.
+ROLE_BIAS = 6.0
+#: Nats taken from a value the task marks (a path, a URL, a number) offered to a positional parameter that
+#: another positional one follows, when the task marks another value before it: the task's order.
+ORDER_EXTRA = 3.0
+#: Nats added to a value the words make a destination ("into out/", "to a.zip") offered to an optional
+#: parameter named for a path with no role of its own (``extractall(path)``, ``urlretrieve(url, filename)``):
+#: where the task says to put the result; taken from a source ("extract X to Y": X).
+DEST_PATH_BIAS = 5.0
+#: Names of a parameter that takes a path to write to (a URL is read, not written).
+_PATH_NAMES = re.compile(r"path|file|dir|folder", re.IGNORECASE)
+#: Parameter kinds the rule reads: python-env's positional parameters (function-calling tools, keyword,
+#: keep the biases BFCL's settings were chosen with).
+KINDS = ("positional", "posonly")
+#: Name parts of a destination / source parameter.
+DEST_NAMES = frozenset(("dst", "dest", "destination", "target", "new", "to", "out", "output", "outfile"))
+SOURCE_NAMES = frozenset(("src", "source", "old", "orig", "original", "input", "infile", "from"))
+#: Words before a value that make it the destination / the source ("copy X to Y", "copy from X to Y").
+_DEST_MARKS = frozenset(("to", "into", "onto", "as"))
+_SOURCE_MARKS = frozenset(("from",))
+#: Words that may stand between the mark and the value ("to the folder backup/", "as a file named b.txt").
+_FILLER = frozenset(
+    "a an the file files folder folders directory dir path new name named called location place".split()
+)
+_WORDS = re.compile(r"[\w'-]+")
+
+
+def param_role(param: Param) -> str:
+    """ "dest", "source" or "" for a parameter, by the parts of its name (``dst``, ``new_path``: dest)."""
+    parts = {p.lower() for p in re.split(r"_|(?<=[a-z])(?=[A-Z])", param.name) if p}
+    if parts & DEST_NAMES:
+        return "dest"
+    if parts & SOURCE_NAMES:
+        return "source"
+    return ""
+
+
+def value_role(c: Candidate, task: str) -> str:
+    """ "dest", "source" or "" for a value of the task: "dest" after "to", "into", "onto" or "as" (filler
+    words such as "the folder" between), "source" after "from" or right before "to" ("copy X to Y": X)."""
+    if not task or c.start < 0:
+        return ""
+    before = [w.lower() for w in _WORDS.findall(task[: c.start])][-4:]
+    while before and before[-1] in _FILLER:
+        before.pop()
+    if before and before[-1] in _DEST_MARKS:
+        return "dest"
+    if before and before[-1] in _SOURCE_MARKS:
+        return "source"
+    after = _WORDS.findall(task[c.end :])[:1]
+    if after and after[0].lower() in _DEST_MARKS:
+        return "source"
+    return ""
+
+
+def role_bias(param: Param, c: Candidate, task: str) -> float:
+    """Nats added to offering value `c` to `param` (fill/writer.py adds them to the model's choice):
+    +ROLE_BIAS when the value's role is the parameter's, -ROLE_BIAS when it is the other one,
+    +DEST_PATH_BIAS / -DEST_PATH_BIAS for a destination / a source offered to an optional path parameter
+    without a role, 0 when either
+    has none or the parameter is not positional (KINDS)."""
+    if param.kind not in KINDS:
+        return 0.0
+    want = param_role(param)
+    have = value_role(c, task) if want else ""
+    if not want and not param.required and _PATH_NAMES.search(param.name):
+        role = value_role(c, task)  # "extract X to Y": Y is where to put it, X is not
+        return DEST_PATH_BIAS if role == "dest" else -DEST_PATH_BIAS if role == "source" else 0.0
+    if not want or not have:
+        return 0.0
+    return ROLE_BIAS if want == have else -ROLE_BIAS
+
+
+def _marks(c: Candidate) -> bool:
+    return c.start >= 0 and (c.atomic or c.kind == "number")
+
+
+def word_bias(offered: Sequence[Slot], options: Sequence[tuple[int, str, str]],
+              where: Mapping[tuple[int, str], Candidate], task: str) -> list[float]:  # fmt: skip
+    """Nats added to each option of one step of fill/writer.py (options: (slot index, value source,
+    origin), where: (slot index, value source) -> its Candidate): role_bias, and -ORDER_EXTRA for a value
+    the task marks offered to a positional parameter (KINDS) that a later positional slot follows, when
+    another value it marks stands before it among the options of that slot."""
+    first: dict[int, int] = {}
+    for k, v, o in options:
+        c = where.get((k, v))
+        if o == "task" and c is not None and _marks(c):
+            first[k] = min(first.get(k, c.start), c.start)
+    out = []
+    for k, v, o in options:
+        c = where.get((k, v))
+        if o != "task" or c is None:
+            out.append(0.0)
+            continue
+        param = offered[k].param
+        bias = role_bias(param, c, task)
+        later = any(s.param.kind in KINDS for s in offered[k + 1 :])
+        if param.kind in KINDS and later and _marks(c) and c.start > first.get(k, c.start):
+            bias -= ORDER_EXTRA
+        out.append(bias)
+    return out

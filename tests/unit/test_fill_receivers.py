@@ -1,0 +1,138 @@
+"""A method's receiver filled from the task (fill/receivers.py), and paths in the order the task's words give
+(fill/roles.py): the slots, the rendered call, and the real tiny model writing them."""
+
+from __future__ import annotations
+
+import ast
+
+import pytest
+
+from gorilla_tui.fill.call_grammar import TaskValues
+from gorilla_tui.fill.filler import fill, render_target, target_of
+from gorilla_tui.fill.receivers import Receiver, receiver_call, receiver_of, receiver_params
+from gorilla_tui.fill.roles import ROLE_BIAS, param_role, role_bias, value_role, word_bias
+from gorilla_tui.pool.apidoc import ApiDoc
+from gorilla_tui.pool.params import Param, params_of
+
+
+def _doc(name: str, call: str, arguments: dict[str, str]) -> ApiDoc:
+    """A python-env doc as pool/pyenv/names.py writes it (api_arguments: name -> default or "required")."""
+    return ApiDoc(id=f"python-env:{name}", source="python-env", api_call=call, api_name=name,
+                  api_arguments=arguments)  # fmt: skip
+
+
+# the standard library's docs as the default index holds them (Python 3.11)
+PATH = _doc("pathlib.Path", "pathlib.Path()", {"*args": "optional", "**kwargs": "optional"})
+ITERDIR = _doc("pathlib.Path.iterdir", "pathlib.Path().iterdir()", {"/": ""})
+ZIPFILE = _doc(
+    "zipfile.ZipFile", "zipfile.ZipFile(file)", {"file": "required", "mode": '"r"', "allowZip64": "True"}
+)
+EXTRACTALL = _doc("zipfile.ZipFile.extractall", "zipfile.ZipFile(file).extractall()",
+                  {"path": "None", "members": "None", "pwd": "None"})  # fmt: skip
+COPY = _doc("shutil.copy", "shutil.copy(src, dst)",
+            {"src": "required", "dst": "required", "*": "", "follow_symlinks": "True"})  # fmt: skip
+REPLACE = _doc(
+    "os.replace",
+    "os.replace(src, dst)",
+    {"src": "required", "dst": "required", "*": "", "src_dir_fd": "None"},
+)
+CLASSES = {d.api_name: d for d in (PATH, ZIPFILE)}.get
+
+
+def test_receiver_call_reads_the_class_and_method_of_a_method_call():
+    assert receiver_call(EXTRACTALL) == ("zipfile.ZipFile", "extractall", ["file"])
+    assert receiver_call(ITERDIR) == ("pathlib.Path", "iterdir", [])
+    assert receiver_call(COPY) is None  # a function
+    assert receiver_call(_doc("pathlib.Path.cwd", "pathlib.Path.cwd()", {})) is None  # a class method
+
+
+def test_a_leading_star_args_is_one_optional_positional_parameter():
+    params = receiver_params(PATH, [])
+    assert [(p.name, p.kind, p.required) for p in params] == [("args", "posonly", False)]
+    assert receiver_of(ITERDIR, [], CLASSES) == Receiver("pathlib.Path", "iterdir", tuple(params), "args")
+
+
+def test_without_the_class_doc_the_templates_arguments_are_required():
+    receiver = receiver_of(EXTRACTALL, params_of(EXTRACTALL), None)
+    assert [(p.name, p.required, p.kind) for p in receiver.params] == [("file", True, "positional")]
+    # a constructor parameter named like one of the method's is left out (one name, one slot)
+    assert receiver_of(EXTRACTALL, [Param("file")], CLASSES).params[0].name == "mode"
+
+
+def test_the_receiver_takes_a_path_the_task_writes_and_renders_inside_its_parentheses():
+    receivers: dict[str, Receiver] = {}
+    target = target_of(ITERDIR, TaskValues.of("list the files in /var/log"), CLASSES, receivers)
+    assert target.callee == "pathlib.Path().iterdir"
+    assert [(s.param.name, list(s.values)) for s in target.offered] == [("args", ["'/var/log'"])]
+    call, arguments, calls = render_target(target, {"args": ("'/var/log'", "task")}, receivers[target.callee])
+    assert call == "pathlib.Path('/var/log').iterdir()"
+    assert [(a.name, a.value, a.origin) for a in arguments] == [("args", "'/var/log'", "task")]
+    assert calls == [{"pathlib.Path().iterdir": {}}, {"pathlib.Path": {"args": "/var/log"}}]
+    # no path in the task: nothing offered, Path() is the current folder
+    assert target_of(ITERDIR, TaskValues.of("list the files here"), CLASSES, {}).offered == []
+
+
+def test_a_receivers_missing_value_stays_a_named_placeholder():
+    receivers: dict[str, Receiver] = {}
+    target = target_of(EXTRACTALL, TaskValues.of("extract the archive into out/"), CLASSES, receivers)
+    assert [s.param.name for s in target.offered] == ["file", "path"]
+    given = {"file": ("file", "missing"), "path": ("'out/'", "task")}
+    call, arguments, _calls = render_target(target, given, receivers[target.callee])
+    assert call == "zipfile.ZipFile(file).extractall('out/')"
+    assert [a.name for a in arguments if a.origin == "missing"] == ["file"]
+
+
+def test_value_roles_follow_the_tasks_words():
+    task = "copy src to backup/src"
+    src, dst = (c for c in TaskValues.of(task).strings if c.value in ("src", "backup/src"))
+    assert (value_role(src, task), value_role(dst, task)) == ("source", "dest")
+    task = "copy to the folder backup/ the file notes.txt"
+    values = {c.value: c for c in TaskValues.of(task).strings}
+    assert (value_role(values["backup/"], task), value_role(values["notes.txt"], task)) == ("dest", "")
+    params = params_of(COPY)
+    assert [param_role(p) for p in params] == ["source", "dest", ""]
+    assert role_bias(params[0], values["backup/"], task) == -ROLE_BIAS
+    assert role_bias(params[1], values["backup/"], task) == ROLE_BIAS
+    assert role_bias(Param("dst", kind="keyword"), values["backup/"], task) == 0.0  # tools keep their biases
+
+
+def test_word_bias_keeps_the_tasks_order_for_positional_paths():
+    task = "extract data.zip into out/"
+    target = target_of(EXTRACTALL, TaskValues.of(task), CLASSES, {})
+    values = target.offered[0].values
+    options = [(0, text, "task") for text in values]
+    where = {(0, text): c for text, c in values.items()}
+    assert dict(zip(values, word_bias(target.offered, options, where, task), strict=True)) == {
+        "'data.zip'": 0.0,
+        "'out/'": -3.0,
+    }
+
+
+@pytest.mark.model
+@pytest.mark.parametrize(
+    ("task", "doc", "call"),
+    [
+        ("list the files in /var/log", ITERDIR, "pathlib.Path('/var/log').iterdir()"),
+        (
+            "extract the zip file data.zip into out/",
+            EXTRACTALL,
+            "zipfile.ZipFile('data.zip').extractall('out/')",
+        ),
+        ("copy src to backup/src", COPY, "shutil.copy('src', 'backup/src')"),
+        ("copy to backup/ the file notes.txt", COPY, "shutil.copy('notes.txt', 'backup/')"),
+        ("rename a.txt to b.txt", REPLACE, "os.replace('a.txt', 'b.txt')"),
+    ],
+)
+def test_the_model_fills_receivers_and_keeps_paths_where_the_words_put_them(gemma_backend, task, doc, call):
+    filled = fill(gemma_backend, task, doc, constructors=CLASSES)
+    assert filled is not None
+    assert filled.call == call
+    ast.parse(filled.call)
+
+
+@pytest.mark.model
+def test_the_model_leaves_a_receiver_placeholder_the_task_gives_no_value_for(gemma_backend):
+    namelist = _doc("zipfile.ZipFile.namelist", "zipfile.ZipFile(file).namelist()", {"/": ""})
+    filled = fill(gemma_backend, "open the zip archive and list its members", namelist, constructors=CLASSES)
+    assert filled.call == "zipfile.ZipFile(file).namelist()"
+    assert [(a.name, a.origin) for a in filled.arguments] == [("file", "missing")]
