@@ -61,7 +61,10 @@ class Extraction:
 
     def candidates(self) -> list[str]:
         """Snippets to validate, best first: the api_call, the code, then the other call snippets
-        (duplicates removed)."""
+        (duplicates removed). JSON tool calls: the code alone, every call in it (a valid first call must not
+        hide a hallucinated second one; the verdicts of several calls are made one)."""
+        if self.format == "json" and self.code.strip():
+            return [self.code]
         out: list[str] = []
         for s in (self.api_call, self.code, *self.calls):
             if s and s.strip() and s not in out:

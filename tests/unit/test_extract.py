@@ -45,3 +45,13 @@ def test_json_tool_call_format():
 def test_several_calls_kept_in_code():
     ex = extract("import torch\nmodel = torch.hub.load('a/b', 'c')\nmodel.eval()")
     assert ex.format == "code" and ex.code.count("\n") == 2
+
+
+def test_every_call_of_a_json_tool_call_list_is_checked() -> None:
+    """Break-it pass: a valid first tool call hid a hallucinated second one (only the first was checked)."""
+    ex = extract(
+        '[{"name": "shutil.copytree", "arguments": {"src": "a", "dst": "b"}},'
+        ' {"name": "json.laods", "arguments": {"s": "x"}}]'
+    )
+    assert ex.format == "json"
+    assert ex.candidates() == ["shutil.copytree(src='a', dst='b')\njson.laods(s='x')"]
