@@ -10,7 +10,7 @@ from gorilla_tui.pool.doc import ApiDoc
 from gorilla_tui.sandbox.runner import probe_isolation
 from gorilla_tui.tui.screens.confirm import ConfirmScreen
 from gorilla_tui.tui.screens.run import RunScreen
-from gorilla_tui.tui.session import code_note, verdict_concern
+from gorilla_tui.tui.session import NOTHING_FITS_CONCERN, code_note, verdict_concern
 from gorilla_tui.types import Proposal
 
 if TYPE_CHECKING:
@@ -97,6 +97,8 @@ def start_run(screen: Screen, proposal: Proposal | None, task_id: int | None, hi
 
     note = code_note(proposal)
     concerns = []
+    if proposal.fit == "nothing":
+        concerns.append(NOTHING_FITS_CONCERN)
     if proposal.verdict.kind != "valid":
         concerns.append(verdict_concern(proposal.verdict, "code"))
     if note:

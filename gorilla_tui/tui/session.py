@@ -69,6 +69,11 @@ def needs_line(verdict: Verdict) -> str:
     return next((d for d in verdict.diagnostics if d.startswith(NEEDS_NOTE)), NEEDS_NOTE.rstrip(": "))
 
 
+#: What a copy or run confirmation asks about when nothing fits the task (Proposal.fit "nothing"): the call
+#: shown is the nearest hit's, not a proposal (`ask --run` refuses it outright).
+NOTHING_FITS_CONCERN = "Nothing fits this task: this is the nearest call, not a proposal."
+
+
 def verdict_concern(verdict: Verdict, what: str) -> str:
     """The sentence a copy or run confirmation asks about for a verdict that is not valid: an incomplete
     call still has placeholders to fill in ("needs: src, dst"); any other names the API as not found valid.

@@ -188,6 +188,8 @@ async def test_nothing_fits_stays_on_short_terminals(make_app):
     drop the other choice lines (#choice) but keep it, with the call and the verdict word, down to 40x12;
     from 80 columns it is shown whole, on two lines where one does not hold it. The verdict badge then has
     the fit line above it and names the call the nearest, without the ✔ of a valid proposal."""
+    from gorilla_tui.tui.screens.confirm import ConfirmScreen
+    from gorilla_tui.tui.session import NOTHING_FITS_CONCERN
     from gorilla_tui.tui.widgets.proposal import ProposalPanel
     from gorilla_tui.tui.widgets.verdict import VerdictBadge
     from gorilla_tui.types import FIT_LINES
@@ -217,6 +219,11 @@ async def test_nothing_fits_stays_on_short_terminals(make_app):
             assert choice.has_class("-shown") and choice.display is (size[1] >= 24), size
             assert FIT_LINES["nothing"] not in str(choice.render())  # said once, in #match
             assert app.main.query_one(ProposalPanel).query_one("#match").has_class("-shown")
+            if size == (120, 36):  # copying the nearest call asks first (break-it pass 2: it was copied)
+                await pilot.press("ctrl+y")
+                await pilot.pause()
+                assert isinstance(app.screen, ConfirmScreen), app.screen
+                assert NOTHING_FITS_CONCERN in screen_text(app)
 
 
 async def test_an_error_before_the_panel_is_mounted_is_shown_once_it_is():

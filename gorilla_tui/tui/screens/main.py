@@ -30,7 +30,14 @@ from gorilla_tui.tui.messages import (
 from gorilla_tui.tui.run import start_run
 from gorilla_tui.tui.screens.confirm import ConfirmScreen
 from gorilla_tui.tui.screens.doc import DocScreen
-from gorilla_tui.tui.session import IndexUnusable, Session, chosen_hit, effective_call, verdict_concern
+from gorilla_tui.tui.session import (
+    NOTHING_FITS_CONCERN,
+    IndexUnusable,
+    Session,
+    chosen_hit,
+    effective_call,
+    verdict_concern,
+)
 from gorilla_tui.tui.widgets.api_card import ApiCard
 from gorilla_tui.tui.widgets.hits import HitsPanel
 from gorilla_tui.tui.widgets.proposal import ProposalPanel
@@ -344,7 +351,8 @@ class MainScreen(Screen):
         if not text:
             self.notify(f"this proposal has no {what}", severity="warning")
             return
-        if proposal.verdict.kind == "valid" or self._confirmed_copy is proposal:
+        nothing = proposal.fit == "nothing"  # the nearest call, not a proposal (pipeline_fit.py)
+        if (proposal.verdict.kind == "valid" and not nothing) or self._confirmed_copy is proposal:
             self.post_message(CopyRequested(text, what))
             return
 
@@ -353,7 +361,7 @@ class MainScreen(Screen):
                 self._confirmed_copy = proposal
                 self.post_message(CopyRequested(text, what))
 
-        question = verdict_concern(proposal.verdict, "call")
+        question = NOTHING_FITS_CONCERN if nothing else verdict_concern(proposal.verdict, "call")
         self.app.push_screen(ConfirmScreen(question, "Copy it anyway?", yes="Copy"), confirmed)
 
     def on_proposal_panel_run_requested(self, message: ProposalPanel.RunRequested) -> None:
