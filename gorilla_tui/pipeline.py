@@ -226,7 +226,9 @@ class Pipeline:
         proposal = self._proposal(task, hits, choice, mode, select_by, warnings + choice.notes, filled)
         t_fit = time.perf_counter()
         needs = proposal.needs if filled is not None else None
-        proposal.fit, proposal.fit_signals = self.judge_fit(task, hits, choice, mode, needs, cancel)
+        # a task in another language is judged on its English translation (its words are what the docs hold)
+        judged = english or task
+        proposal.fit, proposal.fit_signals = self.judge_fit(judged, hits, choice, mode, needs, cancel)
         if proposal.fit == "nothing":  # the call is the nearest hit's, not a proposal: no call is made
             proposal.calls = []
         timings["fit"] = time.perf_counter() - t_fit
