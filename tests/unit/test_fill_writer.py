@@ -59,7 +59,8 @@ def test_a_further_call_reads_on_after_the_previous_calls_value():
 
 def test_functions_the_task_names_by_their_own_words():
     def target(callee: str) -> Target:
-        return Target(ApiDoc(id=f"t:{callee}", source="t", api_call=f"{callee}()", api_name=callee), callee, [], [])
+        doc = ApiDoc(id=f"t:{callee}", source="t", api_call=f"{callee}()", api_name=callee)
+        return Target(doc, callee, [], [])
 
     targets = [target("stats.mean"), target("stats.range"), target("stats.stdev")]
     assert _mentioned_functions(targets, "Give the mean of 4, 8 and 9. Also their range.") == {
