@@ -168,16 +168,23 @@ def _arguments_stepwise(chooser: Any, offered: Sequence[Slot], before: list[tupl
             texts.append(")")
         starts = [c.start if (c := where.get((k, v))) is not None and c.start >= 0 else 1 << 30
                   for k, v, _o in options]  # fmt: skip
-        bias = _order_bias(starts, used)
+        bias = order = _order_bias(starts, used)
         bias = [b + n + (REUSE_BIAS if o == "task" and _overlaps(where[k, v], before) else 0.0)
                 for b, n, (k, v, o) in zip(bias, named, options, strict=True)]  # fmt: skip
         bias = [b + (NEAR_BIAS if o == "task" and _near(offered[k].param.name, where[k, v], task) else 0.0)
                 for b, (k, v, o) in zip(bias, options, strict=True)]  # fmt: skip
         for k in {k for k, _v, _o in options} if prior else ():
-            on = _reads_on(prior.get(offered[k].param.name), [
+            name = offered[k].param.name
+            last = prior.get(name)
+            near = last is not None and _near(name, last, task)
+            on = _reads_on(last, [
                 (j, where[k, v]) for j, (k2, v, o) in enumerate(options) if k2 == k and o == "task"
-                and not _overlaps(where[k, v], [*used, *before])])  # fmt: skip
-            if on is not None:
+                and not _overlaps(where[k, v], [*used, *before])
+                and (not near or _near(name, where[k, v], task))
+            ])  # fmt: skip
+            if on is not None:  # the task's order of the previous call's values, not this call's, decides
+                for j, (k2, _v, _o) in enumerate(options):
+                    bias[j] -= order[j] if k2 == k else 0.0
                 bias[on] += ON_BIAS
         pick = chooser.choose(texts, ends=(",", ")"), bias=bias)
         if pick >= len(options):  # ")" : no more optional arguments
@@ -350,3 +357,21 @@ def _mentioned_functions(targets: Sequence[Target], task: str) -> set[str]:
         if (parts - others) & words:
             out.add(callee)
     return out
+
+
+def first_named(targets: Sequence[Target], task: str) -> list[Target]:
+    """`targets` with the one whose own name's words the task speaks of first (_mentioned_functions) put
+    first, where the task makes several requests (values.requests): "the capital of Australia, the
+    population of Canada": country_info.capital writes the first call. Unchanged otherwise."""
+    if requests(task) < 2:
+        return list(targets)
+    words = [(m.start(), m.group().lower()[:4]) for m in re.finditer(r"[A-Za-z]+", task)]
+    names = {t.callee: {p[:4] for p in name_parts(re.sub(r"\W", "_", t.callee))} for t in targets}
+    first: dict[str, int] = {}
+    for callee, parts in names.items():
+        own = parts - set().union(*(p for c, p in names.items() if c != callee))
+        first[callee] = min((s for s, w in words if w in own), default=1 << 30)
+    lead = min(targets, key=lambda t: first[t.callee])
+    if first[lead.callee] >= 1 << 30 or first[lead.callee] >= first[targets[0].callee]:
+        return list(targets)
+    return [lead, *(t for t in targets if t is not lead)]

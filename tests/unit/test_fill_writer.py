@@ -4,7 +4,16 @@ from __future__ import annotations
 
 from gorilla_tui.fill.call_grammar import TaskValues, slots
 from gorilla_tui.fill.values import numbers, strings
-from gorilla_tui.fill.writer import Target, _joined, _located, _mentioned_functions, _named, _near, _reads_on
+from gorilla_tui.fill.writer import (
+    Target,
+    _joined,
+    _located,
+    _mentioned_functions,
+    _named,
+    _near,
+    _reads_on,
+    first_named,
+)
 from gorilla_tui.pool.apidoc import ApiDoc
 from gorilla_tui.pool.params import Param
 
@@ -67,3 +76,15 @@ def test_functions_the_task_names_by_their_own_words():
         "stats.mean", "stats.range"}  # fmt: skip
     targets = [target("weather.hourly_forecast"), target("tides.hourly_forecast")]
     assert _mentioned_functions(targets, "hourly forecast for Brest") == set()  # shared words name neither
+
+
+def test_the_function_the_task_names_first_writes_the_first_call():
+    def target(callee: str) -> Target:
+        doc = ApiDoc(id=f"t:{callee}", source="t", api_call=f"{callee}()", api_name=callee)
+        return Target(doc, callee, [], [])
+
+    hit, named = target("geo.highest_peak"), target("geo.longest_river")
+    task = "What is the longest river of Chile, and what is the highest peak of Peru?"
+    assert [t.callee for t in first_named([hit, named], task)] == ["geo.longest_river", "geo.highest_peak"]
+    one = "What is the longest river of Chile and the highest peak of Peru"  # one request: the hit first
+    assert first_named([hit, named], one)[0] is hit
