@@ -2,8 +2,9 @@
 
 Each step offers the texts the call may go on with (``name=value`` of the next slots, ``)``, ``; callee(``)
 to a model.constrained.Chooser, which picks the likeliest under small biases: values read on in the task's
-order, values an earlier call used, going on with another call. The constants were chosen on BFCL's even
-ids (docs/benchmarks.md, "BFCL with filling").
+order, values an earlier call used, going on with another call, a value beside its parameter's name, a
+further call's values after its previous call's, a function the task names by its own words. The constants
+were chosen on BFCL's even ids (docs/benchmarks.md, "BFCL with filling").
 """
 
 from __future__ import annotations
