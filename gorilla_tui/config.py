@@ -17,6 +17,7 @@ if sys.version_info >= (3, 11):
 else:  # pragma: no cover
     import tomli as tomllib
 
+from gorilla_tui import plugins
 from gorilla_tui.errors import UsageError
 from gorilla_tui.paths import (
     NotRegularFileError,
@@ -122,6 +123,16 @@ class Settings:
             raise UsageError(f"mode must be one of {', '.join(MODES)}, not {self.mode!r}")
         if self.backend and not SOURCE_NAME.match(self.backend):
             raise UsageError(f"backend must be a plugin name (letters, digits, _.-), not {self.backend!r}")
+        if self.backend and self.backend not in plugins.names(plugins.BACKENDS):
+            raise UsageError(
+                f"backend {self.backend!r} is not installed (gorilla_tui.backends plugins: "
+                f"{', '.join(plugins.names(plugins.BACKENDS)) or 'none'})"
+            )
+        if self.backend == "llama" and self.endpoint:
+            raise UsageError(
+                f"backend 'llama' runs a local model, but an endpoint is set ({self.endpoint}): "
+                'set backend = "remote" or leave it empty to use the endpoint, or drop the endpoint'
+            )
         if self.select_by not in SELECT_BY:
             raise UsageError(f"select_by must be one of {', '.join(SELECT_BY)}, not {self.select_by!r}")
         if not 1 <= self.k <= 50:

@@ -21,6 +21,7 @@ from gorilla_tui.model import registry as models
 from gorilla_tui.paths import expand_user, get_paths
 from gorilla_tui.pool.remedies import fix_lines
 from gorilla_tui.sandbox.runner import isolation_layers
+from gorilla_tui.store.fileio import NO_INDEX_FIX
 from gorilla_tui.textsafe import safe_text
 
 
@@ -163,11 +164,8 @@ def _inference(report: dict[str, Any], problems: list[dict[str, str]]) -> None:
                            "changed": decision.note}  # fmt: skip
 
 
-#: How to build the index: from the hub (needs network) or from a local copy of the APIBench files.
-_INDEX_FIX = (
-    "gorilla-tui index --refresh (downloads from the Hugging Face hub), or offline: "
-    "gorilla-tui index --refresh --from DIR with a local copy of the APIBench api/ files"
-)
+#: How to build the index (store/fileio.py NO_INDEX_FIX: the same words as every other command).
+_INDEX_FIX = NO_INDEX_FIX
 
 
 #: How to mend a damaged live index: a plain refresh reads its sources again from where they came.

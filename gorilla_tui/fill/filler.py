@@ -13,6 +13,7 @@ from __future__ import annotations
 import ast
 import dataclasses
 import keyword
+import re
 import threading
 import time
 from collections.abc import Sequence
@@ -153,6 +154,12 @@ def parse_arguments(text: str) -> dict[str, ast.expr]:
     return out
 
 
+#: Parameters that take a POSIX permission mode (os.chmod, os.mkdir, os.makedirs, pathlib.Path.chmod, ...):
+#: a mode the task writes as three or four octal digits ("755", "0644") is octal, as chmod(1) reads it.
+MODE_PARAMS = frozenset({"mode"})
+_UNIX_MODE = re.compile(r"0?[0-7]{3}")
+
+
 def render(
     callee: str, params: Sequence[Param], given: dict[str, tuple[str, str]]
 ) -> tuple[str, list[Argument]]:
@@ -179,6 +186,8 @@ def render(
                 gap = True
             continue
         value, origin = given[p.name]
+        if p.name in MODE_PARAMS and origin == "task" and _UNIX_MODE.fullmatch(value):
+            value = "0o" + value.lstrip("0")  # "chmod run.sh 755": the octal mode 0o755, not decimal 755
         if p.kind == "posonly" or (p.kind == "positional" and not gap):
             if p.kind == "posonly" and gap:  # cannot be given by keyword: fill the gap before it
                 for q in params[: params.index(p)]:

@@ -3,6 +3,7 @@ probe per refresh so that an offline refresh never waits through huggingface_hub
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 from gorilla_tui.pool.manifest import FetchContext, Manifest, SourceUnavailable
@@ -24,10 +25,20 @@ def clip(text: str, limit: int = 160) -> str:
 
 
 def _offline() -> bool:
+    """Whether HF_HUB_OFFLINE says offline: the variable as it is now (huggingface_hub's own truthy values),
+    else huggingface_hub's constant, which it read once when first imported (a variable set later, as a
+    test or a long-lived process may, would otherwise be missed)."""
     from huggingface_hub import constants  # deferred: huggingface_hub (~0.15 s), only to fetch
 
+    env = os.environ.get("HF_HUB_OFFLINE")
+    if env is not None:
+        return env.strip().upper() in _TRUE
     is_offline = getattr(constants, "is_offline_mode", None)
     return bool(is_offline() if callable(is_offline) else constants.HF_HUB_OFFLINE)
+
+
+#: The values huggingface_hub reads as true for HF_HUB_OFFLINE (huggingface_hub.constants._is_true).
+_TRUE = frozenset({"1", "ON", "YES", "TRUE"})
 
 
 def hub_unreachable(ctx: FetchContext) -> str | None:

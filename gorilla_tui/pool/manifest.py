@@ -183,11 +183,27 @@ def _parse_toml(text: str, where: str) -> Manifest:
     return parse_manifest(data, where)
 
 
+def plugin_errors() -> list[str]:
+    """One line per `gorilla_tui.sources` plugin that cannot be loaded or is not a SourceKind (plugins.load;
+    `doctor` lists them as problems). Empty when every plugin loads."""
+    errors = []
+    for name in plugins.names(plugins.SOURCES):
+        try:
+            kind = plugins.load(plugins.SOURCES, name)
+        except plugins.PluginError as e:
+            errors.append(str(e))
+            continue
+        if not isinstance(kind, SourceKind):
+            errors.append(f"source plugin {name!r} is a {type(kind).__name__}, not a SourceKind")
+    return errors
+
+
 def load_manifests() -> list[Manifest]:
     """Every manifest shipped in the package's index/ folder (gorilla_tui.resources.data_files("index")),
     sorted by file name, then the manifests of the `gorilla_tui.sources` plugins (SourceKind.manifests), by
-    plugin name. Raises UsageError for invalid TOML, a bad manifest, a duplicate name or a plugin that cannot
-    be loaded (one line naming it)."""
+    plugin name. A plugin that cannot be loaded adds nothing (one broken third-party package must not stop
+    every build; `doctor` names it: plugin_errors). Raises UsageError for invalid TOML, a bad manifest or a
+    duplicate name."""
     manifests: list[Manifest] = []
     for f in data_files("index"):
         try:
@@ -198,10 +214,11 @@ def load_manifests() -> list[Manifest]:
     for name in plugins.names(plugins.SOURCES):
         try:
             kind = plugins.load(plugins.SOURCES, name)
-        except plugins.PluginError as e:
-            raise UsageError(str(e)) from None
-        for i, text in enumerate(getattr(kind, "manifests", ()) or ()):
-            manifests.append(_parse_toml(text, f"plugin {name} manifest {i + 1}"))
+        except plugins.PluginError:
+            continue  # doctor says it (plugin_errors); its kind's sources report "unsupported" when fetched
+        if isinstance(kind, SourceKind):
+            for i, text in enumerate(kind.manifests):
+                manifests.append(_parse_toml(text, f"plugin {name} manifest {i + 1}"))
     names = [m.name for m in manifests]
     dupes = sorted({n for n in names if names.count(n) > 1})
     if dupes:

@@ -16,7 +16,14 @@ from gorilla_tui.paths import get_paths
 
 #: How to rebuild a missing or unreadable index (the hint of the errors raised by the store and by
 #: ApiIndex.load).
-REBUILD_HINT = "build it with: gorilla-tui index --refresh --from DIR (a folder holding the APIBench files)"
+#: The one wording of how to build an index that does not exist yet (here, `doctor`, `index --status`, search
+#: and ask say it the same way; pool/remedies.py words the fix of each missing source): a plain refresh
+#: works offline too (it builds the standard library), local copies add the hubs and APIZoo.
+NO_INDEX_FIX = (
+    "gorilla-tui index --refresh (online it fetches the APIBench hubs; offline it builds the standard "
+    "library, and --from DIR / --source apizoo=DIR add the hubs and APIZoo from local copies)"
+)
+REBUILD_HINT = f"build it with: {NO_INDEX_FIX}"
 #: How to rebuild a live index that is damaged or was built by another version: a refresh reads every
 #: source again from where it was built (build/previous.py reread), so no --from is needed.
 DAMAGED_HINT = "rebuild it with: gorilla-tui index --refresh (it reads the sources the index was built from)"

@@ -1,7 +1,9 @@
 """The hand-written questions (index/questions/*.toml, doc expansion) are not copied from any task
 they are measured on: no question shares a run of 8 or more consecutive words with an APIBench eval
-question (all three hubs) or a task of our own dev and test sets (the hub dev split, the everyday tasks, the
-library tasks, the APIZoo dev tasks). An 8-word run is the copy rule of tests/apibench/test_hub_dev_tasks.py;
+question (all three hubs), a CoNaLa intent (../shared/conala, bench/conala.py's eval) or a task of our own
+dev and test sets (the hub dev split, the everyday tasks, the library tasks, the APIZoo dev tasks); none is
+a CoNaLa intent word for word (most intents are shorter than 8 words). An 8-word run is the copy rule of
+tests/apibench/test_hub_dev_tasks.py;
 the overlap check itself is the usual n-gram decontamination test (GPT-3, Brown et al. 2020, section 4,
 used 13-grams). It lives in tests/apibench/ because it reads the eval sets of ../shared."""
 
@@ -18,10 +20,12 @@ from gorilla_tui.pool.expansion import read_hand_questions
 from gorilla_tui.pool.questions import task_text
 from gorilla_tui.pool.sources import HAND_QUESTIONS_DIR, load_manifests
 from gorilla_tui.resources import data_dir
-from tests.conftest import REPO
+from tests.conftest import REPO, SHARED
 
 RUN = 8
 EVAL_FILES = ("torchhub_eval.json", "tensorflow_eval.json", "huggingface_eval.json")
+#: CoNaLa's dev split with its oracle docs (DocPrompting's release), the eval of bench/conala.py.
+CONALA = SHARED / "conala" / "cmd_dev.oracle_man.full.json"
 #: Our own task files and the key of their task text.
 OWN_TASKS = {
     "bench/data/hub_dev_tasks.toml": "task",
@@ -49,6 +53,11 @@ def _questions() -> list[tuple[str, str]]:
     return out
 
 
+def _conala() -> list[str]:
+    """The intents of CoNaLa's dev split."""
+    return [e["nl"] for e in json.loads(CONALA.read_text(encoding="utf-8"))]
+
+
 @pytest.fixture(scope="module")
 def task_runs(apibench: Path) -> dict[tuple[str, ...], str]:
     """Every 8-word run of the eval questions and of our own tasks -> where it comes from."""
@@ -58,6 +67,9 @@ def task_runs(apibench: Path) -> dict[tuple[str, ...], str]:
             if line.strip():
                 for r in _runs(task_text(json.loads(line)["code"])):
                     runs.setdefault(r, name)
+    for entry in _conala():
+        for r in _runs(entry):
+            runs.setdefault(r, CONALA.name)
     for rel, key in OWN_TASKS.items():
         for task in tomllib.loads((REPO / rel).read_text(encoding="utf-8"))["task"]:
             for r in _runs(task[key]):
@@ -84,3 +96,11 @@ def test_the_check_finds_a_copied_eval_question(
     line = (apibench / "eval" / "tensorflow_eval.json").read_text(encoding="utf-8").splitlines()[0]
     copied = task_text(json.loads(line)["code"])
     assert _runs("please " + copied) & set(task_runs)
+
+
+def test_no_question_is_a_conala_intent() -> None:
+    words = lambda text: " ".join(re.findall(r"[a-z0-9]+", text.lower()))  # noqa: E731
+    intents = {words(nl) for nl in _conala()}
+    assert len(intents) > 150
+    same = [f"{name}: {q!r}" for name, q in _questions() if words(q) in intents]
+    assert not same, "\n".join(same)

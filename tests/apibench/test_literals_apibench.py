@@ -65,14 +65,19 @@ def test_the_url_and_file_name_no_longer_find_html_escape(index: ApiIndex) -> No
     assert index.search(task, 1)[0].doc.api_name != "html.escape"
 
 
-@pytest.mark.parametrize(
-    "task_id", ["lit-rename", "lit-move", "lit-http-get", "lit-zoo-stock", "lit-make-zip"]
-)
+@pytest.mark.parametrize("task_id", ["lit-rename", "lit-move", "lit-zoo-stock", "lit-make-zip"])
 def test_dev_tasks_with_values_find_their_api_first(index: ApiIndex, task_id: str) -> None:
     """Dev tasks whose values led the search astray ("rename report_old.csv to report.csv" found the csv
-    module, "move ~/Downloads/photo.jpg into ~/Pictures/" an image model) find a right API at hit 1."""
+    module, "move ~/Downloads/photo.jpg into ~/Pictures/" an image model) find a right API at hit 1.
+    (lit-http-get, "fetch the response body of https://api.example.com/v1/items", was one; since the prior
+    favours the docs hand-written questions expand, store/prior.py HAND_QUESTIONS_FACTOR, urlopen is first
+    with its URL unmasked too.)"""
     assert _rank(index, task_id, masked=False) != 1
     assert _rank(index, task_id) == 1
+
+
+def test_a_url_no_longer_leads_the_http_get_task_astray(index: ApiIndex) -> None:
+    assert _rank(index, "lit-http-get", masked=False) == _rank(index, "lit-http-get") == 1
 
 
 @pytest.mark.parametrize(

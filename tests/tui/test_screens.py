@@ -173,6 +173,7 @@ async def test_f8_with_an_empty_folder_reads_the_configured_mirrors(torchhub_ind
         await pilot.press("ctrl+b")
         await wait_for(pilot, lambda: not dialog.building, timeout=120)
         assert "unreachable" not in "\n".join(log.lines), log.lines
+        assert not any(line.startswith("error:") for line in log.lines), log.lines
         await wait_for(pilot, lambda: app.session.index is not torchhub_index)
         assert {"torchhub", "tensorflowhub", "huggingface", "apizoo"} <= set(app.session.index.sources)
 

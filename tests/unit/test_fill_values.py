@@ -174,3 +174,21 @@ def test_requests_counts_what_a_task_asks_for():
     assert requests("What is the tallest peak of Peru, what is the longest river of Chile, and how deep "
                     "is Lake Titicaca?") == 3  # fmt: skip
     assert requests("Find the volume of a cube, which has a side of 3 cm") == 1
+
+
+def test_a_permission_mode_the_task_writes_is_octal() -> None:
+    """Break-it pass: "change the permissions of run.sh to 755" gave os.chmod('run.sh', 755), decimal 755
+    (0o1363); a mode the task writes as octal digits is rendered as the octal literal."""
+    from gorilla_tui.fill.filler import render
+    from gorilla_tui.pool.params import Param
+
+    params = [Param("path", "str", True, kind="positional"), Param("mode", "int", True, kind="positional")]
+    call, _ = render("os.chmod", params, {"path": ("'run.sh'", "task"), "mode": ("755", "task")})
+    assert call == "os.chmod('run.sh', 0o755)"
+    call, _ = render("os.chmod", params, {"path": ("'a'", "task"), "mode": ("0644", "task")})
+    assert call == "os.chmod('a', 0o644)"
+    call, _ = render("os.chmod", params, {"path": ("'a'", "task"), "mode": ("1000", "task")})
+    assert call == "os.chmod('a', 1000)"  # not octal digits: left as the task wrote it
+    opened = [Param("file", "str", True, kind="positional"), Param("mode", "str", kind="positional")]
+    call, _ = render("open", opened, {"file": ("'a'", "task"), "mode": ("'755'", "task")})
+    assert call == "open('a', '755')"  # a string mode stays a string

@@ -75,6 +75,10 @@ CASES = [
     ("today's date, the user's name", None),
     ('the sentence "The cat sat on the [MASK]."', None),
     ("run `git status` and `json.dumps`", None),
+    # a variable name in backticks is dropped; a builtin's name or a keyword stays
+    ("sort dict `scores` by value, highest first", "sort dict by value, highest first"),
+    ("get max key in dictionary `MyCount`", "get max key in dictionary"),
+    ("pair two lists with `zip` inside a `lambda`", None),
     ('parse the JSON string \'{"name": "bob"}\'', 'parse the JSON string \'{"name": "bob"}\''),
     ("turn '05/01/2024 10:30' into a datetime", "turn ' date ' into a datetime"),
     ("on 05/01/2024 10:30 pm, at 09:00", "on date , at time"),

@@ -4,6 +4,8 @@ weighing BM25's ranking of python-env, stored by a refresh."""
 
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 import pytest
 
@@ -80,3 +82,12 @@ def test_refresh_stores_the_prior(small_pool: list[ApiDoc], stdlib: list[ApiDoc]
     )
     task = "copy a file"
     assert [h.doc.id for h in loaded.search(task, 3)] == [h.doc.id for h in built.search(task, 3)]
+
+
+def test_prior_favours_the_docs_hand_written_questions_expand(stdlib: list[ApiDoc]) -> None:
+    doc = next(d for d in stdlib if d.api_name == "sum")
+    counts = UsageCounts()
+    bare = prior.doc_prior(dataclasses.replace(doc, questions=[]), counts)
+    asked = prior.doc_prior(dataclasses.replace(doc, questions=["add up the numbers in a list"]), counts)
+    assert asked == pytest.approx(bare * prior.HAND_QUESTIONS_FACTOR)
+    assert prior.HAND_QUESTIONS_FACTOR > 1

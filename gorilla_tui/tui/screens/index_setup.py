@@ -144,6 +144,9 @@ class IndexSetupScreen(ModalScreen[object]):
             if kind == "start":
                 self._to_ui(app, self._log_line, f"fetching {name} …")
                 return
+            if kind != "done" or load is None:  # "stage": a step of the build (build.refresh ProgressFn)
+                self._to_ui(app, self._log_line, f"{name} …")
+                return
             line = f"{name}: {load.status}, {len(load.result.docs)} docs"
             if load.message:
                 line += f" ({load.message})"
