@@ -145,6 +145,15 @@ def report(rows: list[dict[str, Any]], run: bfcl.BfclRun, args: Any) -> str:
         "unused place, further calls while the task makes more requests (values.requests: 185 of 200 "
         "multiple questions make one, 177 of 200 parallel_multiple ones more), a further call of used "
         "values only ends the calls, a task in quotes as a whole is no quoted value.",
+        "",
+        "Steps on parallel / parallel_multiple, dev ids at stride 10 (the even ids of stride 5; "
+        "2026-12-06): before 30.0 / 10.0 %; a value beside a word of its parameter's name (NEAR_BIAS 2), "
+        "a further call of a function reads on after the value its previous call gave each parameter "
+        "(ON_BIAS 2), a function not called yet that the task names by a word of its own name "
+        "(MENTION_BIAS 3; offered while the task makes several requests), a question after a comma is a "
+        "request of its own, and a further call of another function may reuse earlier values 45.0 / "
+        "25.0 %; the function the task names first writes the first call, and in a further call the "
+        "previous call's order of values replaces the task's order 45.0 / 40.0 %.",
     ]
     return "\n".join(lines)
 

@@ -164,7 +164,7 @@ def slots(params: Sequence[Param], task: TaskValues) -> list[Slot]:
 _NEGATIONS = re.compile(r"\b(?:not|no|never|without|exclud\w*|don'?t|doesn'?t|isn'?t|nor)\b", re.IGNORECASE)
 
 
-def _parts(name: str) -> list[str]:
+def name_parts(name: str) -> list[str]:
     """The words of a parameter name (snake_case or camelCase) a task may speak of it by."""
     return [part.lower() for part in re.split(r"_|(?<=[a-z])(?=[A-Z])", name)
             if len(part) > 2 and part.lower() not in ("type", "value", "name")]  # fmt: skip
@@ -173,7 +173,7 @@ def _parts(name: str) -> list[str]:
 def _negated(param: Param, task: str) -> bool:
     """True when a negation (_NEGATIONS) stands in the 4 words before the first word of `task` that a word
     of the flag's name starts ("do not include the impact": include_human_impact is False)."""
-    parts = {part[:4] for part in _parts(param.name)}
+    parts = {part[:4] for part in name_parts(param.name)}
     for m in re.finditer(r"[A-Za-z]+", task):
         if m.group().lower()[:4] in parts:
             before = " ".join(task[: m.start()].split()[-4:])
@@ -193,7 +193,7 @@ def _mentioned(param: Param, task: TaskValues) -> bool:
     if _PATHLIKE.search(param.name) and any(c.value.count("/") or "." in c.value for c in task.strings
                                             if c.start >= 0 and " " not in c.value):  # fmt: skip
         return True  # "list the files in /var/log" offers os.listdir's path
-    return any(part[:4] in words for part in _parts(param.name))
+    return any(part[:4] in words for part in name_parts(param.name))
 
 
 def call_grammar(slot_list: Sequence[Slot]) -> str:

@@ -23,7 +23,7 @@ from typing import Any
 from gorilla_tui.fill.call_grammar import Slot, TaskValues, call_grammar, slots
 from gorilla_tui.fill.receivers import Constructors, Receiver, receiver_of, with_spread
 from gorilla_tui.fill.values import literal
-from gorilla_tui.fill.writer import Target, write_calls
+from gorilla_tui.fill.writer import Target, first_named, write_calls
 from gorilla_tui.pool.apidoc import ApiDoc
 from gorilla_tui.pool.params import Param, params_of
 from gorilla_tui.types import Argument
@@ -298,6 +298,8 @@ def fill(backend: Any, task: str, doc: ApiDoc, *, others: Sequence[ApiDoc] = (),
         t = target_of(other, values, constructors, receivers)
         if t is not None and len(targets) < MAX_FUNCTIONS and t.callee not in {x.callee for x in targets}:
             targets.append(t)
+    targets = first_named(targets, task)
+    first = targets[0]
     started = time.perf_counter()
     prompt = fill_prompt(task, targets)
     if callable(getattr(backend, "chooser", None)):

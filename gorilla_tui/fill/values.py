@@ -286,7 +286,7 @@ def lists(task: str) -> list[Candidate]:
 #: "parallel_multiple" ones more than one).
 _CLAUSE = re.compile(
     r"[.?!;]\s+(?=\S)|,?\s+\b(?:also|then|after that|afterwards|additionally|furthermore|finally|lastly|"
-    r"secondly|thirdly|plus|as well as)\b|\b(?:first|second|third),",
+    r"secondly|thirdly|plus|as well as)\b|\b(?:first|second|third),|,\s+(?:and\s+)?(?=(?:what|how)\b)",
     re.IGNORECASE,
 )
 

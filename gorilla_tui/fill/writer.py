@@ -2,8 +2,9 @@
 
 Each step offers the texts the call may go on with (``name=value`` of the next slots, ``)``, ``; callee(``)
 to a model.constrained.Chooser, which picks the likeliest under small biases: values read on in the task's
-order, values an earlier call used, going on with another call. The constants were chosen on BFCL's even
-ids (docs/benchmarks.md, "BFCL with filling").
+order, values an earlier call used, going on with another call, a value beside its parameter's name, a
+further call's values after its previous call's, a function the task names by its own words. The constants
+were chosen on BFCL's even ids (docs/benchmarks.md, "BFCL with filling").
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from gorilla_tui.fill.call_grammar import Slot
+from gorilla_tui.fill.call_grammar import Slot, name_parts
 from gorilla_tui.fill.roles import word_bias
 from gorilla_tui.fill.values import Candidate, requests
 from gorilla_tui.pool.apidoc import ApiDoc
@@ -39,6 +40,17 @@ NAMED_BIAS = 3.0
 #: Nats added to an optional parameter's value the task marks (a number, a path...) that no call used yet;
 #: chosen on BFCL's even ids (docs/benchmarks.md).
 OPTIONAL_BIAS = 3.0
+#: Nats added to a value the task marks (a number, a list, a string it writes whole) that stands beside a
+#: word of the parameter's name ("a loan amount of $500,000": loan_amount; "for 30 days": days), and, in a
+#: further call of the same function, to the first unused value after the one the previous call gave that
+#: parameter ("from San Francisco to Tokyo ... from Tokyo to Sydney": the second call reads on), and to a
+#: function not called yet whose own name's words the task speaks of ("the median ... also the mode":
+#: statistics.mode); chosen on BFCL's even ids (docs/benchmarks.md).
+NEAR_BIAS = 2.0
+ON_BIAS = 2.0
+MENTION_BIAS = 3.0
+#: Words before and after a value that may name its parameter (NEAR_BIAS).
+NEAR_BEFORE, NEAR_AFTER = 4, 2
 #: What joins a list's items in a task: a comma, "and", "or", "&", an article after them.
 _JOIN = re.compile(r"\s*(?:,|,?\s*(?:and|or|&))?\s*(?:(?:a|an|the)\s+)?", re.IGNORECASE)
 #: Most calls one task gets.
@@ -73,20 +85,25 @@ def write_calls(backend: Any, prompt: str, targets: Sequence[Target], prefix: st
     out: Written = []
     before: list[tuple[int, int]] = []
     asks = requests(task)
+    prior: dict[str, dict[str, Candidate]] = {}  # callee -> parameter -> the value its last call gave
+    mentioned = _mentioned_functions(targets, task) if asks > 1 else set()
     with backend.chooser(prompt, cancel, prefix=prefix) as chooser:
         target = targets[0]
         while True:
             earlier = list(before)
-            given = _arguments_stepwise(chooser, target.offered, before, task)
+            spans: dict[str, Candidate] = {}
+            last = prior.get(target.callee)
+            given = _arguments_stepwise(chooser, target.offered, before, task, last, spans)
             if any(t.callee == target.callee and g == given for t, g in out):
                 break  # the same call again: the task asks for no more
             if (
-                out
+                any(t.callee == target.callee for t, _g in out)
                 and before[len(earlier) :]
                 and all(any(s < e2 and s2 < e for s2, e2 in earlier) for s, e in before[len(earlier) :])
             ):
                 break  # a call of values earlier calls used only (36 and 60 of "36 and 48, 60 and 96")
             out.append((target, given))
+            prior[target.callee] = spans
             if len(out) >= MAX_CALLS:
                 break
             # another function only among tools the source describes (a schema); an API of a library is
@@ -94,17 +111,19 @@ def write_calls(backend: Any, prompt: str, targets: Sequence[Target], prefix: st
             # after textwrap.wrap)
             # a function not called yet, while the task makes more requests than functions were called
             # or any function while the task makes more requests than calls were made ("... and then
-            # find four more restaurants in Los Angeles")
+            # find four more restaurants in Los Angeles"), or one the task names (_mentioned_functions)
             called = {t.callee for t, _g in out}
             more = len(called) < asks
             fresh = [
                 t for t in targets if (t is targets[0] or t.doc.parameters is not None)
-                and (_fresh(t, before) or more and t.callee not in called or len(out) < asks)
+                and (_fresh(t, before) or more and t.callee not in called or len(out) < asks
+                     or t.callee in mentioned and t.callee not in called)
             ]  # fmt: skip
             if not fresh:
                 break
-            pick = chooser.choose([f"; {t.callee}(" for t in fresh] + ["\n"],
-                                  bias=[CALL_BIAS] * len(fresh))  # fmt: skip
+            bias = [CALL_BIAS + (MENTION_BIAS if t.callee in mentioned and t.callee not in called else 0.0)
+                    for t in fresh]  # fmt: skip
+            pick = chooser.choose([f"; {t.callee}(" for t in fresh] + ["\n"], bias=bias)
             if pick >= len(fresh):
                 break
             target = fresh[pick]
@@ -112,12 +131,16 @@ def write_calls(backend: Any, prompt: str, targets: Sequence[Target], prefix: st
 
 
 def _arguments_stepwise(chooser: Any, offered: Sequence[Slot], before: list[tuple[int, int]],
-                        task: str = "") -> dict[str, tuple[str, str]]:  # fmt: skip
+                        task: str = "", prior: dict[str, Candidate] | None = None,
+                        spans: dict[str, Candidate] | None = None) -> dict[str, tuple[str, str]]:  # fmt: skip
     """name -> (value source, origin) of one call, written by the model one argument at a time (after
     ``callee(``, through the closing ")"): at each step the options are ``name=value`` of every slot up to
     and including the next required one (so optional slots may be skipped), or ")" once no required slot is
     left. A value of the task used by one argument is not offered to a later one of the same call (its
-    span, fill/values.py); one an earlier call used (`before`, extended here) is, at REUSE_BIAS."""
+    span, fill/values.py); one an earlier call used (`before`, extended here) is, at REUSE_BIAS. A value
+    beside a word of its parameter's name gets NEAR_BIAS; the first unused value after the one the previous
+    call of this function gave the parameter (`prior`: name -> Candidate) gets ON_BIAS. `spans`, when
+    given, gets name -> Candidate of each value of the task this call uses."""
     given: dict[str, tuple[str, str]] = {}
     used: list[tuple[int, int]] = []
     i = 0
@@ -147,10 +170,25 @@ def _arguments_stepwise(chooser: Any, offered: Sequence[Slot], before: list[tupl
             texts.append(")")
         starts = [c.start if (c := where.get((k, v))) is not None and c.start >= 0 else 1 << 30
                   for k, v, _o in options]  # fmt: skip
-        bias = _order_bias(starts, used)
+        bias = order = _order_bias(starts, used)
         bias = [b + n + (REUSE_BIAS if o == "task" and _overlaps(where[k, v], before) else 0.0)
                 for b, n, (k, v, o) in zip(bias, named, options, strict=True)]  # fmt: skip
         bias = [b + w for b, w in zip(bias, word_bias(offered, options, where, task), strict=True)]
+        bias = [b + (NEAR_BIAS if o == "task" and _near(offered[k].param.name, where[k, v], task) else 0.0)
+                for b, (k, v, o) in zip(bias, options, strict=True)]  # fmt: skip
+        for k in {k for k, _v, _o in options} if prior else ():
+            name = offered[k].param.name
+            last = prior.get(name)
+            near = last is not None and _near(name, last, task)
+            on = _reads_on(last, [
+                (j, where[k, v]) for j, (k2, v, o) in enumerate(options) if k2 == k and o == "task"
+                and not _overlaps(where[k, v], [*used, *before])
+                and (not near or _near(name, where[k, v], task))
+            ])  # fmt: skip
+            if on is not None:  # the task's order of the previous call's values, not this call's, decides
+                for j, (k2, _v, _o) in enumerate(options):
+                    bias[j] -= order[j] if k2 == k else 0.0
+                bias[on] += ON_BIAS
         pick = chooser.choose(texts, ends=(",", ")"), bias=bias)
         if pick >= len(options):  # ")" : no more optional arguments
             break
@@ -160,6 +198,8 @@ def _arguments_stepwise(chooser: Any, offered: Sequence[Slot], before: list[tupl
             value = _list_items(chooser, slot, value, used, task)
         elif (c := where.get((k, value))) is not None and c.start >= 0:
             used.append((c.start, c.end))
+            if spans is not None:
+                spans[slot.param.name] = c
         given[slot.param.name] = (value, origin)
         i = k + 1
     else:
@@ -279,3 +319,62 @@ def _joined(task: str, end: int, c: Candidate) -> bool:
     if not task or c.start < 0 or end < 0 or c.start < end:
         return False
     return _JOIN.fullmatch(task[end : c.start]) is not None and bool(task[end : c.start].strip())
+
+
+def _near(name: str, c: Candidate, task: str) -> bool:
+    """True for a value the task marks (a number, a list, a string it writes whole) with a word of the
+    parameter's name (its first 4 letters, call_grammar.name_parts) among the NEAR_BEFORE words before it or
+    the NEAR_AFTER words after it ("annual income of $100,000": annual_income; "for 30 days": days)."""
+    if not task or c.start < 0 or not (c.kind in ("number", "list") or c.atomic):
+        return False
+    parts = {p[:4] for p in name_parts(name)}
+    around = re.findall(r"[A-Za-z]+", task[: c.start])[-NEAR_BEFORE:] + re.findall(
+        r"[A-Za-z]+", task[c.end :])[:NEAR_AFTER]  # fmt: skip
+    return bool(parts) and any(w.lower()[:4] in parts for w in around)
+
+
+def _reads_on(prev: Candidate | None, options: Sequence[tuple[int, Candidate]]) -> int | None:
+    """The index of the option whose value is the first after `prev` (the value the previous call of the
+    function gave this parameter) of its kind (a string of the same case first letter, whole or not), or None:
+    "from Tokyo to Sydney" after "from San Francisco to Tokyo"."""
+    if prev is None or prev.start < 0:
+        return None
+
+    def alike(c: Candidate) -> bool:
+        if c.kind != prev.kind or c.atomic != prev.atomic:
+            return False
+        return c.kind != "string" or c.atomic or c.value[:1].isupper() == prev.value[:1].isupper()
+
+    after = [(c.start, j) for j, c in options if c.start >= prev.end and alike(c)]
+    return min(after)[1] if after else None
+
+
+def _mentioned_functions(targets: Sequence[Target], task: str) -> set[str]:
+    """Callees of `targets` a word of whose name no other target's name has starts a word of the task
+    ("the median ... also the mode": statistics.mode beside statistics.median)."""
+    words = {w.lower()[:4] for w in re.findall(r"[A-Za-z]+", task)}
+    names = {t.callee: {p[:4] for p in name_parts(re.sub(r"\W", "_", t.callee))} for t in targets}
+    out = set()
+    for callee, parts in names.items():
+        others = set().union(*(p for c, p in names.items() if c != callee))
+        if (parts - others) & words:
+            out.add(callee)
+    return out
+
+
+def first_named(targets: Sequence[Target], task: str) -> list[Target]:
+    """`targets` with the one whose own name's words the task speaks of first (_mentioned_functions) put
+    first, where the task makes several requests (values.requests): "the capital of Australia, the
+    population of Canada": country_info.capital writes the first call. Unchanged otherwise."""
+    if requests(task) < 2:
+        return list(targets)
+    words = [(m.start(), m.group().lower()[:4]) for m in re.finditer(r"[A-Za-z]+", task)]
+    names = {t.callee: {p[:4] for p in name_parts(re.sub(r"\W", "_", t.callee))} for t in targets}
+    first: dict[str, int] = {}
+    for callee, parts in names.items():
+        own = parts - set().union(*(p for c, p in names.items() if c != callee))
+        first[callee] = min((s for s, w in words if w in own), default=1 << 30)
+    lead = min(targets, key=lambda t: first[t.callee])
+    if first[lead.callee] >= 1 << 30 or first[lead.callee] >= first[targets[0].callee]:
+        return list(targets)
+    return [lead, *(t for t in targets if t is not lead)]

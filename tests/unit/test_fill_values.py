@@ -170,6 +170,10 @@ def test_requests_counts_what_a_task_asks_for():
     assert requests("What is the weather in Oslo and in Rome over the next 2 days?") == 1
     assert requests("Find the sum of the multiples of 3 and 5. Also find the product of five primes.") == 2
     assert requests("Get X for Apple, then do the same for Microsoft, and finally for IBM.") == 3
+    # each question after a comma is a request of its own; a relative clause is not
+    assert requests("What is the tallest peak of Peru, what is the longest river of Chile, and how deep "
+                    "is Lake Titicaca?") == 3  # fmt: skip
+    assert requests("Find the volume of a cube, which has a side of 3 cm") == 1
 
 
 def test_a_permission_mode_the_task_writes_is_octal() -> None:

@@ -3,8 +3,18 @@
 from __future__ import annotations
 
 from gorilla_tui.fill.call_grammar import TaskValues, slots
-from gorilla_tui.fill.values import strings
-from gorilla_tui.fill.writer import _joined, _located, _named
+from gorilla_tui.fill.values import numbers, strings
+from gorilla_tui.fill.writer import (
+    Target,
+    _joined,
+    _located,
+    _mentioned_functions,
+    _named,
+    _near,
+    _reads_on,
+    first_named,
+)
+from gorilla_tui.pool.apidoc import ApiDoc
 from gorilla_tui.pool.params import Param
 
 
@@ -32,3 +42,49 @@ def test_list_items_joined_in_the_task_and_enum_members_it_names():
                     TaskValues.of("the height in feet"))  # fmt: skip
     assert _named(unit.values["'feet'"], "the height in feet")
     assert not _named(unit.values["'meter'"], "the height in feet")
+
+
+def test_a_value_beside_its_parameters_name_is_near_it():
+    task = "Check a car loan of $25,000 at Chase for a yearly salary of $80,000"
+    amount, salary = (c for c in numbers(task) if c.value in (25000, 80000))
+    assert _near("loan_amount", amount, task) and not _near("loan_amount", salary, task)
+    assert _near("yearly_salary", salary, task)
+    task = "Rent a cabin for 12 nights near Lake Tahoe"
+    (nights,) = numbers(task)
+    assert _near("nights", nights, task)  # the word after the value names it
+    assert not _near("guests", nights, task)
+
+
+def test_a_further_call_reads_on_after_the_previous_calls_value():
+    task = "Ship a parcel from Denver to Boise and then one from Boise to Reno"
+    values = {c.value: c for c in strings(task)}
+    denver, boise, reno = values["Denver"], values["Boise"], values["Reno"]
+    second_boise = _located(boise, [(boise.start, boise.end)], task)
+    options = [(0, denver), (1, second_boise), (2, reno), (3, values["parcel"])]
+    assert _reads_on(denver, options) == 1  # the origin after Denver: the second Boise
+    assert _reads_on(boise, [(0, denver), (2, reno)]) == 2  # the destination after Boise: Reno
+    assert _reads_on(None, options) is None  # a first call reads on from nothing
+
+
+def test_functions_the_task_names_by_their_own_words():
+    def target(callee: str) -> Target:
+        doc = ApiDoc(id=f"t:{callee}", source="t", api_call=f"{callee}()", api_name=callee)
+        return Target(doc, callee, [], [])
+
+    targets = [target("stats.mean"), target("stats.range"), target("stats.stdev")]
+    assert _mentioned_functions(targets, "Give the mean of 4, 8 and 9. Also their range.") == {
+        "stats.mean", "stats.range"}  # fmt: skip
+    targets = [target("weather.hourly_forecast"), target("tides.hourly_forecast")]
+    assert _mentioned_functions(targets, "hourly forecast for Brest") == set()  # shared words name neither
+
+
+def test_the_function_the_task_names_first_writes_the_first_call():
+    def target(callee: str) -> Target:
+        doc = ApiDoc(id=f"t:{callee}", source="t", api_call=f"{callee}()", api_name=callee)
+        return Target(doc, callee, [], [])
+
+    hit, named = target("geo.highest_peak"), target("geo.longest_river")
+    task = "What is the longest river of Chile, and what is the highest peak of Peru?"
+    assert [t.callee for t in first_named([hit, named], task)] == ["geo.longest_river", "geo.highest_peak"]
+    one = "What is the longest river of Chile and the highest peak of Peru"  # one request: the hit first
+    assert first_named([hit, named], one)[0] is hit
