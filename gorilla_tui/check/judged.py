@@ -52,6 +52,10 @@ _GUARD = re.compile(
 _CAUGHT = re.compile(r"\b(AttributeError|ImportError|ModuleNotFoundError|NameError|TypeError|Exception)\b")
 
 
+#: A module-level name spelled as a constant (PEP 8: ``QUOTE_ALL``, ``SEEK_SET``): bound, but not callable.
+_CONSTANT_NAME = re.compile(r"[A-Z][A-Z0-9_]*")
+
+
 def stdlib_bound(validator: PoolIndex, call: CallSite, callee: str, bound: Set[str]) -> bool:
     """True for a standard-library callee the python-env docs lack but Python has (issue 39; used by the
     Validator for every check, not only the linter): a name its module's source binds
@@ -74,6 +78,8 @@ def stdlib_bound(validator: PoolIndex, call: CallSite, callee: str, bound: Set[s
         # covers that name (a class or function of the pool: its attributes are judged against it)
         prefix = f"{module}.{attrs[0]}"
         return not any(c == prefix or c.startswith((prefix + ".", prefix + "(")) for c in validator.callees)
+    if len(attrs) == 1 and _CONSTANT_NAME.fullmatch(attrs[0]):  # csv.QUOTE_ALL(): a constant is not called
+        return False
     return len(attrs) == 1 and module_binds(module, attrs[0]) is True
 
 

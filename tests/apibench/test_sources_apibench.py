@@ -63,6 +63,7 @@ def test_unreachable_hub_fails_fast_per_source(
     cache = _fake_hf_cache(tmp_path / "hf", apibench, ["torchhub_api.jsonl"])
     monkeypatch.setattr(constants, "HF_HUB_CACHE", str(cache))
     monkeypatch.setattr(constants, "HF_HUB_OFFLINE", False)
+    monkeypatch.setenv("HF_HUB_OFFLINE", "0")  # online: pool/hub.py reads the variable too
     monkeypatch.setattr(constants, "ENDPOINT", "http://127.0.0.1:9")  # discard port: connection refused
     probes = []
     session = get_session()
@@ -91,4 +92,4 @@ def test_mirror_lookup_and_not_in_mirror(apibench: Path, apizoo: Path) -> None:
     absent = fetch(ms["torchhub"], FetchContext(mirrors=[apizoo]))
     assert absent.status == "not in mirror" and "torchhub_api.jsonl" in absent.message
     nowhere = fetch(ms["apizoo"], FetchContext())
-    assert nowhere.status == "unreachable" and "--from" in nowhere.message
+    assert nowhere.status == "unreachable" and "--source apizoo=DIR" in nowhere.message  # pool/remedies.py

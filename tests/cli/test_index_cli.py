@@ -16,7 +16,7 @@ from gorilla_tui.errors import UsageError
 def _one_line_error(capsys: pytest.CaptureFixture[str]) -> str:
     err = capsys.readouterr().err
     # a piped refresh first says each source it tried, one line each (cli/refresh_progress.py, issue 40)
-    tried = re.compile(r"[^\s:]+: [^\n]* in \d+\.\d s\n")
+    tried = re.compile(r"[^\s:]+: [^\n]* in \d+\.\d s\n|[^\n]*: [\d,]+ docs \.\.\.\n")  # sources, stages
     while tried.match(err):
         err = err[tried.match(err).end() :]
     assert err.startswith("gorilla-tui: error: ") and "Traceback" not in err

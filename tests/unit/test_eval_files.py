@@ -54,12 +54,13 @@ def test_an_offline_hub_fails_fast_without_retries(monkeypatch: pytest.MonkeyPat
 
     monkeypatch.setattr(constants, "HF_HUB_CACHE", str(tmp_path / "empty-cache"))
     monkeypatch.setattr(constants, "HF_HUB_OFFLINE", False)
+    monkeypatch.setenv("HF_HUB_OFFLINE", "0")  # online: pool/hub.py reads the variable too
     monkeypatch.setattr(constants, "ENDPOINT", "http://127.0.0.1:9")  # discard port: connection refused
     start = time.perf_counter()
     with pytest.raises(GorillaError, match="network unreachable.*not in the local Hugging Face cache"):
         resolve_file("torchhub_eval.json")
     assert time.perf_counter() - start < 10  # huggingface_hub's 5 retries take ~25 s
-    assert os.environ.get("HF_HUB_OFFLINE") == "1"  # the suite's own setting is untouched
+    assert os.environ.get("HF_HUB_OFFLINE") == "0"  # the test's own setting is untouched
 
 
 @pytest.mark.parametrize("kind", ["fifo", "device"])
