@@ -27,6 +27,7 @@ import builtins
 import dataclasses
 import functools
 import re
+import sys
 from collections.abc import Callable, Sequence, Set
 
 from gorilla_tui.check.arguments import has_schema, read_arguments, schema_errors
@@ -229,6 +230,16 @@ class Validator(PoolIndex):
                     first = Verdict(m.kind, f"{method} {path}", m.doc, m.suggestions, [note], reason)
         return first or Verdict("no_call")
 
+    def _stdlib_alias(self, call: CallSite) -> bool:
+        """True when `call`'s import-qualified callee is in a standard-library module the pool's python-env
+        docs cover (its root is a stdlib module that no model-hub callee shares, and some pool callee lives
+        in that module)."""
+        root = call.callee.split(".", 1)[0]
+        if root not in sys.stdlib_module_names or root in self.api_roots or "." not in call.callee:
+            return False
+        module = call.callee.rsplit(".", 1)[0]
+        return any(c.startswith(module + ".") for c in self.callees)
+
     def check_code(self, code: str, prefer: str | None = None, per_call: bool = False) -> Verdict:
         """Verdict for code (Python, or request lines such as ``GET /api/v1/pods``); see the module rule.
         prefer: the id of the doc a matched call names when several pool entries share its identity (the
@@ -268,9 +279,11 @@ class Validator(PoolIndex):
         """check_code's verdict for code that Python accepts (or request lines): `result` is its scan."""
         # `import x as y` / `from x import y` (issue 9): a call takes its import-qualified callee when the
         # pool knows that one, else keeps the callee as written (APIBench pools use bare `YOLO`, `pipeline`).
+        # A standard-library callee reached through an alias (`import shutil as sh; sh.copytreee()`) is
+        # judged by its qualified name even when the pool lacks it: a typo behind an alias is a finding too.
         resolved = resolve_calls(code, result.calls)
         calls = [
-            q if q.callee != c.callee and canonical(q.callee) in self.tables else c
+            q if q.callee != c.callee and (canonical(q.callee) in self.tables or self._stdlib_alias(q)) else c
             for c, q in zip(result.calls, resolved, strict=True)
         ]
         rows: list[tuple[CallSite, str, Verdict | None]] = []  # (call, role, verdict)

@@ -105,3 +105,19 @@ def test_tool_calls_are_checked_as_calls(v):
     assert v.check(ok).kind == "valid"
     bad = '{"type": "function", "function": {"name": "shutil.copytree", "arguments": "{\\"src\\": \\"a\\"}"}}'
     assert v.check(bad).reason == "wrong_args:missing_argument"
+
+
+def test_a_typo_behind_an_alias_is_a_finding(v):
+    """Break-it pass 2: `import shutil as sh; sh.copytreee(...)` was no finding (the alias resolved only for
+    callees the pool knows), nor `from json import laods`."""
+    code = (
+        "import shutil as sh\nsh.copytreee('a', 'b')\n"
+        "import json as j\nj.laods('x')\n"
+        "from os import path as p\np.joinn('a')\n"
+        "from json import laods\nlaods('x')\n"
+        "sh.copytree('a', 'b')\np.join('a', 'b')\n"
+    )
+    found = sorted((f.reason, f.message.split(" ", 1)[0]) for f in _findings(v, "a.py", code))
+    unknown = "hallucination:unknown_callee"
+    assert found == [(unknown, "json.laods"), (unknown, "json.laods"), (unknown, "os.path.joinn"),
+                     (unknown, "shutil.copytreee")]  # fmt: skip
