@@ -8,6 +8,8 @@ import json
 import shutil
 from pathlib import Path
 
+import pytest
+
 from gorilla_tui.build.previous import UNCHANGED
 from gorilla_tui.build.refresh import refresh
 from gorilla_tui.pool.questions import task_text
@@ -30,6 +32,7 @@ def _answers(index: ApiIndex, tasks: list[str]) -> list[list[tuple[str, float]]]
     return [[(h.doc.id, round(h.score, 5)) for h in index.search(t, k=5)] for t in tasks]
 
 
+@pytest.mark.slow  # a refresh of whole pools or a lock wait: seconds
 def test_unchanged_and_one_changed_source_on_the_default_index(
     apibench: Path, apizoo: Path, tmp_path: Path
 ) -> None:

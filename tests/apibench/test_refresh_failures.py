@@ -138,6 +138,7 @@ def test_stale_build_folders_of_dead_processes_are_removed_on_the_next_start(api
         alive.wait()
 
 
+@pytest.mark.slow  # a refresh of whole pools or a lock wait: seconds
 def test_a_held_lock_names_the_pid_and_for_how_long(apibench: Path) -> None:
     root = index_store.index_root()
     env = dict(os.environ, **{PAUSE_ENV: "8"})

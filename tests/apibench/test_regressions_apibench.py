@@ -27,6 +27,7 @@ def tfhub_docs(apibench):
     return load_jsonl(apibench / "api" / "tensorflowhub_api.jsonl", "tensorflowhub").docs
 
 
+@pytest.mark.slow  # a refresh of whole pools or a lock wait: seconds
 async def test_f8_types_a_folder_waits_for_the_lock_and_lists_failed_sources(
     apibench, gorilla_home, tmp_path, tfhub_docs
 ):

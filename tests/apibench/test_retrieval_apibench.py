@@ -175,6 +175,7 @@ def test_killed_refresh_leaves_previous_index(apibench: Path) -> None:
     assert ApiIndex.load().sources == ["tensorflowhub", "torchhub"]  # torchhub kept from the previous index
 
 
+@pytest.mark.slow  # a refresh of whole pools or a lock wait: seconds
 def test_two_refreshes_are_serialised(apibench: Path) -> None:
     root = index_store.index_root()
     slow = _cli("index", "--refresh", "--from", str(apibench / "api"), "--only", "torchhub",

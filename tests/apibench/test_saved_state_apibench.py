@@ -95,6 +95,7 @@ def test_corrupt_postings_npz_search_says_so_and_refresh_mends_it_without_clean(
     assert json.loads(capsys.readouterr().out)["hits"]
 
 
+@pytest.mark.slow  # a refresh of whole pools or a lock wait: seconds
 def test_a_damaged_index_is_rebuilt_from_its_folder_with_one_row_per_source(index: Path, capsys):
     """`index --refresh` with no --from, offline: the remote fetch fails, the folder the damaged index was
     built from is read again; the report has one row for the source (ok), and no "could not fetch"."""

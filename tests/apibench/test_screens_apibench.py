@@ -3,12 +3,15 @@ sandbox run and the first paint."""
 
 from __future__ import annotations
 
+import pytest
+
 from gorilla_tui.config import Settings
 from gorilla_tui.tui.app import create_app
 from tests.tui.conftest import wait_for
 from tests.tui.test_screens import SIZE
 
 
+@pytest.mark.slow  # a refresh of whole pools or a lock wait: seconds
 async def test_first_launch_builds_the_sources_of_a_configured_mirror(apibench, gorilla_home, tmp_path):
     """`mirrors` in config.toml names a local folder: its sources are built on first launch (no network)."""
     from gorilla_tui.model.scripted import ScriptedBackend

@@ -51,6 +51,7 @@ async def _first_launch_panel() -> tuple[list[str], str]:
         return app.first_launch.lines(), shown
 
 
+@pytest.mark.slow  # a refresh of whole pools or a lock wait: seconds
 async def test_each_missing_source_gets_the_same_fix_everywhere(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
