@@ -27,7 +27,7 @@ def _text(node: Node | None) -> str:
 
 #: Node types whose children can hold a statement (an import): only these are walked, so the
 #: expressions of a large file (most of its nodes) are skipped. Any ERROR node is walked too.
-_HOLDS_STATEMENTS = frozenset({
+HOLDS_STATEMENTS = frozenset({
     "module", "block", "decorated_definition", "function_definition", "class_definition", "if_statement",
     "for_statement", "while_statement", "try_statement", "with_statement", "match_statement",
     "elif_clause", "else_clause", "except_clause", "except_group_clause", "finally_clause", "case_clause",
@@ -64,7 +64,7 @@ def import_aliases(code: str | Node) -> dict[str, str]:
     an assignment target (plain, annotated, chained, augmented, unpacked), a ``for`` target, ``with ... as``,
     ``except ... as``, a ``def`` or ``class`` of that name, a function's parameter; in any function or
     block, but not in a class body (a class attribute or method is no module name). Attribute and
-    subscript targets (``t.x = 1``) bind no name. Only statements are walked (_HOLDS_STATEMENTS), and the
+    subscript targets (``t.x = 1``) bind no name. Only statements are walked (HOLDS_STATEMENTS), and the
     aliases of the last 2,048 texts are cached: `check` on a file of 20,000 lines asks for them several
     times, `check` of a tree twice per file (lookup, then check).
     """
@@ -116,7 +116,7 @@ def import_aliases(code: str | Node) -> dict[str, str]:
                 elif c.type == "aliased_import":
                     name = _text(c.child_by_field_name("name"))
                     aliases[_text(c.child_by_field_name("alias"))] = f"{base}.{name}"
-        elif kind in _HOLDS_STATEMENTS or node is code:
+        elif kind in HOLDS_STATEMENTS or node is code:
             body = kind == "class_definition" or (in_class and kind != "function_definition")
             stack.extend((c, body) for c in reversed(node.named_children))
     for name in rebound:

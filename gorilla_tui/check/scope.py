@@ -22,20 +22,13 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from gorilla_tui.check.callsite import bound_names
-from gorilla_tui.check.imports import import_aliases
+from gorilla_tui.check.imports import HOLDS_STATEMENTS, import_aliases
 from gorilla_tui.parsing import parse
 
 if TYPE_CHECKING:
     from tree_sitter import Node
 
 _BUILTINS = frozenset(dir(builtins))
-#: Statements whose children can hold imports or bindings (expressions are not entered).
-_HOLDS = frozenset({
-    "module", "block", "decorated_definition", "function_definition", "class_definition", "if_statement",
-    "for_statement", "while_statement", "try_statement", "with_statement", "match_statement",
-    "elif_clause", "else_clause", "except_clause", "except_group_clause", "finally_clause", "case_clause",
-    "ERROR",
-})  # fmt: skip
 
 
 @dataclass
@@ -95,7 +88,7 @@ def bindings(code: str, assigned: set[str] | frozenset[str] = frozenset()) -> Bi
                 left = target.child_by_field_name("left")
                 out.local.update(bound_names(left) if left is not None else ())
                 target = target.child_by_field_name("right")
-        elif kind in _HOLDS:
+        elif kind in HOLDS_STATEMENTS:  # statements whose children hold imports or bindings
             stack.extend(node.named_children)
     out.local.update(n for n, where in targets.items() if len(where) > 1)
     out.local -= {""}
