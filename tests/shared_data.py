@@ -100,6 +100,13 @@ DATA_SETS: dict[str, DataSet] = {
         how="copy data/apizoo/ of github.com/ShishirPatil/gorilla to apizoo/ of ../shared or "
         "$GORILLA_TUI_SHARED",
     ),
+    "conala": DataSet(
+        "conala",
+        "CoNaLa's dev split with its oracle docs (DocPrompting)",
+        "cmd_dev.oracle_man.full.json",
+        how="copy the dev split of DocPrompting's CoNaLa release (neulab/docprompting-conala) to conala/ of "
+        "../shared or $GORILLA_TUI_SHARED",
+    ),
     "bfcl": DataSet(
         "bfcl",
         "BFCL v4",
