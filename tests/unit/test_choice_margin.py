@@ -1,6 +1,6 @@
 """The choice among hits with the real embedded model (model/likelihood.py `margin`): the model's
-log p(task | doc) leaves hit 1 only when it clearly prefers another hit. Real standard-library docs (python-env
-as the default index reads them), a small real BM25 index, the real pipeline."""
+log p(task | doc) leaves hit 1 only when it clearly prefers another hit. Real standard-library docs
+(python-env as the default index reads them), a small real BM25 index, the real pipeline."""
 
 from __future__ import annotations
 
