@@ -11,12 +11,10 @@ the GBNF grammar there.
 
 from __future__ import annotations
 
-import email.utils
 import http.client
 import json
 import math
 import threading
-import time
 import urllib.error
 import urllib.parse
 from collections.abc import Iterator, Sequence
@@ -25,12 +23,16 @@ from typing import Any
 from gorilla_tui.errors import GorillaError, UsageError
 from gorilla_tui.model.remote_http import (
     DEADLINES_ENV,
+    MAX_BACKOFF_S,
+    RETRY_STATUSES,
     Deadlines,
     EndpointCancelled,
     EndpointError,
     RequestGuard,
     deadlines_from_env,
     open_request,
+    retry_delay,
+    wait_any,
 )
 from gorilla_tui.model.remote_replies import (
     MAX_PLAIN_BYTES,
@@ -50,6 +52,8 @@ __all__ = [
     "EndpointCancelled",
     "EndpointDownError",
     "EndpointError",
+    "MAX_BACKOFF_S",
+    "RETRY_STATUSES",
     "RemoteBackend",
     "check_endpoint",
     "completions_url",
@@ -60,43 +64,13 @@ __all__ = [
 #: What can go wrong in urllib besides an HTTP error status: no route/refused/timeout (URLError, OSError),
 #: a bad URL or port (ValueError, http.client.InvalidURL), a server that breaks the protocol (HTTPException).
 _NET_ERRORS = (urllib.error.URLError, OSError, ValueError, http.client.HTTPException)
-#: HTTP statuses worth another try: rate limited (429) and server-side trouble (500, 502, 503, 504).
-RETRY_STATUSES = frozenset({429, 500, 502, 503, 504})
-#: Longest wait (s) between two tries, whatever Retry-After says.
-MAX_BACKOFF_S = 30.0
+#: Longest the start-up probe for log-probabilities may take (s): one short text scored (max_tokens 1).
+PROBE_DEADLINE_S = 60.0
 
 
 class EndpointDownError(GorillaError):
     """The endpoint cannot be reached at all (connection refused, no route, DNS): every task would fail the
     same way, so callers that loop over tasks (evaluate/run.py) stop at once instead of counting failures."""
-
-
-def _wait_any(events: Sequence[threading.Event], seconds: float) -> bool:
-    """Sleep `seconds`, or less when one of `events` is set; whether one was set."""
-    end = time.monotonic() + seconds
-    while not any(event.is_set() for event in events):
-        left = end - time.monotonic()
-        if left <= 0:
-            return False
-        time.sleep(min(0.1, left))
-    return True
-
-
-def retry_delay(attempt: int, base: float, retry_after: str | None = None) -> float:
-    """Seconds to wait before try `attempt` + 1 (attempt 0 = the first retry): the server's Retry-After
-    (seconds or an HTTP date, RFC 9110 section 10.2.3) when given, else exponential backoff base * 2**attempt;
-    capped at MAX_BACKOFF_S."""
-    if retry_after:
-        try:
-            wait = float(retry_after)
-        except ValueError:
-            try:
-                when = email.utils.parsedate_to_datetime(retry_after).timestamp()
-                wait = when - time.time()
-            except (TypeError, ValueError):
-                wait = base * 2**attempt
-        return min(MAX_BACKOFF_S, max(0.0, wait))
-    return min(MAX_BACKOFF_S, base * 2**attempt)
 
 
 def check_endpoint(endpoint: str) -> str:
@@ -168,7 +142,7 @@ class RemoteBackend:
         self.backoff = backoff
         self.cancel = cancel
         self.last_stats: dict[str, Any] = {}
-        self._tokenize_path: str | None = None
+        self._tokenize_path: str | None = None  # None: not known yet; "": none answers (estimate)
         self._scores: bool | None = None  # supports_loglikelihoods' probe result, once known
         self.scoring_note = ""  # why the probe failed ("" before it ran or when it passed)
 
@@ -208,7 +182,7 @@ class RemoteBackend:
                     wait = retry_delay(
                         attempt, self.backoff, e.headers.get("Retry-After") if e.headers else None
                     )
-                    if _wait_any(cancels, wait):
+                    if wait_any(cancels, wait):
                         raise EndpointCancelled(f"request to {url} cancelled") from None
                     continue
                 tries = f" (after {attempt + 1} tries)" if attempt else ""
@@ -228,7 +202,11 @@ class RemoteBackend:
 
     def count_tokens(self, text: str) -> int:
         """Prompt tokens of `text` (BOS included) by the server's tokenizer, or len(bytes) // 2 + 1.
-        Each try has deadlines of at most 10 s; raises EndpointCancelled once self.cancel is set."""
+        Each try has deadlines of at most 10 s; when no tokenizer path answers, the estimate is used from
+        then on (a server that held each request to its deadline cost 20 s for every count: an `ask` made
+        a dozen). Raises EndpointCancelled once self.cancel is set."""
+        if self._tokenize_path == "":
+            return len(text.encode("utf-8")) // 2 + 1
         paths = [self._tokenize_path] if self._tokenize_path else ["/extras/tokenize", "/tokenize"]
         for path in paths:
             key = "input" if path == "/extras/tokenize" else "content"
@@ -254,6 +232,8 @@ class RemoteBackend:
                 raise
             except (*_NET_ERRORS, GorillaError, KeyError, TypeError, RecursionError):
                 continue
+        if self._tokenize_path is None:
+            self._tokenize_path = ""  # neither path is a tokenizer here
         return len(text.encode("utf-8")) // 2 + 1
 
     def complete(
@@ -336,11 +316,15 @@ class RemoteBackend:
 
     def supports_loglikelihoods(self) -> bool:
         """True when the server returns prompt log-probabilities (probed once with a short text, then
-        cached; scoring_note says why not). Raises EndpointDownError when the server cannot be reached,
+        cached; scoring_note says why not), within deadlines of at most PROBE_DEADLINE_S. Raises
+        EndpointDownError when the server cannot be reached,
         EndpointCancelled when self.cancel was set (Ctrl+C during the probe; nothing is cached)."""
         if self._scores is None:
             try:
-                values = self.loglikelihoods(["Here is an API.\nA user asks for this API:"], " sort a list")
+                values = self._loglikelihoods(
+                    ["Here is an API.\nA user asks for this API:"], " sort a list", None,
+                    self.deadlines.capped(PROBE_DEADLINE_S),
+                )  # fmt: skip
                 if self.cancel is not None and self.cancel.is_set():
                     raise EndpointCancelled(f"request to {self.url} cancelled")
                 self._scores = len(values) == 1 and math.isfinite(values[0]) and values[0] < 0
@@ -362,6 +346,12 @@ class RemoteBackend:
         values compare). One request per context (max_tokens 1, echo, logprobs 1, temperature 0); stops
         early when `cancel` (or self.cancel) is set (the list is then shorter). Raises EndpointError when
         the server gives no prompt log-probabilities, EndpointDownError when it cannot be reached."""
+        return self._loglikelihoods(contexts, continuation, cancel, self.deadlines)
+
+    def _loglikelihoods(
+        self, contexts: Sequence[str], continuation: str, cancel: threading.Event | None, deadlines: Deadlines
+    ) -> list[float]:
+        """loglikelihoods with each request under `deadlines`."""
         cancels = self._cancels(cancel)
         scores: list[float] = []
         for context in contexts:
@@ -373,7 +363,7 @@ class RemoteBackend:
             if self.model:
                 body["model"] = self.model
             try:
-                resp, guard = self._request(body, cancels)
+                resp, guard = self._request(body, cancels, deadlines=deadlines)
             except EndpointCancelled:
                 break
             try:

@@ -12,6 +12,7 @@ byte); a 302 to another port was followed and its body became the answer.
 from __future__ import annotations
 
 import contextlib
+import email.utils
 import functools
 import http.client
 import json
@@ -36,10 +37,44 @@ __all__ = [
     "RequestGuard",
     "deadlines_from_env",
     "open_request",
+    "retry_delay",
+    "wait_any",
 ]
 
+#: HTTP statuses worth another try: rate limited (429) and server-side trouble (500, 502, 503, 504).
+RETRY_STATUSES = frozenset({429, 500, 502, 503, 504})
+#: Longest wait (s) between two tries, whatever Retry-After says.
+MAX_BACKOFF_S = 30.0
 #: The environment variable that sets the deadlines: "connect=S,read=S,total=S", any of the three.
 DEADLINES_ENV = "GORILLA_TUI_ENDPOINT_DEADLINES"
+
+
+def wait_any(events: Sequence[threading.Event], seconds: float) -> bool:
+    """Sleep `seconds`, or less when one of `events` is set; whether one was set."""
+    end = time.monotonic() + seconds
+    while not any(event.is_set() for event in events):
+        left = end - time.monotonic()
+        if left <= 0:
+            return False
+        time.sleep(min(0.1, left))
+    return True
+
+
+def retry_delay(attempt: int, base: float, retry_after: str | None = None) -> float:
+    """Seconds to wait before try `attempt` + 1 (attempt 0 = the first retry): the server's Retry-After
+    (seconds or an HTTP date, RFC 9110 section 10.2.3) when given, else exponential backoff base * 2**attempt;
+    capped at MAX_BACKOFF_S."""
+    if retry_after:
+        try:
+            wait = float(retry_after)
+        except ValueError:
+            try:
+                when = email.utils.parsedate_to_datetime(retry_after).timestamp()
+                wait = when - time.time()
+            except (TypeError, ValueError):
+                wait = base * 2**attempt
+        return min(MAX_BACKOFF_S, max(0.0, wait))
+    return min(MAX_BACKOFF_S, base * 2**attempt)
 
 
 class EndpointError(GorillaError):

@@ -56,7 +56,7 @@ class Hostile:
             def log_message(self, *args: object) -> None:
                 pass
 
-            def do_POST(self) -> None:
+            def do_POST(self) -> None:  # urllib turned a POST redirected by 302 into a GET
                 self.rfile.read(int(self.headers.get("Content-Length", 0)))
                 hostile.target_hits += 1
                 body = _event("FROM THE OTHER PORT") + b"data: [DONE]\n\n"
@@ -65,6 +65,8 @@ class Hostile:
                 self.send_header("Content-Length", str(len(body)))
                 self.end_headers()
                 self.wfile.write(body)
+
+            do_GET = do_POST
 
         class Handler(BaseHTTPRequestHandler):
             def log_message(self, *args: object) -> None:
