@@ -24,8 +24,8 @@ from pathlib import Path
 import pytest
 
 from gorilla_tui.cli import main
-from gorilla_tui.errors import GorillaError
-from gorilla_tui.model.remote import RemoteBackend
+from gorilla_tui.errors import GorillaError, UsageError
+from gorilla_tui.model.remote import Deadlines, RemoteBackend
 from tests.conftest import clone_home
 
 CALL = "torch.hub.load(repo_or_dir='zoo/vision', model='resnet_zz', pretrained=True)"
@@ -293,3 +293,14 @@ def test_ctrl_c_ends_ask_against_a_server_that_never_answers(
             proc.communicate()
     assert proc.returncode == 130 and err == "gorilla-tui: interrupted\n", (proc.returncode, err)
     assert seconds < 5
+
+
+@pytest.mark.parametrize("text", ["total=-1", "total=nan", "read", "wait=5", "connect=5,read=x"])
+def test_a_bad_deadlines_setting_is_a_usage_error(text: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """$GORILLA_TUI_ENDPOINT_DEADLINES of another shape: one line, exit 2, before any request."""
+    monkeypatch.setenv("GORILLA_TUI_ENDPOINT_DEADLINES", text)
+    with pytest.raises(UsageError, match="GORILLA_TUI_ENDPOINT_DEADLINES=") as caught:
+        RemoteBackend("http://127.0.0.1:9", n_ctx=2048)
+    assert caught.value.exit_code == 2
+    monkeypatch.setenv("GORILLA_TUI_ENDPOINT_DEADLINES", " read=2.5 , total=30")
+    assert RemoteBackend("http://127.0.0.1:9").deadlines == Deadlines(connect=10.0, read=2.5, total=30.0)
