@@ -120,7 +120,8 @@ def _eval_files(tmp_path: Path) -> tuple[Path, Path, Path]:
 
 
 def test_eval_score_shows_a_hostile_domain(tmp_path: Path, terminal: io.StringIO) -> None:
-    """`eval score` put each domain of the eval file into a table cell as markup: "[/x]" in a domain raised MarkupError, an escape sequence went to the terminal raw."""
+    """`eval score` put each domain of the eval file into a table cell as markup: "[/x]" in a domain
+    raised MarkupError, an escape sequence went to the terminal raw."""
     eval_file, pool, responses = _eval_files(tmp_path)
     argv = ["eval", "score", "--hub", "th", "--responses", str(responses), "--eval", str(eval_file),
             "--pool", str(pool)]  # fmt: skip
