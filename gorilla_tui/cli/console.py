@@ -6,7 +6,6 @@ import os
 from typing import Any
 
 from rich.console import Console
-from rich.markup import escape
 from rich.progress import (
     BarColumn,
     MofNCompleteColumn,
@@ -43,12 +42,6 @@ def shown(text: object, style: str = "") -> Text:
     """`text` (any value; str() of it) as a rich Text for a table cell, a title or a line: made safe for the
     terminal by textsafe.safe_text and never read as markup ("[/b]" in a path raised MarkupError)."""
     return Text(safe_text(str(text)), style=style)
-
-
-def markup_safe(text: object) -> str:
-    """`text` (str() of it) to put inside a markup string (console.print(f"[dim]{markup_safe(path)}[/]")):
-    textsafe.safe_text, then its square brackets escaped (rich.markup.escape), so it shows as it is."""
-    return escape(safe_text(str(text)))
 
 
 class PlainColumn(ProgressColumn):
