@@ -288,7 +288,10 @@ class Proposal:
             },
             "model": self.model,
             # "of": which call the verdict judges; when nothing fits it is the nearest hit's, not a proposal
-            "verdict": {**self.verdict.to_dict(), "of": "nearest_call" if self.fit == "nothing" else "api_call"},
+            "verdict": {
+                **self.verdict.to_dict(),
+                "of": "nearest_call" if self.fit == "nothing" else "api_call",
+            },
             "hits": [h.to_dict() for h in self.hits],
             "timings": {k: round(v, 4) for k, v in self.timings.items()},
             "constraints": self.constraints,

@@ -159,8 +159,8 @@ class ToolBox:
         or grammar, as configured), with the matched doc's example code and the verdict. The model is
         opened on the first call (seconds). Returns {"task", "translation" (Proposal.translation: the task in
         English when it was in another language, else ""), "api_call", "code", "code_source", "verdict"
-        (its "verdict" may be "incomplete": the call still holds placeholders, check/verdicts.py; its "of" says
-        which call it judges: "api_call", or "nearest_call" when nothing fits), "needs"
+        (its "verdict" may be "incomplete": the call still holds placeholders, check/verdicts.py; its "of"
+        says which call it judges: "api_call", or "nearest_call" when nothing fits), "needs"
         (Proposal.needs: the parameters left as placeholders, [] when none), "arguments" (name, value,
         origin of each argument filled from the task, fill/), "calls" (every proposed call in BFCL's decoded
         form, [{"func": {"param": value}}]), "fit" (Proposal.fit: "fits", "unsure", or "nothing": no API in
