@@ -108,8 +108,9 @@ def doc_files(folder: Path, skipped: list[Diagnostic] | None = None) -> list[Pat
     """The doc files in a folder (*.json, *.jsonl, any case, regular files only), sorted, not recursive.
 
     A symbolic link is read only when it resolves inside the folder (``latest.jsonl -> v2.jsonl``), to a
-    file (a link loop or a dangling link is named in `skipped` too); one that leads out of it (``leak.json -> ~/.ssh/id_rsa``, ``-> /etc/passwd``) is left out and, when
-    `skipped` is given, named there as a "skipped" Diagnostic. Why not follow it: the folder is what the
+    file (a link loop or a dangling link is named in `skipped` too); one that leads out of it
+    (``leak.json -> ~/.ssh/id_rsa``, ``-> /etc/passwd``) is left out and, when `skipped` is given, named
+    there as a "skipped" Diagnostic. Why not follow it: the folder is what the
     user named as the source, and what is read goes into the index, which search, the TUI and a remote
     model show; a folder from elsewhere (a cloned repository, an unpacked archive) could otherwise pull any
     file the user can read into it. A file named directly (``--source FILE``), and the files of a
