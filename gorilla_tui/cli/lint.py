@@ -42,11 +42,13 @@ def source_text(data: bytes, what: str) -> str:
     ``# -*- coding: latin-1 -*-`` is read in latin-1 (tokenize.detect_encoding, as Python reads it), any
     other as code_text reads it (UTF-8, a BOM dropped). A valid latin-1 file with its coding line was
     refused as "not UTF-8 text" (issue 42). Raises UsageError (one line) for an unknown encoding, bytes
-    the declared one cannot decode, or a NUL byte."""
+    the declared one cannot decode, a NUL byte, or bytes that are not UTF-8 without a coding line."""
     try:
         encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
-    except SyntaxError as e:  # an unknown encoding name, or a coding line that contradicts a BOM
-        raise UsageError(f"cannot read {what}: {e.msg if hasattr(e, 'msg') else e}") from None
+    except SyntaxError as e:  # no coding line and bytes that are not UTF-8, or an unknown encoding name
+        if str(e).startswith("unknown encoding"):
+            raise UsageError(f"cannot read {what}: {e}") from None
+        encoding = "utf-8"  # code_text says which byte is not UTF-8
     if encoding in ("utf-8", "utf-8-sig"):
         return code_text(data, what)
     try:
