@@ -108,10 +108,11 @@ def note_dict(path: str, message: str) -> dict[str, Any]:
 
 def discover(targets: Sequence[str]) -> list[str]:
     """The files `targets` name, in order, each once: an existing file as is (a FIFO, device or link
-    loop too: run_lint refuses it, see unreadable); a folder searched recursively for SUFFIXES (hidden folders and
-    SKIP_DIRS skipped, sorted); a glob pattern (``*``, ``?``, ``[``; ``**`` recursive) expanded; ``-``
-    kept (standard input). Raises FileNotFoundError naming the first target that is none of these (or a
-    glob matching nothing)."""
+    loop too: run_lint refuses it, see unreadable); a folder searched recursively for SUFFIXES (hidden
+    folders and SKIP_DIRS skipped, sorted, links to folders not followed); a glob pattern (``*``, ``?``,
+    ``[``; ``**`` recursive, links to folders not followed: _no_linked_folders) expanded; ``-`` kept
+    (standard input). Raises FileNotFoundError naming the first target that is none of these (or a glob
+    matching nothing)."""
     out: list[str] = []
     for target in targets:
         if target == "-" or os.path.isfile(target):
