@@ -14,6 +14,7 @@ import os
 import select
 import subprocess
 import sys
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -36,6 +37,7 @@ class Stdio:
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env,
         )  # fmt: skip
         self.ids = itertools.count(100)
+        self.buffer = b""
 
     def send(self, line: bytes) -> None:
         assert self.proc.stdin is not None
@@ -43,10 +45,20 @@ class Stdio:
         self.proc.stdin.flush()
 
     def receive(self) -> dict[str, Any] | None:
-        """The next message the server writes, or None when none comes within WAIT seconds."""
+        """The next message the server writes, or None when none comes within WAIT seconds. Read from the
+        file descriptor with a buffer of our own: a buffered readline() may take two replies at once, and
+        select() then waits for bytes already read."""
         assert self.proc.stdout is not None
-        ready, _, _ = select.select([self.proc.stdout], [], [], WAIT)
-        return json.loads(self.proc.stdout.readline()) if ready else None
+        fd = self.proc.stdout.fileno()
+        deadline = time.monotonic() + WAIT
+        while b"\n" not in self.buffer:
+            ready, _, _ = select.select([fd], [], [], max(0.0, deadline - time.monotonic()))
+            chunk = os.read(fd, 1 << 16) if ready else b""
+            if not chunk:
+                return None
+            self.buffer += chunk
+        line, self.buffer = self.buffer.split(b"\n", 1)
+        return json.loads(line)
 
     def request(self, method: str, params: dict[str, Any] | None = None) -> dict[str, Any] | None:
         rid = next(self.ids)
