@@ -187,8 +187,9 @@ def shown_path(path: str) -> str:
 def path_uri(path: str) -> str:
     """`path` as a SARIF artifactLocation uri (SARIF 2.1.0 section 3.4.4: a URI reference, RFC 3986): the
     file name's bytes percent-encoded (a space as %20, "#" as %23, a byte that is not UTF-8 as %FF),
-    "/" separators; an absolute path as a file:// URI."""
-    raw = path.replace("\\", "/").encode("utf-8", "surrogateescape")
+    "/" separators (a backslash is one only where it is the system's: elsewhere it is part of a name,
+    %5C); an absolute path as a file:// URI."""
+    raw = (path.replace(os.sep, "/") if os.sep != "/" else path).encode("utf-8", "surrogateescape")
     quoted = urllib.parse.quote(raw, safe="/")
     return "file://" + quoted if raw.startswith(b"/") else quoted
 
