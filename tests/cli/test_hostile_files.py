@@ -18,6 +18,7 @@ import sarif_pydantic
 
 from gorilla_tui.check.lint import MAX_CODE_BYTES
 from gorilla_tui.cli import main
+from gorilla_tui.errors import UsageError
 from gorilla_tui.pool.sources import user_source
 
 POOL = Path(__file__).resolve().parents[1] / "data" / "pool"
@@ -50,6 +51,8 @@ def test_a_link_loop_in_a_source_folder_is_a_skipped_file(tmp_path):
     assert loaded.status == "ok" and loaded.result.docs
     skipped = sorted(Path(d.file).name for d in loaded.result.diagnostics if "leads to no file" in d.message)
     assert skipped == ["a.jsonl", "b.jsonl", "self.json"]
+    with pytest.raises(UsageError, match="a symbolic link that leads to no file"):  # named alone
+        user_source(folder / "self.json")
 
 
 def test_a_link_loop_in_a_checked_tree_or_glob_checks_each_file_once(pool, capsys, tmp_path, monkeypatch):
@@ -67,6 +70,11 @@ def test_a_link_loop_in_a_checked_tree_or_glob_checks_each_file_once(pool, capsy
         entries = json.loads(out)
         assert [e["reason"] for e in entries] == ["wrong_args:unknown_model", "not_checked"], target
         assert "Too many levels of symbolic links" in entries[1]["message"]
+    assert main(["check", "loop.py", "--pool", pool]) == 2  # alone, without --file: a path, not code
+    assert (
+        capsys.readouterr().err
+        == "gorilla-tui: error: loop.py: cannot read (Too many levels of symbolic links)\n"
+    )
 
 
 def test_a_notebook_nested_100000_deep_is_not_checked_exit_2(pool, capsys, tmp_path):
