@@ -238,7 +238,7 @@ def _print_panel(verdict, code: str = "") -> None:
         body.append(safe_text(note) + "\n", style="dim")
     if verdict.reason:
         body.append("reason: ", style="bold")
-        body.append(f"{verdict.reason}\n")
+        body.append(safe_text(verdict.reason) + "\n")  # may quote the code's names
     deciding = [c for c in verdict.calls if c.role in ("pool", "family", "python-env")]
     if len(deciding) > 1:  # say which calls were checked, each with its own verdict
         for c in deciding:
