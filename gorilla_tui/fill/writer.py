@@ -49,6 +49,10 @@ OPTIONAL_BIAS = 3.0
 NEAR_BIAS = 2.0
 ON_BIAS = 2.0
 MENTION_BIAS = 3.0
+#: Nats added to the function the task names next, after the values the calls so far used ("... mix red and
+#: blue. Later, another substance ... the density": calculate_density, not mix_paint_color again with the
+#: numbers left over); chosen on BFCL's even ids (docs/benchmarks.md).
+NEXT_NAMED_BIAS = 8.0
 #: Words before and after a value that may name its parameter (NEAR_BIAS).
 NEAR_BEFORE, NEAR_AFTER = 4, 2
 #: What joins a list's items in a task: a comma, "and", "or", "&", an article after them.
@@ -121,8 +125,10 @@ def write_calls(backend: Any, prompt: str, targets: Sequence[Target], prefix: st
             ]  # fmt: skip
             if not fresh:
                 break
+            uncalled = [t for t in fresh if t.callee not in called]
+            named_next = _named_after(uncalled, fresh, task, max((e for _s, e in before), default=-1))
             bias = [CALL_BIAS + (MENTION_BIAS if t.callee in mentioned and t.callee not in called else 0.0)
-                    for t in fresh]  # fmt: skip
+                    + (NEXT_NAMED_BIAS if t.callee == named_next else 0.0) for t in fresh]  # fmt: skip
             pick = chooser.choose([f"; {t.callee}(" for t in fresh] + ["\n"], bias=bias)
             if pick >= len(fresh):
                 break
@@ -360,6 +366,26 @@ def _mentioned_functions(targets: Sequence[Target], task: str) -> set[str]:
         if (parts - others) & words:
             out.add(callee)
     return out
+
+
+def _own_words(targets: Sequence[Target]) -> dict[str, set[str]]:
+    """callee -> the words of its name (first 4 letters) no other target's name has."""
+    names = {t.callee: {p[:4] for p in name_parts(re.sub(r"\W", "_", t.callee))} for t in targets}
+    return {c: parts - set().union(*(p for c2, p in names.items() if c2 != c)) for c, parts in names.items()}
+
+
+def _named_after(uncalled: Sequence[Target], offered: Sequence[Target], task: str, end: int) -> str:
+    """The callee of `uncalled` (functions not called yet) one of whose own words among `offered`
+    (_own_words) the task speaks of first after character `end` (where the values the calls so far used
+    end), or "" when none is, or only one function is offered."""
+    if len(offered) < 2 or not uncalled:
+        return ""
+    own = {c: w for c, w in _own_words(offered).items() if c in {t.callee for t in uncalled}}
+    for m in re.finditer(r"[A-Za-z]+", task[max(end, 0) :]):
+        hit = [c for c, words in own.items() if m.group().lower()[:4] in words]
+        if len(hit) == 1:
+            return hit[0]
+    return ""
 
 
 def first_named(targets: Sequence[Target], task: str) -> list[Target]:
