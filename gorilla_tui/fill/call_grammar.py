@@ -141,7 +141,9 @@ def _items_fit(value: object, items: str) -> bool:
 def slots(params: Sequence[Param], task: TaskValues) -> list[Slot]:
     """The Slots of the fillable parameters: each required one (with the placeholder alone when the task has
     no value of its type), and each optional one the task has a value for (an optional parameter with no
-    value is left out of the call: its default applies). *args / **kwargs are never offered."""
+    value is left out of the call: its default applies). A boolean the task speaks of, required or not,
+    offers the one value the task's words give (False after a negation, _negated). *args / **kwargs are
+    never offered."""
     out = []
     paths = sum(1 for p in params if p.kind in FILLABLE and p.required and _PATHLIKE.search(p.name))
     for p in params:
@@ -150,9 +152,10 @@ def slots(params: Sequence[Param], task: TaskValues) -> list[Slot]:
         values = values_for(p, task, paths)
         if not p.required and not _mentioned(p, task):
             values = {}  # an optional parameter the task does not speak of keeps its default
-        elif p.type == "boolean" and not p.required:
-            # a flag the task speaks of is asked for ("including human impact"): given, not left to the model
-            # ("if we do not include the impact of human activities": False)
+        elif p.type == "boolean" and (not p.required or _mentioned(p, task)):
+            # a flag the task speaks of is asked for ("including human impact"), required or not: given,
+            # not left to the model ("if we do not include the impact of human activities": False; a
+            # required one, "does it have a specific function": True, 16 of BFCL's 17 on even ids)
             values = _declared([not _negated(p, task.text)])
             p = dataclasses.replace(p, required=True)
         if values or p.required:
