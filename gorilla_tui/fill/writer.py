@@ -12,11 +12,12 @@ from __future__ import annotations
 import dataclasses
 import re
 import threading
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from gorilla_tui.fill.call_grammar import Slot, name_parts
+from gorilla_tui.fill.naming import mentioned_functions, named_after
 from gorilla_tui.fill.roles import word_bias
 from gorilla_tui.fill.values import Candidate, requests
 from gorilla_tui.pool.apidoc import ApiDoc
@@ -53,6 +54,10 @@ MENTION_BIAS = 3.0
 #: blue. Later, another substance ... the density": calculate_density, not mix_paint_color again with the
 #: numbers left over); chosen on BFCL's even ids (docs/benchmarks.md).
 NEXT_NAMED_BIAS = 8.0
+#: Nats added to a value that stands beside a word of another parameter's name (of any function offered)
+#: and of none of this one's ("a mass of 5 kilograms" is no paint's lightness); chosen on BFCL's even ids
+#: (docs/benchmarks.md).
+AWAY_BIAS = -2.0
 #: Words before and after a value that may name its parameter (NEAR_BIAS).
 NEAR_BEFORE, NEAR_AFTER = 4, 2
 #: What joins a list's items in a task: a comma, "and", "or", "&", an article after them.
@@ -90,14 +95,15 @@ def write_calls(backend: Any, prompt: str, targets: Sequence[Target], prefix: st
     before: list[tuple[int, int]] = []
     asks = requests(task)
     prior: dict[str, dict[str, Candidate]] = {}  # callee -> parameter -> the value its last call gave
-    mentioned = _mentioned_functions(targets, task) if asks > 1 else set()
+    mentioned = mentioned_functions(targets, task) if asks > 1 else set()
+    names = {sl.param.name for t in targets for sl in t.offered}
     with backend.chooser(prompt, cancel, prefix=prefix) as chooser:
         target = targets[0]
         while True:
             earlier = list(before)
             spans: dict[str, Candidate] = {}
             last = prior.get(target.callee)
-            given = _arguments_stepwise(chooser, target.offered, before, task, last, spans)
+            given = _arguments_stepwise(chooser, target.offered, before, task, last, spans, names)
             if any(t.callee == target.callee and g == given for t, g in out):
                 break  # the same call again: the task asks for no more
             if (
@@ -115,7 +121,7 @@ def write_calls(backend: Any, prompt: str, targets: Sequence[Target], prefix: st
             # after textwrap.wrap)
             # a function not called yet, while the task makes more requests than functions were called
             # or any function while the task makes more requests than calls were made ("... and then
-            # find four more restaurants in Los Angeles"), or one the task names (_mentioned_functions)
+            # find four more restaurants in Los Angeles"), or one the task names (naming.mentioned_functions)
             called = {t.callee for t, _g in out}
             more = len(called) < asks
             fresh = [
@@ -126,7 +132,7 @@ def write_calls(backend: Any, prompt: str, targets: Sequence[Target], prefix: st
             if not fresh:
                 break
             uncalled = [t for t in fresh if t.callee not in called]
-            named_next = _named_after(uncalled, fresh, task, max((e for _s, e in before), default=-1))
+            named_next = named_after(uncalled, fresh, task, max((e for _s, e in before), default=-1))
             bias = [CALL_BIAS + (MENTION_BIAS if t.callee in mentioned and t.callee not in called else 0.0)
                     + (NEXT_NAMED_BIAS if t.callee == named_next else 0.0) for t in fresh]  # fmt: skip
             pick = chooser.choose([f"; {t.callee}(" for t in fresh] + ["\n"], bias=bias)
@@ -138,15 +144,17 @@ def write_calls(backend: Any, prompt: str, targets: Sequence[Target], prefix: st
 
 def _arguments_stepwise(chooser: Any, offered: Sequence[Slot], before: list[tuple[int, int]],
                         task: str = "", prior: dict[str, Candidate] | None = None,
-                        spans: dict[str, Candidate] | None = None) -> dict[str, tuple[str, str]]:  # fmt: skip
+                        spans: dict[str, Candidate] | None = None,
+                        names: Collection[str] = ()) -> dict[str, tuple[str, str]]:  # fmt: skip
     """name -> (value source, origin) of one call, written by the model one argument at a time (after
     ``callee(``, through the closing ")"): at each step the options are ``name=value`` of every slot up to
     and including the next required one (so optional slots may be skipped), or ")" once no required slot is
     left. A value of the task used by one argument is not offered to a later one of the same call (its
     span, fill/values.py); one an earlier call used (`before`, extended here) is, at REUSE_BIAS. A value
     beside a word of its parameter's name gets NEAR_BIAS; the first unused value after the one the previous
-    call of this function gave the parameter (`prior`: name -> Candidate) gets ON_BIAS. `spans`, when
-    given, gets name -> Candidate of each value of the task this call uses."""
+    call of this function gave the parameter (`prior`: name -> Candidate) gets ON_BIAS; one beside a word
+    of another parameter's name among `names` (every offered function's) and of none of its own gets
+    AWAY_BIAS. `spans`, when given, gets name -> Candidate of each value of the task this call uses."""
     given: dict[str, tuple[str, str]] = {}
     used: list[tuple[int, int]] = []
     i = 0
@@ -182,6 +190,8 @@ def _arguments_stepwise(chooser: Any, offered: Sequence[Slot], before: list[tupl
         bias = [b + w for b, w in zip(bias, word_bias(offered, options, where, task), strict=True)]
         bias = [b + (NEAR_BIAS if o == "task" and _near(offered[k].param.name, where[k, v], task) else 0.0)
                 for b, (k, v, o) in zip(bias, options, strict=True)]  # fmt: skip
+        bias = [b + (AWAY_BIAS if o == "task" and _away(offered[k].param.name, where[k, v], task, names)
+                     else 0.0) for b, (k, v, o) in zip(bias, options, strict=True)]  # fmt: skip
         for k in {k for k, _v, _o in options} if prior else ():
             name = offered[k].param.name
             last = prior.get(name)
@@ -339,6 +349,14 @@ def _near(name: str, c: Candidate, task: str) -> bool:
     return bool(parts) and any(w.lower()[:4] in parts for w in around)
 
 
+def _away(name: str, c: Candidate, task: str, names: Collection[str]) -> bool:
+    """True for a value beside a word of another parameter's name among `names` (_near) and not beside one
+    of `name`'s own ("a mass of 5 kilograms" for mix_paint_color's lightness, calculate_density's mass)."""
+    own = {p[:4] for p in name_parts(name)}
+    others = [n for n in names if n != name and {p[:4] for p in name_parts(n)} - own]
+    return bool(others) and not _near(name, c, task) and any(_near(n, c, task) for n in others)
+
+
 def _reads_on(prev: Candidate | None, options: Sequence[tuple[int, Candidate]]) -> int | None:
     """The index of the option whose value is the first after `prev` (the value the previous call of the
     function gave this parameter) of its kind (a string of the same case first letter, whole or not), or None:
@@ -353,54 +371,3 @@ def _reads_on(prev: Candidate | None, options: Sequence[tuple[int, Candidate]]) 
 
     after = [(c.start, j) for j, c in options if c.start >= prev.end and alike(c)]
     return min(after)[1] if after else None
-
-
-def _mentioned_functions(targets: Sequence[Target], task: str) -> set[str]:
-    """Callees of `targets` a word of whose name no other target's name has starts a word of the task
-    ("the median ... also the mode": statistics.mode beside statistics.median)."""
-    words = {w.lower()[:4] for w in re.findall(r"[A-Za-z]+", task)}
-    names = {t.callee: {p[:4] for p in name_parts(re.sub(r"\W", "_", t.callee))} for t in targets}
-    out = set()
-    for callee, parts in names.items():
-        others = set().union(*(p for c, p in names.items() if c != callee))
-        if (parts - others) & words:
-            out.add(callee)
-    return out
-
-
-def _own_words(targets: Sequence[Target]) -> dict[str, set[str]]:
-    """callee -> the words of its name (first 4 letters) no other target's name has."""
-    names = {t.callee: {p[:4] for p in name_parts(re.sub(r"\W", "_", t.callee))} for t in targets}
-    return {c: parts - set().union(*(p for c2, p in names.items() if c2 != c)) for c, parts in names.items()}
-
-
-def _named_after(uncalled: Sequence[Target], offered: Sequence[Target], task: str, end: int) -> str:
-    """The callee of `uncalled` (functions not called yet) one of whose own words among `offered`
-    (_own_words) the task speaks of first after character `end` (where the values the calls so far used
-    end), or "" when none is, or only one function is offered."""
-    if len(offered) < 2 or not uncalled:
-        return ""
-    own = {c: w for c, w in _own_words(offered).items() if c in {t.callee for t in uncalled}}
-    for m in re.finditer(r"[A-Za-z]+", task[max(end, 0) :]):
-        hit = [c for c, words in own.items() if m.group().lower()[:4] in words]
-        if len(hit) == 1:
-            return hit[0]
-    return ""
-
-
-def first_named(targets: Sequence[Target], task: str) -> list[Target]:
-    """`targets` with the one whose own name's words the task speaks of first (_mentioned_functions) put
-    first, where the task makes several requests (values.requests): "the capital of Australia, the
-    population of Canada": country_info.capital writes the first call. Unchanged otherwise."""
-    if requests(task) < 2:
-        return list(targets)
-    words = [(m.start(), m.group().lower()[:4]) for m in re.finditer(r"[A-Za-z]+", task)]
-    names = {t.callee: {p[:4] for p in name_parts(re.sub(r"\W", "_", t.callee))} for t in targets}
-    first: dict[str, int] = {}
-    for callee, parts in names.items():
-        own = parts - set().union(*(p for c, p in names.items() if c != callee))
-        first[callee] = min((s for s, w in words if w in own), default=1 << 30)
-    lead = min(targets, key=lambda t: first[t.callee])
-    if first[lead.callee] >= 1 << 30 or first[lead.callee] >= first[targets[0].callee]:
-        return list(targets)
-    return [lead, *(t for t in targets if t is not lead)]

@@ -160,6 +160,10 @@ def test_a_flag_the_task_negates_is_false_and_dates_go_to_date_parameters():
     (no,) = slots([flag], TaskValues.of("if we do not include the impact of human activities"))
     (yes,) = slots([flag], TaskValues.of("including the human impact"))
     assert list(no.values) == ["False"] and list(yes.values) == ["True"]
+    required = _param("specific_function", "boolean")  # required: the task's words decide it too
+    (spoken,) = slots([required], TaskValues.of("does ATP have a specific function in the mitochondria?"))
+    (silent,) = slots([required], TaskValues.of("what does ATP do in the mitochondria?"))
+    assert list(spoken.values) == ["True"] and list(silent.values) == ["True", "False"]
     task = TaskValues.of("fly from Tokyo to Sydney on May 18th 2022")
     city, date = slots([_param("destination_city", "string"), _param("date", "string")], task)
     assert "'2022-05-18'" in date.values and "'2022-05-18'" not in city.values
