@@ -164,8 +164,8 @@ def report(rows: list[dict[str, Any]], run: bfcl.BfclRun, args: Any) -> str:
         "called yet that the task names next after the values used (fill/naming.py named_after, "
         "NEXT_NAMED_BIAS 8; 4 did not move the model) 45.0 / 45.0 %; a required flag the task speaks of "
         "gets the value its words give, as an optional one did (16 of 17 such flags on even ids) 50.0 / "
-        "45.0 %; a value beside another parameter's name and none of its own is away from it (AWAY_BIAS "
-        "-2): the same dev figures, one wrong further call fewer.",
+        "45.0 % (a value beside another parameter's name and none of its own kept from it, -2 nats: the "
+        "same dev figures, and a receiver's path lost in a unit test: left out).",
     ]
     return "\n".join(lines)
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 import dataclasses
 import re
 import threading
-from collections.abc import Collection, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -54,10 +54,6 @@ MENTION_BIAS = 3.0
 #: blue. Later, another substance ... the density": calculate_density, not mix_paint_color again with the
 #: numbers left over); chosen on BFCL's even ids (docs/benchmarks.md).
 NEXT_NAMED_BIAS = 8.0
-#: Nats added to a value that stands beside a word of another parameter's name (of any function offered)
-#: and of none of this one's ("a mass of 5 kilograms" is no paint's lightness); chosen on BFCL's even ids
-#: (docs/benchmarks.md).
-AWAY_BIAS = -2.0
 #: Words before and after a value that may name its parameter (NEAR_BIAS).
 NEAR_BEFORE, NEAR_AFTER = 4, 2
 #: What joins a list's items in a task: a comma, "and", "or", "&", an article after them.
@@ -96,14 +92,13 @@ def write_calls(backend: Any, prompt: str, targets: Sequence[Target], prefix: st
     asks = requests(task)
     prior: dict[str, dict[str, Candidate]] = {}  # callee -> parameter -> the value its last call gave
     mentioned = mentioned_functions(targets, task) if asks > 1 else set()
-    names = {sl.param.name for t in targets for sl in t.offered}
     with backend.chooser(prompt, cancel, prefix=prefix) as chooser:
         target = targets[0]
         while True:
             earlier = list(before)
             spans: dict[str, Candidate] = {}
             last = prior.get(target.callee)
-            given = _arguments_stepwise(chooser, target.offered, before, task, last, spans, names)
+            given = _arguments_stepwise(chooser, target.offered, before, task, last, spans)
             if any(t.callee == target.callee and g == given for t, g in out):
                 break  # the same call again: the task asks for no more
             if (
@@ -144,17 +139,15 @@ def write_calls(backend: Any, prompt: str, targets: Sequence[Target], prefix: st
 
 def _arguments_stepwise(chooser: Any, offered: Sequence[Slot], before: list[tuple[int, int]],
                         task: str = "", prior: dict[str, Candidate] | None = None,
-                        spans: dict[str, Candidate] | None = None,
-                        names: Collection[str] = ()) -> dict[str, tuple[str, str]]:  # fmt: skip
+                        spans: dict[str, Candidate] | None = None) -> dict[str, tuple[str, str]]:  # fmt: skip
     """name -> (value source, origin) of one call, written by the model one argument at a time (after
     ``callee(``, through the closing ")"): at each step the options are ``name=value`` of every slot up to
     and including the next required one (so optional slots may be skipped), or ")" once no required slot is
     left. A value of the task used by one argument is not offered to a later one of the same call (its
     span, fill/values.py); one an earlier call used (`before`, extended here) is, at REUSE_BIAS. A value
     beside a word of its parameter's name gets NEAR_BIAS; the first unused value after the one the previous
-    call of this function gave the parameter (`prior`: name -> Candidate) gets ON_BIAS; one beside a word
-    of another parameter's name among `names` (every offered function's) and of none of its own gets
-    AWAY_BIAS. `spans`, when given, gets name -> Candidate of each value of the task this call uses."""
+    call of this function gave the parameter (`prior`: name -> Candidate) gets ON_BIAS. `spans`, when
+    given, gets name -> Candidate of each value of the task this call uses."""
     given: dict[str, tuple[str, str]] = {}
     used: list[tuple[int, int]] = []
     i = 0
@@ -190,8 +183,6 @@ def _arguments_stepwise(chooser: Any, offered: Sequence[Slot], before: list[tupl
         bias = [b + w for b, w in zip(bias, word_bias(offered, options, where, task), strict=True)]
         bias = [b + (NEAR_BIAS if o == "task" and _near(offered[k].param.name, where[k, v], task) else 0.0)
                 for b, (k, v, o) in zip(bias, options, strict=True)]  # fmt: skip
-        bias = [b + (AWAY_BIAS if o == "task" and _away(offered[k].param.name, where[k, v], task, names)
-                     else 0.0) for b, (k, v, o) in zip(bias, options, strict=True)]  # fmt: skip
         for k in {k for k, _v, _o in options} if prior else ():
             name = offered[k].param.name
             last = prior.get(name)
@@ -347,14 +338,6 @@ def _near(name: str, c: Candidate, task: str) -> bool:
     around = re.findall(r"[A-Za-z]+", task[: c.start])[-NEAR_BEFORE:] + re.findall(
         r"[A-Za-z]+", task[c.end :])[:NEAR_AFTER]  # fmt: skip
     return bool(parts) and any(w.lower()[:4] in parts for w in around)
-
-
-def _away(name: str, c: Candidate, task: str, names: Collection[str]) -> bool:
-    """True for a value beside a word of another parameter's name among `names` (_near) and not beside one
-    of `name`'s own ("a mass of 5 kilograms" for mix_paint_color's lightness, calculate_density's mass)."""
-    own = {p[:4] for p in name_parts(name)}
-    others = [n for n in names if n != name and {p[:4] for p in name_parts(n)} - own]
-    return bool(others) and not _near(name, c, task) and any(_near(n, c, task) for n in others)
 
 
 def _reads_on(prev: Candidate | None, options: Sequence[tuple[int, Candidate]]) -> int | None:

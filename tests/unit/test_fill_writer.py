@@ -7,7 +7,6 @@ from gorilla_tui.fill.naming import first_named, mentioned_functions, named_afte
 from gorilla_tui.fill.values import numbers, strings
 from gorilla_tui.fill.writer import (
     Target,
-    _away,
     _joined,
     _located,
     _named,
@@ -101,12 +100,3 @@ def test_a_further_call_goes_to_the_function_the_task_names_next():
     assert named_after([lawsuits], [interest, lawsuits], task, end) == "lawsuits_search"
     assert named_after([lawsuits], [interest, lawsuits], task, len(task) - 5) == ""  # named before only
     assert named_after([interest], [interest], task, 0) == ""  # one function offered: nothing to choose
-
-
-def test_a_value_beside_another_parameters_name_is_away_from_this_one():
-    task = "a substance with a mass of 5 kilograms. Mix red and blue with a lightness level of 70%."
-    five, seventy = (c for c in numbers(task) if c.value in (5, 70))
-    names = {"mass", "volume", "color1", "color2", "lightness"}
-    assert _away("lightness", five, task, names) and not _away("mass", five, task, names)
-    assert not _away("lightness", seventy, task, names) and _away("mass", seventy, task, names)
-    assert not _away("lightness", five, task, {"lightness"})  # no other parameter: nothing to be away from
