@@ -3,6 +3,8 @@ vectors by content hash across versions."""
 
 from __future__ import annotations
 
+import contextlib
+import errno
 import json
 import os
 from pathlib import Path
@@ -13,6 +15,7 @@ from gorilla_tui.pool.fingerprint import file_digest
 from gorilla_tui.store.fileio import DAMAGED as _DAMAGED
 from gorilla_tui.store.fileio import index_root, json_of, pid_alive
 from gorilla_tui.store.fileio import write_synced as _write
+from gorilla_tui.store.integrity import changed_file, remember
 
 if TYPE_CHECKING:
     import numpy as np
@@ -76,9 +79,9 @@ def write_vectors(
         arrays += [(QUESTION_VECTORS, np.asarray(questions[0], np.float32)),
                    (QUESTION_ROWS, np.asarray(questions[1], np.int64))]  # fmt: skip
     files: dict[str, dict[str, Any]] = {}
+    temps = [folder / (name + ".tmp") for name, _ in arrays] + [folder / (DENSE_META + ".tmp")]
     try:
-        for name, array in arrays:
-            tmp = folder / (name + ".tmp")
+        for (name, array), tmp in zip(arrays, temps, strict=False):
             with open(tmp, "wb") as fh:
                 np.save(fh, array)
                 fh.flush()
@@ -86,11 +89,16 @@ def write_vectors(
             files[name] = {"sha256": file_digest(tmp), "size": tmp.stat().st_size}
             os.replace(tmp, folder / name)
         record = dict(info, **{FILES_KEY: files})
-        _write(folder / (DENSE_META + ".tmp"), json.dumps(record, ensure_ascii=False, indent=1).encode())
-        os.replace(folder / (DENSE_META + ".tmp"), folder / DENSE_META)
+        _write(temps[-1], json.dumps(record, ensure_ascii=False, indent=1).encode())
+        os.replace(temps[-1], folder / DENSE_META)
         (folder / DENSE_PROGRESS).unlink(missing_ok=True)
     except OSError as e:
-        raise GorillaError(f"cannot write the dense vectors into {folder}: {e.strerror or e}") from None
+        for tmp in temps:  # a full disk is not left full by a half-written file
+            with contextlib.suppress(OSError):
+                tmp.unlink(missing_ok=True)
+        full = "disk full: " if e.errno in (errno.ENOSPC, errno.EDQUOT) else ""
+        raise GorillaError(f"{full}cannot write the dense vectors into {folder}: {e.strerror or e}") from None
+    remember(folder, files, {name: entry["sha256"] for name, entry in files.items()})
 
 
 def read_vectors(
@@ -172,31 +180,23 @@ def _sizes_differ(folder: Path, info: dict[str, Any]) -> bool:
     return False
 
 
-def vectors_changed(folder: Path) -> str:
+def vectors_changed(folder: Path, cached: bool = False) -> str:
     """Why the vector files of the version `folder` are no longer what write_vectors wrote: "vectors.npy
     changed since it was embedded" (its size, compared first without reading it, or its SHA-256, recorded in
     DENSE_META's FILES_KEY), "vectors.npy is missing"; "" when every recorded file matches, or when there is
     nothing to compare with (no DENSE_META, one that cannot be read or that records no file: read_vectors
-    judges those). A recorded name that is no regular file (a FIFO would block) is changed, unread. Costs
-    one SHA-256 pass over the vector files (a few MB to tens of MB); never raises."""
+    judges those). The check is store/integrity.changed_file's: a recorded name that is no regular file (a
+    FIFO would block) is changed, unread. cached (a search): a file verified before with its present
+    os.stat identity is not hashed again; else one SHA-256 pass over the vector files (a few MB to tens of
+    MB: `index --status`, `doctor`, a refresh). Never raises."""
     try:  # json_of: a FIFO in its place would block, a sparse file of gigabytes be read whole
         info = json_of(folder / DENSE_META)
     except (OSError, ValueError, RecursionError):
         return ""
     if not isinstance(info, dict):
         return ""
-    for name, (digest, size) in _recorded_files(info).items():
-        path, changed = folder / name, f"{name[:80]} changed since it was embedded"
-        try:
-            if not path.exists():
-                return f"{name[:80]} is missing"
-            if not path.is_file() or (size is not None and path.stat().st_size != size):
-                return changed
-            if file_digest(path) != digest:
-                return changed
-        except (OSError, ValueError):
-            return changed
-    return ""
+    files = {name: {"sha256": digest, "size": size} for name, (digest, size) in _recorded_files(info).items()}
+    return changed_file(folder, files, verb="embedded", cached=cached)
 
 
 def _read_questions(folder: Path, count: int, n_docs: int, dim: int) -> tuple[np.ndarray, np.ndarray] | None:
