@@ -21,18 +21,20 @@ from gorilla_tui.pool.doc import ApiDoc, Diagnostic, LoadResult
 from gorilla_tui.pool.fingerprint import FINGERPRINT_VERSION, code_fingerprint, file_digest
 from gorilla_tui.pool.sources import FetchContext, Manifest, SourceLoad, fetch
 from gorilla_tui.retrieve.index import ApiIndex
-from gorilla_tui.store import versions as index_store
 from gorilla_tui.store import integrity
+from gorilla_tui.store import versions as index_store
 from gorilla_tui.store.fileio import DAMAGED_HINT, json_of
 from gorilla_tui.store.integrity import MAX_STATE_BYTES, STATE_FILE, read_state  # noqa: F401 - re-exported
 
-#: STATE_FILE (store/integrity.py), the file of a version folder recording how it was built: {"version": FINGERPRINT_VERSION, "code":
-#: code_fingerprint(), "extra": whether the caller's extra files (check's lookup) were written, "files":
-#: {path relative to the folder: {"sha256": SHA-256, "size": bytes}}, "sources": the meta.json source rows,
-#: ROW_KEYS only} for every file present when it was published (the dense vectors, added later, are not
-#: listed: dense.json records their sizes and SHA-256, which store.read_vectors (sizes) and
-#: store.vectors_changed (digests) check). A state written before the sizes were recorded maps each path to
-#: its SHA-256 string; it is still read (each file then hashed).
+# STATE_FILE (store/integrity.py, re-exported here), written by write_state: {"version": FINGERPRINT_VERSION,
+# "code": code_fingerprint(), "extra": whether the caller's extra files (check's lookup) were written,
+# "files": {path relative to the folder: {"sha256": SHA-256, "size": bytes}}, "sources": the meta.json source
+# rows, ROW_KEYS only} for every file present when it was published (vectors embedded after publishing are
+# not listed: dense.json records their sizes and SHA-256, checked by store.read_vectors and
+# store.vectors_changed; vectors embedded before publishing, build/refresh.py, are listed in both). A state
+# written before the sizes were recorded maps each path to its SHA-256 string; it is still read (each file
+# then hashed).
+
 #: What `index --status` and `doctor` say of a live index whose STATE_FILE is missing or unreadable (built
 #: by an older release, or the file deleted or damaged): its files could not be checked against what they
 #: held when it was built. A plain refresh does not trust such an index: it rebuilds it, with a new
@@ -55,7 +57,7 @@ def write_state(folder: Path, extra: bool, rows: Sequence[Any] = ()) -> None:
     files = {
         str(p.relative_to(folder)): {"sha256": file_digest(p), "size": p.stat().st_size}
         for p in sorted(folder.rglob("*"))
-        if p.is_file()
+        if p.is_file() and not p.name.startswith(integrity.VERIFIED)  # a search's cache, rewritten later
     }
     sources = [{k: r[k] for k in ROW_KEYS if k in r} for r in rows if isinstance(r, dict) and r.get("name")]
     state = {"version": FINGERPRINT_VERSION, "code": code_fingerprint(), "extra": extra, "files": files,
