@@ -23,7 +23,7 @@ from gorilla_tui.pool.sources import FetchContext, Manifest, SourceLoad, fetch
 from gorilla_tui.retrieve.index import ApiIndex
 from gorilla_tui.store import integrity
 from gorilla_tui.store import versions as index_store
-from gorilla_tui.store.fileio import DAMAGED_HINT, json_of
+from gorilla_tui.store.fileio import json_of
 from gorilla_tui.store.integrity import MAX_STATE_BYTES, STATE_FILE, read_state  # noqa: F401 - re-exported
 
 # STATE_FILE (store/integrity.py, re-exported here), written by write_state: {"version": FINGERPRINT_VERSION,
@@ -111,9 +111,11 @@ def read_verified() -> tuple[index_store.StoredIndex, str]:
             rebuilt from its sources).
     """
     stored = index_store.read_stored()
+    if stored.damage:  # what a search says of it (store/integrity.py)
+        raise index_store.damaged(stored.folder, stored.damage)
     why = changed_since_built(stored.folder)
     if why:
-        raise GorillaError(f"the index at {stored.folder} is damaged ({why}); rebuild it", hint=DAMAGED_HINT)
+        raise index_store.damaged(stored.folder, why)
     return stored, UNCHECKED_NOTE if why is None else ""
 
 

@@ -316,6 +316,9 @@ class StoredIndex:
     source_names: list[str] | None = None
     source_codes: np.ndarray | None = None
     note: str = ""
+    #: why a file a search loads no longer is what was built (integrity.loaded_damage), "" when sound: the
+    #: reader raises damaged(folder, damage) once it has said what it says first (another tokenizer version)
+    damage: str = ""
 
 
 def read_stored(path: Path | None = None) -> StoredIndex:
@@ -323,9 +326,9 @@ def read_stored(path: Path | None = None) -> StoredIndex:
     the user's index. Store version 2 is read without parsing the docs (LazyDocs) nor importing scipy;
     version 1 the old way (every doc, scipy), with a note. The files a search loads (integrity.LOADED) are
     checked against the size and SHA-256 recorded when the version was built (integrity.loaded_damage:
-    an emptied prior.npy, bytes overwritten in place), so every command says the same of a damaged file.
-    Raises IndexMissingError when none is built, GorillaError when it was written by another store version
-    or is damaged or inconsistent (the damaged file named, DAMAGED_HINT)."""
+    an emptied prior.npy, bytes overwritten in place): StoredIndex.damage says why, and its readers raise
+    damaged() for it, so every command says the same of a damaged file. Raises IndexMissingError when none
+    is built, GorillaError when it was written by another store version or is damaged or inconsistent."""
     folder = path if path is not None and (path / "meta.json").is_file() else _live(path)
     meta = check_meta(folder, _read_json(folder / "meta.json"))
     version = meta.get("store_version")
@@ -364,13 +367,18 @@ def read_stored(path: Path | None = None) -> StoredIndex:
         raise GorillaError(
             f"the index at {folder} is damaged ({why}); rebuild it", hint=DAMAGED_HINT
         ) from None
-    why = loaded_damage(folder)  # sizes by os.stat, SHA-256 once per content (store/integrity.py)
-    if why:
-        raise GorillaError(f"the index at {folder} is damaged ({why}); rebuild it", hint=DAMAGED_HINT)
     docs = LazyDocs(folder / DOCS_FILE, arrays.pop("offsets"))
     codes = arrays.pop("source_codes")
     del arrays["source_names"]
-    return StoredIndex(folder, meta, docs, terms, None, arrays, names, codes)
+    stored = StoredIndex(folder, meta, docs, terms, None, arrays, names, codes)
+    stored.damage = loaded_damage(folder)  # sizes by os.stat, SHA-256 once per content (store/integrity.py)
+    return stored
+
+
+def damaged(folder: Path, why: str) -> GorillaError:
+    """The one error of a damaged index version `folder` (`why`: the damaged file and how), with the fix
+    (DAMAGED_HINT). Returns it (the caller raises it)."""
+    return GorillaError(f"the index at {folder} is damaged ({why}); rebuild it", hint=DAMAGED_HINT)
 
 
 #: Arrays of postings.npz (write_version).
