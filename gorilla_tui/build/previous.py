@@ -29,11 +29,10 @@ from gorilla_tui.store.integrity import MAX_STATE_BYTES, STATE_FILE, read_state 
 # STATE_FILE (store/integrity.py, re-exported here), written by write_state: {"version": FINGERPRINT_VERSION,
 # "code": code_fingerprint(), "extra": whether the caller's extra files (check's lookup) were written,
 # "files": {path relative to the folder: {"sha256": SHA-256, "size": bytes}}, "sources": the meta.json source
-# rows, ROW_KEYS only} for every file present when it was published (vectors embedded after publishing are
-# not listed: dense.json records their sizes and SHA-256, checked by store.read_vectors and
-# store.vectors_changed; vectors embedded before publishing, build/refresh.py, are listed in both). A state
-# written before the sizes were recorded maps each path to its SHA-256 string; it is still read (each file
-# then hashed).
+# rows, ROW_KEYS only} for every file present when it was published but the dense side's
+# (store.DENSE_FILES: dense.json records their sizes and SHA-256, checked by store.read_vectors and
+# store.vectors_changed). A state written before the sizes were recorded maps each path to its SHA-256
+# string; it is still read (each file then hashed).
 
 #: What `index --status` and `doctor` say of a live index whose STATE_FILE is missing or unreadable (built
 #: by an older release, or the file deleted or damaged): its files could not be checked against what they
@@ -57,7 +56,9 @@ def write_state(folder: Path, extra: bool, rows: Sequence[Any] = ()) -> None:
     files = {
         str(p.relative_to(folder)): {"sha256": file_digest(p), "size": p.stat().st_size}
         for p in sorted(folder.rglob("*"))
-        if p.is_file() and not p.name.startswith(integrity.VERIFIED)  # a search's cache, rewritten later
+        # not a search's cache (rewritten later) nor the dense side (dense.json records it, embedded again
+        # into a published version by `index --refresh --embedder X`)
+        if p.is_file() and not p.name.startswith(integrity.VERIFIED) and p.name not in index_store.DENSE_FILES
     }
     sources = [{k: r[k] for k in ROW_KEYS if k in r} for r in rows if isinstance(r, dict) and r.get("name")]
     state = {"version": FINGERPRINT_VERSION, "code": code_fingerprint(), "extra": extra, "files": files,

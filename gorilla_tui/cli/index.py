@@ -33,7 +33,9 @@ exit status: 0 when an index was built and published, even if some sources could
 are listed with the reason, their docs from the previous index are kept, and a closing warning names
 them; if only local sources such as python-env were built, the warning says so); 2 for bad input (a
 --source that is not a regular file or folder, larger than --max-source-mb, or mostly not docs), a disk
-that is full, or when no source at all could be loaded (the previous index is left in place).
+that is full, or when no source at all could be loaded (the previous index is left in place). Over a
+live index with dense vectors, the new index is embedded before it is published: if that fails (the
+embedder, a full disk, Ctrl+C, a kill) the live index is kept as it was, exit 2 with the cause.
 A source from config.toml or a manifest that is refused is listed as "refused" and not indexed; docs of
 the previous index that a refresh drops are counted per source in a warning."""
 

@@ -31,6 +31,18 @@ VECTORS, MASK, DENSE_META = "vectors.npy", "mask.npy", "dense.json"
 #: int64 n_questions, the docs.json row each question belongs to). DENSE_META's "questions" counts them.
 QUESTION_VECTORS, QUESTION_ROWS = "question-vectors.npy", "question-rows.npy"
 LEGACY_VECTORS = "vectors.npz"
+#: The files of the dense side of a version (DENSE_PROGRESS below too): recorded by DENSE_META alone, never
+#: by the refresh state (build/previous.py write_state), since they may be embedded again into a published
+#: version (`index --refresh --embedder X` over unchanged sources).
+DENSE_FILES = (
+    VECTORS,
+    MASK,
+    QUESTION_VECTORS,
+    QUESTION_ROWS,
+    DENSE_META,
+    LEGACY_VECTORS,
+    "dense-progress.json",
+)
 #: Key of DENSE_META recording the vector files as write_vectors wrote them: {file name: {"sha256": SHA-256,
 #: "size": bytes}}. read_vectors compares the sizes (os.stat: a file cut short or grown is damaged, unread),
 #: vectors_changed the SHA-256 too (`index --status`, `doctor` and a refresh: bytes overwritten in place).
@@ -42,6 +54,7 @@ NORM_TOLERANCE = 1e-3
 #: Progress of the embedding of a version (JSON {"done", "total", "embedder", "error"}), rewritten per batch;
 #: lets another process (the TUI) show "embedding n/m" until DENSE_META appears.
 DENSE_PROGRESS = "dense-progress.json"
+DENSE_FILES += (DENSE_PROGRESS,)
 #: Folder of the index root holding the vector caches (one npz per embedder name).
 CACHE_DIR = "embeddings"
 #: Environment variable naming another folder for the vector caches (shared by several index roots, e.g.

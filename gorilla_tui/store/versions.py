@@ -36,6 +36,7 @@ from gorilla_tui.store.v1 import OLD_STORE_NOTE, read_v1
 from gorilla_tui.store.vectors import (  # noqa: F401 - re-exported: callers use store.X
     CACHE_DIR,
     CACHE_ENV,
+    DENSE_FILES,
     DENSE_META,
     DENSE_PROGRESS,
     FILES_KEY,
