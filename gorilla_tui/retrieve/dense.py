@@ -124,12 +124,12 @@ def changed_note(why: str) -> str:
     )
 
 
-#: The state note of an index whose hybrid sources' docs have no vectors and no embedding is under way: the
-#: refresh that published it stopped before embedding them (killed, or its embedder failed before it
-#: began), or one is starting. It said "no dense vectors in this index", with no cause nor fix.
+#: The state note of an index whose hybrid sources' docs have no vectors and no embedding is under way: built
+#: with --no-dense, or the refresh that published it stopped before embedding them (killed, or its embedder
+#: failed before it began). It said "no dense vectors in this index", with no cause nor fix.
 NOT_EMBEDDED_NOTE = (
-    "BM25 alone: the docs of its hybrid sources have no vectors (the refresh that built it stopped before "
-    "embedding them); `gorilla-tui index --refresh` embeds them"
+    "BM25 alone: the docs of its hybrid sources were not embedded (built with --no-dense, or its refresh "
+    "stopped before embedding them); `gorilla-tui index --refresh` embeds them"
 )
 
 
