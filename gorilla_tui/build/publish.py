@@ -46,7 +46,7 @@ def write_and_publish(
             PerformanceTable.build(index.docs).save(folder)  # normalised once, here, not on every ask
             if extra_files is not None:  # e.g. check's validator lookup (issue 20), written by a caller above
                 extra_files(folder, index.docs)
-            if vectors is not None:  # before write_state: the vector files are recorded with the rest
+            if vectors is not None:  # before publishing: a failure here leaves the live index as it was
                 index.path = folder
                 try:
                     vectors(index)
