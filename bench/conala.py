@@ -208,7 +208,7 @@ def retrieval_rows(
     """One row per intent: its half, its hits' api_names and sources, and where the first right hit is."""
     rows = []
     for i, e in enumerate(entries):
-        hits = index.search(e["nl"], k=5)
+        hits = index.search(e["nl"], k=DEEP)
         names = [h.doc.api_name for h in hits]
         ranks = [r for r, n in enumerate(names, 1) if n.lower() in labels.names[i]]
         rows.append(
@@ -216,12 +216,42 @@ def retrieval_rows(
                 "i": i,
                 "half": "dev" if i % 2 == 0 else "test",
                 "in_pool": bool(labels.names[i]),
-                "hits": names,
-                "sources": [h.doc.source for h in hits],
-                "first_right": ranks[0] if ranks else None,
+                "hits": names[:5],
+                "sources": [h.doc.source for h in hits[:5]],
+                "first_right": ranks[0] if ranks and ranks[0] <= 5 else None,
+                "deep_right": ranks[0] if ranks else None,
+                "miss": miss_class(e, labels.names[i], ranks[0] if ranks else None),
             }
         )
     return rows
+
+
+#: How deep retrieval_rows looks for the first oracle hit to tell a near miss from a miss.
+DEEP = 50
+#: The failure classes of an intent whose oracle is not in the first 5 hits (miss_class), in report order.
+MISS_CLASSES = {
+    "not_in_pool": "no oracle doc in the pool (a C function or a private base class's method python-env "
+    "does not read, another library)",
+    "suspect": "every oracle label looks wrong (suspect: not in the answer's snippet)",
+    "builtins": "only builtins or builtin types' methods are labelled (often the snippet's glue: list(), "
+    "len, sum)",
+    "near": "an oracle at hit 6 to 50",
+    "far": "no oracle in the first 50 hits",
+}
+
+
+def miss_class(entry: dict[str, Any], right: frozenset[str], rank: int | None) -> str | None:
+    """Why the oracle of `entry` is not in the first 5 hits (a key of MISS_CLASSES), None when it is:
+    checked in order, the first that applies."""
+    if rank is not None and rank <= 5:
+        return None
+    if not right:
+        return "not_in_pool"
+    if all(suspect(n, entry["cmd"]) for n in right):
+        return "suspect"
+    if all(n.split(".")[0] in BUILTIN_TYPES or "." not in n for n in right):
+        return "builtins"
+    return "near" if rank is not None else "far"
 
 
 def ask_rows(index: ApiIndex, entries: Sequence[dict[str, Any]], labels: Labels, subset: Sequence[int]):
@@ -244,7 +274,10 @@ def ask_rows(index: ApiIndex, entries: Sequence[dict[str, Any]], labels: Labels,
                 "chosen": name,
                 "source": chosen.source if chosen else None,
                 "right": bool(name and name.lower() in labels.names[i]),
+                "hit1_right": bool(proposal.hits) and proposal.hits[0].doc.api_name.lower() in labels.names[i],
                 "fit": proposal.fit,
+                "cov": proposal.fit_signals.get("cov"),
+                "name_cov": proposal.fit_signals.get("name_cov"),
                 "verdict": proposal.verdict.kind if proposal.verdict else None,
                 "seconds": round(seconds, 3),
             }
@@ -399,6 +432,17 @@ def report(entries, labels, rows, asked, hub_rows, hub_asked, args, index) -> st
             f"| {half} | {s['n']} | **{s['at5']:.1f}** | **{s['at1']:.1f}** | {s['n_pool']} "
             f"| {s['at5_pool']:.1f} | {s['at1_pool']:.1f} |"
         )
+    lines += [
+        "",
+        "Why the oracle is not in the first 5 hits (bench/conala.py `miss_class`, the first class that "
+        "applies; suspect labels are those of the rough rule above):",
+        "",
+        "| class | dev | test |",
+        "|---|---|---|",
+    ]
+    for key, words in MISS_CLASSES.items():
+        n = {h: sum(x["miss"] == key for x in rows if x["half"] == h) for h in ("dev", "test")}
+        lines.append(f"| {words} | {n['dev']} | {n['test']} |")
     if asked:
         lines += [
             "",
