@@ -1,8 +1,8 @@
 """CoNaLa dev split: StackOverflow intents as people typed them, against the Python docs that answer them
 (issue 38).
 
-Run: python bench/conala.py [--shared ../shared] [--home DIR] [--bm25] [--ask --stride N --limit N]
-[--default-home DIR] [--questions FILE ...] [--no-write]
+Run: python bench/conala.py [--shared ../shared] [--home DIR] [--bm25] [--ask --stride N --limit N
+[--asked FILE]] [--default-home DIR] [--questions FILE ...] [--results FILE] [--show misses] [--no-write]
 
 Data: DocPrompting's release of CoNaLa (Zhou et al., ICLR 2023; ../shared/conala/cmd_dev.oracle_man.full.json,
 read-only, never copied into the repository): 201 intents, each with the ids of the docs its answer uses.
@@ -274,7 +274,8 @@ def ask_rows(index: ApiIndex, entries: Sequence[dict[str, Any]], labels: Labels,
                 "chosen": name,
                 "source": chosen.source if chosen else None,
                 "right": bool(name and name.lower() in labels.names[i]),
-                "hit1_right": bool(proposal.hits) and proposal.hits[0].doc.api_name.lower() in labels.names[i],
+                "hit1_right": bool(proposal.hits)
+                and proposal.hits[0].doc.api_name.lower() in labels.names[i],
                 "fit": proposal.fit,
                 "cov": proposal.fit_signals.get("cov"),
                 "name_cov": proposal.fit_signals.get("name_cov"),
@@ -332,6 +333,12 @@ def main(argv: list[str] | None = None) -> int:
     )
     ap.add_argument("--ask-default", action="store_true", help="also ask on --default-home's index")
     ap.add_argument("--results", type=Path, default=None, help="write the rows as JSON lines here")
+    ap.add_argument(
+        "--asked",
+        type=Path,
+        default=None,
+        help="with --ask: the ask rows of an earlier run's --results file (same --stride), not asked again",
+    )
     ap.add_argument("--show", choices=("none", "misses", "all"), default="none", help="print dev-half hits")
     args = ap.parse_args(argv)
     if args.stride < 1 or args.limit < 0:
@@ -348,7 +355,14 @@ def main(argv: list[str] | None = None) -> int:
     index = load_index(args.home, args.bm25, args.questions)
     labels = resolve(entries, index.pool("python-env"))
     rows = retrieval_rows(index, entries, labels)
-    asked = ask_rows(index, entries, labels, subset) if args.ask else []
+    if args.ask and args.asked is not None:  # the model's answers of an earlier run: only the report again
+        asked = [
+            r for r in map(json.loads, args.asked.read_text(encoding="utf-8").splitlines()) if "chosen" in r
+        ]
+        if sorted(r["i"] for r in asked) != sorted(subset):
+            ap.error(f"--asked {args.asked}: its ask rows are not this --stride's subset")
+    else:
+        asked = ask_rows(index, entries, labels, subset) if args.ask else []
     if args.show != "none":
         for x in rows:
             if x["half"] == "dev" and (args.show == "all" or not x["first_right"]):
@@ -449,16 +463,20 @@ def report(entries, labels, rows, asked, hub_rows, hub_asked, args, index) -> st
             f"`ask` (embedded model, select by likelihood, k = 5, filling off) on both intents of every "
             f"{args.stride}th pair ({len(asked)}): proposes an oracle API",
             "",
-            "| half | n | oracle proposed % | p50 s | wrong answers said unsure or nothing fits |",
-            "|---|---|---|---|---|",
+            "| half | n | oracle proposed % | hit 1 of the ask's hits an oracle % | p50 s "
+            "| wrong answers said unsure or nothing fits | right answers said unsure or nothing fits |",
+            "|---|---|---|---|---|---|---|",
         ]
         for half in ("dev", "test", "all"):
             r = [x for x in asked if half in ("all", x["half"])]
             wrong = [x for x in r if not x["right"]]
+            right = [x for x in r if x["right"]]
+            flagged = lambda xs: sum(x["fit"] in ("unsure", "nothing") for x in xs)  # noqa: E731
             lines.append(
                 f"| {half} | {len(r)} | **{pct([x['right'] for x in r]):.1f}** "
+                f"| {pct([bool(x.get('hit1_right')) for x in r]):.1f} "
                 f"| {statistics.median(x['seconds'] for x in r) if r else 0:.2f} "
-                f"| {sum(x['fit'] in ('unsure', 'nothing') for x in wrong)} of {len(wrong)} |"
+                f"| {flagged(wrong)} of {len(wrong)} | {flagged(right)} of {len(right)} |"
             )
     if hub_rows:
         first = sum(bool(s) and s[0] in MODEL_HUBS for s in hub_rows)
