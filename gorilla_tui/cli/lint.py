@@ -99,10 +99,11 @@ def run_lint(
         except ValueError as e:
             errors.append(f"{name}: {e}")
     findings = []
-    notes: list[tuple[str, str]] = []  # (path, what was not checked): calls past callsite.MAX_CALLS
+    notes: list[tuple[str, str]] = []  # (path, what was not checked): calls past MAX_CALLS, Python 2 files
     entries: list[dict[str, Any]] = []  # the JSON list: findings and notes, in the order checked
     explain = getattr(args, "explain", False)
-    for name, checked in zip((n for n, _ in files), checked_files(files, validator_for), strict=True):
+    results = checked_files(files, validator_for, syntax_notes=code is None)  # files: Python 2 is a note
+    for name, checked in zip((n for n, _ in files), results, strict=True):
         for found, said, skipped in checked:
             for f in found:
                 if lint.matches(f.reason, select) and not lint.matches(f.reason, ignore):
