@@ -48,13 +48,16 @@ def stdin_text() -> str:
 
 
 def run_lint(
-    args: argparse.Namespace, validator_for: Callable[[list[str]], Any], code: str | None = None
+    args: argparse.Namespace,
+    validator_for: Callable[[list[str]], Any],
+    code: str | None = None,
+    left_out: int = 0,
 ) -> int:
     """Check the files args.code names, or `code` itself when given (the snippet form with a linter option:
     named args.stdin_filename, else "<stdin>" for '-' and "<code>"); print findings in args.format; return
     the exit status. validator_for(every code block, a list) gives the Validator (built once for all
-    files). Raises UsageError for an unknown reason code or a path that names nothing (before anything is
-    printed)."""
+    files). left_out: JSON tool calls of `code` past callsite.MAX_CALLS, not rendered (a note). Raises
+    UsageError for an unknown reason code or a path that names nothing (before anything is printed)."""
     from gorilla_tui.check import lint  # deferred: tree-sitter and the validator; `--help` stays fast
     from gorilla_tui.check.batch import checked_files  # deferred: as lint
 
@@ -114,6 +117,11 @@ def run_lint(
             for n in said:  # check_block's "PATH: note"
                 notes.append((name, n.removeprefix(f"{name}: ")))
                 entries.append(lint.note_dict(*notes[-1]))
+    if left_out and texts:  # JSON tool calls past MAX_CALLS were never rendered: said as the scan says it
+        from gorilla_tui.check.callsite import left_out_note  # deferred: as lint
+
+        notes.append((texts[0][0], left_out_note(left_out)))
+        entries.append(lint.note_dict(*notes[-1]))
     if errors and not texts:
         pass  # nothing was read, only errors: they alone are printed, in any format, as for a missing path
         # (`check huge.py` printed "0 findings in 0 file(s)", `--json` an empty list, beside its error)
