@@ -1,7 +1,8 @@
 """Which of a file's non-valid calls `check PATH` reports: only those whose callee resolves into the pool.
 
 A call the validator did not find valid (check/validator.py: role pool, family or python-env) is a
-finding of the linter only when (issue 39):
+finding of the linter only when (issue 39) the file does not expect it to fail (check/expected.py:
+inside ``assertRaises`` / ``pytest.raises``, or a ``try`` that handles its error) and:
 1. its callee, as written in the file, resolves through the file's own names (check/scope.py) to the
    callee it was judged as: huggingface_hub's ``from .utils import logging`` then ``logging.get_logger()``
    is the package's own module, ``self.load()`` a method, ``statistics.append`` a local list. A bare pool
@@ -17,8 +18,12 @@ finding of the linter only when (issue 39):
    (``logging.Handler.close(self)``, ``sys.stdout.buffer.write``) is not judged; a module whose names come
    from a compiled module's star import (os, codecs) is judged by the pool; code under a version, platform
    or ``hasattr`` guard, or in a ``try`` catching AttributeError / ImportError / NameError / TypeError, is
-   not judged (``base64.decodestring`` on Python 2, ``TypeVar(default=...)`` on 3.13+); a missing argument
-   of a compiled function (signature read from its docstring: ``time.ctime(seconds)``) is not judged;
+   not judged (``base64.decodestring`` on Python 2, ``TypeVar(default=...)`` on 3.13+), nor under a skip
+   decorator with such a condition, nor a name whose existence the file tests anywhere (``hasattr(sys,
+   'gettotalrefcount')``: a debug build's, Solaris' ``select.devpoll``); a missing argument of a compiled
+   function or a builtin (signature read from its docstring: ``time.ctime(seconds)``, ``bool(x)`` yet
+   ``bool()`` is False), the argument count of a name taken from a compiled module (``os.stat_result``)
+   and the arguments of an enum called with a value (``HTTPStatus(404)``) are not judged;
 4. a wrong value (``wrong_args:unknown_value`` / ``unknown_model``) is reported only for a literal
    argument (variable_argument), a missing argument only for a call made, not a function passed to a
    wrapper (``self._mgr.apply(operator.invert)``).
