@@ -41,7 +41,7 @@ def test_a_wrong_call_is_a_finding_unless_the_code_expects_it_to_fail(v, call):
         f"class T(unittest.TestCase):\n    def test(self):\n"
         f"        self.assertRaises(TypeError, lambda: {last})\n",
         f"try:\n    {last}\nexcept (TypeError, AttributeError):\n    pass\n",
-        f"try:\n    {last}\nexcept Exception as e:\n    print(e)\n",
+        f"try:\n    {last}\nexcept ValueError as e:\n    print(e)\n",
         f"class T(unittest.TestCase):\n    def test(self):\n        def too_many():\n            {last}\n"
         f"        with self.assertRaises(TypeError):\n            too_many()\n",
     )
@@ -56,6 +56,12 @@ def test_a_wrong_call_is_a_finding_unless_the_code_expects_it_to_fail(v, call):
     )
     for body in kept:
         assert len(_found(v, head + body)) == 1, body
+
+
+def test_a_made_up_model_in_a_catch_all_try_is_still_a_finding(v):
+    code = "import torch\ntry:\n    m = torch.hub.load('pytorch/vision', 'resnet201')\nexcept {}:\n    m = None\n"
+    assert [f.reason for f in _found(v, code.format("Exception"))] == ["wrong_args:unknown_model"]
+    assert _found(v, code.format("(TypeError, ValueError)")) == []  # the code expects this call to fail
 
 
 def test_the_rows_of_cpythons_own_tests_are_not_findings(v):
