@@ -94,10 +94,11 @@ def _names_paths(args: argparse.Namespace) -> bool:
     """True when args.code names files to lint, False when it is the code itself (ARGUMENT_RULE). Decided
     by the arguments alone, never by --format/--select/--ignore/--json (those only choose what is
     printed). --file: paths; --code: code; several arguments: paths ('-' among them is standard input);
-    one argument: '-' is code read from standard input, an existing file or folder or a glob that matches
-    is a path, anything else is code: a JSON tool call ``[{"name": "shutil.copytree", ...}]`` was taken
-    for a glob ("no file matches"). Raises UsageError for a lone argument that is no code but looks like
-    a path naming nothing (``check nope.py``, ``check /nonexistent``: one clear line, not "no_call")."""
+    one argument: '-' is code read from standard input, an existing file or folder (a link loop too: it is
+    then one line, not checked) or a glob that matches is a path, anything else is code: a JSON tool call
+    ``[{"name": "shutil.copytree", ...}]`` was taken for a glob ("no file matches"). Raises UsageError
+    for a lone argument that is no code but looks like a path naming nothing (``check nope.py``,
+    ``check /nonexistent``: one clear line, not "no_call")."""
     if getattr(args, "file", False):
         return True
     if getattr(args, "force_code", False):
@@ -107,7 +108,7 @@ def _names_paths(args: argparse.Namespace) -> bool:
     only = args.code[0]
     if only == "-":
         return False
-    if os.path.exists(only) or (any(c in only for c in "*?[") and glob.glob(only, recursive=True)):
+    if os.path.lexists(only) or (any(c in only for c in "*?[") and glob.glob(only, recursive=True)):
         return True
     if _looks_like_path(only):
         raise UsageError(f"{only}: no such file or folder (to check it as code: --code)")
@@ -256,7 +257,7 @@ def _print_panel(verdict, code: str = "") -> None:
         body.append(safe_text(note) + "\n", style="dim")
     if verdict.reason:
         body.append("reason: ", style="bold")
-        body.append(f"{verdict.reason}\n")
+        body.append(safe_text(verdict.reason) + "\n")  # may quote the code's names
     deciding = [c for c in verdict.calls if c.role in ("pool", "family", "python-env")]
     if len(deciding) > 1:  # say which calls were checked, each with its own verdict
         for c in deciding:

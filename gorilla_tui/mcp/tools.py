@@ -159,7 +159,8 @@ class ToolBox:
         or grammar, as configured), with the matched doc's example code and the verdict. The model is
         opened on the first call (seconds). Returns {"task", "translation" (Proposal.translation: the task in
         English when it was in another language, else ""), "api_call", "code", "code_source", "verdict"
-        (its "verdict" may be "incomplete": the call still holds placeholders, check/verdicts.py), "needs"
+        (its "verdict" may be "incomplete": the call still holds placeholders, check/verdicts.py; its "of"
+        says which call it judges: "api_call", or "nearest_call" when nothing fits), "needs"
         (Proposal.needs: the parameters left as placeholders, [] when none), "arguments" (name, value,
         origin of each argument filled from the task, fill/), "calls" (every proposed call in BFCL's decoded
         form, [{"func": {"param": value}}]), "fit" (Proposal.fit: "fits", "unsure", or "nothing": no API in
@@ -187,7 +188,8 @@ class ToolBox:
             "nearest_call": proposal.api_call if nothing else "",
             "code": "" if nothing else proposal.code,
             "code_source": proposal.code_source,
-            "verdict": _verdict(proposal.verdict),
+            # "of": which call the verdict judges; when nothing fits it is the nearest hit's, not a proposal
+            "verdict": {**_verdict(proposal.verdict), "of": "nearest_call" if nothing else "api_call"},
             "needs": proposal.needs,
             "arguments": [a.to_dict() for a in proposal.arguments],
             "calls": [] if nothing else proposal.calls,

@@ -295,13 +295,21 @@ def _binary_files(folder: Path) -> dict[str, Path]:
 def test_a_binary_file_is_one_line_error_as_run_says(pool, capsys, tmp_path, monkeypatch, kind, option):
     """Tester's report: `check` of an ELF said "unparseable:nesting_limit ...", of random bytes "source code
     string cannot contain null bytes" (exit 1), where `run` said one line "not UTF-8 text" (exit 2). Both
-    read a file with cli.lint.code_text now: one line naming the file, exit 2, nothing on stdout (no empty
-    JSON list either)."""
+    read a file with cli.lint.code_text now: one line naming the file, exit 2; nothing on stdout in text,
+    and in JSON and SARIF the file as not checked, never an empty list or a SARIF run that succeeded
+    (issue 42)."""
     monkeypatch.chdir(tmp_path)
     path = str(_binary_files(Path("."))[kind])
     assert main(["check", path, "--pool", pool, *option]) == 2
     captured = capsys.readouterr()
-    assert captured.out == ""
+    if not option:
+        assert captured.out == ""
+    elif option == ["--json"]:
+        assert [(e["path"], e["reason"]) for e in json.loads(captured.out)] == [(path, "not_checked")]
+    else:
+        invocation = json.loads(captured.out)["runs"][0]["invocations"][0]
+        assert invocation["executionSuccessful"] is False
+        assert [n["level"] for n in invocation["toolExecutionNotifications"]] == ["error"]
     why = "not text (NUL byte at offset 13)" if kind == "nul" else "not UTF-8 text (bad byte at offset "
     assert captured.err.startswith(f"gorilla-tui: error: cannot read {path}: {why}")
     assert len(captured.err.splitlines()) == 1
@@ -314,15 +322,15 @@ def test_a_file_over_the_size_cap_prints_its_error_only(pool, capsys, tmp_path, 
     monkeypatch.chdir(tmp_path)
     with open("huge.py", "wb") as fh:
         fh.truncate(11 * 1024 * 1024)
-    for option in ([], ["--format", "json"]):
-        assert main(["check", "huge.py", "--pool", pool, *option]) == 2
-        captured = capsys.readouterr()
-        assert captured.out == ""
-        assert captured.err == "gorilla-tui: error: huge.py: too large (11.0 MiB > 10 MiB): not checked\n"
+    assert main(["check", "huge.py", "--pool", pool]) == 2
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    assert captured.err == "gorilla-tui: error: huge.py: too large (11.0 MiB > 10 MiB): not checked\n"
     Path("good.py").write_text("import torch\ntorch.hub.load('pytorch/vision', 'resnet50')\n")
     assert main(["check", "good.py", "huge.py", "--pool", pool, "--format", "json"]) == 2
-    captured = capsys.readouterr()  # a file was checked: its findings are printed, an empty list here
-    assert json.loads(captured.out) == [] and "huge.py: too large" in captured.err
+    captured = capsys.readouterr()  # no finding; the file not checked is a note entry (issue 42)
+    assert [e["reason"] for e in json.loads(captured.out)] == ["not_checked"]
+    assert "huge.py: too large" in captured.err
 
 
 def test_calls_past_the_cap_are_said_unchecked_in_json_and_sarif(pool, capsys, tmp_path, monkeypatch):
