@@ -33,6 +33,8 @@ sys.path.insert(0, str(ROOT))
 
 from bench._report import Figure, parser, publish  # noqa: E402
 from gorilla_tui.check import callsite, lint  # noqa: E402
+from gorilla_tui.cli.lint import source_text  # noqa: E402
+from gorilla_tui.errors import UsageError  # noqa: E402
 
 TITLE = "False alarms"
 #: Installed packages checked (issue 39 names the first eight; the others are installed here too).
@@ -89,19 +91,16 @@ def package_folder(name: str) -> Path | None:
 
 
 def check_files(validator, files: list[Path]) -> tuple[int, list[lint.Finding], Counter]:
-    """(non-blank lines, findings, notes per kind) of `files` checked as `check PATH` does: a file Python
-    refuses is a note "not Python 3 syntax", calls past callsite.MAX_CALLS a note "calls not checked",
-    a file that is not UTF-8 (a few stdlib test files are deliberately in other encodings) or holds a NUL
-    byte is not read (`check` says so and exits 2)."""
+    """(non-blank lines, findings, notes per kind) of `files` checked as `check PATH` does: each read by
+    its PEP 263 coding line (cli/lint.py source_text; a file it refuses, e.g. Lib/test's deliberately
+    bad encodings, is counted, as `check` reports it: exit 2), a file Python refuses is a note "not
+    Python 3 syntax", calls past callsite.MAX_CALLS a note "calls not checked"."""
     lines, found, notes = 0, [], Counter()
     for path in files:
         try:
-            text = path.read_bytes().decode("utf-8-sig")
-        except (UnicodeDecodeError, OSError):
-            notes["not UTF-8: not read"] += 1
-            continue
-        if "\0" in text:
-            notes["NUL byte: not read"] += 1
+            text = source_text(path.read_bytes(), str(path))
+        except (UsageError, OSError):  # as `check` (exit 2): a test's deliberately bad encoding
+            notes["not read (bad encoding): error"] += 1
             continue
         lines += sum(1 for ln in text.split("\n") if ln.strip())
         said: list[str] = []
