@@ -275,7 +275,7 @@ def why_skipped(
     written = site.callee if site is not None else call.callee
     expected = expected_to_fail(node)
     if expected:
-        return f"{call.callee}: {expected}"
+        return expected
     if call.reason == "wrong_args:missing_argument" and call.via:
         return f"{call.callee} is passed to {call.via}, which may give its arguments later"
     qualified, why = resolve(written, names)
