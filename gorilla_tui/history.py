@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import errno
 import json
+import math
 import os
 import sqlite3
 import threading
@@ -47,19 +48,27 @@ CREATE TABLE IF NOT EXISTS runs (
 """
 
 
+#: Latest timestamp a row may hold (9999-12-31T23:59:59Z, the last second time.strftime's %Y writes in 4
+#: digits); a later, negative or non-numeric one is "unknown" (HistoryEntry.ts None).
+_LAST_TS = 253_402_300_799.0
+
+
 @dataclass(frozen=True)
 class HistoryEntry:
-    """One saved task. ts: seconds since the epoch (UTC); proposal: Proposal.to_dict() or None (not answered:
-    cancelled, failed, or still running). verdict and api_call are read from the proposal ("" when none)."""
+    """One saved task. ts: seconds since the epoch (UTC), None when the row's is not a time (an old or
+    edited database: text, NaN, out of range); proposal: Proposal.to_dict() or None (not answered:
+    cancelled, failed, still running, or a row whose proposal is not a JSON object). verdict and api_call
+    are read from the proposal ("" when none or not text). A row read from the database is validated by
+    _entry: task is text cleaned as History.add cleans it (textsafe.clean_task)."""
 
     id: int
-    ts: float
+    ts: float | None
     task: str
     proposal: dict[str, Any] | None
 
     @property
     def verdict(self) -> str:
-        return str(((self.proposal or {}).get("verdict") or {}).get("verdict") or "")
+        return _text(_field(self.proposal, "verdict", "verdict"))
 
     @property
     def fit(self) -> str:
@@ -68,7 +77,7 @@ class HistoryEntry:
         only said the match was weak), else ""."""
         p = self.proposal or {}
         if "fit" in p:
-            return str(p.get("fit") or "")
+            return _text(p.get("fit"))
         return "unsure" if p.get("match") == "weak" else ""
 
     @property
@@ -76,9 +85,7 @@ class HistoryEntry:
         """The proposal's api_call, else its nearest call (nothing fits), else the call its verdict was
         decided on ("" when none)."""
         p = self.proposal or {}
-        return str(
-            p.get("api_call") or p.get("nearest_call") or (p.get("verdict") or {}).get("api_call") or ""
-        )
+        return _text(p.get("api_call") or p.get("nearest_call") or _field(p, "verdict", "api_call"))
 
 
 class History:
@@ -270,7 +277,10 @@ class History:
     def recent_tasks(self, limit: int = 100) -> list[str]:
         """Distinct task texts, newest first (for up/down recall in the task input)."""
         sql = "SELECT task FROM tasks GROUP BY task ORDER BY MAX(ts) DESC, MAX(id) DESC LIMIT ?"
-        return [r[0] for r in self._safe(lambda con: con.execute(sql, (limit,)).fetchall(), [])]
+        rows = self._safe(lambda con: con.execute(sql, (limit,)).fetchall(), [])
+        # cleaned as they were saved: a row of an old or edited database may hold an escape sequence, which
+        # up/down put into the task input (it set the terminal's title)
+        return list(dict.fromkeys(_stored_task(r[0]) for r in rows))
 
     def add_run(
         self,
@@ -332,10 +342,44 @@ def _add_missing_run_columns(con: sqlite3.Connection) -> None:
 
 
 def _entry(row: tuple[Any, ...]) -> HistoryEntry:
+    """A row (id, ts, task, proposal_json) as an entry, each field validated: a damaged row (an old or
+    edited database: a timestamp that is text, a proposal that is not JSON or not an object, a task with
+    escape sequences) must not hide the others nor crash what shows them."""
     proposal = None
     if row[3]:
         try:
             proposal = json.loads(row[3])
-        except json.JSONDecodeError:  # a damaged row must not hide the others
+        except (ValueError, TypeError):  # not JSON (JSONDecodeError is a ValueError), or not text at all
             proposal = None
-    return HistoryEntry(id=int(row[0]), ts=float(row[1]), task=str(row[2]), proposal=proposal)
+    if not isinstance(proposal, dict):
+        proposal = None
+    return HistoryEntry(id=int(row[0]), ts=_timestamp(row[1]), task=_stored_task(row[2]), proposal=proposal)
+
+
+def _timestamp(value: Any) -> float | None:
+    """A row's ts as seconds since the epoch, or None when it is no time between 0 and _LAST_TS."""
+    try:
+        ts = float(value)
+    except (TypeError, ValueError, OverflowError):
+        return None
+    return ts if math.isfinite(ts) and 0 <= ts <= _LAST_TS else None
+
+
+def _stored_task(value: Any) -> str:
+    """A row's task as History.add saves one (textsafe.clean_task: escape sequences and control characters
+    dropped, blanks normalised, cut); "" for one of nothing but those, or NULL."""
+    try:
+        return clean_task(value if isinstance(value, str) else "" if value is None else str(value))[0]
+    except UsageError:
+        return ""
+
+
+def _field(d: Any, outer: str, inner: str) -> Any:
+    """d[outer][inner] when both are objects that hold it, else None."""
+    sub = d.get(outer) if isinstance(d, dict) else None
+    return sub.get(inner) if isinstance(sub, dict) else None
+
+
+def _text(value: Any) -> str:
+    """A proposal field as text: a string as it is, "" for anything else (None, a number, a list...)."""
+    return value if isinstance(value, str) else ""

@@ -287,7 +287,11 @@ class Proposal:
                 k: round(v, 4) if isinstance(v, float) else v for k, v in self.fit_signals.items()
             },
             "model": self.model,
-            "verdict": self.verdict.to_dict(),
+            # "of": which call the verdict judges; when nothing fits it is the nearest hit's, not a proposal
+            "verdict": {
+                **self.verdict.to_dict(),
+                "of": "nearest_call" if self.fit == "nothing" else "api_call",
+            },
             "hits": [h.to_dict() for h in self.hits],
             "timings": {k: round(v, 4) for k, v in self.timings.items()},
             "constraints": self.constraints,

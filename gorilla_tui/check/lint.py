@@ -14,6 +14,7 @@ import json
 import os
 import re
 import stat
+import urllib.parse
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -24,6 +25,7 @@ from gorilla_tui.check.judged import variable_argument, why_skipped
 from gorilla_tui.check.rest import request_lines
 from gorilla_tui.check.scope import bindings
 from gorilla_tui.check.validator import Validator
+from gorilla_tui.textsafe import safe_text
 from gorilla_tui.types import REASONS
 
 #: File suffixes a folder is searched for (explicit files are checked whatever their suffix: as Python
@@ -39,6 +41,12 @@ NOT_CHECKED = "not_checked"
 #: Largest file checked, in bytes (10 MiB): bigger files are generated or data, and tree-sitter plus the
 #: validator would take minutes on them; they are reported as not checked (exit 2), never read.
 MAX_FILE_BYTES = 10 * 1024 * 1024
+#: Most code checked of one file, in bytes (1 MiB: its Python, its Markdown fences, its notebook cells).
+#: Checking is linear but dear: a 9 MB file of calls took 19.5 s and 1.2 GB, of one long list 37 s and
+#: 4.1 GB (issue 42; tree-sitter twice, CPython's AST, the call scan). The largest hand-written modules seen
+#: (pydoc_data/topics.py 0.76 MB, pandas/core/frame.py 0.73 MB) fit under it; more code is reported as not
+#: checked.
+MAX_CODE_BYTES = 1024 * 1024
 _IGNORE = re.compile(r"#\s*gorilla:\s*ignore(?:\[([^\]]*)\])?", re.IGNORECASE)
 _FENCE = re.compile(r"^(\s*)(`{3,}|~{3,})\s*([\w+-]*)[^\n]*$")
 _POSITION = re.compile(r"(\d+):(\d+):\s*(.*)", re.DOTALL)
@@ -69,8 +77,9 @@ class Finding:
     cell: int = 0
 
     def to_dict(self) -> dict[str, Any]:
+        """The JSON entry of the finding; the path as shown_path gives it."""
         return {
-            "path": self.path,
+            "path": shown_path(self.path),
             "line": self.line,
             "col": self.col,
             "cell": self.cell or None,
@@ -83,10 +92,11 @@ class Finding:
 def note_dict(path: str, message: str) -> dict[str, Any]:
     """The JSON entry of a note on a file (a block whose calls past callsite.MAX_CALLS were not checked,
     check_block's notes): a finding's keys, reason NOT_CHECKED, line, col and cell None, `message` as
-    given ("2 calls after the first 2,000 were not checked"). Listed beside the findings so that a JSON
+    given ("2 calls after the first 2,000 were not checked", "cannot read (Permission denied)"), the path
+    as shown_path gives it. Listed beside the findings so that a JSON
     reader never takes a partly checked file for a clean one."""
     return {
-        "path": path,
+        "path": shown_path(path),
         "line": None,
         "col": None,
         "cell": None,
@@ -97,16 +107,17 @@ def note_dict(path: str, message: str) -> dict[str, Any]:
 
 
 def discover(targets: Sequence[str]) -> list[str]:
-    """The files `targets` name, in order, each once: an existing file as is (a FIFO or device too:
-    run_lint refuses it, see unreadable); a folder searched recursively for SUFFIXES (hidden folders and
-    SKIP_DIRS skipped, sorted); a glob pattern (``*``, ``?``, ``[``; ``**`` recursive) expanded; ``-``
-    kept (standard input). Raises FileNotFoundError naming the first target that is none of these (or a
-    glob matching nothing)."""
+    """The files `targets` name, in order, each once: an existing file as is (a FIFO, device or link
+    loop too: run_lint refuses it, see unreadable); a folder searched recursively for SUFFIXES (hidden
+    folders and SKIP_DIRS skipped, sorted, links to folders not followed); a glob pattern (``*``, ``?``,
+    ``[``; ``**`` recursive, links to folders not followed: _no_linked_folders) expanded; ``-`` kept
+    (standard input). Raises FileNotFoundError naming the first target that is none of these (or a glob
+    matching nothing)."""
     out: list[str] = []
     for target in targets:
         if target == "-" or os.path.isfile(target):
             out.append(target)
-        elif os.path.exists(target) and not os.path.isdir(target):  # a FIFO, device or socket
+        elif os.path.lexists(target) and not os.path.isdir(target):  # a FIFO, device, socket, link loop
             out.append(target)  # kept: run_lint reports it as not checked (unreadable)
         elif os.path.isdir(target):
             out.extend(_walk(target))
@@ -114,11 +125,28 @@ def discover(targets: Sequence[str]) -> list[str]:
             matches = sorted(glob.glob(target, recursive=True))
             if not matches:
                 raise FileNotFoundError(f"{target}: no file matches")
-            for m in matches:
+            for m in _no_linked_folders(target, matches):
                 out.extend(_walk(m) if os.path.isdir(m) else [m])
         else:
             raise FileNotFoundError(f"{target}: no such file or folder")
     return list(dict.fromkeys(out))
+
+
+def _no_linked_folders(pattern: str, matches: list[str]) -> list[str]:
+    """The glob `matches` of `pattern` whose path enters no symbolic link to a folder below the pattern's
+    fixed start: ``**`` follows such links, so a link loop (``sub/up -> ..``) gave each file 40 times
+    (once per level, up to the kernel's ELOOP limit). A folder is walked without following links
+    (_walk, os.walk), and so is ``**`` now."""
+    parts = pattern.split(os.sep)
+    fixed = next((i for i, part in enumerate(parts) if glob.has_magic(part)), len(parts))
+    kept = []
+    for m in matches:
+        names = m.split(os.sep)  # glob keeps the pattern's fixed start as written
+        folders = (os.sep.join(names[: i + 1]) for i in range(fixed, len(names) - 1))
+        linked_folder = len(names) > fixed and os.path.islink(m) and os.path.isdir(m)
+        if not linked_folder and not any(os.path.islink(f) for f in folders):
+            kept.append(m)
+    return kept
 
 
 def unreadable(path: str) -> str | None:
@@ -134,6 +162,36 @@ def unreadable(path: str) -> str | None:
     if st.st_size > MAX_FILE_BYTES:
         return f"too large ({st.st_size / 2**20:.1f} MiB > {MAX_FILE_BYTES // 2**20} MiB): not checked"
     return None
+
+
+def too_much_code(blocks: Sequence[Block]) -> str | None:
+    """Why a file's `blocks` are not checked (more than MAX_CODE_BYTES of code in UTF-8), or None."""
+    size = sum(len(b.code.encode("utf-8", "surrogatepass")) for b in blocks)
+    if size <= MAX_CODE_BYTES:
+        return None
+    return f"too large ({size / 2**20:.1f} MiB of code > {MAX_CODE_BYTES // 2**20} MiB): not checked"
+
+
+def shown_path(path: str) -> str:
+    """`path` as one line of UTF-8 text, for every output format (text, JSON, notes): bytes of a file name
+    that are not UTF-8 (kept by Python as lone surrogates, PEP 383) as ``\\xNN``, control characters
+    (a newline in a name split a text finding over two lines; issue 42) as textsafe.safe_text's escapes
+    (``\\x0a``). A name of plain text is unchanged."""
+    try:
+        raw = path.encode("utf-8", "surrogateescape")
+    except UnicodeEncodeError:  # a surrogate that no file name byte gives: safe_text shows it as \udXXX
+        return safe_text(path, newlines=False)
+    return safe_text(raw.decode("utf-8", "backslashreplace"), newlines=False)
+
+
+def path_uri(path: str) -> str:
+    """`path` as a SARIF artifactLocation uri (SARIF 2.1.0 section 3.4.4: a URI reference, RFC 3986): the
+    file name's bytes percent-encoded (a space as %20, "#" as %23, a byte that is not UTF-8 as %FF),
+    "/" separators (a backslash is one only where it is the system's: elsewhere it is part of a name,
+    %5C); an absolute path as a file:// URI."""
+    raw = (path.replace(os.sep, "/") if os.sep != "/" else path).encode("utf-8", "surrogateescape")
+    quoted = urllib.parse.quote(raw, safe="/")
+    return "file://" + quoted if raw.startswith(b"/") else quoted
 
 
 def _walk(folder: str) -> Iterable[str]:
@@ -157,6 +215,8 @@ def blocks(path: str, text: str) -> list[Block]:
             nb = json.loads(text)
         except ValueError as e:
             raise ValueError(f"not a notebook (not JSON: {e})") from None
+        except RecursionError:  # [[[... 100,000 deep was "internal error" (issue 42)
+            raise ValueError("not a notebook (JSON nested deeper than Python's recursion limit)") from None
         cells = nb.get("cells") if isinstance(nb, dict) else None
         if not isinstance(cells, list):
             raise ValueError("not a notebook (no cells list)")
@@ -223,13 +283,17 @@ def check_block(
     suggest: Callable[[str], list[str]] | None = None,
     notes: list[str] | None = None,
     skipped: list[str] | None = None,
+    syntax_note: bool = False,
 ) -> list[Finding]:
     """Findings of one block (see the module doc), inline ``# gorilla: ignore[...]`` applied; sorted by
     position. Did-you-mean: the deciding call's suggestions, else those of the call checked alone with
     the block's import lines. notes: "PATH: what was not checked" is appended for a block with more calls
     than the validator reads (callsite.MAX_CALLS), so a large file never passes in silence. A call whose
     callee does not resolve into the pool through the block's own names is no finding (check/judged.py);
-    skipped: "PATH:LINE:COL: callee: why" is appended for each (`check --explain`)."""
+    skipped: "PATH:LINE:COL: callee: why" is appended for each (`check --explain`). syntax_note: a block
+    Python refuses (a file of Python 2, a test's deliberately broken file) is a note, "PATH: skipped: not
+    Python 3 syntax (LINE:COL: why)", not a finding (files; a snippet given as CODE keeps its
+    unparseable verdict)."""
     verdict = validator.check_code(block.code, per_call=True)
     if notes is not None:
         notes += [f"{path}: {d}" for d in verdict.diagnostics if d.endswith(LEFT_OUT_TAIL)]
@@ -242,6 +306,11 @@ def check_block(
             else None
         )
         line, col, msg = (int(m.group(1)), int(m.group(2)), m.group(3)) if m else (1, 1, "syntax error")
+        if syntax_note:
+            if notes is not None:
+                where = f"{line + block.line_offset}:{col}"
+                notes.append(f"{path}: skipped: not Python 3 syntax ({where}: {msg})")
+            return []
         out.append(Finding(path, line, col, verdict.reason or "unparseable:python_syntax", msg))
     # the block's imports, as the validator reads them (tree-sitter), one line each: the block's own
     # import lines, taken as text, broke the call checked alone (an indented import, the first line of a

@@ -206,7 +206,7 @@ def _ask(
 
 
 def _note(line: str) -> None:
-    print(f"gorilla-tui: {line}", file=sys.stderr)
+    print(safe_text(f"gorilla-tui: {line}"), file=sys.stderr)  # may quote a path or a server's words
 
 
 def _print_panel(d: dict[str, Any], hits: list[Hit]) -> None:
@@ -303,8 +303,8 @@ def panel_title(d: dict[str, Any]) -> str:
     shown, never interpreted."""
     from rich.markup import escape  # deferred: rich (~0.1 s); --help and --json stay fast
 
-    task = safe_text(d["task"][:70].strip(), newlines=False)
-    return escape(f"{task}  [{d['mode']}, {d['model']}]".strip())
+    task = d["task"][:70].strip()
+    return escape(safe_text(f"{task}  [{d['mode']}, {d['model']}]".strip(), newlines=False))
 
 
 def _code_origin(d: dict) -> str:

@@ -94,10 +94,11 @@ def _names_paths(args: argparse.Namespace) -> bool:
     """True when args.code names files to lint, False when it is the code itself (ARGUMENT_RULE). Decided
     by the arguments alone, never by --format/--select/--ignore/--json (those only choose what is
     printed). --file: paths; --code: code; several arguments: paths ('-' among them is standard input);
-    one argument: '-' is code read from standard input, an existing file or folder or a glob that matches
-    is a path, anything else is code: a JSON tool call ``[{"name": "shutil.copytree", ...}]`` was taken
-    for a glob ("no file matches"). Raises UsageError for a lone argument that is no code but looks like
-    a path naming nothing (``check nope.py``, ``check /nonexistent``: one clear line, not "no_call")."""
+    one argument: '-' is code read from standard input, an existing file or folder (a link loop too: it is
+    then one line, not checked) or a glob that matches is a path, anything else is code: a JSON tool call
+    ``[{"name": "shutil.copytree", ...}]`` was taken for a glob ("no file matches"). Raises UsageError
+    for a lone argument that is no code but looks like a path naming nothing (``check nope.py``,
+    ``check /nonexistent``: one clear line, not "no_call")."""
     if getattr(args, "file", False):
         return True
     if getattr(args, "force_code", False):
@@ -107,7 +108,7 @@ def _names_paths(args: argparse.Namespace) -> bool:
     only = args.code[0]
     if only == "-":
         return False
-    if os.path.exists(only) or (any(c in only for c in "*?[") and glob.glob(only, recursive=True)):
+    if os.path.lexists(only) or (any(c in only for c in "*?[") and glob.glob(only, recursive=True)):
         return True
     if _looks_like_path(only):
         raise UsageError(f"{only}: no such file or folder (to check it as code: --code)")
@@ -130,13 +131,24 @@ def _read_code(args: argparse.Namespace) -> str:
     return "\n".join(args.code)
 
 
-def _as_python(code: str) -> str:
-    """`code`, or the Python calls of a JSON tool call (check/extract.py tool_calls), so the linter form
-    (`check '[{"name": ...}]' --format json`) checks them as calls, as the verdict form does."""
-    from gorilla_tui.check.extract import tool_calls  # deferred: tree-sitter; `--help` stays fast
+def _as_python(code: str) -> tuple[str, bool, int]:
+    """(`code`, or the Python calls of a JSON tool call (check/extract.py tool_calls_counted), whether it
+    is one, how many of its calls past callsite.MAX_CALLS were left out), so the linter form (`check
+    '[{"name": ...}]' --format json`) checks them as calls, as the verdict form does."""
+    from gorilla_tui.check.extract import tool_calls_counted  # deferred: tree-sitter; `--help` stays fast
 
-    calls = tool_calls(code)
-    return "\n".join(calls) if calls else code
+    found = tool_calls_counted(code)
+    return ("\n".join(found[0]), True, found[1]) if found else (code, False, 0)
+
+
+def _refuse_broken_json(code: str) -> None:
+    """Raise UsageError "not valid JSON: <json error>" for code that starts like JSON and is neither JSON
+    nor Python (a tool call cut short: it was "no_call", exit 1)."""
+    from gorilla_tui.check.extract import json_error  # deferred: tree-sitter; `--help` stays fast
+
+    error = json_error(code)
+    if error is not None:
+        raise UsageError(f"not valid JSON: {error}")
 
 
 def _validator(args: argparse.Namespace, code: str | list[str]):
@@ -200,11 +212,19 @@ def run(args: argparse.Namespace) -> int:
     if paths or args.format or args.select or args.ignore:  # the linter's findings, of files or of the code
         if args.json and args.format is None:  # `check FILE --json` means the linter's JSON
             args.format = "json"
-        code = None if paths else _as_python(_read_code(args))
-        return run_lint(args, lambda blocks: _validator(args, blocks), code)
+        if paths:
+            return run_lint(args, lambda blocks: _validator(args, blocks), None)
+        text = _read_code(args)
+        _refuse_broken_json(text)
+        code, is_json, left_out = _as_python(text)
+        from gorilla_tui.check.imports import named_by_schema  # deferred: tree-sitter; `--help` stays fast
+
+        with named_by_schema(is_json):  # a JSON tool call names positional-only parameters too
+            return run_lint(args, lambda blocks: _validator(args, blocks), code, left_out)
     code = _read_code(args)
     if not code.strip():
         raise UsageError("nothing to check: the code is empty")
+    _refuse_broken_json(code)
     verdict = _validator(args, code).check(code)
     if args.json:
         print(json.dumps(verdict.to_dict(), ensure_ascii=False))
@@ -237,7 +257,7 @@ def _print_panel(verdict, code: str = "") -> None:
         body.append(safe_text(note) + "\n", style="dim")
     if verdict.reason:
         body.append("reason: ", style="bold")
-        body.append(f"{verdict.reason}\n")
+        body.append(safe_text(verdict.reason) + "\n")  # may quote the code's names
     deciding = [c for c in verdict.calls if c.role in ("pool", "family", "python-env")]
     if len(deciding) > 1:  # say which calls were checked, each with its own verdict
         for c in deciding:

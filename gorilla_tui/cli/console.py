@@ -17,6 +17,8 @@ from rich.progress import (
 )
 from rich.text import Text
 
+from gorilla_tui.textsafe import safe_text
+
 #: Columns used when the stream is not a terminal and $COLUMNS is not set. rich would use 80, which squeezes
 #: the wide columns of our tables (`index --refresh | cat` gave "from / why" 4 characters); tables are not
 #: expanded, so they still take only the width they need.
@@ -36,6 +38,26 @@ def make_console(stderr: bool = False) -> Console:
     return con
 
 
+def shown(text: object, style: str = "") -> Text:
+    """`text` (any value; str() of it) as a rich Text for a table cell, a title or a line: made safe for the
+    terminal by textsafe.safe_text and never read as markup ("[/b]" in a path raised MarkupError)."""
+    return Text(safe_text(str(text)), style=style)
+
+
+class PlainColumn(ProgressColumn):
+    """A progress column showing one field of the task (its description, or a name of its fields) as plain
+    text made safe by textsafe.safe_text on one line: rich's TextColumn reads it as markup (a --source path
+    with "[/b]" raised MarkupError mid-refresh) and writes its escape sequences raw."""
+
+    def __init__(self, field: str = "description") -> None:
+        super().__init__()
+        self.field = field
+
+    def render(self, task: Any) -> Text:
+        value = task.description if self.field == "description" else task.fields.get(self.field, "")
+        return Text(safe_text(str(value), newlines=False))
+
+
 class RateColumn(ProgressColumn):
     """Seconds per item (rich's own speed estimate over its recent samples): "1.25 s/task"."""
 
@@ -51,5 +73,5 @@ class RateColumn(ProgressColumn):
 def progress_columns(unit: str = "task") -> tuple[ProgressColumn, ...]:
     """The columns of an eval's progress bar (`eval run`, `eval bfcl`): spinner, description, bar, done of
     total, seconds per `unit`, elapsed time and the time left."""
-    return (SpinnerColumn(), TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
+    return (SpinnerColumn(), PlainColumn(), BarColumn(), MofNCompleteColumn(),
             RateColumn(unit), TimeElapsedColumn(), TextColumn("eta"), TimeRemainingColumn())  # fmt: skip

@@ -97,7 +97,7 @@ def run_bfcl(args: argparse.Namespace) -> int:
         existed = out.exists()
         done, notes = bfcl.load_done(out, run)  # a wrong --out fails before the model loads
         for line in notes:
-            print(f"gorilla-tui: {out}: {line}", file=sys.stderr)
+            print(safe_text(f"gorilla-tui: {out}: {line}"), file=sys.stderr)
         stats = None
         if any(q.id not in done for q in questions):
             pool = [q for name in names for q in every[name]]
@@ -124,25 +124,22 @@ def _answer(settings: Settings, questions: list[bfcl.BfclQuestion], pool: list[b
     """Answer the questions not yet in `out` with the model loaded once: a progress bar on a terminal,
     one plain line per question on stderr otherwise. Ctrl+C: first stops after the current question,
     second drops it, third is a KeyboardInterrupt."""
-    from rich.markup import escape  # deferred: rich; --help stays fast
     from rich.progress import Progress  # deferred: rich; --help stays fast
 
     from gorilla_tui import services  # deferred: numpy, scipy, tree-sitter (~0.3 s); `--help` stays fast
-    from gorilla_tui.cli.console import make_console, progress_columns  # deferred: rich; --help stays fast
+    from gorilla_tui.cli.console import make_console, progress_columns, shown  # deferred: rich; --help fast
     from gorilla_tui.evaluate import bfcl  # deferred with services
 
     console = make_console(stderr=True)
     where = "pooled with your index" if run.pooled else "each question's own functions"
-    console.print(
-        f"[dim]BFCL: {len(questions)} questions, {done} already in {escape(str(out))}; pool: {where}[/]"
-    )
+    console.print(shown(f"BFCL: {len(questions)} questions, {done} already in {out}; pool: {where}", "dim"))
     backend = services.load_backend(settings)
     if run.pooled:
-        live = services.load_index(
-            build_if_missing=True, note=lambda line: console.print(f"[dim]{escape(line)}[/]")
-        )
+        live = services.load_index(build_if_missing=True, note=lambda line: console.print(shown(line, "dim")))
         index = bfcl.pooled_index(pool, list(live.docs))
-        console.print(f"[dim]pooled index: {len(index.docs)} docs ({', '.join(index.sources)}), BM25[/]")
+        console.print(
+            shown(f"pooled index: {len(index.docs)} docs ({', '.join(index.sources)}), BM25", "dim")
+        )
         shared = services.build_pipeline(settings, index, backend)
         pipelines: Any = lambda _q: shared  # noqa: E731
     else:
@@ -158,7 +155,7 @@ def _answer(settings: Settings, questions: list[bfcl.BfclQuestion], pool: list[b
         right[0] += line["valid"] is True
         right[1] += 1
         return f"BFCL right {right[0]}/{right[1]}" + (
-            " [yellow]stopping after this one[/]" if stop.is_set() else ""
+            " (stopping after this one)" if stop.is_set() else ""  # plain text: PlainColumn
         )
 
     with ctrl_c_sets(stop, cancel, escalate=True):
@@ -174,7 +171,7 @@ def _answer(settings: Settings, questions: list[bfcl.BfclQuestion], pool: list[b
             def plain(line: dict[str, Any]) -> None:
                 count(line)
                 how = "right" if line["valid"] else f"wrong ({line.get('error_type') or 'no call'})"
-                print(f"{line['id']}: {how} [{right[0]}/{right[1]}]", file=sys.stderr, flush=True)
+                print(safe_text(f"{line['id']}: {how} [{right[0]}/{right[1]}]"), file=sys.stderr, flush=True)
 
             stats = bfcl.answer_questions(questions, out, run, pipelines, stop=stop, cancel=cancel,
                                           on_answer=plain)  # fmt: skip
@@ -188,27 +185,26 @@ def _answer(settings: Settings, questions: list[bfcl.BfclQuestion], pool: list[b
 def _print_scores(scores: list[bfcl.CategoryScore], run: bfcl.BfclRun, out: str) -> None:
     """The final table: per category questions, right, accuracy, and the dev (even ids) / test (odd ids)
     halves; then the commonest reasons of the wrong answers."""
-    from rich.markup import escape  # deferred: rich; --help stays fast
     from rich.table import Table  # deferred: rich; --help stays fast
 
-    from gorilla_tui.cli.console import make_console  # deferred: rich; --help stays fast
+    from gorilla_tui.cli.console import make_console, shown  # deferred: rich; --help stays fast
 
-    console = make_console()
+    console = make_console()  # the model's name, the categories and the path: shown, never markup
     mode = f"{run.mode} by {run.select_by}" if run.select_by else run.mode
     pool = "pooled" if run.pooled else "own functions"
-    table = Table(title=f"BFCL · {run.model} · {mode} · k={run.k} · {pool}")
+    table = Table(title=shown(f"BFCL · {run.model} · {mode} · k={run.k} · {pool}"))
     for col in ("category", "questions", "right", "accuracy", "dev (even ids)", "test (odd ids)", "p50 s"):
         table.add_column(col, justify="left" if col == "category" else "right")
     for s in scores:
         halves = [
             f"{100 * s.accuracy(h):.2f} % of {s.split_n[h]}" if s.split_n[h] else "-" for h in ("dev", "test")
         ]
-        table.add_row(s.category, str(s.n), str(s.right), f"{100 * s.accuracy():.2f} %", *halves,
+        table.add_row(shown(s.category), str(s.n), str(s.right), f"{100 * s.accuracy():.2f} %", *halves,
                       f"{s.seconds_p50:.2f}")  # fmt: skip
     console.print(table)
     for s in scores:
         if s.errors and s.category != "all":
             top = ", ".join(f"{kind} {n}" for kind, n in s.errors.most_common(3))
-            console.print(f"[dim]{s.category} wrong: {escape(safe_text(top, newlines=False))}[/]")
+            console.print(shown(f"{s.category} wrong: {safe_text(top, newlines=False)}", "dim"))
     if out:
-        console.print(f"[dim]{escape(out)}[/]")
+        console.print(shown(out, "dim"))

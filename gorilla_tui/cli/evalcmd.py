@@ -90,14 +90,14 @@ def run_score(args: argparse.Namespace) -> int:
         from_dir=args.from_dir,
     )
     for warning in score.warnings:  # stderr in both modes, so --json keeps stdout pure JSON
-        print(f"gorilla-tui: warning: {warning}", file=sys.stderr)
+        print(f"gorilla-tui: warning: {safe_text(warning)}", file=sys.stderr)
     if args.json:
         print(json.dumps(score.to_dict(), ensure_ascii=False))
         return 0
-    from gorilla_tui.cli.console import make_console  # deferred: rich; --help stays fast
+    from gorilla_tui.cli.console import make_console, shown  # deferred: rich; --help stays fast
 
-    console = make_console()
-    head = Table(title=f"{score.hub} · metric {score.metric} · n={score.n}")
+    console = make_console()  # hubs, domains, reasons and notes come from the files read: shown, never markup
+    head = Table(title=shown(f"{score.hub} · metric {score.metric} · n={score.n}"))
     for col in ("accuracy", "hallucination", "error"):
         head.add_column(col, justify="right")
     head.add_row(*(f"{100 * v:.2f} %" for v in (score.accuracy, score.hallucination, score.error)))
@@ -108,22 +108,22 @@ def run_score(args: argparse.Namespace) -> int:
         table.add_column(col, justify="right")
     for domain, row in score.per_domain.items():
         table.add_row(
-            domain,
+            shown(domain),
             str(int(row["n"])),
             *(f"{100 * row[k]:.1f} %" for k in ("accuracy", "hallucination", "error")),
         )
     console.print(table)
     if score.verdicts:
-        console.print("verdicts: " + ", ".join(f"{k} {v}" for k, v in sorted(score.verdicts.items())))
+        console.print(shown("verdicts: " + ", ".join(f"{k} {v}" for k, v in sorted(score.verdicts.items()))))
     if score.reasons:
         reasons = Table(title="per reason (non-valid verdicts)")
         for col, just in (("reason", "left"), ("n", "right"), ("share", "right")):
             reasons.add_column(col, justify=just)
         for reason, count in score.reasons.items():
-            reasons.add_row(reason, str(count), f"{100 * count / max(score.n, 1):.1f} %")
+            reasons.add_row(shown(reason), str(count), f"{100 * count / max(score.n, 1):.1f} %")
         console.print(reasons)
     for note in score.notes:
-        console.print(f"[dim]{note}[/]")
+        console.print(shown(note, "dim"))
     return 0
 
 
@@ -179,7 +179,7 @@ def run_eval(args: argparse.Namespace) -> int:
     existed = Path(args.out).exists()
     done, notes = evalrun.load_answers(args.out, info)  # a wrong --out fails before the model loads
     for note in notes:
-        print(f"gorilla-tui: {args.out}: {note}", file=sys.stderr)
+        print(safe_text(f"gorilla-tui: {args.out}: {note}"), file=sys.stderr)
     stats = evalrun.RunStats(skipped=len(tasks), concurrency=args.concurrency)
     if any(t.question_id not in done for t in tasks):
         stats = _answer(args, settings, data, tasks, info, len(done.keys() & {t.question_id for t in tasks}))
@@ -214,12 +214,14 @@ def _answer(
     from rich.progress import Progress  # deferred: rich; --help stays fast
 
     from gorilla_tui import services  # deferred: numpy, scipy, tree-sitter (~0.3 s); `--help` stays fast
-    from gorilla_tui.cli.console import make_console, progress_columns  # deferred: rich; --help stays fast
+    from gorilla_tui.cli.console import make_console, progress_columns, shown  # deferred: rich; --help fast
     from gorilla_tui.evaluate import run as evalrun  # deferred with services
 
     console = make_console(stderr=True)
     index, where = evalrun.hub_index(data)
-    console.print(f"[dim]{data.hub}: {len(tasks)} tasks, {done} already in {args.out}; index: {where}[/]")
+    console.print(
+        shown(f"{data.hub}: {len(tasks)} tasks, {done} already in {args.out}; index: {where}", "dim")
+    )
     backend = services.load_backend(settings)
     pipeline = services.build_pipeline(settings, index, backend, retriever=info.retriever)
     if pipeline.select_by() != info.select_by:  # a backend that cannot score after all: lines say "grammar"
@@ -235,7 +237,7 @@ def _answer(
         def on_answer(line: dict[str, Any]) -> None:
             valid[0] += line["verdict"] == "valid"
             valid[1] += 1
-            note = " [yellow]stopping after this task[/]" if stop.is_set() else ""
+            note = " (stopping after this task)" if stop.is_set() else ""  # plain text: PlainColumn
             desc = f"{data.hub} {info.retriever} valid {valid[0]}/{valid[1]}{note}"
             progress.update(bar, advance=1, description=desc)
 
@@ -265,12 +267,14 @@ def _print_summary(
 ) -> None:
     from rich.table import Table  # deferred: rich; --help stays fast
 
-    from gorilla_tui.cli.console import make_console  # deferred: rich; --help stays fast
+    from gorilla_tui.cli.console import make_console, shown  # deferred: rich; --help stays fast
 
-    console = make_console()
+    console = make_console()  # the model's name, the domains and the path: shown, never markup
     d = summary.to_dict()
     mode = f"{info.mode} by {info.select_by}" if info.select_by else info.mode
-    head = Table(title=f"{info.hub} · {info.retriever} · {mode} · {info.model} · k={info.k} · n={summary.n}")
+    head = Table(
+        title=shown(f"{info.hub} · {info.retriever} · {mode} · {info.model} · k={info.k} · n={summary.n}")
+    )
     for col in ("metric", "accuracy", "hallucination", "error"):
         head.add_column(col, justify="right" if col != "metric" else "left")
     for score in (summary.gorilla, summary.strict):
@@ -286,7 +290,7 @@ def _print_summary(
         table.add_column(col, justify="left" if col == "domain" else "right")
     for domain, row in summary.gorilla.per_domain.items():
         strict = summary.strict.per_domain.get(domain, {})
-        table.add_row(domain, str(int(row["n"])), _pct(row["accuracy"]), _pct(strict.get("accuracy", 0.0)),
-                      _pct(row["hallucination"]))  # fmt: skip
+        table.add_row(shown(domain), str(int(row["n"])), _pct(row["accuracy"]),
+                      _pct(strict.get("accuracy", 0.0)), _pct(row["hallucination"]))  # fmt: skip
     console.print(table)
-    console.print(f"[dim]{stats.answered} answered now, {stats.skipped} already answered · {out}[/]")
+    console.print(shown(f"{stats.answered} answered now, {stats.skipped} already answered · {out}", "dim"))

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import argparse
+import io
 import json
 import sys
+import tokenize
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -35,6 +37,30 @@ def code_text(data: bytes, what: str) -> str:
     return text
 
 
+def source_text(data: bytes, what: str) -> str:
+    """The bytes of a Python file (`check FILE`) as text, by its PEP 263 coding line: a file that declares
+    ``# -*- coding: latin-1 -*-`` is read in latin-1 (tokenize.detect_encoding, as Python reads it), any
+    other as code_text reads it (UTF-8, a BOM dropped). A valid latin-1 file with its coding line was
+    refused as "not UTF-8 text" (issue 42). Raises UsageError (one line) for an unknown encoding, bytes
+    the declared one cannot decode, a NUL byte, or bytes that are not UTF-8 without a coding line."""
+    try:
+        encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
+    except SyntaxError as e:  # no coding line and bytes that are not UTF-8, or an unknown encoding name
+        if str(e).startswith("unknown encoding"):
+            raise UsageError(f"cannot read {what}: {e}") from None
+        encoding = "utf-8"  # code_text says which byte is not UTF-8
+    if encoding in ("utf-8", "utf-8-sig"):
+        return code_text(data, what)
+    try:
+        text = data.decode(encoding)
+    except UnicodeDecodeError as e:
+        raise UsageError(f"cannot read {what}: not {encoding} text (bad byte at offset {e.start})") from None
+    nul = data.find(b"\0")
+    if nul >= 0:
+        raise UsageError(f"cannot read {what}: not text (NUL byte at offset {nul})")
+    return text
+
+
 def stdin_text() -> str:
     """Standard input as text, as `run -` reads it (cli/run.py): code_text, so `check -` refuses bytes that
     are not UTF-8 text as `run -` does ("cannot read stdin: not UTF-8 text (bad byte at offset N)")
@@ -48,13 +74,16 @@ def stdin_text() -> str:
 
 
 def run_lint(
-    args: argparse.Namespace, validator_for: Callable[[list[str]], Any], code: str | None = None
+    args: argparse.Namespace,
+    validator_for: Callable[[list[str]], Any],
+    code: str | None = None,
+    left_out: int = 0,
 ) -> int:
     """Check the files args.code names, or `code` itself when given (the snippet form with a linter option:
     named args.stdin_filename, else "<stdin>" for '-' and "<code>"); print findings in args.format; return
     the exit status. validator_for(every code block, a list) gives the Validator (built once for all
-    files). Raises UsageError for an unknown reason code or a path that names nothing (before anything is
-    printed)."""
+    files). left_out: JSON tool calls of `code` past callsite.MAX_CALLS, not rendered (a note). Raises
+    UsageError for an unknown reason code or a path that names nothing (before anything is printed)."""
     from gorilla_tui.check import lint  # deferred: tree-sitter and the validator; `--help` stays fast
     from gorilla_tui.check.batch import checked_files  # deferred: as lint
 
@@ -67,7 +96,7 @@ def run_lint(
     texts: list[tuple[str, str]] = []
     if code is not None:
         texts.append((args.stdin_filename or ("<stdin>" if args.code == ["-"] else "<code>"), code))
-    errors: list[str] = []
+    errors: list[tuple[str, str]] = []  # (path, the error line): a file not checked (exit 2)
     for path in paths:
         try:
             if path == "-":
@@ -75,79 +104,106 @@ def run_lint(
                 try:
                     texts.append((name, stdin_text()))
                 except UsageError as e:
-                    errors.append(str(e))
+                    errors.append((name, str(e)))
                 continue
             else:
                 why = lint.unreadable(path)
                 if why is not None:
-                    errors.append(f"{path}: {why}")
+                    errors.append((path, f"{path}: {why}"))
                     continue
                 with open(path, "rb") as fh:
                     data = fh.read()
                 name = path
         except OSError as e:
-            errors.append(f"{path}: cannot read ({e.strerror or e})")
+            errors.append((path, f"{path}: cannot read ({e.strerror or e})"))
             continue
         try:
-            texts.append((name, code_text(data, path)))
+            python = not path.lower().endswith((".md", ".markdown", ".ipynb"))
+            texts.append((name, source_text(data, path) if python else code_text(data, path)))
         except UsageError as e:  # a binary file: one line naming it, as `run FILE` says (exit 2)
-            errors.append(str(e))
+            errors.append((path, str(e)))
     files = []
     for name, text in texts:
         try:
-            files.append((name, lint.blocks(name, text)))
+            found = lint.blocks(name, text)
         except ValueError as e:
-            errors.append(f"{name}: {e}")
+            errors.append((name, f"{name}: {e}"))
+            continue
+        why = lint.too_much_code(found)
+        if why is not None:
+            errors.append((name, f"{name}: {why}"))
+        else:
+            files.append((name, found))
     findings = []
-    notes: list[tuple[str, str]] = []  # (path, what was not checked): calls past callsite.MAX_CALLS
+    notes: list[tuple[str, str]] = []  # (path, what was not checked): calls past MAX_CALLS, Python 2 files
     entries: list[dict[str, Any]] = []  # the JSON list: findings and notes, in the order checked
     explain = getattr(args, "explain", False)
-    for name, checked in zip((n for n, _ in files), checked_files(files, validator_for), strict=True):
+    results = checked_files(files, validator_for, syntax_notes=code is None)  # files: Python 2 is a note
+    for name, checked in zip((n for n, _ in files), results, strict=True):
         for found, said, skipped in checked:
             for f in found:
                 if lint.matches(f.reason, select) and not lint.matches(f.reason, ignore):
                     findings.append(f)
                     entries.append(f.to_dict())
             for why in skipped if explain else ():  # calls not judged: their callee resolves elsewhere
-                print(f"gorilla-tui: not judged: {safe_text(why)}", file=sys.stderr)
+                print(f"gorilla-tui: not judged: {lint.shown_path(why)}", file=sys.stderr)
             for n in said:  # check_block's "PATH: note"
                 notes.append((name, n.removeprefix(f"{name}: ")))
                 entries.append(lint.note_dict(*notes[-1]))
-    if errors and not texts:
-        pass  # nothing was read, only errors: they alone are printed, in any format, as for a missing path
-        # (`check huge.py` printed "0 findings in 0 file(s)", `--json` an empty list, beside its error)
-    elif args.format == "json":
+    if left_out and texts:  # JSON tool calls past MAX_CALLS were never rendered: said as the scan says it
+        from gorilla_tui.check.callsite import left_out_note  # deferred: as lint
+
+        notes.append((texts[0][0], left_out_note(left_out)))
+        entries.append(lint.note_dict(*notes[-1]))
+    # files not checked are listed in JSON and SARIF too (issue 42: a SARIF log without them said the run
+    # succeeded), each message in shown_path's one line of UTF-8 (a name that is not UTF-8 made the JSON not
+    # UTF-8); the text form prints them on stderr only
+    entries += [lint.note_dict(path, lint.shown_path(line)) for path, line in errors]
+    if args.format == "json":
         print(json.dumps(entries, ensure_ascii=False, indent=1))
     elif args.format == "sarif":
-        print(json.dumps(sarif(findings, notes), ensure_ascii=False, indent=1))
-    else:
+        print(json.dumps(sarif(findings, notes, errors), ensure_ascii=False, indent=1))
+    elif not errors or files:  # only errors: they alone are printed ("0 findings in 0 file(s)" was beside)
         for f in findings:
-            print(safe_text(_text_line(f)))
-        if findings or len(texts) != 1:
+            print(_text_line(f))
+        if findings or len(files) != 1:
             noun = "finding" if len(findings) == 1 else "findings"
-            print(f"{len(findings)} {noun} in {len(texts)} file(s)", file=sys.stderr)
+            print(f"{len(findings)} {noun} in {len(files)} file(s)", file=sys.stderr)
     for path, n in notes:
-        print(f"gorilla-tui: note: {safe_text(f'{path}: {n}')}", file=sys.stderr)
-    for e in errors:
-        print(f"gorilla-tui: error: {safe_text(e)}", file=sys.stderr)
+        print(f"gorilla-tui: note: {lint.shown_path(f'{path}: {n}')}", file=sys.stderr)
+    for _, line in errors:
+        print(f"gorilla-tui: error: {lint.shown_path(line)}", file=sys.stderr)
     if errors:
         return EXIT_ERROR
     return EXIT_FINDINGS if findings else EXIT_CLEAN
 
 
 def _text_line(f) -> str:
-    where = f"{f.path}:cell {f.cell}:{f.line}:{f.col}" if f.cell else f"{f.path}:{f.line}:{f.col}"
+    """A finding's text line, made safe for the terminal: the path by check.lint.shown_path (one line, a
+    newline in a file name as \\x0a), the rest by safe_text."""
+    from gorilla_tui.check.lint import shown_path  # deferred: as run_lint's import of check.lint
+
+    path = shown_path(f.path)
+    where = f"{path}:cell {f.cell}:{f.line}:{f.col}" if f.cell else f"{path}:{f.line}:{f.col}"
     tail = f" (did you mean {', '.join(f.suggestions)})" if f.suggestions else ""
-    return f"{where}: {f.reason} {f.message}{tail}"
+    return where + safe_text(f": {f.reason} {f.message}{tail}")
 
 
-def sarif(findings: list, notes: Sequence[tuple[str, str]] = ()) -> dict[str, Any]:
+def sarif(
+    findings: list, notes: Sequence[tuple[str, str]] = (), errors: Sequence[tuple[str, str]] = ()
+) -> dict[str, Any]:
     """A SARIF 2.1.0 log (OASIS SARIF v2.1.0, sections 3.13-3.27) of the findings: one run, tool driver
     gorilla-tui with one rule per reason code met; each result at its file and line:col (for notebooks
     the cell number is in the message, as SARIF regions have no cells). notes: (path, message) of what
     was not checked (calls past callsite.MAX_CALLS), each a toolExecutionNotification (section 3.58) of
     level "warning" at its file in the run's one invocation (section 3.20), so that a code-scanning UI
-    never shows a partly checked file as clean."""
+    never shows a partly checked file as clean. errors: (path, error line) of files not checked at all
+    (unreadable, not text, too large), each a notification of level "error", and the invocation's
+    executionSuccessful false (section 3.20.14; issue 42: they were missing from a log that said the run
+    succeeded). Every uri is the path percent-encoded (check.lint.path_uri, RFC 3986), every text one
+    line of UTF-8 (check.lint.shown_path)."""
+    from gorilla_tui.check.lint import path_uri, shown_path  # deferred: as run_lint's import of check.lint
+
     rules = sorted({f.reason for f in findings})
     results = []
     for f in findings:
@@ -163,7 +219,7 @@ def sarif(findings: list, notes: Sequence[tuple[str, str]] = ()) -> dict[str, An
                 "locations": [
                     {
                         "physicalLocation": {
-                            "artifactLocation": {"uri": f.path.replace("\\", "/")},
+                            "artifactLocation": {"uri": path_uri(f.path)},
                             "region": {"startLine": f.line, "startColumn": f.col},
                         }
                     }
@@ -178,16 +234,18 @@ def sarif(findings: list, notes: Sequence[tuple[str, str]] = ()) -> dict[str, An
             {"id": r, "shortDescription": {"text": r.replace(":", ": ").replace("_", " ")}} for r in rules
         ],
     }
-    invocation: dict[str, Any] = {"executionSuccessful": True}
-    if notes:
+    invocation: dict[str, Any] = {"executionSuccessful": not errors}
+    told = [("warning", path, message) for path, message in notes]
+    told += [("error", path, shown_path(line)) for path, line in errors]
+    if told:
         invocation["toolExecutionNotifications"] = [
             {
-                "level": "warning",
+                "level": level,
                 "descriptor": {"id": "not_checked"},
                 "message": {"text": message},
-                "locations": [{"physicalLocation": {"artifactLocation": {"uri": path.replace("\\", "/")}}}],
+                "locations": [{"physicalLocation": {"artifactLocation": {"uri": path_uri(path)}}}],
             }
-            for path, message in notes
+            for level, path, message in told
         ]
     return {
         "$schema": SARIF_SCHEMA,

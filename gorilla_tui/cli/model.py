@@ -16,6 +16,7 @@ from gorilla_tui.model.registry import (
     split_quant,
 )
 from gorilla_tui.paths import get_paths
+from gorilla_tui.textsafe import safe_text
 
 #: `model pull default`: the name that means the embedded default model (EMBEDDED), as the help says.
 DEFAULT_NAME = "default"
@@ -115,7 +116,9 @@ def run_pull(args: argparse.Namespace) -> int:
             "size_bytes": m.path.stat().st_size, "already_on_disk": before}  # fmt: skip
     where = f"already on disk: {m.path}" if before else str(m.path)
     print(
-        json.dumps(info, indent=2) if args.json else f"{m.name}: {where} ({info['size_bytes'] / 1e6:.0f} MB)"
+        json.dumps(info, indent=2)
+        if args.json
+        else safe_text(f"{m.name}: {where} ({info['size_bytes'] / 1e6:.0f} MB)")  # a path given: as it is
     )
     return 0
 

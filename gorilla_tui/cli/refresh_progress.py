@@ -29,6 +29,7 @@ from rich.progress import (
 )
 from rich.text import Text
 
+from gorilla_tui.cli.console import PlainColumn
 from gorilla_tui.textsafe import safe_text
 
 #: Seconds between two plain progress lines of the embedding (a line is also printed when it is done).
@@ -94,7 +95,7 @@ def source_progress(err: Any, quiet: bool, unchanged: str) -> Iterator[Callable[
             for _, timer in started.values():
                 timer.cancel()
         return
-    columns = (SpinnerColumn(), TextColumn("{task.description}"), TextColumn("{task.fields[status]}"))
+    columns = (SpinnerColumn(), PlainColumn(), PlainColumn("status"))  # a path or a message: never markup
     progress = Progress(*columns, TimeElapsedColumn(), console=err, transient=False)
     tasks: dict[str, Any] = {}
     stage: list[Any] = []

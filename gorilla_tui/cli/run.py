@@ -376,9 +376,9 @@ def _report(
         parts.append(f"output truncated ({result.dropped_bytes} bytes dropped)")
     print("run: " + "; ".join(parts), file=sys.stderr)
     for note in result.notes:
-        print("  " + note, file=sys.stderr)
+        print("  " + safe_text(note), file=sys.stderr)
     if args.keep:
-        print(f"  sandbox folder: {result.workdir}", file=sys.stderr)
+        print(safe_text(f"  sandbox folder: {result.workdir}"), file=sys.stderr)  # a path, as it is
     if missing is not None:
         print(
             safe_text(f"missing package: {missing.module}; to install it yourself: {missing.pip_line}"),

@@ -115,10 +115,10 @@ def run(args: argparse.Namespace) -> int:
     if index.note:  # an index stored by an older version: read the slow way until it is refreshed
         print(f"gorilla-tui: note: {safe_text(index.note)}", file=sys.stderr)
     for note in notes:
-        print(f"gorilla-tui: note: {note}", file=sys.stderr)
+        print(f"gorilla-tui: note: {safe_text(note)}", file=sys.stderr)
     result = search_with_constraints(index, task, k=k, hub=hub)
     for note in result.notes:  # a task of emoji or symbols alone: BM25 had no word to search for
-        print(f"gorilla-tui: note: {note}", file=sys.stderr)
+        print(f"gorilla-tui: note: {safe_text(note)}", file=sys.stderr)
     failure = index.dense_failure()  # BM25 alone (damaged vectors, a failed embedder): why, and the mend
     if failure:
         print(f"gorilla-tui: note: {safe_text(failure)}", file=sys.stderr)

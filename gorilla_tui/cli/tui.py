@@ -3,8 +3,14 @@
 from __future__ import annotations
 
 import argparse
+import sys
 
 from gorilla_tui.cli.options import add_model_command, settings_from_args
+from gorilla_tui.errors import UsageError
+
+#: The one line for a TUI started without a terminal (piped, cron, CI): it would draw into a file forever.
+NO_TERMINAL = "the TUI needs a terminal: stdin and stdout must both be one"
+NO_TERMINAL_HINT = 'for one answer without a terminal: gorilla-tui ask "TASK" (add --json for a program)'
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -27,7 +33,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Load settings (config.toml, overridden by flags), build the app, run it; exit 0. Keys typed while it
-    starts (Ctrl+Q included) are kept for the app: cli.main set the terminal up (tui/terminal.py)."""
+    starts (Ctrl+Q included) are kept for the app: cli.main set the terminal up (tui/terminal.py).
+
+    Raises:
+        UsageError: stdin or stdout is not a terminal (NO_TERMINAL; exit 2), before anything loads."""
+    if not (sys.stdin.isatty() and sys.stdout.isatty()):
+        raise UsageError(NO_TERMINAL, hint=NO_TERMINAL_HINT)
     settings = settings_from_args(args)
     from gorilla_tui.tui.session import Session  # no Textual: the model starts loading before it is imported
 

@@ -2,7 +2,8 @@
 
 Built on the official MCP Python SDK (PyPI `mcp` >= 2: mcp.server.mcpserver.MCPServer). Coding agents and
 chat apps (Claude Desktop/Code, Cursor, Zed, Continue, ...) start this command and call three tools:
-search_api_docs, check_api_call and propose_api_call (gorilla_tui/mcp/tools.py does the work). The SDK
+search_api_docs, check_api_call and propose_api_call (gorilla_tui/mcp/tools.py does the work; the stdio
+transport that answers every line, bad ones with a JSON-RPC error, is gorilla_tui/mcp/transport.py). The SDK
 itself diverts file descriptor 1 while the transport runs, so stray output cannot corrupt the protocol.
 """
 
@@ -10,6 +11,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
+import anyio
 import anyio.to_thread
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
@@ -19,6 +21,7 @@ from gorilla_tui import __version__
 from gorilla_tui.config import Settings
 from gorilla_tui.errors import GorillaError
 from gorilla_tui.mcp.tools import K_MAX, MAX_CODE_CHARS, MAX_TASK_CHARS, ToolBox
+from gorilla_tui.mcp.transport import serve_stdio
 
 INSTRUCTIONS = (
     "Grounding for code that calls machine-learning model hubs and Python libraries (Gorilla, arXiv "
@@ -135,5 +138,6 @@ def build_server(box: ToolBox) -> MCPServer:
 
 
 def serve(settings: Settings) -> None:
-    """Run the server over stdio until the client closes it (blocks)."""
-    build_server(ToolBox(settings)).run("stdio")
+    """Run the server over stdio until the client closes it (blocks). Every line the client sends gets
+    an answer, a JSON-RPC error for one that is no message (mcp/transport.py; issue 42)."""
+    anyio.run(serve_stdio, build_server(ToolBox(settings)))

@@ -404,8 +404,10 @@ def open_backend(settings: Settings, *, cancel: threading.Event | None = None) -
 
 def open_remote_backend(settings: Settings, cancel: threading.Event | None = None) -> RemoteBackend:
     """The built-in backend "remote" (`gorilla_tui.backends` entry point): the OpenAI-compatible completion
-    server at settings.endpoint (n_ctx: settings.n_ctx or 4096 tokens). `cancel` is not used (nothing is
-    loaded). Raises UsageError when no endpoint is set, or for a bad URL (RemoteBackend)."""
+    server at settings.endpoint (n_ctx: settings.n_ctx or 4096 tokens). `cancel` (Ctrl+C in `ask`) gives up
+    every request of the backend once set, the start-up probe for log-probabilities included. Raises
+    UsageError when no endpoint is set, for a bad URL or a bad $GORILLA_TUI_ENDPOINT_DEADLINES
+    (RemoteBackend)."""
     if not settings.endpoint:
         raise UsageError("the remote backend needs an endpoint: --endpoint URL, or endpoint in config.toml")
     return RemoteBackend(
@@ -413,6 +415,7 @@ def open_remote_backend(settings: Settings, cancel: threading.Event | None = Non
         n_ctx=settings.n_ctx or 4096,
         name=settings.model or "remote",
         family=models.family_of_spec(settings.model),
+        cancel=cancel,
     )
 
 

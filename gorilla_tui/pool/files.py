@@ -107,26 +107,32 @@ def checked_stat(path: Path) -> os.stat_result:
 def doc_files(folder: Path, skipped: list[Diagnostic] | None = None) -> list[Path]:
     """The doc files in a folder (*.json, *.jsonl, any case, regular files only), sorted, not recursive.
 
-    A symbolic link is read only when it resolves inside the folder (``latest.jsonl -> v2.jsonl``); one
-    that leads out of it (``leak.json -> ~/.ssh/id_rsa``, ``-> /etc/passwd``) is left out and, when
-    `skipped` is given, named there as a "skipped" Diagnostic. Why not follow it: the folder is what the
+    A symbolic link is read only when it resolves inside the folder (``latest.jsonl -> v2.jsonl``), to a
+    file (a link loop or a dangling link is named in `skipped` too); one that leads out of it
+    (``leak.json -> ~/.ssh/id_rsa``, ``-> /etc/passwd``) is left out and, when `skipped` is given, named
+    there as a "skipped" Diagnostic. Why not follow it: the folder is what the
     user named as the source, and what is read goes into the index, which search, the TUI and a remote
     model show; a folder from elsewhere (a cloned repository, an unpacked archive) could otherwise pull any
     file the user can read into it. A file named directly (``--source FILE``), and the files of a
     built-in source's mirror (Hugging Face snapshots are links into the cache's blobs), are followed.
     """
-    root = folder.resolve()
+    root = Path(os.path.realpath(folder))
     out = []
     for p in sorted(folder.iterdir()):
         if p.suffix.lower() not in (".json", ".jsonl"):
             continue
-        if p.is_symlink() and not p.resolve().is_relative_to(root):
+        # os.path.realpath, not Path.resolve: resolve raises RuntimeError on a link loop (a.json -> b.json
+        # -> a.json) in Python 3.11, which was "internal error" for `--source FOLDER` (issue 42)
+        if p.is_symlink() and not Path(os.path.realpath(p)).is_relative_to(root):
             if skipped is not None:
                 why = "symbolic link to a file outside the folder: not read"
                 skipped.append(Diagnostic(str(p), 0, "skipped", why))
             continue
         if _regular(p):
             out.append(p)
+        elif skipped is not None and p.is_symlink():
+            why = "symbolic link that leads to no file (a loop, or a missing target): not read"
+            skipped.append(Diagnostic(str(p), 0, "skipped", why))
     return out
 
 

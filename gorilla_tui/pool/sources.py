@@ -301,6 +301,8 @@ def _missing_why(text: str) -> str:
     """Why a `--source` value that names no existing path was refused: a NAME=PATH whose NAME is not a
     source name or whose PATH is empty says so, rather than "no such file" for the whole value."""
     name, sep, rest = text.partition("=")
+    if any(os.path.islink(expand_user(t)) for t in (text, rest) if t):  # a link loop or a dangling link
+        return "a symbolic link that leads to no file (a loop, or a missing target)"
     if sep and not rest:
         return f"no path after {name + '='!r} (--source NAME=PATH)"
     if sep and not _SOURCE_NAME.match(name) and path_exists(expand_user(rest)):

@@ -25,13 +25,42 @@ from gorilla_tui.sandbox.limits import Limits
 SYSTEM_DIRS = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc")
 
 
-#: Environment variables passed through (names or prefixes ending in "_"); everything else is dropped.
 #: The user name a run sees in USER and LOGNAME (getpass.getuser()) and in the run's own /etc/passwd
 #: (boot.py: pwd.getpwuid(os.getuid()) names it; the host's passwd file is not shown).
 SANDBOX_USER = "sandbox"
 #: The host name a run sees (its own UTS namespace, uname(2) and /etc/hostname): the machine's is not shown.
 SANDBOX_HOSTNAME = "sandbox"
-ENV_ALLOW = ("PATH", "LANG", "LANGUAGE", "TERM", "TZ", "COLUMNS", "LINES", "NO_COLOR", "LC_")
+#: Environment variables passed through, besides LOCALE_VARS; everything else is dropped.
+ENV_ALLOW = ("PATH", "TERM", "TZ", "COLUMNS", "LINES", "NO_COLOR")
+#: The locale variables Python reads (the locale module's categories LC_CTYPE, LC_COLLATE, LC_TIME,
+#: LC_MONETARY, LC_NUMERIC, LC_MESSAGES and LC_ALL, setlocale(3); LANG; LANGUAGE, read by gettext and
+#: locale.getdefaultlocale): passed only with a locale-shaped value (LOCALE_VALUE). Every other LC_ name
+#: is dropped: all of them passed before, and `LC_DB_URL=postgres://user:pw@...` reached the code (issue 42).
+LOCALE_VARS = (
+    "LANG", "LANGUAGE", "LC_ALL", "LC_CTYPE", "LC_COLLATE", "LC_MESSAGES", "LC_MONETARY", "LC_NUMERIC",
+    "LC_TIME",
+)  # fmt: skip
+#: A locale name (POSIX/glibc: language[_territory][.codeset][@modifier], e.g. "en_US.UTF-8",
+#: "sr_RS@latin", "C.UTF-8"), or C / POSIX; LANGUAGE is a colon-separated list of them (gettext).
+_LOCALE = (
+    r"(?:C|POSIX|C\.(?:UTF-8|utf8)"
+    r"|[a-z]{2,3}(?:_[A-Z]{2}|_[0-9]{3})?(?:\.[A-Za-z0-9_-]{1,20})?(?:@[A-Za-z0-9]{1,20})?)"
+)
+LOCALE_VALUE = re.compile(rf"{_LOCALE}(?::{_LOCALE})*")
+#: The shapes of the other names' values (anything else is dropped: a variable is no place for data).
+_VALUE_SHAPE = {
+    "TERM": re.compile(r"[A-Za-z0-9][A-Za-z0-9.+_-]{0,63}"),
+    "COLUMNS": re.compile(r"[0-9]{1,5}"),
+    "LINES": re.compile(r"[0-9]{1,5}"),
+    "NO_COLOR": re.compile(r"[A-Za-z0-9]{0,8}"),
+    # an Olson name (":Europe/Paris", "UTC") or a POSIX rule ("CET-1CEST,M3.5.0,M10.5.0/3"), tzset(3)
+    "TZ": re.compile(
+        r":?[A-Za-z][A-Za-z0-9_+-]{0,30}(?:/[A-Za-z0-9_+-]{1,30}){0,3}"
+        r"|<?[A-Za-z+0-9-]{3,8}>?[+-]?[0-9]{1,2}(?::[0-9]{2}){0,2}"
+        r"(?:<?[A-Za-z+0-9-]{3,8}>?(?:[+-]?[0-9]{1,2}(?::[0-9]{2}){0,2})?"
+        r"(?:,[JM]?[0-9.]{1,8}(?:/[0-9:]{1,8})?,[JM]?[0-9.]{1,8}(?:/[0-9:]{1,8})?)?)?"
+    ),
+}
 
 
 #: Names that look like secrets are dropped even when allowed above (tokens, keys, passwords, cloud creds).
@@ -126,19 +155,25 @@ def _libc_prctl(option: int) -> int:
 
 
 def scrub_env(environ: Mapping[str, str], home: str, tmpdir: str) -> dict[str, str]:
-    """The child's environment: only ENV_ALLOW names, minus anything matching SECRET_NAME; HOME and TMPDIR
+    """The child's environment: only ENV_ALLOW names (minus anything matching SECRET_NAME) and LOCALE_VARS,
+    each only with a value of its shape (LOCALE_VALUE, _VALUE_SHAPE; PATH as it is); HOME and TMPDIR
     set to the sandbox's folders; USER and LOGNAME set to SANDBOX_USER, because the run's fresh uid has no
     passwd entry and getpass.getuser() (which reads LOGNAME, USER, LNAME, USERNAME before pwd) would
     otherwise end the program with "KeyError: 'getpwuid(): uid not found'"."""
-    env = {
-        k: v
-        for k, v in environ.items()
-        if (k in ENV_ALLOW or any(k.startswith(p) for p in ENV_ALLOW if p.endswith("_")))
-        and not SECRET_NAME.search(k)
-    }
+    env = {k: v for k, v in environ.items() if _passes(k, v)}
     env.setdefault("PATH", "/usr/local/bin:/usr/bin:/bin")
     env.update(HOME=home, TMPDIR=tmpdir, USER=SANDBOX_USER, LOGNAME=SANDBOX_USER, GORILLA_TUI_SANDBOX="1")
     return env
+
+
+def _passes(name: str, value: str) -> bool:
+    """True when the variable `name`=`value` may enter the sandbox (see scrub_env)."""
+    if name in LOCALE_VARS:
+        return LOCALE_VALUE.fullmatch(value) is not None
+    if name not in ENV_ALLOW or SECRET_NAME.search(name):
+        return False
+    shape = _VALUE_SHAPE.get(name)
+    return shape is None or shape.fullmatch(value) is not None
 
 
 def sandbox_uid(namespaced: bool) -> int | None:

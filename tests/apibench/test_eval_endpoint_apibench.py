@@ -20,7 +20,7 @@ from gorilla_tui import services
 from gorilla_tui.cli import main
 from gorilla_tui.config import Settings
 from gorilla_tui.model.likelihood import can_score, query_likelihoods
-from gorilla_tui.model.remote import EndpointDownError, RemoteBackend
+from gorilla_tui.model.remote import Deadlines, EndpointDownError, RemoteBackend
 from tests.fixtures_model import free_port, llama_cpp_server
 
 
@@ -153,7 +153,7 @@ def test_select_by_likelihood_over_the_endpoint(llama_server: str, gemma_backend
     there, and they put the same doc first as the local model does. (Slow: llama-cpp-python sorts the
     whole 262k vocabulary for every echoed token to build top_logprobs, ~0.1-1 s a token on 2 cores; so
     k=3 here.)"""
-    remote = RemoteBackend(llama_server, n_ctx=2048, timeout=900)
+    remote = RemoteBackend(llama_server, n_ctx=2048, deadlines=Deadlines(read=900, total=900))
     assert can_score(remote) and remote.supports_loglikelihoods()
     task = "classify sports activities in a video"
     settings = Settings().replace(mode="select", select_by="likelihood", k=3, hub="torchhub")

@@ -168,6 +168,55 @@ def test_a_standard_library_call_with_too_many_arguments_is_wrong_args(
     assert ":3:" not in out  # math.sqrt(4) binds
 
 
+def test_a_json_tool_call_names_positional_only_parameters(gorilla_home, home_template, capsys):
+    """Issue 39: a JSON tool call names every argument by its schema, so `{"name": "math.sqrt",
+    "arguments": {"x": 4}}` is math.sqrt(4), not a positional-only parameter passed by keyword; the same
+    call written as Python still is one, and a name the signature lacks is still wrong."""
+    clone_home(home_template(["index", "--refresh", "--only", "python-env", "--no-dense"]), gorilla_home)
+    call = '{"name": "math.sqrt", "arguments": {"x": 4}}'
+    assert main(["check", call, "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["verdict"] == "valid"
+    assert main(["check", f"[{call}]", "--format", "json"]) == 0  # the linter form
+    assert json.loads(capsys.readouterr().out) == []
+    assert main(["check", "import math\nmath.sqrt(x=4)", "--json"]) == 1
+    assert json.loads(capsys.readouterr().out)["reason"] == "wrong_args:unknown_keyword"
+    assert main(["check", '{"name": "math.sqrt", "arguments": {"y": 4}}', "--json"]) == 1
+    assert json.loads(capsys.readouterr().out)["verdict"] == "wrong_args"
+
+
+@pytest.mark.parametrize("option", [[], ["--json"], ["--format", "json"]])
+def test_json_cut_short_is_one_line_error(pool, capsys, option):
+    """Issue 39: `check '[{"name": "math.sqrt"'` said no_call (exit 1); Python code that starts with a
+    bracket is still code."""
+    assert main(["check", '[{"name": "math.sqrt"', "--pool", pool, *option]) == 2
+    out = capsys.readouterr()
+    assert out.out == "" and out.err.strip().splitlines() == [
+        "gorilla-tui: error: not valid JSON: Expecting ',' delimiter: line 1 column 22 (char 21)"
+    ]
+    assert main(["check", "[print(x) for x in range(3)]", "--pool", pool, "--json"]) == 1  # checked as code
+    assert json.loads(capsys.readouterr().out)["reason"] == "no_call:only_incidental"
+
+
+def test_a_large_json_tool_call_list_is_read_once_and_its_rest_counted(pool, capsys, monkeypatch):
+    """Issue 39: a 5 MB JSON list of tool calls was read as Python (a list of dicts: no_call, 20-40 s);
+    its first callsite.MAX_CALLS calls are checked and the rest counted in a note."""
+    one = {"name": "torch.hub.load", "arguments": {"repo_or_dir": "pytorch/vision", "model": "resnet50"}}
+    text = json.dumps([one] * 2500 + [{"name": "torch.hub.laod", "arguments": {}}])
+    monkeypatch.setattr("sys.stdin", io.StringIO(text))
+    assert main(["check", "-", "--pool", pool, "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert (
+        out["verdict"] == "valid"
+        and out["diagnostics"][-1] == "501 calls after the first 2,000 were not checked"
+    )
+    monkeypatch.setattr("sys.stdin", io.StringIO(text))
+    assert main(["check", "-", "--pool", pool, "--format", "json"]) == 0
+    assert json.loads(capsys.readouterr().out) == [
+        {"path": "<stdin>", "line": None, "col": None, "cell": None, "reason": "not_checked",
+         "message": "501 calls after the first 2,000 were not checked", "suggestions": []}
+    ]  # fmt: skip
+
+
 def test_an_output_option_does_not_turn_the_code_into_a_path(pool, capsys):
     """`check CODE --format json` read CODE as a path ("no such file or folder", exit 2). Code or path is
     decided by the arguments alone; --format / --select / --ignore print the code's findings as the linter
@@ -246,13 +295,21 @@ def _binary_files(folder: Path) -> dict[str, Path]:
 def test_a_binary_file_is_one_line_error_as_run_says(pool, capsys, tmp_path, monkeypatch, kind, option):
     """Tester's report: `check` of an ELF said "unparseable:nesting_limit ...", of random bytes "source code
     string cannot contain null bytes" (exit 1), where `run` said one line "not UTF-8 text" (exit 2). Both
-    read a file with cli.lint.code_text now: one line naming the file, exit 2, nothing on stdout (no empty
-    JSON list either)."""
+    read a file with cli.lint.code_text now: one line naming the file, exit 2; nothing on stdout in text,
+    and in JSON and SARIF the file as not checked, never an empty list or a SARIF run that succeeded
+    (issue 42)."""
     monkeypatch.chdir(tmp_path)
     path = str(_binary_files(Path("."))[kind])
     assert main(["check", path, "--pool", pool, *option]) == 2
     captured = capsys.readouterr()
-    assert captured.out == ""
+    if not option:
+        assert captured.out == ""
+    elif option == ["--json"]:
+        assert [(e["path"], e["reason"]) for e in json.loads(captured.out)] == [(path, "not_checked")]
+    else:
+        invocation = json.loads(captured.out)["runs"][0]["invocations"][0]
+        assert invocation["executionSuccessful"] is False
+        assert [n["level"] for n in invocation["toolExecutionNotifications"]] == ["error"]
     why = "not text (NUL byte at offset 13)" if kind == "nul" else "not UTF-8 text (bad byte at offset "
     assert captured.err.startswith(f"gorilla-tui: error: cannot read {path}: {why}")
     assert len(captured.err.splitlines()) == 1
@@ -265,15 +322,15 @@ def test_a_file_over_the_size_cap_prints_its_error_only(pool, capsys, tmp_path, 
     monkeypatch.chdir(tmp_path)
     with open("huge.py", "wb") as fh:
         fh.truncate(11 * 1024 * 1024)
-    for option in ([], ["--format", "json"]):
-        assert main(["check", "huge.py", "--pool", pool, *option]) == 2
-        captured = capsys.readouterr()
-        assert captured.out == ""
-        assert captured.err == "gorilla-tui: error: huge.py: too large (11.0 MiB > 10 MiB): not checked\n"
+    assert main(["check", "huge.py", "--pool", pool]) == 2
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    assert captured.err == "gorilla-tui: error: huge.py: too large (11.0 MiB > 10 MiB): not checked\n"
     Path("good.py").write_text("import torch\ntorch.hub.load('pytorch/vision', 'resnet50')\n")
     assert main(["check", "good.py", "huge.py", "--pool", pool, "--format", "json"]) == 2
-    captured = capsys.readouterr()  # a file was checked: its findings are printed, an empty list here
-    assert json.loads(captured.out) == [] and "huge.py: too large" in captured.err
+    captured = capsys.readouterr()  # no finding; the file not checked is a note entry (issue 42)
+    assert [e["reason"] for e in json.loads(captured.out)] == ["not_checked"]
+    assert "huge.py: too large" in captured.err
 
 
 def test_calls_past_the_cap_are_said_unchecked_in_json_and_sarif(pool, capsys, tmp_path, monkeypatch):

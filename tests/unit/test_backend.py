@@ -14,6 +14,7 @@ from gorilla_tui.errors import GorillaError
 from gorilla_tui.model.backend import Backend, LlamaBackend, RemoteBackend, ScriptedBackend
 from gorilla_tui.model.grammar import choice_grammar
 from gorilla_tui.model.profiles import load_profiles, runtime_params
+from gorilla_tui.model.remote import Deadlines
 from tests.fixtures_model import free_port, llama_cpp_server
 
 PROMPT = "Here is a list of fruits: apple, banana, cherry,"
@@ -134,7 +135,7 @@ def test_remote_backend_protocol_garbage_is_a_gorilla_error():
             conn.close()
 
     threading.Thread(target=serve, daemon=True).start()
-    be = RemoteBackend(f"http://127.0.0.1:{port}", timeout=5)
+    be = RemoteBackend(f"http://127.0.0.1:{port}", deadlines=Deadlines(5, 5, 5))
     with pytest.raises(GorillaError, match="cannot reach endpoint"):
         list(be.complete("p", max_tokens=4))
     assert be.count_tokens("abcd") == 3  # the estimate, not an exception

@@ -71,10 +71,12 @@ def test_an_answer_where_nothing_fits_names_the_call_the_nearest_and_proposes_no
     d = p.to_dict()
     assert d["fit"] == "nothing" and d["fit_line"] == FIT_LINES["nothing"]
     assert d["api_call"] == "" and d["code"] == "" and d["nearest_call"] == verdict.api_call
+    assert d["verdict"]["of"] == "nearest_call"  # the verdict judges the nearest hit, not a proposal
     entry = HistoryEntry(1, 0.0, TRIANGLE_TASK, d)
     assert entry.fit == "nothing" and entry.api_call == verdict.api_call
     fits = Proposal(task=BMI_TASK, api_call=verdict.api_call, code="", verdict=verdict, fit="fits").to_dict()
     assert fits["api_call"] == verdict.api_call and fits["nearest_call"] == ""
+    assert fits["verdict"]["of"] == "api_call"
     # saved before the judgment existed: the out-of-pool flag reads as unsure
     assert HistoryEntry(2, 0.0, "x", {"match": "weak"}).fit == "unsure"
     assert HistoryEntry(3, 0.0, "x", {"match": "ok"}).fit == ""

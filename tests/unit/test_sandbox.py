@@ -303,6 +303,33 @@ def test_secret_environment_variables_are_absent(tmp_path: Path, monkeypatch: py
     assert "'LANG'" in result.output and "'HOME'" in result.output  # the allowlist passes through
 
 
+def test_only_locale_variables_with_locale_values_reach_a_run(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Every LC_ variable passed into a run with its value: `LC_DB_URL=postgres://user:pw@...` reached the
+    code (issue 42, kind 6). Only the locale variables Python reads pass, with a locale-shaped value; a
+    valid LANG and LANGUAGE still do, and Python's locale module reads them in the run."""
+    monkeypatch.setenv("LC_DB_URL", "postgres://user:pw@db.internal/prod")
+    monkeypatch.setenv("LC_MESSAGES", "postgres://user:pw@db.internal/prod")
+    monkeypatch.setenv("LC_PAPER", "a4-but-secret")  # a glibc category Python does not read
+    monkeypatch.setenv("LC_ALL", "")
+    monkeypatch.setenv("TZ", "user:pw@db.internal")
+    monkeypatch.setenv("LANG", "C.UTF-8")
+    monkeypatch.setenv("LANGUAGE", "en_US:en")
+    code = (
+        "import locale, os\nprint(sorted(k for k in os.environ if k.startswith(('LC_', 'LANG', 'TZ'))))\n"
+        "print(os.environ.get('LANG'), os.environ.get('LANGUAGE'))\n"
+        "print(locale.setlocale(locale.LC_CTYPE, ''))\nprint(open('/proc/self/environ', 'rb').read())\n"
+    )
+    result, _ = sandbox(code, tmp_path)
+    assert result.exit_status == 0, result.output
+    for leak in ("postgres", "user:pw", "db.internal", "LC_DB_URL", "LC_PAPER", "a4-but-secret", "'TZ'"):
+        assert leak not in result.output, result.output
+    lines = result.output.splitlines()
+    assert lines[0] == "['LANG', 'LANGUAGE']" and lines[1] == "C.UTF-8 en_US:en", result.output
+    assert lines[2] == "C.UTF-8", result.output  # the locale module read the LANG that passed
+
+
 def test_getpass_getuser_works_in_a_run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """getpass.getuser() ended an ordinary program with "KeyError: 'getpwuid(): uid not found: 768249'": a
     run's fresh uid has no passwd entry and neither USER nor LOGNAME passed the scrubbed environment. The

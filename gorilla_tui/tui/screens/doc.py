@@ -77,6 +77,8 @@ class DocScreen(ModalScreen[None]):
 
     def compose(self) -> ComposeResult:
         with VerticalScroll(id="dialog") as scroll:
-            scroll.border_title = display_name(self.doc)
+            # a doc's name: shown as it is (a border title is read as markup: "[/x]" crashed the app, and an
+            # OSC sequence in an api_name set the terminal's title)
+            scroll.border_title = Text(safe_text(display_name(self.doc), newlines=False))
             scroll.border_subtitle = "Escape closes"
             yield Static(doc_table(self.doc, self.score, self.lm_score), id="doc")

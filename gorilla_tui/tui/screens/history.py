@@ -16,6 +16,17 @@ from gorilla_tui.textsafe import safe_text
 from gorilla_tui.types import FIT_LINES
 
 
+def when(ts: float | None) -> str:
+    """A history row's local time "YYYY-MM-DD HH:MM", or "unknown" (HistoryEntry.ts None, or one the
+    platform's localtime refuses)."""
+    if ts is None:
+        return "unknown"
+    try:
+        return time.strftime("%Y-%m-%d %H:%M", time.localtime(ts))
+    except (OverflowError, OSError, ValueError):
+        return "unknown"
+
+
 class HistoryScreen(ModalScreen[str | None]):
     """Dismisses with the task to ask again (Enter on a row), or None (Escape)."""
 
@@ -48,11 +59,10 @@ class HistoryScreen(ModalScreen[str | None]):
         self.entries = self.history.search(query)
         table = self.query_one(DataTable)
         table.clear()
-        for e in self.entries:
-            when = time.strftime("%Y-%m-%d %H:%M", time.localtime(e.ts))
+        for e in self.entries:  # every cell shown as it is, never as markup (an edited database's verdict)
             table.add_row(
-                when,
-                e.verdict or "—",
+                when(e.ts),
+                Text(safe_text(e.verdict or "—", newlines=False)),
                 Text(safe_text(e.task[:60], newlines=False)),
                 Text(safe_text(e.api_call[:60], newlines=False)),
                 key=str(e.id),

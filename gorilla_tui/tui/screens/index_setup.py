@@ -85,12 +85,13 @@ class IndexSetupScreen(ModalScreen[object]):
         with VerticalScroll(id="dialog") as box:
             box.border_title = "Build the API index"
             box.border_subtitle = "Enter/ctrl+b builds · Escape closes"
-            yield Static(self.reason or "No API index has been built yet.", id="index-reason")
-            yield Static(OFFLINE_NOTE, id="index-offline")
+            # the reason, the sources' titles and the user's paths: shown as they are, never as markup
             yield Static(
-                "Sources:\n" + "\n".join(f"  • {name}: {title}" for name, title in self.sources),
-                id="index-sources",
+                Text(safe_text(self.reason or "No API index has been built yet.")), id="index-reason"
             )
+            yield Static(OFFLINE_NOTE, id="index-offline")
+            sources = "Sources:\n" + "\n".join(f"  • {name}: {title}" for name, title in self.sources)
+            yield Static(Text(safe_text(sources)), id="index-sources")
             yield Label("Local folder with the source files (like `index --refresh --from DIR`):")
             empty = (
                 f"empty: config.toml's mirrors ({', '.join(self.mirrors)})"
@@ -204,7 +205,7 @@ class IndexSetupScreen(ModalScreen[object]):
         if not self.is_attached:
             return
         self.query_one(Log).write_line(WAITING)
-        self.query_one("#index-reason", Static).update(f"[yellow]{WAITING}[/]")
+        self.query_one("#index-reason", Static).update(Text(WAITING, style="yellow"))
 
     def _failed(self, message: str, hint: str) -> None:
         self.building = False

@@ -77,11 +77,14 @@ class SettingsScreen(ModalScreen[Settings | None]):
             yield Input(str(s.k), type="integer", id="set-k")
             yield Label("Hub filter: search one source only")
             yield Select(
-                [("all sources", "")] + [(h, h) for h in hubs], value=s.hub, allow_blank=False, id="set-hub"
+                [("all sources", "")] + [(Text(safe_text(h)), h) for h in hubs],  # names: never markup
+                value=s.hub,
+                allow_blank=False,
+                id="set-hub",
             )
             yield Label("Kernel profile (llama.cpp compute backend)")
             yield Select(
-                [("auto-detect", "")] + [(k, k) for k in kernels],
+                [("auto-detect", "")] + [(Text(safe_text(k)), k) for k in kernels],
                 value=s.kernel,
                 allow_blank=False,
                 id="set-kernel",

@@ -8,6 +8,8 @@ from rich.text import Text
 from textual import events
 from textual.widgets import Static
 
+from gorilla_tui.textsafe import safe_text
+
 #: Style of the state field per load state.
 _STATE_STYLE = {"ready": "green", "loading": "yellow", "busy": "cyan", "error": "bold red", "missing": "red"}
 _SEP = " │ "
@@ -78,9 +80,9 @@ class StatusBar(Static):
         for label, value in parts[:-1]:
             if label:
                 text.append(label, style="dim")
-            text.append(value)
+            text.append(safe_text(value, newlines=False))  # a model path, source names: shown as they are
             text.append(_SEP, style="dim")
-        text.append(parts[-1][1], style=_STATE_STYLE.get(self.state_kind, ""))
+        text.append(safe_text(parts[-1][1], newlines=False), style=_STATE_STYLE.get(self.state_kind, ""))
         self.update(text)
 
     def on_mount(self) -> None:

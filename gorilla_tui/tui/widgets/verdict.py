@@ -64,7 +64,7 @@ class VerdictBadge(Vertical):
         self.fit = ""
         self.set_fit("")
         self._set_kind("pending" if text else None)
-        self.query_one("#badge", Static).update(text)
+        self.query_one("#badge", Static).update(Text(safe_text(text)))  # may quote a suggestion of the pool
         self.query_one("#diagnostics", Static).display = False
         options = self.query_one(OptionList)
         options.clear_options()

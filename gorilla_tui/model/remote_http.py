@@ -1,0 +1,322 @@
+"""One HTTP request to an OpenAI-compatible endpoint with three deadlines, Ctrl+C at any point and no
+redirects (model/remote.py says what the replies mean). Built on the standard library's urllib, which the
+project already uses: its connection classes are given a connect deadline and a read deadline (the socket
+timeout between two bytes), a watcher thread adds the total deadline and the cancel event (it shuts the
+connection down, so a read blocked in recv(2) returns), and its redirect handler refuses every redirect.
+
+Issue 42 (kind 1): a server that accepted and never sent its headers, or dripped a byte every 2 s, held the
+start-up probe for log-probabilities forever and ignored Ctrl+C (the socket timeout counts from the last
+byte); a 302 to another port was followed and its body became the answer.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import email.utils
+import functools
+import http.client
+import json
+import math
+import os
+import socket
+import ssl
+import threading
+import time
+import urllib.request
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from typing import Any
+
+from gorilla_tui.errors import GorillaError, UsageError
+
+__all__ = [
+    "DEADLINES_ENV",
+    "Deadlines",
+    "EndpointCancelled",
+    "EndpointError",
+    "RequestGuard",
+    "deadlines_from_env",
+    "open_request",
+    "retry_delay",
+    "wait_any",
+]
+
+#: HTTP statuses worth another try: rate limited (429) and server-side trouble (500, 502, 503, 504).
+RETRY_STATUSES = frozenset({429, 500, 502, 503, 504})
+#: Longest wait (s) between two tries, whatever Retry-After says.
+MAX_BACKOFF_S = 30.0
+#: The environment variable that sets the deadlines: "connect=S,read=S,total=S", any of the three.
+DEADLINES_ENV = "GORILLA_TUI_ENDPOINT_DEADLINES"
+
+
+def wait_any(events: Sequence[threading.Event], seconds: float) -> bool:
+    """Sleep `seconds`, or less when one of `events` is set; whether one was set."""
+    end = time.monotonic() + seconds
+    while not any(event.is_set() for event in events):
+        left = end - time.monotonic()
+        if left <= 0:
+            return False
+        time.sleep(min(0.1, left))
+    return True
+
+
+def retry_delay(attempt: int, base: float, retry_after: str | None = None) -> float:
+    """Seconds to wait before try `attempt` + 1 (attempt 0 = the first retry): the server's Retry-After
+    (seconds or an HTTP date, RFC 9110 section 10.2.3) when given, else exponential backoff base * 2**attempt;
+    capped at MAX_BACKOFF_S."""
+    if retry_after:
+        try:
+            wait = float(retry_after)
+        except ValueError:
+            try:
+                when = email.utils.parsedate_to_datetime(retry_after).timestamp()
+                wait = when - time.time()
+            except (TypeError, ValueError):
+                wait = base * 2**attempt
+        return min(MAX_BACKOFF_S, max(0.0, wait))
+    return min(MAX_BACKOFF_S, base * 2**attempt)
+
+
+class EndpointError(GorillaError):
+    """The endpoint answered, but not with an answer (a redirect, a reply of the wrong shape or size, a
+    deadline passed): the answer failed (exit 1), and in `eval run` that task is a failed task."""
+
+    exit_code = 1
+
+
+class EndpointCancelled(EndpointError):
+    """The request was given up because its cancel event was set (Ctrl+C)."""
+
+
+class _ConnectTimeout(OSError):
+    """No connection within the connect deadline (raised by the connection classes below)."""
+
+
+@dataclass(frozen=True)
+class Deadlines:
+    """Seconds one request may take. connect: to open the TCP (and TLS) connection; read: the longest wait
+    for the next byte (the socket timeout); total: the whole request, headers and body (a server that
+    drips a byte within every read deadline is stopped here). The defaults leave room for a server
+    without parallel slots (llama_cpp.server), which queues the requests of `eval run --concurrency N`
+    behind up to N-1 others."""
+
+    connect: float = 10.0
+    read: float = 120.0
+    total: float = 600.0
+
+    def capped(self, seconds: float) -> Deadlines:
+        """These deadlines, none over `seconds` (a side request such as a token count)."""
+        return Deadlines(min(self.connect, seconds), min(self.read, seconds), min(self.total, seconds))
+
+
+def deadlines_from_env(environ: Any = None) -> Deadlines:
+    """The Deadlines of $GORILLA_TUI_ENDPOINT_DEADLINES ("connect=5,read=60,total=300"; any of the three,
+    the others keep their defaults), or the defaults when it is unset or empty.
+    Raises UsageError (exit 2) for a value of another shape or a number of seconds that is not positive."""
+    text = (os.environ if environ is None else environ).get(DEADLINES_ENV, "").strip()
+    values: dict[str, float] = {}
+    for part in filter(None, (p.strip() for p in text.split(","))):
+        key, sep, value = (s.strip() for s in part.partition("="))
+        try:
+            seconds = float(value) if sep and key in ("connect", "read", "total") else math.nan
+        except ValueError:
+            seconds = math.nan
+        if not (math.isfinite(seconds) and seconds > 0):
+            raise UsageError(
+                f"{DEADLINES_ENV}={text[:80]!r}: each part must be connect=S, read=S or total=S "
+                "with S a positive number of seconds, e.g. connect=10,read=120,total=600"
+            )
+        values[key] = seconds
+    return replace(Deadlines(), **values)
+
+
+class RequestGuard:
+    """The watchdog of one request: once one of `cancels` is set or the total deadline has passed, it shuts
+    down every connection attached to it (a duplicate descriptor of each, taken when attached, so the
+    number cannot have been reused), which ends a read blocked in recv(2). `reason` is then "cancelled" or
+    "total". One daemon thread polls every 0.1 s until close()."""
+
+    def __init__(self, deadlines: Deadlines, cancels: Sequence[threading.Event] = ()) -> None:
+        self.deadlines = deadlines
+        self.cancels = tuple(cancels)
+        self.reason = ""
+        self._end = time.monotonic() + deadlines.total
+        self._socks: list[socket.socket] = []
+        self._lock = threading.Lock()
+        self._done = threading.Event()
+        threading.Thread(target=self._watch, name="endpoint-guard", daemon=True).start()
+
+    def _watch(self) -> None:
+        while not self._done.wait(max(0.0, min(0.1, self._end - time.monotonic()))):
+            if any(event.is_set() for event in self.cancels):
+                self.fire("cancelled")
+            elif time.monotonic() >= self._end:
+                self.fire("total")
+            if self.reason:
+                break
+        with self._lock:
+            socks, self._socks = self._socks, []
+        for dup in socks:
+            dup.close()
+
+    def fire(self, reason: str) -> None:
+        """Give the request up for `reason` (the first reason stays): shut its connections down."""
+        with self._lock:
+            self.reason = self.reason or reason
+            socks = list(self._socks)
+        for dup in socks:
+            with contextlib.suppress(OSError):
+                dup.shutdown(socket.SHUT_RDWR)
+
+    def attach(self, sock: socket.socket) -> None:
+        """Watch `sock`, a connection just opened (shut at once when the guard has already fired)."""
+        try:
+            dup = socket.socket(fileno=os.dup(sock.fileno()))
+        except (OSError, ValueError):
+            return
+        with self._lock:
+            fired = bool(self.reason) or self._done.is_set()
+            if not fired:
+                self._socks.append(dup)
+        if fired:
+            with dup, contextlib.suppress(OSError):
+                dup.shutdown(socket.SHUT_RDWR)
+
+    def close(self) -> None:
+        """The request is over: stop watching (the watcher closes its duplicates)."""
+        self._done.set()
+
+    def failure(self, url: str, error: BaseException | None = None) -> EndpointError | None:
+        """The one-line error for a request that the guard gave up, or whose `error` (or its reason, for a
+        urllib URLError) is a passed deadline; None for any other error."""
+        reason = getattr(error, "reason", None) if error is not None else None
+        if self.reason == "cancelled":
+            return EndpointCancelled(f"request to {url} cancelled")
+        if self.reason == "total":
+            return EndpointError(
+                f"endpoint {url} did not finish within {self.deadlines.total:g} s "
+                f"(the total deadline; {DEADLINES_ENV} sets it)"
+            )
+        if isinstance(error, _ConnectTimeout) or isinstance(reason, _ConnectTimeout):
+            return None  # cannot reach: the caller's message
+        if isinstance(error, TimeoutError) or isinstance(reason, TimeoutError):
+            return EndpointError(
+                f"endpoint {url} sent nothing for {self.deadlines.read:g} s "
+                f"(the read deadline; {DEADLINES_ENV} sets it)"
+            )
+        return None
+
+
+class _GuardedHTTP(http.client.HTTPConnection):
+    """An HTTP connection opened within the guard's connect deadline, then read with its read deadline
+    as the socket timeout, and attached to the guard."""
+
+    def __init__(self, host: str, *, guard: RequestGuard, **kwargs: Any) -> None:
+        kwargs["timeout"] = guard.deadlines.connect  # urlopen's own timeout is not used
+        super().__init__(host, **kwargs)
+        self.guard = guard
+
+    def connect(self) -> None:
+        try:
+            super().connect()
+        except TimeoutError:
+            raise _ConnectTimeout(f"no connection within {self.guard.deadlines.connect:g} s") from None
+        self.sock.settimeout(self.guard.deadlines.read)
+        self.guard.attach(self.sock)
+
+
+class _GuardedHTTPS(_GuardedHTTP, http.client.HTTPSConnection):
+    """_GuardedHTTP over TLS (the handshake is within the connect deadline)."""
+
+
+class _Http(urllib.request.HTTPHandler):
+    def __init__(self, guard: RequestGuard) -> None:
+        super().__init__()
+        self.guard = guard
+
+    def http_open(self, req: urllib.request.Request) -> Any:
+        return self.do_open(functools.partial(_GuardedHTTP, guard=self.guard), req)
+
+
+class _Https(urllib.request.HTTPSHandler):
+    def __init__(self, guard: RequestGuard) -> None:
+        super().__init__()
+        self.guard = guard
+
+    def https_open(self, req: urllib.request.Request) -> Any:
+        return self.do_open(functools.partial(_GuardedHTTPS, guard=self.guard), req, context=_tls())
+
+
+@functools.cache
+def _tls() -> ssl.SSLContext:
+    """The default TLS context (system CAs, host names checked), made once."""
+    return ssl.create_default_context()
+
+
+class _NoRedirect(urllib.request.HTTPRedirectHandler):
+    """Refuses every redirect: urllib then raises HTTPError with the 3xx status and its Location (a 302 to
+    another port was followed and its body became the answer; issue 42)."""
+
+    def redirect_request(self, *args: Any, **kwargs: Any) -> None:
+        return None
+
+
+def open_request(
+    url: str, body: dict[str, Any], deadlines: Deadlines, cancels: Sequence[threading.Event] = ()
+) -> tuple[Any, RequestGuard]:
+    """POST `body` (JSON) to `url`; (the open response, its guard). The caller reads the response, then
+    calls guard.close(), and asks guard.failure() what a read error (or a short read) means: the guard
+    shuts the connection at the total deadline or once an event of `cancels` is set, which a reader sees
+    as the end of the body.
+
+    The request runs on a daemon thread while this one waits in steps of 0.1 s, so Ctrl+C works in any
+    phase: under Python's default handler KeyboardInterrupt is raised here (the request is given up), and
+    under cancel.ctrl_c_sets an event of `cancels` is set. A connection still being opened is left to its
+    connect deadline; a reply that comes later is closed unread.
+
+    Raises:
+        EndpointCancelled: an event of `cancels` was set first.
+        EndpointError: the total or read deadline passed.
+        urllib.error.HTTPError: an error status or a redirect (not followed).
+        OSError, ValueError, http.client.HTTPException (urllib's URLError among them): the server cannot be
+            reached (a connect timeout is a URLError whose reason says so) or broke the protocol.
+    """
+    guard = RequestGuard(deadlines, cancels)
+    opener = urllib.request.build_opener(_Http(guard), _Https(guard), _NoRedirect())
+    req = urllib.request.Request(
+        url, data=json.dumps(body).encode("utf-8"), headers={"Content-Type": "application/json"}
+    )
+    box: dict[str, Any] = {}
+    lock = threading.Lock()
+
+    def post() -> None:
+        try:
+            resp = opener.open(req)  # noqa: S310 - the user's own endpoint
+        except BaseException as e:  # noqa: BLE001 - handed to the waiting thread as it is
+            with lock:
+                box["error"] = e
+            return
+        with lock:
+            if box.get("abandoned"):
+                resp.close()
+            else:
+                box["resp"] = resp
+
+    thread = threading.Thread(target=post, name="endpoint-request", daemon=True)
+    thread.start()
+    try:
+        while thread.is_alive() and not guard.reason:
+            thread.join(0.1)
+    except BaseException:  # KeyboardInterrupt while waiting: give the request up, then pass it on
+        guard.fire("cancelled")
+        guard.close()
+        raise
+    with lock:
+        if "resp" in box:
+            return box["resp"], guard
+        box["abandoned"] = True
+    guard.close()
+    failure = guard.failure(url, box.get("error"))
+    if failure is not None:
+        raise failure
+    raise box["error"]

@@ -1,0 +1,184 @@
+"""Issue 42, kind 4: hostile files for `check PATH...` and `--source` folders (real files in tmp_path).
+
+Each class: a symbolic link loop (a --source folder, a checked tree, a ``**`` glob), a notebook nested
+100,000 levels deep, a file name that is not UTF-8 (in JSON and SARIF), SARIF uris and files not checked
+in SARIF, a latin-1 file with its PEP 263 coding line, a newline in a file name, and more code than
+check/lint.py MAX_CODE_BYTES. Exit status: 0 clean, 1 findings, 2 a file not checked; never internal error.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+import sarif_pydantic
+
+from gorilla_tui.check.lint import MAX_CODE_BYTES
+from gorilla_tui.cli import main
+from gorilla_tui.errors import UsageError
+from gorilla_tui.pool.sources import user_source
+
+POOL = Path(__file__).resolve().parents[1] / "data" / "pool"
+WRONG = "import torch\nmodel = torch.hub.load('pytorch/vision', 'resnet-201')\n"
+
+
+@pytest.fixture
+def pool() -> str:
+    """The small pool's Torch Hub docs (tests/data/pool, APIBench JSONL)."""
+    return str(POOL / "torchhub_api.jsonl")
+
+
+def _check(capsys, *args: str) -> tuple[int, str, str]:
+    status = main(["check", "--file", *args])
+    captured = capsys.readouterr()
+    assert "internal error" not in captured.err and "Traceback" not in captured.err, captured.err
+    return status, captured.out, captured.err
+
+
+def test_a_link_loop_in_a_source_folder_is_a_skipped_file(tmp_path):
+    """`--source FOLDER` with a.jsonl -> b.jsonl -> a.jsonl beside a real doc file: Path.resolve raised
+    RuntimeError ("internal error"); the folder's docs are read and each link named as skipped."""
+    folder = tmp_path / "docs"
+    folder.mkdir()
+    shutil.copy(POOL / "torchhub_api.jsonl", folder / "torchhub.jsonl")
+    os.symlink("b.jsonl", folder / "a.jsonl")
+    os.symlink("a.jsonl", folder / "b.jsonl")
+    os.symlink("self.json", folder / "self.json")
+    loaded = user_source(folder)
+    assert loaded.status == "ok" and loaded.result.docs
+    skipped = sorted(Path(d.file).name for d in loaded.result.diagnostics if "leads to no file" in d.message)
+    assert skipped == ["a.jsonl", "b.jsonl", "self.json"]
+    with pytest.raises(UsageError, match="a symbolic link that leads to no file"):  # named alone
+        user_source(folder / "self.json")
+
+
+def test_a_link_loop_in_a_checked_tree_or_glob_checks_each_file_once(pool, capsys, tmp_path, monkeypatch):
+    """A folder link back up (sub/up -> ..) made ``**`` list each file once per level (40 times, to the
+    kernel's ELOOP limit), and a file linked to itself named on the command line was "no such file". Each
+    file is checked once; the looping file is one line, not checked (exit 2)."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "sub").mkdir()
+    (tmp_path / "sub" / "wrong.py").write_text(WRONG)
+    os.symlink("..", tmp_path / "sub" / "up")
+    os.symlink("loop.py", tmp_path / "loop.py")
+    for target in (".", "**/*.py", str(tmp_path / "**" / "*.py"), "./**"):
+        status, out, err = _check(capsys, target, "--pool", pool, "--format", "json")
+        assert status == 2, (target, err)
+        entries = json.loads(out)
+        assert [e["reason"] for e in entries] == ["wrong_args:unknown_model", "not_checked"], target
+        assert "Too many levels of symbolic links" in entries[1]["message"]
+    assert main(["check", "loop.py", "--pool", pool]) == 2  # alone, without --file: a path, not code
+    assert (
+        capsys.readouterr().err
+        == "gorilla-tui: error: loop.py: cannot read (Too many levels of symbolic links)\n"
+    )
+
+
+def test_a_notebook_nested_100000_deep_is_not_checked_exit_2(pool, capsys, tmp_path):
+    """json.loads raised RecursionError: "internal error", exit 1 (a pre-commit hook read findings)."""
+    deep = tmp_path / "deep.ipynb"
+    deep.write_text('{"cells": ' + "[" * 100_000 + "]" * 100_000 + "}")
+    status, out, err = _check(capsys, str(deep), "--pool", pool)
+    assert status == 2 and out == ""
+    assert (
+        err
+        == f"gorilla-tui: error: {deep}: not a notebook (JSON nested deeper than Python's recursion limit)\n"
+    )
+
+
+@pytest.mark.parametrize("fmt", ["json", "sarif"])
+def test_a_file_name_that_is_not_utf8_gives_utf8_output(pool, capsys, tmp_path, monkeypatch, fmt):
+    """A name with the byte 0xFF (Python holds it as the lone surrogate U+DCFF, PEP 383) was written back
+    raw: the JSON and SARIF were not UTF-8. JSON shows it as \\xff, SARIF's uri percent-encodes it."""
+    monkeypatch.chdir(tmp_path)
+    raw = b"caf\xff.py"
+    with open(raw, "wb") as fh:  # os.fsencode bytes: the name is made as bytes
+        fh.write(WRONG.encode())
+    status, out, _ = _check(capsys, os.fsdecode(raw), "--pool", pool, "--format", fmt)
+    assert status == 1
+    doc = json.loads(out.encode("utf-8"))  # strict UTF-8: a lone surrogate raises here
+    if fmt == "json":
+        assert [e["path"] for e in doc] == ["caf\\xff.py"]
+    else:
+        location = doc["runs"][0]["results"][0]["locations"][0]["physicalLocation"]
+        assert location["artifactLocation"]["uri"] == "caf%FF.py"
+
+
+def test_sarif_uris_are_percent_encoded_and_unreadable_files_are_listed(pool, capsys, tmp_path, monkeypatch):
+    """SARIF 2.1.0 section 3.4.4: a uri is a URI reference, so "a b#1%.py" is a%20b%231%25.py (it was
+    written as is); a file not checked (a link loop: unreadable even as root) was missing from a log whose
+    invocation said executionSuccessful true. It is an error notification now, and the run not successful."""
+    monkeypatch.chdir(tmp_path)
+    Path("a b#1%.py").write_text(WRONG)
+    os.symlink("loop.py", "loop.py")
+    status, out, err = _check(capsys, "a b#1%.py", "loop.py", "--pool", pool, "--format", "sarif")
+    assert status == 2 and "loop.py: cannot read" in err
+    log = json.loads(out)
+    sarif_pydantic.Sarif.model_validate(log)  # the SARIF 2.1.0 object model
+    run = log["runs"][0]
+    assert [r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] for r in run["results"]] == [
+        "a%20b%231%25.py"
+    ]
+    invocation = run["invocations"][0]
+    assert invocation["executionSuccessful"] is False
+    [note] = invocation["toolExecutionNotifications"]
+    assert note["level"] == "error" and note["message"]["text"].startswith("loop.py: cannot read")
+    assert note["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] == "loop.py"
+    status, out, _ = _check(capsys, str(tmp_path / "a b#1%.py"), "--pool", pool, "--format", "sarif")
+    uri = json.loads(out)["runs"][0]["results"][0]["locations"][0]["physicalLocation"]["artifactLocation"]
+    assert uri["uri"] == (tmp_path / "a b#1%.py").as_uri()  # an absolute path: a file:// URI
+
+
+@pytest.mark.skipif(hasattr(os, "geteuid") and os.geteuid() == 0, reason="root reads a mode-000 file")
+def test_a_file_without_read_permission_is_listed_not_checked(pool, capsys, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    Path("secret.py").write_text(WRONG)
+    os.chmod("secret.py", 0)
+    status, out, _ = _check(capsys, "secret.py", "--pool", pool, "--format", "sarif")
+    assert status == 2
+    invocation = json.loads(out)["runs"][0]["invocations"][0]
+    assert invocation["executionSuccessful"] is False
+    assert "Permission denied" in invocation["toolExecutionNotifications"][0]["message"]["text"]
+
+
+def test_a_latin1_file_with_its_coding_line_is_checked(pool, capsys, tmp_path):
+    """PEP 263: Python reads ``# -*- coding: latin-1 -*-`` files in latin-1; `check` refused this one as
+    "not UTF-8 text" (exit 2). Its wrong call is found (exit 1); without the coding line it is refused."""
+    text = "# -*- coding: latin-1 -*-\nname = 'café'\n" + WRONG
+    path = tmp_path / "latin.py"
+    path.write_bytes(text.encode("latin-1"))
+    status, out, err = _check(capsys, str(path), "--pool", pool)
+    assert status == 1, err
+    assert out.startswith(f"{path}:4:9: wrong_args:unknown_model ")
+    path.write_bytes(text.split("\n", 1)[1].encode("latin-1"))
+    status, out, err = _check(capsys, str(path), "--pool", pool)
+    assert status == 2 and "not UTF-8 text (bad byte at offset 11)" in err
+
+
+def test_a_newline_in_a_file_name_keeps_a_finding_on_one_line(pool, capsys, tmp_path, monkeypatch):
+    """`new\\nline.py` split its text finding over two lines (a reader of path:line:col lines saw two
+    broken ones); the name is shown with the newline escaped, in text, JSON notes and stderr lines."""
+    monkeypatch.chdir(tmp_path)
+    Path("new\nline.py").write_text(WRONG)
+    status, out, _ = _check(capsys, "new\nline.py", "--pool", pool)
+    assert status == 1
+    assert out.splitlines() == [out.rstrip("\n")]
+    assert out.startswith("new\\x0aline.py:2:9: wrong_args:unknown_model ")
+
+
+def test_more_code_than_the_cap_is_skipped_with_its_size(pool, capsys, tmp_path):
+    """A 9 MB file took 24 s and 1.3 GB; a file with more than MAX_CODE_BYTES (1 MiB) of code is one line,
+    not checked, exit 2, without being parsed (a Markdown file counts its fences' code only)."""
+    big = tmp_path / "big.py"
+    line = "x = 1  # a line of generated code\n"
+    big.write_text(line * (MAX_CODE_BYTES // len(line) + 10))
+    status, out, err = _check(capsys, str(big), "--pool", pool)
+    assert status == 2 and out == ""
+    assert err == f"gorilla-tui: error: {big}: too large (1.0 MiB of code > 1 MiB): not checked\n"
+    prose = tmp_path / "notes.md"  # over 1 MiB of text, a few lines of it code: checked
+    prose.write_text(line * (MAX_CODE_BYTES // len(line) + 10) + "```python\n" + WRONG + "```\n")
+    status, out, _ = _check(capsys, str(prose), "--pool", pool)
+    assert status == 1 and "wrong_args:unknown_model" in out

@@ -1,0 +1,306 @@
+"""Issue 42, kind 1: a remote endpoint that misbehaves. A hostile OpenAI-compatible server on 127.0.0.1
+(threads, an ephemeral port) that never sends its headers, drips a byte at a time (headers or body),
+streams without end, sends an event of the wrong shape, or redirects to another port. Every request has a
+connect, a read and a total deadline (short ones here, through $GORILLA_TUI_ENDPOINT_DEADLINES), a byte
+cap, shape checks and no redirects; Ctrl+C ends `ask` at once, the start-up probe included.
+
+Before the fix the start-up probe and `ask` hung (600 s socket timeout, reset by every dripped byte) and
+ignored Ctrl+C, a 64 MiB stream was read whole, `{"choices": ["x"]}` was "internal error: AttributeError"
+(a whole `eval run --concurrency 4` ended with no answer written) and a 302 was followed."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+
+import pytest
+
+from gorilla_tui.cli import main
+from gorilla_tui.errors import GorillaError, UsageError
+from gorilla_tui.model.remote import Deadlines, RemoteBackend
+from tests.conftest import clone_home
+
+CALL = "torch.hub.load(repo_or_dir='zoo/vision', model='resnet_zz', pretrained=True)"
+#: Bytes a streaming path sends at most (a client that stops reading ends it sooner).
+STREAM_LIMIT = 64 * 2**20
+#: The deadlines of these tests (connect, read, total seconds), and the longest a call may take here.
+DEADLINES = "connect=2,read=1,total=3"
+HANG_GUARD_S = 20.0
+
+
+def _event(text: object) -> bytes:
+    return b"data: " + json.dumps({"choices": [{"text": text}]}).encode() + b"\n\n"
+
+
+class Hostile:
+    """Two servers: `url` misbehaves by path prefix; `target` answers every POST with a good stream of
+    "FROM THE OTHER PORT" (the redirect's Location). `sent` counts the body bytes of each stream,
+    `target_hits` the requests the target got, `asked` is set when any request came in."""
+
+    def __init__(self) -> None:
+        self.sent: dict[str, int] = {}
+        self.target_hits = 0
+        self.asked = threading.Event()
+        self.stop = threading.Event()
+        hostile = self
+
+        class Target(BaseHTTPRequestHandler):
+            def log_message(self, *args: object) -> None:
+                pass
+
+            def do_POST(self) -> None:  # urllib turned a POST redirected by 302 into a GET
+                self.rfile.read(int(self.headers.get("Content-Length", 0)))
+                hostile.target_hits += 1
+                body = _event("FROM THE OTHER PORT") + b"data: [DONE]\n\n"
+                self.send_response(200)
+                self.send_header("Content-Type", "text/event-stream")
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
+
+            do_GET = do_POST
+
+        class Handler(BaseHTTPRequestHandler):
+            def log_message(self, *args: object) -> None:
+                pass
+
+            def do_POST(self) -> None:
+                body = json.loads(self.rfile.read(int(self.headers.get("Content-Length", 0))) or b"{}")
+                hostile.asked.set()
+                kind = self.path.split("/")[1]
+                try:
+                    getattr(self, "_" + kind.replace("-", "_"))(body)
+                except OSError:  # the client hung up: what a good client does here
+                    pass
+
+            def _silent(self, _body: dict) -> None:  # accepts, reads, never answers
+                hostile.stop.wait(60)
+
+            def _drip_headers(self, _body: dict) -> None:  # a status line, then a header a byte at a time
+                self.wfile.write(b"HTTP/1.1 200 OK\r\nX-Drip: ")
+                self._drip(b"x")
+
+            def _drip_body(self, _body: dict) -> None:  # headers, then the body a byte at a time
+                self._stream_headers()
+                self._drip(b"d")
+
+            def _drip(self, byte: bytes) -> None:
+                while not hostile.stop.wait(0.2):  # each byte well inside the read deadline
+                    self.wfile.write(byte)
+                    self.wfile.flush()
+
+            def _endless(self, body: dict) -> None:  # one "A" per event, far past max_tokens
+                self._stream(_event("A") * 1024, body)
+
+            def _keepalive(self, body: dict) -> None:  # events with no text, without end
+                self._stream(_event("") * 1024, body)
+
+            def _stream(self, chunk: bytes, _body: dict) -> None:
+                self._stream_headers()
+                sent = 0
+                while sent < STREAM_LIMIT and not hostile.stop.is_set():
+                    self.wfile.write(chunk)
+                    sent += len(chunk)
+                    hostile.sent[self.path.split("/")[1]] = sent
+
+            def _wrong_shape(self, body: dict) -> None:
+                self._stream_headers()
+                shape = (
+                    {"choices": ["x"]} if "zqxj" in body.get("prompt", "") or "eval" not in self.path else 0
+                )
+                if shape:
+                    self.wfile.write(b"data: " + json.dumps(shape).encode() + b"\n\n")
+                else:
+                    self.wfile.write(_event(CALL))
+                self.wfile.write(b"data: [DONE]\n\n")
+
+            def _redirect(self, _body: dict) -> None:
+                self.send_response(302)
+                self.send_header("Location", f"{hostile.target}/v1/completions")
+                self.send_header("Content-Length", "0")
+                self.end_headers()
+
+            def _stream_headers(self) -> None:
+                self.send_response(200)
+                self.send_header("Content-Type", "text/event-stream")
+                self.send_header("Connection", "close")
+                self.end_headers()
+
+            def do_GET(self) -> None:
+                self.send_error(404)
+
+        self.servers = [ThreadingHTTPServer(("127.0.0.1", 0), cls) for cls in (Handler, Target)]
+        for httpd in self.servers:
+            httpd.daemon_threads = True
+            httpd.handle_error = lambda *args: None
+            threading.Thread(target=httpd.serve_forever, daemon=True).start()
+        self.url, self.target = (f"http://127.0.0.1:{s.server_address[1]}" for s in self.servers)
+
+    def close(self) -> None:
+        self.stop.set()
+        for httpd in self.servers:
+            httpd.shutdown()
+            httpd.server_close()
+
+
+@pytest.fixture
+def hostile(monkeypatch: pytest.MonkeyPatch) -> Iterator[Hostile]:
+    monkeypatch.setenv("GORILLA_TUI_ENDPOINT_DEADLINES", DEADLINES)
+    server = Hostile()
+    yield server
+    server.close()
+
+
+def _in_time(fn) -> tuple[object, float]:
+    """(what fn() returned or raised, seconds) with a hang guard: fn runs in a daemon thread, and a call
+    still running after HANG_GUARD_S fails the test (before the fix these ran for 600 s or forever)."""
+    box: list[object] = []
+
+    def run() -> None:
+        try:
+            box.append(fn())
+        except BaseException as e:  # noqa: BLE001 - the test looks at it
+            box.append(e)
+
+    start = time.monotonic()
+    thread = threading.Thread(target=run, daemon=True)
+    thread.start()
+    thread.join(HANG_GUARD_S)
+    assert not thread.is_alive(), f"still running after {HANG_GUARD_S:g} s"
+    return box[0], time.monotonic() - start
+
+
+def _answer(url: str, max_tokens: int = 64) -> str:
+    return "".join(RemoteBackend(url, n_ctx=2048).complete("task: x\ncall:", max_tokens=max_tokens))
+
+
+@pytest.mark.parametrize(
+    "path, message",
+    [
+        ("/silent", "sent nothing for 1 s (the read deadline; GORILLA_TUI_ENDPOINT_DEADLINES sets it)"),
+        ("/drip-headers", "did not finish within 3 s (the total deadline"),
+        ("/drip-body", "did not finish within 3 s (the total deadline"),
+    ],
+)
+def test_no_headers_or_a_drip_ends_at_a_deadline(hostile: Hostile, path: str, message: str) -> None:
+    outcome, seconds = _in_time(lambda: _answer(hostile.url + path))
+    assert isinstance(outcome, GorillaError) and message in str(outcome), outcome
+    assert outcome.exit_code == 1 and "\n" not in str(outcome)  # a failed answer, one line
+    assert seconds < 10
+
+
+@pytest.mark.parametrize("path", ["/silent", "/drip-headers", "/drip-body"])
+def test_the_start_up_probe_ends_at_a_deadline(hostile: Hostile, path: str) -> None:
+    """supports_loglikelihoods (select mode's start-up probe) hung for as long as the server held it."""
+    backend = RemoteBackend(hostile.url + path, n_ctx=2048)
+    outcome, _ = _in_time(backend.supports_loglikelihoods)
+    assert outcome is False and "deadline" in backend.scoring_note
+
+
+def test_a_stream_past_max_tokens_is_not_read_further(hostile: Hostile) -> None:
+    outcome, _ = _in_time(lambda: _answer(hostile.url + "/endless", max_tokens=64))
+    assert outcome == "A" * 64
+    time.sleep(0.5)  # the server notices the hang-up
+    assert hostile.sent["endless"] < 16 * 2**20  # socket buffers at most; it was the whole 64 MiB
+
+
+def test_a_stream_of_empty_events_stops_at_the_byte_cap(hostile: Hostile) -> None:
+    outcome, _ = _in_time(lambda: _answer(hostile.url + "/keepalive", max_tokens=64))
+    assert isinstance(outcome, GorillaError), outcome
+    assert "sent over 4 MiB of events for an answer of at most 64 tokens" in str(outcome)
+    assert hostile.sent["keepalive"] < 16 * 2**20
+
+
+def test_an_event_of_the_wrong_shape_is_one_line(hostile: Hostile) -> None:
+    outcome, _ = _in_time(lambda: _answer(hostile.url + "/wrong-shape"))
+    assert isinstance(outcome, GorillaError) and outcome.exit_code == 1, outcome
+    assert str(outcome) == (
+        f'endpoint {hostile.url}/wrong-shape/v1/completions sent a malformed event: {{"choices": ["x"]}}'
+    )
+
+
+def test_a_redirect_is_refused_naming_its_location(hostile: Hostile) -> None:
+    outcome, _ = _in_time(lambda: _answer(hostile.url + "/redirect"))
+    assert isinstance(outcome, GorillaError), outcome
+    assert f"answered HTTP 302, a redirect to {hostile.target}/v1/completions" in str(outcome)
+    assert hostile.target_hits == 0
+
+
+def _apibench_line(name: str, functionality: str) -> dict:
+    call = f"torch.hub.load(repo_or_dir='zoo/vision', model='{name}', pretrained=True)"
+    return {"domain": "Image Classification", "framework": "PyTorch", "functionality": functionality,
+            "api_name": name, "api_call": call, "api_arguments": {"pretrained": "True"},
+            "python_environment_requirements": ["torch"], "example_code": [],
+            "description": f"{functionality} pretrained on images."}  # fmt: skip
+
+
+def test_eval_run_counts_a_wrong_shaped_event_as_one_failed_task(hostile: Hostile, tmp_path: Path) -> None:
+    """`eval run --endpoint --concurrency 4`: one task's reply of the wrong shape is that task's failure
+    (its reason in its line); the run goes on and the other answers are written."""
+    docs = [_apibench_line("resnet_zz", "ResNet image classifier"),
+            _apibench_line("densenet_zz", "DenseNet image classifier")]  # fmt: skip
+    pool, eval_file, out = tmp_path / "pool.jsonl", tmp_path / "eval.jsonl", tmp_path / "out.jsonl"
+    pool.write_text("".join(json.dumps(d) + "\n" for d in docs))
+    questions = ["classify images with a ResNet", "classify zqxj images with a DenseNet",
+                 "an image classifier like ResNet", "find objects in pictures with a DenseNet"]  # fmt: skip
+    eval_file.write_text("".join(
+        json.dumps({"code": f"###Instruction: {q}\n###Output: x", "api_data": docs[i % 2]}) + "\n"
+        for i, q in enumerate(questions)))  # fmt: skip
+    argv = ["eval", "run", "--hub", "torchhub", "--eval", str(eval_file), "--pool", str(pool),
+            "--retriever", "bm25", "--mode", "generate", "--endpoint", f"{hostile.url}/wrong-shape/eval",
+            "--concurrency", "4", "--out", str(out)]  # fmt: skip
+    outcome, _ = _in_time(lambda: main(argv))
+    assert outcome == 0, outcome
+    lines = [json.loads(line) for line in out.read_text().splitlines()]
+    assert [line["question_id"] for line in lines] == [1, 2, 3, 4]
+    errors = [line.get("error") or "" for line in lines]
+    assert "sent a malformed event" in errors[1] and not errors[0] and not errors[2] and not errors[3]
+
+
+@pytest.mark.slow
+def test_ctrl_c_ends_ask_against_a_server_that_never_answers(
+    hostile: Hostile, home_template, gorilla_home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """SIGINT to `python -m gorilla_tui ask --endpoint` while the server holds its request (the start-up
+    probe for log-probabilities, with the default 600 s deadlines): it exits at once, one line, no
+    traceback (before: it ignored two SIGINTs for 12 minutes)."""
+    clone_home(home_template(["index", "--refresh", "--only", "python-env", "--no-dense"]), gorilla_home)
+    monkeypatch.delenv("GORILLA_TUI_ENDPOINT_DEADLINES")
+    root = str(Path(__file__).resolve().parents[2])  # this checkout, ahead of any installed copy
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [root, os.environ.get("PYTHONPATH")])))
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "gorilla_tui", "ask", "compute the md5 of a file", "--endpoint",
+         f"{hostile.url}/silent"], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    try:
+        assert hostile.asked.wait(60), "the ask never reached the server"
+        time.sleep(0.3)
+        sent = time.monotonic()
+        proc.send_signal(signal.SIGINT)
+        _, err = proc.communicate(timeout=HANG_GUARD_S)
+        seconds = time.monotonic() - sent
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.communicate()
+    assert proc.returncode == 130 and err == "gorilla-tui: interrupted\n", (proc.returncode, err)
+    assert seconds < 5
+
+
+@pytest.mark.parametrize("text", ["total=-1", "total=nan", "read", "wait=5", "connect=5,read=x"])
+def test_a_bad_deadlines_setting_is_a_usage_error(text: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """$GORILLA_TUI_ENDPOINT_DEADLINES of another shape: one line, exit 2, before any request."""
+    monkeypatch.setenv("GORILLA_TUI_ENDPOINT_DEADLINES", text)
+    with pytest.raises(UsageError, match="GORILLA_TUI_ENDPOINT_DEADLINES=") as caught:
+        RemoteBackend("http://127.0.0.1:9", n_ctx=2048)
+    assert caught.value.exit_code == 2
+    monkeypatch.setenv("GORILLA_TUI_ENDPOINT_DEADLINES", " read=2.5 , total=30")
+    assert RemoteBackend("http://127.0.0.1:9").deadlines == Deadlines(connect=10.0, read=2.5, total=30.0)
