@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from gorilla_tui.fill.call_grammar import Slot, name_parts
+from gorilla_tui.fill.call_grammar import DATE_PARTS, Slot, name_parts
 from gorilla_tui.fill.naming import mentioned_functions, named_after
 from gorilla_tui.fill.roles import word_bias
 from gorilla_tui.fill.values import Candidate, requests
@@ -233,11 +233,12 @@ def _fresh(target: Target, before: Sequence[tuple[int, int]]) -> bool:
 def _marked(c: Candidate, slot: Slot) -> bool:
     """A value the task marks as one: a string it writes whole, digits ("Case No 28473"), or a number for
     a parameter declared a number (a parameter of unknown type, python-env's, does not count numbers: the
-    2024 of "05/01/2024" is no second call of strptime)."""
+    2024 of "05/01/2024" is no second call of strptime; a part of a date the task writes, given to a
+    parameter named for it, counts: "2026-12-25" -> datetime.date(2026, 12, 25), call_grammar.DATE_PARTS)."""
     if c.start < 0:
         return False
     if c.kind == "number":
-        return slot.param.type in ("integer", "number")
+        return slot.param.type in ("integer", "number") or slot.param.name in DATE_PARTS
     if c.kind == "list":
         return True  # a list the task writes whole: "[3, -2, 1] ... and then [1, 0, -1]"
     return c.atomic or str(c.value).isdigit()
