@@ -1,8 +1,8 @@
 """CoNaLa dev split: StackOverflow intents as people typed them, against the Python docs that answer them
 (issue 38).
 
-Run: python bench/conala.py [--shared ../shared] [--home DIR] [--bm25] [--ask --stride N --limit N]
-[--default-home DIR] [--questions FILE ...] [--no-write]
+Run: python bench/conala.py [--shared ../shared] [--home DIR] [--bm25] [--ask --stride N --limit N
+[--asked FILE]] [--default-home DIR] [--questions FILE ...] [--results FILE] [--show misses] [--no-write]
 
 Data: DocPrompting's release of CoNaLa (Zhou et al., ICLR 2023; ../shared/conala/cmd_dev.oracle_man.full.json,
 read-only, never copied into the repository): 201 intents, each with the ids of the docs its answer uses.
@@ -208,7 +208,7 @@ def retrieval_rows(
     """One row per intent: its half, its hits' api_names and sources, and where the first right hit is."""
     rows = []
     for i, e in enumerate(entries):
-        hits = index.search(e["nl"], k=5)
+        hits = index.search(e["nl"], k=DEEP)
         names = [h.doc.api_name for h in hits]
         ranks = [r for r, n in enumerate(names, 1) if n.lower() in labels.names[i]]
         rows.append(
@@ -216,12 +216,42 @@ def retrieval_rows(
                 "i": i,
                 "half": "dev" if i % 2 == 0 else "test",
                 "in_pool": bool(labels.names[i]),
-                "hits": names,
-                "sources": [h.doc.source for h in hits],
-                "first_right": ranks[0] if ranks else None,
+                "hits": names[:5],
+                "sources": [h.doc.source for h in hits[:5]],
+                "first_right": ranks[0] if ranks and ranks[0] <= 5 else None,
+                "deep_right": ranks[0] if ranks else None,
+                "miss": miss_class(e, labels.names[i], ranks[0] if ranks else None),
             }
         )
     return rows
+
+
+#: How deep retrieval_rows looks for the first oracle hit to tell a near miss from a miss.
+DEEP = 50
+#: The failure classes of an intent whose oracle is not in the first 5 hits (miss_class), in report order.
+MISS_CLASSES = {
+    "not_in_pool": "no oracle doc in the pool (a C function or a private base class's method python-env "
+    "does not read, another library)",
+    "suspect": "every oracle label looks wrong (suspect: not in the answer's snippet)",
+    "builtins": "only builtins or builtin types' methods are labelled (often the snippet's glue: list(), "
+    "len, sum)",
+    "near": "an oracle at hit 6 to 50",
+    "far": "no oracle in the first 50 hits",
+}
+
+
+def miss_class(entry: dict[str, Any], right: frozenset[str], rank: int | None) -> str | None:
+    """Why the oracle of `entry` is not in the first 5 hits (a key of MISS_CLASSES), None when it is:
+    checked in order, the first that applies."""
+    if rank is not None and rank <= 5:
+        return None
+    if not right:
+        return "not_in_pool"
+    if all(suspect(n, entry["cmd"]) for n in right):
+        return "suspect"
+    if all(n.split(".")[0] in BUILTIN_TYPES or "." not in n for n in right):
+        return "builtins"
+    return "near" if rank is not None else "far"
 
 
 def ask_rows(index: ApiIndex, entries: Sequence[dict[str, Any]], labels: Labels, subset: Sequence[int]):
@@ -244,7 +274,11 @@ def ask_rows(index: ApiIndex, entries: Sequence[dict[str, Any]], labels: Labels,
                 "chosen": name,
                 "source": chosen.source if chosen else None,
                 "right": bool(name and name.lower() in labels.names[i]),
+                "hit1_right": bool(proposal.hits)
+                and proposal.hits[0].doc.api_name.lower() in labels.names[i],
                 "fit": proposal.fit,
+                "cov": proposal.fit_signals.get("cov"),
+                "name_cov": proposal.fit_signals.get("name_cov"),
                 "verdict": proposal.verdict.kind if proposal.verdict else None,
                 "seconds": round(seconds, 3),
             }
@@ -299,6 +333,12 @@ def main(argv: list[str] | None = None) -> int:
     )
     ap.add_argument("--ask-default", action="store_true", help="also ask on --default-home's index")
     ap.add_argument("--results", type=Path, default=None, help="write the rows as JSON lines here")
+    ap.add_argument(
+        "--asked",
+        type=Path,
+        default=None,
+        help="with --ask: the ask rows of an earlier run's --results file (same --stride), not asked again",
+    )
     ap.add_argument("--show", choices=("none", "misses", "all"), default="none", help="print dev-half hits")
     args = ap.parse_args(argv)
     if args.stride < 1 or args.limit < 0:
@@ -315,7 +355,14 @@ def main(argv: list[str] | None = None) -> int:
     index = load_index(args.home, args.bm25, args.questions)
     labels = resolve(entries, index.pool("python-env"))
     rows = retrieval_rows(index, entries, labels)
-    asked = ask_rows(index, entries, labels, subset) if args.ask else []
+    if args.ask and args.asked is not None:  # the model's answers of an earlier run: only the report again
+        asked = [
+            r for r in map(json.loads, args.asked.read_text(encoding="utf-8").splitlines()) if "chosen" in r
+        ]
+        if sorted(r["i"] for r in asked) != sorted(subset):
+            ap.error(f"--asked {args.asked}: its ask rows are not this --stride's subset")
+    else:
+        asked = ask_rows(index, entries, labels, subset) if args.ask else []
     if args.show != "none":
         for x in rows:
             if x["half"] == "dev" and (args.show == "all" or not x["first_right"]):
@@ -341,9 +388,15 @@ def main(argv: list[str] | None = None) -> int:
                ">= 60 / >= 35 %", "~31 / ~15 % (issue 38)"),
     ]  # fmt: skip
     if asked:
-        right = [x["right"] for x in asked if x["half"] == "test"]
-        figures.append(Figure("CoNaLa dev, `ask` proposes an oracle API (test half)", f"{pct(right):.1f} %",
-                              ">= 40 %", "~14 % (issue 38)"))  # fmt: skip
+        test_rows = [x for x in asked if x["half"] == "test"]
+        dev_rows = [x for x in asked if x["half"] == "dev"]
+        wrong = [x for x in test_rows if not x["right"]]
+        unsure = sum(x["fit"] in ("unsure", "nothing") for x in wrong)
+        figures.append(Figure("CoNaLa dev, `ask` proposes an oracle API (test half)",
+                              f"{pct([x['right'] for x in test_rows]):.1f} % (dev half "
+                              f"{pct([x['right'] for x in dev_rows]):.1f}); wrong answers said unsure or "
+                              f"nothing fits: {unsure} of {len(wrong)}",
+                              ">= 40 %, wrong answers unsure >= half", "~14 % (issue 38)"))  # fmt: skip
     return publish(TITLE, text, not args.no_write and not args.questions, summary=figures)
 
 
@@ -399,22 +452,37 @@ def report(entries, labels, rows, asked, hub_rows, hub_asked, args, index) -> st
             f"| {half} | {s['n']} | **{s['at5']:.1f}** | **{s['at1']:.1f}** | {s['n_pool']} "
             f"| {s['at5_pool']:.1f} | {s['at1_pool']:.1f} |"
         )
+    lines += [
+        "",
+        "Why the oracle is not in the first 5 hits (bench/conala.py `miss_class`, the first class that "
+        "applies; suspect labels are those of the rough rule above):",
+        "",
+        "| class | dev | test |",
+        "|---|---|---|",
+    ]
+    for key, words in MISS_CLASSES.items():
+        n = {h: sum(x["miss"] == key for x in rows if x["half"] == h) for h in ("dev", "test")}
+        lines.append(f"| {words} | {n['dev']} | {n['test']} |")
     if asked:
         lines += [
             "",
-            f"`ask` (embedded model, select by likelihood, k = 5, filling off) on both intents of every "
-            f"{args.stride}th pair ({len(asked)}): proposes an oracle API",
+            f"`ask` (embedded model, select by likelihood, k = 5, filling off) on both intents of one pair "
+            f"in {args.stride} ({len(asked)} intents): proposes an oracle API",
             "",
-            "| half | n | oracle proposed % | p50 s | wrong answers said unsure or nothing fits |",
-            "|---|---|---|---|---|",
+            "| half | n | oracle proposed % | hit 1 of the ask's hits an oracle % | p50 s "
+            "| wrong answers said unsure or nothing fits | right answers said unsure or nothing fits |",
+            "|---|---|---|---|---|---|---|",
         ]
         for half in ("dev", "test", "all"):
             r = [x for x in asked if half in ("all", x["half"])]
             wrong = [x for x in r if not x["right"]]
+            right = [x for x in r if x["right"]]
+            flagged = lambda xs: sum(x["fit"] in ("unsure", "nothing") for x in xs)  # noqa: E731
             lines.append(
                 f"| {half} | {len(r)} | **{pct([x['right'] for x in r]):.1f}** "
+                f"| {pct([bool(x.get('hit1_right')) for x in r]):.1f} "
                 f"| {statistics.median(x['seconds'] for x in r) if r else 0:.2f} "
-                f"| {sum(x['fit'] in ('unsure', 'nothing') for x in wrong)} of {len(wrong)} |"
+                f"| {flagged(wrong)} of {len(wrong)} | {flagged(right)} of {len(right)} |"
             )
     if hub_rows:
         first = sum(bool(s) and s[0] in MODEL_HUBS for s in hub_rows)
