@@ -13,7 +13,7 @@ from gorilla_tui.pool.pyenv import (  # the source name of every doc this loader
     SOURCE,
 )
 from gorilla_tui.pool.pyenv.groups import Group
-from gorilla_tui.pool.pyenv.module_api import ClassDef, FuncDef, ModuleInfo, Param, first_paragraph
+from gorilla_tui.pool.pyenv.module_api import ClassDef, FuncDef, ModuleInfo, Param, description
 from gorilla_tui.pool.pyenv.resolve import Resolver, is_public
 
 STDLIB_DOMAIN = "Python standard library"
@@ -100,7 +100,7 @@ class _Builder:
                 api_arguments=_arguments(params, known),
                 env_requirements=list(self.requirements),
                 example_code=f"import {module}\n{call}" if module else call,
-                description=first_paragraph(doc) if doc else "",
+                description=description(qualname.rsplit(".", 1)[-1], doc) if doc else "",
                 api_version=self.group.version,
             )
         )
