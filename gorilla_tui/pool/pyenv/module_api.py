@@ -175,7 +175,9 @@ def _statement(node: Node, info: ModuleInfo, tracker: _AllTracker) -> None:
         t = node.type
     if t == "function_definition":
         fn = function_def(node, decorators, in_class=False)
-        info.defs.setdefault(fn.name, fn)
+        kept = info.defs.get(fn.name)
+        if kept is None or (isinstance(kept, FuncDef) and kept.overload and not fn.overload):
+            info.defs[fn.name] = fn  # the first def, or the implementation after @overload stubs
     elif t == "class_definition":
         cls = class_def(node, decorators)
         info.defs.setdefault(cls.name, cls)

@@ -113,11 +113,24 @@ def _type_name(annotation: str) -> str:
 
 
 def read_stub(source: bytes, name: str, is_package: bool = False) -> ModuleInfo:
-    """A stub's ModuleInfo (see the module doc): read_module's, with overloads merged (module functions and
-    class methods), annotated callable objects made functions and bound methods of annotated objects made
-    functions. Never raises for any bytes (tree-sitter recovers from syntax errors)."""
+    """A stub's ModuleInfo (see the module doc): read_module's, its imports kept only where they re-export
+    (PEP 484: ``from X import a as a``, a star import, or a name its ``__all__`` lists), with overloads
+    merged (module functions and class methods), annotated callable objects made functions and bound
+    methods of annotated objects made functions. Never raises for any bytes (tree-sitter recovers from
+    syntax errors)."""
     root = parse(source).root_node
     info = read_module(source, name, is_package, root)
+    listed = set(info.all_names or ())
+    explicit = {
+        node_text(c.child_by_field_name("alias"))
+        for node in _statements(root)
+        if node.type == "import_from_statement"
+        for c in node.named_children
+        if c.type == "aliased_import"
+        and node_text(c.child_by_field_name("alias")) == node_text(c.child_by_field_name("name"))
+    }
+    for imp in info.imports:  # PEP 484: a stub re-exports ``import a as a`` and what __all__ lists only
+        imp.names = [(o, a) for o, a in imp.names if a in explicit or a in listed]
     for fname, defs in _functions(root, in_class=False).items():
         if len(defs) > 1 and isinstance(info.defs.get(fname), FuncDef):
             info.defs[fname] = merge_overloads(defs)
