@@ -315,11 +315,11 @@ class Validator(PoolIndex):
             elif stdlib_bound(self, call, callee, result.assigned):
                 role, verdict = "python-env", Verdict("valid", call.text, None)
             elif said := package_names_say(self, call, imported.get(call.span, callee), result.assigned):
-                # an installed package's name the docs lack: real (bound), or not judged (judged.py rule 5)
-                role = "python-env" if said == "bound" else "unjudged"
+                role = "python-env" if said == "bound" else "unjudged"  # a real name, or not judged
                 verdict = Verdict("valid", call.text, None) if said == "bound" else None
-                if verdict is None:
-                    unjudged.append(f"{call.line}:{call.col}: {call.callee} not judged: {said[9:]}")
+                unjudged += (
+                    [] if verdict else [f"{call.line}:{call.col}: {call.callee} not judged: {said[9:]}"]
+                )
             elif self._incidental(call, result.assigned):
                 role, verdict = "incidental", None
             else:
@@ -360,9 +360,8 @@ class Validator(PoolIndex):
             return Verdict("hallucination", None, None, [], [note], "hallucination:unknown_callee", per_call)
         for call in self._culprit(others):
             qualified = imported.get(call.span, "")  # np.arrray: numpy.array is near numpy.arrray
-            near = (self.near_callees(qualified) if qualified else []) or self.near_callees(
-                canonical(call.callee)
-            )
+            near = self.near_callees(qualified) if qualified else []
+            near = near or self.near_callees(canonical(call.callee))
             note = f"{call.line}:{call.col}: {call.callee} is not a callee of the API pool"
             return Verdict(
                 "hallucination", call.text, None, near, [note], "hallucination:unknown_callee", per_call
