@@ -37,6 +37,9 @@ def test_numpy_compiled_functions_are_docs_with_signatures(numpy_docs):
     assert numpy_docs["numpy.empty"].api_call == "numpy.empty(shape)"
     assert numpy_docs["numpy.frombuffer"].api_call == "numpy.frombuffer(buffer)"
     assert "numpy.arange" in numpy_docs and "numpy.ndarray.reshape" in numpy_docs
+    # ufuncs: ``sqrt: _UFunc_Nin1_Nout1[...]``, a class of numpy._typing._ufunc with a __call__
+    assert numpy_docs["numpy.sqrt"].api_call == "numpy.sqrt(x1)"
+    assert numpy_docs["numpy.maximum"].api_call == "numpy.maximum(x1, x2)"
     # overloads merged: subok is required in one of numpy.array's overloads, optional in the doc
     assert numpy_docs["numpy.array"].api_arguments["subok"] != "required"
     assert {"dtype", "copy", "order", "ndmin"} <= set(numpy_docs["numpy.array"].api_arguments)
@@ -52,6 +55,7 @@ def test_real_numpy_calls_are_valid_and_a_typo_is_not(numpy_validator):
         "import numpy as np\na = np.array([1, 2])",
         "import numpy as np\nz = np.zeros((2, 3), dtype=float)",
         "import numpy as np\nr = np.arange(10)",
+        "import numpy as np\nr = np.sqrt(np.arange(10))",
     ):
         assert numpy_validator.check(code).kind == "valid", code
     typo = numpy_validator.check("import numpy as np\na = np.arrray([1, 2])")

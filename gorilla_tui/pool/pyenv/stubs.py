@@ -105,10 +105,12 @@ def _decorators(node: Node) -> list[str]:
 
 def _type_name(annotation: str) -> str:
     """The class an annotation names: ``Final[_ConstructorEmpty]`` -> "_ConstructorEmpty", ``RandomState``
-    -> "RandomState"; "" for anything else (a union, a generic, a literal)."""
+    -> "RandomState", a generic one's ``_UFunc_Nin1_Nout1[...]`` -> "_UFunc_Nin1_Nout1"; "" for anything
+    else (a union, a literal)."""
     text = annotation.strip()
     while (m := _WRAPPER.match(text)) is not None:
         text = m.group(1).strip()
+    text = text.split("[", 1)[0].strip()  # a generic class: _UFunc_Nin1_Nout1[L["log2"], L[8], None]
     return text if re.fullmatch(r"[A-Za-z_]\w*", text) else ""
 
 
@@ -120,6 +122,7 @@ def read_stub(source: bytes, name: str, is_package: bool = False) -> ModuleInfo:
     syntax errors)."""
     root = parse(source).root_node
     info = read_module(source, name, is_package, root)
+    imported = {alias: (imp.module, orig) for imp in info.imports for orig, alias in imp.names}
     listed = set(info.all_names or ())
     explicit = {
         node_text(c.child_by_field_name("alias"))
@@ -159,7 +162,10 @@ def read_stub(source: bytes, name: str, is_package: bool = False) -> ModuleInfo:
             continue
         target = node_text(left)
         if typ is not None:
-            cls = info.defs.get(_type_name(node_text(typ)))
+            head = _type_name(node_text(typ))
+            if head in imported and target not in info.defs:
+                info.typed[target] = imported[head]  # a class of another module: merge_stubs reads it
+            cls = info.defs.get(head)
             if isinstance(cls, ClassDef) and target not in info.defs:
                 call = next((m for m in cls.methods if m.name == "__call__"), None)
                 if (
@@ -180,6 +186,40 @@ def read_stub(source: bytes, name: str, is_package: bool = False) -> ModuleInfo:
             info.defs[target] = FuncDef(target, method.params, method.doc, "function", line=method.line)
             info.assigned.discard(target)
     return info
+
+
+def _find_class(
+    module: str, name: str, stubs: dict[str, ModuleInfo], modules: dict[str, ModuleInfo], depth: int = 0
+) -> ClassDef | None:
+    """Class `name` of `module` in the stubs or sources, followed through their imports (``from
+    numpy._typing import _UFunc_Nin1_Nout1``: defined in ``numpy._typing._ufunc``); None when not found."""
+    for info in (stubs.get(module), modules.get(module)):
+        found = info.defs.get(name) if info is not None else None
+        if isinstance(found, ClassDef):
+            return found
+    for info in (stubs.get(module), modules.get(module)) if depth < 4 else ():
+        for imp in info.imports if info is not None else ():
+            orig = next((o for o, a in imp.names if a == name), None if not imp.star else name)
+            found = _find_class(imp.module, orig, stubs, modules, depth + 1) if orig else None
+            if found is not None:
+                return found
+    return None
+
+
+def _call_method(
+    cls: ClassDef, stubs: dict[str, ModuleInfo], modules: dict[str, ModuleInfo], depth: int = 0
+) -> FuncDef | None:
+    """The ``__call__`` of stub class `cls`, its own or (by base name, in any stub) a base class's."""
+    own = next((m for m in cls.methods if m.name == "__call__"), None)
+    if own is not None or depth > 4:
+        return own
+    for base in cls.bases:
+        name = base.rsplit(".", 1)[-1]
+        for info in (*stubs.values(), *modules.values()):
+            parent = info.defs.get(name)
+            if isinstance(parent, ClassDef) and parent is not cls:
+                return _call_method(parent, stubs, modules, depth + 1)
+    return None
 
 
 def _binds(info: ModuleInfo, name: str) -> bool:
@@ -210,6 +250,13 @@ def merge_stubs(
             modules[name] = stub
             added += len(stub.defs)
             _document(stub.defs.values(), docs)
+    for stub in stubs.values():  # sqrt: _UFunc_Nin1_Nout1[...], a callable class of numpy._typing._ufunc
+        for target, (module, cls_name) in stub.typed.items():
+            cls = _find_class(module, cls_name, stubs, modules)
+            call = _call_method(cls, stubs, modules) if cls is not None else None
+            if call is not None and target not in stub.defs:
+                stub.defs[target] = FuncDef(target, call.params, "", "function", line=call.line)
+                stub.assigned.discard(target)
     resolver = Resolver(modules, compiled)
     plan: list[tuple[ModuleInfo, str, FuncDef | ClassDef | ImportFrom]] = []
     for name, stub in stubs.items():

@@ -99,3 +99,6 @@ class ModuleInfo:
     #: modules named by ``import X`` / ``import X as Y`` anywhere in the source, function bodies too
     #: (hashlib imports _md5 inside the function that makes its md5 constructor at import time).
     imported: set[str] = field(default_factory=set)
+    #: names a type stub annotates with a class it imports (numpy's ``sqrt: _UFunc_Nin1_Nout1[...]``):
+    #: name -> (module, class), made functions by pool/pyenv/stubs.py merge_stubs when the class is callable
+    typed: dict[str, tuple[str, str]] = field(default_factory=dict)
