@@ -84,17 +84,21 @@ def _statements(block: Node | None) -> list[Node]:
 
 
 def _functions(block: Node | None, in_class: bool) -> dict[str, list[FuncDef]]:
-    """name -> every def of that name in `block` (an overloaded name has several)."""
-    out: dict[str, list[FuncDef]] = {}
+    """name -> every def of that name in `block`, for the names defined more than once (overloads; the
+    others are read once, by read_module)."""
+    nodes: dict[str, list[tuple[Node, list[str]]]] = {}
     for node in _statements(block):
         decorators = []
         if node.type == "decorated_definition":
             decorators = [d for d in _decorators(node) if d.rsplit(".", 1)[-1] != "overload"]
             node = node.child_by_field_name("definition") or node
         if node.type == "function_definition":
-            fn = function_def(node, decorators, in_class)
-            out.setdefault(fn.name, []).append(fn)
-    return out
+            nodes.setdefault(node_text(node.child_by_field_name("name")), []).append((node, decorators))
+    return {
+        name: [function_def(n, d, in_class) for n, d in found]
+        for name, found in nodes.items()
+        if len(found) > 1
+    }
 
 
 def _decorators(node: Node) -> list[str]:
