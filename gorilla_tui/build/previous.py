@@ -21,17 +21,19 @@ from gorilla_tui.pool.doc import ApiDoc, Diagnostic, LoadResult
 from gorilla_tui.pool.fingerprint import FINGERPRINT_VERSION, code_fingerprint, file_digest
 from gorilla_tui.pool.sources import FetchContext, Manifest, SourceLoad, fetch
 from gorilla_tui.retrieve.index import ApiIndex
+from gorilla_tui.store import integrity
 from gorilla_tui.store import versions as index_store
-from gorilla_tui.store.fileio import DAMAGED_HINT, json_of
+from gorilla_tui.store.fileio import json_of
+from gorilla_tui.store.integrity import MAX_STATE_BYTES, STATE_FILE, read_state  # noqa: F401 - re-exported
 
-#: File of a version folder recording how it was built: {"version": FINGERPRINT_VERSION, "code":
-#: code_fingerprint(), "extra": whether the caller's extra files (check's lookup) were written, "files":
-#: {path relative to the folder: {"sha256": SHA-256, "size": bytes}}, "sources": the meta.json source rows,
-#: ROW_KEYS only} for every file present when it was published (the dense vectors, added later, are not
-#: listed: dense.json records their sizes and SHA-256, which store.read_vectors (sizes) and
-#: store.vectors_changed (digests) check). A state written before the sizes were recorded maps each path to
-#: its SHA-256 string; it is still read (each file then hashed).
-STATE_FILE = "refresh-state.json"
+# STATE_FILE (store/integrity.py, re-exported here), written by write_state: {"version": FINGERPRINT_VERSION,
+# "code": code_fingerprint(), "extra": whether the caller's extra files (check's lookup) were written,
+# "files": {path relative to the folder: {"sha256": SHA-256, "size": bytes}}, "sources": the meta.json source
+# rows, ROW_KEYS only} for every file present when it was published but the dense side's
+# (store.DENSE_FILES: dense.json records their sizes and SHA-256, checked by store.read_vectors and
+# store.vectors_changed). A state written before the sizes were recorded maps each path to its SHA-256
+# string; it is still read (each file then hashed).
+
 #: What `index --status` and `doctor` say of a live index whose STATE_FILE is missing or unreadable (built
 #: by an older release, or the file deleted or damaged): its files could not be checked against what they
 #: held when it was built. A plain refresh does not trust such an index: it rebuilds it, with a new
@@ -54,7 +56,9 @@ def write_state(folder: Path, extra: bool, rows: Sequence[Any] = ()) -> None:
     files = {
         str(p.relative_to(folder)): {"sha256": file_digest(p), "size": p.stat().st_size}
         for p in sorted(folder.rglob("*"))
-        if p.is_file()
+        # not a search's cache (rewritten later) nor the dense side (dense.json records it, embedded again
+        # into a published version by `index --refresh --embedder X`)
+        if p.is_file() and not p.name.startswith(integrity.VERIFIED) and p.name not in index_store.DENSE_FILES
     }
     sources = [{k: r[k] for k in ROW_KEYS if k in r} for r in rows if isinstance(r, dict) and r.get("name")]
     state = {"version": FINGERPRINT_VERSION, "code": code_fingerprint(), "extra": extra, "files": files,
@@ -63,23 +67,9 @@ def write_state(folder: Path, extra: bool, rows: Sequence[Any] = ()) -> None:
         json.dump(state, fh, indent=0)
         fh.flush()
         os.fsync(fh.fileno())
-
-
-#: Largest STATE_FILE read, bytes (the default index's is about 50 kB).
-MAX_STATE_BYTES = 64 * 2**20
-
-
-def read_state(folder: Path) -> dict[str, Any] | None:
-    """STATE_FILE of the version `folder` as a dict with a "files" dict; None when it is missing, not a
-    regular file (a FIFO would block, a link to /dev/zero never ends), over MAX_STATE_BYTES, not JSON, too
-    deeply nested to parse, or of another shape."""
-    try:
-        state = json_of(folder / STATE_FILE, MAX_STATE_BYTES)
-    except (OSError, ValueError):
-        return None
-    if not isinstance(state, dict) or not isinstance(state.get("files"), dict):
-        return None
-    return state
+    # the files a search loads are recorded as verified now, hashed: the first search does not hash them again
+    digests = {rel: entry["sha256"] for rel, entry in files.items()}
+    integrity.remember(folder, [n for n in integrity.LOADED if n in files], digests)
 
 
 def verify_state(folder: Path, changed: str | None) -> tuple[str, bool | None]:
@@ -104,16 +94,16 @@ def changed_since_built(folder: Path) -> str | None:
     in its place is not hashed); else it costs one SHA-256 pass over the listed files (about 12 MB for the
     default index)."""
     state = read_state(folder)
-    return None if state is None else _changed_file(folder, state["files"])
+    return None if state is None else integrity.changed_file(folder, state["files"])
 
 
 def read_verified() -> tuple[index_store.StoredIndex, str]:
     """(the live index opened as a search opens it (index_store.read_stored), then every file checked
     against the size and SHA-256 recorded when it was built (changed_since_built); UNCHECKED_NOTE when its
     STATE_FILE is missing or unreadable, so nothing could be checked, else ""): what `index --status` and
-    `doctor` show. A search does not hash the files (it would cost every ask); this catches the damage it
-    cannot see until it shows the doc, such as bytes of docs.jsonl overwritten in place (the file keeps its
-    size).
+    `doctor` show. A search checks the files it loads the same way (store/integrity.py), hashing each once
+    per content; this hashes every recorded file each time (check's lookup too), and a change found drops
+    the search's record of verified files, so a search then finds it as well.
 
     Raises:
         IndexMissingError: no index has been published.
@@ -122,49 +112,12 @@ def read_verified() -> tuple[index_store.StoredIndex, str]:
             rebuilt from its sources).
     """
     stored = index_store.read_stored()
+    if stored.damage:  # what a search says of it (store/integrity.py)
+        raise index_store.damaged(stored.folder, stored.damage)
     why = changed_since_built(stored.folder)
     if why:
-        raise GorillaError(f"the index at {stored.folder} is damaged ({why}); rebuild it", hint=DAMAGED_HINT)
+        raise index_store.damaged(stored.folder, why)
     return stored, UNCHECKED_NOTE if why is None else ""
-
-
-def _recorded(entry: Any) -> tuple[str | None, int | None]:
-    """(SHA-256, size in bytes) of a STATE_FILE "files" entry: {"sha256", "size"}, or the SHA-256 string
-    alone of a state written before sizes were recorded (size None: the file is hashed). A field of the
-    wrong type is None (a digest None never matches: the file counts as changed)."""
-    if isinstance(entry, str):
-        return entry, None
-    if not isinstance(entry, dict):
-        return None, None
-    digest, size = entry.get("sha256"), entry.get("size")
-    digest = digest if isinstance(digest, str) else None
-    size = size if isinstance(size, int) and not isinstance(size, bool) and size >= 0 else None
-    return digest, size
-
-
-def _changed_file(folder: Path, files: dict[str, Any]) -> str:
-    """Why one of `files` (relative path -> {"sha256", "size"}, or the SHA-256 string of an older state) no
-    longer matches in `folder` ("" when all do). A file of another size than the one recorded is changed,
-    unread. A path that leaves the folder or names no regular file (a STATE_FILE written by hand:
-    "../../dev/zero" would be read for ever) counts as changed, and is never read."""
-    root = folder.resolve()
-    for rel, entry in files.items():
-        digest, size = _recorded(entry)
-        try:  # a name with a NUL byte or one too long for the OS is no file of the folder
-            path = (folder / str(rel)).resolve()
-            outside = not path.is_relative_to(root) or (path.exists() and not path.is_file())
-        except (OSError, ValueError):
-            outside = True
-        if outside:
-            return f"{str(rel)[:80]} changed since it was built"
-        try:
-            if size is not None and path.stat().st_size != size:  # no read: a huge file costs nothing
-                return f"{rel} changed since it was built"
-            if file_digest(path) != digest:
-                return f"{rel} changed since it was built"
-        except OSError:
-            return f"{rel} is missing"
-    return ""
 
 
 @dataclass

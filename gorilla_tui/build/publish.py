@@ -26,12 +26,18 @@ PAUSE_ENV = "GORILLA_TUI_REFRESH_PAUSE"
 
 
 def write_and_publish(
-    index: ApiIndex, root: Path, extra_files: Callable[[Path, Sequence[ApiDoc]], object] | None = None
+    index: ApiIndex,
+    root: Path,
+    extra_files: Callable[[Path, Sequence[ApiDoc]], object] | None = None,
+    vectors: Callable[[ApiIndex], object] | None = None,
 ) -> Path:
     """Write `index` into a new build folder and publish it (index_store). The build folder is removed on
     any failure (an exception, Ctrl+C). A full disk is retried once after removing the version folders
     that are not live (kept only for readers in the middle of a swap); an OSError then becomes one line
-    (index_store.index_write_error: disk full with the free and the needed space, permission)."""
+    (index_store.index_write_error: disk full with the free and the needed space, permission).
+    vectors(index): adds the dense vectors to the build folder before it is published (index.path is the
+    build folder meanwhile, None after); a failure (GorillaError, Ctrl+C) removes the folder and publishes
+    nothing, so the live index stays as it was."""
     for attempt in (1, 2):
         folder: Path | None = None
         try:
@@ -40,6 +46,12 @@ def write_and_publish(
             PerformanceTable.build(index.docs).save(folder)  # normalised once, here, not on every ask
             if extra_files is not None:  # e.g. check's validator lookup (issue 20), written by a caller above
                 extra_files(folder, index.docs)
+            if vectors is not None:  # before publishing: a failure here leaves the live index as it was
+                index.path = folder
+                try:
+                    vectors(index)
+                finally:
+                    index.path = None
             # what an unchanged refresh verifies, and the sources' rows should meta.json be damaged
             write_state(folder, extra=extra_files is not None, rows=index.meta.get("sources") or ())
             pause = float(os.environ.get(PAUSE_ENV, "0") or 0)

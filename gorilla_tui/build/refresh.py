@@ -83,6 +83,8 @@ class RefreshReport:
     seconds: float = 0.0
     warnings: list[str] = field(default_factory=list)
     unchanged: bool = False
+    #: embed(index)'s summary when the vectors were added before publishing (refresh's `embed`), else None
+    dense: dict[str, Any] | None = None
 
 
 #: Skipped files or lines named in a source's row ("skips"; `index --status` lists up to SKIPPED_SHOWN).
@@ -147,6 +149,7 @@ def refresh(
     extra_files: Callable[[Path, Sequence[ApiDoc]], object] | None = None,
     force: bool = False,
     check_manifest: Callable[[Manifest], None] | None = None,
+    embed: Callable[[ApiIndex], dict[str, Any]] | None = None,
 ) -> RefreshReport:
     """Rebuild the index in get_paths().index_dir, or keep it when no source changed.
 
@@ -163,7 +166,15 @@ def refresh(
     force: rebuild every source even when its fingerprint did not change; check_manifest(manifest): raises
     UsageError for a manifest setting retrieve does not own (the CLI and the TUI pass
     model.likelihood.check_choice_settings: choice_rule, vote_temperature; retrieve never imports model),
-    called for every manifest before anything is read, after build.plan.check_settings.
+    called for every manifest before anything is read, after build.plan.check_settings; embed(index): adds
+    the dense vectors to a version (dense_vectors.embed_index), given when the caller embeds.
+
+    A refresh never publishes an index weaker than the live one: when the live index has vectors a search
+    uses and `embed` is given, the new version is embedded in its build folder before it is published
+    (the live index answers meanwhile); if that fails (the embedder, a full disk, Ctrl+C, a kill), nothing
+    is published, the build folder is removed (a killed one by the next refresh) and GorillaError says
+    that the live index was kept. Without vectors in the live index (a first refresh) the BM25 index is
+    published at once and the caller embeds it afterwards (RefreshReport.dense None).
 
     Unchanged sources (issue 18): each source's content fingerprint (pool.sources.source_fingerprint,
     user_fingerprint: files' sizes and SHA-256, the python-env interpreter and module files, the manifest,
@@ -203,9 +214,45 @@ def refresh(
         index = ApiIndex.build(built.docs, Bm25Params(), tokens=_live_tokens(previous))
         index.meta = meta_of(index, built.rows, built.ok, built.old, time.perf_counter() - started)
         emit("stage", f"writing the index version: {len(built.docs):,} docs", None)
-        final = write_and_publish(index, index_store.index_root(), _announced(extra_files, emit))
+        dense: list[dict[str, Any]] = []
+        vectors = _vectors_first(previous, embed, emit, dense)
+        final = write_and_publish(index, index_store.index_root(), _announced(extra_files, emit), vectors)
     index.path = final
-    return RefreshReport(final, index, built.rows, time.perf_counter() - started, built.warnings)
+    seconds = time.perf_counter() - started
+    return RefreshReport(final, index, built.rows, seconds, built.warnings, dense=(dense or [None])[0])
+
+
+def _vectors_first(
+    previous: Previous,
+    embed: Callable[[ApiIndex], dict[str, Any]] | None,
+    emit: ProgressFn,
+    out: list[dict[str, Any]],
+) -> Callable[[ApiIndex], object] | None:
+    """write_and_publish's `vectors` step: embed(index) in the build folder, its summary appended to `out`,
+    when the live index has vectors a search uses (state "ready" with embedded docs), so the index that
+    replaces it is never BM25 alone; None otherwise (nothing to lose: published first, embedded after).
+    A GorillaError of embed becomes one line saying the live index was kept (its hint: free space first
+    when the disk is full)."""
+    if embed is None or previous.index is None or previous.damaged:
+        return None
+    state = previous.index.dense_state()
+    if state.get("state") != "ready" or not state.get("docs"):
+        return None
+
+    def run(index: ApiIndex) -> object:
+        emit("stage", f"embedding the new index's docs: {len(index.docs):,} (the live index answers)", None)
+        try:
+            out.append(embed(index))
+        except GorillaError as e:
+            full = str(e).startswith("disk full")
+            raise GorillaError(
+                f"the new index was not published, the live index is kept as it was: embedding its docs "
+                f"failed ({str(e).splitlines()[0]})",
+                hint=("free some disk space, then: " if full else "") + "gorilla-tui index --refresh",
+            ) from None
+        return out[-1]
+
+    return run
 
 
 def _announced(

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Sequence
+from functools import partial
 from typing import Any
 
 from gorilla_tui.check.lint import Block, Finding, check_block
@@ -38,31 +39,38 @@ def workers() -> int:
         return os.cpu_count() or 1
 
 
-def check_files(files: Sequence[tuple[str, list[Block]]], validator: Any) -> list[Checked]:
+def check_files(
+    files: Sequence[tuple[str, list[Block]]], validator: Any, syntax_notes: bool = False
+) -> list[Checked]:
     """check_block of every block of `files` ((path, blocks) pairs) with one Validator: per file, per
-    block, (findings, notes, skipped) (check_block's findings and its notes and skipped lists)."""
+    block, (findings, notes, skipped) (check_block's findings and its notes and skipped lists).
+    syntax_notes: code Python refuses is a note, not a finding (check_block syntax_note: files)."""
     out: list[Checked] = []
     for name, blocks in files:
         per_block: Checked = []
         for block in blocks:
             notes: list[str] = []
             skipped: list[str] = []
-            found = check_block(validator, name, block, notes=notes, skipped=skipped)
+            found = check_block(
+                validator, name, block, notes=notes, skipped=skipped, syntax_note=syntax_notes
+            )
             per_block.append((found, notes, skipped))
         out.append(per_block)
     return out
 
 
 def checked_files(
-    files: Sequence[tuple[str, list[Block]]], validator_for: Callable[[list[str]], Any]
+    files: Sequence[tuple[str, list[Block]]],
+    validator_for: Callable[[list[str]], Any],
+    syntax_notes: bool = False,
 ) -> list[Checked]:
     """check_files of `files` in path order, each chunk of files with the Validator validator_for(its
     blocks' code) gives (one Validator for all when checked in this process). Trees of at least
     PARALLEL_MIN files are checked by workers() forked processes when there are two or more; a broken
-    worker pool (a worker killed) falls back to this process."""
+    worker pool (a worker killed) falls back to this process. syntax_notes: as check_files."""
     n = workers()
     if len(files) < PARALLEL_MIN or n < 2:
-        return _serial(files, validator_for)
+        return _serial(files, validator_for, syntax_notes)
     # multiprocessing and concurrent.futures cost ~40 ms to import; `check FILE` (the cold one-file target
     # of issue 39: 0.25 s) never needs them
     import multiprocessing  # deferred: see above
@@ -74,25 +82,28 @@ def checked_files(
     _validator_for = validator_for  # inherited by the forked workers (a lambda cannot be pickled)
     try:
         with ProcessPoolExecutor(max_workers=n, mp_context=multiprocessing.get_context("fork")) as ex:
-            done = list(ex.map(_check_chunk, chunks))
+            done = list(ex.map(partial(_check_chunk, syntax_notes=syntax_notes), chunks))
     except BrokenProcessPool:
-        return _serial(files, validator_for)
+        return _serial(files, validator_for, syntax_notes)
     finally:
         _validator_for = None
     return [checked for part in done for checked in part]
 
 
 def _serial(
-    files: Sequence[tuple[str, list[Block]]], validator_for: Callable[[list[str]], Any]
+    files: Sequence[tuple[str, list[Block]]],
+    validator_for: Callable[[list[str]], Any],
+    syntax_notes: bool = False,
 ) -> list[Checked]:
     if not files:
         return []
-    return check_files(files, validator_for([b.code for _, blocks in files for b in blocks]))
+    validator = validator_for([b.code for _, blocks in files for b in blocks])
+    return check_files(files, validator, syntax_notes)
 
 
-def _check_chunk(files: list[tuple[str, list[Block]]]) -> list[Checked]:
+def _check_chunk(files: list[tuple[str, list[Block]]], syntax_notes: bool = False) -> list[Checked]:
     assert _validator_for is not None  # set by checked_files before the workers fork
-    return _serial(files, _validator_for)
+    return _serial(files, _validator_for, syntax_notes)
 
 
 def _chunks(files: Sequence[tuple[str, list[Block]]], k: int) -> list[list[tuple[str, list[Block]]]]:

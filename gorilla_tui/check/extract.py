@@ -7,6 +7,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from gorilla_tui.check.callsite import MAX_CALLS
 from gorilla_tui.parsing import close_bracket, parse, python_parses
 
 #: Field markers of Gorilla's output format: ``<<<api_call>>>: ...`` (arXiv 2305.15334, appendix).
@@ -49,7 +50,8 @@ class Extraction:
     """What extract() found. api_call: the api_call field (or the JSON tool call rendered as Python), None
     when the text has none; code: the code to validate and show ("" when there is none); explanation: prose;
     calls: the api_call plus other candidate call snippets, in order; domain / provider: the Gorilla fields
-    when present; format: "json", "gorilla", "dict", "fence", "code", "prose" or "empty"."""
+    when present; format: "json", "gorilla", "dict", "fence", "code", "prose" or "empty"; left_out: JSON
+    tool calls past callsite.MAX_CALLS, not rendered (tool_calls_counted)."""
 
     api_call: str | None = None
     code: str = ""
@@ -58,6 +60,7 @@ class Extraction:
     domain: str | None = None
     provider: str | None = None
     format: str = "empty"
+    left_out: int = 0
 
     def candidates(self) -> list[str]:
         """Snippets to validate, best first: the api_call, the code, then the other call snippets
@@ -192,20 +195,54 @@ def tool_calls(text: str) -> list[str] | None:
     format. Accepted (a list of them, or one object): ``{"name": ..., "arguments": {...}}`` (OpenAI,
     BFCL), ``arguments`` as a JSON string, OpenAI's ``{"type": "function", "function": {"name",
     "arguments"}}`` wrapper, and BFCL's decoded form ``{"shutil.copytree": {"src": "a"}}`` (one key, the
-    function name, whose value is the arguments object)."""
-    return _tool_calls(text)
+    function name, whose value is the arguments object). At most callsite.MAX_CALLS calls are rendered
+    (tool_calls_counted counts the rest)."""
+    found = tool_calls_counted(text)
+    return found[0] if found is not None else None
 
 
-def _tool_calls(text: str) -> list[str] | None:
-    """tool_calls (the name extract() has always used)."""
+#: Largest JSON text read as tool calls (characters): `check` reads files of at most 10 MiB (lint.py).
+MAX_JSON = 16 * 1024 * 1024
+
+
+def json_error(text: str) -> str | None:
+    """Python's json error for a text that starts like JSON (``[`` or ``{``) and is neither JSON nor
+    Python (``[{"name": "math.sqrt"``: a tool call cut short), e.g. "Expecting ',' delimiter: line 1
+    column 21 (char 20)"; None for JSON, for Python (``[print(x) for x in y]``, ``{1: f()}``) and for
+    other text."""
     stripped = text.strip()
-    if not stripped or stripped[0] not in "[{" or len(stripped) > 1_000_000:
+    if not stripped or stripped[0] not in "[{" or len(stripped) > MAX_JSON:
+        return None
+    try:
+        json.loads(stripped)
+    except RecursionError:
+        return "nested too deeply"
+    except ValueError as e:
+        return None if _parses(stripped) else str(e)
+    return None
+
+
+def tool_calls_counted(text: str) -> tuple[list[str], int] | None:
+    """(tool_calls' calls, how many calls past callsite.MAX_CALLS were left out), None as tool_calls.
+    Linear in the text: one json.loads (a 5 MB list of 34,000 calls took 40 s when it was read as Python,
+    every call scanned several times; now the first MAX_CALLS are rendered and the rest counted)."""
+    stripped = text.strip()
+    if not stripped or stripped[0] not in "[{" or len(stripped) > MAX_JSON:
         return None
     try:
         data = json.loads(stripped)
     except (ValueError, RecursionError):
         return None
     items = data if isinstance(data, list) else [data]
+    if not items or not all(isinstance(item, dict) for item in items):
+        return None
+    left_out = max(0, len(items) - MAX_CALLS)
+    calls = _tool_calls(items[:MAX_CALLS])
+    return (calls, left_out) if calls else None
+
+
+def _tool_calls(items: list[dict]) -> list[str] | None:
+    """The Python calls of JSON tool-call objects `items` (tool_calls), None when one is not a call."""
     calls: list[str] = []
     for item in items:
         if not isinstance(item, dict):
@@ -295,9 +332,11 @@ def extract(text: str) -> Extraction:
     """
     if not isinstance(text, str) or not text.strip():
         return Extraction()
-    tool = _tool_calls(text)
-    if tool:
-        return Extraction(api_call=tool[0], code="\n".join(tool), calls=tool, format="json")
+    found = tool_calls_counted(text)
+    if found:
+        tool, left_out = found
+        code = "\n".join(tool)
+        return Extraction(api_call=tool[0], code=code, calls=tool, format="json", left_out=left_out)
     if "<<<" in text and _GORILLA_FIELD.search(text):
         pairs = _split(text, _GORILLA_FIELD)
         if any(k in ("api_call", "code") for k, _ in pairs):

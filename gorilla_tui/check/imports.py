@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import dataclasses
 import functools
 import re
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING
 
 from gorilla_tui.check.callsite import bound_names, scan
@@ -217,6 +219,41 @@ def _given_names(doc: ApiDoc) -> tuple[list[str], list[str], list[str], bool, bo
     return names, positional, only, var, varkw
 
 
+#: True while the code checked is a JSON tool call's rendering: positional-only parameters named by the
+#: schema are taken by position (by_schema_names). A context variable: check() stays thread-safe.
+_SCHEMA_NAMED: contextvars.ContextVar[bool] = contextvars.ContextVar("schema_named", default=False)
+
+
+@contextlib.contextmanager
+def named_by_schema(on: bool = True) -> Iterator[None]:
+    """Within the block (this thread or task), calls checked are JSON tool calls' renderings when `on`
+    (Validator.check does it for format "json"; `check '{"name": ...}' --format json` through the
+    linter)."""
+    token = _SCHEMA_NAMED.set(on)
+    try:
+        yield
+    finally:
+        _SCHEMA_NAMED.reset(token)
+
+
+def by_schema_names(doc: ApiDoc, call: CallSite) -> CallSite:
+    """`call` with the keywords that name positional-only parameters of python-env doc `doc` moved to their
+    positions, in the signature's order, when they are the next positions after the call's positional
+    arguments (``math.sqrt(x=4)`` -> ``math.sqrt(4)``); else `call` as is. A JSON tool call (OpenAI, BFCL:
+    ``{"name": "math.sqrt", "arguments": {"x": 4}}``) names every argument by its schema, positional-only
+    ones too, so its rendered call is judged by this (Validator.check of format "json")."""
+    if doc.source != SOURCE or not doc.api_arguments or call.splat:
+        return call
+    position_only = _given_names(doc)[2]
+    moved = [k for k in position_only if k in call.keywords]
+    start = len(call.positional)
+    if not moved or position_only[start : start + len(moved)] != moved:
+        return call
+    keywords = {k: v for k, v in call.keywords.items() if k not in moved}
+    positional = (*call.positional, *(call.keywords[k] for k in moved))
+    return dataclasses.replace(call, positional=positional, keywords=keywords)
+
+
 def argument_errors(doc: ApiDoc, call: CallSite) -> tuple[str, list[str]]:
     """(reason code, one note per problem) when `call` passes arguments that a python-env doc's signature
     cannot bind, else ("", []), by Python's binding rule (inspect.Signature.bind): more positional
@@ -233,7 +270,8 @@ def argument_errors(doc: ApiDoc, call: CallSite) -> tuple[str, list[str]]:
     keyword (``math.sqrt(x, /)``: Python's TypeError "got some positional-only arguments passed as keyword
     arguments"), reported as unknown_keyword. A signature read from a docstring's first line (C functions
     without a text signature) has no separators: each named parameter counts as positional-or-keyword,
-    so the check can miss such an error, never invent one.
+    so the check can miss such an error, never invent one. Inside named_by_schema() the call is a JSON tool
+    call's rendering (by_schema_names first).
 
     Returns:
         reason: "wrong_args:too_many_arguments", "wrong_args:unknown_keyword",
@@ -241,6 +279,8 @@ def argument_errors(doc: ApiDoc, call: CallSite) -> tuple[str, list[str]]:
         that order), or "".
         notes: one sentence per problem, e.g. "math.sqrt takes at most 1 positional argument, 2 given".
     """
+    if _SCHEMA_NAMED.get():  # a JSON tool call: positional-only parameters named by its schema
+        call = by_schema_names(doc, call)
     reasons: list[str] = []
     notes: list[str] = []
     if doc.source == SOURCE and not call.splat and not call.via and doc.api_arguments:

@@ -1,7 +1,8 @@
 """Which of a file's non-valid calls `check PATH` reports: only those whose callee resolves into the pool.
 
 A call the validator did not find valid (check/validator.py: role pool, family or python-env) is a
-finding of the linter only when (issue 39):
+finding of the linter only when (issue 39) the file does not expect it to fail (check/expected.py:
+inside ``assertRaises`` / ``pytest.raises``, or a ``try`` that handles its error) and:
 1. its callee, as written in the file, resolves through the file's own names (check/scope.py) to the
    callee it was judged as: huggingface_hub's ``from .utils import logging`` then ``logging.get_logger()``
    is the package's own module, ``self.load()`` a method, ``statistics.append`` a local list. A bare pool
@@ -17,8 +18,12 @@ finding of the linter only when (issue 39):
    (``logging.Handler.close(self)``, ``sys.stdout.buffer.write``) is not judged; a module whose names come
    from a compiled module's star import (os, codecs) is judged by the pool; code under a version, platform
    or ``hasattr`` guard, or in a ``try`` catching AttributeError / ImportError / NameError / TypeError, is
-   not judged (``base64.decodestring`` on Python 2, ``TypeVar(default=...)`` on 3.13+); a missing argument
-   of a compiled function (signature read from its docstring: ``time.ctime(seconds)``) is not judged;
+   not judged (``base64.decodestring`` on Python 2, ``TypeVar(default=...)`` on 3.13+), nor under a skip
+   decorator with such a condition, nor a name whose existence the file tests anywhere (``hasattr(sys,
+   'gettotalrefcount')``: a debug build's, Solaris' ``select.devpoll``); a missing argument of a compiled
+   function or a builtin (signature read from its docstring: ``time.ctime(seconds)``, ``bool(x)`` yet
+   ``bool()`` is False), the argument count of a name taken from a compiled module (``os.stat_result``)
+   and the arguments of an enum called with a value (``HTTPStatus(404)``) are not judged;
 4. a wrong value (``wrong_args:unknown_value`` / ``unknown_model``) is reported only for a literal
    argument (variable_argument), a missing argument only for a call made, not a function passed to a
    wrapper (``self._mgr.apply(operator.invert)``);
@@ -31,13 +36,16 @@ why_skipped() gives the reason a call is not reported ("" when it is).
 
 from __future__ import annotations
 
+import builtins
 import re
 import sys
 from typing import TYPE_CHECKING
 
+from gorilla_tui.check.expected import expected_to_fail
 from gorilla_tui.check.scope import Bindings, resolve
 from gorilla_tui.check.signature import canonical
 from gorilla_tui.pool.pyenv.binds import (
+    enum_classes,
     installed_file,
     installed_names,
     module_binds,
@@ -58,9 +66,16 @@ if TYPE_CHECKING:
 #: A condition that makes code depend on the Python version or platform (PEP 484 TYPE_CHECKING too).
 _GUARD = re.compile(
     r"version_info|sys\.version|sys\.platform|os\.name|platform\.|hasattr\(|TYPE_CHECKING|PY[23]"
+    r"|WINDOWS|win32|darwin|cygwin|MACOS|is_apple|is_android|is_wasi|is_emscripten"
 )
 #: Exceptions whose handler means "this name or keyword may not exist here".
 _CAUGHT = re.compile(r"\b(AttributeError|ImportError|ModuleNotFoundError|NameError|TypeError|Exception)\b")
+
+
+#: Reasons about how many arguments a call gives, which a docstring's signature cannot say for sure.
+_ARITY = frozenset({"wrong_args:missing_argument", "wrong_args:too_many_arguments"})
+#: The builtins: compiled, their signatures read from docstrings (``bool(x) -> bool``, yet bool() is False).
+_BUILTINS = frozenset(dir(builtins))
 
 
 #: A module-level name spelled as a constant (PEP 8: ``QUOTE_ALL``, ``SEEK_SET``): bound, but not callable.
@@ -160,6 +175,11 @@ def _guarded(node: Node | None) -> bool:
             cond = parent.parent.child_by_field_name("condition")
             if cond is not None and _GUARD.search((cond.text or b"").decode("utf-8", "replace")):
                 return True
+        if parent.type == "decorated_definition" and any(
+            d.type == "decorator" and _GUARD.search((d.text or b"").decode("utf-8", "replace"))
+            for d in parent.named_children
+        ):  # @unittest.skipUnless(hasattr(select, "devpoll"), ...), @skipIf(sys.platform == ...)
+            return True
         if parent.type == "try_statement" and node.type == "block":
             handlers = [
                 c for c in parent.named_children if c.type in ("except_clause", "except_group_clause")
@@ -169,6 +189,21 @@ def _guarded(node: Node | None) -> bool:
                 return True
         node = parent
     return False
+
+
+def _probed(judged: str, node: Node | None) -> bool:
+    """True when the file of `node` asks whether the last name of `judged` exists on some object
+    (``hasattr(sys, 'gettotalrefcount')``, ``getattr(os, "lchmod", None)``): the file knows the name is
+    missing on some builds or platforms (a debug build's sys.gettotalrefcount, Solaris' select.devpoll),
+    and its uses are guarded by that test somewhere (a skip decorator, an early return or SkipTest)."""
+    root = node
+    while root is not None and root.parent is not None:
+        root = root.parent
+    name = judged.rsplit(".", 1)[-1]
+    if root is None or not name.isidentifier():
+        return False
+    probe = re.compile(rf"\b(?:hasattr|getattr)\(\s*[\w.]+\s*,\s*['\"]{re.escape(name)}['\"]")
+    return probe.search((root.text or b"").decode("utf-8", "replace")) is not None
 
 
 #: How many names of a module the pool must document beyond those its source spells before the pool is
@@ -184,7 +219,9 @@ def _pool_knows_star(module: str, validator: PoolIndex) -> bool:
     found = source_names(module)
     if found is None:
         return True  # a compiled module: the python-env docs hold its names (read from the interpreter)
-    spelled = found[0]
+    if found.dynamic:  # names made at run time (multiprocessing's globals().update): nobody lists them
+        return False
+    spelled = found.names
     start = len(module) + 1
     documented = {
         c[start:].split(".", 1)[0].split("(", 1)[0] for c in validator.callees if c.startswith(module + ".")
@@ -204,6 +241,11 @@ def _stdlib_skip(call: CallVerdict, validator: PoolIndex) -> str:
     module, attrs = split
     if call.reason == "wrong_args:missing_argument" and module_file(module) is None:
         return f"{judged}: a compiled function (its signature is read from a docstring)"
+    if call.reason in _ARITY and module_file(module) is not None and module_binds(module, attrs[0]) is None:
+        # os.stat_result (from posix import *): its doc's signature is tuple's, inherited
+        return f"{judged}: taken from a compiled module (its signature is read from a docstring)"
+    if call.kind == "wrong_args" and len(attrs) == 1 and attrs[0] in enum_classes(module):
+        return f"{judged}: an enum (a call with a value looks its member up)"
     if call.kind != "hallucination":
         return ""
     bound = module_binds(module, attrs[0])
@@ -239,7 +281,7 @@ def _package_skip(judged: str) -> str:
         found = installed_names(module)
         if found is None:
             return f"{module} has no source or stub file here: {module}.{attrs[0]} is not known without it"
-        names, complete = found
+        names, complete = found.names, found.complete
         if attrs[0] in names and len(attrs) > 1:
             return f"{module}.{attrs[0]} exists; its attributes ({'.'.join(attrs[1:])}) are not judged"
         if attrs[0] in names:
@@ -292,12 +334,17 @@ def why_skipped(
     `node`: its tree-sitter node, either None when unknown) is not a finding, or "" when it is (module
     doc rules 1-3)."""
     written = site.callee if site is not None else call.callee
+    expected = expected_to_fail(node)
+    if expected:
+        return expected
     if call.reason == "wrong_args:missing_argument" and call.via:
         return f"{call.callee} is passed to {call.via}, which may give its arguments later"
     qualified, why = resolve(written, names)
     if qualified is None:
         return why
     judged = call.callee
+    if call.reason == "wrong_args:missing_argument" and judged in _BUILTINS:
+        return f"{judged}: a builtin (compiled: its signature is read from a docstring)"
     resolved = canonical(qualified)
     if resolved != judged:
         bare = resolved.endswith("." + judged) and not _stdlib(judged, validator)
@@ -317,4 +364,6 @@ def why_skipped(
             return skip
         if _guarded(node):
             return f"{judged}: under a version, platform or hasattr guard (not judged)"
+        if call.kind == "hallucination" and _probed(judged, node):
+            return f"{judged}: the file asks whether it exists (hasattr / getattr): not judged"
     return ""

@@ -283,13 +283,17 @@ def check_block(
     suggest: Callable[[str], list[str]] | None = None,
     notes: list[str] | None = None,
     skipped: list[str] | None = None,
+    syntax_note: bool = False,
 ) -> list[Finding]:
     """Findings of one block (see the module doc), inline ``# gorilla: ignore[...]`` applied; sorted by
     position. Did-you-mean: the deciding call's suggestions, else those of the call checked alone with
     the block's import lines. notes: "PATH: what was not checked" is appended for a block with more calls
     than the validator reads (callsite.MAX_CALLS), so a large file never passes in silence. A call whose
     callee does not resolve into the pool through the block's own names is no finding (check/judged.py);
-    skipped: "PATH:LINE:COL: callee: why" is appended for each (`check --explain`)."""
+    skipped: "PATH:LINE:COL: callee: why" is appended for each (`check --explain`). syntax_note: a block
+    Python refuses (a file of Python 2, a test's deliberately broken file) is a note, "PATH: skipped: not
+    Python 3 syntax (LINE:COL: why)", not a finding (files; a snippet given as CODE keeps its
+    unparseable verdict)."""
     verdict = validator.check_code(block.code, per_call=True)
     if notes is not None:
         notes += [f"{path}: {d}" for d in verdict.diagnostics if d.endswith(LEFT_OUT_TAIL)]
@@ -302,6 +306,11 @@ def check_block(
             else None
         )
         line, col, msg = (int(m.group(1)), int(m.group(2)), m.group(3)) if m else (1, 1, "syntax error")
+        if syntax_note:
+            if notes is not None:
+                where = f"{line + block.line_offset}:{col}"
+                notes.append(f"{path}: skipped: not Python 3 syntax ({where}: {msg})")
+            return []
         out.append(Finding(path, line, col, verdict.reason or "unparseable:python_syntax", msg))
     # the block's imports, as the validator reads them (tree-sitter), one line each: the block's own
     # import lines, taken as text, broke the call checked alone (an indented import, the first line of a

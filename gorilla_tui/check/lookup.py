@@ -230,7 +230,11 @@ def code_callees(
     given, keep[text] is set to the callsite.Scan of `text` (Validator.scans: not parsed twice)."""
     callees: set[str] = set()
     http = False
-    for code in {text, *(extract(text).candidates() if candidates else ())}:
+    found = extract(text) if candidates else None
+    # a JSON tool call is checked as its rendered calls only: its text read as Python (a list of dicts)
+    # has none, and scanning 5 MB of it took 10 s
+    codes = set() if found is not None and found.format == "json" else {text}
+    for code in codes | set(found.candidates() if found is not None else ()):
         if request_lines(code):
             http = True
         scanned = scan(code)

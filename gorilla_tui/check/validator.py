@@ -33,7 +33,7 @@ from collections.abc import Callable, Sequence, Set
 from gorilla_tui.check.arguments import has_schema, read_arguments, schema_errors
 from gorilla_tui.check.callsite import CallSite, Scan, left_out_note, scan
 from gorilla_tui.check.extract import extract
-from gorilla_tui.check.imports import argument_errors, resolve_calls
+from gorilla_tui.check.imports import argument_errors, named_by_schema, resolve_calls
 from gorilla_tui.check.judged import package_names_say, stdlib_bound
 from gorilla_tui.check.pool_index import NEAR_MISS, PoolEntry, PoolIndex, helper_loaded
 from gorilla_tui.check.rest import http_method, path_of, request_lines
@@ -386,15 +386,16 @@ class Validator(PoolIndex):
             note = "no code found in the text" if text and text.strip() else "empty input"
             return Verdict("no_call", None, None, [], [note], "no_call:no_code")
         best: Verdict | None = None
-        for snippet in candidates:
-            verdict = self.check_code(snippet, prefer)
-            if verdict.kind == "valid":
-                return verdict
-            if best is None or RANK[verdict.kind] < RANK[best.kind]:
-                best = verdict
-            if snippet == ex.code and verdict.kind == "unparseable":
-                break
+        with named_by_schema(ex.format == "json"):
+            for snippet in candidates:
+                verdict = self.check_code(snippet, prefer)
+                if verdict.kind == "valid" or (best is None or RANK[verdict.kind] < RANK[best.kind]):
+                    best = verdict
+                if verdict.kind == "valid" or (snippet == ex.code and verdict.kind == "unparseable"):
+                    break
         assert best is not None
+        if ex.left_out:  # JSON tool calls past callsite.MAX_CALLS were not rendered (extract.tool_calls)
+            best = dataclasses.replace(best, diagnostics=[*best.diagnostics, left_out_note(ex.left_out)])
         return best
 
 

@@ -131,13 +131,24 @@ def _read_code(args: argparse.Namespace) -> str:
     return "\n".join(args.code)
 
 
-def _as_python(code: str) -> str:
-    """`code`, or the Python calls of a JSON tool call (check/extract.py tool_calls), so the linter form
-    (`check '[{"name": ...}]' --format json`) checks them as calls, as the verdict form does."""
-    from gorilla_tui.check.extract import tool_calls  # deferred: tree-sitter; `--help` stays fast
+def _as_python(code: str) -> tuple[str, bool, int]:
+    """(`code`, or the Python calls of a JSON tool call (check/extract.py tool_calls_counted), whether it
+    is one, how many of its calls past callsite.MAX_CALLS were left out), so the linter form (`check
+    '[{"name": ...}]' --format json`) checks them as calls, as the verdict form does."""
+    from gorilla_tui.check.extract import tool_calls_counted  # deferred: tree-sitter; `--help` stays fast
 
-    calls = tool_calls(code)
-    return "\n".join(calls) if calls else code
+    found = tool_calls_counted(code)
+    return ("\n".join(found[0]), True, found[1]) if found else (code, False, 0)
+
+
+def _refuse_broken_json(code: str) -> None:
+    """Raise UsageError "not valid JSON: <json error>" for code that starts like JSON and is neither JSON
+    nor Python (a tool call cut short: it was "no_call", exit 1)."""
+    from gorilla_tui.check.extract import json_error  # deferred: tree-sitter; `--help` stays fast
+
+    error = json_error(code)
+    if error is not None:
+        raise UsageError(f"not valid JSON: {error}")
 
 
 def _validator(args: argparse.Namespace, code: str | list[str]):
@@ -201,11 +212,19 @@ def run(args: argparse.Namespace) -> int:
     if paths or args.format or args.select or args.ignore:  # the linter's findings, of files or of the code
         if args.json and args.format is None:  # `check FILE --json` means the linter's JSON
             args.format = "json"
-        code = None if paths else _as_python(_read_code(args))
-        return run_lint(args, lambda blocks: _validator(args, blocks), code)
+        if paths:
+            return run_lint(args, lambda blocks: _validator(args, blocks), None)
+        text = _read_code(args)
+        _refuse_broken_json(text)
+        code, is_json, left_out = _as_python(text)
+        from gorilla_tui.check.imports import named_by_schema  # deferred: tree-sitter; `--help` stays fast
+
+        with named_by_schema(is_json):  # a JSON tool call names positional-only parameters too
+            return run_lint(args, lambda blocks: _validator(args, blocks), code, left_out)
     code = _read_code(args)
     if not code.strip():
         raise UsageError("nothing to check: the code is empty")
+    _refuse_broken_json(code)
     verdict = _validator(args, code).check(code)
     if args.json:
         print(json.dumps(verdict.to_dict(), ensure_ascii=False))

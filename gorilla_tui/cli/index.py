@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+from functools import partial
 from typing import Any
 
 from gorilla_tui.cli.index_report import print_refresh
@@ -32,7 +33,9 @@ exit status: 0 when an index was built and published, even if some sources could
 are listed with the reason, their docs from the previous index are kept, and a closing warning names
 them; if only local sources such as python-env were built, the warning says so); 2 for bad input (a
 --source that is not a regular file or folder, larger than --max-source-mb, or mostly not docs), a disk
-that is full, or when no source at all could be loaded (the previous index is left in place).
+that is full, or when no source at all could be loaded (the previous index is left in place). Over a
+live index with dense vectors, the new index is embedded before it is published: if that fails (the
+embedder, a full disk, Ctrl+C, a kill) the live index is kept as it was, exit 2 with the cause.
 A source from config.toml or a manifest that is refused is listed as "refused" and not indexed; docs of
 the previous index that a refresh drops are counted per source in a warning."""
 
@@ -288,18 +291,23 @@ def _run_refresh(
 ) -> Any:
     """Run build.refresh.refresh with its progress on stderr (cli/refresh_progress.py: a spinner line per
     source and stage on a terminal, plain lines when piped); returns its RefreshReport."""
-    from gorilla_tui.build.refresh import UNCHANGED, refresh  # deferred: numpy, scipy (~0.3 s)
+    from gorilla_tui.build.refresh import UNCHANGED, embed_index, refresh  # deferred: numpy, scipy (~0.3 s)
     from gorilla_tui.cli.refresh_progress import source_progress  # deferred: rich; --help stays fast
+    from gorilla_tui.retrieve.embed import dense_enabled  # deferred: numpy
 
     def on_wait(message: str) -> None:  # through the progress console, so the spinner lines stay whole
         err.print(safe_text(f"gorilla-tui: {message}"), markup=False, highlight=False, soft_wrap=True)
 
+    embed = (
+        None if args.no_dense or not dense_enabled() else partial(embed_index, embedder=args.embedder or "")
+    )
     with source_progress(err, args.json, UNCHANGED) as on_event:
         return refresh(
             mirrors=args.mirrors, user_paths=user_paths, only=only, keep_previous=not args.clean,
             on_event=on_event, manifests=manifests, config_paths=configured, max_bytes=max_bytes,
             on_wait=on_wait, extra_files=_write_lookup, force=args.force,  # check's lookup (issue 20)
             check_manifest=check_choice_settings,  # the model's manifest keys: retrieve never imports model
+            embed=embed,  # a live index with vectors is replaced only by one with vectors (build.refresh)
         )  # fmt: skip
 
 
@@ -317,6 +325,8 @@ def _dense_step(report: Any, args: argparse.Namespace, err: Any) -> dict[str, An
     built with the embedder that opens). None when nothing was embedded now."""
     from gorilla_tui.retrieve.embed import dense_enabled  # deferred: numpy; `index --help` stays fast
 
+    if report.dense is not None:  # embedded before it was published (the live index had vectors)
+        return report.dense
     if args.no_dense or not dense_enabled():
         return None
     if report.unchanged and report.index.dense.checked_state().get("state") == "ready" and not args.embedder:

@@ -74,13 +74,16 @@ def stdin_text() -> str:
 
 
 def run_lint(
-    args: argparse.Namespace, validator_for: Callable[[list[str]], Any], code: str | None = None
+    args: argparse.Namespace,
+    validator_for: Callable[[list[str]], Any],
+    code: str | None = None,
+    left_out: int = 0,
 ) -> int:
     """Check the files args.code names, or `code` itself when given (the snippet form with a linter option:
     named args.stdin_filename, else "<stdin>" for '-' and "<code>"); print findings in args.format; return
     the exit status. validator_for(every code block, a list) gives the Validator (built once for all
-    files). Raises UsageError for an unknown reason code or a path that names nothing (before anything is
-    printed)."""
+    files). left_out: JSON tool calls of `code` past callsite.MAX_CALLS, not rendered (a note). Raises
+    UsageError for an unknown reason code or a path that names nothing (before anything is printed)."""
     from gorilla_tui.check import lint  # deferred: tree-sitter and the validator; `--help` stays fast
     from gorilla_tui.check.batch import checked_files  # deferred: as lint
 
@@ -132,10 +135,11 @@ def run_lint(
         else:
             files.append((name, found))
     findings = []
-    notes: list[tuple[str, str]] = []  # (path, what was not checked): calls past callsite.MAX_CALLS
+    notes: list[tuple[str, str]] = []  # (path, what was not checked): calls past MAX_CALLS, Python 2 files
     entries: list[dict[str, Any]] = []  # the JSON list: findings and notes, in the order checked
     explain = getattr(args, "explain", False)
-    for name, checked in zip((n for n, _ in files), checked_files(files, validator_for), strict=True):
+    results = checked_files(files, validator_for, syntax_notes=code is None)  # files: Python 2 is a note
+    for name, checked in zip((n for n, _ in files), results, strict=True):
         for found, said, skipped in checked:
             for f in found:
                 if lint.matches(f.reason, select) and not lint.matches(f.reason, ignore):
@@ -146,6 +150,11 @@ def run_lint(
             for n in said:  # check_block's "PATH: note"
                 notes.append((name, n.removeprefix(f"{name}: ")))
                 entries.append(lint.note_dict(*notes[-1]))
+    if left_out and texts:  # JSON tool calls past MAX_CALLS were never rendered: said as the scan says it
+        from gorilla_tui.check.callsite import left_out_note  # deferred: as lint
+
+        notes.append((texts[0][0], left_out_note(left_out)))
+        entries.append(lint.note_dict(*notes[-1]))
     # files not checked are listed in JSON and SARIF too (issue 42: a SARIF log without them said the run
     # succeeded), each message in shown_path's one line of UTF-8 (a name that is not UTF-8 made the JSON not
     # UTF-8); the text form prints them on stderr only

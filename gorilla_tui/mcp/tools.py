@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from gorilla_tui import services
+from gorilla_tui.check.extract import json_error
 from gorilla_tui.check.validator import Validator
 from gorilla_tui.config import Settings
 from gorilla_tui.constraints.rank import search_with_constraints
@@ -142,13 +143,16 @@ class ToolBox:
         """The verdict of `code` (one call or a snippet) by the AST sub-tree match against the API pool
         (check/validator.py): {"verdict", "reason" (a types.REASONS code, e.g. "wrong_args:unknown_model";
         "" for valid), "api_call", "matched" (entry or null), "did_you_mean", "diagnostics" (sentences)}.
-        Raises ToolInputError (empty or too long code, an unknown source)."""
+        Raises ToolInputError (empty or too long code, an unknown source, text that starts like a JSON tool
+        call and is not JSON: "not valid JSON: ...", as `check` says)."""
         if not isinstance(code, str):
             raise ToolInputError(f"code must be a string, not {type(code).__name__}")
         if not code.strip():
             raise ToolInputError("code is empty: pass the API call or snippet to check")
         if len(code) > MAX_CODE_CHARS:
             raise ToolInputError(f"code is {len(code)} characters; at most {MAX_CODE_CHARS} are accepted")
+        if (bad_json := json_error(code)) is not None:  # a tool call cut short: not a `no_call` verdict
+            raise ToolInputError(f"not valid JSON: {bad_json}")
         with self._lock:
             hub = self._source(source)
             verdict = self._validator(hub).check(code)

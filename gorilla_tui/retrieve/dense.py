@@ -124,6 +124,15 @@ def changed_note(why: str) -> str:
     )
 
 
+#: The state note of an index whose hybrid sources' docs have no vectors and no embedding is under way: built
+#: with --no-dense, or the refresh that published it stopped before embedding them (killed, or its embedder
+#: failed before it began). It said "no dense vectors in this index", with no cause nor fix.
+NOT_EMBEDDED_NOTE = (
+    "BM25 alone: the docs of its hybrid sources were not embedded (built with --no-dense, or its refresh "
+    "stopped before embedding them); `gorilla-tui index --refresh` embeds them"
+)
+
+
 #: Why an index whose dense side holds no vector searches by BM25 alone (an index of python-env only: its
 #: manifest says retrieval = "bm25"); `index --refresh` and `index --status` said "hybrid" there.
 NO_HYBRID_SOURCE = 'no doc has a dense vector: its sources say retrieval = "bm25"'
@@ -201,6 +210,12 @@ class DenseSide:
         if now - self._checked < RECHECK_SECONDS:
             return
         self._checked = now
+        # the vector files checked against dense.json's record as status and doctor check them (bytes
+        # flipped in place keep every row of norm 1): hashed once per content (store/integrity.py)
+        why = store.vectors_changed(self.folder, cached=True)
+        if why:
+            self._changed, self._damaged = why, True
+            return
         found = store.read_vectors(self.folder, self.n_docs)
         if found is not None and not found[1].any() and _sources_say_hybrid(self.folder):
             found = None  # no doc has a vector though its sources say hybrid: mask.npy was overwritten
@@ -318,6 +333,8 @@ class DenseSide:
         if self._damaged:
             note = changed_note(self._changed) if self._changed else DAMAGED_NOTE
             return {"state": "failed", "note": note, "why": "damaged"}
+        if not self.note and self.folder is not None and _sources_say_hybrid(self.folder):
+            return {"state": "off", "note": NOT_EMBEDDED_NOTE}  # a refresh stopped before embedding them
         return {"state": "off", "note": self.note or "BM25 alone (no dense vectors in this index)"}
 
     def query_vector(self, query: str) -> np.ndarray | None:

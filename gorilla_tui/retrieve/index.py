@@ -208,6 +208,8 @@ class ApiIndex:
                 f"the index at {stored.folder} was built by an older version of gorilla-tui",
                 hint="rebuild it from the same sources with: gorilla-tui index --refresh",
             )
+        if stored.damage:  # after the version checks: another version's index is no damaged one
+            raise store.damaged(stored.folder, stored.damage)
         params = Bm25Params(**stored.meta.get("params", {}).get("bm25", {}))
         vocab = dict(zip(stored.terms, range(len(stored.terms)), strict=True))  # 3x a comprehension's speed
         postings = None

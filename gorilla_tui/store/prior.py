@@ -172,9 +172,9 @@ def save(folder: Path, docs: Sequence[ApiDoc], counts: UsageCounts) -> Path:
 def load(folder: Path, n_docs: int) -> np.ndarray | None:
     """The prior stored in `folder`, or None when there is none, it is unreadable or its length is not
     `n_docs` (then it is computed from the docs)."""
-    try:
+    try:  # EOFError: an emptied file (store/integrity.py names it damaged before a search reads it)
         arr = np.load(Path(folder) / FILE, allow_pickle=False)
-    except (OSError, ValueError):
+    except (OSError, ValueError, EOFError):
         return None
     return arr if arr.ndim == 1 and len(arr) == n_docs else None
 

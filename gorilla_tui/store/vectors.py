@@ -3,6 +3,8 @@ vectors by content hash across versions."""
 
 from __future__ import annotations
 
+import contextlib
+import errno
 import json
 import os
 from pathlib import Path
@@ -13,6 +15,7 @@ from gorilla_tui.pool.fingerprint import file_digest
 from gorilla_tui.store.fileio import DAMAGED as _DAMAGED
 from gorilla_tui.store.fileio import index_root, json_of, pid_alive
 from gorilla_tui.store.fileio import write_synced as _write
+from gorilla_tui.store.integrity import changed_file, remember
 
 if TYPE_CHECKING:
     import numpy as np
@@ -28,6 +31,18 @@ VECTORS, MASK, DENSE_META = "vectors.npy", "mask.npy", "dense.json"
 #: int64 n_questions, the docs.json row each question belongs to). DENSE_META's "questions" counts them.
 QUESTION_VECTORS, QUESTION_ROWS = "question-vectors.npy", "question-rows.npy"
 LEGACY_VECTORS = "vectors.npz"
+#: The files of the dense side of a version (DENSE_PROGRESS below too): recorded by DENSE_META alone, never
+#: by the refresh state (build/previous.py write_state), since they may be embedded again into a published
+#: version (`index --refresh --embedder X` over unchanged sources).
+DENSE_FILES = (
+    VECTORS,
+    MASK,
+    QUESTION_VECTORS,
+    QUESTION_ROWS,
+    DENSE_META,
+    LEGACY_VECTORS,
+    "dense-progress.json",
+)
 #: Key of DENSE_META recording the vector files as write_vectors wrote them: {file name: {"sha256": SHA-256,
 #: "size": bytes}}. read_vectors compares the sizes (os.stat: a file cut short or grown is damaged, unread),
 #: vectors_changed the SHA-256 too (`index --status`, `doctor` and a refresh: bytes overwritten in place).
@@ -39,6 +54,7 @@ NORM_TOLERANCE = 1e-3
 #: Progress of the embedding of a version (JSON {"done", "total", "embedder", "error"}), rewritten per batch;
 #: lets another process (the TUI) show "embedding n/m" until DENSE_META appears.
 DENSE_PROGRESS = "dense-progress.json"
+DENSE_FILES += (DENSE_PROGRESS,)
 #: Folder of the index root holding the vector caches (one npz per embedder name).
 CACHE_DIR = "embeddings"
 #: Environment variable naming another folder for the vector caches (shared by several index roots, e.g.
@@ -76,9 +92,9 @@ def write_vectors(
         arrays += [(QUESTION_VECTORS, np.asarray(questions[0], np.float32)),
                    (QUESTION_ROWS, np.asarray(questions[1], np.int64))]  # fmt: skip
     files: dict[str, dict[str, Any]] = {}
+    temps = [folder / (name + ".tmp") for name, _ in arrays] + [folder / (DENSE_META + ".tmp")]
     try:
-        for name, array in arrays:
-            tmp = folder / (name + ".tmp")
+        for (name, array), tmp in zip(arrays, temps, strict=False):
             with open(tmp, "wb") as fh:
                 np.save(fh, array)
                 fh.flush()
@@ -86,11 +102,16 @@ def write_vectors(
             files[name] = {"sha256": file_digest(tmp), "size": tmp.stat().st_size}
             os.replace(tmp, folder / name)
         record = dict(info, **{FILES_KEY: files})
-        _write(folder / (DENSE_META + ".tmp"), json.dumps(record, ensure_ascii=False, indent=1).encode())
-        os.replace(folder / (DENSE_META + ".tmp"), folder / DENSE_META)
+        _write(temps[-1], json.dumps(record, ensure_ascii=False, indent=1).encode())
+        os.replace(temps[-1], folder / DENSE_META)
         (folder / DENSE_PROGRESS).unlink(missing_ok=True)
     except OSError as e:
-        raise GorillaError(f"cannot write the dense vectors into {folder}: {e.strerror or e}") from None
+        for tmp in temps:  # a full disk is not left full by a half-written file
+            with contextlib.suppress(OSError):
+                tmp.unlink(missing_ok=True)
+        full = "disk full: " if e.errno in (errno.ENOSPC, errno.EDQUOT) else ""
+        raise GorillaError(f"{full}cannot write the dense vectors into {folder}: {e.strerror or e}") from None
+    remember(folder, files, {name: entry["sha256"] for name, entry in files.items()})
 
 
 def read_vectors(
@@ -172,31 +193,23 @@ def _sizes_differ(folder: Path, info: dict[str, Any]) -> bool:
     return False
 
 
-def vectors_changed(folder: Path) -> str:
+def vectors_changed(folder: Path, cached: bool = False) -> str:
     """Why the vector files of the version `folder` are no longer what write_vectors wrote: "vectors.npy
     changed since it was embedded" (its size, compared first without reading it, or its SHA-256, recorded in
     DENSE_META's FILES_KEY), "vectors.npy is missing"; "" when every recorded file matches, or when there is
     nothing to compare with (no DENSE_META, one that cannot be read or that records no file: read_vectors
-    judges those). A recorded name that is no regular file (a FIFO would block) is changed, unread. Costs
-    one SHA-256 pass over the vector files (a few MB to tens of MB); never raises."""
+    judges those). The check is store/integrity.changed_file's: a recorded name that is no regular file (a
+    FIFO would block) is changed, unread. cached (a search): a file verified before with its present
+    os.stat identity is not hashed again; else one SHA-256 pass over the vector files (a few MB to tens of
+    MB: `index --status`, `doctor`, a refresh). Never raises."""
     try:  # json_of: a FIFO in its place would block, a sparse file of gigabytes be read whole
         info = json_of(folder / DENSE_META)
     except (OSError, ValueError, RecursionError):
         return ""
     if not isinstance(info, dict):
         return ""
-    for name, (digest, size) in _recorded_files(info).items():
-        path, changed = folder / name, f"{name[:80]} changed since it was embedded"
-        try:
-            if not path.exists():
-                return f"{name[:80]} is missing"
-            if not path.is_file() or (size is not None and path.stat().st_size != size):
-                return changed
-            if file_digest(path) != digest:
-                return changed
-        except (OSError, ValueError):
-            return changed
-    return ""
+    files = {name: {"sha256": digest, "size": size} for name, (digest, size) in _recorded_files(info).items()}
+    return changed_file(folder, files, verb="embedded", cached=cached)
 
 
 def _read_questions(folder: Path, count: int, n_docs: int, dim: int) -> tuple[np.ndarray, np.ndarray] | None:

@@ -30,11 +30,13 @@ from gorilla_tui.store.fileio import DAMAGED_HINT, REBUILD_HINT, index_root
 from gorilla_tui.store.fileio import pid_alive as _alive
 from gorilla_tui.store.fileio import read_json as _read_json
 from gorilla_tui.store.fileio import write_synced as _write
+from gorilla_tui.store.integrity import loaded_damage
 from gorilla_tui.store.meta import check_meta
 from gorilla_tui.store.v1 import OLD_STORE_NOTE, read_v1
 from gorilla_tui.store.vectors import (  # noqa: F401 - re-exported: callers use store.X
     CACHE_DIR,
     CACHE_ENV,
+    DENSE_FILES,
     DENSE_META,
     DENSE_PROGRESS,
     FILES_KEY,
@@ -315,13 +317,19 @@ class StoredIndex:
     source_names: list[str] | None = None
     source_codes: np.ndarray | None = None
     note: str = ""
+    #: why a file a search loads no longer is what was built (integrity.loaded_damage), "" when sound: the
+    #: reader raises damaged(folder, damage) once it has said what it says first (another tokenizer version)
+    damage: str = ""
 
 
 def read_stored(path: Path | None = None) -> StoredIndex:
     """Read an index version: `path` may be the index root (holding CURRENT) or a version folder; default
     the user's index. Store version 2 is read without parsing the docs (LazyDocs) nor importing scipy;
-    version 1 the old way (every doc, scipy), with a note. Raises IndexMissingError when none is built,
-    GorillaError when it was written by another store version or is damaged or inconsistent."""
+    version 1 the old way (every doc, scipy), with a note. The files a search loads (integrity.LOADED) are
+    checked against the size and SHA-256 recorded when the version was built (integrity.loaded_damage:
+    an emptied prior.npy, bytes overwritten in place): StoredIndex.damage says why, and its readers raise
+    damaged() for it, so every command says the same of a damaged file. Raises IndexMissingError when none
+    is built, GorillaError when it was written by another store version or is damaged or inconsistent."""
     folder = path if path is not None and (path / "meta.json").is_file() else _live(path)
     meta = check_meta(folder, _read_json(folder / "meta.json"))
     version = meta.get("store_version")
@@ -363,7 +371,15 @@ def read_stored(path: Path | None = None) -> StoredIndex:
     docs = LazyDocs(folder / DOCS_FILE, arrays.pop("offsets"))
     codes = arrays.pop("source_codes")
     del arrays["source_names"]
-    return StoredIndex(folder, meta, docs, terms, None, arrays, names, codes)
+    stored = StoredIndex(folder, meta, docs, terms, None, arrays, names, codes)
+    stored.damage = loaded_damage(folder)  # sizes by os.stat, SHA-256 once per content (store/integrity.py)
+    return stored
+
+
+def damaged(folder: Path, why: str) -> GorillaError:
+    """The one error of a damaged index version `folder` (`why`: the damaged file and how), with the fix
+    (DAMAGED_HINT). Returns it (the caller raises it)."""
+    return GorillaError(f"the index at {folder} is damaged ({why}); rebuild it", hint=DAMAGED_HINT)
 
 
 #: Arrays of postings.npz (write_version).

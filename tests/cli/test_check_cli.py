@@ -168,6 +168,55 @@ def test_a_standard_library_call_with_too_many_arguments_is_wrong_args(
     assert ":3:" not in out  # math.sqrt(4) binds
 
 
+def test_a_json_tool_call_names_positional_only_parameters(gorilla_home, home_template, capsys):
+    """Issue 39: a JSON tool call names every argument by its schema, so `{"name": "math.sqrt",
+    "arguments": {"x": 4}}` is math.sqrt(4), not a positional-only parameter passed by keyword; the same
+    call written as Python still is one, and a name the signature lacks is still wrong."""
+    clone_home(home_template(["index", "--refresh", "--only", "python-env", "--no-dense"]), gorilla_home)
+    call = '{"name": "math.sqrt", "arguments": {"x": 4}}'
+    assert main(["check", call, "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["verdict"] == "valid"
+    assert main(["check", f"[{call}]", "--format", "json"]) == 0  # the linter form
+    assert json.loads(capsys.readouterr().out) == []
+    assert main(["check", "import math\nmath.sqrt(x=4)", "--json"]) == 1
+    assert json.loads(capsys.readouterr().out)["reason"] == "wrong_args:unknown_keyword"
+    assert main(["check", '{"name": "math.sqrt", "arguments": {"y": 4}}', "--json"]) == 1
+    assert json.loads(capsys.readouterr().out)["verdict"] == "wrong_args"
+
+
+@pytest.mark.parametrize("option", [[], ["--json"], ["--format", "json"]])
+def test_json_cut_short_is_one_line_error(pool, capsys, option):
+    """Issue 39: `check '[{"name": "math.sqrt"'` said no_call (exit 1); Python code that starts with a
+    bracket is still code."""
+    assert main(["check", '[{"name": "math.sqrt"', "--pool", pool, *option]) == 2
+    out = capsys.readouterr()
+    assert out.out == "" and out.err.strip().splitlines() == [
+        "gorilla-tui: error: not valid JSON: Expecting ',' delimiter: line 1 column 22 (char 21)"
+    ]
+    assert main(["check", "[print(x) for x in range(3)]", "--pool", pool, "--json"]) == 1  # checked as code
+    assert json.loads(capsys.readouterr().out)["reason"] == "no_call:only_incidental"
+
+
+def test_a_large_json_tool_call_list_is_read_once_and_its_rest_counted(pool, capsys, monkeypatch):
+    """Issue 39: a 5 MB JSON list of tool calls was read as Python (a list of dicts: no_call, 20-40 s);
+    its first callsite.MAX_CALLS calls are checked and the rest counted in a note."""
+    one = {"name": "torch.hub.load", "arguments": {"repo_or_dir": "pytorch/vision", "model": "resnet50"}}
+    text = json.dumps([one] * 2500 + [{"name": "torch.hub.laod", "arguments": {}}])
+    monkeypatch.setattr("sys.stdin", io.StringIO(text))
+    assert main(["check", "-", "--pool", pool, "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert (
+        out["verdict"] == "valid"
+        and out["diagnostics"][-1] == "501 calls after the first 2,000 were not checked"
+    )
+    monkeypatch.setattr("sys.stdin", io.StringIO(text))
+    assert main(["check", "-", "--pool", pool, "--format", "json"]) == 0
+    assert json.loads(capsys.readouterr().out) == [
+        {"path": "<stdin>", "line": None, "col": None, "cell": None, "reason": "not_checked",
+         "message": "501 calls after the first 2,000 were not checked", "suggestions": []}
+    ]  # fmt: skip
+
+
 def test_an_output_option_does_not_turn_the_code_into_a_path(pool, capsys):
     """`check CODE --format json` read CODE as a path ("no such file or folder", exit 2). Code or path is
     decided by the arguments alone; --format / --select / --ignore print the code's findings as the linter

@@ -60,6 +60,9 @@ def test_mcp_integer_and_string_arguments_are_strict(gorilla_home: Path) -> None
                  lambda: box.check(1), lambda: box.check("f(1)", None), lambda: box.search(5)):  # fmt: skip
         with pytest.raises(ToolInputError):
             call()
+    # a JSON tool call cut short is said to be bad JSON, as `check` says, not checked as code (no_call)
+    with pytest.raises(ToolInputError, match=r"^not valid JSON: Expecting"):
+        box.check('[{"name": "torch.hub.load", "arguments": {"repo_or_dir": "pytorch/vision"}')
 
     async def session() -> None:
         async with Client(server) as c:

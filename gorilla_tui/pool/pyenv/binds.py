@@ -22,9 +22,11 @@ import ast
 import functools
 import importlib.util
 import os
+import re
 import sys
 import sysconfig
 from pathlib import Path
+from typing import NamedTuple
 
 #: Module names fixed by the interpreter at import time (names.py MODULE_ALIASES): os.path is posixpath.
 _ALIASES = {"os.path": "posixpath" if os.name != "nt" else "ntpath"}
@@ -71,11 +73,23 @@ def top_level_names(module: str) -> frozenset[str] | None:
     return found[0] if found is not None and found[1] else None
 
 
+class SourceNames(NamedTuple):
+    """What a module's source says of its names: names it binds at top level; complete: whether that is
+    all of them; dynamic: some are made at run time (a module ``__getattr__``, a write through
+    ``globals()``: multiprocessing's ``globals().update(...)`` of its context's methods), so no list of
+    names, the pool's included, knows the rest."""
+
+    names: frozenset[str]
+    complete: bool
+    dynamic: bool = False
+
+
 @functools.lru_cache(maxsize=256)
-def source_names(module: str) -> tuple[frozenset[str], bool] | None:
-    """(the names module `module`'s source binds at top level, whether that is all of them), or None for
-    a module without source. Not all when the source also takes names it does not spell: a star import of
-    a compiled module (``from posix import *``), a module ``__getattr__``, a write through globals()."""
+def source_names(module: str) -> SourceNames | None:
+    """The SourceNames of module `module`, or None for a module without source. Not complete when the
+    source also takes names it does not spell: a star import of a compiled module (``from posix import
+    *``; a star import of a Python module that itself has one brings its spelled names and not all: sqlite3's
+    ``from sqlite3.dbapi2 import *`` gives ``Date``), a module ``__getattr__``, a write through globals()."""
     path = module_file(module)
     return None if path is None else _file_names(module, path)
 
@@ -109,27 +123,27 @@ def installed_file(module: str) -> Path | None:
 
 
 @functools.lru_cache(maxsize=256)
-def installed_names(module: str) -> tuple[frozenset[str], bool] | None:
+def installed_names(module: str) -> SourceNames | None:
     """source_names for a module of an installed distribution (installed_file: its stub, else its
-    source): (the names it binds, whether that is all of them), None when no file lists them."""
+    source), None when no file lists its names."""
     path = installed_file(module)
     return None if path is None else _file_names(module, path)
 
 
-def _names(module: str) -> tuple[frozenset[str], bool] | None:
+def _names(module: str) -> SourceNames | None:
     """source_names for a standard-library module, installed_names for any other."""
     if module.split(".")[0] in sys.stdlib_module_names:
         return source_names(module)
     return installed_names(module)
 
 
-def _file_names(module: str, path: Path) -> tuple[frozenset[str], bool] | None:
-    """(names, complete) of `module` read from its file `path` (source_names' rules)."""
+def _file_names(module: str, path: Path) -> SourceNames | None:
+    """The SourceNames of `module` read from its file `path` (source_names' rules; a ``.pyi`` stub too)."""
     try:
         tree = ast.parse(path.read_bytes())
     except (OSError, SyntaxError, ValueError):
         return None
-    complete = True
+    complete, dynamic = True, False
     names: set[str] = set()
     stack: list[ast.AST] = list(tree.body)
     while stack:
@@ -137,7 +151,7 @@ def _file_names(module: str, path: Path) -> tuple[frozenset[str], bool] | None:
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
             names.add(node.name)
             if node.name == "__getattr__" and not isinstance(node, ast.ClassDef):
-                complete = False
+                complete, dynamic = False, True
             for inner in ast.walk(node):  # `global x` in a function binds a module name
                 if isinstance(inner, ast.Global):
                     names.update(inner.names)
@@ -145,14 +159,15 @@ def _file_names(module: str, path: Path) -> tuple[frozenset[str], bool] | None:
             for alias in node.names:
                 if alias.name == "*":  # followed into standard-library source; compiled: unknown
                     theirs = _star_names(module, path, node)
-                    complete = complete and theirs is not None
-                    names.update(theirs or ())
+                    complete = complete and theirs is not None and theirs.complete
+                    dynamic = dynamic or (theirs is not None and theirs.dynamic)
+                    names.update(theirs.names if theirs is not None else ())
                     continue
                 names.add(alias.asname or alias.name.split(".")[0])
         elif isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign, ast.For, ast.AsyncFor)):
             targets = node.targets if isinstance(node, ast.Assign) else [node.target]
             if any(_writes_globals(t) for t in targets):  # globals()[name] = ... (hashlib)
-                complete = False
+                complete, dynamic = False, True
             for t in targets:
                 names.update(_target_names(t))
             if isinstance(node, (ast.For, ast.AsyncFor)):
@@ -169,7 +184,7 @@ def _file_names(module: str, path: Path) -> tuple[frozenset[str], bool] | None:
             stack += [s for h in node.handlers for s in h.body]
             names.update(h.name for h in node.handlers if h.name)
         elif isinstance(node, ast.Expr) and _writes_globals(node.value):
-            complete = False
+            complete, dynamic = False, True
         elif isinstance(node, ast.Expr) and (made := _converted_enum(node.value)):
             names.add(made)  # _IntEnum._convert_('Options', __name__, ...): ssl.Options, signal.Signals
         elif isinstance(node, ast.Match):
@@ -180,12 +195,13 @@ def _file_names(module: str, path: Path) -> tuple[frozenset[str], bool] | None:
             for p in path.parent.iterdir()
             if p.suffix in (".py", ".pyi") or (p / "__init__.py").is_file()
         )
-    return frozenset(names), complete
+    return SourceNames(frozenset(names), complete, dynamic)
 
 
-def _star_names(module: str, path: Path, node: ast.ImportFrom) -> frozenset[str] | None:
-    """The names ``from X import *`` in `module` (source `path`) binds: X's top-level names (all of them,
-    not only its __all__: a name too many only spares a finding), None when X is compiled or unknown."""
+def _star_names(module: str, path: Path, node: ast.ImportFrom) -> SourceNames | None:
+    """What ``from X import *`` in `module` (source `path`) binds: X's SourceNames (all its top-level
+    names, not only its __all__: a name too many only spares a finding), None when X is compiled or
+    unknown."""
     source = node.module or ""
     if node.level:
         package = module if path.stem == "__init__" else module.rpartition(".")[0]
@@ -194,8 +210,27 @@ def _star_names(module: str, path: Path, node: ast.ImportFrom) -> frozenset[str]
         source = f"{package}.{source}" if source else package
     if source == module or _ALIASES.get(source) == module:
         return None
-    found = _names(source)
-    return found[0] if found is not None and found[1] else None
+    return _names(source)
+
+
+@functools.lru_cache(maxsize=256)
+def enum_classes(module: str) -> frozenset[str]:
+    """The top-level classes of standard-library module `module` that are enums: a base or a decorator
+    names an Enum or Flag (``class Color(IntEnum)``, ``@_simple_enum(IntEnum) class HTTPStatus``). Calling
+    one with a value looks its member up (``HTTPStatus(404)``), whatever its ``__new__`` takes. Empty for
+    a module without source."""
+    path = module_file(module)
+    try:
+        tree = ast.parse(path.read_bytes()) if path is not None else None
+    except (OSError, SyntaxError, ValueError):
+        tree = None
+    out = set()
+    for node in tree.body if tree is not None else ():
+        if isinstance(node, ast.ClassDef):
+            heads = [ast.unparse(e) for e in [*node.bases, *node.decorator_list]]
+            if any(re.search(r"(Enum|Flag)\b", h) for h in heads):
+                out.add(node.name)
+    return frozenset(out)
 
 
 def _target_names(target: ast.AST) -> list[str]:
@@ -239,7 +274,7 @@ def module_binds(module: str, name: str) -> bool | None:
     found = source_names(module)
     if found is None:
         return None
-    names, complete = found
+    names, complete, _ = found
     if name in names:
         return True
     return False if complete else None

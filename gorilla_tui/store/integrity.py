@@ -1,0 +1,175 @@
+"""The one integrity check of an index version's files against the record of what they held when written.
+
+Two records: STATE_FILE (every file present when the version was published: its SHA-256 and size, written
+by build/previous.write_state) and dense.json's "files" (the vector files as store.write_vectors wrote
+them). changed_file compares files with a record: a size that is not the recorded one is a change found
+by os.stat alone (an emptied prior.npy, a file cut short, a sparse file of gigabytes: never read); an
+equal size is hashed. Every reader uses it: a search and an ask (store.read_stored for the files it loads,
+LOADED, and retrieve/dense.py for the vectors, `cached`), and `index --status`, `doctor` and a refresh
+(every recorded file, each hashed).
+
+Hashing costs: the default index's files a search loads are about 11 MB and its vectors 18 MB (about
+0.1 s of SHA-256 on a loaded 2-core machine, the order of a whole cold search). So a search hashes a file
+once per content: a file whose hash matched is recorded in VERIFIED with its os.stat identity (size,
+mtime and ctime in ns, inode); while those are unchanged it is not hashed again. Any write to a file
+changes its mtime and ctime (ctime cannot be set back from user space), a copy gets a new inode, so a
+file changed since it was verified is always hashed again. A change that leaves every stat field alone
+(bits rotting on the disk) is found by the uncached check of `index --status` and `doctor`, which then
+drop VERIFIED, so a search finds it too from then on.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+from gorilla_tui.pool.fingerprint import file_digest
+from gorilla_tui.store.fileio import json_of
+
+#: File of a version folder recording how it was built (build/previous.py write_state): {"version", "code",
+#: "extra", "files": {path relative to the folder: {"sha256": SHA-256, "size": bytes}}, "sources"}.
+STATE_FILE = "refresh-state.json"
+#: Largest STATE_FILE read, bytes (the default index's is about 70 kB).
+MAX_STATE_BYTES = 64 * 2**20
+#: Cache of the files of a version folder whose SHA-256 matched their record: {"files": {relative path:
+#: [size, mtime_ns, ctime_ns, inode, sha256]}} (see the module docstring). Written best effort (a read-only
+#: index is hashed each time); never listed in a record.
+VERIFIED = "verified.json"
+#: Largest VERIFIED read, bytes.
+MAX_VERIFIED_BYTES = 16 * 2**20
+#: The files of store version 2 a search loads (store.read_stored, ApiIndex.prior, ApiIndex.performance):
+#: those a search checks against STATE_FILE; the vector files are checked by retrieve/dense.py.
+LOADED = ("meta.json", "vocab.json", "postings.npz", "docs.jsonl", "prior.npy", "performance.json")
+
+
+def read_state(folder: Path) -> dict[str, Any] | None:
+    """STATE_FILE of the version `folder` as a dict with a "files" dict; None when it is missing, not a
+    regular file (a FIFO would block, a link to /dev/zero never ends), over MAX_STATE_BYTES, not JSON, too
+    deeply nested to parse, or of another shape."""
+    try:
+        state = json_of(folder / STATE_FILE, MAX_STATE_BYTES)
+    except (OSError, ValueError):
+        return None
+    if not isinstance(state, dict) or not isinstance(state.get("files"), dict):
+        return None
+    return state
+
+
+def recorded(entry: Any) -> tuple[str | None, int | None]:
+    """(SHA-256, size in bytes) of a record's entry: {"sha256", "size"}, or the SHA-256 string alone of a
+    STATE_FILE written before sizes were recorded (size None: the file is hashed). A field of the wrong type
+    is None (a digest None never matches: the file counts as changed)."""
+    if isinstance(entry, str):
+        return entry, None
+    if not isinstance(entry, dict):
+        return None, None
+    digest, size = entry.get("sha256"), entry.get("size")
+    digest = digest if isinstance(digest, str) else None
+    size = size if isinstance(size, int) and not isinstance(size, bool) and size >= 0 else None
+    return digest, size
+
+
+def changed_file(folder: Path, files: dict[str, Any], verb: str = "built", cached: bool = False) -> str:
+    """Why one of `files` (relative path -> a record's entry, see recorded) no longer matches in `folder`:
+    "prior.npy changed since it was built" (an emptied file too), "x is missing" ("" when all match).
+    `verb`: "built" (STATE_FILE) or "embedded" (dense.json).
+
+    A file of another size than the recorded one is changed, unread. A path that leaves the folder or names
+    no regular file (a record written by hand: "../../dev/zero" would be read for ever) counts as changed,
+    and is never read. cached: a file VERIFIED says was verified with its present os.stat identity is not
+    hashed again, and the files hashed now are added to VERIFIED (a search); False hashes every file
+    (`index --status`, `doctor`, a refresh) and drops VERIFIED when a file changed. Never raises."""
+    root = folder.resolve()
+    known = _verified(folder) if cached else {}
+    fresh: dict[str, list[Any]] = {}
+    why = ""
+    for rel, entry in files.items():
+        digest, size = recorded(entry)
+        rel = str(rel)
+        changed = f"{rel[:80]} changed since it was {verb}"
+        try:  # a name with a NUL byte or one too long for the OS is no file of the folder
+            path = (folder / rel).resolve()
+            outside = not path.is_relative_to(root) or (path.exists() and not path.is_file())
+        except (OSError, ValueError):
+            outside = True
+        if outside:
+            why = changed
+            break
+        try:
+            st = path.stat()
+            if size is not None and st.st_size != size:  # no read: a huge file costs nothing
+                why = changed
+                break
+            stamp = [st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino, digest]
+            if cached and known.get(rel) == stamp:
+                continue
+            if file_digest(path) != digest:
+                why = changed
+                break
+            fresh[rel] = stamp
+        except OSError:
+            why = f"{rel[:80]} is missing"
+            break
+    if cached and fresh:
+        _remember(folder, fresh)
+    elif why and not cached:
+        forget(folder)
+    return why
+
+
+def loaded_damage(folder: Path) -> str:
+    """Why a file a search loads (LOADED) no longer has the size and SHA-256 STATE_FILE recorded (cached:
+    see changed_file); "" when each matches, or when STATE_FILE is missing or unreadable (an index built by
+    an older release: nothing to compare with; `index --status` says it was not checked)."""
+    state = read_state(folder)
+    if state is None:
+        return ""
+    files = {name: state["files"][name] for name in LOADED if name in state["files"]}
+    return changed_file(folder, files, cached=True)
+
+
+def remember(folder: Path, names: Iterable[str], digests: dict[str, str]) -> None:
+    """Record the files `names` of `folder` as verified, with the SHA-256 in `digests` just computed by
+    their writer (so the first search does not hash them again). Best effort."""
+    fresh = {}
+    for name in names:
+        try:
+            st = (folder / name).stat()
+        except OSError:
+            continue
+        fresh[name] = [st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino, digests.get(name)]
+    if fresh:
+        _remember(folder, fresh)
+
+
+def forget(folder: Path) -> None:
+    """Drop the VERIFIED record of `folder` (best effort): every file is hashed again by the next search."""
+    with contextlib.suppress(OSError):
+        (folder / VERIFIED).unlink(missing_ok=True)
+
+
+def _verified(folder: Path) -> dict[str, Any]:
+    """VERIFIED's files of `folder` ({} when missing or unreadable)."""
+    try:
+        record = json_of(folder / VERIFIED, MAX_VERIFIED_BYTES)
+    except (OSError, ValueError):
+        return {}
+    files = record.get("files") if isinstance(record, dict) else None
+    return files if isinstance(files, dict) else {}
+
+
+def _remember(folder: Path, fresh: dict[str, list[Any]]) -> None:
+    """Add `fresh` to VERIFIED (read again, merged, written aside and renamed in: a concurrent writer can
+    at worst drop an entry, which costs a hash). Best effort: a read-only folder is left alone."""
+    files = dict(_verified(folder), **fresh)
+    tmp = folder / f"{VERIFIED}.{os.getpid()}.tmp"
+    try:
+        tmp.write_text(json.dumps({"files": files}), encoding="utf-8")
+        os.replace(tmp, folder / VERIFIED)
+    except OSError:
+        with contextlib.suppress(OSError):
+            tmp.unlink(missing_ok=True)
