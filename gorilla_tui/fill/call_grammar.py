@@ -13,7 +13,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from gorilla_tui.fill.values import Candidate, lists, literal, numbers, strings
+from gorilla_tui.fill.values import Candidate, date_part, lists, literal, numbers, strings
 from gorilla_tui.model.grammar import gbnf_literal
 from gorilla_tui.pool.params import Param
 
@@ -76,6 +76,10 @@ def _declared(values: Sequence[object]) -> dict[str, Candidate]:
     return out
 
 
+#: Parameters that take one part of a date the task writes (fill/values.py date_part).
+DATE_PARTS = frozenset({"year", "month", "day"})
+
+
 def values_for(param: Param, task: TaskValues, paths: int = 1) -> dict[str, Candidate]:
     """The values `param` may take for this task: literal source -> Candidate. An enum's members when it has
     one; else by type: integer (the task's whole numbers), number (every number, a percentage as its
@@ -86,10 +90,15 @@ def values_for(param: Param, task: TaskValues, paths: int = 1) -> dict[str, Cand
     (_PATHLIKE) takes the task's paths and URLs, and its one-word strings too when the task writes at
     least one path but fewer than `paths`, the count of such parameters ("the other path"; no path at all
     leaves the placeholder: "open the zip archive" is no file 'zip'). A date the task writes goes only to a
-    string parameter whose name or description speaks of dates or times (_DATELIKE), as ISO 8601."""
+    string parameter whose name or description speaks of dates or times (_DATELIKE), as ISO 8601, and to
+    a number parameter named year, month or day (DATE_PARTS) as that part."""
     if param.enum:
         return _declared(param.enum)
     t = param.type
+    in_dates = [c for c in task.strings if c.kind == "date"]
+    if in_dates and param.name in DATE_PARTS and t in ("integer", "number", "any"):
+        # "2026-12-25" fills datetime.date(year, month, day) part by part, not with its digits in any order
+        return {(c := date_part(d, param.name, task.text)).text: c for d in in_dates}
     nums = [c for c in task.numbers if t != "integer" or isinstance(c.value, int)]
     if t in ("integer", "number"):  # a rate given in percent: 0.03 for a float, 3 for an integer
         return {c.text: c for c in nums if c.percent != ("whole" if t == "number" else "fraction")}
@@ -141,18 +150,24 @@ def _items_fit(value: object, items: str) -> bool:
 def slots(params: Sequence[Param], task: TaskValues) -> list[Slot]:
     """The Slots of the fillable parameters: each required one (with the placeholder alone when the task has
     no value of its type), and each optional one the task has a value for (an optional parameter with no
-    value is left out of the call: its default applies). *args / **kwargs are never offered."""
+    value is left out of the call: its default applies). A boolean the task speaks of, required or not,
+    offers the one value the task's words give (False after a negation, _negated); a year, month or day
+    parameter (DATE_PARTS) is filled from a date the task writes, as if required. *args / **kwargs are
+    never offered."""
     out = []
     paths = sum(1 for p in params if p.kind in FILLABLE and p.required and _PATHLIKE.search(p.name))
     for p in params:
         if p.kind not in FILLABLE:
             continue
         values = values_for(p, task, paths)
+        if p.name in DATE_PARTS and any(c.kind == "date" for c in task.strings):
+            p = dataclasses.replace(p, required=True)  # the date the task writes gives every part of it
         if not p.required and not _mentioned(p, task):
             values = {}  # an optional parameter the task does not speak of keeps its default
-        elif p.type == "boolean" and not p.required:
-            # a flag the task speaks of is asked for ("including human impact"): given, not left to the model
-            # ("if we do not include the impact of human activities": False)
+        elif p.type == "boolean" and (not p.required or _mentioned(p, task)):
+            # a flag the task speaks of is asked for ("including human impact"), required or not: given,
+            # not left to the model ("if we do not include the impact of human activities": False; a
+            # required one, "does it have a specific function": True, 16 of BFCL's 17 on even ids)
             values = _declared([not _negated(p, task.text)])
             p = dataclasses.replace(p, required=True)
         if values or p.required:

@@ -21,9 +21,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from gorilla_tui.fill.call_grammar import Slot, TaskValues, call_grammar, slots
+from gorilla_tui.fill.naming import first_named
 from gorilla_tui.fill.receivers import Constructors, Receiver, receiver_of, with_spread
 from gorilla_tui.fill.values import literal
-from gorilla_tui.fill.writer import Target, first_named, write_calls
+from gorilla_tui.fill.writer import Target, write_calls
 from gorilla_tui.pool.apidoc import ApiDoc
 from gorilla_tui.pool.params import Param, params_of
 from gorilla_tui.types import Argument

@@ -150,9 +150,14 @@ _DATE = re.compile(
 )
 
 
+#: An ISO 8601 calendar date written in digits (2026-12-25), not inside a longer run of digits or dashes.
+_ISO_DATE = re.compile(r"(?<![\d-])(?P<year>\d{4})-(?P<month>\d{2})-(?P<day>\d{2})(?![\d-])")
+
+
 def dates(task: str) -> list[Candidate]:
-    """Dates the task writes in words ("March 10, 2022", "5th April 2022"), each as an ISO 8601 string
-    (``'2022-03-10'``), the form APIs take; an impossible date is left out."""
+    """Dates the task writes in words ("March 10, 2022", "5th April 2022") or as ISO 8601 digits
+    ("2026-12-25"), in order, each as an ISO 8601 string (``'2022-03-10'``), the form APIs take; an
+    impossible date is left out."""
     out = []
     for m in _DATE.finditer(task):
         mon = (m.group("mon") or m.group("mon2")).lower()[:3]
@@ -163,7 +168,30 @@ def dates(task: str) -> list[Candidate]:
         except ValueError:
             continue
         out.append(Candidate(literal(iso), iso, "date", m.start(), m.end(), True))
-    return out
+    for m in _ISO_DATE.finditer(task):
+        try:
+            iso = datetime.date(int(m["year"]), int(m["month"]), int(m["day"])).isoformat()
+        except ValueError:
+            continue
+        out.append(Candidate(literal(iso), iso, "date", m.start(), m.end(), True))
+    return sorted(out, key=lambda c: c.start)
+
+
+def date_part(date: Candidate, part: str, task: str) -> Candidate:
+    """The year, month or day (`part`) of a date Candidate of `task` (kind "date", from dates()) as a number
+    Candidate over the span where the task writes that part: "2026-12-25" gives 2026, 12, 25 to
+    ``datetime.date(year, month, day)``, each its own value. Raises KeyError for another part."""
+    number = int(str(date.value).split("-")[{"year": 0, "month": 1, "day": 2}[part]])
+    text = task[date.start : date.end]
+    iso, words = _ISO_DATE.fullmatch(text), _DATE.fullmatch(text)
+    if iso:
+        start, end = iso.span(part)
+    elif words:
+        group = {"year": "year", "month": "mon", "day": "day"}[part]
+        start, end = words.span(group) if words.group(group) else words.span(group + "2")
+    else:  # not a date of this task's text: the whole span
+        start, end = 0, len(text)
+    return Candidate(literal(number), number, "number", date.start + start, date.start + end)
 
 
 def strings(task: str) -> list[Candidate]:

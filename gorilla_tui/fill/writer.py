@@ -16,7 +16,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from gorilla_tui.fill.call_grammar import Slot, name_parts
+from gorilla_tui.fill.call_grammar import DATE_PARTS, Slot, name_parts
+from gorilla_tui.fill.naming import mentioned_functions, named_after
 from gorilla_tui.fill.roles import word_bias
 from gorilla_tui.fill.values import Candidate, requests
 from gorilla_tui.pool.apidoc import ApiDoc
@@ -49,6 +50,10 @@ OPTIONAL_BIAS = 3.0
 NEAR_BIAS = 2.0
 ON_BIAS = 2.0
 MENTION_BIAS = 3.0
+#: Nats added to the function the task names next, after the values the calls so far used ("... mix red and
+#: blue. Later, another substance ... the density": calculate_density, not mix_paint_color again with the
+#: numbers left over); chosen on BFCL's even ids (docs/benchmarks.md).
+NEXT_NAMED_BIAS = 8.0
 #: Words before and after a value that may name its parameter (NEAR_BIAS).
 NEAR_BEFORE, NEAR_AFTER = 4, 2
 #: What joins a list's items in a task: a comma, "and", "or", "&", an article after them.
@@ -86,7 +91,7 @@ def write_calls(backend: Any, prompt: str, targets: Sequence[Target], prefix: st
     before: list[tuple[int, int]] = []
     asks = requests(task)
     prior: dict[str, dict[str, Candidate]] = {}  # callee -> parameter -> the value its last call gave
-    mentioned = _mentioned_functions(targets, task) if asks > 1 else set()
+    mentioned = mentioned_functions(targets, task) if asks > 1 else set()
     with backend.chooser(prompt, cancel, prefix=prefix) as chooser:
         target = targets[0]
         while True:
@@ -111,7 +116,7 @@ def write_calls(backend: Any, prompt: str, targets: Sequence[Target], prefix: st
             # after textwrap.wrap)
             # a function not called yet, while the task makes more requests than functions were called
             # or any function while the task makes more requests than calls were made ("... and then
-            # find four more restaurants in Los Angeles"), or one the task names (_mentioned_functions)
+            # find four more restaurants in Los Angeles"), or one the task names (naming.mentioned_functions)
             called = {t.callee for t, _g in out}
             more = len(called) < asks
             fresh = [
@@ -121,8 +126,10 @@ def write_calls(backend: Any, prompt: str, targets: Sequence[Target], prefix: st
             ]  # fmt: skip
             if not fresh:
                 break
+            uncalled = [t for t in fresh if t.callee not in called]
+            named_next = named_after(uncalled, fresh, task, max((e for _s, e in before), default=-1))
             bias = [CALL_BIAS + (MENTION_BIAS if t.callee in mentioned and t.callee not in called else 0.0)
-                    for t in fresh]  # fmt: skip
+                    + (NEXT_NAMED_BIAS if t.callee == named_next else 0.0) for t in fresh]  # fmt: skip
             pick = chooser.choose([f"; {t.callee}(" for t in fresh] + ["\n"], bias=bias)
             if pick >= len(fresh):
                 break
@@ -226,11 +233,12 @@ def _fresh(target: Target, before: Sequence[tuple[int, int]]) -> bool:
 def _marked(c: Candidate, slot: Slot) -> bool:
     """A value the task marks as one: a string it writes whole, digits ("Case No 28473"), or a number for
     a parameter declared a number (a parameter of unknown type, python-env's, does not count numbers: the
-    2024 of "05/01/2024" is no second call of strptime)."""
+    2024 of "05/01/2024" is no second call of strptime; a part of a date the task writes, given to a
+    parameter named for it, counts: "2026-12-25" -> datetime.date(2026, 12, 25), call_grammar.DATE_PARTS)."""
     if c.start < 0:
         return False
     if c.kind == "number":
-        return slot.param.type in ("integer", "number")
+        return slot.param.type in ("integer", "number") or slot.param.name in DATE_PARTS
     if c.kind == "list":
         return True  # a list the task writes whole: "[3, -2, 1] ... and then [1, 0, -1]"
     return c.atomic or str(c.value).isdigit()
@@ -347,34 +355,3 @@ def _reads_on(prev: Candidate | None, options: Sequence[tuple[int, Candidate]]) 
 
     after = [(c.start, j) for j, c in options if c.start >= prev.end and alike(c)]
     return min(after)[1] if after else None
-
-
-def _mentioned_functions(targets: Sequence[Target], task: str) -> set[str]:
-    """Callees of `targets` a word of whose name no other target's name has starts a word of the task
-    ("the median ... also the mode": statistics.mode beside statistics.median)."""
-    words = {w.lower()[:4] for w in re.findall(r"[A-Za-z]+", task)}
-    names = {t.callee: {p[:4] for p in name_parts(re.sub(r"\W", "_", t.callee))} for t in targets}
-    out = set()
-    for callee, parts in names.items():
-        others = set().union(*(p for c, p in names.items() if c != callee))
-        if (parts - others) & words:
-            out.add(callee)
-    return out
-
-
-def first_named(targets: Sequence[Target], task: str) -> list[Target]:
-    """`targets` with the one whose own name's words the task speaks of first (_mentioned_functions) put
-    first, where the task makes several requests (values.requests): "the capital of Australia, the
-    population of Canada": country_info.capital writes the first call. Unchanged otherwise."""
-    if requests(task) < 2:
-        return list(targets)
-    words = [(m.start(), m.group().lower()[:4]) for m in re.finditer(r"[A-Za-z]+", task)]
-    names = {t.callee: {p[:4] for p in name_parts(re.sub(r"\W", "_", t.callee))} for t in targets}
-    first: dict[str, int] = {}
-    for callee, parts in names.items():
-        own = parts - set().union(*(p for c, p in names.items() if c != callee))
-        first[callee] = min((s for s, w in words if w in own), default=1 << 30)
-    lead = min(targets, key=lambda t: first[t.callee])
-    if first[lead.callee] >= 1 << 30 or first[lead.callee] >= first[targets[0].callee]:
-        return list(targets)
-    return [lead, *(t for t in targets if t is not lead)]

@@ -160,6 +160,10 @@ def test_a_flag_the_task_negates_is_false_and_dates_go_to_date_parameters():
     (no,) = slots([flag], TaskValues.of("if we do not include the impact of human activities"))
     (yes,) = slots([flag], TaskValues.of("including the human impact"))
     assert list(no.values) == ["False"] and list(yes.values) == ["True"]
+    required = _param("specific_function", "boolean")  # required: the task's words decide it too
+    (spoken,) = slots([required], TaskValues.of("does ATP have a specific function in the mitochondria?"))
+    (silent,) = slots([required], TaskValues.of("what does ATP do in the mitochondria?"))
+    assert list(spoken.values) == ["True"] and list(silent.values) == ["True", "False"]
     task = TaskValues.of("fly from Tokyo to Sydney on May 18th 2022")
     city, date = slots([_param("destination_city", "string"), _param("date", "string")], task)
     assert "'2022-05-18'" in date.values and "'2022-05-18'" not in city.values
@@ -192,3 +196,35 @@ def test_a_permission_mode_the_task_writes_is_octal() -> None:
     opened = [Param("file", "str", True, kind="positional"), Param("mode", "str", kind="positional")]
     call, _ = render("open", opened, {"file": ("'a'", "task"), "mode": ("'755'", "task")})
     assert call == "open('a', '755')"  # a string mode stays a string
+
+
+def test_a_date_the_task_writes_fills_year_month_and_day_part_by_part():
+    """Lead's hand trial: "what day of the week is 2026-12-25" gave datetime.date(2026, day=12).weekday():
+    the date's digits went to the parts in any order, and month (optional in datetime.py's date.__new__,
+    month=None, day=None) was left out. Now each part takes its own part of the date, in words or digits."""
+    from gorilla_tui.fill.values import dates
+
+    iso = "what day of the week is 2026-12-25"
+    assert [c.value for c in dates(iso)] == ["2026-12-25"]
+    assert [c.value for c in dates("from March 10, 2022 to 2022-04-01")] == ["2022-03-10", "2022-04-01"]
+    assert dates("build 2026-13-45 and 12-2026-01-01-9") == []  # not a date, or inside a longer run
+    date_params = [Param("year", "any", required=True, kind="positional"),
+                   Param("month", "any", kind="positional", has_default=True, default=None),
+                   Param("day", "any", kind="positional", has_default=True, default=None)]  # fmt: skip
+    for task, parts in (
+        (iso, ("2026", "12", "25")),
+        ("the weekday of December 25, 2026", ("2026", "12", "25")),
+    ):
+        offered = slots(date_params, TaskValues.of(task))
+        assert [(s.param.name, s.param.required, list(s.values)) for s in offered] == [
+            ("year", True, [parts[0]]),
+            ("month", True, [parts[1]]),
+            ("day", True, [parts[2]]),
+        ]
+        spans = [next(iter(s.values.values())) for s in offered]
+        assert [task[c.start : c.end] for c in spans] == (
+            ["2026", "12", "25"] if "-" in task else ["2026", "December", "25"]
+        )
+    # no date in the task: the parts are what they were (year from the numbers, month and day left out)
+    plain = slots(date_params, TaskValues.of("is 2028 a leap year"))
+    assert [(s.param.name, list(s.values)) for s in plain] == [("year", ["2028"])]

@@ -3,16 +3,15 @@
 from __future__ import annotations
 
 from gorilla_tui.fill.call_grammar import TaskValues, slots
+from gorilla_tui.fill.naming import first_named, mentioned_functions, named_after
 from gorilla_tui.fill.values import numbers, strings
 from gorilla_tui.fill.writer import (
     Target,
     _joined,
     _located,
-    _mentioned_functions,
     _named,
     _near,
     _reads_on,
-    first_named,
 )
 from gorilla_tui.pool.apidoc import ApiDoc
 from gorilla_tui.pool.params import Param
@@ -72,10 +71,10 @@ def test_functions_the_task_names_by_their_own_words():
         return Target(doc, callee, [], [])
 
     targets = [target("stats.mean"), target("stats.range"), target("stats.stdev")]
-    assert _mentioned_functions(targets, "Give the mean of 4, 8 and 9. Also their range.") == {
+    assert mentioned_functions(targets, "Give the mean of 4, 8 and 9. Also their range.") == {
         "stats.mean", "stats.range"}  # fmt: skip
     targets = [target("weather.hourly_forecast"), target("tides.hourly_forecast")]
-    assert _mentioned_functions(targets, "hourly forecast for Brest") == set()  # shared words name neither
+    assert mentioned_functions(targets, "hourly forecast for Brest") == set()  # shared words name neither
 
 
 def test_the_function_the_task_names_first_writes_the_first_call():
@@ -88,3 +87,16 @@ def test_the_function_the_task_names_first_writes_the_first_call():
     assert [t.callee for t in first_named([hit, named], task)] == ["geo.longest_river", "geo.highest_peak"]
     one = "What is the longest river of Chile and the highest peak of Peru"  # one request: the hit first
     assert first_named([hit, named], one)[0] is hit
+
+
+def test_a_further_call_goes_to_the_function_the_task_names_next():
+    def target(callee: str) -> Target:
+        doc = ApiDoc(id=f"t:{callee}", source="t", api_call=f"{callee}()", api_name=callee)
+        return Target(doc, callee, [], [])
+
+    interest, lawsuits = target("compound_interest"), target("lawsuits_search")
+    task = "I invested $5000 for 7 years. Secondly, find lawsuits against 'Tech Corp' in 2018."
+    end = task.index("7 years") + len("7 years")
+    assert named_after([lawsuits], [interest, lawsuits], task, end) == "lawsuits_search"
+    assert named_after([lawsuits], [interest, lawsuits], task, len(task) - 5) == ""  # named before only
+    assert named_after([interest], [interest], task, 0) == ""  # one function offered: nothing to choose

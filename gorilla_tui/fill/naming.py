@@ -1,0 +1,72 @@
+"""Which of the offered functions a task names by the words of their own names (fill/writer.py reads it):
+the functions a task speaks of, the one it names first (the first call's), and the one it names next after
+the values the calls so far used (a further call's).
+
+A function's own words are the words of its dotted name (snake_case or camelCase, first 4 letters,
+call_grammar.name_parts) that no other offered function's name has: "median" of statistics.median beside
+statistics.mode; "hourly_forecast" shared by two names names neither.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from typing import Protocol, TypeVar
+
+from gorilla_tui.fill.call_grammar import name_parts
+from gorilla_tui.fill.values import requests
+
+
+class Named(Protocol):
+    """What naming reads of a function: its callee (fill/writer.py Target)."""
+
+    callee: str
+
+
+T = TypeVar("T", bound=Named)
+
+
+def own_words(targets: Sequence[Named]) -> dict[str, set[str]]:
+    """callee -> the words of its name (first 4 letters) no other target's name has."""
+    names = {t.callee: {p[:4] for p in name_parts(re.sub(r"\W", "_", t.callee))} for t in targets}
+    return {c: parts - set().union(*(p for c2, p in names.items() if c2 != c)) for c, parts in names.items()}
+
+
+def mentioned_functions(targets: Sequence[Named], task: str) -> set[str]:
+    """Callees of `targets` a word of whose name no other target's name has starts a word of the task
+    ("the median ... also the mode": statistics.mode beside statistics.median)."""
+    words = {w.lower()[:4] for w in re.findall(r"[A-Za-z]+", task)}
+    return {callee for callee, own in own_words(targets).items() if own & words}
+
+
+def named_after(uncalled: Sequence[Named], offered: Sequence[Named], task: str, end: int) -> str:
+    """The callee of `uncalled` (functions not called yet) one of whose own words among `offered`
+    (own_words) the task speaks of first after character `end` (where the values the calls so far used
+    end), or "" when none is, or only one function is offered: "... compounded quarterly for 7 years.
+    Secondly, ... any lawsuits filed against them": lawsuits_search, not compound_interest again."""
+    if len(offered) < 2 or not uncalled:
+        return ""
+    callees = {t.callee for t in uncalled}
+    own = {c: w for c, w in own_words(offered).items() if c in callees}
+    for m in re.finditer(r"[A-Za-z]+", task[max(end, 0) :]):
+        hit = [c for c, words in own.items() if m.group().lower()[:4] in words]
+        if len(hit) == 1:
+            return hit[0]
+    return ""
+
+
+def first_named(targets: Sequence[T], task: str) -> list[T]:
+    """`targets` with the one whose own name's words the task speaks of first (own_words) put first,
+    where the task makes several requests (values.requests): "the capital of Australia, the population of
+    Canada": country_info.capital writes the first call. Unchanged otherwise."""
+    if requests(task) < 2:
+        return list(targets)
+    words = [(m.start(), m.group().lower()[:4]) for m in re.finditer(r"[A-Za-z]+", task)]
+    own = own_words(targets)
+    first = {
+        callee: min((s for s, w in words if w in parts), default=1 << 30) for callee, parts in own.items()
+    }
+    lead = min(targets, key=lambda t: first[t.callee])
+    if first[lead.callee] >= 1 << 30 or first[lead.callee] >= first[targets[0].callee]:
+        return list(targets)
+    return [lead, *(t for t in targets if t is not lead)]
