@@ -225,11 +225,12 @@ def intent_text(task: str, known: Container[str] | None = None) -> str:
         (report_old.csv: an extension of FILE_EXTENSIONS) -> "<extension> file" (the format is the file's
         kind: "read config.json" -> "read json file" finds json.load); glob patterns (*.txt) -> "txt files
         pattern"; host names (example.com: HOST_TLDS; localhost:8080) -> "host" ("host port"); UUIDs ->
-        "id"; long hex strings -> nothing; a file or folder named by a bare word ("a directory called reports",
-    "the folder old_build": _NAMED_FILE_RE) -> its kind word alone; numbers ($5, 3.14, 2,000) -> nothing, a glued unit -> its word
-        (10s -> "seconds", UNIT_WORDS). Each kind word is given once: a repeat is dropped ("rename
-        report_old.csv to report.csv" -> "rename csv file to"; kept twice, "csv" outweighed "rename"). White
-        space is collapsed; the result may be "" (a task of values alone: callers then search the task).
+        "id"; long hex strings -> nothing; a file or folder named by a bare word ("a directory called
+        reports", "the folder old_build": _NAMED_FILE_RE) -> its kind word alone; numbers ($5, 3.14, 2,000)
+        -> nothing, a glued unit -> its word (10s -> "seconds", UNIT_WORDS). Each kind word is given once:
+        a repeat is dropped ("rename report_old.csv to report.csv" -> "rename csv file to"; kept twice,
+        "csv" outweighed "rename"). White space is collapsed; the result may be "" (a task of values alone:
+        callers then search the task).
 
     Stays as typed (each measured with bench/literals.py on the dev splits):
     - numbers inside a word (resnet50, top-1, utf-8, 224x224, GPT-2), after a numbered standard (ISO 8601,

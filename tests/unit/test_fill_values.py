@@ -231,7 +231,7 @@ def test_a_date_the_task_writes_fills_year_month_and_day_part_by_part():
 
 
 def test_a_file_or_folder_named_by_a_bare_word_is_one_value():
-    """Lead's hand trial: "delete the folder old_build" gave os.rmdir(path), the name not offered as a path."""
+    """Lead's hand trial: "delete the folder old_build" gave os.rmdir(path): the name was no path value."""
     named = {c.value: c.atomic for c in strings("delete the folder old_build and a directory called reports")}
     assert named["old_build"] is True and named["reports"] is True
     assert {c.value for c in strings("read the file contents") if c.atomic} == set()
