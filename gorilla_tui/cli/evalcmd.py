@@ -153,7 +153,8 @@ def register_run(actions: argparse._SubParsersAction) -> None:
 
 
 def run_eval(args: argparse.Namespace) -> int:
-    """Answer, then print the summary. Exit 0 when every selected task is answered, 130 when stopped."""
+    """Answer, then print the summary. Exit 0 when every selected task is answered, 130 when stopped, 1 when
+    every task answered now failed (all_failed)."""
     from gorilla_tui import services  # deferred: numpy, scipy, tree-sitter (~0.3 s); `--help` stays fast
     from gorilla_tui.evaluate import run as evalrun  # deferred with services
 
@@ -198,7 +199,19 @@ def run_eval(args: argparse.Namespace) -> int:
         print(json.dumps(out, ensure_ascii=False))
     else:
         _print_summary(summary, info, stats, str(args.out))
-    return 130 if stats.stopped else 0
+    if stats.stopped:
+        return 130
+    return 1 if all_failed(stats, args.out) else 0
+
+
+def all_failed(stats: evalrun.RunStats, out: str) -> bool:
+    """True (after one line on stderr) when tasks were answered now and every one failed (an endpoint that
+    never gave an answer): the run exits 1, a failed answer, not 0 with "0 answered now" (break-it pass 4)."""
+    if not stats.failed or stats.answered:
+        return False
+    print(safe_text(f"gorilla-tui: every task failed ({stats.failed} of {stats.failed}); each line of {out} "
+                    "says why in its \"error\""), file=sys.stderr)  # fmt: skip
+    return True
 
 
 def _answer(

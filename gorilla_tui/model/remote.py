@@ -328,7 +328,7 @@ class RemoteBackend:
                 if self.cancel is not None and self.cancel.is_set():
                     raise EndpointCancelled(f"request to {self.url} cancelled")
                 self._scores = len(values) == 1 and math.isfinite(values[0]) and values[0] < 0
-                self.scoring_note = "" if self._scores else f"the server scored a text {values[0]}"
+                self.scoring_note = "" if self._scores else f"the server scored a text {values[:1]}"
             except (EndpointDownError, EndpointCancelled):
                 raise
             except GorillaError as e:

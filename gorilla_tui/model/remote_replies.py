@@ -8,6 +8,7 @@ through safe_text."""
 from __future__ import annotations
 
 import json
+import math
 from typing import Any
 
 from gorilla_tui.model.remote_http import EndpointError
@@ -116,47 +117,120 @@ def scoring_json(url: str, raw: bytes) -> Any:
     return data
 
 
-def _tokens_and_offsets(choice: dict[str, Any]) -> tuple[list[Any], list[int]] | None:
-    """(log-probabilities, character offsets) of the echoed tokens from either format, or None."""
+class _Malformed(ValueError):
+    """A reply field of the wrong type or shape (turned into EndpointError by prompt_logprob)."""
+
+
+def _number(value: Any, what: str) -> float:
+    """`value` as a finite float: a JSON number (not a bool) whose float is finite, else _Malformed (a
+    400-digit integer was OverflowError, NaN and Infinity are no log-probabilities)."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise _Malformed(f"{what} is {type(value).__name__}, not a number")
+    try:
+        number = float(value)
+    except OverflowError:
+        number = math.inf
+    if not math.isfinite(number):
+        raise _Malformed(f"{what} is not a finite number")
+    return number
+
+
+def _offset(value: Any, what: str) -> int:
+    """`value` as a character offset: a non-negative JSON integer (not a bool), else _Malformed."""
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        raise _Malformed(f"{what} is {safe_text(repr(value)[:40], newlines=False)}, not an offset")
+    return value
+
+
+def _list(value: Any, what: str) -> list[Any]:
+    if not isinstance(value, list):
+        raise _Malformed(f"{what} is {type(value).__name__}, not a list")
+    return value
+
+
+def _tokens_and_offsets(choice: dict[str, Any]) -> tuple[list[float | None], list[int]] | None:
+    """(log-probabilities, character offsets) of the echoed tokens from either format, or None when the
+    choice holds neither. Every field is shape-checked here, the one place a scoring reply is read:
+    token_logprobs a list of finite numbers (null for the first token, which has none), text_offset a
+    list of offsets of the same length (or, when absent, rebuilt from `tokens`, a list of strings of that
+    length); vLLM's prompt_logprobs a list of null or {token_id: {"logprob": number, "decoded_token":
+    str}}. Raises _Malformed (with what is wrong) for any other shape."""
     lp = choice.get("logprobs")
-    if isinstance(lp, dict) and isinstance(lp.get("token_logprobs"), list):
-        values, offsets = lp["token_logprobs"], lp.get("text_offset")
-        if not isinstance(offsets, list):  # rebuild the offsets from the token texts
+    if isinstance(lp, dict) and "token_logprobs" in lp:
+        raw = _list(lp["token_logprobs"], "logprobs.token_logprobs")
+        values = [None if v is None else _number(v, f"token_logprobs[{i}]") for i, v in enumerate(raw)]
+        offsets_raw = lp.get("text_offset")
+        if offsets_raw is not None:
+            offsets = [
+                _offset(o, f"text_offset[{i}]") for i, o in enumerate(_list(offsets_raw, "text_offset"))
+            ]
+        else:  # rebuild the offsets from the token texts
+            tokens = _list(lp.get("tokens"), "logprobs.tokens (no text_offset)")
             offsets, at = [], 0
-            for token in lp.get("tokens") or []:
+            for i, token in enumerate(tokens):
+                if not isinstance(token, str):
+                    raise _Malformed(f"tokens[{i}] is {type(token).__name__}, not a string")
                 offsets.append(at)
-                at += len(str(token))
-        return values, [int(o) for o in offsets]
-    plp = choice.get("prompt_logprobs")  # vLLM: [None, {token_id: {logprob, rank, decoded_token}}, ...]
-    if isinstance(plp, list):
-        values, offsets, at = [], [], 0
-        for entry in plp:
-            offsets.append(at)
-            if not isinstance(entry, dict) or not entry:
-                values.append(None)
-                continue
-            first = next(iter(entry.values()))  # the prompt's own token comes first
-            values.append(first.get("logprob") if isinstance(first, dict) else None)
-            at += len(str(first.get("decoded_token") or "")) if isinstance(first, dict) else 0
+                at += len(token)
+        if len(offsets) != len(values):
+            raise _Malformed(f"{len(values)} token_logprobs but {len(offsets)} offsets")
         return values, offsets
-    return None
+    plp = choice.get("prompt_logprobs")  # vLLM: [None, {token_id: {logprob, rank, decoded_token}}, ...]
+    if plp is None:
+        return None
+    values, offsets, at = [], [], 0
+    for i, entry in enumerate(_list(plp, "prompt_logprobs")):
+        offsets.append(at)
+        if entry is None or entry == {}:
+            values.append(None)
+            continue
+        if not isinstance(entry, dict):
+            raise _Malformed(f"prompt_logprobs[{i}] is {type(entry).__name__}, not an object")
+        first = next(iter(entry.values()))  # the prompt's own token comes first
+        if not isinstance(first, dict):
+            raise _Malformed(f"prompt_logprobs[{i}] holds {type(first).__name__}, not an object")
+        values.append(_number(first.get("logprob"), f"prompt_logprobs[{i}].logprob"))
+        token = first.get("decoded_token")
+        if token is not None and not isinstance(token, str):
+            raise _Malformed(f"prompt_logprobs[{i}].decoded_token is {type(token).__name__}, not a string")
+        at += len(token or "")
+    return values, offsets
+
+
+def malformed(url: str, what: str) -> EndpointError:
+    """The one line for a reply of the wrong shape: "endpoint URL sent a malformed reply: WHAT"."""
+    return EndpointError(f"endpoint {url} sent a malformed reply: {what}")
 
 
 def prompt_logprob(data: Any, *, start: int, end: int, url: str = "the endpoint") -> float:
     """Sum of the log-probabilities (nats) of the echoed prompt tokens whose character offset is in
     [start, end) in a completions response `data` (OpenAI echo format, or vLLM's prompt_logprobs).
-    Raises EndpointError when the response holds no prompt log-probabilities or none for that span."""
-    try:
-        choice = data["choices"][0]
-    except (KeyError, IndexError, TypeError):
+
+    Raises:
+        EndpointError: the response holds no prompt log-probabilities or none for that span, or a field
+            of the wrong type or shape ("sent a malformed reply: ..."; `tokens: 5`, a text_offset of
+            "zz" or a 400-digit log-probability were TypeError, ValueError and OverflowError, "internal
+            error" that ended a whole `eval run`; break-it pass 4).
+    """
+    choices = data.get("choices") if isinstance(data, dict) else None
+    if not isinstance(choices, list) or not choices:
         raise EndpointError(f"{url} sent a completion without choices while scoring") from None
-    found = _tokens_and_offsets(choice if isinstance(choice, dict) else {})
-    if found is None and isinstance(data, dict) and isinstance(data.get("prompt_logprobs"), list):
-        found = _tokens_and_offsets({"prompt_logprobs": data["prompt_logprobs"]})
-    if found is None:
-        raise EndpointError(f"{url} returns no prompt log-probabilities (echo + logprobs)")
-    values, offsets = found
-    picked = [v for v, o in zip(values, offsets, strict=False) if start <= o < end]
-    if not picked or any(not isinstance(v, (int, float)) for v in picked):
-        raise EndpointError(f"{url} returned no log-probabilities for the scored text")
-    return float(sum(picked))
+    choice = choices[0]
+    try:
+        if not isinstance(choice, dict):
+            raise _Malformed(f"choices[0] is {type(choice).__name__}, not an object")
+        found = _tokens_and_offsets(choice)
+        if found is None and isinstance(data.get("prompt_logprobs"), list):
+            found = _tokens_and_offsets({"prompt_logprobs": data["prompt_logprobs"]})
+        if found is None:
+            raise EndpointError(f"{url} returns no prompt log-probabilities (echo + logprobs)")
+        values, offsets = found
+        picked = [v for v, o in zip(values, offsets, strict=True) if start <= o < end]
+        if not picked or any(v is None for v in picked):
+            raise EndpointError(f"{url} returned no log-probabilities for the scored text")
+        total = math.fsum(v for v in picked if v is not None)
+        if not math.isfinite(total):
+            raise _Malformed("the log-probabilities sum to no finite number")
+    except _Malformed as e:
+        raise malformed(url, str(e)) from None
+    return total

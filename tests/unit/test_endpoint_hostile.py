@@ -36,6 +36,30 @@ DEADLINES = "connect=2,read=1,total=3"
 HANG_GUARD_S = 20.0
 
 
+def _logprobs(**fields: object) -> bytes:
+    """A scoring reply in OpenAI's echo format with `fields` of choices[0].logprobs replaced."""
+    lp = {"tokens": ["a", "b"], "token_logprobs": [None, -1.5], "text_offset": [0, 40]} | fields
+    return json.dumps({"choices": [{"text": "x", "logprobs": lp}]}).encode()
+
+
+#: Scoring replies of the wrong shape (break-it pass 4: TypeError, ValueError, OverflowError or NaN).
+SCORING_REPLIES = {
+    "tokens-int": _logprobs(tokens=5, text_offset=None),
+    "offsets-text": _logprobs(text_offset=["zz", None]),
+    "offsets-float": _logprobs(text_offset=[0, 1e300]),
+    "logprobs-text": _logprobs(token_logprobs="abc"),
+    "logprob-huge": _logprobs().replace(b"-1.5", b"-1" + b"0" * 400),
+    "logprob-nan": _logprobs().replace(b"-1.5", b"NaN"),
+    "logprob-bool": _logprobs(token_logprobs=[None, True]),
+    "lengths-differ": _logprobs(text_offset=[0, 40, 41]),
+    "choice-null": b'{"choices": [null]}',
+    "vllm-text": json.dumps({"choices": [{"prompt_logprobs": [None, {"1": {"logprob": "x"}}]}]}).encode(),
+    "vllm-token": json.dumps(
+        {"choices": [{"prompt_logprobs": [None, {"1": {"logprob": -1, "decoded_token": {"a": 1}}}]}]}
+    ).encode(),
+}
+
+
 def _event(text: object) -> bytes:
     return b"data: " + json.dumps({"choices": [{"text": text}]}).encode() + b"\n\n"
 
@@ -121,6 +145,16 @@ class Hostile:
                 else:
                     self.wfile.write(_event(CALL))
                 self.wfile.write(b"data: [DONE]\n\n")
+
+            def _scores(self, body: dict) -> None:  # /scores/KIND: a scoring reply of a wrong shape
+                kind = self.path.split("/")[2]
+                reply = SCORING_REPLIES[kind] if body.get("echo") else _event(CALL) + b"data: [DONE]\n\n"
+                if body.get("echo") and body.get("prompt", "") == "Here is an API.\nA user asks for this API: sort a list":
+                    reply = _logprobs(text_offset=[0, 41])  # the start-up probe passes
+                self.send_response(200)
+                self.send_header("Content-Length", str(len(reply)))
+                self.end_headers()
+                self.wfile.write(reply)
 
             def _redirect(self, _body: dict) -> None:
                 self.send_response(302)
@@ -227,6 +261,19 @@ def test_an_event_of_the_wrong_shape_is_one_line(hostile: Hostile) -> None:
     )
 
 
+@pytest.mark.parametrize("kind", SCORING_REPLIES)
+def test_a_scoring_reply_of_the_wrong_shape_is_one_line(hostile: Hostile, kind: str) -> None:
+    """Every field of a scoring reply is shape-checked where it is read: one EndpointError line (exit 1),
+    never TypeError / ValueError / OverflowError, never a NaN score."""
+    backend = RemoteBackend(f"{hostile.url}/scores/{kind}", n_ctx=2048)
+    outcome, _ = _in_time(lambda: backend.loglikelihoods(["Here is an API.\nA user asks:"], " sort a list"))
+    assert isinstance(outcome, GorillaError) and outcome.exit_code == 1, outcome
+    assert str(outcome).startswith(
+        f"endpoint {hostile.url}/scores/{kind}/v1/completions sent a malformed reply: "
+    )
+    assert "\n" not in str(outcome)
+
+
 def test_a_redirect_is_refused_naming_its_location(hostile: Hostile) -> None:
     outcome, _ = _in_time(lambda: _answer(hostile.url + "/redirect"))
     assert isinstance(outcome, GorillaError), outcome
@@ -263,6 +310,28 @@ def test_eval_run_counts_a_wrong_shaped_event_as_one_failed_task(hostile: Hostil
     assert [line["question_id"] for line in lines] == [1, 2, 3, 4]
     errors = [line.get("error") or "" for line in lines]
     assert "sent a malformed event" in errors[1] and not errors[0] and not errors[2] and not errors[3]
+
+
+def test_eval_run_counts_a_wrong_shaped_scoring_reply_as_failed_tasks(
+    hostile: Hostile, tmp_path: Path
+) -> None:
+    """`eval run --mode select --concurrency 4`: the start-up probe passes, then every scoring reply is of
+    the wrong shape: each task fails with its one line, every answer is written and the run, in which
+    every task failed, exits 1 and says so (before: "internal error: TypeError", no file written)."""
+    docs = [_apibench_line("resnet_zz", "ResNet image classifier"),
+            _apibench_line("densenet_zz", "DenseNet image classifier")]  # fmt: skip
+    pool, eval_file, out = tmp_path / "pool.jsonl", tmp_path / "eval.jsonl", tmp_path / "out.jsonl"
+    pool.write_text("".join(json.dumps(d) + "\n" for d in docs))
+    eval_file.write_text("".join(
+        json.dumps({"code": f"###Instruction: classify images {i}\n###Output: x", "api_data": docs[i % 2]}) + "\n"
+        for i in range(4)))  # fmt: skip
+    argv = ["eval", "run", "--hub", "torchhub", "--eval", str(eval_file), "--pool", str(pool),
+            "--retriever", "bm25", "--mode", "select", "--endpoint", f"{hostile.url}/scores/tokens-int",
+            "--concurrency", "4", "--out", str(out)]  # fmt: skip
+    outcome, _ = _in_time(lambda: main(argv))
+    lines = [json.loads(line) for line in out.read_text().splitlines()]
+    assert len(lines) == 4 and all("sent a malformed reply" in (line.get("error") or "") for line in lines)
+    assert outcome == 1, outcome
 
 
 @pytest.mark.slow
