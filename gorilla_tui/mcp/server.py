@@ -12,7 +12,6 @@ from __future__ import annotations
 from typing import Annotated, Any
 
 import anyio
-import anyio.to_thread
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from pydantic import Field
@@ -20,8 +19,9 @@ from pydantic import Field
 from gorilla_tui import __version__
 from gorilla_tui.config import Settings
 from gorilla_tui.errors import GorillaError
+from gorilla_tui.mcp.lines import in_daemon_thread
 from gorilla_tui.mcp.tools import K_MAX, MAX_CODE_CHARS, MAX_TASK_CHARS, ToolBox
-from gorilla_tui.mcp.transport import serve_stdio
+from gorilla_tui.mcp.transport import ProtocolErrors, serve_stdio
 
 INSTRUCTIONS = (
     "Grounding for code that calls machine-learning model hubs and Python libraries (Gorilla, arXiv "
@@ -96,11 +96,13 @@ def build_server(box: ToolBox) -> MCPServer:
     no index, model or endpoint failure) becomes an MCP tool error carrying its one-line message and hint;
     argument type and range errors are reported by the SDK's schema validation the same way. Every argument
     is strict (pydantic strict mode): a JSON true/false, "5" or 5.0 is no integer, a number is no string."""
-    server = MCPServer(name="gorilla-tui", version=__version__, instructions=INSTRUCTIONS)
+    server = MCPServer(
+        name="gorilla-tui", version=__version__, instructions=INSTRUCTIONS, middleware=[ProtocolErrors()]
+    )
 
     async def call(fn: Any, *args: Any) -> dict[str, Any]:
-        try:  # in a worker thread: BM25, validation and the model block; the event loop keeps serving
-            return await anyio.to_thread.run_sync(fn, *args)
+        try:  # in a daemon thread: BM25, validation and the model block; the event loop keeps serving and
+            return await in_daemon_thread(fn, *args)  # stops waiting at once on Ctrl+C or end of input
         except GorillaError as e:
             raise ToolError(f"{e}" + (f" (hint: {e.hint})" if e.hint else "")) from None
 
@@ -139,5 +141,12 @@ def build_server(box: ToolBox) -> MCPServer:
 
 def serve(settings: Settings) -> None:
     """Run the server over stdio until the client closes it (blocks). Every line the client sends gets
-    an answer, a JSON-RPC error for one that is no message (mcp/transport.py; issue 42)."""
-    anyio.run(serve_stdio, build_server(ToolBox(settings)))
+    an answer, a JSON-RPC error for one that is no message (mcp/transport.py; issue 42). Ctrl+C (SIGINT)
+    or the end of input cancels a running tool call (ToolBox.cancel) and ends the server at once.
+
+    Raises:
+        KeyboardInterrupt: SIGINT ended it (the CLI says "interrupted", exit 130).
+    """
+    box = ToolBox(settings)
+    if anyio.run(serve_stdio, build_server(box), box.cancel):
+        raise KeyboardInterrupt

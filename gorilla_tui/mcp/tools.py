@@ -67,6 +67,8 @@ class ToolBox:
 
     settings: config.toml settings with the `mcp` command's model flags applied. index_dir: the index root
     (default: get_paths().index_dir). Calls are serialised by a lock (one model, one index swap at a time).
+    cancel: once set (Ctrl+C, or the client closed stdin), a proposal stops (the model load, the endpoint's
+    requests, the pipeline; AskCancelled) instead of running to its end.
     """
 
     settings: Settings
@@ -77,6 +79,7 @@ class ToolBox:
     _backend: Any = None
     _lock: threading.RLock = field(default_factory=threading.RLock)
     reloads: int = 0
+    cancel: threading.Event = field(default_factory=threading.Event)
 
     def index(self) -> ApiIndex:
         """The live index; reloaded when the CURRENT pointer names another version than the loaded one.
@@ -178,10 +181,10 @@ class ToolBox:
             hub = self._source(source)
             index = self.index()
             if self._backend is None:
-                self._backend = services.load_backend(self.settings)
+                self._backend = services.load_backend(self.settings, cancel=self.cancel)
             settings = self.settings.replace(mode="select", hub=hub or "")
             pipeline = services.build_pipeline(settings, index, self._backend, validator=self._validator(hub))
-            proposal = pipeline.ask(task, mode="select")
+            proposal = pipeline.ask(task, mode="select", cancel=self.cancel)
         nothing = proposal.fit == "nothing"  # the nearest hit's call, not a proposal
         return {
             "task": proposal.task,

@@ -22,21 +22,32 @@ transport does: a child process (the model probe) never reads the client's messa
 
 from __future__ import annotations
 
-import io
 import json
 import os
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
+import signal
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 import anyio
 from anyio.abc import ObjectReceiveStream, ObjectSendStream
 from mcp.server.mcpserver import MCPServer
 from mcp.server.stdio import stdio_server
+from mcp.shared.exceptions import MCPError
 from mcp.shared.message import SessionMessage
-from mcp.types import INVALID_PARAMS, INVALID_REQUEST, PARSE_ERROR, ErrorData, JSONRPCError
+from mcp.types import (
+    INVALID_PARAMS,
+    INVALID_REQUEST,
+    PARSE_ERROR,
+    ErrorData,
+    JSONRPCError,
+    JSONRPCNotification,
+)
 from mcp.types import jsonrpc_message_adapter as message_adapter
 from pydantic import ValidationError
+
+from gorilla_tui.mcp.lines import MAX_LINE_BYTES, TooLong, start_reader
 
 
 def reply_to(line: str) -> list[JSONRPCError] | None:
@@ -47,12 +58,18 @@ def reply_to(line: str) -> list[JSONRPCError] | None:
     if not line.strip():
         return []
     try:
-        message_adapter.validate_json(line, by_name=False)
-        return None
+        message = message_adapter.validate_json(line, by_name=False)
     except ValidationError as e:
         first = e.errors()[0]
         where = ".".join(str(p) for p in first["loc"][1:])  # loc[0] names the union member tried
         detail = f"{where}: {first['msg']}" if where else first["msg"]
+    else:
+        if isinstance(message, JSONRPCNotification) and '"id"' in line and _bad_id(line):
+            # pydantic read a request whose id is 9.5, true, [1], null or 1e400 as a notification, which
+            # is never answered: the client waited forever. JSON-RPC 2.0 section 5: id null, -32600.
+            why = "Invalid Request: the id must be a string or an integer"
+            return [_error(None, INVALID_REQUEST, why)]
+        return None
     try:
         obj = json.loads(line)
     except (ValueError, RecursionError):
@@ -85,6 +102,16 @@ def _id(message: dict[str, Any]) -> str | int | None:
     return rid if isinstance(rid, str) or (isinstance(rid, int) and not isinstance(rid, bool)) else None
 
 
+def _bad_id(line: str) -> bool:
+    """True when `line` is a JSON object with an "id" member of a type JSON-RPC does not allow here
+    (a number that is no integer, a bool, an array, an object or null)."""
+    try:
+        obj = json.loads(line)
+    except (ValueError, RecursionError):
+        return False
+    return isinstance(obj, dict) and "id" in obj and _id(obj) is None
+
+
 def _lone_surrogate(obj: Any) -> bool:
     """True when a string of `obj` (a key or a value) holds a lone surrogate: UTF-8 cannot encode it."""
     try:
@@ -107,39 +134,50 @@ def _error(rid: str | int | None, code: int, message: str, data: str = "") -> JS
 
 class _CheckedLines:
     """The client's lines as the SDK's stdio reader takes them (an async iterator of str): a message it
-    reads is passed on; any other line's error responses are sent to `replies` instead."""
+    reads is passed on; any other line's error responses are sent to `replies` instead (a line over
+    lines.MAX_LINE_BYTES: -32600, id null). At end of input `at_end` is set first (the running tool calls
+    see it as their cancel event)."""
 
-    def __init__(self, source: anyio.AsyncFile[str], replies: ObjectSendStream[SessionMessage]) -> None:
+    def __init__(
+        self, source: ObjectReceiveStream[str | TooLong], replies: ObjectSendStream[SessionMessage],
+        at_end: threading.Event,
+    ) -> None:  # fmt: skip
         self._source = source
         self._replies = replies
+        self._at_end = at_end
 
     def __aiter__(self) -> _CheckedLines:
         return self
 
     async def __anext__(self) -> str:
         while True:
-            line = await self._source.readline()
-            if not line:
-                raise StopAsyncIteration
-            errors = reply_to(line)
+            try:
+                line = await self._source.receive()
+            except (anyio.EndOfStream, anyio.ClosedResourceError):
+                self._at_end.set()  # the client closed stdin: the MCP stdio shutdown; a running call stops
+                raise StopAsyncIteration from None
+            if isinstance(line, TooLong):
+                why = f"Invalid Request: line too long (over {MAX_LINE_BYTES // 2**20} MiB); it was not read"
+                errors: list[JSONRPCError] | None = [_error(None, INVALID_REQUEST, why)]
+            else:
+                errors = reply_to(line)
             if errors is None:
-                return line
+                return line  # type: ignore[return-value]
             for error in errors:
                 await self._replies.send(SessionMessage(error))
 
 
-@asynccontextmanager
-async def _stdin() -> AsyncIterator[anyio.AsyncFile[str]]:
-    """Standard input as UTF-8 lines (bytes that are not UTF-8 as U+FFFD, as the SDK reads them) from a
-    copy of file descriptor 0; fd 0 points at the null device meanwhile and is put back after. The copy
-    is never closed: a worker thread may still block reading it (the SDK's reason for the same)."""
+@contextmanager
+def _stdin() -> Iterator[int]:
+    """A copy of file descriptor 0 (the client's messages); fd 0 points at the null device meanwhile and is
+    put back after, as the SDK's own transport does. The copy is never closed: the reader thread may still
+    block reading it."""
     wire = os.dup(0)
     null = os.open(os.devnull, os.O_RDONLY)
     os.dup2(null, 0)
     os.close(null)
     try:
-        raw = os.fdopen(wire, "rb", buffering=0, closefd=False)
-        yield anyio.wrap_file(io.TextIOWrapper(io.BufferedReader(raw), encoding="utf-8", errors="replace"))
+        yield wire
     finally:
         os.dup2(wire, 0)
 
@@ -150,15 +188,68 @@ async def _forward(replies: ObjectReceiveStream[SessionMessage], write: Any) -> 
             await write.send(message)
 
 
-async def serve_stdio(server: MCPServer) -> None:
-    """Run `server` over stdio until the client closes standard input, answering every line (module doc).
-    The SDK's writer (its claim of stdout) and its session are used as MCPServer.run("stdio") uses them."""
+async def _on_sigint(cancel: threading.Event, scope: anyio.CancelScope, interrupted: list[bool]) -> None:
+    """At the first SIGINT: set `cancel` (a running tool call stops), note it, and end the server."""
+    with anyio.open_signal_receiver(signal.SIGINT) as signals:
+        async for _ in signals:
+            cancel.set()
+            interrupted.append(True)
+            scope.cancel()
+            return
+
+
+async def serve_stdio(server: MCPServer, cancel: threading.Event | None = None) -> bool:
+    """Run `server` over stdio until the client closes standard input or SIGINT comes, answering every
+    line (module doc); True when SIGINT ended it. `cancel` (the tools' cancel event) is set at either: a
+    running tool call stops (its reply, if any, is a tool error) and the server exits at once, not when
+    the call's deadlines pass. The SDK's writer (its claim of stdout) and its session are used as
+    MCPServer.run("stdio") uses them."""
+    cancel = cancel or threading.Event()
+    interrupted: list[bool] = []
     # MCPServer has no public accessor for its low-level server; the SDK's own in-memory client reads
     # the same attribute (mcp/client/_memory.py)
     lowlevel = server._lowlevel_server
     send, receive = anyio.create_memory_object_stream[SessionMessage](0)
-    async with _stdin() as source, stdio_server(stdin=_CheckedLines(source, send)) as (read, write):  # type: ignore
-        async with anyio.create_task_group() as tg:
-            tg.start_soon(_forward, receive, write)
-            await lowlevel.run(read, write, lowlevel.create_initialization_options())
-            tg.cancel_scope.cancel()
+    with _stdin() as wire:
+        lines = _CheckedLines(start_reader(wire), send, cancel)
+        async with anyio.create_task_group() as outer:
+            outer.start_soon(_on_sigint, cancel, outer.cancel_scope, interrupted)
+            async with stdio_server(stdin=lines) as (read, write):  # type: ignore[arg-type]
+                async with anyio.create_task_group() as tg:
+                    tg.start_soon(_forward, receive, write)
+                    await lowlevel.run(read, write, lowlevel.create_initialization_options())
+                    tg.cancel_scope.cancel()
+            outer.cancel_scope.cancel()
+    return bool(interrupted)
+
+
+class ProtocolErrors:
+    """SDK middleware (MCPServer(middleware=...)) that gives two protocol errors their JSON-RPC code and a
+    message that says what to do (break-it pass 4):
+
+    - a request before `initialize` (ping excepted) was -32602 "Invalid request parameters"; it is -32600
+      "Invalid Request: the server is not initialized; send initialize first";
+    - `prompts/get` of a prompt that does not exist was error code 0 (the SDK's code for any exception of a
+      handler, with a traceback on stderr); it is -32602 invalid params naming the prompt (this server has
+      none; prompts/list says so), as `resources/read` of an unknown resource already is.
+    """
+
+    def __init__(self) -> None:
+        self.initialized = False
+
+    async def __call__(self, ctx: Any, call_next: Any) -> Any:
+        try:
+            result = await call_next(ctx)
+        except MCPError as e:
+            gate = not self.initialized and ctx.method not in ("initialize", "ping")
+            if gate and e.error.code == INVALID_PARAMS:  # the SDK's gate for requests before initialize
+                why = "Invalid Request: the server is not initialized; send initialize first"
+                raise MCPError(code=INVALID_REQUEST, message=why, data=ctx.method) from None
+            raise
+        except ValueError as e:  # not a bug of ours: the SDK's own "Unknown prompt: NAME"
+            if ctx.method != "prompts/get":
+                raise
+            raise MCPError(code=INVALID_PARAMS, message=f"Invalid params: {str(e)[:200]}") from None
+        if ctx.method == "initialize":
+            self.initialized = True
+        return result

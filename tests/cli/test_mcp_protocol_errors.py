@@ -8,18 +8,24 @@ now (-32700 / -32600 / -32602, with the request's id or null), and the server an
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import json
 import os
 import select
+import signal
+import socket
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
+
+from tests.conftest import clone_home
 
 REPO = Path(__file__).resolve().parents[2]
 #: Seconds to wait for a reply: far above the few milliseconds one takes; main's server never replied.
@@ -29,12 +35,12 @@ WAIT = 20
 class Stdio:
     """A `gorilla-tui mcp` process and its standard input and output, one JSON-RPC message a line."""
 
-    def __init__(self, home: Path) -> None:
+    def __init__(self, home: Path, *args: str, stderr: int = subprocess.DEVNULL) -> None:
         env = {k: v for k, v in os.environ.items() if k in ("PATH", "HOME", "LANG", "TMPDIR")}
         env |= {"GORILLA_TUI_HOME": str(home), "HF_HUB_OFFLINE": "1", "PYTHONPATH": str(REPO)}
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "gorilla_tui", "mcp"],
-            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env,
+            [sys.executable, "-m", "gorilla_tui", "mcp", *args],
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=stderr, env=env,
         )  # fmt: skip
         self.ids = itertools.count(100)
         self.buffer = b""
@@ -102,6 +108,13 @@ CASES = {
         [(3, -32600), ("x", -32600)],
     ),
     "no request object": (b'{"hello": "world"}', [(None, -32600)]),
+    **{
+        f"an id of the wrong type: {rid}": (
+            b'{"jsonrpc": "2.0", "id": ' + rid.encode() + b', "method": "ping"}',
+            [(None, -32600)],
+        )
+        for rid in ("9.5", "true", "[1]", "null", "1e400", '{"a": 1}')
+    },
     "params that are no object": (
         b'{"jsonrpc": "2.0", "id": 4, "method": "tools/call", "params": "x"}',
         [(4, -32602)],
@@ -130,3 +143,135 @@ def test_a_notification_that_cannot_be_read_is_not_answered(server: Stdio) -> No
     server.send(b'{"jsonrpc": "2.0", "method": "notifications/cancelled", "params": 7}')
     reply = server.request("ping")
     assert reply is not None and reply["result"] == {}
+
+
+INITIALIZE = {
+    "protocolVersion": "2025-06-18",
+    "capabilities": {},
+    "clientInfo": {"name": "test", "version": "1"},
+}
+
+
+def test_a_prompt_that_does_not_exist_is_invalid_params(server: Stdio) -> None:
+    """prompts/get of an unknown name: -32602 (it was error code 0, with a traceback on stderr)."""
+    reply = server.request("prompts/get", {"name": "nope"})
+    assert reply is not None and reply["error"]["code"] == -32602, reply
+    assert "Unknown prompt: nope" in reply["error"]["message"]
+
+
+def test_a_line_too_long_is_refused_without_being_held(server: Stdio) -> None:
+    """A 64 MiB line gets -32600 "line too long" (id null) and the server keeps serving; it is dropped as
+    it comes (the peak memory of the server grows by far less than the line; a 300 MB line cost 1.27 GB)."""
+
+    def peak_mib() -> float:
+        status = Path(f"/proc/{server.proc.pid}/status").read_text()
+        return int(next(x for x in status.splitlines() if x.startswith("VmHWM:")).split()[1]) / 1024
+
+    before = peak_mib()
+    server.send(
+        b'{"jsonrpc": "2.0", "id": 5, "method": "ping", "params": {"x": "' + b"a" * (64 * 2**20) + b'"}}'
+    )
+    reply = server.receive()
+    assert reply is not None and reply["id"] is None and reply["error"]["code"] == -32600, reply
+    assert "line too long" in reply["error"]["message"]
+    assert peak_mib() - before < 32
+    assert (server.request("ping") or {}).get("result") == {}
+
+
+def test_a_request_before_initialize_says_so(tmp_path: Path) -> None:
+    """Before `initialize`: -32600 "not initialized; send initialize first" (was -32602 "Invalid request
+    parameters"); ping is answered and unknown methods stay -32601."""
+    s = Stdio(tmp_path)
+    try:
+        reply = s.request("tools/list")
+        assert reply is not None and reply["error"]["code"] == -32600, reply
+        assert "send initialize first" in reply["error"]["message"]
+        assert (s.request("ping") or {}).get("result") == {}
+        assert (s.request("nosuch/method") or {}).get("error", {}).get("code") == -32601
+        assert "result" in (s.request("initialize", INITIALIZE) or {})
+    finally:
+        s.proc.kill()
+        s.proc.wait()
+
+
+class Silent:
+    """An endpoint on 127.0.0.1 that accepts connections and never answers; `reached` is set at the first."""
+
+    def __init__(self) -> None:
+        self.sock = socket.create_server(("127.0.0.1", 0))
+        self.url = f"http://127.0.0.1:{self.sock.getsockname()[1]}"
+        self.reached = threading.Event()
+        self.conns: list[socket.socket] = []
+        threading.Thread(target=self._accept, daemon=True).start()
+
+    def _accept(self) -> None:
+        with contextlib.suppress(OSError):
+            while True:
+                self.conns.append(self.sock.accept()[0])
+                self.reached.set()
+
+    def close(self) -> None:
+        for conn in [*self.conns, self.sock]:
+            conn.close()
+
+
+def _initialized(home: Path, *args: str) -> Stdio:
+    s = Stdio(home, *args, stderr=subprocess.PIPE)
+    assert "result" in (s.request("initialize", INITIALIZE) or {})
+    s.send(b'{"jsonrpc": "2.0", "method": "notifications/initialized"}')
+    return s
+
+
+def _ended(s: Stdio) -> tuple[int, str, float]:
+    """(exit status, stderr, seconds) of a server told to stop just now; killed after WAIT seconds."""
+    start = time.monotonic()
+    try:
+        s.proc.wait(timeout=WAIT)
+    except subprocess.TimeoutExpired:
+        s.proc.kill()
+        s.proc.wait()
+    assert s.proc.stderr is not None
+    return s.proc.returncode, s.proc.stderr.read().decode(), time.monotonic() - start
+
+
+def test_ctrl_c_ends_an_idle_server_at_once(tmp_path: Path) -> None:
+    """SIGINT to an idle server: exit 130 and one line (it lived on until the client closed stdin)."""
+    s = _initialized(tmp_path)
+    s.proc.send_signal(signal.SIGINT)
+    code, err, seconds = _ended(s)
+    assert (code, err) == (130, "gorilla-tui: interrupted\n") and seconds < 5
+
+
+@pytest.fixture
+def busy_home(home_template, gorilla_home: Path) -> Path:
+    return clone_home(
+        home_template(["index", "--refresh", "--only", "python-env", "--no-dense"]), gorilla_home
+    )
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("how", ["SIGINT", "stdin closed"])
+def test_a_request_to_a_silent_endpoint_is_cancelled(busy_home: Path, how: str) -> None:
+    """propose_api_call waits on an endpoint that never answers (600 s deadlines): SIGINT ends the server at
+    once (130, one line), and a client that closes stdin cancels the request and the server exits 0 (it
+    lived on until the endpoint's deadlines passed)."""
+    endpoint = Silent()
+    s = _initialized(busy_home, "--endpoint", endpoint.url)
+    try:
+        call = {"name": "propose_api_call", "arguments": {"task": "copy a file"}}
+        s.send(json.dumps({"jsonrpc": "2.0", "id": 7, "method": "tools/call", "params": call}).encode())
+        assert endpoint.reached.wait(60), "the request never reached the endpoint"
+        time.sleep(0.3)
+        if how == "SIGINT":
+            s.proc.send_signal(signal.SIGINT)
+        else:
+            assert s.proc.stdin is not None
+            s.proc.stdin.close()
+        code, err, seconds = _ended(s)
+    finally:
+        endpoint.close()
+    assert seconds < 5, seconds
+    if how == "SIGINT":
+        assert (code, err) == (130, "gorilla-tui: interrupted\n")
+    else:
+        assert code == 0 and "Traceback" not in err, err
