@@ -37,6 +37,7 @@ from gorilla_tui.model.remote_http import (
 from gorilla_tui.model.remote_replies import (
     MAX_PLAIN_BYTES,
     MAX_SCORING_BYTES,
+    cut_short,
     event_text,
     plain_answer,
     prompt_logprob,  # re-exported: its old import path
@@ -293,6 +294,9 @@ class RemoteBackend:
                         yield text
                         if pieces >= max_tokens:
                             break  # a server that sends more than it was asked for: 200 MB were kept
+                else:  # the body ended: whole, or cut short (then not the model's answer)
+                    if not guard.reason and (why := cut_short(resp, received)):
+                        raise EndpointError(f"the connection to {self.url} broke ({why})")
                 if guard.reason and guard.reason != "cancelled":
                     raise guard.failure(self.url) or EndpointError(f"endpoint {self.url} gave up")
                 if not events and other and not guard.reason:
@@ -369,6 +373,9 @@ class RemoteBackend:
             try:
                 with resp:
                     raw = resp.read(MAX_SCORING_BYTES + 1)  # bounded: a 50 MB reply was read whole
+                    why = "" if guard.reason or len(raw) > MAX_SCORING_BYTES else cut_short(resp, len(raw))
+                    if why:
+                        raise EndpointError(f"the connection to {self.url} broke ({why})")
             except _NET_ERRORS as e:
                 if guard.reason == "cancelled":
                     break

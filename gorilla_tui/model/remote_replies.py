@@ -41,6 +41,22 @@ def stream_too_long(url: str, cap: int, max_tokens: int) -> str:
     )
 
 
+def cut_short(resp: Any, received: int) -> str:
+    """Why the body of `resp` (an http.client.HTTPResponse read to its end, `received` bytes) is not a whole
+    reply, or "": fewer bytes than its Content-Length, chunked framing that broke off (after a bad chunk
+    size http.client closes the body with its chunk unfinished; a whole body ends on the last chunk, which
+    leaves chunk_left None), or no byte at all. http.client's readline() ends quietly at each, so a cut
+    answer was judged as the model's ("unparseable", "the model gave no API call"; break-it pass 4)."""
+    left = getattr(resp, "length", None)
+    if isinstance(left, int) and left > 0:
+        return f"the body ended {left} bytes short of its Content-Length"
+    if getattr(resp, "chunked", False) and getattr(resp, "chunk_left", None) is not None:
+        return "the chunked body broke off before its last chunk"
+    if not received:
+        return "the reply ended before any event or completion"
+    return ""
+
+
 def event_text(url: str, data: str) -> str:
     """The text of one server-sent event's data (a completion chunk: {"choices": [{"text": str}, ...]});
     "" for a chunk with no text (no "text", null, or "choices": [] as in OpenAI's usage chunk).

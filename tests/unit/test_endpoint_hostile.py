@@ -149,12 +149,31 @@ class Hostile:
             def _scores(self, body: dict) -> None:  # /scores/KIND: a scoring reply of a wrong shape
                 kind = self.path.split("/")[2]
                 reply = SCORING_REPLIES[kind] if body.get("echo") else _event(CALL) + b"data: [DONE]\n\n"
-                if body.get("echo") and body.get("prompt", "") == "Here is an API.\nA user asks for this API: sort a list":
+                if (
+                    body.get("echo")
+                    and body.get("prompt", "") == "Here is an API.\nA user asks for this API: sort a list"
+                ):
                     reply = _logprobs(text_offset=[0, 41])  # the start-up probe passes
                 self.send_response(200)
                 self.send_header("Content-Length", str(len(reply)))
                 self.end_headers()
                 self.wfile.write(reply)
+
+            def _cut(self, body: dict) -> None:  # /cut/KIND: a reply that ends before it is whole
+                kind, event = self.path.split("/")[2], _event(CALL)
+                self.send_response(200)
+                if kind == "content-length":  # promises 100,000 bytes, sends one event and closes
+                    self.send_header("Content-Length", "100000")
+                    self.end_headers()
+                    self.wfile.write(SCORING_REPLIES["choice-null"][:5] if body.get("echo") else event)
+                elif kind == "chunked":  # one good chunk, then a chunk size that is no number
+                    self.send_header("Transfer-Encoding", "chunked")
+                    self.end_headers()
+                    self.wfile.write(b"%x\r\n%s\r\nZZZZ\r\n" % (len(event), event))
+                else:  # "empty": headers and no byte of body
+                    self.send_header("Connection", "close")
+                    self.end_headers()
+                self.close_connection = True
 
             def _redirect(self, _body: dict) -> None:
                 self.send_response(302)
@@ -274,6 +293,28 @@ def test_a_scoring_reply_of_the_wrong_shape_is_one_line(hostile: Hostile, kind: 
     assert "\n" not in str(outcome)
 
 
+@pytest.mark.parametrize(
+    "kind, why",
+    [
+        ("content-length", "the body ended 998"),
+        ("chunked", "the chunked body broke off before its last chunk"),
+        ("empty", "the reply ended before any event or completion"),
+    ],
+)
+def test_a_reply_cut_short_is_a_broken_connection(hostile: Hostile, kind: str, why: str) -> None:
+    """A body shorter than its Content-Length, broken chunked framing or no body at all: "the connection
+    to URL broke (...)", exit 1 (it was judged as the model's answer: "unparseable", "no API call")."""
+    outcome, _ = _in_time(lambda: _answer(f"{hostile.url}/cut/{kind}"))
+    assert isinstance(outcome, GorillaError) and outcome.exit_code == 1, outcome
+    assert str(outcome).startswith(f"the connection to {hostile.url}/cut/{kind}/v1/completions broke ({why}")
+
+
+def test_a_scoring_reply_cut_short_is_a_broken_connection(hostile: Hostile) -> None:
+    backend = RemoteBackend(f"{hostile.url}/cut/content-length", n_ctx=2048)
+    outcome, _ = _in_time(lambda: backend.loglikelihoods(["Here is an API."], " sort a list"))
+    assert isinstance(outcome, GorillaError) and "broke (the body ended 9999" in str(outcome), outcome
+
+
 def test_a_redirect_is_refused_naming_its_location(hostile: Hostile) -> None:
     outcome, _ = _in_time(lambda: _answer(hostile.url + "/redirect"))
     assert isinstance(outcome, GorillaError), outcome
@@ -323,8 +364,8 @@ def test_eval_run_counts_a_wrong_shaped_scoring_reply_as_failed_tasks(
     pool, eval_file, out = tmp_path / "pool.jsonl", tmp_path / "eval.jsonl", tmp_path / "out.jsonl"
     pool.write_text("".join(json.dumps(d) + "\n" for d in docs))
     eval_file.write_text("".join(
-        json.dumps({"code": f"###Instruction: classify images {i}\n###Output: x", "api_data": docs[i % 2]}) + "\n"
-        for i in range(4)))  # fmt: skip
+        json.dumps({"code": f"###Instruction: classify images {i}\n###Output: x", "api_data": docs[i % 2]})
+        + "\n" for i in range(4)))  # fmt: skip
     argv = ["eval", "run", "--hub", "torchhub", "--eval", str(eval_file), "--pool", str(pool),
             "--retriever", "bm25", "--mode", "select", "--endpoint", f"{hostile.url}/scores/tokens-int",
             "--concurrency", "4", "--out", str(out)]  # fmt: skip
