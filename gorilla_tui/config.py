@@ -27,6 +27,7 @@ from gorilla_tui.paths import (
     path_exists,
     read_regular_text,
 )
+from gorilla_tui.textsafe import redact_url, safe_text
 
 MODES = ("select", "generate")
 #: How select mode chooses among the hits: "likelihood" scores every hit by the model's log-probability of
@@ -129,8 +130,9 @@ class Settings:
                 f"{', '.join(plugins.names(plugins.BACKENDS)) or 'none'})"
             )
         if self.backend == "llama" and self.endpoint:
+            shown = safe_text(redact_url(self.endpoint), newlines=False)
             raise UsageError(
-                f"backend 'llama' runs a local model, but an endpoint is set ({self.endpoint}): "
+                f"backend 'llama' runs a local model, but an endpoint is set ({shown}): "
                 'set backend = "remote" or leave it empty to use the endpoint, or drop the endpoint'
             )
         if self.select_by not in SELECT_BY:

@@ -80,3 +80,22 @@ def clean_task(task: str, limit: int = MAX_TASK_CHARS) -> tuple[str, list[str]]:
         return text, []
     cut = text[:limit].rsplit(" ", 1)[0] or text[:limit]
     return cut, [f"task truncated from {len(text)} to {len(cut)} characters"]
+
+
+#: The scheme (optional) and the authority of a URL: what redact_url looks at.
+_AUTHORITY = re.compile(r"^((?:[A-Za-z][A-Za-z0-9+.-]*:)?//)?([^/?#]*)")
+
+
+def redact_url(url: str) -> str:
+    """`url` with the secret of its user information hidden, for every message and report that shows it
+    (break-it pass 4: `http://user:s3cret@host` printed the password): "http://user:s3cret@host/v1" ->
+    "http://user:***@host/v1"; a user part alone may be a token: "http://TOKEN@host" -> "http://***@host".
+    Any other text is returned unchanged."""
+    m = _AUTHORITY.match(url)
+    authority = m.group(2) if m else ""
+    if "@" not in authority:
+        return url
+    userinfo, _, host = authority.rpartition("@")
+    user, colon, _secret = userinfo.partition(":")
+    shown = f"{user}:***@{host}" if colon else f"***@{host}"
+    return (m.group(1) or "") + shown + url[m.end() :]  # type: ignore[union-attr]

@@ -22,7 +22,7 @@ from gorilla_tui.paths import expand_user, get_paths
 from gorilla_tui.pool.remedies import fix_lines
 from gorilla_tui.sandbox.runner import isolation_layers
 from gorilla_tui.store.fileio import NO_INDEX_FIX
-from gorilla_tui.textsafe import safe_text
+from gorilla_tui.textsafe import redact_url, safe_text
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -299,14 +299,14 @@ def collect(args: argparse.Namespace) -> dict[str, Any]:
     settings, error = services.read_settings()
     if error is not None:
         problems.append({"problem": str(error), "fix": f"fix or delete {get_paths().config_file}"})
-    report["settings"] = asdict(settings)
+    report["settings"] = asdict(settings) | {"endpoint": redact_url(settings.endpoint)}  # no password shown
     report["plugins"] = {
         "sources": plugins.names(plugins.SOURCES),
         "backends": plugins.names(plugins.BACKENDS),
     }
     _runtime(report, problems, settings)
     if settings.endpoint:
-        report["model"] = {"endpoint": settings.endpoint}
+        report["model"] = {"endpoint": redact_url(settings.endpoint)}
     else:
         _model(report, problems, notes, settings.model, not args.no_hash)
         if not getattr(args, "no_inference", False):

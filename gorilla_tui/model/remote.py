@@ -20,7 +20,7 @@ import urllib.parse
 from collections.abc import Iterator, Sequence
 from typing import Any
 
-from gorilla_tui.errors import GorillaError, UsageError
+from gorilla_tui.errors import GorillaError
 from gorilla_tui.model.remote_http import (
     DEADLINES_ENV,
     MAX_BACKOFF_S,
@@ -29,6 +29,9 @@ from gorilla_tui.model.remote_http import (
     EndpointCancelled,
     EndpointError,
     RequestGuard,
+    basic_auth,
+    check_endpoint,
+    completions_url,
     deadlines_from_env,
     open_request,
     retry_delay,
@@ -45,7 +48,7 @@ from gorilla_tui.model.remote_replies import (
     stream_cap,
     stream_too_long,
 )
-from gorilla_tui.textsafe import safe_text
+from gorilla_tui.textsafe import redact_url, safe_text
 
 __all__ = [
     "DEADLINES_ENV",
@@ -72,34 +75,6 @@ PROBE_DEADLINE_S = 60.0
 class EndpointDownError(GorillaError):
     """The endpoint cannot be reached at all (connection refused, no route, DNS): every task would fail the
     same way, so callers that loop over tasks (evaluate/run.py) stop at once instead of counting failures."""
-
-
-def check_endpoint(endpoint: str) -> str:
-    """`endpoint` stripped, if it is an http:// or https:// URL with a host (and a valid port, if any).
-    Raises UsageError (exit 2) otherwise, e.g. for "notaurl" or "localhost:8080" (no scheme)."""
-    url = (endpoint or "").strip()
-    try:
-        parts = urllib.parse.urlsplit(url)
-        _port = parts.port  # ValueError for a port that is not a number in 0..65535
-    except ValueError as e:
-        raise UsageError(f"endpoint {endpoint!r} is not a valid URL ({e})") from None
-    if parts.scheme.lower() not in ("http", "https") or not parts.hostname:
-        raise UsageError(
-            f"endpoint {endpoint!r} is not an http(s) URL with a host, "
-            "e.g. http://127.0.0.1:8080 (an OpenAI-compatible completion server)"
-        )
-    return url
-
-
-def completions_url(endpoint: str) -> str:
-    """Normalise --endpoint: "http://h:p" or ".../v1" or ".../v1/completions" -> the completions URL.
-    Raises UsageError for anything but an http(s) URL with a host (check_endpoint)."""
-    url = check_endpoint(endpoint).rstrip("/")
-    if url.endswith("/completions"):
-        return url
-    if url.endswith("/v1"):
-        return url + "/completions"
-    return url + "/v1/completions"
 
 
 class RemoteBackend:
@@ -132,8 +107,10 @@ class RemoteBackend:
         deadlines: Deadlines | None = None, model: str | None = None, retries: int = 4, backoff: float = 0.5,
         cancel: threading.Event | None = None,
     ) -> None:  # fmt: skip
-        self.url = completions_url(endpoint)
-        self.base = self.url.rsplit("/v1/", 1)[0]
+        wire, self._auth = basic_auth(completions_url(endpoint))
+        self.url = redact_url(completions_url(endpoint))  # in every message: no password
+        self._wire = (self.url.rsplit("/v1/", 1)[0], wire.rsplit("/v1/", 1)[0])  # shown base, base used
+        self.base = self._wire[0]
         self._n_ctx = n_ctx
         self.name = name
         self.family = family
@@ -166,7 +143,8 @@ class RemoteBackend:
         url = url or self.url
         for attempt in range(self.retries + 1):
             try:
-                return open_request(url, body, deadlines or self.deadlines, cancels)
+                wire = self._wire[1] + url[len(self._wire[0]) :] if url.startswith(self._wire[0]) else url
+                return open_request(wire, body, deadlines or self.deadlines, cancels, auth=self._auth)
             except urllib.error.HTTPError as e:
                 location = e.headers.get("Location") if e.headers else None
                 if 300 <= e.code < 400:

@@ -11,6 +11,7 @@ byte); a 302 to another port was followed and its body became the answer.
 
 from __future__ import annotations
 
+import base64
 import contextlib
 import email.utils
 import functools
@@ -22,12 +23,15 @@ import socket
 import ssl
 import threading
 import time
+import unicodedata
+import urllib.parse
 import urllib.request
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
 from gorilla_tui.errors import GorillaError, UsageError
+from gorilla_tui.textsafe import redact_url, safe_text
 
 __all__ = [
     "DEADLINES_ENV",
@@ -35,6 +39,9 @@ __all__ = [
     "EndpointCancelled",
     "EndpointError",
     "RequestGuard",
+    "basic_auth",
+    "check_endpoint",
+    "completions_url",
     "deadlines_from_env",
     "open_request",
     "retry_delay",
@@ -128,6 +135,53 @@ def deadlines_from_env(environ: Any = None) -> Deadlines:
             )
         values[key] = seconds
     return replace(Deadlines(), **values)
+
+
+def check_endpoint(endpoint: str) -> str:
+    """`endpoint` stripped, if it is an http:// or https:// URL with a host (and a valid port, if any) and
+    no control character or space inside. Raises UsageError (exit 2) otherwise, e.g. for "notaurl",
+    "localhost:8080" (no scheme) or a URL holding a newline (was exit 1, "cannot reach"). Messages show
+    the URL with its password hidden (textsafe.redact_url)."""
+    url = (endpoint or "").strip()
+    shown = safe_text(redact_url(url)[:200], newlines=False)
+    if any(ch.isspace() or unicodedata.category(ch) == "Cc" for ch in url):
+        raise UsageError(f"endpoint {shown!r} holds a control character or a space; pass the URL alone")
+    try:
+        parts = urllib.parse.urlsplit(url)
+        _port = parts.port  # ValueError for a port that is not a number in 0..65535
+    except ValueError as e:
+        raise UsageError(f"endpoint {shown!r} is not a valid URL ({safe_text(redact_url(str(e)))})") from None
+    if parts.scheme.lower() not in ("http", "https") or not parts.hostname:
+        raise UsageError(
+            f"endpoint {shown!r} is not an http(s) URL with a host, "
+            "e.g. http://127.0.0.1:8080 (an OpenAI-compatible completion server)"
+        )
+    return url
+
+
+def basic_auth(url: str) -> tuple[str, str | None]:
+    """(`url` without its user information, the Authorization header for it or None): the user and
+    password of `http://user:pw@host` (percent-decoded) are sent as HTTP Basic auth (RFC 7617); urllib
+    took "user:pw@host" for the host name ("Name or service not known", the password printed)."""
+    parts = urllib.parse.urlsplit(url)
+    if "@" not in parts.netloc:
+        return url, None
+    userinfo, _, host = parts.netloc.rpartition("@")
+    user, _, password = userinfo.partition(":")
+    token = f"{urllib.parse.unquote(user)}:{urllib.parse.unquote(password)}".encode()
+    bare = urllib.parse.urlunsplit(parts._replace(netloc=host))
+    return bare, "Basic " + base64.b64encode(token).decode("ascii")
+
+
+def completions_url(endpoint: str) -> str:
+    """Normalise --endpoint: "http://h:p" or ".../v1" or ".../v1/completions" -> the completions URL.
+    Raises UsageError for anything but an http(s) URL with a host (check_endpoint)."""
+    url = check_endpoint(endpoint).rstrip("/")
+    if url.endswith("/completions"):
+        return url
+    if url.endswith("/v1"):
+        return url + "/completions"
+    return url + "/v1/completions"
 
 
 class RequestGuard:
@@ -262,9 +316,11 @@ class _NoRedirect(urllib.request.HTTPRedirectHandler):
 
 
 def open_request(
-    url: str, body: dict[str, Any], deadlines: Deadlines, cancels: Sequence[threading.Event] = ()
-) -> tuple[Any, RequestGuard]:
-    """POST `body` (JSON) to `url`; (the open response, its guard). The caller reads the response, then
+    url: str, body: dict[str, Any], deadlines: Deadlines, cancels: Sequence[threading.Event] = (),
+    auth: str | None = None,
+) -> tuple[Any, RequestGuard]:  # fmt: skip
+    """POST `body` (JSON) to `url` (with `auth` as its Authorization header, if given); (the open
+    response, its guard). The caller reads the response, then
     calls guard.close(), and asks guard.failure() what a read error (or a short read) means: the guard
     shuts the connection at the total deadline or once an event of `cancels` is set, which a reader sees
     as the end of the body.
@@ -283,9 +339,8 @@ def open_request(
     """
     guard = RequestGuard(deadlines, cancels)
     opener = urllib.request.build_opener(_Http(guard), _Https(guard), _NoRedirect())
-    req = urllib.request.Request(
-        url, data=json.dumps(body).encode("utf-8"), headers={"Content-Type": "application/json"}
-    )
+    headers = {"Content-Type": "application/json", **({"Authorization": auth} if auth else {})}
+    req = urllib.request.Request(url, data=json.dumps(body).encode("utf-8"), headers=headers)
     box: dict[str, Any] = {}
     lock = threading.Lock()
 

@@ -10,6 +10,7 @@ ignored Ctrl+C, a 64 MiB stream was read whole, `{"choices": ["x"]}` was "intern
 
 from __future__ import annotations
 
+import base64
 import json
 import os
 import signal
@@ -72,6 +73,7 @@ class Hostile:
     def __init__(self) -> None:
         self.sent: dict[str, int] = {}
         self.target_hits = 0
+        self.authorization = ""
         self.asked = threading.Event()
         self.stop = threading.Event()
         hostile = self
@@ -174,6 +176,16 @@ class Hostile:
                     self.send_header("Connection", "close")
                     self.end_headers()
                 self.close_connection = True
+
+            def _auth(self, _body: dict) -> None:  # answers a good stream, keeps the Authorization header
+                hostile.authorization = self.headers.get("Authorization", "")
+                if "bad" in self.path:
+                    return self._wrong_shape(_body)
+                body = _event(CALL) + b"data: [DONE]\n\n"
+                self.send_response(200)
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
 
             def _redirect(self, _body: dict) -> None:
                 self.send_response(302)
@@ -313,6 +325,33 @@ def test_a_scoring_reply_cut_short_is_a_broken_connection(hostile: Hostile) -> N
     backend = RemoteBackend(f"{hostile.url}/cut/content-length", n_ctx=2048)
     outcome, _ = _in_time(lambda: backend.loglikelihoods(["Here is an API."], " sort a list"))
     assert isinstance(outcome, GorillaError) and "broke (the body ended 9999" in str(outcome), outcome
+
+
+def test_credentials_in_the_url_are_sent_as_basic_auth_and_never_shown(hostile: Hostile) -> None:
+    """`http://user:s3cret@host`: the user and password go as HTTP Basic auth (urllib took them for the
+    host: "Name or service not known") and every message shows `user:***@` (the password was printed)."""
+    with_pw = hostile.url.replace("http://", "http://us%20er:s3cret@")
+    outcome, _ = _in_time(lambda: _answer(with_pw + "/auth"))
+    assert outcome == CALL
+    assert hostile.authorization == "Basic " + base64.b64encode(b"us er:s3cret").decode()
+    outcome, _ = _in_time(lambda: _answer(with_pw + "/auth/bad"))
+    assert isinstance(outcome, GorillaError), outcome
+    assert "s3cret" not in str(outcome) and "http://us%20er:***@127.0.0.1" in str(outcome), outcome
+    for bad in ("http://user:s3cret@127.0.0.1:99999", "user:s3cret@127.0.0.1:8080"):
+        with pytest.raises(UsageError) as caught:
+            RemoteBackend(bad)
+        assert "s3cret" not in str(caught.value) and "user:***@" in str(caught.value)
+
+
+@pytest.mark.parametrize(
+    "url", ["http://127.0.0.1:9/\x01v1", "http://127.0.0.1:9/v1\ncompletions", "http://a b"]
+)
+def test_an_endpoint_with_a_control_character_is_bad_input(url: str) -> None:
+    """A control character or a space inside the URL: exit 2 with the URL's other checks (was exit 1,
+    "cannot reach")."""
+    with pytest.raises(UsageError, match="holds a control character or a space") as caught:
+        RemoteBackend(url)
+    assert caught.value.exit_code == 2 and "\n" not in str(caught.value)
 
 
 def test_a_redirect_is_refused_naming_its_location(hostile: Hostile) -> None:
