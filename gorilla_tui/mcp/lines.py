@@ -13,7 +13,9 @@ from __future__ import annotations
 import contextlib
 import os
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any, TypeVar
 
 import anyio
 import anyio.from_thread
@@ -26,6 +28,8 @@ from anyio.abc import ObjectReceiveStream, ObjectSendStream
 MAX_LINE_BYTES = 16 * 2**20
 #: Bytes read from standard input at once.
 CHUNK_BYTES = 64 * 2**10
+
+T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -98,13 +102,13 @@ def start_reader(fd: int) -> ObjectReceiveStream[str | TooLong]:
     return receive
 
 
-async def in_daemon_thread(fn, *args):  # type: ignore[no-untyped-def]
+async def in_daemon_thread(fn: Callable[..., T], *args: Any) -> T:
     """fn(*args) in a daemon thread of its own, awaited so that a cancelled caller stops waiting at once
     (anyio.to_thread.run_sync waits for its worker thread, which is not a daemon and kept the process alive
     until a tool call returned). Returns what fn returns, raises what it raises."""
     done = anyio.Event()
     token = anyio.lowlevel.current_token()
-    box: dict[str, object] = {}
+    box: dict[str, Any] = {}
 
     def work() -> None:
         try:
@@ -117,5 +121,5 @@ async def in_daemon_thread(fn, *args):  # type: ignore[no-untyped-def]
     threading.Thread(target=work, name="mcp-tool", daemon=True).start()
     await done.wait()
     if "error" in box:
-        raise box["error"]  # type: ignore[misc]
+        raise box["error"]
     return box["result"]
