@@ -12,7 +12,6 @@ the GBNF grammar there.
 from __future__ import annotations
 
 import http.client
-import json
 import math
 import threading
 import urllib.error
@@ -47,6 +46,7 @@ from gorilla_tui.model.remote_replies import (
     scoring_json,
     stream_cap,
     stream_too_long,
+    token_count,
 )
 from gorilla_tui.textsafe import redact_url, safe_text
 
@@ -201,15 +201,15 @@ class RemoteBackend:
                     raise EndpointCancelled(f"request to {self.base + path} cancelled")
                 if guard.reason or len(raw) > MAX_PLAIN_BYTES:
                     continue  # a token list of a prompt is KiB: not a tokenizer's answer
-                tokens = json.loads(raw)["tokens"]
-                if not isinstance(tokens, list):
+                count = token_count(raw)
+                if count is None:
                     continue
                 self._tokenize_path = path
                 # llama-cpp-python's /extras/tokenize adds BOS itself; llama-server's /tokenize does not
-                return len(tokens) + (0 if path == "/extras/tokenize" else 1)
+                return count + (0 if path == "/extras/tokenize" else 1)
             except EndpointCancelled:
                 raise
-            except (*_NET_ERRORS, GorillaError, KeyError, TypeError, RecursionError):
+            except (*_NET_ERRORS, GorillaError):
                 continue
         if self._tokenize_path is None:
             self._tokenize_path = ""  # neither path is a tokenizer here

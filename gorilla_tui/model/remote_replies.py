@@ -120,6 +120,14 @@ def plain_answer(url: str, raw: bytes, size: int) -> str:
     raise EndpointError(f"endpoint {url} sent no completion (neither an event stream nor one): {shown}")
 
 
+def token_count(raw: bytes) -> int | None:
+    """How many tokens a tokenizer reply ({"tokens": [...]}, llama-cpp-python's /extras/tokenize and
+    llama-server's /tokenize) lists, or None for a reply of any other shape (the caller then estimates)."""
+    data = _json(raw)
+    tokens = data.get("tokens") if isinstance(data, dict) else None
+    return len(tokens) if isinstance(tokens, list) else None
+
+
 def scoring_json(url: str, raw: bytes) -> Any:
     """The JSON of one scoring reply (at most MAX_SCORING_BYTES + 1 bytes read). Raises EndpointError for a
     reply over MAX_SCORING_BYTES or one that is no JSON."""
