@@ -167,6 +167,7 @@ def collect_index(out: Path, model_signals: bool = False) -> None:
     index = services.load_index()
     backend = services.load_backend(Settings())
     pipelines: dict[str, Any] = {}
+    rows_of = {id(d): i for i, d in enumerate(index.docs)}
     tasks = index_tasks()
     with out.open("a", encoding="utf-8") as f:
         for n, t in enumerate(tasks, start=1):
@@ -201,11 +202,32 @@ def collect_index(out: Path, model_signals: bool = False) -> None:
                 row.update(doc_signals(backend, t["task"], doc, lm))
             row["seconds"] = round(time.perf_counter() - t0, 3)
             row["timings"] = proposal.timings
+            row.update(index_extras(index, rows_of, t["task"], doc, proposal.hits))
             f.write(json.dumps(row) + "\n")
             f.flush()
             print(
                 f"{n}/{len(tasks)} {t['id']} {row.get('api')} yn={row.get('yn')}", file=sys.stderr, flush=True
             )
+
+
+def index_extras(index: Any, rows_of: dict[int, int], task: str, doc: Any, hits: list[Any]) -> dict[str, Any]:
+    """What the fit rule may read beside pipeline_fit's signals, recorded so that rules are compared offline:
+    the index-wide retrieval signals (retrieve/fit.py retrieval_signals), the hits (source, API name, BM25,
+    cosine, log p(task | doc)), the chosen doc's source and cosine, and the best cosine per source."""
+    out: dict[str, Any] = {"sig": dict(index.fit_signals(task))}
+    out["hits"] = [[h.doc.source, h.doc.api_name, h.score, h.dense, h.lm_score] for h in hits]
+    out["source"] = doc.source if doc is not None else ""
+    scored = index.dense.scores(task, np.arange(len(index.docs))) if index.dense is not None else None
+    if scored is not None:
+        cos, mask = scored
+        best: dict[str, float] = {}
+        for i in np.flatnonzero(mask):
+            src = index.docs[i].source
+            best[src] = max(best.get(src, -1.0), float(cos[i]))
+        out["src_cos"] = best
+        row = rows_of.get(id(doc)) if doc is not None else None
+        out["doc_cos"] = float(cos[row]) if row is not None and mask[row] else None
+    return out
 
 
 #: Highest share of the in-pool right answers of the dev items that "nothing fits" may flag (the target is
@@ -226,14 +248,18 @@ def logit(p: float) -> float:
 
 
 #: The signals measured.
-SIGNALS = ("yn", "pmi", "cov", "name_cov", "retrieval")
+SIGNALS = ("yn", "pmi", "cov", "name_cov", "retrieval", "source_cos", "dense_z")
 #: Feature sets compared, per model of pipeline_fit.FIT_MODELS (0: the default index with no hub named, where
 #: the retrieval rule's score exists; 1: the rest, BFCL's own functions and a hub named). The first of each
 #: is the one shipped: the model's signals (pmi, yn) cost two decodes an ask and did not earn them on dev.
 CANDIDATES = (
     (
+        ("retrieval", "cov", "dense_z"),
         ("retrieval", "cov"),
         ("retrieval",),
+        ("dense_z",),
+        ("cov", "dense_z"),
+        ("retrieval", "cov", "source_cos"),
         ("retrieval", "cov", "name_cov"),
         ("retrieval", "cov", "pmi", "yn"),
     ),
@@ -350,6 +376,9 @@ def load(results: Path, shared: Path) -> list[dict[str, Any]]:
     for r in rows:
         r.update({k: model_rows[r["key"]].get(k) for k in ("pmi", "yn")} if r["key"] in model_rows else {})
     recompute(rows, shared)
+    for r in rows:  # rows collected before judge() recorded it: the best cosine of the chosen doc's source
+        if r.get("source_cos") is None and r.get("retrieval") is not None and r.get("src_cos"):
+            r["source_cos"] = r["src_cos"].get(r.get("source", ""))
     out = []
     for r in rows:
         if r.get("cov") is None and not r["set"].startswith("eval"):  # no doc chosen
@@ -359,6 +388,29 @@ def load(results: Path, shared: Path) -> list[dict[str, Any]]:
         r["model"] = 0 if r.get("retrieval") is not None else 1 if r.get("missing") is not None else 2
         out.append(r)
     return out
+
+
+def cosine_scales(rows: list[dict[str, Any]]) -> dict[str, tuple[float, float]]:
+    """pipeline_fit.SOURCE_COSINE from the default-index dev tasks of `rows` (each task once, whatever its
+    answer or label): per source, the mean and standard deviation of the task's best cosine over that
+    source (retrieve/fit.py source_cosine, recorded per source by collect_index); "*" over every source."""
+    per: dict[str, list[float]] = {}
+    for r in rows:
+        if r["split"] == "dev" and r["set"] in ("everyday", "out_of_pool") and not r.get("hub"):
+            for source, cos in (r.get("src_cos") or {}).items():
+                per.setdefault(source, []).append(cos)
+                per.setdefault("*", []).append(cos)
+    return {k: (float(np.mean(v)), float(np.std(v))) for k, v in sorted(per.items()) if len(v) > 1}
+
+
+def set_dense_z(rows: list[dict[str, Any]], scales: dict[str, tuple[float, float]]) -> None:
+    """Each row's dense_z (pipeline_fit.dense_z) on `scales` (cosine_scales of the dev rows)."""
+    from gorilla_tui import pipeline_fit
+
+    pipeline_fit.SOURCE_COSINE = scales
+    for r in rows:
+        if r.get("source_cos") is not None:
+            r["dense_z"] = pipeline_fit.dense_z(r.get("source", ""), r["source_cos"])
 
 
 def fit_model(dev: list[dict[str, Any]], i: int, features: tuple[str, ...]) -> dict[str, Any]:
@@ -428,6 +480,8 @@ def report(rows: list[dict[str, Any]]) -> tuple[str, list[dict[str, Any]], list[
     """The markdown section, the shipped models (the first candidate of each CANDIDATES entry) and the
     figures of the summary table."""
     figures: list[Figure] = []
+    scales = cosine_scales(rows)
+    set_dense_z(rows, scales)
     dev = [r for r in rows if r["split"] == "dev"]
     lines = [
         f"Measured by `bench/fit.py` ({time.strftime('%Y-%m-%d')}, Gemma 3 270M, 2 shared cores). The fit "
@@ -469,6 +523,10 @@ def report(rows: list[dict[str, Any]]) -> tuple[str, list[dict[str, Any]], list[
     for i, sets in enumerate(CANDIDATES):
         mine = [r for r in rows if r["model"] == i]
         for j, features in enumerate(sets):
+            if not any(r["model"] == i and all(r.get(f) is not None for f in features) for r in dev):
+                if j == 0:  # not collected in this run (--collect): the shipped model as it is
+                    shipped.append(shipped_model(i))
+                continue
             m = fit_model(dev, i, features)
             judge_rows(mine, m)
             cells = [pct(*flagged(mine, kind, split)) for split in ("dev", "test") for kind in ("out", "in")]
@@ -643,8 +701,18 @@ def collect_eval(shared: Path, out: Path, split: str) -> None:
             print(f"eval {n}/{len(order)} {q.id} valid={result.valid}", file=sys.stderr, flush=True)
 
 
-def constants(fitted: list[dict[str, Any]]) -> str:
-    """pipeline_fit.py's FIT_MODELS, FIT_LOW and FIT_HIGH for the shipped models, as Python."""
+def shipped_model(i: int) -> dict[str, Any]:
+    """Model `i` of pipeline_fit.FIT_MODELS as fit_model gives it (n 0: not refitted in this run)."""
+    from gorilla_tui import pipeline_fit
+
+    features, bias, weights = pipeline_fit.FIT_MODELS[i]
+    low, high = pipeline_fit.FIT_LOW[i], pipeline_fit.FIT_HIGH[i]
+    return {"features": features, "bias": bias, "weights": list(weights), "n": 0, "low": low, "high": high}
+
+
+def constants(fitted: list[dict[str, Any]], scales: dict[str, tuple[float, float]]) -> str:
+    """pipeline_fit.py's FIT_MODELS, FIT_LOW and FIT_HIGH for the shipped models and its SOURCE_COSINE
+    (`scales`: cosine_scales), as Python."""
     rows = []
     for m in fitted:
         weights = ", ".join(f"{w:.6f}" for w in m["weights"])
@@ -652,7 +720,8 @@ def constants(fitted: list[dict[str, Any]]) -> str:
     models = "".join(rows)
     lows = ", ".join(f"{m['low']:.6f}" for m in fitted)
     highs = ", ".join(f"{m['high']:.6f}" for m in fitted)
-    return f"FIT_MODELS = (\n{models})\nFIT_LOW = ({lows})\nFIT_HIGH = ({highs})"
+    out = f"FIT_MODELS = (\n{models})\nFIT_LOW = ({lows})\nFIT_HIGH = ({highs})"
+    return out + f"\nSOURCE_COSINE = {scales!r}"
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -674,8 +743,9 @@ def main(argv: list[str] | None = None) -> int:
         for split in ("dev", "test"):
             if f"eval-{split}" in a.collect:
                 collect_eval(Path(a.shared), results / f"fit_eval_{split}.jsonl", split)
-    text, fitted, figures = report(load(results, Path(a.shared)))
-    print(constants(fitted))
+    rows = load(results, Path(a.shared))
+    text, fitted, figures = report(rows)
+    print(constants(fitted, {k: (round(m, 6), round(sd, 6)) for k, (m, sd) in cosine_scales(rows).items()}))
     return publish(TITLE, text, not a.no_write, summary=figures)
 
 
