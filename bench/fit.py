@@ -41,7 +41,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
-from _report import Figure, parser, publish  # noqa: E402
+from _report import REPORT, Figure, parser, publish  # noqa: E402
 from out_of_pool import Model, auc, fit_logistic, threshold_for  # noqa: E402
 
 from gorilla_tui.retrieve.fit import name_coverage  # noqa: E402
@@ -491,8 +491,11 @@ def report(rows: list[dict[str, Any]]) -> tuple[str, list[dict[str, Any]], list[
         "bench/everyday_tasks.toml that `ask` answers right (the default index), and the out-of-pool tasks "
         "of bench/data/out_of_pool_tasks.toml and bench/data/fit_out_of_pool_tasks.toml (some over the "
         "standard library alone). dev: even BFCL ids and the files' dev halves (the rule is fitted there); "
-        "test: the rest, reported once. The default-index sets are small (about 30 tasks a half were "
-        "asked in the time there was): read their shares with that in mind.",
+        "test: the rest, reported once. The default-index sets are small (each row gives its counts; the "
+        "everyday tasks count only where `ask` answers them right): read their shares with that in mind. "
+        "dense_z: the task's best cosine over the chosen doc's source (retrieve/fit.py source_cosine) as a "
+        "z-score on that source's scale, pipeline_fit.SOURCE_COSINE (per source, the mean and standard "
+        "deviation of that cosine over the dev tasks of the default index, whatever their label).",
         "Signals of the doc the answer chose (pipeline_fit.py), ROC AUC of right answers against tasks "
         "nothing fits, dev items (right / nothing-fits items):",
         "",
@@ -588,6 +591,9 @@ def report(rows: list[dict[str, Any]]) -> tuple[str, list[dict[str, Any]], list[
                 f"| {name} | {split} | {pct(n['nothing'], len(sel))} | "
                 f"{pct(n['unsure'], len(sel))} | {pct(n['fits'], len(sel))} |"
             )
+    if not any(r["set"].startswith("eval") for r in rows):  # not asked in this run: the last run's figures
+        lines += ["", *previous_eval_block()]
+        return "\n".join(lines) + "\n", shipped, figures
     lines += [
         "",
         "BFCL end to end with the rule (each question over its own functions, filling on, as `gorilla-tui "
@@ -651,6 +657,26 @@ def report(rows: list[dict[str, Any]]) -> tuple[str, list[dict[str, Any]], list[
             f"{total:.2f} s / {without:.2f} s = **{total / without:.3f}**.",
         ]
     return "\n".join(lines) + "\n", shipped, figures
+
+
+#: Where the BFCL end-to-end figures start in the section (report), kept from the last run that asked them.
+EVAL_HEAD = "BFCL end to end with the rule"
+
+
+def previous_eval_block() -> list[str]:
+    """The BFCL end-to-end lines (EVAL_HEAD to the section's end) of docs/benchmarks.md's section as the
+    last run that asked them (--collect eval-dev,eval-test) wrote them, under a line saying so: a run that
+    did not ask them does not drop them. [] when the section has none."""
+    text = REPORT.read_text(encoding="utf-8") if REPORT.exists() else ""
+    start = text.find(f"<!-- begin: {TITLE} -->")
+    end = text.find(f"<!-- end: {TITLE} -->", start)
+    section = text[start:end] if start >= 0 and end > start else ""
+    at = section.find(EVAL_HEAD)
+    if at < 0:
+        return []
+    block = section[at:].strip().splitlines()
+    note = "(Not asked again in this run: the figures below are the last run's that asked BFCL end to end.)"
+    return [note, "", *block]
 
 
 def collect_eval(shared: Path, out: Path, split: str) -> None:
