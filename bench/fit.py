@@ -591,6 +591,24 @@ def report(rows: list[dict[str, Any]]) -> tuple[str, list[dict[str, Any]], list[
                 f"| {name} | {split} | {pct(n['nothing'], len(sel))} | "
                 f"{pct(n['unsure'], len(sel))} | {pct(n['fits'], len(sel))} |"
             )
+    asked = [r for r in rows if r["set"] in ("everyday", "out_of_pool") and r.get("timings", {}).get("total")]
+    if asked:  # the default index's asks: the fit stage (its dense_z included) in Proposal.timings["fit"]
+        total = np.median([r["timings"]["total"] for r in asked])
+        without = np.median([r["timings"]["total"] - r["timings"].get("fit", 0.0) for r in asked])
+        fit_p50 = np.median([r["timings"].get("fit", 0.0) for r in asked])
+        figures.append(
+            Figure(
+                "ask p50 with the fit judgment / without, default index, one run",
+                f"{total / without:.3f}",
+                "<= 1",
+            )  # fmt: skip
+        )
+        lines += [
+            "",
+            f"Default index, the same {len(asked)} asks (one run): ask p50 with the judgment / without it "
+            f"{total:.2f} s / {without:.2f} s = **{total / without:.3f}**; the fit stage's p50 "
+            f"{1000 * fit_p50:.1f} ms.",
+        ]
     if not any(r["set"].startswith("eval") for r in rows):  # not asked in this run: the last run's figures
         lines += ["", *previous_eval_block()]
         return "\n".join(lines) + "\n", shipped, figures

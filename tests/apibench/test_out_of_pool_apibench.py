@@ -132,7 +132,9 @@ def test_the_best_cosine_over_the_chosen_source_tells_tasks_nothing_fits(
     for task in (LOCK, THERMOSTAT):
         p = pipeline.ask(task)
         signals = p.fit_signals
-        assert any(signals["source_cos"] == pytest.approx(index.source_cosine(task, s)) for s in index.sources)
+        assert any(
+            signals["source_cos"] == pytest.approx(index.source_cosine(task, s)) for s in index.sources
+        )
         assert signals["dense_z"] is not None, (task, signals)
         low.append(signals["dense_z"])
         old = OLD_BIAS + sum(w * signals[f] for f, w in zip(("retrieval", "cov"), OLD_WEIGHTS, strict=True))
