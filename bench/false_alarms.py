@@ -15,12 +15,18 @@ per 10,000 lines (non-blank), per reason code, per row, the notes (files Python 
 Python 3 syntax"; calls past callsite.MAX_CALLS not checked; files that are not UTF-8, not read), the
 first --show findings, and writes the "False alarms" section of docs/benchmarks.md. Targets (issue 39): 0
 findings on all of Lib/, <= 0.5 per 10,000 lines of the installed packages.
+
+With --indexed-home DIR (an index with the packages themselves indexed, as bench/conala.py builds it:
+`index --refresh --source python:stdlib,numpy,pandas,matplotlib`), a second pass checks INDEXED (numpy,
+pandas, matplotlib) against that index, where their own names are judged (python-env docs of them);
+--indexed-results FILE writes its rows as JSON, --indexed-before FILE shows an earlier run's beside them.
 """
 
 # ruff: noqa: E501  (markdown table rows read better unwrapped)
 from __future__ import annotations
 
 import importlib.util
+import json
 import os
 import sys
 import sysconfig
@@ -60,6 +66,8 @@ TESTS = frozenset({"test", "tests", "idle_test", "testing"})
 SKIP = frozenset({"__pycache__", "site-packages"})
 TARGET_PACKAGES = 0.5
 STD, STD_TESTS = "standard library", "standard library: test folders"
+#: Packages checked by the second pass, with themselves indexed (--indexed-home).
+INDEXED = ("numpy", "pandas", "matplotlib")
 
 
 def py_files(folder: Path, tests: bool = False) -> list[Path]:
@@ -195,6 +203,63 @@ def per_10k(n: int, lines: int) -> float:
     return 10_000 * n / lines if lines else 0.0
 
 
+def indexed_pass(args, index_class, validator_class) -> str:
+    """The second pass (--indexed-home): INDEXED's sources checked against an index of them; its Markdown."""
+    os.environ["GORILLA_TUI_HOME"] = args.indexed_home
+    pool = index_class.load().pool(None)
+    validator = validator_class(pool)
+    rows, reasons = [], Counter()
+    for name in INDEXED:
+        folder = package_folder(name)
+        if folder is None:
+            continue
+        files = py_files(folder)
+        lines, found, _notes = check_files(validator, files)
+        rows.append({"package": name, "files": len(files), "lines": lines, "findings": len(found)})
+        reasons.update(f.reason for f in found)
+        print(f"indexed {name}: {len(files)} files, {lines} lines, {len(found)} findings", file=sys.stderr)
+        for f in found[: args.show]:
+            print(f"  [{name}, indexed] {f.path}:{f.line}:{f.col}: {f.reason} {f.message}", file=sys.stderr)
+    if args.indexed_results:
+        Path(args.indexed_results).write_text(
+            json.dumps({"rows": rows, "reasons": reasons}), encoding="utf-8"
+        )
+    before = (
+        json.loads(Path(args.indexed_before).read_text(encoding="utf-8")) if args.indexed_before else None
+    )
+    old = {r["package"]: r for r in before["rows"]} if before else {}
+    n_docs = sum(1 for d in pool if d.source == "python-env")
+    text = (
+        f"\nWith the packages themselves indexed (`--indexed-home`: python-env with "
+        f"{', '.join(['the standard library', *INDEXED])}, {n_docs} docs; their own calls are judged against "
+        "their docs): the same check over their installed sources"
+        + (" (before: the same pass with the code and index before type stubs were read)" if before else "")
+        + ".\n\n| package | files | lines | findings | per 10,000 lines |"
+        + (
+            " before: findings | before: per 10,000 lines |\n|---|---:|---:|---:|---:|---:|---:|\n"
+            if before
+            else "\n|---|---:|---:|---:|---:|\n"
+        )
+    )
+    for r in rows:
+        text += f"| {r['package']} | {r['files']} | {r['lines']} | {r['findings']} | {per_10k(r['findings'], r['lines']):.2f} |"
+        if before:
+            b = old.get(r["package"], {"findings": 0, "lines": 0})
+            text += f" {b['findings']} | {per_10k(b['findings'], b['lines']):.2f} |"
+        text += "\n"
+    lines, found = sum(r["lines"] for r in rows), sum(r["findings"] for r in rows)
+    text += f"| **all** | | {lines} | {found} | **{per_10k(found, lines):.2f}** |"
+    if before:
+        b_lines, b_found = sum(r["lines"] for r in before["rows"]), sum(r["findings"] for r in before["rows"])
+        text += f" {b_found} | {per_10k(b_found, b_lines):.2f} |"
+    text += "\n\nReason codes (indexed pass): " + (
+        ", ".join(f"{c} {n}" for c, n in sorted(reasons.items())) or "none"
+    )
+    if before:
+        text += "; before: " + (", ".join(f"{c} {n}" for c, n in sorted(before["reasons"].items())) or "none")
+    return text + ".\n"
+
+
 def main() -> int:
     ap = parser(__doc__)
     ap.add_argument(
@@ -203,6 +268,9 @@ def main() -> int:
     ap.add_argument("--packages", default=",".join(PACKAGES), help="comma-separated installed packages")
     ap.add_argument("--no-stdlib", action="store_true", help="skip the standard library (quick runs)")
     ap.add_argument("--show", type=int, default=20, help="print the first N findings")
+    ap.add_argument("--indexed-home", default=None, help="GORILLA_TUI_HOME of an index with INDEXED indexed")
+    ap.add_argument("--indexed-results", default=None, help="write the second pass's rows here (JSON)")
+    ap.add_argument("--indexed-before", default=None, help="an earlier --indexed-results file, shown beside")
     args = ap.parse_args()
     if args.home:
         os.environ["GORILLA_TUI_HOME"] = args.home
@@ -294,6 +362,8 @@ def main() -> int:
         "signature; `sqlite3.Date`: a star import through a Python module; `multiprocessing.current_process`: names made by "
         "`globals().update`). None was a true hallucination of CPython's code.\n"
     )
+    if args.indexed_home:
+        text += indexed_pass(args, ApiIndex, Validator)
     summary = [
         Figure(
             "`check` findings per 10k lines of installed packages",

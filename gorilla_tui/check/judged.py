@@ -26,7 +26,11 @@ inside ``assertRaises`` / ``pytest.raises``, or a ``try`` that handles its error
    and the arguments of an enum called with a value (``HTTPStatus(404)``) are not judged;
 4. a wrong value (``wrong_args:unknown_value`` / ``unknown_model``) is reported only for a literal
    argument (variable_argument), a missing argument only for a call made, not a function passed to a
-   wrapper (``self._mgr.apply(operator.invert)``).
+   wrapper (``self._mgr.apply(operator.invert)``);
+5. an unknown callee of an installed package's module the pool covers (python-env with ``python:numpy``)
+   is reported only where the module's type stub or source lists all its names and lacks this one
+   (``np.arrray``: numpy's ``__init__.pyi`` lists them): a name it binds is real, and a module that takes
+   names it does not spell (a compiled module's star import, a module ``__getattr__``) is not judged.
 why_skipped() gives the reason a call is not reported ("" when it is).
 """
 
@@ -42,6 +46,8 @@ from gorilla_tui.check.scope import Bindings, resolve
 from gorilla_tui.check.signature import canonical
 from gorilla_tui.pool.pyenv.binds import (
     enum_classes,
+    installed_file,
+    installed_names,
     module_binds,
     module_file,
     source_names,
@@ -101,6 +107,29 @@ def stdlib_bound(validator: PoolIndex, call: CallSite, callee: str, bound: Set[s
     if len(attrs) == 1 and _CONSTANT_NAME.fullmatch(attrs[0]):  # csv.QUOTE_ALL(): a constant is not called
         return False
     return len(attrs) == 1 and module_binds(module, attrs[0]) is True
+
+
+def package_names_say(validator: PoolIndex, call: CallSite, callee: str, bound: Set[str]) -> str:
+    """What an installed package's module says of callee `callee` the pool lacks, for the Validator (rule 5
+    of the module doc, issue 39): "bound" when the module the pool covers (python-env, ``python:numpy``)
+    binds the name in its stub or source (a real name the docs leave out: valid, arguments not judged),
+    "unknown: WHY" when the module cannot list its names (not judged: neither valid nor a
+    hallucination), "" when the rule does not apply or the name is not there (a hallucination:
+    ``np.arrray``, numpy's ``__init__.pyi`` lists every name). bound: the names the code binds."""
+    root = callee.split(".", 1)[0].split("(", 1)[0]
+    if "()" in callee or root in sys.stdlib_module_names or root in validator.api_roots or root in bound:
+        return ""
+    if call.via or not _environment_owner(validator, _owner(callee)):
+        return ""
+    why = _package_skip(callee)
+    owner = _owner(callee)
+    if " exists; " in why and any(
+        c == owner or c.startswith((owner + ".", owner + "(")) for c in validator.callees
+    ):
+        return ""  # an attribute of a class the pool documents (numpy.ndarray): judged against its docs
+    if not why:
+        return ""
+    return "bound" if " binds " in why or " exists; " in why else f"unknown: {why}"
 
 
 def _owner(callee: str) -> str:
@@ -232,6 +261,38 @@ def _stdlib_skip(call: CallVerdict, validator: PoolIndex) -> str:
     return ""
 
 
+def _environment_owner(validator: PoolIndex, owner: str) -> bool:
+    """True when the pool has python-env callees in `owner` (PoolIndex.api_callees are the others: an
+    installed package indexed with ``--source python:NAME``), not only a hub's or APIZoo's (``torch.hub``:
+    rule 2 judges those)."""
+    return any(_owner(c) == owner and c not in validator.api_callees for c in validator.callees)
+
+
+def _package_skip(judged: str) -> str:
+    """Why callee `judged` of an installed package's module that the pool covers but lacks is not reported
+    (rule 5), else "": the module's stub or source (pool/pyenv/binds.py installed_names: ``numpy``'s
+    ``__init__.pyi``) binds the name, or cannot list its names (a star import of a compiled module without
+    a stub, a module ``__getattr__``, no file at all: compiled), so a name it does not spell may exist."""
+    parts = judged.replace("()", "").split(".")
+    for k in range(len(parts) - 1, 0, -1):
+        module, attrs = ".".join(parts[:k]), parts[k:]
+        if installed_file(module) is None and k > 1:
+            continue
+        found = installed_names(module)
+        if found is None:
+            return f"{module} has no source or stub file here: {module}.{attrs[0]} is not known without it"
+        names, complete = found.names, found.complete
+        if attrs[0] in names and len(attrs) > 1:
+            return f"{module}.{attrs[0]} exists; its attributes ({'.'.join(attrs[1:])}) are not judged"
+        if attrs[0] in names:
+            return f"{module} binds {attrs[0]} (its source or stub: assignment, import or definition)"
+        if not complete:
+            why = "a star import of a compiled module, a module __getattr__ or globals() writes"
+            return f"{module} cannot list its names ({why}): {module}.{attrs[0]} is not judged"
+        return ""
+    return ""
+
+
 #: The argument a wrong_args note names first: "repo_id=missing is not in the API pool ..." or "0='pat' ...".
 _NAMED_ARGUMENT = re.compile(r"(\w+)=")
 
@@ -294,6 +355,9 @@ def why_skipped(
         owner = _owner(judged)
         if not any(_owner(c) == owner for c in validator.callees):
             return f"{judged}: no pool callee in {owner or 'its module'} (the pool does not cover it)"
+        skip = _package_skip(judged) if _environment_owner(validator, owner) else ""
+        if skip:
+            return skip
     if _stdlib(judged, validator):
         skip = _stdlib_skip(call, validator)
         if skip:

@@ -34,7 +34,7 @@ from gorilla_tui.check.arguments import has_schema, read_arguments, schema_error
 from gorilla_tui.check.callsite import CallSite, Scan, left_out_note, scan
 from gorilla_tui.check.extract import extract
 from gorilla_tui.check.imports import argument_errors, named_by_schema, resolve_calls
-from gorilla_tui.check.judged import stdlib_bound
+from gorilla_tui.check.judged import package_names_say, stdlib_bound
 from gorilla_tui.check.pool_index import NEAR_MISS, PoolEntry, PoolIndex, helper_loaded
 from gorilla_tui.check.rest import http_method, path_of, request_lines
 from gorilla_tui.check.signature import bind, canonical, family, key
@@ -290,6 +290,8 @@ class Validator(PoolIndex):
         lazy: _Lazy = {}  # cheap verdicts (see _wrong, _full): did-you-mean only for the deciding one
         matched_spans: list[tuple[int, int]] = []  # calls inside a matched pool call are part of it
         wrapper_spans = {c.span for c in calls if c.via}
+        imported = {q.span: canonical(q.callee) for q in resolved}  # np.array -> numpy.array (rule 5)
+        unjudged: list[str] = []  # calls of modules that cannot list their names (judged.py rule 5)
         for call in calls:
             callee = canonical(call.callee)
             start, end = call.span
@@ -312,6 +314,12 @@ class Validator(PoolIndex):
                 role, verdict = "pool", Verdict("valid", call.text, companion.doc)
             elif stdlib_bound(self, call, callee, result.assigned):
                 role, verdict = "python-env", Verdict("valid", call.text, None)
+            elif said := package_names_say(self, call, imported.get(call.span, callee), result.assigned):
+                role = "python-env" if said == "bound" else "unjudged"  # a real name, or not judged
+                verdict = Verdict("valid", call.text, None) if said == "bound" else None
+                unjudged += (
+                    [] if verdict else [f"{call.line}:{call.col}: {call.callee} not judged: {said[9:]}"]
+                )
             elif self._incidental(call, result.assigned):
                 role, verdict = "incidental", None
             else:
@@ -351,7 +359,9 @@ class Validator(PoolIndex):
             note = "an unknown callee decides (not ranked: per_call)"
             return Verdict("hallucination", None, None, [], [note], "hallucination:unknown_callee", per_call)
         for call in self._culprit(others):
-            near = self.near_callees(canonical(call.callee))
+            qualified = imported.get(call.span, "")  # np.arrray: numpy.array is near numpy.arrray
+            near = self.near_callees(qualified) if qualified else []
+            near = near or self.near_callees(canonical(call.callee))
             note = f"{call.line}:{call.col}: {call.callee} is not a callee of the API pool"
             return Verdict(
                 "hallucination", call.text, None, near, [note], "hallucination:unknown_callee", per_call
@@ -362,7 +372,7 @@ class Validator(PoolIndex):
             return decided
         note = "only incidental calls (builtins, methods of local objects)" if calls else "no call found"
         reason = "no_call:only_incidental" if calls else "no_call:no_code"
-        return Verdict("no_call", None, None, [], [note], reason, per_call)
+        return Verdict("no_call", None, None, [], [*unjudged, note], reason, per_call)
 
     def check(self, text: str, prefer: str | None = None) -> Verdict:
         """Verdict for any model text or code: extract() first, then check_code() on the api_call field and,

@@ -36,10 +36,10 @@ def run(args: argparse.Namespace) -> int:
     starts (Ctrl+Q included) are kept for the app: cli.main set the terminal up (tui/terminal.py).
 
     Raises:
-        UsageError: stdin or stdout is not a terminal (NO_TERMINAL; exit 2), before anything loads."""
+        UsageError: stdin or stdout is not a terminal (NO_TERMINAL; exit 2), before the model or index loads."""
+    settings = settings_from_args(args)  # a bad config.toml is said first, terminal or not
     if not (sys.stdin.isatty() and sys.stdout.isatty()):
         raise UsageError(NO_TERMINAL, hint=NO_TERMINAL_HINT)
-    settings = settings_from_args(args)
     from gorilla_tui.tui.session import Session  # no Textual: the model starts loading before it is imported
 
     session = Session(settings)

@@ -34,6 +34,12 @@ _EMAIL = re.compile(r"\b[\w.+-]+@[\w-]+(?:\.[\w-]+)+\b")
 _PATH = re.compile(
     r"(?<![\w@/])(?:~|\.{1,2})?(?:[A-Za-z]:\\|/)?[\w.-]+(?:[/\\][\w.-]*)+|(?<![\w@/.])[\w-]+(?:\.[\w-]+)*\.[A-Za-z][\w]{0,7}\b"
 )
+# a file or folder the task names by a bare word: "the folder old_build", "a file called notes" (a word with
+# "_" or a digit, or one the task says is a name; "the file contents" names no file)
+_NAMED_PATH = re.compile(
+    r"\b(?:files?|folders?|dir(?:ectory|ectories)?|dirs)\s+(?:(?:named|called)\s+([\w.-]+)|(\w*[_\d]\w*))\b",
+    re.IGNORECASE,
+)
 # a number, also with a unit or currency glued to it ("6cm", "$100", "5%"); not inside a word ("mp3")
 _NUMBER = re.compile(
     r"(?<![\w.^])[-+]?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?(?:[eE][-+]?\d+)?(?=[a-zA-Z%°]{0,5}\b|[^\w]|$)"
@@ -249,7 +255,8 @@ def _names(task: str, word: str, start: int) -> bool:
 
 def _atoms(task: str) -> list[tuple[int, int]]:
     """Spans of `task` that are one value each, never split: quoted text, dates in words, URLs, e-mail
-    addresses, paths and formulas ("3x^2 + 2x - 1"), first match kept where two overlap."""
+    addresses, paths, formulas ("3x^2 + 2x - 1") and files or folders named by a bare word ("the folder
+    old_build", _NAMED_PATH), first match kept where two overlap."""
     atoms: list[tuple[int, int]] = []
     whole = (len(task) - len(task.lstrip()), len(task.rstrip()))
     for rx in (_QUOTED, _DATE, _URL, _EMAIL, _PATH, _FORMULA):
@@ -263,6 +270,10 @@ def _atoms(task: str) -> list[tuple[int, int]]:
             end = m.start() + len(text)
             if not any(s < end and m.start() < e for s, e in atoms):
                 atoms.append((m.start(), end))
+    for m in _NAMED_PATH.finditer(task):
+        start, end = m.span(1) if m.group(1) else m.span(2)
+        if not any(s < end and start < e for s, e in atoms):
+            atoms.append((start, end))
     return atoms
 
 

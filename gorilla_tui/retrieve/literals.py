@@ -105,6 +105,15 @@ _VARIABLE_RE = re.compile(r"`([A-Za-z_]\w*)`")
 #: ... except a builtin's name or a keyword, which names the API or the construct asked about ("use `zip`",
 #: "`sorted` with a key", "`lambda` in a sort").
 KEPT_NAMES = frozenset(dir(builtins)) | frozenset(keyword.kwlist)
+#: A file or folder the task names by a bare word, after the word saying it is one: "a directory called
+#: reports", "the folder old_build" (a name with "_" or a digit). The name is dropped, the kind word stays:
+#: "reports" carried "make a directory called reports" to a financial-reports model. A name with a dot is a
+#: file name (_LITERAL_RE reads its extension).
+_NAMED_FILE_RE = re.compile(
+    r"\b((?:files?|folders?|dir(?:ectory|ectories)?|dirs)\s+)"
+    r"(?:(?:named|called)\s+[\w-]+|[A-Za-z]*[_\d][\w-]*)(?![\w.-])",
+    re.IGNORECASE,
+)
 #: How far back a rule looks for the word before a literal (NUMBERED_STANDARDS, PLACE_WORDS), in characters.
 _LOOK_BACK = 12
 
@@ -216,10 +225,12 @@ def intent_text(task: str, known: Container[str] | None = None) -> str:
         (report_old.csv: an extension of FILE_EXTENSIONS) -> "<extension> file" (the format is the file's
         kind: "read config.json" -> "read json file" finds json.load); glob patterns (*.txt) -> "txt files
         pattern"; host names (example.com: HOST_TLDS; localhost:8080) -> "host" ("host port"); UUIDs ->
-        "id"; long hex strings -> nothing; numbers ($5, 3.14, 2,000) -> nothing, a glued unit -> its word
-        (10s -> "seconds", UNIT_WORDS). Each kind word is given once: a repeat is dropped ("rename
-        report_old.csv to report.csv" -> "rename csv file to"; kept twice, "csv" outweighed "rename"). White
-        space is collapsed; the result may be "" (a task of values alone: callers then search the task).
+        "id"; long hex strings -> nothing; a file or folder named by a bare word ("a directory called
+        reports", "the folder old_build": _NAMED_FILE_RE) -> its kind word alone; numbers ($5, 3.14, 2,000)
+        -> nothing, a glued unit -> its word (10s -> "seconds", UNIT_WORDS). Each kind word is given once:
+        a repeat is dropped ("rename report_old.csv to report.csv" -> "rename csv file to"; kept twice,
+        "csv" outweighed "rename"). White space is collapsed; the result may be "" (a task of values alone:
+        callers then search the task).
 
     Stays as typed (each measured with bench/literals.py on the dev splits):
     - numbers inside a word (resnet50, top-1, utf-8, 224x224, GPT-2), after a numbered standard (ISO 8601,
@@ -256,6 +267,7 @@ def intent_text(task: str, known: Container[str] | None = None) -> str:
         return f" {words} {value[len(stripped) :]}"
 
     task = _VARIABLE_RE.sub(lambda m: m.group() if m.group(1) in KEPT_NAMES else " ", task)
+    task = _NAMED_FILE_RE.sub(lambda m: m.group(1), task)
     return " ".join(_LITERAL_RE.sub(sub, task).split())
 
 

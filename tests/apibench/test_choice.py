@@ -169,9 +169,11 @@ def test_rule_for_follows_the_first_hit_source_and_its_expansion(
     assert likelihood.rule_for([tf[0], vad]) == "domain-vote"  # hit 1 decides
     assert likelihood.rule_for([vad, tf[0]]) == "domain-vote"  # Torch Hub docs without training questions
     expanded = ApiDoc(**{**vad.to_dict(), "questions": ["detect speech in a recording"]})
-    assert likelihood.rule_for([expanded, tf[0]]) == likelihood.CHOICE_RULE  # expanded: the default rule
+    assert likelihood.rule_for([expanded, tf[0]]) == likelihood.EXPANDED_RULE  # a hub's expanded doc
     user = ApiDoc(id="mine:1", source="mine", api_call="mylib.run(x)")
     assert likelihood.rule_for([user, tf[0]]) == likelihood.CHOICE_RULE  # no manifest rule: the default
+    own_questions = ApiDoc(**{**user.to_dict(), "questions": ["run my thing"]})
+    assert likelihood.rule_for([own_questions]) == likelihood.CHOICE_RULE  # no rule of its own: the default
     assert likelihood.rule_for([]) == likelihood.CHOICE_RULE
 
 

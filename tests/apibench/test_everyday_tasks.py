@@ -14,9 +14,10 @@ from gorilla_tui.evaluate.run import load_tasks as load_eval_tasks
 from gorilla_tui.pool.doc import ApiDoc, load_apizoo, load_jsonl
 from gorilla_tui.pool.pyenv.source import load_python_env
 from gorilla_tui.retrieve.literals import intent_text
+from gorilla_tui.types import Hit, Proposal, Verdict
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
-from everyday import HUBS, SOURCES, is_right, load_tasks  # noqa: E402
+from everyday import HUBS, SOURCES, chosen_doc, is_right, load_tasks  # noqa: E402
 from filling import fits, label_values, values_found  # noqa: E402
 
 TASKS = load_tasks()
@@ -132,3 +133,17 @@ def test_the_tasks_in_other_languages_each_translate_one_everyday_task() -> None
     per = Counter((t["lang"], t["split"]) for t in translated)
     for lang in LANGS:
         assert per[(lang, "dev")] >= 5 and per[(lang, "test")] >= 2, lang
+
+
+def test_a_filled_receiver_counts_as_the_doc_it_fills() -> None:
+    """pw-weekday: the pipeline chose datetime.date.weekday (template `datetime.date(year).weekday()`) and
+    filled its receiver, `datetime.date(1976, 7, 4).weekday()`; the bench counted no doc chosen."""
+    docs = {d.api_name: d for d in load_python_env("stdlib").docs}
+    names = ["os.path.getsize", "datetime.date.weekday"]
+    hits = [Hit(doc=docs[n], score=1.0, rank=i) for i, n in enumerate(names, start=1)]
+    valid = Verdict("valid")
+    call = "datetime.date(1976, 7, 4).weekday()"
+    filled = Proposal(task="t", api_call=call, code="", verdict=valid, hits=hits)
+    assert chosen_doc(filled).api_name == "datetime.date.weekday"
+    other = Proposal(task="t", api_call="datetime.time(10).weekday()", code="", verdict=valid, hits=hits)
+    assert chosen_doc(other) is None

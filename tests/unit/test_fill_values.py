@@ -228,3 +228,10 @@ def test_a_date_the_task_writes_fills_year_month_and_day_part_by_part():
     # no date in the task: the parts are what they were (year from the numbers, month and day left out)
     plain = slots(date_params, TaskValues.of("is 2028 a leap year"))
     assert [(s.param.name, list(s.values)) for s in plain] == [("year", ["2028"])]
+
+
+def test_a_file_or_folder_named_by_a_bare_word_is_one_value():
+    """Lead's hand trial: "delete the folder old_build" gave os.rmdir(path): the name was no path value."""
+    named = {c.value: c.atomic for c in strings("delete the folder old_build and a directory called reports")}
+    assert named["old_build"] is True and named["reports"] is True
+    assert {c.value for c in strings("read the file contents") if c.atomic} == set()

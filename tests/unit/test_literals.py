@@ -82,6 +82,12 @@ CASES = [
     ('parse the JSON string \'{"name": "bob"}\'', 'parse the JSON string \'{"name": "bob"}\''),
     ("turn '05/01/2024 10:30' into a datetime", "turn ' date ' into a datetime"),
     ("on 05/01/2024 10:30 pm, at 09:00", "on date , at time"),
+    # a file or folder named by a bare word: the name is dropped, the kind word stays ("reports" carried
+    # "make a directory called reports" to a financial-reports model)
+    ("make a directory called reports", "make a directory"),
+    ("delete the folder old_build now", "delete the folder now"),
+    ("open the file named config.json", "open the file named json file"),
+    ("read the file contents", None),
 ]
 
 

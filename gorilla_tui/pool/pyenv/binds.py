@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import ast
 import functools
+import importlib.util
 import os
 import re
 import sys
@@ -90,8 +91,54 @@ def source_names(module: str) -> SourceNames | None:
     *``; a star import of a Python module that itself has one brings its spelled names and not all: sqlite3's
     ``from sqlite3.dbapi2 import *`` gives ``Date``), a module ``__getattr__``, a write through globals()."""
     path = module_file(module)
-    if path is None:
+    return None if path is None else _file_names(module, path)
+
+
+@functools.lru_cache(maxsize=256)
+def installed_file(module: str) -> Path | None:
+    """The file that lists the names of `module` of an installed distribution (not the standard library):
+    its type stub (``numpy/__init__.pyi``: PEP 484 stubs describe a module whole, its compiled names too)
+    when it has one, else its source; found under the top-level package's folder, which
+    importlib.util.find_spec gives for a top-level name without importing anything. None for a
+    standard-library module, a module not installed, or a compiled one without a stub."""
+    top, *rest = module.split(".")
+    if top in sys.stdlib_module_names or not all(p.isidentifier() for p in (top, *rest)):
         return None
+    try:
+        spec = importlib.util.find_spec(top)
+    except (ImportError, ValueError):
+        return None
+    if spec is None:
+        return None
+    if spec.submodule_search_locations:
+        base = Path(next(iter(spec.submodule_search_locations))).joinpath(*rest)
+        candidates = [base / "__init__.pyi", base / "__init__.py"]
+        if rest:
+            candidates += [base.with_name(base.name + ".pyi"), base.with_name(base.name + ".py")]
+    elif not rest and spec.origin and spec.origin.endswith(".py"):
+        candidates = [Path(spec.origin).with_suffix(".pyi"), Path(spec.origin)]
+    else:
+        return None
+    return next((c for c in candidates if c.is_file()), None)
+
+
+@functools.lru_cache(maxsize=256)
+def installed_names(module: str) -> SourceNames | None:
+    """source_names for a module of an installed distribution (installed_file: its stub, else its
+    source), None when no file lists its names."""
+    path = installed_file(module)
+    return None if path is None else _file_names(module, path)
+
+
+def _names(module: str) -> SourceNames | None:
+    """source_names for a standard-library module, installed_names for any other."""
+    if module.split(".")[0] in sys.stdlib_module_names:
+        return source_names(module)
+    return installed_names(module)
+
+
+def _file_names(module: str, path: Path) -> SourceNames | None:
+    """The SourceNames of `module` read from its file `path` (source_names' rules; a ``.pyi`` stub too)."""
     try:
         tree = ast.parse(path.read_bytes())
     except (OSError, SyntaxError, ValueError):
@@ -142,9 +189,11 @@ def source_names(module: str) -> SourceNames | None:
             names.add(made)  # _IntEnum._convert_('Options', __name__, ...): ssl.Options, signal.Signals
         elif isinstance(node, ast.Match):
             stack += [s for case in node.cases for s in case.body]
-    if path.name == "__init__.py":  # a package's submodules are its attributes once imported
+    if path.stem == "__init__":  # a package's submodules are its attributes once imported
         names.update(
-            p.stem for p in path.parent.iterdir() if p.suffix == ".py" or (p / "__init__.py").is_file()
+            p.stem
+            for p in path.parent.iterdir()
+            if p.suffix in (".py", ".pyi") or (p / "__init__.py").is_file()
         )
     return SourceNames(frozenset(names), complete, dynamic)
 
@@ -155,13 +204,13 @@ def _star_names(module: str, path: Path, node: ast.ImportFrom) -> SourceNames | 
     unknown."""
     source = node.module or ""
     if node.level:
-        package = module if path.name == "__init__.py" else module.rpartition(".")[0]
+        package = module if path.stem == "__init__" else module.rpartition(".")[0]
         for _ in range(node.level - 1):
             package = package.rpartition(".")[0]
         source = f"{package}.{source}" if source else package
     if source == module or _ALIASES.get(source) == module:
         return None
-    return source_names(source)
+    return _names(source)
 
 
 @functools.lru_cache(maxsize=256)

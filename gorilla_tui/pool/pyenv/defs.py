@@ -102,9 +102,10 @@ def decorators_of(node: Node) -> list[str]:
 
 #: Decorators that keep the signature of the function they wrap (the last name of the decorator, before
 #: any call): the standard library's (builtins, functools, contextlib, abc, typing, dataclasses, enum).
-#: Any other decorator (``@overload``, whose first def is the one kept; ``@click.command()``, a registry's
-#: ``@register``) may change how the name is called: the parameters are kept and ``*args`` / ``**kwargs``
-#: end them, so the checker counts no argument against them (check/imports.py argument_errors).
+#: Any other decorator (``@overload``, kept only when no implementation def follows it;
+#: ``@click.command()``, a registry's ``@register``) may change how the name is called: the parameters
+#: are kept and ``*args`` / ``**kwargs`` end them, so the checker counts no argument against them
+#: (check/imports.py argument_errors).
 SIGNATURE_KEEPING = frozenset(
     {
         "staticmethod", "classmethod", "property", "setter", "getter", "deleter", "cached_property",
@@ -155,6 +156,7 @@ def function_def(node: Node, decorators: list[str], in_class: bool) -> FuncDef:
         is_async=any(c.type == "async" for c in node.children),
         line=node.start_point[0] + 1,
         returns="" if in_class else _returned_callee(node.child_by_field_name("body")),
+        overload=any(d.rsplit(".", 1)[-1] == "overload" for d in decorators),
     )
 
 
@@ -202,7 +204,10 @@ def class_def(node: Node, decorators: list[str] | None = None) -> ClassDef:
         if child is None or child.type != "function_definition":
             continue
         fn = function_def(child, decorators, in_class=True)
-        if fn.name in seen:  # property setters and overload stubs repeat a name: keep the first
+        if fn.name in seen:  # property setters and overload stubs repeat a name: keep the first, but the
+            kept = next((m for m in cls.methods if m.name == fn.name), None)  # implementation after overloads
+            if kept is not None and kept.overload and not fn.overload:
+                cls.methods[cls.methods.index(kept)] = fn
             continue
         seen.add(fn.name)
         if fn.name == "__init__" or (fn.name == "__new__" and cls.init is None):

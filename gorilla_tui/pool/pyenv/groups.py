@@ -56,6 +56,9 @@ class Group:
     #: the modules named by the spec ("json", "xml.etree") when only their docs (their submodules' too) are
     #: kept of the whole standard library or distribution read; () = all of them
     only: tuple[str, ...] = ()
+    #: the type stubs (``.pyi``) shipped in the distribution, (module name, is_package, path) as files: read
+    #: for the names compiled modules provide (pool/pyenv/stubs.py); () for the standard library
+    stubs: tuple[tuple[str, bool, Path], ...] = ()
 
     def covers(self, module: str) -> bool:
         """Whether dotted `module` is in this group's part (always, for a whole group)."""
@@ -69,7 +72,7 @@ class Group:
 def _module_name(parts: tuple[str, ...]) -> tuple[str, bool] | None:
     """Dotted module name and is_package for a path relative to its root, or None when it is skipped."""
     *dirs, filename = parts
-    stem = filename[:-3]
+    stem = filename.rsplit(".", 1)[0]
     if any(d in SKIP_DIRS or not d.isidentifier() for d in dirs) or stem in SKIP_STEMS:
         return None
     if not stem.isidentifier() or stem.startswith("test_") or stem.endswith("_test"):
@@ -93,7 +96,8 @@ def stdlib_group() -> Group:
 
 
 def dist_group(name: str) -> Group:
-    """The .py files of installed distribution `name` (importlib.metadata RECORD; nothing is imported).
+    """The .py files of installed distribution `name` (importlib.metadata RECORD; nothing is imported), and
+    its .pyi type stubs (Group.stubs).
 
     Raises UsageError when the distribution is not installed or lists no files.
     """
@@ -103,17 +107,23 @@ def dist_group(name: str) -> Group:
         raise _NotInstalled(
             f"Python distribution {name!r} is not installed", hint="pip install it, or check the name"
         ) from None
-    files = []
+    files, stubs = [], []
     for f in dist.files or []:
         parts = f.parts
-        if f.suffix != ".py" or not parts or parts[0] == ".." or parts[0].endswith((".dist-info", ".data")):
+        if f.suffix not in (".py", ".pyi") or not parts or parts[0] == "..":
+            continue
+        if parts[0].endswith((".dist-info", ".data")):
             continue
         named = _module_name(tuple(parts))
         if named:
-            files.append((named[0], named[1], Path(str(dist.locate_file(f)))))
+            (files if f.suffix == ".py" else stubs).append(
+                (named[0], named[1], Path(str(dist.locate_file(f))))
+            )
     if not files:
         raise UsageError(f"distribution {name!r} has no Python source files to index")
-    return Group(dist.metadata["Name"] or name, dist.version, tuple(sorted(files)))
+    return Group(
+        dist.metadata["Name"] or name, dist.version, tuple(sorted(files)), stubs=tuple(sorted(stubs))
+    )
 
 
 def module_group(name: str) -> Group:

@@ -5,6 +5,7 @@ fills are pyenv/surface.py (re-exported here)."""
 from __future__ import annotations
 
 import inspect
+import re
 from typing import TYPE_CHECKING
 
 from gorilla_tui.parsing import captures, parse
@@ -35,6 +36,33 @@ def first_paragraph(doc: str) -> str:
     cleaned = inspect.cleandoc(doc).strip()
     para = cleaned.split("\n\n", 1)[0]
     return " ".join(line.strip() for line in para.splitlines() if line.strip())
+
+
+#: The start of a signature line: ``name(``, ``a.name(``, ``out = module.name(`` (group 1: the dotted name).
+_SIGNATURE_HEAD = re.compile(r"(?:[A-Za-z_][\w.]*\s*=\s*)?([A-Za-z_][\w.]*)\(")
+
+
+def description(name: str, doc: str) -> str:
+    """The first paragraph (first_paragraph) of docstring `doc` of `name` after the signature lines it may
+    start with, as numpy's do (``concatenate(arrays, /, axis=0, ...)``, ``a.reshape(shape, /, *, ...)``
+    then ``a.reshape(*shape, ...)``, spread over lines) and the ``--`` line that ends a C text signature;
+    before, such a doc's description was its signature or "--"."""
+    text = inspect.cleandoc(doc).strip()
+    while True:
+        m = _SIGNATURE_HEAD.match(text)
+        if m is not None and (m.group(1) == name or m.group(1).endswith("." + name)):
+            depth, end = 0, len(text)
+            for i in range(m.end() - 1, len(text)):
+                depth += {"(": 1, ")": -1}.get(text[i], 0)
+                if depth == 0:
+                    end = i
+                    break
+            newline = text.find("\n", end)
+            text = "" if newline == -1 else text[newline:].strip()
+        elif text == "--" or text.startswith("--\n"):
+            text = text[2:].strip()
+        else:
+            return first_paragraph(text)
 
 
 def _getattr_object(node: Node) -> str:
@@ -147,7 +175,9 @@ def _statement(node: Node, info: ModuleInfo, tracker: _AllTracker) -> None:
         t = node.type
     if t == "function_definition":
         fn = function_def(node, decorators, in_class=False)
-        info.defs.setdefault(fn.name, fn)
+        kept = info.defs.get(fn.name)
+        if kept is None or (isinstance(kept, FuncDef) and kept.overload and not fn.overload):
+            info.defs[fn.name] = fn  # the first def, or the implementation after @overload stubs
     elif t == "class_definition":
         cls = class_def(node, decorators)
         info.defs.setdefault(cls.name, cls)
@@ -223,13 +253,14 @@ _IMPORTED = """
 """
 
 
-def read_module(source: bytes, name: str, is_package: bool = False) -> ModuleInfo:
+def read_module(source: bytes, name: str, is_package: bool = False, root: Node | None = None) -> ModuleInfo:
     """Parse Python source bytes with tree-sitter (never imports or runs it) into a ModuleInfo.
 
     name: the dotted module name (``json`` for json/__init__.py, with is_package=True). Syntax errors are
-    tolerated: tree-sitter recovers and the well-formed definitions are still read.
+    tolerated: tree-sitter recovers and the well-formed definitions are still read. root: the tree's root
+    when the caller has parsed `source` already (pool/pyenv/stubs.py).
     """
-    root = parse(source).root_node
+    root = parse(source).root_node if root is None else root
     info = ModuleInfo(name=name, is_package=is_package, doc=docstring(root))
     tracker = _AllTracker()
     for child in root.named_children:

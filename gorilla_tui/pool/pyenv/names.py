@@ -13,7 +13,14 @@ from gorilla_tui.pool.pyenv import (  # the source name of every doc this loader
     SOURCE,
 )
 from gorilla_tui.pool.pyenv.groups import Group
-from gorilla_tui.pool.pyenv.module_api import ClassDef, FuncDef, ModuleInfo, Param, first_paragraph
+from gorilla_tui.pool.pyenv.module_api import (
+    ClassDef,
+    FuncDef,
+    ModuleInfo,
+    Param,
+    description,
+    first_paragraph,
+)
 from gorilla_tui.pool.pyenv.resolve import Resolver, is_public
 
 STDLIB_DOMAIN = "Python standard library"
@@ -100,10 +107,16 @@ class _Builder:
                 api_arguments=_arguments(params, known),
                 env_requirements=list(self.requirements),
                 example_code=f"import {module}\n{call}" if module else call,
-                description=first_paragraph(doc) if doc else "",
+                description=self.describe(qualname.rsplit(".", 1)[-1], doc) if doc else "",
                 api_version=self.group.version,
             )
         )
+
+    def describe(self, name: str, doc: str) -> str:
+        """A doc's description: a distribution's docstring without the signature lines it starts with
+        (module_api.description: numpy's); the standard library's first paragraph as written, so its docs
+        keep the text the packaged vector seed (build/seed.py) was embedded from."""
+        return first_paragraph(doc) if self.group.is_stdlib else description(name, doc)
 
     def function(self, qualname: str, module: str, fn: FuncDef) -> None:
         kind = "async function" if fn.is_async else "function"

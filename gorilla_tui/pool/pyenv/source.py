@@ -27,6 +27,7 @@ from gorilla_tui.pool.pyenv.module_api import ModuleInfo, read_module
 from gorilla_tui.pool.pyenv.names import MODULE_ALIASES as MODULE_ALIASES
 from gorilla_tui.pool.pyenv.names import STDLIB_DOMAIN as STDLIB_DOMAIN
 from gorilla_tui.pool.pyenv.names import emit
+from gorilla_tui.pool.pyenv.stubs import merge_stubs, newdoc_docs, read_stub
 
 #: progress(done, total, label): called after each file is parsed (done and total count files).
 Progress = Callable[[int, int, str], None]
@@ -36,14 +37,27 @@ def _parse_group(
     group: Group, result: LoadResult, progress: Progress | None, done: int, total: int
 ) -> tuple[dict[str, ModuleInfo], int]:
     modules: dict[str, ModuleInfo] = {}
-    for name, is_pkg, path in group.files:
-        try:
-            modules[name] = read_module(path.read_bytes(), name, is_pkg)
-        except OSError as e:
-            result.diagnostics.append(Diagnostic(str(path), 0, "skipped", f"cannot read: {e.strerror or e}"))
-        done += 1
-        if progress:
-            progress(done, total, name)
+    stubs: dict[str, ModuleInfo] = {}
+    docs: dict[tuple[str, str], str] = {}
+    for files, read in ((group.files, read_module), (group.stubs, read_stub)):
+        for name, is_pkg, path in files:
+            try:
+                source = path.read_bytes()
+            except OSError as e:
+                result.diagnostics.append(
+                    Diagnostic(str(path), 0, "skipped", f"cannot read: {e.strerror or e}")
+                )
+                continue
+            finally:
+                done += 1
+                if progress:
+                    progress(done, total, name)
+            (modules if read is read_module else stubs)[name] = read(source, name, is_pkg)
+            if read is read_module and b"add_newdoc(" in source:  # numpy's docstrings of its C objects
+                for key, doc in newdoc_docs(source).items():
+                    docs.setdefault(key, doc)
+    if stubs:  # the names compiled modules provide, from the distribution's type stubs (pool/pyenv/stubs.py)
+        merge_stubs(modules, stubs, docs=docs)
     return modules, done
 
 
@@ -66,7 +80,7 @@ def load_python_env(spec: str = STDLIB, progress: Progress | None = None) -> Loa
 def _load_groups(
     groups: list[Group], progress: Progress | None, result: LoadResult | None = None
 ) -> LoadResult:
-    total = sum(len(g.files) for g in groups)
+    total = sum(len(g.files) + len(g.stubs) for g in groups)
     result = LoadResult() if result is None else result
     seen: set[str] = set()
     done = 0
@@ -146,7 +160,8 @@ def fingerprint(manifest: object, ctx: object = None) -> str:
             groups.append(["missing", name, str(e)])
             continue
         modules = [[m, pkg] for m, pkg, _ in group.files]
-        groups.append([group.dist, group.version, modules, stat_part(p for _, _, p in group.files)])
+        files = [*group.files, *group.stubs]
+        groups.append([group.dist, group.version, modules, stat_part(p for _, _, p in files)])
     interpreter = [sys.version, sys.executable, sorted(compiled_module_names())]
     return combine("python-env", spec, interpreter, groups)
 

@@ -30,7 +30,7 @@ class FuncDef:
     returns: the callee of the first ``return Callee(...)`` in the body ("" if none): it types module-level
     objects such as ``environ = _createenviron()`` (os.py). params_known: False when the parameters could not
     be read (a C function without a text signature or a signature line in its docstring): an empty params
-    then means "unknown", not "takes none"."""
+    then means "unknown", not "takes none". overload: see the field."""
 
     name: str
     params: list[Param]
@@ -40,6 +40,9 @@ class FuncDef:
     line: int = 0
     returns: str = ""
     params_known: bool = True
+    #: decorated with ``@overload`` (typing): the implementation def after it, when there is one, is the
+    #: def kept (its signature and docstring are the real ones: pandas.read_csv)
+    overload: bool = False
 
 
 @dataclass
@@ -96,3 +99,6 @@ class ModuleInfo:
     #: modules named by ``import X`` / ``import X as Y`` anywhere in the source, function bodies too
     #: (hashlib imports _md5 inside the function that makes its md5 constructor at import time).
     imported: set[str] = field(default_factory=set)
+    #: names a type stub annotates with a class it imports (numpy's ``sqrt: _UFunc_Nin1_Nout1[...]``):
+    #: name -> (module, class), made functions by pool/pyenv/stubs.py merge_stubs when the class is callable
+    typed: dict[str, tuple[str, str]] = field(default_factory=dict)

@@ -1,0 +1,69 @@
+"""The choice among hits with the real embedded model (model/likelihood.py `margin`): the model's
+log p(task | doc) leaves hit 1 only when it clearly prefers another hit. Real standard-library docs
+(python-env as the default index reads them), a small real BM25 index, the real pipeline."""
+
+from __future__ import annotations
+
+import pytest
+
+from gorilla_tui.config import Settings
+from gorilla_tui.model import likelihood
+from gorilla_tui.pipeline import Pipeline
+from gorilla_tui.retrieve.index import ApiIndex
+
+pytestmark = pytest.mark.model
+
+
+def _index(stdlib_docs, names: list[str]) -> ApiIndex:
+    by_name = {d.api_name: d for d in stdlib_docs}
+    return ApiIndex.build([by_name[n] for n in names])
+
+
+def _ask(index: ApiIndex, backend, task: str):
+    settings = Settings(mode="select", select_by="likelihood", k=5, fill=False)
+    return Pipeline(settings, index, backend).ask(task)
+
+
+def test_a_nat_or_two_does_not_overturn_the_first_hit(stdlib_docs, gemma_backend, monkeypatch):
+    """Everyday task pw-loads: the four json functions share every word of the task; json.loads is hit 1
+    and the model reads the task about a nat more likely after json.dumps. RRF gave the answer to
+    json.dumps (the opposite of parsing); the margin rule keeps json.loads."""
+    index = _index(stdlib_docs, ["json.loads", "json.dumps", "json.load", "json.dump"])
+    task = "parse the json text i got back from the server into a dict"
+    hits = index.search(task, k=5)
+    assert hits[0].doc.api_name == "json.loads"
+
+    proposal = _ask(index, gemma_backend, task)
+    assert proposal.choice_rule == "margin"
+    assert proposal.api_call == hits[0].doc.api_call.strip()
+    lm = {h.doc.api_name: h.lm_score for h in proposal.hits}
+    best = max(lm, key=lambda n: lm[n])
+    assert best != "json.loads" and 0 < lm[best] - lm["json.loads"] <= likelihood.LM_MARGIN
+
+    monkeypatch.setattr(likelihood, "CHOICE_RULE", "rrf")  # the rule before: the nat decided
+    assert _ask(index, gemma_backend, task).api_call != hits[0].doc.api_call.strip()
+
+
+def test_a_clear_preference_still_moves_the_choice(stdlib_docs, gemma_backend, monkeypatch):
+    """The model still decides when it clearly prefers another hit: with LM_MARGIN below the gap the
+    most likely hit is chosen, above it hit 1 stays (the same scores, the same pipeline)."""
+    index = _index(stdlib_docs, ["json.loads", "json.dumps", "json.load", "json.dump"])
+    task = "parse the json text i got back from the server into a dict"
+    proposal = _ask(index, gemma_backend, task)
+    lm = [h.lm_score for h in proposal.hits]
+    top = max(range(len(lm)), key=lambda i: lm[i])
+    gap = lm[top] - lm[0]
+    monkeypatch.setattr(likelihood, "LM_MARGIN", gap / 2)
+    assert _ask(index, gemma_backend, task).api_call == proposal.hits[top].doc.api_call.strip()
+    monkeypatch.setattr(likelihood, "LM_MARGIN", gap * 2)
+    assert _ask(index, gemma_backend, task).api_call == proposal.hits[0].doc.api_call.strip()
+
+
+def test_margin_choice_rule():
+    """Hit 1 unless another hit is more than the margin above it; ties go to the better rank."""
+    assert likelihood.margin_choice([-50.0, -47.0, -60.0], margin=4.0) == 0
+    assert likelihood.margin_choice([-50.0, -45.0, -44.0], margin=4.0) == 2
+    assert likelihood.margin_choice([-50.0, -46.0], margin=4.0) == 0  # exactly the margin: kept
+    assert likelihood.choose([-50.0, -40.0], None, "margin") == (1 if likelihood.LM_MARGIN < 10 else 0)
+    with pytest.raises(ValueError):
+        likelihood.margin_choice([])
