@@ -476,9 +476,11 @@ def pct(n: int, d: int) -> str:
     return f"{100 * n / d:.1f} % ({n}/{d})" if d else "-"
 
 
-def report(rows: list[dict[str, Any]]) -> tuple[str, list[dict[str, Any]], list[Figure]]:
-    """The markdown section, the shipped models (the first candidate of each CANDIDATES entry) and the
-    figures of the summary table."""
+def report(
+    rows: list[dict[str, Any]], refit: tuple[int, ...] = (0, 1, 2)
+) -> tuple[str, list[dict[str, Any]], list[Figure]]:
+    """The markdown section, the shipped models (the first candidate of each CANDIDATES entry; a model not
+    in `refit` is pipeline_fit's as shipped, shipped_model) and the figures of the summary table."""
     figures: list[Figure] = []
     scales = cosine_scales(rows)
     set_dense_z(rows, scales)
@@ -530,7 +532,7 @@ def report(rows: list[dict[str, Any]]) -> tuple[str, list[dict[str, Any]], list[
                 if j == 0:  # not collected in this run (--collect): the shipped model as it is
                     shipped.append(shipped_model(i))
                 continue
-            m = fit_model(dev, i, features)
+            m = fit_model(dev, i, features) if j or i in refit else shipped_model(i)
             judge_rows(mine, m)
             cells = [pct(*flagged(mine, kind, split)) for split in ("dev", "test") for kind in ("out", "in")]
             name = ("index, no hub" if i == 0 else "own functions / a hub") + (" (shipped)" if j == 0 else "")
@@ -546,7 +548,8 @@ def report(rows: list[dict[str, Any]]) -> tuple[str, list[dict[str, Any]], list[
     for m in shipped:
         terms = " + ".join(f"{w:.4f} * {f}" for f, w in zip(m["features"], m["weights"], strict=True))
         lines.append(
-            f"- {m['bias']:.4f} + {terms}; LOW {m['low']:.4f}, HIGH {m['high']:.4f} ({m['n']} dev items)"
+            f"- {m['bias']:.4f} + {terms}; LOW {m['low']:.4f}, HIGH {m['high']:.4f} "
+            + (f"({m['n']} dev items)" if m["n"] else "(as shipped: not fitted again in this run)")
         )
     for r in rows:
         judge_rows([r], shipped[r["model"]])
@@ -746,7 +749,7 @@ def collect_eval(shared: Path, out: Path, split: str) -> None:
 
 
 def shipped_model(i: int) -> dict[str, Any]:
-    """Model `i` of pipeline_fit.FIT_MODELS as fit_model gives it (n 0: not refitted in this run)."""
+    """Model `i` of pipeline_fit.FIT_MODELS as fit_model gives it (n 0: not fitted again in this run)."""
     from gorilla_tui import pipeline_fit
 
     features, bias, weights = pipeline_fit.FIT_MODELS[i]
@@ -775,6 +778,11 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--stride-simple", type=int, default=2)
     p.add_argument("--bfcl-splits", default="dev", help="dev,test: BFCL's test half is reported by eval bfcl")
     p.add_argument("--report-only", action="store_true")
+    p.add_argument(
+        "--refit",
+        default="0,1,2",
+        help="the models of pipeline_fit.FIT_MODELS fitted again (the others are reported as shipped)",
+    )
     a = p.parse_args(argv)
     results = Path(a.results)
     results.mkdir(parents=True, exist_ok=True)
@@ -788,7 +796,7 @@ def main(argv: list[str] | None = None) -> int:
             if f"eval-{split}" in a.collect:
                 collect_eval(Path(a.shared), results / f"fit_eval_{split}.jsonl", split)
     rows = load(results, Path(a.shared))
-    text, fitted, figures = report(rows)
+    text, fitted, figures = report(rows, tuple(int(i) for i in a.refit.split(",") if i.strip()))
     print(constants(fitted, {k: (round(m, 6), round(sd, 6)) for k, (m, sd) in cosine_scales(rows).items()}))
     return publish(TITLE, text, not a.no_write, summary=figures)
 
