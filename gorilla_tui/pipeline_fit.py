@@ -2,7 +2,7 @@
 "fits", "unsure" or "nothing" (nothing fits; types.FITS), beside the verdict (which says whether the call
 exists). Pipeline.ask calls judge() on the chosen doc after the choice and the filling.
 
-Signals of the chosen doc for the task (signals(), judge()); the rule reads the first four:
+Signals of the chosen doc for the task (signals(), judge()); the rule reads the first five:
 - cov: the share of the task's BM25 terms the doc's text holds (retrieve/fit.py coverage);
 - name_cov: the share of the words of the doc's API name the task holds (retrieve/fit.py name_coverage);
 - missing: the share of a function-calling doc's required parameters filling found no value for in the task
@@ -10,7 +10,8 @@ Signals of the chosen doc for the task (signals(), judge()); the rule reads the 
 - retrieval: the index-wide out-of-pool rule's score (retrieve/fit.py match_score; the default index only);
 - dense_z: the best dense cosine of the task over the chosen doc's source (retrieve/fit.py source_cosine),
   as a z-score on that source's scale (SOURCE_COSINE): a task no source serves has a low best cosine,
-  and the sources' cosines sit at different heights (the standard library's higher than the hubs');
+  and the sources' cosines sit at different heights (the standard library's higher than the hubs'; the
+  default index only, like retrieval);
 - measured by bench/fit.py, not read by the rule (MODEL_SIGNALS, computed only when asked): yn, the model
   asked "Can the function do the request?" (model/fit_question.py yes_no: log p(" Yes") - log p(" No"), one
   decode after a kept few-shot prefix), and pmi, (log p(task | doc) - log p(task | no doc)) per task token
