@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from gorilla_tui.errors import UsageError
+from gorilla_tui.jsontext import loads as json_value
 from gorilla_tui.paths import get_paths
 from gorilla_tui.textsafe import clean_task
 
@@ -59,12 +60,15 @@ class HistoryEntry:
     edited database: text, NaN, out of range); proposal: Proposal.to_dict() or None (not answered:
     cancelled, failed, still running, or a row whose proposal is not a JSON object). verdict and api_call
     are read from the proposal ("" when none or not text). A row read from the database is validated by
-    _entry: task is text cleaned as History.add cleans it (textsafe.clean_task)."""
+    _entry: task is text cleaned as History.add cleans it (textsafe.clean_task). damaged: the row holds a
+    proposal that could not be read (not JSON, nested too deep, not an object): its task is kept, its
+    answer is not shown, and what shows the history counts it (unreadable_rows)."""
 
     id: int
     ts: float | None
     task: str
     proposal: dict[str, Any] | None
+    damaged: bool = False
 
     @property
     def verdict(self) -> str:
@@ -206,6 +210,9 @@ class History:
         if not self._ready:
             self.path.parent.mkdir(parents=True, exist_ok=True)
         con = sqlite3.connect(self.path, timeout=5.0)
+        # a row whose text is not UTF-8 (an edited database) raised OperationalError ("Could not decode to
+        # UTF-8"), which moved the whole database aside: such text is read with U+FFFD in place of the bytes
+        con.text_factory = _text_of
         try:
             if not self._ready:
                 con.executescript(_SCHEMA)
@@ -263,10 +270,11 @@ class History:
         params: list[Any] = []
         if query.strip():
             pattern = "%" + query.strip().replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
-            fields = (
-                "task",
-                "json_extract(proposal_json, '$.api_call')",
-                "json_extract(proposal_json, '$.verdict.verdict')",
+            # json_extract raises "malformed JSON" for one row that is no JSON (SQLite's depth limit: 1,000),
+            # which moved the whole database aside: rows that are not valid JSON match by their task alone
+            fields = ("task",) + tuple(
+                f"CASE WHEN json_valid(proposal_json) THEN json_extract(proposal_json, '{path}') END"
+                for path in ("$.api_call", "$.verdict.verdict")
             )
             sql += " WHERE " + " OR ".join(f"{f} LIKE ? ESCAPE '\\'" for f in fields)
             params += [pattern] * len(fields)
@@ -347,13 +355,30 @@ def _entry(row: tuple[Any, ...]) -> HistoryEntry:
     escape sequences) must not hide the others nor crash what shows them."""
     proposal = None
     if row[3]:
-        try:
-            proposal = json.loads(row[3])
-        except (ValueError, TypeError):  # not JSON (JSONDecodeError is a ValueError), or not text at all
+        try:  # jsontext.loads: nested 5,000 deep raised RecursionError, a traceback from the history screen
+            proposal = json_value(row[3])
+        except (ValueError, TypeError):  # not JSON, nested too deep, or not text at all
             proposal = None
-    if not isinstance(proposal, dict):
+    damaged = row[3] is not None and not isinstance(proposal, dict)
+    if damaged:
         proposal = None
-    return HistoryEntry(id=int(row[0]), ts=_timestamp(row[1]), task=_stored_task(row[2]), proposal=proposal)
+    return HistoryEntry(
+        id=int(row[0]), ts=_timestamp(row[1]), task=_stored_task(row[2]), proposal=proposal, damaged=damaged
+    )
+
+
+def unreadable_rows(entries: list[HistoryEntry]) -> str:
+    """ "N history row(s) could not be read" for the damaged entries among `entries` (HistoryEntry.damaged),
+    or "" when there is none: the line a view of the history shows beside them."""
+    n = sum(e.damaged for e in entries)
+    if not n:
+        return ""
+    return f"{n} history row{'' if n == 1 else 's'} could not be read (answer not shown)"
+
+
+def _text_of(data: bytes) -> str:
+    """A TEXT value of the database as str (sqlite3 text_factory): UTF-8, a byte that is not U+FFFD."""
+    return data.decode("utf-8", "replace")
 
 
 def _timestamp(value: Any) -> float | None:

@@ -10,7 +10,6 @@ one finding (unparseable:...) at Python's line:col.
 from __future__ import annotations
 
 import glob
-import json
 import os
 import re
 import stat
@@ -22,6 +21,7 @@ from typing import Any
 from gorilla_tui.check.callsite import LEFT_OUT_TAIL, scan
 from gorilla_tui.check.imports import import_aliases
 from gorilla_tui.check.judged import variable_argument, why_skipped
+from gorilla_tui.check.notebook import notebook_lines
 from gorilla_tui.check.rest import request_lines
 from gorilla_tui.check.scope import bindings
 from gorilla_tui.check.validator import Validator
@@ -205,31 +205,13 @@ def _walk(folder: str) -> Iterable[str]:
 def blocks(path: str, text: str) -> list[Block]:
     """The Python blocks of a file's text: Markdown fences tagged python/py/python3 (or untagged fences
     holding ``import``), a notebook's code cells as one block (IPython ``%magic`` / ``!shell`` lines
-    blanked, each line mapped to its cell), else the whole text. Raises ValueError for a notebook that
-    is not JSON with a cells list."""
+    blanked, each line mapped to its cell: check/notebook.py, nbformat 4 and 3), else the whole text.
+    Raises ValueError for a notebook that is not one (not JSON, no cells, a cell's text that is not text)."""
     lower = path.lower()
     if lower.endswith((".md", ".markdown")):
         return markdown_blocks(text)
     if lower.endswith(".ipynb"):
-        try:
-            nb = json.loads(text)
-        except ValueError as e:
-            raise ValueError(f"not a notebook (not JSON: {e})") from None
-        except RecursionError:  # [[[... 100,000 deep was "internal error" (issue 42)
-            raise ValueError("not a notebook (JSON nested deeper than Python's recursion limit)") from None
-        cells = nb.get("cells") if isinstance(nb, dict) else None
-        if not isinstance(cells, list):
-            raise ValueError("not a notebook (no cells list)")
-        lines: list[str] = []
-        where: list[tuple[int, int]] = []
-        for n, cell in enumerate(cells, 1):  # one block: cells share their imports, as the kernel runs them
-            if not isinstance(cell, dict) or cell.get("cell_type") != "code":
-                continue
-            src = cell.get("source", "")
-            src = "".join(src) if isinstance(src, list) else str(src)
-            for k, ln in enumerate(src.split("\n"), 1):
-                lines.append("" if ln.lstrip().startswith(("%", "!")) else ln)
-                where.append((n, k))
+        lines, where = notebook_lines(text)
         return [Block("\n".join(lines), 0, where)] if lines else []
     return [Block(text)]
 

@@ -35,6 +35,7 @@ from gorilla_tui.check.imports import resolve_calls
 from gorilla_tui.check.rest import http_method, request_lines
 from gorilla_tui.check.signature import canonical
 from gorilla_tui.check.validator import Validator
+from gorilla_tui.jsontext import loads as json_value
 from gorilla_tui.pool.doc import ApiDoc
 from gorilla_tui.types import Verdict
 
@@ -338,7 +339,7 @@ def with_facts(validator: Validator, facts: dict[str, Any]) -> Validator:
 
 def _read_json(path: Path) -> Any:
     with open(path, "rb") as fh:
-        return json.loads(zlib.decompress(fh.read()))
+        return json_value(zlib.decompress(fh.read()))  # nested too deep: a ValueError too
 
 
 def _write_json(path: Path, value: Any) -> int:

@@ -7,9 +7,9 @@ import importlib
 import os
 import sys
 from collections.abc import Sequence
-from contextlib import nullcontext
 
 from gorilla_tui import __version__
+from gorilla_tui.cli.output import OutputLost, discard_stdout, guarded_stdout
 from gorilla_tui.errors import GorillaError
 from gorilla_tui.textsafe import safe_text
 from gorilla_tui.tui.terminal import keep_early_keys
@@ -54,15 +54,30 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the CLI and return the exit status: 0 ok, 1 a negative result (e.g. a verdict that is not
-    valid), 2 bad usage or setup (one line on stderr, never a traceback), 130 interrupted.
+    valid), 2 bad usage or setup (one line on stderr, never a traceback), 130 interrupted. Standard
+    output that refuses a write (a full disk, a closed descriptor) is one line and exit 2; a reader that
+    went away (EPIPE) exit 0 in silence (cli/output.py).
 
     Options without a command go to the default command `tui` (`gorilla-tui --model X` = `gorilla-tui tui
     --model X`). An unexpected exception prints one line (exit 1); GORILLA_TUI_DEBUG=1 shows the traceback.
     A command that opens the TUI keeps the keys typed while it starts, Ctrl+Q included, from here on, before
     the subcommands are imported (tui/terminal.py)."""
     argv = list(sys.argv[1:] if argv is None else argv)
-    with keep_early_keys() if _opens_tui(argv) else nullcontext():
-        return _main(argv)
+    if _opens_tui(argv):
+        with keep_early_keys():
+            return _main(argv)
+    try:
+        with guarded_stdout():  # flushed inside: a full disk found at exit is said too
+            return _main(argv)
+    except OutputLost as e:  # stdout refused a write (cli/output.py): the output is lost
+        discard_stdout()
+        if e.broken_pipe:  # the reader went away (`| head -1`): it asked for no more
+            return 0
+        try:
+            print(f"gorilla-tui: error: {safe_text(e.message())}", file=sys.stderr)
+        except (OSError, ValueError, AttributeError):  # stderr is gone too: the status still says it
+            pass
+        return 2
 
 
 def _opens_tui(argv: list[str]) -> bool:

@@ -31,15 +31,21 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
 
 
+def has_terminal() -> bool:
+    """True when stdin and stdout are both terminals, as the TUI needs (a pipe, a file, /dev/null: False)."""
+    return sys.stdin.isatty() and sys.stdout.isatty()
+
+
 def run(args: argparse.Namespace) -> int:
     """Load settings (config.toml, overridden by flags), build the app, run it; exit 0. Keys typed while it
     starts (Ctrl+Q included) are kept for the app: cli.main set the terminal up (tui/terminal.py).
 
     Raises:
-        UsageError: stdin or stdout is not a terminal (NO_TERMINAL; exit 2), before anything loads."""
-    if not (sys.stdin.isatty() and sys.stdout.isatty()):
+        UsageError: stdin or stdout is not a terminal (NO_TERMINAL; exit 2), before the model or index
+            loads."""
+    settings = settings_from_args(args)  # a bad config.toml is said first, terminal or not
+    if not has_terminal():
         raise UsageError(NO_TERMINAL, hint=NO_TERMINAL_HINT)
-    settings = settings_from_args(args)
     from gorilla_tui.tui.session import Session  # no Textual: the model starts loading before it is imported
 
     session = Session(settings)

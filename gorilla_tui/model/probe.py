@@ -31,6 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from gorilla_tui.errors import GorillaError
+from gorilla_tui.jsontext import loads as json_value
 from gorilla_tui.model.profiles import extra_bufts_default
 from gorilla_tui.paths import get_paths, read_regular_text
 
@@ -114,7 +115,7 @@ def cache_file() -> Path:
 
 def _read_cache() -> dict[str, Any]:
     try:
-        data = json.loads(read_regular_text(cache_file()))
+        data = json_value(read_regular_text(cache_file()))  # nested too deep: a ValueError too
         return data if isinstance(data, dict) else {}
     except (OSError, ValueError):
         return {}  # missing or unreadable: probe again (the cache is only an optimisation)

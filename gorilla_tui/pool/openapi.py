@@ -58,6 +58,12 @@ MAX_REF_DEPTH = 3
 #: document shares parameters with, and refuses a "billion laughs" file (a few hundred bytes of nested
 #: aliases that expand to billions of values) before it is expanded.
 MAX_EXPANSION = 10
+#: Deepest nesting of objects and lists an OpenAPI document may have. openapi-spec-validator recurses per
+#: level and reached Python's recursion limit at 121 nested object schemas (JSON depth 247) and 162 nested
+#: array schemas (depth 167) on CPython 3.11 (measured); 100 leaves room for the levels $refs add, and
+#: real documents nest some tens deep. A deeper one is refused in one line, not with Python's "maximum
+#: recursion depth exceeded" (break-it pass 4).
+MAX_NESTING = 100
 #: Longest description kept, in characters (a few operations carry whole pages of Markdown).
 MAX_DESCRIPTION = 2000
 #: A top-level ``openapi:`` or ``swagger:`` key of a YAML document (detect: looks_like_openapi_yaml).
@@ -92,6 +98,7 @@ def load_openapi(path: str | Path, source: str, max_bytes: int = MAX_SOURCE_BYTE
         return result
     spec = _parse(path, text)
     version = _version(path, spec)
+    _check_nesting(path, spec)
     resolver = _Resolver(path, spec)
     resolver.check_refs()
     _validate(path, spec, version)
@@ -228,7 +235,12 @@ def _validate(path: Path, spec: dict[str, Any], version: str) -> None:
         message = message if len(message) <= 200 else message[:199] + "…"
         at = f" (at {where})" if where else ""
         raise SourceRejected(f"{path}: not a valid OpenAPI {version} document: {message}{at}") from None
-    except (OpenAPIError, LookupError, TypeError, ValueError, RecursionError) as e:
+    except RecursionError:  # nesting under MAX_NESTING that $refs make deeper (a cycle through allOf...)
+        raise SourceRejected(
+            f"{path}: not a valid OpenAPI {version} document: its schemas and $refs nest deeper than the "
+            "validator can follow (a $ref cycle?)"
+        ) from None
+    except (OpenAPIError, LookupError, TypeError, ValueError) as e:
         why = " ".join(str(e).split())[:200] or type(e).__name__
         raise SourceRejected(f"{path}: not a valid OpenAPI {version} document: {why}") from None
 
@@ -263,9 +275,16 @@ class _Resolver:
 
     def check_refs(self) -> None:
         """Resolve every ``$ref`` of the document once (SourceRejected for the first external or broken
-        one), so a document is refused whole before any doc is made."""
+        one, and for a chain of ``$ref``s that comes back to itself, "$ref cycle at #/components/schemas/A":
+        the validator followed it until Python's recursion limit), so a document is refused whole before
+        any doc is made."""
         for ref, where in _refs(self.spec, ()):
-            self.lookup(ref, where)
+            node, seen = self.lookup(ref, where), [ref]
+            while isinstance(node, dict) and isinstance(node.get("$ref"), str):
+                if node["$ref"] in seen:
+                    raise SourceRejected(f"{self.path}: $ref cycle at {node['$ref']} ({' -> '.join(seen)})")
+                seen.append(node["$ref"])
+                node = self.lookup(node["$ref"], where)
 
     def deref(self, node: Any) -> Any:
         """`node` with its own ``$ref`` chain followed (a parameter, a path item, a request body)."""
@@ -292,6 +311,20 @@ class _Resolver:
             cut = {k: target[k] for k in ("type", "description") if isinstance(target, dict) and k in target}
             return {**cut, "x-ref": ref, **rest}
         return {**self.inline(target, (*stack, ref)), **rest}
+
+
+def _check_nesting(path: Path, spec: Any) -> None:
+    """SourceRejected when `spec` nests objects and lists deeper than MAX_NESTING (walked without
+    recursion)."""
+    stack = [(spec, 1)]
+    while stack:
+        node, depth = stack.pop()
+        if depth > MAX_NESTING:
+            raise SourceRejected(
+                f"{path}: nested deeper than {MAX_NESTING} levels (an OpenAPI document is read to that depth)"
+            )
+        children = node.values() if isinstance(node, dict) else node if isinstance(node, list) else ()
+        stack += [(v, depth + 1) for v in children if isinstance(v, (dict, list))]
 
 
 def _refs(node: Any, where: tuple[str, ...]) -> Iterator[tuple[str, str]]:

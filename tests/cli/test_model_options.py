@@ -46,6 +46,7 @@ def test_tui_select_by_reaches_the_app(monkeypatch):
     monkeypatch.setattr(session_module.Session, "start_backend_load", lambda self: started.append(self))
     monkeypatch.setattr(app_module, "create_app", lambda session: seen.append(session.settings) or FakeApp())
     _write_config('select_by = "likelihood"\n')
+    monkeypatch.setattr("gorilla_tui.cli.tui.has_terminal", lambda: True)  # pytest captures stdout
     assert main(["--select-by", "grammar"]) == 0  # bare options go to the default command `tui`
     assert [s.select_by for s in seen] == ["grammar"]
     assert [s.settings.select_by for s in started] == ["grammar"]

@@ -31,6 +31,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from gorilla_tui.jsontext import loads as json_value
 from gorilla_tui.paths import get_paths
 from gorilla_tui.pool.fingerprint import stat_part
 
@@ -197,7 +198,7 @@ def _cached(key: str, files: list[tuple[str, Path]], cache_dir: Path | None) -> 
     path = Path(cache_dir, FOLDER, f"{key}.json") if cache_dir is not None else None
     if path is not None:
         try:
-            data = json.loads(path.read_bytes())
+            data = json_value(path.read_bytes())  # nested too deep: a ValueError too
             return UsageCounts(tuple(data["modules"]), {k: tuple(v) for k, v in data["refs"].items()})
         except (OSError, ValueError, KeyError, TypeError, AttributeError):
             pass

@@ -11,7 +11,7 @@ from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import DataTable, Input, Static
 
-from gorilla_tui.history import History, HistoryEntry
+from gorilla_tui.history import History, HistoryEntry, unreadable_rows
 from gorilla_tui.textsafe import safe_text
 from gorilla_tui.types import FIT_LINES
 
@@ -70,6 +70,9 @@ class HistoryScreen(ModalScreen[str | None]):
         self.query_one("#history-detail", Static).update(
             f"{len(self.entries)} tasks" if self.entries else "no saved tasks match"
         )
+        # rows whose answer could not be read (an edited database) are said in the title, kept in sight
+        damaged = unreadable_rows(self.entries)
+        self.query_one("#dialog").border_title = f"History · {damaged}" if damaged else "History"
 
     def on_input_changed(self, event: Input.Changed) -> None:
         self.reload(event.value)
@@ -87,7 +90,7 @@ class HistoryScreen(ModalScreen[str | None]):
     def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:
         if 0 <= event.cursor_row < len(self.entries):
             e = self.entries[event.cursor_row]
-            call = e.api_call or "(no answer saved)"
+            call = e.api_call or ("(the answer could not be read)" if e.damaged else "(no answer saved)")
             fit = FIT_LINES.get(e.fit, "")  # as the answer said it, first when nothing fits
             first = f"✘ {fit}\n" if e.fit == "nothing" else ""
             last = f"\n{fit}" if fit and not first else ""

@@ -1,0 +1,80 @@
+"""The code cells of a Jupyter notebook (.ipynb), read the one way `check` and `run` both read them.
+
+nbformat 4 keeps the cells in ``cells``, each cell's text in ``source``; nbformat 3 (and 2) in
+``worksheets[].cells[]``, a code cell's text in ``input`` (the schemas of the nbformat package:
+nbformat/v3/nbformat.v3.schema.json, nbformat/v4/nbformat.v4.schema.json). Every cell's shape is
+checked (an object whose text is a string or a list of strings), so a damaged notebook is "not a
+notebook (cell N: ...)" (exit 2, listed as not checked), never "internal error" (break-it pass 4:
+``"source": [1, null]`` raised TypeError) nor a cell skipped in silence (``"source": 5``).
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+#: Cell types whose text is Python code (nbformat 4: "code"; nbformat 3 also has "heading" and
+#: "markdown" cells, which are not code).
+CODE_CELL = "code"
+
+
+def notebook_lines(text: str) -> tuple[list[str], list[tuple[int, int]]]:
+    """The lines of a notebook's code cells, in order, IPython ``%magic`` and ``!shell`` lines blanked, and
+    for each line its (1-based cell number over the whole notebook, 1-based line in that cell).
+
+    Raises:
+        ValueError: "not a notebook (...)": not JSON, nested deeper than Python's recursion limit, no cells
+            list (nbformat 4) nor worksheets list (nbformat 3), a cell that is not an object, or a cell
+            whose text (``source``, or ``input`` for a code cell of nbformat 3) is not a string or a list of
+            strings.
+    """
+    try:
+        nb = json.loads(text)
+    except ValueError as e:
+        raise ValueError(f"not a notebook (not JSON: {e})") from None
+    except RecursionError:  # [[[... 100,000 deep was "internal error" (issue 42)
+        raise ValueError("not a notebook (JSON nested deeper than Python's recursion limit)") from None
+    lines: list[str] = []
+    where: list[tuple[int, int]] = []
+    for n, cell in enumerate(_cells(nb), 1):  # one block: cells share their imports, as the kernel runs them
+        if not isinstance(cell, dict):
+            raise ValueError(f"not a notebook (cell {n} is not an object)")
+        kind = cell.get("cell_type")
+        key = "input" if kind == CODE_CELL and "source" not in cell and "input" in cell else "source"
+        src = _cell_text(cell.get(key, ""), n, key)
+        if kind != CODE_CELL:
+            continue
+        for k, ln in enumerate(src.split("\n"), 1):
+            lines.append("" if ln.lstrip().startswith(("%", "!")) else ln)
+            where.append((n, k))
+    return lines, where
+
+
+def _cells(nb: Any) -> list[Any]:
+    """The notebook's cells: ``cells`` (nbformat 4), else every worksheet's ``cells`` in order (3 and 2).
+    Raises ValueError when neither is a list."""
+    if not isinstance(nb, dict):
+        raise ValueError("not a notebook (no cells list)")
+    cells = nb.get("cells")
+    if isinstance(cells, list):
+        return cells
+    sheets = nb.get("worksheets")
+    if not isinstance(sheets, list):
+        raise ValueError("not a notebook (no cells list)")
+    out: list[Any] = []
+    for i, sheet in enumerate(sheets, 1):
+        sheet_cells = sheet.get("cells") if isinstance(sheet, dict) else None
+        if not isinstance(sheet_cells, list):
+            raise ValueError(f"not a notebook (worksheet {i} has no cells list)")
+        out += sheet_cells
+    return out
+
+
+def _cell_text(value: Any, n: int, key: str) -> str:
+    """A cell's text (`key`: source or input): a string, or a list of strings joined (nbformat's multiline
+    string). Raises ValueError for anything else."""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, list) and all(isinstance(part, str) for part in value):
+        return "".join(value)
+    raise ValueError(f"not a notebook (cell {n}: {key} is not text)")

@@ -1,0 +1,130 @@
+"""Standard output that fails cleanly: a write or flush that the OS refuses ends the command with one line.
+
+Every command prints through sys.stdout (print, json.dumps, rich's Console). A full disk (ENOSPC, `>
+/dev/full`) was "internal error: OSError [Errno 28]" (exit 1); a closed stdout (`>&-`, EBADF: Python sets
+sys.stdout to None) lost the output in silence with exit 0; a reader that went away (`| head -1`, EPIPE)
+made rich's Console exit 1 with no word in `index --status`, where `search` exited 0 (break-it pass 4).
+cli/__init__.py main() runs each command inside guarded_stdout(): a write that fails raises OutputLost,
+which main turns into "gorilla-tui: error: could not write the output: <why>" (exit 2: the output was
+lost) or, for a broken pipe, the usual silent exit 0 (the reader asked for no more).
+"""
+
+from __future__ import annotations
+
+import errno
+import io
+import os
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+
+
+class OutputLost(BaseException):
+    """Writing standard output failed (`error`, the OSError). A BaseException, like KeyboardInterrupt, so
+    that no command's ``except Exception`` takes it for a failure of its own (one task of `eval run`, one
+    file of `check`) and writes on into the same broken stream."""
+
+    def __init__(self, error: OSError) -> None:
+        super().__init__(error)
+        self.error = error
+
+    @property
+    def broken_pipe(self) -> bool:
+        """True when the reader went away (EPIPE): not an error of the command."""
+        return isinstance(self.error, BrokenPipeError) or self.error.errno == errno.EPIPE
+
+    def message(self) -> str:
+        """The line main() prints: "could not write the output: No space left on device"."""
+        return f"could not write the output: {self.error.strerror or self.error}"
+
+
+class _Guarded:
+    """sys.stdout as it was, each write and flush turning an OSError into OutputLost. Every other attribute
+    (buffer, fileno, isatty, encoding...) is the stream's own. Not an io.IOBase: its close() at garbage
+    collection would flush the stream again, outside main()."""
+
+    def __init__(self, stream: Any) -> None:
+        self._stream = stream
+
+    def write(self, text: str) -> int:
+        try:
+            return self._stream.write(text)
+        except OSError as e:
+            raise OutputLost(e) from None
+
+    def flush(self) -> None:
+        try:
+            self._stream.flush()
+        except OSError as e:
+            raise OutputLost(e) from None
+
+    def isatty(self) -> bool:
+        return self._stream.isatty()
+
+    def fileno(self) -> int:
+        return self._stream.fileno()
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._stream, name)
+
+
+class _Closed:
+    """Standard output when its file descriptor was closed (`>&-`; Python set sys.stdout to None and print
+    wrote nothing): the first write of any text fails with EBADF."""
+
+    encoding = "utf-8"
+
+    def write(self, text: str) -> int:
+        if text:
+            raise OSError(errno.EBADF, os.strerror(errno.EBADF))
+        return 0
+
+    def flush(self) -> None:
+        pass
+
+    def isatty(self) -> bool:
+        return False
+
+    def fileno(self) -> int:
+        raise io.UnsupportedOperation("standard output is closed")
+
+
+@contextmanager
+def guarded_stdout() -> Iterator[None]:
+    """sys.stdout replaced by a guarded one for the block, flushed at its end inside it (Python's own flush
+    at shutdown printed "Exception ignored ... OSError" and exited 120), restored after. A closed file
+    descriptor 1 is first given /dev/null, so no file the command opens takes its place (a run's child
+    would write its output into it). Raises OutputLost."""
+    previous = sys.stdout
+    stream = previous
+    if stream is None:
+        _hold_closed_stdout()
+        stream = _Closed()
+    sys.stdout = _Guarded(stream)
+    try:
+        yield
+        sys.stdout.flush()
+    finally:
+        sys.stdout = previous
+
+
+def discard_stdout() -> None:
+    """Point file descriptor 1 at /dev/null and drop what the stream still buffers, so that nothing more is
+    written to the broken output (Python's shutdown flush then succeeds quietly; the Python docs' advice for
+    SIGPIPE, library/signal.html "Note on SIGPIPE")."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)  # 1 itself when descriptor 1 was closed
+        if devnull != 1:
+            os.dup2(devnull, 1)
+            os.close(devnull)
+    except OSError:
+        pass
+
+
+def _hold_closed_stdout() -> None:
+    """Give a closed file descriptor 1 /dev/null (nothing is written to it: sys.stdout is _Closed)."""
+    try:
+        os.fstat(1)
+    except OSError:
+        discard_stdout()

@@ -1,0 +1,84 @@
+"""Break-it pass 4, break 6: a notebook whose cells have the wrong shape, and nbformat 3 notebooks.
+
+`check` and `run` read a notebook one way (check/notebook.py): every cell's text is a string or a list of
+strings, else the notebook is "not a notebook (cell N: ...)", exit 2, listed as not checked in JSON and
+SARIF; a cell list of ``[1, null]`` was "internal error: TypeError", ``"source": 5`` was skipped in silence.
+nbformat 3's ``worksheets[].cells[].input`` was refused ("no cells list"): it is read. Real files in
+tmp_path, the CLI in a subprocess.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+POOL = Path(__file__).resolve().parents[1] / "data" / "pool" / "torchhub_api.jsonl"
+ROOT = Path(__file__).resolve().parents[2]
+WRONG = ["import torch\n", "model = torch.hub.load('pytorch/vision', 'resnet-201')\n"]
+
+
+def _cli(tmp_path: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "GORILLA_TUI_HOME": str(tmp_path / "home")}
+    done = subprocess.run(
+        [sys.executable, "-m", "gorilla_tui", *args], capture_output=True, text=True, env=env, timeout=120
+    )
+    assert "internal error" not in done.stderr and "Traceback" not in done.stderr, done.stderr
+    return done
+
+
+@pytest.mark.parametrize(
+    ("cell", "why"),
+    [
+        ({"cell_type": "code", "source": [1, None]}, "cell 2: source is not text"),
+        ({"cell_type": "code", "source": 5}, "cell 2: source is not text"),
+        ({"cell_type": "markdown", "source": {"a": 1}}, "cell 2: source is not text"),
+        ("import os", "cell 2 is not an object"),
+    ],
+    ids=["list-of-non-strings", "a-number", "markdown-object", "cell-not-object"],
+)
+def test_a_cell_of_the_wrong_shape_is_a_notebook_not_checked(tmp_path: Path, cell, why: str) -> None:
+    nb = tmp_path / "bad.ipynb"
+    nb.write_text(json.dumps({"cells": [{"cell_type": "code", "source": WRONG}, cell]}))
+    line = f"gorilla-tui: error: {nb}: not a notebook ({why})\n"
+    done = _cli(tmp_path, "check", str(nb), "--pool", str(POOL))
+    assert (done.returncode, done.stdout, done.stderr) == (2, "", line)
+    done = _cli(tmp_path, "check", str(nb), "--pool", str(POOL), "--format", "sarif")
+    invocation = json.loads(done.stdout)["runs"][0]["invocations"][0]
+    assert done.returncode == 2 and invocation["executionSuccessful"] is False
+    assert why in invocation["toolExecutionNotifications"][0]["message"]["text"]
+    done = _cli(tmp_path, "check", str(nb), "--pool", str(POOL), "--format", "json")
+    assert done.returncode == 2 and [e["reason"] for e in json.loads(done.stdout)] == ["not_checked"]
+    done = _cli(tmp_path, "run", str(nb), "--yes", "--no-isolation")
+    assert (
+        done.returncode == 2
+        and done.stderr == f"gorilla-tui: error: cannot run {nb}: not a notebook ({why})\n"
+    )
+
+
+def test_an_nbformat_3_notebook_is_read(tmp_path: Path) -> None:
+    """nbformat 3: cells in worksheets, a code cell's text in ``input``, cells numbered over worksheets."""
+    nb = tmp_path / "old.ipynb"
+    nb.write_text(
+        json.dumps(
+            {
+                "nbformat": 3,
+                "nbformat_minor": 0,
+                "metadata": {},
+                "worksheets": [
+                    {"cells": [{"cell_type": "heading", "level": 1, "source": ["Title"]}]},
+                    {"cells": [{"cell_type": "code", "input": WRONG, "language": "python", "outputs": []}]},
+                ],
+            }
+        )
+    )
+    done = _cli(tmp_path, "check", str(nb), "--pool", str(POOL))
+    assert done.returncode == 1, done.stderr
+    assert done.stdout.startswith(f"{nb}:cell 2:2:9: wrong_args:unknown_model"), done.stdout
+    nb.write_text(json.dumps({"nbformat": 3, "worksheets": [{"cells": [{"cell_type": "code", "input": 5}]}]}))
+    done = _cli(tmp_path, "check", str(nb), "--pool", str(POOL))
+    assert done.returncode == 2 and done.stderr.endswith("not a notebook (cell 1: input is not text)\n")
