@@ -41,7 +41,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
-from _report import Figure, parser, publish  # noqa: E402
+from _report import REPORT, Figure, parser, publish  # noqa: E402
 from out_of_pool import Model, auc, fit_logistic, threshold_for  # noqa: E402
 
 from gorilla_tui.retrieve.fit import name_coverage  # noqa: E402
@@ -167,6 +167,7 @@ def collect_index(out: Path, model_signals: bool = False) -> None:
     index = services.load_index()
     backend = services.load_backend(Settings())
     pipelines: dict[str, Any] = {}
+    rows_of = {id(d): i for i, d in enumerate(index.docs)}
     tasks = index_tasks()
     with out.open("a", encoding="utf-8") as f:
         for n, t in enumerate(tasks, start=1):
@@ -201,11 +202,32 @@ def collect_index(out: Path, model_signals: bool = False) -> None:
                 row.update(doc_signals(backend, t["task"], doc, lm))
             row["seconds"] = round(time.perf_counter() - t0, 3)
             row["timings"] = proposal.timings
+            row.update(index_extras(index, rows_of, t["task"], doc, proposal.hits))
             f.write(json.dumps(row) + "\n")
             f.flush()
             print(
                 f"{n}/{len(tasks)} {t['id']} {row.get('api')} yn={row.get('yn')}", file=sys.stderr, flush=True
             )
+
+
+def index_extras(index: Any, rows_of: dict[int, int], task: str, doc: Any, hits: list[Any]) -> dict[str, Any]:
+    """What the fit rule may read beside pipeline_fit's signals, recorded so that rules are compared offline:
+    the index-wide retrieval signals (retrieve/fit.py retrieval_signals), the hits (source, API name, BM25,
+    cosine, log p(task | doc)), the chosen doc's source and cosine, and the best cosine per source."""
+    out: dict[str, Any] = {"sig": dict(index.fit_signals(task))}
+    out["hits"] = [[h.doc.source, h.doc.api_name, h.score, h.dense, h.lm_score] for h in hits]
+    out["source"] = doc.source if doc is not None else ""
+    scored = index.dense.scores(task, np.arange(len(index.docs))) if index.dense is not None else None
+    if scored is not None:
+        cos, mask = scored
+        best: dict[str, float] = {}
+        for i in np.flatnonzero(mask):
+            src = index.docs[i].source
+            best[src] = max(best.get(src, -1.0), float(cos[i]))
+        out["src_cos"] = best
+        row = rows_of.get(id(doc)) if doc is not None else None
+        out["doc_cos"] = float(cos[row]) if row is not None and mask[row] else None
+    return out
 
 
 #: Highest share of the in-pool right answers of the dev items that "nothing fits" may flag (the target is
@@ -226,14 +248,18 @@ def logit(p: float) -> float:
 
 
 #: The signals measured.
-SIGNALS = ("yn", "pmi", "cov", "name_cov", "retrieval")
+SIGNALS = ("yn", "pmi", "cov", "name_cov", "retrieval", "source_cos", "dense_z")
 #: Feature sets compared, per model of pipeline_fit.FIT_MODELS (0: the default index with no hub named, where
 #: the retrieval rule's score exists; 1: the rest, BFCL's own functions and a hub named). The first of each
 #: is the one shipped: the model's signals (pmi, yn) cost two decodes an ask and did not earn them on dev.
 CANDIDATES = (
     (
+        ("retrieval", "cov", "dense_z"),
         ("retrieval", "cov"),
         ("retrieval",),
+        ("dense_z",),
+        ("cov", "dense_z"),
+        ("retrieval", "cov", "source_cos"),
         ("retrieval", "cov", "name_cov"),
         ("retrieval", "cov", "pmi", "yn"),
     ),
@@ -350,6 +376,9 @@ def load(results: Path, shared: Path) -> list[dict[str, Any]]:
     for r in rows:
         r.update({k: model_rows[r["key"]].get(k) for k in ("pmi", "yn")} if r["key"] in model_rows else {})
     recompute(rows, shared)
+    for r in rows:  # rows collected before judge() recorded it: the best cosine of the chosen doc's source
+        if r.get("source_cos") is None and r.get("retrieval") is not None and r.get("src_cos"):
+            r["source_cos"] = r["src_cos"].get(r.get("source", ""))
     out = []
     for r in rows:
         if r.get("cov") is None and not r["set"].startswith("eval"):  # no doc chosen
@@ -359,6 +388,29 @@ def load(results: Path, shared: Path) -> list[dict[str, Any]]:
         r["model"] = 0 if r.get("retrieval") is not None else 1 if r.get("missing") is not None else 2
         out.append(r)
     return out
+
+
+def cosine_scales(rows: list[dict[str, Any]]) -> dict[str, tuple[float, float]]:
+    """pipeline_fit.SOURCE_COSINE from the default-index dev tasks of `rows` (each task once, whatever its
+    answer or label): per source, the mean and standard deviation of the task's best cosine over that
+    source (retrieve/fit.py source_cosine, recorded per source by collect_index); "*" over every source."""
+    per: dict[str, list[float]] = {}
+    for r in rows:
+        if r["split"] == "dev" and r["set"] in ("everyday", "out_of_pool") and not r.get("hub"):
+            for source, cos in (r.get("src_cos") or {}).items():
+                per.setdefault(source, []).append(cos)
+                per.setdefault("*", []).append(cos)
+    return {k: (float(np.mean(v)), float(np.std(v))) for k, v in sorted(per.items()) if len(v) > 1}
+
+
+def set_dense_z(rows: list[dict[str, Any]], scales: dict[str, tuple[float, float]]) -> None:
+    """Each row's dense_z (pipeline_fit.dense_z) on `scales` (cosine_scales of the dev rows)."""
+    from gorilla_tui import pipeline_fit
+
+    pipeline_fit.SOURCE_COSINE = scales
+    for r in rows:
+        if r.get("source_cos") is not None:
+            r["dense_z"] = pipeline_fit.dense_z(r.get("source", ""), r["source_cos"])
 
 
 def fit_model(dev: list[dict[str, Any]], i: int, features: tuple[str, ...]) -> dict[str, Any]:
@@ -424,10 +476,14 @@ def pct(n: int, d: int) -> str:
     return f"{100 * n / d:.1f} % ({n}/{d})" if d else "-"
 
 
-def report(rows: list[dict[str, Any]]) -> tuple[str, list[dict[str, Any]], list[Figure]]:
-    """The markdown section, the shipped models (the first candidate of each CANDIDATES entry) and the
-    figures of the summary table."""
+def report(
+    rows: list[dict[str, Any]], refit: tuple[int, ...] = (0, 1, 2)
+) -> tuple[str, list[dict[str, Any]], list[Figure]]:
+    """The markdown section, the shipped models (the first candidate of each CANDIDATES entry; a model not
+    in `refit` is pipeline_fit's as shipped, shipped_model) and the figures of the summary table."""
     figures: list[Figure] = []
+    scales = cosine_scales(rows)
+    set_dense_z(rows, scales)
     dev = [r for r in rows if r["split"] == "dev"]
     lines = [
         f"Measured by `bench/fit.py` ({time.strftime('%Y-%m-%d')}, Gemma 3 270M, 2 shared cores). The fit "
@@ -437,8 +493,11 @@ def report(rows: list[dict[str, Any]]) -> tuple[str, list[dict[str, Any]], list[
         "bench/everyday_tasks.toml that `ask` answers right (the default index), and the out-of-pool tasks "
         "of bench/data/out_of_pool_tasks.toml and bench/data/fit_out_of_pool_tasks.toml (some over the "
         "standard library alone). dev: even BFCL ids and the files' dev halves (the rule is fitted there); "
-        "test: the rest, reported once. The default-index sets are small (about 30 tasks a half were "
-        "asked in the time there was): read their shares with that in mind.",
+        "test: the rest, reported once. The default-index sets are small (each row gives its counts; the "
+        "everyday tasks count only where `ask` answers them right): read their shares with that in mind. "
+        "dense_z: the task's best cosine over the chosen doc's source (retrieve/fit.py source_cosine) as a "
+        "z-score on that source's scale, pipeline_fit.SOURCE_COSINE (per source, the mean and standard "
+        "deviation of that cosine over the dev tasks of the default index, whatever their label).",
         "Signals of the doc the answer chose (pipeline_fit.py), ROC AUC of right answers against tasks "
         "nothing fits, dev items (right / nothing-fits items):",
         "",
@@ -469,7 +528,11 @@ def report(rows: list[dict[str, Any]]) -> tuple[str, list[dict[str, Any]], list[
     for i, sets in enumerate(CANDIDATES):
         mine = [r for r in rows if r["model"] == i]
         for j, features in enumerate(sets):
-            m = fit_model(dev, i, features)
+            if not any(r["model"] == i and all(r.get(f) is not None for f in features) for r in dev):
+                if j == 0:  # not collected in this run (--collect): the shipped model as it is
+                    shipped.append(shipped_model(i))
+                continue
+            m = fit_model(dev, i, features) if j or i in refit else shipped_model(i)
             judge_rows(mine, m)
             cells = [pct(*flagged(mine, kind, split)) for split in ("dev", "test") for kind in ("out", "in")]
             name = ("index, no hub" if i == 0 else "own functions / a hub") + (" (shipped)" if j == 0 else "")
@@ -485,7 +548,8 @@ def report(rows: list[dict[str, Any]]) -> tuple[str, list[dict[str, Any]], list[
     for m in shipped:
         terms = " + ".join(f"{w:.4f} * {f}" for f, w in zip(m["features"], m["weights"], strict=True))
         lines.append(
-            f"- {m['bias']:.4f} + {terms}; LOW {m['low']:.4f}, HIGH {m['high']:.4f} ({m['n']} dev items)"
+            f"- {m['bias']:.4f} + {terms}; LOW {m['low']:.4f}, HIGH {m['high']:.4f} "
+            + (f"({m['n']} dev items)" if m["n"] else "(as shipped: not fitted again in this run)")
         )
     for r in rows:
         judge_rows([r], shipped[r["model"]])
@@ -530,6 +594,27 @@ def report(rows: list[dict[str, Any]]) -> tuple[str, list[dict[str, Any]], list[
                 f"| {name} | {split} | {pct(n['nothing'], len(sel))} | "
                 f"{pct(n['unsure'], len(sel))} | {pct(n['fits'], len(sel))} |"
             )
+    asked = [r for r in rows if r["set"] in ("everyday", "out_of_pool") and r.get("timings", {}).get("total")]
+    if asked:  # the default index's asks: the fit stage (its dense_z included) in Proposal.timings["fit"]
+        total = np.median([r["timings"]["total"] for r in asked])
+        without = np.median([r["timings"]["total"] - r["timings"].get("fit", 0.0) for r in asked])
+        fit_p50 = np.median([r["timings"].get("fit", 0.0) for r in asked])
+        figures.append(
+            Figure(
+                "ask p50 with the fit judgment / without, default index, one run",
+                f"{total / without:.3f}",
+                "<= 1",
+            )  # fmt: skip
+        )
+        lines += [
+            "",
+            f"Default index, the same {len(asked)} asks (one run): ask p50 with the judgment / without it "
+            f"{total:.2f} s / {without:.2f} s = **{total / without:.3f}**; the fit stage's p50 "
+            f"{1000 * fit_p50:.1f} ms.",
+        ]
+    if not any(r["set"].startswith("eval") for r in rows):  # not asked in this run: the last run's figures
+        lines += ["", *previous_eval_block()]
+        return "\n".join(lines) + "\n", shipped, figures
     lines += [
         "",
         "BFCL end to end with the rule (each question over its own functions, filling on, as `gorilla-tui "
@@ -595,6 +680,26 @@ def report(rows: list[dict[str, Any]]) -> tuple[str, list[dict[str, Any]], list[
     return "\n".join(lines) + "\n", shipped, figures
 
 
+#: Where the BFCL end-to-end figures start in the section (report), kept from the last run that asked them.
+EVAL_HEAD = "BFCL end to end with the rule"
+
+
+def previous_eval_block() -> list[str]:
+    """The BFCL end-to-end lines (EVAL_HEAD to the section's end) of docs/benchmarks.md's section as the
+    last run that asked them (--collect eval-dev,eval-test) wrote them, under a line saying so: a run that
+    did not ask them does not drop them. [] when the section has none."""
+    text = REPORT.read_text(encoding="utf-8") if REPORT.exists() else ""
+    start = text.find(f"<!-- begin: {TITLE} -->")
+    end = text.find(f"<!-- end: {TITLE} -->", start)
+    section = text[start:end] if start >= 0 and end > start else ""
+    at = section.find(EVAL_HEAD)
+    if at < 0:
+        return []
+    block = section[at:].strip().splitlines()
+    note = "(Not asked again in this run: the figures below are the last run's that asked BFCL end to end.)"
+    return [note, "", *block]
+
+
 def collect_eval(shared: Path, out: Path, split: str) -> None:
     """BFCL's test half as `eval bfcl` asks it (each question over its own functions, fill on): irrelevance
     (odd ids) and simple (one question in 5, both halves: the stride bench/bfcl.py reported). The judgment
@@ -643,8 +748,18 @@ def collect_eval(shared: Path, out: Path, split: str) -> None:
             print(f"eval {n}/{len(order)} {q.id} valid={result.valid}", file=sys.stderr, flush=True)
 
 
-def constants(fitted: list[dict[str, Any]]) -> str:
-    """pipeline_fit.py's FIT_MODELS, FIT_LOW and FIT_HIGH for the shipped models, as Python."""
+def shipped_model(i: int) -> dict[str, Any]:
+    """Model `i` of pipeline_fit.FIT_MODELS as fit_model gives it (n 0: not fitted again in this run)."""
+    from gorilla_tui import pipeline_fit
+
+    features, bias, weights = pipeline_fit.FIT_MODELS[i]
+    low, high = pipeline_fit.FIT_LOW[i], pipeline_fit.FIT_HIGH[i]
+    return {"features": features, "bias": bias, "weights": list(weights), "n": 0, "low": low, "high": high}
+
+
+def constants(fitted: list[dict[str, Any]], scales: dict[str, tuple[float, float]]) -> str:
+    """pipeline_fit.py's FIT_MODELS, FIT_LOW and FIT_HIGH for the shipped models and its SOURCE_COSINE
+    (`scales`: cosine_scales), as Python."""
     rows = []
     for m in fitted:
         weights = ", ".join(f"{w:.6f}" for w in m["weights"])
@@ -652,7 +767,8 @@ def constants(fitted: list[dict[str, Any]]) -> str:
     models = "".join(rows)
     lows = ", ".join(f"{m['low']:.6f}" for m in fitted)
     highs = ", ".join(f"{m['high']:.6f}" for m in fitted)
-    return f"FIT_MODELS = (\n{models})\nFIT_LOW = ({lows})\nFIT_HIGH = ({highs})"
+    out = f"FIT_MODELS = (\n{models})\nFIT_LOW = ({lows})\nFIT_HIGH = ({highs})"
+    return out + f"\nSOURCE_COSINE = {scales!r}"
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -662,6 +778,11 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--stride-simple", type=int, default=2)
     p.add_argument("--bfcl-splits", default="dev", help="dev,test: BFCL's test half is reported by eval bfcl")
     p.add_argument("--report-only", action="store_true")
+    p.add_argument(
+        "--refit",
+        default="0,1,2",
+        help="the models of pipeline_fit.FIT_MODELS fitted again (the others are reported as shipped)",
+    )
     a = p.parse_args(argv)
     results = Path(a.results)
     results.mkdir(parents=True, exist_ok=True)
@@ -674,8 +795,9 @@ def main(argv: list[str] | None = None) -> int:
         for split in ("dev", "test"):
             if f"eval-{split}" in a.collect:
                 collect_eval(Path(a.shared), results / f"fit_eval_{split}.jsonl", split)
-    text, fitted, figures = report(load(results, Path(a.shared)))
-    print(constants(fitted))
+    rows = load(results, Path(a.shared))
+    text, fitted, figures = report(rows, tuple(int(i) for i in a.refit.split(",") if i.strip()))
+    print(constants(fitted, {k: (round(m, 6), round(sd, 6)) for k, (m, sd) in cosine_scales(rows).items()}))
     return publish(TITLE, text, not a.no_write, summary=figures)
 
 

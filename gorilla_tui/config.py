@@ -5,27 +5,21 @@ from __future__ import annotations
 import os
 import re
 import stat
-import sys
 import tempfile
 from collections.abc import Iterable
 from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover
-    import tomli as tomllib
-
 from gorilla_tui import plugins
 from gorilla_tui.errors import UsageError
 from gorilla_tui.paths import (
-    NotRegularFileError,
     expand_user,
     file_kind,
     get_paths,
     path_exists,
     read_regular_text,
+    read_toml,
 )
 from gorilla_tui.textsafe import redact_url, safe_text
 
@@ -195,14 +189,7 @@ def load_settings(path: Path | None = None) -> Settings:
         return Settings()
     if path.is_dir():
         raise UsageError(f"{path}: is a folder, not a config file (remove it or move it aside)")
-    try:
-        data = tomllib.loads(read_regular_text(path))
-    except NotRegularFileError as e:
-        raise UsageError(f"{path}: {e.strerror}, not a config file (remove it or move it aside)") from None
-    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as e:
-        raise UsageError(f"{path}: invalid TOML: {e}") from None
-    except OSError as e:
-        raise UsageError(f"{path}: cannot read the config file ({e.strerror or e})") from None
+    data = read_toml(path, what="config file")  # one line naming it for any unreadable or invalid file
     known = {f.name: f for f in fields(Settings)}
     defaults = Settings()
     values: dict[str, Any] = {}
@@ -278,7 +265,7 @@ def _config_text(data: dict[str, Any], path: Path) -> str:
 
     try:
         doc = tomlkit.parse(read_regular_text(path))  # a FIFO put there since: never blocks
-    except (OSError, UnicodeDecodeError, tomlkit.exceptions.TOMLKitError):
+    except (OSError, UnicodeDecodeError, RecursionError, tomlkit.exceptions.TOMLKitError):
         doc = tomlkit.document()
     for key, value in data.items():
         if key not in doc or doc[key] != value:

@@ -5,10 +5,17 @@ from __future__ import annotations
 import errno
 import os
 import stat
+import sys
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import platformdirs
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover - Python 3.10
+    import tomli as tomllib
 
 from gorilla_tui.errors import UsageError
 
@@ -153,3 +160,36 @@ def read_regular_text(path: Path) -> str:
     finally:
         os.close(fd)
     return b"".join(chunks).decode("utf-8")
+
+
+def toml_of(text: str, where: str) -> dict[str, Any]:
+    """The TOML document `text` as a dict: the one parser of every TOML the product reads (config.toml,
+    the index/*.toml source manifests, a plugin's manifests, the hand-written questions, kernel profiles).
+
+    Raises UsageError "WHERE: invalid TOML: ..." (one line naming `where`, exit 2) for text that is not TOML,
+    and for a value nested too deeply for tomllib's recursive parser (RecursionError, issue 42 round 4:
+    `mirrors = [[[...]]]` 3,000 deep was "internal error")."""
+    try:
+        return tomllib.loads(text)
+    except tomllib.TOMLDecodeError as e:
+        raise UsageError(f"{where}: invalid TOML: {e}") from None
+    except RecursionError:
+        raise UsageError(f"{where}: invalid TOML: values nested too deeply") from None
+
+
+def read_toml(path: Path, where: str | None = None, what: str = "TOML file") -> dict[str, Any]:
+    """The TOML file `path` as a dict (read_regular_text, then toml_of). `where` names it in errors (default:
+    the path); `what` says what it should be ("config file").
+
+    Raises UsageError, one line naming the file: not a regular file (a FIFO, a folder), unreadable (OSError:
+    missing, no permission), not UTF-8, or not TOML (toml_of)."""
+    where = where or str(path)
+    try:
+        text = read_regular_text(path)
+    except NotRegularFileError as e:
+        raise UsageError(f"{where}: {e.strerror}, not a {what} (remove it or move it aside)") from None
+    except UnicodeDecodeError as e:
+        raise UsageError(f"{where}: invalid TOML: not UTF-8 (byte {e.start})") from None
+    except OSError as e:
+        raise UsageError(f"{where}: cannot read the {what} ({e.strerror or e})") from None
+    return toml_of(text, where)

@@ -289,7 +289,10 @@ class Pipeline:
             return "", {}
         doc = self._selected(choice)[4]
         lm = next((h.lm_score for h in hits if doc is not None and h.doc is doc), None)
-        return judge(self.backend, task, doc, lm, self.retrieval_score(task, hits), needs, cancel)
+        retrieval = self.retrieval_score(task, hits)
+        source_cosine = getattr(self.index, "source_cosine", None)  # where the retrieval rule applies
+        cosine = source_cosine(task, doc.source) if retrieval is not None and doc and source_cosine else None
+        return judge(self.backend, task, doc, lm, retrieval, needs, cancel, cosine)
 
     def retrieval_score(self, task: str, hits: list[Hit]) -> float | None:
         """How well the whole index fits `task` by retrieval (retrieve/fit.py match_score: below 0 the

@@ -34,13 +34,14 @@ from gorilla_tui.store.integrity import MAX_STATE_BYTES, STATE_FILE, read_state 
 # store.vectors_changed). A state written before the sizes were recorded maps each path to its SHA-256
 # string; it is still read (each file then hashed).
 
-#: What `index --status` and `doctor` say of a live index whose STATE_FILE is missing or unreadable (built
-#: by an older release, or the file deleted or damaged): its files could not be checked against what they
-#: held when it was built. A plain refresh does not trust such an index: it rebuilds it, with a new
+#: What `index --status` and `doctor` say of a live index built by an older release without a STATE_FILE
+#: (meta.json without integrity.RECORD_KEY): its files could not be checked against what they held when it
+#: was built. A STATE_FILE missing from a version that has one, cut short or changed, is damage
+#: (integrity.record_damage). A plain refresh does not trust such an index: it rebuilds it, with a new
 #: STATE_FILE.
 UNCHECKED_NOTE = (
-    f"integrity not checked: {STATE_FILE} is missing or unreadable "
-    "(run `gorilla-tui index --refresh` to rebuild it)"
+    f"integrity not checked: built by an older version of gorilla-tui, without {STATE_FILE} "
+    "(run `gorilla-tui index --refresh` to rebuild it with one)"
 )
 #: Keys of a meta.json source row copied into STATE_FILE, all that reread needs: when meta.json itself is
 #: damaged, the next refresh still reads every source again from where it came (without the copy, a
@@ -63,6 +64,7 @@ def write_state(folder: Path, extra: bool, rows: Sequence[Any] = ()) -> None:
     sources = [{k: r[k] for k in ROW_KEYS if k in r} for r in rows if isinstance(r, dict) and r.get("name")]
     state = {"version": FINGERPRINT_VERSION, "code": code_fingerprint(), "extra": extra, "files": files,
              "sources": sources}  # fmt: skip
+    state[integrity.SELF_KEY] = integrity.state_digest(state)  # its own damage is found as its own
     with open(folder / STATE_FILE, "w", encoding="utf-8") as fh:
         json.dump(state, fh, indent=0)
         fh.flush()
@@ -87,14 +89,14 @@ def verify_state(folder: Path, changed: str | None) -> tuple[str, bool | None]:
 
 def changed_since_built(folder: Path) -> str | None:
     """Why a file of the version `folder` no longer has the SHA-256 that STATE_FILE recorded when it was
-    built ("x changed since it was built", "x is missing"; "" when every file still has it); None when
-    STATE_FILE is missing or unreadable (an index built by an older release: nothing to compare with).
+    built, or STATE_FILE itself is missing or changed ("x changed since it was built", "x is missing"; ""
+    when every file still has it); None when the version has no record (built by an older release: nothing
+    to compare with). integrity.index_damage, uncached.
     Whatever code built the folder, a recorded digest is still what the file held when it was published.
     A file whose size (os.stat) is not the one recorded is changed without being read (a 50 GB sparse file
     in its place is not hashed); else it costs one SHA-256 pass over the listed files (about 12 MB for the
     default index)."""
-    state = read_state(folder)
-    return None if state is None else integrity.changed_file(folder, state["files"])
+    return integrity.index_damage(folder)
 
 
 def read_verified() -> tuple[index_store.StoredIndex, str]:

@@ -18,6 +18,7 @@ from gorilla_tui.pool.doc import ApiDoc
 from gorilla_tui.pool.sources import SourceLoad
 from gorilla_tui.retrieve.index import FIELD_WEIGHTS, SOURCE_FIELD_WEIGHTS, TOKENIZER_VERSION, ApiIndex
 from gorilla_tui.store import versions as index_store
+from gorilla_tui.store.integrity import RECORD_KEY, STATE_FILE
 from gorilla_tui.store.performance import PerformanceTable
 
 #: Test hook: seconds to sleep after the new version is written aside and before it is published (lets
@@ -42,7 +43,8 @@ def write_and_publish(
         folder: Path | None = None
         try:
             folder = index_store.new_build_dir()
-            index_store.write_version(folder, index.docs, index.tf, index.vocab, index.meta)
+            meta = dict(index.meta, **{RECORD_KEY: STATE_FILE})  # this version has a STATE_FILE (write_state)
+            index_store.write_version(folder, index.docs, index.tf, index.vocab, meta)
             PerformanceTable.build(index.docs).save(folder)  # normalised once, here, not on every ask
             if extra_files is not None:  # e.g. check's validator lookup (issue 20), written by a caller above
                 extra_files(folder, index.docs)

@@ -157,6 +157,7 @@ def _validator(args: argparse.Namespace, code: str | list[str]):
     index, whose lookup is then written for the next run (an index refreshed without one: an older
     version, the TUI's first run). Raises UsageError (bad --pool / --hub), IndexMissingError."""
     from gorilla_tui.check import lookup  # deferred: tree-sitter; not services (numpy, scipy: slow paths)
+    from gorilla_tui.store import integrity
     from gorilla_tui.store import versions as store
 
     if args.pool:
@@ -164,6 +165,9 @@ def _validator(args: argparse.Namespace, code: str | list[str]):
     folder = store.current_version()
     if folder is None:
         return _slow_validator(_pool(args))  # raises IndexMissingError with the hint
+    why = integrity.loaded_damage(folder)  # the one check search, status and doctor make (lookup/ too)
+    if why:
+        raise store.damaged(folder, why)
     try:
         validator = lookup.load_validator(folder, code, args.hub)
         if args.hub is None or validator.callees or validator.rest:

@@ -172,6 +172,18 @@ _INDEX_FIX = NO_INDEX_FIX
 _DAMAGED_FIX = "gorilla-tui index --refresh (it reads the sources the index was built from again)"
 
 
+def _manifest_error() -> str:
+    """The line naming a shipped source manifest (index/*.toml) that cannot be read (not TOML, nested too
+    deeply, not UTF-8: paths.read_toml), "" when every one loads."""
+    from gorilla_tui.pool.sources import load_manifests  # deferred: as read_meta
+
+    try:
+        load_manifests()
+    except GorillaError as e:
+        return str(e)
+    return ""
+
+
 def _index(report: dict[str, Any], problems: list[dict[str, str]], notes: list[dict[str, str]]) -> None:
     """report["index"] (path, docs, built_at, age_days, sources: name -> docs loaded); a missing index, one a
     search refuses (opened and checked as a search opens it, and its files against the SHA-256 recorded when
@@ -300,6 +312,11 @@ def collect(args: argparse.Namespace) -> dict[str, Any]:
     if error is not None:
         problems.append({"problem": str(error), "fix": f"fix or delete {get_paths().config_file}"})
     report["settings"] = asdict(settings) | {"endpoint": redact_url(settings.endpoint)}  # no password shown
+    manifest_error = _manifest_error()
+    if manifest_error:
+        problems.append(
+            {"problem": manifest_error, "fix": "reinstall gorilla-tui (index/*.toml is package data)"}
+        )
     report["plugins"] = {
         "sources": plugins.names(plugins.SOURCES),
         "backends": plugins.names(plugins.BACKENDS),

@@ -160,12 +160,9 @@ def status(args: argparse.Namespace) -> int:
 def missing_sources(meta: dict[str, Any]) -> dict[str, list[str]]:
     """{"sources": the shipped sources (index/*.toml) the index has no docs of, "fixes": one line per fix
     (pool.remedies.fix_lines, as the first launch, `index --refresh` and `doctor` say it)}; both empty when
-    every shipped source is in, or the manifests cannot be read."""
+    every shipped source is in. Raises UsageError naming a shipped manifest that cannot be read."""
     have = {s["name"] for s in meta.get("sources", []) if s.get("loaded")}
-    try:
-        manifests = load_manifests()
-    except GorillaError:
-        return {"sources": [], "fixes": []}
+    manifests = load_manifests()
     names = [m.name for m in manifests if m.name not in have]
     return {"sources": names, "fixes": fix_lines(names, manifests)}
 

@@ -10,12 +10,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover
-    import tomli as tomllib
-
 from gorilla_tui.errors import GorillaError, UsageError
+from gorilla_tui.paths import toml_of
 from gorilla_tui.resources import data_files
 
 #: Llama() parameters a profile's [runtime] table may set (llama-cpp-python's own names).
@@ -73,7 +69,7 @@ def load_profiles() -> dict[str, KernelProfile]:
     profiles: dict[str, KernelProfile] = {}
     for f in data_files("kernels"):
         try:
-            data = tomllib.loads(f.read_text(encoding="utf-8"))
+            data = toml_of(f.read_text(encoding="utf-8"), f.name)
             runtime = dict(data.get("runtime", {}))
             unknown = set(runtime) - set(RUNTIME_KEYS)
             if unknown:
@@ -90,7 +86,7 @@ def load_profiles() -> dict[str, KernelProfile]:
                 detect=dict(data.get("detect", {})),
                 runtime=runtime,
             )
-        except (tomllib.TOMLDecodeError, KeyError, ValueError, TypeError) as e:
+        except (OSError, UsageError, KeyError, ValueError, TypeError) as e:
             raise GorillaError(f"kernel profile {f.name} is broken: {e}") from None
         profiles[prof.name] = prof
     return profiles

@@ -19,15 +19,11 @@ split's.
 from __future__ import annotations
 
 import json
-import sys
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover
-    import tomli as tomllib
-
+from gorilla_tui.errors import UsageError
+from gorilla_tui.paths import toml_of
 from gorilla_tui.pool.doc import ApiDoc, Diagnostic
 from gorilla_tui.pool.questions import task_text
 
@@ -104,9 +100,12 @@ def read_hand_questions(text: str, name: str) -> tuple[list[tuple[dict[str, str]
 
     The file (`text`, TOML; `name` labels the diagnostics) holds ``[[api]]`` tables, each with a list of
     `questions` and the docs they are for: ``api_call`` (with an optional ``domain``) or ``api_name``; the
-    selector maps those fields to their values, whitespace removed. Raises ValueError (tomllib's
-    TOMLDecodeError) when the text is not TOML."""
-    data = tomllib.loads(text)
+    selector maps those fields to their values, whitespace removed. Raises ValueError when the text is not
+    TOML or is nested too deeply (paths.toml_of)."""
+    try:
+        data = toml_of(text, name)
+    except UsageError as e:
+        raise ValueError(str(e)) from None
     out: list[tuple[dict[str, str], str]] = []
     diags: list[Diagnostic] = []
     entries = data.get("api", [])

@@ -4,19 +4,14 @@ context a refresh fetches them in (pool/sources.py fetches and loads them)."""
 from __future__ import annotations
 
 import functools
-import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover
-    import tomli as tomllib
-
 from gorilla_tui import plugins
 from gorilla_tui.errors import UsageError
+from gorilla_tui.paths import read_toml, toml_of
 from gorilla_tui.pool.doc import FORMATS, MAX_SOURCE_BYTES
 from gorilla_tui.resources import data_files
 
@@ -176,11 +171,8 @@ def source_kind(kind: str) -> SourceKind:
 
 
 def _parse_toml(text: str, where: str) -> Manifest:
-    try:
-        data = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as e:
-        raise UsageError(f"{where}: invalid TOML: {e}") from None
-    return parse_manifest(data, where)
+    """The manifest of TOML `text`; raises UsageError naming `where` (paths.toml_of, parse_manifest)."""
+    return parse_manifest(toml_of(text, where), where)
 
 
 def plugin_errors() -> list[str]:
@@ -206,11 +198,7 @@ def load_manifests() -> list[Manifest]:
     duplicate name."""
     manifests: list[Manifest] = []
     for f in data_files("index"):
-        try:
-            text = f.read_text(encoding="utf-8")
-        except UnicodeDecodeError as e:
-            raise UsageError(f"index/{f.name}: invalid TOML: {e}") from None
-        manifests.append(_parse_toml(text, f"index/{f.name}"))
+        manifests.append(parse_manifest(read_toml(f, f"index/{f.name}"), f"index/{f.name}"))
     for name in plugins.names(plugins.SOURCES):
         try:
             kind = plugins.load(plugins.SOURCES, name)
@@ -238,9 +226,7 @@ def shipped_values(key: str) -> dict[str, Any]:
     """Source name -> the value of `key` in its shipped manifest (index/*.toml, Manifest.extra), for the
     manifests that set it: a per-source setting such as retrieve/dense.py's dense_weight or
     model/likelihood.py's choice_rule. Read once per process and key (the shipped manifests are package data;
-    callers must not change the dict); {} when a shipped manifest is broken (the refresh reports it)."""
-    try:
-        manifests = load_manifests()
-    except UsageError:
-        return {}
+    callers must not change the dict). Raises UsageError naming a shipped manifest that is broken (a broken
+    installation: a search refuses it, exit 2, rather than rank with other settings unsaid)."""
+    manifests = load_manifests()
     return {m.name: m.extra[key] for m in manifests if key in m.extra}

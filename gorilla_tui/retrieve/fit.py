@@ -76,6 +76,23 @@ def retrieval_signals(index: RoutedIndex, query: str) -> dict[str, float | None]
     return out
 
 
+def source_cosine(index: RoutedIndex, query: str, source: str) -> float | None:
+    """The best dense cosine of `query` over the docs of `source` (-1..1; the query's vector is cached, so
+    after retrieval_signals this costs one matrix product over the index's vectors), or None without
+    usable vectors, for an index embedded by another embedder than FIT_EMBEDDER, or for a source the
+    index lacks. A signal of the fit judgment (pipeline_fit.py dense_z: calibrated per source there)."""
+    codes, names = index.source_codes, index.sources
+    if index.dense is None or codes is None or source not in names:
+        return None
+    if index.dense.info.get("embedder", DEFAULT_EMBEDDER) != FIT_EMBEDDER:
+        return None
+    rows = np.flatnonzero(codes == names.index(source))
+    scored = index.dense.scores(query, rows) if len(rows) else None
+    if scored is None or not scored[1].any():
+        return None
+    return float(scored[0][scored[1]].max())
+
+
 def is_english(text: str) -> bool:
     """Whether `text` is English by py3langid (langid.py, Lui & Baldwin 2012: a naive Bayes classifier over
     byte n-grams of 97 languages, shipped inside the package; ~1 s to load the first time, then ~0.1 ms).

@@ -318,6 +318,10 @@ class ApiIndex:
         BM25 score, the share of known words, the best dense cosine and its margin)."""
         return fit.retrieval_signals(self, query)
 
+    def source_cosine(self, query: str, source: str) -> float | None:
+        """The best dense cosine of `query` over the docs of `source` (retrieve/fit.py source_cosine)."""
+        return fit.source_cosine(self, query, source)
+
     def needs_translation(self, query: str) -> bool:
         """Whether `query` is searched better in English (retrieve/fit.py needs_translation: not English, and
         most of its words unknown to this index)."""

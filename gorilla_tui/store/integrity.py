@@ -21,8 +21,10 @@ drop VERIFIED, so a search finds it too from then on.
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import json
 import os
+import stat
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
@@ -41,15 +43,24 @@ MAX_STATE_BYTES = 64 * 2**20
 VERIFIED = "verified.json"
 #: Largest VERIFIED read, bytes.
 MAX_VERIFIED_BYTES = 16 * 2**20
-#: The files of store version 2 a search loads (store.read_stored, ApiIndex.prior, ApiIndex.performance):
-#: those a search checks against STATE_FILE; the vector files are checked by retrieve/dense.py.
+#: The files of store version 2 a search loads (store.read_stored, ApiIndex.prior, ApiIndex.performance);
+#: a search checks every file STATE_FILE records (index_damage: check's lookup/ too), the vector files are
+#: checked by retrieve/dense.py.
 LOADED = ("meta.json", "vocab.json", "postings.npz", "docs.jsonl", "prior.npy", "performance.json")
+#: Key of STATE_FILE holding the SHA-256 of the rest of it (state_digest, written by build/previous.py
+#: write_state): a byte changed in STATE_FILE is found as a change of STATE_FILE itself (it was blamed on
+#: the file whose record it altered: "lookup/3/228.json changed", issue 42 round 4).
+SELF_KEY = "state_sha256"
+#: Key of meta.json set (to STATE_FILE) in every version build/publish.py publishes, all of which have a
+#: STATE_FILE: such a version without its STATE_FILE is damaged. A version without the key was written by
+#: an older release (or by store.write_version alone), which may have had no record: nothing to check.
+RECORD_KEY = "record"
 
 
 def read_state(folder: Path) -> dict[str, Any] | None:
     """STATE_FILE of the version `folder` as a dict with a "files" dict; None when it is missing, not a
     regular file (a FIFO would block, a link to /dev/zero never ends), over MAX_STATE_BYTES, not JSON, too
-    deeply nested to parse, or of another shape."""
+    deeply nested to parse, or of another shape. Its own digest (SELF_KEY) is not checked: record_damage."""
     try:
         state = json_of(folder / STATE_FILE, MAX_STATE_BYTES)
     except (OSError, ValueError):
@@ -57,6 +68,63 @@ def read_state(folder: Path) -> dict[str, Any] | None:
     if not isinstance(state, dict) or not isinstance(state.get("files"), dict):
         return None
     return state
+
+
+def state_digest(state: dict[str, Any]) -> str:
+    """SHA-256 (hex) of STATE_FILE's content `state` but SELF_KEY: its JSON with sorted keys, compact."""
+    body = {k: v for k, v in state.items() if k != SELF_KEY}
+    text = json.dumps(body, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def record_damage(folder: Path) -> tuple[dict[str, Any] | None, str | None]:
+    """(STATE_FILE of the version `folder`, why it is damaged): (state, "") when it can be trusted;
+    (None, "refresh-state.json is missing") when meta.json says the version has one (RECORD_KEY);
+    (None, "refresh-state.json changed since it was built") when it is cut short, not JSON, of another
+    shape, or its SHA-256 is not the one it records (SELF_KEY), or lost that digest in a version that has
+    one; (None, None) when the version has no record (an older release): nothing to check against.
+    A STATE_FILE without SELF_KEY in a version without RECORD_KEY (an older release) is trusted as it is.
+    Never raises."""
+    changed = f"{STATE_FILE} changed since it was built"
+    try:
+        state = json_of(folder / STATE_FILE, MAX_STATE_BYTES)
+    except FileNotFoundError:
+        return None, (f"{STATE_FILE} is missing" if _has_record(folder) else None)
+    except OSError as e:
+        return None, f"{STATE_FILE}: {e.strerror or e}"
+    except ValueError:  # not JSON, too deep, too large, not a regular file
+        return None, changed
+    if not isinstance(state, dict) or not isinstance(state.get("files"), dict):
+        return None, changed
+    digest = state.get(SELF_KEY)
+    if digest is None and not _has_record(folder):
+        return state, ""  # written by an older release, before STATE_FILE recorded its own digest
+    if digest != state_digest(state):
+        return None, changed
+    return state, ""
+
+
+def index_damage(folder: Path, cached: bool = False) -> str | None:
+    """Why the version `folder` is damaged: its STATE_FILE (record_damage), else the first file STATE_FILE
+    records that is missing or changed (changed_file: meta.json, docs.jsonl... and check's lookup/ files);
+    "" when every one matches; None when the version has no record to check against (an older release:
+    `index --status` and `doctor` say so once, build/previous.py UNCHECKED_NOTE). The one check of search,
+    ask, the TUI, `check` (cached: a file hashed once per content), `index --status`, `doctor` and a
+    refresh (uncached: each file hashed). Never raises."""
+    state, why = record_damage(folder)
+    if state is None:
+        return why
+    return changed_file(folder, state["files"], cached=cached)
+
+
+def _has_record(folder: Path) -> bool:
+    """Whether meta.json of `folder` says the version was published with a STATE_FILE (RECORD_KEY). Read
+    only when STATE_FILE is missing or has no digest (meta.json is about 120 kB for the default index)."""
+    try:
+        meta = json_of(folder / "meta.json")
+    except (OSError, ValueError):
+        return False
+    return isinstance(meta, dict) and meta.get(RECORD_KEY) == STATE_FILE
 
 
 def recorded(entry: Any) -> tuple[str | None, int | None]:
@@ -83,7 +151,6 @@ def changed_file(folder: Path, files: dict[str, Any], verb: str = "built", cache
     and is never read. cached: a file VERIFIED says was verified with its present os.stat identity is not
     hashed again, and the files hashed now are added to VERIFIED (a search); False hashes every file
     (`index --status`, `doctor`, a refresh) and drops VERIFIED when a file changed. Never raises."""
-    root = folder.resolve()
     known = _verified(folder) if cached else {}
     fresh: dict[str, list[Any]] = {}
     why = ""
@@ -91,16 +158,18 @@ def changed_file(folder: Path, files: dict[str, Any], verb: str = "built", cache
         digest, size = recorded(entry)
         rel = str(rel)
         changed = f"{rel[:80]} changed since it was {verb}"
-        try:  # a name with a NUL byte or one too long for the OS is no file of the folder
-            path = (folder / rel).resolve()
-            outside = not path.is_relative_to(root) or (path.exists() and not path.is_file())
-        except (OSError, ValueError):
-            outside = True
-        if outside:
+        parts = rel.split("/")
+        # a record's names are plain relative paths (write_state): one that climbs out, is absolute or holds
+        # a NUL byte names no file of the folder, and is never opened
+        if rel.startswith("/") or "\0" in rel or any(p in ("", ".", "..") for p in parts):
             why = changed
             break
+        path = folder / rel
         try:
-            st = path.stat()
+            st = os.stat(path, follow_symlinks=False)  # one call: no resolve() per file (550 for lookup/)
+            if not stat.S_ISREG(st.st_mode):  # a FIFO would block, a link could lead to /dev/zero: unread
+                why = changed
+                break
             if size is not None and st.st_size != size:  # no read: a huge file costs nothing
                 why = changed
                 break
@@ -122,14 +191,10 @@ def changed_file(folder: Path, files: dict[str, Any], verb: str = "built", cache
 
 
 def loaded_damage(folder: Path) -> str:
-    """Why a file a search loads (LOADED) no longer has the size and SHA-256 STATE_FILE recorded (cached:
-    see changed_file); "" when each matches, or when STATE_FILE is missing or unreadable (an index built by
-    an older release: nothing to compare with; `index --status` says it was not checked)."""
-    state = read_state(folder)
-    if state is None:
-        return ""
-    files = {name: state["files"][name] for name in LOADED if name in state["files"]}
-    return changed_file(folder, files, cached=True)
+    """What a search, an ask, the TUI and `check` say of the version `folder`: index_damage cached (each
+    file hashed once per content, see changed_file); "" when sound or when there is no record to check
+    against (an older release: `index --status` says it was not checked)."""
+    return index_damage(folder, cached=True) or ""
 
 
 def remember(folder: Path, names: Iterable[str], digests: dict[str, str]) -> None:

@@ -196,14 +196,20 @@ def _sizes_differ(folder: Path, info: dict[str, Any]) -> bool:
 def vectors_changed(folder: Path, cached: bool = False) -> str:
     """Why the vector files of the version `folder` are no longer what write_vectors wrote: "vectors.npy
     changed since it was embedded" (its size, compared first without reading it, or its SHA-256, recorded in
-    DENSE_META's FILES_KEY), "vectors.npy is missing"; "" when every recorded file matches, or when there is
-    nothing to compare with (no DENSE_META, one that cannot be read or that records no file: read_vectors
-    judges those). The check is store/integrity.changed_file's: a recorded name that is no regular file (a
+    DENSE_META's FILES_KEY), "vectors.npy is missing", "dense.json is missing" (vector files left without it
+    and no embedding under way); "" when every recorded file matches, or when there is nothing to compare
+    with (no dense side, a DENSE_META that cannot be read or that records no file: read_vectors judges those).
+    The check is store/integrity.changed_file's: a recorded name that is no regular file (a
     FIFO would block) is changed, unread. cached (a search): a file verified before with its present
     os.stat identity is not hashed again; else one SHA-256 pass over the vector files (a few MB to tens of
     MB: `index --status`, `doctor`, a refresh). Never raises."""
     try:  # json_of: a FIFO in its place would block, a sparse file of gigabytes be read whole
         info = json_of(folder / DENSE_META)
+    except FileNotFoundError:
+        # written last (write_vectors): vector files without it, and no embedding under way (DENSE_PROGRESS),
+        # are damaged, not an index built with --no-dense (issue 42 round 4: status said that, search nothing)
+        present = any((folder / name).exists() for name in (VECTORS, MASK, QUESTION_VECTORS, QUESTION_ROWS))
+        return f"{DENSE_META} is missing" if present and not (folder / DENSE_PROGRESS).exists() else ""
     except (OSError, ValueError, RecursionError):
         return ""
     if not isinstance(info, dict):

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 import tomllib
 
-from gorilla_tui import services
+from gorilla_tui import pipeline_fit, services
 from gorilla_tui.check.validator import Validator
 from gorilla_tui.cli import main
 from gorilla_tui.config import Settings
@@ -103,3 +103,47 @@ def test_out_of_pool_task_file_is_split_and_never_from_the_eval_sets(apibench: P
         for name in ("torchhub_eval.json", "tensorflow_eval.json", "huggingface_eval.json")
     )
     assert not [t["task"] for t in tasks if t["task"].lower() in eval_text]
+
+
+LOCK = "lock the front door with my smart lock"  # the old rule (retrieval + cov): threading.RLock fits
+THERMOSTAT = "set the thermostat to 21 degrees"  # the old rule: math.degrees fits
+#: The default index's rule before dense_z (retrieval + cov; its bias, weights and LOW threshold).
+OLD_BIAS, OLD_WEIGHTS, OLD_LOW = -2.505657, (0.457043, 3.737779), -1.508696
+
+
+@pytest.mark.model
+@pytest.mark.slow
+def test_the_best_cosine_over_the_chosen_source_tells_tasks_nothing_fits(
+    dense: Path, home_with_model: Path, apibench: Path, apizoo: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """pipeline_fit's dense_z (pipeline_fit.SOURCE_COSINE has every source of the index) on the real
+    default index: the task's best cosine over the chosen doc's
+    source on that source's scale (SOURCE_COSINE) is recorded with every judgment on the default index; with
+    it the rule says nothing fits for tasks no source serves that the old rule (retrieval + cov) let
+    through, and an in-pool task's right answer (a z-score well above theirs) keeps fitting."""
+    shared = apibench.parent
+    assert main(["index", "--refresh", "--from", str(apibench / "api"), "--from", str(shared)]) == 0
+    capsys.readouterr()
+    index = ApiIndex.load()
+    assert set(index.sources) <= set(pipeline_fit.SOURCE_COSINE)
+    settings = Settings(k=5, mode="select", select_by="likelihood")
+    pipeline = services.build_pipeline(settings, index, services.load_backend(settings))
+    low: list[float] = []
+    for task in (LOCK, THERMOSTAT):
+        p = pipeline.ask(task)
+        signals = p.fit_signals
+        assert any(
+            signals["source_cos"] == pytest.approx(index.source_cosine(task, s)) for s in index.sources
+        )
+        assert signals["dense_z"] is not None, (task, signals)
+        low.append(signals["dense_z"])
+        old = OLD_BIAS + sum(w * signals[f] for f, w in zip(("retrieval", "cov"), OLD_WEIGHTS, strict=True))
+        assert old >= OLD_LOW, (task, old)  # the rule shipped before dense_z: not "nothing"
+        assert p.fit == "nothing" and p.calls == [], (task, signals)
+    ok = pipeline.ask(IN_POOL)
+    assert ok.fit == "fits" and ok.api_call.startswith("json.loads"), ok.fit_signals
+    assert ok.fit_signals["dense_z"] is not None and ok.fit_signals["dense_z"] > max(low) + 1.0
+    # the per-source cosine over a source the index lacks, and over a hub named: not assessed
+    assert index.source_cosine(LOCK, "no-such-source") is None
+    hub = services.build_pipeline(Settings(k=5, mode="select", hub="python-env"), index, pipeline.backend)
+    assert hub.ask(THERMOSTAT).fit_signals["dense_z"] is None

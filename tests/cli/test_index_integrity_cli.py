@@ -15,6 +15,8 @@ import pytest
 from gorilla_tui.build import previous
 from gorilla_tui.build.previous import STATE_FILE, changed_since_built
 from gorilla_tui.cli import main
+from gorilla_tui.pool.fingerprint import file_digest
+from gorilla_tui.store import integrity
 
 SMALL_POOL = Path(__file__).resolve().parents[1] / "data" / "pool"
 HUBS = ("torchhub", "tensorflowhub", "huggingface", "apizoo")
@@ -74,6 +76,12 @@ def test_an_older_state_of_digests_alone_is_still_read(
     copy = tmp_path / "copy"
     shutil.copytree(_built(capsys), copy)
     state = json.loads((copy / STATE_FILE).read_text())
+    # as an older release wrote it: no digest of its own, and meta.json without integrity.RECORD_KEY
+    del state[integrity.SELF_KEY]
+    meta = json.loads((copy / "meta.json").read_text())
+    del meta[integrity.RECORD_KEY]
+    (copy / "meta.json").write_text(json.dumps(meta))
+    state["files"]["meta.json"]["sha256"] = file_digest(copy / "meta.json")
     state["files"] = {rel: entry["sha256"] for rel, entry in state["files"].items()}
     (copy / STATE_FILE).write_text(json.dumps(state))
     assert changed_since_built(copy) == ""
@@ -119,23 +127,23 @@ def test_status_doctor_and_refresh_never_read_a_huge_file_in_the_live_index(
 
 
 @pytest.mark.slow  # a plain refresh: the whole standard library
-@pytest.mark.parametrize("state", ["missing", "garbage"])
 def test_status_and_doctor_say_when_integrity_was_not_checked(
-    state: str, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Without a readable STATE_FILE (deleted, or not JSON) nothing can be compared: status and doctor said
-    nothing of it, as if every file had been checked. Both say so now (text and JSON), and a plain refresh
-    writes the record again."""
+    """An index published by an older release without a STATE_FILE (meta.json without
+    integrity.RECORD_KEY): nothing can be compared, and status and doctor say so (text and JSON); a plain
+    refresh writes the record. A STATE_FILE deleted or not JSON in a version that has one is damage
+    (tests/cli/test_index_record_cli.py)."""
     monkeypatch.setenv("COLUMNS", "400")
     folder = _built(capsys)
     assert main(["index", "--status", "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["integrity"] == {"checked": True, "note": ""}
     assert main(["doctor", "--no-inference", "--no-hash", "--json"]) in (0, 1)
     assert "integrity not checked" not in capsys.readouterr().out
-    if state == "missing":
-        (folder / STATE_FILE).unlink()
-    else:
-        (folder / STATE_FILE).write_text("{not json")
+    (folder / STATE_FILE).unlink()
+    meta = json.loads((folder / "meta.json").read_text())
+    del meta[integrity.RECORD_KEY]
+    (folder / "meta.json").write_text(json.dumps(meta))
 
     assert main(["index", "--status", "--json"]) == 0
     doc = json.loads(capsys.readouterr().out)
@@ -144,7 +152,7 @@ def test_status_and_doctor_say_when_integrity_was_not_checked(
     assert main(["index", "--status"]) == 0
     out = " ".join(capsys.readouterr().out.split())
     assert f"note: {previous.UNCHECKED_NOTE}" in out
-    assert "refresh-state.json is missing or unreadable" in previous.UNCHECKED_NOTE
+    assert "built by an older version of gorilla-tui, without refresh-state.json" in previous.UNCHECKED_NOTE
 
     assert main(["doctor", "--no-inference", "--no-hash", "--json"]) in (0, 1)
     rep = json.loads(capsys.readouterr().out)

@@ -17,9 +17,10 @@ from gorilla_tui.build.refresh import refresh
 from gorilla_tui.cli import main
 from gorilla_tui.errors import UsageError
 from gorilla_tui.model.likelihood import CHOICE_RULES, check_choice_settings
+from gorilla_tui.paths import toml_of
 from gorilla_tui.pool import manifest as manifest_module
 from gorilla_tui.pool.doc import MAX_SOURCE_BYTES
-from gorilla_tui.pool.manifest import Manifest, load_manifests, parse_manifest, shipped_values, tomllib
+from gorilla_tui.pool.manifest import Manifest, load_manifests, parse_manifest, shipped_values
 from gorilla_tui.retrieve.embed import PASSAGE_RECIPES
 from gorilla_tui.retrieve.fusion import dense_weight
 from gorilla_tui.store import versions as index_store
@@ -69,7 +70,7 @@ def _user_manifest(folder: Path, setting: str) -> Path:
 
 
 def _parsed(path: Path) -> Manifest:
-    return parse_manifest(tomllib.loads(path.read_text()), str(path))
+    return parse_manifest(toml_of(path.read_text(), str(path)), str(path))
 
 
 @pytest.mark.parametrize(("key", "toml", "shown"), BAD)
