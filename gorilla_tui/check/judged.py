@@ -265,7 +265,13 @@ def _environment_owner(validator: PoolIndex, owner: str) -> bool:
     """True when the pool has python-env callees in `owner` (PoolIndex.api_callees are the others: an
     installed package indexed with ``--source python:NAME``), not only a hub's or APIZoo's (``torch.hub``:
     rule 2 judges those)."""
-    return any(_owner(c) == owner and c not in validator.api_callees for c in validator.callees)
+    key = (id(validator.callees), id(validator.api_callees), len(validator.callees))
+    cached = getattr(validator, "_environment_owners", None)
+    if cached is None or cached[0] != key:  # once per pool, not once per call (a scan of every callee)
+        owners = {_owner(c) for c in validator.callees if c not in validator.api_callees}
+        cached = (key, owners)
+        validator._environment_owners = cached  # type: ignore[attr-defined]
+    return owner in cached[1]
 
 
 def _package_skip(judged: str) -> str:
