@@ -197,8 +197,9 @@ def vectors_changed(folder: Path, cached: bool = False) -> str:
     """Why the vector files of the version `folder` are no longer what write_vectors wrote: "vectors.npy
     changed since it was embedded" (its size, compared first without reading it, or its SHA-256, recorded in
     DENSE_META's FILES_KEY), "vectors.npy is missing", "dense.json is missing" (vector files left without it
-    and no embedding under way); "" when every recorded file matches, or when there is nothing to compare
-    with (no dense side, a DENSE_META that cannot be read or that records no file: read_vectors judges those).
+    and no embedding under way), "dense.json cannot be read (...)" (a FIFO, a link to a device, not JSON);
+    "" when every recorded file matches, or when there is nothing to compare with (no dense side, a
+    DENSE_META that records no file, written by an older release: read_vectors judges those).
     The check is store/integrity.changed_file's: a recorded name that is no regular file (a
     FIFO would block) is changed, unread. cached (a search): a file verified before with its present
     os.stat identity is not hashed again; else one SHA-256 pass over the vector files (a few MB to tens of
@@ -210,10 +211,19 @@ def vectors_changed(folder: Path, cached: bool = False) -> str:
         # are damaged, not an index built with --no-dense (issue 42 round 4: status said that, search nothing)
         present = any((folder / name).exists() for name in (VECTORS, MASK, QUESTION_VECTORS, QUESTION_ROWS))
         return f"{DENSE_META} is missing" if present and not (folder / DENSE_PROGRESS).exists() else ""
-    except (OSError, ValueError, RecursionError):
-        return ""
+    except (OSError, ValueError, RecursionError) as e:
+        # there but unreadable (a FIFO, a link to /dev/zero, not JSON): damaged vectors, said as such by
+        # search, status and doctor alike (break-it round 5: a link to /dev/zero read as "built --no-dense")
+        why = (
+            e.strerror
+            if isinstance(e, OSError) and e.strerror
+            else str(e).splitlines()[0][:80]
+            if str(e)
+            else ""
+        )
+        return f"{DENSE_META} cannot be read ({why or type(e).__name__})"
     if not isinstance(info, dict):
-        return ""
+        return f"{DENSE_META} is not a JSON object"
     files = {name: {"sha256": digest, "size": size} for name, (digest, size) in _recorded_files(info).items()}
     return changed_file(folder, files, verb="embedded", cached=cached)
 

@@ -11,6 +11,7 @@ through cli.main, as tests/cli/test_damaged_index_kinds_cli.py."""
 from __future__ import annotations
 
 import json
+import os
 import shutil
 from pathlib import Path
 
@@ -102,12 +103,21 @@ def test_every_file_the_index_or_the_checker_loads_is_in_the_one_check(
     _same_damage_everywhere(capsys, "lookup/")
 
 
+@pytest.mark.parametrize("how", ["deleted", "link to /dev/zero", "fifo"])
 def test_a_deleted_dense_json_is_damaged_vectors_everywhere(
-    dense: Path, capsys: pytest.CaptureFixture[str]
+    dense: Path, capsys: pytest.CaptureFixture[str], how: str
 ) -> None:
+    """Break-it round 5 added the link and the FIFO: search used BM25 alone without a word, status said
+    "built with --no-dense" and doctor found no problem."""
     folder = _built(capsys)
     (folder / store.DENSE_META).unlink()
     why = f"vectors are damaged ({store.DENSE_META} is missing)"
+    if how != "deleted":
+        if how == "fifo":
+            os.mkfifo(folder / store.DENSE_META)
+        else:
+            (folder / store.DENSE_META).symlink_to("/dev/zero")
+        why = f"vectors are damaged ({store.DENSE_META} cannot be read (not a regular file))"
     assert main(["search", "--json", TASK]) == 0
     out, err = capsys.readouterr()
     assert all(h["dense"] is None for h in json.loads(out)["hits"])  # BM25 alone, and said
@@ -166,3 +176,16 @@ def test_a_deeply_nested_source_manifest_is_one_line_naming_it(
         _one_toml_line(capsys, ["doctor", "--no-inference", "--no-hash", "--json"], where, code=1)
     finally:
         shipped_values.cache_clear()
+
+
+@pytest.mark.parametrize("name", [store.POSTINGS_FILE, store.DOCS_FILE])
+def test_a_fifo_in_place_of_an_index_file_is_damage_not_a_hang(
+    name: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Break-it round 5: a FIFO in place of postings.npz (the record's check not yet cached) hung search,
+    `index --status` and doctor until killed, and the TUI would not exit."""
+    folder = _built(capsys)
+    (folder / integrity.VERIFIED).unlink(missing_ok=True)
+    (folder / name).unlink()
+    os.mkfifo(folder / name)
+    _same_damage_everywhere(capsys, name)

@@ -381,6 +381,7 @@ def test_damaged_question_vectors_never_crash_a_command(
     # a file changed since it was embedded is named (store/integrity.py), as `index --status` names it
     named = {"float-rows": "question-rows.npy", "rows-out-of-range": "question-rows.npy"}
     named |= {"missing": "question-rows.npy", "nan-doc-vectors": "vectors.npy"}
+    named["meta-not-an-object"] = "dense.json"  # dense.json itself is named (break-it round 5)
     assert state["state"] == "failed" and named.get(damage, "question-vectors.npy") in state["note"], state
     reference = ApiIndex.build(small_pool)
     assert _hits(loaded, TASKS[1], None) == _hits(reference, TASKS[1], None)  # BM25 alone, same hits
