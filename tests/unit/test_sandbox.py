@@ -309,6 +309,8 @@ def test_only_locale_variables_with_locale_values_reach_a_run(
     """Every LC_ variable passed into a run with its value: `LC_DB_URL=postgres://user:pw@...` reached the
     code (issue 42, kind 6). Only the locale variables Python reads pass, with a locale-shaped value; a
     valid LANG and LANGUAGE still do, and Python's locale module reads them in the run."""
+    for name in [k for k in os.environ if k.startswith("LC_")]:  # PEP 538 sets LC_CTYPE where LANG is unset
+        monkeypatch.delenv(name)
     monkeypatch.setenv("LC_DB_URL", "postgres://user:pw@db.internal/prod")
     monkeypatch.setenv("LC_MESSAGES", "postgres://user:pw@db.internal/prod")
     monkeypatch.setenv("LC_PAPER", "a4-but-secret")  # a glibc category Python does not read
