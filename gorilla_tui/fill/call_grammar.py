@@ -152,8 +152,8 @@ def slots(params: Sequence[Param], task: TaskValues) -> list[Slot]:
     """The Slots of the fillable parameters: each required one (with the placeholder alone when the task has
     no value of its type), and each optional one the task has a value for (an optional parameter with no
     value is left out of the call: its default applies; one the unit of a number of the task names is
-    spoken of: "after 5 seconds" offers timeout, fill/units.py). A boolean the task speaks of, required or not,
-    offers the one value the task's words give (False after a negation, _negated); a year, month or day
+    spoken of: "after 5 seconds" offers timeout, fill/units.py). A boolean the task speaks of, required or
+    not, offers the one value the task's words give (False after a negation, _negated); a year, month or day
     parameter (DATE_PARTS) is filled from a date the task writes, as if required. *args / **kwargs are
     never offered."""
     out = []
