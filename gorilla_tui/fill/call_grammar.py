@@ -32,10 +32,13 @@ _DATELIKE = re.compile(r"date|day|time|when|period|deadline|schedule|birth|year|
 @dataclass
 class Slot:
     """One parameter as the grammar offers it: its values (Python literal source -> the Candidate it comes
-    from), or none, then the placeholder alone (a required parameter the task gives no value for)."""
+    from), or none, then the placeholder alone (a required parameter the task gives no value for); role:
+    "source" or "dest" where the call, not the parameter's name, says which path it takes (a receiver
+    read from, fill/receivers.py with_spread), "" otherwise (fill/roles.py reads the name)."""
 
     param: Param
     values: dict[str, Candidate] = field(default_factory=dict)
+    role: str = ""
 
     @property
     def placeholder(self) -> bool:

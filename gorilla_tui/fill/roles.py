@@ -77,15 +77,16 @@ def value_role(c: Candidate, task: str) -> str:
     return ""
 
 
-def role_bias(param: Param, c: Candidate, task: str) -> float:
+def role_bias(param: Param, c: Candidate, task: str, role: str = "") -> float:
     """Nats added to offering value `c` to `param` (fill/writer.py adds them to the model's choice):
     +ROLE_BIAS when the value's role is the parameter's, -ROLE_BIAS when it is the other one,
     +DEST_PATH_BIAS / -DEST_PATH_BIAS for a destination / a source offered to an optional path parameter
     without a role, 0 when either
-    has none or the parameter is not positional (KINDS)."""
+    has none or the parameter is not positional (KINDS). `role`: the parameter's role where the call gives
+    it (Slot.role), else its name's (param_role)."""
     if param.kind not in KINDS:
         return 0.0
-    want = param_role(param)
+    want = role or param_role(param)
     have = value_role(c, task) if want else ""
     if not want and not param.required and _PATH_NAMES.search(param.name):
         role = value_role(c, task)  # "extract X to Y": Y is where to put it, X is not
@@ -93,6 +94,18 @@ def role_bias(param: Param, c: Candidate, task: str) -> float:
     if not want or not have:
         return 0.0
     return ROLE_BIAS if want == have else -ROLE_BIAS
+
+
+def writes_to_path(params: Sequence[Param]) -> bool:
+    """True when one of a method's `params` is the path it writes to: named a destination (param_role) or
+    an optional path parameter without a role (``extractall(path)``, which DEST_PATH_BIAS gives the
+    destination): the object it is called on is then what is read ("extract backup.tar.gz to /opt/app":
+    ``tarfile.TarFile('backup.tar.gz').extractall('/opt/app')``)."""
+    return any(
+        p.kind in KINDS
+        and (param_role(p) == "dest" or not param_role(p) and not p.required and _PATH_NAMES.search(p.name))
+        for p in params
+    )
 
 
 def _marks(c: Candidate) -> bool:
@@ -117,7 +130,7 @@ def word_bias(offered: Sequence[Slot], options: Sequence[tuple[int, str, str]],
             out.append(0.0)
             continue
         param = offered[k].param
-        bias = role_bias(param, c, task)
+        bias = role_bias(param, c, task, offered[k].role)
         later = any(s.param.kind in KINDS for s in offered[k + 1 :])
         if param.kind in KINDS and later and _marks(c) and c.start > first.get(k, c.start):
             bias -= ORDER_EXTRA
