@@ -8,7 +8,8 @@ wrong file. A value after "to", "into", "onto" or "as" is the destination, one a
 named src, source, old, orig, input a source. `role_bias` pushes a value to the parameter of its role.
 Where the words say nothing, positional parameters take the values the task marks (paths, URLs, numbers)
 in the task's order ("extract data.zip into out/": ``zipfile.ZipFile('data.zip').extractall('out/')``).
-`word_bias` gives both for one step of fill/writer.py.
+A value only a regular expression writes goes to a parameter named for a pattern (form_bias).
+`word_bias` gives these for one step of fill/writer.py.
 """
 
 from __future__ import annotations
@@ -108,6 +109,27 @@ def writes_to_path(params: Sequence[Param]) -> bool:
     )
 
 
+#: Names of a parameter that takes a regular expression (re.match(pattern, string), fnmatch's pat).
+PATTERN_NAMES = frozenset(("pattern", "pat", "regex", "regexp"))
+#: What only a regular expression writes: an escaped class (\d, \w, \s, \b), an anchor at an end, a
+#: character set, a group's (?...), a repeat of a set or a dot (.*, ]+, {2}).
+_REGEX_FORM = re.compile(r"\\[dDwWsSbB]|^\^|(?<!\\)\$$|\[[^\]]+\][*+?{]|\(\?|\.[*+]|\{\d+(?:,\d*)?\}")
+
+
+def form_bias(offered: Sequence[Slot], k: int, c: Candidate) -> float:
+    """Nats added to offering value `c` to slot `k`, by the value's form: a string that only a regular
+    expression writes (_REGEX_FORM: ``'^[a-z]+\\d+$'``) gets +ROLE_BIAS at a parameter named for a pattern
+    (PATTERN_NAMES) and -ROLE_BIAS at another where one is offered ("check if 'hello123' matches the regex
+    '^[a-z]+\\d+$'": ``re.fullmatch('^[a-z]+\\d+$', 'hello123')``, not the task's order); 0 otherwise or
+    for a parameter not positional (KINDS)."""
+    param = offered[k].param
+    if param.kind not in KINDS or not isinstance(c.value, str) or not _REGEX_FORM.search(c.value):
+        return 0.0
+    if param.name.lower() in PATTERN_NAMES:
+        return ROLE_BIAS
+    return -ROLE_BIAS if any(s.param.name.lower() in PATTERN_NAMES for s in offered) else 0.0
+
+
 def _marks(c: Candidate) -> bool:
     return c.start >= 0 and (c.atomic or c.kind == "number")
 
@@ -115,9 +137,10 @@ def _marks(c: Candidate) -> bool:
 def word_bias(offered: Sequence[Slot], options: Sequence[tuple[int, str, str]],
               where: Mapping[tuple[int, str], Candidate], task: str) -> list[float]:  # fmt: skip
     """Nats added to each option of one step of fill/writer.py (options: (slot index, value source,
-    origin), where: (slot index, value source) -> its Candidate): role_bias, and -ORDER_EXTRA for a value
-    the task marks offered to a positional parameter (KINDS) that a later positional slot follows, when
-    another value it marks stands before it among the options of that slot."""
+    origin), where: (slot index, value source) -> its Candidate): role_bias, form_bias, and -ORDER_EXTRA
+    for a value the task marks offered to a positional parameter (KINDS) that a later positional slot
+    follows, when another value it marks stands before it among the options of that slot (not where the
+    value's form says where it goes, form_bias)."""
     first: dict[int, int] = {}
     for k, v, o in options:
         c = where.get((k, v))
@@ -130,9 +153,10 @@ def word_bias(offered: Sequence[Slot], options: Sequence[tuple[int, str, str]],
             out.append(0.0)
             continue
         param = offered[k].param
-        bias = role_bias(param, c, task, offered[k].role)
+        form = form_bias(offered, k, c)
+        bias = role_bias(param, c, task, offered[k].role) + form
         later = any(s.param.kind in KINDS for s in offered[k + 1 :])
-        if param.kind in KINDS and later and _marks(c) and c.start > first.get(k, c.start):
+        if not form and param.kind in KINDS and later and _marks(c) and c.start > first.get(k, c.start):
             bias -= ORDER_EXTRA
         out.append(bias)
     return out

@@ -7,10 +7,18 @@ import ast
 
 import pytest
 
-from gorilla_tui.fill.call_grammar import TaskValues
+from gorilla_tui.fill.call_grammar import Slot, TaskValues
 from gorilla_tui.fill.filler import fill, render_target, target_of
 from gorilla_tui.fill.receivers import Receiver, receiver_call, receiver_of, receiver_params
-from gorilla_tui.fill.roles import ORDER_EXTRA, ROLE_BIAS, param_role, role_bias, value_role, word_bias
+from gorilla_tui.fill.roles import (
+    ORDER_EXTRA,
+    ROLE_BIAS,
+    form_bias,
+    param_role,
+    role_bias,
+    value_role,
+    word_bias,
+)
 from gorilla_tui.pool.apidoc import ApiDoc
 from gorilla_tui.pool.params import Param, params_of
 
@@ -41,6 +49,8 @@ TAR_EXTRACTALL = _doc("tarfile.TarFile.extractall", "tarfile.TarFile().extractal
                       {"path": '"."', "members": "None", "*": "", "numeric_owner": "False"})  # fmt: skip
 WRITE_TEXT = _doc("pathlib.Path.write_text", "pathlib.Path().write_text(data)",
                   {"data": "required", "encoding": "None", "errors": "None"})  # fmt: skip
+FULLMATCH = _doc("re.fullmatch", "re.fullmatch(pattern, string)",
+                 {"pattern": "required", "string": "required", "flags": "0"})  # fmt: skip
 CLASSES = {d.api_name: d for d in (PATH, ZIPFILE, TARFILE)}.get
 
 
@@ -130,10 +140,26 @@ def test_a_receiver_is_the_source_where_its_method_writes_to_a_path_of_its_own()
     assert [(s.param.name, s.role) for s in target.offered] == [("args", ""), ("data", "")]
 
 
+def test_a_value_only_a_regular_expression_writes_goes_to_the_pattern():
+    task = "check if 'hello123' matches the regex '^[a-z]+\\d+$'"
+    target = target_of(FULLMATCH, TaskValues.of(task), CLASSES, {})
+    pattern, string = target.offered[0].values, target.offered[1].values
+    regex = "'^[a-z]+\\\\d+$'"
+    assert form_bias(target.offered, 0, pattern[regex]) == ROLE_BIAS
+    assert form_bias(target.offered, 1, string[regex]) == -ROLE_BIAS
+    assert form_bias(target.offered, 0, pattern["'hello123'"]) == 0.0  # plain text: the words decide
+    assert form_bias([Slot(Param("s", kind="positional"))], 0, pattern[regex]) == 0.0  # no pattern offered
+
+
 @pytest.mark.model
 @pytest.mark.parametrize(
     ("task", "doc", "call"),
     [
+        (
+            "check if 'hello123' matches the regex '^[a-z]+\\d+$'",
+            FULLMATCH,
+            "re.fullmatch('^[a-z]+\\\\d+$', 'hello123')",
+        ),  # fmt: skip
         ("list the files in /var/log", ITERDIR, "pathlib.Path('/var/log').iterdir()"),
         (
             "extract backup.tar.gz to /opt/app",
