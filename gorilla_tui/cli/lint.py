@@ -31,10 +31,15 @@ def code_text(data: bytes, what: str) -> str:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError as e:
         raise UsageError(f"cannot read {what}: not UTF-8 text (bad byte at offset {e.start})") from None
+    _refuse_nul(data, what)
+    return text
+
+
+def _refuse_nul(data: bytes, what: str) -> None:
+    """Raise UsageError (one line) when `data` holds a NUL byte: a binary, never code."""
     nul = data.find(b"\0")
     if nul >= 0:
         raise UsageError(f"cannot read {what}: not text (NUL byte at offset {nul})")
-    return text
 
 
 def source_text(data: bytes, what: str) -> str:
@@ -55,9 +60,7 @@ def source_text(data: bytes, what: str) -> str:
         text = data.decode(encoding)
     except UnicodeDecodeError as e:
         raise UsageError(f"cannot read {what}: not {encoding} text (bad byte at offset {e.start})") from None
-    nul = data.find(b"\0")
-    if nul >= 0:
-        raise UsageError(f"cannot read {what}: not text (NUL byte at offset {nul})")
+    _refuse_nul(data, what)
     return text
 
 
