@@ -22,8 +22,11 @@ MAX_TASK_INPUT_CHARS = 10_000
 #: controls that reorder what is shown ("Trojan Source", CVE-2021-42574; Unicode TR 9), and lone surrogates
 #: (U+D800 to U+DFFF): Python decodes bytes that are not UTF-8 in argv and file names to U+DC80-U+DCFF
 #: (PEP 383), which stdout writes back as the raw bytes (0x9B is the 8-bit CSI) and which no UTF-8 encoder
-#: (llama.cpp's tokenizer, the embedder) accepts.
-_UNSAFE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
+#: (llama.cpp's tokenizer, the embedder) accepts. U+2028 and U+2029 (line and paragraph separators) too: they
+#: split one finding into two lines for str.splitlines and editors (break-it round 5).
+_UNSAFE = re.compile(
+    "[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069\ud800-\udfff]"
+)
 
 
 def _visible(m: re.Match[str]) -> str:

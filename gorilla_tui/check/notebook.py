@@ -16,6 +16,10 @@ from typing import Any
 #: Cell types whose text is Python code (nbformat 4: "code"; nbformat 3 also has "heading" and
 #: "markdown" cells, which are not code).
 CODE_CELL = "code"
+#: Every cell type of nbformat 4 (code, markdown, raw) and 3 (also heading); another one, or none, is a
+#: damaged notebook: its cell's code would be skipped in silence (break-it round 5: a cell without
+#: cell_type hid a made-up model from a pre-commit hook).
+CELL_TYPES = frozenset({CODE_CELL, "markdown", "raw", "heading"})
 
 
 def notebook_lines(text: str) -> tuple[list[str], list[tuple[int, int]]]:
@@ -24,9 +28,9 @@ def notebook_lines(text: str) -> tuple[list[str], list[tuple[int, int]]]:
 
     Raises:
         ValueError: "not a notebook (...)": not JSON, nested deeper than Python's recursion limit, no cells
-            list (nbformat 4) nor worksheets list (nbformat 3), a cell that is not an object, or a cell
-            whose text (``source``, or ``input`` for a code cell of nbformat 3) is not a string or a list of
-            strings.
+            list (nbformat 4) nor worksheets list (nbformat 3), a cell that is not an object, a cell
+            whose cell_type is not one of CELL_TYPES, or a cell whose text (``source``, or ``input`` for a
+            code cell of nbformat 3) is not a string or a list of strings.
     """
     try:
         nb = json.loads(text)
@@ -40,6 +44,11 @@ def notebook_lines(text: str) -> tuple[list[str], list[tuple[int, int]]]:
         if not isinstance(cell, dict):
             raise ValueError(f"not a notebook (cell {n} is not an object)")
         kind = cell.get("cell_type")
+        if not isinstance(kind, str) or kind not in CELL_TYPES:  # a list is unhashable: str first
+            shown = (
+                "missing" if kind is None else f"{json.dumps(kind)[:40]}, not code, markdown, raw or heading"
+            )
+            raise ValueError(f"not a notebook (cell {n}: cell_type is {shown})")
         key = "input" if kind == CODE_CELL and "source" not in cell and "input" in cell else "source"
         src = _cell_text(cell.get(key, ""), n, key)
         if kind != CODE_CELL:

@@ -116,10 +116,16 @@ class Deadlines:
         return Deadlines(min(self.connect, seconds), min(self.read, seconds), min(self.total, seconds))
 
 
+#: Longest deadline accepted (seconds, a day): socket timeouts beyond the platform's time_t overflowed
+#: ("internal error: OverflowError" for read=1e10, break-it round 5).
+MAX_DEADLINE = 86_400.0
+
+
 def deadlines_from_env(environ: Any = None) -> Deadlines:
     """The Deadlines of $GORILLA_TUI_ENDPOINT_DEADLINES ("connect=5,read=60,total=300"; any of the three,
     the others keep their defaults), or the defaults when it is unset or empty.
-    Raises UsageError (exit 2) for a value of another shape or a number of seconds that is not positive."""
+    Raises UsageError (exit 2) for a value of another shape or a number of seconds that is not positive or
+    is over MAX_DEADLINE."""
     text = (os.environ if environ is None else environ).get(DEADLINES_ENV, "").strip()
     values: dict[str, float] = {}
     for part in filter(None, (p.strip() for p in text.split(","))):
@@ -128,10 +134,11 @@ def deadlines_from_env(environ: Any = None) -> Deadlines:
             seconds = float(value) if sep and key in ("connect", "read", "total") else math.nan
         except ValueError:
             seconds = math.nan
-        if not (math.isfinite(seconds) and seconds > 0):
+        if not (math.isfinite(seconds) and 0 < seconds <= MAX_DEADLINE):
             raise UsageError(
                 f"{DEADLINES_ENV}={text[:80]!r}: each part must be connect=S, read=S or total=S "
-                "with S a positive number of seconds, e.g. connect=10,read=120,total=600"
+                f"with S a positive number of seconds up to {MAX_DEADLINE:.0f}, "
+                "e.g. connect=10,read=120,total=600"
             )
         values[key] = seconds
     return replace(Deadlines(), **values)

@@ -38,8 +38,26 @@ def _cli(tmp_path: Path, *args: str) -> subprocess.CompletedProcess[str]:
         ({"cell_type": "code", "source": 5}, "cell 2: source is not text"),
         ({"cell_type": "markdown", "source": {"a": 1}}, "cell 2: source is not text"),
         ("import os", "cell 2 is not an object"),
+        # break-it round 5: a cell without a known cell_type hid its code (a made-up model) from the check
+        ({"source": WRONG}, "cell 2: cell_type is missing"),
+        (
+            {"cell_type": "CODE", "source": WRONG},
+            'cell 2: cell_type is "CODE", not code, markdown, raw or heading',
+        ),
+        (
+            {"cell_type": ["code"], "source": WRONG},
+            'cell 2: cell_type is ["code"], not code, markdown, raw or heading',
+        ),
     ],
-    ids=["list-of-non-strings", "a-number", "markdown-object", "cell-not-object"],
+    ids=[
+        "list-of-non-strings",
+        "a-number",
+        "markdown-object",
+        "cell-not-object",
+        "no-type",
+        "CODE",
+        "list-type",
+    ],
 )
 def test_a_cell_of_the_wrong_shape_is_a_notebook_not_checked(tmp_path: Path, cell, why: str) -> None:
     nb = tmp_path / "bad.ipynb"

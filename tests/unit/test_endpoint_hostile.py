@@ -444,9 +444,12 @@ def test_ctrl_c_ends_ask_against_a_server_that_never_answers(
     assert seconds < 5
 
 
-@pytest.mark.parametrize("text", ["total=-1", "total=nan", "read", "wait=5", "connect=5,read=x"])
+@pytest.mark.parametrize(
+    "text", ["total=-1", "total=nan", "read", "wait=5", "connect=5,read=x", "read=1e10", "connect=1e300"]
+)
 def test_a_bad_deadlines_setting_is_a_usage_error(text: str, monkeypatch: pytest.MonkeyPatch) -> None:
-    """$GORILLA_TUI_ENDPOINT_DEADLINES of another shape: one line, exit 2, before any request."""
+    """$GORILLA_TUI_ENDPOINT_DEADLINES of another shape, or over a day (read=1e10 overflowed the socket
+    timeout: "internal error: OverflowError", break-it round 5): one line, exit 2, before any request."""
     monkeypatch.setenv("GORILLA_TUI_ENDPOINT_DEADLINES", text)
     with pytest.raises(UsageError, match="GORILLA_TUI_ENDPOINT_DEADLINES=") as caught:
         RemoteBackend("http://127.0.0.1:9", n_ctx=2048)

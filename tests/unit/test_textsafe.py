@@ -7,7 +7,7 @@ import io
 from rich.console import Console
 from rich.text import Text
 
-from gorilla_tui.textsafe import safe_text
+from gorilla_tui.textsafe import safe_text, strip_controls
 
 OSC52 = "\x1b]52;c;cm0gLXJmIH4=\x07"  # sets the clipboard to "rm -rf ~"
 CLEAR = "\x1b[2J"
@@ -45,3 +45,11 @@ def test_a_task_loses_its_escape_sequences_but_keeps_its_words() -> None:
 
     assert clean_task(f"read a \x1b[31mcsv{OSC52} file\x1b[0m\x08\r") == ("read a csv file", [])
     assert clean_task("Bild klassifizieren, 图片分类") == ("Bild klassifizieren, 图片分类", [])
+
+
+def test_line_and_paragraph_separators_are_shown_escaped() -> None:
+    """Break-it round 5: a file or doc name holding U+2028 split one `check` finding over two lines for
+    str.splitlines and editors, while NEL and CR were already escaped."""
+    shown = safe_text("a\u2028b\u2029c.py:1:1: hallucination")
+    assert shown == "a\\u2028b\\u2029c.py:1:1: hallucination" and len(shown.splitlines()) == 1
+    assert strip_controls("copy\u2028a file") == "copy a file"
