@@ -13,6 +13,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+from gorilla_tui.fill.units import named_by_unit
 from gorilla_tui.fill.values import Candidate, date_part, lists, literal, numbers, strings
 from gorilla_tui.model.grammar import gbnf_literal
 from gorilla_tui.pool.params import Param
@@ -31,10 +32,13 @@ _DATELIKE = re.compile(r"date|day|time|when|period|deadline|schedule|birth|year|
 @dataclass
 class Slot:
     """One parameter as the grammar offers it: its values (Python literal source -> the Candidate it comes
-    from), or none, then the placeholder alone (a required parameter the task gives no value for)."""
+    from), or none, then the placeholder alone (a required parameter the task gives no value for); role:
+    "source" or "dest" where the call, not the parameter's name, says which path it takes (a receiver
+    read from, fill/receivers.py with_spread), "" otherwise (fill/roles.py reads the name)."""
 
     param: Param
     values: dict[str, Candidate] = field(default_factory=dict)
+    role: str = ""
 
     @property
     def placeholder(self) -> bool:
@@ -150,8 +154,9 @@ def _items_fit(value: object, items: str) -> bool:
 def slots(params: Sequence[Param], task: TaskValues) -> list[Slot]:
     """The Slots of the fillable parameters: each required one (with the placeholder alone when the task has
     no value of its type), and each optional one the task has a value for (an optional parameter with no
-    value is left out of the call: its default applies). A boolean the task speaks of, required or not,
-    offers the one value the task's words give (False after a negation, _negated); a year, month or day
+    value is left out of the call: its default applies; one the unit of a number of the task names is
+    spoken of: "after 5 seconds" offers timeout, fill/units.py). A boolean the task speaks of, required or
+    not, offers the one value the task's words give (False after a negation, _negated); a year, month or day
     parameter (DATE_PARTS) is filled from a date the task writes, as if required. *args / **kwargs are
     never offered."""
     out = []
@@ -162,7 +167,7 @@ def slots(params: Sequence[Param], task: TaskValues) -> list[Slot]:
         values = values_for(p, task, paths)
         if p.name in DATE_PARTS and any(c.kind == "date" for c in task.strings):
             p = dataclasses.replace(p, required=True)  # the date the task writes gives every part of it
-        if not p.required and not _mentioned(p, task):
+        if not p.required and not _mentioned(p, task) and not named_by_unit(p.name, task.numbers, task.text):
             values = {}  # an optional parameter the task does not speak of keeps its default
         elif p.type == "boolean" and (not p.required or _mentioned(p, task)):
             # a flag the task speaks of is asked for ("including human impact"), required or not: given,

@@ -16,6 +16,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from gorilla_tui.fill.call_grammar import Slot, TaskValues, values_for
+from gorilla_tui.fill.roles import writes_to_path
 from gorilla_tui.pool.apidoc import ApiDoc
 from gorilla_tui.pool.params import Param, params_of
 
@@ -121,9 +122,13 @@ def with_spread(receiver: Receiver, offered: list[Slot], task: TaskValues) -> li
     """`offered` with the receiver's leading ``*args`` or optional first parameter (Receiver.spread) offered
     first when the task writes a string as one value (a path, a URL, quoted text:
     ``pathlib.Path('/var/log')``), optional, so the model may leave it out (``pathlib.Path()`` is the
-    current folder); `offered` itself otherwise."""
+    current folder); `offered` itself otherwise. Where the method writes to a path of its own
+    (roles.writes_to_path), the receiver is the source (Slot.role): "extract backup.tar.gz to /opt/app"
+    gives the archive to the receiver and /opt/app to the method."""
     if not receiver.spread or any(s.param.name == receiver.spread for s in offered):
         return offered
     param = next(p for p in receiver.params if p.name == receiver.spread)
     values = {t: c for t, c in values_for(param, task).items() if c.kind == "string" and c.atomic}
-    return [Slot(param, values), *offered] if values else offered
+    own = {p.name for p in receiver.params}
+    role = "source" if writes_to_path([s.param for s in offered if s.param.name not in own]) else ""
+    return [Slot(param, values, role), *offered] if values else offered

@@ -8,7 +8,8 @@ wrong file. A value after "to", "into", "onto" or "as" is the destination, one a
 named src, source, old, orig, input a source. `role_bias` pushes a value to the parameter of its role.
 Where the words say nothing, positional parameters take the values the task marks (paths, URLs, numbers)
 in the task's order ("extract data.zip into out/": ``zipfile.ZipFile('data.zip').extractall('out/')``).
-`word_bias` gives both for one step of fill/writer.py.
+A value only a regular expression writes goes to a parameter named for a pattern (form_bias).
+`word_bias` gives these for one step of fill/writer.py.
 """
 
 from __future__ import annotations
@@ -77,15 +78,16 @@ def value_role(c: Candidate, task: str) -> str:
     return ""
 
 
-def role_bias(param: Param, c: Candidate, task: str) -> float:
+def role_bias(param: Param, c: Candidate, task: str, role: str = "") -> float:
     """Nats added to offering value `c` to `param` (fill/writer.py adds them to the model's choice):
     +ROLE_BIAS when the value's role is the parameter's, -ROLE_BIAS when it is the other one,
     +DEST_PATH_BIAS / -DEST_PATH_BIAS for a destination / a source offered to an optional path parameter
     without a role, 0 when either
-    has none or the parameter is not positional (KINDS)."""
+    has none or the parameter is not positional (KINDS). `role`: the parameter's role where the call gives
+    it (Slot.role), else its name's (param_role)."""
     if param.kind not in KINDS:
         return 0.0
-    want = param_role(param)
+    want = role or param_role(param)
     have = value_role(c, task) if want else ""
     if not want and not param.required and _PATH_NAMES.search(param.name):
         role = value_role(c, task)  # "extract X to Y": Y is where to put it, X is not
@@ -95,6 +97,39 @@ def role_bias(param: Param, c: Candidate, task: str) -> float:
     return ROLE_BIAS if want == have else -ROLE_BIAS
 
 
+def writes_to_path(params: Sequence[Param]) -> bool:
+    """True when one of a method's `params` is the path it writes to: named a destination (param_role) or
+    an optional path parameter without a role (``extractall(path)``, which DEST_PATH_BIAS gives the
+    destination): the object it is called on is then what is read ("extract backup.tar.gz to /opt/app":
+    ``tarfile.TarFile('backup.tar.gz').extractall('/opt/app')``)."""
+    return any(
+        p.kind in KINDS
+        and (param_role(p) == "dest" or not param_role(p) and not p.required and _PATH_NAMES.search(p.name))
+        for p in params
+    )
+
+
+#: Names of a parameter that takes a regular expression (re.match(pattern, string), fnmatch's pat).
+PATTERN_NAMES = frozenset(("pattern", "pat", "regex", "regexp"))
+#: What only a regular expression writes: an escaped class (\d, \w, \s, \b), an anchor at an end, a
+#: character set, a group's (?...), a repeat of a set or a dot (.*, ]+, {2}).
+_REGEX_FORM = re.compile(r"\\[dDwWsSbB]|^\^|(?<!\\)\$$|\[[^\]]+\][*+?{]|\(\?|\.[*+]|\{\d+(?:,\d*)?\}")
+
+
+def form_bias(offered: Sequence[Slot], k: int, c: Candidate) -> float:
+    """Nats added to offering value `c` to slot `k`, by the value's form: a string that only a regular
+    expression writes (_REGEX_FORM: ``'^[a-z]+\\d+$'``) gets +ROLE_BIAS at a parameter named for a pattern
+    (PATTERN_NAMES) and -ROLE_BIAS at another where one is offered ("check if 'hello123' matches the regex
+    '^[a-z]+\\d+$'": ``re.fullmatch('^[a-z]+\\d+$', 'hello123')``, not the task's order); 0 otherwise or
+    for a parameter not positional (KINDS)."""
+    param = offered[k].param
+    if param.kind not in KINDS or not isinstance(c.value, str) or not _REGEX_FORM.search(c.value):
+        return 0.0
+    if param.name.lower() in PATTERN_NAMES:
+        return ROLE_BIAS
+    return -ROLE_BIAS if any(s.param.name.lower() in PATTERN_NAMES for s in offered) else 0.0
+
+
 def _marks(c: Candidate) -> bool:
     return c.start >= 0 and (c.atomic or c.kind == "number")
 
@@ -102,9 +137,10 @@ def _marks(c: Candidate) -> bool:
 def word_bias(offered: Sequence[Slot], options: Sequence[tuple[int, str, str]],
               where: Mapping[tuple[int, str], Candidate], task: str) -> list[float]:  # fmt: skip
     """Nats added to each option of one step of fill/writer.py (options: (slot index, value source,
-    origin), where: (slot index, value source) -> its Candidate): role_bias, and -ORDER_EXTRA for a value
-    the task marks offered to a positional parameter (KINDS) that a later positional slot follows, when
-    another value it marks stands before it among the options of that slot."""
+    origin), where: (slot index, value source) -> its Candidate): role_bias, form_bias, and -ORDER_EXTRA
+    for a value the task marks offered to a positional parameter (KINDS) that a later positional slot
+    follows, when another value it marks stands before it among the options of that slot (not where the
+    value's form says where it goes, form_bias)."""
     first: dict[int, int] = {}
     for k, v, o in options:
         c = where.get((k, v))
@@ -117,9 +153,10 @@ def word_bias(offered: Sequence[Slot], options: Sequence[tuple[int, str, str]],
             out.append(0.0)
             continue
         param = offered[k].param
-        bias = role_bias(param, c, task)
+        form = form_bias(offered, k, c)
+        bias = role_bias(param, c, task, offered[k].role) + form
         later = any(s.param.kind in KINDS for s in offered[k + 1 :])
-        if param.kind in KINDS and later and _marks(c) and c.start > first.get(k, c.start):
+        if not form and param.kind in KINDS and later and _marks(c) and c.start > first.get(k, c.start):
             bias -= ORDER_EXTRA
         out.append(bias)
     return out

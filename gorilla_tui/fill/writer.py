@@ -19,6 +19,7 @@ from typing import Any
 from gorilla_tui.fill.call_grammar import DATE_PARTS, Slot, name_parts
 from gorilla_tui.fill.naming import mentioned_functions, named_after
 from gorilla_tui.fill.roles import word_bias
+from gorilla_tui.fill.units import unit_names
 from gorilla_tui.fill.values import Candidate, requests
 from gorilla_tui.pool.apidoc import ApiDoc
 from gorilla_tui.pool.params import Param
@@ -54,6 +55,10 @@ MENTION_BIAS = 3.0
 #: blue. Later, another substance ... the density": calculate_density, not mix_paint_color again with the
 #: numbers left over); chosen on BFCL's even ids (docs/benchmarks.md).
 NEXT_NAMED_BIAS = 8.0
+#: Nats added to a number whose unit names the parameter ("after 5 seconds": timeout, fill/units.py), and
+#: taken from one whose unit names another offered parameter: the words say where it goes, as ROLE_BIAS
+#: (fill/roles.py).
+UNIT_BIAS = 6.0
 #: Words before and after a value that may name its parameter (NEAR_BIAS).
 NEAR_BEFORE, NEAR_AFTER = 4, 2
 #: What joins a list's items in a task: a comma, "and", "or", "&", an article after them.
@@ -183,6 +188,8 @@ def _arguments_stepwise(chooser: Any, offered: Sequence[Slot], before: list[tupl
         bias = [b + w for b, w in zip(bias, word_bias(offered, options, where, task), strict=True)]
         bias = [b + (NEAR_BIAS if o == "task" and _near(offered[k].param.name, where[k, v], task) else 0.0)
                 for b, (k, v, o) in zip(bias, options, strict=True)]  # fmt: skip
+        bias = [b + _unit_bias(offered, k, where[k, v], task) if o == "task" else b
+                for b, (k, v, o) in zip(bias, options, strict=True)]  # fmt: skip
         for k in {k for k, _v, _o in options} if prior else ():
             name = offered[k].param.name
             last = prior.get(name)
@@ -213,6 +220,17 @@ def _arguments_stepwise(chooser: Any, offered: Sequence[Slot], before: list[tupl
         chooser.choose([")"])
     before.extend(used)
     return given
+
+
+def _unit_bias(offered: Sequence[Slot], k: int, c: Candidate, task: str) -> float:
+    """UNIT_BIAS for a number whose unit names slot `k`'s parameter (fill/units.py), -UNIT_BIAS for one
+    whose unit names another offered slot's ("wrap ... notes.txt ... 72 characters": 72 is the width, not
+    the text), else 0."""
+    if unit_names(offered[k].param.name, c, task):
+        return UNIT_BIAS
+    if any(unit_names(s.param.name, c, task) for j, s in enumerate(offered) if j != k):
+        return -UNIT_BIAS
+    return 0.0
 
 
 def _fresh(target: Target, before: Sequence[tuple[int, int]]) -> bool:

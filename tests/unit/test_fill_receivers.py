@@ -7,10 +7,18 @@ import ast
 
 import pytest
 
-from gorilla_tui.fill.call_grammar import TaskValues
+from gorilla_tui.fill.call_grammar import Slot, TaskValues
 from gorilla_tui.fill.filler import fill, render_target, target_of
 from gorilla_tui.fill.receivers import Receiver, receiver_call, receiver_of, receiver_params
-from gorilla_tui.fill.roles import ROLE_BIAS, param_role, role_bias, value_role, word_bias
+from gorilla_tui.fill.roles import (
+    ORDER_EXTRA,
+    ROLE_BIAS,
+    form_bias,
+    param_role,
+    role_bias,
+    value_role,
+    word_bias,
+)
 from gorilla_tui.pool.apidoc import ApiDoc
 from gorilla_tui.pool.params import Param, params_of
 
@@ -36,7 +44,14 @@ REPLACE = _doc(
     "os.replace(src, dst)",
     {"src": "required", "dst": "required", "*": "", "src_dir_fd": "None"},
 )
-CLASSES = {d.api_name: d for d in (PATH, ZIPFILE)}.get
+TARFILE = _doc("tarfile.TarFile", "tarfile.TarFile()", {"name": "None", "mode": '"r"', "fileobj": "None"})
+TAR_EXTRACTALL = _doc("tarfile.TarFile.extractall", "tarfile.TarFile().extractall()",
+                      {"path": '"."', "members": "None", "*": "", "numeric_owner": "False"})  # fmt: skip
+WRITE_TEXT = _doc("pathlib.Path.write_text", "pathlib.Path().write_text(data)",
+                  {"data": "required", "encoding": "None", "errors": "None"})  # fmt: skip
+FULLMATCH = _doc("re.fullmatch", "re.fullmatch(pattern, string)",
+                 {"pattern": "required", "string": "required", "flags": "0"})  # fmt: skip
+CLASSES = {d.api_name: d for d in (PATH, ZIPFILE, TARFILE)}.get
 
 
 def test_receiver_call_reads_the_class_and_method_of_a_method_call():
@@ -108,11 +123,49 @@ def test_word_bias_keeps_the_tasks_order_for_positional_paths():
     }
 
 
+def test_a_receiver_is_the_source_where_its_method_writes_to_a_path_of_its_own():
+    task = "extract backup.tar.gz to /opt/app"
+    target = target_of(TAR_EXTRACTALL, TaskValues.of(task), CLASSES, {})
+    assert [(s.param.name, s.role) for s in target.offered] == [
+        ("name", "source"),
+        ("fileobj", ""),
+        ("path", ""),
+    ]
+    values = target.offered[0].values
+    options = [(0, "'backup.tar.gz'", "task"), (0, "'/opt/app'", "task")]
+    where = {(0, v): values[v] for _k, v, _o in options}
+    assert word_bias(target.offered, options, where, task) == [ROLE_BIAS, -ROLE_BIAS - ORDER_EXTRA]
+    # a method that writes no path of its own (the receiver is written): no role from the call
+    target = target_of(WRITE_TEXT, TaskValues.of("write 'hello' to notes.txt"), CLASSES, {})
+    assert [(s.param.name, s.role) for s in target.offered] == [("args", ""), ("data", "")]
+
+
+def test_a_value_only_a_regular_expression_writes_goes_to_the_pattern():
+    task = "check if 'hello123' matches the regex '^[a-z]+\\d+$'"
+    target = target_of(FULLMATCH, TaskValues.of(task), CLASSES, {})
+    pattern, string = target.offered[0].values, target.offered[1].values
+    regex = "'^[a-z]+\\\\d+$'"
+    assert form_bias(target.offered, 0, pattern[regex]) == ROLE_BIAS
+    assert form_bias(target.offered, 1, string[regex]) == -ROLE_BIAS
+    assert form_bias(target.offered, 0, pattern["'hello123'"]) == 0.0  # plain text: the words decide
+    assert form_bias([Slot(Param("s", kind="positional"))], 0, pattern[regex]) == 0.0  # no pattern offered
+
+
 @pytest.mark.model
 @pytest.mark.parametrize(
     ("task", "doc", "call"),
     [
+        (
+            "check if 'hello123' matches the regex '^[a-z]+\\d+$'",
+            FULLMATCH,
+            "re.fullmatch('^[a-z]+\\\\d+$', 'hello123')",
+        ),  # fmt: skip
         ("list the files in /var/log", ITERDIR, "pathlib.Path('/var/log').iterdir()"),
+        (
+            "extract backup.tar.gz to /opt/app",
+            TAR_EXTRACTALL,
+            "tarfile.TarFile('backup.tar.gz').extractall('/opt/app')",
+        ),  # fmt: skip
         (
             "extract the zip file data.zip into out/",
             EXTRACTALL,
