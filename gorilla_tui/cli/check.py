@@ -96,7 +96,9 @@ def _names_paths(args: argparse.Namespace) -> bool:
     printed). --file: paths; --code: code; several arguments: paths ('-' among them is standard input);
     one argument: '-' is code read from standard input, an existing file or folder (a link loop too: it is
     then one line, not checked) or a glob that matches is a path, anything else is code: a JSON tool call
-    ``[{"name": "shutil.copytree", ...}]`` was taken for a glob ("no file matches"). Raises UsageError
+    ``[{"name": "shutil.copytree", ...}]`` was taken for a glob ("no file matches"; and where a one-letter
+    file exists, its character class matched it), so text that is JSON, or JSON cut short, is code unless
+    it names an existing file. Raises UsageError
     for a lone argument that is no code but looks like a path naming nothing (``check nope.py``,
     ``check /nonexistent``: one clear line, not "no_call")."""
     if getattr(args, "file", False):
@@ -108,7 +110,14 @@ def _names_paths(args: argparse.Namespace) -> bool:
     only = args.code[0]
     if only == "-":
         return False
-    if os.path.lexists(only) or (any(c in only for c in "*?[") and glob.glob(only, recursive=True)):
+    if os.path.lexists(only):
+        return True
+    if only.lstrip()[:1] in ("[", "{"):
+        from gorilla_tui.check.extract import json_error, tool_calls_counted  # deferred: tree-sitter
+
+        if tool_calls_counted(only) is not None or json_error(only):
+            return False  # a JSON tool call, or one cut short: `[{"name": ...` as a glob matched /tmp/y
+    if any(c in only for c in "*?[") and glob.glob(only, recursive=True):
         return True
     if _looks_like_path(only):
         raise UsageError(f"{only}: no such file or folder (to check it as code: --code)")

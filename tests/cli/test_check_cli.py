@@ -406,6 +406,30 @@ def test_json_tool_calls_are_checked_as_calls(pool, capsys, call, option):
     assert main(["check", fixed, "--pool", pool, *option]) == 0
 
 
+GLOB_LIKE = [
+    '[{"name": "torch.hub.load", "arguments": {"repo_or_dir": "v", "model": "r"}}]',
+    '{"name": "torch.hub.load", "arguments": {"repo_or_dir": "v"',
+]
+
+
+@pytest.mark.parametrize("call", GLOB_LIKE)
+def test_a_json_tool_call_is_code_even_where_its_glob_would_match_a_file(
+    pool, capsys, tmp_path, monkeypatch, call
+):
+    """Lead's hand trial: in a folder holding a one-letter file ("o", "y", as /tmp did), a JSON tool call
+    without a slash read as a glob character class and matched it, and `check` linted that folder."""
+    monkeypatch.chdir(tmp_path)
+    for name in "nae":  # letters of the JSON text: its character class matches them
+        (tmp_path / name).mkdir()
+        (tmp_path / name / "x.py").write_text("import os\nos.remove_all('x')\n")
+    code = main(["check", call, "--pool", pool, "--json"])
+    out, err = capsys.readouterr()
+    if call.endswith("}]"):
+        assert code == 1 and json.loads(out)["verdict"] != "valid"  # the verdict form: one call, not files
+    else:
+        assert code == 2 and err.startswith("gorilla-tui: error: not valid JSON: ")
+
+
 def test_code_forces_code_and_file_forces_paths(pool, capsys, tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     (tmp_path / "x.py").write_text("import torch\ntorch.hub.load('pytorch/vision', 'resnet201')\n")
