@@ -26,6 +26,16 @@ from gorilla_tui.store.performance import PerformanceTable
 PAUSE_ENV = "GORILLA_TUI_REFRESH_PAUSE"
 
 
+def _pause_seconds() -> float:
+    """PAUSE_ENV's seconds (a test hook: a refresh holds before publishing), 0 for anything but a number
+    from 0 to an hour ("abc" and 1e300 ended a whole build in "internal error", break-it round 6)."""
+    try:
+        pause = float(os.environ.get(PAUSE_ENV, "0") or 0)
+    except ValueError:
+        return 0.0
+    return pause if 0 < pause <= 3600 else 0.0
+
+
 def write_and_publish(
     index: ApiIndex,
     root: Path,
@@ -56,7 +66,7 @@ def write_and_publish(
                     index.path = None
             # what an unchanged refresh verifies, and the sources' rows should meta.json be damaged
             write_state(folder, extra=extra_files is not None, rows=index.meta.get("sources") or ())
-            pause = float(os.environ.get(PAUSE_ENV, "0") or 0)
+            pause = _pause_seconds()
             if pause > 0:
                 time.sleep(pause)
             final = index_store.publish(folder)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import errno
 import importlib
 import os
 import sys
@@ -113,16 +114,28 @@ def _main(argv: list[str]) -> int:
         return 130
     except BrokenPipeError:
         return 0
+    except OSError as e:
+        if e.errno != errno.ENAMETOOLONG or os.environ.get(DEBUG_ENV, "").strip() not in ("", "0"):
+            return _internal_error(e)
+        # any path the person gave (a home, a model, --out, --from) longer than the file system takes:
+        # Path.exists() raises it on Python 3.11 (break-it round 6: "internal error" from six inputs)
+        shown = safe_text(str(e.filename or "")[:60], newlines=False)
+        print(f"gorilla-tui: error: a path is too long for the file system: {shown}...", file=sys.stderr)
+        return 2
     except Exception as e:  # last resort: a bug, not the user's input; one line unless debugging
-        if os.environ.get(DEBUG_ENV, "").strip() not in ("", "0"):
-            raise
-        msg = safe_text((str(e).splitlines() or [""])[0][:300])
-        print(
-            f"gorilla-tui: internal error: {type(e).__name__}: {msg}"
-            f" (run with {DEBUG_ENV}=1 for the traceback)",
-            file=sys.stderr,
-        )
-        return 1
+        return _internal_error(e)
+
+
+def _internal_error(e: BaseException) -> int:
+    """One line for a bug (exit 1), the traceback with GORILLA_TUI_DEBUG=1: re-raised from the handler."""
+    if os.environ.get(DEBUG_ENV, "").strip() not in ("", "0"):
+        raise e
+    msg = safe_text((str(e).splitlines() or [""])[0][:300])
+    print(
+        f"gorilla-tui: internal error: {type(e).__name__}: {msg} (run with {DEBUG_ENV}=1 for the traceback)",
+        file=sys.stderr,
+    )
+    return 1
 
 
 def _has_command(parser: argparse.ArgumentParser, name: str) -> bool:

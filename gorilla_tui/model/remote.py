@@ -67,7 +67,8 @@ __all__ = [
 
 #: What can go wrong in urllib besides an HTTP error status: no route/refused/timeout (URLError, OSError),
 #: a bad URL or port (ValueError, http.client.InvalidURL), a server that breaks the protocol (HTTPException).
-_NET_ERRORS = (urllib.error.URLError, OSError, ValueError, http.client.HTTPException)
+#: OverflowError: a chunk size past ssize_t in a chunked reply (http.client, break-it round 6).
+_NET_ERRORS = (urllib.error.URLError, OSError, ValueError, OverflowError, http.client.HTTPException)
 #: Longest the start-up probe for log-probabilities may take (s): one short text scored (max_tokens 1).
 PROBE_DEADLINE_S = 60.0
 

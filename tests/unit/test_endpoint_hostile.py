@@ -172,6 +172,10 @@ class Hostile:
                     self.send_header("Transfer-Encoding", "chunked")
                     self.end_headers()
                     self.wfile.write(b"%x\r\n%s\r\nZZZZ\r\n" % (len(event), event))
+                elif kind == "chunk-huge":  # a chunk size past ssize_t: OverflowError in http.client
+                    self.send_header("Transfer-Encoding", "chunked")
+                    self.end_headers()
+                    self.wfile.write(b"8000000000000000\r\nabcde\r\n0\r\n\r\n")
                 else:  # "empty": headers and no byte of body
                     self.send_header("Connection", "close")
                     self.end_headers()
@@ -456,3 +460,11 @@ def test_a_bad_deadlines_setting_is_a_usage_error(text: str, monkeypatch: pytest
     assert caught.value.exit_code == 2
     monkeypatch.setenv("GORILLA_TUI_ENDPOINT_DEADLINES", " read=2.5 , total=30")
     assert RemoteBackend("http://127.0.0.1:9").deadlines == Deadlines(connect=10.0, read=2.5, total=30.0)
+
+
+def test_a_chunk_size_past_ssize_t_is_a_broken_connection(hostile: Hostile) -> None:
+    """Break-it round 6: chunk size 8000000000000000 raised OverflowError in http.client ("internal error",
+    and `eval run` wrote no answer); it is one line about the connection, exit 1."""
+    outcome, _ = _in_time(lambda: _answer(f"{hostile.url}/cut/chunk-huge"))
+    assert isinstance(outcome, GorillaError) and outcome.exit_code == 1, outcome
+    assert f"{hostile.url}/cut/chunk-huge/v1/completions broke" in str(outcome), outcome
