@@ -73,6 +73,14 @@ _NET_ERRORS = (urllib.error.URLError, OSError, ValueError, OverflowError, http.c
 PROBE_DEADLINE_S = 60.0
 
 
+def _broke(guard: Any, url: str, error: BaseException, during: str = "") -> EndpointError:
+    """The one error of a request whose reading failed with `error`: the guard's (a passed deadline,
+    remote_http) or "connection to URL broke[ during]: why"."""
+    return guard.failure(url, error) or EndpointError(
+        f"connection to {url} broke{during}: {safe_text(str(error) or type(error).__name__)}"
+    )
+
+
 class EndpointDownError(GorillaError):
     """The endpoint cannot be reached at all (connection refused, no route, DNS): every task would fail the
     same way, so callers that loop over tasks (evaluate/run.py) stop at once instead of counting failures."""
@@ -286,10 +294,7 @@ class RemoteBackend:
         except _NET_ERRORS as e:
             if guard.reason == "cancelled":
                 return
-            failure = guard.failure(self.url, e)
-            raise failure or EndpointError(
-                f"connection to {self.url} broke: {safe_text(str(e) or type(e).__name__)}"
-            ) from None
+            raise _broke(guard, self.url, e) from None
         finally:
             guard.close()
             self.last_stats = {"pieces": pieces, "cancelled": guard.reason == "cancelled"}
@@ -358,10 +363,7 @@ class RemoteBackend:
             except _NET_ERRORS as e:
                 if guard.reason == "cancelled":
                     break
-                failure = guard.failure(self.url, e)
-                raise failure or EndpointError(
-                    f"connection to {self.url} broke while scoring: {safe_text(str(e))}"
-                ) from None
+                raise _broke(guard, self.url, e, " while scoring") from None
             finally:
                 guard.close()
             if guard.reason == "cancelled":
