@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import warnings
 
 from gorilla_tui.cli.options import add_model_command, settings_from_args
 
@@ -34,9 +33,5 @@ def run(args: argparse.Namespace) -> int:
         serve,
     )  # the MCP SDK (pydantic, anyio, starlette): only for this command
 
-    # Ctrl+C while anyio hands a line from the reader thread to the event loop leaves that hand-over
-    # coroutine unawaited, and Python printed "RuntimeWarning: coroutine ... was never awaited" before
-    # the one "interrupted" line (a fresh-clone test run caught it): the server is ending, nothing is lost
-    warnings.filterwarnings("ignore", message="coroutine .* was never awaited", category=RuntimeWarning)
     serve(settings)
     return 0

@@ -28,6 +28,8 @@ from anyio.abc import ObjectReceiveStream, ObjectSendStream
 MAX_LINE_BYTES = 16 * 2**20
 #: Bytes read from standard input at once.
 CHUNK_BYTES = 64 * 2**10
+#: Lines read but not yet taken by the server, at most (the reader waits for a free place).
+LINES_IN_FLIGHT = 8
 
 T = TypeVar("T")
 
@@ -64,14 +66,38 @@ def _split(buf: bytearray, skipping: bool) -> tuple[list[bytes | TooLong], bool]
     return items, skipping
 
 
-def _read(fd: int, send: ObjectSendStream[str | TooLong], token: anyio.lowlevel.EventLoopToken) -> None:
+class Lines:
+    """The reader thread's lines as the event loop takes them: `await receive()` gives the next line (str)
+    or TooLong, and raises anyio.EndOfStream at end of file. At most LINES_IN_FLIGHT lines wait here; the
+    thread waits for a free place before it reads on (a client that floods stdin is held back)."""
+
+    def __init__(self, receive: ObjectReceiveStream[str | TooLong], places: threading.Semaphore) -> None:
+        self._receive = receive
+        self._places = places
+
+    async def receive(self) -> str | TooLong:
+        """The next line; raises anyio.EndOfStream once the client closed stdin and every line was taken."""
+        item = await self._receive.receive()
+        self._places.release()
+        return item
+
+
+def _read(fd: int, send: ObjectSendStream[str | TooLong], places: threading.Semaphore,
+          token: anyio.lowlevel.EventLoopToken) -> None:  # fmt: skip
     """The reader thread: lines of `fd` (decoded as UTF-8, bytes that are not UTF-8 as U+FFFD, as the SDK
     reads them) and TooLong items to `send` until end of file, then close it; stops quietly once the event
-    loop is gone or `send` closed."""
+    loop is gone or `send` closed.
+
+    Each hand-over is a plain callback on the loop (anyio.from_thread.run_sync of send_nowait), never a
+    task: a task still waiting to hand a line over when Ctrl+C ended the loop was cancelled by asyncio.run
+    and printed "Exception in thread mcp-stdin" and asyncio's "unhandled exception during shutdown" before
+    the one "interrupted" line (CI, 2026-12-06). A callback the ended loop never runs leaves this daemon
+    thread waiting, which never keeps the process alive."""
     buf, skipping = bytearray(), False
 
     def give(item: str | TooLong) -> None:
-        anyio.from_thread.run(send.send, item, token=token)
+        places.acquire()
+        anyio.from_thread.run_sync(send.send_nowait, item, token=token)
 
     try:
         while True:
@@ -87,19 +113,19 @@ def _read(fd: int, send: ObjectSendStream[str | TooLong], token: anyio.lowlevel.
             items, skipping = _split(buf, skipping)
             for item in items:
                 give(item if isinstance(item, TooLong) else item.decode("utf-8", "replace"))
-    except Exception:  # noqa: BLE001 - the loop has ended or stopped listening: nothing left to tell
+        anyio.from_thread.run_sync(send.close, token=token)
+    except BaseException:  # noqa: BLE001 - the loop has ended or stopped listening: nothing left to tell
         return
-    with contextlib.suppress(Exception):
-        anyio.from_thread.run(send.aclose, token=token)
 
 
-def start_reader(fd: int) -> ObjectReceiveStream[str | TooLong]:
-    """Start the daemon thread that reads `fd` (call inside the event loop); the stream of its lines,
-    which ends at end of file."""
-    send, receive = anyio.create_memory_object_stream[str | TooLong](0)
+def start_reader(fd: int) -> Lines:
+    """Start the daemon thread that reads `fd` (call inside the event loop); its lines (Lines), which end
+    at end of file."""
+    send, receive = anyio.create_memory_object_stream[str | TooLong](LINES_IN_FLIGHT)
+    places = threading.Semaphore(LINES_IN_FLIGHT)
     token = anyio.lowlevel.current_token()
-    threading.Thread(target=_read, args=(fd, send, token), name="mcp-stdin", daemon=True).start()
-    return receive
+    threading.Thread(target=_read, args=(fd, send, places, token), name="mcp-stdin", daemon=True).start()
+    return Lines(receive, places)
 
 
 async def in_daemon_thread(fn: Callable[..., T], *args: Any) -> T:

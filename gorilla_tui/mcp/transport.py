@@ -47,7 +47,7 @@ from mcp.types import (
 from mcp.types import jsonrpc_message_adapter as message_adapter
 from pydantic import ValidationError
 
-from gorilla_tui.mcp.lines import MAX_LINE_BYTES, TooLong, start_reader
+from gorilla_tui.mcp.lines import MAX_LINE_BYTES, Lines, TooLong, start_reader
 
 
 def reply_to(line: str) -> list[JSONRPCError] | None:
@@ -139,7 +139,7 @@ class _CheckedLines:
     see it as their cancel event)."""
 
     def __init__(
-        self, source: ObjectReceiveStream[str | TooLong], replies: ObjectSendStream[SessionMessage],
+        self, source: Lines, replies: ObjectSendStream[SessionMessage],
         at_end: threading.Event,
     ) -> None:  # fmt: skip
         self._source = source

@@ -275,3 +275,17 @@ def test_a_request_to_a_silent_endpoint_is_cancelled(busy_home: Path, how: str) 
         assert (code, err) == (130, "gorilla-tui: interrupted\n")
     else:
         assert code == 0 and "Traceback" not in err, err
+
+
+def test_ctrl_c_while_lines_are_handed_over_prints_one_line(tmp_path: Path) -> None:
+    """SIGINT while the reader thread is handing lines to the server: exit 130 and the one line. The
+    reader used to hand each line over as a task of the event loop; a task still waiting when Ctrl+C ended
+    the loop printed "Exception in thread mcp-stdin" and asyncio's shutdown error first (CI, 2026-12-06:
+    6 runs in 10 of this test on that code)."""
+    for run in range(5):
+        s = _initialized(tmp_path / str(run))
+        for _ in range(50):
+            s.send(b'{"jsonrpc": "2.0", "method": "notifications/initialized"}')
+        s.proc.send_signal(signal.SIGINT)
+        code, err, _ = _ended(s)
+        assert (code, err) == (130, "gorilla-tui: interrupted\n")
