@@ -46,6 +46,7 @@ from gorilla_tui.model.remote_replies import (
     scoring_json,
     stream_cap,
     stream_too_long,
+    text_cap,
     token_count,
 )
 from gorilla_tui.textsafe import redact_url, safe_text
@@ -97,7 +98,8 @@ class RemoteBackend:
     $GORILLA_TUI_ENDPOINT_DEADLINES, else 10 s, 120 s and 600 s). cancel: an event that gives up every
     request of this backend once set (Ctrl+C in `ask`, the start-up probe for log-probabilities included),
     besides the `cancel` each call takes. Redirects are refused (one line naming the Location); a stream
-    is read up to max_tokens pieces of text and at most remote_replies.stream_cap(max_tokens) bytes.
+    is read up to max_tokens pieces of text, remote_replies.text_cap(max_tokens) characters of text (64 a
+    token) and at most remote_replies.stream_cap(max_tokens) bytes.
     count_tokens asks the server's tokenizer (/extras/tokenize of llama-cpp-python's server, /tokenize of
     llama-server) and falls back to a conservative estimate of one token per 2 UTF-8 bytes.
     A request that gets HTTP 429 or 5xx is tried again up to `retries` times, waiting retry_delay(attempt,
@@ -234,8 +236,10 @@ class RemoteBackend:
         temperature: float = 0.0,
         cancel: threading.Event | None = None,
     ) -> Iterator[str]:
-        """Stream the completion (see backend.Backend): at most max_tokens pieces of text (a server that
-        sends more is not read further) and stream_cap(max_tokens) bytes (EndpointError past it); each
+        """Stream the completion (see backend.Backend): at most max_tokens pieces of text and
+        text_cap(max_tokens) characters of text in all (64 a token: a server that sends more, in more
+        events or in one huge event, is not read further and the text past the cap is dropped), and
+        stream_cap(max_tokens) bytes of events (EndpointError past it); each
         event's shape is checked (remote_replies.event_text). Once `cancel` (or self.cancel) is set the
         stream ends quietly (last_stats["cancelled"]); the request itself gives up with EndpointCancelled."""
         body: dict[str, Any] = {"prompt": prompt, "max_tokens": max_tokens, "temperature": temperature,
@@ -249,8 +253,8 @@ class RemoteBackend:
         resp, guard = self._request(body, self._cancels(cancel))
         pieces = events = received = 0
         other: list[bytes] = []  # a body that is no event stream (kept up to MAX_PLAIN_BYTES)
-        kept = 0
-        cap = stream_cap(max_tokens)
+        kept = taken = 0  # bytes of `other`; characters of text yielded
+        cap, chars = stream_cap(max_tokens), text_cap(max_tokens)
         try:
             with resp:
                 # lines of at most MAX_PLAIN_BYTES + 1: `for raw in resp` read a reply with no newline
@@ -275,11 +279,12 @@ class RemoteBackend:
                         break
                     if received > cap:
                         raise EndpointError(stream_too_long(self.url, cap, max_tokens))
-                    text = event_text(self.url, data)
+                    text = event_text(self.url, data)[: chars - taken]
                     if text:
                         pieces += 1
+                        taken += len(text)
                         yield text
-                        if pieces >= max_tokens:
+                        if pieces >= max_tokens or taken >= chars:
                             break  # a server that sends more than it was asked for: 200 MB were kept
                 else:  # the body ended: whole, or cut short (then not the model's answer)
                     if not guard.reason and (why := cut_short(resp, received)):
@@ -287,7 +292,7 @@ class RemoteBackend:
                 if guard.reason and guard.reason != "cancelled":
                     raise guard.failure(self.url) or EndpointError(f"endpoint {self.url} gave up")
                 if not events and other and not guard.reason:
-                    text = plain_answer(self.url, b"".join(other), kept)
+                    text = plain_answer(self.url, b"".join(other), kept, max_tokens)
                     if text:
                         pieces += 1
                         yield text

@@ -33,6 +33,20 @@ def stream_cap(max_tokens: int) -> int:
     return max(MAX_PLAIN_BYTES, STREAM_BYTES_PER_TOKEN * max_tokens)
 
 
+#: Characters of answer text taken per token asked for (text_cap). A token of the tokenizers in use
+#: (Gemma's, Llama's, GPT-2's BPE) is about 4 characters of English or code on average and its longest
+#: pieces (runs of spaces, long words) are a few dozen; 64 a token leaves room for any real answer.
+TEXT_CHARS_PER_TOKEN = 64
+
+
+def text_cap(max_tokens: int) -> int:
+    """The most characters of answer text taken for an answer of at most `max_tokens` tokens:
+    TEXT_CHARS_PER_TOKEN each (16,384 for the default 256), at least TEXT_CHARS_PER_TOKEN. The text past
+    it is dropped quietly, like the pieces past max_tokens: a server that sent one 2.4 MB event (under the
+    4 MiB byte cap) had it kept whole (36 s and 1.4 GB downstream; issue 42, break-it round 6)."""
+    return TEXT_CHARS_PER_TOKEN * max(1, max_tokens)
+
+
 def stream_too_long(url: str, cap: int, max_tokens: int) -> str:
     """The message for a stream past stream_cap(max_tokens) bytes."""
     return (
@@ -88,15 +102,17 @@ def _json(raw: bytes) -> Any:
         return None
 
 
-def plain_answer(url: str, raw: bytes, size: int) -> str:
+def plain_answer(url: str, raw: bytes, size: int, max_tokens: int) -> str:
     """The text of a reply that is no event stream: a server that ignores "stream": true sends one
-    completion object, which is used; anything else was taken for an empty answer ("the model gave no
-    API call", break-it pass 10) and is now one line saying what the server sent instead.
+    completion object, whose text is used up to text_cap(max_tokens) characters (the rest is dropped,
+    as in a stream); anything else was taken for an empty answer ("the model gave no API call", break-it
+    pass 10) and is now one line saying what the server sent instead.
 
     Args:
         url: the endpoint, for the message.
         raw: the reply's first bytes (at most MAX_PLAIN_BYTES + 1 are read).
         size: how many bytes were read.
+        max_tokens: the tokens asked for (text_cap).
 
     Raises:
         EndpointError: a reply over MAX_PLAIN_BYTES, an error object, or no completion.
@@ -113,7 +129,7 @@ def plain_answer(url: str, raw: bytes, size: int) -> str:
     try:
         text = data["choices"][0]["text"]  # type: ignore[index]
         if isinstance(text, str):
-            return text
+            return text[: text_cap(max_tokens)]
     except (KeyError, IndexError, TypeError):
         pass
     shown = safe_text(raw[:80].decode("utf-8", "replace"))

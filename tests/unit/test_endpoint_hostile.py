@@ -32,6 +32,9 @@ from tests.conftest import clone_home
 CALL = "torch.hub.load(repo_or_dir='zoo/vision', model='resnet_zz', pretrained=True)"
 #: Bytes a streaming path sends at most (a client that stops reading ends it sooner).
 STREAM_LIMIT = 64 * 2**20
+#: Characters of text in the one event (or the one completion) of /huge-event and /huge-plain: 2.4 MB, under
+#: the 4 MiB byte cap of a stream (break-it round 6: kept whole, 36 s and 1.4 GB).
+HUGE_TEXT = 2_400_000
 #: The deadlines of these tests (connect, read, total seconds), and the longest a call may take here.
 DEADLINES = "connect=2,read=1,total=3"
 HANG_GUARD_S = 20.0
@@ -136,6 +139,17 @@ class Hostile:
                     self.wfile.write(chunk)
                     sent += len(chunk)
                     hostile.sent[self.path.split("/")[1]] = sent
+
+            def _huge_event(self, _body: dict) -> None:  # one event of 2.4 MB of text (under 4 MiB)
+                self._stream_headers()
+                self.wfile.write(_event("B" * HUGE_TEXT) + b"data: [DONE]\n\n")
+
+            def _huge_plain(self, _body: dict) -> None:  # no stream: one completion of 2.4 MB of text
+                reply = json.dumps({"choices": [{"text": "C" * HUGE_TEXT}]}).encode()
+                self.send_response(200)
+                self.send_header("Content-Length", str(len(reply)))
+                self.end_headers()
+                self.wfile.write(reply)
 
             def _wrong_shape(self, body: dict) -> None:
                 self._stream_headers()
@@ -279,6 +293,17 @@ def test_a_stream_past_max_tokens_is_not_read_further(hostile: Hostile) -> None:
     assert outcome == "A" * 64
     time.sleep(0.5)  # the server notices the hang-up
     assert hostile.sent["endless"] < 16 * 2**20  # socket buffers at most; it was the whole 64 MiB
+
+
+@pytest.mark.parametrize("kind, letter", [("huge-event", "B"), ("huge-plain", "C")])
+def test_one_huge_event_or_completion_is_cut_to_64_characters_a_token(
+    hostile: Hostile, kind: str, letter: str
+) -> None:
+    """One event (or a completion sent without a stream) of 2.4 MB of text, under the 4 MiB byte cap: the
+    answer is its first max_tokens x 64 characters (remote_replies.text_cap), the rest dropped as the pieces
+    past max_tokens are (it was kept whole)."""
+    outcome, _ = _in_time(lambda: _answer(f"{hostile.url}/{kind}", max_tokens=64))
+    assert outcome == letter * (64 * 64), (type(outcome), str(outcome)[:200])
 
 
 def test_a_stream_of_empty_events_stops_at_the_byte_cap(hostile: Hostile) -> None:
