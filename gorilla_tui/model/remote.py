@@ -33,7 +33,9 @@ from gorilla_tui.model.remote_http import (
     completions_url,
     deadlines_from_env,
     open_request,
+    origin,
     retry_delay,
+    server_url,
     wait_any,
 )
 from gorilla_tui.model.remote_replies import (
@@ -120,8 +122,7 @@ class RemoteBackend:
     ) -> None:  # fmt: skip
         wire, self._auth = basic_auth(completions_url(endpoint))
         self.url = redact_url(completions_url(endpoint))  # in every message: no password
-        self._wire = (self.url.rsplit("/v1/", 1)[0], wire.rsplit("/v1/", 1)[0])  # shown base, base used
-        self.base = self._wire[0]
+        self._wire = (origin(self.url), origin(wire))  # the shown scheme and host, those used
         self._n_ctx = n_ctx
         self.name = name
         self.family = family
@@ -201,7 +202,7 @@ class RemoteBackend:
         for path in paths:
             key = "input" if path == "/extras/tokenize" else "content"
             try:
-                resp, guard = self._request({key: text}, self._cancels(None), self.base + path,
+                resp, guard = self._request({key: text}, self._cancels(None), server_url(self.url, path),
                                             self.deadlines.capped(10.0))  # fmt: skip
                 try:
                     with resp:
@@ -209,7 +210,7 @@ class RemoteBackend:
                 finally:
                     guard.close()
                 if guard.reason == "cancelled":
-                    raise EndpointCancelled(f"request to {self.base + path} cancelled")
+                    raise EndpointCancelled(f"request to {server_url(self.url, path)} cancelled")
                 if guard.reason or len(raw) > MAX_PLAIN_BYTES:
                     continue  # a token list of a prompt is KiB: not a tokenizer's answer
                 count = token_count(raw)

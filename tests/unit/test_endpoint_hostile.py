@@ -77,6 +77,7 @@ class Hostile:
         self.sent: dict[str, int] = {}
         self.target_hits = 0
         self.authorization = ""
+        self.paths: list[str] = []  # every request's path, query included
         self.asked = threading.Event()
         self.stop = threading.Event()
         hostile = self
@@ -104,7 +105,8 @@ class Hostile:
             def do_POST(self) -> None:
                 body = json.loads(self.rfile.read(int(self.headers.get("Content-Length", 0))) or b"{}")
                 hostile.asked.set()
-                kind = self.path.split("/")[1]
+                hostile.paths.append(self.path)
+                kind = self.path.split("/")[1].split("?")[0]
                 try:
                     getattr(self, "_" + kind.replace("-", "_"))(body)
                 except OSError:  # the client hung up: what a good client does here
@@ -381,6 +383,51 @@ def test_an_endpoint_with_a_control_character_is_bad_input(url: str) -> None:
     with pytest.raises(UsageError, match="holds a control character or a space") as caught:
         RemoteBackend(url)
     assert caught.value.exit_code == 2 and "\n" not in str(caught.value)
+
+
+@pytest.mark.parametrize(
+    "url, why",
+    [
+        ("http://a..b/", "its host 'a..b' is not a valid host name: label empty or too long"),
+        ("http://./v1", "its host '.' is not a valid host name"),
+        ("http://xn--/", "its host 'xn--' is not a valid host name"),
+        ("http://xn--zz.example:8080", "its host 'xn--zz.example' is not a valid host name"),
+        ("http://xn--\u00e9/", "Label starts with ACE prefix"),
+        ("http://" + "a" * 64 + ".example/", "label empty or too long"),
+        (
+            "http://127.0.0.1:9/\u00e9/v1",
+            "not ASCII in its path or query; percent-encode them: http://127.0.0.1:9/%C3%A9/v1",
+        ),
+        ("http://127.0.0.1:9/v1?model=\u00e9", "percent-encode them: http://127.0.0.1:9/v1?model=%C3%A9"),
+        ("http://:80/", "is not an http(s) URL with a host"),
+        ("http://127.0.0.1:99999", "Port out of range"),
+        ("http://127.0.0.1:0/", "port 0 is no server's port"),
+        ("http://127.0.0.1:9/ok#frag", "has a fragment (#...), which is never sent to a server"),
+        ("http://[::1/", "Invalid IPv6 URL"),
+    ],
+)
+def test_a_malformed_endpoint_is_one_line_of_bad_input(url: str, why: str) -> None:
+    """Break-it round 6: an IDNA error ("a..b") or a non-ASCII path failed at the request, as "cannot
+    reach" (exit 1) or a traceback; every URL the request would refuse is refused first: one line, exit 2."""
+    with pytest.raises(UsageError) as caught:
+        RemoteBackend(url)
+    assert why in str(caught.value) and "\n" not in str(caught.value), str(caught.value)
+    assert caught.value.exit_code == 2
+
+
+def test_a_query_in_the_endpoint_is_kept_after_the_path(hostile: Hostile) -> None:
+    """`--endpoint http://h/auth?key=1`: the path is joined before the query, which every request keeps (the
+    completions and the tokenizer's); it was "/auth?key=1/v1/completions"."""
+    backend = RemoteBackend(hostile.url + "/auth?key=1", n_ctx=2048)
+    assert backend.url == hostile.url + "/auth/v1/completions?key=1"
+    outcome, _ = _in_time(lambda: "".join(backend.complete("task: x\ncall:", max_tokens=64)))
+    assert outcome == CALL
+    backend.count_tokens("sort a list")
+    assert hostile.paths[:2] == ["/auth/v1/completions?key=1", "/auth/extras/tokenize?key=1"], hostile.paths
+    for given, sent in [("http://h/v1?a=1&b=/v1/", "http://h/v1/completions?a=1&b=/v1/"),
+                        ("http://h/v1/completions/?k", "http://h/v1/completions?k"),
+                        ("http://h?k=1", "http://h/v1/completions?k=1")]:  # fmt: skip
+        assert RemoteBackend(given).url == sent
 
 
 def test_a_redirect_is_refused_naming_its_location(hostile: Hostile) -> None:
