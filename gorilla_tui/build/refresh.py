@@ -184,7 +184,9 @@ def refresh(
     Only a trusted live index is reused (build.previous: it loads, and its files still have the
     SHA-256 recorded when it was built); any other is rebuilt from the sources.
 
-    Holds index_store.refresh_lock throughout and first removes the build folders of dead refreshes;
+    Holds index_store.refresh_lock throughout (which first moves aside a file in place of the index folder
+    or of the data folder: store.fileio.reclaim_root, said in RefreshReport.warnings; nothing else saved is
+    touched) and first removes the build folders of dead refreshes;
     the new version is written to a temp folder, removed on any failure, and published with an atomic
     pointer swap, so a failed or killed refresh leaves the previous index in place. A previous index
     that cannot be read is rebuilt from the sources: its user sources are read again from their paths and
@@ -200,7 +202,7 @@ def refresh(
     plan = make_plan(mirrors, user_paths, config_paths, only, manifests, max_bytes, check_manifest)
     emit = on_event or (lambda kind, name, load: None)
     started = time.perf_counter()
-    with index_store.refresh_lock(timeout=index_store.LOCK_WAIT, on_wait=on_wait):
+    with index_store.refresh_lock(timeout=index_store.LOCK_WAIT, on_wait=on_wait) as reclaimed:
         index_store.remove_stale_builds()
         previous = read_previous(extra=extra_files is not None)
         if force and previous.index is not None:
@@ -219,7 +221,8 @@ def refresh(
         final = write_and_publish(index, index_store.index_root(), _announced(extra_files, emit), vectors)
     index.path = final
     seconds = time.perf_counter() - started
-    return RefreshReport(final, index, built.rows, seconds, built.warnings, dense=(dense or [None])[0])
+    warnings = [reclaimed] * bool(reclaimed) + built.warnings  # a file moved aside from the index's place
+    return RefreshReport(final, index, built.rows, seconds, warnings, dense=(dense or [None])[0])
 
 
 def _vectors_first(

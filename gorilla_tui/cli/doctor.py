@@ -21,7 +21,7 @@ from gorilla_tui.model import registry as models
 from gorilla_tui.paths import expand_user, get_paths
 from gorilla_tui.pool.remedies import fix_lines
 from gorilla_tui.sandbox.runner import isolation_layers
-from gorilla_tui.store.fileio import NO_INDEX_FIX
+from gorilla_tui.store.fileio import NO_INDEX_FIX, RootDamagedError
 from gorilla_tui.textsafe import redact_url, safe_text
 
 
@@ -202,8 +202,10 @@ def _index(report: dict[str, Any], problems: list[dict[str, str]], notes: list[d
     except IndexMissingError as e:
         problems.append({"problem": str(e), "fix": _INDEX_FIX})
         return
-    except GorillaError as e:
-        problems.append({"problem": str(e), "fix": _DAMAGED_FIX})
+    except GorillaError as e:  # a file in place of the index folder: its own fix (moved aside)
+        problems.append(
+            {"problem": str(e), "fix": (e.hint if isinstance(e, RootDamagedError) else "") or _DAMAGED_FIX}
+        )
         return
     folder, meta = stored.folder, stored.meta
     built = meta.get("built_at")

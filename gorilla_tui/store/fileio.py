@@ -6,13 +6,14 @@ from __future__ import annotations
 import json
 import os
 import stat
+import time
 import zipfile
 import zlib
 from pathlib import Path
 from typing import Any
 
 from gorilla_tui.errors import GorillaError
-from gorilla_tui.paths import get_paths
+from gorilla_tui.paths import file_kind, get_paths
 
 #: How to rebuild a missing or unreadable index (the hint of the errors raised by the store and by
 #: ApiIndex.load).
@@ -46,6 +47,68 @@ DAMAGED = (
 def index_root(path: Path | None = None) -> Path:
     """The folder holding CURRENT, the version folders and the lock (default get_paths().index_dir)."""
     return Path(path) if path is not None else get_paths().index_dir
+
+
+def not_a_folder(root: Path | None = None) -> tuple[Path, str] | None:
+    """(path, what it is in words) when the index root or its parent (the data folder) exists but is not a
+    folder (a file, a FIFO, a link to a file or to nothing); None when both are folders or missing (made by
+    the first refresh). A file there was read as "no index", and the refresh that message offered failed
+    ("File exists"; break-it round 6)."""
+    root = index_root(root)
+    for path in (root.parent, root):
+        try:
+            mode = os.stat(path).st_mode
+        except FileNotFoundError:
+            return (path, "a broken symbolic link") if os.path.islink(path) else None
+        except OSError:
+            return None  # not reachable (a folder above is not one, no permission): the read or write says
+        if not stat.S_ISDIR(mode):
+            return path, "a file" if stat.S_ISREG(mode) else file_kind(mode)
+    return None
+
+
+class RootDamagedError(GorillaError):
+    """The index root or the data folder is not a folder (root_damaged): damaged state, exit 2; its hint is
+    the fix (`doctor` shows it as such)."""
+
+
+def root_damaged(found: tuple[Path, str]) -> RootDamagedError:
+    """The one error of an index root (or data folder) that is not a folder (`found`: not_a_folder's pair):
+    damaged state (exit 2), naming the path and the fix (a refresh moves it aside: reclaim_root). Returns
+    it (the caller raises it)."""
+    path, kind = found
+    return RootDamagedError(
+        f"{path} is {kind}, not a folder: the index cannot be read there (damaged state)", hint=hint_of(found)
+    )
+
+
+def hint_of(found: tuple[Path, str]) -> str:
+    """The fix of root_damaged: what a refresh does with the path of `found`."""
+    aside = found[0].name + ASIDE_SUFFIX + "TIME"
+    return f"gorilla-tui index --refresh moves it aside (to {aside}) and builds a new index there"
+
+
+#: Suffix of the name a non-folder in place of the index root is moved to (reclaim_root), before the time.
+ASIDE_SUFFIX = ".damaged-"
+
+
+def reclaim_root(root: Path | None = None) -> str:
+    """Move aside what not_a_folder finds in place of the index root or the data folder (renamed to
+    NAME.damaged-TIME beside it, never deleted), so a refresh can build there; "" when there is nothing to
+    move, else the note to show ("moved ... aside"). Nothing else is touched (the history and config live
+    beside it). Raises GorillaError when it cannot be renamed."""
+    found = not_a_folder(root)
+    if found is None:
+        return ""
+    path, kind = found
+    aside = path.with_name(path.name + ASIDE_SUFFIX + time.strftime("%Y%m%dT%H%M%S") + f"-{os.getpid()}")
+    try:
+        os.rename(path, aside)
+    except FileNotFoundError:
+        return ""  # another refresh moved it first
+    except OSError as e:
+        raise GorillaError(f"cannot move {path} aside: {e.strerror or e}", hint=hint_of(found)) from None
+    return f"{path} was {kind}, not a folder: moved aside to {aside.name}; a new index is built there"
 
 
 #: Largest JSON file of the index store read (meta.json, vocab.json, dense.json, a version 1 docs.json),

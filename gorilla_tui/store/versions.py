@@ -23,11 +23,18 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from gorilla_tui.errors import GorillaError, IndexMissingError
-from gorilla_tui.paths import read_regular_text
+from gorilla_tui.paths import file_kind, read_regular_text
 from gorilla_tui.pool.doc import ApiDoc
 from gorilla_tui.store.docs import LazyDocs
 from gorilla_tui.store.fileio import DAMAGED as _DAMAGED
-from gorilla_tui.store.fileio import DAMAGED_HINT, REBUILD_HINT, index_root
+from gorilla_tui.store.fileio import (
+    DAMAGED_HINT,
+    REBUILD_HINT,
+    index_root,
+    not_a_folder,
+    reclaim_root,
+    root_damaged,
+)
 from gorilla_tui.store.fileio import pid_alive as _alive
 from gorilla_tui.store.fileio import read_json as _read_json
 from gorilla_tui.store.fileio import write_synced as _write
@@ -98,8 +105,12 @@ def _read_postings(np: Any, path: Path) -> dict[str, Any]:
 
 
 def current_version(root: Path | None = None) -> Path | None:
-    """The live version folder named by root/CURRENT, or None when no index has been published."""
+    """The live version folder named by root/CURRENT, or None when no index has been published. Raises
+    GorillaError (damaged state) when the root or the data folder is not a folder (root_damaged) or
+    CURRENT is unreadable or corrupt."""
     root = index_root(root)
+    if (found := not_a_folder(root)) is not None:
+        raise root_damaged(found)
     try:
         name = read_regular_text(root / POINTER).strip()
     except (FileNotFoundError, NotADirectoryError):
@@ -118,8 +129,10 @@ def current_version(root: Path | None = None) -> Path | None:
 @contextmanager
 def refresh_lock(
     root: Path | None = None, timeout: float = -1, on_wait: Callable[[str], None] | None = None
-) -> Iterator[None]:
-    """Hold the refresh lock (filelock on root/refresh.lock): refreshes run one at a time.
+) -> Iterator[str]:
+    """Hold the refresh lock (filelock on root/refresh.lock): refreshes run one at a time. Yields the note
+    of reclaim_root ("" when the root was a folder or missing): a file in place of the root (or of the data
+    folder) is moved aside first.
 
     The holder writes its PID and start time to root/refresh.lock.owner. timeout: seconds to wait (-1 =
     forever). on_wait(message) is called once when the lock is taken by another process ("waiting for
@@ -129,6 +142,7 @@ def refresh_lock(
     from filelock import FileLock, Timeout  # deferred: filelock (~0.015 s); search and check never lock
 
     root = index_root(root)
+    reclaimed = reclaim_root(root)
     try:
         root.mkdir(parents=True, exist_ok=True)
         lock = FileLock(str(root / LOCK))
@@ -151,7 +165,7 @@ def refresh_lock(
             _write(root / LOCK_OWNER, f"{os.getpid()} {time.time():.0f}".encode())
         except OSError:
             pass  # only informative: a full disk is reported by the write that matters
-        yield
+        yield reclaimed
     finally:
         with contextlib.suppress(OSError):
             (root / LOCK_OWNER).unlink(missing_ok=True)
@@ -284,10 +298,16 @@ def publish(folder: Path, root: Path | None = None) -> Path:
     _write(root / (POINTER + ".tmp"), name.encode())
     os.replace(root / (POINTER + ".tmp"), root / POINTER)
     _fsync_dir(root)
-    keep = {final.name} | ({previous.name} if previous is not None and KEEP_PREVIOUS else set())
+    keep = {final.name} | (
+        {previous.name} if previous is not None and KEEP_PREVIOUS and previous.is_dir() else set()
+    )
     for child in root.iterdir():
-        if child.is_dir() and child.name.startswith("v-") and child.name not in keep:
-            shutil.rmtree(child, ignore_errors=True)
+        if child.name.startswith("v-") and child.name not in keep:
+            if child.is_dir() and not child.is_symlink():
+                shutil.rmtree(child, ignore_errors=True)
+            else:  # a file (or a link) put in place of a version folder: damaged, replaced now
+                with contextlib.suppress(OSError):
+                    child.unlink()
     remove_stale_builds(root)
     return final
 
@@ -402,8 +422,17 @@ def _live(root: Path | None) -> Path:
     folder = current_version(root)
     if folder is None:
         raise IndexMissingError(f"no index at {index_root(root)}", hint=_HINT)
-    if not folder.is_dir():
-        raise GorillaError(f"the live index folder {folder} is missing; rebuild the index", hint=DAMAGED_HINT)
+    try:
+        mode = os.stat(folder).st_mode
+    except OSError:
+        raise GorillaError(
+            f"the live index folder {folder} is missing; rebuild the index", hint=DAMAGED_HINT
+        ) from None
+    if not stat.S_ISDIR(mode):
+        kind = "a file" if stat.S_ISREG(mode) else file_kind(mode)
+        raise GorillaError(
+            f"the live index folder {folder} is {kind}, not a folder; rebuild the index", hint=DAMAGED_HINT
+        )
     return folder
 
 

@@ -6,9 +6,12 @@ regression fails instead of hanging the suite."""
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import sys
 import threading
+
+import pytest
 
 from gorilla_tui.model import probe
 from gorilla_tui.paths import get_paths
@@ -130,3 +133,56 @@ def test_saving_settings_leaves_a_fifo_or_folder_that_config_toml_points_at_alon
         assert cfg.is_symlink()
     assert stat.S_ISFIFO(os.stat(fifo).st_mode) and folder.is_dir() and not any(folder.iterdir())
     assert sorted(p.name for p in tmp_path.iterdir()) == ["folder", "null"]  # no temp file left either
+
+
+@pytest.mark.parametrize("where", ["index", "data"])
+def test_a_file_in_place_of_the_index_folder_is_damage_and_a_refresh_moves_it_aside(where: str) -> None:
+    """Break-it round 6: a regular file in place of data/index (or of data/) was "no index", and the
+    refresh that message offered failed ("File exists"). It is damaged state: one line naming the path and
+    the fix, exit 2 (doctor: a problem with that fix); the refresh moves it aside, never deletes it, and
+    builds the index there; nothing else saved is touched."""
+    paths = get_paths()
+    history = paths.history_db
+    history.parent.mkdir(parents=True, exist_ok=True)
+    history.write_text("saved history")
+    path = paths.index_dir if where == "index" else paths.data
+    if where == "data":
+        history.unlink()
+        history.parent.rmdir()
+    path.write_text("a file of the person's")
+    for argv in (("search", "classify images", "-k", "1"), ("index", "--status")):
+        done = _gorilla(*argv)
+        assert done.returncode == 2, done
+        assert done.stderr.splitlines() == [
+            f"gorilla-tui: error: {path} is a file, not a folder: the index cannot be read there "
+            "(damaged state)",
+            f"  hint: gorilla-tui index --refresh moves it aside (to {path.name}.damaged-TIME) and builds "
+            "a new index there",
+        ]
+    doctor = _gorilla("doctor", "--no-inference")
+    assert doctor.returncode == 1 and f"problem: {path} is a file, not a folder" in doctor.stdout, doctor
+    assert f"fix: gorilla-tui index --refresh moves it aside (to {path.name}.damaged-TIME)" in doctor.stdout
+    refreshed = _gorilla("index", "--refresh", "--from", str(SMALL_POOL), "--only", "torchhub")
+    assert refreshed.returncode == 0, refreshed.stderr
+    aside = list(path.parent.glob(path.name + ".damaged-*"))
+    assert len(aside) == 1 and aside[0].read_text() == "a file of the person's"
+    assert f"{path} was a file, not a folder: moved aside to {aside[0].name}" in refreshed.stdout
+    assert where == "data" or history.read_text() == "saved history"
+    found = _gorilla("search", "classify images", "-k", "1", "--json")
+    assert found.returncode == 0 and '"source": "torchhub"' in found.stdout, found.stderr
+
+
+def test_a_file_in_place_of_the_live_version_folder_is_replaced_by_the_refresh() -> None:
+    """CURRENT naming a file (not a folder) was "the live index folder ... is missing"; it says what is
+    there, and the refresh replaces it (the file is removed with the version it stood for)."""
+    assert _gorilla("index", "--refresh", "--from", str(SMALL_POOL), "--only", "torchhub").returncode == 0
+    index_dir = get_paths().index_dir
+    live = index_dir / (index_dir / "CURRENT").read_text().strip()
+    shutil.rmtree(live)
+    live.write_text("x")
+    done = _gorilla("search", "classify images", "-k", "1")
+    assert done.returncode == 2, done
+    assert f"the live index folder {live} is a file, not a folder; rebuild the index" in done.stderr
+    refreshed = _gorilla("index", "--refresh", "--from", str(SMALL_POOL), "--only", "torchhub")
+    assert refreshed.returncode == 0, refreshed.stderr
+    assert not live.exists() and _gorilla("search", "classify images", "-k", "1").returncode == 0

@@ -192,9 +192,12 @@ class IndexSetupScreen(ModalScreen[object]):
     @staticmethod
     def _lock_held() -> bool:
         """True when another refresh holds the refresh lock now (a non-blocking probe of
-        store.versions.refresh_lock; refresh() itself then waits for it)."""
+        store.versions.refresh_lock; refresh() itself then waits for it). A file in place of the index
+        folder holds no lock: the probe leaves it to refresh(), which moves it aside and says so."""
         from gorilla_tui.store import versions as index_store  # deferred: numpy, scipy (~0.3 s)
 
+        if index_store.not_a_folder() is not None:
+            return False
         try:
             with index_store.refresh_lock(timeout=0):
                 return False
