@@ -148,6 +148,21 @@ def home_template(tmp_path_factory: pytest.TempPathFactory) -> Callable[..., Pat
     return make
 
 
+def unrecord(folder: Path) -> None:
+    """Make the index version `folder` one an older release wrote, with no record of its files to check
+    against (store/integrity.py): its STATE_FILE removed and meta.json's RECORD_KEY dropped. Its files are
+    then read (and what the reads refuse is said) instead of being refused by the integrity check first."""
+    import json
+
+    from gorilla_tui.store import integrity
+
+    (folder / integrity.STATE_FILE).unlink()
+    meta = json.loads((folder / "meta.json").read_text())
+    meta.pop(integrity.RECORD_KEY, None)
+    (folder / "meta.json").write_text(json.dumps(meta))
+    integrity.forget(folder)
+
+
 def clone_home(template: Path, home: Path) -> Path:
     """Copy a home_template home (its index, caches and config) into `home` (a test's gorilla_home); the
     index is relative to its folder (CURRENT names the version), so the copy is a live index of its own."""

@@ -191,10 +191,27 @@ def changed_file(folder: Path, files: dict[str, Any], verb: str = "built", cache
 
 
 def loaded_damage(folder: Path) -> str:
-    """What a search, an ask, the TUI and `check` say of the version `folder`: index_damage cached (each
-    file hashed once per content, see changed_file); "" when sound or when there is no record to check
-    against (an older release: `index --status` says it was not checked)."""
-    return index_damage(folder, cached=True) or ""
+    """What a search, an ask, the TUI and `check` say of the version `folder`, before any of its files is
+    read (store.read_stored runs it first): index_damage cached (each file hashed once per content, see
+    changed_file); when there is no record to check against (an older release: `index --status` says it was
+    not checked), a file of the folder that is not a regular file or a folder (a FIFO would block, a link
+    could lead to /dev/zero) is "NAME changed since it was built" all the same; "" when sound."""
+    why = index_damage(folder, cached=True)
+    return _irregular(folder) if why is None else why
+
+
+def _irregular(folder: Path) -> str:
+    """ "NAME changed since it was built" for the first entry of `folder` (not recursive, links not
+    followed) that is neither a regular file nor a folder; "" when there is none or it cannot be listed
+    (the reads say why)."""
+    try:
+        with os.scandir(folder) as entries:
+            for entry in entries:
+                if not (entry.is_file(follow_symlinks=False) or entry.is_dir(follow_symlinks=False)):
+                    return f"{entry.name[:80]} changed since it was built"
+    except OSError:
+        return ""
+    return ""
 
 
 def remember(folder: Path, names: Iterable[str], digests: dict[str, str]) -> None:

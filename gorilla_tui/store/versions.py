@@ -339,36 +339,48 @@ class StoredIndex:
     source_codes: np.ndarray | None = None
     note: str = ""
     #: why a file a search loads no longer is what was built (integrity.loaded_damage), "" when sound: the
-    #: reader raises damaged(folder, damage) once it has said what it says first (another tokenizer version)
+    #: reader raises damaged(folder, damage) once it has said what it says first (another tokenizer version);
+    #: the files were then not read (docs and terms are empty)
     damage: str = ""
 
 
 def read_stored(path: Path | None = None) -> StoredIndex:
     """Read an index version: `path` may be the index root (holding CURRENT) or a version folder; default
     the user's index. Store version 2 is read without parsing the docs (LazyDocs) nor importing scipy;
-    version 1 the old way (every doc, scipy), with a note. The files a search loads (integrity.LOADED) are
-    checked against the size and SHA-256 recorded when the version was built (integrity.loaded_damage:
-    an emptied prior.npy, bytes overwritten in place): StoredIndex.damage says why, and its readers raise
-    damaged() for it, so every command says the same of a damaged file. Raises IndexMissingError when none
-    is built, GorillaError when it was written by another store version or is damaged or inconsistent."""
+    version 1 the old way (every doc, scipy), with a note.
+
+    The integrity check comes first (integrity.loaded_damage: each file recorded when the version was built
+    has its size and SHA-256; a file that is no regular file, a FIFO or a link to /dev/zero, is never
+    opened): a damaged version is one path with one wording, "the index at FOLDER is damaged (NAME changed
+    since it was built); rebuild it", whatever the file holds. Its files are then not read: StoredIndex
+    holds meta.json alone (docs and terms empty) and `damage` says why, and its readers raise damaged() for
+    it once they have said what they say first (another tokenizer version: the TUI rebuilds such an index
+    by itself), or at once when meta.json cannot be read either. What the reads below refuse (a file that
+    does not fit another) is said in the same words, damaged(folder, why); it is reached by an index with
+    no record to check against (an older release) or one written wrong.
+
+    Raises IndexMissingError when none is built, GorillaError when it was written by another store version
+    or is damaged or inconsistent."""
     folder = path if path is not None and (path / "meta.json").is_file() else _live(path)
-    meta = check_meta(folder, _read_json(folder / "meta.json"))
+    damage = loaded_damage(folder)  # first: sizes by os.stat, SHA-256 once per content (store/integrity.py)
+    try:
+        meta = check_meta(folder, _read_json(folder / "meta.json"))
+    except GorillaError:
+        if damage:
+            raise damaged(folder, damage) from None
+        raise
     version = meta.get("store_version")
     if version not in READABLE_VERSIONS:
         raise GorillaError(
             f"the index at {folder} was built by another version of gorilla-tui", hint=DAMAGED_HINT
         )
+    if damage:
+        return StoredIndex(folder, meta, [], [], damage=damage)
     if version == 1:
         docs_v1, terms_v1, tf = read_v1(folder)
         return StoredIndex(folder, meta, docs_v1, terms_v1, tf, note=OLD_STORE_NOTE)
     import numpy as np  # deferred: numpy; `check` reads CURRENT from this module (issue 20)
 
-    for name in (POSTINGS_FILE, DOCS_FILE):
-        # a FIFO or a link to /dev/zero in its place is never opened (break-it round 5: a FIFO postings.npz
-        # hung search, status and doctor); said in the words of the record's check (store/integrity.py)
-        with contextlib.suppress(FileNotFoundError):  # a missing file: said by the reads below
-            if not stat.S_ISREG(os.stat(folder / name, follow_symlinks=False).st_mode):
-                raise damaged(folder, f"{name} changed since it was built")
     try:
         terms = _read_json(folder / "vocab.json")
         arrays = _read_postings(np, folder / POSTINGS_FILE)
@@ -392,15 +404,11 @@ def read_stored(path: Path | None = None) -> StoredIndex:
         why = str(e).splitlines()[0][:120] if str(e).strip() else type(e).__name__
         if isinstance(e, OSError) and e.filename:  # the file's name, not a path cut to 120 characters
             why = f"{Path(e.filename).name}: {e.strerror or e}"
-        raise GorillaError(
-            f"the index at {folder} is damaged ({why}); rebuild it", hint=DAMAGED_HINT
-        ) from None
+        raise damaged(folder, why) from None
     docs = LazyDocs(folder / DOCS_FILE, arrays.pop("offsets"))
     codes = arrays.pop("source_codes")
     del arrays["source_names"]
-    stored = StoredIndex(folder, meta, docs, terms, None, arrays, names, codes)
-    stored.damage = loaded_damage(folder)  # sizes by os.stat, SHA-256 once per content (store/integrity.py)
-    return stored
+    return StoredIndex(folder, meta, docs, terms, None, arrays, names, codes)
 
 
 def damaged(folder: Path, why: str) -> GorillaError:
