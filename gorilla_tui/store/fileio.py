@@ -92,23 +92,44 @@ def hint_of(found: tuple[Path, str]) -> str:
 ASIDE_SUFFIX = ".damaged-"
 
 
-def reclaim_root(root: Path | None = None) -> str:
-    """Move aside what not_a_folder finds in place of the index root or the data folder (renamed to
-    NAME.damaged-TIME beside it, never deleted), so a refresh can build there; "" when there is nothing to
-    move, else the note to show ("moved ... aside"). Nothing else is touched (the history and config live
-    beside it). Raises GorillaError when it cannot be renamed."""
+def not_a_file(root: Path, names: tuple[str, ...]) -> list[tuple[Path, str]]:
+    """(path, what it is in words) of each of `names` in the folder `root` that exists but is not a regular
+    file (os.lstat: a folder, a FIFO, a link): a folder in place of CURRENT was "cannot read", and the
+    refresh then failed to replace it ("Is a directory") after building the whole index."""
+    found = []
+    for name in names:
+        try:
+            mode = os.lstat(root / name).st_mode
+        except OSError:
+            continue
+        if not stat.S_ISREG(mode):
+            found.append((root / name, "a symbolic link" if stat.S_ISLNK(mode) else file_kind(mode)))
+    return found
+
+
+def reclaim_root(root: Path | None = None, files: tuple[str, ...] = ()) -> str:
+    """Move aside what not_a_folder finds in place of the index root or the data folder, and each of the
+    store's own `files` in the root (CURRENT, the lock) that is not a regular file (not_a_file): each
+    renamed to NAME.damaged-TIME beside it, never deleted, so a refresh can build there. "" when there is
+    nothing to move, else the note to show ("... moved aside ..."). Nothing else is touched (the history
+    and config live beside it, the version folders stay). Raises GorillaError when one cannot be renamed."""
+    root = index_root(root)
     found = not_a_folder(root)
-    if found is None:
-        return ""
-    path, kind = found
-    aside = path.with_name(path.name + ASIDE_SUFFIX + time.strftime("%Y%m%dT%H%M%S") + f"-{os.getpid()}")
-    try:
-        os.rename(path, aside)
-    except FileNotFoundError:
-        return ""  # another refresh moved it first
-    except OSError as e:
-        raise GorillaError(f"cannot move {path} aside: {e.strerror or e}", hint=hint_of(found)) from None
-    return f"{path} was {kind}, not a folder: moved aside to {aside.name}; a new index is built there"
+    moves = [found] if found is not None else not_a_file(root, files)
+    notes = []
+    for path, kind in moves:
+        aside = path.with_name(path.name + ASIDE_SUFFIX + time.strftime("%Y%m%dT%H%M%S") + f"-{os.getpid()}")
+        try:
+            os.rename(path, aside)
+        except FileNotFoundError:
+            continue  # another refresh moved it first
+        except OSError as e:
+            raise GorillaError(
+                f"cannot move {path} aside: {e.strerror or e}", hint=hint_of((path, kind))
+            ) from None
+        what = "not a folder" if found is not None else "not a file"
+        notes.append(f"{path} was {kind}, {what}: moved aside to {aside.name}")
+    return "; ".join(notes) + ("; a new index is built there" if notes else "")
 
 
 #: Largest JSON file of the index store read (meta.json, vocab.json, dense.json, a version 1 docs.json),

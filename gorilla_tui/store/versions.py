@@ -23,13 +23,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from gorilla_tui.errors import GorillaError, IndexMissingError
-from gorilla_tui.paths import file_kind, read_regular_text
+from gorilla_tui.paths import NotRegularFileError, file_kind, read_regular_text
 from gorilla_tui.pool.doc import ApiDoc
 from gorilla_tui.store.docs import LazyDocs
 from gorilla_tui.store.fileio import DAMAGED as _DAMAGED
 from gorilla_tui.store.fileio import (
     DAMAGED_HINT,
     REBUILD_HINT,
+    hint_of,
     index_root,
     not_a_folder,
     reclaim_root,
@@ -117,6 +118,9 @@ def current_version(root: Path | None = None) -> Path | None:
         return None
     except UnicodeDecodeError:
         name = "(not UTF-8 text)"
+    except NotRegularFileError as e:  # a folder or a FIFO: damaged; a refresh moves it aside (reclaim_root)
+        found = (root / POINTER, str(e.strerror or "not a file"))
+        raise GorillaError(f"cannot read {root / POINTER}: {e.strerror or e}", hint=hint_of(found)) from None
     except OSError as e:
         raise GorillaError(f"cannot read {root / POINTER}: {e.strerror or e}") from None
     if not name or "/" in name or "\\" in name or name.startswith("."):
@@ -142,7 +146,9 @@ def refresh_lock(
     from filelock import FileLock, Timeout  # deferred: filelock (~0.015 s); search and check never lock
 
     root = index_root(root)
-    reclaimed = reclaim_root(root)
+    # CURRENT itself is moved aside by publish: until then read_previous reads it as damaged, and takes the
+    # sources to read again from the newest version folder (build/previous.py meta_rows)
+    reclaimed = reclaim_root(root, (POINTER + ".tmp", LOCK, LOCK_OWNER))
     try:
         root.mkdir(parents=True, exist_ok=True)
         lock = FileLock(str(root / LOCK))
@@ -285,8 +291,9 @@ def publish(folder: Path, root: Path | None = None) -> Path:
     """Make the built `folder` the live index: rename it to a version folder, then replace CURRENT
     atomically (temp file + os.replace). Old versions beyond KEEP_PREVIOUS and the build folders of dead
     processes (remove_stale_builds) are removed. Callers must hold refresh_lock. Returns the version
-    folder. A corrupt CURRENT (emptied, a path) is replaced like a sound one: the refresh that publishes
-    is how the error says to repair it."""
+    folder. A corrupt CURRENT (emptied, a path, a FIFO) is replaced like a sound one, and a folder in its
+    place is moved aside first (fileio.reclaim_root): the refresh that publishes is how the error says to
+    repair it."""
     root = index_root(root)
     try:
         previous = current_version(root)
@@ -295,6 +302,7 @@ def publish(folder: Path, root: Path | None = None) -> Path:
     name = time.strftime("v-%Y%m%dT%H%M%S") + f"-{os.getpid()}-{folder.name[-6:]}"
     final = root / name
     os.replace(folder, final)
+    reclaim_root(root, (POINTER,))  # a folder in its place is moved aside (os.replace cannot replace one)
     _write(root / (POINTER + ".tmp"), name.encode())
     os.replace(root / (POINTER + ".tmp"), root / POINTER)
     _fsync_dir(root)

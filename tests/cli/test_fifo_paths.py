@@ -186,3 +186,29 @@ def test_a_file_in_place_of_the_live_version_folder_is_replaced_by_the_refresh()
     refreshed = _gorilla("index", "--refresh", "--from", str(SMALL_POOL), "--only", "torchhub")
     assert refreshed.returncode == 0, refreshed.stderr
     assert not live.exists() and _gorilla("search", "classify images", "-k", "1").returncode == 0
+
+
+@pytest.mark.parametrize("name", ["CURRENT", "CURRENT.tmp", "refresh.lock"])
+def test_a_folder_in_place_of_a_file_of_the_index_is_moved_aside_by_the_refresh(name: str) -> None:
+    """A folder in place of CURRENT was "cannot read" with no fix, and the refresh failed after building the
+    whole index ("Is a directory"), as it did at once for a folder in place of its lock or of CURRENT.tmp.
+    The refresh moves it aside (never deletes it) and publishes; CURRENT's error names that fix."""
+    refresh = ("index", "--refresh", "--from", str(SMALL_POOL), "--only", "torchhub")
+    assert _gorilla(*refresh).returncode == 0
+    path = get_paths().index_dir / name
+    path.unlink(missing_ok=True)
+    (path / "inside").mkdir(parents=True)
+    if name == "CURRENT":
+        done = _gorilla("search", "classify images", "-k", "1")
+        assert done.returncode == 2 and done.stderr.splitlines() == [
+            f"gorilla-tui: error: cannot read {path}: not a regular file (a folder)",
+            "  hint: gorilla-tui index --refresh moves it aside (to CURRENT.damaged-TIME) and builds a new "
+            "index there",
+        ], done.stderr
+    refreshed = _gorilla(*refresh)
+    assert refreshed.returncode == 0, refreshed.stderr
+    aside = list(path.parent.glob(name + ".damaged-*"))
+    assert len(aside) == 1 and (aside[0] / "inside").is_dir()
+    assert path.is_file() or name == "CURRENT.tmp"
+    found = _gorilla("search", "classify images", "-k", "1", "--json")
+    assert found.returncode == 0 and '"source": "torchhub"' in found.stdout, found.stderr
