@@ -20,6 +20,7 @@ from collections.abc import Iterator, Sequence
 from typing import Any
 
 from gorilla_tui.errors import GorillaError
+from gorilla_tui.model.endpoint_url import basic_auth, check_endpoint, completions_url, origin, server_url
 from gorilla_tui.model.remote_http import (
     DEADLINES_ENV,
     MAX_BACKOFF_S,
@@ -28,14 +29,9 @@ from gorilla_tui.model.remote_http import (
     EndpointCancelled,
     EndpointError,
     RequestGuard,
-    basic_auth,
-    check_endpoint,
-    completions_url,
     deadlines_from_env,
     open_request,
-    origin,
     retry_delay,
-    server_url,
     wait_any,
 )
 from gorilla_tui.model.remote_replies import (
