@@ -135,8 +135,8 @@ def refresh_lock(
     root: Path | None = None, timeout: float = -1, on_wait: Callable[[str], None] | None = None
 ) -> Iterator[str]:
     """Hold the refresh lock (filelock on root/refresh.lock): refreshes run one at a time. Yields the note
-    of reclaim_root ("" when the root was a folder or missing): a file in place of the root (or of the data
-    folder) is moved aside first.
+    of fileio.reclaim_root ("" when nothing was moved): a file in place of the root or of the data folder,
+    and a folder (or FIFO, link) in place of the lock, its owner file or CURRENT.tmp, are moved aside first.
 
     The holder writes its PID and start time to root/refresh.lock.owner. timeout: seconds to wait (-1 =
     forever). on_wait(message) is called once when the lock is taken by another process ("waiting for
