@@ -45,7 +45,8 @@ def check_endpoint(endpoint: str) -> str:
         parts = urllib.parse.urlsplit(url)
         port = parts.port  # ValueError for a port that is not a number in 0..65535
     except ValueError as e:
-        raise UsageError(f"endpoint {shown!r} is not a valid URL ({safe_text(redact_url(str(e)))})") from None
+        why = safe_text(redact_url(str(e)), newlines=False)
+        raise UsageError(f"endpoint {shown!r} is not a valid URL ({why})") from None
     if parts.scheme.lower() not in ("http", "https") or not parts.hostname:
         raise UsageError(
             f"endpoint {shown!r} is not an http(s) URL with a host, "
@@ -78,7 +79,8 @@ def _bad_host(host: str) -> str:
         host.encode("idna").decode("idna")
     except UnicodeError as e:
         why = str(e).rpartition("UnicodeError: ")[2].rstrip(")") or "not IDNA"
-        return f"{safe_text(host[:80], newlines=False)!r} is not a valid host name: {safe_text(why)}"
+        name = safe_text(host[:80], newlines=False)
+        return f"{name!r} is not a valid host name: {safe_text(why, newlines=False)}"
     return ""
 
 

@@ -35,6 +35,7 @@ from gorilla_tui.model.remote_http import (
     wait_any,
 )
 from gorilla_tui.model.remote_replies import (
+    MAX_IDLE_LINES,
     MAX_PLAIN_BYTES,
     MAX_SCORING_BYTES,
     cut_short,
@@ -42,12 +43,14 @@ from gorilla_tui.model.remote_replies import (
     plain_answer,
     prompt_logprob,  # re-exported: its old import path
     scoring_json,
+    shown,
     stream_cap,
     stream_too_long,
     text_cap,
     token_count,
+    too_many_lines,
 )
-from gorilla_tui.textsafe import redact_url, safe_text
+from gorilla_tui.textsafe import redact_url
 
 __all__ = [
     "DEADLINES_ENV",
@@ -76,7 +79,7 @@ def _broke(guard: Any, url: str, error: BaseException, during: str = "") -> Endp
     """The one error of a request whose reading failed with `error`: the guard's (a passed deadline,
     remote_http) or "connection to URL broke[ during]: why"."""
     return guard.failure(url, error) or EndpointError(
-        f"connection to {url} broke{during}: {safe_text(str(error) or type(error).__name__)}"
+        f"connection to {url} broke{during}: {shown(str(error) or type(error).__name__)}"
     )
 
 
@@ -97,7 +100,8 @@ class RemoteBackend:
     request of this backend once set (Ctrl+C in `ask`, the start-up probe for log-probabilities included),
     besides the `cancel` each call takes. Redirects are refused (one line naming the Location); a stream
     is read up to max_tokens pieces of text, remote_replies.text_cap(max_tokens) characters of text (64 a
-    token) and at most remote_replies.stream_cap(max_tokens) bytes.
+    token), at most remote_replies.stream_cap(max_tokens) bytes and MAX_IDLE_LINES lines without an
+    event (besides two per event).
     count_tokens asks the server's tokenizer (/extras/tokenize of llama-cpp-python's server, /tokenize of
     llama-server) and falls back to a conservative estimate of one token per 2 UTF-8 bytes.
     A request that gets HTTP 429 or 5xx is tried again up to `retries` times, waiting retry_delay(attempt,
@@ -158,13 +162,13 @@ class RemoteBackend:
                 if 300 <= e.code < 400:
                     raise EndpointError(
                         f"endpoint {url} answered HTTP {e.code}, a redirect to "
-                        f"{safe_text(str(location or 'nowhere')[:200], newlines=False)}: redirects are not "
+                        f"{shown(str(location or 'nowhere'))}: redirects are not "
                         "followed (pass that URL as --endpoint if it is the server you mean)"
                     ) from None
                 try:
-                    detail = safe_text(e.read()[:200].decode("utf-8", "replace"), newlines=False)
+                    detail = shown(e.read()[:200].decode("utf-8", "replace"))
                 except _NET_ERRORS:
-                    detail = safe_text(str(e.reason), newlines=False)
+                    detail = shown(str(e.reason))
                 if e.code in RETRY_STATUSES and attempt < self.retries:
                     wait = retry_delay(
                         attempt, self.backoff, e.headers.get("Retry-After") if e.headers else None
@@ -180,9 +184,9 @@ class RemoteBackend:
                 reason = getattr(e, "reason", None) if isinstance(e, urllib.error.URLError) else None
                 refused = isinstance(reason, OSError) and not isinstance(reason, TimeoutError)
                 error = EndpointDownError if refused else EndpointError
-                shown = reason or e
+                why = reason or e
                 raise error(
-                    f"cannot reach endpoint {url}: {safe_text(str(shown) or type(shown).__name__)}",
+                    f"cannot reach endpoint {url}: {shown(str(why) or type(why).__name__)}",
                     hint="check --endpoint and that the server runs",
                 ) from None
         raise AssertionError("unreachable: the last try returns or raises")
@@ -249,8 +253,10 @@ class RemoteBackend:
             body["model"] = self.model
         resp, guard = self._request(body, self._cancels(cancel))
         pieces = events = received = 0
-        other: list[bytes] = []  # a body that is no event stream (kept up to MAX_PLAIN_BYTES)
-        kept = taken = 0  # bytes of `other`; characters of text yielded
+        # a body that is no event stream, kept up to MAX_PLAIN_BYTES in one buffer (a list of its lines cost
+        # ~110 times the bytes for 4 MiB of "\n": 464 MB; break-it round 7)
+        other = bytearray()
+        taken = idle = 0  # characters of text yielded; lines that held no event
         cap, chars = stream_cap(max_tokens), text_cap(max_tokens)
         try:
             with resp:
@@ -262,10 +268,12 @@ class RemoteBackend:
                         break
                     line = raw.decode("utf-8", "replace").strip()
                     if not line.startswith("data:"):
+                        idle += 1
+                        if idle > MAX_IDLE_LINES + 2 * events:
+                            raise EndpointError(too_many_lines(self.url))
                         if not events:
-                            other.append(raw)
-                            kept += len(raw)
-                            if kept > MAX_PLAIN_BYTES:
+                            other += raw
+                            if len(other) > MAX_PLAIN_BYTES:
                                 break  # _plain_answer says it is too long; the rest is not read
                         elif received > cap:
                             raise EndpointError(stream_too_long(self.url, cap, max_tokens))
@@ -289,7 +297,7 @@ class RemoteBackend:
                 if guard.reason and guard.reason != "cancelled":
                     raise guard.failure(self.url) or EndpointError(f"endpoint {self.url} gave up")
                 if not events and other and not guard.reason:
-                    text = plain_answer(self.url, b"".join(other), kept, max_tokens)
+                    text = plain_answer(self.url, bytes(other), len(other), max_tokens)
                     if text:
                         pieces += 1
                         yield text

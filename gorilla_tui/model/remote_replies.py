@@ -2,8 +2,8 @@
 completion object sent instead of an event stream, the JSON of a scoring reply, and the prompt
 log-probabilities in it (OpenAI's legacy echo format, choices[0].logprobs.{tokens, token_logprobs,
 text_offset}, or vLLM's prompt_logprobs), and the shape of each event of a stream. Every failure is one
-EndpointError line (exit 1: a failed answer; in `eval run` a failed task); text from the server is passed
-through safe_text."""
+EndpointError line (exit 1: a failed answer; in `eval run` a failed task); text from the server enters it
+through shown() (control characters and newlines escaped)."""
 
 from __future__ import annotations
 
@@ -47,12 +47,32 @@ def text_cap(max_tokens: int) -> int:
     return TEXT_CHARS_PER_TOKEN * max(1, max_tokens)
 
 
+#: Lines without an event read from a reply, besides two per event (the blank line that ends each, and
+#: a comment or a field): a stream's separators and keep-alive comments, or the lines of a completion
+#: object sent whole (a few dozen pretty-printed). 4 MiB of "\n" under the byte caps were 4 million
+#: lines, read one call each (8-10 s; break-it round 7).
+MAX_IDLE_LINES = 4096
+
+
+def too_many_lines(url: str) -> str:
+    """The message for a reply past MAX_IDLE_LINES lines that hold no event."""
+    return f"endpoint {url} sent over {MAX_IDLE_LINES} lines that hold no event; the rest was not read"
+
+
 def stream_too_long(url: str, cap: int, max_tokens: int) -> str:
     """The message for a stream past stream_cap(max_tokens) bytes."""
     return (
         f"endpoint {url} sent over {cap / 2**20:g} MiB of events for an answer of at most {max_tokens} "
         "tokens; the rest was not read"
     )
+
+
+def shown(text: str, limit: int = 200) -> str:
+    """Text a server sent, as it goes into a one-line EndpointError: its first `limit` characters with every
+    control character escaped and newlines too (safe_text(newlines=False)): an error object's message with
+    newlines forged lines of its own after "gorilla-tui: error:" (break-it round 7). The one way server
+    text enters a message of model/remote*.py."""
+    return safe_text(text[:limit], newlines=False)
 
 
 def cut_short(resp: Any, received: int) -> str:
@@ -83,14 +103,14 @@ def event_text(url: str, data: str) -> str:
     if isinstance(event, dict) and isinstance(event.get("error"), (dict, str)):
         err = event["error"]
         msg = err.get("message", err) if isinstance(err, dict) else err
-        raise EndpointError(f"endpoint {url} answered with an error: {safe_text(str(msg)[:200])}")
+        raise EndpointError(f"endpoint {url} answered with an error: {shown(str(msg))}")
     choices = event.get("choices") if isinstance(event, dict) else None
     if isinstance(choices, list) and not choices:
         return ""
     text = choices[0].get("text") if isinstance(choices, list) and isinstance(choices[0], dict) else 0
     if text is None or isinstance(text, str):
         return text or ""
-    raise EndpointError(f"endpoint {url} sent a malformed event: {safe_text(data[:80])}")
+    raise EndpointError(f"endpoint {url} sent a malformed event: {shown(data, 80)}")
 
 
 def _json(raw: bytes) -> Any:
@@ -125,15 +145,15 @@ def plain_answer(url: str, raw: bytes, size: int, max_tokens: int) -> str:
     if isinstance(data, dict) and isinstance(data.get("error"), (dict, str)):
         err = data["error"]
         msg = err.get("message", err) if isinstance(err, dict) else err
-        raise EndpointError(f"endpoint {url} answered with an error: {safe_text(str(msg)[:200])}")
+        raise EndpointError(f"endpoint {url} answered with an error: {shown(str(msg))}")
     try:
         text = data["choices"][0]["text"]  # type: ignore[index]
         if isinstance(text, str):
             return text[: text_cap(max_tokens)]
     except (KeyError, IndexError, TypeError):
         pass
-    shown = safe_text(raw[:80].decode("utf-8", "replace"))
-    raise EndpointError(f"endpoint {url} sent no completion (neither an event stream nor one): {shown}")
+    body = shown(raw[:80].decode("utf-8", "replace"), 80)
+    raise EndpointError(f"endpoint {url} sent no completion (neither an event stream nor one): {body}")
 
 
 def token_count(raw: bytes) -> int | None:
@@ -153,7 +173,7 @@ def scoring_json(url: str, raw: bytes) -> Any:
         )
     data = _json(raw)
     if data is None and raw.strip() != b"null":
-        raise EndpointError(f"endpoint {url} sent no JSON while scoring: {safe_text(repr(raw[:80]))}")
+        raise EndpointError(f"endpoint {url} sent no JSON while scoring: {shown(repr(raw[:80]))}")
     return data
 
 
@@ -178,7 +198,7 @@ def _number(value: Any, what: str) -> float:
 def _offset(value: Any, what: str) -> int:
     """`value` as a character offset: a non-negative JSON integer (not a bool), else _Malformed."""
     if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-        raise _Malformed(f"{what} is {safe_text(repr(value)[:40], newlines=False)}, not an offset")
+        raise _Malformed(f"{what} is {shown(repr(value), 40)}, not an offset")
     return value
 
 

@@ -18,6 +18,7 @@ import subprocess
 import sys
 import threading
 import time
+import tracemalloc
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -148,6 +149,23 @@ class Hostile:
 
             def _huge_plain(self, _body: dict) -> None:  # no stream: one completion of 2.4 MB of text
                 reply = json.dumps({"choices": [{"text": "C" * HUGE_TEXT}]}).encode()
+                self.send_response(200)
+                self.send_header("Content-Length", str(len(reply)))
+                self.end_headers()
+                self.wfile.write(reply)
+
+            def _forged(self, _body: dict) -> None:  # /forged/KIND: server text holding newlines
+                kind = self.path.split("/")[2]
+                forged = "oops\n\ngorilla-tui: all good, verdict valid\u2028x"
+                error = json.dumps({"error": {"message": forged}}).encode()
+                reply = {"plain": error, "sse": b"data: " + error + b"\n\n", "body": forged.encode()}[kind]
+                self.send_response(200)
+                self.send_header("Content-Length", str(len(reply)))
+                self.end_headers()
+                self.wfile.write(reply)
+
+            def _blank_lines(self, _body: dict) -> None:  # 1 MiB of "\n": no event, under the byte caps
+                reply = b"\n" * 2**20
                 self.send_response(200)
                 self.send_header("Content-Length", str(len(reply)))
                 self.end_headers()
@@ -306,6 +324,32 @@ def test_one_huge_event_or_completion_is_cut_to_64_characters_a_token(
     past max_tokens are (it was kept whole)."""
     outcome, _ = _in_time(lambda: _answer(f"{hostile.url}/{kind}", max_tokens=64))
     assert outcome == letter * (64 * 64), (type(outcome), str(outcome)[:200])
+
+
+@pytest.mark.parametrize("kind", ["plain", "sse", "body"])
+def test_server_text_with_newlines_stays_on_its_one_line(hostile: Hostile, kind: str) -> None:
+    """Break-it round 7: an error object's message (a whole reply or an event) or a body that is no
+    completion, holding newlines, printed lines of its own after "gorilla-tui: error:" (a forged
+    "all good" line); every server text in a message has its newlines escaped (remote_replies.shown)."""
+    outcome, _ = _in_time(lambda: _answer(f"{hostile.url}/forged/{kind}"))
+    assert isinstance(outcome, GorillaError) and outcome.exit_code == 1, outcome
+    assert "\n" not in str(outcome) and "\u2028" not in str(outcome), str(outcome)
+    assert "oops\\x0a\\x0agorilla-tui: all good" in str(outcome), str(outcome)
+
+
+def test_a_reply_of_blank_lines_stops_at_a_line_cap_in_little_memory(hostile: Hostile) -> None:
+    """Break-it round 7: a reply of short lines under the 4 MiB cap was kept as a list of its lines, about
+    110 times its bytes (4 MiB of "\n": 464 MB, 8-10 s); it is kept in one buffer and read up to
+    MAX_IDLE_LINES lines without an event. Python's own allocations are measured (tracemalloc, the peak
+    while the reply is read: 1 MiB of "\n" was over 40 MiB)."""
+    tracemalloc.start()
+    try:
+        outcome, _ = _in_time(lambda: _answer(f"{hostile.url}/blank-lines"))
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert isinstance(outcome, GorillaError) and "sent over 4096 lines that hold no event" in str(outcome)
+    assert peak < 16 * 2**20, peak
 
 
 def test_a_stream_of_empty_events_stops_at_the_byte_cap(hostile: Hostile) -> None:
