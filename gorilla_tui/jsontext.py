@@ -23,3 +23,17 @@ def loads(data: str | bytes | bytearray) -> Any:
         return json.loads(data)
     except RecursionError:
         raise ValueError(TOO_DEEP) from None
+
+
+def json_error(error: ValueError) -> str:
+    """What is wrong with JSON that json.loads refused with `error`, in a few words: json's message for text
+    that is no JSON (JSONDecodeError.msg), else the ValueError's first line, with Python's limit on the
+    digits of an integer said plainly: a number of 5,000 digits is no JSONDecodeError but a ValueError
+    ("Exceeds the limit (4300 digits) for integer string conversion"), which loaders that caught
+    JSONDecodeError alone let through as "internal error" (break-it round 7)."""
+    if isinstance(error, json.JSONDecodeError):
+        return error.msg
+    text = str(error).splitlines()[0] if str(error) else type(error).__name__
+    if "integer string conversion" in text:
+        return "a number with more digits than Python reads (4300)"
+    return text[:120]

@@ -17,6 +17,7 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
+from gorilla_tui.jsontext import json_error
 from gorilla_tui.pool.apidoc import ApiDoc, Diagnostic, LoadResult, SourceRejected
 from gorilla_tui.pool.fields import (
     check_python,
@@ -158,8 +159,8 @@ def load_jsonl(
         except UnicodeDecodeError as e:
             _not_doc(result, path, lineno, f"not UTF-8 text (byte {e.start})")
             continue
-        except json.JSONDecodeError as e:
-            _not_doc(result, path, lineno, f"invalid JSON: {e.msg}")
+        except ValueError as e:  # JSONDecodeError, or an integer past Python's digit limit
+            _not_doc(result, path, lineno, f"invalid JSON: {json_error(e)}")
             continue
         except RecursionError:  # json's C decoder recurses per nesting level
             _not_doc(result, path, lineno, TOO_DEEP)
@@ -187,10 +188,10 @@ def load_apizoo(path: str | Path, source: str, max_bytes: int = MAX_SOURCE_BYTES
     text = read_text(path, result, max_bytes)
     if text is None:
         return result
-    first_error: json.JSONDecodeError | None = None
+    first_error: ValueError | None = None
     try:
         data = json.loads(text)
-    except json.JSONDecodeError as e:
+    except ValueError as e:  # JSONDecodeError, or an integer past Python's digit limit
         first_error = e
     except RecursionError:
         pass  # one entry nested too deep: the others are read one by one below
@@ -210,8 +211,13 @@ def load_apizoo(path: str | Path, source: str, max_bytes: int = MAX_SOURCE_BYTES
         if first_error is None:
             result.diagnostics.append(Diagnostic(str(path), 0, "skipped", TOO_DEEP))
             return result
-        msg = f"invalid JSON: {first_error.msg} (column {first_error.colno})"
-        result.diagnostics.append(Diagnostic(str(path), first_error.lineno, "skipped", msg))
+        where = (
+            (first_error.lineno, f" (column {first_error.colno})")
+            if isinstance(first_error, json.JSONDecodeError)
+            else (0, "")
+        )
+        msg = f"invalid JSON: {json_error(first_error)}{where[1]}"
+        result.diagnostics.append(Diagnostic(str(path), where[0], "skipped", msg))
         return result
     for index, (line, chunk) in enumerate(chunks, start=1):
         try:
@@ -219,14 +225,15 @@ def load_apizoo(path: str | Path, source: str, max_bytes: int = MAX_SOURCE_BYTES
         except RecursionError:
             _not_doc(result, path, line, f"entry {index}: {TOO_DEEP}")
             continue
-        except json.JSONDecodeError:
+        except ValueError:
             try:
                 rec = json.loads(repair_json(chunk), strict=False)
             except RecursionError:
                 _not_doc(result, path, line, f"entry {index}: {TOO_DEEP}")
                 continue
-            except json.JSONDecodeError as e:
-                msg = f"entry {index}: invalid JSON at line {line + e.lineno - 1}: {e.msg}"
+            except ValueError as e:
+                at = line + e.lineno - 1 if isinstance(e, json.JSONDecodeError) else line
+                msg = f"entry {index}: invalid JSON at line {at}: {json_error(e)}"
                 _not_doc(result, path, line, msg)
                 continue
             msg = f"entry {index}: repaired (trailing or missing commas, raw newlines in strings)"
@@ -288,7 +295,7 @@ def _first_value(path: Path, head: str, start: int, max_bytes: int, whole: bool 
                 return json.loads(head)
             text = head[start:].lstrip()
             return decoder.raw_decode(text)[0]
-        except (json.JSONDecodeError, RecursionError):
+        except (ValueError, RecursionError):  # ValueError: JSONDecodeError, or past the digit limit
             continue
     return None
 

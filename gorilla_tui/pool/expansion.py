@@ -23,6 +23,7 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 from gorilla_tui.errors import UsageError
+from gorilla_tui.jsontext import json_error
 from gorilla_tui.paths import toml_of
 from gorilla_tui.pool.doc import ApiDoc, Diagnostic
 from gorilla_tui.pool.questions import task_text
@@ -53,8 +54,10 @@ def read_questions(path: Path) -> tuple[list[tuple[tuple[str, ...], str]], list[
             continue
         try:
             row = json.loads(line)
-        except json.JSONDecodeError as e:
-            diags.append(Diagnostic(path.name, number, "note", f"question line is not JSON ({e.msg})"))
+        except ValueError as e:  # JSONDecodeError, or an integer past Python's digit limit
+            diags.append(
+                Diagnostic(path.name, number, "note", f"question line is not JSON ({json_error(e)})")
+            )
             continue
         except RecursionError:  # nested deeper than json's decoder can follow
             diags.append(Diagnostic(path.name, number, "note", "question line is not JSON (nested too deep)"))

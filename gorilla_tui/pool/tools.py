@@ -105,14 +105,14 @@ def _values(text: str) -> tuple[bool, list[tuple[int, Any]]]:
     a doc)."""
     try:
         return False, [(1, json.loads(text))]
-    except (json.JSONDecodeError, RecursionError):
+    except (ValueError, RecursionError):  # ValueError: JSONDecodeError, or an integer past the digit limit
         pass
     out: list[tuple[int, Any]] = []
     for lineno, line in enumerate(text.splitlines(), start=1):
         if line.strip():
             try:
                 out.append((lineno, json.loads(line)))
-            except (json.JSONDecodeError, RecursionError):
+            except (ValueError, RecursionError):
                 out.append((lineno, None))
     return True, out
 
