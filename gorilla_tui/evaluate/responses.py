@@ -4,6 +4,7 @@ load_resumable reads and repairs any such answer file (`eval bfcl`'s too)."""
 
 from __future__ import annotations
 
+import errno
 import json
 import os
 import shutil
@@ -13,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from gorilla_tui.errors import UsageError
+from gorilla_tui.errors import GorillaError, UsageError
 from gorilla_tui.evaluate.score import json_object
 from gorilla_tui.evaluate.tasks import EvalTask
 from gorilla_tui.pool.files import file_kind
@@ -83,6 +84,17 @@ def failed_line(task: EvalTask, info: RunInfo, message: str) -> dict[str, Any]:
 
 
 def rewrite(path: Path, lines: list[dict[str, Any]]) -> None:
+    """Replace the answers file `path` by `lines` (written aside, then renamed in). Raises GorillaError
+    (one line, exit 2) when it cannot be written, a full disk included; `path` is then left as it was."""
+    try:
+        _rewrite(path, lines)
+    except OSError as e:
+        full = e.errno in (errno.ENOSPC, errno.EDQUOT)
+        why = "disk full" if full else (e.strerror or str(e))
+        raise GorillaError(f"cannot write {path}: {why}; it is left as it was") from None
+
+
+def _rewrite(path: Path, lines: list[dict[str, Any]]) -> None:
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}-", suffix=".tmp")
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as fh:

@@ -5,14 +5,16 @@ report in evaluate/summary.py; their public names are importable from here as be
 
 from __future__ import annotations
 
+import errno
 import json
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, TextIO, TypeVar
 
 from gorilla_tui.errors import GorillaError, UsageError
 from gorilla_tui.evaluate.responses import RunInfo, failed_line, gorilla_text, load_answers, response_line
@@ -157,7 +159,7 @@ def answer_in_turn(
         GorillaError: MAX_FAILURES_IN_A_ROW items failed in a row.
     """
     in_a_row = 0
-    with out.open("a", encoding="utf-8") as fh:
+    with answers_file(out) as fh:
         for item in items:
             if (stop is not None and stop.is_set()) or (cancel is not None and cancel.is_set()):
                 stats.stopped = True
@@ -176,13 +178,58 @@ def answer_in_turn(
                 line = failed(item, message)
                 in_a_row += 1
                 stats.failed += 1
-            fh.write(json.dumps(line, ensure_ascii=False) + "\n")
-            fh.flush()
+            _append(fh, out, line)
             if on_answer:
                 on_answer(line)
             if in_a_row >= MAX_FAILURES_IN_A_ROW:
                 raise GorillaError(f"{in_a_row} tasks failed in a row, the last with: {message}",
                                    hint=f"answers so far are kept in {out}; rerun to resume")  # fmt: skip
+
+
+def write_error(out: Path, error: OSError) -> GorillaError:
+    """The one line for an answers file `out` that cannot be written (`error`): "disk full" for ENOSPC and
+    EDQUOT, else the OS's words; the hint says the lines written before are kept and a rerun resumes (a
+    cut last line is repaired then). A full disk was "internal error: OSError [Errno 28]" in `eval run` and
+    `eval bfcl` (break-it round 7)."""
+    full = error.errno in (errno.ENOSPC, errno.EDQUOT)
+    why = "disk full" if full else (error.strerror or str(error))
+    return GorillaError(
+        f"cannot write {out}: {why}",
+        hint=f"the answers written before are kept in {out}; {'free some space, then ' if full else ''}"
+        "rerun to resume",
+    )
+
+
+@contextmanager
+def answers_file(out: Path) -> Iterator[TextIO]:
+    """`out` opened to append answer lines; an OSError while it is opened or closed is write_error (one
+    line, exit 2). Closing after a failed write flushes again and fails again: that second error is dropped
+    (the first is said)."""
+    try:
+        fh = out.open("a", encoding="utf-8")
+    except OSError as e:
+        raise write_error(out, e) from None
+    failed = False
+    try:
+        yield fh
+    except BaseException:
+        failed = True
+        raise
+    finally:
+        try:
+            fh.close()
+        except OSError as e:
+            if not failed:
+                raise write_error(out, e) from None
+
+
+def _append(fh: TextIO, out: Path, line: dict[str, Any]) -> None:
+    """Write one answer line to `out` (open as `fh`) and flush it. Raises write_error's GorillaError."""
+    try:
+        fh.write(json.dumps(line, ensure_ascii=False) + "\n")
+        fh.flush()
+    except OSError as e:
+        raise write_error(out, e) from None
 
 
 def _answer_concurrently(
@@ -211,7 +258,7 @@ def _answer_concurrently(
     submitted = written = in_a_row = 0
     fatal: BaseException | None = None
     with ThreadPoolExecutor(stats.concurrency, thread_name_prefix="eval") as pool, \
-            out.open("a", encoding="utf-8") as fh:  # fmt: skip
+            answers_file(out) as fh:  # fmt: skip
         try:
             while True:
                 if cancel is not None and cancel.is_set():
@@ -235,8 +282,7 @@ def _answer_concurrently(
                 while written in results and not halt.is_set():
                     line = results.pop(written)
                     written += 1
-                    fh.write(json.dumps(line, ensure_ascii=False) + "\n")
-                    fh.flush()
+                    _append(fh, out, line)
                     if line.get("error"):
                         stats.failed += 1
                         in_a_row += 1

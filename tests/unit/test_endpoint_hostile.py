@@ -512,6 +512,37 @@ def test_eval_run_counts_a_wrong_shaped_event_as_one_failed_task(hostile: Hostil
     assert "sent a malformed event" in errors[1] and not errors[0] and not errors[2] and not errors[3]
 
 
+def test_eval_run_that_cannot_write_its_answers_is_one_line(hostile: Hostile, tmp_path: Path) -> None:
+    """Break-it round 7: `eval run --out` on a full disk was "internal error: OSError [Errno 28]", exit 1.
+    A write that fails is one line naming the file, exit 2, the lines before it kept. The file size limit
+    (RLIMIT_FSIZE, SIGXFSZ ignored: write(2) fails with EFBIG) stands in for a full disk: the same OSError
+    from the same write, without mounting a file system."""
+    docs = [_apibench_line("resnet_zz", "ResNet image classifier")]
+    pool, eval_file, out = tmp_path / "pool.jsonl", tmp_path / "eval.jsonl", tmp_path / "out.jsonl"
+    pool.write_text(json.dumps(docs[0]) + "\n")
+    eval_file.write_text(
+        json.dumps({"code": "###Instruction: classify images\n###Output: x", "api_data": docs[0]}) + "\n"
+    )
+    argv = ["eval", "run", "--hub", "torchhub", "--eval", str(eval_file), "--pool", str(pool),
+            "--retriever", "bm25", "--mode", "generate", "--endpoint", f"{hostile.url}/wrong-shape/eval",
+            "--out", str(out)]  # fmt: skip
+    code = (
+        "import resource, signal, sys\n"
+        "from gorilla_tui.cli import main\n"
+        "from gorilla_tui.retrieve.fit import english_probability\n"
+        "english_probability('classify images')\n"  # py3langid writes its model out once it is loaded
+        "signal.signal(signal.SIGXFSZ, signal.SIG_IGN)\n"
+        "resource.setrlimit(resource.RLIMIT_FSIZE, (64, 64))\n"
+        f"sys.exit(main({argv!r}))\n"
+    )
+    root = str(Path(__file__).resolve().parents[2])
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [root, os.environ.get("PYTHONPATH")])))
+    done = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 2, done.stderr
+    assert f"gorilla-tui: error: cannot write {out}: File too large" in done.stderr.splitlines(), done.stderr
+    assert "internal error" not in done.stderr and "Traceback" not in done.stderr
+
+
 def test_eval_run_counts_a_wrong_shaped_scoring_reply_as_failed_tasks(
     hostile: Hostile, tmp_path: Path
 ) -> None:
