@@ -37,3 +37,13 @@ def json_error(error: ValueError) -> str:
     if "integer string conversion" in text:
         return "a number with more digits than Python reads (4300)"
     return text[:120]
+
+
+def jsonl_lines(text: str) -> list[str]:
+    """The lines of JSON Lines `text`: split at "\\n" alone, a "\\r" before it dropped (JSON Lines end each
+    value with LF, jsonlines.org). str.splitlines() also splits at U+2028, U+2029 and U+0085, which JSON
+    holds raw inside a string (json.dumps(ensure_ascii=False) writes U+2028 as it is): a model answer with
+    U+2028 made `eval run`'s own answers file unreadable to it ("not JSON Lines"), and a tools file with one
+    in a description lost its lines (break-it round 7). The last element is "" when `text` ends with a
+    newline; blank lines are the caller's to skip."""
+    return [line[:-1] if line.endswith("\r") else line for line in text.split("\n")]

@@ -23,7 +23,7 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 from gorilla_tui.errors import UsageError
-from gorilla_tui.jsontext import json_error
+from gorilla_tui.jsontext import json_error, jsonl_lines
 from gorilla_tui.paths import toml_of
 from gorilla_tui.pool.doc import ApiDoc, Diagnostic
 from gorilla_tui.pool.questions import task_text
@@ -49,7 +49,7 @@ def read_questions(path: Path) -> tuple[list[tuple[tuple[str, ...], str]], list[
     out: list[tuple[tuple[str, ...], str]] = []
     diags: list[Diagnostic] = []
     text = path.read_bytes().decode("utf-8", "replace")
-    for number, line in enumerate(text.splitlines(), start=1):
+    for number, line in enumerate(jsonl_lines(text), start=1):
         if not line.strip():
             continue
         try:

@@ -24,6 +24,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+from gorilla_tui.jsontext import jsonl_lines
 from gorilla_tui.pool.apidoc import Diagnostic, LoadResult, SourceRejected
 from gorilla_tui.pool.files import MAX_SOURCE_BYTES, read_text
 from gorilla_tui.pool.functions import function_doc
@@ -108,7 +109,7 @@ def _values(text: str) -> tuple[bool, list[tuple[int, Any]]]:
     except (ValueError, RecursionError):  # ValueError: JSONDecodeError, or an integer past the digit limit
         pass
     out: list[tuple[int, Any]] = []
-    for lineno, line in enumerate(text.splitlines(), start=1):
+    for lineno, line in enumerate(jsonl_lines(text), start=1):
         if line.strip():
             try:
                 out.append((lineno, json.loads(line)))

@@ -78,3 +78,32 @@ def test_a_fifo_or_device_as_responses_or_out_file_is_refused_unread(tmp_path: P
         read_responses(path)
     with pytest.raises(UsageError, match=f"cannot write responses to {path}: it is {what}, not a file"):
         evalrun.load_answers(path, INFO)
+
+
+def test_json_lines_holding_u2028_are_read_line_by_line(tmp_path: Path) -> None:
+    """Break-it round 7: JSON Lines are written with ensure_ascii=False, so a model answer (or an eval
+    file's domain, or a tool's description) holding U+2028, U+2029 or U+0085 is written raw, and
+    str.splitlines() split the line there: `eval run` could not read its own answers file ("not JSON
+    Lines"), and a tools file lost its functions. Every JSON Lines reader splits at "\\n" alone."""
+    from gorilla_tui.evaluate.apibench_files import read_jsonl
+    from gorilla_tui.pool.doc import load_file
+
+    answers = tmp_path / "answers.jsonl"
+    texts = ["a\u2028b", "c\u2029d", "e\x85f"]
+    answers.write_text("".join(_line(i, api_call=t) + "\n" for i, t in enumerate(texts, 1)), encoding="utf-8")
+    read = read_responses(answers)
+    assert [row["api_call"] for _, row in read.rows] == texts and read.bad == []
+    assert [row["api_call"] for row in read_jsonl(answers, "eval")] == texts  # type: ignore[index]
+    tools = tmp_path / "tools.jsonl"
+    tools.write_text(
+        "".join(
+            json.dumps(
+                {"type": "function", "function": {"name": f"f{i}", "description": t}}, ensure_ascii=False
+            )
+            + "\n"
+            for i, t in enumerate(texts)
+        ),
+        encoding="utf-8",
+    )
+    loaded = load_file(tools, "tools")
+    assert [d.api_name for d in loaded.docs] == ["f0", "f1", "f2"] and not loaded.diagnostics, loaded
