@@ -263,10 +263,17 @@ def _tls() -> ssl.SSLContext:
 
 class _NoRedirect(urllib.request.HTTPRedirectHandler):
     """Refuses every redirect: urllib then raises HTTPError with the 3xx status and its Location (a 302 to
-    another port was followed and its body became the answer; issue 42)."""
+    another port was followed and its body became the answer; issue 42). The Location is never parsed:
+    urllib's own http_error_30x joined and parsed it first, and one such as "http://[/x]" was ValueError,
+    "cannot reach endpoint" (exit 1; break-it round 7)."""
 
     def redirect_request(self, *args: Any, **kwargs: Any) -> None:
         return None
+
+    def _refuse(self, *args: Any, **kwargs: Any) -> None:
+        return None  # no handler: urllib's default one raises HTTPError with the status and headers
+
+    http_error_301 = http_error_302 = http_error_303 = http_error_307 = http_error_308 = _refuse
 
 
 def open_request(

@@ -227,7 +227,8 @@ class Hostile:
 
             def _redirect(self, _body: dict) -> None:
                 self.send_response(302)
-                self.send_header("Location", f"{hostile.target}/v1/completions")
+                hostile_location = "http://[/x]" if "hostile" in self.path else ""
+                self.send_header("Location", hostile_location or f"{hostile.target}/v1/completions")
                 self.send_header("Content-Length", "0")
                 self.end_headers()
 
@@ -479,6 +480,11 @@ def test_a_redirect_is_refused_naming_its_location(hostile: Hostile) -> None:
     assert isinstance(outcome, GorillaError), outcome
     assert f"answered HTTP 302, a redirect to {hostile.target}/v1/completions" in str(outcome)
     assert hostile.target_hits == 0
+    # break-it round 7: a Location urllib cannot parse was "cannot reach endpoint ... does not appear to be
+    # an IPv4 or IPv6 address"; it is never parsed, only shown
+    outcome, _ = _in_time(lambda: _answer(hostile.url + "/redirect/hostile"))
+    assert isinstance(outcome, GorillaError) and outcome.exit_code == 1, outcome
+    assert "answered HTTP 302, a redirect to http://[/x]: redirects are not followed" in str(outcome)
 
 
 def _apibench_line(name: str, functionality: str) -> dict:
