@@ -105,7 +105,9 @@ def _main(argv: list[str]) -> int:
                 return 0
         return int(args.func(args) or 0)
     except GorillaError as e:  # messages quote arguments, paths and file contents: shown, never interpreted
-        print(f"gorilla-tui: error: {safe_text(str(e))}", file=sys.stderr)
+        # one line: a newline quoted from a value (a model path, an endpoint's error message) printed a
+        # forged line of its own (break-it round 7)
+        print(f"gorilla-tui: error: {safe_text(str(e), newlines=False)}", file=sys.stderr)
         if e.hint:
             print(f"  hint: {safe_text(e.hint)}", file=sys.stderr)
         return e.exit_code

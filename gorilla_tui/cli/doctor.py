@@ -313,6 +313,11 @@ def collect(args: argparse.Namespace) -> dict[str, Any]:
     settings, error = services.read_settings()
     if error is not None:
         problems.append({"problem": str(error), "fix": f"fix or delete {get_paths().config_file}"})
+    else:  # what `ask` refuses before it loads anything (a malformed endpoint, an unknown kernel): said here
+        try:  # too ("no problems found" for `endpoint = "notaurl"`, break-it round 7)
+            services.check_settings(settings)
+        except UsageError as e:
+            problems.append({"problem": str(e), "fix": f"fix it in {get_paths().config_file}"})
     report["settings"] = asdict(settings) | {"endpoint": redact_url(settings.endpoint)}  # no password shown
     manifest_error = _manifest_error()
     if manifest_error:
@@ -331,6 +336,13 @@ def collect(args: argparse.Namespace) -> dict[str, Any]:
         if not getattr(args, "no_inference", False):
             _inference(report, problems)
     _index(report, problems, notes)
+    sources = report.get("index", {}).get("sources") or {}
+    if settings.hub and sources and settings.hub not in sources:  # `ask` refuses it (ApiIndex.pool)
+        problems.append({
+            "problem": f"hub {settings.hub!r} in config.toml is not a source of the index "
+            f"(its sources: {', '.join(sources)})",
+            "fix": f"set hub to one of them (or to \"\" for all) in {get_paths().config_file}",
+        })  # fmt: skip
     _writable(problems)
     p = get_paths()
     report["paths"] = {"data": str(p.data), "cache": str(p.cache), "config_file": str(p.config_file),
@@ -355,8 +367,9 @@ def run(args: argparse.Namespace) -> int:
 
     def escape(text: str) -> str:
         # rich's escape is for its markup only: a path in a problem line (a GORILLA_TUI_HOME or --model
-        # holding ESC[31m) reached the terminal as an escape sequence (break-it pass 11)
-        return markup_escape(safe_text(text))
+        # holding ESC[31m) reached the terminal as an escape sequence (break-it pass 11); a newline in a
+        # config value (a model path, an endpoint) split a problem line or a table row in two (round 7)
+        return markup_escape(safe_text(text, newlines=False))
 
     report = collect(args)
     if args.json:

@@ -248,3 +248,34 @@ def test_doctor_a_quant_the_model_lacks_is_a_problem(gorilla_home, spec, capsys)
     rep = json.loads(capsys.readouterr().out)
     problem = next(p for p in rep["problems"] if p["problem"].startswith(f"model = {spec!r} in config: "))
     assert "quant" in problem["problem"] and problem["fix"].startswith("gorilla-tui model list")
+
+
+@pytest.mark.parametrize(
+    "setting, problem",
+    [
+        ('endpoint = "notaurl"', "endpoint 'notaurl' is not an http(s) URL with a host"),
+        ('endpoint = "http://h/\\nFAKE"', "endpoint 'http://h/\\\\x0aFAKE' holds a control character"),
+        (
+            'hub = "nosuchhub"',
+            "hub 'nosuchhub' in config.toml is not a source of the index (its sources: torchhub)",
+        ),
+        ('model = "a\\nFAKE line.gguf"', "model file not found: a\\x0aFAKE line.gguf"),
+    ],
+)
+def test_doctor_says_what_ask_refuses_in_config_on_one_line(gorilla_home, capsys, setting, problem):
+    """Break-it round 7: doctor said "no problems found" (exit 0) for config values `ask` refuses (exit 2):
+    a malformed endpoint, a hub the index lacks; a newline in a value (a model path) split `ask`'s error and
+    doctor's problem line in two, one of them forged. Each is a problem, on one line, in doctor and ask."""
+    assert main(["index", "--refresh", "--from", str(SMALL_POOL), "--only", "torchhub"]) == 0
+    cfg = gorilla_home / "config" / "config.toml"
+    cfg.parent.mkdir(parents=True, exist_ok=True)
+    cfg.write_text(setting + "\n")
+    capsys.readouterr()
+    assert main(["doctor", "--no-hash", "--no-inference"]) == 1
+    out = capsys.readouterr().out
+    lines = [line for line in out.splitlines() if line.startswith("problem: ")]
+    assert any(problem in line for line in lines), out
+    assert "FAKE" not in "".join(line for line in out.splitlines() if line.startswith("FAKE")), out
+    assert main(["ask", "load a resnet"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("gorilla-tui: error: ") and "\nFAKE" not in err, err
