@@ -46,9 +46,8 @@ def source_text(data: bytes, what: str) -> str:
     """The bytes of a Python file (`check FILE`) as text, by its PEP 263 coding line: a file that declares
     ``# -*- coding: latin-1 -*-`` is read in latin-1 (tokenize.detect_encoding, as Python reads it), any
     other as code_text reads it (UTF-8, a BOM dropped). A valid latin-1 file with its coding line was
-    refused as "not UTF-8 text" (issue 42). Raises UsageError (one line) for an unknown encoding, one that
-    is no text encoding (hex, base64, rot13, zlib_codec...) or never decodes (undefined), bytes the
-    declared one cannot decode, a NUL byte, or bytes that are not UTF-8 without a coding line."""
+    refused as "not UTF-8 text" (issue 42). Raises UsageError (one line) for an unknown encoding, bytes
+    the declared one cannot decode, a NUL byte, or bytes that are not UTF-8 without a coding line."""
     try:
         encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
     except SyntaxError as e:  # no coding line and bytes that are not UTF-8, or an unknown encoding name
@@ -61,9 +60,6 @@ def source_text(data: bytes, what: str) -> str:
         text = data.decode(encoding)
     except UnicodeDecodeError as e:
         raise UsageError(f"cannot read {what}: not {encoding} text (bad byte at offset {e.start})") from None
-    except (LookupError, ValueError):  # a codec that is no text encoding (hex, rot13) or never decodes
-        # (undefined, punycode): "internal error: LookupError" (break-it round 7); CPython's own words
-        raise UsageError(f"cannot read {what}: encoding problem: {encoding}") from None
     _refuse_nul(data, what)
     return text
 

@@ -158,23 +158,6 @@ def test_a_latin1_file_with_its_coding_line_is_checked(pool, capsys, tmp_path):
     assert status == 2 and "not UTF-8 text (bad byte at offset 11)" in err
 
 
-@pytest.mark.parametrize("codec", ["hex", "base64", "rot13", "zlib_codec", "uu", "undefined", "punycode"])
-def test_a_coding_line_naming_no_text_encoding_is_one_line(pool, capsys, tmp_path, codec):
-    """Break-it round 7: a PEP 263 coding line naming a codec that is no text encoding (hex, rot13...) or
-    never decodes (undefined, punycode) was "internal error: LookupError" (or UnicodeError), exit 1, and
-    ended `check FOLDER`; CPython says "encoding problem". One line, exit 2; in a folder the file is listed
-    as not checked and the others are checked."""
-    text = f"# -*- coding: {codec} -*-\n" + WRONG
-    path = tmp_path / "coded.py"
-    path.write_text(text)
-    status, _, err = _check(capsys, str(path), "--pool", pool)
-    assert status == 2 and err.strip() == f"gorilla-tui: error: cannot read {path}: encoding problem: {codec}"
-    (tmp_path / "wrong.py").write_text(WRONG)
-    status, out, _ = _check(capsys, str(tmp_path), "--pool", pool, "--format", "json")
-    reasons = {Path(f["path"]).name: f["reason"] for f in json.loads(out)}
-    assert status == 2 and reasons["coded.py"] == "not_checked" and reasons["wrong.py"] != "not_checked"
-
-
 def test_a_newline_in_a_file_name_keeps_a_finding_on_one_line(pool, capsys, tmp_path, monkeypatch):
     """`new\\nline.py` split its text finding over two lines (a reader of path:line:col lines saw two
     broken ones); the name is shown with the newline escaped, in text, JSON notes and stderr lines."""
