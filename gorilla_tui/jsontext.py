@@ -25,21 +25,7 @@ def loads(data: str | bytes | bytearray) -> Any:
         raise ValueError(TOO_DEEP) from None
 
 
-def json_error(error: ValueError) -> str:
-    """What is wrong with JSON that json.loads refused with `error`, in a few words: json's message for text
-    that is no JSON (JSONDecodeError.msg), else the ValueError's first line, with Python's limit on the
-    digits of an integer said plainly: a number of 5,000 digits is no JSONDecodeError but a ValueError
-    ("Exceeds the limit (4300 digits) for integer string conversion"), which loaders that caught
-    JSONDecodeError alone let through as "internal error" (break-it round 7)."""
-    if isinstance(error, json.JSONDecodeError):
-        return error.msg
-    text = str(error).splitlines()[0] if str(error) else type(error).__name__
-    if "integer string conversion" in text:
-        return "a number with more digits than Python reads (4300)"
-    return text[:120]
-
-
-def jsonl_lines(text: str) -> list[str]:
+def split_json_lines(text: str) -> list[str]:
     """The lines of JSON Lines `text`: split at "\\n" alone, a "\\r" before it dropped (JSON Lines end each
     value with LF, jsonlines.org). str.splitlines() also splits at U+2028, U+2029 and U+0085, which JSON
     holds raw inside a string (json.dumps(ensure_ascii=False) writes U+2028 as it is): a model answer with

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from gorilla_tui.errors import GorillaError, UsageError
-from gorilla_tui.jsontext import jsonl_lines
+from gorilla_tui.jsontext import split_json_lines
 from gorilla_tui.pool.apidoc import SourceRejected
 from gorilla_tui.pool.files import open_regular
 from gorilla_tui.pool.sources import FetchContext, Manifest, SourceUnavailable, hf_files
@@ -107,7 +107,7 @@ def read_jsonl(path: str | Path, what: str) -> list[dict[str, Any] | None]:
     Raises UsageError when the file is missing, unreadable, binary, not UTF-8, or has no line at all.
     """
     rows: list[dict[str, Any] | None] = []
-    for line in jsonl_lines(_read_text(path, what)):
+    for line in split_json_lines(_read_text(path, what)):
         if line.strip():
             rows.append(json_object(line))
     if not rows:
@@ -140,7 +140,7 @@ def read_responses(path: str | Path) -> Responses:
     p = Path(path)
     rows: list[tuple[int, dict[str, Any]]] = []
     bad: list[int] = []
-    for number, line in enumerate(jsonl_lines(_read_text(p, "responses")), start=1):
+    for number, line in enumerate(split_json_lines(_read_text(p, "responses")), start=1):
         if not line.strip():
             continue
         value = json_object(line)

@@ -17,7 +17,6 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
-from gorilla_tui.jsontext import json_error
 from gorilla_tui.pool.apidoc import ApiDoc, Diagnostic, LoadResult, SourceRejected
 from gorilla_tui.pool.fields import (
     check_python,
@@ -159,8 +158,8 @@ def load_jsonl(
         except UnicodeDecodeError as e:
             _not_doc(result, path, lineno, f"not UTF-8 text (byte {e.start})")
             continue
-        except ValueError as e:  # JSONDecodeError, or an integer past Python's digit limit
-            _not_doc(result, path, lineno, f"invalid JSON: {json_error(e)}")
+        except json.JSONDecodeError as e:
+            _not_doc(result, path, lineno, f"invalid JSON: {e.msg}")
             continue
         except RecursionError:  # json's C decoder recurses per nesting level
             _not_doc(result, path, lineno, TOO_DEEP)
@@ -188,10 +187,10 @@ def load_apizoo(path: str | Path, source: str, max_bytes: int = MAX_SOURCE_BYTES
     text = read_text(path, result, max_bytes)
     if text is None:
         return result
-    first_error: ValueError | None = None
+    first_error: json.JSONDecodeError | None = None
     try:
         data = json.loads(text)
-    except ValueError as e:  # JSONDecodeError, or an integer past Python's digit limit
+    except json.JSONDecodeError as e:
         first_error = e
     except RecursionError:
         pass  # one entry nested too deep: the others are read one by one below
@@ -211,13 +210,8 @@ def load_apizoo(path: str | Path, source: str, max_bytes: int = MAX_SOURCE_BYTES
         if first_error is None:
             result.diagnostics.append(Diagnostic(str(path), 0, "skipped", TOO_DEEP))
             return result
-        where = (
-            (first_error.lineno, f" (column {first_error.colno})")
-            if isinstance(first_error, json.JSONDecodeError)
-            else (0, "")
-        )
-        msg = f"invalid JSON: {json_error(first_error)}{where[1]}"
-        result.diagnostics.append(Diagnostic(str(path), where[0], "skipped", msg))
+        msg = f"invalid JSON: {first_error.msg} (column {first_error.colno})"
+        result.diagnostics.append(Diagnostic(str(path), first_error.lineno, "skipped", msg))
         return result
     for index, (line, chunk) in enumerate(chunks, start=1):
         try:
@@ -225,15 +219,14 @@ def load_apizoo(path: str | Path, source: str, max_bytes: int = MAX_SOURCE_BYTES
         except RecursionError:
             _not_doc(result, path, line, f"entry {index}: {TOO_DEEP}")
             continue
-        except ValueError:
+        except json.JSONDecodeError:
             try:
                 rec = json.loads(repair_json(chunk), strict=False)
             except RecursionError:
                 _not_doc(result, path, line, f"entry {index}: {TOO_DEEP}")
                 continue
-            except ValueError as e:
-                at = line + e.lineno - 1 if isinstance(e, json.JSONDecodeError) else line
-                msg = f"entry {index}: invalid JSON at line {at}: {json_error(e)}"
+            except json.JSONDecodeError as e:
+                msg = f"entry {index}: invalid JSON at line {line + e.lineno - 1}: {e.msg}"
                 _not_doc(result, path, line, msg)
                 continue
             msg = f"entry {index}: repaired (trailing or missing commas, raw newlines in strings)"
@@ -295,7 +288,7 @@ def _first_value(path: Path, head: str, start: int, max_bytes: int, whole: bool 
                 return json.loads(head)
             text = head[start:].lstrip()
             return decoder.raw_decode(text)[0]
-        except (ValueError, RecursionError):  # ValueError: JSONDecodeError, or past the digit limit
+        except (json.JSONDecodeError, RecursionError):
             continue
     return None
 

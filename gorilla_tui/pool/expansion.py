@@ -23,7 +23,7 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 from gorilla_tui.errors import UsageError
-from gorilla_tui.jsontext import json_error, jsonl_lines
+from gorilla_tui.jsontext import split_json_lines
 from gorilla_tui.paths import toml_of
 from gorilla_tui.pool.doc import ApiDoc, Diagnostic
 from gorilla_tui.pool.questions import task_text
@@ -49,15 +49,13 @@ def read_questions(path: Path) -> tuple[list[tuple[tuple[str, ...], str]], list[
     out: list[tuple[tuple[str, ...], str]] = []
     diags: list[Diagnostic] = []
     text = path.read_bytes().decode("utf-8", "replace")
-    for number, line in enumerate(jsonl_lines(text), start=1):
+    for number, line in enumerate(split_json_lines(text), start=1):
         if not line.strip():
             continue
         try:
             row = json.loads(line)
-        except ValueError as e:  # JSONDecodeError, or an integer past Python's digit limit
-            diags.append(
-                Diagnostic(path.name, number, "note", f"question line is not JSON ({json_error(e)})")
-            )
+        except json.JSONDecodeError as e:
+            diags.append(Diagnostic(path.name, number, "note", f"question line is not JSON ({e.msg})"))
             continue
         except RecursionError:  # nested deeper than json's decoder can follow
             diags.append(Diagnostic(path.name, number, "note", "question line is not JSON (nested too deep)"))

@@ -18,7 +18,6 @@ import re
 from pathlib import Path
 from typing import Any
 
-from gorilla_tui.jsontext import json_error
 from gorilla_tui.pool.apidoc import Diagnostic, LoadResult, SourceRejected
 from gorilla_tui.pool.files import MAX_SOURCE_BYTES, read_text
 from gorilla_tui.pool.openapi_ops import operation_doc, operations
@@ -99,8 +98,6 @@ def _parse(path: Path, text: str) -> dict[str, Any]:
             raise SourceRejected(
                 f"{path}: invalid JSON at line {e.lineno} column {e.colno}: {e.msg}"
             ) from None
-        except ValueError as e:  # an integer past Python's digit limit (break-it round 7)
-            raise SourceRejected(f"{path}: invalid JSON: {json_error(e)}") from None
         except RecursionError:
             raise SourceRejected(
                 f"{path}: invalid JSON: nested deeper than Python's recursion limit"

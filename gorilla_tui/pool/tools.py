@@ -24,7 +24,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from gorilla_tui.jsontext import jsonl_lines
+from gorilla_tui.jsontext import split_json_lines
 from gorilla_tui.pool.apidoc import Diagnostic, LoadResult, SourceRejected
 from gorilla_tui.pool.files import MAX_SOURCE_BYTES, read_text
 from gorilla_tui.pool.functions import function_doc
@@ -106,14 +106,14 @@ def _values(text: str) -> tuple[bool, list[tuple[int, Any]]]:
     a doc)."""
     try:
         return False, [(1, json.loads(text))]
-    except (ValueError, RecursionError):  # ValueError: JSONDecodeError, or an integer past the digit limit
+    except (json.JSONDecodeError, RecursionError):
         pass
     out: list[tuple[int, Any]] = []
-    for lineno, line in enumerate(jsonl_lines(text), start=1):
+    for lineno, line in enumerate(split_json_lines(text), start=1):
         if line.strip():
             try:
                 out.append((lineno, json.loads(line)))
-            except (ValueError, RecursionError):
+            except (json.JSONDecodeError, RecursionError):
                 out.append((lineno, None))
     return True, out
 
