@@ -31,6 +31,7 @@ from gorilla_tui.model.remote_http import (
     RequestGuard,
     deadlines_from_env,
     open_request,
+    proxy_for,
     retry_delay,
     wait_any,
 )
@@ -183,11 +184,15 @@ class RemoteBackend:
                 # (an error while the headers are read comes as it is: the server is there)
                 reason = getattr(e, "reason", None) if isinstance(e, urllib.error.URLError) else None
                 refused = isinstance(reason, OSError) and not isinstance(reason, TimeoutError)
-                error = EndpointDownError if refused else EndpointError
+                proxy = proxy_for(url)
+                # through a proxy: the proxy is named, and one that cannot be used is a setup error (exit 2)
+                error = EndpointDownError if refused or proxy else EndpointError
                 why = reason or e
+                via = f" through the proxy {shown(redact_url(proxy))} (from the environment)" if proxy else ""
                 raise error(
-                    f"cannot reach endpoint {url}: {shown(str(why) or type(why).__name__)}",
-                    hint="check --endpoint and that the server runs",
+                    f"cannot reach endpoint {url}{via}: {shown(str(why) or type(why).__name__)}",
+                    hint="check --endpoint and that the server runs"
+                    + ("; check $http_proxy / $https_proxy, or add the host to $no_proxy" if proxy else ""),
                 ) from None
         raise AssertionError("unreachable: the last try returns or raises")
 

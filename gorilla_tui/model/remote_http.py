@@ -15,6 +15,7 @@ import contextlib
 import email.utils
 import functools
 import http.client
+import ipaddress
 import json
 import math
 import os
@@ -38,6 +39,7 @@ __all__ = [
     "RequestGuard",
     "deadlines_from_env",
     "open_request",
+    "proxy_for",
     "retry_delay",
     "wait_any",
 ]
@@ -276,6 +278,25 @@ class _NoRedirect(urllib.request.HTTPRedirectHandler):
     http_error_301 = http_error_302 = http_error_303 = http_error_307 = http_error_308 = _refuse
 
 
+def proxy_for(url: str) -> str:
+    """The proxy a request to `url` goes through: the environment's ($http_proxy, $https_proxy, minus
+    $no_proxy: urllib.request.getproxies and proxy_bypass), "" for none. A loopback host (localhost,
+    127.0.0.0/8, ::1) never goes through one: a local server is what `--endpoint http://127.0.0.1:8080`
+    means, and the prompt and its Basic auth went to the proxy, which a bad proxy then made "cannot reach
+    endpoint" (break-it round 7)."""
+    parts = urllib.parse.urlsplit(url)
+    host = (parts.hostname or "").lower()
+    try:
+        loopback = (
+            host == "localhost" or host.endswith(".localhost") or ipaddress.ip_address(host).is_loopback
+        )
+    except ValueError:
+        loopback = False
+    if loopback or urllib.request.proxy_bypass(host):
+        return ""
+    return urllib.request.getproxies().get(parts.scheme.lower(), "")
+
+
 def open_request(
     url: str, body: dict[str, Any], deadlines: Deadlines, cancels: Sequence[threading.Event] = (),
     auth: str | None = None,
@@ -299,7 +320,9 @@ def open_request(
             reached (a connect timeout is a URLError whose reason says so) or broke the protocol.
     """
     guard = RequestGuard(deadlines, cancels)
-    opener = urllib.request.build_opener(_Http(guard), _Https(guard), _NoRedirect())
+    proxy = proxy_for(url)
+    proxies = urllib.request.ProxyHandler({urllib.parse.urlsplit(url).scheme.lower(): proxy} if proxy else {})
+    opener = urllib.request.build_opener(proxies, _Http(guard), _Https(guard), _NoRedirect())
     headers = {"Content-Type": "application/json", **({"Authorization": auth} if auth else {})}
     req = urllib.request.Request(url, data=json.dumps(body).encode("utf-8"), headers=headers)
     box: dict[str, Any] = {}

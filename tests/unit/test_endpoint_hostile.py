@@ -475,6 +475,27 @@ def test_a_query_in_the_endpoint_is_kept_after_the_path(hostile: Hostile) -> Non
         assert RemoteBackend(given).url == sent
 
 
+def test_a_loopback_endpoint_bypasses_proxies_and_a_proxy_is_named(
+    hostile: Hostile, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Break-it round 7: $http_proxy was honoured for a 127.0.0.1 endpoint (the prompt and its Basic auth
+    went to the proxy), and a proxy that failed was blamed on the endpoint ("cannot reach endpoint ...:
+    Name or service not known"; a socks5:// proxy: "unknown url type", exit 1). A loopback endpoint never
+    goes through a proxy; another names the proxy it went through, exit 2 (a setup to fix)."""
+    for var in ("http_proxy", "HTTP_PROXY", "https_proxy", "HTTPS_PROXY"):
+        monkeypatch.setenv(var, "http://no-such-proxy.invalid:3128")
+    monkeypatch.delenv("no_proxy", raising=False)
+    monkeypatch.delenv("NO_PROXY", raising=False)
+    outcome, _ = _in_time(lambda: _answer(hostile.url + "/auth"))
+    assert outcome == CALL  # straight to 127.0.0.1
+    for proxy in ("http://127.0.0.1:9", "socks5://127.0.0.1:9"):
+        monkeypatch.setenv("http_proxy", proxy)
+        monkeypatch.setenv("HTTP_PROXY", proxy)
+        outcome, _ = _in_time(lambda: _answer("http://api.example.invalid:8080"))
+        assert isinstance(outcome, GorillaError) and outcome.exit_code == 2, outcome
+        assert f"through the proxy {proxy} (from the environment)" in str(outcome), outcome
+
+
 def test_a_redirect_is_refused_naming_its_location(hostile: Hostile) -> None:
     outcome, _ = _in_time(lambda: _answer(hostile.url + "/redirect"))
     assert isinstance(outcome, GorillaError), outcome
