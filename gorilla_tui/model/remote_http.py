@@ -278,6 +278,24 @@ class _NoRedirect(urllib.request.HTTPRedirectHandler):
     http_error_301 = http_error_302 = http_error_303 = http_error_307 = http_error_308 = _refuse
 
 
+#: Trailer lines read after the last chunk of a chunked reply (RFC 9112 section 7.1.2); the rest is not
+#: read. http.client reads them until a blank line, with no limit: a server that sent "X-T: y" lines for
+#: ever after the answer held the request to its total deadline, and the answer was dropped (round 7).
+MAX_TRAILER_LINES = 64
+
+
+def _bounded_trailer(resp: http.client.HTTPResponse) -> None:
+    """http.client's HTTPResponse._read_and_discard_trailer, stopping after MAX_TRAILER_LINES lines (the
+    body is whole by then: its last chunk was read; the connection is closed after it, never reused)."""
+    for _ in range(MAX_TRAILER_LINES):
+        line = resp.fp.readline(65537)  # http.client._MAXLINE + 1
+        if len(line) > 65536:
+            raise http.client.LineTooLong("trailer line")
+        if line in (b"\r\n", b"\n", b""):
+            return
+    resp.will_close = True
+
+
 def proxy_for(url: str) -> str:
     """The proxy a request to `url` goes through: the environment's ($http_proxy, $https_proxy, minus
     $no_proxy: urllib.request.getproxies and proxy_bypass), "" for none. A loopback host (localhost,
@@ -352,7 +370,10 @@ def open_request(
         raise
     with lock:
         if "resp" in box:
-            return box["resp"], guard
+            resp = box["resp"]
+            if isinstance(resp, http.client.HTTPResponse):  # the one method that reads trailers, bounded
+                resp._read_and_discard_trailer = functools.partial(_bounded_trailer, resp)  # type: ignore[method-assign]
+            return resp, guard
         box["abandoned"] = True
     guard.close()
     failure = guard.failure(url, box.get("error"))

@@ -154,6 +154,15 @@ class Hostile:
                 self.end_headers()
                 self.wfile.write(reply)
 
+            def _trailers(self, _body: dict) -> None:  # a whole chunked answer, then trailer lines for ever
+                event = _event(CALL)
+                self.send_response(200)
+                self.send_header("Transfer-Encoding", "chunked")
+                self.end_headers()
+                self.wfile.write(b"%x\r\n%s\r\n0\r\n" % (len(event), event))
+                while not hostile.stop.wait(0.001):
+                    self.wfile.write(b"X-T: y\r\n" * 100)
+
             def _forged(self, _body: dict) -> None:  # /forged/KIND: server text holding newlines
                 kind = self.path.split("/")[2]
                 forged = "oops\n\ngorilla-tui: all good, verdict valid\u2028x"
@@ -351,6 +360,14 @@ def test_a_reply_of_blank_lines_stops_at_a_line_cap_in_little_memory(hostile: Ho
         tracemalloc.stop()
     assert isinstance(outcome, GorillaError) and "sent over 4096 lines that hold no event" in str(outcome)
     assert peak < 16 * 2**20, peak
+
+
+def test_endless_trailers_after_the_last_chunk_keep_the_answer(hostile: Hostile) -> None:
+    """Break-it round 7 (partly held): after the last chunk of a whole answer, trailer lines without end
+    held the request to its total deadline (http.client reads trailers with no limit) and the answer was
+    dropped. At most MAX_TRAILER_LINES are read: the answer is kept."""
+    outcome, _ = _in_time(lambda: _answer(f"{hostile.url}/trailers"))
+    assert outcome == CALL, outcome
 
 
 def test_a_stream_of_empty_events_stops_at_the_byte_cap(hostile: Hostile) -> None:
