@@ -73,7 +73,11 @@ def get_paths() -> Paths:
         root = Path(home).expanduser()
         try:
             mode = os.stat(root).st_mode
-        except OSError:
+        except OSError as e:
+            if e.errno == errno.ELOOP:  # a link to itself: every command named CURRENT (break-it round 7)
+                raise UsageError(
+                    f"{HOME_ENV}={home} is a symbolic link loop, not a folder: point it at a folder"
+                ) from None
             mode = None  # missing (made on first write) or not reachable: the write says why
         if mode is not None and not stat.S_ISDIR(mode):
             kind = "a file" if stat.S_ISREG(mode) else file_kind(mode)

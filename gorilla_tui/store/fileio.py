@@ -3,6 +3,7 @@ damaged file, and what reading a damaged file raises."""
 
 from __future__ import annotations
 
+import errno
 import json
 import os
 import stat
@@ -60,7 +61,9 @@ def not_a_folder(root: Path | None = None) -> tuple[Path, str] | None:
             mode = os.stat(path).st_mode
         except FileNotFoundError:
             return (path, "a broken symbolic link") if os.path.islink(path) else None
-        except OSError:
+        except OSError as e:
+            if e.errno == errno.ELOOP and os.path.islink(path):  # a link to itself (or a cycle of links)
+                return path, "a symbolic link loop"
             return None  # not reachable (a folder above is not one, no permission): the read or write says
         if not stat.S_ISDIR(mode):
             return path, "a file" if stat.S_ISREG(mode) else file_kind(mode)

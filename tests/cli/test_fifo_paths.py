@@ -212,3 +212,28 @@ def test_a_folder_in_place_of_a_file_of_the_index_is_moved_aside_by_the_refresh(
     assert path.is_file() or name == "CURRENT.tmp"
     found = _gorilla("search", "classify images", "-k", "1", "--json")
     assert found.returncode == 0 and '"source": "torchhub"' in found.stdout, found.stderr
+
+
+def test_a_symbolic_link_loop_for_the_home_or_the_data_folder_is_named(tmp_path, monkeypatch) -> None:
+    """Break-it round 7 (partly held): a home that is a link to itself was "cannot read
+    .../data/index/CURRENT: Too many levels of symbolic links", naming CURRENT; the loop itself is named. A
+    data folder that loops is damaged state that the refresh moves aside (the link, not what it names)."""
+    home = tmp_path / "home"
+    home.symlink_to(home)
+    monkeypatch.setenv("GORILLA_TUI_HOME", str(home))
+    done = _gorilla("search", "classify images")
+    assert done.returncode == 2 and done.stderr.strip() == (
+        f"gorilla-tui: error: GORILLA_TUI_HOME={home} is a symbolic link loop, not a folder: "
+        "point it at a folder"
+    ), done.stderr
+    home.unlink()
+    home.mkdir()
+    (home / "data").symlink_to(home / "data")
+    done = _gorilla("search", "classify images")
+    assert done.returncode == 2, done
+    assert done.stderr.startswith(
+        f"gorilla-tui: error: {home / 'data'} is a symbolic link loop, not a folder"
+    )
+    refreshed = _gorilla("index", "--refresh", "--from", str(SMALL_POOL), "--only", "torchhub")
+    assert refreshed.returncode == 0, refreshed.stderr
+    assert (home / "data").is_dir() and len(list(home.glob("data.damaged-*"))) == 1
