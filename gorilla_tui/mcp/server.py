@@ -96,9 +96,11 @@ def build_server(box: ToolBox) -> MCPServer:
     no index, model or endpoint failure) becomes an MCP tool error carrying its one-line message and hint;
     argument type and range errors are reported by the SDK's schema validation the same way. Every argument
     is strict (pydantic strict mode): a JSON true/false, "5" or 5.0 is no integer, a number is no string."""
+    errors = ProtocolErrors()
     server = MCPServer(
-        name="gorilla-tui", version=__version__, instructions=INSTRUCTIONS, middleware=[ProtocolErrors()]
+        name="gorilla-tui", version=__version__, instructions=INSTRUCTIONS, middleware=[errors]
     )
+    errors.tools = server.list_tools  # tools/call of a name not listed: -32602 (transport.ProtocolErrors)
 
     async def call(fn: Any, *args: Any) -> dict[str, Any]:
         try:  # in a daemon thread: BM25, validation and the model block; the event loop keeps serving and

@@ -26,7 +26,7 @@ import json
 import os
 import signal
 import threading
-from collections.abc import Iterator
+from collections.abc import Awaitable, Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
@@ -231,13 +231,27 @@ class ProtocolErrors:
       "Invalid Request: the server is not initialized; send initialize first";
     - `prompts/get` of a prompt that does not exist was error code 0 (the SDK's code for any exception of a
       handler, with a traceback on stderr); it is -32602 invalid params naming the prompt (this server has
-      none; prompts/list says so), as `resources/read` of an unknown resource already is.
+      none; prompts/list says so), as `resources/read` of an unknown resource already is;
+    - `tools/call` of a tool that is not listed was a tool result with isError; MCP (2025-06-18 and
+      2025-11-25, Tools, "Error Handling") lists an unknown tool among the protocol errors: it is -32602
+      "Unknown tool: NAME" (break-it round 7). Arguments of the wrong type stay a tool result with isError,
+      as MCP 2025-11-25 asks (the model can correct them).
+
+    tools: the server's list_tools (set once the server exists), None until then.
     """
 
     def __init__(self) -> None:
         self.initialized = False
+        self.tools: Callable[[], Awaitable[list[Any]]] | None = None
 
     async def __call__(self, ctx: Any, call_next: Any) -> Any:
+        params = getattr(ctx, "params", None)
+        name = params.get("name") if ctx.method == "tools/call" and isinstance(params, dict) else None
+        if self.initialized and isinstance(name, str) and self.tools is not None:
+            if name not in {tool.name for tool in await self.tools()}:
+                raise MCPError(
+                    code=INVALID_PARAMS, message=f"Unknown tool: {name[:200]}", data={"name": name[:200]}
+                )
         try:
             result = await call_next(ctx)
         except MCPError as e:

@@ -159,6 +159,17 @@ def test_a_prompt_that_does_not_exist_is_invalid_params(server: Stdio) -> None:
     assert "Unknown prompt: nope" in reply["error"]["message"]
 
 
+def test_a_tool_that_does_not_exist_is_invalid_params(server: Stdio) -> None:
+    """Break-it round 7 (partly held): tools/call of an unknown tool was a tool result with isError; MCP
+    lists an unknown tool among the protocol errors: -32602. Arguments of the wrong type stay a tool result
+    with isError (MCP 2025-11-25: the model can correct them)."""
+    reply = server.request("tools/call", {"name": "nope", "arguments": {}})
+    assert reply is not None and reply["error"]["code"] == -32602, reply
+    assert reply["error"]["message"] == "Unknown tool: nope"
+    reply = server.request("tools/call", {"name": "check_api_call", "arguments": {"code": 5}})
+    assert reply is not None and reply["result"]["isError"] is True, reply
+
+
 def test_a_line_too_long_is_refused_without_being_held(server: Stdio) -> None:
     """A 64 MiB line gets -32600 "line too long" (id null) and the server keeps serving; it is dropped as
     it comes (the peak memory of the server grows by far less than the line; a 300 MB line cost 1.27 GB)."""
