@@ -7,11 +7,15 @@ Signals of the chosen doc for the task (signals(), judge()); the rule reads the 
 - name_cov: the share of the words of the doc's API name the task holds (retrieve/fit.py name_coverage);
 - missing: the share of a function-calling doc's required parameters filling found no value for in the task
   (missing_share of Proposal.needs);
+- param_cov: the share of a function-calling doc's parameters whose name has a word the task holds
+  (retrieve/fit.py param_coverage);
 - retrieval: the index-wide out-of-pool rule's score (retrieve/fit.py match_score; the default index only);
 - dense_z: the best dense cosine of the task over the chosen doc's source (retrieve/fit.py source_cosine),
   as a z-score on that source's scale (SOURCE_COSINE): a task no source serves has a low best cosine,
-  and the sources' cosines sit at different heights (the standard library's higher than the hubs'; the
-  default index only, like retrieval);
+  and the sources' cosines sit at different heights (the standard library's higher than the hubs'; an
+  index with vectors, a hub named or not);
+- lm_tok: log p(task | doc) of the chosen doc per task token, as select mode scored it (Hit.lm_score; no
+  further decode), only for the model the rule was fitted with (retrieve/fit.py FIT_MODEL);
 - measured by bench/fit.py, not read by the rule (MODEL_SIGNALS, computed only when asked): yn, the model
   asked "Can the function do the request?" (model/fit_question.py yes_no: log p(" Yes") - log p(" No"), one
   decode after a kept few-shot prefix), and pmi, (log p(task | doc) - log p(task | no doc)) per task token
@@ -29,7 +33,7 @@ from typing import Any
 from gorilla_tui.model import likelihood
 from gorilla_tui.model.fit_question import doc_free_likelihood, yes_no
 from gorilla_tui.pool.apidoc import ApiDoc
-from gorilla_tui.retrieve.fit import coverage, name_coverage
+from gorilla_tui.retrieve.fit import FIT_MODEL, coverage, name_coverage, param_coverage
 
 #: The signals that cost the model a decode each (the others are read from the doc's text).
 MODEL_SIGNALS = frozenset({"pmi", "yn"})
@@ -37,7 +41,8 @@ MODEL_SIGNALS = frozenset({"pmi", "yn"})
 
 def signals(backend: Any, task: str, doc: ApiDoc, lm: float | None = None,
             cancel: threading.Event | None = None, model: bool | None = None) -> dict[str, Any]:  # fmt: skip
-    """The fit signals of `doc` for `task`: {"cov", "name_cov", "yn", "pmi", "lm", "base", "n_tok"} (see
+    """The fit signals of `doc` for `task`: {"cov", "name_cov", "param_cov", "yn", "pmi", "lm", "lm_tok",
+    "base", "n_tok"} (see
     the module docstring). The model's (MODEL_SIGNALS) only with `model` true, by default only when a model
     of FIT_MODELS reads them; None where the backend cannot score text. `lm`: log p(task | doc) when select
     mode scored it already (Hit.lm_score), else it is scored here. Raises what the backend raises
@@ -45,19 +50,30 @@ def signals(backend: Any, task: str, doc: ApiDoc, lm: float | None = None,
     if model is None:
         model = any(MODEL_SIGNALS & set(features) for features, _, _ in FIT_MODELS)
     task = " ".join(task.split())
-    out: dict[str, Any] = {"cov": coverage(task, doc), "name_cov": name_coverage(task, doc), "yn": None,
-                           "pmi": None, "lm": lm, "base": None}  # fmt: skip
+    out: dict[str, Any] = {"cov": coverage(task, doc), "name_cov": name_coverage(task, doc),
+                           "param_cov": param_coverage(task, doc), "yn": None, "pmi": None, "lm": lm,
+                           "base": None}  # fmt: skip
     out["n_tok"] = max(1, backend.count_tokens(task) - 1)  # BOS is not a task token
+    out["lm_tok"] = lm_per_token(backend, lm, out["n_tok"])
     if not model or not likelihood.can_score(backend):
         return out
     if lm is None:
         scored = likelihood.query_likelihoods(backend, task, [doc], cancel)
         lm = out["lm"] = scored[0] if scored else None
+        out["lm_tok"] = lm_per_token(backend, lm, out["n_tok"])
     base = out["base"] = doc_free_likelihood(backend, task, cancel)
     if lm is not None and base is not None:
         out["pmi"] = (lm - base) / out["n_tok"]
     out["yn"] = yes_no(backend, doc, task, cancel)
     return out
+
+
+def lm_per_token(backend: Any, lm: float | None, n_tok: int) -> float | None:
+    """`lm` (log p(task | doc), nats) per task token, or None without it or for a backend other than the
+    model the rule's weights were fitted with (retrieve/fit.py FIT_MODEL: another model's nats differ)."""
+    if lm is None or getattr(backend, "name", "") != FIT_MODEL:
+        return None
+    return lm / max(1, n_tok)
 
 
 #: The fit models, (features, bias, weights): a judgment's score is bias + sum(weight * feature). The first
@@ -75,15 +91,15 @@ def signals(backend: Any, task: str, doc: ApiDoc, lm: float | None = None,
 #: BFCL's dev items they separated less than coverage (see the section's AUC table) and cost two decodes an
 #: ask (~1 s each on this loaded machine).
 FIT_MODELS: tuple[tuple[tuple[str, ...], float, tuple[float, ...]], ...] = (
+    (("retrieval", "cov", "dense_z", "lm_tok"), 0.0, (0.1, 3.9, 1.7, 0.5)),
     (("retrieval", "cov", "dense_z"), -2.757297, (0.152654, 3.586275, 1.692457)),
-    (("cov", "name_cov", "missing"), -2.390613, (2.078694, 3.398423, -5.771647)),
+    (("cov", "dense_z", "lm_tok"), 0.0, (4.4, 1.8, 0.5)),
+    (("cov", "dense_z"), 0.0, (4.4, 1.9)),
+    (("cov", "name_cov", "missing", "param_cov"), -2.390613, (2.078694, 3.398423, -5.771647, 0.0)),
     (("cov", "name_cov"), -1.183619, (2.695824, 2.498454)),
 )
-#: Per model: below FIT_LOW "nothing" fits, below FIT_HIGH "unsure", else "fits". Each the logistic's
-#: probability of fitting 0.3 (HIGH: 0.7) with the dev set's two classes weighted alike, lowered where it
-#: would flag more than 3 % (HIGH: 15 %) of the dev right answers (bench/fit.py fit_model).
-FIT_LOW: tuple[float, ...] = (-1.310211, -1.870939, -0.363657)
-FIT_HIGH: tuple[float, ...] = (0.655995, -0.108481, 0.715493)
+FIT_LOW: tuple[float, ...] = (-1.310211, -1.310211, 0.0, 0.0, -1.870939, -0.363657)
+FIT_HIGH: tuple[float, ...] = (0.655995, 0.655995, 0.0, 0.0, -0.108481, 0.715493)
 
 
 #: Per source of the default index, (mean, standard deviation) of the task's best dense cosine over that
