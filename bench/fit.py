@@ -515,11 +515,12 @@ def pct(n: int, d: int) -> str:
 
 
 def report(
-    rows: list[dict[str, Any]], refit: tuple[int, ...] = (0, 1, 2)
+    rows: list[dict[str, Any]], refit: tuple[int, ...] | None = None
 ) -> tuple[str, list[dict[str, Any]], list[Figure]]:
     """The markdown section, the shipped models (the first candidate of each CANDIDATES entry; a model not
     in `refit` is pipeline_fit's as shipped, shipped_model) and the figures of the summary table."""
     figures: list[Figure] = []
+    refit = tuple(range(len(CANDIDATES))) if refit is None else refit
     scales = cosine_scales(rows)
     set_dense_z(rows, scales)
     assign_models(rows)
@@ -823,8 +824,9 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--report-only", action="store_true")
     p.add_argument(
         "--refit",
-        default="0,1,2",
-        help="the models of pipeline_fit.FIT_MODELS fitted again (the others are reported as shipped)",
+        default="",
+        help="the models of pipeline_fit.FIT_MODELS fitted again, by number (default: all; the others are "
+        "reported as shipped)",
     )
     a = p.parse_args(argv)
     results = Path(a.results)
@@ -839,7 +841,8 @@ def main(argv: list[str] | None = None) -> int:
             if f"eval-{split}" in a.collect:
                 collect_eval(Path(a.shared), results / f"fit_eval_{split}.jsonl", split)
     rows = load(results, Path(a.shared))
-    text, fitted, figures = report(rows, tuple(int(i) for i in a.refit.split(",") if i.strip()))
+    refit = tuple(int(i) for i in a.refit.split(",") if i.strip()) or None
+    text, fitted, figures = report(rows, refit)
     print(constants(fitted, {k: (round(m, 6), round(sd, 6)) for k, (m, sd) in cosine_scales(rows).items()}))
     return publish(TITLE, text, not a.no_write, summary=figures)
 
