@@ -554,7 +554,16 @@ def report(
             neg = np.array([r[f] for r in sel if r["kind"] == "out"], float)
             cells.append(f"{auc(pos, neg):.3f} ({len(pos)}/{len(neg)})" if len(pos) and len(neg) else "-")
         lines.append(f"| {f} | {cells[0]} | {cells[1]} |")
+    models = "; ".join(f"{MODEL_NAMES[i]}: {GROUPS[i]}" for i in range(len(CANDIDATES)))
     lines += [
+        "",
+        f"The models (pipeline_fit.FIT_MODELS, the first whose signals are known judges an answer): "
+        f"{models}. "
+        "lm_tok: select mode's log p(task | doc) of the chosen doc per task token (no further decode). "
+        "param_cov: the share of a function-calling doc's parameters whose name has a word the task holds "
+        "(retrieve/fit.py param_coverage). The models of a hub named are fitted on every default-index dev "
+        "task (the chosen doc's signals do not depend on the hub named; the tasks asked with a hub named are "
+        "out-of-pool ones only).",
         "",
         f'Feature sets (logistic regressions fitted on the dev items; "nothing fits" below the '
         f"threshold that flags at most {MAX_NOTHING_IN:.0%} of the dev right answers): nothing fits / "
