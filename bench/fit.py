@@ -44,7 +44,7 @@ sys.path.insert(0, str(ROOT / "bench"))
 from _report import REPORT, Figure, parser, publish  # noqa: E402
 from out_of_pool import Model, auc, fit_logistic, threshold_for  # noqa: E402
 
-from gorilla_tui.retrieve.fit import name_coverage, param_coverage  # noqa: E402
+from gorilla_tui.retrieve.fit import name_coverage, names_missed, param_coverage  # noqa: E402
 
 TITLE = "Fit judgment"
 OOP = ROOT / "bench" / "data" / "out_of_pool_tasks.toml"
@@ -248,12 +248,24 @@ def logit(p: float) -> float:
 
 
 #: The signals measured.
-SIGNALS = ("yn", "pmi", "lm_tok", "cov", "name_cov", "param_cov", "retrieval", "source_cos", "dense_z")
+SIGNALS = (
+    "yn",
+    "pmi",
+    "lm_tok",
+    "cov",
+    "name_cov",
+    "param_cov",
+    "names",
+    "retrieval",
+    "source_cos",
+    "dense_z",
+)
 #: Feature sets compared, per model of pipeline_fit.FIT_MODELS (0: the default index with no hub named, where
 #: the retrieval rule's score exists; 1: the rest, BFCL's own functions and a hub named). The first of each
 #: is the one shipped: the model's signals (pmi, yn) cost two decodes an ask and did not earn them on dev.
 CANDIDATES = (
     (
+        ("retrieval", "cov", "dense_z", "lm_tok", "names"),
         ("retrieval", "cov", "dense_z", "lm_tok"),
         ("retrieval", "cov", "dense_z"),
         ("retrieval", "cov"),
@@ -263,9 +275,9 @@ CANDIDATES = (
         ("retrieval", "cov", "dense_z", "name_cov"),
         ("retrieval", "cov", "pmi", "yn"),
     ),
-    (("retrieval", "cov", "dense_z"),),
-    (("cov", "dense_z", "lm_tok"), ("cov", "dense_z", "name_cov")),
-    (("cov", "dense_z"),),
+    (("retrieval", "cov", "dense_z", "names"), ("retrieval", "cov", "dense_z")),
+    (("cov", "dense_z", "lm_tok", "names"), ("cov", "dense_z", "lm_tok"), ("cov", "dense_z", "name_cov")),
+    (("cov", "dense_z", "names"), ("cov", "dense_z")),
     (
         ("cov", "name_cov", "missing", "param_cov"),
         ("cov", "name_cov", "missing"),
@@ -337,6 +349,7 @@ def bfcl_rows(shared: Path) -> list[dict[str, Any]]:
                         "cov": coverage(q.text, doc),
                         "name_cov": name_coverage(q.text, doc),
                         "param_cov": param_coverage(q.text, doc),
+                        "names": names_missed(q.text, doc),
                     }
                 )
     return rows
@@ -370,6 +383,7 @@ def recompute(rows: list[dict[str, Any]], shared: Path) -> None:
         if doc is not None:
             r["cov"], r["name_cov"] = coverage(texts[r["id"]], doc), name_coverage(texts[r["id"]], doc)
             r["param_cov"] = param_coverage(texts[r["id"]], doc)
+            r["names"] = names_missed(texts[r["id"]], doc)
 
 
 def load(results: Path, shared: Path) -> list[dict[str, Any]]:

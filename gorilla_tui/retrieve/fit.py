@@ -277,6 +277,32 @@ def param_coverage(task: str, doc: ApiDoc) -> float | None:
     return sum(held) / len(held) if held else None
 
 
+#: A name inside a sentence: a capitalised word ("Spotify", "GitLab", "WhatsApp"), not all capitals (JSON,
+#: CSV: formats the docs name in their own case) and not a sentence's first word.
+_NAME = re.compile(r"[A-Z][a-z]+(?:[A-Z][a-z]*)*")
+_SENTENCE_END = re.compile(r"[.!?:;]$")
+
+
+def names_missed(task: str, doc: ApiDoc) -> float:
+    """1.0 when the task's request (request_text: what it quotes left out) names something (_NAME: a
+    capitalised word past its sentence's first) that the doc's indexed text (tokenize.doc_text) holds no
+    BM25 term of, else 0.0: "send a message to my team's Slack channel" answered with Gmail's send.
+    A signal of the fit judgment (pipeline_fit.py): of the default index's dev tasks with no hub named
+    (bench/fit.py) it is 1 for 20 of the 59 out-of-pool tasks (a service no source serves: Slack, Discord,
+    Todoist) and for none of the 65 answered right; on the test half 19 of 59 and 1 of 45 ("make a new
+    google form called Party RSVP": a title the task gives is capitalised too)."""
+    held: set[str] | None = None
+    first = True
+    for raw in request_text(task).split():
+        word = raw.strip("\"'()[],.!?:;")
+        if not first and _NAME.fullmatch(word):
+            held = set(tokenize(doc_text(doc))) if held is None else held
+            if not set(tokenize(word)) & held:
+                return 1.0
+        first = bool(_SENTENCE_END.search(raw))
+    return 0.0
+
+
 def match_label(signals: dict[str, float | None], min_known: float = routing.ROUTING_MIN_KNOWN) -> str:
     """ "weak", "ok" or "" (not assessed; types.MATCHES) for a task's fit signals.
 
