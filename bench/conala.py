@@ -45,6 +45,7 @@ from gorilla_tui.config import Settings  # noqa: E402
 from gorilla_tui.pool.doc import ApiDoc  # noqa: E402
 from gorilla_tui.pool.expansion import attach_hand_questions, read_hand_questions  # noqa: E402
 from gorilla_tui.retrieve.dense import DenseSide  # noqa: E402
+from gorilla_tui.retrieve.fit import names_missed  # noqa: E402
 from gorilla_tui.retrieve.index import ApiIndex  # noqa: E402
 
 TITLE = "CoNaLa dev split"
@@ -360,9 +361,12 @@ def main(argv: list[str] | None = None) -> int:
         ]
         if sorted(r["i"] for r in asked) != sorted(subset):
             ap.error(f"--asked {args.asked}: its ask rows are not this --stride's subset")
+        by_name = {d.api_name: d for d in index.docs}
         for r in asked:  # judged again by the fit rule as shipped now (the choice does not depend on it)
-            if r.get("signals") and r.get("fit"):
-                r["fit"] = pipeline_fit.label(r["signals"]) or r["fit"]
+            if r.get("signals") and r.get("fit") and r.get("chosen") in by_name:
+                signals = dict(r["signals"])  # signals of a later rule than the rows: computed from the doc
+                signals.setdefault("names", names_missed(entries[r["i"]]["nl"], by_name[r["chosen"]]))
+                r["fit"] = pipeline_fit.label(signals) or r["fit"]
     else:
         asked = ask_rows(index, entries, labels, subset) if args.ask else []
     if args.show != "none":
