@@ -279,6 +279,7 @@ def ask_rows(index: ApiIndex, entries: Sequence[dict[str, Any]], labels: Labels,
                 and proposal.hits[0].doc.api_name.lower() in labels.names[i],
                 "fit": proposal.fit,
                 "signals": {k: v for k, v in proposal.fit_signals.items() if isinstance(v, (int, float))},
+                "hits_lm": [[h.doc.api_name, h.lm_score] for h in proposal.hits],
                 "verdict": proposal.verdict.kind if proposal.verdict else None,
                 "seconds": round(seconds, 3),
             }

@@ -555,19 +555,19 @@ def report(
         "Signals of the doc the answer chose (pipeline_fit.py), ROC AUC of right answers against tasks "
         "nothing fits, dev items (right / nothing-fits items):",
         "",
-        "| signal | BFCL (own functions) | default index / standard library |",
-        "|---|---|---|",
+        "| signal | BFCL (own functions) | BFCL end to end (filled) | default index / standard library |",
+        "|---|---|---|---|",
     ]
     for f in SIGNALS:
         cells = []
-        for group in ("bfcl", "index"):
-            sel = [
-                r for r in dev if r["set"].startswith("bfcl") == (group == "bfcl") and r.get(f) is not None
-            ]
+        for group in ("bfcl", "eval", "index"):
+            sel = [r for r in dev if r["set"].split("_")[0] == group and r.get(f) is not None]
+            if group == "index":
+                sel = [r for r in dev if r["set"] in ("everyday", "out_of_pool") and r.get(f) is not None]
             pos = np.array([r[f] for r in sel if r["kind"] == "in"], float)
             neg = np.array([r[f] for r in sel if r["kind"] == "out"], float)
             cells.append(f"{auc(pos, neg):.3f} ({len(pos)}/{len(neg)})" if len(pos) and len(neg) else "-")
-        lines.append(f"| {f} | {cells[0]} | {cells[1]} |")
+        lines.append(f"| {f} | {' | '.join(cells)} |")
     models = "; ".join(f"{MODEL_NAMES[i]}: {GROUPS[i]}" for i in range(len(CANDIDATES)))
     lines += [
         "",
@@ -575,7 +575,9 @@ def report(
         f"{models}. "
         "lm_tok: select mode's log p(task | doc) of the chosen doc per task token (no further decode). "
         "param_cov: the share of a function-calling doc's parameters whose name has a word the task holds "
-        "(retrieve/fit.py param_coverage). The models of a hub named are fitted on every default-index dev "
+        "(retrieve/fit.py param_coverage). names: 1 when the task names something (a capitalised word "
+        "inside a sentence: Slack, Spotify) the chosen doc's text does not hold (retrieve/fit.py "
+        "names_missed; higher is worse). The models of a hub named are fitted on every default-index dev "
         "task (the chosen doc's signals do not depend on the hub named; the tasks asked with a hub named are "
         "out-of-pool ones only).",
         "",
