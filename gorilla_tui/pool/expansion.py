@@ -22,8 +22,8 @@ import json
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
+from gorilla_tui import jsontext
 from gorilla_tui.errors import UsageError
-from gorilla_tui.jsontext import split_json_lines
 from gorilla_tui.paths import toml_of
 from gorilla_tui.pool.doc import ApiDoc, Diagnostic
 from gorilla_tui.pool.questions import task_text
@@ -49,11 +49,11 @@ def read_questions(path: Path) -> tuple[list[tuple[tuple[str, ...], str]], list[
     out: list[tuple[tuple[str, ...], str]] = []
     diags: list[Diagnostic] = []
     text = path.read_bytes().decode("utf-8", "replace")
-    for number, line in enumerate(split_json_lines(text), start=1):
+    for number, line in enumerate(jsontext.split_json_lines(text), start=1):
         if not line.strip():
             continue
         try:
-            row = json.loads(line)
+            row = jsontext.decode(line)
         except json.JSONDecodeError as e:
             diags.append(Diagnostic(path.name, number, "note", f"question line is not JSON ({e.msg})"))
             continue
