@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from gorilla_tui.fill.units import named_by_unit
-from gorilla_tui.fill.values import Candidate, date_part, lists, literal, numbers, strings
+from gorilla_tui.fill.values import BYTES, Candidate, as_bytes, date_part, lists, literal, numbers, strings
 from gorilla_tui.model.grammar import gbnf_literal
 from gorilla_tui.pool.params import Param
 
@@ -95,9 +95,13 @@ def values_for(param: Param, task: TaskValues, paths: int = 1) -> dict[str, Cand
     least one path but fewer than `paths`, the count of such parameters ("the other path"; no path at all
     leaves the placeholder: "open the zip archive" is no file 'zip'). A date the task writes goes only to a
     string parameter whose name or description speaks of dates or times (_DATELIKE), as ISO 8601, and to
-    a number parameter named year, month or day (DATE_PARTS) as that part."""
+    a number parameter named year, month or day (DATE_PARTS) as that part. A parameter that takes bytes
+    (Param.raw_type BYTES, fill/filler.py takes_bytes) takes the task's quoted text, paths and URLs encoded
+    as UTF-8 bytes literals (base64.b64encode('user:secret') fails: b64encode takes bytes)."""
     if param.enum:
         return _declared(param.enum)
+    if param.raw_type == BYTES:  # a bytes-like parameter takes the text the task writes as one value, encoded
+        return {b.text: b for c in task.strings if c.atomic and (b := as_bytes(c)) is not None}
     t = param.type
     in_dates = [c for c in task.strings if c.kind == "date"]
     if in_dates and param.name in DATE_PARTS and t in ("integer", "number", "any"):
