@@ -102,7 +102,8 @@ BYTES = "bytes"
 
 def as_bytes(c: Candidate) -> Candidate | None:
     """The string candidate `c` as a bytes literal of its UTF-8 encoding (same span; ``'user:secret'`` ->
-    ``b'user:secret'``): the task's text converted, not invented. None for a candidate that is not a string."""
+    ``b'user:secret'``): the task's text converted, not invented. None for a candidate that is not a
+    string."""
     if not isinstance(c.value, str):
         return None
     data = c.value.encode("utf-8")

@@ -11,8 +11,8 @@ from hypothesis import strategies as st
 from gorilla_tui.fill.call_grammar import TaskValues, call_grammar, slots
 from gorilla_tui.fill.filler import decoded, decoded_calls, parse_arguments, render, target_of
 from gorilla_tui.fill.values import lists, literal, numbers, requests, strings
-from gorilla_tui.pool.functions import function_doc
 from gorilla_tui.pool.doc import ApiDoc
+from gorilla_tui.pool.functions import function_doc
 from gorilla_tui.pool.params import Param, params_of
 
 
@@ -252,8 +252,9 @@ def test_a_bytes_parameter_takes_the_task_text_encoded_and_json_never_sees_bytes
     assert list(target.offered[0].values) == ["b'user:secret'"]
     md5 = _pyenv_doc("hashlib.md5", "hashlib.md5()", {"string": "b''"}, "Return a new MD5 hash object.")
     assert list(target_of(md5, TaskValues.of("the md5 of the string 'abc'")).offered[0].values) == ["b'abc'"]
-    plain = _pyenv_doc("os.remove", "os.remove(path)", {"path": "required"}, "Remove a file (same as unlink()).")
+    plain = _pyenv_doc("os.remove", "os.remove(path)", {"path": "required"}, "Remove a file.")
     assert list(target_of(plain, TaskValues.of("delete 'a.txt'")).offered[0].values) == ["'a.txt'"]
     assert decoded("base64.b64encode", {"s": ("b'x'", "task"), "altchars": ("None", "default")}) == [
-        {"base64.b64encode": {"altchars": None}}]  # JSON has no form for bytes: left out
+        {"base64.b64encode": {"altchars": None}}
+    ]  # JSON has no form for bytes: left out
     assert decoded_calls("f(a=b'x')\ng(a=1)") == [{"g": {"a": 1}}]

@@ -188,7 +188,8 @@ def _star_def(resolver: Resolver, info: ModuleInfo, name: str) -> tuple[str, str
     for imp in info.imports:
         if imp.star and imp.module in resolver.modules:
             target = resolver.exports(imp.module).get(name, (None, ""))[0]
-            if target is not None and isinstance(resolver.modules[target[0]].defs.get(target[1]), FuncDef | ClassDef):
+            found = resolver.modules[target[0]].defs.get(target[1]) if target is not None else None
+            if isinstance(found, FuncDef | ClassDef):
                 return target
     return None
 
@@ -203,7 +204,7 @@ def emit(
     resolver = Resolver(modules, compiled)
     best: dict[tuple[str, str], tuple[tuple[int, int, int, str], str]] = {}  # def -> (rank key, qualname)
     bare: list[tuple[str, str]] = []
-    listed: list[tuple[tuple[str, str], str]] = []  # (def, qualname) a literal __all__ re-exports by a star import
+    listed: list[tuple[tuple[str, str], str]] = []  # (def, qualname): a literal __all__'s star-imported names
     for mod in sorted(modules):
         if not is_public(mod):
             continue
