@@ -269,12 +269,13 @@ def _names(task: str, word: str, start: int) -> bool:
 
 
 def _atoms(task: str) -> list[tuple[int, int]]:
-    """Spans of `task` that are one value each, never split: quoted text, dates in words, URLs, e-mail
-    addresses, paths, formulas ("3x^2 + 2x - 1") and files or folders named by a bare word ("the folder
-    old_build", _NAMED_PATH), first match kept where two overlap."""
+    """Spans of `task` that are one value each, never split: quoted text, dates in words or ISO 8601 digits
+    (the 2026 of "2026-01-01" is no number of days), URLs, e-mail addresses, paths, formulas
+    ("3x^2 + 2x - 1") and files or folders named by a bare word ("the folder old_build", _NAMED_PATH),
+    first match kept where two overlap."""
     atoms: list[tuple[int, int]] = []
     whole = (len(task) - len(task.lstrip()), len(task.rstrip()))
-    for rx in (_QUOTED, _DATE, _URL, _EMAIL, _PATH, _FORMULA):
+    for rx in (_QUOTED, _DATE, _ISO_DATE, _URL, _EMAIL, _PATH, _FORMULA):
         for m in rx.finditer(task):
             if rx is _QUOTED and m.span() == whole:
                 continue  # a task written in quotes as a whole ("What is ...?") is no quoted value

@@ -258,3 +258,16 @@ def test_a_bytes_parameter_takes_the_task_text_encoded_and_json_never_sees_bytes
         {"base64.b64encode": {"altchars": None}}
     ]  # JSON has no form for bytes: left out
     assert decoded_calls("f(a=b'x')\ng(a=1)") == [{"g": {"a": 1}}]
+
+
+def test_a_date_in_digits_is_one_value_never_its_numbers():
+    """Lead's hand trial: "how many days between 2026-01-01 and 2026-12-25" gave
+    ``datetime.timedelta(2026)``: the year of an ISO date was taken as a number of days. A date in digits
+    is one value like a date in words: its parts go only to year, month and day parameters."""
+    task = "how many days between 2026-01-01 and 2026-12-25"
+    assert numbers(task) == []
+    assert numbers("wait 5 seconds after 2026-01-01") and texts(
+        numbers("wait 5 seconds after 2026-01-01")
+    ) == ["5"]
+    days = [Param("days", "integer", kind="positional", has_default=True, default=0)]
+    assert slots(days, TaskValues.of(task)) == []  # "how many days" speaks of days, but gives no number
