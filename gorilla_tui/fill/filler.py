@@ -22,7 +22,7 @@ from typing import Any
 
 from gorilla_tui.fill.call_grammar import FILLABLE, Slot, TaskValues, call_grammar, slots
 from gorilla_tui.fill.naming import first_named
-from gorilla_tui.fill.receivers import Constructors, Receiver, receiver_of, with_spread
+from gorilla_tui.fill.receivers import Constructors, Receiver, by_file_type, receiver_of, with_spread
 from gorilla_tui.fill.values import BYTES, literal
 from gorilla_tui.fill.writer import Target, write_calls
 from gorilla_tui.pool.apidoc import ApiDoc
@@ -274,7 +274,9 @@ def target_of(doc: ApiDoc, values: TaskValues, constructors: Constructors | None
     if not callee or not params:
         return None
     offered = slots(params, values)
-    return Target(doc, callee, params, with_spread(receiver, offered, values) if receiver else offered)
+    if receiver is None:
+        return Target(doc, callee, params, offered)
+    return Target(doc, callee, params, by_file_type(receiver, with_spread(receiver, offered, values)))
 
 
 def render_target(target: Target, given: dict[str, tuple[str, str]], receiver: Receiver | None = None
