@@ -23,6 +23,8 @@ FILLABLE = ("keyword", "positional", "posonly", "kwonly")
 _RULE = re.compile(r"[^a-zA-Z0-9]")
 #: Parameter names that take a path or URL: offered when the task writes one, named or not.
 PATHLIKE = re.compile(r"path|file|dir|folder|url|uri|src|dst|dest", re.IGNORECASE)
+#: The characters a quoted value of the task starts with (fill/values.py _QUOTED: its span holds them).
+_QUOTES = frozenset("'\"`“‘")
 #: Words of a string parameter's name or description that take a date the task writes ("May 3rd 2022"):
 #: a city parameter does not.
 _DATELIKE = re.compile(r"date|day|time|when|period|deadline|schedule|birth|year|month|start|end|since|until",
@@ -96,12 +98,14 @@ def values_for(param: Param, task: TaskValues, paths: int = 1) -> dict[str, Cand
     leaves the placeholder: "open the zip archive" is no file 'zip'). A date the task writes goes only to a
     string parameter whose name or description speaks of dates or times (_DATELIKE), as ISO 8601, and to
     a number parameter named year, month or day (DATE_PARTS) as that part. A parameter that takes bytes
-    (Param.raw_type BYTES, fill/filler.py takes_bytes) takes the task's quoted text, paths and URLs encoded
-    as UTF-8 bytes literals (base64.b64encode('user:secret') fails: b64encode takes bytes)."""
+    (Param.raw_type BYTES, fill/filler.py takes_bytes) takes the text the task quotes, encoded as UTF-8
+    bytes literals (base64.b64encode('user:secret') fails: b64encode takes bytes); never a path or URL (a
+    file's name is not its content: "the sha256 of installer.iso" does not hash b'installer.iso')."""
     if param.enum:
         return _declared(param.enum)
-    if param.raw_type == BYTES:  # a bytes-like parameter takes the text the task writes as one value, encoded
-        return {b.text: b for c in task.strings if c.atomic and (b := as_bytes(c)) is not None}
+    if param.raw_type == BYTES:  # a bytes-like parameter takes the text the task quotes, encoded
+        quoted = [c for c in task.strings if c.atomic and task.text[c.start : c.start + 1] in _QUOTES]
+        return {b.text: b for c in quoted if (b := as_bytes(c)) is not None}
     t = param.type
     in_dates = [c for c in task.strings if c.kind == "date"]
     if in_dates and param.name in DATE_PARTS and t in ("integer", "number", "any"):
