@@ -92,6 +92,8 @@ def hint_of(found: tuple[Path, str]) -> str:
 
 
 #: Suffix of the name a non-folder in place of the index root is moved to (reclaim_root), before the time.
+#: The file naming the live version folder (store/versions.py publish replaces it atomically).
+POINTER = "CURRENT"
 ASIDE_SUFFIX = ".damaged-"
 
 

@@ -1,4 +1,5 @@
-"""On-disk index: versioned folders, an atomically replaced CURRENT pointer, and the refresh file lock.
+"""On-disk index: versioned folders and an atomically replaced CURRENT pointer (the refresh file lock is
+store/lock.py, re-exported here).
 
 Writes and reads store version 2 (write_version, read_stored). Beside it: the version 1 reader
 (store/v1.py), the docs read one at a time (store/docs.py LazyDocs), the dense vectors and their cache
@@ -8,7 +9,6 @@ Writes and reads store version 2 (write_version, read_stored). Beside it: the ve
 from __future__ import annotations
 
 import contextlib
-import errno
 import json
 import os
 import shutil
@@ -16,8 +16,7 @@ import stat
 import tempfile
 import time
 import zipfile
-from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -29,6 +28,7 @@ from gorilla_tui.store.docs import LazyDocs
 from gorilla_tui.store.fileio import DAMAGED as _DAMAGED
 from gorilla_tui.store.fileio import (
     DAMAGED_HINT,
+    POINTER,
     REBUILD_HINT,
     hint_of,
     index_root,
@@ -40,6 +40,14 @@ from gorilla_tui.store.fileio import pid_alive as _alive
 from gorilla_tui.store.fileio import read_json as _read_json
 from gorilla_tui.store.fileio import write_synced as _write
 from gorilla_tui.store.integrity import loaded_damage
+from gorilla_tui.store.lock import (  # noqa: F401 - re-exported: callers use store.X
+    LOCK,
+    LOCK_OWNER,
+    LOCK_WAIT,
+    index_write_error,
+    lock_holder,
+    refresh_lock,
+)
 from gorilla_tui.store.meta import check_meta
 from gorilla_tui.store.v1 import OLD_STORE_NOTE, read_v1
 from gorilla_tui.store.vectors import (  # noqa: F401 - re-exported: callers use store.X
@@ -75,14 +83,6 @@ if TYPE_CHECKING:
 STORE_VERSION = 2
 READABLE_VERSIONS = (1, 2)
 DOCS_FILE, POSTINGS_FILE = "docs.jsonl", "postings.npz"
-POINTER = "CURRENT"
-LOCK = "refresh.lock"
-#: Written by the lock holder: "PID START_EPOCH_SECONDS" (what a waiting refresh reports).
-LOCK_OWNER = "refresh.lock.owner"
-#: Seconds a refresh waits for another one to finish before it gives up (a refresh of the three hubs,
-#: APIZoo and python-env takes 15-25 s on 2 cores, bench/refresh_memory.py; a FIFO or /dev/zero source
-#: can no longer hang one).
-LOCK_WAIT = 600.0
 BUILD_PREFIX = ".build-"
 #: Version folders kept besides the live one (a reader that read CURRENT just before a swap still finds its
 #: folder; older ones are removed by the next refresh).
@@ -128,82 +128,6 @@ def current_version(root: Path | None = None) -> Path | None:
             f"{root / POINTER} is corrupt ({name[:40]!r}); rebuild the index", hint=DAMAGED_HINT
         )
     return root / name
-
-
-@contextmanager
-def refresh_lock(
-    root: Path | None = None, timeout: float = -1, on_wait: Callable[[str], None] | None = None
-) -> Iterator[str]:
-    """Hold the refresh lock (filelock on root/refresh.lock): refreshes run one at a time. Yields the note
-    of fileio.reclaim_root ("" when nothing was moved): a file in place of the root or of the data folder,
-    and a folder (or FIFO, link) in place of the lock, its owner file or CURRENT.tmp, are moved aside first.
-
-    The holder writes its PID and start time to root/refresh.lock.owner. timeout: seconds to wait (-1 =
-    forever). on_wait(message) is called once when the lock is taken by another process ("waiting for
-    PID N for M s to finish"). Raises GorillaError when it cannot be acquired in time
-    ("lock held by PID N for M s") or the folder cannot be written (index_write_error).
-    """
-    from filelock import FileLock, Timeout  # deferred: filelock (~0.015 s); search and check never lock
-
-    root = index_root(root)
-    # CURRENT itself is moved aside by publish: until then read_previous reads it as damaged, and takes the
-    # sources to read again from the newest version folder (build/previous.py meta_rows)
-    reclaimed = reclaim_root(root, (POINTER + ".tmp", LOCK, LOCK_OWNER))
-    try:
-        root.mkdir(parents=True, exist_ok=True)
-        lock = FileLock(str(root / LOCK))
-        try:
-            lock.acquire(timeout=0)
-        except Timeout:
-            if on_wait is not None:
-                on_wait(f"waiting for {lock_holder(root)} to finish")
-            if timeout == 0:
-                raise
-            lock.acquire(timeout=timeout)
-    except Timeout:
-        raise GorillaError(
-            f"another refresh holds {root / LOCK}: {lock_holder(root)}; try again when it is done"
-        ) from None
-    except OSError as e:
-        raise index_write_error(e, root) from None
-    try:
-        try:
-            _write(root / LOCK_OWNER, f"{os.getpid()} {time.time():.0f}".encode())
-        except OSError:
-            pass  # only informative: a full disk is reported by the write that matters
-        yield reclaimed
-    finally:
-        with contextlib.suppress(OSError):
-            (root / LOCK_OWNER).unlink(missing_ok=True)
-        lock.release()
-
-
-def lock_holder(root: Path | None = None) -> str:
-    """Who holds the refresh lock, from root/refresh.lock.owner: "PID N for M s" ("another process" when
-    unknown)."""
-    try:
-        pid, started = (root or index_root()).joinpath(LOCK_OWNER).read_text(encoding="utf-8").split()[:2]
-        return f"PID {int(pid)} for {max(0.0, time.time() - float(started)):.0f} s"
-    except (OSError, ValueError):
-        return "another process"
-
-
-def index_write_error(e: OSError, root: Path, needed: int | None = None) -> GorillaError:
-    """One line for an OSError met while writing the index under `root`: disk full (with the free space
-    from shutil.disk_usage and the `needed` bytes when known), permission or read-only file system, else
-    the OS message. Returns the GorillaError (the caller raises it)."""
-    where = index_root(root)
-    if e.errno in (errno.ENOSPC, errno.EDQUOT):
-        try:
-            free = f"{shutil.disk_usage(where).free / 1e6:.1f} MB free"
-        except OSError:
-            free = "free space unknown"
-        need = f", about {needed / 1e6:.1f} MB needed" if needed else ""
-        return GorillaError(f"disk full: cannot write the index in {where} ({free}{need})")
-    if e.errno in (errno.EACCES, errno.EPERM, errno.EROFS):
-        what = "read-only file system" if e.errno == errno.EROFS else "permission denied"
-        return GorillaError(f"{what}: cannot write the index in {where} ({e.filename or where})")
-    return GorillaError(f"cannot write the index in {where}: {e.strerror or e}")
 
 
 def new_build_dir(root: Path | None = None) -> Path:
