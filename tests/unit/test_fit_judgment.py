@@ -178,3 +178,7 @@ def test_a_name_the_task_gives_that_the_doc_lacks_is_a_signal():
     assert names_missed('compute the BMI of "Alice Smith"', BMI) == 0.0
     # a name the doc holds
     assert names_missed("the Body mass index of a person", BMI) == 0.0
+    # a title the task gives after a naming word is a value ("make a new google form called Party RSVP" was
+    # "nothing fits"); a service named before it still counts
+    assert names_missed("compute the body mass index of a patient called Party Animal", BMI) == 0.0
+    assert names_missed("post the body mass index to the Slack channel named General", BMI) == 1.0
