@@ -17,13 +17,14 @@ from gorilla_tui.fill.values import Candidate
 
 #: (unit words right after a number, the parameter names or name parts that take a number of that unit):
 #: seconds (Python's timeouts and delays are in seconds), decimal places or digits (a precision), characters
-#: or columns (a width).
+#: or columns (a width), years (a duration: "for the first 2 years" is the time of compound interest).
 UNIT_PARAMS: tuple[tuple[re.Pattern[str], frozenset[str]], ...] = (
     (re.compile(r"s|secs?|seconds?", re.IGNORECASE),
      frozenset({"timeout", "secs", "seconds", "delay", "interval", "wait"})),
     (re.compile(r"(?:decimal\s+)?(?:places?|digits?)|decimals?|dp", re.IGNORECASE),
      frozenset({"ndigits", "digits", "precision", "places", "decimals"})),
     (re.compile(r"char(?:acter)?s?|columns?|cols", re.IGNORECASE), frozenset({"width", "columns", "cols"})),
+    (re.compile(r"years?|yrs?", re.IGNORECASE), frozenset({"years", "time", "duration", "period", "term"})),
 )  # fmt: skip
 _UNIT = re.compile(r"\s?([A-Za-z]+)(?:\s+([A-Za-z]+))?")
 

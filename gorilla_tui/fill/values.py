@@ -259,10 +259,12 @@ def _atoms(task: str) -> list[tuple[int, int]]:
     old_build", _NAMED_PATH), first match kept where two overlap."""
     atoms: list[tuple[int, int]] = []
     whole = (len(task) - len(task.lstrip()), len(task.rstrip()))
+    if whole[1] - whole[0] > 1 and task[whole[0]] + task[whole[1] - 1] in ('""', "“”"):
+        # a task written in quotes as a whole ("What is ...?") is no quoted value, and its opening quote
+        # pairs with no quote inside it ("a 180 lbs, 5'11\" tall individual"): read without the two
+        task = f"{task[: whole[0]]} {task[whole[0] + 1 : whole[1] - 1]} {task[whole[1] :]}"
     for rx in (_QUOTED, _DATE, _URL, _EMAIL, _PATH, _FORMULA):
         for m in rx.finditer(task):
-            if rx is _QUOTED and m.span() == whole:
-                continue  # a task written in quotes as a whole ("What is ...?") is no quoted value
             text = m.group().rstrip(".")
             if rx is _FORMULA and (_number(text) is not None or not re.search(
                     r"[\^*]|\d\s*[a-z]|[a-z]\s*[-+/]\s*\d", text)):  # fmt: skip

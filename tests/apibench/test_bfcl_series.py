@@ -1,0 +1,64 @@
+"""Issue 37, the series a task enumerates (fill/series.py) read on real BFCL questions (../shared/bfcl, dev
+ids): which values a task lists side by side, how many calls they ask of the question's function, and
+which item each call takes; and the calls the embedded model writes with them."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from gorilla_tui import services
+from gorilla_tui.config import Settings
+from gorilla_tui.evaluate import bfcl
+from gorilla_tui.evaluate.bfcl_checker import check_calls
+from gorilla_tui.fill.call_grammar import TaskValues, slots
+from gorilla_tui.fill.filler import target_of
+from gorilla_tui.fill.series import plan, series
+
+
+@pytest.fixture(scope="module")
+def questions(bfcl_data: Path) -> dict[str, bfcl.BfclQuestion]:
+    """The parallel and parallel_multiple questions, by id."""
+    return {
+        q.id: q for name in ("parallel", "parallel_multiple") for q in bfcl.load_questions(bfcl_data, name)
+    }
+
+
+def _items(q: bfcl.BfclQuestion) -> list[list[str]]:
+    return [[q.text[s:e] for s, e in found.items] for found in series(TaskValues.of(q.text))]
+
+
+def _plan_calls(q: bfcl.BfclQuestion, name: str) -> int:
+    values = TaskValues.of(q.text)
+    doc = next(d for d in bfcl.question_docs(q.functions) if d.call.startswith(name + "("))
+    target = target_of(doc, values)
+    assert target is not None
+    return plan(series(values), slots(target.params, values)).calls
+
+
+def test_a_series_is_values_side_by_side_in_one_frame_of_words(questions) -> None:
+    # names joined by "and"; numbers each with its unit ("20 minutes and 15 minutes")
+    assert _items(questions["parallel_0"]) == [["Taylor Swift", "Maroon 5"], ["20", "15"]]
+    # words before each item: "the factorial of 5, the factorial of 7, and the factorial of 9"
+    assert _items(questions["parallel_60"]) == [["5", "7", "9"]]
+    # a name of several words after an article ("Amazon Rainforest and the Boreal Forests of Canada")
+    assert _items(questions["parallel_120"])[0] == ["Amazon Rainforest", "Boreal Forests of Canada"]
+    # quoted items with an Oxford comma, then two names whose run stops at lower-case words
+    assert _items(questions["parallel_180"]) == [["'Open'", "'Close'", "'High'", "'Low'"], ["Microsoft", "Apple"]]
+    # numbers inside a list the task writes are that list's, no series of their own
+    assert _items(questions["parallel_150"]) == []
+
+
+def test_a_series_asks_one_call_per_group_of_the_functions_parameters(questions) -> None:
+    # a, b: "3 and 4, 5 and 12" are two calls of two numbers
+    assert _plan_calls(questions["parallel_10"], "math.pythagoras") == 2
+    # one number parameter: three calls; a unit frames each ("first 2 years, first 3 years and ...")
+    assert _plan_calls(questions["parallel_60"], "math.factorial") == 3
+    assert _plan_calls(questions["parallel_170"], "calculate_compound_interest") == 3
+    # num1, num2: "36 and 48" is one call (the second pair is its own series)
+    assert _plan_calls(questions["parallel_80"], "math.gcd") == 1
+    # a list parameter takes "vegan and gluten-free" whole: no call of its own
+    assert _plan_calls(questions["parallel_130"], "find_restaurants") == 1
+    # "multiples of 3 and 5 between 1 and 1000": a list and a range
+    assert _plan_calls(questions["parallel_multiple_0"], "math_toolkit.sum_of_multiples") == 1
