@@ -17,24 +17,27 @@ that ask for different numbers of calls combine as every combination ("'Open', '
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from gorilla_tui.fill.call_grammar import Slot, TaskValues
+from gorilla_tui.fill.call_grammar import Slot, TaskValues, name_parts
 from gorilla_tui.fill.values import Candidate
 
 #: What joins two items: a comma, "and", "or", "&" (with an Oxford comma); strings may have an article after.
-_JOIN = r"(?:\s*,\s*(?:and|or)\s+|\s*,\s*|\s+(?:and|or|&)\s+)"
+_JOIN = r"(?:\s*,\s*(?:and|or)\s+|\s*,\s+|\s+(?:and|or|&)\s+)"
 _STRING_JOIN = _JOIN + r"(?:(?:the|a|an)\s+)?"
 #: The gap between two numbers of a series: up to 2 words of unit after the first, the join, up to 3 words
 #: (and a currency sign) before the second ("minutes and ", "years, first ", ", the factorial of ").
 _NUMBER_GAP = re.compile(
     r"(?P<unit>(?:\s*[^\W\d_]+){0,2}?)" + _JOIN + r"(?P<pre>(?:[^\W\d_]+\s+){0,3}[$€£]?)", re.IGNORECASE
 )
-#: A two-item series after these words is a range, not a series ("between 1 and 1000").
-_RANGE = re.compile(r"\b(?:between|from|range)\s*[$€£]?$", re.IGNORECASE)
+#: A series after these words is a range, not a series ("between 1 and 1000", "between New York City and
+#: Los Angeles"); a two-item one after "from" too.
+_RANGE = re.compile(r"\b(?:between|range)\s*[$€£]?$", re.IGNORECASE)
+_FROM = re.compile(r"\bfrom\s*[$€£]?$", re.IGNORECASE)
 
 
 @dataclass(frozen=True)
@@ -43,12 +46,14 @@ class Series:
     kind: "number" or "string"; framed: each item stands in the same words (a unit, words before it), so
     each is one value of one parameter; rivals: the spans of other numbers of the task with the series'
     unit ("I plan to keep my money in the bank for 10 years ... for the first 2 years, first 3 years and
-    first 5 years": 10), which the calls of the series do not take."""
+    first 5 years": 10), which the calls of the series do not take; outside: how many numbers of the task
+    are in no series and no rival (values the calls share: "$5000 ... 2.5%")."""
 
     items: tuple[tuple[int, int], ...]
     kind: str
     framed: bool = False
     rivals: tuple[tuple[int, int], ...] = ()
+    outside: int = 0
 
     def item_of(self, c: Candidate) -> int:
         """Index of the item `c`'s span overlaps, or -1 (a declared value, or one outside the series)."""
@@ -66,8 +71,11 @@ def series(values: TaskValues) -> list[Series]:
     strings over a series of numbers ("20 minutes and 15 minutes") is the numbers'."""
     nums = _number_series(values)
     spans = [span for n in nums for span in n.items]
+    every = {(c.start, c.end) for c in values.numbers if c.start >= 0}
+    nums = [dataclasses.replace(n, outside=len(every - set(spans) - set(n.rivals))) for n in nums]
     strs = [s for s in _string_series(values)
             if not any(a[0] < b[1] and b[0] < a[1] for a in s.items for b in spans)]  # fmt: skip
+    strs = [s for s in strs if not _RANGE.search(values.text[: s.items[0][0]].rstrip())]
     return sorted(nums + strs, key=lambda s: s.items[0])
 
 
@@ -87,7 +95,8 @@ def _number_series(values: TaskValues) -> list[Series]:
                 unit = unit or " ".join(m.group("unit").split()).lower()
                 run.append(span)
                 continue
-        if len(run) >= 2 and not (len(run) == 2 and _RANGE.search(task[: run[0][0]].rstrip())):
+        before = task[: run[0][0]].rstrip() if run else ""
+        if len(run) >= 2 and not _RANGE.search(before) and not (len(run) == 2 and _FROM.search(before)):
             rivals = tuple(n for n in nums if unit and n not in run and _unit_after(task, n, unit))
             out.append(Series(tuple(run), "number", framed, rivals))
         run, framed, unit = ([span] if span is not None else []), False, ""
@@ -156,16 +165,15 @@ def _string_series(values: TaskValues) -> list[Series]:
 
 
 def _pair(before: list[Candidate], after: list[Candidate]) -> tuple[Candidate | None, Candidate | None]:
-    """The two items beside a join: names (words in capitals, "of", "the" inside) are the longest on either
-    side ("Amazon Rainforest and the Boreal Forests of Canada", "Microsoft and Apple over the past");
-    other words are as long on both sides, the longest such ("water and iron")."""
-    names_before = [c for c in before if _name(c.value)]
-    names_after = [c for c in after if _name(c.value)]
+    """The two items beside a join: names (words in capitals, "of", "the" inside) or strings the task
+    writes whole (quoted), the longest on either side ("Amazon Rainforest and the Boreal Forests of Canada",
+    "Microsoft and Apple over the past"); (None, None) for other words: common nouns the task joins are
+    mostly one value's parts ("wind speed and temperature", "Thai food and vegan menu")."""
+    names_before = [c for c in before if _name(c.value) or c.atomic]
+    names_after = [c for c in after if _name(c.value) or c.atomic]
     if names_before and names_after:
         return max(names_before, key=_words), max(names_after, key=_words)
-    words = min(max(_words(c) for c in after), max(_words(c) for c in before))
-    first = max((c for c in before if _words(c) <= words), key=_words, default=None)
-    return first, max((c for c in after if _words(c) <= words), key=_words, default=None)
+    return None, None
 
 
 def _digits(c: Candidate, numbers: Sequence[Candidate]) -> bool:
@@ -184,21 +192,21 @@ def _words(c: Candidate) -> int:
 
 
 def _numeric(slot: Slot) -> bool:
-    return not slot.is_list and slot.param.type in ("integer", "number")
+    return slot.param.type in ("integer", "number")
 
 
 def group_size(s: Series, offered: Sequence[Slot]) -> int:
-    """How many items of `s` one call takes: 1 for a framed series or one of strings (two strings of
-    a kind go to one call only where the function has parameters of one name but a digit: team1, team2),
-    else the number of required number parameters of `offered`."""
+    """How many items of `s` one call takes: for strings, the function's required string parameters that
+    share a word of their names ("two cities, New York and Los Angeles" for start_city, end_city: one call;
+    team1, team2), else 1; for numbers, the function's required number
+    parameters that the numbers outside every series (Series.outside) leave without a value ("6cm and
+    10cm" for base and height: one call; "$5000 ... 2.5% ... first 2 years, first 3 years and first 5 years"
+    for principal, rate, time: three calls), at least 1."""
     if s.kind == "string":
-        names = [re.sub(r"\d", "", sl.param.name) for sl in offered
-                 if sl.param.required and not sl.is_list and sl.param.type == "string"]  # fmt: skip
-        same = [n for n in set(names) if names.count(n) > 1]
-        return max((names.count(n) for n in same), default=1)
-    if s.framed:
-        return 1
-    return max(1, sum(1 for sl in offered if sl.param.required and _numeric(sl)))
+        parts = [{p[:4] for p in name_parts(re.sub(r"\d", "", sl.param.name))} for sl in offered
+                 if sl.param.required and sl.param.type == "string"]  # fmt: skip
+        return max((sum(1 for q in parts if w in q) for p in parts for w in p), default=1)
+    return max(1, sum(1 for sl in offered if sl.param.required and _numeric(sl)) - s.outside)
 
 
 def takes(s: Series, offered: Sequence[Slot]) -> bool:
@@ -209,12 +217,13 @@ def takes(s: Series, offered: Sequence[Slot]) -> bool:
         return any(s.item_of(c) == 0 for c in slot.values.values())
 
     for slot in offered:
-        if slot.is_list and any(c.kind == "list" and c.start <= s.items[0][0] and c.end >= s.items[-1][1]
-                                for c in slot.values.values()):  # fmt: skip
+        first, last = s.items[0][0], s.items[-1][1]
+        if slot.param.type == "array" and any(c.kind == "list" and c.start <= first and c.end >= last
+                                              for c in slot.values.values()):  # fmt: skip
             return False
-        if slot.is_list and s.kind == "string" and in_item(slot):
+        if slot.is_list and in_item(slot):
             return False
-    return any(not sl.is_list and in_item(sl) for sl in offered)
+    return any(sl.param.type != "array" and in_item(sl) for sl in offered)
 
 
 @dataclass
@@ -230,10 +239,22 @@ class Progress:
 @dataclass(frozen=True)
 class Plan:
     """The calls a function's series ask for: each series with its group size and call count, and calls:
-    how many calls in all (1 when no series asks for more)."""
+    how many calls in all (1 when no series asks for more). by_use: the series count for the function only
+    once a call of it took an item of theirs (a task of several functions: "the sum of the multiples of 3
+    and 5 ... Also the product of the first five primes" asks product_of_primes for no two calls)."""
 
     parts: tuple[tuple[Series, int, int], ...] = ()
     calls: int = 1
+    by_use: bool = False
+
+    def _active(self, k: int, done: Progress) -> bool:
+        return not self.by_use or k in done.taken
+
+    def wanted(self, done: Progress) -> int:
+        """How many calls the function's series ask for, as its calls so far (`done`) stand."""
+        if not self.by_use:
+            return self.calls
+        return math.prod({n for k, (_s, _g, n) in enumerate(self.parts) if k in done.taken})
 
     def group(self, k: int, done: Progress) -> int:
         """The group of series `k` the next call takes: the first no call took yet where the series ask for
@@ -251,6 +272,8 @@ class Plan:
         of a series; 0 otherwise (a value of no series, or the right item for another parameter: "$5000 ...
         first 2 years, first 3 years": 2 is no principal)."""
         for k, (s, group, _n) in enumerate(self.parts):
+            if not self._active(k, done):
+                continue
             j = s.item_of(c)
             if j >= 0:
                 if j // group != self.group(k, done):
@@ -262,9 +285,15 @@ class Plan:
 
     def shares(self, c: Candidate, done: Progress) -> bool:
         """True when `c`, a value an earlier call used, is one the next call of the plan shares with them:
-        a value of no series, while the series ask for more calls ("$5000 ... 2.5% ... first 2 years, first
-        3 years": each call's principal and rate)."""
-        return 0 < done.calls < self.calls and all(s.item_of(c) < 0 for s, _g, _n in self.parts)
+        a value the task marks (a number, a list, a string it writes whole) of no series, while the series
+        ask for more calls ("$5000 ... 2.5% ... first 2 years, first 3 years": each call's principal and
+        rate)."""
+        marked = c.kind in ("number", "list") or c.atomic  # a run of words is shared by no call ("ATP")
+        return (
+            marked
+            and 0 < done.calls < self.wanted(done)
+            and all(s.item_of(c) < 0 for s, _g, _n in self.parts)
+        )
 
     def record(self, spans: dict[str, Candidate], done: Progress) -> None:
         """Add one call's values (`spans`: parameter -> Candidate of the task) to `done`."""
@@ -276,9 +305,10 @@ class Plan:
         done.calls += 1
 
 
-def plan(all_series: Sequence[Series], offered: Sequence[Slot]) -> Plan:
+def plan(all_series: Sequence[Series], offered: Sequence[Slot], by_use: bool = False) -> Plan:
     """The Plan of a function (its offered slots) for a task's series: the series it takes (takes) whose
-    items split evenly into two or more groups (group_size)."""
+    items split evenly into two or more groups (group_size); `by_use`: Plan.by_use (the task's calls may go
+    to several functions)."""
     parts = []
     for s in all_series:
         group = group_size(s, offered)
@@ -286,4 +316,4 @@ def plan(all_series: Sequence[Series], offered: Sequence[Slot]) -> Plan:
             parts.append((s, group, len(s.items) // group))
     if not parts:
         return Plan()
-    return Plan(tuple(parts), math.prod(sorted({n for _s, _g, n in parts})))
+    return Plan(tuple(parts), math.prod(sorted({n for _s, _g, n in parts})), by_use)

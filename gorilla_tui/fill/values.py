@@ -269,6 +269,8 @@ def _atoms(task: str) -> list[tuple[int, int]]:
             if rx is _FORMULA and (_number(text) is not None or not re.search(
                     r"[\^*]|\d\s*[a-z]|[a-z]\s*[-+/]\s*\d", text)):  # fmt: skip
                 continue  # "10-15", "1e-9" or "and/or" is no formula
+            if rx is _FORMULA and re.split(r"\W+", text.lower())[0] in EDGE_WORDS:
+                continue  # "37.7749 and -122.4194": "and -122.4194" is a word and a negative number
             end = m.start() + len(text)
             if not any(s < end and m.start() < e for s, e in atoms):
                 atoms.append((m.start(), end))

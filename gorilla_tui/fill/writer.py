@@ -105,7 +105,7 @@ def write_calls(backend: Any, prompt: str, targets: Sequence[Target], prefix: st
     prior: dict[str, dict[str, Candidate]] = {}  # callee -> parameter -> the value its last call gave
     mentioned = mentioned_functions(targets, task) if asks > 1 else set()
     enumerated = series(TaskValues.of(task)) if task else []
-    plans = {t.callee: plan(enumerated, t.offered) for t in targets} if enumerated else {}
+    plans = {t.callee: plan(enumerated, t.offered, len(targets) > 1) for t in targets} if enumerated else {}
     progress: dict[str, Progress] = {t.callee: Progress() for t in targets}  # what calls did with the series
     with backend.chooser(prompt, cancel, prefix=prefix) as chooser:
         target = targets[0]
@@ -125,7 +125,7 @@ def write_calls(backend: Any, prompt: str, targets: Sequence[Target], prefix: st
             )
             if any(t.callee == target.callee and g == given for t, g in out):
                 break  # the same call again: the task asks for no more
-            if calls_of < plans.get(target.callee, Plan()).calls:
+            if calls_of < plans.get(target.callee, Plan()).wanted(progress[target.callee]):
                 pass  # a call the task's series ask for, though it reuses earlier values
             elif (
                 any(t.callee == target.callee for t, _g in out)
@@ -152,7 +152,7 @@ def write_calls(backend: Any, prompt: str, targets: Sequence[Target], prefix: st
                 t for t in targets if (t is targets[0] or t.doc.parameters is not None)
                 and (_fresh(t, before) or more and t.callee not in called or len(out) < asks
                      or t.callee in mentioned and t.callee not in called
-                     or 0 < count.get(t.callee, 0) < plans.get(t.callee, Plan()).calls)
+                     or 0 < count.get(t.callee, 0) < plans.get(t.callee, Plan()).wanted(progress[t.callee]))
             ]  # fmt: skip
             if not fresh:
                 break
@@ -160,7 +160,7 @@ def write_calls(backend: Any, prompt: str, targets: Sequence[Target], prefix: st
             named_next = named_after(uncalled, fresh, task, max((e for _s, e in before), default=-1))
             bias = [CALL_BIAS + (MENTION_BIAS if t.callee in mentioned and t.callee not in called else 0.0)
                     + (NEXT_NAMED_BIAS if t.callee == named_next else 0.0)
-                    + _plan_call_bias(plans.get(t.callee), count.get(t.callee, 0))
+                    + _plan_call_bias(plans.get(t.callee), progress[t.callee])
                     for t in fresh]  # fmt: skip
             pick = chooser.choose([f"; {t.callee}(" for t in fresh] + ["\n"], bias=bias)
             if pick >= len(fresh):
@@ -261,12 +261,12 @@ def _arguments_stepwise(chooser: Any, offered: Sequence[Slot], before: list[tupl
     return given
 
 
-def _plan_call_bias(p: Plan | None, made: int) -> float:
+def _plan_call_bias(p: Plan | None, done: Progress) -> float:
     """PLAN_CALL_BIAS for another call of a function its series ask more calls of, -PLAN_CALL_BIAS for one
     beyond them, 0 for a function without a plan (or not called yet)."""
-    if p is None or not p.parts or not made:
+    if p is None or not p.parts or not done.calls:
         return 0.0
-    return PLAN_CALL_BIAS if made < p.calls else -PLAN_CALL_BIAS
+    return PLAN_CALL_BIAS if done.calls < p.wanted(done) else -PLAN_CALL_BIAS
 
 
 def _unit_bias(offered: Sequence[Slot], k: int, c: Candidate, task: str) -> float:

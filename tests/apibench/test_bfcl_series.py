@@ -8,10 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from gorilla_tui import services
-from gorilla_tui.config import Settings
 from gorilla_tui.evaluate import bfcl
-from gorilla_tui.evaluate.bfcl_checker import check_calls
 from gorilla_tui.fill.call_grammar import TaskValues, slots
 from gorilla_tui.fill.filler import target_of
 from gorilla_tui.fill.series import plan, series
@@ -19,10 +16,9 @@ from gorilla_tui.fill.series import plan, series
 
 @pytest.fixture(scope="module")
 def questions(bfcl_data: Path) -> dict[str, bfcl.BfclQuestion]:
-    """The parallel and parallel_multiple questions, by id."""
-    return {
-        q.id: q for name in ("parallel", "parallel_multiple") for q in bfcl.load_questions(bfcl_data, name)
-    }
+    """The questions of the four categories with calls, by id."""
+    names = ("simple_python", "multiple", "parallel", "parallel_multiple")
+    return {q.id: q for name in names for q in bfcl.load_questions(bfcl_data, name)}
 
 
 def _items(q: bfcl.BfclQuestion) -> list[list[str]]:
@@ -45,7 +41,10 @@ def test_a_series_is_values_side_by_side_in_one_frame_of_words(questions) -> Non
     # a name of several words after an article ("Amazon Rainforest and the Boreal Forests of Canada")
     assert _items(questions["parallel_120"])[0] == ["Amazon Rainforest", "Boreal Forests of Canada"]
     # quoted items with an Oxford comma, then two names whose run stops at lower-case words
-    assert _items(questions["parallel_180"]) == [["'Open'", "'Close'", "'High'", "'Low'"], ["Microsoft", "Apple"]]
+    assert _items(questions["parallel_180"]) == [
+        ["'Open'", "'Close'", "'High'", "'Low'"],
+        ["Microsoft", "Apple"],
+    ]
     # numbers inside a list the task writes are that list's, no series of their own
     assert _items(questions["parallel_150"]) == []
 
@@ -62,3 +61,18 @@ def test_a_series_asks_one_call_per_group_of_the_functions_parameters(questions)
     assert _plan_calls(questions["parallel_130"], "find_restaurants") == 1
     # "multiples of 3 and 5 between 1 and 1000": a list and a range
     assert _plan_calls(questions["parallel_multiple_0"], "math_toolkit.sum_of_multiples") == 1
+
+
+def test_values_of_one_call_side_by_side_ask_for_no_more_calls(questions) -> None:
+    # "its base and height as 6cm and 10cm": base, height have no other number
+    assert _plan_calls(questions["simple_python_10"], "calculate_area") == 1
+    # "two cities, New York and Los Angeles": start_city, end_city share a word of their names
+    assert _plan_calls(questions["simple_python_86"], "city_distance.find_shortest") == 1
+    # "player having A and 10, dealer having 10 and 9": list parameters take the cards
+    assert _plan_calls(questions["simple_python_334"], "blackjack.check_winner") == 1
+    # "the distance between New York City and Los Angeles": a range
+    assert _items(questions["multiple_65"]) == []
+    # "coordinates 46.603354,1.8883340": a comma without a space joins one value's parts
+    assert all(len(items) < 2 or "46.603354" not in items for items in _items(questions["multiple_5"]))
+    # common nouns the task joins are one value's parts: "wind speed and temperature"
+    assert _items(questions["multiple_60"]) == []
