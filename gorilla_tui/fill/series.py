@@ -47,19 +47,26 @@ class Series:
     each is one value of one parameter; rivals: the spans of other numbers of the task with the series'
     unit ("I plan to keep my money in the bank for 10 years ... for the first 2 years, first 3 years and
     first 5 years": 10), which the calls of the series do not take; outside: how many numbers of the task
-    are in no series and no rival (values the calls share: "$5000 ... 2.5%")."""
+    are in no series and no rival (values the calls share: "$5000 ... 2.5%"); texts: each item as written,
+    without quotes."""
 
     items: tuple[tuple[int, int], ...]
     kind: str
     framed: bool = False
     rivals: tuple[tuple[int, int], ...] = ()
     outside: int = 0
+    texts: tuple[str, ...] = ()
 
     def item_of(self, c: Candidate) -> int:
-        """Index of the item `c`'s span overlaps, or -1 (a declared value, or one outside the series)."""
+        """Index of the item `c`'s span overlaps, or that the task writes again where `c` stands ("the
+        weight of Neutron and Proton ... the diameter of a Proton and Neutron"), or -1 (a declared value,
+        or one outside the series)."""
         if c.start < 0:
             return -1
-        return next((j for j, (s, e) in enumerate(self.items) if s < c.end and c.start < e), -1)
+        j = next((j for j, (s, e) in enumerate(self.items) if s < c.end and c.start < e), -1)
+        if j < 0 and str(c.value) in self.texts:
+            j = self.texts.index(str(c.value))
+        return j
 
     def rival(self, c: Candidate) -> bool:
         """True when `c` is a number of the task with the series' unit outside it (Series.rivals)."""
@@ -98,7 +105,8 @@ def _number_series(values: TaskValues) -> list[Series]:
         before = task[: run[0][0]].rstrip() if run else ""
         if len(run) >= 2 and not _RANGE.search(before) and not (len(run) == 2 and _FROM.search(before)):
             rivals = tuple(n for n in nums if unit and n not in run and _unit_after(task, n, unit))
-            out.append(Series(tuple(run), "number", framed, rivals))
+            texts = tuple(task[a:b] for a, b in run)
+            out.append(Series(tuple(run), "number", framed, rivals, texts=texts))
         run, framed, unit = ([span] if span is not None else []), False, ""
     return out
 
@@ -159,7 +167,7 @@ def _string_series(values: TaskValues) -> list[Series]:
             joined = pair[2]
             continue
         if len(run) >= 2 and joined:
-            out.append(Series(tuple(run), "string"))
+            out.append(Series(tuple(run), "string", texts=tuple(task[a:b].strip("'\"`“”‘’") for a, b in run)))
         run, joined = ([pair[0], pair[1]], pair[2]) if pair is not None else ([], False)
     return out
 
