@@ -291,11 +291,14 @@ class Plan:
                 return -1
         return 0
 
-    def shares(self, c: Candidate, done: Progress) -> bool:
-        """True when `c`, a value an earlier call used, is one the next call of the plan shares with them:
-        a value the task marks (a number, a list, a string it writes whole) of no series, while the series
-        ask for more calls ("$5000 ... 2.5% ... first 2 years, first 3 years": each call's principal and
-        rate)."""
+    def shares(self, c: Candidate, param: str, done: Progress) -> bool:
+        """True when `c`, a value an earlier call used, is one the next call of the plan may use again: a
+        value the task marks (a number, a list, a string it writes whole) of no series, while the series ask
+        for more calls ("$5000 ... 2.5% ... first 2 years, first 3 years": each call's principal and rate),
+        or the item of a series the next call takes (every combination: "'Open', 'Close', 'High', and
+        'Low' ... for Microsoft and Apple": Microsoft in four calls)."""
+        if self.favours(c, param, done) > 0:
+            return True
         marked = c.kind in ("number", "list") or c.atomic  # a run of words is shared by no call ("ATP")
         return (
             marked

@@ -213,9 +213,12 @@ def _arguments_stepwise(chooser: Any, offered: Sequence[Slot], before: list[tupl
         starts = [c.start if (c := where.get((k, v))) is not None and c.start >= 0 else 1 << 30
                   for k, v, _o in options]  # fmt: skip
         bias = order = _order_bias(starts, used)
-        shared = (lambda c: planned[0].shares(c, planned[1])) if planned is not None else (lambda _c: False)
+
+        def shared(k: int, c: Candidate) -> bool:
+            return planned is not None and planned[0].shares(c, offered[k].param.name, planned[1])
+
         bias = [b + n + (REUSE_BIAS if o == "task" and _overlaps(where[k, v], before)
-                         and not shared(where[k, v]) else 0.0)
+                         and not shared(k, where[k, v]) else 0.0)
                 for b, n, (k, v, o) in zip(bias, named, options, strict=True)]  # fmt: skip
         bias = [b + w for b, w in zip(bias, word_bias(offered, options, where, task), strict=True)]
         bias = [b + (NEAR_BIAS if o == "task" and _near(offered[k].param.name, where[k, v], task) else 0.0)
