@@ -1,6 +1,6 @@
 """Issue 37, the series a task enumerates (fill/series.py) read on real BFCL questions (../shared/bfcl, dev
 ids): which values a task lists side by side, how many calls they ask of the question's function, and
-which item each call takes; and the calls the embedded model writes with them."""
+which item each call takes; and the calls the embedded model writes with them (marked `model`)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,10 @@ from pathlib import Path
 
 import pytest
 
+from gorilla_tui import services
+from gorilla_tui.config import Settings
 from gorilla_tui.evaluate import bfcl
+from gorilla_tui.evaluate.bfcl_checker import check_calls
 from gorilla_tui.fill.call_grammar import TaskValues, slots
 from gorilla_tui.fill.filler import target_of
 from gorilla_tui.fill.series import plan, series
@@ -76,3 +79,30 @@ def test_values_of_one_call_side_by_side_ask_for_no_more_calls(questions) -> Non
     assert all(len(items) < 2 or "46.603354" not in items for items in _items(questions["multiple_5"]))
     # common nouns the task joins are one value's parts: "wind speed and temperature"
     assert _items(questions["multiple_60"]) == []
+
+
+def _ask(q: bfcl.BfclQuestion, backend) -> list[dict]:
+    pipeline = services.build_pipeline(Settings(), bfcl.question_index(q), backend)
+    return pipeline.ask(q.text, mode="select").calls
+
+
+@pytest.mark.model
+def test_the_model_writes_one_call_per_item_and_every_combination(questions, gemma_backend) -> None:
+    # "the Amazon Rainforest and the Boreal Forests of Canada over the next 10 years and 20 years,
+    # respectively": before, location='Canada' with 10 and 'Boreal Forests' with 20
+    q = questions["parallel_120"]
+    calls = _ask(q, gemma_backend)
+    assert [
+        (c["forest_growth_forecast"]["location"], c["forest_growth_forecast"]["years"]) for c in calls
+    ] == [
+        ("Amazon Rainforest", 10),
+        ("Boreal Forests of Canada", 20),
+    ]
+    assert check_calls(q.category, q.functions, calls, q.truth).valid
+    # four price types for two companies: eight calls (before: two, data_type left out)
+    q = questions["parallel_180"]
+    calls = _ask(q, gemma_backend)
+    pairs = {(c["stock_price"]["company"], c["stock_price"]["data_type"]) for c in calls}
+    assert len(calls) == 8
+    assert pairs == {(co, t) for co in ("Microsoft", "Apple") for t in ("Open", "Close", "High", "Low")}
+    assert check_calls(q.category, q.functions, calls, q.truth).valid
