@@ -274,6 +274,13 @@ class Plan:
         stride = math.prod(counts[: counts.index(n)])
         return (done.calls // stride) % n
 
+    def more(self, done: Progress) -> int:
+        """+1 for another call of the function while its series ask for more calls, -1 for one beyond
+        them, 0 for a plan of no series or a function not called yet (fill/writer.py PLAN_CALL_BIAS)."""
+        if not self.parts or not done.calls:
+            return 0
+        return 1 if done.calls < self.wanted(done) else -1
+
     def favours(self, c: Candidate, param: str, done: Progress) -> int:
         """+1 when `c` is an item of a series of the plan that the next call takes (Plan.group), offered to
         the parameter an earlier call gave that series' item (Progress.params); -1 when it is another item

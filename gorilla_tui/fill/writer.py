@@ -20,7 +20,7 @@ from gorilla_tui.fill.call_grammar import DATE_PARTS, Slot, TaskValues, name_par
 from gorilla_tui.fill.naming import mentioned_functions, named_after
 from gorilla_tui.fill.roles import word_bias
 from gorilla_tui.fill.series import Plan, Progress, plan, series
-from gorilla_tui.fill.units import unit_names
+from gorilla_tui.fill.units import unit_bias
 from gorilla_tui.fill.values import Candidate, requests
 from gorilla_tui.pool.apidoc import ApiDoc
 from gorilla_tui.pool.params import Param
@@ -56,10 +56,6 @@ MENTION_BIAS = 3.0
 #: blue. Later, another substance ... the density": calculate_density, not mix_paint_color again with the
 #: numbers left over); chosen on BFCL's even ids (docs/benchmarks.md).
 NEXT_NAMED_BIAS = 8.0
-#: Nats added to a number whose unit names the parameter ("after 5 seconds": timeout, fill/units.py), and
-#: taken from one whose unit names another offered parameter: the words say where it goes, as ROLE_BIAS
-#: (fill/roles.py).
-UNIT_BIAS = 6.0
 #: Nats added to a value of a series the task enumerates that the call takes by its position (fill/series.py:
 #: "Taylor Swift and Maroon 5 ... 20 and 15 minutes": the second call's are Maroon 5 and 15), taken from
 #: one of another item of the series; added to another call of a function while its series ask for more
@@ -160,7 +156,7 @@ def write_calls(backend: Any, prompt: str, targets: Sequence[Target], prefix: st
             named_next = named_after(uncalled, fresh, task, max((e for _s, e in before), default=-1))
             bias = [CALL_BIAS + (MENTION_BIAS if t.callee in mentioned and t.callee not in called else 0.0)
                     + (NEXT_NAMED_BIAS if t.callee == named_next else 0.0)
-                    + _plan_call_bias(plans.get(t.callee), progress[t.callee])
+                    + PLAN_CALL_BIAS * plans.get(t.callee, Plan()).more(progress[t.callee])
                     for t in fresh]  # fmt: skip
             pick = chooser.choose([f"; {t.callee}(" for t in fresh] + ["\n"], bias=bias)
             if pick >= len(fresh):
@@ -223,7 +219,7 @@ def _arguments_stepwise(chooser: Any, offered: Sequence[Slot], before: list[tupl
         bias = [b + w for b, w in zip(bias, word_bias(offered, options, where, task), strict=True)]
         bias = [b + (NEAR_BIAS if o == "task" and _near(offered[k].param.name, where[k, v], task) else 0.0)
                 for b, (k, v, o) in zip(bias, options, strict=True)]  # fmt: skip
-        bias = [b + _unit_bias(offered, k, where[k, v], task) if o == "task" else b
+        bias = [b + unit_bias([sl.param.name for sl in offered], k, where[k, v], task) if o == "task" else b
                 for b, (k, v, o) in zip(bias, options, strict=True)]  # fmt: skip
         if (
             planned is not None and planned[0].parts
@@ -262,25 +258,6 @@ def _arguments_stepwise(chooser: Any, offered: Sequence[Slot], before: list[tupl
         chooser.choose([")"])
     before.extend(used)
     return given
-
-
-def _plan_call_bias(p: Plan | None, done: Progress) -> float:
-    """PLAN_CALL_BIAS for another call of a function its series ask more calls of, -PLAN_CALL_BIAS for one
-    beyond them, 0 for a function without a plan (or not called yet)."""
-    if p is None or not p.parts or not done.calls:
-        return 0.0
-    return PLAN_CALL_BIAS if done.calls < p.wanted(done) else -PLAN_CALL_BIAS
-
-
-def _unit_bias(offered: Sequence[Slot], k: int, c: Candidate, task: str) -> float:
-    """UNIT_BIAS for a number whose unit names slot `k`'s parameter (fill/units.py), -UNIT_BIAS for one
-    whose unit names another offered slot's ("wrap ... notes.txt ... 72 characters": 72 is the width, not
-    the text), else 0."""
-    if unit_names(offered[k].param.name, c, task):
-        return UNIT_BIAS
-    if any(unit_names(s.param.name, c, task) for j, s in enumerate(offered) if j != k):
-        return -UNIT_BIAS
-    return 0.0
 
 
 def _fresh(target: Target, before: Sequence[tuple[int, int]]) -> bool:
