@@ -119,7 +119,7 @@ def package_names_say(validator: PoolIndex, call: CallSite, callee: str, bound: 
     root = callee.split(".", 1)[0].split("(", 1)[0]
     if "()" in callee or root in sys.stdlib_module_names or root in validator.api_roots or root in bound:
         return ""
-    if call.via or not _environment_owner(validator, _owner(callee)):
+    if call.via or _owner(callee) not in validator.environment_owners:
         return ""
     why = _package_skip(callee)
     owner = _owner(callee)
@@ -261,19 +261,6 @@ def _stdlib_skip(call: CallVerdict, validator: PoolIndex) -> str:
     return ""
 
 
-def _environment_owner(validator: PoolIndex, owner: str) -> bool:
-    """True when the pool has python-env callees in `owner` (PoolIndex.api_callees are the others: an
-    installed package indexed with ``--source python:NAME``), not only a hub's or APIZoo's (``torch.hub``:
-    rule 2 judges those)."""
-    key = (id(validator.callees), id(validator.api_callees), len(validator.callees))
-    cached = getattr(validator, "_environment_owners", None)
-    if cached is None or cached[0] != key:  # once per pool, not once per call (a scan of every callee)
-        owners = {_owner(c) for c in validator.callees if c not in validator.api_callees}
-        cached = (key, owners)
-        validator._environment_owners = cached  # type: ignore[attr-defined]
-    return owner in cached[1]
-
-
 def _package_skip(judged: str) -> str:
     """Why callee `judged` of an installed package's module that the pool covers but lacks is not reported
     (rule 5), else "": the module's stub or source (pool/pyenv/binds.py installed_names: ``numpy``'s
@@ -361,7 +348,7 @@ def why_skipped(
         owner = _owner(judged)
         if not any(_owner(c) == owner for c in validator.callees):
             return f"{judged}: no pool callee in {owner or 'its module'} (the pool does not cover it)"
-        skip = _package_skip(judged) if _environment_owner(validator, owner) else ""
+        skip = _package_skip(judged) if owner in validator.environment_owners else ""
         if skip:
             return skip
     if _stdlib(judged, validator):

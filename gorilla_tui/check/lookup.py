@@ -334,6 +334,7 @@ def with_facts(validator: Validator, facts: dict[str, Any]) -> Validator:
     validator.api_roots = {root_of(c) for c in validator.api_callees}
     validator.repos = facts["repos"]
     validator.identities = facts["identities"]
+    validator.__dict__.pop("environment_owners", None)  # a cached_property of the facts set above
     return validator
 
 

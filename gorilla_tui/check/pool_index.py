@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from functools import cached_property
 
 from gorilla_tui.check.arguments import has_schema
 from gorilla_tui.check.callsite import CallSite, scan
@@ -129,6 +130,14 @@ class PoolIndex:
             for slot, v in e.req.slots
             if v and v != ABSENT and slot != "task" and len(v) >= 3
         }
+
+    @cached_property
+    def environment_owners(self) -> set[str]:
+        """Owners (the callee without its last name: ``numpy.linalg`` of ``numpy.linalg.norm``) of the
+        callees that come only from python-env (an installed package indexed with ``--source python:NAME``,
+        or the standard library), not from a hub, APIZoo or user doc. Computed once, on first use (a scan
+        of every callee); check/lookup.with_facts drops it when it sets the pool-wide facts."""
+        return {c.rsplit(".", 1)[0] if "." in c else "" for c in self.callees if c not in self.api_callees}
 
     @staticmethod
     def _entry(doc: ApiDoc) -> tuple[PoolEntry | None, str]:

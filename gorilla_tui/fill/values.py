@@ -254,16 +254,17 @@ def _names(task: str, word: str, start: int) -> bool:
 
 
 def _atoms(task: str) -> list[tuple[int, int]]:
-    """Spans of `task` that are one value each, never split: quoted text, dates in words, URLs, e-mail
-    addresses, paths, formulas ("3x^2 + 2x - 1") and files or folders named by a bare word ("the folder
-    old_build", _NAMED_PATH), first match kept where two overlap."""
+    """Spans of `task` that are one value each, never split: quoted text, dates in words or ISO 8601 digits
+    (the 2026 of "2026-01-01" is no number of days), URLs, e-mail addresses, paths, formulas
+    ("3x^2 + 2x - 1") and files or folders named by a bare word ("the folder old_build", _NAMED_PATH),
+    first match kept where two overlap."""
     atoms: list[tuple[int, int]] = []
     whole = (len(task) - len(task.lstrip()), len(task.rstrip()))
     if whole[1] - whole[0] > 1 and task[whole[0]] + task[whole[1] - 1] in ('""', "“”"):
         # a task written in quotes as a whole ("What is ...?") is no quoted value, and its opening quote
         # pairs with no quote inside it ("a 180 lbs, 5'11\" tall individual"): read without the two
         task = f"{task[: whole[0]]} {task[whole[0] + 1 : whole[1] - 1]} {task[whole[1] :]}"
-    for rx in (_QUOTED, _DATE, _URL, _EMAIL, _PATH, _FORMULA):
+    for rx in (_QUOTED, _DATE, _ISO_DATE, _URL, _EMAIL, _PATH, _FORMULA):
         for m in rx.finditer(task):
             text = m.group().rstrip(".")
             if rx is _FORMULA and (_number(text) is not None or not re.search(

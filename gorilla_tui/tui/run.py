@@ -8,9 +8,9 @@ from typing import TYPE_CHECKING
 from gorilla_tui.history import History
 from gorilla_tui.pool.doc import ApiDoc
 from gorilla_tui.sandbox.runner import probe_isolation
+from gorilla_tui.tui.answer_text import NOTHING_FITS_CONCERN, code_note, verdict_concern
 from gorilla_tui.tui.screens.confirm import ConfirmScreen
 from gorilla_tui.tui.screens.run import RunScreen
-from gorilla_tui.tui.session import NOTHING_FITS_CONCERN, code_note, verdict_concern
 from gorilla_tui.types import Proposal
 
 if TYPE_CHECKING:

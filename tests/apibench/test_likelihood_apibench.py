@@ -10,9 +10,9 @@ from gorilla_tui.config import Settings
 from gorilla_tui.model import likelihood
 from gorilla_tui.model.likelihood import scoring_context
 from gorilla_tui.model.scripted import ScriptedBackend
+from gorilla_tui.tui.answer_text import choice_note
 from gorilla_tui.tui.app import create_app
 from gorilla_tui.tui.screens.doc import DocScreen
-from gorilla_tui.tui.session import choice_note
 from gorilla_tui.tui.widgets.hits import CHOSEN, CHOSEN_STYLE
 from tests.tui.conftest import VIDEO_TASK, ask, screen_text
 from tests.tui.test_likelihood import SIZE, _row_texts

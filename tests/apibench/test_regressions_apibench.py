@@ -14,11 +14,11 @@ from gorilla_tui.model.scripted import ScriptedBackend
 from gorilla_tui.pool.doc import load_jsonl
 from gorilla_tui.retrieve.index import ApiIndex
 from gorilla_tui.store import versions as index_store
+from gorilla_tui.tui.answer_text import code_problem
 from gorilla_tui.tui.app import create_app
 from gorilla_tui.tui.naming import display_name
 from gorilla_tui.tui.screens.confirm import ConfirmScreen
 from gorilla_tui.tui.screens.index_setup import WAITING, IndexSetupScreen
-from gorilla_tui.tui.session import code_problem
 from tests.tui.conftest import VALID_CALL, VIDEO_TASK, ask, screen_text, wait_for
 
 

@@ -13,10 +13,10 @@ from textual.widgets import DataTable, TextArea
 from gorilla_tui.check.verdicts import incomplete
 from gorilla_tui.history import History
 from gorilla_tui.paths import get_paths
+from gorilla_tui.tui.answer_text import effective_call
 from gorilla_tui.tui.screens.confirm import ConfirmScreen
 from gorilla_tui.tui.screens.doc import DocScreen
 from gorilla_tui.tui.screens.help import HelpScreen
-from gorilla_tui.tui.session import effective_call
 from gorilla_tui.tui.widgets.task_input import TaskInput
 from tests.tui.conftest import HALLUCINATED_CALL, VALID_CALL, VIDEO_TASK, WRONG_ARGS_CALL, ask, wait_for
 

@@ -15,8 +15,8 @@ from gorilla_tui.model import likelihood
 from gorilla_tui.model.likelihood import scoring_context
 from gorilla_tui.model.scripted import ScriptedBackend
 from gorilla_tui.pipeline import Pipeline
+from gorilla_tui.tui.answer_text import choice_note, chosen_hit
 from gorilla_tui.tui.app import create_app
-from gorilla_tui.tui.session import choice_note, chosen_hit
 from gorilla_tui.tui.widgets.hits import CHOSEN
 from gorilla_tui.types import Proposal, Verdict
 from tests.conftest import SMALL_POOL

@@ -15,10 +15,10 @@ from gorilla_tui.config import Settings
 from gorilla_tui.history import History
 from gorilla_tui.model.scripted import ScriptedBackend
 from gorilla_tui.store import versions as store
+from gorilla_tui.tui.answer_text import effective_call
 from gorilla_tui.tui.app import create_app
 from gorilla_tui.tui.screens.index_setup import WAITING, IndexSetupScreen
 from gorilla_tui.tui.screens.run import RunScreen
-from gorilla_tui.tui.session import effective_call
 from tests.conftest import SMALL_POOL
 from tests.tui.conftest import HALLUCINATED_CALL, VALID_CALL, VIDEO_TASK, ask, wait_for
 

@@ -188,8 +188,8 @@ async def test_nothing_fits_stays_on_short_terminals(make_app):
     drop the other choice lines (#choice) but keep it, with the call and the verdict word, down to 40x12;
     from 80 columns it is shown whole, on two lines where one does not hold it. The verdict badge then has
     the fit line above it and names the call the nearest, without the ✔ of a valid proposal."""
+    from gorilla_tui.tui.answer_text import NOTHING_FITS_CONCERN
     from gorilla_tui.tui.screens.confirm import ConfirmScreen
-    from gorilla_tui.tui.session import NOTHING_FITS_CONCERN
     from gorilla_tui.tui.widgets.proposal import ProposalPanel
     from gorilla_tui.tui.widgets.verdict import VerdictBadge
     from gorilla_tui.types import FIT_LINES

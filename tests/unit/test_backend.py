@@ -163,21 +163,21 @@ def test_sigint_during_model_loading_is_raised_after_it():
     import os
     import signal
 
-    from gorilla_tui.model import backend
+    from gorilla_tui.model import llama_callbacks
 
     assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
     loaded = []
     with pytest.raises(KeyboardInterrupt):
-        with backend._sigint_after_load():
+        with llama_callbacks.sigint_after_load():
             os.kill(os.getpid(), signal.SIGINT)
             time.sleep(0.05)  # the handler runs here and only records the signal
             loaded.append(True)  # "loading" carries on to the end
     assert loaded == [True] and signal.getsignal(signal.SIGINT) is signal.default_int_handler
-    backend._PENDING_INTERRUPT.set()  # what the log callback does when the interrupt lands inside it
+    llama_callbacks.PENDING_INTERRUPT.set()  # what the log callback does when the interrupt lands inside it
     with pytest.raises(KeyboardInterrupt):
-        with backend._sigint_after_load():
+        with llama_callbacks.sigint_after_load():
             pass
-    assert not backend._PENDING_INTERRUPT.is_set()
+    assert not llama_callbacks.PENDING_INTERRUPT.is_set()
 
 
 #: Hand-written bad GBNF grammars: llama_sampler_init_grammar returns NULL for each, and llama-cpp-python

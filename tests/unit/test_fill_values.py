@@ -235,3 +235,16 @@ def test_a_file_or_folder_named_by_a_bare_word_is_one_value():
     named = {c.value: c.atomic for c in strings("delete the folder old_build and a directory called reports")}
     assert named["old_build"] is True and named["reports"] is True
     assert {c.value for c in strings("read the file contents") if c.atomic} == set()
+
+
+def test_a_date_in_digits_is_one_value_never_its_numbers():
+    """Lead's hand trial: "how many days between 2026-01-01 and 2026-12-25" gave
+    ``datetime.timedelta(2026)``: the year of an ISO date was taken as a number of days. A date in digits
+    is one value like a date in words: its parts go only to year, month and day parameters."""
+    task = "how many days between 2026-01-01 and 2026-12-25"
+    assert numbers(task) == []
+    assert numbers("wait 5 seconds after 2026-01-01") and texts(
+        numbers("wait 5 seconds after 2026-01-01")
+    ) == ["5"]
+    days = [Param("days", "integer", kind="positional", has_default=True, default=0)]
+    assert slots(days, TaskValues.of(task)) == []  # "how many days" speaks of days, but gives no number

@@ -19,6 +19,7 @@ from textual.widgets import Footer, Static
 
 from gorilla_tui.errors import GorillaError
 from gorilla_tui.textsafe import safe_text
+from gorilla_tui.tui.answer_text import NOTHING_FITS_CONCERN, chosen_hit, effective_call, verdict_concern
 from gorilla_tui.tui.messages import (
     AskEnded,
     CopyRequested,
@@ -30,14 +31,7 @@ from gorilla_tui.tui.messages import (
 from gorilla_tui.tui.run import start_run
 from gorilla_tui.tui.screens.confirm import ConfirmScreen
 from gorilla_tui.tui.screens.doc import DocScreen
-from gorilla_tui.tui.session import (
-    NOTHING_FITS_CONCERN,
-    IndexUnusable,
-    Session,
-    chosen_hit,
-    effective_call,
-    verdict_concern,
-)
+from gorilla_tui.tui.session import IndexUnusable, Session
 from gorilla_tui.tui.widgets.api_card import ApiCard
 from gorilla_tui.tui.widgets.hits import HitsPanel
 from gorilla_tui.tui.widgets.proposal import ProposalPanel
@@ -241,7 +235,7 @@ class MainScreen(Screen):
 
     def show_proposal(self, proposal: Proposal) -> None:
         """Show a finished proposal in every panel. In select mode the hits panel marks the chosen hit
-        (session.chosen_hit) and shows the likelihood scores, if any."""
+        (answer_text.chosen_hit) and shows the likelihood scores, if any."""
         self.proposal = proposal
         hits = self.query_one(HitsPanel)
         changed = [h.doc.id for h in hits.hits] != [h.doc.id for h in proposal.hits]

@@ -38,7 +38,7 @@ SOURCE_LABELS = {
 #: smallest widths of both; when both do not fit, the domain column is left out.
 NAME_SHARE = 0.6
 MIN_NAME, MIN_DOMAIN = 8, 6
-#: Marks the hit select mode chose (MainScreen.show_proposal, session.chosen_hit).
+#: Marks the hit select mode chose (MainScreen.show_proposal, answer_text.chosen_hit).
 CHOSEN = "▶ "
 #: Rich style of the chosen hit's row.
 CHOSEN_STYLE = "bold green"

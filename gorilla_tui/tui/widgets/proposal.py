@@ -10,9 +10,9 @@ from textual.message import Message
 from textual.widgets import Button, Static, TextArea
 
 from gorilla_tui.textsafe import safe_text
+from gorilla_tui.tui.answer_text import choice_note, code_note, effective_call
 from gorilla_tui.tui.arguments import arguments_line, marked_call
 from gorilla_tui.tui.explain import aside_words, constraints_sentence, set_aside
-from gorilla_tui.tui.session import choice_note, code_note, effective_call
 from gorilla_tui.types import FIT_LINES, Proposal, code_origin
 
 #: Rich Syntax theme for the call line (pygments); the code area uses TextArea's tree-sitter highlighting.
@@ -28,7 +28,7 @@ def match_line(proposal: Proposal) -> str:
 
 def choice_lines(proposal: Proposal) -> list[str]:
     """The lines above the call: that no API in the pool matches the task well (match_line), how select
-    mode chose (session.choice_note, with how many hits were set aside), the task's constraints in words,
+    mode chose (answer_text.choice_note, with how many hits were set aside), the task's constraints in words,
     and the hits set aside with their reasons (tui/explain.py). Each is one line; the panel cuts them with
     an ellipsis, and shows the first (match_line) apart, in #match."""
     warning = match_line(proposal)

@@ -10,7 +10,7 @@ from textual.message import Message
 from textual.widgets import OptionList, Static
 
 from gorilla_tui.textsafe import safe_text
-from gorilla_tui.tui.session import needs_line
+from gorilla_tui.tui.answer_text import needs_line
 from gorilla_tui.types import FIT_LINES, FITS, VERDICTS, Verdict
 
 #: Badge text per verdict kind (DESIGN.md, "verdict"); colours are in app.tcss (.-valid, .-hallucination…).
