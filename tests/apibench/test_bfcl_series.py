@@ -15,6 +15,7 @@ from gorilla_tui.evaluate.bfcl_checker import check_calls
 from gorilla_tui.fill.call_grammar import TaskValues, slots
 from gorilla_tui.fill.filler import target_of
 from gorilla_tui.fill.series import plan, series
+from gorilla_tui.fill.values import lists, strings
 
 
 @pytest.fixture(scope="module")
@@ -79,6 +80,31 @@ def test_values_of_one_call_side_by_side_ask_for_no_more_calls(questions) -> Non
     assert all(len(items) < 2 or "46.603354" not in items for items in _items(questions["multiple_5"]))
     # common nouns the task joins are one value's parts: "wind speed and temperature"
     assert _items(questions["multiple_60"]) == []
+
+
+def _offered(q: bfcl.BfclQuestion) -> list[str]:
+    values = TaskValues.of(q.text)
+    target = target_of(bfcl.question_docs(q.functions)[0], values)
+    assert target is not None
+    return [sl.param.name for sl in target.offered]
+
+
+def test_an_optional_parameter_the_task_gives_by_its_description_is_offered(questions) -> None:
+    # "(e.g. Drama, Comedy, etc)" in category's description; "the Drama and Comedy movies"
+    assert "category" in _offered(questions["parallel_140"])
+    # p, "The probability of success": "a 0.3 probability of winning"
+    assert "p" in _offered(questions["parallel_160"])
+    # n, "The number of times that interest is compounded": "compounded 4 times in a year"
+    assert "n" in _offered(questions["parallel_170"])
+    # units, "Units for the output circumference": "the output in meters" is a string, no number: left
+    assert _offered(questions["parallel_70"]) == ["radius"]
+
+
+def test_the_task_values_read_right_in_parallel_questions(questions) -> None:
+    # "coordinates 37.7749 and -122.4194": "and -122.4194" is no formula
+    assert "[37.7749, -122.4194]" in [c.text for c in lists(questions["parallel_multiple_70"].text)]
+    # a task in quotes as a whole with 5'11" inside: its opening quote pairs with nothing inside it
+    assert "Higgs Boson" in [c.value for c in strings(questions["parallel_multiple_180"].text)]
 
 
 def _ask(q: bfcl.BfclQuestion, backend) -> list[dict]:
