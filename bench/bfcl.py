@@ -179,8 +179,8 @@ def report(rows: list[dict[str, Any]], run: bfcl.BfclRun, args: Any) -> str:
         "",
         "Notes: the calls are the chosen API's with the task's values (gorilla_tui/fill/); before filling "
         "every category but irrelevance scored 0 (no call proposed) and irrelevance 100. Irrelevance is "
-        "right only where BM25 finds no hit in the question's functions: no fit judgment declines a call "
-        "yet (the next section).",
+        "right where BM25 finds no hit in the question's functions or the fit judgment says nothing fits "
+        '(pipeline_fit.py: no call is proposed; section "Fit judgment").',
         "",
         "Steps on simple, stride 5 (dev = even ids, where each was chosen; 2026-12-06): filling as first "
         "shipped 48.75 % (dev 47.5); the task's values read better (an apostrophe opens no quoted text, a "

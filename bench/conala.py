@@ -40,11 +40,12 @@ sys.path.insert(0, str(ROOT / "bench"))
 
 from _report import Figure, parser, publish, shared_dir  # noqa: E402
 
-from gorilla_tui import services  # noqa: E402
+from gorilla_tui import pipeline_fit, services  # noqa: E402
 from gorilla_tui.config import Settings  # noqa: E402
 from gorilla_tui.pool.doc import ApiDoc  # noqa: E402
 from gorilla_tui.pool.expansion import attach_hand_questions, read_hand_questions  # noqa: E402
 from gorilla_tui.retrieve.dense import DenseSide  # noqa: E402
+from gorilla_tui.retrieve.fit import names_missed  # noqa: E402
 from gorilla_tui.retrieve.index import ApiIndex  # noqa: E402
 
 TITLE = "CoNaLa dev split"
@@ -277,8 +278,8 @@ def ask_rows(index: ApiIndex, entries: Sequence[dict[str, Any]], labels: Labels,
                 "hit1_right": bool(proposal.hits)
                 and proposal.hits[0].doc.api_name.lower() in labels.names[i],
                 "fit": proposal.fit,
-                "cov": proposal.fit_signals.get("cov"),
-                "name_cov": proposal.fit_signals.get("name_cov"),
+                "signals": {k: v for k, v in proposal.fit_signals.items() if isinstance(v, (int, float))},
+                "hits_lm": [[h.doc.api_name, h.lm_score] for h in proposal.hits],
                 "verdict": proposal.verdict.kind if proposal.verdict else None,
                 "seconds": round(seconds, 3),
             }
@@ -361,6 +362,12 @@ def main(argv: list[str] | None = None) -> int:
         ]
         if sorted(r["i"] for r in asked) != sorted(subset):
             ap.error(f"--asked {args.asked}: its ask rows are not this --stride's subset")
+        by_name = {d.api_name: d for d in index.docs}
+        for r in asked:  # judged again by the fit rule as shipped now (the choice does not depend on it)
+            if r.get("signals") and r.get("fit") and r.get("chosen") in by_name:
+                signals = dict(r["signals"])  # signals of a later rule than the rows: computed from the doc
+                signals.setdefault("names", names_missed(entries[r["i"]]["nl"], by_name[r["chosen"]]))
+                r["fit"] = pipeline_fit.label(signals) or r["fit"]
     else:
         asked = ask_rows(index, entries, labels, subset) if args.ask else []
     if args.show != "none":

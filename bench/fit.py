@@ -44,7 +44,7 @@ sys.path.insert(0, str(ROOT / "bench"))
 from _report import REPORT, Figure, parser, publish  # noqa: E402
 from out_of_pool import Model, auc, fit_logistic, threshold_for  # noqa: E402
 
-from gorilla_tui.retrieve.fit import name_coverage  # noqa: E402
+from gorilla_tui.retrieve.fit import name_coverage, names_missed, param_coverage  # noqa: E402
 
 TITLE = "Fit judgment"
 OOP = ROOT / "bench" / "data" / "out_of_pool_tasks.toml"
@@ -248,30 +248,58 @@ def logit(p: float) -> float:
 
 
 #: The signals measured.
-SIGNALS = ("yn", "pmi", "cov", "name_cov", "retrieval", "source_cos", "dense_z")
+SIGNALS = (
+    "yn",
+    "pmi",
+    "lm_tok",
+    "cov",
+    "name_cov",
+    "param_cov",
+    "names",
+    "retrieval",
+    "source_cos",
+    "dense_z",
+)
 #: Feature sets compared, per model of pipeline_fit.FIT_MODELS (0: the default index with no hub named, where
 #: the retrieval rule's score exists; 1: the rest, BFCL's own functions and a hub named). The first of each
 #: is the one shipped: the model's signals (pmi, yn) cost two decodes an ask and did not earn them on dev.
 CANDIDATES = (
     (
+        ("retrieval", "cov", "dense_z", "lm_tok", "names"),
+        ("retrieval", "cov", "dense_z", "lm_tok"),
         ("retrieval", "cov", "dense_z"),
         ("retrieval", "cov"),
         ("retrieval",),
         ("dense_z",),
-        ("cov", "dense_z"),
-        ("retrieval", "cov", "source_cos"),
-        ("retrieval", "cov", "name_cov"),
+        ("cov", "dense_z", "lm_tok"),
+        ("retrieval", "cov", "dense_z", "name_cov"),
         ("retrieval", "cov", "pmi", "yn"),
     ),
-    (("cov", "name_cov", "missing"), ("missing",), ("cov", "name_cov")),
+    (("retrieval", "cov", "dense_z", "names"), ("retrieval", "cov", "dense_z")),
+    (("cov", "dense_z", "lm_tok", "names"), ("cov", "dense_z", "lm_tok"), ("cov", "dense_z", "name_cov")),
+    (("cov", "dense_z", "names"), ("cov", "dense_z")),
+    (
+        ("cov", "name_cov", "missing", "param_cov"),
+        ("cov", "name_cov", "missing"),
+        ("missing",),
+        ("cov", "name_cov"),
+    ),
     (("cov", "name_cov"), ("cov",), ("name_cov",), ("cov", "name_cov", "pmi", "yn"), ("pmi",), ("yn",)),
 )
-#: What each model of CANDIDATES is asked over (the rows it is fitted and measured on).
+#: What each model of CANDIDATES is asked over (the rows it judges).
 GROUPS = (
-    "the default index, no hub named",
+    "the default index, no hub named, select mode's score of the chosen doc known",
+    "the default index, no hub named, the chosen doc not scored (a single call among the hits)",
+    "an index with vectors, a hub named",
+    "an index with vectors, a hub named, the chosen doc not scored",
     "function-calling docs, filled (BFCL as `eval bfcl` asks)",
-    "no retrieval rule, not filled (BFCL's functions read alone, a hub named)",
+    "no vectors, not filled (BFCL's functions read alone)",
 )
+#: The models fitted on every default-index row with their features, a hub named or not (fitted_on).
+FIT_ON_INDEX = frozenset({1, 2, 3})
+#: The short name of each model in the report's tables.
+MODEL_NAMES = ("index, no hub", "index, no hub, unscored", "a hub named", "a hub named, unscored",
+               "own functions, filled", "own functions, not filled")  # fmt: skip
 
 
 def task_texts(shared: Path) -> dict[str, str]:
@@ -320,6 +348,8 @@ def bfcl_rows(shared: Path) -> list[dict[str, Any]]:
                         "fn": doc.api_name,
                         "cov": coverage(q.text, doc),
                         "name_cov": name_coverage(q.text, doc),
+                        "param_cov": param_coverage(q.text, doc),
+                        "names": names_missed(q.text, doc),
                     }
                 )
     return rows
@@ -352,6 +382,8 @@ def recompute(rows: list[dict[str, Any]], shared: Path) -> None:
             doc = by_call.get(str(r["call"]).strip())
         if doc is not None:
             r["cov"], r["name_cov"] = coverage(texts[r["id"]], doc), name_coverage(texts[r["id"]], doc)
+            r["param_cov"] = param_coverage(texts[r["id"]], doc)
+            r["names"] = names_missed(texts[r["id"]], doc)
 
 
 def load(results: Path, shared: Path) -> list[dict[str, Any]]:
@@ -377,17 +409,37 @@ def load(results: Path, shared: Path) -> list[dict[str, Any]]:
         r.update({k: model_rows[r["key"]].get(k) for k in ("pmi", "yn")} if r["key"] in model_rows else {})
     recompute(rows, shared)
     for r in rows:  # rows collected before judge() recorded it: the best cosine of the chosen doc's source
-        if r.get("source_cos") is None and r.get("retrieval") is not None and r.get("src_cos"):
+        if r.get("source_cos") is None and r.get("src_cos"):  # (a hub named: judge() records it now)
             r["source_cos"] = r["src_cos"].get(r.get("source", ""))
+        if r.get("lm_tok") is None and r.get("lm") is not None and r.get("n_tok"):  # collected before it
+            r["lm_tok"] = r["lm"] / r["n_tok"]  # (every row asked by the embedded model, FIT_MODEL)
     out = []
     for r in rows:
         if r.get("cov") is None and not r["set"].startswith("eval"):  # no doc chosen
             continue
         judged_right = r["set"] not in ("everyday", "eval_simple", "eval_multiple") or r.get("right")
         r["kind"] = r["label"] if r["label"] == "out" or judged_right else "wrong"
-        r["model"] = 0 if r.get("retrieval") is not None else 1 if r.get("missing") is not None else 2
         out.append(r)
     return out
+
+
+def assign_models(rows: list[dict[str, Any]]) -> None:
+    """Each row's "model": the first of CANDIDATES' shipped feature sets (pipeline_fit.FIT_MODELS' order)
+    whose features the row has, as pipeline_fit.fit_score picks it; None when none applies."""
+    for r in rows:
+        r["model"] = next(
+            (i for i, sets in enumerate(CANDIDATES) if all(r.get(f) is not None for f in sets[0])), None
+        )
+
+
+def fitted_on(r: dict[str, Any], i: int) -> bool:
+    """Whether row `r` is among the rows model `i` is fitted on: those it judges (r["model"] == i), and for
+    the models of the dense side (FIT_ON_INDEX) every default-index row with their features, a hub named
+    or not (the chosen doc's signals do not depend on the hub named; the rows asked with a hub named are
+    out-of-pool tasks only)."""
+    if i in FIT_ON_INDEX:
+        return r["set"] in ("everyday", "out_of_pool") and all(r.get(f) is not None for f in CANDIDATES[i][0])
+    return r["model"] == i
 
 
 def cosine_scales(rows: list[dict[str, Any]]) -> dict[str, tuple[float, float]]:
@@ -418,7 +470,7 @@ def fit_model(dev: list[dict[str, Any]], i: int, features: tuple[str, ...]) -> d
     nothing fits), its raw weights and the LOW / HIGH thresholds."""
     # right answers against nothing fits; a wrong answer to an in-pool task is neither (it should read
     # "unsure": the table below counts how often it does)
-    rows = [r for r in dev if r["model"] == i and r["kind"] in ("in", "out") and not r.get("nohit")
+    rows = [r for r in dev if fitted_on(r, i) and r["kind"] in ("in", "out") and not r.get("nohit")
             and all(r.get(f) is not None for f in features)]  # fmt: skip
     model = Model(features[:1], [])  # one feature: its value is the score
     if len(features) > 1:
@@ -477,13 +529,15 @@ def pct(n: int, d: int) -> str:
 
 
 def report(
-    rows: list[dict[str, Any]], refit: tuple[int, ...] = (0, 1, 2)
+    rows: list[dict[str, Any]], refit: tuple[int, ...] | None = None
 ) -> tuple[str, list[dict[str, Any]], list[Figure]]:
     """The markdown section, the shipped models (the first candidate of each CANDIDATES entry; a model not
     in `refit` is pipeline_fit's as shipped, shipped_model) and the figures of the summary table."""
     figures: list[Figure] = []
+    refit = tuple(range(len(CANDIDATES))) if refit is None else refit
     scales = cosine_scales(rows)
     set_dense_z(rows, scales)
+    assign_models(rows)
     dev = [r for r in rows if r["split"] == "dev"]
     lines = [
         f"Measured by `bench/fit.py` ({time.strftime('%Y-%m-%d')}, Gemma 3 270M, 2 shared cores). The fit "
@@ -501,20 +555,31 @@ def report(
         "Signals of the doc the answer chose (pipeline_fit.py), ROC AUC of right answers against tasks "
         "nothing fits, dev items (right / nothing-fits items):",
         "",
-        "| signal | BFCL (own functions) | default index / standard library |",
-        "|---|---|---|",
+        "| signal | BFCL (own functions) | BFCL end to end (filled) | default index / standard library |",
+        "|---|---|---|---|",
     ]
     for f in SIGNALS:
         cells = []
-        for group in ("bfcl", "index"):
-            sel = [
-                r for r in dev if r["set"].startswith("bfcl") == (group == "bfcl") and r.get(f) is not None
-            ]
+        for group in ("bfcl", "eval", "index"):
+            sel = [r for r in dev if r["set"].split("_")[0] == group and r.get(f) is not None]
+            if group == "index":
+                sel = [r for r in dev if r["set"] in ("everyday", "out_of_pool") and r.get(f) is not None]
             pos = np.array([r[f] for r in sel if r["kind"] == "in"], float)
             neg = np.array([r[f] for r in sel if r["kind"] == "out"], float)
             cells.append(f"{auc(pos, neg):.3f} ({len(pos)}/{len(neg)})" if len(pos) and len(neg) else "-")
-        lines.append(f"| {f} | {cells[0]} | {cells[1]} |")
+        lines.append(f"| {f} | {' | '.join(cells)} |")
+    models = "; ".join(f"{MODEL_NAMES[i]}: {GROUPS[i]}" for i in range(len(CANDIDATES)))
     lines += [
+        "",
+        f"The models (pipeline_fit.FIT_MODELS, the first whose signals are known judges an answer): "
+        f"{models}. "
+        "lm_tok: select mode's log p(task | doc) of the chosen doc per task token (no further decode). "
+        "param_cov: the share of a function-calling doc's parameters whose name has a word the task holds "
+        "(retrieve/fit.py param_coverage). names: 1 when the task names something (a capitalised word "
+        "inside a sentence: Slack, Spotify) the chosen doc's text does not hold (retrieve/fit.py "
+        "names_missed; higher is worse). The models of a hub named are fitted on every default-index dev "
+        "task (the chosen doc's signals do not depend on the hub named; the tasks asked with a hub named are "
+        "out-of-pool ones only).",
         "",
         f'Feature sets (logistic regressions fitted on the dev items; "nothing fits" below the '
         f"threshold that flags at most {MAX_NOTHING_IN:.0%} of the dev right answers): nothing fits / "
@@ -528,14 +593,14 @@ def report(
     for i, sets in enumerate(CANDIDATES):
         mine = [r for r in rows if r["model"] == i]
         for j, features in enumerate(sets):
-            if not any(r["model"] == i and all(r.get(f) is not None for f in features) for r in dev):
+            if not any(fitted_on(r, i) and all(r.get(f) is not None for f in features) for r in dev):
                 if j == 0:  # not collected in this run (--collect): the shipped model as it is
                     shipped.append(shipped_model(i))
                 continue
             m = fit_model(dev, i, features) if j or i in refit else shipped_model(i)
             judge_rows(mine, m)
             cells = [pct(*flagged(mine, kind, split)) for split in ("dev", "test") for kind in ("out", "in")]
-            name = ("index, no hub" if i == 0 else "own functions / a hub") + (" (shipped)" if j == 0 else "")
+            name = MODEL_NAMES[i] + (" (shipped)" if j == 0 else "")
             lines.append(f"| {name} | {' + '.join(features)} | {' | '.join(cells)} |")
             if j == 0:
                 shipped.append(m)
@@ -551,8 +616,11 @@ def report(
             f"- {m['bias']:.4f} + {terms}; LOW {m['low']:.4f}, HIGH {m['high']:.4f} "
             + (f"({m['n']} dev items)" if m["n"] else "(as shipped: not fitted again in this run)")
         )
-    for r in rows:
-        judge_rows([r], shipped[r["model"]])
+    for r in rows:  # a row no model applies to (no doc judged: an eval question without a hit) has no fit
+        if r["model"] is None:
+            r["score"], r["fit"] = float("-inf"), None
+        else:
+            judge_rows([r], shipped[r["model"]])
     lines += ["", "| items | split | nothing fits | unsure | fits |", "|---|---|---|---|---|"]
     groups = (
         (
@@ -741,6 +809,7 @@ def collect_eval(shared: Path, out: Path, split: str) -> None:
                 "timings": proposal.timings,
                 "needs": proposal.needs,
                 "fn": proposal.api_call.split("(")[0],
+                "hits": [[h.doc.api_name, h.score, h.dense, h.lm_score] for h in proposal.hits],
                 **proposal.fit_signals,
             }
             f.write(json.dumps(row) + "\n")
@@ -780,8 +849,9 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--report-only", action="store_true")
     p.add_argument(
         "--refit",
-        default="0,1,2",
-        help="the models of pipeline_fit.FIT_MODELS fitted again (the others are reported as shipped)",
+        default="",
+        help="the models of pipeline_fit.FIT_MODELS fitted again, by number (default: all; the others are "
+        "reported as shipped)",
     )
     a = p.parse_args(argv)
     results = Path(a.results)
@@ -796,7 +866,8 @@ def main(argv: list[str] | None = None) -> int:
             if f"eval-{split}" in a.collect:
                 collect_eval(Path(a.shared), results / f"fit_eval_{split}.jsonl", split)
     rows = load(results, Path(a.shared))
-    text, fitted, figures = report(rows, tuple(int(i) for i in a.refit.split(",") if i.strip()))
+    refit = tuple(int(i) for i in a.refit.split(",") if i.strip()) or None
+    text, fitted, figures = report(rows, refit)
     print(constants(fitted, {k: (round(m, 6), round(sd, 6)) for k, (m, sd) in cosine_scales(rows).items()}))
     return publish(TITLE, text, not a.no_write, summary=figures)
 

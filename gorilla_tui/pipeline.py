@@ -290,8 +290,11 @@ class Pipeline:
         doc = self._selected(choice)[4]
         lm = next((h.lm_score for h in hits if doc is not None and h.doc is doc), None)
         retrieval = self.retrieval_score(task, hits)
-        source_cosine = getattr(self.index, "source_cosine", None)  # where the retrieval rule applies
-        cosine = source_cosine(task, doc.source) if retrieval is not None and doc and source_cosine else None
+        # the best cosine over the chosen doc's source, with a hub named too (an index without vectors: None)
+        source_cosine = getattr(self.index, "source_cosine", None)
+        cosine = (
+            source_cosine(task, doc.source) if self.retriever == "bm25" and doc and source_cosine else None
+        )
         return judge(self.backend, task, doc, lm, retrieval, needs, cancel, cosine)
 
     def retrieval_score(self, task: str, hits: list[Hit]) -> float | None:

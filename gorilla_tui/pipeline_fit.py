@@ -2,16 +2,22 @@
 "fits", "unsure" or "nothing" (nothing fits; types.FITS), beside the verdict (which says whether the call
 exists). Pipeline.ask calls judge() on the chosen doc after the choice and the filling.
 
-Signals of the chosen doc for the task (signals(), judge()); the rule reads the first five:
+Signals of the chosen doc for the task (signals(), judge()); the rule reads the first eight:
 - cov: the share of the task's BM25 terms the doc's text holds (retrieve/fit.py coverage);
 - name_cov: the share of the words of the doc's API name the task holds (retrieve/fit.py name_coverage);
 - missing: the share of a function-calling doc's required parameters filling found no value for in the task
   (missing_share of Proposal.needs);
+- param_cov: the share of a function-calling doc's parameters whose name has a word the task holds
+  (retrieve/fit.py param_coverage);
+- names: 1.0 when the task names something (a capitalised word inside a sentence: Slack, Spotify) the
+  doc's text does not hold, else 0.0 (retrieve/fit.py names_missed);
 - retrieval: the index-wide out-of-pool rule's score (retrieve/fit.py match_score; the default index only);
 - dense_z: the best dense cosine of the task over the chosen doc's source (retrieve/fit.py source_cosine),
   as a z-score on that source's scale (SOURCE_COSINE): a task no source serves has a low best cosine,
-  and the sources' cosines sit at different heights (the standard library's higher than the hubs'; the
-  default index only, like retrieval);
+  and the sources' cosines sit at different heights (the standard library's higher than the hubs'; an
+  index with vectors, a hub named or not);
+- lm_tok: log p(task | doc) of the chosen doc per task token, as select mode scored it (Hit.lm_score; no
+  further decode), only for the model the rule was fitted with (retrieve/fit.py FIT_MODEL);
 - measured by bench/fit.py, not read by the rule (MODEL_SIGNALS, computed only when asked): yn, the model
   asked "Can the function do the request?" (model/fit_question.py yes_no: log p(" Yes") - log p(" No"), one
   decode after a kept few-shot prefix), and pmi, (log p(task | doc) - log p(task | no doc)) per task token
@@ -29,7 +35,7 @@ from typing import Any
 from gorilla_tui.model import likelihood
 from gorilla_tui.model.fit_question import doc_free_likelihood, yes_no
 from gorilla_tui.pool.apidoc import ApiDoc
-from gorilla_tui.retrieve.fit import coverage, name_coverage
+from gorilla_tui.retrieve.fit import FIT_MODEL, coverage, name_coverage, names_missed, param_coverage
 
 #: The signals that cost the model a decode each (the others are read from the doc's text).
 MODEL_SIGNALS = frozenset({"pmi", "yn"})
@@ -37,7 +43,8 @@ MODEL_SIGNALS = frozenset({"pmi", "yn"})
 
 def signals(backend: Any, task: str, doc: ApiDoc, lm: float | None = None,
             cancel: threading.Event | None = None, model: bool | None = None) -> dict[str, Any]:  # fmt: skip
-    """The fit signals of `doc` for `task`: {"cov", "name_cov", "yn", "pmi", "lm", "base", "n_tok"} (see
+    """The fit signals of `doc` for `task`: {"cov", "name_cov", "param_cov", "names", "yn", "pmi", "lm",
+    "lm_tok", "base", "n_tok"} (see
     the module docstring). The model's (MODEL_SIGNALS) only with `model` true, by default only when a model
     of FIT_MODELS reads them; None where the backend cannot score text. `lm`: log p(task | doc) when select
     mode scored it already (Hit.lm_score), else it is scored here. Raises what the backend raises
@@ -45,14 +52,18 @@ def signals(backend: Any, task: str, doc: ApiDoc, lm: float | None = None,
     if model is None:
         model = any(MODEL_SIGNALS & set(features) for features, _, _ in FIT_MODELS)
     task = " ".join(task.split())
-    out: dict[str, Any] = {"cov": coverage(task, doc), "name_cov": name_coverage(task, doc), "yn": None,
-                           "pmi": None, "lm": lm, "base": None}  # fmt: skip
+    out: dict[str, Any] = {"cov": coverage(task, doc), "name_cov": name_coverage(task, doc),
+                           "param_cov": param_coverage(task, doc), "names": names_missed(task, doc),
+                           "yn": None, "pmi": None, "lm": lm,
+                           "base": None}  # fmt: skip
     out["n_tok"] = max(1, backend.count_tokens(task) - 1)  # BOS is not a task token
+    out["lm_tok"] = lm_per_token(backend, lm, out["n_tok"])
     if not model or not likelihood.can_score(backend):
         return out
     if lm is None:
         scored = likelihood.query_likelihoods(backend, task, [doc], cancel)
         lm = out["lm"] = scored[0] if scored else None
+        out["lm_tok"] = lm_per_token(backend, lm, out["n_tok"])
     base = out["base"] = doc_free_likelihood(backend, task, cancel)
     if lm is not None and base is not None:
         out["pmi"] = (lm - base) / out["n_tok"]
@@ -60,30 +71,53 @@ def signals(backend: Any, task: str, doc: ApiDoc, lm: float | None = None,
     return out
 
 
+def lm_per_token(backend: Any, lm: float | None, n_tok: int) -> float | None:
+    """`lm` (log p(task | doc), nats) per task token, or None without it or for a backend other than the
+    model the rule's weights were fitted with (retrieve/fit.py FIT_MODEL: another model's nats differ)."""
+    if lm is None or getattr(backend, "name", "") != FIT_MODEL:
+        return None
+    return lm / max(1, n_tok)
+
+
 #: The fit models, (features, bias, weights): a judgment's score is bias + sum(weight * feature). The first
 #: whose features are all known is used:
-#: 0. the default index with no hub named: "retrieval" (retrieve/fit.py match_score, the index-wide
-#:    out-of-pool rule), the chosen doc's "cov" and "dense_z" (the best cosine over the doc's source on
-#:    its scale: with it, 47 of the 57 dev out-of-pool tasks said nothing fits against 28 without, at 1
-#:    of 65 right dev answers flagged either way);
-#: 1. a function-calling doc that filling filled ("missing", missing_share): BFCL as `eval bfcl` asks it,
-#:    OpenAI tools, MCP, OpenAPI sources;
-#: 2. the rest (a hub named, filling off): the doc's "cov" and "name_cov".
+#: 0. an index with vectors, no hub named (the default index): "retrieval" (retrieve/fit.py match_score, the
+#:    index-wide out-of-pool rule), the chosen doc's "cov", "dense_z" (the best cosine over the doc's
+#:    source on its scale), "lm_tok" (select mode's log p(task | doc) of the chosen doc per token) and
+#:    "names" (a name the task gives that the doc lacks: Slack, Spotify): 52 of the 57 dev out-of-pool
+#:    tasks say nothing fits (test 56 of 59) against 47 (49) by retrieval, cov and dense_z alone, and 49
+#:    (53) without names, at 1 of 64 right dev answers flagged (test 1 of 44 against 0);
+#: 1. the same where select mode did not score the chosen doc (a single call among the hits);
+#: 2. an index with vectors and a hub named (no retrieval rule): "cov", "dense_z", "lm_tok", "names" (the
+#:    standard library alone: 9 of 11 dev out-of-pool tasks said nothing fits against 5 by cov + name_cov,
+#:    test 11 of 11 against 6; fitted on every default-index dev task, a hub named or not);
+#: 3. the same, the chosen doc not scored;
+#: 4. a function-calling doc that filling filled ("missing", missing_share; "param_cov", its parameters the
+#:    task names): BFCL as `eval bfcl` asks it, OpenAI tools, MCP, OpenAPI sources (BFCL irrelevance end to
+#:    end, no call: dev 92 of 120, test 98 of 120, against 85 / 91 without param_cov);
+#: 5. the rest (no vectors, not filled): the doc's "cov" and "name_cov".
 #: Logistic regressions fitted by bench/fit.py on dev items only (BFCL's even ids, the dev halves of
 #: bench/everyday_tasks.toml and the out-of-pool task files); docs/benchmarks.md, "Fit judgment". The
-#: model's own signals (MODEL_SIGNALS: pmi, the yes/no question) were measured there too and left out: on
-#: BFCL's dev items they separated less than coverage (see the section's AUC table) and cost two decodes an
-#: ask (~1 s each on this loaded machine).
+#: model's own further signals (MODEL_SIGNALS: pmi, the yes/no question) were measured there too and left
+#: out: on BFCL's dev items they separated less than coverage and cost two decodes an ask (~1 s each on this
+#: loaded machine); lm_tok costs nothing (select mode scored it).
 FIT_MODELS: tuple[tuple[tuple[str, ...], float, tuple[float, ...]], ...] = (
-    (("retrieval", "cov", "dense_z"), -2.757297, (0.152654, 3.586275, 1.692457)),
-    (("cov", "name_cov", "missing"), -2.390613, (2.078694, 3.398423, -5.771647)),
-    (("cov", "name_cov"), -1.183619, (2.695824, 2.498454)),
+    (
+        ("retrieval", "cov", "dense_z", "lm_tok", "names"),
+        0.360568,
+        (0.144790, 3.791636, 1.637751, 0.431055, -4.169424),
+    ),
+    (("retrieval", "cov", "dense_z", "names"), -2.293852, (0.193311, 3.599705, 1.618528, -4.087357)),
+    (("cov", "dense_z", "lm_tok", "names"), 0.326193, (4.404742, 1.826154, 0.507033, -3.859660)),
+    (("cov", "dense_z", "names"), -2.917301, (4.362281, 1.920463, -3.686794)),
+    (("cov", "name_cov", "missing", "param_cov"), -1.872250, (1.278359, 3.218671, -6.370314, 0.909120)),
+    (("cov", "name_cov"), -1.037986, (2.447103, 2.711239)),
 )
 #: Per model: below FIT_LOW "nothing" fits, below FIT_HIGH "unsure", else "fits". Each the logistic's
 #: probability of fitting 0.3 (HIGH: 0.7) with the dev set's two classes weighted alike, lowered where it
 #: would flag more than 3 % (HIGH: 15 %) of the dev right answers (bench/fit.py fit_model).
-FIT_LOW: tuple[float, ...] = (-1.310211, -1.870939, -0.363657)
-FIT_HIGH: tuple[float, ...] = (0.655995, -0.108481, 0.715493)
+FIT_LOW: tuple[float, ...] = (-0.731466, -0.777712, -0.936910, -1.301674, -1.241345, -0.238263)
+FIT_HIGH: tuple[float, ...] = (0.963130, 0.978634, 0.729490, 0.700957, 0.026157, 0.797341)
 
 
 #: Per source of the default index, (mean, standard deviation) of the task's best dense cosine over that

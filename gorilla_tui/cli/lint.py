@@ -46,8 +46,10 @@ def source_text(data: bytes, what: str) -> str:
     """The bytes of a Python file (`check FILE`) as text, by its PEP 263 coding line: a file that declares
     ``# -*- coding: latin-1 -*-`` is read in latin-1 (tokenize.detect_encoding, as Python reads it), any
     other as code_text reads it (UTF-8, a BOM dropped). A valid latin-1 file with its coding line was
-    refused as "not UTF-8 text" (issue 42). Raises UsageError (one line) for an unknown encoding, bytes
-    the declared one cannot decode, a NUL byte, or bytes that are not UTF-8 without a coding line."""
+    refused as "not UTF-8 text" (issue 42). Raises UsageError (one line) for an unknown encoding, one that
+    is no text encoding (``hex``, ``rot13``, ``undefined``: Python says "encoding problem"; it was an
+    internal error, break-it round 7), bytes the declared one cannot decode, a NUL byte, or bytes that are
+    not UTF-8 without a coding line."""
     try:
         encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
     except SyntaxError as e:  # no coding line and bytes that are not UTF-8, or an unknown encoding name
@@ -60,6 +62,10 @@ def source_text(data: bytes, what: str) -> str:
         text = data.decode(encoding)
     except UnicodeDecodeError as e:
         raise UsageError(f"cannot read {what}: not {encoding} text (bad byte at offset {e.start})") from None
+    except (LookupError, UnicodeError):  # a bytes-to-bytes codec, or one that always fails
+        raise UsageError(
+            f"cannot read {what}: encoding problem: its coding line names {encoding}, not a text encoding"
+        ) from None
     _refuse_nul(data, what)
     return text
 
@@ -67,12 +73,22 @@ def source_text(data: bytes, what: str) -> str:
 def stdin_text() -> str:
     """Standard input as text, as `run -` reads it (cli/run.py): code_text, so `check -` refuses bytes that
     are not UTF-8 text as `run -` does ("cannot read stdin: not UTF-8 text (bad byte at offset N)")
-    instead of checking code with U+FFFD in it. Raises UsageError."""
+    instead of checking code with U+FFFD in it. At most check/lint.py MAX_CODE_BYTES are read, the limit a
+    file has: 3 MB on stdin took 29 s and 1.5 GB, 30 MB over 5 GB (break-it round 7). Raises UsageError
+    (one line) for more than that, or for bytes code_text refuses."""
+    from gorilla_tui.check.lint import MAX_CODE_BYTES  # deferred: tree-sitter; `--help` stays fast
+
     buf = getattr(sys.stdin, "buffer", None)
     try:
-        data = buf.read() if buf is not None else sys.stdin.read().encode("utf-8", "surrogateescape")
+        data = (
+            buf.read(MAX_CODE_BYTES + 1)
+            if buf is not None
+            else sys.stdin.read(MAX_CODE_BYTES + 1).encode("utf-8", "surrogateescape")
+        )
     except UnicodeEncodeError as e:
         raise UsageError(f"cannot read stdin: not UTF-8 text (bad byte at offset {e.start})") from None
+    if len(data) > MAX_CODE_BYTES:
+        raise UsageError(f"cannot read stdin: more than {MAX_CODE_BYTES // 2**20} MiB of code: not checked")
     return code_text(data, "stdin")
 
 

@@ -17,6 +17,7 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
+from gorilla_tui import jsontext
 from gorilla_tui.pool.apidoc import ApiDoc, Diagnostic, LoadResult, SourceRejected
 from gorilla_tui.pool.fields import (
     check_python,
@@ -154,7 +155,7 @@ def load_jsonl(
             _not_doc(result, path, lineno, "not a JSON object (the line does not start with '{')")
             continue
         try:
-            rec = json.loads(raw.decode("utf-8"))
+            rec = jsontext.decode(raw.decode("utf-8"))
         except UnicodeDecodeError as e:
             _not_doc(result, path, lineno, f"not UTF-8 text (byte {e.start})")
             continue
@@ -189,7 +190,7 @@ def load_apizoo(path: str | Path, source: str, max_bytes: int = MAX_SOURCE_BYTES
         return result
     first_error: json.JSONDecodeError | None = None
     try:
-        data = json.loads(text)
+        data = jsontext.decode(text)
     except json.JSONDecodeError as e:
         first_error = e
     except RecursionError:
@@ -215,13 +216,13 @@ def load_apizoo(path: str | Path, source: str, max_bytes: int = MAX_SOURCE_BYTES
         return result
     for index, (line, chunk) in enumerate(chunks, start=1):
         try:
-            rec = json.loads(chunk)
+            rec = jsontext.decode(chunk)
         except RecursionError:
             _not_doc(result, path, line, f"entry {index}: {TOO_DEEP}")
             continue
         except json.JSONDecodeError:
             try:
-                rec = json.loads(repair_json(chunk), strict=False)
+                rec = jsontext.decode(repair_json(chunk), strict=False)
             except RecursionError:
                 _not_doc(result, path, line, f"entry {index}: {TOO_DEEP}")
                 continue
@@ -285,10 +286,10 @@ def _first_value(path: Path, head: str, start: int, max_bytes: int, whole: bool 
             head = raw.decode("utf-8-sig", "replace").lstrip()
         try:
             if whole and attempt:
-                return json.loads(head)
+                return jsontext.decode(head)
             text = head[start:].lstrip()
             return decoder.raw_decode(text)[0]
-        except (json.JSONDecodeError, RecursionError):
+        except (ValueError, RecursionError):  # ValueError: a number longer than Python converts too
             continue
     return None
 
@@ -310,7 +311,7 @@ def is_question_set(path: Path) -> bool:
     if not line.startswith("{") or len(line) > 1 << 20:
         return False
     try:
-        row = json.loads(line)
+        row = jsontext.decode(line)
     except (ValueError, RecursionError):
         return False
     return isinstance(row, dict) and "api_data" in row and "code" in row

@@ -22,6 +22,7 @@ import json
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
+from gorilla_tui import jsontext
 from gorilla_tui.errors import UsageError
 from gorilla_tui.paths import toml_of
 from gorilla_tui.pool.doc import ApiDoc, Diagnostic
@@ -52,7 +53,7 @@ def read_questions(path: Path) -> tuple[list[tuple[tuple[str, ...], str]], list[
         if not line.strip():
             continue
         try:
-            row = json.loads(line)
+            row = jsontext.decode(line)
         except json.JSONDecodeError as e:
             diags.append(Diagnostic(path.name, number, "note", f"question line is not JSON ({e.msg})"))
             continue

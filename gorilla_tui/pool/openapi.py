@@ -18,6 +18,7 @@ import re
 from pathlib import Path
 from typing import Any
 
+from gorilla_tui import jsontext
 from gorilla_tui.pool.apidoc import Diagnostic, LoadResult, SourceRejected
 from gorilla_tui.pool.files import MAX_SOURCE_BYTES, read_text
 from gorilla_tui.pool.openapi_ops import operation_doc, operations
@@ -93,7 +94,7 @@ def _parse(path: Path, text: str) -> dict[str, Any]:
 
     if text.lstrip().startswith("{"):
         try:
-            data = json.loads(text)
+            data = jsontext.decode(text)
         except json.JSONDecodeError as e:
             raise SourceRejected(
                 f"{path}: invalid JSON at line {e.lineno} column {e.colno}: {e.msg}"

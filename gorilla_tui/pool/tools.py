@@ -24,6 +24,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+from gorilla_tui import jsontext
 from gorilla_tui.pool.apidoc import Diagnostic, LoadResult, SourceRejected
 from gorilla_tui.pool.files import MAX_SOURCE_BYTES, read_text
 from gorilla_tui.pool.functions import function_doc
@@ -104,14 +105,14 @@ def _values(text: str) -> tuple[bool, list[tuple[int, Any]]]:
     line as one (JSON Lines; a line that does not parse is the value None, for the caller to count as not
     a doc)."""
     try:
-        return False, [(1, json.loads(text))]
+        return False, [(1, jsontext.decode(text))]
     except (json.JSONDecodeError, RecursionError):
         pass
     out: list[tuple[int, Any]] = []
     for lineno, line in enumerate(text.splitlines(), start=1):
         if line.strip():
             try:
-                out.append((lineno, json.loads(line)))
+                out.append((lineno, jsontext.decode(line)))
             except (json.JSONDecodeError, RecursionError):
                 out.append((lineno, None))
     return True, out

@@ -252,6 +252,57 @@ def name_coverage(task: str, doc: ApiDoc) -> float | None:
     return len(words & set(tokenize(intent_text(task)))) / len(words)
 
 
+def param_coverage(task: str, doc: ApiDoc) -> float | None:
+    """The share (0..1) of the parameters of the doc's parameters schema (its top-level properties) whose
+    name has a word (split as name_coverage splits an API name; GENERIC_NAME_WORDS left out) that the task's
+    terms hold: determine_body_mass_index(weight, height) asked for a triangle's area with a base and a
+    height has 1 of 2. None for a doc without a parameters schema (only function-calling sources have one:
+    BFCL, OpenAI tools, MCP, OpenAPI) or whose parameters have no such word.
+    A signal of the fit judgment (pipeline_fit.py): on BFCL's dev items asked end to end it told the
+    functions that answer right from the irrelevance category's with ROC AUC 0.74 (bench/fit.py), and with
+    coverage, name_coverage and the parameters filling left unfilled it says "nothing fits" to 41 of 68
+    irrelevance questions with a hit against 33 without it (1 of 51 right answers flagged)."""
+    schema = doc.parameters
+    props = schema.get("properties") if isinstance(schema, dict) else None
+    if not isinstance(props, dict):
+        return None
+    terms = set(tokenize(intent_text(task)))
+    held = []
+    for name in props:
+        parts = [p for p in re.split(r"[\W_]+", str(name)) if p]
+        words = set(tokenize(" ".join(name_words(p) or p for p in parts))) | set(tokenize(str(name)))
+        words -= GENERIC_NAME_WORDS
+        if words:
+            held.append(bool(words & terms))
+    return sum(held) / len(held) if held else None
+
+
+#: A name inside a sentence: a capitalised word ("Spotify", "GitLab", "WhatsApp"), not all capitals (JSON,
+#: CSV: formats the docs name in their own case) and not a sentence's first word.
+_NAME = re.compile(r"[A-Z][a-z]+(?:[A-Z][a-z]*)*")
+_SENTENCE_END = re.compile(r"[.!?:;]$")
+
+
+def names_missed(task: str, doc: ApiDoc) -> float:
+    """1.0 when the task's request (request_text: what it quotes left out) names something (_NAME: a
+    capitalised word past its sentence's first) that the doc's indexed text (tokenize.doc_text) holds no
+    BM25 term of, else 0.0: "send a message to my team's Slack channel" answered with Gmail's send.
+    A signal of the fit judgment (pipeline_fit.py): of the default index's dev tasks with no hub named
+    (bench/fit.py) it is 1 for 20 of the 59 out-of-pool tasks (a service no source serves: Slack, Discord,
+    Todoist) and for none of the 65 answered right; on the test half 19 of 59 and 1 of 45 ("make a new
+    google form called Party RSVP": a title the task gives is capitalised too)."""
+    held: set[str] | None = None
+    first = True
+    for raw in request_text(task).split():
+        word = raw.strip("\"'()[],.!?:;")
+        if not first and _NAME.fullmatch(word):
+            held = set(tokenize(doc_text(doc))) if held is None else held
+            if not set(tokenize(word)) & held:
+                return 1.0
+        first = bool(_SENTENCE_END.search(raw))
+    return 0.0
+
+
 def match_label(signals: dict[str, float | None], min_known: float = routing.ROUTING_MIN_KNOWN) -> str:
     """ "weak", "ok" or "" (not assessed; types.MATCHES) for a task's fit signals.
 

@@ -143,7 +143,10 @@ def test_the_best_cosine_over_the_chosen_source_tells_tasks_nothing_fits(
     ok = pipeline.ask(IN_POOL)
     assert ok.fit == "fits" and ok.api_call.startswith("json.loads"), ok.fit_signals
     assert ok.fit_signals["dense_z"] is not None and ok.fit_signals["dense_z"] > max(low) + 1.0
-    # the per-source cosine over a source the index lacks, and over a hub named: not assessed
+    # the per-source cosine over a source the index lacks: not assessed; with a hub named the retrieval
+    # rule is not assessed, and the chosen doc's source's cosine judges (pipeline_fit.FIT_MODELS 2)
     assert index.source_cosine(LOCK, "no-such-source") is None
     hub = services.build_pipeline(Settings(k=5, mode="select", hub="python-env"), index, pipeline.backend)
-    assert hub.ask(THERMOSTAT).fit_signals["dense_z"] is None
+    alone = hub.ask(THERMOSTAT)
+    assert alone.fit_signals["retrieval"] is None and alone.fit_signals["dense_z"] is not None
+    assert alone.fit != "fits", alone.fit_signals

@@ -19,6 +19,7 @@ import sarif_pydantic
 from gorilla_tui.check.lint import MAX_CODE_BYTES
 from gorilla_tui.cli import main
 from gorilla_tui.errors import UsageError
+from gorilla_tui.pool.apidoc import SourceRejected
 from gorilla_tui.pool.sources import user_source
 
 POOL = Path(__file__).resolve().parents[1] / "data" / "pool"
@@ -182,3 +183,65 @@ def test_more_code_than_the_cap_is_skipped_with_its_size(pool, capsys, tmp_path)
     prose.write_text(line * (MAX_CODE_BYTES // len(line) + 10) + "```python\n" + WRONG + "```\n")
     status, out, _ = _check(capsys, str(prose), "--pool", pool)
     assert status == 1 and "wrong_args:unknown_model" in out
+
+
+@pytest.mark.parametrize("codec", ["hex", "rot13", "undefined", "punycode"])
+def test_a_coding_line_naming_no_text_encoding_is_one_line(pool, capsys, tmp_path, codec):
+    """Break-it round 7: ``# -*- coding: hex -*-`` (a codec of bytes to bytes, or one that always fails)
+    was "internal error: LookupError" / "UnicodeError" and stopped `check FOLDER` at that file. Python
+    says "encoding problem"; here it is one line for that file (exit 2) and the other files are checked."""
+    folder = tmp_path / "tree"
+    folder.mkdir()
+    (folder / "bad.py").write_bytes(f"# -*- coding: {codec} -*-\n{WRONG}".encode())
+    (folder / "good.py").write_text(WRONG)
+    status, out, err = _check(capsys, str(folder), "--pool", pool)
+    assert status == 2
+    assert f"encoding problem: its coding line names {codec}, not a text encoding" in err
+    assert "internal error" not in err
+    assert [line for line in err.splitlines() if "error" in line] == [
+        f"gorilla-tui: error: cannot read {folder / 'bad.py'}: encoding problem: its coding line names "
+        f"{codec}, not a text encoding"
+    ]
+    assert out.startswith(f"{folder / 'good.py'}:2:9: wrong_args:unknown_model ")
+
+
+def test_code_on_stdin_has_the_limit_a_file_has(pool, capsys, monkeypatch):
+    """Break-it round 7: `check -` read standard input whole and checked it (3 MB of ``print(1)`` took
+    29 s and 1.5 GB; 30 MB over 5 GB), where a file that size is refused. Now stdin has the file limit."""
+    import io
+    import sys
+
+    class Stdin:
+        buffer = io.BytesIO(b"print(1)\n" * (MAX_CODE_BYTES // 9 + 1))
+
+    monkeypatch.setattr(sys, "stdin", Stdin())
+    status, out, err = _check(capsys, "-", "--pool", pool)
+    assert (status, out) == (2, "")
+    assert f"cannot read stdin: more than {MAX_CODE_BYTES // 2**20} MiB of code: not checked" in err
+    assert Stdin.buffer.tell() == MAX_CODE_BYTES + 1  # read no further than the limit
+
+
+def test_a_number_longer_than_python_converts_is_invalid_json_in_every_source_format(tmp_path):
+    """Break-it round 7: a JSON integer of 5,000 digits (Python converts at most 4,300) raised a plain
+    ValueError that loaders catching json.JSONDecodeError let through: "internal error" for a tools list,
+    an OpenAPI document and a JSON Lines pool. Now it is invalid JSON: that line is not a doc (JSON Lines),
+    or the file is refused in one line (SourceRejected), and nothing raises past the loader."""
+    big = "9" * 5000
+    pool_lines = (POOL / "torchhub_api.jsonl").read_text().splitlines()[:2]
+    jsonl = tmp_path / "pool.jsonl"
+    jsonl.write_text("\n".join([*pool_lines, f'{{"n": {big}}}']) + "\n")
+    loaded = user_source(jsonl)
+    assert len(loaded.result.docs) == 2
+    assert any("a number of more than 4300 digits" in d.message for d in loaded.result.diagnostics)
+    schema = f'{{"type": "object", "properties": {{"a": {{"type": "integer", "maximum": {big}}}}}}}'
+    tools = tmp_path / "tools.json"
+    tools.write_text(f'{{"tools": [{{"name": "t", "description": "d", "inputSchema": {schema}}}]}}')
+    openapi = tmp_path / "api.json"
+    openapi.write_text(
+        '{"openapi": "3.0.0", "info": {"title": "t", "version": "1"}, "paths": {"/x": {"get": '
+        f'{{"operationId": "getX", "parameters": [{{"name": "a", "in": "query", "schema": {schema}}}]}}}}}}}}'
+    )
+    for path in (tools, openapi):
+        with pytest.raises(SourceRejected) as refused:  # what `index --refresh --source` says, exit 2
+            user_source(path)
+        assert len(str(refused.value).splitlines()) == 1 and path.name in str(refused.value)

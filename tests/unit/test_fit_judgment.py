@@ -15,7 +15,7 @@ from gorilla_tui.model.fit_question import FEW_SHOT, question_prompt, yes_no
 from gorilla_tui.model.scripted import ScriptedBackend
 from gorilla_tui.pipeline import Pipeline
 from gorilla_tui.pool.functions import function_doc
-from gorilla_tui.retrieve.fit import callee, coverage, name_coverage
+from gorilla_tui.retrieve.fit import FIT_MODEL, callee, coverage, name_coverage, names_missed, param_coverage
 from gorilla_tui.types import FIT_LINES, FITS, Proposal, Verdict
 
 BMI = function_doc(
@@ -82,6 +82,34 @@ def test_an_answer_where_nothing_fits_names_the_call_the_nearest_and_proposes_no
     assert HistoryEntry(3, 0.0, "x", {"match": "ok"}).fit == ""
 
 
+def test_parameter_coverage_counts_the_parameters_the_task_names():
+    # the triangle's task names a height, not a weight; the BMI task names neither by its parameter's word
+    assert param_coverage(TRIANGLE_TASK, BMI) == 0.5
+    assert param_coverage("body mass index from weight and height", BMI) == 1.0
+    assert param_coverage(BMI_TASK, BMI) == 0.0
+    no_schema = dataclasses.replace(BMI, parameters=None)
+    assert param_coverage(TRIANGLE_TASK, no_schema) is None
+
+
+def test_the_chosen_docs_score_per_token_is_read_only_for_the_model_the_rule_was_fitted_with():
+    fitted = ScriptedBackend(["x"], name=FIT_MODEL)
+    assert pipeline_fit.lm_per_token(fitted, -30.0, 10) == -3.0
+    assert pipeline_fit.lm_per_token(fitted, None, 10) is None
+    assert pipeline_fit.lm_per_token(ScriptedBackend(["x"], name="another-model"), -30.0, 10) is None
+
+
+def test_each_fit_model_has_its_thresholds_and_the_rule_falls_back_by_the_signals_known():
+    n = len(pipeline_fit.FIT_MODELS)
+    assert len(pipeline_fit.FIT_LOW) == len(pipeline_fit.FIT_HIGH) == n
+    assert all(low <= high for low, high in zip(pipeline_fit.FIT_LOW, pipeline_fit.FIT_HIGH, strict=True))
+    full = {"retrieval": 1.0, "cov": 0.8, "dense_z": 0.5, "lm_tok": -3.0, "names": 0.0, "name_cov": 1.0}
+    assert pipeline_fit.fit_score(full)[1] == 0
+    assert pipeline_fit.fit_score(dict(full, lm_tok=None))[1] == 1  # a single call: not scored
+    assert pipeline_fit.fit_score(dict(full, retrieval=None))[1] == 2  # a hub named
+    filled = {"cov": 0.8, "name_cov": 1.0, "missing": 0.0, "param_cov": 1.0}
+    assert pipeline_fit.FIT_MODELS[pipeline_fit.fit_score(filled)[1]][0] == tuple(filled)
+
+
 def test_an_answer_is_judged_from_the_docs_text_without_the_models_scores(small_index):
     """The shipped rule reads no model score (pipeline_fit.FIT_MODELS): a backend that cannot score text
     gets a judgment too; an answer with no chosen doc gets none."""
@@ -140,3 +168,13 @@ def test_the_ask_panel_says_nothing_fits_first_and_shows_no_proposal(capsys):
     _print_panel(p.to_dict(), [])
     text = " ".join(capsys.readouterr().out.split())
     assert text.index("call determine") < text.index("verdict valid") < text.index(FIT_LINES["unsure"])
+
+
+def test_a_name_the_task_gives_that_the_doc_lacks_is_a_signal():
+    # a capitalised word inside the sentence the doc does not hold: a service no doc of the pool serves
+    assert names_missed("send a message to my team's Slack channel", BMI) == 1.0
+    # the first word of a sentence is no name, a word in capitals (a format) neither, nor quoted text
+    assert names_missed("Calculate the body mass index. Weight is 70 kg", BMI) == 0.0
+    assert names_missed('compute the BMI of "Alice Smith"', BMI) == 0.0
+    # a name the doc holds
+    assert names_missed("the Body mass index of a person", BMI) == 0.0
