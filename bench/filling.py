@@ -95,10 +95,11 @@ def _key(value: Any) -> Any:
 def call_arguments(api_call: str) -> list[Any]:
     """The literal arguments of every call in `api_call` (positional and keyword values, a receiver's too:
     ``zipfile.ZipFile('a.zip').extractall('out')`` -> ['a.zip', 'out']), in source order, as
-    ast.literal_eval reads them; arguments that are not literals (names, ``*args``) are left out. [] for
-    text Python cannot parse. Never evaluated."""
+    ast.literal_eval reads them; arguments that are not literals (names, ``*args``) are left out. A
+    proposal of several calls, one per line (filling's further calls), is read whole: it had been read as
+    one expression, so its values were never found. [] for text Python cannot parse. Never evaluated."""
     try:
-        tree = ast.parse(api_call.strip(), mode="eval")
+        tree = ast.parse(api_call.strip())
     except (SyntaxError, ValueError, MemoryError, RecursionError):
         return []
     nodes = [
@@ -302,6 +303,11 @@ def main(argv: list[str] | None = None) -> int:
     if args.report_only:
         rows = [json.loads(x) for x in path.read_text(encoding="utf-8").splitlines() if x.strip()]
         rows = [r for r in rows if r["id"] in by_id]
+        for r in rows:  # judged again by this script's rules (call_arguments reads every call of a proposal)
+            task = by_id[r["id"]]
+            present, in_order = values_found(label_values(task), r["api_call"])
+            r["right_values"] = r["right"] and present and (in_order or not task.get("order", False))
+            r["cause"] = "" if r["right_values"] else r["cause"] or "value wrong or left out"
     else:
         if args.home is not None:
             os.environ["GORILLA_TUI_HOME"] = str(args.home)

@@ -13,7 +13,10 @@ interpreter's own Lib/test. A call is expected to fail when it is, lexically:
 4. in a nested function whose every use in the function around it is expected to fail by 1-3
    (``async def too_many(): await aiter(gen(), 1)`` then ``with self.assertRaises(TypeError):
    loop.run_until_complete(too_many())``).
-expected_to_fail() says which, or "".
+ExpectedFailures(root) reads a tree once, top down, and then says for any call which rule holds, or "".
+Break-it round 7: the rules were read per call by walking up tree-sitter's parents, and a parent costs a
+walk down from the root (the tree keeps no parent pointers), so 2,000 calls in one ``and`` chain took 119 s;
+one pass over the tree keeps `check` linear in the file.
 """
 
 from __future__ import annotations
@@ -30,8 +33,14 @@ _RAISES = re.compile(r"(?:^|\.)(?:assertRaises|assertRaisesRegexp?|failUnlessRai
 #: Exceptions a wrong call raises (TypeError: arguments; AttributeError: a missing name; ValueError: a
 #: wrong value), named by a handler that expects them.
 _CAUGHT = re.compile(r"\b(?:TypeError|AttributeError|ValueError)\b")
-#: Nested functions followed (rule 4): one level, so a file is read a bounded number of times per call.
-_DEPTH = 1
+#: A node's place in its tree: (start byte, end byte, kind id), the same for every Node object of it.
+_Key = tuple[int, int, int]
+#: Parents looked at from the node at a call's start to the call or identifier recorded for it.
+_UP = 4
+
+
+def _key(node: Node) -> _Key:
+    return (node.start_byte, node.end_byte, node.kind_id)
 
 
 def _text(node: Node | None) -> str:
@@ -72,48 +81,97 @@ def _catches(statement: Node) -> str:
     return ""
 
 
-def expected_to_fail(node: Node | None, depth: int = 0) -> str:
-    """Why the call at tree-sitter node `node` (any node inside the call) is expected to fail (module doc
-    rules 1-4), e.g. "inside `with self.assertRaises(...)`", or "" when it is not (or node is None)."""
-    child, parent = node, node.parent if node is not None else None
-    while child is not None and parent is not None:
-        kind = parent.type
-        if kind == "with_statement" and child == parent.child_by_field_name("body"):
-            found = _with_raises(parent)
-            if found:
-                return f"inside `with {found}(...)`: expected to fail"
-        elif kind == "argument_list" and _raises_call(parent.parent):
-            return f"passed to {_raises_call(parent.parent)}: expected to fail"
-        elif kind == "try_statement" and child == parent.child_by_field_name("body"):
-            head = _catches(parent)
-            if head:
-                return f"inside a try whose `{head}` handles its failure"
-        elif kind == "function_definition" and depth < _DEPTH:
-            why = _nested_uses_fail(parent, depth)
-            if why:
+class ExpectedFailures:
+    """Module doc rules 1-4 for every call and name of one tree, read in one pass (iterative, so any
+    nesting depth): reason(node) is then a dict lookup (and, for rule 4, a look at the uses of the
+    functions around the call).
+
+    Args:
+        root: the tree-sitter root node of the checked code.
+    """
+
+    def __init__(self, root: Node) -> None:
+        #: node key -> (innermost rule 1-3 reason or "", its depth, the keys of the function_definitions
+        #: around it, innermost last), for calls and identifiers
+        self._at: dict[_Key, tuple[str, int, tuple[_Key, ...]]] = {}
+        #: function_definition key -> (its node, its depth, the key of the function_definition around it)
+        self._functions: dict[_Key, tuple[Node, int, _Key | None]] = {}
+        #: identifier text -> keys of the identifiers with it (rule 4 looks a nested function's uses up)
+        self._names: dict[str, list[_Key]] = {}
+        self._rule4: dict[_Key, str] = {}
+        stack: list[tuple[Node, str, int, tuple[_Key, ...], int]] = [(root, "", 0, (), 0)]
+        while stack:
+            node, why, why_depth, functions, depth = stack.pop()
+            kind = node.type
+            if kind in ("call", "identifier"):
+                self._at[_key(node)] = (why, why_depth, functions)
+                if kind == "identifier":
+                    self._names.setdefault(_text(node), []).append(_key(node))
+            inner: tuple[Node | None, str] = (None, "")  # the child that opens a rule 1-3 context, and why
+            if kind == "with_statement":
+                found = _with_raises(node)
+                if found:
+                    inner = (
+                        node.child_by_field_name("body"),
+                        f"inside `with {found}(...)`: expected to fail",
+                    )
+            elif kind == "try_statement":
+                head = _catches(node)
+                if head:
+                    inner = (
+                        node.child_by_field_name("body"),
+                        f"inside a try whose `{head}` handles its failure",
+                    )
+            elif kind == "call" and _raises_call(node):
+                why_args = f"passed to {_raises_call(node)}: expected to fail"
+                inner = (node.child_by_field_name("arguments"), why_args)
+            if kind == "function_definition":
+                self._functions[_key(node)] = (node, depth, functions[-1] if functions else None)
+                functions = (*functions, _key(node))
+            for child in node.children:
+                if inner[0] is not None and _key(child) == _key(inner[0]):
+                    stack.append((child, inner[1], depth + 1, functions, depth + 1))
+                else:
+                    stack.append((child, why, why_depth, functions, depth + 1))
+
+    def reason(self, node: Node | None) -> str:
+        """Why the call at `node` (a call or identifier node of this tree; another node: its nearest
+        recorded one is not looked for) is expected to fail, e.g. "inside `with self.assertRaises(...)`",
+        or "" when it is not (or node is None or not in the tree)."""
+        for _ in range(_UP):  # the node at a call's start may be a token of it ("(", a string's quote)
+            if node is None or _key(node) in self._at:
+                break
+            node = node.parent
+        at = self._at.get(_key(node)) if node is not None else None
+        if at is None:
+            return ""
+        why, why_depth, functions = at
+        for function_id in reversed(functions):  # innermost first, as a walk up the tree meets them
+            function, depth, _ = self._functions[function_id]
+            if why and why_depth > depth:  # a rule 1-3 context inside this function comes first
                 return why
-        child, parent = parent, parent.parent
-    return ""
+            found = self._nested_uses_fail(function_id)
+            if found:
+                return found
+        return why
 
-
-def _nested_uses_fail(function: Node, depth: int) -> str:
-    """Rule 4 for function_definition `function`: its name is used in the function around it, and every
-    use is expected to fail; else ""."""
-    name = _text(function.child_by_field_name("name"))
-    outer = function.parent
-    while outer is not None and outer.type not in ("function_definition", "module"):
-        outer = outer.parent
-    if not name or outer is None or outer.type != "function_definition":
-        return ""  # a module-level def is used from anywhere (other files, tests)
-    uses = []
-    stack = [outer.child_by_field_name("body")]
-    while stack:
-        n = stack.pop()
-        if n is None:
-            continue
-        if n.type == "identifier" and _text(n) == name and n != function.child_by_field_name("name"):
-            uses.append(n)
-        stack.extend(n.children)
-    if uses and all(expected_to_fail(u, depth + 1) for u in uses):
-        return f"in {name}(), whose every use is expected to fail"
-    return ""
+    def _nested_uses_fail(self, function_id: _Key) -> str:
+        """Rule 4 for a function_definition: its name is used in the function around it, and every use
+        is expected to fail by rules 1-3 (one level: a use inside another nested helper is not followed
+        further); else "" (memoised per function)."""
+        if function_id in self._rule4:
+            return self._rule4[function_id]
+        function, _, outer = self._functions[function_id]
+        name_node = function.child_by_field_name("name")
+        name = _text(name_node)
+        found = ""
+        if name and outer is not None:  # a module-level def is used from anywhere (other files, tests)
+            uses = [
+                self._at[i]
+                for i in self._names.get(name, [])
+                if (name_node is None or i != _key(name_node)) and outer in self._at[i][2]
+            ]
+            if uses and all(why for why, _, _ in uses):
+                found = f"in {name}(), whose every use is expected to fail"
+        self._rule4[function_id] = found
+        return found

@@ -41,7 +41,7 @@ import re
 import sys
 from typing import TYPE_CHECKING
 
-from gorilla_tui.check.expected import expected_to_fail
+from gorilla_tui.check.expected import ExpectedFailures
 from gorilla_tui.check.scope import Bindings, resolve
 from gorilla_tui.check.signature import canonical
 from gorilla_tui.pool.pyenv.binds import (
@@ -321,13 +321,19 @@ def _known(value: Value) -> bool:
 
 
 def why_skipped(
-    validator: PoolIndex, call: CallVerdict, site: CallSite | None, names: Bindings, node: Node | None
+    validator: PoolIndex,
+    call: CallVerdict,
+    site: CallSite | None,
+    names: Bindings,
+    node: Node | None,
+    expected_failures: ExpectedFailures | None = None,
 ) -> str:
     """Why non-valid call `call` (a row of Verdict.calls; `site`: its scan row with the callee as written,
-    `node`: its tree-sitter node, either None when unknown) is not a finding, or "" when it is (module
-    doc rules 1-3)."""
+    `node`: its tree-sitter node, either None when unknown; `expected_failures`: the file's calls expected
+    to fail, read once per file, check/expected.py) is not a finding, or "" when it is (module doc rules
+    1-3)."""
     written = site.callee if site is not None else call.callee
-    expected = expected_to_fail(node)
+    expected = expected_failures.reason(node) if expected_failures is not None else ""
     if expected:
         return expected
     if call.reason == "wrong_args:missing_argument" and call.via:

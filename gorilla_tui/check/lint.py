@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from gorilla_tui.check.callsite import LEFT_OUT_TAIL, scan
+from gorilla_tui.check.expected import ExpectedFailures
 from gorilla_tui.check.imports import import_aliases
 from gorilla_tui.check.judged import variable_argument, why_skipped
 from gorilla_tui.check.notebook import notebook_lines
@@ -302,11 +303,12 @@ def check_block(
         for name, q in import_aliases(block.code).items()
     ]
     candidates = [i for i, c in enumerate(verdict.calls) if c.role in REPORTED_ROLES and c.kind != "valid"]
-    sites, names = [], None
+    sites, names, expected = [], None, None
     if candidates:  # the file's own names, read only when a call may be reported (most files: none)
         last = validator.last_scan
         scanned = last[1] if last is not None and last[0] is block.code else scan(block.code)
         sites, names = scanned.calls, bindings(block.code, scanned.assigned)
+        expected = ExpectedFailures(names.root) if names.root is not None else None
     for i in candidates:
         call = verdict.calls[i]
         site = sites[i] if i < len(sites) and (sites[i].line, sites[i].col) == (call.line, call.col) else None
@@ -316,7 +318,7 @@ def check_block(
             if root is not None
             else None
         )
-        why = why_skipped(validator, call, site, names, node) if names is not None else ""
+        why = why_skipped(validator, call, site, names, node, expected) if names is not None else ""
         if why:
             if skipped is not None:
                 skipped.append(f"{path}:{call.line + block.line_offset}:{call.col}: {call.callee}: {why}")

@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from gorilla_tui.fill.units import named_by_unit
-from gorilla_tui.fill.values import Candidate, date_part, lists, literal, numbers, strings
+from gorilla_tui.fill.values import BYTES, Candidate, as_bytes, date_part, lists, literal, numbers, strings
 from gorilla_tui.model.grammar import gbnf_literal
 from gorilla_tui.pool.params import Param
 
@@ -22,7 +22,9 @@ from gorilla_tui.pool.params import Param
 FILLABLE = ("keyword", "positional", "posonly", "kwonly")
 _RULE = re.compile(r"[^a-zA-Z0-9]")
 #: Parameter names that take a path or URL: offered when the task writes one, named or not.
-_PATHLIKE = re.compile(r"path|file|dir|folder|url|uri|src|dst|dest", re.IGNORECASE)
+PATHLIKE = re.compile(r"path|file|dir|folder|url|uri|src|dst|dest", re.IGNORECASE)
+#: The characters a quoted value of the task starts with (fill/values.py _QUOTED: its span holds them).
+_QUOTES = frozenset("'\"`“‘")
 #: Words of a string parameter's name or description that take a date the task writes ("May 3rd 2022"):
 #: a city parameter does not.
 _DATELIKE = re.compile(r"date|day|time|when|period|deadline|schedule|birth|year|month|start|end|since|until",
@@ -91,13 +93,19 @@ def values_for(param: Param, task: TaskValues, paths: int = 1) -> dict[str, Cand
     whose items fit the item type, else the values its items may take: the task's numbers or strings by
     the item type; Slot.is_list), object (none: a dict is never read from words), any (numbers, lists and the
     strings the task writes as one value: quoted text, URLs, paths). A parameter named for a path or URL
-    (_PATHLIKE) takes the task's paths and URLs, and its one-word strings too when the task writes at
+    (PATHLIKE) takes the task's paths and URLs, and its one-word strings too when the task writes at
     least one path but fewer than `paths`, the count of such parameters ("the other path"; no path at all
     leaves the placeholder: "open the zip archive" is no file 'zip'). A date the task writes goes only to a
     string parameter whose name or description speaks of dates or times (_DATELIKE), as ISO 8601, and to
-    a number parameter named year, month or day (DATE_PARTS) as that part."""
+    a number parameter named year, month or day (DATE_PARTS) as that part. A parameter that takes bytes
+    (Param.raw_type BYTES, fill/filler.py takes_bytes) takes the text the task quotes, encoded as UTF-8
+    bytes literals (base64.b64encode('user:secret') fails: b64encode takes bytes); never a path or URL (a
+    file's name is not its content: "the sha256 of installer.iso" does not hash b'installer.iso')."""
     if param.enum:
         return _declared(param.enum)
+    if param.raw_type == BYTES:  # a bytes-like parameter takes the text the task quotes, encoded
+        quoted = [c for c in task.strings if c.atomic and task.text[c.start : c.start + 1] in _QUOTES]
+        return {b.text: b for c in quoted if (b := as_bytes(c)) is not None}
     t = param.type
     in_dates = [c for c in task.strings if c.kind == "date"]
     if in_dates and param.name in DATE_PARTS and t in ("integer", "number", "any"):
@@ -116,11 +124,11 @@ def values_for(param: Param, task: TaskValues, paths: int = 1) -> dict[str, Cand
         keep = "date" if _DATELIKE.search(f"{param.name} {param.description}") else None
         strings = [c for c in task.strings if (c.start, c.end) not in dated or c.kind == keep]
         task = dataclasses.replace(task, strings=strings)
-    if t == "string" or (t == "any" and _PATHLIKE.search(param.name)):
+    if t == "string" or (t == "any" and PATHLIKE.search(param.name)):
         atoms = [c for c in task.strings if c.atomic]
         if 0 < len(atoms) < paths:  # "copy src to backup/src": a bare word names the other path
             atoms += [c for c in task.strings if not c.atomic and " " not in c.value]
-        if atoms and _PATHLIKE.search(param.name):  # a path or URL parameter takes the task's path or URL
+        if atoms and PATHLIKE.search(param.name):  # a path or URL parameter takes the task's path or URL
             return {c.text: c for c in atoms}
         if t == "string":
             return {c.text: c for c in task.strings}
@@ -160,7 +168,7 @@ def slots(params: Sequence[Param], task: TaskValues) -> list[Slot]:
     parameter (DATE_PARTS) is filled from a date the task writes, as if required. *args / **kwargs are
     never offered."""
     out = []
-    paths = sum(1 for p in params if p.kind in FILLABLE and p.required and _PATHLIKE.search(p.name))
+    paths = sum(1 for p in params if p.kind in FILLABLE and p.required and PATHLIKE.search(p.name))
     for p in params:
         if p.kind not in FILLABLE:
             continue
@@ -208,14 +216,14 @@ def _negated(param: Param, task: str) -> bool:
 
 def _mentioned(param: Param, task: TaskValues) -> bool:
     """True when a word of the parameter's name (its first 4 letters: "units" for unit, "exploring" for
-    exploration_type) starts a word of the task, or the parameter takes a path or URL (_PATHLIKE) and the
+    exploration_type) starts a word of the task, or the parameter takes a path or URL (PATHLIKE) and the
     task writes one: an optional parameter is offered only then ("sort in reverse order" offers
     reverse=True; "the hypotenuse of 4 and 5" does not offer z)."""
     words = {w.lower()[:4] for w in task.words}
     said = " ".join(task.words).lower()
     if any(isinstance(v, str) and re.search(rf"\b{re.escape(v.lower())}\b", said) for v in param.enum):
         return True  # "in imperial units" offers units='imperial'
-    if _PATHLIKE.search(param.name) and any(c.value.count("/") or "." in c.value for c in task.strings
+    if PATHLIKE.search(param.name) and any(c.value.count("/") or "." in c.value for c in task.strings
                                             if c.start >= 0 and " " not in c.value):  # fmt: skip
         return True  # "list the files in /var/log" offers os.listdir's path
     return any(part[:4] in words for part in name_parts(param.name))

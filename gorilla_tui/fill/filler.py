@@ -20,10 +20,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from gorilla_tui.fill.call_grammar import Slot, TaskValues, call_grammar, slots
+from gorilla_tui.fill.call_grammar import FILLABLE, Slot, TaskValues, call_grammar, slots
 from gorilla_tui.fill.naming import first_named
-from gorilla_tui.fill.receivers import Constructors, Receiver, receiver_of, with_spread
-from gorilla_tui.fill.values import literal
+from gorilla_tui.fill.receivers import Constructors, Receiver, by_file_type, receiver_of, with_spread
+from gorilla_tui.fill.values import BYTES, literal
 from gorilla_tui.fill.writer import Target, write_calls
 from gorilla_tui.pool.apidoc import ApiDoc
 from gorilla_tui.pool.params import Param, params_of
@@ -95,8 +95,8 @@ def python_code(doc: ApiDoc, call: str) -> str:
 def decoded_calls(code: str) -> list[dict[str, dict[str, Any]]]:
     """Every call of `code` whose arguments are all literals given by keyword, in BFCL's decoded form
     ``[{"callee": {"param": value}}]`` (values as ast.literal_eval reads them; never evaluated). A call
-    with a positional argument or a non-literal value is left out (its parameter names are not known here);
-    [] for text Python cannot parse."""
+    with a positional argument or a non-literal value is left out (its parameter names are not known here),
+    and so is one with a bytes value (_has_bytes); [] for text Python cannot parse."""
     try:
         tree = ast.parse(code.strip())
     except (SyntaxError, ValueError, MemoryError, RecursionError):
@@ -107,10 +107,23 @@ def decoded_calls(code: str) -> list[dict[str, dict[str, Any]]]:
             continue
         try:
             values = {k.arg: ast.literal_eval(k.value) for k in node.keywords if k.arg}
-            out.append({ast.unparse(node.func): values})
         except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
             continue
+        if not any(_has_bytes(v) for v in values.values()):
+            out.append({ast.unparse(node.func): values})
     return out
+
+
+def _has_bytes(value: Any) -> bool:
+    """Whether `value` is or holds bytes: JSON has no form for them, so the decoded form (written with
+    json.dumps by `ask --json`, MCP and `eval bfcl --out`) leaves such a value out."""
+    if isinstance(value, (bytes, bytearray)):
+        return True
+    if isinstance(value, (list, tuple, set, frozenset)):
+        return any(_has_bytes(v) for v in value)
+    if isinstance(value, dict):
+        return any(_has_bytes(k) or _has_bytes(v) for k, v in value.items())
+    return False
 
 
 def _clip(text: str, limit: int) -> str:
@@ -216,16 +229,30 @@ def _default(param: Param) -> str:
 
 def decoded(callee: str, given: dict[str, tuple[str, str]]) -> list[dict[str, dict[str, Any]]]:
     """The call in BFCL's decoded form: ``[{callee: {name: value}}]`` with the values Python reads from the
-    literals; placeholders are left out."""
+    literals; placeholders and bytes values (_has_bytes: no JSON form) are left out."""
     values = {}
     for name, (source, origin) in given.items():
         if origin == "missing":
             continue
         try:
-            values[name] = ast.literal_eval(source)
+            value = ast.literal_eval(source)
         except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
             continue
+        if not _has_bytes(value):
+            values[name] = value
     return [{callee: values}]
+
+
+def takes_bytes(doc: ApiDoc, param: Param) -> bool:
+    """Whether `param` of `doc` takes bytes: a default that is a bytes literal (``hashlib.md5(string=b'')``),
+    or a description that says so of it by name ("Encode the bytes-like object s using Base64",
+    ``base64.b64encode(s)``; "Writes the bytes b"). A parameter whose source gave a type keeps it."""
+    if param.raw_type or param.kind not in FILLABLE:
+        return False
+    if param.has_default and isinstance(param.default, bytes):
+        return True
+    said = rf"\bbytes(?:-like)?(?: object| string)?s? {re.escape(param.name)}\b"
+    return bool(re.search(said, doc.description))
 
 
 def target_of(doc: ApiDoc, values: TaskValues, constructors: Constructors | None = None,
@@ -237,7 +264,7 @@ def target_of(doc: ApiDoc, values: TaskValues, constructors: Constructors | None
     arguments out (``zipfile.ZipFile().extractall``), and its Receiver is put in `receivers` by that
     callee."""
     callee = callee_of(doc)
-    params = params_of(doc)
+    params = [dataclasses.replace(p, raw_type=BYTES) if takes_bytes(doc, p) else p for p in params_of(doc)]
     receiver = receiver_of(doc, params, constructors) if callee else None
     if receiver is not None:
         params = [*receiver.params, *params]
@@ -247,7 +274,9 @@ def target_of(doc: ApiDoc, values: TaskValues, constructors: Constructors | None
     if not callee or not params:
         return None
     offered = slots(params, values)
-    return Target(doc, callee, params, with_spread(receiver, offered, values) if receiver else offered)
+    if receiver is None:
+        return Target(doc, callee, params, offered)
+    return Target(doc, callee, params, by_file_type(receiver, with_spread(receiver, offered, values)))
 
 
 def render_target(target: Target, given: dict[str, tuple[str, str]], receiver: Receiver | None = None

@@ -12,10 +12,11 @@ from __future__ import annotations
 
 import ast
 import dataclasses
+import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from gorilla_tui.fill.call_grammar import Slot, TaskValues, values_for
+from gorilla_tui.fill.call_grammar import PATHLIKE, Slot, TaskValues, values_for
 from gorilla_tui.fill.roles import writes_to_path
 from gorilla_tui.pool.apidoc import ApiDoc
 from gorilla_tui.pool.params import Param, params_of
@@ -132,3 +133,36 @@ def with_spread(receiver: Receiver, offered: list[Slot], task: TaskValues) -> li
     own = {p.name for p in receiver.params}
     role = "source" if writes_to_path([s.param for s in offered if s.param.name not in own]) else ""
     return [Slot(param, values, role), *offered] if values else offered
+
+
+def _suffixes(value: str) -> list[str]:
+    """The file-type suffixes of a path, lower case ('backup.tar.gz' -> ['tar', 'gz'])."""
+    name = re.split(r"[/\\]", value)[-1]
+    return [x.lower() for x in re.findall(r"\.([A-Za-z][A-Za-z0-9]{1,7})(?=\.|$)", name)]
+
+
+def by_file_type(receiver: Receiver, offered: list[Slot]) -> list[Slot]:
+    """`offered` with the receiver's path parameter (named for a path or file, or its spread one) offered
+    only the task's paths whose file type names the receiver's module (a suffix of two letters or more that
+    begins the module's name: 'bundle.zip' for zipfile.ZipFile, 'backup.tar.gz' for tarfile.TarFile), where
+    the task writes such a path: "put report.pdf and data.csv into a new archive bundle.zip" is
+    ``zipfile.ZipFile('bundle.zip').write(...)``; the task's order had given ZipFile('report.pdf').
+    Only where the method writes into its receiver (no path of its own to write to, roles.writes_to_path:
+    a method that writes out of it, extractall, has the words' roles, with_spread); unchanged where the
+    task writes no such path."""
+    module = receiver.callee.rsplit(".", 1)[0].lower()
+    own = {p.name for p in receiver.params}
+    if writes_to_path([s.param for s in offered if s.param.name not in own]):
+        return offered  # the receiver is read (extractall): the words' roles place it (with_spread)
+    out = []
+    for slot in offered:
+        name = slot.param.name
+        if name in own and (PATHLIKE.search(name) or name == receiver.spread):
+            typed = {
+                text: c
+                for text, c in slot.values.items()
+                if isinstance(c.value, str) and any(module.startswith(x) for x in _suffixes(c.value))
+            }
+            slot = dataclasses.replace(slot, values=typed) if typed else slot
+        out.append(slot)
+    return out

@@ -7,6 +7,7 @@ run of words) or a value the parameter itself declares (an enum member, True/Fal
 from __future__ import annotations
 
 import ast
+import dataclasses
 import datetime
 import math
 import re
@@ -93,6 +94,20 @@ def literal(value: Any) -> str:
     if isinstance(value, dict):
         return "{" + ", ".join(f"{literal(k)}: {literal(v)}" for k, v in value.items()) + "}"
     raise TypeError(f"not a literal value: {type(value).__name__}")
+
+
+#: Param.raw_type of a parameter that takes bytes (fill/filler.py takes_bytes): its values are as_bytes's.
+BYTES = "bytes"
+
+
+def as_bytes(c: Candidate) -> Candidate | None:
+    """The string candidate `c` as a bytes literal of its UTF-8 encoding (same span; ``'user:secret'`` ->
+    ``b'user:secret'``): the task's text converted, not invented. None for a candidate that is not a
+    string."""
+    if not isinstance(c.value, str):
+        return None
+    data = c.value.encode("utf-8")
+    return dataclasses.replace(c, text=repr(data), value=data)
 
 
 def _number(text: str) -> int | float | None:

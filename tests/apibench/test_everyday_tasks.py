@@ -86,6 +86,13 @@ def test_values_are_found_as_argument_literals_in_order() -> None:
     assert values_found([("8.8.8.8", 53)], "socket.create_connection(['8.8.8.8', 53])") == (True, True)
     assert values_found(["a", "a"], "f('a')") == (False, False)  # each value its own argument
     assert values_found(["x"], "f(x)  # 'x'") == (False, False)  # a comment is no argument
+    # a proposal of several calls, one per line (filling's further calls): every call's values count
+    assert values_found(
+        ["b.zip", "c.csv"], "ZipFile('b.zip').write('a')\nZipFile('b.zip').write('c.csv')"
+    ) == (
+        True,
+        True,
+    )
 
 
 @pytest.mark.parametrize("task", [*TASKS, *LITERAL_TASKS], ids=[t["id"] for t in [*TASKS, *LITERAL_TASKS]])

@@ -189,3 +189,25 @@ def test_the_model_leaves_a_receiver_placeholder_the_task_gives_no_value_for(gem
     filled = fill(gemma_backend, "open the zip archive and list its members", namelist, constructors=CLASSES)
     assert filled.call == "zipfile.ZipFile(file).namelist()"
     assert [(a.name, a.origin) for a in filled.arguments] == [("file", "missing")]
+
+
+ZIP_WRITE = _doc("zipfile.ZipFile.write", "zipfile.ZipFile(file).write(filename)",
+                 {"filename": "required", "arcname": "None", "compress_type": "None"})  # fmt: skip
+
+
+def test_the_receivers_path_takes_the_file_of_its_own_type():
+    """ "put report.pdf and data.csv into a new archive bundle.zip" gave ZipFile('report.pdf').write(...):
+    the task's order. The receiver's path is offered only the path whose file type names its module."""
+    task = TaskValues.of("put report.pdf and data.csv into a new archive bundle.zip")
+    target = target_of(ZIP_WRITE, task, CLASSES)
+    offered = {s.param.name: list(s.values) for s in target.offered}
+    assert offered["file"] == ["'bundle.zip'"]
+    assert set(offered["filename"]) == {"'report.pdf'", "'data.csv'", "'bundle.zip'"}
+    plain = target_of(ZIP_WRITE, TaskValues.of("add report.pdf and notes.txt to it"), CLASSES)
+    assert set(next(s for s in plain.offered if s.param.name == "file").values) == {
+        "'report.pdf'",
+        "'notes.txt'",
+    }
+    # a method that writes out of its receiver keeps the words' roles (extract X to Y): every path offered
+    tar = target_of(TAR_EXTRACTALL, TaskValues.of("extract backup.tar.gz to /opt/app"), CLASSES)
+    assert set(tar.offered[0].values) == {"'backup.tar.gz'", "'/opt/app'"}

@@ -9,8 +9,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from gorilla_tui.fill.call_grammar import TaskValues, call_grammar, slots
-from gorilla_tui.fill.filler import decoded_calls, parse_arguments, render
+from gorilla_tui.fill.filler import decoded, decoded_calls, parse_arguments, render, target_of
 from gorilla_tui.fill.values import lists, literal, numbers, requests, strings
+from gorilla_tui.pool.doc import ApiDoc
 from gorilla_tui.pool.functions import function_doc
 from gorilla_tui.pool.params import Param, params_of
 
@@ -235,6 +236,30 @@ def test_a_file_or_folder_named_by_a_bare_word_is_one_value():
     named = {c.value: c.atomic for c in strings("delete the folder old_build and a directory called reports")}
     assert named["old_build"] is True and named["reports"] is True
     assert {c.value for c in strings("read the file contents") if c.atomic} == set()
+
+
+def _pyenv_doc(name: str, call: str, arguments: dict[str, str], description: str) -> ApiDoc:
+    return ApiDoc(id=f"python-env:{name}", source="python-env", api_call=call, api_name=name,
+                  api_arguments=arguments, description=description)  # fmt: skip
+
+
+def test_a_bytes_parameter_takes_the_task_text_encoded_and_json_never_sees_bytes():
+    """base64.b64encode takes bytes: "encode the text "user:secret" as base64" is b64encode(b'user:secret'),
+    the task's text converted (filling had written b64encode('user:secret'), a TypeError when run)."""
+    b64 = _pyenv_doc("base64.b64encode", "base64.b64encode(s)", {"s": "required", "altchars": "None"},
+                     "Encode the bytes-like object s using Base64 and return a bytes object.")  # fmt: skip
+    target = target_of(b64, TaskValues.of('encode the text "user:secret" as base64'))
+    assert list(target.offered[0].values) == ["b'user:secret'"]
+    named = target_of(b64, TaskValues.of("encode installer.iso and https://a.org/x as base64"))
+    assert named.offered[0].placeholder  # a path or URL is not the bytes to encode: nothing invented
+    md5 = _pyenv_doc("hashlib.md5", "hashlib.md5()", {"string": "b''"}, "Return a new MD5 hash object.")
+    assert list(target_of(md5, TaskValues.of("the md5 of the string 'abc'")).offered[0].values) == ["b'abc'"]
+    plain = _pyenv_doc("os.remove", "os.remove(path)", {"path": "required"}, "Remove a file.")
+    assert list(target_of(plain, TaskValues.of("delete 'a.txt'")).offered[0].values) == ["'a.txt'"]
+    assert decoded("base64.b64encode", {"s": ("b'x'", "task"), "altchars": ("None", "default")}) == [
+        {"base64.b64encode": {"altchars": None}}
+    ]  # JSON has no form for bytes: left out
+    assert decoded_calls("f(a=b'x')\ng(a=1)") == [{"g": {"a": 1}}]
 
 
 def test_a_date_in_digits_is_one_value_never_its_numbers():

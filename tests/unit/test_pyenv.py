@@ -603,6 +603,17 @@ def test_constants_of_an_all_list_are_not_docs_called_like_functions(stdlib, val
     assert stdlib["threading.Lock"].functionality == "compiled callable in threading"
 
 
+def test_a_name_a_literal_all_takes_from_a_star_import_gets_its_definition(stdlib) -> None:
+    """os.path (posixpath) lists getmtime in its __all__ and takes it from ``from genericpath import *``:
+    it was a bare "compiled callable" with no parameters and no description, so filling had nothing to
+    put "when was report.pdf last modified" into."""
+    d = stdlib["os.path.getmtime"]
+    assert d.api_call == "os.path.getmtime(filename)" and d.functionality == "function in os.path"
+    assert d.description.startswith("Return the last modification time of a file")
+    assert stdlib["os.path.isfile"].api_arguments == {"path": "required"}
+    assert stdlib["genericpath.getmtime"].api_call == "genericpath.getmtime(filename)"  # still its own doc
+
+
 def test_a_class_without_its_own_init_gets_the_one_it_inherits(stdlib, validator) -> None:
     """`check "http.server.BaseHTTPRequestHandler()"` said valid: a class whose body defines no __init__
     had no parameters (an unknown signature), though it inherits

@@ -178,6 +178,22 @@ def _made_at_import(
     return (found[0], name) if len(found) == 1 else None
 
 
+def _star_def(resolver: Resolver, info: ModuleInfo, name: str) -> tuple[str, str] | None:
+    """(defining module, def name) of `name` when the module's literal __all__ lists it and a star import of
+    another module of the group's source brings it (``posixpath``: ``from genericpath import *`` and
+    ``getmtime`` in __all__), else None. Resolver.exports follows star imports only into the importer's own
+    package or private or compiled modules; the literal __all__ is what makes the name the module's own,
+    so os.path.getmtime gets genericpath's parameters and docstring (it was a bare "compiled callable"
+    with neither, and filling had no parameter for "when was report.pdf last modified")."""
+    for imp in info.imports:
+        if imp.star and imp.module in resolver.modules:
+            target = resolver.exports(imp.module).get(name, (None, ""))[0]
+            found = resolver.modules[target[0]].defs.get(target[1]) if target is not None else None
+            if isinstance(found, FuncDef | ClassDef):
+                return target
+    return None
+
+
 def emit(
     group: Group,
     modules: dict[str, ModuleInfo],
@@ -188,6 +204,7 @@ def emit(
     resolver = Resolver(modules, compiled)
     best: dict[tuple[str, str], tuple[tuple[int, int, int, str], str]] = {}  # def -> (rank key, qualname)
     bare: list[tuple[str, str]] = []
+    listed: list[tuple[tuple[str, str], str]] = []  # (def, qualname): a literal __all__'s star-imported names
     for mod in sorted(modules):
         if not is_public(mod):
             continue
@@ -201,6 +218,10 @@ def emit(
             if target is None and info.all_names is not None and n not in info.assigned:
                 target = _made_at_import(modules, compiled, info, n)
             qual = _qualify(shown, n)
+            starred = _star_def(resolver, info, n) if target is None and info.all_names is not None else None
+            if starred is not None:  # os.path.getmtime: posixpath's `from genericpath import *`
+                listed.append((starred, qual))
+                continue
             if target is None:
                 if (
                     info.all_names is not None
@@ -215,7 +236,8 @@ def emit(
             if target not in best or key < best[target][0]:
                 best[target] = (key, qual)
     builder = _Builder(group, result, seen)
-    for (mod, name), (_, qual) in sorted(best.items(), key=lambda kv: kv[1][1]):
+    chosen = [(target, qual) for target, (_, qual) in best.items()]
+    for (mod, name), qual in sorted(chosen + listed, key=lambda kv: kv[1]):
         defs = modules[mod].defs
         d = defs.get(name) or defs.get(modules[mod].aliases.get(name, ""))
         module = qual.rsplit(".", 1)[0] if "." in qual else ""
