@@ -175,7 +175,12 @@ def slots(params: Sequence[Param], task: TaskValues) -> list[Slot]:
         values = values_for(p, task, paths)
         if p.name in DATE_PARTS and any(c.kind == "date" for c in task.strings):
             p = dataclasses.replace(p, required=True)  # the date the task writes gives every part of it
-        if not p.required and not _mentioned(p, task) and not named_by_unit(p.name, task.numbers, task.text):
+        if (
+            not p.required
+            and not _mentioned(p, task)
+            and not named_by_unit(p.name, task.numbers, task.text)
+            and not _described(p, task)
+        ):
             values = {}  # an optional parameter the task does not speak of keeps its default
         elif p.type == "boolean" and (not p.required or _mentioned(p, task)):
             # a flag the task speaks of is asked for ("including human impact"), required or not: given,
@@ -222,6 +227,44 @@ def _mentioned(param: Param, task: TaskValues) -> bool:
                                             if c.start >= 0 and " " not in c.value):  # fmt: skip
         return True  # "list the files in /var/log" offers os.listdir's path
     return any(part[:4] in words for part in name_parts(param.name))
+
+
+#: Where a description lists example values: "(e.g. Drama, Comedy, etc)", "such as 'Open', 'Close'".
+_EXAMPLES = re.compile(
+    r"(?:\be\.g\.|\bsuch as\b|\bfor example\b|\bfor instance\b)\s*,?\s*([^);]+)", re.IGNORECASE
+)
+#: Words of a description that say nothing of what its parameter is (not read by _described).
+_PLAIN_WORDS = frozenset(
+    "default defaults value values number numbers given specified optional parameter which their there "
+    "about would should other where while".split()
+)
+
+
+def _described(param: Param, task: TaskValues) -> bool:
+    """True when the task names a value the parameter's description gives as an example ("The category of
+    the film (e.g. Drama, Comedy, etc)": "the Drama and Comedy movies"), or, for a number parameter, a
+    number of the task stands beside a word of its description (NEAR: 2 words either side, first 5 letters
+    of words of 5 letters or more: "a 0.3 probability of winning" for p, "The probability of success";
+    "compounded 4 times" for n, "The number of times that interest is compounded"). An optional parameter
+    is offered then, as when the task names it (_mentioned)."""
+    text = task.text
+    for m in _EXAMPLES.finditer(param.description):
+        for example in re.split(r",|/|\bor\b|\band\b|\betc\b", m.group(1)):
+            example = example.strip(" '\"`.")
+            if len(example) > 1 and re.search(rf"(?<!\w){re.escape(example)}(?!\w)", text, re.IGNORECASE):
+                return True
+    if param.type not in ("integer", "number") or not text:
+        return False
+    words = {w.lower()[:5] for w in re.findall(r"[A-Za-z]{5,}", param.description)} - {
+        w[:5] for w in _PLAIN_WORDS
+    }
+    for c in task.numbers:
+        if c.start < 0:
+            continue
+        near = re.findall(r"[A-Za-z]+", text[: c.start])[-2:] + re.findall(r"[A-Za-z]+", text[c.end :])[:2]
+        if any(len(w) >= 5 and w.lower()[:5] in words for w in near):
+            return True
+    return False
 
 
 def call_grammar(slot_list: Sequence[Slot]) -> str:

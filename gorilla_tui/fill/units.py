@@ -17,14 +17,19 @@ from gorilla_tui.fill.values import Candidate
 
 #: (unit words right after a number, the parameter names or name parts that take a number of that unit):
 #: seconds (Python's timeouts and delays are in seconds), decimal places or digits (a precision), characters
-#: or columns (a width).
+#: or columns (a width), years (a duration: "for the first 2 years" is the time of compound interest).
 UNIT_PARAMS: tuple[tuple[re.Pattern[str], frozenset[str]], ...] = (
     (re.compile(r"s|secs?|seconds?", re.IGNORECASE),
      frozenset({"timeout", "secs", "seconds", "delay", "interval", "wait"})),
     (re.compile(r"(?:decimal\s+)?(?:places?|digits?)|decimals?|dp", re.IGNORECASE),
      frozenset({"ndigits", "digits", "precision", "places", "decimals"})),
     (re.compile(r"char(?:acter)?s?|columns?|cols", re.IGNORECASE), frozenset({"width", "columns", "cols"})),
+    (re.compile(r"years?|yrs?", re.IGNORECASE), frozenset({"years", "time", "duration", "period", "term"})),
 )  # fmt: skip
+#: Nats added to a number whose unit names the parameter ("after 5 seconds": timeout), and taken from one
+#: whose unit names another offered parameter: the words say where it goes, as ROLE_BIAS (fill/roles.py);
+#: fill/writer.py adds it.
+UNIT_BIAS = 6.0
 _UNIT = re.compile(r"\s?([A-Za-z]+)(?:\s+([A-Za-z]+))?")
 
 
@@ -59,3 +64,14 @@ def named_by_unit(name: str, numbers: Sequence[Candidate], task: str) -> bool:
     """True when a number of the task (`numbers`, fill/values.py numbers) has a unit that names the
     parameter `name`: the task asks for it, though not by its name (fill/call_grammar.py slots offers it)."""
     return any(unit_names(name, c, task) for c in numbers)
+
+
+def unit_bias(names: Sequence[str], k: int, c: Candidate, task: str) -> float:
+    """UNIT_BIAS for a number whose unit names parameter `names[k]`, -UNIT_BIAS for one whose unit names
+    another of the offered parameters `names` ("wrap ... notes.txt ... 72 characters": 72 is the width,
+    not the text), else 0."""
+    if unit_names(names[k], c, task):
+        return UNIT_BIAS
+    if any(unit_names(name, c, task) for j, name in enumerate(names) if j != k):
+        return -UNIT_BIAS
+    return 0.0

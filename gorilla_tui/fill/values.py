@@ -275,14 +275,18 @@ def _atoms(task: str) -> list[tuple[int, int]]:
     first match kept where two overlap."""
     atoms: list[tuple[int, int]] = []
     whole = (len(task) - len(task.lstrip()), len(task.rstrip()))
+    if whole[1] - whole[0] > 1 and task[whole[0]] + task[whole[1] - 1] in ('""', "“”"):
+        # a task written in quotes as a whole ("What is ...?") is no quoted value, and its opening quote
+        # pairs with no quote inside it ("a 180 lbs, 5'11\" tall individual"): read without the two
+        task = f"{task[: whole[0]]} {task[whole[0] + 1 : whole[1] - 1]} {task[whole[1] :]}"
     for rx in (_QUOTED, _DATE, _ISO_DATE, _URL, _EMAIL, _PATH, _FORMULA):
         for m in rx.finditer(task):
-            if rx is _QUOTED and m.span() == whole:
-                continue  # a task written in quotes as a whole ("What is ...?") is no quoted value
             text = m.group().rstrip(".")
             if rx is _FORMULA and (_number(text) is not None or not re.search(
                     r"[\^*]|\d\s*[a-z]|[a-z]\s*[-+/]\s*\d", text)):  # fmt: skip
                 continue  # "10-15", "1e-9" or "and/or" is no formula
+            if rx is _FORMULA and re.split(r"\W+", text.lower())[0] in EDGE_WORDS:
+                continue  # "37.7749 and -122.4194": "and -122.4194" is a word and a negative number
             end = m.start() + len(text)
             if not any(s < end and m.start() < e for s, e in atoms):
                 atoms.append((m.start(), end))

@@ -16,10 +16,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from gorilla_tui.fill.call_grammar import DATE_PARTS, Slot, name_parts
+from gorilla_tui.fill.call_grammar import DATE_PARTS, Slot, TaskValues, name_parts
 from gorilla_tui.fill.naming import mentioned_functions, named_after
 from gorilla_tui.fill.roles import word_bias
-from gorilla_tui.fill.units import unit_names
+from gorilla_tui.fill.series import Plan, Progress, plan, series
+from gorilla_tui.fill.units import unit_bias
 from gorilla_tui.fill.values import Candidate, requests
 from gorilla_tui.pool.apidoc import ApiDoc
 from gorilla_tui.pool.params import Param
@@ -55,10 +56,12 @@ MENTION_BIAS = 3.0
 #: blue. Later, another substance ... the density": calculate_density, not mix_paint_color again with the
 #: numbers left over); chosen on BFCL's even ids (docs/benchmarks.md).
 NEXT_NAMED_BIAS = 8.0
-#: Nats added to a number whose unit names the parameter ("after 5 seconds": timeout, fill/units.py), and
-#: taken from one whose unit names another offered parameter: the words say where it goes, as ROLE_BIAS
-#: (fill/roles.py).
-UNIT_BIAS = 6.0
+#: Nats added to a value of a series the task enumerates that the call takes by its position (fill/series.py:
+#: "Taylor Swift and Maroon 5 ... 20 and 15 minutes": the second call's are Maroon 5 and 15), taken from
+#: one of another item of the series; added to another call of a function while its series ask for more
+#: calls, and taken from one beyond them; chosen on BFCL's even ids (docs/benchmarks.md).
+PLAN_BIAS = 4.0
+PLAN_CALL_BIAS = 6.0
 #: Words before and after a value that may name its parameter (NEAR_BIAS).
 NEAR_BEFORE, NEAR_AFTER = 4, 2
 #: What joins a list's items in a task: a comma, "and", "or", "&", an article after them.
@@ -97,16 +100,30 @@ def write_calls(backend: Any, prompt: str, targets: Sequence[Target], prefix: st
     asks = requests(task)
     prior: dict[str, dict[str, Candidate]] = {}  # callee -> parameter -> the value its last call gave
     mentioned = mentioned_functions(targets, task) if asks > 1 else set()
+    enumerated = series(TaskValues.of(task)) if task else []
+    plans = {t.callee: plan(enumerated, t.offered, len(targets) > 1) for t in targets} if enumerated else {}
+    progress: dict[str, Progress] = {t.callee: Progress() for t in targets}  # what calls did with the series
     with backend.chooser(prompt, cancel, prefix=prefix) as chooser:
         target = targets[0]
         while True:
             earlier = list(before)
             spans: dict[str, Candidate] = {}
             last = prior.get(target.callee)
-            given = _arguments_stepwise(chooser, target.offered, before, task, last, spans)
+            calls_of = sum(1 for t, _g in out if t.callee == target.callee)
+            given = _arguments_stepwise(
+                chooser,
+                target.offered,
+                before,
+                task,
+                last,
+                spans,
+                (plans.get(target.callee, Plan()), progress.setdefault(target.callee, Progress())),
+            )
             if any(t.callee == target.callee and g == given for t, g in out):
                 break  # the same call again: the task asks for no more
-            if (
+            if calls_of < plans.get(target.callee, Plan()).wanted(progress[target.callee]):
+                pass  # a call the task's series ask for, though it reuses earlier values
+            elif (
                 any(t.callee == target.callee for t, _g in out)
                 and before[len(earlier) :]
                 and all(any(s < e2 and s2 < e for s2, e2 in earlier) for s, e in before[len(earlier) :])
@@ -114,6 +131,8 @@ def write_calls(backend: Any, prompt: str, targets: Sequence[Target], prefix: st
                 break  # a call of values earlier calls used only (36 and 60 of "36 and 48, 60 and 96")
             out.append((target, given))
             prior[target.callee] = spans
+            if target.callee in plans:
+                plans[target.callee].record(spans, progress.setdefault(target.callee, Progress()))
             if len(out) >= MAX_CALLS:
                 break
             # another function only among tools the source describes (a schema); an API of a library is
@@ -124,17 +143,21 @@ def write_calls(backend: Any, prompt: str, targets: Sequence[Target], prefix: st
             # find four more restaurants in Los Angeles"), or one the task names (naming.mentioned_functions)
             called = {t.callee for t, _g in out}
             more = len(called) < asks
+            count = {c: sum(1 for t, _g in out if t.callee == c) for c in called}
             fresh = [
                 t for t in targets if (t is targets[0] or t.doc.parameters is not None)
                 and (_fresh(t, before) or more and t.callee not in called or len(out) < asks
-                     or t.callee in mentioned and t.callee not in called)
+                     or t.callee in mentioned and t.callee not in called
+                     or 0 < count.get(t.callee, 0) < plans.get(t.callee, Plan()).wanted(progress[t.callee]))
             ]  # fmt: skip
             if not fresh:
                 break
             uncalled = [t for t in fresh if t.callee not in called]
             named_next = named_after(uncalled, fresh, task, max((e for _s, e in before), default=-1))
             bias = [CALL_BIAS + (MENTION_BIAS if t.callee in mentioned and t.callee not in called else 0.0)
-                    + (NEXT_NAMED_BIAS if t.callee == named_next else 0.0) for t in fresh]  # fmt: skip
+                    + (NEXT_NAMED_BIAS if t.callee == named_next else 0.0)
+                    + PLAN_CALL_BIAS * plans.get(t.callee, Plan()).more(progress[t.callee])
+                    for t in fresh]  # fmt: skip
             pick = chooser.choose([f"; {t.callee}(" for t in fresh] + ["\n"], bias=bias)
             if pick >= len(fresh):
                 break
@@ -144,7 +167,9 @@ def write_calls(backend: Any, prompt: str, targets: Sequence[Target], prefix: st
 
 def _arguments_stepwise(chooser: Any, offered: Sequence[Slot], before: list[tuple[int, int]],
                         task: str = "", prior: dict[str, Candidate] | None = None,
-                        spans: dict[str, Candidate] | None = None) -> dict[str, tuple[str, str]]:  # fmt: skip
+                        spans: dict[str, Candidate] | None = None,
+                        planned: tuple[Plan, Progress] | None = None
+                        ) -> dict[str, tuple[str, str]]:  # fmt: skip
     """name -> (value source, origin) of one call, written by the model one argument at a time (after
     ``callee(``, through the closing ")"): at each step the options are ``name=value`` of every slot up to
     and including the next required one (so optional slots may be skipped), or ")" once no required slot is
@@ -152,7 +177,8 @@ def _arguments_stepwise(chooser: Any, offered: Sequence[Slot], before: list[tupl
     span, fill/values.py); one an earlier call used (`before`, extended here) is, at REUSE_BIAS. A value
     beside a word of its parameter's name gets NEAR_BIAS; the first unused value after the one the previous
     call of this function gave the parameter (`prior`: name -> Candidate) gets ON_BIAS. `spans`, when
-    given, gets name -> Candidate of each value of the task this call uses."""
+    given, gets name -> Candidate of each value of the task this call uses. `planned`: the function's Plan
+    of the task's series and what its calls so far did (fill/series.py): PLAN_BIAS times Plan.favours."""
     given: dict[str, tuple[str, str]] = {}
     used: list[tuple[int, int]] = []
     i = 0
@@ -183,13 +209,25 @@ def _arguments_stepwise(chooser: Any, offered: Sequence[Slot], before: list[tupl
         starts = [c.start if (c := where.get((k, v))) is not None and c.start >= 0 else 1 << 30
                   for k, v, _o in options]  # fmt: skip
         bias = order = _order_bias(starts, used)
-        bias = [b + n + (REUSE_BIAS if o == "task" and _overlaps(where[k, v], before) else 0.0)
+
+        def shared(k: int, c: Candidate) -> bool:
+            return planned is not None and planned[0].shares(c, offered[k].param.name, planned[1])
+
+        bias = [b + n + (REUSE_BIAS if o == "task" and _overlaps(where[k, v], before)
+                         and not shared(k, where[k, v]) else 0.0)
                 for b, n, (k, v, o) in zip(bias, named, options, strict=True)]  # fmt: skip
         bias = [b + w for b, w in zip(bias, word_bias(offered, options, where, task), strict=True)]
         bias = [b + (NEAR_BIAS if o == "task" and _near(offered[k].param.name, where[k, v], task) else 0.0)
                 for b, (k, v, o) in zip(bias, options, strict=True)]  # fmt: skip
-        bias = [b + _unit_bias(offered, k, where[k, v], task) if o == "task" else b
+        bias = [b + unit_bias([sl.param.name for sl in offered], k, where[k, v], task) if o == "task" else b
                 for b, (k, v, o) in zip(bias, options, strict=True)]  # fmt: skip
+        if (
+            planned is not None and planned[0].parts
+        ):  # a series' items by position ("Taylor Swift and Maroon 5")
+            plan_of, done = planned
+            bias = [b + PLAN_BIAS * plan_of.favours(where[k, v], offered[k].param.name, done)
+                    if o == "task" and not offered[k].is_list else b
+                    for b, (k, v, o) in zip(bias, options, strict=True)]  # fmt: skip
         for k in {k for k, _v, _o in options} if prior else ():
             name = offered[k].param.name
             last = prior.get(name)
@@ -220,17 +258,6 @@ def _arguments_stepwise(chooser: Any, offered: Sequence[Slot], before: list[tupl
         chooser.choose([")"])
     before.extend(used)
     return given
-
-
-def _unit_bias(offered: Sequence[Slot], k: int, c: Candidate, task: str) -> float:
-    """UNIT_BIAS for a number whose unit names slot `k`'s parameter (fill/units.py), -UNIT_BIAS for one
-    whose unit names another offered slot's ("wrap ... notes.txt ... 72 characters": 72 is the width, not
-    the text), else 0."""
-    if unit_names(offered[k].param.name, c, task):
-        return UNIT_BIAS
-    if any(unit_names(s.param.name, c, task) for j, s in enumerate(offered) if j != k):
-        return -UNIT_BIAS
-    return 0.0
 
 
 def _fresh(target: Target, before: Sequence[tuple[int, int]]) -> bool:
