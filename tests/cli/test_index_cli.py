@@ -636,7 +636,13 @@ def test_a_bad_embedder_is_refused_before_the_refresh(
     if kind == "not gguf":
         (tmp_path / "trunc.gguf").write_text("not a model\n")
     elif kind == "hf offline":
+        from huggingface_hub import constants
+
         spec = "hf:a/b/c.gguf"
+        # an empty cache of its own: a machine's real cache may hold a file at that name (a fresh-clone run
+        # failed on one a hostile pass had left in ~/.cache/huggingface)
+        monkeypatch.setattr(constants, "HF_HUB_CACHE", str(tmp_path / "empty-hf-cache"))
+        monkeypatch.setattr(constants, "HF_HUB_OFFLINE", True)
     else:
         (tmp_path / "trunc.gguf").write_bytes(head)
     pool = Path(__file__).resolve().parents[1] / "data" / "pool"
