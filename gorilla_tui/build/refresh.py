@@ -85,6 +85,9 @@ class RefreshReport:
     unchanged: bool = False
     #: embed(index)'s summary when the vectors were added before publishing (refresh's `embed`), else None
     dense: dict[str, Any] | None = None
+    #: sources refused now (pool.doc.SourceRejected) whose docs of the live index were kept (one warning
+    #: line each): the input was bad, so the CLI exits 2 though the index is no weaker (issue 42, N15)
+    refused_kept: list[str] = field(default_factory=list)
 
 
 #: Skipped files or lines named in a source's row ("skips"; `index --status` lists up to SKIPPED_SHOWN).
@@ -133,6 +136,7 @@ class _Assembly:
     warnings: list[str]
     old: list[dict[str, Any]]
     ok: list[SourceLoad]
+    refused_kept: list[str] = field(default_factory=list)
 
 
 def refresh(
@@ -191,8 +195,12 @@ def refresh(
     pointer swap, so a failed or killed refresh leaves the previous index in place. A previous index
     that cannot be read is rebuilt from the sources: its user sources are read again from their paths and
     its manifest sources fetched again (from the folder they came from when it was local). A refused
-    source (pool.doc.SourceRejected) never enters the index and its previous docs are not kept. Every
-    doc of the previous index that is dropped is reported in RefreshReport.warnings.
+    source (pool.doc.SourceRejected: over max_bytes, mostly not docs) never enters the index; when the
+    live index holds docs of it (and keep_previous), those are kept, as for a source that cannot be
+    fetched, with one warning line, and its name is in RefreshReport.refused_kept (the CLI exits 2: the
+    input was refused, though the index published is no weaker than the live one). A user expects a bad
+    file among good ones to be said loudly, not to lose the source's docs silently (issue 42, kind 3).
+    Every doc of the previous index that is dropped is reported in RefreshReport.warnings.
 
     Raises UsageError (bad --from / --only, a --source that is missing, refused or shadows a built-in
     source with another format) and GorillaError: no source reachable, a source that loads no doc, a pool
@@ -222,7 +230,9 @@ def refresh(
     index.path = final
     seconds = time.perf_counter() - started
     warnings = [reclaimed] * bool(reclaimed) + built.warnings  # a file moved aside from the index's place
-    return RefreshReport(final, index, built.rows, seconds, warnings, dense=(dense or [None])[0])
+    report = RefreshReport(final, index, built.rows, seconds, warnings, dense=(dense or [None])[0])
+    report.refused_kept = built.refused_kept
+    return report
 
 
 def _vectors_first(
@@ -395,15 +405,32 @@ def _assemble(
         again = {ld.name for ld in rebuilt if ld.status == "ok"}  # their failed fetch is no longer news
         loads = [ld for ld in loads if ld.status == "ok" or ld.name not in again] + rebuilt
         ok += [ld for ld in rebuilt if ld.status == "ok" and ld.result.docs]
+    refused_kept: list[str] = []
     if keep_previous and previous.index is not None and not tampered:
-        keep = kept(previous.index, _done(loads))  # what could not be read again keeps its docs
+        # a source refused now (a 10 GB file, not docs) keeps its docs of the live index, as one that
+        # cannot be fetched does: its "refused" load leaves the rows, its kept row says why (issue 42, N15)
+        live = set(previous.index.sources)
+        refused = {ld.name: ld for ld in loads if ld.status == "refused" and ld.name in live}
+        keep = kept(previous.index, _done([ld for ld in loads if ld.name not in refused]))
+        kept_now = {row["name"] for row, _ in keep}  # kept() leaves out a source of mostly non-docs
+        loads = [ld for ld in loads if ld.name not in refused or ld.name not in kept_now]
+        for row, docs_kept in keep:
+            ld = refused.get(row["name"])
+            if ld is None:
+                continue
+            row["message"] = f"refused now ({ld.message}): its docs of the previous index kept"
+            refused_kept.append(ld.name)
+            warnings.append(
+                f"{ld.name} refused: {ld.message}; its {len(docs_kept):,} docs of the previous index were "
+                "kept (fix or remove the file, then refresh again)"
+            )
     docs = [d for ld in ok for d in ld.result.docs] + [d for _, docs in keep for d in docs]
     rows = _rows(plan, loads, previous, [row for row, _ in keep])
     warnings += dropped(previous, docs, loads, keep_previous)
     kept_names = {row["name"] for row, _ in keep}
     meta = previous.index.meta if previous.index is not None else {}
     old = [d for d in meta.get("diagnostics", []) if isinstance(d, dict) and d.get("source") in kept_names]
-    return _Assembly(docs, rows, warnings, old, ok)
+    return _Assembly(docs, rows, warnings, old, ok, refused_kept)
 
 
 def _live_tokens(previous: Previous) -> Callable[[ApiDoc], list[str] | None] | None:

@@ -37,9 +37,12 @@ def too_big(what: Path | str, max_bytes: int) -> SourceRejected:
 
 def read_text(path: Path, result: LoadResult, max_bytes: int = MAX_SOURCE_BYTES) -> str | None:
     """File text with a UTF-8 BOM removed, reading at most max_bytes (SourceRejected beyond: a file that
-    grew after it was measured); None (and a "skipped" diagnostic) for unreadable, binary or empty files."""
+    grew after it was measured; a file whose os.fstat size is already over is refused before a byte is read);
+    None (and a "skipped" diagnostic) for unreadable, binary or empty files."""
     try:
         with open_regular(path) as fh:
+            if os.fstat(fh.fileno()).st_size > max_bytes:  # a 10 GB sparse file is not read to say no
+                raise too_big(path, max_bytes)
             raw = fh.read(max_bytes + 1)
     except OSError as e:
         result.diagnostics.append(Diagnostic(str(path), 0, "skipped", f"cannot read: {e.strerror or e}"))
@@ -62,7 +65,7 @@ def read_text(path: Path, result: LoadResult, max_bytes: int = MAX_SOURCE_BYTES)
 
 def jsonl_lines(path: Path, result: LoadResult, max_bytes: int) -> Iterator[tuple[int, bytes]]:
     """(1-based line number, raw line) of a JSONL file, streamed: memory holds one line, and at most
-    max_bytes are read (SourceRejected beyond). A binary (NUL bytes in the first 8 KiB), unreadable or
+    max_bytes are read (SourceRejected beyond, at once when os.fstat says the file is larger). A binary (NUL bytes in the first 8 KiB), unreadable or
     empty file yields nothing and leaves a "skipped" diagnostic."""
     try:
         fh = open_regular(path)
@@ -70,6 +73,8 @@ def jsonl_lines(path: Path, result: LoadResult, max_bytes: int) -> Iterator[tupl
         result.diagnostics.append(Diagnostic(str(path), 0, "skipped", f"cannot read: {e.strerror or e}"))
         return
     with fh:
+        if os.fstat(fh.fileno()).st_size > max_bytes:  # refused before a byte is read (issue 42, N15)
+            raise too_big(path, max_bytes)
         if b"\x00" in fh.peek(8192)[:8192]:
             result.diagnostics.append(
                 Diagnostic(str(path), 0, "skipped", "binary file (NUL bytes), not JSON")

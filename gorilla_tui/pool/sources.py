@@ -27,6 +27,7 @@ from gorilla_tui.pool.doc import (
     source_files,
 )
 from gorilla_tui.pool.expansion import attach_questions, read_questions
+from gorilla_tui.pool.files import too_big
 from gorilla_tui.pool.fingerprint import combine, files_part
 from gorilla_tui.pool.hand_questions import HAND_QUESTIONS_DIR as HAND_QUESTIONS_DIR
 from gorilla_tui.pool.hand_questions import NO_TRAINING_SPLIT, hand_questions_text, with_hand_questions
@@ -193,8 +194,11 @@ def docs_fingerprint(manifest: Manifest, ctx: FetchContext) -> str:
     """Fingerprint of a kind "docs" source (pool.fingerprint.combine): the manifest, the size limit, where
     its files are found and each file's size and SHA-256, and the same for its training-questions files.
     Resolves the files as load_docs_source does (a hub file is downloaded or read from the local cache).
-    Raises SourceUnavailable or OSError when they cannot be resolved or read."""
+    Raises SourceUnavailable or OSError when they cannot be resolved or read, SourceRejected when they hold
+    more than the size limit (os.stat sizes: a 10 GB file is not hashed only for the load to refuse it)."""
     origin, files, folder = _docs_files(manifest, ctx)
+    if sum(f.stat().st_size for f in files) > ctx.max_bytes:
+        raise too_big(manifest.name, ctx.max_bytes)
     questions = [questions_file(manifest, ctx, name, folder) for name in manifest.questions]
     found = [q for q in questions if q is not None]
     return combine("docs", manifest, ctx.max_bytes, origin, files_part(files), files_part(found))

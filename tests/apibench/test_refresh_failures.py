@@ -209,7 +209,9 @@ def test_emptied_docs_json_keeps_apizoo_by_reading_it_again_or_says_what_was_dro
     )
 
 
-def test_a_refused_source_never_enters_and_is_not_kept(apibench: Path, tmp_path: Path) -> None:
+def test_a_refused_source_never_enters_and_keeps_its_live_docs_said_in_one_line(
+    apibench: Path, tmp_path: Path
+) -> None:
     api = apibench / "api"
     mine = _mine(tmp_path, 4)
     refresh(mirrors=[api], only=["torchhub"], config_paths=[mine])
@@ -217,13 +219,25 @@ def test_a_refused_source_never_enters_and_is_not_kept(apibench: Path, tmp_path:
     mine.write_text("\n".join(["not json"] * 50 + ['{"api_call": "acme.ok()"}']) + "\n")
     report = refresh(mirrors=[api], only=["torchhub"], config_paths=[mine])
     row = next(r for r in report.sources if r["name"] == "mine")
-    assert row["status"] == "refused" and "50 of 51 lines or entries are not docs" in row["message"]
-    assert "mine" not in report.index.sources and not any(d.source == "mine" for d in report.index.docs)
-    assert report.warnings == [
-        f"mine: 4 of its 4 docs in the previous index dropped (refused: mine: 50 of 51 lines or entries are "
-        f"not docs (first bad line: {mine}:1))"
+    assert row["status"] == "kept" and "50 of 51 lines or entries are not docs" in row["message"]
+    assert [d.api_call for d in report.index.docs if d.source == "mine"] == [
+        f"acme.ship{i}(order_id)" for i in range(4)
     ]
-    assert "mine" not in refresh(mirrors=[api], only=["torchhub"]).index.sources  # and not kept later
+    assert report.refused_kept == ["mine"]
+    assert report.warnings == [
+        f"mine refused: mine: 50 of 51 lines or entries are not docs (first bad line: {mine}:1); its 4 docs "
+        "of the previous index were kept (fix or remove the file, then refresh again)"
+    ]
+
+
+def test_a_refused_source_the_live_index_never_held_is_left_out(apibench: Path, tmp_path: Path) -> None:
+    api = apibench / "api"
+    refresh(mirrors=[api], only=["torchhub"])
+    mine = tmp_path / "mine.jsonl"
+    mine.write_text("\n".join(["not json"] * 50) + "\n")
+    report = refresh(mirrors=[api], only=["torchhub"], config_paths=[mine])
+    assert {r["name"]: r["status"] for r in report.sources}["mine"] == "refused"
+    assert "mine" not in report.index.sources and report.refused_kept == []
 
 
 def test_a_refresh_that_drops_docs_says_how_many_and_from_which_source(

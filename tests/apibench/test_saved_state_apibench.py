@@ -154,7 +154,7 @@ def test_run_reads_invalid_utf8_from_stdin_as_one_line(index: Path) -> None:
     )
 
 
-def test_a_config_source_refused_later_is_dropped_with_a_warning(
+def test_a_config_source_refused_later_keeps_its_docs_says_so_and_exits_2(
     index: Path, apibench: Path, tmp_path, capsys
 ):
     mine = tmp_path / "mine.jsonl"
@@ -166,12 +166,14 @@ def test_a_config_source_refused_later_is_dropped_with_a_warning(
     assert main(["index", "--refresh", "--from", api, "--only", "torchhub", "--json"]) == 0
     assert "mine" in [r["name"] for r in json.loads(capsys.readouterr().out)["sources"]]
     mine.write_bytes(base64.encodebytes(os.urandom(30_000)))
-    assert main(["index", "--refresh", "--from", api, "--only", "torchhub", "--json"]) == 0
+    assert main(["index", "--refresh", "--from", api, "--only", "torchhub", "--json"]) == 2
     out = json.loads(capsys.readouterr().out)
-    assert {r["name"]: r["status"] for r in out["sources"]}["mine"] == "refused"
-    assert out["warnings"][0].startswith("mine refused: mine: ")
-    assert out["warnings"][1].startswith("mine: 1 of its 1 docs in the previous index dropped (refused: ")
-    assert main(["search", "ship the order", "--hub", "mine"]) == 2  # not in the index
+    assert {r["name"]: r["status"] for r in out["sources"]}["mine"] == "kept"
+    assert len(out["warnings"]) == 1 and out["warnings"][0].startswith("mine refused: mine: ")
+    assert out["warnings"][0].endswith(
+        "its 1 docs of the previous index were kept (fix or remove the file, then refresh again)"
+    )
+    assert main(["search", "ship the order", "--hub", "mine"]) == 0  # its previous doc still answers
     capsys.readouterr()
 
 

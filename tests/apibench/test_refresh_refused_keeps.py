@@ -1,0 +1,86 @@
+"""A refresh whose --from folder holds a source's file over the size limit (a 10 GB sparse
+huggingface_api.jsonl) keeps that source's docs of the live index, says so in one line and exits 2, and
+refuses the file without reading or hashing it (issue 42 kind 3, break-it round 8 N15). Real APIBench
+files."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from gorilla_tui.cli import main
+from gorilla_tui.pool.doc import LoadResult, SourceRejected
+from gorilla_tui.pool import files
+from gorilla_tui.pool.manifest import FetchContext, load_manifests
+from gorilla_tui.pool.sources import docs_fingerprint
+from gorilla_tui.retrieve.index import ApiIndex
+
+HUBS = ["--only", "torchhub", "--only", "huggingface"]
+
+
+def _sparse(path: Path, size: int) -> Path:
+    with open(path, "wb") as fh:
+        fh.truncate(size)  # a hole: no disk used
+    return path
+
+
+def test_a_10gb_file_in_the_mirror_keeps_the_sources_live_docs_and_exits_2(
+    apibench: Path, gorilla_home: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    api = str(apibench / "api")
+    assert main(["index", "--refresh", "--from", api, *HUBS, "--no-dense", "--json"]) == 0
+    capsys.readouterr()
+    before = [d.api_call for d in ApiIndex.load().docs if d.source == "huggingface"]
+    mirror = tmp_path / "mirror"
+    mirror.mkdir()
+    shutil.copy(apibench / "api" / "torchhub_api.jsonl", mirror)
+    _sparse(mirror / "huggingface_api.jsonl", 10 * 2**30)
+    rc = main(["index", "--refresh", "--from", str(mirror), *HUBS, "--no-dense", "--json"])
+    out = json.loads(capsys.readouterr().out)
+    assert rc == 2
+    assert {r["name"]: r["status"] for r in out["sources"]}["huggingface"] == "kept"
+    assert len(out["warnings"]) == 1, out["warnings"]
+    assert out["warnings"][0].startswith("huggingface refused: ")
+    assert "more than 64 MB" in out["warnings"][0]
+    assert f"its {len(before):,} docs of the previous index were kept" in out["warnings"][0]
+    assert [d.api_call for d in ApiIndex.load().docs if d.source == "huggingface"] == before
+
+
+def test_an_oversized_file_is_refused_before_it_is_hashed_or_read(
+    apibench: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    mirror = tmp_path / "mirror"
+    mirror.mkdir()
+    big = mirror / "huggingface_api.jsonl"
+    shutil.copy(apibench / "api" / "huggingface_api.jsonl", big)
+    limit = big.stat().st_size - 1
+    manifest = next(m for m in load_manifests() if m.name == "huggingface")
+    with pytest.raises(SourceRejected, match="more than"):
+        docs_fingerprint(manifest, FetchContext(mirrors=[mirror], max_bytes=limit))
+
+    class Unread:
+        """The opened file as read_text / jsonl_lines see it: its descriptor only; reading fails the test."""
+
+        def __init__(self, path: Path) -> None:
+            self.fh = open(path, "rb")  # noqa: SIM115 - closed by __exit__
+
+        def fileno(self) -> int:
+            return self.fh.fileno()
+
+        def __enter__(self) -> Unread:
+            return self
+
+        def __exit__(self, *exc: object) -> None:
+            self.fh.close()
+
+        def __getattr__(self, name: str) -> object:
+            raise AssertionError(f"the oversized file was read ({name})")
+
+    monkeypatch.setattr(files, "open_regular", Unread)
+    with pytest.raises(SourceRejected, match="more than"):
+        files.read_text(big, LoadResult(), limit)
+    with pytest.raises(SourceRejected, match="more than"):
+        list(files.jsonl_lines(big, LoadResult(), limit))
