@@ -63,7 +63,7 @@ def write_state(folder: Path, extra: bool, rows: Sequence[Any] = ()) -> None:
     }
     sources = [{k: r[k] for k in ROW_KEYS if k in r} for r in rows if isinstance(r, dict) and r.get("name")]
     state = {"version": FINGERPRINT_VERSION, "code": code_fingerprint(), "extra": extra, "files": files,
-             "sources": sources}  # fmt: skip
+             "sources": sources, integrity.EMBEDDERS_KEY: _embedders(folder)}  # fmt: skip
     state[integrity.SELF_KEY] = integrity.state_digest(state)  # its own damage is found as its own
     with open(folder / STATE_FILE, "w", encoding="utf-8") as fh:
         json.dump(state, fh, indent=0)
@@ -72,6 +72,17 @@ def write_state(folder: Path, extra: bool, rows: Sequence[Any] = ()) -> None:
     # the files a search loads are recorded as verified now, hashed: the first search does not hash them again
     digests = {rel: entry["sha256"] for rel, entry in files.items()}
     integrity.remember(folder, [n for n in integrity.LOADED if n in files], digests)
+
+
+def _embedders(folder: Path) -> list[str]:
+    """The embedder spec of the dense.json this refresh wrote into its build `folder` (embedded before it
+    is published), as integrity.EMBEDDERS_KEY lists it; [] when it has none yet."""
+    try:
+        info = json_of(folder / index_store.DENSE_META)
+    except (OSError, ValueError):
+        return []
+    spec = info.get("embedder") if isinstance(info, dict) else None
+    return [spec] if isinstance(spec, str) else []
 
 
 def verify_state(folder: Path, changed: str | None) -> tuple[str, bool | None]:

@@ -20,7 +20,8 @@ from typing import Any
 import numpy as np
 
 from gorilla_tui.errors import GorillaError
-from gorilla_tui.retrieve.embed import Embedder, open_embedder
+from gorilla_tui.retrieve.embed import DEFAULT_EMBEDDER, Embedder, open_embedder
+from gorilla_tui.store import integrity
 from gorilla_tui.store import versions as store
 from gorilla_tui.store.fileio import json_of
 
@@ -113,6 +114,18 @@ DAMAGED_NOTE = (
     "question-rows.npy, dense.json) are damaged or do not fit the index; `gorilla-tui index --refresh` "
     "embeds them again"
 )
+
+
+def _foreign_embedder(folder: Path, info: dict[str, Any]) -> str:
+    """Why the embedder dense.json names (`info`) may not be opened: "" for the built-in default or one the
+    version's record lists (store.integrity.EMBEDDERS_KEY: the embedder its refresh wrote the vectors
+    with); else "dense.json names an embedder the index was not built with (SPEC)". An hf: spec is a
+    download, a .gguf path a model load: chosen by the person (config, --embedder), never by an index file
+    (issue 42, break-it round 8 N11)."""
+    spec = str(info.get("embedder") or DEFAULT_EMBEDDER).strip()
+    if spec == DEFAULT_EMBEDDER or spec in integrity.recorded_embedders(folder):
+        return ""
+    return f"{store.DENSE_META} names an embedder the index was not built with: {spec[:120]!r}"
 
 
 def changed_note(why: str) -> str:
@@ -219,6 +232,9 @@ class DenseSide:
         found = store.read_vectors(self.folder, self.n_docs)
         if found is not None and not found[1].any() and _sources_say_hybrid(self.folder):
             found = None  # no doc has a vector though its sources say hybrid: mask.npy was overwritten
+        if found is not None and (why := _foreign_embedder(self.folder, found[2])):
+            self._changed, self._damaged = why, True  # never open (download) an embedder an index file chose
+            return
         if found is not None:
             vectors, mask, info, questions = found
             self.attach(vectors, mask, info, questions=questions)

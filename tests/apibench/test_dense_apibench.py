@@ -20,6 +20,7 @@ from gorilla_tui.pool.doc import ApiDoc, load_file
 from gorilla_tui.pool.pyenv.source import load_python_env
 from gorilla_tui.retrieve.embed import E5Embedder, open_embedder
 from gorilla_tui.retrieve.index import ApiIndex, top_k
+from gorilla_tui.store import integrity
 from gorilla_tui.store import versions as index_store
 
 
@@ -103,6 +104,8 @@ def test_bm25_alone_with_a_note_when_the_embedder_is_missing_or_fails(
     info_path = index.path / index_store.DENSE_META
     info = json.loads(info_path.read_text())
     info_path.write_text(json.dumps(dict(info, embedder="/nonexistent/embedder.gguf")))
+    # chosen by the person (as `--embedder` records it), then gone: not an embedder an index file chose
+    integrity.record_embedder(index.path, "/nonexistent/embedder.gguf")
     broken = ApiIndex.load()
     bm25 = ApiIndex.build(broken.docs)
     hits = broken.search("classify sports activities in videos", 5, hub="torchhub")
