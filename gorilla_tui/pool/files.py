@@ -65,8 +65,9 @@ def read_text(path: Path, result: LoadResult, max_bytes: int = MAX_SOURCE_BYTES)
 
 def jsonl_lines(path: Path, result: LoadResult, max_bytes: int) -> Iterator[tuple[int, bytes]]:
     """(1-based line number, raw line) of a JSONL file, streamed: memory holds one line, and at most
-    max_bytes are read (SourceRejected beyond, at once when os.fstat says the file is larger). A binary (NUL bytes in the first 8 KiB), unreadable or
-    empty file yields nothing and leaves a "skipped" diagnostic."""
+    max_bytes are read (SourceRejected beyond, at once when os.fstat says the file is larger). A binary
+    (NUL bytes in the first 8 KiB), unreadable or empty file yields nothing and leaves a "skipped"
+    diagnostic."""
     try:
         fh = open_regular(path)
     except OSError as e:

@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 
 from gorilla_tui.cli import main
-from gorilla_tui.pool.doc import LoadResult, SourceRejected
 from gorilla_tui.pool import files
+from gorilla_tui.pool.doc import LoadResult, SourceRejected
 from gorilla_tui.pool.manifest import FetchContext, load_manifests
 from gorilla_tui.pool.sources import docs_fingerprint
 from gorilla_tui.retrieve.index import ApiIndex

