@@ -3,6 +3,7 @@ bar; copying is tui/copying.py (CopyMixin), the index workers tui/index_loading.
 
 from __future__ import annotations
 
+import contextlib
 from typing import TYPE_CHECKING, Any
 
 from textual import work
@@ -15,7 +16,7 @@ from gorilla_tui.config import Settings, load_settings
 from gorilla_tui.errors import GorillaError
 from gorilla_tui.history import History
 from gorilla_tui.textsafe import safe_text
-from gorilla_tui.tui import clipboard
+from gorilla_tui.tui import clipboard, daemon_executor
 from gorilla_tui.tui.copying import CopyMixin
 from gorilla_tui.tui.driver_input import lenient_input
 from gorilla_tui.tui.index_loading import IndexLoadingMixin
@@ -61,6 +62,20 @@ class GorillaApp(CopyMixin, IndexLoadingMixin, App[None]):
         self.copy_tool: tuple[str, ...] | None = clipboard.find_tool()
         #: what the first-launch build did (build.first_launch.FirstLaunch), None when an index existed
         self.first_launch: FirstLaunch | None = None
+
+    def on_load(self) -> None:
+        """Before any thread worker starts: they run on daemon threads (tui/daemon_executor.py), so
+        quitting never waits for one (issue 42 kind 1, break-it round 8 N10)."""
+        daemon_executor.install()
+
+    def exit(self, *args: Any, **kwargs: Any) -> None:
+        """Quit (Ctrl+Q, or any other way out): give up the answer in flight and every request of the
+        backend first (Session.close), then Textual's exit. A request that drips kept the process alive
+        after the screen was gone (issue 42 kind 1, break-it round 8 N10)."""
+        self.session.close()
+        with contextlib.suppress(IndexError):  # no main screen yet (an exit during start-up)
+            self.main.cancel_run()
+        super().exit(*args, **kwargs)
 
     def get_default_screen(self) -> Screen:
         return MainScreen(self.session)

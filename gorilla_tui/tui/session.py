@@ -94,6 +94,9 @@ class Session:
         self._validator: Checker | None = None
         self._backend_thread: threading.Thread | None = None
         self._load_serial = threading.Lock()  # one model load at a time: the last one started wins
+        #: set by close() when the app quits: every request of a loaded backend gives up (the cancel
+        #: event services.load_backend hands to RemoteBackend and to the model probe)
+        self.closing = threading.Event()
 
     # -- labels for the status bar ------------------------------------------------------------------------
 
@@ -184,7 +187,7 @@ class Session:
         try:
             from gorilla_tui import services  # deferred: numpy, scipy (~0.3 s) after the first paint
 
-            backend = services.load_backend(self.settings)
+            backend = services.load_backend(self.settings, cancel=self.closing)
             self.kernel_name = services.kernel_name(self.settings)
             with self._lock:  # before waiters wake: wait_backend must find the backend, never None
                 self.backend = backend
@@ -198,6 +201,15 @@ class Session:
         finally:
             self._backend_done.set()
         return backend
+
+    def close(self) -> None:
+        """The app quits: set `closing`, so a backend request in flight (an endpoint that drips) and a
+        model probe give up now instead of at their deadline; an injected backend with a `cancel` event
+        of its own (RemoteBackend) has it set too."""
+        self.closing.set()
+        cancel = getattr(self.backend, "cancel", None)
+        if isinstance(cancel, threading.Event):
+            cancel.set()
 
     def start_backend_load(self) -> None:
         """Start :meth:`load_backend` in a daemon thread now, unless a backend is there or already loading.

@@ -265,6 +265,11 @@ class MainScreen(Screen):
         panel.show_message(text)
         self.post_message(StateChanged("ready", "ready"))
 
+    def cancel_run(self) -> None:
+        """Set the cancel event of the answer in flight, if any (the app quits: its worker gives up)."""
+        if self._cancel is not None:
+            self._cancel.set()
+
     def action_cancel(self) -> None:
         """Escape: cancel the answer in flight (the model stops at its next token)."""
         if not self.running or self._cancel is None:
