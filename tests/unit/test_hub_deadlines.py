@@ -102,6 +102,6 @@ def test_model_pull_of_a_dripping_download_is_one_line(mirror, gorilla_home, mon
     assert main(["model", "pull", "hf:owner/repo/model.gguf"]) == 2
     lines = [line for line in capfd.readouterr().err.splitlines() if line.strip()]
     assert lines == [
-        "gorilla-tui: error: cannot fetch hf:owner/repo/model.gguf: stalled: less than 64 KiB received in 1 s "
-        "(HF_HUB_DOWNLOAD_TIMEOUT sets a longer window)"
+        "gorilla-tui: error: cannot fetch hf:owner/repo/model.gguf: stalled: "
+        "less than 64 KiB received in 1 s (HF_HUB_DOWNLOAD_TIMEOUT sets a longer window)"
     ]
