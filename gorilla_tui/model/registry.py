@@ -14,7 +14,7 @@ from filelock import FileLock
 from gorilla_tui.errors import GorillaError, UsageError
 from gorilla_tui.model.gguf_meta import required_size
 from gorilla_tui.paths import expand_user, get_paths
-from gorilla_tui.pool.hub import hub_unreachable
+from gorilla_tui.pool.hub import hf_spec_problem, hub_unreachable
 from gorilla_tui.pool.hub_http import bounded, download
 from gorilla_tui.pool.manifest import FetchContext
 
@@ -180,16 +180,21 @@ def check_gguf(path: Path) -> None:
     """Raise GorillaError (one line) unless `path` is an existing file that starts like a GGUF file:
     magic b"GGUF", version 1-3, and plausible tensor/metadata counts (GGUF spec, ggml docs/gguf.md), and is
     as long as its header says (gguf_meta.required_size: a file cut short in its header or its tensor
-    data, a partial download or `head -c`); a file that is there but fails these raises ModelFileError.
-    Used by `ask --model`, `model pull` and `index --refresh --embedder` alike."""
+    data, a partial download or `head -c`); a file that is there but fails these raises ModelFileError,
+    one whose read fails (an OSError: EIO, EACCES) a GorillaError naming the file and the error (unreadable).
+    Used by `ask --model`, `model pull`, `eval run --model`, `doctor` and `index --refresh --embedder`."""
     if not path.exists():
         raise GorillaError(
             f"model file not found: {path}", hint="check --model or run `gorilla-tui model list`"
         )
     if not path.is_file():
         raise GorillaError(f"model path is not a file: {path}")
-    with path.open("rb") as fh:
-        head = fh.read(GGUF_MIN_HEADER)
+    try:  # a read that fails (EIO from a failing disk or a FUSE mount, EACCES) names the file and the error
+        with path.open("rb") as fh:
+            head = fh.read(GGUF_MIN_HEADER)
+        size, need = path.stat().st_size, required_size(path)
+    except OSError as e:
+        raise unreadable(path, e) from None
     if head[:4] != GGUF_MAGIC:
         raise ModelFileError(f"{path} is not a GGUF model file (it does not start with b'GGUF')")
     if len(head) < GGUF_MIN_HEADER:
@@ -197,18 +202,30 @@ def check_gguf(path: Path) -> None:
     version, n_tensors, n_kv = struct.unpack("<IQQ", head[4:24])
     if version not in (1, 2, 3) or n_tensors > 1_000_000 or n_kv > 1_000_000:
         raise ModelFileError(f"{path} has a corrupt GGUF header (version {version})")
-    size, need = path.stat().st_size, required_size(path)
     if need is not None and need > size:  # llama.cpp refuses it too, after a second or more of loading
         told = f"its header describes {need / 1e6:.1f} MB" if need > size + 1 else "its header is cut short"
         raise ModelFileError(f"{path} is a truncated GGUF file ({size / 1e6:.1f} MB; {told})")
 
 
+def unreadable(path: Path, error: OSError) -> GorillaError:
+    """The one-line error (exit 2) for a model file whose read failed: "cannot read model file PATH:
+    Input/output error (errno 5)" (break-it round 8: EIO was "internal error: OSError")."""
+    why = f"{error.strerror} (errno {error.errno})" if error.strerror else str(error) or type(error).__name__
+    return GorillaError(
+        f"cannot read model file {path}: {why}",
+        hint="check the disk or mount it is on, or pass another model with --model",
+    )
+
+
 def sha256_file(path: Path) -> str:
-    """Hex sha256 of a file, read in 1 MiB blocks."""
+    """Hex sha256 of a file, read in 1 MiB blocks. Raises GorillaError (unreadable) when a read fails."""
     h = hashlib.sha256()
-    with path.open("rb") as fh:
-        for block in iter(lambda: fh.read(1 << 20), b""):
-            h.update(block)
+    try:
+        with path.open("rb") as fh:
+            for block in iter(lambda: fh.read(1 << 20), b""):
+                h.update(block)
+    except OSError as e:
+        raise unreadable(path, e) from None
     return h.hexdigest()
 
 
@@ -295,11 +312,16 @@ def hf_download(repo: str, filename: str) -> Path:
 
 
 def parse_hf(spec: str) -> tuple[str, str]:
-    """ "hf:OWNER/REPO/path/FILE.gguf" -> ("OWNER/REPO", "path/FILE.gguf"). Raises UsageError."""
+    """ "hf:OWNER/REPO/path/FILE.gguf" -> ("OWNER/REPO", "path/FILE.gguf"). Raises UsageError (one line) for
+    another shape, or a repo id or file name huggingface_hub refuses (pool.hub.hf_spec_problem)."""
     parts = spec[3:].strip("/").split("/")
     if len(parts) < 3 or not all(parts) or not parts[-1].endswith(".gguf"):
         raise UsageError(f"bad model spec {spec!r}: expected hf:OWNER/REPO/FILE.gguf")
-    return "/".join(parts[:2]), "/".join(parts[2:])
+    repo, filename = "/".join(parts[:2]), "/".join(parts[2:])
+    problem = hf_spec_problem(repo, filename)
+    if problem:
+        raise UsageError(f"bad model spec {spec!r}: {problem}")
+    return repo, filename
 
 
 def cached_file(repo: str, filename: str) -> Path | None:

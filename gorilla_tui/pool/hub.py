@@ -26,6 +26,25 @@ def clip(text: str, limit: int = 160) -> str:
     return (head if sep and len(head) > limit // 2 else cut).rstrip(" ,;:") + "..."
 
 
+def hf_spec_problem(repo_id: str, filename: str) -> str | None:
+    """Why huggingface_hub would refuse this repo id (its validate_repo_id, as hf_hub_download and
+    try_to_load_from_cache raise it: "'a b/c' is not a Hugging Face repo id (...)") or file name (a "."
+    or ".." part); None when both are fine. Checked where an hf: spec is parsed (a model, an
+    embedder), so `doctor`, `ask`, `model pull` and `index --embedder` refuse it alike, before any lookup
+    (break-it round 8, N6: doctor's cache lookup was "internal error: HFValidationError")."""
+    from huggingface_hub.errors import HFValidationError  # deferred: huggingface_hub (~0.15 s)
+    from huggingface_hub.utils import validate_repo_id
+
+    try:
+        validate_repo_id(repo_id)
+    except HFValidationError:
+        shown = clip(repo_id, 60)
+        return f"{shown!r} is not a Hugging Face repo id (OWNER/NAME of letters, digits, '-', '_' and '.')"
+    if any(part in (".", "..") for part in filename.split("/")):
+        return "the file name cannot hold a '.' or '..' part"
+    return None
+
+
 def _offline() -> bool:
     """Whether HF_HUB_OFFLINE says offline: the variable as it is now (huggingface_hub's own truthy values),
     else huggingface_hub's constant, which it read once when first imported (a variable set later, as a
