@@ -59,3 +59,38 @@ def test_an_hf_spec_huggingface_refuses_is_a_config_problem_in_doctor(gorilla_ho
     assert _error(capsys.readouterr().err).startswith(f"gorilla-tui: error: {why}")
     assert main(["model", "pull", spec]) == 2
     assert _error(capsys.readouterr().err).startswith(f"gorilla-tui: error: {why}")
+
+
+def test_a_garbage_file_in_the_hugging_face_cache_names_the_files_to_delete(
+    gorilla_home, tmp_path, monkeypatch, capsys
+):
+    """Break-it round 8 (partly held): a garbage file a mirror served as a registry model's .gguf stays in
+    the Hugging Face cache, and every later `model pull` takes it from there and refuses it ("not a GGUF
+    model file") with "model pull" as the only fix. The fix names the cached link and file to delete; once
+    deleted, the model is no longer cached (offline: "not in the Hugging Face cache")."""
+    import huggingface_hub.constants as hf_constants
+
+    cache = tmp_path / "hub"
+    repo_dir = cache / "models--gorilla-llm--gorilla-7b-hf-v1-gguf"
+    commit = "a" * 40
+    (repo_dir / "refs").mkdir(parents=True)
+    (repo_dir / "refs" / "main").write_text(commit)
+    blob = repo_dir / "blobs" / "abc"
+    blob.parent.mkdir()
+    blob.write_bytes(b"\x1b]0;PWNED\x07" + b"\xff" * 100)
+    link = repo_dir / "snapshots" / commit / "gorilla-7b-hf-v1-q4_K_M.gguf"
+    link.parent.mkdir(parents=True)
+    link.symlink_to(Path("../../blobs/abc"))
+    monkeypatch.setattr(hf_constants, "HF_HUB_CACHE", str(cache))
+    fix = f"rm {link} {blob} && gorilla-tui model pull gorilla-7b-hf-v1  # the cached download is damaged"
+    assert main(["model", "pull", "gorilla-7b-hf-v1"]) == 2
+    err = capsys.readouterr().err
+    assert f"{link} is not a GGUF model file" in _error(err) and f"  hint: {fix}" in err, err
+    _config(gorilla_home, "gorilla-7b-hf-v1")
+    assert main(["doctor", "--no-hash", "--no-inference"]) == 1
+    out = " ".join(capsys.readouterr().out.split())  # rich folds the long line at a space
+    assert " ".join(f"fix: {fix}".split()) in out, out
+    link.unlink()
+    blob.unlink()
+    assert main(["model", "pull", "gorilla-7b-hf-v1"]) == 2
+    assert "not in the Hugging Face cache" in capsys.readouterr().err
