@@ -5,8 +5,8 @@ stops waiting for.
 httpx2's timeouts (huggingface_hub's HF_HUB_ETAG_TIMEOUT and HF_HUB_DOWNLOAD_TIMEOUT, 10 s each) count from
 the last byte read, so a hub mirror (HF_ENDPOINT) that drips a byte a second was waited for forever: the
 "5 s" probe, `model pull`, `index --refresh` and `eval run` hung with no output (break-it round 8, N1).
-huggingface_hub has no total deadline of its own; its client factory (huggingface_hub.set_client_factory)
-is given a response hook that counts every byte of every response body as it arrives, before httpx2
+huggingface_hub has no total deadline of its own; its shared HTTP client (get_session) is given a response
+hook (an httpx2 event hook) that counts every byte of every response body as it arrives, before httpx2
 gathers the chunks (10 MiB) huggingface_hub reads, and a download's progress bar (hf_xet's too) counts.
 """
 
@@ -41,7 +41,6 @@ _received = [0]
 #: Worker threads given up on: their next body chunk raises HubStalled, so they end at the next byte.
 _abandoned: set[int] = set()
 _installed = threading.Lock()
-_factory_set = [False]
 
 
 class HubStalled(TimeoutError):
@@ -76,25 +75,18 @@ def _count_body(response: Any) -> None:
     response.stream = _CountingStream()
 
 
-def _client_factory() -> Any:
-    """huggingface_hub's default client, with the counting response hook added."""
-    from huggingface_hub.utils import _http  # deferred: huggingface_hub (~0.15 s), only to fetch
-
-    client = _http.default_client_factory()
-    hooks = client.event_hooks
-    hooks["response"] = [*hooks.get("response", []), _count_body]
-    client.event_hooks = hooks
-    return client
-
-
 def _install() -> None:
-    """Set huggingface_hub's client factory to _client_factory, once per process."""
-    with _installed:
-        if not _factory_set[0]:
-            from huggingface_hub import set_client_factory  # deferred: huggingface_hub, only to fetch
+    """Add the counting response hook to huggingface_hub's shared HTTP client (get_session), once per
+    client: checked before every bounded call, so a client huggingface_hub made anew (after
+    set_client_factory or close_session) is counted too."""
+    from huggingface_hub.utils import get_session  # deferred: huggingface_hub (~0.15 s), only to fetch
 
-            set_client_factory(_client_factory)
-            _factory_set[0] = True
+    with _installed:
+        client = get_session()
+        hooks = client.event_hooks
+        if _count_body not in hooks.get("response", []):
+            hooks["response"] = [*hooks.get("response", []), _count_body]
+            client.event_hooks = hooks
 
 
 def counting_tqdm() -> Any:
