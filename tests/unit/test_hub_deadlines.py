@@ -4,6 +4,7 @@ with one line, and a cached garbage .gguf names the file to delete."""
 
 from __future__ import annotations
 
+import signal
 import socket
 import threading
 import time
@@ -23,11 +24,14 @@ DRIP_FOR_S = 4.0
 
 
 def _drip(conn: socket.socket, head: bytes) -> None:
-    conn.sendall(head)
     end = time.monotonic() + DRIP_FOR_S
-    while time.monotonic() < end:
-        conn.sendall(b"X")
-        time.sleep(0.2)
+    try:
+        conn.sendall(head)
+        while time.monotonic() < end:
+            conn.sendall(b"X")
+            time.sleep(0.2)
+    except OSError:
+        return  # the client gave up
 
 
 def _serve(conn: socket.socket, mode: str) -> None:
@@ -105,3 +109,21 @@ def test_model_pull_of_a_dripping_download_is_one_line(mirror, gorilla_home, mon
         "gorilla-tui: error: cannot fetch hf:owner/repo/model.gguf: stalled: "
         "less than 64 KiB received in 1 s (HF_HUB_DOWNLOAD_TIMEOUT sets a longer window)"
     ]
+
+
+@pytest.mark.parametrize("mirror", ["headers"], indirect=True)
+def test_ctrl_c_ends_the_wait_for_the_hub(mirror, monkeypatch):
+    """The wait for a hub request (a worker thread) lets Ctrl+C in: the CLI says "interrupted", exit 130."""
+    monkeypatch.setattr(hub, "HUB_PROBE_TIMEOUT", 30.0)
+
+    def interrupt(signum, frame):
+        raise KeyboardInterrupt
+
+    previous = signal.signal(signal.SIGALRM, interrupt)
+    signal.setitimer(signal.ITIMER_REAL, 0.5)
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            hub.hub_unreachable(FetchContext())
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
