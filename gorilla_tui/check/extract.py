@@ -98,12 +98,17 @@ def _looks_escaped(text: str) -> bool:
 
 def clean_code(raw: str) -> str:
     """Code text with the escaping of the response format undone: unescaped (at most twice) while it
-    reads as escaped (see _looks_escaped). Cheap: no parse."""
+    reads as escaped (see _looks_escaped), unless it parses as it is and would not once unescaped: the
+    ``\\n`` of ``sys.stdout.write('hello\\n')`` is the string literal's own escape (it was made a real
+    newline, and a valid call "unparseable": break-it round 8). Parses only text that reads as escaped."""
     text = raw.strip()
     for _ in range(2):
         if not _looks_escaped(text):
             break
-        text = unescape(text).strip()
+        unescaped = unescape(text).strip()
+        if _parses(text) and not _parses(unescaped):
+            break
+        text = unescaped
     return text
 
 

@@ -17,6 +17,7 @@ from gorilla_tui.history import History
 from gorilla_tui.textsafe import safe_text
 from gorilla_tui.tui import clipboard
 from gorilla_tui.tui.copying import CopyMixin
+from gorilla_tui.tui.driver_input import lenient_input
 from gorilla_tui.tui.index_loading import IndexLoadingMixin
 from gorilla_tui.tui.messages import CopyRequested, IndexBuilt, LoadState, Notice, ScreenReady, StateChanged
 from gorilla_tui.tui.screens.help import HelpScreen
@@ -295,6 +296,7 @@ def create_app(
     history: default History() in the user data dir; show_timings: False hides durations (deterministic
     snapshots); session: a Session made beforehand (`gorilla-tui tui` makes one and starts its model load
     before importing Textual), used as it is: the other arguments must then be left out."""
+    lenient_input()  # a byte that is not UTF-8 must not end Textual's input thread (tui/driver_input.py)
     if session is not None:
         return GorillaApp(session, show_timings=show_timings)
     session = Session(

@@ -171,3 +171,30 @@ async def test_the_settings_dialog_shows_a_hostile_hub_and_kernel_as_they_are(to
         text = screen_text(app)
         _assert_safe(text)
         assert "evil\\x1b]0;pwned\\x07[red]" in text and "kevil\\x1b]0;pwned" in text
+
+
+async def test_a_paste_never_puts_controls_or_bidi_overrides_in_the_input(make_app):
+    """Break-it round 8: a bracketed paste of "hello \\x9b2J world \\u202e rtl" put the C1 CSI and the
+    right-to-left override raw on the terminal (the input renders its value as it is; only submit and
+    history recall cleaned it). A paste is now cleaned as a typed task is; its lines are still joined."""
+    from textual import events
+
+    app = make_app([" " + VALID_CALL])
+    async with app.run_test(size=SIZE) as pilot:
+        task_input = app.main.query_one(TaskInput)
+        task_input.post_message(events.Paste("hello \x9b2J world \u202e rtl\x1b[31m red\r\nnext line"))
+        await pilot.pause()
+        value = task_input.value
+        assert all(c not in value for c in "\x9b\u202e\x1b\r\n")
+        assert value.split() == ["hello", "world", "rtl", "red", "next", "line"]
+
+
+def test_a_byte_that_is_not_utf8_does_not_end_textuals_input(make_app):
+    """Break-it round 8: Alt+a in xterm's eightBitInput mode (0xE1) raised UnicodeDecodeError in Textual's
+    input thread (Textualize/textual#6456): a traceback over the screen, and no keys after it. Once the app
+    is made, the decoder Textual's Linux driver builds replaces such a byte."""
+    from textual.drivers import linux_driver
+
+    make_app([" " + VALID_CALL])
+    decode = linux_driver.getincrementaldecoder("utf-8")().decode
+    assert decode(b"load \xe1a resnet", final=False) == "load \ufffda resnet"

@@ -55,3 +55,16 @@ def test_every_call_of_a_json_tool_call_list_is_checked() -> None:
     )
     assert ex.format == "json"
     assert ex.candidates() == ["shutil.copytree(src='a', dst='b')\njson.laods(s='x')"]
+
+
+def test_a_string_literals_own_escape_is_kept():
+    """Break-it round 8: ``sys.stdout.write('hello\\n')`` (one line, the literal's own ``\\n``) was read as an
+    escaped response and unescaped into a real newline inside the string: "unparseable" for a valid call
+    (check CODE, check -, MCP check_api_call). Text that parses as it is and would not once unescaped is
+    kept; escaped code that does not parse as it is still gets unescaped."""
+    from gorilla_tui.check.extract import clean_code
+
+    assert clean_code("sys.stdout.write('hello\\n')") == "sys.stdout.write('hello\\n')"
+    assert clean_code("print('a\\nb', end='\\n')") == "print('a\\nb', end='\\n')"
+    escaped = "import torch\\nmodel = torch.hub.load('pytorch/vision', 'resnet50')"
+    assert clean_code(escaped) == "import torch\nmodel = torch.hub.load('pytorch/vision', 'resnet50')"

@@ -14,7 +14,7 @@ from textual.binding import Binding
 from textual.message import Message
 from textual.widgets import Input
 
-from gorilla_tui.textsafe import MAX_TASK_CHARS
+from gorilla_tui.textsafe import MAX_TASK_CHARS, strip_controls
 
 
 class TaskInput(Input):
@@ -126,7 +126,10 @@ class TaskInput(Input):
         # lines are joined and the text is cut to the room left, and both are said (never cut silently).
         event.prevent_default()
         event.stop()
-        text = event.text
+        # a paste is shown as typed: its escape sequences, C1 controls (U+009B, the 8-bit CSI) and bidi
+        # overrides (U+202E) reached the terminal raw in the input's own line (break-it round 8); newlines
+        # and tabs are kept for the joining below
+        text = strip_controls(event.text.replace("\r\n", "\n").replace("\t", " "))
         pasted: list[str] = []
         lines: list[str] = []
         if "\n" in text or "\r" in text:
