@@ -25,11 +25,12 @@ TOO_DEEP = "JSON nested deeper than Python's recursion limit"
 
 def decode(data: str | bytes | bytearray, **kwargs: Any) -> Any:
     """json.loads(data, **kwargs), with a number longer than Python converts raised as
-    json.JSONDecodeError ("a number of more than N digits") like any other text that is no JSON.
+    json.JSONDecodeError ("a number of more than N digits") like any other text that is no JSON, and a
+    lone surrogate escape (``"\\ud800"``) read as U+FFFD (_without_lone_surrogates).
     RecursionError (JSON nested deeper than Python's recursion limit) is left to the caller; loads() makes
     it a ValueError. Raises TypeError for data that is not text or bytes."""
     try:
-        return json.loads(data, **kwargs)
+        value = json.loads(data, **kwargs)
     except json.JSONDecodeError:
         raise
     except ValueError as e:
@@ -40,6 +41,47 @@ def decode(data: str | bytes | bytearray, **kwargs: Any) -> Any:
         found = re.search(rf"\d{{{limit + 1},}}", text)
         msg = f"a number of more than {limit} digits"
         raise json.JSONDecodeError(msg, text, found.start() if found else 0) from None
+    probe = data if isinstance(data, str) else bytes(data)
+    if (_SURROGATE if isinstance(probe, str) else _SURROGATE_BYTES).search(probe):
+        value = _without_lone_surrogates(value)
+    return value
+
+
+#: A JSON escape of a UTF-16 surrogate (``\ud800``): json.loads pairs a high and a low one into one
+#: character, and leaves a lone one as a lone surrogate, which no UTF-8 writer takes.
+_SURROGATE = re.compile(r"\\u[dD][89a-fA-F][0-9a-fA-F]{2}")
+_SURROGATE_BYTES = re.compile(rb"\\u[dD][89a-fA-F][0-9a-fA-F]{2}")
+_LONE = re.compile("[\ud800-\udfff]")
+
+
+def _without_lone_surrogates(value: Any) -> Any:
+    """`value` with every lone surrogate in its strings and keys made U+FFFD (in place for lists and dicts,
+    walked without recursion). A doc holding one ("\\ud800", valid JSON) was "internal error:
+    UnicodeEncodeError" when the index wrote it (break-it round 8)."""
+    if isinstance(value, str):
+        return _LONE.sub("\ufffd", value)
+    stack = [value]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, list):
+            for i, v in enumerate(node):
+                if isinstance(v, str):
+                    node[i] = _LONE.sub("\ufffd", v)
+                elif isinstance(v, (list, dict)):
+                    stack.append(v)
+        elif isinstance(node, dict):
+            for k in list(node):
+                v = node[k]
+                if isinstance(v, str):
+                    v = _LONE.sub("\ufffd", v)
+                elif isinstance(v, (list, dict)):
+                    stack.append(v)
+                if isinstance(k, str) and _LONE.search(k):
+                    del node[k]
+                    node[_LONE.sub("\ufffd", k)] = v
+                else:
+                    node[k] = v
+    return value
 
 
 def loads(data: str | bytes | bytearray) -> Any:
@@ -60,3 +102,17 @@ def split_json_lines(text: str) -> list[str]:
     in a description lost its lines (break-it round 7). The last element is "" when `text` ends with a
     newline; blank lines are the caller's to skip."""
     return [line[:-1] if line.endswith("\r") else line for line in text.split("\n")]
+
+
+def nested_deeper(value: Any, limit: int) -> bool:
+    """True when JSON data `value` nests objects and lists more than `limit` levels (the value itself is
+    level 1); walked without recursion, so any depth is measured. Code that recurses over a schema (a
+    deepcopy, a validator) reached Python's recursion limit at a few hundred levels."""
+    stack = [(value, 1)]
+    while stack:
+        node, depth = stack.pop()
+        if depth > limit:
+            return True
+        children = node.values() if isinstance(node, dict) else node if isinstance(node, list) else ()
+        stack += [(v, depth + 1) for v in children if isinstance(v, (dict, list))]
+    return False

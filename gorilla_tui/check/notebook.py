@@ -20,10 +20,16 @@ CODE_CELL = "code"
 #: damaged notebook: its cell's code would be skipped in silence (break-it round 5: a cell without
 #: cell_type hid a made-up model from a pre-commit hook).
 CELL_TYPES = frozenset({CODE_CELL, "markdown", "raw", "heading"})
+#: IPython cell magics whose body is Python the kernel runs; any other (``%%bash``, ``%%html``,
+#: ``%%writefile``, ``%%sql``) holds another language: its cell is left out whole (break-it round 8: a
+#: ``%%bash`` cell with ``rm -rf build/`` made the notebook "not Python 3 syntax", and a made-up model in
+#: the next cell went unreported).
+PYTHON_CELL_MAGICS = frozenset({"time", "timeit", "capture", "prun", "python", "python3", "debug"})
 
 
 def notebook_lines(text: str) -> tuple[list[str], list[tuple[int, int]]]:
-    """The lines of a notebook's code cells, in order, IPython ``%magic`` and ``!shell`` lines blanked, and
+    """The lines of a notebook's code cells, in order, IPython ``%magic`` and ``!shell`` lines blanked (and
+    the whole of a cell in another language: PYTHON_CELL_MAGICS), and
     for each line its (1-based cell number over the whole notebook, 1-based line in that cell).
 
     Raises:
@@ -53,10 +59,19 @@ def notebook_lines(text: str) -> tuple[list[str], list[tuple[int, int]]]:
         src = _cell_text(cell.get(key, ""), n, key)
         if kind != CODE_CELL:
             continue
+        foreign = _cell_magic(src) not in (None, *PYTHON_CELL_MAGICS)
         for k, ln in enumerate(src.split("\n"), 1):
-            lines.append("" if ln.lstrip().startswith(("%", "!")) else ln)
+            lines.append("" if foreign or ln.lstrip().startswith(("%", "!")) else ln)
             where.append((n, k))
     return lines, where
+
+
+def _cell_magic(src: str) -> str | None:
+    """The name of the IPython cell magic a cell starts with (``%%bash`` -> "bash"), else None."""
+    first = next((ln.strip() for ln in src.split("\n") if ln.strip()), "")
+    if not first.startswith("%%"):
+        return None
+    return first[2:].split(maxsplit=1)[0] if first[2:].strip() else ""
 
 
 def _cells(nb: Any) -> list[Any]:

@@ -206,7 +206,8 @@ def _ask(
 
 
 def _note(line: str) -> None:
-    print(safe_text(f"gorilla-tui: {line}"), file=sys.stderr)  # may quote a path or a server's words
+    # may quote a path or a server's words: one line whatever they hold
+    print(safe_text(f"gorilla-tui: {line}", newlines=False), file=sys.stderr)
 
 
 def _print_panel(d: dict[str, Any], hits: list[Hit]) -> None:
@@ -248,7 +249,7 @@ def _print_panel(d: dict[str, Any], hits: list[Hit]) -> None:
     if fit_line is not None and not nothing:  # beside the verdict: the call exists / it fits the task
         parts.append(fit_line)
     for line in diagnostics:
-        parts.append(Text(safe_text(f"         {line}"), style="dim"))
+        parts.append(Text(safe_text(f"         {line}", newlines=False), style="dim"))
     if v["suggestions"]:
         parts.append(
             Text(safe_text("         did you mean: " + "; ".join(v["suggestions"][:3])), style="yellow")
@@ -256,7 +257,9 @@ def _print_panel(d: dict[str, Any], hits: list[Hit]) -> None:
     if v["matched"]:
         m = v["matched"]
         where = ", ".join(x for x in (m["source"], m["domain"]) if x)  # APIZoo docs have no domain
-        parts.append(Text.assemble(("matched  ", "bold"), safe_text(f"{m['api_name']} ({where})")))
+        parts.append(
+            Text.assemble(("matched  ", "bold"), safe_text(f"{m['api_name']} ({where})", newlines=False))
+        )
     if d["explanation"]:
         parts.append(Text.assemble(("why      ", "bold"), safe_text(d["explanation"][:300])))
     if d["code"]:

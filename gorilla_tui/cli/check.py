@@ -262,7 +262,7 @@ def _print_panel(verdict, code: str = "") -> None:
         d = verdict.matched
         label = "matched" if verdict.kind == "valid" else "closest"
         body.append(f"{label}: ", style="bold")
-        body.append(safe_text(f"{d.call}  [{d.id}; {d.domain or d.framework}]") + "\n")
+        body.append(safe_text(f"{d.call}  [{d.id}; {d.domain or d.framework}]", newlines=False) + "\n")
     for s in verdict.suggestions:
         body.append("did you mean: ", style="bold")
         body.append(safe_text(s) + "\n")
@@ -274,7 +274,10 @@ def _print_panel(verdict, code: str = "") -> None:
     deciding = [c for c in verdict.calls if c.role in ("pool", "family", "python-env")]
     if len(deciding) > 1:  # say which calls were checked, each with its own verdict
         for c in deciding:
-            body.append(safe_text(f"  {c.line}:{c.col} {c.callee}: {c.kind} ({c.role})") + "\n", style="dim")
+            body.append(
+                safe_text(f"  {c.line}:{c.col} {c.callee}: {c.kind} ({c.role})", newlines=False) + "\n",
+                style="dim",
+            )
     style = _STYLE.get(verdict.kind, "white")
     make_console().print(
         Panel(body, title=f"[bold {style}]{verdict.kind}[/]", border_style=style, expand=False)

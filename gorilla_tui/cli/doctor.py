@@ -103,7 +103,12 @@ def _model(
             path = None
     elif quant or spec.startswith("hf:"):
         entry = models.REGISTRY.get(name)
-        repo, fname = (entry.repo, entry.file_for(quant)) if entry else models.parse_hf(spec)
+        try:
+            repo, fname = (entry.repo, entry.file_for(quant)) if entry else models.parse_hf(spec)
+        except UsageError as e:  # an hf: spec huggingface_hub refuses: a config problem, as ask says
+            fix = "gorilla-tui model list  # then set model = NAME or hf:OWNER/REPO/FILE.gguf in config"
+            problems.append({"problem": f"model in config: {e}", "fix": fix})
+            return
         path = models.cached_file(repo, fname)
         if path is None:
             pull = f"gorilla-tui model pull {spec}"

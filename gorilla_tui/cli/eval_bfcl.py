@@ -97,7 +97,7 @@ def run_bfcl(args: argparse.Namespace) -> int:
         existed = out.exists()
         done, notes = bfcl.load_done(out, run)  # a wrong --out fails before the model loads
         for line in notes:
-            print(safe_text(f"gorilla-tui: {out}: {line}"), file=sys.stderr)
+            print(safe_text(f"gorilla-tui: {out}: {line}", newlines=False), file=sys.stderr)
         stats = None
         if any(q.id not in done for q in questions):
             pool = [q for name in names for q in every[name]]
@@ -171,7 +171,11 @@ def _answer(settings: Settings, questions: list[bfcl.BfclQuestion], pool: list[b
             def plain(line: dict[str, Any]) -> None:
                 count(line)
                 how = "right" if line["valid"] else f"wrong ({line.get('error_type') or 'no call'})"
-                print(safe_text(f"{line['id']}: {how} [{right[0]}/{right[1]}]"), file=sys.stderr, flush=True)
+                print(
+                    safe_text(f"{line['id']}: {how} [{right[0]}/{right[1]}]", newlines=False),
+                    file=sys.stderr,
+                    flush=True,
+                )
 
             stats = bfcl.answer_questions(questions, out, run, pipelines, stop=stop, cancel=cancel,
                                           on_answer=plain)  # fmt: skip

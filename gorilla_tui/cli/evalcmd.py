@@ -180,7 +180,7 @@ def run_eval(args: argparse.Namespace) -> int:
     existed = Path(args.out).exists()
     done, notes = evalrun.load_answers(args.out, info)  # a wrong --out fails before the model loads
     for note in notes:
-        print(safe_text(f"gorilla-tui: {args.out}: {note}"), file=sys.stderr)
+        print(safe_text(f"gorilla-tui: {args.out}: {note}", newlines=False), file=sys.stderr)
     stats = evalrun.RunStats(skipped=len(tasks), concurrency=args.concurrency)
     if any(t.question_id not in done for t in tasks):
         stats = _answer(args, settings, data, tasks, info, len(done.keys() & {t.question_id for t in tasks}))

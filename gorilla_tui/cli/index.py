@@ -297,7 +297,12 @@ def _run_refresh(
     from gorilla_tui.retrieve.embed import dense_enabled  # deferred: numpy
 
     def on_wait(message: str) -> None:  # through the progress console, so the spinner lines stay whole
-        err.print(safe_text(f"gorilla-tui: {message}"), markup=False, highlight=False, soft_wrap=True)
+        err.print(
+            safe_text(f"gorilla-tui: {message}", newlines=False),
+            markup=False,
+            highlight=False,
+            soft_wrap=True,
+        )
 
     embed = (
         None if args.no_dense or not dense_enabled() else partial(embed_index, embedder=args.embedder or "")

@@ -11,6 +11,7 @@ import threading
 from pathlib import Path
 from typing import Any
 
+from gorilla_tui.check.lint import MAX_CODE_BYTES as CODE_LIMIT
 from gorilla_tui.cli.lint import code_text
 from gorilla_tui.config import load_settings
 from gorilla_tui.errors import GorillaError, UsageError
@@ -213,6 +214,10 @@ def _read_code(name: str) -> str:
         code = file_code(name, code)
     if not code.strip():
         raise UsageError(f"{what} holds no code")
+    if len(code.encode("utf-8", "surrogatepass")) > CODE_LIMIT:
+        raise UsageError(
+            f"cannot run {what}: more than {CODE_LIMIT // 2**20} MiB of code (the limit `check` has)"
+        )
     return code
 
 

@@ -94,8 +94,11 @@ Source = Annotated[
 def build_server(box: ToolBox) -> MCPServer:
     """An MCPServer with the three tools bound to `box`. A GorillaError raised by a tool (bad argument,
     no index, model or endpoint failure) becomes an MCP tool error carrying its one-line message and hint;
-    argument type and range errors are reported by the SDK's schema validation the same way. Every argument
-    is strict (pydantic strict mode): a JSON true/false, "5" or 5.0 is no integer, a number is no string."""
+    argument type and range errors are reported by the SDK's schema validation the same way, and an
+    argument the tool does not take (`hub` for `source`) by transport.unknown_arguments: a tool error
+    (isError), not a JSON-RPC -32602, as MCP 2025-11-25 asks for arguments the model can correct. Every
+    argument is strict (pydantic strict mode): a JSON true/false, "5" or 5.0 is no integer, a number is no
+    string."""
     errors = ProtocolErrors()
     server = MCPServer(
         name="gorilla-tui", version=__version__, instructions=INSTRUCTIONS, middleware=[errors]

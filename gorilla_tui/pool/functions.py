@@ -12,6 +12,7 @@ import keyword
 import re
 from typing import Any
 
+from gorilla_tui.jsontext import nested_deeper
 from gorilla_tui.pool.apidoc import ApiDoc
 from gorilla_tui.pool.params import TYPE_NAMES, schema_params
 
@@ -79,6 +80,12 @@ def template_call(callee: str, parameters: dict[str, Any]) -> str:
     return f"{callee}({', '.join(f'{n}={n}' for n in required)})"
 
 
+#: Deepest nesting of objects and lists a function's parameters may have (the same rationale as
+#: pool/openapi.py MAX_NESTING: normalise_schema's deepcopy and the validators recurse per level; a schema
+#: 250 levels deep was "internal error: RecursionError", break-it round 8; real schemas nest a few levels).
+MAX_SCHEMA_NESTING = 100
+
+
 def function_doc(function: dict[str, Any], *, source: str, index: int, origin: str = "") -> ApiDoc:
     """The ApiDoc of one function definition.
 
@@ -89,11 +96,13 @@ def function_doc(function: dict[str, Any], *, source: str, index: int, origin: s
             "<source>:<index>"); origin: the provider shown as the doc's framework ("" -> source).
 
     Raises:
-        ValueError: no usable name (python_name).
+        ValueError: no usable name (python_name), or parameters nested deeper than MAX_SCHEMA_NESTING.
     """
     name = str(function.get("name") or "")
     callee = python_name(name)
     schema = function.get("parameters", function.get("inputSchema"))
+    if nested_deeper(schema, MAX_SCHEMA_NESTING):
+        raise ValueError(f"{name or 'a function'}: parameters nested deeper than {MAX_SCHEMA_NESTING} levels")
     parameters = normalise_schema(schema)
     description = " ".join(str(function.get("description") or "").split())
     return ApiDoc(

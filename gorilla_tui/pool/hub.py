@@ -6,9 +6,11 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from gorilla_tui.pool.hub_http import bounded, download
 from gorilla_tui.pool.manifest import FetchContext, Manifest, SourceUnavailable
 
-#: Seconds the one reachability probe of the Hugging Face hub may take (a HEAD of the hub endpoint).
+#: Seconds the one reachability probe of the Hugging Face hub may take in all (a HEAD of the hub endpoint;
+#: a total deadline, pool.hub_http.bounded: a mirror that drips a byte a second is given up too).
 HUB_PROBE_TIMEOUT = 5.0
 #: What a remote-source row suggests when its files could not be fetched.
 MIRROR_HINT = "use --from DIR with a local copy of the files"
@@ -22,6 +24,25 @@ def clip(text: str, limit: int = 160) -> str:
     cut = text[: limit - 3]
     head, sep, _ = cut.rpartition(" ")
     return (head if sep and len(head) > limit // 2 else cut).rstrip(" ,;:") + "..."
+
+
+def hf_spec_problem(repo_id: str, filename: str) -> str | None:
+    """Why huggingface_hub would refuse this repo id (its validate_repo_id, as hf_hub_download and
+    try_to_load_from_cache raise it: "'a b/c' is not a Hugging Face repo id (...)") or file name (a "."
+    or ".." part); None when both are fine. Checked where an hf: spec is parsed (a model, an
+    embedder), so `doctor`, `ask`, `model pull` and `index --embedder` refuse it alike, before any lookup
+    (break-it round 8, N6: doctor's cache lookup was "internal error: HFValidationError")."""
+    from huggingface_hub.errors import HFValidationError  # deferred: huggingface_hub (~0.15 s)
+    from huggingface_hub.utils import validate_repo_id
+
+    try:
+        validate_repo_id(repo_id)
+    except HFValidationError:
+        shown = clip(repo_id, 60)
+        return f"{shown!r} is not a Hugging Face repo id (OWNER/NAME of letters, digits, '-', '_' and '.')"
+    if any(part in (".", "..") for part in filename.split("/")):
+        return "the file name cannot hold a '.' or '..' part"
+    return None
 
 
 def _offline() -> bool:
@@ -46,7 +67,8 @@ def hub_unreachable(ctx: FetchContext) -> str | None:
 
     Checked once per FetchContext and remembered in ctx.hub_error ("" = reachable): HF_HUB_OFFLINE=1 gives
     "offline (HF_HUB_OFFLINE=1)" at once; otherwise one HEAD of huggingface_hub.constants.ENDPOINT through
-    huggingface_hub's own HTTP session, without retries, limited to HUB_PROBE_TIMEOUT seconds. Without this
+    huggingface_hub's own HTTP session, without retries, given up after HUB_PROBE_TIMEOUT seconds in all
+    (hub_http.bounded: a total deadline, not httpx2's timeout between two bytes). Without this
     probe hf_hub_download retries a failed connection 5 times (~25 s per file, "Retrying in 1s" lines).
     """
     if ctx.hub_error is None:
@@ -57,7 +79,10 @@ def hub_unreachable(ctx: FetchContext) -> str | None:
             from huggingface_hub.utils import get_session
 
             try:
-                get_session().head(constants.ENDPOINT, timeout=HUB_PROBE_TIMEOUT)
+                bounded(
+                    lambda: get_session().head(constants.ENDPOINT, timeout=HUB_PROBE_TIMEOUT),
+                    total=HUB_PROBE_TIMEOUT,
+                )
                 ctx.hub_error = ""
             except Exception as e:  # noqa: BLE001 - DNS, refused, timeout, proxy: all mean "unreachable"
                 ctx.hub_error = f"network unreachable ({clip(str(e) or type(e).__name__, 80)})"
@@ -65,19 +90,19 @@ def hub_unreachable(ctx: FetchContext) -> str | None:
 
 
 def hf_files(manifest: Manifest, ctx: FetchContext) -> list[Path]:
-    """Download (or take from the local Hugging Face cache) each file with huggingface_hub.hf_hub_download.
+    """Download (or take from the local Hugging Face cache) each file with huggingface_hub.hf_hub_download
+    (hub_http.download).
 
     Honours HF_HUB_OFFLINE / HF_HUB_CACHE / HF_ENDPOINT. When the hub is unreachable (hub_unreachable: one
-    quick probe per refresh) only the local cache is read (local_files_only: no retries, no wait). Raises
+    quick probe per refresh) only the local cache is read (hub_http.download: no request, no wait). Raises
     SourceUnavailable("unreachable") with a one-line reason naming this manifest's own file, its cause and
-    MIRROR_HINT.
+    MIRROR_HINT; a download that stalls (hub_http.bounded: under 64 KiB in 30 s) is given up with that cause.
     """
     remote = manifest.remote
     repo_id = str(remote.get("repo_id", ""))
     if not repo_id:
         raise SourceUnavailable("unreachable", f"{manifest.origin}: [remote] needs repo_id")
-    from huggingface_hub import hf_hub_download  # deferred: huggingface_hub (~0.15 s), only to fetch
-    from huggingface_hub.utils import logging as hf_logging
+    from huggingface_hub.utils import logging as hf_logging  # deferred: huggingface_hub, only to fetch
 
     verbosity = hf_logging.get_verbosity()
     hf_logging.set_verbosity_error()  # its retry warnings would garble the progress display
@@ -86,12 +111,12 @@ def hf_files(manifest: Manifest, ctx: FetchContext) -> list[Path]:
         for name in manifest.files:
             cause = hub_unreachable(ctx)
             try:
-                local = hf_hub_download(
-                    repo_id=repo_id,
-                    filename=name,
+                local = download(
+                    repo_id,
+                    name,
                     repo_type=str(remote.get("repo_type", "dataset")),
                     revision=str(remote.get("revision", "main")),
-                    local_files_only=cause is not None,
+                    offline=cause is not None,
                 )
             except Exception as e:  # noqa: BLE001 - network, auth, missing file: all mean "unreachable"
                 if cause is not None:

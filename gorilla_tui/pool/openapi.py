@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from gorilla_tui import jsontext
+from gorilla_tui.jsontext import nested_deeper
 from gorilla_tui.pool.apidoc import Diagnostic, LoadResult, SourceRejected
 from gorilla_tui.pool.files import MAX_SOURCE_BYTES, read_text
 from gorilla_tui.pool.openapi_ops import operation_doc, operations
@@ -214,14 +215,8 @@ def _validate(path: Path, spec: dict[str, Any], version: str) -> None:
 
 
 def _check_nesting(path: Path, spec: Any) -> None:
-    """SourceRejected when `spec` nests objects and lists deeper than MAX_NESTING (walked without
-    recursion)."""
-    stack = [(spec, 1)]
-    while stack:
-        node, depth = stack.pop()
-        if depth > MAX_NESTING:
-            raise SourceRejected(
-                f"{path}: nested deeper than {MAX_NESTING} levels (an OpenAPI document is read to that depth)"
-            )
-        children = node.values() if isinstance(node, dict) else node if isinstance(node, list) else ()
-        stack += [(v, depth + 1) for v in children if isinstance(v, (dict, list))]
+    """SourceRejected when `spec` nests objects and lists deeper than MAX_NESTING (jsontext.nested_deeper)."""
+    if nested_deeper(spec, MAX_NESTING):
+        raise SourceRejected(
+            f"{path}: nested deeper than {MAX_NESTING} levels (an OpenAPI document is read to that depth)"
+        )

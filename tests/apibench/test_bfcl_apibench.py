@@ -349,3 +349,31 @@ def test_eval_bfcl_answers_with_the_model_scores_and_resumes(
 
     third, _ = _run(capsys, out, 3)  # everything answered: no model loaded, nothing written
     assert (third["answered"], third["skipped"]) == (0, 6) and third["categories"] == second["categories"]
+
+
+@pytest.mark.model
+def test_a_question_id_with_a_newline_stays_on_its_progress_line(
+    home_with_model: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Break-it round 8: `eval bfcl --data` with a question id holding a newline printed its progress line
+    on two lines, the second one forged ("FAKE: all correct [1/1]"). Every line of the tool's own is one
+    line whatever the data holds."""
+    fn = {"name": "calculate_triangle_area", "description": "area",
+          "parameters": {"type": "dict", "properties": {"base": {"type": "integer"},
+                                                         "height": {"type": "integer"}},
+                         "required": ["base", "height"]}}  # fmt: skip
+    qid = "simple_python_1\nFAKE: all correct [1/1]"
+    data = tmp_path / "bfcl"
+    (data / "possible_answer").mkdir(parents=True)
+    question = {"id": qid, "question": [[{"role": "user", "content": "area of a triangle base 3 height 4"}]],
+                "function": [fn]}  # fmt: skip
+    (data / "BFCL_v4_simple_python.json").write_text(json.dumps(question) + "\n")
+    answer = {"id": qid, "ground_truth": [{"calculate_triangle_area": {"base": [3], "height": [4]}}]}
+    (data / "possible_answer" / "BFCL_v4_simple_python.json").write_text(json.dumps(answer) + "\n")
+    code = main(
+        ["eval", "bfcl", "--category", "simple", "--data", str(data), "--out", str(tmp_path / "o.jsonl")]
+    )
+    err = capsys.readouterr().err
+    assert code == 0, err
+    assert not any(line.startswith("FAKE") for line in err.splitlines())
+    assert "simple_python_1\\x0aFAKE: all correct [1/1]: " in err

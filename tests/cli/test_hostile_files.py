@@ -245,3 +245,42 @@ def test_a_number_longer_than_python_converts_is_invalid_json_in_every_source_fo
         with pytest.raises(SourceRejected) as refused:  # what `index --refresh --source` says, exit 2
             user_source(path)
         assert len(str(refused.value).splitlines()) == 1 and path.name in str(refused.value)
+
+
+def test_a_function_schema_nested_too_deep_is_one_line_not_a_recursion_error(tmp_path):
+    """Break-it round 8: parameters nested 250 levels (valid JSON) were "internal error: RecursionError" in
+    `index --refresh --source`, `check --pool` and `eval bfcl --data` (the schema's deepcopy). Such a
+    function is not a doc, named in one diagnostic; its neighbours load."""
+    from gorilla_tui.pool.functions import MAX_SCHEMA_NESTING
+
+    deep: dict = {"type": "integer"}
+    for _ in range(250):
+        deep = {"type": "object", "properties": {"b": deep}}
+
+    def tool(name: str, schema: dict) -> dict:
+        parameters = {"type": "object", "properties": {"a": schema}}
+        return {"type": "function", "function": {"name": name, "description": name, "parameters": parameters}}
+
+    tools = [tool("deep_tool", deep), tool("flat_tool", {"type": "string"})]
+    path = tmp_path / "tools.json"
+    path.write_text(json.dumps({"tools": tools}))
+    loaded = user_source(path)
+    assert [d.api_name for d in loaded.result.docs] == ["flat_tool"]
+    assert any(
+        f"nested deeper than {MAX_SCHEMA_NESTING} levels" in d.message for d in loaded.result.diagnostics
+    )
+
+
+def test_a_lone_surrogate_escape_in_a_doc_is_read_as_a_replacement_character(tmp_path):
+    """Break-it round 8: a doc whose JSON holds "\\ud800" (valid JSON; Python reads a lone surrogate) was
+    "internal error: UnicodeEncodeError" when the index wrote it, and when `check --pool --json` printed
+    it. Every JSON reader (jsontext.decode) reads a lone surrogate as U+FFFD; a proper pair is one
+    character as before."""
+    line = json.loads((POOL / "torchhub_api.jsonl").read_text().splitlines()[0])
+    line["functionality"] = "evil\\ud800 and \\ud83d\\ude00"
+    path = tmp_path / "docs.jsonl"
+    path.write_text(json.dumps(line).replace("\\\\ud", "\\ud") + "\n")
+    assert "\\ud800" in path.read_text()  # the escape, as a hostile file writes it
+    doc = user_source(path).result.docs[0]
+    assert doc.functionality == "evil\ufffd and \U0001f600"
+    doc.functionality.encode("utf-8")  # writable: no lone surrogate left

@@ -100,3 +100,20 @@ def test_an_nbformat_3_notebook_is_read(tmp_path: Path) -> None:
     nb.write_text(json.dumps({"nbformat": 3, "worksheets": [{"cells": [{"cell_type": "code", "input": 5}]}]}))
     done = _cli(tmp_path, "check", str(nb), "--pool", str(POOL))
     assert done.returncode == 2 and done.stderr.endswith("not a notebook (cell 1: input is not text)\n")
+
+
+def test_a_cell_in_another_language_does_not_hide_the_others(tmp_path: Path) -> None:
+    """Break-it round 8: a ``%%bash`` cell holding ``rm -rf build/`` made the whole notebook "not Python 3
+    syntax" (exit 0, a note), so the made-up model of the next cell was never reported. A cell magic of
+    another language leaves its cell out; one that runs Python (``%%time``) keeps its body."""
+
+    def code(source: str) -> dict:
+        return {"cell_type": "code", "metadata": {}, "source": source, "outputs": [], "execution_count": None}
+
+    nb = {"cells": [code("%%bash\nrm -rf build/\n"), code("%%time\n" + WRONG[0]), code(WRONG[1])],
+          "metadata": {}, "nbformat": 4, "nbformat_minor": 5}  # fmt: skip
+    path = tmp_path / "magic.ipynb"
+    path.write_text(json.dumps(nb))
+    done = _cli(tmp_path, "check", str(path), "--pool", str(POOL))
+    assert done.returncode == 1, done.stderr
+    assert done.stdout.startswith(f"{path}:cell 3:1:9: wrong_args:unknown_model ")

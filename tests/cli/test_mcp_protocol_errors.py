@@ -170,6 +170,24 @@ def test_a_tool_that_does_not_exist_is_invalid_params(server: Stdio) -> None:
     assert reply is not None and reply["result"]["isError"] is True, reply
 
 
+@pytest.mark.parametrize(
+    "tool,arguments", [("search_api_docs", {"task": "copy a file"}), ("check_api_call", {"code": "f(1)"})]
+)
+def test_an_argument_the_tool_does_not_take_is_a_tool_error(
+    server: Stdio, tool: str, arguments: dict
+) -> None:
+    """Break-it round 8 (partly held): `hub` naming no source (the CLI's --hub; here the argument is
+    `source`) was dropped by the SDK, and the call searched or checked every source ("source": "all"). An
+    argument the tool does not take is refused as arguments of the wrong type are: a tool result with
+    isError (the model can correct it), naming the argument and the ones the tool takes."""
+    call = {"name": tool, "arguments": {**arguments, "hub": "nosuchhub\x1b]0;T\x07"}}
+    reply = server.request("tools/call", call)
+    assert reply is not None and reply["result"]["isError"] is True, reply
+    said = reply["result"]["content"][0]["text"]
+    assert said.startswith(f"Error executing tool {tool}: unknown argument 'hub'; it takes "), said
+    assert "source names one source of the index, as the CLI's --hub" in said and "\x1b" not in said
+
+
 def test_a_line_too_long_is_refused_without_being_held(server: Stdio) -> None:
     """A 64 MiB line gets -32600 "line too long" (id null) and the server keeps serving; it is dropped as
     it comes (the peak memory of the server grows by far less than the line; a 300 MB line cost 1.27 GB)."""

@@ -145,6 +145,18 @@ def test_code_over_the_size_limit_is_refused(index: Path, tmp_path: Path, capsys
     assert "more than" in capsys.readouterr().err and _runs() == []
 
 
+def test_a_file_with_more_code_than_check_takes_is_not_run(index: Path, tmp_path: Path, capsys) -> None:
+    """Break-it round 8: `run FILE` read up to 10 MiB and ran it (3 MB of code took 66 s and 1.6 GB, and
+    printed all of it) where `check` refuses more than 1 MiB of code. Now run has check's limit."""
+    from gorilla_tui.check.lint import MAX_CODE_BYTES
+
+    big = tmp_path / "big.py"
+    big.write_text("print(1)\n" * (MAX_CODE_BYTES // 9 + 1), encoding="utf-8")
+    assert main(["run", str(big), "--yes"]) == 2
+    err = capsys.readouterr().err
+    assert f"cannot run {big}: more than 1 MiB of code" in err and _runs() == []
+
+
 def test_installed_console_script_runs_code_from_stdin(index: Path) -> None:
     exe = Path(sys.executable).with_name("gorilla-tui")
     env = dict(os.environ, MY_API_TOKEN="do-not-leak")
