@@ -108,10 +108,11 @@ KEPT_NAMES = frozenset(dir(builtins)) | frozenset(keyword.kwlist)
 #: A file or folder the task names by a bare word, after the word saying it is one: "a directory called
 #: reports", "the folder old_build" (a name with "_" or a digit). The name is dropped, the kind word stays:
 #: "reports" carried "make a directory called reports" to a financial-reports model. A name with a dot is a
-#: file name (_LITERAL_RE reads its extension).
+#: file name (_LITERAL_RE reads its extension); one followed by ":" is the scheme of a URL or a drive
+#: ("the folder s3://bucket/"), which _LITERAL_RE masks whole.
 _NAMED_FILE_RE = re.compile(
     r"\b((?:files?|folders?|dir(?:ectory|ectories)?|dirs)\s+)"
-    r"(?:(?:named|called)\s+[\w-]+|[A-Za-z]*[_\d][\w-]*)(?![\w.-])",
+    r"(?:(?:named|called)\s+[\w-]+|[A-Za-z]*[_\d][\w-]*)(?![\w.:-])",
     re.IGNORECASE,
 )
 #: How far back a rule looks for the word before a literal (NUMBERED_STANDARDS, PLACE_WORDS), in characters.

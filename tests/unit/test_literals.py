@@ -181,3 +181,10 @@ def test_search_masks_the_query_and_constraints_see_the_task(small_index: ApiInd
     result = search_with_constraints(small_index, "an image classifier with top-1 accuracy of at least 75%")
     assert [(c.metric, c.value) for c in result.constraints] == [("top1", 75.0)]
     assert result.satisfied_any and result.report[0]["status"] == "satisfied"
+
+
+def test_a_url_after_the_word_folder_is_masked_whole() -> None:
+    """Hypothesis found it on a fresh-clone run: "FOLDER s3://0.0/" left "://0.0/" (the bare-word folder
+    rule took the scheme "s3" for a folder's name). A name followed by ":" is a URL's scheme or a drive."""
+    assert intent_text("FOLDER s3://0.0/", KNOWN) == "FOLDER s3 url"
+    assert intent_text("delete the folder old_build", KNOWN) == "delete the folder"
