@@ -51,9 +51,9 @@ def held_load(monkeypatch: pytest.MonkeyPatch) -> threading.Event:
     gate = threading.Event()
     real = services.load_backend
 
-    def held(settings: Settings):
+    def held(settings: Settings, **kwargs):  # cancel=: the session's closing event
         gate.wait(300)
-        return real(settings)
+        return real(settings, **kwargs)
 
     monkeypatch.setattr(services, "load_backend", held)
     return gate
