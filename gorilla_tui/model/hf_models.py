@@ -8,8 +8,8 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
-from gorilla_tui.errors import GorillaError, UsageError
-from gorilla_tui.pool.hub import hf_spec_problem, hub_unreachable
+from gorilla_tui.errors import GorillaError
+from gorilla_tui.pool.hub import hub_unreachable, parse_hf_spec
 from gorilla_tui.pool.hub_http import bounded, download
 from gorilla_tui.pool.manifest import FetchContext
 
@@ -101,16 +101,8 @@ def hf_download(repo: str, filename: str) -> Path:
 
 
 def parse_hf(spec: str) -> tuple[str, str]:
-    """ "hf:OWNER/REPO/path/FILE.gguf" -> ("OWNER/REPO", "path/FILE.gguf"). Raises UsageError (one line) for
-    another shape, or a repo id or file name huggingface_hub refuses (pool.hub.hf_spec_problem)."""
-    parts = spec[3:].strip("/").split("/")
-    if len(parts) < 3 or not all(parts) or not parts[-1].endswith(".gguf"):
-        raise UsageError(f"bad model spec {spec!r}: expected hf:OWNER/REPO/FILE.gguf")
-    repo, filename = "/".join(parts[:2]), "/".join(parts[2:])
-    problem = hf_spec_problem(repo, filename)
-    if problem:
-        raise UsageError(f"bad model spec {spec!r}: {problem}")
-    return repo, filename
+    """pool.hub.parse_hf_spec of a model spec: ("OWNER/REPO", "path/FILE.gguf"). Raises UsageError."""
+    return parse_hf_spec(spec, "model")
 
 
 def cached_file(repo: str, filename: str) -> Path | None:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from gorilla_tui.errors import UsageError
 from gorilla_tui.pool.hub_http import bounded, download
 from gorilla_tui.pool.manifest import FetchContext, Manifest, SourceUnavailable
 
@@ -43,6 +44,20 @@ def hf_spec_problem(repo_id: str, filename: str) -> str | None:
     if any(part in (".", "..") for part in filename.split("/")):
         return "the file name cannot hold a '.' or '..' part"
     return None
+
+
+def parse_hf_spec(spec: str, what: str = "model") -> tuple[str, str]:
+    """ "hf:OWNER/REPO/path/FILE.gguf" -> ("OWNER/REPO", "path/FILE.gguf"), for a model or an embedder
+    (`what`, named in the error). Raises UsageError (one line) for another shape, or a repo id or file name
+    huggingface_hub refuses (hf_spec_problem)."""
+    parts = spec[3:].strip("/").split("/")
+    if len(parts) < 3 or not all(parts) or not parts[-1].endswith(".gguf"):
+        raise UsageError(f"bad {what} spec {spec!r}: expected hf:OWNER/REPO/FILE.gguf")
+    repo, filename = "/".join(parts[:2]), "/".join(parts[2:])
+    problem = hf_spec_problem(repo, filename)
+    if problem:
+        raise UsageError(f"bad {what} spec {spec!r}: {problem}")
+    return repo, filename
 
 
 def _offline() -> bool:

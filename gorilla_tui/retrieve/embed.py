@@ -20,7 +20,7 @@ import numpy as np
 from gorilla_tui.errors import GorillaError, UsageError
 from gorilla_tui.paths import expand_user
 from gorilla_tui.pool.doc import ApiDoc
-from gorilla_tui.pool.hub import hf_spec_problem
+from gorilla_tui.pool.hub import parse_hf_spec
 from gorilla_tui.pool.hub_http import download
 
 #: The spec of the packaged default embedder.
@@ -240,26 +240,13 @@ class LlamaEmbedder:
         return _normalise(np.stack(rows))
 
 
-def _hf_parts(spec: str) -> tuple[str, str]:
-    """ "hf:OWNER/REPO/FILE.gguf" -> ("OWNER/REPO", "FILE.gguf"). Raises UsageError for another shape, or a
-    repo id or file name huggingface_hub refuses (pool.hub.hf_spec_problem)."""
-    parts = spec[3:].split("/")
-    if len(parts) < 3 or not parts[-1].endswith(".gguf"):
-        raise UsageError(f"bad embedder spec {spec!r}: expected hf:OWNER/REPO/FILE.gguf")
-    repo, filename = "/".join(parts[:2]), "/".join(parts[2:])
-    problem = hf_spec_problem(repo, filename)
-    if problem:
-        raise UsageError(f"bad embedder spec {spec!r}: {problem}")
-    return repo, filename
-
-
 def resolve_gguf(spec: str) -> Path:
     """The local file of an embedding GGUF spec: a path, or ``hf:OWNER/REPO/FILE.gguf`` fetched with
     huggingface_hub into its cache. Raises UsageError for a malformed spec, GorillaError when the file
     cannot be had."""
     if not spec.startswith("hf:"):
         return expand_user(spec)
-    repo, filename = _hf_parts(spec)
+    repo, filename = parse_hf_spec(spec, "embedder")
     try:  # hf_hub_download, a stalled download given up (pool.hub_http.download: under 64 KiB in 30 s)
         return Path(download(repo, filename))
     except Exception as e:  # noqa: BLE001 - huggingface_hub raises many types (offline, 404, auth)
@@ -274,7 +261,7 @@ def check_spec(spec: str) -> None:
     if spec == DEFAULT_EMBEDDER:
         return
     if spec.startswith("hf:"):
-        _hf_parts(spec)
+        parse_hf_spec(spec, "embedder")
         return
     if not spec.endswith(".gguf"):
         raise UsageError(
