@@ -36,7 +36,7 @@ def how_to_add(manifest: Manifest) -> str:
 @dataclass
 class FirstLaunch:
     """What a first-launch build did. index: the published ApiIndex; built: summary rows of the sources
-    built now (build.refresh.source_row); missing: (source name, how_to_add line) of the others (shown
+    built now (build.report.source_row); missing: (source name, how_to_add line) of the others (shown
     grouped by fix: pool.remedies.fix_lines);
     network: one line on why remote sources were not fetched ("" when the hub answered or was not needed);
     seconds: build time."""

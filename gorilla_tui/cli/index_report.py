@@ -71,7 +71,7 @@ def _print_notes(console: Any, rows: list[dict[str, Any]]) -> None:
 
 
 def _print_skips(console: Any, rows: list[dict[str, Any]]) -> None:
-    """Per source: each skipped file or line it names ("skips" of build.refresh.source_row), one line
+    """Per source: each skipped file or line it names ("skips" of build.report.source_row), one line
     "skipped SOURCE: FILE[:LINE]: reason" each (escaped: file names are shown as they are), then how many
     more `index --status` lists."""
     from rich.text import Text  # deferred: rich; --help stays fast
