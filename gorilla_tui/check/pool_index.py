@@ -26,6 +26,7 @@ from gorilla_tui.check.signature import (
 )
 from gorilla_tui.check.suggest import nearest, similarity
 from gorilla_tui.pool.doc import ApiDoc
+from gorilla_tui.pool.manifest import EXAMPLE_VALUES, packaged_values
 from gorilla_tui.pool.pyenv import SOURCE as PYENV
 
 _SIGNATURE_ARG = re.compile(r"(?<=[(,])(\s*)(\w+)\s*:\s*[\w.\[\]| ]+?(?=\s*[,)=])")
@@ -151,7 +152,13 @@ class PoolIndex:
             return None, "no call in api_call"
         if has_schema(doc):  # a function's identity is its callee; its arguments meet its schema instead
             return PoolEntry(doc, Requirement(canonical(call.callee), ())), ""
-        return PoolEntry(doc, requirement(call)), ""
+        req = requirement(call)
+        if doc.source != PYENV and packaged_values(EXAMPLE_VALUES).get(doc.source):
+            # its values are made-up examples (APIZoo's sendAsEmail='alias@example.com'): any value of the
+            # person's own is right, the argument still has to be given (fill/examples.py replaces them)
+            slots = tuple((s, None if s != "." and v not in (None, ABSENT) else v) for s, v in req.slots)
+            req = Requirement(req.callee, slots)
+        return PoolEntry(doc, req), ""
 
     def named(self, api_name: str) -> ApiDoc | None:
         """The pool's doc named `api_name` whose call calls that name (a class's doc: ``pathlib.Path`` of

@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from gorilla_tui.fill.call_grammar import FILLABLE, Slot, TaskValues, call_grammar, slots
+from gorilla_tui.fill.examples import replace_examples
 from gorilla_tui.fill.naming import first_named
 from gorilla_tui.fill.receivers import Constructors, Receiver, by_file_type, receiver_of, with_spread
 from gorilla_tui.fill.values import BYTES, literal
@@ -302,7 +303,9 @@ def fill(backend: Any, task: str, doc: ApiDoc, *, others: Sequence[ApiDoc] = (),
          ) -> Filled | None:  # fmt: skip
     """The call of `doc` with the task's values, and further calls where the task asks for several
     ("the weather in Oslo and in Rome": one call each), or None when `doc` has no parameter to fill (the
-    hubs' complete calls; unknown parameters) or its call has no plain callee.
+    hubs' complete calls; unknown parameters) or its call has no plain callee. A complete call whose
+    source writes example values (APIZoo) has them replaced by the task's of the same shape, the rest
+    listed as the doc's (fill/examples.py replace_examples; no model call).
 
     Args:
         backend: a model.backend.Backend; with a `chooser` (LlamaBackend: model/constrained.py) the model
@@ -321,8 +324,9 @@ def fill(backend: Any, task: str, doc: ApiDoc, *, others: Sequence[ApiDoc] = (),
     values = TaskValues.of(task)
     receivers: dict[str, Receiver] = {}
     first = target_of(doc, values, constructors, receivers)
-    if first is None:
-        return None
+    if first is None:  # a complete call: its example values (APIZoo's) give way to the task's
+        replaced = replace_examples(doc, task)
+        return None if replaced is None else Filled(replaced[0], replaced[1], decoded_calls(replaced[0]))
     targets = [first]
     for other in others:
         t = target_of(other, values, constructors, receivers)

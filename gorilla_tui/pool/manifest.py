@@ -221,6 +221,22 @@ def shown_value(value: Any) -> str:
     return text if len(text) <= 60 else text[:57] + "..."
 
 
+#: The manifest key of a source whose calls carry made-up example values (APIZoo's
+#: ``sendAsEmail='alias@example.com'``): filling replaces them with the task's (fill/examples.py), the checker
+#: takes any value there (check/pool_index.py). The APIBench hubs' values name the model: not set.
+EXAMPLE_VALUES = "example_values"
+
+
+@functools.cache
+def packaged_values(key: str) -> dict[str, Any]:
+    """Source name -> the value of `key` in the package's own manifests (index/*.toml), for those that set
+    it: shipped_values without the plugins' manifests, whose lookup (entry points) costs ~0.3 s, so a cold
+    `check` can read it (check/pool_index.py: a source whose calls carry example values, ``example_values``).
+    Read once per process and key; callers must not change the dict. Raises UsageError as load_manifests."""
+    manifests = [parse_manifest(read_toml(f, f"index/{f.name}"), f"index/{f.name}") for f in data_files("index")]
+    return {m.name: m.extra[key] for m in manifests if key in m.extra}
+
+
 @functools.cache
 def shipped_values(key: str) -> dict[str, Any]:
     """Source name -> the value of `key` in its shipped manifest (index/*.toml, Manifest.extra), for the

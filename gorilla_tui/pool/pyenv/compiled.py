@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 import importlib
 import inspect
 import io
@@ -74,10 +75,11 @@ def _params(obj: object, bound: bool) -> list[Param] | None:
     try:
         sig = inspect.signature(obj)  # type: ignore[arg-type]
     except (TypeError, ValueError, AttributeError):
-        # no __text_signature__: parameters unknown. AttributeError: CPython 3.13's inspect evaluates a
-        # default named in the text signature (select.epoll.register's `eventmask=select.EPOLLIN | ...`)
-        # against the wrong object; before, the whole python-env source failed to load on 3.13
-        return None
+        # no __text_signature__, or one inspect cannot evaluate (text_signature). AttributeError: CPython
+        # 3.13's inspect evaluates a default named in the text signature (select.epoll.register's
+        # `eventmask=select.EPOLLIN | ...`) against the wrong object; before, the whole python-env source
+        # failed to load on 3.13
+        return text_signature(getattr(obj, "__text_signature__", None))
     out = []
     for i, p in enumerate(sig.parameters.values()):
         if bound and i == 0 and p.name in ("self", "cls", "type", "module", "$self"):
@@ -90,6 +92,52 @@ def _params(obj: object, bound: bool) -> list[Param] | None:
             )
         out.append(Param(p.name, _KINDS[p.kind], default))
     return out
+
+
+#: A default Argument Clinic cannot show as Python (``dict.pop(key, default=<unrepresentable>, /)``).
+_UNREPRESENTABLE = "<unrepresentable>"
+
+
+def _default_text(node: ast.expr | None) -> str | None:
+    if node is None:
+        return None
+    if isinstance(node, ast.Constant) and node.value is Ellipsis:
+        return "optional"  # <unrepresentable>: has a default the signature cannot write
+    text = ast.unparse(node)
+    return text if len(text) <= MAX_DEFAULT_CHARS else text[: MAX_DEFAULT_CHARS - 3] + "..."
+
+
+def text_signature(text: object) -> list[Param] | None:
+    """Parameters of a C callable's ``__text_signature__`` that inspect.signature refuses, or None when
+    `text` is no signature Python's parser reads. inspect evaluates each default and gives up on one that
+    is a name of the C module (``sqlite3.connect(database, ..., factory=ConnectionType, ...)``) or
+    ``<unrepresentable>`` (``dict.pop``, ``os.utime``, ``binascii.hexlify``, ``cmath.log``: 36 callables
+    of CPython 3.11's compiled modules), so their docs had no parameters and filling none to fill. Read
+    here with ast, never evaluated: a default is kept as its source text, "optional" where the signature
+    cannot write it; the bound first parameter (``$module``, ``$self``, ``$type``) is left out, as
+    inspect leaves it out of a bound callable."""
+    if not isinstance(text, str) or not text.startswith("("):
+        return None
+    source = re.sub(r"^\(\s*\$\w+", "(_bound_", text).replace(_UNREPRESENTABLE, "...")
+    try:
+        node = ast.parse(f"def f{source}: pass").body[0]
+    except (SyntaxError, ValueError, MemoryError, RecursionError):
+        return None
+    if not isinstance(node, ast.FunctionDef):
+        return None
+    a = node.args
+    ordered = [*a.posonlyargs, *a.args]
+    defaults: list[ast.expr | None] = [None] * (len(ordered) - len(a.defaults)) + list(a.defaults)
+    out = [
+        Param(arg.arg, "posonly" if i < len(a.posonlyargs) else "poskw", _default_text(default))
+        for i, (arg, default) in enumerate(zip(ordered, defaults, strict=True))
+    ]
+    if a.vararg is not None:
+        out.append(Param(a.vararg.arg, "var"))
+    out += [Param(arg.arg, "kwonly", _default_text(d)) for arg, d in zip(a.kwonlyargs, a.kw_defaults, strict=True)]
+    if a.kwarg is not None:
+        out.append(Param(a.kwarg.arg, "varkw"))
+    return [p for p in out if p.name != "_bound_"]
 
 
 _OPTIONAL_START = re.compile(r"\[")
@@ -251,6 +299,8 @@ def _class(attr: str, cls: type, inherited: bool = False) -> ClassDef:
         if inspect.ismethoddescriptor(member) or inspect.isbuiltin(member):
             kind = "classmethod" if type(member).__name__ == "classmethod_descriptor" else "method"
             params = _params(member, bound=True)
+            if params is None:  # ``B.count(sub[, start[, end]]) -> int``; the docstring is kept whole
+                params = doc_signature(mname, _doc(member))[0] or None
             out.methods.append(
                 FuncDef(mname, params or [], _doc(member), kind=kind, params_known=params is not None)
             )
