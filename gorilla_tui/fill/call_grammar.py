@@ -166,7 +166,10 @@ def slots(params: Sequence[Param], task: TaskValues) -> list[Slot]:
     spoken of: "after 5 seconds" offers timeout, fill/units.py). A boolean the task speaks of, required or
     not, offers the one value the task's words give (False after a negation, _negated); a year, month or day
     parameter (DATE_PARTS) is filled from a date the task writes, as if required. *args / **kwargs are
-    never offered."""
+    never offered. A Python function that would be offered no slot offers its first positional parameter
+    when the task has a value for it: what it acts on ("the sha256 of 'hello world'":
+    ``hashlib.sha256(string=b'')``, optional, never spoken of by name); a function-calling source's
+    parameters are keywords, never this."""
     out = []
     paths = sum(1 for p in params if p.kind in FILLABLE and p.required and PATHLIKE.search(p.name))
     for p in params:
@@ -190,6 +193,11 @@ def slots(params: Sequence[Param], task: TaskValues) -> list[Slot]:
             p = dataclasses.replace(p, required=True)
         if values or p.required:
             out.append(Slot(p, values))
+    if not out:  # hashlib.sha256(string=b''): what the function acts on, when nothing else takes a value
+        first = next((p for p in params if p.kind in ("positional", "posonly")), None)
+        values = values_for(first, task, paths) if first is not None else {}
+        if values:
+            out.append(Slot(first, values))
     return out
 
 
