@@ -231,9 +231,16 @@ def _mentioned(param: Param, task: TaskValues) -> bool:
     said = " ".join(task.words).lower()
     if any(isinstance(v, str) and re.search(rf"\b{re.escape(v.lower())}\b", said) for v in param.enum):
         return True  # "in imperial units" offers units='imperial'
-    if PATHLIKE.search(param.name) and any(c.value.count("/") or "." in c.value for c in task.strings
-                                            if c.start >= 0 and " " not in c.value):  # fmt: skip
-        return True  # "list the files in /var/log" offers os.listdir's path
+    if (
+        param.type != "boolean"
+        and PATHLIKE.search(param.name)
+        and any(
+            c.value.count("/") or "." in c.value for c in task.strings if c.start >= 0 and " " not in c.value
+        )
+    ):
+        # "list the files in /var/log" offers os.listdir's path; a flag is not a path: a file the task
+        # names does not set sqlite3.connect's uri=True
+        return True
     return any(part[:4] in words for part in name_parts(param.name))
 
 

@@ -233,7 +233,8 @@ def packaged_values(key: str) -> dict[str, Any]:
     it: shipped_values without the plugins' manifests, whose lookup (entry points) costs ~0.3 s, so a cold
     `check` can read it (check/pool_index.py: a source whose calls carry example values, ``example_values``).
     Read once per process and key; callers must not change the dict. Raises UsageError as load_manifests."""
-    manifests = [parse_manifest(read_toml(f, f"index/{f.name}"), f"index/{f.name}") for f in data_files("index")]
+    files = data_files("index")
+    manifests = [parse_manifest(read_toml(f, f"index/{f.name}"), f"index/{f.name}") for f in files]
     return {m.name: m.extra[key] for m in manifests if key in m.extra}
 
 

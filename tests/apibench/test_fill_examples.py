@@ -21,14 +21,11 @@ def test_the_tasks_values_replace_the_examples_of_their_shape(zoo) -> None:
     assert "sendAsEmail='alias@example.com'" in delete.call
     filled = fill(None, "remove the alias bob@example.com from my gmail", delete)  # no model call
     assert filled is not None
-    assert filled.call == (
-        "service.users().settings().sendAs().delete(userId='user_id', sendAsEmail='bob@example.com').execute()"
-    )
+    method = "service.users().settings().sendAs().delete"
+    assert filled.call == f"{method}(userId='user_id', sendAsEmail='bob@example.com').execute()"
     origins = {a.name: (a.value, a.origin) for a in filled.arguments}
     assert origins == {"userId": ("'user_id'", "doc"), "sendAsEmail": ("'bob@example.com'", "task")}
-    assert {"service.users().settings().sendAs().delete": {"userId": "user_id", "sendAsEmail": "bob@example.com"}} in (
-        filled.calls
-    )
+    assert {method: {"userId": "user_id", "sendAsEmail": "bob@example.com"}} in filled.calls
     # an entry of a dict literal is labelled by its key; a host name is no file name
     create = fill(None, "add bob@example.com as an alias and attach report.pdf",
                   zoo["Gmail API - Users.settings.sendAs.create"])  # fmt: skip

@@ -134,7 +134,9 @@ def text_signature(text: object) -> list[Param] | None:
     ]
     if a.vararg is not None:
         out.append(Param(a.vararg.arg, "var"))
-    out += [Param(arg.arg, "kwonly", _default_text(d)) for arg, d in zip(a.kwonlyargs, a.kw_defaults, strict=True)]
+    out += [
+        Param(x.arg, "kwonly", _default_text(d)) for x, d in zip(a.kwonlyargs, a.kw_defaults, strict=True)
+    ]
     if a.kwarg is not None:
         out.append(Param(a.kwarg.arg, "varkw"))
     return [p for p in out if p.name != "_bound_"]
