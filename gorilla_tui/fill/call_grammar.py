@@ -95,7 +95,9 @@ def values_for(param: Param, task: TaskValues, paths: int = 1) -> dict[str, Cand
     strings the task writes as one value: quoted text, URLs, paths). A parameter named for a path or URL
     (PATHLIKE) takes the task's paths and URLs, and its one-word strings too when the task writes at
     least one path but fewer than `paths`, the count of such parameters ("the other path"; no path at all
-    leaves the placeholder: "open the zip archive" is no file 'zip'). A date the task writes goes only to a
+    leaves the placeholder: "open the zip archive" is no file 'zip'); where the task writes a value shaped
+    like a path (a slash, a file extension), quoted text that is not one is no path ("write 'done' to
+    status.txt": the file is status.txt). A date the task writes goes only to a
     string parameter whose name or description speaks of dates or times (_DATELIKE), as ISO 8601, and to
     a number parameter named year, month or day (DATE_PARTS) as that part. A parameter that takes bytes
     (Param.raw_type BYTES, fill/filler.py takes_bytes) takes the text the task quotes, encoded as UTF-8
@@ -129,6 +131,8 @@ def values_for(param: Param, task: TaskValues, paths: int = 1) -> dict[str, Cand
         if 0 < len(atoms) < paths:  # "copy src to backup/src": a bare word names the other path
             atoms += [c for c in task.strings if not c.atomic and " " not in c.value]
         if atoms and PATHLIKE.search(param.name):  # a path or URL parameter takes the task's path or URL
+            if any(_PATH_SHAPED.search(c.value) for c in atoms):  # "write 'done' to status.txt": not 'done'
+                atoms = [c for c in atoms if _PATH_SHAPED.search(c.value) or not _quoted(c, task.text)]
             return {c.text: c for c in atoms}
         if t == "string":
             return {c.text: c for c in task.strings}
@@ -147,6 +151,15 @@ def values_for(param: Param, task: TaskValues, paths: int = 1) -> dict[str, Cand
     # a parameter of unknown type takes only what the task marks as a value: a number, a list, or quoted
     # text, a URL or a path (a run of words would pass "ein zufälliges Element" to random.choice)
     return {c.text: c for c in whole + [c for c in task.strings if c.atomic] + task.lists}
+
+
+#: A value written like a path or URL: a slash, or a file name's extension at its end.
+_PATH_SHAPED = re.compile(r"[/\\]|\.[A-Za-z]\w{0,7}$")
+
+
+def _quoted(c: Candidate, text: str) -> bool:
+    """Whether the task writes candidate `c` in quotes (its span starts with one)."""
+    return c.start >= 0 and text[c.start : c.start + 1] in _QUOTES
 
 
 def _items_fit(value: object, items: str) -> bool:
