@@ -91,18 +91,18 @@ def values_for(param: Param, task: TaskValues, paths: int = 1) -> dict[str, Cand
     one; else by type: integer (the task's whole numbers), number (every number, a percentage as its
     fraction), boolean (True, False), string (the task's strings), array (the lists the task writes whole
     whose items fit the item type, else the values its items may take: the task's numbers or strings by
-    the item type; Slot.is_list), object (none: a dict is never read from words), any (numbers, lists and the
-    strings the task writes as one value: quoted text, URLs, paths). A parameter named for a path or URL
-    (PATHLIKE) takes the task's paths and URLs, and its one-word strings too when the task writes at
-    least one path but fewer than `paths`, the count of such parameters ("the other path"; no path at all
-    leaves the placeholder: "open the zip archive" is no file 'zip'); where the task writes a value shaped
-    like a path (a slash, a file extension), quoted text that is not one is no path ("write 'done' to
-    status.txt": the file is status.txt). A date the task writes goes only to a
-    string parameter whose name or description speaks of dates or times (_DATELIKE), as ISO 8601, and to
-    a number parameter named year, month or day (DATE_PARTS) as that part. A parameter that takes bytes
-    (Param.raw_type BYTES, fill/filler.py takes_bytes) takes the text the task quotes, encoded as UTF-8
-    bytes literals (base64.b64encode('user:secret') fails: b64encode takes bytes); never a path or URL (a
-    file's name is not its content: "the sha256 of installer.iso" does not hash b'installer.iso')."""
+    the item type; Slot.is_list), object (a dict the task writes as a literal; never one read from words),
+    any (numbers, lists, dicts and the strings the task writes as one value: quoted text, URLs, paths). A
+    parameter named for a path or URL (PATHLIKE) takes the task's paths and URLs, and its one-word strings
+    too when the task writes at least one path but fewer than `paths`, the count of such parameters ("the
+    other path"; no path at all leaves the placeholder: "open the zip archive" is no file 'zip'); where the
+    task writes a value shaped like a path (a slash, a file extension), quoted text that is not one is no
+    path ("write 'done' to status.txt": the file is status.txt). A date the task writes goes only to a string
+    parameter whose name or description speaks of dates or times (_DATELIKE), as ISO 8601, and to a number
+    parameter named year, month or day (DATE_PARTS) as that part. A parameter that takes bytes
+    (Param.raw_type BYTES, fill/filler.py takes_bytes) takes the text the task quotes, encoded as UTF-8 bytes
+    literals (base64.b64encode('user:secret') fails: b64encode takes bytes); never a path or URL (a file's
+    name is not its content: "the sha256 of installer.iso" does not hash b'installer.iso')."""
     if param.enum:
         return _declared(param.enum)
     if param.raw_type == BYTES:  # a bytes-like parameter takes the text the task quotes, encoded
@@ -146,11 +146,24 @@ def values_for(param: Param, task: TaskValues, paths: int = 1) -> dict[str, Cand
         items = {"integer": [c for c in whole if isinstance(c.value, int)], "number": fractions,
                  "string": task.strings}.get(param.items, whole + task.strings)  # fmt: skip
         return {c.text: c for c in items}
-    if t == "object":
-        return {}
+    if t == "object":  # a dict only as the task writes it ({"a": 1}), never read from words
+        return {c.text: c for c in task.lists if c.kind == "dict"}
     # a parameter of unknown type takes only what the task marks as a value: a number, a list, or quoted
     # text, a URL or a path (a run of words would pass "ein zufälliges Element" to random.choice)
     return {c.text: c for c in whole + [c for c in task.strings if c.atomic] + task.lists}
+
+
+def _no_paths(param: Param, values: dict[str, Candidate], text: str) -> dict[str, Candidate]:
+    """`values` of an optional parameter of unknown type without the paths and URLs the task writes
+    unquoted, unless its name says it takes one (PATHLIKE): gzip.open's compresslevel (default a named
+    constant) is no file ("compress data.txt with gzip into data.txt.gz")."""
+    if param.required or param.type != "any" or PATHLIKE.search(param.name):
+        return values
+    return {k: c for k, c in values.items() if not _path_shaped(c) or _quoted(c, text)}
+
+
+def _path_shaped(c: Candidate) -> bool:
+    return isinstance(c.value, str) and bool(_PATH_SHAPED.search(c.value))
 
 
 #: A value written like a path or URL: a slash, or a file name's extension at its end.
@@ -178,7 +191,8 @@ def slots(params: Sequence[Param], task: TaskValues) -> list[Slot]:
     value is left out of the call: its default applies; one the unit of a number of the task names is
     spoken of: "after 5 seconds" offers timeout, fill/units.py). A boolean the task speaks of, required or
     not, offers the one value the task's words give (False after a negation, _negated); a year, month or day
-    parameter (DATE_PARTS) is filled from a date the task writes, as if required. *args / **kwargs are
+    parameter (DATE_PARTS) is filled from a date the task writes, as if required. An optional parameter of
+    unknown type takes a path or URL only when named for one (_no_paths). *args / **kwargs are
     never offered. A Python function that would be offered no slot offers its first positional parameter
     when the task has a value for it: what it acts on ("the sha256 of 'hello world'":
     ``hashlib.sha256(string=b'')``, optional, never spoken of by name); a function-calling source's
@@ -188,7 +202,7 @@ def slots(params: Sequence[Param], task: TaskValues) -> list[Slot]:
     for p in params:
         if p.kind not in FILLABLE:
             continue
-        values = values_for(p, task, paths)
+        values = _no_paths(p, values_for(p, task, paths), task.text)
         if p.name in DATE_PARTS and any(c.kind == "date" for c in task.strings):
             p = dataclasses.replace(p, required=True)  # the date the task writes gives every part of it
         if (
@@ -208,7 +222,7 @@ def slots(params: Sequence[Param], task: TaskValues) -> list[Slot]:
             out.append(Slot(p, values))
     if not out:  # hashlib.sha256(string=b''): what the function acts on, when nothing else takes a value
         first = next((p for p in params if p.kind in ("positional", "posonly")), None)
-        values = values_for(first, task, paths) if first is not None else {}
+        values = _no_paths(first, values_for(first, task, paths), task.text) if first is not None else {}
         if values:
             out.append(Slot(first, values))
     return out

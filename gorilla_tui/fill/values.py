@@ -52,6 +52,10 @@ _NUMBER = re.compile(
 _FORMULA = re.compile(r"(?<![\w])(?=[\w(.]*[\d\w])[\w.()]+(?:\s*(?:\*\*|[-+*/^])\s*[\w.()]+)+")
 _WORD = re.compile(r"[\w'’.-]+|[^\w\s]")
 _LIST = re.compile(r"[\[(]\s*[^\[\]()]{1,300}?[\])]")
+# a dict the task writes as a literal ({"a": 1}): one value, its quoted keys no values of their own
+_DICT = re.compile(r"\{[^{}]{1,300}\}")
+# an IP address or a version (93.184.216.34, 3.11.2): one string, not the number 93.184
+_DOTTED = re.compile(r"(?<![\w.])\d+(?:\.\d+){2,}(?![\w]|\.\d)")
 #: Words a string span does not start or end with (articles, prepositions, conjunctions).
 EDGE_WORDS = frozenset(
     "a an the of in on at to for from by with and or as is are be that this these those it its into than "
@@ -69,7 +73,7 @@ MAX_SPAN_WORDS = 6
 class Candidate:
     """One value of the task. text: the Python literal (``10``, ``'report.csv'``, ``[1, 2]``); value: what
     Python reads from it; kind: "number", "string", "date" (an ISO 8601 date the task writes in words),
-    "list", "declared"; start, end: its span in the task
+    "list", "dict" (a literal the task writes), "declared"; start, end: its span in the task
     (character offsets; -1 for a value the parameter declares); atomic: a string the task writes as one
     value (quoted text, a URL, an e-mail address, a path or file name, a formula); percent: for a number
     written with "%", "whole" (5 of "5 %") or "fraction" (0.05, the same span), "" otherwise."""
@@ -281,9 +285,11 @@ def _atoms(task: str) -> list[tuple[int, int]]:
         # a task written in quotes as a whole ("What is ...?") is no quoted value, and its opening quote
         # pairs with no quote inside it ("a 180 lbs, 5'11\" tall individual"): read without the two
         task = f"{task[: whole[0]]} {task[whole[0] + 1 : whole[1] - 1]} {task[whole[1] :]}"
-    for rx in (_QUOTED, _DATE, _ISO_DATE, _URL, _EMAIL, _PATH, _FORMULA):
+    for rx in (_DICT, _QUOTED, _DATE, _ISO_DATE, _URL, _EMAIL, _DOTTED, _PATH, _FORMULA):
         for m in rx.finditer(task):
             text = m.group().rstrip(".")
+            if rx is _DICT and not isinstance(_literal_value(text), dict):
+                continue  # "{name}" is a template's placeholder, no dict
             if rx is _FORMULA and (_number(text) is not None or not re.search(
                     r"[\^*]|\d\s*[a-z]|[a-z]\s*[-+/]\s*\d", text)):  # fmt: skip
                 continue  # "10-15", "1e-9" or "and/or" is no formula
@@ -297,6 +303,14 @@ def _atoms(task: str) -> list[tuple[int, int]]:
         if not any(s < end and start < e for s, e in atoms):
             atoms.append((start, end))
     return atoms
+
+
+def _literal_value(text: str) -> Any:
+    """What ast.literal_eval reads from `text`, or None where it reads nothing."""
+    try:
+        return ast.literal_eval(text)
+    except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
+        return None
 
 
 def _tokens(task: str) -> list[tuple[str, int, int, bool]]:
@@ -316,15 +330,23 @@ def _tokens(task: str) -> list[tuple[str, int, int, bool]]:
 
 def lists(task: str) -> list[Candidate]:
     """Lists the task writes: a bracketed literal Python reads (``[1, 2, 3]``), and a run of 2 or more
-    numbers joined by commas, "and" or "or" (``4, 5 and 6`` -> ``[4, 5, 6]``)."""
+    numbers joined by commas, "and" or "or" (``4, 5 and 6`` -> ``[4, 5, 6]``); and the dicts it writes as
+    literals (``{"a": 1}``, kind "dict"), which only an object or untyped parameter takes."""
     out: list[Candidate] = []
     for m in _LIST.finditer(task):
-        try:
-            value = ast.literal_eval(m.group())
-        except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
-            continue
+        value = _literal_value(m.group())
         if isinstance(value, (list, tuple)):
-            out.append(Candidate(literal(list(value)), list(value), "list", m.start(), m.end()))
+            try:
+                out.append(Candidate(literal(list(value)), list(value), "list", m.start(), m.end()))
+            except TypeError:  # an item that is no plain value (a set)
+                continue
+    for m in _DICT.finditer(task):
+        value = _literal_value(m.group())
+        if isinstance(value, dict):
+            try:
+                out.append(Candidate(literal(value), value, "dict", m.start(), m.end(), atomic=True))
+            except TypeError:
+                continue
     nums = [c for c in numbers(task) if c.percent != "fraction"]
     run: list[Candidate] = []
     for c in nums + [None]:  # type: ignore[list-item]
