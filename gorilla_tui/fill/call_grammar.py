@@ -228,6 +228,24 @@ def slots(params: Sequence[Param], task: TaskValues) -> list[Slot]:
     return out
 
 
+def with_varargs(params: Sequence[Param], offered: list[Slot], task: TaskValues) -> list[Slot]:
+    """`offered` with a Python function's ``*args`` (``os.path.join(a, *p)``, ``print(*args)``) offered last,
+    optional, as a list of the values the task marks (numbers, and strings it writes as one value: quoted
+    text, paths, URLs), which filler.render writes as positional arguments; `offered` itself when the
+    function has none, the task marks no value, or an optional positional parameter comes before it (the
+    items would bind to that one). "join /home/ann and notes.md" was ``os.path.join('notes.md')``."""
+    var = next((p for p in params if p.kind == "var"), None)
+    if var is None or any(
+        not p.required for p in params[: params.index(var)] if p.kind in ("positional", "posonly")
+    ):
+        return offered
+    items = {c.text: c for c in task.numbers if c.percent != "fraction"}
+    items |= {c.text: c for c in task.strings if c.atomic}
+    if not items:
+        return offered
+    return [*offered, Slot(dataclasses.replace(var, type="array", items=""), items)]
+
+
 #: Words that make the flag a task speaks of a "no" when they come shortly before it.
 _NEGATIONS = re.compile(r"\b(?:not|no|never|without|exclud\w*|don'?t|doesn'?t|isn'?t|nor)\b", re.IGNORECASE)
 

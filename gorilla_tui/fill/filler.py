@@ -20,7 +20,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from gorilla_tui.fill.call_grammar import FILLABLE, Slot, TaskValues, call_grammar, slots
+from gorilla_tui.fill.call_grammar import FILLABLE, Slot, TaskValues, call_grammar, slots, with_varargs
 from gorilla_tui.fill.examples import replace_examples
 from gorilla_tui.fill.naming import first_named
 from gorilla_tui.fill.receivers import Constructors, Receiver, by_file_type, receiver_of, with_spread
@@ -189,7 +189,8 @@ def render(
         (call text, [Argument]): parameters that may be given by position and come before any gap are
         positional (``os.renames('a', 'b')``), the rest by keyword (``**{'class': 3}`` for a name Python
         cannot write as a keyword); a positional-only parameter after a gap
-        gets its default written out (origin "default"), or the placeholder when it has none.
+        gets its default written out (origin "default"), or the placeholder when it has none; ``*args``
+        given as a list is its items by position, left out after a gap.
     """
     positional: list[str] = []
     keywords: list[str] = []
@@ -202,6 +203,12 @@ def render(
                 gap = True
             continue
         value, origin = given[p.name]
+        if p.kind == "var":  # *args: the list's items by position (call_grammar.with_varargs), after no gap
+            items = _items(value)
+            if not gap and items:
+                positional += items
+                args.append(Argument(p.name, value, origin))
+            continue
         if p.name in MODE_PARAMS and origin == "task" and _UNIX_MODE.fullmatch(value):
             value = "0o" + value.lstrip("0")  # "chmod run.sh 755": the octal mode 0o755, not decimal 755
         if p.kind == "posonly" or (p.kind == "positional" and not gap):
@@ -219,6 +226,15 @@ def render(
     if unnamed:
         keywords.append("**{" + ", ".join(unnamed) + "}")
     return f"{callee}({', '.join(positional + keywords)})", args
+
+
+def _items(value: str) -> list[str]:
+    """The source of each item of list literal `value` ([] when it is no list)."""
+    try:
+        node = ast.parse(value, mode="eval").body
+    except (SyntaxError, ValueError, MemoryError, RecursionError):
+        return []
+    return [ast.unparse(x) for x in node.elts] if isinstance(node, ast.List) else []
 
 
 def _default(param: Param) -> str:
@@ -276,7 +292,7 @@ def target_of(doc: ApiDoc, values: TaskValues, constructors: Constructors | None
         return None
     offered = slots(params, values)
     if receiver is None:
-        return Target(doc, callee, params, offered)
+        return Target(doc, callee, params, with_varargs(params, offered, values))
     return Target(doc, callee, params, by_file_type(receiver, with_spread(receiver, offered, values)))
 
 
