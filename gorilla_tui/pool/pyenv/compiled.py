@@ -217,11 +217,22 @@ def _function(name: str, value: object) -> FuncDef:
     params = _params(value, bound=False)
     doc = _doc(value)
     known = params is not None
-    if params is None:
-        params, rest = doc_signature(name, doc)
-        known = bool(params) or rest != doc  # a signature line, even "getcwd()": else unknown
+    if params is None or _refused(value):  # the docstring's own signature line is no description either
+        line, rest = doc_signature(name, doc)  # (cmath.log: "log(z[, base]) -> the logarithm of z ...")
+        if params is None:
+            params = line
+            known = bool(params) or rest != doc  # a signature line, even "getcwd()": else unknown
         doc = rest
     return FuncDef(name, params, doc, params_known=known)
+
+
+def _refused(obj: object) -> bool:
+    """Whether inspect.signature refuses `obj` (its parameters, if any, are text_signature's)."""
+    try:
+        inspect.signature(obj)  # type: ignore[arg-type]
+    except (TypeError, ValueError, AttributeError):
+        return True
+    return False
 
 
 def _doc(obj: object) -> str:
