@@ -462,6 +462,41 @@ def test_docstring_signatures_with_several_forms_stay_open() -> None:
     ]
 
 
+def test_a_text_signature_inspect_cannot_evaluate_is_read_with_ast(stdlib, validator) -> None:
+    """sqlite3.connect's __text_signature__ has a default named by the C module (``factory=ConnectionType``)
+    and dict.pop's one Argument Clinic cannot write (``default=<unrepresentable>``): inspect.signature
+    refuses both, so their docs had no parameters ("open the database inventory.db" filled
+    ``sqlite3.connect()``). The text signature is read with ast, never evaluated; the checker then binds
+    calls as Python does."""
+    import inspect
+    import sqlite3
+
+    from gorilla_tui.pool.pyenv.compiled import text_signature
+
+    with pytest.raises(ValueError):
+        inspect.signature(sqlite3.connect)
+    d = stdlib["sqlite3.connect"]
+    assert d.api_call == "sqlite3.connect(database)"
+    assert list(d.api_arguments)[:3] == ["database", "timeout", "detect_types"]
+    assert d.api_arguments["factory"] == "ConnectionType" and d.api_arguments["timeout"] == "5.0"
+    assert stdlib["dict.pop"].api_arguments == {"key": "required", "default": "optional", "/": ""}
+    assert list(stdlib["os.utime"].api_arguments) == ["path", "times", "*", "ns", "dir_fd", "follow_symlinks"]
+    # the docstring's own signature line stays out of the description (and of the vector seed's text)
+    assert stdlib["cmath.log"].api_call == "cmath.log(z)"
+    assert stdlib["cmath.log"].description.startswith("If the base is not specified")
+    # a compiled method without a text signature whose docstring starts with one (B.count(sub[, ...]))
+    assert stdlib["bytes.count"].api_call == "bytes().count(sub)"
+    assert validator.check("import sqlite3\nsqlite3.connect('inventory.db', timeout=2)").kind == "valid"
+    v = validator.check("import sqlite3\nsqlite3.connect()")
+    assert (v.kind, v.reason) == ("wrong_args", "wrong_args:missing_argument")
+    assert text_signature("($module, /, x, *args, y=<unrepresentable>, **kw)") is not None
+    assert [(p.name, p.kind, p.default) for p in text_signature("($self, a, b=[1, 2], /, *, c=x.y)")] == [
+        ("a", "posonly", None), ("b", "posonly", "[1, 2]"), ("c", "kwonly", "x.y")
+    ]  # fmt: skip
+    assert text_signature("not a signature") is None and text_signature("(a, a=)") is None
+    assert text_signature(None) is None
+
+
 def test_a_compiled_function_whose_doc_names_its_module_gets_that_signature(stdlib, validator) -> None:
     """csv.writer (compiled _csv.writer: inspect.signature fails) documents itself as "csv_writer =
     csv.writer(fileobj [, dialect='excel'] ...)": the module before the name hid the signature, so the
