@@ -24,7 +24,7 @@ from gorilla_tui.fill.call_grammar import FILLABLE, Slot, TaskValues, call_gramm
 from gorilla_tui.fill.examples import replace_examples
 from gorilla_tui.fill.naming import first_named
 from gorilla_tui.fill.receivers import Constructors, Receiver, by_file_type, receiver_of, with_spread
-from gorilla_tui.fill.values import BYTES, literal
+from gorilla_tui.fill.values import BYTES, list_items, literal
 from gorilla_tui.fill.writer import Target, write_calls
 from gorilla_tui.pool.apidoc import ApiDoc
 from gorilla_tui.pool.params import Param, params_of
@@ -204,7 +204,7 @@ def render(
             continue
         value, origin = given[p.name]
         if p.kind == "var":  # *args: the list's items by position (call_grammar.with_varargs), after no gap
-            items = _items(value)
+            items = list_items(value)
             if not gap and items:
                 positional += items
                 args.append(Argument(p.name, value, origin))
@@ -226,15 +226,6 @@ def render(
     if unnamed:
         keywords.append("**{" + ", ".join(unnamed) + "}")
     return f"{callee}({', '.join(positional + keywords)})", args
-
-
-def _items(value: str) -> list[str]:
-    """The source of each item of list literal `value` ([] when it is no list)."""
-    try:
-        node = ast.parse(value, mode="eval").body
-    except (SyntaxError, ValueError, MemoryError, RecursionError):
-        return []
-    return [ast.unparse(x) for x in node.elts] if isinstance(node, ast.List) else []
 
 
 def _default(param: Param) -> str:

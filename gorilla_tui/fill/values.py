@@ -102,6 +102,16 @@ def literal(value: Any) -> str:
     raise TypeError(f"not a literal value: {type(value).__name__}")
 
 
+def list_items(value: str) -> list[str]:
+    """The source of each item of the list literal `value` (``"['a', 1]"`` -> ``["'a'", "1"]``), [] when it
+    is no list. Read with ast, never evaluated."""
+    try:
+        node = ast.parse(value, mode="eval").body
+    except (SyntaxError, ValueError, MemoryError, RecursionError):
+        return []
+    return [ast.unparse(x) for x in node.elts] if isinstance(node, ast.List) else []
+
+
 #: Param.raw_type of a parameter that takes bytes (fill/filler.py takes_bytes): its values are as_bytes's.
 BYTES = "bytes"
 
