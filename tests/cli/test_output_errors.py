@@ -2,7 +2,8 @@
 "internal error: OSError [Errno 28]" (exit 1); a closed stdout (`>&-`) lost the output with exit 0; a
 reader that went away (`| head -1`) made `doctor` and `index --status` exit 1 with no word (rich's Console)
 where `search` exited 0. Now: one line on stderr and exit 2 when the output was lost, silence for a broken
-pipe (exit 0, or `check`'s findings status 1), for every command (cli/__init__.py main, cli/output.py). The CLI in a subprocess."""
+pipe (exit 0, or `check`'s findings status 1), for every command (cli/__init__.py main, cli/output.py).
+The CLI in a subprocess."""
 
 from __future__ import annotations
 
