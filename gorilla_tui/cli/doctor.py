@@ -374,7 +374,7 @@ def run(args: argparse.Namespace) -> int:
         # rich's escape is for its markup only: a path in a problem line (a GORILLA_TUI_HOME or --model
         # holding ESC[31m) reached the terminal as an escape sequence (break-it pass 11); a newline in a
         # config value (a model path, an endpoint) split a problem line or a table row in two (round 7)
-        return markup_escape(safe_text(text, newlines=False))
+        return markup_escape(safe_text(text))
 
     report = collect(args)
     if args.json:
