@@ -1,14 +1,15 @@
 """Every place that prints untrusted text as a line (an error or note on stderr, a progress line, a title,
-a table cell, a panel row) prints it on one line with no control character of its own: textsafe.safe_text's
-one-line form is its default, and keeping newlines is the explicit choice of the places that print a block
-(a full doc, code, sandbox output). Each site is driven with one hostile text and its output read as the
-terminal gets it: rich's Console writing as to a colour terminal, or standard error."""
+a table cell, a panel row, a line of the TUI) prints it on one line with no control character of its own:
+textsafe.safe_text's one-line form is its default, and keeping newlines is the explicit choice of the places
+that print a block (a full doc, code, sandbox output). Each site is driven with one hostile text and its
+output read as the terminal gets it: rich's Console writing as to a colour terminal, or standard error."""
 
 from __future__ import annotations
 
 import io
 import re
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -24,8 +25,11 @@ from gorilla_tui.errors import UsageError
 from gorilla_tui.model.endpoint_url import check_endpoint
 from gorilla_tui.model.remote_replies import shown as server_text
 from gorilla_tui.pool.apidoc import ApiDoc
+from gorilla_tui.sandbox.limits import RunResult
 from gorilla_tui.textsafe import safe_text
-from gorilla_tui.types import Hit, Verdict
+from gorilla_tui.tui.arguments import arguments_line
+from gorilla_tui.tui.screens.run import run_report
+from gorilla_tui.types import Argument, Hit, Verdict
 
 #: Every way a text breaks a line or drives a terminal: LF, CR, U+2028, NEL (U+0085), CSI and OSC
 #: sequences, BEL, and markup that renders ("[red]") and that raised ("[/x]": a tag nothing opened).
@@ -147,11 +151,25 @@ def _check_panel(capsys: pytest.CaptureFixture[str]) -> str:
     return buffer.getvalue()
 
 
+def _tui_arguments_line(capsys: pytest.CaptureFixture[str]) -> str:
+    console, buffer = _console()
+    console.print(arguments_line([Argument(HOSTILE, "1", "task"), Argument(HOSTILE, HOSTILE, "missing")]))
+    return buffer.getvalue()
+
+
+def _tui_run_report(capsys: pytest.CaptureFixture[str]) -> str:
+    console, buffer = _console()
+    result = RunResult(1, None, 0.5, "", False, [], "open", "contained", Path("/tmp/run"), notes=[HOSTILE],
+                       limits_scope=HOSTILE)  # fmt: skip
+    console.print(run_report(result))
+    return buffer.getvalue()
+
+
 #: (site, how many times it shows HOSTILE at least)
 SITES: list[tuple[Callable[[pytest.CaptureFixture[str]], str], int]] = [
     (_argparse_error, 1), (_gorilla_error, 1), (_endpoint_error, 1), (_note, 1), (_lint_line, 3),
     (_shown_cell, 1), (_progress_line, 1), (_refresh_line, 1), (_refresh_notes, 3), (_status_skips, 2),
-    (_server_text, 1), (_ask_panel, 10), (_check_panel, 3),
+    (_server_text, 1), (_ask_panel, 10), (_check_panel, 3), (_tui_arguments_line, 2), (_tui_run_report, 2),
 ]  # fmt: skip
 
 
