@@ -193,10 +193,7 @@ def slots(params: Sequence[Param], task: TaskValues) -> list[Slot]:
     not, offers the one value the task's words give (False after a negation, _negated); a year, month or day
     parameter (DATE_PARTS) is filled from a date the task writes, as if required. An optional parameter of
     unknown type takes a path or URL only when named for one (_no_paths). *args / **kwargs are
-    never offered. A Python function that would be offered no slot offers its first positional parameter
-    when the task has a value for it: what it acts on ("the sha256 of 'hello world'":
-    ``hashlib.sha256(string=b'')``, optional, never spoken of by name); a function-calling source's
-    parameters are keywords, never this."""
+    never offered."""
     out = []
     paths = sum(1 for p in params if p.kind in FILLABLE and p.required and PATHLIKE.search(p.name))
     for p in params:
@@ -220,12 +217,25 @@ def slots(params: Sequence[Param], task: TaskValues) -> list[Slot]:
             p = dataclasses.replace(p, required=True)
         if values or p.required:
             out.append(Slot(p, values))
-    if not out:  # hashlib.sha256(string=b''): what the function acts on, when nothing else takes a value
-        first = next((p for p in params if p.kind in ("positional", "posonly")), None)
-        values = _no_paths(first, values_for(first, task, paths), task.text) if first is not None else {}
-        if values:
-            out.append(Slot(first, values))
     return out
+
+
+def python_slots(params: Sequence[Param], offered: list[Slot], task: TaskValues) -> list[Slot]:
+    """`offered` (slots) with what only a Python function's signature has: the parameter it acts on
+    (with_subject) and its ``*args`` (with_varargs). Not for a method's receiver (fill/filler.py)."""
+    return with_varargs(params, with_subject(params, offered, task), task)
+
+
+def with_subject(params: Sequence[Param], offered: list[Slot], task: TaskValues) -> list[Slot]:
+    """`offered`, or, when it is empty, the function's first positional parameter with the task's values for
+    it: what the function acts on ("the sha256 of 'hello world'": ``hashlib.sha256(string=b'')``, optional,
+    never spoken of by name). Python functions only (a function-calling source's parameters are keywords)
+    and not a method's receiver (fill/receivers.py with_spread offers its path)."""
+    first = next((p for p in params if p.kind in ("positional", "posonly")), None)
+    if offered or first is None:
+        return offered
+    values = _no_paths(first, values_for(first, task), task.text)
+    return [Slot(first, values)] if values else offered
 
 
 def with_varargs(params: Sequence[Param], offered: list[Slot], task: TaskValues) -> list[Slot]:

@@ -20,7 +20,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from gorilla_tui.fill.call_grammar import FILLABLE, Slot, TaskValues, call_grammar, slots, with_varargs
+from gorilla_tui.fill.call_grammar import FILLABLE, Slot, TaskValues, call_grammar, python_slots, slots
 from gorilla_tui.fill.examples import replace_examples
 from gorilla_tui.fill.naming import first_named
 from gorilla_tui.fill.receivers import Constructors, Receiver, by_file_type, receiver_of, with_spread
@@ -283,7 +283,7 @@ def target_of(doc: ApiDoc, values: TaskValues, constructors: Constructors | None
         return None
     offered = slots(params, values)
     if receiver is None:
-        return Target(doc, callee, params, with_varargs(params, offered, values))
+        return Target(doc, callee, params, python_slots(params, offered, values))
     return Target(doc, callee, params, by_file_type(receiver, with_spread(receiver, offered, values)))
 
 

@@ -71,3 +71,17 @@ def test_star_args_take_the_values_the_task_marks_by_position() -> None:
     # an optional positional parameter before *args: its items would bind there
     opt = [Param("x", has_default=True, default=0, kind="positional"), Param("rest", kind="var")]
     assert with_varargs(opt, [], TaskValues.of("use 'a' and 'b'")) == []
+
+
+def test_a_methods_receiver_takes_the_path_not_the_subject_rule() -> None:
+    """ "read the first 100 bytes of image.png" gave ``pathlib.Path(100).read_bytes()``: the rule for what a
+    function acts on (with_subject) offered the receiver's ``*args`` a number before the receiver's own rule
+    (fill/receivers.py with_spread: the task's path) could; it applies to functions, not receivers."""
+    path = _doc("pathlib.Path", {"*args": "optional", "**kwargs": "optional"}, "pathlib.Path()")
+    read = _doc("pathlib.Path.read_bytes", {"/": ""}, "pathlib.Path().read_bytes()")
+    target = target_of(
+        read, TaskValues.of("read the first 100 bytes of image.png"), {"pathlib.Path": path}.get
+    )
+    assert target is not None and {s.param.name: list(s.values) for s in target.offered} == {
+        "args": ["'image.png'"]
+    }
