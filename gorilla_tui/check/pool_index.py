@@ -26,6 +26,7 @@ from gorilla_tui.check.signature import (
 )
 from gorilla_tui.check.suggest import nearest, similarity
 from gorilla_tui.pool.doc import ApiDoc
+from gorilla_tui.pool.examples import holds_shaped
 from gorilla_tui.pool.manifest import EXAMPLE_VALUES, packaged_values
 from gorilla_tui.pool.pyenv import SOURCE as PYENV
 
@@ -154,9 +155,13 @@ class PoolIndex:
             return PoolEntry(doc, Requirement(canonical(call.callee), ())), ""
         req = requirement(call)
         if doc.source != PYENV and packaged_values(EXAMPLE_VALUES).get(doc.source):
-            # its values are made-up examples (APIZoo's sendAsEmail='alias@example.com'): any value of the
-            # person's own is right, the argument still has to be given (fill/examples.py replaces them)
-            slots = tuple((s, None if s != "." and v not in (None, ABSENT) else v) for s, v in req.slots)
+            # its values of a shape are made-up examples (APIZoo's sendAsEmail='alias@example.com'): any
+            # value of the person's own is right, the argument still has to be given (fill/examples.py
+            # replaces them); a plain word ('full', 'draft_body') stays the entry's own
+            slots = tuple(
+                (s, None if s != "." and v not in (None, ABSENT) and holds_shaped(v) else v)
+                for s, v in req.slots
+            )
             req = Requirement(req.callee, slots)
         return PoolEntry(doc, req), ""
 

@@ -16,28 +16,13 @@ other literal keyword value is kept and listed with origin "doc" ("from the doc"
 from __future__ import annotations
 
 import ast
-import re
 from typing import Any
 
 from gorilla_tui.fill.values import literal, strings
 from gorilla_tui.pool.apidoc import ApiDoc
+from gorilla_tui.pool.examples import shape_of
 from gorilla_tui.pool.manifest import EXAMPLE_VALUES, packaged_values
 from gorilla_tui.types import Argument
-
-_SHAPES = (
-    ("email", re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+")),
-    ("url", re.compile(r"(?:https?|ftp|s3|gs|file)://\S+")),
-    ("date", re.compile(r"\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2})?)?")),
-    # a host name is no file name: 'smtp.example.com' keeps its value when the task names report.pdf
-    ("host", re.compile(r"[\w-]+(?:\.[\w-]+)*\.(?:com|org|net|io|edu|gov|dev|co|uk|de)", re.IGNORECASE)),
-    ("path", re.compile(r"(?:~|\.{1,2})?/?[\w.-]+(?:/[\w.-]+)+/?|[\w-]+(?:\.[\w-]+)*\.[A-Za-z]\w{0,7}")),
-)
-
-
-def shape_of(value: str) -> str:
-    """The shape of a string value as a whole: "email", "url", "date", "host" (smtp.example.com), "path",
-    or "" (a plain word such as 'me' or 'user_id', whose meaning only the parameter's name gives)."""
-    return next((name for name, rx in _SHAPES if rx.fullmatch(value.strip())), "")
 
 
 def has_examples(doc: ApiDoc) -> bool:

@@ -49,6 +49,10 @@ def test_the_filled_call_passes_the_check(zoo, apizoo) -> None:
     # the example's value is no identity, but the argument still has to be given and the method exist
     assert validator.check(delete.call.replace(", sendAsEmail='alias@example.com'", "")).kind == "wrong_args"
     assert validator.check(filled.call.replace(".delete(", ".delet(")).kind != "valid"
+    # a plain word ('full') is no made-up example: it stays the entry's own (bench/false_valid.py)
+    get = next(d for d in docs if d.call.startswith("service.users().messages().get(") and "'full'" in d.call)
+    assert validator.check(get.call).kind == "valid"
+    assert validator.check(get.call.replace("'full'", "'f-ull'")).kind != "valid"
 
 
 def test_hub_calls_and_calls_without_labelled_literals_are_left_alone(zoo, apibench) -> None:
