@@ -410,7 +410,7 @@ def main(argv: list[str] | None = None) -> int:
 def doubted_only(row: dict[str, Any]) -> bool:
     """Whether an ask row is "unsure" only by pipeline_fit.doubted (its fit models' score alone says fits)."""
     signals = row.get("signals") or {}
-    alone = {k: v for k, v in signals.items() if k not in ("cos_gap", "bm25_ratio")}
+    alone = {k: v for k, v in signals.items() if k not in ("cos_gap", "bm25_ratio", "lm_gap")}
     return (
         row.get("fit") == "unsure" and pipeline_fit.doubted(signals) and pipeline_fit.label(alone) == "fits"
     )
@@ -503,9 +503,10 @@ def report(entries, labels, rows, asked, hub_rows, hub_asked, args, index) -> st
         doubt = {h: [x for x in asked if x["half"] == h and doubted_only(x)] for h in ("dev", "test")}
         lines += [
             "",
-            "Said unsure only because the dense side and BM25 disagree on the chosen doc "
+            "Said unsure only because the retrieval sides or the model disagree with the chosen doc "
             "(pipeline_fit.doubted: another hit of its source the dense side ranks higher, BM25 not clearly "
-            "preferring it; the fit models alone say fits): "
+            "preferring it, or the model reads the task 5 nats more likely after another; the fit models "
+            "alone say fits): "
             + "; ".join(
                 f"{h} {sum(not x['right'] for x in d)} wrong, {sum(x['right'] for x in d)} right"
                 for h, d in doubt.items()

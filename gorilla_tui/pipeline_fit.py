@@ -18,9 +18,10 @@ Signals of the chosen doc for the task (signals(), judge()); the rule reads the 
   index with vectors, a hub named or not);
 - lm_tok: log p(task | doc) of the chosen doc per task token, as select mode scored it (Hit.lm_score; no
   further decode), only for the model the rule was fitted with (retrieve/fit.py FIT_MODEL);
-- cos_gap, bm25_ratio: whether the dense side and BM25 agree on the chosen doc among the hits of its
-  source (retrieve/fit.py dense_disagreement; python-env's docs only, DOUBT_SOURCES): read after the
-  models, a "fits" the two sides disagree on is "unsure" (doubted);
+- cos_gap, bm25_ratio, lm_gap: whether the dense side and BM25 agree on the chosen doc among the hits of
+  its source (retrieve/fit.py dense_disagreement), and how much more likely select mode's model reads the
+  task after another of them (lm_gap); python-env's docs only (DOUBT_SOURCES): read after the models, a
+  "fits" they disagree on is "unsure" (doubted);
 - measured by bench/fit.py, not read by the rule (MODEL_SIGNALS, computed only when asked): yn, the model
   asked "Can the function do the request?" (model/fit_question.py yes_no: log p(" Yes") - log p(" No"), one
   decode after a kept few-shot prefix), and pmi, (log p(task | doc) - log p(task | no doc)) per task token
@@ -179,14 +180,35 @@ DOUBT_SOURCES = frozenset({"python-env"})
 #: reached by it.
 DOUBT_COS_GAP = 0.003
 DOUBT_BM25_RATIO = 1.2
+#: doubted() also when the model reads the task more than DOUBT_LM_GAP nats more likely after another hit of
+#: the chosen doc's source (lm_gap; select mode's "margin" rule moves only past likelihood.LM_MARGIN, 12).
+#: Same dev half, with the two above: 4 / 5 / 6 / 8 nats: 51 / 49 / 46 / 43 of 73 wrong, 5 / 3 / 3 / 3 of 28
+#: right; everyday right answers turned "unsure" dev 5 of 65, test 6 of 45 (one more on dev).
+DOUBT_LM_GAP = 5.0
 
 
 def doubted(values: dict[str, Any]) -> bool:
-    """Whether the dense side and BM25 disagree on the chosen doc (values' "cos_gap" and "bm25_ratio",
-    retrieve/fit.py dense_disagreement): cos_gap > DOUBT_COS_GAP and bm25_ratio < DOUBT_BM25_RATIO. False
-    when either is unknown."""
-    gap, ratio = values.get("cos_gap"), values.get("bm25_ratio")
-    return gap is not None and ratio is not None and gap > DOUBT_COS_GAP and ratio < DOUBT_BM25_RATIO
+    """Whether the retrieval sides or the model disagree with the chosen doc: values' "cos_gap" >
+    DOUBT_COS_GAP and "bm25_ratio" < DOUBT_BM25_RATIO (retrieve/fit.py dense_disagreement), or "lm_gap" >
+    DOUBT_LM_GAP (lm_gap). An unknown value does not doubt."""
+    gap, ratio, lm = values.get("cos_gap"), values.get("bm25_ratio"), values.get("lm_gap")
+    dense = gap is not None and ratio is not None and gap > DOUBT_COS_GAP and ratio < DOUBT_BM25_RATIO
+    return dense or (lm is not None and lm > DOUBT_LM_GAP)
+
+
+def lm_gap(backend: Any, hits: Sequence[Hit], doc: ApiDoc) -> float | None:
+    """The best Hit.lm_score (log p(task | doc), nats) of the other hits of doc's source (another api_name)
+    minus doc's own; None when either is not scored, or for a backend other than the model DOUBT_LM_GAP
+    was chosen with (retrieve/fit.py FIT_MODEL: another model's nats differ)."""
+    own = next((h.lm_score for h in hits if h.doc is doc), None)
+    others = [
+        h.lm_score
+        for h in hits
+        if h.doc.source == doc.source and h.doc.api_name != doc.api_name and h.lm_score is not None
+    ]
+    if own is None or not others or getattr(backend, "name", "") != FIT_MODEL:
+        return None
+    return max(others) - own
 
 
 def label(values: dict[str, Any]) -> str:
@@ -220,12 +242,11 @@ def judge(backend: Any, task: str, doc: ApiDoc | None, lm: float | None = None,
           source_cosine: float | None = None,
           hits: Sequence[Hit] = ()) -> tuple[str, dict[str, Any]]:  # fmt: skip
     """(Proposal.fit, the signals it was judged on) for `doc` chosen for `task` among `hits` (retrieval
-    order; "cos_gap" and "bm25_ratio" of dense_disagreement for a doc of DOUBT_SOURCES, else None): label() of
-    signals() with
-    `retrieval` (retrieve/fit.py match_score, None when not assessed), "source_cos" (`source_cosine`: the
-    task's best dense cosine over the doc's source, retrieve/fit.py source_cosine, None when not
-    assessed), "dense_z" (dense_z of it) and "missing" (missing_share of `needs`, the parameters filling
-    left as placeholders; None when it did not fill). ("", {}) without a doc."""
+    order): label() of signals() with `retrieval` (retrieve/fit.py match_score, None when not assessed),
+    "source_cos" (`source_cosine`: the task's best dense cosine over the doc's source, retrieve/fit.py
+    source_cosine, None when not assessed), "dense_z" (dense_z of it), "missing" (missing_share of `needs`,
+    the parameters filling left as placeholders; None when it did not fill), and for a doc of DOUBT_SOURCES
+    "cos_gap" and "bm25_ratio" (dense_disagreement) and "lm_gap" (else None). ("", {}) without a doc."""
     if doc is None:
         return "", {}
     values = signals(backend, task, doc, lm, cancel)
@@ -235,4 +256,5 @@ def judge(backend: Any, task: str, doc: ApiDoc | None, lm: float | None = None,
     values["missing"] = missing_share(doc, needs)
     disagree = dense_disagreement(hits, doc) if doc.source in DOUBT_SOURCES else (None, None)
     values["cos_gap"], values["bm25_ratio"] = disagree
+    values["lm_gap"] = lm_gap(backend, hits, doc) if doc.source in DOUBT_SOURCES else None
     return label(values), values

@@ -233,3 +233,22 @@ def test_the_disagreement_is_read_for_python_env_docs_only():
     hits = [Hit(py, 10.0, 1, dense=0.80), Hit(_py("statistics.median"), 9.0, 2, dense=0.95)]
     _, values = pipeline_fit.judge(backend, BMI_TASK, py, hits=hits)
     assert values["cos_gap"] == pytest.approx(0.15) and values["bm25_ratio"] == pytest.approx(10 / 9)
+
+
+def test_a_fits_the_model_reads_more_likely_after_another_hit_is_unsure():
+    """CoNaLa's "get top `3` items from a dictionary `mydict` with largest sum of values": max chosen at
+    log p -95.1 while heapq.nlargest (the oracle) read the task at -89.5 (the recorded dev run)."""
+    mx, top, hub = _py("max"), _py("heapq.nlargest"), _py("slow_r50", "torchhub")
+    hits = [
+        Hit(mx, 14.9, 1, lm_score=-95.1),
+        Hit(top, 23.3, 2, lm_score=-89.5),
+        Hit(hub, 9.0, 3, lm_score=-50.0),
+    ]
+    fitted = ScriptedBackend(["x"], name=FIT_MODEL)
+    assert pipeline_fit.lm_gap(fitted, hits, mx) == pytest.approx(5.6)  # the hub's hit left out
+    assert pipeline_fit.lm_gap(fitted, hits, top) == pytest.approx(-5.6)
+    assert pipeline_fit.lm_gap(ScriptedBackend(["x"], name="another-model"), hits, mx) is None
+    assert pipeline_fit.lm_gap(fitted, [Hit(mx, 14.9, 1), Hit(top, 23.3, 2)], mx) is None  # not scored
+    assert pipeline_fit.doubted({"lm_gap": 5.6}) and not pipeline_fit.doubted({"lm_gap": 4.0})
+    _, values = pipeline_fit.judge(fitted, "get the 3 largest items", mx, lm=-95.1, hits=hits)
+    assert values["lm_gap"] == pytest.approx(5.6)
