@@ -87,13 +87,22 @@ def clean_task(task: str, limit: int = MAX_TASK_CHARS) -> tuple[str, list[str]]:
 
 #: The scheme (optional) and the authority of a URL: what redact_url looks at.
 _AUTHORITY = re.compile(r"^((?:[A-Za-z][A-Za-z0-9+.-]*:)?//)?([^/?#]*)")
+#: A query parameter whose name looks like a secret, up to its value: redact_url hides the value.
+_SECRET_QUERY = re.compile(
+    r"([?&;][^=&#\s]*?(?:key|token|secret|passw(?:or)?d|pwd|auth|sig|credential)[^=&#\s]*=)[^&;#\s]*",
+    re.IGNORECASE,
+)
 
 
 def redact_url(url: str) -> str:
     """`url` with the secret of its user information hidden, for every message and report that shows it
     (break-it pass 4: `http://user:s3cret@host` printed the password): "http://user:s3cret@host/v1" ->
     "http://user:***@host/v1"; a user part alone may be a token: "http://TOKEN@host" -> "http://***@host".
+    The values of query parameters named like a secret are hidden too ("?api_key=sk-1&x=1" ->
+    "?api_key=***&x=1"; names holding key, token, secret, password, passwd, pwd, auth, sig or credential:
+    the usual carriers of an API key in a URL, e.g. Google's `key=` and S3's `X-Amz-Signature=`).
     Any other text is returned unchanged."""
+    url = _SECRET_QUERY.sub(r"\1***", url)
     m = _AUTHORITY.match(url)
     authority = m.group(2) if m else ""
     if "@" not in authority:

@@ -67,13 +67,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     if _opens_tui(argv):
         with keep_early_keys():
             return _main(argv)
+    status = None
     try:
         with guarded_stdout():  # flushed inside: a full disk found at exit is said too
-            return _main(argv)
+            status = _main(argv)
+            return status
     except OutputLost as e:  # stdout refused a write (cli/output.py): the output is lost
         discard_stdout()
-        if e.broken_pipe:  # the reader went away (`| head -1`): it asked for no more
-            return 0
+        if e.broken_pipe:  # the reader went away (`| head -1`): it asked for no more; findings stay 1
+            return e.status if status is None else status
         try:
             print(f"gorilla-tui: error: {safe_text(e.message())}", file=sys.stderr)
         except (OSError, ValueError, AttributeError):  # stderr is gone too: the status still says it

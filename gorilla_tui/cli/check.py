@@ -9,6 +9,7 @@ import json
 import os
 
 from gorilla_tui.cli.lint import run_lint, stdin_text
+from gorilla_tui.cli.output import status_if_cut
 from gorilla_tui.errors import UsageError
 from gorilla_tui.pool.doc import load_file
 from gorilla_tui.textsafe import safe_text
@@ -239,11 +240,13 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError("nothing to check: the code is empty")
     _refuse_broken_json(code)
     verdict = _validator(args, code).check(code)
-    if args.json:
-        print(json.dumps(verdict.to_dict(), ensure_ascii=False))
-    else:
-        _print_panel(verdict, code)
-    return EXIT.get(verdict.kind, 1)
+    status = EXIT.get(verdict.kind, 1)
+    with status_if_cut(status):
+        if args.json:
+            print(json.dumps(verdict.to_dict(), ensure_ascii=False))
+        else:
+            _print_panel(verdict, code)
+    return status
 
 
 def _print_panel(verdict, code: str = "") -> None:
