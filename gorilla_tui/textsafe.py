@@ -35,12 +35,17 @@ def _visible(m: re.Match[str]) -> str:
     return f"\\x{code:02x}" if code <= 0xFF else f"\\u{code:04x}"
 
 
-def safe_text(text: str, *, newlines: bool = True) -> str:
+def safe_text(text: str, *, newlines: bool = False) -> str:
     """`text` with every control character shown as a visible escape (ESC -> the four characters `\\x1b`,
     U+202E -> `\\u202e`), so that no escape sequence (OSC 52 clipboard writes, ESC[2J, ESC[8m, ...) reaches
-    the terminal as such. Tab and newline are kept (newline only when `newlines`; else shown as `\\x0a`).
-    Printable text, including non-ASCII letters, is unchanged; nothing is removed, so what was sent can be
-    read. Square brackets are kept too: callers hand the result to rich as rich.text.Text (never as markup).
+    the terminal as such. One line by default, for anything printed as a line (an error or note on stderr,
+    a progress line, a title, a table cell, a panel row, a notification): newline is shown as `\\x0a` as
+    well, so a hostile text cannot print a line of its own (issue 42, break-it rounds 7 and 8 found ten
+    such lines one by one). `newlines=True` keeps newlines, the explicit choice where a block of text is
+    printed (a full doc, code, sandbox output, a message of several lines). Tab is kept either way; every
+    other line break str.splitlines knows (CR, VT, FF, U+0085, U+2028, ...) is always escaped. Printable
+    text, including non-ASCII letters, is unchanged; nothing is removed, so what was sent can be read.
+    Square brackets are kept too: callers hand the result to rich as rich.text.Text (never as markup).
     """
     out = _UNSAFE.sub(_visible, text)
     if not newlines:

@@ -260,12 +260,12 @@ def _print_panel(verdict, code: str = "") -> None:
     body = Text()
     shown = verdict.api_call or code.strip()[:300]
     body.append("call: " if verdict.api_call or not shown else "code: ", style="bold")
-    body.append(safe_text(shown or "-") + "\n")
+    body.append(safe_text(shown or "-", newlines=True) + "\n")
     if verdict.matched is not None:
         d = verdict.matched
         label = "matched" if verdict.kind == "valid" else "closest"
         body.append(f"{label}: ", style="bold")
-        body.append(safe_text(f"{d.call}  [{d.id}; {d.domain or d.framework}]", newlines=False) + "\n")
+        body.append(safe_text(f"{d.call}  [{d.id}; {d.domain or d.framework}]") + "\n")
     for s in verdict.suggestions:
         body.append("did you mean: ", style="bold")
         body.append(safe_text(s) + "\n")
@@ -278,7 +278,7 @@ def _print_panel(verdict, code: str = "") -> None:
     if len(deciding) > 1:  # say which calls were checked, each with its own verdict
         for c in deciding:
             body.append(
-                safe_text(f"  {c.line}:{c.col} {c.callee}: {c.kind} ({c.role})", newlines=False) + "\n",
+                safe_text(f"  {c.line}:{c.col} {c.callee}: {c.kind} ({c.role})") + "\n",
                 style="dim",
             )
     style = _STYLE.get(verdict.kind, "white")

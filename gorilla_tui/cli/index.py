@@ -299,7 +299,7 @@ def _run_refresh(
 
     def on_wait(message: str) -> None:  # through the progress console, so the spinner lines stay whole
         err.print(
-            safe_text(f"gorilla-tui: {message}", newlines=False),
+            safe_text(f"gorilla-tui: {message}"),
             markup=False,
             highlight=False,
             soft_wrap=True,

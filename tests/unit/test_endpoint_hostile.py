@@ -481,7 +481,7 @@ def test_a_query_in_the_endpoint_is_kept_after_the_path(hostile: Hostile) -> Non
     """`--endpoint http://h/auth?key=1`: the path is joined before the query, which every request keeps (the
     completions and the tokenizer's); it was "/auth?key=1/v1/completions"."""
     backend = RemoteBackend(hostile.url + "/auth?key=1", n_ctx=2048)
-    assert backend.url == hostile.url + "/auth/v1/completions?key=1"
+    assert backend.url == hostile.url + "/auth/v1/completions?key=***"  # the URL messages show: no secret
     outcome, _ = _in_time(lambda: "".join(backend.complete("task: x\ncall:", max_tokens=64)))
     assert outcome == CALL
     backend.count_tokens("sort a list")
