@@ -20,7 +20,7 @@ import numpy as np
 from gorilla_tui.errors import GorillaError, UsageError
 from gorilla_tui.paths import expand_user
 from gorilla_tui.pool.doc import ApiDoc
-from gorilla_tui.pool.hub import parse_hf_spec
+from gorilla_tui.pool.hub import gguf_limit, parse_hf_spec
 from gorilla_tui.pool.hub_http import download
 
 #: The spec of the packaged default embedder.
@@ -261,8 +261,9 @@ def resolve_gguf(spec: str) -> Path:
     if not spec.startswith("hf:"):
         return expand_user(spec)
     repo, filename = parse_hf_spec(spec, "embedder")
-    try:  # hf_hub_download, a stalled download given up (pool.hub_http.download: under 64 KiB in 30 s)
-        return Path(download(repo, filename))
+    try:  # hf_hub_download, a stalled download given up (pool.hub_http.download: under 64 KiB in 30 s) and
+        limit, limit_name = gguf_limit()  # one over the free disk less 1 GB refused (pool.hub.gguf_limit)
+        return Path(download(repo, filename, max_bytes=limit, limit_name=limit_name))
     except Exception as e:  # noqa: BLE001 - huggingface_hub raises many types (offline, 404, auth)
         why = str(e).splitlines()[0] if str(e) else type(e).__name__
         raise GorillaError(f"cannot fetch {spec}: {why}") from None

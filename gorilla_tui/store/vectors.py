@@ -321,7 +321,8 @@ def read_vector_cache(
         with contextlib.suppress(OSError):
             os.replace(path, aside)
         if notes is not None:
-            notes.append(f"the vector cache {path} was damaged ({fault}): moved aside to {aside.name}, rebuilt")
+            why = f"was damaged ({fault}): moved aside to {aside.name}, rebuilt"
+            notes.append(f"the vector cache {path} {why}")
         return {}
     return {str(h): vectors[i].astype(np.float32) for i, h in enumerate(hashes)}
 
