@@ -160,3 +160,39 @@ def test_model_pull_of_an_endless_gguf_stops_at_the_free_disk(
     assert "MB received, the free disk space in " in lines[0]
     assert mirror.sent[0] < RECEIVED_AT_MOST
     assert _partial_files(tmp_path) == []
+
+
+@pytest.mark.parametrize("mirror", ["nolen"], indirect=True)
+def test_index_refresh_of_an_endless_hub_source_is_one_line(
+    mirror, gorilla_home, monkeypatch, tmp_path, capfd
+):
+    """`index --refresh --only torchhub` (APIBench from the hub) against the endless body: on main it held
+    the body in memory until killed; now the source is refused at its size limit, exit 2, one error line."""
+    monkeypatch.delenv("HF_HUB_OFFLINE", raising=False)
+    assert main(["index", "--refresh", "--only", "torchhub", "--max-source-mb", "1"]) == 2
+    errors = [line for line in capfd.readouterr().err.splitlines() if line.startswith("gorilla-tui:")]
+    assert len(errors) == 1 and "torchhub_api.jsonl: more than 1 MB received, the size limit" in errors[0]
+    assert mirror.sent[0] < RECEIVED_AT_MOST
+    assert _partial_files(tmp_path) == []
+
+
+def test_a_library_warning_is_one_escaped_line(capfd):
+    """huggingface_hub's low-disk UserWarning (from a download's worker thread) printed its text and source
+    line raw: every Python warning under the CLI is one escaped line on stderr."""
+    import warnings
+
+    from gorilla_tui.cli.output import one_line_warnings
+
+    def warn() -> None:
+        warnings.warn(
+            "Not enough free disk space.\nThe target \x1b]0;owned\x07 has 1 MB", UserWarning, stacklevel=1
+        )
+
+    with one_line_warnings(), warnings.catch_warnings():
+        warnings.simplefilter("always")
+        worker = threading.Thread(target=warn)
+        worker.start()
+        worker.join()
+    err = capfd.readouterr().err
+    assert err.count("\n") == 1 and "\x1b" not in err
+    assert err.startswith("gorilla-tui: warning: Not enough free disk space. The target ")
