@@ -244,7 +244,10 @@ def main(argv: list[str] | None = None) -> int:
     settings = Settings(model=args.model, n_ctx=2048, k=args.k, select_by=args.select_by)
     backend = services.load_backend(settings)
     if args.pooled:
-        index = bfcl.pooled_index([q for qs in every.values() for q in qs], list(services.load_index().docs))
+        live = services.load_index()
+        index = bfcl.pooled_index([q for qs in every.values() for q in qs], live)
+        kind = "the live index (it holds every function)" if index is live else "BM25, functions added"
+        print(f"pooled: {kind}")
         shared = services.build_pipeline(settings, index, backend)
         pipelines: Any = lambda _q: shared  # noqa: E731
     else:
