@@ -107,9 +107,15 @@ def stall_window() -> float:
 
 def _count_body(response: Any) -> None:
     """httpx2 response hook (it runs before the body is read): the body is read through a stream that
-    counts its bytes in _received, and stops a worker thread given up on."""
+    counts its bytes in _received, applies the worker's _Guard and stops a worker thread given up on. A
+    compressed body is refused (HubTooLarge): every request asks for none (_install), and its bytes
+    received would not bound its bytes decoded (a 32 MiB gzip body decodes to ~32 GB)."""
     import httpx2  # deferred: huggingface_hub's HTTP stack, only to fetch
 
+    encodings = {e.strip().lower() for e in response.headers.get("content-encoding", "").split(",")}
+    if encodings - {"", "identity"}:
+        shown = " ".join(response.headers.get("content-encoding", "").split())[:40]
+        raise HubTooLarge(f"a compressed answer ({shown!r}) though none was asked for", over_limit=False)
     inner = response.stream
 
     class _CountingStream(httpx2.SyncByteStream):
@@ -132,13 +138,15 @@ def _count_body(response: Any) -> None:
 
 
 def _install() -> None:
-    """Add the counting response hook to huggingface_hub's shared HTTP client (get_session), once per
-    client: checked before every bounded call, so a client huggingface_hub made anew (after
+    """Add the counting response hook to huggingface_hub's shared HTTP client (get_session), and ask for
+    uncompressed answers (Accept-Encoding: identity, as huggingface_hub's own HEAD of a file's size does),
+    once per client: checked before every bounded call, so a client huggingface_hub made anew (after
     set_client_factory or close_session) is counted too."""
     from huggingface_hub.utils import get_session  # deferred: huggingface_hub (~0.15 s), only to fetch
 
     with _installed:
         client = get_session()
+        client.headers["Accept-Encoding"] = "identity"
         hooks = client.event_hooks
         if _count_body not in hooks.get("response", []):
             hooks["response"] = [*hooks.get("response", []), _count_body]

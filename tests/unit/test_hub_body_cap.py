@@ -8,6 +8,7 @@ makes the count reach SEND_CAP."""
 
 from __future__ import annotations
 
+import gzip
 import socket
 import threading
 from collections.abc import Iterator
@@ -37,6 +38,7 @@ class Mirror:
 
     def __init__(self, endpoint: str) -> None:
         self.endpoint, self.sent, self.gets = endpoint, [0], 0
+        self.asked: list[bytes] = []
 
 
 def _serve(conn: socket.socket, mode: str, mirror: Mirror) -> None:
@@ -48,6 +50,15 @@ def _serve(conn: socket.socket, mode: str, mirror: Mirror) -> None:
                 return
             request += data
         method, path = request.split(b" ")[:2]
+        mirror.asked.append(request)
+        if mode == "gzip":  # 64 KiB of gzip that decodes to 64 MiB, whatever was asked
+            body = gzip.compress(bytes(64 * 2**20), compresslevel=9)
+            conn.sendall(
+                b"HTTP/1.1 200 OK\r\nConnection: close\r\nContent-Encoding: gzip\r\n"
+                + f"Content-Length: {len(body)}\r\n\r\n".encode()
+                + body
+            )
+            return
         if b"/resolve/" not in path and not path.startswith(b"/api/endless"):
             ok = b"HTTP/1.1 200 OK\r\n" if method == b"HEAD" else b"HTTP/1.1 404 Not Found\r\n"
             conn.sendall(ok + b"Connection: close\r\nContent-Length: 0\r\n\r\n")  # the probe; the rest: 404
@@ -196,3 +207,12 @@ def test_a_library_warning_is_one_escaped_line(capfd):
     err = capfd.readouterr().err
     assert err.count("\n") == 1 and "\x1b" not in err
     assert err.startswith("gorilla-tui: warning: Not enough free disk space. The target ")
+
+
+@pytest.mark.parametrize("mirror", ["gzip"], indirect=True)
+def test_a_compressed_answer_is_refused(mirror):
+    """Bytes received do not bound bytes decoded (64 KiB of gzip here are 64 MiB): every hub request asks
+    for an uncompressed answer, and a compressed one sent anyway is refused before it is decoded."""
+    with pytest.raises(hub_http.HubTooLarge, match="a compressed answer \\('gzip'\\) though none was asked"):
+        hub_http.bounded(lambda: get_session().get(mirror.endpoint + "/api/anything"))
+    assert b"accept-encoding: identity" in mirror.asked[-1].lower()
