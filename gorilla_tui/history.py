@@ -25,6 +25,12 @@ T = TypeVar("T")
 #: SQLite result codes that say nothing is wrong with the file itself (sqlite.org/rescode.html): BUSY,
 #: LOCKED (another process writes now) and FULL (the disk is full). The file is then not moved aside.
 _NOT_THE_FILE = {5, 6, 13}
+#: Longest one history operation may work (seconds; lock waits are the busy timeout's, also 5 s), enforced
+#: by a progress handler (sqlite.org/c3ref/progress_handler.html) every _STEPS_PER_CHECK VM steps: a trigger
+#: that never ends kept `run` busy forever after its result (break-it round 9). SQLITE_INTERRUPT: its code.
+DEADLINE_SECONDS = 5.0
+_STEPS_PER_CHECK = 10_000
+_INTERRUPTED = 9
 #: Suffixes of the files SQLite keeps beside a database (rollback journal, write-ahead log).
 _SIDECARS = ("-journal", "-wal", "-shm")
 
@@ -102,7 +108,9 @@ class History:
     Never raises for a damaged history: a file that cannot be opened, read or written (not a database,
     truncated, a folder in its place, unreadable) is moved aside to `<name>.broken-<UTC time>` (never
     deleted) and a new one is started; when even that fails, or the disk is full, or another process holds
-    it, nothing is saved. Each case gives one warning line, kept in `warnings` (each message once) and
+    it, nothing is saved. An operation still running after DEADLINE_SECONDS (a trigger that never ends) is
+    interrupted: nothing is saved, and the history is not used again by this History (each later call
+    returns at once). Each case gives one warning line, kept in `warnings` (each message once) and
     passed to on_warning(message); writes then return None and reads an empty result.
     """
 
@@ -113,6 +121,7 @@ class History:
         self._lock = threading.Lock()
         self._recovering = threading.Lock()
         self._on_warning = on_warning
+        self._stalled = False  # an operation ran past DEADLINE_SECONDS: the history is left alone
 
     @property
     def on_warning(self) -> Callable[[str], None] | None:
@@ -139,11 +148,17 @@ class History:
 
     def _safe(self, op: Callable[[sqlite3.Connection], T], default: T) -> T:
         """op(connection) in a transaction; on a failure, the recovery described in the class docstring."""
+        if self._stalled:
+            return default
         try:
             with self._connect() as con:
                 return op(con)
         except (sqlite3.Error, OSError) as e:
             error = e
+        if getattr(error, "sqlite_errorcode", None) == _INTERRUPTED:
+            self._stalled = True  # neither retried nor moved aside: the file reads; its work never ends
+            self._warn(f"history not saved (an operation took over {DEADLINE_SECONDS:g} s): {self.path}")
+            return default
         with self._recovering:  # one thread at a time moves a file aside
             return self._recover(op, default, error)
 
@@ -213,6 +228,8 @@ class History:
         # a row whose text is not UTF-8 (an edited database) raised OperationalError ("Could not decode to
         # UTF-8"), which moved the whole database aside: such text is read with U+FFFD in place of the bytes
         con.text_factory = _text_of
+        deadline = time.monotonic() + DEADLINE_SECONDS
+        con.set_progress_handler(lambda: time.monotonic() > deadline, _STEPS_PER_CHECK)
         try:
             if not self._ready:
                 con.executescript(_SCHEMA)
