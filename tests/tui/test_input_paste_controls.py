@@ -7,10 +7,14 @@ terminal's does (App.on_event forwards events.Paste to the focused widget)."""
 
 from __future__ import annotations
 
+import re
+from pathlib import Path
+
 import pytest
 from textual import events
 from textual.widgets import Input
 
+import gorilla_tui.tui
 from gorilla_tui.tui.screens.history import HistoryScreen
 from gorilla_tui.tui.screens.index_setup import IndexSetupScreen
 from gorilla_tui.tui.screens.main import MainScreen
@@ -47,3 +51,18 @@ async def test_a_hostile_paste_into_any_input_never_reaches_the_screen_raw(make_
             text = screen_text(app)
             assert not any(c in text for c in RAW), (widget.id, repr(text))
             assert isinstance(widget, SafeInput), widget.id  # one input class cleans every value
+
+
+def test_no_screen_builds_a_plain_input_or_an_editable_text_area() -> None:
+    """Every text input of tui/ is a SafeInput (or a subclass): a screen added later with a plain
+    textual Input, or a TextArea one can type into, would bring the raw paste back. Read from the source,
+    as test_architecture reads imports."""
+    tui = Path(gorilla_tui.tui.__file__).parent
+    plain = []
+    for path in sorted(tui.rglob("*.py")):
+        for number, line in enumerate(path.read_text().splitlines(), start=1):
+            if re.search(r"(?<![A-Za-z_])Input\(", line) or (
+                "TextArea(" in line and "read_only=True" not in line
+            ):
+                plain.append(f"{path.relative_to(tui)}:{number}: {line.strip()}")
+    assert plain == [], plain
