@@ -157,7 +157,8 @@ class History:
             error = e
         if getattr(error, "sqlite_errorcode", None) == _INTERRUPTED:
             self._stalled = True  # neither retried nor moved aside: the file reads; its work never ends
-            self._warn(f"history not saved (an operation took over {DEADLINE_SECONDS:g} s): {self.path}")
+            why = f"an operation took over {DEADLINE_SECONDS:g} s; not used again until the next start"
+            self._warn(f"history not saved ({why}): {self.path}")
             return default
         with self._recovering:  # one thread at a time moves a file aside
             return self._recover(op, default, error)
