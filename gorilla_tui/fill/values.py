@@ -350,6 +350,10 @@ _CLAUSE = re.compile(
 )
 
 
+#: The separators of a task's requests (fill/requests.py splits a task at them).
+CLAUSE = _CLAUSE
+
+
 def requests(task: str) -> int:
     """How many requests `task` makes, by its separators (_CLAUSE): 1 for "the weather in Oslo", 2 for
     "Find X. Also find Y"."""

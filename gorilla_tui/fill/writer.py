@@ -18,6 +18,7 @@ from typing import Any
 
 from gorilla_tui.fill.call_grammar import DATE_PARTS, Slot, TaskValues, name_parts
 from gorilla_tui.fill.naming import mentioned_functions, named_after
+from gorilla_tui.fill.requests import clause_bias, request_starts, share_optionals
 from gorilla_tui.fill.roles import word_bias
 from gorilla_tui.fill.series import Plan, Progress, plan, series
 from gorilla_tui.fill.units import unit_bias
@@ -103,6 +104,7 @@ def write_calls(backend: Any, prompt: str, targets: Sequence[Target], prefix: st
     enumerated = series(TaskValues.of(task)) if task else []
     plans = {t.callee: plan(enumerated, t.offered, len(targets) > 1) for t in targets} if enumerated else {}
     progress: dict[str, Progress] = {t.callee: Progress() for t in targets}  # what calls did with the series
+    at = request_starts(task) if asks > 1 else [0]  # where each request starts
     with backend.chooser(prompt, cancel, prefix=prefix) as chooser:
         target = targets[0]
         while True:
@@ -118,6 +120,7 @@ def write_calls(backend: Any, prompt: str, targets: Sequence[Target], prefix: st
                 last,
                 spans,
                 (plans.get(target.callee, Plan()), progress.setdefault(target.callee, Progress())),
+                at,
             )
             if any(t.callee == target.callee and g == given for t, g in out):
                 break  # the same call again: the task asks for no more
@@ -162,13 +165,14 @@ def write_calls(backend: Any, prompt: str, targets: Sequence[Target], prefix: st
             if pick >= len(fresh):
                 break
             target = fresh[pick]
+    share_optionals(out)
     return out
 
 
 def _arguments_stepwise(chooser: Any, offered: Sequence[Slot], before: list[tuple[int, int]],
                         task: str = "", prior: dict[str, Candidate] | None = None,
                         spans: dict[str, Candidate] | None = None,
-                        planned: tuple[Plan, Progress] | None = None
+                        planned: tuple[Plan, Progress] | None = None, at: Sequence[int] = (0,)
                         ) -> dict[str, tuple[str, str]]:  # fmt: skip
     """name -> (value source, origin) of one call, written by the model one argument at a time (after
     ``callee(``, through the closing ")"): at each step the options are ``name=value`` of every slot up to
@@ -217,6 +221,8 @@ def _arguments_stepwise(chooser: Any, offered: Sequence[Slot], before: list[tupl
                          and not shared(k, where[k, v]) else 0.0)
                 for b, n, (k, v, o) in zip(bias, named, options, strict=True)]  # fmt: skip
         bias = [b + w for b, w in zip(bias, word_bias(offered, options, where, task), strict=True)]
+        cands = [where[k, v] if o == "task" else None for k, v, o in options]
+        bias = [b + w for b, w in zip(bias, clause_bias(at, used, cands), strict=True)]
         bias = [b + (NEAR_BIAS if o == "task" and _near(offered[k].param.name, where[k, v], task) else 0.0)
                 for b, (k, v, o) in zip(bias, options, strict=True)]  # fmt: skip
         bias = [b + unit_bias([sl.param.name for sl in offered], k, where[k, v], task) if o == "task" else b

@@ -1,0 +1,86 @@
+"""fill/requests.py and the values a parameter cannot take (fill/call_grammar.py _may_be): where a task's
+requests stand, a call's values kept to its request, an optional value stated once for several calls, and
+words that name a parameter rather than give its value."""
+
+from __future__ import annotations
+
+from gorilla_tui.fill.call_grammar import TaskValues, slots
+from gorilla_tui.fill.requests import (
+    CLAUSE_BIAS,
+    clause_bias,
+    request_of,
+    request_starts,
+    share_optionals,
+)
+from gorilla_tui.fill.values import strings
+from gorilla_tui.fill.writer import Target
+from gorilla_tui.pool.apidoc import ApiDoc
+from gorilla_tui.pool.params import Param
+
+LAW = (
+    "Find all law cases where Charles Dickens is a party and it happened in Boston. Also, get cases where "
+    "University of California was a party and happened in Los Angeles."
+)
+
+
+def test_a_task_of_several_requests_starts_each_after_its_separator():
+    starts = request_starts(LAW)
+    assert len(starts) == 2 and LAW[starts[1] :].startswith("Also, get cases")
+    assert request_starts("What is the weather in Oslo?") == [0]
+    assert request_of(starts, LAW.index("Boston")) == 0
+    assert request_of(starts, LAW.index("Los Angeles")) == 1
+    assert request_of(starts, -1) == -1  # a value the task does not write
+
+
+def test_a_calls_next_value_is_favoured_in_the_request_of_its_first():
+    values = {c.value: c for c in strings(LAW)}
+    dickens = values["Charles Dickens"]
+    cands = [values["Boston"], values["Los Angeles"], None]
+    starts = request_starts(LAW)
+    assert clause_bias(starts, [(dickens.start, dickens.end)], cands) == [CLAUSE_BIAS, 0.0, 0.0]
+    assert clause_bias(starts, [], cands) == [0.0, 0.0, 0.0]  # nothing used yet: no request to keep to
+    assert clause_bias([0], [(dickens.start, dickens.end)], cands) == [0.0, 0.0, 0.0]  # one request
+
+
+def _target(name: str, params: list[Param], task: str) -> Target:
+    doc = ApiDoc(id=f"t:{name}", source="t", api_call=f"{name}()", api_name=name)
+    return Target(doc, name, params, slots(params, TaskValues.of(task)))
+
+
+def test_an_optional_value_stated_once_goes_to_every_call_that_offers_it():
+    task = (
+        "What was the Real GDP of California in 1980 and 1990 with the adjustment set to 'Real'? And the "
+        "population in 1980 and 1990?"
+    )
+    params = [Param("year", "integer", required=True), Param("adjustment", "string", required=False)]
+    gdp = _target("gdp", params, task)
+    calls = [
+        (gdp, {"year": ("1980", "task")}),
+        (gdp, {"year": ("1990", "task"), "adjustment": ("'Real'", "task")}),
+    ]
+    share_optionals(calls)
+    assert calls[0][1]["adjustment"] == ("'Real'", "task")
+    # two values given for it: each call keeps its own, none is added
+    calls = [(gdp, {"year": ("1980", "task")}), (gdp, {"adjustment": ("'Real'", "task")}),
+             (gdp, {"adjustment": ("'GDP'", "task")})]  # fmt: skip
+    share_optionals(calls)
+    assert "adjustment" not in calls[0][1]
+
+
+def test_a_word_of_a_parameters_own_name_is_no_value_of_it():
+    task = "What's the name of a type of cell that has multiple nuclei?"
+    (shape,) = slots([Param("cell_shape", "string", required=True)], TaskValues.of(task))
+    assert "'cell'" not in shape.values and "'multiple nuclei'" in shape.values
+    task = "I want a homemade healthy spaghetti recipe, how long will it take to prepare?"
+    (recipe,) = slots([Param("recipe", "string", required=True)], TaskValues.of(task))
+    assert "'recipe'" not in recipe.values and "'spaghetti'" in recipe.values
+
+
+def test_a_date_parameter_takes_no_words_without_a_date():
+    task = "How frequent do members at the Museum of Modern Art visit last year?"
+    (start,) = slots([Param("start_date", "string", required=True)], TaskValues.of(task))
+    assert "'year'" not in start.values and "'last'" not in start.values
+    assert "'Museum of Modern Art'" not in start.values
+    task = "Find flights from New York to London on the date 'next friday' or tomorrow"
+    (date,) = slots([Param("date", "string", required=True)], TaskValues.of(task))
+    assert {"'next friday'", "'tomorrow'"} <= set(date.values)
