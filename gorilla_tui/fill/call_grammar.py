@@ -110,7 +110,12 @@ def values_for(param: Param, task: TaskValues, paths: int = 1) -> dict[str, Cand
     in_dates = [c for c in task.strings if c.kind == "date"]
     if in_dates and param.name in DATE_PARTS and t in ("integer", "number", "any"):
         # "2026-12-25" fills datetime.date(year, month, day) part by part, not with its digits in any order
-        return {(c := date_part(d, param.name, task.text)).text: c for d in in_dates}
+        parts = {(c := date_part(d, param.name, task.text)).text: c for d in in_dates}
+        if param.name == "year":  # and a year the task writes on its own ("the year 2010 ... '2022-12-25'")
+            dated = [(d.start, d.end) for d in in_dates]
+            parts |= {c.text: c for c in task.numbers if isinstance(c.value, int) and 1000 <= c.value < 3000
+                      and not any(s <= c.start < e for s, e in dated)}  # fmt: skip
+        return parts
     nums = [c for c in task.numbers if t != "integer" or isinstance(c.value, int)]
     if t in ("integer", "number"):  # a rate given in percent: 0.03 for a float, 3 for an integer
         return {c.text: c for c in nums if c.percent != ("whole" if t == "number" else "fraction")}

@@ -55,6 +55,17 @@ def named_after(uncalled: Sequence[Named], offered: Sequence[Named], task: str, 
     return ""
 
 
+def named_at(callee: str, offered: Sequence[Named], task: str, end: int) -> int:
+    """Where the task first speaks of `callee` by one of its own words among `offered` (own_words) after
+    character `end` (where the values the calls so far used end): a character offset, or -1 ("who
+    discovered the Higgs Boson ...? Also, I am a 180 lbs ...": get_discoverer's request is the first)."""
+    own = own_words(offered).get(callee, set())
+    for m in re.finditer(r"[A-Za-z]+", task[max(end, 0) :]):
+        if m.group().lower()[:4] in own:
+            return max(end, 0) + m.start()
+    return -1
+
+
 def first_named(targets: Sequence[T], task: str) -> list[T]:
     """`targets` with the one whose own name's words the task speaks of first (own_words) put first,
     where the task makes several requests (values.requests): "the capital of Australia, the population of

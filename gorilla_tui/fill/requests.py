@@ -33,14 +33,16 @@ def request_of(starts: Sequence[int], pos: int) -> int:
     return bisect.bisect_right(starts, pos) - 1 if pos >= 0 else -1
 
 
-def clause_bias(starts: Sequence[int], used: Sequence[tuple[int, int]], cands: Sequence[Candidate | None]
-                ) -> list[float]:  # fmt: skip
+def clause_bias(starts: Sequence[int], used: Sequence[tuple[int, int]], cands: Sequence[Candidate | None],
+                named: int = -1) -> list[float]:  # fmt: skip
     """Nats per option of a call's next argument: CLAUSE_BIAS for a value (`cands`, None for an option that
     is no value of the task) in the request of the first value the call used (`used`: its spans in order),
-    0 otherwise, and 0 for all while the call used none or the task makes one request."""
-    if len(starts) < 2 or not used:
+    or, before it used one, in the request where the task names the call's function (`named`: a character
+    offset, naming.named_at; -1: not named); 0 otherwise, and 0 for all where the task makes one
+    request."""
+    if len(starts) < 2 or not used and named < 0:
         return [0.0] * len(cands)
-    home = request_of(starts, used[0][0])
+    home = request_of(starts, used[0][0] if used else named)
     return [CLAUSE_BIAS if c is not None and c.start >= 0 and request_of(starts, c.start) == home else 0.0
             for c in cands]  # fmt: skip
 

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from gorilla_tui.fill.call_grammar import DATE_PARTS, Slot, TaskValues, name_parts
-from gorilla_tui.fill.naming import mentioned_functions, named_after
+from gorilla_tui.fill.naming import mentioned_functions, named_after, named_at
 from gorilla_tui.fill.requests import clause_bias, request_starts, share_optionals
 from gorilla_tui.fill.roles import word_bias
 from gorilla_tui.fill.series import Plan, Progress, plan, series
@@ -120,7 +120,7 @@ def write_calls(backend: Any, prompt: str, targets: Sequence[Target], prefix: st
                 last,
                 spans,
                 (plans.get(target.callee, Plan()), progress.setdefault(target.callee, Progress())),
-                at,
+                (at, named_at(target.callee, targets, task, max((e for _s, e in before), default=-1))),
             )
             if any(t.callee == target.callee and g == given for t, g in out):
                 break  # the same call again: the task asks for no more
@@ -172,7 +172,8 @@ def write_calls(backend: Any, prompt: str, targets: Sequence[Target], prefix: st
 def _arguments_stepwise(chooser: Any, offered: Sequence[Slot], before: list[tuple[int, int]],
                         task: str = "", prior: dict[str, Candidate] | None = None,
                         spans: dict[str, Candidate] | None = None,
-                        planned: tuple[Plan, Progress] | None = None, at: Sequence[int] = (0,)
+                        planned: tuple[Plan, Progress] | None = None,
+                        at: tuple[Sequence[int], int] = ((0,), -1)
                         ) -> dict[str, tuple[str, str]]:  # fmt: skip
     """name -> (value source, origin) of one call, written by the model one argument at a time (after
     ``callee(``, through the closing ")"): at each step the options are ``name=value`` of every slot up to
@@ -182,7 +183,9 @@ def _arguments_stepwise(chooser: Any, offered: Sequence[Slot], before: list[tupl
     beside a word of its parameter's name gets NEAR_BIAS; the first unused value after the one the previous
     call of this function gave the parameter (`prior`: name -> Candidate) gets ON_BIAS. `spans`, when
     given, gets name -> Candidate of each value of the task this call uses. `planned`: the function's Plan
-    of the task's series and what its calls so far did (fill/series.py): PLAN_BIAS times Plan.favours."""
+    of the task's series and what its calls so far did (fill/series.py): PLAN_BIAS times Plan.favours.
+    `at`: where the task's requests start and where it names this call's function (fill/requests.py
+    clause_bias: a call's values kept to one request)."""
     given: dict[str, tuple[str, str]] = {}
     used: list[tuple[int, int]] = []
     i = 0
@@ -222,7 +225,7 @@ def _arguments_stepwise(chooser: Any, offered: Sequence[Slot], before: list[tupl
                 for b, n, (k, v, o) in zip(bias, named, options, strict=True)]  # fmt: skip
         bias = [b + w for b, w in zip(bias, word_bias(offered, options, where, task), strict=True)]
         cands = [where[k, v] if o == "task" else None for k, v, o in options]
-        bias = [b + w for b, w in zip(bias, clause_bias(at, used, cands), strict=True)]
+        bias = [b + w for b, w in zip(bias, clause_bias(at[0], used, cands, at[1]), strict=True)]
         bias = [b + (NEAR_BIAS if o == "task" and _near(offered[k].param.name, where[k, v], task) else 0.0)
                 for b, (k, v, o) in zip(bias, options, strict=True)]  # fmt: skip
         bias = [b + unit_bias([sl.param.name for sl in offered], k, where[k, v], task) if o == "task" else b

@@ -5,6 +5,7 @@ words that name a parameter rather than give its value."""
 from __future__ import annotations
 
 from gorilla_tui.fill.call_grammar import TaskValues, slots
+from gorilla_tui.fill.naming import named_at
 from gorilla_tui.fill.requests import (
     CLAUSE_BIAS,
     clause_bias,
@@ -84,3 +85,26 @@ def test_a_date_parameter_takes_no_words_without_a_date():
     task = "Find flights from New York to London on the date 'next friday' or tomorrow"
     (date,) = slots([Param("date", "string", required=True)], TaskValues.of(task))
     assert {"'next friday'", "'tomorrow'"} <= set(date.values)
+
+
+def test_a_calls_first_value_is_favoured_in_the_request_that_names_its_function():
+    task = (
+        "Can you tell me who discovered the Higgs Boson? Also, I am a 180 lbs individual, can you predict my "
+        "likelihood of having diabetes?"
+    )
+    discover = _target("get_discoverer", [Param("discovery", "string", required=True)], task)
+    diabetes = _target("diabetes_prediction", [Param("weight", "integer", required=True)], task)
+    at = named_at("get_discoverer", [discover, diabetes], task, -1)
+    assert task[at:].startswith("discovered")
+    values = {c.value: c for c in strings(task)}
+    cands = [values["Higgs Boson"], values["180 lbs"]]
+    assert clause_bias(request_starts(task), [], cands, at) == [CLAUSE_BIAS, 0.0]
+    assert named_at("get_discoverer", [discover, diabetes], task, at + 12) == -1  # not named again
+
+
+def test_a_run_of_words_ends_with_its_sentence_and_a_contraction_is_no_value():
+    task = "Find law cases in Boston. Also, I'm told St. Louis had some in 2010. I've heard so."
+    texts = {c.value for c in strings(task)}
+    assert "Boston" in texts and "Boston. Also" not in texts
+    assert "St. Louis" in texts  # an abbreviation's full stop ends no sentence
+    assert not any(t.startswith(("I'm", "I've")) for t in texts)
