@@ -10,7 +10,7 @@ statistics.mode; "hourly_forecast" shared by two names names neither.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Protocol, TypeVar
 
 from gorilla_tui.fill.call_grammar import name_parts
@@ -64,6 +64,23 @@ def named_at(callee: str, offered: Sequence[Named], task: str, end: int) -> int:
         if m.group().lower()[:4] in own:
             return max(end, 0) + m.start()
     return -1
+
+
+def named_again(fresh: Sequence[T], called: set[str], task: str, end: int,
+                new_values: Callable[[T, int], bool]) -> str:  # fmt: skip
+    """The callee of a called function of `fresh` that the task names again (named_at, after character
+    `end`, where the calls' values so far end) after values it takes that no call used yet:
+    new_values(target, at) says whether such values stand between `end` and `at`, where it is named. "a
+    lightness level of 70%. Later, you have another substance with a mass of 5 kilograms and a volume of 1
+    cubic meter. You want to calculate the density": calculate_density again, not a paint mix with the
+    numbers left over. "" when none is: a name right after a call's own values ("a hand size of 5. What is
+    the probability ...") has no new value before it."""
+    found = []
+    for t in fresh:
+        at = named_at(t.callee, fresh, task, end) if t.callee in called else -1
+        if at >= 0 and new_values(t, at):
+            found.append((at, t.callee))
+    return min(found)[1] if found else ""
 
 
 def first_named(targets: Sequence[T], task: str) -> list[T]:

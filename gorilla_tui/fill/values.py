@@ -152,10 +152,13 @@ def numbers(task: str) -> list[Candidate]:
             out.append(Candidate(literal(share), share, "number", m.start(), end, percent="fraction"))
             continue
         out.append(Candidate(literal(value), value, "number", m.start(), end))
-    if out:  # number words only where the task writes no digits ("two charged bodies of 1e-9 and 2e-9")
-        return sorted(out, key=lambda c: c.start)
+    # number words only where the task writes no digits ("two charged bodies of 1e-9 and 2e-9"), or as a
+    # count after first, top, next, last, past ("the product of the first five prime numbers" beside "1000")
+    digits = bool(out)
     for m in re.finditer(r"\b[a-zA-Z]+\b", task):
         word = m.group().lower()
+        if digits and not re.search(r"\b(?:first|top|next|last|past)\s+$", task[: m.start()], re.IGNORECASE):
+            continue
         if word in NUMBER_WORDS and word not in ("hundred",):
             out.append(
                 Candidate(literal(NUMBER_WORDS[word]), NUMBER_WORDS[word], "number", m.start(), m.end())

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from gorilla_tui.fill.call_grammar import DATE_PARTS, Slot, TaskValues, name_parts
-from gorilla_tui.fill.naming import mentioned_functions, named_after, named_at
+from gorilla_tui.fill.naming import mentioned_functions, named_after, named_again, named_at
 from gorilla_tui.fill.requests import clause_bias, request_starts, share_optionals
 from gorilla_tui.fill.roles import word_bias
 from gorilla_tui.fill.series import Plan, Progress, plan, series
@@ -55,7 +55,8 @@ ON_BIAS = 2.0
 MENTION_BIAS = 3.0
 #: Nats added to the function the task names next, after the values the calls so far used ("... mix red and
 #: blue. Later, another substance ... the density": calculate_density, not mix_paint_color again with the
-#: numbers left over); chosen on BFCL's even ids (docs/benchmarks.md).
+#: numbers left over): one not called yet (naming.named_after), else a called one named again after new
+#: values of its own (naming.named_again); chosen on BFCL's even ids (docs/benchmarks.md).
 NEXT_NAMED_BIAS = 8.0
 #: Nats added to a value of a series the task enumerates that the call takes by its position (fill/series.py:
 #: "Taylor Swift and Maroon 5 ... 20 and 15 minutes": the second call's are Maroon 5 and 15), taken from
@@ -156,7 +157,11 @@ def write_calls(backend: Any, prompt: str, targets: Sequence[Target], prefix: st
             if not fresh:
                 break
             uncalled = [t for t in fresh if t.callee not in called]
-            named_next = named_after(uncalled, fresh, task, max((e for _s, e in before), default=-1))
+            end = max((e for _s, e in before), default=-1)
+            named_next = named_after(uncalled, fresh, task, end) or named_again(
+                fresh, called, task, end, lambda t, at, end=end: any(
+                    _marked(c, sl) and end <= c.start < at and not _overlaps(c, before)
+                    for sl in t.offered if sl.param.required for c in sl.values.values()))  # fmt: skip
             bias = [CALL_BIAS + (MENTION_BIAS if t.callee in mentioned and t.callee not in called else 0.0)
                     + (NEXT_NAMED_BIAS if t.callee == named_next else 0.0)
                     + PLAN_CALL_BIAS * plans.get(t.callee, Plan()).more(progress[t.callee])

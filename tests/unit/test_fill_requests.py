@@ -5,7 +5,7 @@ words that name a parameter rather than give its value."""
 from __future__ import annotations
 
 from gorilla_tui.fill.call_grammar import TaskValues, slots
-from gorilla_tui.fill.naming import named_at
+from gorilla_tui.fill.naming import named_again, named_at
 from gorilla_tui.fill.requests import (
     CLAUSE_BIAS,
     clause_bias,
@@ -13,7 +13,7 @@ from gorilla_tui.fill.requests import (
     request_starts,
     share_optionals,
 )
-from gorilla_tui.fill.values import strings
+from gorilla_tui.fill.values import numbers, strings
 from gorilla_tui.fill.writer import Target
 from gorilla_tui.pool.apidoc import ApiDoc
 from gorilla_tui.pool.params import Param
@@ -108,3 +108,34 @@ def test_a_run_of_words_ends_with_its_sentence_and_a_contraction_is_no_value():
     assert "Boston" in texts and "Boston. Also" not in texts
     assert "St. Louis" in texts  # an abbreviation's full stop ends no sentence
     assert not any(t.startswith(("I'm", "I've")) for t in texts)
+
+
+def test_a_count_in_words_after_first_or_top_is_a_number_beside_digits():
+    task = (
+        "Find the sum of the multiples of 3 and 5 below 1000. Also find the product of the first five primes."
+    )
+    assert [c.value for c in numbers(task)] == [3, 5, 1000, 5]
+    assert [c.value for c in numbers("two charged bodies of 1e-9 and 2e-9")] == [1e-9, 2e-9]  # no count
+
+
+def test_a_called_function_named_again_after_new_values_is_called_again():
+    task = (
+        "A substance has a mass of 10 kilograms and a volume of 2 cubic meters: calculate the density. Then "
+        "mix red and blue with a lightness level of 70%. Later, another substance has a mass of 5 kilograms "
+        "and a volume of 1 cubic meter. Calculate the density of this one too. What is the mix?"
+    )
+    density = _target("calculate_density", [Param("mass", "integer", required=True)], task)
+    mix = _target("mix_paint_color", [Param("color1", "string", required=True)], task)
+    after_70 = task.index("70%") + 3
+
+    def new_mass(t: Target, at: int) -> bool:
+        return any(
+            after_70 <= c.start < at for sl in t.offered for c in sl.values.values() if c.kind == "number"
+        )
+
+    called = {"calculate_density", "mix_paint_color"}
+    assert named_again([density, mix], called, task, after_70, new_mass) == "calculate_density"
+    # right after the second density's values nothing new stands before the next name
+    after_1 = task.index("1 cubic") + 1
+    assert named_again([density, mix], called, task, after_1, lambda t, at: False) == ""
+    assert named_again([density, mix], {"mix_paint_color"}, task, after_70, new_mass) == ""  # not called yet
