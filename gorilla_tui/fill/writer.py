@@ -158,10 +158,12 @@ def write_calls(backend: Any, prompt: str, targets: Sequence[Target], prefix: st
                 break
             uncalled = [t for t in fresh if t.callee not in called]
             end = max((e for _s, e in before), default=-1)
-            named_next = named_after(uncalled, fresh, task, end) or named_again(
-                fresh, called, task, end, lambda t, at, end=end: any(
-                    _marked(c, sl) and end <= c.start < at and not _overlaps(c, before)
-                    for sl in t.offered if sl.param.required for c in sl.values.values()))  # fmt: skip
+            named_next = named_after(uncalled, fresh, task, end)
+            again, at_again = named_again(fresh, called, task, end, at, lambda t, lo, hi: any(
+                _marked(c, sl) and lo <= c.start < hi and not _overlaps(c, before)
+                for sl in t.offered if sl.param.required for c in sl.values.values()))  # fmt: skip
+            if again and (not named_next or at_again < named_at(named_next, fresh, task, end)):
+                named_next = again  # named again before the next function not called yet
             bias = [CALL_BIAS + (MENTION_BIAS if t.callee in mentioned and t.callee not in called else 0.0)
                     + (NEXT_NAMED_BIAS if t.callee == named_next else 0.0)
                     + PLAN_CALL_BIAS * plans.get(t.callee, Plan()).more(progress[t.callee])

@@ -118,7 +118,7 @@ def test_a_count_in_words_after_first_or_top_is_a_number_beside_digits():
     assert [c.value for c in numbers("two charged bodies of 1e-9 and 2e-9")] == [1e-9, 2e-9]  # no count
 
 
-def test_a_called_function_named_again_after_new_values_is_called_again():
+def test_a_called_function_named_again_beside_new_values_is_called_again():
     task = (
         "A substance has a mass of 10 kilograms and a volume of 2 cubic meters: calculate the density. Then "
         "mix red and blue with a lightness level of 70%. Later, another substance has a mass of 5 kilograms "
@@ -126,16 +126,36 @@ def test_a_called_function_named_again_after_new_values_is_called_again():
     )
     density = _target("calculate_density", [Param("mass", "integer", required=True)], task)
     mix = _target("mix_paint_color", [Param("color1", "string", required=True)], task)
+    starts = request_starts(task)
     after_70 = task.index("70%") + 3
 
-    def new_mass(t: Target, at: int) -> bool:
-        return any(
-            after_70 <= c.start < at for sl in t.offered for c in sl.values.values() if c.kind == "number"
-        )
+    def new_number(t: Target, lo: int, hi: int) -> bool:
+        return any(lo <= c.start < hi and c.start > after_70 for sl in t.offered for c in sl.values.values()
+                   if c.kind == "number")  # fmt: skip
 
     called = {"calculate_density", "mix_paint_color"}
-    assert named_again([density, mix], called, task, after_70, new_mass) == "calculate_density"
-    # right after the second density's values nothing new stands before the next name
+    again, at = named_again([density, mix], called, task, after_70, starts, new_number)
+    assert again == "calculate_density" and task[at:].startswith("Calculate the density of this")
+    # right after the second density's values nothing new stands beside the next name
     after_1 = task.index("1 cubic") + 1
-    assert named_again([density, mix], called, task, after_1, lambda t, at: False) == ""
-    assert named_again([density, mix], {"mix_paint_color"}, task, after_70, new_mass) == ""  # not called yet
+    assert named_again([density, mix], called, task, after_1, starts, lambda t, lo, hi: False) == ("", -1)
+    # not called yet: named_after's, not this
+    assert named_again([density, mix], {"mix_paint_color"}, task, after_70, starts, new_number)[0] == ""
+    # a name and the values after it in its request: "then the stock forecast for Microsoft for 45 days"
+    task = "The stock forecast for Apple for 30 days, and then the stock forecast for Microsoft for 45 days."
+    stock = _target("stock_forecast", [Param("days", "integer", required=True)], task)
+    weather = _target("weather_forecast", [Param("days", "integer", required=True)], task)
+    after_30 = task.index("30") + 2
+
+    def new_45(t: Target, lo: int, hi: int) -> bool:
+        return lo <= task.index("45") < hi
+
+    again, at = named_again(
+        [stock, weather], {"stock_forecast"}, task, after_30, request_starts(task), new_45
+    )
+    assert again == "stock_forecast" and task[at:].startswith("stock forecast for Microsoft")
+    # "company" is no word of compound_interest ("comp" alone is too short a match)
+    assert (
+        named_at("compound_interest", [stock, _target("compound_interest", [], "")], "a company", -1, True)
+        == -1
+    )
