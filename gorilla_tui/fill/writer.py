@@ -121,7 +121,7 @@ def write_calls(backend: Any, prompt: str, targets: Sequence[Target], prefix: st
                 last,
                 spans,
                 (plans.get(target.callee, Plan()), progress.setdefault(target.callee, Progress())),
-                (at, named_at(target.callee, targets, task, max((e for _s, e in before), default=-1))),
+                (at, named_at(target.callee, targets, task, _next_request(at, before))),
             )
             if any(t.callee == target.callee and g == given for t, g in out):
                 break  # the same call again: the task asks for no more
@@ -274,6 +274,17 @@ def _arguments_stepwise(chooser: Any, offered: Sequence[Slot], before: list[tupl
         chooser.choose([")"])
     before.extend(used)
     return given
+
+
+def _next_request(starts: Sequence[int], before: Sequence[tuple[int, int]]) -> int:
+    """Where a further call's function is looked for by name (naming.named_at): the start of the request
+    after the one the values used so far end in (the first call: -1, the whole task). "... ATP in the
+    mitochondria and does it have a specific function ...? Also, ... DNA": the second call's request is
+    the second, not the first one's "specific function"."""
+    if not before:
+        return -1
+    end = max(e for _s, e in before)
+    return next((s for s in starts if s >= end), 1 << 30)
 
 
 def _fresh(target: Target, before: Sequence[tuple[int, int]]) -> bool:

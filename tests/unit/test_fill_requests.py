@@ -14,7 +14,7 @@ from gorilla_tui.fill.requests import (
     share_optionals,
 )
 from gorilla_tui.fill.values import numbers, strings
-from gorilla_tui.fill.writer import Target
+from gorilla_tui.fill.writer import Target, _next_request
 from gorilla_tui.pool.apidoc import ApiDoc
 from gorilla_tui.pool.params import Param
 
@@ -159,3 +159,14 @@ def test_a_called_function_named_again_beside_new_values_is_called_again():
         named_at("compound_interest", [stock, _target("compound_interest", [], "")], "a company", -1, True)
         == -1
     )
+
+
+def test_a_further_calls_function_is_looked_for_from_the_next_request():
+    task = (
+        "What is the function of ATP in the mitochondria and does it have a specific function? Also, the "
+        "function of DNA in the nucleus?"
+    )
+    starts = request_starts(task)
+    used = [(task.index("ATP"), task.index("ATP") + 3), (task.index("mito"), task.index("mito") + 12)]
+    assert _next_request(starts, used) == task.index("Also")
+    assert _next_request(starts, []) == -1  # the first call: the whole task
