@@ -13,6 +13,7 @@ from gorilla_tui.fill.requests import (
     request_starts,
     share_optionals,
 )
+from gorilla_tui.fill.series import series
 from gorilla_tui.fill.values import numbers, strings
 from gorilla_tui.fill.writer import Target, _next_request
 from gorilla_tui.pool.apidoc import ApiDoc
@@ -170,3 +171,14 @@ def test_a_further_calls_function_is_looked_for_from_the_next_request():
     used = [(task.index("ATP"), task.index("ATP") + 3), (task.index("mito"), task.index("mito") + 12)]
     assert _next_request(starts, used) == task.index("Also")
     assert _next_request(starts, []) == -1  # the first call: the whole task
+
+
+def test_a_number_written_elsewhere_is_no_item_of_a_series():
+    task = (
+        "Find the sum of the multiples of 3 and 5 below 1000. Also find the product of the first five primes."
+    )
+    (found,) = [s for s in series(TaskValues.of(task)) if s.kind == "number"]
+    five = next(c for c in numbers(task) if c.start == task.index("five"))
+    assert found.item_of(five) == -1
+    three = next(c for c in numbers(task) if c.value == 3)
+    assert found.item_of(three) == 0
