@@ -13,7 +13,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from gorilla_tui.fill.units import named_by_unit
+from gorilla_tui.fill.units import measures_other, named_by_unit
 from gorilla_tui.fill.values import BYTES, Candidate, as_bytes, date_part, lists, literal, numbers, strings
 from gorilla_tui.model.grammar import gbnf_literal
 from gorilla_tui.pool.params import Param
@@ -116,7 +116,8 @@ def values_for(param: Param, task: TaskValues, paths: int = 1) -> dict[str, Cand
             parts |= {c.text: c for c in task.numbers if isinstance(c.value, int) and 1000 <= c.value < 3000
                       and not any(s <= c.start < e for s, e in dated)}  # fmt: skip
         return parts
-    nums = [c for c in task.numbers if t != "integer" or isinstance(c.value, int)]
+    nums = [c for c in task.numbers if (t != "integer" or isinstance(c.value, int))
+            and not measures_other(param.name, c, task.text)]  # fmt: skip
     if t in ("integer", "number"):  # a rate given in percent: 0.03 for a float, 3 for an integer
         return {c.text: c for c in nums if c.percent != ("whole" if t == "number" else "fraction")}
     whole = [c for c in task.numbers if c.percent != "fraction"]

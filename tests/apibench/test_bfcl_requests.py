@@ -69,6 +69,10 @@ def test_irrelevant_questions_words_are_no_values_of_the_parameters_they_name(qu
     offered = _offered(questions["irrelevance_160"], "most_frequent_visitor")
     assert not offered["start_date"] & {"'year'", "'last'", "'Museum of Modern Art'"}
     assert "'last year'" in offered["start_date"]
+    # "the area of a triangle given the base is 10 meters and height is 5 meters" -> body mass index: a
+    # length is no weight
+    offered = _offered(questions["irrelevance_0"], "determine_body_mass_index")
+    assert offered["weight"] == set() and offered["height"] == {"10", "5"}
 
 
 @pytest.mark.model

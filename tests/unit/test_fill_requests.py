@@ -182,3 +182,16 @@ def test_a_number_written_elsewhere_is_no_item_of_a_series():
     assert found.item_of(five) == -1
     three = next(c for c in numbers(task) if c.value == 3)
     assert found.item_of(three) == 0
+
+
+def test_a_number_whose_unit_measures_another_thing_is_no_value():
+    task = "I weigh 70 kg and I am 180 cm tall, with a 5 m rope"
+    offered = {
+        s.param.name: set(s.values)
+        for s in slots(
+            [Param("weight", "number", required=True), Param("height", "number", required=True),
+             Param("n", "integer", required=True)],
+            TaskValues.of(task),
+        )
+    }  # fmt: skip
+    assert offered == {"weight": {"70"}, "height": {"180", "5"}, "n": {"70", "180", "5"}}
