@@ -295,7 +295,7 @@ class Pipeline:
         cosine = (
             source_cosine(task, doc.source) if self.retriever == "bm25" and doc and source_cosine else None
         )
-        return judge(self.backend, task, doc, lm, retrieval, needs, cancel, cosine)
+        return judge(self.backend, task, doc, lm, retrieval, needs, cancel, cosine, hits)
 
     def retrieval_score(self, task: str, hits: list[Hit]) -> float | None:
         """How well the whole index fits `task` by retrieval (retrieve/fit.py match_score: below 0 the
