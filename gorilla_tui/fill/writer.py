@@ -93,7 +93,8 @@ def write_calls(backend: Any, prompt: str, targets: Sequence[Target], prefix: st
     one with a value left for it (_fresh), or one not called yet while the task makes more requests
     (values.requests) than functions were called, or calls were made. A value an earlier call used may be
     used again, at REUSE_BIAS; a further call that uses no value of the task no earlier call used is
-    dropped, and ends the calls. `prefix`: the fixed start of `prompt`
+    dropped, and ends the calls. A call's values are kept to one request of the task and an optional value
+    one call took goes to the others that offer it (fill/requests.py). `prefix`: the fixed start of `prompt`
     whose KV cache the backend keeps between calls (LlamaBackend.chooser); `task`: the task as typed (what
     joins a list's items, the enum members it names). Returns (target, name -> (value
     source, origin)) per call, in order. Raises what backend.chooser raises."""
