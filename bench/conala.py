@@ -407,6 +407,15 @@ def main(argv: list[str] | None = None) -> int:
     return publish(TITLE, text, not args.no_write and not args.questions, summary=figures)
 
 
+def doubted_only(row: dict[str, Any]) -> bool:
+    """Whether an ask row is "unsure" only by pipeline_fit.doubted (its fit models' score alone says fits)."""
+    signals = row.get("signals") or {}
+    alone = {k: v for k, v in signals.items() if k not in ("cos_gap", "bm25_ratio", "lm_gap")}
+    return (
+        row.get("fit") == "unsure" and pipeline_fit.doubted(signals) and pipeline_fit.label(alone) == "fits"
+    )
+
+
 def report(entries, labels, rows, asked, hub_rows, hub_asked, args, index) -> str:  # noqa: ANN001
     """The Markdown section: the mapping, the noisy labels, the figures per half."""
     n_ids = sum(len(e.get("oracle_man") or ()) for e in entries)
@@ -491,6 +500,19 @@ def report(entries, labels, rows, asked, hub_rows, hub_asked, args, index) -> st
                 f"| {statistics.median(x['seconds'] for x in r) if r else 0:.2f} "
                 f"| {flagged(wrong)} of {len(wrong)} | {flagged(right)} of {len(right)} |"
             )
+        doubt = {h: [x for x in asked if x["half"] == h and doubted_only(x)] for h in ("dev", "test")}
+        lines += [
+            "",
+            "Said unsure only because the retrieval sides or the model disagree with the chosen doc "
+            "(pipeline_fit.doubted: another hit of its source the dense side ranks higher, BM25 not clearly "
+            "preferring it, or the model reads the task 5 nats more likely after another; the fit models "
+            "alone say fits): "
+            + "; ".join(
+                f"{h} {sum(not x['right'] for x in d)} wrong, {sum(x['right'] for x in d)} right"
+                for h, d in doubt.items()
+            )
+            + ".",
+        ]
     if hub_rows:
         first = sum(bool(s) and s[0] in MODEL_HUBS for s in hub_rows)
         lines += [

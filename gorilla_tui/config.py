@@ -124,7 +124,7 @@ class Settings:
                 f"{', '.join(plugins.names(plugins.BACKENDS)) or 'none'})"
             )
         if self.backend == "llama" and self.endpoint:
-            shown = safe_text(redact_url(self.endpoint), newlines=False)
+            shown = safe_text(redact_url(self.endpoint))
             raise UsageError(
                 f"backend 'llama' runs a local model, but an endpoint is set ({shown}): "
                 'set backend = "remote" or leave it empty to use the endpoint, or drop the endpoint'

@@ -35,12 +35,17 @@ def _visible(m: re.Match[str]) -> str:
     return f"\\x{code:02x}" if code <= 0xFF else f"\\u{code:04x}"
 
 
-def safe_text(text: str, *, newlines: bool = True) -> str:
+def safe_text(text: str, *, newlines: bool = False) -> str:
     """`text` with every control character shown as a visible escape (ESC -> the four characters `\\x1b`,
     U+202E -> `\\u202e`), so that no escape sequence (OSC 52 clipboard writes, ESC[2J, ESC[8m, ...) reaches
-    the terminal as such. Tab and newline are kept (newline only when `newlines`; else shown as `\\x0a`).
-    Printable text, including non-ASCII letters, is unchanged; nothing is removed, so what was sent can be
-    read. Square brackets are kept too: callers hand the result to rich as rich.text.Text (never as markup).
+    the terminal as such. One line by default, for anything printed as a line (an error or note on stderr,
+    a progress line, a title, a table cell, a panel row, a notification): newline is shown as `\\x0a` as
+    well, so a hostile text cannot print a line of its own (issue 42, break-it rounds 7 and 8 found ten
+    such lines one by one). `newlines=True` keeps newlines, the explicit choice where a block of text is
+    printed (a full doc, code, sandbox output, a message of several lines). Tab is kept either way; every
+    other line break str.splitlines knows (CR, VT, FF, U+0085, U+2028, ...) is always escaped. Printable
+    text, including non-ASCII letters, is unchanged; nothing is removed, so what was sent can be read.
+    Square brackets are kept too: callers hand the result to rich as rich.text.Text (never as markup).
     """
     out = _UNSAFE.sub(_visible, text)
     if not newlines:
@@ -87,13 +92,22 @@ def clean_task(task: str, limit: int = MAX_TASK_CHARS) -> tuple[str, list[str]]:
 
 #: The scheme (optional) and the authority of a URL: what redact_url looks at.
 _AUTHORITY = re.compile(r"^((?:[A-Za-z][A-Za-z0-9+.-]*:)?//)?([^/?#]*)")
+#: A query parameter whose name looks like a secret, up to its value: redact_url hides the value.
+_SECRET_QUERY = re.compile(
+    r"([?&;][^=&#\s]*?(?:key|token|secret|passw(?:or)?d|pwd|auth|sig|credential)[^=&#\s]*=)[^&;#\s]*",
+    re.IGNORECASE,
+)
 
 
 def redact_url(url: str) -> str:
     """`url` with the secret of its user information hidden, for every message and report that shows it
     (break-it pass 4: `http://user:s3cret@host` printed the password): "http://user:s3cret@host/v1" ->
     "http://user:***@host/v1"; a user part alone may be a token: "http://TOKEN@host" -> "http://***@host".
+    The values of query parameters named like a secret are hidden too ("?api_key=sk-1&x=1" ->
+    "?api_key=***&x=1"; names holding key, token, secret, password, passwd, pwd, auth, sig or credential:
+    the usual carriers of an API key in a URL, e.g. Google's `key=` and S3's `X-Amz-Signature=`).
     Any other text is returned unchanged."""
+    url = _SECRET_QUERY.sub(r"\1***", url)
     m = _AUTHORITY.match(url)
     authority = m.group(2) if m else ""
     if "@" not in authority:

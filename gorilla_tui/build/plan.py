@@ -13,9 +13,14 @@ from gorilla_tui.paths import expand_user
 from gorilla_tui.pool.doc import SourceRejected, detect_format, source_files
 from gorilla_tui.pool.manifest import shown_value
 from gorilla_tui.pool.sources import FetchContext, Manifest, load_manifests, source_name, split_source
-from gorilla_tui.retrieve.dense import DENSE_WEIGHT_KEY, FUSION_DEPTH_ALL, FUSION_DEPTH_KEY
 from gorilla_tui.retrieve.embed import PASSAGE_KEY, PASSAGE_RECIPES
-from gorilla_tui.retrieve.fusion import dense_weight, fusion_depth
+from gorilla_tui.retrieve.fusion import (
+    DENSE_WEIGHT_KEY,
+    FUSION_DEPTH_ALL,
+    FUSION_DEPTH_KEY,
+    dense_weight,
+    fusion_depth,
+)
 
 #: Manifest key saying how a source is retrieved: "hybrid" (BM25 + dense, its docs are embedded) or "bm25".
 RETRIEVAL_KEY = "retrieval"

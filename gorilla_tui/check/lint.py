@@ -181,8 +181,8 @@ def shown_path(path: str) -> str:
     try:
         raw = path.encode("utf-8", "surrogateescape")
     except UnicodeEncodeError:  # a surrogate that no file name byte gives: safe_text shows it as \udXXX
-        return safe_text(path, newlines=False)
-    return safe_text(raw.decode("utf-8", "backslashreplace"), newlines=False)
+        return safe_text(path)
+    return safe_text(raw.decode("utf-8", "backslashreplace"))
 
 
 def path_uri(path: str) -> str:

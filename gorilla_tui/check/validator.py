@@ -18,38 +18,34 @@ Verdict rule (documented in docs/validator.md, section 3):
 4. else REST request lines / HTTP client calls are matched against the pool's REST templates;
 5. else the first *other* call gives ``hallucination`` with the nearest known callees, same module first;
 6. else the worst python-env call; else ``no_call``.
-Every non-valid verdict carries a reason code (types.REASONS).
+Every non-valid verdict carries a reason code (types.REASONS). Rule 2, the verdict of one pool call, is in
+check/pool_call.py.
 """
 
 from __future__ import annotations
 
 import builtins
 import dataclasses
-import functools
-import re
 import sys
-from collections.abc import Callable, Sequence, Set
+from collections.abc import Sequence
 
-from gorilla_tui.check.arguments import has_schema, read_arguments, schema_errors
 from gorilla_tui.check.callsite import CallSite, Scan, left_out_note, scan
 from gorilla_tui.check.extract import extract
-from gorilla_tui.check.imports import argument_errors, named_by_schema, resolve_calls
+from gorilla_tui.check.imports import named_by_schema, resolve_calls
 from gorilla_tui.check.judged import package_names_say, stdlib_bound
-from gorilla_tui.check.pool_index import NEAR_MISS, PoolEntry, PoolIndex, helper_loaded
+from gorilla_tui.check.pool_call import Lazy, call_verdict, full_verdict, helper_rows, near_later
+from gorilla_tui.check.pool_index import NEAR_MISS, PoolEntry, PoolIndex
 from gorilla_tui.check.rest import http_method, path_of, request_lines
-from gorilla_tui.check.signature import bind, canonical, family, key
+from gorilla_tui.check.signature import canonical, key
 from gorilla_tui.check.suggest import dice, similarity
 from gorilla_tui.check.verdicts import RANK, call_row, python_error, worst
-from gorilla_tui.check.wrong_args import did_you_mean, unmatched_reason
 from gorilla_tui.pool.doc import ApiDoc
-from gorilla_tui.types import CallVerdict, Verdict
+from gorilla_tui.types import Verdict
 
 #: Importable from here too (callers and tests used them before the split).
 __all__ = ["NEAR_MISS", "PoolEntry", "PoolIndex", "Validator", "python_error", "validate"]
 
 _BUILTINS = frozenset(dir(builtins))
-#: At most this many function-calling entries of one callee are tried for a call (Validator._schema_verdict).
-MAX_SCHEMAS = 32
 
 
 class Validator(PoolIndex):
@@ -104,90 +100,6 @@ class Validator(PoolIndex):
         if any(similarity(callee, c) >= NEAR_MISS for c in same if "()" not in c):
             return "hallucination:unknown_callee"
         return ""
-
-    def _helpers(
-        self, rows: list[tuple[CallSite, str, Verdict | None]]
-    ) -> list[tuple[CallSite, str, Verdict | None]]:
-        """Rows with each helper load (``torch.hub.load(repo, 'nvidia_convnets_processing_utils')``) that a
-        matched model's example_code loads the same way turned into role "helper", valid: the code loads
-        the model and its pre-processing helper as the pool doc shows (the paper's error is a helper
-        returned *instead of* the model)."""
-        models = [v.matched for _, role, v in rows if role == "pool" and v is not None and v.ok and v.matched]
-        if not models:
-            return rows
-        out = []
-        for call, role, verdict in rows:
-            if verdict is not None and verdict.kind == "wrong_args" and role == "pool":
-                callee = canonical(call.callee)
-                found = helper_loaded(callee, bind(call, family(callee) or ()), self.tables[callee].entries)
-                users = {id(e.doc) for e in found[1]} if found else set()
-                model = next((m for m in models if id(m) in users), None)
-                if model is not None:
-                    out.append((call, "helper", Verdict("valid", call.text, model)))
-                    continue
-            out.append((call, role, verdict))
-        return out
-
-    def _full(self, verdict: Verdict, per_call: list[CallVerdict], lazy: _Lazy) -> Verdict:
-        """The deciding verdict with its did-you-mean when it was built cheaply (_wrong); its row in
-        per_call gets the full reason too."""
-        found = lazy.get(id(verdict))
-        if found is None:
-            return verdict
-        call, build = found
-        full = build()
-        for row in per_call:
-            if row.line == call.line and row.col == call.col and row.callee == canonical(call.callee):
-                row.reason = full.reason
-                row.matched = full.matched.id if full.matched else None
-        return full
-
-    def _call_verdict(
-        self, call: CallSite, code: str, lazy: _Lazy, bound: Set[str] = frozenset(), prefer: str | None = None
-    ) -> tuple[str, Verdict]:
-        """(role, verdict) of one call whose callee is a pool callee (role "pool" or "python-env"). bound:
-        the names the code binds (Scan.assigned); a callee whose first name is one of them (``def
-        input(inplace=False)`` then ``input(inplace=True)``), or a bare name in code with a star import
-        (os.py: ``from posix import *`` then ``open(path, flags, dir_fd=fd)``), may be another function than
-        the pool entry, so its arguments are not held against the entry's signature. prefer: the doc id
-        PoolIndex.match prefers among entries of the same identity."""
-        callee = canonical(call.callee)
-        role = "pool" if callee in self.api_callees else "python-env"
-        entry = self.match(call, code, prefer)
-        partial = call.via.rsplit(".", 1)[-1] in ("partial", "partialmethod")  # the rest comes later
-        head = call.callee.split(".", 1)[0].split("(", 1)[0]
-        own = head in bound or (head == call.callee and _has_star_import(code))
-        judged = entry is not None and not partial and not own
-        if entry is not None and judged and has_schema(entry.doc):
-            return role, self._schema_verdict(call, entry)
-        reason, notes = argument_errors(entry.doc, call) if judged else ("", [])
-        if entry is not None and not reason:
-            return role, Verdict("valid", call.text, entry.doc)
-        if entry is not None:
-            return role, Verdict("wrong_args", call.text, entry.doc, [entry.doc.call], notes, reason)
-        return role, self._wrong(call, lazy)
-
-    def _schema_verdict(self, call: CallSite, entry: PoolEntry) -> Verdict:
-        """The verdict of a call of a function-calling entry (ApiDoc.parameters, check/arguments.py): valid
-        with the first entry of its callee whose schema the arguments meet (`entry`, the one
-        PoolIndex.match chose, first; a pool may hold several functions of one name, BFCL's simple category
-        has 27 such names), else wrong_args with `entry`'s problems. At most MAX_SCHEMAS entries are
-        tried."""
-        args = read_arguments(call)
-        table = self.tables[canonical(call.callee)]
-        others = [e for e in table.entries if e is not entry and has_schema(e.doc)][: MAX_SCHEMAS - 1]
-        for candidate in (entry, *others):
-            if not schema_errors(candidate.doc, call, args, suggest=False).reason:
-                return Verdict("valid", call.text, candidate.doc)
-        found = schema_errors(entry.doc, call, args)  # the did-you-mean only for the verdict given
-        return Verdict("wrong_args", call.text, entry.doc, found.suggestions, found.notes, found.reason)
-
-    def _wrong(self, call: CallSite, lazy: _Lazy) -> Verdict:
-        """A cheap wrong_args verdict for a pool call that matches no entry (no did-you-mean ranking; the
-        deciding call gets the full one, check/wrong_args.py did_you_mean). Its reason: unmatched_reason."""
-        verdict = Verdict("wrong_args", call.text, None, [], [], unmatched_reason(self, call))
-        lazy[id(verdict)] = (call, lambda: did_you_mean(self, call))  # the full verdict when it decides
-        return verdict
 
     def _culprit(self, calls: list[CallSite]) -> list[CallSite]:
         """The call a hallucination verdict names (as a 0/1-item list): the first call of a pool API family
@@ -287,7 +199,7 @@ class Validator(PoolIndex):
             for c, q in zip(result.calls, resolved, strict=True)
         ]
         rows: list[tuple[CallSite, str, Verdict | None]] = []  # (call, role, verdict)
-        lazy: _Lazy = {}  # cheap verdicts (see _wrong, _full): did-you-mean only for the deciding one
+        lazy: Lazy = {}  # cheap verdicts (pool_call.cheap_wrong): did-you-mean only for the deciding one
         matched_spans: list[tuple[int, int]] = []  # calls inside a matched pool call are part of it
         wrapper_spans = {c.span for c in calls if c.via}
         imported = {q.span: canonical(q.callee) for q in resolved}  # np.array -> numpy.array (rule 5)
@@ -309,7 +221,7 @@ class Validator(PoolIndex):
                 # entry of the same bare name: its construction is the call that is checked
                 role, verdict = "incidental", None
             elif callee in self.tables:
-                role, verdict = self._call_verdict(call, code, lazy, result.assigned, prefer)
+                role, verdict = call_verdict(self, call, code, lazy, result.assigned, prefer)
             elif companion is not None:
                 role, verdict = "pool", Verdict("valid", call.text, companion.doc)
             elif stdlib_bound(self, call, callee, result.assigned):
@@ -329,18 +241,18 @@ class Validator(PoolIndex):
                     if reason == "hallucination:wrong_loader":
                         note += " (its argument names a pool API: wrong loader)"
                     role, verdict = "family", Verdict("hallucination", call.text, None, [], [note], reason)
-                    lazy[id(verdict)] = (call, _with_near(self, verdict, callee))
+                    lazy[id(verdict)] = (call, near_later(self, verdict, callee))
                 else:
                     role, verdict = "other", None
             rows.append((call, role, verdict))
             if role == "pool" and verdict is not None and verdict.ok and not call.via:
                 matched_spans.append(call.span)
-        rows = self._helpers(rows)
+        rows = helper_rows(self, rows)
         per_call = [call_row(c, role, v) for c, role, v in rows]
         api = [(c, v) for c, role, v in rows if role in ("pool", "family") and v is not None]
         env = [(c, v) for c, role, v in rows if role == "python-env" and v is not None]
         if api:
-            decided = self._full(worst(api + env, prefer=api), per_call, lazy)
+            decided = full_verdict(worst(api + env, prefer=api), per_call, lazy)
             decided.calls = per_call
             return decided
         for call in calls:
@@ -351,7 +263,7 @@ class Validator(PoolIndex):
             rest = self._rest(requests, code)
             bad_env = [(c, v) for c, v in env if v.kind != "valid"]
             first = calls[0] if calls else CallSite("", (), {}, "", 1, 1)
-            decided = self._full(worst([(first, rest), *bad_env]), per_call, lazy)
+            decided = full_verdict(worst([(first, rest), *bad_env]), per_call, lazy)
             decided.calls = per_call
             return decided
         others = [c for c, role, _ in rows if role == "other"]
@@ -367,7 +279,7 @@ class Validator(PoolIndex):
                 "hallucination", call.text, None, near, [note], "hallucination:unknown_callee", per_call
             )
         if env:
-            decided = self._full(worst(env), per_call, lazy)
+            decided = full_verdict(worst(env), per_call, lazy)
             decided.calls = per_call
             return decided
         note = "only incidental calls (builtins, methods of local objects)" if calls else "no call found"
@@ -397,28 +309,6 @@ class Validator(PoolIndex):
         if ex.left_out:  # JSON tool calls past callsite.MAX_CALLS were not rendered (extract.tool_calls)
             best = dataclasses.replace(best, diagnostics=[*best.diagnostics, left_out_note(ex.left_out)])
         return best
-
-
-#: ``from module import *``: bare names of the code may come from that module.
-_STAR_IMPORT = re.compile(r"^[ \t]*from[ \t]+[\w.]+[ \t]+import[ \t]+\*", re.MULTILINE)
-
-
-@functools.lru_cache(maxsize=8)
-def _has_star_import(code: str) -> bool:
-    """True when `code` has ``from module import *`` (searched once per code, not once per call: a large
-    file has thousands of calls)."""
-    return _STAR_IMPORT.search(code) is not None
-
-
-#: id(cheap verdict) -> (its call, a function building the full verdict with suggestions), see _full.
-_Lazy = dict[int, tuple[CallSite, Callable[[], Verdict]]]
-
-
-def _with_near(validator: Validator, verdict: Verdict, callee: str) -> Callable[[], Verdict]:
-    def build() -> Verdict:
-        return dataclasses.replace(verdict, suggestions=validator.near_callees(callee))
-
-    return build
 
 
 def validate(code: str, pool: Sequence[ApiDoc]) -> Verdict:

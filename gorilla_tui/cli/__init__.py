@@ -67,13 +67,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     if _opens_tui(argv):
         with keep_early_keys():
             return _main(argv)
+    status = None
     try:
         with guarded_stdout():  # flushed inside: a full disk found at exit is said too
-            return _main(argv)
+            status = _main(argv)
+            return status
     except OutputLost as e:  # stdout refused a write (cli/output.py): the output is lost
         discard_stdout()
-        if e.broken_pipe:  # the reader went away (`| head -1`): it asked for no more
-            return 0
+        if e.broken_pipe:  # the reader went away (`| head -1`): it asked for no more; findings stay 1
+            return e.status if status is None else status
         try:
             print(f"gorilla-tui: error: {safe_text(e.message())}", file=sys.stderr)
         except (OSError, ValueError, AttributeError):  # stderr is gone too: the status still says it
@@ -107,7 +109,7 @@ def _main(argv: list[str]) -> int:
     except GorillaError as e:  # messages quote arguments, paths and file contents: shown, never interpreted
         # one line: a newline quoted from a value (a model path, an endpoint's error message) printed a
         # forged line of its own (break-it round 7)
-        print(f"gorilla-tui: error: {safe_text(str(e), newlines=False)}", file=sys.stderr)
+        print(f"gorilla-tui: error: {safe_text(str(e))}", file=sys.stderr)
         if e.hint:
             print(f"  hint: {safe_text(e.hint)}", file=sys.stderr)
         return e.exit_code
@@ -121,7 +123,7 @@ def _main(argv: list[str]) -> int:
             return _internal_error(e)
         # any path the person gave (a home, a model, --out, --from) longer than the file system takes:
         # Path.exists() raises it on Python 3.11 (break-it round 6: "internal error" from six inputs)
-        shown = safe_text(str(e.filename or "")[:60], newlines=False)
+        shown = safe_text(str(e.filename or "")[:60])
         print(f"gorilla-tui: error: a path is too long for the file system: {shown}...", file=sys.stderr)
         return 2
     except Exception as e:  # last resort: a bug, not the user's input; one line unless debugging

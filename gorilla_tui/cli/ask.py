@@ -207,7 +207,7 @@ def _ask(
 
 def _note(line: str) -> None:
     # may quote a path or a server's words: one line whatever they hold
-    print(safe_text(f"gorilla-tui: {line}", newlines=False), file=sys.stderr)
+    print(safe_text(f"gorilla-tui: {line}"), file=sys.stderr)
 
 
 def _print_panel(d: dict[str, Any], hits: list[Hit]) -> None:
@@ -241,7 +241,7 @@ def _print_panel(d: dict[str, Any], hits: list[Hit]) -> None:
     needs_shown = v["verdict"] == "incomplete" and bool(diagnostics) and diagnostics[0].startswith(NEEDS_NOTE)
     if needs_shown:
         # the values to fill in, beside the verdict (check/verdicts.py incomplete: "needs: src, dst")
-        verdict_line.append("  " + safe_text(diagnostics.pop(0), newlines=False), style=colour)
+        verdict_line.append("  " + safe_text(diagnostics.pop(0)), style=colour)
     words = "" if nothing else arguments_words(d.get("arguments") or [], needs_shown=needs_shown)
     if words:
         parts.append(Text.assemble(("args     ", "bold"), words))
@@ -249,7 +249,7 @@ def _print_panel(d: dict[str, Any], hits: list[Hit]) -> None:
     if fit_line is not None and not nothing:  # beside the verdict: the call exists / it fits the task
         parts.append(fit_line)
     for line in diagnostics:
-        parts.append(Text(safe_text(f"         {line}", newlines=False), style="dim"))
+        parts.append(Text(safe_text(f"         {line}"), style="dim"))
     if v["suggestions"]:
         parts.append(
             Text(safe_text("         did you mean: " + "; ".join(v["suggestions"][:3])), style="yellow")
@@ -257,15 +257,13 @@ def _print_panel(d: dict[str, Any], hits: list[Hit]) -> None:
     if v["matched"]:
         m = v["matched"]
         where = ", ".join(x for x in (m["source"], m["domain"]) if x)  # APIZoo docs have no domain
-        parts.append(
-            Text.assemble(("matched  ", "bold"), safe_text(f"{m['api_name']} ({where})", newlines=False))
-        )
+        parts.append(Text.assemble(("matched  ", "bold"), safe_text(f"{m['api_name']} ({where})")))
     if d["explanation"]:
         parts.append(Text.assemble(("why      ", "bold"), safe_text(d["explanation"][:300])))
     if d["code"]:
         src = _code_origin(d)
         parts.append(Text(f"code ({src}):", style="bold"))
-        parts.append(Syntax(safe_text(d["code"]), "python", word_wrap=True))
+        parts.append(Syntax(safe_text(d["code"], newlines=True), "python", word_wrap=True))
     shown = group_by_call(hits)  # each call once, as its best-ranked hit; the choice saw every hit
     repeats = len(shown) < len(hits)
     columns = ("#", "BM25", *(("docs",) if repeats else ()), "api_call", "source")  # "#": the order
@@ -275,7 +273,7 @@ def _print_panel(d: dict[str, Any], hits: list[Hit]) -> None:
             str(h.rank),
             f"{h.score:.2f}",
             *((f"x{n}" if n > 1 else "",) if repeats else ()),
-            Text(safe_text(h.doc.api_call[:90], newlines=False)),
+            Text(safe_text(h.doc.api_call[:90])),
             Text(safe_text(h.doc.source)),
         )
     parts += [Text("nearest hits:" if nothing else "hits:", style="bold"), table]
@@ -291,9 +289,9 @@ def arguments_words(arguments: list[dict[str, Any]], needs_shown: bool) -> str:
     (`needs_shown`). "" when nothing is left to list. Names and values are safe_text'd on one line."""
     words = []
     for a in arguments:
-        name = safe_text(str(a["name"]), newlines=False)
+        name = safe_text(str(a["name"]))
         if a["origin"] != "missing":
-            words.append(f"{name}={safe_text(str(a['value']), newlines=False)} ({a['origin']})")
+            words.append(f"{name}={safe_text(str(a['value']))} ({a['origin']})")
         elif not needs_shown:
             words.append(f"{name} (missing)")
     return ", ".join(words)
@@ -307,7 +305,7 @@ def panel_title(d: dict[str, Any]) -> str:
     from rich.markup import escape  # deferred: rich (~0.1 s); --help and --json stay fast
 
     task = d["task"][:70].strip()
-    return escape(safe_text(f"{task}  [{d['mode']}, {d['model']}]".strip(), newlines=False))
+    return escape(safe_text(f"{task}  [{d['mode']}, {d['model']}]".strip()))
 
 
 def _code_origin(d: dict) -> str:

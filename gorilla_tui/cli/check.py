@@ -9,6 +9,7 @@ import json
 import os
 
 from gorilla_tui.cli.lint import run_lint, stdin_text
+from gorilla_tui.cli.output import status_if_cut
 from gorilla_tui.errors import UsageError
 from gorilla_tui.pool.doc import load_file
 from gorilla_tui.textsafe import safe_text
@@ -239,11 +240,13 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError("nothing to check: the code is empty")
     _refuse_broken_json(code)
     verdict = _validator(args, code).check(code)
-    if args.json:
-        print(json.dumps(verdict.to_dict(), ensure_ascii=False))
-    else:
-        _print_panel(verdict, code)
-    return EXIT.get(verdict.kind, 1)
+    status = EXIT.get(verdict.kind, 1)
+    with status_if_cut(status):
+        if args.json:
+            print(json.dumps(verdict.to_dict(), ensure_ascii=False))
+        else:
+            _print_panel(verdict, code)
+    return status
 
 
 def _print_panel(verdict, code: str = "") -> None:
@@ -257,12 +260,12 @@ def _print_panel(verdict, code: str = "") -> None:
     body = Text()
     shown = verdict.api_call or code.strip()[:300]
     body.append("call: " if verdict.api_call or not shown else "code: ", style="bold")
-    body.append(safe_text(shown or "-") + "\n")
+    body.append(safe_text(shown or "-", newlines=True) + "\n")
     if verdict.matched is not None:
         d = verdict.matched
         label = "matched" if verdict.kind == "valid" else "closest"
         body.append(f"{label}: ", style="bold")
-        body.append(safe_text(f"{d.call}  [{d.id}; {d.domain or d.framework}]", newlines=False) + "\n")
+        body.append(safe_text(f"{d.call}  [{d.id}; {d.domain or d.framework}]") + "\n")
     for s in verdict.suggestions:
         body.append("did you mean: ", style="bold")
         body.append(safe_text(s) + "\n")
@@ -275,7 +278,7 @@ def _print_panel(verdict, code: str = "") -> None:
     if len(deciding) > 1:  # say which calls were checked, each with its own verdict
         for c in deciding:
             body.append(
-                safe_text(f"  {c.line}:{c.col} {c.callee}: {c.kind} ({c.role})", newlines=False) + "\n",
+                safe_text(f"  {c.line}:{c.col} {c.callee}: {c.kind} ({c.role})") + "\n",
                 style="dim",
             )
     style = _STYLE.get(verdict.kind, "white")

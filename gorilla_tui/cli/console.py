@@ -55,7 +55,7 @@ class PlainColumn(ProgressColumn):
 
     def render(self, task: Any) -> Text:
         value = task.description if self.field == "description" else task.fields.get(self.field, "")
-        return Text(safe_text(str(value), newlines=False))
+        return Text(safe_text(str(value)))
 
 
 class RateColumn(ProgressColumn):

@@ -88,7 +88,7 @@ def run_bfcl(args: argparse.Namespace) -> int:
     settings = settings_from_args(args).replace(hub="")
 
     def note(line: str) -> None:  # the server's own words: escaped
-        print(f"gorilla-tui: note: {safe_text(line, newlines=False)}", file=sys.stderr)
+        print(f"gorilla-tui: note: {safe_text(line)}", file=sys.stderr)
 
     run = bfcl.BfclRun(services.model_label(settings), settings.mode,
                        services.planned_select_by(settings, note=note), settings.k, args.pooled)  # fmt: skip
@@ -97,7 +97,7 @@ def run_bfcl(args: argparse.Namespace) -> int:
         existed = out.exists()
         done, notes = bfcl.load_done(out, run)  # a wrong --out fails before the model loads
         for line in notes:
-            print(safe_text(f"gorilla-tui: {out}: {line}", newlines=False), file=sys.stderr)
+            print(safe_text(f"gorilla-tui: {out}: {line}"), file=sys.stderr)
         stats = None
         if any(q.id not in done for q in questions):
             pool = [q for name in names for q in every[name]]
@@ -136,9 +136,10 @@ def _answer(settings: Settings, questions: list[bfcl.BfclQuestion], pool: list[b
     backend = services.load_backend(settings)
     if run.pooled:
         live = services.load_index(build_if_missing=True, note=lambda line: console.print(shown(line, "dim")))
-        index = bfcl.pooled_index(pool, list(live.docs))
+        index = bfcl.pooled_index(pool, live)
+        kind = "your index, which holds every function" if index is live else "BM25, the functions added"
         console.print(
-            shown(f"pooled index: {len(index.docs)} docs ({', '.join(index.sources)}), BM25", "dim")
+            shown(f"pooled index: {len(index.docs)} docs ({', '.join(index.sources)}), {kind}", "dim")
         )
         shared = services.build_pipeline(settings, index, backend)
         pipelines: Any = lambda _q: shared  # noqa: E731
@@ -172,7 +173,7 @@ def _answer(settings: Settings, questions: list[bfcl.BfclQuestion], pool: list[b
                 count(line)
                 how = "right" if line["valid"] else f"wrong ({line.get('error_type') or 'no call'})"
                 print(
-                    safe_text(f"{line['id']}: {how} [{right[0]}/{right[1]}]", newlines=False),
+                    safe_text(f"{line['id']}: {how} [{right[0]}/{right[1]}]"),
                     file=sys.stderr,
                     flush=True,
                 )
@@ -209,6 +210,6 @@ def _print_scores(scores: list[bfcl.CategoryScore], run: bfcl.BfclRun, out: str)
     for s in scores:
         if s.errors and s.category != "all":
             top = ", ".join(f"{kind} {n}" for kind, n in s.errors.most_common(3))
-            console.print(shown(f"{s.category} wrong: {safe_text(top, newlines=False)}", "dim"))
+            console.print(shown(f"{s.category} wrong: {safe_text(top)}", "dim"))
     if out:
         console.print(shown(out, "dim"))

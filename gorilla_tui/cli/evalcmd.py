@@ -173,14 +173,14 @@ def run_eval(args: argparse.Namespace) -> int:
     model = services.model_label(settings)
 
     def note(line: str) -> None:  # the server's own words: escaped
-        print(f"gorilla-tui: note: {safe_text(line, newlines=False)}", file=sys.stderr)
+        print(f"gorilla-tui: note: {safe_text(line)}", file=sys.stderr)
 
     select_by = services.planned_select_by(settings, note=note)
     info = evalrun.RunInfo(data.hub, args.retriever, settings.mode, model, settings.k, select_by)
     existed = Path(args.out).exists()
     done, notes = evalrun.load_answers(args.out, info)  # a wrong --out fails before the model loads
     for note in notes:
-        print(safe_text(f"gorilla-tui: {args.out}: {note}", newlines=False), file=sys.stderr)
+        print(safe_text(f"gorilla-tui: {args.out}: {note}"), file=sys.stderr)
     stats = evalrun.RunStats(skipped=len(tasks), concurrency=args.concurrency)
     if any(t.question_id not in done for t in tasks):
         stats = _answer(args, settings, data, tasks, info, len(done.keys() & {t.question_id for t in tasks}))

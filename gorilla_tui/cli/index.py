@@ -36,8 +36,8 @@ them; if only local sources such as python-env were built, the warning says so);
 that is full, or when no source at all could be loaded (the previous index is left in place). Over a
 live index with dense vectors, the new index is embedded before it is published: if that fails (the
 embedder, a full disk, Ctrl+C, a kill) the live index is kept as it was, exit 2 with the cause.
-A source from config.toml or a manifest that is refused is listed as "refused" and not indexed; when the
-live index holds docs of it, those are kept, one warning line says so, and the exit status is 2. Docs of
+A source from config.toml or a manifest that is refused is listed as "refused" and not indexed, and the
+exit status is 2; when the live index holds docs of it, those are kept and one warning line says so. Docs of
 the previous index that a refresh drops are counted per source in a warning."""
 
 
@@ -169,9 +169,10 @@ def _refresh(args: argparse.Namespace) -> int:
         out["dense"] = dense if dense is not None else report.index.dense_state()
         out["warnings"] = refused + report.warnings
         print(json.dumps(out, indent=1))
-        return 2 if report.refused_kept else 0
+        return 2 if refused or report.refused_kept else 0
     print_refresh(report, dense, [*refused, *report.warnings] + ([warning] if warning else []))
-    return 2 if report.refused_kept else 0  # a refused file: bad input, though its old docs were kept
+    # a refused file is bad input, whether its docs of the live index were kept or there were none to keep
+    return 2 if refused or report.refused_kept else 0
 
 
 def check_embedder(spec: str, fetch: bool = True) -> None:
@@ -298,7 +299,7 @@ def _run_refresh(
 
     def on_wait(message: str) -> None:  # through the progress console, so the spinner lines stay whole
         err.print(
-            safe_text(f"gorilla-tui: {message}", newlines=False),
+            safe_text(f"gorilla-tui: {message}"),
             markup=False,
             highlight=False,
             soft_wrap=True,

@@ -23,7 +23,7 @@ def print_refresh(report: Any, dense: dict[str, Any] | None, warnings: list[str]
             state = (
                 "unchanged" if row.get("status") == "ok" else f"{row.get('status')}: {row.get('message', '')}"
             )
-            console.print(Text(safe_text(f"{row['name']}: {state}", newlines=False)), soft_wrap=True)
+            console.print(Text(safe_text(f"{row['name']}: {state}")), soft_wrap=True)
         _print_skips(console, report.sources)
         n, secs = len(report.index.docs), report.seconds
         line = f"no source changed: the live index is kept ({n} docs, {secs:.2f} s) -> {report.path}"

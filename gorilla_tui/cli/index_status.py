@@ -139,9 +139,10 @@ def status(args: argparse.Namespace) -> int:
     _print_skipped(console, meta.get("diagnostics", []))
     summary = (
         f"{meta.get('n_docs', 0)} docs, {meta.get('vocab_size', 0)} terms, {size / 1e6:.1f} MB, built "
-        f"{meta.get('built_at', '?')} ({age} ago)\nindex: {folder}\nconfig: {paths.config_file}"
+        f"{meta.get('built_at', '?')} ({age} ago)"
     )
-    console.print(Text(safe_text(summary)))
+    for line in (summary, f"index: {folder}", f"config: {paths.config_file}"):
+        console.print(Text(safe_text(line)))
     if unchecked:
         console.print(Text.assemble(("note:", "yellow"), safe_text(f" {unchecked}")))
     dense = _dense_state(folder, meta)

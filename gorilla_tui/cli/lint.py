@@ -11,6 +11,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from gorilla_tui import __version__
+from gorilla_tui.cli.output import status_if_cut
 from gorilla_tui.errors import UsageError
 from gorilla_tui.textsafe import safe_text
 
@@ -178,23 +179,23 @@ def run_lint(
     # succeeded), each message in shown_path's one line of UTF-8 (a name that is not UTF-8 made the JSON not
     # UTF-8); the text form prints them on stderr only
     entries += [lint.note_dict(path, lint.shown_path(line)) for path, line in errors]
-    if args.format == "json":
-        print(json.dumps(entries, ensure_ascii=False, indent=1))
-    elif args.format == "sarif":
-        print(json.dumps(sarif(findings, notes, errors), ensure_ascii=False, indent=1))
-    elif not errors or files:  # only errors: they alone are printed ("0 findings in 0 file(s)" was beside)
-        for f in findings:
-            print(_text_line(f))
-        if findings or len(files) != 1:
-            noun = "finding" if len(findings) == 1 else "findings"
-            print(f"{len(findings)} {noun} in {len(files)} file(s)", file=sys.stderr)
-    for path, n in notes:
-        print(f"gorilla-tui: note: {lint.shown_path(f'{path}: {n}')}", file=sys.stderr)
-    for _, line in errors:
-        print(f"gorilla-tui: error: {lint.shown_path(line)}", file=sys.stderr)
-    if errors:
-        return EXIT_ERROR
-    return EXIT_FINDINGS if findings else EXIT_CLEAN
+    status = EXIT_ERROR if errors else EXIT_FINDINGS if findings else EXIT_CLEAN
+    with status_if_cut(status):
+        if args.format == "json":
+            print(json.dumps(entries, ensure_ascii=False, indent=1))
+        elif args.format == "sarif":
+            print(json.dumps(sarif(findings, notes, errors), ensure_ascii=False, indent=1))
+        elif not errors or files:  # only errors: printed alone ("0 findings in 0 file(s)" was beside)
+            for f in findings:
+                print(_text_line(f))
+            if findings or len(files) != 1:
+                noun = "finding" if len(findings) == 1 else "findings"
+                print(f"{len(findings)} {noun} in {len(files)} file(s)", file=sys.stderr)
+        for path, n in notes:
+            print(f"gorilla-tui: note: {lint.shown_path(f'{path}: {n}')}", file=sys.stderr)
+        for _, line in errors:
+            print(f"gorilla-tui: error: {lint.shown_path(line)}", file=sys.stderr)
+    return status
 
 
 def _text_line(f) -> str:

@@ -28,6 +28,8 @@ class OutputLost(BaseException):
     def __init__(self, error: OSError) -> None:
         super().__init__(error)
         self.error = error
+        #: The exit status when the reader went away (status_if_cut): what the command had to say.
+        self.status = 0
 
     @property
     def broken_pipe(self) -> bool:
@@ -107,6 +109,18 @@ def guarded_stdout() -> Iterator[None]:
         sys.stdout.flush()
     finally:
         sys.stdout = previous
+
+
+@contextmanager
+def status_if_cut(status: int) -> Iterator[None]:
+    """Print the block's output with `status` as the exit status should the reader go away (`check ... |
+    head -1`: findings stay exit 1, as a pre-commit hook or `set -o pipefail` reads them; it was 0, break-it
+    round 8). Raises OutputLost with its `status` set."""
+    try:
+        yield
+    except OutputLost as e:
+        e.status = status
+        raise
 
 
 def discard_stdout() -> None:

@@ -259,11 +259,11 @@ def confirm_run(code: str, verdict: Any, requirements: list[str], *, isolated: b
     # word_wrap: every character that will run is shown; without it rich cut a long line at the panel's edge
     # and the hidden rest ran ("x = 1" + 200 spaces + "; print(...)" showed "x = 1"). A wrapped line's
     # continuation rows have no line number, so they never pass for a line of their own.
-    shown = Syntax(safe_text(code), "python", line_numbers=True, word_wrap=True)
+    shown = Syntax(safe_text(code, newlines=True), "python", line_numbers=True, word_wrap=True)
     err.print(Panel(shown, title="code to run", expand=False))
     line = Text.assemble("verdict: ", (verdict.kind, "bold"))
     if verdict.api_call:
-        line.append("  api_call: " + safe_text(verdict.api_call, newlines=False))
+        line.append("  api_call: " + safe_text(verdict.api_call))
     err.print(line)
     err.print(
         Text("env requirements: " + (safe_text(", ".join(requirements)) if requirements else "none listed"))
@@ -306,7 +306,9 @@ def run_in_sandbox(
     Raises IsolationError (see SandboxRun), GorillaError when the sandbox cannot start."""
 
     def echo(stream: str, line: str) -> None:
-        print(safe_text(line), file=sys.stdout if stream == "stdout" else sys.stderr, flush=True)
+        print(
+            safe_text(line, newlines=True), file=sys.stdout if stream == "stdout" else sys.stderr, flush=True
+        )
 
     run = SandboxRun(
         code,

@@ -38,14 +38,14 @@ def check_endpoint(endpoint: str) -> str:
             99999 or 0, "http://a..b/", "http://h/é" or a URL holding a newline.
     """
     url = (endpoint or "").strip()
-    shown = safe_text(redact_url(url)[:200], newlines=False)
+    shown = safe_text(redact_url(url)[:200])
     if any(ch.isspace() or unicodedata.category(ch) == "Cc" for ch in url):
         raise UsageError(f"endpoint {shown!r} holds a control character or a space; pass the URL alone")
     try:
         parts = urllib.parse.urlsplit(url)
         port = parts.port  # ValueError for a port that is not a number in 0..65535
     except ValueError as e:
-        why = safe_text(redact_url(str(e)), newlines=False)
+        why = safe_text(redact_url(str(e)))
         raise UsageError(f"endpoint {shown!r} is not a valid URL ({why})") from None
     if parts.scheme.lower() not in ("http", "https") or not parts.hostname:
         raise UsageError(
@@ -65,7 +65,7 @@ def check_endpoint(endpoint: str) -> str:
         quoted = urllib.parse.urlunsplit(parts._replace(path=_quote(parts.path), query=_quote(parts.query)))
         raise UsageError(
             f"endpoint {shown!r} has characters that are not ASCII in its path or query; percent-encode "
-            f"them: {safe_text(redact_url(quoted)[:200], newlines=False)}"
+            f"them: {safe_text(redact_url(quoted)[:200])}"
         )
     return url
 
@@ -79,8 +79,8 @@ def _bad_host(host: str) -> str:
         host.encode("idna").decode("idna")
     except UnicodeError as e:
         why = str(e).rpartition("UnicodeError: ")[2].rstrip(")") or "not IDNA"
-        name = safe_text(host[:80], newlines=False)
-        return f"{name!r} is not a valid host name: {safe_text(why, newlines=False)}"
+        name = safe_text(host[:80])
+        return f"{name!r} is not a valid host name: {safe_text(why)}"
     return ""
 
 

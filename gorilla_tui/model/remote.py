@@ -124,6 +124,8 @@ class RemoteBackend:
         wire, self._auth = basic_auth(completions_url(endpoint))
         self.url = redact_url(completions_url(endpoint))  # in every message: no password
         self._wire = (origin(self.url), origin(wire))  # the shown scheme and host, those used
+        # the shown query (secrets as ***, textsafe.redact_url) and the one sent
+        self._query = (urllib.parse.urlsplit(self.url).query, urllib.parse.urlsplit(wire).query)
         self._n_ctx = n_ctx
         self.name = name
         self.family = family
@@ -145,6 +147,16 @@ class RemoteBackend:
         """The events a request of this call gives up on: `cancel` and self.cancel, those not None."""
         return tuple(event for event in (cancel, self.cancel) if event is not None)
 
+    def _to_wire(self, url: str) -> str:
+        """`url` as shown (the password and the query's secrets hidden) -> the URL sent: the real scheme
+        and host (user information goes as Basic auth) and the query as the endpoint gave it."""
+        if url.startswith(self._wire[0]):
+            url = self._wire[1] + url[len(self._wire[0]) :]
+        shown, sent = self._query
+        if shown != sent and url.endswith("?" + shown):
+            url = url[: len(url) - len(shown)] + sent
+        return url
+
     def _request(
         self, body: dict[str, Any], cancels: tuple[threading.Event, ...] = (), url: str | None = None,
         deadlines: Deadlines | None = None,
@@ -156,7 +168,7 @@ class RemoteBackend:
         url = url or self.url
         for attempt in range(self.retries + 1):
             try:
-                wire = self._wire[1] + url[len(self._wire[0]) :] if url.startswith(self._wire[0]) else url
+                wire = self._to_wire(url)
                 return open_request(wire, body, deadlines or self.deadlines, cancels, auth=self._auth)
             except urllib.error.HTTPError as e:
                 location = e.headers.get("Location") if e.headers else None

@@ -69,10 +69,10 @@ def stream_too_long(url: str, cap: int, max_tokens: int) -> str:
 
 def shown(text: str, limit: int = 200) -> str:
     """Text a server sent, as it goes into a one-line EndpointError: its first `limit` characters with every
-    control character escaped and newlines too (safe_text(newlines=False)): an error object's message with
+    control character escaped and newlines too (safe_text, one line): an error object's message with
     newlines forged lines of its own after "gorilla-tui: error:" (break-it round 7). The one way server
     text enters a message of model/remote*.py."""
-    return safe_text(text[:limit], newlines=False)
+    return safe_text(text[:limit])
 
 
 def cut_short(resp: Any, received: int) -> str:

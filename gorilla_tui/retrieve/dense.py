@@ -1,10 +1,9 @@
-"""Dense vectors of an index, their state, and the fusion of BM25 and dense rankings.
+"""Dense vectors of an index and their state: DenseSide, the query's cosine over each doc's vector.
 
 An index answers with BM25 alone until its vectors are ready (a first refresh publishes BM25 at once and
 adds the vectors when embedded, build/refresh.py), and when the embedder is missing or fails (a note
-says why). Fusion is reciprocal rank fusion (Cormack, Clarke & Buettcher, SIGIR 2009): each doc scores
-sum_i w_i / (RRF_K + rank_i) over the rankings it is in, ranks 1-based, each ranking cut at its source's
-depth (FUSION_DEPTH_KEY in its manifest, else FUSION_DEPTH).
+says why). The fusion of the BM25 and the dense rankings is retrieve/fusion.py (rrf and its settings; its
+names are importable from here too, as before the split).
 """
 
 from __future__ import annotations
@@ -21,89 +20,27 @@ import numpy as np
 
 from gorilla_tui.errors import GorillaError
 from gorilla_tui.retrieve.embed import DEFAULT_EMBEDDER, Embedder, open_embedder
+from gorilla_tui.retrieve.fusion import (
+    DENSE_WEIGHT_KEY,
+    DEPTH_UNLIMITED,
+    FUSION_DEPTH,
+    FUSION_DEPTH_ALL,
+    FUSION_DEPTH_KEY,
+    POOLED_DENSE_CAP,
+    RRF_K,
+    W_BM25,
+    W_DENSE,
+    rank_positions,
+    rrf,
+)
 from gorilla_tui.store import integrity
 from gorilla_tui.store import versions as store
 from gorilla_tui.store.fileio import json_of
 
-#: RRF constant, Cormack et al.'s k = 60 (the issue's probe used it; bench/retrieval.py --dev compares
-#: others on the Torch Hub training split).
-RRF_K = 60
-#: Docs of each ranking that take part in the fusion (the probe's top 50) for a source whose manifest does
-#: not set FUSION_DEPTH_KEY: every shipped source. The hubs' was chosen on the Torch Hub dev split (94
-#: docs); for python-env (8,841 docs) depths 200, 1000 and all changed no dev figure, hits or answers
-#: (bench/pyenv_dense.py; docs/benchmarks.md "python-env: BM25 or hybrid").
-FUSION_DEPTH = 50
-#: Manifest key (index/*.toml) with a source's own fusion depth, read at search time like DENSE_WEIGHT_KEY
-#: (fusion.fusion_depths; no rebuild needed): a positive integer, or FUSION_DEPTH_ALL for every ranked
-#: doc; FUSION_DEPTH when absent or not one of those (fusion.fusion_depth).
-FUSION_DEPTH_KEY = "fusion_depth"
-#: The FUSION_DEPTH_KEY value that lets every ranked doc of both rankings into the fusion.
-FUSION_DEPTH_ALL = "all"
-#: The depth FUSION_DEPTH_ALL stands for (more than any ranking holds).
-DEPTH_UNLIMITED = np.iinfo(np.int64).max
-#: Weights of the BM25 and the dense ranking in the fusion (chosen on the dev split, bench/retrieval.py).
-W_BM25, W_DENSE = 1.0, 1.0
-#: Manifest key (index/*.toml) with a source's own dense weight in the fusion, read at search time
-#: (fusion.dense_weights; no rebuild needed): W_DENSE when absent.
-DENSE_WEIGHT_KEY = "dense_weight"
-#: The most a source's dense weight counts for when the searched pool holds several sources (no hub named:
-#: routing.GROUPS, or routing "global"); a weight above it applies when its source is searched alone (its hub
-#: named). RRF scores are comparable across sources only on one scale: uncapped, TensorFlow Hub's weight 5
-#: put its docs' dense ranks five times above the other hubs' and crowded them out of the model-hub pool
-#: (Hugging Face dev tasks, no hub named, domain@1 49.5 -> 7.0 %). Chosen on the dev splits against two
-#: rescalings that keep each source's order too (bench/data/hub_dev_tasks.toml no hub named, TensorFlow Hub /
-#: Hugging Face domain@1, and the dev half of bench/everyday_tasks.toml right@1, of 200 / 200 / 55 tasks;
-#: bench/hand_questions.py): capped at 1: 80 / 100 / 35 (215); both weights divided by the larger
-#: (TensorFlow Hub 0.2 / 1): 60 / 102 / 35 (197); both scaled to the same sum of 2 (which also doubles Torch
-#: Hub's BM25 weight): 55 / 79 / 38 (172); before TensorFlow Hub's weight 5 and description text: 68 / 101
-#: / 35 (204).
-POOLED_DENSE_CAP = 1.0
 #: Seconds between two looks for vectors that another process is still building.
 RECHECK_SECONDS = 2.0
 #: Query vectors kept (a task is searched again when constraints widen the candidate set).
 QUERY_CACHE = 64
-
-
-def rank_positions(scores: np.ndarray, depth: int, eligible: np.ndarray | None = None) -> np.ndarray:
-    """1-based rank of each position in the top `depth` of `scores` (higher is better; only positive
-    scores when `eligible` is None, else only eligible positions), 0 for the rest. Ties keep position
-    order."""
-    ok = scores > 0 if eligible is None else eligible
-    cand = np.flatnonzero(ok)
-    ranks = np.zeros(len(scores), np.int64)
-    if not len(cand):
-        return ranks
-    order = cand[np.lexsort((cand, -scores[cand]))][:depth]
-    ranks[order] = np.arange(1, len(order) + 1)
-    return ranks
-
-
-def rrf(
-    bm25: np.ndarray,
-    dense: np.ndarray | None,
-    mask: np.ndarray | None,
-    depth: int | np.ndarray = FUSION_DEPTH,
-    k: int = RRF_K,
-    weights: tuple[float, float | np.ndarray] = (W_BM25, W_DENSE),
-) -> np.ndarray:
-    """Reciprocal-rank-fused scores (float64, same length as `bm25`): w_bm25 / (k + BM25 rank) for the top
-    `depth` BM25 scores (> 0) plus w_dense / (k + dense rank) for the top `depth` dense scores among `mask`
-    (docs with a vector). 0 for a doc in neither list. `dense` None: BM25 ranks alone. w_dense is one
-    number or one per position (each doc's source's DENSE_WEIGHT_KEY); so is depth (each doc's source's
-    FUSION_DEPTH_KEY: a doc takes part in a ranking when its rank there is at most its own depth; ranks
-    are over the whole pool either way)."""
-    fused = np.zeros(len(bm25))
-    depths = np.broadcast_to(np.asarray(depth, dtype=np.int64), (len(bm25),))
-    cut = int(depths.max()) if len(depths) else 0
-    r = rank_positions(bm25, cut)
-    r[r > depths] = 0
-    fused[r > 0] += weights[0] / (k + r[r > 0])
-    if dense is not None and mask is not None and mask.any():
-        r = rank_positions(dense, cut, mask)
-        r[r > depths] = 0
-        w_dense = np.broadcast_to(np.asarray(weights[1], dtype=np.float64), r.shape)
-        fused[r > 0] += w_dense[r > 0] / (k + r[r > 0])
-    return fused
 
 
 #: The state note of an index whose dense.json is there but whose vectors cannot be read or do not fit
@@ -399,6 +336,7 @@ class DenseSide:
         return cos, mask
 
 
+#: The fusion's names, importable from here too (retrieve/index.py, benches; before the split).
 __all__ = [
     "DenseSide",
     "DEPTH_UNLIMITED",

@@ -25,7 +25,10 @@ from gorilla_tui.retrieve.protocols import RoutedIndex
 from gorilla_tui.retrieve.tokenize import doc_text, name_words, tokenize
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+
     from gorilla_tui.pool.apidoc import ApiDoc
+    from gorilla_tui.types import Hit
 
 #: Docs whose mean cosine the best cosine is compared with (the dense margin).
 FIT_DEPTH = 50
@@ -309,6 +312,29 @@ def names_missed(task: str, doc: ApiDoc) -> float:
         first = bool(_SENTENCE_END.search(raw))
         naming = naming or word.lower() in _NAMING
     return 0.0
+
+
+def dense_disagreement(hits: Sequence[Hit], doc: ApiDoc) -> tuple[float | None, float | None]:
+    """Whether the dense side and BM25 agree on `doc`, chosen among `hits` (retrieval order), against the
+    other hits of doc's source (another api_name):
+
+    Returns:
+        (cos_gap, bm25_ratio): the best Hit.dense (the task's cosine) of those hits minus doc's own (above 0:
+        the dense side ranks another hit above the chosen one), and doc's plain BM25 score (Hit.score) over
+        the best of theirs (None when they score 0: only the dense side found them, BM25 prefers none of them
+        to doc). (None, None) when doc is
+        not among the hits, has no other hit of its source, or a hit has no cosine (BM25 alone).
+
+    A signal of the fit judgment (pipeline_fit.py DOUBT_COS_GAP): on CoNaLa's dev half (StackOverflow
+    intents, bench/conala.py) the answers that were not the oracle API mostly had another hit the dense side
+    preferred while BM25 did not clearly prefer theirs; the oracle answers rarely did."""
+    own = next((h for h in hits if h.doc is doc), None)
+    others = [h for h in hits if h.doc.source == doc.source and h.doc.api_name != doc.api_name]
+    if own is None or not others or own.dense is None or any(h.dense is None for h in others):
+        return None, None
+    cos_gap = max(float(h.dense) for h in others) - float(own.dense)  # type: ignore[arg-type]
+    best = max(h.score for h in others)
+    return cos_gap, (own.score / best if best > 0 else None)
 
 
 def match_label(signals: dict[str, float | None], min_known: float = routing.ROUTING_MIN_KNOWN) -> str:

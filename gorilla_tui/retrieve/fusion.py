@@ -1,8 +1,13 @@
-"""The settings of the hybrid fusion of one index: each source's dense weight and fusion depth (read from
-the shipped manifests, index/*.toml `dense_weight` and `fusion_depth`), made per-doc arrays, and the weights
-and depths of the docs of one searched pool (the dense weight capped at dense.POOLED_DENSE_CAP in a pool of
-several sources). The fusion itself, reciprocal rank fusion, is retrieve/dense.py rrf; ApiIndex.ranked
-(retrieve/index.py) applies it with these settings."""
+"""The hybrid fusion of one index: reciprocal rank fusion of the BM25 and the dense rankings (rrf), and its
+settings: each source's dense weight and fusion depth (read from the shipped manifests, index/*.toml
+`dense_weight` and `fusion_depth`), made per-doc arrays, and the weights and depths of the docs of one
+searched pool (the dense weight capped at POOLED_DENSE_CAP in a pool of several sources). ApiIndex.ranked
+(retrieve/index.py) applies it with these settings to the dense side's cosines (retrieve/dense.py).
+
+Fusion is reciprocal rank fusion (Cormack, Clarke & Buettcher, SIGIR 2009): each doc scores
+sum_i w_i / (RRF_K + rank_i) over the rankings it is in, ranks 1-based, each ranking cut at its source's
+depth (FUSION_DEPTH_KEY in its manifest, else FUSION_DEPTH).
+"""
 
 from __future__ import annotations
 
@@ -13,15 +18,82 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 
 from gorilla_tui.pool.manifest import shipped_values
-from gorilla_tui.retrieve.dense import (
-    DENSE_WEIGHT_KEY,
-    DEPTH_UNLIMITED,
-    FUSION_DEPTH,
-    FUSION_DEPTH_ALL,
-    FUSION_DEPTH_KEY,
-    POOLED_DENSE_CAP,
-    W_DENSE,
-)
+
+#: RRF constant, Cormack et al.'s k = 60 (the issue's probe used it; bench/retrieval.py --dev compares
+#: others on the Torch Hub training split).
+RRF_K = 60
+#: Docs of each ranking that take part in the fusion (the probe's top 50) for a source whose manifest does
+#: not set FUSION_DEPTH_KEY: every shipped source. The hubs' was chosen on the Torch Hub dev split (94
+#: docs); for python-env (8,841 docs) depths 200, 1000 and all changed no dev figure, hits or answers
+#: (bench/pyenv_dense.py; docs/benchmarks.md "python-env: BM25 or hybrid").
+FUSION_DEPTH = 50
+#: Manifest key (index/*.toml) with a source's own fusion depth, read at search time like DENSE_WEIGHT_KEY
+#: (fusion_depths; no rebuild needed): a positive integer, or FUSION_DEPTH_ALL for every ranked
+#: doc; FUSION_DEPTH when absent or not one of those (fusion_depth).
+FUSION_DEPTH_KEY = "fusion_depth"
+#: The FUSION_DEPTH_KEY value that lets every ranked doc of both rankings into the fusion.
+FUSION_DEPTH_ALL = "all"
+#: The depth FUSION_DEPTH_ALL stands for (more than any ranking holds).
+DEPTH_UNLIMITED = np.iinfo(np.int64).max
+#: Weights of the BM25 and the dense ranking in the fusion (chosen on the dev split, bench/retrieval.py).
+W_BM25, W_DENSE = 1.0, 1.0
+#: Manifest key (index/*.toml) with a source's own dense weight in the fusion, read at search time
+#: (dense_weights; no rebuild needed): W_DENSE when absent.
+DENSE_WEIGHT_KEY = "dense_weight"
+#: The most a source's dense weight counts for when the searched pool holds several sources (no hub named:
+#: routing.GROUPS, or routing "global"); a weight above it applies when its source is searched alone (its hub
+#: named). RRF scores are comparable across sources only on one scale: uncapped, TensorFlow Hub's weight 5
+#: put its docs' dense ranks five times above the other hubs' and crowded them out of the model-hub pool
+#: (Hugging Face dev tasks, no hub named, domain@1 49.5 -> 7.0 %). Chosen on the dev splits against two
+#: rescalings that keep each source's order too (bench/data/hub_dev_tasks.toml no hub named, TensorFlow Hub /
+#: Hugging Face domain@1, and the dev half of bench/everyday_tasks.toml right@1, of 200 / 200 / 55 tasks;
+#: bench/hand_questions.py): capped at 1: 80 / 100 / 35 (215); both weights divided by the larger
+#: (TensorFlow Hub 0.2 / 1): 60 / 102 / 35 (197); both scaled to the same sum of 2 (which also doubles Torch
+#: Hub's BM25 weight): 55 / 79 / 38 (172); before TensorFlow Hub's weight 5 and description text: 68 / 101
+#: / 35 (204).
+POOLED_DENSE_CAP = 1.0
+
+
+def rank_positions(scores: np.ndarray, depth: int, eligible: np.ndarray | None = None) -> np.ndarray:
+    """1-based rank of each position in the top `depth` of `scores` (higher is better; only positive
+    scores when `eligible` is None, else only eligible positions), 0 for the rest. Ties keep position
+    order."""
+    ok = scores > 0 if eligible is None else eligible
+    cand = np.flatnonzero(ok)
+    ranks = np.zeros(len(scores), np.int64)
+    if not len(cand):
+        return ranks
+    order = cand[np.lexsort((cand, -scores[cand]))][:depth]
+    ranks[order] = np.arange(1, len(order) + 1)
+    return ranks
+
+
+def rrf(
+    bm25: np.ndarray,
+    dense: np.ndarray | None,
+    mask: np.ndarray | None,
+    depth: int | np.ndarray = FUSION_DEPTH,
+    k: int = RRF_K,
+    weights: tuple[float, float | np.ndarray] = (W_BM25, W_DENSE),
+) -> np.ndarray:
+    """Reciprocal-rank-fused scores (float64, same length as `bm25`): w_bm25 / (k + BM25 rank) for the top
+    `depth` BM25 scores (> 0) plus w_dense / (k + dense rank) for the top `depth` dense scores among `mask`
+    (docs with a vector). 0 for a doc in neither list. `dense` None: BM25 ranks alone. w_dense is one
+    number or one per position (each doc's source's DENSE_WEIGHT_KEY); so is depth (each doc's source's
+    FUSION_DEPTH_KEY: a doc takes part in a ranking when its rank there is at most its own depth; ranks
+    are over the whole pool either way)."""
+    fused = np.zeros(len(bm25))
+    depths = np.broadcast_to(np.asarray(depth, dtype=np.int64), (len(bm25),))
+    cut = int(depths.max()) if len(depths) else 0
+    r = rank_positions(bm25, cut)
+    r[r > depths] = 0
+    fused[r > 0] += weights[0] / (k + r[r > 0])
+    if dense is not None and mask is not None and mask.any():
+        r = rank_positions(dense, cut, mask)
+        r[r > depths] = 0
+        w_dense = np.broadcast_to(np.asarray(weights[1], dtype=np.float64), r.shape)
+        fused[r > 0] += w_dense[r > 0] / (k + r[r > 0])
+    return fused
 
 
 def dense_weight(value: object) -> float | None:
@@ -53,7 +125,7 @@ def fusion_depth(value: object) -> int | None:
 def fusion_depths() -> dict[str, int]:
     """Source -> its fusion depth (docs of each ranking that take part in the RRF fusion): the
     FUSION_DEPTH_KEY of its shipped manifest (index/*.toml) when fusion_depth reads it; other sources
-    (user sources too) use dense.FUSION_DEPTH."""
+    (user sources too) use FUSION_DEPTH."""
     depths = {name: fusion_depth(value) for name, value in shipped_values(FUSION_DEPTH_KEY).items()}
     return {name: depth for name, depth in depths.items() if depth is not None}
 
@@ -130,13 +202,30 @@ class FusionSettings:
 
     def for_pool(self, rows: np.ndarray, members: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
         """(dense weights, depths) of the docs at index `rows` (one searched pool, whose sources are
-        `members`), one per row, as dense.rrf takes them: float64 weights, each at most POOLED_DENSE_CAP when
-        the pool holds several sources (their fused scores then share one scale; dense.py gives the
-        measurements), and int64 depths."""
+        `members`), one per row, as rrf takes them: float64 weights, each at most POOLED_DENSE_CAP when
+        the pool holds several sources (their fused scores then share one scale; POOLED_DENSE_CAP gives
+        the measurements), and int64 depths."""
         w_dense = self.doc_weights[rows]
         if len(members) > 1:
             w_dense = np.minimum(w_dense, POOLED_DENSE_CAP)
         return w_dense, self.doc_depths[rows]
 
 
-__all__ = ["FusionSettings", "dense_weight", "dense_weights", "fusion_depth", "fusion_depths"]
+__all__ = [
+    "DENSE_WEIGHT_KEY",
+    "DEPTH_UNLIMITED",
+    "FUSION_DEPTH",
+    "FUSION_DEPTH_ALL",
+    "FUSION_DEPTH_KEY",
+    "POOLED_DENSE_CAP",
+    "RRF_K",
+    "W_BM25",
+    "W_DENSE",
+    "FusionSettings",
+    "dense_weight",
+    "dense_weights",
+    "fusion_depth",
+    "fusion_depths",
+    "rank_positions",
+    "rrf",
+]

@@ -1,6 +1,6 @@
 """What the sandbox can isolate on this machine and what the code inside may see: the namespace probe
 (unshare(1)), the isolation layers `doctor` lists, the scrubbed environment, the unprivileged uid of a run
-and the folders shown read-only inside its root (sandbox/boot.py builds that root)."""
+and the folders shown read-only inside its root (sandbox/rootfs.py builds that root)."""
 
 from __future__ import annotations
 
@@ -220,7 +220,7 @@ def _interpreter_dirs() -> list[str]:
 
 
 def visible_paths() -> tuple[list[str], list[list[str]]]:
-    """What the code may see, for boot.build_root: (paths bound read-only, [[path, symlink target]]).
+    """What the code may see, for rootfs.build_root: (paths bound read-only, [[path, symlink target]]).
     SYSTEM_DIRS (symlinks among them are copied as symlinks), then the environment's folders not already
     under one of them, then the venv's pyvenv.cfg (the interpreter reads it to find its site-packages)."""
     expose: list[str] = []

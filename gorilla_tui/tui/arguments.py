@@ -96,12 +96,12 @@ def _escaped(call: str, spans: Sequence[tuple[int, int, str]]) -> tuple[str, lis
     moved = []
     pos = size = 0
     for start, end, origin in spans:
-        before, value = safe_text(call[pos:start]), safe_text(call[start:end])
+        before, value = safe_text(call[pos:start], newlines=True), safe_text(call[start:end], newlines=True)
         pieces += [before, value]
         moved.append((size + len(before), size + len(before) + len(value), origin))
         size += len(before) + len(value)
         pos = end
-    pieces.append(safe_text(call[pos:]))
+    pieces.append(safe_text(call[pos:], newlines=True))
     return "".join(pieces), moved
 
 
@@ -144,10 +144,10 @@ def arguments_line(arguments: Sequence[Argument]) -> Text:
         for i, arg in enumerate(group):
             if i:
                 line.append(", ")
-            name = safe_text(arg.name, newlines=False)
+            name = safe_text(arg.name)
             if origin == "missing":
                 line.append(name, style=ORIGIN_STYLES[origin])
             else:
                 line.append(f"{name}=")
-                line.append(safe_text(_clip(arg.value), newlines=False), style=ORIGIN_STYLES[origin])
+                line.append(safe_text(_clip(arg.value)), style=ORIGIN_STYLES[origin])
     return line

@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from gorilla_tui.cli import main
+from gorilla_tui.paths import get_paths
 from gorilla_tui.pool import files
 from gorilla_tui.pool.doc import LoadResult, SourceRejected
 from gorilla_tui.pool.manifest import FetchContext, load_manifests
@@ -84,3 +85,22 @@ def test_an_oversized_file_is_refused_before_it_is_hashed_or_read(
         files.read_text(big, LoadResult(), limit)
     with pytest.raises(SourceRejected, match="more than"):
         list(files.jsonl_lines(big, LoadResult(), limit))
+
+
+def test_a_refused_config_source_with_no_live_docs_to_keep_exits_2(
+    apibench: Path, gorilla_home: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A refused source is bad input whether or not the live index held docs of it to keep (the live index
+    damaged, or a source never indexed): exit 2 with its "refused" row (it was 0)."""
+    bad = tmp_path / "mine.jsonl"
+    bad.write_text("\n".join(["not json"] * 50) + "\n")
+    config = get_paths().config_file
+    config.parent.mkdir(parents=True, exist_ok=True)
+    config.write_text(f"sources = [{json.dumps(str(bad))}]\n")
+    rc = main(
+        ["index", "--refresh", "--from", str(apibench / "api"), "--only", "torchhub", "--no-dense", "--json"]
+    )
+    out = json.loads(capsys.readouterr().out)
+    assert rc == 2
+    assert {r["name"]: r["status"] for r in out["sources"]}["mine"] == "refused"
+    assert "mine" not in ApiIndex.load().sources and "torchhub" in ApiIndex.load().sources

@@ -198,3 +198,19 @@ def test_a_byte_that_is_not_utf8_does_not_end_textuals_input(make_app):
     make_app([" " + VALID_CALL])
     decode = linux_driver.getincrementaldecoder("utf-8")().decode
     assert decode(b"load \xe1a resnet", final=False) == "load \ufffda resnet"
+
+
+async def test_line_breaks_in_a_one_line_place_stay_on_its_line(make_app):
+    """A line of the TUI (the status bar's model name, the verdict badge) shows a line break of the text it
+    quotes as a visible escape (textsafe.safe_text's one-line default): LF, CR, U+2028 and NEL never start
+    a line of their own on the screen."""
+    breaks = "a\nb\rc\u2028d\x85e"
+    shown = "a\\x0ab\\x0dc\\u2028d\\x85e"
+    app = make_app([" " + VALID_CALL])
+    async with app.run_test(size=SIZE) as pilot:
+        app.status(model=f"m{breaks}")
+        app.main.query_one(VerdictBadge).clear(f"n{breaks}")
+        await pilot.pause()
+        lines = screen_text(app).splitlines()
+        _assert_safe("\n".join(lines))
+        assert any(f"m{shown}" in line for line in lines) and any(f"n{shown}" in line for line in lines)

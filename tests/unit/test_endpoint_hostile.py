@@ -481,7 +481,7 @@ def test_a_query_in_the_endpoint_is_kept_after_the_path(hostile: Hostile) -> Non
     """`--endpoint http://h/auth?key=1`: the path is joined before the query, which every request keeps (the
     completions and the tokenizer's); it was "/auth?key=1/v1/completions"."""
     backend = RemoteBackend(hostile.url + "/auth?key=1", n_ctx=2048)
-    assert backend.url == hostile.url + "/auth/v1/completions?key=1"
+    assert backend.url == hostile.url + "/auth/v1/completions?key=***"  # the URL messages show: no secret
     outcome, _ = _in_time(lambda: "".join(backend.complete("task: x\ncall:", max_tokens=64)))
     assert outcome == CALL
     backend.count_tokens("sort a list")
@@ -659,3 +659,13 @@ def test_a_chunk_size_past_ssize_t_is_a_broken_connection(hostile: Hostile) -> N
     outcome, _ = _in_time(lambda: _answer(f"{hostile.url}/cut/chunk-huge"))
     assert isinstance(outcome, GorillaError) and outcome.exit_code == 1, outcome
     assert f"{hostile.url}/cut/chunk-huge/v1/completions broke" in str(outcome), outcome
+
+
+def test_a_secret_in_the_query_is_never_shown(hostile: Hostile) -> None:
+    """`?api_key=SECRET`: the query goes to the server as written, and every message shows `api_key=***`
+    (break-it round 8: the password was hidden and the query's key printed in the error note)."""
+    query = "?api_key=SECRET1&model=x&X-Amz-Signature=S2"
+    outcome, _ = _in_time(lambda: _answer(hostile.url + "/auth/bad" + query))
+    assert isinstance(outcome, GorillaError), outcome
+    assert "SECRET1" not in str(outcome) and "S2" not in str(outcome), outcome
+    assert "api_key=***&model=x&X-Amz-Signature=***" in str(outcome), outcome

@@ -15,8 +15,16 @@ from gorilla_tui.model.fit_question import FEW_SHOT, question_prompt, yes_no
 from gorilla_tui.model.scripted import ScriptedBackend
 from gorilla_tui.pipeline import Pipeline
 from gorilla_tui.pool.functions import function_doc
-from gorilla_tui.retrieve.fit import FIT_MODEL, callee, coverage, name_coverage, names_missed, param_coverage
-from gorilla_tui.types import FIT_LINES, FITS, Proposal, Verdict
+from gorilla_tui.retrieve.fit import (
+    FIT_MODEL,
+    callee,
+    coverage,
+    dense_disagreement,
+    name_coverage,
+    names_missed,
+    param_coverage,
+)
+from gorilla_tui.types import FIT_LINES, FITS, Hit, Proposal, Verdict
 
 BMI = function_doc(
     {
@@ -182,3 +190,65 @@ def test_a_name_the_task_gives_that_the_doc_lacks_is_a_signal():
     # "nothing fits"); a service named before it still counts
     assert names_missed("compute the body mass index of a patient called Party Animal", BMI) == 0.0
     assert names_missed("post the body mass index to the Slack channel named General", BMI) == 1.0
+
+
+def _py(name: str, source: str = "python-env"):
+    return dataclasses.replace(BMI, api_name=name, api_call=f"{name}(x)", source=source)
+
+
+def test_a_fits_the_dense_side_and_bm25_disagree_on_is_unsure():
+    """CoNaLa's "get max key in dictionary `MyCount`" answered with dict.get (BM25 15.3, cosine 0.884)
+    while the dense side ranked max (the oracle, BM25 13.7) at 0.895: the recorded hits of the dev run."""
+    get, mx, keys, hub = _py("dict.get"), _py("max"), _py("dict.keys"), _py("slow_r50", "torchhub")
+    hits = [Hit(get, 15.3, 1, dense=0.884), Hit(mx, 13.7, 2, dense=0.895), Hit(keys, 12.6, 3, dense=0.881),
+            Hit(hub, 30.0, 4, dense=0.990)]  # fmt: skip
+    gap, ratio = dense_disagreement(hits, get)
+    assert gap == pytest.approx(0.011) and ratio == pytest.approx(15.3 / 13.7)  # the hub's hit left out
+    assert dense_disagreement(hits, mx) == (pytest.approx(0.884 - 0.895), pytest.approx(13.7 / 15.3))
+    features, bias, weights = pipeline_fit.FIT_MODELS[0]
+    fits = {f: (1.0 if w > 0 else -1.0) * 10 for f, w in zip(features, weights, strict=True)}
+    assert pipeline_fit.label(fits) == "fits"
+    assert pipeline_fit.label(dict(fits, cos_gap=gap, bm25_ratio=ratio)) == "unsure"
+    # BM25 clearly prefers the chosen doc (1.2 times the best other), or the dense side agrees: it fits
+    clear = [Hit(get, 20.0, 1, dense=0.884), *hits[1:]]
+    clear_gap, clear_ratio = dense_disagreement(clear, get)
+    assert pipeline_fit.label(dict(fits, cos_gap=clear_gap, bm25_ratio=clear_ratio)) == "fits"
+    assert not pipeline_fit.doubted({"cos_gap": -0.011, "bm25_ratio": 0.9})
+    # nothing fits stays nothing fits; no cosines (BM25 alone), no other hit of its source: not assessed
+    none = {f: -v for f, v in fits.items()}
+    assert pipeline_fit.label(dict(none, cos_gap=gap, bm25_ratio=ratio)) == "nothing"
+    assert dense_disagreement([Hit(get, 15.3, 1), Hit(mx, 13.7, 2)], get) == (None, None)
+    assert dense_disagreement([Hit(get, 15.3, 1, dense=0.8), hits[3]], get) == (None, None)
+    # the other hits only the dense side found (BM25 0): BM25 prefers none of them
+    assert dense_disagreement([Hit(get, 15.3, 1, dense=0.8), Hit(mx, 0.0, 2, dense=0.9)], get)[1] is None
+
+
+def test_the_disagreement_is_read_for_python_env_docs_only():
+    backend = ScriptedBackend(["x"])
+    fn, other = dataclasses.replace(BMI, source="fn"), dataclasses.replace(BMI, api_name="bmi2", source="fn")
+    hits = [Hit(fn, 10.0, 1, dense=0.80), Hit(other, 9.0, 2, dense=0.95)]
+    _, values = pipeline_fit.judge(backend, BMI_TASK, fn, hits=hits)
+    assert values["cos_gap"] is None and values["bm25_ratio"] is None
+    py = _py("statistics.mean")
+    hits = [Hit(py, 10.0, 1, dense=0.80), Hit(_py("statistics.median"), 9.0, 2, dense=0.95)]
+    _, values = pipeline_fit.judge(backend, BMI_TASK, py, hits=hits)
+    assert values["cos_gap"] == pytest.approx(0.15) and values["bm25_ratio"] == pytest.approx(10 / 9)
+
+
+def test_a_fits_the_model_reads_more_likely_after_another_hit_is_unsure():
+    """CoNaLa's "get top `3` items from a dictionary `mydict` with largest sum of values": max chosen at
+    log p -95.1 while heapq.nlargest (the oracle) read the task at -89.5 (the recorded dev run)."""
+    mx, top, hub = _py("max"), _py("heapq.nlargest"), _py("slow_r50", "torchhub")
+    hits = [
+        Hit(mx, 14.9, 1, lm_score=-95.1),
+        Hit(top, 23.3, 2, lm_score=-89.5),
+        Hit(hub, 9.0, 3, lm_score=-50.0),
+    ]
+    fitted = ScriptedBackend(["x"], name=FIT_MODEL)
+    assert pipeline_fit.lm_gap(fitted, hits, mx) == pytest.approx(5.6)  # the hub's hit left out
+    assert pipeline_fit.lm_gap(fitted, hits, top) == pytest.approx(-5.6)
+    assert pipeline_fit.lm_gap(ScriptedBackend(["x"], name="another-model"), hits, mx) is None
+    assert pipeline_fit.lm_gap(fitted, [Hit(mx, 14.9, 1), Hit(top, 23.3, 2)], mx) is None  # not scored
+    assert pipeline_fit.doubted({"lm_gap": 5.6}) and not pipeline_fit.doubted({"lm_gap": 4.0})
+    _, values = pipeline_fit.judge(fitted, "get the 3 largest items", mx, lm=-95.1, hits=hits)
+    assert values["lm_gap"] == pytest.approx(5.6)

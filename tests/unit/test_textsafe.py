@@ -21,9 +21,10 @@ def test_escape_sequences_become_visible_text() -> None:
     assert not any(ord(c) < 0x20 or 0x7F <= ord(c) <= 0x9F for c in shown)
 
 
-def test_newlines_tabs_and_letters_are_kept_bidi_controls_are_not() -> None:
-    assert safe_text("a\tb\nç 中文 ✓") == "a\tb\nç 中文 ✓"
-    assert safe_text("a\nb", newlines=False) == "a\\x0ab"
+def test_tabs_and_letters_are_kept_newlines_on_request_bidi_controls_never() -> None:
+    """One line by default (an error, a note, a cell); a block (code, a doc) keeps its newlines."""
+    assert safe_text("a\tb\nç 中文 ✓", newlines=True) == "a\tb\nç 中文 ✓"
+    assert safe_text("a\nb") == "a\\x0ab"
     # "Trojan Source": a right-to-left override reorders what a reviewer sees
     assert safe_text("x = 1 \u202e# comment\u2066") == "x = 1 \\u202e# comment\\u2066"
 

@@ -34,12 +34,14 @@ class ConfirmScreen(ModalScreen[bool]):
 
     def compose(self) -> ComposeResult:
         with Vertical(id="dialog"):
-            yield Static(Text(safe_text(self.question)), id="question")
+            yield Static(Text(safe_text(self.question, newlines=True)), id="question")
             if self.code:
                 with VerticalScroll(id="confirm-code"):
-                    yield Static(Syntax(safe_text(self.code), "python", theme="monokai", word_wrap=True))
+                    yield Static(
+                        Syntax(safe_text(self.code, newlines=True), "python", theme="monokai", word_wrap=True)
+                    )
             if self.detail:
-                yield Static(Text(safe_text(self.detail)), id="detail")
+                yield Static(Text(safe_text(self.detail, newlines=True)), id="detail")
             with Horizontal(id="buttons"):
                 yield Button(f"{self.yes} (y)", id="yes", variant="warning")
                 yield Button(f"{self.no} (n)", id="no")

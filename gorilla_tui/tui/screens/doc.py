@@ -34,7 +34,10 @@ def doc_table(doc: ApiDoc, score: float | None = None, lm_score: float | None = 
     table.add_column(overflow="fold")
     rows: list[tuple[str, object]] = [
         ("api_name", doc.api_name),
-        ("api_call", Syntax(safe_text(doc.api_call), "python", theme="monokai", word_wrap=True)),
+        (
+            "api_call",
+            Syntax(safe_text(doc.api_call, newlines=True), "python", theme="monokai", word_wrap=True),
+        ),
         ("score", f"{score:.3f} (BM25)" if score is not None else ""),
         ("lm score", f"{lm_score:.2f} nats, log p(task | doc)" if lm_score is not None else ""),
         ("source", f"{doc.source} ({doc.id})"),
@@ -47,7 +50,7 @@ def doc_table(doc: ApiDoc, score: float | None = None, lm_score: float | None = 
         ("description", doc.description),
         (
             "example",
-            Syntax(safe_text(doc.example_code), "python", theme="monokai", word_wrap=True)
+            Syntax(safe_text(doc.example_code, newlines=True), "python", theme="monokai", word_wrap=True)
             if doc.example_code
             else "",
         ),
@@ -56,12 +59,12 @@ def doc_table(doc: ApiDoc, score: float | None = None, lm_score: float | None = 
     ]
     for label, value in rows:
         if value:  # doc fields: shown through safe_text, never interpreted as markup
-            table.add_row(label, Text(safe_text(value)) if isinstance(value, str) else value)
+            table.add_row(label, Text(safe_text(value, newlines=True)) if isinstance(value, str) else value)
     return table
 
 
 def _code(text: str) -> Syntax:
-    return Syntax(safe_text(text), "python", theme="monokai", word_wrap=True)
+    return Syntax(safe_text(text, newlines=True), "python", theme="monokai", word_wrap=True)
 
 
 class DocScreen(ModalScreen[None]):
@@ -79,6 +82,6 @@ class DocScreen(ModalScreen[None]):
         with VerticalScroll(id="dialog") as scroll:
             # a doc's name: shown as it is (a border title is read as markup: "[/x]" crashed the app, and an
             # OSC sequence in an api_name set the terminal's title)
-            scroll.border_title = Text(safe_text(display_name(self.doc), newlines=False))
+            scroll.border_title = Text(safe_text(display_name(self.doc)))
             scroll.border_subtitle = "Escape closes"
             yield Static(doc_table(self.doc, self.score, self.lm_score), id="doc")

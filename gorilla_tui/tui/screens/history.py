@@ -62,9 +62,9 @@ class HistoryScreen(ModalScreen[str | None]):
         for e in self.entries:  # every cell shown as it is, never as markup (an edited database's verdict)
             table.add_row(
                 when(e.ts),
-                Text(safe_text(e.verdict or "—", newlines=False)),
-                Text(safe_text(e.task[:60], newlines=False)),
-                Text(safe_text(e.api_call[:60], newlines=False)),
+                Text(safe_text(e.verdict or "—")),
+                Text(safe_text(e.task[:60])),
+                Text(safe_text(e.api_call[:60])),
                 key=str(e.id),
             )
         self.query_one("#history-detail", Static).update(
@@ -95,8 +95,9 @@ class HistoryScreen(ModalScreen[str | None]):
             first = f"✘ {fit}\n" if e.fit == "nothing" else ""
             last = f"\n{fit}" if fit and not first else ""
             arrow = "nearest:" if first else "→"
+            verdict = safe_text(e.verdict or "—")  # each text one line: an edited row forges none
             self.query_one("#history-detail", Static).update(
-                Text(safe_text(f"{e.task}\n{first}{arrow} {call}  [{e.verdict or '—'}]{last}"))
+                Text(f"{safe_text(e.task)}\n{first}{arrow} {safe_text(call)}  [{verdict}]{last}")
             )
 
     def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:

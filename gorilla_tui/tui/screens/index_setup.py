@@ -87,11 +87,14 @@ class IndexSetupScreen(ModalScreen[object]):
             box.border_subtitle = "Enter/ctrl+b builds · Escape closes"
             # the reason, the sources' titles and the user's paths: shown as they are, never as markup
             yield Static(
-                Text(safe_text(self.reason or "No API index has been built yet.")), id="index-reason"
+                Text(safe_text(self.reason or "No API index has been built yet.", newlines=True)),
+                id="index-reason",
             )
             yield Static(OFFLINE_NOTE, id="index-offline")
-            sources = "Sources:\n" + "\n".join(f"  • {name}: {title}" for name, title in self.sources)
-            yield Static(Text(safe_text(sources)), id="index-sources")
+            sources = "Sources:\n" + "\n".join(
+                safe_text(f"  • {name}: {title}") for name, title in self.sources
+            )
+            yield Static(Text(sources), id="index-sources")
             yield Label("Local folder with the source files (like `index --refresh --from DIR`):")
             empty = (
                 f"empty: config.toml's mirrors ({', '.join(self.mirrors)})"
@@ -217,7 +220,9 @@ class IndexSetupScreen(ModalScreen[object]):
             return
         self.query_one("#build", Button).disabled = False
         self.query_one("#index-from", Input).focus()
-        self.query_one(Log).write_line(safe_text(f"error: {message}" + (f"\nhint: {hint}" if hint else "")))
+        self.query_one(Log).write_line(
+            safe_text(f"error: {message}") + (f"\nhint: {safe_text(hint)}" if hint else "")
+        )
         self.query_one("#index-reason", Static).update(
             Text.assemble(("The index could not be built:", "red"), " " + safe_text(message))
         )

@@ -121,7 +121,7 @@ class RunScreen(ModalScreen[None]):
 
         def on_output(stream: str, line: str) -> None:
             # batched: one hop to the UI thread per 50 ms, so an output flood does not stall the sandbox
-            pending.append({"stderr": "! ", "sandbox": "# "}.get(stream, "") + safe_text(line))
+            pending.append({"stderr": "! ", "sandbox": "# "}.get(stream, "") + safe_text(line, newlines=True))
             if time.monotonic() - last_flush[0] > 0.05:
                 flush()
 
@@ -159,7 +159,7 @@ class RunScreen(ModalScreen[None]):
             return
         state = self.query_one("#run-state", Static)
         if result is None:
-            state.update(Text(safe_text(error), style="red"))
+            state.update(Text(safe_text(error, newlines=True), style="red"))
         else:
             state.update(run_report(result, self.doc, self.code))
 

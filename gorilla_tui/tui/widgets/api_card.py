@@ -64,10 +64,10 @@ class ApiCard(Static):
                 ("requires", ", ".join(doc.env_requirements)),
             ]
             for label, value in rows:
-                if value:
-                    grid.add_row(label, Text(safe_text(value)))  # doc fields: shown, never interpreted
+                if value:  # doc fields: shown, never interpreted; a docstring's lines kept
+                    grid.add_row(label, Text(safe_text(value, newlines=True)))
             if doc.repaired:  # the pool's api_call is not valid Python (pool/repair.py); the doc view has it
-                grid.add_row("call", Text(safe_text(f"{doc.repaired}  (repaired pool entry)")))
+                grid.add_row("call", Text(safe_text(f"{doc.repaired}  (repaired pool entry)", newlines=True)))
         for c in constraints or []:
             style = CONSTRAINT_STYLE.get(str(c.get("status")), "magenta")
             words = constraint_words(c, with_note=True) if "metric" in c else constraint_text(c)

@@ -115,9 +115,9 @@ class ProposalPanel(Vertical):
             self._pending = (message, style, hint)
             return
         self._answered(False)
-        text = Text(safe_text(message), style=style)
+        text = Text(safe_text(message, newlines=True), style=style)
         if hint:
-            text.append("\n" + safe_text(hint), style="dim")
+            text.append("\n" + safe_text(hint, newlines=True), style="dim")  # lines of their own
         self.query_one("#stream", Static).update(text)
 
     def start(self, task: str) -> None:
@@ -129,7 +129,7 @@ class ProposalPanel(Vertical):
     def add_token(self, text: str) -> None:
         """Append one streamed piece of the model's output."""
         self._tokens.append(text)
-        self.query_one("#stream", Static).update(Text(safe_text(self.streamed_text)))
+        self.query_one("#stream", Static).update(Text(safe_text(self.streamed_text, newlines=True)))
 
     def show_proposal(self, proposal: Proposal, subtitle: str = "") -> None:
         """Show the weak-match warning (match_line; kept on short terminals), how select mode chose the call
@@ -144,7 +144,9 @@ class ProposalPanel(Vertical):
         match_widget.set_class(bool(warning), "-shown")
         lines = choice_lines(proposal)[1 if warning else 0 :]
         choice_widget = self.query_one("#choice", Static)
-        choice_widget.update(Text(safe_text("\n".join(lines)), no_wrap=True, overflow="ellipsis"))
+        choice_widget.update(
+            Text("\n".join(safe_text(line) for line in lines), no_wrap=True, overflow="ellipsis")
+        )
         choice_widget.set_class(bool(lines), "-shown")
         call = effective_call(proposal)
         text = proposal.code or call
@@ -154,7 +156,12 @@ class ProposalPanel(Vertical):
             call_widget.update(marked_call(call, proposal.arguments, CALL_THEME))
         else:
             call_widget.update(
-                Syntax(safe_text(call or "(no API call)"), "python", theme=CALL_THEME, word_wrap=True)
+                Syntax(
+                    safe_text(call or "(no API call)", newlines=True),
+                    "python",
+                    theme=CALL_THEME,
+                    word_wrap=True,
+                )
             )
         code_is_call = text.strip() == call.strip()
         call_widget.display = filled or not code_is_call  # the code area shows an unmarked call itself
@@ -164,7 +171,9 @@ class ProposalPanel(Vertical):
         arguments.set_class(filled, "-shown")
         code = self.query_one("#code", TextArea)
         code.display = not (filled and code_is_call)  # the marked call above is the whole code
-        code.load_text(safe_text(text))  # shown for review: escape sequences visible, never interpreted
+        code.load_text(
+            safe_text(text, newlines=True)
+        )  # shown for review: escape sequences visible, never interpreted
         code.scroll_home(animate=False)
         note = code_note(proposal)
         self.query_one("#code-note", Static).update(Text(safe_text(f"⚠ {note}") if note else ""))

@@ -80,9 +80,9 @@ class StatusBar(Static):
         for label, value in parts[:-1]:
             if label:
                 text.append(label, style="dim")
-            text.append(safe_text(value, newlines=False))  # a model path, source names: shown as they are
+            text.append(safe_text(value))  # a model path, source names: shown as they are
             text.append(_SEP, style="dim")
-        text.append(safe_text(parts[-1][1], newlines=False), style=_STATE_STYLE.get(self.state_kind, ""))
+        text.append(safe_text(parts[-1][1]), style=_STATE_STYLE.get(self.state_kind, ""))
         self.update(text)
 
     def on_mount(self) -> None:

@@ -82,17 +82,17 @@ class VerdictBadge(Vertical):
         needs = needs_line(verdict)  # incomplete: the values to fill in are the badge's own text
         notes = [d for d in verdict.diagnostics if not needs or d != needs]
         if needs:
-            text += " — " + safe_text(needs, newlines=False)
+            text += " — " + safe_text(needs)
         label = Text(text, no_wrap=True, overflow="ellipsis")
         self.query_one("#badge", Static).update(label)
         diagnostics = self.query_one("#diagnostics", Static)
-        diagnostics.update(Text(safe_text("\n".join(notes))))
+        diagnostics.update(Text("\n".join(safe_text(n) for n in notes)))
         diagnostics.display = bool(notes)
         options = self.query_one(OptionList)
         options.clear_options()
         suggestions = [] if verdict.kind == "valid" else verdict.suggestions
         if suggestions:
-            options.add_options([Text(safe_text(f"→ {s}", newlines=False)) for s in suggestions])
+            options.add_options([Text(safe_text(f"→ {s}")) for s in suggestions])
             options.highlighted = 0
         options.display = bool(suggestions)
         self.border_subtitle = "did you mean → ctrl+n accepts (or Tab, ↑↓, Enter)" if suggestions else ""

