@@ -26,6 +26,7 @@ from gorilla_tui.check.notebook import notebook_lines
 from gorilla_tui.check.rest import request_lines
 from gorilla_tui.check.scope import bindings
 from gorilla_tui.check.validator import Validator
+from gorilla_tui.check.walk import Skipped, expand, walk
 from gorilla_tui.textsafe import safe_text
 from gorilla_tui.types import REASONS
 
@@ -107,13 +108,14 @@ def note_dict(path: str, message: str) -> dict[str, Any]:
     }
 
 
-def discover(targets: Sequence[str]) -> list[str]:
+def discover(targets: Sequence[str], skipped: Skipped | None = None) -> list[str]:
     """The files `targets` name, in order, each once: an existing file as is (a FIFO, device or link
-    loop too: run_lint refuses it, see unreadable); a folder searched recursively for SUFFIXES (hidden
-    folders and SKIP_DIRS skipped, sorted, links to folders not followed); a glob pattern (``*``, ``?``,
-    ``[``; ``**`` recursive, links to folders not followed: _no_linked_folders) expanded; ``-`` kept
-    (standard input). Raises FileNotFoundError naming the first target that is none of these (or a glob
-    matching nothing)."""
+    loop too: run_lint refuses it, see unreadable); a folder searched for SUFFIXES (hidden folders and
+    SKIP_DIRS skipped, sorted, links to folders not followed: check/walk.py, without recursion); a glob
+    pattern (``*``, ``?``, ``[``; ``**`` recursive, links to folders neither followed nor matched:
+    walk.expand) expanded; ``-`` kept (standard input). skipped: (folder, why, is_error) appended for a
+    folder not walked (deeper than walk.MAX_DEPTH, a note; not listable, an error). Raises
+    FileNotFoundError naming the first target that is none of these (or a glob matching nothing)."""
     out: list[str] = []
     for target in targets:
         if target == "-" or os.path.isfile(target):
@@ -121,33 +123,34 @@ def discover(targets: Sequence[str]) -> list[str]:
         elif os.path.lexists(target) and not os.path.isdir(target):  # a FIFO, device, socket, link loop
             out.append(target)  # kept: run_lint reports it as not checked (unreadable)
         elif os.path.isdir(target):
-            out.extend(_walk(target))
-        elif any(ch in target for ch in "*?["):
-            matches = sorted(glob.glob(target, recursive=True))
-            if not matches:
+            out.extend(walk(target, SUFFIXES, SKIP_DIRS, skipped))
+        elif glob.has_magic(target):
+            before = len(skipped) if skipped is not None else 0
+            matches = expand(target, skipped)
+            if not matches and (skipped is None or len(skipped) == before):  # none, and none too deep
                 raise FileNotFoundError(f"{target}: no file matches")
-            for m in _no_linked_folders(target, matches):
-                out.extend(_walk(m) if os.path.isdir(m) else [m])
+            walked: list[str] = []
+            for m in matches:
+                if not os.path.isdir(m):
+                    out.append(m)
+                elif not any(_walked_under(root, m) for root in walked):  # ``**`` matches every level
+                    walked.append(m)
+                    out.extend(walk(m, SUFFIXES, SKIP_DIRS, skipped))
         else:
             raise FileNotFoundError(f"{target}: no such file or folder")
     return list(dict.fromkeys(out))
 
 
-def _no_linked_folders(pattern: str, matches: list[str]) -> list[str]:
-    """The glob `matches` of `pattern` whose path enters no symbolic link to a folder below the pattern's
-    fixed start: ``**`` follows such links, so a link loop (``sub/up -> ..``) gave each file 40 times
-    (once per level, up to the kernel's ELOOP limit). A folder is walked without following links
-    (_walk, os.walk), and so is ``**`` now."""
-    parts = pattern.split(os.sep)
-    fixed = next((i for i, part in enumerate(parts) if glob.has_magic(part)), len(parts))
-    kept = []
-    for m in matches:
-        names = m.split(os.sep)  # glob keeps the pattern's fixed start as written
-        folders = (os.sep.join(names[: i + 1]) for i in range(fixed, len(names) - 1))
-        linked_folder = len(names) > fixed and os.path.islink(m) and os.path.isdir(m)
-        if not linked_folder and not any(os.path.islink(f) for f in folders):
-            kept.append(m)
-    return kept
+def _walked_under(root: str, folder: str) -> bool:
+    """True when walking `root` already gave the files of `folder` below it: no hidden or SKIP_DIRS
+    folder between them (walk enters neither, though ``**`` matches them)."""
+    rel = os.path.relpath(folder, root)
+    parts = rel.split(os.sep)
+    return (
+        rel != os.curdir
+        and parts[0] != os.pardir
+        and not any(p.startswith(".") or p in SKIP_DIRS for p in parts)
+    )
 
 
 def unreadable(path: str) -> str | None:
@@ -193,14 +196,6 @@ def path_uri(path: str) -> str:
     raw = (path.replace(os.sep, "/") if os.sep != "/" else path).encode("utf-8", "surrogateescape")
     quoted = urllib.parse.quote(raw, safe="/")
     return "file://" + quoted if raw.startswith(b"/") else quoted
-
-
-def _walk(folder: str) -> Iterable[str]:
-    for root, dirs, files in os.walk(folder):
-        dirs[:] = sorted(d for d in dirs if not d.startswith(".") and d not in SKIP_DIRS)
-        for name in sorted(files):
-            if name.endswith(SUFFIXES):
-                yield os.path.join(root, name)
 
 
 def blocks(path: str, text: str) -> list[Block]:

@@ -110,13 +110,16 @@ def run_lint(
     try:
         select = lint.parse_codes(args.select) or ["all"]
         ignore = lint.parse_codes(args.ignore)
-        paths = lint.discover(args.code) if code is None else []
+        walked: list[tuple[str, str, bool]] = []  # folders not walked: too deep (a note), unlistable
+        paths = lint.discover(args.code, walked) if code is None else []
     except (ValueError, FileNotFoundError) as e:
         raise UsageError(str(e).strip("'\"")) from None
     texts: list[tuple[str, str]] = []
     if code is not None:
         texts.append((args.stdin_filename or ("<stdin>" if args.code == ["-"] else "<code>"), code))
     errors: list[tuple[str, str]] = []  # (path, the error line): a file not checked (exit 2)
+    walked = list(dict.fromkeys(walked))  # a folder reached by two targets (a folder and a glob) said once
+    errors += [(folder, f"{folder}: {why}") for folder, why, error in walked if error]
     for path in paths:
         try:
             if path == "-":
@@ -157,6 +160,10 @@ def run_lint(
     findings = []
     notes: list[tuple[str, str]] = []  # (path, what was not checked): calls past MAX_CALLS, Python 2 files
     entries: list[dict[str, Any]] = []  # the JSON list: findings and notes, in the order checked
+    for folder, why, error in walked:  # a folder too deep: a note, the rest checked (break-it round 9)
+        if not error:
+            notes.append((folder, why))
+            entries.append(lint.note_dict(folder, why))
     explain = getattr(args, "explain", False)
     results = checked_files(files, validator_for, syntax_notes=code is None)  # files: Python 2 is a note
     for name, checked in zip((n for n, _ in files), results, strict=True):

@@ -284,3 +284,70 @@ def test_a_lone_surrogate_escape_in_a_doc_is_read_as_a_replacement_character(tmp
     doc = user_source(path).result.docs[0]
     assert doc.functionality == "evil\ufffd and \U0001f600"
     doc.functionality.encode("utf-8")  # writable: no lone surrogate left
+
+
+def _nested(top: Path, depth: int) -> Path:
+    """`top` with `depth` folders "d" nested below it (made from inside: the whole path may pass PATH_MAX)."""
+    here = os.getcwd()
+    top.mkdir()
+    os.chdir(top)
+    try:
+        for _ in range(depth):
+            os.mkdir("d")
+            os.chdir("d")
+        Path("deep.py").write_text(WRONG)
+    finally:
+        os.chdir(here)
+    return top
+
+
+@pytest.fixture
+def deep_tree(tmp_path):
+    """tmp_path/tree with "d" folders nested 1,500 deep, deep.py at the bottom; removed bottom-up after the
+    test (shutil.rmtree, pytest's own clean-up, recurses once per level too)."""
+    top = _nested(tmp_path / "tree", 1500)
+    yield top
+    os.chdir(top)
+    for _ in range(1500):
+        os.chdir("d")
+    Path("deep.py").unlink()
+    for _ in range(1500):
+        os.chdir("..")
+        os.rmdir("d")
+    os.chdir(tmp_path)
+
+
+def test_folders_nested_1500_deep_are_a_note_and_the_rest_is_checked(pool, capsys, deep_tree, monkeypatch):
+    """Break-it round 9, R2: os.walk and glob's ``**`` recurse once per folder level (Python 3.11), so a
+    tree 1,500 folders deep (a legal 3,000-character path) was "internal error: RecursionError", exit 1,
+    with an empty SARIF log. The folder below check/walk.py MAX_DEPTH levels is one note; the rest of the
+    tree is checked (its finding: exit 1), by a folder, a ``**`` glob and in SARIF."""
+    from gorilla_tui.check.walk import MAX_DEPTH, TOO_DEEP
+
+    monkeypatch.chdir(deep_tree.parent)
+    Path("tree", "top.py").write_text(WRONG)
+    deepest = os.sep.join(["tree", *["d"] * MAX_DEPTH])
+    for target in ("tree", "tree/**/*.py", "tree/**"):
+        status, out, err = _check(capsys, target, "--pool", pool)
+        assert status == 1, (target, err)
+        assert out.startswith("tree/top.py:2:9: wrong_args:unknown_model "), target
+        assert err.splitlines()[1:] == [f"gorilla-tui: note: {deepest}: {TOO_DEEP}"], (target, err)
+    status, out, _ = _check(capsys, "tree", "--pool", pool, "--format", "sarif")
+    log = json.loads(out)
+    sarif_pydantic.Sarif.model_validate(log)
+    [note] = log["runs"][0]["invocations"][0]["toolExecutionNotifications"]
+    assert status == 1 and note["message"]["text"] == TOO_DEEP and note["level"] == "warning"
+    assert len(log["runs"][0]["results"]) == 1
+    assert main(["check", "tree/*/*/*/nothing.py", "--pool", pool]) == 2  # a pattern naming nothing
+    assert "no such file or folder" in capsys.readouterr().err
+
+
+@pytest.mark.skipif(hasattr(os, "geteuid") and os.geteuid() == 0, reason="root lists a mode-000 folder")
+def test_a_folder_that_cannot_be_listed_is_not_checked_exit_2(pool, capsys, tmp_path, monkeypatch):
+    """os.walk passed a folder it cannot list over in silence (exit 0 for a tree partly checked)."""
+    monkeypatch.chdir(tmp_path)
+    Path("tree", "locked").mkdir(parents=True)
+    Path("tree", "top.py").write_text(WRONG)
+    os.chmod("tree/locked", 0)
+    status, _, err = _check(capsys, "tree", "--pool", pool)
+    assert status == 2 and "gorilla-tui: error: tree/locked: cannot read (Permission denied)" in err
