@@ -58,11 +58,13 @@ _POSITION = re.compile(r"(\d+):(\d+):\s*(.*)", re.DOTALL)
 class Block:
     """Python code of a file: the whole file, a Markdown fence or a notebook's code cells joined.
     line_offset: lines before the block's first line in the file (Markdown); cells: for a notebook, the
-    (1-based cell number, line in that cell) of each line of `code`, else empty."""
+    (1-based cell number, line in that cell) of each line of `code`, else empty; notes: what of it was
+    not checked (a notebook's cells that are no Python: "cell N: skipped: ..."), said by check_block."""
 
     code: str
     line_offset: int = 0
     cells: list[tuple[int, int]] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
 
 
 @dataclass
@@ -207,8 +209,8 @@ def blocks(path: str, text: str) -> list[Block]:
     if lower.endswith((".md", ".markdown")):
         return markdown_blocks(text)
     if lower.endswith(".ipynb"):
-        lines, where = notebook_lines(text)
-        return [Block("\n".join(lines), 0, where)] if lines else []
+        lines, where, skipped = notebook_lines(text)
+        return [Block("\n".join(lines), 0, where, skipped)] if lines else []
     return [Block(text)]
 
 
@@ -274,6 +276,7 @@ def check_block(
     unparseable verdict)."""
     verdict = validator.check_code(block.code, per_call=True)
     if notes is not None:
+        notes += [f"{path}: {n}" for n in block.notes]  # a notebook's cells that are no Python
         notes += [f"{path}: {d}" for d in verdict.diagnostics if d.endswith(LEFT_OUT_TAIL)]
     lines = block.code.split("\n")
     out: list[Finding] = []

@@ -10,8 +10,11 @@ notebook (cell N: ...)" (exit 2, listed as not checked), never "internal error" 
 
 from __future__ import annotations
 
+import ast
 import json
 from typing import Any
+
+from gorilla_tui.check.ipython_syntax import python_lines
 
 #: Cell types whose text is Python code (nbformat 4: "code"; nbformat 3 also has "heading" and
 #: "markdown" cells, which are not code).
@@ -27,10 +30,13 @@ CELL_TYPES = frozenset({CODE_CELL, "markdown", "raw", "heading"})
 PYTHON_CELL_MAGICS = frozenset({"time", "timeit", "capture", "prun", "python", "python3", "debug"})
 
 
-def notebook_lines(text: str) -> tuple[list[str], list[tuple[int, int]]]:
-    """The lines of a notebook's code cells, in order, IPython ``%magic`` and ``!shell`` lines blanked (and
-    the whole of a cell in another language: PYTHON_CELL_MAGICS), and
-    for each line its (1-based cell number over the whole notebook, 1-based line in that cell).
+def notebook_lines(text: str) -> tuple[list[str], list[tuple[int, int]], list[str]]:
+    """The lines of a notebook's code cells, in order, IPython's syntax made Python line for line
+    (check/ipython_syntax.py: ``!cmd``, ``%magic``, ``files = !ls``, ``obj?``; a cell in another language,
+    PYTHON_CELL_MAGICS, blank whole); for each line its (1-based cell number over the whole notebook,
+    1-based line in that cell); and a note per cell that still is no Python (blank whole, the other cells
+    kept: a cell is compiled alone, as the kernel does, top-level ``await`` allowed), "cell N: skipped: not
+    Python 3 syntax (LINE:COL: why)", LINE in the cell.
 
     Raises:
         ValueError: "not a notebook (...)": not JSON, nested deeper than Python's recursion limit, no cells
@@ -46,6 +52,7 @@ def notebook_lines(text: str) -> tuple[list[str], list[tuple[int, int]]]:
         raise ValueError("not a notebook (JSON nested deeper than Python's recursion limit)") from None
     lines: list[str] = []
     where: list[tuple[int, int]] = []
+    notes: list[str] = []
     for n, cell in enumerate(_cells(nb), 1):  # one block: cells share their imports, as the kernel runs them
         if not isinstance(cell, dict):
             raise ValueError(f"not a notebook (cell {n} is not an object)")
@@ -60,10 +67,27 @@ def notebook_lines(text: str) -> tuple[list[str], list[tuple[int, int]]]:
         if kind != CODE_CELL:
             continue
         foreign = _cell_magic(src) not in (None, *PYTHON_CELL_MAGICS)
-        for k, ln in enumerate(src.split("\n"), 1):
-            lines.append("" if foreign or ln.lstrip().startswith(("%", "!")) else ln)
+        cell = python_lines(src)
+        why = None if foreign else _not_python("\n".join(cell))
+        if why is not None:
+            notes.append(f"cell {n}: skipped: not Python 3 syntax ({why})")
+        for k, ln in enumerate(cell, 1):
+            lines.append("" if foreign or why is not None else ln)
             where.append((n, k))
-    return lines, where
+    return lines, where, notes
+
+
+def _not_python(code: str) -> str | None:
+    """Why CPython refuses cell `code` ("LINE:COL: message"), or None when it compiles (top-level ``await``
+    allowed: IPython runs such cells, its autoawait)."""
+    flags = ast.PyCF_ONLY_AST | ast.PyCF_ALLOW_TOP_LEVEL_AWAIT
+    try:
+        compile(code, "<cell>", "exec", flags, dont_inherit=True)
+    except SyntaxError as e:
+        return f"{e.lineno or 1}:{e.offset or 1}: {e.msg}"
+    except (ValueError, RecursionError, MemoryError) as e:  # NUL bytes, nested too deep for the parser
+        return f"1:1: {type(e).__name__}"
+    return None
 
 
 def _cell_magic(src: str) -> str | None:
