@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from gorilla_tui.check.lint import MAX_CODE_BYTES as CODE_LIMIT
-from gorilla_tui.cli.lint import code_text
+from gorilla_tui.cli.lint import code_text, refuse_bom_with_coding
 from gorilla_tui.config import load_settings
 from gorilla_tui.errors import GorillaError, UsageError
 from gorilla_tui.history import History
@@ -209,6 +209,8 @@ def _read_code(name: str) -> str:
         raise UsageError(f"cannot read {e}") from None
     except OSError as e:
         raise UsageError(f"cannot read {what}: {e.strerror or e}") from None
+    if Path(name).suffix.lower() not in EXTRACTED:  # Python (a file or stdin): as CPython reads it
+        refuse_bom_with_coding(raw, what)
     code = code_text(raw, what)  # UTF-8 without NUL bytes, as `check` reads a file (cli/lint.py)
     if name != "-":
         code = file_code(name, code)

@@ -8,6 +8,8 @@ check/lint.py MAX_CODE_BYTES. Exit status: 0 clean, 1 findings, 2 a file not che
 
 from __future__ import annotations
 
+import codecs
+import io
 import json
 import os
 import shutil
@@ -157,6 +159,26 @@ def test_a_latin1_file_with_its_coding_line_is_checked(pool, capsys, tmp_path):
     path.write_bytes(text.split("\n", 1)[1].encode("latin-1"))
     status, out, err = _check(capsys, str(path), "--pool", pool)
     assert status == 2 and "not UTF-8 text (bad byte at offset 11)" in err
+
+
+def test_a_bom_with_a_latin1_coding_line_is_refused_as_python_refuses_it(pool, capsys, tmp_path, monkeypatch):
+    """Break-it round 9: CPython refuses a UTF-8 BOM followed by ``# coding: latin-1`` ("encoding problem:
+    iso-8859-1 with BOM"); `check` read the file as UTF-8 and reported its finding (exit 1). It is one line
+    now, exit 2, for a file, for stdin and for `run`; a BOM with a UTF-8 coding line is still checked."""
+    bom = codecs.BOM_UTF8 + b"# coding: latin-1\n" + WRONG.encode()
+    path = tmp_path / "bom.py"
+    path.write_bytes(bom)
+    why = "encoding problem: a UTF-8 BOM and a coding line naming another encoding (Python refuses it)"
+    status, out, err = _check(capsys, str(path), "--pool", pool)
+    assert (status, out, err) == (2, "", f"gorilla-tui: error: cannot read {path}: {why}\n")
+    monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO(bom)))
+    assert main(["check", "-", "--pool", pool]) == 2
+    assert capsys.readouterr().err == f"gorilla-tui: error: cannot read stdin: {why}\n"
+    assert main(["run", str(path), "--yes"]) == 2
+    assert capsys.readouterr().err == f"gorilla-tui: error: cannot read {path}: {why}\n"
+    path.write_bytes(codecs.BOM_UTF8 + b"# coding: utf-8\n" + WRONG.encode())
+    status, out, _ = _check(capsys, str(path), "--pool", pool)
+    assert status == 1 and out.startswith(f"{path}:3:9: wrong_args:unknown_model ")
 
 
 def test_a_newline_in_a_file_name_keeps_a_finding_on_one_line(pool, capsys, tmp_path, monkeypatch):
