@@ -43,17 +43,23 @@ def _check(capsys, *args: str) -> tuple[int, str, str]:
 
 def test_a_link_loop_in_a_source_folder_is_a_skipped_file(tmp_path):
     """`--source FOLDER` with a.jsonl -> b.jsonl -> a.jsonl beside a real doc file: Path.resolve raised
-    RuntimeError ("internal error"); the folder's docs are read and each link named as skipped."""
+    RuntimeError ("internal error"), and a chain of 1,200 links RecursionError in os.path.realpath; the
+    folder's docs are read and each link named as skipped."""
     folder = tmp_path / "docs"
     folder.mkdir()
     shutil.copy(POOL / "torchhub_api.jsonl", folder / "torchhub.jsonl")
     os.symlink("b.jsonl", folder / "a.jsonl")
     os.symlink("a.jsonl", folder / "b.jsonl")
     os.symlink("self.json", folder / "self.json")
+    # break-it round 9: a chain of 1,200 links was RecursionError in os.path.realpath ("internal error")
+    os.symlink("c1", folder / "chain.jsonl")
+    for i in range(1, 1200):
+        os.symlink(f"c{i + 1}", folder / f"c{i}")
+    os.symlink("torchhub.jsonl", folder / "c1200")
     loaded = user_source(folder)
     assert loaded.status == "ok" and loaded.result.docs
     skipped = sorted(Path(d.file).name for d in loaded.result.diagnostics if "leads to no file" in d.message)
-    assert skipped == ["a.jsonl", "b.jsonl", "self.json"]
+    assert skipped == ["a.jsonl", "b.jsonl", "chain.jsonl", "self.json"]
     with pytest.raises(UsageError, match="a symbolic link that leads to no file"):  # named alone
         user_source(folder / "self.json")
 
