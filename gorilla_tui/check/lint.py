@@ -290,6 +290,8 @@ def check_block(
         if syntax_note:
             if notes is not None:
                 where = f"{line + block.line_offset}:{col}"
+                if block.cells and 0 < line <= len(block.cells):  # a notebook: its cell, the line in it
+                    where = "cell {}: {}:{}".format(*block.cells[line - 1], col)
                 notes.append(f"{path}: skipped: not Python 3 syntax ({where}: {msg})")
             return []
         out.append(Finding(path, line, col, verdict.reason or "unparseable:python_syntax", msg))
