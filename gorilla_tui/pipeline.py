@@ -2,9 +2,9 @@
 
 One ask, in the order the code runs (ARCHITECTURE.md):
 1. retrieve: the index (BM25, retrieve/) gives the hits, reranked by constraints stated in the task;
-2. choose: select mode picks one hit's api_call, by query likelihood (model/likelihood.py) or under a GBNF
-   grammar (model/grammar.py); generate mode lets the model write freely (check/extract.py pulls the call
-   out). Each chooser returns one Choice;
+2. choose (pipeline_choose.py): select mode picks one hit's api_call, by query likelihood
+   (model/likelihood.py) or under a GBNF grammar (model/grammar.py); generate mode lets the model write
+   freely (check/extract.py pulls the call out). Each chooser returns one Choice;
 3. check: the checker (check/validator.py) gives the verdict by AST sub-tree match against the API pool;
 4. fill: in select mode, the chosen API's call gets the task's values (fill/: the model writes the
    arguments, each a value the task states, or a named placeholder the proposal lists as needed);
@@ -15,10 +15,9 @@ The Protocols it depends on, Choice and AskCancelled are in pipeline_types.py (r
 
 from __future__ import annotations
 
-import os
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from typing import Any
 
 from gorilla_tui.check.extract import extract
@@ -28,11 +27,11 @@ from gorilla_tui.config import Settings
 from gorilla_tui.constraints.rank import ConstraintResult, search_with_constraints
 from gorilla_tui.errors import ContextOverflowError, UsageError
 from gorilla_tui.fill.filler import Filled, decoded_calls, fill, python_code
-from gorilla_tui.model import likelihood, translate
+from gorilla_tui.model import translate
 from gorilla_tui.model.backend import Backend
-from gorilla_tui.model.grammar import choice_grammar, unique_options
+from gorilla_tui.model.grammar import unique_options
 from gorilla_tui.model.likelihood import can_score
-from gorilla_tui.model.prompts import fit_prompt
+from gorilla_tui.pipeline_choose import Chooser, choose_select_by, shared_prefix  # noqa: F401 - re-exported
 from gorilla_tui.pipeline_fit import judge
 from gorilla_tui.pipeline_types import AskCancelled, Checker, Choice, SearchIndex  # noqa: F401 - re-exported
 from gorilla_tui.pool.doc import ApiDoc
@@ -46,34 +45,11 @@ from gorilla_tui.types import (
     Hit,
     HitsEvent,
     Proposal,
-    TokenEvent,
     Verdict,
     VerdictEvent,
 )
 
 RETRIEVERS = ("none", "bm25", "oracle")
-
-
-def choose_select_by(mode: str, wanted: str, *, can_score: bool) -> str:
-    """How `mode` chooses: "" in generate mode; in select mode "likelihood" when `wanted` (settings.select_by)
-    is "likelihood" and the backend can score text (model.likelihood.can_score), else "grammar"."""
-    if mode != "select":
-        return ""
-    return "likelihood" if wanted == "likelihood" and can_score else "grammar"
-
-
-def shared_prefix(options: Sequence[str]) -> str:
-    """The text every option starts with, cut back to just after its last delimiter ( ( , = ' " space ),
-    so the prompt does not end inside a word. "" when fewer than 2 options or an option would be left empty.
-
-    Select mode puts it in the prompt: the grammar forces it anyway, and prompt evaluation (~1 ms/token
-    batched) is far cheaper than grammar-constrained generation (~40 ms/token on 2 cores, Gemma 3 270M)."""
-    if len(options) < 2:
-        return ""
-    common = os.path.commonprefix(list(options))
-    cut = max(common.rfind(c) for c in "(,='\" ") + 1
-    common = common[:cut]
-    return common if all(len(o) > len(common) for o in options) else ""
 
 
 class Pipeline:
@@ -106,9 +82,14 @@ class Pipeline:
         self.retriever = retriever
         self.family = family or backend.family
         self._validator = validator
-        self.last_stats: dict[str, Any] = {}
+        self.chooser = Chooser(settings, backend, self.family)  # the choice stage (pipeline_choose.py)
         self.constraints: ConstraintResult | None = None  # the last task's parsed constraints, or None
         self.search_notes: list[str] = []  # the last search's notes (ConstraintResult.notes)
+
+    @property
+    def last_stats(self) -> dict[str, Any]:
+        """The backend's stats of the last model call of the choice (prompt and generated tokens)."""
+        return self.chooser.last_stats
 
     @property
     def validator(self) -> Checker:
@@ -213,7 +194,7 @@ class Pipeline:
                             select_by=select_by, translation=english)  # fmt: skip
         # the model scores the hits against the task as typed: scoring its intent (values masked, as the
         # search reads it) chose the right API for 51.4 % of bench/filling.py's dev tasks against 60.0 %
-        choice, select_by = self._choose(task, hits, usable, select_by, emit, cancel)
+        choice, select_by = self.chooser.choose(task, hits, usable, select_by, emit, cancel)
         t = time.perf_counter()
         timings["prompt"] = choice.prompt_seconds
         timings["first_token"] = (choice.first_token or t) - t0
@@ -315,132 +296,6 @@ class Pipeline:
         else:
             signals["lm_tok"] = None
         return match_score(signals)
-
-    def _choose(
-        self,
-        task: str,
-        hits: list[Hit],
-        usable: list[ApiDoc],
-        select_by: str,
-        emit: Callable[[Event], None],
-        cancel: threading.Event | None,
-    ) -> tuple[Choice, str]:
-        """Run the chooser `select_by` asks for ("likelihood", "grammar"; "" = generate mode) and return its
-        Choice and how it chose. Likelihood needs two distinct calls to choose between; a task too long to
-        score in n_ctx falls back to the grammar (its prompt can be trimmed), with a note in Choice.notes."""
-        if select_by == "likelihood" and len(unique_options(d.call for d in usable)) > 1:
-            try:
-                choice = self._choose_by_likelihood(task, usable, hits, cancel)
-            except ContextOverflowError:
-                choice = self._choose_by_grammar(task, usable, emit, cancel)
-                choice.notes.insert(
-                    0, "task too long to score the hits in n_ctx: chose with the grammar instead"
-                )
-                return choice, "grammar"
-            emit(TokenEvent(choice.text))
-            return choice, select_by
-        if select_by:
-            return self._choose_by_grammar(task, usable, emit, cancel), select_by
-        return self._generate_freely(task, [h.doc for h in hits], emit, cancel), select_by
-
-    def _choose_by_likelihood(self, task: str, docs: list[ApiDoc], hits: list[Hit],
-                              cancel: threading.Event | None) -> Choice:  # fmt: skip
-        """The doc of `docs` (in retrieval order) chosen by likelihood.rule_for(docs) from log p(task | doc)
-        (model/likelihood.py); sets Hit.lm_score on the hits that were scored. Raises AskCancelled when
-        `cancel` is set while scoring, ContextOverflowError when a doc + task exceeds n_ctx."""
-        scores = likelihood.query_likelihoods(self.backend, task, docs, cancel)
-        self.last_stats = dict(self.backend.last_stats or {})
-        if len(scores) < len(docs) or (cancel is not None and cancel.is_set()):
-            raise AskCancelled("cancelled")
-        bm25 = {id(h.doc): h.score for h in hits}
-        retrieval = [bm25.get(id(d), 0.0) for d in docs]
-        # "first" when hit 1 is clearly better: the choice note then says "chosen by retrieval rank alone"
-        rule = likelihood.guarded_rule(likelihood.rule_for(docs), retrieval, [d.source for d in docs])
-        free = None
-        if rule in likelihood.NEEDS_FREE:
-            free = likelihood.content_free_scores(self.backend, docs, cancel)
-            if len(free) < len(docs) or (cancel is not None and cancel.is_set()):
-                raise AskCancelled("cancelled")
-        by_id = {id(d): sc for d, sc in zip(docs, scores, strict=True)}
-        for h in hits:
-            h.lm_score = by_id.get(id(h.doc))
-        groups, temperature = likelihood.domain_groups(docs), likelihood.vote_temperature_for(docs)
-        chosen = docs[likelihood.choose(scores, free, rule, groups, temperature)]
-        options = unique_options(d.call for d in docs)
-        return Choice(chosen.call.strip(), docs, options, doc=chosen, first_token=time.perf_counter(),
-                      rule=rule)  # fmt: skip
-
-    def _choose_by_grammar(self, task: str, docs: list[ApiDoc], emit: Callable[[Event], None],
-                           cancel: threading.Event | None) -> Choice:  # fmt: skip
-        """One api_call of `docs`, written by the model under a GBNF grammar that allows only those calls.
-        The text all options share goes into the prompt (prompt evaluation is far cheaper than constrained
-        generation); with a single option there is nothing to choose and no model call."""
-        t = time.perf_counter()
-        options = unique_options(d.call for d in docs)
-        # the longest option bounds the answer (+2 for the lead space and the end of the grammar)
-        max_tokens = min(self.settings.max_tokens, max(self.backend.count_tokens(o) for o in options) + 2)
-        prompt, kept, notes = fit_prompt(self.family, task, docs, "select", self.backend.n_ctx - max_tokens,
-                                         self.backend.count_tokens)  # fmt: skip
-        options = unique_options(d.call for d in kept)
-        shared = shared_prefix(options)
-        suffixes = [o[len(shared) :] for o in options]
-        grammar = choice_grammar(suffixes, lead="" if shared else " ")
-        prompt_text = prompt.text + (" " + shared if shared else "")
-        prompt_seconds = time.perf_counter() - t
-        if len(options) == 1:  # nothing to choose: no model call
-            emit(TokenEvent(options[0]))
-            self.last_stats = dict(self.backend.last_stats or {})
-            return Choice(options[0], kept, options, prompt_seconds=prompt_seconds, notes=notes)
-        if shared:  # the shared text moved into the prompt: keep prompt + max_tokens <= n_ctx exactly
-            emit(TokenEvent(" " + shared))
-            max_tokens = min(max_tokens, self.backend.n_ctx - self.backend.count_tokens(prompt_text))
-        text, first = self._stream(prompt_text, (), max_tokens, grammar, suffixes, emit, cancel)
-        text = shared + text.lstrip() if shared else text
-        return Choice(text, kept, options, prompt_seconds=prompt_seconds, first_token=first, notes=notes)
-
-    def _generate_freely(self, task: str, docs: list[ApiDoc], emit: Callable[[Event], None],
-                         cancel: threading.Event | None) -> Choice:  # fmt: skip
-        """The model's own answer (generate mode: a Gorilla model writes its fields), up to
-        settings.max_tokens, stopping at the prompt family's stop strings."""
-        t = time.perf_counter()
-        max_tokens = self.settings.max_tokens
-        prompt, kept, notes = fit_prompt(self.family, task, docs, "generate", self.backend.n_ctx - max_tokens,
-                                         self.backend.count_tokens)  # fmt: skip
-        prompt_seconds = time.perf_counter() - t
-        text, first = self._stream(prompt.text, prompt.stop, max_tokens, None, None, emit, cancel)
-        return Choice(text, kept, prompt_seconds=prompt_seconds, first_token=first, notes=notes)
-
-    def _stream(self, prompt: str, stop: Sequence[str], max_tokens: int, grammar: str | None,
-                options: list[str] | None, emit: Callable[[Event], None],
-                cancel: threading.Event | None) -> tuple[str, float | None]:  # fmt: skip
-        """Stream the completion, emitting TokenEvents; returns (text, perf_counter at the first token or
-        None). With `options` (select mode) stop as soon as only one option is still a prefix match (the
-        grammar allows nothing else), and emit the rest of it ourselves. Keeps backend.last_stats."""
-        parts: list[str] = []
-        first: float | None = None
-        stream = self.backend.complete(prompt, max_tokens=max_tokens, stop=stop, grammar=grammar,
-                                       temperature=0.0, cancel=cancel)  # fmt: skip
-        try:
-            for piece in stream:
-                if first is None:
-                    first = time.perf_counter()
-                parts.append(piece)
-                emit(TokenEvent(piece))
-                if options is not None:
-                    sofar = "".join(parts).lstrip()
-                    alive = [o for o in options if o.startswith(sofar)]
-                    if len(alive) == 1:
-                        rest = alive[0][len(sofar) :]
-                        if rest:
-                            parts.append(rest)
-                            emit(TokenEvent(rest))
-                        break
-        finally:
-            close = getattr(stream, "close", None)
-            if close:
-                close()
-        self.last_stats = dict(self.backend.last_stats or {})
-        return "".join(parts), first
 
     def _proposal(self, task: str, hits: list[Hit], choice: Choice, mode: str, select_by: str,
                   warnings: list[str], filled: Filled | None = None) -> Proposal:  # fmt: skip

@@ -206,15 +206,15 @@ def kernel_name(settings: Settings) -> str:
 
 def planned_select_by(settings: Settings, note: Callable[[str], None] | None = None) -> str:
     """How select mode will choose, known before the model loads (an `eval run` resume must match it):
-    pipeline.choose_select_by for the backend load_backend(settings) opens. A LlamaBackend can score text;
-    with settings.endpoint, select by likelihood asks the server once whether it returns prompt
+    pipeline_choose.choose_select_by for the backend load_backend(settings) opens. A LlamaBackend can score
+    text; with settings.endpoint, select by likelihood asks the server once whether it returns prompt
     log-probabilities (RemoteBackend.supports_loglikelihoods) and `note` gets the reason when it does not.
 
     Raises:
         EndpointDownError: the endpoint cannot be reached (only probed in select mode by likelihood).
     """
     from gorilla_tui.model.remote import RemoteBackend  # deferred: model stack; search never loads it
-    from gorilla_tui.pipeline import choose_select_by  # deferred: pipeline; search never loads it
+    from gorilla_tui.pipeline_choose import choose_select_by  # deferred: the model; search never loads it
 
     if settings.endpoint and settings.mode == "select" and settings.select_by == "likelihood":
         probe = RemoteBackend(settings.endpoint, n_ctx=settings.n_ctx or 4096)

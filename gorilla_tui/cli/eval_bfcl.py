@@ -136,9 +136,10 @@ def _answer(settings: Settings, questions: list[bfcl.BfclQuestion], pool: list[b
     backend = services.load_backend(settings)
     if run.pooled:
         live = services.load_index(build_if_missing=True, note=lambda line: console.print(shown(line, "dim")))
-        index = bfcl.pooled_index(pool, list(live.docs))
+        index = bfcl.pooled_index(pool, live)
+        kind = "your index, which holds every function" if index is live else "BM25, the functions added"
         console.print(
-            shown(f"pooled index: {len(index.docs)} docs ({', '.join(index.sources)}), BM25", "dim")
+            shown(f"pooled index: {len(index.docs)} docs ({', '.join(index.sources)}), {kind}", "dim")
         )
         shared = services.build_pipeline(settings, index, backend)
         pipelines: Any = lambda _q: shared  # noqa: E731

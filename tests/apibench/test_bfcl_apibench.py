@@ -14,6 +14,7 @@ from gorilla_tui.cli import main
 from gorilla_tui.evaluate import bfcl
 from gorilla_tui.evaluate.bfcl_checker import bfcl_names, check_calls, ground_truth_calls
 from gorilla_tui.evaluate.bfcl_values import standardise
+from gorilla_tui.retrieve.index import ApiIndex
 
 CATEGORIES = ("simple_python", "multiple", "parallel", "parallel_multiple")
 
@@ -263,6 +264,21 @@ def test_the_pooled_index_holds_each_distinct_function_once(questions: dict[str,
     q = questions["simple_python_0"]
     hits = [h.doc.api_name for h in index.search(q.text, k=5)]  # calc_area_triangle is in the pool too
     assert "calculate_triangle_area" in hits and all("triangle" in h for h in hits[:2])
+
+
+def test_a_live_index_that_holds_every_function_is_the_pool_itself(
+    questions: dict[str, bfcl.BfclQuestion],
+) -> None:
+    """The person indexed the functions (`--source bfcl=...`): the live index, vectors and all, is the pool;
+    one function missing from it and the functions are added to an in-memory BM25 index."""
+    simple = [q for q in questions.values() if q.category == "simple_python"][:40]
+    functions = {json.dumps(f, sort_keys=True): f for q in simple for f in q.functions}
+    live = ApiIndex.build(bfcl.question_docs(list(functions.values())))
+    assert bfcl.pooled_index(simple, live) is live
+    docs = bfcl.question_docs(list(functions.values()))
+    fewer = ApiIndex.build([d for d in docs if d.api_name != docs[0].api_name])
+    pooled = bfcl.pooled_index(simple, fewer)
+    assert pooled is not fewer and len(pooled.docs) == len(fewer.docs) + len(docs)
 
 
 # --- `gorilla-tui eval bfcl` ---
