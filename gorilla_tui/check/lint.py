@@ -21,6 +21,7 @@ from typing import Any
 from gorilla_tui.check.callsite import LEFT_OUT_TAIL, scan
 from gorilla_tui.check.expected import ExpectedFailures
 from gorilla_tui.check.imports import import_aliases
+from gorilla_tui.check.ipython_syntax import python_lines
 from gorilla_tui.check.judged import variable_argument, why_skipped
 from gorilla_tui.check.notebook import notebook_lines
 from gorilla_tui.check.rest import request_lines
@@ -201,9 +202,10 @@ def path_uri(path: str) -> str:
 
 
 def blocks(path: str, text: str) -> list[Block]:
-    """The Python blocks of a file's text: Markdown fences tagged python/py/python3 (or untagged fences
-    holding ``import``), a notebook's code cells as one block (IPython ``%magic`` / ``!shell`` lines
-    blanked, each line mapped to its cell: check/notebook.py, nbformat 4 and 3), else the whole text.
+    """The Python blocks of a file's text: Markdown fences tagged python/py/python3/ipython (or untagged
+    fences holding ``import``), a notebook's code cells as one block (IPython's syntax made Python line
+    for line, check/ipython_syntax.py; each line mapped to its cell: check/notebook.py, nbformat 4 and 3),
+    else the whole text.
     Raises ValueError for a notebook that is not one (not JSON, no cells, a cell's text that is not text)."""
     lower = path.lower()
     if lower.endswith((".md", ".markdown")):
@@ -215,7 +217,8 @@ def blocks(path: str, text: str) -> list[Block]:
 
 
 def markdown_blocks(text: str) -> list[Block]:
-    """Fenced code blocks of Markdown that hold Python (see blocks), with their line offsets."""
+    """Fenced code blocks of Markdown that hold Python (see blocks; tagged ipython/ipython3 too), with their
+    line offsets, IPython's syntax made Python line for line as in a notebook (check/ipython_syntax.py)."""
     out: list[Block] = []
     lines = text.split("\n")
     i = 0
@@ -231,10 +234,10 @@ def markdown_blocks(text: str) -> list[Block]:
             body.append(lines[j])
             j += 1
         code = "\n".join(body)
-        if lang in ("python", "py", "python3") or (
+        if lang in ("python", "py", "python3", "ipython", "ipython3") or (
             not lang and re.search(r"^\s*(import|from)\s", code, re.M)
-        ):
-            out.append(Block(code, i + 1))
+        ):  # IPython's syntax (``!pip install x`` in a fence copied from a notebook) read as in a notebook
+            out.append(Block("\n".join(python_lines(code)), i + 1))
         i = j + 1
     return out
 

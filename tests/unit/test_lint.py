@@ -9,6 +9,7 @@ import os
 import pytest
 
 from gorilla_tui.check import lint
+from gorilla_tui.check.ipython_syntax import python_lines
 
 
 def test_discover_folders_globs_and_missing(tmp_path):
@@ -46,6 +47,38 @@ def test_notebook_cells_are_one_block_with_cell_positions():
     assert block.cells == [(1, 1), (1, 2), (3, 1), (3, 2)]
     with pytest.raises(ValueError, match="not a notebook"):
         lint.blocks("n.ipynb", "[]")
+
+
+def test_ipython_syntax_is_made_python_only_at_the_start_of_a_logical_line():
+    """check/ipython_syntax.py: IPython finds its commands at the start of a logical line, so a ``%`` or
+    ``!`` continuing a bracket, a triple-quoted string or a backslash line is Python (or text) and kept;
+    lines and columns are kept (one line out per line in). A Markdown fence is read the same way."""
+    cell = [
+        "x = (1",
+        "     % 2)",
+        's = """',
+        "!not a command",
+        '"""',
+        "y = 1 + \\",
+        "    2",
+        "  %ls \\",
+        "  more of the magic",
+        "a, b = !ls",
+        "os.path.join??",
+        "%prun -s cumulative f()",
+        "    %time  r = f(1)",
+    ]
+    assert python_lines("\n".join(cell)) == [
+        *cell[:7],
+        "  pass",
+        "",
+        "a, b = []",
+        "pass",
+        "pass",
+        "    if 1:  r = f(1)",
+    ]
+    (block,) = lint.markdown_blocks("text\n```python\n!pip install torch\nimport torch\n```\n")
+    assert (block.code, block.line_offset) == ("pass\nimport torch", 2)
 
 
 def test_reason_codes_and_prefixes():
