@@ -211,7 +211,7 @@ def blocks(path: str, text: str) -> list[Block]:
     if lower.endswith((".md", ".markdown")):
         return markdown_blocks(text)
     if lower.endswith(".ipynb"):
-        lines, where, skipped = notebook_lines(text)
+        lines, where, skipped = notebook_lines(text, MAX_CODE_BYTES)
         return [Block("\n".join(lines), 0, where, skipped)] if lines else []
     return [Block(text)]
 
@@ -236,9 +236,12 @@ def markdown_blocks(text: str) -> list[Block]:
         code = "\n".join(body)
         if lang in ("python", "py", "python3", "ipython", "ipython3") or (
             not lang and re.search(r"^\s*(import|from)\s", code, re.M)
-        ):  # IPython's syntax (``!pip install x`` in a fence copied from a notebook) read as in a notebook
-            out.append(Block("\n".join(python_lines(code)), i + 1))
+        ):
+            out.append(Block(code, i + 1))
         i = j + 1
+    if too_much_code(out) is None:  # more is refused unread (MAX_CODE_BYTES)
+        for block in out:  # IPython's syntax (``!pip install x``, a fence copied from a notebook) as in one
+            block.code = "\n".join(python_lines(block.code))
     return out
 
 
