@@ -176,7 +176,7 @@ def questions_file(manifest: Manifest, ctx: FetchContext, name: str, folder: Pat
     if folder is None:
         try:
             return hf_files(replace(manifest, files=(name,)), ctx)[0]
-        except SourceUnavailable:
+        except (SourceUnavailable, SourceRejected):  # over the size limit too: the docs load unexpanded
             return None
     subdirs = manifest.questions_subdirs
     for cand in [folder, *(folder / s for s in subdirs), *(folder.parent / s for s in subdirs)]:
