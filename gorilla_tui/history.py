@@ -4,19 +4,17 @@ from __future__ import annotations
 
 import errno
 import json
-import math
 import os
 import sqlite3
 import threading
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
 
 from gorilla_tui.errors import UsageError
-from gorilla_tui.jsontext import loads as json_value
+from gorilla_tui.history_rows import HistoryEntry, entry, stored_task, unreadable_rows  # noqa: F401 - re-exported
 from gorilla_tui.paths import get_paths
 from gorilla_tui.textsafe import clean_task
 
@@ -25,6 +23,12 @@ T = TypeVar("T")
 #: SQLite result codes that say nothing is wrong with the file itself (sqlite.org/rescode.html): BUSY,
 #: LOCKED (another process writes now) and FULL (the disk is full). The file is then not moved aside.
 _NOT_THE_FILE = {5, 6, 13}
+#: Longest one history operation may work (seconds; lock waits are the busy timeout's, also 5 s), enforced
+#: by a progress handler (sqlite.org/c3ref/progress_handler.html) every _STEPS_PER_CHECK VM steps: a trigger
+#: that never ends kept `run` busy forever after its result (break-it round 9). SQLITE_INTERRUPT: its code.
+DEADLINE_SECONDS = 5.0
+_STEPS_PER_CHECK = 10_000
+_INTERRUPTED = 9
 #: Suffixes of the files SQLite keeps beside a database (rollback journal, write-ahead log).
 _SIDECARS = ("-journal", "-wal", "-shm")
 
@@ -49,49 +53,6 @@ CREATE TABLE IF NOT EXISTS runs (
 """
 
 
-#: Latest timestamp a row may hold (9999-12-31T23:59:59Z, the last second time.strftime's %Y writes in 4
-#: digits); a later, negative or non-numeric one is "unknown" (HistoryEntry.ts None).
-_LAST_TS = 253_402_300_799.0
-
-
-@dataclass(frozen=True)
-class HistoryEntry:
-    """One saved task. ts: seconds since the epoch (UTC), None when the row's is not a time (an old or
-    edited database: text, NaN, out of range); proposal: Proposal.to_dict() or None (not answered:
-    cancelled, failed, still running, or a row whose proposal is not a JSON object). verdict and api_call
-    are read from the proposal ("" when none or not text). A row read from the database is validated by
-    _entry: task is text cleaned as History.add cleans it (textsafe.clean_task). damaged: the row holds a
-    proposal that could not be read (not JSON, nested too deep, not an object): its task is kept, its
-    answer is not shown, and what shows the history counts it (unreadable_rows)."""
-
-    id: int
-    ts: float | None
-    task: str
-    proposal: dict[str, Any] | None
-    damaged: bool = False
-
-    @property
-    def verdict(self) -> str:
-        return _text(_field(self.proposal, "verdict", "verdict"))
-
-    @property
-    def fit(self) -> str:
-        """The proposal's fit judgment (Proposal.fit: "fits", "unsure", "nothing", or "" when not judged).
-        A proposal saved before it existed gives its out-of-pool flag: "match" "weak" -> "unsure" (that rule
-        only said the match was weak), else ""."""
-        p = self.proposal or {}
-        if "fit" in p:
-            return _text(p.get("fit"))
-        return "unsure" if p.get("match") == "weak" else ""
-
-    @property
-    def api_call(self) -> str:
-        """The proposal's api_call, else its nearest call (nothing fits), else the call its verdict was
-        decided on ("" when none)."""
-        p = self.proposal or {}
-        return _text(p.get("api_call") or p.get("nearest_call") or _field(p, "verdict", "api_call"))
-
-
 class History:
     """The history database. Every method opens its own short connection, so one History may be used from
     the UI thread and from worker threads alike. The file and its folder are created on first use.
@@ -102,7 +63,9 @@ class History:
     Never raises for a damaged history: a file that cannot be opened, read or written (not a database,
     truncated, a folder in its place, unreadable) is moved aside to `<name>.broken-<UTC time>` (never
     deleted) and a new one is started; when even that fails, or the disk is full, or another process holds
-    it, nothing is saved. Each case gives one warning line, kept in `warnings` (each message once) and
+    it, nothing is saved. An operation still running after DEADLINE_SECONDS (a trigger that never ends) is
+    interrupted: nothing is saved, and the history is not used again by this History (each later call
+    returns at once). Each case gives one warning line, kept in `warnings` (each message once) and
     passed to on_warning(message); writes then return None and reads an empty result.
     """
 
@@ -113,6 +76,7 @@ class History:
         self._lock = threading.Lock()
         self._recovering = threading.Lock()
         self._on_warning = on_warning
+        self._stalled = False  # an operation ran past DEADLINE_SECONDS: the history is left alone
 
     @property
     def on_warning(self) -> Callable[[str], None] | None:
@@ -139,11 +103,18 @@ class History:
 
     def _safe(self, op: Callable[[sqlite3.Connection], T], default: T) -> T:
         """op(connection) in a transaction; on a failure, the recovery described in the class docstring."""
+        if self._stalled:
+            return default
         try:
             with self._connect() as con:
                 return op(con)
         except (sqlite3.Error, OSError) as e:
             error = e
+        if getattr(error, "sqlite_errorcode", None) == _INTERRUPTED:
+            self._stalled = True  # neither retried nor moved aside: the file reads; its work never ends
+            why = f"an operation took over {DEADLINE_SECONDS:g} s; not used again until the next start"
+            self._warn(f"history not saved ({why}): {self.path}")
+            return default
         with self._recovering:  # one thread at a time moves a file aside
             return self._recover(op, default, error)
 
@@ -213,6 +184,8 @@ class History:
         # a row whose text is not UTF-8 (an edited database) raised OperationalError ("Could not decode to
         # UTF-8"), which moved the whole database aside: such text is read with U+FFFD in place of the bytes
         con.text_factory = _text_of
+        deadline = time.monotonic() + DEADLINE_SECONDS
+        con.set_progress_handler(lambda: time.monotonic() > deadline, _STEPS_PER_CHECK)
         try:
             if not self._ready:
                 con.executescript(_SCHEMA)
@@ -261,7 +234,7 @@ class History:
             ).fetchone(),
             None,
         )
-        return _entry(row) if row else None
+        return entry(row) if row else None
 
     def search(self, query: str = "", limit: int = 200) -> list[HistoryEntry]:
         """Entries newest first; `query` keeps those whose task, proposed api_call or verdict contains it
@@ -280,7 +253,7 @@ class History:
             params += [pattern] * len(fields)
         sql += " ORDER BY ts DESC, id DESC LIMIT ?"
         params.append(limit)
-        return [_entry(r) for r in self._safe(lambda con: con.execute(sql, params).fetchall(), [])]
+        return [entry(r) for r in self._safe(lambda con: con.execute(sql, params).fetchall(), [])]
 
     def recent_tasks(self, limit: int = 100) -> list[str]:
         """Distinct task texts, newest first (for up/down recall in the task input)."""
@@ -288,7 +261,7 @@ class History:
         rows = self._safe(lambda con: con.execute(sql, (limit,)).fetchall(), [])
         # cleaned as they were saved: a row of an old or edited database may hold an escape sequence, which
         # up/down put into the task input (it set the terminal's title)
-        return list(dict.fromkeys(_stored_task(r[0]) for r in rows))
+        return list(dict.fromkeys(stored_task(r[0]) for r in rows))
 
     def add_run(
         self,
@@ -349,62 +322,6 @@ def _add_missing_run_columns(con: sqlite3.Connection) -> None:
         con.execute("ALTER TABLE runs ADD COLUMN truncated INTEGER NOT NULL DEFAULT 0")
 
 
-def _entry(row: tuple[Any, ...]) -> HistoryEntry:
-    """A row (id, ts, task, proposal_json) as an entry, each field validated: a damaged row (an old or
-    edited database: a timestamp that is text, a proposal that is not JSON or not an object, a task with
-    escape sequences) must not hide the others nor crash what shows them."""
-    proposal = None
-    if row[3]:
-        try:  # jsontext.loads: nested 5,000 deep raised RecursionError, a traceback from the history screen
-            proposal = json_value(row[3])
-        except (ValueError, TypeError):  # not JSON, nested too deep, or not text at all
-            proposal = None
-    damaged = row[3] is not None and not isinstance(proposal, dict)
-    if damaged:
-        proposal = None
-    return HistoryEntry(
-        id=int(row[0]), ts=_timestamp(row[1]), task=_stored_task(row[2]), proposal=proposal, damaged=damaged
-    )
-
-
-def unreadable_rows(entries: list[HistoryEntry]) -> str:
-    """ "N history row(s) could not be read" for the damaged entries among `entries` (HistoryEntry.damaged),
-    or "" when there is none: the line a view of the history shows beside them."""
-    n = sum(e.damaged for e in entries)
-    if not n:
-        return ""
-    return f"{n} history row{'' if n == 1 else 's'} could not be read (answer not shown)"
-
-
 def _text_of(data: bytes) -> str:
     """A TEXT value of the database as str (sqlite3 text_factory): UTF-8, a byte that is not U+FFFD."""
     return data.decode("utf-8", "replace")
-
-
-def _timestamp(value: Any) -> float | None:
-    """A row's ts as seconds since the epoch, or None when it is no time between 0 and _LAST_TS."""
-    try:
-        ts = float(value)
-    except (TypeError, ValueError, OverflowError):
-        return None
-    return ts if math.isfinite(ts) and 0 <= ts <= _LAST_TS else None
-
-
-def _stored_task(value: Any) -> str:
-    """A row's task as History.add saves one (textsafe.clean_task: escape sequences and control characters
-    dropped, blanks normalised, cut); "" for one of nothing but those, or NULL."""
-    try:
-        return clean_task(value if isinstance(value, str) else "" if value is None else str(value))[0]
-    except UsageError:
-        return ""
-
-
-def _field(d: Any, outer: str, inner: str) -> Any:
-    """d[outer][inner] when both are objects that hold it, else None."""
-    sub = d.get(outer) if isinstance(d, dict) else None
-    return sub.get(inner) if isinstance(sub, dict) else None
-
-
-def _text(value: Any) -> str:
-    """A proposal field as text: a string as it is, "" for anything else (None, a number, a list...)."""
-    return value if isinstance(value, str) else ""

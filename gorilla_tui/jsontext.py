@@ -26,7 +26,7 @@ TOO_DEEP = "JSON nested deeper than Python's recursion limit"
 def decode(data: str | bytes | bytearray, **kwargs: Any) -> Any:
     """json.loads(data, **kwargs), with a number longer than Python converts raised as
     json.JSONDecodeError ("a number of more than N digits") like any other text that is no JSON, and a
-    lone surrogate escape (``"\\ud800"``) read as U+FFFD (_without_lone_surrogates).
+    lone surrogate escape (``"\\ud800"``) read as U+FFFD (without_lone_surrogates).
     RecursionError (JSON nested deeper than Python's recursion limit) is left to the caller; loads() makes
     it a ValueError. Raises TypeError for data that is not text or bytes."""
     try:
@@ -43,7 +43,7 @@ def decode(data: str | bytes | bytearray, **kwargs: Any) -> Any:
         raise json.JSONDecodeError(msg, text, found.start() if found else 0) from None
     probe = data if isinstance(data, str) else bytes(data)
     if (_SURROGATE if isinstance(probe, str) else _SURROGATE_BYTES).search(probe):
-        value = _without_lone_surrogates(value)
+        value = without_lone_surrogates(value)
     return value
 
 
@@ -54,10 +54,11 @@ _SURROGATE_BYTES = re.compile(rb"\\u[dD][89a-fA-F][0-9a-fA-F]{2}")
 _LONE = re.compile("[\ud800-\udfff]")
 
 
-def _without_lone_surrogates(value: Any) -> Any:
+def without_lone_surrogates(value: Any) -> Any:
     """`value` with every lone surrogate in its strings and keys made U+FFFD (in place for lists and dicts,
     walked without recursion). A doc holding one ("\\ud800", valid JSON) was "internal error:
-    UnicodeEncodeError" when the index wrote it (break-it round 8)."""
+    UnicodeEncodeError" when the index wrote it (break-it round 8); the MCP server makes every message it
+    writes so (break-it round 9: a path decoded from a non-UTF-8 byte, "\\udcff", killed it)."""
     if isinstance(value, str):
         return _LONE.sub("\ufffd", value)
     stack = [value]

@@ -70,6 +70,7 @@ def embed_texts(
     root: Path | None = None,
     on_embed: EmbedProgressFn | None = None,
     stop: Callable[[], bool] | None = None,
+    notes: list[str] | None = None,
 ) -> tuple[np.ndarray, int]:
     """Vectors of `texts` embedded as passages (float32, len(texts) x model.dim, rows L2-normalised) and
     how many had to be embedded now. The texts are docs' passage texts and doc questions: a question is
@@ -85,12 +86,14 @@ def embed_texts(
     (the probe in bench/retrieval.py: one call per batch costs about half as much per doc as one call
     per doc), reported through on_embed(done, total), and saved to the cache every
     CACHE_SAVE_EVERY texts (at most every CACHE_SAVE_SECONDS) and at the end (also when interrupted).
-    stop: checked before each batch; True raises EmbeddingStopped. Raises GorillaError when the embedder
-    fails or the cache cannot be written.
+    stop: checked before each batch; True raises EmbeddingStopped. notes: a damaged vector cache's one-line
+    note is added to it (store.read_vector_cache: moved aside, rebuilt). Raises GorillaError when the
+    embedder fails, gives a vector that is not finite (a NaN vector is never cached nor published), or
+    the cache cannot be written.
     """
     keys = [content_hash(t) for t in texts]
-    cache = index_store.read_vector_cache(model.name, root)
-    seeded = vector_seed.read_seed(model.name)
+    cache = index_store.read_vector_cache(model.name, root, model.dim, notes)
+    seeded = vector_seed.read_seed(model.name, model.dim)
     todo = list(
         dict.fromkeys(t for t, key in zip(texts, keys, strict=True) if key not in cache and key not in seeded)
     )
@@ -105,7 +108,15 @@ def embed_texts(
                 )
             batch = todo[start : start + size]
             began = time.monotonic()
-            for text, vec in zip(batch, model.embed_passages(batch), strict=True):
+            got = np.asarray(model.embed_passages(batch), np.float32)
+            if got.shape != (len(batch), model.dim):
+                raise GorillaError(
+                    f"the embedding model gave vectors of shape {got.shape} for {len(batch)} texts "
+                    f"(expected width {model.dim})"
+                )
+            if not np.isfinite(got).all():
+                raise GorillaError("the embedding model gave a vector holding NaN or infinity")
+            for text, vec in zip(batch, got, strict=True):
                 cache[content_hash(text)] = vec
             size = next_batch(len(batch), time.monotonic() - began)
             start += len(batch)
@@ -161,8 +172,9 @@ def embed_index(
     (store.write_vectors `questions`): the dense side scores such a doc by its best cosine over its text
     and its questions.
 
-    Returns {"embedder", "docs", "questions", "embedded", "cached", "seconds"}: "embedded" counts the
-    distinct texts embedded now, "cached" the rest of docs + questions. Raises GorillaError when the
+    Returns {"embedder", "docs", "questions", "embedded", "cached", "seconds", "notes"}: "embedded" counts
+    the distinct texts embedded now, "cached" the rest of docs + questions, "notes" one-line notes (a
+    damaged vector cache moved aside). Raises GorillaError when the
     embedder is missing or fails (recorded in the progress file, so the index says why it is BM25 alone),
     or when stopped (EmbeddingStopped).
     """
@@ -188,8 +200,9 @@ def embed_index(
     with_questions = question_sources(index.meta.get("sources", []))
     asked = [(i, q) for i in rows if index.docs[i].source in with_questions for q in index.docs[i].questions]
     texts = [passage_text(index.docs[i]) for i in rows] + [q for _, q in asked]
+    notes: list[str] = []
     try:
-        vectors, embedded = embed_texts(texts, model, root, progress, stop)
+        vectors, embedded = embed_texts(texts, model, root, progress, stop, notes)
     except EmbeddingStopped:
         (folder / index_store.DENSE_PROGRESS).unlink(missing_ok=True)
         raise
@@ -208,4 +221,4 @@ def embed_index(
     index.dense.attach(full, mask, info, model, questions)
     seconds = time.perf_counter() - started
     return {"embedder": model.name, "docs": len(rows), "questions": len(asked), "embedded": embedded,
-            "cached": len(texts) - embedded, "seconds": round(seconds, 3)}  # fmt: skip
+            "cached": len(texts) - embedded, "seconds": round(seconds, 3), "notes": notes}  # fmt: skip

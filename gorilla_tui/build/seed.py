@@ -63,9 +63,10 @@ def seed_path(name: str) -> Path | None:
     return path if path.is_file() else None
 
 
-def read_seed(name: str) -> dict[str, np.ndarray]:
+def read_seed(name: str, dim: int | None = None) -> dict[str, np.ndarray]:
     """content hash (40 hex characters) -> float32 vector (L2-normalised) of the seed of embedder `name`;
-    empty when there is none or it cannot be read (then every doc is embedded, as without a seed). Read on
+    empty when there is none or it cannot be read, its vectors are not `dim` wide (any width when None) or
+    hold a value that is not finite (then every doc is embedded, as without a seed). Read on
     each call (about 50 ms; not kept, so a long-running TUI does not hold its ~15 MB after a refresh)."""
     path = seed_path(name) if seed_enabled() else None
     if path is None:
@@ -76,6 +77,8 @@ def read_seed(name: str) -> dict[str, np.ndarray]:
     except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile):  # a damaged file: no seed
         return {}
     if digests.ndim != 2 or digests.shape[1] != 20 or vectors.ndim != 2 or len(digests) != len(vectors):
+        return {}
+    if (dim is not None and len(vectors) and vectors.shape[1] != dim) or not np.isfinite(vectors).all():
         return {}
     vectors = vectors.astype(np.float32)
     vectors /= np.maximum(np.linalg.norm(vectors, axis=1, keepdims=True), 1e-12)

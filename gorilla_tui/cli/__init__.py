@@ -10,7 +10,7 @@ import sys
 from collections.abc import Sequence
 
 from gorilla_tui import __version__
-from gorilla_tui.cli.output import OutputLost, discard_stdout, guarded_stdout
+from gorilla_tui.cli.output import OutputLost, discard_stdout, guarded_stdout, one_line_warnings
 from gorilla_tui.errors import GorillaError
 from gorilla_tui.textsafe import safe_text
 from gorilla_tui.tui.terminal import keep_early_keys
@@ -69,7 +69,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _main(argv)
     status = None
     try:
-        with guarded_stdout():  # flushed inside: a full disk found at exit is said too
+        # flushed inside: a full disk found at exit is said too; a library's warning is one line
+        with guarded_stdout(), one_line_warnings():
             status = _main(argv)
             return status
     except OutputLost as e:  # stdout refused a write (cli/output.py): the output is lost

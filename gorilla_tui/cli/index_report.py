@@ -46,6 +46,8 @@ def print_refresh(report: Any, dense: dict[str, Any] | None, warnings: list[str]
             )
         )
         console.print(Text(safe_text(line)), soft_wrap=True)
+        for note in dense.get("notes", []):
+            console.print(Text.assemble(("note:", "yellow"), " " + safe_text(note)), soft_wrap=True)
     elif dense is None and report.index.dense_state().get("state") == "ready":
         console.print(Text(safe_text(f"dense vectors: {report.index.dense_state()['note']}")), soft_wrap=True)
     else:

@@ -15,9 +15,12 @@ import errno
 import io
 import os
 import sys
+import warnings
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
+
+from gorilla_tui.textsafe import safe_text
 
 
 class OutputLost(BaseException):
@@ -109,6 +112,28 @@ def guarded_stdout() -> Iterator[None]:
         sys.stdout.flush()
     finally:
         sys.stdout = previous
+
+
+@contextmanager
+def one_line_warnings() -> Iterator[None]:
+    """Python warnings shown, for the block, as one escaped line each on stderr ("gorilla-tui: warning:
+    MESSAGE"), whichever library warns from whichever thread: huggingface_hub's "Not enough free disk space
+    to download the file. ..." printed its source line and text raw over two lines (break-it round 9, R1).
+    warnings.showwarning is restored after."""
+    previous = warnings.showwarning
+
+    def show(message: Any, *_where: Any, **_how: Any) -> None:  # showwarning(message, category, ...)
+        text = " ".join(str(message).split())
+        try:
+            print(f"gorilla-tui: warning: {safe_text(text)}", file=sys.stderr)
+        except (OSError, ValueError, AttributeError):  # stderr is gone: the warning is not worth an error
+            pass
+
+    warnings.showwarning = show
+    try:
+        yield
+    finally:
+        warnings.showwarning = previous
 
 
 @contextmanager

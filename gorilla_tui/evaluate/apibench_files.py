@@ -65,7 +65,7 @@ def resolve_file(filename: str, from_dir: str | Path | None = None) -> Path:
                        remote={"type": "hf", "repo_id": DATASET, "repo_type": "dataset"})  # fmt: skip
     try:
         return hf_files(dataset, FetchContext())[0]
-    except SourceUnavailable as e:  # offline, unreachable, missing file: one line
+    except (SourceUnavailable, SourceRejected) as e:  # offline, unreachable, missing, over 64 MB: one line
         raise GorillaError(
             str(e), hint="pass --from DIR (a local copy of the APIBench files) or --eval FILE / --pool FILE"
         ) from None

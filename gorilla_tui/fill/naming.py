@@ -9,8 +9,9 @@ statistics.mode; "hourly_forecast" shared by two names names neither.
 
 from __future__ import annotations
 
+import os
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Protocol, TypeVar
 
 from gorilla_tui.fill.call_grammar import name_parts
@@ -53,6 +54,47 @@ def named_after(uncalled: Sequence[Named], offered: Sequence[Named], task: str, 
         if len(hit) == 1:
             return hit[0]
     return ""
+
+
+def named_at(callee: str, offered: Sequence[Named], task: str, end: int, strict: bool = False) -> int:
+    """Where the task first speaks of `callee` by one of its own words among `offered` (own_words) after
+    character `end` (where the values the calls so far used end): a character offset, or -1 ("who
+    discovered the Higgs Boson ...? Also, I am a 180 lbs ...": get_discoverer's request is the first).
+    `strict`: a task word and a word of the name must share all but their last 2 letters at least (_alike:
+    "parties" and "party", not "company" and "compound")."""
+    own = own_words(offered).get(callee, set())
+    full = {p.lower() for p in name_parts(re.sub(r"\W", "_", callee)) if p.lower()[:4] in own}
+    for m in re.finditer(r"[A-Za-z]+", task[max(end, 0) :]):
+        word = m.group().lower()
+        if word[:4] in own and (not strict or any(_alike(word, p) for p in full)):
+            return max(end, 0) + m.start()
+    return -1
+
+
+def _alike(a: str, b: str) -> bool:
+    """True when `a` and `b` share a prefix of 4 letters or more, 2 letters short of the shorter at most."""
+    n = len(os.path.commonprefix([a, b]))
+    return n >= 4 and n >= min(len(a), len(b)) - 2
+
+
+def named_again(fresh: Sequence[T], called: set[str], task: str, end: int, starts: Sequence[int],
+                new_values: Callable[[T, int, int], bool]) -> tuple[str, int]:  # fmt: skip
+    """(callee, where it is named) of a called function of `fresh` that the task names again (named_at,
+    strict, after character `end`, where the calls' values so far end) beside values it takes that no call
+    used yet: new_values(target, lo, hi) says whether such values stand between characters lo and hi,
+    before the name (from `end`) or after it in its request (`starts`: where each request starts,
+    fill/requests.py). "a lightness level of 70%. Later, you have another substance with a mass of 5
+    kilograms and a volume of 1 cubic meter. You want to calculate the density": calculate_density again;
+    "... and then provide the stock forecast for Microsoft Corporation for the next 45 days": stock_forecast
+    again. ("", -1) when none is: a name right after a call's own values ("a hand size of 5. What is the
+    probability ...?") has no new value beside it."""
+    found = []
+    for t in fresh:
+        at = named_at(t.callee, fresh, task, end, strict=True) if t.callee in called else -1
+        stop = next((s for s in starts if s > at), len(task))
+        if at >= 0 and (new_values(t, end, at) or new_values(t, at, stop)):
+            found.append((at, t.callee))
+    return (min(found)[1], min(found)[0]) if found else ("", -1)
 
 
 def first_named(targets: Sequence[T], task: str) -> list[T]:

@@ -59,12 +59,13 @@ class Series:
 
     def item_of(self, c: Candidate) -> int:
         """Index of the item `c`'s span overlaps, or that the task writes again where `c` stands ("the
-        weight of Neutron and Proton ... the diameter of a Proton and Neutron"), or -1 (a declared value,
-        or one outside the series)."""
+        weight of Neutron and Proton ... the diameter of a Proton and Neutron"; a name, not a number: "the
+        multiples of 3 and 5 ... the first five primes" takes no item), or -1 (a declared value, or one
+        outside the series)."""
         if c.start < 0:
             return -1
         j = next((j for j, (s, e) in enumerate(self.items) if s < c.end and c.start < e), -1)
-        if j < 0 and str(c.value) in self.texts:
+        if j < 0 and c.kind != "number" and str(c.value) in self.texts:
             j = self.texts.index(str(c.value))
         return j
 

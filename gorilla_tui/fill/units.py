@@ -66,6 +66,33 @@ def named_by_unit(name: str, numbers: Sequence[Candidate], task: str) -> bool:
     return any(unit_names(name, c, task) for c in numbers)
 
 
+#: What a number's unit measures, and the parameter name words that take that measure: a length is no
+#: weight ("the base is 10 meters" gives determine_body_mass_index no weight), a mass no height. Of the 227
+#: numbers of BFCL's answers to such parameters that the question writes with a unit, none has the other's.
+MEASURES: tuple[tuple[re.Pattern[str], frozenset[str]], ...] = (
+    (re.compile(r"m|meters?|metres?|cm|centimeters?|mm|km|kilometers?|ft|feet|foot|inch(?:es)?|miles?|yards?",
+                re.IGNORECASE),
+     frozenset({"height", "length", "distance", "width", "radius", "depth", "altitude"})),
+    (re.compile(r"kg|kilograms?|g|grams?|lbs?|pounds?|oz|ounces?|tons?", re.IGNORECASE),
+     frozenset({"weight", "mass"})),
+)  # fmt: skip
+
+
+def measures_other(name: str, c: Candidate, task: str) -> bool:
+    """True when number `c` has a unit (the word right after it) that measures another thing than the
+    parameter `name` names (MEASURES): "10 meters" for weight, "70 kg" for height."""
+    if c.kind != "number" or c.start < 0 or not task:
+        return False
+    m = _UNIT.match(task, c.end)
+    words = _name_words(name)
+    return m is not None and any(
+        unit.fullmatch(m.group(1))
+        and not names & words
+        and any(n & words for _u, n in MEASURES if n is not names)
+        for unit, names in MEASURES
+    )
+
+
 def unit_bias(names: Sequence[str], k: int, c: Candidate, task: str) -> float:
     """UNIT_BIAS for a number whose unit names parameter `names[k]`, -UNIT_BIAS for one whose unit names
     another of the offered parameters `names` ("wrap ... notes.txt ... 72 characters": 72 is the width,

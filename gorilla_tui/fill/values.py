@@ -55,6 +55,8 @@ EDGE_WORDS = frozenset(
     "a an the of in on at to for from by with and or as is are be that this these those it its into than "
     "then my your our their his her me i you we they please can could would should will what which who about "
     "how when where whose find get give show tell calculate compute".split()
+    # a pronoun's contraction ("First, I'm interested in ... Leonardo DiCaprio": no actor "I'm interested")
+    + "i'm i've i'd i'll it's that's let's we're we've you're they're there's here's what's".split()
 )
 #: The EDGE_WORDS a string span may hold inside ("Treaty of Lisbon", "Lord of the Rings"); any other one
 #: ends it ("Bitcoin in US" is Bitcoin, then US).
@@ -150,10 +152,13 @@ def numbers(task: str) -> list[Candidate]:
             out.append(Candidate(literal(share), share, "number", m.start(), end, percent="fraction"))
             continue
         out.append(Candidate(literal(value), value, "number", m.start(), end))
-    if out:  # number words only where the task writes no digits ("two charged bodies of 1e-9 and 2e-9")
-        return sorted(out, key=lambda c: c.start)
+    # number words only where the task writes no digits ("two charged bodies of 1e-9 and 2e-9"), or as a
+    # count after first, top, next, last, past ("the product of the first five prime numbers" beside "1000")
+    digits = bool(out)
     for m in re.finditer(r"\b[a-zA-Z]+\b", task):
         word = m.group().lower()
+        if digits and not re.search(r"\b(?:first|top|next|last|past)\s+$", task[: m.start()], re.IGNORECASE):
+            continue
         if word in NUMBER_WORDS and word not in ("hundred",):
             out.append(
                 Candidate(literal(NUMBER_WORDS[word]), NUMBER_WORDS[word], "number", m.start(), m.end())
@@ -244,6 +249,8 @@ def strings(task: str) -> list[Candidate]:
                 break
             if last.lower() in ("and", "or"):
                 break  # "Taylor Swift and Maroon 5" are two values, each its own run
+            if j and _SENTENCE_END.search(task[max(0, _start - 6) : _start]):
+                break  # a run of words ends with its sentence ("... in Boston. Also, get cases")
             if last.lower() in EDGE_WORDS or last == ",":
                 if last.lower() not in INNER_WORDS and last != ",":
                     break  # "ATP in the mitochondria", "Bitcoin in US": a preposition ends a value
@@ -261,6 +268,9 @@ def strings(task: str) -> list[Candidate]:
 
 
 _WORDLIKE = re.compile(r"[^\W\d_]")
+#: A sentence's end before a word: a full stop, "?" or "!" after a word of 4 letters or more or a number
+#: ("Boston. Also", "2010. I've"), not after an abbreviation ("St. Louis", "Apple Inc. in").
+_SENTENCE_END = re.compile(r"(?:[^\W\d_]{4}|\d)[.?!]\s$")
 
 
 def _names(task: str, word: str, start: int) -> bool:
@@ -348,6 +358,10 @@ _CLAUSE = re.compile(
     r"secondly|thirdly|plus|as well as)\b|\b(?:first|second|third),|,\s+(?:and\s+)?(?=(?:what|how)\b)",
     re.IGNORECASE,
 )
+
+
+#: The separators of a task's requests (fill/requests.py splits a task at them).
+CLAUSE = _CLAUSE
 
 
 def requests(task: str) -> int:

@@ -17,7 +17,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from gorilla_tui.fill.call_grammar import DATE_PARTS, Slot, TaskValues, name_parts
-from gorilla_tui.fill.naming import mentioned_functions, named_after
+from gorilla_tui.fill.naming import mentioned_functions, named_after, named_again, named_at
+from gorilla_tui.fill.requests import clause_bias, request_starts, share_optionals
 from gorilla_tui.fill.roles import word_bias
 from gorilla_tui.fill.series import Plan, Progress, plan, series
 from gorilla_tui.fill.units import unit_bias
@@ -54,7 +55,8 @@ ON_BIAS = 2.0
 MENTION_BIAS = 3.0
 #: Nats added to the function the task names next, after the values the calls so far used ("... mix red and
 #: blue. Later, another substance ... the density": calculate_density, not mix_paint_color again with the
-#: numbers left over); chosen on BFCL's even ids (docs/benchmarks.md).
+#: numbers left over): one not called yet (naming.named_after), else a called one named again after new
+#: values of its own (naming.named_again); chosen on BFCL's even ids (docs/benchmarks.md).
 NEXT_NAMED_BIAS = 8.0
 #: Nats added to a value of a series the task enumerates that the call takes by its position (fill/series.py:
 #: "Taylor Swift and Maroon 5 ... 20 and 15 minutes": the second call's are Maroon 5 and 15), taken from
@@ -91,7 +93,8 @@ def write_calls(backend: Any, prompt: str, targets: Sequence[Target], prefix: st
     one with a value left for it (_fresh), or one not called yet while the task makes more requests
     (values.requests) than functions were called, or calls were made. A value an earlier call used may be
     used again, at REUSE_BIAS; a further call that uses no value of the task no earlier call used is
-    dropped, and ends the calls. `prefix`: the fixed start of `prompt`
+    dropped, and ends the calls. A call's values are kept to one request of the task and an optional value
+    one call took goes to the others that offer it (fill/requests.py). `prefix`: the fixed start of `prompt`
     whose KV cache the backend keeps between calls (LlamaBackend.chooser); `task`: the task as typed (what
     joins a list's items, the enum members it names). Returns (target, name -> (value
     source, origin)) per call, in order. Raises what backend.chooser raises."""
@@ -103,6 +106,7 @@ def write_calls(backend: Any, prompt: str, targets: Sequence[Target], prefix: st
     enumerated = series(TaskValues.of(task)) if task else []
     plans = {t.callee: plan(enumerated, t.offered, len(targets) > 1) for t in targets} if enumerated else {}
     progress: dict[str, Progress] = {t.callee: Progress() for t in targets}  # what calls did with the series
+    at = request_starts(task) if asks > 1 else [0]  # where each request starts
     with backend.chooser(prompt, cancel, prefix=prefix) as chooser:
         target = targets[0]
         while True:
@@ -118,6 +122,7 @@ def write_calls(backend: Any, prompt: str, targets: Sequence[Target], prefix: st
                 last,
                 spans,
                 (plans.get(target.callee, Plan()), progress.setdefault(target.callee, Progress())),
+                (at, named_at(target.callee, targets, task, _next_request(at, before))),
             )
             if any(t.callee == target.callee and g == given for t, g in out):
                 break  # the same call again: the task asks for no more
@@ -153,7 +158,13 @@ def write_calls(backend: Any, prompt: str, targets: Sequence[Target], prefix: st
             if not fresh:
                 break
             uncalled = [t for t in fresh if t.callee not in called]
-            named_next = named_after(uncalled, fresh, task, max((e for _s, e in before), default=-1))
+            end = max((e for _s, e in before), default=-1)
+            named_next = named_after(uncalled, fresh, task, end)
+            again, at_again = named_again(fresh, called, task, end, at, lambda t, lo, hi: any(
+                _marked(c, sl) and lo <= c.start < hi and not _overlaps(c, before)
+                for sl in t.offered if sl.param.required for c in sl.values.values()))  # fmt: skip
+            if again and (not named_next or at_again < named_at(named_next, fresh, task, end)):
+                named_next = again  # named again before the next function not called yet
             bias = [CALL_BIAS + (MENTION_BIAS if t.callee in mentioned and t.callee not in called else 0.0)
                     + (NEXT_NAMED_BIAS if t.callee == named_next else 0.0)
                     + PLAN_CALL_BIAS * plans.get(t.callee, Plan()).more(progress[t.callee])
@@ -162,13 +173,15 @@ def write_calls(backend: Any, prompt: str, targets: Sequence[Target], prefix: st
             if pick >= len(fresh):
                 break
             target = fresh[pick]
+    share_optionals(out)
     return out
 
 
 def _arguments_stepwise(chooser: Any, offered: Sequence[Slot], before: list[tuple[int, int]],
                         task: str = "", prior: dict[str, Candidate] | None = None,
                         spans: dict[str, Candidate] | None = None,
-                        planned: tuple[Plan, Progress] | None = None
+                        planned: tuple[Plan, Progress] | None = None,
+                        at: tuple[Sequence[int], int] = ((0,), -1)
                         ) -> dict[str, tuple[str, str]]:  # fmt: skip
     """name -> (value source, origin) of one call, written by the model one argument at a time (after
     ``callee(``, through the closing ")"): at each step the options are ``name=value`` of every slot up to
@@ -178,7 +191,9 @@ def _arguments_stepwise(chooser: Any, offered: Sequence[Slot], before: list[tupl
     beside a word of its parameter's name gets NEAR_BIAS; the first unused value after the one the previous
     call of this function gave the parameter (`prior`: name -> Candidate) gets ON_BIAS. `spans`, when
     given, gets name -> Candidate of each value of the task this call uses. `planned`: the function's Plan
-    of the task's series and what its calls so far did (fill/series.py): PLAN_BIAS times Plan.favours."""
+    of the task's series and what its calls so far did (fill/series.py): PLAN_BIAS times Plan.favours.
+    `at`: where the task's requests start and where it names this call's function (fill/requests.py
+    clause_bias: a call's values kept to one request)."""
     given: dict[str, tuple[str, str]] = {}
     used: list[tuple[int, int]] = []
     i = 0
@@ -217,6 +232,8 @@ def _arguments_stepwise(chooser: Any, offered: Sequence[Slot], before: list[tupl
                          and not shared(k, where[k, v]) else 0.0)
                 for b, n, (k, v, o) in zip(bias, named, options, strict=True)]  # fmt: skip
         bias = [b + w for b, w in zip(bias, word_bias(offered, options, where, task), strict=True)]
+        cands = [where[k, v] if o == "task" else None for k, v, o in options]
+        bias = [b + w for b, w in zip(bias, clause_bias(at[0], used, cands, at[1]), strict=True)]
         bias = [b + (NEAR_BIAS if o == "task" and _near(offered[k].param.name, where[k, v], task) else 0.0)
                 for b, (k, v, o) in zip(bias, options, strict=True)]  # fmt: skip
         bias = [b + unit_bias([sl.param.name for sl in offered], k, where[k, v], task) if o == "task" else b
@@ -258,6 +275,17 @@ def _arguments_stepwise(chooser: Any, offered: Sequence[Slot], before: list[tupl
         chooser.choose([")"])
     before.extend(used)
     return given
+
+
+def _next_request(starts: Sequence[int], before: Sequence[tuple[int, int]]) -> int:
+    """Where a further call's function is looked for by name (naming.named_at): the start of the request
+    after the one the values used so far end in (the first call: -1, the whole task). "... ATP in the
+    mitochondria and does it have a specific function ...? Also, ... DNA": the second call's request is
+    the second, not the first one's "specific function"."""
+    if not before:
+        return -1
+    end = max(e for _s, e in before)
+    return next((s for s in starts if s >= end), 1 << 30)
 
 
 def _fresh(target: Target, before: Sequence[tuple[int, int]]) -> bool:

@@ -13,8 +13,8 @@ from typing import Annotated, Any
 
 import anyio
 from mcp.server.mcpserver import MCPServer
-from mcp.server.mcpserver.exceptions import ToolError
-from pydantic import Field
+from mcp.server.mcpserver.exceptions import ToolError, UnexpectedToolError
+from pydantic import Field, ValidationError
 
 from gorilla_tui import __version__
 from gorilla_tui.config import Settings
@@ -91,6 +91,53 @@ Source = Annotated[
 ]
 
 
+def _got(value: Any) -> str:
+    """What a tool argument of the wrong type or range was, in JSON's words and short (a string's length,
+    never its text): "true", "the number inf", "an integer of 5000 digits", "a string of 0 characters"."""
+    if value is None or isinstance(value, bool):
+        return {None: "null", True: "true", False: "false"}[value]
+    if isinstance(value, int):
+        digits = len(str(abs(value)))
+        return f"the integer {value}" if digits <= 20 else f"an integer of {digits} digits"
+    if isinstance(value, float):  # JSON 1e400 reads as inf
+        return f"the number {value!r}" + (" (out of range)" if value in (float("inf"), float("-inf")) else "")
+    if isinstance(value, str):
+        return f"a string of {len(value)} characters"
+    return {list: "an array", dict: "an object"}.get(type(value), type(value).__name__)
+
+
+def argument_errors(error: ValidationError) -> str:
+    """One line for the arguments pydantic refused, each naming the argument, what it expects and what it
+    got: "argument 'k' should be a valid integer, got true; argument 'task' is missing (required)".
+    pydantic's own text (the SDK's tool error) took four lines per argument, with the rejected value and a
+    URL (break-it round 9)."""
+    parts = []
+    for err in error.errors(include_url=False):
+        name = ".".join(str(p) for p in err["loc"]) or "arguments"
+        first, _, rest = " ".join(str(err["msg"]).split()).partition(" ")
+        if err["type"] == "missing":
+            parts.append(f"argument {name!r} is missing (required)")
+        elif first in ("Input", "String", "Value", "List") and rest.startswith("should"):
+            parts.append(f"argument {name!r} {rest}, got {_got(err.get('input'))}")
+        else:
+            parts.append(f"argument {name!r}: {first} {rest}".rstrip())
+    return "; ".join(parts)
+
+
+class _Server(MCPServer):
+    """MCPServer whose tool errors for arguments of the wrong type or range are one line
+    (argument_errors), as the other bad arguments are (transport.unknown_arguments, GorillaError)."""
+
+    async def call_tool(self, name: str, arguments: dict[str, Any], context: Any = None) -> Any:
+        try:
+            return await super().call_tool(name, arguments, context)
+        except ToolError as e:
+            cause = e.__cause__
+            if isinstance(e, UnexpectedToolError) or not isinstance(cause, ValidationError):
+                raise
+            raise ToolError(f"Error executing tool {name}: {argument_errors(cause)}") from cause
+
+
 def build_server(box: ToolBox) -> MCPServer:
     """An MCPServer with the three tools bound to `box`. A GorillaError raised by a tool (bad argument,
     no index, model or endpoint failure) becomes an MCP tool error carrying its one-line message and hint;
@@ -100,9 +147,7 @@ def build_server(box: ToolBox) -> MCPServer:
     argument is strict (pydantic strict mode): a JSON true/false, "5" or 5.0 is no integer, a number is no
     string."""
     errors = ProtocolErrors()
-    server = MCPServer(
-        name="gorilla-tui", version=__version__, instructions=INSTRUCTIONS, middleware=[errors]
-    )
+    server = _Server(name="gorilla-tui", version=__version__, instructions=INSTRUCTIONS, middleware=[errors])
     errors.tools = server.list_tools  # tools/call of a name not listed: -32602 (transport.ProtocolErrors)
 
     async def call(fn: Any, *args: Any) -> dict[str, Any]:

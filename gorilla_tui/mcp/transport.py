@@ -14,6 +14,12 @@ serving:
   id when it has one of the allowed types (string or integer), else null;
 - -32602 invalid params: a request whose params are no object or hold a lone surrogate, with its id.
 
+An id holding a lone surrogate (``"id": "\\ud800x"``, valid JSON) is no id that can be written back (no
+UTF-8 writer takes it): the request gets -32600 with id null, as JSON-RPC 2.0 section 5 asks when the id
+cannot be detected (break-it round 9: the reply killed the server). And every message the server writes
+goes through `_Writable`: a lone surrogate left in any string of it (a path decoded from a byte that is no
+UTF-8, "\\udcff", in a tool's error) is written as U+FFFD rather than ending the server.
+
 A notification (a method and no id) is never answered, as JSON-RPC 2.0 section 4.1 says, nor is a client's
 response to a server request; they are dropped as the SDK drops them. Standard input is read from a copy
 of file descriptor 0, which then points at the null device while the server runs, as the SDK's own
@@ -48,7 +54,9 @@ from mcp.types import (
 )
 from mcp.types import jsonrpc_message_adapter as message_adapter
 from pydantic import ValidationError
+from pydantic_core import PydanticSerializationError
 
+from gorilla_tui.jsontext import without_lone_surrogates
 from gorilla_tui.mcp.lines import MAX_LINE_BYTES, Lines, TooLong, start_reader
 
 
@@ -82,6 +90,9 @@ def reply_to(line: str) -> list[JSONRPCError] | None:
         return [_error(i, INVALID_REQUEST, why) for i in ids]
     if not isinstance(obj, dict):
         return [_error(None, INVALID_REQUEST, "Invalid Request: not a JSON-RPC request object", detail)]
+    if isinstance(obj.get("id"), str) and _lone_surrogate(obj["id"]):
+        why = "Invalid Request: the id holds a lone surrogate (a \\ud800-\\udfff escape without its pair)"
+        return [_error(None, INVALID_REQUEST, why)]
     method, rid = obj.get("method"), _id(obj)
     if isinstance(method, str) and "id" not in obj:
         return []  # a notification is never answered (JSON-RPC 2.0 section 4.1)
@@ -98,10 +109,12 @@ def reply_to(line: str) -> list[JSONRPCError] | None:
 
 
 def _id(message: dict[str, Any]) -> str | int | None:
-    """The request id when it is one JSON-RPC allows here (a string or an integer, never a bool), else
-    None (the reply's id is then null)."""
+    """The request id when it is one JSON-RPC allows here (a string without a lone surrogate, or an
+    integer, never a bool), else None (the reply's id is then null)."""
     rid = message.get("id")
-    return rid if isinstance(rid, str) or (isinstance(rid, int) and not isinstance(rid, bool)) else None
+    if isinstance(rid, str):
+        return None if _lone_surrogate(rid) else rid
+    return rid if isinstance(rid, int) and not isinstance(rid, bool) else None
 
 
 def _bad_id(line: str) -> bool:
@@ -169,6 +182,36 @@ class _CheckedLines:
                 await self._replies.send(SessionMessage(error))
 
 
+class _Writable:
+    """The SDK's write stream (WriteStream[SessionMessage]) with every message made writable first: one
+    that pydantic cannot write as JSON (a lone surrogate in a string: "surrogates not allowed") is sent
+    with each lone surrogate as U+FFFD (jsontext.without_lone_surrogates). The SDK's stdout writer raised
+    PydanticSerializationError on it, which ended the whole server (exit 1, no reply; break-it round 9)."""
+
+    def __init__(self, inner: Any) -> None:
+        self._inner = inner
+
+    async def send(self, message: SessionMessage) -> None:
+        try:
+            message.message.model_dump_json(by_alias=True, exclude_unset=True)
+        except PydanticSerializationError:
+            data = without_lone_surrogates(message.message.model_dump(by_alias=True, exclude_unset=True))
+            message = SessionMessage(message_adapter.validate_python(data, by_name=False))
+        await self._inner.send(message)
+
+    async def aclose(self) -> None:
+        await self._inner.aclose()
+
+    def close(self) -> None:
+        self._inner.close()
+
+    async def __aenter__(self) -> _Writable:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.aclose()
+
+
 @contextmanager
 def _stdin() -> Iterator[int]:
     """A copy of file descriptor 0 (the client's messages); fd 0 points at the null device meanwhile and is
@@ -216,7 +259,8 @@ async def serve_stdio(server: MCPServer, cancel: threading.Event | None = None) 
         lines = _CheckedLines(start_reader(wire), send, cancel)
         async with anyio.create_task_group() as outer:
             outer.start_soon(_on_sigint, cancel, outer.cancel_scope, interrupted)
-            async with stdio_server(stdin=lines) as (read, write):  # type: ignore[arg-type]
+            async with stdio_server(stdin=lines) as (read, sdk_write):  # type: ignore[arg-type]
+                write = _Writable(sdk_write)
                 async with anyio.create_task_group() as tg:
                     tg.start_soon(_forward, receive, write)
                     await lowlevel.run(read, write, lowlevel.create_initialization_options())

@@ -9,7 +9,7 @@ import shutil
 from pathlib import Path
 
 from gorilla_tui.errors import GorillaError
-from gorilla_tui.pool.hub import hub_unreachable, parse_hf_spec
+from gorilla_tui.pool.hub import gguf_limit, hub_unreachable, parse_hf_spec
 from gorilla_tui.pool.hub_http import bounded, download
 from gorilla_tui.pool.manifest import FetchContext
 
@@ -73,8 +73,9 @@ def hf_download(repo: str, filename: str) -> Path:
     """Fetch `filename` from Hugging Face repo `repo` with huggingface_hub.hf_hub_download (its cache, its
     progress bar, HF_HUB_OFFLINE honoured). When the hub cannot be reached (hub_cause) only the local cache
     is read, with huggingface_hub's warnings silenced. A download that stalls (pool.hub_http.bounded: under
-    64 KiB in 30 s, or HF_HUB_DOWNLOAD_TIMEOUT) is given up. Raises GorillaError with a hint when it is not
-    available."""
+    64 KiB in 30 s, or HF_HUB_DOWNLOAD_TIMEOUT) is given up, and one over pool.hub.gguf_limit (the free disk
+    less 1 GB, at most 50 GB: by the hub's size, then the bytes received) is refused, its partial file
+    removed. Raises GorillaError (one line) with a hint when it is not available."""
     from huggingface_hub.errors import LocalEntryNotFoundError  # deferred: huggingface_hub (~0.3 s)
     from huggingface_hub.utils import logging as hf_logging  # deferred: with the errors above
 
@@ -83,7 +84,9 @@ def hf_download(repo: str, filename: str) -> Path:
     if cause is not None:
         hf_logging.set_verbosity_error()  # its retry and offline warnings: the error below says it once
     try:
-        return Path(download(repo, filename, offline=cause is not None))
+        limit, limit_name = gguf_limit()
+        offline = cause is not None
+        return Path(download(repo, filename, offline=offline, max_bytes=limit, limit_name=limit_name))
     except LocalEntryNotFoundError:
         from huggingface_hub import constants as hf_constants  # deferred: with the errors above
 

@@ -4,10 +4,12 @@ probe per refresh so that an offline refresh never waits through huggingface_hub
 from __future__ import annotations
 
 import os
+import shutil
 from pathlib import Path
 
 from gorilla_tui.errors import UsageError
-from gorilla_tui.pool.hub_http import bounded, download
+from gorilla_tui.pool.apidoc import SourceRejected
+from gorilla_tui.pool.hub_http import HubTooLarge, bounded, download
 from gorilla_tui.pool.manifest import FetchContext, Manifest, SourceUnavailable
 
 #: Seconds the one reachability probe of the Hugging Face hub may take in all (a HEAD of the hub endpoint;
@@ -15,6 +17,33 @@ from gorilla_tui.pool.manifest import FetchContext, Manifest, SourceUnavailable
 HUB_PROBE_TIMEOUT = 5.0
 #: What a remote-source row suggests when its files could not be fetched.
 MIRROR_HINT = "use --from DIR with a local copy of the files"
+#: How a hub file over a source's size limit names that limit (pool.files.too_big says it so for a file).
+SOURCE_LIMIT = "the size limit of one source (raise it with --max-source-mb)"
+
+
+#: Bytes a GGUF download (a model, an embedder) leaves free on the disk of huggingface_hub's cache: a pull
+#: never fills the disk the index, the history and the system write to (issue 42, kind 3: a disk left full).
+DISK_RESERVE = 1_000_000_000
+
+
+def gguf_limit() -> tuple[int, str]:
+    """(size limit in bytes, how to name it) of a GGUF download (`model pull`, an hf: model or embedder):
+    the free disk space of huggingface_hub's cache (HF_HUB_CACHE, or its nearest existing parent) less
+    DISK_RESERVE, and at most huggingface_hub's MAX_HTTP_DOWNLOAD_SIZE (50 GB: the largest file it
+    downloads over HTTP, the hub's limit of one file). Not a fixed size as a source's 64 MB: GGUFs are GBs
+    (Gemma 3 270M 0.25 GB, an 8B model at 4 bits ~5 GB), so the disk is the real bound; a body with no
+    Content-Length then ends where the disk would be full, not after it."""
+    from huggingface_hub import constants  # deferred: huggingface_hub (~0.15 s), only to fetch
+
+    probe = Path(constants.HF_HUB_CACHE)
+    while not probe.exists() and probe != probe.parent:
+        probe = probe.parent
+    room = shutil.disk_usage(probe).free - DISK_RESERVE
+    top = int(constants.MAX_HTTP_DOWNLOAD_SIZE)
+    if room < top:
+        name = f"the free disk space in {probe} less {DISK_RESERVE / 1e9:g} GB"
+        return max(0, room), f"{name} (set HF_HUB_CACHE to a disk with room)"
+    return top, f"{top / 1e9:g} GB, the largest file huggingface_hub downloads over HTTP"
 
 
 def clip(text: str, limit: int = 160) -> str:
@@ -112,6 +141,8 @@ def hf_files(manifest: Manifest, ctx: FetchContext) -> list[Path]:
     quick probe per refresh) only the local cache is read (hub_http.download: no request, no wait). Raises
     SourceUnavailable("unreachable") with a one-line reason naming this manifest's own file, its cause and
     MIRROR_HINT; a download that stalls (hub_http.bounded: under 64 KiB in 30 s) is given up with that cause.
+    A file over the source's size limit (ctx.max_bytes: the hub's size, then the bytes received;
+    hub_http.download, nothing left in the cache) raises SourceRejected, as a local file over it does.
     """
     remote = manifest.remote
     repo_id = str(remote.get("repo_id", ""))
@@ -132,7 +163,15 @@ def hf_files(manifest: Manifest, ctx: FetchContext) -> list[Path]:
                     repo_type=str(remote.get("repo_type", "dataset")),
                     revision=str(remote.get("revision", "main")),
                     offline=cause is not None,
+                    max_bytes=ctx.max_bytes,
+                    limit_name=SOURCE_LIMIT,
                 )
+            except HubTooLarge as e:
+                if e.over_limit:
+                    raise SourceRejected(f"{repo_id}/{name}: {e}") from None
+                ctx.hub_error = clip(str(e), 100)  # a hostile mirror: later hub files, local cache only
+                msg = f"cannot fetch {repo_id}/{name} from the Hugging Face hub: {e}; {MIRROR_HINT}"
+                raise SourceUnavailable("unreachable", msg) from None
             except Exception as e:  # noqa: BLE001 - network, auth, missing file: all mean "unreachable"
                 if cause is not None:
                     why = f"{cause}, and not in the local Hugging Face cache"

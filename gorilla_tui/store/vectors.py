@@ -296,19 +296,54 @@ def _cache_path(name: str, root: Path | None) -> Path:
     return folder / f"{safe}.npz"
 
 
-def read_vector_cache(name: str, root: Path | None = None) -> dict[str, np.ndarray]:
+def read_vector_cache(
+    name: str, root: Path | None = None, dim: int | None = None, notes: list[str] | None = None
+) -> dict[str, np.ndarray]:
     """Cached vectors of embedder `name` (in root/CACHE_DIR, or the folder CACHE_ENV names): content hash
-    (embed.content_hash) -> float32 vector. Empty when there is no cache or it is unreadable (it is then
-    rebuilt)."""
+    (embed.content_hash) -> float32 vector of width `dim` (any width when None).
+
+    Empty when there is no cache or it is unreadable; it is then rebuilt (the next write_vector_cache
+    replaces it). Unreadable includes a file numpy reads whose arrays do not fit (vector_cache_fault:
+    another width, fewer vector rows than hashes, a vector that is not finite; break-it round 9, R8: a
+    refresh was "internal error: ValueError / IndexError" and NaN vectors were published): such a file is
+    moved aside (".damaged" beside it) and a one-line note naming it goes to `notes` when given."""
     import numpy as np  # deferred: numpy; `check` reads the store without vectors
 
     path = _cache_path(name, root)
     try:
-        with np.load(path) as npz:
+        with np.load(path, allow_pickle=False) as npz:
             hashes, vectors = npz["hashes"], npz["vectors"]
-    except _DAMAGED:
+    except (*_DAMAGED, MemoryError):  # MemoryError: an npy header claiming a huge shape
         return {}
-    return {str(h): vectors[i] for i, h in enumerate(hashes)}
+    fault = vector_cache_fault(hashes, vectors, dim)
+    if fault:
+        aside = path.with_name(path.name + ".damaged")
+        with contextlib.suppress(OSError):
+            os.replace(path, aside)
+        if notes is not None:
+            why = f"was damaged ({fault}): moved aside to {aside.name}, rebuilt"
+            notes.append(f"the vector cache {path} {why}")
+        return {}
+    return {str(h): vectors[i].astype(np.float32) for i, h in enumerate(hashes)}
+
+
+def vector_cache_fault(hashes: np.ndarray, vectors: np.ndarray, dim: int | None) -> str | None:
+    """Why the arrays of a vector cache cannot be used (a short cause), or None when they fit: `hashes` a
+    1-D array of strings, `vectors` a 2-D array of numbers with one row per hash, `dim` columns (any when
+    None) and only finite values."""
+    import numpy as np  # deferred: numpy; `check` reads the store without vectors
+
+    if hashes.ndim != 1 or hashes.dtype.kind != "U":
+        return "its hashes are not a list of strings"
+    if vectors.ndim != 2 or vectors.dtype.kind not in "fiu":
+        return "its vectors are not a 2-D array of numbers"
+    if len(vectors) != len(hashes):
+        return f"{len(vectors)} vectors for {len(hashes)} hashes"
+    if dim is not None and len(hashes) and vectors.shape[1] != dim:
+        return f"vectors of width {vectors.shape[1]}, the embedder's is {dim}"
+    if not np.isfinite(vectors).all():
+        return "a vector holds NaN or infinity"
+    return None
 
 
 def write_vector_cache(name: str, cache: dict[str, np.ndarray], root: Path | None = None) -> None:

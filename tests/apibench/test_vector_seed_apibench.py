@@ -13,7 +13,7 @@ import pytest
 
 from gorilla_tui.build import seed
 from gorilla_tui.build.refresh import embed_index, refresh
-from gorilla_tui.retrieve.embed import E5Embedder, content_hash, passage_text
+from gorilla_tui.retrieve.embed import EMBED_CHARS, E5Embedder, content_hash, passage_text
 from gorilla_tui.retrieve.index import ApiIndex
 from gorilla_tui.store.vectors import read_vector_cache
 
@@ -58,6 +58,8 @@ def test_the_seed_holds_every_public_doc_as_published(apibench, apizoo, empty_ca
     held = seed.read_seed(E5Embedder().name)
     missing = [f"{d.source}:{d.api_name}" for d in docs if content_hash(passage_text(d)) not in held]
     assert not missing, f"{len(missing)} docs not in the seed ({missing[:3]}): scripts/build_vector_seed.py"
+    # every public passage is read whole (the embedders cut a text at EMBED_CHARS, break-it round 9 R6)
+    assert max(len(passage_text(d)) for d in docs) < EMBED_CHARS
     model = CountingEmbedder()
     report = embed_index(index, model)
     assert report["docs"] == len(docs) and report["embedded"] == 0 and model.passages == []

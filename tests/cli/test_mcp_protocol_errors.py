@@ -101,6 +101,15 @@ CASES = {
         b'"params": {"name": "check_api_call", "arguments": {"code": "f(\'\\ud800\')"}}}',
         [(2, -32602)],
     ),
+    "a lone surrogate in the id": (
+        b'{"jsonrpc": "2.0", "id": "\\ud800x", "method": "ping"}',
+        [(None, -32600)],
+    ),
+    "a lone surrogate in the progress token": (
+        b'{"jsonrpc": "2.0", "id": 6, "method": "tools/list", '
+        b'"params": {"_meta": {"progressToken": "\\udcff"}}}',
+        [(6, -32602)],
+    ),
     "a batch of garbage": (b"[1, 2, 3]", [(None, -32600)]),
     "a batch of requests": (
         b'[{"jsonrpc": "2.0", "id": 3, "method": "tools/list"}, '
@@ -186,6 +195,57 @@ def test_an_argument_the_tool_does_not_take_is_a_tool_error(
     said = reply["result"]["content"][0]["text"]
     assert said.startswith(f"Error executing tool {tool}: unknown argument 'hub'; it takes "), said
     assert "source names one source of the index, as the CLI's --hub" in said and "\x1b" not in said
+
+
+WRONG_TYPES = {
+    "k 1e400": (
+        {"task": "copy a file", "k": 1e400},
+        "argument 'k' should be a valid integer, got the number inf",
+    ),
+    "k true": ({"task": "copy a file", "k": True}, "argument 'k' should be a valid integer, got true"),
+    "k 0": (
+        {"task": "copy a file", "k": 0},
+        "argument 'k' should be greater than or equal to 1, got the integer 0",
+    ),
+    "no task": ({"k": 2}, "argument 'task' is missing (required)"),
+    "source a list": (
+        {"task": "a", "source": [1]},
+        "argument 'source' should be a valid string, got an array",
+    ),
+}
+
+
+@pytest.mark.parametrize("arguments,said", WRONG_TYPES.values(), ids=WRONG_TYPES.keys())
+def test_an_argument_of_the_wrong_type_is_one_line_naming_it(
+    server: Stdio, arguments: dict, said: str
+) -> None:
+    """Break-it round 9 (partly held): an argument of the wrong type or range was a tool error holding
+    pydantic's text, four lines per argument with a URL. It is one line naming the argument, what it
+    expects and what it got (a tool result with isError, as the other bad arguments)."""
+    reply = server.request("tools/call", {"name": "search_api_docs", "arguments": arguments})
+    assert reply is not None and reply["result"]["isError"] is True, reply
+    text = reply["result"]["content"][0]["text"]
+    assert text.startswith("Error executing tool search_api_docs: argument '") and said in text, text
+    assert "\n" not in text and "pydantic" not in text
+
+
+def test_a_lone_surrogate_in_a_reply_is_written_as_a_replacement_character(tmp_path: Path) -> None:
+    """Break-it round 9: a value with a lone surrogate in a reply (here the home's path, a byte that is no
+    UTF-8 decoded as "\\udcff" (PEP 383) in the "no index at PATH" tool error) ended the server at its
+    stdout writer (exit 1, no reply). It is written with U+FFFD and the server keeps serving."""
+    home = tmp_path / "home\udcff"
+    home.mkdir()
+    s = _initialized(home)
+    try:
+        reply = s.request("tools/call", {"name": "search_api_docs", "arguments": {"task": "copy a file"}})
+        assert reply is not None and reply["result"]["isError"] is True, reply
+        assert "home\ufffd" in reply["result"]["content"][0]["text"]
+        assert (s.request("ping") or {}).get("result") == {}
+    finally:
+        assert s.proc.stdin is not None
+        s.proc.stdin.close()
+        code, err, _ = _ended(s)
+    assert code == 0, err
 
 
 def test_a_line_too_long_is_refused_without_being_held(server: Stdio) -> None:

@@ -13,6 +13,7 @@ from textual.widgets import DataTable, Input, Static
 
 from gorilla_tui.history import History, HistoryEntry, unreadable_rows
 from gorilla_tui.textsafe import safe_text
+from gorilla_tui.tui.widgets.text_input import SafeInput
 from gorilla_tui.types import FIT_LINES
 
 
@@ -44,7 +45,7 @@ class HistoryScreen(ModalScreen[str | None]):
         with Vertical(id="dialog") as box:
             box.border_title = "History"
             box.border_subtitle = "type to search · ↓ to the list · Enter re-asks · Escape closes"
-            yield Input(placeholder="search tasks and proposals", id="history-search")
+            yield SafeInput(placeholder="search tasks and proposals", id="history-search")
             table: DataTable[str] = DataTable(id="history-table", cursor_type="row", zebra_stripes=True)
             table.add_columns("when", "verdict", "task", "call")
             yield table

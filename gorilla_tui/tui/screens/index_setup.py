@@ -17,6 +17,7 @@ from gorilla_tui.pool.remedies import fix_lines
 from gorilla_tui.pool.sources import load_manifests
 from gorilla_tui.textsafe import safe_text
 from gorilla_tui.tui.messages import IndexBuilt, Notice
+from gorilla_tui.tui.widgets.text_input import SafeInput
 
 #: Shown in the dialog: the hubs are remote, so offline only a local folder (or python-env) works.
 OFFLINE_NOTE = (
@@ -101,7 +102,7 @@ class IndexSetupScreen(ModalScreen[object]):
                 if self.mirrors
                 else "empty: fetch each source (needs network)"
             )
-            yield Input(placeholder=safe_text(f"e.g. /path/to/apibench/api — {empty}"), id="index-from")
+            yield SafeInput(placeholder=safe_text(f"e.g. /path/to/apibench/api — {empty}"), id="index-from")
             yield ProgressBar(total=max(1, len(self.sources)), show_eta=False, id="index-progress")
             yield Log(id="index-log", highlight=False)
             with Horizontal(id="buttons"):

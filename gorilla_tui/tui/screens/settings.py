@@ -15,6 +15,7 @@ from gorilla_tui.config import MODES, SELECT_BY, Settings, save_settings
 from gorilla_tui.errors import GorillaError
 from gorilla_tui.model.profiles import load_profiles
 from gorilla_tui.textsafe import safe_text
+from gorilla_tui.tui.widgets.text_input import SafeInput
 
 MODE_HELP = {
     "select": "select — one of the hits' api_calls",
@@ -57,7 +58,7 @@ class SettingsScreen(ModalScreen[Settings | None]):
             box.border_title = "Settings"
             box.border_subtitle = "ctrl+s saves · Escape cancels"
             yield Label("Model: empty = embedded gemma3-270m; a .gguf path; hf:OWNER/REPO/FILE.gguf; a name")
-            yield Input(s.model, placeholder="gemma3-270m (embedded)", id="set-model")
+            yield SafeInput(s.model, placeholder="gemma3-270m (embedded)", id="set-model")
             with HorizontalGroup():  # side by side: one row less than stacked, the dialog fits 120x36
                 with VerticalGroup() as mode:
                     mode.styles.margin = (0, 2, 0, 0)
@@ -74,7 +75,7 @@ class SettingsScreen(ModalScreen[Settings | None]):
                         id="set-select-by",
                     )
             yield Label("k: hits retrieved per task (1-50)")
-            yield Input(str(s.k), type="integer", id="set-k")
+            yield SafeInput(str(s.k), type="integer", id="set-k")
             yield Label("Hub filter: search one source only")
             yield Select(
                 [("all sources", "")] + [(Text(safe_text(h)), h) for h in hubs],  # names: never markup

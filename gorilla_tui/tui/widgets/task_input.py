@@ -12,12 +12,12 @@ from __future__ import annotations
 from textual import events
 from textual.binding import Binding
 from textual.message import Message
-from textual.widgets import Input
 
 from gorilla_tui.textsafe import MAX_TASK_CHARS, strip_controls
+from gorilla_tui.tui.widgets.text_input import SafeInput
 
 
-class TaskInput(Input):
+class TaskInput(SafeInput):
     """One-line task input.
 
     Posts TaskInput.Asked(task) on Enter (stripped, never empty) and TaskInput.Joined(lines, blank) after a
@@ -41,7 +41,7 @@ class TaskInput(Input):
             self.task = task
 
     class Joined(Message):
-        """A paste of `lines` lines (`blank` of them blank, dropped) was joined with spaces (Input holds
+        """A paste of `lines` lines (`blank` of them blank, dropped) was joined with spaces (an Input holds
         one line)."""
 
         def __init__(self, lines: int, blank: int = 0) -> None:
