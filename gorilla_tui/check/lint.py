@@ -21,11 +21,13 @@ from typing import Any
 from gorilla_tui.check.callsite import LEFT_OUT_TAIL, scan
 from gorilla_tui.check.expected import ExpectedFailures
 from gorilla_tui.check.imports import import_aliases
+from gorilla_tui.check.ipython_syntax import python_lines
 from gorilla_tui.check.judged import variable_argument, why_skipped
 from gorilla_tui.check.notebook import notebook_lines
 from gorilla_tui.check.rest import request_lines
 from gorilla_tui.check.scope import bindings
 from gorilla_tui.check.validator import Validator
+from gorilla_tui.check.walk import Skipped, expand, walk
 from gorilla_tui.textsafe import safe_text
 from gorilla_tui.types import REASONS
 
@@ -57,11 +59,13 @@ _POSITION = re.compile(r"(\d+):(\d+):\s*(.*)", re.DOTALL)
 class Block:
     """Python code of a file: the whole file, a Markdown fence or a notebook's code cells joined.
     line_offset: lines before the block's first line in the file (Markdown); cells: for a notebook, the
-    (1-based cell number, line in that cell) of each line of `code`, else empty."""
+    (1-based cell number, line in that cell) of each line of `code`, else empty; notes: what of it was
+    not checked (a notebook's cells that are no Python: "cell N: skipped: ..."), said by check_block."""
 
     code: str
     line_offset: int = 0
     cells: list[tuple[int, int]] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
 
 
 @dataclass
@@ -107,13 +111,14 @@ def note_dict(path: str, message: str) -> dict[str, Any]:
     }
 
 
-def discover(targets: Sequence[str]) -> list[str]:
+def discover(targets: Sequence[str], skipped: Skipped | None = None) -> list[str]:
     """The files `targets` name, in order, each once: an existing file as is (a FIFO, device or link
-    loop too: run_lint refuses it, see unreadable); a folder searched recursively for SUFFIXES (hidden
-    folders and SKIP_DIRS skipped, sorted, links to folders not followed); a glob pattern (``*``, ``?``,
-    ``[``; ``**`` recursive, links to folders not followed: _no_linked_folders) expanded; ``-`` kept
-    (standard input). Raises FileNotFoundError naming the first target that is none of these (or a glob
-    matching nothing)."""
+    loop too: run_lint refuses it, see unreadable); a folder searched for SUFFIXES (hidden folders and
+    SKIP_DIRS skipped, sorted, links to folders not followed: check/walk.py, without recursion); a glob
+    pattern (``*``, ``?``, ``[``; ``**`` recursive, links to folders neither followed nor matched:
+    walk.expand) expanded; ``-`` kept (standard input). skipped: (folder, why, is_error) appended for a
+    folder not walked (deeper than walk.MAX_DEPTH, a note; not listable, an error). Raises
+    FileNotFoundError naming the first target that is none of these (or a glob matching nothing)."""
     out: list[str] = []
     for target in targets:
         if target == "-" or os.path.isfile(target):
@@ -121,33 +126,34 @@ def discover(targets: Sequence[str]) -> list[str]:
         elif os.path.lexists(target) and not os.path.isdir(target):  # a FIFO, device, socket, link loop
             out.append(target)  # kept: run_lint reports it as not checked (unreadable)
         elif os.path.isdir(target):
-            out.extend(_walk(target))
-        elif any(ch in target for ch in "*?["):
-            matches = sorted(glob.glob(target, recursive=True))
-            if not matches:
+            out.extend(walk(target, SUFFIXES, SKIP_DIRS, skipped))
+        elif glob.has_magic(target):
+            before = len(skipped) if skipped is not None else 0
+            matches = expand(target, skipped)
+            if not matches and (skipped is None or len(skipped) == before):  # none, and none too deep
                 raise FileNotFoundError(f"{target}: no file matches")
-            for m in _no_linked_folders(target, matches):
-                out.extend(_walk(m) if os.path.isdir(m) else [m])
+            walked: list[str] = []
+            for m in matches:
+                if not os.path.isdir(m):
+                    out.append(m)
+                elif not any(_walked_under(root, m) for root in walked):  # ``**`` matches every level
+                    walked.append(m)
+                    out.extend(walk(m, SUFFIXES, SKIP_DIRS, skipped))
         else:
             raise FileNotFoundError(f"{target}: no such file or folder")
     return list(dict.fromkeys(out))
 
 
-def _no_linked_folders(pattern: str, matches: list[str]) -> list[str]:
-    """The glob `matches` of `pattern` whose path enters no symbolic link to a folder below the pattern's
-    fixed start: ``**`` follows such links, so a link loop (``sub/up -> ..``) gave each file 40 times
-    (once per level, up to the kernel's ELOOP limit). A folder is walked without following links
-    (_walk, os.walk), and so is ``**`` now."""
-    parts = pattern.split(os.sep)
-    fixed = next((i for i, part in enumerate(parts) if glob.has_magic(part)), len(parts))
-    kept = []
-    for m in matches:
-        names = m.split(os.sep)  # glob keeps the pattern's fixed start as written
-        folders = (os.sep.join(names[: i + 1]) for i in range(fixed, len(names) - 1))
-        linked_folder = len(names) > fixed and os.path.islink(m) and os.path.isdir(m)
-        if not linked_folder and not any(os.path.islink(f) for f in folders):
-            kept.append(m)
-    return kept
+def _walked_under(root: str, folder: str) -> bool:
+    """True when walking `root` already gave the files of `folder` below it: no hidden or SKIP_DIRS
+    folder between them (walk enters neither, though ``**`` matches them)."""
+    rel = os.path.relpath(folder, root)
+    parts = rel.split(os.sep)
+    return (
+        rel != os.curdir
+        and parts[0] != os.pardir
+        and not any(p.startswith(".") or p in SKIP_DIRS for p in parts)
+    )
 
 
 def unreadable(path: str) -> str | None:
@@ -195,30 +201,24 @@ def path_uri(path: str) -> str:
     return "file://" + quoted if raw.startswith(b"/") else quoted
 
 
-def _walk(folder: str) -> Iterable[str]:
-    for root, dirs, files in os.walk(folder):
-        dirs[:] = sorted(d for d in dirs if not d.startswith(".") and d not in SKIP_DIRS)
-        for name in sorted(files):
-            if name.endswith(SUFFIXES):
-                yield os.path.join(root, name)
-
-
 def blocks(path: str, text: str) -> list[Block]:
-    """The Python blocks of a file's text: Markdown fences tagged python/py/python3 (or untagged fences
-    holding ``import``), a notebook's code cells as one block (IPython ``%magic`` / ``!shell`` lines
-    blanked, each line mapped to its cell: check/notebook.py, nbformat 4 and 3), else the whole text.
+    """The Python blocks of a file's text: Markdown fences tagged python/py/python3/ipython (or untagged
+    fences holding ``import``), a notebook's code cells as one block (IPython's syntax made Python line
+    for line, check/ipython_syntax.py; each line mapped to its cell: check/notebook.py, nbformat 4 and 3),
+    else the whole text.
     Raises ValueError for a notebook that is not one (not JSON, no cells, a cell's text that is not text)."""
     lower = path.lower()
     if lower.endswith((".md", ".markdown")):
         return markdown_blocks(text)
     if lower.endswith(".ipynb"):
-        lines, where = notebook_lines(text)
-        return [Block("\n".join(lines), 0, where)] if lines else []
+        lines, where, skipped = notebook_lines(text, MAX_CODE_BYTES)
+        return [Block("\n".join(lines), 0, where, skipped)] if lines else []
     return [Block(text)]
 
 
 def markdown_blocks(text: str) -> list[Block]:
-    """Fenced code blocks of Markdown that hold Python (see blocks), with their line offsets."""
+    """Fenced code blocks of Markdown that hold Python (see blocks; tagged ipython/ipython3 too), with their
+    line offsets, IPython's syntax made Python line for line as in a notebook (check/ipython_syntax.py)."""
     out: list[Block] = []
     lines = text.split("\n")
     i = 0
@@ -234,11 +234,14 @@ def markdown_blocks(text: str) -> list[Block]:
             body.append(lines[j])
             j += 1
         code = "\n".join(body)
-        if lang in ("python", "py", "python3") or (
+        if lang in ("python", "py", "python3", "ipython", "ipython3") or (
             not lang and re.search(r"^\s*(import|from)\s", code, re.M)
         ):
             out.append(Block(code, i + 1))
         i = j + 1
+    if too_much_code(out) is None:  # more is refused unread (MAX_CODE_BYTES)
+        for block in out:  # IPython's syntax (``!pip install x``, a fence copied from a notebook) as in one
+            block.code = "\n".join(python_lines(block.code))
     return out
 
 
@@ -279,6 +282,7 @@ def check_block(
     unparseable verdict)."""
     verdict = validator.check_code(block.code, per_call=True)
     if notes is not None:
+        notes += [f"{path}: {n}" for n in block.notes]  # a notebook's cells that are no Python
         notes += [f"{path}: {d}" for d in verdict.diagnostics if d.endswith(LEFT_OUT_TAIL)]
     lines = block.code.split("\n")
     out: list[Finding] = []
@@ -292,6 +296,8 @@ def check_block(
         if syntax_note:
             if notes is not None:
                 where = f"{line + block.line_offset}:{col}"
+                if block.cells and 0 < line <= len(block.cells):  # a notebook: its cell, the line in it
+                    where = "cell {}: {}:{}".format(*block.cells[line - 1], col)
                 notes.append(f"{path}: skipped: not Python 3 syntax ({where}: {msg})")
             return []
         out.append(Finding(path, line, col, verdict.reason or "unparseable:python_syntax", msg))

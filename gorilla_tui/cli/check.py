@@ -8,6 +8,7 @@ import glob
 import json
 import os
 
+from gorilla_tui.check.walk import expand
 from gorilla_tui.cli.lint import run_lint, stdin_text
 from gorilla_tui.cli.output import status_if_cut
 from gorilla_tui.errors import UsageError
@@ -118,7 +119,8 @@ def _names_paths(args: argparse.Namespace) -> bool:
 
         if tool_calls_counted(only) is not None or json_error(only):
             return False  # a JSON tool call, or one cut short: `[{"name": ...` as a glob matched /tmp/y
-    if any(c in only for c in "*?[") and glob.glob(only, recursive=True):
+    too_deep: list[tuple[str, str, bool]] = []
+    if glob.has_magic(only) and (expand(only, too_deep) or too_deep):  # glob's `**` recursed per level
         return True
     if _looks_like_path(only):
         raise UsageError(f"{only}: no such file or folder (to check it as code: --code)")

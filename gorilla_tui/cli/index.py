@@ -268,7 +268,7 @@ def _check_configured(specs: list[str], resolved: list[str]) -> None:
     without docs), naming an option that was never typed. specs: the entries
     as written (the message names them); resolved: the same entries with their paths resolved against
     config.toml's folder (Settings.source_specs), which are the ones checked for existence."""
-    from gorilla_tui.pool.sources import check_source_spec, doc_files, split_source  # deferred: see above
+    from gorilla_tui.pool.sources import NO_DOC_FILES, check_source_spec, doc_files, split_source  # deferred
 
     what = f"{get_paths().config_file}: sources entry"
     for spec, path in zip(specs, resolved, strict=True):
@@ -279,7 +279,7 @@ def _check_configured(specs: list[str], resolved: list[str]) -> None:
         if not path_exists(folder):
             raise UsageError(f"{what} {spec!r}: no such file or folder")
         if folder.is_dir() and not doc_files(folder):  # was "--source PATH: no *.json ...", never typed
-            raise UsageError(f"{what} {spec!r}: no *.json or *.jsonl file in that folder ({folder})")
+            raise UsageError(f"{what} {spec!r} ({folder}): {NO_DOC_FILES}")
 
 
 def _run_refresh(

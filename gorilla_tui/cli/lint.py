@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import codecs
 import io
 import json
 import sys
@@ -51,6 +52,7 @@ def source_text(data: bytes, what: str) -> str:
     is no text encoding (``hex``, ``rot13``, ``undefined``: Python says "encoding problem"; it was an
     internal error, break-it round 7), bytes the declared one cannot decode, a NUL byte, or bytes that are
     not UTF-8 without a coding line."""
+    refuse_bom_with_coding(data, what)
     try:
         encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
     except SyntaxError as e:  # no coding line and bytes that are not UTF-8, or an unknown encoding name
@@ -69,6 +71,24 @@ def source_text(data: bytes, what: str) -> str:
         ) from None
     _refuse_nul(data, what)
     return text
+
+
+def refuse_bom_with_coding(data: bytes, what: str) -> None:
+    """Raise UsageError (one line) for Python source that starts with a UTF-8 BOM and has a PEP 263 coding
+    line naming another encoding: CPython refuses it ("encoding problem: iso-8859-1 with BOM"), and
+    tokenize.detect_encoding raises SyntaxError "encoding problem: ..." for it, the only case it says so
+    (break-it round 9: `check` read such a file as UTF-8 and reported findings in it). Shared by `check`
+    and `run` of a Python file."""
+    if not data.startswith(codecs.BOM_UTF8):
+        return
+    try:
+        tokenize.detect_encoding(io.BytesIO(data).readline)
+    except SyntaxError as e:
+        if str(e).startswith("encoding problem"):
+            raise UsageError(
+                f"cannot read {what}: encoding problem: a UTF-8 BOM and a coding line naming another "
+                "encoding (Python refuses it)"
+            ) from None
 
 
 def stdin_text() -> str:
@@ -90,6 +110,7 @@ def stdin_text() -> str:
         raise UsageError(f"cannot read stdin: not UTF-8 text (bad byte at offset {e.start})") from None
     if len(data) > MAX_CODE_BYTES:
         raise UsageError(f"cannot read stdin: more than {MAX_CODE_BYTES // 2**20} MiB of code: not checked")
+    refuse_bom_with_coding(data, "stdin")
     return code_text(data, "stdin")
 
 
@@ -110,13 +131,16 @@ def run_lint(
     try:
         select = lint.parse_codes(args.select) or ["all"]
         ignore = lint.parse_codes(args.ignore)
-        paths = lint.discover(args.code) if code is None else []
+        walked: list[tuple[str, str, bool]] = []  # folders not walked: too deep (a note), unlistable
+        paths = lint.discover(args.code, walked) if code is None else []
     except (ValueError, FileNotFoundError) as e:
         raise UsageError(str(e).strip("'\"")) from None
     texts: list[tuple[str, str]] = []
     if code is not None:
         texts.append((args.stdin_filename or ("<stdin>" if args.code == ["-"] else "<code>"), code))
     errors: list[tuple[str, str]] = []  # (path, the error line): a file not checked (exit 2)
+    walked = list(dict.fromkeys(walked))  # a folder reached by two targets (a folder and a glob) said once
+    errors += [(folder, f"{folder}: {why}") for folder, why, error in walked if error]
     for path in paths:
         try:
             if path == "-":
@@ -157,6 +181,10 @@ def run_lint(
     findings = []
     notes: list[tuple[str, str]] = []  # (path, what was not checked): calls past MAX_CALLS, Python 2 files
     entries: list[dict[str, Any]] = []  # the JSON list: findings and notes, in the order checked
+    for folder, why, error in walked:  # a folder too deep: a note, the rest checked (break-it round 9)
+        if not error:
+            notes.append((folder, why))
+            entries.append(lint.note_dict(folder, why))
     explain = getattr(args, "explain", False)
     results = checked_files(files, validator_for, syntax_notes=code is None)  # files: Python 2 is a note
     for name, checked in zip((n for n, _ in files), results, strict=True):

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from gorilla_tui.check.lint import MAX_CODE_BYTES as CODE_LIMIT
-from gorilla_tui.cli.lint import code_text
+from gorilla_tui.cli.lint import code_text, refuse_bom_with_coding
 from gorilla_tui.config import load_settings
 from gorilla_tui.errors import GorillaError, UsageError
 from gorilla_tui.history import History
@@ -209,6 +209,8 @@ def _read_code(name: str) -> str:
         raise UsageError(f"cannot read {e}") from None
     except OSError as e:
         raise UsageError(f"cannot read {what}: {e.strerror or e}") from None
+    if Path(name).suffix.lower() not in EXTRACTED:  # Python (a file or stdin): as CPython reads it
+        refuse_bom_with_coding(raw, what)
     code = code_text(raw, what)  # UTF-8 without NUL bytes, as `check` reads a file (cli/lint.py)
     if name != "-":
         code = file_code(name, code)
@@ -223,7 +225,8 @@ def _read_code(name: str) -> str:
 
 def file_code(name: str, text: str) -> str:
     """The code `run` runs from file `name` whose text is `text`, the code `check` checks in it
-    (check/lint.py blocks): a notebook's (.ipynb) code cells, IPython %magic and !shell lines left out, or a
+    (check/lint.py blocks): a notebook's (.ipynb) code cells, IPython's syntax made Python line for line
+    (check/ipython_syntax.py; a cell that still is no Python left out, with a note on stderr), or a
     Markdown file's (.md, .markdown) Python fences, joined in order with a newline; any other file whole.
     Before, `run` checked the extracted code and then ran the file itself: a notebook's JSON ran as a
     dict literal, Markdown failed with a SyntaxError at its fence (break-it pass). Raises UsageError (one
@@ -238,6 +241,8 @@ def file_code(name: str, text: str) -> str:
         found = blocks(name, text)
     except ValueError as e:  # "not a notebook (not JSON: ...)" / "(no cells list)"
         raise UsageError(f"cannot run {name}: {e}") from None
+    for note in (n for block in found for n in block.notes):  # a notebook cell that is no Python: left out
+        print(safe_text(f"gorilla-tui: note: {name}: {note}"), file=sys.stderr)
     code = "\n".join(block.code for block in found)
     if not code.strip():
         what = "no code cell" if kind == "notebook" else "no Python fence (```python)"

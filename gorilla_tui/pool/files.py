@@ -127,18 +127,21 @@ def doc_files(folder: Path, skipped: list[Diagnostic] | None = None) -> list[Pat
     for p in sorted(folder.iterdir()):
         if p.suffix.lower() not in (".json", ".jsonl"):
             continue
-        # os.path.realpath, not Path.resolve: resolve raises RuntimeError on a link loop (a.json -> b.json
-        # -> a.json) in Python 3.11, which was "internal error" for `--source FOLDER` (issue 42)
+        # os.stat first: the kernel gives up after 40 links (ELOOP), where os.path.realpath follows a chain
+        # of links by recursion (1,200 links: RecursionError, break-it round 9) and Path.resolve raises
+        # RuntimeError on a loop (a.json -> b.json -> a.json, issue 42): "internal error" for `--source`
+        if not _regular(p):
+            if skipped is not None and p.is_symlink():
+                why = "symbolic link that leads to no file (a loop, too many links, or a missing target): "
+                why += "not read"
+                skipped.append(Diagnostic(str(p), 0, "skipped", why))
+            continue
         if p.is_symlink() and not Path(os.path.realpath(p)).is_relative_to(root):
             if skipped is not None:
                 why = "symbolic link to a file outside the folder: not read"
                 skipped.append(Diagnostic(str(p), 0, "skipped", why))
             continue
-        if _regular(p):
-            out.append(p)
-        elif skipped is not None and p.is_symlink():
-            why = "symbolic link that leads to no file (a loop, or a missing target): not read"
-            skipped.append(Diagnostic(str(p), 0, "skipped", why))
+        out.append(p)
     return out
 
 

@@ -251,6 +251,9 @@ def fetch(manifest: Manifest, ctx: FetchContext) -> SourceLoad:
     )
 
 
+#: Why a `--source` folder gives no docs: its doc files are read one level deep (pool/files.py doc_files),
+#: so a folder whose files sit in sub-folders said only "no *.json ... file" (break-it round 9).
+NO_DOC_FILES = "no *.json or *.jsonl file in that folder (sub-folders are not read)"
 #: A source name in `--source NAME=PATH` (and config.toml `sources`).
 _SOURCE_NAME = SOURCE_NAME
 
@@ -351,8 +354,8 @@ def user_source(
         )
     links_out: list = []
     if p.is_dir() and not doc_files(p, links_out):
-        why = f" ({len(links_out)} symbolic link(s) out of it not read)" if links_out else ""
-        raise UsageError(f"--source {path}: no *.json or *.jsonl file in that folder{why}")
+        why = f"; {len(links_out)} symbolic link(s) out of it not read" if links_out else ""
+        raise UsageError(f"--source {path}: {NO_DOC_FILES.removesuffix(')')}{why})")
     result = load_paths([p], name, max_bytes=max_bytes)
     files = [str(p)] if not p.is_dir() else [str(f) for f in doc_files(p)]
     return SourceLoad(name, title or f"user docs ({p})", "ok", str(p), files, result, user=True)

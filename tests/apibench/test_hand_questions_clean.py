@@ -33,6 +33,7 @@ OWN_TASKS = {
     "bench/everyday_tasks.toml": "task",
     "tests/data/stdlib_tasks.toml": "query",
     "bench/data/apizoo_dev_tasks.toml": "query",
+    "bench/data/literal_tasks.toml": "task",
 }
 
 

@@ -8,6 +8,8 @@ check/lint.py MAX_CODE_BYTES. Exit status: 0 clean, 1 findings, 2 a file not che
 
 from __future__ import annotations
 
+import codecs
+import io
 import json
 import os
 import shutil
@@ -41,17 +43,23 @@ def _check(capsys, *args: str) -> tuple[int, str, str]:
 
 def test_a_link_loop_in_a_source_folder_is_a_skipped_file(tmp_path):
     """`--source FOLDER` with a.jsonl -> b.jsonl -> a.jsonl beside a real doc file: Path.resolve raised
-    RuntimeError ("internal error"); the folder's docs are read and each link named as skipped."""
+    RuntimeError ("internal error"), and a chain of 1,200 links RecursionError in os.path.realpath; the
+    folder's docs are read and each link named as skipped."""
     folder = tmp_path / "docs"
     folder.mkdir()
     shutil.copy(POOL / "torchhub_api.jsonl", folder / "torchhub.jsonl")
     os.symlink("b.jsonl", folder / "a.jsonl")
     os.symlink("a.jsonl", folder / "b.jsonl")
     os.symlink("self.json", folder / "self.json")
+    # break-it round 9: a chain of 1,200 links was RecursionError in os.path.realpath ("internal error")
+    os.symlink("c1", folder / "chain.jsonl")
+    for i in range(1, 1200):
+        os.symlink(f"c{i + 1}", folder / f"c{i}")
+    os.symlink("torchhub.jsonl", folder / "c1200")
     loaded = user_source(folder)
     assert loaded.status == "ok" and loaded.result.docs
     skipped = sorted(Path(d.file).name for d in loaded.result.diagnostics if "leads to no file" in d.message)
-    assert skipped == ["a.jsonl", "b.jsonl", "self.json"]
+    assert skipped == ["a.jsonl", "b.jsonl", "chain.jsonl", "self.json"]
     with pytest.raises(UsageError, match="a symbolic link that leads to no file"):  # named alone
         user_source(folder / "self.json")
 
@@ -157,6 +165,26 @@ def test_a_latin1_file_with_its_coding_line_is_checked(pool, capsys, tmp_path):
     path.write_bytes(text.split("\n", 1)[1].encode("latin-1"))
     status, out, err = _check(capsys, str(path), "--pool", pool)
     assert status == 2 and "not UTF-8 text (bad byte at offset 11)" in err
+
+
+def test_a_bom_with_a_latin1_coding_line_is_refused_as_python_refuses_it(pool, capsys, tmp_path, monkeypatch):
+    """Break-it round 9: CPython refuses a UTF-8 BOM followed by ``# coding: latin-1`` ("encoding problem:
+    iso-8859-1 with BOM"); `check` read the file as UTF-8 and reported its finding (exit 1). It is one line
+    now, exit 2, for a file, for stdin and for `run`; a BOM with a UTF-8 coding line is still checked."""
+    bom = codecs.BOM_UTF8 + b"# coding: latin-1\n" + WRONG.encode()
+    path = tmp_path / "bom.py"
+    path.write_bytes(bom)
+    why = "encoding problem: a UTF-8 BOM and a coding line naming another encoding (Python refuses it)"
+    status, out, err = _check(capsys, str(path), "--pool", pool)
+    assert (status, out, err) == (2, "", f"gorilla-tui: error: cannot read {path}: {why}\n")
+    monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO(bom)))
+    assert main(["check", "-", "--pool", pool]) == 2
+    assert capsys.readouterr().err == f"gorilla-tui: error: cannot read stdin: {why}\n"
+    assert main(["run", str(path), "--yes"]) == 2
+    assert capsys.readouterr().err == f"gorilla-tui: error: cannot read {path}: {why}\n"
+    path.write_bytes(codecs.BOM_UTF8 + b"# coding: utf-8\n" + WRONG.encode())
+    status, out, _ = _check(capsys, str(path), "--pool", pool)
+    assert status == 1 and out.startswith(f"{path}:3:9: wrong_args:unknown_model ")
 
 
 def test_a_newline_in_a_file_name_keeps_a_finding_on_one_line(pool, capsys, tmp_path, monkeypatch):
@@ -284,3 +312,70 @@ def test_a_lone_surrogate_escape_in_a_doc_is_read_as_a_replacement_character(tmp
     doc = user_source(path).result.docs[0]
     assert doc.functionality == "evil\ufffd and \U0001f600"
     doc.functionality.encode("utf-8")  # writable: no lone surrogate left
+
+
+def _nested(top: Path, depth: int) -> Path:
+    """`top` with `depth` folders "d" nested below it (made from inside: the whole path may pass PATH_MAX)."""
+    here = os.getcwd()
+    top.mkdir()
+    os.chdir(top)
+    try:
+        for _ in range(depth):
+            os.mkdir("d")
+            os.chdir("d")
+        Path("deep.py").write_text(WRONG)
+    finally:
+        os.chdir(here)
+    return top
+
+
+@pytest.fixture
+def deep_tree(tmp_path):
+    """tmp_path/tree with "d" folders nested 1,500 deep, deep.py at the bottom; removed bottom-up after the
+    test (shutil.rmtree, pytest's own clean-up, recurses once per level too)."""
+    top = _nested(tmp_path / "tree", 1500)
+    yield top
+    os.chdir(top)
+    for _ in range(1500):
+        os.chdir("d")
+    Path("deep.py").unlink()
+    for _ in range(1500):
+        os.chdir("..")
+        os.rmdir("d")
+    os.chdir(tmp_path)
+
+
+def test_folders_nested_1500_deep_are_a_note_and_the_rest_is_checked(pool, capsys, deep_tree, monkeypatch):
+    """Break-it round 9, R2: os.walk and glob's ``**`` recurse once per folder level (Python 3.11), so a
+    tree 1,500 folders deep (a legal 3,000-character path) was "internal error: RecursionError", exit 1,
+    with an empty SARIF log. The folder below check/walk.py MAX_DEPTH levels is one note; the rest of the
+    tree is checked (its finding: exit 1), by a folder, a ``**`` glob and in SARIF."""
+    from gorilla_tui.check.walk import MAX_DEPTH, TOO_DEEP
+
+    monkeypatch.chdir(deep_tree.parent)
+    Path("tree", "top.py").write_text(WRONG)
+    deepest = os.sep.join(["tree", *["d"] * MAX_DEPTH])
+    for target in ("tree", "tree/**/*.py", "tree/**"):
+        status, out, err = _check(capsys, target, "--pool", pool)
+        assert status == 1, (target, err)
+        assert out.startswith("tree/top.py:2:9: wrong_args:unknown_model "), target
+        assert err.splitlines()[1:] == [f"gorilla-tui: note: {deepest}: {TOO_DEEP}"], (target, err)
+    status, out, _ = _check(capsys, "tree", "--pool", pool, "--format", "sarif")
+    log = json.loads(out)
+    sarif_pydantic.Sarif.model_validate(log)
+    [note] = log["runs"][0]["invocations"][0]["toolExecutionNotifications"]
+    assert status == 1 and note["message"]["text"] == TOO_DEEP and note["level"] == "warning"
+    assert len(log["runs"][0]["results"]) == 1
+    assert main(["check", "tree/*/*/*/nothing.py", "--pool", pool]) == 2  # a pattern naming nothing
+    assert "no such file or folder" in capsys.readouterr().err
+
+
+@pytest.mark.skipif(hasattr(os, "geteuid") and os.geteuid() == 0, reason="root lists a mode-000 folder")
+def test_a_folder_that_cannot_be_listed_is_not_checked_exit_2(pool, capsys, tmp_path, monkeypatch):
+    """os.walk passed a folder it cannot list over in silence (exit 0 for a tree partly checked)."""
+    monkeypatch.chdir(tmp_path)
+    Path("tree", "locked").mkdir(parents=True)
+    Path("tree", "top.py").write_text(WRONG)
+    os.chmod("tree/locked", 0)
+    status, _, err = _check(capsys, "tree", "--pool", pool)
+    assert status == 2 and "gorilla-tui: error: tree/locked: cannot read (Permission denied)" in err

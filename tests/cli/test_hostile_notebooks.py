@@ -17,6 +17,8 @@ from pathlib import Path
 
 import pytest
 
+from gorilla_tui.cli.run import file_code
+
 POOL = Path(__file__).resolve().parents[1] / "data" / "pool" / "torchhub_api.jsonl"
 ROOT = Path(__file__).resolve().parents[2]
 WRONG = ["import torch\n", "model = torch.hub.load('pytorch/vision', 'resnet-201')\n"]
@@ -117,3 +119,67 @@ def test_a_cell_in_another_language_does_not_hide_the_others(tmp_path: Path) -> 
     done = _cli(tmp_path, "check", str(path), "--pool", str(POOL))
     assert done.returncode == 1, done.stderr
     assert done.stdout.startswith(f"{path}:cell 3:1:9: wrong_args:unknown_model ")
+
+
+def _code(source: str) -> dict:
+    return {"cell_type": "code", "metadata": {}, "source": source, "outputs": [], "execution_count": None}
+
+
+@pytest.mark.parametrize(
+    "ipython",
+    [
+        "files = !ls\nlen(files)\n",
+        "torch.hub.load?\n",
+        "??torch.hub.load\n",
+        "!pip install torch\n",
+        "for f in ['a']:\n    !echo $f\n    %ls\n",
+        "home = %env HOME\n",
+        "%timeit -n 10 sum([1])\n",
+        "/print 1\n,print a b\n",
+    ],
+    ids=[
+        "system-assign",
+        "help-end",
+        "help-start",
+        "shell",
+        "indented",
+        "magic-assign",
+        "options",
+        "autocall",
+    ],
+)
+def test_ipython_syntax_in_one_cell_does_not_hide_the_others(tmp_path: Path, ipython: str) -> None:
+    """Break-it round 9, R3: a cell with IPython syntax that is no cell magic (``files = !ls``, ``obj?``)
+    made the whole notebook "not Python 3 syntax" (exit 0, a note at a line of the joined cells): the
+    made-up model of the other cell was never reported. Each such line is read as IPython reads it
+    (check/ipython_syntax.py); the other cell's finding is reported at its cell (exit 1), no note."""
+    nb = {"cells": [_code(WRONG[0]), _code(ipython), _code(WRONG[1])], "metadata": {}, "nbformat": 4,
+          "nbformat_minor": 5}  # fmt: skip
+    path = tmp_path / "ipy.ipynb"
+    path.write_text(json.dumps(nb))
+    done = _cli(tmp_path, "check", str(path), "--pool", str(POOL))
+    assert done.returncode == 1, done.stderr
+    assert done.stdout.startswith(f"{path}:cell 3:1:9: wrong_args:unknown_model ")
+    assert "note" not in done.stderr, done.stderr
+
+
+def test_a_cell_that_is_no_python_is_skipped_by_its_number_and_a_time_magic_is_checked(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A cell that still does not compile (Python 2's print) is one note naming its cell and its line in
+    that cell, the other cells checked; ``%time STATEMENT`` runs the statement as Python, so its made-up
+    model is a finding at its own column; `run` says the same note and runs the other cells."""
+    nb = {"cells": [_code(WRONG[0]), _code("x = 1\nprint 'python 2'\n"), _code("%time " + WRONG[1])],
+          "metadata": {}, "nbformat": 4, "nbformat_minor": 5}  # fmt: skip
+    path = tmp_path / "py2.ipynb"
+    path.write_text(json.dumps(nb))
+    done = _cli(tmp_path, "check", str(path), "--pool", str(POOL))
+    assert done.returncode == 1, done.stderr
+    assert done.stdout.startswith(f"{path}:cell 3:1:15: wrong_args:unknown_model ")
+    assert done.stderr.splitlines()[1] == (
+        f"gorilla-tui: note: {path}: cell 2: skipped: not Python 3 syntax (2:1: Missing parentheses in call"
+        " to 'print'. Did you mean print(...)?)"
+    )
+    code = file_code(str(path), path.read_text())
+    assert "print 'python 2'" not in code and "x = 1" not in code and "if 1: " + WRONG[1] in code
+    assert capsys.readouterr().err == done.stderr.splitlines()[1] + "\n"

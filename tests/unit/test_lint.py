@@ -9,6 +9,8 @@ import os
 import pytest
 
 from gorilla_tui.check import lint
+from gorilla_tui.check.ipython_syntax import python_lines
+from gorilla_tui.check.notebook import notebook_lines
 
 
 def test_discover_folders_globs_and_missing(tmp_path):
@@ -41,10 +43,55 @@ def test_notebook_cells_are_one_block_with_cell_positions():
                     {"cell_type": "markdown", "source": "text"},
                     {"cell_type": "code", "source": "!ls\nm = torch.hub.load('a/b', 'c')"}]}  # fmt: skip
     (block,) = lint.blocks("n.ipynb", json.dumps(nb))
-    assert block.code.split("\n") == ["import torch", "", "", "m = torch.hub.load('a/b', 'c')"]
+    # IPython's syntax made Python line for line: %time runs its statement, !ls is a command
+    assert block.code.split("\n") == ["import torch", "if 1: x = 1", "pass", "m = torch.hub.load('a/b', 'c')"]
     assert block.cells == [(1, 1), (1, 2), (3, 1), (3, 2)]
     with pytest.raises(ValueError, match="not a notebook"):
         lint.blocks("n.ipynb", "[]")
+
+
+def test_ipython_syntax_is_made_python_only_at_the_start_of_a_logical_line():
+    """check/ipython_syntax.py: IPython finds its commands at the start of a logical line, so a ``%`` or
+    ``!`` continuing a bracket, a triple-quoted string or a backslash line is Python (or text) and kept;
+    lines and columns are kept (one line out per line in). A Markdown fence is read the same way."""
+    cell = [
+        "x = (1",
+        "     % 2)",
+        's = """',
+        "!not a command",
+        '"""',
+        "y = 1 + \\",
+        "    2",
+        "  %ls \\",
+        "  more of the magic",
+        "a, b = !ls",
+        "os.path.join??",
+        "%prun -s cumulative f()",
+        "    %time  r = f(1)",
+    ]
+    assert python_lines("\n".join(cell)) == [
+        *cell[:7],
+        "  pass",
+        "",
+        "a, b = []",
+        "pass",
+        "pass",
+        "    if 1:  r = f(1)",
+    ]
+    (block,) = lint.markdown_blocks("text\n```python\n!pip install torch\nimport torch\n```\n")
+    assert (block.code, block.line_offset) == ("pass\nimport torch", 2)
+
+
+def test_a_notebook_over_the_code_cap_is_not_read_before_it_is_refused():
+    """More code than max_bytes is given as it is (the caller refuses it, lint.too_much_code): reading it
+    (IPython's syntax, a compile per cell) cost a 2.5 MB notebook 9 s and 0.9 GB before its refusal."""
+    nb = json.dumps({"cells": [{"cell_type": "code", "source": "!ls\nprint 'x'\n"}]})
+    assert notebook_lines(nb, max_bytes=10) == (["!ls", "print 'x'", ""], [(1, 1), (1, 2), (1, 3)], [])
+    lines, _, notes = notebook_lines(nb, max_bytes=1000)
+    assert lines == ["", "", ""] and notes == [
+        "cell 1: skipped: not Python 3 syntax (2:1: Missing parentheses in call to 'print'. Did you mean "
+        "print(...)?)"
+    ]
 
 
 def test_reason_codes_and_prefixes():

@@ -84,8 +84,19 @@ def test_a_folder_whose_only_doc_files_link_out_of_it_says_so(tmp_path: Path) ->
     folder = tmp_path / "docs"
     folder.mkdir()
     (folder / "a.jsonl").symlink_to(outside)
-    with pytest.raises(UsageError, match=r"no \*\.json or \*\.jsonl file in that folder \(1 symbolic link"):
+    with pytest.raises(UsageError, match=r"in that folder \(sub-folders are not read; 1 symbolic link"):
         user_source(folder)
+
+
+def test_a_folder_whose_doc_files_sit_in_a_sub_folder_says_sub_folders_are_not_read(tmp_path: Path) -> None:
+    """Break-it round 9: a --source folder whose only doc file sits in a sub-folder said "no *.json or
+    *.jsonl file in that folder", true (one level is read) but not why; it says so now."""
+    (tmp_path / "docs" / "v1").mkdir(parents=True)
+    (tmp_path / "docs" / "v1" / "a.jsonl").write_text('{"api_call": "a.f()", "description": "f"}\n')
+    with pytest.raises(
+        UsageError, match=r"no \*\.json or \*\.jsonl file in that folder \(sub-folders are not read\)$"
+    ):
+        user_source(tmp_path / "docs")
 
 
 def test_bad_source_name_or_empty_path_says_so(tmp_path: Path) -> None:
