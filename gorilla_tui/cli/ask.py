@@ -12,6 +12,7 @@ from typing import Any
 import gorilla_tui.cli as entry  # the package (cli.run reads EXIT_NOW), loaded already: it dispatched here
 from gorilla_tui.cancel import ctrl_c_sets
 from gorilla_tui.cli.options import TASK_HELP, add_model_options, settings_from_args, task_text
+from gorilla_tui.cli.output import HeldLoss
 from gorilla_tui.cli.run import add_isolation_option, check_run_args, confirm_and_run, open_history
 from gorilla_tui.config import Settings
 from gorilla_tui.errors import GorillaError
@@ -80,37 +81,45 @@ def run(args: argparse.Namespace) -> int:
     if interrupted:
         raise KeyboardInterrupt  # cli.main: "gorilla-tui: interrupted", exit 130
     data = proposal.to_dict()
-    if args.json and args.run:
-        pass  # one JSON document: the proposal goes into the run report below
-    elif args.json:
-        startup = {k: round(v, 4) for k, v in STARTUP.items()}
-        print(json.dumps(data | {"startup": startup}, indent=2, ensure_ascii=False))
-    else:
-        for w in proposal.warnings:  # the translation of a task in another language is a note, not a warning
-            kind = "note" if w.startswith(TRANSLATION_NOTE) else "warning"
-            print(f"gorilla-tui: {kind}: {safe_text(w)}", file=sys.stderr)
-        _print_panel(data, proposal.hits)
-    sys.stdout.flush()  # the answer is out before the history is touched
+    # stdout refusing a write (`| head -1`, a full disk) is held: the history row is still saved, and the
+    # status is the answer's (or the run's) when the reader went away (break-it round 10)
+    held = HeldLoss()
+    with held.catch():
+        if args.json and args.run:
+            pass  # one JSON document: the proposal goes into the run report below
+        elif args.json:
+            startup = {k: round(v, 4) for k, v in STARTUP.items()}
+            print(json.dumps(data | {"startup": startup}, indent=2, ensure_ascii=False))
+        else:
+            for (
+                w
+            ) in proposal.warnings:  # a translation of a task in another language is a note, not a warning
+                kind = "note" if w.startswith(TRANSLATION_NOTE) else "warning"
+                print(f"gorilla-tui: {kind}: {safe_text(w)}", file=sys.stderr)
+            _print_panel(data, proposal.hits)
+        sys.stdout.flush()  # the answer is out before the history is touched
     history = open_history()
     task_id = history.add(args.task, data)  # the TUI's history screen lists CLI asks too
     if args.run:
         if proposal.fit == "nothing":
             print("gorilla-tui: nothing to run: no API in the index fits the task", file=sys.stderr)
-            return 1
+            return held.end(1)
         if not proposal.code.strip():
             print("gorilla-tui: nothing to run: the proposal has no code", file=sys.stderr)
-            return 1
-        return confirm_and_run(
-            proposal.code,
-            proposal.verdict,
-            args,
-            extra={"proposal": data},
-            task_id=task_id,
-            history=history,
-            echo_last=True,  # a proposal: its doc example may end in a bare expression (`os.getcwd()`)
+            return held.end(1)
+        return held.end(
+            confirm_and_run(
+                proposal.code,
+                proposal.verdict,
+                args,
+                extra={"proposal": data},
+                task_id=task_id,
+                history=history,
+                echo_last=True,  # a proposal: its doc example may end in a bare expression (`os.getcwd()`)
+            )
         )
     entry.EXIT_NOW = True  # printed and saved: the process need not free the model before it ends
-    return 0 if proposal.verdict.ok and proposal.fit != "nothing" else 1
+    return held.end(0 if proposal.verdict.ok and proposal.fit != "nothing" else 1)
 
 
 #: The colour of each fit judgment's line (types.FIT_LINES) in the `ask` panel.

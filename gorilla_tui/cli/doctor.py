@@ -16,6 +16,7 @@ from typing import Any
 from gorilla_tui import plugins
 from gorilla_tui.cli.doctor_index import check_index, manifest_problem
 from gorilla_tui.cli.doctor_model import check_inference, check_model, check_runtime
+from gorilla_tui.cli.output import status_if_cut
 from gorilla_tui.errors import UsageError
 from gorilla_tui.paths import get_paths
 from gorilla_tui.sandbox.runner import isolation_layers
@@ -140,7 +141,15 @@ def collect(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def run(args: argparse.Namespace) -> int:
-    """Print the report; exit 0 when no problem was found (notes do not count), 1 otherwise."""
+    """Print the report; exit 0 when no problem was found (notes do not count), 1 otherwise, also when the
+    reader goes away (`doctor | head -1` read "healthy" from exit 0, break-it round 10: status_if_cut)."""
+    report = collect(args)
+    with status_if_cut(1 if report["problems"] else 0):
+        return _print(report, args.json)
+
+
+def _print(report: dict[str, Any], as_json: bool) -> int:
+    """Print `report` (collect()) as JSON or as a table with its problems and notes; returns the status."""
     from rich.markup import escape as markup_escape  # deferred: rich; --help stays fast
     from rich.table import Table  # deferred: rich; --help stays fast
     from rich.text import Text  # deferred: rich; --help stays fast
@@ -151,8 +160,7 @@ def run(args: argparse.Namespace) -> int:
         # config value (a model path, an endpoint) split a problem line or a table row in two (round 7)
         return markup_escape(safe_text(text))
 
-    report = collect(args)
-    if args.json:
+    if as_json:
         print(json.dumps(report, indent=2))
         return 1 if report["problems"] else 0
 

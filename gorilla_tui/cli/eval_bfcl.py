@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from gorilla_tui.cancel import ctrl_c_sets
 from gorilla_tui.cli.options import add_model_options, settings_from_args
+from gorilla_tui.cli.output import status_if_cut
 from gorilla_tui.config import Settings
 from gorilla_tui.errors import UsageError
 from gorilla_tui.textsafe import safe_text
@@ -107,16 +108,18 @@ def run_bfcl(args: argparse.Namespace) -> int:
                 out.unlink()
             return 130
         scores = bfcl.score_answers(out, questions)
-    if args.json:
-        print(json.dumps({**run.key(), "data": str(data), "out": str(args.out or ""),
-                          "answered": stats.answered if stats else 0,
-                          "skipped": stats.skipped if stats else len(questions),
-                          "stopped": bool(stats and stats.stopped),
-                          "seconds": round(stats.seconds, 3) if stats else 0.0,
-                          "categories": [s.to_dict() for s in scores]}, ensure_ascii=False))  # fmt: skip
-    else:
-        _print_scores(scores, run, args.out or "")
-    return 130 if stats is not None and stats.stopped else 0
+    status = 130 if stats is not None and stats.stopped else 0
+    with status_if_cut(status):  # `eval bfcl | head -1` keeps it
+        if args.json:
+            print(json.dumps({**run.key(), "data": str(data), "out": str(args.out or ""),
+                              "answered": stats.answered if stats else 0,
+                              "skipped": stats.skipped if stats else len(questions),
+                              "stopped": bool(stats and stats.stopped),
+                              "seconds": round(stats.seconds, 3) if stats else 0.0,
+                              "categories": [s.to_dict() for s in scores]}, ensure_ascii=False))  # fmt: skip
+        else:
+            _print_scores(scores, run, args.out or "")
+    return status
 
 
 def _answer(settings: Settings, questions: list[bfcl.BfclQuestion], pool: list[bfcl.BfclQuestion], out: Path,

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 from gorilla_tui.cancel import ctrl_c_sets
 from gorilla_tui.cli.eval_bfcl import register_bfcl
 from gorilla_tui.cli.options import add_model_options, settings_from_args
+from gorilla_tui.cli.output import status_if_cut
 from gorilla_tui.config import Settings
 from gorilla_tui.errors import UsageError
 from gorilla_tui.textsafe import safe_text
@@ -190,18 +191,18 @@ def run_eval(args: argparse.Namespace) -> int:
             out.unlink()
         return 130
     summary = evalrun.summarise(args.out, data.hub, tasks, eval_path=data.eval_path, pool_path=data.pool_path)
-    if args.json:
-        out = {"hub": data.hub, "retriever": args.retriever, "mode": settings.mode,
-               "select_by": info.select_by, "model": model, "k": settings.k, "out": str(args.out),
-               "answered": stats.answered, "skipped": stats.skipped, "stopped": stats.stopped,
-               "concurrency": stats.concurrency, "seconds": round(stats.seconds, 3),
-               "tasks_per_s": round(stats.tasks_per_s, 4), **summary.to_dict()}  # fmt: skip
-        print(json.dumps(out, ensure_ascii=False))
-    else:
-        _print_summary(summary, info, stats, str(args.out))
-    if stats.stopped:
-        return 130
-    return 1 if all_failed(stats, args.out) else 0
+    status = 130 if stats.stopped else 1 if all_failed(stats, args.out) else 0
+    with status_if_cut(status):  # `eval run | head -1` keeps it (break-it round 10)
+        if args.json:
+            out = {"hub": data.hub, "retriever": args.retriever, "mode": settings.mode,
+                   "select_by": info.select_by, "model": model, "k": settings.k, "out": str(args.out),
+                   "answered": stats.answered, "skipped": stats.skipped, "stopped": stats.stopped,
+                   "concurrency": stats.concurrency, "seconds": round(stats.seconds, 3),
+                   "tasks_per_s": round(stats.tasks_per_s, 4), **summary.to_dict()}  # fmt: skip
+            print(json.dumps(out, ensure_ascii=False))
+        else:
+            _print_summary(summary, info, stats, str(args.out))
+    return status
 
 
 def all_failed(stats: evalrun.RunStats, out: str) -> bool:

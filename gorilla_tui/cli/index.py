@@ -11,6 +11,7 @@ from typing import Any
 
 from gorilla_tui.cli.index_report import print_refresh
 from gorilla_tui.cli.index_status import FLAGGED_SHOWN, SKIPPED_SHOWN, sources_table, status  # noqa: F401 (old path)
+from gorilla_tui.cli.output import status_if_cut
 from gorilla_tui.config import load_settings
 from gorilla_tui.errors import GorillaError, UsageError
 from gorilla_tui.model.likelihood import check_choice_settings
@@ -161,18 +162,21 @@ def _refresh(args: argparse.Namespace) -> int:
     refused = [
         f"{r['name']} refused: {r.get('message', '')}" for r in report.sources if r.get("status") == "refused"
     ]
-    if args.json:
-        out = {"path": str(report.path), "seconds": round(report.seconds, 3), "sources": report.sources}
-        out["unchanged"] = report.unchanged
-        out["unavailable"] = missing
-        out["warning"] = warning
-        out["dense"] = dense if dense is not None else report.index.dense_state()
-        out["warnings"] = refused + report.warnings
-        print(json.dumps(out, indent=1))
-        return 2 if refused or report.refused_kept else 0
-    print_refresh(report, dense, [*refused, *report.warnings] + ([warning] if warning else []))
-    # a refused file is bad input, whether its docs of the live index were kept or there were none to keep
-    return 2 if refused or report.refused_kept else 0
+    # a refused file is bad input, whether its docs of the live index were kept or there were none to keep;
+    # said by the status also when the reader goes away (`index --refresh | head -1`: status_if_cut)
+    status = 2 if refused or report.refused_kept else 0
+    with status_if_cut(status):
+        if args.json:
+            out = {"path": str(report.path), "seconds": round(report.seconds, 3), "sources": report.sources}
+            out["unchanged"] = report.unchanged
+            out["unavailable"] = missing
+            out["warning"] = warning
+            out["dense"] = dense if dense is not None else report.index.dense_state()
+            out["warnings"] = refused + report.warnings
+            print(json.dumps(out, indent=1))
+        else:
+            print_refresh(report, dense, [*refused, *report.warnings] + ([warning] if warning else []))
+    return status
 
 
 def check_embedder(spec: str, fetch: bool = True) -> None:

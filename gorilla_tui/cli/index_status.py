@@ -8,6 +8,7 @@ import json
 from datetime import datetime, timezone
 from typing import Any
 
+from gorilla_tui.cli.output import status_if_cut
 from gorilla_tui.errors import GorillaError, IndexMissingError
 from gorilla_tui.paths import get_paths
 from gorilla_tui.pool.manifest import load_manifests
@@ -197,8 +198,9 @@ def _no_index(args: argparse.Namespace, missing: IndexMissingError) -> int:
 
 def _damaged(damage: GorillaError) -> int:
     """`index --status --json` when the live index is damaged (a search refuses it): {"index": true,
-    "damaged": true, "message", "hint"} and the folders, exit 2."""
-    print(json.dumps({"index": True, "damaged": True, **_problem_doc(damage)}, indent=1))
+    "damaged": true, "message", "hint"} and the folders, exit 2 (also when the reader goes away)."""
+    with status_if_cut(2):
+        print(json.dumps({"index": True, "damaged": True, **_problem_doc(damage)}, indent=1))
     return 2
 
 

@@ -148,6 +148,36 @@ def status_if_cut(status: int) -> Iterator[None]:
         raise
 
 
+class HeldLoss:
+    """An OutputLost held while a command finishes the work that does not print, then raised with the
+    command's status: `run` goes on running the code when its reader goes away mid-run and exits with the
+    run's status (it said "the sandbox could not start: Broken pipe", exit 2, break-it round 10); `ask`
+    still saves its history row. `lost` says whether to write to stdout any more."""
+
+    def __init__(self) -> None:
+        self.error: OutputLost | None = None
+
+    @contextmanager
+    def catch(self) -> Iterator[None]:
+        """Run the block; an OutputLost in it is held (the first one kept) instead of raised."""
+        try:
+            yield
+        except OutputLost as e:
+            self.error = self.error or e
+
+    @property
+    def lost(self) -> bool:
+        """True once a write to stdout failed."""
+        return self.error is not None
+
+    def end(self, status: int) -> int:
+        """Return `status`, or raise the held OutputLost with it as its status (status_if_cut)."""
+        if self.error is not None:
+            with status_if_cut(status):
+                raise self.error
+        return status
+
+
 def discard_stdout() -> None:
     """Point file descriptor 1 at /dev/null and drop what the stream still buffers, so that nothing more is
     written to the broken output (Python's shutdown flush then succeeds quietly; the Python docs' advice for

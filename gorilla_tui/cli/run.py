@@ -13,6 +13,7 @@ from typing import Any
 
 from gorilla_tui.check.lint import MAX_CODE_BYTES as CODE_LIMIT
 from gorilla_tui.cli.lint import code_text, refuse_bom_with_coding
+from gorilla_tui.cli.output import HeldLoss, OutputLost
 from gorilla_tui.config import load_settings
 from gorilla_tui.errors import GorillaError, UsageError
 from gorilla_tui.history import History
@@ -149,6 +150,9 @@ def confirm_and_run(
     limits = Limits()
     if args.timeout is not None:
         limits = Limits(timeout_s=args.timeout, cpu_s=max(1, math.ceil(args.timeout)))
+    held = (
+        HeldLoss()
+    )  # stdout refusing a write (`| head -1`, a full disk) ends neither the run nor its record
     result, stopped_by = run_in_sandbox(
         code,
         limits,
@@ -156,11 +160,16 @@ def confirm_and_run(
         keep=args.keep,
         allow_unisolated=getattr(args, "no_isolation", False),
         echo_last=echo_last,
+        held=held,
     )
-    _report(verdict, requirements, result, args, extra or {}, code)
+    status = 0 if result.ok else 1
+    if stopped_by is not None:
+        status = 128 + stopped_by.value
+    with held.catch():  # text: on stderr, said even when stdout was lost; --json: on stdout
+        _report(verdict, requirements, result, args, extra or {}, code)
+        sys.stdout.flush()  # the result is out before the history is touched
     if stopped_by is not None:
         print(f"gorilla-tui: run stopped ({STOPPED_BY[stopped_by]})", file=sys.stderr)
-    sys.stdout.flush()  # the result is out before the history is touched
     (history or open_history()).add_run(
         task_id,
         code,
@@ -169,9 +178,8 @@ def confirm_and_run(
         duration_s=result.duration_s,
         truncated=result.truncated,
     )
-    if stopped_by is not None:
-        return 128 + stopped_by.value
-    return 0 if result.ok else 1
+    # the output lost: the run's status when the reader went away, else "could not write the output" (2)
+    return held.end(status)
 
 
 def open_history() -> Any:
@@ -303,17 +311,24 @@ def run_in_sandbox(
     keep: bool = False,
     allow_unisolated: bool = False,
     echo_last: bool = False,
+    held: HeldLoss | None = None,
 ) -> tuple[Any, signal.Signals | None]:
     """Run `code` in the sandbox (echoing its lines, through safe_text, to stdout/stderr when stream) and
     return (RunResult, the signal that stopped it or None). The run happens in a worker thread; in the main
     thread Ctrl+C (SIGINT), SIGTERM and SIGHUP (a closed terminal) stop it instead of raising, and the
     previous handlers are restored after. echo_last: a final expression's repr is printed (SandboxRun).
+    A stdout that refuses a write (OutputLost) is kept in `held` (a new HeldLoss when None) and the rest of
+    the run's stdout lines are dropped: the run goes on to its own end.
     Raises IsolationError (see SandboxRun), GorillaError when the sandbox cannot start."""
+    held = held if held is not None else HeldLoss()
 
     def echo(stream: str, line: str) -> None:
-        print(
-            safe_text(line, newlines=True), file=sys.stdout if stream == "stdout" else sys.stderr, flush=True
-        )
+        if stream != "stdout":
+            print(safe_text(line, newlines=True), file=sys.stderr, flush=True)
+            return
+        with held.catch():
+            if not held.lost:
+                print(safe_text(line, newlines=True), flush=True)
 
     run = SandboxRun(
         code,
@@ -352,7 +367,7 @@ def run_in_sandbox(
         for sig, handler in old.items():
             signal.signal(sig, handler)
     if "error" in box:
-        if isinstance(box["error"], GorillaError):
+        if isinstance(box["error"], (GorillaError, OutputLost)):  # OutputLost: not the sandbox's fault
             raise box["error"]
         raise GorillaError(f"the sandbox could not start: {box['error']}")
     return box["result"], (got[0] if got else None)

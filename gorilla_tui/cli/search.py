@@ -8,8 +8,10 @@ import json
 import os
 import sys
 from collections import Counter
+from typing import Any
 
 from gorilla_tui.cli.options import TASK_HELP, task_text
+from gorilla_tui.cli.output import status_if_cut
 from gorilla_tui.config import load_settings
 from gorilla_tui.errors import UsageError
 from gorilla_tui.textsafe import clean_task, safe_text
@@ -97,7 +99,8 @@ def _import_numpy_with_one_blas_thread() -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    """Search and print; exit 0 with hits, 1 when nothing matches, 2 for bad input or no index."""
+    """Search and print; exit 0 with hits, 1 when nothing matches (also when the reader goes away:
+    status_if_cut), 2 for bad input or no index."""
     _import_numpy_with_one_blas_thread()
     from gorilla_tui import services  # deferred: numpy, the index (~0.1 s); `--help` stays fast
     from gorilla_tui.constraints.rank import search_with_constraints  # deferred with services
@@ -122,6 +125,12 @@ def run(args: argparse.Namespace) -> int:
     failure = index.dense_failure()  # BM25 alone (damaged vectors, a failed embedder): why, and the mend
     if failure:
         print(f"gorilla-tui: note: {safe_text(failure)}", file=sys.stderr)
+    with status_if_cut(0 if result.hits else 1):
+        return _print(args, task, hub, k, result)
+
+
+def _print(args: argparse.Namespace, task: str, hub: str | None, k: int, result: Any) -> int:
+    """Print `result` (search_with_constraints) as JSON or as a table; returns the status."""
     hits = result.hits
     if args.json:  # every hit, each saying how many of the hits share its call
         counts = Counter(call_key(h.doc) for h in hits)
