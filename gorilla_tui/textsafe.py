@@ -90,11 +90,15 @@ def clean_task(task: str, limit: int = MAX_TASK_CHARS) -> tuple[str, list[str]]:
     return cut, [f"task truncated from {len(text)} to {len(cut)} characters"]
 
 
-#: The scheme (optional) and the authority of a URL: what redact_url looks at.
+#: The scheme (optional) and the authority of a URL as urllib.parse.urlsplit cuts it (its netloc: up to the
+#: first "/", "?" or "#"): what redact_url looks at.
 _AUTHORITY = re.compile(r"^((?:[A-Za-z][A-Za-z0-9+.-]*:)?//)?([^/?#]*)")
-#: A query parameter whose name looks like a secret, up to its value: redact_url hides the value.
+#: A host (and port) after the user information's "@", up to the path, query or fragment.
+_HOST = re.compile(r"[^/?#]*")
+#: A query (or fragment: "#access_token=", OAuth's implicit grant) parameter whose name looks like a secret,
+#: up to its value: redact_url hides the value.
 _SECRET_QUERY = re.compile(
-    r"([?&;][^=&#\s]*?(?:key|token|secret|passw(?:or)?d|pwd|auth|sig|credential)[^=&#\s]*=)[^&;#\s]*",
+    r"([?&;#][^=&#\s]*?(?:key|token|secret|passw(?:or)?d|pwd|auth|sig|credential)[^=&#\s]*=)([^&;#\s]*)",
     re.IGNORECASE,
 )
 
@@ -102,17 +106,50 @@ _SECRET_QUERY = re.compile(
 def redact_url(url: str) -> str:
     """`url` with the secret of its user information hidden, for every message and report that shows it
     (break-it pass 4: `http://user:s3cret@host` printed the password): "http://user:s3cret@host/v1" ->
-    "http://user:***@host/v1"; a user part alone may be a token: "http://TOKEN@host" -> "http://***@host".
-    The values of query parameters named like a secret are hidden too ("?api_key=sk-1&x=1" ->
-    "?api_key=***&x=1"; names holding key, token, secret, password, passwd, pwd, auth, sig or credential:
-    the usual carriers of an API key in a URL, e.g. Google's `key=` and S3's `X-Amz-Signature=`).
-    Any other text is returned unchanged."""
-    url = _SECRET_QUERY.sub(r"\1***", url)
+    "http://user:***@host/v1"; a user part alone may be a token: "http://TOKEN@host" -> "http://***@host",
+    and so is a user part with an empty password (curl's `-u TOKEN:` style): "http://TOKEN:@host" ->
+    "http://***@host". The user information ends at the last "@" of the netloc, as urllib.parse reads it;
+    a password holding "/", "?" or "#" that was not percent-encoded ends urllib's netloc early
+    ("http://user:pa/ss@host": netloc "user:pa"), so when the netloc has a ":" and no "@" while an "@"
+    follows, everything up to the last "@" is taken for the password (break-it round 10: such a URL was
+    printed whole in "is not a valid URL").
+    The values of query and fragment parameters named like a secret are hidden too ("?api_key=sk-1&x=1" ->
+    "?api_key=***&x=1", "#access_token=T" -> "#access_token=***"; names holding key, token, secret,
+    password, passwd, pwd, auth, sig or credential: the usual carriers of an API key in a URL, e.g.
+    Google's `key=` and S3's `X-Amz-Signature=`). Any other text is returned unchanged."""
+    return _redacted(url)[0]
+
+
+def url_secrets(url: str) -> list[str]:
+    """The texts redact_url hides in `url` (a password, a token user part, secret parameters' values),
+    longest first; for hiding them in a message quoting the URL's parts (urllib's "Port could not be cast
+    to integer value as 'pa'")."""
+    return sorted(_redacted(url)[1], key=len, reverse=True)
+
+
+def _redacted(url: str) -> tuple[str, list[str]]:
+    """(redact_url(url), the texts it hid)."""
+    secrets: list[str] = []
     m = _AUTHORITY.match(url)
-    authority = m.group(2) if m else ""
-    if "@" not in authority:
-        return url
-    userinfo, _, host = authority.rpartition("@")
-    user, colon, _secret = userinfo.partition(":")
-    shown = f"{user}:***@{host}" if colon else f"***@{host}"
-    return (m.group(1) or "") + shown + url[m.end() :]  # type: ignore[union-attr]
+    assert m is not None  # every group may be empty
+    start, netloc = m.start(2), m.group(2)
+    if "@" in netloc:
+        end = m.end(2)
+    elif ":" in netloc and "@" in url[m.end(2) :]:  # a password holding "/", "?" or "#"
+        at = url.rindex("@") + 1
+        end = at + len(_HOST.match(url, at).group())  # type: ignore[union-attr]
+    else:
+        end = -1
+    if end >= 0:
+        userinfo, _, host = url[start:end].rpartition("@")
+        user, colon, password = userinfo.partition(":")
+        secrets.append(password if password else user)
+        shown = f"{user}:***@{host}" if colon and password else f"***@{host}"
+        url = url[:start] + shown + url[end:]
+
+    def hide(q: re.Match[str]) -> str:
+        secrets.append(q.group(2))
+        return q.group(1) + "***"
+
+    url = _SECRET_QUERY.sub(hide, url)
+    return url, [s for s in secrets if s]

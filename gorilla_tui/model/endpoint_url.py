@@ -10,11 +10,12 @@ request as "cannot reach" (exit 1), and a query was mangled ("http://h/ok?x=1" b
 from __future__ import annotations
 
 import base64
+import re
 import unicodedata
 import urllib.parse
 
 from gorilla_tui.errors import UsageError
-from gorilla_tui.textsafe import redact_url, safe_text
+from gorilla_tui.textsafe import redact_url, safe_text, url_secrets
 
 __all__ = ["basic_auth", "check_endpoint", "completions_url", "origin", "server_url"]
 
@@ -44,8 +45,8 @@ def check_endpoint(endpoint: str) -> str:
     try:
         parts = urllib.parse.urlsplit(url)
         port = parts.port  # ValueError for a port that is not a number in 0..65535
-    except ValueError as e:
-        why = safe_text(redact_url(str(e)))
+    except ValueError as e:  # e.g. "Port could not be cast to integer value as 'pa'": a password's start
+        why = safe_text(_hide_secrets(redact_url(str(e)), url))
         raise UsageError(f"endpoint {shown!r} is not a valid URL ({why})") from None
     if parts.scheme.lower() not in ("http", "https") or not parts.hostname:
         raise UsageError(
@@ -68,6 +69,17 @@ def check_endpoint(endpoint: str) -> str:
             f"them: {safe_text(redact_url(quoted)[:200])}"
         )
     return url
+
+
+def _hide_secrets(text: str, url: str) -> str:
+    """`text` (urllib's words about `url`) with each secret of `url` (textsafe.url_secrets), and each of its
+    pieces between "/", "?", "#", "@" and ":" (urllib's netloc ends at the first of "/?#": the port it
+    quotes is the start of a password holding one), as ***."""
+    for secret in url_secrets(url):
+        for piece in sorted({secret, *re.split(r"[/?#@:]", secret)}, key=len, reverse=True):
+            if piece:
+                text = text.replace(piece, "***")
+    return text
 
 
 def _bad_host(host: str) -> str:
