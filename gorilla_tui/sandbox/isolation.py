@@ -30,8 +30,11 @@ SYSTEM_DIRS = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "
 SANDBOX_USER = "sandbox"
 #: The host name a run sees (its own UTS namespace, uname(2) and /etc/hostname): the machine's is not shown.
 SANDBOX_HOSTNAME = "sandbox"
-#: Environment variables passed through, besides LOCALE_VARS; everything else is dropped.
-ENV_ALLOW = ("PATH", "TERM", "TZ", "COLUMNS", "LINES", "NO_COLOR")
+#: Environment variables passed through, besides LOCALE_VARS; everything else is dropped. PATH is not
+#: among them: the run's PATH is sandbox_path(), whatever the host's holds.
+ENV_ALLOW = ("TERM", "TZ", "COLUMNS", "LINES", "NO_COLOR")
+#: The standard folders of programs on PATH (the FHS's, as Debian's /etc/profile and login(1) set it).
+STANDARD_PATH = "/usr/local/bin:/usr/bin:/bin"
 #: The locale variables Python reads (the locale module's categories LC_CTYPE, LC_COLLATE, LC_TIME,
 #: LC_MONETARY, LC_NUMERIC, LC_MESSAGES and LC_ALL, setlocale(3); LANG; LANGUAGE, read by gettext and
 #: locale.getdefaultlocale): passed only with a locale-shaped value (LOCALE_VALUE). Every other LC_ name
@@ -156,14 +159,28 @@ def _libc_prctl(option: int) -> int:
 
 def scrub_env(environ: Mapping[str, str], home: str, tmpdir: str) -> dict[str, str]:
     """The child's environment: only ENV_ALLOW names (minus anything matching SECRET_NAME) and LOCALE_VARS,
-    each only with a value of its shape (LOCALE_VALUE, _VALUE_SHAPE; PATH as it is); HOME and TMPDIR
-    set to the sandbox's folders; USER and LOGNAME set to SANDBOX_USER, because the run's fresh uid has no
-    passwd entry and getpass.getuser() (which reads LOGNAME, USER, LNAME, USERNAME before pwd) would
+    each only with a value of its shape (LOCALE_VALUE, _VALUE_SHAPE); PATH fixed (sandbox_path: the host's
+    was passed as it was, and `PATH=...:/tmp/DB_URL=postgres://user:pw@db` reached the code, break-it
+    round 10); HOME and TMPDIR set to the sandbox's folders; USER and LOGNAME set to SANDBOX_USER, because
+    the run's fresh uid has no passwd entry and getpass.getuser() (which reads LOGNAME, USER, LNAME, USERNAME before pwd) would
     otherwise end the program with "KeyError: 'getpwuid(): uid not found'"."""
     env = {k: v for k, v in environ.items() if _passes(k, v)}
-    env.setdefault("PATH", "/usr/local/bin:/usr/bin:/bin")
-    env.update(HOME=home, TMPDIR=tmpdir, USER=SANDBOX_USER, LOGNAME=SANDBOX_USER, GORILLA_TUI_SANDBOX="1")
+    env.update(
+        PATH=sandbox_path(),
+        HOME=home,
+        TMPDIR=tmpdir,
+        USER=SANDBOX_USER,
+        LOGNAME=SANDBOX_USER,
+        GORILLA_TUI_SANDBOX="1",
+    )
     return env
+
+
+def sandbox_path() -> str:
+    """The run's PATH: the folder of the interpreter that runs the code (shown inside the sandbox,
+    _interpreter_dirs: a venv's `python`, `pip`) then STANDARD_PATH; nothing of the host's PATH (its data,
+    and its layout: ~/.cargo/bin, pyenv shims, folders the sandbox does not show)."""
+    return os.pathsep.join(dict.fromkeys([os.path.dirname(sys.executable), *STANDARD_PATH.split(":")]))
 
 
 def _passes(name: str, value: str) -> bool:

@@ -431,7 +431,7 @@ def test_scrub_env_keeps_only_the_allowlist() -> None:
         tmpdir="/t",
     )
     assert env == {
-        "PATH": "/bin",
+        "PATH": f"{os.path.dirname(sys.executable)}:/usr/local/bin:/usr/bin:/bin",
         "LC_ALL": "C",
         "TERM": "xterm",
         "HOME": "/h",
@@ -440,6 +440,21 @@ def test_scrub_env_keeps_only_the_allowlist() -> None:
         "LOGNAME": "sandbox",
         "GORILLA_TUI_SANDBOX": "1",
     }
+
+
+def test_the_hosts_path_never_reaches_the_code(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Break-it round 10 (issue 42, kind 6): PATH was passed as it was, so data in it reached the code
+    (`...:/tmp/DB_URL=postgres://user:pw@db/prod`) with the host's layout (~/.cargo/bin, pyenv shims). The
+    run's PATH is fixed: the interpreter's folder, then /usr/local/bin:/usr/bin:/bin."""
+    monkeypatch.setenv(
+        "PATH", os.environ["PATH"] + ":/root/.cargo/bin:/tmp/DB_URL=postgres://user:pw@db/prod"
+    )
+    code = "import os, shutil\nprint(os.environ['PATH'])\nprint(shutil.which('python3') is not None)\n"
+    result, _ = sandbox(code, tmp_path)
+    assert result.exit_status == 0, result.output
+    fixed = f"{os.path.dirname(sys.executable)}:/usr/local/bin:/usr/bin:/bin"
+    assert result.output == f"{fixed}\nTrue\n", result.output
+    assert "pw@db" not in str(scrub_env({"PATH": "/bin:/tmp/DB_URL=postgres://user:pw@db"}, "/h", "/t"))
 
 
 @pytest.mark.parametrize("namespaces", MODES)
