@@ -162,8 +162,8 @@ def scrub_env(environ: Mapping[str, str], home: str, tmpdir: str) -> dict[str, s
     each only with a value of its shape (LOCALE_VALUE, _VALUE_SHAPE); PATH fixed (sandbox_path: the host's
     was passed as it was, and `PATH=...:/tmp/DB_URL=postgres://user:pw@db` reached the code, break-it
     round 10); HOME and TMPDIR set to the sandbox's folders; USER and LOGNAME set to SANDBOX_USER, because
-    the run's fresh uid has no passwd entry and getpass.getuser() (which reads LOGNAME, USER, LNAME, USERNAME before pwd) would
-    otherwise end the program with "KeyError: 'getpwuid(): uid not found'"."""
+    the run's fresh uid has no passwd entry and getpass.getuser() (which reads LOGNAME, USER, LNAME,
+    USERNAME before pwd) would otherwise end the program with "KeyError: 'getpwuid(): uid not found'"."""
     env = {k: v for k, v in environ.items() if _passes(k, v)}
     env.update(
         PATH=sandbox_path(),
