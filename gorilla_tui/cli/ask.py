@@ -91,9 +91,7 @@ def run(args: argparse.Namespace) -> int:
             startup = {k: round(v, 4) for k, v in STARTUP.items()}
             print(json.dumps(data | {"startup": startup}, indent=2, ensure_ascii=False))
         else:
-            for (
-                w
-            ) in proposal.warnings:  # a translation of a task in another language is a note, not a warning
+            for w in proposal.warnings:  # a translated task is a note, not a warning
                 kind = "note" if w.startswith(TRANSLATION_NOTE) else "warning"
                 print(f"gorilla-tui: {kind}: {safe_text(w)}", file=sys.stderr)
             _print_panel(data, proposal.hits)
