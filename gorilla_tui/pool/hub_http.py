@@ -167,6 +167,9 @@ def counting_tqdm() -> Any:
             total, limit = kwargs.get("total"), guard.limit if guard is not None else None
             if limit is not None and isinstance(total, int) and total > limit:
                 raise HubTooLarge(f"its length is {total / 1e6:.1f} MB, more than {limit / 1e6:g} MB")
+            initial = kwargs.get("initial")
+            if guard is not None and isinstance(initial, int):
+                guard.written += initial  # a resumed download: the bytes already in its partial file count
             super().__init__(*args, **kwargs)
 
         def update(self, n: float | None = 1) -> Any:
@@ -242,10 +245,14 @@ def download(
 
     max_bytes: the file's size limit (`limit_name` names it in the message: "the size limit of one source
     (...)"): the hub's size of it (hub_size: a HEAD) over it is refused before the download, and so is the
-    download once its bytes pass it; a refused download's partial file is removed from the cache.
+    download once its bytes pass it; a refused download's partial file is removed from the cache. When the
+    hub states a size, the download also stops once its bytes pass that size: a body longer than the hub
+    said is a broken download (break-it round 10, R10-10: a mirror whose HEAD said 100 bytes sent an endless
+    body, written at 0.5-0.7 GB/s until the disk had 1 GB left).
 
     Raises huggingface_hub's LocalEntryNotFoundError when offline and not cached, HubStalled for a stalled
-    download, HubTooLarge (one line) over max_bytes, and what hf_hub_download raises."""
+    download, HubTooLarge (one line) over max_bytes (`over_limit` True) or past the hub's stated size
+    (False), and what hf_hub_download raises."""
     from huggingface_hub import hf_hub_download, try_to_load_from_cache  # deferred: only to fetch
     from huggingface_hub.errors import LocalEntryNotFoundError
 
@@ -262,12 +269,17 @@ def download(
     try:
         return bounded(
             lambda: hf_hub_download(repo_id=repo_id, filename=filename, tqdm_class=tqdm_class, **kwargs),
-            max_bytes=max_bytes,
+            max_bytes=max_bytes if size is None else size,
         )
     except HubTooLarge as e:
         _drop_partial(repo_id, etag, started, **kwargs)
         if not e.over_limit:
             raise
+        if size is not None:
+            raise HubTooLarge(
+                f"a broken download: more bytes arrived than the {size:,} the hub stated for the file",
+                over_limit=False,
+            ) from None
         raise HubTooLarge(f"{e}, {limit_name}") from None
 
 
