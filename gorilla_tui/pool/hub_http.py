@@ -13,7 +13,8 @@ Bytes are capped too (break-it round 9, R1: a mirror's endless body without a Co
 memory, RSS 4 GB in 8 s, and a 300 MB file was downloaded whole before a source's 64 MB limit refused it,
 left in the cache). download() is given the file's size limit: the hub's size of the file (a HEAD,
 huggingface_hub.get_hf_file_metadata) over it is refused before any byte is read, and the bytes written to
-the file (its progress bar's count) are refused as soon as they pass it; a body read whole into memory (the
+the file (its progress bar's count) are refused as soon as they pass it, or pass the size the hub stated (a
+longer body is a broken download: round 10, R10-10); a body read whole into memory (the
 agent registry huggingface_hub fetches for its user agent, an error's body) may hold at most
 HUB_HELD_BYTES that no progress bar counted. A refused download's partial file is removed from the cache.
 """
@@ -167,9 +168,6 @@ def counting_tqdm() -> Any:
             total, limit = kwargs.get("total"), guard.limit if guard is not None else None
             if limit is not None and isinstance(total, int) and total > limit:
                 raise HubTooLarge(f"its length is {total / 1e6:.1f} MB, more than {limit / 1e6:g} MB")
-            initial = kwargs.get("initial")
-            if guard is not None and isinstance(initial, int):
-                guard.written += initial  # a resumed download: the bytes already in its partial file count
             super().__init__(*args, **kwargs)
 
         def update(self, n: float | None = 1) -> Any:
