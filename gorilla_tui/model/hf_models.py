@@ -74,8 +74,9 @@ def hf_download(repo: str, filename: str) -> Path:
     progress bar, HF_HUB_OFFLINE honoured). When the hub cannot be reached (hub_cause) only the local cache
     is read, with huggingface_hub's warnings silenced. A download that stalls (pool.hub_http.bounded: under
     64 KiB in 30 s, or HF_HUB_DOWNLOAD_TIMEOUT) is given up, and one over pool.hub.gguf_limit (the free disk
-    less 1 GB, at most 50 GB: by the hub's size, then the bytes received) is refused, its partial file
-    removed. Raises GorillaError (one line) with a hint when it is not available."""
+    less 1 GB, at most 50 GB: by the hub's size, then the bytes received) is refused, and so is a body
+    longer than the size the hub stated (a broken download), its partial file removed. Raises GorillaError
+    (one line) with a hint when it is not available."""
     from huggingface_hub.errors import LocalEntryNotFoundError  # deferred: huggingface_hub (~0.3 s)
     from huggingface_hub.utils import logging as hf_logging  # deferred: with the errors above
 

@@ -13,7 +13,8 @@ Bytes are capped too (break-it round 9, R1: a mirror's endless body without a Co
 memory, RSS 4 GB in 8 s, and a 300 MB file was downloaded whole before a source's 64 MB limit refused it,
 left in the cache). download() is given the file's size limit: the hub's size of the file (a HEAD,
 huggingface_hub.get_hf_file_metadata) over it is refused before any byte is read, and the bytes written to
-the file (its progress bar's count) are refused as soon as they pass it; a body read whole into memory (the
+the file (its progress bar's count) are refused as soon as they pass it, or pass the size the hub stated (a
+longer body is a broken download: round 10, R10-10); a body read whole into memory (the
 agent registry huggingface_hub fetches for its user agent, an error's body) may hold at most
 HUB_HELD_BYTES that no progress bar counted. A refused download's partial file is removed from the cache.
 """
@@ -242,10 +243,14 @@ def download(
 
     max_bytes: the file's size limit (`limit_name` names it in the message: "the size limit of one source
     (...)"): the hub's size of it (hub_size: a HEAD) over it is refused before the download, and so is the
-    download once its bytes pass it; a refused download's partial file is removed from the cache.
+    download once its bytes pass it; a refused download's partial file is removed from the cache. When the
+    hub states a size, the download also stops once its bytes pass that size: a body longer than the hub
+    said is a broken download (break-it round 10, R10-10: a mirror whose HEAD said 100 bytes sent an endless
+    body, written at 0.5-0.7 GB/s until the disk had 1 GB left).
 
     Raises huggingface_hub's LocalEntryNotFoundError when offline and not cached, HubStalled for a stalled
-    download, HubTooLarge (one line) over max_bytes, and what hf_hub_download raises."""
+    download, HubTooLarge (one line) over max_bytes (`over_limit` True) or past the hub's stated size
+    (False), and what hf_hub_download raises."""
     from huggingface_hub import hf_hub_download, try_to_load_from_cache  # deferred: only to fetch
     from huggingface_hub.errors import LocalEntryNotFoundError
 
@@ -262,12 +267,17 @@ def download(
     try:
         return bounded(
             lambda: hf_hub_download(repo_id=repo_id, filename=filename, tqdm_class=tqdm_class, **kwargs),
-            max_bytes=max_bytes,
+            max_bytes=max_bytes if size is None else size,
         )
     except HubTooLarge as e:
         _drop_partial(repo_id, etag, started, **kwargs)
         if not e.over_limit:
             raise
+        if size is not None:
+            raise HubTooLarge(
+                f"a broken download: more bytes arrived than the {size:,} the hub stated for the file",
+                over_limit=False,
+            ) from None
         raise HubTooLarge(f"{e}, {limit_name}") from None
 
 

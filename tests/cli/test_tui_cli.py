@@ -99,6 +99,60 @@ def test_ctrl_q_pressed_before_textual_owns_the_terminal_quits(home_with_model, 
     assert restored[0] & termios.IXON and restored[3] & termios.ICANON and restored[3] & termios.ECHO
 
 
+def _ended_within(pid: int, fd: int, seconds: float) -> int | None:
+    """The exit status of `pid` once it ends within `seconds` (its pty output read meanwhile), else None.
+    Polls waitpid until the deadline: the pty closing (EIO) comes before the process is reaped, and a single
+    WNOHANG look right after it read a process still running its exit as "alive after Ctrl+Q" (break-it
+    round 10's TUI quit: 3 of 5 starts "killed", each reaped by itself within 0.5 s, exit 0)."""
+    import os
+    import select
+    import time
+
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        done, code = os.waitpid(pid, os.WNOHANG)
+        if done:
+            return os.waitstatus_to_exitcode(code)
+        try:
+            if select.select([fd], [], [], 0.02)[0]:
+                os.read(fd, 65536)
+        except OSError:  # the pty closed: the process is exiting
+            time.sleep(0.02)
+    return None
+
+
+@pytest.mark.parametrize("after_paint", [0.0, 1.5])
+def test_ctrl_q_while_the_app_starts_ends_the_process(home_with_model, capsys, after_paint):
+    """Ctrl+Q at the first paint (the index, the model and its probe still loading in threads) or a moment
+    later: the process ends, exit 0 (measured: 0.4-0.6 s after the key at any moment from 0.1 s to 14 s of
+    a start with the real model and the default index; a key pressed before the first paint is handled
+    when the app is up, ~1.3-1.7 s after the start). The bound here is generous: a loaded machine."""
+    import os
+    import select
+    import time
+
+    from tests.conftest import SMALL_POOL
+
+    assert main(["index", "--refresh", "--from", str(SMALL_POOL), "--only", "torchhub", "--json"]) == 0
+    capsys.readouterr()
+    pid, fd = _spawn_in_a_pty(["-m", "gorilla_tui", "tui"])
+    start, screen, status = time.monotonic(), b"", None
+    try:
+        while b"escribe a task" not in screen and time.monotonic() - start < 60:  # the task input's hint
+            if select.select([fd], [], [], 0.05)[0]:
+                screen += os.read(fd, 65536)
+        assert b"escribe a task" in screen, "no first paint within 60 s"
+        time.sleep(after_paint)
+        os.write(fd, b"\x11")  # Ctrl+Q
+        status = _ended_within(pid, fd, 30)
+    finally:
+        if status is None:
+            os.kill(pid, 9)
+            os.waitpid(pid, 0)
+        os.close(fd)
+    assert status == 0, "the TUI was still running 30 s after Ctrl+Q"
+
+
 def test_keep_early_keys_clears_what_textual_clears_but_isig_and_restores():
     """tui/terminal.keep_early_keys on a real pseudo-terminal: flow control, canonical mode and echo off
     (ISIG kept), the modes as they were afterwards, also after an exception; no terminal: nothing done."""

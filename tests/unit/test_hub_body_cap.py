@@ -21,7 +21,7 @@ from huggingface_hub.utils import get_session
 from gorilla_tui.cli import main
 from gorilla_tui.pool import hub, hub_http
 from gorilla_tui.pool.apidoc import SourceRejected
-from gorilla_tui.pool.manifest import FetchContext, Manifest
+from gorilla_tui.pool.manifest import FetchContext, Manifest, SourceUnavailable
 
 #: Bytes the server sends on one connection at most, then closes (so a client without a cap ends too:
 #: the test fails, it does not hang).
@@ -124,16 +124,48 @@ def _source() -> Manifest:
     )  # fmt: skip
 
 
-@pytest.mark.parametrize("mirror", ["nolen", "liar"], indirect=True)
+@pytest.mark.parametrize("mirror", ["nolen"], indirect=True)
 def test_an_endless_source_file_stops_at_the_size_limit(mirror, tmp_path):
-    """No Content-Length (or a HEAD that says 1000 bytes): on main the whole SEND_CAP was received and the
-    file kept; now the bytes received stop past the limit, the source is refused, no partial file kept."""
+    """No Content-Length: on main the whole SEND_CAP was received and the file kept; now the bytes received
+    stop past the limit, the source is refused, no partial file kept."""
     with pytest.raises(SourceRejected) as refused:
         hub.hf_files(_source(), FetchContext(max_bytes=LIMIT))
     message = str(refused.value)
     assert "\n" not in message
     limit = "the size limit of one source (raise it with --max-source-mb)"
     assert message == f"owner/data/api.jsonl: more than 1 MB received, {limit}"
+    assert mirror.sent[0] < RECEIVED_AT_MOST
+    assert _partial_files(tmp_path) == []
+
+
+#: The one line of a body longer than the 1,000 bytes the "liar" mirror's HEAD states.
+BROKEN = "a broken download: more bytes arrived than the 1,000 the hub stated for the file"
+
+
+@pytest.mark.parametrize("mirror", ["liar"], indirect=True)
+def test_a_source_file_longer_than_the_hub_said_is_a_broken_download(mirror, tmp_path):
+    """The HEAD says 1000 bytes, the GET sends an endless body with no length (break-it round 10, R10-10):
+    the download stops past the stated size, well under the source's limit, no partial file kept."""
+    with pytest.raises(SourceUnavailable) as refused:
+        hub.hf_files(_source(), FetchContext(max_bytes=10 * LIMIT))
+    message = str(refused.value)
+    assert "\n" not in message and f"owner/data/api.jsonl from the Hugging Face hub: {BROKEN};" in message
+    assert mirror.sent[0] < RECEIVED_AT_MOST
+    assert _partial_files(tmp_path) == []
+
+
+@pytest.mark.parametrize("mirror", ["liar"], indirect=True)
+def test_model_pull_stops_past_the_size_the_hub_stated(mirror, gorilla_home, monkeypatch, tmp_path, capfd):
+    """`model pull` against the mirror whose HEAD says 1000 bytes: on main the endless body was written
+    until only hub.DISK_RESERVE (1 GB) of the disk was left (here about 2 MB is allowed, so main fails with
+    "more than ... MB received"); now one line naming the broken download, exit 2, nothing kept."""
+    import shutil
+
+    monkeypatch.delenv("HF_HUB_OFFLINE", raising=False)  # gorilla_home sets it
+    monkeypatch.setattr(hub, "DISK_RESERVE", shutil.disk_usage(tmp_path).free - 2_000_000)
+    assert main(["model", "pull", "hf:owner/repo/model.gguf"]) == 2
+    lines = [line for line in capfd.readouterr().err.splitlines() if line.strip()]
+    assert lines == [f"gorilla-tui: error: cannot fetch hf:owner/repo/model.gguf: {BROKEN}"]
     assert mirror.sent[0] < RECEIVED_AT_MOST
     assert _partial_files(tmp_path) == []
 
