@@ -57,14 +57,14 @@ def file_digest(path: Path, limit: int | None = None) -> str:
     return _digest(path, limit)[0]
 
 
-def _digest(path: Path, limit: int | None) -> tuple[str, int]:
-    """(file_digest, bytes read) of `path`."""
+def _digest(path: Path, limit: int | None, whole: int | None = None) -> tuple[str, int]:
+    """(file_digest, bytes read) of `path`; `whole`: the limit named in the error (default `limit`)."""
     h, n = hashlib.sha256(), 0
     with open_regular(path) as fh:
         while chunk := fh.read(_CHUNK if limit is None else min(_CHUNK, limit + 1 - n)):
             n += len(chunk)
             if limit is not None and n > limit:
-                raise OSError(errno.EFBIG, f"more than {limit} bytes", str(path))
+                raise OSError(errno.EFBIG, f"more than {limit if whole is None else whole} bytes", str(path))
             h.update(chunk)
     return h.hexdigest(), n
 
@@ -82,7 +82,7 @@ def files_part(paths: Iterable[Path], limit: int | None = None) -> list[list[Any
     out: list[list[Any]] = []
     left = limit
     for p in paths:
-        digest, n = _digest(p, left)
+        digest, n = _digest(p, left, limit)
         left = None if left is None else left - n
         out.append([str(p), n, digest])
     return out
