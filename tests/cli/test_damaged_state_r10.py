@@ -89,18 +89,26 @@ def test_a_fifo_in_place_of_the_vector_cache_is_moved_aside_with_one_note(tmp_pa
     assert not path.exists() and (tmp_path / f"{path.name}.damaged").exists()
 
 
-def test_a_fifo_in_place_of_the_usage_cache_is_rebuilt(tmp_path) -> None:
+@pytest.mark.parametrize(
+    "damage",
+    [None, {"modules": ["mod"], "refs": {"path.join": ["a"]}}, {"modules": [5], "refs": {"x": [9]}}],
+    ids=["fifo", "id-not-int", "module-not-str"],
+)
+def test_a_damaged_usage_cache_is_scanned_again(tmp_path, damage: dict[str, Any] | None) -> None:
     root = tmp_path / "lib"
     root.mkdir()
     (root / "mod.py").write_text("import os\nos.path.join('a', 'b')\n")
     files = usage.stdlib_files(root)
     cached = tmp_path / "cache" / usage.FOLDER / f"{usage.cache_key(files, root)}.json"
     cached.parent.mkdir(parents=True)
-    os.mkfifo(cached)
+    if damage is None:
+        os.mkfifo(cached)
+    else:
+        cached.write_text(json.dumps(damage))
     usage._MEMO.clear()
     counts = _in_thread(lambda: usage.stdlib_usage(tmp_path / "cache", root))
-    assert "path.join" in counts.refs
-    assert cached.is_file() and "path.join" in json.loads(cached.read_text())["refs"]
+    assert counts.modules == ("mod",) and counts.refs["path.join"] == (0,)
+    assert cached.is_file() and json.loads(cached.read_text())["refs"]["path.join"] == [0]
 
 
 def test_a_source_that_never_ends_is_read_up_to_the_size_limit(tmp_path) -> None:

@@ -204,7 +204,9 @@ def _cached(key: str, files: list[tuple[str, Path]], cache_dir: Path | None) -> 
             # open_regular: a FIFO in its place blocked the refresh forever (break-it round 10, R10-4);
             # it is then replaced below like any unreadable cache (os.replace replaces a FIFO)
             data = json_value(read_regular_bytes(path, MAX_CACHE_BYTES))  # too deep: a ValueError too
-            return UsageCounts(tuple(data["modules"]), {k: tuple(v) for k, v in data["refs"].items()})
+            counts = UsageCounts(tuple(data["modules"]), {k: tuple(v) for k, v in data["refs"].items()})
+            if _sound(counts):
+                return counts
         except (OSError, ValueError, KeyError, TypeError, AttributeError):
             pass
     counts = scan(files)
@@ -224,6 +226,17 @@ def _cached(key: str, files: list[tuple[str, Path]], cache_dir: Path | None) -> 
 
 #: Cached scans kept (the most recently written): one per interpreter that shares the cache dir.
 KEEP = 4
+
+
+def _sound(counts: UsageCounts) -> bool:
+    """Whether cached `counts` have UsageCounts' shape: module names are strings, each ref a string key
+    with file ids that are ints naming a module (a damaged cache is scanned again and replaced: the values
+    of our own cache files are checked before use, break-it round 10, R10-1)."""
+    n = len(counts.modules)
+    return all(isinstance(m, str) for m in counts.modules) and all(
+        isinstance(k, str) and all(type(i) is int and 0 <= i < n for i in ids)
+        for k, ids in counts.refs.items()
+    )
 
 
 def _prune(folder: Path) -> None:
