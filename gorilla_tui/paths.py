@@ -8,7 +8,7 @@ import stat
 import sys
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 import platformdirs
 
@@ -137,33 +137,57 @@ class NotRegularFileError(OSError):
         super().__init__(errno.EINVAL, f"not a regular file ({file_kind(mode)})", str(path))
 
 
-def read_regular_text(path: Path) -> str:
-    """The UTF-8 text of `path`, read only when it is a regular file.
+def open_regular(path: Path | str) -> BinaryIO:
+    """`path` opened for binary reading, only when it is a regular file: the one way the app opens its own
+    state and cache files (the index's files, the vector cache, the usage cache, probe.json).
 
-    The file is opened with O_NONBLOCK and checked with fstat on the open descriptor, so a FIFO put in
-    its place never blocks the app (a plain open() of a FIFO waits for a writer forever) and /dev/zero
-    is never read, with no gap between the check and the read.
+    Opened with O_NONBLOCK and checked with fstat on the open descriptor, so a FIFO put in its place never
+    blocks the app (a plain open() of a FIFO waits for a writer forever: break-it round 10, R10-4) and a
+    device is never read, with no gap between the check and the read; the descriptor is then set back to
+    blocking. The caller closes the file.
+
+    Raises:
+        FileNotFoundError: (and the other OSErrors of open) as open() would.
+        NotRegularFileError: the path is a FIFO, device, socket or folder.
+    """
+    flags = os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0)
+    try:
+        fd = os.open(path, flags)
+    except IsADirectoryError:
+        raise NotRegularFileError(Path(path), stat.S_IFDIR) from None
+    try:
+        mode = os.fstat(fd).st_mode
+        if not stat.S_ISREG(mode):
+            raise NotRegularFileError(Path(path), mode)
+        os.set_blocking(fd, True)
+        return os.fdopen(fd, "rb")
+    except BaseException:
+        os.close(fd)
+        raise
+
+
+def read_regular_bytes(path: Path | str, limit: int | None = None) -> bytes:
+    """The bytes of the regular file `path` (open_regular), at most `limit` + 1 of them when `limit` is
+    given (the caller tells "over the limit" by the length; a file that grows or lies about its size is
+    never read whole).
+
+    Raises:
+        FileNotFoundError: (and the other OSErrors of open/read) as open() would.
+        NotRegularFileError: the path is a FIFO, device, socket or folder.
+    """
+    with open_regular(path) as fh:
+        return fh.read() if limit is None else fh.read(limit + 1)
+
+
+def read_regular_text(path: Path, limit: int | None = None) -> str:
+    """The UTF-8 text of the regular file `path` (read_regular_bytes, at most `limit` + 1 bytes when given).
 
     Raises:
         FileNotFoundError: (and the other OSErrors of open/read) as open() would.
         NotRegularFileError: the path is a FIFO, device, socket or folder.
         UnicodeDecodeError: the bytes are not UTF-8.
     """
-    flags = os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0)
-    try:
-        fd = os.open(path, flags)
-    except IsADirectoryError:
-        raise NotRegularFileError(path, stat.S_IFDIR) from None
-    try:
-        mode = os.fstat(fd).st_mode
-        if not stat.S_ISREG(mode):
-            raise NotRegularFileError(path, mode)
-        chunks = []
-        while chunk := os.read(fd, 1 << 20):
-            chunks.append(chunk)
-    finally:
-        os.close(fd)
-    return b"".join(chunks).decode("utf-8")
+    return read_regular_bytes(path, limit).decode("utf-8")
 
 
 def toml_of(text: str, where: str) -> dict[str, Any]:

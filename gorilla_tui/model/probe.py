@@ -121,6 +121,21 @@ def _read_cache() -> dict[str, Any]:
         return {}  # missing or unreadable: probe again (the cache is only an optimisation)
 
 
+def _known_params(entry: Any, params: dict[str, Any]) -> dict[str, Any] | None:
+    """The params a probe.json `entry` remembers for `params`, or None when it remembers none that can be
+    used. Only a step of fallback_chain(params) is ever used, and it is taken from the chain, not from the
+    file: probe.json is only an optimisation, and a damaged entry (n_ctx "abc": "internal error: TypeError";
+    n_ctx and n_batch 2^31-1: 16.9 GB before llama.cpp gave up; an unknown key: break-it round 10, R10-1)
+    is probed again and replaced, with no note. Values are compared as JSON, the form the file keeps."""
+    if not isinstance(entry, dict) or not isinstance(entry.get("params"), dict):
+        return None
+    stored = entry["params"]
+    for _, candidate in fallback_chain(params):
+        if stored == json.loads(json.dumps(candidate, default=str)):
+            return dict(candidate)
+    return None
+
+
 def _write_cache(key: str, entry: dict[str, Any]) -> None:
     """Add `entry` under `key` (temp file + os.replace; a failure to write only costs a later re-probe)."""
     data = _read_cache()
@@ -254,9 +269,9 @@ def ensure_runtime(
         ProbeCancelled: `cancel` was set while a child ran.
     """
     key = probe_key(model_path, params, llama_version)
-    known = _read_cache().get(key)
-    if known and not force and isinstance(known.get("params"), dict):
-        return RuntimeDecision(params=dict(known["params"]), probed=False)
+    known = _known_params(_read_cache().get(key), params)
+    if known is not None and not force:
+        return RuntimeDecision(params=known, probed=False)
     attempts: list[tuple[str, ProbeResult]] = []
     for change, candidate in fallback_chain(params):
         result = run_child(model_path, candidate, tokens=tokens, cancel=cancel)

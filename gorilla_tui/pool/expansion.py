@@ -18,14 +18,16 @@ split's.
 
 from __future__ import annotations
 
+import errno
 import json
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 from gorilla_tui import jsontext
 from gorilla_tui.errors import UsageError
-from gorilla_tui.paths import toml_of
+from gorilla_tui.paths import read_regular_bytes, toml_of
 from gorilla_tui.pool.doc import ApiDoc, Diagnostic
+from gorilla_tui.pool.files import MAX_SOURCE_BYTES
 from gorilla_tui.pool.questions import task_text
 
 #: Questions kept per doc (the first ones in file order); APIBench has about 9 per Torch Hub API.
@@ -42,13 +44,19 @@ def doc_key(domain: object, api_name: object, functionality: object, api_call: o
     return (_squeeze(domain), _squeeze(api_name), _squeeze(functionality), _squeeze(api_call))
 
 
-def read_questions(path: Path) -> tuple[list[tuple[tuple[str, ...], str]], list[Diagnostic]]:
+def read_questions(
+    path: Path, max_bytes: int = MAX_SOURCE_BYTES
+) -> tuple[list[tuple[tuple[str, ...], str]], list[Diagnostic]]:
     """(doc_key, question) per usable line of a training file (JSON Lines with "code" and "api_data"), and a
     diagnostic per unusable line (severity "note": the docs load either way). Raises OSError when the file
-    cannot be read (IsADirectoryError for a folder)."""
+    cannot be read, is no regular file (paths.NotRegularFileError) or holds more than `max_bytes` (counted
+    as read: a file of st_size 0 may never end, errno EFBIG)."""
     out: list[tuple[tuple[str, ...], str]] = []
     diags: list[Diagnostic] = []
-    text = path.read_bytes().decode("utf-8", "replace")
+    raw = read_regular_bytes(path, max_bytes)
+    if len(raw) > max_bytes:
+        raise OSError(errno.EFBIG, f"more than {max_bytes / 1e6:g} MB", str(path))
+    text = raw.decode("utf-8", "replace")
     for number, line in enumerate(jsontext.split_json_lines(text), start=1):
         if not line.strip():
             continue

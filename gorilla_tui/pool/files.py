@@ -9,7 +9,8 @@ import stat
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 
-from gorilla_tui.paths import file_kind
+from gorilla_tui.paths import NotRegularFileError, file_kind
+from gorilla_tui.paths import open_regular as paths_open_regular
 from gorilla_tui.pool.apidoc import Diagnostic, LoadResult, SourceRejected
 
 #: Default size limit of one source (all its files together), in bytes; `index --refresh --max-source-mb`
@@ -19,12 +20,14 @@ MAX_SOURCE_BYTES = 64_000_000
 
 
 def open_regular(path: Path):
-    """Open `path` for binary reading only when it is a regular file (checked with os.stat first, so a FIFO
-    is never opened: opening one blocks until a writer comes). Raises SourceRejected or OSError."""
-    st = os.stat(path)
-    if not stat.S_ISREG(st.st_mode):
-        raise SourceRejected(f"{path}: not a regular file ({file_kind(st.st_mode)}); only files are read")
-    return open(path, "rb")  # noqa: SIM115 - the caller closes it
+    """Open `path` for binary reading only when it is a regular file (paths.open_regular: O_NONBLOCK and
+    fstat, so a FIFO never blocks and there is no gap between the check and the read). Its reader counts
+    the bytes it reads (a file of st_size 0 may never end: /proc/self/pagemap). Raises SourceRejected (not
+    a regular file, one line) or OSError."""
+    try:
+        return paths_open_regular(path)
+    except NotRegularFileError as e:
+        raise SourceRejected(f"{path}: {e.strerror}; only files are read") from None
 
 
 def too_big(what: Path | str, max_bytes: int) -> SourceRejected:

@@ -156,7 +156,7 @@ def with_questions(
             result.diagnostics.append(Diagnostic(name, 0, "note", NO_TRAINING_SPLIT))
             continue
         try:
-            pairs, diags = read_questions(path)
+            pairs, diags = read_questions(path, ctx.max_bytes)
         except OSError as e:
             why = e.strerror or type(e).__name__
             result.diagnostics.append(Diagnostic(name, 0, "note", f"cannot read training questions: {why}"))
@@ -201,7 +201,8 @@ def docs_fingerprint(manifest: Manifest, ctx: FetchContext) -> str:
         raise too_big(manifest.name, ctx.max_bytes)
     questions = [questions_file(manifest, ctx, name, folder) for name in manifest.questions]
     found = [q for q in questions if q is not None]
-    return combine("docs", manifest, ctx.max_bytes, origin, files_part(files), files_part(found))
+    limit = ctx.max_bytes  # counted as read (R10-6): a file of st_size 0 may never end
+    return combine("docs", manifest, limit, origin, files_part(files, limit), files_part(found, limit))
 
 
 #: The built-in kind "docs" (manifest `format` files: APIBench, APIZoo, ...), declared as the
@@ -232,7 +233,7 @@ def user_fingerprint(path: str | Path, max_bytes: int, name: str, title: str = "
         files = source_files([p])
         if sum(f.stat().st_size for f in files) > max_bytes:
             return None
-        return combine("user", str(p), name, title, max_bytes, files_part(files))
+        return combine("user", str(p), name, title, max_bytes, files_part(files, max_bytes))
     except (SourceRejected, OSError):
         return None
 

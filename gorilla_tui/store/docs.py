@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from gorilla_tui.errors import GorillaError
+from gorilla_tui.paths import open_regular
 from gorilla_tui.pool.doc import ApiDoc
 from gorilla_tui.store.fileio import DAMAGED as _DAMAGED
 from gorilla_tui.store.fileio import DAMAGED_HINT as _HINT
@@ -34,7 +35,7 @@ class LazyDocs(Sequence[ApiDoc]):
         self._cache: dict[int, ApiDoc] = {}
         self._lock = threading.Lock()
         try:
-            self._fh = open(path, "rb")  # noqa: SIM115 - kept open for the life of the index (see above)
+            self._fh = open_regular(path)  # kept open for the life of the index (see above); never a FIFO
         except OSError as e:
             raise GorillaError(
                 f"cannot read {path} ({e.strerror or e}); rebuild the index", hint=_HINT

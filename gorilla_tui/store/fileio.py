@@ -3,6 +3,7 @@ damaged file, and what reading a damaged file raises."""
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import json
 import os
@@ -14,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from gorilla_tui.errors import GorillaError
-from gorilla_tui.paths import file_kind, get_paths
+from gorilla_tui.paths import NotRegularFileError, file_kind, get_paths, open_regular
 
 #: How to rebuild a missing or unreadable index (the hint of the errors raised by the store and by
 #: ApiIndex.load).
@@ -151,13 +152,18 @@ def json_of(path: Path, limit: int = MAX_JSON_BYTES) -> Any:
         ValueError: not a regular file (a FIFO would block), over `limit` (never read), not JSON,
             or nested too deeply to parse.
     """
-    st = path.stat()
-    if not stat.S_ISREG(st.st_mode):
-        raise ValueError("not a regular file")
-    if st.st_size > limit:
-        raise ValueError(f"{st.st_size} bytes, more than an index file may hold ({limit})")
     try:
-        return json.loads(path.read_bytes())
+        with open_regular(path) as fh:
+            size = os.fstat(fh.fileno()).st_size
+            if size > limit:
+                raise ValueError(f"{size} bytes, more than an index file may hold ({limit})")
+            data = fh.read(limit + 1)  # a file grown since the fstat is still read no further
+    except NotRegularFileError:
+        raise ValueError("not a regular file") from None
+    if len(data) > limit:
+        raise ValueError(f"more than {limit} bytes, more than an index file may hold")
+    try:
+        return json.loads(data)
     except RecursionError:
         raise ValueError("JSON nested too deeply") from None
 
@@ -173,9 +179,27 @@ def read_json(path: Path) -> Any:
         raise GorillaError(f"cannot read {path} ({e}); rebuild the index", hint=_HINT) from None
 
 
+def regular(path: Path) -> Path:
+    """`path` itself, once os.stat says it is a regular file: for the readers that must open it by name
+    (numpy's memory map); every other read of the store's own files opens it with paths.open_regular. A FIFO
+    in place of a file blocked the reader forever (break-it round 10, R10-4).
+
+    Raises:
+        OSError: missing or unreadable (os.stat's).
+        ValueError: not a regular file (the caller reads it as damaged).
+    """
+    mode = os.stat(path).st_mode
+    if not stat.S_ISREG(mode):
+        raise ValueError(f"{path.name} is {file_kind(mode)}, not a file")
+    return path
+
+
 def write_synced(path: Path, data: bytes) -> None:
-    """Write `data` to `path` and fsync it (the file is replaced; OSError propagates)."""
-    with open(path, "wb") as fh:
+    """Write `data` to `path` and fsync it (the file is replaced, unlinked first: a FIFO left in its place
+    blocked the open; OSError propagates)."""
+    with contextlib.suppress(FileNotFoundError):
+        os.unlink(path)
+    with open(path, "xb") as fh:
         fh.write(data)
         fh.flush()
         os.fsync(fh.fileno())

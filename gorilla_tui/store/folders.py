@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import re
 import shutil
 import stat
 import tempfile
@@ -14,7 +15,7 @@ import time
 from pathlib import Path
 
 from gorilla_tui.errors import GorillaError, IndexMissingError
-from gorilla_tui.paths import NotRegularFileError, file_kind, read_regular_text
+from gorilla_tui.paths import NotRegularFileError, file_kind, read_regular_bytes
 from gorilla_tui.store.fileio import (
     DAMAGED_HINT,
     POINTER,
@@ -34,27 +35,38 @@ BUILD_PREFIX = ".build-"
 KEEP_PREVIOUS = 1
 
 
+#: The name of a version folder as publish makes it: v-TIME-PID-XXXXXX (the build folder's random tail).
+VERSION_NAME = re.compile(r"v-[0-9]{8}T[0-9]{6}-[0-9]{1,10}-[A-Za-z0-9_]{1,16}")
+#: Bytes of CURRENT read: a sound one holds a name of about 40 (VERSION_NAME). A larger file is damaged and
+#: never read whole (a 20 MB one was printed whole by `doctor`: break-it round 10, R10-9).
+POINTER_BYTES = 256
+
+
 def current_version(root: Path | None = None) -> Path | None:
     """The live version folder named by root/CURRENT, or None when no index has been published. Raises
-    GorillaError (damaged state) when the root or the data folder is not a folder (root_damaged) or
-    CURRENT is unreadable or corrupt."""
+    GorillaError (damaged state, hint: a refresh) when the root or the data folder is not a folder
+    (root_damaged) or CURRENT is unreadable or does not hold a version folder's name (VERSION_NAME, read
+    at most POINTER_BYTES: NUL bytes, a path, a name over the file system's limit are shown cut short; a
+    refresh replaces it)."""
     root = index_root(root)
     if (found := not_a_folder(root)) is not None:
         raise root_damaged(found)
     try:
-        name = read_regular_text(root / POINTER).strip()
+        raw = read_regular_bytes(root / POINTER, POINTER_BYTES)
     except (FileNotFoundError, NotADirectoryError):
         return None
-    except UnicodeDecodeError:
-        name = "(not UTF-8 text)"
     except NotRegularFileError as e:  # a folder or a FIFO: damaged; a refresh moves it aside (reclaim_root)
         found = (root / POINTER, str(e.strerror or "not a file"))
         raise GorillaError(f"cannot read {root / POINTER}: {e.strerror or e}", hint=hint_of(found)) from None
     except OSError as e:
-        raise GorillaError(f"cannot read {root / POINTER}: {e.strerror or e}") from None
-    if not name or "/" in name or "\\" in name or name.startswith("."):
+        raise GorillaError(f"cannot read {root / POINTER}: {e.strerror or e}", hint=DAMAGED_HINT) from None
+    name = raw.decode("utf-8", "replace").strip()
+    if len(raw) > POINTER_BYTES or not VERSION_NAME.fullmatch(name):
+        shown = repr(name)
+        shown = shown[:48] + "..." if len(shown) > 48 else shown
         raise GorillaError(
-            f"{root / POINTER} is corrupt ({name[:40]!r}); rebuild the index", hint=DAMAGED_HINT
+            f"{root / POINTER} is corrupt ({shown} is no version folder's name); rebuild the index",
+            hint=DAMAGED_HINT,
         )
     return root / name
 

@@ -13,6 +13,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from gorilla_tui.errors import GorillaError
+from gorilla_tui.paths import read_regular_text
 from gorilla_tui.store.fileio import POINTER, index_root, reclaim_root
 from gorilla_tui.store.fileio import write_synced as _write
 
@@ -77,7 +78,7 @@ def lock_holder(root: Path | None = None) -> str:
     """Who holds the refresh lock, from root/refresh.lock.owner: "PID N for M s" ("another process" when
     unknown)."""
     try:
-        pid, started = (root or index_root()).joinpath(LOCK_OWNER).read_text(encoding="utf-8").split()[:2]
+        pid, started = read_regular_text((root or index_root()) / LOCK_OWNER, 256).split()[:2]
         return f"PID {int(pid)} for {max(0.0, time.time() - float(started)):.0f} s"
     except (OSError, ValueError):
         return "another process"

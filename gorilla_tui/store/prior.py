@@ -39,6 +39,7 @@ from pathlib import Path
 
 import numpy as np
 
+from gorilla_tui.paths import open_regular
 from gorilla_tui.pool.doc import ApiDoc
 from gorilla_tui.pool.pyenv.names import MODULE_ALIASES, STDLIB_DOMAIN
 from gorilla_tui.pool.pyenv.usage import UsageCounts
@@ -173,7 +174,8 @@ def load(folder: Path, n_docs: int) -> np.ndarray | None:
     """The prior stored in `folder`, or None when there is none, it is unreadable or its length is not
     `n_docs` (then it is computed from the docs)."""
     try:  # EOFError: an emptied file (store/integrity.py names it damaged before a search reads it)
-        arr = np.load(Path(folder) / FILE, allow_pickle=False)
+        with open_regular(Path(folder) / FILE) as fh:  # a FIFO there blocked the search (R10-4)
+            arr = np.load(fh, allow_pickle=False)
     except (OSError, ValueError, EOFError):
         return None
     return arr if arr.ndim == 1 and len(arr) == n_docs else None

@@ -11,9 +11,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from gorilla_tui.errors import GorillaError
+from gorilla_tui.paths import NotRegularFileError, open_regular
 from gorilla_tui.pool.fingerprint import file_digest
 from gorilla_tui.store.fileio import DAMAGED as _DAMAGED
-from gorilla_tui.store.fileio import index_root, json_of, pid_alive
+from gorilla_tui.store.fileio import index_root, json_of, pid_alive, regular
 from gorilla_tui.store.fileio import write_synced as _write
 from gorilla_tui.store.integrity import changed_file, record_embedder, remember
 
@@ -141,12 +142,13 @@ def read_vectors(
         if not isinstance(info, dict) or _sizes_differ(folder, info):
             return None
         if (folder / VECTORS).is_file():
-            vectors = np.load(folder / VECTORS, mmap_mode="r")
-            mask = np.load(folder / MASK).astype(bool)
+            vectors = np.load(regular(folder / VECTORS), mmap_mode="r")
+            with open_regular(folder / MASK) as fh:
+                mask = np.load(fh).astype(bool)
             if vectors.dtype != np.float32:
                 return None
         else:
-            with np.load(folder / LEGACY_VECTORS) as npz:
+            with open_regular(folder / LEGACY_VECTORS) as fh, np.load(fh) as npz:
                 vectors, mask = npz["vectors"].astype(np.float32, copy=False), npz["mask"].astype(bool)
     except (*_DAMAGED, MemoryError):  # MemoryError: an npy header claiming a huge shape
         return None
@@ -237,8 +239,8 @@ def _read_questions(folder: Path, count: int, n_docs: int, dim: int) -> tuple[np
     import numpy as np  # deferred: numpy; `check` reads the store without vectors
 
     try:
-        qvectors = np.load(folder / QUESTION_VECTORS, mmap_mode="r")
-        qrows = np.load(folder / QUESTION_ROWS, mmap_mode="r")
+        qvectors = np.load(regular(folder / QUESTION_VECTORS), mmap_mode="r")
+        qrows = np.load(regular(folder / QUESTION_ROWS), mmap_mode="r")
     except (*_DAMAGED, MemoryError):
         return None
     if qvectors.dtype != np.float32 or qvectors.shape != (count, dim) or qrows.shape != (count,):
@@ -311,11 +313,14 @@ def read_vector_cache(
 
     path = _cache_path(name, root)
     try:
-        with np.load(path, allow_pickle=False) as npz:
+        with open_regular(path) as fh, np.load(fh, allow_pickle=False) as npz:
             hashes, vectors = npz["hashes"], npz["vectors"]
+    except NotRegularFileError as e:  # a FIFO blocked the refresh forever (break-it round 10, R10-4)
+        fault = e.strerror
     except (*_DAMAGED, MemoryError):  # MemoryError: an npy header claiming a huge shape
         return {}
-    fault = vector_cache_fault(hashes, vectors, dim)
+    else:
+        fault = vector_cache_fault(hashes, vectors, dim)
     if fault:
         aside = path.with_name(path.name + ".damaged")
         with contextlib.suppress(OSError):
@@ -358,7 +363,9 @@ def write_vector_cache(name: str, cache: dict[str, np.ndarray], root: Path | Non
         first = next(iter(cache.values()), np.zeros(0, np.float32))
         vectors = np.stack(list(cache.values())) if cache else np.zeros((0, len(first)), np.float32)
         tmp = path.with_suffix(".tmp")
-        with open(tmp, "wb") as fh:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(tmp)  # a FIFO left there would block the open below
+        with open(tmp, "xb") as fh:
             np.savez(fh, hashes=hashes, vectors=vectors.astype(np.float32))
             fh.flush()
             os.fsync(fh.fileno())

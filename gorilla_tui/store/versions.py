@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from gorilla_tui.errors import GorillaError
+from gorilla_tui.paths import open_regular
 from gorilla_tui.pool.doc import ApiDoc
 from gorilla_tui.store.docs import LazyDocs
 from gorilla_tui.store.fileio import DAMAGED as _DAMAGED
@@ -89,7 +90,7 @@ def _read_postings(np: Any, path: Path) -> dict[str, Any]:
     archive: numpy's own message for bytes that look like a pickle advised loading it "unsafely" with
     allow_pickle, and "File is not a zip file" did not say which file (break-it pass 10)."""
     try:
-        with np.load(path, allow_pickle=False) as npz:
+        with open_regular(path) as fh, np.load(fh, allow_pickle=False) as npz:
             return {name: npz[name] for name in _POSTINGS_ARRAYS}
     except ValueError as e:
         if "pickle" in str(e):

@@ -21,6 +21,7 @@ size and mtime): a refresh reads them back in a few milliseconds. A standard lib
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
@@ -32,7 +33,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from gorilla_tui.jsontext import loads as json_value
-from gorilla_tui.paths import get_paths
+from gorilla_tui.paths import get_paths, read_regular_bytes
 from gorilla_tui.pool.fingerprint import stat_part
 
 #: Folders never scanned: the test suites and IDLE (the issue's rule: they are not code people write to
@@ -42,6 +43,8 @@ SKIP_DIRS = frozenset({"test", "tests", "idlelib", "site-packages", "dist-packag
 SCAN_VERSION = 1
 #: Folder of the cached counts inside the cache dir (paths.get_paths().cache).
 FOLDER = "pyenv-usage"
+#: Largest usage cache file read, bytes (the standard library's is about 0.9 MB); a larger one is rebuilt.
+MAX_CACHE_BYTES = 16 * 2**20
 
 # One pass over a file: a comment or a string (masked: its words are not code), a from-import (its names),
 # or an identifier followed by "." and an attribute (the pair) or a "." and an attribute (the name). Strings
@@ -198,8 +201,12 @@ def _cached(key: str, files: list[tuple[str, Path]], cache_dir: Path | None) -> 
     path = Path(cache_dir, FOLDER, f"{key}.json") if cache_dir is not None else None
     if path is not None:
         try:
-            data = json_value(path.read_bytes())  # nested too deep: a ValueError too
-            return UsageCounts(tuple(data["modules"]), {k: tuple(v) for k, v in data["refs"].items()})
+            # open_regular: a FIFO in its place blocked the refresh forever (break-it round 10, R10-4);
+            # it is then replaced below like any unreadable cache (os.replace replaces a FIFO)
+            data = json_value(read_regular_bytes(path, MAX_CACHE_BYTES))  # too deep: a ValueError too
+            counts = UsageCounts(tuple(data["modules"]), {k: tuple(v) for k, v in data["refs"].items()})
+            if _sound(counts):
+                return counts
         except (OSError, ValueError, KeyError, TypeError, AttributeError):
             pass
     counts = scan(files)
@@ -207,6 +214,8 @@ def _cached(key: str, files: list[tuple[str, Path]], cache_dir: Path | None) -> 
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
             tmp = path.with_suffix(f".{os.getpid()}.tmp")
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(tmp)  # a FIFO left there would block the write
             tmp.write_text(json.dumps({"modules": counts.modules, "refs": counts.refs}), encoding="utf-8")
             os.replace(tmp, path)
             _prune(path.parent)
@@ -217,6 +226,17 @@ def _cached(key: str, files: list[tuple[str, Path]], cache_dir: Path | None) -> 
 
 #: Cached scans kept (the most recently written): one per interpreter that shares the cache dir.
 KEEP = 4
+
+
+def _sound(counts: UsageCounts) -> bool:
+    """Whether cached `counts` have UsageCounts' shape: module names are strings, each ref a string key
+    with file ids that are ints naming a module (a damaged cache is scanned again and replaced: the values
+    of our own cache files are checked before use, break-it round 10, R10-1)."""
+    n = len(counts.modules)
+    return all(isinstance(m, str) for m in counts.modules) and all(
+        isinstance(k, str) and all(type(i) is int and 0 <= i < n for i in ids)
+        for k, ids in counts.refs.items()
+    )
 
 
 def _prune(folder: Path) -> None:
