@@ -22,6 +22,7 @@ from gorilla_tui.cli import main
 from gorilla_tui.pool import hub, hub_http
 from gorilla_tui.pool.apidoc import SourceRejected
 from gorilla_tui.pool.manifest import FetchContext, Manifest, SourceUnavailable
+from tests.http_request import read_request
 
 #: Bytes the server sends on one connection at most, then closes (so a client without a cap ends too:
 #: the test fails, it does not hang).
@@ -43,12 +44,9 @@ class Mirror:
 
 def _serve(conn: socket.socket, mode: str, mirror: Mirror) -> None:
     with conn:
-        request = b""
-        while b"\r\n\r\n" not in request:
-            data = conn.recv(4096)
-            if not data:
-                return
-            request += data
+        request = read_request(conn)
+        if request is None:
+            return
         method, path = request.split(b" ")[:2]
         mirror.asked.append(request)
         if mode == "gzip":  # 64 KiB of gzip that decodes to 64 MiB, whatever was asked

@@ -17,6 +17,7 @@ import pytest
 from gorilla_tui.cli import main
 from gorilla_tui.pool import hub, hub_http
 from gorilla_tui.pool.manifest import FetchContext
+from tests.http_request import read_request
 
 #: How long the hostile server drips before it closes the connection: long enough that a deadline of 1 s
 #: is seen to end the wait, short enough that a client without one ends too (the test fails, not hangs).
@@ -36,12 +37,9 @@ def _drip(conn: socket.socket, head: bytes) -> None:
 
 def _serve(conn: socket.socket, mode: str) -> None:
     with conn:
-        request = b""
-        while b"\r\n\r\n" not in request:
-            data = conn.recv(4096)
-            if not data:
-                return
-            request += data
+        request = read_request(conn)
+        if request is None:
+            return
         method, path = request.split(b" ")[:2]
         if mode == "headers":  # the status line, then header bytes that never end
             _drip(conn, b"HTTP/1.1 200 OK\r\n")
