@@ -22,7 +22,7 @@ from gorilla_tui.cli import main
 from gorilla_tui.pool import hub, hub_http
 from gorilla_tui.pool.apidoc import SourceRejected
 from gorilla_tui.pool.manifest import FetchContext, Manifest, SourceUnavailable
-from tests.http_request import read_request
+from tests.http_request import accept_in_background, read_request
 
 #: Bytes the server sends on one connection at most, then closes (so a client without a cap ends too:
 #: the test fails, it does not hang).
@@ -91,15 +91,7 @@ def mirror(
     server = socket.create_server(("127.0.0.1", 0))
     found = Mirror(f"http://127.0.0.1:{server.getsockname()[1]}")
 
-    def accept() -> None:
-        while True:
-            try:
-                conn, _ = server.accept()
-            except OSError:
-                return
-            threading.Thread(target=_serve, args=(conn, request.param, found), daemon=True).start()
-
-    threading.Thread(target=accept, daemon=True).start()
+    accept_in_background(server, lambda conn: _serve(conn, request.param, found))
     monkeypatch.delenv("HF_HUB_OFFLINE", raising=False)
     monkeypatch.setattr(hf_constants, "HF_HUB_OFFLINE", False)
     monkeypatch.setattr(hf_constants, "ENDPOINT", found.endpoint)

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import signal
 import socket
-import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -17,7 +16,7 @@ import pytest
 from gorilla_tui.cli import main
 from gorilla_tui.pool import hub, hub_http
 from gorilla_tui.pool.manifest import FetchContext
-from tests.http_request import read_request
+from tests.http_request import accept_in_background, read_request
 
 #: How long the hostile server drips before it closes the connection: long enough that a deadline of 1 s
 #: is seen to end the wait, short enough that a client without one ends too (the test fails, not hangs).
@@ -67,15 +66,7 @@ def mirror(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch, tmp_
     server = socket.create_server(("127.0.0.1", 0))
     endpoint = f"http://127.0.0.1:{server.getsockname()[1]}"
 
-    def accept() -> None:
-        while True:
-            try:
-                conn, _ = server.accept()
-            except OSError:
-                return
-            threading.Thread(target=_serve, args=(conn, request.param), daemon=True).start()
-
-    threading.Thread(target=accept, daemon=True).start()
+    accept_in_background(server, lambda conn: _serve(conn, request.param))
     monkeypatch.delenv("HF_HUB_OFFLINE", raising=False)
     monkeypatch.setattr(hf_constants, "HF_HUB_OFFLINE", False)
     monkeypatch.setattr(hf_constants, "ENDPOINT", endpoint)
