@@ -108,7 +108,7 @@ REQUESTS_ROUND = (
     "the task states once left out of a further call (2: 'July' for the wind farm, adjustment 'Real' for "
     "the second GDP year), values read wrong (4: 'the first five primes' beside other digits, \"I'm "
     "interested\" as an actor, 'L.A Lakers', '180 lbs' as the thing discovered). Fixed by reading the "
-    "task's requests (fill/requests.py; a request is the text between values.requests' separators: a "
+    "task's requests (fill/requests.py; a request is the text between its CLAUSE separators: a "
     "sentence's end, 'also', 'then', ...): a call's values kept to one request (CLAUSE_BIAS 2 nats for a "
     "value in the request of the call's first value, or, before it has one, in the request that names its "
     "function, looked for from the next request on); an optional value one call took goes to every call "
@@ -249,7 +249,7 @@ def report(rows: list[dict[str, Any]], run: bfcl.BfclRun, args: Any) -> str:
         "JOIN_BIAS 3 -> 6 and optional parameters' unused values (OPTIONAL_BIAS 3) 66.25 % (dev 77.5); a "
         "preposition ends a string value ('Bitcoin in US') 67.5 % (dev 80.0). Parallel: a negated flag is "
         "False, dates as ISO 8601 and only for date parameters, a value written twice offered at its "
-        "unused place, further calls while the task makes more requests (values.requests: 185 of 200 "
+        "unused place, further calls while the task makes more requests (requests.requests: 185 of 200 "
         "multiple questions make one, 177 of 200 parallel_multiple ones more), a further call of used "
         "values only ends the calls, a task in quotes as a whole is no quoted value.",
         "",

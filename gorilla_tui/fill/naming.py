@@ -15,7 +15,7 @@ from collections.abc import Callable, Sequence
 from typing import Protocol, TypeVar
 
 from gorilla_tui.fill.call_grammar import name_parts
-from gorilla_tui.fill.values import requests
+from gorilla_tui.fill.requests import requests
 
 
 class Named(Protocol):
@@ -99,7 +99,7 @@ def named_again(fresh: Sequence[T], called: set[str], task: str, end: int, start
 
 def first_named(targets: Sequence[T], task: str) -> list[T]:
     """`targets` with the one whose own name's words the task speaks of first (own_words) put first,
-    where the task makes several requests (values.requests): "the capital of Australia, the population of
+    where the task makes several requests (requests.requests): "the capital of Australia, the population of
     Canada": country_info.capital writes the first call. Unchanged otherwise."""
     if requests(task) < 2:
         return list(targets)

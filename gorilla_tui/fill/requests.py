@@ -2,7 +2,7 @@
 parallel_multiple): where each request stands, a call's values kept to its own request, and an optional
 value the task states once for several calls.
 
-A request is the text between two of values.requests' separators (a sentence's end, "also", "then",
+A request is the text between two of CLAUSE's separators (a sentence's end, "also", "then",
 "finally", "first," ...). People write one request's values together ("law cases where Charles Dickens is a
 party and it happened in Boston. Also, get cases where University of California was a party and happened in
 Los Angeles": Boston is the first call's city), and the requests in the order the calls are meant.
@@ -11,10 +11,27 @@ Los Angeles": Boston is the first call's city), and the requests in the order th
 from __future__ import annotations
 
 import bisect
+import re
 from collections.abc import Sequence
 from typing import Any
 
-from gorilla_tui.fill.values import CLAUSE, Candidate
+from gorilla_tui.fill.values import Candidate
+
+#: What separates the requests of a task that asks for several things: a sentence's end, "also", "then",
+#: "finally", "first," ... (BFCL: 185 of 200 "multiple" questions are one request, 177 of 200
+#: "parallel_multiple" ones more than one).
+CLAUSE = re.compile(
+    r"[.?!;]\s+(?=\S)|,?\s+\b(?:also|then|after that|afterwards|additionally|furthermore|finally|lastly|"
+    r"secondly|thirdly|plus|as well as)\b|\b(?:first|second|third),|,\s+(?:and\s+)?(?=(?:what|how)\b)",
+    re.IGNORECASE,
+)
+
+
+def requests(task: str) -> int:
+    """How many requests `task` makes, by its separators (CLAUSE): 1 for "the weather in Oslo", 2 for
+    "Find X. Also find Y"."""
+    return 1 + len(CLAUSE.findall(task.strip().rstrip(".?!\"'")))
+
 
 #: Nats added to a value of the task that stands in the same request as the first value the call took from
 #: the task, while the task makes several requests; chosen on BFCL's even ids (docs/benchmarks.md).
@@ -22,7 +39,7 @@ CLAUSE_BIAS = 2.0
 
 
 def request_starts(task: str) -> list[int]:
-    """The character offsets where each request of `task` starts (values.CLAUSE's separators), the first
+    """The character offsets where each request of `task` starts (CLAUSE's separators), the first
     at 0: [0] for a task of one request."""
     return [0] + [m.end() for m in CLAUSE.finditer(task)]
 

@@ -382,23 +382,3 @@ def lists(task: str) -> list[Candidate]:
             out.append(Candidate(literal(values), values, "list", run[0].start, run[-1].end))
         run = [c] if c is not None else []
     return out
-
-
-#: What separates the requests of a task that asks for several things: a sentence's end, "also", "then",
-#: "finally", "first," ... (BFCL: 185 of 200 "multiple" questions are one request, 177 of 200
-#: "parallel_multiple" ones more than one).
-_CLAUSE = re.compile(
-    r"[.?!;]\s+(?=\S)|,?\s+\b(?:also|then|after that|afterwards|additionally|furthermore|finally|lastly|"
-    r"secondly|thirdly|plus|as well as)\b|\b(?:first|second|third),|,\s+(?:and\s+)?(?=(?:what|how)\b)",
-    re.IGNORECASE,
-)
-
-
-#: The separators of a task's requests (fill/requests.py splits a task at them).
-CLAUSE = _CLAUSE
-
-
-def requests(task: str) -> int:
-    """How many requests `task` makes, by its separators (_CLAUSE): 1 for "the weather in Oslo", 2 for
-    "Find X. Also find Y"."""
-    return 1 + len(_CLAUSE.findall(task.strip().rstrip(".?!\"'")))

@@ -18,11 +18,11 @@ from typing import Any
 
 from gorilla_tui.fill.call_grammar import DATE_PARTS, Slot, TaskValues, name_parts
 from gorilla_tui.fill.naming import mentioned_functions, named_after, named_again, named_at
-from gorilla_tui.fill.requests import clause_bias, request_starts, share_optionals
+from gorilla_tui.fill.requests import clause_bias, request_starts, requests, share_optionals
 from gorilla_tui.fill.roles import word_bias
 from gorilla_tui.fill.series import Plan, Progress, plan, series
 from gorilla_tui.fill.units import unit_bias
-from gorilla_tui.fill.values import Candidate, requests
+from gorilla_tui.fill.values import Candidate
 from gorilla_tui.pool.apidoc import ApiDoc
 from gorilla_tui.pool.params import Param
 
@@ -91,7 +91,7 @@ def write_calls(backend: Any, prompt: str, targets: Sequence[Target], prefix: st
     """The calls the model writes with backend.chooser: the first target's arguments, then, while the model
     goes on with "; callee(" rather than ending the line, another call of any target (at most MAX_CALLS):
     one with a value left for it (_fresh), or one not called yet while the task makes more requests
-    (values.requests) than functions were called, or calls were made. A value an earlier call used may be
+    (requests.requests) than functions were called, or calls were made. A value an earlier call used may be
     used again, at REUSE_BIAS; a further call that uses no value of the task no earlier call used is
     dropped, and ends the calls. A call's values are kept to one request of the task and an optional value
     one call took goes to the others that offer it (fill/requests.py). `prefix`: the fixed start of `prompt`

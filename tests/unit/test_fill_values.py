@@ -10,7 +10,8 @@ from hypothesis import strategies as st
 
 from gorilla_tui.fill.call_grammar import TaskValues, call_grammar, slots
 from gorilla_tui.fill.filler import decoded, decoded_calls, parse_arguments, render, target_of
-from gorilla_tui.fill.values import lists, literal, numbers, requests, strings
+from gorilla_tui.fill.requests import requests
+from gorilla_tui.fill.values import lists, literal, numbers, strings
 from gorilla_tui.pool.doc import ApiDoc
 from gorilla_tui.pool.functions import function_doc
 from gorilla_tui.pool.params import Param, params_of
