@@ -142,7 +142,13 @@ def collect(args: argparse.Namespace) -> dict[str, Any]:
 
 def run(args: argparse.Namespace) -> int:
     """Print the report; exit 0 when no problem was found (notes do not count), 1 otherwise, also when the
-    reader goes away (`doctor | head -1` read "healthy" from exit 0, break-it round 10: status_if_cut)."""
+    reader goes away (`doctor | head -1` read "healthy" from exit 0, break-it round 10: status_if_cut).
+
+    The exit rule for doctor: finding problems is its job, so every problem it finds is a finding (exit 1),
+    damaged state included (a corrupt CURRENT, an index file changed since it was built, a config.toml that
+    is no TOML), which the commands that need that state refuse with exit 2 (search, ask). doctor itself
+    exits 2 only when it cannot run: bad usage, a GORILLA_TUI_HOME that is no folder, output that cannot be
+    written (cli/output.py)."""
     report = collect(args)
     with status_if_cut(1 if report["problems"] else 0):
         return _print(report, args.json)
