@@ -332,7 +332,7 @@ def source_name(spec: str | Path, what: str = "--source") -> str:
     if name:
         return name
     stem = p.resolve().name if p.is_dir() else p.stem
-    if not _SOURCE_NAME.match(stem):
+    if not _SOURCE_NAME.match(stem) and path_exists(p):  # a missing path: "no such file" is said later
         whose = "the folder's name" if p.is_dir() else "the file's name without its suffix"
         raise UsageError(
             f"{what} {spec}: the name it gives its source, {stem!r} ({whose}), is not a source name "
@@ -357,9 +357,9 @@ def user_source(
     file or folder, over max_bytes, mostly not docs; see pool.doc.load_paths).
     """
     given, p = split_source(path)
-    name = name or given or source_name(path)
     if not path_exists(p):
         raise UsageError(f"--source {path}: {_missing_why(str(path))}")
+    name = name or given or source_name(path)
     if name in taken:
         raise UsageError(
             f"--source {path}: the source name {name!r} is already used; name it: --source OTHER={p}"

@@ -71,9 +71,11 @@ def test_user_source_named_after_stem(tmp_path: Path) -> None:
     assert named.name == "tools" and named.result.docs[0].source == "tools" and named.origin == str(f)
     with pytest.raises(UsageError, match="name it: --source OTHER="):
         user_source(f"tools={f}", taken=["tools"])
-    odd = tmp_path / "a=b.jsonl"  # an existing path with "=" in it stays a path
+    odd = tmp_path / "a=b.jsonl"  # an existing path with "=" in it stays a path, not NAME=PATH
     odd.write_text('{"api_call": "odd.f()"}\n')
-    assert user_source(odd).name == "a=b"
+    with pytest.raises(UsageError, match="the name it gives its source, 'a=b' .* is not a source name"):
+        user_source(odd)  # its stem is no source name, as NAME= must be (issue 42)
+    assert user_source(f"ab={odd}").name == "ab"
 
 
 def test_a_folder_whose_only_doc_files_link_out_of_it_says_so(tmp_path: Path) -> None:
