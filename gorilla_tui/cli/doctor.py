@@ -27,7 +27,11 @@ def register(sub: argparse._SubParsersAction) -> None:
     """Add the `doctor` subcommand."""
     p = sub.add_parser("doctor", help="check the installation, model and index", description=__doc__)
     p.add_argument("--json", action="store_true", help="print JSON")
-    p.add_argument("--no-hash", action="store_true", help="skip the model's sha256 (saves ~1 s)")
+    p.add_argument(
+        "--no-hash",
+        action="store_true",
+        help="skip the SHA-256 checks of the model and the embedder's weights (saves ~1 s)",
+    )
     p.add_argument(
         "--no-inference", action="store_true", help="skip the real decode in a child process (saves ~1-2 s)"
     )

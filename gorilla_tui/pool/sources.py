@@ -14,7 +14,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from gorilla_tui.config import SOURCE_NAME
+from gorilla_tui.config import NAME_RULE, SOURCE_NAME
 from gorilla_tui.errors import UsageError
 from gorilla_tui.paths import expand_user, file_kind, path_exists
 from gorilla_tui.pool.doc import (
@@ -258,8 +258,6 @@ NO_DOC_FILES = "no *.json or *.jsonl file in that folder (sub-folders are not re
 #: A source name in `--source NAME=PATH` (and config.toml `sources`), and the name a plain PATH gives its
 #: source (its stem): one rule for both (source_name).
 _SOURCE_NAME = SOURCE_NAME
-#: The rule of _SOURCE_NAME in words, for the messages that refuse a name.
-NAME_RULE = "letters, digits, '_', '.', '-', starting with a letter or digit"
 
 
 def split_source(spec: str | Path) -> tuple[str | None, Path]:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -115,3 +116,14 @@ def test_bad_source_name_or_empty_path_says_so(tmp_path: Path) -> None:
         user_source(f"zoo={tmp_path / 'nope.jsonl'}")
     with pytest.raises(UsageError, match="no such file or folder"):
         user_source(f"../x={tmp_path / 'nope.jsonl'}")
+
+
+@pytest.mark.parametrize("name", ["my hub", "-x", "[red]x", "hub/../x"])
+def test_a_manifest_or_plugin_source_name_follows_the_name_rule(name: str) -> None:
+    """A source plugin's manifest (or one in index/) named its source with any text; the rule `--source
+    NAME=PATH` and a file's stem follow holds for it too (issue 42): one line naming the manifest."""
+    from gorilla_tui.pool.sources import parse_manifest
+
+    with pytest.raises(UsageError, match=f"^plugin.toml: {re.escape(repr(name))} is not a source name"):
+        parse_manifest({"name": name, "files": ["a.jsonl"]}, "plugin.toml")
+    assert parse_manifest({"name": "my_hub", "files": ["a.jsonl"]}, "plugin.toml").name == "my_hub"
