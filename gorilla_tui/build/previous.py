@@ -55,8 +55,9 @@ def write_state(folder: Path, extra: bool, rows: Sequence[Any] = ()) -> None:
     """Write STATE_FILE into the build `folder` (every file under it hashed and its size in bytes recorded,
     the ROW_KEYS of its meta.json source `rows`; fsync'ed). Raises OSError."""
     files = {
-        str(p.relative_to(folder)): {"sha256": file_digest(p), "size": p.stat().st_size}
+        str(p.relative_to(folder)): {"sha256": file_digest(p, size), "size": size}
         for p in sorted(folder.rglob("*"))
+        for size in (p.stat().st_size,)  # just written: hashed up to the size recorded
         # not a search's cache (rewritten later) nor the dense side (dense.json records it, embedded again
         # into a published version by `index --refresh --embedder X`)
         if p.is_file() and not p.name.startswith(integrity.VERIFIED) and p.name not in index_store.DENSE_FILES

@@ -182,7 +182,7 @@ def changed_file(folder: Path, files: dict[str, Any], verb: str = "built", cache
             stamp = [st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino, digest]
             if cached and known.get(rel) == stamp:
                 continue
-            if file_digest(path) != digest:
+            if file_digest(path, st.st_size) != digest:  # grown since the stat: never hashed past it
                 why = changed
                 break
             fresh[rel] = stamp
