@@ -170,10 +170,15 @@ def own_folder(folder: Path, own: bool, what: str = "the vector cache folder") -
 #: bytes. The default index's are a few MB; a larger one (a sparse file of gigabytes put in its place) is
 #: damaged and never read: read whole, 8 GiB took `index --status` over a minute and 8-23 GB of memory.
 MAX_JSON_BYTES = 512 * 2**20
+#: Largest meta.json read, bytes: the default index's is about 120 kB (its sources' rows and the sizes of
+#: its ~570 files); 16 MiB is over a hundred times that. A larger one is damaged, never read.
+MAX_META_BYTES = 16 * 2**20
 
 
-def json_of(path: Path, limit: int = MAX_JSON_BYTES) -> Any:
-    """The JSON value of the regular file `path`, read only when it holds at most `limit` bytes.
+def json_of(path: Path, limit: int) -> Any:
+    """The JSON value of the regular file `path`, read only when it holds at most `limit` bytes (required:
+    each caller names its file's, e.g. MAX_META_BYTES, vectors.MAX_DENSE_JSON_BYTES; MAX_JSON_BYTES for a
+    file that grows with the pool).
 
     Raises:
         OSError: missing or unreadable.
@@ -199,7 +204,7 @@ def read_json(path: Path) -> Any:
     """The JSON value of `path` (json_of). Raises GorillaError (with the rebuild hint) when missing,
     unreadable, not a regular file, over MAX_JSON_BYTES (then never read) or not JSON."""
     try:
-        return json_of(path)
+        return json_of(path, MAX_JSON_BYTES)
     except FileNotFoundError:
         raise GorillaError(f"{path} is missing; rebuild the index", hint=_HINT) from None
     except (OSError, ValueError) as e:
@@ -352,6 +357,8 @@ def read_npz(
     import numpy as np  # deferred: numpy; `check` reads CURRENT through this module
 
     with open_regular(path, limit) as fh:
+        if fh.read(2) != b"PK":  # no zip at all (numpy's own message advised loading a pickle: pass 10)
+            raise ValueError(f"{path.name} is not a NumPy archive (it holds other data)")
         try:
             zf = zipfile.ZipFile(fh)
         except (zipfile.BadZipFile, EOFError) as e:

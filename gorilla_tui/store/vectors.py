@@ -66,6 +66,9 @@ NORM_TOLERANCE = 1e-3
 #: lets another process (the TUI) show "embedding n/m" until DENSE_META appears.
 DENSE_PROGRESS = "dense-progress.json"
 DENSE_FILES += (DENSE_PROGRESS,)
+#: Largest DENSE_META or DENSE_PROGRESS read, bytes: each is under 2 kB (an embedder's name, counts, seven
+#: files' sizes and SHA-256); a larger one is damaged and never read (break-it round 11, R11-5).
+MAX_DENSE_JSON_BYTES = 2**20
 #: Folder of the index root holding the vector caches (one npz per embedder name).
 CACHE_DIR = "embeddings"
 #: Environment variable naming another folder for the vector caches (shared by several index roots, e.g.
@@ -147,7 +150,8 @@ def read_vectors(
     if not meta_path.is_file():
         return None
     try:
-        info = json_of(meta_path)  # a sparse file of gigabytes in its place: damaged, never read
+        # a sparse file of gigabytes in its place: damaged, never read (MAX_DENSE_JSON_BYTES)
+        info = json_of(meta_path, MAX_DENSE_JSON_BYTES)
         # valid JSON that is no object ([1, 2], "x", null) ended every command; a vector file cut short or
         # grown (its size is not the one recorded) is not read: its rows are no longer the docs'
         if not isinstance(info, dict) or _sizes_differ(folder, info):
@@ -222,7 +226,7 @@ def vectors_changed(folder: Path, cached: bool = False) -> str:
     os.stat identity is not hashed again; else one SHA-256 pass over the vector files (a few MB to tens of
     MB: `index --status`, `doctor`, a refresh). Never raises."""
     try:  # json_of: a FIFO in its place would block, a sparse file of gigabytes be read whole
-        info = json_of(folder / DENSE_META)
+        info = json_of(folder / DENSE_META, MAX_DENSE_JSON_BYTES)
     except FileNotFoundError:
         # written last (write_vectors): vector files without it, and no embedding under way (DENSE_PROGRESS),
         # are damaged, not an index built with --no-dense (issue 42 round 4: status said that, search nothing)
@@ -283,7 +287,7 @@ def read_progress(folder: Path) -> dict[str, Any] | None:
     gone (Ctrl+C or a kill in the middle of `index --refresh`) gets "error" and "stopped": True: it would
     otherwise say "embedding n/m" for ever."""
     try:
-        progress = json_of(folder / DENSE_PROGRESS)
+        progress = json_of(folder / DENSE_PROGRESS, MAX_DENSE_JSON_BYTES)
     except (OSError, ValueError):
         return None
     if not isinstance(progress, dict):
