@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from gorilla_tui.config import Settings
-from gorilla_tui.model import likelihood
+from gorilla_tui.model import choice
 from gorilla_tui.pipeline import Pipeline
 from gorilla_tui.retrieve.index import ApiIndex
 
@@ -38,9 +38,9 @@ def test_a_nat_or_two_does_not_overturn_the_first_hit(stdlib_docs, gemma_backend
     assert proposal.api_call == hits[0].doc.api_call.strip()
     lm = {h.doc.api_name: h.lm_score for h in proposal.hits}
     best = max(lm, key=lambda n: lm[n])
-    assert best != "json.loads" and 0 < lm[best] - lm["json.loads"] <= likelihood.LM_MARGIN
+    assert best != "json.loads" and 0 < lm[best] - lm["json.loads"] <= choice.LM_MARGIN
 
-    monkeypatch.setattr(likelihood, "CHOICE_RULE", "rrf")  # the rule before: the nat decided
+    monkeypatch.setattr(choice, "CHOICE_RULE", "rrf")  # the rule before: the nat decided
     assert _ask(index, gemma_backend, task).api_call != hits[0].doc.api_call.strip()
 
 
@@ -53,17 +53,17 @@ def test_a_clear_preference_still_moves_the_choice(stdlib_docs, gemma_backend, m
     lm = [h.lm_score for h in proposal.hits]
     top = max(range(len(lm)), key=lambda i: lm[i])
     gap = lm[top] - lm[0]
-    monkeypatch.setattr(likelihood, "LM_MARGIN", gap / 2)
+    monkeypatch.setattr(choice, "LM_MARGIN", gap / 2)
     assert _ask(index, gemma_backend, task).api_call == proposal.hits[top].doc.api_call.strip()
-    monkeypatch.setattr(likelihood, "LM_MARGIN", gap * 2)
+    monkeypatch.setattr(choice, "LM_MARGIN", gap * 2)
     assert _ask(index, gemma_backend, task).api_call == proposal.hits[0].doc.api_call.strip()
 
 
 def test_margin_choice_rule():
     """Hit 1 unless another hit is more than the margin above it; ties go to the better rank."""
-    assert likelihood.margin_choice([-50.0, -47.0, -60.0], margin=4.0) == 0
-    assert likelihood.margin_choice([-50.0, -45.0, -44.0], margin=4.0) == 2
-    assert likelihood.margin_choice([-50.0, -46.0], margin=4.0) == 0  # exactly the margin: kept
-    assert likelihood.choose([-50.0, -40.0], None, "margin") == (1 if likelihood.LM_MARGIN < 10 else 0)
+    assert choice.margin_choice([-50.0, -47.0, -60.0], margin=4.0) == 0
+    assert choice.margin_choice([-50.0, -45.0, -44.0], margin=4.0) == 2
+    assert choice.margin_choice([-50.0, -46.0], margin=4.0) == 0  # exactly the margin: kept
+    assert choice.choose([-50.0, -40.0], None, "margin") == (1 if choice.LM_MARGIN < 10 else 0)
     with pytest.raises(ValueError):
-        likelihood.margin_choice([])
+        choice.margin_choice([])
