@@ -6,7 +6,8 @@ text. Words alone do not carry it: "transcribe a podcast episode to text with a 
 shares "text" and "speech" with every text-to-speech model, and on the default index all five of its hits
 were text-to-speech models (bench/everyday.py, dev half: hf-asr, pw-hf-asr). A task that states where it goes
 ("... into text", "to speech", "transcribe ...", "read it out loud") or where it comes from ("from a text
-prompt") contradicts a doc whose domain goes the other way; the search leaves such docs out of the hits
+prompt") contradicts a doc whose domain ends or starts elsewhere (the other way, or audio-to-audio for a
+task that wants text); the search leaves such docs out of the hits
 (retrieve/index.py ApiIndex.search, REVERSED_DEPTH). Docs without a direction in their domain (the standard
 library, APIZoo, "Image classification") are never left out, and a task that states no direction leaves
 every doc in.
@@ -74,14 +75,12 @@ def task_direction(task: str) -> tuple[str | None, str | None]:
 
 
 def goes_against(task: tuple[str | None, str | None], domain: str) -> bool:
-    """Whether a doc of `domain` goes the other way from a task of direction `task` (task_direction): the
-    task goes to what the doc starts from ("... to text" and a text-to-speech doc), or comes from what the
-    doc ends in ("from a text prompt" and an image-to-text doc). False when either states no direction or the
-    doc's stays within one modality (Text2Text)."""
+    """Whether a doc of `domain` does not do what a task of direction `task` (task_direction) states: the doc
+    ends in another modality than the task goes to ("... to text" and a text-to-speech or audio-to-audio
+    doc), or starts from another than the task comes from ("from a text prompt" and an image-to-text doc).
+    False when either states no direction."""
     doc = domain_direction(domain) if any(task) else None
-    if doc is None or doc[0] == doc[1]:
+    if doc is None:
         return False
     src, dst = task
-    return (dst is not None and dst == doc[0] and dst != doc[1]) or (
-        src is not None and src == doc[1] and src != doc[0]
-    )
+    return (dst is not None and dst != doc[1]) or (src is not None and src != doc[0])

@@ -41,13 +41,15 @@ def test_a_task_states_its_direction_in_everyday_words() -> None:
     assert task_direction("convert the unix timestamp into a date") == (None, None)
 
 
-def test_a_doc_going_the_other_way_is_against_the_task_and_no_other() -> None:
-    to_text = task_direction("transcribe the meeting recording into text")
+def test_a_doc_ending_or_starting_elsewhere_is_against_the_task_and_no_other() -> None:
+    to_text = task_direction("turn the meeting recording into text")
+    assert goes_against(task_direction("transcribe the meeting"), "Multimodal Image-to-Text")  # from audio
     assert goes_against(to_text, "Audio Text-to-Speech")
     assert goes_against(to_text, "Multimodal Text-to-Image")  # starts from what the task wants
     assert not goes_against(to_text, "Audio Automatic Speech Recognition")
     assert not goes_against(to_text, "Multimodal Image-to-Text")  # ends in text too
     assert not goes_against(to_text, "Natural Language Processing Text2Text Generation")
+    assert goes_against(to_text, "Audio Audio-to-Audio")  # ends in audio, not text
     assert not goes_against(to_text, "Image classification")
     assert not goes_against(task_direction("read it out loud"), "Audio Text-to-Speech")
     assert goes_against(task_direction("read it out loud"), "Audio Automatic Speech Recognition")
