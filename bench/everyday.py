@@ -153,6 +153,7 @@ def answer(pipeline: Any, backend: Any, task: dict[str, Any]) -> dict[str, Any]:
                 "expanded": bool(h.doc.questions),
                 "rank": h.rank,
                 "bm25": round(h.score, 4),
+                "fused": h.fused,
                 "lm": h.lm_score,
                 "free": free[i] if i < len(free) else None,
                 "group": groups[i],
@@ -195,7 +196,9 @@ def rule_right(row: dict[str, Any], rule: str) -> bool:
     applied = row_rule(row, rule)
     if rule == SHIPPED:  # the shipped choice keeps a clearly better hit 1, as pipeline.ask does
         applied = choice.guarded_rule(applied, [h["bm25"] for h in hits], [h["source"] for h in hits])
-    i = choice.choose(lm, free, applied, groups, temperature)
+    # rows written before "fused" was recorded: no ties (hit 1 stands as before)
+    ties = choice.retrieval_ties([h.get("fused") for h in hits], [h["source"] for h in hits])
+    i = choice.choose(lm, free, applied, groups, temperature, ties)
     return hits[i]["right"]
 
 

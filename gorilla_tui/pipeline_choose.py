@@ -110,7 +110,9 @@ class Chooser:
         for h in hits:
             h.lm_score = by_id.get(id(h.doc))
         groups, temperature = choice.domain_groups(docs), choice.vote_temperature_for(docs)
-        chosen = docs[choice.choose(scores, free, rule, groups, temperature)]
+        fused = {id(h.doc): h.fused for h in hits}
+        ties = choice.retrieval_ties([fused.get(id(d)) for d in docs], [d.source for d in docs])
+        chosen = docs[choice.choose(scores, free, rule, groups, temperature, ties)]
         options = unique_options(d.call for d in docs)
         return Choice(chosen.call.strip(), docs, options, doc=chosen, first_token=time.perf_counter(),
                       rule=rule)  # fmt: skip

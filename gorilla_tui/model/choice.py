@@ -56,6 +56,15 @@ EXPANDED_RULE = "rrf"
 #: none of these dev tasks had a right hit more than 12 nats above hit 1: the embedded model's likelihood
 #: adds little to the hybrid retrieval rank on these sources, and only a gap this large moves the choice.
 LM_MARGIN = 12.0
+#: Largest relative gap of fused retrieval score (Hit.fused) at which a hit of hit 1's source ties with hit
+#: 1 (retrieval_ties); the "margin" rule lets the model break such a tie (margin_choice). Two hits whose BM25
+#: and dense ranks are swapped (BM25 1st and dense 3rd against BM25 2nd and dense 1st) differ by 0.017 % of
+#: the fusion (the dense weight 0.5 of python-env): the retrievers disagree and the fusion's arithmetic, not
+#: the task, puts one first; one rank step on either side is about 0.5 %. On the recorded dev hits of
+#: bench/everyday.py and of bench/data/literal_tasks.toml (63 tasks led by python-env), any gap from 0.05 to
+#: 0.3 % changed one choice, a right one (lit-mtime: os.path.getmtime over os.path.basename, 5 nats
+#: likelier) and no other; 0.5 % also took lit-shell, 0.75 % turned lit-json-string wrong.
+TIE_GAP = 0.001
 #: Manifest key (index/*.toml) of a source's own rule for its docs that carry no training questions, one of
 #: CHOICE_RULES (rule_for). The APIBench hubs use "domain-vote": on the Torch Hub dev split with its docs
 #: *not* expanded (the stand-in for the hubs without a training split here) the model's argmax beat rrf at
@@ -72,7 +81,7 @@ RULE_WORDS = {
     "rrf-calibrated": "retrieval rank + calibrated model likelihood (RRF)",
     "domain-vote": "model likelihood summed per domain",
     "domain-vote-calibrated": "calibrated model likelihood summed per domain",
-    "margin": "retrieval rank unless the model clearly prefers another hit",
+    "margin": "retrieval rank unless the model clearly prefers another hit (ties: the model)",
 }
 
 
@@ -208,12 +217,31 @@ def guarded_rule(rule: str, retrieval: Sequence[float], sources: Sequence[str]) 
     return "first" if rule in RANK_RULES and clear_first(retrieval, sources) else rule
 
 
+def retrieval_ties(fused: Sequence[float | None], sources: Sequence[str]) -> list[int]:
+    """Indexes of the hits tied with hit 1 on the retrieval score (hit 1 included): the hits of hit 1's
+    source whose fused score (Hit.fused, retrieval order) is within TIE_GAP of hit 1's, relative to it.
+    [0] when hit 1 has no fused score (a hit not ranked by ApiIndex.search) or none ties; [] for no hits.
+    Scores of other sources' pools do not compare (their fusion ranks another pool)."""
+    if not fused:
+        return []
+    first = fused[0]
+    if first is None or first <= 0:
+        return [0]
+    return [0] + [
+        i
+        for i in range(1, len(fused))
+        if (f := fused[i]) is not None and i < len(sources) and sources[i] == sources[0]
+        and first - f <= TIE_GAP * first
+    ]  # fmt: skip
+
+
 def choose(
     lm: Sequence[float],
     free: Sequence[float | None] | None,
     rule: str,
     groups: Sequence[str] | None = None,
     temperature: float | None = None,
+    ties: Sequence[int] = (),
 ) -> int:
     """Index of the chosen hit among hits given in retrieval order.
 
@@ -224,6 +252,7 @@ def choose(
         rule: one of CHOICE_RULES.
         groups: each hit's domain (ApiDoc.domain); needed by the voting rules only (VOTE_RULES, domain_vote).
         temperature: domain_vote's temperature (None: VOTE_TEMPERATURE); voting rules only.
+        ties: the hits tied with hit 1 on the retrieval score (retrieval_ties); the "margin" rule only.
 
     Raises:
         ValueError: an unknown rule, no hits, a calibrated rule without `free` scores, or a voting rule
@@ -247,13 +276,17 @@ def choose(
     if rule in ("likelihood", "calibrated"):
         return best(lm)
     if rule == "margin":
-        return margin_choice(lm)
+        return margin_choice(lm, ties=ties)
     return best(_fused(_ranks(lm)))  # rrf, rrf-calibrated
 
 
-def margin_choice(lm: Sequence[float], margin: float | None = None) -> int:
+def margin_choice(lm: Sequence[float], margin: float | None = None, ties: Sequence[int] = ()) -> int:
     """Index of the chosen hit: hit 1 (the retrieval rank), unless the most likely hit's log p(task | doc)
-    exceeds hit 1's by more than `margin` nats (None: LM_MARGIN); ties go to the better retrieval rank.
+    exceeds hit 1's by more than `margin` nats (None: LM_MARGIN); equal likelihoods go to the better
+    retrieval rank. Among the hits `ties` names (retrieval_ties: tied with hit 1 on the retrieval score)
+    the most likely stands in for hit 1: where the retrievers do not decide, the model does
+    ("when was report.pdf last modified": os.path.getmtime and os.path.basename tied, getmtime 5 nats
+    likelier).
 
     Why: the embedded model's log p(task | doc) differs by a nat or two between hits that all share the
     task's words (json.loads / json.dumps, shutil.rmtree / mailbox.MH.remove_folder), and the rank fusion
@@ -264,7 +297,10 @@ def margin_choice(lm: Sequence[float], margin: float | None = None) -> int:
         raise ValueError("no scores")
     m = LM_MARGIN if margin is None else margin
     top = best(lm)
-    return top if lm[top] - lm[0] > m else 0
+    if lm[top] - lm[0] > m:
+        return top
+    tied = sorted({0, *(i for i in ties if 0 <= i < len(lm))})
+    return max(tied, key=lambda i: (lm[i], -i))
 
 
 def domain_groups(docs: Sequence[ApiDoc]) -> list[str]:

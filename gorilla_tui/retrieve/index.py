@@ -396,7 +396,7 @@ class ApiIndex:
         best = self.source_scores(query)
         groups = source_routing.route_groups(sources, best)
         scores = [max(best[m] for m in members) for members in groups]
-        per_group: list[list[_Top]] = []  # (index row, BM25 score, cosine): docs are read at the end
+        per_group: list[list[_Top]] = []  # _Top: docs are read at the end
         for members in groups:
             pool = members[0] if len(members) == 1 else members
             per_group.append(self._top(*self.ranked(query, pool), k, way))
@@ -408,7 +408,7 @@ class ApiIndex:
     def _top(
         self, rows: np.ndarray, fused: np.ndarray, bm25: np.ndarray, dense: Any, k: int, way: Any
     ) -> list[_Top]:
-        """(index row, BM25 score, dense cosine or None) of the k best fused scores of one pool, best first.
+        """(index row, BM25 score, dense cosine or None, fused score) of the k best fused scores of one pool.
         dense: ranked()'s (cosine, mask) or None; a doc without a vector (mask False) has no cosine. way: the
         task's direction (direction.task_direction); when it states one, the docs of the REVERSED_DEPTH * k
         best whose domain goes the other way (direction.goes_against) are left out."""
@@ -418,7 +418,7 @@ class ApiIndex:
             if depth > k and goes_against(way, self.docs[int(rows[pos])].domain):
                 continue
             cos = float(dense[0][pos]) if dense is not None and dense[1][pos] else None
-            out.append((int(rows[pos]), float(bm25[pos]), cos))
+            out.append((int(rows[pos]), float(bm25[pos]), cos, float(fused[pos])))
             if len(out) == k:
                 break
         return out
@@ -426,16 +426,16 @@ class ApiIndex:
     def _as_hits(self, top: list[_Top]) -> list[Hit]:
         """Hits (1-based ranks) of _top's triples: only these docs are read (LazyDocs)."""
         return [
-            Hit(doc=self.docs[row], score=score, rank=rank, dense=cos)
-            for rank, (row, score, cos) in enumerate(top, start=1)
+            Hit(doc=self.docs[row], score=score, rank=rank, dense=cos, fused=fused)
+            for rank, (row, score, cos, fused) in enumerate(top, start=1)
         ]
 
 
 #: How deep a search looks for hits when the task states a direction and docs going the other way are left
 #: out (_top): the k hits come from the REVERSED_DEPTH * k best of each pool.
 REVERSED_DEPTH = 4
-#: One ranked doc of a pool before it is read: (index row, BM25 score, dense cosine or None).
-_Top = tuple[int, float, "float | None"]
+#: One ranked doc of a pool before it is read: (index row, BM25 score, dense cosine or None, fused score).
+_Top = tuple[int, float, "float | None", float]
 
 
 __all__ = [
