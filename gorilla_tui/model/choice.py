@@ -221,7 +221,9 @@ def retrieval_ties(fused: Sequence[float | None], sources: Sequence[str]) -> lis
     """Indexes of the hits tied with hit 1 on the retrieval score (hit 1 included): the hits of hit 1's
     source whose fused score (Hit.fused, retrieval order) is within TIE_GAP of hit 1's, relative to it.
     [0] when hit 1 has no fused score (a hit not ranked by ApiIndex.search) or none ties; [] for no hits.
-    Scores of other sources' pools do not compare (their fusion ranks another pool)."""
+    Scores of other sources' pools do not compare (their fusion ranks another pool); a hit scored above
+    hit 1 (a reorder after the search: the constraints met first, constraints/rank.py) is tied only within
+    the gap too."""
     if not fused:
         return []
     first = fused[0]
@@ -231,7 +233,7 @@ def retrieval_ties(fused: Sequence[float | None], sources: Sequence[str]) -> lis
         i
         for i in range(1, len(fused))
         if (f := fused[i]) is not None and i < len(sources) and sources[i] == sources[0]
-        and first - f <= TIE_GAP * first
+        and abs(first - f) <= TIE_GAP * first
     ]  # fmt: skip
 
 

@@ -102,3 +102,8 @@ def test_the_pipeline_passes_the_searchs_ties_to_the_choice(stdlib_docs, gemma_b
     assert top != 0
     monkeypatch.setattr(choice, "TIE_GAP", 1.0)
     assert _ask(index, gemma_backend, task).api_call == proposal.hits[top].doc.api_call.strip()
+
+
+def test_a_hit_the_constraints_moved_down_is_no_tie_unless_within_the_gap():
+    sources = ["python-env"] * 3
+    assert choice.retrieval_ties([0.0240, 0.0246, 0.02401], sources) == [0, 2]  # 0.0246: 2.5 % above
