@@ -8,14 +8,19 @@ were text-to-speech models (bench/everyday.py, dev half: hf-asr, pw-hf-asr). A t
 ("... into text", "to speech", "transcribe ...", "read it out loud") or where it comes from ("from a text
 prompt") contradicts a doc whose domain ends or starts elsewhere (the other way, or audio-to-audio for a
 task that wants text); the search leaves such docs out of the hits
-(retrieve/index.py ApiIndex.search, REVERSED_DEPTH). Docs without a direction in their domain (the standard
-library, APIZoo, "Image classification") are never left out, and a task that states no direction leaves
-every doc in.
+(retrieve/index.py ApiIndex.search, REVERSED_DEPTH), and when the task states both ends and none of its
+hits does exactly that, the best deeper doc that does takes the last place (one_that_does_it). Docs without
+a direction in their domain (the standard library, APIZoo, "Image classification") are never left out, and
+a task that states no direction leaves every doc in.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Callable, Sequence
+from typing import TypeVar
+
+_T = TypeVar("_T")
 
 #: Modalities and the words that name them, in a task and in a domain (lower case; a plural "s" allowed).
 MODALITY_WORDS: dict[str, tuple[str, ...]] = {
@@ -84,3 +89,20 @@ def goes_against(task: tuple[str | None, str | None], domain: str) -> bool:
         return False
     src, dst = task
     return (dst is not None and dst != doc[1]) or (src is not None and src != doc[0])
+
+
+def one_that_does_it(ranked: Sequence[_T], k: int, task: tuple[str | None, str | None],
+                     domain_of: Callable[[_T], str]) -> list[_T]:  # fmt: skip
+    """`ranked` (best first), with, when the task states both ends of its direction (task_direction:
+    "transcribe ..." is audio to text) and none of the first k does exactly that, the best doc further down
+    that does put in place k: the choice then has one hit of the kind the task asks for ("transcribe an
+    mp3 of my lecture into text": speech recognition models ranked below chat and text-to-text models that
+    share "text"). One hit, as source routing gives a close second source one (retrieve/routing.py
+    ROUTING_MARGIN). Unchanged when the task states one end or none, or no doc of `ranked` does it."""
+    if None in task or k < 1:
+        return list(ranked)
+    does = [domain_direction(domain_of(x)) == task for x in ranked]
+    if any(does[:k]) or not any(does[k:]):
+        return list(ranked)
+    extra = does.index(True, k)
+    return [*ranked[: k - 1], ranked[extra], *ranked[k - 1 : extra], *ranked[extra + 1 :]]

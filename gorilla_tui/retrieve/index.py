@@ -24,7 +24,7 @@ from gorilla_tui.retrieve import fit
 from gorilla_tui.retrieve import routing as source_routing
 from gorilla_tui.retrieve.bm25 import IDF_MODES, Bm25Params, PostingsScorer, idf_vector, top_k
 from gorilla_tui.retrieve.dense import W_BM25, DenseSide, rrf
-from gorilla_tui.retrieve.direction import goes_against, task_direction
+from gorilla_tui.retrieve.direction import goes_against, one_that_does_it, task_direction
 from gorilla_tui.retrieve.fusion import FusionSettings
 from gorilla_tui.retrieve.literals import intent_text
 from gorilla_tui.retrieve.matrix import Bm25Scorer, term_matrix
@@ -411,16 +411,17 @@ class ApiIndex:
         """(index row, BM25 score, dense cosine or None, fused score) of the k best fused scores of one pool.
         dense: ranked()'s (cosine, mask) or None; a doc without a vector (mask False) has no cosine. way: the
         task's direction (direction.task_direction); when it states one, the docs of the REVERSED_DEPTH * k
-        best whose domain goes the other way (direction.goes_against) are left out."""
-        out: list[_Top] = []
+        best whose domain goes the other way (direction.goes_against) are left out, and one that does exactly
+        what the task states reaches the k (direction.one_that_does_it)."""
         depth = k * REVERSED_DEPTH if any(way) else k
-        for pos, _ in top_k(fused, depth):
-            if depth > k and goes_against(way, self.docs[int(rows[pos])].domain):
-                continue
+        kept = [pos for pos, _ in top_k(fused, depth)]
+        if depth > k:
+            kept = [pos for pos in kept if not goes_against(way, self.docs[int(rows[pos])].domain)]
+            kept = one_that_does_it(kept, k, way, lambda pos: self.docs[int(rows[pos])].domain)
+        out: list[_Top] = []
+        for pos in kept[:k]:
             cos = float(dense[0][pos]) if dense is not None and dense[1][pos] else None
             out.append((int(rows[pos]), float(bm25[pos]), cos, float(fused[pos])))
-            if len(out) == k:
-                break
         return out
 
     def _as_hits(self, top: list[_Top]) -> list[Hit]:

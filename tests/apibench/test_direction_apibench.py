@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from gorilla_tui.pool.doc import ApiDoc, load_jsonl
-from gorilla_tui.retrieve.direction import domain_direction, goes_against, task_direction
+from gorilla_tui.retrieve.direction import domain_direction, goes_against, one_that_does_it, task_direction
 from gorilla_tui.retrieve.index import ApiIndex
 
 HUBS = ("torchhub", "tensorflowhub", "huggingface")
@@ -68,3 +68,19 @@ def test_the_search_leaves_out_docs_that_go_the_other_way(hub_docs: list[ApiDoc]
     assert any(domain_direction(h.doc.domain) == ("audio", "text") for h in hits)
     spoken = index.search("read my sentence out loud with a text to speech model", k=5)
     assert spoken and not any(domain_direction(h.doc.domain) == ("audio", "text") for h in spoken)
+
+
+def test_one_doc_that_does_exactly_what_the_task_states_reaches_the_hits() -> None:
+    domains = [
+        "Natural Language Processing Conversational",
+        "Audio Voice Activity Detection",
+        "Image classification",
+        "Audio Automatic Speech Recognition",
+        "Audio Speech-to-Text",
+    ]
+    both = task_direction("transcribe an mp3 of my lecture into text")
+    assert one_that_does_it(domains, 3, both, str) == [*domains[:2], domains[3], domains[2], domains[4]]
+    kept = one_that_does_it(domains, 4, both, str)  # already among the first 4: unchanged
+    assert kept == domains
+    assert one_that_does_it(domains, 3, task_direction("turn this voice memo into text"), str) == domains
+    assert one_that_does_it(domains[:3], 2, both, str) == domains[:3]  # no doc does it
