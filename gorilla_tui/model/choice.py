@@ -38,8 +38,9 @@ CHOICE_RULES = (
     "margin",
 )  # fmt: skip
 #: The rule select by likelihood uses when the first hit's source names none (python-env, APIZoo, a user's own
-#: sources): "margin", the retrieval rank unless the model clearly prefers another hit (TIE_GAP: ties too). The hits' scores of
-#: one run recorded and every rule applied to them: on the dev halves of bench/everyday.py (77 tasks) and of
+#: sources): "margin", the retrieval rank unless the model clearly prefers another hit (or breaks a tie,
+#: TIE_GAP). The hits' scores of one run recorded and every rule applied to them: on the dev halves of
+#: bench/everyday.py (77 tasks) and of
 #: bench/filling.py's tasks with values (32 of 35 recorded) it chose right for 84.4 / 78.1 % against
 #: 77.9 / 62.5 % for "rrf", which let a nat or two of log p(task | doc) overturn a right hit 1 (json.dumps
 #: for "parse the json text", csv.reader for "rename report_old.csv to report.csv"); test halves 78.9 / 75.0
