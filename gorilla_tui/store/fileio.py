@@ -372,7 +372,7 @@ def read_npz(
                     raise ValueError(f"{path.name} has no array {name!r}") from None
                 if info.compress_type != zipfile.ZIP_STORED and not compressed:
                     raise ValueError(
-                        f"{path.name}: its array {name!r} is compressed, and it is written without"
+                        f"{path.name}: its array {name!r} is compressed (written uncompressed here)"
                     )
             inflated = sum(info.file_size for info in infos.values())
             if inflated > limit:
