@@ -66,6 +66,8 @@ class Block:
     line_offset: int = 0
     cells: list[tuple[int, int]] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    #: (cell, line) of a notebook's shell commands (``!cmd``), which `run` does not run (it says so)
+    shell: list[tuple[int, int]] = field(default_factory=list)
 
 
 @dataclass
@@ -211,8 +213,8 @@ def blocks(path: str, text: str) -> list[Block]:
     if lower.endswith((".md", ".markdown")):
         return markdown_blocks(text)
     if lower.endswith(".ipynb"):
-        lines, where, skipped = notebook_lines(text, MAX_CODE_BYTES)
-        return [Block("\n".join(lines), 0, where, skipped)] if lines else []
+        lines, where, skipped, shell = notebook_lines(text, MAX_CODE_BYTES)
+        return [Block("\n".join(lines), 0, where, skipped, shell)] if lines else []
     return [Block(text)]
 
 

@@ -1,0 +1,113 @@
+"""Break-it round 11 (issue 42, kind 4 and kind 2) against `check`: a JSON tool call nested past Python's
+limit, IPython lines check cannot read, coding lines CPython refuses, and untrusted text of any length in
+a message. Each test runs the real CLI (gorilla_tui.cli.main) or the real Validator over tests/data/pool."""
+
+from __future__ import annotations
+
+import io
+import json
+import sys
+from pathlib import Path
+
+import pytest
+
+from gorilla_tui.check.extract import json_error
+from gorilla_tui.check.validator import Validator
+from gorilla_tui.cli import main
+from gorilla_tui.cli.run import file_code
+
+POOL = str(Path(__file__).resolve().parents[1] / "data" / "pool" / "torchhub_api.jsonl")
+
+
+def _run(capsys, *args: str) -> tuple[int, str, str]:
+    status = main(list(args))
+    captured = capsys.readouterr()
+    assert "internal error" not in captured.err and "Traceback" not in captured.err, captured.err[-2000:]
+    return status, captured.out, captured.err
+
+
+def _deep_call(depth: int) -> str:
+    """A JSON tool call whose `src` argument nests `depth` objects (3 KB at 400: json.loads reads it)."""
+    return (
+        '{"name":"shutil.copytree","arguments":{"src":' + '{"a":' * depth + "1" + "}" * depth + ',"dst":"b"}}'
+    )
+
+
+@pytest.mark.parametrize("depth", [400, 900, 5000])
+def test_a_json_tool_call_nested_past_pythons_limit_is_the_nesting_verdict(
+    capsys, monkeypatch, small_pool, depth
+):
+    """R11-2: arguments nested 400-900 deep were "internal error: RecursionError" in `check "..."` and
+    `check -` and a bare tool error in MCP check_api_call (a recursive renderer of JSON values). Every
+    depth past Python's limit of 200 is now the `unparseable:nesting_limit` verdict (exit 1), the verdict
+    Python code nested so gets, whether json.loads reads the text (400, 900) or not (5,000)."""
+    code = _deep_call(depth)
+    assert json_error(code) is None  # not refused as broken JSON either
+    status, out, _ = _run(capsys, "check", code, "--pool", POOL)
+    assert status == 1 and "unparseable:nesting_limit" in out
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(code.encode())))
+    status, out, _ = _run(capsys, "check", "-", "--pool", POOL)
+    assert status == 1 and "unparseable:nesting_limit" in out
+    verdict = Validator(small_pool).check(code)  # what MCP check_api_call answers with
+    assert (verdict.kind, verdict.reason) == ("unparseable", "unparseable:nesting_limit")
+    shallow = Validator(small_pool).check(_deep_call(3))
+    assert shallow.reason != "unparseable:nesting_limit"
+    assert json.loads(json.dumps(verdict.diagnostics))  # plain strings
+
+
+def _notebook(path: Path, *cells: str) -> str:
+    cell = {"cell_type": "code", "metadata": {}, "outputs": [], "execution_count": None}
+    path.write_text(json.dumps({"nbformat": 4, "nbformat_minor": 5, "metadata": {}, "cells": [
+        {**cell, "source": src} for src in cells]}))  # fmt: skip
+    return str(path)
+
+
+WRONG_HUB = "torch.hub.load('pytorch/vision', 'resnet-201')"
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        f"%time %time {WRONG_HUB}",  # nested: %time runs transform_cell on its argument
+        f"%time \\\n{WRONG_HUB}",  # a backslash continuation, assembled as IPython does
+        f"%timeit -n1 -r1 {WRONG_HUB}",  # options read as parse_options reads them
+        f"%prun -s cumtime -q {WRONG_HUB}",
+        "/torch.hub.load 'pytorch/vision' 'resnet-201'",  # autocall: torch.hub.load('pytorch/vision', ...)
+    ],
+)
+def test_python_that_ipython_runs_through_a_magic_is_checked(capsys, tmp_path, line):
+    """R11-8: these lines run the call in IPython 8, and `check` neither checked them nor said so (exit
+    0); now the call is read out of them and checked (exit 1, the finding in cell 1, line 2)."""
+    nb = _notebook(tmp_path / "nb.ipynb", f"import torch\n{line}\n")
+    status, out, err = _run(capsys, "check", nb, "--pool", POOL)
+    assert status == 1, (out, err)
+    assert out.startswith(f"{nb}:cell 1:2:") and "wrong_args:unknown_model" in out
+
+
+def test_python_lines_that_are_not_read_are_named_in_a_note(capsys, tmp_path):
+    """R11-8: a line IPython runs as Python that is not turned into it here (an option %timeit does not
+    take, %debug with a breakpoint, magics nested past MAX_NESTED_MAGICS) is never skipped in silence: one
+    note names its cell and lines. Shell commands and other magics run no code of the cell: no note."""
+    nb = _notebook(
+        tmp_path / "nb.ipynb",
+        "import torch\n!ls\n%matplotlib inline\n",
+        f"%timeit -Z {WRONG_HUB}\n%debug -b f.py:1 {WRONG_HUB}\n{'%time ' * 5000}{WRONG_HUB}\n",
+    )
+    status, out, err = _run(capsys, "check", nb, "--pool", POOL)
+    assert status == 0 and "finding" not in out
+    notes = [ln for ln in err.splitlines() if "not checked" in ln]
+    assert notes == [f"gorilla-tui: note: {nb}: cell 2: lines 1, 2, 3 not checked: Python that IPython runs "
+                     "through a magic or an autocall in a form not read here"]  # fmt: skip
+
+
+def test_run_says_which_shell_commands_of_a_notebook_it_does_not_run(capsys, tmp_path):
+    """`run nb.ipynb` dropped ``!echo bang`` and made ``x = !echo hi`` ``[]`` with no word: the output
+    differed from IPython's. The code `run` runs (cli/run.py file_code) comes with one note naming the
+    cells and lines of the shell commands."""
+    nb = _notebook(tmp_path / "nb.ipynb", "x = !echo hi\nprint(x)\n", "!echo bang\n", "print('end')\n")
+    code = file_code(nb, Path(nb).read_text())
+    assert code.splitlines()[:2] == ["x = []", "print(x)"]
+    assert capsys.readouterr().err == (
+        f"gorilla-tui: note: {nb}: shell commands not run (`run` runs the Python; x = !cmd gets []): "
+        "cell 1 line 1; cell 2 line 1\n"
+    )
