@@ -189,8 +189,8 @@ def shown_path(path: str) -> str:
     try:
         raw = path.encode("utf-8", "surrogateescape")
     except UnicodeEncodeError:  # a surrogate that no file name byte gives: safe_text shows it as \udXXX
-        return safe_text(path)
-    return safe_text(raw.decode("utf-8", "backslashreplace"))
+        return safe_text(path, limit=None)
+    return safe_text(raw.decode("utf-8", "backslashreplace"), limit=None)  # whole: editors read it back
 
 
 def path_uri(path: str) -> str:

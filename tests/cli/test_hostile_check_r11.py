@@ -111,3 +111,48 @@ def test_run_says_which_shell_commands_of_a_notebook_it_does_not_run(capsys, tmp
         f"gorilla-tui: note: {nb}: shell commands not run (`run` runs the Python; x = !cmd gets []): "
         "cell 1 line 1; cell 2 line 1\n"
     )
+
+
+@pytest.mark.parametrize("encoding", ["utf-16", "UTF-32-LE", "utf_16_be", "cp037"])
+def test_a_coding_line_python_refuses_is_refused(capsys, tmp_path, encoding):
+    """R11-9: CPython refuses a coding line naming an encoding that is not ASCII compatible (running the
+    file: "encoding problem: utf-16"; compile() of its bytes fails too); `check` decoded the file and said
+    "skipped: not Python 3 syntax", exit 0. It is one line now, exit 2, as for any file Python refuses."""
+    path = tmp_path / "u.py"
+    path.write_bytes(f"# coding: {encoding}\nimport shutil\nshutil.copytree('x')\n".encode("ascii"))
+    with pytest.raises(SyntaxError):
+        compile(path.read_bytes(), str(path), "exec")
+    status, out, err = _run(capsys, "check", "--file", str(path), "--pool", POOL)
+    assert (status, out) == (2, "")
+    assert err == (
+        f"gorilla-tui: error: cannot read {path}: encoding problem: its coding line names {encoding}, which "
+        "is not ASCII compatible (Python refuses it)\n"
+    )
+    path.write_bytes(b"# coding: latin-1\nimport shutil\nshutil.copytree('x')\n")  # ASCII compatible: read
+    assert _run(capsys, "check", "--file", str(path), "--pool", POOL)[0] == 0
+
+
+def test_a_coding_name_of_9_mb_is_one_short_line(capsys, tmp_path):
+    """R11-9: ``# coding: aaa...`` (9,000,000 characters) became one error line of 9 MB (CPython quotes the
+    whole name as well). The name is cut in the message, with the count of characters left out."""
+    path = tmp_path / "long.py"
+    path.write_bytes(b"# coding: " + b"a" * 9_000_000 + b"\nx = 1\n")
+    status, out, err = _run(capsys, "check", "--file", str(path), "--pool", POOL)
+    assert (status, out) == (2, "")
+    assert err.startswith(f"gorilla-tui: error: cannot read {path}: unknown encoding: aaa")
+    assert err.endswith(" more characters)\n") and len(err) < 300 + len(str(path))
+
+
+def test_a_long_file_name_stays_whole_in_a_finding(capsys, tmp_path):
+    """The one-line cap (textsafe.MAX_LINE_CHARS) leaves what must be read back whole: a finding's file
+    name (an editor jumps to path:line:col) and the JSON output."""
+    folder = tmp_path
+    for _ in range(12):  # a path of some 1,300 characters
+        folder = folder / ("d" * 100)
+    folder.mkdir(parents=True)
+    path = folder / "wrong.py"
+    path.write_text(f"import torch\nmodel = {WRONG_HUB}\n")
+    status, out, _ = _run(capsys, "check", "--file", str(path), "--pool", POOL)
+    assert status == 1 and out.startswith(f"{path}:2:9: wrong_args:unknown_model ")
+    status, out, _ = _run(capsys, "check", "--file", str(path), "--pool", POOL, "--format", "json")
+    assert status == 1 and str(path) in out
