@@ -21,9 +21,9 @@ from typing import Any
 from gorilla_tui.check.callsite import LEFT_OUT_TAIL, scan
 from gorilla_tui.check.expected import ExpectedFailures
 from gorilla_tui.check.imports import import_aliases
-from gorilla_tui.check.ipython_syntax import python_lines
+from gorilla_tui.check.ipython_syntax import read_cell
 from gorilla_tui.check.judged import variable_argument, why_skipped
-from gorilla_tui.check.notebook import notebook_lines
+from gorilla_tui.check.notebook import UNREAD_NOTE, notebook_lines, numbered_lines
 from gorilla_tui.check.rest import request_lines
 from gorilla_tui.check.scope import bindings
 from gorilla_tui.check.validator import Validator
@@ -243,7 +243,12 @@ def markdown_blocks(text: str) -> list[Block]:
         i = j + 1
     if too_much_code(out) is None:  # more is refused unread (MAX_CODE_BYTES)
         for block in out:  # IPython's syntax (``!pip install x``, a fence copied from a notebook) as in one
-            block.code = "\n".join(python_lines(block.code))
+            cell = read_cell(block.code)
+            block.code = "\n".join(cell.lines)
+            if cell.unread:  # numbered in the file, as its findings are
+                block.notes.append(
+                    numbered_lines([block.line_offset + k for k in cell.unread]) + " " + UNREAD_NOTE
+                )
     return out
 
 

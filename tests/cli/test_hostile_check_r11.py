@@ -156,3 +156,13 @@ def test_a_long_file_name_stays_whole_in_a_finding(capsys, tmp_path):
     assert status == 1 and out.startswith(f"{path}:2:9: wrong_args:unknown_model ")
     status, out, _ = _run(capsys, "check", "--file", str(path), "--pool", POOL, "--format", "json")
     assert status == 1 and str(path) in out
+
+
+def test_a_markdown_ipython_fence_names_the_lines_it_does_not_read(capsys, tmp_path):
+    """R11-8 in a Markdown fence tagged ipython: the same reading, and the same note, lines numbered in the
+    file (as its findings are)."""
+    md = tmp_path / "notes.md"
+    md.write_text(f"text\n```ipython\nimport torch\n%timeit -Z f()\n%time {WRONG_HUB}\n```\n")
+    status, out, err = _run(capsys, "check", str(md), "--pool", POOL)
+    assert status == 1 and out.startswith(f"{md}:5:7: wrong_args:unknown_model ")
+    assert f"gorilla-tui: note: {md}: line 4 not checked: Python that IPython runs" in err
