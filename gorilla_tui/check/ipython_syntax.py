@@ -133,7 +133,14 @@ def _command(line: str, out: CellLines, number: int) -> str | None:
         if _parses(target + " = None"):
             if kind == "!":
                 out.shell.append(number)
-            return indent + target.rstrip() + (" = []" if kind == "!" else " = None")
+                return indent + target.rstrip() + " = []"
+            ran, code = run_code(value.lstrip())  # x = %timeit -o f(): f() runs, its call is checked
+            assigned = f"{target.rstrip()} = {code}"
+            if ran == "python" and _parses(assigned):
+                return indent + assigned
+            if ran != "other":
+                out.unread.append(number)
+            return indent + target.rstrip() + " = None"
     return None
 
 

@@ -72,6 +72,7 @@ WRONG_HUB = "torch.hub.load('pytorch/vision', 'resnet-201')"
         f"%time \\\n{WRONG_HUB}",  # a backslash continuation, assembled as IPython does
         f"%timeit -n1 -r1 {WRONG_HUB}",  # options read as parse_options reads them
         f"%prun -s cumtime -q {WRONG_HUB}",
+        f"t = %timeit -o {WRONG_HUB}",  # MagicAssign: the magic runs the call, its result is bound
         "/torch.hub.load 'pytorch/vision' 'resnet-201'",  # autocall: torch.hub.load('pytorch/vision', ...)
     ],
 )
