@@ -12,16 +12,17 @@ inside brackets, a string or after a backslash continuation, as IPython finds th
   IPython's ``_help_end_re``.
 
 Each becomes a line of Python that keeps the cell's lines and columns (a finding elsewhere in the cell keeps
-its position): ``pass`` at the line's indentation for a command (IPython's ``get_ipython().system(...)``
-call is no API call of any pool), ``TARGET = []`` / ``TARGET = None`` for an assignment (the name stays
-bound, as the kernel binds it), and for what IPython runs as Python (run_code): the line magics that run
-their argument (``%time``, ``%timeit``, ``%prun``, ``%debug``: PYTHON_LINE_MAGICS, their options read as
-IPython 8's parse_options reads them, magics nested in them unwrapped) and the autocalls (``/f x`` is
-``f(x)``), ``if 1:`` padded to the command's width followed by the code, so ``%time model =
-torch.hub.load(...)`` is checked as the Python it runs. A backslash-continued command is read whole, as
-IPython assembles it. A line IPython runs as Python that is not turned into it here is ``pass`` and listed
-in CellLines.unread: the caller names it in a note, never skips it in silence (break-it round 11:
-``%time %time f()``, ``%timeit -n1 f()``, ``%time \\`` and ``/f x`` passed a hook unchecked, exit 0).
+its position): ``pass`` at the line's indentation for a command (IPython's ``get_ipython().system(...)`` call
+is no API call of any pool), ``TARGET = []`` / ``TARGET = None`` for an assignment (the name stays bound, as
+the kernel binds it; ``TARGET = CODE`` when the magic runs Python: ``t = %timeit -o f()``), and for what
+IPython runs as Python (run_code): the line magics that run their argument (``%time``, ``%timeit``, ``%prun``,
+``%debug``: PYTHON_LINE_MAGICS, their options read as IPython 8's parse_options reads them, magics nested in
+them unwrapped) and the autocalls (``/f x`` is ``f(x)``), ``if 1:`` padded to the command's width followed by
+the code, so ``%time model = torch.hub.load(...)`` is checked as the Python it runs. A backslash-continued
+command is read whole, as IPython assembles it. A line IPython runs as Python that is not turned into it here
+is ``pass`` and listed in CellLines.unread: the caller names it in a note, never skips it in silence (break-it
+round 11: ``%time %time f()``, ``%timeit -n1 f()``, ``%time \\`` and ``/f x`` passed a hook unchecked, exit
+0).
 
 Break-it round 9 (R3): ``files = !ls`` or ``shutil.copytree?`` in one cell made the whole notebook "not
 Python 3 syntax", so a made-up call in another cell was never reported (exit 0).
