@@ -28,6 +28,7 @@ before huggingface_hub reads them, and a file download() hands back must resolve
 
 from __future__ import annotations
 
+import os
 import re
 import threading
 import time
@@ -184,15 +185,22 @@ def _check_names(response: Any) -> None:
 
 def inside_cache(path: str | Path, cache_dir: str | Path | None = None) -> bool:
     """Whether `path`, its links followed (Path.resolve), lies inside the Hugging Face cache (`cache_dir`,
-    default huggingface_hub's HF_HUB_CACHE, resolved too): a file in the cache whose link a hostile mirror
-    pointed elsewhere (R11-1) is then never read as a download, named in a hint or deleted."""
+    default huggingface_hub's HF_HUB_CACHE), or inside its repo's folder or that folder's blobs (each
+    resolved: a cache, a repo or a blobs folder the user moved to another disk behind a link is still the
+    cache). A file whose link a hostile mirror pointed elsewhere (R11-1) is then never read as a download,
+    named in a hint or deleted."""
     from huggingface_hub import constants  # deferred: huggingface_hub (~0.15 s), only to fetch
 
-    root = Path(cache_dir or constants.HF_HUB_CACHE).resolve()
+    root = Path(os.path.abspath(cache_dir or constants.HF_HUB_CACHE))
+    file = Path(os.path.abspath(path))
     try:
-        return Path(path).resolve().is_relative_to(root)
+        found, homes = file.resolve(), [root.resolve()]
+        if file.is_relative_to(root) and file != root:
+            repo = root / file.relative_to(root).parts[0]
+            homes += [repo.resolve(), (repo / "blobs").resolve()]
     except (OSError, RuntimeError):  # a link loop: not a file of the cache
         return False
+    return any(found.is_relative_to(home) for home in homes)
 
 
 def _install() -> None:

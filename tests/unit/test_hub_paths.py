@@ -17,7 +17,7 @@ import pytest
 
 from gorilla_tui.cli import main
 from gorilla_tui.model import registry
-from gorilla_tui.pool import hub
+from gorilla_tui.pool import hub, hub_http
 from gorilla_tui.pool.manifest import FetchContext, Manifest, SourceUnavailable
 from tests.http_request import accept_in_background, read_request
 
@@ -164,3 +164,22 @@ def test_a_cached_link_that_points_outside_the_cache_is_refused(
         in err
     )
     assert str(victim) not in err and victim.read_bytes() == b"my own file"
+
+
+def test_a_repo_folder_moved_to_another_disk_behind_a_link_is_still_the_cache(tmp_path: Path) -> None:
+    """The containment check follows the user's own links to a repo folder (a big model moved to another
+    disk), but not a snapshot's link out of its repo (what a mirror's etag made)."""
+    moved = tmp_path / "big-disk" / "models--owner--repo"
+    snapshot = moved / "snapshots" / GOOD_COMMIT.decode()
+    snapshot.mkdir(parents=True)
+    (moved / "blobs").mkdir()
+    (moved / "blobs" / "e1").write_bytes(GGUF)
+    (snapshot / "c.gguf").symlink_to(Path("../../blobs/e1"))
+    (tmp_path / "victim.gguf").write_bytes(GGUF)
+    (snapshot / "d.gguf").symlink_to(Path("../../../../victim.gguf"))
+    cache = tmp_path / "hf"
+    cache.mkdir()
+    (cache / "models--owner--repo").symlink_to(moved)
+    inside = cache / "models--owner--repo" / "snapshots" / GOOD_COMMIT.decode()
+    assert hub_http.inside_cache(inside / "c.gguf", cache)
+    assert not hub_http.inside_cache(inside / "d.gguf", cache)
