@@ -20,6 +20,7 @@ from urllib.parse import urlsplit
 
 from gorilla_tui.fill.call_grammar import Slot, TaskValues
 from gorilla_tui.fill.values import Candidate
+from gorilla_tui.pool.params import Param
 
 #: Parameter names that take a socket address (address, server_address, source_address, addr, sockaddr).
 _ADDRESS_NAME = re.compile(r"(?:^|_)(?:address|addr|sockaddr)$", re.IGNORECASE)
@@ -103,16 +104,52 @@ def url_addresses(task: str) -> list[Candidate]:
     return out
 
 
-def with_addresses(offered: Sequence[Slot], task: TaskValues) -> list[Slot]:
+#: Python parameter names that take a socket address's host / its port on their own
+#: (``smtplib.SMTP(host, port)``, ``http.client.HTTPConnection(host, port)``).
+HOST_NAMES = frozenset({"host", "hostname"})
+PORT_NAMES = frozenset({"port"})
+
+
+def parts(pair: Candidate, task: str) -> tuple[Candidate, Candidate]:
+    """The host and the port of a (host, port) Candidate of `task` (addresses), each a Candidate over the
+    place the task writes it (the pair's span where it is not found)."""
+    host, port = pair.value
+    at = task.find(host, pair.start, pair.end)
+    h = (at, at + len(host)) if at >= 0 else (pair.start, pair.end)
+    m = re.compile(rf"(?<!\d){port}(?!\d)").search(task, h[1] if at >= 0 else pair.start, pair.end)
+    p = m.span() if m else (pair.start, pair.end)
+    return (Candidate(repr(host), host, "string", h[0], h[1], atomic=True),
+            Candidate(str(port), port, "number", p[0], p[1]))  # fmt: skip
+
+
+def with_addresses(offered: Sequence[Slot], task: TaskValues, params: Sequence[Param] = ()) -> list[Slot]:
     """`offered` with each slot of a parameter that takes a socket address (takes_address) offering the
     task's ``(host, port)`` pairs (addresses, url_addresses) instead of its single values (a host or a port
-    alone is not an address); unchanged where the task writes no pair."""
+    alone is not an address), and a positional parameter of `params` named for a host or a port
+    (HOST_NAMES, PORT_NAMES) given the pair's host or port, as a value the task gives (required: "connect
+    to smtp.gmail.com on port 587" is ``smtplib.SMTP('smtp.gmail.com', 587)``); unchanged where the task
+    writes no pair."""
     pairs = addresses(task.text) + url_addresses(task.text) if task.text else []
     if not pairs:
         return list(offered)
-    return [
+    out = [
         dataclasses.replace(s, values={c.text: c for c in pairs})
         if takes_address(s.param.name, s.param.kind, s.param.type)
         else s
         for s in offered
     ]
+    split = [parts(c, task.text) for c in pairs]
+    for p in params:
+        if p.kind not in ("positional", "posonly") or p.type not in ("any", "string", "integer"):
+            continue
+        n = 0 if p.name in HOST_NAMES else 1 if p.name in PORT_NAMES else -1
+        if n < 0:
+            continue
+        slot = Slot(dataclasses.replace(p, required=True), {c[n].text: c[n] for c in split})
+        names = [s.param.name for s in out]
+        if p.name in names:
+            out[names.index(p.name)] = slot
+        else:
+            before = {q.name for q in params[: list(params).index(p)]}
+            out.insert(sum(1 for s in out if s.param.name in before), slot)
+    return out

@@ -158,8 +158,12 @@ def values_for(param: Param, task: TaskValues, paths: int = 1) -> dict[str, Cand
     if t == "object":  # a dict only as the task writes it ({"a": 1}), never read from words
         return {c.text: c for c in task.lists if c.kind == "dict"}
     # a parameter of unknown type takes only what the task marks as a value: a number, a list, or quoted
-    # text, a URL or a path (a run of words would pass "ein zufälliges Element" to random.choice)
-    return {c.text: c for c in whole + [c for c in task.strings if c.atomic] + task.lists}
+    # text, a URL or a path (a run of words would pass "ein zufälliges Element" to random.choice); not an item
+    # of a list it writes whole ("from [1, 2, 3]": the list, not 1)
+    inner = [(c.start, c.end) for c in task.lists if task.text[c.start : c.start + 1] in "[("]
+    items = whole + [c for c in task.strings if c.atomic]
+    items = [c for c in items if not any(s < c.start < e for s, e in inner)]
+    return {c.text: c for c in items + task.lists}
 
 
 def _no_paths(param: Param, values: dict[str, Candidate], text: str) -> dict[str, Candidate]:

@@ -285,9 +285,14 @@ def target_of(doc: ApiDoc, values: TaskValues, constructors: Constructors | None
             receivers[callee] = receiver
     if not callee or not params:
         return None
-    offered = with_addresses(slots(params, values), values)  # "8.8.8.8 ... port 53": one (host, port)
+    offered = with_addresses(slots(params, values), values, params)  # "8.8.8.8 ... port 53": one (host, port)
     if receiver is None:
-        return Target(doc, callee, params, doc_roles(doc.description, python_slots(params, offered, values)))
+        return Target(
+            doc,
+            callee,
+            params,
+            doc_roles(doc.description, python_slots(params, offered, values), params, values),
+        )
     return Target(doc, callee, params, by_file_type(receiver, with_spread(receiver, offered, values)))
 
 

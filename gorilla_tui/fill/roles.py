@@ -20,7 +20,7 @@ import dataclasses
 import re
 from collections.abc import Mapping, Sequence
 
-from gorilla_tui.fill.call_grammar import Slot
+from gorilla_tui.fill.call_grammar import Slot, TaskValues, values_for
 from gorilla_tui.fill.values import NUMBER_WORDS, Candidate
 from gorilla_tui.pool.params import Param
 
@@ -114,23 +114,37 @@ _WHOLE_FILLER = r"(?:(?:a|an|the)\s+)?(?:(?:total|group|set|pool|list|team|class
 _NOT_NAMES = frozenset(("a", "an", "the", "of", "to", "i", "in", "on", "at", "by", "or", "and"))
 
 
-def doc_roles(description: str, offered: Sequence[Slot]) -> list[Slot]:
+def doc_roles(description: str, offered: Sequence[Slot], params: Sequence[Param] = (),
+              task: TaskValues | None = None) -> list[Slot]:  # fmt: skip
     """`offered` with the roles "part" and "whole" (Slot.role) given to two positional parameters where the
     doc's `description` writes the first one, then "from", "out of", "of" or "among" and the second one
     within a few words ("Number of ways to choose k items from n items": k is the part, n the whole;
     random.sample's "Chooses k unique random elements from a population": k, population); `offered`
-    itself otherwise, or where a slot has a role already. Python signatures only (KINDS)."""
-    names = [s.param.name for s in offered if s.param.kind in KINDS and not s.role]
+    itself otherwise, or where a slot has a role already. One of the two left out of `offered` (an optional
+    parameter the task does not name: math.perm's k) is offered, from `params`, when the task gives a value
+    of its role (count_role: "4 out of 12"). Python signatures only (KINDS)."""
+    have = {s.param.name for s in offered}
+    names = [p.name for p in params if p.kind in KINDS] or [
+        s.param.name for s in offered if s.param.kind in KINDS
+    ]
     names = [n for n in names if n.lower() not in _NOT_NAMES]
-    for part in names:
-        for whole in names:
-            if part == whole:
-                continue
-            rx = (rf"(?<![\w*]){re.escape(part)}(?![\w*])[\w\s-]{{0,40}}?\b{_FROM}\s+(?:(?:a|an|the)\s+)?"
-                  rf"{re.escape(whole)}\b")  # fmt: skip
-            if re.search(rx, description):
-                roles = {part: "part", whole: "whole"}
-                return [dataclasses.replace(s, role=roles.get(s.param.name, s.role)) for s in offered]
+    if any(s.role for s in offered if s.param.name in names):
+        return list(offered)
+    for part, whole in ((a, b) for a in names for b in names if a != b):
+        rx = (rf"(?<![\w*]){re.escape(part)}(?![\w*])[\w\s-]{{0,40}}?\b{_FROM}\s+(?:(?:a|an|the)\s+)?"
+              rf"{re.escape(whole)}\b")  # fmt: skip
+        if not re.search(rx, description):
+            continue
+        roles = {part: "part", whole: "whole"}
+        out = [dataclasses.replace(s, role=roles.get(s.param.name, s.role)) for s in offered]
+        for p in params if task is not None else ():
+            if p.name in roles and p.name not in have:
+                values = values_for(p, task)
+                if any(count_role(c, task.text) == roles[p.name] for c in values.values()):
+                    after = {q.name for q in params[: list(params).index(p)]}
+                    at = sum(1 for s in out if s.param.name in after)
+                    out.insert(at, Slot(dataclasses.replace(p, required=True), values, roles[p.name]))
+        return out
     return list(offered)
 
 
