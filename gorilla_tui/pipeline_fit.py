@@ -194,7 +194,7 @@ DOUBT_SOURCES = frozenset({"python-env"})
 DOUBT_COS_GAP = 0.003
 DOUBT_BM25_RATIO = 1.2
 #: doubted() also when the model reads the task more than DOUBT_LM_GAP nats more likely after another hit of
-#: the chosen doc's source (lm_gap; select mode's "margin" rule moves only past likelihood.LM_MARGIN, 12).
+#: the chosen doc's source (lm_gap; select mode's "margin" rule moves only past choice.LM_MARGIN, 12).
 #: Same dev half, with the two above: 4 / 5 / 6 / 8 nats: 51 / 49 / 46 / 43 of 73 wrong, 5 / 3 / 3 / 3 of 28
 #: right; everyday right answers turned "unsure" dev 5 of 65, test 6 of 45 (one more on dev).
 DOUBT_LM_GAP = 5.0
