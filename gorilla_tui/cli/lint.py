@@ -12,7 +12,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from gorilla_tui import __version__
-from gorilla_tui.cli.output import status_if_cut
+from gorilla_tui.cli.output import say, status_if_cut
 from gorilla_tui.errors import UsageError
 from gorilla_tui.textsafe import safe_text
 
@@ -191,7 +191,7 @@ def run_lint(
                     findings.append(f)
                     entries.append(f.to_dict())
             for why in skipped if explain else ():  # calls not judged: their callee resolves elsewhere
-                print(f"gorilla-tui: not judged: {lint.shown_path(why)}", file=sys.stderr)
+                say(f"gorilla-tui: not judged: {lint.shown_path(why)}")
             for n in said:  # check_block's "PATH: note"
                 notes.append((name, n.removeprefix(f"{name}: ")))
                 entries.append(lint.note_dict(*notes[-1]))
@@ -215,11 +215,11 @@ def run_lint(
                 print(_text_line(f))
             if findings or len(files) != 1:
                 noun = "finding" if len(findings) == 1 else "findings"
-                print(f"{len(findings)} {noun} in {len(files)} file(s)", file=sys.stderr)
+                say(f"{len(findings)} {noun} in {len(files)} file(s)")
         for path, n in notes:
-            print(f"gorilla-tui: note: {lint.shown_path(f'{path}: {n}')}", file=sys.stderr)
+            say(f"gorilla-tui: note: {lint.shown_path(f'{path}: {n}')}")
         for _, line in errors:
-            print(f"gorilla-tui: error: {lint.shown_path(line)}", file=sys.stderr)
+            say(f"gorilla-tui: error: {lint.shown_path(line)}")
     return status
 
 
