@@ -144,12 +144,17 @@ def split_json_lines(text: str) -> list[str]:
 def nested_deeper(value: Any, limit: int) -> bool:
     """True when JSON data `value` nests objects and lists more than `limit` levels (the value itself is
     level 1); walked without recursion, so any depth is measured. Code that recurses over a schema (a
-    deepcopy, a validator) reached Python's recursion limit at a few hundred levels."""
+    deepcopy, a validator) reached Python's recursion limit at a few hundred levels. Python literals
+    (ast.literal_eval's values) are measured the same way: tuples and sets count as lists."""
     stack = [(value, 1)]
     while stack:
         node, depth = stack.pop()
         if depth > limit:
             return True
-        children = node.values() if isinstance(node, dict) else node if isinstance(node, list) else ()
-        stack += [(v, depth + 1) for v in children if isinstance(v, (dict, list))]
+        children = node.values() if isinstance(node, dict) else node if isinstance(node, _SEQUENCES) else ()
+        stack += [(v, depth + 1) for v in children if isinstance(v, (dict, *_SEQUENCES))]
     return False
+
+
+#: The containers nested_deeper walks besides dict (JSON arrays; Python literals' tuples and sets).
+_SEQUENCES = (list, tuple, set, frozenset)

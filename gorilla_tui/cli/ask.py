@@ -240,7 +240,8 @@ def _print_panel(d: dict[str, Any], hits: list[Hit]) -> None:
     if nothing:
         parts.append(Text.assemble(("nearest  ", "bold"), safe_text(d.get("nearest_call") or "(none)")))
     else:
-        parts.append(Text.assemble(("call     ", "bold"), safe_text(d["api_call"] or "(none)")))
+        call = safe_text(d["api_call"] or "(none)", limit=None)  # whole: the answer, to copy
+        parts.append(Text.assemble(("call     ", "bold"), call))
     diagnostics = list(v["diagnostics"])
     verdict_line = Text.assemble(("verdict  ", "bold"), (v["verdict"], f"bold {colour}"))
     if nothing:

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from gorilla_tui.check.lint import MAX_CODE_BYTES as CODE_LIMIT
+from gorilla_tui.check.notebook import shell_note
 from gorilla_tui.cli.lint import code_text, refuse_bom_with_coding
 from gorilla_tui.cli.output import HeldLoss, say
 from gorilla_tui.cli.sandbox_run import STOPPED_BY, report_run, run_in_sandbox
@@ -245,6 +246,9 @@ def file_code(name: str, text: str) -> str:
         raise UsageError(f"cannot run {name}: {e}") from None
     for note in (n for block in found for n in block.notes):  # a notebook cell that is no Python: left out
         say(safe_text(f"gorilla-tui: note: {name}: {note}"))
+    shell = [where for block in found for where in block.shell]
+    if shell:  # IPython would run them; the sandbox runs Python only (x = !cmd gets [] here)
+        say(safe_text(f"gorilla-tui: note: {name}: {shell_note(shell)}"))
     code = "\n".join(block.code for block in found)
     if not code.strip():
         what = "no code cell" if kind == "notebook" else "no Python fence (```python)"
