@@ -62,25 +62,14 @@ def test_an_oversized_file_is_refused_before_it_is_hashed_or_read(
     with pytest.raises(SourceRejected, match="more than"):
         docs_fingerprint(manifest, FetchContext(mirrors=[mirror], max_bytes=limit))
 
-    class Unread:
-        """The opened file as read_text / jsonl_lines see it: its descriptor only; reading fails the test."""
+    real_open = files.open_regular
 
-        def __init__(self, path: Path) -> None:
-            self.fh = open(path, "rb")  # noqa: SIM115 - closed by __exit__
+    def opened_unread(path: Path, limit: int) -> object:
+        """files.open_regular, which must refuse the oversized file by its size: opening it fails the test."""
+        real_open(path, limit).close()
+        raise AssertionError("the oversized file was opened to be read")
 
-        def fileno(self) -> int:
-            return self.fh.fileno()
-
-        def __enter__(self) -> Unread:
-            return self
-
-        def __exit__(self, *exc: object) -> None:
-            self.fh.close()
-
-        def __getattr__(self, name: str) -> object:
-            raise AssertionError(f"the oversized file was read ({name})")
-
-    monkeypatch.setattr(files, "open_regular", Unread)
+    monkeypatch.setattr(files, "open_regular", opened_unread)
     with pytest.raises(SourceRejected, match="more than"):
         files.read_text(big, LoadResult(), limit)
     with pytest.raises(SourceRejected, match="more than"):

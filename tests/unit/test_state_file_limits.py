@@ -18,7 +18,8 @@ from gorilla_tui.pool import fingerprint
 from gorilla_tui.pool.pyenv import usage
 from gorilla_tui.store import fileio, folders, lock
 
-SPARSE = 64 * 2**20
+#: Over every limit of the files these tests read (the largest: usage.MAX_CACHE_BYTES, 64 MiB).
+SPARSE = 128 * 2**20
 
 
 @pytest.fixture
@@ -97,6 +98,7 @@ def test_an_oversized_lock_owner_verified_record_or_usage_cache_is_none_unread(t
     _sparse(model.with_name(model.name + verified.SUFFIX))
     assert verified.recorded(model, "0" * 64) is False
     cache = tmp_path / "cache"
+    assert usage.MAX_CACHE_BYTES < SPARSE  # else the cache below would be read as a good one
     _sparse(cache / usage.FOLDER / "k.json")
     assert usage._cached("k", [], cache) is not None  # scanned again (nothing to scan here)
     assert (cache / usage.FOLDER / "k.json").stat().st_size < SPARSE  # and rewritten
