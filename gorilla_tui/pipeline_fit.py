@@ -18,10 +18,11 @@ Signals of the chosen doc for the task (signals(), judge()); the rule reads the 
   index with vectors, a hub named or not);
 - lm_tok: log p(task | doc) of the chosen doc per task token, as select mode scored it (Hit.lm_score; no
   further decode), only for the model the rule was fitted with (retrieve/fit.py FIT_MODEL);
-- cos_gap, bm25_ratio, lm_gap: whether the dense side and BM25 agree on the chosen doc among the hits of
-  its source (retrieve/fit.py dense_disagreement), and how much more likely select mode's model reads the
-  task after another of them (lm_gap); python-env's docs only (DOUBT_SOURCES): read after the models, a
-  "fits" they disagree on is "unsure" (doubted);
+- cos_gap, bm25_ratio, lm_gap: whether the dense side and BM25 agree on the chosen doc against its rivals,
+  the hits of its source that do another thing (retrieve/fit.py rivals, dense_disagreement: another API,
+  or on a model hub another domain, DOUBT_BY_DOMAIN), and how much more likely select mode's model reads
+  the task after a rival (lm_gap); every source: read after the models, a "fits" they disagree on is
+  "unsure" (doubted);
 - measured by bench/fit.py, not read by the rule (MODEL_SIGNALS, computed only when asked): yn, the model
   asked "Can the function do the request?" (model/fit_question.py yes_no: log p(" Yes") - log p(" No"), one
   decode after a kept few-shot prefix), and pmi, (log p(task | doc) - log p(task | no doc)) per task token
@@ -46,6 +47,7 @@ from gorilla_tui.retrieve.fit import (
     name_coverage,
     names_missed,
     param_coverage,
+    rivals,
 )
 from gorilla_tui.types import Hit
 
@@ -179,10 +181,13 @@ def fit_score(values: dict[str, Any]) -> tuple[float, int] | None:
     return None
 
 
-#: The sources whose "fits" doubted() may turn to "unsure": python-env, where it was measured (CoNaLa's
-#: intents and the everyday tasks it answers). Across the hubs' docs of one model family the cosines sit
-#: close: the rule turned 6 more of the 65 right everyday dev answers "unsure" (and 3 of the 12 wrong).
-DOUBT_SOURCES = frozenset({"python-env"})
+#: The sources whose docs are models, each of the task its domain names (APIBench's model hubs): there a
+#: doc's rivals in doubted() are the hits of another domain, not every other model (rivals). With every
+#: other API as a rival the doubt turned right hub answers "unsure" where the chosen model and the one the
+#: dense side ranked first were both right (two text-to-speech models, two image classifiers: the task sets
+#: label every model of the kind right), and the hubs' cosines sit close: bench/fit.py's everyday dev
+#: answers, 6 more right ones "unsure" (docs/benchmarks.md, "Fit judgment").
+DOUBT_BY_DOMAIN = frozenset({"huggingface", "tensorflowhub", "torchhub"})
 #: doubted(): another hit of the chosen doc's source has a cosine more than DOUBT_COS_GAP above its own, and
 #: the chosen doc's BM25 score is below DOUBT_BM25_RATIO times the best of theirs (BM25 does not clearly
 #: prefer it). Chosen on CoNaLa's dev half (bench/conala.py, every even intent asked: 101, 28 answered with
@@ -210,15 +215,12 @@ def doubted(values: dict[str, Any]) -> bool:
 
 
 def lm_gap(backend: Any, hits: Sequence[Hit], doc: ApiDoc) -> float | None:
-    """The best Hit.lm_score (log p(task | doc), nats) of the other hits of doc's source (another api_name)
-    minus doc's own; None when either is not scored, or for a backend other than the model DOUBT_LM_GAP
-    was chosen with (retrieve/fit.py FIT_MODEL: another model's nats differ)."""
+    """The best Hit.lm_score (log p(task | doc), nats) of doc's rivals among `hits` (retrieve/fit.py rivals:
+    the hits of its source doing another thing, by domain for DOUBT_BY_DOMAIN's sources) minus doc's own;
+    None when either is not scored, or for a backend other than the model DOUBT_LM_GAP was chosen with
+    (retrieve/fit.py FIT_MODEL: another model's nats differ)."""
     own = next((h.lm_score for h in hits if h.doc is doc), None)
-    others = [
-        h.lm_score
-        for h in hits
-        if h.doc.source == doc.source and h.doc.api_name != doc.api_name and h.lm_score is not None
-    ]
+    others = [h.lm_score for h in rivals(hits, doc, doc.source in DOUBT_BY_DOMAIN) if h.lm_score is not None]
     if own is None or not others or getattr(backend, "name", "") != FIT_MODEL:
         return None
     return max(others) - own
@@ -258,8 +260,9 @@ def judge(backend: Any, task: str, doc: ApiDoc | None, lm: float | None = None,
     order): label() of signals() with `retrieval` (retrieve/fit.py match_score, None when not assessed),
     "source_cos" (`source_cosine`: the task's best dense cosine over the doc's source, retrieve/fit.py
     source_cosine, None when not assessed), "dense_z" (dense_z of it), "missing" (missing_share of `needs`,
-    the parameters filling left as placeholders; None when it did not fill), and for a doc of DOUBT_SOURCES
-    "cos_gap" and "bm25_ratio" (dense_disagreement) and "lm_gap" (else None). ("", {}) without a doc."""
+    the parameters filling left as placeholders; None when it did not fill), "cos_gap" and "bm25_ratio"
+    (dense_disagreement) and "lm_gap" against doc's rivals among `hits` (by domain for a source of
+    DOUBT_BY_DOMAIN). ("", {}) without a doc."""
     if doc is None:
         return "", {}
     values = signals(backend, task, doc, lm, cancel)
@@ -267,7 +270,6 @@ def judge(backend: Any, task: str, doc: ApiDoc | None, lm: float | None = None,
     values["source_cos"] = source_cosine
     values["dense_z"] = dense_z(doc.source, source_cosine)
     values["missing"] = missing_share(doc, needs)
-    disagree = dense_disagreement(hits, doc) if doc.source in DOUBT_SOURCES else (None, None)
-    values["cos_gap"], values["bm25_ratio"] = disagree
-    values["lm_gap"] = lm_gap(backend, hits, doc) if doc.source in DOUBT_SOURCES else None
+    values["cos_gap"], values["bm25_ratio"] = dense_disagreement(hits, doc, doc.source in DOUBT_BY_DOMAIN)
+    values["lm_gap"] = lm_gap(backend, hits, doc)
     return label(values), values
