@@ -223,10 +223,12 @@ def collect_index(out: Path, model_signals: bool = False) -> None:
 def index_extras(index: Any, rows_of: dict[int, int], task: str, doc: Any, hits: list[Any]) -> dict[str, Any]:
     """What the fit rule may read beside pipeline_fit's signals, recorded so that rules are compared offline:
     the index-wide retrieval signals (retrieve/fit.py retrieval_signals), the hits (source, API name, BM25,
-    cosine, log p(task | doc), domain), the chosen doc's source and cosine, and the best cosine per source."""
+    cosine, log p(task | doc), domain), the chosen doc's source, place among the hits and cosine, and the
+    best cosine per source."""
     out: dict[str, Any] = {"sig": dict(index.fit_signals(task))}
     out["hits"] = [[h.doc.source, h.doc.api_name, h.score, h.dense, h.lm_score, h.doc.domain] for h in hits]
     out["source"] = doc.source if doc is not None else ""
+    out["chosen_hit"] = next((n for n, h in enumerate(hits) if h.doc is doc), None)
     scored = index.dense.scores(task, np.arange(len(index.docs))) if index.dense is not None else None
     if scored is not None:
         cos, mask = scored
@@ -520,9 +522,12 @@ def doubt_signals(r: dict[str, Any]) -> None:
         Hit(ApiDoc(f"h:{n}", source, name, name, domain), score, n, lm, dense)
         for n, (source, name, score, dense, lm, domain) in enumerate(recorded, start=1)
     ]
-    doc = next((h.doc for h in hits if h.doc.api_name == r["api"] and h.doc.source == r.get("source")), None)
-    if doc is None:
+    chosen = [h.doc for h in hits if h.doc.api_name == r["api"] and h.doc.source == r.get("source")]
+    if isinstance(r.get("chosen_hit"), int) and 0 <= r["chosen_hit"] < len(hits):
+        chosen = [hits[r["chosen_hit"]].doc]
+    if len(chosen) != 1:  # not among the hits, or its name is not its own (TF Hub's "model_id"): as recorded
         return
+    doc = chosen[0]
     by_domain = doc.source in pipeline_fit.DOUBT_BY_DOMAIN
     r["cos_gap"], r["bm25_ratio"] = dense_disagreement(hits, doc, by_domain)
     r["lm_gap"] = pipeline_fit.lm_gap(SimpleNamespace(name=FIT_MODEL), hits, doc)
