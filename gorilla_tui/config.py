@@ -37,6 +37,8 @@ EXTRA_BUFTS = ("auto", "on", "off")
 MIN_N_CTX = 512
 #: A source name in `--source NAME=PATH` and config.toml `sources` (pool.sources.split_source reads it too).
 SOURCE_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
+#: The rule of SOURCE_NAME in words, for the messages that refuse a name.
+NAME_RULE = "letters, digits, '_', '.', '-', starting with a letter or digit"
 
 
 def config_relative(entry: str, base: Path) -> str:

@@ -87,12 +87,14 @@ def embed_texts(
     per doc), reported through on_embed(done, total), and saved to the cache every
     CACHE_SAVE_EVERY texts (at most every CACHE_SAVE_SECONDS) and at the end (also when interrupted).
     stop: checked before each batch; True raises EmbeddingStopped. notes: a damaged vector cache's one-line
-    note is added to it (store.read_vector_cache: moved aside, rebuilt). Raises GorillaError when the
-    embedder fails, gives a vector that is not finite (a NaN vector is never cached nor published), or
-    the cache cannot be written.
+    note is added to it (store.read_vector_cache: moved aside, rebuilt), and so is a cache that cannot be
+    written, or whose folder was no folder (store.write_vector_cache: the cache is optional, the vectors
+    are used uncached). Raises GorillaError when the embedder fails or gives a vector that is not finite
+    (a NaN vector is never cached nor published).
     """
     keys = [content_hash(t) for t in texts]
-    cache = index_store.read_vector_cache(model.name, root, model.dim, notes)
+    said = notes if notes is not None else []  # the cache is optional: a write that fails is a note
+    cache = index_store.read_vector_cache(model.name, root, model.dim, said)
     seeded = vector_seed.read_seed(model.name, model.dim)
     todo = list(
         dict.fromkeys(t for t, key in zip(texts, keys, strict=True) if key not in cache and key not in seeded)
@@ -122,12 +124,12 @@ def embed_texts(
             start += len(batch)
             since_save += len(batch)
             if since_save >= CACHE_SAVE_EVERY and time.monotonic() - saved >= CACHE_SAVE_SECONDS:
-                index_store.write_vector_cache(model.name, cache, root)
+                index_store.write_vector_cache(model.name, cache, root, said)
                 since_save, saved = 0, time.monotonic()
             emit(start, len(todo))
     finally:
         if since_save:
-            index_store.write_vector_cache(model.name, cache, root)
+            index_store.write_vector_cache(model.name, cache, root, said)
     vectors = np.zeros((len(texts), model.dim), np.float32)
     for i, key in enumerate(keys):
         vectors[i] = cache[key] if key in cache else seeded[key]

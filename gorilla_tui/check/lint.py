@@ -116,8 +116,8 @@ def discover(targets: Sequence[str], skipped: Skipped | None = None) -> list[str
     loop too: run_lint refuses it, see unreadable); a folder searched for SUFFIXES (hidden folders and
     SKIP_DIRS skipped, sorted, links to folders not followed: check/walk.py, without recursion); a glob
     pattern (``*``, ``?``, ``[``; ``**`` recursive, links to folders neither followed nor matched:
-    walk.expand) expanded; ``-`` kept (standard input). skipped: (folder, why, is_error) appended for a
-    folder not walked (deeper than walk.MAX_DEPTH, a note; not listable, an error). Raises
+    walk.expand) expanded; ``-`` kept (standard input). skipped: (folder, why) appended for a folder
+    not walked (deeper than walk.MAX_DEPTH, or not listable: an error, as an unreadable file is). Raises
     FileNotFoundError naming the first target that is none of these (or a glob matching nothing)."""
     out: list[str] = []
     for target in targets:

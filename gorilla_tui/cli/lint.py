@@ -16,7 +16,8 @@ from gorilla_tui.cli.output import status_if_cut
 from gorilla_tui.errors import UsageError
 from gorilla_tui.textsafe import safe_text
 
-#: Exit status like other linters: 0 no finding, 1 findings, 2 bad usage or a file that could not be read.
+#: Exit status like other linters: 0 no finding, 1 findings, 2 bad usage or a path asked for and not read (a
+#: file unreadable, not text or too large; a folder unlistable or too deep), whatever else was found.
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 INFO_URI = "https://arxiv.org/abs/2305.15334"
@@ -131,7 +132,7 @@ def run_lint(
     try:
         select = lint.parse_codes(args.select) or ["all"]
         ignore = lint.parse_codes(args.ignore)
-        walked: list[tuple[str, str, bool]] = []  # folders not walked: too deep (a note), unlistable
+        walked: list[tuple[str, str]] = []  # folders not walked: too deep or unlistable (errors)
         paths = lint.discover(args.code, walked) if code is None else []
     except (ValueError, FileNotFoundError) as e:
         raise UsageError(str(e).strip("'\"")) from None
@@ -140,7 +141,7 @@ def run_lint(
         texts.append((args.stdin_filename or ("<stdin>" if args.code == ["-"] else "<code>"), code))
     errors: list[tuple[str, str]] = []  # (path, the error line): a file not checked (exit 2)
     walked = list(dict.fromkeys(walked))  # a folder reached by two targets (a folder and a glob) said once
-    errors += [(folder, f"{folder}: {why}") for folder, why, error in walked if error]
+    errors += [(folder, f"{folder}: {why}") for folder, why in walked]
     for path in paths:
         try:
             if path == "-":
@@ -181,10 +182,6 @@ def run_lint(
     findings = []
     notes: list[tuple[str, str]] = []  # (path, what was not checked): calls past MAX_CALLS, Python 2 files
     entries: list[dict[str, Any]] = []  # the JSON list: findings and notes, in the order checked
-    for folder, why, error in walked:  # a folder too deep: a note, the rest checked (break-it round 9)
-        if not error:
-            notes.append((folder, why))
-            entries.append(lint.note_dict(folder, why))
     explain = getattr(args, "explain", False)
     results = checked_files(files, validator_for, syntax_notes=code is None)  # files: Python 2 is a note
     for name, checked in zip((n for n, _ in files), results, strict=True):

@@ -5,27 +5,21 @@ from __future__ import annotations
 import argparse
 import json
 import math
-import signal
 import sys
-import threading
 from pathlib import Path
 from typing import Any
 
 from gorilla_tui.check.lint import MAX_CODE_BYTES as CODE_LIMIT
 from gorilla_tui.cli.lint import code_text, refuse_bom_with_coding
-from gorilla_tui.cli.output import HeldLoss, OutputLost
+from gorilla_tui.cli.output import HeldLoss
+from gorilla_tui.cli.sandbox_run import STOPPED_BY, report_run, run_in_sandbox
 from gorilla_tui.config import load_settings
-from gorilla_tui.errors import GorillaError, UsageError
+from gorilla_tui.errors import UsageError
 from gorilla_tui.history import History
 from gorilla_tui.pool.apidoc import SourceRejected
 from gorilla_tui.pool.files import open_regular
-from gorilla_tui.sandbox.requirements import missing_package
-from gorilla_tui.sandbox.runner import IsolationError, Limits, SandboxRun, probe_isolation
-from gorilla_tui.sandbox.undefined import undefined_names
+from gorilla_tui.sandbox.runner import IsolationError, Limits, probe_isolation
 from gorilla_tui.textsafe import safe_text
-
-#: Exit status after the run was stopped by a signal to the app: 128 + its number (Ctrl+C: 130).
-STOPPED_BY = {signal.SIGINT: "Ctrl+C", signal.SIGTERM: "SIGTERM", signal.SIGHUP: "SIGHUP"}
 
 #: The most code `run` reads from a file or stdin, in bytes (the limit `check` puts on one file,
 #: check/lint.py MAX_FILE_BYTES): code is typed or generated, never megabytes long.
@@ -166,7 +160,7 @@ def confirm_and_run(
     if stopped_by is not None:
         status = 128 + stopped_by.value
     with held.catch():  # text: on stderr, said even when stdout was lost; --json: on stdout
-        _report(verdict, requirements, result, args, extra or {}, code)
+        report_run(verdict, requirements, result, args, extra or {}, code)
         sys.stdout.flush()  # the result is out before the history is touched
     if stopped_by is not None:
         print(f"gorilla-tui: run stopped ({STOPPED_BY[stopped_by]})", file=sys.stderr)
@@ -301,115 +295,3 @@ def confirm_run(code: str, verdict: Any, requirements: list[str], *, isolated: b
         if answer.strip().lower() not in ("y", "yes"):
             return False
     return True
-
-
-def run_in_sandbox(
-    code: str,
-    limits: Any,
-    *,
-    stream: bool = True,
-    keep: bool = False,
-    allow_unisolated: bool = False,
-    echo_last: bool = False,
-    held: HeldLoss | None = None,
-) -> tuple[Any, signal.Signals | None]:
-    """Run `code` in the sandbox (echoing its lines, through safe_text, to stdout/stderr when stream) and
-    return (RunResult, the signal that stopped it or None). The run happens in a worker thread; in the main
-    thread Ctrl+C (SIGINT), SIGTERM and SIGHUP (a closed terminal) stop it instead of raising, and the
-    previous handlers are restored after. echo_last: a final expression's repr is printed (SandboxRun).
-    A stdout that refuses a write (OutputLost) is kept in `held` (a new HeldLoss when None) and the rest of
-    the run's stdout lines are dropped: the run goes on to its own end.
-    Raises IsolationError (see SandboxRun), GorillaError when the sandbox cannot start."""
-    held = held if held is not None else HeldLoss()
-
-    def echo(stream: str, line: str) -> None:
-        if stream != "stdout":
-            print(safe_text(line, newlines=True), file=sys.stderr, flush=True)
-            return
-        with held.catch():
-            if not held.lost:
-                print(safe_text(line, newlines=True), flush=True)
-
-    run = SandboxRun(
-        code,
-        limits=limits,
-        on_output=echo if stream else None,
-        keep=keep,
-        allow_unisolated=allow_unisolated,
-        echo_last=echo_last,
-    )
-    box: dict[str, Any] = {}
-    done = threading.Event()
-    got: list[signal.Signals] = []
-
-    def work() -> None:
-        try:
-            box["result"] = run.run()
-        except BaseException as e:  # noqa: BLE001 - handed to the main thread
-            box["error"] = e
-        finally:
-            done.set()
-
-    def on_signal(signum: int, _frame: Any) -> None:
-        got.append(signal.Signals(signum))
-        run.stop()
-
-    old: dict[signal.Signals, Any] = {}
-    if threading.current_thread() is threading.main_thread():
-        for sig in STOPPED_BY:
-            old[sig] = signal.signal(sig, on_signal)
-    thread = threading.Thread(target=work, name="gorilla-run", daemon=True)
-    try:
-        thread.start()
-        while not done.wait(0.1):  # never Thread.join: an interrupted join can lose the thread's state
-            pass
-    finally:
-        for sig, handler in old.items():
-            signal.signal(sig, handler)
-    if "error" in box:
-        if isinstance(box["error"], (GorillaError, OutputLost)):  # OutputLost: not the sandbox's fault
-            raise box["error"]
-        raise GorillaError(f"the sandbox could not start: {box['error']}")
-    return box["result"], (got[0] if got else None)
-
-
-def _report(
-    verdict: Any,
-    requirements: list[str],
-    result: Any,
-    args: argparse.Namespace,
-    extra: dict[str, Any],
-    code: str,
-) -> None:
-    missing = missing_package(result, verdict.matched)
-    undefined = undefined_names(result, code, verdict.matched)
-    if args.json:
-        doc = {
-            **extra,
-            "verdict": verdict.to_dict(),
-            "env_requirements": requirements,
-            "run": result.to_dict(),
-            "missing_package": None if missing is None else missing.__dict__,
-            "undefined_names": None if undefined is None else undefined.to_dict(),
-        }
-        print(json.dumps(doc, indent=1))
-        return
-    parts = [result.outcome(), f"{result.duration_s:.2f} s"]
-    if result.limits_hit:
-        parts.append("limits hit: " + ", ".join(result.limits_hit))
-    if result.stopped:
-        parts.append("stopped")
-    if result.truncated:
-        parts.append(f"output truncated ({result.dropped_bytes} bytes dropped)")
-    print("run: " + "; ".join(parts), file=sys.stderr)
-    for note in result.notes:
-        print("  " + safe_text(note), file=sys.stderr)
-    if args.keep:
-        print(safe_text(f"  sandbox folder: {result.workdir}"), file=sys.stderr)  # a path, as it is
-    if missing is not None:
-        print(
-            safe_text(f"missing package: {missing.module}; to install it yourself: {missing.pip_line}"),
-            file=sys.stderr,
-        )
-    if undefined is not None:
-        print(safe_text(f"NameError: {undefined.message()}"), file=sys.stderr)

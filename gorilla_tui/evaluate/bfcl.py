@@ -244,8 +244,8 @@ def failed_line(question: BfclQuestion, run: BfclRun, message: str) -> dict[str,
 
 def load_done(out: str | Path, run: BfclRun) -> tuple[dict[str, dict[str, Any]], list[str]]:
     """The answered lines of an existing answer file by id, and notes on what was repaired (a partial last
-    line, failed lines: evaluate/responses.py load_resumable). Raises UsageError for another run's file
-    or one that is not an answer file."""
+    line, failed lines: evaluate/responses.py load_resumable). Raises UsageError for another run's file,
+    one that is not an answer file, or a line in it that is not an answer (kept: nothing is changed)."""
     kind = Resumable(key="id", key_type=str, identity=lambda line: {k: line.get(k) for k in run.key()},
                      expected=run.key(), shape="{id, calls, valid, ...}", failed="failed")  # fmt: skip
     return load_resumable(out, kind)

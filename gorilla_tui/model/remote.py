@@ -11,7 +11,6 @@ the GBNF grammar there.
 
 from __future__ import annotations
 
-import http.client
 import math
 import threading
 import urllib.error
@@ -30,10 +29,7 @@ from gorilla_tui.model.remote_http import (
     EndpointError,
     RequestGuard,
     deadlines_from_env,
-    open_request,
-    proxy_for,
     retry_delay,
-    wait_any,
 )
 from gorilla_tui.model.remote_replies import (
     MAX_IDLE_LINES,
@@ -44,13 +40,13 @@ from gorilla_tui.model.remote_replies import (
     plain_answer,
     prompt_logprob,  # re-exported: its old import path
     scoring_json,
-    shown,
     stream_cap,
     stream_too_long,
     text_cap,
     token_count,
     too_many_lines,
 )
+from gorilla_tui.model.remote_request import NET_ERRORS, EndpointDownError, broke, post_retried
 from gorilla_tui.textsafe import redact_url
 
 __all__ = [
@@ -68,25 +64,8 @@ __all__ = [
     "retry_delay",
 ]
 
-#: What can go wrong in urllib besides an HTTP error status: no route/refused/timeout (URLError, OSError),
-#: a bad URL or port (ValueError, http.client.InvalidURL), a server that breaks the protocol (HTTPException).
-#: OverflowError: a chunk size past ssize_t in a chunked reply (http.client, break-it round 6).
-_NET_ERRORS = (urllib.error.URLError, OSError, ValueError, OverflowError, http.client.HTTPException)
 #: Longest the start-up probe for log-probabilities may take (s): one short text scored (max_tokens 1).
 PROBE_DEADLINE_S = 60.0
-
-
-def _broke(guard: Any, url: str, error: BaseException, during: str = "") -> EndpointError:
-    """The one error of a request whose reading failed with `error`: the guard's (a passed deadline,
-    remote_http) or "connection to URL broke[ during]: why"."""
-    return guard.failure(url, error) or EndpointError(
-        f"connection to {url} broke{during}: {shown(str(error) or type(error).__name__)}"
-    )
-
-
-class EndpointDownError(GorillaError):
-    """The endpoint cannot be reached at all (connection refused, no route, DNS): every task would fail the
-    same way, so callers that loop over tasks (evaluate/run.py) stop at once instead of counting failures."""
 
 
 class RemoteBackend:
@@ -162,51 +141,14 @@ class RemoteBackend:
         deadlines: Deadlines | None = None,
     ) -> tuple[Any, RequestGuard]:  # fmt: skip
         """POST `body` to `url` (default: the completions URL), retrying 429/5xx with backoff; the open
-        response and its guard (remote_http.open_request). Raises EndpointDownError (cannot connect),
+        response and its guard (remote_request.post_retried). Raises EndpointDownError (cannot connect),
         EndpointCancelled, EndpointError (an error status after the retries, a redirect, a deadline, a
         protocol error)."""
         url = url or self.url
-        for attempt in range(self.retries + 1):
-            try:
-                wire = self._to_wire(url)
-                return open_request(wire, body, deadlines or self.deadlines, cancels, auth=self._auth)
-            except urllib.error.HTTPError as e:
-                location = e.headers.get("Location") if e.headers else None
-                if 300 <= e.code < 400:
-                    raise EndpointError(
-                        f"endpoint {url} answered HTTP {e.code}, a redirect to "
-                        f"{shown(str(location or 'nowhere'))}: redirects are not "
-                        "followed (pass that URL as --endpoint if it is the server you mean)"
-                    ) from None
-                try:
-                    detail = shown(e.read()[:200].decode("utf-8", "replace"))
-                except _NET_ERRORS:
-                    detail = shown(str(e.reason))
-                if e.code in RETRY_STATUSES and attempt < self.retries:
-                    wait = retry_delay(
-                        attempt, self.backoff, e.headers.get("Retry-After") if e.headers else None
-                    )
-                    if wait_any(cancels, wait):
-                        raise EndpointCancelled(f"request to {url} cancelled") from None
-                    continue
-                tries = f" (after {attempt + 1} tries)" if attempt else ""
-                raise EndpointError(f"endpoint {url} answered HTTP {e.code}{tries}: {detail}") from None
-            except _NET_ERRORS as e:
-                # refused, no route, DNS, no connection within the connect deadline: urllib's URLError
-                # (an error while the headers are read comes as it is: the server is there)
-                reason = getattr(e, "reason", None) if isinstance(e, urllib.error.URLError) else None
-                refused = isinstance(reason, OSError) and not isinstance(reason, TimeoutError)
-                proxy = proxy_for(url)
-                # through a proxy: the proxy is named, and one that cannot be used is a setup error (exit 2)
-                error = EndpointDownError if refused or proxy else EndpointError
-                why = reason or e
-                via = f" through the proxy {shown(redact_url(proxy))} (from the environment)" if proxy else ""
-                raise error(
-                    f"cannot reach endpoint {url}{via}: {shown(str(why) or type(why).__name__)}",
-                    hint="check --endpoint and that the server runs"
-                    + ("; check $http_proxy / $https_proxy, or add the host to $no_proxy" if proxy else ""),
-                ) from None
-        raise AssertionError("unreachable: the last try returns or raises")
+        return post_retried(
+            url, self._to_wire(url), body, deadlines or self.deadlines, cancels,
+            auth=self._auth, retries=self.retries, backoff=self.backoff,
+        )  # fmt: skip
 
     def count_tokens(self, text: str) -> int:
         """Prompt tokens of `text` (BOS included) by the server's tokenizer, or len(bytes) // 2 + 1.
@@ -238,7 +180,7 @@ class RemoteBackend:
                 return count + (0 if path == "/extras/tokenize" else 1)
             except EndpointCancelled:
                 raise
-            except (*_NET_ERRORS, GorillaError):
+            except (*NET_ERRORS, GorillaError):
                 continue
         if self._tokenize_path is None:
             self._tokenize_path = ""  # neither path is a tokenizer here
@@ -318,10 +260,10 @@ class RemoteBackend:
                     if text:
                         pieces += 1
                         yield text
-        except _NET_ERRORS as e:
+        except NET_ERRORS as e:
             if guard.reason == "cancelled":
                 return
-            raise _broke(guard, self.url, e) from None
+            raise broke(guard, self.url, e) from None
         finally:
             guard.close()
             self.last_stats = {"pieces": pieces, "cancelled": guard.reason == "cancelled"}
@@ -387,10 +329,10 @@ class RemoteBackend:
                     why = "" if guard.reason or len(raw) > MAX_SCORING_BYTES else cut_short(resp, len(raw))
                     if why:
                         raise EndpointError(f"the connection to {self.url} broke ({why})")
-            except _NET_ERRORS as e:
+            except NET_ERRORS as e:
                 if guard.reason == "cancelled":
                     break
-                raise _broke(guard, self.url, e, " while scoring") from None
+                raise broke(guard, self.url, e, " while scoring") from None
             finally:
                 guard.close()
             if guard.reason == "cancelled":

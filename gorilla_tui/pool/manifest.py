@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from gorilla_tui import plugins
+from gorilla_tui.config import NAME_RULE, SOURCE_NAME
 from gorilla_tui.errors import UsageError
 from gorilla_tui.paths import read_toml, toml_of
 from gorilla_tui.pool.doc import FORMATS, MAX_SOURCE_BYTES
@@ -99,6 +100,8 @@ def parse_manifest(data: dict[str, Any], origin: str) -> Manifest:
     name = data.get("name")
     if not isinstance(name, str) or not name.strip():
         raise UsageError(f"{origin}: a source manifest needs a `name`")
+    if not SOURCE_NAME.match(name):  # one rule of source names: --source NAME=, a file's stem, a plugin's
+        raise UsageError(f"{origin}: {name!r} is not a source name ({NAME_RULE})")
     kind = str(data.get("kind", "docs"))
     fmt = str(data.get("format", "jsonl"))
     if kind == "docs" and fmt not in FORMATS:

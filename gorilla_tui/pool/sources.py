@@ -14,7 +14,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from gorilla_tui.config import SOURCE_NAME
+from gorilla_tui.config import NAME_RULE, SOURCE_NAME
 from gorilla_tui.errors import UsageError
 from gorilla_tui.paths import expand_user, file_kind, path_exists
 from gorilla_tui.pool.doc import (
@@ -255,7 +255,8 @@ def fetch(manifest: Manifest, ctx: FetchContext) -> SourceLoad:
 #: Why a `--source` folder gives no docs: its doc files are read one level deep (pool/files.py doc_files),
 #: so a folder whose files sit in sub-folders said only "no *.json ... file" (break-it round 9).
 NO_DOC_FILES = "no *.json or *.jsonl file in that folder (sub-folders are not read)"
-#: A source name in `--source NAME=PATH` (and config.toml `sources`).
+#: A source name in `--source NAME=PATH` (and config.toml `sources`), and the name a plain PATH gives its
+#: source (its stem): one rule for both (source_name).
 _SOURCE_NAME = SOURCE_NAME
 
 
@@ -280,12 +281,14 @@ def check_source_spec(spec: str, what: str = "--source") -> None:
     - `NAME=PATH` with no NAME or no PATH (`=`, `name=`, `=docs.jsonl`);
     - a `:` with nothing after it (`:`, `pip:`): the only prefix is `python:`.
 
-    A value that names an existing file or folder is that path, whatever it holds (split_source). what:
-    how the message names where the value came from ("--source", or config.toml's `sources` entry)."""
+    A value that names an existing file or folder is that path, whatever it holds (split_source), and
+    names its source after its stem, which must be a source name as NAME must (source_name). what: how the
+    message names where the value came from ("--source", or config.toml's `sources` entry)."""
     text = str(spec)
     if not text.strip():
         raise UsageError(f"{what} {text!r}: empty (give [NAME=]PATH or python:NAME[,NAME])")
     if path_exists(expand_user(text)):
+        source_name(text, what)
         return
     if text.startswith("python:"):
         names = [n.strip() for n in text.removeprefix("python:").split(",")]
@@ -314,20 +317,26 @@ def _missing_why(text: str) -> str:
     if sep and not rest:
         return f"no path after {name + '='!r} (--source NAME=PATH)"
     if sep and not _SOURCE_NAME.match(name) and path_exists(expand_user(rest)):
-        return (
-            f"{name!r} is not a source name (letters, digits, '_', '.', '-', starting with a letter or "
-            "digit): --source NAME=PATH"
-        )
+        return f"{name!r} is not a source name ({NAME_RULE}): --source NAME=PATH"
     return "no such file or folder"
 
 
-def source_name(spec: str | Path) -> str:
+def source_name(spec: str | Path, what: str = "--source") -> str:
     """The name a `--source` value gives its source: NAME of "NAME=PATH", else the folder name or the file
-    name without suffix."""
+    name without suffix. Raises UsageError (one line, exit 2; `what` names where the value came from) when
+    that stem is not a source name: the rule NAME= follows holds for it too (a file "-my docs.jsonl" gave
+    a source "-my docs", which --source -my docs=FILE refuses and --hub cannot name; issue 42)."""
     name, p = split_source(spec)
     if name:
         return name
-    return p.resolve().name if p.is_dir() else p.stem
+    stem = p.resolve().name if p.is_dir() else p.stem
+    if not _SOURCE_NAME.match(stem) and path_exists(p):  # a missing path: "no such file" is said later
+        whose = "the folder's name" if p.is_dir() else "the file's name without its suffix"
+        raise UsageError(
+            f"{what} {spec}: the name it gives its source, {stem!r} ({whose}), is not a source name "
+            f"({NAME_RULE}); name it: --source NAME={p}"
+        )
+    return stem
 
 
 def user_source(
@@ -346,9 +355,9 @@ def user_source(
     file or folder, over max_bytes, mostly not docs; see pool.doc.load_paths).
     """
     given, p = split_source(path)
-    name = name or given or source_name(path)
     if not path_exists(p):
         raise UsageError(f"--source {path}: {_missing_why(str(path))}")
+    name = name or given or source_name(path)
     if name in taken:
         raise UsageError(
             f"--source {path}: the source name {name!r} is already used; name it: --source OTHER={p}"

@@ -38,8 +38,8 @@ from gorilla_tui.sandbox.isolation import (
     visible_paths,
 )
 from gorilla_tui.sandbox.limits import Limits, RunResult
+from gorilla_tui.sandbox.outcome import read_status, run_result
 from gorilla_tui.sandbox.output import OutputBuffer, OutputCallback
-from gorilla_tui.sandbox.output import limits_hit as _limits_hit
 from gorilla_tui.sandbox.rundir import clean_stale_runs, new_run_dir
 
 #: Public names of the sandbox, importable from here (the probe and the data types live in isolation.py and
@@ -154,8 +154,10 @@ class SandboxRun:
         reader = OutputBuffer(self.limits.output_bytes, self.on_output)
         reason = self._pump(reader, started)
         duration = time.monotonic() - started
-        report = _read_status(status_r)
-        return self._result(root, uid, cgroup, reader, reason, report, duration)
+        return run_result(
+            self.limits, self.namespaced, self._iso_reason, root=root, uid=uid, cgroup=cgroup, reader=reader,
+            reason=reason, report=read_status(status_r), duration=duration,
+        )  # fmt: skip
 
     def _layout(self, root: Path, uid: int | None) -> tuple[str, str, str, str]:
         """The folders of the run: (HOME, TMPDIR, current folder, path of the code) as the code sees them.
@@ -225,88 +227,6 @@ class SandboxRun:
             pass_fds=fds,
             start_new_session=True,  # one process group, and no SIGINT/SIGHUP from our terminal
         )
-
-    def _result(
-        self,
-        root: Path,
-        uid: int | None,
-        cgroup: cgroups.RunCgroup | None,
-        reader: OutputBuffer,
-        reason: str | None,
-        report: dict[str, Any],
-        duration: float,
-    ) -> RunResult:
-        """The RunResult of an ended run: exit status or signal from boot.py's `report` (SIGKILL when it has
-        none), the limits hit (`reason` the run was killed for, the CPU time, the output, the cgroup's
-        events), and the notes on what was isolated."""
-        exit_code = report.get("exit")
-        if exit_code is None:  # killed (by us or by the sandbox's own wall-clock limit) before it exited
-            exit_status, sig = None, signal.SIGKILL.value
-        else:
-            exit_status, sig = (exit_code, None) if exit_code >= 0 else (None, -exit_code)
-        if report.get("timeout") and reason is None:
-            reason = "timeout"
-        output = reader.text()
-        limits_hit = _limits_hit(reason, sig, report.get("cpu_s"), output, self.limits.cpu_s)
-        events = cgroup.events() if cgroup else {}
-        for key, name in (("oom_kill", "memory"), ("pids_max", "processes")):
-            if events.get(key) and name not in limits_hit:
-                limits_hit.append(name)
-        scope = f"run (cgroup {cgroup.kind})" if cgroup else "per process (setrlimit)"
-        notes = self._notes(uid, scope)
-        if reader.dropped:
-            reader.emit("sandbox", f"[output truncated: {reader.dropped} more bytes dropped]")
-        return RunResult(
-            exit_status=exit_status,
-            signal=sig,
-            duration_s=round(duration, 3),
-            output=output,
-            truncated=reader.dropped > 0,
-            limits_hit=limits_hit,
-            network="isolated" if self.namespaced else "open",
-            files="contained" if self.namespaced else "open",
-            workdir=root,
-            dropped_bytes=reader.dropped,
-            stopped=reason == "stopped",
-            cpu_s=report.get("cpu_s"),
-            notes=notes,
-            limits_scope=scope,
-            uid=uid,
-            stop_signal=report.get("stop_signal") if exit_code is not None else None,
-        )
-
-    def _notes(self, uid: int | None, scope: str) -> list[str]:
-        lim = self.limits
-        mib = 1024**2
-        if self.namespaced:
-            notes = [
-                "network: isolated (empty network namespace)",
-                "files: only system folders, the interpreter and its site-packages are visible (read-only);"
-                f" /tmp and HOME are a private {lim.disk_bytes // mib} MiB tmpfs",
-            ]
-        else:
-            notes = [
-                f"network: OPEN: {self._iso_reason}",
-                "files: NOT contained: the code may read and write any file your user can",
-            ]
-        if scope.startswith("run"):
-            notes.append(
-                f"limits: {lim.memory_bytes // mib} MiB of memory and {lim.processes} processes for the whole"
-                f" run ({scope[5:-1]})"
-            )
-        else:
-            notes.append(
-                f"limits: per process only (no cgroup here): {lim.memory_bytes // mib} MiB of address space"
-                f" each, {lim.processes} processes of the run's uid"
-            )
-        # stdin is /dev/null (_start): `echo data | gorilla-tui run prog.py` gives prog.py nothing, and
-        # input() ends it with "EOFError: EOF when reading a line"; said here, so that is not a mystery
-        notes.append("input: none (stdin is empty: input() raises EOFError)")
-        if uid is not None:
-            notes.append(f"processes run as unprivileged uid {uid}")
-        elif os.geteuid() == 0:
-            notes.append("processes: NOT limited: running as root, which RLIMIT_NPROC does not bind")
-        return notes
 
     def _pump(self, reader: OutputBuffer, started: float) -> str | None:
         """Read both pipes until EOF; kill on timeout, stop or flood. Returns why it was killed, or None."""
@@ -396,16 +316,3 @@ def _signal(pid: int, sig: int) -> None:
         os.kill(pid, sig)
     except ProcessLookupError:
         pass
-
-
-def _read_status(status_r: int) -> dict[str, Any]:
-    """Read boot.py's status report (one JSON object: exit, timeout, cpu_s) from the pipe `status_r` and
-    close it; {} when it wrote none or something that is not JSON (killed before it could report)."""
-    with os.fdopen(status_r, "rb") as f:
-        raw = f.read().decode(errors="replace")
-    if not raw.strip():
-        return {}
-    try:
-        return json.JSONDecoder().raw_decode(raw.strip())[0]
-    except ValueError:
-        return {}

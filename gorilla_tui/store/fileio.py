@@ -138,6 +138,30 @@ def reclaim_root(root: Path | None = None, files: tuple[str, ...] = ()) -> str:
     return "; ".join(notes) + ("; a new index is built there" if notes else "")
 
 
+def own_folder(folder: Path, own: bool, what: str = "the vector cache folder") -> str:
+    """Make the optional folder `folder` (`what`: its name in the note) when it is missing. Something else
+    in its place (a file, a FIFO, a link to one or to nothing: os.stat) is moved aside to
+    NAME.damaged-TIME when `own` (the app's own folder, e.g. the vector cache's), returning the note that
+    says so ("" when nothing was moved); when not `own` (a folder the user named) NotADirectoryError is
+    raised naming what it is. Raises OSError when the folder cannot be made or moved."""
+    if not os.path.lexists(folder) or folder.is_dir():
+        folder.mkdir(parents=True, exist_ok=True)
+        return ""
+    try:
+        mode = os.stat(folder).st_mode
+        kind = "a file" if stat.S_ISREG(mode) else file_kind(mode)
+    except OSError:
+        kind = "a link that leads nowhere"
+    if os.path.islink(folder) and kind != "a link that leads nowhere":
+        kind = f"a link to {kind}"
+    if not own:
+        raise NotADirectoryError(errno.ENOTDIR, f"{kind}, not a folder", str(folder))
+    aside = folder.with_name(f"{folder.name}{ASIDE_SUFFIX}{time.strftime('%Y%m%dT%H%M%S')}-{os.getpid()}")
+    os.rename(folder, aside)
+    folder.mkdir(parents=True, exist_ok=True)
+    return f"{what} {folder} was {kind}, not a folder: moved aside to {aside.name}"
+
+
 #: Largest JSON file of the index store read (meta.json, vocab.json, dense.json, a version 1 docs.json),
 #: bytes. The default index's are a few MB; a larger one (a sparse file of gigabytes put in its place) is
 #: damaged and never read: read whole, 8 GiB took `index --status` over a minute and 8-23 GB of memory.

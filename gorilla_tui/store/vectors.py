@@ -14,7 +14,7 @@ from gorilla_tui.errors import GorillaError
 from gorilla_tui.paths import NotRegularFileError, open_regular
 from gorilla_tui.pool.fingerprint import file_digest
 from gorilla_tui.store.fileio import DAMAGED as _DAMAGED
-from gorilla_tui.store.fileio import index_root, json_of, pid_alive, regular
+from gorilla_tui.store.fileio import index_root, json_of, own_folder, pid_alive, regular
 from gorilla_tui.store.fileio import write_synced as _write
 from gorilla_tui.store.integrity import changed_file, record_embedder, remember
 
@@ -351,14 +351,24 @@ def vector_cache_fault(hashes: np.ndarray, vectors: np.ndarray, dim: int | None)
     return None
 
 
-def write_vector_cache(name: str, cache: dict[str, np.ndarray], root: Path | None = None) -> None:
-    """Replace the vector cache of embedder `name` atomically (temp file + os.replace). Raises GorillaError
-    when it cannot be written."""
+def write_vector_cache(
+    name: str, cache: dict[str, np.ndarray], root: Path | None = None, notes: list[str] | None = None
+) -> None:
+    """Replace the vector cache of embedder `name` atomically (temp file + os.replace).
+
+    The cache is optional: with `notes` given, a cache that cannot be written never stops the caller (a
+    refresh publishes its vectors uncached); one line says why, added to `notes` once. Our own cache
+    folder (root/CACHE_DIR) found to be no folder (a file, a FIFO, a link to one: it blocked publishing a
+    refresh, "File exists", issue 42) is moved aside first and made again, said in one line too; a folder
+    CACHE_ENV names is the user's and is never moved. Raises GorillaError when it cannot be written and
+    `notes` is None (scripts/build_vector_seed.py)."""
     import numpy as np  # deferred: numpy; `check` reads the store without vectors
 
     path = _cache_path(name, root)
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
+        moved = own_folder(path.parent, own=not os.environ.get(CACHE_ENV, ""))
+        if moved and notes is not None and moved not in notes:
+            notes.append(moved)
         hashes = np.array(list(cache), dtype="U40")
         first = next(iter(cache.values()), np.zeros(0, np.float32))
         vectors = np.stack(list(cache.values())) if cache else np.zeros((0, len(first)), np.float32)
@@ -371,4 +381,8 @@ def write_vector_cache(name: str, cache: dict[str, np.ndarray], root: Path | Non
             os.fsync(fh.fileno())
         os.replace(tmp, path)
     except OSError as e:
-        raise GorillaError(f"cannot write the vector cache {path}: {e.strerror or e}") from None
+        line = f"the vector cache {path} cannot be written ({e.strerror or e}): vectors not cached"
+        if notes is None:
+            raise GorillaError(line) from None
+        if line not in notes:
+            notes.append(line)

@@ -317,6 +317,24 @@ def test_another_runs_answer_file_is_refused(
     assert out.read_text() == json.dumps(line) + "\n"
 
 
+def test_a_line_that_is_not_an_answer_is_refused_not_dropped(
+    bfcl_data: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`eval bfcl --out` resumes through load_resumable as `eval run` does: a line of the file that is not
+    an answer was dropped for good (issue 42); it is one line naming it, exit 2, the file unchanged."""
+    out = tmp_path / "answers.jsonl"
+    line = {"id": "irrelevance_0", "calls": [], "valid": True, "model": "gemma3-270m", "mode": "select",
+            "select_by": "likelihood", "k": 5, "pooled": False}  # fmt: skip
+    content = json.dumps(line) + "\n" + "my notes on this run\n"
+    out.write_text(content)
+    argv = ["eval", "bfcl", "--category", "irrelevance", "--limit", "1", "--mode", "select", "--select-by",
+            "likelihood", "-k", "5", "--out", str(out)]  # fmt: skip
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"gorilla-tui: error: {out} line 2 is not an answer"), err
+    assert out.read_text() == content
+
+
 def _run(capsys: pytest.CaptureFixture[str], out: Path, limit: int) -> tuple[dict, str]:
     code = main(["eval", "bfcl", "--category", "irrelevance,simple", "--limit", str(limit), "-k", "3",
                  "--out", str(out), "--json"])  # fmt: skip

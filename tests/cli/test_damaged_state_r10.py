@@ -144,3 +144,47 @@ def test_a_damaged_probe_cache_entry_is_probed_again(gemma_path: Path, damage: d
     assert decision.probed and decision.params == params
     again = probe.ensure_runtime(gemma_path, params, fix="x", llama_version=li.version())
     assert not again.probed and again.params == params  # the entry was replaced by the probed one
+
+
+def test_a_vector_cache_folder_that_is_no_folder_never_blocks_a_refresh(tmp_path, monkeypatch) -> None:
+    """Issue 42 (known at round 10's stop): the vector cache folder (index root/embeddings) as a regular
+    file blocked publishing: "the new index was not published ... cannot write the vector cache ... File
+    exists", exit 2. The cache is optional: our own folder found to be a file, a FIFO, a link to a file or a
+    link that leads nowhere is moved aside with one line and the refresh publishes with vectors; a folder
+    GORILLA_TUI_VECTOR_CACHE names is the user's: left as it is, one line, the refresh publishes."""
+    monkeypatch.setenv("GORILLA_TUI_DENSE", "1")
+    monkeypatch.delenv(vectors.CACHE_ENV, raising=False)
+    refresh = ("index", "--refresh", "--from", str(SMALL_POOL), "--only", "torchhub", "--force")
+    # a live index with vectors: the next one is embedded before it is published
+    assert _gorilla(*refresh).returncode == 0
+    index_dir = get_paths().index_dir
+    folder = index_dir / vectors.CACHE_DIR
+    (tmp_path / "target").write_text("x")
+    damages: dict[str, Callable[[], None]] = {
+        "a file": lambda: folder.write_text("not a folder"),
+        "a FIFO": lambda: os.mkfifo(folder),
+        "a link to a file": lambda: folder.symlink_to(tmp_path / "target"),
+        "a link that leads nowhere": lambda: folder.symlink_to(tmp_path / "nowhere"),
+    }
+    for kind, damage in damages.items():
+        os.rename(folder, tmp_path / f"cache-before-{len(os.listdir(tmp_path))}")
+        damage()
+        before = (index_dir / "CURRENT").read_text()
+        done = _gorilla(*refresh)
+        assert done.returncode == 0, (kind, done.stderr)
+        assert (index_dir / "CURRENT").read_text() != before, kind  # published
+        said = done.stdout + done.stderr  # the report on stdout, the progress on stderr
+        assert "searches are hybrid" in said, (kind, said)
+        [line] = [x for x in said.splitlines() if "vector cache folder" in x]
+        assert line.startswith(
+            f"note: the vector cache folder {folder} was {kind}, not a folder: moved aside to "
+        ), line
+        assert folder.is_dir() and not folder.is_symlink() and (tmp_path / "target").read_text() == "x"
+    shared = tmp_path / "shared-cache"
+    shared.write_text("the user's file")
+    monkeypatch.setenv(vectors.CACHE_ENV, str(shared))
+    done = _gorilla(*refresh)
+    said = done.stdout + done.stderr
+    assert done.returncode == 0 and "searches are hybrid" in said, said
+    assert f"the vector cache {shared}/" in said and "(a file, not a folder): vectors not cached" in said
+    assert shared.read_text() == "the user's file"

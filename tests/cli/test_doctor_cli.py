@@ -279,3 +279,41 @@ def test_doctor_says_what_ask_refuses_in_config_on_one_line(gorilla_home, capsys
     assert main(["ask", "load a resnet"]) == 2
     err = capsys.readouterr().err
     assert err.startswith("gorilla-tui: error: ") and "\nFAKE" not in err, err
+
+
+@pytest.mark.parametrize("damage", ["current-nul", "current-fifo", "file-changed", "index-folder-a-file"])
+def test_doctor_finds_damaged_state_exit_1_where_search_refuses_it_exit_2(
+    gorilla_home, capsys, monkeypatch, damage
+):
+    """The exit rule for doctor (cli/doctor.py run): finding problems is doctor's job, so each one it finds,
+    damaged state included, is a finding (exit 1, its fix beside it), where a command that needs the state
+    (search, ask) is refused it (exit 2). Known at round 10's stop: the same damaged CURRENT gave doctor 1
+    and search 2 with no rule written for it. doctor exits 2 only when it cannot run (a GORILLA_TUI_HOME
+    that is a file: no folder to look in)."""
+    assert main(["index", "--refresh", "--from", str(SMALL_POOL), "--only", "torchhub"]) == 0
+    index_dir = gorilla_home / "data" / "index"
+    pointer = index_dir / "CURRENT"
+    if damage == "current-nul":
+        pointer.write_bytes(b"\0" * 30)
+    elif damage == "current-fifo":
+        pointer.unlink()
+        os.mkfifo(pointer)
+    elif damage == "file-changed":
+        (index_dir / pointer.read_text().strip() / "vocab.json").write_text("{}")
+    else:
+        shutil.rmtree(index_dir)
+        index_dir.write_text("not a folder")
+    capsys.readouterr()
+    assert main(["search", "classify images", "-k", "1"]) == 2
+    refused = capsys.readouterr().err.splitlines()[0].removeprefix("gorilla-tui: error: ")
+    assert main(["doctor", "--no-hash", "--no-inference", "--json"]) == 1
+    problems = json.loads(capsys.readouterr().out)["problems"]
+    assert any(p["problem"] == refused and "gorilla-tui index --refresh" in p["fix"] for p in problems), (
+        refused,
+        problems,
+    )
+    home_file = gorilla_home / "home-file"
+    home_file.write_text("")
+    monkeypatch.setenv("GORILLA_TUI_HOME", str(home_file))
+    assert main(["doctor", "--no-hash", "--no-inference"]) == 2
+    assert "is a file, not a folder" in capsys.readouterr().err

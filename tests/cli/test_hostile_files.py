@@ -345,26 +345,36 @@ def deep_tree(tmp_path):
     os.chdir(tmp_path)
 
 
-def test_folders_nested_1500_deep_are_a_note_and_the_rest_is_checked(pool, capsys, deep_tree, monkeypatch):
+def test_folders_nested_1500_deep_are_an_error_and_the_rest_is_checked(pool, capsys, deep_tree, monkeypatch):
     """Break-it round 9, R2: os.walk and glob's ``**`` recurse once per folder level (Python 3.11), so a
     tree 1,500 folders deep (a legal 3,000-character path) was "internal error: RecursionError", exit 1,
-    with an empty SARIF log. The folder below check/walk.py MAX_DEPTH levels is one note; the rest of the
-    tree is checked (its finding: exit 1), by a folder, a ``**`` glob and in SARIF."""
+    with an empty SARIF log. The folder below check/walk.py MAX_DEPTH levels is one error line, as a file
+    that cannot be read is (exit 2, SARIF executionSuccessful false: its files were asked for and not
+    checked; it was a note, exit 0 when it held the only file, issue 42); the rest of the tree is checked
+    (its finding printed), by a folder, a ``**`` glob and in SARIF."""
     from gorilla_tui.check.walk import MAX_DEPTH, TOO_DEEP
 
     monkeypatch.chdir(deep_tree.parent)
-    Path("tree", "top.py").write_text(WRONG)
     deepest = os.sep.join(["tree", *["d"] * MAX_DEPTH])
+    for target in ("tree", "tree/**/*.py", "tree/**"):  # the only file is too deep: never "ok"
+        status, out, err = _check(capsys, target, "--pool", pool)
+        assert (status, out) == (2, ""), (target, err)
+        assert err.splitlines() == [f"gorilla-tui: error: {deepest}: {TOO_DEEP}"], (target, err)
+    status, out, _ = _check(capsys, "tree", "--pool", pool, "--format", "json")
+    assert status == 2 and [e["reason"] for e in json.loads(out)] == ["not_checked"]
+    Path("tree", "top.py").write_text(WRONG)
     for target in ("tree", "tree/**/*.py", "tree/**"):
         status, out, err = _check(capsys, target, "--pool", pool)
-        assert status == 1, (target, err)
+        assert status == 2, (target, err)
         assert out.startswith("tree/top.py:2:9: wrong_args:unknown_model "), target
-        assert err.splitlines()[1:] == [f"gorilla-tui: note: {deepest}: {TOO_DEEP}"], (target, err)
+        assert err.splitlines()[1:] == [f"gorilla-tui: error: {deepest}: {TOO_DEEP}"], (target, err)
     status, out, _ = _check(capsys, "tree", "--pool", pool, "--format", "sarif")
     log = json.loads(out)
     sarif_pydantic.Sarif.model_validate(log)
-    [note] = log["runs"][0]["invocations"][0]["toolExecutionNotifications"]
-    assert status == 1 and note["message"]["text"] == TOO_DEEP and note["level"] == "warning"
+    [invocation] = log["runs"][0]["invocations"]
+    [note] = invocation["toolExecutionNotifications"]
+    assert status == 2 and invocation["executionSuccessful"] is False
+    assert note["message"]["text"] == f"{deepest}: {TOO_DEEP}" and note["level"] == "error"
     assert len(log["runs"][0]["results"]) == 1
     assert main(["check", "tree/*/*/*/nothing.py", "--pool", pool]) == 2  # a pattern naming nothing
     assert "no such file or folder" in capsys.readouterr().err

@@ -678,3 +678,34 @@ def test_an_embedder_that_fails_after_its_checks_leaves_bm25_and_a_note(
     )
     assert main(["search", "classify images", "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["hits"]
+
+
+@pytest.mark.parametrize("stem", ["-my docs", ".hidden", "my docs", "[red]x", "ünï"])
+@pytest.mark.parametrize("where", ["--source", "config", "folder"])
+def test_a_source_named_after_its_stem_follows_the_name_rule(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], stem: str, where: str
+) -> None:
+    """Issue 42 (known at round 10's stop): `--source NAME=FILE` refuses a NAME that is not a source name
+    ("'-my docs' is not a source name"), but `--source FILE` named its source after the file's stem with no
+    rule ("-my docs", which --hub then could not name). One rule for both: such a stem is one line, exit 2,
+    before anything is done (--source, config.toml's `sources`, a folder's name), with the fix, NAME=."""
+    from gorilla_tui.paths import get_paths
+
+    folder = tmp_path / (stem if where == "folder" else "docs")
+    folder.mkdir()
+    doc = folder / ("torchhub_api.jsonl" if where == "folder" else f"{stem}.jsonl")
+    doc.write_text((SMALL_POOL / "torchhub_api.jsonl").read_text())
+    given = str(folder if where == "folder" else doc)
+    argv = ["index", "--refresh", "--no-dense", "--only", "python-env"]
+    if where == "config":
+        config = get_paths().config_file
+        config.parent.mkdir(parents=True, exist_ok=True)
+        config.write_text(f"sources = [{json.dumps(given)}]\n")
+    else:
+        argv += ["--source", given]
+    assert main(argv) == 2
+    err = _one_line_error(capsys)
+    whose = "the folder's name" if where == "folder" else "the file's name without its suffix"
+    assert f"the name it gives its source, {stem!r} ({whose}), is not a source name" in err, err
+    assert err.count("\n") == 1 and err.rstrip().endswith(f"name it: --source NAME={given}"), err
+    assert not get_paths().index_dir.exists()  # refused before anything was done

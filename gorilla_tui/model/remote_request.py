@@ -1,0 +1,117 @@
+"""One request of a RemoteBackend, retried: POST a body to the endpoint, HTTP 429 and 5xx tried again with
+backoff (Retry-After honoured), a redirect refused, and the one error a failed request becomes
+(EndpointDownError when the endpoint cannot be reached, else EndpointError). The request itself, its
+deadlines and Ctrl+C are remote_http.open_request; what the replies mean is remote_replies.
+"""
+
+from __future__ import annotations
+
+import http.client
+import threading
+import urllib.error
+from typing import Any
+
+from gorilla_tui.errors import GorillaError
+from gorilla_tui.model.remote_http import (
+    RETRY_STATUSES,
+    Deadlines,
+    EndpointCancelled,
+    EndpointError,
+    RequestGuard,
+    open_request,
+    proxy_for,
+    retry_delay,
+    wait_any,
+)
+from gorilla_tui.model.remote_replies import shown
+from gorilla_tui.textsafe import redact_url
+
+#: What can go wrong in urllib besides an HTTP error status: no route/refused/timeout (URLError, OSError),
+#: a bad URL or port (ValueError, http.client.InvalidURL), a server that breaks the protocol (HTTPException).
+#: OverflowError: a chunk size past ssize_t in a chunked reply (http.client, break-it round 6).
+NET_ERRORS = (urllib.error.URLError, OSError, ValueError, OverflowError, http.client.HTTPException)
+
+
+class EndpointDownError(GorillaError):
+    """The endpoint cannot be reached at all (connection refused, no route, DNS): every task would fail the
+    same way, so callers that loop over tasks (evaluate/run.py) stop at once instead of counting failures."""
+
+
+def broke(guard: Any, url: str, error: BaseException, during: str = "") -> EndpointError:
+    """The one error of a request whose reading failed with `error`: the guard's (a passed deadline,
+    remote_http) or "connection to URL broke[ during]: why"."""
+    return guard.failure(url, error) or EndpointError(
+        f"connection to {url} broke{during}: {shown(str(error) or type(error).__name__)}"
+    )
+
+
+def post_retried(
+    url: str,
+    wire: str,
+    body: dict[str, Any],
+    deadlines: Deadlines,
+    cancels: tuple[threading.Event, ...] = (),
+    *,
+    auth: str | None = None,
+    retries: int = 4,
+    backoff: float = 0.5,
+) -> tuple[Any, RequestGuard]:
+    """POST `body` to the endpoint, retrying HTTP 429/5xx with backoff (retry_delay; Retry-After honoured).
+
+    Args:
+        url: the URL as shown in every message (the password and the query's secrets hidden).
+        wire: the URL sent (the real scheme, host and query; RemoteBackend._to_wire).
+        body: the JSON body.
+        deadlines: the connect, read and total deadlines of each try (remote_http.Deadlines).
+        cancels: events that give the request up once one is set.
+        auth: the Authorization header (endpoint_url.basic_auth), None for none.
+        retries: how many times a 429 or 5xx is tried again.
+        backoff: the base of the wait between two tries, in seconds.
+
+    Returns:
+        The open response and its guard (remote_http.open_request).
+
+    Raises:
+        EndpointDownError: the endpoint cannot be reached (refused, no route, DNS; or a proxy that cannot
+            be used).
+        EndpointCancelled: a cancel event was set while waiting to try again (or during the request).
+        EndpointError: an error status after the retries, a redirect, a deadline, a protocol error.
+    """
+    for attempt in range(retries + 1):
+        try:
+            return open_request(wire, body, deadlines, cancels, auth=auth)
+        except urllib.error.HTTPError as e:
+            location = e.headers.get("Location") if e.headers else None
+            if 300 <= e.code < 400:
+                raise EndpointError(
+                    f"endpoint {url} answered HTTP {e.code}, a redirect to "
+                    f"{shown(str(location or 'nowhere'))}: redirects are not "
+                    "followed (pass that URL as --endpoint if it is the server you mean)"
+                ) from None
+            try:
+                detail = shown(e.read()[:200].decode("utf-8", "replace"))
+            except NET_ERRORS:
+                detail = shown(str(e.reason))
+            if e.code in RETRY_STATUSES and attempt < retries:
+                wait = retry_delay(attempt, backoff, e.headers.get("Retry-After") if e.headers else None)
+                if wait_any(cancels, wait):
+                    raise EndpointCancelled(f"request to {url} cancelled") from None
+                continue
+            tries = f" (after {attempt + 1} tries)" if attempt else ""
+            raise EndpointError(f"endpoint {url} answered HTTP {e.code}{tries}: {detail}") from None
+        except NET_ERRORS as e:
+            # refused, no route, DNS, no connection within the connect deadline: urllib's URLError
+            # (an error while the headers are read comes as it is: the server is there)
+            reason = getattr(e, "reason", None) if isinstance(e, urllib.error.URLError) else None
+            refused = isinstance(reason, OSError) and not isinstance(reason, TimeoutError)
+            proxy = proxy_for(url)
+            # through a proxy: the proxy is named, and one that cannot be used is a setup error (exit 2)
+            error = EndpointDownError if refused or proxy else EndpointError
+            why = reason or e
+            via = f" through the proxy {shown(redact_url(proxy))} (from the environment)" if proxy else ""
+            raise error(
+                f"cannot reach endpoint {url}{via}: {shown(str(why) or type(why).__name__)}",
+                hint="check --endpoint and that the server runs"
+                + ("; check $http_proxy / $https_proxy, or add the host to $no_proxy" if proxy else ""),
+            ) from None
+    raise AssertionError("unreachable: the last try returns or raises")
