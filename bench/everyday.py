@@ -42,7 +42,7 @@ from _report import publish  # noqa: E402
 from gorilla_tui import services  # noqa: E402
 from gorilla_tui.config import Settings  # noqa: E402
 from gorilla_tui.fill.filler import callee_of  # noqa: E402
-from gorilla_tui.model import likelihood  # noqa: E402
+from gorilla_tui.model import choice, likelihood  # noqa: E402
 from gorilla_tui.pool.doc import ApiDoc  # noqa: E402
 
 TITLE = "Everyday tasks (default setting)"
@@ -137,7 +137,7 @@ def answer(pipeline: Any, backend: Any, task: dict[str, Any]) -> dict[str, Any]:
     chosen = chosen_doc(proposal)  # the filled call is not the doc's call as written
     docs = [h.doc for h in hits]
     free = likelihood.content_free_scores(backend, docs) if len(docs) > 1 else []
-    groups = likelihood.domain_groups(docs)
+    groups = choice.domain_groups(docs)
     return {
         "id": task["id"],
         "split": task["split"],
@@ -153,6 +153,7 @@ def answer(pipeline: Any, backend: Any, task: dict[str, Any]) -> dict[str, Any]:
                 "expanded": bool(h.doc.questions),
                 "rank": h.rank,
                 "bm25": round(h.score, 4),
+                "fused": h.fused,
                 "lm": h.lm_score,
                 "free": free[i] if i < len(free) else None,
                 "group": groups[i],
@@ -163,24 +164,24 @@ def answer(pipeline: Any, backend: Any, task: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-#: The shipped choice: each ask's rule by likelihood.rule_for (hit 1's source and expansion).
+#: The shipped choice: each ask's rule by choice.rule_for (hit 1's source and expansion).
 SHIPPED = "per source (shipped)"
 
 
 def row_rule(row: dict[str, Any], rule: str) -> str:
-    """`rule`, or for SHIPPED the rule likelihood.rule_for gives the row's first hit (from its recorded
+    """`rule`, or for SHIPPED the rule choice.rule_for gives the row's first hit (from its recorded
     source and expansion)."""
     if rule != SHIPPED:
         return rule
     first = row["hits"][0]
-    own = likelihood.choice_rules().get(first["source"])
+    own = choice.choice_rules().get(first["source"])
     if own is not None and first.get("expanded"):
-        return likelihood.EXPANDED_RULE
-    return own or likelihood.CHOICE_RULE
+        return choice.EXPANDED_RULE
+    return own or choice.CHOICE_RULE
 
 
 def rule_right(row: dict[str, Any], rule: str) -> bool:
-    """Whether choice rule `rule` (likelihood.CHOICE_RULES or SHIPPED) picks a right hit from the recorded
+    """Whether choice rule `rule` (choice.CHOICE_RULES or SHIPPED) picks a right hit from the recorded
     scores."""
     hits = row["hits"]
     if not hits:
@@ -189,13 +190,15 @@ def rule_right(row: dict[str, Any], rule: str) -> bool:
         return hits[0]["right"]
     # rows written before "group" was recorded: each hit its own group (domain-vote = likelihood)
     groups = [h.get("group", str(i)) for i, h in enumerate(hits)]
-    # the shipped choice votes at the temperature of hit 1's source (likelihood.vote_temperature_for)
-    temperature = likelihood.vote_temperatures().get(hits[0]["source"]) if rule == SHIPPED else None
+    # the shipped choice votes at the temperature of hit 1's source (choice.vote_temperature_for)
+    temperature = choice.vote_temperatures().get(hits[0]["source"]) if rule == SHIPPED else None
     lm, free = [h["lm"] for h in hits], [h["free"] for h in hits]
     applied = row_rule(row, rule)
     if rule == SHIPPED:  # the shipped choice keeps a clearly better hit 1, as pipeline.ask does
-        applied = likelihood.guarded_rule(applied, [h["bm25"] for h in hits], [h["source"] for h in hits])
-    i = likelihood.choose(lm, free, applied, groups, temperature)
+        applied = choice.guarded_rule(applied, [h["bm25"] for h in hits], [h["source"] for h in hits])
+    # rows written before "fused" was recorded: no ties (hit 1 stands as before)
+    ties = choice.retrieval_ties([h.get("fused") for h in hits], [h["source"] for h in hits])
+    i = choice.choose(lm, free, applied, groups, temperature, ties)
     return hits[i]["right"]
 
 
@@ -317,13 +320,13 @@ def main(argv: list[str] | None = None) -> int:
         lines += [f"Split: {split}", ""] + table(rows, split) + [""]
     lines += [
         "Choice rules on the same hits and scores (model/likelihood.py `choose`; right %, default setting; "
-        f"the pipeline uses the rule of hit 1's source: `{likelihood.EXPANDED_RULE}` for the hubs' docs "
-        f"expanded with training questions, `{likelihood.CHOICE_RULE}` for sources without a rule, the "
-        f"manifests' `choice_rule` otherwise: {likelihood.choice_rules()}):",
+        f"the pipeline uses the rule of hit 1's source: `{choice.EXPANDED_RULE}` for the hubs' docs "
+        f"expanded with training questions, `{choice.CHOICE_RULE}` for sources without a rule, the "
+        f"manifests' `choice_rule` otherwise: {choice.choice_rules()}):",
         "",
     ]
     lines += ["| rule | dev | test | all |", "|---|---|---|---|"]
-    for rule in (*likelihood.CHOICE_RULES, SHIPPED):
+    for rule in (*choice.CHOICE_RULES, SHIPPED):
         r = rows["default"]
         lines.append(
             f"| {rule} | {pct([rule_right(x, rule) for x in r if x['split'] == 'dev']):.1f} "

@@ -12,7 +12,7 @@ index), and each task is searched with its hub named, as APIBench evaluates.
 - retrieval: RRF fusion depth x RRF k x the hub's dense weight (retrieve/dense.rrf, BM25 weight 1): domain@1
   (hit 1 has the task's domain), api@1 / api@5 (a labelled call is hit 1 / among the 5 hits), domain@5.
 - choice: the 5 hits of each task under each dense weight of --weights are scored once by the embedded model
-  (log p(task | doc), model/likelihood.py), and every rule of likelihood.CHOICE_RULES that needs no
+  (log p(task | doc), model/likelihood.py), and every rule of choice.CHOICE_RULES that needs no
   content-free score chooses from the same scores: api@1 and domain@1 of the chosen hit. Scores go to
   --results/hub_dev_HUB_wW.jsonl; --report-only rebuilds the tables from them.
 Writes the section "Hub dev split (TensorFlow Hub, Hugging Face)" of docs/benchmarks.md.
@@ -48,7 +48,7 @@ HUBS = ("tensorflowhub", "huggingface")
 DEPTHS = (20, 50, 200, 100_000)
 RRF_KS = (30, 60, 100)
 WEIGHTS = (0.5, 1.0, 1.5, 2.0, 3.0, 5.0)
-#: The choice rules compared (likelihood.CHOICE_RULES); the calibrated ones read each hit's recorded
+#: The choice rules compared (choice.CHOICE_RULES); the calibrated ones read each hit's recorded
 #: log p(CONTENT_FREE_TASK | doc) ("free"; files written before it was recorded show "-" for them).
 RULES = ("first", "likelihood", "rrf", "domain-vote", "calibrated", "domain-vote-calibrated")
 
@@ -153,10 +153,10 @@ def retrieval(index: ApiIndex, tasks: list[dict]) -> list[str]:
 def score_hits(index: ApiIndex, tasks: list[dict], hub: str, weight: float, out: Path) -> list[dict]:
     """Score the 5 hits of each task of `hub` with the embedded model, `hub` fused with dense weight
     `weight`; one JSON line per task in `out`: lm (nats per hit), free (log p(CONTENT_FREE_TASK | doc) per
-    hit, nats), api / domain (whether each hit is right), group (likelihood.domain_groups)."""
+    hit, nats), api / domain (whether each hit is right), group (choice.domain_groups)."""
     from gorilla_tui import services
     from gorilla_tui.config import Settings
-    from gorilla_tui.model import likelihood
+    from gorilla_tui.model import choice, likelihood
 
     shipped = index.fusion_settings()
     index.fusion = shipped.with_source(hub, weight=weight)
@@ -172,7 +172,7 @@ def score_hits(index: ApiIndex, tasks: list[dict], hub: str, weight: float, out:
             rows.append({"id": t["id"], "lm": lm, "free": free,
                          "api": [squash(d.api_call) in calls for d in docs],
                          "dom": [d.domain == t["domain"] for d in docs],
-                         "group": likelihood.domain_groups(docs)})  # fmt: skip
+                         "group": choice.domain_groups(docs)})  # fmt: skip
             fh.write(json.dumps(rows[-1]) + "\n")
     index.fusion = shipped
     return rows
@@ -180,7 +180,7 @@ def score_hits(index: ApiIndex, tasks: list[dict], hub: str, weight: float, out:
 
 def choice_table(results: Path, weights: list[float], shipped: FusionSettings) -> list[str]:
     """api@1 / domain@1 of each rule per hub and dense weight, from the scored hits in `results`."""
-    from gorilla_tui.model import likelihood
+    from gorilla_tui.model import choice
 
     lines = [
         "| hub | dense weight | tasks | right call in hits % | "
@@ -196,12 +196,11 @@ def choice_table(results: Path, weights: list[float], shipped: FusionSettings) -
             rows = read_rows(path)
             cells = []
             for rule in RULES:
-                if rule in likelihood.NEEDS_FREE and not all(r.get("free") or not r["lm"] for r in rows):
+                if rule in choice.NEEDS_FREE and not all(r.get("free") or not r["lm"] for r in rows):
                     cells.append("-")  # recorded before the content-free scores were
                     continue
                 picks = [
-                    likelihood.choose(r["lm"], r.get("free"), rule, r["group"]) if r["lm"] else 0
-                    for r in rows
+                    choice.choose(r["lm"], r.get("free"), rule, r["group"]) if r["lm"] else 0 for r in rows
                 ]
                 cells.append(picked_cell(rows, picks))
             tag = " (shipped)" if w == shipped.weight(hub) else ""
@@ -210,16 +209,16 @@ def choice_table(results: Path, weights: list[float], shipped: FusionSettings) -
     return lines
 
 
-#: Temperatures of the domain vote compared (likelihood.domain_vote: each hit's log p / T summed per domain).
+#: Temperatures of the domain vote compared (choice.domain_vote: each hit's log p / T summed per domain).
 TEMPERATURES = (1.0, 1.5, 2.0, 3.0, 4.0, 6.0, 10.0)
 
 
 def vote_table(results: Path, shipped: FusionSettings) -> list[str]:
     """api@1 / domain@1 of `domain-vote` at each of TEMPERATURES per hub, from the scored hits of the hub's
     shipped dense weight in `results` (the same scores as choice_table)."""
-    from gorilla_tui.model import likelihood
+    from gorilla_tui.model import choice
 
-    temps = likelihood.vote_temperatures()
+    temps = choice.vote_temperatures()
     lines = [
         "| hub | tasks | " + " | ".join(f"T = {t:g}" for t in TEMPERATURES) + " |",
         "|---|---|" + "---|" * len(TEMPERATURES),
@@ -231,8 +230,8 @@ def vote_table(results: Path, shipped: FusionSettings) -> list[str]:
         rows = read_rows(path)
         cells = []
         for t in TEMPERATURES:
-            picks = [likelihood.domain_vote(r["lm"], r["group"], t) if r["lm"] else 0 for r in rows]
-            best = " (shipped)" if t == temps.get(hub, likelihood.VOTE_TEMPERATURE) else ""
+            picks = [choice.domain_vote(r["lm"], r["group"], t) if r["lm"] else 0 for r in rows]
+            best = " (shipped)" if t == temps.get(hub, choice.VOTE_TEMPERATURE) else ""
             cells.append(picked_cell(rows, picks) + best)
         lines.append(f"| {hub} | {len(rows)} | " + " | ".join(cells) + " |")
     return lines

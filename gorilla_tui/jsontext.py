@@ -95,6 +95,42 @@ def loads(data: str | bytes | bytearray) -> Any:
         raise ValueError(TOO_DEEP) from None
 
 
+class LongNumber(str):
+    """A JSON integer of more digits than Python converts (sys.get_int_max_str_digits(), 4,300), kept as
+    its text by with_long_numbers: valid JSON (RFC 8259 section 6 sets no limit on digits) that a reader
+    can still answer, or refuse by name."""
+
+
+def with_long_numbers(data: str | bytes | bytearray) -> Any:
+    """json.loads(data), each integer longer than Python converts read as a LongNumber (its digits) instead
+    of raising: a JSON-RPC request holding one still has an id to answer (break-it round 11, R11-10).
+    Raises json.JSONDecodeError for text that is no JSON, RecursionError for JSON nested deeper than
+    Python's recursion limit, TypeError for data that is not text or bytes."""
+    limit = sys.get_int_max_str_digits()
+
+    def parse_int(digits: str) -> int | LongNumber:
+        if limit and len(digits.lstrip("-")) > limit:
+            return LongNumber(digits)
+        return int(digits)
+
+    return json.loads(data, parse_int=parse_int)
+
+
+def long_number_path(value: Any) -> str | None:
+    """The path ("params.arguments.k", "[2]" for a list item) of the first LongNumber in JSON data `value`,
+    or None; walked without recursion."""
+    stack: list[tuple[Any, str]] = [(value, "")]
+    while stack:
+        node, where = stack.pop()
+        if isinstance(node, LongNumber):
+            return where or "the value"
+        if isinstance(node, dict):
+            stack += [(v, f"{where}.{k}" if where else str(k)) for k, v in reversed(list(node.items()))]
+        elif isinstance(node, list):
+            stack += [(v, f"{where}[{i}]") for i, v in reversed(list(enumerate(node)))]
+    return None
+
+
 def split_json_lines(text: str) -> list[str]:
     """The lines of JSON Lines `text`: split at "\\n" alone, a "\\r" before it dropped (JSON Lines end each
     value with LF, jsonlines.org). str.splitlines() also splits at U+2028, U+2029 and U+0085, which JSON
@@ -108,12 +144,17 @@ def split_json_lines(text: str) -> list[str]:
 def nested_deeper(value: Any, limit: int) -> bool:
     """True when JSON data `value` nests objects and lists more than `limit` levels (the value itself is
     level 1); walked without recursion, so any depth is measured. Code that recurses over a schema (a
-    deepcopy, a validator) reached Python's recursion limit at a few hundred levels."""
+    deepcopy, a validator) reached Python's recursion limit at a few hundred levels. Python literals
+    (ast.literal_eval's values) are measured the same way: tuples and sets count as lists."""
     stack = [(value, 1)]
     while stack:
         node, depth = stack.pop()
         if depth > limit:
             return True
-        children = node.values() if isinstance(node, dict) else node if isinstance(node, list) else ()
-        stack += [(v, depth + 1) for v in children if isinstance(v, (dict, list))]
+        children = node.values() if isinstance(node, dict) else node if isinstance(node, _SEQUENCES) else ()
+        stack += [(v, depth + 1) for v in children if isinstance(v, (dict, *_SEQUENCES))]
     return False
+
+
+#: The containers nested_deeper walks besides dict (JSON arrays; Python literals' tuples and sets).
+_SEQUENCES = (list, tuple, set, frozenset)

@@ -12,7 +12,7 @@ from typing import Any
 
 from gorilla_tui.config import Settings
 from gorilla_tui.errors import ContextOverflowError
-from gorilla_tui.model import likelihood
+from gorilla_tui.model import choice, likelihood
 from gorilla_tui.model.backend import Backend
 from gorilla_tui.model.grammar import choice_grammar, unique_options
 from gorilla_tui.model.prompts import fit_prompt
@@ -75,22 +75,22 @@ class Chooser:
         score in n_ctx falls back to the grammar (its prompt can be trimmed), with a note in Choice.notes."""
         if select_by == "likelihood" and len(unique_options(d.call for d in usable)) > 1:
             try:
-                choice = self._choose_by_likelihood(task, usable, hits, cancel)
+                picked = self._choose_by_likelihood(task, usable, hits, cancel)
             except ContextOverflowError:
-                choice = self._choose_by_grammar(task, usable, emit, cancel)
-                choice.notes.insert(
+                picked = self._choose_by_grammar(task, usable, emit, cancel)
+                picked.notes.insert(
                     0, "task too long to score the hits in n_ctx: chose with the grammar instead"
                 )
-                return choice, "grammar"
-            emit(TokenEvent(choice.text))
-            return choice, select_by
+                return picked, "grammar"
+            emit(TokenEvent(picked.text))
+            return picked, select_by
         if select_by:
             return self._choose_by_grammar(task, usable, emit, cancel), select_by
         return self._generate_freely(task, [h.doc for h in hits], emit, cancel), select_by
 
     def _choose_by_likelihood(self, task: str, docs: list[ApiDoc], hits: list[Hit],
                               cancel: threading.Event | None) -> Choice:  # fmt: skip
-        """The doc of `docs` (in retrieval order) chosen by likelihood.rule_for(docs) from log p(task | doc)
+        """The doc of `docs` (in retrieval order) chosen by choice.rule_for(docs) from log p(task | doc)
         (model/likelihood.py); sets Hit.lm_score on the hits that were scored. Raises AskCancelled when
         `cancel` is set while scoring, ContextOverflowError when a doc + task exceeds n_ctx."""
         scores = likelihood.query_likelihoods(self.backend, task, docs, cancel)
@@ -100,17 +100,19 @@ class Chooser:
         bm25 = {id(h.doc): h.score for h in hits}
         retrieval = [bm25.get(id(d), 0.0) for d in docs]
         # "first" when hit 1 is clearly better: the choice note then says "chosen by retrieval rank alone"
-        rule = likelihood.guarded_rule(likelihood.rule_for(docs), retrieval, [d.source for d in docs])
+        rule = choice.guarded_rule(choice.rule_for(docs), retrieval, [d.source for d in docs])
         free = None
-        if rule in likelihood.NEEDS_FREE:
+        if rule in choice.NEEDS_FREE:
             free = likelihood.content_free_scores(self.backend, docs, cancel)
             if len(free) < len(docs) or (cancel is not None and cancel.is_set()):
                 raise AskCancelled("cancelled")
         by_id = {id(d): sc for d, sc in zip(docs, scores, strict=True)}
         for h in hits:
             h.lm_score = by_id.get(id(h.doc))
-        groups, temperature = likelihood.domain_groups(docs), likelihood.vote_temperature_for(docs)
-        chosen = docs[likelihood.choose(scores, free, rule, groups, temperature)]
+        groups, temperature = choice.domain_groups(docs), choice.vote_temperature_for(docs)
+        fused = {id(h.doc): h.fused for h in hits}
+        ties = choice.retrieval_ties([fused.get(id(d)) for d in docs], [d.source for d in docs])
+        chosen = docs[choice.choose(scores, free, rule, groups, temperature, ties)]
         options = unique_options(d.call for d in docs)
         return Choice(chosen.call.strip(), docs, options, doc=chosen, first_token=time.perf_counter(),
                       rule=rule)  # fmt: skip

@@ -205,8 +205,8 @@ DOUBT_BY_DOMAIN = frozenset({"huggingface", "tensorflowhub", "torchhub"})
 DOUBT_COS_GAP = 0.003
 DOUBT_BM25_RATIO = 1.2
 #: doubted() also when the model reads the task more than DOUBT_LM_GAP nats more likely after a rival hit
-#: (lm_gap; select mode's "margin" rule moves only past likelihood.LM_MARGIN, 12). Same dev half, with the
-#: two above: 4 / 5 / 6 / 8 nats: 51 / 49 / 46 / 43 of 73 wrong, 5 / 3 / 3 / 3 of 28 right.
+#: (lm_gap; select mode's "margin" rule moves only past choice.LM_MARGIN, 12). Same dev half, with the two
+#: above: 4 / 5 / 6 / 8 nats: 51 / 49 / 46 / 43 of 73 wrong, 5 / 3 / 3 / 3 of 28 right.
 DOUBT_LM_GAP = 5.0
 
 

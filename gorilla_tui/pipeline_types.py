@@ -46,7 +46,7 @@ class Choice:
     (select mode; [] in generate mode); doc: the chosen doc when the chooser knows it (likelihood);
     prompt_seconds: time to build the prompt; first_token: time.perf_counter() at the first token, None when
     the model wrote none; notes: prompt-fitting warnings for the proposal; rule: the choice rule used
-    (likelihood.CHOICE_RULES) when the likelihood chooser chose, else "".
+    (choice.CHOICE_RULES) when the likelihood chooser chose, else "".
     """
 
     text: str

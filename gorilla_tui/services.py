@@ -90,7 +90,7 @@ def load_index(
             raise
         say("no index yet: building it now (first launch) ...")
         from gorilla_tui.build.first_launch import first_launch_index  # deferred: refresh (first launch)
-        from gorilla_tui.model.likelihood import check_choice_settings  # deferred: first launch only
+        from gorilla_tui.model.choice import check_choice_settings  # deferred: first launch only
 
         message = first_launch_index(progress=_progress_notes(say), check_manifest=check_choice_settings)
         if message:

@@ -35,18 +35,42 @@ def _visible(m: re.Match[str]) -> str:
     return f"\\x{code:02x}" if code <= 0xFF else f"\\u{code:04x}"
 
 
-def safe_text(text: str, *, newlines: bool = False) -> str:
+#: Longest text (characters, before escaping) safe_text shows on one line: a doc field in a table cell, a
+#: path or a name in a message, a title. Longer one-line text is cut with an ellipsis and the count of the
+#: characters left out (cut). A `--source` doc's 1 MB api_name was printed whole by `search` (1.6 MB of
+#: table for two hits), a 9 MB coding name became a 9 MB error line (break-it round 11). 1,000 holds every
+#: real field with room: the longest api_call of the default index (10,963 docs) has 363 characters, its
+#: longest api_name 87. Block text (newlines=True: code to copy, a full doc, sandbox output) and JSON output
+#: are never cut; a one-line caller that must show its text whole (a file name in a finding, which editors
+#: read back) passes limit=None.
+MAX_LINE_CHARS = 1000
+
+
+def cut(text: str, limit: int = MAX_LINE_CHARS) -> str:
+    """`text` when it has at most `limit` characters, else its first `limit` characters, an ellipsis and
+    how many were left out: "aaaa… (8,999,000 more characters)"."""
+    if len(text) <= limit:
+        return text
+    return f"{text[:limit]}… ({len(text) - limit:,} more characters)"
+
+
+def safe_text(text: str, *, newlines: bool = False, limit: int | None = MAX_LINE_CHARS) -> str:
     """`text` with every control character shown as a visible escape (ESC -> the four characters `\\x1b`,
     U+202E -> `\\u202e`), so that no escape sequence (OSC 52 clipboard writes, ESC[2J, ESC[8m, ...) reaches
     the terminal as such. One line by default, for anything printed as a line (an error or note on stderr,
     a progress line, a title, a table cell, a panel row, a notification): newline is shown as `\\x0a` as
     well, so a hostile text cannot print a line of its own (issue 42, break-it rounds 7 and 8 found ten
-    such lines one by one). `newlines=True` keeps newlines, the explicit choice where a block of text is
-    printed (a full doc, code, sandbox output, a message of several lines). Tab is kept either way; every
-    other line break str.splitlines knows (CR, VT, FF, U+0085, U+2028, ...) is always escaped. Printable
-    text, including non-ASCII letters, is unchanged; nothing is removed, so what was sent can be read.
-    Square brackets are kept too: callers hand the result to rich as rich.text.Text (never as markup).
+    such lines one by one), and text longer than `limit` characters (MAX_LINE_CHARS; None: no limit) is
+    cut (cut: an ellipsis and the count left out), so a hostile field cannot fill the screen.
+    `newlines=True` keeps newlines and the whole text (no limit), the explicit choice where a block of
+    text is printed (a full doc, code, sandbox output, a message of several lines). Tab is kept either
+    way; every other line break str.splitlines knows (CR, VT, FF, U+0085, U+2028, ...) is always escaped.
+    Printable text, including non-ASCII letters, is unchanged; within the limit nothing is removed, so
+    what was sent can be read. Square brackets are kept too: callers hand the result to rich as
+    rich.text.Text (never as markup).
     """
+    if not newlines and limit is not None:
+        text = cut(text, limit)
     out = _UNSAFE.sub(_visible, text)
     if not newlines:
         out = out.replace("\n", "\\x0a")

@@ -32,13 +32,16 @@ class Hit:
     it was ranked in (higher is better; unitless; 0 for a doc only the dense side found). dense: the
     cosine similarity of the task's and the doc's embeddings (-1..1) when a hybrid index scored the doc,
     else None. lm_score: log p(task | doc) in nats when select mode scored the hit by likelihood
-    (model/likelihood.py), else None."""
+    (model/likelihood.py), else None. fused: the score the hit was ranked by in its pool (the RRF fusion
+    of its BM25 and dense ranks, or BM25 times the prior; unitless, higher is better; model/choice.py
+    retrieval_ties reads it), None where the hit was not ranked by ApiIndex.search."""
 
     doc: ApiDoc
     score: float
     rank: int
     lm_score: float | None = None
     dense: float | None = None
+    fused: float | None = None
 
     def to_dict(self) -> dict[str, Any]:
         lm = None if self.lm_score is None else round(self.lm_score, 4)

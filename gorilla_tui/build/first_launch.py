@@ -74,7 +74,7 @@ def build_first_index(
     not "python:" specs) are always added. Relative paths in both are config.toml's folder's
     (Settings.source_specs, Settings.mirror_folders). progress: refresh's ProgressFn (kind, source name,
     SourceLoad). check_manifest: refresh's check of the manifest keys retrieve does not own (the TUI and
-    services pass model.likelihood.check_choice_settings, as `index --refresh` does).
+    services pass model.choice.check_choice_settings, as `index --refresh` does).
 
     Raises GorillaError only when not even the python-env pool can be built: "could not build any index: "
     and why (the first attempt's reason, then the python-env retry's when it differs, each said once).

@@ -83,7 +83,7 @@ def refresh(
     before it is published (the CLI passes check.lookup.write_lookup; retrieve never imports check);
     force: rebuild every source even when its fingerprint did not change; check_manifest(manifest): raises
     UsageError for a manifest setting retrieve does not own (the CLI and the TUI pass
-    model.likelihood.check_choice_settings: choice_rule, vote_temperature; retrieve never imports model),
+    model.choice.check_choice_settings: choice_rule, vote_temperature; retrieve never imports model),
     called for every manifest before anything is read, after build.plan.check_settings; embed(index): adds
     the dense vectors to a version (dense_vectors.embed_index), given when the caller embeds.
 

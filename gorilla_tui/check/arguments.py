@@ -23,8 +23,9 @@ import math
 from dataclasses import dataclass, field
 from typing import Any
 
-from gorilla_tui.check.callsite import CallSite, scan
+from gorilla_tui.check.callsite import MAX_NESTING, CallSite, scan
 from gorilla_tui.check.suggest import nearest
+from gorilla_tui.jsontext import nested_deeper
 from gorilla_tui.pool.apidoc import ApiDoc
 from gorilla_tui.pool.params import Param, params_of, type_name
 
@@ -98,11 +99,16 @@ def has_schema(doc: ApiDoc) -> bool:
 
 
 def _given(node: ast.expr, text: str) -> Given:
+    """The argument `node` of the call source `text`: its source, and its literal value unless that nests
+    deeper than callsite.MAX_NESTING (measured once, without recursion: type_problem and enum_problem
+    recurse per level of a value and its schema, so every value they see is bounded by Python's own
+    limit on nested brackets)."""
     source = ast.get_source_segment(text, node) or ""
     try:
-        return Given(source, True, ast.literal_eval(node))
+        value = ast.literal_eval(node)
     except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
         return Given(source)
+    return Given(source) if nested_deeper(value, MAX_NESTING) else Given(source, True, value)
 
 
 def read_arguments(call: CallSite) -> Arguments | None:

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-import json
 import re
 from dataclasses import dataclass, field
 from typing import Any
 
 from gorilla_tui.check.callsite import MAX_CALLS
+from gorilla_tui.jsontext import TOO_DEEP
+from gorilla_tui.jsontext import loads as json_value
 from gorilla_tui.parsing import close_bracket, parse, python_parses
 
 #: Field markers of Gorilla's output format: ``<<<api_call>>>: ...`` (arXiv 2305.15334, appendix).
@@ -177,18 +178,33 @@ def _from_fields(pairs: list[tuple[str, str]], fmt: str, last_key: str | None) -
 
 
 def _literal(value: Any) -> str:
-    """A JSON value as Python literal source (our own rendering; nothing is evaluated)."""
-    if isinstance(value, str):
-        return repr(value)
-    if isinstance(value, bool) or value is None:
-        return repr(value)
-    if isinstance(value, (int, float)):
-        return repr(value)
-    if isinstance(value, list):
-        return "[" + ", ".join(_literal(v) for v in value) + "]"
-    if isinstance(value, dict):
-        return "{" + ", ".join(f"{_literal(str(k))}: {_literal(v)}" for k, v in value.items()) + "}"
-    return repr(str(value))
+    """A JSON value as Python literal source (our own rendering; nothing is evaluated). Walked without
+    recursion, so any depth renders: JSON arguments nested 400 deep were "internal error: RecursionError"
+    (break-it round 11). The rendered call then nests past callsite.MAX_NESTING and gets the
+    ``unparseable:nesting_limit`` verdict, as the same code written in Python does."""
+    out: list[str] = []
+    stack: list[tuple[bool, Any]] = [(False, value)]  # (True, text to write) or (False, a value to render)
+    while stack:
+        is_text, item = stack.pop()
+        if is_text:
+            out.append(item)
+        elif isinstance(item, list):
+            parts: list[tuple[bool, Any]] = [(True, "[")]
+            for i, v in enumerate(item):
+                parts += [(True, ", ")] if i else []
+                parts.append((False, v))
+            stack.extend(reversed([*parts, (True, "]")]))
+        elif isinstance(item, dict):
+            parts = [(True, "{")]
+            for i, (k, v) in enumerate(item.items()):
+                parts.append((True, (", " if i else "") + repr(str(k)) + ": "))
+                parts.append((False, v))
+            stack.extend(reversed([*parts, (True, "}")]))
+        elif isinstance(item, (str, bool, int, float)) or item is None:
+            out.append(repr(item))
+        else:
+            out.append(repr(str(item)))
+    return "".join(out)
 
 
 #: Keys of the tool-call formats themselves (never a function name of BFCL's decoded form).
@@ -219,24 +235,22 @@ def json_error(text: str) -> str | None:
     if not stripped or stripped[0] not in "[{" or len(stripped) > MAX_JSON:
         return None
     try:
-        json.loads(stripped)
-    except RecursionError:
-        return "nested too deeply"
-    except ValueError as e:
-        return None if _parses(stripped) else str(e)
+        json_value(stripped)
+    except ValueError as e:  # TOO_DEEP too: deeper than json's decoder follows, as Python it is nesting_limit
+        return None if _parses(stripped) else "nested too deeply" if str(e) == TOO_DEEP else str(e)
     return None
 
 
 def tool_calls_counted(text: str) -> tuple[list[str], int] | None:
     """(tool_calls' calls, how many calls past callsite.MAX_CALLS were left out), None as tool_calls.
-    Linear in the text: one json.loads (a 5 MB list of 34,000 calls took 40 s when it was read as Python,
+    Linear in the text: one jsontext.loads (a 5 MB list of 34,000 calls took 40 s when it was read as Python,
     every call scanned several times; now the first MAX_CALLS are rendered and the rest counted)."""
     stripped = text.strip()
     if not stripped or stripped[0] not in "[{" or len(stripped) > MAX_JSON:
         return None
     try:
-        data = json.loads(stripped)
-    except (ValueError, RecursionError):
+        data = json_value(stripped)
+    except ValueError:
         return None
     items = data if isinstance(data, list) else [data]
     if not items or not all(isinstance(item, dict) for item in items):
@@ -259,8 +273,8 @@ def _tool_calls(items: list[dict]) -> list[str] | None:
         name, args = fn.get("name"), fn.get("arguments", fn.get("parameters", {}))
         if isinstance(args, str):
             try:
-                args = json.loads(args) if args.strip() else {}
-            except (ValueError, RecursionError):
+                args = json_value(args) if args.strip() else {}
+            except ValueError:
                 return None
         if not isinstance(name, str) or not re.fullmatch(r"[A-Za-z_][\w.]*", name):
             return None

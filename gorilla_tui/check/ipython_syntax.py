@@ -12,12 +12,17 @@ inside brackets, a string or after a backslash continuation, as IPython finds th
   IPython's ``_help_end_re``.
 
 Each becomes a line of Python that keeps the cell's lines and columns (a finding elsewhere in the cell keeps
-its position): ``pass`` at the line's indentation for a command (IPython's ``get_ipython().system(...)``
-call is no API call of any pool), ``TARGET = []`` / ``TARGET = None`` for an assignment (the name stays
-bound, as the kernel binds it), and for the line magics that run their argument as Python (``%time``,
-``%timeit``, ``%prun``: TIMED_MAGICS) ``if 1:`` padded to the magic's width followed by the argument, so
-``%time model = torch.hub.load(...)`` is checked as the Python it runs. A magic with options (``%timeit -n
-10 f()``) or an argument that is no simple statement is ``pass``: not checked.
+its position): ``pass`` at the line's indentation for a command (IPython's ``get_ipython().system(...)`` call
+is no API call of any pool), ``TARGET = []`` / ``TARGET = None`` for an assignment (the name stays bound, as
+the kernel binds it; ``TARGET = CODE`` when the magic runs Python: ``t = %timeit -o f()``), and for what
+IPython runs as Python (run_code): the line magics that run their argument (``%time``, ``%timeit``, ``%prun``,
+``%debug``: PYTHON_LINE_MAGICS, their options read as IPython 8's parse_options reads them, magics nested in
+them unwrapped) and the autocalls (``/f x`` is ``f(x)``), ``if 1:`` padded to the command's width followed by
+the code, so ``%time model = torch.hub.load(...)`` is checked as the Python it runs. A backslash-continued
+command is read whole, as IPython assembles it. A line IPython runs as Python that is not turned into it here
+is ``pass`` and listed in CellLines.unread: the caller names it in a note, never skips it in silence (break-it
+round 11: ``%time %time f()``, ``%timeit -n1 f()``, ``%time \\`` and ``/f x`` passed a hook unchecked, exit
+0).
 
 Break-it round 9 (R3): ``files = !ls`` or ``shutil.copytree?`` in one cell made the whole notebook "not
 Python 3 syntax", so a made-up call in another cell was never reported (exit 0).
@@ -26,11 +31,21 @@ Python 3 syntax", so a made-up call in another cell was never reported (exit 0).
 from __future__ import annotations
 
 import ast
+import getopt
 import re
+import shlex
+from dataclasses import dataclass, field
 
-#: Line magics whose argument IPython runs as Python code in the user's namespace (IPython's
-#: ``ExecutionMagics``: ``%time statement``, ``%timeit statement``, ``%prun statement``).
-TIMED_MAGICS = frozenset({"time", "timeit", "prun"})
+#: Line magics whose argument IPython runs as Python code in the user's namespace, with the option letters
+#: each reads (getopt's), from IPython 8's ``ExecutionMagics`` (IPython/core/magics/execution.py): ``%time
+#: statement`` (no options), ``%timeit -n1 -r1 statement`` ("n:r:tcp:qo"), ``%prun -s cumtime statement``
+#: ("D:l:rs:T:q"), and ``%debug statement`` (None: run as it is when it has no option).
+PYTHON_LINE_MAGICS: dict[str, str | None] = {
+    "time": "",
+    "timeit": "n:r:tcp:qo",
+    "prun": "D:l:rs:T:q",
+    "debug": None,
+}
 #: First characters of IPython's escaped commands (inputtransformer2 ESC_SHELL "!", ESC_MAGIC "%",
 #: ESC_HELP "?", ESC_QUOTE ",", ESC_QUOTE2 ";", ESC_PAREN "/"; doubled forms start with the same one).
 ESCAPES = ("!", "%", "?", ",", ";", "/")
@@ -41,50 +56,165 @@ _SPECIAL = re.compile(r"[#'\"()\[\]{}]")
 _IN_STRING = {q: re.compile(r"[\\" + q + "]") for q in "'\""}
 
 
+@dataclass
+class CellLines:
+    """A cell's text made Python line for line (read_cell). lines: as many as the cell has; unread: the
+    1-based lines IPython runs as Python that are not turned into it here (a magic's options or argument
+    that do not read, nesting past MAX_NESTED_MAGICS, an autocall that is no Python): ``pass`` here, and the
+    caller names them in a note; shell: the 1-based lines of shell commands (``!cmd``, ``x = !cmd``), which
+    `run` does not run."""
+
+    lines: list[str] = field(default_factory=list)
+    unread: list[int] = field(default_factory=list)
+    shell: list[int] = field(default_factory=list)
+
+
 def python_lines(src: str) -> list[str]:
     """The lines of cell text `src` (split on "\\n") with IPython's syntax made Python as the module doc
-    says, as many lines as `src` has, every other line as it is."""
+    says, as many lines as `src` has, every other line as it is (read_cell(src).lines)."""
+    return read_cell(src).lines
+
+
+def read_cell(src: str) -> CellLines:
+    """Cell text `src` made Python line for line (python_lines), with the lines that were not (CellLines).
+    An escaped command continued with backslashes is read whole, as IPython's EscapedCommand assembles it
+    (``%time \\`` then the call on the next line); its Python goes on its first line, the others are
+    blank."""
     lines = src.split("\n")
-    out: list[str] = []
-    depth, quote, continued, escaped = 0, "", False, False
-    for line in lines:
-        if escaped:  # a backslash-continued line of an escaped command: part of that command
-            out.append("")
-            escaped = line.rstrip().endswith("\\")
-            continue
+    out = CellLines()
+    depth, quote, continued = 0, "", False
+    i = 0
+    while i < len(lines):
+        line = lines[i]
         if depth == 0 and not quote and not continued:
-            made = _command(line)
+            end = i
+            while lines[end].endswith("\\") and end + 1 < len(lines):  # IPython's find_end_of_continued_line
+                end += 1
+            made = _command(_assembled(lines, i, end) if end > i else line, out, i + 1)
             if made is not None:
-                out.append(made)
-                escaped = line.rstrip().endswith("\\")
+                out.lines += [made] + [""] * (end - i)
+                i = end + 1
                 continue
-        out.append(line)
+        out.lines.append(line)
         depth, quote, continued = _scan(line, depth, quote)
+        i += 1
     return out
 
 
-def _command(line: str) -> str | None:
-    """The Python line for `line` when it is one of IPython's commands (the module doc), else None."""
+def _assembled(lines: list[str], start: int, end: int) -> str:
+    """Lines start..end joined as IPython's assemble_continued_line joins them: each but the last without
+    trailing blanks and its backslash, then one space between them."""
+    return " ".join([ln.rstrip()[:-1] for ln in lines[start:end]] + [lines[end].rstrip()])
+
+
+def _command(line: str, out: CellLines, number: int) -> str | None:
+    """The Python line for `line` when it is one of IPython's commands (the module doc), else None; an
+    escaped command IPython runs as Python that is not read here is added to out.unread, a shell command
+    to out.shell (`number`: the line's number in the cell)."""
     stripped = line.lstrip()
     indent = line[: len(line) - len(stripped)]
     if stripped.startswith(ESCAPES):
-        if stripped.startswith("%") and not stripped.startswith("%%"):
-            name, _, arg = stripped[1:].partition(" ")
-            arg = arg.lstrip()
-            width = len(stripped) - len(arg)
-            if name in TIMED_MAGICS and arg and not arg.startswith("-") and width >= len("if 1: "):
-                made = "if 1:" + " " * (width - len("if 1:")) + arg
-                if _parses(made):
-                    return indent + made
-        return indent + "pass"
+        kind, code = run_code(stripped)
+        if kind == "shell":
+            out.shell.append(number)
+        if kind == "unread":
+            out.unread.append(number)
+        if kind != "python":
+            return indent + "pass"
+        made = _placed(stripped, code)
+        if made is None:
+            out.unread.append(number)
+            return indent + "pass"
+        return indent + made
     if _HELP_END.match(stripped.rstrip()):
         return indent + "pass"
     target, eq, value = stripped.partition("=")  # no regex: "a" + 50,000 spaces + "b" took 3.6 s in one
     kind = value.lstrip()[:1]
     if eq and kind in ("!", "%") and target.strip() and not any(c in target for c in "!%#'\""):
         if _parses(target + " = None"):
-            return indent + target.rstrip() + (" = []" if kind == "!" else " = None")
+            if kind == "!":
+                out.shell.append(number)
+                return indent + target.rstrip() + " = []"
+            ran, code = run_code(value.lstrip())  # x = %timeit -o f(): f() runs, its call is checked
+            assigned = f"{target.rstrip()} = {code}"
+            if ran == "python" and _parses(assigned):
+                return indent + assigned
+            if ran != "other":
+                out.unread.append(number)
+            return indent + target.rstrip() + " = None"
     return None
+
+
+def _placed(command: str, code: str) -> str | None:
+    """The line of Python that stands for escaped `command` whose code is `code`: ``if 1:`` padded to the
+    command's width before the code when the code ends the command (columns kept), else the code alone,
+    else ``if 1: `` and the code; None when none of them compiles."""
+    width = len(command) - len(code)
+    trials = []
+    if command.endswith(code) and width >= len("if 1: "):
+        trials.append("if 1:" + " " * (width - len("if 1:")) + code)
+    trials += [code, "if 1: " + code]
+    return next((t for t in trials if _parses(t)), None)
+
+
+#: Most line magics nested in one another that are read (``%time %time f()``): IPython itself recurses
+#: per level (transform_cell in each magic) and fails a few hundred levels down; deeper is not checked.
+MAX_NESTED_MAGICS = 32
+
+
+def run_code(command: str) -> tuple[str, str]:
+    """What IPython runs for escaped command `command` (a line that starts with one of ESCAPES, its
+    continuation lines joined), as (kind, Python): ("python", code) for a line magic of
+    PYTHON_LINE_MAGICS, its options read as the magic reads them and nested magics unwrapped (IPython's
+    %time and %timeit run transform_cell on their argument), and for an autocall (``/f a b`` -> ``f(a,
+    b)``, ``,f a b`` -> ``f("a", "b")``, ``;f a b`` -> ``f("a b")``: inputtransformer2's _tr_paren,
+    _tr_quote, _tr_quote2); ("shell", "") for ``!cmd`` / ``!!cmd``; ("other", "") for help and any
+    other magic (no code of the cell runs); ("unread", "") for a Python-running magic whose options or
+    nesting are not read here. Loops, never recurses: bounded by MAX_NESTED_MAGICS."""
+    text = command
+    for _ in range(MAX_NESTED_MAGICS):
+        text = text.lstrip()
+        if text.startswith("!"):
+            return "shell", ""
+        if text.startswith(("?", "%%")) or _HELP_END.match(text.rstrip()):
+            return "other", ""  # help, or "%%x" past a cell's first line (IPython makes it an empty line)
+        if text.startswith(("/", ",", ";")):
+            name, _, args = text[1:].partition(" ")
+            if text[0] == "/":
+                return "python", f"{name}({', '.join(args.split())})"
+            quoted = '", "'.join(args.split()) if text[0] == "," else args
+            return "python", f'{name}("{quoted}")'
+        if not text.startswith("%"):
+            return "python", text
+        name, _, arg = text[1:].partition(" ")
+        if name not in PYTHON_LINE_MAGICS:
+            return "other", ""
+        statement = _statement(name, arg)
+        if statement is None:
+            return "unread", ""
+        text = statement
+    return "unread", ""
+
+
+def _statement(magic: str, arg: str) -> str | None:
+    """The code line magic `magic` runs for argument `arg`, its options read as IPython 8 reads them
+    (Magics.parse_options: getopt over arg_split(arg, posix=False)); None when they do not read (IPython
+    says "UsageError" and runs nothing then, or runs what is not read here: %debug with options)."""
+    letters = PYTHON_LINE_MAGICS[magic]
+    if letters is None:  # %debug: a statement without options runs as it is (Python, not transformed)
+        return None if arg.lstrip().startswith("-") else arg
+    if not letters or not arg.split():
+        return arg
+    try:
+        argv = shlex.split(arg, posix=False)
+        opts, rest = getopt.getopt(argv, letters)
+    except (ValueError, getopt.GetoptError):  # an unclosed quote, an unknown option or one without value
+        return None
+    if magic == "timeit":  # parse_options(preserve_non_opts=True): each option and value cut out once
+        for option, value in opts:
+            arg = arg.replace(option, "", 1).replace(value, "", 1)
+        return arg.lstrip()
+    return " ".join(rest)
 
 
 def _parses(code: str) -> bool:

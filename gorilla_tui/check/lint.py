@@ -21,9 +21,9 @@ from typing import Any
 from gorilla_tui.check.callsite import LEFT_OUT_TAIL, scan
 from gorilla_tui.check.expected import ExpectedFailures
 from gorilla_tui.check.imports import import_aliases
-from gorilla_tui.check.ipython_syntax import python_lines
+from gorilla_tui.check.ipython_syntax import read_cell
 from gorilla_tui.check.judged import variable_argument, why_skipped
-from gorilla_tui.check.notebook import notebook_lines
+from gorilla_tui.check.notebook import UNREAD_NOTE, notebook_lines, numbered_lines
 from gorilla_tui.check.rest import request_lines
 from gorilla_tui.check.scope import bindings
 from gorilla_tui.check.validator import Validator
@@ -66,6 +66,8 @@ class Block:
     line_offset: int = 0
     cells: list[tuple[int, int]] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    #: (cell, line) of a notebook's shell commands (``!cmd``), which `run` does not run (it says so)
+    shell: list[tuple[int, int]] = field(default_factory=list)
 
 
 @dataclass
@@ -187,8 +189,8 @@ def shown_path(path: str) -> str:
     try:
         raw = path.encode("utf-8", "surrogateescape")
     except UnicodeEncodeError:  # a surrogate that no file name byte gives: safe_text shows it as \udXXX
-        return safe_text(path)
-    return safe_text(raw.decode("utf-8", "backslashreplace"))
+        return safe_text(path, limit=None)
+    return safe_text(raw.decode("utf-8", "backslashreplace"), limit=None)  # whole: editors read it back
 
 
 def path_uri(path: str) -> str:
@@ -211,8 +213,8 @@ def blocks(path: str, text: str) -> list[Block]:
     if lower.endswith((".md", ".markdown")):
         return markdown_blocks(text)
     if lower.endswith(".ipynb"):
-        lines, where, skipped = notebook_lines(text, MAX_CODE_BYTES)
-        return [Block("\n".join(lines), 0, where, skipped)] if lines else []
+        lines, where, skipped, shell = notebook_lines(text, MAX_CODE_BYTES)
+        return [Block("\n".join(lines), 0, where, skipped, shell)] if lines else []
     return [Block(text)]
 
 
@@ -241,7 +243,12 @@ def markdown_blocks(text: str) -> list[Block]:
         i = j + 1
     if too_much_code(out) is None:  # more is refused unread (MAX_CODE_BYTES)
         for block in out:  # IPython's syntax (``!pip install x``, a fence copied from a notebook) as in one
-            block.code = "\n".join(python_lines(block.code))
+            cell = read_cell(block.code)
+            block.code = "\n".join(cell.lines)
+            if cell.unread:  # numbered in the file, as its findings are
+                block.notes.append(
+                    numbered_lines([block.line_offset + k for k in cell.unread]) + " " + UNREAD_NOTE
+                )
     return out
 
 

@@ -14,7 +14,7 @@ import ast
 import json
 from typing import Any
 
-from gorilla_tui.check.ipython_syntax import python_lines
+from gorilla_tui.check.ipython_syntax import CellLines, read_cell
 
 #: Cell types whose text is Python code (nbformat 4: "code"; nbformat 3 also has "heading" and
 #: "markdown" cells, which are not code).
@@ -32,15 +32,18 @@ PYTHON_CELL_MAGICS = frozenset({"time", "timeit", "capture", "prun", "python", "
 
 def notebook_lines(
     text: str, max_bytes: int | None = None
-) -> tuple[list[str], list[tuple[int, int]], list[str]]:
+) -> tuple[list[str], list[tuple[int, int]], list[str], list[tuple[int, int]]]:
     """The lines of a notebook's code cells, in order, IPython's syntax made Python line for line
     (check/ipython_syntax.py: ``!cmd``, ``%magic``, ``files = !ls``, ``obj?``; a cell in another language,
     PYTHON_CELL_MAGICS, blank whole); for each line its (1-based cell number over the whole notebook,
     1-based line in that cell); and a note per cell that still is no Python (blank whole, the other cells
     kept: a cell is compiled alone, as the kernel does, top-level ``await`` allowed), "cell N: skipped: not
-    Python 3 syntax (LINE:COL: why)", LINE in the cell. max_bytes: when the code cells hold more (UTF-8),
-    their lines are given as they are, neither made Python nor compiled (the caller refuses that much
-    code: a 2.5 MB notebook took 9 s and 0.9 GB to read that way, not 0.5 s, before it was refused).
+    Python 3 syntax (LINE:COL: why)", LINE in the cell, or per cell with lines IPython runs as Python that
+    are not read here "cell N: lines 2, 5 not checked: ..." (UNREAD_NOTE); and the (cell, line) of every
+    shell command (``!cmd``, ``x = !cmd``: `run` says it does not run them). max_bytes: when the code
+    cells hold more (UTF-8), their lines are given as they are, neither made Python nor compiled (the
+    caller refuses that much code: a 2.5 MB notebook took 9 s and 0.9 GB to read that way, not 0.5 s,
+    before it was refused).
 
     Raises:
         ValueError: "not a notebook (...)": not JSON, nested deeper than Python's recursion limit, no cells
@@ -73,16 +76,35 @@ def notebook_lines(
     lines: list[str] = []
     where: list[tuple[int, int]] = []
     notes: list[str] = []
+    shell: list[tuple[int, int]] = []
     for n, src in code_cells:  # one block: cells share their imports, as the kernel runs them
         foreign = _cell_magic(src) not in (None, *PYTHON_CELL_MAGICS)
-        made = python_lines(src) if read else src.split("\n")
+        cell = read_cell(src) if read and not foreign else CellLines(src.split("\n"))
+        made = cell.lines
         why = None if foreign or not read else _not_python("\n".join(made))
         if why is not None:
             notes.append(f"cell {n}: skipped: not Python 3 syntax ({why})")
+        elif cell.unread:
+            notes.append(f"cell {n}: {numbered_lines(cell.unread)} {UNREAD_NOTE}")
+        shell += [(n, k) for k in cell.shell] if why is None else []
         for k, ln in enumerate(made, 1):
             lines.append("" if foreign or why is not None else ln)
             where.append((n, k))
-    return lines, where, notes
+    return lines, where, notes, shell
+
+
+#: What a note says of the lines IPython runs as Python that check/ipython_syntax.py does not turn into it
+#: (break-it round 11: ``%time %time f()``, ``%timeit -n1 f()`` and ``/f x`` passed unchecked, exit 0).
+UNREAD_NOTE = "not checked: Python that IPython runs through a magic or an autocall in a form not read here"
+#: At most this many line numbers are listed in one note; the rest are counted.
+LISTED_LINES = 10
+
+
+def numbered_lines(numbers: list[int]) -> str:
+    """ "line 2", "lines 2, 5", "lines 1, 2, ... (and 12 more)" (at most LISTED_LINES numbers listed)."""
+    shown = ", ".join(str(k) for k in numbers[:LISTED_LINES])
+    more = f" (and {len(numbers) - LISTED_LINES} more)" if len(numbers) > LISTED_LINES else ""
+    return f"line{'s' if len(numbers) > 1 else ''} {shown}{more}"
 
 
 def _not_python(code: str) -> str | None:
@@ -133,3 +155,16 @@ def _cell_text(value: Any, n: int, key: str) -> str:
     if isinstance(value, list) and all(isinstance(part, str) for part in value):
         return "".join(value)
     raise ValueError(f"not a notebook (cell {n}: {key} is not text)")
+
+
+def shell_note(where: list[tuple[int, int]]) -> str:
+    """The one note `run` gives for a notebook's shell commands (``!cmd``, ``x = !cmd``), which IPython
+    runs and `run` does not (the sandbox runs the Python; ``x = !cmd`` gives ``x = []``): "shell commands
+    not run: cell 1 line 3; cell 2 lines 1, 4" (at most LISTED_LINES cells named, the rest counted).
+    Before, they were dropped in silence and the output differed from IPython's (break-it round 11)."""
+    cells: dict[int, list[int]] = {}
+    for cell, line in where:
+        cells.setdefault(cell, []).append(line)
+    named = [f"cell {cell} {numbered_lines(lines)}" for cell, lines in list(cells.items())[:LISTED_LINES]]
+    more = f" (and {len(cells) - LISTED_LINES} more cells)" if len(cells) > LISTED_LINES else ""
+    return "shell commands not run (`run` runs the Python; x = !cmd gets []): " + "; ".join(named) + more

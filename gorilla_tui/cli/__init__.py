@@ -10,7 +10,14 @@ import sys
 from collections.abc import Sequence
 
 from gorilla_tui import __version__
-from gorilla_tui.cli.output import OutputLost, discard_stdout, guarded_stdout, one_line_warnings
+from gorilla_tui.cli.output import (
+    OutputLost,
+    discard_stdout,
+    guarded_stdout,
+    one_line_warnings,
+    quiet_stderr,
+    say,
+)
 from gorilla_tui.errors import GorillaError
 from gorilla_tui.textsafe import safe_text
 from gorilla_tui.tui.terminal import keep_early_keys
@@ -57,16 +64,23 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Run the CLI and return the exit status: 0 ok, 1 a negative result (e.g. a verdict that is not
     valid), 2 bad usage or setup (one line on stderr, never a traceback), 130 interrupted. Standard
     output that refuses a write (a full disk, a closed descriptor) is one line and exit 2; a reader that
-    went away (EPIPE) exit 0 in silence (cli/output.py).
+    went away (EPIPE) exit 0 in silence (cli/output.py). A stderr that cannot be written (closed, full)
+    loses its lines but never changes the status (cli/output.py quiet_stderr, say).
 
     Options without a command go to the default command `tui` (`gorilla-tui --model X` = `gorilla-tui tui
     --model X`). An unexpected exception prints one line (exit 1); GORILLA_TUI_DEBUG=1 shows the traceback.
     A command that opens the TUI keeps the keys typed while it starts, Ctrl+Q included, from here on, before
     the subcommands are imported (tui/terminal.py)."""
     argv = list(sys.argv[1:] if argv is None else argv)
-    if _opens_tui(argv):
-        with keep_early_keys():
-            return _main(argv)
+    with quiet_stderr():  # a stderr that cannot be written never changes the status (break-it round 11)
+        if _opens_tui(argv):
+            with keep_early_keys():
+                return _main(argv)
+        return _guarded_main(argv)
+
+
+def _guarded_main(argv: list[str]) -> int:
+    """_main(argv) with standard output guarded (cli/output.py): a write it refuses is one line, exit 2."""
     status = None
     try:
         # flushed inside: a full disk found at exit is said too; a library's warning is one line
@@ -77,10 +91,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         discard_stdout()
         if e.broken_pipe:  # the reader went away (`| head -1`): it asked for no more; findings stay 1
             return e.status if status is None else status
-        try:
-            print(f"gorilla-tui: error: {safe_text(e.message())}", file=sys.stderr)
-        except (OSError, ValueError, AttributeError):  # stderr is gone too: the status still says it
-            pass
+        say(f"gorilla-tui: error: {safe_text(e.message())}")  # stderr gone too: the status still says it
         return 2
 
 
@@ -110,12 +121,12 @@ def _main(argv: list[str]) -> int:
     except GorillaError as e:  # messages quote arguments, paths and file contents: shown, never interpreted
         # one line: a newline quoted from a value (a model path, an endpoint's error message) printed a
         # forged line of its own (break-it round 7)
-        print(f"gorilla-tui: error: {safe_text(str(e))}", file=sys.stderr)
+        say(f"gorilla-tui: error: {safe_text(str(e))}")
         if e.hint:
-            print(f"  hint: {safe_text(e.hint)}", file=sys.stderr)
+            say(f"  hint: {safe_text(e.hint)}")
         return e.exit_code
     except KeyboardInterrupt:
-        print("gorilla-tui: interrupted", file=sys.stderr)
+        say("gorilla-tui: interrupted")
         return 130
     except BrokenPipeError:
         return 0
@@ -125,7 +136,7 @@ def _main(argv: list[str]) -> int:
         # any path the person gave (a home, a model, --out, --from) longer than the file system takes:
         # Path.exists() raises it on Python 3.11 (break-it round 6: "internal error" from six inputs)
         shown = safe_text(str(e.filename or "")[:60])
-        print(f"gorilla-tui: error: a path is too long for the file system: {shown}...", file=sys.stderr)
+        say(f"gorilla-tui: error: a path is too long for the file system: {shown}...")
         return 2
     except Exception as e:  # last resort: a bug, not the user's input; one line unless debugging
         return _internal_error(e)
@@ -136,10 +147,7 @@ def _internal_error(e: BaseException) -> int:
     if os.environ.get(DEBUG_ENV, "").strip() not in ("", "0"):
         raise e
     msg = safe_text((str(e).splitlines() or [""])[0][:300])
-    print(
-        f"gorilla-tui: internal error: {type(e).__name__}: {msg} (run with {DEBUG_ENV}=1 for the traceback)",
-        file=sys.stderr,
-    )
+    say(f"gorilla-tui: internal error: {type(e).__name__}: {msg} (run with {DEBUG_ENV}=1 for the traceback)")
     return 1
 
 

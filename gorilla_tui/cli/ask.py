@@ -12,7 +12,7 @@ from typing import Any
 import gorilla_tui.cli as entry  # the package (cli.run reads EXIT_NOW), loaded already: it dispatched here
 from gorilla_tui.cancel import ctrl_c_sets
 from gorilla_tui.cli.options import TASK_HELP, add_model_options, settings_from_args, task_text
-from gorilla_tui.cli.output import HeldLoss
+from gorilla_tui.cli.output import HeldLoss, say
 from gorilla_tui.cli.run import add_isolation_option, check_run_args, confirm_and_run, open_history
 from gorilla_tui.config import Settings
 from gorilla_tui.errors import GorillaError
@@ -93,17 +93,17 @@ def run(args: argparse.Namespace) -> int:
         else:
             for w in proposal.warnings:  # a translated task is a note, not a warning
                 kind = "note" if w.startswith(TRANSLATION_NOTE) else "warning"
-                print(f"gorilla-tui: {kind}: {safe_text(w)}", file=sys.stderr)
+                say(f"gorilla-tui: {kind}: {safe_text(w)}")
             _print_panel(data, proposal.hits)
         sys.stdout.flush()  # the answer is out before the history is touched
     history = open_history()
     task_id = history.add(args.task, data)  # the TUI's history screen lists CLI asks too
     if args.run:
         if proposal.fit == "nothing":
-            print("gorilla-tui: nothing to run: no API in the index fits the task", file=sys.stderr)
+            say("gorilla-tui: nothing to run: no API in the index fits the task")
             return held.end(1)
         if not proposal.code.strip():
-            print("gorilla-tui: nothing to run: the proposal has no code", file=sys.stderr)
+            say("gorilla-tui: nothing to run: the proposal has no code")
             return held.end(1)
         return held.end(
             confirm_and_run(
@@ -214,7 +214,7 @@ def _ask(
 
 def _note(line: str) -> None:
     # may quote a path or a server's words: one line whatever they hold
-    print(safe_text(f"gorilla-tui: {line}"), file=sys.stderr)
+    say(safe_text(f"gorilla-tui: {line}"))
 
 
 def _print_panel(d: dict[str, Any], hits: list[Hit]) -> None:
@@ -240,7 +240,8 @@ def _print_panel(d: dict[str, Any], hits: list[Hit]) -> None:
     if nothing:
         parts.append(Text.assemble(("nearest  ", "bold"), safe_text(d.get("nearest_call") or "(none)")))
     else:
-        parts.append(Text.assemble(("call     ", "bold"), safe_text(d["api_call"] or "(none)")))
+        call = safe_text(d["api_call"] or "(none)", limit=None)  # whole: the answer, to copy
+        parts.append(Text.assemble(("call     ", "bold"), call))
     diagnostics = list(v["diagnostics"])
     verdict_line = Text.assemble(("verdict  ", "bold"), (v["verdict"], f"bold {colour}"))
     if nothing:

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 import tempfile
 import threading
 from pathlib import Path
@@ -13,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 from gorilla_tui.cancel import ctrl_c_sets
 from gorilla_tui.cli.options import add_model_options, settings_from_args
-from gorilla_tui.cli.output import status_if_cut
+from gorilla_tui.cli.output import say, status_if_cut
 from gorilla_tui.config import Settings
 from gorilla_tui.errors import UsageError
 from gorilla_tui.textsafe import safe_text
@@ -89,7 +88,7 @@ def run_bfcl(args: argparse.Namespace) -> int:
     settings = settings_from_args(args).replace(hub="")
 
     def note(line: str) -> None:  # the server's own words: escaped
-        print(f"gorilla-tui: note: {safe_text(line)}", file=sys.stderr)
+        say(f"gorilla-tui: note: {safe_text(line)}")
 
     run = bfcl.BfclRun(services.model_label(settings), settings.mode,
                        services.planned_select_by(settings, note=note), settings.k, args.pooled)  # fmt: skip
@@ -98,7 +97,7 @@ def run_bfcl(args: argparse.Namespace) -> int:
         existed = out.exists()
         done, notes = bfcl.load_done(out, run)  # a wrong --out fails before the model loads
         for line in notes:
-            print(safe_text(f"gorilla-tui: {out}: {line}"), file=sys.stderr)
+            say(safe_text(f"gorilla-tui: {out}: {line}"))
         stats = None
         if any(q.id not in done for q in questions):
             pool = [q for name in names for q in every[name]]
@@ -175,11 +174,7 @@ def _answer(settings: Settings, questions: list[bfcl.BfclQuestion], pool: list[b
             def plain(line: dict[str, Any]) -> None:
                 count(line)
                 how = "right" if line["valid"] else f"wrong ({line.get('error_type') or 'no call'})"
-                print(
-                    safe_text(f"{line['id']}: {how} [{right[0]}/{right[1]}]"),
-                    file=sys.stderr,
-                    flush=True,
-                )
+                say(safe_text(f"{line['id']}: {how} [{right[0]}/{right[1]}]"))
 
             stats = bfcl.answer_questions(questions, out, run, pipelines, stop=stop, cancel=cancel,
                                           on_answer=plain)  # fmt: skip

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 import threading
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -14,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 from gorilla_tui.cancel import ctrl_c_sets
 from gorilla_tui.cli.eval_bfcl import register_bfcl
 from gorilla_tui.cli.options import add_model_options, settings_from_args
-from gorilla_tui.cli.output import status_if_cut
+from gorilla_tui.cli.output import say, status_if_cut
 from gorilla_tui.config import Settings
 from gorilla_tui.errors import UsageError
 from gorilla_tui.textsafe import safe_text
@@ -91,7 +90,7 @@ def run_score(args: argparse.Namespace) -> int:
         from_dir=args.from_dir,
     )
     for warning in score.warnings:  # stderr in both modes, so --json keeps stdout pure JSON
-        print(f"gorilla-tui: warning: {safe_text(warning)}", file=sys.stderr)
+        say(f"gorilla-tui: warning: {safe_text(warning)}")
     if args.json:
         print(json.dumps(score.to_dict(), ensure_ascii=False))
         return 0
@@ -174,14 +173,14 @@ def run_eval(args: argparse.Namespace) -> int:
     model = services.model_label(settings)
 
     def note(line: str) -> None:  # the server's own words: escaped
-        print(f"gorilla-tui: note: {safe_text(line)}", file=sys.stderr)
+        say(f"gorilla-tui: note: {safe_text(line)}")
 
     select_by = services.planned_select_by(settings, note=note)
     info = evalrun.RunInfo(data.hub, args.retriever, settings.mode, model, settings.k, select_by)
     existed = Path(args.out).exists()
     done, notes = evalrun.load_answers(args.out, info)  # a wrong --out fails before the model loads
     for note in notes:
-        print(safe_text(f"gorilla-tui: {args.out}: {note}"), file=sys.stderr)
+        say(safe_text(f"gorilla-tui: {args.out}: {note}"))
     stats = evalrun.RunStats(skipped=len(tasks), concurrency=args.concurrency)
     if any(t.question_id not in done for t in tasks):
         stats = _answer(args, settings, data, tasks, info, len(done.keys() & {t.question_id for t in tasks}))
@@ -210,8 +209,8 @@ def all_failed(stats: evalrun.RunStats, out: str) -> bool:
     never gave an answer): the run exits 1, a failed answer, not 0 with "0 answered now" (break-it pass 4)."""
     if not stats.failed or stats.answered:
         return False
-    print(safe_text(f"gorilla-tui: every task failed ({stats.failed} of {stats.failed}); each line of {out} "
-                    "says why in its \"error\""), file=sys.stderr)  # fmt: skip
+    say(safe_text(f"gorilla-tui: every task failed ({stats.failed} of {stats.failed}); each line of {out} "
+                  "says why in its \"error\""))  # fmt: skip
     return True
 
 

@@ -14,7 +14,7 @@ from gorilla_tui.cli.index_status import FLAGGED_SHOWN, SKIPPED_SHOWN, sources_t
 from gorilla_tui.cli.output import status_if_cut
 from gorilla_tui.config import load_settings
 from gorilla_tui.errors import GorillaError, UsageError
-from gorilla_tui.model.likelihood import check_choice_settings
+from gorilla_tui.model.choice import check_choice_settings
 from gorilla_tui.paths import expand_user, get_paths, path_exists
 from gorilla_tui.pool.doc import MAX_SOURCE_BYTES
 from gorilla_tui.pool.remedies import fix_lines

@@ -12,9 +12,9 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from gorilla_tui import __version__
-from gorilla_tui.cli.output import status_if_cut
+from gorilla_tui.cli.output import say, status_if_cut
 from gorilla_tui.errors import UsageError
-from gorilla_tui.textsafe import safe_text
+from gorilla_tui.textsafe import cut, safe_text
 
 #: Exit status like other linters: 0 no finding, 1 findings, 2 bad usage or a path asked for and not read (a
 #: file unreadable, not text or too large; a folder unlistable or too deep), whatever else was found.
@@ -51,27 +51,54 @@ def source_text(data: bytes, what: str) -> str:
     other as code_text reads it (UTF-8, a BOM dropped). A valid latin-1 file with its coding line was
     refused as "not UTF-8 text" (issue 42). Raises UsageError (one line) for an unknown encoding, one that
     is no text encoding (``hex``, ``rot13``, ``undefined``: Python says "encoding problem"; it was an
-    internal error, break-it round 7), bytes the declared one cannot decode, a NUL byte, or bytes that are
-    not UTF-8 without a coding line."""
+    internal error, break-it round 7), one that is not ASCII compatible (utf-16, utf-32, EBCDIC: CPython
+    refuses them, _ASCII_SAMPLE), bytes the declared one cannot decode, a NUL byte, or bytes that are not
+    UTF-8 without a coding line. The encoding's name is cut at CODING_SHOWN characters in every message."""
     refuse_bom_with_coding(data, what)
     try:
         encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
     except SyntaxError as e:  # no coding line and bytes that are not UTF-8, or an unknown encoding name
-        if str(e).startswith("unknown encoding"):
-            raise UsageError(f"cannot read {what}: {e}") from None
+        if str(e).startswith("unknown encoding"):  # "unknown encoding: NAME", NAME as long as the line
+            raise UsageError(f"cannot read {what}: {cut(str(e), CODING_SHOWN)}") from None
         encoding = "utf-8"  # code_text says which byte is not UTF-8
     if encoding in ("utf-8", "utf-8-sig"):
         return code_text(data, what)
+    name = cut(encoding, CODING_SHOWN)  # "latin" + 9 MB of "-" + "1" is latin-1 to codecs.lookup
+    not_text = f"cannot read {what}: encoding problem: its coding line names {name}, not a text encoding"
+    try:
+        ascii_compatible = _ASCII_SAMPLE.encode(encoding) == _ASCII_SAMPLE.encode("ascii")
+    except (LookupError, UnicodeError, TypeError):  # a bytes-to-bytes codec, or one that always fails
+        raise UsageError(not_text) from None
+    not_ascii = (
+        f"cannot read {what}: encoding problem: its coding line names {name}, which is not ASCII compatible "
+        "(Python refuses it)"
+    )
     try:
         text = data.decode(encoding)
     except UnicodeDecodeError as e:
-        raise UsageError(f"cannot read {what}: not {encoding} text (bad byte at offset {e.start})") from None
-    except (LookupError, UnicodeError):  # a bytes-to-bytes codec, or one that always fails
-        raise UsageError(
-            f"cannot read {what}: encoding problem: its coding line names {encoding}, not a text encoding"
-        ) from None
+        why = (
+            not_ascii
+            if not ascii_compatible
+            else f"cannot read {what}: not {name} text (bad byte at offset {e.start})"
+        )
+        raise UsageError(why) from None
+    except (LookupError, UnicodeError):  # punycode, idna: no encoding of source text at all
+        raise UsageError(not_text) from None
+    if not ascii_compatible:
+        raise UsageError(not_ascii)
     _refuse_nul(data, what)
     return text
+
+
+#: At most this many characters of a coding line's encoding name are quoted in a message: CPython puts the
+#: whole name in its "encoding problem" error, and a 9 MB name made a 9 MB error line (break-it round 11).
+CODING_SHOWN = 80
+#: Python text every encoding a coding line may name writes as ASCII writes it. CPython's tokenizer reads
+#: the lines up to the coding line as ASCII and refuses an encoding that writes them otherwise: a file run
+#: with ``# coding: utf-16`` (or utf-32, or their -le/-be forms) is "SyntaxError: encoding problem:
+#: utf-16", and compile() of its bytes fails; EBCDIC ones (cp037, cp500) fail compile() too. `check` had
+#: decoded such a file and said "skipped: not Python 3 syntax", exit 0 (break-it round 11).
+_ASCII_SAMPLE = "# coding: x\nimport a_Z9 = (1, 'b') [2] {3: 4.5} -\t"
 
 
 def refuse_bom_with_coding(data: bytes, what: str) -> None:
@@ -191,7 +218,7 @@ def run_lint(
                     findings.append(f)
                     entries.append(f.to_dict())
             for why in skipped if explain else ():  # calls not judged: their callee resolves elsewhere
-                print(f"gorilla-tui: not judged: {lint.shown_path(why)}", file=sys.stderr)
+                say(f"gorilla-tui: not judged: {lint.shown_path(why)}")
             for n in said:  # check_block's "PATH: note"
                 notes.append((name, n.removeprefix(f"{name}: ")))
                 entries.append(lint.note_dict(*notes[-1]))
@@ -215,11 +242,11 @@ def run_lint(
                 print(_text_line(f))
             if findings or len(files) != 1:
                 noun = "finding" if len(findings) == 1 else "findings"
-                print(f"{len(findings)} {noun} in {len(files)} file(s)", file=sys.stderr)
+                say(f"{len(findings)} {noun} in {len(files)} file(s)")
         for path, n in notes:
-            print(f"gorilla-tui: note: {lint.shown_path(f'{path}: {n}')}", file=sys.stderr)
+            say(f"gorilla-tui: note: {lint.shown_path(f'{path}: {n}')}")
         for _, line in errors:
-            print(f"gorilla-tui: error: {lint.shown_path(line)}", file=sys.stderr)
+            say(f"gorilla-tui: error: {lint.shown_path(line)}")
     return status
 
 

@@ -7,6 +7,12 @@ made rich's Console exit 1 with no word in `index --status`, where `search` exit
 cli/__init__.py main() runs each command inside guarded_stdout(): a write that fails raises OutputLost,
 which main turns into "gorilla-tui: error: could not write the output: <why>" (exit 2: the output was
 lost) or, for a broken pipe, the usual silent exit 0 (the reader asked for no more).
+
+Standard error is the other way round: its lines (errors, hints, warnings, notes) are not the output, and
+a stderr that cannot be written never changes the exit status. With `2>/dev/full` or `2>&-` the print in
+main()'s error handler raised, and every exit 2 (bad input, damaged state) became Python's exit 1, the
+status of findings (break-it round 11, R11-3). main() runs each command inside quiet_stderr(), and say()
+is the one writer of the CLI's own lines to stderr.
 """
 
 from __future__ import annotations
@@ -114,6 +120,109 @@ def guarded_stdout() -> Iterator[None]:
         sys.stdout = previous
 
 
+def say(line: str) -> None:
+    """Write `line` and a newline to sys.stderr as one write, flushed, never raising: a stderr that is
+    closed (None), full (ENOSPC), not open for writing (EBADF), a gone reader (EPIPE) or a closed stream
+    (ValueError) loses the line and nothing else. The one writer of the CLI's error, hint, warning and note
+    lines: the exit status is the command's, whatever happens to stderr. Never falls back to stdout
+    (print(file=None) would write the line into the output)."""
+    stream = sys.stderr
+    if stream is None:
+        return
+    try:
+        stream.write(f"{line}\n")
+        stream.flush()
+    except (OSError, ValueError, AttributeError):
+        pass
+
+
+class _QuietStderr:
+    """sys.stderr as it was (None when file descriptor 2 was closed), each write and flush that fails
+    swallowed: the first failure points file descriptor 2 at the null device (so the stream's buffered
+    bytes, Python's flush at shutdown and a C library's own writes to fd 2 go nowhere, quietly) and drops
+    every later line. Rich's Console(stderr=True), warnings and logging write through it too."""
+
+    encoding = "utf-8"
+
+    def __init__(self, stream: Any) -> None:
+        self._stream = stream
+
+    def write(self, text: str) -> int:
+        if self._stream is not None:
+            try:
+                return self._stream.write(text)
+            except (OSError, ValueError):
+                self._lose()
+        return len(text)
+
+    def flush(self) -> None:
+        if self._stream is not None:
+            try:
+                self._stream.flush()
+            except (OSError, ValueError):
+                self._lose()
+
+    def isatty(self) -> bool:
+        try:
+            return self._stream is not None and self._stream.isatty()
+        except (OSError, ValueError):
+            return False
+
+    def fileno(self) -> int:
+        if self._stream is None:
+            raise io.UnsupportedOperation("standard error is closed")
+        return self._stream.fileno()
+
+    def _lose(self) -> None:
+        stream, self._stream = self._stream, None
+        try:
+            on_fd2 = stream.fileno() == 2
+        except (OSError, ValueError, AttributeError):  # a stream of no descriptor (a test's capture)
+            on_fd2 = False
+        if on_fd2:
+            _null_fd(2)
+        try:  # what the stream still buffers now goes to the null device
+            stream.flush()
+        except (OSError, ValueError):
+            pass
+
+    def __getattr__(self, name: str) -> Any:
+        if self._stream is None:
+            raise AttributeError(name)
+        return getattr(self._stream, name)
+
+
+@contextmanager
+def quiet_stderr() -> Iterator[None]:
+    """sys.stderr replaced, for the block, by one whose writes never raise (_QuietStderr), flushed at its
+    end, restored after. A closed file descriptor 2 is first given the null device, so no file the command
+    opens (an index file, the history database) takes its place and receives a library's messages."""
+    previous = sys.stderr
+    if previous is None:
+        try:
+            os.fstat(2)
+        except OSError:
+            _null_fd(2)
+    quiet = _QuietStderr(previous)
+    sys.stderr = quiet
+    try:
+        yield
+    finally:
+        quiet.flush()
+        sys.stderr = previous
+
+
+def _null_fd(fd: int) -> None:
+    """Point file descriptor `fd` (1 or 2) at the null device; nothing when that fails."""
+    try:
+        null = os.open(os.devnull, os.O_WRONLY)
+        if null != fd:
+            os.dup2(null, fd)
+            os.close(null)
+    except OSError:
+        pass
+
+
 @contextmanager
 def one_line_warnings() -> Iterator[None]:
     """Python warnings shown, for the block, as one escaped line each on stderr ("gorilla-tui: warning:
@@ -123,11 +232,7 @@ def one_line_warnings() -> Iterator[None]:
     previous = warnings.showwarning
 
     def show(message: Any, *_where: Any, **_how: Any) -> None:  # showwarning(message, category, ...)
-        text = " ".join(str(message).split())
-        try:
-            print(f"gorilla-tui: warning: {safe_text(text)}", file=sys.stderr)
-        except (OSError, ValueError, AttributeError):  # stderr is gone: the warning is not worth an error
-            pass
+        say(f"gorilla-tui: warning: {safe_text(' '.join(str(message).split()))}")
 
     warnings.showwarning = show
     try:
@@ -182,13 +287,7 @@ def discard_stdout() -> None:
     """Point file descriptor 1 at /dev/null and drop what the stream still buffers, so that nothing more is
     written to the broken output (Python's shutdown flush then succeeds quietly; the Python docs' advice for
     SIGPIPE, library/signal.html "Note on SIGPIPE")."""
-    try:
-        devnull = os.open(os.devnull, os.O_WRONLY)  # 1 itself when descriptor 1 was closed
-        if devnull != 1:
-            os.dup2(devnull, 1)
-            os.close(devnull)
-    except OSError:
-        pass
+    _null_fd(1)  # 1 itself when descriptor 1 was closed
 
 
 def _hold_closed_stdout() -> None:

@@ -10,8 +10,9 @@ from pathlib import Path
 from typing import Any
 
 from gorilla_tui.check.lint import MAX_CODE_BYTES as CODE_LIMIT
+from gorilla_tui.check.notebook import shell_note
 from gorilla_tui.cli.lint import code_text, refuse_bom_with_coding
-from gorilla_tui.cli.output import HeldLoss
+from gorilla_tui.cli.output import HeldLoss, say
 from gorilla_tui.cli.sandbox_run import STOPPED_BY, report_run, run_in_sandbox
 from gorilla_tui.config import load_settings
 from gorilla_tui.errors import UsageError
@@ -139,7 +140,7 @@ def confirm_and_run(
             doc = {**(extra or {}), "verdict": verdict.to_dict(), "run": None, "declined": True}
             print(json.dumps(doc, indent=1))
         else:
-            print("Not run.", file=sys.stderr)
+            say("Not run.")
         return 1
     limits = Limits()
     if args.timeout is not None:
@@ -163,7 +164,7 @@ def confirm_and_run(
         report_run(verdict, requirements, result, args, extra or {}, code)
         sys.stdout.flush()  # the result is out before the history is touched
     if stopped_by is not None:
-        print(f"gorilla-tui: run stopped ({STOPPED_BY[stopped_by]})", file=sys.stderr)
+        say(f"gorilla-tui: run stopped ({STOPPED_BY[stopped_by]})")
     (history or open_history()).add_run(
         task_id,
         code,
@@ -181,7 +182,7 @@ def open_history() -> Any:
     history ..."); used by `ask` and `run` after their result is printed."""
 
     def warn(message: str) -> None:
-        print(f"gorilla-tui: warning: {safe_text(message)}", file=sys.stderr, flush=True)
+        say(f"gorilla-tui: warning: {safe_text(message)}")
 
     return History(on_warning=warn)
 
@@ -244,7 +245,10 @@ def file_code(name: str, text: str) -> str:
     except ValueError as e:  # "not a notebook (not JSON: ...)" / "(no cells list)"
         raise UsageError(f"cannot run {name}: {e}") from None
     for note in (n for block in found for n in block.notes):  # a notebook cell that is no Python: left out
-        print(safe_text(f"gorilla-tui: note: {name}: {note}"), file=sys.stderr)
+        say(safe_text(f"gorilla-tui: note: {name}: {note}"))
+    shell = [where for block in found for where in block.shell]
+    if shell:  # IPython would run them; the sandbox runs Python only (x = !cmd gets [] here)
+        say(safe_text(f"gorilla-tui: note: {name}: {shell_note(shell)}"))
     code = "\n".join(block.code for block in found)
     if not code.strip():
         what = "no code cell" if kind == "notebook" else "no Python fence (```python)"

@@ -7,11 +7,10 @@ from __future__ import annotations
 import argparse
 import json
 import signal
-import sys
 import threading
 from typing import Any
 
-from gorilla_tui.cli.output import HeldLoss, OutputLost
+from gorilla_tui.cli.output import HeldLoss, OutputLost, say
 from gorilla_tui.errors import GorillaError
 from gorilla_tui.sandbox.requirements import missing_package
 from gorilla_tui.sandbox.runner import SandboxRun
@@ -43,7 +42,7 @@ def run_in_sandbox(
 
     def echo(stream: str, line: str) -> None:
         if stream != "stdout":
-            print(safe_text(line, newlines=True), file=sys.stderr, flush=True)
+            say(safe_text(line, newlines=True))
             return
         with held.catch():
             if not held.lost:
@@ -124,15 +123,12 @@ def report_run(
         parts.append("stopped")
     if result.truncated:
         parts.append(f"output truncated ({result.dropped_bytes} bytes dropped)")
-    print("run: " + "; ".join(parts), file=sys.stderr)
+    say("run: " + "; ".join(parts))
     for note in result.notes:
-        print("  " + safe_text(note), file=sys.stderr)
+        say("  " + safe_text(note))
     if args.keep:
-        print(safe_text(f"  sandbox folder: {result.workdir}"), file=sys.stderr)  # a path, as it is
+        say(safe_text(f"  sandbox folder: {result.workdir}"))  # a path, as it is
     if missing is not None:
-        print(
-            safe_text(f"missing package: {missing.module}; to install it yourself: {missing.pip_line}"),
-            file=sys.stderr,
-        )
+        say(safe_text(f"missing package: {missing.module}; to install it yourself: {missing.pip_line}"))
     if undefined is not None:
-        print(safe_text(f"NameError: {undefined.message()}"), file=sys.stderr)
+        say(safe_text(f"NameError: {undefined.message()}"))

@@ -11,7 +11,7 @@ from collections import Counter
 from typing import Any
 
 from gorilla_tui.cli.options import TASK_HELP, task_text
-from gorilla_tui.cli.output import status_if_cut
+from gorilla_tui.cli.output import say, status_if_cut
 from gorilla_tui.config import load_settings
 from gorilla_tui.errors import UsageError
 from gorilla_tui.textsafe import clean_task, safe_text
@@ -116,15 +116,15 @@ def run(args: argparse.Namespace) -> int:
     # constraints stated in the task ("top-1 >= 75 %", "runs on a Raspberry Pi") rerank the BM25 hits
     index = services.load_index()
     if index.note:  # an index stored by an older version: read the slow way until it is refreshed
-        print(f"gorilla-tui: note: {safe_text(index.note)}", file=sys.stderr)
+        say(f"gorilla-tui: note: {safe_text(index.note)}")
     for note in notes:
-        print(f"gorilla-tui: note: {safe_text(note)}", file=sys.stderr)
+        say(f"gorilla-tui: note: {safe_text(note)}")
     result = search_with_constraints(index, task, k=k, hub=hub)
     for note in result.notes:  # a task of emoji or symbols alone: BM25 had no word to search for
-        print(f"gorilla-tui: note: {safe_text(note)}", file=sys.stderr)
+        say(f"gorilla-tui: note: {safe_text(note)}")
     failure = index.dense_failure()  # BM25 alone (damaged vectors, a failed embedder): why, and the mend
     if failure:
-        print(f"gorilla-tui: note: {safe_text(failure)}", file=sys.stderr)
+        say(f"gorilla-tui: note: {safe_text(failure)}")
     with status_if_cut(0 if result.hits else 1):
         return _print(args, task, hub, k, result)
 

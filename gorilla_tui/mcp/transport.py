@@ -12,7 +12,10 @@ serving:
 - -32700 parse error: not JSON (or nested deeper than Python's JSON reader goes), id null;
 - -32600 invalid request: JSON but no request object (a number, a batch, no method), with the request's
   id when it has one of the allowed types (string or integer), else null;
-- -32602 invalid params: a request whose params are no object or hold a lone surrogate, with its id.
+- -32602 invalid params: a request whose params are no object, hold a lone surrogate, or an integer of more
+  digits than Python converts (sys.get_int_max_str_digits(), 4,300: valid JSON, which pydantic refuses as
+  "number out of range"; it was -32700 with id null, and the client waited on its id, break-it round 11),
+  with its id.
 
 An id holding a lone surrogate (``"id": "\\ud800x"``, valid JSON) is no id that can be written back (no
 UTF-8 writer takes it): the request gets -32600 with id null, as JSON-RPC 2.0 section 5 asks when the id
@@ -31,6 +34,7 @@ from __future__ import annotations
 import json
 import os
 import signal
+import sys
 import threading
 from collections.abc import Awaitable, Callable, Iterator
 from contextlib import contextmanager
@@ -56,7 +60,7 @@ from mcp.types import jsonrpc_message_adapter as message_adapter
 from pydantic import ValidationError
 from pydantic_core import PydanticSerializationError
 
-from gorilla_tui.jsontext import without_lone_surrogates
+from gorilla_tui.jsontext import LongNumber, long_number_path, with_long_numbers, without_lone_surrogates
 from gorilla_tui.mcp.lines import MAX_LINE_BYTES, Lines, TooLong, start_reader
 
 
@@ -80,8 +84,8 @@ def reply_to(line: str) -> list[JSONRPCError] | None:
             why = "Invalid Request: the id must be a string or an integer"
             return [_error(None, INVALID_REQUEST, why)]
         return None
-    try:
-        obj = json.loads(line)
+    try:  # an integer longer than Python converts is valid JSON: kept as its digits, refused by name below
+        obj = with_long_numbers(line)
     except (ValueError, RecursionError):
         return [_error(None, PARSE_ERROR, "Parse error: the line is not JSON", detail)]
     if isinstance(obj, list):
@@ -92,6 +96,9 @@ def reply_to(line: str) -> list[JSONRPCError] | None:
         return [_error(None, INVALID_REQUEST, "Invalid Request: not a JSON-RPC request object", detail)]
     if isinstance(obj.get("id"), str) and _lone_surrogate(obj["id"]):
         why = "Invalid Request: the id holds a lone surrogate (a \\ud800-\\udfff escape without its pair)"
+        return [_error(None, INVALID_REQUEST, why)]
+    if isinstance(obj.get("id"), LongNumber):  # no id that can be written back: JSON-RPC 2.0 section 5
+        why = f"Invalid Request: the id is a number of more than {sys.get_int_max_str_digits()} digits"
         return [_error(None, INVALID_REQUEST, why)]
     method, rid = obj.get("method"), _id(obj)
     if isinstance(method, str) and "id" not in obj:
@@ -104,6 +111,13 @@ def reply_to(line: str) -> list[JSONRPCError] | None:
                 "Invalid params: a string holds a lone surrogate (a \\ud800-\\udfff escape without its pair)"
             )
             return [_error(rid, INVALID_PARAMS, why)]
+        long = long_number_path(obj)
+        if long is not None:
+            limit = sys.get_int_max_str_digits()
+            why = f"Invalid params: {long[:200]} is an integer of more than {limit} digits (too long to read)"
+            return [_error(rid, INVALID_PARAMS, why)]
+        if "number out of range" in detail:  # a float pydantic refuses (9...9.5 of 5,000 digits)
+            return [_error(rid, INVALID_PARAMS, "Invalid params: a number is out of range", detail)]
         return [_error(rid, INVALID_PARAMS, "Invalid params: params must be an object", detail)]
     return [_error(rid, INVALID_REQUEST, "Invalid Request: not a JSON-RPC 2.0 request", detail)]
 
@@ -112,6 +126,8 @@ def _id(message: dict[str, Any]) -> str | int | None:
     """The request id when it is one JSON-RPC allows here (a string without a lone surrogate, or an
     integer, never a bool), else None (the reply's id is then null)."""
     rid = message.get("id")
+    if isinstance(rid, LongNumber):  # digits that are no int Python can write back
+        return None
     if isinstance(rid, str):
         return None if _lone_surrogate(rid) else rid
     return rid if isinstance(rid, int) and not isinstance(rid, bool) else None

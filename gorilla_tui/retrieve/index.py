@@ -24,6 +24,7 @@ from gorilla_tui.retrieve import fit
 from gorilla_tui.retrieve import routing as source_routing
 from gorilla_tui.retrieve.bm25 import IDF_MODES, Bm25Params, PostingsScorer, idf_vector, top_k
 from gorilla_tui.retrieve.dense import W_BM25, DenseSide, rrf
+from gorilla_tui.retrieve.direction import goes_against, one_that_does_it, task_direction
 from gorilla_tui.retrieve.fusion import FusionSettings
 from gorilla_tui.retrieve.literals import intent_text
 from gorilla_tui.retrieve.matrix import Bm25Scorer, term_matrix
@@ -387,40 +388,55 @@ class ApiIndex:
             raise UsageError(f"k must be at least 1, not {k}")
         query = self.intent(query)
         sources = self.sources
+        way = task_direction(query)  # docs whose domain goes the other way are left out (direction.py)
         if hub or len(sources) < 2 or self.routing == "global":
-            return self._as_hits(self._top(*self.ranked(query, hub), k))
+            return self._as_hits(self._top(*self.ranked(query, hub), k, way))
         # "source" routing (retrieve/routing.py): groups of sources in the order of their best
         # source_scores, each ranked alone (fused with dense)
         best = self.source_scores(query)
         groups = source_routing.route_groups(sources, best)
         scores = [max(best[m] for m in members) for members in groups]
-        per_group: list[list[_Top]] = []  # (index row, BM25 score, cosine): docs are read at the end
+        per_group: list[list[_Top]] = []  # _Top: docs are read at the end
         for members in groups:
-            per_group.append(self._top(*self.ranked(query, members[0] if len(members) == 1 else members), k))
+            pool = members[0] if len(members) == 1 else members
+            per_group.append(self._top(*self.ranked(query, pool), k, way))
             if sum(map(len, per_group)) >= k and len(per_group) >= 2:
                 break
         order = source_routing.merge_routed(per_group, scores)
         return self._as_hits(order[:k])
 
-    def _top(self, rows: np.ndarray, fused: np.ndarray, bm25: np.ndarray, dense: Any, k: int) -> list[_Top]:
-        """(index row, BM25 score, dense cosine or None) of the k best fused scores of one pool, best first.
-        dense: ranked()'s (cosine, mask) or None; a doc without a vector (mask False) has no cosine."""
+    def _top(
+        self, rows: np.ndarray, fused: np.ndarray, bm25: np.ndarray, dense: Any, k: int, way: Any
+    ) -> list[_Top]:
+        """(index row, BM25 score, dense cosine or None, fused score) of the k best fused scores of one pool.
+        dense: ranked()'s (cosine, mask) or None; a doc without a vector (mask False) has no cosine. way: the
+        task's direction (direction.task_direction); when it states one, the docs of the REVERSED_DEPTH * k
+        best whose domain goes the other way (direction.goes_against) are left out, and one that does exactly
+        what the task states reaches the k (direction.one_that_does_it)."""
+        depth = k * REVERSED_DEPTH if any(way) else k
+        kept = [pos for pos, _ in top_k(fused, depth)]
+        if depth > k:
+            kept = [pos for pos in kept if not goes_against(way, self.docs[int(rows[pos])].domain)]
+            kept = one_that_does_it(kept, k, way, lambda pos: self.docs[int(rows[pos])].domain)
         out: list[_Top] = []
-        for pos, _ in top_k(fused, k):
+        for pos in kept[:k]:
             cos = float(dense[0][pos]) if dense is not None and dense[1][pos] else None
-            out.append((int(rows[pos]), float(bm25[pos]), cos))
+            out.append((int(rows[pos]), float(bm25[pos]), cos, float(fused[pos])))
         return out
 
     def _as_hits(self, top: list[_Top]) -> list[Hit]:
         """Hits (1-based ranks) of _top's triples: only these docs are read (LazyDocs)."""
         return [
-            Hit(doc=self.docs[row], score=score, rank=rank, dense=cos)
-            for rank, (row, score, cos) in enumerate(top, start=1)
+            Hit(doc=self.docs[row], score=score, rank=rank, dense=cos, fused=fused)
+            for rank, (row, score, cos, fused) in enumerate(top, start=1)
         ]
 
 
-#: One ranked doc of a pool before it is read: (index row, BM25 score, dense cosine or None).
-_Top = tuple[int, float, "float | None"]
+#: How deep a search looks for hits when the task states a direction and docs going the other way are left
+#: out (_top): the k hits come from the REVERSED_DEPTH * k best of each pool.
+REVERSED_DEPTH = 4
+#: One ranked doc of a pool before it is read: (index row, BM25 score, dense cosine or None, fused score).
+_Top = tuple[int, float, "float | None", float]
 
 
 __all__ = [

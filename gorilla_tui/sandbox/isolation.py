@@ -14,6 +14,7 @@ import site
 import subprocess
 import sys
 import sysconfig
+import zoneinfo
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -37,33 +38,45 @@ ENV_ALLOW = ("TERM", "TZ", "COLUMNS", "LINES", "NO_COLOR")
 STANDARD_PATH = "/usr/local/bin:/usr/bin:/bin"
 #: The locale variables Python reads (the locale module's categories LC_CTYPE, LC_COLLATE, LC_TIME,
 #: LC_MONETARY, LC_NUMERIC, LC_MESSAGES and LC_ALL, setlocale(3); LANG; LANGUAGE, read by gettext and
-#: locale.getdefaultlocale): passed only with a locale-shaped value (LOCALE_VALUE). Every other LC_ name
+#: locale.getdefaultlocale): passed only with a locale name for a value (locale_name). Every other LC_ name
 #: is dropped: all of them passed before, and `LC_DB_URL=postgres://user:pw@...` reached the code (issue 42).
 LOCALE_VARS = (
     "LANG", "LANGUAGE", "LC_ALL", "LC_CTYPE", "LC_COLLATE", "LC_MESSAGES", "LC_MONETARY", "LC_NUMERIC",
     "LC_TIME",
 )  # fmt: skip
-#: A locale name (POSIX/glibc: language[_territory][.codeset][@modifier], e.g. "en_US.UTF-8",
-#: "sr_RS@latin", "C.UTF-8"), or C / POSIX; LANGUAGE is a colon-separated list of them (gettext).
-_LOCALE = (
-    r"(?:C|POSIX|C\.(?:UTF-8|utf8)"
-    r"|[a-z]{2,3}(?:_[A-Z]{2}|_[0-9]{3})?(?:\.[A-Za-z0-9_-]{1,20})?(?:@[A-Za-z0-9]{1,20})?)"
+#: A locale name's parts (POSIX/glibc: language[_territory][.codeset][@modifier], e.g. "en_US.UTF-8",
+#: "es_419", "sr_RS@latin"); the codeset and the modifier are checked against CODESETS and MODIFIERS.
+_LOCALE = re.compile(
+    r"([a-z]{2,3})(?:_(?:[A-Z]{2}|[0-9]{3}))?(?:\.([A-Za-z0-9_-]{1,20}))?(?:@([a-z]{1,12}))?"
 )
-LOCALE_VALUE = re.compile(rf"{_LOCALE}(?::{_LOCALE})*")
-#: The shapes of the other names' values (anything else is dropped: a variable is no place for data).
-_VALUE_SHAPE = {
-    "TERM": re.compile(r"[A-Za-z0-9][A-Za-z0-9.+_-]{0,63}"),
-    "COLUMNS": re.compile(r"[0-9]{1,5}"),
-    "LINES": re.compile(r"[0-9]{1,5}"),
-    "NO_COLOR": re.compile(r"[A-Za-z0-9]{0,8}"),
-    # an Olson name (":Europe/Paris", "UTC") or a POSIX rule ("CET-1CEST,M3.5.0,M10.5.0/3"), tzset(3)
-    "TZ": re.compile(
-        r":?[A-Za-z][A-Za-z0-9_+-]{0,30}(?:/[A-Za-z0-9_+-]{1,30}){0,3}"
-        r"|<?[A-Za-z+0-9-]{3,8}>?[+-]?[0-9]{1,2}(?::[0-9]{2}){0,2}"
-        r"(?:<?[A-Za-z+0-9-]{3,8}>?(?:[+-]?[0-9]{1,2}(?::[0-9]{2}){0,2})?"
-        r"(?:,[JM]?[0-9.]{1,8}(?:/[0-9:]{1,8})?,[JM]?[0-9.]{1,8}(?:/[0-9:]{1,8})?)?)?"
-    ),
-}
+#: The codesets and modifiers of glibc's supported locales (localedata/SUPPORTED), codesets compared
+#: without case, "-" and "_" ("UTF-8" = "utf8"): a value of any other codeset, such as
+#: "en_US.SECRETB", held data, not a locale (break-it round 11, R11-7).
+CODESETS = frozenset(
+    "utf8 iso88591 iso88592 iso88593 iso88595 iso88596 iso88597 iso88598 iso88599 iso885910 iso885913 "
+    "iso885914 iso885915 iso885916 eucjp euckr euctw gb18030 gb2312 gbk big5 big5hkscs koi8r koi8t koi8u "
+    "cp1251 cp1255 tis620 armscii8 georgianps pt154 rk1048 ascii ansix3.41968".split()
+)
+MODIFIERS = frozenset("euro latin cyrillic valencia devanagari iqtelif saaho abegede".split())
+#: At most this many names in LANGUAGE (gettext's list of languages to try, "de:en_US:en").
+MAX_LANGUAGES = 8
+#: The folders of the terminfo database the run sees (ncurses' default search list; the host's
+#: $TERMINFO and ~/.terminfo are not shown in the sandbox).
+TERMINFO_DIRS = ("/etc/terminfo", "/lib/terminfo", "/usr/share/terminfo")
+_TERM = re.compile(r"[A-Za-z0-9][A-Za-z0-9.+_-]{0,63}")
+#: A tz database zone name ("Europe/Paris", "UTC", "Etc/GMT+5"), looked up in zoneinfo.TZPATH.
+_ZONE = re.compile(r"[A-Za-z][A-Za-z0-9_+-]{0,30}(?:/[A-Za-z0-9_+-]{1,30}){0,3}")
+#: A POSIX TZ rule (POSIX.1-2024 Base Definitions 8.3, tzset(3)): std offset [dst [offset] [,rule]], e.g.
+#: "CET-1CEST,M3.5.0,M10.5.0/3", "<+0330>-3:30", "EST5EDT". Names are 3-6 letters (or 3-6 characters
+#: of letters, digits, + and - inside <>), hours 0-24: no room for a token.
+_TZ_NAME = r"(?:[A-Za-z]{3,6}|<[A-Za-z0-9+-]{3,6}>)"
+_TZ_OFFSET = r"[+-]?(?:[01]?[0-9]|2[0-4])(?::[0-5][0-9]){0,2}"
+_TZ_DATE = (
+    r"(?:J[0-9]{1,3}|[0-9]{1,3}|M(?:[1-9]|1[0-2])\.[1-5]\.[0-6])(?:/[+-]?[0-9]{1,3}(?::[0-5][0-9]){0,2})?"
+)
+POSIX_TZ = re.compile(rf"{_TZ_NAME}{_TZ_OFFSET}(?:{_TZ_NAME}(?:{_TZ_OFFSET})?(?:,{_TZ_DATE},{_TZ_DATE})?)?")
+#: The values COLUMNS and LINES take.
+_COUNT = re.compile(r"[0-9]{1,5}")
 
 
 #: Names that look like secrets are dropped even when allowed above (tokens, keys, passwords, cloud creds).
@@ -159,12 +172,13 @@ def _libc_prctl(option: int) -> int:
 
 def scrub_env(environ: Mapping[str, str], home: str, tmpdir: str) -> dict[str, str]:
     """The child's environment: only ENV_ALLOW names (minus anything matching SECRET_NAME) and LOCALE_VARS,
-    each only with a value of its shape (LOCALE_VALUE, _VALUE_SHAPE); PATH fixed (sandbox_path: the host's
+    each only with a value the variable really takes (passed_value: a terminfo entry, a tz zone or POSIX
+    rule, a locale name), else left out; PATH fixed (sandbox_path: the host's
     was passed as it was, and `PATH=...:/tmp/DB_URL=postgres://user:pw@db` reached the code, break-it
     round 10); HOME and TMPDIR set to the sandbox's folders; USER and LOGNAME set to SANDBOX_USER, because
     the run's fresh uid has no passwd entry and getpass.getuser() (which reads LOGNAME, USER, LNAME,
     USERNAME before pwd) would otherwise end the program with "KeyError: 'getpwuid(): uid not found'"."""
-    env = {k: v for k, v in environ.items() if _passes(k, v)}
+    env = {k: v for k, v in ((k, passed_value(k, v)) for k, v in environ.items()) if v is not None}
     env.update(
         PATH=sandbox_path(),
         HOME=home,
@@ -183,14 +197,66 @@ def sandbox_path() -> str:
     return os.pathsep.join(dict.fromkeys([os.path.dirname(sys.executable), *STANDARD_PATH.split(":")]))
 
 
-def _passes(name: str, value: str) -> bool:
-    """True when the variable `name`=`value` may enter the sandbox (see scrub_env)."""
+def passed_value(name: str, value: str) -> str | None:
+    """The value `name` enters the sandbox with, or None when it is left out: a variable is no place for
+    data (issue 42, kind 6). TERM, TZ, NO_COLOR and LANGUAGE took any value of a loose shape, and
+    TERM=ghp_..., TZ=sk_live_..., NO_COLOR=SECRET1, LANGUAGE=de:en_US.SECRETB reached the code (break-it
+    round 11, R11-7). Now each passes only as a value it really takes: LANG and LC_* a locale name
+    (locale_name), LANGUAGE a colon-separated list of at most MAX_LANGUAGES of them, TERM a name of the
+    terminfo database (TERMINFO_DIRS), TZ a zone of the tz database (zoneinfo.TZPATH, a TZif file) or a
+    POSIX rule (POSIX_TZ), NO_COLOR "1" when set to anything (no-color.org: present and not empty),
+    COLUMNS and LINES a number."""
+    if name == "LANGUAGE":
+        names = value.split(":")
+        return value if len(names) <= MAX_LANGUAGES and all(locale_name(n) for n in names) else None
     if name in LOCALE_VARS:
-        return LOCALE_VALUE.fullmatch(value) is not None
+        return value if locale_name(value) else None
     if name not in ENV_ALLOW or SECRET_NAME.search(name):
+        return None
+    if name == "NO_COLOR":
+        return "1" if value else None
+    if name == "TERM":
+        return value if _TERM.fullmatch(value) and _terminfo_entry(value) else None
+    if name == "TZ":
+        return value if POSIX_TZ.fullmatch(value) or _tz_zone(value.removeprefix(":")) else None
+    return value if _COUNT.fullmatch(value) else None  # COLUMNS, LINES
+
+
+def locale_name(value: str) -> bool:
+    """True when `value` is a locale name: C, POSIX, C.UTF-8, or language[_territory][.codeset][@modifier]
+    with a codeset of CODESETS and a modifier of MODIFIERS ("en_US.UTF-8", "de", "sr_RS@latin")."""
+    if value in ("C", "POSIX") or value in ("C.UTF-8", "C.utf8"):
+        return True
+    found = _LOCALE.fullmatch(value)
+    if found is None:
         return False
-    shape = _VALUE_SHAPE.get(name)
-    return shape is None or shape.fullmatch(value) is not None
+    codeset, modifier = found.group(2), found.group(3)
+    if codeset is not None and codeset.lower().replace("-", "").replace("_", "") not in CODESETS:
+        return False
+    return modifier is None or modifier in MODIFIERS
+
+
+def _terminfo_entry(term: str) -> bool:
+    """True when the terminfo database holds `term` (DIR/x/NAME, or DIR/78/NAME as on macOS)."""
+    return any(
+        os.path.isfile(os.path.join(folder, sub, term))
+        for folder in TERMINFO_DIRS
+        for sub in (term[0], f"{ord(term[0]):x}")
+    )
+
+
+def _tz_zone(key: str) -> bool:
+    """True when `key` names a zone of the tz database: a TZif file under a folder of zoneinfo.TZPATH."""
+    if not _ZONE.fullmatch(key):
+        return False
+    for folder in zoneinfo.TZPATH:
+        try:
+            with open(os.path.join(folder, key), "rb") as f:
+                if f.read(4) == b"TZif":  # RFC 8536's magic: zone.tab and tzdata.zi are no zones
+                    return True
+        except OSError:
+            continue
+    return False
 
 
 def sandbox_uid(namespaced: bool) -> int | None:

@@ -4,7 +4,7 @@ how select mode chose the call (pure functions of a Proposal or Verdict; no Text
 
 from __future__ import annotations
 
-from gorilla_tui.model import likelihood
+from gorilla_tui.model import choice
 from gorilla_tui.parsing import parse, syntax_problem
 from gorilla_tui.types import NEEDS_NOTE, Proposal, Verdict
 
@@ -85,7 +85,7 @@ def choice_note(proposal: Proposal) -> str:
     """One short line saying how select mode chose the call, "" in generate mode or without a call.
 
     "likelihood": "chosen by RULE among N hits: hit R, lm S" (RULE: Proposal.choice_rule, the rule the
-    pipeline applied, in words (likelihood.rule_words), e.g. "retrieval rank + model likelihood (RRF)", or
+    pipeline applied, in words (choice.rule_words), e.g. "retrieval rank + model likelihood (RRF)", or
     "likelihood" for a proposal that does not say; N: hits scored, R: the chosen hit's retrieval rank, S:
     its log p(task | doc) in nats, model/likelihood.py; under a fused rule a hit with a higher lm can lose);
     "grammar": "chosen by grammar among N hits" (N: hits not flagged; the model wrote one of their api_calls
@@ -100,7 +100,7 @@ def choice_note(proposal: Proposal) -> str:
     if len({h.doc.call.strip() for h in usable}) == 1:
         line = f"the only candidate call among {_hits(len(hits))}: nothing to choose"
     elif proposal.select_by == "likelihood" and scored:
-        how = likelihood.rule_words(proposal.choice_rule) if proposal.choice_rule else "likelihood"
+        how = choice.rule_words(proposal.choice_rule) if proposal.choice_rule else "likelihood"
         line = f"chosen by {how} among {_hits(len(scored))}"
         lm = hits[index].lm_score if index is not None else None
         if index is not None and lm is not None:

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 from textual import work
 
 from gorilla_tui.errors import GorillaError, IndexMissingError, IndexOutdatedError
-from gorilla_tui.model.likelihood import check_choice_settings
+from gorilla_tui.model.choice import check_choice_settings
 from gorilla_tui.tui.messages import LoadState
 from gorilla_tui.tui.widgets.status_bar import StatusBar
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 from textual.widgets import DataTable
 
 from gorilla_tui.config import Settings
-from gorilla_tui.model import likelihood
+from gorilla_tui.model import choice
 from gorilla_tui.model.likelihood import scoring_context
 from gorilla_tui.model.scripted import ScriptedBackend
 from gorilla_tui.tui.answer_text import choice_note
@@ -35,8 +35,8 @@ class ContextScorer(ScriptedBackend):
 async def test_likelihood_scores_and_the_chosen_hit_are_shown(torchhub_index, monkeypatch):
     # the display of a pure likelihood choice (the default rule fuses it with the BM25 rank: tests/apibench/
     # test_choice.py); with 3 hits no fusion lets hit 3 win, so pin the rule this screen test is about
-    monkeypatch.setattr(likelihood, "CHOICE_RULE", "likelihood")
-    monkeypatch.setattr(likelihood, "choice_rules", lambda: {"torchhub": "likelihood"})  # the manifests' rule
+    monkeypatch.setattr(choice, "CHOICE_RULE", "likelihood")
+    monkeypatch.setattr(choice, "choice_rules", lambda: {"torchhub": "likelihood"})  # the manifests' rule
     hits = torchhub_index.search(VIDEO_TASK, k=5)
     assert len(hits) >= 3
     # the third BM25 hit is the most likely one; the others get distinct, lower scores

@@ -15,9 +15,9 @@ SPORTS = "I want to classify sports activities in videos"
 def test_select_mode_real_model_sports_videos(torchhub_index, gemma_backend, monkeypatch):
     # unexpanded pool: BM25's first hit is Silero VAD (wrong); the raw likelihood argmax overrules it, while
     # the default rank fusion keeps it (the trade-off measured in docs/benchmarks.md, "Choice rule")
-    from gorilla_tui.model import likelihood
+    from gorilla_tui.model import choice
 
-    monkeypatch.setattr(likelihood, "CHOICE_RULE", "likelihood")
+    monkeypatch.setattr(choice, "CHOICE_RULE", "likelihood")
     pipe = Pipeline(Settings(mode="select", k=5), torchhub_index, gemma_backend)
     p = pipe.ask(SPORTS)
     assert p.verdict.kind == "valid"

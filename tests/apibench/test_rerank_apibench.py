@@ -8,8 +8,9 @@ import threading
 import pytest
 
 from gorilla_tui.config import Settings
-from gorilla_tui.model import likelihood
-from gorilla_tui.model.likelihood import HEADER, LEAD, best, query_likelihoods, scoring_context
+from gorilla_tui.model import choice
+from gorilla_tui.model.choice import best
+from gorilla_tui.model.likelihood import HEADER, LEAD, query_likelihoods, scoring_context
 from gorilla_tui.model.scripted import ScriptedBackend
 from gorilla_tui.pipeline import AskCancelled, Pipeline, shared_prefix
 from tests.unit.test_rerank import TableScorer
@@ -47,7 +48,7 @@ def test_query_likelihoods_scores_each_distinct_context_once(torchhub_index):
 
 def test_pipeline_selects_the_hit_the_scorer_likes_best(torchhub_index, monkeypatch):
     # the pure likelihood argmax (the default rule fuses it with the BM25 rank: tests/apibench/test_choice.py)
-    monkeypatch.setattr(likelihood, "CHOICE_RULE", "likelihood")
+    monkeypatch.setattr(choice, "CHOICE_RULE", "likelihood")
     hits = Pipeline(Settings(mode="select", k=5), torchhub_index, TableScorer()).retrieve(SPORTS)
     assert len(hits) >= 3
     favourite = hits[2].doc  # not BM25's first
@@ -84,7 +85,7 @@ def test_cancel_while_scoring_raises_and_keeps_nothing(torchhub_index):
 @pytest.mark.model
 def test_select_by_likelihood_end_to_end_on_the_real_model(torchhub_index, gemma_backend, monkeypatch):
     # the pure likelihood argmax (the default rule fuses it with the BM25 rank: tests/apibench/test_choice.py)
-    monkeypatch.setattr(likelihood, "CHOICE_RULE", "likelihood")
+    monkeypatch.setattr(choice, "CHOICE_RULE", "likelihood")
     p = Pipeline(Settings(mode="select", k=5), torchhub_index, gemma_backend).ask(SPORTS)
     assert p.select_by == "likelihood" and p.verdict.kind == "valid"
     scores = [h.lm_score for h in p.hits]

@@ -124,6 +124,25 @@ CASES = {
         )
         for rid in ("9.5", "true", "[1]", "null", "1e400", '{"a": 1}')
     },
+    # valid JSON (RFC 8259 sets no limit on digits) that Python or pydantic does not read: it was -32700
+    # with id null, and the client waited on its id (break-it round 11)
+    "an integer longer than Python reads in the arguments": (
+        b'{"jsonrpc": "2.0", "id": 7, "method": "tools/call", "params": {"name": "search_api_docs", '
+        b'"arguments": {"task": "copy a folder", "k": ' + b"1" * 5000 + b"}}}",
+        [(7, -32602)],
+    ),
+    "an integer longer than Python reads in a ping's _meta": (
+        b'{"jsonrpc": "2.0", "id": "p", "method": "ping", "params": {"_meta": {"n": -' + b"9" * 5000 + b"}}}",
+        [("p", -32602)],
+    ),
+    "a float longer than pydantic reads": (
+        b'{"jsonrpc": "2.0", "id": 8, "method": "ping", "params": {"_meta": {"n": ' + b"9" * 5000 + b".5}}}",
+        [(8, -32602)],
+    ),
+    "an id longer than Python reads": (
+        b'{"jsonrpc": "2.0", "id": ' + b"9" * 5000 + b', "method": "ping"}',
+        [(None, -32600)],
+    ),
     "params that are no object": (
         b'{"jsonrpc": "2.0", "id": 4, "method": "tools/call", "params": "x"}',
         [(4, -32602)],

@@ -11,7 +11,7 @@ from textual.widgets import DataTable
 from gorilla_tui import services
 from gorilla_tui.cli import main as cli
 from gorilla_tui.config import Settings
-from gorilla_tui.model import likelihood
+from gorilla_tui.model import choice, likelihood
 from gorilla_tui.model.likelihood import scoring_context
 from gorilla_tui.model.scripted import ScriptedBackend
 from gorilla_tui.pipeline import Pipeline
@@ -108,7 +108,7 @@ def test_the_rrf_note_says_retrieval_rank_and_likelihood_when_a_higher_lm_loses(
     """Break-it finding: the note said "chosen by likelihood" while the rule in use (rrf) fuses the
     retrieval rank with the likelihood rank, so a hit with a higher lm can lose. The real pipeline, the
     small Torch Hub pool: hit 2 has the highest lm, hit 1 is chosen, and the note names the rule."""
-    monkeypatch.setattr(likelihood, "choice_rules", lambda: {"torchhub": "rrf"})  # the source's own rule
+    monkeypatch.setattr(choice, "choice_rules", lambda: {"torchhub": "rrf"})  # the source's own rule
     hits = torchhub_index.search(IMAGE_TASK, k=5)
     scores = {scoring_context(h.doc): -60.0 - 10.0 * i for i, h in enumerate(hits)}
     scores[scoring_context(hits[1].doc)] = -55.0  # more likely than hit 1, yet ranks 1+2 vs 2+1: hit 1
@@ -121,31 +121,31 @@ def test_the_rrf_note_says_retrieval_rank_and_likelihood_when_a_higher_lm_loses(
     )
 
 
-@pytest.mark.parametrize("rule", likelihood.CHOICE_RULES)
+@pytest.mark.parametrize("rule", choice.CHOICE_RULES)
 def test_every_choice_rule_gets_a_true_sentence(rule, torchhub_index, monkeypatch):
-    """Each rule of CHOICE_RULES (whichever the pipeline applies: likelihood.rule_for, here the source's
+    """Each rule of CHOICE_RULES (whichever the pipeline applies: choice.rule_for, here the source's
     manifest rule) is named in its own words in the note, for the hit that rule chose; a rule without words
     fails here, not on screen."""
-    monkeypatch.setattr(likelihood, "choice_rules", lambda: {"torchhub": rule})
+    monkeypatch.setattr(choice, "choice_rules", lambda: {"torchhub": rule})
     hits = torchhub_index.search(IMAGE_TASK, k=5)
     scores = {scoring_context(h.doc): -60.0 - 10.0 * i for i, h in enumerate(hits)}
     scores[scoring_context(hits[2].doc)] = -41.0
     proposal = Pipeline(Settings(mode="select", k=5), torchhub_index, _Scorer(scores)).ask(IMAGE_TASK)
     assert proposal.choice_rule == rule
     lm = [h.lm_score for h in proposal.hits]
-    free = [-30.0] * len(lm) if rule in likelihood.NEEDS_FREE else None
-    index = likelihood.choose(lm, free, rule, likelihood.domain_groups([h.doc for h in proposal.hits]))
+    free = [-30.0] * len(lm) if rule in choice.NEEDS_FREE else None
+    index = choice.choose(lm, free, rule, choice.domain_groups([h.doc for h in proposal.hits]))
     assert proposal.api_call == hits[index].doc.api_call.strip()
-    words = likelihood.rule_words(rule)
+    words = choice.rule_words(rule)
     expected = f"chosen by {words} among {len(hits)} hits: hit {index + 1}, lm {lm[index]:.1f}"
     assert choice_note(proposal) == expected
 
 
 def test_rule_words_are_distinct_and_refuse_an_unknown_rule():
-    words = [likelihood.rule_words(r) for r in likelihood.CHOICE_RULES]
+    words = [choice.rule_words(r) for r in choice.CHOICE_RULES]
     assert len(set(words)) == len(words) and all(w.strip() for w in words)
     with pytest.raises(ValueError, match="nope"):
-        likelihood.rule_words("nope")
+        choice.rule_words("nope")
 
 
 async def test_the_hits_panel_labels_bm25_and_shows_the_dense_cosine_of_a_hybrid_index(dense):
@@ -203,7 +203,7 @@ def test_a_clearly_better_first_hit_is_kept_by_the_rank_rules(torchhub_index, mo
     retrieval rank keeps hit 1 when its BM25 score is CLEAR_MARGIN times every other hit's of its source;
     the note then says the retrieval rank chose. The real pipeline and small Torch Hub pool: the model likes
     hit 2 best and ranks hit 1 last."""
-    monkeypatch.setattr(likelihood, "choice_rules", lambda: {"torchhub": "rrf"})
+    monkeypatch.setattr(choice, "choice_rules", lambda: {"torchhub": "rrf"})
     task = "MEAL V2 image classification"  # hit 1 MEAL_V2 at BM25 13.5, the others 2.3 and below
     hits = torchhub_index.search(task, k=5)
     bm25 = [h.score for h in hits]
@@ -213,16 +213,16 @@ def test_a_clearly_better_first_hit_is_kept_by_the_rank_rules(torchhub_index, mo
     scores[scoring_context(hits[0].doc)], scores[scoring_context(hits[1].doc)] = -200.0, -41.0
     scorer = _Scorer(scores)
 
-    monkeypatch.setattr(likelihood, "CLEAR_MARGIN", ratio * 1.01)  # hit 1 not clearly better: RRF decides
+    monkeypatch.setattr(choice, "CLEAR_MARGIN", ratio * 1.01)  # hit 1 not clearly better: RRF decides
     proposal = Pipeline(Settings(mode="select", k=5), torchhub_index, scorer).ask(task)
     assert proposal.choice_rule == "rrf" and proposal.api_call == hits[1].doc.api_call.strip()
 
-    monkeypatch.setattr(likelihood, "CLEAR_MARGIN", ratio * 0.99)  # clearly better: kept
+    monkeypatch.setattr(choice, "CLEAR_MARGIN", ratio * 0.99)  # clearly better: kept
     proposal = Pipeline(Settings(mode="select", k=5), torchhub_index, scorer).ask(task)
     assert proposal.choice_rule == "first" and proposal.api_call == hits[0].doc.api_call.strip()
     assert choice_note(proposal).startswith(f"chosen by retrieval rank alone among {len(hits)} hits: hit 1")
 
-    monkeypatch.setattr(likelihood, "choice_rules", lambda: {"torchhub": "domain-vote"})  # not a rank rule
+    monkeypatch.setattr(choice, "choice_rules", lambda: {"torchhub": "domain-vote"})  # not a rank rule
     proposal = Pipeline(Settings(mode="select", k=5), torchhub_index, scorer).ask(task)
     assert proposal.choice_rule == "domain-vote" and proposal.api_call != hits[0].doc.api_call.strip()
 
@@ -230,14 +230,14 @@ def test_a_clearly_better_first_hit_is_kept_by_the_rank_rules(torchhub_index, mo
 def test_clear_first_compares_hit_1_with_every_other_hit_of_its_source():
     """The README example's scores, and the cases the rule leaves alone."""
     same = ["python-env"] * 5
-    assert likelihood.clear_first([26.9, 10.7, 13.7, 8.1, 7.7], same)
-    assert not likelihood.clear_first([26.9, 10.7, 20.0, 8.1, 7.7], same)  # hit 3 is close: not clear
-    assert not likelihood.clear_first([26.9, 0.0, 0.0], same[:3])  # others only found by the dense side
+    assert choice.clear_first([26.9, 10.7, 13.7, 8.1, 7.7], same)
+    assert not choice.clear_first([26.9, 10.7, 20.0, 8.1, 7.7], same)  # hit 3 is close: not clear
+    assert not choice.clear_first([26.9, 0.0, 0.0], same[:3])  # others only found by the dense side
     mixed = ["python-env", "torchhub", "torchhub"]
-    assert not likelihood.clear_first([26.9, 3.0, 2.0], mixed)  # no other hit of its source
-    assert likelihood.clear_first([26.9, 30.0, 10.0], ["python-env", "torchhub", "python-env"])
-    assert not likelihood.clear_first([], []) and not likelihood.clear_first([5.0], ["a"])
+    assert not choice.clear_first([26.9, 3.0, 2.0], mixed)  # no other hit of its source
+    assert choice.clear_first([26.9, 30.0, 10.0], ["python-env", "torchhub", "python-env"])
+    assert not choice.clear_first([], []) and not choice.clear_first([5.0], ["a"])
     lm = [-90.0, -40.0, -80.0]
-    assert likelihood.choose(lm, None, likelihood.guarded_rule("rrf", [26.9, 10.7, 9.8], same[:3])) == 0
-    assert likelihood.choose(lm, None, likelihood.guarded_rule("rrf", [26.9, 20.0, 9.8], same[:3])) == 1
-    assert likelihood.guarded_rule("domain-vote", [26.9, 10.7, 9.8], same[:3]) == "domain-vote"
+    assert choice.choose(lm, None, choice.guarded_rule("rrf", [26.9, 10.7, 9.8], same[:3])) == 0
+    assert choice.choose(lm, None, choice.guarded_rule("rrf", [26.9, 20.0, 9.8], same[:3])) == 1
+    assert choice.guarded_rule("domain-vote", [26.9, 10.7, 9.8], same[:3]) == "domain-vote"

@@ -1,6 +1,6 @@
 """The first-launch build (build.first_launch) checks the manifests as `index --refresh` does: the model's
 keys (choice_rule, vote_temperature) through the check_manifest the TUI and services pass
-(model.likelihood.check_choice_settings). It used to call refresh without it. Real shipped manifests."""
+(model.choice.check_choice_settings). It used to call refresh without it. Real shipped manifests."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import pytest
 from gorilla_tui.build.first_launch import build_first_index, has_index
 from gorilla_tui.config import Settings
 from gorilla_tui.errors import GorillaError, UsageError
-from gorilla_tui.model.likelihood import check_choice_settings
+from gorilla_tui.model.choice import check_choice_settings
 from gorilla_tui.pool.manifest import Manifest, load_manifests
 
 

@@ -16,7 +16,7 @@ from gorilla_tui.build.plan import check_settings, make_plan
 from gorilla_tui.build.refresh import refresh
 from gorilla_tui.cli import main
 from gorilla_tui.errors import UsageError
-from gorilla_tui.model.likelihood import CHOICE_RULES, check_choice_settings
+from gorilla_tui.model.choice import CHOICE_RULES, check_choice_settings
 from gorilla_tui.paths import toml_of
 from gorilla_tui.pool import manifest as manifest_module
 from gorilla_tui.pool.doc import MAX_SOURCE_BYTES

@@ -8,7 +8,8 @@ import pytest
 
 from gorilla_tui.config import Settings
 from gorilla_tui.errors import ContextOverflowError, UsageError
-from gorilla_tui.model.likelihood import HEADER, best, can_score
+from gorilla_tui.model.choice import best
+from gorilla_tui.model.likelihood import HEADER, can_score
 from gorilla_tui.model.scripted import ScriptedBackend
 
 

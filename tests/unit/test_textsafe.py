@@ -7,7 +7,7 @@ import io
 from rich.console import Console
 from rich.text import Text
 
-from gorilla_tui.textsafe import safe_text, strip_controls
+from gorilla_tui.textsafe import MAX_LINE_CHARS, safe_text, strip_controls
 
 OSC52 = "\x1b]52;c;cm0gLXJmIH4=\x07"  # sets the clipboard to "rm -rf ~"
 CLEAR = "\x1b[2J"
@@ -54,3 +54,17 @@ def test_line_and_paragraph_separators_are_shown_escaped() -> None:
     shown = safe_text("a\u2028b\u2029c.py:1:1: hallucination")
     assert shown == "a\\u2028b\\u2029c.py:1:1: hallucination" and len(shown.splitlines()) == 1
     assert strip_controls("copy\u2028a file") == "copy a file"
+
+
+def test_one_line_text_is_cut_at_the_limit_with_the_count_left_out_block_text_never() -> None:
+    """Break-it round 11: a doc's 1 MB api_name was printed whole by `search` (1.6 MB of table for two
+    hits). One-line text longer than MAX_LINE_CHARS is cut with an ellipsis and the count left out; text
+    within it, block text (newlines=True) and a caller's limit=None keep every character."""
+    name = "\x1b]0;x\x07" + "a" * 1_000_000
+    shown = safe_text(name)
+    assert shown == "\\x1b]0;x\\x07" + "a" * (MAX_LINE_CHARS - 6) + "… (999,006 more characters)"
+    assert "\x1b" not in shown and len(shown) < MAX_LINE_CHARS + 50
+    assert safe_text("b" * MAX_LINE_CHARS) == "b" * MAX_LINE_CHARS
+    assert safe_text(name + "\n", newlines=True).endswith("a" * 1_000_000 + "\n")
+    assert safe_text(name, limit=None).endswith("a" * 1_000_000)
+    assert safe_text("x" * 50, limit=10) == "x" * 10 + "… (40 more characters)"

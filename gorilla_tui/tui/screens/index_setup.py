@@ -12,7 +12,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Label, Log, ProgressBar, Static
 
 from gorilla_tui.errors import GorillaError
-from gorilla_tui.model.likelihood import check_choice_settings
+from gorilla_tui.model.choice import check_choice_settings
 from gorilla_tui.pool.remedies import fix_lines
 from gorilla_tui.pool.sources import load_manifests
 from gorilla_tui.textsafe import safe_text

@@ -1,0 +1,108 @@
+"""Which way a task goes between modalities, and model docs that go the other way (issue 38).
+
+A model hub's domain often names a direction: "Audio Text-to-Speech" turns text into speech, "Audio Automatic
+Speech Recognition" and "Audio Speech-to-Text" speech into text, "Multimodal Image-to-Text" an image into
+text. Words alone do not carry it: "transcribe a podcast episode to text with a hugging face speech model"
+shares "text" and "speech" with every text-to-speech model, and on the default index all five of its hits
+were text-to-speech models (bench/everyday.py, dev half: hf-asr, pw-hf-asr). A task that states where it goes
+("... into text", "to speech", "transcribe ...", "read it out loud") or where it comes from ("from a text
+prompt") contradicts a doc whose domain ends or starts elsewhere (the other way, or audio-to-audio for a
+task that wants text); the search leaves such docs out of the hits
+(retrieve/index.py ApiIndex.search, REVERSED_DEPTH), and when the task states both ends and none of its
+hits does exactly that, the best deeper doc that does takes the last place (one_that_does_it). Docs without
+a direction in their domain (the standard library, APIZoo, "Image classification") are never left out, and
+a task that states no direction leaves every doc in.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+from typing import TypeVar
+
+_T = TypeVar("_T")
+
+#: Modalities and the words that name them, in a task and in a domain (lower case; a plural "s" allowed).
+MODALITY_WORDS: dict[str, tuple[str, ...]] = {
+    "text": ("text", "transcript", "subtitle", "caption"),
+    "audio": ("speech", "audio", "voice", "sound"),
+    "image": ("image", "picture", "photo", "drawing", "painting"),
+    "video": ("video",),
+}
+_WORD_MODALITY = {w: m for m, words in MODALITY_WORDS.items() for w in words}
+_MOD = "|".join(sorted(_WORD_MODALITY, key=len, reverse=True))
+#: Words that may stand between "to"/"from" and the modality word ("into plain text", "from a text prompt").
+_FILLER = r"(?:(?:a|an|the|my|some|plain|written|spoken|normal|readable)\s+)*"
+#: "... to text", "into speech", "as a picture": where the task goes.
+_TO = re.compile(rf"\b(?:to|into|as)\s+{_FILLER}({_MOD})s?\b")
+#: "from a text prompt", "from my voice": where the task comes from.
+_FROM = re.compile(rf"\bfrom\s+{_FILLER}({_MOD})s?\b")
+#: Verbs that state a whole direction on their own: (from, to).
+_VERBS: tuple[tuple[re.Pattern[str], tuple[str | None, str | None]], ...] = (
+    (re.compile(r"\btranscri(?:be|bes|bed|bing|ption|pt)\b"), ("audio", "text")),
+    (re.compile(r"\b(?:out loud|aloud)\b"), (None, "audio")),
+)
+#: "X-to-Y" / "X2Y" in a domain ("Text-to-Speech", "Text2Text").
+_DOMAIN_ARROW = re.compile(rf"\b({_MOD})s?\s*(?:-\s*to\s*-|\s+to\s+|2)\s*({_MOD})s?\b")
+#: A task that states no direction (task_direction's answer then).
+NO_DIRECTION: tuple[str | None, str | None] = (None, None)
+#: Domains whose direction their name states in other words.
+NAMED_DIRECTIONS: dict[str, tuple[str, str]] = {"automatic speech recognition": ("audio", "text")}
+
+
+def domain_direction(domain: str) -> tuple[str, str] | None:
+    """(from, to) modalities a doc's domain states ("Audio Text-to-Speech" -> ("text", "audio"); "Audio
+    Automatic Speech Recognition" -> ("audio", "text")), or None when it states none ("Image
+    classification", "", an APIZoo or standard-library doc)."""
+    low = " ".join(domain.lower().split())
+    for name, direction in NAMED_DIRECTIONS.items():
+        if name in low:
+            return direction
+    m = _DOMAIN_ARROW.search(low)
+    return (_WORD_MODALITY[m.group(1)], _WORD_MODALITY[m.group(2)]) if m else None
+
+
+def task_direction(task: str) -> tuple[str | None, str | None]:
+    """(from, to) modalities `task` states, each None when it states none: "transcribe a podcast episode to
+    text" -> ("audio", "text"); "read a sentence out loud" -> (None, "audio"); "make a picture from a text
+    prompt" -> ("text", None). The first statement of each side counts."""
+    low = " ".join(task.lower().split())
+    src: str | None = None
+    dst: str | None = None
+    for pattern, (a, b) in _VERBS:
+        if pattern.search(low):
+            src, dst = src or a, dst or b
+    if dst is None and (m := _TO.search(low)):
+        dst = _WORD_MODALITY[m.group(1)]
+    if src is None and (m := _FROM.search(low)):
+        src = _WORD_MODALITY[m.group(1)]
+    return src, dst
+
+
+def goes_against(task: tuple[str | None, str | None], domain: str) -> bool:
+    """Whether a doc of `domain` does not do what a task of direction `task` (task_direction) states: the doc
+    ends in another modality than the task goes to ("... to text" and a text-to-speech or audio-to-audio
+    doc), or starts from another than the task comes from ("from a text prompt" and an image-to-text doc).
+    False when either states no direction."""
+    doc = domain_direction(domain) if any(task) else None
+    if doc is None:
+        return False
+    src, dst = task
+    return (dst is not None and dst != doc[1]) or (src is not None and src != doc[0])
+
+
+def one_that_does_it(ranked: Sequence[_T], k: int, task: tuple[str | None, str | None],
+                     domain_of: Callable[[_T], str]) -> list[_T]:  # fmt: skip
+    """`ranked` (best first), with, when the task states both ends of its direction (task_direction:
+    "transcribe ..." is audio to text) and none of the first k does exactly that, the best doc further down
+    that does put in place k: the choice then has one hit of the kind the task asks for ("transcribe an
+    mp3 of my lecture into text": speech recognition models ranked below chat and text-to-text models that
+    share "text"). One hit, as source routing gives a close second source one (retrieve/routing.py
+    ROUTING_MARGIN). Unchanged when the task states one end or none, or no doc of `ranked` does it."""
+    if None in task or k < 1:
+        return list(ranked)
+    does = [domain_direction(domain_of(x)) == task for x in ranked]
+    if any(does[:k]) or not any(does[k:]):
+        return list(ranked)
+    extra = does.index(True, k)
+    return [*ranked[: k - 1], ranked[extra], *ranked[k - 1 : extra], *ranked[extra + 1 :]]
