@@ -512,9 +512,9 @@ def fit_model(dev: list[dict[str, Any]], i: int, features: tuple[str, ...]) -> d
 
 def doubt_signals(r: dict[str, Any]) -> None:
     """A default-index row's cos_gap, bm25_ratio and lm_gap again from its recorded hits, as
-    pipeline_fit.judge reads them now (retrieve/fit.py rivals: by domain on DOUBT_BY_DOMAIN's sources): a
-    change to the doubt is measured without asking again. Rows recorded before the hits carried their
-    domain keep what the ask recorded."""
+    pipeline_fit.judge reads them now (DOUBT_SOURCES' docs; retrieve/fit.py rivals: by domain on
+    DOUBT_BY_DOMAIN's sources): a change to the doubt is measured without asking again. Rows recorded
+    before the hits carried their domain keep what the ask recorded."""
     recorded = r.get("hits") or []
     if not r.get("api") or not recorded or any(len(h) < 6 for h in recorded):
         return
@@ -528,6 +528,9 @@ def doubt_signals(r: dict[str, Any]) -> None:
     if len(chosen) != 1:  # not among the hits, or its name is not its own (TF Hub's "model_id"): as recorded
         return
     doc = chosen[0]
+    if doc.source not in pipeline_fit.DOUBT_SOURCES:
+        r["cos_gap"] = r["bm25_ratio"] = r["lm_gap"] = None
+        return
     by_domain = doc.source in pipeline_fit.DOUBT_BY_DOMAIN
     r["cos_gap"], r["bm25_ratio"] = dense_disagreement(hits, doc, by_domain)
     r["lm_gap"] = pipeline_fit.lm_gap(SimpleNamespace(name=FIT_MODEL), hits, doc)
@@ -711,7 +714,7 @@ def report(
         '"unsure" only by the doubt (pipeline_fit.doubted: the models said fits, but a rival hit of the '
         "chosen doc's source, another API or on a model hub another domain, ranks higher on the dense side "
         "while BM25 does not clearly prefer the chosen one, or the model reads the task more likely after "
-        f"it; every source): {'; '.join(cells)}.",
+        f"it; the docs of {', '.join(sorted(pipeline_fit.DOUBT_SOURCES))}): {'; '.join(cells)}.",
     ]
     asked = [r for r in rows if r["set"] in ("everyday", "out_of_pool") and r.get("timings", {}).get("total")]
     if asked:  # the default index's asks: the fit stage (its dense_z included) in Proposal.timings["fit"]

@@ -21,8 +21,8 @@ Signals of the chosen doc for the task (signals(), judge()); the rule reads the 
 - cos_gap, bm25_ratio, lm_gap: whether the dense side and BM25 agree on the chosen doc against its rivals,
   the hits of its source that do another thing (retrieve/fit.py rivals, dense_disagreement: another API,
   or on a model hub another domain, DOUBT_BY_DOMAIN), and how much more likely select mode's model reads
-  the task after a rival (lm_gap); every source: read after the models, a "fits" they disagree on is
-  "unsure" (doubted);
+  the task after a rival (lm_gap); the docs of DOUBT_SOURCES (python-env): read after the models, a
+  "fits" they disagree on is "unsure" (doubted);
 - measured by bench/fit.py, not read by the rule (MODEL_SIGNALS, computed only when asked): yn, the model
   asked "Can the function do the request?" (model/fit_question.py yes_no: log p(" Yes") - log p(" No"), one
   decode after a kept few-shot prefix), and pmi, (log p(task | doc) - log p(task | no doc)) per task token
@@ -181,27 +181,29 @@ def fit_score(values: dict[str, Any]) -> tuple[float, int] | None:
     return None
 
 
+#: The sources whose "fits" doubted() may turn to "unsure": python-env, chosen on the dev rows (2026-12-06,
+#: bench/fit.py's 274 default-index asks re-run, CoNaLa's every intent; docs/benchmarks.md, "CoNaLa
+#: retrieval: tried, not shipped"). Read on every source with a model hub's rivals of another domain
+#: (DOUBT_BY_DOMAIN), it turned 5 more right everyday dev answers "unsure" (10 of 70 against 5: two Hugging
+#: Face speech-to-text models and CodeBERTa, two APIZoo calls) for 1 more wrong one (of 7), test 0 and 0;
+#: with every other API a rival, 10 more right ones; each source's gaps on its own scale, no better.
+DOUBT_SOURCES = frozenset({"python-env"})
 #: The sources whose docs are models, each of the task its domain names (APIBench's model hubs): there a
 #: doc's rivals in doubted() are the hits of another domain, not every other model (retrieve/fit.py rivals):
 #: two summarisers, two image classifiers both answer the task, and the task sets label every model of the
-#: kind right. The doubt reads every source (it read python-env alone before). On the dev tasks bench/fit.py
-#: asks on the default index, right everyday answers the models said fit turned "unsure" by the doubt: 7 of
-#: 68 with python-env alone, 15 with every source and every other API a rival, 10 with this (HF
-#: CodeBERTa-small-v1 and 2 APIZoo ones more; wrong ones 0 / 3 / 1 of 9); test 2 / 10 / 2 of 45. Scaling the
-#: three gaps by each source's spread of its hits' cosines, log BM25 scores and log p instead moved one dev
-#: task each way and was not kept: python-env's spread on CoNaLa's hits and on the everyday tasks' differs
-#: as much as the sources' do (docs/benchmarks.md, "CoNaLa retrieval: tried, not shipped").
+#: kind right. Read where DOUBT_SOURCES lists such a source (right everyday dev answers doubted outside
+#: python-env: 10 with every other API a rival, 5 with this, 3 of them on the hubs).
 DOUBT_BY_DOMAIN = frozenset({"huggingface", "tensorflowhub", "torchhub"})
 #: doubted(): a rival hit of the chosen doc has a cosine more than DOUBT_COS_GAP above its own, and the chosen
 #: doc's BM25 score is below DOUBT_BM25_RATIO times the best of theirs (BM25 does not clearly prefer it).
 #: Chosen on CoNaLa's dev half (bench/conala.py, every even intent asked: 101, 28 answered with an oracle
 #: API): wrong answers said unsure or nothing fits 41 of 73 against 12 without it, right ones 2 of 28 as
 #: without it (gap 0 / 0.005 / 0.01 at ratio 1.2: 45 / 36 / 25 of 73 wrong, 4 / 2 / 2 of 28 right; ratio
-#: 1.5: 43 of 73, 4 of 28). Checked again with every source read (2026-12-06, CoNaLa's dev half and
-#: bench/fit.py's everyday dev answers together, gap 0 to 0.005, ratio 1.1 to 1.5, DOUBT_LM_GAP 4 to 10):
-#: no setting flags more wrong CoNaLa answers (49 of 73) for as few right ones (3 of 28) and right everyday
-#: ones (10 of 68); fewer everyday ones cost CoNaLa's (gap 0.005: 45 of 73 for 7 of 68; 0.004 and ratio 1.1
-#: with 6 nats: 39 of 73 for 5 of 68). "Nothing fits" is never reached by it.
+#: 1.5: 43 of 73, 4 of 28). Checked again (2026-12-06, after the choice round: CoNaLa's dev half and
+#: bench/fit.py's everyday dev answers together, gap 0 to 0.005, ratio 1.1 to 1.5, DOUBT_LM_GAP 4 to 10 nats):
+#: no setting flags more wrong CoNaLa answers (50 of 74) for as few right ones (2 of 27) and right everyday
+#: ones (5 of 70); more wrong ones cost right ones (ratio 1.3: 51 for 6 everyday; 4 nats: 52 for 4 CoNaLa),
+#: fewer everyday ones cost wrong ones (gap 0.005, ratio 1.3: 47 for 3). "Nothing fits" is never reached.
 DOUBT_COS_GAP = 0.003
 DOUBT_BM25_RATIO = 1.2
 #: doubted() also when the model reads the task more than DOUBT_LM_GAP nats more likely after a rival hit
@@ -265,9 +267,9 @@ def judge(backend: Any, task: str, doc: ApiDoc | None, lm: float | None = None,
     order): label() of signals() with `retrieval` (retrieve/fit.py match_score, None when not assessed),
     "source_cos" (`source_cosine`: the task's best dense cosine over the doc's source, retrieve/fit.py
     source_cosine, None when not assessed), "dense_z" (dense_z of it), "missing" (missing_share of `needs`,
-    the parameters filling left as placeholders; None when it did not fill), "cos_gap" and "bm25_ratio"
-    (dense_disagreement) and "lm_gap" against doc's rivals among `hits` (by domain for a source of
-    DOUBT_BY_DOMAIN). ("", {}) without a doc."""
+    the parameters filling left as placeholders; None when it did not fill), and for a doc of DOUBT_SOURCES
+    "cos_gap" and "bm25_ratio" (dense_disagreement) and "lm_gap" against its rivals among `hits` (by domain
+    for a source of DOUBT_BY_DOMAIN; else None). ("", {}) without a doc."""
     if doc is None:
         return "", {}
     values = signals(backend, task, doc, lm, cancel)
@@ -275,6 +277,8 @@ def judge(backend: Any, task: str, doc: ApiDoc | None, lm: float | None = None,
     values["source_cos"] = source_cosine
     values["dense_z"] = dense_z(doc.source, source_cosine)
     values["missing"] = missing_share(doc, needs)
-    values["cos_gap"], values["bm25_ratio"] = dense_disagreement(hits, doc, doc.source in DOUBT_BY_DOMAIN)
-    values["lm_gap"] = lm_gap(backend, hits, doc)
+    read = doc.source in DOUBT_SOURCES
+    disagree = dense_disagreement(hits, doc, doc.source in DOUBT_BY_DOMAIN) if read else (None, None)
+    values["cos_gap"], values["bm25_ratio"] = disagree
+    values["lm_gap"] = lm_gap(backend, hits, doc) if read else None
     return label(values), values

@@ -224,12 +224,12 @@ def test_a_fits_the_dense_side_and_bm25_disagree_on_is_unsure():
     assert dense_disagreement([Hit(get, 15.3, 1, dense=0.8), Hit(mx, 0.0, 2, dense=0.9)], get)[1] is None
 
 
-def test_the_disagreement_is_read_for_every_source():
+def test_the_disagreement_is_read_for_python_env_docs_only():
     backend = ScriptedBackend(["x"])
     fn, other = dataclasses.replace(BMI, source="fn"), dataclasses.replace(BMI, api_name="bmi2", source="fn")
     hits = [Hit(fn, 10.0, 1, dense=0.80), Hit(other, 9.0, 2, dense=0.95)]
     _, values = pipeline_fit.judge(backend, BMI_TASK, fn, hits=hits)
-    assert values["cos_gap"] == pytest.approx(0.15) and values["bm25_ratio"] == pytest.approx(10 / 9)
+    assert values["cos_gap"] is None and values["bm25_ratio"] is None
     py = _py("statistics.mean")
     hits = [Hit(py, 10.0, 1, dense=0.80), Hit(_py("statistics.median"), 9.0, 2, dense=0.95)]
     _, values = pipeline_fit.judge(backend, BMI_TASK, py, hits=hits)
@@ -240,7 +240,7 @@ def _model(name: str, domain: str):
     return dataclasses.replace(_py(name, "huggingface"), domain=domain)
 
 
-def test_a_model_hub_docs_rivals_are_models_of_another_domain():
+def test_a_model_hub_docs_rivals_are_models_of_another_domain(monkeypatch):
     """hf-summarize of bench/everyday_tasks.toml ("shorten a long news article into a few sentences with a
     transformers model"), the hits of the recorded run (rounded): it5-base-news-summarization chosen and
     right; the dense side and BM25 preferred another summariser (right too), which is no rival; the
@@ -267,10 +267,14 @@ def test_a_model_hub_docs_rivals_are_models_of_another_domain():
     assert rivals(hits, it5) == [hits[0], *hits[2:]]
     fitted = ScriptedBackend(["x"], name=FIT_MODEL)
     _, values = pipeline_fit.judge(fitted, "shorten a news article", it5, lm=-67.29, hits=hits)
-    assert values["cos_gap"] == pytest.approx(0.8469 - 0.8524) and values["bm25_ratio"] == pytest.approx(
-        12.51 / 9.21
-    )
-    assert values["lm_gap"] == pytest.approx(-68.68 + 67.29) and not pipeline_fit.doubted(values)
+    assert values["cos_gap"] is None and values["lm_gap"] is None  # a hub is not in DOUBT_SOURCES
+    gap, ratio = dense_disagreement(hits, it5, by_domain=True)
+    assert gap == pytest.approx(0.8469 - 0.8524) and ratio == pytest.approx(12.51 / 9.21)
+    assert not pipeline_fit.doubted({"cos_gap": gap, "bm25_ratio": ratio})
+    monkeypatch.setattr(pipeline_fit, "DOUBT_SOURCES", frozenset({"huggingface"}))
+    _, values = pipeline_fit.judge(fitted, "shorten a news article", it5, lm=-67.29, hits=hits)
+    assert values["cos_gap"] == pytest.approx(gap) and values["lm_gap"] == pytest.approx(-68.68 + 67.29)
+    assert not pipeline_fit.doubted(values)
     # against every other model (the rule before, had it read the hubs) the other summariser doubted it
     gap, ratio = dense_disagreement(hits, it5)
     assert pipeline_fit.doubted({"cos_gap": gap, "bm25_ratio": ratio})
