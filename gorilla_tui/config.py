@@ -39,6 +39,10 @@ MIN_N_CTX = 512
 SOURCE_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
 #: The rule of SOURCE_NAME in words, for the messages that refuse a name.
 NAME_RULE = "letters, digits, '_', '.', '-', starting with a letter or digit"
+#: Largest config.toml read, bytes: every setting written out with a long `sources` list is a few KB, so
+#: 1 MiB is hundreds of times that. A larger file (a 1 GB sparse one cost `search` 2.1 GB before "invalid
+#: TOML": break-it round 11, R11-5) is damaged, refused unread in one line (exit 2).
+MAX_CONFIG_BYTES = 2**20
 
 
 def config_relative(entry: str, base: Path) -> str:
@@ -191,7 +195,9 @@ def load_settings(path: Path | None = None) -> Settings:
         return Settings()
     if path.is_dir():
         raise UsageError(f"{path}: is a folder, not a config file (remove it or move it aside)")
-    data = read_toml(path, what="config file")  # one line naming it for any unreadable or invalid file
+    data = read_toml(
+        path, MAX_CONFIG_BYTES, what="config file"
+    )  # one line naming it for any unreadable or invalid file
     known = {f.name: f for f in fields(Settings)}
     defaults = Settings()
     values: dict[str, Any] = {}
@@ -266,7 +272,7 @@ def _config_text(data: dict[str, Any], path: Path) -> str:
     import tomlkit  # deferred: only saving settings (the TUI settings screen) needs it
 
     try:
-        doc = tomlkit.parse(read_regular_text(path))  # a FIFO put there since: never blocks
+        doc = tomlkit.parse(read_regular_text(path, MAX_CONFIG_BYTES))  # a FIFO there: never blocks
     except (OSError, UnicodeDecodeError, RecursionError, tomlkit.exceptions.TOMLKitError):
         doc = tomlkit.document()
     for key, value in data.items():

@@ -137,18 +137,39 @@ class NotRegularFileError(OSError):
         super().__init__(errno.EINVAL, f"not a regular file ({file_kind(mode)})", str(path))
 
 
-def open_regular(path: Path | str) -> BinaryIO:
-    """`path` opened for binary reading, only when it is a regular file: the one way the app opens its own
-    state and cache files (the index's files, the vector cache, the usage cache, probe.json).
+class FileTooLargeError(OSError):
+    """A file the app reads its own state, config or cache from holds more bytes than the limit its caller
+    states (open_regular): a 1 GB sparse probe.json or config.toml (what a crash or a stray truncate
+    leaves) was read whole, 2.1 GB of memory, before it was judged (break-it round 11, R11-5). An OSError
+    with errno EFBIG, so callers that turn OSError into one line (damaged state, a cache rebuilt) keep
+    doing so; `strerror` says the size and the limit."""
+
+    def __init__(self, path: Path | str, size: int | None, limit: int) -> None:
+        said = f"{size:,} bytes" if size is not None else "more bytes"
+        super().__init__(errno.EFBIG, f"{said}, more than the {limit:,} it may hold", str(path))
+
+
+def open_regular(path: Path | str, limit: int) -> BinaryIO:
+    """`path` opened for binary reading, only when it is a regular file of at most `limit` bytes: the one
+    way the app opens its own state and cache files (the index's files, the vector cache, the usage cache,
+    probe.json, config.toml) and a user's source files.
 
     Opened with O_NONBLOCK and checked with fstat on the open descriptor, so a FIFO put in its place never
-    blocks the app (a plain open() of a FIFO waits for a writer forever: break-it round 10, R10-4) and a
-    device is never read, with no gap between the check and the read; the descriptor is then set back to
-    blocking. The caller closes the file.
+    blocks the app (a plain open() of a FIFO waits for a writer forever: break-it round 10, R10-4), a
+    device is never read, and a file over `limit` (a sparse file of gigabytes) is refused before a byte is
+    read, with no gap between the check and the read; the descriptor is then set back to blocking. The
+    caller closes the file, and reads at most `limit` + 1 bytes of it (a file of st_size 0 such as
+    /proc/self/pagemap may never end: read_regular_bytes counts).
+
+    Args:
+        path: the file.
+        limit: the most bytes the file may hold, required: each caller names its file's limit (a
+            constant beside the file's reader, saying where the number comes from).
 
     Raises:
         FileNotFoundError: (and the other OSErrors of open) as open() would.
         NotRegularFileError: the path is a FIFO, device, socket or folder.
+        FileTooLargeError: os.fstat says it holds more than `limit` bytes.
     """
     flags = os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0)
     try:
@@ -156,9 +177,11 @@ def open_regular(path: Path | str) -> BinaryIO:
     except IsADirectoryError:
         raise NotRegularFileError(Path(path), stat.S_IFDIR) from None
     try:
-        mode = os.fstat(fd).st_mode
-        if not stat.S_ISREG(mode):
-            raise NotRegularFileError(Path(path), mode)
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            raise NotRegularFileError(Path(path), st.st_mode)
+        if st.st_size > limit:
+            raise FileTooLargeError(path, st.st_size, limit)
         os.set_blocking(fd, True)
         return os.fdopen(fd, "rb")
     except BaseException:
@@ -166,25 +189,29 @@ def open_regular(path: Path | str) -> BinaryIO:
         raise
 
 
-def read_regular_bytes(path: Path | str, limit: int | None = None) -> bytes:
-    """The bytes of the regular file `path` (open_regular), at most `limit` + 1 of them when `limit` is
-    given (the caller tells "over the limit" by the length; a file that grows or lies about its size is
-    never read whole).
+def read_regular_bytes(path: Path | str, limit: int) -> bytes:
+    """The bytes of the regular file `path` of at most `limit` bytes (open_regular), reading at most
+    `limit` + 1 of them: a file that grows or lies about its size (st_size 0) is never read whole.
 
     Raises:
         FileNotFoundError: (and the other OSErrors of open/read) as open() would.
         NotRegularFileError: the path is a FIFO, device, socket or folder.
+        FileTooLargeError: it holds more than `limit` bytes (by os.fstat, or counted as read).
     """
-    with open_regular(path) as fh:
-        return fh.read() if limit is None else fh.read(limit + 1)
+    with open_regular(path, limit) as fh:
+        data = fh.read(limit + 1)
+    if len(data) > limit:
+        raise FileTooLargeError(path, None, limit)
+    return data
 
 
-def read_regular_text(path: Path, limit: int | None = None) -> str:
-    """The UTF-8 text of the regular file `path` (read_regular_bytes, at most `limit` + 1 bytes when given).
+def read_regular_text(path: Path, limit: int) -> str:
+    """The UTF-8 text of the regular file `path` (read_regular_bytes: at most `limit` bytes).
 
     Raises:
         FileNotFoundError: (and the other OSErrors of open/read) as open() would.
         NotRegularFileError: the path is a FIFO, device, socket or folder.
+        FileTooLargeError: it holds more than `limit` bytes.
         UnicodeDecodeError: the bytes are not UTF-8.
     """
     return read_regular_bytes(path, limit).decode("utf-8")
@@ -205,17 +232,28 @@ def toml_of(text: str, where: str) -> dict[str, Any]:
         raise UsageError(f"{where}: invalid TOML: values nested too deeply") from None
 
 
-def read_toml(path: Path, where: str | None = None, what: str = "TOML file") -> dict[str, Any]:
-    """The TOML file `path` as a dict (read_regular_text, then toml_of). `where` names it in errors (default:
-    the path); `what` says what it should be ("config file").
+def read_toml(path: Path, limit: int, where: str | None = None, what: str = "TOML file") -> dict[str, Any]:
+    """The TOML file `path` as a dict (read_regular_text, then toml_of).
 
-    Raises UsageError, one line naming the file: not a regular file (a FIFO, a folder), unreadable (OSError:
-    missing, no permission), not UTF-8, or not TOML (toml_of)."""
+    Args:
+        path: the file.
+        limit: the most bytes it may hold (each caller names its file's: config.MAX_CONFIG_BYTES,
+            pool.manifest.MAX_MANIFEST_BYTES); a larger file is refused unread (a 1 GB sparse config.toml
+            cost `search` 2.1 GB before "invalid TOML": break-it round 11, R11-5).
+        where: names it in errors (default: the path).
+        what: what it should be ("config file").
+
+    Raises UsageError, one line naming the file: not a regular file (a FIFO, a folder), over `limit` bytes
+    (damaged, never read), unreadable (OSError: missing, no permission), not UTF-8, or not TOML (toml_of)."""
     where = where or str(path)
     try:
-        text = read_regular_text(path)
+        text = read_regular_text(path, limit)
     except NotRegularFileError as e:
         raise UsageError(f"{where}: {e.strerror}, not a {what} (remove it or move it aside)") from None
+    except FileTooLargeError as e:
+        raise UsageError(
+            f"{where}: {e.strerror}: damaged, not a {what} (remove it or move it aside)"
+        ) from None
     except UnicodeDecodeError as e:
         raise UsageError(f"{where}: invalid TOML: not UTF-8 (byte {e.start})") from None
     except OSError as e:

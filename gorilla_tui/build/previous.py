@@ -23,8 +23,9 @@ from gorilla_tui.pool.sources import FetchContext, Manifest, SourceLoad, fetch
 from gorilla_tui.retrieve.index import ApiIndex
 from gorilla_tui.store import integrity
 from gorilla_tui.store import versions as index_store
-from gorilla_tui.store.fileio import json_of
+from gorilla_tui.store.fileio import MAX_META_BYTES, json_of
 from gorilla_tui.store.integrity import MAX_STATE_BYTES, STATE_FILE, read_state  # noqa: F401 - re-exported
+from gorilla_tui.store.vectors import MAX_DENSE_JSON_BYTES
 
 # STATE_FILE (store/integrity.py, re-exported here), written by write_state: {"version": FINGERPRINT_VERSION,
 # "code": code_fingerprint(), "extra": whether the caller's extra files (check's lookup) were written,
@@ -55,8 +56,9 @@ def write_state(folder: Path, extra: bool, rows: Sequence[Any] = ()) -> None:
     """Write STATE_FILE into the build `folder` (every file under it hashed and its size in bytes recorded,
     the ROW_KEYS of its meta.json source `rows`; fsync'ed). Raises OSError."""
     files = {
-        str(p.relative_to(folder)): {"sha256": file_digest(p), "size": p.stat().st_size}
+        str(p.relative_to(folder)): {"sha256": file_digest(p, size), "size": size}
         for p in sorted(folder.rglob("*"))
+        for size in (p.stat().st_size,)  # just written: hashed up to the size recorded
         # not a search's cache (rewritten later) nor the dense side (dense.json records it, embedded again
         # into a published version by `index --refresh --embedder X`)
         if p.is_file() and not p.name.startswith(integrity.VERIFIED) and p.name not in index_store.DENSE_FILES
@@ -78,7 +80,7 @@ def _embedders(folder: Path) -> list[str]:
     """The embedder spec of the dense.json this refresh wrote into its build `folder` (embedded before it
     is published), as integrity.EMBEDDERS_KEY lists it; [] when it has none yet."""
     try:
-        info = json_of(folder / index_store.DENSE_META)
+        info = json_of(folder / index_store.DENSE_META, MAX_DENSE_JSON_BYTES)
     except (OSError, ValueError):
         return []
     spec = info.get("embedder") if isinstance(info, dict) else None
@@ -260,7 +262,7 @@ def _rows_of(folder: Path, with_meta: bool) -> list[Any] | None:
             rows = (read_state(folder) or {}).get(key)  # a FIFO or a link to a device is never read
         else:
             try:
-                rows = json_of(folder / name).get(key)
+                rows = json_of(folder / name, MAX_META_BYTES).get(key)
             except Exception:  # noqa: BLE001 - unreadable: the next place
                 continue
         if isinstance(rows, list) and rows:

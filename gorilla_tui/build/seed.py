@@ -27,6 +27,7 @@ from pathlib import Path
 import numpy as np
 
 from gorilla_tui.resources import data_dir
+from gorilla_tui.store.fileio import ArraySpec, Header, read_npz
 
 #: The shipped data folder of the seed (resources.data_dir).
 SEED_FOLDER = "vectors"
@@ -71,18 +72,29 @@ def read_seed(name: str, dim: int | None = None) -> dict[str, np.ndarray]:
     path = seed_path(name) if seed_enabled() else None
     if path is None:
         return {}
-    try:
-        with np.load(path) as npz:
-            digests, vectors = npz["digests"], npz["vectors"]
+    try:  # its npy headers checked before a byte of data is read (store.fileio.read_npz; R11-4)
+        arrays = read_npz(path, _SEED_ARRAYS, lambda headers: _seed_fault(headers, dim))
+        digests, vectors = arrays["digests"], arrays["vectors"]
     except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile):  # a damaged file: no seed
         return {}
-    if digests.ndim != 2 or digests.shape[1] != 20 or vectors.ndim != 2 or len(digests) != len(vectors):
-        return {}
-    if (dim is not None and len(vectors) and vectors.shape[1] != dim) or not np.isfinite(vectors).all():
+    if not np.isfinite(vectors).all():
         return {}
     vectors = vectors.astype(np.float32)
     vectors /= np.maximum(np.linalg.norm(vectors, axis=1, keepdims=True), 1e-12)
     return {bytes(d).hex(): vectors[i] for i, d in enumerate(digests)}
+
+
+#: The seed's arrays (write_seed): a 20-byte digest per text, a float16 vector per digest.
+_SEED_ARRAYS = {"digests": ArraySpec("u", 2), "vectors": ArraySpec("f", 2)}
+
+
+def _seed_fault(headers: dict[str, Header], dim: int | None) -> str | None:
+    """Why the seed's arrays, by their npy headers, do not fit (20 bytes a digest, a vector per digest of
+    width `dim` when given), or None."""
+    (count, width), (rows, vdim) = headers["digests"][0], headers["vectors"][0]
+    if width != 20 or rows != count or (dim is not None and count and vdim != dim):
+        return f"{count} x {width} digests for {rows} x {vdim} vectors"
+    return None
 
 
 def write_seed(path: Path, cache: dict[str, np.ndarray]) -> int:

@@ -17,6 +17,7 @@ from gorilla_tui.cli.sandbox_run import STOPPED_BY, report_run, run_in_sandbox
 from gorilla_tui.config import load_settings
 from gorilla_tui.errors import UsageError
 from gorilla_tui.history import History
+from gorilla_tui.paths import FileTooLargeError
 from gorilla_tui.pool.apidoc import SourceRejected
 from gorilla_tui.pool.files import open_regular
 from gorilla_tui.sandbox.runner import IsolationError, Limits, probe_isolation
@@ -202,7 +203,7 @@ def _read_code(name: str) -> str:
                 else sys.stdin.read().encode("utf-8", "surrogateescape")
             )
         else:
-            with open_regular(Path(name)) as fh:
+            with open_regular(Path(name), MAX_CODE_BYTES) as fh:
                 raw = fh.read(MAX_CODE_BYTES + 1)
         if len(raw) > MAX_CODE_BYTES:
             raise UsageError(f"cannot read {what}: more than {MAX_CODE_BYTES // 2**20} MiB of code")
@@ -210,6 +211,8 @@ def _read_code(name: str) -> str:
         raise UsageError(f"cannot read {what}: not UTF-8 text (bad byte at offset {e.start})") from None
     except SourceRejected as e:
         raise UsageError(f"cannot read {e}") from None
+    except FileTooLargeError:  # by os.fstat: never read
+        raise UsageError(f"cannot read {what}: more than {MAX_CODE_BYTES // 2**20} MiB of code") from None
     except OSError as e:
         raise UsageError(f"cannot read {what}: {e.strerror or e}") from None
     if Path(name).suffix.lower() not in EXTRACTED:  # Python (a file or stdin): as CPython reads it

@@ -3,6 +3,7 @@ data folder (shared_dir), and reading eval sets and response files (JSON Lines).
 
 from __future__ import annotations
 
+import errno
 import json
 import os
 from dataclasses import dataclass
@@ -12,11 +13,14 @@ from typing import Any
 from gorilla_tui.errors import GorillaError, UsageError
 from gorilla_tui.jsontext import split_json_lines
 from gorilla_tui.pool.apidoc import SourceRejected
-from gorilla_tui.pool.files import open_regular
+from gorilla_tui.pool.files import MAX_SOURCE_BYTES, open_regular
 from gorilla_tui.pool.sources import FetchContext, Manifest, SourceUnavailable, hf_files
 
 #: The Hugging Face dataset holding the APIBench files (Patil et al. 2023, arXiv 2305.15334).
 DATASET = "gorilla-llm/APIBench"
+#: Largest eval set, pool or response file read, bytes: a source's size limit (pool.files.MAX_SOURCE_BYTES,
+#: 64 MB; APIBench's largest file is about 1 MB). A larger one is refused unread (break-it round 11).
+MAX_FILE_BYTES = MAX_SOURCE_BYTES
 #: hub -> (API pool file, eval file), file names as in the dataset.
 HUB_FILES = {
     "torchhub": ("torchhub_api.jsonl", "torchhub_eval.json"),
@@ -77,8 +81,10 @@ def _read_text(path: str | Path, what: str) -> str:
     (a leading BOM is accepted)."""
     p = Path(path)
     try:
-        with open_regular(p) as fh:
-            data = fh.read()
+        with open_regular(p, MAX_FILE_BYTES) as fh:
+            data = fh.read(MAX_FILE_BYTES + 1)
+        if len(data) > MAX_FILE_BYTES:  # grown since it was opened, or of st_size 0 (/proc)
+            raise OSError(errno.EFBIG, f"more than {MAX_FILE_BYTES:,} bytes")
     except SourceRejected as e:
         raise UsageError(f"cannot read {what} file {e}") from None
     except OSError as e:

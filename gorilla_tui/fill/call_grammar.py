@@ -13,7 +13,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from gorilla_tui.fill.units import measures_other, named_by_unit
+from gorilla_tui.fill.units import in_seconds, measures_other, named_by_unit, takes_seconds
 from gorilla_tui.fill.values import BYTES, Candidate, as_bytes, date_part, lists, literal, numbers, strings
 from gorilla_tui.model.grammar import gbnf_literal
 from gorilla_tui.pool.params import Param
@@ -102,9 +102,12 @@ def values_for(param: Param, task: TaskValues, paths: int = 1) -> dict[str, Cand
     parameter named year, month or day (DATE_PARTS) as that part. A parameter that takes bytes
     (Param.raw_type BYTES, fill/filler.py takes_bytes) takes the text the task quotes, encoded as UTF-8 bytes
     literals (base64.b64encode('user:secret') fails: b64encode takes bytes); never a path or URL (a file's
-    name is not its content: "the sha256 of installer.iso" does not hash b'installer.iso')."""
+    name is not its content: "the sha256 of installer.iso" does not hash b'installer.iso'). A parameter
+    that takes seconds (fill/units.py takes_seconds) takes a time the task writes in seconds."""
     if param.enum:
         return _declared(param.enum)
+    if takes_seconds(param.name, param.description):  # "wait 2 minutes": time.sleep(120), units.in_seconds
+        task = dataclasses.replace(task, numbers=in_seconds(task.numbers, task.text))
     if param.raw_type == BYTES:  # a bytes-like parameter takes the text the task quotes, encoded
         quoted = [c for c in task.strings if c.atomic and task.text[c.start : c.start + 1] in _QUOTES]
         return {b.text: b for c in quoted if (b := as_bytes(c)) is not None}
@@ -155,8 +158,12 @@ def values_for(param: Param, task: TaskValues, paths: int = 1) -> dict[str, Cand
     if t == "object":  # a dict only as the task writes it ({"a": 1}), never read from words
         return {c.text: c for c in task.lists if c.kind == "dict"}
     # a parameter of unknown type takes only what the task marks as a value: a number, a list, or quoted
-    # text, a URL or a path (a run of words would pass "ein zufälliges Element" to random.choice)
-    return {c.text: c for c in whole + [c for c in task.strings if c.atomic] + task.lists}
+    # text, a URL or a path (a run of words would pass "ein zufälliges Element" to random.choice); not an item
+    # of a list it writes whole ("from [1, 2, 3]": the list, not 1)
+    inner = [(c.start, c.end) for c in task.lists if task.text[c.start : c.start + 1] in "[("]
+    items = whole + [c for c in task.strings if c.atomic]
+    items = [c for c in items if not any(s < c.start < e for s, e in inner)]
+    return {c.text: c for c in items + task.lists}
 
 
 def _no_paths(param: Param, values: dict[str, Candidate], text: str) -> dict[str, Candidate]:

@@ -20,10 +20,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from gorilla_tui.fill.addresses import with_addresses
 from gorilla_tui.fill.call_grammar import FILLABLE, Slot, TaskValues, call_grammar, python_slots, slots
 from gorilla_tui.fill.examples import replace_examples
 from gorilla_tui.fill.naming import first_named
 from gorilla_tui.fill.receivers import Constructors, Receiver, by_file_type, receiver_of, with_spread
+from gorilla_tui.fill.roles import doc_roles
 from gorilla_tui.fill.values import BYTES, list_items, literal
 from gorilla_tui.fill.writer import Target, write_calls
 from gorilla_tui.pool.apidoc import ApiDoc
@@ -270,7 +272,9 @@ def target_of(doc: ApiDoc, values: TaskValues, constructors: Constructors | None
     (``zipfile.ZipFile(file).extractall(path)``, fill/receivers.py) offers the constructor's parameters
     first (found by `constructors`: class name -> its doc); its Target's callee leaves the receiver's
     arguments out (``zipfile.ZipFile().extractall``), and its Receiver is put in `receivers` by that
-    callee."""
+    callee. A function's parameters its doc names the part and the whole of ("choose k items from n
+    items") get those roles (fill/roles.py doc_roles); a parameter named for a socket address takes the
+    task's (host, port) pairs (fill/addresses.py)."""
     callee = callee_of(doc)
     params = [dataclasses.replace(p, raw_type=BYTES) if takes_bytes(doc, p) else p for p in params_of(doc)]
     receiver = receiver_of(doc, params, constructors) if callee else None
@@ -281,9 +285,14 @@ def target_of(doc: ApiDoc, values: TaskValues, constructors: Constructors | None
             receivers[callee] = receiver
     if not callee or not params:
         return None
-    offered = slots(params, values)
+    offered = with_addresses(slots(params, values), values, params)  # "8.8.8.8 ... port 53": one (host, port)
     if receiver is None:
-        return Target(doc, callee, params, python_slots(params, offered, values))
+        return Target(
+            doc,
+            callee,
+            params,
+            doc_roles(doc.description, python_slots(params, offered, values), params, values),
+        )
     return Target(doc, callee, params, by_file_type(receiver, with_spread(receiver, offered, values)))
 
 

@@ -8,17 +8,20 @@ wrong file. A value after "to", "into", "onto" or "as" is the destination, one a
 named src, source, old, orig, input a source. `role_bias` pushes a value to the parameter of its role.
 Where the words say nothing, positional parameters take the values the task marks (paths, URLs, numbers)
 in the task's order ("extract data.zip into out/": ``zipfile.ZipFile('data.zip').extractall('out/')``).
-A value only a regular expression writes goes to a parameter named for a pattern (form_bias).
+A value only a regular expression writes goes to a parameter named for a pattern (form_bias). Where the
+doc's own words say which parameter is the part and which the whole ("choose k items from n items"), the
+task's words say which value is which ("pick 3 people out of 10": k=3, n=10; doc_roles, count_role).
 `word_bias` gives these for one step of fill/writer.py.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from collections.abc import Mapping, Sequence
 
-from gorilla_tui.fill.call_grammar import Slot
-from gorilla_tui.fill.values import Candidate
+from gorilla_tui.fill.call_grammar import Slot, TaskValues, values_for
+from gorilla_tui.fill.values import NUMBER_WORDS, Candidate
 from gorilla_tui.pool.params import Param
 
 #: Nats added to a value whose role (from the task's words) is the parameter's, and taken from one whose
@@ -80,7 +83,8 @@ def value_role(c: Candidate, task: str) -> str:
 
 def role_bias(param: Param, c: Candidate, task: str, role: str = "") -> float:
     """Nats added to offering value `c` to `param` (fill/writer.py adds them to the model's choice):
-    +ROLE_BIAS when the value's role is the parameter's, -ROLE_BIAS when it is the other one,
+    +ROLE_BIAS when the value's role is the parameter's, -ROLE_BIAS when it is the other one (a source or
+    destination, or a part or whole where the doc says so, count_role),
     +DEST_PATH_BIAS / -DEST_PATH_BIAS for a destination / a source offered to an optional path parameter
     without a role, 0 when either
     has none or the parameter is not positional (KINDS). `role`: the parameter's role where the call gives
@@ -88,6 +92,9 @@ def role_bias(param: Param, c: Candidate, task: str, role: str = "") -> float:
     if param.kind not in KINDS:
         return 0.0
     want = role or param_role(param)
+    if want in PART_WHOLE:
+        have = count_role(c, task)
+        return 0.0 if not have else ROLE_BIAS if want == have else -ROLE_BIAS
     have = value_role(c, task) if want else ""
     if not want and not param.required and _PATH_NAMES.search(param.name):
         role = value_role(c, task)  # "extract X to Y": Y is where to put it, X is not
@@ -95,6 +102,78 @@ def role_bias(param: Param, c: Candidate, task: str, role: str = "") -> float:
     if not want or not have:
         return 0.0
     return ROLE_BIAS if want == have else -ROLE_BIAS
+
+
+#: The roles of a count's two values: the part chosen and the whole it is chosen from (doc_roles).
+PART_WHOLE = ("part", "whole")
+#: Words between a part and its whole, in a doc ("k items from n items") and in a task ("3 out of 10").
+_FROM = r"(?:from|out\s+of|of|among|amongst)"
+#: Words that may stand before the whole in a task ("out of a total of 10", "from a group of 12").
+_WHOLE_FILLER = r"(?:(?:a|an|the)\s+)?(?:(?:total|group|set|pool|list|team|class|deck|bag|box)\s+of\s+)?"
+#: Parameter names a doc's words cannot be read for (an article or a preposition reads as one).
+_NOT_NAMES = frozenset(("a", "an", "the", "of", "to", "i", "in", "on", "at", "by", "or", "and"))
+
+
+def doc_roles(description: str, offered: Sequence[Slot], params: Sequence[Param] = (),
+              task: TaskValues | None = None) -> list[Slot]:  # fmt: skip
+    """`offered` with the roles "part" and "whole" (Slot.role) given to two positional parameters where the
+    doc's `description` writes the first one, then "from", "out of", "of" or "among" and the second one
+    within a few words ("Number of ways to choose k items from n items": k is the part, n the whole;
+    random.sample's "Chooses k unique random elements from a population": k, population); `offered`
+    itself otherwise, or where a slot has a role already. One of the two left out of `offered` (an optional
+    parameter the task does not name: math.perm's k) is offered, from `params`, when the task gives a value
+    of its role (count_role: "4 out of 12"). Python signatures only (KINDS)."""
+    have = {s.param.name for s in offered}
+    names = [p.name for p in params if p.kind in KINDS] or [
+        s.param.name for s in offered if s.param.kind in KINDS
+    ]
+    names = [n for n in names if n.lower() not in _NOT_NAMES]
+    if any(s.role for s in offered if s.param.name in names):
+        return list(offered)
+    for part, whole in ((a, b) for a in names for b in names if a != b):
+        rx = (rf"(?<![\w*]){re.escape(part)}(?![\w*])[\w\s-]{{0,40}}?\b{_FROM}\s+(?:(?:a|an|the)\s+)?"
+              rf"{re.escape(whole)}\b")  # fmt: skip
+        if not re.search(rx, description):
+            continue
+        roles = {part: "part", whole: "whole"}
+        out = [dataclasses.replace(s, role=roles.get(s.param.name, s.role)) for s in offered]
+        for p in params if task is not None else ():
+            if p.name in roles and p.name not in have:
+                values = values_for(p, task)
+                if any(count_role(c, task.text) == roles[p.name] for c in values.values()):
+                    after = {q.name for q in params[: list(params).index(p)]}
+                    at = sum(1 for s in out if s.param.name in after)
+                    out.insert(at, Slot(dataclasses.replace(p, required=True), values, roles[p.name]))
+        return out
+    return list(offered)
+
+
+def count_role(c: Candidate, task: str) -> str:
+    """ "part" or "whole" for a number, list or value the task writes whole, by the words around it: the
+    value before "out of" / "from" / "of" / "among" with another value after it is the part, the one after
+    it (with a value before) the whole ("pick 3 poeple out of 10": 3, 10); "10 choose 3": the whole, then
+    the part; "taken 3 at a time": the part; "" otherwise ("the factorial of 5": no part before it)."""
+    if not task or c.start < 0 or not (c.kind in ("number", "list") or c.atomic):
+        return ""
+    before, after = task[: c.start], task[c.end :]
+    marker = re.search(rf"\b{_FROM}\s+{_WHOLE_FILLER}$", before, re.IGNORECASE)
+    if marker and _VALUE.search(before[: marker.start()]):
+        return "whole"
+    if re.match(
+        rf"(?:\s+[A-Za-z'’-]+){{0,3}}\s+{_FROM}\s+{_WHOLE_FILLER}{_VALUE_START}", after, re.IGNORECASE
+    ):
+        return "part"
+    if re.match(r"\s+choose\s+\d", after, re.IGNORECASE):
+        return "whole"
+    if re.search(r"\d\s+choose\s+$|\btaken\s+$", before, re.IGNORECASE):
+        return "part"
+    return ""
+
+
+#: A value in a task: digits, a list, quoted text, a number word (fill/values.py NUMBER_WORDS).
+_WORDS_OF_NUMBERS = "|".join(sorted(NUMBER_WORDS, key=len, reverse=True))
+_VALUE = re.compile(rf"\d|\]|(?<!\w)['\"]|\b(?:{_WORDS_OF_NUMBERS})\b", re.IGNORECASE)
+_VALUE_START = rf"(?:\d|\[|['\"]|(?:{_WORDS_OF_NUMBERS})\b)"
 
 
 def writes_to_path(params: Sequence[Param]) -> bool:

@@ -4,22 +4,27 @@ places" is ndigits, "no line longer than 72 characters" is a width.
 The task names such an optional parameter by the unit of its value, not by the parameter's own name
 (``urlopen(url, timeout=5)``, ``round(3.14159, 2)``, ``textwrap.wrap(text, width=72)``): without this, an
 optional parameter the task does not name keeps its default (fill/call_grammar.py slots) and the value is
-lost. A unit is the word or two right after the number; UNIT_PARAMS says which parameter names take it. The
-value stays the task's own number (a unit is never converted: "5 minutes" names no timeout in seconds).
+lost. A unit is the word or two right after the number; UNIT_PARAMS says which parameter names take it. A
+number of another unit stays the task's own, but for a parameter that takes seconds (takes_seconds: Python's
+timeouts and delays, a parameter documented "in seconds"), a time is converted to seconds: "wait 2 minutes"
+is ``time.sleep(120)``, "pause for 250ms" ``time.sleep(0.25)`` (in_seconds; BFCL's simple_python_293 asks
+for "a duration of 3 minutes" as track_length 180, "Length of the mix track in seconds").
 """
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from collections.abc import Sequence
 
 from gorilla_tui.fill.values import Candidate
 
 #: (unit words right after a number, the parameter names or name parts that take a number of that unit):
-#: seconds (Python's timeouts and delays are in seconds), decimal places or digits (a precision), characters
-#: or columns (a width), years (a duration: "for the first 2 years" is the time of compound interest).
+#: a time (Python's timeouts and delays are in seconds; in_seconds converts), decimal places or digits (a
+#: precision), characters or columns (a width), years (a duration: "for the first 2 years" is the time of
+#: compound interest).
 UNIT_PARAMS: tuple[tuple[re.Pattern[str], frozenset[str]], ...] = (
-    (re.compile(r"s|secs?|seconds?", re.IGNORECASE),
+    (re.compile(r"s|secs?|seconds?|ms|msecs?|millisec(?:ond)?s?|mins?|minutes?|hrs?|hours?", re.IGNORECASE),
      frozenset({"timeout", "secs", "seconds", "delay", "interval", "wait"})),
     (re.compile(r"(?:decimal\s+)?(?:places?|digits?)|decimals?|dp", re.IGNORECASE),
      frozenset({"ndigits", "digits", "precision", "places", "decimals"})),
@@ -102,3 +107,43 @@ def unit_bias(names: Sequence[str], k: int, c: Candidate, task: str) -> float:
     if any(unit_names(name, c, task) for j, name in enumerate(names) if j != k):
         return -UNIT_BIAS
     return 0.0
+
+
+#: Seconds in one of each time unit a task writes after a number (the word right after it).
+TIME_UNITS: tuple[tuple[re.Pattern[str], float], ...] = (
+    (re.compile(r"ms|msecs?|millisec(?:ond)?s?", re.IGNORECASE), 0.001),
+    (re.compile(r"s|secs?|seconds?", re.IGNORECASE), 1),
+    (re.compile(r"mins?|minutes?", re.IGNORECASE), 60),
+    (re.compile(r"h|hrs?|hours?", re.IGNORECASE), 3600),
+    (re.compile(r"days?", re.IGNORECASE), 86400),
+)
+#: Names (or their parts) of Python parameters that take seconds when their doc says no unit.
+SECONDS_NAMES = frozenset({"seconds", "secs", "sec", "timeout", "delay", "interval"})
+_IN_SECONDS = re.compile(r"\bseconds\b|\bin\s+secs?\b|\(s\)", re.IGNORECASE)
+_OTHER_TIME = re.compile(r"\b(?:milli\w*|minutes?|hours?|days?|ms)\b", re.IGNORECASE)
+
+
+def takes_seconds(name: str, description: str) -> bool:
+    """True for a parameter that takes a time in seconds: its description says seconds ("Length of the mix
+    track in seconds") and no other time unit, or it says no time unit and its name is one of Python's
+    (SECONDS_NAMES: time.sleep's secs, a timeout, a delay)."""
+    if _OTHER_TIME.search(description):
+        return False
+    return bool(_IN_SECONDS.search(description)) or bool(_name_words(name) & SECONDS_NAMES)
+
+
+def in_seconds(numbers: Sequence[Candidate], task: str) -> list[Candidate]:
+    """`numbers` with each one the task writes with a time unit (TIME_UNITS, the word right after it) as
+    that time in seconds, on the same span ("2 minutes" -> 120, "250ms" -> 0.25, "1.5 hours" -> 5400; an
+    integer where the seconds are whole); a number with no time unit, or with seconds, as it is."""
+    out = []
+    for c in numbers:
+        m = _UNIT.match(task, c.end) if c.kind == "number" and c.start >= 0 and not c.percent else None
+        factor = next((f for unit, f in TIME_UNITS if m is not None and unit.fullmatch(m.group(1))), 1)
+        if factor == 1 or isinstance(c.value, bool):
+            out.append(c)
+            continue
+        value = round(c.value * factor, 9)
+        value = int(value) if float(value).is_integer() else value
+        out.append(dataclasses.replace(c, text=repr(value), value=value))
+    return out

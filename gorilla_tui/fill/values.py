@@ -143,9 +143,10 @@ def _number(text: str) -> int | float | None:
 
 def numbers(task: str) -> list[Candidate]:
     """The numbers of `task` in order: digits (``1,000``, ``-3``, ``2.5``, ``1e-3``), a scale word after
-    them (``2 million``), and number words (``ten``). A number inside a URL, path or e-mail is not one, nor
-    an exponent (the 2 of "m/s^2"). A percentage gives two Candidates of one span: the number as written
-    and its fraction (percent "whole", "fraction"; BFCL's rates are mostly fractions: 3 % -> 0.03)."""
+    them (``2 million``), number words (``ten``) and a time in words ("half a second": 0.5, "an hour": 1).
+    A number inside a URL, path or e-mail is not one, nor an exponent (the 2 of "m/s^2"). A percentage
+    gives two Candidates of one span: the number as written and its fraction (percent "whole",
+    "fraction"; BFCL's rates are mostly fractions: 3 % -> 0.03)."""
     taken = [(s, e) for s, e in _atoms(task) if not _QUOTED.fullmatch(task[s:e])]
     out: list[Candidate] = []
     for m in _NUMBER.finditer(task):
@@ -179,7 +180,20 @@ def numbers(task: str) -> list[Candidate]:
             out.append(
                 Candidate(literal(NUMBER_WORDS[word]), NUMBER_WORDS[word], "number", m.start(), m.end())
             )
+    if not digits:  # "half a second" is 0.5 of it, "a minute" and "an hour" one (a unit follows each)
+        for m in _PART_OF_UNIT.finditer(task):
+            value = 0.5 if m.group(1) else 1
+            out.append(Candidate(literal(value), value, "number", m.start(), m.end()))
     return sorted(out, key=lambda c: c.start)
+
+
+#: A time the task writes in words with no number: "half a second", "half an hour" (0.5 of the unit after
+#: the span), "a minute", "an hour" (one); "a second car" or "a day" (per day) are none.
+_PART_OF_UNIT = re.compile(
+    r"\b(half\s+)an?(?=\s+(?:ms|millisecond|second|sec|minute|min|hour|day)s?\b)"
+    r"|\ban?(?=\s+(?:minute|hour)\b)",
+    re.IGNORECASE,
+)
 
 
 _MONTHS = "january february march april may june july august september october november december".split()

@@ -1,22 +1,32 @@
 """The model writes a call's arguments, and further calls, one step at a time (fill/filler.py fill uses it).
 
 Each step offers the texts the call may go on with (``name=value`` of the next slots, ``)``, ``; callee(``)
-to a model.constrained.Chooser, which picks the likeliest under small biases: values read on in the task's
-order, values an earlier call used, going on with another call, a value beside its parameter's name, a
-further call's values after its previous call's, a function the task names by its own words. The constants
-were chosen on BFCL's even ids (docs/benchmarks.md, "BFCL with filling").
+to a model.constrained.Chooser, which picks the likeliest under small biases (fill/biases.py: values read
+on in the task's order, values an earlier call used, going on with another call, a value beside its
+parameter's name, a further call's values after its previous call's, a function the task names by its own
+words; fill/roles.py, fill/units.py, fill/requests.py, fill/series.py: the others).
 """
 
 from __future__ import annotations
 
-import dataclasses
-import re
 import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from gorilla_tui.fill.call_grammar import DATE_PARTS, Slot, TaskValues, name_parts
+from gorilla_tui.fill import biases
+from gorilla_tui.fill.biases import (
+    CALL_BIAS,
+    JOIN_BIAS,
+    MENTION_BIAS,
+    NEAR_BIAS,
+    NEXT_NAMED_BIAS,
+    ON_BIAS,
+    PLAN_BIAS,
+    PLAN_CALL_BIAS,
+    REUSE_BIAS,
+)
+from gorilla_tui.fill.call_grammar import Slot, TaskValues
 from gorilla_tui.fill.naming import mentioned_functions, named_after, named_again, named_at
 from gorilla_tui.fill.requests import clause_bias, request_starts, requests, share_optionals
 from gorilla_tui.fill.roles import word_bias
@@ -26,48 +36,6 @@ from gorilla_tui.fill.values import Candidate
 from gorilla_tui.pool.apidoc import ApiDoc
 from gorilla_tui.pool.params import Param
 
-#: Nats added to a value of the task that comes before the previous argument's value ("copy src to
-#: backup/src": arguments mostly follow the task's order); chosen on BFCL's even ids (docs/benchmarks.md).
-ORDER_BIAS = -1.0
-NEXT_BIAS = -0.5
-#: Nats added to going on with another call ("; callee(") rather than ending the line (offered only while a
-#: value is left for it, _fresh: the model's own preference for ending the line was over 8 nats on every
-#: BFCL dev question, parallel ones included), and to a value an earlier call of the task used; chosen on
-#: BFCL's even ids (docs/benchmarks.md).
-CALL_BIAS = 10.0
-REUSE_BIAS = -3.0
-#: Nats added to a list's next item where the task joins it to the previous one ("Personal Info and Job
-#: History", "4, 5 and 6"), and to an enum member the task names ("in feet"); chosen on BFCL's even ids
-#: (docs/benchmarks.md).
-JOIN_BIAS = 6.0
-NAMED_BIAS = 3.0
-#: Nats added to an optional parameter's value the task marks (a number, a path...) that no call used yet;
-#: chosen on BFCL's even ids (docs/benchmarks.md).
-OPTIONAL_BIAS = 3.0
-#: Nats added to a value the task marks (a number, a list, a string it writes whole) that stands beside a
-#: word of the parameter's name ("a loan amount of $500,000": loan_amount; "for 30 days": days), and, in a
-#: further call of the same function, to the first unused value after the one the previous call gave that
-#: parameter ("from San Francisco to Tokyo ... from Tokyo to Sydney": the second call reads on), and to a
-#: function not called yet whose own name's words the task speaks of ("the median ... also the mode":
-#: statistics.mode); chosen on BFCL's even ids (docs/benchmarks.md).
-NEAR_BIAS = 2.0
-ON_BIAS = 2.0
-MENTION_BIAS = 3.0
-#: Nats added to the function the task names next, after the values the calls so far used ("... mix red and
-#: blue. Later, another substance ... the density": calculate_density, not mix_paint_color again with the
-#: numbers left over): one not called yet (naming.named_after), else a called one named again after new
-#: values of its own (naming.named_again); chosen on BFCL's even ids (docs/benchmarks.md).
-NEXT_NAMED_BIAS = 8.0
-#: Nats added to a value of a series the task enumerates that the call takes by its position (fill/series.py:
-#: "Taylor Swift and Maroon 5 ... 20 and 15 minutes": the second call's are Maroon 5 and 15), taken from
-#: one of another item of the series; added to another call of a function while its series ask for more
-#: calls, and taken from one beyond them; chosen on BFCL's even ids (docs/benchmarks.md).
-PLAN_BIAS = 4.0
-PLAN_CALL_BIAS = 6.0
-#: Words before and after a value that may name its parameter (NEAR_BIAS).
-NEAR_BEFORE, NEAR_AFTER = 4, 2
-#: What joins a list's items in a task: a comma, "and", "or", "&", an article after them.
-_JOIN = re.compile(r"\s*(?:,|,?\s*(?:and|or|&))?\s*(?:(?:a|an|the)\s+)?", re.IGNORECASE)
 #: Most calls one task gets.
 MAX_CALLS = 8
 
@@ -161,7 +129,7 @@ def write_calls(backend: Any, prompt: str, targets: Sequence[Target], prefix: st
             end = max((e for _s, e in before), default=-1)
             named_next = named_after(uncalled, fresh, task, end)
             again, at_again = named_again(fresh, called, task, end, at, lambda t, lo, hi: any(
-                _marked(c, sl) and lo <= c.start < hi and not _overlaps(c, before)
+                biases.marked(c, sl) and lo <= c.start < hi and not biases.overlaps(c, before)
                 for sl in t.offered if sl.param.required for c in sl.values.values()))  # fmt: skip
             if again and (not named_next or at_again < named_at(named_next, fresh, task, end)):
                 named_next = again  # named again before the next function not called yet
@@ -208,8 +176,8 @@ def _arguments_stepwise(chooser: Any, offered: Sequence[Slot], before: list[tupl
                 options.append((k, slot.param.name, "missing"))
                 continue
             for text, c in slot.values.items():
-                c = where[k, text] = _located(c, [*used, *before], task)
-                if c.start < 0 or not _overlaps(c, used):
+                c = where[k, text] = biases.located(c, [*used, *before], task)
+                if c.start < 0 or not biases.overlaps(c, used):
                     options.append((k, text, "task"))
             if slot.param.required and not any(o[0] == k for o in options):
                 options.append((k, slot.param.name, "missing"))  # every value is taken
@@ -217,25 +185,25 @@ def _arguments_stepwise(chooser: Any, offered: Sequence[Slot], before: list[tupl
             f"{sep}{offered[k].param.name}={'[' if offered[k].is_list and o == 'task' else ''}{v}"
             for k, v, o in options
         ]
-        named = [_extra(offered[k], where[k, v], task, before) if o == "task" else 0.0
+        named = [biases.extra(offered[k], where[k, v], task, before) if o == "task" else 0.0
                  for k, v, o in options]  # fmt: skip
         if nxt is None:
             texts.append(")")
         starts = [c.start if (c := where.get((k, v))) is not None and c.start >= 0 else 1 << 30
                   for k, v, _o in options]  # fmt: skip
-        bias = order = _order_bias(starts, used)
+        bias = order = biases.order_bias(starts, used)
 
         def shared(k: int, c: Candidate) -> bool:
             return planned is not None and planned[0].shares(c, offered[k].param.name, planned[1])
 
-        bias = [b + n + (REUSE_BIAS if o == "task" and _overlaps(where[k, v], before)
+        bias = [b + n + (REUSE_BIAS if o == "task" and biases.overlaps(where[k, v], before)
                          and not shared(k, where[k, v]) else 0.0)
                 for b, n, (k, v, o) in zip(bias, named, options, strict=True)]  # fmt: skip
         bias = [b + w for b, w in zip(bias, word_bias(offered, options, where, task), strict=True)]
         cands = [where[k, v] if o == "task" else None for k, v, o in options]
         bias = [b + w for b, w in zip(bias, clause_bias(at[0], used, cands, at[1]), strict=True)]
-        bias = [b + (NEAR_BIAS if o == "task" and _near(offered[k].param.name, where[k, v], task) else 0.0)
-                for b, (k, v, o) in zip(bias, options, strict=True)]  # fmt: skip
+        bias = [b + (NEAR_BIAS if o == "task" and biases.near(offered[k].param.name, where[k, v], task)
+                     else 0.0) for b, (k, v, o) in zip(bias, options, strict=True)]  # fmt: skip
         bias = [b + unit_bias([sl.param.name for sl in offered], k, where[k, v], task) if o == "task" else b
                 for b, (k, v, o) in zip(bias, options, strict=True)]  # fmt: skip
         if (
@@ -248,11 +216,11 @@ def _arguments_stepwise(chooser: Any, offered: Sequence[Slot], before: list[tupl
         for k in {k for k, _v, _o in options} if prior else ():
             name = offered[k].param.name
             last = prior.get(name)
-            near = last is not None and _near(name, last, task)
-            on = _reads_on(last, [
+            near = last is not None and biases.near(name, last, task)
+            on = biases.reads_on(last, [
                 (j, where[k, v]) for j, (k2, v, o) in enumerate(options) if k2 == k and o == "task"
-                and not _overlaps(where[k, v], [*used, *before])
-                and (not near or _near(name, where[k, v], task))
+                and not biases.overlaps(where[k, v], [*used, *before])
+                and (not near or biases.near(name, where[k, v], task))
             ])  # fmt: skip
             if on is not None:  # the task's order of the previous call's values, not this call's, decides
                 for j, (k2, _v, _o) in enumerate(options):
@@ -296,54 +264,11 @@ def _fresh(target: Target, before: Sequence[tuple[int, int]]) -> bool:
     they do not count."""
     marked = [
         sl for sl in target.offered
-        if sl.param.required and any(_marked(c, sl) for c in sl.values.values())
+        if sl.param.required and any(biases.marked(c, sl) for c in sl.values.values())
     ]  # fmt: skip
     return bool(marked) and any(
-        _marked(c, sl) and not _overlaps(c, before) for sl in marked for c in sl.values.values()
+        biases.marked(c, sl) and not biases.overlaps(c, before) for sl in marked for c in sl.values.values()
     )  # fmt: skip
-
-
-def _marked(c: Candidate, slot: Slot) -> bool:
-    """A value the task marks as one: a string it writes whole, digits ("Case No 28473"), or a number for
-    a parameter declared a number (a parameter of unknown type, python-env's, does not count numbers: the
-    2024 of "05/01/2024" is no second call of strptime; a part of a date the task writes, given to a
-    parameter named for it, counts: "2026-12-25" -> datetime.date(2026, 12, 25), call_grammar.DATE_PARTS)."""
-    if c.start < 0:
-        return False
-    if c.kind == "number":
-        return slot.param.type in ("integer", "number") or slot.param.name in DATE_PARTS
-    if c.kind == "list":
-        return True  # a list the task writes whole: "[3, -2, 1] ... and then [1, 0, -1]"
-    return c.atomic or str(c.value).isdigit()
-
-
-def _located(c: Candidate, spans: Sequence[tuple[int, int]], task: str) -> Candidate:
-    """`c` at the first place the task writes it again outside `spans`, where its own place is in them ("from
-    San Francisco to Tokyo ... from Tokyo to Sydney": the second call's Tokyo); `c` itself otherwise (a
-    value written once, quoted, or not read from the task)."""
-    written = task[c.start : c.end]
-    if not task or c.start < 0 or not _overlaps(c, spans) or written not in (c.value, c.text):
-        return c
-    # another place the task writes it on its own, not inside a path ("notes.txt to /mnt/usb/notes.txt")
-    for m in re.finditer(rf"(?<![\w./\\~:-]){re.escape(written)}(?![\w/\\-]|\.\w)", task):
-        moved = dataclasses.replace(c, start=m.start(), end=m.end())
-        if not _overlaps(moved, spans):
-            return moved
-    return c
-
-
-def _overlaps(c: Candidate | None, spans: Sequence[tuple[int, int]]) -> bool:
-    return c is not None and c.start >= 0 and any(s < c.end and c.start < e for s, e in spans)
-
-
-def _order_bias(starts: Sequence[int], used: Sequence[tuple[int, int]]) -> list[float]:
-    """Nats added to each option by where its value stands in the task: ORDER_BIAS before the last value
-    used, NEXT_BIAS after it but not the first value there (arguments mostly follow the task's order: "copy
-    src to backup/src"); 0 for the first value after it and for values the task does not write."""
-    last = max((e for _s, e in used), default=-1)
-    ahead = [s for s in starts if last <= s < 1 << 30]
-    first = min(ahead, default=-1)
-    return [0.0 if s >= 1 << 30 or s == first else ORDER_BIAS if s < last else NEXT_BIAS for s in starts]
 
 
 def _use(slot: Slot, value: str, used: list[tuple[int, int]]) -> None:
@@ -351,27 +276,6 @@ def _use(slot: Slot, value: str, used: list[tuple[int, int]]) -> None:
     c = slot.values.get(value)
     if c is not None and c.start >= 0:
         used.append((c.start, c.end))
-
-
-def _extra(slot: Slot, c: Candidate, task: str, before: Sequence[tuple[int, int]]) -> float:
-    """NAMED_BIAS for an enum member the task names, OPTIONAL_BIAS for a value the task marks (_marked)
-    that no call used yet offered to an optional parameter the task speaks of ("less than 500 calories":
-    maxCalories=500), else 0."""
-    if _named(c, task):
-        return NAMED_BIAS
-    if not slot.param.required and _marked(c, slot) and not _overlaps(c, before):
-        return OPTIONAL_BIAS
-    return 0.0
-
-
-def _named(c: Candidate, task: str) -> bool:
-    """True for an enum member (a declared string) the task names as a word ("in feet": 'feet')."""
-    return (
-        c.kind == "declared"
-        and isinstance(c.value, str)
-        and bool(c.value.strip())
-        and re.search(rf"(?<!\w){re.escape(c.value)}(?!\w)", task, re.IGNORECASE) is not None
-    )
 
 
 def _list_items(chooser: Any, slot: Slot, first: str, used: list[tuple[int, int]], task: str = "") -> str:
@@ -384,7 +288,7 @@ def _list_items(chooser: Any, slot: Slot, first: str, used: list[tuple[int, int]
         rest = [t for t, c in slot.values.items() if t not in items and not any(
             s < c.end and c.start < e for s, e in used)]  # fmt: skip
         last = slot.values[items[-1]].end
-        bias = [JOIN_BIAS if _joined(task, last, slot.values[t]) else 0.0 for t in rest]
+        bias = [JOIN_BIAS if biases.joined(task, last, slot.values[t]) else 0.0 for t in rest]
         pick = chooser.choose([f", {t}" for t in rest] + ["]"], ends=(",", ")"), bias=bias)
         if pick >= len(rest):
             break
@@ -393,38 +297,3 @@ def _list_items(chooser: Any, slot: Slot, first: str, used: list[tuple[int, int]
     else:
         chooser.choose(["]"])
     return "[" + ", ".join(items) + "]"
-
-
-def _joined(task: str, end: int, c: Candidate) -> bool:
-    """True when the task joins `c` to the value that ends at `end` by a comma, "and", "or" (_JOIN)."""
-    if not task or c.start < 0 or end < 0 or c.start < end:
-        return False
-    return _JOIN.fullmatch(task[end : c.start]) is not None and bool(task[end : c.start].strip())
-
-
-def _near(name: str, c: Candidate, task: str) -> bool:
-    """True for a value the task marks (a number, a list, a string it writes whole) with a word of the
-    parameter's name (its first 4 letters, call_grammar.name_parts) among the NEAR_BEFORE words before it or
-    the NEAR_AFTER words after it ("annual income of $100,000": annual_income; "for 30 days": days)."""
-    if not task or c.start < 0 or not (c.kind in ("number", "list") or c.atomic):
-        return False
-    parts = {p[:4] for p in name_parts(name)}
-    around = re.findall(r"[A-Za-z]+", task[: c.start])[-NEAR_BEFORE:] + re.findall(
-        r"[A-Za-z]+", task[c.end :])[:NEAR_AFTER]  # fmt: skip
-    return bool(parts) and any(w.lower()[:4] in parts for w in around)
-
-
-def _reads_on(prev: Candidate | None, options: Sequence[tuple[int, Candidate]]) -> int | None:
-    """The index of the option whose value is the first after `prev` (the value the previous call of the
-    function gave this parameter) of its kind (a string of the same case first letter, whole or not), or None:
-    "from Tokyo to Sydney" after "from San Francisco to Tokyo"."""
-    if prev is None or prev.start < 0:
-        return None
-
-    def alike(c: Candidate) -> bool:
-        if c.kind != prev.kind or c.atomic != prev.atomic:
-            return False
-        return c.kind != "string" or c.atomic or c.value[:1].isupper() == prev.value[:1].isupper()
-
-    after = [(c.start, j) for j, c in options if c.start >= prev.end and alike(c)]
-    return min(after)[1] if after else None

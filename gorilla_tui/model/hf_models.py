@@ -10,7 +10,7 @@ from pathlib import Path
 
 from gorilla_tui.errors import GorillaError
 from gorilla_tui.pool.hub import gguf_limit, hub_unreachable, parse_hf_spec
-from gorilla_tui.pool.hub_http import bounded, download
+from gorilla_tui.pool.hub_http import bounded, download, inside_cache
 from gorilla_tui.pool.manifest import FetchContext
 
 __all__ = [
@@ -110,8 +110,11 @@ def parse_hf(spec: str) -> tuple[str, str]:
 
 
 def cached_file(repo: str, filename: str) -> Path | None:
-    """The file's path in the local Hugging Face cache, or None (huggingface_hub.try_to_load_from_cache)."""
+    """The file's path in the local Hugging Face cache, or None (huggingface_hub.try_to_load_from_cache):
+    None too for a link that resolves outside the cache (pool.hub_http.inside_cache: a hostile mirror's
+    etag pointed it at a file of the user's, break-it round 11, R11-1), so no list, doctor line or hint
+    (registry.model_file_fix: "rm ...") names a file outside the cache; hf_download then refuses it."""
     from huggingface_hub import try_to_load_from_cache  # deferred: huggingface_hub (~0.15 s)
 
     found = try_to_load_from_cache(repo_id=repo, filename=filename)
-    return Path(found) if isinstance(found, str) else None
+    return Path(found) if isinstance(found, str) and inside_cache(found) else None

@@ -39,6 +39,10 @@ from gorilla_tui.paths import get_paths, read_regular_text
 CRASH_ENV = "GORILLA_TUI_PROBE_CRASH"
 #: Bytes of the model file hashed for the cache key (with its size and mtime): cheap even for a 5 GB file.
 HEAD_BYTES = 4 << 20
+#: Largest probe.json read, bytes: one entry per model and params tried is about 500, so 1 MiB holds
+#: thousands. A larger one (a 1 GB sparse file cost `ask` 2.16 GB: break-it round 11, R11-5) is ignored
+#: unread and replaced by the next probe's write, like any unreadable cache.
+MAX_CACHE_BYTES = 2**20
 #: Prompt decoded by the probe (a few tokens: one prompt batch, then generated tokens one by one; the
 #: crash in issue 13 happened in the first llama_decode).
 PROBE_PROMPT = "import torch\nmodel = torch.hub.load("
@@ -115,7 +119,7 @@ def cache_file() -> Path:
 
 def _read_cache() -> dict[str, Any]:
     try:
-        data = json_value(read_regular_text(cache_file()))  # nested too deep: a ValueError too
+        data = json_value(read_regular_text(cache_file(), MAX_CACHE_BYTES))  # too deep: a ValueError too
         return data if isinstance(data, dict) else {}
     except (OSError, ValueError):
         return {}  # missing or unreadable: probe again (the cache is only an optimisation)

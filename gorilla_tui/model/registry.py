@@ -327,8 +327,10 @@ def model_file_fix(spec: str) -> str:
     --model value (settings.model; "" for the embedded default). A registry model (or the embedded default)
     is fetched again; a registry or hf: model already in the Hugging Face cache is deleted from it first,
     the link and the file it points at (`model pull` takes a cached file as it is: a garbage file a mirror
-    served was refused on every later pull, break-it round 8); a file of the person's own is replaced by
-    another model (a newer architecture needs a newer llama-cpp-python, `pip install -U llama-cpp-python`)."""
+    served was refused on every later pull, break-it round 8), both inside the cache (cached_file finds
+    none that resolves outside it: a hint never names a file of the user's, R11-1); a file of the
+    person's own is replaced by another model (a newer architecture needs a newer llama-cpp-python,
+    `pip install -U llama-cpp-python`)."""
     spec = spec.strip()
     if not spec.startswith("hf:") and (spec.endswith(".gguf") or "/" in spec):
         return "gorilla-tui model list  # llama.cpp refuses this file: set model = NAME in config"

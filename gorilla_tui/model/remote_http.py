@@ -144,13 +144,17 @@ class RequestGuard:
     """The watchdog of one request: once one of `cancels` is set or the total deadline has passed, it shuts
     down every connection attached to it (a duplicate descriptor of each, taken when attached, so the
     number cannot have been reused), which ends a read blocked in recv(2). `reason` is then "cancelled" or
-    "total". One daemon thread polls every 0.1 s until close()."""
+    "total". `end`: when the total deadline passes (time.monotonic()), default now + deadlines.total; a
+    retried request passes the end of its first try, so the total bounds the tries and the waits between
+    them (remote_request.post_retried). One daemon thread polls every 0.1 s until close()."""
 
-    def __init__(self, deadlines: Deadlines, cancels: Sequence[threading.Event] = ()) -> None:
+    def __init__(
+        self, deadlines: Deadlines, cancels: Sequence[threading.Event] = (), end: float | None = None
+    ) -> None:
         self.deadlines = deadlines
         self.cancels = tuple(cancels)
         self.reason = ""
-        self._end = time.monotonic() + deadlines.total
+        self._end = time.monotonic() + deadlines.total if end is None else end
         self._socks: list[socket.socket] = []
         self._lock = threading.Lock()
         self._done = threading.Event()
@@ -317,13 +321,14 @@ def proxy_for(url: str) -> str:
 
 def open_request(
     url: str, body: dict[str, Any], deadlines: Deadlines, cancels: Sequence[threading.Event] = (),
-    auth: str | None = None,
+    auth: str | None = None, end: float | None = None,
 ) -> tuple[Any, RequestGuard]:  # fmt: skip
     """POST `body` (JSON) to `url` (with `auth` as its Authorization header, if given); (the open
     response, its guard). The caller reads the response, then
     calls guard.close(), and asks guard.failure() what a read error (or a short read) means: the guard
-    shuts the connection at the total deadline or once an event of `cancels` is set, which a reader sees
-    as the end of the body.
+    shuts the connection at the total deadline (at `end`, a time.monotonic() value, when given: the end of
+    a retried request's first try) or once an event of `cancels` is set, which a reader sees as the end of
+    the body.
 
     The request runs on a daemon thread while this one waits in steps of 0.1 s, so Ctrl+C works in any
     phase: under Python's default handler KeyboardInterrupt is raised here (the request is given up), and
@@ -337,7 +342,7 @@ def open_request(
         OSError, ValueError, http.client.HTTPException (urllib's URLError among them): the server cannot be
             reached (a connect timeout is a URLError whose reason says so) or broke the protocol.
     """
-    guard = RequestGuard(deadlines, cancels)
+    guard = RequestGuard(deadlines, cancels, end)
     proxy = proxy_for(url)
     proxies = urllib.request.ProxyHandler({urllib.parse.urlsplit(url).scheme.lower(): proxy} if proxy else {})
     opener = urllib.request.build_opener(proxies, _Http(guard), _Https(guard), _NoRedirect())

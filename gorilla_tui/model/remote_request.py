@@ -1,18 +1,22 @@
 """One request of a RemoteBackend, retried: POST a body to the endpoint, HTTP 429 and 5xx tried again with
 backoff (Retry-After honoured), a redirect refused, and the one error a failed request becomes
 (EndpointDownError when the endpoint cannot be reached, else EndpointError). The request itself, its
-deadlines and Ctrl+C are remote_http.open_request; what the replies mean is remote_replies.
+deadlines and Ctrl+C are remote_http.open_request; what the replies mean is remote_replies. The total
+deadline bounds the request with all its tries and the waits between them (break-it round 11, R11-6: with
+total=5, a server that always answered 429 held `ask` for 4 waits of 30 s, 121 s).
 """
 
 from __future__ import annotations
 
 import http.client
 import threading
+import time
 import urllib.error
 from typing import Any
 
 from gorilla_tui.errors import GorillaError
 from gorilla_tui.model.remote_http import (
+    DEADLINES_ENV,
     RETRY_STATUSES,
     Deadlines,
     EndpointCancelled,
@@ -62,7 +66,9 @@ def post_retried(
         url: the URL as shown in every message (the password and the query's secrets hidden).
         wire: the URL sent (the real scheme, host and query; RemoteBackend._to_wire).
         body: the JSON body.
-        deadlines: the connect, read and total deadlines of each try (remote_http.Deadlines).
+        deadlines: the connect and read deadlines of each try, and the total deadline of the request with
+            its tries and the waits between them (remote_http.Deadlines): a try runs to the end of the
+            first try's total, and a wait that would reach it is not begun.
         cancels: events that give the request up once one is set.
         auth: the Authorization header (endpoint_url.basic_auth), None for none.
         retries: how many times a 429 or 5xx is tried again.
@@ -75,11 +81,13 @@ def post_retried(
         EndpointDownError: the endpoint cannot be reached (refused, no route, DNS; or a proxy that cannot
             be used).
         EndpointCancelled: a cancel event was set while waiting to try again (or during the request).
-        EndpointError: an error status after the retries, a redirect, a deadline, a protocol error.
+        EndpointError: an error status after the retries, or whose next try would pass the total
+            deadline; a redirect, a deadline, a protocol error.
     """
+    end = time.monotonic() + deadlines.total
     for attempt in range(retries + 1):
         try:
-            return open_request(wire, body, deadlines, cancels, auth=auth)
+            return open_request(wire, body, deadlines, cancels, auth=auth, end=end)
         except urllib.error.HTTPError as e:
             location = e.headers.get("Location") if e.headers else None
             if 300 <= e.code < 400:
@@ -92,12 +100,18 @@ def post_retried(
                 detail = shown(e.read()[:200].decode("utf-8", "replace"))
             except NET_ERRORS:
                 detail = shown(str(e.reason))
+            tries = f" (after {attempt + 1} tries)" if attempt else ""
             if e.code in RETRY_STATUSES and attempt < retries:
                 wait = retry_delay(attempt, backoff, e.headers.get("Retry-After") if e.headers else None)
+                if time.monotonic() + wait >= end:
+                    raise EndpointError(
+                        f"endpoint {url} answered HTTP {e.code}{tries}: {detail}; a wait of {wait:g} s for "
+                        f"another try would pass the total deadline of {deadlines.total:g} s "
+                        f"({DEADLINES_ENV} sets it)"
+                    ) from None
                 if wait_any(cancels, wait):
                     raise EndpointCancelled(f"request to {url} cancelled") from None
                 continue
-            tries = f" (after {attempt + 1} tries)" if attempt else ""
             raise EndpointError(f"endpoint {url} answered HTTP {e.code}{tries}: {detail}") from None
         except NET_ERRORS as e:
             # refused, no route, DNS, no connection within the connect deadline: urllib's URLError

@@ -16,6 +16,8 @@ from gorilla_tui.paths import read_regular_bytes
 #: Suffix of the record beside a verified model file (its real path, links followed): JSON {"size",
 #: "mtime_ns", "ino", "sha256"}.
 SUFFIX = ".verified.json"
+#: Largest record read, bytes: its four fields take about 150; a larger one is none (hashed again).
+RECORD_BYTES = 4096
 
 
 def _record_path(path: Path) -> Path:
@@ -32,7 +34,7 @@ def recorded(path: Path, digest: str) -> bool:
     """True when the record beside `path` names its size, mtime_ns and inode now and SHA-256 `digest`. A
     record that cannot be read (missing, not JSON, a FIFO) is none."""
     try:
-        said = json.loads(read_regular_bytes(_record_path(path), 4096))
+        said = json.loads(read_regular_bytes(_record_path(path), RECORD_BYTES))
         return said == {**_identity(path), "sha256": digest}
     except (OSError, ValueError):
         return False

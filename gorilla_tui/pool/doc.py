@@ -255,7 +255,7 @@ def detect_format(path: Path, max_bytes: int = MAX_SOURCE_BYTES) -> str:
     the first line is not a JSON value on its own (an indented object). An unreadable file is "jsonl"
     (its load says why)."""
     try:
-        with open_regular(path) as fh:
+        with open_regular(path, max_bytes) as fh:
             head = fh.read(DETECT_BYTES).decode("utf-8-sig", "replace").lstrip()
     except (OSError, SourceRejected):
         return "jsonl"
@@ -277,7 +277,7 @@ def _first_value(path: Path, head: str, start: int, max_bytes: int, whole: bool 
     for attempt in (0, 1):
         if attempt:
             try:
-                with open_regular(path) as fh:
+                with open_regular(path, max_bytes) as fh:
                     raw = fh.read(max_bytes + 1)
             except (OSError, SourceRejected):
                 return None
@@ -296,9 +296,10 @@ def _first_value(path: Path, head: str, start: int, max_bytes: int, whole: bool 
 
 def is_question_set(path: Path) -> bool:
     """True when `path` is an APIBench question set (an eval or training split: JSON Lines whose objects have
-    "code" and "api_data"), judged by its first non-empty line (read at most 1 MiB). Unreadable: False."""
+    "code" and "api_data"), judged by its first non-empty line (read at most 1 MiB). Unreadable or over a
+    source's size limit (MAX_SOURCE_BYTES): False."""
     try:
-        with open_regular(path) as fh:
+        with open_regular(path, MAX_SOURCE_BYTES) as fh:
             for _ in range(1000):  # a file of blank lines is not a question set
                 raw = fh.readline((1 << 20) + 1)
                 line = raw.decode("utf-8", "replace").strip()

@@ -9,7 +9,7 @@ import stat
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 
-from gorilla_tui.paths import NotRegularFileError, file_kind
+from gorilla_tui.paths import FileTooLargeError, NotRegularFileError, file_kind
 from gorilla_tui.paths import open_regular as paths_open_regular
 from gorilla_tui.pool.apidoc import Diagnostic, LoadResult, SourceRejected
 
@@ -19,13 +19,14 @@ from gorilla_tui.pool.apidoc import Diagnostic, LoadResult, SourceRejected
 MAX_SOURCE_BYTES = 64_000_000
 
 
-def open_regular(path: Path):
-    """Open `path` for binary reading only when it is a regular file (paths.open_regular: O_NONBLOCK and
-    fstat, so a FIFO never blocks and there is no gap between the check and the read). Its reader counts
-    the bytes it reads (a file of st_size 0 may never end: /proc/self/pagemap). Raises SourceRejected (not
-    a regular file, one line) or OSError."""
+def open_regular(path: Path, limit: int):
+    """Open `path` for binary reading only when it is a regular file of at most `limit` bytes
+    (paths.open_regular: O_NONBLOCK and fstat, so a FIFO never blocks, a sparse file of gigabytes is
+    refused unread, and there is no gap between the check and the read). Its reader counts the bytes it
+    reads, at most `limit` + 1 (a file of st_size 0 may never end: /proc/self/pagemap). Raises
+    SourceRejected (not a regular file, one line) or OSError (paths.FileTooLargeError over `limit`)."""
     try:
-        return paths_open_regular(path)
+        return paths_open_regular(path, limit)
     except NotRegularFileError as e:
         raise SourceRejected(f"{path}: {e.strerror}; only files are read") from None
 
@@ -43,10 +44,10 @@ def read_text(path: Path, result: LoadResult, max_bytes: int = MAX_SOURCE_BYTES)
     grew after it was measured; a file whose os.fstat size is already over is refused before a byte is read);
     None (and a "skipped" diagnostic) for unreadable, binary or empty files."""
     try:
-        with open_regular(path) as fh:
-            if os.fstat(fh.fileno()).st_size > max_bytes:  # a 10 GB sparse file is not read to say no
-                raise too_big(path, max_bytes)
+        with open_regular(path, max_bytes) as fh:  # a 10 GB sparse file is not read to say no
             raw = fh.read(max_bytes + 1)
+    except FileTooLargeError:
+        raise too_big(path, max_bytes) from None
     except OSError as e:
         result.diagnostics.append(Diagnostic(str(path), 0, "skipped", f"cannot read: {e.strerror or e}"))
         return None
@@ -72,13 +73,13 @@ def jsonl_lines(path: Path, result: LoadResult, max_bytes: int) -> Iterator[tupl
     (NUL bytes in the first 8 KiB), unreadable or empty file yields nothing and leaves a "skipped"
     diagnostic."""
     try:
-        fh = open_regular(path)
+        fh = open_regular(path, max_bytes)  # refused before a byte is read (issue 42, N15)
+    except FileTooLargeError:
+        raise too_big(path, max_bytes) from None
     except OSError as e:
         result.diagnostics.append(Diagnostic(str(path), 0, "skipped", f"cannot read: {e.strerror or e}"))
         return
     with fh:
-        if os.fstat(fh.fileno()).st_size > max_bytes:  # refused before a byte is read (issue 42, N15)
-            raise too_big(path, max_bytes)
         if b"\x00" in fh.peek(8192)[:8192]:
             result.diagnostics.append(
                 Diagnostic(str(path), 0, "skipped", "binary file (NUL bytes), not JSON")

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 import gorilla_tui
-from gorilla_tui.paths import open_regular
+from gorilla_tui.paths import FileTooLargeError, open_regular
 
 #: Bumped when what a fingerprint covers changes (an index fingerprinted by another scheme is rebuilt).
 FINGERPRINT_VERSION = 1
@@ -40,15 +40,16 @@ def code_fingerprint() -> str:
     return h.hexdigest()
 
 
-def file_digest(path: Path, limit: int | None = None) -> str:
+def file_digest(path: Path, limit: int) -> str:
     """SHA-256 (hex) of the bytes of the regular file `path` (paths.open_regular: a FIFO or a device is
-    refused, never opened for reading).
+    refused, never opened for reading), read in _CHUNK pieces.
 
     Args:
         path: the file.
-        limit: most bytes hashed; the bytes are counted as they are read, whatever os.stat said (a file of
-            st_size 0 such as /proc/self/pagemap never ended: break-it round 10, R10-6). None: no limit
-            (the store's own files, whose sizes were checked).
+        limit: most bytes hashed, required (the store's own files: the size recorded or just written, so a
+            file grown since is never hashed past it); the bytes are counted as they are read, whatever
+            os.stat said (a file of st_size 0 such as /proc/self/pagemap never ended: break-it round 10,
+            R10-6), and a file os.stat says is larger is refused unread.
 
     Raises:
         OSError: it cannot be read, is no regular file (paths.NotRegularFileError), or holds more than
@@ -57,24 +58,29 @@ def file_digest(path: Path, limit: int | None = None) -> str:
     return _digest(path, limit)[0]
 
 
-def _digest(path: Path, limit: int | None, whole: int | None = None) -> tuple[str, int]:
+def _digest(path: Path, limit: int, whole: int | None = None) -> tuple[str, int]:
     """(file_digest, bytes read) of `path`; `whole`: the limit named in the error (default `limit`)."""
     h, n = hashlib.sha256(), 0
-    with open_regular(path) as fh:
-        while chunk := fh.read(_CHUNK if limit is None else min(_CHUNK, limit + 1 - n)):
+    try:
+        fh = open_regular(path, limit)
+    except FileTooLargeError:  # by os.fstat: never read
+        said = limit if whole is None else whole
+        raise OSError(errno.EFBIG, f"more than {said} bytes", str(path)) from None
+    with fh:
+        while chunk := fh.read(min(_CHUNK, limit + 1 - n)):
             n += len(chunk)
-            if limit is not None and n > limit:
+            if n > limit:
                 raise OSError(errno.EFBIG, f"more than {limit if whole is None else whole} bytes", str(path))
             h.update(chunk)
     return h.hexdigest(), n
 
 
-def files_part(paths: Iterable[Path], limit: int | None = None) -> list[list[Any]]:
+def files_part(paths: Iterable[Path], limit: int) -> list[list[Any]]:
     """[path, size in bytes, SHA-256] of each file, in the given order; the size is the bytes read.
 
     Args:
         paths: the files.
-        limit: most bytes read over all the files together (a source's size limit); None: no limit.
+        limit: most bytes read over all the files together (a source's size limit).
 
     Raises:
         OSError: one cannot be read or is no regular file, or the files hold more than `limit` bytes.
@@ -83,7 +89,7 @@ def files_part(paths: Iterable[Path], limit: int | None = None) -> list[list[Any
     left = limit
     for p in paths:
         digest, n = _digest(p, left, limit)
-        left = None if left is None else left - n
+        left -= n
         out.append([str(p), n, digest])
     return out
 

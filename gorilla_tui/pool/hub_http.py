@@ -17,10 +17,19 @@ the file (its progress bar's count) are refused as soon as they pass it, or pass
 longer body is a broken download: round 10, R10-10); a body read whole into memory (the
 agent registry huggingface_hub fetches for its user agent, an error's body) may hold at most
 HUB_HELD_BYTES that no progress bar counted. A refused download's partial file is removed from the cache.
+
+Nothing a hub answer says becomes a path outside the cache (break-it round 11, R11-1: huggingface_hub 2.4
+joins a mirror's ETag to the cache's blobs folder unchecked, so `ETag: "/tmp/x"` or `"../../x"` wrote the
+body, and a lock, anywhere the user can write, or took an existing file there as the download). Every hub
+answer's X-Repo-Commit and etag are checked for the shape the hub gives (_check_names, a response hook)
+before huggingface_hub reads them, and a file download() hands back must resolve inside the cache
+(inside_cache).
 """
 
 from __future__ import annotations
 
+import os
+import re
 import threading
 import time
 from collections.abc import Callable
@@ -31,12 +40,14 @@ __all__ = [
     "HUB_HELD_BYTES",
     "HUB_STALL_BYTES",
     "HUB_STALL_S",
+    "HubRefused",
     "HubStalled",
     "HubTooLarge",
     "bounded",
     "counting_tqdm",
     "download",
     "hub_size",
+    "inside_cache",
     "stall_window",
 ]
 
@@ -51,6 +62,13 @@ _POLL_S = 0.1
 #: DOWNLOAD_CHUNK_SIZE (10 MiB), and reads small JSON bodies whole (the agent registry, error bodies: a few
 #: KB from the real hub), so 32 MiB is three chunks and thousands of times a JSON answer.
 HUB_HELD_BYTES = 32 * 1024 * 1024
+#: The shape of a hub file's etag, which huggingface_hub makes a file name in the cache (blobs/ETAG,
+#: .locks/REPO/ETAG.lock): the hub gives the git blob SHA-1 (40 hex) of a small file and the SHA-256 (64
+#: hex) of an LFS or Xet file; letters, digits, '-' and '_' (an S3 mirror's "md5-N" fits) never make a path.
+ETAG_SHAPE = re.compile(r"[0-9A-Za-z_-]{1,128}")
+#: The shape of a commit (X-Repo-Commit), a folder name in the cache (snapshots/COMMIT, .no_exist/COMMIT):
+#: git's SHA-1, 40 hex digits (huggingface_hub's own REGEX_COMMIT_HASH).
+COMMIT_SHAPE = re.compile(r"[0-9a-f]{40}")
 
 T = TypeVar("T")
 
@@ -72,6 +90,12 @@ class HubTooLarge(ValueError):
     def __init__(self, message: str, *, over_limit: bool = True) -> None:
         super().__init__(message)
         self.over_limit = over_limit
+
+
+class HubRefused(ValueError):
+    """A hub answer refused for its shape before huggingface_hub used it (a commit or an etag that would
+    name a path outside the cache), or a cached file that resolves outside the cache; one line, without
+    the value the server sent."""
 
 
 class _Guard:
@@ -138,11 +162,53 @@ def _count_body(response: Any) -> None:
     response.stream = _CountingStream()
 
 
+def _check_names(response: Any) -> None:
+    """httpx2 response hook (before huggingface_hub reads the answer): raise HubRefused when the answer's
+    X-Repo-Commit is not COMMIT_SHAPE, or, with a commit, its etag (X-Linked-Etag, else ETag, normalised as
+    huggingface_hub's _normalize_etag does) is not ETAG_SHAPE. huggingface_hub joins both to cache paths
+    unchecked (file_download: blobs/ETAG, .no_exist/COMMIT/FILE on a 404) and uses an etag only from an
+    answer with a commit (FileMetadataError otherwise), so an answer without one (the reachability probe's
+    HEAD of the endpoint: the hub's web page) keeps whatever etag it has."""
+    headers = response.headers
+    commit = headers.get("x-repo-commit")
+    if commit is None:
+        return
+    if not COMMIT_SHAPE.fullmatch(commit):
+        raise HubRefused("the hub's answer names a commit that is not 40 hex digits (X-Repo-Commit): refused")
+    name = "X-Linked-Etag" if headers.get("x-linked-etag") else "ETag"
+    etag = headers.get(name)
+    if etag is not None and not ETAG_SHAPE.fullmatch(etag.lstrip("W/").strip('"')):
+        raise HubRefused(
+            f"the hub's answer names the file by an etag that is not a hex or SHA-256 value ({name}): refused"
+        )
+
+
+def inside_cache(path: str | Path, cache_dir: str | Path | None = None) -> bool:
+    """Whether `path`, its links followed (Path.resolve), lies inside the Hugging Face cache (`cache_dir`,
+    default huggingface_hub's HF_HUB_CACHE), or inside its repo's folder or that folder's blobs (each
+    resolved: a cache, a repo or a blobs folder the user moved to another disk behind a link is still the
+    cache). A file whose link a hostile mirror pointed elsewhere (R11-1) is then never read as a download,
+    named in a hint or deleted."""
+    from huggingface_hub import constants  # deferred: huggingface_hub (~0.15 s), only to fetch
+
+    root = Path(os.path.abspath(cache_dir or constants.HF_HUB_CACHE))
+    file = Path(os.path.abspath(path))
+    try:
+        found, homes = file.resolve(), [root.resolve()]
+        if file.is_relative_to(root) and file != root:
+            repo = root / file.relative_to(root).parts[0]
+            homes += [repo.resolve(), (repo / "blobs").resolve()]
+    except (OSError, RuntimeError):  # a link loop: not a file of the cache
+        return False
+    return any(found.is_relative_to(home) for home in homes)
+
+
 def _install() -> None:
     """Add the counting response hook to huggingface_hub's shared HTTP client (get_session), and ask for
     uncompressed answers (Accept-Encoding: identity, as huggingface_hub's own HEAD of a file's size does),
     once per client: checked before every bounded call, so a client huggingface_hub made anew (after
-    set_client_factory or close_session) is counted too."""
+    set_client_factory or close_session) is counted too. The shape check of names (_check_names) goes
+    with it."""
     from huggingface_hub.utils import get_session  # deferred: huggingface_hub (~0.15 s), only to fetch
 
     with _installed:
@@ -150,7 +216,7 @@ def _install() -> None:
         client.headers["Accept-Encoding"] = "identity"
         hooks = client.event_hooks
         if _count_body not in hooks.get("response", []):
-            hooks["response"] = [*hooks.get("response", []), _count_body]
+            hooks["response"] = [*hooks.get("response", []), _check_names, _count_body]
             client.event_hooks = hooks
 
 
@@ -248,16 +314,20 @@ def download(
     said is a broken download (break-it round 10, R10-10: a mirror whose HEAD said 100 bytes sent an endless
     body, written at 0.5-0.7 GB/s until the disk had 1 GB left).
 
+    The answers' commit and etag are shape-checked before huggingface_hub makes them paths (_check_names),
+    and the file handed back resolves inside the cache (inside_cache; a link a mirror pointed elsewhere
+    in an earlier run is refused, never read).
+
     Raises huggingface_hub's LocalEntryNotFoundError when offline and not cached, HubStalled for a stalled
     download, HubTooLarge (one line) over max_bytes (`over_limit` True) or past the hub's stated size
-    (False), and what hf_hub_download raises."""
+    (False), HubRefused for an answer or a cached link refused so, and what hf_hub_download raises."""
     from huggingface_hub import hf_hub_download, try_to_load_from_cache  # deferred: only to fetch
     from huggingface_hub.errors import LocalEntryNotFoundError
 
     if offline:
         found = try_to_load_from_cache(repo_id=repo_id, filename=filename, **kwargs)
         if isinstance(found, str):
-            return found
+            return _in_cache(found, kwargs.get("cache_dir"))
         raise LocalEntryNotFoundError(f"{repo_id}/{filename} is not in the local Hugging Face cache")
     size, etag = hub_size(repo_id, filename, **kwargs)
     if size is not None and size > max_bytes:
@@ -265,10 +335,11 @@ def download(
     tqdm_class = counting_tqdm()
     started = time.time()
     try:
-        return bounded(
+        local = bounded(
             lambda: hf_hub_download(repo_id=repo_id, filename=filename, tqdm_class=tqdm_class, **kwargs),
             max_bytes=max_bytes if size is None else size,
         )
+        return _in_cache(local, kwargs.get("cache_dir"))
     except HubTooLarge as e:
         _drop_partial(repo_id, etag, started, **kwargs)
         if not e.over_limit:
@@ -284,13 +355,14 @@ def download(
 def hub_size(repo_id: str, filename: str, **kwargs: Any) -> tuple[int | None, str | None]:
     """(size in bytes, etag) of a hub file from its metadata (huggingface_hub.get_hf_file_metadata: a HEAD,
     under bounded()), each None when the hub does not say; (None, None) when it cannot be asked (the
-    download then says why). Raises HubStalled / HubTooLarge when the HEAD stalls or its body is endless."""
+    download then says why). Raises HubStalled / HubTooLarge when the HEAD stalls or its body is endless,
+    HubRefused for a commit or etag of another shape (_check_names)."""
     from huggingface_hub import get_hf_file_metadata, hf_hub_url  # deferred: only to fetch
 
     url = hf_hub_url(repo_id, filename, repo_type=kwargs.get("repo_type"), revision=kwargs.get("revision"))
     try:
         meta = bounded(lambda: get_hf_file_metadata(url, timeout=10), max_bytes=0)
-    except (HubStalled, HubTooLarge):
+    except (HubStalled, HubTooLarge, HubRefused):
         raise
     except Exception:  # noqa: BLE001 - 404, auth, offline: hf_hub_download raises it (or reads the cache)
         return None, None
@@ -303,6 +375,8 @@ def _drop_partial(repo_id: str, etag: str | None, started: float, **kwargs: Any)
     from huggingface_hub import constants  # deferred: only to fetch
     from huggingface_hub.file_download import repo_folder_name
 
+    if etag is not None and not ETAG_SHAPE.fullmatch(etag):
+        return  # not a name in the cache (_check_names refused its answer): nothing of it to remove
     repo = repo_folder_name(repo_id=repo_id, repo_type=kwargs.get("repo_type") or "model")
     blobs = Path(kwargs.get("cache_dir") or constants.HF_HUB_CACHE) / repo / "blobs"
     try:
@@ -312,3 +386,14 @@ def _drop_partial(repo_id: str, etag: str | None, started: float, **kwargs: Any)
                 path.unlink()
     except OSError:  # already gone, or the cache is not writable: nothing more to do here
         pass
+
+
+def _in_cache(local: str, cache_dir: str | Path | None) -> str:
+    """`local` (a file huggingface_hub handed back) when it resolves inside the cache (inside_cache); else
+    HubRefused, naming the link in the cache (removing a link leaves the file it points at)."""
+    if inside_cache(local, cache_dir):
+        return local
+    raise HubRefused(
+        f"the cached file {local} is a link that points outside the Hugging Face cache: refused, not read "
+        "(remove that link, not the file it points at, then fetch again)"
+    )

@@ -16,6 +16,9 @@ from gorilla_tui.paths import read_toml, toml_of
 from gorilla_tui.pool.doc import FORMATS, MAX_SOURCE_BYTES
 from gorilla_tui.resources import data_files
 
+#: Largest manifest file read (the package's index/*.toml), bytes: the largest shipped is a few KB, so
+#: 1 MiB is hundreds of times that; a larger one is refused unread (paths.read_toml; break-it round 11).
+MAX_MANIFEST_BYTES = 2**20
 #: Remote types a manifest's [remote] table may name. "hf": huggingface_hub.hf_hub_download of each file
 #: (repo_id, repo_type, revision); "path": a local folder (`path`); "url": documentation only (not fetched,
 #: e.g. a GitHub folder; use `--from DIR` with a local copy, or set `path`).
@@ -201,7 +204,9 @@ def load_manifests() -> list[Manifest]:
     duplicate name."""
     manifests: list[Manifest] = []
     for f in data_files("index"):
-        manifests.append(parse_manifest(read_toml(f, f"index/{f.name}"), f"index/{f.name}"))
+        manifests.append(
+            parse_manifest(read_toml(f, MAX_MANIFEST_BYTES, f"index/{f.name}"), f"index/{f.name}")
+        )
     for name in plugins.names(plugins.SOURCES):
         try:
             kind = plugins.load(plugins.SOURCES, name)
@@ -237,7 +242,9 @@ def packaged_values(key: str) -> dict[str, Any]:
     `check` can read it (check/pool_index.py: a source whose calls carry example values, ``example_values``).
     Read once per process and key; callers must not change the dict. Raises UsageError as load_manifests."""
     files = data_files("index")
-    manifests = [parse_manifest(read_toml(f, f"index/{f.name}"), f"index/{f.name}") for f in files]
+    manifests = [
+        parse_manifest(read_toml(f, MAX_MANIFEST_BYTES, f"index/{f.name}"), f"index/{f.name}") for f in files
+    ]
     return {m.name: m.extra[key] for m in manifests if key in m.extra}
 
 

@@ -35,7 +35,7 @@ from gorilla_tui.retrieve.fusion import (
 )
 from gorilla_tui.store import integrity
 from gorilla_tui.store import versions as store
-from gorilla_tui.store.fileio import json_of
+from gorilla_tui.store.fileio import MAX_META_BYTES, json_of
 
 #: Seconds between two looks for vectors that another process is still building.
 RECHECK_SECONDS = 2.0
@@ -92,7 +92,7 @@ def _sources_say_hybrid(folder: Path) -> bool:
     """Whether the meta.json of the version `folder` names a source with docs whose retrieval mode is
     "hybrid" (its docs were embedded: dense_vectors.embed_index); False when it cannot be read."""
     try:
-        meta = json_of(folder / "meta.json")
+        meta = json_of(folder / "meta.json", MAX_META_BYTES)
     except (OSError, ValueError):
         return False
     rows = meta.get("sources") if isinstance(meta, dict) else None

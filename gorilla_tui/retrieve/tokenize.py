@@ -22,7 +22,8 @@ from gorilla_tui.pool.doc import ApiDoc
 #: stores each doc's prior (store/prior.py, prior.npy), which python-env's BM25 ranking is weighted by.
 #: 7: the prior has a usage part (how many standard-library files reference the API, prior.usage_files).
 #: 8: the prior favours the docs hand-written questions expand (prior.HAND_QUESTIONS_FACTOR).
-TOKENIZER_VERSION = 8
+#: 9: the prior has a usage part for installed libraries' docs too (prior.library_files).
+TOKENIZER_VERSION = 9
 
 #: Longest term kept, in characters: longer terms (a 250 KB "word" in a description, a base64 blob) are
 #: truncated to their first MAX_TOKEN_CHARS characters, in docs and queries alike, so they still match each

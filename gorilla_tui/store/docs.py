@@ -35,7 +35,9 @@ class LazyDocs(Sequence[ApiDoc]):
         self._cache: dict[int, ApiDoc] = {}
         self._lock = threading.Lock()
         try:
-            self._fh = open_regular(path)  # kept open for the life of the index (see above); never a FIFO
+            # kept open for the life of the index (see above); never a FIFO; never larger than the offsets
+            # say (read one line at a time, by them)
+            self._fh = open_regular(path, self.offsets[-1] if self.offsets else 0)
         except OSError as e:
             raise GorillaError(
                 f"cannot read {path} ({e.strerror or e}); rebuild the index", hint=_HINT

@@ -15,7 +15,7 @@ import time
 from pathlib import Path
 
 from gorilla_tui.errors import GorillaError, IndexMissingError
-from gorilla_tui.paths import NotRegularFileError, file_kind, read_regular_bytes
+from gorilla_tui.paths import FileTooLargeError, NotRegularFileError, file_kind, read_regular_bytes
 from gorilla_tui.store.fileio import (
     DAMAGED_HINT,
     POINTER,
@@ -58,10 +58,15 @@ def current_version(root: Path | None = None) -> Path | None:
     except NotRegularFileError as e:  # a folder or a FIFO: damaged; a refresh moves it aside (reclaim_root)
         found = (root / POINTER, str(e.strerror or "not a file"))
         raise GorillaError(f"cannot read {root / POINTER}: {e.strerror or e}", hint=hint_of(found)) from None
+    except FileTooLargeError as e:  # never read whole (a 20 MB one was printed whole: R10-9)
+        raise GorillaError(
+            f"{root / POINTER} is corrupt ({e.strerror}, no version folder's name); rebuild the index",
+            hint=DAMAGED_HINT,
+        ) from None
     except OSError as e:
         raise GorillaError(f"cannot read {root / POINTER}: {e.strerror or e}", hint=DAMAGED_HINT) from None
     name = raw.decode("utf-8", "replace").strip()
-    if len(raw) > POINTER_BYTES or not VERSION_NAME.fullmatch(name):
+    if not VERSION_NAME.fullmatch(name):
         shown = repr(name)
         shown = shown[:48] + "..." if len(shown) > 48 else shown
         raise GorillaError(

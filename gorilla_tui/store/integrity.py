@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from gorilla_tui.pool.fingerprint import file_digest
-from gorilla_tui.store.fileio import json_of
+from gorilla_tui.store.fileio import MAX_META_BYTES, json_of
 
 #: File of a version folder recording how it was built (build/previous.py write_state): {"version", "code",
 #: "extra", "files": {path relative to the folder: {"sha256": SHA-256, "size": bytes}}, "sources"}.
@@ -127,7 +127,7 @@ def _has_record(folder: Path) -> bool:
     """Whether meta.json of `folder` says the version was published with a STATE_FILE (RECORD_KEY). Read
     only when STATE_FILE is missing or has no digest (meta.json is about 120 kB for the default index)."""
     try:
-        meta = json_of(folder / "meta.json")
+        meta = json_of(folder / "meta.json", MAX_META_BYTES)
     except (OSError, ValueError):
         return False
     return isinstance(meta, dict) and meta.get(RECORD_KEY) == STATE_FILE
@@ -182,7 +182,7 @@ def changed_file(folder: Path, files: dict[str, Any], verb: str = "built", cache
             stamp = [st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino, digest]
             if cached and known.get(rel) == stamp:
                 continue
-            if file_digest(path) != digest:
+            if file_digest(path, st.st_size) != digest:  # grown since the stat: never hashed past it
                 why = changed
                 break
             fresh[rel] = stamp

