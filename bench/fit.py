@@ -32,6 +32,7 @@ import json
 import sys
 import time
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 import numpy as np
@@ -44,7 +45,16 @@ sys.path.insert(0, str(ROOT / "bench"))
 from _report import REPORT, Figure, parser, publish  # noqa: E402
 from out_of_pool import Model, auc, fit_logistic, threshold_for  # noqa: E402
 
-from gorilla_tui.retrieve.fit import name_coverage, names_missed, param_coverage  # noqa: E402
+from gorilla_tui import pipeline_fit  # noqa: E402
+from gorilla_tui.pool.apidoc import ApiDoc  # noqa: E402
+from gorilla_tui.retrieve.fit import (  # noqa: E402
+    FIT_MODEL,
+    dense_disagreement,
+    name_coverage,
+    names_missed,
+    param_coverage,
+)
+from gorilla_tui.types import Hit  # noqa: E402
 
 TITLE = "Fit judgment"
 OOP = ROOT / "bench" / "data" / "out_of_pool_tasks.toml"
@@ -213,10 +223,12 @@ def collect_index(out: Path, model_signals: bool = False) -> None:
 def index_extras(index: Any, rows_of: dict[int, int], task: str, doc: Any, hits: list[Any]) -> dict[str, Any]:
     """What the fit rule may read beside pipeline_fit's signals, recorded so that rules are compared offline:
     the index-wide retrieval signals (retrieve/fit.py retrieval_signals), the hits (source, API name, BM25,
-    cosine, log p(task | doc)), the chosen doc's source and cosine, and the best cosine per source."""
+    cosine, log p(task | doc), domain), the chosen doc's source, place among the hits and cosine, and the
+    best cosine per source."""
     out: dict[str, Any] = {"sig": dict(index.fit_signals(task))}
-    out["hits"] = [[h.doc.source, h.doc.api_name, h.score, h.dense, h.lm_score] for h in hits]
+    out["hits"] = [[h.doc.source, h.doc.api_name, h.score, h.dense, h.lm_score, h.doc.domain] for h in hits]
     out["source"] = doc.source if doc is not None else ""
+    out["chosen_hit"] = next((n for n, h in enumerate(hits) if h.doc is doc), None)
     scored = index.dense.scores(task, np.arange(len(index.docs))) if index.dense is not None else None
     if scored is not None:
         cos, mask = scored
@@ -408,6 +420,9 @@ def load(results: Path, shared: Path) -> list[dict[str, Any]]:
     for r in rows:
         r.update({k: model_rows[r["key"]].get(k) for k in ("pmi", "yn")} if r["key"] in model_rows else {})
     recompute(rows, shared)
+    for r in rows:
+        if r["set"] in ("everyday", "out_of_pool"):
+            doubt_signals(r)
     for r in rows:  # rows collected before judge() recorded it: the best cosine of the chosen doc's source
         if r.get("source_cos") is None and r.get("src_cos"):  # (a hub named: judge() records it now)
             r["source_cos"] = r["src_cos"].get(r.get("source", ""))
@@ -457,8 +472,6 @@ def cosine_scales(rows: list[dict[str, Any]]) -> dict[str, tuple[float, float]]:
 
 def set_dense_z(rows: list[dict[str, Any]], scales: dict[str, tuple[float, float]]) -> None:
     """Each row's dense_z (pipeline_fit.dense_z) on `scales` (cosine_scales of the dev rows)."""
-    from gorilla_tui import pipeline_fit
-
     pipeline_fit.SOURCE_COSINE = scales
     for r in rows:
         if r.get("source_cos") is not None:
@@ -495,6 +508,32 @@ def fit_model(dev: list[dict[str, Any]], i: int, features: tuple[str, ...]) -> d
     low = min(p_low, cap_low)
     high = max(low, min(p_high, cap_high))
     return {"features": features, "bias": bias, "weights": weights, "n": len(rows), "low": low, "high": high}
+
+
+def doubt_signals(r: dict[str, Any]) -> None:
+    """A default-index row's cos_gap, bm25_ratio and lm_gap again from its recorded hits, as
+    pipeline_fit.judge reads them now (DOUBT_SOURCES' docs; retrieve/fit.py rivals: by domain on
+    DOUBT_BY_DOMAIN's sources): a change to the doubt is measured without asking again. Rows recorded
+    before the hits carried their domain keep what the ask recorded."""
+    recorded = r.get("hits") or []
+    if not r.get("api") or not recorded or any(len(h) < 6 for h in recorded):
+        return
+    hits = [
+        Hit(ApiDoc(f"h:{n}", source, name, name, domain), score, n, lm, dense)
+        for n, (source, name, score, dense, lm, domain) in enumerate(recorded, start=1)
+    ]
+    chosen = [h.doc for h in hits if h.doc.api_name == r["api"] and h.doc.source == r.get("source")]
+    if isinstance(r.get("chosen_hit"), int) and 0 <= r["chosen_hit"] < len(hits):
+        chosen = [hits[r["chosen_hit"]].doc]
+    if len(chosen) != 1:  # not among the hits, or its name is not its own (TF Hub's "model_id"): as recorded
+        return
+    doc = chosen[0]
+    if doc.source not in pipeline_fit.DOUBT_SOURCES:
+        r["cos_gap"] = r["bm25_ratio"] = r["lm_gap"] = None
+        return
+    by_domain = doc.source in pipeline_fit.DOUBT_BY_DOMAIN
+    r["cos_gap"], r["bm25_ratio"] = dense_disagreement(hits, doc, by_domain)
+    r["lm_gap"] = pipeline_fit.lm_gap(SimpleNamespace(name=FIT_MODEL), hits, doc)
 
 
 def judge_rows(rows: list[dict[str, Any]], m: dict[str, Any]) -> None:
@@ -621,6 +660,9 @@ def report(
             r["score"], r["fit"] = float("-inf"), None
         else:
             judge_rows([r], shipped[r["model"]])
+        # a "fits" the retrieval sides or the model doubt is "unsure" (pipeline_fit.label, doubted)
+        r["doubted"] = r["fit"] == "fits" and pipeline_fit.doubted(r)
+        r["fit"] = "unsure" if r["doubted"] else r["fit"]
     lines += ["", "| items | split | nothing fits | unsure | fits |", "|---|---|---|---|---|"]
     groups = (
         (
@@ -662,6 +704,18 @@ def report(
                 f"| {name} | {split} | {pct(n['nothing'], len(sel))} | "
                 f"{pct(n['unsure'], len(sel))} | {pct(n['fits'], len(sel))} |"
             )
+    cells = []
+    for name, want in groups[2:5]:
+        for split in ("dev", "test"):
+            sel = [r for r in rows if want(r) and r["split"] == split and r.get("fit") is not None]
+            cells.append(f"{name}, {split} {sum(r['doubted'] for r in sel)} of {len(sel)}")
+    lines += [
+        "",
+        '"unsure" only by the doubt (pipeline_fit.doubted: the models said fits, but a rival hit of the '
+        "chosen doc's source, another API or on a model hub another domain, ranks higher on the dense side "
+        "while BM25 does not clearly prefer the chosen one, or the model reads the task more likely after "
+        f"it; the docs of {', '.join(sorted(pipeline_fit.DOUBT_SOURCES))}): {'; '.join(cells)}.",
+    ]
     asked = [r for r in rows if r["set"] in ("everyday", "out_of_pool") and r.get("timings", {}).get("total")]
     if asked:  # the default index's asks: the fit stage (its dense_z included) in Proposal.timings["fit"]
         total = np.median([r["timings"]["total"] for r in asked])

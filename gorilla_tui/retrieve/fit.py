@@ -314,22 +314,41 @@ def names_missed(task: str, doc: ApiDoc) -> float:
     return 0.0
 
 
-def dense_disagreement(hits: Sequence[Hit], doc: ApiDoc) -> tuple[float | None, float | None]:
-    """Whether the dense side and BM25 agree on `doc`, chosen among `hits` (retrieval order), against the
-    other hits of doc's source (another api_name):
+def rivals(hits: Sequence[Hit], doc: ApiDoc, by_domain: bool = False) -> list[Hit]:
+    """The hits the chosen `doc` is weighed against by the fit judgment's doubt: those of doc's source that
+    do another thing. Another API (api_name), or with `by_domain` another domain (a model hub's docs are
+    models and their domain the task they do: two image classifiers both answer "what is in this photo",
+    and the task sets label every model of the kind right: bench/everyday_tasks.toml,
+    bench/data/hub_dev_tasks.toml; domains compared casefolded: Torch Hub writes both "Text-To-Speech" and
+    "Text-to-Speech"); a hit of no domain is no rival there."""
+    if by_domain:
+        domain = doc.domain.casefold()
+        return [
+            h
+            for h in hits
+            if h.doc.source == doc.source and h.doc.domain and h.doc.domain.casefold() != domain
+        ]
+    return [h for h in hits if h.doc.source == doc.source and h.doc.api_name != doc.api_name]
+
+
+def dense_disagreement(
+    hits: Sequence[Hit], doc: ApiDoc, by_domain: bool = False
+) -> tuple[float | None, float | None]:
+    """Whether the dense side and BM25 agree on `doc`, chosen among `hits` (retrieval order), against its
+    rivals (rivals(hits, doc, by_domain)):
 
     Returns:
-        (cos_gap, bm25_ratio): the best Hit.dense (the task's cosine) of those hits minus doc's own (above 0:
-        the dense side ranks another hit above the chosen one), and doc's plain BM25 score (Hit.score) over
+        (cos_gap, bm25_ratio): the best Hit.dense (the task's cosine) of the rivals minus doc's own (above 0:
+        the dense side ranks a rival above the chosen one), and doc's plain BM25 score (Hit.score) over
         the best of theirs (None when they score 0: only the dense side found them, BM25 prefers none of them
-        to doc). (None, None) when doc is
-        not among the hits, has no other hit of its source, or a hit has no cosine (BM25 alone).
+        to doc). (None, None) when doc is not among the hits, has no rival, or a hit has no cosine (BM25
+        alone).
 
     A signal of the fit judgment (pipeline_fit.py DOUBT_COS_GAP): on CoNaLa's dev half (StackOverflow
     intents, bench/conala.py) the answers that were not the oracle API mostly had another hit the dense side
     preferred while BM25 did not clearly prefer theirs; the oracle answers rarely did."""
     own = next((h for h in hits if h.doc is doc), None)
-    others = [h for h in hits if h.doc.source == doc.source and h.doc.api_name != doc.api_name]
+    others = rivals(hits, doc, by_domain)
     if own is None or not others or own.dense is None or any(h.dense is None for h in others):
         return None, None
     cos_gap = max(float(h.dense) for h in others) - float(own.dense)  # type: ignore[arg-type]
