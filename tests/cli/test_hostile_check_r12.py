@@ -92,3 +92,26 @@ def _encoded(text: str, codec: str) -> bytes:
     except (LookupError, UnicodeError, TypeError):
         return text.encode("ascii")
     return data if isinstance(data, bytes) else text.encode("ascii")
+
+
+@pytest.mark.parametrize(
+    "fence",
+    [
+        "- item\n\n  ```python\n  import torch\n  {call}\n  ```\n",  # under a list item: 2 spaces
+        "  ```python\n  import torch\n  {call}\n  ```\n",  # indented 2 spaces, no list
+        "> ```py\n> import torch\n> {call}\n> ```\n",  # in a block quote
+        "1. step\n\n   ~~~~ {{.python}}\n   import torch\n   {call}\n   ~~~~\n",
+    ],
+)
+def test_a_markdown_fence_is_read_as_commonmark_reads_it(capsys, tmp_path, fence):
+    """R12-7: a fence indented under a list item kept its indentation ("skipped: not Python 3 syntax
+    (unexpected indent)", exit 0, its call unchecked). Markdown is read by a CommonMark parser now: each
+    fence's code dedented as CommonMark says, its finding at its line and column in the file."""
+    md = tmp_path / "doc.md"
+    text = "# title\n\n" + fence.format(call=WRONG_HUB)
+    md.write_text(text)
+    status, out, err = _run(capsys, "check", str(md), "--pool", POOL)
+    assert status == 1, (out, err)
+    line = next(k for k, ln in enumerate(text.splitlines(), 1) if "torch.hub" in ln)
+    col = text.splitlines()[line - 1].index("torch.hub") + 1
+    assert out.startswith(f"{md}:{line}:{col}: wrong_args:unknown_model "), out
