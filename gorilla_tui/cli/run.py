@@ -273,8 +273,10 @@ def confirm_run(code: str, verdict: Any, requirements: list[str], *, isolated: b
     # word_wrap: every character that will run is shown; without it rich cut a long line at the panel's edge
     # and the hidden rest ran ("x = 1" + 200 spaces + "; print(...)" showed "x = 1"). A wrapped line's
     # continuation rows have no line number, so they never pass for a line of their own.
-    shown = Syntax(safe_text(code, newlines=True), "python", line_numbers=True, word_wrap=True)
-    err.print(Panel(shown, title="code to run", expand=False))
+    # limit=None: all the code that will run is shown, its size first (a block is cut elsewhere, cut_block)
+    shown = Syntax(safe_text(code, newlines=True, limit=None), "python", line_numbers=True, word_wrap=True)
+    size = f"{len(code.splitlines()):,} lines, {len(code):,} characters"
+    err.print(Panel(shown, title=f"code to run ({size})", expand=False))
     line = Text.assemble("verdict: ", (verdict.kind, "bold"))
     if verdict.api_call:
         line.append("  api_call: " + safe_text(verdict.api_call))
