@@ -5,14 +5,15 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import re
 import sys
 from pathlib import Path
 from typing import Any
 
 from gorilla_tui.check.lint import MAX_CODE_BYTES as CODE_LIMIT
-from gorilla_tui.check.notebook import shell_note
 from gorilla_tui.cli.lint import code_text, refuse_bom_with_coding
 from gorilla_tui.cli.output import HeldLoss, say
+from gorilla_tui.cli.run_notebook import WRITEFILE_MARK, ipython_note, skipped_ipython
 from gorilla_tui.cli.sandbox_run import STOPPED_BY, report_run, run_in_sandbox
 from gorilla_tui.config import load_settings
 from gorilla_tui.errors import UsageError
@@ -249,14 +250,36 @@ def file_code(name: str, text: str) -> str:
         raise UsageError(f"cannot run {name}: {e}") from None
     for note in (n for block in found for n in block.notes):  # a notebook cell that is no Python: left out
         say(safe_text(f"gorilla-tui: note: {name}: {note}"))
-    shell = [where for block in found for where in block.shell]
-    if shell:  # IPython would run them; the sandbox runs Python only (x = !cmd gets [] here)
-        say(safe_text(f"gorilla-tui: note: {name}: {shell_note(shell)}"))
-    code = "\n".join(block.code for block in found)
+    skipped = skipped_ipython(text) if kind == "notebook" else []
+    if skipped:  # IPython would run them; the sandbox runs Python only (x = !cmd gets [] here)
+        say(safe_text(f"gorilla-tui: note: {name}: {ipython_note(skipped)}"))
+    code = "\n".join(_marked(block, skipped) for block in found)
     if not code.strip():
         what = "no code cell" if kind == "notebook" else "no Python fence (```python)"
         raise UsageError(f"cannot run {name}: a {kind} with {what}: nothing to run")
     return code if code.endswith("\n") else code + "\n"
+
+
+def _marked(block: Any, skipped: list[tuple[int, int, str, str]]) -> str:
+    """block.code with each ``%%writefile NAME.py`` cell run_notebook.skipped_ipython lists marked on its
+    (blank) first line by WRITEFILE_MARK: the confirmation shows it, and report_run's ImportError hint
+    reads it back (written_modules). Only a plain file name is written into the comment."""
+    marks = {
+        (n, k): lost.removesuffix(" not written")
+        for n, k, _, lost in skipped
+        if lost.endswith(".py not written") and _PLAIN_FILE.fullmatch(lost.removesuffix(" not written"))
+    }
+    if not marks or not block.cells:
+        return block.code
+    lines = block.code.split("\n")
+    for i, where in enumerate(block.cells[: len(lines)]):
+        if where in marks:
+            lines[i] = WRITEFILE_MARK + marks[where]
+    return "\n".join(lines)
+
+
+#: A file name put in a WRITEFILE_MARK comment: letters, digits, "_", "-" and "." only.
+_PLAIN_FILE = re.compile(r"[\w.-]+\.py", re.ASCII)
 
 
 def confirm_run(code: str, verdict: Any, requirements: list[str], *, isolated: bool, yes: bool) -> bool:
