@@ -78,15 +78,26 @@ def source_text(data: bytes, what: str) -> str:
         stream = io.TextIOWrapper(io.BytesIO(data[pos - 1 :]), encoding=encoding, newline=None)
         stream.readline()
     except (LookupError, UnicodeError, TypeError):  # utf-16 without a BOM there, hex: "encoding problem"
-        raise UsageError(
-            f"cannot read {what}: encoding problem: its coding line names {name} (Python refuses it)"
-        ) from None
+        why = ", not a text encoding" if not _decodes_text(encoding) else " (Python refuses it)"
+        raise UsageError(f"cannot read {what}: encoding problem: its coding line names {name}{why}") from None
     try:
         rest = stream.read()
     except (LookupError, UnicodeError, TypeError):
         raise UsageError(f"cannot read {what}: not {name} text{_bad_byte(data, pos, encoding)}") from None
     _refuse_nul(data, what)
     return b"".join(read).decode("utf-8").replace("\r\n", "\n").replace("\r", "\n") + rest
+
+
+def _decodes_text(encoding: str) -> bool:
+    """False for a codec that decodes no bytes to text at all (``hex``, ``rot13``: bytes to bytes or str
+    to str; ``undefined``, ``punycode``: a plain UnicodeError), True for a text encoding."""
+    try:
+        b"\n".decode(encoding)
+    except UnicodeDecodeError:  # utf-16: one byte is short of a character, still a text encoding
+        return True
+    except (LookupError, UnicodeError, TypeError):
+        return False
+    return True
 
 
 def _bad_byte(data: bytes, pos: int, encoding: str) -> str:
