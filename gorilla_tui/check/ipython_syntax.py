@@ -36,16 +36,42 @@ import re
 import shlex
 from dataclasses import dataclass, field
 
-#: Line magics whose argument IPython runs as Python code in the user's namespace, with the option letters
-#: each reads (getopt's), from IPython 8's ``ExecutionMagics`` (IPython/core/magics/execution.py): ``%time
-#: statement`` (no options), ``%timeit -n1 -r1 statement`` ("n:r:tcp:qo"), ``%prun -s cumtime statement``
-#: ("D:l:rs:T:q"), and ``%debug statement`` (None: run as it is when it has no option).
-PYTHON_LINE_MAGICS: dict[str, str | None] = {
-    "time": "",
-    "timeit": "n:r:tcp:qo",
-    "prun": "D:l:rs:T:q",
-    "debug": None,
+
+@dataclass(frozen=True)
+class PythonMagic:
+    """How IPython 8 runs one magic that runs Python (IPython/core/magics/execution.py, ``ExecutionMagics``;
+    script.py for ``%%python``; osm.py for ``%%capture``). options: the getopt letters its line reads
+    ("" none; None: an argparse line, run as it is only when it has no option); line: as a line magic
+    (``%timeit f()``) its argument after the options runs as Python; cell_line: as a cell magic, what
+    follows the options on its ``%%`` line runs as Python too (``%%timeit -n1 SETUP``: timeit's setup
+    statement; ``%%debug STATEMENT``: run before the body); the body of each runs as Python."""
+
+    options: str | None
+    line: bool
+    cell_line: bool
+
+
+#: The one table of the magics that run Python, line and cell forms (read_cell, run_code, and
+#: notebook.py's cells): ``%time statement`` (no options; ``%%time`` refuses a statement on its line),
+#: ``%timeit -n1 -r1 statement`` ("n:r:tcp:qo"), ``%prun -s cumtime statement`` ("D:l:rs:T:q": as a cell
+#: magic its line holds options only), ``%debug statement``; ``%%capture``, ``%%python`` and ``%%python3``
+#: run their body only. Break-it round 12: ``%%timeit -n1 -r1 import shutil; shutil.copytree('x')`` ran its
+#: setup unchecked and unnoted, exit 0.
+PYTHON_MAGICS: dict[str, PythonMagic] = {
+    "time": PythonMagic("", line=True, cell_line=False),
+    "timeit": PythonMagic("n:r:tcp:qo", line=True, cell_line=True),
+    "prun": PythonMagic("D:l:rs:T:q", line=True, cell_line=False),
+    "debug": PythonMagic(None, line=True, cell_line=True),
+    "capture": PythonMagic(None, line=False, cell_line=False),
+    "python": PythonMagic(None, line=False, cell_line=False),
+    "python3": PythonMagic(None, line=False, cell_line=False),
 }
+#: Line magics whose argument IPython runs as Python, with the option letters each reads (PYTHON_MAGICS).
+PYTHON_LINE_MAGICS: dict[str, str | None] = {k: m.options for k, m in PYTHON_MAGICS.items() if m.line}
+#: Cell magics whose body is Python the kernel runs (PYTHON_MAGICS); any other (``%%bash``, ``%%html``,
+#: ``%%writefile``, ``%%sql``) holds another language.
+PYTHON_CELL_MAGICS = frozenset(PYTHON_MAGICS)
+
 #: First characters of IPython's escaped commands (inputtransformer2 ESC_SHELL "!", ESC_MAGIC "%",
 #: ESC_HELP "?", ESC_QUOTE ",", ESC_QUOTE2 ";", ESC_PAREN "/"; doubled forms start with the same one).
 ESCAPES = ("!", "%", "?", ",", ";", "/")
@@ -83,9 +109,14 @@ def read_cell(src: str) -> CellLines:
     lines = src.split("\n")
     out = CellLines()
     depth, quote, continued = 0, "", False
+    first = next((k for k, ln in enumerate(lines) if ln.strip()), len(lines))
     i = 0
     while i < len(lines):
         line = lines[i]
+        if i == first and line.lstrip().startswith("%%"):  # a cell magic: IPython reads its line alone
+            out.lines.append(_cell_magic_line(line, out, i + 1))
+            i += 1
+            continue
         if depth == 0 and not quote and not continued:
             end = i
             while lines[end].endswith("\\") and end + 1 < len(lines):  # IPython's find_end_of_continued_line
@@ -99,6 +130,27 @@ def read_cell(src: str) -> CellLines:
         depth, quote, continued = _scan(line, depth, quote)
         i += 1
     return out
+
+
+def _cell_magic_line(line: str, out: CellLines, number: int) -> str:
+    """The Python line for a cell's ``%%magic`` line (`number` in the cell): what a magic of PYTHON_MAGICS
+    runs from its line (cell_line: ``%%timeit -n1 SETUP``), placed as a line magic's code is (_placed),
+    else ``pass``; added to out.unread when it runs Python that does not read here (IPython says
+    UsageError for options it cannot read: nothing runs, a note says so all the same)."""
+    stripped = line.lstrip()
+    indent = line[: len(line) - len(stripped)]
+    name, _, arg = stripped[2:].partition(" ")
+    magic = PYTHON_MAGICS.get(name)
+    if magic is None or not magic.cell_line or not arg.strip():
+        return indent + "pass"
+    statement = _statement(name, arg)
+    made = _placed(stripped, statement) if statement is not None else None
+    if statement is not None and not statement.strip():
+        return indent + "pass"  # options only
+    if made is None:
+        out.unread.append(number)
+        return indent + "pass"
+    return indent + made
 
 
 def _assembled(lines: list[str], start: int, end: int) -> str:
@@ -200,7 +252,7 @@ def _statement(magic: str, arg: str) -> str | None:
     """The code line magic `magic` runs for argument `arg`, its options read as IPython 8 reads them
     (Magics.parse_options: getopt over arg_split(arg, posix=False)); None when they do not read (IPython
     says "UsageError" and runs nothing then, or runs what is not read here: %debug with options)."""
-    letters = PYTHON_LINE_MAGICS[magic]
+    letters = PYTHON_MAGICS[magic].options
     if letters is None:  # %debug: a statement without options runs as it is (Python, not transformed)
         return None if arg.lstrip().startswith("-") else arg
     if not letters or not arg.split():

@@ -18,6 +18,8 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from markdown_it import MarkdownIt
+
 from gorilla_tui.check.callsite import LEFT_OUT_TAIL, scan
 from gorilla_tui.check.expected import ExpectedFailures
 from gorilla_tui.check.imports import import_aliases
@@ -51,7 +53,9 @@ MAX_FILE_BYTES = 10 * 1024 * 1024
 #: checked.
 MAX_CODE_BYTES = 1024 * 1024
 _IGNORE = re.compile(r"#\s*gorilla:\s*ignore(?:\[([^\]]*)\])?", re.IGNORECASE)
-_FENCE = re.compile(r"^(\s*)(`{3,}|~{3,})\s*([\w+-]*)[^\n]*$")
+#: The CommonMark parser Markdown files are read with (markdown-it-py's "commonmark" preset: no HTML
+#: rendering is done, only its block tokens are read).
+_MARKDOWN = MarkdownIt("commonmark")
 _POSITION = re.compile(r"(\d+):(\d+):\s*(.*)", re.DOTALL)
 
 
@@ -68,6 +72,9 @@ class Block:
     notes: list[str] = field(default_factory=list)
     #: (cell, line) of a notebook's shell commands (``!cmd``), which `run` does not run (it says so)
     shell: list[tuple[int, int]] = field(default_factory=list)
+    #: for each line of `code`, the columns before it in the file (a Markdown fence's indentation that
+    #: CommonMark removes: under a list item, in a block quote); empty: none
+    col_offsets: list[int] = field(default_factory=list)
 
 
 @dataclass
@@ -219,28 +226,29 @@ def blocks(path: str, text: str) -> list[Block]:
 
 
 def markdown_blocks(text: str) -> list[Block]:
-    """Fenced code blocks of Markdown that hold Python (see blocks; tagged ipython/ipython3 too), with their
-    line offsets, IPython's syntax made Python line for line as in a notebook (check/ipython_syntax.py)."""
+    """Fenced code blocks of Markdown that hold Python (see blocks; tagged ipython/ipython3 too), read as
+    CommonMark reads them (markdown-it-py: a fence under a list item or in a block quote, ``~~~``, a longer
+    fence; its indentation removed from each line as CommonMark 0.31 section 4.5 says), with their line
+    offsets and each line's removed columns (findings are placed in the file), IPython's syntax made Python
+    line for line as in a notebook (check/ipython_syntax.py). Break-it round 12: a fence indented 2 spaces
+    (common under a list item) kept its indentation: "not Python 3 syntax", its calls unchecked, exit 0."""
     out: list[Block] = []
-    lines = text.split("\n")
-    i = 0
-    while i < len(lines):
-        m = _FENCE.match(lines[i])
-        if not m:
-            i += 1
+    file_lines = re.split(r"\r\n|\r|\n", text)  # the line ends markdown-it reads (its normalize)
+    for token in _MARKDOWN.parse(text):
+        if token.type != "fence" or not token.map:
             continue
-        fence, lang = m.group(2), m.group(3).lower()
-        body: list[str] = []
-        j = i + 1
-        while j < len(lines) and not lines[j].strip().startswith(fence):
-            body.append(lines[j])
-            j += 1
-        code = "\n".join(body)
+        words = token.info.strip().lstrip("{.").split()
+        lang = words[0].rstrip("}").lower() if words else ""
+        code = token.content.removesuffix("\n")
         if lang in ("python", "py", "python3", "ipython", "ipython3") or (
             not lang and re.search(r"^\s*(import|from)\s", code, re.M)
         ):
-            out.append(Block(code, i + 1))
-        i = j + 1
+            first = token.map[0] + 1  # the fence's opening line (0-based) + 1: the code's first line
+            shifts = []
+            for k, line in enumerate(code.split("\n")):
+                in_file = file_lines[first + k] if first + k < len(file_lines) else line
+                shifts.append(len(in_file) - len(line) if in_file.endswith(line) else 0)
+            out.append(Block(code, first, col_offsets=shifts))
     if too_much_code(out) is None:  # more is refused unread (MAX_CODE_BYTES)
         for block in out:  # IPython's syntax (``!pip install x``, a fence copied from a notebook) as in one
             cell = read_cell(block.code)
@@ -358,6 +366,8 @@ def check_block(
             continue
         if block.cells and 0 < f.line <= len(block.cells):
             f.cell, f.line = block.cells[f.line - 1]
+        elif 0 < f.line <= len(block.col_offsets):
+            f.col += block.col_offsets[f.line - 1]
         f.line += block.line_offset
         kept.append(f)
     return sorted(kept, key=lambda f: (f.cell, f.line, f.col))

@@ -14,7 +14,7 @@ import ast
 import json
 from typing import Any
 
-from gorilla_tui.check.ipython_syntax import CellLines, read_cell
+from gorilla_tui.check.ipython_syntax import PYTHON_CELL_MAGICS, CellLines, read_cell
 
 #: Cell types whose text is Python code (nbformat 4: "code"; nbformat 3 also has "heading" and
 #: "markdown" cells, which are not code).
@@ -23,11 +23,6 @@ CODE_CELL = "code"
 #: damaged notebook: its cell's code would be skipped in silence (break-it round 5: a cell without
 #: cell_type hid a made-up model from a pre-commit hook).
 CELL_TYPES = frozenset({CODE_CELL, "markdown", "raw", "heading"})
-#: IPython cell magics whose body is Python the kernel runs; any other (``%%bash``, ``%%html``,
-#: ``%%writefile``, ``%%sql``) holds another language: its cell is left out whole (break-it round 8: a
-#: ``%%bash`` cell with ``rm -rf build/`` made the notebook "not Python 3 syntax", and a made-up model in
-#: the next cell went unreported).
-PYTHON_CELL_MAGICS = frozenset({"time", "timeit", "capture", "prun", "python", "python3", "debug"})
 
 
 def notebook_lines(

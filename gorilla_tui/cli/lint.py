@@ -46,59 +46,79 @@ def _refuse_nul(data: bytes, what: str) -> None:
 
 
 def source_text(data: bytes, what: str) -> str:
-    """The bytes of a Python file (`check FILE`) as text, by its PEP 263 coding line: a file that declares
-    ``# -*- coding: latin-1 -*-`` is read in latin-1 (tokenize.detect_encoding, as Python reads it), any
-    other as code_text reads it (UTF-8, a BOM dropped). A valid latin-1 file with its coding line was
-    refused as "not UTF-8 text" (issue 42). Raises UsageError (one line) for an unknown encoding, one that
-    is no text encoding (``hex``, ``rot13``, ``undefined``: Python says "encoding problem"; it was an
-    internal error, break-it round 7), one that is not ASCII compatible (utf-16, utf-32, EBCDIC: CPython
-    refuses them, _ASCII_SAMPLE), bytes the declared one cannot decode, a NUL byte, or bytes that are not
-    UTF-8 without a coding line. The encoding's name is cut at CODING_SHOWN characters in every message."""
+    """The bytes of a Python file (`check FILE`) as the text CPython runs, decided by CPython itself, not
+    guessed: the PEP 263 coding line found as CPython finds it (tokenize.detect_encoding over the first two
+    lines split at "\\r\\n", "\\r" or "\\n", CPython's line ends: a CR-only file with ``# coding:
+    latin-1`` was "not UTF-8 text", break-it round 12), the rest read as CPython's file reader reads it
+    (Parser/tokenizer.c fp_setreadl: a text stream in the declared encoding opened one byte before the
+    coding line's end, universal newlines, its first line skipped; for an EBCDIC coding that skipped line
+    runs on into the next, which CPython never runs), refused exactly when that stream fails (utf-16
+    without a BOM there: CPython's "encoding problem"; ``hex``, no text encoding), and every line end
+    made "\\n" (universal newlines: a finding's line:col is the one Python gives; a CR-only file's
+    finding was at 1:21, not 3:1). A file in
+    an EBCDIC coding (cp037) was refused as "not ASCII compatible (Python refuses it)", though CPython
+    3.10-3.13 run it (round 12). A file without a coding line is read as code_text reads it (UTF-8, a BOM
+    dropped). Raises UsageError (one line) for an unknown encoding, one that is no text encoding, one
+    CPython refuses, bytes the declared one cannot decode, a NUL byte, or bytes that are not UTF-8 without
+    a coding line. The encoding's name is cut at CODING_SHOWN characters in every message."""
     refuse_bom_with_coding(data, what)
+    head = data.splitlines(keepends=True)[:2]
     try:
-        encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
+        encoding, read = tokenize.detect_encoding(iter(head + [b""]).__next__)
     except SyntaxError as e:  # no coding line and bytes that are not UTF-8, or an unknown encoding name
         if str(e).startswith("unknown encoding"):  # "unknown encoding: NAME", NAME as long as the line
             raise UsageError(f"cannot read {what}: {cut(str(e), CODING_SHOWN)}") from None
-        encoding = "utf-8"  # code_text says which byte is not UTF-8
-    if encoding in ("utf-8", "utf-8-sig"):
-        return code_text(data, what)
+        encoding, read = "utf-8", []  # code_text says which byte is not UTF-8
+    if encoding in ("utf-8", "utf-8-sig") or not read:
+        return universal_newlines(code_text(data, what))
     name = cut(encoding, CODING_SHOWN)  # "latin" + 9 MB of "-" + "1" is latin-1 to codecs.lookup
-    not_text = f"cannot read {what}: encoding problem: its coding line names {name}, not a text encoding"
+    pos = sum(len(line) for line in read)
+    try:  # CPython's fp_setreadl (Parser/tokenizer.c, 3.10-3.13) exactly: a text stream opened one byte
+        # before where the coding line ended, in the declared encoding; one line skipped
+        stream = io.TextIOWrapper(io.BytesIO(data[pos - 1 :]), encoding=encoding, newline=None)
+        stream.readline()
+    except (LookupError, UnicodeError, TypeError):  # utf-16 without a BOM there, hex: "encoding problem"
+        why = ", not a text encoding" if not _decodes_text(encoding) else " (Python refuses it)"
+        raise UsageError(f"cannot read {what}: encoding problem: its coding line names {name}{why}") from None
     try:
-        ascii_compatible = _ASCII_SAMPLE.encode(encoding) == _ASCII_SAMPLE.encode("ascii")
-    except (LookupError, UnicodeError, TypeError):  # a bytes-to-bytes codec, or one that always fails
-        raise UsageError(not_text) from None
-    not_ascii = (
-        f"cannot read {what}: encoding problem: its coding line names {name}, which is not ASCII compatible "
-        "(Python refuses it)"
-    )
-    try:
-        text = data.decode(encoding)
-    except UnicodeDecodeError as e:
-        why = (
-            not_ascii
-            if not ascii_compatible
-            else f"cannot read {what}: not {name} text (bad byte at offset {e.start})"
-        )
-        raise UsageError(why) from None
-    except (LookupError, UnicodeError):  # punycode, idna: no encoding of source text at all
-        raise UsageError(not_text) from None
-    if not ascii_compatible:
-        raise UsageError(not_ascii)
+        rest = stream.read()
+    except (LookupError, UnicodeError, TypeError):
+        raise UsageError(f"cannot read {what}: not {name} text{_bad_byte(data, pos, encoding)}") from None
     _refuse_nul(data, what)
-    return text
+    return b"".join(read).decode("utf-8").replace("\r\n", "\n").replace("\r", "\n") + rest
+
+
+def _decodes_text(encoding: str) -> bool:
+    """False for a codec that decodes no bytes to text at all (``hex``, ``rot13``: bytes to bytes or str
+    to str; ``undefined``, ``punycode``: a plain UnicodeError), True for a text encoding."""
+    try:
+        b"\n".decode(encoding)
+    except UnicodeDecodeError:  # utf-16: one byte is short of a character, still a text encoding
+        return True
+    except (LookupError, UnicodeError, TypeError):
+        return False
+    return True
+
+
+def _bad_byte(data: bytes, pos: int, encoding: str) -> str:
+    """ " (bad byte at offset N)" for the first byte from `pos` on that `encoding` cannot decode, else ""."""
+    try:
+        data[pos:].decode(encoding)
+    except UnicodeDecodeError as e:
+        return f" (bad byte at offset {pos + e.start})"
+    except (LookupError, UnicodeError, TypeError):
+        pass
+    return ""
+
+
+def universal_newlines(text: str) -> str:
+    """`text` with each "\\r\\n" and lone "\\r" made "\\n": the lines Python sees (its line ends)."""
+    return text.replace("\r\n", "\n").replace("\r", "\n") if "\r" in text else text
 
 
 #: At most this many characters of a coding line's encoding name are quoted in a message: CPython puts the
 #: whole name in its "encoding problem" error, and a 9 MB name made a 9 MB error line (break-it round 11).
 CODING_SHOWN = 80
-#: Python text every encoding a coding line may name writes as ASCII writes it. CPython's tokenizer reads
-#: the lines up to the coding line as ASCII and refuses an encoding that writes them otherwise: a file run
-#: with ``# coding: utf-16`` (or utf-32, or their -le/-be forms) is "SyntaxError: encoding problem:
-#: utf-16", and compile() of its bytes fails; EBCDIC ones (cp037, cp500) fail compile() too. `check` had
-#: decoded such a file and said "skipped: not Python 3 syntax", exit 0 (break-it round 11).
-_ASCII_SAMPLE = "# coding: x\nimport a_Z9 = (1, 'b') [2] {3: 4.5} -\t"
 
 
 def refuse_bom_with_coding(data: bytes, what: str) -> None:
