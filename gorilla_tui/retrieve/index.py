@@ -16,14 +16,14 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from gorilla_tui.errors import GorillaError, IndexOutdatedError, UsageError
+from gorilla_tui.errors import GorillaError, UsageError
 from gorilla_tui.pool.doc import ApiDoc
 from gorilla_tui.pool.metrics import Performance
 from gorilla_tui.pool.pyenv.usage import UsageCounts, interpreter_usage
 from gorilla_tui.retrieve import fit
 from gorilla_tui.retrieve import routing as source_routing
 from gorilla_tui.retrieve.bm25 import IDF_MODES, Bm25Params, PostingsScorer, idf_vector, top_k
-from gorilla_tui.retrieve.dense import W_BM25, DenseSide, rrf
+from gorilla_tui.retrieve.dense import DenseSide
 from gorilla_tui.retrieve.direction import (  # REVERSED_DEPTH re-exported: the old import path
     REVERSED_DEPTH,
     kept_in_direction,
@@ -49,6 +49,7 @@ from gorilla_tui.retrieve.tokenize import (
     STOPWORDS,
     TOKENIZER_VERSION,
     boilerplate_sentences,
+    check_tokenizer,
     cjk_bigrams,
     doc_text,
     expand_query,
@@ -201,19 +202,7 @@ class ApiIndex:
         unreadable or a newer version built it.
         """
         stored = store.read_stored(Path(path) if path is not None else None)
-        built_with = stored.meta.get("tokenizer_version")
-        if isinstance(built_with, int) and built_with > TOKENIZER_VERSION:
-            # not IndexOutdatedError: the TUI would rebuild it by itself, under the newer release's feet
-            raise GorillaError(
-                f"the index at {stored.folder} was built by a newer version of gorilla-tui "
-                f"(tokenizer {built_with}; this one reads {TOKENIZER_VERSION})",
-                hint="upgrade gorilla-tui, or rebuild the index for this one: gorilla-tui index --refresh",
-            )
-        if built_with != TOKENIZER_VERSION:
-            raise IndexOutdatedError(
-                f"the index at {stored.folder} was built by an older version of gorilla-tui",
-                hint="rebuild it from the same sources with: gorilla-tui index --refresh",
-            )
+        check_tokenizer(stored.meta, stored.folder)
         if stored.damage:  # after the version checks: another version's index is no damaged one
             raise store.damaged(stored.folder, stored.damage)
         params = Bm25Params(**stored.meta.get("params", {}).get("bm25", {}))
@@ -347,8 +336,7 @@ class ApiIndex:
         dense = self.dense.scores(query, rows) if len(rows) else None
         if dense is None:
             return rows, ranking, bm25, None
-        w_dense, depth = self.fusion_settings().for_pool(rows, self._members(hub))
-        fused = rrf(ranking, dense[0], dense[1], depth, weights=(W_BM25, w_dense))
+        fused = self.fusion_settings().fuse(ranking, dense, rows, self._members(hub))
         return rows, fused, bm25, dense
 
     def _members(self, hub: Any) -> tuple[str, ...]:
