@@ -153,7 +153,7 @@ class History:
         if not self.path.exists() and not self.path.is_symlink():
             return None
         try:
-            con = sqlite3.connect(f"{self.path.as_uri()}?mode=ro", uri=True, timeout=5.0)
+            con = sqlite3.connect(f"{self.path.absolute().as_uri()}?mode=ro", uri=True, timeout=5.0)
         except sqlite3.Error as e:
             return _reason(e) if _file_at_fault(e) else None
         con.text_factory = _text_of
