@@ -40,10 +40,40 @@ def _visible(m: re.Match[str]) -> str:
 #: characters left out (cut). A `--source` doc's 1 MB api_name was printed whole by `search` (1.6 MB of
 #: table for two hits), a 9 MB coding name became a 9 MB error line (break-it round 11). 1,000 holds every
 #: real field with room: the longest api_call of the default index (10,963 docs) has 363 characters, its
-#: longest api_name 87. Block text (newlines=True: code to copy, a full doc, sandbox output) and JSON output
-#: are never cut; a one-line caller that must show its text whole (a file name in a finding, which editors
-#: read back) passes limit=None.
+#: longest api_name 87. Block text (newlines=True) has its own cap below; JSON output is never cut; a caller
+#: that must show its text whole (a file name in a finding, which editors read back; the code `run` is
+#: about to run) passes limit=None.
 MAX_LINE_CHARS = 1000
+#: Most lines and characters (before escaping) safe_text shows of a block (newlines=True: example code, a
+#: full doc's description, a model's code, a sandbox output line); the rest is one last line saying how much
+#: was left out and where the whole text is (cut_block). A `--source` doc's 1 MB example_code (80,000 lines)
+#: made `ask` print 16 MB of panel in ~20 s at 0.9 GB (break-it round 12). 400 lines and 64 KiB hold every
+#: real block with room: the longest example_code of the default index (10,963 docs) has 78 lines and
+#: 3,354 characters, its longest description 15 lines and 1,370 characters, and a model's code is bounded
+#: by its max_tokens; sandbox output is capped in bytes apart (sandbox/output.py).
+MAX_BLOCK_LINES = 400
+MAX_BLOCK_CHARS = 64 * 1024
+#: Where the whole of a cut block is, the default of cut_block's `whole` (the CLI's machine output).
+WHOLE_IN_JSON = "`--json` has it whole"
+
+
+def cut_block(
+    text: str, lines: int = MAX_BLOCK_LINES, chars: int = MAX_BLOCK_CHARS, whole: str = WHOLE_IN_JSON
+) -> str:
+    """`text` when it has at most `lines` lines and `chars` characters, else its first lines within both
+    caps and a last line saying what was left out and where it is whole: "… (79,612 more lines, 953,429
+    more characters; `--json` has it whole)"."""
+    if len(text) <= chars and text.count("\n", 0, len(text) - 1) < lines:
+        return text
+    head = text[:chars]
+    pieces = head.split("\n", lines)
+    if len(pieces) > lines:  # more than `lines` lines: keep the first `lines`
+        head = "\n".join(pieces[:lines]) + "\n"
+    rest = text[len(head) :]
+    more_lines = rest.count("\n") + (not rest.endswith("\n"))
+    sep = "" if head.endswith("\n") else "\n"
+    plural = "" if more_lines == 1 else "s"
+    return f"{head}{sep}… ({more_lines:,} more line{plural}, {len(rest):,} more characters; {whole})"
 
 
 def cut(text: str, limit: int = MAX_LINE_CHARS) -> str:
@@ -54,7 +84,9 @@ def cut(text: str, limit: int = MAX_LINE_CHARS) -> str:
     return f"{text[:limit]}… ({len(text) - limit:,} more characters)"
 
 
-def safe_text(text: str, *, newlines: bool = False, limit: int | None = MAX_LINE_CHARS) -> str:
+def safe_text(
+    text: str, *, newlines: bool = False, limit: int | None = MAX_LINE_CHARS, whole: str = WHOLE_IN_JSON
+) -> str:
     """`text` with every control character shown as a visible escape (ESC -> the four characters `\\x1b`,
     U+202E -> `\\u202e`), so that no escape sequence (OSC 52 clipboard writes, ESC[2J, ESC[8m, ...) reaches
     the terminal as such. One line by default, for anything printed as a line (an error or note on stderr,
@@ -62,15 +94,17 @@ def safe_text(text: str, *, newlines: bool = False, limit: int | None = MAX_LINE
     well, so a hostile text cannot print a line of its own (issue 42, break-it rounds 7 and 8 found ten
     such lines one by one), and text longer than `limit` characters (MAX_LINE_CHARS; None: no limit) is
     cut (cut: an ellipsis and the count left out), so a hostile field cannot fill the screen.
-    `newlines=True` keeps newlines and the whole text (no limit), the explicit choice where a block of
-    text is printed (a full doc, code, sandbox output, a message of several lines). Tab is kept either
+    `newlines=True` keeps newlines, the explicit choice where a block of text is printed (a full doc, code,
+    sandbox output, a message of several lines); a block is cut at MAX_BLOCK_LINES lines and
+    MAX_BLOCK_CHARS characters, with a last line naming what was left out and `whole`, where to get it all
+    (cut_block; the one-line `limit` does not apply, but limit=None keeps every line). Tab is kept either
     way; every other line break str.splitlines knows (CR, VT, FF, U+0085, U+2028, ...) is always escaped.
     Printable text, including non-ASCII letters, is unchanged; within the limit nothing is removed, so
     what was sent can be read. Square brackets are kept too: callers hand the result to rich as
     rich.text.Text (never as markup).
     """
-    if not newlines and limit is not None:
-        text = cut(text, limit)
+    if limit is not None:
+        text = cut_block(text, whole=whole) if newlines else cut(text, limit)
     out = _UNSAFE.sub(_visible, text)
     if not newlines:
         out = out.replace("\n", "\\x0a")

@@ -155,16 +155,3 @@ def _cell_text(value: Any, n: int, key: str) -> str:
     if isinstance(value, list) and all(isinstance(part, str) for part in value):
         return "".join(value)
     raise ValueError(f"not a notebook (cell {n}: {key} is not text)")
-
-
-def shell_note(where: list[tuple[int, int]]) -> str:
-    """The one note `run` gives for a notebook's shell commands (``!cmd``, ``x = !cmd``), which IPython
-    runs and `run` does not (the sandbox runs the Python; ``x = !cmd`` gives ``x = []``): "shell commands
-    not run: cell 1 line 3; cell 2 lines 1, 4" (at most LISTED_LINES cells named, the rest counted).
-    Before, they were dropped in silence and the output differed from IPython's (break-it round 11)."""
-    cells: dict[int, list[int]] = {}
-    for cell, line in where:
-        cells.setdefault(cell, []).append(line)
-    named = [f"cell {cell} {numbered_lines(lines)}" for cell, lines in list(cells.items())[:LISTED_LINES]]
-    more = f" (and {len(cells) - LISTED_LINES} more cells)" if len(cells) > LISTED_LINES else ""
-    return "shell commands not run (`run` runs the Python; x = !cmd gets []): " + "; ".join(named) + more

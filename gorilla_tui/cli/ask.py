@@ -271,7 +271,8 @@ def _print_panel(d: dict[str, Any], hits: list[Hit]) -> None:
     if d["code"]:
         src = _code_origin(d)
         parts.append(Text(f"code ({src}):", style="bold"))
-        parts.append(Syntax(safe_text(d["code"], newlines=True), "python", word_wrap=True))
+        code = safe_text(d["code"], newlines=True, whole="`ask --json` has it whole")  # cut_block's caps
+        parts.append(Syntax(code, "python", word_wrap=True))
     shown = group_by_call(hits)  # each call once, as its best-ranked hit; the choice saw every hit
     repeats = len(shown) < len(hits)
     columns = ("#", "BM25", *(("docs",) if repeats else ()), "api_call", "source")  # "#": the order

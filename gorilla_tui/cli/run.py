@@ -5,14 +5,15 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import re
 import sys
 from pathlib import Path
 from typing import Any
 
 from gorilla_tui.check.lint import MAX_CODE_BYTES as CODE_LIMIT
-from gorilla_tui.check.notebook import shell_note
 from gorilla_tui.cli.lint import code_text, refuse_bom_with_coding
 from gorilla_tui.cli.output import HeldLoss, say
+from gorilla_tui.cli.run_notebook import WRITEFILE_MARK, ipython_note, skipped_ipython
 from gorilla_tui.cli.sandbox_run import STOPPED_BY, report_run, run_in_sandbox
 from gorilla_tui.config import load_settings
 from gorilla_tui.errors import UsageError
@@ -249,14 +250,36 @@ def file_code(name: str, text: str) -> str:
         raise UsageError(f"cannot run {name}: {e}") from None
     for note in (n for block in found for n in block.notes):  # a notebook cell that is no Python: left out
         say(safe_text(f"gorilla-tui: note: {name}: {note}"))
-    shell = [where for block in found for where in block.shell]
-    if shell:  # IPython would run them; the sandbox runs Python only (x = !cmd gets [] here)
-        say(safe_text(f"gorilla-tui: note: {name}: {shell_note(shell)}"))
-    code = "\n".join(block.code for block in found)
+    skipped = skipped_ipython(text) if kind == "notebook" else []
+    if skipped:  # IPython would run them; the sandbox runs Python only (x = !cmd gets [] here)
+        say(safe_text(f"gorilla-tui: note: {name}: {ipython_note(skipped)}"))
+    code = "\n".join(_marked(block, skipped) for block in found)
     if not code.strip():
         what = "no code cell" if kind == "notebook" else "no Python fence (```python)"
         raise UsageError(f"cannot run {name}: a {kind} with {what}: nothing to run")
     return code if code.endswith("\n") else code + "\n"
+
+
+def _marked(block: Any, skipped: list[tuple[int, int, str, str]]) -> str:
+    """block.code with each ``%%writefile NAME.py`` cell run_notebook.skipped_ipython lists marked on its
+    (blank) first line by WRITEFILE_MARK: the confirmation shows it, and report_run's ImportError hint
+    reads it back (written_modules). Only a plain file name is written into the comment."""
+    marks = {
+        (n, k): lost.removesuffix(" not written")
+        for n, k, _, lost in skipped
+        if lost.endswith(".py not written") and _PLAIN_FILE.fullmatch(lost.removesuffix(" not written"))
+    }
+    if not marks or not block.cells:
+        return block.code
+    lines = block.code.split("\n")
+    for i, where in enumerate(block.cells[: len(lines)]):
+        if where in marks:
+            lines[i] = WRITEFILE_MARK + marks[where]
+    return "\n".join(lines)
+
+
+#: A file name put in a WRITEFILE_MARK comment: letters, digits, "_", "-" and "." only.
+_PLAIN_FILE = re.compile(r"[\w.-]+\.py", re.ASCII)
 
 
 def confirm_run(code: str, verdict: Any, requirements: list[str], *, isolated: bool, yes: bool) -> bool:
@@ -273,8 +296,10 @@ def confirm_run(code: str, verdict: Any, requirements: list[str], *, isolated: b
     # word_wrap: every character that will run is shown; without it rich cut a long line at the panel's edge
     # and the hidden rest ran ("x = 1" + 200 spaces + "; print(...)" showed "x = 1"). A wrapped line's
     # continuation rows have no line number, so they never pass for a line of their own.
-    shown = Syntax(safe_text(code, newlines=True), "python", line_numbers=True, word_wrap=True)
-    err.print(Panel(shown, title="code to run", expand=False))
+    # limit=None: all the code that will run is shown, its size first (a block is cut elsewhere, cut_block)
+    shown = Syntax(safe_text(code, newlines=True, limit=None), "python", line_numbers=True, word_wrap=True)
+    size = f"{len(code.splitlines()):,} lines, {len(code):,} characters"
+    err.print(Panel(shown, title=f"code to run ({size})", expand=False))
     line = Text.assemble("verdict: ", (verdict.kind, "bold"))
     if verdict.api_call:
         line.append("  api_call: " + safe_text(verdict.api_call))

@@ -11,6 +11,7 @@ import threading
 from typing import Any
 
 from gorilla_tui.cli.output import HeldLoss, OutputLost, say
+from gorilla_tui.cli.run_notebook import written_modules
 from gorilla_tui.errors import GorillaError
 from gorilla_tui.sandbox.requirements import missing_package
 from gorilla_tui.sandbox.runner import SandboxRun
@@ -104,6 +105,9 @@ def report_run(
     stderr its outcome, duration, limits hit, notes, the sandbox folder (args.keep), the package it missed
     and the NameError of a name it never defined, each through textsafe.safe_text."""
     missing = missing_package(result, verdict.matched)
+    unwritten = None  # a module a skipped %%writefile would have made: no package to install
+    if missing is not None and missing.module in written_modules(code):
+        unwritten, missing = missing.module, None
     undefined = undefined_names(result, code, verdict.matched)
     if args.json:
         doc = {
@@ -112,6 +116,7 @@ def report_run(
             "env_requirements": requirements,
             "run": result.to_dict(),
             "missing_package": None if missing is None else missing.__dict__,
+            "unwritten_module": unwritten,
             "undefined_names": None if undefined is None else undefined.to_dict(),
         }
         print(json.dumps(doc, indent=1))
@@ -130,5 +135,12 @@ def report_run(
         say(safe_text(f"  sandbox folder: {result.workdir}"))  # a path, as it is
     if missing is not None:
         say(safe_text(f"missing package: {missing.module}; to install it yourself: {missing.pip_line}"))
+    if unwritten is not None:
+        say(
+            safe_text(
+                f"missing module: {unwritten}: the notebook's %%writefile {unwritten}.py would have made it;"
+                f" `run` does not run that cell (write {unwritten}.py yourself)"
+            )
+        )
     if undefined is not None:
         say(safe_text(f"NameError: {undefined.message()}"))

@@ -109,8 +109,8 @@ def test_run_says_which_shell_commands_of_a_notebook_it_does_not_run(capsys, tmp
     code = file_code(nb, Path(nb).read_text())
     assert code.splitlines()[:2] == ["x = []", "print(x)"]
     assert capsys.readouterr().err == (
-        f"gorilla-tui: note: {nb}: shell commands not run (`run` runs the Python; x = !cmd gets []): "
-        "cell 1 line 1; cell 2 line 1\n"
+        f"gorilla-tui: note: {nb}: IPython lines not run as IPython runs them (`run` runs the Python): "
+        "cell 1 line 1 `x = !echo hi` (x gets []); cell 2 line 1 `!echo bang` (not run)\n"
     )
 
 

@@ -5,17 +5,21 @@ crash. Each test drives the app of the factory (create_app) with Textual's pilot
 
 from __future__ import annotations
 
+import io
 import json
 import sqlite3
 from dataclasses import replace
+
+from rich.console import Console
 
 from gorilla_tui.config import Settings
 from gorilla_tui.history import History
 from gorilla_tui.model.scripted import ScriptedBackend
 from gorilla_tui.paths import get_paths
 from gorilla_tui.retrieve.index import ApiIndex
+from gorilla_tui.textsafe import MAX_BLOCK_CHARS, MAX_BLOCK_LINES
 from gorilla_tui.tui.app import create_app
-from gorilla_tui.tui.screens.doc import DocScreen
+from gorilla_tui.tui.screens.doc import DocScreen, doc_table
 from gorilla_tui.tui.screens.history import HistoryScreen
 from gorilla_tui.tui.screens.index_setup import IndexSetupScreen
 from gorilla_tui.tui.screens.settings import SettingsScreen
@@ -214,3 +218,16 @@ async def test_line_breaks_in_a_one_line_place_stay_on_its_line(make_app):
         lines = screen_text(app).splitlines()
         _assert_safe("\n".join(lines))
         assert any(f"m{shown}" in line for line in lines) and any(f"n{shown}" in line for line in lines)
+
+
+def test_the_doc_view_shows_a_huge_example_and_description_cut_with_where_they_are_whole(torchhub_docs):
+    """Break-it round 12: a doc's 1 MB example_code (80,000 lines) was shown whole (16 MB of panel for
+    `ask`). The full-doc view keeps each block field within textsafe's block caps and says where it is
+    whole."""
+    huge = "zfrob.run(1)\n" * 80_000
+    doc = replace(torchhub_docs[0], example_code=huge, description=huge)
+    console = Console(width=120, record=True, file=io.StringIO())
+    console.print(doc_table(doc, score=1.0))
+    text = console.export_text()
+    assert text.count("more lines") == 2 and "`search --json` has it whole" in text
+    assert len(text.splitlines()) < 3 * MAX_BLOCK_LINES and len(text) < 3 * MAX_BLOCK_CHARS

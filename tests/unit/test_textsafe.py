@@ -7,7 +7,7 @@ import io
 from rich.console import Console
 from rich.text import Text
 
-from gorilla_tui.textsafe import MAX_LINE_CHARS, safe_text, strip_controls
+from gorilla_tui.textsafe import MAX_BLOCK_CHARS, MAX_BLOCK_LINES, MAX_LINE_CHARS, safe_text, strip_controls
 
 OSC52 = "\x1b]52;c;cm0gLXJmIH4=\x07"  # sets the clipboard to "rm -rf ~"
 CLEAR = "\x1b[2J"
@@ -56,15 +56,35 @@ def test_line_and_paragraph_separators_are_shown_escaped() -> None:
     assert strip_controls("copy\u2028a file") == "copy a file"
 
 
-def test_one_line_text_is_cut_at_the_limit_with_the_count_left_out_block_text_never() -> None:
+def test_one_line_text_is_cut_at_the_limit_with_the_count_left_out() -> None:
     """Break-it round 11: a doc's 1 MB api_name was printed whole by `search` (1.6 MB of table for two
     hits). One-line text longer than MAX_LINE_CHARS is cut with an ellipsis and the count left out; text
-    within it, block text (newlines=True) and a caller's limit=None keep every character."""
+    within it and a caller's limit=None keep every character."""
     name = "\x1b]0;x\x07" + "a" * 1_000_000
     shown = safe_text(name)
     assert shown == "\\x1b]0;x\\x07" + "a" * (MAX_LINE_CHARS - 6) + "… (999,006 more characters)"
     assert "\x1b" not in shown and len(shown) < MAX_LINE_CHARS + 50
     assert safe_text("b" * MAX_LINE_CHARS) == "b" * MAX_LINE_CHARS
-    assert safe_text(name + "\n", newlines=True).endswith("a" * 1_000_000 + "\n")
+    assert safe_text(name + "\n", newlines=True, limit=None).endswith("a" * 1_000_000 + "\n")
     assert safe_text(name, limit=None).endswith("a" * 1_000_000)
     assert safe_text("x" * 50, limit=10) == "x" * 10 + "… (40 more characters)"
+
+
+def test_block_text_is_cut_at_its_line_and_size_caps_with_a_last_line_saying_where_it_is_whole() -> None:
+    """Break-it round 12: a doc's 1 MB example_code (80,000 lines) was printed whole by `ask` (16 MB of
+    panel). A block (newlines=True) keeps at most MAX_BLOCK_LINES lines and MAX_BLOCK_CHARS characters,
+    then one line with what was left out and where it is whole; limit=None keeps it all (the run
+    confirmation)."""
+    code = "import zfrob\n" + "zfrob.run(1)\n" * 80_000
+    shown = safe_text(code, newlines=True).splitlines()
+    assert len(shown) == MAX_BLOCK_LINES + 1 and shown[:2] == ["import zfrob", "zfrob.run(1)"]
+    assert shown[-1] == "… (79,601 more lines, 1,034,813 more characters; `--json` has it whole)"
+    one_line = "\x1b" + "b" * 200_000  # one long line: cut at the characters' cap, escape still shown
+    shown = safe_text(one_line, newlines=True, whole="Ctrl+G copies it whole").splitlines()
+    assert shown[0] == "\\x1b" + "b" * (MAX_BLOCK_CHARS - 1)
+    assert (
+        shown[1] == f"… (1 more line, {200_001 - MAX_BLOCK_CHARS:,} more characters; Ctrl+G copies it whole)"
+    )
+    assert safe_text(code, newlines=True, limit=None) == code
+    within = "x\n" * MAX_BLOCK_LINES
+    assert safe_text(within, newlines=True) == within

@@ -38,7 +38,12 @@ class ConfirmScreen(ModalScreen[bool]):
             if self.code:
                 with VerticalScroll(id="confirm-code"):
                     yield Static(
-                        Syntax(safe_text(self.code, newlines=True), "python", theme="monokai", word_wrap=True)
+                        Syntax(
+                            safe_text(self.code, newlines=True, limit=None),
+                            "python",
+                            theme="monokai",
+                            word_wrap=True,
+                        )
                     )
             if self.detail:
                 yield Static(Text(safe_text(self.detail, newlines=True)), id="detail")

@@ -26,6 +26,10 @@ def _arguments(arguments: dict[str, str]) -> str:
     return "\n".join(f"{k}: {v}" if v else k for k, v in arguments.items())
 
 
+#: Where a doc field cut by safe_text's block caps (textsafe.cut_block) is whole.
+WHOLE = "`search --json` has it whole"
+
+
 def doc_table(doc: ApiDoc, score: float | None = None, lm_score: float | None = None) -> Table:
     """Every non-empty field of `doc` as a two-column table (example code highlighted); score is the hit's
     BM25 score, lm_score its log p(task | doc) in nats (select by likelihood, model/likelihood.py)."""
@@ -36,7 +40,9 @@ def doc_table(doc: ApiDoc, score: float | None = None, lm_score: float | None = 
         ("api_name", doc.api_name),
         (
             "api_call",
-            Syntax(safe_text(doc.api_call, newlines=True), "python", theme="monokai", word_wrap=True),
+            Syntax(
+                safe_text(doc.api_call, newlines=True, whole=WHOLE), "python", theme="monokai", word_wrap=True
+            ),
         ),
         ("score", f"{score:.3f} (BM25)" if score is not None else ""),
         ("lm score", f"{lm_score:.2f} nats, log p(task | doc)" if lm_score is not None else ""),
@@ -50,7 +56,12 @@ def doc_table(doc: ApiDoc, score: float | None = None, lm_score: float | None = 
         ("description", doc.description),
         (
             "example",
-            Syntax(safe_text(doc.example_code, newlines=True), "python", theme="monokai", word_wrap=True)
+            Syntax(
+                safe_text(doc.example_code, newlines=True, whole=WHOLE),
+                "python",
+                theme="monokai",
+                word_wrap=True,
+            )
             if doc.example_code
             else "",
         ),
@@ -59,12 +70,14 @@ def doc_table(doc: ApiDoc, score: float | None = None, lm_score: float | None = 
     ]
     for label, value in rows:
         if value:  # doc fields: shown through safe_text, never interpreted as markup
-            table.add_row(label, Text(safe_text(value, newlines=True)) if isinstance(value, str) else value)
+            table.add_row(
+                label, Text(safe_text(value, newlines=True, whole=WHOLE)) if isinstance(value, str) else value
+            )
     return table
 
 
 def _code(text: str) -> Syntax:
-    return Syntax(safe_text(text, newlines=True), "python", theme="monokai", word_wrap=True)
+    return Syntax(safe_text(text, newlines=True, whole=WHOLE), "python", theme="monokai", word_wrap=True)
 
 
 class DocScreen(ModalScreen[None]):

@@ -171,9 +171,8 @@ class ProposalPanel(Vertical):
         arguments.set_class(filled, "-shown")
         code = self.query_one("#code", TextArea)
         code.display = not (filled and code_is_call)  # the marked call above is the whole code
-        code.load_text(
-            safe_text(text, newlines=True)
-        )  # shown for review: escape sequences visible, never interpreted
+        # shown for review: escape sequences visible, never interpreted; cut at textsafe's block caps
+        code.load_text(safe_text(text, newlines=True, whole="Ctrl+G copies it whole"))
         code.scroll_home(animate=False)
         note = code_note(proposal)
         self.query_one("#code-note", Static).update(Text(safe_text(f"⚠ {note}") if note else ""))
