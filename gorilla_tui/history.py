@@ -144,6 +144,33 @@ class History:
         )
         return result
 
+    def damage(self) -> str | None:
+        """Why this history would be moved aside at its next use (the cause its warning gives, _reason),
+        or None when it reads (or is not made yet). Nothing is written: the file is opened read-only and
+        read as a use reads it (`PRAGMA quick_check`, then its tables), and a failure counts as History
+        counts it (_file_at_fault: a full disk or a lock is not the file's). For `doctor` (break-it round
+        12: a history.sqlite3 of random bytes, which `ask` moves aside, was "no problems found")."""
+        if not self.path.exists() and not self.path.is_symlink():
+            return None
+        try:
+            con = sqlite3.connect(f"{self.path.absolute().as_uri()}?mode=ro", uri=True, timeout=5.0)
+        except sqlite3.Error as e:
+            return _reason(e) if _file_at_fault(e) else None
+        con.text_factory = _text_of
+        try:
+            found = [row[0] for row in con.execute("PRAGMA quick_check").fetchall()]
+            if found != ["ok"]:
+                return "; ".join(str(f) for f in found)[:120] or "quick_check found damage"
+            tables = {r[0] for r in con.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+            for table in ("tasks", "runs"):
+                if table in tables:
+                    con.execute(f"SELECT * FROM {table} LIMIT 1").fetchall()  # noqa: S608 - fixed names
+        except sqlite3.Error as e:
+            return _reason(e) if _file_at_fault(e) else None
+        finally:
+            con.close()
+        return None
+
     def _move_aside(self) -> Path | None:
         """Rename the database (and its journal files) to <name>.broken-<UTC time>[-n]; None when the
         rename fails (nothing there, or the folder is not writable)."""

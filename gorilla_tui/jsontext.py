@@ -17,6 +17,7 @@ from __future__ import annotations
 import json
 import re
 import sys
+from json.decoder import scanstring  # type: ignore[attr-defined]  # C speedup of json, not in typeshed
 from typing import Any
 
 #: The message of the ValueError for JSON nested deeper than json.loads can follow.
@@ -106,14 +107,15 @@ def with_long_numbers(data: str | bytes | bytearray) -> Any:
     of raising: a JSON-RPC request holding one still has an id to answer (break-it round 11, R11-10).
     Raises json.JSONDecodeError for text that is no JSON, RecursionError for JSON nested deeper than
     Python's recursion limit, TypeError for data that is not text or bytes."""
+    return json.loads(data, parse_int=_parse_int)
+
+
+def _parse_int(digits: str) -> int | LongNumber:
+    """int(digits), or a LongNumber when it has more digits than Python converts."""
     limit = sys.get_int_max_str_digits()
-
-    def parse_int(digits: str) -> int | LongNumber:
-        if limit and len(digits.lstrip("-")) > limit:
-            return LongNumber(digits)
-        return int(digits)
-
-    return json.loads(data, parse_int=parse_int)
+    if limit and len(digits.lstrip("-")) > limit:
+        return LongNumber(digits)
+    return int(digits)
 
 
 def long_number_path(value: Any) -> str | None:
@@ -158,3 +160,85 @@ def nested_deeper(value: Any, limit: int) -> bool:
 
 #: The containers nested_deeper walks besides dict (JSON arrays; Python literals' tuples and sets).
 _SEQUENCES = (list, tuple, set, frozenset)
+
+
+class Nested:
+    """The stand-in top_level gives for a member whose value is an object or an array (not read)."""
+
+    def __repr__(self) -> str:
+        return "Nested()"
+
+
+#: The one Nested value.
+NESTED = Nested()
+
+_BLANK = re.compile(r"[ \t\n\r]*")
+
+
+def _blank_end(text: str, at: int) -> int:
+    """The index of the first character at or after `at` that is no JSON whitespace."""
+    found = _BLANK.match(text, at)
+    return found.end() if found else at
+
+
+#: What a skip of a nested value stops at: a string's opening quote, a run of openers, a run of closers.
+_BRACKETS = re.compile(r'"|[\[{]+|[\]}]+')
+_SCALARS = json.JSONDecoder(parse_int=_parse_int)
+
+
+def top_level(text: str) -> dict[str, Any] | None:
+    """The members of the JSON object `text` at its top level, read without following its nesting: each
+    scalar decoded (an integer longer than Python converts as a LongNumber), each object or array value
+    given as NESTED, skipped by a bracket counter that reads strings (so a "]" inside one does not count).
+    For a line json.loads cannot read because it nests deeper than Python's recursion limit: its "id" sits
+    at depth 1 and can still be answered (break-it round 12, R12-8: a request holding a list 5,000 deep got
+    its error with id null). None when `text` is no JSON object at its top level (the nested values are
+    only checked for balanced brackets and well-formed strings). Runs in time linear in len(text), without
+    recursion."""
+    at = _blank_end(text, 0)
+    if text[at : at + 1] != "{":
+        return None
+    members: dict[str, Any] = {}
+    at = _blank_end(text, at + 1)
+    closed = text[at : at + 1] == "}"
+    try:
+        while not closed:
+            if text[at : at + 1] != '"':
+                return None
+            key, at = scanstring(text, at + 1)
+            at = _blank_end(text, at)
+            if text[at : at + 1] != ":":
+                return None
+            at = _blank_end(text, at + 1)
+            if text[at : at + 1] in ("{", "["):
+                end = _nested_end(text, at)
+                if end is None:
+                    return None
+                members[key], at = NESTED, end
+            else:
+                members[key], at = _SCALARS.raw_decode(text, at)
+            at = _blank_end(text, at)
+            sep = text[at : at + 1]
+            if sep not in (",", "}"):
+                return None
+            closed = sep == "}"
+            at = _blank_end(text, at + 1) if not closed else at
+    except (ValueError, RecursionError):
+        return None
+    return members if not text[at + 1 :].strip(" \t\n\r") else None
+
+
+def _nested_end(text: str, start: int) -> int | None:
+    """The index just past the object or array that opens at text[start], or None when it never closes."""
+    depth, at = 0, start
+    while (found := _BRACKETS.search(text, at)) is not None:
+        token = found.group()
+        if token == '"':
+            at = scanstring(text, found.end())[1]
+        elif token[0] in "[{":
+            depth, at = depth + len(token), found.end()
+        elif len(token) >= depth:
+            return found.start() + depth
+        else:
+            depth, at = depth - len(token), found.end()
+    return None

@@ -6,6 +6,7 @@ import errno
 import os
 import stat
 import sys
+import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, BinaryIO
@@ -113,6 +114,29 @@ def path_exists(path: str | Path) -> bool:
         return Path(path).exists()
     except OSError:
         return False
+
+
+def unwritable(folder: Path) -> tuple[Path, OSError] | None:
+    """None when `folder` can be written, or made and then written: checked by creating and removing a
+    file in it (or in its nearest existing parent when it is not made yet), since access(2) says yes to
+    root on a folder it still cannot write (break-it pass 10). Else (the folder or parent tried, the
+    OSError): a read-only file system or home, no permission, a file where the folder should be, or a
+    broken symbolic link there (mkdir fails on it with EEXIST, break-it pass 11). One check for `doctor`
+    and for the commands that write a folder (model.registry.check_models_folder), so they agree."""
+    probe = folder
+    while not probe.exists() and not probe.is_symlink() and probe.parent != probe:
+        probe = probe.parent
+    try:
+        if probe.is_symlink() and not probe.exists():
+            raise NotADirectoryError(errno.ENOTDIR, "a broken symbolic link is where the folder should be")
+        if not probe.is_dir():
+            raise NotADirectoryError(errno.ENOTDIR, "a file is where the folder should be")
+        fd, tmp = tempfile.mkstemp(dir=probe, prefix=".gorilla-tui-probe-")
+        os.close(fd)
+        os.unlink(tmp)
+    except OSError as e:
+        return probe, e
+    return None
 
 
 def file_kind(mode: int) -> str:

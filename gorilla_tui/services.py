@@ -9,12 +9,14 @@ module decides how it is built.
 
 from __future__ import annotations
 
+import os
 import threading
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from gorilla_tui.config import Settings, load_settings
-from gorilla_tui.errors import GorillaError, IndexMissingError
+from gorilla_tui.errors import GorillaError, IndexMissingError, UsageError
+from gorilla_tui.paths import get_paths, path_exists
 from gorilla_tui.retrieve.index import ApiIndex
 
 # Stage modules are imported where they are used (the "# deferred:" imports below), so that importing this
@@ -30,7 +32,9 @@ __all__ = [
     "build_checker",
     "build_pipeline",
     "build_validator",
+    "check_configured_sources",
     "check_settings",
+    "configured_mirrors",
     "kernel_name",
     "load_backend",
     "load_index",
@@ -63,6 +67,52 @@ def check_settings(settings: Settings) -> None:
         check_endpoint(settings.endpoint)
     elif settings.kernel:
         choose_profile(settings.kernel)
+
+
+def configured_mirrors(settings: Settings) -> list[str]:
+    """config.toml's `mirrors` (Settings.mirror_folders: relative to its folder), each a folder; the check
+    `index --refresh` makes before it reads them and `doctor` makes to report them (one function, so the
+    two agree: break-it round 12, doctor said "no problems found" for `mirrors = ["/dev/zero"]`).
+
+    Raises:
+        UsageError: naming config.toml and the entry for one that is not a folder (it said "--from /path:
+            not a folder", a flag the person never gave).
+    """
+    mirrors = settings.mirror_folders()
+    for m in mirrors:
+        if not path_exists(m) or not os.path.isdir(m):
+            raise UsageError(f"{get_paths().config_file}: mirrors entry {m!r}: not a folder")
+    return mirrors
+
+
+def check_configured_sources(settings: Settings) -> None:
+    """Raise UsageError (one line, exit 2) naming config.toml for an entry of its `sources` that --source
+    would refuse (pool.sources.check_source_spec: `python:`, `name=`, ...), a PATH that does not exist, a
+    stem that is no source name or a folder without docs; `index --refresh` runs it before anything is
+    done, `doctor` to report it (break-it round 12: `sources = ["/nonexistent/x.jsonl"]` was "no problems
+    found" in doctor). Such an entry was read as the standard library (`python:`), or refused later as
+    "--source PATH: no such file or folder", naming an option that was never typed. The entries are
+    checked with their paths resolved against config.toml's folder (Settings.source_specs); the message
+    names them as written."""
+    from gorilla_tui.pool.sources import (  # deferred: hub, manifests (~12 ms); --help
+        NO_DOC_FILES,
+        check_source_spec,
+        doc_files,
+        source_name,
+        split_source,
+    )
+
+    what = f"{get_paths().config_file}: sources entry"
+    for spec, path in zip(settings.sources, settings.source_specs(), strict=True):
+        check_source_spec(spec, what=what)
+        if spec.startswith("python:"):
+            continue
+        folder = split_source(path)[1]
+        if not path_exists(folder):
+            raise UsageError(f"{what} {spec!r}: no such file or folder")
+        source_name(path, what=what)  # a stem that is no source name: refused as NAME= would be
+        if folder.is_dir() and not doc_files(folder):  # was "--source PATH: no *.json ...", never typed
+            raise UsageError(f"{what} {spec!r} ({folder}): {NO_DOC_FILES}")
 
 
 def load_index(

@@ -6,10 +6,8 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import platform
 import sys
-import tempfile
 from dataclasses import asdict
 from typing import Any
 
@@ -18,7 +16,8 @@ from gorilla_tui.cli.doctor_index import check_index, manifest_problem
 from gorilla_tui.cli.doctor_model import check_inference, check_model, check_runtime, check_weights
 from gorilla_tui.cli.output import status_if_cut
 from gorilla_tui.errors import UsageError
-from gorilla_tui.paths import get_paths
+from gorilla_tui.history import History
+from gorilla_tui.paths import get_paths, unwritable
 from gorilla_tui.sandbox.runner import isolation_layers
 from gorilla_tui.textsafe import redact_url, safe_text
 
@@ -47,36 +46,35 @@ _WRITES = {
 
 
 def _writable(problems: list[dict[str, str]]) -> None:
-    """A problem for each of the data, cache and config folders that cannot be written: a read-only file
-    system or home, no permission, a file where the folder should be. Checked by creating and removing
-    a file in the folder (or in its nearest existing parent when it is not made yet): access(2) says yes
-    to root on a folder it still cannot write, so only a real write tells (break-it pass 10: `doctor`
-    said "no problems found" on a read-only home while `index --refresh` and every save failed)."""
+    """A problem for each of the data, cache and config folders that cannot be written (paths.unwritable:
+    a read-only file system or home, no permission, a file or a broken link where the folder should be;
+    break-it pass 10: `doctor` said "no problems found" on a read-only home while every save failed)."""
     paths = get_paths()
     for name, what in _WRITES.items():
         folder = getattr(paths, name)
-        probe = folder
-        # a broken symbolic link is no folder to be made: mkdir fails on it (EEXIST), so the test stops
-        # there (break-it pass 11: the parent was written and `doctor` said nothing)
-        while not probe.exists() and not probe.is_symlink() and probe.parent != probe:
-            probe = probe.parent
-        try:
-            if probe.is_symlink() and not probe.exists():
-                raise NotADirectoryError(
-                    20, "a broken symbolic link is where the folder should be", str(probe)
-                )
-            if not probe.is_dir():
-                raise NotADirectoryError(20, "a file is where the folder should be", str(probe))
-            fd, tmp = tempfile.mkstemp(dir=probe, prefix=".doctor-")
-            os.close(fd)
-            os.unlink(tmp)
-        except OSError as e:
+        refused = unwritable(folder)
+        if refused is not None:
+            probe, e = refused
             problems.append(
                 {
                     "problem": f"{folder} cannot be written ({e.strerror or e}): {what}",
                     "fix": f"make {probe} writable, or set GORILLA_TUI_HOME to a writable folder",
                 }
             )
+
+
+def _history(problems: list[dict[str, str]]) -> None:
+    """A problem when the history database would be moved aside at its next use (History.damage, read
+    without writing): `ask` and the TUI do that with a warning, and what was in it is no longer shown
+    (break-it round 12: a history.sqlite3 of random bytes was "no problems found")."""
+    path = get_paths().history_db
+    why = History(path).damage()
+    if why is not None:
+        problems.append({
+            "problem": f"the history {path} cannot be read ({why}): the next ask moves it aside and starts a "
+            "new one",
+            "fix": f"mv {path} {path}.broken  # keeps it; the next ask starts a new history",
+        })  # fmt: skip
 
 
 def collect(args: argparse.Namespace) -> dict[str, Any]:
@@ -99,10 +97,17 @@ def collect(args: argparse.Namespace) -> dict[str, Any]:
     if error is not None:
         problems.append({"problem": str(error), "fix": f"fix or delete {get_paths().config_file}"})
     else:  # what `ask` refuses before it loads anything (a malformed endpoint, an unknown kernel): said here
-        try:  # too ("no problems found" for `endpoint = "notaurl"`, break-it round 7)
-            services.check_settings(settings)
-        except UsageError as e:
-            problems.append({"problem": str(e), "fix": f"fix it in {get_paths().config_file}"})
+        # too ("no problems found" for `endpoint = "notaurl"`, break-it round 7), and what `index --refresh`
+        # refuses in its sources and mirrors, by the same functions (break-it round 12)
+        for check in (
+            services.check_settings,
+            services.check_configured_sources,
+            services.configured_mirrors,
+        ):
+            try:
+                check(settings)
+            except UsageError as e:
+                problems.append({"problem": str(e), "fix": f"fix it in {get_paths().config_file}"})
     report["settings"] = asdict(settings) | {"endpoint": redact_url(settings.endpoint)}  # no password shown
     manifest_error = manifest_problem()
     if manifest_error:
@@ -131,6 +136,7 @@ def collect(args: argparse.Namespace) -> dict[str, Any]:
             "fix": f"set hub to one of them (or to \"\" for all) in {get_paths().config_file}",
         })  # fmt: skip
     _writable(problems)
+    _history(problems)
     p = get_paths()
     report["paths"] = {"data": str(p.data), "cache": str(p.cache), "config_file": str(p.config_file),
                        "models_dir": str(p.models_dir), "index_dir": str(p.index_dir)}  # fmt: skip

@@ -88,8 +88,13 @@ def check_model(
         path = get_paths().models_dir / pkg.MODEL_NAME
         expected = pkg.EXPECTED_SHA256  # the package ships it (data/SHA256SUMS too)
         if not path.is_file():
-            notes.append({"note": "the embedded model is not assembled yet (done on first use, ~1 s)",
-                          "fix": "gorilla-tui model pull  # to do it now"})  # fmt: skip
+            try:  # the check `ask` makes before it assembles: a models folder it cannot write is refused
+                models.check_models_folder()
+            except GorillaError as e:
+                problems.append({"problem": str(e), "fix": e.hint or "make that folder writable"})
+            else:
+                notes.append({"note": "the embedded model is not assembled yet (done on first use, ~1 s)",
+                              "fix": "gorilla-tui model pull  # to do it now"})  # fmt: skip
             path = None
     elif quant or spec.startswith("hf:"):
         entry = models.REGISTRY.get(name)

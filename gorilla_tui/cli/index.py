@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 from functools import partial
 from typing import Any
 
@@ -15,9 +14,10 @@ from gorilla_tui.cli.output import status_if_cut
 from gorilla_tui.config import load_settings
 from gorilla_tui.errors import GorillaError, UsageError
 from gorilla_tui.model.choice import check_choice_settings
-from gorilla_tui.paths import expand_user, get_paths, path_exists
+from gorilla_tui.paths import expand_user
 from gorilla_tui.pool.doc import MAX_SOURCE_BYTES
 from gorilla_tui.pool.remedies import fix_lines
+from gorilla_tui.services import check_configured_sources, configured_mirrors
 from gorilla_tui.textsafe import safe_text
 
 #: Sources built on this machine without any download (a refresh offline still has them).
@@ -134,14 +134,9 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _config_mirrors() -> list[str] | None:
-    """config.toml's `mirrors` (Settings.mirror_folders: relative to its folder), or None when it names
-    none. Raises UsageError naming config.toml and the entry for one that is not a folder (it said
-    "--from /path: not a folder", a flag the person never gave)."""
-    mirrors = load_settings().mirror_folders()
-    for m in mirrors:
-        if not path_exists(m) or not os.path.isdir(m):
-            raise UsageError(f"{get_paths().config_file}: mirrors entry {m!r}: not a folder")
-    return mirrors or None
+    """config.toml's `mirrors` (services.configured_mirrors, the check `doctor` runs too), or None when it
+    names none."""
+    return configured_mirrors(load_settings()) or None
 
 
 def _refresh(args: argparse.Namespace) -> int:
@@ -239,7 +234,7 @@ def _refresh_sources(args: argparse.Namespace) -> tuple[list[str], list[str], li
         check_source_spec(spec)
     settings = load_settings()
     settings_sources = settings.source_specs()  # relative paths: against config.toml's folder
-    _check_configured(settings.sources, settings_sources)
+    check_configured_sources(settings)  # the check `doctor` runs too
     configured = [s for s in settings_sources if not s.startswith("python:")]
     python_specs = [s for s in args.sources if s.startswith("python:")]
     user_paths = [s for s in args.sources if not s.startswith("python:")]
@@ -262,35 +257,6 @@ def _refresh_sources(args: argparse.Namespace) -> tuple[list[str], list[str], li
         else:
             only = [pyenv.SOURCE]
     return user_paths, configured, manifests, only
-
-
-def _check_configured(specs: list[str], resolved: list[str]) -> None:
-    """Raise UsageError (one line, exit 2) naming config.toml for an entry of its `sources` that --source
-    would refuse (pool.sources.check_source_spec: `python:`, `name=`, ...) or a PATH that does not exist,
-    before anything is done. Such an entry was read as the standard library (`python:`), or refused later
-    as "--source PATH: no such file or folder" (or "no *.json or *.jsonl file in that folder" for a folder
-    without docs), naming an option that was never typed. specs: the entries
-    as written (the message names them); resolved: the same entries with their paths resolved against
-    config.toml's folder (Settings.source_specs), which are the ones checked for existence."""
-    from gorilla_tui.pool.sources import (  # deferred: hub, manifests (~12 ms); --help
-        NO_DOC_FILES,
-        check_source_spec,
-        doc_files,
-        source_name,
-        split_source,
-    )
-
-    what = f"{get_paths().config_file}: sources entry"
-    for spec, path in zip(specs, resolved, strict=True):
-        check_source_spec(spec, what=what)
-        if spec.startswith("python:"):
-            continue
-        folder = split_source(path)[1]
-        if not path_exists(folder):
-            raise UsageError(f"{what} {spec!r}: no such file or folder")
-        source_name(path, what=what)  # a stem that is no source name: refused as NAME= would be
-        if folder.is_dir() and not doc_files(folder):  # was "--source PATH: no *.json ...", never typed
-            raise UsageError(f"{what} {spec!r} ({folder}): {NO_DOC_FILES}")
 
 
 def _run_refresh(

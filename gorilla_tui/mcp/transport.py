@@ -9,13 +9,14 @@ client waiting on its request's id waited forever while the server lived. Here e
 error response (JSON-RPC 2.0 sections 5 and 5.1), written by the SDK's own writer, and the server keeps
 serving:
 
-- -32700 parse error: not JSON (or nested deeper than Python's JSON reader goes), id null;
+- -32700 parse error: not JSON (not even a JSON object at its top level), id null;
 - -32600 invalid request: JSON but no request object (a number, a batch, no method), with the request's
   id when it has one of the allowed types (string or integer), else null;
 - -32602 invalid params: a request whose params are no object, hold a lone surrogate, or an integer of more
   digits than Python converts (sys.get_int_max_str_digits(), 4,300: valid JSON, which pydantic refuses as
   "number out of range"; it was -32700 with id null, and the client waited on its id, break-it round 11),
-  with its id.
+  or nest a value deeper than the JSON readers follow (about 200 levels: the id is read from the top level
+  alone, jsontext.top_level; break-it round 12), with its id.
 
 An id holding a lone surrogate (``"id": "\\ud800x"``, valid JSON) is no id that can be written back (no
 UTF-8 writer takes it): the request gets -32600 with id null, as JSON-RPC 2.0 section 5 asks when the id
@@ -60,7 +61,13 @@ from mcp.types import jsonrpc_message_adapter as message_adapter
 from pydantic import ValidationError
 from pydantic_core import PydanticSerializationError
 
-from gorilla_tui.jsontext import LongNumber, long_number_path, with_long_numbers, without_lone_surrogates
+from gorilla_tui.jsontext import (
+    LongNumber,
+    long_number_path,
+    top_level,
+    with_long_numbers,
+    without_lone_surrogates,
+)
 from gorilla_tui.mcp.lines import MAX_LINE_BYTES, Lines, TooLong, start_reader
 
 
@@ -86,7 +93,9 @@ def reply_to(line: str) -> list[JSONRPCError] | None:
         return None
     try:  # an integer longer than Python converts is valid JSON: kept as its digits, refused by name below
         obj = with_long_numbers(line)
-    except (ValueError, RecursionError):
+    except RecursionError:  # nested deeper than json.loads follows: its id is still at depth 1
+        return _too_deep(top_level(line), detail)
+    except ValueError:
         return [_error(None, PARSE_ERROR, "Parse error: the line is not JSON", detail)]
     if isinstance(obj, list):
         ids = [i for i in (_id(m) for m in obj if isinstance(m, dict)) if i is not None] or [None]
@@ -116,10 +125,34 @@ def reply_to(line: str) -> list[JSONRPCError] | None:
             limit = sys.get_int_max_str_digits()
             why = f"Invalid params: {long[:200]} is an integer of more than {limit} digits (too long to read)"
             return [_error(rid, INVALID_PARAMS, why)]
+        if "recursion limit" in detail:  # deeper than pydantic reads (json.loads read it)
+            return _too_deep(obj, detail)
         if "number out of range" in detail:  # a float pydantic refuses (9...9.5 of 5,000 digits)
             return [_error(rid, INVALID_PARAMS, "Invalid params: a number is out of range", detail)]
         return [_error(rid, INVALID_PARAMS, "Invalid params: params must be an object", detail)]
     return [_error(rid, INVALID_REQUEST, "Invalid Request: not a JSON-RPC 2.0 request", detail)]
+
+
+#: How deep the SDK reads a message: pydantic-core's JSON parser stops at about 200 levels of nesting
+#: ("recursion limit exceeded"); json.loads goes on to Python's recursion limit.
+MAX_DEPTH = 200
+
+
+def _too_deep(members: dict[str, Any] | None, detail: str) -> list[JSONRPCError]:
+    """The reply to a line nested deeper than a JSON reader follows, from its top-level `members`
+    (jsontext.top_level, or the whole message when json.loads read it; None: not even its top level is a
+    JSON object, -32700 id null). A request with an id gets -32602 "a value is nested too deeply" with
+    that id (break-it round 12, R12-8: 5,000 deep got -32700 with id null, 300 deep "params must be an
+    object"); a notification nothing; anything else -32600."""
+    if members is None:
+        return [_error(None, PARSE_ERROR, "Parse error: the line is not JSON", detail)]
+    method, rid = members.get("method"), _id(members)
+    if isinstance(method, str) and "id" not in members:
+        return []  # a notification is never answered (JSON-RPC 2.0 section 4.1)
+    why = f"a value is nested too deeply (more than about {MAX_DEPTH} levels of objects and arrays)"
+    if isinstance(method, str) and members.get("jsonrpc") == "2.0" and rid is not None:
+        return [_error(rid, INVALID_PARAMS, f"Invalid params: {why}", detail)]
+    return [_error(rid, INVALID_REQUEST, f"Invalid Request: not a JSON-RPC 2.0 request, or {why}", detail)]
 
 
 def _id(message: dict[str, Any]) -> str | int | None:

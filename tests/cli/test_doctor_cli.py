@@ -12,6 +12,8 @@ from pathlib import Path
 import pytest
 
 from gorilla_tui.cli import main
+from gorilla_tui.history import History
+from gorilla_tui.paths import get_paths
 
 
 def test_doctor_fresh_home_lists_problems_with_fixes(gorilla_home, capsys):
@@ -317,3 +319,50 @@ def test_doctor_finds_damaged_state_exit_1_where_search_refuses_it_exit_2(
     monkeypatch.setenv("GORILLA_TUI_HOME", str(home_file))
     assert main(["doctor", "--no-hash", "--no-inference"]) == 2
     assert "is a file, not a folder" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    "state", ["models-folder-a-file", "config-source-missing", "config-mirror-not-a-folder"]
+)
+def test_doctor_reports_as_a_problem_the_state_a_command_refuses(gorilla_home, capsys, state):
+    """Break-it round 12: doctor said "no problems found" (exit 0) for state other commands refuse (exit 2):
+    `cache/models` a file (`model pull`, `ask`: "cannot assemble the embedded model"), a config.toml
+    `sources` entry naming no file, `mirrors` naming /dev/zero (`index --refresh`). doctor runs the same
+    check functions (model.registry.check_models_folder, services.check_configured_sources and
+    configured_mirrors), so the command's refusal line is one of doctor's problems, exit 1."""
+    cfg = gorilla_home / "config" / "config.toml"
+    cfg.parent.mkdir(parents=True, exist_ok=True)
+    if state == "models-folder-a-file":
+        (gorilla_home / "cache").mkdir()
+        (gorilla_home / "cache" / "models").write_text("")
+        command = ["model", "pull"]
+    elif state == "config-source-missing":
+        cfg.write_text(f'sources = ["{gorilla_home / "nonexistent" / "x.jsonl"}"]\n')
+        command = ["index", "--refresh", "--no-dense"]
+    else:
+        cfg.write_text('mirrors = ["/dev/zero"]\n')
+        command = ["index", "--refresh", "--no-dense"]
+    assert main(command) == 2
+    refused = capsys.readouterr().err.splitlines()[0].removeprefix("gorilla-tui: error: ")
+    assert main(["doctor", "--no-hash", "--no-inference", "--json"]) == 1
+    problems = [p["problem"] for p in json.loads(capsys.readouterr().out)["problems"]]
+    assert refused in problems, (refused, problems)
+
+
+def test_doctor_a_history_that_ask_would_move_aside_is_a_problem(gorilla_home, capsys):
+    """Break-it round 12: a history.sqlite3 of random bytes, which the next `ask` moves aside with a
+    warning, was "no problems found" in doctor. It is a problem naming the cause the warning gives
+    (History.damage reads it as a use does, writing nothing); the file is left where it is."""
+    db = get_paths().history_db
+    db.parent.mkdir(parents=True, exist_ok=True)
+    db.write_bytes(bytes(range(256)) * 20)
+    assert main(["doctor", "--no-hash", "--no-inference", "--json"]) == 1
+    problems = [p for p in json.loads(capsys.readouterr().out)["problems"] if "history" in p["problem"]]
+    assert len(problems) == 1 and "file is not a database" in problems[0]["problem"], problems
+    assert db.read_bytes() == bytes(range(256)) * 20  # doctor wrote nothing
+    history = History(db)
+    assert history.add("copy a file") is not None  # the use: moved aside, a new one started
+    assert "file is not a database" in history.warnings[0] and "moved aside" in history.warnings[0]
+    assert main(["doctor", "--no-hash", "--no-inference", "--json"]) == 1  # the index is still missing
+    problems = json.loads(capsys.readouterr().out)["problems"]
+    assert not any("history" in p["problem"] for p in problems), problems

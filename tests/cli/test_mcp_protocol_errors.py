@@ -166,6 +166,47 @@ def test_a_bad_line_gets_its_jsonrpc_error_and_the_server_keeps_serving(
     assert tools is not None and [t["name"] for t in tools["result"]["tools"]][0] == "search_api_docs"
 
 
+DEEP = {
+    "a list 300 deep in a ping's _meta": (
+        b'{"jsonrpc": "2.0", "id": 12, "method": "ping", "params": {"_meta": {"n": '
+        + b"[" * 300
+        + b"]" * 300
+        + b"}}}",
+        12,
+    ),
+    "a list 5,000 deep in a ping's _meta": (
+        b'{"jsonrpc": "2.0", "method": "ping", "params": {"_meta": {"n": '
+        + b"[" * 5000
+        + b'"]]{"'
+        + b"]" * 5000
+        + b'}}, "id": "deep"}',
+        "deep",
+    ),
+    "an argument 5,000 deep in a tools/call": (
+        b'{"jsonrpc": "2.0", "id": 11, "method": "tools/call", "params": {"name": "check_api_call", '
+        b'"arguments": {"code": "x", "extra": ' + b'{"a": ' * 5000 + b"1" + b"}" * 5000 + b"}}}",
+        11,
+    ),
+}
+
+
+@pytest.mark.parametrize("line,rid", DEEP.values(), ids=DEEP.keys())
+def test_a_request_nested_too_deeply_gets_its_error_with_its_id(
+    server: Stdio, line: bytes, rid: str | int
+) -> None:
+    """Break-it round 12 (R12-8): a request holding a value 5,000 deep got -32700 with id null (json.loads
+    gives up at Python's recursion limit), so its client never got its answer; 300 deep (past pydantic's
+    ~200 levels) got its id but "params must be an object". The id sits at depth 1: it is read from the
+    top level alone (jsontext.top_level; a "]" inside a string does not count), and the error says what
+    is wrong, -32602 with that id."""
+    server.send(line)
+    reply = server.receive()
+    assert reply is not None, "no reply: the client would wait forever"
+    assert reply["id"] == rid and reply["error"]["code"] == -32602, reply
+    assert "nested too deeply" in reply["error"]["message"], reply
+    assert server.request("ping") is not None  # and the server keeps serving
+
+
 def test_a_notification_that_cannot_be_read_is_not_answered(server: Stdio) -> None:
     """JSON-RPC 2.0 section 4.1: a notification (no id) is never answered, a broken one neither."""
     server.send(b'{"jsonrpc": "2.0", "method": "notifications/cancelled", "params": 7}')
