@@ -39,7 +39,7 @@ sys.path.insert(0, str(ROOT))
 
 from bench._report import Figure, parser, publish  # noqa: E402
 from gorilla_tui.check import callsite, lint  # noqa: E402
-from gorilla_tui.cli.lint import source_text  # noqa: E402
+from gorilla_tui.cli.source_text import source_text  # noqa: E402
 from gorilla_tui.errors import UsageError  # noqa: E402
 
 TITLE = "False alarms"
@@ -100,7 +100,7 @@ def package_folder(name: str) -> Path | None:
 
 def check_files(validator, files: list[Path]) -> tuple[int, list[lint.Finding], Counter]:
     """(non-blank lines, findings, notes per kind) of `files` checked as `check PATH` does: each read by
-    its PEP 263 coding line (cli/lint.py source_text; a file it refuses, e.g. Lib/test's deliberately
+    its PEP 263 coding line (cli/source_text.py source_text; a file it refuses, e.g. Lib/test's deliberately
     bad encodings, is counted, as `check` reports it: exit 2), a file Python refuses is a note "not
     Python 3 syntax", calls past callsite.MAX_CALLS a note "calls not checked"."""
     lines, found, notes = 0, [], Counter()

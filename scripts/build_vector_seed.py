@@ -70,8 +70,8 @@ def main(argv: list[str] | None = None) -> int:
         os.environ["GORILLA_TUI_VECTOR_CACHE"] = str(Path(args.vector_cache).expanduser())
 
     from gorilla_tui.build import seed
+    from gorilla_tui.build.vector_cache import read_vector_cache
     from gorilla_tui.retrieve.embed import E5Embedder, content_hash
-    from gorilla_tui.store.vectors import read_vector_cache
 
     model = E5Embedder()
     folder = ROOT / seed.SEED_FOLDER
@@ -162,8 +162,8 @@ def embed_into(cache: dict, texts: list[str], model) -> float:
     saving the vector cache every 8 batches and at the end; returns the seconds it took."""
     import numpy as np
 
+    from gorilla_tui.build.vector_cache import write_vector_cache
     from gorilla_tui.retrieve.embed import BATCH, content_hash
-    from gorilla_tui.store.vectors import write_vector_cache
 
     start = time.perf_counter()
     for i in range(0, len(texts), BATCH):

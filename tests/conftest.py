@@ -172,8 +172,8 @@ def clone_home(template: Path, home: Path) -> Path:
 
 @pytest.fixture(scope="session")
 def vector_cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """One vector cache folder for the whole test session (store.CACHE_ENV): each doc text is embedded
-    once per session, whichever test's temporary home refreshes it."""
+    """One vector cache folder for the whole test session (build/vector_cache.py CACHE_ENV): each doc text is
+    embedded once per session, whichever test's temporary home refreshes it."""
     return tmp_path_factory.mktemp("vectors")
 
 

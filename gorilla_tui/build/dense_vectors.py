@@ -10,6 +10,7 @@ from typing import Any
 import numpy as np
 
 from gorilla_tui.build import seed as vector_seed
+from gorilla_tui.build.vector_cache import read_vector_cache, write_vector_cache
 from gorilla_tui.errors import GorillaError
 from gorilla_tui.pool.doc import ApiDoc
 from gorilla_tui.pool.manifest import shipped_values
@@ -78,8 +79,8 @@ def embed_texts(
     "query: " on both sides, it scored every task about 0.05 higher, and the docs with questions won tasks
     another doc answers: "capitalize every word in a string" gave str.replace over str.capitalize).
 
-    Each text is looked up in the embedder's vector cache by content hash (store.read_vector_cache), then
-    in the packaged seed (build/seed.py: the standard library's, the APIBench hubs' and APIZoo's vectors
+    Each text is looked up in the embedder's vector cache by content hash (build/vector_cache.py), then in
+    the packaged seed (build/seed.py: the standard library's, the APIBench hubs' and APIZoo's vectors
     and python-env's hand-written questions', read only; its vectors are not copied into the user's
     cache): an unchanged text is never embedded twice, and equal texts once. The rest is embedded in
     batches of FIRST_BATCH to embed.BATCH texts, sized by next_batch to take about BATCH_SECONDS each
@@ -87,14 +88,14 @@ def embed_texts(
     per doc), reported through on_embed(done, total), and saved to the cache every
     CACHE_SAVE_EVERY texts (at most every CACHE_SAVE_SECONDS) and at the end (also when interrupted).
     stop: checked before each batch; True raises EmbeddingStopped. notes: a damaged vector cache's one-line
-    note is added to it (store.read_vector_cache: moved aside, rebuilt), and so is a cache that cannot be
-    written, or whose folder was no folder (store.write_vector_cache: the cache is optional, the vectors
+    note is added to it (read_vector_cache: moved aside, rebuilt), and so is a cache that cannot be
+    written, or whose folder was no folder (write_vector_cache: the cache is optional, the vectors
     are used uncached). Raises GorillaError when the embedder fails or gives a vector that is not finite
     (a NaN vector is never cached nor published).
     """
     keys = [content_hash(t) for t in texts]
     said = notes if notes is not None else []  # the cache is optional: a write that fails is a note
-    cache = index_store.read_vector_cache(model.name, root, model.dim, said)
+    cache = read_vector_cache(model.name, root, model.dim, said)
     seeded = vector_seed.read_seed(model.name, model.dim)
     todo = list(
         dict.fromkeys(t for t, key in zip(texts, keys, strict=True) if key not in cache and key not in seeded)
@@ -124,12 +125,12 @@ def embed_texts(
             start += len(batch)
             since_save += len(batch)
             if since_save >= CACHE_SAVE_EVERY and time.monotonic() - saved >= CACHE_SAVE_SECONDS:
-                index_store.write_vector_cache(model.name, cache, root, said)
+                write_vector_cache(model.name, cache, root, said)
                 since_save, saved = 0, time.monotonic()
             emit(start, len(todo))
     finally:
         if since_save:
-            index_store.write_vector_cache(model.name, cache, root, said)
+            write_vector_cache(model.name, cache, root, said)
     vectors = np.zeros((len(texts), model.dim), np.float32)
     for i, key in enumerate(keys):
         vectors[i] = cache[key] if key in cache else seeded[key]

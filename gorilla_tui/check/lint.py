@@ -18,14 +18,17 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from markdown_it import MarkdownIt
-
+from gorilla_tui.check.blocks import (  # noqa: F401 - re-exported: callers import them from here
+    MAX_CODE_BYTES,
+    Block,
+    blocks,
+    markdown_blocks,
+    too_much_code,
+)
 from gorilla_tui.check.callsite import LEFT_OUT_TAIL, scan
 from gorilla_tui.check.expected import ExpectedFailures
 from gorilla_tui.check.imports import import_aliases
-from gorilla_tui.check.ipython_syntax import read_cell
 from gorilla_tui.check.judged import variable_argument, why_skipped
-from gorilla_tui.check.notebook import UNREAD_NOTE, notebook_lines, numbered_lines
 from gorilla_tui.check.rest import request_lines
 from gorilla_tui.check.scope import bindings
 from gorilla_tui.check.validator import Validator
@@ -46,35 +49,8 @@ NOT_CHECKED = "not_checked"
 #: Largest file checked, in bytes (10 MiB): bigger files are generated or data, and tree-sitter plus the
 #: validator would take minutes on them; they are reported as not checked (exit 2), never read.
 MAX_FILE_BYTES = 10 * 1024 * 1024
-#: Most code checked of one file, in bytes (1 MiB: its Python, its Markdown fences, its notebook cells).
-#: Checking is linear but dear: a 9 MB file of calls took 19.5 s and 1.2 GB, of one long list 37 s and
-#: 4.1 GB (issue 42; tree-sitter twice, CPython's AST, the call scan). The largest hand-written modules seen
-#: (pydoc_data/topics.py 0.76 MB, pandas/core/frame.py 0.73 MB) fit under it; more code is reported as not
-#: checked.
-MAX_CODE_BYTES = 1024 * 1024
 _IGNORE = re.compile(r"#\s*gorilla:\s*ignore(?:\[([^\]]*)\])?", re.IGNORECASE)
-#: The CommonMark parser Markdown files are read with (markdown-it-py's "commonmark" preset: no HTML
-#: rendering is done, only its block tokens are read).
-_MARKDOWN = MarkdownIt("commonmark")
 _POSITION = re.compile(r"(\d+):(\d+):\s*(.*)", re.DOTALL)
-
-
-@dataclass
-class Block:
-    """Python code of a file: the whole file, a Markdown fence or a notebook's code cells joined.
-    line_offset: lines before the block's first line in the file (Markdown); cells: for a notebook, the
-    (1-based cell number, line in that cell) of each line of `code`, else empty; notes: what of it was
-    not checked (a notebook's cells that are no Python: "cell N: skipped: ..."), said by check_block."""
-
-    code: str
-    line_offset: int = 0
-    cells: list[tuple[int, int]] = field(default_factory=list)
-    notes: list[str] = field(default_factory=list)
-    #: (cell, line) of a notebook's shell commands (``!cmd``), which `run` does not run (it says so)
-    shell: list[tuple[int, int]] = field(default_factory=list)
-    #: for each line of `code`, the columns before it in the file (a Markdown fence's indentation that
-    #: CommonMark removes: under a list item, in a block quote); empty: none
-    col_offsets: list[int] = field(default_factory=list)
 
 
 @dataclass
@@ -180,14 +156,6 @@ def unreadable(path: str) -> str | None:
     return None
 
 
-def too_much_code(blocks: Sequence[Block]) -> str | None:
-    """Why a file's `blocks` are not checked (more than MAX_CODE_BYTES of code in UTF-8), or None."""
-    size = sum(len(b.code.encode("utf-8", "surrogatepass")) for b in blocks)
-    if size <= MAX_CODE_BYTES:
-        return None
-    return f"too large ({size / 2**20:.1f} MiB of code > {MAX_CODE_BYTES // 2**20} MiB): not checked"
-
-
 def shown_path(path: str) -> str:
     """`path` as one line of UTF-8 text, for every output format (text, JSON, notes): bytes of a file name
     that are not UTF-8 (kept by Python as lone surrogates, PEP 383) as ``\\xNN``, control characters
@@ -208,56 +176,6 @@ def path_uri(path: str) -> str:
     raw = (path.replace(os.sep, "/") if os.sep != "/" else path).encode("utf-8", "surrogateescape")
     quoted = urllib.parse.quote(raw, safe="/")
     return "file://" + quoted if raw.startswith(b"/") else quoted
-
-
-def blocks(path: str, text: str) -> list[Block]:
-    """The Python blocks of a file's text: Markdown fences tagged python/py/python3/ipython (or untagged
-    fences holding ``import``), a notebook's code cells as one block (IPython's syntax made Python line
-    for line, check/ipython_syntax.py; each line mapped to its cell: check/notebook.py, nbformat 4 and 3),
-    else the whole text.
-    Raises ValueError for a notebook that is not one (not JSON, no cells, a cell's text that is not text)."""
-    lower = path.lower()
-    if lower.endswith((".md", ".markdown")):
-        return markdown_blocks(text)
-    if lower.endswith(".ipynb"):
-        lines, where, skipped, shell = notebook_lines(text, MAX_CODE_BYTES)
-        return [Block("\n".join(lines), 0, where, skipped, shell)] if lines else []
-    return [Block(text)]
-
-
-def markdown_blocks(text: str) -> list[Block]:
-    """Fenced code blocks of Markdown that hold Python (see blocks; tagged ipython/ipython3 too), read as
-    CommonMark reads them (markdown-it-py: a fence under a list item or in a block quote, ``~~~``, a longer
-    fence; its indentation removed from each line as CommonMark 0.31 section 4.5 says), with their line
-    offsets and each line's removed columns (findings are placed in the file), IPython's syntax made Python
-    line for line as in a notebook (check/ipython_syntax.py). Break-it round 12: a fence indented 2 spaces
-    (common under a list item) kept its indentation: "not Python 3 syntax", its calls unchecked, exit 0."""
-    out: list[Block] = []
-    file_lines = re.split(r"\r\n|\r|\n", text)  # the line ends markdown-it reads (its normalize)
-    for token in _MARKDOWN.parse(text):
-        if token.type != "fence" or not token.map:
-            continue
-        words = token.info.strip().lstrip("{.").split()
-        lang = words[0].rstrip("}").lower() if words else ""
-        code = token.content.removesuffix("\n")
-        if lang in ("python", "py", "python3", "ipython", "ipython3") or (
-            not lang and re.search(r"^\s*(import|from)\s", code, re.M)
-        ):
-            first = token.map[0] + 1  # the fence's opening line (0-based) + 1: the code's first line
-            shifts = []
-            for k, line in enumerate(code.split("\n")):
-                in_file = file_lines[first + k] if first + k < len(file_lines) else line
-                shifts.append(len(in_file) - len(line) if in_file.endswith(line) else 0)
-            out.append(Block(code, first, col_offsets=shifts))
-    if too_much_code(out) is None:  # more is refused unread (MAX_CODE_BYTES)
-        for block in out:  # IPython's syntax (``!pip install x``, a fence copied from a notebook) as in one
-            cell = read_cell(block.code)
-            block.code = "\n".join(cell.lines)
-            if cell.unread:  # numbered in the file, as its findings are
-                block.notes.append(
-                    numbered_lines([block.line_offset + k for k in cell.unread]) + " " + UNREAD_NOTE
-                )
-    return out
 
 
 def matches(reason: str, codes: Iterable[str]) -> bool:

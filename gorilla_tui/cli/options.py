@@ -6,7 +6,7 @@ import argparse
 import sys
 from collections.abc import Callable
 
-from gorilla_tui.cli.lint import code_text
+from gorilla_tui.cli.source_text import code_text
 from gorilla_tui.config import MODES, SELECT_BY, Settings, load_settings
 from gorilla_tui.errors import UsageError
 from gorilla_tui.textsafe import MAX_TASK_INPUT_CHARS, check_task_length

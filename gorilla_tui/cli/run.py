@@ -11,10 +11,10 @@ from pathlib import Path
 from typing import Any
 
 from gorilla_tui.check.lint import MAX_CODE_BYTES as CODE_LIMIT
-from gorilla_tui.cli.lint import code_text, refuse_bom_with_coding
 from gorilla_tui.cli.output import HeldLoss, say
 from gorilla_tui.cli.run_notebook import WRITEFILE_MARK, ipython_note, skipped_ipython
 from gorilla_tui.cli.sandbox_run import STOPPED_BY, report_run, run_in_sandbox
+from gorilla_tui.cli.source_text import code_text, refuse_bom_with_coding
 from gorilla_tui.config import load_settings
 from gorilla_tui.errors import UsageError
 from gorilla_tui.history import History
@@ -192,7 +192,7 @@ def open_history() -> Any:
 def _read_code(name: str) -> str:
     """The code to run, from file `name` or stdin ("-"), as text. Raises UsageError (one line) when it
     cannot be read, is not a regular file (a FIFO blocks, /dev/zero never ends: checked with os.stat before
-    opening, as `check` does), holds more than MAX_CODE_BYTES, is not UTF-8 text (cli.lint.code_text: `check`
+    opening, as `check` does), holds more than MAX_CODE_BYTES, is not UTF-8 text (code_text: `check`
     refuses such a file alike) or holds no code. Of a notebook or Markdown file, only its code (file_code)."""
     what = "stdin" if name == "-" else name
     try:
@@ -218,7 +218,7 @@ def _read_code(name: str) -> str:
         raise UsageError(f"cannot read {what}: {e.strerror or e}") from None
     if Path(name).suffix.lower() not in EXTRACTED:  # Python (a file or stdin): as CPython reads it
         refuse_bom_with_coding(raw, what)
-    code = code_text(raw, what)  # UTF-8 without NUL bytes, as `check` reads a file (cli/lint.py)
+    code = code_text(raw, what)  # UTF-8 without NUL bytes, as `check` reads a file (cli/source_text.py)
     if name != "-":
         code = file_code(name, code)
     if not code.strip():

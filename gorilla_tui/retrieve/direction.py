@@ -106,3 +106,25 @@ def one_that_does_it(ranked: Sequence[_T], k: int, task: tuple[str | None, str |
         return list(ranked)
     extra = does.index(True, k)
     return [*ranked[: k - 1], ranked[extra], *ranked[k - 1 : extra], *ranked[extra + 1 :]]
+
+
+#: How deep a search looks for hits when the task states a direction and docs going the other way are left
+#: out (retrieve/index.py ApiIndex._top): the k hits come from the REVERSED_DEPTH * k best of each pool.
+REVERSED_DEPTH = 4
+
+
+def search_depth(k: int, task: tuple[str | None, str | None]) -> int:
+    """How many of a pool's best docs to rank for k hits: REVERSED_DEPTH * k when the task states a direction
+    (task_direction), else k."""
+    return k * REVERSED_DEPTH if any(task) else k
+
+
+def kept_in_direction(ranked: Sequence[_T], k: int, task: tuple[str | None, str | None],
+                      domain_of: Callable[[_T], str]) -> list[_T]:  # fmt: skip
+    """`ranked` (best first, search_depth deep) without the docs whose domain goes the other way
+    (goes_against), and with one that does exactly what the task states put in place k (one_that_does_it).
+    Unchanged when the task states no direction."""
+    if not any(task):
+        return list(ranked)
+    kept = [x for x in ranked if not goes_against(task, domain_of(x))]
+    return one_that_does_it(kept, k, task, domain_of)

@@ -210,6 +210,19 @@ class FusionSettings:
             w_dense = np.minimum(w_dense, POOLED_DENSE_CAP)
         return w_dense, self.doc_depths[rows]
 
+    def fuse(
+        self,
+        ranking: np.ndarray,
+        dense: tuple[np.ndarray, np.ndarray],
+        rows: np.ndarray,
+        members: Sequence[str],
+    ) -> np.ndarray:
+        """The fused score of each doc of one searched pool (index `rows`, sources `members`): rrf of its
+        BM25 `ranking` and its dense cosine (dense: (cosine, mask), a doc without a vector has none), with
+        W_BM25 and the pool's dense weights and depths (for_pool)."""
+        w_dense, depth = self.for_pool(rows, members)
+        return rrf(ranking, dense[0], dense[1], depth, weights=(W_BM25, w_dense))
+
 
 __all__ = [
     "DENSE_WEIGHT_KEY",

@@ -16,15 +16,20 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from gorilla_tui.errors import GorillaError, IndexOutdatedError, UsageError
+from gorilla_tui.errors import GorillaError, UsageError
 from gorilla_tui.pool.doc import ApiDoc
 from gorilla_tui.pool.metrics import Performance
 from gorilla_tui.pool.pyenv.usage import UsageCounts, interpreter_usage
 from gorilla_tui.retrieve import fit
 from gorilla_tui.retrieve import routing as source_routing
 from gorilla_tui.retrieve.bm25 import IDF_MODES, Bm25Params, PostingsScorer, idf_vector, top_k
-from gorilla_tui.retrieve.dense import W_BM25, DenseSide, rrf
-from gorilla_tui.retrieve.direction import goes_against, one_that_does_it, task_direction
+from gorilla_tui.retrieve.dense import DenseSide
+from gorilla_tui.retrieve.direction import (  # REVERSED_DEPTH re-exported: the old import path
+    REVERSED_DEPTH,
+    kept_in_direction,
+    search_depth,
+    task_direction,
+)
 from gorilla_tui.retrieve.fusion import FusionSettings
 from gorilla_tui.retrieve.literals import intent_text
 from gorilla_tui.retrieve.matrix import Bm25Scorer, term_matrix
@@ -44,6 +49,7 @@ from gorilla_tui.retrieve.tokenize import (
     STOPWORDS,
     TOKENIZER_VERSION,
     boilerplate_sentences,
+    check_tokenizer,
     cjk_bigrams,
     doc_text,
     expand_query,
@@ -196,19 +202,7 @@ class ApiIndex:
         unreadable or a newer version built it.
         """
         stored = store.read_stored(Path(path) if path is not None else None)
-        built_with = stored.meta.get("tokenizer_version")
-        if isinstance(built_with, int) and built_with > TOKENIZER_VERSION:
-            # not IndexOutdatedError: the TUI would rebuild it by itself, under the newer release's feet
-            raise GorillaError(
-                f"the index at {stored.folder} was built by a newer version of gorilla-tui "
-                f"(tokenizer {built_with}; this one reads {TOKENIZER_VERSION})",
-                hint="upgrade gorilla-tui, or rebuild the index for this one: gorilla-tui index --refresh",
-            )
-        if built_with != TOKENIZER_VERSION:
-            raise IndexOutdatedError(
-                f"the index at {stored.folder} was built by an older version of gorilla-tui",
-                hint="rebuild it from the same sources with: gorilla-tui index --refresh",
-            )
+        check_tokenizer(stored.meta, stored.folder)
         if stored.damage:  # after the version checks: another version's index is no damaged one
             raise store.damaged(stored.folder, stored.damage)
         params = Bm25Params(**stored.meta.get("params", {}).get("bm25", {}))
@@ -342,8 +336,7 @@ class ApiIndex:
         dense = self.dense.scores(query, rows) if len(rows) else None
         if dense is None:
             return rows, ranking, bm25, None
-        w_dense, depth = self.fusion_settings().for_pool(rows, self._members(hub))
-        fused = rrf(ranking, dense[0], dense[1], depth, weights=(W_BM25, w_dense))
+        fused = self.fusion_settings().fuse(ranking, dense, rows, self._members(hub))
         return rows, fused, bm25, dense
 
     def _members(self, hub: Any) -> tuple[str, ...]:
@@ -394,16 +387,9 @@ class ApiIndex:
         # "source" routing (retrieve/routing.py): groups of sources in the order of their best
         # source_scores, each ranked alone (fused with dense)
         best = self.source_scores(query)
-        groups = source_routing.route_groups(sources, best)
-        scores = [max(best[m] for m in members) for members in groups]
-        per_group: list[list[_Top]] = []  # _Top: docs are read at the end
-        for members in groups:
-            pool = members[0] if len(members) == 1 else members
-            per_group.append(self._top(*self.ranked(query, pool), k, way))
-            if sum(map(len, per_group)) >= k and len(per_group) >= 2:
-                break
-        order = source_routing.merge_routed(per_group, scores)
-        return self._as_hits(order[:k])
+        ranked = self.ranked
+        order = source_routing.routed(sources, best, k, lambda pool: self._top(*ranked(query, pool), k, way))
+        return self._as_hits(order[:k])  # _Top: docs are read at the end
 
     def _top(
         self, rows: np.ndarray, fused: np.ndarray, bm25: np.ndarray, dense: Any, k: int, way: Any
@@ -411,13 +397,10 @@ class ApiIndex:
         """(index row, BM25 score, dense cosine or None, fused score) of the k best fused scores of one pool.
         dense: ranked()'s (cosine, mask) or None; a doc without a vector (mask False) has no cosine. way: the
         task's direction (direction.task_direction); when it states one, the docs of the REVERSED_DEPTH * k
-        best whose domain goes the other way (direction.goes_against) are left out, and one that does exactly
-        what the task states reaches the k (direction.one_that_does_it)."""
-        depth = k * REVERSED_DEPTH if any(way) else k
-        kept = [pos for pos, _ in top_k(fused, depth)]
-        if depth > k:
-            kept = [pos for pos in kept if not goes_against(way, self.docs[int(rows[pos])].domain)]
-            kept = one_that_does_it(kept, k, way, lambda pos: self.docs[int(rows[pos])].domain)
+        best whose domain goes the other way are left out, and one that does exactly what the task states
+        reaches the k (direction.kept_in_direction)."""
+        kept = [pos for pos, _ in top_k(fused, search_depth(k, way))]
+        kept = kept_in_direction(kept, k, way, lambda pos: self.docs[int(rows[pos])].domain)
         out: list[_Top] = []
         for pos in kept[:k]:
             cos = float(dense[0][pos]) if dense is not None and dense[1][pos] else None
@@ -432,9 +415,6 @@ class ApiIndex:
         ]
 
 
-#: How deep a search looks for hits when the task states a direction and docs going the other way are left
-#: out (_top): the k hits come from the REVERSED_DEPTH * k best of each pool.
-REVERSED_DEPTH = 4
 #: One ranked doc of a pool before it is read: (index row, BM25 score, dense cosine or None, fused score).
 _Top = tuple[int, float, "float | None", float]
 
@@ -450,6 +430,7 @@ __all__ = [
     "FIELD_WEIGHTS",
     "MAX_TOKEN_CHARS",
     "QUERY_SYNONYMS",
+    "REVERSED_DEPTH",
     "GROUPS",
     "ROUTING",
     "ROUTING_IDF",

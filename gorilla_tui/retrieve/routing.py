@@ -5,6 +5,7 @@ are retrieve/fusion.py's."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TypeVar
 
 import numpy as np
@@ -156,3 +157,20 @@ def merge_routed(per_group: list[list[_H]], scores: list[float]) -> list[_H]:
         order = first[:1] + second[:1] + first[1:] + second[1:]
         order += [h for group in per_group[2:] for h in group]
     return order
+
+
+def routed(
+    sources: list[str], best: dict[str, float], k: int, top: Callable[[str | tuple[str, ...]], list[_H]]
+) -> list[_H]:
+    """The hits of a search routed over every source ("source" routing, retrieve/index.py ApiIndex.search):
+    the groups of route_groups in the order of their best score in `best` (source_scores), each ranked alone
+    by top(pool) (a source's name, or a tuple of sources for a group), until k hits of at least two groups
+    are found, merged by merge_routed."""
+    groups = route_groups(sources, best)
+    scores = [max(best[m] for m in members) for members in groups]
+    per_group: list[list[_H]] = []
+    for members in groups:
+        per_group.append(top(members[0] if len(members) == 1 else members))
+        if sum(map(len, per_group)) >= k and len(per_group) >= 2:
+            break
+    return merge_routed(per_group, scores)

@@ -10,8 +10,11 @@ import functools
 import re
 import unicodedata
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
+from pathlib import Path
+from typing import Any
 
+from gorilla_tui.errors import GorillaError, IndexOutdatedError
 from gorilla_tui.pool.doc import ApiDoc
 
 #: Bumped when tokenize() or doc_text() change (an index built by another version must be rebuilt).
@@ -349,8 +352,32 @@ def iter_terms(docs: Iterable[ApiDoc]) -> Iterable[list[str]]:
     yield from doc_terms(list(docs))
 
 
+def check_tokenizer(meta: Mapping[str, Any], folder: Path) -> None:
+    """Check that the stored index at `folder` (its meta.json `meta`) was tokenised as this release
+    tokenises (TOKENIZER_VERSION), so its terms are the ones a search looks up.
+
+    Raises:
+        GorillaError: a newer release built it (not IndexOutdatedError: the TUI would rebuild it by
+            itself, under the newer release's feet).
+        IndexOutdatedError: an older release built it, with another tokenizer (rebuild it).
+    """
+    built_with = meta.get("tokenizer_version")
+    if isinstance(built_with, int) and built_with > TOKENIZER_VERSION:
+        raise GorillaError(
+            f"the index at {folder} was built by a newer version of gorilla-tui "
+            f"(tokenizer {built_with}; this one reads {TOKENIZER_VERSION})",
+            hint="upgrade gorilla-tui, or rebuild the index for this one: gorilla-tui index --refresh",
+        )
+    if built_with != TOKENIZER_VERSION:
+        raise IndexOutdatedError(
+            f"the index at {folder} was built by an older version of gorilla-tui",
+            hint="rebuild it from the same sources with: gorilla-tui index --refresh",
+        )
+
+
 __all__ = [
     "BOILERPLATE_MIN_DOCS",
+    "check_tokenizer",
     "BOILERPLATE_SOURCES",
     "FIELD_WEIGHTS",
     "SOURCE_FIELD_WEIGHTS",

@@ -53,8 +53,6 @@ from gorilla_tui.store.lock import (  # noqa: F401 - re-exported: callers use st
 from gorilla_tui.store.meta import check_meta
 from gorilla_tui.store.v1 import OLD_STORE_NOTE, read_v1
 from gorilla_tui.store.vectors import (  # noqa: F401 - re-exported: callers use store.X
-    CACHE_DIR,
-    CACHE_ENV,
     DENSE_FILES,
     DENSE_META,
     DENSE_PROGRESS,
@@ -65,11 +63,9 @@ from gorilla_tui.store.vectors import (  # noqa: F401 - re-exported: callers use
     QUESTION_VECTORS,
     VECTORS,
     read_progress,
-    read_vector_cache,
     read_vectors,
     vectors_changed,
     write_progress,
-    write_vector_cache,
     write_vectors,
 )
 

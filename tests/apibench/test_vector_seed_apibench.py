@@ -13,9 +13,9 @@ import pytest
 
 from gorilla_tui.build import seed
 from gorilla_tui.build.refresh import embed_index, refresh
+from gorilla_tui.build.vector_cache import read_vector_cache
 from gorilla_tui.retrieve.embed import EMBED_CHARS, E5Embedder, content_hash, passage_text
 from gorilla_tui.retrieve.index import ApiIndex
-from gorilla_tui.store.vectors import read_vector_cache
 
 PUBLIC = ["huggingface", "tensorflowhub", "torchhub", "apizoo"]
 

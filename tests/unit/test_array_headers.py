@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 from numpy.lib import format as npy
 
-from gorilla_tui.build import seed
+from gorilla_tui.build import seed, vector_cache
 from gorilla_tui.store import prior
 from gorilla_tui.store import vectors as store_vectors
 
@@ -62,7 +62,7 @@ def _npy_bytes(array: np.ndarray) -> bytes:
 
 @pytest.mark.parametrize("how", ["inflates", "rows", "header lies", "pickle"])
 def test_a_damaged_vector_cache_is_moved_aside_by_its_headers_unread(tmp_path, monkeypatch, unread, how):
-    monkeypatch.setenv(store_vectors.CACHE_ENV, str(tmp_path))
+    monkeypatch.setenv(vector_cache.CACHE_ENV, str(tmp_path))
     path = tmp_path / "emb.npz"
     hashes = _npy_bytes(np.array([HASH]))
     if how == "inflates":  # the round's file, smaller: 6 MB of zeros deflated to a few KB, 1 hash
@@ -77,16 +77,16 @@ def test_a_damaged_vector_cache_is_moved_aside_by_its_headers_unread(tmp_path, m
     assert how != "inflates" or path.stat().st_size < 200_000
     unread.add("vectors.npy")
     notes: list[str] = []
-    assert store_vectors.read_vector_cache("emb", dim=384, notes=notes) == {}
+    assert vector_cache.read_vector_cache("emb", dim=384, notes=notes) == {}
     assert len(notes) == 1 and "was damaged (" in notes[0] and "\n" not in notes[0], notes
     assert len(notes[0]) < 400 and path.with_name("emb.npz.damaged").is_file() and not path.exists()
 
 
 def test_a_sound_vector_cache_is_still_read(tmp_path, monkeypatch):
-    monkeypatch.setenv(store_vectors.CACHE_ENV, str(tmp_path))
+    monkeypatch.setenv(vector_cache.CACHE_ENV, str(tmp_path))
     vector = np.ones(4, np.float32) / 2
-    store_vectors.write_vector_cache("emb", {HASH: vector})
-    got = store_vectors.read_vector_cache("emb", dim=4)
+    vector_cache.write_vector_cache("emb", {HASH: vector})
+    got = vector_cache.read_vector_cache("emb", dim=4)
     assert list(got) == [HASH] and np.array_equal(got[HASH], vector)
 
 

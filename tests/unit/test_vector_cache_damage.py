@@ -8,10 +8,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from gorilla_tui.build import vector_cache
 from gorilla_tui.build.dense_vectors import embed_texts
 from gorilla_tui.errors import GorillaError
 from gorilla_tui.retrieve.embed import E5Embedder, content_hash
-from gorilla_tui.store import vectors as store_vectors
 
 #: Texts no packaged seed holds (so they are embedded, then read back from the cache).
 TEXTS = ["frobnicate the quux of a zorblax widget", "unwind the sprocket ledger of a tiny gizmo"]
@@ -20,7 +20,7 @@ TEXTS = ["frobnicate the quux of a zorblax widget", "unwind the sprocket ledger 
 @pytest.fixture
 def cache_file(tmp_path, monkeypatch):
     """A vector cache of its own, filled by embedding TEXTS once; returns its path."""
-    monkeypatch.setenv(store_vectors.CACHE_ENV, str(tmp_path / "cache"))
+    monkeypatch.setenv(vector_cache.CACHE_ENV, str(tmp_path / "cache"))
     embed_texts(TEXTS, E5Embedder())
     path = next((tmp_path / "cache").glob("*.npz"))
     with np.load(path) as npz:
@@ -55,7 +55,7 @@ def test_a_damaged_vector_cache_is_moved_aside_and_rebuilt(cache_file, how):
     assert len(notes) == 1 and "\n" not in notes[0], notes
     assert notes[0].startswith(f"the vector cache {cache_file} was damaged (") and "rebuilt" in notes[0]
     assert cache_file.with_name(cache_file.name + ".damaged").is_file()
-    rebuilt = store_vectors.read_vector_cache(model.name, dim=model.dim)
+    rebuilt = vector_cache.read_vector_cache(model.name, dim=model.dim)
     assert set(rebuilt) == {content_hash(t) for t in TEXTS}
     again: list[str] = []
     assert embed_texts(TEXTS, model, notes=again)[1] == 0 and again == []
@@ -63,7 +63,7 @@ def test_a_damaged_vector_cache_is_moved_aside_and_rebuilt(cache_file, how):
 
 def test_an_embedder_giving_nan_is_refused_and_nothing_is_cached(tmp_path, monkeypatch):
     """A vector that is not finite from the embedder itself: one GorillaError, nothing cached."""
-    monkeypatch.setenv(store_vectors.CACHE_ENV, str(tmp_path / "cache"))
+    monkeypatch.setenv(vector_cache.CACHE_ENV, str(tmp_path / "cache"))
     model = E5Embedder()
     real = model.embed_passages
 
@@ -75,4 +75,4 @@ def test_an_embedder_giving_nan_is_refused_and_nothing_is_cached(tmp_path, monke
     monkeypatch.setattr(model, "embed_passages", broken)
     with pytest.raises(GorillaError, match="NaN or infinity"):
         embed_texts(TEXTS, model)
-    assert store_vectors.read_vector_cache(model.name, dim=model.dim) == {}
+    assert vector_cache.read_vector_cache(model.name, dim=model.dim) == {}

@@ -11,12 +11,12 @@ import pytest
 
 from gorilla_tui.build import seed
 from gorilla_tui.build.refresh import embed_index, refresh
+from gorilla_tui.build.vector_cache import read_vector_cache
 from gorilla_tui.pool.manifest import load_manifests
 from gorilla_tui.pool.pyenv.source import with_spec
 from gorilla_tui.retrieve.embed import E5Embedder, content_hash, passage_text
 from gorilla_tui.retrieve.index import ApiIndex
 from gorilla_tui.store import prior
-from gorilla_tui.store.vectors import read_vector_cache
 
 
 @pytest.fixture
