@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import re
 import shutil
 from pathlib import Path
@@ -719,20 +720,18 @@ def test_a_source_path_that_is_not_utf8_is_one_line_exit_2_and_keeps_the_index(
     file named) was "internal error: UnicodeEncodeError", exit 1, from writing meta.json (issue 42,
     break-it round 13, R13-3). It is refused before anything is written: one line naming the path with
     the byte as \\xff, exit 2; the live index stays."""
-    import os
-
     from gorilla_tui.paths import get_paths
 
     assert main(["index", "--refresh", "--from", str(SMALL_POOL), "--only", "torchhub", "--json"]) == 0
     live = json.loads(capsys.readouterr().out)["path"]
     index_root = Path(live).parent
     before = sorted(p.name for p in index_root.iterdir())
-    line = '{"domain": "zebra", "api_call": "zfrob.run(x)", "api_name": "zfrob.run", "description": "zebra"}\n'
+    line = json.dumps({"api_call": "zfrob.run(x)", "api_name": "zfrob.run", "description": "y"})
     bad = os.fsdecode(b"bad\xffname")
     folder = tmp_path / (bad if where == "folder" else "docs")
     folder.mkdir()
     doc = folder / ("a.jsonl" if where == "folder" else bad + ".jsonl")
-    doc.write_text(line)
+    doc.write_text(line + "\n")
     spec = f"zf={doc if where == 'named file' else folder}" if where != "folder" else str(folder)
     assert main(["index", "--refresh", "--from", str(SMALL_POOL), "--source", spec]) == 2
     err = _one_line_error(capsys)
