@@ -80,7 +80,10 @@ def _match(folder: Path, pattern: str) -> list[Path]:
         exact = folder / pattern
         return [exact] if exact.is_file() else []
     pat = pattern.lower()
-    return sorted(p for p in folder.iterdir() if p.is_file() and fnmatch.fnmatch(p.name.lower(), pat))
+    found = sorted(p for p in folder.iterdir() if p.is_file() and fnmatch.fnmatch(p.name.lower(), pat))
+    for p in found:
+        check_utf8_names(p, "--from")
+    return found
 
 
 def find_in_folder(manifest: Manifest, folder: Path) -> list[Path] | None:
@@ -289,7 +292,7 @@ def check_source_spec(spec: str, what: str = "--source") -> None:
     if not text.strip():
         raise UsageError(f"{what} {text!r}: empty (give [NAME=]PATH or python:NAME[,NAME])")
     if path_exists(expand_user(text)):
-        _check_utf8_names(expand_user(text), what)
+        check_utf8_names(expand_user(text), what)
         source_name(text, what)
         return
     if text.startswith("python:"):
@@ -309,10 +312,10 @@ def check_source_spec(spec: str, what: str = "--source") -> None:
     if text.rstrip().endswith(":"):
         raise UsageError(f"{what} {text!r}: nothing after ':' (only python:NAME[,NAME] takes one)")
     if sep and path_exists(expand_user(rest)):
-        _check_utf8_names(expand_user(rest), what)
+        check_utf8_names(expand_user(rest), what)
 
 
-def _check_utf8_names(path: Path, what: str) -> None:
+def check_utf8_names(path: Path, what: str) -> None:
     """Raise UsageError (one line, exit 2) when `path`, or the name of a .json/.jsonl file in it when it is a
     folder, is not UTF-8 (a byte such as 0xff: Python holds it as a lone surrogate, surrogateescape), before
     anything is written: the path is recorded in meta.json, the refresh report and the fingerprints, which

@@ -740,3 +740,27 @@ def test_a_source_path_that_is_not_utf8_is_one_line_exit_2_and_keeps_the_index(
     assert not get_paths().config_file.exists()
     assert main(["index", "--status", "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["path"] == live
+
+
+@pytest.mark.parametrize("where", ["mirror folder", "apizoo file"])
+def test_a_from_path_that_is_not_utf8_is_one_line_exit_2_and_keeps_the_index(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], where: str
+) -> None:
+    """--from is recorded in meta.json (each source's origin and files) as --source is: a mirror folder, or
+    an APIZoo file matched by its "*.json" pattern, whose name is not UTF-8 was "internal error:
+    UnicodeEncodeError" (issue 42, R13-3); now one line, the byte as \\xff, exit 2, the index kept."""
+    assert main(["index", "--refresh", "--from", str(SMALL_POOL), "--only", "torchhub", "--json"]) == 0
+    live = json.loads(capsys.readouterr().out)["path"]
+    bad = os.fsdecode(b"bad\xffname")
+    mirror = tmp_path / (bad if where == "mirror folder" else "mirror")
+    shutil.copytree(SMALL_POOL, mirror)
+    (mirror / "apizoo.json").unlink()
+    (mirror / "apizoo").mkdir()
+    (mirror / "apizoo" / (bad + ".json" if where == "apizoo file" else "a.json")).write_text(
+        json.dumps([{"api_call": "zfrob.run(x)", "api_name": "zfrob.run", "description": "y"}])
+    )
+    assert main(["index", "--refresh", "--from", str(mirror), "--only", "apizoo"]) == 2
+    err = _one_line_error(capsys)
+    assert err.count("\n") == 1 and "--from " in err and "bad\\xffname" in err and "not UTF-8" in err
+    assert main(["index", "--status", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["path"] == live
