@@ -142,12 +142,15 @@ def _config_mirrors() -> list[str] | None:
 def _refresh(args: argparse.Namespace) -> int:
     """`index --refresh`: the steps below, in order (each a function)."""
     from gorilla_tui.cli.console import make_console  # deferred: rich; --help stays fast
+    from gorilla_tui.pool.sources import check_utf8_names  # deferred: hub, manifests (~12 ms); --help
     from gorilla_tui.retrieve.embed import dense_enabled  # deferred: numpy
 
     check_embedder(args.embedder, fetch=not args.no_dense and dense_enabled())
     max_bytes = _max_bytes(args.max_source_mb)
     if not args.mirrors:  # config.toml's `mirrors` (relative to its folder) stand in for --from
         args.mirrors = _config_mirrors()
+    for mirror in args.mirrors or []:  # recorded in meta.json: a name that is not UTF-8 is refused now
+        check_utf8_names(expand_user(mirror), "--from")
     user_paths, configured, manifests, only = _refresh_sources(args)
     err = make_console(stderr=True)
     report = _run_refresh(args, err, user_paths, configured, manifests, only, max_bytes)

@@ -41,6 +41,7 @@ from gorilla_tui.pool.manifest import FetchContext, Manifest, SourceKind, Source
 from gorilla_tui.pool.manifest import load_manifests as load_manifests
 from gorilla_tui.pool.manifest import parse_manifest as parse_manifest
 from gorilla_tui.pool.remedies import add_fix
+from gorilla_tui.textsafe import safe_text
 
 
 @dataclass
@@ -79,7 +80,10 @@ def _match(folder: Path, pattern: str) -> list[Path]:
         exact = folder / pattern
         return [exact] if exact.is_file() else []
     pat = pattern.lower()
-    return sorted(p for p in folder.iterdir() if p.is_file() and fnmatch.fnmatch(p.name.lower(), pat))
+    found = sorted(p for p in folder.iterdir() if p.is_file() and fnmatch.fnmatch(p.name.lower(), pat))
+    for p in found:
+        check_utf8_names(p, "--from")
+    return found
 
 
 def find_in_folder(manifest: Manifest, folder: Path) -> list[Path] | None:
@@ -288,6 +292,7 @@ def check_source_spec(spec: str, what: str = "--source") -> None:
     if not text.strip():
         raise UsageError(f"{what} {text!r}: empty (give [NAME=]PATH or python:NAME[,NAME])")
     if path_exists(expand_user(text)):
+        check_utf8_names(expand_user(text), what)
         source_name(text, what)
         return
     if text.startswith("python:"):
@@ -306,6 +311,30 @@ def check_source_spec(spec: str, what: str = "--source") -> None:
         raise UsageError(f"{what} {text!r}: no path after '=' (--source NAME=PATH)")
     if text.rstrip().endswith(":"):
         raise UsageError(f"{what} {text!r}: nothing after ':' (only python:NAME[,NAME] takes one)")
+    if sep and path_exists(expand_user(rest)):
+        check_utf8_names(expand_user(rest), what)
+
+
+def check_utf8_names(path: Path, what: str) -> None:
+    """Raise UsageError (one line, exit 2) when `path`, or the name of a .json/.jsonl file in it when it is a
+    folder, is not UTF-8 (a byte such as 0xff: Python holds it as a lone surrogate, surrogateescape), before
+    anything is written: the path is recorded in meta.json, the refresh report and the fingerprints, which
+    are UTF-8 JSON (it was "internal error: UnicodeEncodeError", exit 1; issue 42, break-it round 13). The
+    name is shown with its bad bytes as \\xff escapes (textsafe.safe_text)."""
+    names = [path]
+    if path.is_dir():
+        try:
+            names += [p for p in path.iterdir() if p.suffix.lower() in (".json", ".jsonl")]
+        except OSError:
+            pass  # an unreadable folder is refused later, by the reader, with its own message
+    for p in names:
+        try:
+            str(p).encode("utf-8")
+        except UnicodeEncodeError:
+            shown = safe_text(os.fsencode(p).decode("utf-8", "backslashreplace"))
+            raise UsageError(
+                f"{what} {shown}: the path is not UTF-8 (rename it; its name is recorded in the index)"
+            ) from None
 
 
 def _missing_why(text: str) -> str:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import re
 import shutil
 from pathlib import Path
@@ -709,3 +710,57 @@ def test_a_source_named_after_its_stem_follows_the_name_rule(
     assert f"the name it gives its source, {stem!r} ({whose}), is not a source name" in err, err
     assert err.count("\n") == 1 and err.rstrip().endswith(f"name it: --source NAME={given}"), err
     assert not get_paths().index_dir.exists()  # refused before anything was done
+
+
+@pytest.mark.parametrize("where", ["folder", "file in folder", "named file"])
+def test_a_source_path_that_is_not_utf8_is_one_line_exit_2_and_keeps_the_index(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], where: str
+) -> None:
+    """A --source path holding a byte that is not UTF-8 (the folder, a .jsonl file in a folder, or the
+    file named) was "internal error: UnicodeEncodeError", exit 1, from writing meta.json (issue 42,
+    break-it round 13, R13-3). It is refused before anything is written: one line naming the path with
+    the byte as \\xff, exit 2; the live index stays."""
+    from gorilla_tui.paths import get_paths
+
+    assert main(["index", "--refresh", "--from", str(SMALL_POOL), "--only", "torchhub", "--json"]) == 0
+    live = json.loads(capsys.readouterr().out)["path"]
+    index_root = Path(live).parent
+    before = sorted(p.name for p in index_root.iterdir())
+    line = json.dumps({"api_call": "zfrob.run(x)", "api_name": "zfrob.run", "description": "y"})
+    bad = os.fsdecode(b"bad\xffname")
+    folder = tmp_path / (bad if where == "folder" else "docs")
+    folder.mkdir()
+    doc = folder / ("a.jsonl" if where == "folder" else bad + ".jsonl")
+    doc.write_text(line + "\n")
+    spec = f"zf={doc if where == 'named file' else folder}" if where != "folder" else str(folder)
+    assert main(["index", "--refresh", "--from", str(SMALL_POOL), "--source", spec]) == 2
+    err = _one_line_error(capsys)
+    assert err.count("\n") == 1 and "bad\\xffname" in err and "not UTF-8" in err and "internal" not in err
+    assert sorted(p.name for p in index_root.iterdir()) == before
+    assert not get_paths().config_file.exists()
+    assert main(["index", "--status", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["path"] == live
+
+
+@pytest.mark.parametrize("where", ["mirror folder", "apizoo file"])
+def test_a_from_path_that_is_not_utf8_is_one_line_exit_2_and_keeps_the_index(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], where: str
+) -> None:
+    """--from is recorded in meta.json (each source's origin and files) as --source is: a mirror folder, or
+    an APIZoo file matched by its "*.json" pattern, whose name is not UTF-8 was "internal error:
+    UnicodeEncodeError" (issue 42, R13-3); now one line, the byte as \\xff, exit 2, the index kept."""
+    assert main(["index", "--refresh", "--from", str(SMALL_POOL), "--only", "torchhub", "--json"]) == 0
+    live = json.loads(capsys.readouterr().out)["path"]
+    bad = os.fsdecode(b"bad\xffname")
+    mirror = tmp_path / (bad if where == "mirror folder" else "mirror")
+    shutil.copytree(SMALL_POOL, mirror)
+    (mirror / "apizoo.json").unlink()
+    (mirror / "apizoo").mkdir()
+    (mirror / "apizoo" / (bad + ".json" if where == "apizoo file" else "a.json")).write_text(
+        json.dumps([{"api_call": "zfrob.run(x)", "api_name": "zfrob.run", "description": "y"}])
+    )
+    assert main(["index", "--refresh", "--from", str(mirror), "--only", "apizoo"]) == 2
+    err = _one_line_error(capsys)
+    assert err.count("\n") == 1 and "--from " in err and "bad\\xffname" in err and "not UTF-8" in err
+    assert main(["index", "--status", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["path"] == live
