@@ -9,6 +9,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from markdown_it import MarkdownIt
+from markdown_it.token import Token
 
 from gorilla_tui.check.ipython_syntax import read_cell
 from gorilla_tui.check.notebook import UNREAD_NOTE, notebook_lines, numbered_lines
@@ -19,9 +20,22 @@ from gorilla_tui.check.notebook import UNREAD_NOTE, notebook_lines, numbered_lin
 #: (pydoc_data/topics.py 0.76 MB, pandas/core/frame.py 0.73 MB) fit under it; more code is reported as not
 #: checked.
 MAX_CODE_BYTES = 1024 * 1024
-#: The CommonMark parser Markdown files are read with (markdown-it-py's "commonmark" preset: no HTML
-#: rendering is done, only its block tokens are read).
-_MARKDOWN = MarkdownIt("commonmark")
+#: Deepest nesting of block quotes and lists the Markdown parser reads (markdown-it-py's "default" preset
+#: value; a list item is 2 levels): the "commonmark" preset's 20 dropped the rest of a file after a list
+#: nested 10 deep (break-it round 13). Measured: 100 levels of block quotes take ~210 Python frames, of
+#: lists ~110 (far under Python's recursion limit of 1000); the rest after deeper content is read again
+#: and the lines not read are said (_fence_tokens).
+_MAX_NESTING = 100
+#: Most parses again of a Markdown file's rest after nesting deeper than _MAX_NESTING (_fence_tokens)
+_MAX_RESTARTS = 4
+#: A line at top level: not blank, not indented, no block quote
+_TOP = re.compile(r"[^\s>]")
+#: The CommonMark parser Markdown files are read with (markdown-it-py's "commonmark" preset, block level
+#: only: only fences are read, so the inline rules and the core rules on inline text are off -- the inline
+#: parse of a 9 MB file of emphasis openers cost ~90 s and 2.8 GB, break-it round 13).
+_MARKDOWN = MarkdownIt("commonmark", {"maxNesting": _MAX_NESTING}).disable(
+    ["inline", "text_join"], ignoreInvalid=True
+)
 
 
 @dataclass
@@ -74,9 +88,8 @@ def markdown_blocks(text: str) -> list[Block]:
     (common under a list item) kept its indentation: "not Python 3 syntax", its calls unchecked, exit 0."""
     out: list[Block] = []
     file_lines = re.split(r"\r\n|\r|\n", text)  # the line ends markdown-it reads (its normalize)
-    for token in _MARKDOWN.parse(text):
-        if token.type != "fence" or not token.map:
-            continue
+    tokens, unread = _fence_tokens(file_lines)
+    for token in tokens:
         words = token.info.strip().lstrip("{.").split()
         lang = words[0].rstrip("}").lower() if words else ""
         code = token.content.removesuffix("\n")
@@ -89,6 +102,9 @@ def markdown_blocks(text: str) -> list[Block]:
                 in_file = file_lines[first + k] if first + k < len(file_lines) else line
                 shifts.append(len(in_file) - len(line) if in_file.endswith(line) else 0)
             out.append(Block(code, first, col_offsets=shifts))
+    if unread:  # said, never dropped silently: on a block of its own if no fence was read
+        out = out or [Block("", unread[0][0] - 1)]
+        out[0].notes += [f"lines {a}-{b}: not read (nested deeper than {_MAX_NESTING})" for a, b in unread]
     if too_much_code(out) is None:  # more is refused unread (MAX_CODE_BYTES)
         for block in out:  # IPython's syntax (``!pip install x``, a fence copied from a notebook) as in one
             cell = read_cell(block.code)
@@ -98,3 +114,31 @@ def markdown_blocks(text: str) -> list[Block]:
                     numbered_lines([block.line_offset + k for k in cell.unread]) + " " + UNREAD_NOTE
                 )
     return out
+
+
+def _fence_tokens(file_lines: list[str]) -> tuple[list[Token], list[tuple[int, int]]]:
+    """The fence tokens of Markdown (its lines), their maps in the file's lines. Where the parse stops at
+    _MAX_NESTING (markdown-it skips the rest of the file), the rest is parsed again from the next line at
+    top level (column 0, no block quote) after the deepest block, so a later top-level fence is not dropped
+    (break-it round 13); at most _MAX_RESTARTS times, as each parse costs the length of the rest.
+    Returns the fences and the 1-based (first, last) lines not read (deeper than _MAX_NESTING)."""
+    out: list[Token] = []
+    start = 0
+    unread: list[tuple[int, int]] = []
+    for _ in range(_MAX_RESTARTS + 1):
+        tokens = _MARKDOWN.parse("\n".join(file_lines[start:]))
+        deep = [t.map[0] for t in tokens if t.nesting == 1 and t.level >= _MAX_NESTING - 1 and t.map]
+        for token in tokens:
+            if token.type == "fence" and token.map and (not deep or token.map[0] < deep[0]):
+                token.map = [token.map[0] + start, token.map[1] + start]
+                out.append(token)
+        if not deep:
+            break
+        first = start + deep[0]
+        start = next((k for k in range(first + 1, len(file_lines)) if _TOP.match(file_lines[k])), 0)
+        unread.append((first + 1, start or len(file_lines)))
+        if not start:
+            break
+    else:  # restarts used up: the rest is not read
+        unread.append((start + 1, len(file_lines)))
+    return out, unread
