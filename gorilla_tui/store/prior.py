@@ -40,6 +40,7 @@ from __future__ import annotations
 
 import math
 import os
+import sys
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -126,8 +127,11 @@ def has_usage(doc: ApiDoc) -> bool:
 
 def has_library_usage(doc: ApiDoc) -> bool:
     """Whether `doc` gets the library usage feature: a python-env doc of an installed library (numpy,
-    pandas, matplotlib...: any domain but the standard library's)."""
-    return doc.source in PRIOR_SOURCES and doc.domain != STDLIB_DOMAIN
+    pandas, matplotlib...: any domain but the standard library's, and a top-level module that is not one
+    of the standard library's, sys.stdlib_module_names: a doc of `json` written with another domain is no
+    library's, so its prior never depends on which packages happen to be installed)."""
+    top = doc.api_name.split(".", 1)[0]
+    return doc.source in PRIOR_SOURCES and doc.domain != STDLIB_DOMAIN and top not in sys.stdlib_module_names
 
 
 def library_files(doc: ApiDoc, counts: UsageCounts) -> int:

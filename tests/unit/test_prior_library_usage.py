@@ -82,6 +82,19 @@ def test_the_installed_packages_are_scanned_only_for_a_library_doc(stdlib: dict[
     assert list(before) == list(prior.prior_array(stdlib_only, usage.UsageCounts()))
 
 
+def test_a_standard_library_module_written_with_another_domain_is_no_library(
+    stdlib: dict[str, ApiDoc],
+) -> None:
+    """A python-env doc of `json` or `shutil` whose domain is its module (APIBench field names, the tests'
+    small pool) is no installed library's: its prior does not depend on which packages are installed (a
+    fresh venv without pandas and matplotlib ranked json.loads over shutil.copyfile for a copy task)."""
+    rich = usage.UsageCounts(site=lambda: usage.UsageCounts(("pkg",), {"json.loads": (0,)}))
+    for name in ("json.loads", "shutil.copyfile"):
+        doc = library_doc(stdlib, name, f"function in {name.split('.')[0]}")
+        assert doc.domain != "Python standard library" and not prior.has_library_usage(doc)
+        assert prior.doc_prior(doc, rich) == prior.doc_prior(doc, usage.UsageCounts())
+
+
 def test_the_api_everybody_calls_is_used_more_in_real_packages(
     tmp_path: Path, stdlib: dict[str, ApiDoc]
 ) -> None:
