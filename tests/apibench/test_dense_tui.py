@@ -11,7 +11,7 @@ from textual.widgets import DataTable
 from gorilla_tui.config import Settings
 from gorilla_tui.model.scripted import ScriptedBackend
 from gorilla_tui.tui.app import create_app
-from tests.tui.conftest import VALID_CALL, VIDEO_TASK, ask, wait_for
+from tests.tui.conftest import VALID_CALL, VIDEO_TASK, ask, wait_first_launch, wait_for
 
 SIZE = (120, 36)
 
@@ -23,7 +23,7 @@ async def test_an_index_built_in_the_tui_turns_hybrid_in_the_background(apibench
     settings = Settings(mirrors=[str(mirror)])  # first launch builds from it, no dialog
     app = create_app(settings, backend=ScriptedBackend([" " + VALID_CALL] * 2), show_timings=False)
     async with app.run_test(size=SIZE) as pilot:
-        await wait_for(pilot, lambda: app.first_launch is not None, timeout=120)
+        await wait_first_launch(pilot)
         status = app.main.query_one("#status")
         seen: set[str] = set()
 

@@ -7,7 +7,7 @@ import pytest
 
 from gorilla_tui.config import Settings
 from gorilla_tui.tui.app import create_app
-from tests.tui.conftest import wait_for
+from tests.tui.conftest import wait_first_launch
 from tests.tui.test_screens import SIZE
 
 
@@ -22,7 +22,7 @@ async def test_first_launch_builds_the_sources_of_a_configured_mirror(apibench, 
     settings = Settings(mirrors=[str(mirror)])
     app = create_app(settings, backend=ScriptedBackend([" x"]), show_timings=False)
     async with app.run_test(size=SIZE) as pilot:
-        await wait_for(pilot, lambda: app.first_launch is not None, timeout=120)
+        await wait_first_launch(pilot)
         assert app.screen is app.main
         assert {"torchhub", "python-env"} <= set(app.session.index.sources)
         assert [name for name, _ in app.first_launch.missing] == ["huggingface", "tensorflowhub", "apizoo"]

@@ -113,6 +113,14 @@ async def wait_for_threads(pilot, *functions: str, timeout: float = WAIT_SECONDS
     await pilot.pause()
 
 
+async def wait_first_launch(pilot, timeout: float = 120) -> None:
+    """Wait until the first launch's build is over and its "built" state is shown: `app.first_launch` is set
+    in the build's thread worker before the LoadState it posts is handled (the status bar still shows the
+    build's last stage then), so wait for that thread to end and its messages to be handled too."""
+    await wait_for(pilot, lambda: pilot.app.first_launch is not None, timeout)
+    await wait_for_threads(pilot, "_first_launch", timeout=timeout)
+
+
 def screen_text(app) -> str:
     """The text of what the terminal shows now (the screen and the screens below a modal), as
     App.export_screenshot renders it, without the SVG markup."""

@@ -20,7 +20,15 @@ from gorilla_tui.tui.screens.index_setup import IndexSetupScreen
 from gorilla_tui.tui.screens.run import RunScreen
 from gorilla_tui.tui.screens.settings import SettingsScreen
 from tests.conftest import SMALL_POOL
-from tests.tui.conftest import HALLUCINATED_CALL, VALID_CALL, VIDEO_TASK, ask, screen_text, wait_for
+from tests.tui.conftest import (
+    HALLUCINATED_CALL,
+    VALID_CALL,
+    VIDEO_TASK,
+    ask,
+    screen_text,
+    wait_first_launch,
+    wait_for,
+)
 
 SIZE = (120, 36)
 
@@ -106,8 +114,7 @@ async def test_first_launch_offline_builds_at_once_without_a_dialog(gorilla_home
 
     app = create_app(Settings(), backend=ScriptedBackend([" x"]), show_timings=False)
     async with app.run_test(size=SIZE) as pilot:
-        await wait_for(pilot, lambda: app.first_launch is not None, timeout=120)
-        await pilot.pause()
+        await wait_first_launch(pilot)
         assert app.screen is app.main  # no dialog
         status = app.main.query_one("#status").fields["index"]
         assert status.startswith(f"{len(app.session.index.docs)} docs (python-env)")

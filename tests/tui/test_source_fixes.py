@@ -20,7 +20,7 @@ from gorilla_tui.pool.manifest import load_manifests
 from gorilla_tui.pool.remedies import add_fix
 from gorilla_tui.tui.app import create_app
 from tests.conftest import SMALL_POOL
-from tests.tui.conftest import wait_for
+from tests.tui.conftest import wait_first_launch
 
 #: "A, B: to add them: FIX" (or "to refresh it"), one fix line of pool.remedies.fix_lines.
 FIX_LINE = re.compile(r"([\w-]+(?:, [\w-]+)*): to (?:add|refresh) (?:it|them): (.+)")
@@ -45,8 +45,7 @@ async def _first_launch_panel() -> tuple[list[str], str]:
     """The first launch offline, no mirror: (its summary lines, the text the proposal panel shows)."""
     app = create_app(Settings(), backend=ScriptedBackend([" x"]), show_timings=False)
     async with app.run_test(size=(200, 40)) as pilot:
-        await wait_for(pilot, lambda: app.first_launch is not None, timeout=120)
-        await pilot.pause()
+        await wait_first_launch(pilot)
         shown = str(app.main.query_one("#proposal").query_one("#stream").render())
         return app.first_launch.lines(), shown
 
