@@ -49,7 +49,8 @@ from gorilla_tui.build.report import SKIPS_PER_ROW, RefreshReport, source_row  #
 from gorilla_tui.errors import GorillaError
 from gorilla_tui.pool.doc import MAX_SOURCE_BYTES, ApiDoc
 from gorilla_tui.pool.sources import Manifest
-from gorilla_tui.retrieve.index import ApiIndex, Bm25Params
+from gorilla_tui.retrieve.bm25 import Bm25Params
+from gorilla_tui.retrieve.index import ApiIndex
 from gorilla_tui.store import versions as index_store
 
 
