@@ -26,7 +26,8 @@ from gorilla_tui.check.verdicts import incomplete
 from gorilla_tui.config import Settings
 from gorilla_tui.constraints.rank import ConstraintResult, search_with_constraints
 from gorilla_tui.errors import ContextOverflowError, UsageError
-from gorilla_tui.fill.filler import Filled, decoded_calls, fill, python_code
+from gorilla_tui.fill.filler import Filled, fill
+from gorilla_tui.fill.render import decoded_calls, python_code
 from gorilla_tui.model import translate
 from gorilla_tui.model.backend import Backend
 from gorilla_tui.model.grammar import unique_options

@@ -64,7 +64,7 @@ def value_spans(call: str, arguments: Sequence[Argument]) -> list[tuple[int, int
 
     Argument.call picks the call among the outer calls of `call` (_outer_calls); an argument given by
     keyword is its keyword's value, the others take the call's positional arguments in order (as
-    fill/filler.py render writes them: positional first). An argument whose value is not exactly
+    fill/render.py render writes them: positional first). An argument whose value is not exactly
     Argument.value there is left out, and so is every argument of a call Python cannot parse: [] then.
     """
     if not arguments:
