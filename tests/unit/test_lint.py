@@ -88,7 +88,7 @@ def test_a_notebook_over_the_code_cap_is_not_read_before_it_is_refused():
     nb = json.dumps({"cells": [{"cell_type": "code", "source": "!ls\nprint 'x'\n"}]})
     assert notebook_lines(nb, max_bytes=10) == (["!ls", "print 'x'"], [(1, 1), (1, 2)], [], [])
     lines, _, notes, _ = notebook_lines(nb, max_bytes=1000)
-    assert lines == ["", "", ""] and notes == [
+    assert lines == ["", ""] and notes == [
         "cell 1: skipped: not Python 3 syntax (2:1: Missing parentheses in call to 'print'. Did you mean "
         "print(...)?)"
     ]
