@@ -1,4 +1,4 @@
-"""Whether IPython's ``%%script`` cell magic runs a cell's body as Python: the line read as IPython 8 reads it.
+"""Whether IPython's ``%%script`` cell magic runs a cell's body as Python, its line read as IPython 8 does.
 
 IPython (``IPython/core/magics/script.py``, ``ScriptMagics.shebang``) splits the magic's line with
 ``arg_split(line, posix=not Windows)`` (shlex, whitespace split, no comments: ``shlex.split``), takes its own

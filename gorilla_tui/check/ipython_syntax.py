@@ -88,7 +88,7 @@ MAGIC_ALIASES: dict[str, dict[str, str]] = {
 
 
 def magic_name(kind: str, name: str) -> str:
-    """The magic IPython runs for `name` of `kind` ("line" or "cell"), its aliases resolved (MAGIC_ALIASES)."""
+    """The magic IPython runs for `name` of `kind` ("line" or "cell"), aliases resolved (MAGIC_ALIASES)."""
     return MAGIC_ALIASES[kind].get(name, name)
 
 
@@ -123,6 +123,7 @@ def cell_lines(src: str) -> list[str]:
     magics and the positions of its findings. Break-it round 13: a CR-only cell's ``%%time`` line was read
     with its body as one line (not checked, exit 0), and a CR-only cell's finding was placed at 1:15."""
     return src.splitlines()
+
 
 #: First characters of IPython's escaped commands (inputtransformer2 ESC_SHELL "!", ESC_MAGIC "%",
 #: ESC_HELP "?", ESC_QUOTE ",", ESC_QUOTE2 ";", ESC_PAREN "/"; doubled forms start with the same one).
@@ -169,7 +170,8 @@ def read_cell(src: str) -> CellLines:
     i = 0
     while i < len(lines):
         line = lines[i]
-        if i == first and line.lstrip().startswith("%%") and not _CELL_HELP.match(line.lstrip()):  # a cell magic: IPython reads its line alone
+        head = line.lstrip()
+        if i == first and head.startswith("%%") and not _CELL_HELP.match(head):  # IPython reads it alone
             out.lines.append(_cell_magic_line(line, out, i + 1))
             i += 1
             continue

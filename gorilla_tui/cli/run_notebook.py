@@ -35,7 +35,8 @@ def skipped_ipython(text: str) -> list[tuple[int, int, str, str]]:
     run"), a shell command ("!cmd" -> "not run", "x = !cmd" -> "x gets []"), a line magic IPython runs that
     is no Python ("%env FOO=1", "%cd /" -> "not run"; "x = %sx cmd" -> "x gets None"). Lines IPython runs
     as Python (``%time f()``), help (``obj?``) and the lines check's own notes name (not read, help) are
-    not listed. A cell's lines are split as IPython splits them (cell_lines). `text` must be a notebook check/notebook.py reads (file_code reads it first)."""
+    not listed. A cell's lines are split as IPython splits them (cell_lines). `text` must be a notebook
+    check/notebook.py reads (file_code reads it first)."""
     nb = json.loads(text)
     cells = nb.get("cells") if isinstance(nb.get("cells"), list) else _worksheet_cells(nb)
     out: list[tuple[int, int, str, str]] = []

@@ -17,8 +17,8 @@ from pathlib import Path
 
 import pytest
 
-from gorilla_tui.cli.run import file_code
 from gorilla_tui.check.notebook import HELP_NOTE
+from gorilla_tui.cli.run import file_code
 
 POOL = Path(__file__).resolve().parents[1] / "data" / "pool" / "torchhub_api.jsonl"
 ROOT = Path(__file__).resolve().parents[2]

@@ -9,8 +9,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from gorilla_tui.cli import main
 from gorilla_tui.check.notebook import HELP_NOTE
+from gorilla_tui.cli import main
 from gorilla_tui.cli.run import file_code
 from tests.conftest import SMALL_POOL, clone_home
 
