@@ -22,7 +22,9 @@ the code, so ``%time model = torch.hub.load(...)`` is checked as the Python it r
 command is read whole, as IPython assembles it. A line IPython runs as Python that is not turned into it here
 is ``pass`` and listed in CellLines.unread: the caller names it in a note, never skips it in silence (break-it
 round 11: ``%time %time f()``, ``%timeit -n1 f()``, ``%time \\`` and ``/f x`` passed a hook unchecked, exit
-0).
+0); so is a help line (CellLines.help: ``x?`` became ``pass`` in silence, round 13). Magic names are read
+through IPython's own aliases (MAGIC_ALIASES), and a notebook cell is split into lines as IPython splits it
+(cell_lines).
 
 Break-it round 9 (R3): ``files = !ls`` or ``shutil.copytree?`` in one cell made the whole notebook "not
 Python 3 syntax", so a made-up call in another cell was never reported (exit 0).
@@ -36,7 +38,7 @@ import re
 import shlex
 from dataclasses import dataclass, field
 
-from gorilla_tui.check.ipython_script import script_runs_python
+from gorilla_tui.check.ipython_script import script_python
 
 
 @dataclass(frozen=True)
@@ -62,7 +64,7 @@ class PythonMagic:
 #: magic its line holds options only), ``%debug statement``; ``%%capture`` runs its body only, and so do
 #: ``%%python``, ``%%python3`` and ``%%pypy``, the Python ones of IPython's default script magics
 #: (script.py ``_script_magics_default``: sh, bash, perl, ruby, python, python2, python3, pypy; python2 is
-#: no Python 3), as ``%%script`` with a Python does (cell_runs_python). Break-it round 12: ``%%timeit -n1
+#: no Python 3), as ``%%script`` with a Python does (cell_python). Break-it round 12: ``%%timeit -n1
 #: -r1 import shutil; shutil.copytree('x')`` ran its setup unchecked and unnoted, exit 0; round 13:
 #: ``%%script python3`` and ``%%pypy`` cells were neither checked nor noted.
 PYTHON_MAGICS: dict[str, PythonMagic] = {
@@ -105,16 +107,17 @@ def cell_magic(lines: list[str]) -> tuple[int, str, str] | None:
     return first, magic_name("cell", name), arg
 
 
-def cell_runs_python(name: str, arg: str) -> bool:
-    """True when cell magic `name` (aliases resolved) with line `arg` runs the cell's body as Python (the
-    kernel's, or a Python it starts: ``%%python3``, ``%%script /usr/bin/python3.12 --bg``); any other
-    (``%%bash``, ``%%html``, ``%%writefile``, ``%%script python3 -c CODE``) holds another language."""
+def cell_python(name: str, arg: str) -> str:
+    """What cell magic `name` (aliases resolved) with line `arg` runs of the cell's body: "python" (the
+    kernel's Python, or a Python it starts: ``%%python3``, ``%%script /usr/bin/python3.12 --bg``),
+    "unread" (a Python started with arguments not read here, ``%%python -x``: said to be not checked) or
+    "other": another language (``%%bash``, ``%%html``, ``%%writefile``, ``%%script python3 -c CODE``)."""
     if name == "script":
-        return script_runs_python(arg)
+        return script_python(arg)
     magic = PYTHON_MAGICS.get(name)
     if magic is not None and magic.script:
-        return script_runs_python(f"{name} {arg}")
-    return magic is not None
+        return script_python(f"{name} {arg}")
+    return "python" if magic is not None else "other"
 
 
 def cell_lines(src: str) -> list[str]:
@@ -303,6 +306,7 @@ def run_code(command: str) -> tuple[str, str]:
         if not text.startswith("%"):
             return "python", text
         name, _, arg = text[1:].partition(" ")
+        name = magic_name("line", name)
         if name not in PYTHON_LINE_MAGICS:
             return "other", ""
         statement = _statement(name, arg)

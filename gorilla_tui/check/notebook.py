@@ -14,7 +14,7 @@ import ast
 import json
 from typing import Any
 
-from gorilla_tui.check.ipython_syntax import CellLines, cell_lines, cell_magic, cell_runs_python, read_cell
+from gorilla_tui.check.ipython_syntax import CellLines, cell_lines, cell_magic, cell_python, read_cell
 
 #: Cell types whose text is Python code (nbformat 4: "code"; nbformat 3 also has "heading" and
 #: "markdown" cells, which are not code).
@@ -30,7 +30,7 @@ def notebook_lines(
 ) -> tuple[list[str], list[tuple[int, int]], list[str], list[tuple[int, int]]]:
     """The lines of a notebook's code cells, in order, IPython's syntax made Python line for line
     (check/ipython_syntax.py: ``!cmd``, ``%magic``, ``files = !ls``, ``obj?``; a cell in another language,
-    ipython_syntax.cell_runs_python, blank whole; a cell's lines split as IPython splits them, cell_lines);
+    ipython_syntax.cell_python, blank whole; a cell's lines split as IPython splits them, cell_lines);
     for each line its (1-based cell number over the whole notebook,
     1-based line in that cell); and a note per cell that still is no Python (blank whole, the other cells
     kept: a cell is compiled alone, as the kernel does, top-level ``await`` allowed), "cell N: skipped: not
@@ -77,7 +77,10 @@ def notebook_lines(
     for n, src in code_cells:  # one block: cells share their imports, as the kernel runs them
         split = cell_lines(src)
         magic = cell_magic(split)
-        foreign = magic is not None and not cell_runs_python(*magic[1:])
+        runs = "python" if magic is None else cell_python(*magic[1:])
+        foreign = runs != "python"
+        if runs == "unread":  # a Python started with arguments not read here (%%python -x)
+            notes.append(f"cell {n}: {numbered_lines([magic[0] + 1])} {UNREAD_NOTE}")
         cell = read_cell("\n".join(split)) if read and not foreign else CellLines(split)
         made = cell.lines
         why = None if foreign or not read else _not_python("\n".join(made))

@@ -6,7 +6,7 @@ IPython's syntax Python line for line). IPython runs more: shell commands (``!cm
 ``%system``), cell magics in other languages (``%%bash``, ``%%writefile m.py``) and magics that change the
 kernel's state (``%env``, ``%cd``). Break-it round 12: those were dropped in silence (``x = %sx echo hi``
 gave None, a skipped ``%%writefile m.py`` made the next cell's ``import m`` say "pip install m"). This module
-only reads the tables of those two modules (read_cell, cell_magic, cell_runs_python: IPython's aliases
+only reads the tables of those two modules (read_cell, cell_magic, cell_python: IPython's aliases
 resolved, ``%%file m.py`` is ``%%writefile m.py``); it changes neither.
 """
 
@@ -17,7 +17,7 @@ import re
 import shlex
 from typing import Any
 
-from gorilla_tui.check.ipython_syntax import cell_lines, cell_magic, cell_runs_python, read_cell
+from gorilla_tui.check.ipython_syntax import cell_lines, cell_magic, cell_python, read_cell
 from gorilla_tui.check.notebook import CODE_CELL, LISTED_LINES
 
 #: The comment `run` puts in place of a ``%%writefile NAME.py`` cell's first line (the cell is blank in the
@@ -48,7 +48,7 @@ def skipped_ipython(text: str) -> list[tuple[int, int, str, str]]:
         src = src if isinstance(src, str) else "".join(src)
         lines = cell_lines(src)
         magic = cell_magic(lines)
-        if magic is not None and not cell_runs_python(*magic[1:]):
+        if magic is not None and cell_python(*magic[1:]) != "python":
             first, name, arg = magic
             target = _writefile_target(arg) if name == "writefile" else None
             lost = f"{target} not written" if target else "cell not run"

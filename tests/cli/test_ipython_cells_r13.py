@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from gorilla_tui.check.notebook import HELP_NOTE
+from gorilla_tui.check.notebook import HELP_NOTE, UNREAD_NOTE
 from gorilla_tui.cli import main
 from gorilla_tui.cli.run import file_code
 from gorilla_tui.cli.run_notebook import WRITEFILE_MARK, written_modules
@@ -53,18 +53,24 @@ def _found(out: str, path: str) -> list[str]:
         ("%%script python3 -m json.tool", False),
         ("%%script python2", False),
         ("%%script bash", False),
-        ("%%python -x", False),  # skips the body's first line: not read here (listed, not guessed)
+        ("%%script /usr/bin/env python3", True),  # a shebang line's form
+        ("%%script env -i PYTHONHASHSEED=0 python3 -B", True),
+        ("%%python -x", None),  # a Python whose arguments are not read here: said, never passed in silence
+        ("%%script env -u HOME python3", None),
         ("%%script python3 --out", False),  # IPython: UsageError, nothing runs
+        ("%%script python3 -V", False),
     ],
 )
 def test_a_cell_magic_that_runs_the_body_with_a_python_is_checked(capsys, tmp_path, magic, python):
     """R13-6: ``%%script python3`` and ``%%pypy`` cells (IPython, script.py: the body written to that
     program's stdin) were neither checked nor noted, exit 0, though ``%%python`` was checked. Now the
     ``%%script`` line is read as IPython reads it (shlex, its argparse options out, the program and its
-    options left) and the body is checked when a Python 3 reads it as its script."""
+    options left) and the body is checked when a Python 3 reads it as its script; a Python started with
+    arguments not read here (python None) is named in a note as not checked."""
     nb = _notebook(tmp_path / "s.ipynb", f"{magic}\nimport torch\n{WRONG_HUB}\n")
     status, out, err = _run(capsys, "check", nb, "--pool", POOL)
     assert (status, _found(out, nb)) == ((1, [":cell 1:3:1"]) if python else (0, [])), (out, err)
+    assert (f"note: {nb}: cell 1: line 1 {UNREAD_NOTE}" in err) == (python is None), err
 
 
 def test_ipythons_magic_aliases_are_read_as_the_magic(capsys, tmp_path):
