@@ -22,6 +22,7 @@ from typing import Any
 from gorilla_tui.fill.addresses import with_addresses
 from gorilla_tui.fill.call_grammar import FILLABLE, Slot, TaskValues, call_grammar, python_slots, slots
 from gorilla_tui.fill.examples import replace_examples
+from gorilla_tui.fill.file_objects import path_slots
 from gorilla_tui.fill.naming import first_named
 from gorilla_tui.fill.receivers import Constructors, Receiver, by_file_type, receiver_of, with_spread
 from gorilla_tui.fill.render import decoded_calls, render_target
@@ -161,6 +162,7 @@ def target_of(doc: ApiDoc, values: TaskValues, constructors: Constructors | None
     if not callee or not params:
         return None
     offered = with_addresses(slots(params, values), values, params)  # "8.8.8.8 ... port 53": one (host, port)
+    offered = path_slots(doc, offered)  # a file-object parameter takes a path (opened when rendered)
     if receiver is None:
         return Target(
             doc,

@@ -13,6 +13,7 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
+from gorilla_tui.fill.file_objects import opened
 from gorilla_tui.fill.receivers import Receiver
 from gorilla_tui.fill.values import list_items, literal
 from gorilla_tui.fill.writer import Target
@@ -151,7 +152,9 @@ def render_target(target: Target, given: dict[str, tuple[str, str]], receiver: R
     """(call text, arguments, decoded calls) of one written call: `render` and `decoded`; with a
     `receiver`, its constructor's arguments inside the receiver's parentheses
     (``pathlib.Path('/var/log').iterdir()``), listed first, and the decoded form gives the method's call
-    then the constructor's (``[{"pathlib.Path().iterdir": {}}, {"pathlib.Path": {...}}]``)."""
+    then the constructor's (``[{"pathlib.Path().iterdir": {}}, {"pathlib.Path": {...}}]``). A parameter
+    that takes a file object gets the task's path opened (fill/file_objects.py: ``json.load(open(p))``)."""
+    given = opened(target.doc, given)
     if receiver is None:
         call, arguments = render(target.callee, target.params, given)
         return call, arguments, decoded(target.callee, given)
