@@ -30,7 +30,8 @@ def path_slots(doc: ApiDoc, offered: Sequence[Slot]) -> list[Slot]:
     quoted text): ``json.load(fp)`` takes no number the task writes. A path one of them takes goes to it
     alone, not to a parameter of unknown type beside it: "write the dict settings to out.json" is
     ``json.dump(obj, open('out.json', 'w'))``, obj left a placeholder, not ``json.dump('out.json', fp)``. A
-    required slot left with no value keeps its placeholder; an optional one is left out."""
+    required slot left with no value keeps its placeholder; an optional file-object parameter is left out
+    (its default applies: ``tarfile.open(name=None, fileobj=None)`` takes the task's path as its name)."""
     files = file_params(doc)
     if not files:
         return list(offered)
@@ -43,6 +44,8 @@ def path_slots(doc: ApiDoc, offered: Sequence[Slot]) -> list[Slot]:
     }
     out = []
     for slot in offered:
+        if slot.param.name in files and not slot.param.required:
+            continue
         if slot.param.name in files:
             kept = {k: c for k, c in slot.values.items() if isinstance(c.value, str)}
         elif slot.param.type == "any":

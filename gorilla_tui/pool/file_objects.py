@@ -52,24 +52,29 @@ _RETURNED = re.compile(
 #: A parameter name that says file (the unnamed case): fp, f, fh, file, fileobj, fobj, stream.
 _FILE_NAME = re.compile(r"^(?:f|fp|fh|fd?obj|file(?:obj)?|stream)\d?$", re.IGNORECASE)
 _WRITE = re.compile(r"\.write\(\)|\bwrit(?:e|es|ing|able|eable)\b|\boutput\b", re.IGNORECASE)
+_READ = re.compile(r"\bread(?:s|ing|able)?\b", re.IGNORECASE)
 _WRITE_NAME = re.compile(r"dst|dest|out", re.IGNORECASE)
-_BINARY = re.compile(r"\bbinary\b|\bbytes?\b|\bhash\w*|\bdigest\b", re.IGNORECASE)
+_BINARY = re.compile(r"\bbinary\b|\bbytes?\b|\bhash\w*|\bdigest\b|\barchives?\b|compress", re.IGNORECASE)
+#: A parameter named for a file object by the signature itself: fp, fh, fobj, fileobj, file_obj.
+_OBJECT_NAME = re.compile(r"^(?:f[ph]|fobj|file_?obj)$", re.IGNORECASE)
+#: An API whose name says it writes its file: json.dump, csv.writer, configparser's write.
+_API_WRITE = re.compile(r"writ|dump|save", re.IGNORECASE)
 _SENTENCE = re.compile(r"(?<=[.!?])\s+")
 
 
 def file_params(doc: ApiDoc) -> dict[str, str]:
     """Parameter name -> the mode to open its file in ("r", "rb", "w", "wb") for each parameter of `doc`
     that takes a file object (the rule in this module's docstring); {} for most docs (no "file" in the
-    description). Cached per description and parameter names."""
+    description, no parameter named for a file object). Cached per description, API name and parameters."""
     text = doc.description
-    if "file" not in text.lower():
+    if "file" not in text.lower() and not any(_OBJECT_NAME.match(n) for n in doc.api_arguments):
         return {}
     params = tuple(
         _Shape(p.name, p.type == "any" and not p.raw_type, p.required)
         for p in params_of(doc)
         if p.kind not in ("var", "varkw")
     )
-    return dict(_file_params(" ".join(text.split()), params))
+    return dict(_file_params(" ".join(text.split()), params, doc.api_name.rsplit(".", 1)[-1]))
 
 
 class _Shape(NamedTuple):
@@ -82,9 +87,23 @@ class _Shape(NamedTuple):
 
 
 @functools.lru_cache(maxsize=1024)
-def _file_params(text: str, params: tuple[_Shape, ...]) -> tuple[tuple[str, str], ...]:
+def _file_params(text: str, params: tuple[_Shape, ...], api: str) -> tuple[tuple[str, str], ...]:
+    binary = bool(_BINARY.search(f"{text} {api}"))
+    found = dict(_described(text, params, binary))
+    if not _OR_PATH.search(text):  # fp, fileobj: the signature's own name says file object
+        writes = _API_WRITE.search(api) is not None
+        for p in params:
+            if p.untyped and p.name not in found and _OBJECT_NAME.match(p.name):
+                found[p.name] = _mode(text, p.name, binary, writes)
+    return tuple(found.items())
+
+
+def _described(text: str, params: tuple[_Shape, ...], binary: bool) -> tuple[tuple[str, str], ...]:
+    """The parameters `text` says take a file object: named beside the phrase, else the one file-named
+    required parameter of a text that speaks of a file object it takes."""
+    if "file" not in text.lower():
+        return ()
     untyped = [p for p in params if p.untyped]
-    binary = bool(_BINARY.search(text))
     found: dict[str, str] = {}
     for sentence in _SENTENCE.split(text):
         if _OR_PATH.search(sentence):
@@ -135,15 +154,16 @@ def _named(sentence: str, name: str, others: list[str]) -> str:
     return ""
 
 
-def _mode(context: str, name: str, binary: bool) -> str:
+def _mode(context: str, name: str, binary: bool, writes: bool = False) -> str:
     """ "w" or "r", then "b" when binary: written when `context` says so (_WRITE), puts "to" right before
     the parameter `name` ("" in the unnamed case: the text does not name it), or the name says where data
-    goes (dst, dest, out)."""
+    goes (dst, dest, out), or `writes` (the API's name says it: dump, writer)."""
     words = context.split()
     at = next((i for i, w in enumerate(words) if name and name in re.findall(r"\w+", w)), None)
     before = "" if at is None else " ".join(words[max(0, at - 4) : at]).lower()
     to = re.search(r"\b(?:to|into)\b", before) is not None and not re.search(r"\bfrom\b", before)
-    write = _WRITE_NAME.search(name) or to or _WRITE.search(context)
+    both = _READ.search(context) is not None  # "for reading, writing or appending": read by default
+    write = writes or _WRITE_NAME.search(name) or to or (_WRITE.search(context) and not both)
     if re.search(r"src|source|input|\bin\b", name, re.IGNORECASE) or re.search(r"\bfrom\s", before):
         write = False
     return ("w" if write else "r") + ("b" if binary else "")

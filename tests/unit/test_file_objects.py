@@ -38,6 +38,8 @@ def validator(stdlib_docs) -> Validator:
         ("tomllib.load", {"fp": "rb"}),  # "Parse TOML from a binary file object."
         ("plistlib.dump", {"fp": "wb"}),  # "'fp' should be a writable, binary file object."
         ("base64.encode", {"input": "rb", "output": "wb"}),  # "input and output are binary files"
+        ("csv.writer", {"fileobj": "w"}),  # the signature's name says file object; the API's name, writing
+        ("tarfile.TarFile.open", {"fileobj": "rb"}),  # "Open a tar archive for reading, writing or ..."
     ],
 )
 def test_the_doc_says_which_parameters_take_a_file_object_and_how_it_is_opened(docs, name, files):
@@ -91,6 +93,7 @@ def test_the_file_the_task_names_goes_to_the_file_object_alone(docs):
             "import shutil\nshutil.copyfileobj('a.txt', fdst='b.txt')",
             "shutil.copyfileobj(open('a.txt'), fdst=open('b.txt', 'w'))",
         ),
+        ("import csv\ncsv.writer('out.csv')", "csv.writer(open('out.csv', 'w'))"),
         (
             "import json\njson.dump({'a': 1}, 'out.json', indent=2)",
             "json.dump({'a': 1}, open('out.json', 'w'), indent=2)",
