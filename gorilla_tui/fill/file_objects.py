@@ -26,8 +26,9 @@ _PATH_SHAPED = re.compile(r"[/\\]|\.[A-Za-z]\w{0,7}$")
 
 
 def path_slots(doc: ApiDoc, offered: Sequence[Slot]) -> list[Slot]:
-    """`offered` with each file-object parameter's values kept to the task's strings (paths, file names,
-    quoted text): ``json.load(fp)`` takes no number the task writes. A path one of them takes goes to it
+    """`offered` with each file-object parameter's values kept to the paths the task writes (a slash or a
+    file name's extension), else to its strings: ``json.load(fp)`` takes no number, and no quoted JSON
+    text beside a file name. A path one of them takes goes to it
     alone, not to a parameter of unknown type beside it: "write the dict settings to out.json" is
     ``json.dump(obj, open('out.json', 'w'))``, obj left a placeholder, not ``json.dump('out.json', fp)``. A
     required slot left with no value keeps its placeholder; an optional file-object parameter is left out
@@ -46,8 +47,10 @@ def path_slots(doc: ApiDoc, offered: Sequence[Slot]) -> list[Slot]:
     for slot in offered:
         if slot.param.name in files and not slot.param.required:
             continue
-        if slot.param.name in files:
-            kept = {k: c for k, c in slot.values.items() if isinstance(c.value, str)}
+        if slot.param.name in files:  # the paths the task writes, else any string it does
+            kept = {k: c for k, c in slot.values.items() if k in paths} or {
+                k: c for k, c in slot.values.items() if isinstance(c.value, str)
+            }
         elif slot.param.type == "any":
             kept = {k: c for k, c in slot.values.items() if k not in paths}
         else:
