@@ -15,14 +15,19 @@ paragraph, so the rule reads that text (issue 37):
   phrase (file-like object fsrc, the file object f);
 - else, a description that speaks of a file object (not one it returns: "Return a file-like object") and a
   required parameter whose name says file (fp, f, fileobj, file; not filename or path), the only one;
+- a parameter the signature itself names for a file object (fp, fh, fobj, fileobj: csv.writer(fileobj),
+  tarfile.TarFile.open(fileobj=None), email.message_from_file(fp)), whatever the text says;
 - never where the text lets a path or a string stand in ("Filename string or file object", "by filename
   or file object": xml.dom.minidom.parse, nntplib) nor for a parameter a source gives a type (a schema's
   "string" is a string).
 
-The mode: written ("w") when the text says write/writable/.write()/output near the parameter, or "to"
-right before it, or its name says dst/dest/out; read ("r") otherwise; binary ("b") when the description
-says binary, bytes, hash or digest (file_digest, tomllib.load, plistlib.load: binary readers). A doc whose
-description says nothing of a file object (pickle.load's is empty in the pool) has none.
+The mode: written ("w") when the text says write/writable/.write()/output near the parameter (and not
+read as well: "for reading, writing or appending"), or "to" right before it, or its name says
+dst/dest/out, or the API's name says dump/write/save; read ("r") otherwise; binary ("b") when the
+description says binary, bytes, hash, digest, archive or compress (file_digest, tomllib.load,
+plistlib.load, tarfile: binary readers). A doc whose
+description says nothing of a file object and no parameter named for one has none (pickle.load's
+description is empty in the pool, csv.reader's is its usage line: neither is found).
 """
 
 from __future__ import annotations
