@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import sqlite3
 import subprocess
 import sys
 from pathlib import Path
@@ -366,3 +367,45 @@ def test_doctor_a_history_that_ask_would_move_aside_is_a_problem(gorilla_home, c
     assert main(["doctor", "--no-hash", "--no-inference", "--json"]) == 1  # the index is still missing
     problems = json.loads(capsys.readouterr().out)["problems"]
     assert not any("history" in p["problem"] for p in problems), problems
+
+
+@pytest.mark.parametrize(
+    "schema, cause",
+    [
+        ("CREATE TABLE tasks(x)", "table tasks has no column id, ts, task, proposal_json"),
+        ("CREATE VIEW tasks AS SELECT 1 AS id", "tasks is a view, not a table"),
+        (
+            "CREATE TABLE tasks(id INTEGER PRIMARY KEY, ts REAL, task TEXT)",
+            "table tasks has no column proposal_json",
+        ),
+        ("CREATE VIEW runs AS SELECT 1 AS id", "runs is a view, not a table"),
+        ("CREATE TABLE t(a); CREATE INDEX tasks ON t(a)", "tasks is an index, not a table"),
+        ("CREATE TABLE tasks_ts(a)", "tasks_ts is a table, not an index"),
+        # an older release's runs (no duration_s, truncated): used as it is, the columns added
+        ("CREATE TABLE runs(id INTEGER PRIMARY KEY, task_id, ts, code, exit_code, output)", None),
+    ],
+)
+def test_doctor_a_history_of_another_schema_is_the_problem_its_use_meets(gorilla_home, capsys, schema, cause):
+    """Break-it round 13 (R13-1): a history.sqlite3 that is sound SQLite with the wrong tables (`tasks(x)`,
+    `tasks` a view) was "no problems found" in doctor (exit 0), and the next ask warned "no such column:
+    ts" and moved it aside. History checks a file's schema before it makes its tables
+    (history.schema_problem) and doctor runs that same check (History.damage): the problem doctor names
+    is the cause the use's warning gives, and a schema the use takes is no problem."""
+    db = get_paths().history_db
+    db.parent.mkdir(parents=True, exist_ok=True)
+    con = sqlite3.connect(db)
+    con.executescript(schema)
+    con.close()
+    before = db.read_bytes()
+    main(["doctor", "--no-hash", "--no-inference", "--json"])
+    problems = [
+        p["problem"] for p in json.loads(capsys.readouterr().out)["problems"] if "history" in p["problem"]
+    ]
+    assert db.read_bytes() == before  # doctor wrote nothing
+    history = History(db)
+    assert history.add("copy a file") is not None
+    if cause is None:
+        assert problems == [] and history.warnings == [], (problems, history.warnings)
+        return
+    assert len(problems) == 1 and f"({cause})" in problems[0], problems
+    assert len(history.warnings) == 1 and f"({cause}): moved aside" in history.warnings[0], history.warnings
