@@ -18,6 +18,7 @@ import pytest
 from gorilla_tui.cli import main
 from gorilla_tui.history import History
 from gorilla_tui.paths import get_paths
+from gorilla_tui.retrieve import tokenize
 from tests.fixtures_model import free_port
 
 
@@ -487,3 +488,25 @@ def test_doctor_an_endpoint_that_answers_is_no_problem(gorilla_home, capsys, com
     else:
         assert report["model"]["probe"].startswith("answers; ") and len(notes) == 1, report
         assert "returns no prompt log-probabilities" in notes[0]
+
+
+@pytest.mark.parametrize("step, said", [(1, "built by an older version"), (-1, "built by a newer version")])
+def test_doctor_an_index_of_another_release_is_the_problem_search_refuses(
+    gorilla_home, capsys, monkeypatch, step, said
+):
+    """The class of R13-1/R13-2 ("doctor runs the commands' own checks"), a third member found beside them:
+    an index tokenised by another release (an upgrade, a downgrade, two installs sharing one home), which
+    search and ask refuse first (retrieve.tokenize.check_tokenizer, exit 2), was "no problems found" in
+    doctor (its record of hashes matches: nothing changed since it was built). doctor reads the index
+    through previous.read_verified, which now runs check_tokenizer as ApiIndex.load does: search's line
+    is doctor's problem and search's hint its fix."""
+    assert main(["index", "--refresh", "--from", str(SMALL_POOL), "--only", "torchhub", "--no-dense"]) == 0
+    monkeypatch.setattr(tokenize, "TOKENIZER_VERSION", tokenize.TOKENIZER_VERSION + step)  # this release's
+    capsys.readouterr()
+    assert main(["search", "classify images", "-k", "1"]) == 2
+    refused, hint = capsys.readouterr().err.splitlines()[:2]
+    assert said in refused, refused
+    assert main(["doctor", "--no-hash", "--no-inference", "--json"]) == 1
+    problems = json.loads(capsys.readouterr().out)["problems"]
+    expected = {"problem": refused.removeprefix("gorilla-tui: error: "), "fix": hint.removeprefix("  hint: ")}
+    assert expected in problems, problems
