@@ -9,7 +9,7 @@ from typing import Any
 
 from gorilla_tui.errors import GorillaError, IndexMissingError
 from gorilla_tui.pool.remedies import fix_lines
-from gorilla_tui.store.fileio import NO_INDEX_FIX
+from gorilla_tui.store.fileio import NO_INDEX_FIX, RootDamagedError
 
 #: How to build the index (store/fileio.py NO_INDEX_FIX: the same words as every other command).
 _INDEX_FIX = NO_INDEX_FIX
@@ -49,8 +49,10 @@ def check_index(report: dict[str, Any], problems: list[dict[str, str]], notes: l
     except IndexMissingError as e:
         problems.append({"problem": str(e), "fix": _INDEX_FIX})
         return
-    except GorillaError as e:  # damaged, or another release's (check_tokenizer): the hint search gives
-        problems.append({"problem": str(e), "fix": e.hint or _DAMAGED_FIX})
+    except GorillaError as e:  # a file in place of the index folder: its own fix (moved aside)
+        problems.append(
+            {"problem": str(e), "fix": (e.hint if isinstance(e, RootDamagedError) else "") or _DAMAGED_FIX}
+        )
         return
     folder, meta = stored.folder, stored.meta
     built = meta.get("built_at")
