@@ -88,7 +88,7 @@ def schema_problem(con: sqlite3.Connection) -> str | None:
         have = {str(r[1]).lower() for r in con.execute(f"PRAGMA table_info({table})")}
         missing = [c for c in needed if c not in have]
         if missing:
-            return f"table {table} has no column {', '.join(missing)}"
+            return f"table {table} has no column{'s' if len(missing) > 1 else ''} {', '.join(missing)}"
     return None
 
 

@@ -377,7 +377,7 @@ def test_doctor_a_history_that_ask_would_move_aside_is_a_problem(gorilla_home, c
 @pytest.mark.parametrize(
     "schema, cause",
     [
-        ("CREATE TABLE tasks(x)", "table tasks has no column id, ts, task, proposal_json"),
+        ("CREATE TABLE tasks(x)", "table tasks has no columns id, ts, task, proposal_json"),
         ("CREATE VIEW tasks AS SELECT 1 AS id", "tasks is a view, not a table"),
         (
             "CREATE TABLE tasks(id INTEGER PRIMARY KEY, ts REAL, task TEXT)",
