@@ -17,6 +17,8 @@ from typing import TYPE_CHECKING, Any
 from gorilla_tui.config import Settings, load_settings
 from gorilla_tui.errors import GorillaError, IndexMissingError, UsageError
 from gorilla_tui.paths import get_paths, path_exists
+from gorilla_tui.pool.doc import doc_files
+from gorilla_tui.pool.source_spec import NO_DOC_FILES, check_source_spec, source_name, split_source
 from gorilla_tui.retrieve.index import ApiIndex
 
 # Stage modules are imported where they are used (the "# deferred:" imports below), so that importing this
@@ -88,21 +90,13 @@ def configured_mirrors(settings: Settings) -> list[str]:
 
 def check_configured_sources(settings: Settings) -> None:
     """Raise UsageError (one line, exit 2) naming config.toml for an entry of its `sources` that --source
-    would refuse (pool.sources.check_source_spec: `python:`, `name=`, ...), a PATH that does not exist, a
+    would refuse (pool.source_spec.check_source_spec: `python:`, `name=`, ...), a PATH that does not exist, a
     stem that is no source name or a folder without docs; `index --refresh` runs it before anything is
     done, `doctor` to report it (break-it round 12: `sources = ["/nonexistent/x.jsonl"]` was "no problems
     found" in doctor). Such an entry was read as the standard library (`python:`), or refused later as
     "--source PATH: no such file or folder", naming an option that was never typed. The entries are
     checked with their paths resolved against config.toml's folder (Settings.source_specs); the message
     names them as written."""
-    from gorilla_tui.pool.sources import (  # deferred: hub, manifests (~12 ms); --help
-        NO_DOC_FILES,
-        check_source_spec,
-        doc_files,
-        source_name,
-        split_source,
-    )
-
     what = f"{get_paths().config_file}: sources entry"
     for spec, path in zip(settings.sources, settings.source_specs(), strict=True):
         check_source_spec(spec, what=what)

@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from gorilla_tui.check.notebook import HELP_NOTE
 from gorilla_tui.cli import main
 from gorilla_tui.cli.run import file_code
 from tests.conftest import SMALL_POOL, clone_home
@@ -34,6 +35,7 @@ def test_every_ipython_line_run_does_not_run_is_named_in_one_note(capsys, tmp_pa
     assert "# gorilla-tui: not written by run: %%writefile m.py" in code.splitlines()
     err = capsys.readouterr().err
     assert err == (
+        f"gorilla-tui: note: {nb}: cell 4: line 4 {HELP_NOTE}\n"  # help: IPython-only (break-it round 13)
         f"gorilla-tui: note: {nb}: IPython lines not run as IPython runs them (`run` runs the Python): "
         "cell 1 line 1 `x = %sx echo hi` (x gets None); cell 1 line 3 `%env FOO=1` (not run); "
         "cell 2 line 1 `%%writefile m.py` (m.py not written); cell 3 line 1 `%%bash` (cell not run); "

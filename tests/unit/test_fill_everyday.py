@@ -4,7 +4,8 @@ tasks with values on the default index ("list the files in /etc", "join /home/an
 from __future__ import annotations
 
 from gorilla_tui.fill.call_grammar import TaskValues, with_varargs
-from gorilla_tui.fill.filler import render, target_of
+from gorilla_tui.fill.filler import target_of
+from gorilla_tui.fill.render import render
 from gorilla_tui.fill.values import lists, numbers, strings
 from gorilla_tui.pool.doc import ApiDoc
 from gorilla_tui.pool.params import Param, params_of
