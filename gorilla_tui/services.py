@@ -42,6 +42,7 @@ __all__ = [
     "load_index",
     "model_label",
     "planned_select_by",
+    "probe_endpoint",
     "read_settings",
 ]
 
@@ -267,6 +268,24 @@ def planned_select_by(settings: Settings, note: Callable[[str], None] | None = N
             note(f"{probe.scoring_note}; select mode chooses with the grammar")
         return choose_select_by(settings.mode, settings.select_by, can_score=scores)
     return choose_select_by(settings.mode, settings.select_by, can_score=True)
+
+
+def probe_endpoint(settings: Settings, within: float) -> str:
+    """The start-up probe `ask` makes of settings.endpoint (likelihood.can_score: supports_loglikelihoods
+    of the backend load_backend opens, one short text scored), each deadline of its requests capped at
+    `within` seconds ($GORILLA_TUI_ENDPOINT_DEADLINES read as `ask` reads it). `doctor` runs it, so an
+    endpoint every `ask` refuses is its problem (break-it round 13, R13-2: a refused port and an unknown
+    host were "no problems found"). Returns why select mode cannot score with this server ("" when it can).
+
+    Raises:
+        EndpointDownError: the endpoint cannot be reached (refused, no route, DNS): `ask` exits 2 on it.
+        UsageError: a bad endpoint URL or $GORILLA_TUI_ENDPOINT_DEADLINES.
+    """
+    backend: Any = load_backend(settings)
+    backend.deadlines = backend.deadlines.capped(
+        within
+    )  # a RemoteBackend's (Deadlines: connect, read, total)
+    return "" if backend.supports_loglikelihoods() else backend.scoring_note
 
 
 def build_validator(pool: Sequence[ApiDoc]) -> Validator:
