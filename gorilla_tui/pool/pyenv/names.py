@@ -75,8 +75,11 @@ def _arguments(params: list[Param], known: bool = False) -> dict[str, str]:
 class _Builder:
     """Turns resolved definitions into ApiDocs for one group (ids unique across the whole result)."""
 
-    def __init__(self, group: Group, result: LoadResult, seen: set[str]) -> None:
+    def __init__(
+        self, group: Group, result: LoadResult, seen: set[str], resolver: Resolver | None = None
+    ) -> None:
         self.group, self.result, self.seen = group, result, seen
+        self.resolver = resolver or Resolver({})
         self.domain = STDLIB_DOMAIN if group.is_stdlib else ""
         self.requirements = [] if group.is_stdlib else [f"{group.dist}=={group.version}"]
 
@@ -118,29 +121,46 @@ class _Builder:
         keep the text the packaged vector seed (build/seed.py) was embedded from."""
         return first_paragraph(doc) if self.group.is_stdlib else description(name, doc)
 
-    def function(self, qualname: str, module: str, fn: FuncDef) -> None:
+    def function(self, qualname: str, module: str, fn: FuncDef, twin: object = None) -> None:
+        """The doc of a function; `twin`: the compiled def CPython binds in its place (Resolver.twin),
+        whose docstring a Python def without one takes (pickle.load: ``load = _load`` has none)."""
         kind = "async function" if fn.is_async else "function"
         call = f"{qualname}({_call_args(fn.params)})"
-        self.add(qualname, module, kind, call, fn.params, fn.doc, known=fn.params_known)
+        doc = fn.doc or (twin.doc if isinstance(twin, FuncDef) else "")
+        self.add(qualname, module, kind, call, fn.params, doc, known=fn.params_known)
 
-    def klass(self, qualname: str, module: str, cls: ClassDef, constructor: FuncDef | None = None) -> None:
+    def klass(
+        self,
+        qualname: str,
+        module: str,
+        cls: ClassDef,
+        constructor: FuncDef | None = None,
+        where: str = "",
+        twin: object = None,
+    ) -> None:
         """The doc of a class and of its public methods; `constructor`: the __init__ (or __new__) its calls
-        run (Resolver.constructor: its own, or the one it inherits), cls.init when None."""
+        run (Resolver.constructor: its own, or the one it inherits), cls.init when None. A docstring left
+        out is found as inspect.getdoc finds it: the class's (else its constructor's) or, from `twin` (the
+        compiled class CPython binds in its place, Resolver.twin), the twin's, else the first along its
+        bases (Resolver.class_doc, Resolver.method_doc; `where`: the module defining cls)."""
         made_by = constructor or cls.init
         init = made_by.params if made_by else []
         ctor = f"{qualname}({_call_args(init)})"
-        self.add(qualname, module, "class", ctor, init, cls.doc or (made_by.doc if made_by else ""))
+        twin = twin if isinstance(twin, ClassDef) else None
+        doc = cls.doc or (made_by.doc if made_by else "") or (twin.doc if twin else "")
+        self.add(qualname, module, "class", ctor, init, doc or self.resolver.class_doc(where, cls))
         for m in cls.methods:
             if m.name.startswith("_") or m.kind == "property":
                 continue
             owner = ctor if m.kind == "method" else qualname
+            twin_m = next((t for t in twin.methods if t.name == m.name), None) if twin else None
             self.add(
                 f"{qualname}.{m.name}",
                 module,
                 m.kind,
                 f"{owner}.{m.name}({_call_args(m.params)})",
                 m.params,
-                m.doc,
+                m.doc or (twin_m.doc if twin_m else "") or self.resolver.method_doc(where, cls, m.name),
                 known=m.params_known,
             )
 
@@ -235,16 +255,16 @@ def emit(
             key = (qual.count("."), int(mod in compiled), int(target != (mod, n)), qual)
             if target not in best or key < best[target][0]:
                 best[target] = (key, qual)
-    builder = _Builder(group, result, seen)
+    builder = _Builder(group, result, seen, resolver)
     chosen = [(target, qual) for target, (_, qual) in best.items()]
     for (mod, name), qual in sorted(chosen + listed, key=lambda kv: kv[1]):
         defs = modules[mod].defs
         d = defs.get(name) or defs.get(modules[mod].aliases.get(name, ""))
         module = qual.rsplit(".", 1)[0] if "." in qual else ""
         if isinstance(d, ClassDef):
-            builder.klass(qual, module, d, resolver.constructor(mod, d))
+            builder.klass(qual, module, d, resolver.constructor(mod, d), mod, resolver.twin(mod, name))
         elif isinstance(d, FuncDef) and d.kind == "function":
-            builder.function(qual, module, d)
+            builder.function(qual, module, d, resolver.twin(mod, name))
     for qual, module in bare:
         builder.bare(qual, module)
     _emit_objects(modules, resolver, builder)
@@ -269,7 +289,8 @@ def _emit_objects(modules: dict[str, ModuleInfo], resolver: Resolver, builder: _
                 qual = _qualify(shown, m.name)
                 call = f"{qual}({_call_args(m.params)})"
                 kind = f"function (method of {cls.name})"
-                builder.add(qual, shown, kind, call, m.params, m.doc, known=m.params_known)
+                doc = m.doc or resolver.method_doc(where, cls, m.name)
+                builder.add(qual, shown, kind, call, m.params, doc, known=m.params_known)
         for n, (where, cls) in sorted(objects.items()):
             if n.startswith("_") or (listed is not None and n not in listed):
                 continue
@@ -286,7 +307,7 @@ def _emit_objects(modules: dict[str, ModuleInfo], resolver: Resolver, builder: _
                     f"method of {qual} ({cls.name})",
                     f"{qual}.{m.name}({_call_args(m.params)})",
                     m.params,
-                    m.doc,
+                    m.doc or resolver.method_doc(where, cls, m.name),
                     known=m.params_known,
                 )
 

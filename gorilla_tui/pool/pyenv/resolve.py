@@ -126,6 +126,7 @@ class Resolver:
             return None
         if "." in callee:
             mod, _, attr = callee.rpartition(".")
+            mod = mod if mod in self.modules else self._submodule_named(module, mod)
             return self.class_where(mod, attr, depth + 1) if mod in self.modules else None
         target = self.exports(module).get(callee, (None, ""))[0] if module in self.modules else None
         if target is None:
@@ -136,6 +137,15 @@ class Resolver:
         if isinstance(d, ClassDef):
             return target[0], d
         return None
+
+    def _submodule_named(self, module: str, name: str) -> str:
+        """The module a name of `module` binds by ``from PACKAGE import name`` (asyncio/base_events.py's
+        ``from . import events``, so its base ``events.AbstractServer`` is asyncio.events's), else ""."""
+        for imp in self.modules[module].imports if module in self.modules else ():
+            for orig, alias in imp.names:
+                if alias == name and f"{imp.module}.{orig}" in self.modules:
+                    return f"{imp.module}.{orig}"
+        return ""
 
     def mro(self, module: str, cls: ClassDef, depth: int = 0) -> list[tuple[str, ClassDef]] | None:
         """cls's method resolution order (C3 linearization, as Python computes it; ``object`` left out) as
@@ -168,6 +178,57 @@ class Resolver:
         for _, c in (self.mro(module, cls) or [])[1:]:
             if c.init is not None:
                 return c.init
+        return None
+
+    def doc_order(self, module: str, cls: ClassDef) -> list[tuple[str, ClassDef]]:
+        """cls and the classes whose docstrings it inherits, as (defining module, class), in the order
+        inspect.getdoc searches them: its MRO (:meth:`mro`) when known, else its bases depth first as this
+        group resolves them (a base outside the group's source left out: ``Exception`` gives no text)."""
+        order = self.mro(module, cls)
+        if order is not None:
+            return order
+        out: list[tuple[str, ClassDef]] = []
+        stack = [(module, cls, 0)]
+        while stack:
+            where, c, depth = stack.pop()
+            if any(w == where and k.name == c.name for w, k in out) or depth > 8:
+                continue
+            out.append((where, c))
+            for base in reversed(c.bases):
+                found = self.class_where(where, base)
+                if found is not None:
+                    stack.append((*found, depth + 1))
+        return out
+
+    def class_doc(self, module: str, cls: ClassDef) -> str:
+        """cls's docstring, else the first one along :meth:`doc_order` (inspect.getdoc inherits a class's
+        docstring so since Python 3.5: ``asyncio.Server`` reads ``AbstractServer``'s); "" when none has one."""
+        return next((c.doc for _, c in self.doc_order(module, cls) if c.doc.strip()), "")
+
+    def method_doc(self, module: str, cls: ClassDef, name: str) -> str:
+        """The docstring of cls's method `name` as inspect.getdoc finds it: the first class along
+        :meth:`doc_order` that defines `name` with a docstring (a method that overrides a documented one
+        without its own, ``ast.NodeTransformer.generic_visit``, reads ``NodeVisitor.generic_visit``'s);
+        "" when none has one."""
+        for _, c in self.doc_order(module, cls):
+            m = next((m for m in c.methods if m.name == name), None)
+            if m is not None and m.doc.strip():
+                return m.doc
+        return ""
+
+    def twin(self, module: str, name: str) -> FuncDef | ClassDef | None:
+        """The def of the same name that `module` imports from a compiled module (``from _pickle import
+        load``; ``from _datetime import *``), which CPython binds in place of the Python def it keeps as a
+        fallback for other interpreters (pickle.py's ``load = _load`` in the ``except ImportError``
+        branch); None when it imports none."""
+        for imp in self.modules[module].imports if module in self.modules else ():
+            if imp.module not in self.compiled:
+                continue
+            theirs = self.modules[imp.module].defs
+            orig = next((o for o, a in imp.names if a == name), name if imp.star else None)
+            found = theirs.get(orig) if orig is not None else None
+            if isinstance(found, FuncDef | ClassDef):
+                return found
         return None
 
     def methods(self, module: str, cls: ClassDef, depth: int = 0) -> list[FuncDef]:
