@@ -314,12 +314,22 @@ def _class(attr: str, cls: type, inherited: bool = False) -> ClassDef:
             params = _params(member, bound=True)
             if params is None:  # ``B.count(sub[, start[, end]]) -> int``; the docstring is kept whole
                 params = doc_signature(mname, _doc(member))[0] or None
-            out.methods.append(
-                FuncDef(mname, params or [], _doc(member), kind=kind, params_known=params is not None)
-            )
+            doc = _doc(member) or _inherited_doc(cls, mname)
+            out.methods.append(FuncDef(mname, params or [], doc, kind=kind, params_known=params is not None))
         elif isinstance(member, staticmethod):
             params = _params(member.__func__, False)
             out.methods.append(
                 FuncDef(mname, params or [], _doc(member), "staticmethod", params_known=params is not None)
             )
     return out
+
+
+def _inherited_doc(cls: type, name: str) -> str:
+    """The docstring of method `name` of compiled class `cls` from the first class of its MRO that has one,
+    as inspect.getdoc finds it (``io.BufferedRWPair.close`` has none, ``_io._IOBase.close`` has "Flush and
+    close the IO object."); every class there is the interpreter's, so nothing is imported or run."""
+    for klass in cls.__mro__:
+        doc = _doc(vars(klass).get(name))
+        if doc.strip():
+            return doc
+    return ""

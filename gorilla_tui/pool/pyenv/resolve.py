@@ -195,10 +195,19 @@ class Resolver:
                 continue
             out.append((where, c))
             for base in reversed(c.bases):
-                found = self.class_where(where, base)
+                found = self.class_where(where, base) or self._aliased_class(where, base)
                 if found is not None:
                     stack.append((*found, depth + 1))
         return out
+
+    def _aliased_class(self, module: str, base: str) -> tuple[str, ClassDef] | None:
+        """(defining module, class) of a base named by an alias of a class (asyncio.tasks's
+        ``futures._PyFuture``, bound by ``_PyFuture = Future``), which class_where does not follow (read
+        for docstrings only: an object's class stays as class_where reads it)."""
+        owner, _, name = base.rpartition(".")
+        owner = (owner if owner in self.modules else self._submodule_named(module, owner)) if owner else module
+        target = self.modules[owner].aliases.get(name) if owner in self.modules else None
+        return self.class_where(owner, target) if target else None
 
     def class_doc(self, module: str, cls: ClassDef) -> str:
         """cls's docstring, else the first one along :meth:`doc_order` (inspect.getdoc inherits a class's
