@@ -122,6 +122,8 @@ class _AllTracker:
         self.bound: dict[
             str, tuple[str, str]
         ] = {}  # shuffle = _inst.shuffle -> {"shuffle": ("_inst", "shuffle")}
+        self.writers: set[str] = set()  # module-level functions whose body writes globals()
+        self.makers: list[tuple[str, str, str]] = []  # (function, list name, class name) of f(LIST, Cls, ...)
 
     def assign(self, value: Node | None, augment: bool) -> None:
         lit = _literal_strings(value, self.env)
@@ -178,6 +180,8 @@ def _statement(node: Node, info: ModuleInfo, tracker: _AllTracker) -> None:
         kept = info.defs.get(fn.name)
         if kept is None or (isinstance(kept, FuncDef) and kept.overload and not fn.overload):
             info.defs[fn.name] = fn  # the first def, or the implementation after @overload stubs
+        if "globals()" in node_text(node.child_by_field_name("body")):
+            tracker.writers.add(fn.name)
     elif t == "class_definition":
         cls = class_def(node, decorators)
         info.defs.setdefault(cls.name, cls)
@@ -236,6 +240,10 @@ def _statement(node: Node, info: ModuleInfo, tracker: _AllTracker) -> None:
             fn = expr.child_by_field_name("function")
             if node_text(fn) == "globals().update":
                 info.exported_object = info.exported_object or _getattr_object(expr)
+            args = expr.child_by_field_name("arguments")
+            given = args.named_children[:2] if args is not None else []
+            if fn is not None and fn.type == "identifier" and [a.type for a in given] == ["identifier"] * 2:
+                tracker.makers.append((node_text(fn), node_text(given[0]), node_text(given[1])))
             if (
                 fn is not None
                 and fn.type == "attribute"
@@ -266,6 +274,10 @@ def read_module(source: bytes, name: str, is_package: bool = False, root: Node |
     for child in root.named_children:
         _statement(child, info, tracker)
     info.all_names = tracker.value
+    for maker, names, cls in tracker.makers:  # turtle.forward: made from Turtle.forward at import time
+        if maker in tracker.writers and isinstance(info.defs.get(cls), ClassDef):
+            for n in tracker.env.get(names, ()):
+                info.made_from.setdefault(n, cls)
     info.instances = dict(tracker.instances)
     bound = (
         info.defs.keys() | info.aliases.keys() | info.assigned | {a for i in info.imports for _, a in i.names}

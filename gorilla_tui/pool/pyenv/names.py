@@ -4,6 +4,7 @@ method of a module-level object (_Builder, emit)."""
 
 from __future__ import annotations
 
+import dataclasses
 import os
 
 from gorilla_tui.pool.doc import ApiDoc, LoadResult
@@ -198,6 +199,26 @@ def _made_at_import(
     return (found[0], name) if len(found) == 1 else None
 
 
+def _made_from_method(resolver: Resolver, module: str, name: str) -> FuncDef | None:
+    """The function `module` makes at import time from the method `name` of a class of its own
+    (ModuleInfo.made_from; an alias of such a name too, turtle's ``done = mainloop``), as a module-level
+    function: the method's parameters (without self) and docstring (its own or its bases',
+    Resolver.method_doc). turtle.py's ``_make_global_funcs`` execs ``def forward(distance): return
+    Turtle._pen.forward(distance)`` for each name of ``_tg_turtle_functions``; these 111 names of its
+    ``__all__`` were "compiled callable" docs with no parameters and no description."""
+    info = resolver.modules[module]
+    cls_name = info.made_from.get(name) or info.made_from.get(info.aliases.get(name, ""))
+    found = resolver.class_where(module, cls_name) if cls_name else None
+    if found is None:
+        return None
+    wanted = name if name in info.made_from else info.aliases[name]
+    method = next((m for m in resolver.methods(*found) if m.name == wanted and m.kind == "method"), None)
+    if method is None:
+        return None
+    doc = method.doc or resolver.method_doc(*found, wanted)
+    return dataclasses.replace(method, name=name, doc=doc, kind="function", line=0)
+
+
 def _star_def(resolver: Resolver, info: ModuleInfo, name: str) -> tuple[str, str] | None:
     """(defining module, def name) of `name` when the module's literal __all__ lists it and a star import of
     another module of the group's source brings it (``posixpath``: ``from genericpath import *`` and
@@ -225,6 +246,7 @@ def emit(
     best: dict[tuple[str, str], tuple[tuple[int, int, int, str], str]] = {}  # def -> (rank key, qualname)
     bare: list[tuple[str, str]] = []
     listed: list[tuple[tuple[str, str], str]] = []  # (def, qualname): a literal __all__'s star-imported names
+    made_funcs: list[tuple[str, str, FuncDef]] = []  # (qualname, module, method): turtle.forward
     for mod in sorted(modules):
         if not is_public(mod):
             continue
@@ -241,6 +263,9 @@ def emit(
             starred = _star_def(resolver, info, n) if target is None and info.all_names is not None else None
             if starred is not None:  # os.path.getmtime: posixpath's `from genericpath import *`
                 listed.append((starred, qual))
+                continue
+            if target is None and (made := _made_from_method(resolver, mod, n)) is not None:
+                made_funcs.append((qual, shown, made))
                 continue
             if target is None:
                 if (
@@ -265,6 +290,8 @@ def emit(
             builder.klass(qual, module, d, resolver.constructor(mod, d), mod, resolver.twin(mod, name))
         elif isinstance(d, FuncDef) and d.kind == "function":
             builder.function(qual, module, d, resolver.twin(mod, name))
+    for qual, module, method in made_funcs:
+        builder.function(qual, module, method)
     for qual, module in bare:
         builder.bare(qual, module)
     _emit_objects(modules, resolver, builder)

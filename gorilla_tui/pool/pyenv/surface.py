@@ -102,3 +102,7 @@ class ModuleInfo:
     #: names a type stub annotates with a class it imports (numpy's ``sqrt: _UFunc_Nin1_Nout1[...]``):
     #: name -> (module, class), made functions by pool/pyenv/stubs.py merge_stubs when the class is callable
     typed: dict[str, tuple[str, str]] = field(default_factory=dict)
+    #: functions a module makes at import time from a class's methods of the same names, by a call of one
+    #: of its own functions that writes ``globals()`` with a literal list of names and the class
+    #: (turtle.py's ``_make_global_funcs(_tg_turtle_functions, Turtle, ...)``): name -> the class's name
+    made_from: dict[str, str] = field(default_factory=dict)
