@@ -12,7 +12,14 @@ import sysconfig
 import warnings
 from pathlib import Path
 
-from gorilla_tui.pool.pyenv.module_api import MAX_DEFAULT_CHARS, ClassDef, FuncDef, ModuleInfo, Param
+from gorilla_tui.pool.pyenv.module_api import (
+    MAX_DEFAULT_CHARS,
+    ClassDef,
+    FuncDef,
+    ModuleInfo,
+    Param,
+    description,
+)
 
 #: Compiled modules never imported: test and example modules, and ones whose import touches the terminal
 #: or a display (readline rebinds input(); _tkinter, _curses need a screen).
@@ -314,7 +321,7 @@ def _class(attr: str, cls: type, inherited: bool = False) -> ClassDef:
             params = _params(member, bound=True)
             if params is None:  # ``B.count(sub[, start[, end]]) -> int``; the docstring is kept whole
                 params = doc_signature(mname, _doc(member))[0] or None
-            doc = _doc(member) or _inherited_doc(cls, mname)
+            doc = _doc(member) or description(mname, inherited := _inherited_doc(cls, mname)) or inherited
             out.methods.append(FuncDef(mname, params or [], doc, kind=kind, params_known=params is not None))
         elif isinstance(member, staticmethod):
             params = _params(member.__func__, False)

@@ -31,6 +31,14 @@ STDLIB_DOMAIN = "Python standard library"
 MODULE_ALIASES = {("posixpath" if os.name != "nt" else "ntpath"): "os.path", "builtins": ""}
 
 
+def borrowed(name: str, doc: str) -> str:
+    """A docstring taken from another def for `name` (a compiled twin's, a base class's), without the
+    signature lines a C docstring starts with when more follows (module_api.description: ``send(data[,
+    flags]) -> count`` is no description of ssl.SSLSocket.send; ``D.get(k[,d]) -> D[k] if k in D, else d.``
+    alone is kept)."""
+    return (description(name, doc) or doc) if doc.strip() else ""
+
+
 def _display_module(name: str) -> str:
     for real, alias in MODULE_ALIASES.items():
         if name == real or name.startswith(real + "."):
@@ -127,7 +135,7 @@ class _Builder:
         whose docstring a Python def without one takes (pickle.load: ``load = _load`` has none)."""
         kind = "async function" if fn.is_async else "function"
         call = f"{qualname}({_call_args(fn.params)})"
-        doc = fn.doc or (twin.doc if isinstance(twin, FuncDef) else "")
+        doc = fn.doc or (borrowed(fn.name, twin.doc) if isinstance(twin, FuncDef) else "")
         self.add(qualname, module, kind, call, fn.params, doc, known=fn.params_known)
 
     def klass(
@@ -148,8 +156,9 @@ class _Builder:
         init = made_by.params if made_by else []
         ctor = f"{qualname}({_call_args(init)})"
         twin = twin if isinstance(twin, ClassDef) else None
-        doc = cls.doc or (made_by.doc if made_by else "") or (twin.doc if twin else "")
-        self.add(qualname, module, "class", ctor, init, doc or self.resolver.class_doc(where, cls))
+        doc = cls.doc or (made_by.doc if made_by else "") or borrowed(cls.name, twin.doc if twin else "")
+        doc = doc or borrowed(cls.name, self.resolver.class_doc(where, cls))
+        self.add(qualname, module, "class", ctor, init, doc)
         for m in cls.methods:
             if m.name.startswith("_") or m.kind == "property":
                 continue
@@ -161,7 +170,9 @@ class _Builder:
                 m.kind,
                 f"{owner}.{m.name}({_call_args(m.params)})",
                 m.params,
-                m.doc or (twin_m.doc if twin_m else "") or self.resolver.method_doc(where, cls, m.name),
+                m.doc
+                or borrowed(m.name, twin_m.doc if twin_m else "")
+                or borrowed(m.name, self.resolver.method_doc(where, cls, m.name)),
                 known=m.params_known,
             )
 
@@ -215,7 +226,7 @@ def _made_from_method(resolver: Resolver, module: str, name: str) -> FuncDef | N
     method = next((m for m in resolver.methods(*found) if m.name == wanted and m.kind == "method"), None)
     if method is None:
         return None
-    doc = method.doc or resolver.method_doc(*found, wanted)
+    doc = method.doc or borrowed(wanted, resolver.method_doc(*found, wanted))
     return dataclasses.replace(method, name=name, doc=doc, kind="function", line=0)
 
 
@@ -316,7 +327,7 @@ def _emit_objects(modules: dict[str, ModuleInfo], resolver: Resolver, builder: _
                 qual = _qualify(shown, m.name)
                 call = f"{qual}({_call_args(m.params)})"
                 kind = f"function (method of {cls.name})"
-                doc = m.doc or resolver.method_doc(where, cls, m.name)
+                doc = m.doc or borrowed(m.name, resolver.method_doc(where, cls, m.name))
                 builder.add(qual, shown, kind, call, m.params, doc, known=m.params_known)
         for n, (where, cls) in sorted(objects.items()):
             if n.startswith("_") or (listed is not None and n not in listed):
@@ -334,7 +345,7 @@ def _emit_objects(modules: dict[str, ModuleInfo], resolver: Resolver, builder: _
                     f"method of {qual} ({cls.name})",
                     f"{qual}.{m.name}({_call_args(m.params)})",
                     m.params,
-                    m.doc or resolver.method_doc(where, cls, m.name),
+                    m.doc or borrowed(m.name, resolver.method_doc(where, cls, m.name)),
                     known=m.params_known,
                 )
 

@@ -195,24 +195,38 @@ class Resolver:
                 continue
             out.append((where, c))
             for base in reversed(c.bases):
-                found = self.class_where(where, base) or self._aliased_class(where, base)
+                found = self.class_where(where, base) or self._doc_base(where, base)
                 if found is not None:
                     stack.append((*found, depth + 1))
         return out
 
-    def _aliased_class(self, module: str, base: str) -> tuple[str, ClassDef] | None:
-        """(defining module, class) of a base named by an alias of a class (asyncio.tasks's
-        ``futures._PyFuture``, bound by ``_PyFuture = Future``), which class_where does not follow (read
-        for docstrings only: an object's class stays as class_where reads it)."""
+    def _doc_base(self, module: str, base: str) -> tuple[str, ClassDef] | None:
+        """(defining module, class) of a base class_where does not follow, for docstrings only (an object's
+        class and a constructor stay as class_where reads them): a class's alias (asyncio.tasks's
+        ``futures._PyFuture``, bound by ``_PyFuture = Future``), a class imported from a module of another
+        package (ssl's ``from socket import socket``), or a builtin class (``class Counter(dict)``)."""
         owner, _, name = base.rpartition(".")
         owner = (owner if owner in self.modules else self._submodule_named(module, owner)) if owner else module
-        target = self.modules[owner].aliases.get(name) if owner in self.modules else None
-        return self.class_where(owner, target) if target else None
+        info = self.modules.get(owner)
+        if info is None:
+            return None
+        if name in info.aliases:
+            return self.class_where(owner, info.aliases[name])
+        for imp in info.imports:
+            orig = next((o for o, a in imp.names if a == name), None)
+            if orig is not None:
+                return self.class_where(imp.module, orig) if imp.module in self.modules else None
+        builtin = self.modules.get("builtins")
+        found = builtin.defs.get(name) if builtin is not None and owner == module else None
+        return ("builtins", found) if isinstance(found, ClassDef) and name not in info.defs else None
 
     def class_doc(self, module: str, cls: ClassDef) -> str:
         """cls's docstring, else the first one along :meth:`doc_order` (inspect.getdoc inherits a class's
-        docstring so since Python 3.5: ``asyncio.Server`` reads ``AbstractServer``'s); "" when none has one."""
-        return next((c.doc for _, c in self.doc_order(module, cls) if c.doc.strip()), "")
+        docstring so since Python 3.5: ``asyncio.Server`` reads ``AbstractServer``'s), a builtin class's left
+        out (``Exception``'s "Common base class for all non-exit exceptions." says nothing of ``zipfile.
+        BadZipFile``); "" when none has one."""
+        order = [(m, c) for m, c in self.doc_order(module, cls) if m != "builtins"]
+        return next((c.doc for _, c in order if c.doc.strip()), "")
 
     def method_doc(self, module: str, cls: ClassDef, name: str) -> str:
         """The docstring of cls's method `name` as inspect.getdoc finds it: the first class along
