@@ -308,7 +308,7 @@ def _class(attr: str, cls: type, inherited: bool = False) -> ClassDef:
     doc = _doc(cls)
     if init is None:
         init, doc = doc_signature(attr, doc)
-    out = ClassDef(attr, doc)
+    out = ClassDef(attr, doc, attributes=frozenset(n for n in dir(cls) if not n.startswith("_")))
     out.init = FuncDef("__init__", init, "")
     members: dict[str, object] = {}
     for klass in reversed(cls.__mro__[:-1] if inherited else (cls,)):

@@ -152,7 +152,8 @@ class _Builder:
         out is found as inspect.getdoc finds it: the class's (else its constructor's) or, from `twin` (the
         compiled class CPython binds in its place, Resolver.twin), the twin's, else the first along its
         bases (Resolver.class_doc, Resolver.method_doc; `where`: the module defining cls). A method of a
-        class without bases that its twin lacks is left out: CPython's class has no such method (pickle.py's
+        class without bases that its twin lacks (ClassDef.attributes) is left out: CPython's class has no such
+        method (pickle.py's
         fallback ``_Pickler`` has ``save_tuple`` and 17 more ``save_*``, ``_Unpickler`` 70 ``load_*``: no
         attribute of _pickle.Pickler / Unpickler, yet each was a doc the checker called valid)."""
         made_by = constructor or cls.init
@@ -162,7 +163,7 @@ class _Builder:
         doc = cls.doc or (made_by.doc if made_by else "") or borrowed(cls.name, twin.doc if twin else "")
         doc = doc or borrowed(cls.name, self.resolver.class_doc(where, cls))
         self.add(qualname, module, "class", ctor, init, doc)
-        twin_has = {t.name for t in twin.methods} if twin is not None and not cls.bases else None
+        twin_has = twin.attributes if twin is not None and twin.attributes and not cls.bases else None
         for m in cls.methods:
             if m.name.startswith("_") or m.kind == "property":
                 continue

@@ -60,6 +60,10 @@ class ClassDef:
     #: ``metaclass=``, a ``*bases`` splat, a call or subscript) or a decorator (``@dataclass`` writes an
     #: __init__): the __init__ it inherits is then not known from its bases (resolve.Resolver.constructor).
     plain: bool = True
+    #: a compiled class's public attribute names, its methods and its data descriptors (_pickle.Pickler's
+    #: ``persistent_id`` is a getset): what CPython's class has, read by names.py for the Python fallback
+    #: class a module keeps beside it; empty for a class read from source
+    attributes: frozenset[str] = frozenset()
 
 
 @dataclass
