@@ -229,8 +229,14 @@ def _function(name: str, value: object) -> FuncDef:
         if params is None:
             params = line
             known = bool(params) or rest != doc  # a signature line, even "getcwd()": else unknown
-        doc = rest
+        said = _SAID_AFTER.match(doc) if not rest.strip() else None
+        doc = said.group(1) if said else rest
     return FuncDef(name, params, doc, params_known=known)
+
+
+#: What a one-line C docstring says after its signature and a colon (faulthandler's ``enable(file=sys.
+#: stderr, all_threads=True): enable the fault handler``, ``is_enabled()->bool: check if ...``): group 1.
+_SAID_AFTER = re.compile(r"[^\n]*?\)(?:\s*->\s*\w+)?\s*:\s+(\S[^\n]*)\s*$")
 
 
 def _refused(obj: object) -> bool:
