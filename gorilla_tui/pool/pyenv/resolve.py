@@ -206,7 +206,10 @@ class Resolver:
         ``futures._PyFuture``, bound by ``_PyFuture = Future``), a class imported from a module of another
         package (ssl's ``from socket import socket``), or a builtin class (``class Counter(dict)``)."""
         owner, _, name = base.rpartition(".")
-        owner = (owner if owner in self.modules else self._submodule_named(module, owner)) if owner else module
+        if not owner:
+            owner = module
+        elif owner not in self.modules:
+            owner = self._submodule_named(module, owner)
         info = self.modules.get(owner)
         if info is None:
             return None
