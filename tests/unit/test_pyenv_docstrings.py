@@ -95,3 +95,19 @@ def test_a_one_line_c_docstring_keeps_its_text_after_the_signature(stdlib) -> No
     assert stdlib["faulthandler.enable"].description == "enable the fault handler"
     assert stdlib["faulthandler.is_enabled"].description == "check if the handler is enabled"
     assert stdlib["cmath.log"].description.startswith("If the base is not specified")  # unchanged
+
+
+def test_a_base_named_through_a_submodule_gives_its_constructor(stdlib) -> None:
+    """A base written ``module.Class`` where the module is bound by ``from PACKAGE import module``
+    (email/mime/base.py: ``from email import message`` and ``class MIMEBase(message.Message)``; asyncio's
+    ``events.AbstractEventLoop``): the __init__ a class inherits is found through it, so
+    MIMENonMultipart's parameters are its runtime signature's (they were unknown: {})."""
+    import email.mime.nonmultipart
+    import inspect as _inspect
+
+    d = stdlib["email.mime.nonmultipart.MIMENonMultipart"]
+    runtime = _inspect.signature(email.mime.nonmultipart.MIMENonMultipart).parameters
+    assert [k for k in d.api_arguments if k not in ("*",)] == [
+        ("**" if p.kind == p.VAR_KEYWORD else "") + p.name for p in runtime.values()
+    ]
+    assert stdlib["asyncio.SelectorEventLoop"].api_arguments == {"selector": "None"}
