@@ -130,7 +130,9 @@ class _Builder:
         keep the text the packaged vector seed (build/seed.py) was embedded from."""
         return first_paragraph(doc) if self.group.is_stdlib else description(name, doc)
 
-    def function(self, qualname: str, module: str, fn: FuncDef, twin: object = None) -> None:
+    def function(
+        self, qualname: str, module: str, fn: FuncDef, twin: FuncDef | ClassDef | None = None
+    ) -> None:
         """The doc of a function; `twin`: the compiled def CPython binds in its place (Resolver.twin),
         whose docstring a Python def without one takes (pickle.load: ``load = _load`` has none)."""
         kind = "async function" if fn.is_async else "function"
@@ -145,17 +147,17 @@ class _Builder:
         cls: ClassDef,
         constructor: FuncDef | None = None,
         where: str = "",
-        twin: object = None,
+        twin: FuncDef | ClassDef | None = None,
     ) -> None:
         """The doc of a class and of its public methods; `constructor`: the __init__ (or __new__) its calls
         run (Resolver.constructor: its own, or the one it inherits), cls.init when None. A docstring left
         out is found as inspect.getdoc finds it: the class's (else its constructor's) or, from `twin` (the
         compiled class CPython binds in its place, Resolver.twin), the twin's, else the first along its
         bases (Resolver.class_doc, Resolver.method_doc; `where`: the module defining cls). A method of a
-        class without bases that its twin lacks (ClassDef.attributes) is left out: CPython's class has no such
-        method (pickle.py's
-        fallback ``_Pickler`` has ``save_tuple`` and 17 more ``save_*``, ``_Unpickler`` 70 ``load_*``: no
-        attribute of _pickle.Pickler / Unpickler, yet each was a doc the checker called valid)."""
+        class without bases that its twin lacks (ClassDef.attributes) is left out: CPython's class has no
+        such method (pickle.py's fallback ``_Pickler`` has ``save_tuple`` and 17 more ``save_*``,
+        ``_Unpickler`` 70 ``load_*``: no attribute of _pickle.Pickler / Unpickler, yet each was a doc the
+        checker called valid)."""
         made_by = constructor or cls.init
         init = made_by.params if made_by else []
         ctor = f"{qualname}({_call_args(init)})"
