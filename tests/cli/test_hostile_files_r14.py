@@ -1,0 +1,77 @@
+"""Break-it round 14 (issue 42, kind 4): a notebook in another language than Python (R14-11), and the files
+of a `--source` folder that are not regular files (R14-12). Each test runs the real CLI
+(gorilla_tui.cli.main) over the small pool of tests/data/pool, or a real refresh of a folder source."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+
+from gorilla_tui.cli import main
+
+POOL = str(Path(__file__).resolve().parents[1] / "data" / "pool" / "torchhub_api.jsonl")
+#: Ordinary R that parses as Python: two wrong_args findings when read as Python
+R_CODE = "x <- c(3.14159, 2.71828)\nround(x, digits = 2)\nprint(x, digits = 3)\n"
+WRONG_HUB = "import torch\ntorch.hub.load('pytorch/vision', 'resnet-201')\n"
+
+
+def _run(capsys, *args: str) -> tuple[int, str, str]:
+    status = main(list(args))
+    captured = capsys.readouterr()
+    assert "internal error" not in captured.err and "Traceback" not in captured.err, captured.err[-2000:]
+    return status, captured.out, captured.err
+
+
+def _notebook(path: Path, metadata: dict, *cells: tuple[str, dict]) -> str:
+    made = [
+        {"cell_type": "code", "metadata": meta, "outputs": [], "execution_count": None, "source": src}
+        for src, meta in cells
+    ]
+    path.write_text(json.dumps({"nbformat": 4, "nbformat_minor": 5, "metadata": metadata, "cells": made}))
+    return str(path)
+
+
+@pytest.mark.parametrize(
+    ("metadata", "language"),
+    [
+        ({"kernelspec": {"language": "R", "name": "ir"}, "language_info": {"name": "R"}}, "R"),
+        ({"kernelspec": {"language": "R", "name": "ir"}}, "R"),  # no language_info: the kernelspec's
+        ({"language_info": {"name": "julia"}, "kernelspec": {"language": "python"}}, "julia"),
+    ],
+    ids=["R", "R-kernelspec-only", "language_info-first"],
+)
+def test_a_notebook_whose_kernel_is_not_python_is_not_checked(capsys, tmp_path, metadata, language):
+    """R14-11: an R notebook's ``round(x, digits = 2)`` parsed as Python: two wrong_args findings, exit 1
+    (a pre-commit hook failed every R notebook). Its kernel's language (language_info.name, else
+    kernelspec.language) is not Python: not checked, one note, exit 0; `run` refuses it in one line."""
+    nb = _notebook(tmp_path / "analysis.ipynb", metadata, (R_CODE, {}), (WRONG_HUB, {}))
+    note = f"gorilla-tui: note: {nb}: not Python: {language} kernel: not checked\n"
+    assert _run(capsys, "check", nb, "--pool", POOL) == (0, "", note)
+    status, out, _ = _run(capsys, "check", nb, "--pool", POOL, "--format", "json")
+    assert status == 0 and [e["reason"] for e in json.loads(out)] == ["not_checked"]
+    status, _, err = _run(capsys, "run", nb, "--yes", "--no-isolation")
+    assert (status, err) == (2, f"gorilla-tui: error: cannot run {nb}: not Python: {language} kernel\n")
+
+
+@pytest.mark.parametrize("kernel", ["python", "Python", "python3", "ipython3"])
+def test_a_python_kernel_is_checked(capsys, tmp_path, kernel):
+    """The same notebook with a Python kernel is checked as before: the made-up model is a finding."""
+    meta = {"kernelspec": {"language": kernel, "name": "python3"}, "language_info": {"name": kernel}}
+    nb = _notebook(tmp_path / "py.ipynb", meta, (WRONG_HUB, {}))
+    status, out, _ = _run(capsys, "check", nb, "--pool", POOL)
+    assert status == 1 and f"{nb}:cell 1:2:1: wrong_args:unknown_model" in out, out
+
+
+def test_a_cell_whose_vscode_language_is_not_python_is_not_checked(capsys, tmp_path):
+    """A cell VS Code marks as R (``metadata.vscode.languageId``) in a Python notebook is not checked, with
+    a note naming it; the Python cells beside it are."""
+    python = {"kernelspec": {"language": "python", "name": "python3"}}
+    nb = _notebook(
+        tmp_path / "mixed.ipynb", python, (R_CODE, {"vscode": {"languageId": "r"}}), (WRONG_HUB, {})
+    )
+    status, out, err = _run(capsys, "check", nb, "--pool", POOL)
+    assert status == 1 and out.startswith(f"{nb}:cell 2:2:1: wrong_args:unknown_model") and "round" not in out, out
+    assert f"note: {nb}: cell 1: not Python: r cell: not checked" in err, err
