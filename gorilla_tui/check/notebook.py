@@ -41,10 +41,10 @@ def notebook_lines(
     shell command (``!cmd``, ``x = !cmd``: `run` says it does not run them). A notebook whose kernel is
     not Python (foreign_language: R, Julia) has every line blank and the one note "not Python: R kernel: not
     checked" (KERNEL_NOTE); a code cell whose own language is not (_cell_language: VS Code's
-    ``metadata.vscode.languageId``) is blank whole, "cell N: not Python: sql cell: not checked". max_bytes: when the code
-    cells hold more (UTF-8), their lines are given as they are, neither made Python nor compiled (the
-    caller refuses that much code: a 2.5 MB notebook took 9 s and 0.9 GB to read that way, not 0.5 s,
-    before it was refused).
+    ``metadata.vscode.languageId``) is blank whole, "cell N: not Python: sql cell: not checked".
+    max_bytes: when the code cells hold more (UTF-8), their lines are given as they are, neither made
+    Python nor compiled (the caller refuses that much code: a 2.5 MB notebook took 9 s and 0.9 GB to read
+    that way, not 0.5 s, before it was refused).
 
     Raises:
         ValueError: "not a notebook (...)": not JSON, nested deeper than Python's recursion limit, no cells

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from gorilla_tui.check import lint
 from gorilla_tui.cli import main
 
 POOL = str(Path(__file__).resolve().parents[1] / "data" / "pool" / "torchhub_api.jsonl")
@@ -73,5 +74,38 @@ def test_a_cell_whose_vscode_language_is_not_python_is_not_checked(capsys, tmp_p
         tmp_path / "mixed.ipynb", python, (R_CODE, {"vscode": {"languageId": "r"}}), (WRONG_HUB, {})
     )
     status, out, err = _run(capsys, "check", nb, "--pool", POOL)
-    assert status == 1 and out.startswith(f"{nb}:cell 2:2:1: wrong_args:unknown_model") and "round" not in out, out
+    assert (
+        status == 1 and out.startswith(f"{nb}:cell 2:2:1: wrong_args:unknown_model") and "round" not in out
+    ), out
     assert f"note: {nb}: cell 1: not Python: r cell: not checked" in err, err
+
+
+def test_a_source_folders_files_that_are_not_regular_are_named_with_checks_cause(capsys, tmp_path):
+    """R14-12: `index --refresh --source NAME=DIR` left a FIFO b.jsonl out with no word (the table said 0
+    skipped), and a link to /dev/zero was "a symbolic link that leads to no file". Each is now counted as
+    skipped and named with the cause `check DIR` gives the same file (check/lint.py unreadable), and a
+    folder holding only such files says which and why."""
+    src = tmp_path / "src"
+    src.mkdir()
+    doc = {"api_name": "zz.copy_thing", "api_call": "zz.copy_thing(src, dst)", "description": "copy zzq"}
+    (src / "a.jsonl").write_text(json.dumps(doc) + "\n")
+    os.mkfifo(src / "b.jsonl")
+    os.symlink("/dev/zero", src / "c.jsonl")
+    os.symlink("d.json", src / "d.json")  # a loop
+    causes = {
+        name: lint.unreadable(str(src / name)).removesuffix(": not checked")
+        for name in ("b.jsonl", "c.jsonl", "d.json")
+    }
+    assert causes["b.jsonl"] == "not a regular file (a FIFO)"
+    assert causes["c.jsonl"] == "not a regular file (a character device)"
+    refresh = ("index", "--refresh", "--source", f"zf={src}", "--only", "zf", "--no-dense")
+    status, out, err = _run(capsys, *refresh)
+    assert status == 0, err
+    said = out + err
+    for name, cause in causes.items():
+        assert f"skipped zf: {src / name}: {cause}: not read" in said, said
+    row = next(line for line in said.splitlines() if line.startswith("│ zf"))
+    assert [cell.strip() for cell in row.split("│")][2:7] == ["ok", "1", "0", "0", "3"], row
+    (src / "a.jsonl").unlink()
+    status, _, err = _run(capsys, *refresh)
+    assert status == 2 and "3 file(s) not read (b.jsonl: not a regular file (a FIFO))" in err, err
