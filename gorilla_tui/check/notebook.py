@@ -125,10 +125,10 @@ LISTED_LINES = 10
 #: What the note on a notebook (or cell) in another language than Python starts with: "not Python: R kernel:
 #: not checked" (`run` refuses such a notebook with it, cli/run.py).
 KERNEL_NOTE = "not Python: "
-#: A language name that is Python: "python" (ipykernel's language_info.name), "python3", "ipython3",
-#: "pypy3" (case and spaces ignored). Python 2 is read as Python too: its cells that are no Python 3 are
-#: skipped with their own note, as before.
-_PYTHON_NAME = re.compile(r"(?:i?python|pypy)[\d.]*", re.IGNORECASE)
+#: A language name that is Python: "python" (ipykernel's language_info.name), "python3", "Python 3",
+#: "ipython3", "pypy3" (case and the spaces around it ignored). Python 2 is read as Python too: its cells
+#: that are no Python 3 are skipped with their own note, as before.
+_PYTHON_NAME = re.compile(r"(?:i?python|pypy) ?[\d.]*", re.IGNORECASE)
 #: Most characters of a language name shown in a note
 _SHOWN_NAME = 40
 
@@ -136,8 +136,8 @@ _SHOWN_NAME = 40
 def foreign_language(nb: Any) -> str | None:
     """The language of notebook `nb`'s kernel (parsed JSON) when it is not Python, else None: its
     ``metadata.language_info.name``, else ``metadata.kernelspec.language`` (the nbformat 4 docs, "Top-level
-    metadata": language_info is what the kernel reports, kernelspec what launched it; nbformat 3 has
-    ``metadata.language``). None as well when neither names a language (a notebook without metadata is read
+    metadata": language_info is what the kernel reports, kernelspec what launched it; older notebooks
+    have ``metadata.language``). None as well when neither names a language (a notebook without metadata is read
     as Python, as before). Break-it round 14: an R notebook's ``round(x, digits = 2)`` parsed as Python and
     was two wrong_args findings, exit 1 (a pre-commit hook failed every R notebook)."""
     meta = nb.get("metadata") if isinstance(nb, dict) else None
@@ -156,10 +156,12 @@ def foreign_language(nb: Any) -> str | None:
 
 def _cell_language(cell: dict[str, Any]) -> str | None:
     """A code cell's own language when it is not Python, else None: VS Code's ``metadata.vscode.languageId``
-    (what its notebook editor writes for a cell whose language is not the kernel's, "sql", "r")."""
+    (what its notebook editor writes for a cell whose language is not the kernel's, "sql", "r"), else
+    nbformat 3's code cell ``language``."""
     meta = cell.get("metadata")
     vscode = meta.get("vscode") if isinstance(meta, dict) else None
     name = vscode.get("languageId") if isinstance(vscode, dict) else None
+    name = name if isinstance(name, str) and name.strip() else cell.get("language")
     return _not_python_name(name) if isinstance(name, str) and name.strip() else None
 
 

@@ -78,6 +78,15 @@ def test_a_cell_whose_vscode_language_is_not_python_is_not_checked(capsys, tmp_p
         status == 1 and out.startswith(f"{nb}:cell 2:2:1: wrong_args:unknown_model") and "round" not in out
     ), out
     assert f"note: {nb}: cell 1: not Python: r cell: not checked" in err, err
+    old = tmp_path / "old.ipynb"  # nbformat 3: each code cell names its language
+    cells = [
+        {"cell_type": "code", "input": R_CODE, "language": "r"},
+        {"cell_type": "code", "input": WRONG_HUB},
+    ]
+    old.write_text(json.dumps({"nbformat": 3, "metadata": {}, "worksheets": [{"cells": cells}]}))
+    status, out, err = _run(capsys, "check", str(old), "--pool", POOL)
+    assert out.startswith(f"{old}:cell 2:2:1: wrong_args:unknown_model") and "round" not in out, out
+    assert status == 1 and f"note: {old}: cell 1: not Python: r cell: not checked" in err, err
 
 
 def test_a_source_folders_files_that_are_not_regular_are_named_with_checks_cause(capsys, tmp_path):
