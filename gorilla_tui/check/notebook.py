@@ -138,8 +138,8 @@ def foreign_language(nb: Any) -> str | None:
     ``metadata.language_info.name``, else ``metadata.kernelspec.language`` (the nbformat 4 docs, "Top-level
     metadata": language_info is what the kernel reports, kernelspec what launched it; older notebooks
     have ``metadata.language``). None as well when neither names a language (a notebook without metadata
-    is read as Python, as before). Break-it round 14: an R notebook's ``round(x, digits = 2)`` parsed as Python and
-    was two wrong_args findings, exit 1 (a pre-commit hook failed every R notebook)."""
+    is read as Python, as before). Break-it round 14: an R notebook's ``round(x, digits = 2)`` parsed as
+    Python and was two wrong_args findings, exit 1 (a pre-commit hook failed every R notebook)."""
     meta = nb.get("metadata") if isinstance(nb, dict) else None
     if not isinstance(meta, dict):
         return None
