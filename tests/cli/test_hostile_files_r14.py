@@ -11,19 +11,12 @@ from pathlib import Path
 import pytest
 
 from gorilla_tui.check import lint
-from gorilla_tui.cli import main
+from tests.hostile_cli import POOL, WRONG_HUB, run_cli
 
-POOL = str(Path(__file__).resolve().parents[1] / "data" / "pool" / "torchhub_api.jsonl")
 #: Ordinary R that parses as Python: two wrong_args findings when read as Python
 R_CODE = "x <- c(3.14159, 2.71828)\nround(x, digits = 2)\nprint(x, digits = 3)\n"
-WRONG_HUB = "import torch\ntorch.hub.load('pytorch/vision', 'resnet-201')\n"
-
-
-def _run(capsys, *args: str) -> tuple[int, str, str]:
-    status = main(list(args))
-    captured = capsys.readouterr()
-    assert "internal error" not in captured.err and "Traceback" not in captured.err, captured.err[-2000:]
-    return status, captured.out, captured.err
+#: The hallucinated hub call with its import, a finding in a Python cell
+WRONG = f"import torch\n{WRONG_HUB}\n"
 
 
 def _notebook(path: Path, metadata: dict, *cells: tuple[str, dict]) -> str:
@@ -48,12 +41,12 @@ def test_a_notebook_whose_kernel_is_not_python_is_not_checked(capsys, tmp_path, 
     """R14-11: an R notebook's ``round(x, digits = 2)`` parsed as Python: two wrong_args findings, exit 1
     (a pre-commit hook failed every R notebook). Its kernel's language (language_info.name, else
     kernelspec.language) is not Python: not checked, one note, exit 0; `run` refuses it in one line."""
-    nb = _notebook(tmp_path / "analysis.ipynb", metadata, (R_CODE, {}), (WRONG_HUB, {}))
+    nb = _notebook(tmp_path / "analysis.ipynb", metadata, (R_CODE, {}), (WRONG, {}))
     note = f"gorilla-tui: note: {nb}: not Python: {language} kernel: not checked\n"
-    assert _run(capsys, "check", nb, "--pool", POOL) == (0, "", note)
-    status, out, _ = _run(capsys, "check", nb, "--pool", POOL, "--format", "json")
+    assert run_cli(capsys, "check", nb, "--pool", POOL) == (0, "", note)
+    status, out, _ = run_cli(capsys, "check", nb, "--pool", POOL, "--format", "json")
     assert status == 0 and [e["reason"] for e in json.loads(out)] == ["not_checked"]
-    status, _, err = _run(capsys, "run", nb, "--yes", "--no-isolation")
+    status, _, err = run_cli(capsys, "run", nb, "--yes", "--no-isolation")
     assert (status, err) == (2, f"gorilla-tui: error: cannot run {nb}: not Python: {language} kernel\n")
 
 
@@ -61,8 +54,8 @@ def test_a_notebook_whose_kernel_is_not_python_is_not_checked(capsys, tmp_path, 
 def test_a_python_kernel_is_checked(capsys, tmp_path, kernel):
     """The same notebook with a Python kernel is checked as before: the made-up model is a finding."""
     meta = {"kernelspec": {"language": kernel, "name": "python3"}, "language_info": {"name": kernel}}
-    nb = _notebook(tmp_path / "py.ipynb", meta, (WRONG_HUB, {}))
-    status, out, _ = _run(capsys, "check", nb, "--pool", POOL)
+    nb = _notebook(tmp_path / "py.ipynb", meta, (WRONG, {}))
+    status, out, _ = run_cli(capsys, "check", nb, "--pool", POOL)
     assert status == 1 and f"{nb}:cell 1:2:1: wrong_args:unknown_model" in out, out
 
 
@@ -70,10 +63,8 @@ def test_a_cell_whose_vscode_language_is_not_python_is_not_checked(capsys, tmp_p
     """A cell VS Code marks as R (``metadata.vscode.languageId``) in a Python notebook is not checked, with
     a note naming it; the Python cells beside it are."""
     python = {"kernelspec": {"language": "python", "name": "python3"}}
-    nb = _notebook(
-        tmp_path / "mixed.ipynb", python, (R_CODE, {"vscode": {"languageId": "r"}}), (WRONG_HUB, {})
-    )
-    status, out, err = _run(capsys, "check", nb, "--pool", POOL)
+    nb = _notebook(tmp_path / "mixed.ipynb", python, (R_CODE, {"vscode": {"languageId": "r"}}), (WRONG, {}))
+    status, out, err = run_cli(capsys, "check", nb, "--pool", POOL)
     assert (
         status == 1 and out.startswith(f"{nb}:cell 2:2:1: wrong_args:unknown_model") and "round" not in out
     ), out
@@ -81,10 +72,10 @@ def test_a_cell_whose_vscode_language_is_not_python_is_not_checked(capsys, tmp_p
     old = tmp_path / "old.ipynb"  # nbformat 3: each code cell names its language
     cells = [
         {"cell_type": "code", "input": R_CODE, "language": "r"},
-        {"cell_type": "code", "input": WRONG_HUB},
+        {"cell_type": "code", "input": WRONG, "language": "python"},
     ]
     old.write_text(json.dumps({"nbformat": 3, "metadata": {}, "worksheets": [{"cells": cells}]}))
-    status, out, err = _run(capsys, "check", str(old), "--pool", POOL)
+    status, out, err = run_cli(capsys, "check", str(old), "--pool", POOL)
     assert out.startswith(f"{old}:cell 2:2:1: wrong_args:unknown_model") and "round" not in out, out
     assert status == 1 and f"note: {old}: cell 1: not Python: r cell: not checked" in err, err
 
@@ -108,7 +99,7 @@ def test_a_source_folders_files_that_are_not_regular_are_named_with_checks_cause
     assert causes["b.jsonl"] == "not a regular file (a FIFO)"
     assert causes["c.jsonl"] == "not a regular file (a character device)"
     refresh = ("index", "--refresh", "--source", f"zf={src}", "--only", "zf", "--no-dense")
-    status, out, err = _run(capsys, *refresh)
+    status, out, err = run_cli(capsys, *refresh)
     assert status == 0, err
     said = out + err
     for name, cause in causes.items():
@@ -116,5 +107,5 @@ def test_a_source_folders_files_that_are_not_regular_are_named_with_checks_cause
     row = next(line for line in said.splitlines() if line.startswith("│ zf"))
     assert [cell.strip() for cell in row.split("│")][2:7] == ["ok", "1", "0", "0", "3"], row
     (src / "a.jsonl").unlink()
-    status, _, err = _run(capsys, *refresh)
+    status, _, err = run_cli(capsys, *refresh)
     assert status == 2 and "3 file(s) not read (b.jsonl: not a regular file (a FIFO))" in err, err
