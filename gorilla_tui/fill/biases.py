@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 import re
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 
 from gorilla_tui.fill.call_grammar import DATE_PARTS, Slot, name_parts
 from gorilla_tui.fill.values import Candidate
@@ -150,13 +150,19 @@ def near(name: str, c: Candidate, task: str) -> bool:
     return bool(parts) and any(w.lower()[:4] in parts for w in around)
 
 
-def beside_other(k: int, offered: Sequence[Slot], c: Candidate | None, task: str) -> bool:
-    """True when value `c`, offered to slot `k`, stands beside the name of another slot of the call that is
-    offered the same value, and not beside slot `k`'s own (near): "turn {...} into JSON indented by 4
-    spaces" gives json.dumps' obj the dict, not the 4 of indent. The writer takes BESIDE_OTHER_BIAS off it."""
+def beside_other(k: int, offered: Sequence[Slot], c: Candidate | None, task: str,
+                 given: Collection[str] = ()) -> bool:  # fmt: skip
+    """True when value `c`, offered to slot `k`, stands beside the name of another slot of the call not
+    `given` yet that is offered the same value, and not beside slot `k`'s own (near): "turn {...} into JSON
+    indented by 4 spaces" gives json.dumps' obj the dict, not the 4 of indent. A slot given already claims
+    nothing ("the zip file data.zip into out/": out/ is extractall's path, file took data.zip). The writer
+    takes BESIDE_OTHER_BIAS off it."""
     if c is None or near(offered[k].param.name, c, task):
         return False
-    return any(j != k and c.text in s.values and near(s.param.name, c, task) for j, s in enumerate(offered))
+    return any(
+        j != k and s.param.name not in given and c.text in s.values and near(s.param.name, c, task)
+        for j, s in enumerate(offered)
+    )
 
 
 def reads_on(prev: Candidate | None, options: Sequence[tuple[int, Candidate]]) -> int | None:

@@ -291,8 +291,10 @@ def strings(task: str) -> list[Candidate]:
         out.setdefault(c.value, c)
     tokens = _tokens(task)
     for text, start, end, atomic in tokens:
-        if atomic and not (_DICT.fullmatch(text) and isinstance(_literal_value(text), dict)):
-            # a dict the task writes ({'q': 'python'}) is a dict (lists), not the string of its text
+        if atomic and not (_DICT.fullmatch(text) and isinstance(_literal_value(text), dict)
+                           and not _in_quotes(task, start, end)):  # fmt: skip
+            # a dict the task writes ({'q': 'python'}) is a dict (lists), not the string of its text; in
+            # quotes it is that text ("parse the JSON string '{"name": "bob"}'": json.loads takes a str)
             quoted = _QUOTED.fullmatch(text)
             add(next(g for g in quoted.groups() if g is not None) if quoted else text, start, end, True)
     for i, (first, start, _end, atomic) in enumerate(tokens):
@@ -326,6 +328,11 @@ _WORDLIKE = re.compile(r"[^\W\d_]")
 #: A sentence's end before a word: a full stop, "?" or "!" after a word of 4 letters or more or a number
 #: ("Boston. Also", "2010. I've"), not after an abbreviation ("St. Louis", "Apple Inc. in").
 _SENTENCE_END = re.compile(r"(?:[^\W\d_]{4}|\d)[.?!]\s$")
+
+
+def _in_quotes(task: str, start: int, end: int) -> bool:
+    """Whether the task writes its text from `start` to `end` between a pair of the same quotes."""
+    return start > 0 and end < len(task) and task[start - 1] == task[end] and task[end] in "'\"`"
 
 
 def _names(task: str, word: str, start: int) -> bool:
