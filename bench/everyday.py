@@ -147,6 +147,7 @@ def answer(pipeline: Any, backend: Any, task: dict[str, Any]) -> dict[str, Any]:
         "chosen": chosen.id if chosen else None,
         "right": is_right(task, chosen),
         "rule": proposal.choice_rule,
+        "fit": proposal.fit,  # the fit judgment: a right answer flagged "nothing" counts against it
         "hits": [
             {
                 "id": h.doc.id,
