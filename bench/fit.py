@@ -512,8 +512,8 @@ def fit_model(dev: list[dict[str, Any]], i: int, features: tuple[str, ...]) -> d
 
 def doubt_signals(r: dict[str, Any]) -> None:
     """A default-index row's cos_gap, bm25_ratio and lm_gap again from its recorded hits, as
-    pipeline_fit.judge reads them now (DOUBT_SOURCES' docs; retrieve/fit.py rivals: by domain on
-    DOUBT_BY_DOMAIN's sources): a change to the doubt is measured without asking again. Rows recorded
+    pipeline_fit.judge reads them now (DOUBT_SOURCES' docs; retrieve/fit.py rivals): a change to the doubt
+    is measured without asking again. Rows recorded
     before the hits carried their domain keep what the ask recorded."""
     recorded = r.get("hits") or []
     if not r.get("api") or not recorded or any(len(h) < 6 for h in recorded):
@@ -531,8 +531,7 @@ def doubt_signals(r: dict[str, Any]) -> None:
     if doc.source not in pipeline_fit.DOUBT_SOURCES:
         r["cos_gap"] = r["bm25_ratio"] = r["lm_gap"] = None
         return
-    by_domain = doc.source in pipeline_fit.DOUBT_BY_DOMAIN
-    r["cos_gap"], r["bm25_ratio"] = dense_disagreement(hits, doc, by_domain)
+    r["cos_gap"], r["bm25_ratio"] = dense_disagreement(hits, doc)
     r["lm_gap"] = pipeline_fit.lm_gap(SimpleNamespace(name=FIT_MODEL), hits, doc)
 
 

@@ -38,8 +38,9 @@ sys.path.insert(0, str(ROOT / "bench"))
 from _report import publish  # noqa: E402
 
 from gorilla_tui.retrieve import dense as dense_mod  # noqa: E402
+from gorilla_tui.retrieve.bm25 import top_k  # noqa: E402
 from gorilla_tui.retrieve.fusion import FusionSettings  # noqa: E402
-from gorilla_tui.retrieve.index import ApiIndex, top_k  # noqa: E402
+from gorilla_tui.retrieve.index import ApiIndex  # noqa: E402
 
 TITLE = "Hub dev split (TensorFlow Hub, Hugging Face)"
 TASKS = ROOT / "bench" / "data" / "hub_dev_tasks.toml"

@@ -29,7 +29,8 @@ sys.path.insert(0, str(ROOT / "bench"))
 from _report import parser, publish  # noqa: E402
 
 from gorilla_tui.pool.doc import ApiDoc  # noqa: E402
-from gorilla_tui.retrieve.index import ApiIndex, doc_text, tokenize  # noqa: E402
+from gorilla_tui.retrieve.index import ApiIndex  # noqa: E402
+from gorilla_tui.retrieve.tokenize import doc_text, tokenize  # noqa: E402
 
 HUBS = {
     "torchhub": "torchhub_eval.json",
@@ -137,8 +138,8 @@ def _rank_lists(
     again; (0, 0) is off (as shipped)."""
     import numpy as np
 
+    from gorilla_tui.retrieve.bm25 import top_k
     from gorilla_tui.retrieve.dense import FUSION_DEPTH, rrf
-    from gorilla_tui.retrieve.index import top_k
 
     rows, bm = index._bm25(task, hub)
     dense = index.dense.scores(task, rows)

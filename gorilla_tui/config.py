@@ -35,7 +35,7 @@ EXTRA_BUFTS = ("auto", "on", "off")
 #: at minimal detail and the task (model/prompts.py fit_prompt; a likelihood scoring text is shorter) beside
 #: the default max_tokens of 256. `n_ctx = 16` was accepted, and every ask then failed in the model.
 MIN_N_CTX = 512
-#: A source name in `--source NAME=PATH` and config.toml `sources` (pool.sources.split_source reads it too).
+#: A source name in `--source NAME=PATH` and config.toml `sources` (pool/source_spec.py reads it too).
 SOURCE_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
 #: The rule of SOURCE_NAME in words, for the messages that refuse a name.
 NAME_RULE = "letters, digits, '_', '.', '-', starting with a letter or digit"
@@ -50,7 +50,7 @@ def config_relative(entry: str, base: Path) -> str:
     config.toml is in), `~` expanded: "apis/my.jsonl" -> "<base>/apis/my.jsonl", "mine=~/d" ->
     "mine=/home/me/d". "python:SPEC" and blank entries are returned as they are (the checks that refuse
     them name the entry as written). A NAME=PATH entry keeps its NAME; an entry that is itself an existing
-    path under `base` is that path (as pool.sources.split_source reads one against the current folder).
+    path under `base` is that path (as pool.source_spec.split_source reads one against the current folder).
     The entry's text is not checked here: a missing path is refused later, naming config.toml."""
     if not entry.strip() or entry.startswith("python:"):
         return entry

@@ -52,6 +52,45 @@ CREATE TABLE IF NOT EXISTS runs (
 );
 """
 
+#: What History's statements need of a database it did not make (an older release's, another program's, an
+#: edited one): each name that is there must be of this kind (tables and views and indexes share one name
+#: space), and each table must have these columns (runs' duration_s and truncated excepted: they are added,
+#: _add_missing_run_columns). A name that is not there is made by _SCHEMA.
+_KINDS = {"tasks": "table", "runs": "table", "tasks_ts": "index"}
+_A = {"table": "a table", "view": "a view", "index": "an index"}
+_COLUMNS = {
+    "tasks": ("id", "ts", "task", "proposal_json"),
+    "runs": ("id", "task_id", "ts", "code", "exit_code", "output"),
+}
+
+
+def schema_problem(con: sqlite3.Connection) -> str | None:
+    """Why History cannot use the database open on `con` as it is (one line: a name of _KINDS that is
+    something else, "tasks is a view, not a table"; a table without a column its statements name, "table
+    tasks has no column ts"), or None when it can (names not there yet are made at its first use). Reads
+    only. History runs it before it makes its tables (_connect: such a file is moved aside with this
+    cause) and History.damage for `doctor`, so the two agree (break-it round 13, R13-1: a sound SQLite
+    file whose `tasks` was `tasks(x)` or a view was "no problems found" in doctor, then moved aside by the
+    next ask). Raises sqlite3.Error when the schema cannot be read."""
+    found = dict(
+        con.execute(
+            "SELECT lower(name), type FROM sqlite_master WHERE type IN ('table', 'view', 'index') "
+            "AND lower(name) IN (?, ?, ?)",
+            tuple(_KINDS),
+        ).fetchall()
+    )
+    for name, kind in _KINDS.items():
+        if name in found and found[name] != kind:
+            return f"{name} is {_A[found[name]]}, not {_A[kind]}"
+    for table, needed in _COLUMNS.items():
+        if table not in found:
+            continue
+        have = {str(r[1]).lower() for r in con.execute(f"PRAGMA table_info({table})")}
+        missing = [c for c in needed if c not in have]
+        if missing:
+            return f"table {table} has no column{'s' if len(missing) > 1 else ''} {', '.join(missing)}"
+    return None
+
 
 class History:
     """The history database. Every method opens its own short connection, so one History may be used from
@@ -147,9 +186,10 @@ class History:
     def damage(self) -> str | None:
         """Why this history would be moved aside at its next use (the cause its warning gives, _reason),
         or None when it reads (or is not made yet). Nothing is written: the file is opened read-only and
-        read as a use reads it (`PRAGMA quick_check`, then its tables), and a failure counts as History
-        counts it (_file_at_fault: a full disk or a lock is not the file's). For `doctor` (break-it round
-        12: a history.sqlite3 of random bytes, which `ask` moves aside, was "no problems found")."""
+        read as a use reads it (`PRAGMA quick_check`, the schema check a use makes first, schema_problem,
+        then its tables), and a failure counts as History counts it (_file_at_fault: a full disk or a lock
+        is not the file's). For `doctor` (break-it round 12: a history.sqlite3 of random bytes, which `ask`
+        moves aside, was "no problems found"; round 13: one of another schema)."""
         if not self.path.exists() and not self.path.is_symlink():
             return None
         try:
@@ -161,6 +201,9 @@ class History:
             found = [row[0] for row in con.execute("PRAGMA quick_check").fetchall()]
             if found != ["ok"]:
                 return "; ".join(str(f) for f in found)[:120] or "quick_check found damage"
+            problem = schema_problem(con)  # the check a use makes before it makes its tables
+            if problem is not None:
+                return problem
             tables = {r[0] for r in con.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
             for table in ("tasks", "runs"):
                 if table in tables:
@@ -215,6 +258,9 @@ class History:
         con.set_progress_handler(lambda: time.monotonic() > deadline, _STEPS_PER_CHECK)
         try:
             if not self._ready:
+                problem = schema_problem(con)  # a file of another schema: moved aside with this cause
+                if problem is not None:
+                    raise sqlite3.DatabaseError(problem)
                 con.executescript(_SCHEMA)
                 _add_missing_run_columns(con)
                 self._ready = True

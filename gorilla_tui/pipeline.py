@@ -26,7 +26,9 @@ from gorilla_tui.check.verdicts import incomplete
 from gorilla_tui.config import Settings
 from gorilla_tui.constraints.rank import ConstraintResult, search_with_constraints
 from gorilla_tui.errors import ContextOverflowError, UsageError
-from gorilla_tui.fill.filler import Filled, decoded_calls, fill, python_code
+from gorilla_tui.fill.filler import Filled, fill
+from gorilla_tui.fill.render import decoded_calls, python_code
+from gorilla_tui.fill.unused import left_out
 from gorilla_tui.model import translate
 from gorilla_tui.model.backend import Backend
 from gorilla_tui.model.grammar import unique_options
@@ -34,6 +36,7 @@ from gorilla_tui.model.likelihood import can_score
 from gorilla_tui.pipeline_choose import Chooser, choose_select_by, shared_prefix  # noqa: F401 - re-exported
 from gorilla_tui.pipeline_fit import judge
 from gorilla_tui.pipeline_types import AskCancelled, Checker, Choice, SearchIndex  # noqa: F401 - re-exported
+from gorilla_tui.pool.apidoc import MODEL_HUBS
 from gorilla_tui.pool.doc import ApiDoc
 from gorilla_tui.retrieve.fit import FIT_MODEL, match_score
 from gorilla_tui.textsafe import MAX_TASK_CHARS, clean_task  # noqa: F401 - re-exported (cli, mcp, tests)
@@ -332,6 +335,10 @@ class Pipeline:
         needs = [a.name for a in filled.arguments if a.origin == "missing"] if filled is not None else []
         if needs and verdict.ok:
             verdict = incomplete(verdict, needs)
+        # the task's values the call does not hold (fill/unused.py); a model hub's call loads a model, the
+        # task's values are for the code that uses it
+        hub = chosen_doc is None or chosen_doc.source in MODEL_HUBS
+        unused = [] if mode != "select" or hub or not api_call else left_out(task, api_call)
         constraints: list[dict[str, Any]] = []
         if self.constraints is not None:
             constraints = self.constraints.for_doc(verdict.matched)
@@ -342,6 +349,7 @@ class Pipeline:
                         raw_text=choice.text, warnings=warnings, constraints=constraints,
                         select_by=select_by, choice_rule=choice.rule,
                         arguments=filled.arguments if filled is not None else [],
+                        unused=unused,
                         calls=filled.calls if filled is not None else decoded_calls(api_call))  # fmt: skip
 
     @staticmethod

@@ -19,8 +19,8 @@ Signals of the chosen doc for the task (signals(), judge()); the rule reads the 
 - lm_tok: log p(task | doc) of the chosen doc per task token, as select mode scored it (Hit.lm_score; no
   further decode), only for the model the rule was fitted with (retrieve/fit.py FIT_MODEL);
 - cos_gap, bm25_ratio, lm_gap: whether the dense side and BM25 agree on the chosen doc against its rivals,
-  the hits of its source that do another thing (retrieve/fit.py rivals, dense_disagreement: another API,
-  or on a model hub another domain, DOUBT_BY_DOMAIN), and how much more likely select mode's model reads
+  the hits of its source that do another thing (retrieve/fit.py rivals, dense_disagreement: another API),
+  and how much more likely select mode's model reads
   the task after a rival (lm_gap); the docs of DOUBT_SOURCES (python-env): read after the models, a
   "fits" they disagree on is "unsure" (doubted);
 - measured by bench/fit.py, not read by the rule (MODEL_SIGNALS, computed only when asked): yn, the model
@@ -183,17 +183,11 @@ def fit_score(values: dict[str, Any]) -> tuple[float, int] | None:
 
 #: The sources whose "fits" doubted() may turn to "unsure": python-env, chosen on the dev rows (2026-12-06,
 #: bench/fit.py's 274 default-index asks re-run, CoNaLa's every intent; docs/benchmarks.md, "CoNaLa
-#: retrieval: tried, not shipped"). Read on every source with a model hub's rivals of another domain
-#: (DOUBT_BY_DOMAIN), it turned 5 more right everyday dev answers "unsure" (10 of 70 against 5: two Hugging
-#: Face speech-to-text models and CodeBERTa, two APIZoo calls) for 1 more wrong one (of 7), test 0 and 0;
-#: with every other API a rival, 10 more right ones; each source's gaps on its own scale, no better.
+#: retrieval: tried, not shipped"). Read on every source with a model hub's rivals of another domain (a
+#: setting since removed), it turned 5 more right everyday dev answers "unsure" (10 of 70 against 5: two
+#: Hugging Face speech-to-text models and CodeBERTa, two APIZoo calls) for 1 more wrong one (of 7), test 0
+#: and 0; with every other API a rival, 10 more right ones; each source's gaps on its own scale, no better.
 DOUBT_SOURCES = frozenset({"python-env"})
-#: The sources whose docs are models, each of the task its domain names (APIBench's model hubs): there a
-#: doc's rivals in doubted() are the hits of another domain, not every other model (retrieve/fit.py rivals):
-#: two summarisers, two image classifiers both answer the task, and the task sets label every model of the
-#: kind right. Read where DOUBT_SOURCES lists such a source (right everyday dev answers doubted outside
-#: python-env: 10 with every other API a rival, 5 with this, 3 of them on the hubs).
-DOUBT_BY_DOMAIN = frozenset({"huggingface", "tensorflowhub", "torchhub"})
 #: doubted(): a rival hit of the chosen doc has a cosine more than DOUBT_COS_GAP above its own, and the chosen
 #: doc's BM25 score is below DOUBT_BM25_RATIO times the best of theirs (BM25 does not clearly prefer it).
 #: Chosen on CoNaLa's dev half (bench/conala.py, every even intent asked: 101, 28 answered with an oracle
@@ -223,11 +217,11 @@ def doubted(values: dict[str, Any]) -> bool:
 
 def lm_gap(backend: Any, hits: Sequence[Hit], doc: ApiDoc) -> float | None:
     """The best Hit.lm_score (log p(task | doc), nats) of doc's rivals among `hits` (retrieve/fit.py rivals:
-    the hits of its source doing another thing, by domain for DOUBT_BY_DOMAIN's sources) minus doc's own;
+    the hits of its source doing another thing) minus doc's own;
     None when either is not scored, or for a backend other than the model DOUBT_LM_GAP was chosen with
     (retrieve/fit.py FIT_MODEL: another model's nats differ)."""
     own = next((h.lm_score for h in hits if h.doc is doc), None)
-    others = [h.lm_score for h in rivals(hits, doc, doc.source in DOUBT_BY_DOMAIN) if h.lm_score is not None]
+    others = [h.lm_score for h in rivals(hits, doc) if h.lm_score is not None]
     if own is None or not others or getattr(backend, "name", "") != FIT_MODEL:
         return None
     return max(others) - own
@@ -268,8 +262,8 @@ def judge(backend: Any, task: str, doc: ApiDoc | None, lm: float | None = None,
     "source_cos" (`source_cosine`: the task's best dense cosine over the doc's source, retrieve/fit.py
     source_cosine, None when not assessed), "dense_z" (dense_z of it), "missing" (missing_share of `needs`,
     the parameters filling left as placeholders; None when it did not fill), and for a doc of DOUBT_SOURCES
-    "cos_gap" and "bm25_ratio" (dense_disagreement) and "lm_gap" against its rivals among `hits` (by domain
-    for a source of DOUBT_BY_DOMAIN; else None). ("", {}) without a doc."""
+    "cos_gap" and "bm25_ratio" (dense_disagreement) and "lm_gap" against its rivals among `hits` (else
+    None). ("", {}) without a doc."""
     if doc is None:
         return "", {}
     values = signals(backend, task, doc, lm, cancel)
@@ -278,7 +272,7 @@ def judge(backend: Any, task: str, doc: ApiDoc | None, lm: float | None = None,
     values["dense_z"] = dense_z(doc.source, source_cosine)
     values["missing"] = missing_share(doc, needs)
     read = doc.source in DOUBT_SOURCES
-    disagree = dense_disagreement(hits, doc, doc.source in DOUBT_BY_DOMAIN) if read else (None, None)
+    disagree = dense_disagreement(hits, doc) if read else (None, None)
     values["cos_gap"], values["bm25_ratio"] = disagree
     values["lm_gap"] = lm_gap(backend, hits, doc) if read else None
     return label(values), values

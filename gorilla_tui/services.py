@@ -17,6 +17,8 @@ from typing import TYPE_CHECKING, Any
 from gorilla_tui.config import Settings, load_settings
 from gorilla_tui.errors import GorillaError, IndexMissingError, UsageError
 from gorilla_tui.paths import get_paths, path_exists
+from gorilla_tui.pool.doc import doc_files
+from gorilla_tui.pool.source_spec import NO_DOC_FILES, check_source_spec, source_name, split_source
 from gorilla_tui.retrieve.index import ApiIndex
 
 # Stage modules are imported where they are used (the "# deferred:" imports below), so that importing this
@@ -40,6 +42,7 @@ __all__ = [
     "load_index",
     "model_label",
     "planned_select_by",
+    "probe_endpoint",
     "read_settings",
 ]
 
@@ -87,21 +90,13 @@ def configured_mirrors(settings: Settings) -> list[str]:
 
 def check_configured_sources(settings: Settings) -> None:
     """Raise UsageError (one line, exit 2) naming config.toml for an entry of its `sources` that --source
-    would refuse (pool.sources.check_source_spec: `python:`, `name=`, ...), a PATH that does not exist, a
+    would refuse (pool.source_spec.check_source_spec: `python:`, `name=`, ...), a PATH that does not exist, a
     stem that is no source name or a folder without docs; `index --refresh` runs it before anything is
     done, `doctor` to report it (break-it round 12: `sources = ["/nonexistent/x.jsonl"]` was "no problems
     found" in doctor). Such an entry was read as the standard library (`python:`), or refused later as
     "--source PATH: no such file or folder", naming an option that was never typed. The entries are
     checked with their paths resolved against config.toml's folder (Settings.source_specs); the message
     names them as written."""
-    from gorilla_tui.pool.sources import (  # deferred: hub, manifests (~12 ms); --help
-        NO_DOC_FILES,
-        check_source_spec,
-        doc_files,
-        source_name,
-        split_source,
-    )
-
     what = f"{get_paths().config_file}: sources entry"
     for spec, path in zip(settings.sources, settings.source_specs(), strict=True):
         check_source_spec(spec, what=what)
@@ -273,6 +268,24 @@ def planned_select_by(settings: Settings, note: Callable[[str], None] | None = N
             note(f"{probe.scoring_note}; select mode chooses with the grammar")
         return choose_select_by(settings.mode, settings.select_by, can_score=scores)
     return choose_select_by(settings.mode, settings.select_by, can_score=True)
+
+
+def probe_endpoint(settings: Settings, within: float) -> str:
+    """The start-up probe `ask` makes of settings.endpoint (likelihood.can_score: supports_loglikelihoods
+    of the backend load_backend opens, one short text scored), each deadline of its requests capped at
+    `within` seconds ($GORILLA_TUI_ENDPOINT_DEADLINES read as `ask` reads it). `doctor` runs it, so an
+    endpoint every `ask` refuses is its problem (break-it round 13, R13-2: a refused port and an unknown
+    host were "no problems found"). Returns why select mode cannot score with this server ("" when it can).
+
+    Raises:
+        EndpointDownError: the endpoint cannot be reached (refused, no route, DNS): `ask` exits 2 on it.
+        UsageError: a bad endpoint URL or $GORILLA_TUI_ENDPOINT_DEADLINES.
+    """
+    backend: Any = load_backend(settings)
+    backend.deadlines = backend.deadlines.capped(
+        within
+    )  # a RemoteBackend's (Deadlines: connect, read, total)
+    return "" if backend.supports_loglikelihoods() else backend.scoring_note
 
 
 def build_validator(pool: Sequence[ApiDoc]) -> Validator:

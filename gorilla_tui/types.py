@@ -242,7 +242,10 @@ class Proposal:
     arguments: the arguments of the proposed call(s) with where each value came from (Argument; [] when
     nothing was filled); calls: every proposed call in BFCL's decoded form, ``[{"func_name": {"param":
     value}}]`` (values as Python reads the literals; [] when no call is proposed or a call's arguments are
-    not all literals).
+    not all literals); unused: the values the task writes (numbers, quoted text, URLs, paths, dates, lists)
+    that the proposed call does not hold, as the task writes them (fill/unused.py left_out; [] in generate
+    mode and for a model hub's call, which loads a model for code that takes the values): "the sha256 of
+    setup.py" answered ``hashlib.sha256()`` says setup.py is not in the call.
     """
 
     task: str
@@ -265,6 +268,7 @@ class Proposal:
     translation: str = ""
     arguments: list[Argument] = field(default_factory=list)
     calls: list[dict[str, dict[str, Any]]] = field(default_factory=list)
+    unused: list[str] = field(default_factory=list)
 
     @property
     def needs(self) -> list[str]:
@@ -302,6 +306,7 @@ class Proposal:
             "raw_text": self.raw_text,
             "arguments": [a.to_dict() for a in self.arguments],
             "needs": self.needs,
+            "unused": [] if self.fit == "nothing" else list(self.unused),
             "calls": self.calls,
         }
 

@@ -19,15 +19,8 @@ from gorilla_tui.build.report import RefreshReport, source_row
 from gorilla_tui.errors import GorillaError, UsageError
 from gorilla_tui.pool.doc import ApiDoc, SourceRejected
 from gorilla_tui.pool.remedies import fix_lines
-from gorilla_tui.pool.sources import (
-    SourceLoad,
-    fetch,
-    source_fingerprint,
-    source_name,
-    split_source,
-    user_fingerprint,
-    user_source,
-)
+from gorilla_tui.pool.source_spec import source_name, split_source
+from gorilla_tui.pool.sources import SourceLoad, fetch, source_fingerprint, user_fingerprint, user_source
 
 #: on_event(kind, name, load): kind "start" (load is None) or "done" (load is the SourceLoad) of one source,
 #: or "stage" (load is None): a step of the whole refresh begins, `name` says which with its counts

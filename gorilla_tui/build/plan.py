@@ -12,7 +12,8 @@ from gorilla_tui.errors import UsageError
 from gorilla_tui.paths import expand_user
 from gorilla_tui.pool.doc import SourceRejected, detect_format, source_files
 from gorilla_tui.pool.manifest import shown_value
-from gorilla_tui.pool.sources import FetchContext, Manifest, load_manifests, source_name, split_source
+from gorilla_tui.pool.source_spec import source_name, split_source
+from gorilla_tui.pool.sources import FetchContext, Manifest, load_manifests
 from gorilla_tui.retrieve.embed import PASSAGE_KEY, PASSAGE_RECIPES
 from gorilla_tui.retrieve.fusion import (
     DENSE_WEIGHT_KEY,

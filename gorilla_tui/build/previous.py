@@ -20,7 +20,7 @@ from gorilla_tui.errors import GorillaError, IndexMissingError, UsageError
 from gorilla_tui.pool.doc import ApiDoc, Diagnostic, LoadResult
 from gorilla_tui.pool.fingerprint import FINGERPRINT_VERSION, code_fingerprint, file_digest
 from gorilla_tui.pool.sources import FetchContext, Manifest, SourceLoad, fetch
-from gorilla_tui.retrieve.index import ApiIndex
+from gorilla_tui.retrieve.index import ApiIndex, check_tokenizer
 from gorilla_tui.store import integrity
 from gorilla_tui.store import versions as index_store
 from gorilla_tui.store.fileio import MAX_META_BYTES, json_of
@@ -124,9 +124,13 @@ def read_verified() -> tuple[index_store.StoredIndex, str]:
         IndexMissingError: no index has been published.
         GorillaError: the index is damaged (what read_stored refuses, or a file changed since it was built),
             with DAMAGED_HINT, which a plain refresh follows (the index is then not trusted and is
-            rebuilt from its sources).
+            rebuilt from its sources); or another release built it (retrieve.tokenize.check_tokenizer,
+            IndexOutdatedError for an older one, as ApiIndex.load refuses it).
     """
     stored = index_store.read_stored()
+    # another release's tokenizer: what ApiIndex.load refuses first (search, ask exit 2; break-it round 13,
+    # doctor said "no problems found" for it)
+    check_tokenizer(stored.meta, stored.folder)
     if stored.damage:  # what a search says of it (store/integrity.py)
         raise index_store.damaged(stored.folder, stored.damage)
     why = changed_since_built(stored.folder)

@@ -16,7 +16,8 @@ from typing import Any
 from gorilla_tui.build.previous import write_state
 from gorilla_tui.pool.doc import ApiDoc
 from gorilla_tui.pool.sources import SourceLoad
-from gorilla_tui.retrieve.index import FIELD_WEIGHTS, SOURCE_FIELD_WEIGHTS, TOKENIZER_VERSION, ApiIndex
+from gorilla_tui.retrieve.index import ApiIndex
+from gorilla_tui.retrieve.tokenize import FIELD_WEIGHTS, SOURCE_FIELD_WEIGHTS, TOKENIZER_VERSION
 from gorilla_tui.store import versions as index_store
 from gorilla_tui.store.integrity import RECORD_KEY, STATE_FILE
 from gorilla_tui.store.performance import PerformanceTable

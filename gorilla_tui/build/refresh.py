@@ -49,7 +49,8 @@ from gorilla_tui.build.report import SKIPS_PER_ROW, RefreshReport, source_row  #
 from gorilla_tui.errors import GorillaError
 from gorilla_tui.pool.doc import MAX_SOURCE_BYTES, ApiDoc
 from gorilla_tui.pool.sources import Manifest
-from gorilla_tui.retrieve.index import ApiIndex, Bm25Params
+from gorilla_tui.retrieve.bm25 import Bm25Params
+from gorilla_tui.retrieve.index import ApiIndex
 from gorilla_tui.store import versions as index_store
 
 
@@ -72,7 +73,7 @@ def refresh(
     """Rebuild the index in get_paths().index_dir, or keep it when no source changed.
 
     mirrors: the --from folders (files looked up by their remote names; None: each manifest's remote);
-    user_paths: --source values, PATH or NAME=PATH (pool.sources.split_source; named after their stem
+    user_paths: --source values, PATH or NAME=PATH (pool.source_spec.split_source; named after their stem
     when unnamed); one whose name is a built-in source's (e.g. a read-only .../apizoo mirror) is read in
     place of that source's manifest and must hold files of that source's format (else UsageError);
     config_paths: config.toml `sources` (the same, but a refused one is a "refused" row instead of an

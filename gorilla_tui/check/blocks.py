@@ -4,6 +4,7 @@ them (markdown-it-py), and the cap on how much code of one file is checked."""
 
 from __future__ import annotations
 
+import doctest
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -12,7 +13,7 @@ from markdown_it import MarkdownIt
 from markdown_it.token import Token
 
 from gorilla_tui.check.ipython_syntax import read_cell
-from gorilla_tui.check.notebook import UNREAD_NOTE, notebook_lines, numbered_lines
+from gorilla_tui.check.notebook import HELP_NOTE, UNREAD_NOTE, notebook_lines, numbered_lines
 
 #: Most code checked of one file, in bytes (1 MiB: its Python, its Markdown fences, its notebook cells).
 #: Checking is linear but dear: a 9 MB file of calls took 19.5 s and 1.2 GB, of one long list 37 s and
@@ -36,6 +37,12 @@ _TOP = re.compile(r"[^\s>]")
 _MARKDOWN = MarkdownIt("commonmark", {"maxNesting": _MAX_NESTING}).disable(
     ["inline", "text_join"], ignoreInvalid=True
 )
+#: Fence tags of Python code (GitHub Linguist's and Pygments' names; IPython's for a fence copied from one)
+_PYTHON_TAGS = frozenset({"python", "py", "python3", "ipython", "ipython3"})
+#: Fence tags of an interactive session, ``>>>`` prompts before the code (Pygments' PythonConsoleLexer:
+#: pycon, python-console; Sphinx's doctest blocks): its examples are checked, read by the stdlib doctest
+#: parser (_session_code). A Python fence whose first line is a prompt is read so too.
+_SESSION_TAGS = frozenset({"pycon", "python-console", "doctest"})
 
 
 @dataclass
@@ -66,9 +73,9 @@ def too_much_code(blocks: Sequence[Block]) -> str | None:
 
 def blocks(path: str, text: str) -> list[Block]:
     """The Python blocks of a file's text: Markdown fences tagged python/py/python3/ipython (or untagged
-    fences holding ``import``), a notebook's code cells as one block (IPython's syntax made Python line
-    for line, check/ipython_syntax.py; each line mapped to its cell: check/notebook.py, nbformat 4 and 3),
-    else the whole text.
+    fences holding ``import``) and the examples of ``pycon`` sessions, a notebook's code cells as one block
+    (IPython's syntax made Python line for line, check/ipython_syntax.py; each line mapped to its cell:
+    check/notebook.py, nbformat 4 and 3), else the whole text.
     Raises ValueError for a notebook that is not one (not JSON, no cells, a cell's text that is not text)."""
     lower = path.lower()
     if lower.endswith((".md", ".markdown")):
@@ -84,8 +91,10 @@ def markdown_blocks(text: str) -> list[Block]:
     CommonMark reads them (markdown-it-py: a fence under a list item or in a block quote, ``~~~``, a longer
     fence; its indentation removed from each line as CommonMark 0.31 section 4.5 says), with their line
     offsets and each line's removed columns (findings are placed in the file), IPython's syntax made Python
-    line for line as in a notebook (check/ipython_syntax.py). Break-it round 12: a fence indented 2 spaces
-    (common under a list item) kept its indentation: "not Python 3 syntax", its calls unchecked, exit 0."""
+    line for line as in a notebook (check/ipython_syntax.py); an interactive session's examples
+    (``pycon``, ``>>>`` prompts) read as doctest reads them (_read_session). Break-it round 12: a fence
+    indented 2 spaces (common under a list item) kept its indentation: "not Python 3 syntax", its calls
+    unchecked, exit 0."""
     out: list[Block] = []
     file_lines = re.split(r"\r\n|\r|\n", text)  # the line ends markdown-it reads (its normalize)
     tokens, unread = _fence_tokens(file_lines)
@@ -93,15 +102,17 @@ def markdown_blocks(text: str) -> list[Block]:
         words = token.info.strip().lstrip("{.").split()
         lang = words[0].rstrip("}").lower() if words else ""
         code = token.content.removesuffix("\n")
-        if lang in ("python", "py", "python3", "ipython", "ipython3") or (
-            not lang and re.search(r"^\s*(import|from)\s", code, re.M)
-        ):
+        session = lang in _SESSION_TAGS or (lang in _PYTHON_TAGS and code.lstrip().startswith(">>>"))
+        if session or lang in _PYTHON_TAGS or (not lang and re.search(r"^\s*(import|from)\s", code, re.M)):
             first = token.map[0] + 1  # the fence's opening line (0-based) + 1: the code's first line
             shifts = []
             for k, line in enumerate(code.split("\n")):
                 in_file = file_lines[first + k] if first + k < len(file_lines) else line
                 shifts.append(len(in_file) - len(line) if in_file.endswith(line) else 0)
-            out.append(Block(code, first, col_offsets=shifts))
+            block = Block(code, first, col_offsets=shifts)
+            if session:
+                _read_session(block)
+            out.append(block)
     if unread:  # said, never dropped silently: on a block of its own if no fence was read
         out = out or [Block("", unread[0][0] - 1)]
         out[0].notes += [f"lines {a}-{b}: not read (nested deeper than {_MAX_NESTING})" for a, b in unread]
@@ -109,11 +120,39 @@ def markdown_blocks(text: str) -> list[Block]:
         for block in out:  # IPython's syntax (``!pip install x``, a fence copied from a notebook) as in one
             cell = read_cell(block.code)
             block.code = "\n".join(cell.lines)
-            if cell.unread:  # numbered in the file, as its findings are
-                block.notes.append(
-                    numbered_lines([block.line_offset + k for k in cell.unread]) + " " + UNREAD_NOTE
-                )
+            for lines, note in ((cell.unread, UNREAD_NOTE), (cell.help, HELP_NOTE)):
+                if lines:  # numbered in the file, as its findings are
+                    block.notes.append(numbered_lines([block.line_offset + k for k in lines]) + " " + note)
     return out
+
+
+def _read_session(block: Block) -> None:
+    """Make `block` (a fence holding an interactive session, ``>>> `` and ``... `` prompts, output lines
+    after) the Python of its examples, line for line: each example's source where the stdlib doctest
+    parser finds it (DocTestParser.get_examples: the prompts and the example's indentation cut, its
+    columns added to block.col_offsets), output and blank lines blank. A session doctest refuses
+    (``>>>x``: "lacks blank after >>>", an example's lines indented unevenly) is left out with a note.
+    Before, a ``pycon`` fence was not checked and got no note (break-it round 13)."""
+    count = len(block.code.split("\n"))
+    lines = [""] * count
+    try:
+        examples = doctest.DocTestParser().get_examples(block.code)
+    except ValueError as e:  # its message names a line of the fence: "line 3 of the docstring for <string>"
+        why = re.sub(
+            r"line (\d+) of the docstring for <string>",
+            lambda m: f"line {block.line_offset + int(m.group(1))}",
+            str(e).splitlines()[0],
+        )
+        where = numbered_lines(list(range(block.line_offset + 1, block.line_offset + count + 1)))
+        block.notes.append(f"{where} not checked: not a Python session as doctest reads one ({why})")
+        block.code = "\n".join(lines)
+        return
+    for example in examples:
+        for k, source in enumerate(example.source.removesuffix("\n").split("\n"), example.lineno):
+            if k < count:
+                lines[k] = source
+                block.col_offsets[k] += example.indent + len(">>> ")
+    block.code = "\n".join(lines)
 
 
 def _fence_tokens(file_lines: list[str]) -> tuple[list[Token], list[tuple[int, int]]]:

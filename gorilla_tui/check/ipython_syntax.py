@@ -22,7 +22,9 @@ the code, so ``%time model = torch.hub.load(...)`` is checked as the Python it r
 command is read whole, as IPython assembles it. A line IPython runs as Python that is not turned into it here
 is ``pass`` and listed in CellLines.unread: the caller names it in a note, never skips it in silence (break-it
 round 11: ``%time %time f()``, ``%timeit -n1 f()``, ``%time \\`` and ``/f x`` passed a hook unchecked, exit
-0).
+0); so is a help line (CellLines.help: ``x?`` became ``pass`` in silence, round 13). Magic names are read
+through IPython's own aliases (MAGIC_ALIASES), and a notebook cell is split into lines as IPython splits it
+(cell_lines).
 
 Break-it round 9 (R3): ``files = !ls`` or ``shutil.copytree?`` in one cell made the whole notebook "not
 Python 3 syntax", so a made-up call in another cell was never reported (exit 0).
@@ -36,6 +38,8 @@ import re
 import shlex
 from dataclasses import dataclass, field
 
+from gorilla_tui.check.ipython_script import script_python
+
 
 @dataclass(frozen=True)
 class PythonMagic:
@@ -44,37 +48,91 @@ class PythonMagic:
     ("" none; None: an argparse line, run as it is only when it has no option); line: as a line magic
     (``%timeit f()``) its argument after the options runs as Python; cell_line: as a cell magic, what
     follows the options on its ``%%`` line runs as Python too (``%%timeit -n1 SETUP``: timeit's setup
-    statement; ``%%debug STATEMENT``: run before the body); the body of each runs as Python."""
+    statement; ``%%debug STATEMENT``: run before the body); the body of each runs as Python. script: one
+    of IPython's ``%%script`` shortcuts (script.py ScriptMagics.script_magics: ``%%python3 ARGS`` runs
+    ``%%script python3 ARGS``), its body Python only when that line reads so (check/ipython_script.py)."""
 
     options: str | None
     line: bool
     cell_line: bool
+    script: bool = False
 
 
 #: The one table of the magics that run Python, line and cell forms (read_cell, run_code, and
 #: notebook.py's cells): ``%time statement`` (no options; ``%%time`` refuses a statement on its line),
 #: ``%timeit -n1 -r1 statement`` ("n:r:tcp:qo"), ``%prun -s cumtime statement`` ("D:l:rs:T:q": as a cell
-#: magic its line holds options only), ``%debug statement``; ``%%capture``, ``%%python`` and ``%%python3``
-#: run their body only. Break-it round 12: ``%%timeit -n1 -r1 import shutil; shutil.copytree('x')`` ran its
-#: setup unchecked and unnoted, exit 0.
+#: magic its line holds options only), ``%debug statement``; ``%%capture`` runs its body only, and so do
+#: ``%%python``, ``%%python3`` and ``%%pypy``, the Python ones of IPython's default script magics
+#: (script.py ``_script_magics_default``: sh, bash, perl, ruby, python, python2, python3, pypy; python2 is
+#: no Python 3), as ``%%script`` with a Python does (cell_python). Break-it round 12: ``%%timeit -n1
+#: -r1 import shutil; shutil.copytree('x')`` ran its setup unchecked and unnoted, exit 0; round 13:
+#: ``%%script python3`` and ``%%pypy`` cells were neither checked nor noted.
 PYTHON_MAGICS: dict[str, PythonMagic] = {
     "time": PythonMagic("", line=True, cell_line=False),
     "timeit": PythonMagic("n:r:tcp:qo", line=True, cell_line=True),
     "prun": PythonMagic("D:l:rs:T:q", line=True, cell_line=False),
     "debug": PythonMagic(None, line=True, cell_line=True),
     "capture": PythonMagic(None, line=False, cell_line=False),
-    "python": PythonMagic(None, line=False, cell_line=False),
-    "python3": PythonMagic(None, line=False, cell_line=False),
+    "python": PythonMagic(None, line=False, cell_line=False, script=True),
+    "python3": PythonMagic(None, line=False, cell_line=False, script=True),
+    "pypy": PythonMagic(None, line=False, cell_line=False, script=True),
 }
 #: Line magics whose argument IPython runs as Python, with the option letters each reads (PYTHON_MAGICS).
 PYTHON_LINE_MAGICS: dict[str, str | None] = {k: m.options for k, m in PYTHON_MAGICS.items() if m.line}
-#: Cell magics whose body is Python the kernel runs (PYTHON_MAGICS); any other (``%%bash``, ``%%html``,
-#: ``%%writefile``, ``%%sql``) holds another language.
-PYTHON_CELL_MAGICS = frozenset(PYTHON_MAGICS)
+#: IPython's own aliases of its magics, by kind (interactiveshell.py ``init_magics``: register_alias('ed',
+#: 'edit'), ('hist', 'history'), ('rep', 'recall'), ('SVG', 'svg', 'cell'), ('HTML', 'html', 'cell'),
+#: ('file', 'writefile', 'cell')): a magic's name is read through them (magic_name). Break-it round 13:
+#: ``%%file m.py`` was "cell not run" and the next cell's ``import m`` "pip install m".
+MAGIC_ALIASES: dict[str, dict[str, str]] = {
+    "line": {"ed": "edit", "hist": "history", "rep": "recall"},
+    "cell": {"SVG": "svg", "HTML": "html", "file": "writefile"},
+}
+
+
+def magic_name(kind: str, name: str) -> str:
+    """The magic IPython runs for `name` of `kind` ("line" or "cell"), aliases resolved (MAGIC_ALIASES)."""
+    return MAGIC_ALIASES[kind].get(name, name)
+
+
+def cell_magic(lines: list[str]) -> tuple[int, str, str] | None:
+    """(0-based line, magic name with aliases resolved, the rest of its line) of the cell magic that cell
+    `lines` (cell_lines) start with, else None: IPython 8's cell_magic transformer (inputtransformer2.py) on
+    the first line that is not blank (leading_empty_lines, leading_indent), ``%%NAME ARGS`` split at its
+    first space after trailing blanks are cut. ``%%time?`` is help, not a cell magic (IPython leaves it to
+    help_end, the rest of the cell is Python)."""
+    first = next((k for k, ln in enumerate(lines) if ln.strip()), None)
+    if first is None or not lines[first].lstrip().startswith("%%") or _CELL_HELP.match(lines[first].lstrip()):
+        return None
+    name, _, arg = lines[first].strip()[2:].partition(" ")
+    return first, magic_name("cell", name), arg
+
+
+def cell_python(name: str, arg: str) -> str:
+    """What cell magic `name` (aliases resolved) with line `arg` runs of the cell's body: "python" (the
+    kernel's Python, or a Python it starts: ``%%python3``, ``%%script /usr/bin/python3.12 --bg``),
+    "unread" (a Python started with arguments not read here, ``%%python -x``: said to be not checked) or
+    "other": another language (``%%bash``, ``%%html``, ``%%writefile``, ``%%script python3 -c CODE``)."""
+    if name == "script":
+        return script_python(arg)
+    magic = PYTHON_MAGICS.get(name)
+    if magic is not None and magic.script:
+        return script_python(f"{name} {arg}")
+    return "python" if magic is not None else "other"
+
+
+def cell_lines(src: str) -> list[str]:
+    """The lines of notebook cell text `src` as IPython 8 splits a cell (TransformerManager.transform_cell:
+    ``str.splitlines``, so CR alone ends a line too), the one split `check` and `run` use for a cell's
+    magics and the positions of its findings. Break-it round 13: a CR-only cell's ``%%time`` line was read
+    with its body as one line (not checked, exit 0), and a CR-only cell's finding was placed at 1:15."""
+    return src.splitlines()
+
 
 #: First characters of IPython's escaped commands (inputtransformer2 ESC_SHELL "!", ESC_MAGIC "%",
 #: ESC_HELP "?", ESC_QUOTE ",", ESC_QUOTE2 ";", ESC_PAREN "/"; doubled forms start with the same one).
 ESCAPES = ("!", "%", "?", ",", ";", "/")
+#: A first line IPython's cell_magic transformer leaves to help_end (``%%time?``: help on the magic)
+_CELL_HELP = re.compile(r"%%\w+\?")
 #: IPython's ``_help_end_re`` (inputtransformer2): ``obj?``, ``obj.attr??``, ``%magic?``, ``np.*load*?``.
 _HELP_END = re.compile(r"%{0,2}(?!\d)[\w*]+(?:\.[\w*]+)*\?\??$")
 #: The characters _scan stops at outside a string, and inside a string of each quote.
@@ -88,11 +146,13 @@ class CellLines:
     1-based lines IPython runs as Python that are not turned into it here (a magic's options or argument
     that do not read, nesting past MAX_NESTED_MAGICS, an autocall that is no Python): ``pass`` here, and the
     caller names them in a note; shell: the 1-based lines of shell commands (``!cmd``, ``x = !cmd``), which
-    `run` does not run."""
+    `run` does not run; help: the 1-based lines of IPython's help (``obj?``, ``?obj``, ``obj??``), which
+    show documentation and run none of the cell's code: the caller names them in a note too."""
 
     lines: list[str] = field(default_factory=list)
     unread: list[int] = field(default_factory=list)
     shell: list[int] = field(default_factory=list)
+    help: list[int] = field(default_factory=list)
 
 
 def python_lines(src: str) -> list[str]:
@@ -113,7 +173,8 @@ def read_cell(src: str) -> CellLines:
     i = 0
     while i < len(lines):
         line = lines[i]
-        if i == first and line.lstrip().startswith("%%"):  # a cell magic: IPython reads its line alone
+        head = line.lstrip()
+        if i == first and head.startswith("%%") and not _CELL_HELP.match(head):  # IPython reads it alone
             out.lines.append(_cell_magic_line(line, out, i + 1))
             i += 1
             continue
@@ -171,6 +232,8 @@ def _command(line: str, out: CellLines, number: int) -> str | None:
             out.shell.append(number)
         if kind == "unread":
             out.unread.append(number)
+        if kind == "help":
+            out.help.append(number)
         if kind != "python":
             return indent + "pass"
         made = _placed(stripped, code)
@@ -179,6 +242,7 @@ def _command(line: str, out: CellLines, number: int) -> str | None:
             return indent + "pass"
         return indent + made
     if _HELP_END.match(stripped.rstrip()):
+        out.help.append(number)
         return indent + "pass"
     target, eq, value = stripped.partition("=")  # no regex: "a" + 50,000 spaces + "b" took 3.6 s in one
     kind = value.lstrip()[:1]
@@ -191,7 +255,7 @@ def _command(line: str, out: CellLines, number: int) -> str | None:
             assigned = f"{target.rstrip()} = {code}"
             if ran == "python" and _parses(assigned):
                 return indent + assigned
-            if ran != "other":
+            if ran not in ("other", "help"):
                 out.unread.append(number)
             return indent + target.rstrip() + " = None"
     return None
@@ -220,16 +284,19 @@ def run_code(command: str) -> tuple[str, str]:
     PYTHON_LINE_MAGICS, its options read as the magic reads them and nested magics unwrapped (IPython's
     %time and %timeit run transform_cell on their argument), and for an autocall (``/f a b`` -> ``f(a,
     b)``, ``,f a b`` -> ``f("a", "b")``, ``;f a b`` -> ``f("a b")``: inputtransformer2's _tr_paren,
-    _tr_quote, _tr_quote2); ("shell", "") for ``!cmd`` / ``!!cmd``; ("other", "") for help and any
-    other magic (no code of the cell runs); ("unread", "") for a Python-running magic whose options or
+    _tr_quote, _tr_quote2); ("shell", "") for ``!cmd`` / ``!!cmd``; ("help", "") for help (``?obj``,
+    ``obj?``, ``%magic?``); ("other", "") for any other magic (no code of the cell runs); ("unread", "")
+    for a Python-running magic whose options or
     nesting are not read here. Loops, never recurses: bounded by MAX_NESTED_MAGICS."""
     text = command
     for _ in range(MAX_NESTED_MAGICS):
         text = text.lstrip()
         if text.startswith("!"):
             return "shell", ""
-        if text.startswith(("?", "%%")) or _HELP_END.match(text.rstrip()):
-            return "other", ""  # help, or "%%x" past a cell's first line (IPython makes it an empty line)
+        if text.startswith("?") or _HELP_END.match(text.rstrip()):
+            return "help", ""
+        if text.startswith("%%"):
+            return "other", ""  # "%%x" past a cell's first line (IPython makes it an empty line)
         if text.startswith(("/", ",", ";")):
             name, _, args = text[1:].partition(" ")
             if text[0] == "/":
@@ -239,6 +306,7 @@ def run_code(command: str) -> tuple[str, str]:
         if not text.startswith("%"):
             return "python", text
         name, _, arg = text[1:].partition(" ")
+        name = magic_name("line", name)
         if name not in PYTHON_LINE_MAGICS:
             return "other", ""
         statement = _statement(name, arg)

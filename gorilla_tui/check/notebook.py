@@ -14,7 +14,7 @@ import ast
 import json
 from typing import Any
 
-from gorilla_tui.check.ipython_syntax import PYTHON_CELL_MAGICS, CellLines, read_cell
+from gorilla_tui.check.ipython_syntax import CellLines, cell_lines, cell_magic, cell_python, read_cell
 
 #: Cell types whose text is Python code (nbformat 4: "code"; nbformat 3 also has "heading" and
 #: "markdown" cells, which are not code).
@@ -30,11 +30,13 @@ def notebook_lines(
 ) -> tuple[list[str], list[tuple[int, int]], list[str], list[tuple[int, int]]]:
     """The lines of a notebook's code cells, in order, IPython's syntax made Python line for line
     (check/ipython_syntax.py: ``!cmd``, ``%magic``, ``files = !ls``, ``obj?``; a cell in another language,
-    PYTHON_CELL_MAGICS, blank whole); for each line its (1-based cell number over the whole notebook,
+    ipython_syntax.cell_python, blank whole; a cell's lines split as IPython splits them, cell_lines);
+    for each line its (1-based cell number over the whole notebook,
     1-based line in that cell); and a note per cell that still is no Python (blank whole, the other cells
     kept: a cell is compiled alone, as the kernel does, top-level ``await`` allowed), "cell N: skipped: not
     Python 3 syntax (LINE:COL: why)", LINE in the cell, or per cell with lines IPython runs as Python that
-    are not read here "cell N: lines 2, 5 not checked: ..." (UNREAD_NOTE); and the (cell, line) of every
+    are not read here "cell N: lines 2, 5 not checked: ..." (UNREAD_NOTE), or per cell with IPython help
+    lines "cell N: line 3 not run or checked: IPython help ..." (HELP_NOTE); and the (cell, line) of every
     shell command (``!cmd``, ``x = !cmd``: `run` says it does not run them). max_bytes: when the code
     cells hold more (UTF-8), their lines are given as they are, neither made Python nor compiled (the
     caller refuses that much code: a 2.5 MB notebook took 9 s and 0.9 GB to read that way, not 0.5 s,
@@ -73,14 +75,20 @@ def notebook_lines(
     notes: list[str] = []
     shell: list[tuple[int, int]] = []
     for n, src in code_cells:  # one block: cells share their imports, as the kernel runs them
-        foreign = _cell_magic(src) not in (None, *PYTHON_CELL_MAGICS)
-        cell = read_cell(src) if read and not foreign else CellLines(src.split("\n"))
+        split = cell_lines(src)
+        magic = cell_magic(split)
+        runs = "python" if magic is None else cell_python(*magic[1:])
+        foreign = runs != "python"
+        if runs == "unread":  # a Python started with arguments not read here (%%python -x)
+            notes.append(f"cell {n}: {numbered_lines([magic[0] + 1])} {UNREAD_NOTE}")
+        cell = read_cell("\n".join(split)) if read and not foreign else CellLines(split)
         made = cell.lines
         why = None if foreign or not read else _not_python("\n".join(made))
         if why is not None:
             notes.append(f"cell {n}: skipped: not Python 3 syntax ({why})")
-        elif cell.unread:
-            notes.append(f"cell {n}: {numbered_lines(cell.unread)} {UNREAD_NOTE}")
+        else:
+            notes += [f"cell {n}: {numbered_lines(cell.unread)} {UNREAD_NOTE}"] if cell.unread else []
+            notes += [f"cell {n}: {numbered_lines(cell.help)} {HELP_NOTE}"] if cell.help else []
         shell += [(n, k) for k in cell.shell] if why is None else []
         for k, ln in enumerate(made, 1):
             lines.append("" if foreign or why is not None else ln)
@@ -91,6 +99,9 @@ def notebook_lines(
 #: What a note says of the lines IPython runs as Python that check/ipython_syntax.py does not turn into it
 #: (break-it round 11: ``%time %time f()``, ``%timeit -n1 f()`` and ``/f x`` passed unchecked, exit 0).
 UNREAD_NOTE = "not checked: Python that IPython runs through a magic or an autocall in a form not read here"
+#: What a note says of IPython's help lines (``obj?``, ``?obj``; break-it round 13: ``x?`` became ``pass``
+#: in silence): IPython-only lines, neither run by `run` nor checked.
+HELP_NOTE = "not run or checked: IPython help (`obj?`, `?obj`), which shows documentation only"
 #: At most this many line numbers are listed in one note; the rest are counted.
 LISTED_LINES = 10
 
@@ -112,14 +123,6 @@ def _not_python(code: str) -> str | None:
     except (ValueError, RecursionError, MemoryError) as e:  # NUL bytes, nested too deep for the parser
         return f"1:1: {type(e).__name__}"
     return None
-
-
-def _cell_magic(src: str) -> str | None:
-    """The name of the IPython cell magic a cell starts with (``%%bash`` -> "bash"), else None."""
-    first = next((ln.strip() for ln in src.split("\n") if ln.strip()), "")
-    if not first.startswith("%%"):
-        return None
-    return first[2:].split(maxsplit=1)[0] if first[2:].strip() else ""
 
 
 def _cells(nb: Any) -> list[Any]:

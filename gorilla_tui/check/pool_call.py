@@ -13,6 +13,7 @@ from collections.abc import Callable, Set
 
 from gorilla_tui.check.arguments import has_schema, read_arguments, schema_errors
 from gorilla_tui.check.callsite import CallSite
+from gorilla_tui.check.file_args import file_arg_errors
 from gorilla_tui.check.imports import argument_errors
 from gorilla_tui.check.pool_index import PoolEntry, PoolIndex, helper_loaded
 from gorilla_tui.check.signature import bind, canonical, family
@@ -76,7 +77,9 @@ def call_verdict(
     input(inplace=False)`` then ``input(inplace=True)``), or a bare name in code with a star import
     (os.py: ``from posix import *`` then ``open(path, flags, dir_fd=fd)``), may be another function than
     the pool entry, so its arguments are not held against the entry's signature. prefer: the doc id
-    PoolIndex.match prefers among entries of the same identity."""
+    PoolIndex.match prefers among entries of the same identity. A string literal where the entry's doc
+    says a file object goes is wrong_args, its did-you-mean the call with the file opened
+    (check/file_args.py: ``json.load(open('config.json'))``)."""
     callee = canonical(call.callee)
     role = "pool" if callee in index.api_callees else "python-env"
     entry = index.match(call, code, prefer)
@@ -87,6 +90,10 @@ def call_verdict(
     if entry is not None and judged and has_schema(entry.doc):
         return role, _schema_verdict(index, call, entry)
     reason, notes = argument_errors(entry.doc, call) if judged else ("", [])
+    if entry is not None and judged and not reason:  # a path where the doc says a file object goes
+        reason, notes, opened = file_arg_errors(entry.doc, call)
+        if reason:
+            return role, Verdict("wrong_args", call.text, entry.doc, [opened], notes, reason)
     if entry is not None and not reason:
         return role, Verdict("valid", call.text, entry.doc)
     if entry is not None:

@@ -253,6 +253,9 @@ def _print_panel(d: dict[str, Any], hits: list[Hit]) -> None:
     words = "" if nothing else arguments_words(d.get("arguments") or [], needs_shown=needs_shown)
     if words:
         parts.append(Text.assemble(("args     ", "bold"), words))
+    unused = [] if nothing else d.get("unused") or []
+    if unused:  # the task's values no argument took (fill/unused.py): said, not dropped in silence
+        parts.append(Text.assemble(("unused   ", "bold"), (unused_words(unused), "yellow")))
     parts.append(verdict_line)
     if fit_line is not None and not nothing:  # beside the verdict: the call exists / it fits the task
         parts.append(fit_line)
@@ -304,6 +307,12 @@ def arguments_words(arguments: list[dict[str, Any]], needs_shown: bool) -> str:
         elif not needs_shown:
             words.append(f"{name} (missing)")
     return ", ".join(words)
+
+
+def unused_words(unused: list[str]) -> str:
+    """The panel's "unused" line for Proposal.unused: "setup.py, 8080 (in your task, not in the call)",
+    each value safe_text'd and cut at 60 characters, on one line."""
+    return ", ".join(safe_text(str(u), limit=60) for u in unused) + " (in your task, not in the call)"
 
 
 def panel_title(d: dict[str, Any]) -> str:

@@ -15,6 +15,7 @@ from gorilla_tui import plugins
 from gorilla_tui.cli.doctor_index import check_index, manifest_problem
 from gorilla_tui.cli.doctor_model import check_inference, check_model, check_runtime, check_weights
 from gorilla_tui.cli.output import status_if_cut
+from gorilla_tui.config import Settings
 from gorilla_tui.errors import UsageError
 from gorilla_tui.history import History
 from gorilla_tui.paths import get_paths, unwritable
@@ -77,6 +78,41 @@ def _history(problems: list[dict[str, str]]) -> None:
         })  # fmt: skip
 
 
+#: Longest each request of doctor's probe of a configured endpoint may take (seconds: its connect, read and
+#: total deadlines capped here; a refused port or an unknown host fails at once).
+ENDPOINT_PROBE_S = 10.0
+
+
+def _endpoint(
+    report: dict[str, Any], problems: list[dict[str, str]], notes: list[dict[str, str]], settings: Settings
+) -> None:
+    """The start-up probe `ask` makes of settings.endpoint (services.probe_endpoint, its deadlines capped at
+    ENDPOINT_PROBE_S): an endpoint it cannot reach, on which every `ask` exits 2, is a problem (break-it
+    round 13, R13-2: `endpoint = "http://127.0.0.1:1/v1"` was "no problems found"), and so is a
+    $GORILLA_TUI_ENDPOINT_DEADLINES `ask` refuses; a server that gives no prompt log-probabilities is a
+    note (select mode then chooses with the grammar). report["model"]["probe"] says what it found."""
+    from gorilla_tui import services  # deferred: numpy, scipy, tree-sitter (~0.3 s); `--help` stays fast
+    from gorilla_tui.model.remote import EndpointDownError  # deferred: the model stack; --help stays fast
+
+    try:
+        why = services.probe_endpoint(settings, ENDPOINT_PROBE_S)
+    except EndpointDownError as e:
+        report["model"]["probe"] = "cannot reach it"
+        fix = f"start the server, or set endpoint in {get_paths().config_file} to one that runs"
+        problems.append({"problem": str(e), "fix": f'{fix} ("" for the local model)'})
+        return
+    except UsageError as e:
+        report["model"]["probe"] = "not run"
+        problems.append({"problem": str(e), "fix": e.hint or "fix the value it names"})
+        return
+    report["model"]["probe"] = f"answers; {why}" if why else "answers with prompt log-probabilities"
+    if why:
+        notes.append({
+            "note": f"the endpoint gives no prompt log-probabilities ({why}): select mode uses the grammar",
+            "fix": "serve it with llama-cpp-python's server (python -m llama_cpp.server): it gives them",
+        })  # fmt: skip
+
+
 def collect(args: argparse.Namespace) -> dict[str, Any]:
     """The report: {python, platform, settings (config.toml as the commands read it, defaults filled in),
     llama_cpp_python, llama_cpp, kernel (with the effective runtime params and use_extra_bufts {value, why}),
@@ -94,6 +130,7 @@ def collect(args: argparse.Namespace) -> dict[str, Any]:
         "platform": f"{sys.platform} {platform.machine()}",
     }
     settings, error = services.read_settings()
+    refused = error is not None
     if error is not None:
         problems.append({"problem": str(error), "fix": f"fix or delete {get_paths().config_file}"})
     else:  # what `ask` refuses before it loads anything (a malformed endpoint, an unknown kernel): said here
@@ -107,6 +144,7 @@ def collect(args: argparse.Namespace) -> dict[str, Any]:
             try:
                 check(settings)
             except UsageError as e:
+                refused = refused or check is services.check_settings
                 problems.append({"problem": str(e), "fix": f"fix it in {get_paths().config_file}"})
     report["settings"] = asdict(settings) | {"endpoint": redact_url(settings.endpoint)}  # no password shown
     manifest_error = manifest_problem()
@@ -121,6 +159,8 @@ def collect(args: argparse.Namespace) -> dict[str, Any]:
     check_runtime(report, problems, settings)
     if settings.endpoint:
         report["model"] = {"endpoint": redact_url(settings.endpoint)}
+        if not refused and (settings.backend or "remote") == "remote":  # as `ask` finds it at start
+            _endpoint(report, problems, notes, settings)
     else:
         check_model(report, problems, notes, settings.model, not args.no_hash)
         if not getattr(args, "no_inference", False):

@@ -17,6 +17,7 @@ from gorilla_tui.model.choice import check_choice_settings
 from gorilla_tui.paths import expand_user
 from gorilla_tui.pool.doc import MAX_SOURCE_BYTES
 from gorilla_tui.pool.remedies import fix_lines
+from gorilla_tui.pool.source_spec import check_source_spec, check_utf8_names
 from gorilla_tui.services import check_configured_sources, configured_mirrors
 from gorilla_tui.textsafe import safe_text
 
@@ -142,7 +143,6 @@ def _config_mirrors() -> list[str] | None:
 def _refresh(args: argparse.Namespace) -> int:
     """`index --refresh`: the steps below, in order (each a function)."""
     from gorilla_tui.cli.console import make_console  # deferred: rich; --help stays fast
-    from gorilla_tui.pool.sources import check_utf8_names  # deferred: hub, manifests (~12 ms); --help
     from gorilla_tui.retrieve.embed import dense_enabled  # deferred: numpy
 
     check_embedder(args.embedder, fetch=not args.no_dense and dense_enabled())
@@ -229,10 +229,8 @@ def _refresh_sources(args: argparse.Namespace) -> tuple[list[str], list[str], li
     paths only: "python:..." entries belong to the python-env source (pool/pyenv/source.py); `--source
     python:SPEC` indexes exactly those distributions or modules (issue 9; pool.pyenv.groups.group_for) and
     refreshes python-env. Raises UsageError for an empty or malformed --source value
-    (pool.sources.check_source_spec) or a python: name that is neither an installed distribution nor an
+    (pool.source_spec.check_source_spec) or a python: name that is neither an installed distribution nor an
     importable module (groups.check_name), before anything is done."""
-    from gorilla_tui.pool.sources import check_source_spec  # deferred: hub, manifests (~12 ms); --help
-
     for spec in args.sources:
         check_source_spec(spec)
     settings = load_settings()

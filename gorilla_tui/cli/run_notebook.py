@@ -6,7 +6,8 @@ IPython's syntax Python line for line). IPython runs more: shell commands (``!cm
 ``%system``), cell magics in other languages (``%%bash``, ``%%writefile m.py``) and magics that change the
 kernel's state (``%env``, ``%cd``). Break-it round 12: those were dropped in silence (``x = %sx echo hi``
 gave None, a skipped ``%%writefile m.py`` made the next cell's ``import m`` say "pip install m"). This module
-only reads the tables of those two modules (read_cell, PYTHON_CELL_MAGICS); it changes neither.
+only reads the tables of those two modules (read_cell, cell_magic, cell_python: IPython's aliases
+resolved, ``%%file m.py`` is ``%%writefile m.py``); it changes neither.
 """
 
 from __future__ import annotations
@@ -16,8 +17,8 @@ import re
 import shlex
 from typing import Any
 
-from gorilla_tui.check.ipython_syntax import read_cell
-from gorilla_tui.check.notebook import CODE_CELL, LISTED_LINES, PYTHON_CELL_MAGICS
+from gorilla_tui.check.ipython_syntax import cell_lines, cell_magic, cell_python, read_cell
+from gorilla_tui.check.notebook import CODE_CELL, LISTED_LINES
 
 #: The comment `run` puts in place of a ``%%writefile NAME.py`` cell's first line (the cell is blank in the
 #: code it runs): shown in the run confirmation, and read back by written_modules for the ImportError hint.
@@ -33,8 +34,9 @@ def skipped_ipython(text: str) -> list[tuple[int, int, str, str]]:
     whole cell, named by its first line: "%%writefile m.py" -> "m.py not written", "%%bash" -> "cell not
     run"), a shell command ("!cmd" -> "not run", "x = !cmd" -> "x gets []"), a line magic IPython runs that
     is no Python ("%env FOO=1", "%cd /" -> "not run"; "x = %sx cmd" -> "x gets None"). Lines IPython runs
-    as Python (``%time f()``), help (``obj?``) and the lines check's own note names as not read are not
-    listed. `text` must be a notebook check/notebook.py reads (file_code reads it first)."""
+    as Python (``%time f()``), help (``obj?``) and the lines check's own notes name (not read, help) are
+    not listed. A cell's lines are split as IPython splits them (cell_lines). `text` must be a notebook
+    check/notebook.py reads (file_code reads it first)."""
     nb = json.loads(text)
     cells = nb.get("cells") if isinstance(nb.get("cells"), list) else _worksheet_cells(nb)
     out: list[tuple[int, int, str, str]] = []
@@ -44,19 +46,18 @@ def skipped_ipython(text: str) -> list[tuple[int, int, str, str]]:
         key = "input" if "source" not in cell and "input" in cell else "source"
         src = cell.get(key, "")
         src = src if isinstance(src, str) else "".join(src)
-        lines = src.split("\n")
-        first = next((k for k, ln in enumerate(lines, 1) if ln.strip()), 0)
-        head = lines[first - 1].strip() if first else ""
-        if head.startswith("%%"):
-            magic = head[2:].split(maxsplit=1)[0] if head[2:].strip() else ""
-            if magic not in PYTHON_CELL_MAGICS:
-                target = _writefile_target(head) if magic == "writefile" else None
-                out.append((n, first, head, f"{target} not written" if target else "cell not run"))
-                continue
-        made = read_cell(src)
+        lines = cell_lines(src)
+        magic = cell_magic(lines)
+        if magic is not None and cell_python(*magic[1:]) != "python":
+            first, name, arg = magic
+            target = _writefile_target(arg) if name == "writefile" else None
+            lost = f"{target} not written" if target else "cell not run"
+            out.append((n, first + 1, lines[first].strip(), lost))
+            continue
+        made = read_cell("\n".join(lines))
         for k, (line, python) in enumerate(zip(lines, made.lines, strict=False), 1):
             lost = _lost(line.strip(), python.strip(), k in made.shell)
-            if lost and k not in made.unread:
+            if lost and k not in made.unread and k not in made.help:
                 out.append((n, k, line.strip(), lost))
     return out
 
@@ -81,10 +82,11 @@ def _lost(line: str, python: str, shell: bool) -> str | None:
     return None
 
 
-def _writefile_target(head: str) -> str | None:
-    """The file a ``%%writefile [-a] NAME`` line names, or None when it does not read."""
+def _writefile_target(arg: str) -> str | None:
+    """The file a ``%%writefile [-a] NAME`` line names (`arg`: what follows the magic's name), or None when
+    it does not read."""
     try:
-        argv = shlex.split(head[len("%%writefile") :])
+        argv = shlex.split(arg)
     except ValueError:
         return None
     names = [a for a in argv if a not in ("-a", "--append")]

@@ -278,7 +278,7 @@ def with_subject(params: Sequence[Param], offered: list[Slot], task: TaskValues)
 def with_varargs(params: Sequence[Param], offered: list[Slot], task: TaskValues) -> list[Slot]:
     """`offered` with a Python function's ``*args`` (``os.path.join(a, *p)``, ``print(*args)``) offered last,
     optional, as a list of the values the task marks (numbers, and strings it writes as one value: quoted
-    text, paths, URLs), which filler.render writes as positional arguments; `offered` itself when the
+    text, paths, URLs), which render.render writes as positional arguments; `offered` itself when the
     function has none, the task marks no value, or an optional positional parameter comes before it (the
     items would bind to that one). "join /home/ann and notes.md" was ``os.path.join('notes.md')``."""
     var = next((p for p in params if p.kind == "var"), None)

@@ -5,14 +5,13 @@ After select mode has chosen a doc, `fill` asks the model for the call's argumen
 enum members and booleans, or a named placeholder for a required parameter the task gives no value for.
 The model decides which value goes where and which optional parameters the task asks for; it cannot invent
 a value. The result is parsed (never evaluated) and written back as the call Python will run: positional
-where the signature wants it, keywords otherwise.
+where the signature wants it, keywords otherwise (fill/render.py).
 """
 
 from __future__ import annotations
 
 import ast
 import dataclasses
-import keyword
 import re
 import threading
 import time
@@ -23,10 +22,12 @@ from typing import Any
 from gorilla_tui.fill.addresses import with_addresses
 from gorilla_tui.fill.call_grammar import FILLABLE, Slot, TaskValues, call_grammar, python_slots, slots
 from gorilla_tui.fill.examples import replace_examples
+from gorilla_tui.fill.file_objects import path_slots
 from gorilla_tui.fill.naming import first_named
 from gorilla_tui.fill.receivers import Constructors, Receiver, by_file_type, receiver_of, with_spread
+from gorilla_tui.fill.render import decoded_calls, render_target
 from gorilla_tui.fill.roles import doc_roles
-from gorilla_tui.fill.values import BYTES, list_items, literal
+from gorilla_tui.fill.values import BYTES
 from gorilla_tui.fill.writer import Target, write_calls
 from gorilla_tui.pool.apidoc import ApiDoc
 from gorilla_tui.pool.params import Param, params_of
@@ -85,50 +86,6 @@ def callee_of(doc: ApiDoc) -> str:
         return ""
 
 
-def python_code(doc: ApiDoc, call: str) -> str:
-    """The code to copy and run for a filled `call` of `doc`: the doc's example code with its template call
-    replaced by the filled one where the example holds it (python-env's ``import shutil`` + the call), else
-    the call alone."""
-    template = doc.call.strip()
-    if template and template in doc.example_code:
-        return doc.example_code.replace(template, call, 1)
-    return call
-
-
-def decoded_calls(code: str) -> list[dict[str, dict[str, Any]]]:
-    """Every call of `code` whose arguments are all literals given by keyword, in BFCL's decoded form
-    ``[{"callee": {"param": value}}]`` (values as ast.literal_eval reads them; never evaluated). A call
-    with a positional argument or a non-literal value is left out (its parameter names are not known here),
-    and so is one with a bytes value (_has_bytes); [] for text Python cannot parse."""
-    try:
-        tree = ast.parse(code.strip())
-    except (SyntaxError, ValueError, MemoryError, RecursionError):
-        return []
-    out = []
-    for node in ast.walk(tree):
-        if not isinstance(node, ast.Call) or node.args or any(k.arg is None for k in node.keywords):
-            continue
-        try:
-            values = {k.arg: ast.literal_eval(k.value) for k in node.keywords if k.arg}
-        except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
-            continue
-        if not any(_has_bytes(v) for v in values.values()):
-            out.append({ast.unparse(node.func): values})
-    return out
-
-
-def _has_bytes(value: Any) -> bool:
-    """Whether `value` is or holds bytes: JSON has no form for them, so the decoded form (written with
-    json.dumps by `ask --json`, MCP and `eval bfcl --out`) leaves such a value out."""
-    if isinstance(value, (bytes, bytearray)):
-        return True
-    if isinstance(value, (list, tuple, set, frozenset)):
-        return any(_has_bytes(v) for v in value)
-    if isinstance(value, dict):
-        return any(_has_bytes(k) or _has_bytes(v) for k, v in value.items())
-    return False
-
-
 def _clip(text: str, limit: int) -> str:
     text = " ".join(text.split())
     return text if len(text) <= limit else text[: limit - 3].rstrip() + "..."
@@ -172,87 +129,6 @@ def parse_arguments(text: str) -> dict[str, ast.expr]:
     return out
 
 
-#: Parameters that take a POSIX permission mode (os.chmod, os.mkdir, os.makedirs, pathlib.Path.chmod, ...):
-#: a mode the task writes as three or four octal digits ("755", "0644") is octal, as chmod(1) reads it.
-MODE_PARAMS = frozenset({"mode"})
-_UNIX_MODE = re.compile(r"0?[0-7]{3}")
-
-
-def render(
-    callee: str, params: Sequence[Param], given: dict[str, tuple[str, str]]
-) -> tuple[str, list[Argument]]:
-    """The call's text and its arguments in call order.
-
-    Args:
-        callee: the dotted callee; params: the doc's parameters in declared order.
-        given: name -> (value source text, origin) of the parameters filled or left as placeholders.
-
-    Returns:
-        (call text, [Argument]): parameters that may be given by position and come before any gap are
-        positional (``os.renames('a', 'b')``), the rest by keyword (``**{'class': 3}`` for a name Python
-        cannot write as a keyword); a positional-only parameter after a gap
-        gets its default written out (origin "default"), or the placeholder when it has none; ``*args``
-        given as a list is its items by position, left out after a gap.
-    """
-    positional: list[str] = []
-    keywords: list[str] = []
-    unnamed: list[str] = []
-    args: list[Argument] = []
-    gap = False
-    for p in params:
-        if p.name not in given:
-            if p.kind in ("positional", "posonly"):
-                gap = True
-            continue
-        value, origin = given[p.name]
-        if p.kind == "var":  # *args: the list's items by position (call_grammar.with_varargs), after no gap
-            items = list_items(value)
-            if not gap and items:
-                positional += items
-                args.append(Argument(p.name, value, origin))
-            continue
-        if p.name in MODE_PARAMS and origin == "task" and _UNIX_MODE.fullmatch(value):
-            value = "0o" + value.lstrip("0")  # "chmod run.sh 755": the octal mode 0o755, not decimal 755
-        if p.kind == "posonly" or (p.kind == "positional" and not gap):
-            if p.kind == "posonly" and gap:  # cannot be given by keyword: fill the gap before it
-                for q in params[: params.index(p)]:
-                    if q.kind == "posonly" and q.name not in given and q.has_default:
-                        positional.append(_default(q))
-                        args.append(Argument(q.name, _default(q), "default"))
-            positional.append(value)
-        elif p.name.isidentifier() and not keyword.iskeyword(p.name):
-            keywords.append(f"{p.name}={value}")
-        else:  # a tool's parameter named "class" or "my-param": Python's own way to pass it
-            unnamed.append(f"{literal(p.name)}: {value}")
-        args.append(Argument(p.name, value, origin))
-    if unnamed:
-        keywords.append("**{" + ", ".join(unnamed) + "}")
-    return f"{callee}({', '.join(positional + keywords)})", args
-
-
-def _default(param: Param) -> str:
-    try:
-        return literal(param.default)
-    except TypeError:
-        return str(param.default)
-
-
-def decoded(callee: str, given: dict[str, tuple[str, str]]) -> list[dict[str, dict[str, Any]]]:
-    """The call in BFCL's decoded form: ``[{callee: {name: value}}]`` with the values Python reads from the
-    literals; placeholders and bytes values (_has_bytes: no JSON form) are left out."""
-    values = {}
-    for name, (source, origin) in given.items():
-        if origin == "missing":
-            continue
-        try:
-            value = ast.literal_eval(source)
-        except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
-            continue
-        if not _has_bytes(value):
-            values[name] = value
-    return [{callee: values}]
-
-
 def takes_bytes(doc: ApiDoc, param: Param) -> bool:
     """Whether `param` of `doc` takes bytes: a default that is a bytes literal (``hashlib.md5(string=b'')``),
     or a description that says so of it by name ("Encode the bytes-like object s using Base64",
@@ -286,6 +162,7 @@ def target_of(doc: ApiDoc, values: TaskValues, constructors: Constructors | None
     if not callee or not params:
         return None
     offered = with_addresses(slots(params, values), values, params)  # "8.8.8.8 ... port 53": one (host, port)
+    offered = path_slots(doc, offered)  # a file-object parameter takes a path (opened when rendered)
     if receiver is None:
         return Target(
             doc,
@@ -294,24 +171,6 @@ def target_of(doc: ApiDoc, values: TaskValues, constructors: Constructors | None
             doc_roles(doc.description, python_slots(params, offered, values), params, values),
         )
     return Target(doc, callee, params, by_file_type(receiver, with_spread(receiver, offered, values)))
-
-
-def render_target(target: Target, given: dict[str, tuple[str, str]], receiver: Receiver | None = None
-                  ) -> tuple[str, list[Argument], list[dict[str, dict[str, Any]]]]:  # fmt: skip
-    """(call text, arguments, decoded calls) of one written call: `render` and `decoded`; with a
-    `receiver`, its constructor's arguments inside the receiver's parentheses
-    (``pathlib.Path('/var/log').iterdir()``), listed first, and the decoded form gives the method's call
-    then the constructor's (``[{"pathlib.Path().iterdir": {}}, {"pathlib.Path": {...}}]``)."""
-    if receiver is None:
-        call, arguments = render(target.callee, target.params, given)
-        return call, arguments, decoded(target.callee, given)
-    own = {p.name for p in receiver.params}
-    first = {k: v for k, v in given.items() if k in own}
-    rest = {k: v for k, v in given.items() if k not in own}
-    method = [p for p in target.params if p.name not in own]
-    made, made_args = render(receiver.callee, receiver.params, first)
-    call, arguments = render(f"{made}.{receiver.method}", method, rest)
-    return call, made_args + arguments, decoded(target.callee, rest) + decoded(receiver.callee, first)
 
 
 def fill(backend: Any, task: str, doc: ApiDoc, *, others: Sequence[ApiDoc] = (), max_tokens: int = 200,

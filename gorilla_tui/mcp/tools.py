@@ -198,6 +198,7 @@ class ToolBox:
             # "of": which call the verdict judges; when nothing fits it is the nearest hit's, not a proposal
             "verdict": {**_verdict(proposal.verdict), "of": "nearest_call" if nothing else "api_call"},
             "needs": proposal.needs,
+            "unused": [] if nothing else list(proposal.unused),
             "arguments": [a.to_dict() for a in proposal.arguments],
             "calls": [] if nothing else proposal.calls,
             "select_by": proposal.select_by,

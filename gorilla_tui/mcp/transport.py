@@ -11,7 +11,8 @@ serving:
 
 - -32700 parse error: not JSON (not even a JSON object at its top level), id null;
 - -32600 invalid request: JSON but no request object (a number, a batch, no method), with the request's
-  id when it has one of the allowed types (string or integer), else null;
+  id when it has one of the allowed types (string or integer), else null (a batch: each of its requests'
+  ids, read from its top level alone when it nests too deeply, jsontext.top_level_items);
 - -32602 invalid params: a request whose params are no object, hold a lone surrogate, or an integer of more
   digits than Python converts (sys.get_int_max_str_digits(), 4,300: valid JSON, which pydantic refuses as
   "number out of range"; it was -32700 with id null, and the client waited on its id, break-it round 11),
@@ -65,6 +66,7 @@ from gorilla_tui.jsontext import (
     LongNumber,
     long_number_path,
     top_level,
+    top_level_items,
     with_long_numbers,
     without_lone_surrogates,
 )
@@ -93,14 +95,13 @@ def reply_to(line: str) -> list[JSONRPCError] | None:
         return None
     try:  # an integer longer than Python converts is valid JSON: kept as its digits, refused by name below
         obj = with_long_numbers(line)
-    except RecursionError:  # nested deeper than json.loads follows: its id is still at depth 1
-        return _too_deep(top_level(line), detail)
+    except RecursionError:  # nested deeper than json.loads follows: its id is still at depth 1 (2 in a batch)
+        items = top_level_items(line)
+        return _batch(items) if items is not None else _too_deep(top_level(line), detail)
     except ValueError:
         return [_error(None, PARSE_ERROR, "Parse error: the line is not JSON", detail)]
     if isinstance(obj, list):
-        ids = [i for i in (_id(m) for m in obj if isinstance(m, dict)) if i is not None] or [None]
-        why = "Invalid Request: batches are not supported; send one JSON-RPC message per line"
-        return [_error(i, INVALID_REQUEST, why) for i in ids]
+        return _batch(obj)
     if not isinstance(obj, dict):
         return [_error(None, INVALID_REQUEST, "Invalid Request: not a JSON-RPC request object", detail)]
     if isinstance(obj.get("id"), str) and _lone_surrogate(obj["id"]):
@@ -131,6 +132,16 @@ def reply_to(line: str) -> list[JSONRPCError] | None:
             return [_error(rid, INVALID_PARAMS, "Invalid params: a number is out of range", detail)]
         return [_error(rid, INVALID_PARAMS, "Invalid params: params must be an object", detail)]
     return [_error(rid, INVALID_REQUEST, "Invalid Request: not a JSON-RPC 2.0 request", detail)]
+
+
+def _batch(items: list[Any]) -> list[JSONRPCError]:
+    """The reply to a batch (a JSON array: MCP 2025-06-18 allows none): one -32600 per item that is an
+    object with an id (each request waits on its own), or one with id null when none has. `items`: the
+    array as json.loads read it, or its top level alone (jsontext.top_level_items) when it nests deeper
+    than json.loads follows (break-it round 13, R13-9: such a batch got -32700 with id null)."""
+    ids = [i for i in (_id(m) for m in items if isinstance(m, dict)) if i is not None] or [None]
+    why = "Invalid Request: batches are not supported; send one JSON-RPC message per line"
+    return [_error(i, INVALID_REQUEST, why) for i in ids]
 
 
 #: How deep the SDK reads a message: pydantic-core's JSON parser stops at about 200 levels of nesting

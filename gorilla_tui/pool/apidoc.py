@@ -8,6 +8,9 @@ import re
 from dataclasses import dataclass, field, fields
 from typing import Any
 
+#: The model hubs of APIBench (Gorilla paper, section 3.1): their docs load a model (``torch.hub.load(...)``);
+#: the task's values (an image, a text) are for the code that uses it, not for the call.
+MODEL_HUBS = frozenset({"torchhub", "tensorflowhub", "huggingface"})
 #: A REST doc's api_call: an HTTP method and a path template (``GET /v1/users/{id}``).
 REST_LINE = re.compile(r"^\s*(GET|POST|PUT|PATCH|DELETE|HEAD|OPTIONS)\s+(/\S*)", re.IGNORECASE)
 

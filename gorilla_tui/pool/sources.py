@@ -2,7 +2,7 @@
 
 The manifests themselves are pool/manifest.py, the Hugging Face hub files pool/hub.py (their names are
 re-exported here); this module resolves a source's files, loads them, fingerprints them (pool/fingerprint.py)
-and reads the user's own sources.
+and reads the user's own sources (what a `--source` value names: pool/source_spec.py).
 """
 
 from __future__ import annotations
@@ -14,7 +14,6 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from gorilla_tui.config import NAME_RULE, SOURCE_NAME
 from gorilla_tui.errors import UsageError
 from gorilla_tui.paths import expand_user, file_kind, path_exists
 from gorilla_tui.pool.doc import (
@@ -41,7 +40,13 @@ from gorilla_tui.pool.manifest import FetchContext, Manifest, SourceKind, Source
 from gorilla_tui.pool.manifest import load_manifests as load_manifests
 from gorilla_tui.pool.manifest import parse_manifest as parse_manifest
 from gorilla_tui.pool.remedies import add_fix
-from gorilla_tui.textsafe import safe_text
+from gorilla_tui.pool.source_spec import (
+    NO_DOC_FILES,
+    check_utf8_names,
+    missing_why,
+    source_name,
+    split_source,
+)
 
 
 @dataclass
@@ -256,118 +261,6 @@ def fetch(manifest: Manifest, ctx: FetchContext) -> SourceLoad:
     )
 
 
-#: Why a `--source` folder gives no docs: its doc files are read one level deep (pool/files.py doc_files),
-#: so a folder whose files sit in sub-folders said only "no *.json ... file" (break-it round 9).
-NO_DOC_FILES = "no *.json or *.jsonl file in that folder (sub-folders are not read)"
-#: A source name in `--source NAME=PATH` (and config.toml `sources`), and the name a plain PATH gives its
-#: source (its stem): one rule for both (source_name).
-_SOURCE_NAME = SOURCE_NAME
-
-
-def split_source(spec: str | Path) -> tuple[str | None, Path]:
-    """`--source` value -> (name or None, path). "NAME=PATH" names the source (NAME: letters, digits, "_",
-    ".", "-"); a value that is an existing path, or has no valid NAME before its first "=", is a plain PATH
-    (the source is then named after its stem)."""
-    text = str(spec)
-    name, sep, rest = text.partition("=")
-    if sep and rest and _SOURCE_NAME.match(name) and not path_exists(expand_user(text)):
-        return name, expand_user(rest)
-    return None, expand_user(text)
-
-
-def check_source_spec(spec: str, what: str = "--source") -> None:
-    """Raise UsageError (one line, exit 2) for a `--source` value that is empty or malformed, before any
-    work is done:
-
-    - blank (`""`, `" "`: a PATH of "" is the current folder);
-    - `python:SPEC` with no distribution name, or an empty one between commas (`python:`, `python:,`,
-      `python:requests,,numpy`; pool/pyenv/groups.parse_spec reads an empty SPEC as the standard library);
-    - `NAME=PATH` with no NAME or no PATH (`=`, `name=`, `=docs.jsonl`);
-    - a `:` with nothing after it (`:`, `pip:`): the only prefix is `python:`.
-
-    A value that names an existing file or folder is that path, whatever it holds (split_source), and
-    names its source after its stem, which must be a source name as NAME must (source_name). what: how the
-    message names where the value came from ("--source", or config.toml's `sources` entry)."""
-    text = str(spec)
-    if not text.strip():
-        raise UsageError(f"{what} {text!r}: empty (give [NAME=]PATH or python:NAME[,NAME])")
-    if path_exists(expand_user(text)):
-        check_utf8_names(expand_user(text), what)
-        source_name(text, what)
-        return
-    if text.startswith("python:"):
-        names = [n.strip() for n in text.removeprefix("python:").split(",")]
-        if not any(names):
-            raise UsageError(f"{what} {text!r}: no distribution after 'python:' (python:stdlib, python:NAME)")
-        if not all(names):
-            raise UsageError(
-                f"{what} {text!r}: an empty distribution name (two commas in a row, or one at an end)"
-            )
-        return
-    name, sep, rest = text.partition("=")
-    if sep and not name.strip():
-        raise UsageError(f"{what} {text!r}: no source name before '=' (--source NAME=PATH)")
-    if sep and not rest.strip():
-        raise UsageError(f"{what} {text!r}: no path after '=' (--source NAME=PATH)")
-    if text.rstrip().endswith(":"):
-        raise UsageError(f"{what} {text!r}: nothing after ':' (only python:NAME[,NAME] takes one)")
-    if sep and path_exists(expand_user(rest)):
-        check_utf8_names(expand_user(rest), what)
-
-
-def check_utf8_names(path: Path, what: str) -> None:
-    """Raise UsageError (one line, exit 2) when `path`, or the name of a .json/.jsonl file in it when it is a
-    folder, is not UTF-8 (a byte such as 0xff: Python holds it as a lone surrogate, surrogateescape), before
-    anything is written: the path is recorded in meta.json, the refresh report and the fingerprints, which
-    are UTF-8 JSON (it was "internal error: UnicodeEncodeError", exit 1; issue 42, break-it round 13). The
-    name is shown with its bad bytes as \\xff escapes (textsafe.safe_text)."""
-    names = [path]
-    if path.is_dir():
-        try:
-            names += [p for p in path.iterdir() if p.suffix.lower() in (".json", ".jsonl")]
-        except OSError:
-            pass  # an unreadable folder is refused later, by the reader, with its own message
-    for p in names:
-        try:
-            str(p).encode("utf-8")
-        except UnicodeEncodeError:
-            shown = safe_text(os.fsencode(p).decode("utf-8", "backslashreplace"))
-            raise UsageError(
-                f"{what} {shown}: the path is not UTF-8 (rename it; its name is recorded in the index)"
-            ) from None
-
-
-def _missing_why(text: str) -> str:
-    """Why a `--source` value that names no existing path was refused: a NAME=PATH whose NAME is not a
-    source name or whose PATH is empty says so, rather than "no such file" for the whole value."""
-    name, sep, rest = text.partition("=")
-    if any(os.path.islink(expand_user(t)) for t in (text, rest) if t):  # a link loop or a dangling link
-        return "a symbolic link that leads to no file (a loop, or a missing target)"
-    if sep and not rest:
-        return f"no path after {name + '='!r} (--source NAME=PATH)"
-    if sep and not _SOURCE_NAME.match(name) and path_exists(expand_user(rest)):
-        return f"{name!r} is not a source name ({NAME_RULE}): --source NAME=PATH"
-    return "no such file or folder"
-
-
-def source_name(spec: str | Path, what: str = "--source") -> str:
-    """The name a `--source` value gives its source: NAME of "NAME=PATH", else the folder name or the file
-    name without suffix. Raises UsageError (one line, exit 2; `what` names where the value came from) when
-    that stem is not a source name: the rule NAME= follows holds for it too (a file "-my docs.jsonl" gave
-    a source "-my docs", which --source -my docs=FILE refuses and --hub cannot name; issue 42)."""
-    name, p = split_source(spec)
-    if name:
-        return name
-    stem = p.resolve().name if p.is_dir() else p.stem
-    if not _SOURCE_NAME.match(stem) and path_exists(p):  # a missing path: "no such file" is said later
-        whose = "the folder's name" if p.is_dir() else "the file's name without its suffix"
-        raise UsageError(
-            f"{what} {spec}: the name it gives its source, {stem!r} ({whose}), is not a source name "
-            f"({NAME_RULE}); name it: --source NAME={p}"
-        )
-    return stem
-
-
 def user_source(
     path: str | Path,
     taken: Sequence[str] = (),
@@ -385,7 +278,7 @@ def user_source(
     """
     given, p = split_source(path)
     if not path_exists(p):
-        raise UsageError(f"--source {path}: {_missing_why(str(path))}")
+        raise UsageError(f"--source {path}: {missing_why(str(path))}")
     name = name or given or source_name(path)
     if name in taken:
         raise UsageError(

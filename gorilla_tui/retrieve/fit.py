@@ -314,28 +314,15 @@ def names_missed(task: str, doc: ApiDoc) -> float:
     return 0.0
 
 
-def rivals(hits: Sequence[Hit], doc: ApiDoc, by_domain: bool = False) -> list[Hit]:
+def rivals(hits: Sequence[Hit], doc: ApiDoc) -> list[Hit]:
     """The hits the chosen `doc` is weighed against by the fit judgment's doubt: those of doc's source that
-    do another thing. Another API (api_name), or with `by_domain` another domain (a model hub's docs are
-    models and their domain the task they do: two image classifiers both answer "what is in this photo",
-    and the task sets label every model of the kind right: bench/everyday_tasks.toml,
-    bench/data/hub_dev_tasks.toml; domains compared casefolded: Torch Hub writes both "Text-To-Speech" and
-    "Text-to-Speech"); a hit of no domain is no rival there."""
-    if by_domain:
-        domain = doc.domain.casefold()
-        return [
-            h
-            for h in hits
-            if h.doc.source == doc.source and h.doc.domain and h.doc.domain.casefold() != domain
-        ]
+    do another thing, another API (api_name)."""
     return [h for h in hits if h.doc.source == doc.source and h.doc.api_name != doc.api_name]
 
 
-def dense_disagreement(
-    hits: Sequence[Hit], doc: ApiDoc, by_domain: bool = False
-) -> tuple[float | None, float | None]:
+def dense_disagreement(hits: Sequence[Hit], doc: ApiDoc) -> tuple[float | None, float | None]:
     """Whether the dense side and BM25 agree on `doc`, chosen among `hits` (retrieval order), against its
-    rivals (rivals(hits, doc, by_domain)):
+    rivals (rivals(hits, doc)):
 
     Returns:
         (cos_gap, bm25_ratio): the best Hit.dense (the task's cosine) of the rivals minus doc's own (above 0:
@@ -348,7 +335,7 @@ def dense_disagreement(
     intents, bench/conala.py) the answers that were not the oracle API mostly had another hit the dense side
     preferred while BM25 did not clearly prefer theirs; the oracle answers rarely did."""
     own = next((h for h in hits if h.doc is doc), None)
-    others = rivals(hits, doc, by_domain)
+    others = rivals(hits, doc)
     if own is None or not others or own.dense is None or any(h.dense is None for h in others):
         return None, None
     cos_gap = max(float(h.dense) for h in others) - float(own.dense)  # type: ignore[arg-type]

@@ -22,39 +22,17 @@ from gorilla_tui.pool.metrics import Performance
 from gorilla_tui.pool.pyenv.usage import UsageCounts, interpreter_usage
 from gorilla_tui.retrieve import fit
 from gorilla_tui.retrieve import routing as source_routing
-from gorilla_tui.retrieve.bm25 import IDF_MODES, Bm25Params, PostingsScorer, idf_vector, top_k
+from gorilla_tui.retrieve.bm25 import Bm25Params, PostingsScorer, top_k
 from gorilla_tui.retrieve.dense import DenseSide
-from gorilla_tui.retrieve.direction import (  # REVERSED_DEPTH re-exported: the old import path
-    REVERSED_DEPTH,
-    kept_in_direction,
-    search_depth,
-    task_direction,
-)
+from gorilla_tui.retrieve.direction import kept_in_direction, search_depth, task_direction
 from gorilla_tui.retrieve.fusion import FusionSettings
 from gorilla_tui.retrieve.literals import intent_text
 from gorilla_tui.retrieve.matrix import Bm25Scorer, term_matrix
-from gorilla_tui.retrieve.routing import (  # re-exported: the old import path (ROUTING_IDF patched here)
-    GROUPS,
-    ROUTING,
-    ROUTING_IDF,
-    ROUTING_IDFS,
-    ROUTING_MARGIN,
-    ROUTINGS,
-)
 from gorilla_tui.retrieve.tokenize import (
-    FIELD_WEIGHTS,
-    MAX_TOKEN_CHARS,
-    QUERY_SYNONYMS,
-    SOURCE_FIELD_WEIGHTS,
-    STOPWORDS,
-    TOKENIZER_VERSION,
     boilerplate_sentences,
     check_tokenizer,
-    cjk_bigrams,
     doc_text,
     expand_query,
-    fold,
-    iter_terms,
     tokenize,
 )
 from gorilla_tui.store import prior as doc_prior
@@ -102,7 +80,7 @@ class ApiIndex:
     path: Path | None = None
     _scorers: dict[Any, tuple[np.ndarray, Any]] = field(default_factory=dict, repr=False)
     dense: DenseSide | None = field(default=None, repr=False)
-    routing: str = ROUTING
+    routing: str = source_routing.ROUTING
     postings: Postings | None = field(default=None, repr=False)
     source_names: list[str] | None = None
     source_codes: np.ndarray | None = field(default=None, repr=False)
@@ -305,8 +283,8 @@ class ApiIndex:
 
     def source_scores(self, query: str) -> dict[str, float]:
         """Per source, how well its best doc matches `query`, 0..1 (retrieve/routing.py source_scores),
-        with ROUTING_IDF read from this module (where tests patch it)."""
-        return source_routing.source_scores(self, query, ROUTING_IDF)
+        with routing.ROUTING_IDF read at each call (where tests patch it)."""
+        return source_routing.source_scores(self, query, source_routing.ROUTING_IDF)
 
     def fit_signals(self, query: str) -> dict[str, float | None]:
         """How well the whole index fits `query` (retrieve/fit.py retrieval_signals: the best normalised
@@ -417,36 +395,3 @@ class ApiIndex:
 
 #: One ranked doc of a pool before it is read: (index row, BM25 score, dense cosine or None, fused score).
 _Top = tuple[int, float, "float | None", float]
-
-
-__all__ = [
-    "ApiIndex",
-    "Bm25Params",
-    "IDF_MODES",
-    "Postings",
-    "PostingsScorer",
-    "SCORINGS",
-    "Bm25Scorer",
-    "FIELD_WEIGHTS",
-    "MAX_TOKEN_CHARS",
-    "QUERY_SYNONYMS",
-    "REVERSED_DEPTH",
-    "GROUPS",
-    "ROUTING",
-    "ROUTING_IDF",
-    "ROUTING_IDFS",
-    "ROUTING_MARGIN",
-    "ROUTINGS",
-    "SOURCE_FIELD_WEIGHTS",
-    "STOPWORDS",
-    "TOKENIZER_VERSION",
-    "cjk_bigrams",
-    "doc_text",
-    "expand_query",
-    "fold",
-    "idf_vector",
-    "iter_terms",
-    "term_matrix",
-    "tokenize",
-    "top_k",
-]

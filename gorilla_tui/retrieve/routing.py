@@ -10,6 +10,7 @@ from typing import TypeVar
 
 import numpy as np
 
+from gorilla_tui.pool.apidoc import MODEL_HUBS
 from gorilla_tui.retrieve.protocols import RoutedIndex
 from gorilla_tui.retrieve.tokenize import tokenize
 
@@ -31,7 +32,7 @@ ROUTINGS = ("source", "global")
 #: APIZoo 0.251; the hubs pooled 0.205). Issue 18, dev half of bench/everyday_tasks.toml, first hit from
 #: the right doc 33 -> 35 of 45 (zoo-yt-search, zoo-travel-times), hit@5 40 of 45 either way; routing dev
 #: sets: stdlib source@1 41 -> 42 of 42, APIZoo 12 of 12 and model hubs 17 of 20 unchanged.
-GROUPS: tuple[frozenset[str], ...] = (frozenset({"torchhub", "tensorflowhub", "huggingface"}),)
+GROUPS: tuple[frozenset[str], ...] = (MODEL_HUBS,)
 #: "source" routing: when the second source (or group) scores at least this share of the first's
 #: source_scores, its best hit takes the second place of the k hits (instead of coming after all of the
 #: first's), so a close call between, say, a model hub and APIZoo leaves the right doc among the hits

@@ -31,6 +31,8 @@ ORIGIN_STYLES = {
 #: The words that start each group of the line under the call, in the order the groups are shown: what is
 #: still to fill in first (the panel cuts a long line at its end).
 ORIGIN_WORDS = {"missing": "needs", "task": "from your task", "doc": "from the doc", "default": "default"}
+#: The style of the task's values no argument holds (Proposal.unused) in the line under the call.
+UNUSED_STYLE = "yellow"
 #: Longest value shown in the line under the call (characters); a longer one ends with "…" (the call above
 #: shows it whole).
 VALUE_CHARS = 30
@@ -64,7 +66,7 @@ def value_spans(call: str, arguments: Sequence[Argument]) -> list[tuple[int, int
 
     Argument.call picks the call among the outer calls of `call` (_outer_calls); an argument given by
     keyword is its keyword's value, the others take the call's positional arguments in order (as
-    fill/filler.py render writes them: positional first). An argument whose value is not exactly
+    fill/render.py render writes them: positional first). An argument whose value is not exactly
     Argument.value there is left out, and so is every argument of a call Python cannot parse: [] then.
     """
     if not arguments:
@@ -128,11 +130,12 @@ def _clip(value: str) -> str:
     return value if len(value) <= VALUE_CHARS else value[: VALUE_CHARS - 1] + "…"
 
 
-def arguments_line(arguments: Sequence[Argument]) -> Text:
+def arguments_line(arguments: Sequence[Argument], unused: Sequence[str] = ()) -> Text:
     """One line saying where the values came from, grouped by origin in ORIGIN_WORDS' order: "needs: dst ·
     from your task: src='a.txt', n=3 · default: follow_symlinks=True" (each value in its origin's style,
     cut at VALUE_CHARS; a placeholder by its name alone). Empty Text without arguments. Names and values
-    are safe_text'd on one line (no newline); the panel cuts the line with an ellipsis."""
+    are safe_text'd on one line (no newline); the panel cuts the line with an ellipsis. `unused`: the task's
+    values no argument holds (Proposal.unused), last, as "not in the call: setup.py"."""
     line = Text(no_wrap=True, overflow="ellipsis")
     for origin, words in ORIGIN_WORDS.items():
         group = [a for a in arguments if a.origin == origin]
@@ -150,4 +153,9 @@ def arguments_line(arguments: Sequence[Argument]) -> Text:
             else:
                 line.append(f"{name}=")
                 line.append(safe_text(_clip(arg.value)), style=ORIGIN_STYLES[origin])
+    if unused:
+        if line:
+            line.append(GROUP_SEPARATOR, style="dim")
+        line.append("not in the call: ", style="bold")
+        line.append(", ".join(safe_text(_clip(u)) for u in unused), style=UNUSED_STYLE)
     return line

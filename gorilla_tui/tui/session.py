@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 from gorilla_tui.config import Settings
 from gorilla_tui.constraints.rank import search_with_constraints
 from gorilla_tui.errors import GorillaError, IndexMissingError
-from gorilla_tui.fill.filler import decoded_calls
+from gorilla_tui.fill.render import decoded_calls
 from gorilla_tui.history import History
 from gorilla_tui.textsafe import clean_task
 from gorilla_tui.tui.answer_text import effective_call
@@ -355,7 +355,7 @@ class Session:
         new call when the old call is not in it). Returns a new Proposal; the verdict comes from the
         validator. A new callee keeps the filled arguments (Proposal.arguments, with Proposal.calls under the
         new name); a whole new call has none (its values came from the pool, not the task), and its calls
-        are decoded from its text (fill/filler.py decoded_calls).
+        are decoded from its text (fill/render.py decoded_calls).
         """
         old_call = effective_call(proposal)
         if "(" in suggestion or "(" not in old_call:

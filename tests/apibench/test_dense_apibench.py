@@ -18,8 +18,9 @@ from gorilla_tui.build.refresh import embed_docs, embed_index, refresh
 from gorilla_tui.errors import GorillaError
 from gorilla_tui.pool.doc import ApiDoc, load_file
 from gorilla_tui.pool.pyenv.source import load_python_env
+from gorilla_tui.retrieve.bm25 import top_k
 from gorilla_tui.retrieve.embed import E5Embedder, open_embedder
-from gorilla_tui.retrieve.index import ApiIndex, top_k
+from gorilla_tui.retrieve.index import ApiIndex
 from gorilla_tui.store import integrity
 from gorilla_tui.store import versions as index_store
 

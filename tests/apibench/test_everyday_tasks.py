@@ -15,6 +15,7 @@ from gorilla_tui.pool.doc import ApiDoc, load_apizoo, load_jsonl
 from gorilla_tui.pool.pyenv.source import load_python_env
 from gorilla_tui.retrieve.literals import intent_text
 from gorilla_tui.types import Hit, Proposal, Verdict
+from tests.word_runs import words
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
 from everyday import HUBS, SOURCES, chosen_doc, is_right, load_tasks  # noqa: E402
@@ -105,7 +106,7 @@ def test_every_label_names_a_doc_of_its_pool(task: dict, pools: dict[str, list[A
 
 
 def _words(text: str) -> set[str]:
-    return set(re.findall(r"[a-z0-9]+", text.lower()))
+    return set(words(text))
 
 
 def test_no_task_is_copied_from_the_eval_or_training_sets(apibench: Path) -> None:

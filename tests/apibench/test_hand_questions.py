@@ -5,8 +5,8 @@ of ../shared."""
 
 from __future__ import annotations
 
-import re
 from collections import Counter
+from functools import partial
 from pathlib import Path
 
 import pytest
@@ -15,6 +15,7 @@ import tomllib
 from gorilla_tui.pool.apidoc import ApiDoc
 from gorilla_tui.pool.doc import load_jsonl
 from tests.conftest import REPO
+from tests.word_runs import word_runs
 
 FILE = REPO / "index" / "questions" / "tensorflowhub.toml"
 #: The longest run of consecutive words a question may share with a doc description (8 or more is a copy).
@@ -32,10 +33,8 @@ def pool(apibench: Path) -> list[ApiDoc]:
     return load_jsonl(apibench / "api" / "tensorflowhub_api.jsonl", "tensorflowhub").docs
 
 
-def _runs(text: str, n: int = MAX_SHARED_RUN + 1) -> set[tuple[str, ...]]:
-    """Every run of n consecutive words of text (lower-cased; a word is a run of letters or digits)."""
-    words = re.findall(r"[a-z0-9]+", text.lower())
-    return {tuple(words[i : i + n]) for i in range(len(words) - n + 1)}
+#: Every run of MAX_SHARED_RUN + 1 consecutive words of a text (tests/word_runs.py).
+_runs = partial(word_runs, n=MAX_SHARED_RUN + 1)
 
 
 def test_the_file_parses_into_tables_of_domain_call_and_questions() -> None:

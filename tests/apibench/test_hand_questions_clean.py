@@ -10,7 +10,7 @@ used 13-grams). It lives in tests/apibench/ because it reads the eval sets of ..
 from __future__ import annotations
 
 import json
-import re
+from functools import partial
 from pathlib import Path
 
 import pytest
@@ -22,6 +22,7 @@ from gorilla_tui.pool.sources import HAND_QUESTIONS_DIR, load_manifests
 from gorilla_tui.resources import data_dir
 from tests.conftest import REPO, SHARED
 from tests.shared_data import locate, require
+from tests.word_runs import word_runs, words
 
 RUN = 8
 EVAL_FILES = ("torchhub_eval.json", "tensorflow_eval.json", "huggingface_eval.json")
@@ -37,9 +38,8 @@ OWN_TASKS = {
 }
 
 
-def _runs(text: str) -> set[tuple[str, ...]]:
-    words = re.findall(r"[a-z0-9]+", text.lower())
-    return {tuple(words[i : i + RUN]) for i in range(len(words) - RUN + 1)}
+#: Every run of RUN consecutive words of a text (tests/word_runs.py).
+_runs = partial(word_runs, n=RUN)
 
 
 def _questions() -> list[tuple[str, str]]:
@@ -105,8 +105,7 @@ def test_the_check_finds_a_copied_eval_question(
 
 
 def test_no_question_is_a_conala_intent() -> None:
-    words = lambda text: " ".join(re.findall(r"[a-z0-9]+", text.lower()))  # noqa: E731
-    intents = {words(nl) for nl in _conala()}
+    intents = {" ".join(words(nl)) for nl in _conala()}
     assert len(intents) > 150
-    same = [f"{name}: {q!r}" for name, q in _questions() if words(q) in intents]
+    same = [f"{name}: {q!r}" for name, q in _questions() if " ".join(words(q)) in intents]
     assert not same, "\n".join(same)

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter, defaultdict
+from functools import partial
 from pathlib import Path
 
 import pytest
@@ -14,6 +15,7 @@ import tomllib
 from gorilla_tui.pool.apidoc import ApiDoc
 from gorilla_tui.pool.doc import load_jsonl
 from tests.conftest import REPO
+from tests.word_runs import word_runs
 
 FILE = REPO / "bench" / "data" / "hub_dev_tasks.toml"
 DATA = tomllib.loads(FILE.read_text(encoding="utf-8"))
@@ -30,10 +32,8 @@ def pools(apibench: Path) -> dict[str, list[ApiDoc]]:
     return {hub: load_jsonl(apibench / "api" / f"{hub}_api.jsonl", hub).docs for hub in HUBS}
 
 
-def _runs(text: str, n: int = MAX_SHARED_RUN + 1) -> set[tuple[str, ...]]:
-    """Every run of n consecutive words of text (lower-cased; a word is a run of letters or digits)."""
-    words = re.findall(r"[a-z0-9]+", text.lower())
-    return {tuple(words[i : i + n]) for i in range(len(words) - n + 1)}
+#: Every run of MAX_SHARED_RUN + 1 consecutive words of a text (tests/word_runs.py).
+_runs = partial(word_runs, n=MAX_SHARED_RUN + 1)
 
 
 def test_the_file_parses_into_200_tasks_per_hub_with_unique_ids() -> None:

@@ -17,14 +17,10 @@ from rank_bm25 import BM25Okapi
 from gorilla_tui.build.refresh import PAUSE_ENV, refresh
 from gorilla_tui.errors import GorillaError, IndexMissingError, UsageError
 from gorilla_tui.pool.doc import ApiDoc, load_file
-from gorilla_tui.retrieve.index import (
-    ApiIndex,
-    Bm25Params,
-    Bm25Scorer,
-    doc_text,
-    term_matrix,
-    tokenize,
-)
+from gorilla_tui.retrieve.bm25 import Bm25Params
+from gorilla_tui.retrieve.index import ApiIndex
+from gorilla_tui.retrieve.matrix import Bm25Scorer, term_matrix
+from gorilla_tui.retrieve.tokenize import doc_text, tokenize
 from gorilla_tui.store import versions as index_store
 
 HUBS = ("torchhub", "tensorflowhub", "huggingface")
@@ -195,7 +191,7 @@ def test_two_refreshes_are_serialised(apibench: Path) -> None:
 
 
 def test_a_query_sharing_no_term_is_retried_with_everyday_synonyms(index: ApiIndex) -> None:
-    from gorilla_tui.retrieve.index import expand_query
+    from gorilla_tui.retrieve.tokenize import expand_query
 
     # APIBench TensorFlow Hub eval task 84: no word of it occurs in the TensorFlow Hub pool
     task = "We want to know which animal we will find in the picture taken during our vacation."
@@ -204,7 +200,7 @@ def test_a_query_sharing_no_term_is_retried_with_everyday_synonyms(index: ApiInd
     assert len(hits) == 5 and all("image" in (h.doc.domain + h.doc.description).lower() for h in hits)
     # a query that already has hits ("photo" has a synonym, "classify" is in the pool) is not expanded:
     # its hits are exactly the plain BM25 ranking of its own terms
-    from gorilla_tui.retrieve.index import top_k
+    from gorilla_tui.retrieve.bm25 import top_k
 
     plain = "classify a photo"
     rows, scores = index.scores(plain, "tensorflowhub")

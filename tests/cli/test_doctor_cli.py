@@ -5,8 +5,12 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import sqlite3
 import subprocess
 import sys
+import threading
+from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
@@ -14,6 +18,8 @@ import pytest
 from gorilla_tui.cli import main
 from gorilla_tui.history import History
 from gorilla_tui.paths import get_paths
+from gorilla_tui.retrieve import tokenize
+from tests.fixtures_model import free_port
 
 
 def test_doctor_fresh_home_lists_problems_with_fixes(gorilla_home, capsys):
@@ -366,3 +372,143 @@ def test_doctor_a_history_that_ask_would_move_aside_is_a_problem(gorilla_home, c
     assert main(["doctor", "--no-hash", "--no-inference", "--json"]) == 1  # the index is still missing
     problems = json.loads(capsys.readouterr().out)["problems"]
     assert not any("history" in p["problem"] for p in problems), problems
+
+
+@pytest.mark.parametrize(
+    "schema, cause",
+    [
+        ("CREATE TABLE tasks(x)", "table tasks has no columns id, ts, task, proposal_json"),
+        ("CREATE VIEW tasks AS SELECT 1 AS id", "tasks is a view, not a table"),
+        (
+            "CREATE TABLE tasks(id INTEGER PRIMARY KEY, ts REAL, task TEXT)",
+            "table tasks has no column proposal_json",
+        ),
+        ("CREATE VIEW runs AS SELECT 1 AS id", "runs is a view, not a table"),
+        ("CREATE TABLE t(a); CREATE INDEX tasks ON t(a)", "tasks is an index, not a table"),
+        ("CREATE TABLE tasks_ts(a)", "tasks_ts is a table, not an index"),
+        # an older release's runs (no duration_s, truncated): used as it is, the columns added
+        ("CREATE TABLE runs(id INTEGER PRIMARY KEY, task_id, ts, code, exit_code, output)", None),
+    ],
+)
+def test_doctor_a_history_of_another_schema_is_the_problem_its_use_meets(gorilla_home, capsys, schema, cause):
+    """Break-it round 13 (R13-1): a history.sqlite3 that is sound SQLite with the wrong tables (`tasks(x)`,
+    `tasks` a view) was "no problems found" in doctor (exit 0), and the next ask warned "no such column:
+    ts" and moved it aside. History checks a file's schema before it makes its tables
+    (history.schema_problem) and doctor runs that same check (History.damage): the problem doctor names
+    is the cause the use's warning gives, and a schema the use takes is no problem."""
+    db = get_paths().history_db
+    db.parent.mkdir(parents=True, exist_ok=True)
+    con = sqlite3.connect(db)
+    con.executescript(schema)
+    con.close()
+    before = db.read_bytes()
+    main(["doctor", "--no-hash", "--no-inference", "--json"])
+    problems = [
+        p["problem"] for p in json.loads(capsys.readouterr().out)["problems"] if "history" in p["problem"]
+    ]
+    assert db.read_bytes() == before  # doctor wrote nothing
+    history = History(db)
+    assert history.add("copy a file") is not None
+    if cause is None:
+        assert problems == [] and history.warnings == [], (problems, history.warnings)
+        return
+    assert len(problems) == 1 and f"({cause})" in problems[0], problems
+    assert len(history.warnings) == 1 and f"({cause}): moved aside" in history.warnings[0], history.warnings
+
+
+class _Completions(BaseHTTPRequestHandler):
+    """A tiny OpenAI-compatible /v1/completions server: under /scores it echoes the prompt with a
+    log-probability for each character (the echo + logprobs format the probe reads), under /plain it
+    answers a completion without them (llama.cpp's llama-server does so)."""
+
+    def log_message(self, *args: object) -> None:
+        pass
+
+    def do_POST(self) -> None:
+        prompt = json.loads(self.rfile.read(int(self.headers.get("Content-Length", 0))))["prompt"]
+        logprobs = {"tokens": list(prompt), "token_logprobs": [None] + [-0.5] * (len(prompt) - 1),
+                    "text_offset": list(range(len(prompt)))}  # fmt: skip
+        choice = {"text": "", "index": 0} | (
+            {"logprobs": logprobs} if self.path.startswith("/scores/") else {}
+        )
+        body = json.dumps({"choices": [choice]}).encode()
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+
+@pytest.fixture(scope="module")
+def completions_server() -> Iterator[str]:
+    """The origin of a _Completions server on 127.0.0.1 (a port of its own)."""
+    server = ThreadingHTTPServer(("127.0.0.1", 0), _Completions)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    yield f"http://127.0.0.1:{server.server_address[1]}"
+    server.shutdown()
+    server.server_close()
+
+
+def test_doctor_an_endpoint_ask_cannot_reach_is_a_problem(gorilla_home, capsys):
+    """Break-it round 13 (R13-2): config.toml's `endpoint` at a closed port (or an unknown host) was listed
+    by doctor with "no problems found", exit 0, while every `ask` exited 2 "cannot reach endpoint". doctor
+    runs the start-up probe `ask` makes (services.probe_endpoint, the same requests with their deadlines
+    capped at doctor.ENDPOINT_PROBE_S), so ask's refusal line is one of doctor's problems, exit 1."""
+    assert main(["index", "--refresh", "--from", str(SMALL_POOL), "--only", "torchhub"]) == 0
+    cfg = gorilla_home / "config" / "config.toml"
+    cfg.parent.mkdir(parents=True, exist_ok=True)
+    cfg.write_text(f'endpoint = "http://127.0.0.1:{free_port()}/v1"\n')  # nothing listens there
+    capsys.readouterr()
+    assert main(["ask", "load a resnet"]) == 2
+    refused = capsys.readouterr().err.splitlines()[0].removeprefix("gorilla-tui: error: ")
+    assert refused.startswith("cannot reach endpoint http://127.0.0.1:"), refused
+    assert main(["doctor", "--no-hash", "--no-inference", "--json"]) == 1
+    report = json.loads(capsys.readouterr().out)
+    assert [p["problem"] for p in report["problems"]] == [refused], report["problems"]
+    assert report["model"]["probe"] == "cannot reach it"
+    assert main(["doctor", "--no-hash", "--no-inference"]) == 1
+    assert "no problems found" not in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("route", ["scores", "plain"])
+def test_doctor_an_endpoint_that_answers_is_no_problem(gorilla_home, capsys, completions_server, route):
+    """The same probe against a server that answers: no problem, exit 0; one without prompt
+    log-probabilities is a note (select mode chooses with the grammar), not a problem."""
+    assert main(["index", "--refresh", "--from", str(SMALL_POOL), "--only", "torchhub"]) == 0
+    cfg = gorilla_home / "config" / "config.toml"
+    cfg.parent.mkdir(parents=True, exist_ok=True)
+    cfg.write_text(f'endpoint = "{completions_server}/{route}/v1"\n')
+    capsys.readouterr()
+    rc = main(["doctor", "--no-hash", "--no-inference", "--json"])
+    report = json.loads(capsys.readouterr().out)
+    assert rc == 0 and report["problems"] == [], report["problems"]
+    notes = [n["note"] for n in report["notes"] if "log-probabilities" in n["note"]]
+    if route == "scores":
+        assert report["model"]["probe"] == "answers with prompt log-probabilities" and notes == [], report
+    else:
+        assert report["model"]["probe"].startswith("answers; ") and len(notes) == 1, report
+        assert "returns no prompt log-probabilities" in notes[0]
+
+
+@pytest.mark.parametrize("step, said", [(1, "built by an older version"), (-1, "built by a newer version")])
+def test_doctor_an_index_of_another_release_is_the_problem_search_refuses(
+    gorilla_home, capsys, monkeypatch, step, said
+):
+    """The class of R13-1/R13-2 ("doctor runs the commands' own checks"), a third member found beside them:
+    an index tokenised by another release (an upgrade, a downgrade, two installs sharing one home), which
+    search and ask refuse first (retrieve.tokenize.check_tokenizer, exit 2), was "no problems found" in
+    doctor (its record of hashes matches: nothing changed since it was built). doctor reads the index
+    through previous.read_verified, which now runs check_tokenizer as ApiIndex.load does: search's line
+    is doctor's problem, with the refresh that rebuilds it."""
+    assert main(["index", "--refresh", "--from", str(SMALL_POOL), "--only", "torchhub", "--no-dense"]) == 0
+    monkeypatch.setattr(tokenize, "TOKENIZER_VERSION", tokenize.TOKENIZER_VERSION + step)  # this release's
+    capsys.readouterr()
+    assert main(["search", "classify images", "-k", "1"]) == 2
+    refused = capsys.readouterr().err.splitlines()[0].removeprefix("gorilla-tui: error: ")
+    assert said in refused, refused
+    assert main(["doctor", "--no-hash", "--no-inference", "--json"]) == 1
+    problems = json.loads(capsys.readouterr().out)["problems"]
+    assert any(p["problem"] == refused and "gorilla-tui index --refresh" in p["fix"] for p in problems), (
+        refused,
+        problems,
+    )

@@ -116,6 +116,19 @@ CASES = {
         b'{"jsonrpc": "2.0", "id": "x", "method": "ping"}]',
         [(3, -32600), ("x", -32600)],
     ),
+    # a batch json.loads cannot read (nested past Python's recursion limit): it was -32700 with id null, while
+    # the same batch of shallow requests got -32600 with their ids (break-it round 13, R13-9); its top level
+    # is read alone (jsontext.top_level_items), as a single request's is
+    "a batch of requests, one holding a list 5,000 deep": (
+        b'[{"jsonrpc": "2.0", "id": 31, "method": "ping", "params": {"a": '
+        + b"[" * 5000
+        + b'"]"'
+        + b"]" * 5000
+        + b'}}, {"jsonrpc": "2.0", "id": "y", "method": "ping"}, 5]',
+        [(31, -32600), ("y", -32600)],
+    ),
+    "a batch holding a list 5,000 deep": (b"[" * 5001 + b"]" * 5001, [(None, -32600)]),
+    "a batch 5,000 deep that never closes": (b"[{}, " + b"[" * 5000 + b"]" * 4999 + b"]", [(None, -32700)]),
     "no request object": (b'{"hello": "world"}', [(None, -32600)]),
     **{
         f"an id of the wrong type: {rid}": (

@@ -124,7 +124,7 @@ def _ask_panel(capsys: pytest.CaptureFixture[str]) -> str:
     console, buffer = _console()
     d: dict[str, Any] = {
         "task": HOSTILE, "mode": "select", "model": HOSTILE, "fit": "", "api_call": HOSTILE,
-        "arguments": [{"name": HOSTILE, "value": HOSTILE, "origin": "task"}],
+        "arguments": [{"name": HOSTILE, "value": HOSTILE, "origin": "task"}], "unused": [HOSTILE],
         "verdict": {"verdict": "hallucination", "diagnostics": [HOSTILE], "suggestions": [HOSTILE],
                     "matched": {"api_name": HOSTILE, "source": "torchhub", "domain": ""}},
         "explanation": HOSTILE, "code": "", "timings": {"total": 1.0},
@@ -153,7 +153,8 @@ def _check_panel(capsys: pytest.CaptureFixture[str]) -> str:
 
 def _tui_arguments_line(capsys: pytest.CaptureFixture[str]) -> str:
     console, buffer = _console()
-    console.print(arguments_line([Argument(HOSTILE, "1", "task"), Argument(HOSTILE, HOSTILE, "missing")]))
+    arguments = [Argument(HOSTILE, "1", "task"), Argument(HOSTILE, HOSTILE, "missing")]
+    console.print(arguments_line(arguments, unused=[HOSTILE]))
     return buffer.getvalue()
 
 
@@ -169,7 +170,7 @@ def _tui_run_report(capsys: pytest.CaptureFixture[str]) -> str:
 SITES: list[tuple[Callable[[pytest.CaptureFixture[str]], str], int]] = [
     (_argparse_error, 1), (_gorilla_error, 1), (_endpoint_error, 1), (_note, 1), (_lint_line, 3),
     (_shown_cell, 1), (_progress_line, 1), (_refresh_line, 1), (_refresh_notes, 3), (_status_skips, 2),
-    (_server_text, 1), (_ask_panel, 10), (_check_panel, 3), (_tui_arguments_line, 2), (_tui_run_report, 2),
+    (_server_text, 1), (_ask_panel, 11), (_check_panel, 3), (_tui_arguments_line, 3), (_tui_run_report, 2),
 ]  # fmt: skip
 
 

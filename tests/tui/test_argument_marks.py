@@ -176,3 +176,25 @@ def test_a_did_you_mean_keeps_the_filled_values_only_for_the_same_call(small_ind
     assert renamed.calls == [{"shutil.copyfile": {"src": "notes.txt", "dst": "b.txt"}}]
     replaced = session.accept_suggestion(proposal, "json.loads(s)")  # a whole call of the pool
     assert replaced.arguments == [] and replaced.calls == []  # none of its values came from the task
+
+
+async def test_a_value_of_the_task_no_argument_holds_is_said_under_the_call(small_index):
+    # the real pipeline over the small pool: the script fills src and stops, so the task's second file is in
+    # no argument; the line under the call says so (fill/unused.py), beside the placeholder it was meant for
+    task = "copy the file notes.txt to the file backup.txt"
+    hits = search_with_constraints(small_index, task, k=5).hits
+    assert unique_options(h.doc.call for h in hits if not h.doc.flagged or h.doc.repaired) == [
+        "shutil.copyfile(src, dst)"
+    ]
+    settings = Settings(mode="select", select_by="grammar", k=5)
+    backend = ScriptedBackend(["src='notes.txt')"])
+    app = create_app(settings, backend=backend, index=small_index, show_timings=False)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await ask(pilot, task)
+        proposal = app.main.proposal
+        assert proposal.api_call == FILLED and proposal.unused == ["backup.txt"]
+        line = app.main.query_one(ProposalPanel).query_one("#arguments")
+        assert line.display
+        said = "needs: dst · from your task: src='notes.txt' · not in the call: backup.txt"
+        assert str(line.render()) == said
+        assert proposal.to_dict()["unused"] == ["backup.txt"]

@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from gorilla_tui.pool.doc import ApiDoc
-from gorilla_tui.retrieve import index as index_module
+from gorilla_tui.retrieve import routing
 from gorilla_tui.retrieve.index import ApiIndex
 from gorilla_tui.retrieve.tokenize import (
     doc_text,
@@ -44,15 +44,15 @@ def test_python_env_text_weighs_the_docstring_not_the_module(stdlib: list[ApiDoc
 
 def test_routing_weighs_words_by_both_idfs(small_index: ApiIndex, monkeypatch: pytest.MonkeyPatch) -> None:
     task = "parse json text"
-    monkeypatch.setattr(index_module, "ROUTING_IDF", "source")
+    monkeypatch.setattr(routing, "ROUTING_IDF", "source")
     alone = small_index.source_scores(task)
     # the model hubs are scored as the one pool they are ranked in: "parse" (in one Torch Hub doc) is rare
     # in Torch Hub's 8 docs alone, and that made Torch Hub's own score win the routing before
     assert alone["torchhub"] == alone["tensorflowhub"] == alone["huggingface"]
     assert max(alone, key=alone.__getitem__) == "python-env"
-    monkeypatch.setattr(index_module, "ROUTING_IDF", "index")
+    monkeypatch.setattr(routing, "ROUTING_IDF", "index")
     whole = small_index.source_scores(task)
-    monkeypatch.setattr(index_module, "ROUTING_IDF", "both")
+    monkeypatch.setattr(routing, "ROUTING_IDF", "both")
     both = small_index.source_scores(task)
     assert both == pytest.approx({s: (alone[s] + whole[s]) / 2 for s in alone})
     assert max(both, key=both.__getitem__) == "python-env"

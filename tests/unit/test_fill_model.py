@@ -86,7 +86,7 @@ def test_the_kept_prefix_gives_the_same_calls_as_evaluating_it_again(gemma_backe
 
 
 def test_a_parameter_named_like_a_python_keyword_is_passed_by_a_dict():
-    from gorilla_tui.fill.filler import render
+    from gorilla_tui.fill.render import render
     from gorilla_tui.pool.params import Param
 
     call, args = render("set_temperature", [Param("class", required=True), Param("level", required=True)],

@@ -8,8 +8,9 @@ import ast
 import pytest
 
 from gorilla_tui.fill.call_grammar import Slot, TaskValues
-from gorilla_tui.fill.filler import fill, render_target, target_of
+from gorilla_tui.fill.filler import fill, target_of
 from gorilla_tui.fill.receivers import Receiver, receiver_call, receiver_of, receiver_params
+from gorilla_tui.fill.render import render_target
 from gorilla_tui.fill.roles import (
     ORDER_EXTRA,
     ROLE_BIAS,

@@ -9,7 +9,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from gorilla_tui.fill.call_grammar import TaskValues, call_grammar, slots
-from gorilla_tui.fill.filler import decoded, decoded_calls, parse_arguments, render, target_of
+from gorilla_tui.fill.filler import parse_arguments, target_of
+from gorilla_tui.fill.render import decoded, decoded_calls, render
 from gorilla_tui.fill.requests import requests
 from gorilla_tui.fill.values import lists, literal, numbers, strings
 from gorilla_tui.pool.doc import ApiDoc
@@ -185,7 +186,7 @@ def test_requests_counts_what_a_task_asks_for():
 def test_a_permission_mode_the_task_writes_is_octal() -> None:
     """Break-it pass: "change the permissions of run.sh to 755" gave os.chmod('run.sh', 755), decimal 755
     (0o1363); a mode the task writes as octal digits is rendered as the octal literal."""
-    from gorilla_tui.fill.filler import render
+    from gorilla_tui.fill.render import render
     from gorilla_tui.pool.params import Param
 
     params = [Param("path", "str", True, kind="positional"), Param("mode", "int", True, kind="positional")]

@@ -240,11 +240,11 @@ def _model(name: str, domain: str):
     return dataclasses.replace(_py(name, "huggingface"), domain=domain)
 
 
-def test_a_model_hub_docs_rivals_are_models_of_another_domain(monkeypatch):
+def test_a_model_hub_doc_is_not_doubted(monkeypatch):
     """hf-summarize of bench/everyday_tasks.toml ("shorten a long news article into a few sentences with a
     transformers model"), the hits of the recorded run (rounded): it5-base-news-summarization chosen and
-    right; the dense side and BM25 preferred another summariser (right too), which is no rival; the
-    sentence-similarity models are, and they do not doubt it."""
+    right; the dense side and BM25 preferred another summariser (right too). A hub is not in DOUBT_SOURCES,
+    so the other summariser, a rival by API, does not doubt it (read on every source, it would)."""
     text2text, similarity = (
         "Natural Language Processing Text2Text Generation",
         "Natural Language Processing Sentence Similarity",
@@ -263,23 +263,15 @@ def test_a_model_hub_docs_rivals_are_models_of_another_domain(monkeypatch):
         Hit(roberta, 9.21, 3, dense=0.8447, lm_score=-70.30),
         Hit(minilm, 9.02, 4, dense=0.8469, lm_score=-68.68),
     ]
-    assert rivals(hits, it5, by_domain=True) == hits[2:]
     assert rivals(hits, it5) == [hits[0], *hits[2:]]
     fitted = ScriptedBackend(["x"], name=FIT_MODEL)
     _, values = pipeline_fit.judge(fitted, "shorten a news article", it5, lm=-67.29, hits=hits)
     assert values["cos_gap"] is None and values["lm_gap"] is None  # a hub is not in DOUBT_SOURCES
-    gap, ratio = dense_disagreement(hits, it5, by_domain=True)
-    assert gap == pytest.approx(0.8469 - 0.8524) and ratio == pytest.approx(12.51 / 9.21)
-    assert not pipeline_fit.doubted({"cos_gap": gap, "bm25_ratio": ratio})
+    # read on every source, the other summariser would doubt it
     monkeypatch.setattr(pipeline_fit, "DOUBT_SOURCES", frozenset({"huggingface"}))
     _, values = pipeline_fit.judge(fitted, "shorten a news article", it5, lm=-67.29, hits=hits)
-    assert values["cos_gap"] == pytest.approx(gap) and values["lm_gap"] == pytest.approx(-68.68 + 67.29)
-    assert not pipeline_fit.doubted(values)
-    # against every other model (the rule before, had it read the hubs) the other summariser doubted it
-    gap, ratio = dense_disagreement(hits, it5)
-    assert pipeline_fit.doubted({"cos_gap": gap, "bm25_ratio": ratio})
-    # a hit of no domain is no rival on a hub
-    assert rivals([hits[1], Hit(_model("x", ""), 9.0, 2, dense=0.9)], it5, by_domain=True) == []
+    assert values["cos_gap"] == pytest.approx(0.8566 - 0.8524) and values["bm25_ratio"] < 1
+    assert pipeline_fit.doubted(values)
 
 
 def test_a_fits_the_model_reads_more_likely_after_another_hit_is_unsure():

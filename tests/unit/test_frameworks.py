@@ -1,5 +1,5 @@
 """A framework named in the task ("with pytorch") routes the search to that framework's hub, and a close
-second source shares the hits (constraints/parse.py FRAMEWORKS, retrieve/index.py ROUTING_MARGIN),
+second source shares the hits (constraints/parse.py FRAMEWORKS, retrieve/routing.py ROUTING_MARGIN),
 on the small pool of tests/data/pool."""
 
 from __future__ import annotations
@@ -10,7 +10,8 @@ from gorilla_tui.constraints.check import check_doc
 from gorilla_tui.constraints.parse import parse_constraints
 from gorilla_tui.constraints.rank import search_with_constraints
 from gorilla_tui.constraints.vocab import framework_matches
-from gorilla_tui.retrieve.index import ROUTING_MARGIN, ApiIndex
+from gorilla_tui.retrieve.index import ApiIndex
+from gorilla_tui.retrieve.routing import ROUTING_MARGIN
 from gorilla_tui.tui.explain import constraint_words
 
 

@@ -12,7 +12,8 @@ import pytest
 from gorilla_tui.build.publish import write_and_publish
 from gorilla_tui.pool.doc import ApiDoc
 from gorilla_tui.pool.pyenv.usage import UsageCounts, interpreter_usage
-from gorilla_tui.retrieve.index import TOKENIZER_VERSION, ApiIndex
+from gorilla_tui.retrieve.index import ApiIndex
+from gorilla_tui.retrieve.tokenize import TOKENIZER_VERSION
 from gorilla_tui.store import prior
 from gorilla_tui.store import versions as store
 

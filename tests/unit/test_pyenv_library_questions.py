@@ -11,7 +11,6 @@ no question repeating 8 or more consecutive words of its doc's description."""
 from __future__ import annotations
 
 import importlib.util
-import re
 import sys
 from pathlib import Path
 
@@ -20,25 +19,13 @@ import pytest
 from gorilla_tui.pool.doc import ApiDoc
 from gorilla_tui.pool.expansion import MAX_QUESTIONS_PER_DOC
 from gorilla_tui.pool.pyenv.source import load_python_env
-
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover
-    import tomli as tomllib
+from tests.word_runs import api_tables, word_runs, words
 
 FOLDER = Path(__file__).resolve().parents[2] / "index" / "questions"
 QUESTIONS = FOLDER / "python-libraries.toml"
 WRITTEN_FOR = (3, 11)
 LIBRARIES = ("numpy", "pandas", "matplotlib")
 COPIED_RUN = 8
-
-
-def _words(text: str) -> list[str]:
-    return re.findall(r"[a-z0-9]+", text.lower())
-
-
-def _runs(words: list[str], n: int = COPIED_RUN) -> set[tuple[str, ...]]:
-    return {tuple(words[i : i + n]) for i in range(len(words) - n + 1)}
 
 
 def _library(api_name: str) -> str | None:
@@ -48,9 +35,7 @@ def _library(api_name: str) -> str | None:
 
 @pytest.fixture(scope="module")
 def entries() -> list[dict]:
-    data = tomllib.loads(QUESTIONS.read_text(encoding="utf-8"))
-    assert set(data) == {"api"}, "the file holds only [[api]] tables"
-    return data["api"]
+    return api_tables(QUESTIONS)
 
 
 @pytest.fixture(scope="module")
@@ -72,14 +57,14 @@ def test_file_parses_into_api_tables_of_2_to_10_questions(entries):
 
 
 def test_no_question_of_python_env_toml_again(entries):
-    other = tomllib.loads((FOLDER / "python-env.toml").read_text(encoding="utf-8"))["api"]
+    other = api_tables(FOLDER / "python-env.toml")
     both = {e["api_name"]: len(e["questions"]) for e in other}
     for entry in entries:  # an API of both files: its questions together still fit a doc
         assert both.get(entry["api_name"], 0) + len(entry["questions"]) <= MAX_QUESTIONS_PER_DOC
-    seen = {" ".join(_words(q)) for e in other for q in e["questions"]}
+    seen = {" ".join(words(q)) for e in other for q in e["questions"]}
     for entry in entries:
         for q in entry["questions"]:
-            key = " ".join(_words(q))
+            key = " ".join(words(q))
             assert key not in seen, f"{q!r} of {entry['api_name']} is there already"
             seen.add(key)
 
@@ -101,7 +86,7 @@ def test_no_question_copies_its_description(entries, pool):
         doc = pool.get(entry["api_name"])
         if doc is None:  # a library not installed, or a name this Python lacks
             continue
-        copied = _runs(_words(doc.description))
+        copied = word_runs(doc.description, COPIED_RUN)
         for q in entry["questions"]:
-            shared = _runs(_words(q)) & copied
+            shared = word_runs(q, COPIED_RUN) & copied
             assert not shared, f"{entry['api_name']}: {q!r} copies {' '.join(min(shared))!r}"

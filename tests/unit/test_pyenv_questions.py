@@ -8,7 +8,6 @@ not copy the docstring's)."""
 
 from __future__ import annotations
 
-import re
 import sys
 from pathlib import Path
 
@@ -16,11 +15,7 @@ import pytest
 
 from gorilla_tui.pool.doc import ApiDoc
 from gorilla_tui.pool.expansion import MAX_QUESTIONS_PER_DOC
-
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover
-    import tomli as tomllib
+from tests.word_runs import api_tables, word_runs, words
 
 QUESTIONS = Path(__file__).resolve().parents[2] / "index" / "questions" / "python-env.toml"
 #: The interpreter the file was written for: there every api_name must be a doc.
@@ -29,19 +24,9 @@ WRITTEN_FOR = (3, 11)
 COPIED_RUN = 8
 
 
-def _words(text: str) -> list[str]:
-    return re.findall(r"[a-z0-9]+", text.lower())
-
-
-def _runs(words: list[str], n: int = COPIED_RUN) -> set[tuple[str, ...]]:
-    return {tuple(words[i : i + n]) for i in range(len(words) - n + 1)}
-
-
 @pytest.fixture(scope="module")
 def entries() -> list[dict]:
-    data = tomllib.loads(QUESTIONS.read_text(encoding="utf-8"))
-    assert set(data) == {"api"}, "the file holds only [[api]] tables"
-    return data["api"]
+    return api_tables(QUESTIONS)
 
 
 @pytest.fixture(scope="module")
@@ -68,7 +53,7 @@ def test_no_question_twice_in_the_file(entries):
     seen: dict[str, str] = {}
     for entry in entries:
         for q in entry["questions"]:
-            key = " ".join(_words(q))
+            key = " ".join(words(q))
             assert key not in seen, f"{q!r} of {entry['api_name']} repeats one of {seen.get(key)}"
             seen[key] = entry["api_name"]
 
@@ -85,7 +70,7 @@ def test_no_question_copies_its_description(entries, stdlib):
         doc = stdlib.get(entry["api_name"])
         if doc is None:  # a name this Python lacks: test_every_api_name_is_a_doc_of_the_pool reports it
             continue
-        copied = _runs(_words(doc.description))
+        copied = word_runs(doc.description, COPIED_RUN)
         for q in entry["questions"]:
-            shared = _runs(_words(q)) & copied
+            shared = word_runs(q, COPIED_RUN) & copied
             assert not shared, f"{entry['api_name']}: {q!r} copies {' '.join(min(shared))!r}"

@@ -7,12 +7,8 @@ from rank_bm25 import BM25Okapi
 
 from gorilla_tui.errors import GorillaError
 from gorilla_tui.pool.doc import ApiDoc
-from gorilla_tui.retrieve.index import (
-    MAX_TOKEN_CHARS,
-    ApiIndex,
-    doc_text,
-    tokenize,
-)
+from gorilla_tui.retrieve.index import ApiIndex
+from gorilla_tui.retrieve.tokenize import MAX_TOKEN_CHARS, doc_text, tokenize
 
 
 def test_tokenize_code_and_model_ids() -> None:

@@ -22,9 +22,11 @@ from gorilla_tui.cli import main
 from gorilla_tui.constraints.rank import search_with_constraints
 from gorilla_tui.errors import GorillaError
 from gorilla_tui.pool.doc import ApiDoc
-from gorilla_tui.retrieve.bm25 import PostingsScorer
+from gorilla_tui.retrieve.bm25 import Bm25Params, PostingsScorer
 from gorilla_tui.retrieve.embed import E5Embedder
-from gorilla_tui.retrieve.index import TOKENIZER_VERSION, ApiIndex, Bm25Params, Bm25Scorer, tokenize
+from gorilla_tui.retrieve.index import ApiIndex
+from gorilla_tui.retrieve.matrix import Bm25Scorer
+from gorilla_tui.retrieve.tokenize import TOKENIZER_VERSION, tokenize
 from gorilla_tui.store import versions as store
 
 #: Tasks of every kind the small pool answers: the three hubs, APIZoo's REST entry, python-env, a task

@@ -167,8 +167,10 @@ class ProposalPanel(Vertical):
         call_widget.display = filled or not code_is_call  # the code area shows an unmarked call itself
         call_widget.set_class(filled, "-filled")
         arguments = self.query_one("#arguments", Static)
-        arguments.update(arguments_line(proposal.arguments) if filled else "")
-        arguments.set_class(filled, "-shown")
+        unused = bool(call and proposal.unused and proposal.fit != "nothing")
+        given = proposal.arguments if filled else ()
+        arguments.update(arguments_line(given, proposal.unused if unused else ()))
+        arguments.set_class(filled or unused, "-shown")
         code = self.query_one("#code", TextArea)
         code.display = not (filled and code_is_call)  # the marked call above is the whole code
         # shown for review: escape sequences visible, never interpreted; cut at textsafe's block caps

@@ -1,0 +1,86 @@
+"""A parameter that takes a file object, filled with the file the task names, opened: "read config.json
+into a dict" -> ``json.load(open('config.json'))``, not ``json.load('config.json')``, which fails when run
+(AttributeError: 'str' object has no attribute 'read').
+
+Which parameters take a file object, and the mode to open it in ('rb' for binary readers such as
+hashlib.file_digest and tomllib.load, 'w' for writers such as json.dump), is read from the doc's own
+description by pool/file_objects.py file_params. `path_slots` offers such a parameter only the paths and
+strings the task writes (a number is no file); `opened` writes the path the model chose as ``open(path)``
+when the call is rendered (fill/render.py render_target). BFCL's decoded form leaves such a call's
+argument out, as any value that is not a literal (render.decoded).
+"""
+
+from __future__ import annotations
+
+import ast
+import dataclasses
+import re
+from collections.abc import Sequence
+
+from gorilla_tui.fill.call_grammar import Slot
+from gorilla_tui.pool.apidoc import ApiDoc
+from gorilla_tui.pool.file_objects import file_params
+
+#: A string written like a file's path: a slash, or a file name's extension at its end.
+_PATH_SHAPED = re.compile(r"[/\\]|\.[A-Za-z]\w{0,7}$")
+
+
+def path_slots(doc: ApiDoc, offered: Sequence[Slot]) -> list[Slot]:
+    """`offered` with each file-object parameter's values kept to the paths the task writes (a slash or a
+    file name's extension), else to its strings: ``json.load(fp)`` takes no number, and no quoted JSON
+    text beside a file name. A path one of them takes goes to it
+    alone, not to a parameter of unknown type beside it: "write the dict settings to out.json" is
+    ``json.dump(obj, open('out.json', 'w'))``, obj left a placeholder, not ``json.dump('out.json', fp)``. A
+    required slot left with no value keeps its placeholder; an optional file-object parameter is left out
+    (its default applies: ``tarfile.open(name=None, fileobj=None)`` takes the task's path as its name)."""
+    files = file_params(doc)
+    if not files:
+        return list(offered)
+    paths = {
+        k
+        for s in offered
+        if s.param.name in files
+        for k, c in s.values.items()
+        if isinstance(c.value, str) and _PATH_SHAPED.search(c.value)
+    }
+    out = []
+    for slot in offered:
+        if slot.param.name in files and not slot.param.required:
+            continue
+        if slot.param.name in files:  # the paths the task writes, else any string it does
+            kept = {k: c for k, c in slot.values.items() if k in paths} or {
+                k: c for k, c in slot.values.items() if isinstance(c.value, str)
+            }
+        elif slot.param.type == "any":
+            kept = {k: c for k, c in slot.values.items() if k not in paths}
+        else:
+            kept = slot.values
+        if kept != slot.values:
+            if not kept and not slot.param.required:
+                continue
+            slot = dataclasses.replace(slot, values=kept)
+        out.append(slot)
+    return out
+
+
+def opened(doc: ApiDoc, given: dict[str, tuple[str, str]]) -> dict[str, tuple[str, str]]:
+    """`given` (name -> (value source, origin)) with each file-object parameter of `doc` that holds a
+    string literal from the task written as ``open(path)``, with the mode the doc implies when it is not
+    "r" (``open('data.plist', 'rb')``); origin stays "task". Placeholders and other values are kept."""
+    files = file_params(doc)
+    if not files:
+        return given
+    out = dict(given)
+    for name, mode in files.items():
+        value, origin = given.get(name, ("", ""))
+        if origin != "task" or not _is_str_literal(value):
+            continue
+        out[name] = (f"open({value})" if mode == "r" else f"open({value}, {mode!r})", origin)
+    return out
+
+
+def _is_str_literal(source: str) -> bool:
+    try:
+        return isinstance(ast.literal_eval(source), str)
+    except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
+        return False

@@ -1,0 +1,175 @@
+"""The task's values a filled call left out: said beside the call, never dropped in silence.
+
+"whats the sha256 of setup.py" filled as ``hashlib.sha256()`` answers with a call that exists and reads
+as done, but the file the person named is in no argument: the answer says "not in the call: setup.py"
+(`ask`, the TUI's line under the call, ``--json`` and MCP as ``unused``). A value counts as in the call
+when the call's source holds it in any form filling writes it (fill/call_grammar.py values_for): the same
+literal, a time converted to seconds (fill/units.py in_seconds), a percentage as its fraction, a host and
+port as one address (fill/addresses.py), a date whole or as its year, month and day, a list whole or item
+by item, a string inside a longer one (a file name in a URL) or a large part of it (the host of
+``example.com:8080``). Only the values the task writes as one value are listed: numbers, quoted text,
+URLs, e-mail addresses, paths and file names, dates, lists and dicts; runs of plain words are not (most
+of a task's words name the API, not a value).
+"""
+
+from __future__ import annotations
+
+import ast
+import contextlib
+import datetime
+import re
+from collections.abc import Iterator
+from typing import Any
+
+from gorilla_tui.fill.addresses import addresses
+from gorilla_tui.fill.call_grammar import TaskValues
+from gorilla_tui.fill.units import in_seconds
+from gorilla_tui.fill.values import Candidate
+
+_QUOTES = "'\"`“‘"
+_DIGIT_START = re.compile(r"[-+]?\.?\d")
+_UNIT_BEFORE = re.compile(r"\d\s?$")  # "4 m/s", "12ft": a unit right after a number
+_ABBREVIATION = re.compile(r"(?:[A-Za-z]\.)+[A-Za-z]?\.?")
+_DIGIT_GROUPS = re.compile(r"\d+(?:[/.-]\d+){2,}")
+_RATIO = re.compile(r"\d+/\d+")
+#: A string constant of the call shorter than this many characters, or than a third of the task's value,
+#: is not read as that value's part (the 'src' of "backup/src" is another value).
+MIN_PART_CHARS = 3
+
+
+def left_out(task: str, call: str) -> list[str]:
+    """The values of `task` that `call` does not hold, as the task writes them, in task order.
+
+    Args:
+        task: the task as typed.
+        call: the filled call's source (one call per line for a parallel task).
+
+    Returns:
+        The task's text of each value left out (``["setup.py"]``); [] when every value is in the call, the
+        task writes none, or `call` is no Python source (then nothing can be said of it).
+    """
+    try:
+        tree = ast.parse(call)
+    except (SyntaxError, ValueError, MemoryError, RecursionError):
+        return []
+    constants = list(_constants(tree))
+    values = TaskValues.of(task)
+    salient = [c for c in values.numbers + values.strings + values.lists if _salient(c, task)]
+    pool = salient + in_seconds(values.numbers, task) + addresses(task)
+    used = [
+        (c.start, c.end) for c in pool if c.start >= 0 and _held(c, _others_removed(c, constants, salient))
+    ]
+    unused = [
+        c for c in salient if not any(s < c.end and c.start < e for s, e in used)
+    ]  # a value overlapping one in the call is in it (a list's items, a percentage's two forms)
+    spans = sorted({(c.start, c.end) for c in unused})
+    inner = {(s, e) for s, e in spans for s2, e2 in spans if s2 <= s and e <= e2 and (s2, e2) != (s, e)}
+    outer = [span for span in spans if span not in inner]
+    return [task[s:e] for s, e in outer]
+
+
+def _others_removed(c: Candidate, constants: list[Any], salient: list[Candidate]) -> list[Any]:
+    """`constants` without those that are another value of the task, written elsewhere in it: the URL of
+    "download https://x.org/data.csv to data.csv" holds the text data.csv, but it is the URL, not the file
+    name the task writes after it."""
+    others = {o.value for o in salient if isinstance(o.value, str) and (o.end <= c.start or c.end <= o.start)}
+    return [k for k in constants if not (isinstance(k, str) and k in others and k != c.value)]
+
+
+def _salient(c: Candidate, task: str) -> bool:
+    """A value the task writes as one: numbers in digits, quoted text, URLs, e-mail addresses, paths and file
+    names, formulas, dates, lists and dicts. Not a run of words, a value a parameter declares, a number in
+    words ("two adults": most are counts of the sentence, not values), a part of a clock time, a unit after
+    a number ("4 m/s^2", "350 sq.ft"), an abbreviation ("e.g", "U.S") or a ratio ("4/5")."""
+    if c.start < 0 or not (c.kind in ("number", "date", "list", "dict") or c.atomic):
+        return False
+    text = task[c.start : c.end]
+    if c.kind == "number":  # in digits, and not a part of a clock time ("at 14:00": one value, not 14 and 0)
+        clock = task[c.end : c.end + 1] == ":" or task[max(0, c.start - 1) : c.start] == ":"
+        return bool(_DIGIT_START.match(text)) and not clock
+    if c.kind != "string" or task[c.start : c.start + 1] in _QUOTES:
+        return True
+    unit = _UNIT_BEFORE.search(task[: c.start])
+    return not (unit or _ABBREVIATION.fullmatch(text) or _RATIO.fullmatch(text))
+
+
+def _constants(tree: ast.AST) -> Iterator[Any]:
+    """Every literal of the call: each constant (bytes as text), each list, tuple or dict literal whole, and
+    the names the call writes as text: its callee's dotted name and its keywords ("use the
+    'calculate_velocity' function", "with 'a' = 3": the task names the function or the parameter)."""
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call):
+            with contextlib.suppress(ValueError, TypeError):
+                yield ast.unparse(node.func)
+            yield from (k.arg for k in node.keywords if k.arg)
+        if isinstance(node, ast.Constant) and not isinstance(node.value, bool) and node.value is not None:
+            value = node.value
+            yield value.decode("utf-8", "replace") if isinstance(value, bytes) else value
+        elif isinstance(node, (ast.List, ast.Tuple, ast.Dict, ast.Set, ast.UnaryOp)):
+            try:
+                yield ast.literal_eval(node)
+            except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+                continue
+
+
+def _held(c: Candidate, constants: list[Any]) -> bool:
+    """True when one of the call's `constants` is candidate `c` in a form filling writes (module
+    docstring)."""
+    value = c.value
+    if isinstance(value, bool):
+        return False
+    if c.kind == "date" and _date_held(str(value), constants):
+        return True
+    if isinstance(value, (int, float)):
+        digits = re.compile(rf"(?<![\d.]){re.escape(c.text)}(?![\d])")
+        return any(
+            (isinstance(k, (int, float)) and not isinstance(k, bool) and k == value)
+            or (isinstance(k, str) and digits.search(k) is not None)
+            for k in constants
+        )
+    if isinstance(value, str):
+        part = max(MIN_PART_CHARS, len(value) / 3)
+        formula = _formula(value)
+        if _DIGIT_GROUPS.fullmatch(value):  # a date written with slashes or dots: its numbers, any format
+            groups = {int(d) for d in re.findall(r"\d+", value)}
+            found = (k for k in constants if isinstance(k, str))
+            if any(groups <= {int(d) for d in re.findall(r"\d+", k)} for k in found):
+                return True
+        return any(
+            isinstance(k, str)
+            and (value in k or (len(k) >= part and k in value) or (formula and formula == _formula(k)))
+            for k in constants
+        )
+    if isinstance(value, (list, tuple)):
+        items = list(value)
+        return any(isinstance(k, (list, tuple)) and list(k) == items for k in constants) or (
+            bool(items) and all(any(type(k) is type(i) and k == i for k in constants) for i in items)
+        )
+    if isinstance(value, dict):
+        return any(k == value for k in constants)
+    return False
+
+
+def _formula(text: str) -> str:
+    """A formula's text with spaces and multiplication signs left out and powers as ``^`` ("3*x**2 + 1" and
+    "3x^2+1" read the same); "" for text with no operator."""
+    if not re.search(r"[-+*/^]", text):
+        return ""
+    return re.sub(r"\s+|\*(?!\*)", "", text.replace("**", "^"))
+
+
+def _date_held(iso: str, constants: list[Any]) -> bool:
+    """True when the call writes the ISO date `iso` as text, or its year, month and day as numbers
+    (``datetime.date(2026, 12, 25)``)."""
+    if any(isinstance(k, str) and iso in k for k in constants):
+        return True
+    try:
+        day = datetime.date.fromisoformat(iso[:10])
+    except ValueError:
+        return False
+    parts = {day.year, day.month, day.day}
+    numbers = {k for k in constants if isinstance(k, int) and not isinstance(k, bool)}
+    # or a date string of another format ("01/01/2021", "2021-1-1")
+    return parts <= numbers or any(
+        isinstance(k, str) and parts <= {int(d) for d in re.findall(r"\d+", k)} for k in constants
+    )
