@@ -67,9 +67,17 @@ def _writable(problems: list[dict[str, str]]) -> None:
 def _history(problems: list[dict[str, str]]) -> None:
     """A problem when the history database would be moved aside at its next use (History.damage, read
     without writing): `ask` and the TUI do that with a warning, and what was in it is no longer shown
-    (break-it round 12: a history.sqlite3 of random bytes was "no problems found")."""
+    (break-it round 12: a history.sqlite3 of random bytes was "no problems found"); a problem with its
+    chmod fix when its permissions refuse it or it is a FIFO (History.refused: left as it is, unused)."""
     path = get_paths().history_db
-    why = History(path).damage()
+    history = History(path)
+    refused = history.refused()  # before damage(): a FIFO is never opened, a refused file not judged
+    if refused is not None:  # break-it round 14: an internal error (mode 000), a hang (a FIFO)
+        cause, fix = refused
+        problems.append({"problem": f"the history cannot be used: {cause}: ask and the TUI save nothing to it "
+                         "(it is left as it is)", "fix": fix})  # fmt: skip
+        return
+    why = history.damage()
     if why is not None:
         problems.append({
             "problem": f"the history {path} cannot be read ({why}): the next ask moves it aside and starts a "

@@ -1,0 +1,89 @@
+"""The history file as the file system has it, before SQLite opens it: one that History leaves where it is and
+saves nothing to (access_problem: no permission, not a regular file; break-it round 14, R14-6/8/9), and a
+copy of it with its rollback journal for a judge that must not write to the real one (journal_copy, R14-10).
+history.py uses both; `doctor` reaches them through History.refused and History.damage."""
+
+from __future__ import annotations
+
+import errno
+import os
+import shutil
+import stat
+import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+from gorilla_tui.paths import file_kind
+
+__all__ = ["access_problem", "journal_copy"]
+
+#: errno values of an open that say the file's permissions (or a read-only file system) refuse it, not that
+#: its content is damaged: such a file is left where it is (moving it aside would hide a sound history).
+_REFUSED = {errno.EACCES, errno.EPERM, errno.EROFS}
+
+
+def access_problem(path: Path) -> tuple[str, str] | None:
+    """Why History cannot use the file at `path` though nothing says it is damaged, as (cause, fix), or None
+    when it may be opened (it is not there yet and its folder may be written, or a regular file this process
+    may read and write). Only os.stat, os.access and an open of a regular file: a FIFO is never opened (a
+    read-only open blocks until a writer comes, and ignores Ctrl+C: `doctor` hung, R14-9).
+
+    - a folder on the way that cannot be entered, or a file that cannot be opened to read and write (mode
+      000, another user's, a read-only file system): "cannot open PATH: Permission denied" (R14-6, R14-8:
+      a sound history of mode 000 was moved aside by the next ask);
+    - a FIFO, a device or a socket where the file should be: "PATH is not a regular file (a FIFO)";
+    - a folder where the file should be, a symbolic link loop, a file where the folder should be: None; the
+      open fails and History moves it aside as before (history.py, issue 17).
+    The open of a regular file neither creates nor changes it. Never raises."""
+    try:
+        st = os.stat(path)
+    except FileNotFoundError:  # made at first use, in a folder that must let it be made
+        folder = path.parent
+        if folder.is_dir() and not os.access(folder, os.W_OK | os.X_OK):
+            return f"cannot create {path}: {os.strerror(errno.EACCES)}", _chmod_fix(path, file=False)
+        return None
+    except OSError as e:
+        if e.errno in _REFUSED:  # a folder on the way cannot be entered
+            return f"cannot open {path}: {e.strerror}", _chmod_fix(path)
+        return None  # a loop, a file where a folder should be: the open fails, handled as damage
+    if stat.S_ISDIR(st.st_mode):
+        return None
+    if not stat.S_ISREG(st.st_mode):
+        return (
+            f"{path} is not a regular file ({file_kind(st.st_mode)})",
+            f"mv {path} {path}.not-a-history  # the next ask starts a new history",
+        )
+    try:
+        os.close(os.open(path, os.O_RDWR | getattr(os, "O_NOCTTY", 0)))
+    except OSError as e:
+        if e.errno in _REFUSED:
+            return f"cannot open {path} to read and write: {e.strerror}", _chmod_fix(path)
+        return None
+    if not os.access(path.parent, os.W_OK | os.X_OK):  # SQLite writes its journal beside the file
+        return f"cannot write in {path.parent}: {os.strerror(errno.EACCES)}", _chmod_fix(path)
+    return None
+
+
+def _chmod_fix(path: Path, file: bool = True) -> str:
+    """The fix of a history the permissions refuse: make the file and its folder the user's to use."""
+    mode = f"chmod u+rw {path}; " if file else ""
+    return f"{mode}chmod u+rwx {path.parent}  # or run as the user who owns them"
+
+
+@contextmanager
+def journal_copy(path: Path) -> Iterator[Path]:
+    """A copy of the database `path` and of its rollback journal (`<name>-journal`, when there is one) in a
+    temporary folder, removed after use: the path of the copied database. SQLite rolls a hot journal back
+    when a read-write connection opens the database (a read-only one fails, SQLITE_READONLY_ROLLBACK: the
+    journal is skipped only when its header is not a journal's; sqlite.org/lockingv3.html#hot_journals), so a
+    judge opening the copy read-write sees what History's next open sees, and neither file is changed.
+
+    Raises OSError when the copy cannot be made (a full temporary folder)."""
+    with tempfile.TemporaryDirectory(prefix="gorilla-tui-history-") as tmp:
+        copy = Path(tmp) / path.name
+        shutil.copyfile(path, copy)
+        journal = path.with_name(path.name + "-journal")
+        if journal.is_file():
+            shutil.copyfile(journal, copy.with_name(copy.name + "-journal"))
+        yield copy
