@@ -14,7 +14,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from gorilla_tui.paths import file_kind
+from gorilla_tui.paths import file_kind, permission_fix
 
 __all__ = ["access_problem", "journal_copy"]
 
@@ -41,11 +41,11 @@ def access_problem(path: Path) -> tuple[str, str] | None:
     except FileNotFoundError:  # made at first use, in a folder that must let it be made
         folder = path.parent
         if folder.is_dir() and not os.access(folder, os.W_OK | os.X_OK):
-            return f"cannot create {path}: {os.strerror(errno.EACCES)}", _chmod_fix(path, file=False)
+            return f"cannot create {path}: {os.strerror(errno.EACCES)}", permission_fix(path)
         return None
     except OSError as e:
         if e.errno in _REFUSED:  # a folder on the way cannot be entered
-            return f"cannot open {path}: {e.strerror}", _chmod_fix(path)
+            return f"cannot open {path}: {e.strerror}", permission_fix(path)
         return None  # a loop, a file where a folder should be: the open fails, handled as damage
     if stat.S_ISDIR(st.st_mode):
         return None
@@ -58,17 +58,11 @@ def access_problem(path: Path) -> tuple[str, str] | None:
         os.close(os.open(path, os.O_RDWR | getattr(os, "O_NOCTTY", 0)))
     except OSError as e:
         if e.errno in _REFUSED:
-            return f"cannot open {path} to read and write: {e.strerror}", _chmod_fix(path)
+            return f"cannot open {path} to read and write: {e.strerror}", permission_fix(path)
         return None
     if not os.access(path.parent, os.W_OK | os.X_OK):  # SQLite writes its journal beside the file
-        return f"cannot write in {path.parent}: {os.strerror(errno.EACCES)}", _chmod_fix(path)
+        return f"cannot write in {path.parent}: {os.strerror(errno.EACCES)}", permission_fix(path)
     return None
-
-
-def _chmod_fix(path: Path, file: bool = True) -> str:
-    """The fix of a history the permissions refuse: make the file and its folder the user's to use."""
-    mode = f"chmod u+rw {path}; " if file else ""
-    return f"{mode}chmod u+rwx {path.parent}  # or run as the user who owns them"
 
 
 @contextmanager
