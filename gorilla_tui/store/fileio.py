@@ -90,6 +90,38 @@ def root_damaged(found: tuple[Path, str]) -> RootDamagedError:
     )
 
 
+#: The errno strings of a read its permissions refuse (mode 000, another user's file): such a file is there
+#: and sound as far as anyone knows, and its fix is a chmod, not a rebuild (break-it round 14, R14-5).
+_REFUSED = tuple(f"({os.strerror(n)})" for n in (errno.EACCES, errno.EPERM))
+
+
+def cannot_read(rel: str, e: OSError) -> str:
+    """How an index file that is there but cannot be read is said (one reader rule: with its OSError, never
+    "missing"): "meta.json cannot be read (Permission denied)"; `rel`: its name in the version folder."""
+    if isinstance(e, FileNotFoundError):
+        return f"{rel} is missing"
+    return f"{rel} cannot be read ({e.strerror or type(e).__name__})"
+
+
+def read_refused(why: str) -> bool:
+    """Whether a damage line (cannot_read's) says the file's permissions refuse it."""
+    return why.endswith(_REFUSED)
+
+
+class IndexUnreadableError(GorillaError):
+    """An index file its permissions refuse (read_refused): exit 2 as damaged state, but nothing needs
+    rebuilding; its hint is the fix (`doctor` shows it as such)."""
+
+
+def unreadable_index(folder: Path, why: str) -> IndexUnreadableError:
+    """The one error of the version `folder` holding a file that cannot be read (`why`: cannot_read's line),
+    with the chmod fix. Returns it (the caller raises it)."""
+    return IndexUnreadableError(
+        f"the index at {folder} cannot be read ({why}): its permissions refuse it",
+        hint=f"chmod -R u+rwX {folder}  # or run as the user who built it; nothing needs rebuilding",
+    )
+
+
 def hint_of(found: tuple[Path, str]) -> str:
     """The fix of root_damaged: what a refresh does with the path of `found`."""
     aside = found[0].name + ASIDE_SUFFIX + "TIME"
