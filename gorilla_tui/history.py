@@ -106,10 +106,11 @@ class History:
     truncated, a folder in its place) is moved aside to `<name>.broken-<UTC time>` (never deleted) and a
     new one is started; when even that fails, or the disk is full, or another process holds it, nothing is
     saved. A file its permissions refuse, or a FIFO or a device in its place, is not damaged: it is left
-    where it is and nothing is saved or read (history_files.access_problem; break-it round 14). An operation still running after DEADLINE_SECONDS (a trigger that never ends) is
-    interrupted: nothing is saved, and the history is not used again by this History (each later call
-    returns at once). Each case gives one warning line, kept in `warnings` (each message once) and
-    passed to on_warning(message); writes then return None and reads an empty result.
+    where it is and nothing is saved or read (history_files.access_problem; break-it round 14). An
+    operation still running after DEADLINE_SECONDS (a trigger that never ends) is interrupted: nothing is
+    saved, and the history is not used again by this History (each later call returns at once). Each case
+    gives one warning line, kept in `warnings` (each message once) and passed to on_warning(message);
+    writes then return None and reads an empty result.
     """
 
     def __init__(self, path: Path | None = None, on_warning: Callable[[str], None] | None = None) -> None:

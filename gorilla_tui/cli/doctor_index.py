@@ -42,7 +42,10 @@ def check_index(report: dict[str, Any], problems: list[dict[str, str]], notes: l
     .checked_state why "damaged": a vector file cut short, grown or overwritten in place since it was
     embedded, one that does not fit the docs) are a problem: searches are BM25 alone until a refresh."""
     from gorilla_tui.build.previous import read_verified  # deferred: numpy (~0.1 s); --help stays fast
-    from gorilla_tui.retrieve.dense import UNREADABLE_VECTORS, DenseSide  # deferred: numpy (~0.1 s); --help stays fast
+    from gorilla_tui.retrieve.dense import (  # deferred: numpy (~0.1 s); --help stays fast
+        UNREADABLE_VECTORS,
+        DenseSide,
+    )
 
     try:
         stored, unchecked = read_verified()

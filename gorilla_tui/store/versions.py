@@ -27,9 +27,10 @@ from gorilla_tui.store.fileio import (  # noqa: F401 - index_root, not_a_folder 
     index_root,
     not_a_folder,
     read_npz,
+    read_refused,
+    unreadable_index,
 )
 from gorilla_tui.store.fileio import read_json as _read_json
-from gorilla_tui.store.fileio import read_refused, unreadable_index
 from gorilla_tui.store.fileio import write_synced as _write
 from gorilla_tui.store.folders import (  # noqa: F401 - re-exported: callers use store.X
     BUILD_PREFIX,
