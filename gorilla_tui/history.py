@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from gorilla_tui.errors import UsageError
-from gorilla_tui.history_files import access_problem, journal_copy
+from gorilla_tui.history_files import SIDECARS, access_problem, journal_copy
 from gorilla_tui.history_rows import HistoryEntry, entry, stored_task, unreadable_rows  # noqa: F401 - re-exported
 from gorilla_tui.paths import get_paths
 from gorilla_tui.textsafe import clean_task
@@ -32,8 +32,6 @@ _READONLY_ROLLBACK = 776
 DEADLINE_SECONDS = 5.0
 _STEPS_PER_CHECK = 10_000
 _INTERRUPTED = 9
-#: Suffixes of the files SQLite keeps beside a database (rollback journal, write-ahead log).
-_SIDECARS = ("-journal", "-wal", "-shm")
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS tasks (
@@ -237,7 +235,7 @@ class History:
             os.rename(self.path, target)
         except OSError:
             return None
-        for suffix in _SIDECARS:
+        for suffix in SIDECARS:
             side = self.path.with_name(self.path.name + suffix)
             if side.exists():
                 try:

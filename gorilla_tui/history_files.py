@@ -16,7 +16,10 @@ from pathlib import Path
 
 from gorilla_tui.paths import file_kind, permission_fix
 
-__all__ = ["access_problem", "journal_copy"]
+__all__ = ["SIDECARS", "access_problem", "journal_copy"]
+
+#: Suffixes of the files SQLite keeps beside a database (rollback journal, write-ahead log and its index).
+SIDECARS = ("-journal", "-wal", "-shm")
 
 #: errno values of an open that say the file's permissions (or a read-only file system) refuse it, not that
 #: its content is damaged: such a file is left where it is (moving it aside would hide a sound history).
@@ -33,6 +36,8 @@ def access_problem(path: Path) -> tuple[str, str] | None:
       000, another user's, a read-only file system): "cannot open PATH: Permission denied" (R14-6, R14-8:
       a sound history of mode 000 was moved aside by the next ask);
     - a FIFO, a device or a socket where the file should be: "PATH is not a regular file (a FIFO)";
+    - the same of SQLite's files beside it (SIDECARS: a FIFO journal blocked every open for ever, a folder
+      there is no journal either);
     - a folder where the file should be, a symbolic link loop, a file where the folder should be: None; the
       open fails and History moves it aside as before (history.py, issue 17).
     The open of a regular file neither creates nor changes it. Never raises."""
@@ -49,19 +54,41 @@ def access_problem(path: Path) -> tuple[str, str] | None:
         return None  # a loop, a file where a folder should be: the open fails, handled as damage
     if stat.S_ISDIR(st.st_mode):
         return None
+    fix = f"mv {path} {path}.not-a-history  # the next ask starts a new history"
+    problem = _file_problem(path, st, fix)
+    if problem is not None or not stat.S_ISREG(st.st_mode):
+        return problem
+    for suffix in SIDECARS:  # SQLite opens them too: a FIFO journal blocked every use for ever
+        side = path.with_name(path.name + suffix)
+        try:
+            side_st = os.stat(side)
+        except OSError as e:
+            if e.errno in _REFUSED:
+                return f"cannot open {side}: {e.strerror}", permission_fix(side)
+            continue
+        fix = f"mv {side} {side}.not-a-journal  # SQLite's file beside the history; the history is kept"
+        problem = _file_problem(side, side_st, fix, folders_too=True)
+        if problem is not None:
+            return problem
+    if not os.access(path.parent, os.W_OK | os.X_OK):  # SQLite writes its journal beside the file
+        return f"cannot write in {path.parent}: {os.strerror(errno.EACCES)}", permission_fix(path)
+    return None
+
+
+def _file_problem(
+    path: Path, st: os.stat_result, fix: str, folders_too: bool = False
+) -> tuple[str, str] | None:
+    """access_problem's judgement of one existing file: not a regular file (`fix` its fix; a folder only
+    when folders_too), or one that cannot be opened to read and write (the chmod fix)."""
     if not stat.S_ISREG(st.st_mode):
-        return (
-            f"{path} is not a regular file ({file_kind(st.st_mode)})",
-            f"mv {path} {path}.not-a-history  # the next ask starts a new history",
-        )
+        if stat.S_ISDIR(st.st_mode) and not folders_too:
+            return None
+        return f"{path} is not a regular file ({file_kind(st.st_mode)})", fix
     try:
         os.close(os.open(path, os.O_RDWR | getattr(os, "O_NOCTTY", 0)))
     except OSError as e:
         if e.errno in _REFUSED:
             return f"cannot open {path} to read and write: {e.strerror}", permission_fix(path)
-        return None
-    if not os.access(path.parent, os.W_OK | os.X_OK):  # SQLite writes its journal beside the file
-        return f"cannot write in {path.parent}: {os.strerror(errno.EACCES)}", permission_fix(path)
     return None
 
 

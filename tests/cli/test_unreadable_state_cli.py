@@ -191,20 +191,25 @@ def test_the_one_reader_rule_missing_is_missing_unreadable_says_its_oserror(tmp_
     assert not isinstance(damaged, IndexUnreadableError) and "rebuild it" in str(damaged)
 
 
-def test_a_fifo_as_the_history_is_a_doctor_problem_without_a_hang_and_is_left(tmp_path):
+@pytest.mark.parametrize("suffix", ["", "-journal", "-wal"])
+def test_a_fifo_as_the_history_is_a_doctor_problem_without_a_hang_and_is_left(suffix):
     """R14-9: doctor hung for ever on a FIFO history (a read-only open blocks) and ignored Ctrl+C; ask moved
-    the FIFO aside."""
+    the FIFO aside. A FIFO as SQLite's journal or WAL beside a sound history hung every use, ask too."""
     db = get_paths().history_db
     db.parent.mkdir(parents=True)
-    os.mkfifo(db)
+    before = _history_with(db, "copy a file") if suffix else b""
+    fifo = db.with_name(db.name + suffix)
+    os.mkfifo(fifo)
     done = _cli([], "doctor", "--no-hash", "--no-inference", "--json", timeout=90)
     assert done.returncode == 1
     (problem,) = [p for p in _doctor_problems(done) if "history" in p["problem"]]
-    assert "is not a regular file (a FIFO)" in problem["problem"], problem
+    assert f"{fifo} is not a regular file (a FIFO)" in problem["problem"], problem
+    assert problem["fix"].startswith(f"mv {fifo} {fifo}.not-a-"), problem
     history = History(db)
     assert history.add("copy a file") is None and history.search() == []
     assert len(history.warnings) == 1 and "not a regular file (a FIFO)" in history.warnings[0]
-    assert stat.S_ISFIFO(os.stat(db).st_mode) and list(db.parent.glob("*.broken-*")) == []
+    assert stat.S_ISFIFO(os.stat(fifo).st_mode) and list(db.parent.glob("*.broken-*")) == []
+    assert not suffix or db.read_bytes() == before
 
 
 def test_a_stray_journal_of_random_bytes_is_judged_as_history_opens_it(capsys):
