@@ -300,6 +300,7 @@ def read_toml(path: Path, limit: int, where: str | None = None, what: str = "TOM
         ) from None
     except UnicodeDecodeError as e:
         raise UsageError(f"{where}: invalid TOML: not UTF-8 (byte {e.start})") from None
-    except OSError as e:
-        raise UsageError(f"{where}: cannot read the {what} ({e.strerror or e})") from None
+    except OSError as e:  # no permission: a chmod is its fix, never "remove it" (break-it round 14)
+        hint = permission_fix(Path(path)) if e.errno in (errno.EACCES, errno.EPERM) else None
+        raise UsageError(f"{where}: cannot read the {what} ({e.strerror or e})", hint=hint) from None
     return toml_of(text, where)

@@ -173,7 +173,9 @@ def collect(args: argparse.Namespace) -> dict[str, Any]:
     settings, error = services.read_settings()
     refused = error is not None
     if error is not None:
-        problems.append({"problem": str(error), "fix": f"fix or delete {get_paths().config_file}"})
+        problems.append(
+            {"problem": str(error), "fix": error.hint or f"fix or delete {get_paths().config_file}"}
+        )
     else:  # what `ask` refuses before it loads anything (a malformed endpoint, an unknown kernel): said here
         # too ("no problems found" for `endpoint = "notaurl"`, break-it round 7), and what `index --refresh`
         # refuses in its sources and mirrors, by the same functions (break-it round 12)

@@ -244,3 +244,26 @@ def test_doctor_names_a_file_system_under_its_floor_of_free_space(monkeypatch, c
     doctor._free_space(problems)
     assert len(problems) >= 1 and "MiB free (under" in problems[0]["problem"], problems
     assert "ask cannot save its history" in problems[0]["problem"] and "free space" in problems[0]["fix"]
+
+
+@pytest.mark.parametrize("what", ["folder", "file"])
+def test_a_config_that_cannot_be_read_is_one_line_with_a_chmod(tmp_path, what):
+    """The config folder of mode 000 was "internal error: PermissionError" in search and doctor
+    (config.load_settings's Path.exists); config.toml of mode 000 had doctor's fix "fix or delete" it."""
+    prefix = _prefix(tmp_path)
+    config = get_paths().config_file
+    config.parent.mkdir(parents=True)
+    config.write_text("k = 5\n")
+    refused = config.parent if what == "folder" else config
+    refused.chmod(0)
+    try:
+        search = _cli(prefix, "search", "copy a file")
+        doctor_run = _cli(prefix, "doctor", "--no-hash", "--no-inference", "--json")
+    finally:
+        refused.chmod(0o700)
+    assert search.returncode == 2 and "internal error" not in search.stderr, search.stderr
+    assert search.stderr.startswith(f"gorilla-tui: error: {config}: cannot read the config file (Permission")
+    assert f"chmod u+rwx {config.parent}" in search.stderr
+    (problem,) = [p for p in _doctor_problems(doctor_run) if p["problem"].startswith(str(config))]
+    assert problem["fix"].startswith("chmod") and "delete" not in problem["fix"], problem
+    assert config.read_text() == "k = 5\n"
