@@ -16,7 +16,14 @@ from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any, NamedTuple
 
 from gorilla_tui.errors import GorillaError
-from gorilla_tui.paths import FileTooLargeError, NotRegularFileError, file_kind, get_paths, open_regular
+from gorilla_tui.paths import (
+    FileTooLargeError,
+    NotRegularFileError,
+    file_kind,
+    get_paths,
+    open_regular,
+    permission_fix,
+)
 
 if TYPE_CHECKING:
     import numpy as np
@@ -120,6 +127,15 @@ def unreadable_index(folder: Path, why: str) -> IndexUnreadableError:
         f"the index at {folder} cannot be read ({why}): its permissions refuse it",
         hint=f"chmod -R u+rwX {folder}  # or run as the user who built it; nothing needs rebuilding",
     )
+
+
+def refused_read(path: Path, e: OSError) -> IndexUnreadableError | None:
+    """The error of an index file (or CURRENT) whose read its permissions refused, "cannot read PATH:
+    Permission denied" with paths.permission_fix's chmod as hint; None for any other OSError (the caller's
+    own words: damaged, rebuild it)."""
+    if e.errno not in (errno.EACCES, errno.EPERM):
+        return None
+    return IndexUnreadableError(f"cannot read {path}: {e.strerror}", hint=permission_fix(path))
 
 
 def hint_of(found: tuple[Path, str]) -> str:
@@ -240,6 +256,8 @@ def read_json(path: Path) -> Any:
     except FileNotFoundError:
         raise GorillaError(f"{path} is missing; rebuild the index", hint=_HINT) from None
     except (OSError, ValueError) as e:
+        if isinstance(e, OSError) and (refused := refused_read(path, e)) is not None:
+            raise refused from None
         raise GorillaError(f"cannot read {path} ({e}); rebuild the index", hint=_HINT) from None
 
 

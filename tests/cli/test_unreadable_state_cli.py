@@ -22,6 +22,7 @@ from gorilla_tui.cli import doctor
 from gorilla_tui.cli import main as cli_main
 from gorilla_tui.history import History
 from gorilla_tui.paths import get_paths
+from gorilla_tui.retrieve.dense import UNREADABLE_VECTORS, changed_note
 from gorilla_tui.store import versions
 from gorilla_tui.store.fileio import IndexUnreadableError, cannot_read
 from tests.conftest import clone_home
@@ -159,26 +160,33 @@ def test_a_cache_folder_of_mode_000_is_one_line_for_the_model_and_a_doctor_probl
     ), problems
 
 
+@pytest.mark.parametrize("name", ["meta.json", "docs.jsonl", "CURRENT"])
 def test_an_index_file_that_cannot_be_read_is_said_so_with_a_chmod_not_missing(
-    tmp_path, home_template, gorilla_home
+    tmp_path, home_template, gorilla_home, name
 ):
-    """R14-5: meta.json of mode 000 was "damaged (meta.json is missing); rebuild it"."""
+    """R14-5: meta.json of mode 000 was "damaged (meta.json is missing); rebuild it", vectors.npy "missing;
+    index --refresh embeds them again", CURRENT "rebuild it": the OSError, and a chmod for the fix."""
     prefix = _prefix(tmp_path)
-    clone_home(home_template(["index", "--refresh", "--only", "python-env", "--no-dense"]), gorilla_home)
-    folder = get_paths().index_dir / (get_paths().index_dir / "CURRENT").read_text().strip()
-    (folder / "meta.json").chmod(0)
+    clone_home(home_template(["index", "--refresh", "--only", "python-env"]), gorilla_home)
+    root = get_paths().index_dir
+    path = root / name if name == "CURRENT" else root / (root / "CURRENT").read_text().strip() / name
+    path.chmod(0)
     try:
         search = _cli(prefix, "search", "copy a file")
         doctor_run = _cli(prefix, "doctor", "--no-hash", "--no-inference", "--json")
     finally:
-        (folder / "meta.json").chmod(0o600)
-    assert search.returncode == 2, search.stderr
-    line = search.stderr.splitlines()[0]
-    assert "meta.json cannot be read (Permission denied)" in line and "missing" not in line, line
-    assert "chmod -R u+rwX" in search.stderr and "rebuild" not in line
-    problems = _doctor_problems(doctor_run)
-    assert any("meta.json cannot be read (Permission denied)" in p["problem"] for p in problems), problems
-    assert all(p["fix"].startswith("chmod") for p in problems if "meta.json" in p["problem"]), problems
+        path.chmod(0o600)
+    said = f"{name} cannot be read (Permission denied)" if name != "CURRENT" else f"{path}: Permission denied"
+    assert "missing" not in search.stderr and "rebuild it" not in search.stderr, search.stderr
+    assert "--refresh" not in search.stderr, search.stderr
+    assert "internal error" not in search.stderr and said in search.stderr, search.stderr
+    if name == "vectors.npy":  # the dense side: BM25 alone, with a note
+        assert search.returncode == 0 and "chmod u+r" in search.stderr
+    else:
+        assert search.returncode == 2 and "hint: chmod" in search.stderr
+    assert doctor_run.returncode == 1
+    (problem,) = [p for p in _doctor_problems(doctor_run) if said in p["problem"]]
+    assert problem["fix"].startswith("chmod"), problem
 
 
 def test_the_one_reader_rule_missing_is_missing_unreadable_says_its_oserror(tmp_path):
@@ -189,6 +197,9 @@ def test_the_one_reader_rule_missing_is_missing_unreadable_says_its_oserror(tmp_
     assert isinstance(error, IndexUnreadableError) and "rebuild" not in str(error) and "chmod" in error.hint
     damaged = versions.damaged(tmp_path, "vectors.npy is missing")
     assert not isinstance(damaged, IndexUnreadableError) and "rebuild it" in str(damaged)
+    note = changed_note(refused)  # the dense side: BM25 alone, the chmod its fix
+    assert UNREADABLE_VECTORS in note and "chmod u+r" in note and "--refresh" not in note
+    assert "--refresh" in changed_note("vectors.npy is missing")
 
 
 @pytest.mark.parametrize("suffix", ["", "-journal", "-wal"])
