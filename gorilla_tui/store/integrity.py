@@ -96,8 +96,8 @@ def record_damage(folder: Path) -> tuple[dict[str, Any] | None, str | None]:
         state = json_of(folder / STATE_FILE, MAX_STATE_BYTES)
     except FileNotFoundError:
         return None, (f"{STATE_FILE} is missing" if _has_record(folder) else None)
-    except OSError as e:
-        return None, f"{STATE_FILE}: {e.strerror or e}"
+    except OSError as e:  # the reader rule: its OSError; a chmod when its permissions refuse it
+        return None, cannot_read(STATE_FILE, e)
     except ValueError:  # not JSON, too deep, too large, not a regular file
         return None, changed
     if not isinstance(state, dict) or not isinstance(state.get("files"), dict):
