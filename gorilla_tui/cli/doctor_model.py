@@ -126,6 +126,8 @@ def check_model(
             fix = "gorilla-tui model list  # then set model = NAME in config"
             if isinstance(e, models.ModelFileError):  # a file llama.cpp cannot load: as ask and the TUI say
                 fix = models.model_file_fix(spec)
+            elif (e.hint or "").startswith("chmod"):  # its permissions refuse it (registry.unreadable)
+                fix = e.hint or fix
             problems.append({"problem": str(e), "fix": fix})
             return
         info.update(path=str(path), size_bytes=path.stat().st_size)

@@ -278,3 +278,22 @@ def test_a_config_that_cannot_be_read_is_one_line_with_a_chmod(tmp_path, what):
     (problem,) = [p for p in _doctor_problems(doctor_run) if p["problem"].startswith(str(config))]
     assert problem["fix"].startswith("chmod") and "delete" not in problem["fix"], problem
     assert config.read_text() == "k = 5\n"
+
+
+def test_a_model_file_its_permissions_refuse_has_the_chmod_fix(tmp_path):
+    """A GGUF of mode 000 was "cannot read model file ..." with the fix `model list` (doctor) and "check the
+    disk" (ask): its fix is a chmod."""
+    prefix = _prefix(tmp_path)
+    model = tmp_path / "m.gguf"
+    model.write_bytes(b"GGUF" + bytes(60))
+    config = get_paths().config_file
+    config.parent.mkdir(parents=True)
+    config.write_text(f'model = "{model}"\n')
+    model.chmod(0)
+    try:
+        doctor_run = _cli(prefix, "doctor", "--no-hash", "--no-inference", "--json")
+    finally:
+        model.chmod(0o600)
+    problems = _doctor_problems(doctor_run)
+    (problem,) = [p for p in problems if p["problem"].startswith("cannot read model file")]
+    assert "Permission denied" in problem["problem"] and problem["fix"].startswith(f"chmod u+rw {model}")
