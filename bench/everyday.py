@@ -43,6 +43,7 @@ from gorilla_tui import services  # noqa: E402
 from gorilla_tui.config import Settings  # noqa: E402
 from gorilla_tui.fill.filler import callee_of  # noqa: E402
 from gorilla_tui.model import choice, likelihood  # noqa: E402
+from gorilla_tui.model.across import across_sources  # noqa: E402
 from gorilla_tui.pool.doc import ApiDoc  # noqa: E402
 
 TITLE = "Everyday tasks (default setting)"
@@ -146,6 +147,7 @@ def answer(pipeline: Any, backend: Any, task: dict[str, Any]) -> dict[str, Any]:
         "chosen": chosen.id if chosen else None,
         "right": is_right(task, chosen),
         "rule": proposal.choice_rule,
+        "fit": proposal.fit,  # the fit judgment: a right answer flagged "nothing" counts against it
         "hits": [
             {
                 "id": h.doc.id,
@@ -199,6 +201,8 @@ def rule_right(row: dict[str, Any], rule: str) -> bool:
     # rows written before "fused" was recorded: no ties (hit 1 stands as before)
     ties = choice.retrieval_ties([h.get("fused") for h in hits], [h["source"] for h in hits])
     i = choice.choose(lm, free, applied, groups, temperature, ties)
+    if rule == SHIPPED:  # as pipeline.ask: another source's clearly likelier hit (model/across.py)
+        i = across_sources(lm, [h["source"] for h in hits], i, applied)
     return hits[i]["right"]
 
 

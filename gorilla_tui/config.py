@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import errno
 import os
 import re
 import stat
@@ -18,6 +19,7 @@ from gorilla_tui.paths import (
     file_kind,
     get_paths,
     path_exists,
+    permission_fix,
     read_regular_text,
     read_toml,
 )
@@ -191,8 +193,15 @@ def load_settings(path: Path | None = None) -> Settings:
     and the type it must be, e.g. `sources = [1, 2]`), or a value out of range (Settings.validate).
     """
     path = path or get_paths().config_file
-    if not path.exists():
-        return Settings()
+    try:
+        os.stat(path)
+    except OSError as e:
+        if e.errno in (errno.ENOENT, errno.ENOTDIR, errno.ELOOP, errno.EBADF):  # as Path.exists: none there
+            return Settings()
+        # a config folder that cannot be entered (mode 000) was "internal error" (break-it round 14)
+        raise UsageError(
+            f"{path}: cannot read the config file ({e.strerror or e})", hint=permission_fix(path)
+        ) from None
     if path.is_dir():
         raise UsageError(f"{path}: is a folder, not a config file (remove it or move it aside)")
     data = read_toml(

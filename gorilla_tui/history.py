@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from gorilla_tui.errors import UsageError
+from gorilla_tui.history_files import SIDECARS, access_problem, journal_copy
 from gorilla_tui.history_rows import HistoryEntry, entry, stored_task, unreadable_rows  # noqa: F401 - re-exported
 from gorilla_tui.paths import get_paths
 from gorilla_tui.textsafe import clean_task
@@ -23,14 +24,14 @@ T = TypeVar("T")
 #: SQLite result codes that say nothing is wrong with the file itself (sqlite.org/rescode.html): BUSY,
 #: LOCKED (another process writes now) and FULL (the disk is full). The file is then not moved aside.
 _NOT_THE_FILE = {5, 6, 13}
+#: SQLITE_READONLY_ROLLBACK: a read-only connection met a hot journal it may not roll back (rescode.html).
+_READONLY_ROLLBACK = 776
 #: Longest one history operation may work (seconds; lock waits are the busy timeout's, also 5 s), enforced
 #: by a progress handler (sqlite.org/c3ref/progress_handler.html) every _STEPS_PER_CHECK VM steps: a trigger
 #: that never ends kept `run` busy forever after its result (break-it round 9). SQLITE_INTERRUPT: its code.
 DEADLINE_SECONDS = 5.0
 _STEPS_PER_CHECK = 10_000
 _INTERRUPTED = 9
-#: Suffixes of the files SQLite keeps beside a database (rollback journal, write-ahead log).
-_SIDECARS = ("-journal", "-wal", "-shm")
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS tasks (
@@ -100,12 +101,14 @@ class History:
     duration_s, truncated).
 
     Never raises for a damaged history: a file that cannot be opened, read or written (not a database,
-    truncated, a folder in its place, unreadable) is moved aside to `<name>.broken-<UTC time>` (never
-    deleted) and a new one is started; when even that fails, or the disk is full, or another process holds
-    it, nothing is saved. An operation still running after DEADLINE_SECONDS (a trigger that never ends) is
-    interrupted: nothing is saved, and the history is not used again by this History (each later call
-    returns at once). Each case gives one warning line, kept in `warnings` (each message once) and
-    passed to on_warning(message); writes then return None and reads an empty result.
+    truncated, a folder in its place) is moved aside to `<name>.broken-<UTC time>` (never deleted) and a
+    new one is started; when even that fails, or the disk is full, or another process holds it, nothing is
+    saved. A file its permissions refuse, or a FIFO or a device in its place, is not damaged: it is left
+    where it is and nothing is saved or read (history_files.access_problem; break-it round 14). An
+    operation still running after DEADLINE_SECONDS (a trigger that never ends) is interrupted: nothing is
+    saved, and the history is not used again by this History (each later call returns at once). Each case
+    gives one warning line, kept in `warnings` (each message once) and passed to on_warning(message);
+    writes then return None and reads an empty result.
     """
 
     def __init__(self, path: Path | None = None, on_warning: Callable[[str], None] | None = None) -> None:
@@ -143,6 +146,10 @@ class History:
     def _safe(self, op: Callable[[sqlite3.Connection], T], default: T) -> T:
         """op(connection) in a transaction; on a failure, the recovery described in the class docstring."""
         if self._stalled:
+            return default
+        refused = access_problem(self.path)
+        if refused is not None:
+            self._warn(f"history not saved: {refused[0]} (it is left as it is)")
             return default
         try:
             with self._connect() as con:
@@ -183,36 +190,37 @@ class History:
         )
         return result
 
+    def refused(self) -> tuple[str, str] | None:
+        """(cause, fix) when this history is left where it is and nothing is saved to it though it is not
+        damaged (history_files.access_problem: its permissions refuse it, a FIFO in its place), else None.
+        For `doctor`: the warning each use gives."""
+        return access_problem(self.path)
+
     def damage(self) -> str | None:
         """Why this history would be moved aside at its next use (the cause its warning gives, _reason),
-        or None when it reads (or is not made yet). Nothing is written: the file is opened read-only and
-        read as a use reads it (`PRAGMA quick_check`, the schema check a use makes first, schema_problem,
-        then its tables), and a failure counts as History counts it (_file_at_fault: a full disk or a lock
-        is not the file's). For `doctor` (break-it round 12: a history.sqlite3 of random bytes, which `ask`
-        moves aside, was "no problems found"; round 13: one of another schema)."""
-        if not self.path.exists() and not self.path.is_symlink():
+        or None when it reads, is not made yet or is refused (refused(): left as it is, never opened here).
+        Nothing is written: the file is opened read-only and read as a use reads it (`PRAGMA quick_check`,
+        the schema check a use makes first, schema_problem, then its tables), and a failure counts as
+        History counts it (_file_at_fault: a full disk or a lock is not the file's). A hot journal beside it,
+        which a read-only connection may not roll back, is judged on a copy of both
+        (history_files.journal_copy) opened as a use opens it: a stray journal of random bytes is skipped by
+        that open, and was "cannot be read" here (break-it round 14, R14-10). For `doctor` (break-it round
+        12: a history.sqlite3 of random bytes, which `ask` moves aside, was "no problems found"; round 13:
+        one of another schema)."""
+        if self.refused() is not None or (not self.path.exists() and not self.path.is_symlink()):
             return None
         try:
-            con = sqlite3.connect(f"{self.path.absolute().as_uri()}?mode=ro", uri=True, timeout=5.0)
+            return _judge(f"{self.path.absolute().as_uri()}?mode=ro")
         except sqlite3.Error as e:
-            return _reason(e) if _file_at_fault(e) else None
-        con.text_factory = _text_of
+            if getattr(e, "sqlite_errorcode", None) != _READONLY_ROLLBACK:
+                return _reason(e) if _file_at_fault(e) else None
         try:
-            found = [row[0] for row in con.execute("PRAGMA quick_check").fetchall()]
-            if found != ["ok"]:
-                return "; ".join(str(f) for f in found)[:120] or "quick_check found damage"
-            problem = schema_problem(con)  # the check a use makes before it makes its tables
-            if problem is not None:
-                return problem
-            tables = {r[0] for r in con.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
-            for table in ("tasks", "runs"):
-                if table in tables:
-                    con.execute(f"SELECT * FROM {table} LIMIT 1").fetchall()  # noqa: S608 - fixed names
+            with journal_copy(self.path) as copy:
+                return _judge(copy.as_uri())
         except sqlite3.Error as e:
             return _reason(e) if _file_at_fault(e) else None
-        finally:
-            con.close()
-        return None
+        except OSError:
+            return None  # no room for the copy: not judged
 
     def _move_aside(self) -> Path | None:
         """Rename the database (and its journal files) to <name>.broken-<UTC time>[-n]; None when the
@@ -220,14 +228,14 @@ class History:
         stamp = time.strftime("%Y%m%dT%H%M%SZ", time.gmtime())
         target = self.path.with_name(f"{self.path.name}.broken-{stamp}")
         n = 1
-        while target.exists():
-            n += 1
-            target = self.path.with_name(f"{self.path.name}.broken-{stamp}-{n}")
         try:
+            while target.exists():
+                n += 1
+                target = self.path.with_name(f"{self.path.name}.broken-{stamp}-{n}")
             os.rename(self.path, target)
         except OSError:
             return None
-        for suffix in _SIDECARS:
+        for suffix in SIDECARS:
             side = self.path.with_name(self.path.name + suffix)
             if side.exists():
                 try:
@@ -369,6 +377,27 @@ class History:
             return [dict(r) for r in rows]
 
         return self._safe(op, [])
+
+
+def _judge(uri: str) -> str | None:
+    """History.damage's reading of the database at the SQLite URI `uri`: the damage found ("file is not a
+    database", a schema_problem), or None. Raises sqlite3.Error when it cannot be opened or read."""
+    con = sqlite3.connect(uri, uri=True, timeout=5.0)
+    con.text_factory = _text_of
+    try:
+        found = [row[0] for row in con.execute("PRAGMA quick_check").fetchall()]
+        if found != ["ok"]:
+            return "; ".join(str(f) for f in found)[:120] or "quick_check found damage"
+        problem = schema_problem(con)  # the check a use makes before it makes its tables
+        if problem is not None:
+            return problem
+        tables = {r[0] for r in con.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+        for table in ("tasks", "runs"):
+            if table in tables:
+                con.execute(f"SELECT * FROM {table} LIMIT 1").fetchall()  # noqa: S608 - fixed names
+    finally:
+        con.close()
+    return None
 
 
 def _file_at_fault(e: BaseException) -> bool:

@@ -116,6 +116,26 @@ def path_exists(path: str | Path) -> bool:
         return False
 
 
+def refusing_folder(path: Path) -> Path:
+    """The first folder on the way to `path` (from the root down) that this process may not enter
+    (os.access X_OK: mode 000, another user's), else path's own folder: what a chmod fix names when opening
+    `path` failed with "Permission denied" (break-it round 14: the cache or data folder of mode 000 was
+    "internal error: PermissionError")."""
+    for folder in reversed(Path(path).absolute().parents):
+        if not os.access(folder, os.X_OK):
+            return folder
+    return Path(path).absolute().parent
+
+
+def permission_fix(path: Path) -> str:
+    """The fix of a state file or folder its permissions refuse: `chmod u+rwx FOLDER` for the folder that
+    cannot be entered (refusing_folder), else `chmod u+rw PATH` (and its folder)."""
+    folder = refusing_folder(path)
+    if folder != Path(path).absolute().parent:
+        return f"chmod u+rwx {folder}  # or run as the user who owns it"
+    return f"chmod u+rw {path}; chmod u+rwx {folder}  # or run as the user who owns them"
+
+
 def unwritable(folder: Path) -> tuple[Path, OSError] | None:
     """None when `folder` can be written, or made and then written: checked by creating and removing a
     file in it (or in its nearest existing parent when it is not made yet), since access(2) says yes to
@@ -294,6 +314,7 @@ def read_toml(path: Path, limit: int, where: str | None = None, what: str = "TOM
         ) from None
     except UnicodeDecodeError as e:
         raise UsageError(f"{where}: invalid TOML: not UTF-8 (byte {e.start})") from None
-    except OSError as e:
-        raise UsageError(f"{where}: cannot read the {what} ({e.strerror or e})") from None
+    except OSError as e:  # no permission: a chmod is its fix, never "remove it" (break-it round 14)
+        hint = permission_fix(Path(path)) if e.errno in (errno.EACCES, errno.EPERM) else None
+        raise UsageError(f"{where}: cannot read the {what} ({e.strerror or e})", hint=hint) from None
     return toml_of(text, where)

@@ -13,6 +13,7 @@ from typing import Any
 from gorilla_tui.config import Settings
 from gorilla_tui.errors import ContextOverflowError
 from gorilla_tui.model import choice, likelihood
+from gorilla_tui.model.across import across_sources
 from gorilla_tui.model.backend import Backend
 from gorilla_tui.model.grammar import choice_grammar, unique_options
 from gorilla_tui.model.prompts import fit_prompt
@@ -112,7 +113,12 @@ class Chooser:
         groups, temperature = choice.domain_groups(docs), choice.vote_temperature_for(docs)
         fused = {id(h.doc): h.fused for h in hits}
         ties = choice.retrieval_ties([fused.get(id(d)) for d in docs], [d.source for d in docs])
-        chosen = docs[choice.choose(scores, free, rule, groups, temperature, ties)]
+        picked = choice.choose(scores, free, rule, groups, temperature, ties)
+        # another source's hit the model reads the task clearly likelier after (model/across.py)
+        across = across_sources(scores, [d.source for d in docs], picked, rule)
+        if across != picked:  # the choice note then says "model likelihood"
+            picked, rule = across, "likelihood"
+        chosen = docs[picked]
         options = unique_options(d.call for d in docs)
         return Choice(chosen.call.strip(), docs, options, doc=chosen, first_token=time.perf_counter(),
                       rule=rule)  # fmt: skip

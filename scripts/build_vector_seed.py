@@ -19,10 +19,10 @@ With --from / --source (issue 40) the public sources are added too: the APIBench
 published (e.g. `--from ../shared/apibench/api --source apizoo=../shared/apizoo`, the arguments of
 `index --refresh`). They are read by a real refresh (build.refresh.refresh, --no-dense, in a temporary
 GORILLA_TUI_HOME), so the texts are exactly those a refresh embeds: each hybrid source's passage texts, and
-its doc questions when its manifest sets embed_questions (none of the hubs or APIZoo do). seed.json's
-"sources" records per source its docs, texts, texts embedded for it, seconds and the content fingerprint
-of the files it was built from. Without --python the standard library is then left as the seed holds it.
-Run it with `nice` on a shared machine.
+its doc questions when its manifest sets embed_questions (APIZoo does, for its hand-written questions).
+seed.json's "sources" records per source its docs, texts, texts embedded for it, seconds and the content
+fingerprint of the files it was built from. Without --python the standard library is then left as the seed
+holds it. Run it with `nice` on a shared machine.
 """
 
 from __future__ import annotations

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import platform
 import sys
 from dataclasses import asdict
@@ -64,12 +65,52 @@ def _writable(problems: list[dict[str, str]]) -> None:
             )
 
 
+#: Least free space (bytes) doctor accepts on the file system of the data and cache folders: below it `ask`
+#: cannot save its history ("database or disk is full") and a refresh, which writes tens to hundreds of MB,
+#: cannot publish (break-it round 14: a 100 % full disk was "no problems found"). 32 MiB: a history write
+#: needs a few pages, the model's probe record and lock files a few kB.
+MIN_FREE_BYTES = 32 * 1024 * 1024
+
+
+def _free_space(problems: list[dict[str, str]]) -> None:
+    """A problem for each file system under the data or cache folder with less than MIN_FREE_BYTES free
+    for this user (os.statvfs f_bavail; a folder not made yet counts its nearest existing parent; one that
+    cannot be looked at is left to _writable)."""
+    seen: set[int] = set()
+    for name in ("data", "cache"):
+        folder = getattr(get_paths(), name)
+        try:
+            while not folder.exists() and folder.parent != folder:
+                folder = folder.parent
+            fs, device = os.statvfs(folder), os.stat(folder).st_dev
+        except OSError:
+            continue
+        if device in seen:  # one problem per file system
+            continue
+        seen.add(device)
+        free = fs.f_bavail * fs.f_frsize
+        if free < MIN_FREE_BYTES:
+            problems.append({
+                "problem": f"{folder} has {free / 2**20:.1f} MiB free (under {MIN_FREE_BYTES // 2**20} MiB): "
+                "ask cannot save its history and index --refresh cannot publish",
+                "fix": f"free space on the file system of {folder}, or set GORILLA_TUI_HOME to another one",
+            })  # fmt: skip
+
+
 def _history(problems: list[dict[str, str]]) -> None:
     """A problem when the history database would be moved aside at its next use (History.damage, read
     without writing): `ask` and the TUI do that with a warning, and what was in it is no longer shown
-    (break-it round 12: a history.sqlite3 of random bytes was "no problems found")."""
+    (break-it round 12: a history.sqlite3 of random bytes was "no problems found"); a problem with its
+    chmod fix when its permissions refuse it or it is a FIFO (History.refused: left as it is, unused)."""
     path = get_paths().history_db
-    why = History(path).damage()
+    history = History(path)
+    refused = history.refused()  # before damage(): a FIFO is never opened, a refused file not judged
+    if refused is not None:  # break-it round 14: an internal error (mode 000), a hang (a FIFO)
+        cause, fix = refused
+        what = f"the history cannot be used: {cause}: ask and the TUI save nothing to it (it is left as is)"
+        problems.append({"problem": what, "fix": fix})
+        return
+    why = history.damage()
     if why is not None:
         problems.append({
             "problem": f"the history {path} cannot be read ({why}): the next ask moves it aside and starts a "
@@ -132,7 +173,9 @@ def collect(args: argparse.Namespace) -> dict[str, Any]:
     settings, error = services.read_settings()
     refused = error is not None
     if error is not None:
-        problems.append({"problem": str(error), "fix": f"fix or delete {get_paths().config_file}"})
+        problems.append(
+            {"problem": str(error), "fix": error.hint or f"fix or delete {get_paths().config_file}"}
+        )
     else:  # what `ask` refuses before it loads anything (a malformed endpoint, an unknown kernel): said here
         # too ("no problems found" for `endpoint = "notaurl"`, break-it round 7), and what `index --refresh`
         # refuses in its sources and mirrors, by the same functions (break-it round 12)
@@ -176,6 +219,7 @@ def collect(args: argparse.Namespace) -> dict[str, Any]:
             "fix": f"set hub to one of them (or to \"\" for all) in {get_paths().config_file}",
         })  # fmt: skip
     _writable(problems)
+    _free_space(problems)
     _history(problems)
     p = get_paths()
     report["paths"] = {"data": str(p.data), "cache": str(p.cache), "config_file": str(p.config_file),

@@ -9,7 +9,7 @@ from typing import Any
 
 from gorilla_tui.errors import GorillaError, IndexMissingError
 from gorilla_tui.pool.remedies import fix_lines
-from gorilla_tui.store.fileio import NO_INDEX_FIX, RootDamagedError
+from gorilla_tui.store.fileio import NO_INDEX_FIX, IndexUnreadableError, RootDamagedError
 
 #: How to build the index (store/fileio.py NO_INDEX_FIX: the same words as every other command).
 _INDEX_FIX = NO_INDEX_FIX
@@ -42,7 +42,10 @@ def check_index(report: dict[str, Any], problems: list[dict[str, str]], notes: l
     .checked_state why "damaged": a vector file cut short, grown or overwritten in place since it was
     embedded, one that does not fit the docs) are a problem: searches are BM25 alone until a refresh."""
     from gorilla_tui.build.previous import read_verified  # deferred: numpy (~0.1 s); --help stays fast
-    from gorilla_tui.retrieve.dense import DenseSide  # deferred: numpy (~0.1 s); --help stays fast
+    from gorilla_tui.retrieve.dense import (  # deferred: numpy (~0.1 s); --help stays fast
+        UNREADABLE_VECTORS,
+        DenseSide,
+    )
 
     try:
         stored, unchecked = read_verified()
@@ -51,7 +54,11 @@ def check_index(report: dict[str, Any], problems: list[dict[str, str]], notes: l
         return
     except GorillaError as e:  # a file in place of the index folder: its own fix (moved aside)
         problems.append(
-            {"problem": str(e), "fix": (e.hint if isinstance(e, RootDamagedError) else "") or _DAMAGED_FIX}
+            {
+                "problem": str(e),
+                "fix": (e.hint if isinstance(e, (RootDamagedError, IndexUnreadableError)) else "")
+                or _DAMAGED_FIX,
+            }
         )
         return
     folder, meta = stored.folder, stored.meta
@@ -69,7 +76,9 @@ def check_index(report: dict[str, Any], problems: list[dict[str, str]], notes: l
         problems.append({"problem": f"the index is {age:.0f} days old", "fix": _INDEX_FIX})
     dense = DenseSide(int(meta.get("n_docs") or 0), folder).checked_state()
     if dense.get("why") == "damaged":  # vectors cut short or overwritten: searches are BM25 alone
-        problems.append({"problem": dense["note"], "fix": _DAMAGED_FIX})
+        refused = UNREADABLE_VECTORS in str(dense.get("note"))  # a chmod, not a refresh (R14-5)
+        fix = "chmod u+r the file it names  # or run as the user who built the index" if refused else ""
+        problems.append({"problem": dense["note"], "fix": fix or _DAMAGED_FIX})
     notes += _lacks(meta, dense)
 
 

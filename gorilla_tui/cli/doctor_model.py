@@ -87,7 +87,13 @@ def check_model(
 
         path = get_paths().models_dir / pkg.MODEL_NAME
         expected = pkg.EXPECTED_SHA256  # the package ships it (data/SHA256SUMS too)
-        if not path.is_file():
+        try:
+            present = path.is_file()
+        except OSError as e:  # a folder on the way that cannot be entered (break-it round 14, R14-7)
+            error = models.unreadable(path, e)  # what `ask` says of it
+            problems.append({"problem": str(error), "fix": error.hint or "make it readable"})
+            return
+        if not present:
             try:  # the check `ask` makes before it assembles: a models folder it cannot write is refused
                 models.check_models_folder()
             except GorillaError as e:
@@ -120,6 +126,8 @@ def check_model(
             fix = "gorilla-tui model list  # then set model = NAME in config"
             if isinstance(e, models.ModelFileError):  # a file llama.cpp cannot load: as ask and the TUI say
                 fix = models.model_file_fix(spec)
+            elif (e.hint or "").startswith("chmod"):  # its permissions refuse it (registry.unreadable)
+                fix = e.hint or fix
             problems.append({"problem": str(e), "fix": fix})
             return
         info.update(path=str(path), size_bytes=path.stat().st_size)

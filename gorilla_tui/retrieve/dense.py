@@ -35,7 +35,7 @@ from gorilla_tui.retrieve.fusion import (
 )
 from gorilla_tui.store import integrity
 from gorilla_tui.store import versions as store
-from gorilla_tui.store.fileio import MAX_META_BYTES, json_of
+from gorilla_tui.store.fileio import MAX_META_BYTES, json_of, read_refused
 
 #: Seconds between two looks for vectors that another process is still building.
 RECHECK_SECONDS = 2.0
@@ -65,9 +65,19 @@ def _foreign_embedder(folder: Path, info: dict[str, Any]) -> str:
     return f"{store.DENSE_META} names an embedder the index was not built with: {spec[:120]!r}"
 
 
+#: The words of changed_note when the vector files' permissions refuse them (doctor's fix is then a chmod).
+UNREADABLE_VECTORS = "the stored vectors cannot be read"
+
+
 def changed_note(why: str) -> str:
     """The state note of an index whose vector files are not what was embedded (store.vectors_changed's
-    `why`, e.g. "vectors.npy changed since it was embedded"), on one line with the mend."""
+    `why`, e.g. "vectors.npy changed since it was embedded"), on one line with the mend (a chmod when the
+    file's permissions refuse it: store.fileio.read_refused)."""
+    if read_refused(why):
+        return (
+            f"dense retrieval off, BM25 alone: {UNREADABLE_VECTORS} ({why}): chmod u+r that "
+            "file (or run as the user who built the index)"
+        )
     return (
         f"dense retrieval off, BM25 alone: the stored vectors are damaged ({why}); `gorilla-tui index "
         "--refresh` embeds them again"

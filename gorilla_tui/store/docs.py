@@ -15,6 +15,7 @@ from gorilla_tui.paths import open_regular
 from gorilla_tui.pool.doc import ApiDoc
 from gorilla_tui.store.fileio import DAMAGED as _DAMAGED
 from gorilla_tui.store.fileio import DAMAGED_HINT as _HINT
+from gorilla_tui.store.fileio import refused_read
 
 
 class LazyDocs(Sequence[ApiDoc]):
@@ -39,6 +40,8 @@ class LazyDocs(Sequence[ApiDoc]):
             # say (read one line at a time, by them)
             self._fh = open_regular(path, self.offsets[-1] if self.offsets else 0)
         except OSError as e:
+            if (refused := refused_read(path, e)) is not None:  # a chmod, not a rebuild (round 14)
+                raise refused from None
             raise GorillaError(
                 f"cannot read {path} ({e.strerror or e}); rebuild the index", hint=_HINT
             ) from None

@@ -16,7 +16,14 @@ from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any, NamedTuple
 
 from gorilla_tui.errors import GorillaError
-from gorilla_tui.paths import FileTooLargeError, NotRegularFileError, file_kind, get_paths, open_regular
+from gorilla_tui.paths import (
+    FileTooLargeError,
+    NotRegularFileError,
+    file_kind,
+    get_paths,
+    open_regular,
+    permission_fix,
+)
 
 if TYPE_CHECKING:
     import numpy as np
@@ -88,6 +95,47 @@ def root_damaged(found: tuple[Path, str]) -> RootDamagedError:
     return RootDamagedError(
         f"{path} is {kind}, not a folder: the index cannot be read there (damaged state)", hint=hint_of(found)
     )
+
+
+#: The errno strings of a read its permissions refuse (mode 000, another user's file): such a file is there
+#: and sound as far as anyone knows, and its fix is a chmod, not a rebuild (break-it round 14, R14-5).
+_REFUSED = tuple(f"({os.strerror(n)})" for n in (errno.EACCES, errno.EPERM))
+
+
+def cannot_read(rel: str, e: OSError) -> str:
+    """How an index file that is there but cannot be read is said (one reader rule: with its OSError, never
+    "missing"): "meta.json cannot be read (Permission denied)"; `rel`: its name in the version folder."""
+    if isinstance(e, FileNotFoundError):
+        return f"{rel} is missing"
+    return f"{rel} cannot be read ({e.strerror or type(e).__name__})"
+
+
+def read_refused(why: str) -> bool:
+    """Whether a damage line (cannot_read's) says the file's permissions refuse it."""
+    return why.endswith(_REFUSED)
+
+
+class IndexUnreadableError(GorillaError):
+    """An index file its permissions refuse (read_refused): exit 2 as damaged state, but nothing needs
+    rebuilding; its hint is the fix (`doctor` shows it as such)."""
+
+
+def unreadable_index(folder: Path, why: str) -> IndexUnreadableError:
+    """The one error of the version `folder` holding a file that cannot be read (`why`: cannot_read's line),
+    with the chmod fix. Returns it (the caller raises it)."""
+    return IndexUnreadableError(
+        f"the index at {folder} cannot be read ({why}): its permissions refuse it",
+        hint=f"chmod -R u+rwX {folder}  # or run as the user who built it; nothing needs rebuilding",
+    )
+
+
+def refused_read(path: Path, e: OSError) -> IndexUnreadableError | None:
+    """The error of an index file (or CURRENT) whose read its permissions refused, "cannot read PATH:
+    Permission denied" with paths.permission_fix's chmod as hint; None for any other OSError (the caller's
+    own words: damaged, rebuild it)."""
+    if e.errno not in (errno.EACCES, errno.EPERM):
+        return None
+    return IndexUnreadableError(f"cannot read {path}: {e.strerror}", hint=permission_fix(path))
 
 
 def hint_of(found: tuple[Path, str]) -> str:
@@ -208,6 +256,8 @@ def read_json(path: Path) -> Any:
     except FileNotFoundError:
         raise GorillaError(f"{path} is missing; rebuild the index", hint=_HINT) from None
     except (OSError, ValueError) as e:
+        if isinstance(e, OSError) and (refused := refused_read(path, e)) is not None:
+            raise refused from None
         raise GorillaError(f"cannot read {path} ({e}); rebuild the index", hint=_HINT) from None
 
 

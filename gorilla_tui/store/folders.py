@@ -24,6 +24,7 @@ from gorilla_tui.store.fileio import (
     index_root,
     not_a_folder,
     reclaim_root,
+    refused_read,
     root_damaged,
 )
 from gorilla_tui.store.fileio import pid_alive as _alive
@@ -64,6 +65,8 @@ def current_version(root: Path | None = None) -> Path | None:
             hint=DAMAGED_HINT,
         ) from None
     except OSError as e:
+        if (refused := refused_read(root / POINTER, e)) is not None:  # a chmod, not a rebuild (round 14)
+            raise refused from None
         raise GorillaError(f"cannot read {root / POINTER}: {e.strerror or e}", hint=DAMAGED_HINT) from None
     name = raw.decode("utf-8", "replace").strip()
     if not VERSION_NAME.fullmatch(name):

@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from gorilla_tui.pool.fingerprint import file_digest
-from gorilla_tui.store.fileio import MAX_META_BYTES, json_of
+from gorilla_tui.store.fileio import MAX_META_BYTES, cannot_read, json_of
 
 #: File of a version folder recording how it was built (build/previous.py write_state): {"version", "code",
 #: "extra", "files": {path relative to the folder: {"sha256": SHA-256, "size": bytes}}, "sources"}.
@@ -96,8 +96,8 @@ def record_damage(folder: Path) -> tuple[dict[str, Any] | None, str | None]:
         state = json_of(folder / STATE_FILE, MAX_STATE_BYTES)
     except FileNotFoundError:
         return None, (f"{STATE_FILE} is missing" if _has_record(folder) else None)
-    except OSError as e:
-        return None, f"{STATE_FILE}: {e.strerror or e}"
+    except OSError as e:  # the reader rule: its OSError; a chmod when its permissions refuse it
+        return None, cannot_read(STATE_FILE, e)
     except ValueError:  # not JSON, too deep, too large, not a regular file
         return None, changed
     if not isinstance(state, dict) or not isinstance(state.get("files"), dict):
@@ -149,7 +149,8 @@ def recorded(entry: Any) -> tuple[str | None, int | None]:
 
 def changed_file(folder: Path, files: dict[str, Any], verb: str = "built", cached: bool = False) -> str:
     """Why one of `files` (relative path -> a record's entry, see recorded) no longer matches in `folder`:
-    "prior.npy changed since it was built" (an emptied file too), "x is missing" ("" when all match).
+    "prior.npy changed since it was built" (an emptied file too), "x is missing", "x cannot be read
+    (Permission denied)" (fileio.cannot_read) ("" when all match).
     `verb`: "built" (STATE_FILE) or "embedded" (dense.json).
 
     A file of another size than the recorded one is changed, unread. A path that leaves the folder or names
@@ -186,8 +187,8 @@ def changed_file(folder: Path, files: dict[str, Any], verb: str = "built", cache
                 why = changed
                 break
             fresh[rel] = stamp
-        except OSError:
-            why = f"{rel[:80]} is missing"
+        except OSError as e:  # not "missing" when it is there: its permissions refuse it (R14-5)
+            why = cannot_read(rel[:80], e)
             break
     if cached and fresh:
         _remember(folder, fresh)

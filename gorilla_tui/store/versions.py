@@ -27,6 +27,8 @@ from gorilla_tui.store.fileio import (  # noqa: F401 - index_root, not_a_folder 
     index_root,
     not_a_folder,
     read_npz,
+    read_refused,
+    unreadable_index,
 )
 from gorilla_tui.store.fileio import read_json as _read_json
 from gorilla_tui.store.fileio import write_synced as _write
@@ -249,7 +251,10 @@ def read_stored(path: Path | None = None) -> StoredIndex:
 
 def damaged(folder: Path, why: str) -> GorillaError:
     """The one error of a damaged index version `folder` (`why`: the damaged file and how), with the fix
-    (DAMAGED_HINT). Returns it (the caller raises it)."""
+    (DAMAGED_HINT), or, when `why` says a file's permissions refuse it, fileio.unreadable_index (a chmod,
+    no rebuild). Returns it (the caller raises it)."""
+    if read_refused(why):
+        return unreadable_index(folder, why)
     return GorillaError(f"the index at {folder} is damaged ({why}); rebuild it", hint=DAMAGED_HINT)
 
 

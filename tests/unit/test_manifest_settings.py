@@ -184,13 +184,16 @@ def test_an_edited_shipped_manifest_choice_setting_is_one_line_exit_2_from_the_c
 
 def _refresh_with_apizoo_line(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, line: str) -> int:
     """`index --refresh --only apizoo` (tests/data/pool) with the shipped manifests copied to tmp_path and
-    `line` put first in index/apizoo.toml (a top-level key: before any [table]); the CLI's exit code."""
+    `line` put first in index/apizoo.toml (a top-level key: before any [table]; the manifest's own line of
+    that key left out, so the key is not set twice); the CLI's exit code."""
     folder = tmp_path / "index"
     folder.mkdir()
     for f in resources.data_files("index"):
         (folder / f.name).write_text(f.read_text(encoding="utf-8"), encoding="utf-8")
     zoo = folder / "apizoo.toml"
-    zoo.write_text(f"{line}\n" + zoo.read_text())
+    key = line.split("=")[0].strip()
+    kept = [x for x in zoo.read_text().splitlines(keepends=True) if x.split("=")[0].strip() != key]
+    zoo.write_text(f"{line}\n" + "".join(kept))
     monkeypatch.setattr(
         manifest_module, "data_files", lambda name, suffix=".toml": sorted(folder.glob("*.toml"))
     )
