@@ -127,7 +127,7 @@ class RemoteBackend:
     def one_answer(self) -> Iterator[None]:
         """The requests this thread makes inside are one answer's (remote_budget.AnswerBudget): they share
         the total deadline (self.deadlines.total for all of them, not for each), and once one passed a
-        deadline (read, total) the next raises AnswerOver unsent. Nested, the outer answer's budget holds.
+        deadline (read, total; not a token count's own shorter ones) the next raises AnswerOver unsent. Nested, the outer answer's budget holds.
         Each thread has its own (eval run --concurrency shares one backend)."""
         if getattr(self._answer, "budget", None) is not None:
             yield
@@ -158,17 +158,19 @@ class RemoteBackend:
 
     def _request(
         self, body: dict[str, Any], cancels: tuple[threading.Event, ...] = (), url: str | None = None,
-        deadlines: Deadlines | None = None,
+        deadlines: Deadlines | None = None, side: bool = False,
     ) -> tuple[Any, RequestGuard]:  # fmt: skip
         """POST `body` to `url` (default: the completions URL), retrying 429/5xx with backoff; the open
         response and its guard (remote_request.post_retried). Raises EndpointDownError (cannot connect),
         EndpointCancelled, EndpointError (an error status after the retries, a redirect, a deadline, a
-        protocol error)."""
+        protocol error; AnswerOver unsent inside one_answer() once the answer is over). side: a side request
+        (a token count) whose own shorter deadlines do not end the answer (AnswerBudget.side)."""
         url = url or self.url
+        budget = getattr(self._answer, "budget", None)
         return post_retried(
             url, self._to_wire(url), body, deadlines or self.deadlines, cancels,
             auth=self._auth, retries=self.retries, backoff=self.backoff,
-            budget=getattr(self._answer, "budget", None),
+            budget=budget.side() if budget is not None and side else budget,
         )  # fmt: skip
 
     def count_tokens(self, text: str) -> int:
@@ -185,15 +187,15 @@ class RemoteBackend:
             try:
                 url = server_url(self.url, path)
                 deadlines = self.deadlines.capped(10.0)
-                resp, guard = self._request({key: text}, self._cancels(None), url, deadlines)
+                resp, guard = self._request({key: text}, self._cancels(None), url, deadlines, side=True)
                 try:
                     with resp:
                         raw = resp.read(MAX_PLAIN_BYTES + 1)
                 except NET_ERRORS as e:
-                    raise broke(guard, url, e) from None  # a passed deadline ends the answer
+                    raise broke(guard, url, e) from None
                 finally:
                     guard.close()
-                if guard.reason:  # cancelled (raised below), or the total deadline (the answer ends)
+                if guard.reason:  # cancelled (raised below), or the total deadline
                     raise guard.failure(url) or EndpointError(f"endpoint {url} gave up")
                 if len(raw) > MAX_PLAIN_BYTES:
                     continue  # a token list of a prompt is KiB: not a tokenizer's answer
