@@ -127,8 +127,9 @@ class RemoteBackend:
     def one_answer(self) -> Iterator[None]:
         """The requests this thread makes inside are one answer's (remote_budget.AnswerBudget): they share
         the total deadline (self.deadlines.total for all of them, not for each), and once one passed a
-        deadline (read, total; not a token count's own shorter ones) the next raises AnswerOver unsent. Nested, the outer answer's budget holds.
-        Each thread has its own (eval run --concurrency shares one backend)."""
+        deadline (read, total; not a token count's own shorter ones) the next raises AnswerOver unsent.
+        Nested, the outer answer's budget holds. Each thread has its own (eval run --concurrency shares
+        one backend)."""
         if getattr(self._answer, "budget", None) is not None:
             yield
             return
