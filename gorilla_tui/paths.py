@@ -151,6 +151,20 @@ def file_kind(mode: int) -> str:
     return next((name for test, name in kinds if test(mode)), "not a file")
 
 
+def not_regular(path: str | os.PathLike[str]) -> str | None:
+    """Why the file at `path` is not read, by os.stat before it is opened (opening a FIFO blocks until a
+    writer comes, a device never ends), or None when it is a regular file: "cannot read (Permission
+    denied)", "cannot read (Too many levels of symbolic links)" (os.stat's error), "not a regular file (a
+    FIFO)" (file_kind). The one cause `check` (check/lint.py unreadable) and a folder source's files
+    (pool/files.py doc_files) give; break-it round 14: a FIFO in a `--source` folder was left out with no
+    word, and a link to /dev/zero was "a symbolic link that leads to no file"."""
+    try:
+        mode = os.stat(path).st_mode
+    except OSError as e:
+        return f"cannot read ({e.strerror or e})"
+    return None if stat.S_ISREG(mode) else f"not a regular file ({file_kind(mode)})"
+
+
 class NotRegularFileError(OSError):
     """A path the app reads its own small files from (config.toml, the index's CURRENT pointer, the
     probe cache) is a FIFO, a device, a socket or a folder. An OSError, so callers that already turn

@@ -12,7 +12,6 @@ from __future__ import annotations
 import glob
 import os
 import re
-import stat
 import urllib.parse
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
@@ -33,6 +32,7 @@ from gorilla_tui.check.rest import request_lines
 from gorilla_tui.check.scope import bindings
 from gorilla_tui.check.validator import Validator
 from gorilla_tui.check.walk import Skipped, expand, walk
+from gorilla_tui.paths import not_regular
 from gorilla_tui.textsafe import safe_text
 from gorilla_tui.types import REASONS
 
@@ -144,13 +144,13 @@ def _walked_under(root: str, folder: str) -> bool:
 def unreadable(path: str) -> str | None:
     """Why `path` is not checked, or None when it is a regular file of at most MAX_FILE_BYTES. Checked
     before a file is opened: opening a FIFO blocks until a writer comes, and a device never ends."""
+    why = not_regular(path)  # the cause a folder source gives for its files too (pool/files.py)
+    if why is not None:
+        return why if why.startswith("cannot read") else f"{why}: not checked"
     try:
         st = os.stat(path)
-    except OSError as e:
+    except OSError as e:  # gone since
         return f"cannot read ({e.strerror or e})"
-    if not stat.S_ISREG(st.st_mode):
-        kind = "a FIFO" if stat.S_ISFIFO(st.st_mode) else "a device or socket"
-        return f"not a regular file ({kind}): not checked"
     if st.st_size > MAX_FILE_BYTES:
         return f"too large ({st.st_size / 2**20:.1f} MiB > {MAX_FILE_BYTES // 2**20} MiB): not checked"
     return None

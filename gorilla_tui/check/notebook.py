@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import ast
 import json
+import re
 from typing import Any
 
 from gorilla_tui.check.ipython_syntax import CellLines, cell_lines, cell_magic, cell_python, read_cell
@@ -37,10 +38,13 @@ def notebook_lines(
     Python 3 syntax (LINE:COL: why)", LINE in the cell, or per cell with lines IPython runs as Python that
     are not read here "cell N: lines 2, 5 not checked: ..." (UNREAD_NOTE), or per cell with IPython help
     lines "cell N: line 3 not run or checked: IPython help ..." (HELP_NOTE); and the (cell, line) of every
-    shell command (``!cmd``, ``x = !cmd``: `run` says it does not run them). max_bytes: when the code
-    cells hold more (UTF-8), their lines are given as they are, neither made Python nor compiled (the
-    caller refuses that much code: a 2.5 MB notebook took 9 s and 0.9 GB to read that way, not 0.5 s,
-    before it was refused).
+    shell command (``!cmd``, ``x = !cmd``: `run` says it does not run them). A notebook whose kernel is
+    not Python (foreign_language: R, Julia) has every line blank and the one note "not Python: R kernel: not
+    checked" (KERNEL_NOTE); a code cell whose own language is not (_cell_language: VS Code's
+    ``metadata.vscode.languageId``) is blank whole, "cell N: not Python: sql cell: not checked".
+    max_bytes: when the code cells hold more (UTF-8), their lines are given as they are, neither made
+    Python nor compiled (the caller refuses that much code: a 2.5 MB notebook took 9 s and 0.9 GB to read
+    that way, not 0.5 s, before it was refused).
 
     Raises:
         ValueError: "not a notebook (...)": not JSON, nested deeper than Python's recursion limit, no cells
@@ -54,7 +58,9 @@ def notebook_lines(
         raise ValueError(f"not a notebook (not JSON: {e})") from None
     except RecursionError:  # [[[... 100,000 deep was "internal error" (issue 42)
         raise ValueError("not a notebook (JSON nested deeper than Python's recursion limit)") from None
+    kernel = foreign_language(nb)
     code_cells: list[tuple[int, str]] = []
+    cell_languages: dict[int, str] = {}
     for n, cell in enumerate(_cells(nb), 1):
         if not isinstance(cell, dict):
             raise ValueError(f"not a notebook (cell {n} is not an object)")
@@ -68,6 +74,12 @@ def notebook_lines(
         src = _cell_text(cell.get(key, ""), n, key)
         if kind == CODE_CELL:
             code_cells.append((n, src))
+            language = _cell_language(cell)
+            if language is not None:
+                cell_languages[n] = language
+    if kernel is not None:  # no cell is Python: every line blank, one note (R's `round(x, digits = 2)`)
+        where = [(n, k) for n, src in code_cells for k in range(1, len(cell_lines(src)) + 1)]
+        return [""] * len(where), where, [f"{KERNEL_NOTE}{kernel} kernel: not checked"], []
     size = sum(len(src.encode("utf-8", "surrogatepass")) for _, src in code_cells)
     read = max_bytes is None or size <= max_bytes
     lines: list[str] = []
@@ -78,6 +90,10 @@ def notebook_lines(
         split = cell_lines(src)
         magic = cell_magic(split)
         runs = "python" if magic is None else cell_python(*magic[1:])
+        language = cell_languages.get(n)
+        if language is not None:  # VS Code's cell language (metadata.vscode.languageId) is not Python
+            notes.append(f"cell {n}: {KERNEL_NOTE}{language} cell: not checked")
+            runs = "other"
         foreign = runs != "python"
         if runs == "unread":  # a Python started with arguments not read here (%%python -x)
             notes.append(f"cell {n}: {numbered_lines([magic[0] + 1])} {UNREAD_NOTE}")
@@ -104,6 +120,56 @@ UNREAD_NOTE = "not checked: Python that IPython runs through a magic or an autoc
 HELP_NOTE = "not run or checked: IPython help (`obj?`, `?obj`), which shows documentation only"
 #: At most this many line numbers are listed in one note; the rest are counted.
 LISTED_LINES = 10
+
+
+#: What the note on a notebook (or cell) in another language than Python starts with: "not Python: R kernel:
+#: not checked" (`run` refuses such a notebook with it, cli/run.py).
+KERNEL_NOTE = "not Python: "
+#: A language name that is Python: "python" (ipykernel's language_info.name), "python3", "Python 3",
+#: "ipython3", "pypy3" (case and the spaces around it ignored). Python 2 is read as Python too: its cells
+#: that are no Python 3 are skipped with their own note, as before.
+_PYTHON_NAME = re.compile(r"(?:i?python|pypy) ?[\d.]*", re.IGNORECASE)
+#: Most characters of a language name shown in a note
+_SHOWN_NAME = 40
+
+
+def foreign_language(nb: Any) -> str | None:
+    """The language of notebook `nb`'s kernel (parsed JSON) when it is not Python, else None: its
+    ``metadata.language_info.name``, else ``metadata.kernelspec.language`` (the nbformat 4 docs, "Top-level
+    metadata": language_info is what the kernel reports, kernelspec what launched it; older notebooks
+    have ``metadata.language``). None as well when neither names a language (a notebook without metadata
+    is read as Python, as before). Break-it round 14: an R notebook's ``round(x, digits = 2)`` parsed as
+    Python and was two wrong_args findings, exit 1 (a pre-commit hook failed every R notebook)."""
+    meta = nb.get("metadata") if isinstance(nb, dict) else None
+    if not isinstance(meta, dict):
+        return None
+    info, spec = meta.get("language_info"), meta.get("kernelspec")
+    for name in (
+        info.get("name") if isinstance(info, dict) else None,
+        spec.get("language") if isinstance(spec, dict) else None,
+        meta.get("language"),
+    ):
+        if isinstance(name, str) and name.strip():
+            return _not_python_name(name)
+    return None
+
+
+def _cell_language(cell: dict[str, Any]) -> str | None:
+    """A code cell's own language when it is not Python, else None: VS Code's ``metadata.vscode.languageId``
+    (what its notebook editor writes for a cell whose language is not the kernel's, "sql", "r"), else
+    nbformat 3's code cell ``language``."""
+    meta = cell.get("metadata")
+    vscode = meta.get("vscode") if isinstance(meta, dict) else None
+    name = vscode.get("languageId") if isinstance(vscode, dict) else None
+    name = name if isinstance(name, str) and name.strip() else cell.get("language")
+    return _not_python_name(name) if isinstance(name, str) and name.strip() else None
+
+
+def _not_python_name(name: str) -> str | None:
+    """`name` (a language name) as shown in a note (cut to _SHOWN_NAME characters) when it is not Python,
+    else None."""
+    name = name.strip()
+    return None if _PYTHON_NAME.fullmatch(name) else name[:_SHOWN_NAME]
 
 
 def numbered_lines(numbers: list[int]) -> str:

@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from gorilla_tui.check.lint import MAX_CODE_BYTES as CODE_LIMIT
+from gorilla_tui.check.notebook import KERNEL_NOTE
 from gorilla_tui.cli.output import HeldLoss, say
 from gorilla_tui.cli.run_notebook import WRITEFILE_MARK, ipython_note, skipped_ipython
 from gorilla_tui.cli.sandbox_run import STOPPED_BY, report_run, run_in_sandbox
@@ -248,6 +249,9 @@ def file_code(name: str, text: str) -> str:
         found = blocks(name, text)
     except ValueError as e:  # "not a notebook (not JSON: ...)" / "(no cells list)"
         raise UsageError(f"cannot run {name}: {e}") from None
+    kernel = next((n for block in found for n in block.notes if n.startswith(KERNEL_NOTE)), None)
+    if kernel is not None:  # an R notebook: none of its cells is Python (break-it round 14)
+        raise UsageError(f"cannot run {name}: {kernel.removesuffix(': not checked')}")
     for note in (n for block in found for n in block.notes):  # a notebook cell that is no Python: left out
         say(safe_text(f"gorilla-tui: note: {name}: {note}"))
     skipped = skipped_ipython(text) if kind == "notebook" else []

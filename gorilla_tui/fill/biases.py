@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 import re
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 
 from gorilla_tui.fill.call_grammar import DATE_PARTS, Slot, name_parts
 from gorilla_tui.fill.values import Candidate
@@ -40,6 +40,10 @@ OPTIONAL_BIAS = 3.0
 #: function not called yet whose own name's words the task speaks of ("the median ... also the mode":
 #: statistics.mode); chosen on BFCL's even ids (docs/benchmarks.md).
 NEAR_BIAS = 2.0
+#: Nats taken off a value offered to one parameter that stands beside another one's name and not its own
+#: (beside_other): "turn {...} into JSON indented by 4 spaces" is json.dumps({...}, indent=4), not
+#: json.dumps(4, indent={...}); chosen on the dev tasks of bench/data/literal_tasks.toml.
+BESIDE_OTHER_BIAS = 6.0
 ON_BIAS = 2.0
 MENTION_BIAS = 3.0
 #: Nats added to the function the task names next, after the values the calls so far used ("... mix red and
@@ -104,12 +108,16 @@ def order_bias(starts: Sequence[int], used: Sequence[tuple[int, int]]) -> list[f
 
 def extra(slot: Slot, c: Candidate, task: str, before: Sequence[tuple[int, int]]) -> float:
     """NAMED_BIAS for an enum member the task names, OPTIONAL_BIAS for a value the task marks (marked)
-    that no call used yet offered to an optional parameter the task speaks of ("less than 500 calories":
-    maxCalories=500), else 0."""
+    (or one beside the parameter's name, near) that no call used yet offered to an optional parameter the
+    task speaks of ("less than 500 calories": maxCalories=500), else 0."""
     if named(c, task):
         return NAMED_BIAS
-    if not slot.param.required and marked(c, slot) and not overlaps(c, before):
-        return OPTIONAL_BIAS
+    if (
+        not slot.param.required
+        and (marked(c, slot) or near(slot.param.name, c, task))
+        and not overlaps(c, before)
+    ):
+        return OPTIONAL_BIAS  # or beside its name: "indented by 4 spaces" is json.dumps' indent=4
     return 0.0
 
 
@@ -140,6 +148,21 @@ def near(name: str, c: Candidate, task: str) -> bool:
     around = re.findall(r"[A-Za-z]+", task[: c.start])[-NEAR_BEFORE:] + re.findall(
         r"[A-Za-z]+", task[c.end :])[:NEAR_AFTER]  # fmt: skip
     return bool(parts) and any(w.lower()[:4] in parts for w in around)
+
+
+def beside_other(k: int, offered: Sequence[Slot], c: Candidate | None, task: str,
+                 given: Collection[str] = ()) -> bool:  # fmt: skip
+    """True when value `c`, offered to slot `k`, stands beside the name of another slot of the call not
+    `given` yet that is offered the same value, and not beside slot `k`'s own (near): "turn {...} into JSON
+    indented by 4 spaces" gives json.dumps' obj the dict, not the 4 of indent. A slot given already claims
+    nothing ("the zip file data.zip into out/": out/ is extractall's path, file took data.zip). The writer
+    takes BESIDE_OTHER_BIAS off it."""
+    if c is None or near(offered[k].param.name, c, task):
+        return False
+    return any(
+        j != k and s.param.name not in given and c.text in s.values and near(s.param.name, c, task)
+        for j, s in enumerate(offered)
+    )
 
 
 def reads_on(prev: Candidate | None, options: Sequence[tuple[int, Candidate]]) -> int | None:

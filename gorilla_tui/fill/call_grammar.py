@@ -14,7 +14,17 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from gorilla_tui.fill.units import in_seconds, measures_other, named_by_unit, takes_seconds
-from gorilla_tui.fill.values import BYTES, Candidate, as_bytes, date_part, lists, literal, numbers, strings
+from gorilla_tui.fill.values import (
+    BYTES,
+    Candidate,
+    as_bytes,
+    date_part,
+    lists,
+    literal,
+    month_numbers,
+    numbers,
+    strings,
+)
 from gorilla_tui.model.grammar import gbnf_literal
 from gorilla_tui.pool.params import Param
 
@@ -84,6 +94,11 @@ def _declared(values: Sequence[object]) -> dict[str, Candidate]:
 
 #: Parameters that take one part of a date the task writes (fill/values.py date_part).
 DATE_PARTS = frozenset({"year", "month", "day"})
+#: Parameters that take a month's number, which a task may name in words (fill/values.py month_numbers).
+MONTH_PARAMS = frozenset({"month", "themonth"})
+#: Names of a Python parameter of unknown type that takes a sequence: when the task writes a list in
+#: brackets, that list is its value ("pick one winner from ['ann', 'bob']": not the 1 of "one").
+_SEQUENCE = re.compile(r"seq|sequence|population|iterable|items|elements|data")
 
 
 def values_for(param: Param, task: TaskValues, paths: int = 1) -> dict[str, Candidate]:
@@ -121,6 +136,9 @@ def values_for(param: Param, task: TaskValues, paths: int = 1) -> dict[str, Cand
             parts |= {c.text: c for c in task.numbers if isinstance(c.value, int) and 1000 <= c.value < 3000
                       and not any(s <= c.start < e for s, e in dated)}  # fmt: skip
         return parts
+    named_months = month_numbers(task.text) if param.name in MONTH_PARAMS and t in ("integer", "any") else []
+    if named_months:  # "february 2024": calendar.monthrange(2024, 2), the month's number, not 2024
+        return {c.text: c for c in named_months}
     nums = [c for c in task.numbers if (t != "integer" or isinstance(c.value, int))
             and not measures_other(param.name, c, task.text)]  # fmt: skip
     if t in ("integer", "number"):  # a rate given in percent: 0.03 for a float, 3 for an integer
@@ -161,6 +179,8 @@ def values_for(param: Param, task: TaskValues, paths: int = 1) -> dict[str, Cand
     # text, a URL or a path (a run of words would pass "ein zufälliges Element" to random.choice); not an item
     # of a list it writes whole ("from [1, 2, 3]": the list, not 1)
     inner = [(c.start, c.end) for c in task.lists if task.text[c.start : c.start + 1] in "[("]
+    if inner and _SEQUENCE.fullmatch(param.name):  # random.choice(seq) of "pick one from ['a', 'b']"
+        return {c.text: c for c in task.lists if c.kind == "list" and (c.start, c.end) in inner}
     items = whole + [c for c in task.strings if c.atomic]
     items = [c for c in items if not any(s < c.start < e for s, e in inner)]
     return {c.text: c for c in items + task.lists}
@@ -170,8 +190,8 @@ def _no_paths(param: Param, values: dict[str, Candidate], text: str) -> dict[str
     """`values` of an optional parameter of unknown type without the paths and URLs the task writes
     unquoted, unless its name says it takes one (PATHLIKE): gzip.open's compresslevel (default a named
     constant) is no file ("compress data.txt with gzip into data.txt.gz")."""
-    if param.required or param.type != "any" or PATHLIKE.search(param.name):
-        return values
+    if param.required or param.type != "any" or PATHLIKE.search(param.name) or _spoken_of(param, text):
+        return values  # "falling back to /home/guest": os.getenv's default takes the path
     return {k: c for k, c in values.items() if not _path_shaped(c) or _quoted(c, text)}
 
 
@@ -311,7 +331,31 @@ def _negated(param: Param, task: str) -> bool:
         if m.group().lower()[:4] in parts:
             before = " ".join(task[: m.start()].split()[-4:])
             return _NEGATIONS.search(before) is not None
+    said = _spoken_of(param, task)
+    if said is not None and any(w.search(said.group()) and negatable for _p, w, negatable in _SPOKEN_OF):
+        return _NEGATIONS.search(" ".join(task[: said.start()].split()[-4:])) is not None
     return False
+
+
+#: Everyday words for a parameter whose name's words a task seldom says, by a word of the name: "overwrite
+#: whatever is there" and "don't fail if it's already there" ask for dirs_exist_ok / exist_ok, "including
+#: subfolders" for recursive, "falling back to /home/guest" for default. (name word, the task's words,
+#: whether a negation before them makes a flag False: "don't fail if it's already there" is no "no").
+_SPOKEN_OF = (
+    ("exist", re.compile(r"\balready\s+(?:there|exists?|present)\b", re.IGNORECASE), False),
+    ("exist", re.compile(r"\boverwrit\w*", re.IGNORECASE), True),
+    ("recursive", re.compile(r"\bsub-?(?:folders?|dir\w*)\b|\bnested\b", re.IGNORECASE), True),
+    ("default", re.compile(r"\bfall(?:s|ing)?\s+back\b|\bfallback\b", re.IGNORECASE), False),
+)
+
+
+def _spoken_of(param: Param, text: str) -> re.Match[str] | None:
+    """The first of the task's everyday words for `param` (_SPOKEN_OF), or None."""
+    parts = set(name_parts(param.name))
+    for part, words, _negatable in _SPOKEN_OF:
+        if part in parts and (m := words.search(text)):
+            return m
+    return None
 
 
 def _mentioned(param: Param, task: TaskValues) -> bool:
@@ -333,7 +377,8 @@ def _mentioned(param: Param, task: TaskValues) -> bool:
         # "list the files in /var/log" offers os.listdir's path; a flag is not a path: a file the task
         # names does not set sqlite3.connect's uri=True
         return True
-    return any(part[:4] in words for part in name_parts(param.name))
+    said = any(part[:4] in words for part in name_parts(param.name))
+    return said or _spoken_of(param, task.text) is not None
 
 
 #: Where a description lists example values: "(e.g. Drama, Comedy, etc)", "such as 'Open', 'Close'".

@@ -56,6 +56,10 @@ _LIST = re.compile(r"[\[(]\s*[^\[\]()]{1,300}?[\])]")
 _DICT = re.compile(r"\{[^{}]{1,300}\}")
 # an IP address or a version (93.184.216.34, 3.11.2): one string, not the number 93.184
 _DOTTED = re.compile(r"(?<![\w.])\d+(?:\.\d+){2,}(?![\w]|\.\d)")
+# a name written in capitals with an underscore, as environment variables and constants are (HOME_DIR)
+_CONSTANT = re.compile(r"(?<![\w'\"`])[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+(?![\w'\"`])")
+# a program the task names by a bare word: "the ffmpeg program", "the git command"
+_NAMED_PROGRAM = re.compile(r"\bthe\s+([A-Za-z][\w.+-]*)\s+(?:program|command|executable|binary)\b")
 #: Words a string span does not start or end with (articles, prepositions, conjunctions).
 EDGE_WORDS = frozenset(
     "a an the of in on at to for from by with and or as is are be that this these those it its into than "
@@ -233,6 +237,26 @@ def dates(task: str) -> list[Candidate]:
     return sorted(out, key=lambda c: c.start)
 
 
+#: A month the task names in words outside a date ("february 2024"); "may" only capitalised (the verb).
+_MONTH_NAME = re.compile(
+    r"\b(?:" + "|".join(m for m in _MONTHS if m != "may") + r")\b|\bMay\b", re.IGNORECASE
+)
+
+
+def month_numbers(task: str) -> list[Candidate]:
+    """The months `task` names in words, each as its number over the word's span ("how many days does
+    february 2024 have": 2), for a parameter named month (``calendar.monthrange(year, month)``); a month
+    inside a date (dates()) is that date's part, and one inside a path or quoted text no month."""
+    dated = [(c.start, c.end) for c in dates(task)] + _atoms(task)  # not a path's "june" either
+    out = []
+    for m in _MONTH_NAME.finditer(task):
+        if m.group() == "may" or any(s <= m.start() < e for s, e in dated):
+            continue
+        number = _MONTHS.index(m.group().lower()) + 1
+        out.append(Candidate(literal(number), number, "number", m.start(), m.end()))
+    return out
+
+
 def date_part(date: Candidate, part: str, task: str) -> Candidate:
     """The year, month or day (`part`) of a date Candidate of `task` (kind "date", from dates()) as a number
     Candidate over the span where the task writes that part: "2026-12-25" gives 2026, 12, 25 to
@@ -267,7 +291,10 @@ def strings(task: str) -> list[Candidate]:
         out.setdefault(c.value, c)
     tokens = _tokens(task)
     for text, start, end, atomic in tokens:
-        if atomic:
+        if atomic and not (_DICT.fullmatch(text) and isinstance(_literal_value(text), dict)
+                           and not _in_quotes(task, start, end)):  # fmt: skip
+            # a dict the task writes ({'q': 'python'}) is a dict (lists), not the string of its text; in
+            # quotes it is that text ("parse the JSON string '{"name": "bob"}'": json.loads takes a str)
             quoted = _QUOTED.fullmatch(text)
             add(next(g for g in quoted.groups() if g is not None) if quoted else text, start, end, True)
     for i, (first, start, _end, atomic) in enumerate(tokens):
@@ -303,6 +330,11 @@ _WORDLIKE = re.compile(r"[^\W\d_]")
 _SENTENCE_END = re.compile(r"(?:[^\W\d_]{4}|\d)[.?!]\s$")
 
 
+def _in_quotes(task: str, start: int, end: int) -> bool:
+    """Whether the task writes its text from `start` to `end` between a pair of the same quotes."""
+    return start > 0 and end < len(task) and task[start - 1] == task[end] and task[end] in "'\"`"
+
+
 def _names(task: str, word: str, start: int) -> bool:
     """True for a capitalised "The" inside a sentence: the start of a name ("for The Weeknd")."""
     return word == "The" and bool(re.search(r"[a-z,]\s+$", task[:start]))
@@ -319,7 +351,7 @@ def _atoms(task: str) -> list[tuple[int, int]]:
         # a task written in quotes as a whole ("What is ...?") is no quoted value, and its opening quote
         # pairs with no quote inside it ("a 180 lbs, 5'11\" tall individual"): read without the two
         task = f"{task[: whole[0]]} {task[whole[0] + 1 : whole[1] - 1]} {task[whole[1] :]}"
-    for rx in (_DICT, _QUOTED, _DATE, _ISO_DATE, _URL, _EMAIL, _DOTTED, _PATH, _FORMULA):
+    for rx in (_DICT, _QUOTED, _DATE, _ISO_DATE, _URL, _EMAIL, _DOTTED, _PATH, _CONSTANT, _FORMULA):
         for m in rx.finditer(task):
             text = m.group().rstrip(".")
             if rx is _DICT and not isinstance(_literal_value(text), dict):
@@ -332,8 +364,8 @@ def _atoms(task: str) -> list[tuple[int, int]]:
             end = m.start() + len(text)
             if not any(s < end and m.start() < e for s, e in atoms):
                 atoms.append((m.start(), end))
-    for m in _NAMED_PATH.finditer(task):
-        start, end = m.span(1) if m.group(1) else m.span(2)
+    named = [m.span(1) if m.group(1) else m.span(2) for m in _NAMED_PATH.finditer(task)]
+    for start, end in named + [m.span(1) for m in _NAMED_PROGRAM.finditer(task)]:
         if not any(s < end and start < e for s, e in atoms):
             atoms.append((start, end))
     return atoms

@@ -16,6 +16,7 @@ from typing import Any
 
 from gorilla_tui.fill import biases
 from gorilla_tui.fill.biases import (
+    BESIDE_OTHER_BIAS,
     CALL_BIAS,
     JOIN_BIAS,
     MENTION_BIAS,
@@ -203,6 +204,8 @@ def _arguments_stepwise(chooser: Any, offered: Sequence[Slot], before: list[tupl
         cands = [where[k, v] if o == "task" else None for k, v, o in options]
         bias = [b + w for b, w in zip(bias, clause_bias(at[0], used, cands, at[1]), strict=True)]
         bias = [b + (NEAR_BIAS if o == "task" and biases.near(offered[k].param.name, where[k, v], task)
+                     else -BESIDE_OTHER_BIAS if o == "task"
+                     and biases.beside_other(k, offered, where[k, v], task, given)
                      else 0.0) for b, (k, v, o) in zip(bias, options, strict=True)]  # fmt: skip
         bias = [b + unit_bias([sl.param.name for sl in offered], k, where[k, v], task) if o == "task" else b
                 for b, (k, v, o) in zip(bias, options, strict=True)]  # fmt: skip

@@ -9,7 +9,7 @@ import stat
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 
-from gorilla_tui.paths import FileTooLargeError, NotRegularFileError, file_kind
+from gorilla_tui.paths import FileTooLargeError, NotRegularFileError, file_kind, not_regular
 from gorilla_tui.paths import open_regular as paths_open_regular
 from gorilla_tui.pool.apidoc import Diagnostic, LoadResult, SourceRejected
 
@@ -118,7 +118,8 @@ def doc_files(folder: Path, skipped: list[Diagnostic] | None = None) -> list[Pat
     """The doc files in a folder (*.json, *.jsonl, any case, regular files only), sorted, not recursive.
 
     A symbolic link is read only when it resolves inside the folder (``latest.jsonl -> v2.jsonl``), to a
-    file (a link loop or a dangling link is named in `skipped` too); one that leads out of it
+    file; a name that is no regular file (a FIFO, a link to /dev/zero, a link loop or a dangling link) is
+    named in `skipped` with the cause `check` gives (paths.not_regular); one that leads out of it
     (``leak.json -> ~/.ssh/id_rsa``, ``-> /etc/passwd``) is left out and, when `skipped` is given, named
     there as a "skipped" Diagnostic. Why not follow it: the folder is what the
     user named as the source, and what is read goes into the index, which search, the TUI and a remote
@@ -134,11 +135,12 @@ def doc_files(folder: Path, skipped: list[Diagnostic] | None = None) -> list[Pat
         # os.stat first: the kernel gives up after 40 links (ELOOP), where os.path.realpath follows a chain
         # of links by recursion (1,200 links: RecursionError, break-it round 9) and Path.resolve raises
         # RuntimeError on a loop (a.json -> b.json -> a.json, issue 42): "internal error" for `--source`
-        if not _regular(p):
-            if skipped is not None and p.is_symlink():
-                why = "symbolic link that leads to no file (a loop, too many links, or a missing target): "
-                why += "not read"
-                skipped.append(Diagnostic(str(p), 0, "skipped", why))
+        why = not_regular(
+            p
+        )  # the cause `check` gives (check/lint.py unreadable): "not a regular file (a FIFO)"
+        if why is not None:
+            if skipped is not None:
+                skipped.append(Diagnostic(str(p), 0, "skipped", f"{why}: not read"))
             continue
         if p.is_symlink() and not Path(os.path.realpath(p)).is_relative_to(root):
             if skipped is not None:
@@ -147,13 +149,6 @@ def doc_files(folder: Path, skipped: list[Diagnostic] | None = None) -> list[Pat
             continue
         out.append(p)
     return out
-
-
-def _regular(path: Path) -> bool:
-    try:
-        return stat.S_ISREG(os.stat(path).st_mode)
-    except OSError:
-        return False
 
 
 def source_files(paths: Iterable[str | Path], skipped: list[Diagnostic] | None = None) -> list[Path]:

@@ -284,9 +284,12 @@ def user_source(
         raise UsageError(
             f"--source {path}: the source name {name!r} is already used; name it: --source OTHER={p}"
         )
-    links_out: list = []
-    if p.is_dir() and not doc_files(p, links_out):
-        why = f"; {len(links_out)} symbolic link(s) out of it not read" if links_out else ""
+    not_read: list = []  # links out of it, FIFOs, devices: each with its cause (doc_files)
+    if p.is_dir() and not doc_files(p, not_read):
+        why = ""
+        if not_read:
+            first = f"{Path(not_read[0].file).name}: {not_read[0].message.removesuffix(': not read')}"
+            why = f"; {len(not_read)} file(s) not read ({first})"
         raise UsageError(f"--source {path}: {NO_DOC_FILES.removesuffix(')')}{why})")
     result = load_paths([p], name, max_bytes=max_bytes)
     files = [str(p)] if not p.is_dir() else [str(f) for f in doc_files(p)]

@@ -13,17 +13,8 @@ import pytest
 
 from gorilla_tui.check.extract import json_error
 from gorilla_tui.check.validator import Validator
-from gorilla_tui.cli import main
 from gorilla_tui.cli.run import file_code
-
-POOL = str(Path(__file__).resolve().parents[1] / "data" / "pool" / "torchhub_api.jsonl")
-
-
-def _run(capsys, *args: str) -> tuple[int, str, str]:
-    status = main(list(args))
-    captured = capsys.readouterr()
-    assert "internal error" not in captured.err and "Traceback" not in captured.err, captured.err[-2000:]
-    return status, captured.out, captured.err
+from tests.hostile_cli import POOL, WRONG_HUB, notebook, run_cli
 
 
 def _deep_call(depth: int) -> str:
@@ -43,26 +34,16 @@ def test_a_json_tool_call_nested_past_pythons_limit_is_the_nesting_verdict(
     Python code nested so gets, whether json.loads reads the text (400, 900) or not (5,000)."""
     code = _deep_call(depth)
     assert json_error(code) is None  # not refused as broken JSON either
-    status, out, _ = _run(capsys, "check", code, "--pool", POOL)
+    status, out, _ = run_cli(capsys, "check", code, "--pool", POOL)
     assert status == 1 and "unparseable:nesting_limit" in out
     monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(code.encode())))
-    status, out, _ = _run(capsys, "check", "-", "--pool", POOL)
+    status, out, _ = run_cli(capsys, "check", "-", "--pool", POOL)
     assert status == 1 and "unparseable:nesting_limit" in out
     verdict = Validator(small_pool).check(code)  # what MCP check_api_call answers with
     assert (verdict.kind, verdict.reason) == ("unparseable", "unparseable:nesting_limit")
     shallow = Validator(small_pool).check(_deep_call(3))
     assert shallow.reason != "unparseable:nesting_limit"
     assert json.loads(json.dumps(verdict.diagnostics))  # plain strings
-
-
-def _notebook(path: Path, *cells: str) -> str:
-    cell = {"cell_type": "code", "metadata": {}, "outputs": [], "execution_count": None}
-    path.write_text(json.dumps({"nbformat": 4, "nbformat_minor": 5, "metadata": {}, "cells": [
-        {**cell, "source": src} for src in cells]}))  # fmt: skip
-    return str(path)
-
-
-WRONG_HUB = "torch.hub.load('pytorch/vision', 'resnet-201')"
 
 
 @pytest.mark.parametrize(
@@ -79,8 +60,8 @@ WRONG_HUB = "torch.hub.load('pytorch/vision', 'resnet-201')"
 def test_python_that_ipython_runs_through_a_magic_is_checked(capsys, tmp_path, line):
     """R11-8: these lines run the call in IPython 8, and `check` neither checked them nor said so (exit
     0); now the call is read out of them and checked (exit 1, the finding in cell 1, line 2)."""
-    nb = _notebook(tmp_path / "nb.ipynb", f"import torch\n{line}\n")
-    status, out, err = _run(capsys, "check", nb, "--pool", POOL)
+    nb = notebook(tmp_path / "nb.ipynb", f"import torch\n{line}\n")
+    status, out, err = run_cli(capsys, "check", nb, "--pool", POOL)
     assert status == 1, (out, err)
     assert out.startswith(f"{nb}:cell 1:2:") and "wrong_args:unknown_model" in out
 
@@ -89,12 +70,12 @@ def test_python_lines_that_are_not_read_are_named_in_a_note(capsys, tmp_path):
     """R11-8: a line IPython runs as Python that is not turned into it here (an option %timeit does not
     take, %debug with a breakpoint, magics nested past MAX_NESTED_MAGICS) is never skipped in silence: one
     note names its cell and lines. Shell commands and other magics run no code of the cell: no note."""
-    nb = _notebook(
+    nb = notebook(
         tmp_path / "nb.ipynb",
         "import torch\n!ls\n%matplotlib inline\n",
         f"%timeit -Z {WRONG_HUB}\n%debug -b f.py:1 {WRONG_HUB}\n{'%time ' * 5000}{WRONG_HUB}\n",
     )
-    status, out, err = _run(capsys, "check", nb, "--pool", POOL)
+    status, out, err = run_cli(capsys, "check", nb, "--pool", POOL)
     assert status == 0 and "finding" not in out
     notes = [ln for ln in err.splitlines() if "not checked" in ln]
     assert notes == [f"gorilla-tui: note: {nb}: cell 2: lines 1, 2, 3 not checked: Python that IPython runs "
@@ -105,7 +86,7 @@ def test_run_says_which_shell_commands_of_a_notebook_it_does_not_run(capsys, tmp
     """`run nb.ipynb` dropped ``!echo bang`` and made ``x = !echo hi`` ``[]`` with no word: the output
     differed from IPython's. The code `run` runs (cli/run.py file_code) comes with one note naming the
     cells and lines of the shell commands."""
-    nb = _notebook(tmp_path / "nb.ipynb", "x = !echo hi\nprint(x)\n", "!echo bang\n", "print('end')\n")
+    nb = notebook(tmp_path / "nb.ipynb", "x = !echo hi\nprint(x)\n", "!echo bang\n", "print('end')\n")
     code = file_code(nb, Path(nb).read_text())
     assert code.splitlines()[:2] == ["x = []", "print(x)"]
     assert capsys.readouterr().err == (
@@ -123,14 +104,14 @@ def test_a_coding_line_python_refuses_is_refused(capsys, tmp_path, encoding):
     path.write_bytes(f"# coding: {encoding}\nimport shutil\nshutil.copytree('x')\n".encode("ascii"))
     with pytest.raises(SyntaxError):
         compile(path.read_bytes(), str(path), "exec")
-    status, out, err = _run(capsys, "check", "--file", str(path), "--pool", POOL)
+    status, out, err = run_cli(capsys, "check", "--file", str(path), "--pool", POOL)
     assert (status, out) == (2, "")
     assert err == (
         f"gorilla-tui: error: cannot read {path}: encoding problem: its coding line names {encoding} "
         "(Python refuses it)\n"
     )
     path.write_bytes(b"# coding: latin-1\nimport shutil\nshutil.copytree('x')\n")  # ASCII compatible: read
-    assert _run(capsys, "check", "--file", str(path), "--pool", POOL)[0] == 0
+    assert run_cli(capsys, "check", "--file", str(path), "--pool", POOL)[0] == 0
 
 
 def test_a_coding_name_of_9_mb_is_one_short_line(capsys, tmp_path):
@@ -138,7 +119,7 @@ def test_a_coding_name_of_9_mb_is_one_short_line(capsys, tmp_path):
     whole name as well). The name is cut in the message, with the count of characters left out."""
     path = tmp_path / "long.py"
     path.write_bytes(b"# coding: " + b"a" * 9_000_000 + b"\nx = 1\n")
-    status, out, err = _run(capsys, "check", "--file", str(path), "--pool", POOL)
+    status, out, err = run_cli(capsys, "check", "--file", str(path), "--pool", POOL)
     assert (status, out) == (2, "")
     assert err.startswith(f"gorilla-tui: error: cannot read {path}: unknown encoding: aaa")
     assert err.endswith(" more characters)\n") and len(err) < 300 + len(str(path))
@@ -153,9 +134,9 @@ def test_a_long_file_name_stays_whole_in_a_finding(capsys, tmp_path):
     folder.mkdir(parents=True)
     path = folder / "wrong.py"
     path.write_text(f"import torch\nmodel = {WRONG_HUB}\n")
-    status, out, _ = _run(capsys, "check", "--file", str(path), "--pool", POOL)
+    status, out, _ = run_cli(capsys, "check", "--file", str(path), "--pool", POOL)
     assert status == 1 and out.startswith(f"{path}:2:9: wrong_args:unknown_model ")
-    status, out, _ = _run(capsys, "check", "--file", str(path), "--pool", POOL, "--format", "json")
+    status, out, _ = run_cli(capsys, "check", "--file", str(path), "--pool", POOL, "--format", "json")
     assert status == 1 and str(path) in out
 
 
@@ -164,6 +145,6 @@ def test_a_markdown_ipython_fence_names_the_lines_it_does_not_read(capsys, tmp_p
     file (as its findings are)."""
     md = tmp_path / "notes.md"
     md.write_text(f"text\n```ipython\nimport torch\n%timeit -Z f()\n%time {WRONG_HUB}\n```\n")
-    status, out, err = _run(capsys, "check", str(md), "--pool", POOL)
+    status, out, err = run_cli(capsys, "check", str(md), "--pool", POOL)
     assert status == 1 and out.startswith(f"{md}:5:7: wrong_args:unknown_model ")
     assert f"gorilla-tui: note: {md}: line 4 not checked: Python that IPython runs" in err

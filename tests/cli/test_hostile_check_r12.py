@@ -4,7 +4,6 @@ decoding and line ends as CPython reads a file (R12-5, R12-6), Markdown read as 
 from __future__ import annotations
 
 import encodings.aliases
-import json
 import re
 import subprocess
 import sys
@@ -12,23 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from gorilla_tui.cli import main
-
-POOL = str(Path(__file__).resolve().parents[1] / "data" / "pool" / "torchhub_api.jsonl")
-WRONG_HUB = "torch.hub.load('pytorch/vision', 'resnet-201')"
-
-
-def _run(capsys, *args: str) -> tuple[int, str, str]:
-    status = main(list(args))
-    captured = capsys.readouterr()
-    assert "internal error" not in captured.err and "Traceback" not in captured.err, captured.err[-2000:]
-    return status, captured.out, captured.err
-
-
-def _notebook(path: Path, *cells: str) -> str:
-    cell = {"cell_type": "code", "metadata": {}, "outputs": [], "execution_count": None}
-    path.write_text(json.dumps({"nbformat": 4, "cells": [{**cell, "source": src} for src in cells]}))
-    return str(path)
+from tests.hostile_cli import POOL, WRONG_HUB, notebook, run_cli
 
 
 def test_the_line_of_a_cell_magic_that_runs_python_is_checked_or_noted(capsys, tmp_path):
@@ -36,14 +19,14 @@ def test_the_line_of_a_cell_magic_that_runs_python_is_checked_or_noted(capsys, t
     SETUP is Python (so is ``%%debug STATEMENT``); `check` read neither nor said so (exit 0). Now they are
     checked at their line, and a line that runs Python in a form not read is named in the note. The line
     of ``%%time``/``%%prun``/``%%capture`` holds options only: nothing to check there."""
-    nb = _notebook(
+    nb = notebook(
         tmp_path / "nb.ipynb",
         f"%%timeit -n1 -r1 import torch; {WRONG_HUB}\npass\n",
         f"%%debug {WRONG_HUB}\npass\n",
         "%%prun -s cumtime -q\nimport torch\n",
         f"%%timeit -Z {WRONG_HUB}\npass\n",
     )
-    status, out, err = _run(capsys, "check", nb, "--pool", POOL)
+    status, out, err = run_cli(capsys, "check", nb, "--pool", POOL)
     assert status == 1, (out, err)
     found = [ln[len(nb) :].split(" wrong_args")[0] for ln in out.splitlines() if "unknown_model" in ln]
     assert found == [":cell 1:1:32:", ":cell 2:1:9:"]
@@ -77,7 +60,7 @@ def test_a_file_is_read_as_cpython_reads_it_for_every_coding_and_line_end(capsys
         path = tmp_path / "c.py"
         path.write_bytes(data)
         line = _cpython_runs(path)
-        status, out, _ = _run(capsys, "check", "--file", str(path), "--pool", POOL)
+        status, out, _ = run_cli(capsys, "check", "--file", str(path), "--pool", POOL)
         found = re.match(rf"{re.escape(str(path))}:(\d+):", out)
         seen = (status, int(found.group(1)) if found else None)
         if seen != ((2, None) if line is None else (1, line)):
@@ -110,7 +93,7 @@ def test_a_markdown_fence_is_read_as_commonmark_reads_it(capsys, tmp_path, fence
     md = tmp_path / "doc.md"
     text = "# title\n\n" + fence.format(call=WRONG_HUB)
     md.write_text(text)
-    status, out, err = _run(capsys, "check", str(md), "--pool", POOL)
+    status, out, err = run_cli(capsys, "check", str(md), "--pool", POOL)
     assert status == 1, (out, err)
     line = next(k for k, ln in enumerate(text.splitlines(), 1) if "torch.hub" in ln)
     col = text.splitlines()[line - 1].index("torch.hub") + 1

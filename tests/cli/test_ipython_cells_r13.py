@@ -5,31 +5,14 @@ runs the real CLI (gorilla_tui.cli.main) or `run`'s reader over the small pool o
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import pytest
 
 from gorilla_tui.check.notebook import HELP_NOTE, UNREAD_NOTE
-from gorilla_tui.cli import main
 from gorilla_tui.cli.run import file_code
 from gorilla_tui.cli.run_notebook import WRITEFILE_MARK, written_modules
-
-POOL = str(Path(__file__).resolve().parents[1] / "data" / "pool" / "torchhub_api.jsonl")
-WRONG_HUB = "torch.hub.load('pytorch/vision', 'resnet-201')"
-
-
-def _run(capsys, *args: str) -> tuple[int, str, str]:
-    status = main(list(args))
-    captured = capsys.readouterr()
-    assert "internal error" not in captured.err and "Traceback" not in captured.err, captured.err[-2000:]
-    return status, captured.out, captured.err
-
-
-def _notebook(path: Path, *cells: str) -> str:
-    cell = {"cell_type": "code", "metadata": {}, "outputs": [], "execution_count": None}
-    path.write_text(json.dumps({"nbformat": 4, "cells": [{**cell, "source": src} for src in cells]}))
-    return str(path)
+from tests.hostile_cli import POOL, WRONG_HUB, notebook, run_cli
 
 
 def _found(out: str, path: str) -> list[str]:
@@ -67,8 +50,8 @@ def test_a_cell_magic_that_runs_the_body_with_a_python_is_checked(capsys, tmp_pa
     ``%%script`` line is read as IPython reads it (shlex, its argparse options out, the program and its
     options left) and the body is checked when a Python 3 reads it as its script; a Python started with
     arguments not read here (python None) is named in a note as not checked."""
-    nb = _notebook(tmp_path / "s.ipynb", f"{magic}\nimport torch\n{WRONG_HUB}\n")
-    status, out, err = _run(capsys, "check", nb, "--pool", POOL)
+    nb = notebook(tmp_path / "s.ipynb", f"{magic}\nimport torch\n{WRONG_HUB}\n")
+    status, out, err = run_cli(capsys, "check", nb, "--pool", POOL)
     assert (status, _found(out, nb)) == ((1, [":cell 1:3:1"]) if python else (0, [])), (out, err)
     assert (f"note: {nb}: cell 1: line 1 {UNREAD_NOTE}" in err) == (python is None), err
 
@@ -78,7 +61,7 @@ def test_ipythons_magic_aliases_are_read_as_the_magic(capsys, tmp_path):
     register_alias('file', 'writefile', 'cell')): `run` said "cell not run" and sent the next cell's
     ``import m`` to pip. Now `run` says "m.py not written" and marks the module as the notebook's own (the
     ImportError hint reads written_modules); ``%%HTML``/``%%SVG`` cells hold no Python (not checked)."""
-    nb = _notebook(
+    nb = notebook(
         tmp_path / "a.ipynb",
         "%%file m.py\nprint('from m')\n",
         "import m\n",
@@ -88,7 +71,7 @@ def test_ipythons_magic_aliases_are_read_as_the_magic(capsys, tmp_path):
     code = file_code(nb, Path(nb).read_text())
     assert WRITEFILE_MARK + "m.py" in code.splitlines() and written_modules(code) == {"m"}
     assert "cell 1 line 1 `%%file m.py` (m.py not written)" in capsys.readouterr().err
-    status, out, err = _run(capsys, "check", nb, "--pool", POOL)
+    status, out, err = run_cli(capsys, "check", nb, "--pool", POOL)
     assert (status, out.strip()) == (0, ""), err
 
 
@@ -96,10 +79,10 @@ def test_ipython_help_lines_are_named_as_not_run_or_checked(capsys, tmp_path):
     """R13-7: ``x?`` (IPython's pinfo) became ``pass`` in `run` and `check` with no word. Every help line
     (``obj?``, ``obj??``, ``?obj``, ``%magic?``, ``%%magic?`` first) is named in a note by both, in a
     notebook and in a Markdown fence; the rest is checked (``%%time?`` is help, not a cell magic)."""
-    nb = _notebook(
+    nb = notebook(
         tmp_path / "h.ipynb", "x = 1\nx?\nx??\n?x\n%time?\n", f"%%time?\nimport torch\n{WRONG_HUB}\n"
     )
-    status, out, err = _run(capsys, "check", nb, "--pool", POOL)
+    status, out, err = run_cli(capsys, "check", nb, "--pool", POOL)
     assert (status, _found(out, nb)) == (1, [":cell 2:3:1"]), err
     notes = [f"gorilla-tui: note: {nb}: cell 1: lines 2, 3, 4, 5 {HELP_NOTE}"]
     notes += [f"gorilla-tui: note: {nb}: cell 2: line 1 {HELP_NOTE}"]
@@ -108,7 +91,7 @@ def test_ipython_help_lines_are_named_as_not_run_or_checked(capsys, tmp_path):
     assert [ln for ln in capsys.readouterr().err.splitlines() if "help" in ln] == notes
     md = tmp_path / "h.md"
     md.write_text("# x\n\n```python\nimport torch\ntorch.hub.load?\n```\n")
-    status, out, err = _run(capsys, "check", str(md), "--pool", POOL)
+    status, out, err = run_cli(capsys, "check", str(md), "--pool", POOL)
     assert status == 0 and f"note: {md}: line 5 {HELP_NOTE}" in err, err
 
 
@@ -118,13 +101,13 @@ def test_a_cells_lines_are_split_as_ipython_splits_them(capsys, tmp_path, end):
     ends a line: ``%%time\\rimport shutil\\r...`` ran its body through %%time, but `check` read the cell as
     one line after a cell magic (not checked, exit 0), and a CR-only cell's finding was at 1:15, not 2:1.
     Each of Python's line ends gives the same positions, and `run` runs the same lines."""
-    nb = _notebook(
+    nb = notebook(
         tmp_path / "c.ipynb",
         end.join(["%%time", "import torch", WRONG_HUB, ""]),
         end.join(["import torch", WRONG_HUB, ""]),
         end.join(["%%bash", WRONG_HUB, ""]),
     )
-    status, out, err = _run(capsys, "check", nb, "--pool", POOL)
+    status, out, err = run_cli(capsys, "check", nb, "--pool", POOL)
     assert (status, _found(out, nb)) == (1, [":cell 1:3:1", ":cell 2:2:1"]), (out, err)
     code = file_code(nb, Path(nb).read_text()).splitlines()
     assert code[:5] == ["pass", "import torch", WRONG_HUB, "import torch", WRONG_HUB]
@@ -143,6 +126,6 @@ def test_a_python_session_in_markdown_is_checked_as_doctest_reads_it(capsys, tmp
         "- a list item\n\n  ```python\n  >>> import torch\n  >>> " + WRONG_HUB + "\n  ```\n\n"
         "```pycon\n>>>x = 1\n```\n"
     )
-    status, out, err = _run(capsys, "check", str(md), "--pool", POOL)
+    status, out, err = run_cli(capsys, "check", str(md), "--pool", POOL)
     assert (status, _found(out, str(md))) == (1, [":5:9", ":9:13", ":16:7"]), (out, err)
     assert f"note: {md}: line 20 not checked: not a Python session as doctest reads one (line 20 lacks" in err

@@ -6,24 +6,17 @@ made says so. Real sandbox runs."""
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 from gorilla_tui.check.notebook import HELP_NOTE
 from gorilla_tui.cli import main
 from gorilla_tui.cli.run import file_code
 from tests.conftest import SMALL_POOL, clone_home
-
-
-def _notebook(path: Path, *cells: str) -> str:
-    cell = {"cell_type": "code", "metadata": {}, "outputs": [], "execution_count": None}
-    path.write_text(json.dumps({"nbformat": 4, "nbformat_minor": 5, "metadata": {}, "cells": [
-        {**cell, "source": src} for src in cells]}))  # fmt: skip
-    return str(path)
+from tests.hostile_cli import notebook
 
 
 def test_every_ipython_line_run_does_not_run_is_named_in_one_note(capsys, tmp_path) -> None:
-    nb = _notebook(
+    nb = notebook(
         tmp_path / "nb.ipynb",
         "x = %sx echo hi\nprint(x)\n%env FOO=1\n%time print(1)\n",
         "%%writefile m.py\nprint('from m')\n",
@@ -50,7 +43,7 @@ def test_an_import_of_a_module_a_skipped_writefile_makes_is_not_sent_to_pip(
     clone_home(
         home_template(["index", "--refresh", "--only", "python-env", "--from", str(SMALL_POOL)]), gorilla_home
     )
-    nb = _notebook(tmp_path / "nb.ipynb", "%%writefile m.py\nprint('from m')\n", "import m\n")
+    nb = notebook(tmp_path / "nb.ipynb", "%%writefile m.py\nprint('from m')\n", "import m\n")
     assert main(["run", nb, "--yes"]) == 1
     err = capsys.readouterr().err
     assert "No module named 'm'" in err and "pip install" not in err

@@ -81,13 +81,15 @@ def test_user_source_named_after_stem(tmp_path: Path) -> None:
 
 def test_a_folder_whose_only_doc_files_link_out_of_it_says_so(tmp_path: Path) -> None:
     """A link out of a --source folder is not read (pool/files.py doc_files): a folder with nothing else
-    is "no doc file", with the links counted, not a source made of the files they point to."""
+    is "no doc file", with the files not read counted and the first named with its cause, not a source
+    made of the files they point to."""
     outside = tmp_path / "outside.jsonl"
     outside.write_text('{"api_call": "secret.f()", "description": "private"}\n')
     folder = tmp_path / "docs"
     folder.mkdir()
     (folder / "a.jsonl").symlink_to(outside)
-    with pytest.raises(UsageError, match=r"in that folder \(sub-folders are not read; 1 symbolic link"):
+    why = r"\(sub-folders are not read; 1 file\(s\) not read \(a.jsonl: symbolic link to a file outside"
+    with pytest.raises(UsageError, match=why):
         user_source(folder)
 
 

@@ -27,6 +27,9 @@ SELECT_BY_HELP = {
     "grammar": "grammar — GBNF-constrained choice",
 }
 
+#: Said under the model's input when config.toml's model holds control characters (shown escaped)
+MODEL_ESCAPED_NOTE = "control characters shown as \\x escapes; the file's value is kept unless you edit it"
+
 
 def kernel_names() -> list[str]:
     """Names of the shipped kernel profiles (kernels/*.toml), [] when they cannot be read."""
@@ -49,6 +52,11 @@ class SettingsScreen(ModalScreen[Settings | None]):
         super().__init__(classes="modal")
         self.settings = settings
         self.hubs = hubs
+        #: The model as the input shows it: its control characters as visible escapes (textsafe.safe_text,
+        #: whole), never stripped; collect keeps settings.model as read while the input still shows this.
+        #: Break-it round 14: the input dropped the escape sequences of config.toml's model, and Ctrl+S with
+        #: no edit wrote the stripped value back.
+        self.shown_model = safe_text(settings.model, limit=None)
 
     def compose(self) -> ComposeResult:
         s = self.settings
@@ -58,7 +66,9 @@ class SettingsScreen(ModalScreen[Settings | None]):
             box.border_title = "Settings"
             box.border_subtitle = "ctrl+s saves · Escape cancels"
             yield Label("Model: empty = embedded gemma3-270m; a .gguf path; hf:OWNER/REPO/FILE.gguf; a name")
-            yield SafeInput(s.model, placeholder="gemma3-270m (embedded)", id="set-model")
+            yield SafeInput(self.shown_model, placeholder="gemma3-270m (embedded)", id="set-model")
+            if self.shown_model != s.model:  # said, so the escapes are not taken for the file's text
+                yield Static(Text(MODEL_ESCAPED_NOTE, style="dim"), id="set-model-note")
             with HorizontalGroup():  # side by side: one row less than stacked, the dialog fits 120x36
                 with VerticalGroup() as mode:
                     mode.styles.margin = (0, 2, 0, 0)
@@ -99,14 +109,16 @@ class SettingsScreen(ModalScreen[Settings | None]):
         self.query_one("#set-model", Input).focus()
 
     def collect(self) -> Settings:
-        """The edited settings; raises GorillaError (UsageError) for invalid values."""
+        """The edited settings (a model not edited: settings.model exactly as read, not the escaped text
+        shown); raises GorillaError (UsageError) for invalid values."""
         k_text = self.query_one("#set-k", Input).value.strip()
         try:
             k = int(k_text)
         except ValueError:
             raise GorillaError(f"k must be a whole number, not {k_text!r}") from None
+        model = self.query_one("#set-model", Input).value
         return self.settings.replace(
-            model=self.query_one("#set-model", Input).value.strip(),
+            model=self.settings.model if model == self.shown_model else model.strip(),  # not edited: as read
             mode=str(self.query_one("#set-mode", Select).value),
             select_by=str(self.query_one("#set-select-by", Select).value),
             k=k,
