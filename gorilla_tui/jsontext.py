@@ -86,6 +86,25 @@ def without_lone_surrogates(value: Any) -> Any:
     return value
 
 
+def dumps(value: Any, **kwargs: Any) -> str:
+    """json.dumps(value, ensure_ascii=False, **kwargs) as text that UTF-8 can always encode: each lone
+    surrogate (U+D800..U+DFFF, which only a JSON string can hold) is written as its JSON escape
+    (``\\udcff``), every other character as it is. The text reads back to the same value (json.loads;
+    a high surrogate just before a low one reads back as the one character they pair to, as
+    ensure_ascii's own escapes do) and is valid UTF-8 when written. A model answer, or a path decoded from
+    a byte that is no UTF-8, holding one made ``ask --json`` "internal error: UnicodeEncodeError"
+    (break-it round 14, R14-1). Every JSON and JSON Lines writer of the product that keeps non-ASCII text
+    as it is goes through here (tests/unit/test_json_writers.py holds them to it); kwargs are
+    json.dumps's (indent, sort_keys, separators, default). Raises what json.dumps raises (TypeError for a
+    value it cannot write, ValueError for a circular one)."""
+    text = json.dumps(value, ensure_ascii=False, **kwargs)
+    return _LONE.sub(_escaped, text) if _LONE.search(text) else text
+
+
+def _escaped(m: re.Match[str]) -> str:
+    return f"\\u{ord(m.group()):04x}"
+
+
 def loads(data: str | bytes | bytearray) -> Any:
     """decode(data). Raises ValueError (json.JSONDecodeError for text that is no JSON or a number longer
     than Python converts, a plain ValueError with TOO_DEEP for JSON nested deeper than Python's recursion

@@ -18,6 +18,7 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Callable
+from contextlib import nullcontext
 from typing import Any
 
 from gorilla_tui.check.extract import extract
@@ -140,8 +141,12 @@ class Pipeline:
         Proposal.warnings: task notes, backend.warnings (if any), the search's notes (HitsEvent.notes too)
         and prompt-fitting notes."""
         emit = on_event or (lambda _e: None)
+        # a RemoteBackend's requests of this answer share one total deadline, and the first that passes a
+        # deadline ends the answer (break-it round 14: each went on to wait its own, ~40 min by default)
+        one_answer = getattr(self.backend, "one_answer", None)
         try:
-            proposal = self._ask(task, emit, cancel, oracle_doc, mode or self.settings.mode)
+            with one_answer() if callable(one_answer) else nullcontext():
+                proposal = self._ask(task, emit, cancel, oracle_doc, mode or self.settings.mode)
         except BaseException as e:
             msg = (
                 "cancelled"

@@ -18,6 +18,8 @@ from gorilla_tui.build.previous import UNCHANGED, Previous, dropped, kept, rerea
 from gorilla_tui.build.report import RefreshReport, source_row
 from gorilla_tui.errors import GorillaError, UsageError
 from gorilla_tui.pool.doc import ApiDoc, SourceRejected
+from gorilla_tui.pool.fingerprint import combine
+from gorilla_tui.pool.hand_questions import hand_questions_text, with_hand_questions
 from gorilla_tui.pool.remedies import fix_lines
 from gorilla_tui.pool.source_spec import source_name, split_source
 from gorilla_tui.pool.sources import SourceLoad, fetch, source_fingerprint, user_fingerprint, user_source
@@ -43,17 +45,29 @@ class Assembly:
 
 def load_sources(plan: Plan, previous: Previous, emit: ProgressFn) -> list[SourceLoad]:
     """Load every source of `plan`: the user sources first (a refused --source stops before anything is
-    fetched), then the selected manifests. A source whose fingerprint equals the one the trusted live
-    index recorded is reused from it (Previous.reuse, message "unchanged"); the others are loaded.
-    Returns the manifest loads, then the user loads."""
+    fetched), then the selected manifests; a user source named like a built-in one (`--source
+    apizoo=DIR`, Plan.replaced) is that source's copy and gets its hand-written questions
+    (with_hand_questions) as the built-in source does. A source whose fingerprint equals the one the
+    trusted live index recorded is reused from it (Previous.reuse, message "unchanged"); the others are
+    loaded. Returns the manifest loads, then the user loads."""
     max_bytes = plan.ctx.max_bytes
     taken = [m.name for m in plan.manifests if m.name not in plan.replaced]
+    builtin = {m.name: m for m in plan.manifests if m.name in plan.replaced}
     users: list[SourceLoad] = []
     for path, name, strict, title in plan.users:
         emit("start", str(path), None)
         fp = user_fingerprint(path, max_bytes, name, title)
-        load = previous.reuse(name, fp) or user_load(path, taken, max_bytes, strict, name, title)
+        copy_of = builtin.get(name)  # `--source apizoo=DIR`: a copy of a built-in source, as that source is
+        hand = [hand_questions_text(q) for q in copy_of.hand_questions] if copy_of is not None else []
+        if fp is not None and hand:  # its hand-written questions are part of what it is built from
+            fp = combine("hand", fp, hand)
+        load = previous.reuse(name, fp)
+        if load is None:
+            load = user_load(path, taken, max_bytes, strict, name, title)
+            if copy_of is not None and load.status == "ok":
+                load.result = with_hand_questions(copy_of, load.result)
         load.fingerprint = fp if load.status == "ok" else None
+        load.copy = copy_of is not None
         taken.append(load.name)
         emit("done", str(path), load)
         users.append(load)

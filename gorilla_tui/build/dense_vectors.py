@@ -145,12 +145,15 @@ def next_batch(done: int, seconds: float) -> int:
 
 def question_sources(rows: Sequence[dict[str, Any]]) -> set[str]:
     """The sources of an index (`rows`: its meta.json "sources") whose doc questions get vectors: hybrid,
-    built in (not a user's file named like one) and EMBED_QUESTIONS_KEY true in their shipped manifest."""
+    built in or a copy of the built-in source (`--source apizoo=DIR`, row "copy"; not a user's other file)
+    and EMBED_QUESTIONS_KEY true in their shipped manifest."""
     wanted = shipped_values(EMBED_QUESTIONS_KEY)
     return {
         str(r.get("name"))
         for r in rows
-        if r.get("retrieval") == "hybrid" and not r.get("user") and wanted.get(r.get("name")) is True
+        if r.get("retrieval") == "hybrid"
+        and (not r.get("user") or r.get("copy"))
+        and wanted.get(r.get("name")) is True
     }
 
 

@@ -4,7 +4,6 @@
 from __future__ import annotations
 
 import errno
-import json
 import os
 import shutil
 import time
@@ -14,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from gorilla_tui.build.previous import write_state
+from gorilla_tui.jsontext import dumps as json_text
 from gorilla_tui.pool.doc import ApiDoc
 from gorilla_tui.pool.sources import SourceLoad
 from gorilla_tui.retrieve.index import ApiIndex
@@ -92,10 +92,10 @@ def estimate_bytes(index: ApiIndex, extra: bool = False) -> int:
     """About how many bytes write_version needs for `index`: docs.json (each doc's JSON), tf.npz (int32
     indices + float data per non-zero, int32 row pointers), vocab.json and meta.json; with `extra`, plus
     check's lookup (zlib-compressed docs and facts: about a fifth of docs.json, check/lookup.py)."""
-    docs = sum(len(json.dumps(d.to_dict(), ensure_ascii=False).encode()) + 1 for d in index.docs)
+    docs = sum(len(json_text(d.to_dict()).encode()) + 1 for d in index.docs)
     tf = index.tf.nnz * (4 + index.tf.data.itemsize) + (index.tf.shape[0] + 1) * 4 + 4096
     vocab = sum(len(t.encode()) + 4 for t in index.vocab)
-    meta = len(json.dumps(index.meta, ensure_ascii=False, default=str)) + 4096
+    meta = len(json_text(index.meta, default=str)) + 4096
     return docs + tf + vocab + meta + (docs // 5 if extra else 0)
 
 

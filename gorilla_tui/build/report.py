@@ -68,5 +68,6 @@ def source_row(load: SourceLoad, retrieval: str = DEFAULT_RETRIEVAL) -> dict[str
         "message": load.message,
         "retrieval": retrieval,
         "user": load.user,
+        "copy": load.copy,
         "fingerprint": load.fingerprint,
     }

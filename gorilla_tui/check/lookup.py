@@ -20,7 +20,6 @@ REST docs only when the code makes HTTP requests. No numpy or scipy is imported 
 
 from __future__ import annotations
 
-import json
 import os
 import re
 import shutil
@@ -35,6 +34,7 @@ from gorilla_tui.check.imports import resolve_calls
 from gorilla_tui.check.rest import http_method, request_lines
 from gorilla_tui.check.signature import canonical
 from gorilla_tui.check.validator import Validator
+from gorilla_tui.jsontext import dumps as json_text
 from gorilla_tui.jsontext import loads as json_value
 from gorilla_tui.pool.doc import ApiDoc
 from gorilla_tui.types import Verdict
@@ -345,7 +345,7 @@ def _read_json(path: Path) -> Any:
 
 def _write_json(path: Path, value: Any) -> int:
     """zlib-compressed JSON (docs compress ~5x: the lookup adds ~20 % to the index, not 100 %)."""
-    data = zlib.compress(json.dumps(value, ensure_ascii=False, separators=(",", ":")).encode(), 6)
+    data = zlib.compress(json_text(value, separators=(",", ":")).encode(), 6)
     with open(path, "wb") as fh:
         fh.write(data)
         fh.flush()

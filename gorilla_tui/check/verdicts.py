@@ -36,10 +36,13 @@ def python_error(code: str) -> tuple[str, str] | None:
     except SyntaxError as e:  # IndentationError and TabError included
         line, col = e.lineno or 1, e.offset or 1
         return "unparseable:python_syntax", f"{line}:{col}: {e.msg}"
+    except UnicodeError as e:  # before ValueError, which it is: Python's codec message at 1:1 was shown
+        at = min(getattr(e, "start", 0), len(code))
+        line, col = code.count("\n", 0, at) + 1, at - code.rfind("\n", 0, at)
+        found = f", U+{ord(code[at]):04X}" if at < len(code) else ""
+        return "unparseable:python_syntax", f"{line}:{col}: not UTF-8 text (a lone surrogate{found})"
     except ValueError as e:  # "source code string cannot contain null bytes"
         return "unparseable:python_syntax", f"1:1: {e}"
-    except UnicodeError:
-        return "unparseable:python_syntax", "1:1: text holds a lone surrogate (not UTF-8 encodable)"
     except (RecursionError, MemoryError):
         return "unparseable:python_syntax", "1:1: too deeply nested for Python's parser"
     return None

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 import threading
 import time
@@ -16,6 +15,7 @@ from gorilla_tui.cli.output import HeldLoss, say
 from gorilla_tui.cli.run import add_isolation_option, check_run_args, confirm_and_run, open_history
 from gorilla_tui.config import Settings
 from gorilla_tui.errors import GorillaError
+from gorilla_tui.jsontext import dumps as json_text
 from gorilla_tui.textsafe import safe_text
 from gorilla_tui.types import (
     FIT_LINES,
@@ -89,7 +89,7 @@ def run(args: argparse.Namespace) -> int:
             pass  # one JSON document: the proposal goes into the run report below
         elif args.json:
             startup = {k: round(v, 4) for k, v in STARTUP.items()}
-            print(json.dumps(data | {"startup": startup}, indent=2, ensure_ascii=False))
+            print(json_text(data | {"startup": startup}, indent=2))
         else:
             for w in proposal.warnings:  # a translated task is a note, not a warning
                 kind = "note" if w.startswith(TRANSLATION_NOTE) else "warning"

@@ -5,13 +5,14 @@ from __future__ import annotations
 import argparse
 import contextlib
 import glob
-import json
 import os
 
 from gorilla_tui.check.walk import expand
 from gorilla_tui.cli.lint import run_lint, stdin_text
 from gorilla_tui.cli.output import status_if_cut
+from gorilla_tui.cli.source_text import argument_text
 from gorilla_tui.errors import UsageError
+from gorilla_tui.jsontext import dumps as json_text
 from gorilla_tui.pool.doc import load_file
 from gorilla_tui.textsafe import safe_text
 
@@ -137,10 +138,11 @@ def _looks_like_path(text: str) -> bool:
 
 def _read_code(args: argparse.Namespace) -> str:
     """The code of the snippet form: args.code[0], or standard input for '-' (lint.stdin_text: raises
-    UsageError for bytes that are not UTF-8, as `run -` does)."""
+    UsageError for bytes that are not UTF-8, as `run -` does; source_text.argument_text refuses such
+    bytes in the argument alike)."""
     if args.code[0] == "-" and len(args.code) == 1:
         return stdin_text()
-    return "\n".join(args.code)
+    return argument_text("\n".join(args.code), "the CODE argument")
 
 
 def _as_python(code: str) -> tuple[str, bool, int]:
@@ -245,7 +247,7 @@ def run(args: argparse.Namespace) -> int:
     status = EXIT.get(verdict.kind, 1)
     with status_if_cut(status):
         if args.json:
-            print(json.dumps(verdict.to_dict(), ensure_ascii=False))
+            print(json_text(verdict.to_dict()))
         else:
             _print_panel(verdict, code)
     return status

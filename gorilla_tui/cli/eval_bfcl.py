@@ -4,7 +4,6 @@ score the proposed calls with BFCL's AST checker (evaluate/bfcl.py, evaluate/bfc
 from __future__ import annotations
 
 import argparse
-import json
 import tempfile
 import threading
 from pathlib import Path
@@ -15,6 +14,7 @@ from gorilla_tui.cli.options import add_model_options, settings_from_args
 from gorilla_tui.cli.output import say, status_if_cut
 from gorilla_tui.config import Settings
 from gorilla_tui.errors import UsageError
+from gorilla_tui.jsontext import dumps as json_text
 from gorilla_tui.textsafe import safe_text
 
 if TYPE_CHECKING:
@@ -110,12 +110,12 @@ def run_bfcl(args: argparse.Namespace) -> int:
     status = 130 if stats is not None and stats.stopped else 0
     with status_if_cut(status):  # `eval bfcl | head -1` keeps it
         if args.json:
-            print(json.dumps({**run.key(), "data": str(data), "out": str(args.out or ""),
+            print(json_text({**run.key(), "data": str(data), "out": str(args.out or ""),
                               "answered": stats.answered if stats else 0,
                               "skipped": stats.skipped if stats else len(questions),
                               "stopped": bool(stats and stats.stopped),
                               "seconds": round(stats.seconds, 3) if stats else 0.0,
-                              "categories": [s.to_dict() for s in scores]}, ensure_ascii=False))  # fmt: skip
+                              "categories": [s.to_dict() for s in scores]}))  # fmt: skip
         else:
             _print_scores(scores, run, args.out or "")
     return status

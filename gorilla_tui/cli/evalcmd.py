@@ -5,7 +5,6 @@ questions and AST checker) is in cli/eval_bfcl.py."""
 from __future__ import annotations
 
 import argparse
-import json
 import threading
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -16,6 +15,7 @@ from gorilla_tui.cli.options import add_model_options, settings_from_args
 from gorilla_tui.cli.output import say, status_if_cut
 from gorilla_tui.config import Settings
 from gorilla_tui.errors import UsageError
+from gorilla_tui.jsontext import dumps as json_text
 from gorilla_tui.textsafe import safe_text
 
 if TYPE_CHECKING:
@@ -92,7 +92,7 @@ def run_score(args: argparse.Namespace) -> int:
     for warning in score.warnings:  # stderr in both modes, so --json keeps stdout pure JSON
         say(f"gorilla-tui: warning: {safe_text(warning)}")
     if args.json:
-        print(json.dumps(score.to_dict(), ensure_ascii=False))
+        print(json_text(score.to_dict()))
         return 0
     from gorilla_tui.cli.console import make_console, shown  # deferred: rich; --help stays fast
 
@@ -198,7 +198,7 @@ def run_eval(args: argparse.Namespace) -> int:
                    "answered": stats.answered, "skipped": stats.skipped, "stopped": stats.stopped,
                    "concurrency": stats.concurrency, "seconds": round(stats.seconds, 3),
                    "tasks_per_s": round(stats.tasks_per_s, 4), **summary.to_dict()}  # fmt: skip
-            print(json.dumps(out, ensure_ascii=False))
+            print(json_text(out))
         else:
             _print_summary(summary, info, stats, str(args.out))
     return status

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -12,6 +11,7 @@ from gorilla_tui import __version__
 from gorilla_tui.cli.output import say, status_if_cut
 from gorilla_tui.cli.source_text import code_text, refuse_bom_with_coding, source_text
 from gorilla_tui.errors import UsageError
+from gorilla_tui.jsontext import dumps as json_text
 from gorilla_tui.textsafe import safe_text
 
 #: Exit status like other linters: 0 no finding, 1 findings, 2 bad usage or a path asked for and not read (a
@@ -136,9 +136,9 @@ def run_lint(
     status = EXIT_ERROR if errors else EXIT_FINDINGS if findings else EXIT_CLEAN
     with status_if_cut(status):
         if args.format == "json":
-            print(json.dumps(entries, ensure_ascii=False, indent=1))
+            print(json_text(entries, indent=1))
         elif args.format == "sarif":
-            print(json.dumps(sarif(findings, notes, errors), ensure_ascii=False, indent=1))
+            print(json_text(sarif(findings, notes, errors), indent=1))
         elif not errors or files:  # only errors: printed alone ("0 findings in 0 file(s)" was beside)
             for f in findings:
                 print(_text_line(f))

@@ -75,10 +75,13 @@ def resolve_file(filename: str, from_dir: str | Path | None = None) -> Path:
         ) from None
 
 
-def _read_text(path: str | Path, what: str) -> str:
-    """A text file's content as str. Raises UsageError when it is missing or unreadable, not a regular file
-    (a FIFO or /dev/zero is never opened: pool.files.open_regular), binary (holds NUL bytes) or not UTF-8
-    (a leading BOM is accepted)."""
+def read_capped(path: str | Path, what: str) -> bytes:
+    """The bytes of an eval file (`what`: "responses", "eval", ...), at most MAX_FILE_BYTES: the one cap of
+    every eval set, pool and answer file read (`eval score --responses`, `eval run --out` and `eval bfcl
+    --out` resumed), checked by os.fstat before a byte is read (`eval run --out` read a 1 GiB sparse file
+    whole, 2.1 GB of memory, where `eval score` refused it at once; break-it round 14, R14-13). Raises
+    UsageError when the file is missing or unreadable, not a regular file (a FIFO or /dev/zero is never
+    opened: pool.files.open_regular) or larger than the cap."""
     p = Path(path)
     try:
         with open_regular(p, MAX_FILE_BYTES) as fh:
@@ -89,6 +92,14 @@ def _read_text(path: str | Path, what: str) -> str:
         raise UsageError(f"cannot read {what} file {e}") from None
     except OSError as e:
         raise UsageError(f"cannot read {what} file {p}: {e.strerror or e}") from None
+    return data
+
+
+def _read_text(path: str | Path, what: str) -> str:
+    """A text file's content as str (read_capped). Raises UsageError as read_capped does, and when it is
+    binary (holds NUL bytes) or not UTF-8 (a leading BOM is accepted)."""
+    p = Path(path)
+    data = read_capped(p, what)
     if b"\x00" in data:
         raise UsageError(f"{what} file {p} is binary (it holds NUL bytes), not JSON Lines")
     try:

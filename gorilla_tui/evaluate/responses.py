@@ -5,7 +5,6 @@ load_resumable reads and repairs any such answer file (`eval bfcl`'s too)."""
 from __future__ import annotations
 
 import errno
-import json
 import os
 import shutil
 import tempfile
@@ -15,8 +14,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from gorilla_tui.errors import GorillaError, UsageError
+from gorilla_tui.evaluate.apibench_files import read_capped
 from gorilla_tui.evaluate.score import json_object
 from gorilla_tui.evaluate.tasks import EvalTask
+from gorilla_tui.jsontext import dumps as json_text
 from gorilla_tui.pool.files import file_kind
 
 if TYPE_CHECKING:
@@ -98,7 +99,7 @@ def _rewrite(path: Path, lines: list[dict[str, Any]]) -> None:
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}-", suffix=".tmp")
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.writelines(json.dumps(x, ensure_ascii=False) + "\n" for x in lines)
+            fh.writelines(json_text(x) + "\n" for x in lines)
         if path.exists():
             shutil.copymode(path, tmp)  # keep the file's permissions (mkstemp makes it 0600)
         os.replace(tmp, path)
@@ -133,8 +134,9 @@ def load_resumable(path: str | Path, kind: Resumable) -> tuple[dict[Any, dict[st
     an answer word for word. Raises UsageError, the file left untouched, when a line is not an answer (not
     a JSON object with an id of kind.key_type: they were dropped, issue 42) or answers an id again
     differently, when a line belongs to another run (kind.identity(line) != kind.expected), when no line is
-    an answer (the file is of another kind), the file cannot be read or `path` is not a regular file (a
-    folder, a FIFO, a device). A missing file: ({}, [])."""
+    an answer (the file is of another kind), the file cannot be read, is larger than the cap of every
+    answer file read (apibench_files.read_capped, checked before reading) or `path` is not a regular file
+    (a folder, a FIFO, a device). A missing file: ({}, [])."""
     path = Path(path)
     if not path.exists():
         return {}, []
@@ -143,10 +145,7 @@ def load_resumable(path: str | Path, kind: Resumable) -> tuple[dict[Any, dict[st
     if not path.is_file():  # /dev/zero would be read forever, a FIFO blocks, and rewrite() replaces it
         kind_of = file_kind(path.stat().st_mode)
         raise UsageError(f"cannot write responses to {path}: it is {kind_of}, not a file; give --out a file")
-    try:
-        raw = path.read_bytes().decode("utf-8", "replace")
-    except OSError as e:
-        raise UsageError(f"cannot read {path}: {e.strerror or e}") from None
+    raw = read_capped(path, "responses").decode("utf-8", "replace")  # the cap `eval score` has
     notes: list[str] = []
     body, _, tail = raw.rpartition("\n")
     texts = body.split("\n") if body else []

@@ -6,7 +6,6 @@ report in evaluate/summary.py; their public names are importable from here as be
 from __future__ import annotations
 
 import errno
-import json
 import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
@@ -29,6 +28,7 @@ from gorilla_tui.evaluate.tasks import (
     load_tasks,
     select_tasks,
 )
+from gorilla_tui.jsontext import dumps as json_text
 from gorilla_tui.model.remote import EndpointDownError
 from gorilla_tui.pipeline import AskCancelled
 
@@ -226,7 +226,7 @@ def answers_file(out: Path) -> Iterator[TextIO]:
 def _append(fh: TextIO, out: Path, line: dict[str, Any]) -> None:
     """Write one answer line to `out` (open as `fh`) and flush it. Raises write_error's GorillaError."""
     try:
-        fh.write(json.dumps(line, ensure_ascii=False) + "\n")
+        fh.write(json_text(line) + "\n")
         fh.flush()
     except OSError as e:
         raise write_error(out, e) from None

@@ -47,7 +47,8 @@ class Backend(Protocol):
     read the model's log-probabilities has
     `loglikelihoods(contexts, continuation, cancel=None) -> list[float]` (LlamaBackend has; RemoteBackend
     has it when its server returns prompt log-probabilities, which its supports_loglikelihoods() probes;
-    ScriptedBackend has not, so select mode falls back to the grammar).
+    ScriptedBackend has not, so select mode falls back to the grammar). A backend with a `one_answer()`
+    context manager (RemoteBackend) has pipeline.ask make each answer's calls inside it.
     """
 
     name: str

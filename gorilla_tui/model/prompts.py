@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from gorilla_tui.errors import GorillaError
+from gorilla_tui.jsontext import dumps as json_text
 from gorilla_tui.pool.doc import ApiDoc
 
 FAMILIES = ("gorilla", "openfunctions-v1", "openfunctions-v2", "fewshot")
@@ -87,7 +87,7 @@ def doc_json(doc: ApiDoc, detail: str = "full") -> str:
         d["description"] = doc.description
     elif detail == "compact":
         d["description"] = _clip(doc.description, 200)
-    return json.dumps(d, ensure_ascii=False)
+    return json_text(d)
 
 
 def doc_line(doc: ApiDoc, detail: str = "full") -> str:
@@ -123,11 +123,11 @@ def build_prompt(family: str, task: str, docs: Sequence[ApiDoc], mode: str, deta
         lead = "###ASSISTANT: <<<api_call>>>:" if mode == "select" else "###ASSISTANT: "
         return Prompt(GORILLA_SYSTEM, body, lead, ("###", "</s>"))
     if family == "openfunctions-v2":
-        funcs = json.dumps([_function(d, detail) for d in docs], ensure_ascii=False)
+        funcs = json_text([_function(d, detail) for d in docs])
         body = f"### Instruction: <<function>>{funcs}\n<<question>>{task}\n"
         return Prompt(OPENFUNCTIONS_V2_SYSTEM, body, "### Response: ", ("<|EOT|>", "###"))
     if family == "openfunctions-v1":
-        funcs = json.dumps([_function(d, detail) for d in docs], ensure_ascii=False)
+        funcs = json_text([_function(d, detail) for d in docs])
         body = f"USER: <<question>> {task} <<function>> {funcs}\n"
         return Prompt("", body, "ASSISTANT: ", ("</s>", "USER:"))
     raise GorillaError(f"unknown prompt family {family!r} (known: {', '.join(FAMILIES)})")

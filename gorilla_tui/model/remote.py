@@ -16,10 +16,12 @@ import threading
 import urllib.error
 import urllib.parse
 from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from typing import Any
 
 from gorilla_tui.errors import GorillaError
 from gorilla_tui.model.endpoint_url import basic_auth, check_endpoint, completions_url, origin, server_url
+from gorilla_tui.model.remote_budget import AnswerBudget, AnswerOver
 from gorilla_tui.model.remote_http import (
     DEADLINES_ENV,
     MAX_BACKOFF_S,
@@ -84,6 +86,8 @@ class RemoteBackend:
     event (besides two per event).
     count_tokens asks the server's tokenizer (/extras/tokenize of llama-cpp-python's server, /tokenize of
     llama-server) and falls back to a conservative estimate of one token per 2 UTF-8 bytes.
+    one_answer() makes the requests of one answer (pipeline.ask) share the total deadline, and ends the
+    answer at the first request that passes a deadline (remote_budget.AnswerBudget).
     A request that gets HTTP 429 or 5xx is tried again up to `retries` times, waiting retry_delay(attempt,
     `backoff`) seconds (Retry-After honoured); a refused connection is not retried (EndpointDownError).
     loglikelihoods scores text by the server's prompt log-probabilities where it returns them
@@ -117,6 +121,23 @@ class RemoteBackend:
         self._tokenize_path: str | None = None  # None: not known yet; "": none answers (estimate)
         self._scores: bool | None = None  # supports_loglikelihoods' probe result, once known
         self.scoring_note = ""  # why the probe failed ("" before it ran or when it passed)
+        self._answer = threading.local()  # .budget: the AnswerBudget of this thread's answer, if any
+
+    @contextmanager
+    def one_answer(self) -> Iterator[None]:
+        """The requests this thread makes inside are one answer's (remote_budget.AnswerBudget): they share
+        the total deadline (self.deadlines.total for all of them, not for each), and once one passed a
+        deadline (read, total; not a token count's own shorter ones) the next raises AnswerOver unsent.
+        Nested, the outer answer's budget holds. Each thread has its own (eval run --concurrency shares
+        one backend)."""
+        if getattr(self._answer, "budget", None) is not None:
+            yield
+            return
+        self._answer.budget = AnswerBudget(self.deadlines.total)
+        try:
+            yield
+        finally:
+            self._answer.budget = None
 
     @property
     def n_ctx(self) -> int:
@@ -138,39 +159,46 @@ class RemoteBackend:
 
     def _request(
         self, body: dict[str, Any], cancels: tuple[threading.Event, ...] = (), url: str | None = None,
-        deadlines: Deadlines | None = None,
+        deadlines: Deadlines | None = None, side: bool = False,
     ) -> tuple[Any, RequestGuard]:  # fmt: skip
         """POST `body` to `url` (default: the completions URL), retrying 429/5xx with backoff; the open
         response and its guard (remote_request.post_retried). Raises EndpointDownError (cannot connect),
         EndpointCancelled, EndpointError (an error status after the retries, a redirect, a deadline, a
-        protocol error)."""
+        protocol error; AnswerOver unsent inside one_answer() once the answer is over). side: a side request
+        (a token count) whose own shorter deadlines do not end the answer (AnswerBudget.side)."""
         url = url or self.url
+        budget = getattr(self._answer, "budget", None)
         return post_retried(
             url, self._to_wire(url), body, deadlines or self.deadlines, cancels,
             auth=self._auth, retries=self.retries, backoff=self.backoff,
+            budget=budget.side() if budget is not None and side else budget,
         )  # fmt: skip
 
     def count_tokens(self, text: str) -> int:
         """Prompt tokens of `text` (BOS included) by the server's tokenizer, or len(bytes) // 2 + 1.
         Each try has deadlines of at most 10 s; when no tokenizer path answers, the estimate is used from
         then on (a server that held each request to its deadline cost 20 s for every count: an `ask` made
-        a dozen). Raises EndpointCancelled once self.cancel is set."""
+        a dozen). Raises EndpointCancelled once self.cancel is set, EndpointDownError when the server
+        cannot be reached, and AnswerOver inside one_answer() once a request of the answer timed out."""
         if self._tokenize_path == "":
             return len(text.encode("utf-8")) // 2 + 1
         paths = [self._tokenize_path] if self._tokenize_path else ["/extras/tokenize", "/tokenize"]
         for path in paths:
             key = "input" if path == "/extras/tokenize" else "content"
             try:
-                resp, guard = self._request({key: text}, self._cancels(None), server_url(self.url, path),
-                                            self.deadlines.capped(10.0))  # fmt: skip
+                url = server_url(self.url, path)
+                deadlines = self.deadlines.capped(10.0)
+                resp, guard = self._request({key: text}, self._cancels(None), url, deadlines, side=True)
                 try:
                     with resp:
                         raw = resp.read(MAX_PLAIN_BYTES + 1)
+                except NET_ERRORS as e:
+                    raise broke(guard, url, e) from None
                 finally:
                     guard.close()
-                if guard.reason == "cancelled":
-                    raise EndpointCancelled(f"request to {server_url(self.url, path)} cancelled")
-                if guard.reason or len(raw) > MAX_PLAIN_BYTES:
+                if guard.reason:  # cancelled (raised below), or the total deadline
+                    raise guard.failure(url) or EndpointError(f"endpoint {url} gave up")
+                if len(raw) > MAX_PLAIN_BYTES:
                     continue  # a token list of a prompt is KiB: not a tokenizer's answer
                 count = token_count(raw)
                 if count is None:
@@ -178,7 +206,7 @@ class RemoteBackend:
                 self._tokenize_path = path
                 # llama-cpp-python's /extras/tokenize adds BOS itself; llama-server's /tokenize does not
                 return count + (0 if path == "/extras/tokenize" else 1)
-            except EndpointCancelled:
+            except (EndpointCancelled, EndpointDownError, AnswerOver):
                 raise
             except (*NET_ERRORS, GorillaError):
                 continue
@@ -275,7 +303,8 @@ class RemoteBackend:
         """True when the server returns prompt log-probabilities (probed once with a short text, then
         cached; scoring_note says why not), within deadlines of at most PROBE_DEADLINE_S. Raises
         EndpointDownError when the server cannot be reached,
-        EndpointCancelled when self.cancel was set (Ctrl+C during the probe; nothing is cached)."""
+        EndpointCancelled when self.cancel was set (Ctrl+C during the probe; nothing is cached), and
+        AnswerOver inside one_answer() when the answer was over before the probe was sent."""
         if self._scores is None:
             try:
                 values = self._loglikelihoods(
@@ -286,7 +315,7 @@ class RemoteBackend:
                     raise EndpointCancelled(f"request to {self.url} cancelled")
                 self._scores = len(values) == 1 and math.isfinite(values[0]) and values[0] < 0
                 self.scoring_note = "" if self._scores else f"the server scored a text {values[:1]}"
-            except (EndpointDownError, EndpointCancelled):
+            except (EndpointDownError, EndpointCancelled, AnswerOver):
                 raise
             except GorillaError as e:
                 self._scores = False

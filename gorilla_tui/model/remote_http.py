@@ -146,15 +146,21 @@ class RequestGuard:
     number cannot have been reused), which ends a read blocked in recv(2). `reason` is then "cancelled" or
     "total". `end`: when the total deadline passes (time.monotonic()), default now + deadlines.total; a
     retried request passes the end of its first try, so the total bounds the tries and the waits between
-    them (remote_request.post_retried). One daemon thread polls every 0.1 s until close()."""
+    them (remote_request.post_retried). `budget`: the remote_budget.AnswerBudget of the answer the request
+    belongs to, or None: the request ends by its end too, and a passed deadline is noted in it (failure).
+    One daemon thread polls every 0.1 s until close()."""
 
     def __init__(
-        self, deadlines: Deadlines, cancels: Sequence[threading.Event] = (), end: float | None = None
-    ) -> None:
+        self, deadlines: Deadlines, cancels: Sequence[threading.Event] = (), end: float | None = None,
+        budget: Any = None,
+    ) -> None:  # fmt: skip
         self.deadlines = deadlines
         self.cancels = tuple(cancels)
         self.reason = ""
+        self.budget = budget
         self._end = time.monotonic() + deadlines.total if end is None else end
+        if budget is not None:
+            self._end = min(self._end, budget.end)
         self._socks: list[socket.socket] = []
         self._lock = threading.Lock()
         self._done = threading.Event()
@@ -202,23 +208,30 @@ class RequestGuard:
 
     def failure(self, url: str, error: BaseException | None = None) -> EndpointError | None:
         """The one-line error for a request that the guard gave up, or whose `error` (or its reason, for a
-        urllib URLError) is a passed deadline; None for any other error."""
+        urllib URLError) is a passed deadline; None for any other error. A passed deadline is noted in the
+        answer's budget (its answer ends)."""
         reason = getattr(error, "reason", None) if error is not None else None
         if self.reason == "cancelled":
             return EndpointCancelled(f"request to {url} cancelled")
         if self.reason == "total":
-            return EndpointError(
-                f"endpoint {url} did not finish within {self.deadlines.total:g} s "
-                f"(the total deadline; {DEADLINES_ENV} sets it)"
+            answer = self.budget is not None and self._end >= self.budget.end  # the answer's own ran out
+            total = self.budget.total if answer else self.deadlines.total
+            failure = EndpointError(
+                f"endpoint {url} did not finish within {total:g} s "
+                f"(the total deadline{' of one answer' if answer else ''}; {DEADLINES_ENV} sets it)"
             )
-        if isinstance(error, _ConnectTimeout) or isinstance(reason, _ConnectTimeout):
+        elif isinstance(error, _ConnectTimeout) or isinstance(reason, _ConnectTimeout):
             return None  # cannot reach: the caller's message
-        if isinstance(error, TimeoutError) or isinstance(reason, TimeoutError):
-            return EndpointError(
+        elif isinstance(error, TimeoutError) or isinstance(reason, TimeoutError):
+            failure = EndpointError(
                 f"endpoint {url} sent nothing for {self.deadlines.read:g} s "
                 f"(the read deadline; {DEADLINES_ENV} sets it)"
             )
-        return None
+        else:
+            return None
+        if self.budget is not None:
+            self.budget.note(failure)
+        return failure
 
 
 class _GuardedHTTP(http.client.HTTPConnection):
@@ -321,14 +334,14 @@ def proxy_for(url: str) -> str:
 
 def open_request(
     url: str, body: dict[str, Any], deadlines: Deadlines, cancels: Sequence[threading.Event] = (),
-    auth: str | None = None, end: float | None = None,
+    auth: str | None = None, end: float | None = None, budget: Any = None,
 ) -> tuple[Any, RequestGuard]:  # fmt: skip
     """POST `body` (JSON) to `url` (with `auth` as its Authorization header, if given); (the open
     response, its guard). The caller reads the response, then
     calls guard.close(), and asks guard.failure() what a read error (or a short read) means: the guard
     shuts the connection at the total deadline (at `end`, a time.monotonic() value, when given: the end of
     a retried request's first try) or once an event of `cancels` is set, which a reader sees as the end of
-    the body.
+    the body. `budget`: the AnswerBudget of the request's answer (RequestGuard), or None.
 
     The request runs on a daemon thread while this one waits in steps of 0.1 s, so Ctrl+C works in any
     phase: under Python's default handler KeyboardInterrupt is raised here (the request is given up), and
@@ -342,7 +355,7 @@ def open_request(
         OSError, ValueError, http.client.HTTPException (urllib's URLError among them): the server cannot be
             reached (a connect timeout is a URLError whose reason says so) or broke the protocol.
     """
-    guard = RequestGuard(deadlines, cancels, end)
+    guard = RequestGuard(deadlines, cancels, end, budget)
     proxy = proxy_for(url)
     proxies = urllib.request.ProxyHandler({urllib.parse.urlsplit(url).scheme.lower(): proxy} if proxy else {})
     opener = urllib.request.build_opener(proxies, _Http(guard), _Https(guard), _NoRedirect())

@@ -15,6 +15,7 @@ import urllib.error
 from typing import Any
 
 from gorilla_tui.errors import GorillaError
+from gorilla_tui.model.remote_budget import AnswerBudget
 from gorilla_tui.model.remote_http import (
     DEADLINES_ENV,
     RETRY_STATUSES,
@@ -59,6 +60,7 @@ def post_retried(
     auth: str | None = None,
     retries: int = 4,
     backoff: float = 0.5,
+    budget: AnswerBudget | None = None,
 ) -> tuple[Any, RequestGuard]:
     """POST `body` to the endpoint, retrying HTTP 429/5xx with backoff (retry_delay; Retry-After honoured).
 
@@ -73,11 +75,14 @@ def post_retried(
         auth: the Authorization header (endpoint_url.basic_auth), None for none.
         retries: how many times a 429 or 5xx is tried again.
         backoff: the base of the wait between two tries, in seconds.
+        budget: the AnswerBudget of the answer the request belongs to (None: the request alone): the
+            request ends by its end too, and is not sent once a request of the answer timed out.
 
     Returns:
         The open response and its guard (remote_http.open_request).
 
     Raises:
+        AnswerOver: the request was not sent: its answer is over (remote_budget.AnswerBudget.refuse).
         EndpointDownError: the endpoint cannot be reached (refused, no route, DNS; or a proxy that cannot
             be used).
         EndpointCancelled: a cancel event was set while waiting to try again (or during the request).
@@ -85,9 +90,12 @@ def post_retried(
             deadline; a redirect, a deadline, a protocol error.
     """
     end = time.monotonic() + deadlines.total
+    if budget is not None:
+        budget.refuse(url)
+        end = min(end, budget.end)
     for attempt in range(retries + 1):
         try:
-            return open_request(wire, body, deadlines, cancels, auth=auth, end=end)
+            return open_request(wire, body, deadlines, cancels, auth=auth, end=end, budget=budget)
         except urllib.error.HTTPError as e:
             location = e.headers.get("Location") if e.headers else None
             if 300 <= e.code < 400:

@@ -55,7 +55,9 @@ class SourceLoad:
     content never reaches the index) or a SourceUnavailable status; origin: where the files came from;
     files: the local files read; result: docs and diagnostics; message: why not ok; user: a --source or
     config `sources` path (re-read from `origin` when the previous index cannot be read); fingerprint: the
-    content fingerprint of its inputs (source_fingerprint, user_fingerprint; None when unknown)."""
+    content fingerprint of its inputs (source_fingerprint, user_fingerprint; None when unknown); copy: a
+    user source named like a built-in one (`--source apizoo=DIR`), which is that source's copy (its
+    hand-written questions, their vectors)."""
 
     name: str
     title: str
@@ -66,6 +68,7 @@ class SourceLoad:
     message: str = ""
     user: bool = False
     fingerprint: str | None = None
+    copy: bool = False
 
 
 #: A source kind's loader: callable(manifest, ctx) -> (origin, files, LoadResult) (manifest.SourceKind.load).

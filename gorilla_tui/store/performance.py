@@ -9,12 +9,12 @@ normalises each doc on first use and keeps the result.
 
 from __future__ import annotations
 
-import json
 import os
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
+from gorilla_tui.jsontext import dumps as json_text
 from gorilla_tui.pool.doc import ApiDoc
 from gorilla_tui.pool.metrics import Performance, normalise_performance
 from gorilla_tui.store.fileio import MAX_JSON_BYTES, json_of
@@ -52,7 +52,7 @@ class PerformanceTable:
         path = Path(folder) / FILE
         data = {k: v.to_dict() for k, v in self._table.items()}
         with open(path, "w", encoding="utf-8") as fh:
-            json.dump(data, fh, ensure_ascii=False)
+            fh.write(json_text(data))
             fh.flush()
             os.fsync(fh.fileno())
         return path

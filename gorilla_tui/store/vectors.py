@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from gorilla_tui.errors import GorillaError
+from gorilla_tui.jsontext import dumps as json_text
 from gorilla_tui.pool.fingerprint import file_digest
 from gorilla_tui.store.fileio import DAMAGED as _DAMAGED
 from gorilla_tui.store.fileio import (
@@ -109,7 +110,7 @@ def write_vectors(
             files[name] = {"sha256": file_digest(tmp, size), "size": size}
             os.replace(tmp, folder / name)
         record = dict(info, **{FILES_KEY: files})
-        _write(temps[-1], json.dumps(record, ensure_ascii=False, indent=1).encode())
+        _write(temps[-1], json_text(record, indent=1).encode())
         os.replace(temps[-1], folder / DENSE_META)
         # the embedder chosen by the person (config, --embedder), in the version's record: a search opens
         # only an embedder so recorded, never one a changed dense.json names (issue 42, N11)

@@ -8,7 +8,6 @@ Writes and reads store version 2 (write_version, read_stored). Beside it: the ve
 
 from __future__ import annotations
 
-import json
 import os
 import zipfile
 from collections.abc import Sequence
@@ -17,6 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from gorilla_tui.errors import GorillaError
+from gorilla_tui.jsontext import dumps as json_text
 from gorilla_tui.pool.doc import ApiDoc
 from gorilla_tui.store.docs import LazyDocs
 from gorilla_tui.store.fileio import DAMAGED as _DAMAGED
@@ -126,7 +126,7 @@ def write_version(
     for term, col in vocab.items():
         terms[col] = term
     offsets = _write_docs(folder / DOCS_FILE, docs)
-    _write(folder / "vocab.json", json.dumps(terms, ensure_ascii=False).encode())
+    _write(folder / "vocab.json", json_text(terms).encode())
     post = Postings.from_matrix(tf)
     names: dict[str, int] = {}
     codes = np.asarray([names.setdefault(d.source, len(names)) for d in docs], np.int16)
@@ -147,7 +147,7 @@ def write_version(
     sizes = {p.name: p.stat().st_size for p in folder.iterdir()}
     meta = dict(meta, store_version=STORE_VERSION)
     meta["sizes"] = dict(sizes, **{"meta.json": 0})
-    _write(folder / "meta.json", json.dumps(meta, ensure_ascii=False, indent=1).encode())
+    _write(folder / "meta.json", json_text(meta, indent=1).encode())
     sizes["meta.json"] = (folder / "meta.json").stat().st_size
     return sizes
 
@@ -276,7 +276,7 @@ def _write_docs(path: Path, docs: Sequence[ApiDoc]) -> list[int]:
     offsets = [0]
     with open(path, "wb") as fh:
         for d in docs:
-            line = json.dumps(d.to_dict(), ensure_ascii=False).encode() + b"\n"  # JSON escapes newlines
+            line = json_text(d.to_dict()).encode() + b"\n"  # JSON escapes newlines
             fh.write(line)
             offsets.append(offsets[-1] + len(line))
         fh.flush()

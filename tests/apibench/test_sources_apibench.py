@@ -93,3 +93,24 @@ def test_mirror_lookup_and_not_in_mirror(apibench: Path, apizoo: Path) -> None:
     assert absent.status == "not in mirror" and "torchhub_api.jsonl" in absent.message
     nowhere = fetch(ms["apizoo"], FetchContext())
     assert nowhere.status == "unreachable" and "--source apizoo=DIR" in nowhere.message  # pool/remedies.py
+
+
+def test_a_copy_of_a_builtin_source_is_that_source(apizoo: Path, gorilla_home: Path) -> None:
+    """`--source apizoo=DIR` (the README's command) and `--from` a folder holding apizoo/ build the same
+    APIZoo source: its hand-written questions attached (index/questions/apizoo.toml) and, the manifest
+    setting embed_questions, given vectors (dense_vectors.question_sources). A user file under another name
+    stays a user's source: no hand-written questions."""
+    from gorilla_tui.build.dense_vectors import question_sources
+    from gorilla_tui.build.refresh import refresh
+
+    by_mirror = refresh(mirrors=[apizoo.parent], only=["apizoo"])
+    by_copy = refresh(user_paths=[f"apizoo={apizoo}"], only=["apizoo"], keep_previous=False)
+    other = refresh(user_paths=[f"zoo={apizoo}"], only=["zoo"], keep_previous=False)
+    row = {r["name"]: r for r in by_mirror.index.meta["sources"]}["apizoo"]
+    copy = {r["name"]: r for r in by_copy.index.meta["sources"]}["apizoo"]
+    assert copy["user"] and copy["copy"] and not row["user"]
+    assert copy["questions"] == row["questions"] > 200  # 64 of APIZoo's own + the hand-written ones
+    assert "apizoo" in question_sources([{**copy, "retrieval": "hybrid"}])
+    zoo = {r["name"]: r for r in other.index.meta["sources"]}["zoo"]
+    assert not zoo["copy"] and zoo["questions"] < row["questions"]
+    assert "zoo" not in question_sources([{**zoo, "retrieval": "hybrid"}])

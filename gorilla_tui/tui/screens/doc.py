@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import json
-
 from rich.syntax import Syntax
 from rich.table import Table
 from rich.text import Text
@@ -13,6 +11,7 @@ from textual.containers import VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Static
 
+from gorilla_tui.jsontext import dumps as json_text
 from gorilla_tui.pool.doc import ApiDoc
 from gorilla_tui.textsafe import safe_text
 from gorilla_tui.tui.naming import display_name
@@ -52,7 +51,7 @@ def doc_table(doc: ApiDoc, score: float | None = None, lm_score: float | None = 
         ("functionality", doc.functionality),
         ("arguments", _arguments(doc.api_arguments)),
         ("requirements", ", ".join(doc.env_requirements)),
-        ("performance", json.dumps(doc.performance, ensure_ascii=False) if doc.performance else ""),
+        ("performance", json_text(doc.performance) if doc.performance else ""),
         ("description", doc.description),
         (
             "example",
