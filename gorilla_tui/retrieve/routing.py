@@ -47,8 +47,10 @@ GROUPS: tuple[frozenset[str], ...] = (MODEL_HUBS,)
 #: right ("write a short caption describing whats in an image": python-env's tkinter won routing on
 #: "image", the Hugging Face hubs at 0.79 of its score now get a hit, which the choice takes), none turned
 #: wrong though 5 more dev tasks got a second source's hit (0.78-0.85); the tasks with values 40 of 47
-#: either way. Lower values were not measured.
-ROUTING_MARGIN = 0.78
+#: either way. Lower values were not measured. Refused by the lead: at 0.78 the TUI's video task shows
+#: yfinance's Actions API as hit 2 again (tests/apibench snapshot), the noise 0.85 was chosen to avoid, for
+#: one dev task; kept at 0.85.
+ROUTING_MARGIN = 0.85
 #: Which IDF source_scores weighs a task's words by: "source" (each source's own; shipped), "index" (the
 #: whole index's) or "both" (the mean of the two normalised scores). Measured for issue 18, hit 1 from the
 #: task's source on the routing dev sets + the dev half of bench/everyday_tasks.toml (stdlib 42, APIZoo
