@@ -12,7 +12,8 @@ import dataclasses
 import re
 from collections.abc import Collection, Sequence
 
-from gorilla_tui.fill.call_grammar import DATE_PARTS, Slot, name_parts
+from gorilla_tui.fill.call_grammar import DATE_PARTS, Slot
+from gorilla_tui.fill.spoken import name_parts
 from gorilla_tui.fill.values import Candidate
 
 #: Nats added to a value of the task that comes before the previous argument's value ("copy src to
@@ -140,7 +141,7 @@ def joined(task: str, end: int, c: Candidate) -> bool:
 
 def near(name: str, c: Candidate, task: str) -> bool:
     """True for a value the task marks (a number, a list, a string it writes whole) with a word of the
-    parameter's name (its first 4 letters, call_grammar.name_parts) among the NEAR_BEFORE words before it or
+    parameter's name (its first 4 letters, spoken.name_parts) among the NEAR_BEFORE words before it or
     the NEAR_AFTER words after it ("annual income of $100,000": annual_income; "for 30 days": days)."""
     if not task or c.start < 0 or not (c.kind in ("number", "list") or c.atomic):
         return False

@@ -3,7 +3,7 @@ the functions a task speaks of, the one it names first (the first call's), and t
 the values the calls so far used (a further call's).
 
 A function's own words are the words of its dotted name (snake_case or camelCase, first 4 letters,
-call_grammar.name_parts) that no other offered function's name has: "median" of statistics.median beside
+spoken.name_parts) that no other offered function's name has: "median" of statistics.median beside
 statistics.mode; "hourly_forecast" shared by two names names neither.
 """
 
@@ -14,8 +14,8 @@ import re
 from collections.abc import Callable, Sequence
 from typing import Protocol, TypeVar
 
-from gorilla_tui.fill.call_grammar import name_parts
 from gorilla_tui.fill.requests import requests
+from gorilla_tui.fill.spoken import name_parts
 
 
 class Named(Protocol):

@@ -16,8 +16,9 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from gorilla_tui.fill.call_grammar import PATHLIKE, Slot, TaskValues, values_for
+from gorilla_tui.fill.call_grammar import Slot, TaskValues, values_for
 from gorilla_tui.fill.roles import writes_to_path
+from gorilla_tui.fill.spoken import PATHLIKE
 from gorilla_tui.pool.apidoc import ApiDoc
 from gorilla_tui.pool.params import Param, params_of
 

@@ -23,7 +23,8 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from gorilla_tui.fill.call_grammar import Slot, TaskValues, name_parts
+from gorilla_tui.fill.call_grammar import Slot, TaskValues
+from gorilla_tui.fill.spoken import name_parts
 from gorilla_tui.fill.values import Candidate
 
 #: What joins two items: a comma, "and", "or", "&" (with an Oxford comma); strings may have an article after.
