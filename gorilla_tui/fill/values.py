@@ -118,11 +118,14 @@ def numbers(task: str) -> list[Candidate]:
             scaled = value * SCALES[scale.group(1).lower()]
             if isinstance(scaled, float) and not math.isfinite(scaled):
                 continue  # "1e308 million" is beyond float's range
-            value = int(scaled) if float(scaled).is_integer() else scaled
+            value = scaled if isinstance(scaled, int) or not scaled.is_integer() else int(scaled)
             end += scale.end()
         if re.match(r"\s?%", task[end:]):  # "5 %": 5 as written, and 0.05, the form a rate takes
             out.append(Candidate(literal(value), value, "number", m.start(), end, percent="whole"))
-            share = round(value / 100, 12)
+            try:
+                share = round(value / 100, 12)
+            except OverflowError:  # an integer beyond float's range has no fraction to give
+                continue
             out.append(Candidate(literal(share), share, "number", m.start(), end, percent="fraction"))
             continue
         out.append(Candidate(literal(value), value, "number", m.start(), end))
