@@ -21,13 +21,13 @@ from typing import Any
 
 from gorilla_tui.fill.addresses import with_addresses
 from gorilla_tui.fill.call_grammar import FILLABLE, Slot, TaskValues, call_grammar, python_slots, slots
+from gorilla_tui.fill.candidate import BYTES
 from gorilla_tui.fill.examples import replace_examples
 from gorilla_tui.fill.file_objects import path_slots
 from gorilla_tui.fill.naming import first_named
 from gorilla_tui.fill.receivers import Constructors, Receiver, by_file_type, receiver_of, with_spread
 from gorilla_tui.fill.render import decoded_calls, render_target
 from gorilla_tui.fill.roles import doc_roles
-from gorilla_tui.fill.values import BYTES
 from gorilla_tui.fill.writer import Target, write_calls
 from gorilla_tui.pool.apidoc import ApiDoc
 from gorilla_tui.pool.params import Param, params_of

@@ -17,7 +17,7 @@ import dataclasses
 import re
 from collections.abc import Sequence
 
-from gorilla_tui.fill.values import Candidate
+from gorilla_tui.fill.candidate import Candidate
 
 #: (unit words right after a number, the parameter names or name parts that take a number of that unit):
 #: a time (Python's timeouts and delays are in seconds; in_seconds converts), decimal places or digits (a

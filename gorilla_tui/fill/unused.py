@@ -23,8 +23,8 @@ from typing import Any
 
 from gorilla_tui.fill.addresses import addresses
 from gorilla_tui.fill.call_grammar import TaskValues
+from gorilla_tui.fill.candidate import Candidate
 from gorilla_tui.fill.units import in_seconds
-from gorilla_tui.fill.values import Candidate
 
 _QUOTES = "'\"`“‘"
 _DIGIT_START = re.compile(r"[-+]?\.?\d")
