@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import ast
 import functools
+import re
 from collections.abc import Iterator
 
 import typeshed_client
@@ -132,3 +133,64 @@ def factories(cls: str) -> tuple[str, ...]:
         if cls in returned(f"{module}.{name}"):
             out.append(f"{module}.{name}")
     return tuple(out)
+
+
+#: A parameter annotation that takes a file object: typeshed's read/write protocols and the IO types, or a
+#: stub's own protocol named for one (pickle's ``_ReadableFileobj``, ``_WritableFileobj``).
+_FILE_TYPE = re.compile(
+    r"\b(?:Supports(?:Read|Readline|Write)|IO|TextIO|BinaryIO)\b|^_\w*(?:Read|Writ)\w*File\w*$"
+)
+#: An annotation that lets a path or a string stand in: then it is no file object alone.
+_OR_PATH = re.compile(r"\b(?:str|bytes|StrPath|StrOrBytesPath|FileDescriptorOrPath|PathLike)\b")
+_BINARY = re.compile(r"\bbytes\b|Buffer|\bBinaryIO\b")
+
+
+@functools.lru_cache(maxsize=4096)
+def file_parameters(function: str) -> tuple[tuple[int, str, str], ...]:
+    """(position, name, mode) of each parameter of module-level `function` its stub types as a file object
+    alone (_FILE_TYPE, not beside a path or string: ``gzip.open(filename: StrOrBytesPath | _ReadableFileobj)``
+    takes a path), in the first overload: ``pickle.load(file: _ReadableFileobj)`` -> (0, "file", "rb"),
+    ``json.dump(obj, fp: SupportsWrite[str])`` -> (1, "fp", "w"); not ``csv.reader(iterable:
+    Iterable[str])``, which takes any lines. The mode is "w" for a write protocol, else "r", and "b" where
+    its type or its protocol's read/write speaks of bytes and not of str; position is
+    among the positional parameters (-1 for a keyword-only one). () where no stub has the function."""
+    found = _defined(function)
+    if found is None:
+        return ()
+    module, node = found
+    for definition in _functions(node):
+        args = definition.args
+        positional = [*args.posonlyargs, *args.args]
+        out = []
+        for i, arg in enumerate([*positional, *args.kwonlyargs]):
+            text = ast.unparse(arg.annotation) if arg.annotation is not None else ""
+            outer = text
+            while (shorter := re.sub(r"\[[^\[\]]*\]", "", outer)) != outer:  # SupportsRead[str | bytes]
+                outer = shorter
+            if not _FILE_TYPE.search(text) or _OR_PATH.search(outer):
+                continue
+            write = "Writ" in text
+            binary = bool(_BINARY.search(text)) and not re.search(r"\bstr\b", text)  # json.load: text
+            binary = binary or _protocol_binary(module, text)
+            out.append(
+                (i if i < len(positional) else -1, arg.arg, ("w" if write else "r") + ("b" if binary else ""))
+            )
+        return tuple(out)
+    return ()
+
+
+def _protocol_binary(module: str, text: str) -> bool:
+    """Whether a stub's own protocol (``_ReadableFileobj``) reads or writes bytes (its read's return or its
+    write's argument: ``def read(self, n: int, /) -> bytes``)."""
+    if not re.fullmatch(r"_\w+", text):
+        return False
+    found = _defined(f"{module}.{text}")
+    if found is None or not isinstance(found[1], ast.ClassDef):
+        return False
+    for item in found[1].body:
+        if isinstance(item, ast.FunctionDef) and item.name in ("read", "write", "readline"):
+            shown = ast.unparse(item.returns) if item.returns is not None else ""
+            shown += " ".join(ast.unparse(a.annotation) for a in item.args.args if a.annotation is not None)
+            if _BINARY.search(shown):
+                return True
+    return False

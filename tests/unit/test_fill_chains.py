@@ -13,12 +13,15 @@ from gorilla_tui.check.validator import Validator
 from gorilla_tui.fill.biases import CHAIN_BIAS, NEAR_BIAS
 from gorilla_tui.fill.call_grammar import TaskValues
 from gorilla_tui.fill.chains import factory_receiver, implied, links, onward, result_methods
+from gorilla_tui.fill.file_objects import files_of
 from gorilla_tui.fill.filler import fill, target_of
 from gorilla_tui.fill.receivers import Receiver
+from gorilla_tui.fill.render import render_target
 from gorilla_tui.fill.sql import statements
 from gorilla_tui.fill.values import strings
+from gorilla_tui.pool.file_objects import file_params
 from gorilla_tui.pool.params import params_of
-from gorilla_tui.pool.stubs import factories, returned
+from gorilla_tui.pool.stubs import factories, file_parameters, returned
 
 
 @pytest.fixture(scope="module")
@@ -71,7 +74,7 @@ def test_sql_written_without_quotes_is_one_statement(task, sql):
     ("task", "atoms"),
     [
         ("open notes.db and run SELECT * FROM notes", ["'notes.db'", "'SELECT * FROM notes'"]),
-        ('run "SELECT * FROM items" on a.db', ["'SELECT * FROM items'", "'a.db'"]),  # quoted: the quotes' text
+        ('run "SELECT * FROM items" on a.db', ["'SELECT * FROM items'", "'a.db'"]),  # the quotes' text
         ("unzip archive.zip into the folder out", ["'archive.zip'", "'out'"]),
         ("make a symlink called latest that points to releases/v2.1", ["'latest'", "'releases/v2.1'"]),
         ("copy the file contents to b.txt", ["'b.txt'"]),  # "the file contents" names no file
@@ -90,7 +93,8 @@ def test_a_connections_methods_follow_its_call_with_the_value_left(docs, methods
     chain = links(first, values, methods, receivers)
     execute = next(t for t in chain if t.callee == "sqlite3.connect().execute")
     assert [s.param.name for s in execute.offered] == ["sql"]
-    assert receivers["sqlite3.connect().execute"] == Receiver("sqlite3.connect", "execute", tuple(first.params))
+    made = Receiver("sqlite3.connect", "execute", tuple(first.params))
+    assert receivers["sqlite3.connect().execute"] == made
     used = [(task.index("notes.db"), task.index("notes.db") + len("notes.db"))]  # the connect call took it
     ways = {t.callee.rsplit(".", 1)[1]: (t, b) for t, b in onward(chain, used, task)}
     assert ways["execute"][1] == CHAIN_BIAS + NEAR_BIAS  # sql: named for the statement left
@@ -148,3 +152,32 @@ def test_the_model_goes_on_with_the_results_method(gemma_backend, docs, methods,
     ast.parse(filled.call)
     assert validator.check(filled.call).kind == "valid"
     assert all(a.origin in ("task", "method") for a in filled.arguments)
+
+
+@pytest.mark.parametrize(
+    ("function", "files"),
+    [
+        ("pickle.load", ((0, "file", "rb"),)),  # _ReadableFileobj: its read() returns bytes
+        ("pickle.dump", ((1, "file", "wb"),)),
+        ("json.load", ((0, "fp", "r"),)),  # SupportsRead[str | bytes]: text will do
+        ("shutil.copyfileobj", ((0, "fsrc", "r"), (1, "fdst", "w"))),
+        ("gzip.open", ()),  # StrOrBytesPath | _ReadableFileobj: a path will do
+        ("csv.reader", ()),  # Iterable[str]: any lines
+        ("os.listdir", ()),
+    ],
+)
+def test_the_stubs_say_which_parameters_take_a_file_object(function, files):
+    assert file_parameters(function) == files
+
+
+def test_a_file_object_the_description_does_not_mention_is_opened_as_the_stub_types_it(docs):
+    """pickle.load's description ("Read and return an object from the pickle data stored in a file.") names
+    no file object: its stub does (``file: _ReadableFileobj``)."""
+    assert file_params(docs["pickle.load"]) == {}
+    assert files_of(docs["pickle.load"]) == {"file": "rb"}
+    task = TaskValues.of("load the object saved in model.pkl")
+    call, _args, _calls = render_target(
+        target_of(docs["pickle.load"], task), {"file": ("'model.pkl'", "task")}
+    )
+    assert call == "pickle.load(open('model.pkl', 'rb'))"
+    assert files_of(docs["json.load"]) == {"fp": "r"}  # the description's own rule first
