@@ -2,7 +2,7 @@
 ``sqlite3.connect('notes.db').execute('SELECT * FROM notes')``, "write the text 'done' into status.txt" is
 ``open('status.txt', 'w').write('done')``.
 
-The class a function returns is read from its type stubs (pool/stubs.py returned: ``sqlite3.connect`` ->
+The class a function returns is read from its type stubs (pool/typeshed.py returned: ``sqlite3.connect`` ->
 ``sqlite3.Connection``), its methods from the pool (the python-env docs ``Class(...).method(...)``, found by
 a `Methods` lookup). Each method becomes a Target received from the function's call (`links`): its own
 parameters are the slots, the function's are the receiver's (fill/receivers.py Receiver, rendered inside
@@ -33,7 +33,7 @@ from gorilla_tui.fill.target import Target
 from gorilla_tui.fill.values import Candidate
 from gorilla_tui.pool.apidoc import ApiDoc
 from gorilla_tui.pool.params import Param, params_of
-from gorilla_tui.pool.stubs import factories, returned
+from gorilla_tui.pool.typeshed import factories, returned
 
 #: How filling finds the pool's docs of a class's methods by the class's dotted name ([] when none).
 Methods = Callable[[str], Sequence[ApiDoc]]
@@ -45,7 +45,7 @@ _WRITES = re.compile(r"^write")
 
 def result_methods(function: str, methods: Methods) -> tuple[str, list[ApiDoc]]:
     """(the class, the pool's docs of its methods) of the class a call of `function` returns
-    (pool/stubs.py returned: the first of its names the pool has methods of), or ("", [])."""
+    (pool/typeshed.py returned: the first of its names the pool has methods of), or ("", [])."""
     for cls in returned(function):
         docs = [d for d in methods(cls) if (r := receiver_call(d)) is not None and r[0] == cls]
         if docs:
@@ -85,7 +85,7 @@ def links(target: Target, values: TaskValues, methods: Methods | None,
 
 def factory_receiver(cls: str, method: str, ctor: ApiDoc | None, constructors: Constructors | None,
                      taken: set[str]) -> Receiver | None:  # fmt: skip
-    """The Receiver of `method` made by a function of `cls`'s module that returns `cls` (pool/stubs.py
+    """The Receiver of `method` made by a function of `cls`'s module that returns `cls` (pool/typeshed.py
     factories) and takes parameters, where the pool gives the class's constructor (`ctor`) none:
     ``sqlite3.connect(database).execute(sql)``, not ``sqlite3.Connection().execute(sql)``; None where the
     constructor has parameters, no such function is in the pool, or `constructors` is None. `taken`: the

@@ -22,7 +22,7 @@ from gorilla_tui.pool.apidoc import ApiDoc
 from gorilla_tui.pool.file_objects import file_params
 from gorilla_tui.pool.params import params_of
 from gorilla_tui.pool.pyenv import SOURCE as PYENV
-from gorilla_tui.pool.stubs import file_parameters
+from gorilla_tui.pool.typeshed import file_parameters
 
 #: A string written like a file's path: a slash, or a file name's extension at its end.
 _PATH_SHAPED = re.compile(r"[/\\]|\.[A-Za-z]\w{0,7}$")
@@ -31,7 +31,7 @@ _PATH_SHAPED = re.compile(r"[/\\]|\.[A-Za-z]\w{0,7}$")
 def files_of(doc: ApiDoc) -> dict[str, str]:
     """Parameter name -> the mode to open its file in, for each parameter of `doc` that takes a file object:
     as its description says (pool/file_objects.py file_params), else, for a standard-library function
-    whose description says nothing of it, as its type stub types it (pool/stubs.py file_parameters:
+    whose description says nothing of it, as its type stub types it (pool/typeshed.py file_parameters:
     ``pickle.load(file: _ReadableFileobj)`` -> {"file": "rb"}; pickle.load's description is "Read and
     return an object from the pickle data stored in a file."), matched by name, else by position; only a
     parameter of no stated type (a schema's string is a string)."""

@@ -1,4 +1,4 @@
-"""A second call on the first call's result (fill/chains.py), told from typeshed's stubs (pool/stubs.py) and
+"""A second call on the first call's result (fill/chains.py), told from the type stubs (pool/typeshed.py) and
 the running Python's own standard-library docs as python-env reads them; SQL written without quotes as one
 value (fill/sql.py); files and folders named by a bare word (fill/values.py); the real tiny model writing
 the calls."""
@@ -21,7 +21,7 @@ from gorilla_tui.fill.sql import statements
 from gorilla_tui.fill.values import strings
 from gorilla_tui.pool.file_objects import file_params
 from gorilla_tui.pool.params import params_of
-from gorilla_tui.pool.stubs import factories, file_parameters, returned
+from gorilla_tui.pool.typeshed import factories, file_parameters, returned
 
 
 @pytest.fixture(scope="module")
