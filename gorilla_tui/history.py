@@ -1,4 +1,10 @@
-"""SQLite history of tasks, their proposals and sandbox runs (get_paths().history_db)."""
+"""SQLite history of tasks, their proposals and sandbox runs (get_paths().history_db): History, its reads
+and writes, and what it does when the file fails (moved aside, left as it is, or nothing saved).
+
+Beside it: the tables and the check of a database History did not make, and the read-only judgment of a
+file for `doctor` (history_schema.py); what a stored row reads as (history_rows.py); the file as the file
+system has it, before SQLite opens it (history_files.py).
+"""
 
 from __future__ import annotations
 
@@ -15,7 +21,8 @@ from typing import Any, TypeVar
 
 from gorilla_tui.errors import UsageError
 from gorilla_tui.history_files import SIDECARS, access_problem, journal_copy
-from gorilla_tui.history_rows import HistoryEntry, entry, stored_task, unreadable_rows  # noqa: F401 - re-exported
+from gorilla_tui.history_rows import HistoryEntry, entry, stored_task
+from gorilla_tui.history_schema import SCHEMA, add_missing_run_columns, judge, schema_problem, text_of
 from gorilla_tui.paths import get_paths
 from gorilla_tui.textsafe import clean_task
 
@@ -32,65 +39,6 @@ _READONLY_ROLLBACK = 776
 DEADLINE_SECONDS = 5.0
 _STEPS_PER_CHECK = 10_000
 _INTERRUPTED = 9
-
-_SCHEMA = """
-CREATE TABLE IF NOT EXISTS tasks (
-    id INTEGER PRIMARY KEY AUTOINCREMENT,
-    ts REAL NOT NULL,
-    task TEXT NOT NULL,
-    proposal_json TEXT
-);
-CREATE INDEX IF NOT EXISTS tasks_ts ON tasks(ts);
-CREATE TABLE IF NOT EXISTS runs (
-    id INTEGER PRIMARY KEY AUTOINCREMENT,
-    task_id INTEGER REFERENCES tasks(id) ON DELETE SET NULL,
-    ts REAL NOT NULL,
-    code TEXT NOT NULL,
-    exit_code INTEGER,
-    output TEXT NOT NULL DEFAULT '',
-    duration_s REAL,
-    truncated INTEGER NOT NULL DEFAULT 0
-);
-"""
-
-#: What History's statements need of a database it did not make (an older release's, another program's, an
-#: edited one): each name that is there must be of this kind (tables and views and indexes share one name
-#: space), and each table must have these columns (runs' duration_s and truncated excepted: they are added,
-#: _add_missing_run_columns). A name that is not there is made by _SCHEMA.
-_KINDS = {"tasks": "table", "runs": "table", "tasks_ts": "index"}
-_A = {"table": "a table", "view": "a view", "index": "an index"}
-_COLUMNS = {
-    "tasks": ("id", "ts", "task", "proposal_json"),
-    "runs": ("id", "task_id", "ts", "code", "exit_code", "output"),
-}
-
-
-def schema_problem(con: sqlite3.Connection) -> str | None:
-    """Why History cannot use the database open on `con` as it is (one line: a name of _KINDS that is
-    something else, "tasks is a view, not a table"; a table without a column its statements name, "table
-    tasks has no column ts"), or None when it can (names not there yet are made at its first use). Reads
-    only. History runs it before it makes its tables (_connect: such a file is moved aside with this
-    cause) and History.damage for `doctor`, so the two agree (break-it round 13, R13-1: a sound SQLite
-    file whose `tasks` was `tasks(x)` or a view was "no problems found" in doctor, then moved aside by the
-    next ask). Raises sqlite3.Error when the schema cannot be read."""
-    found = dict(
-        con.execute(
-            "SELECT lower(name), type FROM sqlite_master WHERE type IN ('table', 'view', 'index') "
-            "AND lower(name) IN (?, ?, ?)",
-            tuple(_KINDS),
-        ).fetchall()
-    )
-    for name, kind in _KINDS.items():
-        if name in found and found[name] != kind:
-            return f"{name} is {_A[found[name]]}, not {_A[kind]}"
-    for table, needed in _COLUMNS.items():
-        if table not in found:
-            continue
-        have = {str(r[1]).lower() for r in con.execute(f"PRAGMA table_info({table})")}
-        missing = [c for c in needed if c not in have]
-        if missing:
-            return f"table {table} has no column{'s' if len(missing) > 1 else ''} {', '.join(missing)}"
-    return None
 
 
 class History:
@@ -210,13 +158,13 @@ class History:
         if self.refused() is not None or (not self.path.exists() and not self.path.is_symlink()):
             return None
         try:
-            return _judge(f"{self.path.absolute().as_uri()}?mode=ro")
+            return judge(f"{self.path.absolute().as_uri()}?mode=ro")
         except sqlite3.Error as e:
             if getattr(e, "sqlite_errorcode", None) != _READONLY_ROLLBACK:
                 return _reason(e) if _file_at_fault(e) else None
         try:
             with journal_copy(self.path) as copy:
-                return _judge(copy.as_uri())
+                return judge(copy.as_uri())
         except sqlite3.Error as e:
             return _reason(e) if _file_at_fault(e) else None
         except OSError:
@@ -261,7 +209,7 @@ class History:
         con = sqlite3.connect(self.path, timeout=5.0)
         # a row whose text is not UTF-8 (an edited database) raised OperationalError ("Could not decode to
         # UTF-8"), which moved the whole database aside: such text is read with U+FFFD in place of the bytes
-        con.text_factory = _text_of
+        con.text_factory = text_of
         deadline = time.monotonic() + DEADLINE_SECONDS
         con.set_progress_handler(lambda: time.monotonic() > deadline, _STEPS_PER_CHECK)
         try:
@@ -269,8 +217,8 @@ class History:
                 problem = schema_problem(con)  # a file of another schema: moved aside with this cause
                 if problem is not None:
                     raise sqlite3.DatabaseError(problem)
-                con.executescript(_SCHEMA)
-                _add_missing_run_columns(con)
+                con.executescript(SCHEMA)
+                add_missing_run_columns(con)
                 self._ready = True
             with con:  # commit on success, roll back on error
                 yield con
@@ -379,27 +327,6 @@ class History:
         return self._safe(op, [])
 
 
-def _judge(uri: str) -> str | None:
-    """History.damage's reading of the database at the SQLite URI `uri`: the damage found ("file is not a
-    database", a schema_problem), or None. Raises sqlite3.Error when it cannot be opened or read."""
-    con = sqlite3.connect(uri, uri=True, timeout=5.0)
-    con.text_factory = _text_of
-    try:
-        found = [row[0] for row in con.execute("PRAGMA quick_check").fetchall()]
-        if found != ["ok"]:
-            return "; ".join(str(f) for f in found)[:120] or "quick_check found damage"
-        problem = schema_problem(con)  # the check a use makes before it makes its tables
-        if problem is not None:
-            return problem
-        tables = {r[0] for r in con.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
-        for table in ("tasks", "runs"):
-            if table in tables:
-                con.execute(f"SELECT * FROM {table} LIMIT 1").fetchall()  # noqa: S608 - fixed names
-    finally:
-        con.close()
-    return None
-
-
 def _file_at_fault(e: BaseException) -> bool:
     """False for a full disk or a database another process holds (moving the file would not help)."""
     if isinstance(e, sqlite3.Error):
@@ -413,17 +340,3 @@ def _reason(e: BaseException) -> str:
     full") or the OS one."""
     text = getattr(e, "strerror", None) or str(e) or type(e).__name__
     return " ".join(text.split())[:120]
-
-
-def _add_missing_run_columns(con: sqlite3.Connection) -> None:
-    """Files written before runs had duration_s/truncated get those columns (ALTER TABLE ADD COLUMN)."""
-    have = {r[1] for r in con.execute("PRAGMA table_info(runs)")}
-    if "duration_s" not in have:
-        con.execute("ALTER TABLE runs ADD COLUMN duration_s REAL")
-    if "truncated" not in have:
-        con.execute("ALTER TABLE runs ADD COLUMN truncated INTEGER NOT NULL DEFAULT 0")
-
-
-def _text_of(data: bytes) -> str:
-    """A TEXT value of the database as str (sqlite3 text_factory): UTF-8, a byte that is not U+FFFD."""
-    return data.decode("utf-8", "replace")

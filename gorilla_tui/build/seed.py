@@ -27,7 +27,7 @@ from pathlib import Path
 import numpy as np
 
 from gorilla_tui.resources import data_dir
-from gorilla_tui.store.fileio import ArraySpec, Header, read_npz
+from gorilla_tui.store.arrays import ArraySpec, Header, read_npz
 
 #: The shipped data folder of the seed (resources.data_dir).
 SEED_FOLDER = "vectors"
@@ -72,7 +72,7 @@ def read_seed(name: str, dim: int | None = None) -> dict[str, np.ndarray]:
     path = seed_path(name) if seed_enabled() else None
     if path is None:
         return {}
-    try:  # its npy headers checked before a byte of data is read (store.fileio.read_npz; R11-4)
+    try:  # its npy headers checked before a byte of data is read (store.arrays.read_npz; R11-4)
         arrays = read_npz(path, _SEED_ARRAYS, lambda headers: _seed_fault(headers, dim))
         digests, vectors = arrays["digests"], arrays["vectors"]
     except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile):  # a damaged file: no seed

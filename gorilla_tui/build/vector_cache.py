@@ -11,8 +11,9 @@ from typing import TYPE_CHECKING
 
 from gorilla_tui.errors import GorillaError
 from gorilla_tui.paths import FileTooLargeError, NotRegularFileError
+from gorilla_tui.store.arrays import ArraySpec, Header, read_npz
 from gorilla_tui.store.fileio import DAMAGED as _DAMAGED
-from gorilla_tui.store.fileio import ArraySpec, Header, index_root, own_folder, read_npz
+from gorilla_tui.store.fileio import index_root, own_folder
 
 if TYPE_CHECKING:
     import numpy as np
@@ -42,9 +43,9 @@ def read_vector_cache(
     another width, fewer vector rows than hashes, a vector that is not finite; break-it round 9, R8: a
     refresh was "internal error: ValueError / IndexError" and NaN vectors were published): such a file is
     moved aside (".damaged" beside it) and a one-line note naming it goes to `notes` when given. So is a
-    file whose npy headers do not fit (fileio.read_npz: checked before a byte of data is read, so a 2 MB
+    file whose npy headers do not fit (arrays.read_npz: checked before a byte of data is read, so a 2 MB
     file that inflates to gigabytes costs its headers: break-it round 11, R11-4), one over
-    fileio.MAX_ARRAY_BYTES, no regular file, or not an npz."""
+    arrays.MAX_ARRAY_BYTES, no regular file, or not an npz."""
     import numpy as np  # deferred: numpy; `check` reads the store without vectors
 
     path = _cache_path(name, root)
@@ -70,7 +71,7 @@ def read_vector_cache(
     return {str(h): vectors[i].astype(np.float32) for i, h in enumerate(hashes)}
 
 
-#: What the arrays of the vector cache must be (fileio.read_npz): content hashes, vectors one row per hash.
+#: What the arrays of the vector cache must be (arrays.read_npz): content hashes, vectors one row per hash.
 _CACHE = {"hashes": ArraySpec("U", 1), "vectors": ArraySpec("fiu", 2)}
 
 

@@ -19,7 +19,7 @@ from collections.abc import Sequence
 from urllib.parse import urlsplit
 
 from gorilla_tui.fill.call_grammar import Slot, TaskValues
-from gorilla_tui.fill.values import Candidate
+from gorilla_tui.fill.candidate import Candidate
 from gorilla_tui.pool.params import Param
 
 #: Parameter names that take a socket address (address, server_address, source_address, addr, sockaddr).

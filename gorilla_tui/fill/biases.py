@@ -13,8 +13,8 @@ import re
 from collections.abc import Collection, Sequence
 
 from gorilla_tui.fill.call_grammar import DATE_PARTS, Slot
+from gorilla_tui.fill.candidate import Candidate
 from gorilla_tui.fill.spoken import name_parts
-from gorilla_tui.fill.values import Candidate
 
 #: Nats added to a value of the task that comes before the previous argument's value ("copy src to
 #: backup/src": arguments mostly follow the task's order); chosen on BFCL's even ids (docs/benchmarks.md).

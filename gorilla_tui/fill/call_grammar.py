@@ -13,19 +13,11 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+from gorilla_tui.fill.candidate import BYTES, Candidate, as_bytes, literal
+from gorilla_tui.fill.dates import date_part
 from gorilla_tui.fill.spoken import PATHLIKE, described, mentioned, name_parts, negated, spoken_of
 from gorilla_tui.fill.units import in_seconds, measures_other, named_by_unit, takes_seconds
-from gorilla_tui.fill.values import (
-    BYTES,
-    Candidate,
-    as_bytes,
-    date_part,
-    lists,
-    literal,
-    month_numbers,
-    numbers,
-    strings,
-)
+from gorilla_tui.fill.values import lists, month_numbers, numbers, strings
 from gorilla_tui.model.grammar import gbnf_literal
 from gorilla_tui.pool.params import Param
 
@@ -91,7 +83,7 @@ def _declared(values: Sequence[object]) -> dict[str, Candidate]:
     return out
 
 
-#: Parameters that take one part of a date the task writes (fill/values.py date_part).
+#: Parameters that take one part of a date the task writes (fill/dates.py date_part).
 DATE_PARTS = frozenset({"year", "month", "day"})
 #: Parameters that take a month's number, which a task may name in words (fill/values.py month_numbers).
 MONTH_PARAMS = frozenset({"month", "themonth"})

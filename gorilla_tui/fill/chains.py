@@ -25,12 +25,12 @@ from collections.abc import Callable, Sequence
 
 from gorilla_tui.fill.biases import CHAIN_BIAS, MENTION_BIAS, NEAR_BIAS, marked, overlaps
 from gorilla_tui.fill.call_grammar import FILLABLE, TaskValues, python_slots, slots
+from gorilla_tui.fill.candidate import Candidate
 from gorilla_tui.fill.file_objects import path_slots
 from gorilla_tui.fill.receivers import Constructors, Receiver, receiver_call
 from gorilla_tui.fill.spoken import name_parts
 from gorilla_tui.fill.sql import statements
 from gorilla_tui.fill.target import Target
-from gorilla_tui.fill.values import Candidate
 from gorilla_tui.pool.apidoc import ApiDoc
 from gorilla_tui.pool.params import Param, params_of
 from gorilla_tui.pool.typeshed import factories, returned

@@ -18,7 +18,8 @@ from __future__ import annotations
 import ast
 from typing import Any
 
-from gorilla_tui.fill.values import literal, strings
+from gorilla_tui.fill.candidate import literal
+from gorilla_tui.fill.values import strings
 from gorilla_tui.pool.apidoc import ApiDoc
 from gorilla_tui.pool.examples import shape_of
 from gorilla_tui.pool.manifest import EXAMPLE_VALUES, packaged_values

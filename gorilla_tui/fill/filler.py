@@ -21,6 +21,7 @@ from typing import Any
 
 from gorilla_tui.fill.addresses import with_addresses
 from gorilla_tui.fill.call_grammar import FILLABLE, Slot, TaskValues, call_grammar, python_slots, slots
+from gorilla_tui.fill.candidate import BYTES
 from gorilla_tui.fill.chains import Methods, factory_receiver, implied, links
 from gorilla_tui.fill.examples import replace_examples
 from gorilla_tui.fill.file_objects import path_slots
@@ -29,7 +30,6 @@ from gorilla_tui.fill.receivers import Constructors, Receiver, by_file_type, rec
 from gorilla_tui.fill.render import decoded_calls, render_target
 from gorilla_tui.fill.roles import doc_roles
 from gorilla_tui.fill.target import Target
-from gorilla_tui.fill.values import BYTES
 from gorilla_tui.fill.writer import write_calls
 from gorilla_tui.pool.apidoc import ApiDoc
 from gorilla_tui.pool.params import Param, params_of

@@ -15,7 +15,7 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
-from gorilla_tui.fill.values import Candidate
+from gorilla_tui.fill.candidate import Candidate
 
 #: What separates the requests of a task that asks for several things: a sentence's end, "also", "then",
 #: "finally", "first," ... (BFCL: 185 of 200 "multiple" questions are one request, 177 of 200

@@ -21,7 +21,8 @@ import re
 from collections.abc import Mapping, Sequence
 
 from gorilla_tui.fill.call_grammar import Slot, TaskValues, values_for
-from gorilla_tui.fill.values import NUMBER_WORDS, Candidate
+from gorilla_tui.fill.candidate import Candidate
+from gorilla_tui.fill.values import NUMBER_WORDS
 from gorilla_tui.pool.params import Param
 
 #: Nats added to a value whose role (from the task's words) is the parameter's, and taken from one whose

@@ -24,8 +24,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from gorilla_tui.fill.call_grammar import Slot, TaskValues
+from gorilla_tui.fill.candidate import Candidate
 from gorilla_tui.fill.spoken import name_parts
-from gorilla_tui.fill.values import Candidate
 
 #: What joins two items: a comma, "and", "or", "&" (with an Oxford comma); strings may have an article after.
 _JOIN = r"(?:\s*,\s*(?:and|or)\s+|\s*,\s+|\s+(?:and|or|&)\s+)"

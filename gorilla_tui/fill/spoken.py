@@ -8,7 +8,7 @@ import re
 from collections.abc import Sequence
 from typing import Protocol
 
-from gorilla_tui.fill.values import Candidate
+from gorilla_tui.fill.candidate import Candidate
 from gorilla_tui.pool.params import Param
 
 

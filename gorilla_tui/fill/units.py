@@ -17,7 +17,7 @@ import dataclasses
 import re
 from collections.abc import Sequence
 
-from gorilla_tui.fill.values import Candidate
+from gorilla_tui.fill.candidate import Candidate
 
 #: (unit words right after a number, the parameter names or name parts that take a number of that unit):
 #: a time (Python's timeouts and delays are in seconds; in_seconds converts), decimal places or digits (a
@@ -143,7 +143,13 @@ def in_seconds(numbers: Sequence[Candidate], task: str) -> list[Candidate]:
         if factor == 1 or isinstance(c.value, bool):
             out.append(c)
             continue
-        value = round(c.value * factor, 9)
-        value = int(value) if float(value).is_integer() else value
+        try:
+            value = c.value * factor  # an int times a whole factor stays an int, however long
+            if isinstance(value, float):
+                value = round(value, 9)
+                value = int(value) if value.is_integer() else value
+        except OverflowError:  # an integer beyond float's range times a fraction ("250 ms"): kept as written
+            out.append(c)
+            continue
         out.append(dataclasses.replace(c, text=repr(value), value=value))
     return out

@@ -23,8 +23,8 @@ from typing import Any
 
 from gorilla_tui.fill.addresses import addresses
 from gorilla_tui.fill.call_grammar import TaskValues
+from gorilla_tui.fill.candidate import Candidate
 from gorilla_tui.fill.units import in_seconds
-from gorilla_tui.fill.values import Candidate
 
 _QUOTES = "'\"`“‘"
 _DIGIT_START = re.compile(r"[-+]?\.?\d")
@@ -131,9 +131,9 @@ def _held(c: Candidate, constants: list[Any]) -> bool:
         part = max(MIN_PART_CHARS, len(value) / 3)
         formula = _formula(value)
         if _DIGIT_GROUPS.fullmatch(value):  # a date written with slashes or dots: its numbers, any format
-            groups = {int(d) for d in re.findall(r"\d+", value)}
+            groups = _digit_groups(value)
             found = (k for k in constants if isinstance(k, str))
-            if any(groups <= {int(d) for d in re.findall(r"\d+", k)} for k in found):
+            if any(groups <= _digit_groups(k) for k in found):
                 return True
         return any(
             isinstance(k, str)
@@ -171,5 +171,12 @@ def _date_held(iso: str, constants: list[Any]) -> bool:
     numbers = {k for k in constants if isinstance(k, int) and not isinstance(k, bool)}
     # or a date string of another format ("01/01/2021", "2021-1-1")
     return parts <= numbers or any(
-        isinstance(k, str) and parts <= {int(d) for d in re.findall(r"\d+", k)} for k in constants
+        isinstance(k, str) and {str(p) for p in parts} <= _digit_groups(k) for k in constants
     )
+
+
+def _digit_groups(text: str) -> set[str]:
+    """The numbers `text` writes in digits, each without its leading zeros ("01/01/2021" -> {"1", "2021"}):
+    compared as text, so a run longer than Python converts to int (sys.get_int_max_str_digits, 4,300) is one
+    too (an int() of it raised ValueError: break-it round 15)."""
+    return {d.lstrip("0") or "0" for d in re.findall(r"\d+", text)}

@@ -2,18 +2,27 @@
 
 A value is never invented: every candidate is text of the task (a number, a quoted string, a URL, a path, a
 run of words) or a value the parameter itself declares (an enum member, True/False for a boolean).
+
+- `numbers`: digits, a scale word after them, number words, a time in words, a percentage also as its
+  fraction;
+- `month_numbers`: the months the task names in words outside a date;
+- `strings`: quoted text, URLs, e-mail addresses, paths and file names whole, then runs of words;
+- `lists`: the lists and dicts the task writes, and runs of numbers it joins.
+
+Each reads the task's spans that are one value each, never split (`_atoms`: quoted text, dates, URLs,
+paths, formulas, ...). A value is a Candidate (fill/candidate.py); the dates the task writes are read by
+fill/dates.py.
 """
 
 from __future__ import annotations
 
 import ast
-import dataclasses
-import datetime
 import math
 import re
-from dataclasses import dataclass
 from typing import Any
 
+from gorilla_tui.fill.candidate import Candidate, literal
+from gorilla_tui.fill.dates import DATE_IN_WORDS, ISO_DATE, MONTHS, dates
 from gorilla_tui.fill.sql import statements
 
 #: Number words read as numbers ("wait ten seconds"), zero to twenty and the tens.
@@ -82,63 +91,6 @@ INNER_WORDS = frozenset(("of", "the"))
 MAX_SPAN_WORDS = 6
 
 
-@dataclass(frozen=True)
-class Candidate:
-    """One value of the task. text: the Python literal (``10``, ``'report.csv'``, ``[1, 2]``); value: what
-    Python reads from it; kind: "number", "string", "date" (an ISO 8601 date the task writes in words),
-    "list", "dict" (a literal the task writes), "declared"; start, end: its span in the task
-    (character offsets; -1 for a value the parameter declares); atomic: a string the task writes as one
-    value (quoted text, a URL, an e-mail address, a path or file name, a formula); percent: for a number
-    written with "%", "whole" (5 of "5 %") or "fraction" (0.05, the same span), "" otherwise."""
-
-    text: str
-    value: Any
-    kind: str
-    start: int = -1
-    end: int = -1
-    atomic: bool = False
-    percent: str = ""
-
-
-def literal(value: Any) -> str:
-    """Python source of a plain value: repr for str, int, float, bool, None, and lists/tuples/dicts of them
-    (tuples written as lists, as BFCL's decoded form reads them). Raises TypeError for anything else,
-    and for an infinite or NaN float (its repr, ``inf``, is a name, not a literal)."""
-    if isinstance(value, float) and not math.isfinite(value):
-        raise TypeError(f"not a literal value: {value!r}")
-    if value is None or isinstance(value, (bool, int, float, str)):
-        return repr(value)
-    if isinstance(value, (list, tuple)):
-        return "[" + ", ".join(literal(v) for v in value) + "]"
-    if isinstance(value, dict):
-        return "{" + ", ".join(f"{literal(k)}: {literal(v)}" for k, v in value.items()) + "}"
-    raise TypeError(f"not a literal value: {type(value).__name__}")
-
-
-def list_items(value: str) -> list[str]:
-    """The source of each item of the list literal `value` (``"['a', 1]"`` -> ``["'a'", "1"]``), [] when it
-    is no list. Read with ast, never evaluated."""
-    try:
-        node = ast.parse(value, mode="eval").body
-    except (SyntaxError, ValueError, MemoryError, RecursionError):
-        return []
-    return [ast.unparse(x) for x in node.elts] if isinstance(node, ast.List) else []
-
-
-#: Param.raw_type of a parameter that takes bytes (fill/filler.py takes_bytes): its values are as_bytes's.
-BYTES = "bytes"
-
-
-def as_bytes(c: Candidate) -> Candidate | None:
-    """The string candidate `c` as a bytes literal of its UTF-8 encoding (same span; ``'user:secret'`` ->
-    ``b'user:secret'``): the task's text converted, not invented. None for a candidate that is not a
-    string."""
-    if not isinstance(c.value, str):
-        return None
-    data = c.value.encode("utf-8")
-    return dataclasses.replace(c, text=repr(data), value=data)
-
-
 def _number(text: str) -> int | float | None:
     """The number `text` writes, or None: not a number, a float beyond float's range ("1e309" reads as
     inf, no literal), or an integer longer than Python converts (sys.get_int_max_str_digits, 4,300)."""
@@ -172,11 +124,14 @@ def numbers(task: str) -> list[Candidate]:
             scaled = value * SCALES[scale.group(1).lower()]
             if isinstance(scaled, float) and not math.isfinite(scaled):
                 continue  # "1e308 million" is beyond float's range
-            value = int(scaled) if float(scaled).is_integer() else scaled
+            value = scaled if isinstance(scaled, int) or not scaled.is_integer() else int(scaled)
             end += scale.end()
         if re.match(r"\s?%", task[end:]):  # "5 %": 5 as written, and 0.05, the form a rate takes
             out.append(Candidate(literal(value), value, "number", m.start(), end, percent="whole"))
-            share = round(value / 100, 12)
+            try:
+                share = round(value / 100, 12)
+            except OverflowError:  # an integer beyond float's range has no fraction to give
+                continue
             out.append(Candidate(literal(share), share, "number", m.start(), end, percent="fraction"))
             continue
         out.append(Candidate(literal(value), value, "number", m.start(), end))
@@ -207,47 +162,8 @@ _PART_OF_UNIT = re.compile(
 )
 
 
-_MONTHS = "january february march april may june july august september october november december".split()
-_DATE = re.compile(
-    r"\b(?P<mon>(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*)\.?\s+(?P<day>\d{1,2})"
-    r"(?:st|nd|rd|th)?,?\s+(?P<year>\d{4})\b"
-    r"|\b(?P<day2>\d{1,2})(?:st|nd|rd|th)?\s+(?P<mon2>(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*)"
-    r"\.?,?\s+(?P<year2>\d{4})\b",
-    re.IGNORECASE,
-)
-
-
-#: An ISO 8601 calendar date written in digits (2026-12-25), not inside a longer run of digits or dashes.
-_ISO_DATE = re.compile(r"(?<![\d-])(?P<year>\d{4})-(?P<month>\d{2})-(?P<day>\d{2})(?![\d-])")
-
-
-def dates(task: str) -> list[Candidate]:
-    """Dates the task writes in words ("March 10, 2022", "5th April 2022") or as ISO 8601 digits
-    ("2026-12-25"), in order, each as an ISO 8601 string (``'2022-03-10'``), the form APIs take; an
-    impossible date is left out."""
-    out = []
-    for m in _DATE.finditer(task):
-        mon = (m.group("mon") or m.group("mon2")).lower()[:3]
-        month = next((i for i, name in enumerate(_MONTHS, 1) if name.startswith(mon)), 0)
-        day, year = int(m.group("day") or m.group("day2")), int(m.group("year") or m.group("year2"))
-        try:
-            iso = datetime.date(year, month, day).isoformat()
-        except ValueError:
-            continue
-        out.append(Candidate(literal(iso), iso, "date", m.start(), m.end(), True))
-    for m in _ISO_DATE.finditer(task):
-        try:
-            iso = datetime.date(int(m["year"]), int(m["month"]), int(m["day"])).isoformat()
-        except ValueError:
-            continue
-        out.append(Candidate(literal(iso), iso, "date", m.start(), m.end(), True))
-    return sorted(out, key=lambda c: c.start)
-
-
 #: A month the task names in words outside a date ("february 2024"); "may" only capitalised (the verb).
-_MONTH_NAME = re.compile(
-    r"\b(?:" + "|".join(m for m in _MONTHS if m != "may") + r")\b|\bMay\b", re.IGNORECASE
-)
+_MONTH_NAME = re.compile(r"\b(?:" + "|".join(m for m in MONTHS if m != "may") + r")\b|\bMay\b", re.IGNORECASE)
 
 
 def month_numbers(task: str) -> list[Candidate]:
@@ -259,26 +175,9 @@ def month_numbers(task: str) -> list[Candidate]:
     for m in _MONTH_NAME.finditer(task):
         if m.group() == "may" or any(s <= m.start() < e for s, e in dated):
             continue
-        number = _MONTHS.index(m.group().lower()) + 1
+        number = MONTHS.index(m.group().lower()) + 1
         out.append(Candidate(literal(number), number, "number", m.start(), m.end()))
     return out
-
-
-def date_part(date: Candidate, part: str, task: str) -> Candidate:
-    """The year, month or day (`part`) of a date Candidate of `task` (kind "date", from dates()) as a number
-    Candidate over the span where the task writes that part: "2026-12-25" gives 2026, 12, 25 to
-    ``datetime.date(year, month, day)``, each its own value. Raises KeyError for another part."""
-    number = int(str(date.value).split("-")[{"year": 0, "month": 1, "day": 2}[part]])
-    text = task[date.start : date.end]
-    iso, words = _ISO_DATE.fullmatch(text), _DATE.fullmatch(text)
-    if iso:
-        start, end = iso.span(part)
-    elif words:
-        group = {"year": "year", "month": "mon", "day": "day"}[part]
-        start, end = words.span(group) if words.group(group) else words.span(group + "2")
-    else:  # not a date of this task's text: the whole span
-        start, end = 0, len(text)
-    return Candidate(literal(number), number, "number", date.start + start, date.start + end)
 
 
 def strings(task: str) -> list[Candidate]:
@@ -358,7 +257,7 @@ def _atoms(task: str) -> list[tuple[int, int]]:
         # a task written in quotes as a whole ("What is ...?") is no quoted value, and its opening quote
         # pairs with no quote inside it ("a 180 lbs, 5'11\" tall individual"): read without the two
         task = f"{task[: whole[0]]} {task[whole[0] + 1 : whole[1] - 1]} {task[whole[1] :]}"
-    for rx in (_DICT, _QUOTED, _DATE, _ISO_DATE, _URL, _EMAIL, _DOTTED, _PATH, _CONSTANT, _FORMULA):
+    for rx in (_DICT, _QUOTED, DATE_IN_WORDS, ISO_DATE, _URL, _EMAIL, _DOTTED, _PATH, _CONSTANT, _FORMULA):
         for m in rx.finditer(task):
             text = m.group().rstrip(".")
             if rx is _DICT and not isinstance(_literal_value(text), dict):

@@ -27,6 +27,7 @@ from gorilla_tui.fill.biases import (
     REUSE_BIAS,
 )
 from gorilla_tui.fill.call_grammar import Slot, TaskValues
+from gorilla_tui.fill.candidate import Candidate
 from gorilla_tui.fill.chains import onward
 from gorilla_tui.fill.naming import mentioned_functions, named_after, named_again, named_at
 from gorilla_tui.fill.requests import clause_bias, request_starts, requests, share_optionals
@@ -34,7 +35,6 @@ from gorilla_tui.fill.roles import word_bias
 from gorilla_tui.fill.series import Plan, Progress, plan, series
 from gorilla_tui.fill.target import Target
 from gorilla_tui.fill.units import unit_bias
-from gorilla_tui.fill.values import Candidate
 
 #: Most calls one task gets.
 MAX_CALLS = 8

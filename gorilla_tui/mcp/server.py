@@ -3,8 +3,9 @@
 Built on the official MCP Python SDK (PyPI `mcp` >= 2: mcp.server.mcpserver.MCPServer). Coding agents and
 chat apps (Claude Desktop/Code, Cursor, Zed, Continue, ...) start this command and call three tools:
 search_api_docs, check_api_call and propose_api_call (gorilla_tui/mcp/tools.py does the work; the stdio
-transport that answers every line, bad ones with a JSON-RPC error, is gorilla_tui/mcp/transport.py). The SDK
-itself diverts file descriptor 1 while the transport runs, so stray output cannot corrupt the protocol.
+transport that answers every line is gorilla_tui/mcp/transport.py, a bad line's JSON-RPC error
+gorilla_tui/mcp/replies.py, the protocol errors of a request read gorilla_tui/mcp/protocol_errors.py). The
+SDK itself diverts file descriptor 1 while the transport runs, so stray output cannot corrupt the protocol.
 """
 
 from __future__ import annotations
@@ -20,8 +21,9 @@ from gorilla_tui import __version__
 from gorilla_tui.config import Settings
 from gorilla_tui.errors import GorillaError
 from gorilla_tui.mcp.lines import in_daemon_thread
+from gorilla_tui.mcp.protocol_errors import ProtocolErrors
 from gorilla_tui.mcp.tools import K_MAX, MAX_CODE_CHARS, MAX_TASK_CHARS, ToolBox
-from gorilla_tui.mcp.transport import ProtocolErrors, serve_stdio
+from gorilla_tui.mcp.transport import serve_stdio
 
 INSTRUCTIONS = (
     "Grounding for code that calls machine-learning model hubs and Python libraries (Gorilla, arXiv "
@@ -126,7 +128,7 @@ def argument_errors(error: ValidationError) -> str:
 
 class _Server(MCPServer):
     """MCPServer whose tool errors for arguments of the wrong type or range are one line
-    (argument_errors), as the other bad arguments are (transport.unknown_arguments, GorillaError)."""
+    (argument_errors), as the other bad arguments are (protocol_errors.unknown_arguments, GorillaError)."""
 
     async def call_tool(self, name: str, arguments: dict[str, Any], context: Any = None) -> Any:
         try:
@@ -142,13 +144,13 @@ def build_server(box: ToolBox) -> MCPServer:
     """An MCPServer with the three tools bound to `box`. A GorillaError raised by a tool (bad argument,
     no index, model or endpoint failure) becomes an MCP tool error carrying its one-line message and hint;
     argument type and range errors are reported by the SDK's schema validation the same way, and an
-    argument the tool does not take (`hub` for `source`) by transport.unknown_arguments: a tool error
+    argument the tool does not take (`hub` for `source`) by protocol_errors.unknown_arguments: a tool error
     (isError), not a JSON-RPC -32602, as MCP 2025-11-25 asks for arguments the model can correct. Every
     argument is strict (pydantic strict mode): a JSON true/false, "5" or 5.0 is no integer, a number is no
     string."""
     errors = ProtocolErrors()
     server = _Server(name="gorilla-tui", version=__version__, instructions=INSTRUCTIONS, middleware=[errors])
-    errors.tools = server.list_tools  # tools/call of a name not listed: -32602 (transport.ProtocolErrors)
+    errors.tools = server.list_tools  # tools/call of a name not listed: -32602 (ProtocolErrors)
 
     async def call(fn: Any, *args: Any) -> dict[str, Any]:
         try:  # in a daemon thread: BM25, validation and the model block; the event loop keeps serving and
@@ -191,8 +193,9 @@ def build_server(box: ToolBox) -> MCPServer:
 
 def serve(settings: Settings) -> None:
     """Run the server over stdio until the client closes it (blocks). Every line the client sends gets
-    an answer, a JSON-RPC error for one that is no message (mcp/transport.py; issue 42). Ctrl+C (SIGINT)
-    or the end of input cancels a running tool call (ToolBox.cancel) and ends the server at once.
+    an answer, a JSON-RPC error for one that is no message (mcp/transport.py, mcp/replies.py; issue 42).
+    Ctrl+C (SIGINT) or the end of input cancels a running tool call (ToolBox.cancel) and ends the server at
+    once.
 
     Raises:
         KeyboardInterrupt: SIGINT ended it (the CLI says "interrupted", exit 130).

@@ -49,7 +49,7 @@ import numpy as np
 from gorilla_tui.pool.doc import ApiDoc
 from gorilla_tui.pool.pyenv.names import MODULE_ALIASES, STDLIB_DOMAIN
 from gorilla_tui.pool.pyenv.usage import UsageCounts
-from gorilla_tui.store.fileio import ArraySpec, read_npy
+from gorilla_tui.store.arrays import ArraySpec, read_npy
 
 #: File name of the stored prior inside a version folder.
 FILE = "prior.npy"
@@ -221,7 +221,7 @@ def save(folder: Path, docs: Sequence[ApiDoc], counts: UsageCounts) -> Path:
 
 def load(folder: Path, n_docs: int) -> np.ndarray | None:
     """The prior stored in `folder`, or None when there is none, it is unreadable or its npy header is not
-    a float array of `n_docs` (fileio.read_npy: checked before a byte of data is read; a FIFO there blocked
+    a float array of `n_docs` (arrays.read_npy: checked before a byte of data is read; a FIFO there blocked
     the search: R10-4); then it is computed from the docs."""
     try:  # EOFError: an emptied file (store/integrity.py names it damaged before a search reads it)
         return read_npy(Path(folder) / FILE, ArraySpec("f", 1), (n_docs,))

@@ -7,9 +7,9 @@ from typing import TYPE_CHECKING
 
 from gorilla_tui.errors import GorillaError
 from gorilla_tui.pool.doc import ApiDoc
+from gorilla_tui.store.arrays import ArraySpec, Header, read_npz
 from gorilla_tui.store.fileio import DAMAGED as _DAMAGED
 from gorilla_tui.store.fileio import DAMAGED_HINT as _HINT
-from gorilla_tui.store.fileio import ArraySpec, Header, read_npz
 from gorilla_tui.store.fileio import read_json as _read_json
 
 if TYPE_CHECKING:
@@ -21,7 +21,7 @@ OLD_STORE_NOTE = (
     "`gorilla-tui index --refresh` rewrites it"
 )
 #: The arrays of tf.npz as scipy.sparse.save_npz writes a CSR or CSC matrix (compressed), each npy header
-#: checked before its data is inflated (fileio.read_npz).
+#: checked before its data is inflated (arrays.read_npz).
 _TF_ARRAYS = {
     "data": ArraySpec("fiu", 1),
     "indices": ArraySpec("iu", 1),

@@ -14,14 +14,11 @@ from typing import TYPE_CHECKING, Any
 from gorilla_tui.errors import GorillaError
 from gorilla_tui.jsontext import dumps as json_text
 from gorilla_tui.pool.fingerprint import file_digest
+from gorilla_tui.store.arrays import ArraySpec, Header, read_npy, read_npz
 from gorilla_tui.store.fileio import DAMAGED as _DAMAGED
 from gorilla_tui.store.fileio import (
-    ArraySpec,
-    Header,
     json_of,
     pid_alive,
-    read_npy,
-    read_npz,
 )
 from gorilla_tui.store.fileio import write_synced as _write
 from gorilla_tui.store.integrity import changed_file, record_embedder, remember
@@ -149,7 +146,7 @@ def read_vectors(
         # grown (its size is not the one recorded) is not read: its rows are no longer the docs'
         if not isinstance(info, dict) or _sizes_differ(folder, info):
             return None
-        # each file's npy header checked first (fileio.read_npy / read_npz: dtype, shape, the bytes it
+        # each file's npy header checked first (arrays.read_npy / read_npz: dtype, shape, the bytes it
         # promises): a file that lies about its size is never read (break-it round 11, R11-4)
         if (folder / VECTORS).is_file():
             vectors = read_npy(folder / VECTORS, _FLOATS, (n_docs, None), mmap=True)

@@ -1,32 +1,32 @@
 """On-disk index: what a version folder holds, written and read (the version folders and the atomically
 replaced CURRENT pointer are store/folders.py, the refresh file lock store/lock.py, both re-exported here).
 
-Writes and reads store version 2 (write_version, read_stored). Beside it: the version 1 reader
-(store/v1.py), the docs read one at a time (store/docs.py LazyDocs), the dense vectors and their cache
-(store/vectors.py, re-exported here) and the primitives they share (store/fileio.py).
+Writes and reads store version 2 (write_version, read_stored), meta.json's fields checked as every reader
+uses them first (check_meta). Beside it: the version 1 reader (store/v1.py), the docs read one at a time
+(store/docs.py LazyDocs), the dense vectors and their cache (store/vectors.py, re-exported here) and the
+primitives they share (store/fileio.py; the npy and npz files, store/arrays.py).
 """
 
 from __future__ import annotations
 
 import os
 import zipfile
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from gorilla_tui.errors import GorillaError
 from gorilla_tui.jsontext import dumps as json_text
 from gorilla_tui.pool.doc import ApiDoc
+from gorilla_tui.store.arrays import ArraySpec, Header, read_npz
 from gorilla_tui.store.docs import LazyDocs
 from gorilla_tui.store.fileio import DAMAGED as _DAMAGED
 from gorilla_tui.store.fileio import (  # noqa: F401 - index_root, not_a_folder re-exported: callers use store.X
     DAMAGED_HINT,
-    ArraySpec,
-    Header,
     index_root,
     not_a_folder,
-    read_npz,
     read_refused,
     unreadable_index,
 )
@@ -52,7 +52,6 @@ from gorilla_tui.store.lock import (  # noqa: F401 - re-exported: callers use st
     lock_holder,
     refresh_lock,
 )
-from gorilla_tui.store.meta import check_meta
 from gorilla_tui.store.v1 import OLD_STORE_NOTE, read_v1
 from gorilla_tui.store.vectors import (  # noqa: F401 - re-exported: callers use store.X
     DENSE_FILES,
@@ -87,7 +86,7 @@ DOCS_FILE, POSTINGS_FILE = "docs.jsonl", "postings.npz"
 
 def _read_postings(path: Path) -> dict[str, Any]:
     """The _POSTINGS_ARRAYS of postings.npz, each npy header checked before its data is read
-    (fileio.read_npz: stored entries, dtypes, one dimension, the bytes each promises; the lengths of one
+    (arrays.read_npz: stored entries, dtypes, one dimension, the bytes each promises; the lengths of one
     per doc agree), so a damaged file costs its headers (break-it round 11, R11-4). Raises ValueError naming
     the file when it is no NumPy archive (numpy's own message for bytes that look like a pickle advised
     loading it "unsafely" with allow_pickle, and "File is not a zip file" did not say which file: break-it
@@ -157,6 +156,66 @@ def read_meta(root: Path | None = None) -> tuple[Path, dict[str, Any]]:
     Raises IndexMissingError when no index exists, GorillaError when meta.json is unreadable."""
     folder = live_folder(root)
     return folder, _read_json(folder / "meta.json")
+
+
+def _is_count(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and value >= 0
+
+
+def _is_time(value: Any) -> bool:
+    try:
+        return datetime.fromisoformat(value).tzinfo is not None  # the age is taken from an aware "now"
+    except (TypeError, ValueError):
+        return False
+
+
+def _rows(key: str) -> Callable[[Any], bool]:
+    """A list of objects, each holding a string `key` ("" for any object)."""
+    return lambda v: (
+        isinstance(v, list)
+        and all(isinstance(r, dict) and (not key or isinstance(r.get(key), str)) for r in v)
+    )
+
+
+#: The fields of meta.json that readers use (index --status, doctor, search), each with what it must be
+#: when present: the check of check_meta.
+META_FIELDS: dict[str, tuple[Callable[[Any], bool], str]] = {
+    "n_docs": (_is_count, "a count"),
+    "vocab_size": (_is_count, "a count"),
+    "built_at": (_is_time, "an ISO date and time with its UTC offset"),
+    "sources": (_rows("name"), "a list of source rows"),
+    "flagged": (_rows("source"), "a list of flagged entries"),
+    "diagnostics": (_rows(""), "a list of objects"),
+    "params": (lambda v: isinstance(v, dict) and isinstance(v.get("bm25", {}), dict), "an object"),
+}
+
+
+def check_meta(folder: Path, meta: Any) -> dict[str, Any]:
+    """meta.json of the version `folder` as every reader may use it: an object whose META_FIELDS, when
+    present, are what they must be (a meta.json of `[]`, or an `n_docs` of "many", made `index --status`
+    and `doctor` end in an internal error while `search` refused the first and used the second).
+
+    Args:
+        folder: the version folder (named by the error).
+        meta: meta.json's JSON value.
+
+    Returns:
+        meta, checked.
+
+    Raises:
+        GorillaError: "the index at FOLDER is damaged (meta.json ...); rebuild it", with DAMAGED_HINT.
+    """
+    if not isinstance(meta, dict):
+        raise GorillaError(
+            f"the index at {folder} is damaged (meta.json is not an object); rebuild it", hint=DAMAGED_HINT
+        )
+    for key, (ok, what) in META_FIELDS.items():
+        if key in meta and not ok(meta[key]):
+            raise GorillaError(
+                f"the index at {folder} is damaged (meta.json's {key} is not {what}); rebuild it",
+                hint=DAMAGED_HINT,
+            )
+    return meta
 
 
 @dataclass
@@ -258,7 +317,7 @@ def damaged(folder: Path, why: str) -> GorillaError:
     return GorillaError(f"the index at {folder} is damaged ({why}); rebuild it", hint=DAMAGED_HINT)
 
 
-#: Arrays of postings.npz (write_version) and what each must be (fileio.read_npz).
+#: Arrays of postings.npz (write_version) and what each must be (arrays.read_npz).
 _POSTINGS_ARRAYS = {
     "indptr": ArraySpec("iu", 1),
     "rows": ArraySpec("iu", 1),

@@ -7,8 +7,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from gorilla_tui.evaluate import bfcl
+from gorilla_tui.fill.candidate import literal
 from gorilla_tui.fill.unused import left_out
-from gorilla_tui.fill.values import literal
 
 #: Most questions whose right answer may be said to leave a value out (measured: 41 of 1,000, 4.1 %: unit
 #: conversions such as 50mH as 0.05, counts such as "type 2 diabetes", an equation's "= 0").

@@ -394,7 +394,7 @@ def test_doctor_a_history_of_another_schema_is_the_problem_its_use_meets(gorilla
     """Break-it round 13 (R13-1): a history.sqlite3 that is sound SQLite with the wrong tables (`tasks(x)`,
     `tasks` a view) was "no problems found" in doctor (exit 0), and the next ask warned "no such column:
     ts" and moved it aside. History checks a file's schema before it makes its tables
-    (history.schema_problem) and doctor runs that same check (History.damage): the problem doctor names
+    (history_schema.schema_problem) and doctor runs that same check (History.damage): the problem doctor names
     is the cause the use's warning gives, and a schema the use takes is no problem."""
     db = get_paths().history_db
     db.parent.mkdir(parents=True, exist_ok=True)

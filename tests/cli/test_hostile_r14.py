@@ -115,9 +115,9 @@ def test_dumps_writes_lone_surrogates_as_escapes_that_read_back() -> None:
 
 
 #: ensure_ascii=False calls whose text is never written as it is: hash inputs (encoded with surrogatepass)
-#: and the MCP transport's test for a lone surrogate.
+#: and the MCP replies' test for a lone surrogate (mcp/replies.py).
 NOT_WRITERS = {"gorilla_tui/jsontext.py", "gorilla_tui/store/integrity.py", "gorilla_tui/pool/fingerprint.py",
-               "gorilla_tui/mcp/transport.py"}  # fmt: skip
+               "gorilla_tui/mcp/replies.py"}  # fmt: skip
 
 
 def test_every_json_writer_that_keeps_non_ascii_goes_through_jsontext_dumps() -> None:

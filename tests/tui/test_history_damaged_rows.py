@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import sqlite3
 
-from gorilla_tui.history import History, unreadable_rows
+from gorilla_tui.history import History
+from gorilla_tui.history_rows import unreadable_rows
 from gorilla_tui.paths import get_paths
 from gorilla_tui.tui.screens.history import HistoryScreen
 from tests.tui.conftest import VALID_CALL, screen_text, wait_for

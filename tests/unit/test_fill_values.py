@@ -9,10 +9,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from gorilla_tui.fill.call_grammar import TaskValues, call_grammar, slots
+from gorilla_tui.fill.candidate import literal
 from gorilla_tui.fill.filler import parse_arguments, target_of
 from gorilla_tui.fill.render import decoded, decoded_calls, render
 from gorilla_tui.fill.requests import requests
-from gorilla_tui.fill.values import lists, literal, numbers, strings
+from gorilla_tui.fill.values import lists, numbers, strings
 from gorilla_tui.pool.doc import ApiDoc
 from gorilla_tui.pool.functions import function_doc
 from gorilla_tui.pool.params import Param, params_of
@@ -205,7 +206,7 @@ def test_a_date_the_task_writes_fills_year_month_and_day_part_by_part():
     """Lead's hand trial: "what day of the week is 2026-12-25" gave datetime.date(2026, day=12).weekday():
     the date's digits went to the parts in any order, and month (optional in datetime.py's date.__new__,
     month=None, day=None) was left out. Now each part takes its own part of the date, in words or digits."""
-    from gorilla_tui.fill.values import dates
+    from gorilla_tui.fill.dates import dates
 
     iso = "what day of the week is 2026-12-25"
     assert [c.value for c in dates(iso)] == ["2026-12-25"]

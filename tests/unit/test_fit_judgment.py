@@ -10,7 +10,7 @@ import pytest
 
 from gorilla_tui import pipeline_fit
 from gorilla_tui.config import Settings
-from gorilla_tui.history import HistoryEntry
+from gorilla_tui.history_rows import HistoryEntry
 from gorilla_tui.model.fit_question import FEW_SHOT, question_prompt, yes_no
 from gorilla_tui.model.scripted import ScriptedBackend
 from gorilla_tui.pipeline import Pipeline

@@ -11,7 +11,8 @@ from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import DataTable, Input, Static
 
-from gorilla_tui.history import History, HistoryEntry, unreadable_rows
+from gorilla_tui.history import History
+from gorilla_tui.history_rows import HistoryEntry, unreadable_rows
 from gorilla_tui.textsafe import safe_text
 from gorilla_tui.tui.widgets.text_input import SafeInput
 from gorilla_tui.types import FIT_LINES

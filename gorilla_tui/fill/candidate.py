@@ -1,0 +1,74 @@
+"""A value of the task as filling holds it, and its Python source: the one type every stage of filling passes.
+
+- `Candidate`: one value of the task (or one a parameter declares), its literal, its kind and its span;
+- `literal`: the Python source of a plain value, `list_items` the items of a list literal (read, never
+  evaluated);
+- `as_bytes`: a string value as the bytes literal a parameter of `BYTES` takes.
+
+The readers of the task's values are fill/values.py (numbers, strings, lists) and fill/dates.py (dates).
+"""
+
+from __future__ import annotations
+
+import ast
+import dataclasses
+import math
+from dataclasses import dataclass
+from typing import Any
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """One value of the task. text: the Python literal (``10``, ``'report.csv'``, ``[1, 2]``); value: what
+    Python reads from it; kind: "number", "string", "date" (an ISO 8601 date the task writes in words),
+    "list", "dict" (a literal the task writes), "declared"; start, end: its span in the task
+    (character offsets; -1 for a value the parameter declares); atomic: a string the task writes as one
+    value (quoted text, a URL, an e-mail address, a path or file name, a formula); percent: for a number
+    written with "%", "whole" (5 of "5 %") or "fraction" (0.05, the same span), "" otherwise."""
+
+    text: str
+    value: Any
+    kind: str
+    start: int = -1
+    end: int = -1
+    atomic: bool = False
+    percent: str = ""
+
+
+def literal(value: Any) -> str:
+    """Python source of a plain value: repr for str, int, float, bool, None, and lists/tuples/dicts of them
+    (tuples written as lists, as BFCL's decoded form reads them). Raises TypeError for anything else,
+    and for an infinite or NaN float (its repr, ``inf``, is a name, not a literal)."""
+    if isinstance(value, float) and not math.isfinite(value):
+        raise TypeError(f"not a literal value: {value!r}")
+    if value is None or isinstance(value, (bool, int, float, str)):
+        return repr(value)
+    if isinstance(value, (list, tuple)):
+        return "[" + ", ".join(literal(v) for v in value) + "]"
+    if isinstance(value, dict):
+        return "{" + ", ".join(f"{literal(k)}: {literal(v)}" for k, v in value.items()) + "}"
+    raise TypeError(f"not a literal value: {type(value).__name__}")
+
+
+def list_items(value: str) -> list[str]:
+    """The source of each item of the list literal `value` (``"['a', 1]"`` -> ``["'a'", "1"]``), [] when it
+    is no list. Read with ast, never evaluated."""
+    try:
+        node = ast.parse(value, mode="eval").body
+    except (SyntaxError, ValueError, MemoryError, RecursionError):
+        return []
+    return [ast.unparse(x) for x in node.elts] if isinstance(node, ast.List) else []
+
+
+#: Param.raw_type of a parameter that takes bytes (fill/filler.py takes_bytes): its values are as_bytes's.
+BYTES = "bytes"
+
+
+def as_bytes(c: Candidate) -> Candidate | None:
+    """The string candidate `c` as a bytes literal of its UTF-8 encoding (same span; ``'user:secret'`` ->
+    ``b'user:secret'``): the task's text converted, not invented. None for a candidate that is not a
+    string."""
+    if not isinstance(c.value, str):
+        return None
+    data = c.value.encode("utf-8")
+    return dataclasses.replace(c, text=repr(data), value=data)
