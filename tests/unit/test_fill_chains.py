@@ -22,6 +22,7 @@ from gorilla_tui.fill.values import strings
 from gorilla_tui.pool.file_objects import file_params
 from gorilla_tui.pool.params import params_of
 from gorilla_tui.pool.typeshed import factories, file_parameters, returned
+from gorilla_tui.types import ARGUMENT_ORIGINS
 
 
 @pytest.fixture(scope="module")
@@ -116,6 +117,7 @@ def test_a_method_that_writes_opens_the_file_for_writing(docs):
     opened = Receiver("open", "write", tuple(params_of(docs["open"])))
     given = {"file": ("'a.txt'", "task"), "text": ("'hi'", "task")}
     assert implied(opened, opened.params, given)["mode"] == ("'w'", "method")
+    assert "method" in ARGUMENT_ORIGINS  # the TUI and `ask` show where such a value came from
     gz = Receiver("gzip.open", "write", tuple(params_of(docs["gzip.open"])))
     assert implied(gz, gz.params, given)["mode"] == ("'wb'", "method")  # its default mode is 'rb'
     assert implied(Receiver("open", "read", opened.params), opened.params, given) == given
