@@ -89,6 +89,7 @@ class Pipeline:
         self.chooser = Chooser(settings, backend, self.family)  # the choice stage (pipeline_choose.py)
         self.constraints: ConstraintResult | None = None  # the last task's parsed constraints, or None
         self.search_notes: list[str] = []  # the last search's notes (ConstraintResult.notes)
+        self._method_docs: dict[str, list[ApiDoc]] | None = None  # class -> its methods' docs (_methods)
 
     @property
     def last_stats(self) -> dict[str, Any]:
@@ -240,7 +241,7 @@ class Pipeline:
         try:
             others = [d for d in choice.docs if d is not doc]  # a further call may call another hit
             filled = fill(self.backend, task, doc, others=others, cancel=cancel,
-                          constructors=self._constructor)  # fmt: skip
+                          constructors=self._constructor, methods=self._methods)  # fmt: skip
         except ContextOverflowError:
             return None  # a task too long to fill in n_ctx keeps the template call
         if cancel is not None and cancel.is_set():
@@ -253,6 +254,19 @@ class Pipeline:
         for a checker without that lookup."""
         named = getattr(self.validator, "named", None)
         return named(name) if callable(named) else None
+
+    def _methods(self, cls: str) -> list[ApiDoc]:
+        """The index's docs of class `cls`'s methods (api_name ``cls.method``, the call made on ``cls(...)``:
+        ``sqlite3.Connection().execute(sql)``), where a call's result takes a second call (fill/chains.py);
+        the table is built on first use."""
+        if self._method_docs is None:
+            table: dict[str, list[ApiDoc]] = {}
+            for d in getattr(self.index, "docs", ()):
+                owner = d.api_name.rpartition(".")[0]
+                if owner and d.call.startswith(owner + "("):
+                    table.setdefault(owner, []).append(d)
+            self._method_docs = table
+        return self._method_docs.get(cls, [])
 
     def _english(self, task: str, cancel: threading.Event | None) -> tuple[str, float | None]:
         """(translation, seconds): the English translation of `task` to search with (model/translate.py

@@ -181,8 +181,9 @@ class Verdict:
 
 #: Where a filled argument's value comes from (Argument.origin): "task" (stated in the task), "default"
 #: (the parameter's default, written out because the call needs it by keyword), "doc" (kept from the pool
-#: entry's own call, e.g. a hub's model name), "missing" (nothing in the task: a named placeholder).
-ARGUMENT_ORIGINS = ("task", "default", "doc", "missing")
+#: entry's own call, e.g. a hub's model name), "missing" (nothing in the task: a named placeholder), "method"
+#: (what the method called on the result needs: ``open(p, 'w')`` before ``.write(...)``, fill/chains.py).
+ARGUMENT_ORIGINS = ("task", "default", "doc", "missing", "method")
 
 
 @dataclass

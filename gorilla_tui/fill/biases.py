@@ -25,6 +25,10 @@ NEXT_BIAS = -0.5
 #: BFCL dev question, parallel ones included), and to a value an earlier call of the task used; chosen on
 #: BFCL's even ids (docs/benchmarks.md).
 CALL_BIAS = 10.0
+#: Nats added to a method called on the previous call's result (fill/chains.py: ``.execute(`` after
+#: ``sqlite3.connect('notes.db')``), offered only while the task has a value left that the method takes;
+#: chosen on the dev tasks of bench/data/literal_tasks.toml.
+CHAIN_BIAS = 20.0
 REUSE_BIAS = -3.0
 #: Nats added to a list's next item where the task joins it to the previous one ("Personal Info and Job
 #: History", "4, 5 and 6"), and to an enum member the task names ("in feet"); chosen on BFCL's even ids

@@ -149,8 +149,8 @@ def values_for(param: Param, task: TaskValues, paths: int = 1) -> dict[str, Cand
         if 0 < len(atoms) < paths:  # "copy src to backup/src": a bare word names the other path
             atoms += [c for c in task.strings if not c.atomic and " " not in c.value]
         if atoms and PATHLIKE.search(param.name):  # a path or URL parameter takes the task's path or URL
-            if any(_PATH_SHAPED.search(c.value) for c in atoms):  # "write 'done' to status.txt": not 'done'
-                atoms = [c for c in atoms if _PATH_SHAPED.search(c.value) or not _quoted(c, task.text)]
+            if any(PATH_SHAPED.search(c.value) for c in atoms):  # "write 'done' to status.txt": not 'done'
+                atoms = [c for c in atoms if PATH_SHAPED.search(c.value) or not is_quoted(c, task.text)]
             return {c.text: c for c in atoms}
         if t == "string":
             return {c.text: c for c in task.strings}
@@ -183,18 +183,18 @@ def _no_paths(param: Param, values: dict[str, Candidate], text: str) -> dict[str
     constant) is no file ("compress data.txt with gzip into data.txt.gz")."""
     if param.required or param.type != "any" or PATHLIKE.search(param.name) or spoken_of(param, text):
         return values  # "falling back to /home/guest": os.getenv's default takes the path
-    return {k: c for k, c in values.items() if not _path_shaped(c) or _quoted(c, text)}
+    return {k: c for k, c in values.items() if not _path_shaped(c) or is_quoted(c, text)}
 
 
 def _path_shaped(c: Candidate) -> bool:
-    return isinstance(c.value, str) and bool(_PATH_SHAPED.search(c.value))
+    return isinstance(c.value, str) and bool(PATH_SHAPED.search(c.value))
 
 
 #: A value written like a path or URL: a slash, or a file name's extension at its end.
-_PATH_SHAPED = re.compile(r"[/\\]|\.[A-Za-z]\w{0,7}$")
+PATH_SHAPED = re.compile(r"[/\\]|\.[A-Za-z]\w{0,7}$")
 
 
-def _quoted(c: Candidate, text: str) -> bool:
+def is_quoted(c: Candidate, text: str) -> bool:
     """Whether the task writes candidate `c` in quotes (its span starts with one)."""
     return c.start >= 0 and text[c.start : c.start + 1] in _QUOTES
 

@@ -20,9 +20,32 @@ from collections.abc import Sequence
 from gorilla_tui.fill.call_grammar import Slot
 from gorilla_tui.pool.apidoc import ApiDoc
 from gorilla_tui.pool.file_objects import file_params
+from gorilla_tui.pool.params import params_of
+from gorilla_tui.pool.pyenv import SOURCE as PYENV
+from gorilla_tui.pool.typeshed import file_parameters
 
 #: A string written like a file's path: a slash, or a file name's extension at its end.
 _PATH_SHAPED = re.compile(r"[/\\]|\.[A-Za-z]\w{0,7}$")
+
+
+def files_of(doc: ApiDoc) -> dict[str, str]:
+    """Parameter name -> the mode to open its file in, for each parameter of `doc` that takes a file object:
+    as its description says (pool/file_objects.py file_params), else, for a standard-library function
+    whose description says nothing of it, as its type stub types it (pool/typeshed.py file_parameters:
+    ``pickle.load(file: _ReadableFileobj)`` -> {"file": "rb"}; pickle.load's description is "Read and
+    return an object from the pickle data stored in a file."), matched by name, else by position; only a
+    parameter of no stated type (a schema's string is a string)."""
+    found = file_params(doc)
+    if found or doc.source != PYENV:
+        return found
+    params = [p for p in params_of(doc) if p.kind not in ("var", "varkw")]
+    positional = [p for p in params if p.kind in ("positional", "posonly")]
+    for at, name, mode in file_parameters(doc.api_name):
+        p = next((q for q in params if q.name == name), None)
+        p = p or (positional[at] if 0 <= at < len(positional) else None)
+        if p is not None and p.type == "any" and not p.raw_type:
+            found[p.name] = mode
+    return found
 
 
 def path_slots(doc: ApiDoc, offered: Sequence[Slot]) -> list[Slot]:
@@ -33,7 +56,7 @@ def path_slots(doc: ApiDoc, offered: Sequence[Slot]) -> list[Slot]:
     ``json.dump(obj, open('out.json', 'w'))``, obj left a placeholder, not ``json.dump('out.json', fp)``. A
     required slot left with no value keeps its placeholder; an optional file-object parameter is left out
     (its default applies: ``tarfile.open(name=None, fileobj=None)`` takes the task's path as its name)."""
-    files = file_params(doc)
+    files = files_of(doc)
     if not files:
         return list(offered)
     paths = {
@@ -67,7 +90,7 @@ def opened(doc: ApiDoc, given: dict[str, tuple[str, str]]) -> dict[str, tuple[st
     """`given` (name -> (value source, origin)) with each file-object parameter of `doc` that holds a
     string literal from the task written as ``open(path)``, with the mode the doc implies when it is not
     "r" (``open('data.plist', 'rb')``); origin stays "task". Placeholders and other values are kept."""
-    files = file_params(doc)
+    files = files_of(doc)
     if not files:
         return given
     out = dict(given)

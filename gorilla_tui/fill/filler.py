@@ -22,13 +22,15 @@ from typing import Any
 from gorilla_tui.fill.addresses import with_addresses
 from gorilla_tui.fill.call_grammar import FILLABLE, Slot, TaskValues, call_grammar, python_slots, slots
 from gorilla_tui.fill.candidate import BYTES
+from gorilla_tui.fill.chains import Methods, factory_receiver, implied, links
 from gorilla_tui.fill.examples import replace_examples
 from gorilla_tui.fill.file_objects import path_slots
 from gorilla_tui.fill.naming import first_named
 from gorilla_tui.fill.receivers import Constructors, Receiver, by_file_type, receiver_of, with_spread
 from gorilla_tui.fill.render import decoded_calls, render_target
 from gorilla_tui.fill.roles import doc_roles
-from gorilla_tui.fill.writer import Target, write_calls
+from gorilla_tui.fill.target import Target
+from gorilla_tui.fill.writer import write_calls
 from gorilla_tui.pool.apidoc import ApiDoc
 from gorilla_tui.pool.params import Param, params_of
 from gorilla_tui.types import Argument
@@ -154,6 +156,10 @@ def target_of(doc: ApiDoc, values: TaskValues, constructors: Constructors | None
     callee = callee_of(doc)
     params = [dataclasses.replace(p, raw_type=BYTES) if takes_bytes(doc, p) else p for p in params_of(doc)]
     receiver = receiver_of(doc, params, constructors) if callee else None
+    if receiver is not None and constructors is not None:  # sqlite3.connect(database), not Connection()
+        made = factory_receiver(receiver.callee, receiver.method, constructors(receiver.callee), constructors,
+                                {p.name for p in params})  # fmt: skip
+        receiver = made or receiver
     if receiver is not None:
         params = [*receiver.params, *params]
         callee = receiver.call_callee
@@ -174,8 +180,8 @@ def target_of(doc: ApiDoc, values: TaskValues, constructors: Constructors | None
 
 
 def fill(backend: Any, task: str, doc: ApiDoc, *, others: Sequence[ApiDoc] = (), max_tokens: int = 200,
-         cancel: threading.Event | None = None, constructors: Constructors | None = None
-         ) -> Filled | None:  # fmt: skip
+         cancel: threading.Event | None = None, constructors: Constructors | None = None,
+         methods: Methods | None = None) -> Filled | None:  # fmt: skip
     """The call of `doc` with the task's values, and further calls where the task asks for several
     ("the weather in Oslo and in Rome": one call each), or None when `doc` has no parameter to fill (the
     hubs' complete calls; unknown parameters) or its call has no plain callee. A complete call whose
@@ -192,6 +198,8 @@ def fill(backend: Any, task: str, doc: ApiDoc, *, others: Sequence[ApiDoc] = (),
         cancel: set to stop the model early.
         constructors: class name -> its doc, or None (the pool's; fill/receivers.py): where a method's
             receiver gets its constructor's parameters; without it, the template's receiver arguments.
+        methods: class name -> the pool's docs of its methods, or None: where a call's result takes a
+            second call (fill/chains.py: ``sqlite3.connect('notes.db').execute('SELECT ...')``).
 
     Raises:
         GorillaError: what the backend raises (ContextOverflowError when the prompt does not fit n_ctx).
@@ -212,7 +220,8 @@ def fill(backend: Any, task: str, doc: ApiDoc, *, others: Sequence[ApiDoc] = (),
     started = time.perf_counter()
     prompt = fill_prompt(task, targets)
     if callable(getattr(backend, "chooser", None)):
-        written = write_calls(backend, prompt, targets, FILL_PREFIX, cancel, task)
+        chained = {t.callee: links(t, values, methods, receivers) for t in targets[:1]}
+        written = write_calls(backend, prompt, targets, FILL_PREFIX, cancel, task, chained)
     else:  # a backend without the KV-cache chooser (a server): one call, the same language as a GBNF grammar
         text = "".join(backend.complete(prompt, max_tokens=max_tokens, grammar=call_grammar(first.offered),
                                         temperature=0.0, cancel=cancel))  # fmt: skip
@@ -220,7 +229,9 @@ def fill(backend: Any, task: str, doc: ApiDoc, *, others: Sequence[ApiDoc] = (),
     filled = Filled("", seconds=time.perf_counter() - started)
     texts = []
     for n, (target, given) in enumerate(written):
-        call, arguments, calls = render_target(target, given, receivers.get(target.callee))
+        receiver = receivers.get(target.callee)
+        given = implied(receiver, receiver.params if receiver is not None else (), given)
+        call, arguments, calls = render_target(target, given, receiver)
         texts.append(call)
         filled.arguments += [dataclasses.replace(a, call=n) for a in arguments]
         filled.calls += calls

@@ -16,7 +16,7 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from gorilla_tui.fill.call_grammar import Slot, TaskValues, values_for
+from gorilla_tui.fill.call_grammar import PATH_SHAPED, Slot, TaskValues, is_quoted, values_for
 from gorilla_tui.fill.roles import writes_to_path
 from gorilla_tui.fill.spoken import PATHLIKE
 from gorilla_tui.pool.apidoc import ApiDoc
@@ -124,15 +124,25 @@ def with_spread(receiver: Receiver, offered: list[Slot], task: TaskValues) -> li
     """`offered` with the receiver's leading ``*args`` or optional first parameter (Receiver.spread) offered
     first when the task writes a string as one value (a path, a URL, quoted text:
     ``pathlib.Path('/var/log')``), optional, so the model may leave it out (``pathlib.Path()`` is the
-    current folder); `offered` itself otherwise. Where the method writes to a path of its own
-    (roles.writes_to_path), the receiver is the source (Slot.role): "extract backup.tar.gz to /opt/app"
-    gives the archive to the receiver and /opt/app to the method."""
+    current folder), unless the task writes more such values than the method's required parameters take
+    ("make a symlink called latest that points to releases/v2.1": ``pathlib.Path('latest')``, else the
+    method's target, chosen first, had left the receiver out); quoted text is no receiver where the task
+    writes a path ("save the word 'ready' to a file flag.txt": ``pathlib.Path('flag.txt')``); `offered`
+    itself otherwise. Where the method writes to a path of its own (roles.writes_to_path), the receiver is
+    the source (Slot.role): "extract backup.tar.gz to /opt/app" gives the archive to the receiver and
+    /opt/app to the method."""
     if not receiver.spread or any(s.param.name == receiver.spread for s in offered):
         return offered
     param = next(p for p in receiver.params if p.name == receiver.spread)
     values = {t: c for t, c in values_for(param, task).items() if c.kind == "string" and c.atomic}
+    if any(PATH_SHAPED.search(c.value) for c in values.values()):  # "save 'ready' to flag.txt": not 'ready'
+        values = {t: c for t, c in values.items()
+                  if PATH_SHAPED.search(c.value) or not is_quoted(c, task.text)}  # fmt: skip
     own = {p.name for p in receiver.params}
-    role = "source" if writes_to_path([s.param for s in offered if s.param.name not in own]) else ""
+    method = [s for s in offered if s.param.name not in own]
+    role = "source" if writes_to_path([s.param for s in method]) else ""
+    if len(values) > sum(1 for s in method if s.param.required and s.values):  # one value left for it
+        param = dataclasses.replace(param, required=True)
     return [Slot(param, values, role), *offered] if values else offered
 
 
@@ -147,14 +157,12 @@ def by_file_type(receiver: Receiver, offered: list[Slot]) -> list[Slot]:
     only the task's paths whose file type names the receiver's module (a suffix of two letters or more that
     begins the module's name: 'bundle.zip' for zipfile.ZipFile, 'backup.tar.gz' for tarfile.TarFile), where
     the task writes such a path: "put report.pdf and data.csv into a new archive bundle.zip" is
-    ``zipfile.ZipFile('bundle.zip').write(...)``; the task's order had given ZipFile('report.pdf').
-    Only where the method writes into its receiver (no path of its own to write to, roles.writes_to_path:
-    a method that writes out of it, extractall, has the words' roles, with_spread); unchanged where the
-    task writes no such path."""
+    ``zipfile.ZipFile('bundle.zip').write(...)``; the task's order had given ZipFile('report.pdf'). So too
+    where the method writes out of it (extractall): "unzip archive.zip into the folder out" is
+    ``zipfile.ZipFile('archive.zip').extractall('out')``, whatever the model makes of the words (it had
+    given ZipFile('out')); unchanged where the task writes no such path."""
     module = receiver.callee.rsplit(".", 1)[0].lower()
     own = {p.name for p in receiver.params}
-    if writes_to_path([s.param for s in offered if s.param.name not in own]):
-        return offered  # the receiver is read (extractall): the words' roles place it (with_spread)
     out = []
     for slot in offered:
         name = slot.param.name

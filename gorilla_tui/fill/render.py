@@ -16,7 +16,7 @@ from typing import Any
 from gorilla_tui.fill.candidate import list_items, literal
 from gorilla_tui.fill.file_objects import opened
 from gorilla_tui.fill.receivers import Receiver
-from gorilla_tui.fill.writer import Target
+from gorilla_tui.fill.target import Target
 from gorilla_tui.pool.apidoc import ApiDoc
 from gorilla_tui.pool.params import Param
 from gorilla_tui.types import Argument

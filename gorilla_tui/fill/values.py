@@ -23,6 +23,7 @@ from typing import Any
 
 from gorilla_tui.fill.candidate import Candidate, literal
 from gorilla_tui.fill.dates import DATE_IN_WORDS, ISO_DATE, MONTHS, dates
+from gorilla_tui.fill.sql import statements
 
 #: Number words read as numbers ("wait ten seconds"), zero to twenty and the tens.
 NUMBER_WORDS = {
@@ -47,10 +48,15 @@ _PATH = re.compile(
     r"(?<![\w@/])(?:~|\.{1,2})?(?:[A-Za-z]:\\|/)?[\w.-]+(?:[/\\][\w.-]*)+|(?<![\w@/.])[\w-]+(?:\.[\w-]+)*\.[A-Za-z][\w]{0,7}\b"
     r"|(?<!\S)/[A-Za-z_][\w.-]*(?![\w/])"
 )
-# a file or folder the task names by a bare word: "the folder old_build", "a file called notes" (a word with
-# "_" or a digit, or one the task says is a name; "the file contents" names no file)
+# a file or folder the task names by a bare word: "the folder old_build", "a file called notes", "a symlink
+# called latest" (a word with "_" or a digit, or one the task says is a name; "the file contents" names no
+# file), or the folder it goes into, named last ("into the folder out")
 _NAMED_PATH = re.compile(
-    r"\b(?:files?|folders?|dir(?:ectory|ectories)?|dirs)\s+(?:(?:named|called)\s+([\w.-]+)|(\w*[_\d]\w*))\b",
+    r"\b(?:(?:files?|folders?|dir(?:ectory|ectories)?|dirs|(?:sym)?links?|archives?|databases?)\s+(?:named|called)"
+    r"\s+([\w.-]*\w)|(?:files?|folders?|dir(?:ectory|ectories)?|dirs)\s+(\w*[_\d]\w*))\b"
+    # the folder a task moves or writes into, named last: "unzip archive.zip into the folder out"
+    r"|\b(?:into|to|in|inside|under)\s+(?:the\s+|a\s+)?(?:folder|directory|dir)\s+([A-Za-z][\w.-]*\w)"
+    r"(?=\s*(?:$|[,;!?]|\.(?:\s|$)|\s(?:and|then)\b))",
     re.IGNORECASE,
 )
 # a number, also with a unit or currency glued to it ("6cm", "$100", "5%"); not inside a word ("mp3")
@@ -243,8 +249,8 @@ def _names(task: str, word: str, start: int) -> bool:
 def _atoms(task: str) -> list[tuple[int, int]]:
     """Spans of `task` that are one value each, never split: quoted text, dates in words or ISO 8601 digits
     (the 2026 of "2026-01-01" is no number of days), URLs, e-mail addresses, paths, formulas
-    ("3x^2 + 2x - 1") and files or folders named by a bare word ("the folder old_build", _NAMED_PATH),
-    first match kept where two overlap."""
+    ("3x^2 + 2x - 1"), SQL statements (fill/sql.py) and files or folders named by a bare word ("the folder
+    old_build", _NAMED_PATH), first match kept where two overlap."""
     atoms: list[tuple[int, int]] = []
     whole = (len(task) - len(task.lstrip()), len(task.rstrip()))
     if whole[1] - whole[0] > 1 and task[whole[0]] + task[whole[1] - 1] in ('""', "“”"):
@@ -264,7 +270,10 @@ def _atoms(task: str) -> list[tuple[int, int]]:
             end = m.start() + len(text)
             if not any(s < end and m.start() < e for s, e in atoms):
                 atoms.append((m.start(), end))
-    named = [m.span(1) if m.group(1) else m.span(2) for m in _NAMED_PATH.finditer(task)]
+    for start, end in statements(task):  # unquoted SQL is one value, the quoted text inside it too
+        if not any(s < end and start < e and not start <= s < e <= end for s, e in atoms):
+            atoms = [(s, e) for s, e in atoms if not start <= s < e <= end] + [(start, end)]
+    named = [next(m.span(g) for g in (1, 2, 3) if m.group(g)) for m in _NAMED_PATH.finditer(task)]
     for start, end in named + [m.span(1) for m in _NAMED_PROGRAM.finditer(task)]:
         if not any(s < end and start < e for s, e in atoms):
             atoms.append((start, end))

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import Any
 
 from gorilla_tui.fill import biases
@@ -29,34 +28,24 @@ from gorilla_tui.fill.biases import (
 )
 from gorilla_tui.fill.call_grammar import Slot, TaskValues
 from gorilla_tui.fill.candidate import Candidate
+from gorilla_tui.fill.chains import onward
 from gorilla_tui.fill.naming import mentioned_functions, named_after, named_again, named_at
 from gorilla_tui.fill.requests import clause_bias, request_starts, requests, share_optionals
 from gorilla_tui.fill.roles import word_bias
 from gorilla_tui.fill.series import Plan, Progress, plan, series
+from gorilla_tui.fill.target import Target
 from gorilla_tui.fill.units import unit_bias
-from gorilla_tui.pool.apidoc import ApiDoc
-from gorilla_tui.pool.params import Param
 
 #: Most calls one task gets.
 MAX_CALLS = 8
-
-
-@dataclass
-class Target:
-    """A function the filled calls may call: its doc, callee, parameters and the slots offered for this
-    task (fill/call_grammar.py slots)."""
-
-    doc: ApiDoc
-    callee: str
-    params: list[Param]
-    offered: list[Slot]
 
 
 Written = list[tuple["Target", dict[str, tuple[str, str]]]]
 
 
 def write_calls(backend: Any, prompt: str, targets: Sequence[Target], prefix: str = "",
-                cancel: threading.Event | None = None, task: str = "") -> Written:  # fmt: skip
+                cancel: threading.Event | None = None, task: str = "",
+                chained: dict[str, list[Target]] | None = None) -> Written:  # fmt: skip
     """The calls the model writes with backend.chooser: the first target's arguments, then, while the model
     goes on with "; callee(" rather than ending the line, another call of any target (at most MAX_CALLS):
     one with a value left for it (_fresh), or one not called yet while the task makes more requests
@@ -65,7 +54,10 @@ def write_calls(backend: Any, prompt: str, targets: Sequence[Target], prefix: st
     dropped, and ends the calls. A call's values are kept to one request of the task and an optional value
     one call took goes to the others that offer it (fill/requests.py). `prefix`: the fixed start of `prompt`
     whose KV cache the backend keeps between calls (LlamaBackend.chooser); `task`: the task as typed (what
-    joins a list's items, the enum members it names). Returns (target, name -> (value
+    joins a list's items, the enum members it names). `chained`: callee -> the Targets of methods called on
+    its call's result (fill/chains.py links), offered as ``.method(`` after that call while the task has a
+    value left for one (_fresh), at CHAIN_BIAS; the call and its method become one written call, and the
+    calls end. Returns (target, name -> (value
     source, origin)) per call, in order. Raises what backend.chooser raises."""
     out: Written = []
     before: list[tuple[int, int]] = []
@@ -124,7 +116,8 @@ def write_calls(backend: Any, prompt: str, targets: Sequence[Target], prefix: st
                      or t.callee in mentioned and t.callee not in called
                      or 0 < count.get(t.callee, 0) < plans.get(t.callee, Plan()).wanted(progress[t.callee]))
             ]  # fmt: skip
-            if not fresh:
+            ways = onward((chained or {}).get(target.callee, ()), before, task)
+            if not fresh and not ways:
                 break
             uncalled = [t for t in fresh if t.callee not in called]
             end = max((e for _s, e in before), default=-1)
@@ -138,7 +131,13 @@ def write_calls(backend: Any, prompt: str, targets: Sequence[Target], prefix: st
                     + (NEXT_NAMED_BIAS if t.callee == named_next else 0.0)
                     + PLAN_CALL_BIAS * plans.get(t.callee, Plan()).more(progress[t.callee])
                     for t in fresh]  # fmt: skip
-            pick = chooser.choose([f"; {t.callee}(" for t in fresh] + ["\n"], bias=bias)
+            bias += [b for _t, b in ways]
+            texts = [f"; {t.callee}(" for t in fresh] + [f".{t.callee.rsplit('.', 1)[1]}(" for t, _b in ways]
+            pick = chooser.choose([*texts, "\n"], bias=bias)
+            if len(fresh) <= pick < len(texts):  # sqlite3.connect('notes.db').execute(...): one call
+                link = ways[pick - len(fresh)][0]
+                out[-1] = (link, {**out[-1][1], **_arguments_stepwise(chooser, link.offered, before, task)})
+                break
             if pick >= len(fresh):
                 break
             target = fresh[pick]

@@ -113,19 +113,19 @@ def test_value_roles_follow_the_tasks_words():
 
 
 def test_word_bias_keeps_the_tasks_order_for_positional_paths():
-    task = "extract data.zip into out/"
+    task = "extract data.bin into out/"  # no .zip: by_file_type leaves every path to the receiver
     target = target_of(EXTRACTALL, TaskValues.of(task), CLASSES, {})
     values = target.offered[0].values
     options = [(0, text, "task") for text in values]
     where = {(0, text): c for text, c in values.items()}
     assert dict(zip(values, word_bias(target.offered, options, where, task), strict=True)) == {
-        "'data.zip'": 0.0,
+        "'data.bin'": 0.0,
         "'out/'": -3.0,
     }
 
 
 def test_a_receiver_is_the_source_where_its_method_writes_to_a_path_of_its_own():
-    task = "extract backup.tar.gz to /opt/app"
+    task = "extract backup.tgz to /opt/app"  # .tgz names no module: the words' roles place the paths
     target = target_of(TAR_EXTRACTALL, TaskValues.of(task), CLASSES, {})
     assert [(s.param.name, s.role) for s in target.offered] == [
         ("name", "source"),
@@ -133,7 +133,7 @@ def test_a_receiver_is_the_source_where_its_method_writes_to_a_path_of_its_own()
         ("path", ""),
     ]
     values = target.offered[0].values
-    options = [(0, "'backup.tar.gz'", "task"), (0, "'/opt/app'", "task")]
+    options = [(0, "'backup.tgz'", "task"), (0, "'/opt/app'", "task")]
     where = {(0, v): values[v] for _k, v, _o in options}
     assert word_bias(target.offered, options, where, task) == [ROLE_BIAS, -ROLE_BIAS - ORDER_EXTRA]
     # a method that writes no path of its own (the receiver is written): no role from the call
@@ -209,6 +209,9 @@ def test_the_receivers_path_takes_the_file_of_its_own_type():
         "'report.pdf'",
         "'notes.txt'",
     }
-    # a method that writes out of its receiver keeps the words' roles (extract X to Y): every path offered
+    # so too where the method writes out of its receiver (extract X to Y): the model had put the folder
+    # there ("unzip archive.zip into the folder out": ZipFile('out')); a path of no such type: every path
     tar = target_of(TAR_EXTRACTALL, TaskValues.of("extract backup.tar.gz to /opt/app"), CLASSES)
-    assert set(tar.offered[0].values) == {"'backup.tar.gz'", "'/opt/app'"}
+    assert set(tar.offered[0].values) == {"'backup.tar.gz'"}
+    tgz = target_of(TAR_EXTRACTALL, TaskValues.of("extract backup.tgz to /opt/app"), CLASSES)
+    assert set(tgz.offered[0].values) == {"'backup.tgz'", "'/opt/app'"}

@@ -14,8 +14,9 @@ from gorilla_tui.fill.requests import (
     share_optionals,
 )
 from gorilla_tui.fill.series import series
+from gorilla_tui.fill.target import Target
 from gorilla_tui.fill.values import numbers, strings
-from gorilla_tui.fill.writer import Target, _next_request
+from gorilla_tui.fill.writer import _next_request
 from gorilla_tui.pool.apidoc import ApiDoc
 from gorilla_tui.pool.params import Param
 

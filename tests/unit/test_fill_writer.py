@@ -5,8 +5,8 @@ from __future__ import annotations
 from gorilla_tui.fill.biases import joined, located, named, near, reads_on
 from gorilla_tui.fill.call_grammar import TaskValues, slots
 from gorilla_tui.fill.naming import first_named, mentioned_functions, named_after
+from gorilla_tui.fill.target import Target
 from gorilla_tui.fill.values import numbers, strings
-from gorilla_tui.fill.writer import Target
 from gorilla_tui.pool.apidoc import ApiDoc
 from gorilla_tui.pool.params import Param
 
