@@ -240,12 +240,26 @@ def _near_value(value: Any, enum: list[Any]) -> Any:
 
 
 def _number(text: str, kind: str) -> Any:
-    """The number a string literal holds when `kind` is integer or number ("10" -> 10), else None."""
+    """The number a string literal holds when `kind` is integer or number ("10" -> 10, "2.5" -> 2.5), else
+    None.
+
+    An integer stays a Python int of any size, never passed through float(): ``math.isfinite`` of an int
+    beyond 1.8e308 raises OverflowError. A "number" is a finite float, or the int when the text is an
+    integer too large for a float; "1e400", "nan" and "inf" have no literal to write (None). int() refuses
+    strings of more than ``sys.get_int_max_str_digits()`` digits (4,300 by default) with ValueError: None.
+    """
+    text = text.strip()
     try:
-        number = int(text.strip()) if kind == "integer" else float(text.strip())
+        whole: int | None = int(text)
     except ValueError:
-        return None
-    return number if math.isfinite(number) else None  # float("nan") has no literal to write
+        whole = None
+    if kind == "integer":
+        return whole
+    try:
+        number = float(text)
+    except ValueError:
+        return whole
+    return number if math.isfinite(number) else whole
 
 
 def schema_errors(
@@ -350,7 +364,7 @@ def _judge(name: str, param: Param, arg: Given, report: Any, fixes: dict[str, An
             number = _number(arg.value, param.type)
             if number is not None:
                 fixes[param.name] = number
-                problem += f" (did you mean {param.name}={number!r}?)"
+                problem += f" (did you mean {param.name}={_shown(repr(number))}?)"
         report("wrong_args:wrong_type", f"{name}: {shown} {problem}")
         return
     if arg.value is None:

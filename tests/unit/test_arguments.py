@@ -6,6 +6,8 @@ tests/apibench/test_bfcl_arguments.py."""
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from gorilla_tui.check.validator import Validator
@@ -119,6 +121,33 @@ def test_a_numeric_string_suggests_the_number(validator: Validator):
     assert "did you mean base=10?" in verdict.diagnostics[0]
     assert verdict.suggestions == ["calculate_triangle_area(base=10, height=5)"]
     assert check(validator, verdict.suggestions[0]).kind == "valid"
+
+
+@pytest.mark.parametrize("param", ["base", "scale"])  # an "integer" and a "float" (BFCL's number) parameter
+@pytest.mark.parametrize("json_call", [False, True])
+def test_a_string_of_a_huge_integer_suggests_the_same_int(validator: Validator, param: str, json_call: bool):
+    """Break-it round 16, R16-1: 400 digits are past a float's 1.8e308; _number once ran math.isfinite on
+    the int (OverflowError: an internal error). The int is kept whole, for a number parameter too."""
+    digits = "9" * 400
+    name, extra = (
+        ("calculate_triangle_area", ", height=5") if param == "base" else ("geometry.polygon_area", "")
+    )
+    if json_call:
+        args = {param: digits, **({"height": 5} if param == "base" else {"sides": [1]})}
+        code = json.dumps([{"name": name, "arguments": args}])
+    else:
+        code = f"{name}({param}='{digits}'{extra}" + (")" if param == "base" else ", sides=[1])")
+    verdict = check(validator, code)
+    assert verdict.reason == "wrong_args:wrong_type", verdict
+    assert f"(did you mean {param}=99999" in verdict.diagnostics[0] and "…?)" in verdict.diagnostics[0]
+    assert len(verdict.suggestions) == 1 and f"{param}={digits}" in verdict.suggestions[0]
+    assert check(validator, verdict.suggestions[0]).kind == "valid"
+
+
+def test_a_string_beyond_a_float_gets_no_number(validator: Validator):
+    for value in ("1e400", "nan", "-inf"):
+        verdict = check(validator, f"geometry.polygon_area(sides=[1], scale='{value}')")
+        assert verdict.reason == "wrong_args:wrong_type" and "did you mean" not in verdict.diagnostics[0]
 
 
 @pytest.mark.parametrize(
