@@ -123,10 +123,16 @@ def read_jsonl(path: str | Path, what: str) -> list[dict[str, Any] | None]:
 
     Raises UsageError when the file is missing, unreadable, binary, not UTF-8, or has no line at all.
     """
-    rows: list[dict[str, Any] | None] = []
-    for line in split_json_lines(_read_text(path, what)):
+    return [row for _, row in read_numbered(path, what)]
+
+
+def read_numbered(path: str | Path, what: str) -> list[tuple[int, dict[str, Any] | None]]:
+    """read_jsonl with each entry's 1-based line number in the file (blank lines counted, not returned),
+    for messages that name a line. Raises UsageError as read_jsonl."""
+    rows: list[tuple[int, dict[str, Any] | None]] = []
+    for number, line in enumerate(split_json_lines(_read_text(path, what)), start=1):
         if line.strip():
-            rows.append(json_object(line))
+            rows.append((number, json_object(line)))
     if not rows:
         raise UsageError(f"{what} file {Path(path)} is empty")
     return rows

@@ -25,9 +25,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from gorilla_tui.errors import UsageError
-from gorilla_tui.evaluate.apibench_files import read_jsonl, shared_dir
+from gorilla_tui.evaluate.apibench_files import read_jsonl, read_numbered, shared_dir
 from gorilla_tui.evaluate.bfcl_checker import check_calls
-from gorilla_tui.evaluate.responses import Resumable, load_resumable
+from gorilla_tui.evaluate.responses import Resumable, damaged, finite, load_resumable
 from gorilla_tui.evaluate.run import RunStats, answer_in_turn
 from gorilla_tui.evaluate.summary import percentile
 from gorilla_tui.pool.apidoc import ApiDoc
@@ -242,12 +242,29 @@ def failed_line(question: BfclQuestion, run: BfclRun, message: str) -> dict[str,
             "error": message, "error_type": "failed", "failed": message, **run.key()}  # fmt: skip
 
 
+def answer_problem(line: dict[str, Any]) -> str:
+    """What is wrong with the fields of an answered line (answer_line), in words, or "" when nothing:
+    seconds a finite number (or absent), valid true or false, calls a list, error_type a string or null."""
+    seconds = line.get("seconds")
+    if seconds is not None and not finite(seconds):
+        return f"seconds is {json.dumps(seconds)[:40]}, expected a finite number"
+    if "valid" in line and not isinstance(line["valid"], bool):
+        return f"valid is {json.dumps(line['valid'])[:40]}, expected true or false"
+    if "calls" in line and not isinstance(line["calls"], list):
+        return "calls is not a list"
+    if line.get("error_type") is not None and not isinstance(line["error_type"], str):
+        return "error_type is not a string"
+    return ""
+
+
 def load_done(out: str | Path, run: BfclRun) -> tuple[dict[str, dict[str, Any]], list[str]]:
     """The answered lines of an existing answer file by id, and notes on what was repaired (a partial last
     line, failed lines: evaluate/responses.py load_resumable). Raises UsageError for another run's file,
-    one that is not an answer file, or a line in it that is not an answer (kept: nothing is changed)."""
+    one that is not an answer file, or a line in it that is not an answer or has a field of the wrong type
+    (answer_problem; kept: nothing is changed)."""
     kind = Resumable(key="id", key_type=str, identity=lambda line: {k: line.get(k) for k in run.key()},
-                     expected=run.key(), shape="{id, calls, valid, ...}", failed="failed")  # fmt: skip
+                     expected=run.key(), shape="{id, calls, valid, ...}", failed="failed",
+                     problem=answer_problem)  # fmt: skip
     return load_resumable(out, kind)
 
 
@@ -321,11 +338,15 @@ def score_answers(out: str | Path, questions: Sequence[BfclQuestion]) -> list[Ca
     """The figures of the answer file's lines for `questions` (other lines are ignored), per category in
     the questions' order, then "all" when there are several. A line counts as right when its "valid" is
     true (the checker's verdict on the calls as the pipeline gave them). Raises UsageError when the file
-    cannot be read."""
+    cannot be read or an answered line's field has the wrong type (answer_problem: "damaged answer file
+    FILE, line N: ...")."""
     wanted = {q.id: q for q in questions}
     lines = {}
-    for row in read_jsonl(out, "BFCL answers"):
+    for number, row in read_numbered(out, "BFCL answers"):
         if row and row.get("id") in wanted:
+            problem = "" if row.get("failed") else answer_problem(row)
+            if problem:
+                raise damaged(out, number, problem)
             lines.setdefault(row["id"], row)
     scores: dict[str, CategoryScore] = {}
     total = CategoryScore("all")

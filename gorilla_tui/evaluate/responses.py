@@ -5,6 +5,7 @@ load_resumable reads and repairs any such answer file (`eval bfcl`'s too)."""
 from __future__ import annotations
 
 import errno
+import math
 import os
 import shutil
 import tempfile
@@ -108,13 +109,75 @@ def _rewrite(path: Path, lines: list[dict[str, Any]]) -> None:
         raise
 
 
+def damaged(path: str | Path, number: int, problem: str) -> UsageError:
+    """The error (exit 2) for a line of an answer file whose field has the wrong type or value: an edited
+    file, one cut short and mended by hand, or one another version wrote (break-it round 16)."""
+    return UsageError(
+        f"damaged answer file {path}, line {number}: {problem}",
+        hint="fix or remove that line, or give --out a new file name; nothing was changed",
+    )
+
+
+def finite(value: Any) -> bool:
+    """True for a JSON number that is a finite float's worth: not a bool, not NaN or Infinity (Python's
+    json reads ``NaN``, ``Infinity`` and 1e400 (inf); none of them is valid JSON to print back, RFC 8259
+    section 6), not an int beyond a float (math.isfinite of it raises OverflowError)."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return False
+    try:
+        return math.isfinite(value)
+    except OverflowError:
+        return False
+
+
+def answer_problem(line: dict[str, Any]) -> str:
+    """What is wrong with the fields of an `eval run` answer line (response_line), in words, or "" when
+    they have the types response_line writes: text and api_call strings, hits a list of [call, score] or
+    [call, score, lm_score] lists, timings an object of finite numbers of seconds."""
+    for name in ("text", "api_call"):
+        if name in line and not isinstance(line[name], str):
+            return f"{name} is {_json_kind(line[name])}, expected a string"
+    hits = line.get("hits", [])
+    if not isinstance(hits, list):
+        return f"hits is {_json_kind(hits)}, expected a list"
+    for i, hit in enumerate(hits):
+        if not (isinstance(hit, list) and len(hit) in (2, 3) and isinstance(hit[0], str)
+                and all(finite(x) for x in hit[1:])):  # fmt: skip
+            return f"hits[{i}] is not a [call, score] pair"
+    timings = line.get("timings", {})
+    if timings is None:
+        return ""
+    if not isinstance(timings, dict):
+        return f"timings is {_json_kind(timings)}, expected an object"
+    for name, value in timings.items():
+        if not finite(value):
+            return f"timings.{name} is {_json_kind(value)}, expected a finite number of seconds"
+    return ""
+
+
+def _json_kind(value: Any) -> str:
+    """What a JSON value is, in words ("a string", "NaN", "Infinity")."""
+    if isinstance(value, float) and not math.isfinite(value):
+        return "NaN" if math.isnan(value) else "Infinity (a number too large)"
+    if isinstance(value, int) and not isinstance(value, bool) and not finite(value):
+        return "a number too large"
+    kinds = {bool: "a boolean", str: "a string", list: "a list", dict: "an object", type(None): "null"}
+    return kinds.get(type(value), "a number")
+
+
+def no_problem(line: dict[str, Any]) -> str:
+    """Resumable.problem of a file whose fields are not checked on reading."""
+    return ""
+
+
 @dataclass(frozen=True)
 class Resumable:
     """What the lines of a resumable answer file look like (load_resumable): `key` names each line's id
     field, of type `key_type` (int question_ids for `eval run`, str ids for `eval bfcl`); identity(line)
     gives the run identity a line carries, which must equal `expected`; a line holding `failed` (a
     non-empty value) records a failure and is answered again; `shape` describes a line for the message
-    that refuses a file of another kind ("{question_id, text, ...}")."""
+    that refuses a file of another kind ("{question_id, text, ...}"); problem(line) says in words what
+    is wrong with an answered line's fields ("" when nothing: answer_problem)."""
 
     key: str
     key_type: type
@@ -122,6 +185,7 @@ class Resumable:
     expected: dict[str, Any]
     shape: str
     failed: str = "error"
+    problem: Callable[[dict[str, Any]], str] = no_problem
 
 
 def load_resumable(path: str | Path, kind: Resumable) -> tuple[dict[Any, dict[str, Any]], list[str]]:
@@ -134,9 +198,10 @@ def load_resumable(path: str | Path, kind: Resumable) -> tuple[dict[Any, dict[st
     an answer word for word. Raises UsageError, the file left untouched, when a line is not an answer (not
     a JSON object with an id of kind.key_type: they were dropped, issue 42) or answers an id again
     differently, when a line belongs to another run (kind.identity(line) != kind.expected), when no line is
-    an answer (the file is of another kind), the file cannot be read, is larger than the cap of every
-    answer file read (apibench_files.read_capped, checked before reading) or `path` is not a regular file
-    (a folder, a FIFO, a device). A missing file: ({}, [])."""
+    an answer (the file is of another kind), when an answered line's field has the wrong type
+    (kind.problem: "damaged answer file FILE, line N: ..."), the file cannot be read, is larger than the
+    cap of every answer file read (apibench_files.read_capped, checked before reading) or `path` is not a
+    regular file (a folder, a FIFO, a device). A missing file: ({}, [])."""
     path = Path(path)
     if not path.exists():
         return {}, []
@@ -173,6 +238,9 @@ def load_resumable(path: str | Path, kind: Resumable) -> tuple[dict[Any, dict[st
                 f"{path} holds answers of another run (line {number}: {theirs}, this run: {kind.expected})",
                 hint="give a different --out file, or delete this one to start over",
             )
+        problem = "" if line.get(kind.failed) else kind.problem(line)
+        if problem:
+            raise damaged(path, number, problem)
         if line.get(kind.failed):
             failed += 1
         elif key in kept and line != kept[key]:
@@ -222,5 +290,5 @@ def load_answers(path: str | Path, info: RunInfo) -> tuple[dict[int, dict[str, A
     return load_resumable(
         path,
         Resumable(key="question_id", key_type=int, identity=identity, expected=info.key(),
-                  shape="{question_id, text, ...}"),
+                  shape="{question_id, text, ...}", problem=answer_problem),
     )  # fmt: skip

@@ -10,8 +10,9 @@ from pathlib import Path
 from typing import Any
 
 from gorilla_tui.errors import UsageError
-from gorilla_tui.evaluate.responses import rewrite
-from gorilla_tui.evaluate.score import Score, read_jsonl, score_file
+from gorilla_tui.evaluate.apibench_files import read_numbered
+from gorilla_tui.evaluate.responses import answer_problem, damaged, rewrite
+from gorilla_tui.evaluate.score import Score, score_file
 from gorilla_tui.evaluate.tasks import EvalTask
 
 
@@ -65,10 +66,15 @@ def summarise(
 ) -> Summary:
     """Score the lines of the response file that answer `tasks` with evaluate.score_file (both metrics; a
     file also holding other tasks is scored through a filtered temporary copy) and add latency and hit
-    figures. Raises UsageError when no line answers any of the tasks."""
+    figures. Raises UsageError when no line answers any of the tasks, or when a line that does has a field
+    of the wrong type (responses.answer_problem: "damaged answer file FILE, line N: ...")."""
     truth = {t.question_id: _squeeze(t.api_call) for t in tasks}
-    every = read_jsonl(out, "responses")
-    lines = [x for x in every if x and x.get("question_id") in truth]
+    every = read_numbered(out, "responses")
+    lines = [x for _, x in every if x and x.get("question_id") in truth]
+    for number, x in every:
+        problem = answer_problem(x) if x and x.get("question_id") in truth else ""
+        if problem:
+            raise damaged(out, number, problem)
     if not lines:
         raise UsageError(f"{out} holds no answer to the selected tasks")
     if len(lines) != len(every):
