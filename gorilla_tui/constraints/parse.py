@@ -116,7 +116,12 @@ _POST_GE = r"or\s+(?:more|better|higher|above|greater)"
 _POST_LE = r"or\s+(?:less|fewer|lower|below|smaller)"
 #: Up to three words between a number and its trailing comparator, its unit or metric words ("5M params or
 #: less", "80 % top-1 accuracy or better", "a 50 MB model or smaller"); never "or" itself, never a number.
-_POST_GAP = r"(?:\s*(?!or\b)[a-z][\w-]*){0,3}?"
+#: Each word is whole: it ends where no word character or hyphen follows (``(?![\w-])``), so the next word
+#: needs whitespace first and a word is matched one way only. Without that, "\s*" (possibly empty) let one
+#: long word be split into up to three "words" in O(n^2) ways, each tried to O(n): "decode 1 <2,000
+#: letters>" took 160 s (break-it round 16, R16-3), and "a 100 MB detector less ..." read as "detect" +
+#: "or less" (100 MB or less).
+_POST_GAP = r"(?:\s*(?!or\b)[a-z][\w-]*(?![\w-])){0,3}?"
 
 _CMP_BEFORE = re.compile(rf"(?P<ge>{_GE})|(?P<le>{_LE})|(?P<gt>{_GT})|(?P<lt>{_LT})", re.IGNORECASE)
 _NUMBER = re.compile(
