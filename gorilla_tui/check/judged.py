@@ -280,7 +280,7 @@ def _package_skip(judged: str) -> str:
         if attrs[0] in names:
             return f"{module} binds {attrs[0]} (its source or stub: assignment, import or definition)"
         if not complete:
-            why = "a star import of a compiled module, a module __getattr__ or globals() writes"
+            why = "a star import of a compiled module or in a cycle, a module __getattr__ or globals() writes"
             return f"{module} cannot list its names ({why}): {module}.{attrs[0]} is not judged"
         return ""
     return ""

@@ -130,18 +130,42 @@ def load_questions(data_dir: str | Path, category: str) -> list[BfclQuestion]:
         answers = folder / ANSWERS / path.name
         if not answers.is_file():
             raise UsageError(f"no ground truth for {category}: {answers} is missing")
-        for row in read_jsonl(answers, "BFCL ground truth"):
+        for number, row in enumerate(read_jsonl(answers, "BFCL ground truth"), start=1):
             if row and isinstance(row.get("id"), str) and isinstance(row.get("ground_truth"), list):
+                if not all(_truth_call(call) for call in row["ground_truth"]):
+                    raise UsageError(
+                        f"{answers}:{number}: not a BFCL ground truth ([{{name: {{param: [values]}}}}])"
+                    )
                 truth[row["id"]] = row["ground_truth"]
     questions = []
     for number, row in enumerate(read_jsonl(path, "BFCL question"), start=1):
-        if not row or not isinstance(row.get("id"), str) or not isinstance(row.get("function"), list):
+        if (
+            not row
+            or not isinstance(row.get("id"), str)
+            or not isinstance(row.get("function"), list)
+            or not all(_function(f) for f in row["function"])
+        ):
             raise UsageError(f"{path}:{number}: not a BFCL question ({{id, question, function}})")
         if "relevance" not in category and row["id"] not in truth:
             raise UsageError(f"{path}:{number}: question {row['id']} has no ground truth in {ANSWERS}/")
         text = question_text(row.get("question") or [])
         questions.append(BfclQuestion(row["id"], category, text, row["function"], truth.get(row["id"])))
     return questions
+
+
+def _function(f: object) -> bool:
+    """Whether `f` has the shape of a BFCL function definition: an object with a string name and, when
+    given, parameters that are an object whose properties are an object (break-it round 16: a string or a
+    list there was an AttributeError deep in the pipeline)."""
+    if not isinstance(f, dict) or not isinstance(f.get("name"), str):
+        return False
+    params = f.get("parameters", {})
+    return isinstance(params, dict) and isinstance(params.get("properties", {}), dict)
+
+
+def _truth_call(call: object) -> bool:
+    """Whether `call` has the shape of one call of a BFCL ground truth: {function name: {param: values}}."""
+    return isinstance(call, dict) and all(isinstance(k, str) and isinstance(v, dict) for k, v in call.items())
 
 
 def select_questions(

@@ -60,8 +60,11 @@ def test_the_url_and_file_name_no_longer_find_html_escape(index: ApiIndex) -> No
         assert "html.escape" in [h.doc.api_name for h in index.search(task, 5)]
     finally:
         index.literals = True
-    assert _rank(index, "lit-urlretrieve", masked=False) == 0
-    assert 1 <= _rank(index, "lit-urlretrieve") <= 3
+    # unmasked, the values' words put html.escape among the hits (above) and a right hit at best as high as
+    # masked (round 4 of the hand-written questions lifted urlopen to hit 3 unmasked; it was out of the 5)
+    unmasked = _rank(index, "lit-urlretrieve", masked=False) or 6
+    masked = _rank(index, "lit-urlretrieve")
+    assert 1 <= masked <= 3 and masked <= unmasked
     assert index.search(task, 1)[0].doc.api_name != "html.escape"
 
 

@@ -25,6 +25,7 @@ import os
 import re
 import sys
 import sysconfig
+import threading
 from pathlib import Path
 from typing import NamedTuple
 
@@ -130,6 +131,14 @@ def installed_names(module: str) -> SourceNames | None:
     return None if path is None else _file_names(module, path)
 
 
+#: Most modules a chain of star imports is followed through (each a frame of recursion); a longer chain is
+#: unknown (the standard library follows a few: ``posixpath`` reads ``genericpath``).
+MAX_STAR_CHAIN = 32
+
+#: The modules whose names this thread is reading now, outermost first (the cycle guard of _star_names).
+_reading = threading.local()
+
+
 def _names(module: str) -> SourceNames | None:
     """source_names for a standard-library module, installed_names for any other."""
     if module.split(".")[0] in sys.stdlib_module_names:
@@ -139,6 +148,16 @@ def _names(module: str) -> SourceNames | None:
 
 def _file_names(module: str, path: Path) -> SourceNames | None:
     """The SourceNames of `module` read from its file `path` (source_names' rules; a ``.pyi`` stub too)."""
+    path_now: list[str] = _reading.__dict__.setdefault("modules", [])
+    path_now.append(module)
+    try:
+        return _read_names(module, path)
+    finally:
+        path_now.pop()
+
+
+def _read_names(module: str, path: Path) -> SourceNames | None:
+    """_file_names' work, with `module` on the current chain of star imports."""
     try:
         tree = ast.parse(path.read_bytes())
     except (OSError, SyntaxError, ValueError):
@@ -201,14 +220,17 @@ def _file_names(module: str, path: Path) -> SourceNames | None:
 def _star_names(module: str, path: Path, node: ast.ImportFrom) -> SourceNames | None:
     """What ``from X import *`` in `module` (source `path`) binds: X's SourceNames (all its top-level
     names, not only its __all__: a name too many only spares a finding), None when X is compiled or
-    unknown."""
+    unknown, or is being read on this chain of star imports (a cycle: ``pkg/__init__.py``'s ``from pkg.x
+    import *`` and ``pkg/x.py``'s ``from pkg import *`` made `check` a RecursionError, break-it round 16;
+    lru_cache fills its cache only on return) or the chain is longer than MAX_STAR_CHAIN."""
     source = node.module or ""
     if node.level:
         package = module if path.stem == "__init__" else module.rpartition(".")[0]
         for _ in range(node.level - 1):
             package = package.rpartition(".")[0]
         source = f"{package}.{source}" if source else package
-    if source == module or _ALIASES.get(source) == module:
+    chain = _reading.__dict__.get("modules", [])
+    if source == module or _ALIASES.get(source) == module or source in chain or len(chain) >= MAX_STAR_CHAIN:
         return None
     return _names(source)
 

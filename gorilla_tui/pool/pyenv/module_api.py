@@ -79,25 +79,43 @@ def _getattr_object(node: Node) -> str:
     return ""
 
 
+#: Most names a sequence of literal strings (``__all__``, a list it is built from) may hold before it is
+#: read as unknown, and most such names _AllTracker keeps in all: of the 2,098 literal ``__all__`` under
+#: Python 3.11.7's lib folder (its site-packages too) the longest has 902 names (sympy/__init__.py); without
+#: a cap a module doubling a list per line (``A1 = A0 + A0``) held 2**lines names (break-it round 16: 26
+#: lines, 1 GB).
+MAX_SEQUENCE_NAMES = 10_000
+MAX_HELD_NAMES = 100_000
+
+
 def _literal_strings(node: Node | None, env: dict[str, list[str]] | None = None) -> list[str] | None:
-    """A list/tuple of string literals (also NAME of an earlier such assignment, and a + b) -> strings."""
-    if node is not None and node.type == "identifier" and env is not None:
-        return env.get(node_text(node))
-    if (
-        node is not None
-        and node.type == "binary_operator"
-        and node_text(node.child_by_field_name("operator")) == "+"
-    ):
-        left = _literal_strings(node.child_by_field_name("left"), env)
-        right = _literal_strings(node.child_by_field_name("right"), env)
-        return None if left is None or right is None else left + right
-    if node is None or node.type not in ("list", "tuple", "parenthesized_expression"):
-        return None
-    children = node.named_children
-    if node.type == "parenthesized_expression":
-        return _literal_strings(children[0], env) if len(children) == 1 else None
-    values = [string_value(c) for c in children if c.type != "comment"]
-    return None if any(v is None for v in values) else [v for v in values if v is not None]
+    """A list/tuple of string literals (also NAME of an earlier such assignment, and a + b) -> strings;
+    None when not such a sequence or longer than MAX_SEQUENCE_NAMES. A chain of ``+`` is read with a stack,
+    not recursion (``["f"] + ["f"] + ...`` of 2,000 terms raised RecursionError, break-it round 16)."""
+    out: list[str] = []
+    stack = [node]
+    while stack:
+        n = stack.pop()
+        if n is None:
+            return None
+        if n.type == "binary_operator" and node_text(n.child_by_field_name("operator")) == "+":
+            stack += [n.child_by_field_name("right"), n.child_by_field_name("left")]
+            continue
+        children = n.named_children
+        if n.type == "parenthesized_expression" and len(children) == 1:
+            stack.append(children[0])
+            continue
+        if n.type == "identifier" and env is not None:
+            part = env.get(node_text(n))
+        elif n.type in ("list", "tuple"):
+            values = [string_value(c) for c in children if c.type != "comment"]
+            part = None if any(v is None for v in values) else [v for v in values if v is not None]
+        else:
+            return None
+        if part is None or len(out) + len(part) > MAX_SEQUENCE_NAMES:
+            return None
+        out += part
+    return out
 
 
 def _resolve_relative(node: Node, info: ModuleInfo) -> str:
@@ -118,6 +136,7 @@ class _AllTracker:
         self.names: list[str] | None = None
         self.dynamic = False
         self.env: dict[str, list[str]] = {}  # module-level names bound to literal string sequences
+        self.held = 0  # names in env, at most MAX_HELD_NAMES
         self.instances: dict[str, str] = {}  # _inst = Random()  -> {"_inst": "Random"}
         self.bound: dict[
             str, tuple[str, str]
@@ -127,12 +146,21 @@ class _AllTracker:
 
     def assign(self, value: Node | None, augment: bool) -> None:
         lit = _literal_strings(value, self.env)
-        if lit is None:
-            self.dynamic = True
+        if lit is None or (
+            augment and self.names is not None and len(self.names) + len(lit) > MAX_SEQUENCE_NAMES
+        ):
+            self.dynamic, self.names = True, None
         elif augment and self.names is not None:
             self.names.extend(lit)
         else:
             self.names = list(lit)
+
+    def bind(self, name: str, lit: list[str]) -> None:
+        """Keep `name` bound to the literal strings `lit` while the tracker holds at most MAX_HELD_NAMES."""
+        self.held -= len(self.env.pop(name, ()))
+        if self.held + len(lit) <= MAX_HELD_NAMES:
+            self.env[name] = lit
+            self.held += len(lit)
 
     def call(self, method: str, args: Node | None) -> None:
         arg = args.named_children[0] if args is not None and args.named_children else None
@@ -140,8 +168,10 @@ class _AllTracker:
             self.dynamic = True
         elif method == "append" and string_value(arg) is not None:
             self.names.append(string_value(arg) or "")
-        elif method == "extend" and _literal_strings(arg) is not None:
-            self.names.extend(_literal_strings(arg) or [])
+        elif method == "extend" and (lit := _literal_strings(arg)) is not None:
+            self.names.extend(lit)
+            if len(self.names) > MAX_SEQUENCE_NAMES:
+                self.dynamic, self.names = True, None
         elif method == "remove" and string_value(arg) in (self.names or []):
             self.names.remove(string_value(arg) or "")
         else:
@@ -226,7 +256,7 @@ def _statement(node: Node, info: ModuleInfo, tracker: _AllTracker) -> None:
                     return
                 info.assigned.add(name)
                 if (lit := _literal_strings(right, tracker.env)) is not None:
-                    tracker.env[name] = lit
+                    tracker.bind(name, lit)
                 elif right is not None and right.type == "call":
                     tracker.instances[name] = node_text(right.child_by_field_name("function"))
                 elif right is not None and right.type == "attribute":

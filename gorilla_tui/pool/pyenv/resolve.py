@@ -5,6 +5,7 @@ class's method resolution order and constructor (Resolver). pool/pyenv/names.py 
 from __future__ import annotations
 
 import re
+from collections import Counter
 
 from gorilla_tui.pool.pyenv.module_api import ClassDef, FuncDef, ModuleInfo
 
@@ -282,34 +283,58 @@ class Resolver:
                 return found
         return None
 
-    def methods(self, module: str, cls: ClassDef, depth: int = 0) -> list[FuncDef]:
-        """cls's public methods, then those inherited through the bases this group can resolve."""
-        out = [m for m in cls.methods if not m.name.startswith("_") and m.kind != "property"]
-        for base in cls.bases if depth < 6 else []:
-            where = base.rpartition(".")[0] or module
-            parent = self.class_of(module, base)
-            if parent is not None:
-                have = {m.name for m in out}
-                out += [m for m in self.methods(where, parent, depth + 1) if m.name not in have]
+    def methods(self, module: str, cls: ClassDef) -> list[FuncDef]:
+        """cls's public methods, then those inherited through the bases this group can resolve, each name
+        once (the first class that has it wins), classes in depth-first order of their bases. Each class is
+        walked once (a class met again adds no name its first walk did not; a cycle of names ends): before,
+        every path through the bases was walked to depth 6, W**6 walks over a lattice W wide (a 5.7 KB
+        module of 10 bases per class held the python-env read 120 s, break-it round 16)."""
+        out: list[FuncDef] = []
+        have: set[str] = set()
+        seen: set[tuple[str, int]] = set()
+        stack = [(module, cls)]
+        while stack:
+            where, c = stack.pop()
+            if (where, id(c)) in seen:
+                continue
+            seen.add((where, id(c)))
+            for m in c.methods:
+                if not m.name.startswith("_") and m.kind != "property" and m.name not in have:
+                    have.add(m.name)
+                    out.append(m)
+            for base in reversed(c.bases):
+                parent = self.class_of(where, base)
+                if parent is not None:
+                    stack.append((base.rpartition(".")[0] or where, parent))
         return out
 
 
 def _c3_merge(seqs: list[list[tuple[str, ClassDef]]]) -> list[tuple[str, ClassDef]] | None:
     """The C3 merge of `seqs` (Python's MRO rule, https://docs.python.org/3/howto/mro.html), classes
-    compared by (module, name); None when no consistent order exists (Python raises TypeError)."""
-    key = lambda item: (item[0], item[1].name)  # noqa: E731
-    seqs = [list(s) for s in seqs if s]
+    compared by (module, name); None when no consistent order exists (Python raises TypeError).
+
+    How often each class stands in a tail (after a list's head) is counted once and kept as heads are taken,
+    so a merge costs the total length of `seqs` plus (length of the result) x (number of lists); before,
+    every candidate rebuilt a set of every other list's tail (a class of 30 bases over 10 levels: minutes,
+    break-it round 16). A head in no tail is in no list but at its head, so taking it moves only heads."""
+    lists = [s for s in seqs if s]
+    keys = [[(m, c.name) for m, c in s] for s in lists]
+    tails = Counter(k for ks in keys for k in ks[1:])
+    at = [0] * len(lists)  # the index of each list's head
+    live = list(range(len(lists)))
     out: list[tuple[str, ClassDef]] = []
-    while seqs:
-        for seq in seqs:
-            head = key(seq[0])
-            if not any(head in {key(x) for x in other[1:]} for other in seqs):
-                break
-        else:
+    while live:
+        pick = next((i for i in live if not tails[keys[i][at[i]]]), None)
+        if pick is None:
             return None
-        out.append(seq[0])
-        seqs = [[x for x in s if key(x) != head] for s in seqs]
-        seqs = [s for s in seqs if s]
+        out.append(lists[pick][at[pick]])
+        taken = keys[pick][at[pick]]
+        for i in live:
+            if keys[i][at[i]] == taken:
+                at[i] += 1
+                if at[i] < len(keys[i]):
+                    tails[keys[i][at[i]]] -= 1
+        live = [i for i in live if at[i] < len(keys[i])]
     return out
 
 
