@@ -7,16 +7,7 @@ from __future__ import annotations
 
 from gorilla_tui.pool.pyenv.module_api import read_module
 from gorilla_tui.pool.pyenv.resolve import Resolver
-
-
-def _lattice(width: int, levels: int) -> str:
-    """Source of a module whose classes C{k}_{j} (k = 0..levels) each take every class of the next level as
-    bases, in one order (so every C3 linearization exists)."""
-    lines = [f"class C{levels}_{j}:\n    def run(self, x):\n        return x\n" for j in range(width)]
-    for k in range(levels - 1, -1, -1):
-        bases = ", ".join(f"C{k + 1}_{j}" for j in range(width))
-        lines += [f"class C{k}_{j}({bases}):\n    pass\n" for j in range(width)]
-    return "\n".join(lines)
+from tests.pyenv_lattice import count_lookups, lattice, run
 
 
 def _resolver(source: str) -> tuple[Resolver, object]:
@@ -26,27 +17,16 @@ def _resolver(source: str) -> tuple[Resolver, object]:
 
 def test_a_wide_deep_lattice_gets_pythons_order_with_each_class_merged_once(monkeypatch):
     width, levels = 4, 10
-    source = _lattice(width, levels)
+    source = lattice(width, levels)
     resolver, info = _resolver(source)
-    calls = 0
-    where = resolver.class_where
-
-    def counted(*args, **kwargs):
-        nonlocal calls
-        calls += 1
-        return where(*args, **kwargs)
-
-    monkeypatch.setattr(resolver, "class_where", counted)
+    calls = count_lookups(resolver, monkeypatch)
     order = resolver.mro("lattice", info.defs["C0_0"])
 
-    namespace: dict[str, object] = {}
-    # the test's own generated source, not model output
-    exec(compile(source, "lattice.py", "exec"), namespace)
-    expected = [c.__name__ for c in namespace["C0_0"].__mro__ if c is not object]
+    expected = [c.__name__ for c in run(source)["C0_0"].__mro__ if c is not object]
     assert order is not None and [cls.name for _, cls in order] == expected
     # one lookup per base of each class reached (width classes per level below the first, width bases each);
     # without the memo: width ** levels
-    assert calls <= width * width * levels
+    assert calls[0] <= width * width * levels
 
 
 def test_a_cycle_of_names_has_no_order_and_ends():
@@ -58,7 +38,7 @@ def test_a_cycle_of_names_has_no_order_and_ends():
 
 def test_an_order_cut_by_depth_is_not_kept_for_a_shallower_walk():
     """A chain deeper than MRO_DEPTH has no order from its top; a class near its bottom still has one."""
-    resolver, info = _resolver(_lattice(1, 20))
+    resolver, info = _resolver(lattice(1, 20))
     assert resolver.mro("lattice", info.defs["C0_0"]) is None
     near_bottom = resolver.mro("lattice", info.defs["C15_0"])
     assert near_bottom is not None
