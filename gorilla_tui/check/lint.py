@@ -160,12 +160,15 @@ def shown_path(path: str) -> str:
     """`path` as one line of UTF-8 text, for every output format (text, JSON, notes): bytes of a file name
     that are not UTF-8 (kept by Python as lone surrogates, PEP 383) as ``\\xNN``, control characters
     (a newline in a name split a text finding over two lines; issue 42) as textsafe.safe_text's escapes
-    (``\\x0a``). A name of plain text is unchanged."""
+    (``\\x0a``), TAB too (``\\x09``: safe_text keeps it for blocks of text, and a raw one shifted the
+    fields of a ``path:line:col:`` reader; break-it round 17, P2). A name of plain text is unchanged."""
     try:
         raw = path.encode("utf-8", "surrogateescape")
     except UnicodeEncodeError:  # a surrogate that no file name byte gives: safe_text shows it as \udXXX
-        return safe_text(path, limit=None)
-    return safe_text(raw.decode("utf-8", "backslashreplace"), limit=None)  # whole: editors read it back
+        shown = safe_text(path, limit=None)
+    else:
+        shown = safe_text(raw.decode("utf-8", "backslashreplace"), limit=None)  # whole: editors read it back
+    return shown.replace("\t", "\\x09")
 
 
 def path_uri(path: str) -> str:
