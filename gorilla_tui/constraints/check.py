@@ -122,8 +122,9 @@ def _check_language(c: Constraint, doc: Any) -> Check:
     """A translation-direction constraint against the pair the doc's model id or pipeline task names
     (languages.translation_of): violated only by a model of another direction. A doc that names no pair (no
     translator, or a many-to-many model: t5, mbart-50, nllb) satisfies it with a note, so it keeps its
-    place: of the 43 APIBench Hugging Face eval tasks that state a direction, 8 have such a model as their
-    API (t5-3b, mt5-base, flan-t5-xl), and ranking the named pairs above them would lose those."""
+    place: of the 40 APIBench Hugging Face eval tasks read as stating a direction, 19 have such a model (or
+    none) as their API (t5-3b, mt5-base, flan-t5-xl), and ranking the named pairs above them would lose
+    those."""
     pair = translation_of(doc)
     if pair is None:
         return Check(c, "satisfied", note="the model names no translation direction")
