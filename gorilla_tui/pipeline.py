@@ -36,7 +36,7 @@ from gorilla_tui.model.grammar import unique_options
 from gorilla_tui.model.likelihood import can_score
 from gorilla_tui.pipeline_choose import Chooser, choose_select_by, shared_prefix  # noqa: F401 - re-exported
 from gorilla_tui.pipeline_fit import judge
-from gorilla_tui.pipeline_types import AskCancelled, Checker, Choice, SearchIndex  # noqa: F401 - re-exported
+from gorilla_tui.pipeline_types import AskCancelled, Checker, Choice, SearchIndex, led_by  # noqa: F401
 from gorilla_tui.pool.apidoc import MODEL_HUBS
 from gorilla_tui.pool.doc import ApiDoc
 from gorilla_tui.retrieve.fit import FIT_MODEL, match_score
@@ -214,6 +214,7 @@ class Pipeline:
         filled = self._fill(said, choice, mode, cancel)
         if filled is not None:
             timings["fill"] = filled.seconds
+            choice = led_by(choice, self._selected(choice)[4], filled.doc)
         proposal = self._proposal(task, hits, choice, mode, select_by, warnings + choice.notes, filled)
         t_fit = time.perf_counter()
         needs = proposal.needs if filled is not None else None
