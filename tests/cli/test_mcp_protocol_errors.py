@@ -35,11 +35,14 @@ WAIT = 20
 class Stdio:
     """A `gorilla-tui mcp` process and its standard input and output, one JSON-RPC message a line."""
 
-    def __init__(self, home: Path, *args: str, stderr: int = subprocess.DEVNULL) -> None:
+    def __init__(
+        self, home: Path, *args: str, stderr: int = subprocess.DEVNULL,
+        python: tuple[str, ...] = ("-m", "gorilla_tui"),
+    ) -> None:  # fmt: skip
         env = {k: v for k, v in os.environ.items() if k in ("PATH", "HOME", "LANG", "TMPDIR")}
         env |= {"GORILLA_TUI_HOME": str(home), "HF_HUB_OFFLINE": "1", "PYTHONPATH": str(REPO)}
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "gorilla_tui", "mcp", *args],
+            [sys.executable, *python, "mcp", *args],
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=stderr, env=env,
         )  # fmt: skip
         self.ids = itertools.count(100)
