@@ -1,5 +1,5 @@
-"""Break-it round 17 (issue 42), the partly-held classes outside the endpoint (tests/unit/test_endpoint_reads.py
-has R17-1 and P1):
+"""Break-it round 17 (issue 42), the partly-held classes outside the endpoint (R17-1 and P1 are in
+tests/unit/test_endpoint_reads.py):
 
 - P2 (kinds 2/4): a TAB in a file name was printed raw in `check`'s text findings (a newline, ESC, DEL, the
   C1 CSI and U+202E were escaped): a raw TAB shifts the fields of a `path:line:col:` reader. Every control
