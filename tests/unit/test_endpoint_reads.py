@@ -32,11 +32,19 @@ from gorilla_tui.cli import main
 from gorilla_tui.errors import GorillaError
 from gorilla_tui.model.remote import EndpointCancelled, RemoteBackend
 from tests.conftest import SMALL_POOL, clone_home
+from tests.endpoint_helpers import apibench_line, in_time
 
 ROOT = Path(__file__).resolve().parents[2]
 DEADLINES = "connect=2,read=1,total=3"
 #: Longest a call may run before the test calls it hung (on main the drip cases never ended).
 HANG_GUARD_S = 30.0
+
+
+def _outcome(fn: Callable[[], Any]) -> Any:
+    """What fn() returned or raised, with this file's hang guard (tests/endpoint_helpers.py in_time)."""
+    return in_time(fn, HANG_GUARD_S)[0]
+
+
 #: Bytes the endless error bodies send at most (a client that stops reading ends them sooner).
 ENDLESS_LIMIT = 256 * 2**20
 CHUNK = b"%x\r\n%s\r\n" % (65536, b"A" * 65536)
@@ -116,24 +124,6 @@ def raw(monkeypatch: pytest.MonkeyPatch) -> Iterator[RawServer]:
     server.close()
 
 
-def _outcome(fn: Callable[[], Any]) -> Any:
-    """What fn() returned or raised; fn runs in a daemon thread, and one still running after HANG_GUARD_S
-    fails the test."""
-    box: list[Any] = []
-
-    def run() -> None:
-        try:
-            box.append(fn())
-        except BaseException as e:  # noqa: BLE001 - the test looks at it
-            box.append(e)
-
-    thread = threading.Thread(target=run, daemon=True)
-    thread.start()
-    thread.join(HANG_GUARD_S)
-    assert not thread.is_alive(), f"still running after {HANG_GUARD_S:g} s"
-    return box[0]
-
-
 def _answer(url: str, cancel: threading.Event | None = None) -> str:
     backend = RemoteBackend(url, n_ctx=2048, cancel=cancel)
     return "".join(backend.complete("task: x\ncall:", max_tokens=64))
@@ -186,21 +176,13 @@ def test_an_endless_error_body_is_read_only_for_its_message(raw: RawServer, kind
     assert raw.sent[kind] < ENDLESS_LIMIT  # the client stopped reading: socket buffers at most
 
 
-def _apibench_line(name: str, functionality: str) -> dict:
-    call = f"torch.hub.load(repo_or_dir='zoo/vision', model='{name}', pretrained=True)"
-    return {"domain": "Image Classification", "framework": "PyTorch", "functionality": functionality,
-            "api_name": name, "api_call": call, "api_arguments": {"pretrained": "True"},
-            "python_environment_requirements": ["torch"], "example_code": [],
-            "description": f"{functionality} pretrained on images."}  # fmt: skip
-
-
 def test_eval_run_against_a_dripping_error_body_writes_each_failed_task(
     raw: RawServer, tmp_path: Path
 ) -> None:
     """`eval run --concurrency 3` against a 500 whose body drips: every task fails with its line at the
     deadline, the answers are written, and the run ends, exit 1 (it hung with no answer file)."""
-    docs = [_apibench_line("resnet_zz", "ResNet image classifier"),
-            _apibench_line("densenet_zz", "DenseNet image classifier")]  # fmt: skip
+    docs = [apibench_line("resnet_zz", "ResNet image classifier"),
+            apibench_line("densenet_zz", "DenseNet image classifier")]  # fmt: skip
     pool, eval_file, out = tmp_path / "pool.jsonl", tmp_path / "eval.jsonl", tmp_path / "out.jsonl"
     pool.write_text("".join(json.dumps(d) + "\n" for d in docs))
     eval_file.write_text("".join(
