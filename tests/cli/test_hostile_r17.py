@@ -71,17 +71,9 @@ def test_a_line_that_is_no_message_or_no_request_gets_its_code(line: str, code: 
 
 @pytest.fixture
 def server(tmp_path: Path) -> Iterator[Stdio]:
-    s = Stdio(tmp_path)
-    reply = s.request(
-        "initialize",
-        {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "test", "version": "1"}},
-    )
-    assert reply is not None and "result" in reply, reply
-    s.send(b'{"jsonrpc": "2.0", "method": "notifications/initialized"}')
+    s = Stdio(tmp_path).initialized()
     yield s
-    assert s.proc.stdin is not None
-    s.proc.stdin.close()
-    assert s.proc.wait(timeout=20) == 0
+    s.close()
 
 
 def test_the_server_skips_blank_lines_and_answers_the_others(server: Stdio) -> None:

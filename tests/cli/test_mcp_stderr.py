@@ -65,16 +65,7 @@ def test_many_failing_calls_are_all_answered_with_stderr_unread(tmp_path: Path) 
     s = Stdio(tmp_path, stderr=write, python=("-c", BUGGY))
     os.close(write)
     try:
-        reply = s.request(
-            "initialize",
-            {
-                "protocolVersion": "2025-06-18",
-                "capabilities": {},
-                "clientInfo": {"name": "t", "version": "1"},
-            },
-        )
-        assert reply is not None and "result" in reply, reply
-        s.send(b'{"jsonrpc": "2.0", "method": "notifications/initialized"}')
+        s.initialized()
         texts = []
         for n in range(40):
             for call in FAILING:
