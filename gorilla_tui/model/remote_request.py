@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import email.utils
 import http.client
+import math
 import threading
 import time
 import urllib.error
@@ -58,20 +59,44 @@ def wait_any(events: Sequence[threading.Event], seconds: float) -> bool:
 
 
 def retry_delay(attempt: int, base: float, retry_after: str | None = None) -> float:
-    """Seconds to wait before try `attempt` + 1 (attempt 0 = the first retry): the server's Retry-After
-    (seconds or an HTTP date, RFC 9110 section 10.2.3) when given, else exponential backoff base * 2**attempt;
-    capped at MAX_BACKOFF_S."""
-    if retry_after:
+    """Seconds to wait before try `attempt` + 1 (attempt 0 = the first retry).
+
+    The server's Retry-After (seconds or an HTTP date, RFC 9110 section 10.2.3) when it is usable, else
+    exponential backoff base * 2**attempt; always a finite number in [0, MAX_BACKOFF_S]. Any Retry-After
+    is the server's text: a value that is neither a number of seconds nor a date this system can convert
+    (NaN, garbage, a year or offset past the platform's range, which raised OverflowError: break-it
+    round 18, R18-1) counts as absent. Never raises.
+
+    Args:
+        attempt: the retry's number (0 = the first retry).
+        base: the backoff's base, in seconds.
+        retry_after: the Retry-After header's value, None when absent.
+
+    Returns:
+        The wait, in seconds.
+    """
+    backoff = min(MAX_BACKOFF_S, base * 2 ** min(attempt, 64))
+    wait = retry_after_seconds(retry_after) if retry_after else None
+    return backoff if wait is None else min(MAX_BACKOFF_S, max(0.0, wait))
+
+
+def retry_after_seconds(retry_after: str) -> float | None:
+    """Seconds from now that a Retry-After value names, None when it names none this system can use.
+
+    Args:
+        retry_after: the header's value (a number of seconds or an HTTP date).
+
+    Returns:
+        A number of seconds (negative: a date in the past; inf for "1e999"), never NaN, or None.
+    """
+    try:
+        wait = float(retry_after)
+    except (ValueError, OverflowError):
         try:
-            wait = float(retry_after)
-        except ValueError:
-            try:
-                when = email.utils.parsedate_to_datetime(retry_after).timestamp()
-                wait = when - time.time()
-            except (TypeError, ValueError):
-                wait = base * 2**attempt
-        return min(MAX_BACKOFF_S, max(0.0, wait))
-    return min(MAX_BACKOFF_S, base * 2**attempt)
+            wait = email.utils.parsedate_to_datetime(retry_after).timestamp() - time.time()
+        except Exception:  # the server's text: any failure of the parse means "no usable date"
+            return None
+    return None if math.isnan(wait) else wait  # inf: wait the longest (MAX_BACKOFF_S)
 
 
 def not_http(error: BaseException) -> bool:

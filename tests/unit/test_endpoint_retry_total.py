@@ -27,7 +27,8 @@ def _in_time(fn: Callable[[], Any]) -> Any:
 
 class Busy:
     """A server that answers every POST with an error status: /r429 is 429 with `Retry-After: 100000`,
-    /r503 is 503 with `Retry-After: 1.5`; `hits` counts the tries of each path."""
+    /r503 is 503 with `Retry-After: 1.5`, /rdate is 429 with a date past the platform's range (R18-1);
+    `hits` counts the tries of each path."""
 
     def __init__(self) -> None:
         self.hits: dict[str, int] = {}
@@ -41,7 +42,10 @@ class Busy:
                 self.rfile.read(int(self.headers.get("Content-Length", 0)))
                 kind = self.path.split("/")[1]
                 busy.hits[kind] = busy.hits.get(kind, 0) + 1
-                status, after = (429, "100000") if kind == "r429" else (503, "1.5")
+                status, after = {
+                    "r429": (429, "100000"),
+                    "rdate": (429, "Sun, 06 Nov 99999999999 08:49:37 GMT"),
+                }.get(kind, (503, "1.5"))
                 body = b"slow down"
                 self.send_response(status)
                 self.send_header("Retry-After", after)
@@ -93,3 +97,13 @@ def test_the_start_up_probe_is_bounded_with_its_retries(busy: Busy) -> None:
     assert _in_time(backend.supports_loglikelihoods) is False
     assert "would pass the total deadline of 3 s" in backend.scoring_note
     assert busy.hits == {"r429": 1}
+
+
+def test_a_retry_after_date_past_the_platform_range_is_backoff(busy: Busy) -> None:
+    """429 with `Retry-After: Sun, 06 Nov 99999999999 08:49:37 GMT` (R18-1: "internal error: OverflowError"
+    on the first reply): the date counts as absent, so backoff (0.5 s, 1 s, ...) until the total deadline;
+    one line with the status, exit 1."""
+    outcome = _in_time(lambda: _answer(busy.url + "/rdate", 2))
+    assert isinstance(outcome, GorillaError) and outcome.exit_code == 1, outcome
+    assert "answered HTTP 429" in str(outcome) and "would pass the total deadline of 2 s" in str(outcome)
+    assert busy.hits["rdate"] >= 2  # the first wait (0.5 s backoff) fits: a second try was made
