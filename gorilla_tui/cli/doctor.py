@@ -19,6 +19,7 @@ from gorilla_tui.cli.output import status_if_cut
 from gorilla_tui.config import Settings
 from gorilla_tui.errors import UsageError
 from gorilla_tui.history import History
+from gorilla_tui.mcp.logs import LOG_NAME, log_path_problem
 from gorilla_tui.paths import get_paths, unwritable
 from gorilla_tui.sandbox.runner import isolation_layers
 from gorilla_tui.textsafe import redact_url, safe_text
@@ -116,6 +117,19 @@ def _history(problems: list[dict[str, str]]) -> None:
             "problem": f"the history {path} cannot be read ({why}): the next ask moves it aside and starts a "
             "new one",
             "fix": f"mv {path} {path}.broken  # keeps it; the next ask starts a new history",
+        })  # fmt: skip
+
+
+def _mcp_log(problems: list[dict[str, str]]) -> None:
+    """A problem when the MCP server's log file is there but not a regular file (a FIFO, a folder, a link
+    to a device): `mcp` then logs to stderr only (mcp/logs.py log_path_problem; break-it round 18, R18-2:
+    a FIFO held `mcp` forever and doctor said "no problems found")."""
+    path = get_paths().logs / LOG_NAME
+    why = log_path_problem(path)
+    if why is not None:
+        problems.append({
+            "problem": f"the MCP log {path} is {why}: `gorilla-tui mcp` writes no log file",
+            "fix": f"rm -r {path}  # the next `gorilla-tui mcp` makes a new log file",
         })  # fmt: skip
 
 
@@ -221,6 +235,7 @@ def collect(args: argparse.Namespace) -> dict[str, Any]:
     _writable(problems)
     _free_space(problems)
     _history(problems)
+    _mcp_log(problems)
     p = get_paths()
     report["paths"] = {"data": str(p.data), "cache": str(p.cache), "config_file": str(p.config_file),
                        "models_dir": str(p.models_dir), "index_dir": str(p.index_dir)}  # fmt: skip

@@ -19,11 +19,16 @@ from __future__ import annotations
 
 import logging
 import logging.handlers
+import os
+import stat
 import sys
 import traceback
 from pathlib import Path
 from types import TracebackType
 from typing import TextIO
+
+from gorilla_tui.paths import NotRegularFileError, file_kind
+from gorilla_tui.textsafe import safe_text
 
 #: Bytes of one log file before it is rotated (one older file is kept): a thousand failures' tracebacks.
 LOG_BYTES = 1_000_000
@@ -98,19 +103,59 @@ class BoundedStderr(logging.StreamHandler):  # type: ignore[type-arg]
         super().emit(record)
 
 
-def log_file_handler(folder: Path) -> logging.Handler | None:
-    """The rotating log file `folder`/LOG_NAME (the folder made when missing), or None when it cannot be
-    made or opened (a read-only home: the server still runs, with its stderr lines alone)."""
+def log_path_problem(path: Path) -> str | None:
+    """Why the log file `path` is not written, or None when it is a regular file or absent: "not a regular
+    file (a FIFO)" (paths.file_kind), or os.stat's error. By os.stat, so a symbolic link to a device or a
+    FIFO is refused before it is opened. The one cause `mcp` (on stderr) and `doctor` give."""
+    try:
+        mode = os.stat(path).st_mode
+    except FileNotFoundError:
+        return None
+    except OSError as e:
+        return f"cannot be used ({e.strerror or e})"
+    return None if stat.S_ISREG(mode) else f"not a regular file ({file_kind(mode)})"
+
+
+class RegularFileHandler(logging.handlers.RotatingFileHandler):
+    """A RotatingFileHandler that opens its file (at start and after each rotation) only when it is a
+    regular file or absent, never blocking: a FIFO at logs/mcp.log held `mcp` in open(2) until a reader
+    came, and the client waited forever with no reply (break-it round 18, R18-2). Opened with O_NONBLOCK
+    and checked with fstat on the open descriptor (paths.open_regular's way), then set back to blocking."""
+
+    def _open(self) -> TextIO:
+        flags = (
+            os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NONBLOCK | os.O_NOCTTY | getattr(os, "O_CLOEXEC", 0)
+        )
+        fd = os.open(self.baseFilename, flags, 0o644)
+        try:
+            mode = os.fstat(fd).st_mode
+            if not stat.S_ISREG(mode):
+                raise NotRegularFileError(Path(self.baseFilename), mode)
+            os.set_blocking(fd, True)
+            return open(fd, "a", encoding=self.encoding, errors=self.errors)  # noqa: SIM115 (the handler's)
+        except BaseException:
+            os.close(fd)
+            raise
+
+
+def log_file_handler(folder: Path) -> tuple[logging.Handler | None, str | None]:
+    """The rotating log file `folder`/LOG_NAME (the folder made when missing) and None; or None and why
+    it cannot be used: it cannot be made or opened (a read-only home), or it is not a regular file
+    (log_path_problem). The server then still runs, with its stderr lines alone."""
+    path = folder / LOG_NAME
     try:
         folder.mkdir(parents=True, exist_ok=True)
-        handler = logging.handlers.RotatingFileHandler(
-            folder / LOG_NAME, maxBytes=LOG_BYTES, backupCount=1, encoding="utf-8", errors="backslashreplace"
+        problem = log_path_problem(path)
+        if problem:
+            return None, problem
+        handler = RegularFileHandler(
+            path, maxBytes=LOG_BYTES, backupCount=1, encoding="utf-8", errors="backslashreplace"
         )
-    except OSError:
-        return None
+    except OSError as e:
+        return None, f"cannot be opened ({e.strerror or type(e).__name__})"
     handler.setFormatter(_FileFormat("%(asctime)s %(levelname)s %(name)s: %(message)s"))
     handler.setLevel(logging.INFO)
-    return handler
+    return handler, None
 
 
 def route_logs(folder: Path) -> Path | None:
@@ -124,10 +169,15 @@ def route_logs(folder: Path) -> Path | None:
     for handler in list(root.handlers):
         root.removeHandler(handler)
         handler.close()
-    file_handler = log_file_handler(folder)
+    file_handler, problem = log_file_handler(folder)
     log_file = folder / LOG_NAME if file_handler is not None else None
     if file_handler is not None:
         root.addHandler(file_handler)
-    root.addHandler(BoundedStderr(log_file))
+    stderr = BoundedStderr(log_file)
+    root.addHandler(stderr)
     root.setLevel(logging.INFO)
+    if problem:  # one line, then the server runs without its log file
+        logging.getLogger(__name__).warning(
+            "no log file: %s is %s; logging to stderr only", safe_text(str(folder / LOG_NAME)), problem
+        )
     return log_file
