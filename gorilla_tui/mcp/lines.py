@@ -128,10 +128,13 @@ def start_reader(fd: int) -> Lines:
     return Lines(receive, places)
 
 
-async def in_daemon_thread(fn: Callable[..., T], *args: Any) -> T:
+async def in_daemon_thread(fn: Callable[..., T], *args: Any, stop: threading.Event | None = None) -> T:
     """fn(*args) in a daemon thread of its own, awaited so that a cancelled caller stops waiting at once
     (anyio.to_thread.run_sync waits for its worker thread, which is not a daemon and kept the process alive
-    until a tool call returned). Returns what fn returns, raises what it raises."""
+    until a tool call returned). When the awaiting task is cancelled (the client's notifications/cancelled
+    cancels the request's scope; Ctrl+C; the end of input), `stop` is set, so that fn, which watches it,
+    stops its work too (break-it round 18, R18-3: the thread ran on). Returns what fn returns, raises what
+    it raises."""
     done = anyio.Event()
     token = anyio.lowlevel.current_token()
     box: dict[str, Any] = {}
@@ -145,7 +148,12 @@ async def in_daemon_thread(fn: Callable[..., T], *args: Any) -> T:
             anyio.from_thread.run_sync(done.set, token=token)
 
     threading.Thread(target=work, name="mcp-tool", daemon=True).start()
-    await done.wait()
+    try:
+        await done.wait()
+    except anyio.get_cancelled_exc_class():
+        if stop is not None:
+            stop.set()
+        raise
     if "error" in box:
         raise box["error"]
     return box["result"]

@@ -11,6 +11,7 @@ SDK itself diverts file descriptor 1 while the transport runs, so stray output c
 from __future__ import annotations
 
 import logging
+import threading
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -174,8 +175,11 @@ def build_server(box: ToolBox, log_file: Path | None = None) -> MCPServer:
     errors.tools = server.list_tools  # tools/call of a name not listed: -32602 (ProtocolErrors)
 
     async def call(tool: str, fn: Any, *args: Any) -> dict[str, Any]:
+        stop = (
+            threading.Event()
+        )  # set when the client cancels this call: it stops, or never runs (ToolBox.run)
         try:  # in a daemon thread: BM25, validation and the model block; the event loop keeps serving and
-            return await in_daemon_thread(fn, *args)  # stops waiting at once on Ctrl+C or end of input
+            return await in_daemon_thread(box.run, stop, fn, *args, stop=stop)  # stops waiting at once
         except GorillaError as e:
             raise ToolError(f"{e}" + (f" (hint: {e.hint})" if e.hint else "")) from None
         except Exception as e:  # a bug: one line to the client, the traceback to the log file alone

@@ -8,9 +8,10 @@ Results are JSON-ready dicts. Bad arguments and every failure the user can act o
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from gorilla_tui import services
 from gorilla_tui.check.extract import json_error
@@ -23,6 +24,8 @@ from gorilla_tui.retrieve.index import ApiIndex
 from gorilla_tui.store.versions import current_version
 from gorilla_tui.textsafe import MAX_TASK_INPUT_CHARS
 from gorilla_tui.types import FIT_LINES
+
+T = TypeVar("T")
 
 #: Longest task accepted (characters; the CLI's too: textsafe.MAX_TASK_INPUT_CHARS); pipeline.MAX_TASK_CHARS
 #: cuts what a model sees to 2,000 anyway.
@@ -37,6 +40,36 @@ SUMMARY_CHARS = 300
 
 class ToolInputError(GorillaError):
     """An argument the tool cannot use (the message says which and what is allowed)."""
+
+
+class CallCancelled(GorillaError):
+    """The client cancelled the call (notifications/cancelled) while it waited for its turn: it never ran
+    (the SDK sends no reply for a cancelled request)."""
+
+
+#: How often a call waiting for its turn looks whether it was cancelled (seconds).
+TURN_POLL_S = 0.05
+
+
+class ToolCancel(threading.Event):
+    """ToolBox.cancel: set by Ctrl+C or the end of input (every call stops), and also reads as set while
+    the running call's own event (`current`, set when the client cancels that call) is. So the model, the
+    endpoint's requests and the pipeline, which were all given this one event, stop at their next check
+    when the client cancels the call they work for (break-it round 18, R18-3: 20 cancelled proposals still
+    ran one after another, and the next search waited 42 s)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.current: threading.Event | None = None
+
+    def is_set(self) -> bool:
+        current = self.current
+        return super().is_set() or (current is not None and current.is_set())
+
+    def ends_all(self) -> bool:
+        """Whether the event itself is set (Ctrl+C, end of input: every call stops), not just the running
+        call cancelled."""
+        return super().is_set()
 
 
 def _summary(doc: Any) -> str:
@@ -66,9 +99,10 @@ class ToolBox:
     backend, validators and pipelines come from the composition root (gorilla_tui/services.py).
 
     settings: config.toml settings with the `mcp` command's model flags applied. index_dir: the index root
-    (default: get_paths().index_dir). Calls are serialised by a lock (one model, one index swap at a time).
-    cancel: once set (Ctrl+C, or the client closed stdin), a proposal stops (the model load, the endpoint's
-    requests, the pipeline; AskCancelled) instead of running to its end.
+    (default: get_paths().index_dir). Calls are serialised by a lock (one model, one index swap at a time;
+    `run` takes a call's turn). cancel: once set (Ctrl+C, or the client closed stdin), a proposal stops
+    (the model load, the endpoint's requests, the pipeline; AskCancelled) instead of running to its end;
+    it reads as set too while the running call was cancelled by the client (ToolCancel).
     """
 
     settings: Settings
@@ -79,7 +113,38 @@ class ToolBox:
     _backend: Any = None
     _lock: threading.RLock = field(default_factory=threading.RLock)
     reloads: int = 0
-    cancel: threading.Event = field(default_factory=threading.Event)
+    cancel: ToolCancel = field(default_factory=ToolCancel)
+
+    def run(self, stop: threading.Event, fn: Callable[..., T], *args: Any) -> T:
+        """fn(*args) (a tool: search, check, propose) in its turn, with `stop` as the call's cancel event.
+
+        A call waits for the lock while another runs; cancelled meanwhile (`stop` or self.cancel set), it
+        gives up without running. While it runs, self.cancel reads as set once `stop` is
+        (ToolCancel.current), so a cancelled proposal stops at its next check.
+
+        Args:
+            stop: set when the client cancels this call (mcp/lines.py in_daemon_thread).
+            fn: the tool.
+            args: its arguments.
+
+        Returns:
+            What fn returns.
+
+        Raises:
+            CallCancelled: cancelled before its turn came. And what fn raises (AskCancelled: cancelled
+            while it ran).
+        """
+        while not self._lock.acquire(timeout=TURN_POLL_S):
+            if stop.is_set() or self.cancel.ends_all():  # not is_set(): that is the running call's cancel too
+                raise CallCancelled("cancelled before it ran")
+        try:
+            if stop.is_set():
+                raise CallCancelled("cancelled before it ran")
+            self.cancel.current = stop
+            return fn(*args)
+        finally:
+            self.cancel.current = None
+            self._lock.release()
 
     def index(self) -> ApiIndex:
         """The live index; reloaded when the CURRENT pointer names another version than the loaded one.
