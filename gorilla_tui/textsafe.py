@@ -118,6 +118,27 @@ def safe_text(
     return out
 
 
+def safe_line(text: str, limit: int | None = MAX_LINE_CHARS) -> str:
+    """`text` as safe_text's one line, TAB shown as ``\\x09`` too: for a line whose fields a reader
+    splits (an error or hint line on stderr, a ``path:line:col:`` finding, a status line naming a path).
+    safe_text keeps TAB for blocks of text; in a path quoted by an error line a raw one was printed
+    (break-it round 17, P2 for check's file names; round 18, P3 for "no index at HOME...")."""
+    return safe_text(text, limit=limit).replace("\t", "\\x09")
+
+
+def shown_path(path: str) -> str:
+    """`path` as one line of UTF-8 text, the one way a path is shown (check's findings in every format,
+    error lines): bytes of a file name that are not UTF-8 (kept by Python as lone surrogates, PEP 383) as
+    ``\\xNN``, control characters (a newline in a name split a text finding over two lines; issue 42) as
+    safe_text's escapes (``\\x0a``), TAB too (safe_line). Never cut (editors read it back). A name of
+    plain text is unchanged."""
+    try:
+        raw = path.encode("utf-8", "surrogateescape")
+    except UnicodeEncodeError:  # a surrogate that no file name byte gives: safe_text shows it as \udXXX
+        return safe_line(path, limit=None)
+    return safe_line(raw.decode("utf-8", "backslashreplace"), limit=None)
+
+
 #: A terminal escape sequence (ECMA-48): CSI (ESC [ parameters, intermediates, final byte), OSC / DCS / APC /
 #: PM / SOS strings up to BEL or ST (ESC \), and the two-character ESC sequences.
 _ESCAPE_SEQUENCE = re.compile(

@@ -33,7 +33,7 @@ from gorilla_tui.check.scope import bindings
 from gorilla_tui.check.validator import Validator
 from gorilla_tui.check.walk import Skipped, expand, walk
 from gorilla_tui.paths import not_regular
-from gorilla_tui.textsafe import safe_text
+from gorilla_tui.textsafe import safe_text, shown_path  # noqa: F401 - shown_path re-exported
 from gorilla_tui.types import REASONS
 
 #: File suffixes a folder is searched for (explicit files are checked whatever their suffix: as Python
@@ -156,21 +156,6 @@ def unreadable(path: str) -> str | None:
     if st.st_size > MAX_FILE_BYTES:
         return f"too large ({st.st_size / 2**20:.1f} MiB > {MAX_FILE_BYTES // 2**20} MiB): not checked"
     return None
-
-
-def shown_path(path: str) -> str:
-    """`path` as one line of UTF-8 text, for every output format (text, JSON, notes): bytes of a file name
-    that are not UTF-8 (kept by Python as lone surrogates, PEP 383) as ``\\xNN``, control characters
-    (a newline in a name split a text finding over two lines; issue 42) as textsafe.safe_text's escapes
-    (``\\x0a``), TAB too (``\\x09``: safe_text keeps it for blocks of text, and a raw one shifted the
-    fields of a ``path:line:col:`` reader; break-it round 17, P2). A name of plain text is unchanged."""
-    try:
-        raw = path.encode("utf-8", "surrogateescape")
-    except UnicodeEncodeError:  # a surrogate that no file name byte gives: safe_text shows it as \udXXX
-        shown = safe_text(path, limit=None)
-    else:
-        shown = safe_text(raw.decode("utf-8", "backslashreplace"), limit=None)  # whole: editors read it back
-    return shown.replace("\t", "\\x09")
 
 
 def path_uri(path: str) -> str:

@@ -19,7 +19,7 @@ from gorilla_tui.cli.output import (
     say,
 )
 from gorilla_tui.errors import GorillaError
-from gorilla_tui.textsafe import safe_text
+from gorilla_tui.textsafe import safe_line
 from gorilla_tui.tui.terminal import keep_early_keys
 
 #: Subcommand modules under gorilla_tui.cli; each defines register(subparsers) that sets `func` on its parser.
@@ -39,7 +39,7 @@ _TOP_LEVEL_OPTIONS = ("-h", "--help", "--version")
 class _Parser(argparse.ArgumentParser):
     def error(self, message: str) -> None:  # one line on stderr, exit 2 (argparse's own code for usage)
         # argparse quotes some arguments with repr() but not all ("unrecognized arguments: ..."): escaped here
-        self.exit(2, f"gorilla-tui: error: {safe_text(message)} (see '{self.prog} --help')\n")
+        self.exit(2, f"gorilla-tui: error: {safe_line(message)} (see '{self.prog} --help')\n")
 
 
 def build_parser(only: str | None = None) -> argparse.ArgumentParser:
@@ -91,7 +91,7 @@ def _guarded_main(argv: list[str]) -> int:
         discard_stdout()
         if e.broken_pipe:  # the reader went away (`| head -1`): it asked for no more; findings stay 1
             return e.status if status is None else status
-        say(f"gorilla-tui: error: {safe_text(e.message())}")  # stderr gone too: the status still says it
+        say(f"gorilla-tui: error: {safe_line(e.message())}")  # stderr gone too: the status still says it
         return 2
 
 
@@ -121,9 +121,9 @@ def _main(argv: list[str]) -> int:
     except GorillaError as e:  # messages quote arguments, paths and file contents: shown, never interpreted
         # one line: a newline quoted from a value (a model path, an endpoint's error message) printed a
         # forged line of its own (break-it round 7)
-        say(f"gorilla-tui: error: {safe_text(str(e))}")
+        say(f"gorilla-tui: error: {safe_line(str(e))}")
         if e.hint:
-            say(f"  hint: {safe_text(e.hint)}")
+            say(f"  hint: {safe_line(e.hint)}")
         return e.exit_code
     except KeyboardInterrupt:
         say("gorilla-tui: interrupted")
@@ -135,7 +135,7 @@ def _main(argv: list[str]) -> int:
             return _internal_error(e)
         # any path the person gave (a home, a model, --out, --from) longer than the file system takes:
         # Path.exists() raises it on Python 3.11 (break-it round 6: "internal error" from six inputs)
-        shown = safe_text(str(e.filename or "")[:60])
+        shown = safe_line(str(e.filename or "")[:60])
         say(f"gorilla-tui: error: a path is too long for the file system: {shown}...")
         return 2
     except Exception as e:  # last resort: a bug, not the user's input; one line unless debugging
@@ -146,7 +146,7 @@ def _internal_error(e: BaseException) -> int:
     """One line for a bug (exit 1), the traceback with GORILLA_TUI_DEBUG=1: re-raised from the handler."""
     if os.environ.get(DEBUG_ENV, "").strip() not in ("", "0"):
         raise e
-    msg = safe_text((str(e).splitlines() or [""])[0][:300])
+    msg = safe_line((str(e).splitlines() or [""])[0][:300])
     say(f"gorilla-tui: internal error: {type(e).__name__}: {msg} (run with {DEBUG_ENV}=1 for the traceback)")
     return 1
 

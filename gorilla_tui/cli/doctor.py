@@ -22,7 +22,7 @@ from gorilla_tui.history import History
 from gorilla_tui.mcp.logs import LOG_NAME, log_path_problem
 from gorilla_tui.paths import get_paths, unwritable
 from gorilla_tui.sandbox.runner import isolation_layers
-from gorilla_tui.textsafe import redact_url, safe_text
+from gorilla_tui.textsafe import redact_url, safe_line, safe_text
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -275,7 +275,7 @@ def _print(report: dict[str, Any], as_json: bool) -> int:
         # rich's escape is for its markup only: a path in a problem line (a GORILLA_TUI_HOME or --model
         # holding ESC[31m) reached the terminal as an escape sequence (break-it pass 11); a newline in a
         # config value (a model path, an endpoint) split a problem line or a table row in two (round 7)
-        return markup_escape(safe_text(text))
+        return markup_escape(safe_line(text))
 
     if as_json:
         print(json.dumps(report, indent=2))

@@ -13,7 +13,7 @@ from gorilla_tui.errors import GorillaError, IndexMissingError
 from gorilla_tui.paths import get_paths
 from gorilla_tui.pool.manifest import load_manifests
 from gorilla_tui.pool.remedies import fix_lines
-from gorilla_tui.textsafe import safe_text
+from gorilla_tui.textsafe import safe_line, safe_text
 
 #: Flagged entries listed per source by `index --status` (all of them with --json).
 FLAGGED_SHOWN = 25
@@ -192,7 +192,7 @@ def _no_index(args: argparse.Namespace, missing: IndexMissingError) -> int:
         print(json.dumps({"index": False, **_problem_doc(missing)}, indent=1))
         return 0
     how = missing.hint or "build it with: gorilla-tui index --refresh"
-    print(safe_text(f"no index yet ({paths.index_dir}); {how}"))
+    print(safe_line(f"no index yet ({paths.index_dir}); {how}"))
     return 0
 
 
