@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 import threading
+import unicodedata
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -73,6 +74,18 @@ def node_text(node: Node, limit: int | None = None) -> str:
     return (node.text or b"").decode("utf-8", "replace")
 
 
+def python_name(text: str) -> str:
+    """An identifier (or a dotted name) as Python reads it: NFKC-normalised (PEP 3131): ``ｓｈｕｔｉｌ``,
+    ``𝔠𝔰𝔳`` are ``shutil``, ``csv`` to `check` as they are when the code runs (break-it round 18, P4:
+    ``import ｓｈｕｔｉｌ; ｓｈｕｔｉｌ.copy()`` passed check). ASCII text is returned as it is."""
+    return text if text.isascii() else unicodedata.normalize("NFKC", text)
+
+
+def name_text(node: Node) -> str:
+    """The text of an identifier, attribute name or dotted name node as Python reads it (python_name)."""
+    return python_name(node_text(node, MAX_TEXT))
+
+
 def string_value(node: Node) -> str | None:
     """Content of a plain string literal node (or an implicit concatenation of them); None if it is an
     f-string with interpolation, a bytes literal or not a string."""
@@ -129,11 +142,11 @@ def callee_of(function: Node) -> str:
         if len(parts) > 64:
             return ""
         if node.type == "identifier":
-            parts.append(node_text(node))
+            parts.append(name_text(node))
             break
         if node.type == "attribute":
             attr = node.child_by_field_name("attribute")
-            parts.append("." + (node_text(attr) if attr is not None else ""))
+            parts.append("." + (name_text(attr) if attr is not None else ""))
             node = node.child_by_field_name("object")
         elif node.type == "call":
             named = _getattr_name(node)
@@ -165,7 +178,7 @@ def call_site(node: Node) -> CallSite:
                 name = child.child_by_field_name("name")
                 value = child.child_by_field_name("value")
                 if name is not None and value is not None:
-                    keywords.setdefault(node_text(name), value_of(value))
+                    keywords.setdefault(name_text(name), value_of(value))
             elif child.type in ("list_splat", "dictionary_splat"):
                 splat = True
             else:
@@ -177,7 +190,7 @@ def call_site(node: Node) -> CallSite:
     if parent is not None and parent.type == "attribute":
         obj, attr = parent.child_by_field_name("object"), parent.child_by_field_name("attribute")
         if obj is not None and attr is not None and obj.id == node.id:
-            tail = node_text(attr)
+            tail = name_text(attr)
     row, col = node.start_point
     return CallSite(
         callee,

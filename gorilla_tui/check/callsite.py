@@ -14,6 +14,7 @@ from gorilla_tui.check.callnodes import (
     bind_source,
     call_site,
     callee_of,
+    name_text,
     node_text,
     string_value,
     value_of,
@@ -169,7 +170,7 @@ def bound_names(target: Node) -> list[str]:
     while stack:
         node = stack.pop()
         if node.type == "identifier":
-            names.append(node_text(node))
+            names.append(name_text(node))
         elif node.type in ("default_parameter", "typed_default_parameter"):
             name = node.child_by_field_name("name")
             if name is not None:

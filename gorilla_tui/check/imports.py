@@ -10,6 +10,7 @@ import re
 from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING
 
+from gorilla_tui.check.callnodes import python_name
 from gorilla_tui.check.callsite import bound_names, scan
 from gorilla_tui.parsing import parse
 from gorilla_tui.pool.pyenv import KEYWORD_ONLY_MARK, POSITIONAL_ONLY_MARK, SOURCE
@@ -24,7 +25,8 @@ _HEAD = re.compile(r"^[A-Za-z_]\w*")
 
 
 def _text(node: Node | None) -> str:
-    return (node.text or b"").decode("utf-8", "replace") if node is not None else ""
+    """A name node's text as Python reads it (callnodes.python_name: NFKC, PEP 3131); "" for None."""
+    return python_name((node.text or b"").decode("utf-8", "replace")) if node is not None else ""
 
 
 #: Node types whose children can hold a statement (an import): only these are walked, so the

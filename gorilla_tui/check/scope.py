@@ -21,6 +21,7 @@ import builtins
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from gorilla_tui.check.callnodes import python_name
 from gorilla_tui.check.callsite import bound_names
 from gorilla_tui.check.imports import HOLDS_STATEMENTS, import_aliases
 from gorilla_tui.parsing import parse
@@ -48,7 +49,8 @@ class Bindings:
 
 
 def _text(node: Node | None) -> str:
-    return (node.text or b"").decode("utf-8", "replace") if node is not None else ""
+    """A name node's text as Python reads it (callnodes.python_name: NFKC, PEP 3131); "" for None."""
+    return python_name((node.text or b"").decode("utf-8", "replace")) if node is not None else ""
 
 
 def bindings(code: str, assigned: set[str] | frozenset[str] = frozenset()) -> Bindings:
