@@ -75,6 +75,15 @@ __all__ = [
 PROBE_DEADLINE_S = 60.0
 
 
+#: Tokens a tokenizer may add to a text besides one per UTF-8 byte at most (byte-level BPE's worst case):
+#: BOS, EOS and a few special tokens a server's template adds.
+TOKEN_SLACK = 8
+
+
+class ImplausibleTokenCount(EndpointError):
+    """The endpoint's tokenizer counted more tokens than a text has bytes (exit 1): the server is wrong."""
+
+
 class RemoteBackend:
     """Completion over HTTP: POST {"prompt", "max_tokens", "temperature", "stop", "stream": true,
     "grammar"} to an OpenAI-compatible /v1/completions endpoint and read the server-sent events
@@ -181,6 +190,8 @@ class RemoteBackend:
 
     def count_tokens(self, text: str) -> int:
         """Prompt tokens of `text` (BOS included) by the server's tokenizer, or len(bytes) // 2 + 1.
+        A count over the text's UTF-8 bytes + TOKEN_SLACK is no tokenizer's: ImplausibleTokenCount (exit 1),
+        not "n_ctx is too small" (exit 2, the user's config blamed: break-it round 18, P1).
         Each try has deadlines of at most 10 s; when no tokenizer path answers, the estimate is used from
         then on (a server that held each request to its deadline cost 20 s for every count: an `ask` made
         a dozen). Raises EndpointCancelled once self.cancel is set, EndpointDownError when the server
@@ -208,10 +219,17 @@ class RemoteBackend:
                 count = token_count(raw)
                 if count is None:
                     continue
+                most = len(text.encode("utf-8")) + TOKEN_SLACK
+                if count > most:  # the server's tokenizer is wrong, not the user's n_ctx (round 18, P1)
+                    raise ImplausibleTokenCount(
+                        f"endpoint {url} counted {count:,} tokens in a text of {most - TOKEN_SLACK:,} bytes: "
+                        "its token counts are implausible (a tokenizer makes at most one token per byte)",
+                        hint="check the server's tokenizer (its /extras/tokenize or /tokenize path)",
+                    )
                 self._tokenize_path = path
                 # llama-cpp-python's /extras/tokenize adds BOS itself; llama-server's /tokenize does not
                 return count + (0 if path == "/extras/tokenize" else 1)
-            except (EndpointCancelled, EndpointDownError, AnswerOver):
+            except (EndpointCancelled, EndpointDownError, AnswerOver, ImplausibleTokenCount):
                 raise
             except (*NET_ERRORS, GorillaError):
                 continue
