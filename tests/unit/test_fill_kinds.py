@@ -1,0 +1,139 @@
+"""Which of a task's values a Python parameter takes (fill/kinds.py): the kinds its type stub admits
+(pool/stub_params.py, typeshed's stubs), the keywords a ``**kwargs`` passes on, a number beside a
+parameter's name, the variables a task names, glob patterns, a link's two paths; on the running Python's
+standard library as python-env reads it and the real tiny model writing the calls."""
+
+from __future__ import annotations
+
+import ast
+
+import pytest
+
+from gorilla_tui.check.validator import Validator
+from gorilla_tui.fill.call_grammar import TaskValues
+from gorilla_tui.fill.filler import fill, target_of
+from gorilla_tui.fill.kinds import variables
+from gorilla_tui.fill.spoken import mentioned
+from gorilla_tui.pool.params import Param
+from gorilla_tui.pool.stub_params import admits, forwarded, kinds
+from gorilla_tui.types import ARGUMENT_ORIGINS
+
+
+@pytest.fixture(scope="module")
+def docs(stdlib_docs):
+    return {d.api_name: d for d in stdlib_docs}
+
+
+@pytest.fixture(scope="module")
+def methods(stdlib_docs):
+    """Class name -> its methods' docs, as Pipeline._methods finds them."""
+    table: dict[str, list] = {}
+    for d in stdlib_docs:
+        owner = d.api_name.rpartition(".")[0]
+        if owner and d.call.startswith(owner + "("):
+            table.setdefault(owner, []).append(d)
+    return lambda cls: table.get(cls, [])
+
+
+@pytest.fixture(scope="module")
+def validator(stdlib_docs) -> Validator:
+    return Validator(list(stdlib_docs))
+
+
+def _literals(call: str) -> list[object]:
+    out = []
+    for node in ast.walk(ast.parse(call)):
+        if isinstance(node, ast.Call):
+            for a in [*node.args, *(k.value for k in node.keywords)]:
+                if isinstance(a, ast.Constant):
+                    out.append(a.value)
+    return out
+
+
+def test_the_stubs_say_what_kind_of_value_a_parameter_takes():
+    assert not admits("re.sub", "pattern", "number")  # str | Pattern[str]
+    assert not admits("re.sub", "repl", "number")  # str | Callable[...]
+    assert admits("re.sub", "count", "number")
+    assert not admits("turtle.bgpic", "picname", "number")  # None in one overload, str in the other
+    assert not admits("time.sleep", "seconds", "string")
+    assert admits("os.open", "path", "string")
+    assert admits("statistics.mean", "data", "array")
+    assert admits("sorted", "iterable", "object")  # a builtin; a dict is iterable
+    assert kinds("pathlib.Path.symlink_to")["target"] == frozenset({"string"})  # a method
+    assert admits("no_such_module.f", "x", "number")  # no stub: anything
+    assert kinds("no_such_module.f") == {}
+
+
+def test_the_keywords_check_output_passes_on_come_from_its_stub():
+    names = dict(forwarded("subprocess.check_output"))
+    assert names["cwd"] == "string" and names["shell"] == "boolean" and names["timeout"] == "number"
+    assert "args" not in names  # *popenargs: no default, the signature has it
+
+
+def test_a_task_names_its_variables_after_their_type():
+    assert [c.text for c in variables("compute the average of the list scores")] == ["scores"]
+    assert [c.text for c in variables("sort dict `scores` by value")] == ["scores"]
+    assert [c.text for c in variables("pretty print the dict config with indent 2")] == ["config"]
+    assert variables("sort the list of files by size") == []
+    assert variables("make a list and print it") == []
+
+
+def test_a_python_flag_of_several_words_is_asked_for_by_its_verb():
+    sort_dicts = Param("sort_dicts", type="boolean", has_default=True, default=True, kind="kwonly")
+    assert not mentioned(sort_dicts, TaskValues.of("pretty print the dict config"))
+    assert mentioned(sort_dicts, TaskValues.of("pretty print it with the keys sorted"))
+    # a function-calling source's flag is asked for by its noun (BFCL: "the temperature and humidity")
+    tool_flag = Param("include_temperature", type="boolean")
+    assert mentioned(tool_flag, TaskValues.of("What's the temperature in Seattle?"))
+
+
+def test_a_number_the_stub_does_not_admit_is_not_offered(docs):
+    target = target_of(docs["re.sub"], TaskValues.of("replace every tab with four spaces in the text line"))
+    assert target is not None
+    offered = [c for s in target.offered if s.param.name != "count" for c in s.values.values()]
+    assert all(c.kind != "number" for c in offered)
+    target = target_of(docs["turtle.bgpic"], TaskValues.of("resize all the jpg images in pics to 800 pixels"))
+    assert target is None or all(c.value != 800 for s in target.offered for c in s.values.values())
+
+
+@pytest.mark.parametrize(
+    ("task", "name", "call"),
+    [
+        ("pretty print the dict config with indent 2", "pprint.pprint", "pprint.pprint(config, indent=2)"),
+        ("compute the average of the list scores", "statistics.mean", "statistics.mean(scores)"),
+        ("sort dict `scores` by value", "sorted", "sorted(scores)"),
+        ("make a symlink called latest pointing to build/v2", "os.symlink",
+         "os.symlink('build/v2', 'latest')"),
+        ("make a symlink called latest pointing to build/v2", "pathlib.Path.symlink_to",
+         "pathlib.Path('latest').symlink_to('build/v2')"),
+        ("find every .log file under /var/log", "glob.glob",
+         "glob.glob('/var/log/**/*.log', recursive=True)"),
+        ("list the .txt files in /srv/notes", "glob.glob", "glob.glob('/srv/notes/*.txt')"),
+        ("run make in the folder build and capture its output", "subprocess.check_output",
+         "subprocess.check_output(cwd='build')"),
+    ],
+)  # fmt: skip
+def test_the_model_fills_the_values_of_their_kind(gemma_backend, docs, methods, validator, task, name, call):
+    owner = name.rpartition(".")[0]
+    doc = docs[name] if name in docs else next(d for d in methods(owner) if d.api_name == name)
+    filled = fill(gemma_backend, task, doc, constructors=docs.get, methods=methods)
+    assert filled is not None
+    assert filled.call == call
+    assert validator.check(filled.call).kind == "valid"
+    assert all(a.origin in ARGUMENT_ORIGINS for a in filled.arguments)
+
+
+def test_a_variable_is_marked_as_the_tasks_and_a_flag_is_set_only_when_asked(gemma_backend, docs):
+    filled = fill(gemma_backend, "pretty print the dict config with indent 2", docs["pprint.pprint"])
+    assert {a.name: a.origin for a in filled.arguments} == {"object": "variable", "indent": "task"}
+    task = "pretty print the dict settings sorted by key with indent 4"
+    asked = fill(gemma_backend, task, docs["pprint.pprint"])
+    assert "sort_dicts=True" in asked.call and "indent=4" in asked.call
+
+
+def test_no_number_goes_to_a_text_or_file_name_parameter(gemma_backend, docs):
+    for task, name in (("replace every tab with four spaces in the text line", "re.sub"),
+                       ("resize all the jpg images in pics to 800 pixels wide", "turtle.bgpic")):  # fmt: skip
+        filled = fill(gemma_backend, task, docs[name])
+        assert filled is not None
+        assert not any(isinstance(v, (int, float)) for v in _literals(filled.call)), filled.call
