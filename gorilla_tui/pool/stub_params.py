@@ -80,17 +80,33 @@ def _annotation_kinds(node: ast.expr | None) -> frozenset[str]:
 
 
 def _definitions(function: str) -> list[ast.FunctionDef | ast.AsyncFunctionDef]:
-    """The stub's definitions (overloads in order) of module-level `function`, a builtin (``sorted``) or a
-    method ``module.Class.method``; [] where no stub has it."""
+    """The stub's definitions (overloads in order) of module-level `function`, a builtin (``sorted``), a
+    method ``module.Class.method`` (inside a class body's version checks too: ``datetime.datetime
+    .fromtimestamp``) or a module-level name bound to a method of a module-level instance (random's
+    ``sample = _inst.sample``, ``_inst: Random``); [] where no stub has it."""
     found = _defined(function if "." in function else f"builtins.{function}")
+    if found is not None and isinstance(found[1], ast.Assign) and isinstance(found[1].value, ast.Attribute):
+        bound = found[1].value  # sample = _inst.sample
+        inst = _defined(f"{found[0]}.{ast.unparse(bound.value)}")
+        if inst is not None and isinstance(inst[1], ast.AnnAssign):
+            return _methods(f"{found[0]}.{ast.unparse(inst[1].annotation)}", bound.attr)
+        return []
     if found is not None:
         return list(_functions(found[1]))
     owner, _, method = function.rpartition(".")
-    cls = _defined(owner) if "." in owner else _defined(f"builtins.{owner}")
-    if cls is None or not isinstance(cls[1], ast.ClassDef):
+    return _methods(owner if "." in owner else f"builtins.{owner}", method)
+
+
+def _methods(cls: str, method: str) -> list[ast.FunctionDef | ast.AsyncFunctionDef]:
+    """The definitions of `method` in class `cls`'s stub body, its version checks' branches included."""
+    found = _defined(cls)
+    if found is None or not isinstance(found[1], ast.ClassDef):
         return []
-    defs = (d for d in cls[1].body if isinstance(d, (ast.FunctionDef, ast.AsyncFunctionDef)))
-    return [d for d in defs if d.name == method]
+    out = []
+    for node in ast.walk(found[1]):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name == method:
+            out.append(node)
+    return out
 
 
 @functools.lru_cache(maxsize=4096)

@@ -13,6 +13,7 @@ from gorilla_tui.check.validator import Validator
 from gorilla_tui.fill.call_grammar import TaskValues
 from gorilla_tui.fill.filler import fill, target_of
 from gorilla_tui.fill.kinds import variables
+from gorilla_tui.fill.placing import VALUES_MARGIN, by_values, marked_values, placed
 from gorilla_tui.fill.spoken import mentioned
 from gorilla_tui.pool.params import Param
 from gorilla_tui.pool.stub_params import admits, forwarded, kinds
@@ -137,3 +138,31 @@ def test_no_number_goes_to_a_text_or_file_name_parameter(gemma_backend, docs):
         filled = fill(gemma_backend, task, docs[name])
         assert filled is not None
         assert not any(isinstance(v, (int, float)) for v in _literals(filled.call)), filled.call
+
+
+@pytest.mark.parametrize(
+    ("task", "names", "want"),
+    [
+        # the model reads both alike; the one that takes the values is the call
+        ("which of ['apple', 'ample', 'maple'] are spelled close to 'appel'",
+         ["select.epoll.close", "difflib.get_close_matches"], 1),
+        ("pick a random number from 1 to 100", ["random.sample", "random.randint"], 1),
+        # both take the path: the choice stands
+        ("list the files in /var/log", ["pathlib.Path.iterdir", "os.listdir"], 0),
+        # no value marked: the choice stands
+        ("list the files here", ["pathlib.Path.iterdir", "os.listdir"], 0),
+    ],
+)  # fmt: skip
+def test_a_hit_read_as_likely_that_takes_more_of_the_values_is_chosen(stdlib_docs, task, names, want):
+    found = {d.api_name: d for d in stdlib_docs if d.api_name in names}
+    docs = [found[n] for n in names]
+    assert by_values(docs, [-50.0, -50.0], 0, task) == want
+    assert by_values(docs, [-50.0, -50.0 - VALUES_MARGIN - 1.0], 0, task) == 0  # read less likely: kept
+
+
+def test_the_values_a_call_takes_are_counted_by_kind(docs):
+    values = TaskValues.of("pick a random number from 1 to 100")
+    assert [c.value for c in marked_values(values)] == [1, 100]
+    assert placed(docs["random.randint"], values) == 2
+    assert placed(docs["random.sample"], values) == 1  # population: Sequence[_T] takes no number
+    assert placed(docs["pathlib.Path.iterdir"], TaskValues.of("list /var/log")) == 1  # its receiver's
