@@ -33,8 +33,9 @@ _TYPE_NOUNS = {
 }  # fmt: skip
 #: A variable after its type noun: a bare identifier, or one in backticks (CoNaLa's way of naming one).
 _VARIABLE = re.compile(
-    r"\b(" + "|".join(sorted(_TYPE_NOUNS, key=len, reverse=True)) + r")(?:\s+(?:named|called))?\s+"
-    r"(`[A-Za-z_]\w*`|[A-Za-z_]\w*)(?![\w.'/\\-])",
+    r"(\b(?:the|a|an|my|this|that|your|our|given)\s+)?\b("
+    + "|".join(sorted(_TYPE_NOUNS, key=len, reverse=True))
+    + r")(?:\s+(?:named|called))?\s+(`[A-Za-z_]\w*`|[A-Za-z_]\w*)(?![\w.'/\\-])",
     re.IGNORECASE,
 )
 #: Words after a type noun that are no variable ("the list of files", "a dict with", "a string that").
@@ -48,13 +49,16 @@ def variables(task: str) -> list[Candidate]:
     """The variables `task` names after a word of their type (_TYPE_NOUNS): "the list scores" and "sort dict
     `scores` by value" give ``scores``; each a Candidate of kind VARIABLE whose text is the bare name (its
     `value` the kind of parameter it fits: "array", "object", "string" or "any"), atomic, over the name's
-    span (backticks included). "the list of files" names none."""
+    span (backticks included). A bare name needs an article or a possessive before its type ("list files
+    in /tmp" and "set TZ to UTC" name none), a name in backticks does not; "the list of files" names none."""
     out = []
     for m in _VARIABLE.finditer(task):
-        name = m.group(2).strip("`")
+        name = m.group(3).strip("`")
         if name.lower() in _NOT_NAMES or name.lower() in _TYPE_NOUNS:
             continue
-        out.append(Candidate(name, _TYPE_NOUNS[m.group(1).lower()], VARIABLE, m.start(2), m.end(2), True))
+        if not m.group(1) and not m.group(3).startswith("`"):
+            continue  # "list files in /tmp", "set TZ to UTC": a verb, no type; "the list scores" names one
+        out.append(Candidate(name, _TYPE_NOUNS[m.group(2).lower()], VARIABLE, m.start(3), m.end(3), True))
     return out
 
 

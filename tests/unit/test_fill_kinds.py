@@ -166,3 +166,9 @@ def test_the_values_a_call_takes_are_counted_by_kind(docs):
     assert placed(docs["random.randint"], values) == 2
     assert placed(docs["random.sample"], values) == 1  # population: Sequence[_T] takes no number
     assert placed(docs["pathlib.Path.iterdir"], TaskValues.of("list /var/log")) == 1  # its receiver's
+
+
+def test_a_verb_that_spells_a_type_names_no_variable():
+    assert variables("list files in /tmp") == []
+    assert variables("set TZ to UTC") == []
+    assert [c.text for c in variables("map `f` over the list xs")] == ["f", "xs"]
