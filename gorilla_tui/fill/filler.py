@@ -27,6 +27,7 @@ from gorilla_tui.fill.examples import replace_examples
 from gorilla_tui.fill.file_objects import path_slots
 from gorilla_tui.fill.kinds import (
     claim_numbers,
+    forwarded_after,
     link_roles,
     named_variables,
     stub_fit,
@@ -192,7 +193,9 @@ def _kept(doc: ApiDoc, offered: list[Slot], params: list[Param], task: str) -> l
     and folder the task names (with_patterns), a number beside a parameter's name given to that one
     (claim_numbers)."""
     if doc.source == "python-env":
-        offered = with_variables(stub_fit(doc.api_name, offered), task, doc.api_name)
+        offered = with_variables(
+            stub_fit(doc.api_name, forwarded_after(doc, offered, task)), task, doc.api_name
+        )
         offered = link_roles(doc.api_name, with_patterns(doc.api_name, offered, params, task))
     return claim_numbers(offered, task)
 

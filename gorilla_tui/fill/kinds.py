@@ -17,7 +17,7 @@ from gorilla_tui.fill.candidate import Candidate
 from gorilla_tui.fill.spoken import PATHLIKE, name_parts
 from gorilla_tui.fill.target import Target
 from gorilla_tui.pool.apidoc import ApiDoc
-from gorilla_tui.pool.params import Param
+from gorilla_tui.pool.params import Param, params_of
 from gorilla_tui.pool.stub_params import admits, forwarded
 
 #: Candidate.kind of a variable the task names (its text is the name, written unquoted).
@@ -249,3 +249,53 @@ def link_roles(callee: str, offered: Sequence[Slot]) -> list[Slot]:
     # a receiver given a role by the call (fill/receivers.py with_spread) is the link: pathlib.Path('latest')
     return [dataclasses.replace(s, role=_LINK_ROLES.get(s.param.name, "dest" if s.role else ""))
             for s in offered]  # fmt: skip
+
+
+#: Words before the folder a command runs in: "in the folder build", "in /srv/repo" (subprocess's cwd).
+_RUNS_IN = re.compile(
+    r"\b(?:in|inside|within|from)\s+(?:the\s+)?(?:(?:folder|directory|dir)\s+)?$", re.IGNORECASE
+)
+
+
+def forwarded_after(doc: ApiDoc, offered: Sequence[Slot], task: str = "") -> list[Slot]:
+    """`offered` where a keyword the signature's ``**kwargs`` passes on (with_forwarded) takes no value a
+    parameter of the signature itself is offered ("no line longer than 72 characters" is
+    ``textwrap.wrap``'s width, not the max_lines its stub adds), ``*args`` aside (it takes any value), and a
+    Python function's ``*args`` offered where its signature has it (``subprocess.check_output(*popenargs,
+    ...)``: the command before the cwd), not last (call_grammar.with_varargs). The folder the task runs a
+    command in ("in the folder build", "in /srv/repo": _RUNS_IN) is the cwd's alone, which is then given."""
+    signature = params_of(doc)
+    own = {p.name for p in signature}
+    passed = {p.name for p in with_forwarded(doc, signature)} - own  # a receiver's parameters are no keywords
+    taken = {k for s in offered if s.param.name not in passed and s.param.kind in FILLABLE for k in s.values}
+    out = []
+    for slot in offered:
+        if slot.param.name in passed and slot.param.kind in FILLABLE:
+            values = {k: c for k, c in slot.values.items() if k not in taken}
+            if not values and not slot.param.required:
+                continue
+            slot = dataclasses.replace(slot, values=values)
+        out.append(slot)
+    cwd = next((s for s in out if s.param.name == "cwd" and s.param.kind in FILLABLE), None)
+    runs_in = (
+        {k for k, c in cwd.values.items() if c.start >= 0 and _RUNS_IN.search(task[: c.start])}
+        if cwd
+        else set()
+    )
+    if runs_in:  # the folder the task runs the command in is the cwd's alone, asked for: given
+        given = dataclasses.replace(cwd.param, required=True)
+        out = [
+            dataclasses.replace(s, param=given, values={k: c for k, c in s.values.items() if k in runs_in})
+            if s is cwd
+            else dataclasses.replace(s, values={k: c for k, c in s.values.items() if k not in runs_in})
+            for s in out
+        ]
+        out = [s for s in out if s.values or s.param.required]
+    var = next((i for i, s in enumerate(out) if s.param.kind == "var"), None)
+    order = [p.name for p in signature]
+    if var is not None and out[var].param.name in order:
+        at = order.index(out[var].param.name)
+        before = [s for s in out if s.param.kind != "var" and s.param.name in order[:at]]
+        rest = [s for s in out if s.param.kind != "var" and s not in before]
+        out = [*before, out[var], *rest]
+    return out

@@ -15,6 +15,7 @@ import re
 
 from gorilla_tui.fill.call_grammar import FILLABLE, TaskValues
 from gorilla_tui.fill.candidate import Candidate
+from gorilla_tui.fill.kinds import with_forwarded
 from gorilla_tui.pool.apidoc import ApiDoc
 from gorilla_tui.pool.params import Param, params_of
 from gorilla_tui.pool.stub_params import ANY, kinds
@@ -68,10 +69,15 @@ def placed(doc: ApiDoc, values: TaskValues) -> int:
     """How many of the task's marked values (marked_values) distinct parameters of `doc` can take by kind: a
     matching found by augmenting paths (each value to one parameter that admits its kind); a method called on
     an instance (_ON_INSTANCE) takes one more value of any kind, its receiver's (``pathlib.Path('/var/log')
-    .iterdir()``, fill/receivers.py). 0 for a doc with no parameters (a hub's complete call)."""
-    slots = _admitted(doc, params_of(doc))
+    .iterdir()``, fill/receivers.py), ``*args`` any number, and the keywords a ``**kwargs`` passes on count
+    (fill/kinds.py with_forwarded: check_output's cwd). 0 for a doc with no parameters (a hub's complete
+    call)."""
+    params = with_forwarded(doc, params_of(doc))
+    slots = _admitted(doc, params)
     if _ON_INSTANCE.match(doc.call.strip()):
         slots.append(ANY)
+    if any(p.kind == "var" for p in params):  # *args takes the values left: os.path.join('a', 'b', 'c')
+        slots += [ANY] * len(marked_values(values))
     wanted = [_kind(c) for c in marked_values(values)]
     owner: dict[int, int] = {}  # slot -> value
 

@@ -112,6 +112,11 @@ def test_a_number_the_stub_does_not_admit_is_not_offered(docs):
         ("list the .txt files in /srv/notes", "glob.glob", "glob.glob('/srv/notes/*.txt')"),
         ("run make in the folder build and capture its output", "subprocess.check_output",
          "subprocess.check_output(cwd='build')"),
+        ("run `git status` in /srv/repo and capture what it prints", "subprocess.check_output",
+         "subprocess.check_output('git status', cwd='/srv/repo')"),
+        # the signature's own width takes the 72, not the max_lines textwrap's stub adds
+        ("wrap the text of notes.txt so no line is longer than 72 characters", "textwrap.wrap",
+         "textwrap.wrap('notes.txt', 72)"),
     ],
 )  # fmt: skip
 def test_the_model_fills_the_values_of_their_kind(gemma_backend, docs, methods, validator, task, name, call):
@@ -172,3 +177,4 @@ def test_a_verb_that_spells_a_type_names_no_variable():
     assert variables("list files in /tmp") == []
     assert variables("set TZ to UTC") == []
     assert [c.text for c in variables("map `f` over the list xs")] == ["f", "xs"]
+    assert variables("list evrything in /tmp/uploads") == []
