@@ -147,19 +147,22 @@ def claim_numbers(offered: Sequence[Slot], task: str) -> list[Slot]:
     """`offered` where each number the task writes right beside a parameter's name ("with indent 2", "a
     width of 80", "port 8443", "10 seconds") goes to that parameter alone: it is taken from the other slots
     that offered it, and the parameter's slot, optional or not, becomes required with the numbers it claims.
-    A name of several words claims by its last one ("max_depth 3"); a number beside two slots' names is
-    left to the model. A required slot left with no value keeps its placeholder."""
+    A name of several words claims by all of them ("max depth 3"; BFCL's speed_of_light takes no 4 of "4
+    light years"); a number beside two slots' names is left to the model. A required slot left with no
+    value keeps its placeholder."""
     claims: dict[str, set[str]] = {}
     for slot in offered:
         parts = name_parts(slot.param.name)
         if not parts or slot.param.kind not in FILLABLE:
             continue
-        word = re.escape(parts[-1])
+        # the whole name, word by word, short words between ("no_of_nights": "nights"; "speed_of_light" is
+        # no "4 light years")
+        word = r"\W+(?:\w{1,2}\W+)?".join(re.escape(p) + r"\w{0,3}" for p in parts)
         for text, c in slot.values.items():
             if c.kind != "number" or c.start < 0:
                 continue
-            before = re.search(rf"\b{word}\w{{0,3}}{_BETWEEN}$", task[: c.start], re.IGNORECASE)
-            after = re.match(rf"\s*{word}\w{{0,3}}\b", task[c.end :], re.IGNORECASE)
+            before = re.search(rf"\b{word}{_BETWEEN}$", task[: c.start], re.IGNORECASE)
+            after = re.match(rf"\s*{word}\b", task[c.end :], re.IGNORECASE)
             if before or after:
                 claims.setdefault(text, set()).add(slot.param.name)
     owner = {text: next(iter(names)) for text, names in claims.items() if len(names) == 1}
