@@ -29,12 +29,14 @@ class Paths:
     """The directories gorilla-tui writes to.
 
     data: index and history (user data dir); cache: downloads and assembled models (user cache dir);
-    config: config.toml (user config dir). Nothing is created until :meth:`ensure` is called.
+    config: config.toml (user config dir); logs: the MCP server's log of failures (user log dir, made by the
+    server when it first writes). Nothing is created until :meth:`ensure` is called.
     """
 
     data: Path
     cache: Path
     config: Path
+    logs: Path
 
     @property
     def index_dir(self) -> Path:
@@ -63,7 +65,8 @@ class Paths:
 def get_paths() -> Paths:
     """Resolve the paths now (reads GORILLA_TUI_HOME on every call, so tests can move it).
 
-    With GORILLA_TUI_HOME=DIR: DIR/data, DIR/cache, DIR/config. Otherwise platformdirs' user dirs.
+    With GORILLA_TUI_HOME=DIR: DIR/data, DIR/cache, DIR/config, DIR/logs. Otherwise platformdirs' user dirs
+    (the logs: user_log_dir, ~/.local/state/gorilla-tui/log on Linux).
 
     Raises:
         UsageError: GORILLA_TUI_HOME names something that is not a folder (a file, a FIFO, /dev/null):
@@ -83,11 +86,12 @@ def get_paths() -> Paths:
         if mode is not None and not stat.S_ISDIR(mode):
             kind = "a file" if stat.S_ISREG(mode) else file_kind(mode)
             raise UsageError(f"{HOME_ENV}={home} is {kind}, not a folder: point it at a folder")
-        return Paths(data=root / "data", cache=root / "cache", config=root / "config")
+        return Paths(data=root / "data", cache=root / "cache", config=root / "config", logs=root / "logs")
     return Paths(
         data=Path(platformdirs.user_data_dir(APP_NAME)),
         cache=Path(platformdirs.user_cache_dir(APP_NAME)),
         config=Path(platformdirs.user_config_dir(APP_NAME)),
+        logs=Path(platformdirs.user_log_dir(APP_NAME)),
     )
 
 

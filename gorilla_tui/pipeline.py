@@ -36,11 +36,11 @@ from gorilla_tui.model.grammar import unique_options
 from gorilla_tui.model.likelihood import can_score
 from gorilla_tui.pipeline_choose import Chooser, choose_select_by, shared_prefix  # noqa: F401 - re-exported
 from gorilla_tui.pipeline_fit import judge
-from gorilla_tui.pipeline_types import AskCancelled, Checker, Choice, SearchIndex  # noqa: F401 - re-exported
+from gorilla_tui.pipeline_types import AskCancelled, Checker, Choice, SearchIndex, led_by  # noqa: F401
 from gorilla_tui.pool.apidoc import MODEL_HUBS
 from gorilla_tui.pool.doc import ApiDoc
 from gorilla_tui.retrieve.fit import FIT_MODEL, match_score
-from gorilla_tui.textsafe import MAX_TASK_CHARS, clean_task  # noqa: F401 - re-exported (cli, mcp, tests)
+from gorilla_tui.textsafe import MAX_TASK_CHARS, clean_task, model_words  # noqa: F401 - re-exported
 from gorilla_tui.types import (
     TRANSLATION_NOTE,
     DoneEvent,
@@ -166,8 +166,9 @@ class Pipeline:
             raise UsageError(f"mode must be select or generate, not {mode!r}")
         t0 = time.perf_counter()
         task, warnings = clean_task(task)
-        warnings += list(getattr(self.backend, "warnings", None) or [])  # e.g. no GPU offload (profiles.py)
-        english, t_translate = self._english(task, cancel)
+        said, cut = model_words(task)  # what the model and the fillers read: its cost is bounded (textsafe)
+        warnings += cut + list(getattr(self.backend, "warnings", None) or [])  # no GPU offload (profiles.py)
+        english, t_translate = self._english(said, cancel)
         # a task in another language is searched with its English translation after it (BM25 gets the
         # English words, the multilingual dense side reads both); the model still scores the hits against
         # the task as typed (model/translate.py: the better of the two on the dev split)
@@ -203,21 +204,22 @@ class Pipeline:
                             select_by=select_by, translation=english)  # fmt: skip
         # the model scores the hits against the task as typed: scoring its intent (values masked, as the
         # search reads it) chose the right API for 51.4 % of bench/filling.py's dev tasks against 60.0 %
-        choice, select_by = self.chooser.choose(task, hits, usable, select_by, emit, cancel)
+        choice, select_by = self.chooser.choose(said, hits, usable, select_by, emit, cancel)
         t = time.perf_counter()
         timings["prompt"] = choice.prompt_seconds
         timings["first_token"] = (choice.first_token or t) - t0
         timings["generate"] = t - t0 - (t_translate or 0.0) - timings["retrieve"] - timings["prompt"]
         if cancel is not None and cancel.is_set():
             raise AskCancelled("cancelled")
-        filled = self._fill(task, choice, mode, cancel)
+        filled = self._fill(said, choice, mode, cancel)
         if filled is not None:
             timings["fill"] = filled.seconds
+            choice = led_by(choice, self._selected(choice)[4], filled.doc)
         proposal = self._proposal(task, hits, choice, mode, select_by, warnings + choice.notes, filled)
         t_fit = time.perf_counter()
         needs = proposal.needs if filled is not None else None
         # a task in another language is judged on its English translation (its words are what the docs hold)
-        judged = english or task
+        judged = english or said
         proposal.fit, proposal.fit_signals = self.judge_fit(judged, hits, choice, mode, needs, cancel)
         if proposal.fit == "nothing":  # the call is the nearest hit's, not a proposal: no call is made
             proposal.calls = []

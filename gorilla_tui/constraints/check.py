@@ -8,10 +8,13 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from gorilla_tui.constraints.languages import translation_holds, translation_of
 from gorilla_tui.constraints.parse import Constraint
 from gorilla_tui.constraints.vocab import framework_matches, provider_matches
 from gorilla_tui.pool.metrics import Measure, Performance, normalise_performance, provider_id, select_variant
 
+#: The metrics whose value is a word, not a number: publisher, framework, translation direction.
+_WORD_METRICS = ("provider", "framework", "language")
 #: The status of one check, and the order rank.py sorts hits by (best first).
 STATUSES = ("satisfied", "unknown", "violated")
 #: top-1 and an unqualified "accuracy" stand in for each other only on classification benchmarks, where the
@@ -41,7 +44,7 @@ class Check:
         actual: Any = (
             None if self.low is None else (self.low if self.low == self.high else [self.low, self.high])
         )
-        if self.constraint.metric in ("provider", "framework") and self.used:
+        if self.constraint.metric in _WORD_METRICS and self.used:
             actual = self.used[0]
         return self.constraint.to_dict() | {
             "status": self.status,
@@ -59,6 +62,8 @@ def holds(c: Constraint, actual: float | str) -> bool:
     if c.metric == "framework":
         source, _, framework = str(actual).partition("|")
         return framework_matches(str(c.value), source, framework)
+    if c.metric == "language":
+        return translation_holds(str(c.value), str(actual))
     return {
         ">=": actual >= c.value,
         ">": actual > c.value,
@@ -113,6 +118,20 @@ def _check_framework(c: Constraint, doc: Any) -> Check:
     return Check(c, status, used=[framework or source])
 
 
+def _check_language(c: Constraint, doc: Any) -> Check:
+    """A translation-direction constraint against the pair the doc's model id or pipeline task names
+    (languages.translation_of): violated only by a model of another direction. A doc that names no pair (no
+    translator, or a many-to-many model: t5, mbart-50, nllb) satisfies it with a note, so it keeps its
+    place: of the 40 APIBench Hugging Face eval tasks read as stating a direction, 19 have such a model (or
+    none) as their API (t5-3b, mt5-base, flan-t5-xl), and ranking the named pairs above them would lose
+    those."""
+    pair = translation_of(doc)
+    if pair is None:
+        return Check(c, "satisfied", note="the model names no translation direction")
+    actual = f"{pair[0]}>{pair[1]}"
+    return Check(c, "satisfied" if holds(c, actual) else "violated", used=[actual])
+
+
 def check_doc(constraints: list[Constraint], doc: Any, perf: Performance | None = None) -> list[Check]:
     """Check every constraint against one ApiDoc's normalised performance (pool.metrics.normalise_performance;
     pass `perf` when it is already known, e.g. ApiIndex.performance(doc)) and, for a provider constraint,
@@ -120,9 +139,10 @@ def check_doc(constraints: list[Constraint], doc: Any, perf: Performance | None 
 
     A constraint is satisfied when every applicable number meets it, violated when none does, unknown
     when no number applies (metadata missing, other dataset) or the numbers disagree (several variants).
-    A provider constraint is unknown when the call names no publisher (a library call, a REST path).
+    A provider constraint is unknown when the call names no publisher (a library call, a REST path); a
+    language constraint is violated only by a model of another translation direction.
     """
-    if perf is None and any(c.metric not in ("provider", "framework") for c in constraints):
+    if perf is None and any(c.metric not in _WORD_METRICS for c in constraints):
         perf = normalise_performance(getattr(doc, "performance", None))
     out = []
     for c in constraints:
@@ -131,6 +151,9 @@ def check_doc(constraints: list[Constraint], doc: Any, perf: Performance | None 
             continue
         if c.metric == "framework":
             out.append(_check_framework(c, doc))
+            continue
+        if c.metric == "language":
+            out.append(_check_language(c, doc))
             continue
         assert perf is not None
         ms, note = _applicable(c, perf.measures, getattr(doc, "api_call", ""))

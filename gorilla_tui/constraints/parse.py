@@ -12,6 +12,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+from gorilla_tui.constraints.languages import translation_asked
 from gorilla_tui.constraints.vocab import (  # noqa: F401 - re-exported: callers import them from here
     ANY_OF,
     DEVICES,
@@ -38,8 +39,9 @@ class Constraint:
     publishes the model: op "=", value a lower-case organisation key of PROVIDERS such as "nvidia", or an
     "owner/repo" id such as "pytorch/vision"; unit "") or "framework" (the library the API is for: op "=",
     value a key of FRAMEWORKS such as "pytorch", or several joined by ANY_OF, "pytorch|tensorflow", when
-    the task names more than one; unit ""). op: one of OPS, or "=" for provider and
-    framework.
+    the task names more than one; unit "") or "language" (a translation's direction: op "=", value
+    "source>target" as ISO 639-1 codes, either side "" when the task does not say it, "en>fr", ">de";
+    constraints/languages.py). op: one of OPS, or "=" for provider, framework and language.
     dataset: canonical dataset key (performance.DATASETS) or None for any. source_text: the words it came
     from (a device budget names the device, e.g. "Raspberry Pi")."""
 
@@ -57,6 +59,9 @@ class Constraint:
             return f"{self.metric} = {' or '.join(framework_keys(str(self.value)))}"
         if self.metric == "provider":
             return f"{self.metric} = {self.value}"
+        if self.metric == "language":
+            src, _, tgt = str(self.value).partition(">")
+            return f"translation {src or 'any'} -> {tgt or 'any'}"
         value = f"{self.value:g}{self.unit}" if isinstance(self.value, float) else f"{self.value}{self.unit}"
         return f"{self.metric} {self.op} {value}" + (f" on {self.dataset}" if self.dataset else "")
 
@@ -370,8 +375,10 @@ def parse_constraints(task: str) -> list[Constraint]:
     words (DEVICES: Raspberry Pi, phone, microcontroller, Jetson / edge, laptop CPU) which add that device's
     budgets (whole words only: "microphone" is no phone), providers ("from pytorch/vision", "an NVIDIA
     model", "by facebook": metric "provider", see PROVIDERS) and frameworks ("with pytorch", "a tf hub
-    model": metric "framework", see FRAMEWORKS). A number without a metric word or a unit is
-    ignored (APIBench tasks name image sizes, class counts, years). Duplicates are dropped. Never raises.
+    model": metric "framework", see FRAMEWORKS) and a translation's direction ("translate this english
+    sentence to french": metric "language", languages.translation_asked). A number without a metric word or a
+    unit is ignored (APIBench tasks name image sizes, class counts, years). Duplicates are dropped. Never
+    raises.
     """
     text = _normalised(task)
     return _completed(text, _scan(text)[0])
@@ -383,6 +390,9 @@ def _completed(text: str, numeric: list[Constraint]) -> list[Constraint]:
     out = list(numeric)
     out += _providers_in(text)
     out += _frameworks_in(text)
+    if direction := translation_asked(text):
+        src, tgt = direction
+        out.append(Constraint("language", "=", f"{src}>{tgt}", "", None, f"{src or 'any'} to {tgt or 'any'}"))
     for name, rx, budgets in _DEVICE_RES:
         hit = rx.search(text)
         if hit:

@@ -123,7 +123,7 @@ def proposal_constraints(constraints: list[Constraint], doc: Any) -> list[dict[s
 
 def _fmt(ch: Check) -> str:
     c = ch.constraint
-    if c.metric in ("provider", "framework"):
+    if c.metric in ("provider", "framework", "language"):
         return f"{c.metric} {ch.used[0] if ch.used else '?'} vs {c.value}"
     actual = "?" if ch.low is None else f"{ch.low:g}" if ch.low == ch.high else f"{ch.low:g}-{ch.high:g}"
     return f"{c.metric} {actual} vs {c.op} {c.value:g}{' ' + c.unit if c.unit != '%' else '%'}"

@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Any
 from gorilla_tui.errors import UsageError
 from gorilla_tui.evaluate.apibench_files import read_jsonl, read_numbered, shared_dir
 from gorilla_tui.evaluate.bfcl_checker import check_calls
-from gorilla_tui.evaluate.responses import Resumable, damaged, finite, load_resumable
+from gorilla_tui.evaluate.responses import Resumable, damaged, fields_problem, load_resumable
 from gorilla_tui.evaluate.run import RunStats, answer_in_turn
 from gorilla_tui.evaluate.summary import percentile
 from gorilla_tui.pool.apidoc import ApiDoc
@@ -268,17 +268,11 @@ def failed_line(question: BfclQuestion, run: BfclRun, message: str) -> dict[str,
 
 def answer_problem(line: dict[str, Any]) -> str:
     """What is wrong with the fields of an answered line (answer_line), in words, or "" when nothing:
-    seconds a finite number (or absent), valid true or false, calls a list, error_type a string or null."""
-    seconds = line.get("seconds")
-    if seconds is not None and not finite(seconds):
-        return f"seconds is {json.dumps(seconds)[:40]}, expected a finite number"
-    if "valid" in line and not isinstance(line["valid"], bool):
-        return f"valid is {json.dumps(line['valid'])[:40]}, expected true or false"
-    if "calls" in line and not isinstance(line["calls"], list):
-        return "calls is not a list"
-    if line.get("error_type") is not None and not isinstance(line["error_type"], str):
-        return "error_type is not a string"
-    return ""
+    seconds a finite number (or absent), valid true or false, calls a list, error_type a string or null
+    (responses.fields_problem)."""
+    kinds = {"seconds": "seconds or null", "valid": "boolean", "calls": "list",
+             "error_type": "string or null"}  # fmt: skip
+    return fields_problem(line, kinds)
 
 
 def load_done(out: str | Path, run: BfclRun) -> tuple[dict[str, dict[str, Any]], list[str]]:

@@ -130,26 +130,52 @@ def finite(value: Any) -> bool:
         return False
 
 
+# What each field kind of an answer line accepts, and how the refusal names it (fields_problem).
+_FIELD_KINDS: dict[str, tuple[Callable[[Any], bool], str]] = {
+    "string": (lambda v: isinstance(v, str), "a string"),
+    "string or null": (lambda v: v is None or isinstance(v, str), "a string or null"),
+    "boolean": (lambda v: isinstance(v, bool), "true or false"),
+    "list": (lambda v: isinstance(v, list), "a list"),
+    "object or null": (lambda v: v is None or isinstance(v, dict), "an object"),
+    "seconds or null": (lambda v: v is None or finite(v), "a finite number of seconds"),
+}
+
+
+def fields_problem(line: dict[str, Any], fields: dict[str, str]) -> str:
+    """What is wrong with the named fields of an answer line, in words ("valid is a string, expected true
+    or false"), or "" when each present field is of its kind. The one field-type rule of the answer files
+    of `eval run` (answer_problem) and `eval bfcl` (bfcl.answer_problem); absent fields are not checked.
+
+    Args:
+        line: one decoded JSON line.
+        fields: field name -> kind, a key of _FIELD_KINDS ("string", "string or null", "boolean",
+            "list", "object or null", "seconds or null").
+
+    Returns:
+        The first problem found, or "".
+
+    Raises:
+        KeyError: a kind that is not in _FIELD_KINDS (a bug in the caller).
+    """
+    for name, kind in fields.items():
+        accepts, expected = _FIELD_KINDS[kind]
+        if name in line and not accepts(line[name]):
+            return f"{name} is {_json_kind(line[name])}, expected {expected}"
+    return ""
+
+
 def answer_problem(line: dict[str, Any]) -> str:
     """What is wrong with the fields of an `eval run` answer line (response_line), in words, or "" when
     they have the types response_line writes: text and api_call strings, hits a list of [call, score] or
     [call, score, lm_score] lists, timings an object of finite numbers of seconds."""
-    for name in ("text", "api_call"):
-        if name in line and not isinstance(line[name], str):
-            return f"{name} is {_json_kind(line[name])}, expected a string"
-    hits = line.get("hits", [])
-    if not isinstance(hits, list):
-        return f"hits is {_json_kind(hits)}, expected a list"
-    for i, hit in enumerate(hits):
+    fields = {"text": "string", "api_call": "string", "hits": "list", "timings": "object or null"}
+    if problem := fields_problem(line, fields):
+        return problem
+    for i, hit in enumerate(line.get("hits", [])):
         if not (isinstance(hit, list) and len(hit) in (2, 3) and isinstance(hit[0], str)
                 and all(finite(x) for x in hit[1:])):  # fmt: skip
             return f"hits[{i}] is not a [call, score] pair"
-    timings = line.get("timings", {})
-    if timings is None:
-        return ""
-    if not isinstance(timings, dict):
-        return f"timings is {_json_kind(timings)}, expected an object"
-    for name, value in timings.items():
+    for name, value in (line.get("timings") or {}).items():
         if not finite(value):
             return f"timings.{name} is {_json_kind(value)}, expected a finite number of seconds"
     return ""

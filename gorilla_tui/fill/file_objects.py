@@ -2,50 +2,24 @@
 into a dict" -> ``json.load(open('config.json'))``, not ``json.load('config.json')``, which fails when run
 (AttributeError: 'str' object has no attribute 'read').
 
-Which parameters take a file object, and the mode to open it in ('rb' for binary readers such as
-hashlib.file_digest and tomllib.load, 'w' for writers such as json.dump), is read from the doc's own
-description by pool/file_objects.py file_params. `path_slots` offers such a parameter only the paths and
-strings the task writes (a number is no file); `opened` writes the path the model chose as ``open(path)``
-when the call is rendered (fill/render.py render_target). BFCL's decoded form leaves such a call's
-argument out, as any value that is not a literal (render.decoded).
+Which parameters take a file object (or a text file's lines: ``csv.reader``), and the mode to open it in
+('rb' for binary readers such as pickle.load and tomllib.load, 'w' for writers such as json.dump), is
+pool/file_objects.py file_params's rule (the doc's description, else its type stub), the one `check` holds
+calls to. `path_slots` offers such a parameter only the paths and strings the task writes (a number is no
+file); `opened` writes the path the model chose as the call that opens it (pool/file_objects.py open_call:
+``csv.reader(open('sales.csv', newline=''))``) when the call is rendered (fill/render.py render_target).
+BFCL's decoded form leaves such a call's argument out, as any value that is not a literal (render.decoded).
 """
 
 from __future__ import annotations
 
 import ast
 import dataclasses
-import re
 from collections.abc import Sequence
 
 from gorilla_tui.fill.call_grammar import Slot
 from gorilla_tui.pool.apidoc import ApiDoc
-from gorilla_tui.pool.file_objects import file_params
-from gorilla_tui.pool.params import params_of
-from gorilla_tui.pool.pyenv import SOURCE as PYENV
-from gorilla_tui.pool.typeshed import file_parameters
-
-#: A string written like a file's path: a slash, or a file name's extension at its end.
-_PATH_SHAPED = re.compile(r"[/\\]|\.[A-Za-z]\w{0,7}$")
-
-
-def files_of(doc: ApiDoc) -> dict[str, str]:
-    """Parameter name -> the mode to open its file in, for each parameter of `doc` that takes a file object:
-    as its description says (pool/file_objects.py file_params), else, for a standard-library function
-    whose description says nothing of it, as its type stub types it (pool/typeshed.py file_parameters:
-    ``pickle.load(file: _ReadableFileobj)`` -> {"file": "rb"}; pickle.load's description is "Read and
-    return an object from the pickle data stored in a file."), matched by name, else by position; only a
-    parameter of no stated type (a schema's string is a string)."""
-    found = file_params(doc)
-    if found or doc.source != PYENV:
-        return found
-    params = [p for p in params_of(doc) if p.kind not in ("var", "varkw")]
-    positional = [p for p in params if p.kind in ("positional", "posonly")]
-    for at, name, mode in file_parameters(doc.api_name):
-        p = next((q for q in params if q.name == name), None)
-        p = p or (positional[at] if 0 <= at < len(positional) else None)
-        if p is not None and p.type == "any" and not p.raw_type:
-            found[p.name] = mode
-    return found
+from gorilla_tui.pool.file_objects import PATH_SHAPED, file_params, open_call
 
 
 def path_slots(doc: ApiDoc, offered: Sequence[Slot]) -> list[Slot]:
@@ -56,7 +30,7 @@ def path_slots(doc: ApiDoc, offered: Sequence[Slot]) -> list[Slot]:
     ``json.dump(obj, open('out.json', 'w'))``, obj left a placeholder, not ``json.dump('out.json', fp)``. A
     required slot left with no value keeps its placeholder; an optional file-object parameter is left out
     (its default applies: ``tarfile.open(name=None, fileobj=None)`` takes the task's path as its name)."""
-    files = files_of(doc)
+    files = file_params(doc)
     if not files:
         return list(offered)
     paths = {
@@ -64,7 +38,7 @@ def path_slots(doc: ApiDoc, offered: Sequence[Slot]) -> list[Slot]:
         for s in offered
         if s.param.name in files
         for k, c in s.values.items()
-        if isinstance(c.value, str) and _PATH_SHAPED.search(c.value)
+        if isinstance(c.value, str) and PATH_SHAPED.search(c.value)
     }
     out = []
     for slot in offered:
@@ -88,9 +62,9 @@ def path_slots(doc: ApiDoc, offered: Sequence[Slot]) -> list[Slot]:
 
 def opened(doc: ApiDoc, given: dict[str, tuple[str, str]]) -> dict[str, tuple[str, str]]:
     """`given` (name -> (value source, origin)) with each file-object parameter of `doc` that holds a
-    string literal from the task written as ``open(path)``, with the mode the doc implies when it is not
-    "r" (``open('data.plist', 'rb')``); origin stays "task". Placeholders and other values are kept."""
-    files = files_of(doc)
+    string literal from the task written as the call that opens it (open_call: ``open('data.plist', 'rb')``);
+    origin stays "task". Placeholders and other values are kept."""
+    files = file_params(doc)
     if not files:
         return given
     out = dict(given)
@@ -98,7 +72,7 @@ def opened(doc: ApiDoc, given: dict[str, tuple[str, str]]) -> dict[str, tuple[st
         value, origin = given.get(name, ("", ""))
         if origin != "task" or not _is_str_literal(value):
             continue
-        out[name] = (f"open({value})" if mode == "r" else f"open({value}, {mode!r})", origin)
+        out[name] = (open_call(doc.api_name, mode, value), origin)
     return out
 
 

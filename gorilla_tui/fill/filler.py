@@ -75,12 +75,16 @@ DESCRIPTION_CHARS = 300
 class Filled:
     """A filled call. call: the call's source text (``time.sleep(10)``); arguments: one Argument per
     parameter given or left as a placeholder, in call order; calls: the call in BFCL's decoded form
-    (``[{"time.sleep": {"secs": 10}}]``; placeholders left out); seconds: the model's time."""
+    (``[{"time.sleep": {"secs": 10}}]``; placeholders left out); seconds: the model's time; doc: the doc
+    of the first call, None when unknown (APIZoo's replaced examples: the chosen doc's). It is another hit's
+    than the chosen doc when the task makes several requests and names that hit's words first
+    (naming.first_named): the proposal then describes that doc (Pipeline._ask)."""
 
     call: str
     arguments: list[Argument] = field(default_factory=list)
     calls: list[dict[str, dict[str, Any]]] = field(default_factory=list)
     seconds: float = 0.0
+    doc: ApiDoc | None = None
 
 
 def callee_of(doc: ApiDoc) -> str:
@@ -247,7 +251,8 @@ def fill(backend: Any, task: str, doc: ApiDoc, *, others: Sequence[ApiDoc] = (),
         text = "".join(backend.complete(prompt, max_tokens=max_tokens, grammar=call_grammar(first.offered),
                                         temperature=0.0, cancel=cancel))  # fmt: skip
         written = [(first, _given(text, first.offered))]
-    filled = Filled("", seconds=time.perf_counter() - started)
+    lead = written[0][0].doc if written else first.doc
+    filled = Filled("", seconds=time.perf_counter() - started, doc=lead)
     texts = []
     for n, (target, given) in enumerate(written):
         receiver = receivers.get(target.callee)

@@ -26,6 +26,9 @@ cannot be detected (break-it round 9: the reply killed the server).
 
 A notification (a method and no id) is never answered, as JSON-RPC 2.0 section 4.1 says, nor is a client's
 response to a server request: `reply_to` gives [] for them, and they are dropped as the SDK drops them.
+A blank line (JSON whitespace only: spaces, tabs, CR; RFC 8259 section 2) holds no message and is skipped
+without a reply, as the SDK skips it; any other character makes the line a message to answer ("\x1c", which
+str.strip() took for whitespace, gets -32700; break-it round 17, P3).
 """
 
 from __future__ import annotations
@@ -48,13 +51,16 @@ from pydantic import ValidationError
 from gorilla_tui.jsontext import LongNumber, long_number_path, top_level, top_level_items, with_long_numbers
 from gorilla_tui.mcp.lines import MAX_LINE_BYTES
 
+#: The whitespace JSON allows around a value (RFC 8259 section 2): a line of nothing else is blank.
+JSON_WHITESPACE = " \t\r\n"
+
 
 def reply_to(line: str) -> list[JSONRPCError] | None:
     """None when `line` is a JSON-RPC message the SDK reads (it goes on to the SDK); else the error
     responses it gets (see the module doc), [] for a blank line, a notification or a client's response
     that cannot be read (nothing is sent back). A batch gets one -32600 per member that has an id (each
     waits on its own), or one with id null when none has."""
-    if not line.strip():
+    if not line.strip(JSON_WHITESPACE):
         return []
     try:
         message = message_adapter.validate_json(line, by_name=False)
@@ -92,11 +98,13 @@ def reply_to(line: str) -> list[JSONRPCError] | None:
     if method is None and ("result" in obj or "error" in obj):
         return []  # a client's response to a server request: there is no one to answer
     if isinstance(method, str) and obj.get("jsonrpc") == "2.0" and rid is not None:
-        if _lone_surrogate(obj):
-            why = (
-                "Invalid params: a string holds a lone surrogate (a \\ud800-\\udfff escape without its pair)"
-            )
-            return [_error(rid, INVALID_PARAMS, why)]
+        pair = "a lone surrogate (a \\ud800-\\udfff escape without its pair)"
+        if _lone_surrogate(obj.get("params")):
+            return [_error(rid, INVALID_PARAMS, f"Invalid params: a string holds {pair}")]
+        if _lone_surrogate(obj):  # the method or a member's name: no request (was -32602; round 17, P3)
+            return [
+                _error(rid, INVALID_REQUEST, f"Invalid Request: the method or a member name holds {pair}")
+            ]
         long = long_number_path(obj)
         if long is not None:
             limit = sys.get_int_max_str_digits()

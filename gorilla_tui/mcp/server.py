@@ -10,6 +10,8 @@ SDK itself diverts file descriptor 1 while the transport runs, so stray output c
 
 from __future__ import annotations
 
+import logging
+from pathlib import Path
 from typing import Annotated, Any
 
 import anyio
@@ -21,9 +23,13 @@ from gorilla_tui import __version__
 from gorilla_tui.config import Settings
 from gorilla_tui.errors import GorillaError
 from gorilla_tui.mcp.lines import in_daemon_thread
+from gorilla_tui.mcp.logs import one_line, route_logs
 from gorilla_tui.mcp.protocol_errors import ProtocolErrors
 from gorilla_tui.mcp.tools import K_MAX, MAX_CODE_CHARS, MAX_TASK_CHARS, ToolBox
 from gorilla_tui.mcp.transport import serve_stdio
+from gorilla_tui.paths import get_paths
+
+_log = logging.getLogger(__name__)
 
 INSTRUCTIONS = (
     "Grounding for code that calls machine-learning model hubs and Python libraries (Gorilla, arXiv "
@@ -140,23 +146,40 @@ class _Server(MCPServer):
             raise ToolError(f"Error executing tool {name}: {argument_errors(cause)}") from cause
 
 
-def build_server(box: ToolBox) -> MCPServer:
+def internal_error(tool: str, error: Exception, log_file: Path | None) -> ToolError:
+    """The one-line tool error of a bug in a tool (an exception that is no GorillaError), after logging it
+    with its traceback (mcp/logs.py: the bounded log file; one line on stderr):
+    "internal error in check_api_call: RecursionError: maximum recursion depth exceeded (a bug; its
+    traceback is in LOG)". The SDK itself answered "Error executing tool check_api_call" and wrote the
+    whole traceback to stderr (break-it round 16, P2)."""
+    _log.error("internal error in %s: %s: %s", tool, type(error).__name__, one_line(str(error), 200),
+               exc_info=(type(error), error, error.__traceback__))  # fmt: skip
+    where = f"its traceback is in {log_file}" if log_file else "run with GORILLA_TUI_DEBUG=1 to see it"
+    return ToolError(
+        f"internal error in {tool}: {type(error).__name__}: {one_line(str(error), 200)} (a bug; {where})"
+    )
+
+
+def build_server(box: ToolBox, log_file: Path | None = None) -> MCPServer:
     """An MCPServer with the three tools bound to `box`. A GorillaError raised by a tool (bad argument,
     no index, model or endpoint failure) becomes an MCP tool error carrying its one-line message and hint;
     argument type and range errors are reported by the SDK's schema validation the same way, and an
     argument the tool does not take (`hub` for `source`) by protocol_errors.unknown_arguments: a tool error
     (isError), not a JSON-RPC -32602, as MCP 2025-11-25 asks for arguments the model can correct. Every
     argument is strict (pydantic strict mode): a JSON true/false, "5" or 5.0 is no integer, a number is no
-    string."""
+    string. Any other exception of a tool (a bug) is one line too (internal_error), its traceback only in
+    `log_file`."""
     errors = ProtocolErrors()
     server = _Server(name="gorilla-tui", version=__version__, instructions=INSTRUCTIONS, middleware=[errors])
     errors.tools = server.list_tools  # tools/call of a name not listed: -32602 (ProtocolErrors)
 
-    async def call(fn: Any, *args: Any) -> dict[str, Any]:
+    async def call(tool: str, fn: Any, *args: Any) -> dict[str, Any]:
         try:  # in a daemon thread: BM25, validation and the model block; the event loop keeps serving and
             return await in_daemon_thread(fn, *args)  # stops waiting at once on Ctrl+C or end of input
         except GorillaError as e:
             raise ToolError(f"{e}" + (f" (hint: {e.hint})" if e.hint else "")) from None
+        except Exception as e:  # a bug: one line to the client, the traceback to the log file alone
+            raise internal_error(tool, e, log_file) from None
 
     @server.tool(name="search_api_docs", title="Search API docs", description=SEARCH_DOC)
     async def search_api_docs(
@@ -166,7 +189,7 @@ def build_server(box: ToolBox) -> MCPServer:
         ] = 5,
         source: Source = "",
     ) -> dict[str, Any]:
-        return await call(box.search, task, k, source)
+        return await call("search_api_docs", box.search, task, k, source)
 
     @server.tool(name="check_api_call", title="Check an API call", description=CHECK_DOC)
     async def check_api_call(
@@ -182,11 +205,11 @@ def build_server(box: ToolBox) -> MCPServer:
         ],
         source: Source = "",
     ) -> dict[str, Any]:
-        return await call(box.check, code, source)
+        return await call("check_api_call", box.check, code, source)
 
     @server.tool(name="propose_api_call", title="Propose an API call", description=PROPOSE_DOC)
     async def propose_api_call(task: Task, source: Source = "") -> dict[str, Any]:
-        return await call(box.propose, task, source)
+        return await call("propose_api_call", box.propose, task, source)
 
     return server
 
@@ -201,5 +224,7 @@ def serve(settings: Settings) -> None:
         KeyboardInterrupt: SIGINT ended it (the CLI says "interrupted", exit 130).
     """
     box = ToolBox(settings)
-    if anyio.run(serve_stdio, build_server(box), box.cancel):
+    # before the MCPServer is made: its logging.basicConfig (rich tracebacks on stderr) then does nothing
+    log_file = route_logs(get_paths().logs)
+    if anyio.run(serve_stdio, build_server(box, log_file), box.cancel):
         raise KeyboardInterrupt

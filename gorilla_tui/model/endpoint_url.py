@@ -10,14 +10,16 @@ request as "cannot reach" (exit 1), and a query was mangled ("http://h/ok?x=1" b
 from __future__ import annotations
 
 import base64
+import ipaddress
 import re
 import unicodedata
 import urllib.parse
+import urllib.request
 
 from gorilla_tui.errors import UsageError
 from gorilla_tui.textsafe import redact_url, safe_text, url_secrets
 
-__all__ = ["basic_auth", "check_endpoint", "completions_url", "origin", "server_url"]
+__all__ = ["basic_auth", "check_endpoint", "completions_url", "origin", "proxy_for", "server_url"]
 
 
 def check_endpoint(endpoint: str) -> str:
@@ -154,3 +156,22 @@ def origin(url: str) -> str:
     and the URL sent differ."""
     parts = urllib.parse.urlsplit(url)
     return f"{parts.scheme}://{parts.netloc}"
+
+
+def proxy_for(url: str) -> str:
+    """The proxy a request to `url` goes through: the environment's ($http_proxy, $https_proxy, minus
+    $no_proxy: urllib.request.getproxies and proxy_bypass), "" for none. A loopback host (localhost,
+    127.0.0.0/8, ::1) never goes through one: a local server is what `--endpoint http://127.0.0.1:8080`
+    means, and the prompt and its Basic auth went to the proxy, which a bad proxy then made "cannot reach
+    endpoint" (break-it round 7)."""
+    parts = urllib.parse.urlsplit(url)
+    host = (parts.hostname or "").lower()
+    try:
+        loopback = (
+            host == "localhost" or host.endswith(".localhost") or ipaddress.ip_address(host).is_loopback
+        )
+    except ValueError:
+        loopback = False
+    if loopback or urllib.request.proxy_bypass(host):
+        return ""
+    return urllib.request.getproxies().get(parts.scheme.lower(), "")

@@ -25,6 +25,10 @@ from gorilla_tui.model.threads import ThreadGovernor
 #: How many chooser prefixes a LlamaBackend keeps evaluated (fill's few-shot examples, the fit question's):
 #: each is ~18 KB of KV state per token with Gemma 3 270M, a few MB in all.
 KEPT_PREFIXES = 4
+#: Most rows of logits one decode of loglikelihoods asks for: llama.cpp's output buffer grows to the largest
+#: such count and is kept, n_vocab floats a row (262,144 x 4 bytes = 1 MB for Gemma 3): scoring a task of
+#: 400 tokens in one decode held ~0.4 GB more (break-it round 15, P1). 64 rows make it 64 MB.
+LOGIT_ROWS = 64
 
 
 class LlamaBackend:
@@ -300,17 +304,21 @@ class LlamaBackend:
         in nats (log-softmax over the whole vocabulary, in float64)."""
         from gorilla_tui.model import llama_internals as li  # deferred: loads libllama
 
-        llm, total = self._llm, 0.0
-        for start in range(0, len(tokens), llm.n_batch):
-            chunk = tokens[start : start + llm.n_batch]
+        llm, total, start = self._llm, 0.0, 0
+        while start < len(tokens):  # at most LOGIT_ROWS rows of logits a decode: llama.cpp keeps a buffer
+            end = min(start + int(llm.n_batch), len(tokens))  # of n_vocab floats for each (1 MB for Gemma 3)
+            rows = [j for j in range(start, end) if j in targets]
+            end = rows[LOGIT_ROWS - 1] + 1 if len(rows) > LOGIT_ROWS else end
+            chunk, first = tokens[start:end], start
+            start = end
             self.threads.begin()
             try:
-                li.decode(llm, chunk, first_pos=shared_pos + start,
-                          logits_at={i for i in range(len(chunk)) if start + i in targets})  # fmt: skip
+                li.decode(llm, chunk, first_pos=shared_pos + first,
+                          logits_at={i for i in range(len(chunk)) if first + i in targets})  # fmt: skip
             finally:
                 self.threads.end()
             for i in range(len(chunk)):
-                target = targets.get(start + i)
+                target = targets.get(first + i)
                 if target is None:
                     continue
                 row = li.logits_row(llm, i)

@@ -24,14 +24,11 @@ from gorilla_tui.model.endpoint_url import basic_auth, check_endpoint, completio
 from gorilla_tui.model.remote_budget import AnswerBudget, AnswerOver
 from gorilla_tui.model.remote_http import (
     DEADLINES_ENV,
-    MAX_BACKOFF_S,
-    RETRY_STATUSES,
     Deadlines,
     EndpointCancelled,
     EndpointError,
     RequestGuard,
     deadlines_from_env,
-    retry_delay,
 )
 from gorilla_tui.model.remote_replies import (
     MAX_IDLE_LINES,
@@ -48,7 +45,15 @@ from gorilla_tui.model.remote_replies import (
     token_count,
     too_many_lines,
 )
-from gorilla_tui.model.remote_request import NET_ERRORS, EndpointDownError, broke, post_retried
+from gorilla_tui.model.remote_request import (
+    MAX_BACKOFF_S,
+    NET_ERRORS,
+    RETRY_STATUSES,
+    EndpointDownError,
+    broke,
+    post_retried,
+    retry_delay,
+)
 from gorilla_tui.textsafe import redact_url
 
 __all__ = [
@@ -191,7 +196,7 @@ class RemoteBackend:
                 resp, guard = self._request({key: text}, self._cancels(None), url, deadlines, side=True)
                 try:
                     with resp:
-                        raw = resp.read(MAX_PLAIN_BYTES + 1)
+                        raw = guard.read(resp, MAX_PLAIN_BYTES + 1)
                 except NET_ERRORS as e:
                     raise broke(guard, url, e) from None
                 finally:
@@ -249,7 +254,7 @@ class RemoteBackend:
             with resp:
                 # lines of at most MAX_PLAIN_BYTES + 1: `for raw in resp` read a reply with no newline
                 # whole, however long (a 50 MB line took 100 MB; break-it pass 11)
-                for raw in iter(lambda: resp.readline(MAX_PLAIN_BYTES + 1), b""):
+                for raw in iter(lambda: guard.read(resp, MAX_PLAIN_BYTES + 1, line=True), b""):
                     received += len(raw)
                     if guard.reason:
                         break
@@ -354,7 +359,7 @@ class RemoteBackend:
                 break
             try:
                 with resp:
-                    raw = resp.read(MAX_SCORING_BYTES + 1)  # bounded: a 50 MB reply was read whole
+                    raw = guard.read(resp, MAX_SCORING_BYTES + 1)  # bounded: a 50 MB reply was read whole
                     why = "" if guard.reason or len(raw) > MAX_SCORING_BYTES else cut_short(resp, len(raw))
                     if why:
                         raise EndpointError(f"the connection to {self.url} broke ({why})")

@@ -12,10 +12,8 @@ byte); a 302 to another port was followed and its body became the answer.
 from __future__ import annotations
 
 import contextlib
-import email.utils
 import functools
 import http.client
-import ipaddress
 import json
 import math
 import os
@@ -23,6 +21,7 @@ import socket
 import ssl
 import threading
 import time
+import urllib.error
 import urllib.parse
 import urllib.request
 from collections.abc import Sequence
@@ -30,54 +29,27 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from gorilla_tui.errors import GorillaError, UsageError
+from gorilla_tui.model.endpoint_url import proxy_for
 
 __all__ = [
     "DEADLINES_ENV",
+    "ERROR_BODY_BYTES",
     "Deadlines",
     "EndpointCancelled",
     "EndpointError",
+    "EndpointStatus",
     "RequestGuard",
     "deadlines_from_env",
     "open_request",
-    "proxy_for",
-    "retry_delay",
-    "wait_any",
 ]
 
-#: HTTP statuses worth another try: rate limited (429) and server-side trouble (500, 502, 503, 504).
-RETRY_STATUSES = frozenset({429, 500, 502, 503, 504})
-#: Longest wait (s) between two tries, whatever Retry-After says.
-MAX_BACKOFF_S = 30.0
 #: The environment variable that sets the deadlines: "connect=S,read=S,total=S", any of the three.
 DEADLINES_ENV = "GORILLA_TUI_ENDPOINT_DEADLINES"
-
-
-def wait_any(events: Sequence[threading.Event], seconds: float) -> bool:
-    """Sleep `seconds`, or less when one of `events` is set; whether one was set."""
-    end = time.monotonic() + seconds
-    while not any(event.is_set() for event in events):
-        left = end - time.monotonic()
-        if left <= 0:
-            return False
-        time.sleep(min(0.1, left))
-    return True
-
-
-def retry_delay(attempt: int, base: float, retry_after: str | None = None) -> float:
-    """Seconds to wait before try `attempt` + 1 (attempt 0 = the first retry): the server's Retry-After
-    (seconds or an HTTP date, RFC 9110 section 10.2.3) when given, else exponential backoff base * 2**attempt;
-    capped at MAX_BACKOFF_S."""
-    if retry_after:
-        try:
-            wait = float(retry_after)
-        except ValueError:
-            try:
-                when = email.utils.parsedate_to_datetime(retry_after).timestamp()
-                wait = when - time.time()
-            except (TypeError, ValueError):
-                wait = base * 2**attempt
-        return min(MAX_BACKOFF_S, max(0.0, wait))
-    return min(MAX_BACKOFF_S, base * 2**attempt)
+#: Bytes of an error reply's body read for its message (remote_request shows its first 200 characters);
+#: the rest is never read. The body of a 4xx/5xx was read whole after the guard had let go: an endless
+#: one grew to "internal error: MemoryError", a dripped one held `ask` past every deadline and Ctrl+C
+#: (break-it round 17, R17-1).
+ERROR_BODY_BYTES = 512
 
 
 class EndpointError(GorillaError):
@@ -89,6 +61,17 @@ class EndpointError(GorillaError):
 
 class EndpointCancelled(EndpointError):
     """The request was given up because its cancel event was set (Ctrl+C)."""
+
+
+class EndpointStatus(Exception):  # noqa: N818 - a reply, made an error by remote_request.post_retried
+    """The endpoint answered an error status or a redirect (urllib's HTTPError, closed by now): `code`,
+    `reason` (the status line's words), `headers`, and `head`: the first ERROR_BODY_BYTES bytes of the body
+    (b"" for a redirect, whose body is not read, or when the read failed: `why` says why), read in
+    open_request under the request's guard."""
+
+    def __init__(self, code: int, reason: str, headers: Any, head: bytes = b"", why: str = "") -> None:
+        super().__init__(f"HTTP {code} {reason}")
+        self.code, self.reason, self.headers, self.head, self.why = code, reason, headers, head, why
 
 
 class _ConnectTimeout(OSError):
@@ -206,6 +189,22 @@ class RequestGuard:
         """The request is over: stop watching (the watcher closes its duplicates)."""
         self._done.set()
 
+    def read(self, resp: Any, limit: int, *, line: bool = False) -> bytes:
+        """At most `limit` bytes of the body of `resp` (with `line`: one line of at most `limit` bytes);
+        b"" once the guard gave up (failure() says why). The one way model/remote*.py reads a reply of the
+        endpoint (tests/unit/test_endpoint_reads.py checks it), so every read, an error status's body
+        included, has a byte cap and runs while this guard watches its total deadline and cancel events.
+        Raises ValueError for a limit that is not a positive int (no read without a cap), RuntimeError
+        after close() (a read no guard watches: R17-1), and what the read raises
+        (remote_request.NET_ERRORS)."""
+        if isinstance(limit, bool) or not isinstance(limit, int) or limit <= 0:
+            raise ValueError(f"a read of the endpoint needs a positive byte cap, not {limit!r}")
+        if self.reason:
+            return b""
+        if self._done.is_set():
+            raise RuntimeError("a reply of the endpoint read after its guard was closed")
+        return resp.readline(limit) if line else resp.read(limit)
+
     def failure(self, url: str, error: BaseException | None = None) -> EndpointError | None:
         """The one-line error for a request that the guard gave up, or whose `error` (or its reason, for a
         urllib URLError) is a passed deadline; None for any other error. A passed deadline is noted in the
@@ -313,23 +312,19 @@ def _bounded_trailer(resp: http.client.HTTPResponse) -> None:
     resp.will_close = True
 
 
-def proxy_for(url: str) -> str:
-    """The proxy a request to `url` goes through: the environment's ($http_proxy, $https_proxy, minus
-    $no_proxy: urllib.request.getproxies and proxy_bypass), "" for none. A loopback host (localhost,
-    127.0.0.0/8, ::1) never goes through one: a local server is what `--endpoint http://127.0.0.1:8080`
-    means, and the prompt and its Basic auth went to the proxy, which a bad proxy then made "cannot reach
-    endpoint" (break-it round 7)."""
-    parts = urllib.parse.urlsplit(url)
-    host = (parts.hostname or "").lower()
+def _status(error: urllib.error.HTTPError, guard: RequestGuard) -> EndpointStatus:
+    """`error` (an error status or a redirect) as an EndpointStatus, with the head of its body read under
+    `guard` (a redirect's is not read); `error` is closed."""
+    head, why = b"", ""
     try:
-        loopback = (
-            host == "localhost" or host.endswith(".localhost") or ipaddress.ip_address(host).is_loopback
-        )
-    except ValueError:
-        loopback = False
-    if loopback or urllib.request.proxy_bypass(host):
-        return ""
-    return urllib.request.getproxies().get(parts.scheme.lower(), "")
+        if not 300 <= error.code < 400:
+            head = guard.read(error, ERROR_BODY_BYTES)
+    except (OSError, ValueError, OverflowError, http.client.HTTPException) as e:  # remote_request.NET_ERRORS
+        why = str(e) or type(e).__name__
+    finally:
+        with contextlib.suppress(OSError):
+            error.close()
+    return EndpointStatus(error.code, str(error.reason), error.headers, head, why)
 
 
 def open_request(
@@ -351,7 +346,8 @@ def open_request(
     Raises:
         EndpointCancelled: an event of `cancels` was set first.
         EndpointError: the total or read deadline passed.
-        urllib.error.HTTPError: an error status or a redirect (not followed).
+        EndpointStatus: an error status or a redirect (not followed), with the first ERROR_BODY_BYTES of
+            its body read here, under the guard.
         OSError, ValueError, http.client.HTTPException (urllib's URLError among them): the server cannot be
             reached (a connect timeout is a URLError whose reason says so) or broke the protocol.
     """
@@ -367,15 +363,19 @@ def open_request(
     def post() -> None:
         try:
             resp = opener.open(req)  # noqa: S310 - the user's own endpoint
+        except urllib.error.HTTPError as e:  # its body's head is read here, while the guard watches
+            error: BaseException = _status(e, guard)
         except BaseException as e:  # noqa: BLE001 - handed to the waiting thread as it is
+            error = e
+        else:
             with lock:
-                box["error"] = e
+                if box.get("abandoned"):
+                    resp.close()
+                else:
+                    box["resp"] = resp
             return
         with lock:
-            if box.get("abandoned"):
-                resp.close()
-            else:
-                box["resp"] = resp
+            box["error"] = error
 
     thread = threading.Thread(target=post, name="endpoint-request", daemon=True)
     thread.start()

@@ -8,25 +8,25 @@ total=5, a server that always answered 429 held `ask` for 4 waits of 30 s, 121 s
 
 from __future__ import annotations
 
+import email.utils
 import http.client
 import threading
 import time
 import urllib.error
+from collections.abc import Sequence
 from typing import Any
 
 from gorilla_tui.errors import GorillaError
+from gorilla_tui.model.endpoint_url import proxy_for
 from gorilla_tui.model.remote_budget import AnswerBudget
 from gorilla_tui.model.remote_http import (
     DEADLINES_ENV,
-    RETRY_STATUSES,
     Deadlines,
     EndpointCancelled,
     EndpointError,
+    EndpointStatus,
     RequestGuard,
     open_request,
-    proxy_for,
-    retry_delay,
-    wait_any,
 )
 from gorilla_tui.model.remote_replies import shown
 from gorilla_tui.textsafe import redact_url
@@ -35,6 +35,51 @@ from gorilla_tui.textsafe import redact_url
 #: a bad URL or port (ValueError, http.client.InvalidURL), a server that breaks the protocol (HTTPException).
 #: OverflowError: a chunk size past ssize_t in a chunked reply (http.client, break-it round 6).
 NET_ERRORS = (urllib.error.URLError, OSError, ValueError, OverflowError, http.client.HTTPException)
+#: What http.client raises for a reply that is not HTTP/1.x (a status line "HTTP/1.1 2OO", none at all, a
+#: line or header block too long; "got more than 100 headers" is a bare HTTPException): the server runs,
+#: and answered something else (was "cannot reach endpoint ... check that the server runs"; round 17, P1).
+#: RemoteDisconnected (a BadStatusLine too: no reply at all) is not among them.
+NOT_HTTP = (http.client.BadStatusLine, http.client.LineTooLong, http.client.UnknownProtocol)
+#: HTTP statuses worth another try: rate limited (429) and server-side trouble (500, 502, 503, 504).
+RETRY_STATUSES = frozenset({429, 500, 502, 503, 504})
+#: Longest wait (s) between two tries, whatever Retry-After says.
+MAX_BACKOFF_S = 30.0
+
+
+def wait_any(events: Sequence[threading.Event], seconds: float) -> bool:
+    """Sleep `seconds`, or less when one of `events` is set; whether one was set."""
+    end = time.monotonic() + seconds
+    while not any(event.is_set() for event in events):
+        left = end - time.monotonic()
+        if left <= 0:
+            return False
+        time.sleep(min(0.1, left))
+    return True
+
+
+def retry_delay(attempt: int, base: float, retry_after: str | None = None) -> float:
+    """Seconds to wait before try `attempt` + 1 (attempt 0 = the first retry): the server's Retry-After
+    (seconds or an HTTP date, RFC 9110 section 10.2.3) when given, else exponential backoff base * 2**attempt;
+    capped at MAX_BACKOFF_S."""
+    if retry_after:
+        try:
+            wait = float(retry_after)
+        except ValueError:
+            try:
+                when = email.utils.parsedate_to_datetime(retry_after).timestamp()
+                wait = when - time.time()
+            except (TypeError, ValueError):
+                wait = base * 2**attempt
+        return min(MAX_BACKOFF_S, max(0.0, wait))
+    return min(MAX_BACKOFF_S, base * 2**attempt)
+
+
+def not_http(error: BaseException) -> bool:
+    """Whether `error` (raised while a reply's status line and headers were read) says the server answered
+    with something that is not HTTP (NOT_HTTP), rather than that it cannot be reached."""
+    if isinstance(error, http.client.RemoteDisconnected):
+        return False
+    return isinstance(error, NOT_HTTP) or type(error) is http.client.HTTPException
 
 
 class EndpointDownError(GorillaError):
@@ -96,7 +141,7 @@ def post_retried(
     for attempt in range(retries + 1):
         try:
             return open_request(wire, body, deadlines, cancels, auth=auth, end=end, budget=budget)
-        except urllib.error.HTTPError as e:
+        except EndpointStatus as e:  # its body's first bytes were read under the guard (open_request)
             location = e.headers.get("Location") if e.headers else None
             if 300 <= e.code < 400:
                 raise EndpointError(
@@ -104,10 +149,7 @@ def post_retried(
                     f"{shown(str(location or 'nowhere'))}: redirects are not "
                     "followed (pass that URL as --endpoint if it is the server you mean)"
                 ) from None
-            try:
-                detail = shown(e.read()[:200].decode("utf-8", "replace"))
-            except NET_ERRORS:
-                detail = shown(str(e.reason))
+            detail = shown(e.head.decode("utf-8", "replace") if e.head or not e.why else e.reason)
             tries = f" (after {attempt + 1} tries)" if attempt else ""
             if e.code in RETRY_STATUSES and attempt < retries:
                 wait = retry_delay(attempt, backoff, e.headers.get("Retry-After") if e.headers else None)
@@ -122,6 +164,13 @@ def post_retried(
                 continue
             raise EndpointError(f"endpoint {url} answered HTTP {e.code}{tries}: {detail}") from None
         except NET_ERRORS as e:
+            if not_http(e):
+                raise EndpointError(
+                    f"endpoint {url} answered with something that is not valid HTTP: "
+                    f"{shown(str(e).strip() or type(e).__name__)}",
+                    hint="a server runs there, but it does not speak HTTP/1.x: check that --endpoint names "
+                    "an OpenAI-compatible server (its port; http:// or https://)",
+                ) from None
             # refused, no route, DNS, no connection within the connect deadline: urllib's URLError
             # (an error while the headers are read comes as it is: the server is there)
             reason = getattr(e, "reason", None) if isinstance(e, urllib.error.URLError) else None

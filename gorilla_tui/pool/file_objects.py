@@ -28,6 +28,19 @@ description says binary, bytes, hash, digest, archive or compress (file_digest, 
 plistlib.load, tarfile: binary readers). A doc whose
 description says nothing of a file object and no parameter named for one has none (pickle.load's
 description is empty in the pool, csv.reader's is its usage line: neither is found).
+
+A python-env doc (the standard library) whose description finds none is read from typeshed's stubs
+instead (pool/stub_files.py stub_files, cached per module on disk so `check` can afford it): a parameter
+every overload types as a file object alone (``pickle.load(file: _ReadableFileobj)``: its description,
+"Read and return an object from the pickle data stored in a file.", names none) or as a text file's lines
+(``csv.reader(iterable: Iterable[str], /, dialect=...)``, ``csv.DictReader(f: Iterable[str])``), matched by
+name, else by position; only a parameter of no stated type. Where the stub says no direction (``IO[str]``:
+``pprint.pprint(object, stream)``), the description's rule above tells it ("Pretty-print ... to a stream").
+
+`file_params` is the one rule: filling opens the task's path there (fill/file_objects.py) and `check`
+refuses a string literal there (check/file_args.py); `open_call` writes the call that opens the file,
+with ``newline=''`` for the csv module (its docs: "If csvfile is a file object, it should be opened with
+newline=''").
 """
 
 from __future__ import annotations
@@ -38,6 +51,8 @@ from typing import NamedTuple
 
 from gorilla_tui.pool.apidoc import ApiDoc
 from gorilla_tui.pool.params import params_of
+from gorilla_tui.pool.pyenv import SOURCE as PYENV
+from gorilla_tui.pool.stub_files import stub_files
 
 #: A file object as docstrings say it.
 FILE_OBJECT = (
@@ -58,37 +73,69 @@ _RETURNED = re.compile(
 _FILE_NAME = re.compile(r"^(?:f|fp|fh|fd?obj|file(?:obj)?|stream)\d?$", re.IGNORECASE)
 _WRITE = re.compile(r"\.write\(\)|\bwrit(?:e|es|ing|able|eable)\b|\boutput\b", re.IGNORECASE)
 _READ = re.compile(r"\bread(?:s|ing|able)?\b", re.IGNORECASE)
-_WRITE_NAME = re.compile(r"dst|dest|out", re.IGNORECASE)
+_WRITE_NAME = re.compile(r"dst|dest|out|err", re.IGNORECASE)
 _BINARY = re.compile(r"\bbinary\b|\bbytes?\b|\bhash\w*|\bdigest\b|\barchives?\b|compress", re.IGNORECASE)
 #: A parameter named for a file object by the signature itself: fp, fh, fobj, fileobj, file_obj.
 _OBJECT_NAME = re.compile(r"^(?:f[ph]|fobj|file_?obj)$", re.IGNORECASE)
 #: An API whose name says it writes its file: json.dump, csv.writer, configparser's write.
-_API_WRITE = re.compile(r"writ|dump|save", re.IGNORECASE)
+_API_WRITE = re.compile(r"writ|dump|save|print|show", re.IGNORECASE)
 _SENTENCE = re.compile(r"(?<=[.!?])\s+")
+#: A string written like a file's path: a slash, or a file name's extension at its end.
+PATH_SHAPED = re.compile(r"[/\\]|\.[A-Za-z]\w{0,7}$")
 
 
 def file_params(doc: ApiDoc) -> dict[str, str]:
     """Parameter name -> the mode to open its file in ("r", "rb", "w", "wb") for each parameter of `doc`
-    that takes a file object (the rule in this module's docstring); {} for most docs (no "file" in the
-    description, no parameter named for a file object). Cached per description, API name and parameters."""
+    that takes a file object or a text file's lines (the rule in this module's docstring: the description,
+    else a python-env doc's type stub); {} for most docs. The description's rule is cached per
+    description, API name and parameters, the stubs' per function (pool/stub_files.py)."""
     text = doc.description
-    if "file" not in text.lower() and not any(_OBJECT_NAME.match(n) for n in doc.api_arguments):
+    named = any(_OBJECT_NAME.match(n) for n in doc.api_arguments)
+    if "file" not in text.lower() and not named and doc.source != PYENV:
         return {}
     params = tuple(
-        _Shape(p.name, p.type == "any" and not p.raw_type, p.required)
+        _Shape(p.name, p.type == "any" and not p.raw_type, p.required, p.kind in ("positional", "posonly"))
         for p in params_of(doc)
         if p.kind not in ("var", "varkw")
     )
-    return dict(_file_params(" ".join(text.split()), params, doc.api_name.rsplit(".", 1)[-1]))
+    api = doc.api_name.rsplit(".", 1)[-1]
+    text = " ".join(text.split())
+    found = dict(_file_params(text, params, api)) if "file" in text.lower() or named else {}
+    if found or doc.source != PYENV:
+        return found
+    positional = [p for p in params if p.positional]
+    for at, name, mode in stub_files(doc.api_name):
+        p = next((q for q in params if q.name == name), None)
+        p = p or (positional[at] if 0 <= at < len(positional) else None)
+        if p is not None and p.untyped:
+            binary = mode.endswith("b")
+            found[p.name] = mode if mode[:1] in ("r", "w") else _mode(text, p.name, binary, _writes(api))
+    return found
+
+
+def open_call(api_name: str, mode: str, path: str) -> str:
+    """The call that opens the file at `path` (a Python expression's source, ``'x.pkl'``) in `mode` for a
+    file parameter of `api_name`: ``open('x.pkl', 'rb')``, the mode left out when "r", ``newline=''``
+    added for the csv module's functions (``csv.reader(open('sales.csv', newline=''))``)."""
+    args = [path] + ([repr(mode)] if mode != "r" else [])
+    if api_name.split(".", 1)[0] == "csv":
+        args.append("newline=''")
+    return f"open({', '.join(args)})"
+
+
+def _writes(api: str) -> bool:
+    """Whether the API's own name says it writes its file (_API_WRITE: dump, write, save; print, show)."""
+    return _API_WRITE.search(api) is not None
 
 
 class _Shape(NamedTuple):
-    """What the rule reads of a Param (hashable, for the cache): its name, whether no type is given, and
-    whether it is required."""
+    """What the rule reads of a Param (hashable, for the cache): its name, whether no type is given,
+    whether it is required, and whether it may be passed by position."""
 
     name: str
     untyped: bool
     required: bool
+    positional: bool = False
 
 
 @functools.lru_cache(maxsize=1024)
@@ -96,7 +143,7 @@ def _file_params(text: str, params: tuple[_Shape, ...], api: str) -> tuple[tuple
     binary = bool(_BINARY.search(f"{text} {api}"))
     found = dict(_described(text, params, binary))
     if not _OR_PATH.search(text):  # fp, fileobj: the signature's own name says file object
-        writes = _API_WRITE.search(api) is not None
+        writes = _writes(api)
         for p in params:
             if p.untyped and p.name not in found and _OBJECT_NAME.match(p.name):
                 found[p.name] = _mode(text, p.name, binary, writes)
@@ -169,6 +216,6 @@ def _mode(context: str, name: str, binary: bool, writes: bool = False) -> str:
     to = re.search(r"\b(?:to|into)\b", before) is not None and not re.search(r"\bfrom\b", before)
     both = _READ.search(context) is not None  # "for reading, writing or appending": read by default
     write = writes or _WRITE_NAME.search(name) or to or (_WRITE.search(context) and not both)
-    if re.search(r"src|source|input|\bin\b", name, re.IGNORECASE) or re.search(r"\bfrom\s", before):
+    if re.search(r"src|source|input|^(?:std)?in$", name, re.IGNORECASE) or re.search(r"\bfrom\s", before):
         write = False
     return ("w" if write else "r") + ("b" if binary else "")

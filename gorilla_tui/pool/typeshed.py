@@ -1,5 +1,6 @@
 """What the standard library's type stubs say a function returns: `returned` (the class a call of it gives)
-and `factories` (the functions of a class's module that give one).
+and `factories` (the functions of a class's module that give one); and which of its parameters take a file
+object, `file_parameters` (read through pool/stub_files.py's cache by pool/file_objects.py file_params).
 
 The stubs are typeshed's, the ones mypy and pyright read, through typeshed_client (its Resolver follows the
 stubs' imports: ``sqlite3.connect`` is defined in ``_sqlite3``). python-env's docs hold no return types
@@ -7,7 +8,8 @@ stubs' imports: ``sqlite3.connect`` is defined in ``_sqlite3``). python-env's do
 SELECT * FROM notes" is ``sqlite3.connect('notes.db').execute('SELECT * FROM notes')``, the second call's
 method a method of the class the first call returns (fill/chains.py). Only plain classes count: an overload
 that returns a type variable (``connect(..., factory: type[_ConnectionT]) -> _ConnectionT``), ``Any`` or a
-union of two classes gives none. Stubs are parsed once per module (a few ms each) and cached.
+union of two classes gives none. Stubs are parsed once per module (8-56 ms each cold, after 0.16-0.22 s to
+import typeshed_client and make its Resolver) and cached in the process.
 """
 
 from __future__ import annotations
@@ -143,40 +145,77 @@ _FILE_TYPE = re.compile(
 #: An annotation that lets a path or a string stand in: then it is no file object alone.
 _OR_PATH = re.compile(r"\b(?:str|bytes|StrPath|StrOrBytesPath|FileDescriptorOrPath|PathLike)\b")
 _BINARY = re.compile(r"\bbytes\b|Buffer|\bBinaryIO\b")
+#: The lines of a text file: ``Iterable[str]`` where the parameter's name says file (csv.DictReader(f),
+#: configparser's read_file(f)) or the function takes a csv ``dialect`` (csv.reader(iterable): "any object
+#: that returns a line of input for each iteration, such as a file object", its docstring). Any other
+#: ``Iterable[str]`` takes a str as well (``str.join``, ``shlex.join``).
+_LINES = re.compile(r"^(?:typing\.|collections\.abc\.)?Iterable\[str\]$")
+_FILE_NAMED = re.compile(r"^(?:f|fp|fh|\w*file\w*)\d?$", re.IGNORECASE)
 
 
 @functools.lru_cache(maxsize=4096)
 def file_parameters(function: str) -> tuple[tuple[int, str, str], ...]:
-    """(position, name, mode) of each parameter of module-level `function` its stub types as a file object
-    alone (_FILE_TYPE, not beside a path or string: ``gzip.open(filename: StrOrBytesPath | _ReadableFileobj)``
-    takes a path), in the first overload: ``pickle.load(file: _ReadableFileobj)`` -> (0, "file", "rb"),
-    ``json.dump(obj, fp: SupportsWrite[str])`` -> (1, "fp", "w"); not ``csv.reader(iterable:
-    Iterable[str])``, which takes any lines. The mode is "w" for a write protocol, else "r", and "b" where
-    its type or its protocol's read/write speaks of bytes and not of str; position is
-    among the positional parameters (-1 for a keyword-only one). () where no stub has the function."""
+    """(position, name, mode) of each parameter of module-level function or class `function` (a class: its
+    ``__init__``, self left out) that every overload of its stub types as a file object alone (_FILE_TYPE,
+    not beside a path or string: ``bz2.open``'s last overload takes ``StrOrBytesPath``, so a path will do) or
+    as the lines of a text file (_LINES): ``pickle.load(file: _ReadableFileobj)`` -> (0, "file", "rb"),
+    ``json.dump(obj, fp: SupportsWrite[str])`` -> (1, "fp", "w"), ``csv.reader(iterable: Iterable[str], /,
+    dialect=...)`` -> (0, "iterable", "r"), ``pprint.pprint(object, stream: IO[str] | None)`` -> (1,
+    "stream", ""). The mode: "w" for a write protocol, "r" for a read protocol or lines, "" where the type
+    says no direction (IO, TextIO, BinaryIO: pool/file_objects.py tells it from the doc), then "b" where
+    its type or its protocol's read/write speaks of bytes and not of str; position is among the
+    positional parameters of the first overload (-1 for a keyword-only one). () where no stub has it."""
     found = _defined(function)
     if found is None:
         return ()
     module, node = found
-    for definition in _functions(node):
+    definitions = list(_initializers(node) if isinstance(node, ast.ClassDef) else _functions(node))
+    modes: dict[str, str] = {}  # name -> its mode in every overload so far
+    other: set[str] = set()  # the names one overload types as something else
+    for definition in definitions:
         args = definition.args
-        positional = [*args.posonlyargs, *args.args]
-        out = []
-        for i, arg in enumerate([*positional, *args.kwonlyargs]):
-            text = ast.unparse(arg.annotation) if arg.annotation is not None else ""
-            outer = text
-            while (shorter := re.sub(r"\[[^\[\]]*\]", "", outer)) != outer:  # SupportsRead[str | bytes]
-                outer = shorter
-            if not _FILE_TYPE.search(text) or _OR_PATH.search(outer):
-                continue
-            write = "Writ" in text
-            binary = bool(_BINARY.search(text)) and not re.search(r"\bstr\b", text)  # json.load: text
-            binary = binary or _protocol_binary(module, text)
-            out.append(
-                (i if i < len(positional) else -1, arg.arg, ("w" if write else "r") + ("b" if binary else ""))
-            )
-        return tuple(out)
-    return ()
+        lines = any(a.arg == "dialect" for a in [*args.args, *args.kwonlyargs])
+        for arg in [*args.posonlyargs, *args.args, *args.kwonlyargs]:
+            mode = _file_mode(module, arg, lines)
+            if mode is None:
+                other.add(arg.arg)
+            elif modes.setdefault(arg.arg, mode) != mode:  # read in one, written in another: no direction
+                modes[arg.arg] = "b" if mode.endswith("b") and modes[arg.arg].endswith("b") else ""
+    if not definitions:
+        return ()
+    first = definitions[0].args
+    positional = [a.arg for a in [*first.posonlyargs, *first.args]]
+    skip = 1 if isinstance(node, ast.ClassDef) else 0  # self
+    out = []
+    for name in [*positional[skip:], *(a.arg for a in first.kwonlyargs)]:
+        if name in modes and name not in other:
+            at = positional.index(name) - skip if name in positional else -1
+            out.append((at, name, modes[name]))
+    return tuple(out)
+
+
+def _initializers(node: ast.ClassDef) -> Iterator[ast.FunctionDef]:
+    """A class stub's ``__init__`` definitions, overloads in order."""
+    for item in node.body:
+        if isinstance(item, ast.FunctionDef) and item.name == "__init__":
+            yield item
+
+
+def _file_mode(module: str, arg: ast.arg, lines: bool) -> str | None:
+    """The mode (file_parameters) of one stub parameter that takes a file object or a file's lines, else
+    None."""
+    text = ast.unparse(arg.annotation) if arg.annotation is not None else ""
+    if _LINES.match(text) and (lines or _FILE_NAMED.match(arg.arg)):
+        return "r"
+    outer = text
+    while (shorter := re.sub(r"\[[^\[\]]*\]", "", outer)) != outer:  # SupportsRead[str | bytes]
+        outer = shorter
+    if not _FILE_TYPE.search(text) or _OR_PATH.search(outer):
+        return None
+    direction = "w" if "Writ" in text else "r" if re.search(r"Read|_\w*Reader\b", text) else ""
+    binary = bool(_BINARY.search(text)) and not re.search(r"\bstr\b", text)  # json.load: text
+    binary = binary or _protocol_binary(module, text)
+    return direction + ("b" if binary else "")
 
 
 def _protocol_binary(module: str, text: str) -> bool:

@@ -62,12 +62,15 @@ def device_of(source_text: str) -> str | None:
 
 def bound_words(c: dict[str, Any]) -> str:
     """The requirement of one Proposal.constraints item, e.g. "top-1 ≥ 80 % on ImageNet", "params ≤ 64 M
-    for a Raspberry Pi", "provider nvidia" or "a PyTorch API"."""
+    for a Raspberry Pi", "provider nvidia", "a PyTorch API" or "translates en → fr"."""
     if c.get("metric") == "provider":
         return f"provider {c.get('value')}"
     if c.get("metric") == "framework":
         names = [FRAMEWORKS[k][0] if k in FRAMEWORKS else k for k in framework_keys(str(c.get("value")))]
         return f"a {' or '.join(names)} API"  # "a PyTorch or TensorFlow API": either is allowed
+    if c.get("metric") == "language":
+        src, _, tgt = str(c.get("value")).partition(">")
+        return f"translates {src or 'any language'} → {tgt or 'any language'}"
     metric = METRIC_WORDS.get(str(c.get("metric")), str(c.get("metric")))
     unit = UNIT_WORDS.get(str(c.get("unit", "")), f" {c.get('unit')}" if c.get("unit") else "")
     text = f"{metric} {OP_WORDS.get(str(c.get('op')), c.get('op'))} {_num(float(c.get('value', 0)))}{unit}"

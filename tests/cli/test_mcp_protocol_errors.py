@@ -35,11 +35,14 @@ WAIT = 20
 class Stdio:
     """A `gorilla-tui mcp` process and its standard input and output, one JSON-RPC message a line."""
 
-    def __init__(self, home: Path, *args: str, stderr: int = subprocess.DEVNULL) -> None:
+    def __init__(
+        self, home: Path, *args: str, stderr: int = subprocess.DEVNULL,
+        python: tuple[str, ...] = ("-m", "gorilla_tui"),
+    ) -> None:  # fmt: skip
         env = {k: v for k, v in os.environ.items() if k in ("PATH", "HOME", "LANG", "TMPDIR")}
         env |= {"GORILLA_TUI_HOME": str(home), "HF_HUB_OFFLINE": "1", "PYTHONPATH": str(REPO)}
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "gorilla_tui", "mcp", *args],
+            [sys.executable, *python, "mcp", *args],
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=stderr, env=env,
         )  # fmt: skip
         self.ids = itertools.count(100)
@@ -75,21 +78,26 @@ class Stdio:
         assert reply is None or reply.get("id") == rid, reply
         return reply
 
+    def initialized(self) -> Stdio:
+        """This server after the MCP handshake (initialize, then the initialized notification)."""
+        reply = self.request("initialize", INITIALIZE)
+        assert reply is not None and "result" in reply, reply
+        self.send(b'{"jsonrpc": "2.0", "method": "notifications/initialized"}')
+        return self
+
+    def close(self) -> None:
+        """Close the server's standard input: it must end cleanly (exit 0) within WAIT seconds."""
+        assert self.proc.stdin is not None
+        self.proc.stdin.close()
+        assert self.proc.wait(timeout=WAIT) == 0
+
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Stdio]:
     """One server for the module (no index is needed to answer the protocol), initialized."""
-    s = Stdio(tmp_path_factory.mktemp("mcp-home"))
-    reply = s.request(
-        "initialize",
-        {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "test", "version": "1"}},
-    )
-    assert reply is not None and "result" in reply, reply
-    s.send(b'{"jsonrpc": "2.0", "method": "notifications/initialized"}')
+    s = Stdio(tmp_path_factory.mktemp("mcp-home")).initialized()
     yield s
-    assert s.proc.stdin is not None
-    s.proc.stdin.close()
-    assert s.proc.wait(timeout=WAIT) == 0  # the client closed its side: the server ends cleanly
+    s.close()  # the client closed its side: the server ends cleanly
 
 
 CASES = {

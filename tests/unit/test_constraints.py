@@ -57,7 +57,7 @@ def test_task_file_is_big_enough() -> None:
         # numbers that are not constraints
         ("classify 1000 categories of 224x224 images", []),
         ("In 2019 I took 500 photos of my 3 dogs", []),
-        ("translate English to French with a T5 model", []),
+        ("translate English to French with a T5 model", [["language", "=", "en>fr", ""]]),  # T5 is no number
         ("", []),
     ],
 )

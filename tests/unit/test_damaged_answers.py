@@ -111,3 +111,20 @@ def test_good_lines_still_read_and_score(tmp_path: Path):
     run_out = tmp_path / "answers.jsonl"
     run_out.write_text(_run_line(1) + "\n", encoding="utf-8")
     assert list(evalrun.load_answers(run_out, INFO)[0]) == [1]
+
+
+@pytest.mark.parametrize(
+    ("field", "raw", "said"),
+    [
+        ("valid", '"yes"', "valid is a string, expected true or false"),
+        ("calls", '{"f": {}}', "calls is an object, expected a list"),
+        ("error_type", "3", "error_type is a number, expected a string or null"),
+    ],
+)
+def test_eval_bfcl_names_each_field_of_the_wrong_type(tmp_path: Path, field: str, raw: str, said: str):
+    out = tmp_path / "bfcl.jsonl"
+    line = json.loads(_bfcl_line("simple_1"))
+    damaged_line = json.dumps(line).replace(f'"{field}": {json.dumps(line[field])}', f'"{field}": {raw}', 1)
+    out.write_text(_bfcl_line("simple_0") + "\n" + damaged_line + "\n", encoding="utf-8")
+    with pytest.raises(UsageError, match=rf"^damaged answer file {out}, line 2: {said}$"):
+        bfcl.load_done(out, RUN)

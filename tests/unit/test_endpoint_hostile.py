@@ -20,6 +20,7 @@ import threading
 import time
 import tracemalloc
 from collections.abc import Iterator
+from functools import partial
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
@@ -29,6 +30,8 @@ from gorilla_tui.cli import main
 from gorilla_tui.errors import GorillaError, UsageError
 from gorilla_tui.model.remote import Deadlines, RemoteBackend
 from tests.conftest import clone_home
+from tests.endpoint_helpers import apibench_line
+from tests.endpoint_helpers import in_time as _guarded
 
 CALL = "torch.hub.load(repo_or_dir='zoo/vision', model='resnet_zz', pretrained=True)"
 #: Bytes a streaming path sends at most (a client that stops reading ends it sooner).
@@ -39,6 +42,7 @@ HUGE_TEXT = 2_400_000
 #: The deadlines of these tests (connect, read, total seconds), and the longest a call may take here.
 DEADLINES = "connect=2,read=1,total=3"
 HANG_GUARD_S = 20.0
+in_time = partial(_guarded, guard_s=HANG_GUARD_S)  # (outcome, seconds) with this file's hang guard
 
 
 def _logprobs(**fields: object) -> bytes:
@@ -272,25 +276,6 @@ def hostile(monkeypatch: pytest.MonkeyPatch) -> Iterator[Hostile]:
     server.close()
 
 
-def _in_time(fn) -> tuple[object, float]:
-    """(what fn() returned or raised, seconds) with a hang guard: fn runs in a daemon thread, and a call
-    still running after HANG_GUARD_S fails the test (before the fix these ran for 600 s or forever)."""
-    box: list[object] = []
-
-    def run() -> None:
-        try:
-            box.append(fn())
-        except BaseException as e:  # noqa: BLE001 - the test looks at it
-            box.append(e)
-
-    start = time.monotonic()
-    thread = threading.Thread(target=run, daemon=True)
-    thread.start()
-    thread.join(HANG_GUARD_S)
-    assert not thread.is_alive(), f"still running after {HANG_GUARD_S:g} s"
-    return box[0], time.monotonic() - start
-
-
 def _answer(url: str, max_tokens: int = 64) -> str:
     return "".join(RemoteBackend(url, n_ctx=2048).complete("task: x\ncall:", max_tokens=max_tokens))
 
@@ -304,7 +289,7 @@ def _answer(url: str, max_tokens: int = 64) -> str:
     ],
 )
 def test_no_headers_or_a_drip_ends_at_a_deadline(hostile: Hostile, path: str, message: str) -> None:
-    outcome, seconds = _in_time(lambda: _answer(hostile.url + path))
+    outcome, seconds = in_time(lambda: _answer(hostile.url + path))
     assert isinstance(outcome, GorillaError) and message in str(outcome), outcome
     assert outcome.exit_code == 1 and "\n" not in str(outcome)  # a failed answer, one line
     assert seconds < 10
@@ -314,12 +299,12 @@ def test_no_headers_or_a_drip_ends_at_a_deadline(hostile: Hostile, path: str, me
 def test_the_start_up_probe_ends_at_a_deadline(hostile: Hostile, path: str) -> None:
     """supports_loglikelihoods (select mode's start-up probe) hung for as long as the server held it."""
     backend = RemoteBackend(hostile.url + path, n_ctx=2048)
-    outcome, _ = _in_time(backend.supports_loglikelihoods)
+    outcome, _ = in_time(backend.supports_loglikelihoods)
     assert outcome is False and "deadline" in backend.scoring_note
 
 
 def test_a_stream_past_max_tokens_is_not_read_further(hostile: Hostile) -> None:
-    outcome, _ = _in_time(lambda: _answer(hostile.url + "/endless", max_tokens=64))
+    outcome, _ = in_time(lambda: _answer(hostile.url + "/endless", max_tokens=64))
     assert outcome == "A" * 64
     time.sleep(0.5)  # the server notices the hang-up
     assert hostile.sent["endless"] < 16 * 2**20  # socket buffers at most; it was the whole 64 MiB
@@ -332,7 +317,7 @@ def test_one_huge_event_or_completion_is_cut_to_64_characters_a_token(
     """One event (or a completion sent without a stream) of 2.4 MB of text, under the 4 MiB byte cap: the
     answer is its first max_tokens x 64 characters (remote_replies.text_cap), the rest dropped as the pieces
     past max_tokens are (it was kept whole)."""
-    outcome, _ = _in_time(lambda: _answer(f"{hostile.url}/{kind}", max_tokens=64))
+    outcome, _ = in_time(lambda: _answer(f"{hostile.url}/{kind}", max_tokens=64))
     assert outcome == letter * (64 * 64), (type(outcome), str(outcome)[:200])
 
 
@@ -341,7 +326,7 @@ def test_server_text_with_newlines_stays_on_its_one_line(hostile: Hostile, kind:
     """Break-it round 7: an error object's message (a whole reply or an event) or a body that is no
     completion, holding newlines, printed lines of its own after "gorilla-tui: error:" (a forged
     "all good" line); every server text in a message has its newlines escaped (remote_replies.shown)."""
-    outcome, _ = _in_time(lambda: _answer(f"{hostile.url}/forged/{kind}"))
+    outcome, _ = in_time(lambda: _answer(f"{hostile.url}/forged/{kind}"))
     assert isinstance(outcome, GorillaError) and outcome.exit_code == 1, outcome
     assert "\n" not in str(outcome) and "\u2028" not in str(outcome), str(outcome)
     assert "oops\\x0a\\x0agorilla-tui: all good" in str(outcome), str(outcome)
@@ -354,7 +339,7 @@ def test_a_reply_of_blank_lines_stops_at_a_line_cap_in_little_memory(hostile: Ho
     while the reply is read: 1 MiB of "\n" was over 40 MiB)."""
     tracemalloc.start()
     try:
-        outcome, _ = _in_time(lambda: _answer(f"{hostile.url}/blank-lines"))
+        outcome, _ = in_time(lambda: _answer(f"{hostile.url}/blank-lines"))
         peak = tracemalloc.get_traced_memory()[1]
     finally:
         tracemalloc.stop()
@@ -366,19 +351,19 @@ def test_endless_trailers_after_the_last_chunk_keep_the_answer(hostile: Hostile)
     """Break-it round 7 (partly held): after the last chunk of a whole answer, trailer lines without end
     held the request to its total deadline (http.client reads trailers with no limit) and the answer was
     dropped. At most MAX_TRAILER_LINES are read: the answer is kept."""
-    outcome, _ = _in_time(lambda: _answer(f"{hostile.url}/trailers"))
+    outcome, _ = in_time(lambda: _answer(f"{hostile.url}/trailers"))
     assert outcome == CALL, outcome
 
 
 def test_a_stream_of_empty_events_stops_at_the_byte_cap(hostile: Hostile) -> None:
-    outcome, _ = _in_time(lambda: _answer(hostile.url + "/keepalive", max_tokens=64))
+    outcome, _ = in_time(lambda: _answer(hostile.url + "/keepalive", max_tokens=64))
     assert isinstance(outcome, GorillaError), outcome
     assert "sent over 4 MiB of events for an answer of at most 64 tokens" in str(outcome)
     assert hostile.sent["keepalive"] < 16 * 2**20
 
 
 def test_an_event_of_the_wrong_shape_is_one_line(hostile: Hostile) -> None:
-    outcome, _ = _in_time(lambda: _answer(hostile.url + "/wrong-shape"))
+    outcome, _ = in_time(lambda: _answer(hostile.url + "/wrong-shape"))
     assert isinstance(outcome, GorillaError) and outcome.exit_code == 1, outcome
     assert str(outcome) == (
         f'endpoint {hostile.url}/wrong-shape/v1/completions sent a malformed event: {{"choices": ["x"]}}'
@@ -390,7 +375,7 @@ def test_a_scoring_reply_of_the_wrong_shape_is_one_line(hostile: Hostile, kind: 
     """Every field of a scoring reply is shape-checked where it is read: one EndpointError line (exit 1),
     never TypeError / ValueError / OverflowError, never a NaN score."""
     backend = RemoteBackend(f"{hostile.url}/scores/{kind}", n_ctx=2048)
-    outcome, _ = _in_time(lambda: backend.loglikelihoods(["Here is an API.\nA user asks:"], " sort a list"))
+    outcome, _ = in_time(lambda: backend.loglikelihoods(["Here is an API.\nA user asks:"], " sort a list"))
     assert isinstance(outcome, GorillaError) and outcome.exit_code == 1, outcome
     assert str(outcome).startswith(
         f"endpoint {hostile.url}/scores/{kind}/v1/completions sent a malformed reply: "
@@ -409,14 +394,14 @@ def test_a_scoring_reply_of_the_wrong_shape_is_one_line(hostile: Hostile, kind: 
 def test_a_reply_cut_short_is_a_broken_connection(hostile: Hostile, kind: str, why: str) -> None:
     """A body shorter than its Content-Length, broken chunked framing or no body at all: "the connection
     to URL broke (...)", exit 1 (it was judged as the model's answer: "unparseable", "no API call")."""
-    outcome, _ = _in_time(lambda: _answer(f"{hostile.url}/cut/{kind}"))
+    outcome, _ = in_time(lambda: _answer(f"{hostile.url}/cut/{kind}"))
     assert isinstance(outcome, GorillaError) and outcome.exit_code == 1, outcome
     assert str(outcome).startswith(f"the connection to {hostile.url}/cut/{kind}/v1/completions broke ({why}")
 
 
 def test_a_scoring_reply_cut_short_is_a_broken_connection(hostile: Hostile) -> None:
     backend = RemoteBackend(f"{hostile.url}/cut/content-length", n_ctx=2048)
-    outcome, _ = _in_time(lambda: backend.loglikelihoods(["Here is an API."], " sort a list"))
+    outcome, _ = in_time(lambda: backend.loglikelihoods(["Here is an API."], " sort a list"))
     assert isinstance(outcome, GorillaError) and "broke (the body ended 9999" in str(outcome), outcome
 
 
@@ -424,10 +409,10 @@ def test_credentials_in_the_url_are_sent_as_basic_auth_and_never_shown(hostile: 
     """`http://user:s3cret@host`: the user and password go as HTTP Basic auth (urllib took them for the
     host: "Name or service not known") and every message shows `user:***@` (the password was printed)."""
     with_pw = hostile.url.replace("http://", "http://us%20er:s3cret@")
-    outcome, _ = _in_time(lambda: _answer(with_pw + "/auth"))
+    outcome, _ = in_time(lambda: _answer(with_pw + "/auth"))
     assert outcome == CALL
     assert hostile.authorization == "Basic " + base64.b64encode(b"us er:s3cret").decode()
-    outcome, _ = _in_time(lambda: _answer(with_pw + "/auth/bad"))
+    outcome, _ = in_time(lambda: _answer(with_pw + "/auth/bad"))
     assert isinstance(outcome, GorillaError), outcome
     assert "s3cret" not in str(outcome) and "http://us%20er:***@127.0.0.1" in str(outcome), outcome
     for bad in ("http://user:s3cret@127.0.0.1:99999", "user:s3cret@127.0.0.1:8080"):
@@ -482,7 +467,7 @@ def test_a_query_in_the_endpoint_is_kept_after_the_path(hostile: Hostile) -> Non
     completions and the tokenizer's); it was "/auth?key=1/v1/completions"."""
     backend = RemoteBackend(hostile.url + "/auth?key=1", n_ctx=2048)
     assert backend.url == hostile.url + "/auth/v1/completions?key=***"  # the URL messages show: no secret
-    outcome, _ = _in_time(lambda: "".join(backend.complete("task: x\ncall:", max_tokens=64)))
+    outcome, _ = in_time(lambda: "".join(backend.complete("task: x\ncall:", max_tokens=64)))
     assert outcome == CALL
     backend.count_tokens("sort a list")
     assert hostile.paths[:2] == ["/auth/v1/completions?key=1", "/auth/extras/tokenize?key=1"], hostile.paths
@@ -503,41 +488,38 @@ def test_a_loopback_endpoint_bypasses_proxies_and_a_proxy_is_named(
         monkeypatch.setenv(var, "http://no-such-proxy.invalid:3128")
     monkeypatch.delenv("no_proxy", raising=False)
     monkeypatch.delenv("NO_PROXY", raising=False)
-    outcome, _ = _in_time(lambda: _answer(hostile.url + "/auth"))
+    outcome, _ = in_time(lambda: _answer(hostile.url + "/auth"))
     assert outcome == CALL  # straight to 127.0.0.1
     for proxy in ("http://127.0.0.1:9", "socks5://127.0.0.1:9"):
         monkeypatch.setenv("http_proxy", proxy)
         monkeypatch.setenv("HTTP_PROXY", proxy)
-        outcome, _ = _in_time(lambda: _answer("http://api.example.invalid:8080"))
+        outcome, _ = in_time(lambda: _answer("http://api.example.invalid:8080"))
         assert isinstance(outcome, GorillaError) and outcome.exit_code == 2, outcome
         assert f"through the proxy {proxy} (from the environment)" in str(outcome), outcome
 
 
 def test_a_redirect_is_refused_naming_its_location(hostile: Hostile) -> None:
-    outcome, _ = _in_time(lambda: _answer(hostile.url + "/redirect"))
+    outcome, _ = in_time(lambda: _answer(hostile.url + "/redirect"))
     assert isinstance(outcome, GorillaError), outcome
     assert f"answered HTTP 302, a redirect to {hostile.target}/v1/completions" in str(outcome)
     assert hostile.target_hits == 0
     # break-it round 7: a Location urllib cannot parse was "cannot reach endpoint ... does not appear to be
     # an IPv4 or IPv6 address"; it is never parsed, only shown
-    outcome, _ = _in_time(lambda: _answer(hostile.url + "/redirect/hostile"))
+    outcome, _ = in_time(lambda: _answer(hostile.url + "/redirect/hostile"))
     assert isinstance(outcome, GorillaError) and outcome.exit_code == 1, outcome
     assert "answered HTTP 302, a redirect to http://[/x]: redirects are not followed" in str(outcome)
 
 
-def _apibench_line(name: str, functionality: str) -> dict:
-    call = f"torch.hub.load(repo_or_dir='zoo/vision', model='{name}', pretrained=True)"
-    return {"domain": "Image Classification", "framework": "PyTorch", "functionality": functionality,
-            "api_name": name, "api_call": call, "api_arguments": {"pretrained": "True"},
-            "python_environment_requirements": ["torch"], "example_code": [],
-            "description": f"{functionality} pretrained on images."}  # fmt: skip
-
-
-def test_eval_run_counts_a_wrong_shaped_event_as_one_failed_task(hostile: Hostile, tmp_path: Path) -> None:
+def test_eval_run_counts_a_wrong_shaped_event_as_one_failed_task(
+    hostile: Hostile, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """`eval run --endpoint --concurrency 4`: one task's reply of the wrong shape is that task's failure
-    (its reason in its line); the run goes on and the other answers are written."""
-    docs = [_apibench_line("resnet_zz", "ResNet image classifier"),
-            _apibench_line("densenet_zz", "DenseNet image classifier")]  # fmt: skip
+    (its reason in its line); the run goes on and the other answers are written. The deadlines are the
+    defaults' order here: this is about shapes, and four answers at once on a loaded 2-core machine took
+    longer than the file's 3 s total (2 of 12 runs at load 6 failed the good answers)."""
+    monkeypatch.setenv("GORILLA_TUI_ENDPOINT_DEADLINES", "connect=10,read=10,total=60")
+    docs = [apibench_line("resnet_zz", "ResNet image classifier"),
+            apibench_line("densenet_zz", "DenseNet image classifier")]  # fmt: skip
     pool, eval_file, out = tmp_path / "pool.jsonl", tmp_path / "eval.jsonl", tmp_path / "out.jsonl"
     pool.write_text("".join(json.dumps(d) + "\n" for d in docs))
     questions = ["classify images with a ResNet", "classify zqxj images with a DenseNet",
@@ -548,7 +530,7 @@ def test_eval_run_counts_a_wrong_shaped_event_as_one_failed_task(hostile: Hostil
     argv = ["eval", "run", "--hub", "torchhub", "--eval", str(eval_file), "--pool", str(pool),
             "--retriever", "bm25", "--mode", "generate", "--endpoint", f"{hostile.url}/wrong-shape/eval",
             "--concurrency", "4", "--out", str(out)]  # fmt: skip
-    outcome, _ = _in_time(lambda: main(argv))
+    outcome, _ = in_time(lambda: main(argv))
     assert outcome == 0, outcome
     lines = [json.loads(line) for line in out.read_text().splitlines()]
     assert [line["question_id"] for line in lines] == [1, 2, 3, 4]
@@ -561,7 +543,7 @@ def test_eval_run_that_cannot_write_its_answers_is_one_line(hostile: Hostile, tm
     A write that fails is one line naming the file, exit 2, the lines before it kept. The file size limit
     (RLIMIT_FSIZE, SIGXFSZ ignored: write(2) fails with EFBIG) stands in for a full disk: the same OSError
     from the same write, without mounting a file system."""
-    docs = [_apibench_line("resnet_zz", "ResNet image classifier")]
+    docs = [apibench_line("resnet_zz", "ResNet image classifier")]
     pool, eval_file, out = tmp_path / "pool.jsonl", tmp_path / "eval.jsonl", tmp_path / "out.jsonl"
     pool.write_text(json.dumps(docs[0]) + "\n")
     eval_file.write_text(
@@ -593,8 +575,8 @@ def test_eval_run_counts_a_wrong_shaped_scoring_reply_as_failed_tasks(
     """`eval run --mode select --concurrency 4`: the start-up probe passes, then every scoring reply is of
     the wrong shape: each task fails with its one line, every answer is written and the run, in which
     every task failed, exits 1 and says so (before: "internal error: TypeError", no file written)."""
-    docs = [_apibench_line("resnet_zz", "ResNet image classifier"),
-            _apibench_line("densenet_zz", "DenseNet image classifier")]  # fmt: skip
+    docs = [apibench_line("resnet_zz", "ResNet image classifier"),
+            apibench_line("densenet_zz", "DenseNet image classifier")]  # fmt: skip
     pool, eval_file, out = tmp_path / "pool.jsonl", tmp_path / "eval.jsonl", tmp_path / "out.jsonl"
     pool.write_text("".join(json.dumps(d) + "\n" for d in docs))
     eval_file.write_text("".join(
@@ -603,7 +585,7 @@ def test_eval_run_counts_a_wrong_shaped_scoring_reply_as_failed_tasks(
     argv = ["eval", "run", "--hub", "torchhub", "--eval", str(eval_file), "--pool", str(pool),
             "--retriever", "bm25", "--mode", "select", "--endpoint", f"{hostile.url}/scores/tokens-int",
             "--concurrency", "4", "--out", str(out)]  # fmt: skip
-    outcome, _ = _in_time(lambda: main(argv))
+    outcome, _ = in_time(lambda: main(argv))
     lines = [json.loads(line) for line in out.read_text().splitlines()]
     assert len(lines) == 4 and all("sent a malformed reply" in (line.get("error") or "") for line in lines)
     assert outcome == 1, outcome
@@ -656,7 +638,7 @@ def test_a_bad_deadlines_setting_is_a_usage_error(text: str, monkeypatch: pytest
 def test_a_chunk_size_past_ssize_t_is_a_broken_connection(hostile: Hostile) -> None:
     """Break-it round 6: chunk size 8000000000000000 raised OverflowError in http.client ("internal error",
     and `eval run` wrote no answer); it is one line about the connection, exit 1."""
-    outcome, _ = _in_time(lambda: _answer(f"{hostile.url}/cut/chunk-huge"))
+    outcome, _ = in_time(lambda: _answer(f"{hostile.url}/cut/chunk-huge"))
     assert isinstance(outcome, GorillaError) and outcome.exit_code == 1, outcome
     assert f"{hostile.url}/cut/chunk-huge/v1/completions broke" in str(outcome), outcome
 
@@ -665,7 +647,7 @@ def test_a_secret_in_the_query_is_never_shown(hostile: Hostile) -> None:
     """`?api_key=SECRET`: the query goes to the server as written, and every message shows `api_key=***`
     (break-it round 8: the password was hidden and the query's key printed in the error note)."""
     query = "?api_key=SECRET1&model=x&X-Amz-Signature=S2"
-    outcome, _ = _in_time(lambda: _answer(hostile.url + "/auth/bad" + query))
+    outcome, _ = in_time(lambda: _answer(hostile.url + "/auth/bad" + query))
     assert isinstance(outcome, GorillaError), outcome
     assert "SECRET1" not in str(outcome) and "S2" not in str(outcome), outcome
     assert "api_key=***&model=x&X-Amz-Signature=***" in str(outcome), outcome

@@ -14,9 +14,15 @@ import pytest
 
 from gorilla_tui.errors import GorillaError
 from gorilla_tui.model.remote import Deadlines, RemoteBackend
+from tests.endpoint_helpers import in_time
 
 #: Longest a call may run here before the test calls it hung (on main the 429 case waits 120 s).
 HANG_GUARD_S = 20.0
+
+
+def _in_time(fn: Callable[[], Any]) -> Any:
+    """What fn() returned or raised, with this file's hang guard (tests/endpoint_helpers.py in_time)."""
+    return in_time(fn, HANG_GUARD_S)[0]
 
 
 class Busy:
@@ -53,23 +59,6 @@ def busy() -> Iterator[Busy]:
     server = Busy()
     yield server
     server.server.shutdown()
-
-
-def _in_time(fn: Callable[[], Any]) -> Any:
-    """fn()'s value or the exception it raised, run in a thread given HANG_GUARD_S."""
-    box: list[Any] = []
-
-    def run() -> None:
-        try:
-            box.append(fn())
-        except BaseException as e:  # noqa: BLE001 - the test looks at it
-            box.append(e)
-
-    thread = threading.Thread(target=run, daemon=True)
-    thread.start()
-    thread.join(HANG_GUARD_S)
-    assert not thread.is_alive(), f"still running after {HANG_GUARD_S:g} s"
-    return box[0]
 
 
 def _answer(url: str, total: float) -> str:

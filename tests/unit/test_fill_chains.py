@@ -13,7 +13,6 @@ from gorilla_tui.check.validator import Validator
 from gorilla_tui.fill.biases import CHAIN_BIAS, NEAR_BIAS
 from gorilla_tui.fill.call_grammar import TaskValues
 from gorilla_tui.fill.chains import factory_receiver, implied, links, onward, result_methods
-from gorilla_tui.fill.file_objects import files_of
 from gorilla_tui.fill.filler import fill, target_of
 from gorilla_tui.fill.receivers import Receiver
 from gorilla_tui.fill.render import render_target
@@ -164,7 +163,11 @@ def test_the_model_goes_on_with_the_results_method(gemma_backend, docs, methods,
         ("json.load", ((0, "fp", "r"),)),  # SupportsRead[str | bytes]: text will do
         ("shutil.copyfileobj", ((0, "fsrc", "r"), (1, "fdst", "w"))),
         ("gzip.open", ()),  # StrOrBytesPath | _ReadableFileobj: a path will do
-        ("csv.reader", ()),  # Iterable[str]: any lines
+        ("bz2.open", ()),  # a file in its first overloads, StrOrBytesPath in its last: a path will do
+        ("csv.reader", ((0, "iterable", "r"),)),  # Iterable[str] beside a csv dialect: a file's lines
+        ("csv.DictReader", ((0, "f", "r"),)),  # a class: its __init__, self left out
+        ("shlex.join", ()),  # Iterable[str], no file: a str will do
+        ("pprint.pprint", ((1, "stream", ""),)),  # IO[str]: no direction in the stub
         ("os.listdir", ()),
     ],
 )
@@ -175,11 +178,10 @@ def test_the_stubs_say_which_parameters_take_a_file_object(function, files):
 def test_a_file_object_the_description_does_not_mention_is_opened_as_the_stub_types_it(docs):
     """pickle.load's description ("Read and return an object from the pickle data stored in a file.") names
     no file object: its stub does (``file: _ReadableFileobj``)."""
-    assert file_params(docs["pickle.load"]) == {}
-    assert files_of(docs["pickle.load"]) == {"file": "rb"}
+    assert file_params(docs["pickle.load"]) == {"file": "rb"}
     task = TaskValues.of("load the object saved in model.pkl")
     call, _args, _calls = render_target(
         target_of(docs["pickle.load"], task), {"file": ("'model.pkl'", "task")}
     )
     assert call == "pickle.load(open('model.pkl', 'rb'))"
-    assert files_of(docs["json.load"]) == {"fp": "r"}  # the description's own rule first
+    assert file_params(docs["json.load"]) == {"fp": "r"}  # the description's own rule first

@@ -94,3 +94,37 @@ def test_a_parameter_named_like_a_python_keyword_is_passed_by_a_dict():
     assert call == "set_temperature(level='hot', **{'class': 3})"
     ast.parse(call)
     assert [a.name for a in args] == ["class", "level"]
+
+
+def _geo(name: str, what: str) -> dict:
+    return {
+        "name": f"geo.{name}",
+        "description": f"The {what} of a country.",
+        "parameters": {
+            "type": "object",
+            "properties": {"country": {"type": "string", "description": "The country."}},
+            "required": ["country"],
+        },
+    }
+
+
+def test_the_proposal_describes_the_doc_whose_call_comes_first(gemma_backend):
+    from gorilla_tui.retrieve.index import ApiIndex
+
+    peak = function_doc(_geo("highest_peak", "highest mountain peak"), source="fn", index=1)
+    river = function_doc(_geo("longest_river", "longest river"), source="fn", index=2)
+    pipe = Pipeline(Settings(k=2), ApiIndex.build([peak, river]), gemma_backend)
+    real_choose = pipe.chooser.choose
+
+    def choose_the_peak(task, hits, usable, select_by, emit, cancel):  # the model's choice, made the peak's
+        picked, how = real_choose(task, hits, usable, select_by, emit, cancel)
+        return type(picked)(peak.call.strip(), picked.docs, picked.options, doc=peak), how
+
+    pipe.chooser.choose = choose_the_peak
+    proposal = pipe.ask("What is the longest river of Chile, and what is the highest peak of Peru?")
+    # filling writes the river's call first (the task names it first: fill/naming.py first_named) ...
+    assert proposal.api_call.splitlines()[0].startswith("geo.longest_river(")
+    # ... and the explanation, the matched entry and the choice's note are the river's, not the peak's
+    assert "longest river" in proposal.explanation
+    assert proposal.verdict.matched is not None and proposal.verdict.matched.id == river.id
+    assert any("names geo.longest_river's first" in w for w in proposal.warnings)
