@@ -18,7 +18,7 @@ from gorilla_tui.fill.spoken import PATHLIKE, name_parts
 from gorilla_tui.fill.target import Target
 from gorilla_tui.pool.apidoc import ApiDoc
 from gorilla_tui.pool.params import Param, params_of
-from gorilla_tui.pool.stub_params import admits, forwarded
+from gorilla_tui.pool.stub_params import admits, forwarded, typed
 
 #: Candidate.kind of a variable the task names (its text is the name, written unquoted).
 VARIABLE = "variable"
@@ -71,7 +71,8 @@ def named_variables(target: Target, given: dict[str, tuple[str, str]]) -> dict[s
 
 def _fits(param: Param, c: Candidate, callee: str) -> bool:
     """Whether a variable of type kind `c.value` may be `param`'s value: not a path's or a flag's or a
-    number's parameter; a declared type or the stub's (`callee`'s) admits its kind."""
+    number's parameter; a declared type or the stub's (`callee`'s) admits its kind, and a parameter of
+    unknown type only where the stub types it (pool/stub_params.py typed)."""
     if PATHLIKE.search(param.name) or param.type in ("boolean", "integer", "number"):
         return False
     if param.type not in ("any", "array", "object", "string"):
@@ -79,6 +80,8 @@ def _fits(param: Param, c: Candidate, callee: str) -> bool:
     kind = c.value
     if param.type != "any" and kind != "any" and param.type != kind:
         return False
+    if param.type == "any" and not typed(callee, param.name):
+        return False  # json.dump's fp (a file object) takes no dict settings: its stub says what it is
     return kind == "any" or admits(callee, param.name, kind)
 
 

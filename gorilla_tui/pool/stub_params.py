@@ -124,6 +124,41 @@ def kinds(function: str) -> dict[str, frozenset[str]]:
     return out
 
 
+def _known(node: ast.expr | None) -> bool:
+    """Whether an annotation names only types this module reads (_NAMES, ``object``, ``Any``, None):
+    ``SupportsWrite[str]`` (a file object) or a type variable is not read."""
+    if node is None:
+        return False
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.BitOr):
+        return _known(node.left) and _known(node.right)
+    if isinstance(node, ast.Constant):
+        return node.value is None
+    if isinstance(node, ast.Subscript):
+        head = ast.unparse(node.value).rpartition(".")[2]
+        if head in ("Optional", "Union"):
+            inner = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
+            return all(_known(n) for n in inner)
+        return head == "Literal" or _known(node.value)
+    if isinstance(node, (ast.Name, ast.Attribute)):
+        return ast.unparse(node).rpartition(".")[2] in {*_NAMES, "object", "Any"}
+    return False
+
+
+@functools.lru_cache(maxsize=4096)
+def typed(function: str, name: str) -> bool:
+    """Whether every overload of `function`'s stub types parameter `name` with types this module reads
+    (_known): ``json.dump``'s obj (``Any``), not its fp (``SupportsWrite[str]``, a file object)."""
+    found = False
+    for d in _definitions(function):
+        a = d.args
+        for arg in [*a.posonlyargs, *a.args, *a.kwonlyargs]:
+            if arg.arg == name:
+                found = True
+                if not _known(arg.annotation):
+                    return False
+    return found
+
+
 def admits(function: str, name: str, kind: str) -> bool:
     """Whether parameter `name` of `function` may take a value of `kind` (one of KINDS) by its stub; True
     where the stub does not say (no stub, no such parameter, an annotation this module cannot read)."""
