@@ -252,6 +252,11 @@ def fill(backend: Any, task: str, doc: ApiDoc, *, others: Sequence[ApiDoc] = (),
                                         temperature=0.0, cancel=cancel))  # fmt: skip
         written = [(first, _given(text, first.offered))]
     lead = written[0][0].doc if written else first.doc
+    if written and all(
+        written[0][0] is not t for t in targets
+    ):  # a method on a call's result (chains.links):
+        # the call's own doc leads (sqlite3.connect of ``sqlite3.connect('notes.db').execute(...)``)
+        lead = next((t.doc for t in targets if written[0][0].callee.startswith(f"{t.callee}().")), first.doc)
     filled = Filled("", seconds=time.perf_counter() - started, doc=lead)
     texts = []
     for n, (target, given) in enumerate(written):

@@ -178,3 +178,13 @@ def test_a_verb_that_spells_a_type_names_no_variable():
     assert variables("set TZ to UTC") == []
     assert [c.text for c in variables("map `f` over the list xs")] == ["f", "xs"]
     assert variables("list evrything in /tmp/uploads") == []
+
+
+def test_a_chained_call_is_led_by_its_functions_doc(gemma_backend, docs, methods):
+    """The proposal describes the doc whose call comes first (pipeline_types.led_by): for a method called
+    on a call's result that is the function's doc, not the method's (which made the ask propose no call)."""
+    doc = docs["sqlite3.connect"]
+    filled = fill(gemma_backend, "open notes.db and run SELECT * FROM notes", doc, constructors=docs.get,
+                  methods=methods)  # fmt: skip
+    assert filled.call == "sqlite3.connect('notes.db').execute('SELECT * FROM notes')"
+    assert filled.doc is doc
