@@ -12,6 +12,7 @@ from typing import Any
 
 from gorilla_tui.config import Settings
 from gorilla_tui.errors import ContextOverflowError
+from gorilla_tui.fill.placing import by_values
 from gorilla_tui.model import choice, likelihood
 from gorilla_tui.model.across import across_sources
 from gorilla_tui.model.backend import Backend
@@ -118,6 +119,10 @@ class Chooser:
         across = across_sources(scores, [d.source for d in docs], picked, rule)
         if across != picked:  # the choice note then says "model likelihood"
             picked, rule = across, "likelihood"
+        # a hit read at least as likely that takes more of the task's values (fill/placing.py)
+        valued = by_values(docs, scores, picked, task)
+        if valued != picked:
+            picked, rule = valued, "likelihood"
         chosen = docs[picked]
         options = unique_options(d.call for d in docs)
         return Choice(chosen.call.strip(), docs, options, doc=chosen, first_token=time.perf_counter(),

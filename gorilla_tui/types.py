@@ -182,8 +182,10 @@ class Verdict:
 #: Where a filled argument's value comes from (Argument.origin): "task" (stated in the task), "default"
 #: (the parameter's default, written out because the call needs it by keyword), "doc" (kept from the pool
 #: entry's own call, e.g. a hub's model name), "missing" (nothing in the task: a named placeholder), "method"
-#: (what the method called on the result needs: ``open(p, 'w')`` before ``.write(...)``, fill/chains.py).
-ARGUMENT_ORIGINS = ("task", "default", "doc", "missing", "method")
+#: (what the method called on the result needs: ``open(p, 'w')`` before ``.write(...)``, fill/chains.py),
+#: "variable" (a variable the task names, passed by its name: "the list scores" -> ``mean(scores)``,
+#: fill/kinds.py).
+ARGUMENT_ORIGINS = ("task", "default", "doc", "missing", "method", "variable")
 
 
 @dataclass

@@ -25,6 +25,16 @@ from gorilla_tui.fill.candidate import BYTES
 from gorilla_tui.fill.chains import Methods, factory_receiver, implied, links
 from gorilla_tui.fill.examples import replace_examples
 from gorilla_tui.fill.file_objects import path_slots
+from gorilla_tui.fill.kinds import (
+    claim_numbers,
+    forwarded_after,
+    link_roles,
+    named_variables,
+    stub_fit,
+    with_forwarded,
+    with_patterns,
+    with_variables,
+)
 from gorilla_tui.fill.naming import first_named
 from gorilla_tui.fill.receivers import Constructors, Receiver, by_file_type, receiver_of, with_spread
 from gorilla_tui.fill.render import decoded_calls, render_target
@@ -159,6 +169,7 @@ def target_of(doc: ApiDoc, values: TaskValues, constructors: Constructors | None
     task's (host, port) pairs (fill/addresses.py)."""
     callee = callee_of(doc)
     params = [dataclasses.replace(p, raw_type=BYTES) if takes_bytes(doc, p) else p for p in params_of(doc)]
+    params = with_forwarded(doc, params)  # check_output's **kwargs: cwd, env, ... (its stub's)
     receiver = receiver_of(doc, params, constructors) if callee else None
     if receiver is not None and constructors is not None:  # sqlite3.connect(database), not Connection()
         made = factory_receiver(receiver.callee, receiver.method, constructors(receiver.callee), constructors,
@@ -174,13 +185,23 @@ def target_of(doc: ApiDoc, values: TaskValues, constructors: Constructors | None
     offered = with_addresses(slots(params, values), values, params)  # "8.8.8.8 ... port 53": one (host, port)
     offered = path_slots(doc, offered)  # a file-object parameter takes a path (opened when rendered)
     if receiver is None:
-        return Target(
-            doc,
-            callee,
-            params,
-            doc_roles(doc.description, python_slots(params, offered, values), params, values),
+        offered = doc_roles(doc.description, python_slots(params, offered, values), params, values)
+    else:
+        offered = by_file_type(receiver, with_spread(receiver, offered, values))
+    return Target(doc, callee, params, _kept(doc, offered, params, values.text))
+
+
+def _kept(doc: ApiDoc, offered: list[Slot], params: list[Param], task: str) -> list[Slot]:
+    """`offered` with what fill/kinds.py knows of the values each takes: only the kinds a Python function's
+    stub admits (stub_fit), the variables the task names (with_variables), a glob pattern of the extension
+    and folder the task names (with_patterns), a number beside a parameter's name given to that one
+    (claim_numbers)."""
+    if doc.source == "python-env":
+        offered = with_variables(
+            stub_fit(doc.api_name, forwarded_after(doc, offered, task)), task, doc.api_name
         )
-    return Target(doc, callee, params, by_file_type(receiver, with_spread(receiver, offered, values)))
+        offered = link_roles(doc.api_name, with_patterns(doc.api_name, offered, params, task))
+    return claim_numbers(offered, task)
 
 
 def fill(backend: Any, task: str, doc: ApiDoc, *, others: Sequence[ApiDoc] = (), max_tokens: int = 200,
@@ -231,11 +252,17 @@ def fill(backend: Any, task: str, doc: ApiDoc, *, others: Sequence[ApiDoc] = (),
                                         temperature=0.0, cancel=cancel))  # fmt: skip
         written = [(first, _given(text, first.offered))]
     lead = written[0][0].doc if written else first.doc
+    if written and all(
+        written[0][0] is not t for t in targets
+    ):  # a method on a call's result (chains.links):
+        # the call's own doc leads (sqlite3.connect of ``sqlite3.connect('notes.db').execute(...)``)
+        lead = next((t.doc for t in targets if written[0][0].callee.startswith(f"{t.callee}().")), first.doc)
     filled = Filled("", seconds=time.perf_counter() - started, doc=lead)
     texts = []
     for n, (target, given) in enumerate(written):
         receiver = receivers.get(target.callee)
         given = implied(receiver, receiver.params if receiver is not None else (), given)
+        given = named_variables(target, given)
         call, arguments, calls = render_target(target, given, receiver)
         texts.append(call)
         filled.arguments += [dataclasses.replace(a, call=n) for a in arguments]

@@ -52,6 +52,11 @@ _FILLER = frozenset(
     "a an the file files folder folders directory dir path new name named called location place".split()
 )
 _WORDS = re.compile(r"[\w'-]+")
+#: A link's words right before a value: what it points to is read from (os.symlink's src), the link's own
+#: name is written (dst): "make a symlink called latest pointing to build/v2".
+_LINK_TARGET = re.compile(r"\bpoint(?:s|ing|ed)?\s+(?:to|at)\s+(?:the\s+)?(?:(?:file|folder|directory)\s+)?$",
+                          re.IGNORECASE)  # fmt: skip
+_LINK_NAME = re.compile(r"\b(?:sym|hard)?links?\s+(?:called|named|at)\s+$", re.IGNORECASE)
 
 
 def param_role(param: Param) -> str:
@@ -69,6 +74,10 @@ def value_role(c: Candidate, task: str) -> str:
     words such as "the folder" between), "source" after "from" or right before "to" ("copy X to Y": X)."""
     if not task or c.start < 0:
         return ""
+    if _LINK_TARGET.search(task[: c.start]):  # "a symlink ... pointing to build/v2": what it links to
+        return "source"
+    if _LINK_NAME.search(task[: c.start]):  # "a symlink called latest": the link made
+        return "dest"
     before = [w.lower() for w in _WORDS.findall(task[: c.start])][-4:]
     while before and before[-1] in _FILLER:
         before.pop()

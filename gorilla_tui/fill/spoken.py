@@ -27,7 +27,7 @@ class TaskValues(Protocol):
 
 
 #: Parameter names that take a path or URL: offered when the task writes one, named or not.
-PATHLIKE = re.compile(r"path|file|dir|folder|url|uri|src|dst|dest", re.IGNORECASE)
+PATHLIKE = re.compile(r"path|file|dir|folder|url|uri|src|dst|dest|cwd", re.IGNORECASE)
 
 
 #: Words that make the flag a task speaks of a "no" when they come shortly before it.
@@ -63,6 +63,15 @@ _SPOKEN_OF = (
     ("exist", re.compile(r"\boverwrit\w*", re.IGNORECASE), True),
     ("recursive", re.compile(r"\bsub-?(?:folders?|dir\w*)\b|\bnested\b", re.IGNORECASE), True),
     ("default", re.compile(r"\bfall(?:s|ing)?\s+back\b|\bfallback\b", re.IGNORECASE), False),
+    # "run make in the folder build": the working directory a subprocess runs in (subprocess's cwd)
+    (
+        "cwd",
+        re.compile(
+            r"\b(?:in|inside|within|from)\s+(?:the\s+)?(?:folder|directory|dir)\b|\bworking\s+dir",
+            re.IGNORECASE,
+        ),
+        False,
+    ),
 )
 
 
@@ -94,7 +103,14 @@ def mentioned(param: Param, task: TaskValues) -> bool:
         # "list the files in /var/log" offers os.listdir's path; a flag is not a path: a file the task
         # names does not set sqlite3.connect's uri=True
         return True
-    said = any(part[:4] in words for part in name_parts(param.name))
+    parts = name_parts(param.name)
+    if param.type == "boolean" and param.kind != "keyword" and len(parts) > 1:
+        # a Python flag of several words is asked for by its first, the verb ("sort the keys": sort_keys),
+        # not by a noun it shares ("the dict config" asks no sort_dicts); a function-calling source's flags
+        # are asked for by their noun ("the temperature and humidity": include_temperature)
+        said = parts[0][:4] in words
+    else:
+        said = any(part[:4] in words for part in parts)
     return said or spoken_of(param, task.text) is not None
 
 

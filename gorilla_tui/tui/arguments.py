@@ -27,12 +27,13 @@ ORIGIN_STYLES = {
     "doc": "italic",
     "default": "dim",
     "method": "dim italic",
+    "variable": "bold italic",
     "missing": "bold black on yellow",
 }
 #: The words that start each group of the line under the call, in the order the groups are shown: what is
 #: still to fill in first (the panel cuts a long line at its end).
 ORIGIN_WORDS = {"missing": "needs", "task": "from your task", "doc": "from the doc", "default": "default",
-                "method": "for the method"}  # fmt: skip
+                "method": "for the method", "variable": "your variable"}  # fmt: skip
 #: The style of the task's values no argument holds (Proposal.unused) in the line under the call.
 UNUSED_STYLE = "yellow"
 #: Longest value shown in the line under the call (characters); a longer one ends with "…" (the call above

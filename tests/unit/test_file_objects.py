@@ -79,7 +79,8 @@ def test_a_file_object_parameter_is_rendered_with_the_path_opened(docs):
 def test_the_file_the_task_names_goes_to_the_file_object_alone(docs):
     target = target_of(docs["json.dump"], TaskValues.of("write the dict settings to out.json"))
     offered = {s.param.name: list(s.values) for s in target.offered}
-    assert offered == {"obj": [], "fp": ["'out.json'"]}  # obj: its placeholder, not the file's name
+    # obj: the task's variable (fill/kinds.py), not the file's name; fp: the file alone
+    assert offered == {"obj": ["settings"], "fp": ["'out.json'"]}
     number = target_of(docs["json.load"], TaskValues.of("load 3 settings from config.json"))
     assert [list(s.values) for s in number.offered] == [["'config.json'"]]  # no number for a file
 

@@ -1,0 +1,307 @@
+"""Which of the task's values a Python function's parameter may take, beyond its name and declared type:
+the kinds its type stub admits (`stub_fit`: no number for ``re.sub``'s pattern or ``turtle.bgpic``'s
+file name), the keywords a ``**kwargs`` passes on (`with_forwarded`: ``subprocess.check_output(...,
+cwd='build')``), a number the task writes beside a parameter's name (`claim_numbers`: "with indent 2" is
+``indent=2``, never the object printed) and the variables a task names ("the list scores", "dict
+`scores`": `variables`, offered by `with_variables` as the name itself, origin "variable").
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+from collections.abc import Sequence
+
+from gorilla_tui.fill.call_grammar import FILLABLE, Slot
+from gorilla_tui.fill.candidate import Candidate
+from gorilla_tui.fill.spoken import PATHLIKE, name_parts
+from gorilla_tui.fill.target import Target
+from gorilla_tui.pool.apidoc import ApiDoc
+from gorilla_tui.pool.params import Param, params_of
+from gorilla_tui.pool.stub_params import admits, forwarded, typed
+
+#: Candidate.kind of a variable the task names (its text is the name, written unquoted).
+VARIABLE = "variable"
+#: Nouns of a value's type a task names a variable after ("the list scores", "dict `scores`", "the
+#: dataframe df"), and the kinds of parameter each may go to (pool/stub_params.py KINDS).
+_TYPE_NOUNS = {
+    "list": "array", "array": "array", "tuple": "array", "set": "array", "sequence": "array",
+    "series": "array", "vector": "array", "matrix": "array", "iterable": "array",
+    "dict": "object", "dictionary": "object", "mapping": "object", "map": "object",
+    "dataframe": "any", "df": "any", "variable": "any", "var": "any", "object": "any",
+    "string": "string", "str": "string",
+}  # fmt: skip
+#: A variable after its type noun: a bare identifier, or one in backticks (CoNaLa's way of naming one).
+_VARIABLE = re.compile(
+    r"(\b(?:the|a|an|my|this|that|your|our|given)\s+)?\b("
+    + "|".join(sorted(_TYPE_NOUNS, key=len, reverse=True))
+    + r")(?:\s+(?:named|called))?\s+(`[A-Za-z_]\w*`|[A-Za-z_]\w*)(?![\w.'/\\-])",
+    re.IGNORECASE,
+)
+#: Words after a type noun that are no variable ("the list of files", "a dict with", "a string that").
+_NOT_NAMES = frozenset(
+    "of with from in into on to for and or that which is are as by the a an it its this these those all each "
+    "every one two containing holding items elements values keys entries called named".split()
+)
+
+
+def variables(task: str) -> list[Candidate]:
+    """The variables `task` names after a word of their type (_TYPE_NOUNS): "the list scores" and "sort dict
+    `scores` by value" give ``scores``; each a Candidate of kind VARIABLE whose text is the bare name (its
+    `value` the kind of parameter it fits: "array", "object", "string" or "any"), atomic, over the name's
+    span (backticks included). A bare name needs an article or a possessive before its type ("list files
+    in /tmp" and "set TZ to UTC" name none), a name in backticks does not; "the list of files" names none."""
+    out = []
+    for m in _VARIABLE.finditer(task):
+        name = m.group(3).strip("`")
+        if name.lower() in _NOT_NAMES or name.lower() in _TYPE_NOUNS:
+            continue
+        if not m.group(1) and not m.group(3).startswith("`"):
+            continue  # "list files in /tmp", "set TZ to UTC": a verb, no type; "the list scores" names one
+        out.append(Candidate(name, _TYPE_NOUNS[m.group(2).lower()], VARIABLE, m.start(3), m.end(3), True))
+    return out
+
+
+def named_variables(target: Target, given: dict[str, tuple[str, str]]) -> dict[str, tuple[str, str]]:
+    """`given` (name -> (value source, origin)) with origin "variable" for a value that is a variable the
+    task names (offered by with_variables): ``statistics.mean(scores)`` passes the caller's own list."""
+    named = {s.param.name: {k for k, c in s.values.items() if c.kind == VARIABLE} for s in target.offered}
+    return {k: (v, "variable" if o == "task" and v in named.get(k, ()) else o) for k, (v, o) in given.items()}
+
+
+def _fits(param: Param, c: Candidate, callee: str) -> bool:
+    """Whether a variable of type kind `c.value` may be `param`'s value: not a path's or a flag's or a
+    number's parameter; a declared type or the stub's (`callee`'s) admits its kind, and a parameter of
+    unknown type only where the stub types it (pool/stub_params.py typed)."""
+    if PATHLIKE.search(param.name) or param.type in ("boolean", "integer", "number"):
+        return False
+    if param.type not in ("any", "array", "object", "string"):
+        return False
+    kind = c.value
+    if param.type != "any" and kind != "any" and param.type != kind:
+        return False
+    if param.type == "any" and not typed(callee, param.name):
+        return False  # json.dump's fp (a file object) takes no dict settings: its stub says what it is
+    return kind == "any" or admits(callee, param.name, kind)
+
+
+def with_variables(offered: list[Slot], task: str, callee: str) -> list[Slot]:
+    """`offered` with the variables the task names (`variables`) offered to each slot of a Python parameter
+    they fit (`_fits`: ``statistics.mean(data)`` takes the list scores); the task's quoted text at a
+    variable's span ('scores' of "dict `scores`") is no string then. A function-calling source's
+    parameters (kind "keyword") are left alone: their values are data, not the caller's names."""
+    named = variables(task)
+    if not named:
+        return offered
+    spans = {(c.start, c.end) for c in named}
+    out = []
+    for slot in offered:
+        if slot.param.kind == "keyword" or slot.param.kind not in FILLABLE:
+            out.append(slot)
+            continue
+        values = {k: c for k, c in slot.values.items()
+                  if not (c.kind == "string" and (c.start, c.end) in spans)}  # fmt: skip
+        values |= {c.text: c for c in named if _fits(slot.param, c, callee)}
+        out.append(dataclasses.replace(slot, values=values))
+    return out
+
+
+def stub_fit(callee: str, offered: Sequence[Slot]) -> list[Slot]:
+    """`offered` without the values a Python parameter's type stub does not admit (pool/stub_params.py
+    admits): a number for ``re.sub``'s pattern (``str | Pattern[str]``) or ``turtle.bgpic``'s picname, a
+    string for ``time.sleep``'s seconds. A required slot left with no value keeps its placeholder; an
+    optional one is dropped. `callee`: the function's dotted name the stubs know (doc.api_name)."""
+    out = []
+    for slot in offered:
+        if slot.param.kind not in FILLABLE or slot.param.kind == "keyword":
+            out.append(slot)
+            continue
+        values = {
+            k: c for k, c in slot.values.items()
+            if not (c.kind == "number" and not admits(callee, slot.param.name, "number"))
+            and not (c.kind in ("string", "date") and not admits(callee, slot.param.name, "string"))
+        }  # fmt: skip
+        if values or slot.param.required:
+            out.append(slot if len(values) == len(slot.values) else dataclasses.replace(slot, values=values))
+    return out
+
+
+def with_forwarded(doc: ApiDoc, params: list[Param]) -> list[Param]:
+    """`params` of a python-env function that takes ``**kwargs`` with the keywords its type stub declares and
+    its signature does not (pool/stub_params.py forwarded): ``subprocess.check_output(*popenargs,
+    timeout=None, **kwargs)`` passes cwd, env, shell... on to Popen. Each is an optional keyword-only
+    Param of the stub's type, put before the ``**kwargs``; `params` itself otherwise."""
+    if doc.source != "python-env" or not any(p.kind == "varkw" for p in params):
+        return params
+    have = {p.name for p in params}
+    extra = [Param(name=name, type=kind, has_default=True, default=None, kind="kwonly")
+             for name, kind in forwarded(doc.api_name) if name not in have]  # fmt: skip
+    if not extra:
+        return params
+    at = next(i for i, p in enumerate(params) if p.kind == "varkw")
+    return [*params[:at], *extra, *params[at:]]
+
+
+#: Words that may stand between a parameter's name and its number ("indent of 2", "timeout=5", "port: 22").
+_BETWEEN = r"(?:\s*(?:=|:)\s*|\s+(?:of|to|at|is|=)\s+|\s+)"
+
+
+def claim_numbers(offered: Sequence[Slot], task: str) -> list[Slot]:
+    """`offered` where each number the task writes right beside a parameter's name ("with indent 2", "a
+    width of 80", "port 8443", "10 seconds") goes to that parameter alone: it is taken from the other slots
+    that offered it, and the parameter's slot, optional or not, becomes required with the numbers it claims.
+    A name of several words claims by all of them ("max depth 3"; BFCL's speed_of_light takes no 4 of "4
+    light years"); a number beside two slots' names is left to the model. A required slot left with no
+    value keeps its placeholder."""
+    claims: dict[str, set[str]] = {}
+    for slot in offered:
+        parts = name_parts(slot.param.name)
+        if not parts or slot.param.kind not in FILLABLE:
+            continue
+        # the whole name, word by word, short words between ("no_of_nights": "nights"; "speed_of_light" is
+        # no "4 light years")
+        word = r"\W+(?:\w{1,2}\W+)?".join(re.escape(p) + r"\w{0,3}" for p in parts)
+        for text, c in slot.values.items():
+            if c.kind != "number" or c.start < 0:
+                continue
+            before = re.search(rf"\b{word}{_BETWEEN}$", task[: c.start], re.IGNORECASE)
+            after = re.match(rf"\s*{word}\b", task[c.end :], re.IGNORECASE)
+            if before or after:
+                claims.setdefault(text, set()).add(slot.param.name)
+    owner = {text: next(iter(names)) for text, names in claims.items() if len(names) == 1}
+    out = []
+    for slot in offered:
+        values = {k: c for k, c in slot.values.items() if owner.get(k, slot.param.name) == slot.param.name}
+        mine = any(owner.get(k) == slot.param.name for k in values)
+        p = dataclasses.replace(slot.param, required=True) if mine else slot.param
+        if values or p.required:
+            out.append(dataclasses.replace(slot, param=p, values=values))
+    return out
+
+
+#: A file extension the task names: ".log", "*.py" (not inside a path: "notes.txt"), or a type of file by
+#: its extension before "files", "images"... ("the jpg images").
+_EXTENSION = re.compile(
+    r"(?:^|(?<=\s))\*?\.([A-Za-z0-9]{1,8})\b(?![./\\])"
+    r"|\b(jpe?g|png|gif|txt|csv|log|py|json|md|pdf|xml|html?|mp3|wav|zip|ya?ml)\s+"
+    r"(?:files?|images?|photos?|pictures?|documents?|logs?)\b",
+    re.IGNORECASE,
+)
+#: Words that ask for the files in the subfolders too ("every .log file under /var/log").
+_RECURSIVE = re.compile(r"\bunder\b|\brecursiv\w*|\bsub-?(?:folders?|dir\w*)\b|\bnested\b|\banywhere\b",
+                        re.IGNORECASE)  # fmt: skip
+#: Pattern parameters of the standard library's globbing functions: (function, parameter) -> whether the
+#: folder goes inside the pattern (glob.glob's pathname) or stays the receiver's (pathlib.Path.glob).
+_GLOBS = {("glob.glob", "pathname"): True, ("glob.iglob", "pathname"): True,
+          ("pathlib.Path.glob", "pattern"): False, ("pathlib.Path.rglob", "pattern"): False}  # fmt: skip
+
+
+def with_patterns(callee: str, offered: list[Slot], params: Sequence[Param], task: str) -> list[Slot]:
+    """`offered` with a glob pattern made of the extension the task names and its folder: "find every .log
+    file under /var/log" is ``glob.glob('/var/log/**/*.log', recursive=True)`` (``**`` and recursive=True
+    where the task asks for subfolders, _RECURSIVE; else ``'/var/log/*.log'``), ``pathlib.Path('/var/log')
+    .rglob('*.log')``; a value the task writes over the extension (``'every *.py'``) is no other
+    parameter's. `offered` itself for another function or a task that names no extension."""
+    name = next((s.param.name for s in offered if (callee, s.param.name) in _GLOBS), "")
+    inside = _GLOBS.get((callee, name))
+    m = _EXTENSION.search(task)
+    if inside is None or m is None:
+        return offered
+    ext = (m.group(1) or m.group(2)).lower()
+    deep = bool(_RECURSIVE.search(task))
+    start, end = m.span()
+    out, folders = [], []
+    for slot in offered:
+        values = {k: c for k, c in slot.values.items() if not (c.start < end and start < c.end)}
+        if slot.param.name == name:
+            folders = [c for c in values.values() if c.kind == "string" and c.atomic]
+        out.append(dataclasses.replace(slot, values=values))
+    if inside:
+        patterns = [f"{c.value.rstrip('/')}/{'**/' if deep else ''}*.{ext}" for c in folders] or [
+            f"{'**/' if deep else ''}*.{ext}"]  # fmt: skip
+    else:
+        patterns = [f"{'**/' if deep and callee.endswith('.glob') else ''}*.{ext}"]
+    made = {repr(p): Candidate(repr(p), p, "string", start, end, True) for p in patterns}
+    if inside:  # the folder is in the pattern: no other parameter (root_dir) takes it again
+        spans = {(c.start, c.end) for c in folders}
+        out = [
+            dataclasses.replace(
+                s, values={k: c for k, c in s.values.items() if (c.start, c.end) not in spans}
+            )
+            for s in out
+        ]
+        out = [s for s in out if s.values or s.param.required or s.param.name == name]
+    out = [dataclasses.replace(s, values=made) if s.param.name == name else s for s in out]
+    flag = next((p for p in params if p.name == "recursive" and p.kind in FILLABLE), None)
+    if inside and deep and flag is not None and not any(s.param.name == "recursive" for s in out):
+        true = Candidate("True", True, "declared")
+        out.append(Slot(dataclasses.replace(flag, required=True, type="boolean"), {"True": true}))
+    return out
+
+
+#: Parameters of a function that makes a link, by the link's words (fill/roles.py value_role): what it
+#: points to is the source (os.symlink's src, pathlib.Path.symlink_to's target), the link made the
+#: destination (dst).
+_LINK_ROLES = {"src": "source", "source": "source", "target": "source", "dst": "dest", "link_name": "dest"}
+
+
+def link_roles(callee: str, offered: Sequence[Slot]) -> list[Slot]:
+    """`offered` of a function that makes a link (its name says link: os.symlink, os.link,
+    pathlib.Path.symlink_to) with the roles of its parameters (Slot.role, _LINK_ROLES): "make a symlink
+    called latest pointing to build/v2" is ``os.symlink('build/v2', 'latest')``, though "to" marks a
+    destination elsewhere ("copy a to b"); `offered` as it is for any other function."""
+    if "link" not in callee.rpartition(".")[2].lower():
+        return list(offered)
+    # a receiver given a role by the call (fill/receivers.py with_spread) is the link: pathlib.Path('latest')
+    return [dataclasses.replace(s, role=_LINK_ROLES.get(s.param.name, "dest" if s.role else ""))
+            for s in offered]  # fmt: skip
+
+
+#: Words before the folder a command runs in: "in the folder build", "in /srv/repo" (subprocess's cwd).
+_RUNS_IN = re.compile(
+    r"\b(?:in|inside|within|from)\s+(?:the\s+)?(?:(?:folder|directory|dir)\s+)?$", re.IGNORECASE
+)
+
+
+def forwarded_after(doc: ApiDoc, offered: Sequence[Slot], task: str = "") -> list[Slot]:
+    """`offered` where a keyword the signature's ``**kwargs`` passes on (with_forwarded) takes no value a
+    parameter of the signature itself is offered ("no line longer than 72 characters" is
+    ``textwrap.wrap``'s width, not the max_lines its stub adds), ``*args`` aside (it takes any value), and a
+    Python function's ``*args`` offered where its signature has it (``subprocess.check_output(*popenargs,
+    ...)``: the command before the cwd), not last (call_grammar.with_varargs). The folder the task runs a
+    command in ("in the folder build", "in /srv/repo": _RUNS_IN) is the cwd's alone, which is then given."""
+    signature = params_of(doc)
+    own = {p.name for p in signature}
+    passed = {p.name for p in with_forwarded(doc, signature)} - own  # a receiver's parameters are no keywords
+    taken = {k for s in offered if s.param.name not in passed and s.param.kind in FILLABLE for k in s.values}
+    out = []
+    for slot in offered:
+        if slot.param.name in passed and slot.param.kind in FILLABLE:
+            values = {k: c for k, c in slot.values.items() if k not in taken}
+            if not values and not slot.param.required:
+                continue
+            slot = dataclasses.replace(slot, values=values)
+        out.append(slot)
+    cwd = next((s for s in out if s.param.name == "cwd" and s.param.kind in FILLABLE), None)
+    runs_in = (
+        {k for k, c in cwd.values.items() if c.start >= 0 and _RUNS_IN.search(task[: c.start])}
+        if cwd
+        else set()
+    )
+    if runs_in:  # the folder the task runs the command in is the cwd's alone, asked for: given
+        given = dataclasses.replace(cwd.param, required=True)
+        out = [
+            dataclasses.replace(s, param=given, values={k: c for k, c in s.values.items() if k in runs_in})
+            if s is cwd
+            else dataclasses.replace(s, values={k: c for k, c in s.values.items() if k not in runs_in})
+            for s in out
+        ]
+        out = [s for s in out if s.values or s.param.required]
+    var = next((i for i, s in enumerate(out) if s.param.kind == "var"), None)
+    order = [p.name for p in signature]
+    if var is not None and out[var].param.name in order:
+        at = order.index(out[var].param.name)
+        before = [s for s in out if s.param.kind != "var" and s.param.name in order[:at]]
+        rest = [s for s in out if s.param.kind != "var" and s not in before]
+        out = [*before, out[var], *rest]
+    return out

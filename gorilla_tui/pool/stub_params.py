@@ -1,0 +1,191 @@
+"""What the standard library's type stubs say a function's parameters take: the kinds of value each admits
+(`kinds`) and the keywords a function that takes ``**kwargs`` passes on (`forwarded`).
+
+python-env's docs read signatures with inspect, which gives a C function or an unannotated one no types:
+``re.sub(pattern, repl, string)`` and ``turtle.bgpic(picname)`` take "any" value there, so the 4 of "four
+spaces" filled re.sub's pattern and the 800 of "800 pixels" bgpic's file name. typeshed's stubs (the ones
+mypy and pyright read, through pool/typeshed.py's resolver) type them: ``pattern: str | Pattern[str]``
+takes no number. ``subprocess.check_output(*popenargs, **kwargs)`` passes its keywords on to Popen; its stub
+writes them out (``cwd: StrOrBytesPath | None``), so a task's "in the folder build" has a parameter to go to.
+A name the stubs alias without a kind this module knows (``_CMD``, a type variable) admits anything.
+"""
+
+from __future__ import annotations
+
+import ast
+import functools
+import re
+
+from gorilla_tui.pool.typeshed import _defined, _functions
+
+#: The kinds of value `kinds` tells apart.
+KINDS = ("number", "string", "boolean", "array", "object")
+#: Annotation names -> the kinds of value they admit; a name not here admits anything. typeshed's
+#: aliases of paths (StrPath, StrOrBytesPath), of file descriptors (int or path) and of numbers.
+_NAMES: dict[str, frozenset[str]] = {
+    **dict.fromkeys(
+        "int float complex SupportsIndex SupportsInt SupportsFloat _SupportsFloatOrIndex Real Decimal "
+        "Fraction".split(),
+        frozenset({"number"}),
+    ),
+    **dict.fromkeys(
+        "str bytes bytearray StrPath BytesPath StrOrBytesPath PathLike AnyStr LiteralString Pattern "
+        "GenericPath _StrPathT ReadableBuffer Buffer".split(),
+        frozenset({"string"}),
+    ),
+    **dict.fromkeys(("FileDescriptorOrPath", "FileDescriptorLike"), frozenset({"number", "string"})),
+    "bool": frozenset({"boolean"}),
+    **dict.fromkeys("list tuple set frozenset AbstractSet".split(), frozenset({"array"})),
+    **dict.fromkeys(("Sequence", "MutableSequence"), frozenset({"array", "string"})),  # a str is a sequence
+    # a dict is iterable too: sorted(iterable) of "sort dict `scores` by value"
+    **dict.fromkeys(("Iterable", "Collection"), frozenset({"array", "string", "object"})),
+    # a function is no value a task writes: re.sub's repl of "four spaces" takes no 4
+    "Callable": frozenset(),
+    **dict.fromkeys(("dict", "Mapping", "MutableMapping"), frozenset({"object"})),
+    "None": frozenset(),
+}
+#: Every kind: what an annotation this module cannot read admits.
+ANY = frozenset(KINDS)
+
+
+def _annotation_kinds(node: ast.expr | None) -> frozenset[str]:
+    """The kinds of value an annotation admits: the union of its members' (``str | Pattern[str]`` ->
+    string; ``int | None`` -> number); ANY for one that names something _NAMES does not know."""
+    if node is None:
+        return ANY
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.BitOr):
+        return _annotation_kinds(node.left) | _annotation_kinds(node.right)
+    if isinstance(node, ast.Constant) and node.value is None:
+        return frozenset()
+    if isinstance(node, ast.Subscript):
+        head = ast.unparse(node.value).rpartition(".")[2]
+        if head in ("Optional", "Union"):
+            inner = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
+            return frozenset().union(*(_annotation_kinds(n) for n in inner))
+        if head == "Literal":
+            inner = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
+            out: set[str] = set()
+            for n in inner:
+                v = n.value if isinstance(n, ast.Constant) else object()
+                kind = ("boolean" if isinstance(v, bool) else "number" if isinstance(v, (int, float))
+                        else "string" if isinstance(v, (str, bytes)) else "")  # fmt: skip
+                if not kind and v is not None:
+                    return ANY
+                out |= {kind} if kind else set()
+            return frozenset(out)
+        node = node.value
+    if isinstance(node, (ast.Name, ast.Attribute)):
+        return _NAMES.get(ast.unparse(node).rpartition(".")[2], ANY)
+    return ANY
+
+
+def _definitions(function: str) -> list[ast.FunctionDef | ast.AsyncFunctionDef]:
+    """The stub's definitions (overloads in order) of module-level `function`, a builtin (``sorted``), a
+    method ``module.Class.method`` (inside a class body's version checks too: ``datetime.datetime
+    .fromtimestamp``) or a module-level name bound to a method of a module-level instance (random's
+    ``sample = _inst.sample``, ``_inst: Random``); [] where no stub has it."""
+    found = _defined(function if "." in function else f"builtins.{function}")
+    if found is not None and isinstance(found[1], ast.Assign) and isinstance(found[1].value, ast.Attribute):
+        bound = found[1].value  # sample = _inst.sample
+        inst = _defined(f"{found[0]}.{ast.unparse(bound.value)}")
+        if inst is not None and isinstance(inst[1], ast.AnnAssign):
+            return _methods(f"{found[0]}.{ast.unparse(inst[1].annotation)}", bound.attr)
+        return []
+    if found is not None:
+        return list(_functions(found[1]))
+    owner, _, method = function.rpartition(".")
+    return _methods(owner if "." in owner else f"builtins.{owner}", method)
+
+
+def _methods(cls: str, method: str) -> list[ast.FunctionDef | ast.AsyncFunctionDef]:
+    """The definitions of `method` in class `cls`'s stub body, its version checks' branches included."""
+    found = _defined(cls)
+    if found is None or not isinstance(found[1], ast.ClassDef):
+        return []
+    out = []
+    for node in ast.walk(found[1]):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name == method:
+            out.append(node)
+    return out
+
+
+@functools.lru_cache(maxsize=4096)
+def kinds(function: str) -> dict[str, frozenset[str]]:
+    """Parameter name -> the kinds of value (KINDS) its annotations admit in any overload of `function`'s
+    stub (``re.sub`` -> {"pattern": {"string"}, "count": {"number"}, ...}); a parameter some overload leaves
+    unannotated, or types by a name this module does not know, admits ANY. {} where no stub has it."""
+    out: dict[str, frozenset[str]] = {}
+    for d in _definitions(function):
+        a = d.args
+        for arg in [*a.posonlyargs, *a.args, *a.kwonlyargs]:
+            if arg.arg in ("self", "cls"):
+                continue
+            out[arg.arg] = out.get(arg.arg, frozenset()) | _annotation_kinds(arg.annotation)
+    return out
+
+
+def _known(node: ast.expr | None) -> bool:
+    """Whether an annotation names only types this module reads (_NAMES, ``object``, ``Any``, None):
+    ``SupportsWrite[str]`` (a file object) or a type variable is not read."""
+    if node is None:
+        return False
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.BitOr):
+        return _known(node.left) and _known(node.right)
+    if isinstance(node, ast.Constant):
+        return node.value is None
+    if isinstance(node, ast.Subscript):
+        head = ast.unparse(node.value).rpartition(".")[2]
+        if head in ("Optional", "Union"):
+            inner = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
+            return all(_known(n) for n in inner)
+        return head == "Literal" or _known(node.value)
+    if isinstance(node, (ast.Name, ast.Attribute)):
+        return ast.unparse(node).rpartition(".")[2] in {*_NAMES, "object", "Any"}
+    return False
+
+
+@functools.lru_cache(maxsize=4096)
+def typed(function: str, name: str) -> bool:
+    """Whether every overload of `function`'s stub types parameter `name` with types this module reads
+    (_known): ``json.dump``'s obj (``Any``), not its fp (``SupportsWrite[str]``, a file object)."""
+    found = False
+    for d in _definitions(function):
+        a = d.args
+        for arg in [*a.posonlyargs, *a.args, *a.kwonlyargs]:
+            if arg.arg == name:
+                found = True
+                if not _known(arg.annotation):
+                    return False
+    return found
+
+
+def admits(function: str, name: str, kind: str) -> bool:
+    """Whether parameter `name` of `function` may take a value of `kind` (one of KINDS) by its stub; True
+    where the stub does not say (no stub, no such parameter, an annotation this module cannot read)."""
+    return kind in kinds(function).get(name, ANY)
+
+
+#: Annotations of a forwarded keyword -> the Param type it is offered as ("any" otherwise).
+_PARAM_TYPES = {frozenset({kind}): kind for kind in ("boolean", "number", "string")}
+
+
+@functools.lru_cache(maxsize=1024)
+def forwarded(function: str) -> tuple[tuple[str, str], ...]:
+    """(name, Param type) of each optional keyword `function`'s stub declares in its first overload, for a
+    function whose signature takes ``**kwargs`` and passes them on (``subprocess.check_output``: cwd,
+    env, shell, text, timeout...); the caller leaves out the ones its signature already has. A parameter
+    without a default (the stub's ``args`` for ``*popenargs``) or private (``_x``) is left out."""
+    defs = _definitions(function)
+    if not defs:
+        return ()
+    a = defs[0].args
+    positional = [*a.posonlyargs, *a.args]
+    defaulted = positional[len(positional) - len(a.defaults) :] if a.defaults else []
+    defaulted += [k for k, d in zip(a.kwonlyargs, a.kw_defaults, strict=True) if d is not None]
+    out = []
+    for arg in defaulted:
+        if arg.arg.startswith("_") or not re.fullmatch(r"[a-z]\w*", arg.arg):
+            continue
+        kind = _annotation_kinds(arg.annotation) - {"none"}
+        out.append((arg.arg, _PARAM_TYPES.get(frozenset(kind), "any")))
+    return tuple(out)
