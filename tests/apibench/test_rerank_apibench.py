@@ -99,7 +99,8 @@ def test_a_long_task_in_a_small_n_ctx_falls_back_to_the_grammar(torchhub_index, 
     from gorilla_tui.model.backend import LlamaBackend
 
     be = LlamaBackend(gemma_path, params={"n_ctx": 512, "n_threads": 1})
-    task = SPORTS + " " + " ".join(f"with detail number {i}" for i in range(120))
+    # within the model's 200 words (textsafe.MODEL_TASK_WORDS), each word several tokens: too long for n_ctx
+    task = SPORTS + " " + " ".join(f"with-detail-number-{i}" for i in range(120))
     p = Pipeline(Settings(mode="select", k=3), torchhub_index, be).ask(task)
     assert p.select_by == "grammar" and p.verdict.kind == "valid"
     assert any("chose with the grammar" in w for w in p.warnings)
