@@ -32,9 +32,13 @@ _DECLARED = {
 
 
 def marked_values(values: TaskValues) -> list[Candidate]:
-    """The values a task marks as values, each once: its numbers (a percentage once), the strings it writes
-    whole (quoted text, paths, URLs, e-mail addresses) and its lists and dicts; not its runs of words."""
-    numbers = [c for c in values.numbers if c.percent != "fraction" and c.start >= 0]
+    """The values a task marks as values, each once: its numbers (a percentage once; not the word "one", a
+    determiner far more often than a value: "sort a list of dictionaries by the value of one key", "flatten a
+    list of lists into one list" moved the everyday dev tasks py-sort-dicts and s6-flatten from sorted and
+    itertools.chain.from_iterable to dict and list.append), the strings it writes whole (quoted text, paths,
+    URLs, e-mail addresses) and its lists and dicts; not its runs of words."""
+    numbers = [c for c in values.numbers if c.percent != "fraction" and c.start >= 0
+               and values.text[c.start : c.end].strip().lower() != "one"]  # fmt: skip
     strings = [c for c in values.strings if c.atomic]
     lists = [c for c in values.lists if c.kind in ("list", "dict")]
     inside = [(c.start, c.end) for c in lists]

@@ -156,6 +156,8 @@ def test_no_number_goes_to_a_text_or_file_name_parameter(gemma_backend, docs):
         ("list the files in /var/log", ["pathlib.Path.iterdir", "os.listdir"], 0),
         # no value marked: the choice stands
         ("list the files here", ["pathlib.Path.iterdir", "os.listdir"], 0),
+        # "one" is a determiner, not a value (everyday dev s6-flatten went to list.append)
+        ("flatten a list of lists into one list", ["itertools.chain.from_iterable", "list.append"], 0),
     ],
 )  # fmt: skip
 def test_a_hit_read_as_likely_that_takes_more_of_the_values_is_chosen(stdlib_docs, task, names, want):
