@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 import sysconfig
@@ -47,7 +48,10 @@ def test_wheel_installs_with_data_folders(tmp_path: Path) -> None:
         "print(sorted(m.name for m in s.load_manifests()));"
         "import gorilla_tui.plugins as p; print(p.names(p.SOURCES), p.names(p.BACKENDS))"
     )
-    r = subprocess.run([str(py), "-c", probe], capture_output=True, text=True, cwd=tmp_path, timeout=120)
+    # without PYTHONPATH: a checkout on it (a worktree run) would be imported before the installed copy
+    clean = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    r = subprocess.run([str(py), "-c", probe], capture_output=True, text=True, cwd=tmp_path, timeout=120,
+                       env=clean)  # fmt: skip
     assert r.returncode == 0, r.stderr[-2000:]
     where, index_files, kernel_files, manifests, plugin_names = r.stdout.strip().splitlines()
     # the built-in sources and backends are entry points of the installed distribution
