@@ -35,7 +35,11 @@ GROUPS = {
     "all": None,
 }
 _CODES = frozenset(NAMES.values()) | {"gl"}
-_NAME_RE = re.compile(r"\b(" + "|".join(sorted(NAMES, key=len, reverse=True)) + r")\b", re.IGNORECASE)
+#: ASCII case folding only: with Unicode's, "ſpanish" and "englısh" matched but are no key of NAMES
+#: ("internal error: KeyError", break-it round 19, R19-1).
+_NAME_RE = re.compile(
+    r"\b(" + "|".join(sorted(NAMES, key=len, reverse=True)) + r")\b", re.IGNORECASE | re.ASCII
+)
 _TRANSLATING = re.compile(r"\btranslat\w*", re.IGNORECASE)
 _TO_BEFORE = re.compile(r"\b(?:to|into)\s+(?:the\s+)?$", re.IGNORECASE)
 _IN_BEFORE = re.compile(r"\bin\s+$", re.IGNORECASE)
@@ -52,7 +56,7 @@ def _language(name: str, text: str, start: int) -> str:
     ("polish the wording") far more often than the language."""
     if name.lower() == "polish" and not text[start].isupper():
         return ""
-    return NAMES[name.lower()]
+    return NAMES.get(name.lower(), "")
 
 
 def translation_asked(task: str) -> tuple[str, str] | None:

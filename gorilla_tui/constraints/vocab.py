@@ -95,7 +95,7 @@ PROVIDER_RE = re.compile(
     r"implementation|architecture|version|one)s?\b|\b(?P<c>"
     + _NAMES
     + r")'s\s+(?:own\s+)?(?:model|network)s?\b",
-    re.IGNORECASE,
+    re.IGNORECASE | re.ASCII,  # ASCII case only: the match keys _PROVIDER_WORDS ("nvıdia" is none; R19-1)
 )
 #: An "owner/repo" id after from/by/in/of/using/use/with ("from pytorch/vision").
 REPO_RE = re.compile(

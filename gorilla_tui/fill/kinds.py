@@ -58,7 +58,10 @@ def variables(task: str) -> list[Candidate]:
             continue
         if not m.group(1) and not m.group(3).startswith("`"):
             continue  # "list files in /tmp", "set TZ to UTC": a verb, no type; "the list scores" names one
-        out.append(Candidate(name, _TYPE_NOUNS[m.group(2).lower()], VARIABLE, m.start(3), m.end(3), True))
+        kind = _TYPE_NOUNS.get(m.group(2).lower())  # None for "lıst": Unicode case folding matched it (R19-1)
+        if kind is None:
+            continue
+        out.append(Candidate(name, kind, VARIABLE, m.start(3), m.end(3), True))
     return out
 
 

@@ -95,13 +95,17 @@ def _salient(c: Candidate, task: str) -> bool:
 
 def _constants(tree: ast.AST) -> Iterator[Any]:
     """Every literal of the call: each constant (bytes as text), each list, tuple or dict literal whole, and
-    the names the call writes as text: its callee's dotted name and its keywords ("use the
-    'calculate_velocity' function", "with 'a' = 3": the task names the function or the parameter)."""
+    the names the call writes as text: its callee's dotted name, its keywords ("use the
+    'calculate_velocity' function", "with 'a' = 3": the task names the function or the parameter) and the
+    variables it passes ("write the dict `scores` to data.json" -> ``json.dump(scores, ...)`` holds
+    `scores`: break-it round 19, R19-2)."""
     for node in ast.walk(tree):
         if isinstance(node, ast.Call):
             with contextlib.suppress(ValueError, TypeError):
                 yield ast.unparse(node.func)
             yield from (k.arg for k in node.keywords if k.arg)
+            passed = [*node.args, *(k.value for k in node.keywords)]
+            yield from (a.id for a in passed if isinstance(a, ast.Name))
         if isinstance(node, ast.Constant) and not isinstance(node.value, bool) and node.value is not None:
             value = node.value
             yield value.decode("utf-8", "replace") if isinstance(value, bytes) else value

@@ -119,7 +119,8 @@ def numbers(task: str) -> list[Candidate]:
         if value is None:
             continue
         end = m.end()
-        scale = re.match(r"\s*(thousand|million|billion)\b", task[end:], re.IGNORECASE)
+        # ASCII case only: Unicode's matched "bıllion", no key of SCALES (round 19, R19-1)
+        scale = re.match(r"\s*(thousand|million|billion)\b", task[end:], re.IGNORECASE | re.ASCII)
         if scale and isinstance(value, (int, float)):
             scaled = value * SCALES[scale.group(1).lower()]
             if isinstance(scaled, float) and not math.isfinite(scaled):

@@ -152,7 +152,7 @@ def log_file_handler(folder: Path) -> tuple[logging.Handler | None, str | None]:
             path, maxBytes=LOG_BYTES, backupCount=1, encoding="utf-8", errors="backslashreplace"
         )
     except OSError as e:
-        return None, f"cannot be opened ({e.strerror or type(e).__name__})"
+        return None, f"unusable: it cannot be opened ({e.strerror or type(e).__name__})"
     handler.setFormatter(_FileFormat("%(asctime)s %(levelname)s %(name)s: %(message)s"))
     handler.setLevel(logging.INFO)
     return handler, None

@@ -96,6 +96,8 @@ def test_the_file_the_task_names_goes_to_the_file_object_alone(docs):
         ),
         ("import csv\ncsv.writer('out.csv')", "csv.writer(open('out.csv', 'w', newline=''))"),
         ("import pickle\npickle.load('x.pkl')", "pickle.load(open('x.pkl', 'rb'))"),  # from its stub
+        # the description names the file, the stub says bytes (break-it round 19: open('x.bin') was offered)
+        ("import marshal\nmarshal.load('x.bin')", "marshal.load(open('x.bin', 'rb'))"),
         ("import csv\nrows = csv.reader('sales.csv')", "csv.reader(open('sales.csv', newline=''))"),  # lines
         ("import csv\ncsv.DictReader('a.csv')", "csv.DictReader(open('a.csv', newline=''))"),
         ("import pprint\npprint.pprint({}, 'out.txt')", "pprint.pprint({}, open('out.txt', 'w'))"),

@@ -52,3 +52,13 @@ def test_no_python_source_says_nothing():
 
 def test_a_clock_time_is_no_two_numbers():
     assert left_out("add a meeting on 2024-06-03 at 14:00", "quick_add(date='2024-06-03')") == []
+
+
+def test_a_variable_the_call_passes_is_in_the_call() -> None:
+    """Break-it round 19, R19-2: "write the dict `scores` to data.json" filled as ``json.dump(scores, ...)``
+    said `scores` was not in the call."""
+    task = "write the dict `scores` to data.json"
+    assert left_out(task, "json.dump(scores, open('data.json', 'w'))") == []
+    assert left_out(task, "json.dump(obj=scores, fp=open('data.json', 'w'))") == []
+    # a placeholder holds none
+    assert left_out(task, "json.dump(obj, open('data.json', 'w'))") == ["`scores`"]
