@@ -47,7 +47,7 @@ SMALL_POOL_FILES = (
     ("python_env.jsonl", "python-env"),
 )
 
-pytest_plugins: list[str] = ["fixtures_model"]
+pytest_plugins: list[str] = ["fixtures_model", "stdlib_fixtures"]
 
 #: Fixtures that make a test `slow` (pytest_collection_modifyitems marks it): the real GGUF model
 #: (assembled, loaded, probed in a child, or run by a CLI in the test) and embedding with the real embedder

@@ -8,7 +8,6 @@ import ast
 
 import pytest
 
-from gorilla_tui.check.validator import Validator
 from gorilla_tui.config import Settings
 from gorilla_tui.fill.call_grammar import TaskValues
 from gorilla_tui.fill.filler import fill, target_of
@@ -16,16 +15,6 @@ from gorilla_tui.fill.render import render_target
 from gorilla_tui.pipeline import Pipeline
 from gorilla_tui.pool.file_objects import file_params
 from gorilla_tui.retrieve.index import ApiIndex
-
-
-@pytest.fixture(scope="module")
-def docs(stdlib_docs):
-    return {d.api_name: d for d in stdlib_docs}
-
-
-@pytest.fixture(scope="module")
-def validator(stdlib_docs) -> Validator:
-    return Validator(list(stdlib_docs))
 
 
 @pytest.mark.parametrize(

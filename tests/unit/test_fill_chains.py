@@ -9,7 +9,6 @@ import ast
 
 import pytest
 
-from gorilla_tui.check.validator import Validator
 from gorilla_tui.fill.biases import CHAIN_BIAS, NEAR_BIAS
 from gorilla_tui.fill.call_grammar import TaskValues
 from gorilla_tui.fill.chains import factory_receiver, implied, links, onward, result_methods
@@ -22,27 +21,6 @@ from gorilla_tui.pool.file_objects import file_params
 from gorilla_tui.pool.params import params_of
 from gorilla_tui.pool.typeshed import factories, file_parameters, returned
 from gorilla_tui.types import ARGUMENT_ORIGINS
-
-
-@pytest.fixture(scope="module")
-def docs(stdlib_docs):
-    return {d.api_name: d for d in stdlib_docs}
-
-
-@pytest.fixture(scope="module")
-def methods(stdlib_docs):
-    """Class name -> its methods' docs, as Pipeline._methods finds them."""
-    table: dict[str, list] = {}
-    for d in stdlib_docs:
-        owner = d.api_name.rpartition(".")[0]
-        if owner and d.call.startswith(owner + "("):
-            table.setdefault(owner, []).append(d)
-    return lambda cls: table.get(cls, [])
-
-
-@pytest.fixture(scope="module")
-def validator(stdlib_docs) -> Validator:
-    return Validator(list(stdlib_docs))
 
 
 def test_the_stubs_name_the_class_a_function_returns():

@@ -9,7 +9,6 @@ import ast
 
 import pytest
 
-from gorilla_tui.check.validator import Validator
 from gorilla_tui.fill.call_grammar import TaskValues
 from gorilla_tui.fill.filler import fill, target_of
 from gorilla_tui.fill.kinds import variables
@@ -18,27 +17,6 @@ from gorilla_tui.fill.spoken import mentioned
 from gorilla_tui.pool.params import Param
 from gorilla_tui.pool.stub_params import admits, forwarded, kinds
 from gorilla_tui.types import ARGUMENT_ORIGINS
-
-
-@pytest.fixture(scope="module")
-def docs(stdlib_docs):
-    return {d.api_name: d for d in stdlib_docs}
-
-
-@pytest.fixture(scope="module")
-def methods(stdlib_docs):
-    """Class name -> its methods' docs, as Pipeline._methods finds them."""
-    table: dict[str, list] = {}
-    for d in stdlib_docs:
-        owner = d.api_name.rpartition(".")[0]
-        if owner and d.call.startswith(owner + "("):
-            table.setdefault(owner, []).append(d)
-    return lambda cls: table.get(cls, [])
-
-
-@pytest.fixture(scope="module")
-def validator(stdlib_docs) -> Validator:
-    return Validator(list(stdlib_docs))
 
 
 def _literals(call: str) -> list[object]:
