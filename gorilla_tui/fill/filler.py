@@ -23,6 +23,15 @@ from gorilla_tui.fill.addresses import with_addresses
 from gorilla_tui.fill.call_grammar import FILLABLE, Slot, TaskValues, call_grammar, python_slots, slots
 from gorilla_tui.fill.candidate import BYTES
 from gorilla_tui.fill.chains import Methods, factory_receiver, implied, links
+from gorilla_tui.fill.derived import (
+    with_bytes_names,
+    with_characters,
+    with_collected,
+    with_commands,
+    with_formats,
+    with_no_case,
+    with_text_receiver,
+)
 from gorilla_tui.fill.examples import replace_examples
 from gorilla_tui.fill.file_objects import path_slots
 from gorilla_tui.fill.kinds import (
@@ -43,6 +52,7 @@ from gorilla_tui.fill.target import Target
 from gorilla_tui.fill.writer import write_calls
 from gorilla_tui.pool.apidoc import ApiDoc
 from gorilla_tui.pool.params import Param, params_of
+from gorilla_tui.pool.stub_params import takes_bytes as stub_bytes
 from gorilla_tui.types import Argument
 
 #: Few-shot examples of the fill prompt: made-up functions, none from an eval set (BFCL, APIBench).
@@ -148,10 +158,14 @@ def parse_arguments(text: str) -> dict[str, ast.expr]:
 def takes_bytes(doc: ApiDoc, param: Param) -> bool:
     """Whether `param` of `doc` takes bytes: a default that is a bytes literal (``hashlib.md5(string=b'')``),
     or a description that says so of it by name ("Encode the bytes-like object s using Base64",
-    ``base64.b64encode(s)``; "Writes the bytes b"). A parameter whose source gave a type keeps it."""
+    ``base64.b64encode(s)``; "Writes the bytes b"), or a standard-library function's type stub
+    (pool/stub_params.py takes_bytes: ``s: ReadableBuffer``). A parameter whose source gave a type keeps
+    it."""
     if param.raw_type or param.kind not in FILLABLE:
         return False
     if param.has_default and isinstance(param.default, bytes):
+        return True
+    if doc.source == "python-env" and stub_bytes(doc.api_name, param.name):  # typeshed: ReadableBuffer
         return True
     said = rf"\bbytes(?:-like)?(?: object| string)?s? {re.escape(param.name)}\b"
     return bool(re.search(said, doc.description))
@@ -188,6 +202,8 @@ def target_of(doc: ApiDoc, values: TaskValues, constructors: Constructors | None
         offered = doc_roles(doc.description, python_slots(params, offered, values), params, values)
     else:
         offered = by_file_type(receiver, with_spread(receiver, offered, values))
+        if doc.source == "python-env":  # a string method's receiver: ','.join(parts), line.replace(...)
+            offered = with_text_receiver(receiver.callee, receiver.params, offered, values.text)
     return Target(doc, callee, params, _kept(doc, offered, params, values.text))
 
 
@@ -195,12 +211,18 @@ def _kept(doc: ApiDoc, offered: list[Slot], params: list[Param], task: str) -> l
     """`offered` with what fill/kinds.py knows of the values each takes: only the kinds a Python function's
     stub admits (stub_fit), the variables the task names (with_variables), a glob pattern of the extension
     and folder the task names (with_patterns), a number beside a parameter's name given to that one
-    (claim_numbers)."""
+    (claim_numbers); for a standard-library function the values it takes in another form (fill/derived.py:
+    a command line's words, characters named in words, bytes of a named string, a date's strptime format,
+    a collection variable passed to ``*args``, a key or flags that ignore case)."""
     if doc.source == "python-env":
         offered = with_variables(
             stub_fit(doc.api_name, forwarded_after(doc, offered, task)), task, doc.api_name
         )
         offered = link_roles(doc.api_name, with_patterns(doc.api_name, offered, params, task))
+        offered = with_formats(doc.api_name, with_commands(doc.api_name, offered), task)
+        offered = with_collected(params, with_bytes_names(offered, task), task)
+        offered = with_characters(doc.api_name, offered, params, task)
+        offered = with_no_case(doc.api_name, offered, params, task)
     return claim_numbers(offered, task)
 
 

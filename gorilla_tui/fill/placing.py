@@ -35,13 +35,16 @@ def marked_values(values: TaskValues) -> list[Candidate]:
     """The values a task marks as values, each once: its numbers (a percentage once; not the word "one", a
     determiner far more often than a value: "sort a list of dictionaries by the value of one key", "flatten a
     list of lists into one list" moved the everyday dev tasks py-sort-dicts and s6-flatten from sorted and
-    itertools.chain.from_iterable to dict and list.append), the strings it writes whole (quoted text, paths,
-    URLs, e-mail addresses) and its lists and dicts; not its runs of words."""
+    itertools.chain.from_iterable to dict and list.append; nor a number inside a list or a quoted text), the
+    strings it writes whole (quoted text, paths, URLs, e-mail addresses) and its lists and dicts; not its
+    runs of words."""
     numbers = [c for c in values.numbers if c.percent != "fraction" and c.start >= 0
                and values.text[c.start : c.end].strip().lower() != "one"]  # fmt: skip
     strings = [c for c in values.strings if c.atomic]
     lists = [c for c in values.lists if c.kind in ("list", "dict")]
-    inside = [(c.start, c.end) for c in lists]
+    # a number inside a list or quoted text is part of that one value: "turn '05/01/2024 10:30' into a
+    # datetime" marks one string, not five numbers (fromtimestamp(10) had taken more of them than strptime)
+    inside = [(c.start, c.end) for c in [*lists, *strings]]
     numbers = [c for c in numbers if not any(s <= c.start < e for s, e in inside)]
     return numbers + strings + lists
 

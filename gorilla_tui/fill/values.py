@@ -76,6 +76,17 @@ _DOTTED = re.compile(r"(?<![\w.])\d+(?:\.\d+){2,}(?![\w]|\.\d)")
 _CONSTANT = re.compile(r"(?<![\w'\"`])[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+(?![\w'\"`])")
 # a program the task names by a bare word: "the ffmpeg program", "the git command"
 _NAMED_PROGRAM = re.compile(r"\bthe\s+([A-Za-z][\w.+-]*)\s+(?:program|command|executable|binary)\b")
+# an environment variable the task names in capitals: "the environment variable HOME", "env var PATH",
+# "$HOME" (its name without the "$"); a capital name with "_" is one anywhere (_CONSTANT)
+_ENV_NAME = re.compile(
+    r"\b(?:environment|env)\s+(?:variables?|vars?)\s+\$?([A-Z][A-Z0-9_]*)\b|(?<![\w$])\$([A-Z][A-Z0-9_]*)\b"
+)
+# a command line the task writes after "the command": "run the command ls -la and capture its output" is
+# "ls -la" (to the first word that joins the sentence on: and, then, in, ...; "the command line" is none)
+_NAMED_COMMAND = re.compile(
+    r"\bcommand\s+(?!line\b|prompt\b|that\b|which\b|to\b|and\b|for\b|of\b)([A-Za-z.][\w.+/-]*"
+    r"(?:\s+(?!(?:and|then|in|inside|within|from|to|with|on|for|as|so|but|or)\b)[^\s,;'\"`]+)*)"
+)
 #: Words a string span does not start or end with (articles, prepositions, conjunctions).
 EDGE_WORDS = frozenset(
     "a an the of in on at to for from by with and or as is are be that this these those it its into than "
@@ -251,7 +262,9 @@ def _atoms(task: str) -> list[tuple[int, int]]:
     """Spans of `task` that are one value each, never split: quoted text, dates in words or ISO 8601 digits
     (the 2026 of "2026-01-01" is no number of days), URLs, e-mail addresses, paths, formulas
     ("3x^2 + 2x - 1"), SQL statements (fill/sql.py) and files or folders named by a bare word ("the folder
-    old_build", _NAMED_PATH), first match kept where two overlap."""
+    old_build", _NAMED_PATH), environment variables named in capitals ("the environment variable HOME",
+    "$HOME": _ENV_NAME) and command lines after "the command" (_NAMED_COMMAND, the paths in it its own),
+    first match kept where two overlap."""
     atoms: list[tuple[int, int]] = []
     whole = (len(task) - len(task.lstrip()), len(task.rstrip()))
     if whole[1] - whole[0] > 1 and task[whole[0]] + task[whole[1] - 1] in ('""', "“”"):
@@ -271,10 +284,15 @@ def _atoms(task: str) -> list[tuple[int, int]]:
             end = m.start() + len(text)
             if not any(s < end and m.start() < e for s, e in atoms):
                 atoms.append((m.start(), end))
-    for start, end in statements(task):  # unquoted SQL is one value, the quoted text inside it too
+    commands = [
+        (m.start(1), m.start(1) + len(m.group(1).rstrip(".!?"))) for m in _NAMED_COMMAND.finditer(task)
+    ]
+    # unquoted SQL or a command line is one value, the paths and quoted text inside it too
+    for start, end in [*statements(task), *commands]:
         if not any(s < end and start < e and not start <= s < e <= end for s, e in atoms):
             atoms = [(s, e) for s, e in atoms if not start <= s < e <= end] + [(start, end)]
     named = [next(m.span(g) for g in (1, 2, 3) if m.group(g)) for m in _NAMED_PATH.finditer(task)]
+    named += [m.span(1) if m.group(1) else m.span(2) for m in _ENV_NAME.finditer(task)]
     for start, end in named + [m.span(1) for m in _NAMED_PROGRAM.finditer(task)]:
         if not any(s < end and start < e for s, e in atoms):
             atoms.append((start, end))

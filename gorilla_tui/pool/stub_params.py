@@ -189,3 +189,52 @@ def forwarded(function: str) -> tuple[tuple[str, str], ...]:
         kind = _annotation_kinds(arg.annotation) - {"none"}
         out.append((arg.arg, _PARAM_TYPES.get(frozenset(kind), "any")))
     return tuple(out)
+
+
+#: Annotation names of bytes-like values only (no str among them): typeshed's ReadableBuffer and Buffer,
+#: bytes, bytearray, memoryview.
+_BYTES_NAMES = frozenset({"bytes", "bytearray", "memoryview", "ReadableBuffer", "Buffer"})
+#: typeshed's alias of a command line subprocess takes: ``_CMD: TypeAlias = StrOrBytesPath |
+#: Sequence[StrOrBytesPath]`` (stdlib/subprocess.pyi).
+_COMMAND_NAMES = frozenset({"_CMD"})
+
+
+def _names_of(node: ast.expr | None) -> frozenset[str]:
+    """The type names an annotation is a union of (``ReadableBuffer | None`` -> {"ReadableBuffer"}; None
+    left out), each its last dotted part; {"?"} for a subscript or another form this does not read."""
+    if node is None:
+        return frozenset({"?"})
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.BitOr):
+        return _names_of(node.left) | _names_of(node.right)
+    if isinstance(node, ast.Constant) and node.value is None:
+        return frozenset()
+    if isinstance(node, (ast.Name, ast.Attribute)):
+        return frozenset({ast.unparse(node).rpartition(".")[2]})
+    return frozenset({"?"})
+
+
+@functools.lru_cache(maxsize=4096)
+def _annotated(function: str, name: str) -> frozenset[str]:
+    """The union of the type names (_names_of) parameter `name` of `function` has in every overload of its
+    stub; {} where no stub has it."""
+    out: frozenset[str] = frozenset()
+    for d in _definitions(function):
+        a = d.args
+        for arg in [*a.posonlyargs, *a.args, *a.kwonlyargs]:
+            if arg.arg == name:
+                out |= _names_of(arg.annotation)
+    return out
+
+
+def takes_bytes(function: str, name: str) -> bool:
+    """Whether the stub types parameter `name` of `function` as bytes-like values only (_BYTES_NAMES):
+    ``base64.b64encode(s: ReadableBuffer)``, ``hashlib.sha256(string: ReadableBuffer = b"")``; not
+    ``hmac.compare_digest``'s ``str | ReadableBuffer``, nor a parameter no stub has."""
+    names = _annotated(function, name)
+    return bool(names) and names <= _BYTES_NAMES
+
+
+def takes_command(function: str, name: str) -> bool:
+    """Whether the stub types parameter `name` of `function` as a command line (_COMMAND_NAMES): ``args`` of
+    ``subprocess.run``, ``check_output``, ``Popen``... which takes the program and its arguments as a list."""
+    return bool(_annotated(function, name) & _COMMAND_NAMES)

@@ -91,7 +91,7 @@ def test_a_number_the_stub_does_not_admit_is_not_offered(docs):
         ("run make in the folder build and capture its output", "subprocess.check_output",
          "subprocess.check_output(cwd='build')"),
         ("run `git status` in /srv/repo and capture what it prints", "subprocess.check_output",
-         "subprocess.check_output('git status', cwd='/srv/repo')"),
+         "subprocess.check_output(['git', 'status'], cwd='/srv/repo')"),  # its words (fill/derived.py)
         # the signature's own width takes the 72, not the max_lines textwrap's stub adds
         ("wrap the text of notes.txt so no line is longer than 72 characters", "textwrap.wrap",
          "textwrap.wrap('notes.txt', 72)"),
