@@ -3,7 +3,9 @@
 words ("copy"; the questions of shutil.copy say "into a folder"), BM25 and the prior put the common file
 API first, and the embedded model reads the task 1.5 nats likelier after it, so neither the retrieval rank
 nor the likelihood tells them apart. What does is the object the task names: a folder and no file.
-FOLDER_NOTE says so in the answer's choice notes.
+FOLDER_NOTE says so in the answer's choice notes. Dev sets (issue 38): bench/data/literal_tasks.toml dev
+s6lit-copytree wrong -> right, no other dev task of it or of bench/everyday_tasks.toml (16 name a
+folder) moved; val-copytree-overwrite stays wrong (os.replace: not of copy's family).
 
 by_folder moves the choice from a file API to its sibling that works on directories: same module or class,
 names sharing a stem (copy / copytree), the sibling's name or the opening of its description naming a

