@@ -27,7 +27,7 @@ from gorilla_tui.fill.kinds import VARIABLE, variables
 from gorilla_tui.fill.spoken import PATHLIKE
 from gorilla_tui.fill.values import NUMBER_WORDS
 from gorilla_tui.pool.params import Param
-from gorilla_tui.pool.stub_params import admits, takes_command
+from gorilla_tui.pool.stub_cache import admits, takes_command
 
 #: Kind of a Candidate that is a command line split into its words (its text a list literal, written whole
 #: as one item of a ``*popenargs``).

@@ -52,7 +52,7 @@ from gorilla_tui.fill.target import Target
 from gorilla_tui.fill.writer import write_calls
 from gorilla_tui.pool.apidoc import ApiDoc
 from gorilla_tui.pool.params import Param, params_of
-from gorilla_tui.pool.stub_params import takes_bytes as stub_bytes
+from gorilla_tui.pool.stub_cache import takes_bytes as stub_bytes
 from gorilla_tui.types import Argument
 
 #: Few-shot examples of the fill prompt: made-up functions, none from an eval set (BFCL, APIBench).
@@ -159,7 +159,7 @@ def takes_bytes(doc: ApiDoc, param: Param) -> bool:
     """Whether `param` of `doc` takes bytes: a default that is a bytes literal (``hashlib.md5(string=b'')``),
     or a description that says so of it by name ("Encode the bytes-like object s using Base64",
     ``base64.b64encode(s)``; "Writes the bytes b"), or a standard-library function's type stub
-    (pool/stub_params.py takes_bytes: ``s: ReadableBuffer``). A parameter whose source gave a type keeps
+    (pool/stub_cache.py takes_bytes: ``s: ReadableBuffer``). A parameter whose source gave a type keeps
     it."""
     if param.raw_type or param.kind not in FILLABLE:
         return False

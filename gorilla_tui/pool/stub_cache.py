@@ -30,10 +30,10 @@ from typing import NamedTuple
 from gorilla_tui.errors import UsageError
 from gorilla_tui.jsontext import loads as json_value
 from gorilla_tui.paths import get_paths, read_regular_bytes
-from gorilla_tui.pool.stub_params import ANY, KINDS, PARAM_TYPES, read_params
+from gorilla_tui.pool.stub_params import ANY, KINDS, PARAM_TYPES, SHAPES, read_params
 
 #: Bumped when a rule of file_parameters or read_params changes (a cache written by another is not read).
-RULE = 2
+RULE = 3
 #: Folder of the cached answers inside the cache dir.
 FOLDER = "stubs"
 #: Largest cache file read, bytes (all 432 names of os, the largest module, took 46 KB: this machine).
@@ -57,6 +57,8 @@ class StubFacts(NamedTuple):
     typed: frozenset[str]
     #: (name, Param type) of the keywords its ``**kwargs`` passes on (stub_params.read_params).
     forwarded: tuple[tuple[str, str], ...]
+    #: parameter name -> "bytes" or "command" (stub_params.read_params shapes).
+    shapes: dict[str, str]
 
 
 #: top-level module -> function -> its facts, as read or found in this process.
@@ -156,6 +158,18 @@ def forwarded(function: str) -> tuple[tuple[str, str], ...]:
     return stub_facts(function).forwarded
 
 
+def takes_bytes(function: str, name: str) -> bool:
+    """Whether `function`'s stub types parameter `name` as bytes-like values only (stub_params._shapes):
+    ``base64.b64encode``'s s (``ReadableBuffer``); False where no stub has it."""
+    return stub_facts(function).shapes.get(name) == "bytes"
+
+
+def takes_command(function: str, name: str) -> bool:
+    """Whether `function`'s stub types parameter `name` as a command line (stub_params._shapes): the
+    ``args`` of ``subprocess.run`` and ``check_output``, the program and its arguments as a list."""
+    return stub_facts(function).shapes.get(name) == "command"
+
+
 def _folder() -> Path | None:
     """The cache folder of this interpreter, these stubs and this rule; None where there is none (no
     typeshed_client installed, its VERSIONS file missing, an unusable GORILLA_TUI_HOME)."""
@@ -204,7 +218,7 @@ def _decoded(found: object) -> StubFacts | None:
     (a field missing or of the wrong type, a kind not in KINDS, a Param type not offered)."""
     if not isinstance(found, dict) or set(found) != set(StubFacts._fields):
         return None
-    files, kind_lists, typed_names, keywords = (found[f] for f in StubFacts._fields)
+    files, kind_lists, typed_names, keywords, shapes = (found[f] for f in StubFacts._fields)
     ok = (
         _rows(files, (int, str, str))
         and all(_MODE.fullmatch(mode) and name.isidentifier() for _, name, mode in files)
@@ -213,6 +227,8 @@ def _decoded(found: object) -> StubFacts | None:
         and _names(typed_names, None)
         and _rows(keywords, (str, str))
         and all(name.isidentifier() and t in PARAM_TYPES for name, t in keywords)
+        and isinstance(shapes, dict)
+        and all(isinstance(k, str) and k.isidentifier() and v in SHAPES for k, v in shapes.items())
     )
     if not ok:
         return None
@@ -221,6 +237,7 @@ def _decoded(found: object) -> StubFacts | None:
         {k: frozenset(v) for k, v in kind_lists.items()},
         frozenset(typed_names),
         tuple((name, t) for name, t in keywords),
+        dict(shapes),
     )
 
 
@@ -248,6 +265,7 @@ def _encoded(facts: StubFacts) -> dict[str, object]:
         "kinds": {k: sorted(v) for k, v in facts.kinds.items()},
         "typed": sorted(facts.typed),
         "forwarded": [list(t) for t in facts.forwarded],
+        "shapes": dict(facts.shapes),
     }
 
 

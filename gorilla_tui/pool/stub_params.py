@@ -136,8 +136,10 @@ def _known(node: ast.expr | None) -> bool:
 PARAM_TYPES = ("boolean", "number", "string", "any")
 #: Annotations of a forwarded keyword -> the Param type it is offered as ("any" otherwise).
 _PARAM_TYPES = {frozenset({kind}): kind for kind in PARAM_TYPES[:-1]}
-#: read_params' answer: (kinds, typed, forwarded).
-ParamFacts = tuple[dict[str, frozenset[str]], frozenset[str], tuple[tuple[str, str], ...]]
+#: The shapes of value read_params tells apart beyond kinds (a parameter of neither has none).
+SHAPES = ("bytes", "command")
+#: read_params' answer: (kinds, typed, forwarded, shapes).
+ParamFacts = tuple[dict[str, frozenset[str]], frozenset[str], tuple[tuple[str, str], ...], dict[str, str]]
 
 
 def read_params(function: str) -> ParamFacts:
@@ -147,7 +149,7 @@ def read_params(function: str) -> ParamFacts:
         function: a module-level function or class, a builtin (``sorted``) or ``module.Class.method``.
 
     Returns:
-        (kinds, typed, forwarded). kinds: parameter name -> the kinds of value (KINDS) its annotations
+        (kinds, typed, forwarded, shapes). kinds: parameter name -> the kinds of value (KINDS) its annotations
         admit in any overload (``re.sub`` -> {"pattern": {"string"}, "count": {"number"}, ...}); one some
         overload leaves unannotated, or types by a name this module does not know, admits ANY. typed: the
         parameters every overload types with types this module reads (_known): ``json.dump``'s obj
@@ -155,7 +157,8 @@ def read_params(function: str) -> ParamFacts:
         keyword of the first overload, for a function whose signature takes ``**kwargs`` and passes them
         on (``subprocess.check_output``: cwd, env, shell, text, timeout...); a parameter without a default
         (the stub's ``args`` for ``*popenargs``) or private (``_x``) is left out, the caller leaves out the
-        ones its signature already has. ({}, frozenset(), ()) where no stub has it.
+        ones its signature already has. shapes: parameter name -> "bytes" or "command" (_shapes). ({},
+        frozenset(), (), {}) where no stub has it.
     """
     defs = _definitions(function)
     kinds: dict[str, frozenset[str]] = {}
@@ -169,7 +172,7 @@ def read_params(function: str) -> ParamFacts:
                 unknown.add(arg.arg)
             if arg.arg not in ("self", "cls"):
                 kinds[arg.arg] = kinds.get(arg.arg, frozenset()) | _annotation_kinds(arg.annotation)
-    return kinds, frozenset(seen - unknown), _forwarded(defs)
+    return kinds, frozenset(seen - unknown), _forwarded(defs), _shapes(defs)
 
 
 def _forwarded(defs: list[ast.FunctionDef | ast.AsyncFunctionDef]) -> tuple[tuple[str, str], ...]:
@@ -211,28 +214,20 @@ def _names_of(node: ast.expr | None) -> frozenset[str]:
     return frozenset({"?"})
 
 
-@functools.lru_cache(maxsize=4096)
-def _annotated(function: str, name: str) -> frozenset[str]:
-    """The union of the type names (_names_of) parameter `name` of `function` has in every overload of its
-    stub; {} where no stub has it."""
-    out: frozenset[str] = frozenset()
-    for d in _definitions(function):
+def _shapes(defs: list[ast.FunctionDef | ast.AsyncFunctionDef]) -> dict[str, str]:
+    """read_params' shapes of a function's definitions `defs`: "bytes" for a parameter every overload types
+    as bytes-like values only (_BYTES_NAMES: ``base64.b64encode(s: ReadableBuffer)``; not
+    ``hmac.compare_digest``'s ``str | ReadableBuffer``), "command" for one typed as a command line
+    (_COMMAND_NAMES: subprocess's ``args``, the program and its arguments as a list)."""
+    names: dict[str, frozenset[str]] = {}
+    for d in defs:
         a = d.args
         for arg in [*a.posonlyargs, *a.args, *a.kwonlyargs]:
-            if arg.arg == name:
-                out |= _names_of(arg.annotation)
+            names[arg.arg] = names.get(arg.arg, frozenset()) | _names_of(arg.annotation)
+    out = {}
+    for name, found in names.items():
+        if found & _COMMAND_NAMES:
+            out[name] = "command"
+        elif found and found <= _BYTES_NAMES:
+            out[name] = "bytes"
     return out
-
-
-def takes_bytes(function: str, name: str) -> bool:
-    """Whether the stub types parameter `name` of `function` as bytes-like values only (_BYTES_NAMES):
-    ``base64.b64encode(s: ReadableBuffer)``, ``hashlib.sha256(string: ReadableBuffer = b"")``; not
-    ``hmac.compare_digest``'s ``str | ReadableBuffer``, nor a parameter no stub has."""
-    names = _annotated(function, name)
-    return bool(names) and names <= _BYTES_NAMES
-
-
-def takes_command(function: str, name: str) -> bool:
-    """Whether the stub types parameter `name` of `function` as a command line (_COMMAND_NAMES): ``args`` of
-    ``subprocess.run``, ``check_output``, ``Popen``... which takes the program and its arguments as a list."""
-    return bool(_annotated(function, name) & _COMMAND_NAMES)

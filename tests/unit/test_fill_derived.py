@@ -12,7 +12,7 @@ from gorilla_tui.fill.derived import characters
 from gorilla_tui.fill.filler import fill, target_of
 from gorilla_tui.fill.placing import marked_values, placed
 from gorilla_tui.fill.values import strings
-from gorilla_tui.pool.stub_params import takes_bytes, takes_command
+from gorilla_tui.pool.stub_cache import takes_bytes, takes_command
 
 
 def _atomic(task: str) -> list[object]:

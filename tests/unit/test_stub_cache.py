@@ -60,7 +60,7 @@ def test_the_cached_facts_are_the_stubs_own(gorilla_home, monkeypatch):
     found = {f: stub_cache.stub_facts(f) for f in SPREAD}
     assert found == {f: _fresh(f) for f in SPREAD}
     assert found["re.sub"].kinds["pattern"] == frozenset({"string"})
-    assert found["no_such_module.f"] == stub_cache.StubFacts((), {}, frozenset(), ())
+    assert found["no_such_module.f"] == stub_cache.StubFacts((), {}, frozenset(), (), {})
     monkeypatch.setattr(stub_cache, "_MEMORY", {})
     assert {f: stub_cache._read(f.split(".")[0] if "." in f else "builtins")[f] for f in SPREAD} == found
     assert stub_cache.admits("time.sleep", "seconds", "number")
@@ -78,6 +78,7 @@ DAMAGE = {
     "a kind that is none": lambda p: _edit(p, lambda f: f.update(kinds={"file": ["evil"]})),
     "a keyword that is no name": lambda p: _edit(p, lambda f: f.update(forwarded=[["a=1)#", "any"]])),
     "a string for the kinds": lambda p: _edit(p, lambda f: f.update(kinds="number")),
+    "a shape that is none": lambda p: _edit(p, lambda f: f.update(shapes={"file": "evil"})),
     "a FIFO": lambda p: (p.unlink(), os.mkfifo(p)),
 }
 
@@ -139,3 +140,13 @@ def test_an_unusable_home_is_no_cache(tmp_path, monkeypatch):
     monkeypatch.setenv("GORILLA_TUI_HOME", str(not_a_folder))
     monkeypatch.setattr(stub_cache, "_MEMORY", {})
     assert stub_cache.stub_files("json.dump") == ((1, "fp", "w"),)
+
+
+def test_the_shapes_of_bytes_and_command_parameters_are_kept(tmp_path, monkeypatch):
+    """stub_params._shapes' answers go through the one cache too (fill/derived.py, filler.takes_bytes)."""
+    monkeypatch.setenv("GORILLA_TUI_HOME", str(tmp_path))
+    monkeypatch.setattr(stub_cache, "_MEMORY", {})
+    assert stub_cache.takes_command("subprocess.check_output", "args")
+    assert stub_cache.takes_bytes("base64.b64encode", "s")
+    monkeypatch.setattr(stub_cache, "_MEMORY", {})  # read back from the file written
+    assert stub_cache.stub_facts("base64.b64encode").shapes == {"s": "bytes", "altchars": "bytes"}
