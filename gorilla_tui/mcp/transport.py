@@ -13,7 +13,11 @@ stop the server at once.
 - standard input is read from a copy of file descriptor 0, which then points at the null device while the
   server runs, as the SDK's own transport does: a child process (the model probe) never reads the
   client's messages (`_stdin`);
-- SIGINT sets the tools' cancel event and ends the server (`_on_sigint`); `serve_stdio` runs it all.
+- SIGINT sets the tools' cancel event and ends the server (`_on_sigint`); `serve_stdio` runs it all;
+- at the end of input the requests already read are answered before the server ends (`_Pending`; break-it
+  round 19, P-b: a ping and a tools/list written just before the client closed stdin got no reply, as the
+  SDK's session ended at once): the running tool calls are cancelled (their reply is a tool error) and
+  the server waits up to EOF_GRACE_S for every reply to be written.
 """
 
 from __future__ import annotations
@@ -30,12 +34,41 @@ from anyio.abc import ObjectReceiveStream, ObjectSendStream
 from mcp.server.mcpserver import MCPServer
 from mcp.server.stdio import stdio_server
 from mcp.shared.message import SessionMessage
+from mcp.types import JSONRPCError, JSONRPCNotification, JSONRPCRequest, JSONRPCResponse
 from mcp.types import jsonrpc_message_adapter as message_adapter
 from pydantic_core import PydanticSerializationError
 
 from gorilla_tui.jsontext import without_lone_surrogates
 from gorilla_tui.mcp.lines import Lines, TooLong, start_reader
 from gorilla_tui.mcp.replies import reply_to, reply_to_long_line
+
+#: Seconds the server waits at the end of input for the replies to the requests it has read (a cancelled
+#: tool call answers within a cancel check, about 0.1 s; the rest is headroom for a loaded machine).
+EOF_GRACE_S = 10.0
+#: The notification by which a client cancels one of its requests (MCP 2025-06-18, utilities/cancellation).
+CANCELLED = "notifications/cancelled"
+
+
+class _Pending:
+    """The ids of the client's requests read but not yet answered; `drained()` returns once none is left."""
+
+    def __init__(self) -> None:
+        self._ids: set[tuple[type, object]] = set()
+        self._empty = anyio.Event()
+        self._empty.set()
+
+    def add(self, request_id: object) -> None:
+        self._ids.add((type(request_id), request_id))
+        if self._empty.is_set():
+            self._empty = anyio.Event()
+
+    def answered(self, request_id: object) -> None:
+        self._ids.discard((type(request_id), request_id))
+        if not self._ids:
+            self._empty.set()
+
+    async def drained(self) -> None:
+        await self._empty.wait()
 
 
 class _CheckedLines:
@@ -46,11 +79,12 @@ class _CheckedLines:
 
     def __init__(
         self, source: Lines, replies: ObjectSendStream[SessionMessage],
-        at_end: threading.Event,
+        at_end: threading.Event, pending: _Pending,
     ) -> None:  # fmt: skip
         self._source = source
         self._replies = replies
         self._at_end = at_end
+        self._pending = pending
 
     def __aiter__(self) -> _CheckedLines:
         return self
@@ -61,9 +95,17 @@ class _CheckedLines:
                 line = await self._source.receive()
             except (anyio.EndOfStream, anyio.ClosedResourceError):
                 self._at_end.set()  # the client closed stdin: the MCP stdio shutdown; a running call stops
+                with anyio.move_on_after(EOF_GRACE_S):
+                    await self._pending.drained()  # the requests already read are answered first
                 raise StopAsyncIteration from None
             errors = reply_to_long_line() if isinstance(line, TooLong) else reply_to(line)
             if errors is None:
+                message = message_adapter.validate_json(line, by_name=False)
+                if isinstance(message, JSONRPCRequest):
+                    self._pending.add(message.id)
+                elif isinstance(message, JSONRPCNotification) and message.method == CANCELLED:
+                    # a cancelled request gets no reply (MCP 2025-06-18, cancellation): none is awaited
+                    self._pending.answered((message.params or {}).get("requestId"))
                 return line  # type: ignore[return-value]
             for error in errors:
                 await self._replies.send(SessionMessage(error))
@@ -75,8 +117,9 @@ class _Writable:
     with each lone surrogate as U+FFFD (jsontext.without_lone_surrogates). The SDK's stdout writer raised
     PydanticSerializationError on it, which ended the whole server (exit 1, no reply; break-it round 9)."""
 
-    def __init__(self, inner: Any) -> None:
+    def __init__(self, inner: Any, pending: _Pending) -> None:
         self._inner = inner
+        self._pending = pending
 
     async def send(self, message: SessionMessage) -> None:
         try:
@@ -85,6 +128,8 @@ class _Writable:
             data = without_lone_surrogates(message.message.model_dump(by_alias=True, exclude_unset=True))
             message = SessionMessage(message_adapter.validate_python(data, by_name=False))
         await self._inner.send(message)
+        if isinstance(message.message, (JSONRPCResponse, JSONRPCError)):
+            self._pending.answered(message.message.id)
 
     async def aclose(self) -> None:
         await self._inner.aclose()
@@ -143,11 +188,12 @@ async def serve_stdio(server: MCPServer, cancel: threading.Event | None = None) 
     lowlevel = server._lowlevel_server
     send, receive = anyio.create_memory_object_stream[SessionMessage](0)
     with _stdin() as wire:
-        lines = _CheckedLines(start_reader(wire), send, cancel)
+        pending = _Pending()
+        lines = _CheckedLines(start_reader(wire), send, cancel, pending)
         async with anyio.create_task_group() as outer:
             outer.start_soon(_on_sigint, cancel, outer.cancel_scope, interrupted)
             async with stdio_server(stdin=lines) as (read, sdk_write):  # type: ignore[arg-type]
-                write = _Writable(sdk_write)
+                write = _Writable(sdk_write, pending)
                 async with anyio.create_task_group() as tg:
                     tg.start_soon(_forward, receive, write)
                     await lowlevel.run(read, write, lowlevel.create_initialization_options())

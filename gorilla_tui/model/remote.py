@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import math
 import threading
+import time
 import urllib.error
 import urllib.parse
 from collections.abc import Iterator, Sequence
@@ -75,6 +76,9 @@ __all__ = [
 PROBE_DEADLINE_S = 60.0
 
 
+#: Seconds a tokenizer may take to answer and still be asked again: a slower one is asked once per backend,
+#: and the estimate is used from then on (an `ask` counts about six prompts; a local tokenizer answers in ms).
+SLOW_TOKENIZER_S = 2.0
 #: Tokens a tokenizer may add to a text besides one per UTF-8 byte at most (byte-level BPE's worst case):
 #: BOS, EOS and a few special tokens a server's template adds.
 TOKEN_SLACK = 8
@@ -192,15 +196,17 @@ class RemoteBackend:
         """Prompt tokens of `text` (BOS included) by the server's tokenizer, or len(bytes) // 2 + 1.
         A count over the text's UTF-8 bytes + TOKEN_SLACK is no tokenizer's: ImplausibleTokenCount (exit 1),
         not "n_ctx is too small" (exit 2, the user's config blamed: break-it round 18, P1).
-        Each try has deadlines of at most 10 s; when no tokenizer path answers, the estimate is used from
-        then on (a server that held each request to its deadline cost 20 s for every count: an `ask` made
-        a dozen). Raises EndpointCancelled once self.cancel is set, EndpointDownError when the server
-        cannot be reached, and AnswerOver inside one_answer() once a request of the answer timed out."""
+        Each try has deadlines of at most 10 s; when no tokenizer path answers, or one answers after more
+        than SLOW_TOKENIZER_S, the estimate is used from then on (a server that held each request to its
+        deadline cost 20 s for every count: an `ask` made a dozen). Raises EndpointCancelled once
+        self.cancel is set, EndpointDownError when the server cannot be reached, and AnswerOver inside
+        one_answer() once a request of the answer timed out."""
         if self._tokenize_path == "":
             return len(text.encode("utf-8")) // 2 + 1
         paths = [self._tokenize_path] if self._tokenize_path else ["/extras/tokenize", "/tokenize"]
         for path in paths:
             key = "input" if path == "/extras/tokenize" else "content"
+            start = time.monotonic()
             try:
                 url = server_url(self.url, path)
                 deadlines = self.deadlines.capped(10.0)
@@ -226,7 +232,9 @@ class RemoteBackend:
                         "its token counts are implausible (a tokenizer makes at most one token per byte)",
                         hint="check the server's tokenizer (its /extras/tokenize or /tokenize path)",
                     )
-                self._tokenize_path = path
+                # a tokenizer slower than SLOW_TOKENIZER_S is asked once: its count is used, the estimate from
+                # then on (one that answered after 9 s cost an `ask` ~54 s: break-it round 18, P2)
+                self._tokenize_path = path if time.monotonic() - start <= SLOW_TOKENIZER_S else ""
                 # llama-cpp-python's /extras/tokenize adds BOS itself; llama-server's /tokenize does not
                 return count + (0 if path == "/extras/tokenize" else 1)
             except (EndpointCancelled, EndpointDownError, AnswerOver, ImplausibleTokenCount):

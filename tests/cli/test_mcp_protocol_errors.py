@@ -459,3 +459,36 @@ def test_ctrl_c_while_lines_are_handed_over_prints_one_line(tmp_path: Path) -> N
         s.proc.send_signal(signal.SIGINT)
         code, err, _ = _ended(s)
         assert (code, err) == (130, "gorilla-tui: interrupted\n")
+
+
+def test_requests_written_just_before_stdin_closes_are_answered(tmp_path: Path) -> None:
+    """A scripted client (`printf ... | gorilla-tui mcp`) writes its requests and closes stdin at once:
+    each request already written gets its reply before the server exits 0, and a request the client
+    cancelled gets none (MCP cancellation). Break-it round 19, P-b: the ping went unanswered in 5 of 6
+    runs and tools/list in 6 of 6 (the SDK's session ended at the end of input); a tool call got -32000."""
+    s = Stdio(tmp_path, stderr=subprocess.PIPE)
+    init = {"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": INITIALIZE}
+    call = {"name": "search_api_docs", "arguments": {"task": "copy a file", "k": 1}}
+    lines = [
+        init,
+        {"jsonrpc": "2.0", "method": "notifications/initialized"},
+        {"jsonrpc": "2.0", "id": 1, "method": "ping"},
+        {"jsonrpc": "2.0", "id": 2, "method": "tools/list"},
+        {"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": call},
+        {"jsonrpc": "2.0", "id": "4", "method": "ping"},
+        {"jsonrpc": "2.0", "id": 5, "method": "tools/call", "params": call},
+        {"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 5}},
+    ]
+    assert s.proc.stdin is not None
+    s.proc.stdin.write(b"".join(json.dumps(line).encode() + b"\n" for line in lines))
+    s.proc.stdin.close()
+    replies = []
+    while (reply := s.receive()) is not None:
+        replies.append(reply)
+    code, err, _ = _ended(s)
+    by_id = {r["id"]: r for r in replies}
+    assert code == 0 and "Traceback" not in err, err
+    assert {0, 1, 2, 3, "4"} <= set(by_id), replies
+    assert by_id[1]["result"] == {} and by_id["4"]["result"] == {}
+    assert {t["name"] for t in by_id[2]["result"]["tools"]} >= {"search_api_docs", "propose_api_call"}
+    assert "result" in by_id[3], by_id[3]  # no index here: a tool error (isError), but a reply
