@@ -16,6 +16,7 @@ from gorilla_tui.fill.placing import by_values
 from gorilla_tui.model import choice, likelihood
 from gorilla_tui.model.across import across_sources
 from gorilla_tui.model.backend import Backend
+from gorilla_tui.model.folders import FOLDER_NOTE, by_folder
 from gorilla_tui.model.grammar import choice_grammar, unique_options
 from gorilla_tui.model.prompts import fit_prompt
 from gorilla_tui.pipeline_types import AskCancelled, Choice
@@ -123,10 +124,14 @@ class Chooser:
         valued = by_values(docs, scores, picked, task)
         if valued != picked:
             picked, rule = valued, "likelihood"
+        # a task about a folder: the folder API of the chosen one's family (model/folders.py)
+        folder = by_folder(docs, picked, task)
+        notes = [FOLDER_NOTE] if folder != picked else []
+        picked = folder
         chosen = docs[picked]
         options = unique_options(d.call for d in docs)
         return Choice(chosen.call.strip(), docs, options, doc=chosen, first_token=time.perf_counter(),
-                      rule=rule)  # fmt: skip
+                      rule=rule, notes=notes)  # fmt: skip
 
     def _choose_by_grammar(self, task: str, docs: list[ApiDoc], emit: Callable[[Event], None],
                            cancel: threading.Event | None) -> Choice:  # fmt: skip

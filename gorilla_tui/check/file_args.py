@@ -7,7 +7,7 @@ open file, not a path: pickle.load(open('x.pkl', 'rb'))".
 
 Which parameters take a file object is pool/file_objects.py file_params's rule (the doc's description, else
 its type stub), the one filling uses (fill/file_objects.py). It is asked only for a call that passes a
-path (its stub lookup is cached, pool/stub_files.py): a name, an attribute or a call may
+path (its stub lookup is cached, pool/stub_cache.py): a name, an attribute or a call may
 be a file object, and a call with ``*args``/``**kwargs`` or passed through a wrapper (``partial``) binds
 its arguments where this cannot see.
 """

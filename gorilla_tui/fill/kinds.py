@@ -18,7 +18,7 @@ from gorilla_tui.fill.spoken import PATHLIKE, name_parts
 from gorilla_tui.fill.target import Target
 from gorilla_tui.pool.apidoc import ApiDoc
 from gorilla_tui.pool.params import Param, params_of
-from gorilla_tui.pool.stub_params import admits, forwarded, typed
+from gorilla_tui.pool.stub_cache import admits, forwarded, typed
 
 #: Candidate.kind of a variable the task names (its text is the name, written unquoted).
 VARIABLE = "variable"
@@ -75,7 +75,7 @@ def named_variables(target: Target, given: dict[str, tuple[str, str]]) -> dict[s
 def _fits(param: Param, c: Candidate, callee: str) -> bool:
     """Whether a variable of type kind `c.value` may be `param`'s value: not a path's or a flag's or a
     number's parameter; a declared type or the stub's (`callee`'s) admits its kind, and a parameter of
-    unknown type only where the stub types it (pool/stub_params.py typed)."""
+    unknown type only where the stub types it (pool/stub_cache.py typed)."""
     if PATHLIKE.search(param.name) or param.type in ("boolean", "integer", "number"):
         return False
     if param.type not in ("any", "array", "object", "string"):
@@ -110,7 +110,7 @@ def with_variables(offered: list[Slot], task: str, callee: str) -> list[Slot]:
 
 
 def stub_fit(callee: str, offered: Sequence[Slot]) -> list[Slot]:
-    """`offered` without the values a Python parameter's type stub does not admit (pool/stub_params.py
+    """`offered` without the values a Python parameter's type stub does not admit (pool/stub_cache.py
     admits): a number for ``re.sub``'s pattern (``str | Pattern[str]``) or ``turtle.bgpic``'s picname, a
     string for ``time.sleep``'s seconds. A required slot left with no value keeps its placeholder; an
     optional one is dropped. `callee`: the function's dotted name the stubs know (doc.api_name)."""
@@ -131,7 +131,7 @@ def stub_fit(callee: str, offered: Sequence[Slot]) -> list[Slot]:
 
 def with_forwarded(doc: ApiDoc, params: list[Param]) -> list[Param]:
     """`params` of a python-env function that takes ``**kwargs`` with the keywords its type stub declares and
-    its signature does not (pool/stub_params.py forwarded): ``subprocess.check_output(*popenargs,
+    its signature does not (pool/stub_cache.py forwarded): ``subprocess.check_output(*popenargs,
     timeout=None, **kwargs)`` passes cwd, env, shell... on to Popen. Each is an optional keyword-only
     Param of the stub's type, put before the ``**kwargs``; `params` itself otherwise."""
     if doc.source != "python-env" or not any(p.kind == "varkw" for p in params):

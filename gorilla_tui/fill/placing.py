@@ -6,7 +6,7 @@ But a call that has no parameter for them cannot be the call the task asks for: 
 from 1 to 100" is no ``random.sample(population, k)`` (population takes a sequence: typeshed's
 ``Sequence[_T]``), it is ``random.randint(a, b)``; "which of ['apple', 'ample'] are spelled close to
 'appel'" is no ``select.epoll().close()``. A value counts when a distinct fillable parameter admits its kind
-(pool/stub_params.py for python-env, the declared type for a function-calling source).
+(pool/stub_cache.py kinds for python-env, the declared type for a function-calling source).
 """
 
 from __future__ import annotations
@@ -18,7 +18,8 @@ from gorilla_tui.fill.candidate import Candidate
 from gorilla_tui.fill.kinds import with_forwarded
 from gorilla_tui.pool.apidoc import ApiDoc
 from gorilla_tui.pool.params import Param, params_of
-from gorilla_tui.pool.stub_params import ANY, kinds
+from gorilla_tui.pool.stub_cache import kinds
+from gorilla_tui.pool.stub_params import ANY
 
 #: Param.type -> the kinds of value (pool/stub_params.py KINDS) it admits.
 _DECLARED = {

@@ -30,7 +30,7 @@ description says nothing of a file object and no parameter named for one has non
 description is empty in the pool, csv.reader's is its usage line: neither is found).
 
 A python-env doc (the standard library) whose description finds none is read from typeshed's stubs
-instead (pool/stub_files.py stub_files, cached per module on disk so `check` can afford it): a parameter
+instead (pool/stub_cache.py stub_files, cached per module on disk so `check` can afford it): a parameter
 every overload types as a file object alone (``pickle.load(file: _ReadableFileobj)``: its description,
 "Read and return an object from the pickle data stored in a file.", names none) or as a text file's lines
 (``csv.reader(iterable: Iterable[str], /, dialect=...)``, ``csv.DictReader(f: Iterable[str])``), matched by
@@ -52,7 +52,7 @@ from typing import NamedTuple
 from gorilla_tui.pool.apidoc import ApiDoc
 from gorilla_tui.pool.params import params_of
 from gorilla_tui.pool.pyenv import SOURCE as PYENV
-from gorilla_tui.pool.stub_files import stub_files
+from gorilla_tui.pool.stub_cache import stub_files
 
 #: A file object as docstrings say it.
 FILE_OBJECT = (
@@ -88,7 +88,7 @@ def file_params(doc: ApiDoc) -> dict[str, str]:
     """Parameter name -> the mode to open its file in ("r", "rb", "w", "wb") for each parameter of `doc`
     that takes a file object or a text file's lines (the rule in this module's docstring: the description,
     else a python-env doc's type stub); {} for most docs. The description's rule is cached per
-    description, API name and parameters, the stubs' per function (pool/stub_files.py)."""
+    description, API name and parameters, the stubs' per function (pool/stub_cache.py)."""
     text = doc.description
     named = any(_OBJECT_NAME.match(n) for n in doc.api_arguments)
     if "file" not in text.lower() and not named and doc.source != PYENV:

@@ -1,5 +1,6 @@
-"""What the standard library's type stubs say a function's parameters take: the kinds of value each admits
-(`kinds`) and the keywords a function that takes ``**kwargs`` passes on (`forwarded`).
+"""What the standard library's type stubs say a function's parameters take: the kinds of value each admits,
+which of them it types with types read here, and the keywords a function that takes ``**kwargs`` passes on
+(`read_params`, read once a function through pool/stub_cache.py: kinds, admits, typed, forwarded).
 
 python-env's docs read signatures with inspect, which gives a C function or an unannotated one no types:
 ``re.sub(pattern, repl, string)`` and ``turtle.bgpic(picname)`` take "any" value there, so the 4 of "four
@@ -8,15 +9,13 @@ mypy and pyright read, through pool/typeshed.py's resolver) type them: ``pattern
 takes no number. ``subprocess.check_output(*popenargs, **kwargs)`` passes its keywords on to Popen; its stub
 writes them out (``cwd: StrOrBytesPath | None``), so a task's "in the folder build" has a parameter to go to.
 A name the stubs alias without a kind this module knows (``_CMD``, a type variable) admits anything.
+pool/typeshed.py (and so typeshed_client, ~0.2 s) is imported on the first reading, not with this module.
 """
 
 from __future__ import annotations
 
 import ast
-import functools
 import re
-
-from gorilla_tui.pool.typeshed import _defined, _functions
 
 #: The kinds of value `kinds` tells apart.
 KINDS = ("number", "string", "boolean", "array", "object")
@@ -84,6 +83,8 @@ def _definitions(function: str) -> list[ast.FunctionDef | ast.AsyncFunctionDef]:
     method ``module.Class.method`` (inside a class body's version checks too: ``datetime.datetime
     .fromtimestamp``) or a module-level name bound to a method of a module-level instance (random's
     ``sample = _inst.sample``, ``_inst: Random``); [] where no stub has it."""
+    from gorilla_tui.pool.typeshed import _defined, _functions  # the stubs, read on a cache miss only
+
     found = _defined(function if "." in function else f"builtins.{function}")
     if found is not None and isinstance(found[1], ast.Assign) and isinstance(found[1].value, ast.Attribute):
         bound = found[1].value  # sample = _inst.sample
@@ -99,6 +100,8 @@ def _definitions(function: str) -> list[ast.FunctionDef | ast.AsyncFunctionDef]:
 
 def _methods(cls: str, method: str) -> list[ast.FunctionDef | ast.AsyncFunctionDef]:
     """The definitions of `method` in class `cls`'s stub body, its version checks' branches included."""
+    from gorilla_tui.pool.typeshed import _defined  # see _definitions
+
     found = _defined(cls)
     if found is None or not isinstance(found[1], ast.ClassDef):
         return []
@@ -106,21 +109,6 @@ def _methods(cls: str, method: str) -> list[ast.FunctionDef | ast.AsyncFunctionD
     for node in ast.walk(found[1]):
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name == method:
             out.append(node)
-    return out
-
-
-@functools.lru_cache(maxsize=4096)
-def kinds(function: str) -> dict[str, frozenset[str]]:
-    """Parameter name -> the kinds of value (KINDS) its annotations admit in any overload of `function`'s
-    stub (``re.sub`` -> {"pattern": {"string"}, "count": {"number"}, ...}); a parameter some overload leaves
-    unannotated, or types by a name this module does not know, admits ANY. {} where no stub has it."""
-    out: dict[str, frozenset[str]] = {}
-    for d in _definitions(function):
-        a = d.args
-        for arg in [*a.posonlyargs, *a.args, *a.kwonlyargs]:
-            if arg.arg in ("self", "cls"):
-                continue
-            out[arg.arg] = out.get(arg.arg, frozenset()) | _annotation_kinds(arg.annotation)
     return out
 
 
@@ -144,38 +132,48 @@ def _known(node: ast.expr | None) -> bool:
     return False
 
 
-@functools.lru_cache(maxsize=4096)
-def typed(function: str, name: str) -> bool:
-    """Whether every overload of `function`'s stub types parameter `name` with types this module reads
-    (_known): ``json.dump``'s obj (``Any``), not its fp (``SupportsWrite[str]``, a file object)."""
-    found = False
-    for d in _definitions(function):
+#: The Param types a forwarded keyword is offered as: its one kind of value, else "any".
+PARAM_TYPES = ("boolean", "number", "string", "any")
+#: Annotations of a forwarded keyword -> the Param type it is offered as ("any" otherwise).
+_PARAM_TYPES = {frozenset({kind}): kind for kind in PARAM_TYPES[:-1]}
+#: read_params' answer: (kinds, typed, forwarded).
+ParamFacts = tuple[dict[str, frozenset[str]], frozenset[str], tuple[tuple[str, str], ...]]
+
+
+def read_params(function: str) -> ParamFacts:
+    """What `function`'s stub says of its parameters, from one reading of it (pool/stub_cache.py keeps it).
+
+    Args:
+        function: a module-level function or class, a builtin (``sorted``) or ``module.Class.method``.
+
+    Returns:
+        (kinds, typed, forwarded). kinds: parameter name -> the kinds of value (KINDS) its annotations
+        admit in any overload (``re.sub`` -> {"pattern": {"string"}, "count": {"number"}, ...}); one some
+        overload leaves unannotated, or types by a name this module does not know, admits ANY. typed: the
+        parameters every overload types with types this module reads (_known): ``json.dump``'s obj
+        (``Any``), not its fp (``SupportsWrite[str]``). forwarded: (name, Param type) of each optional
+        keyword of the first overload, for a function whose signature takes ``**kwargs`` and passes them
+        on (``subprocess.check_output``: cwd, env, shell, text, timeout...); a parameter without a default
+        (the stub's ``args`` for ``*popenargs``) or private (``_x``) is left out, the caller leaves out the
+        ones its signature already has. ({}, frozenset(), ()) where no stub has it.
+    """
+    defs = _definitions(function)
+    kinds: dict[str, frozenset[str]] = {}
+    seen: set[str] = set()
+    unknown: set[str] = set()
+    for d in defs:
         a = d.args
         for arg in [*a.posonlyargs, *a.args, *a.kwonlyargs]:
-            if arg.arg == name:
-                found = True
-                if not _known(arg.annotation):
-                    return False
-    return found
+            seen.add(arg.arg)
+            if not _known(arg.annotation):
+                unknown.add(arg.arg)
+            if arg.arg not in ("self", "cls"):
+                kinds[arg.arg] = kinds.get(arg.arg, frozenset()) | _annotation_kinds(arg.annotation)
+    return kinds, frozenset(seen - unknown), _forwarded(defs)
 
 
-def admits(function: str, name: str, kind: str) -> bool:
-    """Whether parameter `name` of `function` may take a value of `kind` (one of KINDS) by its stub; True
-    where the stub does not say (no stub, no such parameter, an annotation this module cannot read)."""
-    return kind in kinds(function).get(name, ANY)
-
-
-#: Annotations of a forwarded keyword -> the Param type it is offered as ("any" otherwise).
-_PARAM_TYPES = {frozenset({kind}): kind for kind in ("boolean", "number", "string")}
-
-
-@functools.lru_cache(maxsize=1024)
-def forwarded(function: str) -> tuple[tuple[str, str], ...]:
-    """(name, Param type) of each optional keyword `function`'s stub declares in its first overload, for a
-    function whose signature takes ``**kwargs`` and passes them on (``subprocess.check_output``: cwd,
-    env, shell, text, timeout...); the caller leaves out the ones its signature already has. A parameter
-    without a default (the stub's ``args`` for ``*popenargs``) or private (``_x``) is left out."""
-    defs = _definitions(function)
+def _forwarded(defs: list[ast.FunctionDef | ast.AsyncFunctionDef]) -> tuple[tuple[str, str], ...]:
+    """read_params' forwarded of a function's definitions `defs`."""
     if not defs:
         return ()
     a = defs[0].args

@@ -1,6 +1,6 @@
 """What the standard library's type stubs say a function returns: `returned` (the class a call of it gives)
 and `factories` (the functions of a class's module that give one); and which of its parameters take a file
-object, `file_parameters` (read through pool/stub_files.py's cache by pool/file_objects.py file_params).
+object, `file_parameters` (kept on disk by pool/stub_cache.py, read through it by pool/file_objects.py).
 
 The stubs are typeshed's, the ones mypy and pyright read, through typeshed_client (its Resolver follows the
 stubs' imports: ``sqlite3.connect`` is defined in ``_sqlite3``). python-env's docs hold no return types

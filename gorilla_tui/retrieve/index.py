@@ -364,7 +364,7 @@ class ApiIndex:
             return self._as_hits(self._top(*self.ranked(query, hub), k, way))
         # "source" routing (retrieve/routing.py): groups of sources in the order of their best
         # source_scores, each ranked alone (fused with dense)
-        best = self.source_scores(query)
+        best = source_routing.by_meaning(self, query, self.source_scores(query))  # close calls: dense
         ranked = self.ranked
         order = source_routing.routed(sources, best, k, lambda pool: self._top(*ranked(query, pool), k, way))
         return self._as_hits(order[:k])  # _Top: docs are read at the end

@@ -1,7 +1,7 @@
 """Source routing of a search over every source (retrieve/index.py ApiIndex.search): the ROUTING_* rules,
 the score by which the sources are ordered (source_scores), their grouping (GROUPS, route_groups) and the
-merge of each group's hits (merge_routed). Each source's dense weight and depth in the BM25/dense fusion
-are retrieve/fusion.py's."""
+merge of each group's hits (merge_routed), the close calls the dense side decides (by_meaning). Each
+source's dense weight and depth in the BM25/dense fusion are retrieve/fusion.py's."""
 
 from __future__ import annotations
 
@@ -76,6 +76,22 @@ ROUTING_IDFS = ("source", "index", "both")
 ROUTING_MIN_KNOWN = 0.5
 
 
+#: Close calls between two sources decided by meaning (by_meaning, issue 38): when the second of the
+#: routed sources scores at least ROUTING_MARGIN of the first's source_scores and neither is a group of
+#: GROUPS, the one whose best doc the dense side reads closer to the task (best cosine, question vectors
+#: included) goes first. A close BM25 call between short API docs is often one shared word ("list all
+#: running threads": APIZoo's Gmail Users.threads.list 0.41 on "threads" + "list", the standard library
+#: 0.37; best cosines 0.860 and 0.876). The model hubs are left out: their model-card texts do not compare
+#: with endpoint and docstring texts by cosine (unrestricted, the swap turned 3 of 40 hub dev tasks, every
+#: tenth of bench/data/hub_dev_tasks.toml, to python-env or APIZoo, and the cosine gaps of hub / other
+#: close calls, -0.09 to +0.06, did not separate right from wrong). Measured on the dev sets, the source of
+#: the first routed unit right: bench/data/literal_tasks.toml dev 81 -> 82 of 83 ("build a query string
+#: from {'q': 'python', 'page': 2}" to urllib.parse over APIZoo); bench/everyday_tasks.toml dev 108 of
+#: 112, tests/data/stdlib_tasks.toml 42 of 42, bench/data/apizoo_dev_tasks.toml 12 of 12 and every fifth
+#: hub dev task 68 of 80 unchanged.
+MEANING_CLOSE_CALLS = True
+
+
 def source_scores(index: RoutedIndex, query: str, idf: str = ROUTING_IDF) -> dict[str, float]:
     """Per source of `index`, how well its best doc matches `query` (the "source" ROUTING rule), 0..1: its
     best BM25 score / the best possible score, with each source's own IDF (a group of GROUPS: the group's
@@ -105,6 +121,36 @@ def source_scores(index: RoutedIndex, query: str, idf: str = ROUTING_IDF) -> dic
     if any(v > 0 for v in out.values()):
         return out
     return _dense_scores(index, query)
+
+
+def by_meaning(index: RoutedIndex, query: str, best: dict[str, float]) -> dict[str, float]:
+    """`best` (source_scores of `query`), with the scores of the first two routing units swapped when their
+    call is close and the dense side reads the second closer to the task (MEANING_CLOSE_CALLS): the second
+    scores at least ROUTING_MARGIN of the first, neither is a group of GROUPS, both have a best cosine and
+    the second's is higher. Otherwise (also without dense vectors, or with BM25 scores routed by the dense
+    side already, <= 0) `best` itself."""
+    if not MEANING_CLOSE_CALLS or index.dense is None:
+        return best
+    units = sorted(_routing_units(list(best)), key=lambda u: -best[u[0]])
+    if len(units) < 2 or any(len(u) > 1 or any(u[0] in g for g in GROUPS) for u in units[:2]):
+        return best
+    (first,), (second,) = units[0], units[1]
+    if best[first] <= 0 or best[second] < ROUTING_MARGIN * best[first]:
+        return best
+    cos = {s: _best_cosine(index, query, s) for s in (first, second)}
+    if cos[first] is None or cos[second] is None or cos[second] <= cos[first]:
+        return best
+    return {**best, first: best[second], second: best[first]}
+
+
+def _best_cosine(index: RoutedIndex, query: str, source: str) -> float | None:
+    """The best dense cosine of `query` over the docs of `source` with a vector, or None (no vectors)."""
+    assert index.dense is not None
+    rows, _ = index._scorer(source)
+    d = index.dense.scores(query, rows)
+    if d is None or not d[1].any():
+        return None
+    return float(np.max(np.where(d[1], d[0], -np.inf)))
 
 
 def known_share(index: RoutedIndex, query: str) -> float:

@@ -104,3 +104,21 @@ def test_repositories_and_constraints_are_read_as_typed(index: ApiIndex) -> None
     result = search_with_constraints(index, "an image classifier with top-1 accuracy of at least 80%", k=5)
     assert [(c.metric, c.value) for c in result.constraints] == [("top1", 80.0)]
     assert result.report and result.report[0]["status"] == "satisfied"
+
+
+def test_a_british_spelling_finds_what_the_american_one_finds(index: ApiIndex) -> None:
+    """Issue 38: "summarise" is no term of the index (its docs spell "summarize"); searched as typed, the task
+    went to the standard library on "long" (time.perf_counter). The American form the index knows is
+    searched instead; a word the index knows and one whose American form it does not know stay."""
+    assert "summarise" not in index.vocab and "summarize" in index.vocab
+    hits = index.search("summarise this long article", k=5)
+    assert hits[0].doc.source == "huggingface" and "summar" in hits[0].doc.api_name  # t5-...-summarize-news
+    assert [h.doc.id for h in hits] == [h.doc.id for h in index.search("summarize this long article", k=5)]
+    assert index.intent("Summarise it, raise an error, advertise it, np.summarise") == (
+        "summarize it, raise an error, advertise it, np.summarise"
+    )
+    index.literals = False
+    try:  # as typed, the summarisation models are not found
+        assert not any("summar" in h.doc.api_name for h in index.search("summarise this long article", 5))
+    finally:
+        index.literals = True

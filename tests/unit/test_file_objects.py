@@ -157,7 +157,7 @@ def test_the_pipeline_proposes_the_file_opened_and_checks_it_valid(gemma_backend
 
 
 def test_the_stubs_are_read_only_for_a_call_that_passes_a_path(validator, monkeypatch):
-    """`check` asks the rule (and so the stubs, pool/stub_files.py) only for a call with a path in it."""
+    """`check` asks the rule (and so the stubs, pool/stub_cache.py) only for a call with a path in it."""
     import gorilla_tui.pool.file_objects as rule
 
     asked = []

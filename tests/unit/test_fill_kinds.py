@@ -15,7 +15,7 @@ from gorilla_tui.fill.kinds import variables
 from gorilla_tui.fill.placing import VALUES_MARGIN, by_values, marked_values, placed
 from gorilla_tui.fill.spoken import mentioned
 from gorilla_tui.pool.params import Param
-from gorilla_tui.pool.stub_params import admits, forwarded, kinds
+from gorilla_tui.pool.stub_cache import admits, forwarded, kinds
 from gorilla_tui.types import ARGUMENT_ORIGINS
 
 
