@@ -88,7 +88,9 @@ def defined_at(name: str) -> list[str]:
     (`pandas.dataframe.groupby` -> pandas.DataFrame.groupby), and where the object is defined, read from
     the imported library (`pandas.DataFrame.to_csv` -> pandas.core.generic.NDFrame.to_csv, an inherited
     method python-env indexes once, on the class that defines it; `pandas.Series.str.endswith` ->
-    pandas.core.strings.accessor.StringMethods.endswith). [] when no module of it imports."""
+    pandas.core.strings.accessor.StringMethods.endswith; a C method by the module of the class that
+    defines it, `datetime.datetime.strftime` -> datetime.date.strftime, `numpy.matrix.transpose` ->
+    numpy.ndarray.transpose). [] when no module of it imports."""
     parts = name.split(".")
     for cut in range(len(parts), 0, -1):
         try:
@@ -109,6 +111,8 @@ def defined_at(name: str) -> list[str]:
             spelled.append(attr)
         out = [".".join(spelled)]
         module, qualname = getattr(obj, "__module__", None), getattr(obj, "__qualname__", None)
+        if module is None:  # a C method (method_descriptor) has no __module__: its class's
+            module = getattr(getattr(obj, "__objclass__", None), "__module__", None)
         if isinstance(module, str) and isinstance(qualname, str) and "<" not in qualname:
             out.append(f"{module}.{qualname}")
         return out
@@ -231,8 +235,8 @@ def retrieval_rows(
 DEEP = 50
 #: The failure classes of an intent whose oracle is not in the first 5 hits (miss_class), in report order.
 MISS_CLASSES = {
-    "not_in_pool": "no oracle doc in the pool (a C function or a private base class's method python-env "
-    "does not read, another library)",
+    "not_in_pool": "no oracle doc in the pool (a method assigned rather than defined, a property, a class "
+    "python-env does not read, another library)",
     "suspect": "every oracle label looks wrong (suspect: not in the answer's snippet)",
     "builtins": "only builtins or builtin types' methods are labelled (often the snippet's glue: list(), "
     "len, sum)",
@@ -445,12 +449,14 @@ def report(entries, labels, rows, asked, hub_rows, hub_asked, args, index) -> st
         "last `.<library>.` on (`numpy.reference.generated.numpy.arange` -> numpy.arange, "
         "`pandas.reference.api.pandas.dataframe.groupby` -> pandas.DataFrame.groupby, case-insensitive), "
         "or the part after `#`; a name the pool has where the library defines it also counts "
-        "(`defined_at`: DataFrame.to_csv is the pool's pandas.core.generic.NDFrame.to_csv).",
+        "(`defined_at`: DataFrame.to_csv is the pool's pandas.core.generic.NDFrame.to_csv; a C method is "
+        "looked up by its class's module, datetime.datetime.strftime is the pool's datetime.date.strftime).",
         "",
         f"Labels: {n_ids} oracle ids ({no_label} intents with none): {labels.exact} matched by name, "
         f"{labels.defined} where the library defines them; not in the pool at all: {len(labels.missing)} "
-        f"names of indexed libraries ({', '.join(missing[:12])}{', ...' if len(missing) > 12 else ''}: C "
-        "functions python-env does not read, methods of private base classes) and "
+        f"names of indexed libraries ({', '.join(missing[:12])}{', ...' if len(missing) > 12 else ''}: "
+        "methods assigned in a class body (set_yticklabels = _axis_method_wrapper(...)), properties, "
+        "C types python-env does not name (hashlib.hash, re.Match)) and "
         f"{len(labels.other_library)} of other libraries (django). {sum(not x for x in labels.names)} "
         'intents have no oracle doc in the pool (misses in "all", left out in "in pool"). Noisy labels '
         "(DocPrompting matched names automatically) stay as they are and a hit on any oracle name counts; "

@@ -53,6 +53,12 @@ def decode(data: str | bytes | bytearray, **kwargs: Any) -> Any:
 _SURROGATE = re.compile(r"\\u[dD][89a-fA-F][0-9a-fA-F]{2}")
 _SURROGATE_BYTES = re.compile(rb"\\u[dD][89a-fA-F][0-9a-fA-F]{2}")
 _LONE = re.compile("[\ud800-\udfff]")
+#: What `dumps` writes as a JSON escape besides: lone surrogates, C1 controls (U+0080..U+009F: U+009B is
+#: the one-byte CSI an xterm that reads UTF-8 C1 obeys, "\u009b2J" clears the screen), the bidirectional
+#: controls (U+061C, U+200E/F, U+202A..U+202E, U+2066..U+2069: Trojan Source, CVE-2021-42574) and the
+#: line and paragraph separators (U+2028/9). Each only ever appears inside a JSON string, where its
+#: escape reads back the same (break-it round 20, P-e: model text wrote them raw in `ask --json`).
+_ESCAPE = re.compile("[\ud800-\udfff\u0080-\u009f\u061c\u200e\u200f\u2028-\u202e\u2066-\u2069]")
 
 
 def without_lone_surrogates(value: Any) -> Any:
@@ -89,16 +95,17 @@ def without_lone_surrogates(value: Any) -> Any:
 def dumps(value: Any, **kwargs: Any) -> str:
     """json.dumps(value, ensure_ascii=False, **kwargs) as text that UTF-8 can always encode: each lone
     surrogate (U+D800..U+DFFF, which only a JSON string can hold) is written as its JSON escape
-    (``\\udcff``), every other character as it is. The text reads back to the same value (json.loads;
-    a high surrogate just before a low one reads back as the one character they pair to, as
-    ensure_ascii's own escapes do) and is valid UTF-8 when written. A model answer, or a path decoded from
-    a byte that is no UTF-8, holding one made ``ask --json`` "internal error: UnicodeEncodeError"
-    (break-it round 14, R14-1). Every JSON and JSON Lines writer of the product that keeps non-ASCII text
-    as it is goes through here (tests/unit/test_json_writers.py holds them to it); kwargs are
-    json.dumps's (indent, sort_keys, separators, default). Raises what json.dumps raises (TypeError for a
-    value it cannot write, ValueError for a circular one)."""
+    (``\\udcff``), and so is each C1 control, bidirectional control and line or paragraph separator
+    (_ESCAPE: nothing a terminal obeys reaches it raw), every other character as it is. The text reads
+    back to the same value (json.loads; a high surrogate just before a low one reads back as the one
+    character they pair to, as ensure_ascii's own escapes do) and is valid UTF-8 when written. A model
+    answer, or a path decoded from a byte that is no UTF-8, holding one made ``ask --json`` "internal
+    error: UnicodeEncodeError" (break-it round 14, R14-1). Every JSON and JSON Lines writer of the product
+    that keeps non-ASCII text as it is goes through here (tests/unit/test_json_writers.py holds them to
+    it); kwargs are json.dumps's (indent, sort_keys, separators, default). Raises what json.dumps raises
+    (TypeError for a value it cannot write, ValueError for a circular one)."""
     text = json.dumps(value, ensure_ascii=False, **kwargs)
-    return _LONE.sub(_escaped, text) if _LONE.search(text) else text
+    return _ESCAPE.sub(_escaped, text) if _ESCAPE.search(text) else text
 
 
 def _escaped(m: re.Match[str]) -> str:

@@ -55,9 +55,9 @@ def list_items(value: str) -> list[str]:
     is no list. Read with ast, never evaluated."""
     try:
         node = ast.parse(value, mode="eval").body
-    except (SyntaxError, ValueError, MemoryError, RecursionError):
+        return [ast.unparse(x) for x in node.elts] if isinstance(node, ast.List) else []
+    except (SyntaxError, ValueError, MemoryError, RecursionError):  # unparse recurses as deep as parse
         return []
-    return [ast.unparse(x) for x in node.elts] if isinstance(node, ast.List) else []
 
 
 #: Param.raw_type of a parameter that takes bytes (fill/filler.py takes_bytes): its values are as_bytes's.

@@ -142,16 +142,26 @@ def fill_prompt(task: str, targets: Sequence[Target]) -> str:
     return f"{FILL_PREFIX}Functions:\n{functions}\nRequest: {request}\nCalls: {targets[0].callee}("
 
 
-def parse_arguments(text: str) -> dict[str, ast.expr]:
-    """The keyword arguments of ``name=value, ...)`` (the grammar's text): name -> value node, first
-    occurrence kept. Raises SyntaxError when the text is not such a list (a cut-short answer)."""
-    node = ast.parse(f"f({text}", mode="eval").body
-    if not isinstance(node, ast.Call) or node.args:
-        raise SyntaxError("not a keyword argument list")
-    out: dict[str, ast.expr] = {}
-    for kw in node.keywords:
-        if kw.arg is not None and kw.arg not in out:
-            out[kw.arg] = kw.value
+def parse_arguments(text: str) -> dict[str, str]:
+    """The keyword arguments of ``name=value, ...)`` (the grammar's text): name -> the value's source as
+    ast.unparse writes it, first occurrence kept. Read with ast, never evaluated.
+
+    Raises:
+        SyntaxError: the text is not such a list (a cut-short answer), or no text Python reads: a server
+            that ignores the grammar can send a lone surrogate (UnicodeEncodeError), 12,000 unary minus
+            signs (MemoryError) or 3,000 nested ``not`` (RecursionError, in parsing or in unparsing; break-it
+            round 20, R20-1: each was "internal error").
+    """
+    try:
+        node = ast.parse(f"f({text}", mode="eval").body
+        if not isinstance(node, ast.Call) or node.args:
+            raise SyntaxError("not a keyword argument list")
+        out: dict[str, str] = {}
+        for kw in node.keywords:
+            if kw.arg is not None and kw.arg not in out:
+                out[kw.arg] = ast.unparse(kw.value)
+    except (ValueError, MemoryError, RecursionError) as e:
+        raise SyntaxError(f"not readable as Python: {type(e).__name__}") from None
     return out
 
 
@@ -298,16 +308,15 @@ def _given(text: str, offered: Sequence[Slot]) -> dict[str, tuple[str, str]]:
     "task"), the placeholder of a slot with no value ("missing"); a required slot the text lacks (cut
     short) gets its placeholder."""
     try:
-        nodes = parse_arguments(text)
+        sources = parse_arguments(text)
     except SyntaxError:
-        nodes = {}
+        sources = {}
     by_name = {s.param.name: s for s in offered}
     given: dict[str, tuple[str, str]] = {}
-    for name, node in nodes.items():
+    for name, source in sources.items():
         slot = by_name.get(name)
         if slot is None:
             continue
-        source = ast.unparse(node)
         if slot.placeholder:
             given[name] = (name, "missing")
         elif source in slot.values or (source := _match(source, slot)):

@@ -176,9 +176,18 @@ def _replacement(m: re.Match[str], value: str, text: str, start: int, known: Con
     if kind in ("win", "rooted"):
         if value == "~":
             return "home directory"
-        if kind == "rooted" and known is not None and value.lstrip("/").casefold() in known:
-            return value  # a REST path the pool names
-        return _path_kind(value)
+        words = _path_kind(value)
+        if (
+            kind == "rooted"
+            and known is not None
+            and value.lstrip("/").casefold() in known
+            and words == "path"
+        ):
+            # a REST path the pool names; a file name is a file's wherever the pool has it (a doc's question
+            # "report.pdf from /home/me/report.pdf" made that path a term, and "copy /home/me/report.pdf to
+            # /tmp/x" found os.path.basename first)
+            return value
+        return words
     if kind == "slashed":
         words = _path_kind(value)
         if words != "path":

@@ -8,7 +8,11 @@ import os
 import shutil
 import tempfile
 import time
+from collections.abc import Sequence
 from pathlib import Path
+
+from gorilla_tui.errors import UsageError
+from gorilla_tui.textsafe import safe_line
 
 #: Prefix of every run's folder (under tempfile.gettempdir() unless base_dir is given).
 RUN_PREFIX = "gorilla-run-"
@@ -50,6 +54,27 @@ def clean_stale_runs(base_dir: str | Path | None = None) -> list[Path]:
         shutil.rmtree(folder, ignore_errors=True)
         removed.append(folder)
     return removed
+
+
+def check_run_base(base_dir: str | Path | None, exposed: Sequence[str]) -> None:
+    """Refuse a folder for runs (`base_dir`, default tempfile.gettempdir(): $TMPDIR) that lies inside one of
+    the folders the sandbox shows the code read-only (`exposed`: isolation.visible_paths()). Its run's root
+    would be bound into the new root with them and its scratch mount could not be undone: every run failed
+    at setup and was reported as "killed by SIGKILL" (break-it round 20, R20-3: TMPDIR=/usr/local/tmp).
+
+    Raises:
+        UsageError: the folder is inside an exposed one (exit 2), naming TMPDIR when it came from there.
+    """
+    base = os.path.realpath(base_dir if base_dir is not None else tempfile.gettempdir())
+    for path in exposed:
+        real = os.path.realpath(path)
+        if base == real or base.startswith(real.rstrip("/") + "/"):
+            where = "TMPDIR" if base_dir is None else "the run folder"
+            raise UsageError(
+                f"the sandbox cannot run code from {where} {safe_line(base)}: it is inside "
+                f"{safe_line(real)}, which the code sees read-only",
+                hint="set TMPDIR to a folder outside the system and Python folders, e.g. TMPDIR=/tmp",
+            )
 
 
 def new_run_dir(base_dir: str | Path | None = None) -> tuple[Path, int]:

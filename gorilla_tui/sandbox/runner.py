@@ -40,7 +40,7 @@ from gorilla_tui.sandbox.isolation import (
 from gorilla_tui.sandbox.limits import Limits, RunResult
 from gorilla_tui.sandbox.outcome import read_status, run_result
 from gorilla_tui.sandbox.output import OutputBuffer, OutputCallback
-from gorilla_tui.sandbox.rundir import clean_stale_runs, new_run_dir
+from gorilla_tui.sandbox.rundir import check_run_base, clean_stale_runs, new_run_dir
 
 #: Public names of the sandbox, importable from here (the probe and the data types live in isolation.py and
 #: limits.py).
@@ -123,7 +123,10 @@ class SandboxRun:
 
     def run(self) -> RunResult:
         """Start the code, stream its output, enforce the limits; returns when nothing of it is left. Folders
-        of dead runs found next to this one's are removed first (clean_stale_runs)."""
+        of dead runs found next to this one's are removed first (clean_stale_runs). Raises UsageError when
+        the run folder's base lies inside a folder the code sees read-only (rundir.check_run_base)."""
+        if self.namespaced:
+            check_run_base(self.base_dir, visible_paths()[0])
         clean_stale_runs(self.base_dir)
         root, lock_fd = new_run_dir(self.base_dir)
         cgroup = cgroups.create(self.limits.memory_bytes, self.limits.processes)

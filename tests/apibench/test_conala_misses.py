@@ -67,3 +67,17 @@ def test_a_builtin_label_alone_is_the_builtins_class_and_a_deeper_oracle_a_near_
     assert miss_class(entries[j], labels.names[j], 7) == "near"
     assert miss_class(entries[j], labels.names[j], None) == "far"
     assert set(MISS_CLASSES) == {"not_in_pool", "suspect", "builtins", "near", "far"}
+
+
+def test_a_c_method_label_counts_where_its_class_defines_it():
+    """datetime.datetime.strftime is date's C method (a method_descriptor has no __module__: its class's is
+    read); the label is the one doc of that method, not widened to another name."""
+    from conala import defined_at
+
+    assert defined_at("datetime.datetime.strftime") == [
+        "datetime.datetime.strftime",
+        "datetime.date.strftime",
+    ]
+    entry = {"oracle_man": ["python.library.datetime#datetime.datetime.strftime"]}
+    got = resolve([entry], load_python_env("datetime").docs)
+    assert got.names == [frozenset({"datetime.date.strftime"})] and got.defined == 1 and not got.missing

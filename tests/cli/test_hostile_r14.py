@@ -116,6 +116,17 @@ def test_dumps_writes_lone_surrogates_as_escapes_that_read_back() -> None:
 
 #: ensure_ascii=False calls whose text is never written as it is: hash inputs (encoded with surrogatepass)
 #: and the MCP replies' test for a lone surrogate (mcp/replies.py).
+def test_dumps_escapes_what_a_terminal_obeys() -> None:
+    """Break-it round 20, P-e: C1 controls (U+009B, the one-byte CSI; U+0085), bidirectional overrides
+    (U+202E) and line separators in model text were written raw by `ask --json`: each is a JSON escape now,
+    and the text reads back the same; other non-ASCII text stays as it is."""
+    value = {"api_call": "x\u009b2J\u0085\u202eevil\u2028 caf\u00e9 \u4e2d"}
+    text = jsontext.dumps(value)
+    assert not any(0x80 <= ord(c) <= 0x9F or c in "\u202e\u2028" for c in text)
+    assert "\\u009b2J" in text and "caf\u00e9 \u4e2d" in text
+    assert json.loads(text) == value
+
+
 NOT_WRITERS = {"gorilla_tui/jsontext.py", "gorilla_tui/store/integrity.py", "gorilla_tui/pool/fingerprint.py",
                "gorilla_tui/mcp/replies.py"}  # fmt: skip
 

@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from gorilla_tui.fill.call_grammar import TaskValues, call_grammar, slots
-from gorilla_tui.fill.candidate import literal
+from gorilla_tui.fill.candidate import list_items, literal
 from gorilla_tui.fill.filler import parse_arguments, target_of
 from gorilla_tui.fill.render import decoded, decoded_calls, render
 from gorilla_tui.fill.requests import requests
@@ -276,3 +276,22 @@ def test_a_date_in_digits_is_one_value_never_its_numbers():
     ) == ["5"]
     days = [Param("days", "integer", kind="positional", has_default=True, default=0)]
     assert slots(days, TaskValues.of(task)) == []  # "how many days" speaks of days, but gives no number
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "src='\ud800', dst='b')",  # a lone surrogate (a JSON escape a server sent): UnicodeEncodeError
+        "src=" + "-" * 12_000 + "1)",  # MemoryError in the parser
+        "src=" + "not " * 3_000 + "1)",  # RecursionError in the parser
+        "src=" + "-" * 1_500 + "1)",  # parses; RecursionError in ast.unparse
+    ],
+)
+def test_text_python_cannot_read_is_no_argument_list(text: str) -> None:
+    """Break-it round 20, R20-1: a server that ignores the grammar sent these for the fill step; each was
+    "internal error" (ask exit 1, MCP "a bug"). Now each is text that is no argument list (SyntaxError),
+    which filling reads as no values (the call keeps its placeholders)."""
+    with pytest.raises(SyntaxError):
+        parse_arguments(text)
+    assert list_items("[" + "-" * 1_990 + "1]") == []
+    assert parse_arguments("src='a.txt', dst='b.txt')") == {"src": "'a.txt'", "dst": "'b.txt'"}

@@ -126,4 +126,5 @@ def test_the_manifest_depth_changes_the_hits_and_a_source_without_it_fuses_at_fu
     assert fusion_depths()["python-env"] == DEPTH_UNLIMITED
     deep = _hits(python_env_index)
     assert WANTED in deep, deep  # BM25 rank ~100 now counts too
-    assert deep[0] == default[0] == "mailbox.MH.add_folder"  # in both top-50 lists either way
+    # in both top-50 lists either way (mailbox.MH's or Maildir's add_folder: they tie but for BM25's length)
+    assert deep[0] == default[0] and default[0] in ("mailbox.MH.add_folder", "mailbox.Maildir.add_folder")

@@ -188,3 +188,12 @@ def test_a_url_after_the_word_folder_is_masked_whole() -> None:
     rule took the scheme "s3" for a folder's name). A name followed by ":" is a URL's scheme or a drive."""
     assert intent_text("FOLDER s3://0.0/", KNOWN) == "FOLDER s3 url"
     assert intent_text("delete the folder old_build", KNOWN) == "delete the folder"
+
+
+def test_a_rooted_file_name_the_pool_names_is_still_a_file() -> None:
+    """A REST path the pool names stays; a path to a file (an extension of FILE_EXTENSIONS) is a file
+    whatever the vocabulary holds: a python-env question ("report.pdf from /home/me/report.pdf") made
+    home/me/report.pdf a term, and "copy /home/me/report.pdf to /tmp/x" found os.path.basename first."""
+    known = frozenset({"home/me/report.pdf", "v1/users"})
+    assert intent_text("copy /home/me/report.pdf to /tmp/x", known) == "copy pdf file to path"
+    assert intent_text("call /v1/users", known) == "call /v1/users"

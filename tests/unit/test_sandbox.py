@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 import gorilla_tui
+from gorilla_tui.errors import UsageError
 from gorilla_tui.paths import get_paths
 from gorilla_tui.sandbox import cgroups
 from gorilla_tui.sandbox.isolation import visible_paths
@@ -767,3 +768,30 @@ def test_a_signal_outside_a_trace_is_named_in_the_outcome(tmp_path: Path) -> Non
     result, _ = sandbox("import ctypes\nctypes.string_at(0)\n", tmp_path)
     assert result.signal == signal.SIGSEGV and result.stop_signal is None
     assert result.outcome() == "killed by SIGSEGV (signal 11)"
+
+
+@needs_ns
+def test_a_run_folder_inside_a_folder_the_code_sees_is_refused(tmp_path: Path, monkeypatch) -> None:
+    """Break-it round 20, R20-3: with TMPDIR inside a folder the sandbox shows read-only (/usr/local/tmp,
+    /etc), every run failed at setup and was reported as "killed by SIGKILL" (exit 1, the code never ran).
+    Now one UsageError (exit 2) naming TMPDIR; a base outside every exposed folder runs."""
+    # the venv's own folders first (a test makes its folder there rather than in /usr when it can)
+    folders = sorted(visible_paths()[0], key=lambda p: not p.startswith(sys.prefix))
+    exposed = next((p for p in folders if Path(p).is_dir() and os.access(p, os.W_OK)), None)
+    if exposed is None:
+        pytest.skip("no folder the sandbox exposes is writable here")
+    inside = Path(exposed) / f"gorilla-test-tmp-{os.getpid()}"
+    inside.mkdir()
+    try:
+        monkeypatch.setenv("TMPDIR", str(inside))
+        monkeypatch.setattr("tempfile.tempdir", None)  # gettempdir() reads TMPDIR again
+        with pytest.raises(UsageError) as caught:
+            SandboxRun("print('hi')\n").run()
+        assert caught.value.exit_code == 2
+        assert str(caught.value).startswith(f"the sandbox cannot run code from TMPDIR {inside.resolve()}")
+        assert not list(inside.iterdir())  # no run folder was made
+        with pytest.raises(UsageError):
+            SandboxRun("print('hi')\n", base_dir=inside).run()
+    finally:
+        inside.rmdir()
+    assert SandboxRun("print('hi')\n", base_dir=tmp_path).run().exit_status == 0

@@ -7,7 +7,15 @@ import io
 from rich.console import Console
 from rich.text import Text
 
-from gorilla_tui.textsafe import MAX_BLOCK_CHARS, MAX_BLOCK_LINES, MAX_LINE_CHARS, safe_text, strip_controls
+from gorilla_tui.fill.call_grammar import TaskValues
+from gorilla_tui.textsafe import (
+    MAX_BLOCK_CHARS,
+    MAX_BLOCK_LINES,
+    MAX_LINE_CHARS,
+    clean_task,
+    safe_text,
+    strip_controls,
+)
 
 OSC52 = "\x1b]52;c;cm0gLXJmIH4=\x07"  # sets the clipboard to "rm -rf ~"
 CLEAR = "\x1b[2J"
@@ -88,3 +96,15 @@ def test_block_text_is_cut_at_its_line_and_size_caps_with_a_last_line_saying_whe
     assert safe_text(code, newlines=True, limit=None) == code
     within = "x\n" * MAX_BLOCK_LINES
     assert safe_text(within, newlines=True) == within
+
+
+def test_a_task_with_combining_marks_keeps_its_file_name_whole() -> None:
+    """Break-it round 20, R20-2: a path pasted decomposed (NFD, as macOS keeps file names) was cut at each
+    combining mark: "copy /home/me/Re\\u0301sume\\u0301.pdf to /tmp/x" -> shutil.copy('/home/me/Re', ...).
+    clean_task puts the task in NFC, and filling's values take the name whole."""
+    task, warnings = clean_task("copy /home/me/Re\u0301sume\u0301.pdf to /tmp/x")
+    assert (task, warnings) == ("copy /home/me/R\u00e9sum\u00e9.pdf to /tmp/x", [])
+    assert [c.value for c in TaskValues.of(task).strings if c.atomic] == [
+        "/home/me/R\u00e9sum\u00e9.pdf",
+        "/tmp/x",
+    ]

@@ -91,6 +91,8 @@ class _Builder:
         self.resolver = resolver or Resolver({})
         self.domain = STDLIB_DOMAIN if group.is_stdlib else ""
         self.requirements = [] if group.is_stdlib else [f"{group.dist}=={group.version}"]
+        #: (defining module, class) of every class this group's docs show (_Builder.klass: private_methods)
+        self.shown: set[tuple[str, str]] = set()
 
     def add(
         self,
@@ -184,6 +186,12 @@ class _Builder:
                 or borrowed(m.name, self.resolver.method_doc(where, cls, m.name)),
                 known=m.params_known,
             )
+        # methods of bases with no doc of their own: Axes's invert_yaxis (_AxesBase)
+        for home, base, m in self.resolver.private_methods(where, cls, self.shown):
+            owner = ctor if m.kind == "method" else qualname
+            doc = m.doc or borrowed(m.name, self.resolver.method_doc(home, base, m.name))
+            call = f"{owner}.{m.name}({_call_args(m.params)})"
+            self.add(f"{qualname}.{m.name}", module, m.kind, call, m.params, doc, known=m.params_known)
 
     def bare(self, qualname: str, module: str) -> None:
         """A name in a literal __all__ whose definition is not in Python source (a C extension)."""
@@ -302,6 +310,7 @@ def emit(
                 best[target] = (key, qual)
     builder = _Builder(group, result, seen, resolver)
     chosen = [(target, qual) for target, (_, qual) in best.items()]
+    builder.shown = {target for target, _ in chosen + listed}
     for (mod, name), qual in sorted(chosen + listed, key=lambda kv: kv[1]):
         defs = modules[mod].defs
         d = defs.get(name) or defs.get(modules[mod].aliases.get(name, ""))

@@ -308,6 +308,34 @@ class Resolver:
                     stack.append((base.rpartition(".")[0] or where, parent))
         return out
 
+    def private_methods(
+        self, module: str, cls: ClassDef, shown: set[tuple[str, str]]
+    ) -> list[tuple[str, ClassDef, FuncDef]]:
+        """The public methods cls inherits from bases that have no doc of their own (not in `shown`, the
+        (defining module, class) of every class the group's docs show: matplotlib's ``Axes(_AxesBase)``,
+        whose ``invert_yaxis`` and ``grid`` were in no doc), as (defining module, class, method), along
+        :meth:`doc_order` (the first class that has a name wins, so an override by cls or a base before it
+        is kept out). Such a base that a shown base of cls also inherits from is that base's
+        (``PolarAxes(Axes)`` gets none of _AxesBase's: they are Axes's docs)."""
+        order = self.doc_order(module, cls)
+        theirs = {
+            (w, id(k))
+            for where, c in order[1:]
+            if (where, c.name) in shown
+            for w, k in self.doc_order(where, c)
+        }
+        out: list[tuple[str, ClassDef, FuncDef]] = []
+        have = {m.name for m in cls.methods}
+        for where, c in order[1:]:
+            mine = where != "builtins" and (where, c.name) not in shown and (where, id(c)) not in theirs
+            for m in c.methods:
+                if m.name.startswith("_") or m.kind == "property" or m.name in have:
+                    continue
+                have.add(m.name)
+                if mine:
+                    out.append((where, c, m))
+        return out
+
 
 def _c3_merge(seqs: list[list[tuple[str, ClassDef]]]) -> list[tuple[str, ClassDef]] | None:
     """The C3 merge of `seqs` (Python's MRO rule, https://docs.python.org/3/howto/mro.html), classes
