@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import re
-import unicodedata
 
 from gorilla_tui.errors import UsageError
 
@@ -166,14 +165,11 @@ def check_task_length(task: str, what: str = "the task") -> str:
 
 def clean_task(task: str, limit: int = MAX_TASK_CHARS) -> tuple[str, list[str]]:
     """Whitespace-normalised task and warnings. Terminal escape sequences and control characters are
-    dropped first (strip_controls), then the text is put in Unicode normalisation form NFC: a name typed
-    or pasted with combining marks (macOS keeps file names decomposed: "Re\\u0301sume\\u0301.pdf") reads as
-    the one character each the retriever and filling's patterns take (``\\w`` takes no combining mark: the
-    path was cut at each, ``shutil.copy('/home/me/Re', ...)``; break-it round 20, R20-2). NFC only composes
-    canonically equal sequences: the text means the same, and macOS's file systems compare names in either
-    form. Raises UsageError for an empty task (nothing but blanks and control characters); cuts one longer
-    than `limit` characters at the last word boundary (a warning says so)."""
-    text = unicodedata.normalize("NFC", " ".join(strip_controls(task or "").split()))
+    dropped first (strip_controls); every other character is kept as typed (no Unicode normalisation: a
+    file name's bytes are its name on Linux, and NFC named another, missing file: break-it round 21, R21-1).
+    Raises UsageError for an empty task (nothing but blanks and control characters); cuts one longer than
+    `limit` characters at the last word boundary (a warning says so)."""
+    text = " ".join(strip_controls(task or "").split())
     if not text:
         raise UsageError("the task is empty: describe what you want to do, e.g. 'classify images of birds'")
     if len(text) <= limit:

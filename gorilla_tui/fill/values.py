@@ -42,11 +42,14 @@ _QUOTED = re.compile(
 )
 _URL = re.compile(r"\b(?:https?|ftp|s3|gs|file)://[^\s'\"<>`]+[^\s'\"<>`.,;:!?)\]]")
 _EMAIL = re.compile(r"\b[\w.+-]+@[\w-]+(?:\.[\w-]+)+\b")
-# a path: with a slash (/var/log, backup/src, ~/x, ./a, C:\x), a folder at the root after a space (/etc,
-# not the /or of "and/or") or a file name with an extension (a.csv)
+# a path: from the home folder or an environment variable (~/notes.txt, ~/.bashrc, $HOME/.profile,
+# ${XDG_CONFIG_HOME}/app: break-it round 21, R21-2, they lost their first characters and named another
+# file), with a slash (/var/log, backup/src, ./a, C:\x), a folder at the root after a space (/etc, not the
+# /or of "and/or"), a file name with an extension (a.csv) or a dot-file after a space or quote (.env)
 _PATH = re.compile(
-    r"(?<![\w@/])(?:~|\.{1,2})?(?:[A-Za-z]:\\|/)?[\w.-]+(?:[/\\][\w.-]*)+|(?<![\w@/.])[\w-]+(?:\.[\w-]+)*\.[A-Za-z][\w]{0,7}\b"
-    r"|(?<!\S)/[A-Za-z_][\w.-]*(?![\w/])"
+    r"(?<![\w@/~$])(?:~|\$\{?[A-Za-z_]\w*\}?)(?:[/\\][\w.-]+)+[/\\]?"
+    r"|(?<![\w@/])(?:~|\.{1,2})?(?:[A-Za-z]:\\|/)?[\w.-]+(?:[/\\][\w.-]*)+|(?<![\w@/.])[\w-]+(?:\.[\w-]+)*\.[A-Za-z][\w]{0,7}\b"
+    r"|(?<!\S)/[A-Za-z_][\w.-]*(?![\w/])|(?<![^\s'\"`(])\.[A-Za-z_][\w.-]*\w(?![\w/])"
 )
 # a file or folder the task names by a bare word: "the folder old_build", "a file called notes", "a symlink
 # called latest" (a word with "_" or a digit, or one the task says is a name; "the file contents" names no

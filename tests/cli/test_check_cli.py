@@ -243,7 +243,14 @@ def test_an_output_option_does_not_turn_the_code_into_a_path(pool, capsys):
 
 @pytest.mark.parametrize(
     "path",
-    ["missing.py", "no_such_folder/", "/no_such_gorilla_path", "./missing", "../no_such_gorilla", "~no_such_user/x"],
+    [
+        "missing.py",
+        "no_such_folder/",
+        "/no_such_gorilla_path",
+        "./missing",
+        "../no_such_gorilla",
+        "~no_such_user/x",
+    ],
 )
 @pytest.mark.parametrize("option", [[], ["--format", "json"], ["--json"]])
 def test_a_missing_path_is_one_line_error(pool, capsys, tmp_path, monkeypatch, path, option):

@@ -295,3 +295,22 @@ def test_text_python_cannot_read_is_no_argument_list(text: str) -> None:
         parse_arguments(text)
     assert list_items("[" + "-" * 1_990 + "1]") == []
     assert parse_arguments("src='a.txt', dst='b.txt')") == {"src": "'a.txt'", "dst": "'b.txt'"}
+
+
+@pytest.mark.parametrize(
+    ("task", "paths"),
+    [
+        ("copy ~/notes.txt to /tmp/notes.txt", ["~/notes.txt", "/tmp/notes.txt"]),
+        ("copy ~/.bashrc to /tmp/bashrc.bak", ["~/.bashrc", "/tmp/bashrc.bak"]),
+        ("copy $HOME/.profile to /tmp/p", ["$HOME/.profile", "/tmp/p"]),
+        ("copy the directory ~/.config to /tmp/cfg", ["~/.config", "/tmp/cfg"]),
+        ("read the text file .env", [".env"]),
+        ("delete the file .gitignore", [".gitignore"]),
+        ("it costs $5. then stop", []),
+    ],
+)
+def test_home_variable_and_dot_file_paths_are_whole(task: str, paths: list[str]) -> None:
+    """Break-it round 21, R21-2: a path from the home folder, an environment variable or a dot-file lost
+    its first characters ("~/.bashrc" -> 'bashrc', "$HOME/.profile" -> 'HOME/.profile', ".env" dropped):
+    the call named another file, said to fit. Each is one value as typed now."""
+    assert [c.value for c in TaskValues.of(task).strings if c.atomic] == paths
