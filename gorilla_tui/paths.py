@@ -70,11 +70,12 @@ def get_paths() -> Paths:
 
     Raises:
         UsageError: GORILLA_TUI_HOME names something that is not a folder (a file, a FIFO, /dev/null):
-            every command then said "no index ... build it with index --refresh", and that failed too.
+            every command then said "no index ... build it with index --refresh", and that failed too; or
+            starts with a `~user` that cannot be expanded (expand_user).
     """
     home = os.environ.get(HOME_ENV)
     if home:
-        root = Path(home).expanduser()
+        root = expand_user(home)  # "~nosuchuser/x": one line, not "internal error" (break-it round 21, R21-5)
         try:
             mode = os.stat(root).st_mode
         except OSError as e:

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from gorilla_tui.errors import GorillaError
-from gorilla_tui.paths import FileTooLargeError, NotRegularFileError
+from gorilla_tui.paths import FileTooLargeError, NotRegularFileError, expand_user
 from gorilla_tui.store.arrays import ArraySpec, Header, read_npz
 from gorilla_tui.store.fileio import DAMAGED as _DAMAGED
 from gorilla_tui.store.fileio import index_root, own_folder
@@ -28,7 +28,7 @@ CACHE_ENV = "GORILLA_TUI_VECTOR_CACHE"
 def _cache_path(name: str, root: Path | None) -> Path:
     safe = "".join(c if c.isalnum() or c in "-_." else "_" for c in name)[:120]
     shared = os.environ.get(CACHE_ENV, "")
-    folder = Path(shared).expanduser() if shared else index_root(root) / CACHE_DIR
+    folder = expand_user(shared) if shared else index_root(root) / CACHE_DIR  # UsageError for "~nosuchuser"
     return folder / f"{safe}.npz"
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import errno
 import importlib
 import os
@@ -72,11 +73,24 @@ def main(argv: Sequence[str] | None = None) -> int:
     A command that opens the TUI keeps the keys typed while it starts, Ctrl+Q included, from here on, before
     the subcommands are imported (tui/terminal.py)."""
     argv = list(sys.argv[1:] if argv is None else argv)
+    _writable_text()
     with quiet_stderr():  # a stderr that cannot be written never changes the status (break-it round 11)
         if _opens_tui(argv):
             with keep_early_keys():
                 return _main(argv)
         return _guarded_main(argv)
+
+
+def _writable_text() -> None:
+    """Standard output and error write a character their encoding cannot hold as its escape (``\\xe9``)
+    instead of failing: with PYTHONIOENCODING=ascii (or a latin-1 locale) `search "copy résumé"` was
+    "internal error: UnicodeEncodeError" (break-it round 21, R21-6). A stream that is no TextIOWrapper (a
+    test's capture) is left as it is."""
+    for stream in (sys.stdout, sys.stderr):
+        reconfigure = getattr(stream, "reconfigure", None)
+        if reconfigure is not None:
+            with contextlib.suppress(Exception):  # a closed or detached stream: nothing to set
+                reconfigure(errors="backslashreplace")
 
 
 def _guarded_main(argv: list[str]) -> int:
