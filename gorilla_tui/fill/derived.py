@@ -34,13 +34,20 @@ from gorilla_tui.pool.stub_cache import admits, takes_command
 COMMAND = "command"
 
 
+#: What only a shell reads in a command line: pipes, lists (; && ||), redirections, substitutions and
+#: variables ($, backquotes, parentheses), globs, and ~ at a word's start (POSIX shell, section 2.2-2.6).
+_SHELL = re.compile(r"[|&;<>`$()*?\[\]]|(?:^|\s)~")
+
+
 def with_commands(callee: str, offered: Sequence[Slot]) -> list[Slot]:
     """`offered` where a parameter typeshed types as a command line (pool/stub_params.py takes_command:
     subprocess's ``args``, which its signature may write as ``*popenargs``) takes each string the task
     writes as one value (the command after "the command", quoted text, a path) as the list of its words,
     split as a POSIX shell does (shlex.split): "run the command ls -la" is
     ``subprocess.check_output(['ls', '-la'])``, which runs, where ``check_output('ls -la')`` looks for a
-    program named "ls -la". A string shlex cannot split (an open quote) is left out."""
+    program named "ls -la". A string shlex cannot split (an open quote) is left out, and so is one that
+    needs a shell to mean what it says (_SHELL: a pipe, ``&&``, a redirection, ``$HOME``, a glob, ``~``):
+    split, "cat /etc/hosts | grep localhost" passed "|" to cat as a file name (break-it round 21, R21-4)."""
     out = []
     for slot in offered:
         name = "args" if slot.param.kind == "var" else slot.param.name
@@ -50,6 +57,8 @@ def with_commands(callee: str, offered: Sequence[Slot]) -> list[Slot]:
         values = {}
         for c in slot.values.values():
             if c.kind != "string" or not c.atomic or not isinstance(c.value, str):
+                continue
+            if _SHELL.search(c.value):
                 continue
             try:
                 words = shlex.split(c.value)
@@ -148,20 +157,28 @@ _REPLACE = re.compile(
 )
 #: Parameter names of each part of "replace A with B in C" (re.sub, str.replace and its receiver).
 _REPLACE_ROLES = {"pattern": 1, "old": 1, "repl": 2, "new": 2, "string": 3, "object": 3}
+#: "split A on B": the text, and what it is split at (re.split, str.split and its receiver).
+_SPLIT = re.compile(r"\bsplit\s+(.+?)\s+(?:on|by|at|with)\s+(.+?)\s*[.!?]?$", re.IGNORECASE)
+#: Parameter names of each part of "split A on B" (break-it round 21, R21-4: "split the string row on
+#: semicolons" was ``re.split(row, ';')``, the text as the pattern).
+_SPLIT_ROLES = {"string": 1, "s": 1, "object": 1, "pattern": 2, "sep": 2, "separator": 2, "delimiter": 2}
 
 
 def replace_roles(offered: Sequence[Slot], task: str) -> list[Slot]:
     """`offered` where the parts of "replace A with B in C" go to their parameters by name (_REPLACE_ROLES):
     re.sub's pattern and str.replace's old take the values in A, repl and new those in B, string (and a
     str receiver) those in C: "replace every tab with four spaces in the string line" is
-    ``re.sub('\t', '    ', line)`` whatever order the model reads. A slot none of whose values is in its
-    part keeps them all; another task, or a parameter of another name, is left as it is."""
-    m = _REPLACE.search(task)
+    ``re.sub('\t', '    ', line)`` whatever order the model reads; so do the parts of "split A on B"
+    (_SPLIT_ROLES: ``re.split(';', row)``). A slot none of whose values is in its part keeps them all;
+    another task, or a parameter of another name, is left as it is."""
+    m, roles = _REPLACE.search(task), _REPLACE_ROLES
+    if m is None:
+        m, roles = _SPLIT.search(task), _SPLIT_ROLES
     if m is None:
         return list(offered)
     out = []
     for slot in offered:
-        group = _REPLACE_ROLES.get(slot.param.name)
+        group = roles.get(slot.param.name)
         if group is not None and m.group(group):
             start, end = m.span(group)
             inside = {k: c for k, c in slot.values.items() if start <= c.start and c.end <= end}

@@ -68,6 +68,8 @@ def test_a_strptime_format_follows_from_an_iso_date_only(docs):
          "subprocess.check_output(['git', 'status'], cwd='/srv/repo')"),
         ("join the strings in the list parts with commas", "str.join", "str(',').join(parts)"),
         ("split the string line on commas", "str.split", "str(line).split(',')"),
+        # the text is no pattern (break-it round 21, R21-4: re.split(row, ';'))
+        ("split the string row on semicolons", "re.split", "re.split(';', row)"),
         ("parse the date string 2026-12-06 into a date", "datetime.datetime.strptime",
          "datetime.datetime.strptime('2026-12-06', '%Y-%m-%d')"),
         ("replace every tab with four spaces in the string line", "re.sub", "re.sub('\\t', '    ', line)"),
@@ -93,3 +95,17 @@ def test_a_number_inside_quoted_text_is_part_of_that_value(docs):
     assert [c.value for c in marked_values(values)] == ["05/01/2024 10:30"]
     assert placed(docs["datetime.datetime.strptime"], values) == 1
     assert [c.value for c in marked_values(TaskValues.of("repeat 'abc' 3 times"))] == [3, "abc"]
+
+
+@pytest.mark.parametrize(
+    "command", ["cat /etc/hosts | grep localhost", "ls && pwd", "grep TODO *.py > todo.txt", "echo $HOME"]
+)
+def test_a_command_line_that_needs_a_shell_is_not_split(gemma_backend, docs, methods, command):
+    """Break-it round 21, R21-4: split into argv, a pipe, a list, a redirection or a variable became
+    arguments of the first program (``['cat', '/etc/hosts', '|', 'grep', 'localhost']``); only a shell reads
+    them, so no argv is derived: the call keeps its placeholder."""
+    task = f"run the command {command} and capture its output"
+    doc = docs["subprocess.check_output"]
+    filled = fill(gemma_backend, task, doc, constructors=docs.get, methods=methods)
+    assert filled is not None
+    assert "[" not in filled.call, filled.call
