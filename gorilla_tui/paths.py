@@ -286,13 +286,19 @@ def toml_of(text: str, where: str) -> dict[str, Any]:
 
     Raises UsageError "WHERE: invalid TOML: ..." (one line naming `where`, exit 2) for text that is not TOML,
     and for a value nested too deeply for tomllib's recursive parser (RecursionError, issue 42 round 4:
-    `mirrors = [[[...]]]` 3,000 deep was "internal error")."""
+    `mirrors = [[[...]]]` 3,000 deep was "internal error"), and for a value tomllib reads with a ValueError
+    (an integer of more than sys.get_int_max_str_digits() digits, 4,300: "internal error" in every command,
+    break-it round 22, R22-2)."""
     try:
         return tomllib.loads(text)
     except tomllib.TOMLDecodeError as e:
         raise UsageError(f"{where}: invalid TOML: {e}") from None
     except RecursionError:
         raise UsageError(f"{where}: invalid TOML: values nested too deeply") from None
+    except ValueError as e:  # an integer of more digits than Python converts (break-it round 22, R22-2)
+        raise UsageError(
+            f"{where}: invalid TOML: {str(e).splitlines()[0] if str(e) else 'a bad value'}"
+        ) from None
 
 
 def read_toml(path: Path, limit: int, where: str | None = None, what: str = "TOML file") -> dict[str, Any]:

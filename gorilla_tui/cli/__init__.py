@@ -74,6 +74,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     the subcommands are imported (tui/terminal.py)."""
     argv = list(sys.argv[1:] if argv is None else argv)
     _writable_text()
+    _hub_timeouts_checked()
     with quiet_stderr():  # a stderr that cannot be written never changes the status (break-it round 11)
         if _opens_tui(argv):
             with keep_early_keys():
@@ -91,6 +92,25 @@ def _writable_text() -> None:
         if reconfigure is not None:
             with contextlib.suppress(Exception):  # a closed or detached stream: nothing to set
                 reconfigure(errors="backslashreplace")
+
+
+#: Environment variables huggingface_hub reads with int() when it is imported (huggingface_hub/constants.py):
+#: another value made that import, and `model list`, "internal error: ValueError" (break-it round 22, R22-1).
+HUB_INT_ENV = ("HF_HUB_ETAG_TIMEOUT", "HF_HUB_DOWNLOAD_TIMEOUT")
+
+
+def _hub_timeouts_checked() -> None:
+    """Drop (with one warning line each) a HUB_INT_ENV variable that is not a whole number, so that
+    huggingface_hub uses its default instead of failing to import."""
+    for name in HUB_INT_ENV:
+        value = os.environ.get(name)
+        if value is None:
+            continue
+        try:
+            int(value)
+        except ValueError:
+            del os.environ[name]
+            say(f"gorilla-tui: warning: {name}={safe_line(value)} is not a whole number of seconds: ignored")
 
 
 def _guarded_main(argv: list[str]) -> int:

@@ -1,4 +1,4 @@
-"""Break-it round 21: input that reached "internal error" from the environment (the exit rule of issue 42).
+"""Break-it rounds 21 and 22: input that reached "internal error" from the environment (issue 42 exit rule).
 
 R21-5: GORILLA_TUI_HOME or GORILLA_TUI_VECTOR_CACHE starting with a `~user` that names no user ended every
 command in "internal error: RuntimeError: Could not determine home directory" (exit 1): one line, exit 2.
@@ -51,3 +51,29 @@ def test_text_the_output_encoding_cannot_hold_is_escaped(tmp_path: Path, encodin
     assert done.returncode == 1, done.stderr  # the finding: a hallucinated model name
     assert "internal error" not in done.stderr
     assert "\\u4e2d" in done.stdout  # the file's name, written as its escape
+
+
+@pytest.mark.parametrize("value", ["abc", "1e3"])
+def test_a_hub_timeout_that_is_no_whole_number_is_ignored_with_a_warning(tmp_path: Path, value: str) -> None:
+    """Break-it round 22, R22-1: huggingface_hub reads HF_HUB_ETAG_TIMEOUT with int() when imported, and
+    `model list` was "internal error: ValueError"; the value is dropped with one warning line."""
+    done = _cli(
+        "model", "list", cwd=tmp_path, GORILLA_TUI_HOME=str(tmp_path / "home"), HF_HUB_ETAG_TIMEOUT=value
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stderr.splitlines()[0] == (
+        f"gorilla-tui: warning: HF_HUB_ETAG_TIMEOUT={value} is not a whole number of seconds: ignored"
+    )
+    assert "internal error" not in done.stderr
+
+
+def test_a_config_integer_longer_than_python_reads_is_invalid_toml(tmp_path: Path) -> None:
+    """Break-it round 22, R22-2: tomllib raises ValueError (not TOMLDecodeError) for an integer of more than
+    4,300 digits, and every command was "internal error"; it is "invalid TOML", exit 2."""
+    home = tmp_path / "home"
+    (home / "config").mkdir(parents=True)
+    (home / "config" / "config.toml").write_text("k = " + "9" * 5_000 + "\n", encoding="utf-8")
+    done = _cli("search", "copy a file", cwd=tmp_path, GORILLA_TUI_HOME=str(home))
+    assert done.returncode == 2, done.stderr
+    assert "config.toml: invalid TOML: Exceeds the limit (4300 digits)" in done.stderr
+    assert "internal error" not in done.stderr
