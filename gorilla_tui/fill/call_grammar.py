@@ -71,12 +71,12 @@ class TaskValues:
 
     @classmethod
     def of(cls, task: str) -> TaskValues:
-        """The values of `task`, each string as typed. A combining mark (a name pasted decomposed, as macOS
-        keeps file names: "Re\\u0301sume\\u0301.pdf") is read as a letter (MARK_STANDIN, one character for
-        one: the spans stay), since the patterns' ``\\w`` takes none and cut the path at each mark
-        (break-it round 20, R20-2); the string values are then taken from the task's own characters, so the
-        name keeps its bytes (Linux file names are bytes: putting the task in NFC named another, missing
-        file; round 21, R21-1)."""
+        """The values of `task`, each string as typed. A combining mark, format character or symbol (_MARKS; a
+        name pasted decomposed, as macOS keeps file names: "Re\\u0301sume\\u0301.pdf") is read as a letter
+        (MARK_STANDIN, one character for one: the spans stay), since the patterns' ``\\w`` takes none and
+        cut the path at each (break-it rounds 20 and 22, R20-2, R22-5); the string values are then taken
+        from the task's own characters, so the name keeps its bytes (Linux file names are bytes: putting the
+        task in NFC named another, missing file; round 21, R21-1)."""
         shadow = "".join(MARK_STANDIN if unicodedata.category(ch) in _MARKS else ch for ch in task)
         if shadow == task:
             return cls(numbers(task), strings(task), lists(task), re.findall(r"[A-Za-z]+", task), task)
@@ -84,8 +84,11 @@ class TaskValues:
         return cls(numbers(shadow), typed, lists(shadow), re.findall(r"[A-Za-z]+", task), task)
 
 
-#: Unicode categories of combining marks (nonspacing, spacing, enclosing).
-_MARKS = frozenset({"Mn", "Mc", "Me"})
+#: Unicode categories read as letters inside a value: combining marks (nonspacing, spacing, enclosing),
+#: format characters (a zero-width space, a bidirectional override) and other symbols (an emoji in a file
+#: name: "\u2603\ufe0f.txt"). Each cut a path where it stood, and a read task got a write call on the rest
+#: (break-it round 22, R22-5).
+_MARKS = frozenset({"Mn", "Mc", "Me", "Cf", "So"})
 #: What TaskValues.of reads a combining mark as: a letter (``\\w``) no pattern names.
 MARK_STANDIN = "\u00aa"
 

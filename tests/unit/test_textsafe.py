@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 
+import pytest
 from rich.console import Console
 from rich.text import Text
 
@@ -113,3 +114,12 @@ def test_a_task_with_combining_marks_keeps_its_file_name_whole_and_as_typed() ->
         "a\u0301.txt",
         "b\u0308.txt",
     ]
+
+
+@pytest.mark.parametrize("name", ["a\u200bb.txt", "\u202etxt.exe", "\u2603\ufe0f.txt", "caf\u00e9\u0301.txt"])
+def test_invisible_characters_and_symbols_stay_in_a_path(name: str) -> None:
+    """Break-it round 22, R22-5: a zero-width space, a right-to-left override or an emoji cut a path where it
+    stood ("read the text file /tmp/u/\u202etxt.exe" got ``open('txt.exe', 'w')``, a write on another file).
+    The path is one value, in the task's own characters."""
+    task = f"read the text file /tmp/u/{name}"
+    assert [c.value for c in TaskValues.of(task).strings if c.atomic] == [f"/tmp/u/{name}"]
