@@ -74,7 +74,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     the subcommands are imported (tui/terminal.py)."""
     argv = list(sys.argv[1:] if argv is None else argv)
     _writable_text()
-    _hub_timeouts_checked()
+    _int_env_checked()
     with quiet_stderr():  # a stderr that cannot be written never changes the status (break-it round 11)
         if _opens_tui(argv):
             with keep_early_keys():
@@ -94,23 +94,33 @@ def _writable_text() -> None:
                 reconfigure(errors="backslashreplace")
 
 
-#: Environment variables huggingface_hub reads with int() when it is imported (huggingface_hub/constants.py):
-#: another value made that import, and `model list`, "internal error: ValueError" (break-it round 22, R22-1).
-HUB_INT_ENV = ("HF_HUB_ETAG_TIMEOUT", "HF_HUB_DOWNLOAD_TIMEOUT")
+#: Environment variables a library reads with int() that fails on another value: huggingface_hub at import
+#: (huggingface_hub/constants.py: `model list` was "internal error: ValueError", break-it round 22, R22-1) and
+#: rich for the terminal's size (it takes any str.isdigit() text: COLUMNS=² or 5,000 digits, round 23, R23-1).
+INT_ENV = ("HF_HUB_ETAG_TIMEOUT", "HF_HUB_DOWNLOAD_TIMEOUT", "COLUMNS", "LINES")
+#: Most digits such a value may have (a terminal size or a timeout in seconds).
+INT_ENV_DIGITS = 9
 
 
-def _hub_timeouts_checked() -> None:
-    """Drop (with one warning line each) a HUB_INT_ENV variable that is not a whole number, so that
-    huggingface_hub uses its default instead of failing to import."""
-    for name in HUB_INT_ENV:
+def _int_env_checked() -> None:
+    """Drop (with one warning line each) an INT_ENV variable its reader would fail on, so that the library
+    uses its default: a timeout int() refuses; a size that passes rich's str.isdigit() test but is no
+    ASCII number of at most INT_ENV_DIGITS digits (rich itself skips a value that fails that test)."""
+    for name in INT_ENV:
         value = os.environ.get(name)
         if value is None:
             continue
-        try:
-            int(value)
-        except ValueError:
+        if name in ("COLUMNS", "LINES"):
+            bad = value.isdigit() and not (value.isascii() and len(value) <= INT_ENV_DIGITS)
+        else:
+            try:
+                int(value)
+                bad = False
+            except ValueError:
+                bad = True
+        if bad:
             del os.environ[name]
-            say(f"gorilla-tui: warning: {name}={safe_line(value)} is not a whole number of seconds: ignored")
+            say(f"gorilla-tui: warning: {name}={safe_line(value[:40])} is not a usable whole number: ignored")
 
 
 def _guarded_main(argv: list[str]) -> int:

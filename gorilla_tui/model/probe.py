@@ -191,6 +191,9 @@ def run_child(
     # the child must import this same gorilla_tui (a checkout run with PYTHONPATH or from its folder)
     root = str(Path(__file__).resolve().parents[2])
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [root, os.environ.get("PYTHONPATH")]))}
+    # the child's report is read as UTF-8: PYTHONIOENCODING=utf-16 made a passing probe "inference failed:
+    # exit status 0" (break-it round 23, R23-2)
+    env["PYTHONIOENCODING"] = "utf-8"
     start = time.perf_counter()
     with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
         proc = subprocess.Popen(
