@@ -2,8 +2,9 @@
 
 An endpoint (or the model) may answer ``__import__('os').system(...); shutil.copy('a.txt', 'b.txt')``: the
 check judged the copy valid and the proposal kept the whole text as its call and code, so `ask --run` and
-the TUI offered to run the os.system under a valid verdict. Here the proposal's call is the judged call
-alone when the answer's call field is not one call statement; the model's separate code is left out when
+the TUI offered to run the os.system under a valid verdict. Here the proposal's call is one judged call
+alone when the answer's call field is not one call statement (each statement judged alone, the best kept:
+a valid one that runs no command before one that does); the model's separate code is left out when
 it runs code or a command (check/runs_code.py) the call does not; and a call of that kind inside the
 proposed call's arguments makes the verdict ``wrong_args:runs_code``. Each step leaves a warning.
 """
@@ -16,21 +17,31 @@ import warnings as _warnings
 from typing import Any
 
 from gorilla_tui.check.runs_code import RUNS_CODE_NOTE, runs_code
+from gorilla_tui.check.verdicts import RANK
 from gorilla_tui.types import Verdict
 
 __all__ = ["one_call", "proposed"]
+
+
+#: At most this many statements of an api_call field are judged one by one (the rest are left out too).
+MAX_STATEMENTS = 20
+
+
+def _body(text: str) -> list[ast.stmt]:
+    """The statements of `text` as Python parses them ([] for text it does not parse)."""
+    try:
+        with _warnings.catch_warnings():
+            _warnings.simplefilter("ignore")  # "invalid escape sequence" in the model's text: not ours
+            return ast.parse(text).body
+    except (SyntaxError, ValueError, MemoryError, RecursionError):
+        return []
 
 
 def one_call(text: str) -> bool:
     """True when `text` is one statement that is a call, or assigns or awaits one (``torch.hub.load(...)``,
     ``model = pipeline(...)``); False for more statements, any other statement, or text Python does not
     parse."""
-    try:
-        with _warnings.catch_warnings():
-            _warnings.simplefilter("ignore")  # "invalid escape sequence" in the model's text: not ours
-            body = ast.parse(text).body
-    except (SyntaxError, ValueError, MemoryError, RecursionError):
-        return False
+    body = _body(text)
     if len(body) != 1 or not isinstance(body[0], ast.Expr | ast.Assign | ast.AnnAssign):
         return False
     value = body[0].value
@@ -41,6 +52,19 @@ def one_call(text: str) -> bool:
 def _running(verdict: Verdict) -> list[tuple[str, str]]:
     """(callee, call text) of each call of the checked code that runs code or a command."""
     return [(c.callee, c.call) for c in verdict.calls if runs_code(c.callee)]
+
+
+def _best_statement(checker: Any, text: str) -> Verdict | None:
+    """The verdict of the best statement of `text` judged alone (valid first, then wrong_args... as
+    check.verdicts.RANK; a statement that runs code or a command after one that does not; then the first),
+    None when no statement has a call that decides."""
+    scored = []
+    for i, node in enumerate(_body(text)[:MAX_STATEMENTS]):
+        part = ast.get_source_segment(text, node) or ""
+        verdict = checker.check(part) if part.strip() else None
+        if verdict is not None and verdict.api_call:
+            scored.append((RANK[verdict.kind], bool(_running(verdict)), i, verdict))
+    return min(scored, key=lambda s: s[:3])[3] if scored else None
 
 
 def proposed(
@@ -65,8 +89,9 @@ def proposed(
             "the model's call held more than one call statement: only the judged call is proposed, the rest"
             " is left out of the call and the code"
         )
-        code = judged if code.strip() in ("", left) else code
-        api_call, verdict = judged, checker.check(judged)
+        verdict = _best_statement(checker, left) or verdict
+        api_call = (verdict.api_call or judged).strip()
+        code = api_call if code.strip() in ("", left) else code
     if code.strip() and code.strip() != api_call.strip():
         own = {callee for callee, _ in _running(checker.check_code(api_call))} if api_call.strip() else set()
         extra = sorted({callee for callee, _ in _running(checker.check_code(code)) if callee not in own})

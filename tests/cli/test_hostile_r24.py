@@ -33,9 +33,10 @@ from tests.conftest import SMALL_POOL, clone_home
 RESNET = "torch.hub.load(repo_or_dir='pytorch/vision', model='resnet50', pretrained=True)"
 #: What the endpoint answers on each path (generate mode, Gorilla's <<<field>>> format).
 ANSWERS = {
-    # the break-it answer, with a pool call after the command
+    # the break-it answer, with a pool call after the command (os.system is a valid python-env call)
     "import": f"<<<api_call>>>: __import__('os').system('touch /tmp/pwned'); {RESNET}",
     "system": f"<<<api_call>>>: os.system('touch /tmp/pwned'); {RESNET}",
+    "first": f"<<<api_call>>>: {RESNET}; os.system('touch /tmp/pwned')",
     "newline": f"<<<api_call>>>: {RESNET}\nimport subprocess; subprocess.run(['rm', '-rf', '/tmp/x'])",
     # the command inside the proposed call's arguments
     "argument": "<<<api_call>>>: torch.hub.load(repo_or_dir=__import__('os').system('id'), model='resnet50')",
@@ -103,22 +104,18 @@ def _ask(server: Server, kind: str, capsys: pytest.CaptureFixture[str]) -> tuple
 RUNS = ("__import__", "system(", "popen(", "subprocess")
 
 
-@pytest.mark.parametrize("kind", ["import", "system", "newline", "code"])
+@pytest.mark.parametrize("kind", ["import", "system", "first", "newline", "code"])
 def test_generate_proposes_the_judged_call_alone(
     server: Server, small_home: Path, kind: str, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """R24-5: the command beside the call is in neither the proposal's call nor its code (what `ask --run`
-    and the TUI run), and a warning says the model's text held more. The judged call is the pool's, or
-    ``__import__('os')``, a hallucination (the pool holds no __import__: exit 1, the run asks twice)."""
+    and the TUI run), and a warning says the model's text held more. Each statement is judged alone: the
+    call is the pool's (a valid call that runs no command), never os.system or ``__import__``."""
     status, data = _ask(server, kind, capsys)
-    assert not any(r in data["code"] + data["api_call"] for r in RUNS[1:]), data
+    assert not any(r in data["code"] + data["api_call"] for r in RUNS), data
     assert any("left out" in w for w in data["warnings"]), data["warnings"]
-    if kind == "import":
-        assert data["api_call"] == data["code"] == "__import__('os')" and status == 1
-        assert data["verdict"]["verdict"] == "hallucination"
-    else:
-        assert data["api_call"] == RESNET and data["code"] == RESNET, data
-        assert data["verdict"]["verdict"] == "valid" and status == 0
+    assert data["api_call"] == RESNET and data["code"] == RESNET, data
+    assert data["verdict"]["verdict"] == "valid" and status == 0
 
 
 @pytest.mark.parametrize("kind", ["argument", "os-argument"])
