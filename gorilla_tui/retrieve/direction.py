@@ -137,12 +137,13 @@ _WRITE_VERBS = re.compile(
     r"|dump|dumps|dumping)\b"
 )
 _READ_VERBS = re.compile(r"\b(?:read|reads|reading|load|loads|loading|loaded)\b")
-#: The last part of an API name that reads in (pandas.read_csv, readlines, json.load, csv.reader) or writes
-#: out (to_csv and pandas' other to_<format>, writelines, numpy.save, pickle.dump): matched at its start.
-_READ_NAME = re.compile(r"read|load")
+#: The last part of an API name that reads in (pandas.read_csv, readlines, json.load, csv.reader,
+#: csv.DictReader) or writes out (to_csv and pandas' other to_<format>, writelines, numpy.save, pickle.dump,
+#: csv.DictWriter): matched at its start, a reader or writer class by its end.
+_READ_NAME = re.compile(r"read|load|\w*reader$")
 _WRITE_NAME = re.compile(
-    r"write|save|dump|to_(?:csv|excel|json|pickle|parquet|sql|hdf|feather|stata|html|xml|latex|orc|clipboard"
-    r"|markdown)\b"
+    r"write|save|dump|\w*writer$|to_(?:csv|excel|json|pickle|parquet|sql|hdf|feather|stata|html|xml|latex"
+    r"|orc|clipboard|markdown)\b"
 )
 
 

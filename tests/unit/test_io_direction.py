@@ -30,6 +30,7 @@ def test_a_task_states_whether_it_writes_or_reads() -> None:
 def test_readers_and_writers_by_the_last_part_of_their_name() -> None:
     assert io_against("write", "pandas.read_csv") and io_against("write", "json.load")
     assert io_against("write", "csv.reader") and io_against("write", "io.TextIOWrapper.readlines")
+    assert io_against("write", "csv.DictReader") and io_against("read", "csv.DictWriter")
     assert io_against("read", "pandas.core.generic.NDFrame.to_csv") and io_against("read", "pickle.dump")
     assert io_against("read", "numpy.save") and io_against("read", "os.write")
     assert not io_against("read", "pandas.to_datetime")  # a to_ of no file format
