@@ -1,12 +1,42 @@
 """Shared by the tests of a misbehaving `--endpoint` server (tests/unit/test_endpoint_hostile.py,
-test_endpoint_reads.py, test_endpoint_retry_total.py): a hang guard and a Torch Hub pool line."""
+test_endpoint_reads.py, test_endpoint_retry_total.py, tests/cli/test_hostile_r14.py, test_hostile_r24.py):
+a hang guard, a Torch Hub pool line and a server on 127.0.0.1."""
 
 from __future__ import annotations
 
 import threading
 import time
 from collections.abc import Callable
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
+
+
+class LocalServer:
+    """A threading HTTP server of `handler` on 127.0.0.1 (an ephemeral port), serving in a daemon thread:
+    `url` is its base ("http://127.0.0.1:PORT"), close() stops it."""
+
+    def __init__(self, handler: type[BaseHTTPRequestHandler]) -> None:
+        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+        self.httpd.daemon_threads = True
+        threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
+        self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}"
+
+    def close(self) -> None:
+        """Stop serving and close the socket."""
+        self.httpd.shutdown()
+        self.httpd.server_close()
+
+
+def send_json(handler: BaseHTTPRequestHandler, body: bytes) -> None:
+    """Answer `handler`'s request 200 with `body` as application/json; a client that hung up is ignored."""
+    try:
+        handler.send_response(200)
+        handler.send_header("Content-Type", "application/json")
+        handler.send_header("Content-Length", str(len(body)))
+        handler.end_headers()
+        handler.wfile.write(body)
+    except OSError:  # the client hung up
+        pass
 
 
 def in_time(fn: Callable[[], Any], guard_s: float) -> tuple[Any, float]:

@@ -23,7 +23,7 @@ import threading
 import time
 import tracemalloc
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 
 import pytest
@@ -37,6 +37,7 @@ from gorilla_tui.evaluate.apibench_files import read_responses
 from gorilla_tui.model.remote import EndpointError, RemoteBackend
 from gorilla_tui.model.remote_budget import AnswerOver
 from tests.conftest import SMALL_POOL, clone_home
+from tests.endpoint_helpers import LocalServer, send_json
 
 ROOT = Path(__file__).resolve().parents[2]
 #: The completion the hostile server answers: a call, then a lone low and a lone high surrogate escape.
@@ -69,23 +70,16 @@ class Server:
                         return
                     if self.path.startswith("/slow") and server.stop.wait(1.2):
                         return
-                    self.send_response(200)
-                    self.send_header("Content-Type", "application/json")
-                    self.send_header("Content-Length", str(len(SURROGATE_REPLY)))
-                    self.end_headers()
-                    self.wfile.write(SURROGATE_REPLY)
                 except OSError:  # the client hung up
-                    pass
+                    return
+                send_json(self, SURROGATE_REPLY)
 
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.httpd.daemon_threads = True
-        threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
-        self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}"
+        self.local = LocalServer(Handler)
+        self.url = self.local.url
 
     def close(self) -> None:
         self.stop.set()
-        self.httpd.shutdown()
-        self.httpd.server_close()
+        self.local.close()
 
 
 @pytest.fixture

@@ -16,9 +16,8 @@
 from __future__ import annotations
 
 import json
-import threading
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 
 import pytest
@@ -29,6 +28,7 @@ from gorilla_tui.fill.call_grammar import TaskValues
 from gorilla_tui.pool.doc import load_jsonl
 from gorilla_tui.textsafe import clean_task, strip_controls
 from tests.conftest import SMALL_POOL, clone_home
+from tests.endpoint_helpers import LocalServer, send_json
 
 RESNET = "torch.hub.load(repo_or_dir='pytorch/vision', model='resnet50', pretrained=True)"
 #: What the endpoint answers on each path (generate mode, Gorilla's <<<field>>> format).
@@ -49,7 +49,7 @@ ANSWERS = {
 }
 
 
-class Server:
+class Server(LocalServer):
     """An OpenAI-compatible completions server on 127.0.0.1 (an ephemeral port): /KIND/v1 answers every
     POST with ANSWERS[KIND] as one JSON completion."""
 
@@ -60,24 +60,11 @@ class Server:
 
             def do_POST(self) -> None:
                 self.rfile.read(int(self.headers.get("Content-Length", 0)))
-                reply = json.dumps({"choices": [{"text": ANSWERS[self.path.split("/")[1]]}]}).encode()
-                try:
-                    self.send_response(200)
-                    self.send_header("Content-Type", "application/json")
-                    self.send_header("Content-Length", str(len(reply)))
-                    self.end_headers()
-                    self.wfile.write(reply)
-                except OSError:  # the client hung up
-                    pass
+                send_json(
+                    self, json.dumps({"choices": [{"text": ANSWERS[self.path.split("/")[1]]}]}).encode()
+                )
 
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.httpd.daemon_threads = True
-        threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
-        self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}"
-
-    def close(self) -> None:
-        self.httpd.shutdown()
-        self.httpd.server_close()
+        super().__init__(Handler)
 
 
 @pytest.fixture
