@@ -9,6 +9,8 @@ import unicodedata
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from gorilla_tui.check.builtin_types import literal_type
+
 if TYPE_CHECKING:
     from tree_sitter import Node
 
@@ -133,9 +135,25 @@ def _getattr_name(node: Node) -> tuple[Node, str] | None:
     return (items[0], name) if name and name.isidentifier() else None
 
 
+def _literal_receiver(node: Node) -> str | None:
+    """The builtin type of a literal receiver node (builtin_types.literal_type; parentheses around it are
+    read through: ``('a' 'b').join``), else None."""
+    while node.type == "parenthesized_expression" and node.named_child_count == 1:
+        inner = node.named_children[0]
+        if inner.type == "comment":
+            return None
+        node = inner
+    first = node.children[0] if node.type == "concatenated_string" and node.children else node
+    start = first.children[0] if first.type == "string" and first.children else None
+    prefix = node_text(start, 8).rstrip("'\"") if start is not None else ""  # string_start: b' rb""" f"
+    return literal_type(node.type, prefix)
+
+
 def callee_of(function: Node) -> str:
     """Canonical callee text of a call's function node, built iteratively (no recursion on long chains):
-    identifiers and attributes as dotted names, inner calls as ``()``; "" for anything else."""
+    identifiers and attributes as dotted names, inner calls as ``()``, a literal receiver as its builtin
+    type's constructor call (``','.join`` is ``str().join``, ``[].append`` is ``list().append``:
+    check/builtin_types.py); "" for anything else."""
     parts: list[str] = []
     node: Node | None = function
     while node is not None:
@@ -143,6 +161,9 @@ def callee_of(function: Node) -> str:
             return ""
         if node.type == "identifier":
             parts.append(name_text(node))
+            break
+        if parts and (typed := _literal_receiver(node)) is not None:
+            parts += ["()", typed]
             break
         if node.type == "attribute":
             attr = node.child_by_field_name("attribute")

@@ -11,14 +11,14 @@ from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING
 
 from gorilla_tui.check.callnodes import python_name
-from gorilla_tui.check.callsite import bound_names, scan
+from gorilla_tui.check.callsite import CallSite, bound_names, scan
 from gorilla_tui.parsing import parse
 from gorilla_tui.pool.pyenv import KEYWORD_ONLY_MARK, POSITIONAL_ONLY_MARK, SOURCE
+from gorilla_tui.pool.stub_cache import required as stub_required
 
 if TYPE_CHECKING:
     from tree_sitter import Node
 
-    from gorilla_tui.check.callsite import CallSite
     from gorilla_tui.pool.doc import ApiDoc
 
 _HEAD = re.compile(r"^[A-Za-z_]\w*")
@@ -170,13 +170,17 @@ def _calls_of(api_call: str) -> tuple[CallSite, ...]:
 def missing_required(doc: ApiDoc, call: CallSite) -> list[str]:
     """Required parameters of a python-env doc (pool/pyenv/source.py: api_arguments value "required") that
     `call` does not pass, in signature order; [] for other sources (their api_arguments are free text),
-    for calls with ``*args`` / ``**kwargs``, and when every required parameter is given.
+    for calls with ``*args`` / ``**kwargs``, and when every required parameter is given. A signature that
+    takes its positional arguments as ``*args`` alone requires what typeshed's stub requires
+    (_stub_required: ``subprocess.check_output()`` lacks ``args``).
 
     The doc's api_call template passes required positional parameters by position and required
     keyword-only ones as ``name=name``; a call may give a positional one by keyword too.
     """
-    if doc.source != SOURCE or call.splat or "required" not in doc.api_arguments.values():
+    if doc.source != SOURCE or call.splat:
         return []
+    if "required" not in doc.api_arguments.values():
+        return _stub_required(doc, call)
     template = next(
         (
             c
@@ -193,6 +197,34 @@ def missing_required(doc: ApiDoc, call: CallSite) -> list[str]:
         if i >= len(call.positional) and v.text not in call.keywords
     ]
     return missing + [k for k in template.keywords if k not in call.keywords]
+
+
+#: A call with no argument (needed_call asks what such a call lacks).
+_NO_ARGUMENTS = CallSite("", (), {}, "", 1, 1)
+
+
+def _stub_required(doc: ApiDoc, call: CallSite) -> list[str]:
+    """For a python-env doc whose signature takes positional arguments only as ``*args`` (``subprocess
+    .run(*popenargs, ...)``, break-it round 22, R22-4): the positional parameters typeshed's stub requires
+    in every overload (pool/stub_cache.py required: ``args``) that `call` gives neither by position nor by
+    keyword, in the stub's order; [] for other signatures and where no stub says."""
+    if not doc.api_arguments:
+        return []
+    _, positional, _, var, _ = _given_names(doc)
+    if not var or positional:
+        return []
+    need = stub_required(doc.api_name)
+    return [n for n in need[len(call.positional) :] if n not in call.keywords]
+
+
+def needed_call(doc: ApiDoc) -> str:
+    """The call a wrong_args verdict suggests for python-env doc `doc`: its call with the positional
+    parameters its stub requires written in (_stub_required: ``subprocess.run(args)`` for the doc call
+    ``subprocess.run()``), else the doc's call as it is."""
+    need = _stub_required(doc, _NO_ARGUMENTS) if doc.source == SOURCE else []
+    if need and doc.call.endswith("()"):
+        return f"{doc.call[:-1]}{', '.join(need)})"
+    return doc.call
 
 
 def _given_names(doc: ApiDoc) -> tuple[list[str], list[str], list[str], bool, bool]:

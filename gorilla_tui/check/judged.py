@@ -41,6 +41,7 @@ import re
 import sys
 from typing import TYPE_CHECKING
 
+from gorilla_tui.check.builtin_types import builtin_method
 from gorilla_tui.check.expected import ExpectedFailures
 from gorilla_tui.check.scope import Bindings, resolve
 from gorilla_tui.check.signature import canonical
@@ -137,6 +138,10 @@ def _owner(callee: str) -> str:
 
 
 def _stdlib(callee: str, validator: PoolIndex) -> bool:
+    """True for a callee judged as the standard library's (rule 3): of a stdlib module no hub shares, or a
+    method of a builtin type (``str().join``: a literal's, check/builtin_types.py)."""
+    if builtin_method(callee) is not None:
+        return True
     root = callee.split(".", 1)[0].split("(", 1)[0]
     return root in sys.stdlib_module_names and root not in validator.api_roots
 

@@ -14,7 +14,7 @@ from collections.abc import Callable, Set
 from gorilla_tui.check.arguments import has_schema, read_arguments, schema_errors
 from gorilla_tui.check.callsite import CallSite
 from gorilla_tui.check.file_args import file_arg_errors
-from gorilla_tui.check.imports import argument_errors
+from gorilla_tui.check.imports import argument_errors, needed_call
 from gorilla_tui.check.pool_index import PoolEntry, PoolIndex, helper_loaded
 from gorilla_tui.check.signature import bind, canonical, family
 from gorilla_tui.check.wrong_args import did_you_mean, unmatched_reason
@@ -97,7 +97,7 @@ def call_verdict(
     if entry is not None and not reason:
         return role, Verdict("valid", call.text, entry.doc)
     if entry is not None:
-        return role, Verdict("wrong_args", call.text, entry.doc, [entry.doc.call], notes, reason)
+        return role, Verdict("wrong_args", call.text, entry.doc, [needed_call(entry.doc)], notes, reason)
     return role, cheap_wrong(index, call, lazy)
 
 

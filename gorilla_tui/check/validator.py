@@ -29,6 +29,7 @@ import dataclasses
 import sys
 from collections.abc import Sequence
 
+from gorilla_tui.check.builtin_types import builtin_method, has_method, missing_method
 from gorilla_tui.check.callsite import CallSite, Scan, left_out_note, scan
 from gorilla_tui.check.extract import extract
 from gorilla_tui.check.imports import named_by_schema, resolve_calls
@@ -83,6 +84,22 @@ class Validator(PoolIndex):
         if root in self.roots:
             return False
         return root in assigned
+
+    def _builtin_method(self, call: CallSite, callee: str) -> tuple[str, Verdict] | None:
+        """(role, verdict) of a method called on a builtin type's instance the pool's docs lack
+        (``T().method``: a literal receiver or a constructor's result, check/builtin_types.py), when the
+        pool documents that type (python-env's ``str().join``): a method the type has is python-env and
+        valid (arguments not judged: no doc), one it lacks a hallucination with the type's nearest methods
+        (``','.jion(x)``: did you mean str().join). None for other callees."""
+        typed = builtin_method(callee)
+        if typed is None or typed[0] not in self.roots or call.via:
+            return None
+        type_name, method = typed
+        if has_method(type_name, method):
+            return "python-env", Verdict("valid", call.text, None)
+        note = f"{call.line}:{call.col}: {type_name} has no method {method!r} ({call.callee} does not exist)"
+        reason, near = "hallucination:unknown_callee", missing_method(type_name, method)
+        return "family", Verdict("hallucination", call.text, None, near, [note], reason)
 
     def _reaches_family(self, call: CallSite, callee: str) -> str:
         """Reason code when an unknown callee reaches a pool API family (rule 1), else "": an argument that
@@ -224,6 +241,8 @@ class Validator(PoolIndex):
                 role, verdict = call_verdict(self, call, code, lazy, result.assigned, prefer)
             elif companion is not None:
                 role, verdict = "pool", Verdict("valid", call.text, companion.doc)
+            elif (typed := self._builtin_method(call, callee)) is not None:
+                role, verdict = typed  # ','.jion(x): str has no jion; [].append(x) beside the pool's docs
             elif stdlib_bound(self, call, callee, result.assigned):
                 role, verdict = "python-env", Verdict("valid", call.text, None)
             elif said := package_names_say(self, call, imported.get(call.span, callee), result.assigned):

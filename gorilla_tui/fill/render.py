@@ -188,13 +188,23 @@ def decoded(callee: str, given: dict[str, tuple[str, str]]) -> list[dict[str, di
     return [{callee: values}]
 
 
+def _str_literal(source: str) -> bool:
+    """True when `source` is the text of one str literal (``','``, ``'hello world'``), not a name or bytes."""
+    try:
+        return isinstance(ast.literal_eval(source), str)
+    except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
+        return False
+
+
 def render_target(target: Target, given: dict[str, tuple[str, str]], receiver: Receiver | None = None
                   ) -> tuple[str, list[Argument], list[dict[str, dict[str, Any]]]]:  # fmt: skip
     """(call text, arguments, decoded calls) of one written call: `render` and `decoded`; with a
     `receiver`, its constructor's arguments inside the receiver's parentheses
-    (``pathlib.Path('/var/log').iterdir()``), listed first, and the decoded form gives the method's call
-    then the constructor's (``[{"pathlib.Path().iterdir": {}}, {"pathlib.Path": {...}}]``). A parameter
-    that takes a file object gets the task's path opened (fill/file_objects.py: ``json.load(open(p))``)."""
+    (``pathlib.Path('/var/log').iterdir()``), a str receiver given as a literal written as that literal
+    (``','.join(parts)``: check/builtin_types.py reads it as str's), listed first, and the decoded form
+    gives the method's call then the constructor's (``[{"pathlib.Path().iterdir": {}}, {"pathlib.Path":
+    {...}}]``). A parameter that takes a file object gets the task's path opened (fill/file_objects.py:
+    ``json.load(open(p))``); a path from the home folder is passed expanded (home_paths)."""
     given = home_paths(target.doc, target.callee, opened(target.doc, given))
     if receiver is None:
         call, arguments = render(target.callee, target.params, given)
@@ -204,6 +214,9 @@ def render_target(target: Target, given: dict[str, tuple[str, str]], receiver: R
     rest = {k: v for k, v in given.items() if k not in own}
     method = [p for p in target.params if p.name not in own]
     made, made_args = render(receiver.callee, receiver.params, first)
+    text = first.get("object", ("", "missing"))
+    if receiver.callee == "str" and len(first) == 1 and text[1] != "missing" and _str_literal(text[0]):
+        made = text[0]  # ','.join(parts), not str(',').join(parts): the checker reads a literal as str's
     call, arguments = render(f"{made}.{receiver.method}", method, rest)
     return call, made_args + arguments, decoded(target.callee, rest) + decoded(receiver.callee, first)
 

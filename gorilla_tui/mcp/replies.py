@@ -43,6 +43,7 @@ from mcp.types import (
     PARSE_ERROR,
     ErrorData,
     JSONRPCError,
+    JSONRPCMessage,
     JSONRPCNotification,
 )
 from mcp.types import jsonrpc_message_adapter as message_adapter
@@ -59,9 +60,16 @@ def reply_to(line: str) -> list[JSONRPCError] | None:
     """None when `line` is a JSON-RPC message the SDK reads (it goes on to the SDK); else the error
     responses it gets (see the module doc), [] for a blank line, a notification or a client's response
     that cannot be read (nothing is sent back). A batch gets one -32600 per member that has an id (each
-    waits on its own), or one with id null when none has."""
+    waits on its own), or one with id null when none has. read_line gives the message read too."""
+    message, errors = read_line(line)
+    return None if message is not None else errors
+
+
+def read_line(line: str) -> tuple[JSONRPCMessage | None, list[JSONRPCError]]:
+    """`line` read once (mcp/transport.py: the line is not parsed again to see what it is): (the message,
+    []) when it is a JSON-RPC message the SDK reads, else (None, the error responses reply_to gives)."""
     if not line.strip(JSON_WHITESPACE):
-        return []
+        return None, []
     try:
         message = message_adapter.validate_json(line, by_name=False)
     except ValidationError as e:
@@ -73,8 +81,13 @@ def reply_to(line: str) -> list[JSONRPCError] | None:
             # pydantic read a request whose id is 9.5, true, [1], null or 1e400 as a notification, which
             # is never answered: the client waited forever. JSON-RPC 2.0 section 5: id null, -32600.
             why = "Invalid Request: the id must be a string or an integer"
-            return [_error(None, INVALID_REQUEST, why)]
-        return None
+            return None, [_error(None, INVALID_REQUEST, why)]
+        return message, []
+    return None, _unread(line, detail)
+
+
+def _unread(line: str, detail: str) -> list[JSONRPCError]:
+    """The error responses of a `line` the SDK cannot read (pydantic said `detail`): see the module doc."""
     try:  # an integer longer than Python converts is valid JSON: kept as its digits, refused by name below
         obj = with_long_numbers(line)
     except RecursionError:  # nested deeper than json.loads follows: its id is still at depth 1 (2 in a batch)

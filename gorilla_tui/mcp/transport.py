@@ -1,8 +1,8 @@
 """The stdio transport of `gorilla-tui mcp`: every line a client sends is answered (issue 42, kind 5).
 
 The SDK's stdio transport (mcp.server.stdio.stdio_server) drops a line that is no JSON-RPC message without
-a reply. Here the SDK is given the client's lines through `_CheckedLines`: each line is read first
-(mcp/replies.py reply_to): a message the SDK reads goes on to it unchanged; any other is answered with the
+a reply. Here the SDK is given the client's lines through `_CheckedLines`: each line is read first, once
+(mcp/replies.py read_line): a message the SDK reads goes on to it unchanged; any other is answered with the
 JSON-RPC 2.0 error responses replies.py words, written by the SDK's own writer, and the server keeps
 serving. The lines come from a daemon thread of our own (mcp/lines.py), so Ctrl+C and the end of input
 stop the server at once.
@@ -40,7 +40,7 @@ from pydantic_core import PydanticSerializationError
 
 from gorilla_tui.jsontext import without_lone_surrogates
 from gorilla_tui.mcp.lines import Lines, TooLong, start_reader
-from gorilla_tui.mcp.replies import reply_to, reply_to_long_line
+from gorilla_tui.mcp.replies import read_line, reply_to_long_line
 
 #: Seconds the server waits at the end of input for the replies to the requests it has read (a cancelled
 #: tool call answers within a cancel check, about 0.1 s; the rest is headroom for a loaded machine).
@@ -98,9 +98,8 @@ class _CheckedLines:
                 with anyio.move_on_after(EOF_GRACE_S):
                     await self._pending.drained()  # the requests already read are answered first
                 raise StopAsyncIteration from None
-            errors = reply_to_long_line() if isinstance(line, TooLong) else reply_to(line)
-            if errors is None:
-                message = message_adapter.validate_json(line, by_name=False)
+            message, errors = (None, reply_to_long_line()) if isinstance(line, TooLong) else read_line(line)
+            if message is not None:  # read once (replies.read_line), not parsed again here
                 if isinstance(message, JSONRPCRequest):
                     self._pending.add(message.id)
                 elif isinstance(message, JSONRPCNotification) and message.method == CANCELLED:

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import math
 import threading
-import time
 import urllib.error
 import urllib.parse
 from collections.abc import Iterator, Sequence
@@ -21,7 +20,7 @@ from contextlib import contextmanager
 from typing import Any
 
 from gorilla_tui.errors import GorillaError
-from gorilla_tui.model.endpoint_url import basic_auth, check_endpoint, completions_url, origin, server_url
+from gorilla_tui.model.endpoint_url import basic_auth, check_endpoint, completions_url, origin
 from gorilla_tui.model.remote_budget import AnswerBudget, AnswerOver
 from gorilla_tui.model.remote_http import (
     DEADLINES_ENV,
@@ -43,7 +42,6 @@ from gorilla_tui.model.remote_replies import (
     stream_cap,
     stream_too_long,
     text_cap,
-    token_count,
     too_many_lines,
 )
 from gorilla_tui.model.remote_request import (
@@ -55,6 +53,7 @@ from gorilla_tui.model.remote_request import (
     post_retried,
     retry_delay,
 )
+from gorilla_tui.model.remote_tokens import SLOW_TOKENIZER_S, TOKEN_SLACK, ImplausibleTokenCount, TokenCounter
 from gorilla_tui.textsafe import redact_url
 
 __all__ = [
@@ -63,9 +62,12 @@ __all__ = [
     "EndpointCancelled",
     "EndpointDownError",
     "EndpointError",
+    "ImplausibleTokenCount",
     "MAX_BACKOFF_S",
     "RETRY_STATUSES",
     "RemoteBackend",
+    "SLOW_TOKENIZER_S",
+    "TOKEN_SLACK",
     "check_endpoint",
     "completions_url",
     "prompt_logprob",
@@ -74,18 +76,6 @@ __all__ = [
 
 #: Longest the start-up probe for log-probabilities may take (s): one short text scored (max_tokens 1).
 PROBE_DEADLINE_S = 60.0
-
-
-#: Seconds a tokenizer may take to answer and still be asked again: a slower one is asked once per backend,
-#: and the estimate is used from then on (an `ask` counts about six prompts; a local tokenizer answers in ms).
-SLOW_TOKENIZER_S = 2.0
-#: Tokens a tokenizer may add to a text besides one per UTF-8 byte at most (byte-level BPE's worst case):
-#: BOS, EOS and a few special tokens a server's template adds.
-TOKEN_SLACK = 8
-
-
-class ImplausibleTokenCount(EndpointError):
-    """The endpoint's tokenizer counted more tokens than a text has bytes (exit 1): the server is wrong."""
 
 
 class RemoteBackend:
@@ -136,7 +126,7 @@ class RemoteBackend:
         self.backoff = backoff
         self.cancel = cancel
         self.last_stats: dict[str, Any] = {}
-        self._tokenize_path: str | None = None  # None: not known yet; "": none answers (estimate)
+        self._tokens = TokenCounter()  # which tokenizer path answers, once known
         self._scores: bool | None = None  # supports_loglikelihoods' probe result, once known
         self.scoring_note = ""  # why the probe failed ("" before it ran or when it passed)
         self._answer = threading.local()  # .budget: the AnswerBudget of this thread's answer, if any
@@ -193,57 +183,17 @@ class RemoteBackend:
         )  # fmt: skip
 
     def count_tokens(self, text: str) -> int:
-        """Prompt tokens of `text` (BOS included) by the server's tokenizer, or len(bytes) // 2 + 1.
-        A count over the text's UTF-8 bytes + TOKEN_SLACK is no tokenizer's: ImplausibleTokenCount (exit 1),
-        not "n_ctx is too small" (exit 2, the user's config blamed: break-it round 18, P1).
-        Each try has deadlines of at most 10 s; when no tokenizer path answers, or one answers after more
-        than SLOW_TOKENIZER_S, the estimate is used from then on (a server that held each request to its
-        deadline cost 20 s for every count: an `ask` made a dozen). Raises EndpointCancelled once
-        self.cancel is set, EndpointDownError when the server cannot be reached, and AnswerOver inside
-        one_answer() once a request of the answer timed out."""
-        if self._tokenize_path == "":
-            return len(text.encode("utf-8")) // 2 + 1
-        paths = [self._tokenize_path] if self._tokenize_path else ["/extras/tokenize", "/tokenize"]
-        for path in paths:
-            key = "input" if path == "/extras/tokenize" else "content"
-            start = time.monotonic()
-            try:
-                url = server_url(self.url, path)
-                deadlines = self.deadlines.capped(10.0)
-                resp, guard = self._request({key: text}, self._cancels(None), url, deadlines, side=True)
-                try:
-                    with resp:
-                        raw = guard.read(resp, MAX_PLAIN_BYTES + 1)
-                except NET_ERRORS as e:
-                    raise broke(guard, url, e) from None
-                finally:
-                    guard.close()
-                if guard.reason:  # cancelled (raised below), or the total deadline
-                    raise guard.failure(url) or EndpointError(f"endpoint {url} gave up")
-                if len(raw) > MAX_PLAIN_BYTES:
-                    continue  # a token list of a prompt is KiB: not a tokenizer's answer
-                count = token_count(raw)
-                if count is None:
-                    continue
-                most = len(text.encode("utf-8")) + TOKEN_SLACK
-                if count > most:  # the server's tokenizer is wrong, not the user's n_ctx (round 18, P1)
-                    raise ImplausibleTokenCount(
-                        f"endpoint {url} counted {count:,} tokens in a text of {most - TOKEN_SLACK:,} bytes: "
-                        "its token counts are implausible (a tokenizer makes at most one token per byte)",
-                        hint="check the server's tokenizer (its /extras/tokenize or /tokenize path)",
-                    )
-                # a tokenizer slower than SLOW_TOKENIZER_S is asked once: its count is used, the estimate from
-                # then on (one that answered after 9 s cost an `ask` ~54 s: break-it round 18, P2)
-                self._tokenize_path = path if time.monotonic() - start <= SLOW_TOKENIZER_S else ""
-                # llama-cpp-python's /extras/tokenize adds BOS itself; llama-server's /tokenize does not
-                return count + (0 if path == "/extras/tokenize" else 1)
-            except (EndpointCancelled, EndpointDownError, AnswerOver, ImplausibleTokenCount):
-                raise
-            except (*NET_ERRORS, GorillaError):
-                continue
-        if self._tokenize_path is None:
-            self._tokenize_path = ""  # neither path is a tokenizer here
-        return len(text.encode("utf-8")) // 2 + 1
+        """Prompt tokens of `text` (BOS included) by the server's tokenizer, or len(bytes) // 2 + 1
+        (remote_tokens.TokenCounter: each try's deadlines capped at 10 s; a tokenizer that does not answer,
+        or answers slower than SLOW_TOKENIZER_S, is not asked again). Raises ImplausibleTokenCount (exit 1)
+        for a count over the text's UTF-8 bytes + TOKEN_SLACK, EndpointCancelled once self.cancel is set,
+        EndpointDownError when the server cannot be reached, and AnswerOver inside one_answer() once a
+        request of the answer timed out."""
+
+        def post(body: dict[str, Any], url: str, deadlines: Deadlines) -> tuple[Any, RequestGuard]:
+            return self._request(body, self._cancels(None), url, deadlines, side=True)
+
+        return self._tokens.count(text, self.url, self.deadlines, post)
 
     def complete(
         self,

@@ -1,7 +1,8 @@
 """What typeshed's stubs say of a function's parameters, read once and kept in memory and on disk: the one
 cache of the stub readers (pool/typeshed.py file_parameters, pool/stub_params.py read_params). `stub_files`
 (the parameters that take a file object; `check` and filling ask), `kinds`, `admits`, `typed` and `forwarded`
-(the kinds of value each parameter admits, the keywords a ``**kwargs`` passes on; filling asks).
+(the kinds of value each parameter admits, the keywords a ``**kwargs`` passes on; filling asks), `required`
+(the positional parameters every overload requires; `check` asks of a ``*args`` signature).
 
 Reading stubs costs: importing typeshed_client and making its Resolver took 0.16-0.22 s, then 8-200 ms per
 module cold (pickle 55 ms, subprocess 56 ms, json 8 ms; this machine, 2 shared cores), against `check`'s
@@ -33,7 +34,7 @@ from gorilla_tui.paths import get_paths, read_regular_bytes
 from gorilla_tui.pool.stub_params import ANY, KINDS, PARAM_TYPES, SHAPES, read_params
 
 #: Bumped when a rule of file_parameters or read_params changes (a cache written by another is not read).
-RULE = 3
+RULE = 4
 #: Folder of the cached answers inside the cache dir.
 FOLDER = "stubs"
 #: Largest cache file read, bytes (all 432 names of os, the largest module, took 46 KB: this machine).
@@ -59,6 +60,8 @@ class StubFacts(NamedTuple):
     forwarded: tuple[tuple[str, str], ...]
     #: parameter name -> "bytes" or "command" (stub_params.read_params shapes).
     shapes: dict[str, str]
+    #: the positional parameters every overload requires (stub_params.read_params required).
+    required: tuple[str, ...]
 
 
 #: top-level module -> function -> its facts, as read or found in this process.
@@ -170,6 +173,19 @@ def takes_command(function: str, name: str) -> bool:
     return stub_facts(function).shapes.get(name) == "command"
 
 
+def required(function: str) -> tuple[str, ...]:
+    """The positional parameters every overload of `function`'s stub requires (stub_params.read_params):
+    ``subprocess.run`` -> ("args",), whose signature is ``run(*popenargs, ...)``; () where no stub has it.
+
+    Args:
+        function: as stub_facts takes it.
+
+    Returns:
+        Their names, in the stub's order, of the overload that requires fewest.
+    """
+    return stub_facts(function).required
+
+
 def _folder() -> Path | None:
     """The cache folder of this interpreter, these stubs and this rule; None where there is none (no
     typeshed_client installed, its VERSIONS file missing, an unusable GORILLA_TUI_HOME)."""
@@ -218,7 +234,7 @@ def _decoded(found: object) -> StubFacts | None:
     (a field missing or of the wrong type, a kind not in KINDS, a Param type not offered)."""
     if not isinstance(found, dict) or set(found) != set(StubFacts._fields):
         return None
-    files, kind_lists, typed_names, keywords, shapes = (found[f] for f in StubFacts._fields)
+    files, kind_lists, typed_names, keywords, shapes, required = (found[f] for f in StubFacts._fields)
     ok = (
         _rows(files, (int, str, str))
         and all(_MODE.fullmatch(mode) and name.isidentifier() for _, name, mode in files)
@@ -229,6 +245,8 @@ def _decoded(found: object) -> StubFacts | None:
         and all(name.isidentifier() and t in PARAM_TYPES for name, t in keywords)
         and isinstance(shapes, dict)
         and all(isinstance(k, str) and k.isidentifier() and v in SHAPES for k, v in shapes.items())
+        and _names(required, None)
+        and all(name.isidentifier() for name in required)
     )
     if not ok:
         return None
@@ -238,6 +256,7 @@ def _decoded(found: object) -> StubFacts | None:
         frozenset(typed_names),
         tuple((name, t) for name, t in keywords),
         dict(shapes),
+        tuple(required),
     )
 
 
@@ -266,6 +285,7 @@ def _encoded(facts: StubFacts) -> dict[str, object]:
         "typed": sorted(facts.typed),
         "forwarded": [list(t) for t in facts.forwarded],
         "shapes": dict(facts.shapes),
+        "required": list(facts.required),
     }
 
 

@@ -138,8 +138,10 @@ PARAM_TYPES = ("boolean", "number", "string", "any")
 _PARAM_TYPES = {frozenset({kind}): kind for kind in PARAM_TYPES[:-1]}
 #: The shapes of value read_params tells apart beyond kinds (a parameter of neither has none).
 SHAPES = ("bytes", "command")
-#: read_params' answer: (kinds, typed, forwarded, shapes).
-ParamFacts = tuple[dict[str, frozenset[str]], frozenset[str], tuple[tuple[str, str], ...], dict[str, str]]
+#: read_params' answer: (kinds, typed, forwarded, shapes, required).
+ParamFacts = tuple[
+    dict[str, frozenset[str]], frozenset[str], tuple[tuple[str, str], ...], dict[str, str], tuple[str, ...]
+]
 
 
 def read_params(function: str) -> ParamFacts:
@@ -157,8 +159,10 @@ def read_params(function: str) -> ParamFacts:
         keyword of the first overload, for a function whose signature takes ``**kwargs`` and passes them
         on (``subprocess.check_output``: cwd, env, shell, text, timeout...); a parameter without a default
         (the stub's ``args`` for ``*popenargs``) or private (``_x``) is left out, the caller leaves out the
-        ones its signature already has. shapes: parameter name -> "bytes" or "command" (_shapes). ({},
-        frozenset(), (), {}) where no stub has it.
+        ones its signature already has. shapes: parameter name -> "bytes" or "command" (_shapes).
+        required: the positional parameters every overload requires (_required: ``subprocess.run`` ->
+        ("args",), though its signature is ``run(*popenargs, ...)``). ({}, frozenset(), (), {}, ()) where
+        no stub has it.
     """
     defs = _definitions(function)
     kinds: dict[str, frozenset[str]] = {}
@@ -172,7 +176,25 @@ def read_params(function: str) -> ParamFacts:
                 unknown.add(arg.arg)
             if arg.arg not in ("self", "cls"):
                 kinds[arg.arg] = kinds.get(arg.arg, frozenset()) | _annotation_kinds(arg.annotation)
-    return kinds, frozenset(seen - unknown), _forwarded(defs), _shapes(defs)
+    return kinds, frozenset(seen - unknown), _forwarded(defs), _shapes(defs), _required(defs)
+
+
+def _required(defs: list[ast.FunctionDef | ast.AsyncFunctionDef]) -> tuple[str, ...]:
+    """read_params' required of a function's definitions `defs`: the positional parameters without a default
+    (a method's leading ``self`` / ``cls`` left out) of the overload that requires fewest, the first such;
+    so a call with fewer positional arguments than that matches no overload: ``subprocess.check_output()``
+    (every overload starts ``args: _CMD``), ``max()`` (``max(arg1, arg2, *_args)`` or ``max(iterable)``:
+    at least one). () where one overload requires none, or no stub has the function."""
+    found: tuple[str, ...] | None = None
+    for d in defs:
+        a = d.args
+        positional = [*a.posonlyargs, *a.args]
+        if positional and positional[0].arg in ("self", "cls"):
+            positional = positional[1:]
+        names = tuple(p.arg for p in positional[: max(len(positional) - len(a.defaults), 0)])
+        if found is None or len(names) < len(found):
+            found = names
+    return found or ()
 
 
 def _forwarded(defs: list[ast.FunctionDef | ast.AsyncFunctionDef]) -> tuple[tuple[str, str], ...]:

@@ -20,7 +20,7 @@ import numpy as np
 
 from gorilla_tui.retrieve import routing
 from gorilla_tui.retrieve.embed import DEFAULT_EMBEDDER
-from gorilla_tui.retrieve.literals import intent_text
+from gorilla_tui.retrieve.literals import intent_text, request_text
 from gorilla_tui.retrieve.protocols import RoutedIndex
 from gorilla_tui.retrieve.tokenize import doc_text, name_words, tokenize
 
@@ -124,19 +124,6 @@ TRANSLATE_MAX_KNOWN = 0.75
 #: 0.01 to 0.2 in 7 of them; the 73 tasks in other languages give it 7e-8 at most. (A language it calls
 #: first has at least 1/97 > 0.01: the rule flags a subset of what `not is_english` flags.)
 TRANSLATE_MAX_ENGLISH = 0.01
-
-
-#: Text a task quotes or gives as input: the data it works on, not the request ("Translate this Swedish text
-#: to English: \"Stockholm är ...\""; APIBench tasks put it after "###Input:"). Double quotes of every
-#: script's style; single quotes are left alone (apostrophes).
-_PAYLOAD = re.compile(r'###\s*Input:.*|"[^"]*"|“[^”]*”|„[^“”]*[“”]|«[^»]*»|「[^」]*」|『[^』]*』', re.S)
-
-
-def request_text(query: str) -> str:
-    """`query` without what it quotes or gives as input (_PAYLOAD), or `query` itself when nothing else is
-    left: the words that say what the person wants."""
-    rest = " ".join(_PAYLOAD.sub(" ", query).split())
-    return rest or query
 
 
 def needs_translation(index: RoutedIndex, query: str) -> bool:

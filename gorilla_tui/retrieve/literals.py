@@ -258,6 +258,58 @@ def american_spelling(task: str, known: Container[str] | None) -> str:
     return _WORD_RE.sub(sub, task)
 
 
+#: Text a task quotes or gives as input: the data it works on, not the request ("Translate this Swedish text
+#: to English: \"Stockholm är ...\""; APIBench tasks put it after "###Input:"). Double quotes of every
+#: script's style; single quotes are left alone (apostrophes).
+_PAYLOAD = re.compile(r'###\s*Input:.*|"[^"]*"|“[^”]*”|„[^“”]*[“”]|«[^»]*»|「[^」]*」|『[^』]*』', re.S)
+#: A colon that hands over the input ("translate to Spanish: I will be late", "is this review positive or
+#: negative: I loved it", "the names of people and places in: Angela met Tom"): after at least
+#: INPUT_COLON_WORDS words, when the word before it names what follows (INPUT_WORDS), is a capitalised name
+#: after to / into / in / from (a language: "to Spanish:") or the second of a choice ("positive or
+#: negative:"). Other colons ("do the following: zip the logs", "numpy: check if ...", BFCL's "two groups of
+#: data points: ... Then run a t-test") introduce the request or carry it on, and stay.
+_INPUT_COLON = re.compile(r"(?<=\S):\s+(?=\S)")
+INPUT_COLON_WORDS = 3
+INPUT_WORDS = frozenset(
+    "text texts sentence sentences paragraph paragraphs passage review reviews message messages string "
+    "strings article story prompt input tweet post comment comments email line lines word words phrase title "
+    "note quote snippet document json html xml csv yaml markdown code query data in of".split()
+)
+
+
+def _input_colon(task: str) -> int | None:
+    """Where the colon that hands over the input of `task` is (_INPUT_COLON), or None."""
+    for m in _INPUT_COLON.finditer(task):
+        words = task[: m.start()].split()
+        if len(words) < INPUT_COLON_WORDS:
+            continue
+        last = words[-1].strip(_TRAILING)
+        named = last[:1].isupper() and words[-2].lower() in ("to", "into", "in", "from")
+        choice = words[-2].lower() == "or"  # "is it positive or negative: ...", "spam or not: ..."
+        if last.lower() in INPUT_WORDS or named or choice:
+            return m.start()
+    return None
+
+
+def without_input(task: str) -> str:
+    """`task` cut before the colon that hands over its input (_input_colon), or `task` as it is: what
+    retrieval searches (intent_text) and select mode's model scores the hits against (pipeline.py). "tell me
+    if this movie review is positive or negative: I loved it" searched with its input found a tokenizer, and
+    scored with it a sentence-embedding model beat the summarisers for "summarize this paragraph: ..."
+    (bench/payload.py). Quoted text stays: its words can name the task's type ("the sentence \"The cat sat
+    on the [MASK].\"" is a fill-mask task; masked whole, Hugging Face dev tasks lost their API)."""
+    cut = _input_colon(task)
+    return task if cut is None else task[:cut]
+
+
+def request_text(task: str) -> str:
+    """`task` without the input it hands over (without_input) or quotes (_PAYLOAD: double-quoted text, the
+    text after "###Input:"), or `task` itself when nothing else is left: the words that say what the person
+    wants, which the fit judgment reads (pipeline.py judge_fit; retrieve/fit.py names_missed and
+    needs_translation: an English request about a quoted French text is English)."""
+    return " ".join(_PAYLOAD.sub(" ", without_input(task)).split()) or task
+
+
 def intent_text(task: str, known: Container[str] | None = None) -> str:
     """The task with its literal values replaced by the word of their kind: what retrieval searches with.
 
@@ -294,9 +346,10 @@ def intent_text(task: str, known: Container[str] | None = None) -> str:
       "in", "folder"...) comes right before it;
     - quoted text ('...', "...", `...`), but for the literals inside it. Masked whole ("text"), it cost a
       Torch Hub dev task written inside quotes whole and Hugging Face dev tasks whose quoted example names
-      the task type ("[MASK]", "yes", "no" and "stop"), and gained one literal dev task in the top 5. A
-      variable name alone in backticks (`scores`, `df`) is dropped, though (_VARIABLE_RE; a builtin's name
-      or a keyword stays).
+      the task type ("[MASK]", "yes", "no" and "stop"), and gained one literal dev task in the top 5. The
+      input a colon hands over is left out, though (without_input: "is this review positive or negative: I
+      loved it"), and so is a variable name alone in backticks (`scores`, `df`: _VARIABLE_RE; a builtin's
+      name or a keyword stays).
 
     Never raises; runs in time linear in len(task).
     """
@@ -318,7 +371,7 @@ def intent_text(task: str, known: Container[str] | None = None) -> str:
         seen.add(words)
         return f" {words} {value[len(stripped) :]}"
 
-    task = american_spelling(task, known)
+    task = american_spelling(without_input(task), known)
     task = _VARIABLE_RE.sub(lambda m: m.group() if m.group(1) in KEPT_NAMES else " ", task)
     task = _NAMED_FILE_RE.sub(lambda m: m.group(1), task)
     return " ".join(_LITERAL_RE.sub(sub, task).split())
@@ -328,8 +381,11 @@ __all__ = [
     "AMERICAN_SUFFIXES",
     "FILE_EXTENSIONS",
     "HOST_TLDS",
+    "INPUT_WORDS",
     "NUMBERED_STANDARDS",
     "PLACE_WORDS",
     "UNIT_WORDS",
     "intent_text",
+    "request_text",
+    "without_input",
 ]

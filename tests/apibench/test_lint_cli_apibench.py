@@ -129,6 +129,28 @@ def test_stdin_as_file_and_snippet_form(home, capsys, monkeypatch):
     assert json.loads(capsys.readouterr().out)["verdict"] == "valid"
 
 
+@pytest.mark.parametrize(
+    ("code", "exit_code", "verdict", "named"),
+    [
+        ("','.join(parts)", 0, "valid", "str.join"),
+        ("b'abc'.decode()", 0, "valid", "bytes.decode"),
+        ("{}.get('k')", 0, "valid", "dict.get"),
+        ("','.jion(parts)", 1, "hallucination", "str().join"),  # did you mean
+        ("import subprocess\nsubprocess.check_output()", 1, "wrong_args", "subprocess.check_output(args)"),
+        ("import subprocess\nsubprocess.run()", 1, "wrong_args", "subprocess.run(args)"),
+        ("import subprocess\nsubprocess.run(['ls'])", 0, "valid", "subprocess.run"),
+    ],
+)
+def test_literal_receivers_and_a_missing_command_on_the_default_index(home, capsys, code, exit_code, verdict,
+                                                                      named):  # fmt: skip
+    """A literal's method is its type's (check/builtin_types.py) and a *args signature requires what the stub
+    requires (break-it round 22, R22-4), through the lookup of the default index."""
+    assert main(["check", "--code", code, "--json"]) == exit_code
+    found = json.loads(capsys.readouterr().out)
+    assert found["verdict"] == verdict
+    assert named in [(found["matched"] or {}).get("api_name"), *found["suggestions"]]
+
+
 def test_missing_path_is_usage_error(home, capsys):
     assert main(["check", str(CORPUS / "nope.py")]) == 2
     assert "no such file" in capsys.readouterr().err

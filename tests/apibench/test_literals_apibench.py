@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 
 import pytest
+import tomllib
 
 from gorilla_tui.build.refresh import refresh
 from gorilla_tui.constraints.rank import search_with_constraints
@@ -122,3 +123,34 @@ def test_a_british_spelling_finds_what_the_american_one_finds(index: ApiIndex) -
         assert not any("summar" in h.doc.api_name for h in index.search("summarise this long article", 5))
     finally:
         index.literals = True
+
+
+PAYLOAD_TASKS = {
+    t["id"]: t
+    for t in tomllib.loads(
+        (Path(__file__).resolve().parents[2] / "bench" / "data" / "payload_tasks.toml").read_text(
+            encoding="utf-8"
+        )
+    )["task"]
+}
+
+
+@pytest.mark.parametrize("task_id", ["pl-review", "pl-summary"])
+def test_the_input_a_colon_hands_over_does_not_decide_what_is_found(index: ApiIndex, task_id: str) -> None:
+    """A review to classify, a paragraph to summarise, handed over after a colon: searched as typed, the
+    input's words change the hits; searched as an ask searches (literals.without_input, inside intent_text)
+    the hits are those of the request alone, and a model of the task's type is among them
+    (bench/data/payload_tasks.toml; bench/payload.py measures it end to end)."""
+    task = PAYLOAD_TASKS[task_id]["task"]
+    request = task.split(":", 1)[0]
+    index.literals = False
+    try:
+        typed = [h.doc.id for h in search_with_constraints(index, task, k=5).hits]
+    finally:
+        index.literals = True
+    searched = search_with_constraints(index, task, k=5).hits
+    assert [h.doc.id for h in searched] == [
+        h.doc.id for h in search_with_constraints(index, request, k=5).hits
+    ]
+    assert typed != [h.doc.id for h in searched]
+    assert any(is_right(PAYLOAD_TASKS[task_id], h.doc) for h in searched)

@@ -10,8 +10,8 @@ from gorilla_tui import services
 from gorilla_tui.build.refresh import embed_index, refresh
 from gorilla_tui.config import Settings
 from gorilla_tui.model import translate
-from gorilla_tui.retrieve.fit import request_text
 from gorilla_tui.retrieve.index import ApiIndex
+from gorilla_tui.retrieve.literals import request_text
 
 GERMAN = "ein zufälliges Element aus einer Liste auswählen"
 PARAGRAPH = (
@@ -33,9 +33,7 @@ def _mixed_index(apibench: Path) -> ApiIndex:
 
 
 def test_the_request_is_the_task_without_what_it_quotes() -> None:
-    assert (
-        request_text('Translate to English: "Le système éducatif" please') == "Translate to English: please"
-    )
+    assert request_text('Translate "Le système éducatif" to English please') == "Translate to English please"
     assert (
         request_text("Summarize the article. ###Input: Selon un rapport récent, ...")
         == "Summarize the article."
@@ -43,6 +41,13 @@ def test_the_request_is_the_task_without_what_it_quotes() -> None:
     assert request_text("把「你好」翻译成英语") == "把 翻译成英语"
     assert request_text("it's a 'single' quote") == "it's a 'single' quote"  # apostrophes are not quotes
     assert request_text('"only a quote"') == '"only a quote"'  # nothing else: the task itself
+    assert (
+        request_text("Translate to English: Le système éducatif") == "Translate to English"
+    )  # a colon's input
+    assert request_text("is this spam or not: win a free phone") == "is this spam or not"
+    assert (
+        request_text("I need to do the following: zip the logs") == "I need to do the following: zip the logs"
+    )
 
 
 def test_the_embedded_model_puts_a_german_task_into_english(gemma_backend) -> None:

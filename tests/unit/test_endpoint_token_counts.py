@@ -13,7 +13,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
-from gorilla_tui.model import remote
+from gorilla_tui.model import remote_tokens
 from gorilla_tui.model.remote import TOKEN_SLACK, Deadlines, ImplausibleTokenCount, RemoteBackend
 
 
@@ -81,7 +81,7 @@ def test_a_slow_tokenizer_is_asked_once(tokenizer: Tokenizer, monkeypatch: pytes
     """Break-it round 18, P2: a tokenizer that answered after 9 s was asked for every count (~6 an `ask`:
     54 s). One slower than SLOW_TOKENIZER_S gives its count once; the estimate (one token per 2 bytes) is
     used from then on, without asking it again. A fast one is asked each time."""
-    monkeypatch.setattr(remote, "SLOW_TOKENIZER_S", 0.2)
+    monkeypatch.setattr(remote_tokens, "SLOW_TOKENIZER_S", 0.2)
     tokenizer.tokens = 5
     backend = _backend(tokenizer.url)
     assert [backend.count_tokens("copy a file!") for _ in range(3)] == [5, 5, 5]

@@ -66,7 +66,7 @@ def test_a_strptime_format_follows_from_an_iso_date_only(docs):
          "subprocess.check_output(['ls', '-la'])"),
         ("run `git status` in /srv/repo and capture what it prints", "subprocess.check_output",
          "subprocess.check_output(['git', 'status'], cwd='/srv/repo')"),
-        ("join the strings in the list parts with commas", "str.join", "str(',').join(parts)"),
+        ("join the strings in the list parts with commas", "str.join", "','.join(parts)"),
         ("split the string line on commas", "str.split", "str(line).split(',')"),
         # the text is no pattern (break-it round 21, R21-4: re.split(row, ';'))
         ("split the string row on semicolons", "re.split", "re.split(';', row)"),

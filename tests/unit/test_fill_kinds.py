@@ -88,8 +88,6 @@ def test_a_number_the_stub_does_not_admit_is_not_offered(docs):
         ("find every .log file under /var/log", "glob.glob",
          "glob.glob('/var/log/**/*.log', recursive=True)"),
         ("list the .txt files in /srv/notes", "glob.glob", "glob.glob('/srv/notes/*.txt')"),
-        ("run make in the folder build and capture its output", "subprocess.check_output",
-         "subprocess.check_output(cwd='build')"),
         ("run `git status` in /srv/repo and capture what it prints", "subprocess.check_output",
          "subprocess.check_output(['git', 'status'], cwd='/srv/repo')"),  # its words (fill/derived.py)
         # the signature's own width takes the 72, not the max_lines textwrap's stub adds
@@ -105,6 +103,19 @@ def test_the_model_fills_the_values_of_their_kind(gemma_backend, docs, methods, 
     assert filled.call == call
     assert validator.check(filled.call).kind == "valid"
     assert all(a.origin in ARGUMENT_ORIGINS for a in filled.arguments)
+
+
+def test_a_command_the_task_does_not_quote_is_left_out_and_the_verdict_says_so(gemma_backend, docs, methods,
+                                                                              validator):  # fmt: skip
+    """The task "run make in the folder build" fills the folder, not the command (no "the command ..." names
+    it); the call cannot run without one (break-it round 22, R22-4: typeshed requires check_output's args),
+    so its verdict is wrong_args, not valid."""
+    task = "run make in the folder build and capture its output"
+    doc = docs["subprocess.check_output"]
+    filled = fill(gemma_backend, task, doc, constructors=docs.get, methods=methods)
+    assert filled is not None and filled.call == "subprocess.check_output(cwd='build')"
+    verdict = validator.check(filled.call)
+    assert (verdict.kind, verdict.reason) == ("wrong_args", "wrong_args:missing_argument")
 
 
 def test_a_variable_is_marked_as_the_tasks_and_a_flag_is_set_only_when_asked(gemma_backend, docs):

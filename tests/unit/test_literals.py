@@ -197,3 +197,24 @@ def test_a_rooted_file_name_the_pool_names_is_still_a_file() -> None:
     known = frozenset({"home/me/report.pdf", "v1/users"})
     assert intent_text("copy /home/me/report.pdf to /tmp/x", known) == "copy pdf file to path"
     assert intent_text("call /v1/users", known) == "call /v1/users"
+
+
+@pytest.mark.parametrize(
+    ("task", "searched"),
+    [
+        # the input after a colon that hands it over: a thing's name, a language, a choice
+        ("tell me if this movie review is positive or negative: I loved it",
+         "tell me if this movie review is positive or negative"),
+        ("translate to Spanish: I will be late for dinner", "translate to Spanish"),
+        ("pick out the names of people and places in: Angela met Tom in Paris",
+         "pick out the names of people and places in"),
+        # quoted text stays: its words can name the task's type
+        ('fill the blank in "The cat sat on the [MASK]."', 'fill the blank in "The cat sat on the [MASK]."'),
+        # colons that bring the request, or too few words before them, stay
+        ("I need to do the following: zip the logs", "I need to do the following: zip the logs"),
+        ("numpy: check if array a contains b", "numpy: check if array a contains b"),
+        ('"only a quote"', '"only a quote"'),
+    ],
+)  # fmt: skip
+def test_the_input_a_task_hands_over_is_not_searched(task: str, searched: str) -> None:
+    assert intent_text(task) == searched

@@ -60,7 +60,7 @@ def test_the_cached_facts_are_the_stubs_own(gorilla_home, monkeypatch):
     found = {f: stub_cache.stub_facts(f) for f in SPREAD}
     assert found == {f: _fresh(f) for f in SPREAD}
     assert found["re.sub"].kinds["pattern"] == frozenset({"string"})
-    assert found["no_such_module.f"] == stub_cache.StubFacts((), {}, frozenset(), (), {})
+    assert found["no_such_module.f"] == stub_cache.StubFacts((), {}, frozenset(), (), {}, ())
     monkeypatch.setattr(stub_cache, "_MEMORY", {})
     assert {f: stub_cache._read(f.split(".")[0] if "." in f else "builtins")[f] for f in SPREAD} == found
     assert stub_cache.admits("time.sleep", "seconds", "number")
@@ -78,6 +78,7 @@ DAMAGE = {
     "a kind that is none": lambda p: _edit(p, lambda f: f.update(kinds={"file": ["evil"]})),
     "a keyword that is no name": lambda p: _edit(p, lambda f: f.update(forwarded=[["a=1)#", "any"]])),
     "a string for the kinds": lambda p: _edit(p, lambda f: f.update(kinds="number")),
+    "a required name that is no name": lambda p: _edit(p, lambda f: f.update(required=["a=1)#"])),
     "a shape that is none": lambda p: _edit(p, lambda f: f.update(shapes={"file": "evil"})),
     "a FIFO": lambda p: (p.unlink(), os.mkfifo(p)),
 }
