@@ -113,10 +113,10 @@ def one_that_does_it(ranked: Sequence[_T], k: int, task: tuple[str | None, str |
 REVERSED_DEPTH = 4
 
 
-def search_depth(k: int, task: tuple[str | None, str | None]) -> int:
+def search_depth(k: int, task: tuple[str | None, str | None], io: str | None = None) -> int:
     """How many of a pool's best docs to rank for k hits: REVERSED_DEPTH * k when the task states a direction
-    (task_direction), else k."""
-    return k * REVERSED_DEPTH if any(task) else k
+    (task_direction) or writes out or reads in (io_direction), else k."""
+    return k * REVERSED_DEPTH if any(task) or io else k
 
 
 def kept_in_direction(ranked: Sequence[_T], k: int, task: tuple[str | None, str | None],
@@ -128,3 +128,49 @@ def kept_in_direction(ranked: Sequence[_T], k: int, task: tuple[str | None, str 
         return list(ranked)
     kept = [x for x in ranked if not goes_against(task, domain_of(x))]
     return one_that_does_it(kept, k, task, domain_of)
+
+
+#: Verbs of a task that writes data out and of one that reads it in (io_direction). "open", "import", "store"
+#: and "parse" are neither: "store the output of a command in a variable", "import a module".
+_WRITE_VERBS = re.compile(
+    r"\b(?:write|writes|writing|wrote|written|save|saves|saving|saved|export|exports|exporting|exported"
+    r"|dump|dumps|dumping)\b"
+)
+_READ_VERBS = re.compile(r"\b(?:read|reads|reading|load|loads|loading|loaded)\b")
+#: The last part of an API name that reads in (pandas.read_csv, readlines, json.load, csv.reader,
+#: csv.DictReader) or writes out (to_csv and pandas' other to_<format>, writelines, numpy.save, pickle.dump,
+#: csv.DictWriter): matched at its start, a reader or writer class by its end.
+_READ_NAME = re.compile(r"read|load|\w*reader$")
+_WRITE_NAME = re.compile(
+    r"write|save|dump|\w*writer$|to_(?:csv|excel|json|pickle|parquet|sql|hdf|feather|stata|html|xml|latex"
+    r"|orc|clipboard|markdown)\b"
+)
+
+
+def io_direction(task: str) -> str | None:
+    """ "write" when `task` writes data out and reads nothing in ("write column 'sum' of the frame to a csv
+    file", "save the figure"), "read" the other way round ("read an excel file", "load a json file"), None
+    when it states both or neither."""
+    low = task.lower()
+    writes, reads = bool(_WRITE_VERBS.search(low)), bool(_READ_VERBS.search(low))
+    return "write" if writes and not reads else "read" if reads and not writes else None
+
+
+def io_against(io: str | None, api_name: str) -> bool:
+    """Whether an API named `api_name` goes the other way from a task of io_direction `io`: a reader
+    (pandas.read_csv) for a task that writes, a writer (NDFrame.to_csv, json.dump) for one that reads."""
+    leaf = api_name.rsplit(".", 1)[-1].lower()
+    reads, writes = bool(_READ_NAME.match(leaf)), bool(_WRITE_NAME.match(leaf))
+    return (io == "write" and reads and not writes) or (io == "read" and writes and not reads)
+
+
+def kept_in_io(ranked: Sequence[_T], io: str | None, name_of: Callable[[_T], str]) -> list[_T]:
+    """`ranked` (best first) with the docs that go against the task's io_direction `io` (io_against) moved
+    after every other doc, in their order: "write ... to a csv file" then finds NDFrame.to_csv before
+    pandas.read_csv, which shares its words. Unchanged when `io` is None."""
+    if io is None:
+        return list(ranked)
+    against = [io_against(io, name_of(x)) for x in ranked]
+    return [x for x, a in zip(ranked, against, strict=True) if not a] + [
+        x for x, a in zip(ranked, against, strict=True) if a
+    ]

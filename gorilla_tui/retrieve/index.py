@@ -20,11 +20,10 @@ from gorilla_tui.errors import GorillaError, UsageError
 from gorilla_tui.pool.doc import ApiDoc
 from gorilla_tui.pool.metrics import Performance
 from gorilla_tui.pool.pyenv.usage import UsageCounts, interpreter_usage
-from gorilla_tui.retrieve import fit
+from gorilla_tui.retrieve import direction, fit
 from gorilla_tui.retrieve import routing as source_routing
 from gorilla_tui.retrieve.bm25 import Bm25Params, PostingsScorer, top_k
 from gorilla_tui.retrieve.dense import DenseSide
-from gorilla_tui.retrieve.direction import kept_in_direction, search_depth, task_direction
 from gorilla_tui.retrieve.fusion import FusionSettings
 from gorilla_tui.retrieve.literals import intent_text
 from gorilla_tui.retrieve.matrix import Bm25Scorer, term_matrix
@@ -359,7 +358,7 @@ class ApiIndex:
             raise UsageError(f"k must be at least 1, not {k}")
         query = self.intent(query)
         sources = self.sources
-        way = task_direction(query)  # docs whose domain goes the other way are left out (direction.py)
+        way = direction.task_direction(query), direction.io_direction(query)  # the other way: out / last
         if hub or len(sources) < 2 or self.routing == "global":
             return self._as_hits(self._top(*self.ranked(query, hub), k, way))
         # "source" routing (retrieve/routing.py): groups of sources in the order of their best
@@ -374,11 +373,14 @@ class ApiIndex:
     ) -> list[_Top]:
         """(index row, BM25 score, dense cosine or None, fused score) of the k best fused scores of one pool.
         dense: ranked()'s (cosine, mask) or None; a doc without a vector (mask False) has no cosine. way: the
-        task's direction (direction.task_direction); when it states one, the docs of the REVERSED_DEPTH * k
-        best whose domain goes the other way are left out, and one that does exactly what the task states
-        reaches the k (direction.kept_in_direction)."""
-        kept = [pos for pos, _ in top_k(fused, search_depth(k, way))]
-        kept = kept_in_direction(kept, k, way, lambda pos: self.docs[int(rows[pos])].domain)
+        task's (direction.task_direction, io_direction); when it states one, of the REVERSED_DEPTH * k best
+        docs those whose domain goes the other way are left out, one that does exactly what the task states
+        reaches the k (direction.kept_in_direction), and readers for a task that writes, writers for one
+        that reads, rank last (direction.kept_in_io)."""
+        modal, io = way
+        kept = [pos for pos, _ in top_k(fused, direction.search_depth(k, modal, io))]
+        kept = direction.kept_in_direction(kept, k, modal, lambda pos: self.docs[int(rows[pos])].domain)
+        kept = direction.kept_in_io(kept, io, lambda pos: self.docs[int(rows[pos])].api_name)
         out: list[_Top] = []
         for pos in kept[:k]:
             cos = float(dense[0][pos]) if dense is not None and dense[1][pos] else None
