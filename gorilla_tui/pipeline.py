@@ -36,6 +36,7 @@ from gorilla_tui.model.grammar import unique_options
 from gorilla_tui.model.likelihood import can_score
 from gorilla_tui.pipeline_choose import Chooser, choose_select_by, shared_prefix  # noqa: F401 - re-exported
 from gorilla_tui.pipeline_fit import judge
+from gorilla_tui.pipeline_generate import proposed
 from gorilla_tui.pipeline_types import AskCancelled, Checker, Choice, SearchIndex, led_by  # noqa: F401
 from gorilla_tui.pool.apidoc import MODEL_HUBS
 from gorilla_tui.pool.doc import ApiDoc
@@ -356,6 +357,8 @@ class Pipeline:
             # an answer without an api_call field (free text, a bare call): the call that decided the
             # verdict is the one proposed (`ask` printed "call (none)" above a valid verdict)
             api_call = verdict.api_call
+        if mode == "generate":  # the one judged call, never the rest of the model's text (R24-5)
+            api_call, code, verdict = proposed(self.validator, api_call, code, verdict, warnings)
         if verdict.ok and mode == "generate" and code.strip() and code.strip() != api_call.strip():
             shown = self.validator.check_code(code)  # the code the person copies and runs must pass too
             if shown.kind not in ("valid", "no_call"):

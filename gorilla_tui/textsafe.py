@@ -148,11 +148,34 @@ _ESCAPE_SEQUENCE = re.compile(
 
 def strip_controls(text: str) -> str:
     """`text` as input (a task typed or piped in): terminal escape sequences removed whole (ESC[31m, OSC
-    titles, and the 8-bit CSI as an undecodable argv byte), every other control character of safe_text's
-    set (lone surrogates included) replaced by a space. "read a \\x1b[31mcsv file" -> "read a csv file"; a
-    text of control characters only -> blanks."""
+    titles, and the 8-bit CSI as an undecodable argv byte); a run of safe_text's other characters (lone
+    surrogates included) becomes a space when it holds a blank (U+2028, VT, FF, the C1 NEL: str.split's
+    whitespace), and is removed otherwise, so that a control inside a word never splits it (a bidi control
+    in "/tmp/x/\\u2066a.txt" made two values of one path, and a read task a write call: break-it round 24,
+    R24-7). "read a \\x1b[31mcsv file" -> "read a csv file"; a text of control characters only -> blanks or
+    nothing."""
+    return _stripped(text)[0]
+
+
+def _stripped(text: str) -> tuple[str, list[str]]:
+    """strip_controls' text, and the controls (as U+XXXX) it removed from inside a word (between two
+    characters that are not blanks): the ones that joined what they split before."""
     text = _ESCAPE_SEQUENCE.sub("", text.replace("\udc9b", "\x9b"))
-    return _UNSAFE.sub(" ", text)
+    joined: list[str] = []
+
+    def one(m: re.Match[str]) -> str:
+        run, start, end = m.group(0), m.start(), m.end()
+        if any(c.isspace() for c in run):
+            return " "
+        if 0 < start and end < len(text) and not text[start - 1].isspace() and not text[end].isspace():
+            joined.extend(f"U+{ord(c):04X}" for c in run)
+        return ""
+
+    return _UNSAFE_RUN.sub(one, text), joined
+
+
+#: A run of safe_text's unsafe characters (strip_controls takes each run whole).
+_UNSAFE_RUN = re.compile(f"(?:{_UNSAFE.pattern})+")
 
 
 def check_task_length(task: str, what: str = "the task") -> str:
@@ -165,17 +188,31 @@ def check_task_length(task: str, what: str = "the task") -> str:
 
 def clean_task(task: str, limit: int = MAX_TASK_CHARS) -> tuple[str, list[str]]:
     """Whitespace-normalised task and warnings. Terminal escape sequences and control characters are
-    dropped first (strip_controls); every other character is kept as typed (no Unicode normalisation: a
-    file name's bytes are its name on Linux, and NFC named another, missing file: break-it round 21, R21-1).
+    dropped first (strip_controls; a warning names the controls removed from inside a word, invisible
+    where they were typed: a bidi control in a path, R24-7); every other character is kept as typed (no
+    Unicode normalisation: a file name's bytes are its name on Linux, and NFC named another, missing file:
+    break-it round 21, R21-1).
     Raises UsageError for an empty task (nothing but blanks and control characters); cuts one longer than
     `limit` characters at the last word boundary (a warning says so)."""
-    text = " ".join(strip_controls(task or "").split())
+    stripped, joined = _stripped(task or "")
+    text = " ".join(stripped.split())
     if not text:
         raise UsageError("the task is empty: describe what you want to do, e.g. 'classify images of birds'")
+    warnings = [invisible_note(joined)] if joined else []
     if len(text) <= limit:
-        return text, []
+        return text, warnings
     cut = text[:limit].rsplit(" ", 1)[0] or text[:limit]
-    return cut, [f"task truncated from {len(text)} to {len(cut)} characters"]
+    return cut, [*warnings, f"task truncated from {len(text)} to {len(cut)} characters"]
+
+
+def invisible_note(joined: list[str]) -> str:
+    """The warning for control characters clean_task removed from inside a word (at most 5 named)."""
+    names = ", ".join(sorted(set(joined))[:5]) + (", ..." if len(set(joined)) > 5 else "")
+    n = len(joined)
+    return (
+        f"the task held {n} invisible control character{'s' if n != 1 else ''} inside a word ({names}):"
+        " removed, the word kept whole; check the values it names"
+    )
 
 
 def model_words(task: str, limit: int = MODEL_TASK_WORDS) -> tuple[str, list[str]]:

@@ -130,6 +130,7 @@ REASONS: tuple[str, ...] = (
     "wrong_args:wrong_type",
     "wrong_args:not_in_enum",
     "wrong_args:wrong_method",
+    "wrong_args:runs_code",
     "hallucination:unknown_callee",
     "hallucination:wrong_loader",
     "hallucination:unknown_path",

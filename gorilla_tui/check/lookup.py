@@ -32,6 +32,7 @@ from gorilla_tui.check.callsite import scan
 from gorilla_tui.check.extract import extract
 from gorilla_tui.check.imports import resolve_calls
 from gorilla_tui.check.rest import http_method, request_lines
+from gorilla_tui.check.runs_code import dynamic_import
 from gorilla_tui.check.signature import canonical
 from gorilla_tui.check.validator import Validator
 from gorilla_tui.jsontext import dumps as json_text
@@ -244,7 +245,7 @@ def code_callees(
         calls = scanned.calls
         for call in (*calls, *resolve_calls(code, calls)):
             callee = canonical(call.callee)
-            callees.add(callee)
+            callees.update((callee, canonical(dynamic_import(call).callee)))  # __import__('os').system
             callees.update(callee[:i] for i in range(len(callee)) if callee.startswith("()", i))
             http = http or http_method(call.callee) is not None
     return callees, http

@@ -7,7 +7,10 @@ Verdict rule (documented in docs/validator.md, section 3):
    *python-env* (a callee only the python-env pool knows), *family* (no pool callee, but it reaches a pool
    API family: a near-miss of a pool callee of the same module, ``torch.load`` for ``torch.hub.load``, or
    an argument that is a pool model id / repo / handle), *other* (unknown callee) or *incidental*
-   (builtins outside the pool, methods of names the code assigned, calls on a call's result). A function
+   (builtins outside the pool, methods of names the code assigned, calls on a call's result; never a call
+   that runs code or a command, check/runs_code.py: ``__import__('os').system`` is ``os.system``, and one
+   the pool does not hold decides as a hallucination; nor is such a call "part" of the pool call whose
+   arguments hold it). A function
    passed as a value (``partial(f, ...)``, ``submit(f, ...)``, ``to_thread(f, ...)``, ``map(f, ...)``) is
    checked as a call of ``f`` with the arguments given;
 2. each pool / python-env call gets its own verdict (valid, wrong_args with did-you-mean; the arguments of
@@ -37,6 +40,7 @@ from gorilla_tui.check.judged import package_names_say, stdlib_bound
 from gorilla_tui.check.pool_call import Lazy, call_verdict, full_verdict, helper_rows, near_later
 from gorilla_tui.check.pool_index import NEAR_MISS, PoolEntry, PoolIndex
 from gorilla_tui.check.rest import http_method, path_of, request_lines
+from gorilla_tui.check.runs_code import RUNS_CODE_NOTE, dynamic_import, runs_code
 from gorilla_tui.check.signature import canonical, key
 from gorilla_tui.check.suggest import dice, similarity
 from gorilla_tui.check.verdicts import RANK, call_row, python_error, worst
@@ -211,8 +215,9 @@ class Validator(PoolIndex):
         # A standard-library callee reached through an alias (`import shutil as sh; sh.copytreee()`) is
         # judged by its qualified name even when the pool lacks it: a typo behind an alias is a finding too.
         resolved = resolve_calls(code, result.calls)
+        known, alias = self.tables, self._stdlib_alias
         calls = [
-            q if q.callee != c.callee and (canonical(q.callee) in self.tables or self._stdlib_alias(q)) else c
+            dynamic_import(q if q.callee != c.callee and (canonical(q.callee) in known or alias(q)) else c)
             for c, q in zip(result.calls, resolved, strict=True)
         ]
         rows: list[tuple[CallSite, str, Verdict | None]] = []  # (call, role, verdict)
@@ -224,8 +229,10 @@ class Validator(PoolIndex):
         for call in calls:
             callee = canonical(call.callee)
             start, end = call.span
-            if not call.via and any(
-                a <= start and end <= b and (a, b) != (start, end) for a, b in matched_spans
+            if (
+                not call.via
+                and not runs_code(callee)  # os.system(...) in a pool call's arguments is a call of its own
+                and any(a <= start and end <= b and (a, b) != (start, end) for a, b in matched_spans)
             ):
                 rows.append((call, "part", None))
                 continue
@@ -251,6 +258,10 @@ class Validator(PoolIndex):
                 unjudged += (
                     [] if verdict else [f"{call.line}:{call.col}: {call.callee} not judged: {said[9:]}"]
                 )
+            elif runs_code(callee):  # never incidental (R24-5): what it is, and the pool does not hold it
+                note = f"{call.line}:{call.col}: {call.callee} {RUNS_CODE_NOTE}; not a callee of the API pool"
+                reason = "hallucination:unknown_callee"
+                role, verdict = "family", Verdict("hallucination", call.text, None, [], [note], reason)
             elif self._incidental(call, result.assigned):
                 role, verdict = "incidental", None
             else:

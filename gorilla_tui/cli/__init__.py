@@ -11,6 +11,7 @@ import sys
 from collections.abc import Sequence
 
 from gorilla_tui import __version__
+from gorilla_tui.cli.env_checks import drop_unreadable_env, drop_unusable_tui_env
 from gorilla_tui.cli.output import (
     OutputLost,
     discard_stdout,
@@ -74,9 +75,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     the subcommands are imported (tui/terminal.py)."""
     argv = list(sys.argv[1:] if argv is None else argv)
     _writable_text()
-    _int_env_checked()
+    _closed_stdin_read_as_empty()
+    drop_unreadable_env()  # before any dependency reads them (cli/env_checks.py)
     with quiet_stderr():  # a stderr that cannot be written never changes the status (break-it round 11)
         if _opens_tui(argv):
+            drop_unusable_tui_env()
             with keep_early_keys():
                 return _main(argv)
         return _guarded_main(argv)
@@ -94,33 +97,21 @@ def _writable_text() -> None:
                 reconfigure(errors="backslashreplace")
 
 
-#: Environment variables a library reads with int() that fails on another value: huggingface_hub at import
-#: (huggingface_hub/constants.py: `model list` was "internal error: ValueError", break-it round 22, R22-1) and
-#: rich for the terminal's size (it takes any str.isdigit() text: COLUMNS=² or 5,000 digits, round 23, R23-1).
-INT_ENV = ("HF_HUB_ETAG_TIMEOUT", "HF_HUB_DOWNLOAD_TIMEOUT", "COLUMNS", "LINES")
-#: Most digits such a value may have (a terminal size or a timeout in seconds).
-INT_ENV_DIGITS = 9
-
-
-def _int_env_checked() -> None:
-    """Drop (with one warning line each) an INT_ENV variable its reader would fail on, so that the library
-    uses its default: a timeout int() refuses; a size that passes rich's str.isdigit() test but is no
-    ASCII number of at most INT_ENV_DIGITS digits (rich itself skips a value that fails that test)."""
-    for name in INT_ENV:
-        value = os.environ.get(name)
-        if value is None:
-            continue
-        if name in ("COLUMNS", "LINES"):
-            bad = value.isdigit() and not (value.isascii() and len(value) <= INT_ENV_DIGITS)
-        else:
-            try:
-                int(value)
-                bad = False
-            except ValueError:
-                bad = True
-        if bad:
-            del os.environ[name]
-            say(f"gorilla-tui: warning: {name}={safe_line(value[:40])} is not a usable whole number: ignored")
+def _closed_stdin_read_as_empty() -> None:
+    """Standard input closed at start (`<&-`; Python set sys.stdin to None) reads as empty, as `</dev/null`
+    does: file descriptor 0 is given the null device (so no file a command opens takes its place) and
+    sys.stdin reads it. `ask -`, `check -`, `run` and the TUI were "internal error: AttributeError" or a raw
+    traceback (break-it round 24, R24-3's class); they now refuse an empty task or a missing terminal."""
+    if sys.stdin is not None:
+        return
+    try:
+        null = os.open(os.devnull, os.O_RDONLY)
+        if null != 0:
+            os.dup2(null, 0)
+            os.close(null)
+        sys.stdin = open(0, encoding="utf-8", errors="surrogateescape", closefd=False)  # noqa: SIM115
+    except OSError:  # no null device: sys.stdin stays None
+        pass
 
 
 def _guarded_main(argv: list[str]) -> int:
@@ -211,6 +202,8 @@ def run() -> None:
     status = main()
     if EXIT_NOW:
         for stream in (sys.stdout, sys.stderr):
+            if stream is None:  # its descriptor was closed at start (`>&-`, `2>&-`): Python set it to None
+                continue  # (break-it round 24, R24-3: a raw AttributeError traceback, exit 1)
             try:
                 stream.flush()
             except (OSError, ValueError):  # a closed pipe: the status still counts

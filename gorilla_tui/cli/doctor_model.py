@@ -32,8 +32,8 @@ def check_runtime(report: dict[str, Any], problems: list[dict[str, str]], settin
     report["llama_cpp_python"] = _version("llama_cpp_python") or _version("llama-cpp-python")
     try:
         caps = kernels.llama_capabilities()
-    except GorillaError as e:
-        problems.append({"problem": str(e), "fix": "pip install llama-cpp-python"})
+    except GorillaError as e:  # not installed, or its library cannot be loaded (LLAMA_CPP_LIB_PATH: R24-2)
+        problems.append({"problem": str(e), "fix": e.hint or "pip install llama-cpp-python"})
         return
     report["llama_cpp"] = {"system_info": caps.system_info.strip(" |"), "gpu_offload": caps.gpu_offload}
     try:
@@ -198,15 +198,15 @@ DOCTOR_TOKENS = 16
 def check_inference(report: dict[str, Any], problems: list[dict[str, str]]) -> None:
     """Load the model and decode in a child process (model/probe.py, the fallback chain included):
     report["inference"] = {ok, tokens_per_s, params, changed} or {ok: False, signal/error, fix}."""
-    from gorilla_tui.model import llama_internals, probe  # deferred: libllama (~0.1 s); --help stays fast
-
     path, kernel = report.get("model", {}).get("path"), report.get("kernel")
-    if not path or not kernel:
+    if not path or not kernel:  # no kernel: llama.cpp's library could not be loaded either (check_runtime)
         report["inference"] = {
             "ok": None,
             "skipped": "no model file or kernel profile (see the problems and notes)",
         }
         return
+    from gorilla_tui.model import llama_internals, probe  # deferred: libllama (~0.1 s); --help stays fast
+
     fix = kernel["install"] or f'CMAKE_ARGS="{kernel["cmake_args"]}" pip install llama-cpp-python'
     try:
         decision = probe.ensure_runtime(

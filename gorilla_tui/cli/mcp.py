@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 
 from gorilla_tui.cli.options import add_model_command, settings_from_args
+from gorilla_tui.cli.output import BaseExceptionGroup, output_lost_in, raise_if_stdout_closed
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -27,11 +28,24 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    """Serve until the client closes stdin; exit 0."""
+    """Serve until the client closes stdin; exit 0. Standard output that refuses a write follows every
+    command's rule (cli/output.py): a client that went away (EPIPE) ends the server quietly, exit 0; a full
+    disk or a closed descriptor is "could not write the output: ...", exit 2. They were "internal error:
+    ExceptionGroup" from the SDK's writer inside anyio's task groups (break-it round 24, R24-4).
+
+    Raises:
+        OutputLost: standard output was closed at start, or refused a write of the SDK's writer."""
     settings = settings_from_args(args)
+    raise_if_stdout_closed()  # before the SDK claims file descriptor 1
     from gorilla_tui.mcp.server import (
         serve,
     )  # the MCP SDK (pydantic, anyio, starlette): only for this command
 
-    serve(settings)
+    try:
+        serve(settings)
+    except BaseExceptionGroup as group:
+        lost = output_lost_in(group)
+        if lost is None:
+            raise
+        raise lost from None
     return 0

@@ -28,6 +28,11 @@ from typing import Any
 
 from gorilla_tui.textsafe import safe_text
 
+if sys.version_info >= (3, 11):
+    from builtins import BaseExceptionGroup
+else:  # pragma: no cover - Python 3.10: anyio's own dependency
+    from exceptiongroup import BaseExceptionGroup
+
 
 class OutputLost(BaseException):
     """Writing standard output failed (`error`, the OSError). A BaseException, like KeyboardInterrupt, so
@@ -118,6 +123,44 @@ def guarded_stdout() -> Iterator[None]:
         sys.stdout.flush()
     finally:
         sys.stdout = previous
+
+
+def raise_if_stdout_closed() -> None:
+    """For a command that hands file descriptor 1 to a library writing on its own (`mcp`: the MCP SDK's
+    stdio writer): standard output closed at start (`>&-`) is OutputLost(EBADF) now, as any command's first
+    write would make it, instead of the library's own failure ("internal error: ExceptionGroup", R24-4).
+
+    Raises:
+        OutputLost: inside guarded_stdout(), file descriptor 1 was closed when the command started."""
+    guarded = sys.stdout
+    if isinstance(guarded, _Guarded) and isinstance(guarded._stream, _Closed):
+        raise OutputLost(OSError(errno.EBADF, os.strerror(errno.EBADF)))
+
+
+def output_lost_in(group: BaseExceptionGroup) -> OutputLost | None:
+    """The OutputLost an exception group of a library's task groups stands for (`mcp`: anyio's, around the
+    MCP SDK's stdout writer, mcp/server/stdio.py stdout_writer), or None when anything else is in it.
+
+    Args:
+        group: the group raised; it counts as lost output when every exception in it, at any depth, is an
+            OSError (a write or flush the OS refused: EPIPE, ENOSPC, EBADF) or an OutputLost.
+
+    Returns:
+        OutputLost for its first such exception (a broken pipe first: the reader went away, and the other
+        writes failed after it), or None."""
+    matched, rest = group.split((OSError, OutputLost))
+    if matched is None or rest is not None:
+        return None
+    leaves: list[BaseException] = []
+    stack: list[BaseException] = [matched]
+    while stack:
+        e = stack.pop()
+        if isinstance(e, BaseExceptionGroup):
+            stack.extend(reversed(e.exceptions))
+        else:
+            leaves.append(e)
+    lost = [e if isinstance(e, OutputLost) else OutputLost(e) for e in leaves]  # type: ignore[arg-type]
+    return next((e for e in lost if e.broken_pipe), lost[0])
 
 
 def say(line: str) -> None:

@@ -6,7 +6,7 @@ import argparse
 import sys
 
 from gorilla_tui.cli.options import add_model_command, settings_from_args
-from gorilla_tui.errors import UsageError
+from gorilla_tui.errors import GorillaError, UsageError
 
 #: The one line for a TUI started without a terminal (piped, cron, CI): it would draw into a file forever.
 NO_TERMINAL = "the TUI needs a terminal: stdin and stdout must both be one"
@@ -42,7 +42,7 @@ def run(args: argparse.Namespace) -> int:
 
     Raises:
         UsageError: stdin or stdout is not a terminal (NO_TERMINAL; exit 2), before the model or index
-            loads."""
+            loads; TEXTUAL_DRIVER names no driver textual can load (tui/app.py)."""
     settings = settings_from_args(args)  # a bad config.toml is said first, terminal or not
     if not has_terminal():
         raise UsageError(NO_TERMINAL, hint=NO_TERMINAL_HINT)
@@ -52,5 +52,10 @@ def run(args: argparse.Namespace) -> int:
     session.start_backend_load()  # llama.cpp's load overlaps the Textual import, first paint and index load
     from gorilla_tui.tui.app import create_app  # textual: ~0.15 s import, only for the TUI
 
-    create_app(session=session).run()
+    try:
+        app = create_app(session=session)
+    except GorillaError:  # TEXTUAL_DRIVER that textual cannot load (tui/app.py get_driver_class): exit 2
+        session.close()  # the model's load started above: given up, not waited for
+        raise
+    app.run()
     return 0

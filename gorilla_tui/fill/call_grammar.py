@@ -76,8 +76,11 @@ class TaskValues:
         (MARK_STANDIN, one character for one: the spans stay), since the patterns' ``\\w`` takes none and
         cut the path at each (break-it rounds 20 and 22, R20-2, R22-5); the string values are then taken
         from the task's own characters, so the name keeps its bytes (Linux file names are bytes: putting the
-        task in NFC named another, missing file; round 21, R21-1)."""
-        shadow = "".join(MARK_STANDIN if unicodedata.category(ch) in _MARKS else ch for ch in task)
+        task in NFC named another, missing file; round 21, R21-1). A word shaped like a path or file name
+        (_PATH_TOKEN) is read whole whatever else it holds (_path_shadow: "report\u20ac2024.txt" was the
+        file '2024.txt', break-it round 24, R24-9)."""
+        shadow = _PATH_TOKEN.sub(_path_shadow, task)
+        shadow = "".join(MARK_STANDIN if unicodedata.category(ch) in _MARKS else ch for ch in shadow)
         if shadow == task:
             return cls(numbers(task), strings(task), lists(task), re.findall(r"[A-Za-z]+", task), task)
         typed = [_as_typed(c, task, shadow) for c in strings(shadow)]
@@ -88,7 +91,34 @@ class TaskValues:
 #: format characters (a zero-width space, a bidirectional override) and other symbols (an emoji in a file
 #: name: "\u2603\ufe0f.txt"). Each cut a path where it stood, and a read task got a write call on the rest
 #: (break-it round 22, R22-5).
-_MARKS = frozenset({"Mn", "Mc", "Me", "Cf", "So"})
+_MARKS = frozenset({"Mn", "Mc", "Me", "Cf", "So", "Co", "Cn", "Cs"})
+#: A word shaped like a path or a file name (group "core"): after optional opening quotes or brackets, a run
+#: of non-blanks that starts at the root, the home folder or "./", or ends in a file extension (a letter
+#: then up to 7 letters or digits), before optional closing punctuation. A URL (fill/values.py _URL) or an
+#: e-mail address (with "@") is none. Private-use, unassigned and symbol characters (currency, maths,
+#: modifier: "\u20ac", "\u00b1", "^", "\u00b4") or a middle dot inside it cut the path where they stood,
+#: and named another file (break-it round 24, R24-9).
+_PATH_TOKEN = re.compile(
+    r"(?<!\S)[(\[\'\"`\u201c\u2018]*(?P<core>(?:/|~/|\.{1,2}/)[^\s@]*?|[^\s@]*?\.[A-Za-z][A-Za-z0-9]{0,7})"
+    r"[)\]\'\"`\u201d\u2019.,;:!?]*(?!\S)"
+)
+#: What a path-shaped word keeps as it is: the characters fill/values.py's path patterns read (letters,
+#: digits, "_", ".", "-", the separators, "~"), and those that end a value in a sentence (quotes: a
+#: quoted value stays one; "," and ";" between two names).
+_PATH_KEEPS = re.compile(r"[\w.\-/\\~'\"`,;\u201c\u201d\u2018\u2019]")
+
+
+def _path_shadow(m: re.Match[str]) -> str:
+    """The path-shaped word of `m` (_PATH_TOKEN) with each character of its core that the path patterns
+    do not read (_PATH_KEEPS) as MARK_STANDIN, one for one, so that the path's value is one span."""
+    core = m.group("core")
+    if "://" in core:
+        return m.group(0)
+    shadow = "".join(ch if _PATH_KEEPS.match(ch) else MARK_STANDIN for ch in core)
+    start, end = m.span("core")
+    return m.string[m.start() : start] + shadow + m.string[end : m.end()]
+
+
 #: What TaskValues.of reads a combining mark as: a letter (``\\w``) no pattern names.
 MARK_STANDIN = "\u00aa"
 

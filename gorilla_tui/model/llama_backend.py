@@ -126,9 +126,8 @@ class LlamaBackend:
         """Stream the completion (see Backend). The GBNF grammar is compiled and passed on this call
         (llama-cpp-python ignores a grammar set as an attribute). Raises GorillaError for a bad grammar or a
         prompt longer than n_ctx."""
-        import llama_cpp  # deferred: loads libllama
-
-        from gorilla_tui.model import llama_internals  # deferred: loads libllama
+        from gorilla_tui.model import llama_internals  # deferred: loads libllama (load_llama_cpp)
+        from gorilla_tui.model.llama_internals import llama_cpp
 
         compiled = None
         if grammar:

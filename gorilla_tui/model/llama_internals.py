@@ -21,13 +21,15 @@ import threading
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
-import llama_cpp  # loads libllama (~0.1 s); only model/backend.py and model/probe.py import this module
-import llama_cpp._internals as lcp_internals
-import llama_cpp.llama as lcp_llama
-import llama_cpp.llama_cpp as lcp_c
 import numpy as np
 
-from gorilla_tui.model.profiles import extra_bufts_default
+from gorilla_tui.model.profiles import extra_bufts_default, load_llama_cpp
+
+# loads libllama (~0.1 s); a library that cannot be loaded is a GorillaError (one line), not FileNotFoundError
+llama_cpp = load_llama_cpp()
+import llama_cpp._internals as lcp_internals  # noqa: E402  (cached once load_llama_cpp() imported llama_cpp)
+import llama_cpp.llama as lcp_llama  # noqa: E402
+import llama_cpp.llama_cpp as lcp_c  # noqa: E402
 
 #: llama-cpp-python versions this module was tested with: lower bound inclusive, upper bound exclusive
 #: (the same range as the llama-cpp-python requirement in pyproject.toml).

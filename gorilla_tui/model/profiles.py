@@ -8,11 +8,13 @@ import shutil
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 from gorilla_tui.errors import GorillaError, UsageError
 from gorilla_tui.paths import toml_of
 from gorilla_tui.resources import data_files
+from gorilla_tui.textsafe import safe_line
 
 #: Llama() parameters a profile's [runtime] table may set (llama-cpp-python's own names).
 RUNTIME_KEYS = (
@@ -92,14 +94,50 @@ def load_profiles() -> dict[str, KernelProfile]:
     return profiles
 
 
-def llama_capabilities() -> LlamaCapabilities:
-    """Ask the installed llama-cpp-python what it supports (imports llama_cpp: ~0.1 s, loads libllama)."""
+#: The environment variable llama-cpp-python loads libllama from instead of its own lib/ folder
+#: (llama_cpp/llama_cpp.py:36).
+LIB_PATH_ENV = "LLAMA_CPP_LIB_PATH"
+
+
+def load_llama_cpp() -> ModuleType:
+    """Import llama_cpp (loads the llama.cpp shared library, ~0.1 s); every import of it goes through here
+    (model/llama_internals.py first of all), so that a library that cannot be loaded is one line.
+
+    Returns:
+        The llama_cpp module.
+
+    Raises:
+        GorillaError: llama-cpp-python is not installed, or its shared library was not found or could not be
+            loaded: llama_cpp/_ctypes_extensions.py raises FileNotFoundError (:106, no libllama in
+            LLAMA_CPP_LIB_PATH or lib/) or RuntimeError (:94, :103, a file that is no loadable library),
+            which were "internal error" (break-it round 24, R24-2). The message names LLAMA_CPP_LIB_PATH
+            when it is set."""
     try:
         import llama_cpp  # heavy: loads the llama.cpp shared library (~0.1 s)
     except ImportError as e:
         raise GorillaError(
             f"llama-cpp-python is not installed ({e})", hint="pip install llama-cpp-python"
         ) from None
+    except (OSError, RuntimeError) as e:
+        folder = os.environ.get(LIB_PATH_ENV)
+        if folder is not None:
+            raise GorillaError(
+                f"llama.cpp's library could not be loaded from {LIB_PATH_ENV}={safe_line(folder[:200])}: {e}",
+                hint=f"unset {LIB_PATH_ENV}, or set it to the folder that holds libllama.so",
+            ) from None
+        raise GorillaError(
+            f"llama.cpp's library could not be loaded: {e}",
+            hint="pip install --force-reinstall --no-deps llama-cpp-python",
+        ) from None
+    return llama_cpp
+
+
+def llama_capabilities() -> LlamaCapabilities:
+    """Ask the installed llama-cpp-python what it supports (imports llama_cpp: ~0.1 s, loads libllama).
+
+    Raises:
+        GorillaError: llama_cpp cannot be imported or its library loaded (load_llama_cpp)."""
+    llama_cpp = load_llama_cpp()
     info = llama_cpp.llama_print_system_info().decode("utf-8", "replace")
     return LlamaCapabilities(
         gpu_offload=bool(llama_cpp.llama_supports_gpu_offload()),

