@@ -112,8 +112,9 @@ def _safe_yaml(call: ast.Call) -> bool:
 def reaches_code(text: str, skip_outer: bool = False) -> list[str]:
     """What in Python `text` can run code or a command by a route no callee list names (R25-1): a name of
     _DUNDERS, a reference (called or not: a decorator, a value) to a runs_code callee or to _REACHES (import
-    aliases resolved), a call of a subscript (``vars(b)['eval'](...)``), or of a call's result that is not a
-    call of a dotted name. Used on generate-mode answers only (pipeline_generate.py); `check` on a person's
+    aliases resolved), a call of a subscript of what is not a dotted name (``vars(b)['eval'](...)``; TF Hub's
+    ``model.signatures['serving_default'](x)`` is fine), or of a call's result that is not a call of a
+    dotted name. Used on generate-mode answers only (pipeline_generate.py); `check` on a person's
     code judges each call by the pool (check/validator.py).
 
     Args:
@@ -154,9 +155,9 @@ def reaches_code(text: str, skip_outer: bool = False) -> list[str]:
             ):
                 said = name
         elif isinstance(node, ast.Call) and (
-            isinstance(node.func, ast.Subscript)
+            (isinstance(node.func, ast.Subscript) and _dotted(node.func.value) is None)
             or (isinstance(node.func, ast.Call) and _dotted(node.func.func) is None)
-            or not isinstance(node.func, ast.Name | ast.Attribute | ast.Call)
+            or not isinstance(node.func, ast.Name | ast.Attribute | ast.Call | ast.Subscript)
         ):
             said = f"a call of {ast.unparse(node.func)}"
         elif isinstance(node, ast.Call) and _dotted(node.func) in ("yaml.load", "yaml.load_all"):

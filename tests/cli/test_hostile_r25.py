@@ -115,6 +115,7 @@ def test_everyday_code_reaches_nothing() -> None:
     routes to running code: a good answer keeps its code (tests/cli/test_hostile_r24.py, the good answer)."""
     for code in (f"import torch\nmodel = {RESNET}\nmodel.eval()", "pathlib.Path('a.txt').read_text()",
                  "pipeline('sentiment-analysis')('I love it')", "df['a'].mean()", "out[0].shape",
+                 "model.signatures['serving_default'](audio)",
                  "yaml.load(f, Loader=yaml.SafeLoader)", "code = 'x'\ncode.strip()",
                  "if __name__ == '__main__':\n    print(open('a.txt').read())"):  # fmt: skip
         assert reaches_code(code) == [], code
