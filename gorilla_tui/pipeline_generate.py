@@ -7,6 +7,8 @@ alone when the answer's call field is not one call statement (each statement jud
 a valid one that runs no command before one that does); the model's separate code is left out when
 it runs code or a command (check/runs_code.py) the call does not; and a call of that kind inside the
 proposed call's arguments makes the verdict ``wrong_args:runs_code``. Each step leaves a warning.
+Besides callees by name, code that reaches running code another way (getattr, vars, sys.modules, dunder
+attributes, pickle, ctypes, a decorator; runs_code.reaches_code, break-it R25-1) counts the same.
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ import dataclasses
 import warnings as _warnings
 from typing import Any
 
-from gorilla_tui.check.runs_code import RUNS_CODE_NOTE, runs_code
+from gorilla_tui.check.runs_code import RUNS_CODE_NOTE, reaches_code, runs_code
 from gorilla_tui.check.verdicts import RANK
 from gorilla_tui.types import Verdict
 
@@ -95,15 +97,18 @@ def proposed(
     if code.strip() and code.strip() != api_call.strip():
         own = {callee for callee, _ in _running(checker.check_code(api_call))} if api_call.strip() else set()
         extra = sorted({callee for callee, _ in _running(checker.check_code(code)) if callee not in own})
+        reached = set(reaches_code(api_call))  # R25-1: other routes (getattr, sys.modules, pickle, ...)
+        extra += [said for said in reaches_code(code) if said not in reached and said not in extra]
         if extra:
             warnings.append(
-                f"the model's code was left out: it calls {', '.join(extra[:3])}, which {RUNS_CODE_NOTE}"
-                " outside the proposed call"
+                f"the model's code was left out: it calls or reaches {', '.join(extra[:3])}, which"
+                f" {RUNS_CODE_NOTE} outside the proposed call"
             )
             code = api_call
     if verdict.ok and api_call.strip():
         judged = (verdict.api_call or "").strip()
         inner = [(c, t) for c, t in _running(checker.check_code(api_call)) if t.strip() != judged]
+        inner = inner or [(said, api_call) for said in reaches_code(api_call, skip_outer=True)][:1]
         if inner:
             callee, text = inner[0]
             note = f"an argument calls {callee}, which {RUNS_CODE_NOTE}: {text}"

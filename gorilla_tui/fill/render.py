@@ -8,6 +8,7 @@ evaluated.
 from __future__ import annotations
 
 import ast
+import dataclasses
 import keyword
 import re
 from collections.abc import Sequence
@@ -19,17 +20,56 @@ from gorilla_tui.fill.receivers import Receiver
 from gorilla_tui.fill.target import Target
 from gorilla_tui.pool.apidoc import ApiDoc
 from gorilla_tui.pool.params import Param
+from gorilla_tui.pool.stub_cache import takes_command
 from gorilla_tui.types import Argument
 
 
 def python_code(doc: ApiDoc, call: str) -> str:
     """The code to copy and run for a filled `call` of `doc`: the doc's example code with its template call
     replaced by the filled one where the example holds it (python-env's ``import shutil`` + the call), else
-    the call alone."""
+    the call alone; ``import os`` first where the call expands a home path (`home_paths`) and the code does
+    not import os."""
     template = doc.call.strip()
-    if template and template in doc.example_code:
-        return doc.example_code.replace(template, call, 1)
-    return call
+    code = doc.example_code.replace(template, call, 1) if template and template in doc.example_code else call
+    if f"{EXPAND}(" in call and not re.search(r"^\s*import\s+os\s*$", code, re.MULTILINE):
+        code = f"import os\n{code}"
+    return code
+
+
+#: The function that expands a path from the home folder (Python's file functions do not: open('~/x')
+#: looks for a folder named "~").
+EXPAND = "os.path.expanduser"
+#: A path from the home folder as a task writes it: ~, ~/notes.txt, ~anna/x (POSIX shell, section 2.6.1).
+_HOME_PATH = re.compile(r"~[\w.-]*(?:/\S*)?")
+
+
+def home_paths(doc: ApiDoc, callee: str, given: dict[str, tuple[str, str]]) -> dict[str, tuple[str, str]]:
+    """`given` (name -> (value source, origin)) where a string from the task that is a path from the home
+    folder (_HOME_PATH: '~/notes.txt'), given as the value or as the file an ``open(...)`` opens
+    (fill/file_objects.py opened), is passed expanded: ``open(os.path.expanduser('~/notes.txt'))``. Python's
+    functions take ~ as a folder's name, so ``open('~/notes.txt')`` fails (break-it round 21, R21-2). Only
+    for the standard library's calls (python-env; a function-calling source's tool gets the value as
+    typed) other than os.path.expanduser itself; a command's list (subprocess) never holds one
+    (fill/derived.py with_commands). Read with ast, never evaluated."""
+    if doc.source != "python-env" or callee.endswith("expanduser"):
+        return given
+    out = dict(given)
+    for name, (value, origin) in given.items():
+        if origin != "task":
+            continue
+        try:
+            node = ast.parse(value, mode="eval").body
+        except (SyntaxError, ValueError, MemoryError, RecursionError):
+            continue
+        if isinstance(node, ast.Call) and ast.unparse(node.func) == "open" and node.args:
+            node = node.args[0]  # the path an open() of a file-object parameter opens
+        if not (isinstance(node, ast.Constant) and isinstance(node.value, str) and node.col_offset is not None
+                and node.end_col_offset is not None and node.lineno == node.end_lineno == 1
+                and _HOME_PATH.fullmatch(node.value)):  # fmt: skip
+            continue
+        start, end = node.col_offset, node.end_col_offset
+        out[name] = (f"{value[:start]}{EXPAND}({value[start:end]}){value[end:]}", origin)
+    return out
 
 
 def decoded_calls(code: str) -> list[dict[str, dict[str, Any]]]:
@@ -103,7 +143,8 @@ def render(
             items = list_items(value)
             if not gap and items:
                 positional += items
-                args.append(Argument(p.name, value, origin))
+                # one item as the call holds it: subprocess.run(['ls', '-la']) holds no [['ls', '-la']]
+                args.append(Argument(p.name, items[0] if len(items) == 1 else value, origin))
             continue
         if p.name in MODE_PARAMS and origin == "task" and _UNIX_MODE.fullmatch(value):
             value = "0o" + value.lstrip("0")  # "chmod run.sh 755": the octal mode 0o755, not decimal 755
@@ -163,11 +204,11 @@ def render_target(target: Target, given: dict[str, tuple[str, str]], receiver: R
     (``','.join(parts)``: check/builtin_types.py reads it as str's), listed first, and the decoded form
     gives the method's call then the constructor's (``[{"pathlib.Path().iterdir": {}}, {"pathlib.Path":
     {...}}]``). A parameter that takes a file object gets the task's path opened (fill/file_objects.py:
-    ``json.load(open(p))``)."""
-    given = opened(target.doc, given)
+    ``json.load(open(p))``); a path from the home folder is passed expanded (home_paths)."""
+    given = home_paths(target.doc, target.callee, opened(target.doc, given))
     if receiver is None:
         call, arguments = render(target.callee, target.params, given)
-        return call, arguments, decoded(target.callee, given)
+        return call, *_command_named(target, arguments, decoded(target.callee, given))
     own = {p.name for p in receiver.params}
     first = {k: v for k, v in given.items() if k in own}
     rest = {k: v for k, v in given.items() if k not in own}
@@ -178,3 +219,28 @@ def render_target(target: Target, given: dict[str, tuple[str, str]], receiver: R
         made = text[0]  # ','.join(parts), not str(',').join(parts): the checker reads a literal as str's
     call, arguments = render(f"{made}.{receiver.method}", method, rest)
     return call, made_args + arguments, decoded(target.callee, rest) + decoded(receiver.callee, first)
+
+
+def _command_named(target: Target, arguments: list[Argument], calls: list[dict[str, dict[str, Any]]]
+                   ) -> tuple[list[Argument], list[dict[str, dict[str, Any]]]]:  # fmt: skip
+    """`arguments` and decoded `calls` where a standard-library function's ``*args`` that its stub names
+    ``args`` and types as a command line (pool/stub_cache.py takes_command: ``subprocess.check_output(
+    *popenargs, ...)``) is given by that name and as the one list the call holds, as the person writes it
+    and the docs describe it: ``args=['ls', '-la']``, not ``popenargs=[['ls', '-la']]``."""
+    var = {p.name for p in target.params if p.kind == "var"}
+    if target.doc.source != "python-env" or not var & {a.name for a in arguments}:
+        return arguments, calls
+    if not takes_command(target.callee, "args"):
+        return arguments, calls
+
+    def one(value: Any) -> Any:
+        return value[0] if isinstance(value, list) and len(value) == 1 else value
+
+    named = [dataclasses.replace(a, name="args") if a.name in var else a for a in arguments]
+    return named, [
+        {
+            f: {("args" if k in var else k): (one(v) if k in var else v) for k, v in c.items()}
+            for f, c in d.items()
+        }
+        for d in calls
+    ]

@@ -59,6 +59,11 @@ _PATH = re.compile(
     r"|(?<![\w@/])(?:~|\.{1,2})?(?:[A-Za-z]:\\|/)?[\w.-]+(?:[/\\][\w.-]*)+|(?<![\w@/.])[\w-]+(?:\.[\w-]+)*\.[A-Za-z][\w]{0,7}\b"
     r"|(?<!\S)/[A-Za-z_][\w.-]*(?![\w/])|(?<![^\s'\"`(])\.[A-Za-z_][\w.-]*\w(?![\w/])"
 )
+#: Words after "the folder" that say what of a folder is meant, not its name ("the folder contents").
+_FOLDER_PARTS = (
+    "contents? itself tree structure path name size listing list there here above below instead again "
+    "first too now"
+).split()
 # a file or folder the task names by a bare word: "the folder old_build", "a file called notes", "a symlink
 # called latest" (a word with "_" or a digit, or one the task says is a name; "the file contents" names no
 # file), or the folder it goes into, named last ("into the folder out")
@@ -67,6 +72,12 @@ _NAMED_PATH = re.compile(
     r"\s+([\w.-]*\w)|(?:files?|folders?|dir(?:ectory|ectories)?|dirs)\s+(\w*[_\d]\w*))\b"
     # the folder a task moves or writes into, named last: "unzip archive.zip into the folder out"
     r"|\b(?:into|to|in|inside|under)\s+(?:the\s+|a\s+)?(?:folder|directory|dir)\s+([A-Za-z][\w.-]*\w)"
+    r"(?=\s*(?:$|[,;!?]|\.(?:\s|$)|\s(?:and|then)\b))"
+    # the folder a task acts on, named last after "the folder": "delete the folder build" (a word that
+    # says what of the folder is meant, "the folder contents", is no name: _FOLDER_PARTS)
+    r"|\bthe\s+(?:[a-z]+\s+)?(?:folder|directory|dir)\s+(?!(?:"
+    + "|".join(_FOLDER_PARTS)
+    + r")\b)([A-Za-z][\w.-]*\w)"
     r"(?=\s*(?:$|[,;!?]|\.(?:\s|$)|\s(?:and|then)\b))",
     re.IGNORECASE,
 )
@@ -306,7 +317,7 @@ def _atoms(task: str) -> list[tuple[int, int]]:
     for start, end in [*statements(task), *commands]:
         if not any(s < end and start < e and not start <= s < e <= end for s, e in atoms):
             atoms = [(s, e) for s, e in atoms if not start <= s < e <= end] + [(start, end)]
-    named = [next(m.span(g) for g in (1, 2, 3) if m.group(g)) for m in _NAMED_PATH.finditer(task)]
+    named = [next(m.span(g) for g in (1, 2, 3, 4) if m.group(g)) for m in _NAMED_PATH.finditer(task)]
     named += [m.span(1) if m.group(1) else m.span(2) for m in _ENV_NAME.finditer(task)]
     for start, end in named + [m.span(1) for m in _NAMED_PROGRAM.finditer(task)]:
         if not any(s < end and start < e for s, e in atoms):

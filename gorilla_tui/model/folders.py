@@ -56,11 +56,39 @@ def siblings(a: ApiDoc, b: ApiDoc) -> bool:
     return a.source == b.source and pa == pb and len(os.path.commonprefix([la, lb])) >= STEM_CHARS
 
 
+#: A doc that removes only an empty folder, by its description or questions ("Remove this directory. The
+#: directory must be empty.", os.rmdir's "delete an empty folder").
+_EMPTY_ONLY = re.compile(
+    r"\bmust\s+be\s+empty\b|\b(?:delete|remove)\s+an?\s+empty\b|\bhas\s+nothing\s+in\s+it\b", re.I
+)
+#: Words of a doc that removes something.
+_REMOVES = re.compile(r"\b(?:delete|remove|wipe)\b", re.I)
+
+
+def _text(doc: ApiDoc) -> str:
+    return " ".join([doc.description[:OPENING_CHARS], *doc.questions])
+
+
+def empty_only(doc: ApiDoc) -> bool:
+    """Whether `doc` removes a folder only when it is empty (_EMPTY_ONLY in its description's opening or
+    its questions: os.rmdir, pathlib.Path.rmdir)."""
+    return bool(_EMPTY_ONLY.search(_text(doc)))
+
+
 def by_folder(docs: Sequence[ApiDoc], picked: int, task: str) -> int:
     """Index of the doc to propose among `docs` (retrieval order): `picked`, or, when `task` is about a
     folder (about_folder) and the picked doc does not work on folders (works_on_folders), the first of its
-    siblings (siblings) among the docs that does. Raises IndexError for a `picked` outside `docs`."""
+    siblings (siblings) among the docs that does; or, when the picked doc removes a folder only when it is
+    empty (empty_only) and the task does not say the folder is empty, the first doc that removes a folder
+    whatever it holds (works on folders, removes, not empty_only): "delete the folder build" is
+    ``shutil.rmtree('build')``, not ``os.rmdir('build')``, which fails on a folder with files in it. Raises
+    IndexError for a `picked` outside `docs`."""
     chosen = docs[picked]
-    if not about_folder(task) or works_on_folders(chosen):
+    if not about_folder(task):
+        return picked
+    if empty_only(chosen) and not re.search(r"\bempty\b", task, re.I):
+        return next((i for i, d in enumerate(docs) if works_on_folders(d) and not empty_only(d)
+                     and _REMOVES.search(_text(d))), picked)  # fmt: skip
+    if works_on_folders(chosen):
         return picked
     return next((i for i, d in enumerate(docs) if siblings(d, chosen) and works_on_folders(d)), picked)

@@ -19,6 +19,8 @@ import keyword
 import re
 from collections.abc import Container
 
+from gorilla_tui.retrieve.tokenize import tokenize
+
 #: File extensions a name must end with to be read as a file name ("report_old.csv", "a.zip"): common data,
 #: document, media, archive, config and source files. Left out: extensions that are also attribute names of
 #: APIs a task may name ("threading.Lock", "x.key", "os.environ": lock, key, env, bin), of frameworks
@@ -266,8 +268,10 @@ _PAYLOAD = re.compile(r'###\s*Input:.*|"[^"]*"|“[^”]*”|„[^“”]*[“�
 #: negative: I loved it", "the names of people and places in: Angela met Tom"): after at least
 #: INPUT_COLON_WORDS words, when the word before it names what follows (INPUT_WORDS), is a capitalised name
 #: after to / into / in / from (a language: "to Spanish:") or the second of a choice ("positive or
-#: negative:"). Other colons ("do the following: zip the logs", "numpy: check if ...", BFCL's "two groups of
-#: data points: ... Then run a t-test") introduce the request or carry it on, and stay.
+#: negative:"), and when the words before it say what to do (a word that is not an input word or one of
+#: REQUEST_WORDS: "here is my request in plain text: delete the file old.log" brings the request after its
+#: colon, break-it round 25, R25-4). Other colons ("do the following: zip the logs", "numpy: check if ...",
+#: BFCL's "two groups of data points: ... Then run a t-test") introduce the request or carry it on, and stay.
 _INPUT_COLON = re.compile(r"(?<=\S):\s+(?=\S)")
 INPUT_COLON_WORDS = 3
 INPUT_WORDS = frozenset(
@@ -275,6 +279,15 @@ INPUT_WORDS = frozenset(
     "strings article story prompt input tweet post comment comments email line lines word words phrase title "
     "note quote snippet document json html xml csv yaml markdown code query data in of".split()
 )
+#: Words that point at a request without saying what it is ("here is my request in plain text:", "do this
+#: with the data:", "run the following on this string:"): a colon after them alone hands over no input.
+REQUEST_WORDS = frozenset(
+    "here request requests task tasks question questions instruction instructions following follows below "
+    "above plain please help want need like do does run perform execute apply handle process".split()
+)
+
+
+_POINTING_TERMS = frozenset(tokenize(" ".join(INPUT_WORDS | REQUEST_WORDS)))
 
 
 def _input_colon(task: str) -> int | None:
@@ -286,7 +299,10 @@ def _input_colon(task: str) -> int | None:
         last = words[-1].strip(_TRAILING)
         named = last[:1].isupper() and words[-2].lower() in ("to", "into", "in", "from")
         choice = words[-2].lower() == "or"  # "is it positive or negative: ...", "spam or not: ..."
-        if last.lower() in INPUT_WORDS or named or choice:
+        if not (last.lower() in INPUT_WORDS or named or choice):
+            continue
+        said = set(tokenize(task[: m.start()])) - _POINTING_TERMS
+        if said:  # the words before the colon say what to do: what follows is its input
             return m.start()
     return None
 
@@ -384,6 +400,7 @@ __all__ = [
     "INPUT_WORDS",
     "NUMBERED_STANDARDS",
     "PLACE_WORDS",
+    "REQUEST_WORDS",
     "UNIT_WORDS",
     "intent_text",
     "request_text",

@@ -5,9 +5,11 @@ try "copy the folder src to backup/src" (shutil.copy chosen, shutil.copytree at 
 
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 
-from gorilla_tui.model.folders import about_folder, by_folder, siblings, works_on_folders
+from gorilla_tui.model.folders import about_folder, by_folder, empty_only, siblings, works_on_folders
 
 COPY_HITS = ["shutil.copy", "shutil.copyfile", "shutil.copytree", "shutil.make_archive", "pathlib.Path.mkdir"]
 
@@ -71,3 +73,24 @@ def test_a_quoted_number_to_convert_goes_to_int_not_bin(docs) -> None:
     scores = [-40.02, -39.86, -40.27, -41.60, -40.07]
     hits = [docs[n] for n in names]
     assert names[by_values(hits, scores, 0, 'convert the string "42" to an integer')] == "int"
+
+
+def test_a_folder_that_may_hold_files_is_removed_with_them(docs) -> None:
+    """The lead's try "delete the folder build" (sessions 8, 9): os.rmdir at hit 1, shutil.rmtree at hit 2 in
+    the default index; os.rmdir removes only an empty folder (its questions in the index say so, as
+    pathlib.Path.rmdir's description does), so a folder the task does not call empty goes to rmtree."""
+    rmdir = dataclasses.replace(docs["os.rmdir"], questions=["delete an empty folder"])  # as the index has it
+    names = ["os.rmdir", "shutil.rmtree", "mailbox.MH.remove_folder", "os.remove"]
+    hits = [rmdir, *(docs[n] for n in names[1:])]
+    assert empty_only(rmdir) and empty_only(docs["pathlib.Path.rmdir"])
+    assert empty_only(docs["mailbox.MH.remove_folder"]) and not empty_only(docs["shutil.rmtree"])
+    assert not empty_only(docs["os.mkdir"])
+    assert names[by_folder(hits, 0, "delete the folder build")] == "shutil.rmtree"
+    assert names[by_folder([docs["pathlib.Path.rmdir"], *hits[1:]], 0, "remove the directory logs")] == (
+        "shutil.rmtree"
+    )
+    # the task says the folder is empty, or names no folder: the choice stays
+    assert by_folder(hits, 0, "delete the empty folder build") == 0
+    assert by_folder(hits, 0, "delete temp.log") == 0
+    # no hit that removes a folder with its files: nothing moves
+    assert by_folder([rmdir, docs["os.remove"]], 0, "delete the folder build") == 0

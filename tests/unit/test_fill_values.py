@@ -240,6 +240,21 @@ def test_a_file_or_folder_named_by_a_bare_word_is_one_value():
     assert named["old_build"] is True and named["reports"] is True
     assert {c.value for c in strings("read the file contents") if c.atomic} == set()
 
+    # a bare word named last after "the folder" is the folder's name (lead's try, session 8: "delete the
+    # folder build" gave os.rmdir(path)); a word saying what of the folder is meant is none
+    def atomic(task: str) -> list[str]:
+        return [c.value for c in strings(task) if c.atomic]
+
+    assert atomic("delete the folder build") == ["build"]
+    assert atomic("remove the empty folder build.") == ["build"]
+    assert atomic("zip the directory site, then upload it") == ["site"]
+    assert atomic("delete the folder contents") == atomic("show the whole folder tree") == []
+    assert atomic("what is in the folder") == []
+    assert {c.value for c in strings("unzip archive.zip into the folder out") if c.atomic} == {
+        "archive.zip",
+        "out",
+    }
+
 
 def _pyenv_doc(name: str, call: str, arguments: dict[str, str], description: str) -> ApiDoc:
     return ApiDoc(id=f"python-env:{name}", source="python-env", api_call=call, api_name=name,

@@ -213,6 +213,12 @@ def test_a_rooted_file_name_the_pool_names_is_still_a_file() -> None:
         # colons that bring the request, or too few words before them, stay
         ("I need to do the following: zip the logs", "I need to do the following: zip the logs"),
         ("numpy: check if array a contains b", "numpy: check if array a contains b"),
+        # words that only point at the request before an input word: the request follows the colon (R25-4)
+        ("here is my request in plain text: delete the file old.log",
+         "here is my request in plain text: delete the file log file"),
+        ("do this with the data: delete the folder keep", "do this with the data: delete the folder keep"),
+        ("run the following on this string: copy a.txt to b.txt",
+         "run the following on this string: copy txt file to"),
         ('"only a quote"', '"only a quote"'),
     ],
 )  # fmt: skip
