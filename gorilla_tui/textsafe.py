@@ -194,9 +194,9 @@ _BREAKING_BLANKS = re.compile(r"[^\S\u00a0\u2007\u202f\u3000]+")
 def clean_task(task: str, limit: int = MAX_TASK_CHARS) -> tuple[str, list[str]]:
     """Whitespace-normalised task (no-break spaces inside it kept, _BREAKING_BLANKS) and warnings. Terminal
     escape sequences and control characters are dropped first (strip_controls; a warning names the controls
-    removed from inside a word, invisible where they were typed: a bidi control in a path, R24-7); every other character is kept as typed (no
-    Unicode normalisation: a file name's bytes are its name on Linux, and NFC named another, missing file:
-    break-it round 21, R21-1).
+    removed from inside a word, invisible where they were typed: a bidi control in a path, R24-7); every
+    other character is kept as typed (no Unicode normalisation: a file name's bytes are its name on Linux,
+    and NFC named another, missing file: break-it round 21, R21-1).
     Raises UsageError for an empty task (nothing but blanks and control characters); cuts one longer than
     `limit` characters at the last word boundary (a warning says so)."""
     stripped, joined = _stripped(task or "")
