@@ -186,16 +186,23 @@ def check_task_length(task: str, what: str = "the task") -> str:
     return task
 
 
+#: Blanks that break a task into words: every white space but the no-break ones (U+00A0, U+2007, U+202F) and
+#: the ideographic space (U+3000), which fill/call_grammar.py reads as part of a path-shaped word.
+_BREAKING_BLANKS = re.compile(r"[^\S\u00a0\u2007\u202f\u3000]+")
+
+
 def clean_task(task: str, limit: int = MAX_TASK_CHARS) -> tuple[str, list[str]]:
-    """Whitespace-normalised task and warnings. Terminal escape sequences and control characters are
-    dropped first (strip_controls; a warning names the controls removed from inside a word, invisible
-    where they were typed: a bidi control in a path, R24-7); every other character is kept as typed (no
-    Unicode normalisation: a file name's bytes are its name on Linux, and NFC named another, missing file:
-    break-it round 21, R21-1).
+    """Whitespace-normalised task (no-break spaces inside it kept, _BREAKING_BLANKS) and warnings. Terminal
+    escape sequences and control characters are dropped first (strip_controls; a warning names the controls
+    removed from inside a word, invisible where they were typed: a bidi control in a path, R24-7); every
+    other character is kept as typed (no Unicode normalisation: a file name's bytes are its name on Linux,
+    and NFC named another, missing file: break-it round 21, R21-1).
     Raises UsageError for an empty task (nothing but blanks and control characters); cuts one longer than
     `limit` characters at the last word boundary (a warning says so)."""
     stripped, joined = _stripped(task or "")
-    text = " ".join(stripped.split())
+    # a no-break space inside a word stays (a file's name may hold one: "/tmp/my\u00a0file.txt" was the
+    # file 'file.txt', break-it round 25, R25-5); at either end it goes, as any blank does
+    text = " ".join(_BREAKING_BLANKS.split(stripped)).strip()
     if not text:
         raise UsageError("the task is empty: describe what you want to do, e.g. 'classify images of birds'")
     warnings = [invisible_note(joined)] if joined else []

@@ -13,6 +13,7 @@ or the host of a URL) and a port (a whole number after the word "port", or after
 from __future__ import annotations
 
 import dataclasses
+import ipaddress
 import mimetypes
 import re
 from collections.abc import Sequence
@@ -26,7 +27,10 @@ from gorilla_tui.pool.params import Param
 _ADDRESS_NAME = re.compile(r"(?:^|_)(?:address|addr|sockaddr)$", re.IGNORECASE)
 #: A host: an IPv4 address, localhost, or a dotted host name ending in letters (example.org).
 _HOST = re.compile(
-    r"(?<![\w.-])(?:\d{1,3}(?:\.\d{1,3}){3}|localhost|(?:[a-z\d-]+\.)+[a-z]{2,})(?![\w-])", re.I
+    r"(?<![\w.-])(?:\d{1,3}(?:\.\d{1,3}){3}|localhost|(?:[a-z\d-]+\.)+[a-z]{2,})(?![\w-])"
+    # an IPv6 address ("::1": socket.connect(1) was the call, break-it round 25, R25-3), _pair confirms it
+    r"|(?<![\w:])[0-9a-f]{0,4}(?::[0-9a-f]{0,4}){2,7}(?![\w:])",
+    re.I,
 )
 #: A port: a number after "port" ("on port 53", "port number 8080") or right after a host and a colon.
 _PORT = re.compile(r"\bport(?:\s+(?:number|no\.?))?\s*:?\s*(\d{1,5})\b", re.IGNORECASE)
@@ -79,12 +83,21 @@ _TLDS = frozenset("com org net io edu gov dev app info co uk de fr".split())
 def _pair(host: str, port: int, start: int, end: int) -> Candidate | None:
     """The (host, port) Candidate, or None for a port out of range or a host that is a file's name (its
     last part a file extension mimetypes knows, "report.csv"; not a common top-level domain, _TLDS)."""
-    last = host.rsplit(".", 1)[-1].lower()
+    last = host.rsplit(".", 1)[-1].lower()  # an IPv6 host has no file extension
     a_file = last not in _TLDS and not last.isdigit() and mimetypes.guess_type(f"x.{last}")[0] is not None
-    if not 0 < port < 65536 or a_file:
+    if not 0 < port < 65536 or a_file or ":" in host and not _is_v6(host):
         return None
     value = (host, port)
     return Candidate(f"({host!r}, {port})", value, "list", start, end, atomic=True)
+
+
+def _is_v6(host: str) -> bool:
+    """True when the standard library reads `host` as an IPv6 address ("12:30:45" is none)."""
+    try:
+        ipaddress.IPv6Address(host)
+    except ValueError:
+        return False
+    return True
 
 
 def url_addresses(task: str) -> list[Candidate]:

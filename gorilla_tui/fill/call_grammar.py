@@ -97,9 +97,14 @@ _MARKS = frozenset({"Mn", "Mc", "Me", "Cf", "So", "Co", "Cn", "Cs"})
 #: then up to 7 letters or digits), before optional closing punctuation. A URL (fill/values.py _URL) or an
 #: e-mail address (with "@") is none. Private-use, unassigned and symbol characters (currency, maths,
 #: modifier: "\u20ac", "\u00b1", "^", "\u00b4") or a middle dot inside it cut the path where they stood,
-#: and named another file (break-it round 24, R24-9).
+#: and named another file (break-it round 24, R24-9). A no-break space (U+00A0, U+2007, U+202F, or an
+#: ideographic space, U+3000) after a separator and before the file's extension is part of the file's name
+#: ("/tmp/my\u00a0file.txt" was the file 'file.txt', break-it round 25, R25-5); one before the first
+#: separator or after the extension ends the word, as a space does (and no such word starts after one: one
+#: start per word keeps the reading linear).
 _PATH_TOKEN = re.compile(
-    r"(?<!\S)[(\[\'\"`\u201c\u2018]*(?P<core>(?:/|~/|\.{1,2}/)[^\s@]*?|[^\s@]*?\.[A-Za-z][A-Za-z0-9]{0,7})"
+    r"(?<!\S)[(\[\'\"`\u201c\u2018]*(?P<core>(?<![\u00a0\u2007\u202f\u3000])[^\s@/\\]*[/\\](?:[^\s@]|[\u00a0\u2007\u202f\u3000])*?"
+    r"\.[A-Za-z][A-Za-z0-9]{0,7}|(?:/|~/|\.{1,2}/)[^\s@]*?|[^\s@]*?\.[A-Za-z][A-Za-z0-9]{0,7})"
     r"[)\]\'\"`\u201d\u2019.,;:!?]*(?!\S)"
 )
 #: What a path-shaped word keeps as it is: the characters fill/values.py's path patterns read (letters,

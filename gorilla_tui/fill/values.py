@@ -22,6 +22,7 @@ import re
 from typing import Any
 
 from gorilla_tui.fill.candidate import Candidate, literal
+from gorilla_tui.fill.colons import COLON_JOINED, joined
 from gorilla_tui.fill.dates import DATE_IN_WORDS, ISO_DATE, MONTHS, dates
 from gorilla_tui.fill.sql import statements
 
@@ -41,7 +42,14 @@ _QUOTED = re.compile(
     r"(?<!\w)'([^'\n]{1,200})'(?!\w)|\"([^\"\n]{1,200})\"|`([^`\n]{1,200})`|“([^”\n]{1,200})”|‘([^’\n]{1,200})’"
 )
 _URL = re.compile(r"\b(?:https?|ftp|s3|gs|file)://[^\s'\"<>`]+[^\s'\"<>`.,;:!?)\]]")
-_EMAIL = re.compile(r"\b[\w.+-]+@[\w-]+(?:\.[\w-]+)+\b")
+# an e-mail address: its local part whole (at most 64 characters, RFC 5321 4.5.3.1.1), from white space, a
+# quote, a bracket, "," or ";" on the left (an apostrophe inside it is its own: o'brien@example.com); a
+# symbol in it ("bob\u00b1x@example.com", which RFC 5322 does not allow unquoted) keeps the word one value,
+# never the cut-off address 'x@example.com' (break-it round 25, R25-5)
+_EMAIL = re.compile(
+    r"(?<![^\s'\"`\u201c\u2018(<\[{,;])[^\s@'\"`\u201c\u201d\u2018\u2019()<>\[\]{},;]"
+    r"[^\s@\"`\u201c\u201d\u2018()<>\[\]{},;]{0,63}@[\w-]+(?:\.[\w-]+)+\b"
+)
 # a path: from the home folder or an environment variable (~/notes.txt, ~/.bashrc, $HOME/.profile,
 # ${XDG_CONFIG_HOME}/app: break-it round 21, R21-2, they lost their first characters and named another
 # file), with a slash (/var/log, backup/src, ./a, C:\x), a folder at the root after a space (/etc, not the
@@ -274,7 +282,8 @@ def _names(task: str, word: str, start: int) -> bool:
 
 def _atoms(task: str) -> list[tuple[int, int]]:
     """Spans of `task` that are one value each, never split: quoted text, dates in words or ISO 8601 digits
-    (the 2026 of "2026-01-01" is no number of days), URLs, e-mail addresses, paths, formulas
+    (the 2026 of "2026-01-01" is no number of days), URLs, e-mail addresses, values joined by colons (a time,
+    an IPv6 or MAC address, host:port: fill/colons.py), paths, formulas
     ("3x^2 + 2x - 1"), SQL statements (fill/sql.py) and files or folders named by a bare word ("the folder
     old_build", _NAMED_PATH), environment variables named in capitals ("the environment variable HOME",
     "$HOME": _ENV_NAME) and command lines after "the command" (_NAMED_COMMAND, the paths in it its own),
@@ -285,9 +294,12 @@ def _atoms(task: str) -> list[tuple[int, int]]:
         # a task written in quotes as a whole ("What is ...?") is no quoted value, and its opening quote
         # pairs with no quote inside it ("a 180 lbs, 5'11\" tall individual"): read without the two
         task = f"{task[: whole[0]]} {task[whole[0] + 1 : whole[1] - 1]} {task[whole[1] :]}"
-    for rx in (_DICT, _QUOTED, DATE_IN_WORDS, ISO_DATE, _URL, _EMAIL, _DOTTED, _PATH, _CONSTANT, _FORMULA):
+    for rx in (_DICT, _QUOTED, DATE_IN_WORDS, ISO_DATE, _URL, _EMAIL, COLON_JOINED, _DOTTED, _PATH, _CONSTANT,
+               _FORMULA):  # fmt: skip
         for m in rx.finditer(task):
             text = m.group().rstrip(".")
+            if rx is COLON_JOINED and not joined(m):
+                continue  # "a:b:c" is no IPv6 address (fill/colons.py)
             if rx is _DICT and not isinstance(_literal_value(text), dict):
                 continue  # "{name}" is a template's placeholder, no dict
             if rx is _FORMULA and (_number(text) is not None or not re.search(
