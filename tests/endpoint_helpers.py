@@ -4,6 +4,7 @@ a hang guard, a Torch Hub pool line and a server on 127.0.0.1."""
 
 from __future__ import annotations
 
+import json
 import threading
 import time
 from collections.abc import Callable
@@ -25,6 +26,23 @@ class LocalServer:
         """Stop serving and close the socket."""
         self.httpd.shutdown()
         self.httpd.server_close()
+
+
+class CompletionsServer(LocalServer):
+    """An OpenAI-compatible completions server on 127.0.0.1: a POST to /KIND/v1/... is answered with
+    `answers[KIND]` as one JSON completion (tests/cli/test_hostile_r24.py, test_hostile_r25.py)."""
+
+    def __init__(self, answers: dict[str, str]) -> None:
+        class Handler(BaseHTTPRequestHandler):
+            def log_message(self, *args: object) -> None:
+                pass
+
+            def do_POST(self) -> None:
+                self.rfile.read(int(self.headers.get("Content-Length", 0)))
+                text = answers[self.path.split("/")[1]]
+                send_json(self, json.dumps({"choices": [{"text": text}]}).encode())
+
+        super().__init__(Handler)
 
 
 def send_json(handler: BaseHTTPRequestHandler, body: bytes) -> None:

@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 
 import pytest
@@ -28,7 +27,7 @@ from gorilla_tui.fill.call_grammar import TaskValues
 from gorilla_tui.pool.doc import load_jsonl
 from gorilla_tui.textsafe import clean_task, strip_controls
 from tests.conftest import SMALL_POOL, clone_home
-from tests.endpoint_helpers import LocalServer, send_json
+from tests.endpoint_helpers import CompletionsServer
 
 RESNET = "torch.hub.load(repo_or_dir='pytorch/vision', model='resnet50', pretrained=True)"
 #: What the endpoint answers on each path (generate mode, Gorilla's <<<field>>> format).
@@ -49,22 +48,11 @@ ANSWERS = {
 }
 
 
-class Server(LocalServer):
-    """An OpenAI-compatible completions server on 127.0.0.1 (an ephemeral port): /KIND/v1 answers every
-    POST with ANSWERS[KIND] as one JSON completion."""
+class Server(CompletionsServer):
+    """The completions server of this file: /KIND/v1 answers ANSWERS[KIND] (endpoint_helpers)."""
 
     def __init__(self) -> None:
-        class Handler(BaseHTTPRequestHandler):
-            def log_message(self, *args: object) -> None:
-                pass
-
-            def do_POST(self) -> None:
-                self.rfile.read(int(self.headers.get("Content-Length", 0)))
-                send_json(
-                    self, json.dumps({"choices": [{"text": ANSWERS[self.path.split("/")[1]]}]}).encode()
-                )
-
-        super().__init__(Handler)
+        super().__init__(ANSWERS)
 
 
 @pytest.fixture

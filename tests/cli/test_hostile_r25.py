@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 
 import pytest
@@ -23,7 +22,7 @@ from gorilla_tui.check.extract import clean_code
 from gorilla_tui.check.runs_code import reaches_code
 from gorilla_tui.cli import main
 from tests.conftest import SMALL_POOL, clone_home
-from tests.endpoint_helpers import LocalServer, send_json
+from tests.endpoint_helpers import CompletionsServer
 
 RESNET = "torch.hub.load(repo_or_dir='pytorch/vision', model='resnet50', pretrained=True)"
 #: A call of the standard library pool (its arguments free) whose argument reaches running code another
@@ -50,21 +49,11 @@ ANSWERS = {f"call-{k}": f"<<<api_call>>>: {v}" for k, v in IN_CALL.items()} | {
 }
 
 
-class Server(LocalServer):
-    """An OpenAI-compatible completions server on 127.0.0.1: /KIND/v1 answers ANSWERS[KIND]."""
+class Server(CompletionsServer):
+    """The completions server of this file: /KIND/v1 answers ANSWERS[KIND] (endpoint_helpers)."""
 
     def __init__(self) -> None:
-        class Handler(BaseHTTPRequestHandler):
-            def log_message(self, *args: object) -> None:
-                pass
-
-            def do_POST(self) -> None:
-                self.rfile.read(int(self.headers.get("Content-Length", 0)))
-                send_json(
-                    self, json.dumps({"choices": [{"text": ANSWERS[self.path.split("/")[1]]}]}).encode()
-                )
-
-        super().__init__(Handler)
+        super().__init__(ANSWERS)
 
 
 @pytest.fixture
