@@ -363,7 +363,8 @@ async def test_a_copy_never_carries_terminal_controls(make_app, monkeypatch):
     app = make_app([" " + VALID_CALL])
     async with app.run_test(size=SIZE) as pilot:
         app.copy_text("torch.hub.load('a/b', 'c')\x1b]0;owned\x07\x1b[31m\n\tx = 1\x07", "call")
-        assert app.clipboard == "torch.hub.load('a/b', 'c')\n\tx = 1 "
+        # a control next to no white space is removed, not made a space (break-it round 24, R24-7)
+        assert app.clipboard == "torch.hub.load('a/b', 'c')\n\tx = 1"
         await wait_for(pilot, lambda: app.last_notice.startswith("call"))
         assert app.last_notice.startswith("call (control characters removed): ")
         saved = get_paths().cache / "last-copy.txt"
