@@ -51,7 +51,12 @@ def test_no_python_source_says_nothing():
 
 
 def test_a_clock_time_is_no_two_numbers():
-    assert left_out("add a meeting on 2024-06-03 at 14:00", "quick_add(date='2024-06-03')") == []
+    """A time is one value (fill/colons.py, break-it round 25, R25-3): a call without it leaves out '14:00'
+    whole, never 14 and 0."""
+    assert left_out("add a meeting on 2024-06-03 at 14:00", "quick_add(date='2024-06-03')") == ["14:00"]
+    assert (
+        left_out("add a meeting on 2024-06-03 at 14:00", "quick_add(date='2024-06-03', time='14:00')") == []
+    )
 
 
 def test_a_variable_the_call_passes_is_in_the_call() -> None:
