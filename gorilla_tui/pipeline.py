@@ -42,6 +42,7 @@ from gorilla_tui.pool.apidoc import MODEL_HUBS
 from gorilla_tui.pool.doc import ApiDoc
 from gorilla_tui.retrieve.fit import FIT_MODEL, match_score
 from gorilla_tui.retrieve.literals import request_text, without_input
+from gorilla_tui.sandbox.undefined import with_imports
 from gorilla_tui.textsafe import MAX_TASK_CHARS, clean_task, model_words  # noqa: F401 - re-exported
 from gorilla_tui.types import (
     TRANSLATION_NOTE,
@@ -364,6 +365,7 @@ class Pipeline:
             if shown.kind not in ("valid", "no_call"):
                 shown.diagnostics.insert(0, "the api_call is valid, but the code shown is not")
                 verdict = shown
+        code = with_imports(code, verdict.matched or chosen_doc)  # copied or run, it needs its imports
         needs = [a.name for a in filled.arguments if a.origin == "missing"] if filled is not None else []
         if needs and verdict.ok:
             verdict = incomplete(verdict, needs)

@@ -103,6 +103,35 @@ def undefined_names(result: Any, code: str, doc: ApiDoc | None = None) -> Undefi
         # `from os import *` binds names no symbol table knows (`path`): only the name Python gave is sure
         # (break-it pass 11: "values filled in: path, file" for `from os import *; print(path); file`)
         names = [m.group(1)]
+    providers = _providers(code, names, doc)
+    imports = tuple(dict.fromkeys(providers[n] for n in names if n in providers))
+    to_fill = tuple(n for n in names if n not in providers)
+    return UndefinedNames(tuple(names), imports, to_fill)
+
+
+def with_imports(code: str, doc: ApiDoc | None = None) -> str:
+    """`code` with the import lines it lacks put first: for each global name it reads and never binds
+    (`time` of a generated ``time.sleep(2)``, `StableDiffusionPipeline` of a hub call shown alone), the
+    import the matched doc's example code or env requirements give for it, or ``import NAME`` where the code
+    uses it as a module that exists here (the rule of `undefined_names`, applied before the run instead of
+    after its NameError: break-it round 25, generate mode's code failed `ask --run`). `code` unchanged when
+    it lacks none, does not parse, or has a star import (which names it binds is known only by running
+    it). Never raises for any text."""
+    try:
+        names = _unbound_globals(code)
+        if not names or _star_import(code):
+            return code
+        providers = _providers(code, names, doc)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return code
+    imports = list(dict.fromkeys(providers[n] for n in names if n in providers))
+    return "\n".join([*imports, code]) if imports else code
+
+
+def _providers(code: str, names: list[str], doc: ApiDoc | None) -> dict[str, str]:
+    """{name: the import line that binds it} for the `names` `code` reads and never binds (see
+    `undefined_names`): the matched doc's example imports and env requirements, then the modules the code
+    uses as such. Raises SyntaxError for code that does not parse."""
     providers = _imports_of(doc.example_code if doc is not None else "")
     for req in doc.env_requirements if doc is not None else []:
         m = _REQUIREMENT_IMPORT.search(str(req))  # `from transformers import X` in the requirements
@@ -117,9 +146,7 @@ def undefined_names(result: Any, code: str, doc: ApiDoc | None = None) -> Undefi
         # _MAX_LOOKUPS names only (100,000 names used as `vN.a` took twice as long with every one looked up)
         if n not in providers and (n in documented or k < _MAX_LOOKUPS and n in as_module and _is_module(n)):
             providers[n] = f"import {n}"
-    imports = tuple(dict.fromkeys(providers[n] for n in names if n in providers))
-    to_fill = tuple(n for n in names if n not in providers)
-    return UndefinedNames(tuple(names), imports, to_fill)
+    return {n: line for n, line in providers.items() if n in names}
 
 
 def _attribute_roots(code: str) -> set[str]:

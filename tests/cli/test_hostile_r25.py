@@ -94,7 +94,7 @@ def test_code_reaching_code_another_way_is_left_out(
     """R25-1 in the model's code field: the code shown and run is the judged call alone, with a warning
     (it was the model's code, verdict valid, and `ask --run --yes` ran it)."""
     status, data = _ask(server, f"code-{kind}", capsys)
-    assert data["api_call"] == RESNET and data["code"] == RESNET, data
+    assert data["api_call"] == RESNET and data["code"] == f"import torch\n{RESNET}", data  # with its import
     assert any("code was left out" in w for w in data["warnings"]), data["warnings"]
     assert data["verdict"]["verdict"] == "valid" and status == 0
 

@@ -191,6 +191,11 @@ def test_a_name_the_task_gives_that_the_doc_lacks_is_a_signal():
     # "nothing fits"); a service named before it still counts
     assert names_missed("compute the body mass index of a patient called Party Animal", BMI) == 0.0
     assert names_missed("post the body mass index to the Slack channel named General", BMI) == 1.0
+    # single-quoted text is a value too ("convert 'Hello World' to lowercase" was "nothing fits"); an
+    # apostrophe opens no quote, so the name after it still counts
+    assert names_missed("compute the BMI of 'Alice Smith' in kg", BMI) == 0.0
+    assert names_missed("post the players' body mass index to Slack", BMI) == 1.0
+    assert names_missed("post my team's body mass index to 'General' on Slack", BMI) == 1.0
 
 
 def _py(name: str, source: str = "python-env"):
