@@ -19,7 +19,7 @@ import keyword
 import re
 from collections.abc import Container
 
-from gorilla_tui.retrieve.tokenize import tokenize
+from gorilla_tui.retrieve.handover import without_input
 
 #: File extensions a name must end with to be read as a file name ("report_old.csv", "a.zip"): common data,
 #: document, media, archive, config and source files. Left out: extensions that are also attribute names of
@@ -260,72 +260,6 @@ def american_spelling(task: str, known: Container[str] | None) -> str:
     return _WORD_RE.sub(sub, task)
 
 
-#: Text a task quotes or gives as input: the data it works on, not the request ("Translate this Swedish text
-#: to English: \"Stockholm är ...\""; APIBench tasks put it after "###Input:"). Double quotes of every
-#: script's style; single quotes are left alone (apostrophes).
-_PAYLOAD = re.compile(r'###\s*Input:.*|"[^"]*"|“[^”]*”|„[^“”]*[“”]|«[^»]*»|「[^」]*」|『[^』]*』', re.S)
-#: A colon that hands over the input ("translate to Spanish: I will be late", "is this review positive or
-#: negative: I loved it", "the names of people and places in: Angela met Tom"): after at least
-#: INPUT_COLON_WORDS words, when the word before it names what follows (INPUT_WORDS), is a capitalised name
-#: after to / into / in / from (a language: "to Spanish:") or the second of a choice ("positive or
-#: negative:"), and when the words before it say what to do (a word that is not an input word or one of
-#: REQUEST_WORDS: "here is my request in plain text: delete the file old.log" brings the request after its
-#: colon, break-it round 25, R25-4). Other colons ("do the following: zip the logs", "numpy: check if ...",
-#: BFCL's "two groups of data points: ... Then run a t-test") introduce the request or carry it on, and stay.
-_INPUT_COLON = re.compile(r"(?<=\S):\s+(?=\S)")
-INPUT_COLON_WORDS = 3
-INPUT_WORDS = frozenset(
-    "text texts sentence sentences paragraph paragraphs passage review reviews message messages string "
-    "strings article story prompt input tweet post comment comments email line lines word words phrase title "
-    "note quote snippet document json html xml csv yaml markdown code query data in of".split()
-)
-#: Words that point at a request without saying what it is ("here is my request in plain text:", "do this
-#: with the data:", "run the following on this string:"): a colon after them alone hands over no input.
-REQUEST_WORDS = frozenset(
-    "here request requests task tasks question questions instruction instructions following follows below "
-    "above plain please help want need like do does run perform execute apply handle process".split()
-)
-
-
-_POINTING_TERMS = frozenset(tokenize(" ".join(INPUT_WORDS | REQUEST_WORDS)))
-
-
-def _input_colon(task: str) -> int | None:
-    """Where the colon that hands over the input of `task` is (_INPUT_COLON), or None."""
-    for m in _INPUT_COLON.finditer(task):
-        words = task[: m.start()].split()
-        if len(words) < INPUT_COLON_WORDS:
-            continue
-        last = words[-1].strip(_TRAILING)
-        named = last[:1].isupper() and words[-2].lower() in ("to", "into", "in", "from")
-        choice = words[-2].lower() == "or"  # "is it positive or negative: ...", "spam or not: ..."
-        if not (last.lower() in INPUT_WORDS or named or choice):
-            continue
-        said = set(tokenize(task[: m.start()])) - _POINTING_TERMS
-        if said:  # the words before the colon say what to do: what follows is its input
-            return m.start()
-    return None
-
-
-def without_input(task: str) -> str:
-    """`task` cut before the colon that hands over its input (_input_colon), or `task` as it is: what
-    retrieval searches (intent_text) and select mode's model scores the hits against (pipeline.py). "tell me
-    if this movie review is positive or negative: I loved it" searched with its input found a tokenizer, and
-    scored with it a sentence-embedding model beat the summarisers for "summarize this paragraph: ..."
-    (bench/payload.py). Quoted text stays: its words can name the task's type ("the sentence \"The cat sat
-    on the [MASK].\"" is a fill-mask task; masked whole, Hugging Face dev tasks lost their API)."""
-    cut = _input_colon(task)
-    return task if cut is None else task[:cut]
-
-
-def request_text(task: str) -> str:
-    """`task` without the input it hands over (without_input) or quotes (_PAYLOAD: double-quoted text, the
-    text after "###Input:"), or `task` itself when nothing else is left: the words that say what the person
-    wants, which the fit judgment reads (pipeline.py judge_fit; retrieve/fit.py names_missed and
-    needs_translation: an English request about a quoted French text is English)."""
-    return " ".join(_PAYLOAD.sub(" ", without_input(task)).split()) or task
-
-
 def intent_text(task: str, known: Container[str] | None = None) -> str:
     """The task with its literal values replaced by the word of their kind: what retrieval searches with.
 
@@ -397,12 +331,8 @@ __all__ = [
     "AMERICAN_SUFFIXES",
     "FILE_EXTENSIONS",
     "HOST_TLDS",
-    "INPUT_WORDS",
     "NUMBERED_STANDARDS",
     "PLACE_WORDS",
-    "REQUEST_WORDS",
     "UNIT_WORDS",
     "intent_text",
-    "request_text",
-    "without_input",
 ]

@@ -23,7 +23,7 @@ async def test_ask_shows_hits_streamed_tokens_and_verdict(make_app, torchhub_ind
         assert main.proposal.verdict.kind == "valid"
         assert main.query_one("#verdict").verdict.kind == "valid"
         assert main.query_one("#badge").has_class("-valid")
-        assert main.query_one("#code", TextArea).text == VALID_CALL
+        assert main.query_one("#code", TextArea).text == f"import torch\n{VALID_CALL}"  # with its import
         assert main.query_one("#code", TextArea).language == "python"
         # the matched-API card names the matched doc
         assert main.proposal.verdict.matched.id == "torchhub:77"

@@ -28,7 +28,7 @@ def test_select_mode_shows_the_example_only_when_it_passes_the_check(torchhub_in
     pipe = Pipeline(Settings(mode="select"), torchhub_index, ScriptedBackend(["x"]), retriever="oracle")
     p = pipe.ask("segment the objects in a photo", oracle_doc=doc)
     assert p.verdict.kind == "valid"
-    assert p.code == p.api_call and p.code_source == "model"
+    assert p.code == f"import torch\n{p.api_call}" and p.code_source == "model"  # the call, with its import
     assert any("example code does not pass the check" in w for w in p.warnings)
 
 

@@ -1,0 +1,42 @@
+"""The input a task hands over after a colon (retrieve/handover.py), read on tasks as people type them."""
+
+from __future__ import annotations
+
+import pytest
+
+from gorilla_tui.retrieve.handover import request_text, without_input
+
+
+@pytest.mark.parametrize(
+    ("task", "said"),
+    [
+        # a pronoun points at the input the colon hands over: the request is searched for it as text
+        ("summarize this: The council met on Tuesday and voted to fund the park.", "summarize this text"),
+        ("what language is this: bonjour tout le monde", "what language is this text"),
+        ("classify these: I love it. I hate it.", "classify these texts"),
+        # an input word or a language before the colon, as before
+        ("summarize this paragraph: The council met.", "summarize this paragraph"),
+        ("translate to French: where is the station", "translate to French"),
+    ],
+)
+def test_a_colon_after_a_word_naming_the_input_hands_it_over(task: str, said: str) -> None:
+    assert without_input(task) == said
+    assert request_text(task) == said
+
+
+@pytest.mark.parametrize(
+    "task",
+    [
+        # words that only point at the request: what follows the colon is the request itself
+        "do this: delete the file old.log",
+        "can you do it: rename a.txt to b.txt",
+        "I need this: a function that sorts a list",
+        "here is my request in plain text: delete the file old.log",
+        # a pronoun alone is no request
+        "this: delete the file old.log",
+        # choices after the colon: "this" is what the task is about (a photo), not text it hands over
+        "Which kind of vehicle is this: a truck, a bus, a sports car?",
+    ],
+)
+def test_a_colon_after_words_that_only_point_at_the_request_keeps_it(task: str) -> None:
+    assert without_input(task) == task
