@@ -117,11 +117,16 @@ def test_a_good_generate_answer_keeps_its_code(
 def test_check_reads_a_dynamic_import_as_the_module(validator: Validator) -> None:
     """R24-5 in `check` (`validator`: the standard library's python-env pool, os.system and shutil.copy in
     it): ``__import__('os').system`` is os.system (a row of its own, never "part" of the
-    call whose argument it is); ``__import__``, which the pool does not hold, decides as what it is."""
+    call whose argument it is); ``__import__`` is the builtin it is, real where the pool holds Python's
+    builtins as python-env does (the standard library's pydoc.py and pickle.py call it: a false alarm of
+    `check` on real code, found 2026-12-07); a pool without them still judges it
+    (test_a_call_that_runs_code_is_never_incidental)."""
     for code in ("__import__('os').system('id')", "shutil.copy(__import__('os').system('id'), 'b.txt')"):
         verdict = validator.check_code(code)
-        assert "os.system" in [c.callee for c in verdict.calls], verdict.calls
-        assert verdict.kind == "hallucination" and "__import__ runs code" in verdict.diagnostics[0]
+        rows = [(c.callee, c.role) for c in verdict.calls]
+        assert ("os.system", "python-env") in rows and ("__import__", "python-env") in rows, rows
+        assert verdict.kind == "valid", verdict
+    assert validator.check_code("__import__('os').sytem('id')").kind == "hallucination"  # os has no sytem
     # extra statements in code a person wrote are fine for `check`; each call is judged as what it is
     verdict = validator.check_code("import shutil, os\nshutil.copy(os.system('id'), 'b.txt')")
     assert ("os.system", "python-env") in [(c.callee, c.role) for c in verdict.calls]
