@@ -57,6 +57,9 @@ from gorilla_tui.types import (
 )
 
 RETRIEVERS = ("none", "bm25", "oracle")
+#: The start of the warning of an answer given by the next source in routing order (Pipeline._next_source),
+#: followed by the routed source's name, ": answered from " and the source(s) that answered.
+NEXT_SOURCE_NOTE = "nothing in the routed source fits the task: "
 
 
 class Pipeline:
@@ -112,8 +115,9 @@ class Pipeline:
         mode = mode or self.settings.mode
         return choose_select_by(mode, self.settings.select_by, can_score=can_score(self.backend))
 
-    def retrieve(self, task: str, oracle_doc: ApiDoc | None = None) -> list[Hit]:
-        """Hits for `task` by the configured retriever (settings.k, settings.hub). With bm25, constraints
+    def retrieve(self, task: str, oracle_doc: ApiDoc | None = None, hub: Any = None) -> list[Hit]:
+        """Hits for `task` by the configured retriever (settings.k; `hub`, a source or a tuple of sources of
+        one routing group, else settings.hub). With bm25, constraints
         stated in the task (accuracy, size, FLOPs, device words; constraints/rank.py) rerank the hits:
         candidates that meet every constraint first. The parsed constraints stay in self.constraints, the
         search's notes (tokenize.NO_TERMS_NOTE for a task of emoji or symbols alone) in self.search_notes."""
@@ -125,7 +129,8 @@ class Pipeline:
             if oracle_doc is None:
                 raise UsageError("the oracle retriever needs the ground-truth doc (oracle_doc)")
             return [Hit(doc=oracle_doc, score=0.0, rank=1)]
-        result = search_with_constraints(self.index, task, k=self.settings.k, hub=self.settings.hub or None)
+        hub = hub or self.settings.hub or None
+        result = search_with_constraints(self.index, task, k=self.settings.k, hub=hub)
         self.constraints = result if result.constraints else None
         self.search_notes = list(result.notes)
         return list(result.hits)
@@ -186,6 +191,26 @@ class Pipeline:
         if failure:  # searched by BM25 alone: say so and why (damaged vectors, a failed embedder, ...)
             warnings.append(failure)
         emit(HitsEvent(hits, tuple(self.search_notes)))
+        proposal, t = self._answer(task, said, english, hits, mode, warnings, timings, t0, emit, cancel)
+        if proposal.fit == "nothing":  # the routed source has nothing for it: the next source may (issue 38)
+            other = self._next_source(task, said, english, proposal, mode, warnings, cancel)
+            if other is not None:
+                proposal = other
+                emit(HitsEvent(other.hits, tuple(self.search_notes)))
+        proposal.translation = english
+        emit(VerdictEvent(proposal.verdict))
+        if t is not None:  # a call was chosen and checked
+            timings["validate"] = time.perf_counter() - t
+        timings["total"] = time.perf_counter() - t0
+        proposal.timings = timings
+        return proposal
+
+    def _answer(self, task: str, said: str, english: str, hits: list[Hit], mode: str, warnings: list[str],
+                timings: dict[str, float], t0: float, emit: Callable[[Event], None],
+                cancel: threading.Event | None) -> tuple[Proposal, float | None]:  # fmt: skip
+        """choose -> fill -> check -> build -> judge the fit on `hits` (see ask): the Proposal and the
+        perf_counter when the choice ended (None: select mode had no option, so no call and fit "").
+        `timings` gets the steps' seconds since `t0`."""
         select_by = self.select_by(mode)
         docs = [h.doc for h in hits]
         usable = [d for d in docs if not d.flagged or d.repaired] or docs  # repaired: pool/repair.py
@@ -200,11 +225,9 @@ class Pipeline:
                 diagnostics=["no API doc matched the task, so there is nothing to select"],
                 reason="no_call:no_code",
             )
-            emit(VerdictEvent(verdict))
-            timings["total"] = time.perf_counter() - t0
             return Proposal(task=task, api_call="", code="", verdict=verdict, hits=hits, mode=mode,
                             model=self.backend.name, timings=timings, warnings=warnings,
-                            select_by=select_by, translation=english)  # fmt: skip
+                            select_by=select_by, translation=english), None  # fmt: skip
         # the model scores the hits against the task as typed: scoring its intent (values masked, as the
         # search reads it) chose the right API for 51.4 % of bench/filling.py's dev tasks against 60.0 %;
         # but not against the input a colon hands over (a review to classify, a text to translate:
@@ -214,7 +237,7 @@ class Pipeline:
         t = time.perf_counter()
         timings["prompt"] = choice.prompt_seconds
         timings["first_token"] = (choice.first_token or t) - t0
-        timings["generate"] = t - t0 - (t_translate or 0.0) - timings["retrieve"] - timings["prompt"]
+        timings["generate"] = t - t0 - timings.get("translate", 0.0) - timings["retrieve"] - timings["prompt"]
         if cancel is not None and cancel.is_set():
             raise AskCancelled("cancelled")
         filled = self._fill(said, choice, mode, cancel)
@@ -230,12 +253,32 @@ class Pipeline:
         if proposal.fit == "nothing":  # the call is the nearest hit's, not a proposal: no call is made
             proposal.calls = []
         timings["fit"] = time.perf_counter() - t_fit
-        proposal.translation = english
-        emit(VerdictEvent(proposal.verdict))
-        timings["validate"] = time.perf_counter() - t
-        timings["total"] = time.perf_counter() - t0
-        proposal.timings = timings
-        return proposal
+        return proposal, t
+
+    def _next_source(self, task: str, said: str, english: str, first: Proposal, mode: str,
+                     warnings: list[str], cancel: threading.Event | None) -> Proposal | None:  # fmt: skip
+        """The answer of the next source in routing order (retrieve/routing.py next_unit) when the fit
+        judgment says nothing fits `first`, the answer from the routed source, and it is judged to fit there;
+        else None. Only in select mode, over every source (no hub named), with the index's own retriever and
+        no translation; its events are not emitted (the caller sends its hits). The search's state is left
+        as the first search set it when the next source's answer is not taken."""
+        index_next = getattr(self.index, "next_unit", None)
+        if mode != "select" or self.settings.hub or self.retriever != "bm25" or english or not first.hits:
+            return None
+        unit = index_next(task, first.hits[0].doc.source) if callable(index_next) else None
+        if unit is None:
+            return None
+        kept = self.constraints, self.search_notes
+        hits = self.retrieve(task, hub=unit)
+        timings = {"retrieve": 0.0}
+        other, _ = self._answer(task, said, english, hits, mode, list(warnings), timings,
+                                time.perf_counter(), lambda _e: None, cancel)  # fmt: skip
+        if other.fit != "fits":
+            self.constraints, self.search_notes = kept
+            return None
+        names = ", ".join(unit) if isinstance(unit, tuple) else unit
+        other.warnings.append(f"{NEXT_SOURCE_NOTE}{first.hits[0].doc.source}: answered from {names}")
+        return other
 
     def _fill(self, task: str, choice: Choice, mode: str, cancel: threading.Event | None) -> Filled | None:
         """The chosen doc's call with the task's values (fill/filler.py fill), or None: settings.fill off,

@@ -285,6 +285,11 @@ class ApiIndex:
         with routing.ROUTING_IDF read at each call (where tests patch it)."""
         return source_routing.source_scores(self, query, source_routing.ROUTING_IDF)
 
+    def next_unit(self, query: str, source: str) -> str | tuple[str, ...] | None:
+        """The routing unit after `source`'s for `query` (retrieve/routing.py next_unit): a source, a group's
+        tuple of sources, or None."""
+        return source_routing.next_unit(self, query, source)
+
     def fit_signals(self, query: str) -> dict[str, float | None]:
         """How well the whole index fits `query` (retrieve/fit.py retrieval_signals: the best normalised
         BM25 score, the share of known words, the best dense cosine and its margin)."""

@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from gorilla_tui.cli import main
+from gorilla_tui.pipeline import NEXT_SOURCE_NOTE
 
 
 def _ask(task: str, capsys: pytest.CaptureFixture[str]) -> dict:
@@ -48,3 +49,10 @@ def test_everyday_standard_library_tasks_and_an_image_task_no_source_answers(
     assert out["fit"] in ("unsure", "nothing")
     call = out["api_call"] or out.get("nearest_call", "")
     assert not call.startswith(("hub.", "pipeline(", "torch.hub")), call
+    # issue 38 item 2: "image" routes this dev task to the standard library's tkinter image methods, judged
+    # "nothing"; the next source in routing order, the model hubs, answers it (Pipeline._next_source)
+    out = _ask("write a short caption describing whats in an image", capsys)
+    assert out["fit"] == "fits"
+    assert out["hits"][0]["doc"]["source"] in ("huggingface", "tensorflowhub", "torchhub")
+    assert any(w.startswith(NEXT_SOURCE_NOTE + "python-env") for w in out["warnings"]), out["warnings"]
+    assert not out["api_call"].startswith("tkinter"), out["api_call"]

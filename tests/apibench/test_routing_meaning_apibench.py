@@ -57,3 +57,19 @@ def test_tasks_the_standard_library_answers_find_its_api_first(zoo_and_stdlib: A
     assert copy[0] == "shutil.copy" and "os.path.basename" not in copy
     assert index.search("list all running threads", k=5)[0].doc.api_name == "threading.enumerate"
     assert index.search("get the file name from a full path", k=5)[0].doc.api_name == "os.path.basename"
+
+
+@pytest.mark.slow
+def test_the_next_source_is_the_second_in_routing_order(
+    zoo_and_stdlib: ApiIndex, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """routing.next_unit (the source a "nothing fits" answer is asked again from, Pipeline._next_source): the
+    routing unit after the given source's, in the order a search over every source puts them."""
+    index = zoo_and_stdlib
+    task = "list the threads in my gmail inbox"  # APIZoo first (test above), the standard library next
+    assert index.search(task, k=5)[0].doc.source == "apizoo"
+    assert index.next_unit(task, "apizoo") == "python-env"
+    assert index.next_unit(task, "python-env") == "apizoo"  # the first unit, for an answer from the second
+    assert index.next_unit(task, "torchhub") is None  # not a source of this index
+    monkeypatch.setattr(routing, "NEXT_SOURCE_ON_NOTHING", False)
+    assert index.next_unit(task, "apizoo") is None
