@@ -105,15 +105,16 @@ def proposed(
                 f" {RUNS_CODE_NOTE} outside the proposed call"
             )
             code = api_call
-    if verdict.ok and api_call.strip():
+    if api_call.strip() and verdict.kind not in ("hallucination", "unparseable", "no_call"):
         judged = (verdict.api_call or "").strip()
         inner = [(c, t) for c, t in _running(checker.check_code(api_call)) if t.strip() != judged]
         inner = inner or [(said, api_call) for said in reaches_code(api_call, skip_outer=True)][:1]
-        if inner:
+        if inner:  # said first whatever else is wrong (an unknown repo_or_dir too)
             callee, text = inner[0]
             note = f"an argument calls {callee}, which {RUNS_CODE_NOTE}: {text}"
             said = [note, *verdict.diagnostics]
-            verdict = dataclasses.replace(
-                verdict, kind="wrong_args", diagnostics=said, reason="wrong_args:runs_code"
+            kind, reason = (
+                ("wrong_args", "wrong_args:runs_code") if verdict.ok else (verdict.kind, verdict.reason)
             )
+            verdict = dataclasses.replace(verdict, kind=kind, diagnostics=said, reason=reason)
     return api_call, code, verdict
