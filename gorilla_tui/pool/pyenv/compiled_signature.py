@@ -6,9 +6,9 @@ Clinic: ``os.listdir($module, /, path=None)``, exact) when it has one; otherwise
 first line (``time.ctime(seconds)``, yet ``time.ctime()`` works: the line lists every parameter, not
 always which are optional) or, for a class without its own, its base's (``os.stat_result``: tuple's
 ``(iterable=(), /)``). A count judged against the first is what Python itself would raise; a missing
-argument against a docstring line, or any count against an inherited signature, may be a false alarm. Before, `check FILE`
-skipped the count of every name a module takes from a compiled one (``os.listdir('/x', 1)`` passed) while
-`check CODE` judged every one (``time.ctime()`` failed).
+argument against a docstring line, or any count against an inherited signature, may be a false alarm.
+Before, `check FILE` skipped the count of every name a module takes from a compiled one
+(``os.listdir('/x', 1)`` passed) while `check CODE` judged every one (``time.ctime()`` failed).
 
 Compiled standard-library modules are imported to read them (they run no Python source, as
 pool/pyenv/compiled.py does); a Python module's names from a compiled star import (``from posix import
