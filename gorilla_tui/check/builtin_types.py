@@ -78,16 +78,18 @@ def through_returns(callee: str) -> str:
     ``str().join().jion`` is ``str().jion`` (typeshed: ``str.join -> str``), ``bytes().join().decode`` is
     ``bytes().decode``, ``str().split().append`` is ``list().append``, so the last method is judged on
     the type it is called on as ``','.jion(x)`` is. Unchanged when a return type is not one builtin type
-    of TYPES for sure (pool/stub_members.py chain_class: an overload returning another type, Any)."""
+    of TYPES for sure (pool/stub_cache.py method_returns: an overload returning another type, Any)."""
     m = _CHAIN.fullmatch(callee)
     if m is None:
         return callee
-    from gorilla_tui.pool.stub_members import chain_class  # deferred: typeshed_client (~0.2 s), rare
+    from gorilla_tui.pool.stub_cache import method_returns  # deferred: only for such a chain
 
-    steps = tuple((name, True) for name in re.findall(r"\.([A-Za-z_]\w*)\(\)", m.group(2)))
-    reached = chain_class(f"builtins.{m.group(1)}", steps)
-    name = reached[0].removeprefix("builtins.") if reached is not None else ""
-    return f"{name}().{m.group(3)}" if name in TYPES else callee
+    owner = f"builtins.{m.group(1)}"
+    for name in re.findall(r"\.([A-Za-z_]\w*)\(\)", m.group(2))[:16]:
+        owner = method_returns(owner, name)
+        if owner.removeprefix("builtins.") not in TYPES:
+            return callee
+    return f"{owner.removeprefix('builtins.')}().{m.group(3)}"
 
 
 def has_method(type_name: str, method: str) -> bool:
