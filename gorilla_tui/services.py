@@ -17,7 +17,9 @@ from typing import TYPE_CHECKING, Any
 from gorilla_tui.config import Settings, load_settings
 from gorilla_tui.errors import GorillaError, IndexMissingError, UsageError
 from gorilla_tui.paths import get_paths, path_exists
+from gorilla_tui.pool.apidoc import SourceRejected
 from gorilla_tui.pool.doc import doc_files
+from gorilla_tui.pool.files import source_files
 from gorilla_tui.pool.source_spec import NO_DOC_FILES, check_source_spec, source_name, split_source
 from gorilla_tui.retrieve.index import ApiIndex
 
@@ -91,9 +93,11 @@ def configured_mirrors(settings: Settings) -> list[str]:
 def check_configured_sources(settings: Settings) -> None:
     """Raise UsageError (one line, exit 2) naming config.toml for an entry of its `sources` that --source
     would refuse (pool.source_spec.check_source_spec: `python:`, `name=`, ...), a PATH that does not exist, a
-    stem that is no source name or a folder without docs; `index --refresh` runs it before anything is
-    done, `doctor` to report it (break-it round 12: `sources = ["/nonexistent/x.jsonl"]` was "no problems
-    found" in doctor). Such an entry was read as the standard library (`python:`), or refused later as
+    stem that is no source name, a folder without docs or a path the source reader refuses (pool/files.py
+    source_files: a FIFO, a device; break-it round 26: doctor said "no problems found"); `index --refresh`
+    runs it before anything is done, `doctor` to report it (break-it round 12: `sources =
+    ["/nonexistent/x.jsonl"]` was "no problems found" in doctor). Such an entry was read as the standard
+    library (`python:`), or refused later as
     "--source PATH: no such file or folder", naming an option that was never typed. The entries are
     checked with their paths resolved against config.toml's folder (Settings.source_specs); the message
     names them as written."""
@@ -105,6 +109,10 @@ def check_configured_sources(settings: Settings) -> None:
         folder = split_source(path)[1]
         if not path_exists(folder):
             raise UsageError(f"{what} {spec!r}: no such file or folder")
+        try:  # the reader refresh uses (pool/files.py): a FIFO or a device is refused alike (R26-6)
+            source_files([folder])
+        except SourceRejected as e:
+            raise UsageError(f"{what} {spec!r}: {e}") from None
         source_name(path, what=what)  # a stem that is no source name: refused as NAME= would be
         if folder.is_dir() and not doc_files(folder):  # was "--source PATH: no *.json ...", never typed
             raise UsageError(f"{what} {spec!r} ({folder}): {NO_DOC_FILES}")

@@ -68,6 +68,30 @@ def builtin_method(callee: str) -> tuple[str, str] | None:
     return (m.group(1), m.group(2)) if m else None
 
 
+#: A method called on the result of a builtin type's method calls: ``str().join().jion`` (group 1 the
+#: type, group 2 the calls, group 3 the last method).
+_CHAIN = re.compile(r"(" + "|".join(TYPES) + r")\(\)((?:\.[A-Za-z_]\w*\(\))+)\.([A-Za-z_]\w*)")
+
+
+def through_returns(callee: str) -> str:
+    """`callee` with a chain of builtin-type method calls read through their return types (R26-4):
+    ``str().join().jion`` is ``str().jion`` (typeshed: ``str.join -> str``), ``bytes().join().decode`` is
+    ``bytes().decode``, ``str().split().append`` is ``list().append``, so the last method is judged on
+    the type it is called on as ``','.jion(x)`` is. Unchanged when a return type is not one builtin type
+    of TYPES for sure (pool/stub_cache.py method_returns: an overload returning another type, Any)."""
+    m = _CHAIN.fullmatch(callee)
+    if m is None:
+        return callee
+    from gorilla_tui.pool.stub_cache import method_returns  # deferred: only for such a chain
+
+    owner = f"builtins.{m.group(1)}"
+    for name in re.findall(r"\.([A-Za-z_]\w*)\(\)", m.group(2))[:16]:
+        owner = method_returns(owner, name)
+        if owner.removeprefix("builtins.") not in TYPES:
+            return callee
+    return f"{owner.removeprefix('builtins.')}().{m.group(3)}"
+
+
 def has_method(type_name: str, method: str) -> bool:
     """True when builtin type `type_name` (a key of TYPES) has attribute `method` in the running Python."""
     return hasattr(TYPES[type_name], method)

@@ -9,7 +9,7 @@ import unicodedata
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from gorilla_tui.check.builtin_types import literal_type
+from gorilla_tui.check.builtin_types import literal_type, through_returns
 
 if TYPE_CHECKING:
     from tree_sitter import Node
@@ -180,7 +180,7 @@ def callee_of(function: Node) -> str:
             node = node.child_by_field_name("function")
         else:
             return ""
-    return "".join(reversed(parts))[:MAX_TEXT]
+    return through_returns("".join(reversed(parts))[:MAX_TEXT])
 
 
 def call_site(node: Node) -> CallSite:

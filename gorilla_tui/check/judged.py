@@ -20,9 +20,11 @@ inside ``assertRaises`` / ``pytest.raises``, or a ``try`` that handles its error
    or ``hasattr`` guard, or in a ``try`` catching AttributeError / ImportError / NameError / TypeError, is
    not judged (``base64.decodestring`` on Python 2, ``TypeVar(default=...)`` on 3.13+), nor under a skip
    decorator with such a condition, nor a name whose existence the file tests anywhere (``hasattr(sys,
-   'gettotalrefcount')``: a debug build's, Solaris' ``select.devpoll``); a missing argument of a compiled
-   function or a builtin (signature read from its docstring: ``time.ctime(seconds)``, ``bool(x)`` yet
-   ``bool()`` is False), the argument count of a name taken from a compiled module (``os.stat_result``)
+   'gettotalrefcount')``: a debug build's, Solaris' ``select.devpoll``); a missing argument of a
+   compiled function whose signature is read from its docstring (``time.ctime(seconds)``), and any argument
+   count of a compiled class with its base's (``os.stat_result``: tuple's; ``bool(x)`` yet ``bool()`` is
+   False) are not judged (pool/pyenv/compiled_signature.py, the Validator's rule too; ``os.listdir('/x',
+   1)`` is judged: Argument Clinic states its signature)
    and the arguments of an enum called with a value (``HTTPStatus(404)``) are not judged;
 4. a wrong value (``wrong_args:unknown_value`` / ``unknown_model``) is reported only for a literal
    argument (variable_argument), a missing argument only for a call made, not a function passed to a
@@ -50,10 +52,10 @@ from gorilla_tui.pool.pyenv.binds import (
     installed_file,
     installed_names,
     module_binds,
-    module_file,
     source_names,
     split_callee,
 )
+from gorilla_tui.pool.pyenv.compiled_signature import UNSURE_SIGNATURE, signature_unsure
 
 if TYPE_CHECKING:
     from collections.abc import Set
@@ -257,11 +259,8 @@ def _stdlib_skip(call: CallVerdict, validator: PoolIndex) -> str:
     if split is None:
         return ""
     module, attrs = split
-    if call.reason == "wrong_args:missing_argument" and module_file(module) is None:
-        return f"{judged}: a compiled function (its signature is read from a docstring)"
-    if call.reason in _ARITY and module_file(module) is not None and module_binds(module, attrs[0]) is None:
-        # os.stat_result (from posix import *): its doc's signature is tuple's, inherited
-        return f"{judged}: taken from a compiled module (its signature is read from a docstring)"
+    if call.reason in _ARITY and signature_unsure(judged, call.reason):  # the Validator's rule too (R26-4)
+        return f"{judged}: {UNSURE_SIGNATURE}"
     if call.kind == "wrong_args" and len(attrs) == 1 and attrs[0] in enum_classes(module):
         return f"{judged}: an enum (a call with a value looks its member up)"
     if call.kind != "hallucination":
@@ -360,8 +359,8 @@ def why_skipped(
     if qualified is None:
         return why
     judged = call.callee
-    if call.reason == "wrong_args:missing_argument" and judged in _BUILTINS:
-        return f"{judged}: a builtin (compiled: its signature is read from a docstring)"
+    if call.reason in _ARITY and judged in _BUILTINS and signature_unsure(judged, call.reason):
+        return f"{judged}: a builtin ({UNSURE_SIGNATURE})"
     resolved = canonical(qualified)
     if resolved != judged:
         bare = resolved.endswith("." + judged) and not _stdlib(judged, validator)

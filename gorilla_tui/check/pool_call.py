@@ -18,6 +18,7 @@ from gorilla_tui.check.imports import argument_errors, needed_call
 from gorilla_tui.check.pool_index import PoolEntry, PoolIndex, helper_loaded
 from gorilla_tui.check.signature import bind, canonical, family
 from gorilla_tui.check.wrong_args import did_you_mean, unmatched_reason
+from gorilla_tui.pool.pyenv.compiled_signature import signature_unsure
 from gorilla_tui.types import CallVerdict, Verdict
 
 #: At most this many function-calling entries of one callee are tried for a call (_schema_verdict).
@@ -64,6 +65,10 @@ def full_verdict(verdict: Verdict, per_call: list[CallVerdict], lazy: Lazy) -> V
     return full
 
 
+#: Reasons about how many arguments a call gives (not judged against a signature Python does not state).
+_ARITY = frozenset({"wrong_args:missing_argument", "wrong_args:too_many_arguments"})
+
+
 def call_verdict(
     index: PoolIndex,
     call: CallSite,
@@ -90,6 +95,8 @@ def call_verdict(
     if entry is not None and judged and has_schema(entry.doc):
         return role, _schema_verdict(index, call, entry)
     reason, notes = argument_errors(entry.doc, call) if judged else ("", [])
+    if reason in _ARITY and role == "python-env" and signature_unsure(callee, reason):
+        reason, notes = "", []  # time.ctime(): its doc's signature is a docstring's (the linter's rule too)
     if entry is not None and judged and not reason:  # a path where the doc says a file object goes
         reason, notes, opened = file_arg_errors(entry.doc, call)
         if reason:

@@ -42,6 +42,7 @@ from gorilla_tui.check.pool_index import NEAR_MISS, PoolEntry, PoolIndex
 from gorilla_tui.check.rest import http_method, path_of, request_lines
 from gorilla_tui.check.runs_code import RUNS_CODE_NOTE, dynamic_import, runs_code
 from gorilla_tui.check.signature import canonical, key
+from gorilla_tui.check.stub_chain import chain_says
 from gorilla_tui.check.suggest import dice, similarity
 from gorilla_tui.check.verdicts import RANK, call_row, python_error, worst
 from gorilla_tui.pool.doc import ApiDoc
@@ -252,7 +253,10 @@ class Validator(PoolIndex):
                 role, verdict = typed  # ','.jion(x): str has no jion; [].append(x) beside the pool's docs
             elif stdlib_bound(self, call, callee, result.assigned):
                 role, verdict = "python-env", Verdict("valid", call.text, None)
-            elif said := package_names_say(self, call, imported.get(call.span, callee), result.assigned):
+            elif said := (
+                package_names_say(self, call, imported.get(call.span, callee), result.assigned)
+                or chain_says(self, call, callee, result.assigned)  # sys.stdout.buffer.write (R26-7)
+            ):
                 role = "python-env" if said == "bound" else "unjudged"  # a real name, or not judged
                 verdict = Verdict("valid", call.text, None) if said == "bound" else None
                 unjudged += (

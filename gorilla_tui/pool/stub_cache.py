@@ -186,6 +186,44 @@ def required(function: str) -> tuple[str, ...]:
     return stub_facts(function).required
 
 
+#: The cache file (as a group name) of method_returns.
+_RETURNS = "__returns__"
+#: "module.Class.method" -> the class a call of it returns ("" for none), as read or found in this process.
+_RETURNED: dict[str, str] = {}
+
+
+def method_returns(owner: str, method: str) -> str:
+    """The class (dotted, ``builtins.str``) a call of method `method` of class `owner` (dotted,
+    ``builtins.str``) returns by its stub in every overload (pool/stub_members.py chain_class:
+    ``str.join`` -> builtins.str, ``str.split`` -> builtins.list), "" when not one class for sure. Kept in
+    memory and in the cache file ``__returns__.json`` beside the facts' files (same key), so `check` of a
+    file with ``','.join(x).strip()`` imports no stubs once it was looked up (R26-4)."""
+    name = f"{owner}.{method}"
+    if not _RETURNED:
+        _RETURNED.update(_read_returns())
+    found = _RETURNED.get(name)
+    if found is None:
+        from gorilla_tui.pool.stub_members import chain_class  # imported on a miss only: ~0.2 s
+
+        reached = chain_class(owner, ((method, True),))
+        found = _RETURNED[name] = reached[0] if reached is not None else ""
+        path = _path(_RETURNS)
+        if path is not None:
+            _write_json(path, dict(_RETURNED))
+    return found
+
+
+def _read_returns() -> dict[str, str]:
+    path = _path(_RETURNS)
+    try:
+        data = json_value(read_regular_bytes(path, MAX_CACHE_BYTES)) if path is not None else None
+    except (OSError, ValueError):
+        return {}
+    if not isinstance(data, dict):
+        return {}
+    return {k: v for k, v in data.items() if isinstance(k, str) and isinstance(v, str)}
+
+
 def _folder() -> Path | None:
     """The cache folder of this interpreter, these stubs and this rule; None where there is none (no
     typeshed_client installed, its VERSIONS file missing, an unusable GORILLA_TUI_HOME)."""
@@ -293,14 +331,17 @@ def _write(group: str, table: dict[str, StubFacts]) -> None:
     """Write `table` as the cache file of `group` (a temporary file, then os.replace); a failure is ignored:
     the answer is looked up again in the next process."""
     path = _path(group)
-    if path is None:
-        return
+    if path is not None:
+        _write_json(path, {name: _encoded(facts) for name, facts in table.items()})
+
+
+def _write_json(path: Path, data: dict[str, object]) -> None:
+    """Write `data` as JSON to `path` (a temporary file, then os.replace); a failure is ignored."""
     tmp = path.with_suffix(f".{os.getpid()}.tmp")
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         with contextlib.suppress(FileNotFoundError):
             os.unlink(tmp)  # a FIFO left there would block the write
-        data = {name: _encoded(facts) for name, facts in table.items()}
         tmp.write_text(json.dumps(data, sort_keys=True), encoding="utf-8")
         os.replace(tmp, path)
     except OSError:

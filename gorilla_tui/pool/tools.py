@@ -28,6 +28,7 @@ from gorilla_tui import jsontext
 from gorilla_tui.pool.apidoc import Diagnostic, LoadResult, SourceRejected
 from gorilla_tui.pool.files import MAX_SOURCE_BYTES, read_text
 from gorilla_tui.pool.functions import function_doc
+from gorilla_tui.pool.openapi_refs import Resolver
 
 #: Diagnostics kept per file, as pool/doc.py MAX_DIAGNOSTICS (the others are counted in one closing note).
 MAX_DIAGNOSTICS = 50
@@ -133,6 +134,22 @@ def _key(function: dict[str, Any]) -> str:
     return json.dumps([function.get("name"), schema], sort_keys=True, default=str)
 
 
+def _check_refs(path: Path, function: dict[str, Any]) -> None:
+    """Refuse a function whose parameters schema has a ``$ref`` that points outside it, nowhere, or back
+    to itself (``{"$ref": "#/properties/city"}`` at properties.city): the rule of an OpenAPI source
+    (pool/openapi_refs.py Resolver.check_refs, the schema its own document, as JSON Schema reads a
+    ``$ref``), so such a file is refused whole with one line instead of indexed with a parameter whose type
+    is never known (break-it round 26: any value then passed). Raises SourceRejected."""
+    schema = function.get("parameters", function.get("inputSchema"))
+    if not isinstance(schema, dict) or "$ref" not in json.dumps(schema):
+        return
+    try:
+        Resolver(path, schema).check_refs()
+    except SourceRejected as e:
+        name = str(function.get("name") or "?")[:80]
+        raise SourceRejected(str(e).replace(f"{path}: ", f"{path}: function {name!r}: ", 1)) from None
+
+
 def load_tools(path: str | Path, source: str, max_bytes: int = MAX_SOURCE_BYTES) -> LoadResult:
     """Load a file of function definitions (the shapes of this module's docstring) as ApiDocs, one per
     distinct function (name and parameters schema), ids "<source>:<n>" in file order.
@@ -143,7 +160,8 @@ def load_tools(path: str | Path, source: str, max_bytes: int = MAX_SOURCE_BYTES)
 
     Raises:
         SourceRejected: more than max_bytes, not a regular file, a JSON-RPC error response, a JSON value
-            of no shape of this module.
+            of no shape of this module, a function whose parameters schema has a ``$ref`` cycle, or one
+            that points outside it or nowhere (_check_refs, the OpenAPI rule).
     """
     path = Path(path)
     result = LoadResult()
@@ -171,6 +189,7 @@ def load_tools(path: str | Path, source: str, max_bytes: int = MAX_SOURCE_BYTES)
             key = _key(function)
             if key in seen:
                 continue
+            _check_refs(path, function)  # refused whole, as an OpenAPI document (R26)
             try:
                 doc = function_doc(function, source=source, index=len(result.docs) + 1)
             except ValueError as e:

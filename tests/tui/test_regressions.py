@@ -11,7 +11,7 @@ from textual.widgets import DataTable
 from gorilla_tui.config import Settings
 from gorilla_tui.model.scripted import ScriptedBackend
 from gorilla_tui.retrieve.index import ApiIndex
-from gorilla_tui.textsafe import MAX_TASK_CHARS
+from gorilla_tui.textsafe import MAX_TASK_CHARS, MAX_TASK_INPUT_CHARS
 from gorilla_tui.tui.naming import display_name
 from gorilla_tui.tui.widgets.hits import HitsPanel
 from gorilla_tui.tui.widgets.task_input import TaskInput
@@ -98,7 +98,12 @@ async def test_a_long_paste_or_typing_past_the_limit_is_cut_and_the_app_still_an
         megabyte = ("classify the actions in short video clips " * 30_000)[:1_000_000]
         task_input.post_message(events.Paste(megabyte))
         await pilot.pause()
-        assert task_input.value == megabyte[:MAX_TASK_CHARS]
+        assert task_input.value == ""  # over MAX_TASK_INPUT_CHARS: not taken, as `ask` refuses it (R26)
+        assert app.last_notice.startswith("paste not taken: the task would be 1,000,000 characters")
+        within = megabyte[:MAX_TASK_INPUT_CHARS]  # accepted by `ask`, which cuts it to MAX_TASK_CHARS
+        task_input.post_message(events.Paste(within))
+        await pilot.pause()
+        assert task_input.value == within[:MAX_TASK_CHARS]
         assert app.last_notice == f"task cut at {MAX_TASK_CHARS:,} characters (the longest task kept)"
 
         # typed keys: the value is cut at the limit, the keys past it are refused

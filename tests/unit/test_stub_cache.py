@@ -151,3 +151,23 @@ def test_the_shapes_of_bytes_and_command_parameters_are_kept(tmp_path, monkeypat
     assert stub_cache.takes_bytes("base64.b64encode", "s")
     monkeypatch.setattr(stub_cache, "_MEMORY", {})  # read back from the file written
     assert stub_cache.stub_facts("base64.b64encode").shapes == {"s": "bytes", "altchars": "bytes"}
+
+
+RETURNS_PROBE = (
+    "import sys; from gorilla_tui.check.builtin_types import through_returns; "
+    "print(through_returns('str().join().jion'), through_returns('str().split().append'), "
+    "through_returns('bytes().join().decode'), through_returns('dict().get().x'), "
+    "'typeshed_client' in sys.modules)"
+)
+
+
+def test_builtin_method_returns_are_cached_like_the_facts(gorilla_home):
+    """R26-4: a chain of builtin method calls is read through their stub return types (``str.join`` gives
+    str, ``str.split`` a list, ``dict.get`` no one class); a second process answers from the cache file."""
+    env = {**os.environ, "GORILLA_TUI_HOME": str(gorilla_home), "PYTHONPATH": str(ROOT)}
+    answers = []
+    for _ in range(2):
+        done = subprocess.run([sys.executable, "-c", RETURNS_PROBE], env=env, capture_output=True, text=True)
+        answers.append(done.stdout.strip())
+    expected = "str().jion list().append bytes().decode dict().get().x"
+    assert answers == [f"{expected} True", f"{expected} False"], answers

@@ -127,6 +127,9 @@ class MainScreen(Screen):
     def on_task_input_cut(self, message: TaskInput.Cut) -> None:
         self.post_message(Notice(message.notice))
 
+    def on_task_input_refused(self, message: TaskInput.Refused) -> None:
+        self.post_message(Notice(message.notice))
+
     def ask(self, task: str) -> None:
         """Start answering `task`, cancelling the run in flight (if any)."""
         if self._cancel is not None:

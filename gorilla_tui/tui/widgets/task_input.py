@@ -1,5 +1,7 @@
 """The task input: Enter asks, up/down recall earlier tasks, a multi-line paste is joined with a notice, and
-the value holds at most MAX_TASK_CHARS characters (what every path that asks keeps, textsafe.clean_task).
+the value holds at most MAX_TASK_CHARS characters (what every path that asks keeps, textsafe.clean_task);
+a paste that would make a task of more than MAX_TASK_INPUT_CHARS is not taken, with a notice, as `ask` and
+the MCP server refuse such a task (break-it round 26: the TUI took a 12,800-character paste).
 
 The cut is Input's own `max_length`, so a key press past it is refused in O(limit): a 1 MB paste that
 arrives as key presses (tmux `paste-buffer` without `-p`: no bracketed paste) otherwise grew the value one
@@ -13,7 +15,7 @@ from textual import events
 from textual.binding import Binding
 from textual.message import Message
 
-from gorilla_tui.textsafe import MAX_TASK_CHARS, strip_controls
+from gorilla_tui.textsafe import MAX_TASK_CHARS, MAX_TASK_INPUT_CHARS, strip_controls
 from gorilla_tui.tui.widgets.text_input import SafeInput
 
 
@@ -24,8 +26,10 @@ class TaskInput(SafeInput):
     paste of several lines was joined into one (lines: how many lines the paste had, blank: how many of
     them were blank and dropped). The value holds at most `max_length` characters (MAX_TASK_CHARS, 2,000):
     a paste is cut to the room left and keys past it are refused; TaskInput.Cut(limit) is posted once per
-    overflow (again only after the value went below the limit). Up/down walk the recall
-    list (newest first) set with :meth:`set_recall`; the text typed before recalling comes back at the end.
+    overflow (again only after the value went below the limit). A paste that would make the task longer
+    than MAX_TASK_INPUT_CHARS (10,000, what `ask` and the MCP server accept) is not taken at all:
+    TaskInput.Refused(length) is posted. Up/down walk the recall list (newest first) set with
+    :meth:`set_recall`; the text typed before recalling comes back at the end.
     """
 
     BINDINGS = [
@@ -66,6 +70,22 @@ class TaskInput(SafeInput):
         def notice(self) -> str:
             """What to tell the person, e.g. "task cut at 2,000 characters (the longest task kept)"."""
             return f"task cut at {self.limit:,} characters (the longest task kept)"
+
+    class Refused(Message):
+        """A paste was not taken: the task would have been `length` characters, more than any path that
+        asks accepts (textsafe.MAX_TASK_INPUT_CHARS: `ask` and the MCP server refuse it, exit 2)."""
+
+        def __init__(self, length: int) -> None:
+            super().__init__()
+            self.length = length
+
+        @property
+        def notice(self) -> str:
+            """What to tell the person, e.g. "paste not taken: the task would be 12,800 characters; ..."."""
+            return (
+                f"paste not taken: the task would be {self.length:,} characters; at most "
+                f"{MAX_TASK_INPUT_CHARS:,} are accepted (as by ask and the MCP server)"
+            )
 
     def __init__(self, **kwargs) -> None:
         kwargs.setdefault("placeholder", "Describe a task, e.g. 'classify objects in an image' — Enter asks")
@@ -137,6 +157,11 @@ class TaskInput(SafeInput):
             lines = [line.strip() for line in pasted if line.strip()]
             text = " ".join(lines)
         start, end = sorted(self.selection)
+        total = len(self.value) - (end - start) + len(text)
+        if total > MAX_TASK_INPUT_CHARS:  # refused whole, as `ask` refuses it (R26): not cut to a part
+            self.app.bell()
+            self.post_message(self.Refused(total))
+            return
         room = (self.max_length or len(self.value) + len(text)) - (len(self.value) - (end - start))
         if len(text) > room:
             text = text[: max(0, room)]

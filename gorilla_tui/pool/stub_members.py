@@ -1,0 +1,183 @@
+"""Attribute chains through the standard library's type stubs (typeshed, read through pool/typeshed.py):
+what a name's attributes are and what a method returns, so `check` follows ``sys.stdout.buffer.write``
+(``stdout: TextIO`` -> ``TextIO.buffer: BinaryIO`` -> ``IO.write``) and ``','.join(x).jion()``
+(``str.join -> str``: ``str().jion``) as mypy and pyright would, without importing or running anything.
+
+Only what the stubs say for sure counts: an annotation that is one class (``X | None`` and typeshed's
+``MaybeNone`` alias of Any read as X), a property's return type, a method's return type when every
+overload returns the same class (``LiteralString`` is str, ``Self`` the class itself). Anything else (a
+type variable, Any, a union of two classes, a class with a base the stubs cannot resolve, a module
+``__getattr__``) is unknown: the caller then says nothing (the linter's rule: never a false alarm).
+"""
+
+from __future__ import annotations
+
+import ast
+import functools
+
+from gorilla_tui.pool.typeshed import _defined
+
+#: Annotation names that stand for "may also be nothing" beside a class (typeshed's _typeshed.MaybeNone is
+#: an alias of Any used for attributes that are None in some runs: ``sys.stdout: TextIO | MaybeNone``).
+_ALSO = frozenset({"None", "MaybeNone", "Incomplete"})
+#: Bases that add no attributes a call chain reaches (typing's generic machinery).
+_PLAIN_BASES = frozenset({"Generic", "Protocol", "object", "ABC", "metaclass"})
+#: The classes builtins.pyi writes under another name in return types (PEP 675: LiteralString is a str).
+_SAME_AS = {"LiteralString": "builtins.str"}
+#: Longest chain followed (attributes and calls): deeper chains are unknown.
+_MAX_STEPS = 12
+
+
+def _one_class(annotation: ast.expr | None) -> ast.expr | None:
+    """The one class expression an annotation states, None/MaybeNone sides dropped and ``X[...]`` read as
+    X; None for a union of two classes, a string that is no expression, or no annotation."""
+    if isinstance(annotation, ast.Constant) and isinstance(annotation.value, str):
+        try:
+            annotation = ast.parse(annotation.value, mode="eval").body
+        except SyntaxError:
+            return None
+    if isinstance(annotation, ast.Subscript):
+        annotation = annotation.value
+    if isinstance(annotation, ast.BinOp) and isinstance(annotation.op, ast.BitOr):
+        sides = [s for s in (annotation.left, annotation.right) if _name(s) not in _ALSO]
+        return _one_class(sides[0]) if len(sides) == 1 else None
+    return annotation if isinstance(annotation, (ast.Name, ast.Attribute)) else None
+
+
+def _name(node: ast.expr) -> str:
+    if isinstance(node, ast.Constant) and node.value is None:
+        return "None"
+    return ast.unparse(node) if isinstance(node, (ast.Name, ast.Attribute)) else ""
+
+
+@functools.lru_cache(maxsize=2048)
+def stub_class(module: str, written: str) -> tuple[str, ast.ClassDef] | None:
+    """(dotted name where the stubs define it, its ClassDef) of class name `written` as module `module`'s
+    stub spells it (``TextIO`` in sys is ``typing.TextIO``); None when it is no class of a stub."""
+    if written in _SAME_AS:
+        written, module = _SAME_AS[written].rsplit(".", 1)[1], "builtins"
+    dotted = f"{module}.{written}" if "." not in written else written
+    found = _defined(dotted) or (_defined(f"builtins.{written}") if "." not in written else None)
+    if found is None or not isinstance(found[1], ast.ClassDef):
+        return None
+    return f"{found[0]}.{found[1].name}", found[1]
+
+
+def _members(cls: ast.ClassDef, name: str) -> list[ast.stmt]:
+    out: list[ast.stmt] = []
+    for node in cls.body:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name == name:
+            out.append(node)
+        elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name) and node.target.id == name:
+            out.append(node)
+        elif isinstance(node, ast.Assign) and any(
+            isinstance(t, ast.Name) and t.id == name for t in node.targets
+        ):
+            out.append(node)
+    return out
+
+
+def _member(where: str, cls: ast.ClassDef, name: str, seen: int = 0) -> tuple[str, list[ast.stmt]] | None:
+    """(module of the class that defines it, its definitions) of attribute `name` of class `cls` (defined
+    in module `where`) or of its bases, in order; None when a base cannot be read (then it may be there),
+    ("", []) when the class and all its bases lack it."""
+    found = _members(cls, name)
+    if found:
+        return where, found
+    if seen > 16:
+        return None
+    for base in cls.bases:
+        head = base.value if isinstance(base, ast.Subscript) else base
+        written = _name(head)
+        if written.rsplit(".", 1)[-1] in _PLAIN_BASES:
+            continue
+        resolved = stub_class(where, written) if written else None
+        if resolved is None:
+            return None
+        deeper = _member(resolved[0].rsplit(".", 1)[0], resolved[1], name, seen + 1)
+        if deeper is None or deeper[1]:
+            return deeper
+    if any(isinstance(k.value, ast.Name) and k.arg == "metaclass" for k in cls.keywords):
+        return None  # an enum's members, a metaclass's attributes: not listed in the body
+    return "", []
+
+
+def _type_of(module: str, owner: str, node: ast.stmt, called: bool) -> tuple[str, ast.ClassDef] | None:
+    """The class a member gives: an annotated attribute's, a property's return type, or (called) a
+    method's return type; `owner` is the dotted class it belongs to (for ``Self``)."""
+    if isinstance(node, ast.AnnAssign) and not called:
+        annotation = _one_class(node.annotation)
+    elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        is_property = any(_name(d).endswith("property") for d in node.decorator_list)
+        if is_property == called:
+            return None
+        annotation = _one_class(node.returns)
+    else:
+        return None
+    written = _name(annotation) if annotation is not None else ""
+    if written == "Self":
+        return stub_class(*owner.rsplit(".", 1))
+    return stub_class(module, written) if written and written not in ("Any", "object") else None
+
+
+def _step(cls: tuple[str, ast.ClassDef], name: str, called: bool) -> tuple[str, ast.ClassDef] | None | bool:
+    """One step of a chain from class `cls`: the class attribute (or, called, method) `name` gives; False
+    when the class lacks it for sure; None when unknown."""
+    owner, node = cls
+    found = _member(owner.rsplit(".", 1)[0], node, name)
+    if found is None:
+        return None
+    module, defs = found
+    if not defs:
+        return False
+    kinds = {_type_of(module, owner, d, called) for d in defs}
+    results = {k[0] if k else None for k in kinds}
+    if len(results) != 1 or None in results:
+        return None
+    return next(iter(kinds))
+
+
+def chain_class(start: str, steps: tuple[tuple[str, bool], ...]) -> tuple[str, ast.ClassDef] | None:
+    """The class reached from class `start` (dotted, ``builtins.str``) by `steps` ((name, called) each:
+    ``(("join", True),)`` for ``.join(...)``), or None when a step is unknown or missing."""
+    cls = stub_class(*start.rsplit(".", 1)) if "." in start else stub_class("builtins", start)
+    for name, called in steps[:_MAX_STEPS] if len(steps) <= _MAX_STEPS else ():
+        if cls is None:
+            return None
+        nxt = _step(cls, name, called)
+        cls = nxt if isinstance(nxt, tuple) else None
+    return cls
+
+
+@functools.lru_cache(maxsize=4096)
+def attribute_chain(dotted: str) -> bool | None:
+    """Whether ``module.name.attr...last`` exists by the stubs: the module-level name's annotated class,
+    then each attribute's (a property's return type, an annotated attribute's class), and the last name a
+    member of the class reached (``sys.stdout.buffer.write``: True; ``sys.stdout.buffer.wirte``: False).
+    None when any step is unknown (no stub, an unannotated or Any value, a union, an unreadable base) or
+    `dotted` has fewer than three parts (a module's own names are judged elsewhere)."""
+    parts = dotted.split(".")
+    if len(parts) < 3 or len(parts) > _MAX_STEPS or not all(p.isidentifier() for p in parts):
+        return None
+    for k in range(len(parts) - 2, 0, -1):  # the longest module prefix whose next name is an annotated value
+        module, name, rest = ".".join(parts[:k]), parts[k], parts[k + 1 :]
+        found = _defined(f"{module}.{name}")
+        if found is None:
+            continue
+        where, node = found
+        if not isinstance(node, ast.AnnAssign):
+            return None
+        annotation = _one_class(node.annotation)
+        cls = stub_class(where, _name(annotation)) if annotation is not None else None
+        for attr in rest[:-1]:
+            if cls is None:
+                return None
+            nxt = _step(cls, attr, False)
+            if nxt is False:
+                return False
+            cls = nxt if isinstance(nxt, tuple) else None
+        if cls is None:
+            return None
+        member = _member(cls[0].rsplit(".", 1)[0], cls[1], rest[-1])
+        return None if member is None else bool(member[1])
+    return None
