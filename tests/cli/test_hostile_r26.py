@@ -35,7 +35,10 @@ def _ask(task: str, capsys: pytest.CaptureFixture[str]) -> dict:
 
 @pytest.mark.parametrize(
     ("task", "wrong"),
-    [("parse the date 99999-12-31", "(99999"), ("wait until 14:00 then print done", "Thread('14:00')")],
+    [
+        ("parse the date 99999-12-31", "fromisoformat(99999"),
+        ("wait until 14:00 then print done", "Thread('14:00')"),
+    ],
 )
 def test_ask_fills_no_value_of_the_wrong_kind(
     stdlib_home: Path, capsys: pytest.CaptureFixture[str], task: str, wrong: str
