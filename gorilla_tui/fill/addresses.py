@@ -35,7 +35,9 @@ _HOST = re.compile(
 #: A port: a number after "port" ("on port 53", "port number 8080") or right after a host and a colon.
 _PORT = re.compile(r"\bport(?:\s+(?:number|no\.?))?\s*:?\s*(\d{1,5})\b", re.IGNORECASE)
 _HOST_PORT = re.compile(
-    r"(?<![\w.-])((?:\d{1,3}(?:\.\d{1,3}){3}|localhost|(?:[a-z\d-]+\.)+[a-z]{2,})):(\d{1,5})\b", re.I
+    r"(?<![\w.-])((?:\d{1,3}(?:\.\d{1,3}){3}|localhost|(?:[a-z\d-]+\.)+[a-z]{2,})):(\d{1,5})\b"
+    r"|(?<![\w.\[-])\[([0-9a-f:.]{2,45}(?:%[\w.-]+)?)\]:(\d{1,5})\b",  # "[2001:db8::1]:8080" (RFC 3986 3.2.2)
+    re.I,
 )
 
 
@@ -50,15 +52,16 @@ def takes_address(name: str, kind: str, type_: str) -> bool:
 
 
 def addresses(task: str) -> list[Candidate]:
-    """The ``(host, port)`` pairs `task` writes: ``host:port`` ("localhost:8080"), and each host with the
-    port the task gives by the word "port" ("8.8.8.8 ... on port 53"; the nearest such port when there are
-    several). Each a Candidate of kind "list" (a tuple, written ``('8.8.8.8', 53)``) over the span from its
-    first part to its last; [] when the task writes no host or no port. A host is also a URL's
+    """The ``(host, port)`` pairs `task` writes: ``host:port`` ("localhost:8080", "[::1]:8080"), and each host
+    with the port the task gives by the word "port" ("8.8.8.8 ... on port 53"; the nearest such port when
+    there are several). Each a Candidate of kind "list" (a tuple, written ``('8.8.8.8', 53)``) over the span
+    from its first part to its last; [] when the task writes no host or no port. A host is also a URL's
     ("https://example.org:8443/x": its host and port)."""
     out: list[Candidate] = []
     taken: list[tuple[int, int]] = []
     for m in _HOST_PORT.finditer(task):
-        out.append(_pair(m.group(1), int(m.group(2)), m.start(), m.end()))
+        host, port = (m.group(1), m.group(2)) if m.group(1) else (m.group(3), m.group(4))
+        out.append(_pair(host, int(port), m.start(), m.end()))
         taken.append(m.span())
     ports = [(int(m.group(1)), m.start(), m.end()) for m in _PORT.finditer(task) if int(m.group(1)) < 65536]
     if not ports:

@@ -14,7 +14,7 @@ import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from gorilla_tui.fill.candidate import BYTES, Candidate, as_bytes, literal
+from gorilla_tui.fill.candidate import BYTES, Candidate, as_bytes, literal, names_file, read_bytes
 from gorilla_tui.fill.dates import date_part
 from gorilla_tui.fill.spoken import PATHLIKE, described, mentioned, name_parts, negated, spoken_of
 from gorilla_tui.fill.units import in_seconds, measures_other, named_by_unit, takes_seconds
@@ -99,12 +99,14 @@ _MARKS = frozenset({"Mn", "Mc", "Me", "Cf", "So", "Co", "Cn", "Cs"})
 #: modifier: "\u20ac", "\u00b1", "^", "\u00b4") or a middle dot inside it cut the path where they stood,
 #: and named another file (break-it round 24, R24-9). A no-break space (U+00A0, U+2007, U+202F, or an
 #: ideographic space, U+3000) after a separator and before the file's extension is part of the file's name
-#: ("/tmp/my\u00a0file.txt" was the file 'file.txt', break-it round 25, R25-5); one before the first
-#: separator or after the extension ends the word, as a space does (and no such word starts after one: one
-#: start per word keeps the reading linear).
+#: ("/tmp/my\u00a0file.txt" was the file 'file.txt', break-it round 25, R25-5), and so is one inside a path
+#: with no extension ("/tmp/no\u00a0break" was '/tmp/no', round 26, R26-3); one before the first separator
+#: or after the extension ends the word, as a space does (and no such word starts after one: one start per
+#: word keeps the reading linear). Any other white space ends a path: fill/unused.py says the words left.
 _PATH_TOKEN = re.compile(
     r"(?<!\S)[(\[\'\"`\u201c\u2018]*(?P<core>(?<![\u00a0\u2007\u202f\u3000])[^\s@/\\]*[/\\](?:[^\s@]|[\u00a0\u2007\u202f\u3000])*?"
-    r"\.[A-Za-z][A-Za-z0-9]{0,7}|(?:/|~/|\.{1,2}/)[^\s@]*?|[^\s@]*?\.[A-Za-z][A-Za-z0-9]{0,7})"
+    r"\.[A-Za-z][A-Za-z0-9]{0,7}|(?:/|~/|\.{1,2}/)(?:[^\s@]|[\u00a0\u2007\u202f\u3000])*?(?![\u00a0\u2007\u202f\u3000][^\s@])"
+    r"|[^\s@]*?\.[A-Za-z][A-Za-z0-9]{0,7})"
     r"[)\]\'\"`\u201d\u2019.,;:!?]*(?!\S)"
 )
 #: What a path-shaped word keeps as it is: the characters fill/values.py's path patterns read (letters,
@@ -175,15 +177,18 @@ def values_for(param: Param, task: TaskValues, paths: int = 1) -> dict[str, Cand
     parameter named year, month or day (DATE_PARTS) as that part. A parameter that takes bytes
     (Param.raw_type BYTES, fill/filler.py takes_bytes) takes the text the task quotes, encoded as UTF-8 bytes
     literals (base64.b64encode('user:secret') fails: b64encode takes bytes); never a path or URL (a file's
-    name is not its content: "the sha256 of installer.iso" does not hash b'installer.iso'). A parameter
-    that takes seconds (fill/units.py takes_seconds) takes a time the task writes in seconds."""
+    name is not its content: "the sha256 of installer.iso" does not hash b'installer.iso'): a file the task
+    names, quoted or not (names_file), is read (read_bytes: ``open('installer.iso', 'rb').read()``). A
+    parameter that takes seconds (fill/units.py takes_seconds) takes a time the task writes in seconds."""
     if param.enum:
         return _declared(param.enum)
     if takes_seconds(param.name, param.description):  # "wait 2 minutes": time.sleep(120), units.in_seconds
         task = dataclasses.replace(task, numbers=in_seconds(task.numbers, task.text))
     if param.raw_type == BYTES:  # a bytes-like parameter takes the text the task quotes, encoded
-        quoted = [c for c in task.strings if c.atomic and task.text[c.start : c.start + 1] in _QUOTES]
-        return {b.text: b for c in quoted if (b := as_bytes(c)) is not None}
+        files = [c for c in task.strings if c.atomic and names_file(c, task.text)]
+        quoted = [c for c in task.strings if c.atomic and is_quoted(c, task.text) and c not in files]
+        out = {b.text: b for c in quoted if (b := as_bytes(c)) is not None}
+        return out | {b.text: b for b in map(read_bytes, files)}
     t = param.type
     in_dates = [c for c in task.strings if c.kind == "date"]
     if in_dates and param.name in DATE_PARTS and t in ("integer", "number", "any"):
@@ -247,9 +252,12 @@ def values_for(param: Param, task: TaskValues, paths: int = 1) -> dict[str, Cand
 def _no_paths(param: Param, values: dict[str, Candidate], text: str) -> dict[str, Candidate]:
     """`values` of an optional parameter of unknown type without the paths and URLs the task writes
     unquoted, unless its name says it takes one (PATHLIKE): gzip.open's compresslevel (default a named
-    constant) is no file ("compress data.txt with gzip into data.txt.gz")."""
+    constant) is no file ("compress data.txt with gzip into data.txt.gz"); a bytes parameter's are kept
+    (a file is read there, values_for)."""
     if param.required or param.type != "any" or PATHLIKE.search(param.name) or spoken_of(param, text):
         return values  # "falling back to /home/guest": os.getenv's default takes the path
+    if param.raw_type == BYTES:
+        return values  # a file it names is read (values_for: read_bytes), never taken as its name
     return {k: c for k, c in values.items() if not _path_shaped(c) or is_quoted(c, text)}
 
 

@@ -3,7 +3,8 @@
 - `Candidate`: one value of the task (or one a parameter declares), its literal, its kind and its span;
 - `literal`: the Python source of a plain value, `list_items` the items of a list literal (read, never
   evaluated);
-- `as_bytes`: a string value as the bytes literal a parameter of `BYTES` takes.
+- `as_bytes`: a string value as the bytes literal a parameter of `BYTES` takes; `names_file` and
+  `read_bytes`: a file the task names, read for such a parameter, never taken as its name's bytes.
 
 The readers of the task's values are fill/values.py (numbers, strings, lists) and fill/dates.py (dates).
 """
@@ -13,8 +14,11 @@ from __future__ import annotations
 import ast
 import dataclasses
 import math
+import re
 from dataclasses import dataclass
 from typing import Any
+
+from gorilla_tui.pool.file_objects import PATH_SHAPED
 
 
 @dataclass(frozen=True)
@@ -72,3 +76,23 @@ def as_bytes(c: Candidate) -> Candidate | None:
         return None
     data = c.value.encode("utf-8")
     return dataclasses.replace(c, text=repr(data), value=data)
+
+
+#: Words right before a value that say it names a file ("the file '/etc/passwd'", "the path 'a b'").
+_SAID_FILE = re.compile(r"\b(?:file|path|filename)(?:\s+(?:named|called|at))?\s*$", re.IGNORECASE)
+
+
+def names_file(c: Candidate, text: str) -> bool:
+    """Whether string candidate `c` of task `text` names a file, not text: shaped like a path (a slash, a
+    file extension: pool/file_objects.py PATH_SHAPED) or said to be one (_SAID_FILE: "the file 'data'");
+    a URL is none."""
+    if not isinstance(c.value, str) or "://" in c.value:
+        return False
+    return bool(PATH_SHAPED.search(c.value)) or (c.start >= 0 and bool(_SAID_FILE.search(text[: c.start])))
+
+
+def read_bytes(c: Candidate) -> Candidate:
+    """The file candidate `c` names as the call that reads its bytes (``open('/etc/passwd', 'rb').read()``,
+    the same span and value): a bytes parameter given a file takes its content, never its name's bytes
+    ("compute sha256 of the file '/etc/passwd'" hashed b'/etc/passwd', break-it round 26, R26-2)."""
+    return dataclasses.replace(c, text=f"open({literal(c.value)}, 'rb').read()")

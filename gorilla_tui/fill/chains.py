@@ -25,14 +25,16 @@ from collections.abc import Callable, Sequence
 
 from gorilla_tui.fill.biases import CHAIN_BIAS, MENTION_BIAS, NEAR_BIAS, marked, overlaps
 from gorilla_tui.fill.call_grammar import FILLABLE, TaskValues, python_slots, slots
-from gorilla_tui.fill.candidate import Candidate
+from gorilla_tui.fill.candidate import BYTES, Candidate
 from gorilla_tui.fill.file_objects import path_slots
+from gorilla_tui.fill.kinds import positions, stub_fit
 from gorilla_tui.fill.receivers import Constructors, Receiver, receiver_call
 from gorilla_tui.fill.spoken import name_parts
 from gorilla_tui.fill.sql import statements
 from gorilla_tui.fill.target import Target
 from gorilla_tui.pool.apidoc import ApiDoc
 from gorilla_tui.pool.params import Param, params_of
+from gorilla_tui.pool.stub_cache import takes_bytes as stub_bytes
 from gorilla_tui.pool.typeshed import factories, returned
 
 #: How filling finds the pool's docs of a class's methods by the class's dotted name ([] when none).
@@ -71,8 +73,17 @@ def links(target: Target, values: TaskValues, methods: Methods | None,
         found = receiver_call(doc)
         if found is None:
             continue
-        params = [p for p in params_of(doc) if p.name not in taken]
+        params = [
+            dataclasses.replace(p, raw_type=BYTES)
+            if not p.raw_type and stub_bytes(doc.api_name, p.name)
+            else p
+            for p in params_of(doc)
+            if p.name not in taken
+        ]  # send(data): bytes, never a str
         offered = python_slots(params, path_slots(doc, slots(params, values)), values)
+        offered = stub_fit(
+            doc.api_name, offered, positions(doc.api_name, params)
+        )  # setblocking's flag: a bool
         if not any(s.param.required and s.values for s in offered if s.param.kind in FILLABLE):
             continue
         callee = f"{target.callee}().{found[1]}"

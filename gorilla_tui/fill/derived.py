@@ -241,12 +241,18 @@ def with_formats(callee: str, offered: Sequence[Slot], task: str) -> list[Slot]:
     ``time.strptime(data_string, format)``) takes the format of each ISO 8601 date the task writes
     ('2026-12-06' -> '%Y-%m-%d'; with a time '%Y-%m-%d %H:%M' or '...T%H:%M:%S'), the one form whose
     format follows from the digits alone, and its text parameter the date as written; `offered` itself for
-    another function or a task with no such date."""
+    another function. With no such date the format takes only a format the task writes (a "%" in it):
+    "14:00:00+05:30 with strptime" gave the format '05:30' (break-it round 26, R26-1)."""
     if not callee.endswith("strptime"):
         return list(offered)
     found = list(_ISO.finditer(task))
     if not found:
-        return list(offered)
+        return [
+            dataclasses.replace(s, values={k: c for k, c in s.values.items() if "%" in str(c.value)})
+            if s.param.name in _FORMAT_PARAMS
+            else s
+            for s in offered
+        ]
     written = {
         literal(m.group()): Candidate(literal(m.group()), m.group(), "string", m.start(), m.end(), True)
         for m in found

@@ -39,6 +39,7 @@ from gorilla_tui.fill.kinds import (
     forwarded_after,
     link_roles,
     named_variables,
+    positions,
     stub_fit,
     with_forwarded,
     with_patterns,
@@ -214,19 +215,22 @@ def target_of(doc: ApiDoc, values: TaskValues, constructors: Constructors | None
         offered = by_file_type(receiver, with_spread(receiver, offered, values))
         if doc.source == "python-env":  # a string method's receiver: ','.join(parts), line.replace(...)
             offered = with_text_receiver(receiver.callee, receiver.params, offered, values.text)
-    return Target(doc, callee, params, _kept(doc, offered, params, values.text))
+    owners = positions(doc.api_name, params_of(doc))  # a receiver's parameters are its class's (R26-1)
+    owners = {**(positions(receiver.callee, receiver.params) if receiver else {}), **owners}
+    return Target(doc, callee, params, _kept(doc, offered, params, values.text, owners))
 
 
-def _kept(doc: ApiDoc, offered: list[Slot], params: list[Param], task: str) -> list[Slot]:
+def _kept(doc: ApiDoc, offered: list[Slot], params: list[Param], task: str,
+          owners: dict[str, tuple[str, int]]) -> list[Slot]:  # fmt: skip
     """`offered` with what fill/kinds.py knows of the values each takes: only the kinds a Python function's
-    stub admits (stub_fit), the variables the task names (with_variables), a glob pattern of the extension
-    and folder the task names (with_patterns), a number beside a parameter's name given to that one
-    (claim_numbers); for a standard-library function the values it takes in another form (fill/derived.py:
-    a command line's words, characters named in words, bytes of a named string, a date's strptime format,
-    a collection variable passed to ``*args``, a key or flags that ignore case)."""
+    stub admits (stub_fit; `owners` as it takes them), the variables the task names (with_variables), a glob
+    pattern of the extension and folder the task names (with_patterns), a number beside a parameter's name
+    given to that one (claim_numbers); for a standard-library function the values it takes in another form
+    (fill/derived.py: a command line's words, characters named in words, bytes of a named string, a date's
+    strptime format, a collection variable passed to ``*args``, a key or flags that ignore case)."""
     if doc.source == "python-env":
         offered = with_variables(
-            stub_fit(doc.api_name, forwarded_after(doc, offered, task)), task, doc.api_name
+            stub_fit(doc.api_name, forwarded_after(doc, offered, task), owners), task, doc.api_name
         )
         offered = link_roles(doc.api_name, with_patterns(doc.api_name, offered, params, task))
         offered = with_formats(doc.api_name, with_commands(doc.api_name, offered), task)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 from gorilla_tui.fill.call_grammar import FILLABLE, Slot
 from gorilla_tui.fill.candidate import Candidate
@@ -109,24 +109,56 @@ def with_variables(offered: list[Slot], task: str, callee: str) -> list[Slot]:
     return out
 
 
-def stub_fit(callee: str, offered: Sequence[Slot]) -> list[Slot]:
+#: The kind of value (pool/stub_params.py KINDS) of each kind of Candidate the task writes; a value a
+#: parameter declares (its enum, True/False) and a variable are asked of elsewhere.
+_VALUE_KINDS = {"number": "number", "string": "string", "date": "string", "list": "array", "dict": "object"}
+
+
+def stub_fit(
+    callee: str, offered: Sequence[Slot], owners: Mapping[str, tuple[str, int]] | None = None
+) -> list[Slot]:
     """`offered` without the values a Python parameter's type stub does not admit (pool/stub_cache.py
-    admits): a number for ``re.sub``'s pattern (``str | Pattern[str]``) or ``turtle.bgpic``'s picname, a
-    string for ``time.sleep``'s seconds. A required slot left with no value keeps its placeholder; an
-    optional one is dropped. `callee`: the function's dotted name the stubs know (doc.api_name)."""
+    admits), whatever their kind (_VALUE_KINDS): a number for ``re.sub``'s pattern (``str | Pattern[str]``)
+    or ``datetime.datetime.fromisoformat``'s date_string, a string for ``time.sleep``'s seconds or
+    ``socket.socket.setblocking``'s flag (``bool``), any literal for ``threading.Thread``'s group (``None``)
+    or ``email.message.EmailMessage``'s policy (a class: stub_params._class_kinds). A required slot left
+    with no value keeps its placeholder; an optional one is dropped, and so is one made required here
+    (a receiver's spread, fill/receivers.py) that has a default: ``EmailMessage()``, not
+    ``EmailMessage(policy)``.
+
+    Args:
+        callee: the function's dotted name the stubs know (doc.api_name).
+        offered: the slots.
+        owners: parameter name -> (the dotted name of the function it is a parameter of, its place among
+            that function's positional parameters or -1), for the slots of another function than `callee`
+            (a method's receiver: its class's) or asked of by place (`positions`); others: (`callee`, -1).
+
+    Returns:
+        The slots kept, in order.
+    """
+    owners = owners or {}
     out = []
     for slot in offered:
         if slot.param.kind not in FILLABLE or slot.param.kind == "keyword":
             out.append(slot)
             continue
+        function, at = owners.get(slot.param.name, (callee, -1))
+        name = slot.param.name
         values = {
-            k: c for k, c in slot.values.items()
-            if not (c.kind == "number" and not admits(callee, slot.param.name, "number"))
-            and not (c.kind in ("string", "date") and not admits(callee, slot.param.name, "string"))
-        }  # fmt: skip
-        if values or slot.param.required:
+            k: c
+            for k, c in slot.values.items()
+            if c.kind not in _VALUE_KINDS or admits(function, name, _VALUE_KINDS[c.kind], at)
+        }
+        if values or (slot.param.required and not (slot.values and slot.param.has_default)):
             out.append(slot if len(values) == len(slot.values) else dataclasses.replace(slot, values=values))
     return out
+
+
+def positions(function: str, params: Sequence[Param]) -> dict[str, tuple[str, int]]:
+    """Parameter name -> (`function`, its place among `params`' positional ones) for stub_fit's owners:
+    the parameters of `function` (a class's constructor, a method: self left out) in their order."""
+    at = [p for p in params if p.kind in ("positional", "posonly")]
+    return {p.name: (function, next((i for i, q in enumerate(at) if q is p), -1)) for p in params}
 
 
 def with_forwarded(doc: ApiDoc, params: list[Param]) -> list[Param]:

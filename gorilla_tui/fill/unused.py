@@ -9,7 +9,8 @@ port as one address (fill/addresses.py), a date whole or as its year, month and 
 by item, a string inside a longer one (a file name in a URL) or a large part of it (the host of
 ``example.com:8080``). Only the values the task writes as one value are listed: numbers, quoted text,
 URLs, e-mail addresses, paths and file names, dates, lists and dicts; runs of plain words are not (most
-of a task's words name the API, not a value).
+of a task's words name the API, not a value), but for the words an unquoted path left behind at a space
+("/tmp/a b c": "b c", `_tail`).
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from gorilla_tui.fill.addresses import addresses
 from gorilla_tui.fill.call_grammar import TaskValues
 from gorilla_tui.fill.candidate import Candidate
 from gorilla_tui.fill.units import in_seconds
+from gorilla_tui.fill.values import EDGE_WORDS, MAX_SPAN_WORDS
 
 _QUOTES = "'\"`“‘"
 _DIGIT_START = re.compile(r"[-+]?\.?\d")
@@ -62,10 +64,47 @@ def left_out(task: str, call: str) -> list[str]:
     unused = [
         c for c in salient if not any(s < c.end and c.start < e for s, e in used)
     ]  # a value overlapping one in the call is in it (a list's items, a percentage's two forms)
-    spans = sorted({(c.start, c.end) for c in unused})
+    spans = {(c.start, c.end) for c in unused}
+    spans |= {t for c in salient if (t := _tail(c, task, salient, constants)) is not None}
     inner = {(s, e) for s, e in spans for s2, e2 in spans if s2 <= s and e <= e2 and (s2, e2) != (s, e)}
-    outer = [span for span in spans if span not in inner]
+    outer = [span for span in sorted(spans) if span not in inner]
     return [task[s:e] for s, e in outer]
+
+
+#: Where a path's clause ends: a line break, a mark, or a full stop before white space or the end.
+_CLAUSE_END = re.compile(r"[\n,;:!?()]|\.(?:\s|$)")
+#: Words after a path that go on with the sentence, not with the path's name: EDGE_WORDS (to, and, in,
+#: then...) and a few adverbs of time and manner.
+_GOES_ON = EDGE_WORDS | frozenset(
+    "now please again also too first only quickly recursively here there".split()
+)
+
+
+def _tail(c: Candidate, task: str, salient: list[Candidate], constants: list[Any]) -> tuple[int, int] | None:
+    """The span of the words that follow an unquoted path in `task` to the end of its clause, the rest of a
+    name with white space in it that the path left behind ("list the files in /tmp/a b c": "b c";
+    "~/Documents/my files": "files"), or None: not a path (a separator, no URL), quoted, no such words,
+    a word that goes on with the sentence among them (_GOES_ON: "/tmp/a to /tmp/b"), a value of its own
+    (`salient`) among them, or the call holds them (`constants`). An unquoted path ends at white space, of
+    any kind but a no-break space (fill/call_grammar.py _PATH_TOKEN), and the rest is said, not dropped
+    (break-it round 26, R26-3)."""
+    value = c.value
+    if not (c.kind == "string" and isinstance(value, str) and re.search(r"[/\\]", value)) or "://" in value:
+        return None
+    if task[c.start : c.start + 1] in _QUOTES or not task[c.end : c.end + 1].isspace():
+        return None
+    stop = _CLAUSE_END.search(task, c.end)
+    end = stop.start() if stop else len(task)
+    words = list(re.finditer(r"\S+", task[c.end : end]))
+    if not words or len(words) > MAX_SPAN_WORDS:
+        return None
+    if any(w.group().lower().strip(".'\"") in _GOES_ON for w in words):
+        return None
+    start, end = c.end + words[0].start(), c.end + words[-1].end()
+    if any(o.start < end and start < o.end for o in salient if o is not c):
+        return None
+    text = task[start:end]
+    return None if any(isinstance(k, str) and text in k for k in constants) else (start, end)
 
 
 def _others_removed(c: Candidate, constants: list[Any], salient: list[Candidate]) -> list[Any]:

@@ -38,8 +38,13 @@ NUMBER_WORDS = {
 #: Scale words after a number ("2 million" -> 2000000).
 SCALES = {"thousand": 1_000, "million": 1_000_000, "billion": 1_000_000_000}
 
+#: Text inside double quotes with quotes of its own, each written \\" and in pairs ("hi \\"there\\""): one
+#: value, not cut at the first (break-it round 26, R26-1); a lone \\" is a Windows path's end ("C:\\data\\").
+_ESCAPED = r'"((?:(?:[^"\n\\]|\\[^"\n])*\\"(?:[^"\n\\]|\\[^"\n])*\\")+(?:[^"\n\\]|\\[^"\n])*)"'
 _QUOTED = re.compile(
-    r"(?<!\w)'([^'\n]{1,200})'(?!\w)|\"([^\"\n]{1,200})\"|`([^`\n]{1,200})`|“([^”\n]{1,200})”|‘([^’\n]{1,200})’"
+    _ESCAPED
+    + r"|(?<!\w)'([^'\n]{1,200})'(?!\w)|\"([^\"\n]{1,200})\"|`([^`\n]{1,200})`"
+    + r"|“([^”\n]{1,200})”|‘([^’\n]{1,200})’"
 )
 _URL = re.compile(r"\b(?:https?|ftp|s3|gs|file)://[^\s'\"<>`]+[^\s'\"<>`.,;:!?)\]]")
 # an e-mail address: its local part whole (at most 64 characters, RFC 5321 4.5.3.1.1), from white space, a
@@ -236,7 +241,8 @@ def strings(task: str) -> list[Candidate]:
             # a dict the task writes ({'q': 'python'}) is a dict (lists), not the string of its text; in
             # quotes it is that text ("parse the JSON string '{"name": "bob"}'": json.loads takes a str)
             quoted = _QUOTED.fullmatch(text)
-            add(next(g for g in quoted.groups() if g is not None) if quoted else text, start, end, True)
+            inside = next(g for g in quoted.groups() if g is not None) if quoted else text
+            add(inside.replace('\\"', '"') if quoted and quoted.group(1) else inside, start, end, True)
     for i, (first, start, _end, atomic) in enumerate(tokens):
         edge = first.lower() in EDGE_WORDS and not _names(task, first, start)
         if atomic or edge or not re.search(r"\w", first):

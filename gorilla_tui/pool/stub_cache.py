@@ -31,10 +31,10 @@ from typing import NamedTuple
 from gorilla_tui.errors import UsageError
 from gorilla_tui.jsontext import loads as json_value
 from gorilla_tui.paths import get_paths, read_regular_bytes
-from gorilla_tui.pool.stub_params import ANY, KINDS, PARAM_TYPES, SHAPES, read_params
+from gorilla_tui.pool.stub_params import ANY, KINDS, PARAM_TYPES, POSITION, SHAPES, read_params
 
 #: Bumped when a rule of file_parameters or read_params changes (a cache written by another is not read).
-RULE = 4
+RULE = 6
 #: Folder of the cached answers inside the cache dir.
 FOLDER = "stubs"
 #: Largest cache file read, bytes (all 432 names of os, the largest module, took 46 KB: this machine).
@@ -118,19 +118,25 @@ def kinds(function: str) -> dict[str, frozenset[str]]:
     return stub_facts(function).kinds
 
 
-def admits(function: str, name: str, kind: str) -> bool:
+def admits(function: str, name: str, kind: str, position: int = -1) -> bool:
     """Whether parameter `name` of `function` may take a value of `kind` by its stub.
 
     Args:
         function: as stub_facts takes it.
         name: a parameter's name.
         kind: one of KINDS.
+        position: its place among the positional parameters (self left out), -1 for none: where the stub
+            names no parameter `name`, the one at that place is asked of (stub_params.POSITION:
+            ``datetime.datetime.fromisoformat``'s ``date_string`` is its stub's ``string``).
 
     Returns:
         False where the stub types the parameter with no type of that kind; True where the stub does not
         say (no stub, no such parameter, an annotation stub_params cannot read).
     """
-    return kind in stub_facts(function).kinds.get(name, ANY)
+    found = stub_facts(function).kinds
+    if name not in found and position >= 0:
+        return kind in found.get(f"{POSITION}{position}", ANY)
+    return kind in found.get(name, ANY)
 
 
 def typed(function: str, name: str) -> bool:

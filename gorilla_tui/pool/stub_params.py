@@ -47,20 +47,22 @@ _NAMES: dict[str, frozenset[str]] = {
 ANY = frozenset(KINDS)
 
 
-def _annotation_kinds(node: ast.expr | None) -> frozenset[str]:
+def _annotation_kinds(node: ast.expr | None, module: str = "") -> frozenset[str]:
     """The kinds of value an annotation admits: the union of its members' (``str | Pattern[str]`` ->
-    string; ``int | None`` -> number); ANY for one that names something _NAMES does not know."""
+    string; ``int | None`` -> number); for a name _NAMES does not know, the kinds of the class `module`'s
+    stub names by it (_class_kinds: ``Policy`` none, ``RegexFlag`` number), ANY for another name (an
+    alias, a type variable, a Protocol, ``Any``, ``object``) or without `module`."""
     if node is None:
         return ANY
     if isinstance(node, ast.BinOp) and isinstance(node.op, ast.BitOr):
-        return _annotation_kinds(node.left) | _annotation_kinds(node.right)
+        return _annotation_kinds(node.left, module) | _annotation_kinds(node.right, module)
     if isinstance(node, ast.Constant) and node.value is None:
         return frozenset()
     if isinstance(node, ast.Subscript):
         head = ast.unparse(node.value).rpartition(".")[2]
         if head in ("Optional", "Union"):
             inner = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
-            return frozenset().union(*(_annotation_kinds(n) for n in inner))
+            return frozenset().union(*(_annotation_kinds(n, module) for n in inner))
         if head == "Literal":
             inner = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
             out: set[str] = set()
@@ -74,15 +76,25 @@ def _annotation_kinds(node: ast.expr | None) -> frozenset[str]:
             return frozenset(out)
         node = node.value
     if isinstance(node, (ast.Name, ast.Attribute)):
-        return _NAMES.get(ast.unparse(node).rpartition(".")[2], ANY)
+        dotted = ast.unparse(node)
+        short = dotted.rpartition(".")[2]
+        if short in _NAMES:
+            return _NAMES[short]
+        if not module or short in ("Any", "object"):
+            return ANY
+        found = _class_kinds(module, dotted)
+        return ANY if found is None else found
     return ANY
 
 
-def _definitions(function: str) -> list[ast.FunctionDef | ast.AsyncFunctionDef]:
-    """The stub's definitions (overloads in order) of module-level `function`, a builtin (``sorted``), a
-    method ``module.Class.method`` (inside a class body's version checks too: ``datetime.datetime
-    .fromtimestamp``) or a module-level name bound to a method of a module-level instance (random's
-    ``sample = _inst.sample``, ``_inst: Random``); [] where no stub has it."""
+def _definitions(function: str) -> tuple[str, list[ast.FunctionDef | ast.AsyncFunctionDef]]:
+    """(the module whose stub defines them, the stub's definitions, overloads in order) of module-level
+    `function`, a builtin (``sorted``), a class (its ``__init__``, else its ``__new__``, a base's where the
+    class has none: ``email.message.EmailMessage(policy)`` is MIMEPart's), a method ``module.Class.method``
+    (inside a class body's version checks too: ``datetime.datetime.fromtimestamp``; a base class's where the
+    class does not define it: ``socket.socket.setblocking`` is ``_socket.socket``'s) or a module-level name
+    bound to a method of a module-level instance (random's ``sample = _inst.sample``, ``_inst: Random``);
+    ("", []) where no stub has it."""
     from gorilla_tui.pool.typeshed import _defined, _functions  # the stubs, read on a cache miss only
 
     found = _defined(function if "." in function else f"builtins.{function}")
@@ -91,25 +103,90 @@ def _definitions(function: str) -> list[ast.FunctionDef | ast.AsyncFunctionDef]:
         inst = _defined(f"{found[0]}.{ast.unparse(bound.value)}")
         if inst is not None and isinstance(inst[1], ast.AnnAssign):
             return _methods(f"{found[0]}.{ast.unparse(inst[1].annotation)}", bound.attr)
-        return []
+        return "", []
+    if found is not None and isinstance(found[1], ast.ClassDef):
+        module, defs = _methods(function if "." in function else f"builtins.{function}", "__init__")
+        return (module, defs) if defs else _methods(function, "__new__")
     if found is not None:
-        return list(_functions(found[1]))
+        return found[0], list(_functions(found[1]))
     owner, _, method = function.rpartition(".")
     return _methods(owner if "." in owner else f"builtins.{owner}", method)
 
 
-def _methods(cls: str, method: str) -> list[ast.FunctionDef | ast.AsyncFunctionDef]:
-    """The definitions of `method` in class `cls`'s stub body, its version checks' branches included."""
+#: Most base classes followed up from a class to find a method it inherits.
+_MAX_BASES = 12
+
+
+def _methods(cls: str, method: str) -> tuple[str, list[ast.FunctionDef | ast.AsyncFunctionDef]]:
+    """(the module, the definitions) of `method` in class `cls`'s stub body, its version checks' branches
+    included, else in its nearest base class's that has it (depth first, in the order the bases are
+    written, at most _MAX_BASES classes); ("", []) where none has it."""
     from gorilla_tui.pool.typeshed import _defined  # see _definitions
 
-    found = _defined(cls)
-    if found is None or not isinstance(found[1], ast.ClassDef):
-        return []
+    todo, seen = [cls], set()
+    while todo and len(seen) < _MAX_BASES:
+        name = todo.pop(0)
+        found = _defined(name) if name not in seen else None
+        seen.add(name)
+        if found is None or not isinstance(found[1], ast.ClassDef):
+            continue
+        defs = (ast.FunctionDef, ast.AsyncFunctionDef)
+        out = [node for node in ast.walk(found[1]) if isinstance(node, defs) and node.name == method]
+        if out:
+            return found[0], out
+        todo = [*_bases(found[0], found[1]), *todo]
+    return "", []
+
+
+def _bases(module: str, node: ast.ClassDef) -> list[str]:
+    """The dotted names of class `node`'s bases as `module` sees them (``MIMEPart`` -> ``email.message
+    .MIMEPart``, ``_socket.socket`` as written, a generic's ``Base[T]`` as ``Base``); Protocol, Generic and
+    object left out."""
     out = []
-    for node in ast.walk(found[1]):
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name == method:
-            out.append(node)
+    for base in node.bases:
+        if isinstance(base, ast.Subscript):
+            base = base.value
+        if not isinstance(base, (ast.Name, ast.Attribute)):
+            continue
+        text = ast.unparse(base)
+        if text.rpartition(".")[2] in ("Protocol", "Generic", "object"):
+            continue
+        out.append(text if "." in text else f"{module}.{text}")
     return out
+
+
+def _class_kinds(module: str, name: str) -> frozenset[str] | None:
+    """The kinds of literal a value of class `name` (as `module`'s stub names it) may be: the kinds of the
+    bases _NAMES knows, found up its bases (``re.RegexFlag`` is an int: number; ``email.policy.Policy``
+    none: a task's string is no Policy); None where `name` is no class the stubs define (an alias, a type
+    variable), is a Protocol (a str may have the methods it asks for), or has a base read as neither and
+    no base of a known kind: then it admits anything."""
+    from gorilla_tui.pool.typeshed import _defined  # see _definitions
+
+    kinds: set[str] = set()
+    unknown = False  # a base that is no class the stubs define (an alias: IntEnum's _IntEnumBase)
+    todo, seen = [f"{module}.{name}" if "." not in name else name], set()
+    while todo:
+        dotted = todo.pop()
+        if dotted in seen or len(seen) >= _MAX_BASES:
+            unknown = unknown or dotted not in seen
+            continue
+        seen.add(dotted)
+        short = dotted.rpartition(".")[2]
+        if short in _NAMES and len(seen) > 1:
+            kinds |= _NAMES[short]
+            continue
+        found = _defined(dotted)
+        if found is None or not isinstance(found[1], ast.ClassDef):
+            if len(seen) == 1:
+                return None
+            unknown = True
+            continue
+        if any(ast.unparse(b.value if isinstance(b, ast.Subscript) else b).endswith("Protocol")
+               for b in found[1].bases):  # fmt: skip
+            return None
+        todo += _bases(found[0], found[1])
+    return None if unknown and not kinds else frozenset(kinds)
 
 
 def _known(node: ast.expr | None) -> bool:
@@ -152,7 +229,9 @@ def read_params(function: str) -> ParamFacts:
 
     Returns:
         (kinds, typed, forwarded, shapes). kinds: parameter name -> the kinds of value (KINDS) its annotations
-        admit in any overload (``re.sub`` -> {"pattern": {"string"}, "count": {"number"}, ...}); one some
+        admit in any overload (``re.sub`` -> {"pattern": {"string"}, "count": {"number"}, ...}), each
+        positional one also under POSITION and its place ("@0"); a class the stubs define admits the kinds
+        of its known bases only (``policy: Policy | None`` none; _class_kinds); one some
         overload leaves unannotated, or types by a name this module does not know, admits ANY. typed: the
         parameters every overload types with types this module reads (_known): ``json.dump``'s obj
         (``Any``), not its fp (``SupportsWrite[str]``). forwarded: (name, Param type) of each optional
@@ -164,19 +243,33 @@ def read_params(function: str) -> ParamFacts:
         ("args",), though its signature is ``run(*popenargs, ...)``). ({}, frozenset(), (), {}, ()) where
         no stub has it.
     """
-    defs = _definitions(function)
+    module, defs = _definitions(function)
     kinds: dict[str, frozenset[str]] = {}
     seen: set[str] = set()
     unknown: set[str] = set()
     for d in defs:
         a = d.args
+        positional = [*a.posonlyargs, *a.args]
+        if positional and positional[0].arg in ("self", "cls"):
+            positional = positional[1:]
         for arg in [*a.posonlyargs, *a.args, *a.kwonlyargs]:
-            seen.add(arg.arg)
+            keys = [arg.arg]
+            if arg in positional:  # by position too: the runtime may name it otherwise (date_string)
+                keys.append(f"{POSITION}{positional.index(arg)}")
+            seen.update(keys)
             if not _known(arg.annotation):
-                unknown.add(arg.arg)
+                unknown.update(keys)
             if arg.arg not in ("self", "cls"):
-                kinds[arg.arg] = kinds.get(arg.arg, frozenset()) | _annotation_kinds(arg.annotation)
+                found = _annotation_kinds(arg.annotation, module)
+                for key in keys:
+                    kinds[key] = kinds.get(key, frozenset()) | found
     return kinds, frozenset(seen - unknown), _forwarded(defs), _shapes(defs), _required(defs)
+
+
+#: What a key of read_params' kinds starts with that names a positional parameter by its place ("@0": the
+#: first after self), not its name: ``datetime.datetime.fromisoformat``'s stub names its first parameter
+#: ``string``, the running Python ``date_string``.
+POSITION = "@"
 
 
 def _required(defs: list[ast.FunctionDef | ast.AsyncFunctionDef]) -> tuple[str, ...]:

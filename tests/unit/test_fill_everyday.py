@@ -42,7 +42,10 @@ def test_what_a_function_acts_on_and_flags_and_parameters_named_for_no_path() ->
     sha = _doc("hashlib.sha256", {"string": "b''", "*": "", "usedforsecurity": "True"})
     # an optional parameter the task never names by name: offered when nothing else is (the data to hash)
     assert _offered(sha, "compute the sha256 of 'hello world'") == {"string": ["b'hello world'"]}
-    assert _offered(sha, "compute the sha256 of installer.iso") == {}  # a file's name is not its content
+    # a file's name is not its content: the file is read (break-it round 26, R26-2)
+    assert _offered(sha, "compute the sha256 of installer.iso") == {
+        "string": ["open('installer.iso', 'rb').read()"]
+    }
     connect = _doc("sqlite3.connect", {"database": "required", "timeout": "5.0", "uri": "False"})
     # a file the task names does not set the flag uri (its name reads like a path parameter's)
     assert _offered(connect, "open the database inventory.db") == {"database": ["'inventory.db'"]}

@@ -269,7 +269,8 @@ def test_a_bytes_parameter_takes_the_task_text_encoded_and_json_never_sees_bytes
     target = target_of(b64, TaskValues.of('encode the text "user:secret" as base64'))
     assert list(target.offered[0].values) == ["b'user:secret'"]
     named = target_of(b64, TaskValues.of("encode installer.iso and https://a.org/x as base64"))
-    assert named.offered[0].placeholder  # a path or URL is not the bytes to encode: nothing invented
+    # a path or URL is not the bytes to encode: the file is read (break-it round 26, R26-2), the URL is not
+    assert list(named.offered[0].values) == ["open('installer.iso', 'rb').read()"]
     md5 = _pyenv_doc("hashlib.md5", "hashlib.md5()", {"string": "b''"}, "Return a new MD5 hash object.")
     assert list(target_of(md5, TaskValues.of("the md5 of the string 'abc'")).offered[0].values) == ["b'abc'"]
     plain = _pyenv_doc("os.remove", "os.remove(path)", {"path": "required"}, "Remove a file.")
