@@ -12,13 +12,20 @@ task that wants text); the search leaves such docs out of the hits
 hits does exactly that, the best deeper doc that does takes the last place (one_that_does_it). Docs without
 a direction in their domain (the standard library, APIZoo, "Image classification") are never left out, and
 a task that states no direction leaves every doc in.
+
+Two more rules rank docs that go against a task lower (issue 38, CoNaLa): readers for a task that writes
+data out and writers for one that reads (io_direction, kept_in_io), and the docs of a big data library the
+task does not name (unnamed_libraries, named_first).
+
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Sequence
-from typing import TypeVar
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any, TypeVar
+
+from gorilla_tui.pool.doc import ApiDoc
 
 _T = TypeVar("_T")
 
@@ -174,3 +181,89 @@ def kept_in_io(ranked: Sequence[_T], io: str | None, name_of: Callable[[_T], str
     return [x for x, a in zip(ranked, against, strict=True) if not a] + [
         x for x, a in zip(ranked, against, strict=True) if a
     ]
+
+
+# ---------------------------------------------------------------------------------------------------------
+# Libraries the task does not name
+
+# Which of the big data libraries a task is about, and the docs of those it does not name (issue 38).
+#
+# With numpy, pandas and matplotlib indexed next to the standard library (python-env reads installed
+# distributions), a task about a plain list or string shares its words with thousands of library docs:
+# "remove adjacent duplicate elements from a list" found numpy.unique and numpy.isin before
+# itertools.groupby, "get a list of all integer points in a hypercube" numpy.meshgrid before
+# itertools.product, "combining rows in pandas by adding their values" numpy.vstack. People name the library
+# they work with, by its name, its import alias, or the objects it gives them ("dataframe `df`", "array
+# `a`", "y-axis in pyplot"); a task that names none of a library's words (LIBRARY_WORDS) is rarely asking for
+# it. The search ranks such a library's docs lower (UNNAMED_FACTOR on their fused score) among the pool's
+# LIBRARY_DEPTH best (retrieve/index.py ApiIndex._top); the standard library and libraries not listed here are
+# never ranked lower, and an index without these libraries (the default one) has no doc it applies to.
+#
+# The words are the libraries' names, import aliases and the names of their main objects, not read from any
+# intent; the factor was chosen on the dev half of CoNaLa (bench/conala.py, the index of docs/benchmarks.md
+# "CoNaLa dev split", 18,395 docs; docs/benchmarks.md "CoNaLa retrieval: tried, not shipped").
+
+#: Per library (a python-env doc's domain): the words that name it in a task (case-insensitive, whole
+#: words; "y-axis" holds "axis"): its name and import alias (store/prior.py IMPORT_ALIASES), the objects it
+#: gives a person (numpy's arrays and matrices, pandas' data frames and series, matplotlib's figures, axes and
+#: plots), and `df`, StackOverflow's name for a data frame.
+LIBRARY_WORDS: dict[str, tuple[str, ...]] = {
+    "numpy": ("numpy", "np", "array", "arrays", "ndarray", "ndarrays", "matrix", "matrices"),
+    "pandas": ("pandas", "pd", "dataframe", "dataframes", "data frame", "data frames", "df", "series"),
+    "matplotlib": (
+        "matplotlib", "pyplot", "plt", "pylab", "plot", "plots", "plotting", "figure", "figures", "axes",
+        "axis", "chart", "charts", "graph", "subplot", "subplots", "legend", "colorbar", "histogram",
+    ),
+}  # fmt: skip
+_NAMED = {
+    lib: re.compile(r"\b(?:" + "|".join(re.escape(w).replace(r"\ ", r"\s+") for w in words) + r")\b", re.I)
+    for lib, words in LIBRARY_WORDS.items()
+}
+#: The factor a doc's fused score is multiplied by when its library is one the task does not name. CoNaLa
+#: dev half, oracle in the first 5 hits / at hit 1, hybrid: without 72.3 / 45.5 %; 0.5 and 0.6: 70.3 / 48.5,
+#: 0.7: 71.3 / 48.5, 0.8: 71.3 / 47.5, 0.9: 71.3 / 46.5 (the one intent lost from the first 5 at 0.7 is
+#: labelled numpy.char.replace for `a.replace(char, '')`); BM25 alone: 64.4 / 35.6 -> 67.3 / 41.6 at 0.7.
+UNNAMED_FACTOR = 0.7
+#: How many of a pool's best docs (by fused score) are ranked again with UNNAMED_FACTOR (20, 50 and 100 gave
+#: the same dev figures; the fewest docs read).
+LIBRARY_DEPTH = 20
+
+
+def unnamed_libraries(task: str) -> frozenset[str]:
+    """The libraries of LIBRARY_WORDS that `task` (as typed: a backticked `df` counts) names by none of
+    their words: "remove duplicates from a list" -> all three, "sum the columns of dataframe `df`" -> numpy
+    and matplotlib. Never raises."""
+    return frozenset(lib for lib, named in _NAMED.items() if not named.search(task))
+
+
+def indexed(meta: Mapping[str, Any], in_memory: bool) -> bool:
+    """Whether python-env read a library of LIBRARY_WORDS into an index, as its refresh recorded it in `meta`
+    (ApiIndex.meta "sources": python-env's "files" name the distributions read, the standard library by its
+    folder). An index built in memory (`in_memory`) with no such record: True (its docs are in memory, so
+    reading their domain costs nothing); a stored one without python-env: False."""
+    entries = [s for s in meta.get("sources") or () if isinstance(s, dict) and s.get("name") == "python-env"]
+    if not entries:
+        return in_memory
+    return any(f in LIBRARY_WORDS for s in entries for f in s.get("files") or ())
+
+
+def library_of(doc: ApiDoc) -> str:
+    """`doc`'s library as LIBRARY_WORDS names it: a python-env doc's domain ("numpy"; "Python standard
+    library" for the standard library's), "" for a doc of another source."""
+    return doc.domain if doc.source == "python-env" else ""
+
+
+def named_first(
+    ranked: Sequence[_T],
+    score_of: Callable[[_T], float],
+    library_of: Callable[[_T], str],
+    libraries: frozenset[str],
+) -> list[_T]:
+    """`ranked` (best first) ranked again by score_of(x), times UNNAMED_FACTOR for each x whose
+    library_of(x) is in `libraries` (unnamed_libraries' answer); the order of equal scores is kept.
+    Unchanged (as a list) when `libraries` is empty."""
+    if not libraries:
+        return list(ranked)
+    factor = [UNNAMED_FACTOR if library_of(x) in libraries else 1.0 for x in ranked]
+    order = sorted(range(len(ranked)), key=lambda i: -score_of(ranked[i]) * factor[i])
+    return [ranked[i] for i in order]

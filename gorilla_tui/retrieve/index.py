@@ -361,9 +361,10 @@ class ApiIndex:
         """
         if k < 1:
             raise UsageError(f"k must be at least 1, not {k}")
+        unnamed = direction.unnamed_libraries(query)  # as typed: a backticked `df` names pandas
         query = self.intent(query)
         sources = self.sources
-        way = direction.task_direction(query), direction.io_direction(query)  # the other way: out / last
+        way = direction.task_direction(query), direction.io_direction(query), unnamed  # other way: out / last
         if hub or len(sources) < 2 or self.routing == "global":
             return self._as_hits(self._top(*self.ranked(query, hub), k, way))
         # "source" routing (retrieve/routing.py): groups of sources in the order of their best
@@ -381,9 +382,15 @@ class ApiIndex:
         task's (direction.task_direction, io_direction); when it states one, of the REVERSED_DEPTH * k best
         docs those whose domain goes the other way are left out, one that does exactly what the task states
         reaches the k (direction.kept_in_direction), and readers for a task that writes, writers for one
-        that reads, rank last (direction.kept_in_io)."""
-        modal, io = way
-        kept = [pos for pos, _ in top_k(fused, direction.search_depth(k, modal, io))]
+        that reads, rank last (direction.kept_in_io); the docs of a library the task does not name
+        (direction.unnamed_libraries) rank lower among the LIBRARY_DEPTH best (named_first)."""
+        modal, io, unnamed = way
+        depth = direction.search_depth(k, modal, io)
+        unnamed = unnamed if direction.indexed(self.meta, self.path is None) else frozenset()  # default: none
+        kept = [pos for pos, _ in top_k(fused, max(depth, direction.LIBRARY_DEPTH) if unnamed else depth)]
+        if unnamed:
+            lib = lambda pos: direction.library_of(self.docs[int(rows[pos])])  # noqa: E731
+            kept = direction.named_first(kept, lambda pos: float(fused[pos]), lib, unnamed)[:depth]
         kept = direction.kept_in_direction(kept, k, modal, lambda pos: self.docs[int(rows[pos])].domain)
         kept = direction.kept_in_io(kept, io, lambda pos: self.docs[int(rows[pos])].api_name)
         out: list[_Top] = []
