@@ -154,7 +154,7 @@ async def test_an_answer_that_ends_while_a_modal_is_up_is_shown_under_it(make_ap
         await pilot.pause()
         assert isinstance(app.screen, HelpScreen)  # still on top
         assert main.proposal is not None and main.proposal.verdict.kind == "valid"
-        assert main.query_one("#code", TextArea).text == VALID_CALL
+        assert main.query_one("#code", TextArea).text == f"import torch\n{VALID_CALL}"  # with its import
         assert main.query_one("#badge").has_class("-valid")
         assert main.query_one("#status").fields["state"].startswith("answered")
 
