@@ -41,7 +41,7 @@ from gorilla_tui.pipeline_types import AskCancelled, Checker, Choice, SearchInde
 from gorilla_tui.pool.apidoc import MODEL_HUBS
 from gorilla_tui.pool.doc import ApiDoc
 from gorilla_tui.retrieve.fit import FIT_MODEL, match_score
-from gorilla_tui.retrieve.handover import request_text, without_input
+from gorilla_tui.retrieve.literals import request_text, without_input
 from gorilla_tui.sandbox.undefined import with_imports
 from gorilla_tui.textsafe import MAX_TASK_CHARS, clean_task, model_words  # noqa: F401 - re-exported
 from gorilla_tui.types import (
@@ -231,7 +231,7 @@ class Pipeline:
         # the model scores the hits against the task as typed: scoring its intent (values masked, as the
         # search reads it) chose the right API for 51.4 % of bench/filling.py's dev tasks against 60.0 %;
         # but not against the input a colon hands over (a review to classify, a text to translate:
-        # handover.without_input), whose words outweighed the request's (bench/payload.py)
+        # literals.without_input), whose words outweighed the request's (bench/payload.py)
         scored = without_input(said) if mode == "select" else said
         choice, select_by = self.chooser.choose(scored, hits, usable, select_by, emit, cancel)
         t = time.perf_counter()
@@ -338,14 +338,14 @@ class Pipeline:
         """(Proposal.fit, its signals): whether the doc select mode chose does `task` (pipeline_fit.py
         judge, with the retrieval rule's score where it applies: retrieval_score, and the parameters filling
         left as placeholders, `needs`, None when it did not fill), on `task`'s request (the input it hands
-        over left out: handover.request_text). ("", {}) in generate mode, with the oracle retriever, or when
+        over left out: literals.request_text). ("", {}) in generate mode, with the oracle retriever, or when
         nothing was chosen. Never changes the verdict."""
         if mode != "select" or self.retriever == "oracle":
             return "", {}
         doc = self._selected(choice)[4]
         lm = next((h.lm_score for h in hits if doc is not None and h.doc is doc), None)
         # judged on what the task asks, not on the input it hands over ("is this review positive or negative:
-        # I loved it": handover.request_text), as retrieval searches and the choice scores it
+        # I loved it": literals.request_text), as retrieval searches and the choice scores it
         task = request_text(task)
         retrieval = self.retrieval_score(task, hits)
         # the best cosine over the chosen doc's source, with a hub named too (an index without vectors: None)

@@ -47,7 +47,8 @@ def chain_says(validator: PoolIndex, call: CallSite, callee: str, bound: Set[str
     if found:
         return "bound"
     prefix = f"{module}.{attrs[0]}"
-    documented = any(c.startswith(prefix + ".") for c in validator.callees)
+    # the pool lists that object's methods, or its class's (``logging.Handler().close``: a pool class)
+    documented = any(c.startswith((prefix + ".", prefix + "().")) for c in validator.callees)
     if len(attrs) == 2 and documented:
         return ""  # the pool lists that object's methods: judged by them
     if not documented and module_binds(module, attrs[0]) is not True:
