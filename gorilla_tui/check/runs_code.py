@@ -47,13 +47,17 @@ def runs_code(callee: str) -> bool:
 
 def dynamic_import(call: CallSite) -> CallSite:
     """`call` with ``__import__('m').f`` read as ``m.f`` (its callee), the call itself otherwise: a module
-    imported by name is the module, so ``__import__('os').system(...)`` is judged as ``os.system``."""
+    imported by name is the module, so ``__import__('os').system(...)`` is judged as ``os.system``, and
+    ``__import__('os.path').path.join`` as ``os.path.join`` (a dotted name returns its top-level package)."""
     if not call.callee.startswith("__import__()."):
         return call
     m = _IMPORT_CALL.match(call.text)
     if m is None:
         return call
-    return dataclasses.replace(call, callee=f"{m.group(2)}.{call.callee[len('__import__().') :]}")
+    # __import__('os.path') returns the top-level package, os (the Python docs of __import__): its
+    # attributes are the package's (break-it R27-13: `__import__('os.path').path.join` was os.path.path.join)
+    top = m.group(2).split(".", 1)[0]
+    return dataclasses.replace(call, callee=f"{top}.{call.callee[len('__import__().') :]}")
 
 
 #: Names that reach builtins, frames or any attribute by a value (break-it round 25, R25-1): a model's answer

@@ -80,15 +80,21 @@ def as_bytes(c: Candidate) -> Candidate | None:
 
 #: Words right before a value that say it names a file ("the file '/etc/passwd'", "the path 'a b'").
 _SAID_FILE = re.compile(r"\b(?:file|path|filename)(?:\s+(?:named|called|at))?\s*$", re.IGNORECASE)
+#: The task says the value is text ("the sha256 of the string 'notes.txt'", "the text '/etc/passwd'"):
+#: its bytes, whatever its shape (break-it round 27, R27-5).
+_SAID_TEXT = re.compile(r"\b(?:string|text|word|phrase|message|password|bytes)\s*$", re.IGNORECASE)
 
 
 def names_file(c: Candidate, text: str) -> bool:
     """Whether string candidate `c` of task `text` names a file, not text: shaped like a path (a slash, a
     file extension: pool/file_objects.py PATH_SHAPED) or said to be one (_SAID_FILE: "the file 'data'");
-    a URL is none."""
+    a URL is none, nor a value the task says is text (_SAID_TEXT: "the string 'notes.txt'")."""
     if not isinstance(c.value, str) or "://" in c.value:
         return False
-    return bool(PATH_SHAPED.search(c.value)) or (c.start >= 0 and bool(_SAID_FILE.search(text[: c.start])))
+    before = text[: c.start] if c.start >= 0 else ""
+    if _SAID_TEXT.search(before):
+        return False
+    return bool(PATH_SHAPED.search(c.value)) or bool(_SAID_FILE.search(before))
 
 
 def read_bytes(c: Candidate) -> Candidate:

@@ -299,6 +299,15 @@ REQUEST_WORDS = frozenset(
 #: doctest's summarize, "summarize this text" the summarisers; break-it round 26, 05).
 POINTER_WORDS = frozenset({"this", "these", "that", "those", "it"})
 POINTER_COLON_WORDS = 2
+#: The words a pointing pronoun must follow for its colon to hand over input: verbs whose object is a text
+#: given to them, and the copulas of a question about it ("what language is this:"). After any other verb
+#: the colon brings the request itself ("automate this: zip the folder photos", "please solve this: list the
+#: files in /tmp": break-it round 27, R27-2), which stays.
+POINTER_VERBS = frozenset(
+    "summarize summarise translate classify categorize categorise paraphrase rewrite reword proofread "
+    "analyze analyse tag label caption transcribe read say speak pronounce shorten simplify detect rate "
+    "score tokenize embed encode decode parse explain spellcheck is are was".split()
+)
 
 _POINTING_TERMS = frozenset(tokenize(" ".join(INPUT_WORDS | REQUEST_WORDS)))
 
@@ -307,7 +316,11 @@ def _input_colon(task: str) -> int | None:
     """Where the colon that hands over the input of `task` is (_INPUT_COLON), or None."""
     for m in _INPUT_COLON.finditer(task):
         words = task[: m.start()].split()
-        pointer = bool(words) and words[-1].strip(_TRAILING).lower() in POINTER_WORDS
+        pointer = (
+            len(words) >= 2
+            and words[-1].strip(_TRAILING).lower() in POINTER_WORDS
+            and words[-2].strip(_TRAILING).lower() in POINTER_VERBS
+        )
         # "which kind of vehicle is this: a truck, a bus, a sports car?": the colon gives choices, and
         # "this" is a photo the task does not hold, not text it hands over
         pointer = pointer and not _choices(task[m.end() :])
@@ -329,9 +342,13 @@ CHOICE_WORDS = 3
 
 
 def _choices(text: str) -> bool:
-    """Whether `text` (what follows a colon) is a list of choices: at least two items, split at commas and
-    "or", of at most CHOICE_WORDS words each ("a truck, a bus, a sports car?", "spam or not")."""
-    items = [i for i in re.split(r",|\bor\b", text.strip().rstrip("?.!")) if i.strip()]
+    """Whether `text` (what follows a colon) is a list of choices: a question or an "or" ("a truck, a bus, a
+    sports car?", "spam or not"; "bonjour, merci" is input: break-it R27-9) of at least two items, split at
+    commas and "or", of at most CHOICE_WORDS words each."""
+    text = text.strip()
+    if not (text.endswith("?") or re.search(r"\bor\b", text)):
+        return False
+    items = [i for i in re.split(r",|\bor\b", text.rstrip("?.!")) if i.strip()]
     return len(items) >= 2 and all(len(i.split()) <= CHOICE_WORDS for i in items)
 
 
@@ -434,6 +451,7 @@ __all__ = [
     "INPUT_COLON_WORDS",
     "INPUT_WORDS",
     "POINTER_COLON_WORDS",
+    "POINTER_VERBS",
     "POINTER_WORDS",
     "REQUEST_WORDS",
     "FILE_EXTENSIONS",

@@ -125,7 +125,25 @@ def with_imports(code: str, doc: ApiDoc | None = None) -> str:
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return code
     imports = list(dict.fromkeys(providers[n] for n in names if n in providers))
-    return "\n".join([*imports, code]) if imports else code
+    if not imports:
+        return code
+    # after a module docstring and `from __future__` imports, which must come first (break-it R27-1:
+    # `import os` before `from __future__ import annotations` is a SyntaxError)
+    lines = code.splitlines(keepends=True)
+    at = 0
+    for node in ast.parse(code).body:
+        docstring = at == 0 and isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant)
+        if not (docstring and isinstance(node.value.value, str)) and not (
+            isinstance(node, ast.ImportFrom) and node.module == "__future__"
+        ):
+            if node.lineno <= at:  # on the line of a `from __future__` import: no place to put them
+                return code
+            break
+        at = node.end_lineno or at
+    head, rest = "".join(lines[:at]), "".join(lines[at:])
+    if head and not head.endswith("\n"):
+        head += "\n"
+    return head + "\n".join([*imports, rest]) if rest else head + "\n".join(imports)
 
 
 def _providers(code: str, names: list[str], doc: ApiDoc | None) -> dict[str, str]:

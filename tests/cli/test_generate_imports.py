@@ -95,3 +95,18 @@ def test_with_imports_leaves_placeholders_star_imports_and_bad_text_alone() -> N
     assert with_imports("copy(src, dst)") == "copy(src, dst)"  # values to fill in, not modules
     for text in ("shutil.copy(", "-" * 100_000 + "x", ""):
         assert with_imports(text) == text
+
+
+def test_with_imports_puts_them_after_a_docstring_and_future_imports() -> None:
+    """Break-it R27-1: `import os` before `from __future__ import annotations` is a SyntaxError."""
+    code = "from __future__ import annotations\nprint(os.getcwd())"
+    assert with_imports(code) == "from __future__ import annotations\nimport os\nprint(os.getcwd())"
+    code = '"""Say where."""\nfrom __future__ import annotations\nx = json.loads(s)'
+    assert (
+        with_imports(code)
+        == '"""Say where."""\nfrom __future__ import annotations\nimport json\nx = json.loads(s)'
+    )
+    code = "from __future__ import annotations; os.getcwd()"
+    assert with_imports(code) == code  # no line to put them on
+    for code in ('"""Doc."""\nos.getcwd()', "from __future__ import annotations\nos.getcwd()"):
+        compile(with_imports(code), "<test>", "exec")

@@ -91,6 +91,11 @@ def test_a_bytes_parameter_still_takes_quoted_text(docs, methods) -> None:
     ]
     assert _offered(docs, methods, "base64.b64encode", "encode 'user:secret' as base64")["s"] == [
         "b'user:secret'"]  # fmt: skip
+    # a value the task calls a string or text is its bytes, whatever its shape (break-it R27-5)
+    for task, value in (("sha256 of the string 'notes.txt'", "b'notes.txt'"),
+                        ("md5 of the text '/etc/passwd'", "b'/etc/passwd'")):  # fmt: skip
+        name = "hashlib.md5" if "md5" in task else "hashlib.sha256"
+        assert _offered(docs, methods, name, task)["string"] == [value], task
 
 
 @pytest.mark.parametrize("blank", ["\u00a0", "\u2007", "\u202f", "\u3000"])

@@ -14,6 +14,8 @@ from gorilla_tui.retrieve.literals import request_text, without_input
         ("summarize this: The council met on Tuesday and voted to fund the park.", "summarize this text"),
         ("what language is this: bonjour tout le monde", "what language is this text"),
         ("classify these: I love it. I hate it.", "classify these texts"),
+        # a short list that is no question is input, not choices (R27-9)
+        ("what language is this: bonjour, merci", "what language is this text"),
         # an input word or a language before the colon, as before
         ("summarize this paragraph: The council met.", "summarize this paragraph"),
         ("translate to French: where is the station", "translate to French"),
@@ -36,6 +38,10 @@ def test_a_colon_after_a_word_naming_the_input_hands_it_over(task: str, said: st
         "this: delete the file old.log",
         # choices after the colon: "this" is what the task is about (a photo), not text it hands over
         "Which kind of vehicle is this: a truck, a bus, a sports car?",
+        # a verb that does not act on a given text: the colon brings the request itself (R27-2)
+        "automate this: zip the folder photos into photos.zip",
+        "please solve this: list the files in /tmp",
+        "try this: copy a.txt to b.txt",
     ],
 )
 def test_a_colon_after_words_that_only_point_at_the_request_keeps_it(task: str) -> None:
