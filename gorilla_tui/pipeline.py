@@ -408,7 +408,12 @@ class Pipeline:
             if shown.kind not in ("valid", "no_call"):
                 shown.diagnostics.insert(0, "the api_call is valid, but the code shown is not")
                 verdict = shown
-        code = with_imports(code, verdict.matched or chosen_doc)  # copied or run, it needs its imports
+        if (
+            matched := verdict.matched or chosen_doc
+        ) is not None:  # copied or run, it needs its imports; none
+            code = with_imports(
+                code, matched
+            )  # for code no pool API matched (`email.split('@')`: a variable)
         needs = [a.name for a in filled.arguments if a.origin == "missing"] if filled is not None else []
         if needs and verdict.ok:
             verdict = incomplete(verdict, needs)

@@ -26,6 +26,7 @@ ANSWERS = {
     "copy": "<<<api_call>>>: shutil.copyfile('a.txt', 'b.txt')",
     "own": "<<<api_call>>>: json.loads('[1, 2]') <<<code>>>: import json as j\nprint(j.loads('[1, 2]'))",
     "hallucinated": "<<<api_call>>>: python.time.fromtimestamp(t)",
+    "variable": "<<<api_call>>>: email.split('@')",
 }
 
 
@@ -72,6 +73,12 @@ def test_a_hallucinated_call_gets_no_invented_import(small_home, server, capsys)
     status, out = _ask(server, "hallucinated", "wait 2 seconds", capsys)
     assert out["verdict"]["verdict"] == "hallucination" and status == 1
     assert out["code"] == "python.time.fromtimestamp(t)"  # `python` is no module here: nothing to import
+
+
+def test_code_no_pool_api_matched_gets_no_import(small_home, server, capsys) -> None:
+    """Break-it R27: `email.split('@')` (a variable named like a module) got `import email`."""
+    status, out = _ask(server, "variable", "split the address at the @", capsys)
+    assert out["verdict"]["matched"] is None and out["code"] == "email.split('@')"
 
 
 def _doc(example: str, requirements: list[str] | None = None) -> ApiDoc:
