@@ -173,7 +173,9 @@ def test_an_endless_error_body_is_read_only_for_its_message(raw: RawServer, kind
     assert f"answered HTTP {status}" in str(outcome) and "A" * 200 in str(outcome), str(outcome)[:300]
     assert "A" * 201 not in str(outcome) and "\n" not in str(outcome)
     assert peak < 16 * 2**20, peak
-    assert raw.sent[kind] < ENDLESS_LIMIT  # the client stopped reading: socket buffers at most
+    # the client stopped reading: socket buffers at most (none counted when the client hung up during the
+    # first chunk, which then never finished sending: the server counts a chunk once it is sent whole)
+    assert raw.sent.get(kind, 0) < ENDLESS_LIMIT
 
 
 def test_eval_run_against_a_dripping_error_body_writes_each_failed_task(
