@@ -11,14 +11,12 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 
 from gorilla_tui.cli import main
 from gorilla_tui.pool.apidoc import ApiDoc
 from gorilla_tui.sandbox.undefined import with_imports
-from tests.conftest import SMALL_POOL, clone_home
 from tests.endpoint_helpers import CompletionsServer
 
 ANSWERS = {
@@ -35,12 +33,6 @@ def server() -> Iterator[CompletionsServer]:
     s = CompletionsServer(ANSWERS)
     yield s
     s.close()
-
-
-@pytest.fixture
-def small_home(home_template, gorilla_home: Path) -> Path:
-    """gorilla_home with a BM25 index of the small pool (python-env's shutil and json among it)."""
-    return clone_home(home_template(["index", "--refresh", "--from", str(SMALL_POOL)]), gorilla_home)
 
 
 def _ask(server: CompletionsServer, kind: str, task: str, capsys, *extra: str) -> tuple[int, dict]:

@@ -26,7 +26,7 @@ from gorilla_tui.cli import main
 from gorilla_tui.fill.call_grammar import TaskValues
 from gorilla_tui.pool.doc import load_jsonl
 from gorilla_tui.textsafe import clean_task, strip_controls
-from tests.conftest import SMALL_POOL, clone_home
+from tests.conftest import SMALL_POOL
 from tests.endpoint_helpers import CompletionsServer
 
 RESNET = "torch.hub.load(repo_or_dir='pytorch/vision', model='resnet50', pretrained=True)"
@@ -60,12 +60,6 @@ def server() -> Iterator[Server]:
     s = Server()
     yield s
     s.close()
-
-
-@pytest.fixture
-def small_home(home_template, gorilla_home: Path) -> Path:
-    """gorilla_home with a BM25 index of the small pool (Torch Hub, python-env and the rest)."""
-    return clone_home(home_template(["index", "--refresh", "--from", str(SMALL_POOL)]), gorilla_home)
 
 
 def _ask(server: Server, kind: str, capsys: pytest.CaptureFixture[str]) -> tuple[int, dict]:

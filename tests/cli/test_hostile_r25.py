@@ -21,7 +21,6 @@ import pytest
 from gorilla_tui.check.extract import clean_code
 from gorilla_tui.check.runs_code import reaches_code
 from gorilla_tui.cli import main
-from tests.conftest import SMALL_POOL, clone_home
 from tests.endpoint_helpers import CompletionsServer
 
 RESNET = "torch.hub.load(repo_or_dir='pytorch/vision', model='resnet50', pretrained=True)"
@@ -61,12 +60,6 @@ def server() -> Iterator[Server]:
     s = Server()
     yield s
     s.close()
-
-
-@pytest.fixture
-def small_home(home_template, gorilla_home: Path) -> Path:
-    """gorilla_home with a BM25 index of the small pool (Torch Hub, python-env and the rest)."""
-    return clone_home(home_template(["index", "--refresh", "--from", str(SMALL_POOL)]), gorilla_home)
 
 
 def _ask(server: Server, kind: str, capsys: pytest.CaptureFixture[str]) -> tuple[int, dict]:

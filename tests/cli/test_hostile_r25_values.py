@@ -9,13 +9,6 @@ from pathlib import Path
 import pytest
 
 from gorilla_tui.cli import main
-from tests.conftest import SMALL_POOL, clone_home
-
-
-@pytest.fixture
-def small_home(home_template, gorilla_home: Path) -> Path:
-    """gorilla_home with a BM25 index of the small pool."""
-    return clone_home(home_template(["index", "--refresh", "--from", str(SMALL_POOL)]), gorilla_home)
 
 
 def _ask(task: str, capsys: pytest.CaptureFixture[str]) -> dict:

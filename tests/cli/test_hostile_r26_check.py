@@ -25,13 +25,6 @@ import pytest
 
 from gorilla_tui.cli import main
 from gorilla_tui.paths import get_paths
-from tests.conftest import SMALL_POOL, clone_home
-
-
-@pytest.fixture
-def small_home(home_template, gorilla_home: Path) -> Path:
-    """gorilla_home with a BM25 index of the small pool (Torch Hub, python-env and the rest)."""
-    return clone_home(home_template(["index", "--refresh", "--from", str(SMALL_POOL)]), gorilla_home)
 
 
 def _routes(code: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys) -> dict[str, int]:
