@@ -187,8 +187,10 @@ def claim_numbers(offered: Sequence[Slot], task: str) -> list[Slot]:
     that offered it, and the parameter's slot, optional or not, becomes required with the numbers it claims.
     A name of several words claims by all of them ("max depth 3"; BFCL's speed_of_light takes no 4 of "4
     light years"); a number beside two slots' names is left to the model. A required slot left with no
-    value keeps its placeholder."""
-    claims: dict[str, set[str]] = {}
+    value keeps its placeholder. A number is claimed by where the task writes it, so its other forms go too:
+    "3 days and 4 hours" gives 4 to hours and not its 14,400 seconds (fill/units.py in_seconds) to seconds
+    as well (``timedelta(3, 14400, hours=hours)``, break-it round 27, R27-10)."""
+    claims: dict[tuple[int, int], set[str]] = {}
     for slot in offered:
         parts = name_parts(slot.param.name)
         if not parts or slot.param.kind not in FILLABLE:
@@ -196,18 +198,19 @@ def claim_numbers(offered: Sequence[Slot], task: str) -> list[Slot]:
         # the whole name, word by word, short words between ("no_of_nights": "nights"; "speed_of_light" is
         # no "4 light years")
         word = r"\W+(?:\w{1,2}\W+)?".join(re.escape(p) + r"\w{0,3}" for p in parts)
-        for text, c in slot.values.items():
+        for c in slot.values.values():
             if c.kind != "number" or c.start < 0:
                 continue
             before = re.search(rf"\b{word}{_BETWEEN}$", task[: c.start], re.IGNORECASE)
             after = re.match(rf"\s*{word}\b", task[c.end :], re.IGNORECASE)
             if before or after:
-                claims.setdefault(text, set()).add(slot.param.name)
-    owner = {text: next(iter(names)) for text, names in claims.items() if len(names) == 1}
+                claims.setdefault((c.start, c.end), set()).add(slot.param.name)
+    owner = {span: next(iter(names)) for span, names in claims.items() if len(names) == 1}
     out = []
     for slot in offered:
-        values = {k: c for k, c in slot.values.items() if owner.get(k, slot.param.name) == slot.param.name}
-        mine = any(owner.get(k) == slot.param.name for k in values)
+        name = slot.param.name
+        values = {k: c for k, c in slot.values.items() if owner.get((c.start, c.end), name) == name}
+        mine = any(owner.get((c.start, c.end)) == name for c in values.values())
         p = dataclasses.replace(slot.param, required=True) if mine else slot.param
         if values or p.required:
             out.append(dataclasses.replace(slot, param=p, values=values))

@@ -77,12 +77,26 @@ _DATE = (
     r"(?:[T ]\d{1,2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:\s?[ap]\.?m\.?|Z|[+-]\d{2}:?\d{2})?)?(?![\w/-]))"
 )
 _TIME = r"(?P<time>(?<![\w:.])\d{1,2}:\d{2}(?::\d{2})?(?:\s?[ap]\.?m\.?)?(?![\w:]))"
-_WINDOWS = r"(?P<win>\b[A-Za-z]:[\\/][^\s\"'`<>|*?]*|(?<!\\)\\\\[^\s\"'`<>|*?]+)"
+#: A no-break space inside a path ("/tmp/my\u00a0file.txt", "C:\\my\u00a0docs", "backup/my\u00a0file.txt"):
+#: part of the name after its first separator, as filling reads it (fill/call_grammar.py _PATH_TOKEN); read
+#: as a space, "/tmp/my" became "path" and the search (then the model's choice) changed: os.path.splitext
+#: for "delete the file /tmp/my\u00a0file.txt" (break-it round 27, R27-6). U+00A0, U+2007, U+202F, U+3000.
+_NB = "[\u00a0\u2007\u202f\u3000]"
+_WINDOWS = (
+    rf"(?P<win>\b[A-Za-z]:[\\/][^\s\"'`<>|*?]*(?:{_NB}[^\s\"'`<>|*?]+)*"
+    rf"|(?<!\\)\\\\[^\s\"'`<>|*?]+(?:{_NB}[^\s\"'`<>|*?]+)*)"
+)
 #: A path from the root, the home folder or the current one ("/var/log", "~/notes", "./build"), or "~".
-_ROOTED = r"(?P<rooted>(?<![\w.~/\\-])(?:~|\.{1,2})?/[\w.@+~-]+(?:/[\w.@+~-]*)*|(?<![\w.~/\\-])~(?!\w))"
+_ROOTED = (
+    rf"(?P<rooted>(?<![\w.~/\\-])(?:~|\.{{1,2}})?/[\w.@+~-]+(?:{_NB}[\w.@+~-]+)*"
+    rf"(?:/[\w.@+~-]*(?:{_NB}[\w.@+~-]+)*)*|(?<![\w.~/\\-])~(?!\w))"
+)
 #: A name with slashes ("backup/src", "src/main.py", "pytorch/vision", "build/"): a path, a repository or a
 #: model id.
-_SLASHED = r"(?P<slashed>(?<![\w.@+/~:\\-])(?:[\w.@+-]+(?:/[\w.@+:-]+)+/?|[\w.@+-]{2,}/(?![\w/])))"
+_SLASHED = (
+    rf"(?P<slashed>(?<![\w.@+/~:\\-])(?:[\w.@+-]+(?:/[\w.@+:-]+(?:{_NB}[\w.@+:-]+)*)+/?"
+    r"|[\w.@+-]{2,}/(?![\w/])))"
+)
 _GLOB = r"(?P<glob>(?<![\w.])\*\.(?P<glob_ext>[A-Za-z0-9]{1,10})\b)"
 _EXT = "|".join(sorted(FILE_EXTENSIONS, key=len, reverse=True))
 _FILE = rf"(?P<file>(?<![\w./\\-])[\w-][\w.-]*\.(?P<ext>{_EXT})(?![\w(-]|\.\w))"
