@@ -233,7 +233,8 @@ class Proposal:
     code_source: "model" (the model wrote it), "example_code" (taken from the matched doc) or "filled" (the
     chosen doc's call with the task's values, fill/);
     hits: the retrieved docs; timings: seconds per stage ("retrieve", "prompt", "first_token", "generate",
-    "validate", "total"); raw_text: the model's full output; mode: "select" or "generate".
+    "validate", "next_source" when the next source was asked (pipeline.py _next_source), "total");
+    raw_text: the model's full output; mode: "select" or "generate".
     select_by: how select mode chose ("likelihood": the rule choice_rule over log p(task | doc), see
     Hit.lm_score; "grammar": the model wrote one api_call under a GBNF grammar; "" in generate mode).
     choice_rule: the rule the likelihood chooser applied (model/likelihood.py CHOICE_RULES, e.g. "rrf"), ""

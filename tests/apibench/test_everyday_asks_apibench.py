@@ -56,3 +56,7 @@ def test_everyday_standard_library_tasks_and_an_image_task_no_source_answers(
     assert out["hits"][0]["doc"]["source"] in ("huggingface", "tensorflowhub", "torchhub")
     assert any(w.startswith(NEXT_SOURCE_NOTE + "python-env") for w in out["warnings"]), out["warnings"]
     assert not out["api_call"].startswith("tkinter"), out["api_call"]
+    # the next source's answer has its own timing; it was booked as the first answer's "validate" (R27-12)
+    t = out["timings"]
+    first = t["retrieve"] + t["prompt"] + t["generate"] + t["validate"]
+    assert t["next_source"] > 0 and first + t["next_source"] <= t["total"] + 0.01, t
