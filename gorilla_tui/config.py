@@ -37,10 +37,16 @@ EXTRA_BUFTS = ("auto", "on", "off")
 #: at minimal detail and the task (model/prompts.py fit_prompt; a likelihood scoring text is shorter) beside
 #: the default max_tokens of 256. `n_ctx = 16` was accepted, and every ask then failed in the model.
 MIN_N_CTX = 512
+#: Longest source name, in characters: a name is typed after --hub and --only and shown in tables and
+#: messages; one of 5,000 went into the index, squeezed search's table to nothing and filled error lines
+#: (break-it round 28). The shipped and plugin sources' names are at most 13.
+MAX_NAME_CHARS = 64
 #: A source name in `--source NAME=PATH` and config.toml `sources` (pool/source_spec.py reads it too).
-SOURCE_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
+SOURCE_NAME = re.compile(rf"^[A-Za-z0-9][A-Za-z0-9_.-]{{0,{MAX_NAME_CHARS - 1}}}$")
 #: The rule of SOURCE_NAME in words, for the messages that refuse a name.
-NAME_RULE = "letters, digits, '_', '.', '-', starting with a letter or digit"
+NAME_RULE = (
+    f"letters, digits, '_', '.', '-', starting with a letter or digit, at most {MAX_NAME_CHARS} characters"
+)
 #: Largest config.toml read, bytes: every setting written out with a long `sources` list is a few KB, so
 #: 1 MiB is hundreds of times that. A larger file (a 1 GB sparse one cost `search` 2.1 GB before "invalid
 #: TOML": break-it round 11, R11-5) is damaged, refused unread in one line (exit 2).

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from gorilla_tui.build.dense_vectors import DEFAULT_RETRIEVAL, EMBED_QUESTIONS_KEY
+from gorilla_tui.config import MAX_NAME_CHARS
 from gorilla_tui.errors import UsageError
 from gorilla_tui.paths import expand_user
 from gorilla_tui.pool.doc import SourceRejected, detect_format, source_files
@@ -22,6 +23,7 @@ from gorilla_tui.retrieve.fusion import (
     dense_weight,
     fusion_depth,
 )
+from gorilla_tui.textsafe import cut
 
 #: Manifest key saying how a source is retrieved: "hybrid" (BM25 + dense, its docs are embedded) or "bm25".
 RETRIEVAL_KEY = "retrieval"
@@ -80,6 +82,7 @@ def _select(manifests: list[Manifest], only: Sequence[str], user_names: Sequence
     known = [m.name for m in manifests] + list(user_names)
     unknown = [n for n in only if n not in known]
     if unknown:
+        unknown = [cut(n, MAX_NAME_CHARS) for n in unknown]  # 5,000 characters filled the line (R28)
         raise UsageError(f"--only: unknown source {', '.join(unknown)} (known: {', '.join(known)})")
     return [m for m in manifests if m.name in only]
 

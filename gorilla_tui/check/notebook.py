@@ -16,6 +16,7 @@ import re
 from typing import Any
 
 from gorilla_tui.check.ipython_syntax import CellLines, cell_lines, cell_magic, cell_python, read_cell
+from gorilla_tui.jsontext import decode
 
 #: Cell types whose text is Python code (nbformat 4: "code"; nbformat 3 also has "heading" and
 #: "markdown" cells, which are not code).
@@ -53,7 +54,7 @@ def notebook_lines(
             code cell of nbformat 3) is not a string or a list of strings.
     """
     try:
-        nb = json.loads(text)
+        nb = decode(text)  # a number too long for Python: said so, not with Python's advice (break-it R28)
     except ValueError as e:
         raise ValueError(f"not a notebook (not JSON: {e})") from None
     except RecursionError:  # [[[... 100,000 deep was "internal error" (issue 42)

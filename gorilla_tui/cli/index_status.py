@@ -104,8 +104,11 @@ def status(args: argparse.Namespace) -> int:
     built (previous.STATE_FILE) is missing or unreadable could not be checked: a "note:" line says so
     (previous.UNCHECKED_NOTE; with --json "integrity": {"checked": false, "note"}), exit 0.
 
+    A config.toml that search or `index --refresh` refuses (config_problem) is a "problem:" line after the
+    config's path (--json: "config_problem": {"message", "hint"}, else null), exit 2.
+
     Returns:
-        The exit code: 0, or 2 with --json for a damaged index.
+        The exit code: 0, or 2 with --json for a damaged index, or for a config.toml refused (config_problem).
 
     Raises:
         GorillaError: the live index is damaged (without --json).
@@ -127,9 +130,14 @@ def status(args: argparse.Namespace) -> int:
     size = index_store.folder_size(folder)
     age_s, age = _age(meta.get("built_at", ""))
     paths = get_paths()
+    config = config_problem()
+    code = 2 if config is not None else 0
     if args.json:
-        print(json.dumps(_status_json(folder, meta, size, age_s, unchecked), indent=1))
-        return 0
+        doc = _status_json(folder, meta, size, age_s, unchecked)
+        doc["config_problem"] = None if config is None else {"message": str(config), "hint": config.hint}
+        with status_if_cut(code):
+            print(json.dumps(doc, indent=1))
+        return code
 
     from gorilla_tui.cli.console import make_console  # deferred: rich; --help stays fast
 
@@ -144,6 +152,9 @@ def status(args: argparse.Namespace) -> int:
     )
     for line in (summary, f"index: {folder}", f"config: {paths.config_file}"):
         console.print(Text(safe_text(line)))
+    if config is not None:  # what search or index --refresh refuses in it, as doctor says it
+        fix = config.hint or f"fix or delete {paths.config_file}"
+        console.print(Text.assemble(("problem:", "red"), safe_text(f" {config} ({fix})")), soft_wrap=True)
     if unchecked:
         console.print(Text.assemble(("note:", "yellow"), safe_text(f" {unchecked}")))
     dense = _dense_state(folder, meta)
@@ -156,7 +167,26 @@ def status(args: argparse.Namespace) -> int:
         console.print(Text(safe_text(f"not in the index: {', '.join(missing['sources'])}")))
         for line in missing["fixes"]:
             console.print(Text(safe_text(line)), soft_wrap=True)
-    return 0
+    return code
+
+
+def config_problem() -> GorillaError | None:
+    """What a command refuses in config.toml, or None: the file itself (config.load_settings: not UTF-8,
+    invalid TOML, a FIFO, an unknown key: what search and ask refuse), else an entry of its `sources` or
+    `mirrors` that `index --refresh` refuses (services.check_configured_sources, configured_mirrors: the
+    checks doctor reports). `index --status` showed the config's path with no word of it (break-it round
+    28)."""
+    from gorilla_tui import services  # deferred: the index's modules (numpy); --help stays fast
+
+    settings, error = services.read_settings()
+    if error is not None:
+        return error
+    try:
+        services.check_configured_sources(settings)
+        services.configured_mirrors(settings)
+    except GorillaError as e:
+        return e
+    return None
 
 
 def missing_sources(meta: dict[str, Any]) -> dict[str, list[str]]:
@@ -186,14 +216,22 @@ def _expansion_line(rows: list[dict[str, Any]], embedded: bool) -> str:
 
 
 def _no_index(args: argparse.Namespace, missing: IndexMissingError) -> int:
-    """`index --status` when no index has been published: one line (or JSON with "index": false), exit 0."""
+    """`index --status` when no index has been published: one line (or JSON with "index": false), exit 0; a
+    config.toml refused (config_problem) is a second line ("config_problem"), exit 2."""
     paths = get_paths()
+    config = config_problem()
+    code = 2 if config is not None else 0
     if args.json:
-        print(json.dumps({"index": False, **_problem_doc(missing)}, indent=1))
-        return 0
+        said = None if config is None else {"message": str(config), "hint": config.hint}
+        with status_if_cut(code):
+            print(json.dumps({"index": False, **_problem_doc(missing), "config_problem": said}, indent=1))
+        return code
     how = missing.hint or "build it with: gorilla-tui index --refresh"
-    print(safe_line(f"no index yet ({paths.index_dir}); {how}"))
-    return 0
+    with status_if_cut(code):
+        print(safe_line(f"no index yet ({paths.index_dir}); {how}"))
+        if config is not None:
+            print(safe_line(f"problem: {config} ({config.hint or f'fix or delete {paths.config_file}'})"))
+    return code
 
 
 def _damaged(damage: GorillaError) -> int:

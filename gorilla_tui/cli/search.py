@@ -126,11 +126,15 @@ def run(args: argparse.Namespace) -> int:
     if failure:
         say(f"gorilla-tui: note: {safe_text(failure)}")
     with status_if_cut(0 if result.hits else 1):
-        return _print(args, task, hub, k, result)
+        return _print(args, task, hub, k, result, failure)
 
 
-def _print(args: argparse.Namespace, task: str, hub: str | None, k: int, result: Any) -> int:
-    """Print `result` (search_with_constraints) as JSON or as a table; returns the status."""
+def _print(
+    args: argparse.Namespace, task: str, hub: str | None, k: int, result: Any, failure: str = ""
+) -> int:
+    """Print `result` (search_with_constraints) as JSON or as a table; returns the status. `failure`: why
+    the search was BM25 alone (ApiIndex.dense_failure: damaged vectors, a failed embedder), in the JSON's
+    "notes" as on stderr (break-it round 28: --json did not say it)."""
     hits = result.hits
     if args.json:  # every hit, each saying how many of the hits share its call
         counts = Counter(call_key(h.doc) for h in hits)
@@ -138,7 +142,7 @@ def _print(args: argparse.Namespace, task: str, hub: str | None, k: int, result:
         doc = {"task": task, "hub": hub, "k": k, "hits": rows}
         doc["constraints"] = result.report
         doc["constraints_message"] = result.message
-        doc["notes"] = list(result.notes)
+        doc["notes"] = [*result.notes, *([failure] if failure else [])]
         print(json.dumps(doc, indent=1))
         return 0 if hits else 1
 

@@ -42,6 +42,29 @@ class TooLong:
     size: int
 
 
+@dataclass(frozen=True)
+class NotUtf8:
+    """A line that is not UTF-8 (RFC 8259 section 8.1: JSON exchanged between systems is UTF-8): `start`,
+    the offset of its first byte that is not, and `text`, the line with each such byte as U+FFFD (what the
+    SDK reads; the reply's id is read from it). Replaced in silence, invalid bytes inside a JSON string
+    reached a tool as "\ufffd" (break-it round 28); outside one the line was already no JSON."""
+
+    start: int
+    text: str
+
+
+#: What the reader hands on for each line.
+Line = str | TooLong | NotUtf8
+
+
+def decoded(line: bytes) -> str | NotUtf8:
+    """`line` decoded as UTF-8, or NotUtf8 when it is not."""
+    try:
+        return line.decode("utf-8")
+    except UnicodeDecodeError as e:
+        return NotUtf8(e.start, line.decode("utf-8", "replace"))
+
+
 def _split(buf: bytearray, skipping: bool) -> tuple[list[bytes | TooLong], bool]:
     """Take the complete lines out of `buf` (in place); (the items, whether the next bytes still belong to a
     dropped line). A line longer than MAX_LINE_BYTES becomes one TooLong; so does a partial line that has
@@ -67,26 +90,27 @@ def _split(buf: bytearray, skipping: bool) -> tuple[list[bytes | TooLong], bool]
 
 
 class Lines:
-    """The reader thread's lines as the event loop takes them: `await receive()` gives the next line (str)
-    or TooLong, and raises anyio.EndOfStream at end of file. At most LINES_IN_FLIGHT lines wait here; the
-    thread waits for a free place before it reads on (a client that floods stdin is held back)."""
+    """The reader thread's lines as the event loop takes them: `await receive()` gives the next line (str),
+    TooLong or NotUtf8, and raises anyio.EndOfStream at end of file. At most LINES_IN_FLIGHT lines wait
+    here; the thread waits for a free place before it reads on (a client that floods stdin is held
+    back)."""
 
-    def __init__(self, receive: ObjectReceiveStream[str | TooLong], places: threading.Semaphore) -> None:
+    def __init__(self, receive: ObjectReceiveStream[Line], places: threading.Semaphore) -> None:
         self._receive = receive
         self._places = places
 
-    async def receive(self) -> str | TooLong:
+    async def receive(self) -> Line:
         """The next line; raises anyio.EndOfStream once the client closed stdin and every line was taken."""
         item = await self._receive.receive()
         self._places.release()
         return item
 
 
-def _read(fd: int, send: ObjectSendStream[str | TooLong], places: threading.Semaphore,
+def _read(fd: int, send: ObjectSendStream[Line], places: threading.Semaphore,
           token: anyio.lowlevel.EventLoopToken) -> None:  # fmt: skip
-    """The reader thread: lines of `fd` (decoded as UTF-8, bytes that are not UTF-8 as U+FFFD, as the SDK
-    reads them) and TooLong items to `send` until end of file, then close it; stops quietly once the event
-    loop is gone or `send` closed.
+    """The reader thread: lines of `fd` (decoded as UTF-8: NotUtf8 for a line that is not), TooLong items
+    to `send` until end of file, then close it; stops quietly once the event loop is gone or `send`
+    closed.
 
     Each hand-over is a plain callback on the loop (anyio.from_thread.run_sync of send_nowait), never a
     task: a task still waiting to hand a line over when Ctrl+C ended the loop was cancelled by asyncio.run
@@ -95,7 +119,7 @@ def _read(fd: int, send: ObjectSendStream[str | TooLong], places: threading.Sema
     thread waiting, which never keeps the process alive."""
     buf, skipping = bytearray(), False
 
-    def give(item: str | TooLong) -> None:
+    def give(item: Line) -> None:
         places.acquire()
         anyio.from_thread.run_sync(send.send_nowait, item, token=token)
 
@@ -107,12 +131,12 @@ def _read(fd: int, send: ObjectSendStream[str | TooLong], places: threading.Sema
                 chunk = b""
             if not chunk:
                 if buf and not skipping:  # a last line without its newline
-                    give(bytes(buf).decode("utf-8", "replace"))
+                    give(decoded(bytes(buf)))
                 break
             buf += chunk
             items, skipping = _split(buf, skipping)
             for item in items:
-                give(item if isinstance(item, TooLong) else item.decode("utf-8", "replace"))
+                give(item if isinstance(item, TooLong) else decoded(item))
         anyio.from_thread.run_sync(send.close, token=token)
     except BaseException:  # noqa: BLE001 - the loop has ended or stopped listening: nothing left to tell
         return
@@ -121,7 +145,7 @@ def _read(fd: int, send: ObjectSendStream[str | TooLong], places: threading.Sema
 def start_reader(fd: int) -> Lines:
     """Start the daemon thread that reads `fd` (call inside the event loop); its lines (Lines), which end
     at end of file."""
-    send, receive = anyio.create_memory_object_stream[str | TooLong](LINES_IN_FLIGHT)
+    send, receive = anyio.create_memory_object_stream[Line](LINES_IN_FLIGHT)
     places = threading.Semaphore(LINES_IN_FLIGHT)
     token = anyio.lowlevel.current_token()
     threading.Thread(target=_read, args=(fd, send, places, token), name="mcp-stdin", daemon=True).start()

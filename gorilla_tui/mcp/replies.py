@@ -50,7 +50,7 @@ from mcp.types import jsonrpc_message_adapter as message_adapter
 from pydantic import ValidationError
 
 from gorilla_tui.jsontext import LongNumber, long_number_path, top_level, top_level_items, with_long_numbers
-from gorilla_tui.mcp.lines import MAX_LINE_BYTES
+from gorilla_tui.mcp.lines import MAX_LINE_BYTES, NotUtf8
 
 #: The whitespace JSON allows around a value (RFC 8259 section 2): a line of nothing else is blank.
 JSON_WHITESPACE = " \t\r\n"
@@ -209,3 +209,23 @@ def reply_to_long_line() -> list[JSONRPCError]:
     -32600 with id null."""
     why = f"Invalid Request: line too long (over {MAX_LINE_BYTES // 2**20} MiB); it was not read"
     return [_error(None, INVALID_REQUEST, why)]
+
+
+def reply_to_not_utf8(line: NotUtf8) -> list[JSONRPCError]:
+    """The reply to a line that is not UTF-8 (lines.NotUtf8): -32700 "Parse error" naming the first byte
+    that is not, with the request's id when the rest of the line reads as a request whose id holds no such
+    byte (so its client stops waiting on it), else id null; a notification or a client's response gets
+    nothing, as the SDK's would."""
+    why = f"Parse error: the line is not UTF-8 (byte {line.start}); JSON-RPC messages are UTF-8"
+    try:
+        obj = with_long_numbers(line.text)
+    except (ValueError, RecursionError):
+        obj = top_level(line.text)
+    if not isinstance(obj, dict):
+        return [_error(None, PARSE_ERROR, why)]
+    method = obj.get("method")
+    answer = "result" in obj or "error" in obj
+    if (isinstance(method, str) and "id" not in obj) or (method is None and answer):
+        return []  # a notification is never answered (JSON-RPC 2.0 section 4.1), nor a client's response
+    rid = _id(obj)
+    return [_error(None if isinstance(rid, str) and "\ufffd" in rid else rid, PARSE_ERROR, why)]

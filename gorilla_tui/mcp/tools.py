@@ -16,13 +16,13 @@ from typing import Any, TypeVar
 from gorilla_tui import services
 from gorilla_tui.check.extract import json_error
 from gorilla_tui.check.validator import Validator
-from gorilla_tui.config import Settings
+from gorilla_tui.config import MAX_NAME_CHARS, Settings
 from gorilla_tui.constraints.rank import search_with_constraints
 from gorilla_tui.errors import GorillaError
 from gorilla_tui.pipeline import clean_task
 from gorilla_tui.retrieve.index import ApiIndex
 from gorilla_tui.store.versions import current_version
-from gorilla_tui.textsafe import MAX_TASK_INPUT_CHARS
+from gorilla_tui.textsafe import MAX_TASK_INPUT_CHARS, cut
 from gorilla_tui.types import FIT_LINES
 
 T = TypeVar("T")
@@ -167,7 +167,8 @@ class ToolBox:
             return None
         known = self.index().sources
         if source not in known:
-            raise ToolInputError(f"unknown source {source!r}; the index holds: {', '.join(known) or 'none'}")
+            shown = cut(source, MAX_NAME_CHARS)
+            raise ToolInputError(f"unknown source {shown!r}; the index holds: {', '.join(known) or 'none'}")
         return source
 
     @staticmethod
@@ -182,21 +183,24 @@ class ToolBox:
         """BM25 hits for `task`, reranked by the constraints the task states (constraints/rank.py).
 
         Returns {"task", "source", "k", "hits": [{rank, score, constraints_met, ...entry}], "constraints":
-        [one report per stated constraint], "note"}. Raises ToolInputError (k outside 1..K_MAX, a task
-        too long or empty, an unknown source), IndexMissingError (no index built)."""
+        [one report per stated constraint], "note"} (the note also says why a search was BM25 alone).
+        Raises ToolInputError (k outside 1..K_MAX, a task too long or empty, an unknown source),
+        IndexMissingError (no index built)."""
         task = self._task(task)
         if not isinstance(k, int) or isinstance(k, bool) or not 1 <= k <= K_MAX:
             raise ToolInputError(f"k must be an integer in 1..{K_MAX}, not {k!r}")
         with self._lock:
             hub = self._source(source)
             result = search_with_constraints(self.index(), task, k=k, hub=hub)
+            # BM25 alone (damaged vectors, a failed embedder): said as `search` and propose say it
+            failure = getattr(self.index(), "dense_failure", lambda: "")()
         hits = []
         for h in result.hits:
             row = {"rank": h.rank, "score": round(h.score, 3), **_entry(h.doc)}
             if result.constraints:
                 row["constraints"] = result.for_doc(h.doc)
             hits.append(row)
-        said = "; ".join(n for n in (*result.notes, result.message) if n)  # no searchable words, constraints
+        said = "; ".join(n for n in (*result.notes, result.message, failure) if n)  # no words, constraints
         note = said or ("" if hits else "no API doc shares a word with the task")
         return {"task": task, "source": hub or "all", "k": k, "hits": hits, "constraints": result.report,
                 "note": note}  # fmt: skip

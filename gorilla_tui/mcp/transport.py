@@ -39,8 +39,8 @@ from mcp.types import jsonrpc_message_adapter as message_adapter
 from pydantic_core import PydanticSerializationError
 
 from gorilla_tui.jsontext import without_lone_surrogates
-from gorilla_tui.mcp.lines import Lines, TooLong, start_reader
-from gorilla_tui.mcp.replies import read_line, reply_to_long_line
+from gorilla_tui.mcp.lines import Lines, NotUtf8, TooLong, start_reader
+from gorilla_tui.mcp.replies import read_line, reply_to_long_line, reply_to_not_utf8
 
 #: Seconds the server waits at the end of input for the replies to the requests it has read (a cancelled
 #: tool call answers within a cancel check, about 0.1 s; the rest is headroom for a loaded machine).
@@ -98,7 +98,12 @@ class _CheckedLines:
                 with anyio.move_on_after(EOF_GRACE_S):
                     await self._pending.drained()  # the requests already read are answered first
                 raise StopAsyncIteration from None
-            message, errors = (None, reply_to_long_line()) if isinstance(line, TooLong) else read_line(line)
+            if isinstance(line, TooLong):
+                message, errors = None, reply_to_long_line()
+            elif isinstance(line, NotUtf8):  # replaced in silence, its bytes reached a tool as U+FFFD
+                message, errors = None, reply_to_not_utf8(line)
+            else:
+                message, errors = read_line(line)
             if message is not None:  # read once (replies.read_line), not parsed again here
                 if isinstance(message, JSONRPCRequest):
                     self._pending.add(message.id)

@@ -9,10 +9,10 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from gorilla_tui.config import NAME_RULE, SOURCE_NAME
+from gorilla_tui.config import MAX_NAME_CHARS, NAME_RULE, SOURCE_NAME
 from gorilla_tui.errors import UsageError
 from gorilla_tui.paths import expand_user, path_exists
-from gorilla_tui.textsafe import safe_text
+from gorilla_tui.textsafe import cut, safe_text
 
 #: Why a `--source` folder gives no docs: its doc files are read one level deep (pool/files.py doc_files),
 #: so a folder whose files sit in sub-folders said only "no *.json ... file" (break-it round 9).
@@ -70,6 +70,8 @@ def check_source_spec(spec: str, what: str = "--source") -> None:
     if text.rstrip().endswith(":"):
         raise UsageError(f"{what} {text!r}: nothing after ':' (only python:NAME[,NAME] takes one)")
     if sep and path_exists(expand_user(rest)):
+        if not _SOURCE_NAME.match(name):  # before --only reads the value as a path's stem (break-it R28)
+            raise UsageError(f"{what} {cut(text, 2 * MAX_NAME_CHARS)!r}: {missing_why(text)}")
         check_utf8_names(expand_user(rest), what)
 
 
@@ -104,7 +106,7 @@ def missing_why(text: str) -> str:
     if sep and not rest:
         return f"no path after {name + '='!r} (--source NAME=PATH)"
     if sep and not _SOURCE_NAME.match(name) and path_exists(expand_user(rest)):
-        return f"{name!r} is not a source name ({NAME_RULE}): --source NAME=PATH"
+        return f"{cut(name, MAX_NAME_CHARS)!r} is not a source name ({NAME_RULE}): --source NAME=PATH"
     return "no such file or folder"
 
 
@@ -120,7 +122,7 @@ def source_name(spec: str | Path, what: str = "--source") -> str:
     if not _SOURCE_NAME.match(stem) and path_exists(p):  # a missing path: "no such file" is said later
         whose = "the folder's name" if p.is_dir() else "the file's name without its suffix"
         raise UsageError(
-            f"{what} {spec}: the name it gives its source, {stem!r} ({whose}), is not a source name "
-            f"({NAME_RULE}); name it: --source NAME={p}"
+            f"{what} {spec}: the name it gives its source, {cut(stem, MAX_NAME_CHARS)!r} ({whose}), is not a "
+            f"source name ({NAME_RULE}); name it: --source NAME={p}"
         )
     return stem

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from gorilla_tui.config import MAX_NAME_CHARS
 from gorilla_tui.errors import GorillaError, UsageError
 from gorilla_tui.pool.doc import ApiDoc
 from gorilla_tui.pool.metrics import Performance
@@ -38,6 +39,7 @@ from gorilla_tui.store import prior as doc_prior
 from gorilla_tui.store import versions as store
 from gorilla_tui.store.performance import PerformanceTable
 from gorilla_tui.store.postings import Postings
+from gorilla_tui.textsafe import cut
 from gorilla_tui.types import Hit
 
 if TYPE_CHECKING:
@@ -241,7 +243,7 @@ class ApiIndex:
         rows = np.flatnonzero(np.isin(self.source_codes, codes))
         if not len(rows) and not isinstance(hub, tuple):
             known = ", ".join(self.sources) or "none"
-            raise UsageError(f"unknown source {hub!r} (this index has: {known})")
+            raise UsageError(f"unknown source {cut(hub, MAX_NAME_CHARS)!r} (this index has: {known})")
         return rows
 
     def _scorer(self, hub: Any) -> tuple[np.ndarray, Any]:

@@ -15,6 +15,8 @@ import numpy as np
 import pytest
 
 from gorilla_tui.cli import main
+from gorilla_tui.config import load_settings
+from gorilla_tui.mcp.tools import ToolBox
 from gorilla_tui.retrieve.dense import changed_note
 from gorilla_tui.store import versions as store
 
@@ -208,6 +210,11 @@ def test_a_truncated_or_edited_vectors_file_is_a_problem_and_searches_are_bm25_a
         assert main(["search", task]) == 0
         err = " ".join(capsys.readouterr().err.split())
         assert "BM25 alone" in err and "internal error" not in err
+        # the degraded mode is said the same way everywhere: search --json's notes, mcp's search note
+        # (break-it round 28: only stderr said it)
+        assert main(["search", "--json", task]) == 0
+        assert state["note"] in json.loads(capsys.readouterr().out)["notes"]
+        assert state["note"] in ToolBox(load_settings()).search(task)["note"]
 
     again = _json(capsys, REFRESH)
     assert again["dense"]["docs"] == docs
