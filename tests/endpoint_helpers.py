@@ -1,6 +1,8 @@
 """Shared by the tests of a misbehaving `--endpoint` server (tests/unit/test_endpoint_hostile.py,
-test_endpoint_reads.py, test_endpoint_retry_total.py, tests/cli/test_hostile_r14.py, test_hostile_r24.py):
-a hang guard, a Torch Hub pool line and a server on 127.0.0.1."""
+test_endpoint_reads.py, test_endpoint_retry_total.py, tests/cli/test_hostile_r14.py, test_hostile_r24.py,
+test_hostile_r25.py): a hang guard, a Torch Hub pool line, a server on 127.0.0.1 and its quiet request
+handler, a completions server of fixed answers (tests/cli/conftest.py `completions_server` serves a test
+module's ANSWERS with it) and `ask --mode generate --json` against one."""
 
 from __future__ import annotations
 
@@ -10,6 +12,10 @@ import time
 from collections.abc import Callable
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
+
+import pytest
+
+from gorilla_tui.cli import main
 
 
 class LocalServer:
@@ -28,21 +34,37 @@ class LocalServer:
         self.httpd.server_close()
 
 
+class QuietHandler(BaseHTTPRequestHandler):
+    """A request handler that logs nothing (http.server writes a line per request to stderr); read_body()
+    takes the request's body."""
+
+    def log_message(self, *args: object) -> None:
+        """Log nothing."""
+
+    def read_body(self) -> bytes:
+        """The request's body (Content-Length bytes, none without that header)."""
+        return self.rfile.read(int(self.headers.get("Content-Length") or 0))
+
+
 class CompletionsServer(LocalServer):
     """An OpenAI-compatible completions server on 127.0.0.1: a POST to /KIND/v1/... is answered with
     `answers[KIND]` as one JSON completion (tests/cli/test_hostile_r24.py, test_hostile_r25.py)."""
 
     def __init__(self, answers: dict[str, str]) -> None:
-        class Handler(BaseHTTPRequestHandler):
-            def log_message(self, *args: object) -> None:
-                pass
-
+        class Handler(QuietHandler):
             def do_POST(self) -> None:
-                self.rfile.read(int(self.headers.get("Content-Length", 0)))
+                self.read_body()
                 text = answers[self.path.split("/")[1]]
                 send_json(self, json.dumps({"choices": [{"text": text}]}).encode())
 
         super().__init__(Handler)
+
+
+def ask_generate(url: str, task: str, capsys: pytest.CaptureFixture[str]) -> tuple[int, dict]:
+    """`gorilla-tui ask TASK --mode generate --endpoint URL --json` through cli.main: (exit status, the JSON
+    it printed)."""
+    status = main(["ask", task, "--mode", "generate", "--endpoint", url, "--json"])
+    return status, json.loads(capsys.readouterr().out)
 
 
 def send_json(handler: BaseHTTPRequestHandler, body: bytes) -> None:

@@ -23,7 +23,7 @@ import threading
 import time
 import tracemalloc
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler
+from contextlib import closing
 from pathlib import Path
 
 import pytest
@@ -37,7 +37,7 @@ from gorilla_tui.evaluate.apibench_files import read_responses
 from gorilla_tui.model.remote import EndpointError, RemoteBackend
 from gorilla_tui.model.remote_budget import AnswerOver
 from tests.conftest import SMALL_POOL, clone_home
-from tests.endpoint_helpers import LocalServer, send_json
+from tests.endpoint_helpers import LocalServer, QuietHandler, send_json
 
 ROOT = Path(__file__).resolve().parents[2]
 #: The completion the hostile server answers: a call, then a lone low and a lone high surrogate escape.
@@ -55,12 +55,9 @@ class Server:
         self.stop = threading.Event()
         server = self
 
-        class Handler(BaseHTTPRequestHandler):
-            def log_message(self, *args: object) -> None:
-                pass
-
+        class Handler(QuietHandler):
             def do_POST(self) -> None:
-                self.rfile.read(int(self.headers.get("Content-Length", 0)))
+                self.read_body()
                 server.paths.append(self.path)
                 try:
                     if self.path.startswith("/drip"):
@@ -84,9 +81,8 @@ class Server:
 
 @pytest.fixture
 def server() -> Iterator[Server]:
-    s = Server()
-    yield s
-    s.close()
+    with closing(Server()) as s:
+        yield s
 
 
 @pytest.fixture

@@ -16,7 +16,6 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -27,7 +26,7 @@ from gorilla_tui.fill.call_grammar import TaskValues
 from gorilla_tui.pool.doc import load_jsonl
 from gorilla_tui.textsafe import clean_task, strip_controls
 from tests.conftest import SMALL_POOL
-from tests.endpoint_helpers import CompletionsServer
+from tests.endpoint_helpers import CompletionsServer, ask_generate
 
 RESNET = "torch.hub.load(repo_or_dir='pytorch/vision', model='resnet50', pretrained=True)"
 #: What the endpoint answers on each path (generate mode, Gorilla's <<<field>>> format).
@@ -48,26 +47,8 @@ ANSWERS = {
 }
 
 
-class Server(CompletionsServer):
-    """The completions server of this file: /KIND/v1 answers ANSWERS[KIND] (endpoint_helpers)."""
-
-    def __init__(self) -> None:
-        super().__init__(ANSWERS)
-
-
-@pytest.fixture
-def server() -> Iterator[Server]:
-    s = Server()
-    yield s
-    s.close()
-
-
-def _ask(server: Server, kind: str, capsys: pytest.CaptureFixture[str]) -> tuple[int, dict]:
-    argv = ["ask", "load resnet50 from torch hub", "--mode", "generate", "--endpoint",
-            f"{server.url}/{kind}/v1", "--json"]  # fmt: skip
-    status = main(argv)
-    out = capsys.readouterr().out
-    return status, json.loads(out)
+def _ask(server: CompletionsServer, kind: str, capsys: pytest.CaptureFixture[str]) -> tuple[int, dict]:
+    return ask_generate(f"{server.url}/{kind}/v1", "load resnet50 from torch hub", capsys)
 
 
 RUNS = ("__import__", "system(", "popen(", "subprocess")
@@ -75,12 +56,12 @@ RUNS = ("__import__", "system(", "popen(", "subprocess")
 
 @pytest.mark.parametrize("kind", ["import", "system", "first", "newline", "code"])
 def test_generate_proposes_the_judged_call_alone(
-    server: Server, small_home: Path, kind: str, capsys: pytest.CaptureFixture[str]
+    completions_server: CompletionsServer, small_home: Path, kind: str, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """R24-5: the command beside the call is in neither the proposal's call nor its code (what `ask --run`
     and the TUI run), and a warning says the model's text held more. Each statement is judged alone: the
     call is the pool's (a valid call that runs no command), never os.system or ``__import__``."""
-    status, data = _ask(server, kind, capsys)
+    status, data = _ask(completions_server, kind, capsys)
     assert not any(r in data["code"] + data["api_call"] for r in RUNS), data
     assert any("left out" in w for w in data["warnings"]), data["warnings"]
     assert data["api_call"] == RESNET and data["code"] == f"import torch\n{RESNET}", data  # with its import
@@ -89,11 +70,11 @@ def test_generate_proposes_the_judged_call_alone(
 
 @pytest.mark.parametrize("kind", ["argument", "os-argument"])
 def test_a_command_in_the_calls_arguments_is_never_valid(
-    server: Server, small_home: Path, kind: str, capsys: pytest.CaptureFixture[str]
+    completions_server: CompletionsServer, small_home: Path, kind: str, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """R24-5: a call that runs a command inside the proposed call's arguments: the verdict is not valid and
     names it, the exit status is 1 (the run asks twice, the code shown)."""
-    status, data = _ask(server, kind, capsys)
+    status, data = _ask(completions_server, kind, capsys)
     assert any(r in data["code"] for r in RUNS)  # the code is the call, shown as it is
     assert data["verdict"]["verdict"] != "valid" and status == 1, data["verdict"]
     said = " ".join(data["verdict"]["diagnostics"])
@@ -101,9 +82,9 @@ def test_a_command_in_the_calls_arguments_is_never_valid(
 
 
 def test_a_good_generate_answer_keeps_its_code(
-    server: Server, small_home: Path, capsys: pytest.CaptureFixture[str]
+    completions_server: CompletionsServer, small_home: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    status, data = _ask(server, "good", capsys)
+    status, data = _ask(completions_server, "good", capsys)
     assert data["api_call"] == RESNET and data["code"].startswith("import torch\n") and status == 0
     assert not any("left out" in w for w in data["warnings"]) and data["verdict"]["verdict"] == "valid"
 

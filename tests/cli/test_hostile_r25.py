@@ -13,7 +13,6 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -21,7 +20,7 @@ import pytest
 from gorilla_tui.check.extract import clean_code
 from gorilla_tui.check.runs_code import reaches_code
 from gorilla_tui.cli import main
-from tests.endpoint_helpers import CompletionsServer
+from tests.endpoint_helpers import CompletionsServer, ask_generate
 
 RESNET = "torch.hub.load(repo_or_dir='pytorch/vision', model='resnet50', pretrained=True)"
 #: A call of the standard library pool (its arguments free) whose argument reaches running code another
@@ -48,45 +47,28 @@ ANSWERS = {f"call-{k}": f"<<<api_call>>>: {v}" for k, v in IN_CALL.items()} | {
 }
 
 
-class Server(CompletionsServer):
-    """The completions server of this file: /KIND/v1 answers ANSWERS[KIND] (endpoint_helpers)."""
-
-    def __init__(self) -> None:
-        super().__init__(ANSWERS)
-
-
-@pytest.fixture
-def server() -> Iterator[Server]:
-    s = Server()
-    yield s
-    s.close()
-
-
-def _ask(server: Server, kind: str, capsys: pytest.CaptureFixture[str]) -> tuple[int, dict]:
+def _ask(server: CompletionsServer, kind: str, capsys: pytest.CaptureFixture[str]) -> tuple[int, dict]:
     task = "copy a.txt to b.txt" if kind.startswith("call-") else "load resnet50 from torch hub"
-    argv = ["ask", task, "--mode", "generate", "--endpoint",
-            f"{server.url}/{kind}/v1", "--json"]  # fmt: skip
-    status = main(argv)
-    return status, json.loads(capsys.readouterr().out)
+    return ask_generate(f"{server.url}/{kind}/v1", task, capsys)
 
 
 @pytest.mark.parametrize("kind", sorted(IN_CALL))
 def test_a_call_reaching_code_another_way_is_never_valid(
-    server: Server, small_home: Path, kind: str, capsys: pytest.CaptureFixture[str]
+    completions_server: CompletionsServer, small_home: Path, kind: str, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """R25-1 in the proposed call's arguments: verdict wrong_args:runs_code and exit 1 (was valid, 0)."""
-    status, data = _ask(server, f"call-{kind}", capsys)
+    status, data = _ask(completions_server, f"call-{kind}", capsys)
     assert data["verdict"]["verdict"] == "wrong_args" and status == 1, data["verdict"]
     assert "runs code or a command" in " ".join(data["verdict"]["diagnostics"])
 
 
 @pytest.mark.parametrize("kind", sorted(IN_CODE))
 def test_code_reaching_code_another_way_is_left_out(
-    server: Server, small_home: Path, kind: str, capsys: pytest.CaptureFixture[str]
+    completions_server: CompletionsServer, small_home: Path, kind: str, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """R25-1 in the model's code field: the code shown and run is the judged call alone, with a warning
     (it was the model's code, verdict valid, and `ask --run --yes` ran it)."""
-    status, data = _ask(server, f"code-{kind}", capsys)
+    status, data = _ask(completions_server, f"code-{kind}", capsys)
     assert data["api_call"] == RESNET and data["code"] == f"import torch\n{RESNET}", data  # with its import
     assert any("code was left out" in w for w in data["warnings"]), data["warnings"]
     assert data["verdict"]["verdict"] == "valid" and status == 0
