@@ -342,8 +342,10 @@ def test_a_malformed_or_missing_config_sources_entry_names_config_toml(
     assert "--source" not in err.split(why)[0]
     assert sorted(p.name for p in index_root.iterdir()) == before
     assert config.read_text() == f"sources = [{json.dumps(entry)}]\n"
-    assert main(["index", "--status", "--json"]) == 0
-    assert json.loads(capsys.readouterr().out)["path"] == live
+    # the live index is still there, and status says what refresh refuses (exit 2; it said nothing, R28)
+    assert main(["index", "--status", "--json"]) == 2
+    status = json.loads(capsys.readouterr().out)
+    assert status["path"] == live and why in status["config_problem"]["message"], status
 
 
 def test_refresh_without_from_reads_the_mirrors_of_config_toml(capsys: pytest.CaptureFixture[str]) -> None:
