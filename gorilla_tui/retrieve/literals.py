@@ -316,11 +316,7 @@ def _input_colon(task: str) -> int | None:
     """Where the colon that hands over the input of `task` is (_INPUT_COLON), or None."""
     for m in _INPUT_COLON.finditer(task):
         words = task[: m.start()].split()
-        pointer = (
-            len(words) >= 2
-            and words[-1].strip(_TRAILING).lower() in POINTER_WORDS
-            and words[-2].strip(_TRAILING).lower() in POINTER_VERBS
-        )
+        pointer = _points(words)
         # "which kind of vehicle is this: a truck, a bus, a sports car?": the colon gives choices, and
         # "this" is a photo the task does not hold, not text it hands over
         pointer = pointer and not _choices(task[m.end() :])
@@ -335,6 +331,22 @@ def _input_colon(task: str) -> int | None:
         if said:  # the words before the colon say what to do: what follows is its input
             return m.start()
     return None
+
+
+#: The copulas of POINTER_VERBS: they point at the input only right before the colon ("what language is
+#: this:"); "there is this thing I need: zip the folder" brings the request after its colon.
+COPULAS = frozenset({"is", "are", "was"})
+
+
+def _points(words: list[str]) -> bool:
+    """Whether `words` (the words before a colon) point at the input the colon hands over: they end with a
+    POINTER_VERBS word and a pronoun (POINTER_WORDS: "summarize this", "what language is this"), or hold such
+    a pair of a verb that is no copula (COPULAS) further back ("read this out loud for me:", "translate it
+    into French for me:"): the words after the pronoun then say how, not what the input is
+    (bench/data/payload_tasks.toml, pl-speak-this: its input was searched as the request)."""
+    low = [w.strip(_TRAILING).lower() for w in words]
+    pairs = [i for i in range(len(low) - 1) if low[i] in POINTER_VERBS and low[i + 1] in POINTER_WORDS]
+    return any(i == len(low) - 2 or low[i] not in COPULAS for i in pairs)
 
 
 #: Most words of one item of a list of choices after a colon (_choices).
