@@ -68,7 +68,7 @@ PAYLOAD_GROUPS = ["hf/Summarization", "python-env/stdlib", "hf/Summarization", "
 
 def test_a_vote_never_takes_another_units_hit_on_its_calibrated_score() -> None:
     rule = "domain-vote-calibrated"
-    # calibrated, python-env's hit leads (its content-free score is the lowest): the vote over every hit took it
+    # calibrated, python-env's hit leads (the lowest content-free score): the vote over every hit took it
     assert choice.choose(PAYLOAD_LM, PAYLOAD_FREE, rule, PAYLOAD_GROUPS) == 1
     picked = across.vote_within(PAYLOAD_LM, PAYLOAD_FREE, rule, PAYLOAD_GROUPS, None, PAYLOAD_UNITS)
     assert PAYLOAD_UNITS[picked] == "hubs"
