@@ -194,6 +194,7 @@ async def test_nothing_fits_stays_on_short_terminals(make_app):
     from 80 columns it is shown whole, on two lines where one does not hold it. The verdict badge then has
     the fit line above it and names the call the nearest, without the ✔ of a valid proposal."""
     from gorilla_tui.tui.answer_text import NOTHING_FITS_CONCERN
+    from gorilla_tui.tui.messages import StateChanged
     from gorilla_tui.tui.screens.confirm import ConfirmScreen
     from gorilla_tui.tui.widgets.proposal import ProposalPanel
     from gorilla_tui.tui.widgets.verdict import VerdictBadge
@@ -208,9 +209,13 @@ async def test_nothing_fits_stays_on_short_terminals(make_app):
             # as select mode by grammar would show it (a choice line), with the pool fitting the task badly
             weak = dataclasses.replace(app.main.proposal, fit="nothing", select_by="grammar")
             app.main.show_proposal(weak)
+            app.main.post_message(StateChanged("ready", proposal=weak))  # as an answer's end posts it
             await pilot.pause()
             text = screen_text(app)
             assert line[:28] in text, (size, text)  # "✘ nothing fits: no API in th"
+            # the status bar leads with it too (session 12: it said "answered: valid" alone)
+            state = app.main.query_one("#status").fields["state"]
+            assert state == f"answered: nothing fits, nearest call {weak.verdict.kind}", state
             if size[0] >= 80:  # read whole, on two lines
                 region = app.main.query_one("#match").region
                 rows = text.splitlines()[region.y : region.bottom]
