@@ -225,6 +225,10 @@ async def test_nothing_fits_stays_on_short_terminals(make_app):
             badge = app.main.query_one(VerdictBadge)
             assert "✔" not in str(badge.query_one("#badge").render()) and badge.query_one("#fit").display
             assert str(badge.query_one("#fit").render()).startswith("✘ nothing fits")
+            if size[1] >= 24:  # read whole beside the badge (session 12: cut to "nearest sho…" at 140x40)
+                region = badge.query_one("#fit").region
+                rows = text.splitlines()[region.y : region.bottom]
+                assert " ".join(r[region.x : region.right].strip() for r in rows) == line, (size, rows)
             choice = app.main.query_one("#choice")
             assert choice.has_class("-shown") and choice.display is (size[1] >= 24), size
             assert FIT_LINES["nothing"] not in str(choice.render())  # said once, in #match
