@@ -14,8 +14,8 @@ from gorilla_tui.config import Settings
 from gorilla_tui.constraints.rank import search_with_constraints
 from gorilla_tui.model.grammar import unique_options
 from gorilla_tui.model.scripted import ScriptedBackend
-from gorilla_tui.tui.app import create_app
 from gorilla_tui.tui.answer_text import chosen_hit
+from gorilla_tui.tui.app import create_app
 from gorilla_tui.tui.arguments import value_spans
 from gorilla_tui.tui.screens.confirm import ConfirmScreen
 from gorilla_tui.tui.session import Session
