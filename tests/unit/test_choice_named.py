@@ -32,3 +32,24 @@ def test_a_hit_whose_name_the_task_says_is_chosen_within_the_margin() -> None:
     # another source's hit is never taken by name (APIZoo's titles are no function names)
     docs = [_doc("shutil.copy"), _doc("Sheets copy API", "apizoo")]
     assert by_name(docs, [-20.0, -10.0], 0, "copy the sheets") == 0
+
+
+def test_the_recorded_dev_hits_of_the_default_index(docs) -> None:
+    """bench/data/literal_tasks.toml's dev tasks lit-mime and val-log-warning on the hits and log p(task |
+    doc) the default index and the embedded model gave them (the choice alone, session 12): the margin rule
+    kept hit 1; the hit of its module whose name holds the task's word, read at least as likely, is
+    proposed."""
+    names = ["mimetypes.MimeTypes.guess_extension", "mimetypes.guess_extension", "mimetypes.guess_type",
+             "mimetypes.MimeTypes.guess_all_extensions", "mimetypes.MimeTypes.read"]  # fmt: skip
+    scores = [-64.5, -64.64, -64.38, -63.58, -63.69]
+    hits = [docs[n] for n in names]
+    assert (
+        names[by_name(hits, scores, 0, "whats the mime type of quarterly_report.docx")]
+        == "mimetypes.guess_type"
+    )
+    names = ["logging.FileHandler", "logging.Logger.warning", "logging.warning", "warnings.warn", "math.log"]
+    scores = [-77.55, -74.56, -73.97, -77.22, -85.97]
+    hits = [docs[n] for n in names]
+    assert names[by_name(hits, scores, 0, "log a warning that says 'disk almost full'")] == "logging.warning"
+    # a task whose words no hit's name holds keeps the choice
+    assert by_name(hits, scores, 0, "send my records somewhere durable") == 0
