@@ -128,11 +128,11 @@ def _quoted_value(m: re.Match[str]) -> str:
     """What retrieval reads of one quoted value (_QUOTED_RE). In backticks: a variable name (_VARIABLE_RE)
     or a data literal (starting with a bracket or a quote) is dropped, other code stays. In single quotes: a
     literal of a kind _LITERAL_RE names ('myfile.txt', 'https://x.org', '2024-05-01': its kind word
-    follows) loses its quotes, a builtin's name or a keyword ('True', 'None') and a dotted name stay; anything
-    else, the person's own value, is dropped. Single quotes dropped, CoNaLa's dev half (bench/conala.py,
-    retrieval as shipped) had an oracle in the first 5 hits for 72 -> 74 of 101 intents, at hit 1 49 -> 49
-    ("execute sql query 'INSERT INTO table VALUES(...)' with all parameters in list `tup`": 'INSERT', 'INTO'
-    and 'table' had sent it to list.insert and socket names)."""
+    follows) loses its quotes; a builtin's name or a keyword ('True', 'None'), a dotted name and a
+    subscript's key (dict['name']) stay; anything else, the person's own value, is dropped. Single quotes
+    dropped, CoNaLa's dev half (bench/conala.py, retrieval as shipped) had an oracle in the first 5 hits for
+    72 -> 74 of 101 intents, at hit 1 49 -> 49 ("execute sql query 'INSERT INTO table VALUES(...)' with all
+    parameters in list `tup`": 'INSERT', 'INTO' and 'table' had sent it to list.insert and socket names)."""
     code = m.group(1)
     if code is not None:
         name = _VARIABLE_RE.fullmatch(code.strip())
@@ -140,6 +140,8 @@ def _quoted_value(m: re.Match[str]) -> str:
             return m.group() if name.group() in KEPT_NAMES else " "
         return " " if code.lstrip()[:1] in "[{(\"'" else m.group()
     value = m.group(2).strip()
+    if m.string[m.start() - 1 : m.start()] == "[" and m.string[m.end() : m.end() + 1] == "]":
+        return m.group()  # a subscript's key in code (dict['name'], df['col']): the code stays whole
     literal = _LITERAL_RE.fullmatch(value)
     if literal is not None:
         return " " if literal.lastgroup in ("number", "hex") else f" {value} "

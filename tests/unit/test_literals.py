@@ -92,6 +92,7 @@ CASES = [
     ("Concat values in a tuple `(34.2424, -64.2344)` to a string", "Concat values in a tuple to a string"),
     ("coordinates from `-x` to `y` for all dimensions", "coordinates from `-x` to for all dimensions"),
     ("call 'os.path.join', then compare with 'None'", None),
+    ("get a key function that fetches dict['name']", None),  # a subscript's key is code
     ("rock 'n' roll, the users' names and today's date", "rock roll, the users' names and today's date"),
     ("on 05/01/2024 10:30 pm, at 09:00", "on date , at time"),
     # a file or folder named by a bare word: the name is dropped, the kind word stays ("reports" carried
