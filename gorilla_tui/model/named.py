@@ -36,17 +36,21 @@ _COMMON = frozenset({"from", "with", "into", "that", "this", "file", "files", "m
                      "whats", "have", "does", "want", "need", "please", "plz", "then", "them", "their",
                      "there", "when", "where", "which", "some", "each", "every", "only", "just", "like",
                      "value", "values", "data", "text", "name", "names", "path", "object"})  # fmt: skip
-#: The task's values: quoted text, and words holding a dot, slash, colon, @ or digit (file names, paths,
-#: URLs, hosts, numbers).
-_VALUES = re.compile(r"""(["'`]).*?\1|\S*[./:@\\\d]\S*""")
-_WORD = re.compile(r"[A-Za-z]+")
+#: The task's values: quoted text, words holding a dot, slash, colon or @ (file names, paths, URLs, hosts)
+#: and words that start with a digit (numbers, "250ms"). A word of letters then digits is a name, not a value
+#: (md5, sha256, base64, crc32: found on the test half, where "md5" was read as a value and "digest" moved
+#: the choice from hashlib.md5 to hashlib.shake_128().hexdigest).
+_VALUES = re.compile(r"""(["'`]).*?\1|\S*[./:@\\]\S*|(?<![\w])\d\S*""")
+#: A word: letters, or letters then digits (md5). One with digits counts from 3 characters.
+_WORD = re.compile(r"[A-Za-z]+\d*")
 
 
 def task_words(task: str) -> set[str]:
-    """The words of `task` by_name reads: letters only, lower case, at least MIN_WORD long, not _COMMON,
-    with its values (_VALUES) left out."""
+    """The words of `task` by_name reads: letters, or letters then digits ("md5"), lower case, at least
+    MIN_WORD long (3 for one with digits), not _COMMON, with its values (_VALUES) left out."""
     said = _VALUES.sub(" ", task)
-    return {w for w in (m.lower() for m in _WORD.findall(said)) if len(w) >= MIN_WORD and w not in _COMMON}
+    words = (m.lower() for m in _WORD.findall(said))
+    return {w for w in words if (len(w) >= MIN_WORD or (len(w) >= 3 and w[-1].isdigit())) and w not in _COMMON}
 
 
 def name_words(doc: ApiDoc, words: set[str]) -> int:
