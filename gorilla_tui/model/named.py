@@ -50,7 +50,7 @@ def task_words(task: str) -> set[str]:
     MIN_WORD long (3 for one with digits), not _COMMON, with its values (_VALUES) left out."""
     said = _VALUES.sub(" ", task)
     words = (m.lower() for m in _WORD.findall(said))
-    return {w for w in words if (len(w) >= MIN_WORD or (len(w) >= 3 and w[-1].isdigit())) and w not in _COMMON}
+    return {w for w in words if (len(w) >= (3 if w[-1].isdigit() else MIN_WORD)) and w not in _COMMON}
 
 
 def name_words(doc: ApiDoc, words: set[str]) -> int:

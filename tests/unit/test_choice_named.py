@@ -17,7 +17,7 @@ def test_values_are_no_words() -> None:
 
 
 def test_a_name_with_digits_is_a_word() -> None:
-    """"md5" was read as a value, so "digest" alone moved the choice from hashlib.md5 to
+    """The name "md5" was read as a value, so "digest" alone moved the choice from hashlib.md5 to
     hashlib.shake_128().hexdigest (session 12, seen on the filling bench's test half)."""
     assert {"md5", "sha256", "base64"} <= task_words("md5 or sha256 of backup.tar, in base64")
     docs = [_doc("hashlib.md5"), _doc("hashlib.shake_128.hexdigest")]
