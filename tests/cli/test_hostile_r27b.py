@@ -4,6 +4,9 @@ tests/cli/test_hostile_r27.py):
 - R27-3: a tools.json parameter typed through ``$ref`` was never type-checked (any value passed), and a
   schema applying itself through ``allOf``/``anyOf`` was accepted: refs are inlined as OpenAPI's are, and
   an in-place cycle is refused whole, exit 2.
+- R27-8: doctor said "no problems found" for config.toml sources that refresh refuses: a tools file with a
+  ``$ref`` cycle (doctor reads each source with refresh's reader) and ``python:NAME`` naming nothing (now
+  refused by both, before any work, as ``--source python:NAME`` is).
 """
 
 from __future__ import annotations
@@ -14,6 +17,7 @@ from pathlib import Path
 import pytest
 
 from gorilla_tui.cli import main
+from gorilla_tui.paths import get_paths
 
 
 def _tool(name: str, properties: dict, defs: dict) -> list[dict]:
@@ -56,3 +60,37 @@ def test_a_recursive_schema_that_nests_is_no_cycle(gorilla_home: Path, tmp_path:
     capsys.readouterr()
     status, verdict = _verdict(capsys, ["check", "--json", "--pool", str(path), "--code", "walk(tree=[1])"])
     assert (status, verdict["reason"]) == (1, "wrong_args:wrong_type"), verdict
+
+
+def _doctor_and_refresh(entry: str, capsys, monkeypatch: pytest.MonkeyPatch) -> tuple[int, str, int, str]:
+    """(doctor's exit, its problem lines, refresh's exit, its stderr) with config.toml sources = [entry]."""
+    monkeypatch.setenv("COLUMNS", "400")  # the problem line unwrapped
+    config = get_paths().config_file
+    config.parent.mkdir(parents=True, exist_ok=True)
+    config.write_text(f"sources = [{json.dumps(entry)}]\n", encoding="utf-8")
+    doctor = main(["doctor", "--no-hash", "--no-inference"])
+    said = capsys.readouterr()
+    problems = "\n".join(x for x in (said.out + said.err).splitlines() if x.startswith("problem:"))
+    refresh = main(["index", "--refresh", "--no-dense", "--only", "python-env"])
+    return doctor, problems, refresh, capsys.readouterr().err
+
+
+def test_doctor_reports_a_configured_tools_file_with_a_ref_cycle(
+    gorilla_home: Path, tmp_path: Path, capsys, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = tmp_path / "cyc.json"
+    path.write_text(json.dumps(_tool("cyc", {"x": {"$ref": "#/properties/x"}}, {})), encoding="utf-8")
+    doctor, problems, _, _ = _doctor_and_refresh(f"x={path}", capsys, monkeypatch)
+    line = f"{path}: function 'cyc': $ref cycle at #/properties/x (#/properties/x)"
+    assert doctor == 1 and f"sources entry 'x={path}': {line}" in problems, problems
+    assert main(["index", "--refresh", "--no-dense", "--only", "x"]) == 2
+    assert line in capsys.readouterr().err
+
+
+def test_doctor_and_refresh_refuse_a_configured_python_name_that_names_nothing(
+    gorilla_home: Path, capsys, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    doctor, problems, refresh, err = _doctor_and_refresh("python:no_such_pkg_xyz", capsys, monkeypatch)
+    why = "'no_such_pkg_xyz' is neither an installed distribution nor an importable module"
+    assert doctor == 1 and f"sources entry 'python:no_such_pkg_xyz': {why}" in problems, problems
+    assert refresh == 2 and why in err and len(err.strip().splitlines()) == 1, err
