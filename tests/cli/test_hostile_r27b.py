@@ -7,6 +7,13 @@ tests/cli/test_hostile_r27.py):
 - R27-8: doctor said "no problems found" for config.toml sources that refresh refuses: a tools file with a
   ``$ref`` cycle (doctor reads each source with refresh's reader) and ``python:NAME`` naming nothing (now
   refused by both, before any work, as ``--source python:NAME`` is).
+- R27-4: a chain read through typeshed's stubs (``sys.stdout.buffer.write``) was only half judged: a
+  name its stub class lacks is a hallucination with did-you-mean, a method's arguments are held to the
+  stub's signature, in `check --code` and `check FILE` alike; what the runtime class may add to an
+  abstract stub type (``sys.stdout.buffer.detach``: io.BufferedWriter's) stays unjudged.
+- R27-14: "join the list parts with tabs" got ``'\\t'.join(parts)`` judged "nothing fits": the words naming
+  the separator the call takes ("tabs") are a value, and the fit judgment no longer reads them; a
+  character the call works on ("newlines" of ``'\\n'.strip()``) is still read.
 """
 
 from __future__ import annotations
@@ -16,8 +23,16 @@ from pathlib import Path
 
 import pytest
 
+from gorilla_tui.check import lint
+from gorilla_tui.check.validator import Validator
 from gorilla_tui.cli import main
+from gorilla_tui.config import Settings
 from gorilla_tui.paths import get_paths
+from gorilla_tui.pipeline import Pipeline
+from gorilla_tui.pipeline_fit import without_named_characters
+from gorilla_tui.retrieve.fit import coverage
+from gorilla_tui.retrieve.index import ApiIndex
+from gorilla_tui.types import Argument
 
 
 def _tool(name: str, properties: dict, defs: dict) -> list[dict]:
@@ -94,3 +109,81 @@ def test_doctor_and_refresh_refuse_a_configured_python_name_that_names_nothing(
     why = "'no_such_pkg_xyz' is neither an installed distribution nor an importable module"
     assert doctor == 1 and f"sources entry 'python:no_such_pkg_xyz': {why}" in problems, problems
     assert refresh == 2 and why in err and len(err.strip().splitlines()) == 1, err
+
+
+#: Code -> (verdict, reason, first did-you-mean) of `check --code` (the stdlib pool; R27-4).
+CHAINS = {
+    "import sys; sys.stdout.buffer.write(b'x', 1)": ("wrong_args", "wrong_args:too_many_arguments", None),
+    "import sys; sys.stdout.buffer.write()": ("wrong_args", "wrong_args:missing_argument", None),
+    "import sys; sys.stdin.buffer.read(3, 4)": ("wrong_args", "wrong_args:too_many_arguments", None),
+    "import sys; sys.stdout.buffer.wirte(b'x')": (
+        "hallucination", "hallucination:unknown_callee", "sys.stdout.buffer.write"),
+    "import sys; sys.stdout.bufer.write(b'x')": (
+        "hallucination", "hallucination:unknown_callee", "sys.stdout.buffer.write"),
+    "import sys; sys.stdout.buffer.write(b'x')": ("valid", None, None),
+    "import sys; sys.stdin.buffer.read()": ("valid", None, None),
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("code", sorted(CHAINS))
+def test_a_chain_through_the_stubs_is_judged_past_its_first_attribute(
+    validator: Validator, code: str
+) -> None:
+    verdict = validator.check_code(code)
+    near = verdict.suggestions[0] if verdict.suggestions else None
+    assert (verdict.kind, verdict.reason or None, near) == CHAINS[code], verdict
+
+
+def test_a_runtime_attribute_of_an_abstract_stub_type_is_not_a_finding(validator: Validator) -> None:
+    """typing.BinaryIO lacks detach and raw; sys.stdout.buffer (io.BufferedWriter) has them."""
+    for code in ("import sys; sys.stdout.buffer.detach()", "import sys; sys.stderr.buffer.raw.write(b'x')"):
+        assert validator.check_code(code).kind == "no_call", code
+
+
+def test_the_file_route_reports_what_check_code_reports(validator: Validator) -> None:
+    lines = (
+        "import sys",
+        "sys.stdout.buffer.wirte(b'x')",
+        "sys.stdout.buffer.write(b'x', 1)",
+        "sys.stdout.buffer.detach()",
+    )
+    code = "\n".join(lines) + "\n"
+    found = [f for b in lint.blocks("t.py", code) for f in lint.check_block(validator, "t.py", b)]
+    assert [(f.line, f.reason) for f in found] == [
+        (2, "hallucination:unknown_callee"),
+        (3, "wrong_args:too_many_arguments"),
+    ], found
+    assert found[0].suggestions[0] == "sys.stdout.buffer.write"
+
+
+@pytest.mark.model
+@pytest.mark.parametrize(
+    ("task", "method", "call", "judged"),
+    [
+        ("join the list parts with tabs", "str.join", "'\\t'.join(parts)", "join the list parts with"),
+        ("join the list parts with commas", "str.join", "','.join(parts)", "join the list parts with"),
+    ],
+)
+def test_the_fit_reads_a_separator_the_task_names_as_a_value(
+    stdlib_docs, gemma_backend, task: str, method: str, call: str, judged: str
+) -> None:
+    """The real filler and model over the str docs (the constructor for the literal receiver, one method):
+    the coverage the fit reads is that of the task without the separator's words."""
+    docs = [d for d in stdlib_docs if d.api_name in ("str", method)]
+    proposal = Pipeline(Settings(k=1), ApiIndex.build(docs), gemma_backend).ask(task)
+    assert proposal.api_call == call, proposal.api_call
+    doc = next(d for d in docs if d.api_name == method)
+    assert proposal.fit_signals["cov"] == coverage(judged, doc) != coverage(task, doc)
+
+
+def test_a_character_the_call_works_on_is_still_read() -> None:
+    """'\\n'.strip() for "join the list parts with newlines" (break-it round 27's wrong method): the
+    newlines are what strip removes, not a separator: the fit reads them (and says nothing fits)."""
+    task = "join the list parts with newlines"
+    strip = [Argument("object", repr("\n"), "task")]
+    assert without_named_characters(task, strip, "'\\n'.strip()") == task
+    assert without_named_characters(task, strip, "'\\n'.join(parts)") == "join the list parts with"
+    sep = [Argument("sep", repr(","), "task")]
+    assert without_named_characters("print the values with commas", sep, "print(values, sep=',')") == (
+        "print the values with"
+    )
