@@ -55,8 +55,7 @@ def chain_verdict(validator: PoolIndex, call: CallSite, callee: str, bound: Set[
     if split is None or len(split[1]) < 2:
         return None
     module, attrs = split
-    # deferred: typeshed_client (~0.2 s), rare
-    from gorilla_tui.pool.stub_members import attribute_chain, chain_method
+    from gorilla_tui.pool.stub_members import attribute_chain, chain_method  # deferred: typeshed_client, rare
 
     dotted = f"{module}.{'.'.join(attrs)}"
     found = attribute_chain(dotted)

@@ -14,6 +14,9 @@ tests/cli/test_hostile_r27.py):
 - R27-14: "join the list parts with tabs" got ``'\\t'.join(parts)`` judged "nothing fits": the words naming
   the separator the call takes ("tabs") are a value, and the fit judgment no longer reads them; a
   character the call works on ("newlines" of ``'\\n'.strip()``) is still read.
+- R27-11: a type alias in a stub (timeit's ``_Timer: TypeAlias = Callable[[], float]``) admitted any value,
+  so filling put 3 in ``timeit.Timer(timer=3)``; aliases are followed. `check` refuses a literal where a
+  standard-library call's stub takes None alone (``threading.Thread('14:00')``: group).
 """
 
 from __future__ import annotations
@@ -30,6 +33,7 @@ from gorilla_tui.config import Settings
 from gorilla_tui.paths import get_paths
 from gorilla_tui.pipeline import Pipeline
 from gorilla_tui.pipeline_fit import without_named_characters
+from gorilla_tui.pool.stub_cache import admits, kinds
 from gorilla_tui.retrieve.fit import coverage
 from gorilla_tui.retrieve.index import ApiIndex
 from gorilla_tui.types import Argument
@@ -187,3 +191,26 @@ def test_a_character_the_call_works_on_is_still_read() -> None:
     assert without_named_characters("print the values with commas", sep, "print(values, sep=',')") == (
         "print the values with"
     )
+
+
+def test_a_stub_type_alias_is_followed_for_the_kinds_a_parameter_takes() -> None:
+    assert kinds("timeit.Timer")["timer"] == frozenset()  # Callable[[], float]: no value a task writes
+    assert not admits("timeit.Timer", "timer", "number")  # what filling asks (R26-1's typed filling)
+    assert kinds("timeit.Timer")["stmt"] == frozenset({"string"})  # _Stmt: str | Callable[[], object]
+
+
+#: Code -> (verdict, reason) of check: a literal the stub's types refuse (R27-11), and what they take.
+STUB_TYPED = {
+    "import threading; threading.Thread('14:00')": ("wrong_args", "wrong_args:wrong_type"),
+    "import threading; threading.Thread(group=3, target=print)": ("wrong_args", "wrong_args:wrong_type"),
+    "import threading; threading.Thread(name='w', daemon=True)": ("valid", ""),
+    "import threading; threading.Thread(None, print)": ("valid", ""),
+    "max(1, 2)": ("valid", ""),  # the stub's first overload takes numbers; another names it iterable
+    "import timeit; timeit.Timer('x = 1')": ("valid", ""),
+}
+
+
+@pytest.mark.parametrize("code", sorted(STUB_TYPED))
+def test_check_holds_a_literal_to_the_stubs_types(validator: Validator, code: str) -> None:
+    verdict = validator.check_code(code)
+    assert (verdict.kind, verdict.reason) == STUB_TYPED[code], verdict
