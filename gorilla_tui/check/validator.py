@@ -42,7 +42,7 @@ from gorilla_tui.check.pool_index import NEAR_MISS, PoolEntry, PoolIndex
 from gorilla_tui.check.rest import http_method, path_of, request_lines
 from gorilla_tui.check.runs_code import RUNS_CODE_NOTE, dynamic_import, runs_code
 from gorilla_tui.check.signature import canonical, key
-from gorilla_tui.check.stub_chain import chain_says
+from gorilla_tui.check.stub_chain import chain_verdict
 from gorilla_tui.check.suggest import dice, similarity
 from gorilla_tui.check.verdicts import RANK, call_row, python_error, worst
 from gorilla_tui.pool.doc import ApiDoc
@@ -263,15 +263,15 @@ class Validator(PoolIndex):
                 role, verdict = typed  # ','.jion(x): str has no jion; [].append(x) beside the pool's docs
             elif stdlib_bound(self, call, callee, result.assigned):
                 role, verdict = "python-env", Verdict("valid", call.text, None)
-            elif said := (
-                package_names_say(self, call, imported.get(call.span, callee), result.assigned)
-                or chain_says(self, call, callee, result.assigned)  # sys.stdout.buffer.write (R26-7)
-            ):
+            elif said := package_names_say(self, call, imported.get(call.span, callee), result.assigned):
                 role = "python-env" if said == "bound" else "unjudged"  # a real name, or not judged
                 verdict = Verdict("valid", call.text, None) if said == "bound" else None
                 unjudged += (
                     [] if verdict else [f"{call.line}:{call.col}: {call.callee} not judged: {said[9:]}"]
                 )
+            elif chained := chain_verdict(self, call, callee, result.assigned):  # sys.stdout.buffer.write
+                role, verdict, why = chained
+                unjudged += [f"{call.line}:{call.col}: {call.callee} not judged: {why}"] if why else []
             elif runs_code(callee):  # never incidental (R24-5): what it is, and the pool does not hold it
                 note = f"{call.line}:{call.col}: {call.callee} {RUNS_CODE_NOTE}; not a callee of the API pool"
                 reason = "hallucination:unknown_callee"
