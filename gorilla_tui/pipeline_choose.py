@@ -18,6 +18,7 @@ from gorilla_tui.model.across import across_sources, vote_within
 from gorilla_tui.model.backend import Backend
 from gorilla_tui.model.folders import FOLDER_NOTE, by_folder
 from gorilla_tui.model.grammar import choice_grammar, unique_options
+from gorilla_tui.model.named import by_name
 from gorilla_tui.model.prompts import fit_prompt
 from gorilla_tui.pipeline_types import AskCancelled, Choice
 from gorilla_tui.pool.doc import ApiDoc
@@ -137,6 +138,10 @@ class Chooser:
         valued = by_values(docs, scores, picked, task)
         if valued != picked:
             picked, rule = valued, "likelihood"
+        # a hit whose function name holds more of the task's words (model/named.py)
+        named = by_name(docs, scores, picked, task)
+        if named != picked:
+            picked, rule = named, "likelihood"
         # a task about a folder: the folder API of the chosen one's family (model/folders.py)
         folder = by_folder(docs, picked, task)
         notes = [FOLDER_NOTE] if folder != picked else []
