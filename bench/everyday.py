@@ -43,7 +43,8 @@ from gorilla_tui import services  # noqa: E402
 from gorilla_tui.config import Settings  # noqa: E402
 from gorilla_tui.fill.filler import callee_of  # noqa: E402
 from gorilla_tui.model import choice, likelihood  # noqa: E402
-from gorilla_tui.model.across import across_sources  # noqa: E402
+from gorilla_tui.model.across import across_sources, vote_within  # noqa: E402
+from gorilla_tui.pipeline_choose import routing_unit  # noqa: E402
 from gorilla_tui.pool.doc import ApiDoc  # noqa: E402
 
 TITLE = "Everyday tasks (default setting)"
@@ -96,15 +97,18 @@ def build_index(shared: Path, home: Path | None = None) -> Any:
 
 
 def chosen_doc(proposal: Any) -> ApiDoc | None:
-    """The doc the proposal chose among its hits: the hit whose call is the proposed one (no filling), the
+    """The doc the proposal chose among its hits: the hit whose call is the proposed one (no filling; of
+    several, the one whose text the proposal's explanation is: model/choice.py call_reading), the
     verdict's matched doc when it is a hit, else the hit with the proposed call's callee (a filled call)."""
     call = proposal.api_call.strip()
     docs = [h.doc for h in proposal.hits]
     if not call:
         return None
-    exact = next((d for d in docs if d.call.strip() == call), None)
-    if exact is not None:
-        return exact
+    exact = [d for d in docs if d.call.strip() == call]
+    if exact:  # the doc whose text the answer explains the call with (choice.call_reading), else the first
+        said = " ".join(proposal.explanation.split())
+        told = [d for d in exact if " ".join(f"{d.functionality} {d.description}".split()) == said]
+        return (told or exact)[0]
     matched = proposal.verdict.matched
     if matched is not None and any(d.id == matched.id for d in docs):
         return matched
@@ -200,9 +204,14 @@ def rule_right(row: dict[str, Any], rule: str) -> bool:
         applied = choice.guarded_rule(applied, [h["bm25"] for h in hits], [h["source"] for h in hits])
     # rows written before "fused" was recorded: no ties (hit 1 stands as before)
     ties = choice.retrieval_ties([h.get("fused") for h in hits], [h["source"] for h in hits])
-    i = choice.choose(lm, free, applied, groups, temperature, ties)
-    if rule == SHIPPED:  # as pipeline.ask: another source's clearly likelier hit (model/across.py)
-        i = across_sources(lm, [h["source"] for h in hits], i, applied)
+    sources = [h["source"] for h in hits]
+    if rule == SHIPPED and applied in choice.VOTE_RULES:  # as pipeline_choose: the vote within hit 1's unit
+        sources = [routing_unit(s) for s in sources]
+        i = vote_within(lm, free, applied, groups, temperature, sources)
+    else:
+        i = choice.choose(lm, free, applied, groups, temperature, ties)
+    if rule == SHIPPED:  # as pipeline.ask: another source's (unit's) clearly likelier hit (model/across.py)
+        i = across_sources(lm, sources, i, applied)
     return hits[i]["right"]
 
 

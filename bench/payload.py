@@ -1,13 +1,14 @@
 """Tasks that carry their own input (a text after a colon, a quoted sentence, a file to work on): does the fit
 judgment read the request and not the input? (issue 38 item 1: "it rarely flags an answer that is right").
 
-Run: python bench/payload.py [--home DIR] [--split all|dev|test] [--no-write]
+Run: python bench/payload.py [--home DIR] [--split all|dev|test] [--tasks FILE] [--no-write]
 Each task of bench/data/payload_tasks.toml (hand-written: in-pool tasks labelled as
 bench/everyday_tasks.toml's, out-of-pool tasks `out = true`) goes through `pipeline.ask` over the default
 index (every source, no hub named: bench/everyday.py's setting; --home: that GORILLA_TUI_HOME's live index,
 else one is built from --shared). Reported per split: in-pool tasks answered right, and of those how many the
 fit judgment calls "nothing fits" / "unsure" (a right answer flagged); out-of-pool tasks said "nothing fits"
-(no call proposed). Writes the section "Tasks that carry their input" of docs/benchmarks.md.
+(no call proposed). Writes the section "Tasks that carry their input" of docs/benchmarks.md (--tasks: another
+file of the same format, e.g. bench/data/everyday_s12_tasks.toml; its table is printed, never written).
 """
 
 from __future__ import annotations
@@ -95,8 +96,9 @@ def main(argv: list[str] | None = None) -> int:
     ap = parser(__doc__)
     ap.add_argument("--home", type=Path, default=None, help="the GORILLA_TUI_HOME whose live index is used")
     ap.add_argument("--split", choices=("all", "dev", "test"), default="all", help="the tasks of one split")
+    ap.add_argument("--tasks", type=Path, default=TASKS, help="the task file (default: the payload tasks)")
     args = ap.parse_args(argv)
-    tasks = [t for t in load_tasks() if args.split in ("all", t["split"])]
+    tasks = [t for t in load_tasks(args.tasks) if args.split in ("all", t["split"])]
     index = build_index(args.shared, args.home)
     for t in tasks:  # a label no doc of the pool meets is a typo, not a hard task
         if not t.get("out") and not any(
@@ -145,6 +147,9 @@ def main(argv: list[str] | None = None) -> int:
             "<= 5 %",
         )
     ]
+    if args.tasks != TASKS:  # another task file: its table is printed only
+        print("\n".join(lines))
+        return 0
     return publish(TITLE, "\n".join(lines), not args.no_write and args.split == "all", summary=summary)
 
 

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from contextlib import nullcontext
 from typing import Any
 
@@ -35,7 +35,7 @@ from gorilla_tui.model.backend import Backend
 from gorilla_tui.model.grammar import unique_options
 from gorilla_tui.model.likelihood import can_score
 from gorilla_tui.pipeline_choose import Chooser, choose_select_by, shared_prefix  # noqa: F401 - re-exported
-from gorilla_tui.pipeline_fit import judge
+from gorilla_tui.pipeline_fit import judge, without_named_characters
 from gorilla_tui.pipeline_generate import proposed
 from gorilla_tui.pipeline_types import AskCancelled, Checker, Choice, SearchIndex, led_by  # noqa: F401
 from gorilla_tui.pool.apidoc import MODEL_HUBS
@@ -46,6 +46,7 @@ from gorilla_tui.sandbox.undefined import with_imports
 from gorilla_tui.textsafe import MAX_TASK_CHARS, clean_task, model_words  # noqa: F401 - re-exported
 from gorilla_tui.types import (
     TRANSLATION_NOTE,
+    Argument,
     DoneEvent,
     ErrorEvent,
     Event,
@@ -249,7 +250,10 @@ class Pipeline:
         needs = proposal.needs if filled is not None else None
         # a task in another language is judged on its English translation (its words are what the docs hold)
         judged = english or said
-        proposal.fit, proposal.fit_signals = self.judge_fit(judged, hits, choice, mode, needs, cancel)
+        values = proposal.arguments if filled is not None and not english else []  # "with tabs": '\t'
+        proposal.fit, proposal.fit_signals = self.judge_fit(
+            judged, hits, choice, mode, needs, cancel, values, proposal.api_call
+        )
         if proposal.fit == "nothing":  # the call is the nearest hit's, not a proposal: no call is made
             proposal.calls = []
         timings["fit"] = time.perf_counter() - t_fit
@@ -340,42 +344,46 @@ class Pipeline:
         return english, time.perf_counter() - t
 
     def judge_fit(self, task: str, hits: list[Hit], choice: Choice, mode: str, needs: list[str] | None,
-                  cancel: threading.Event | None) -> tuple[str, dict[str, Any]]:  # fmt: skip
+                  cancel: threading.Event | None, values: Sequence[Argument] = (),
+                  call: str = "") -> tuple[str, dict[str, Any]]:  # fmt: skip
         """(Proposal.fit, its signals): whether the doc select mode chose does `task` (pipeline_fit.py
         judge, with the retrieval rule's score where it applies: retrieval_score, and the parameters filling
         left as placeholders, `needs`, None when it did not fill), on `task`'s request (the input it hands
-        over left out: literals.request_text). ("", {}) in generate mode, with the oracle retriever, or when
-        nothing was chosen. Never changes the verdict."""
+        over left out: literals.request_text; the words naming a separator the filled call `call` takes from
+        the task, `values` its arguments, left out too: pipeline_fit.without_named_characters). ("", {}) in
+        generate mode, with the oracle retriever, or when nothing was chosen. Never changes the verdict."""
         if mode != "select" or self.retriever == "oracle":
             return "", {}
         doc = self._selected(choice)[4]
         lm = next((h.lm_score for h in hits if doc is not None and h.doc is doc), None)
         # judged on what the task asks, not on the input it hands over ("is this review positive or negative:
         # I loved it": literals.request_text), as retrieval searches and the choice scores it
-        task = request_text(task)
-        retrieval = self.retrieval_score(task, hits)
+        scored = request_text(task)  # log p(task | doc) is per token of it, whatever the words judged
+        task = without_named_characters(scored, values, call)
+        retrieval = self.retrieval_score(task, hits, scored)
         # the best cosine over the chosen doc's source, with a hub named too (an index without vectors: None)
         source_cosine = getattr(self.index, "source_cosine", None)
         cosine = (
             source_cosine(task, doc.source) if self.retriever == "bm25" and doc and source_cosine else None
         )
-        return judge(self.backend, task, doc, lm, retrieval, needs, cancel, cosine, hits)
+        return judge(self.backend, task, doc, lm, retrieval, needs, cancel, cosine, hits, scored)
 
-    def retrieval_score(self, task: str, hits: list[Hit]) -> float | None:
+    def retrieval_score(self, task: str, hits: list[Hit], scored: str = "") -> float | None:
         """How well the whole index fits `task` by retrieval (retrieve/fit.py match_score: below 0 the
-        out-of-pool rule's "weak"), from the index's fit_signals and the best Hit.lm_score of `hits` per task
-        token (only for the model the rule was fitted with, fit.FIT_MODEL; another model's tasks are judged on
-        retrieval alone). None with a hub named or a retriever other than bm25 (the rule was measured
-        over every source, bench/out_of_pool.py), without hits, or for an index without fit_signals."""
+        out-of-pool rule's "weak"), from the index's fit_signals and the best Hit.lm_score of `hits` per token
+        of `scored` (the text the model scored, `task` when not given; only for the model the rule was
+        fitted with, fit.FIT_MODEL; another model's tasks are judged on retrieval alone). None with a hub
+        named or a retriever other than bm25 (the rule was measured over every source,
+        bench/out_of_pool.py), without hits, or for an index without fit_signals."""
         fit_signals = getattr(self.index, "fit_signals", None)
         if self.retriever != "bm25" or self.settings.hub or not hits or fit_signals is None:
             return None
         signals = dict(fit_signals(task))
-        scored = [h.lm_score for h in hits if h.lm_score is not None]
-        if scored and self.backend.name == FIT_MODEL:  # the lm_tok weight is in this model's nats
+        scored_lm = [h.lm_score for h in hits if h.lm_score is not None]
+        if scored_lm and self.backend.name == FIT_MODEL:  # the lm_tok weight is in this model's nats
             # log p(task | doc) is scored on the whitespace-normalised task; BOS is not a task token
-            n_tokens = max(1, self.backend.count_tokens(" ".join(task.split())) - 1)
-            signals["lm_tok"] = max(scored) / n_tokens
+            n_tokens = max(1, self.backend.count_tokens(" ".join((scored or task).split())) - 1)
+            signals["lm_tok"] = max(scored_lm) / n_tokens
         else:
             signals["lm_tok"] = None
         return match_score(signals)

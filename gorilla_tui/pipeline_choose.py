@@ -14,16 +14,25 @@ from gorilla_tui.config import Settings
 from gorilla_tui.errors import ContextOverflowError
 from gorilla_tui.fill.placing import by_values
 from gorilla_tui.model import choice, likelihood
-from gorilla_tui.model.across import across_sources
+from gorilla_tui.model.across import across_sources, vote_within
 from gorilla_tui.model.backend import Backend
 from gorilla_tui.model.folders import FOLDER_NOTE, by_folder
 from gorilla_tui.model.grammar import choice_grammar, unique_options
+from gorilla_tui.model.named import by_name
 from gorilla_tui.model.prompts import fit_prompt
 from gorilla_tui.pipeline_types import AskCancelled, Choice
 from gorilla_tui.pool.doc import ApiDoc
+from gorilla_tui.retrieve.routing import GROUPS
 from gorilla_tui.types import Event, Hit, TokenEvent
 
-__all__ = ["Chooser", "choose_select_by", "shared_prefix"]
+__all__ = ["Chooser", "choose_select_by", "routing_unit", "shared_prefix"]
+
+
+def routing_unit(source: str) -> str:
+    """The routing unit of `source` (retrieve/routing.py GROUPS: the model hubs are one unit, named by their
+    sorted sources joined with "+"; any other source is a unit of its own, its name)."""
+    group = next((g for g in GROUPS if source in g), None)
+    return "+".join(sorted(group)) if group else source
 
 
 def choose_select_by(mode: str, wanted: str, *, can_score: bool) -> str:
@@ -84,11 +93,11 @@ class Chooser:
                 picked.notes.insert(
                     0, "task too long to score the hits in n_ctx: chose with the grammar instead"
                 )
-                return picked, "grammar"
+                return _read(picked), "grammar"
             emit(TokenEvent(picked.text))
-            return picked, select_by
+            return _read(picked), select_by
         if select_by:
-            return self._choose_by_grammar(task, usable, emit, cancel), select_by
+            return _read(self._choose_by_grammar(task, usable, emit, cancel)), select_by
         return self._generate_freely(task, [h.doc for h in hits], emit, cancel), select_by
 
     def _choose_by_likelihood(self, task: str, docs: list[ApiDoc], hits: list[Hit],
@@ -115,15 +124,24 @@ class Chooser:
         groups, temperature = choice.domain_groups(docs), choice.vote_temperature_for(docs)
         fused = {id(h.doc): h.fused for h in hits}
         ties = choice.retrieval_ties([fused.get(id(d)) for d in docs], [d.source for d in docs])
-        picked = choice.choose(scores, free, rule, groups, temperature, ties)
-        # another source's hit the model reads the task clearly likelier after (model/across.py)
-        across = across_sources(scores, [d.source for d in docs], picked, rule)
+        sources = [d.source for d in docs]
+        if rule in choice.VOTE_RULES:  # the vote among hit 1's routing unit; another unit's hit by the margin
+            sources = [routing_unit(s) for s in sources]
+            picked = vote_within(scores, free, rule, groups, temperature, sources)
+        else:
+            picked = choice.choose(scores, free, rule, groups, temperature, ties)
+        # another source's (a vote: another unit's) hit the model reads the task clearly likelier after
+        across = across_sources(scores, sources, picked, rule)
         if across != picked:  # the choice note then says "model likelihood"
             picked, rule = across, "likelihood"
         # a hit read at least as likely that takes more of the task's values (fill/placing.py)
         valued = by_values(docs, scores, picked, task)
         if valued != picked:
             picked, rule = valued, "likelihood"
+        # a hit whose function name holds more of the task's words (model/named.py)
+        named = by_name(docs, scores, picked, task)
+        if named != picked:
+            picked, rule = named, "likelihood"
         # a task about a folder: the folder API of the chosen one's family (model/folders.py)
         folder = by_folder(docs, picked, task)
         notes = [FOLDER_NOTE] if folder != picked else []
@@ -204,3 +222,17 @@ class Chooser:
                 close()
         self.last_stats = dict(self.backend.last_stats or {})
         return "".join(parts), first
+
+
+def _read(picked: Choice) -> Choice:
+    """`picked` with the doc that stands for its call (choice.call_reading: the domain most of the hits with
+    that call give), for a select-mode choice that chose a call among the docs; others as they are."""
+    text = picked.text.strip()
+    docs = picked.docs
+    at = next((i for i, d in enumerate(docs) if d is picked.doc), None) if picked.doc is not None else None
+    if at is None:
+        at = next((i for i, d in enumerate(docs) if d.call.strip() == text), None)
+    if at is None:
+        return picked
+    picked.doc = docs[choice.call_reading(docs, at)]
+    return picked

@@ -18,7 +18,7 @@ from gorilla_tui.config import Settings, load_settings
 from gorilla_tui.errors import GorillaError, IndexMissingError, UsageError
 from gorilla_tui.paths import get_paths, path_exists
 from gorilla_tui.pool.apidoc import SourceRejected
-from gorilla_tui.pool.doc import doc_files
+from gorilla_tui.pool.doc import doc_files, load_paths
 from gorilla_tui.pool.files import source_files
 from gorilla_tui.pool.source_spec import NO_DOC_FILES, check_source_spec, source_name, split_source
 from gorilla_tui.retrieve.index import ApiIndex
@@ -90,21 +90,35 @@ def configured_mirrors(settings: Settings) -> list[str]:
     return mirrors
 
 
-def check_configured_sources(settings: Settings) -> None:
+def check_configured_sources(settings: Settings, read_docs: bool = False) -> None:
     """Raise UsageError (one line, exit 2) naming config.toml for an entry of its `sources` that --source
-    would refuse (pool.source_spec.check_source_spec: `python:`, `name=`, ...), a PATH that does not exist, a
-    stem that is no source name, a folder without docs or a path the source reader refuses (pool/files.py
-    source_files: a FIFO, a device; break-it round 26: doctor said "no problems found"); `index --refresh`
-    runs it before anything is done, `doctor` to report it (break-it round 12: `sources =
-    ["/nonexistent/x.jsonl"]` was "no problems found" in doctor). Such an entry was read as the standard
-    library (`python:`), or refused later as
-    "--source PATH: no such file or folder", naming an option that was never typed. The entries are
-    checked with their paths resolved against config.toml's folder (Settings.source_specs); the message
-    names them as written."""
+    would refuse (pool.source_spec.check_source_spec: `python:`, `name=`, ...), a ``python:NAME`` that
+    names neither an installed distribution nor an importable module (pool/pyenv/groups.py check_name, the
+    check `--source python:NAME` runs; break-it round 27: refresh skipped it and doctor said nothing), a
+    PATH that does not exist, a stem that is no source name, a folder without docs or a path the source
+    reader refuses (pool/files.py source_files: a FIFO, a device; break-it round 26: doctor said "no
+    problems found"); `index --refresh` runs it before anything is done, `doctor` to report it (break-it
+    round 12: `sources = ["/nonexistent/x.jsonl"]` was "no problems found" in doctor). Such an entry was
+    read as the standard library (`python:`), or refused later as "--source PATH: no such file or folder",
+    naming an option that was never typed. The entries are checked with their paths resolved against
+    config.toml's folder (Settings.source_specs); the message names them as written.
+
+    read_docs: also read each PATH with the reader refresh loads it with (pool/doc.py load_paths) and
+    raise for what it refuses whole (a tools file with a ``$ref`` cycle, an OpenAPI document with a broken
+    ``$ref``, more lines that are not docs than docs; break-it round 27: doctor said nothing of them).
+    `doctor` sets it; refresh does not, as it reads every source with that reader next and refuses such
+    a source there (exit 2) without reading it twice."""
     what = f"{get_paths().config_file}: sources entry"
     for spec, path in zip(settings.sources, settings.source_specs(), strict=True):
         check_source_spec(spec, what=what)
         if spec.startswith("python:"):
+            from gorilla_tui.pool.pyenv.groups import check_name, parse_spec  # deferred: python: entries only
+
+            for name in parse_spec(spec):
+                try:
+                    check_name(name)
+                except UsageError as e:
+                    raise UsageError(f"{what} {spec!r}: {e}") from None
             continue
         folder = split_source(path)[1]
         if not path_exists(folder):
@@ -113,9 +127,14 @@ def check_configured_sources(settings: Settings) -> None:
             source_files([folder])
         except SourceRejected as e:
             raise UsageError(f"{what} {spec!r}: {e}") from None
-        source_name(path, what=what)  # a stem that is no source name: refused as NAME= would be
+        name = source_name(path, what=what)  # a stem that is no source name: refused as NAME= would be
         if folder.is_dir() and not doc_files(folder):  # was "--source PATH: no *.json ...", never typed
             raise UsageError(f"{what} {spec!r} ({folder}): {NO_DOC_FILES}")
+        if read_docs:
+            try:  # refresh's reader, whole: what it refuses, doctor reports (R27-8)
+                load_paths([folder], name)
+            except SourceRejected as e:
+                raise UsageError(f"{what} {spec!r}: {e}") from None
 
 
 def load_index(

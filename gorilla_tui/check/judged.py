@@ -47,6 +47,7 @@ from gorilla_tui.check.builtin_types import builtin_method
 from gorilla_tui.check.expected import ExpectedFailures
 from gorilla_tui.check.scope import Bindings, resolve
 from gorilla_tui.check.signature import canonical
+from gorilla_tui.check.stub_chain import missing_by_stubs
 from gorilla_tui.pool.pyenv.binds import (
     enum_classes,
     installed_file,
@@ -272,6 +273,8 @@ def _stdlib_skip(call: CallVerdict, validator: PoolIndex) -> str:
         if not bound and (len(attrs) > 1 or not _pool_knows_star(module, validator)):
             return f"{module} takes names from a compiled module: {prefix} is not known without importing it"
     if bound and len(attrs) > 1:
+        if missing_by_stubs(f"{module}.{'.'.join(attrs)}") is not None:  # sys.stdout.buffer.wirte
+            return ""
         return f"{module}.{attrs[0]} exists; its attributes ({'.'.join(attrs[1:])}) are not judged"
     if bound:
         return f"{module} binds {attrs[0]} (Python's source: assignment, import or definition)"

@@ -42,16 +42,26 @@ from gorilla_tui.check.pool_index import NEAR_MISS, PoolEntry, PoolIndex
 from gorilla_tui.check.rest import http_method, path_of, request_lines
 from gorilla_tui.check.runs_code import RUNS_CODE_NOTE, dynamic_import, runs_code
 from gorilla_tui.check.signature import canonical, key
-from gorilla_tui.check.stub_chain import chain_says
+from gorilla_tui.check.stub_chain import chain_verdict
 from gorilla_tui.check.suggest import dice, similarity
 from gorilla_tui.check.verdicts import RANK, call_row, python_error, worst
 from gorilla_tui.pool.doc import ApiDoc
+from gorilla_tui.pool.typeshed import added_in
 from gorilla_tui.types import Verdict
 
 #: Importable from here too (callers and tests used them before the split).
 __all__ = ["NEAR_MISS", "PoolEntry", "PoolIndex", "Validator", "python_error", "validate"]
 
 _BUILTINS = frozenset(dir(builtins))
+
+
+def later_python(callee: str) -> str:
+    """ " (added in Python 3.12; the pool is Python 3.11's)" for a callee a later Python's stubs define and
+    this one's do not (``itertools.batched``, found by a tester on tqdm), else "": the name is real, only
+    not in the Python the pool was built from (pool/typeshed.py added_in)."""
+    later = added_in(callee)
+    here = f"{sys.version_info[0]}.{sys.version_info[1]}"
+    return f" (added in Python {later}; the pool is Python {here}'s)" if later else ""
 
 
 class Validator(PoolIndex):
@@ -253,15 +263,15 @@ class Validator(PoolIndex):
                 role, verdict = typed  # ','.jion(x): str has no jion; [].append(x) beside the pool's docs
             elif stdlib_bound(self, call, callee, result.assigned):
                 role, verdict = "python-env", Verdict("valid", call.text, None)
-            elif said := (
-                package_names_say(self, call, imported.get(call.span, callee), result.assigned)
-                or chain_says(self, call, callee, result.assigned)  # sys.stdout.buffer.write (R26-7)
-            ):
+            elif said := package_names_say(self, call, imported.get(call.span, callee), result.assigned):
                 role = "python-env" if said == "bound" else "unjudged"  # a real name, or not judged
                 verdict = Verdict("valid", call.text, None) if said == "bound" else None
                 unjudged += (
                     [] if verdict else [f"{call.line}:{call.col}: {call.callee} not judged: {said[9:]}"]
                 )
+            elif chained := chain_verdict(self, call, callee, result.assigned):  # sys.stdout.buffer.write
+                role, verdict, why = chained
+                unjudged += [f"{call.line}:{call.col}: {call.callee} not judged: {why}"] if why else []
             elif runs_code(callee):  # never incidental (R24-5): what it is, and the pool does not hold it
                 note = f"{call.line}:{call.col}: {call.callee} {RUNS_CODE_NOTE}; not a callee of the API pool"
                 reason = "hallucination:unknown_callee"
@@ -272,6 +282,7 @@ class Validator(PoolIndex):
                 reason = self._reaches_family(call, callee)
                 if reason:
                     note = f"{call.line}:{call.col}: {call.callee} is not a callee of the API pool"
+                    note += later_python(callee)
                     if reason == "hallucination:wrong_loader":
                         note += " (its argument names a pool API: wrong loader)"
                     role, verdict = "family", Verdict("hallucination", call.text, None, [], [note], reason)
@@ -309,6 +320,7 @@ class Validator(PoolIndex):
             near = self.near_callees(qualified) if qualified else []
             near = near or self.near_callees(canonical(call.callee))
             note = f"{call.line}:{call.col}: {call.callee} is not a callee of the API pool"
+            note += later_python(qualified or canonical(call.callee))
             return Verdict(
                 "hallucination", call.text, None, near, [note], "hallucination:unknown_callee", per_call
             )

@@ -195,7 +195,7 @@ def collect(args: argparse.Namespace) -> dict[str, Any]:
         # refuses in its sources and mirrors, by the same functions (break-it round 12)
         for check in (
             services.check_settings,
-            services.check_configured_sources,
+            lambda s: services.check_configured_sources(s, read_docs=True),  # read, as refresh does
             services.configured_mirrors,
         ):
             try:

@@ -119,12 +119,12 @@ def _takes_text(callee: str, param: Param) -> bool:
 #: Kinds of Param a character is offered to (not a function-calling source's "keyword" ones, nor *args).
 _NAMED = ("positional", "posonly", "kwonly")
 #: Names of an optional parameter that takes a separator: offered the characters a task names.
-_SEPARATORS = frozenset({"sep", "separator", "delimiter", "delim", "fillchar"})
+SEPARATORS = frozenset({"sep", "separator", "delimiter", "delim", "fillchar"})
 
 
 def with_characters(callee: str, offered: Sequence[Slot], params: Sequence[Param], task: str) -> list[Slot]:
     """`offered` with the characters the task names (`characters`) offered to each text slot (_takes_text)
-    that is offered already, and to an optional separator parameter (_SEPARATORS: "split the string line on
+    that is offered already, and to an optional separator parameter (SEPARATORS: "split the string line on
     commas" is ``str(line).split(',')``): "replace every tab with four spaces in the string line" offers
     re.sub's pattern and repl '\\t' and '    ' beside the variable line; the words' own run ('tab') is
     taken away."""
@@ -132,7 +132,7 @@ def with_characters(callee: str, offered: Sequence[Slot], params: Sequence[Param
     if not named:
         return list(offered)
     have = {s.param.name for s in offered}
-    wanted = [p for p in params if p.name in _SEPARATORS and p.name not in have]
+    wanted = [p for p in params if p.name in SEPARATORS and p.name not in have]
     offered = [*offered, *(Slot(p, {}) for p in wanted if p.kind in _NAMED and _takes_text(callee, p))]
     spans = [(c.start, c.end) for c in named]
     out = []
@@ -145,7 +145,7 @@ def with_characters(callee: str, offered: Sequence[Slot], params: Sequence[Param
             if not (c.kind == "string" and any(s <= c.start and c.end <= e for s, e in spans))
         }  # fmt: skip
         values |= {c.text: c for c in named}
-        if slot.param.name in _SEPARATORS and not slot.param.required:  # asked for: given
+        if slot.param.name in SEPARATORS and not slot.param.required:  # asked for: given
             slot = dataclasses.replace(slot, param=dataclasses.replace(slot.param, required=True))
         out.append(dataclasses.replace(slot, values=values))
     return replace_roles(out, task)

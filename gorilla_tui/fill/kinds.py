@@ -38,6 +38,9 @@ _VARIABLE = re.compile(
     + r")(?:\s+(?:named|called))?\s+(`[A-Za-z_]\w*`|[A-Za-z_]\w*)(?![\w.'/\\-])",
     re.IGNORECASE,
 )
+#: A name in backticks anywhere in the task (CoNaLa's and StackOverflow's way of naming a variable: "pick 5
+#: from `names`"); one all in capitals (`HOME`, `PATH`) is more often a value's text than a variable.
+_BACKTICKED = re.compile(r"`([A-Za-z_]\w*)`")
 #: Words after a type noun that are no variable ("the list of files", "a dict with", "a string that").
 _NOT_NAMES = frozenset(
     "of with from in into on to for and or that which is are as by the a an it its this these those all each "
@@ -50,7 +53,9 @@ def variables(task: str) -> list[Candidate]:
     `scores` by value" give ``scores``; each a Candidate of kind VARIABLE whose text is the bare name (its
     `value` the kind of parameter it fits: "array", "object", "string" or "any"), atomic, over the name's
     span (backticks included). A bare name needs an article or a possessive before its type ("list files
-    in /tmp" and "set TZ to UTC" name none), a name in backticks does not; "the list of files" names none."""
+    in /tmp" and "set TZ to UTC" name none), a name in backticks does not; "the list of files" names none.
+    A name in backticks with no type noun before it ("base64 encode the bytes in `data`") is a variable of
+    any kind, unless it is all capitals (`HOME`: a value's text)."""
     out = []
     for m in _VARIABLE.finditer(task):
         name = m.group(3).strip("`")
@@ -59,9 +64,14 @@ def variables(task: str) -> list[Candidate]:
         if not m.group(1) and not m.group(3).startswith("`"):
             continue  # "list files in /tmp", "set TZ to UTC": a verb, no type; "the list scores" names one
         kind = _TYPE_NOUNS.get(m.group(2).lower())  # None for "lıst": Unicode case folding matched it (R19-1)
-        if kind is None:
-            continue
+        if kind is None or (kind == "any" and name.isupper()):
+            continue  # "the env variable `HOME`": the name of an environment variable, a value's text
         out.append(Candidate(name, kind, VARIABLE, m.start(3), m.end(3), True))
+    for m in _BACKTICKED.finditer(task):
+        name = m.group(1)
+        if name.isupper() or any(c.start <= m.start() < c.end for c in out):
+            continue
+        out.append(Candidate(name, "any", VARIABLE, m.start(), m.end(), True))
     return out
 
 
@@ -91,20 +101,22 @@ def _fits(param: Param, c: Candidate, callee: str) -> bool:
 def with_variables(offered: list[Slot], task: str, callee: str) -> list[Slot]:
     """`offered` with the variables the task names (`variables`) offered to each slot of a Python parameter
     they fit (`_fits`: ``statistics.mean(data)`` takes the list scores); the task's quoted text at a
-    variable's span ('scores' of "dict `scores`") is no string then. A function-calling source's
+    variable's span ('scores' of "dict `scores`") is no string then, in the slots the variable fits (a
+    path's slot keeps 'build_dir' of "delete the directory `build_dir`"). A function-calling source's
     parameters (kind "keyword") are left alone: their values are data, not the caller's names."""
     named = variables(task)
     if not named:
         return offered
-    spans = {(c.start, c.end) for c in named}
     out = []
     for slot in offered:
         if slot.param.kind == "keyword" or slot.param.kind not in FILLABLE:
             out.append(slot)
             continue
+        fitting = [c for c in named if _fits(slot.param, c, callee)]
+        spans = {(c.start, c.end) for c in fitting}
         values = {k: c for k, c in slot.values.items()
                   if not (c.kind == "string" and (c.start, c.end) in spans)}  # fmt: skip
-        values |= {c.text: c for c in named if _fits(slot.param, c, callee)}
+        values |= {c.text: c for c in fitting}
         out.append(dataclasses.replace(slot, values=values))
     return out
 

@@ -104,9 +104,11 @@ _CONSTANT = re.compile(r"(?<![\w'\"`])[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+(?![\w'\"`])"
 # a program the task names by a bare word: "the ffmpeg program", "the git command"
 _NAMED_PROGRAM = re.compile(r"\bthe\s+([A-Za-z][\w.+-]*)\s+(?:program|command|executable|binary)\b")
 # an environment variable the task names in capitals: "the environment variable HOME", "env var PATH",
-# "$HOME" (its name without the "$"); a capital name with "_" is one anywhere (_CONSTANT)
+# "$HOME" (its name without the "$"), "the HOME env variable"; a capital name with "_" is one anywhere
+# (_CONSTANT)
 _ENV_NAME = re.compile(
     r"\b(?:environment|env)\s+(?:variables?|vars?)\s+\$?([A-Z][A-Z0-9_]*)\b|(?<![\w$])\$([A-Z][A-Z0-9_]*)\b"
+    r"|(?<![\w$`'\"])([A-Z][A-Z0-9_]*)\s+(?:environment|env)\s+(?:variables?|vars?)\b"
 )
 # a command line the task writes after "the command": "run the command ls -la and capture its output" is
 # "ls -la" (to the first word that joins the sentence on: and, then, in, ...; "the command line" is none)
@@ -324,7 +326,7 @@ def _atoms(task: str) -> list[tuple[int, int]]:
         if not any(s < end and start < e and not start <= s < e <= end for s, e in atoms):
             atoms = [(s, e) for s, e in atoms if not start <= s < e <= end] + [(start, end)]
     named = [next(m.span(g) for g in (1, 2, 3, 4) if m.group(g)) for m in _NAMED_PATH.finditer(task)]
-    named += [m.span(1) if m.group(1) else m.span(2) for m in _ENV_NAME.finditer(task)]
+    named += [next(m.span(g) for g in (1, 2, 3) if m.group(g)) for m in _ENV_NAME.finditer(task)]
     for start, end in named + [m.span(1) for m in _NAMED_PROGRAM.finditer(task)]:
         if not any(s < end and start < e for s, e in atoms):
             atoms.append((start, end))

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from gorilla_tui.model.choice import RANK_RULES
+from gorilla_tui.model.choice import RANK_RULES, VOTE_RULES, choose
 
 #: Nats by which the likeliest hit of another source must exceed the chosen hit's log p(task | doc) to take
 #: its place (across_sources). Chosen on the dev halves' recorded scores (bench/everyday.py --results, the
@@ -26,9 +26,44 @@ from gorilla_tui.model.choice import RANK_RULES
 #: fewest choices move (on the earlier index's scores 2 to 4 also moved s6-zoo-subscribe, wrong to wrong).
 CROSS_SOURCE_MARGIN = 5.0
 #: The rules after which across_sources looks at the other sources: those that follow the retrieval rank
-#: (RANK_RULES) and "first" (guarded_rule's clearly better hit 1, judged within its own source only). The
-#: domain votes of the model hubs already compare every hit by likelihood, across sources too.
-ACROSS_RULES = RANK_RULES | {"first"}
+#: (RANK_RULES), "first" (guarded_rule's clearly better hit 1, judged within its own source only) and the
+#: domain votes (VOTE_RULES), which vote among the hits of hit 1's routing unit only (vote_within) and
+#: leave a hit of another unit to this margin (the pipeline passes routing units, not sources, for them).
+ACROSS_RULES = RANK_RULES | {"first"} | VOTE_RULES
+
+
+def vote_within(
+    lm: Sequence[float],
+    free: Sequence[float | None] | None,
+    rule: str,
+    groups: Sequence[str],
+    temperature: float | None,
+    units: Sequence[str],
+) -> int:
+    """Index of the hit a voting rule (VOTE_RULES; choice.choose) picks among the hits of hit 1's routing
+    unit alone (`units`: each hit's unit, retrieval order: a source, or the model hubs' group name).
+
+    Why: a close second unit's best hit gets one place among the hits (retrieve/routing.py ROUTING_MARGIN),
+    and its log p(task | doc) and content-free score come from another kind of doc (a standard-library
+    function against model cards): in the vote it is a domain of its own, and calibrated it could outvote
+    every model of the routed hubs ("summarize this paragraph: ..." -> textwrap.fill over three summarisers,
+    bench/data/payload_tasks.toml dev). A hit of another unit is then taken only by across_sources' margin
+    on the raw likelihood, as after the other rules.
+
+    Args:
+        lm, free, groups, temperature: as choice.choose takes them (free may be None: uncalibrated rules).
+        rule: one of choice.VOTE_RULES.
+        units: each hit's routing unit, same length as `lm`.
+
+    Raises:
+        ValueError: lengths that differ, no hits, or what choice.choose raises.
+    """
+    if len(units) != len(lm) or len(groups) != len(lm) or not lm:
+        raise ValueError("vote_within needs one unit and one group per score, and at least one")
+    own = [i for i, u in enumerate(units) if u == units[0]]
+    sub_free = None if free is None else [free[i] for i in own]
+    picked = choose([lm[i] for i in own], sub_free, rule, [groups[i] for i in own], temperature)
+    return own[picked]
 
 
 def across_sources(

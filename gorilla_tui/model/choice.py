@@ -366,3 +366,29 @@ def best(scores: Sequence[float]) -> int:
     if not scores:
         raise ValueError("no scores")
     return max(range(len(scores)), key=lambda i: (scores[i], -i))
+
+
+def call_reading(docs: Sequence[ApiDoc], picked: int) -> int:
+    """Index of the doc that stands for the call docs[picked] makes: `picked`, unless more of the docs with
+    the same call (whitespace aside) give another domain than the picked doc's; then the first of that
+    domain (retrieval order). Docs without a domain do not count.
+
+    Why: APIBench's TensorFlow Hub pool has 696 docs for 80 calls, and one call is often described under
+    several domains ("turn sentences into vectors": universal-sentence-encoder/4 at hit 1 as "Text
+    preprocessing", four "Text embedding" docs of the same call after it). The call is the answer either way;
+    the doc is what the answer says about it (its domain, description, example) and what the fit judgment
+    reads, and the reading most of the call's docs give is the likelier one (as a call many docs share is
+    the likelier answer: docs/benchmarks.md, "One hit per call").
+    Raises IndexError for `picked` outside `docs`."""
+    chosen = docs[picked]
+    call = "".join(chosen.call.split())
+    same = [i for i, d in enumerate(docs) if "".join(d.call.split()) == call and d.domain.strip()]
+    counts: dict[str, int] = {}
+    for i in same:
+        counts[docs[i].domain.strip()] = counts.get(docs[i].domain.strip(), 0) + 1
+    if not counts:
+        return picked
+    top = max(counts, key=lambda g: counts[g])
+    if counts[top] <= counts.get(chosen.domain.strip(), 0):
+        return picked
+    return next(i for i in same if docs[i].domain.strip() == top)

@@ -46,16 +46,29 @@ class Resolver:
 
     def check_refs(self) -> None:
         """Resolve every ``$ref`` of the document once (SourceRejected for the first external or broken
-        one, and for a chain of ``$ref``s that comes back to itself, "$ref cycle at #/components/schemas/A":
-        the validator followed it until Python's recursion limit), so a document is refused whole before
-        any doc is made."""
+        one), and refuse a ``$ref`` that comes back to itself without passing through a property or an
+        item: a chain of ``$ref``s ("$ref cycle at #/components/schemas/A": the validator followed it until
+        Python's recursion limit) or a schema that applies itself in place through ``allOf``, ``anyOf``,
+        ``oneOf``, ``not`` or ``if``/``then``/``else`` (``A = {"allOf": [{"$ref": "#/$defs/A"}]}``: JSON
+        Schema 2020-12, section 7.7.1.1, an infinite loop; break-it round 27). A recursive schema that
+        nests (a tree node's ``children.items``) is no cycle. The document is refused whole before any doc
+        is made."""
+        done: set[str] = set()  # refs known to start no cycle
         for ref, where in _refs(self.spec, ()):
-            node, seen = self.lookup(ref, where), [ref]
-            while isinstance(node, dict) and isinstance(node.get("$ref"), str):
-                if node["$ref"] in seen:
-                    raise SourceRejected(f"{self.path}: $ref cycle at {node['$ref']} ({' -> '.join(seen)})")
-                seen.append(node["$ref"])
-                node = self.lookup(node["$ref"], where)
+            target = self.lookup(ref, where)
+            if ref in done:
+                continue
+            path, stack = [ref], [iter(_in_place(target))]
+            while stack:
+                nxt = next(stack[-1], None)
+                if nxt is None:
+                    done.add(path.pop())
+                    stack.pop()
+                elif nxt in path:
+                    raise SourceRejected(f"{self.path}: $ref cycle at {nxt} ({' -> '.join(path)})")
+                elif nxt not in done:
+                    path.append(nxt)
+                    stack.append(iter(_in_place(self.lookup(nxt, where))))
 
     def deref(self, node: Any) -> Any:
         """`node` with its own ``$ref`` chain followed (a parameter, a path item, a request body)."""
@@ -96,3 +109,23 @@ def _refs(node: Any, where: tuple[str, ...]) -> Iterator[tuple[str, str]]:
     elif isinstance(node, list):
         for i, v in enumerate(node):
             yield from _refs(v, (*where, str(i)))
+
+
+#: Keywords whose subschemas apply at the schema's own place (JSON Schema 2020-12, section 10.2: in-place
+#: applicators), lists of schemas and single schemas.
+_IN_PLACE_LISTS = ("allOf", "anyOf", "oneOf")
+_IN_PLACE_ONE = ("not", "if", "then", "else")
+
+
+def _in_place(node: Any) -> Iterator[str]:
+    """The ``$ref``s schema `node` applies at its own place: its own, and those of its in-place
+    applicators' subschemas, recursively (not those under properties or items: they nest)."""
+    if not isinstance(node, dict):
+        return
+    if isinstance(node.get("$ref"), str):
+        yield node["$ref"]
+    for key in _IN_PLACE_LISTS:
+        for sub in node.get(key) if isinstance(node.get(key), list) else ():
+            yield from _in_place(sub)
+    for key in _IN_PLACE_ONE:
+        yield from _in_place(node.get(key))

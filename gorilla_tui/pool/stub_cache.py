@@ -34,7 +34,7 @@ from gorilla_tui.paths import get_paths, read_regular_bytes
 from gorilla_tui.pool.stub_params import ANY, KINDS, PARAM_TYPES, POSITION, SHAPES, read_params
 
 #: Bumped when a rule of file_parameters or read_params changes (a cache written by another is not read).
-RULE = 6
+RULE = 7
 #: Folder of the cached answers inside the cache dir.
 FOLDER = "stubs"
 #: Largest cache file read, bytes (all 432 names of os, the largest module, took 46 KB: this machine).
@@ -171,6 +171,12 @@ def takes_bytes(function: str, name: str) -> bool:
     """Whether `function`'s stub types parameter `name` as bytes-like values only (stub_params._shapes):
     ``base64.b64encode``'s s (``ReadableBuffer``); False where no stub has it."""
     return stub_facts(function).shapes.get(name) == "bytes"
+
+
+def takes_none_only(function: str, name: str) -> bool:
+    """Whether `function`'s stub types parameter `name` as None alone in every overload (stub_params._shapes:
+    ``threading.Thread``'s group, "must be None for now"); False where no stub has it."""
+    return stub_facts(function).shapes.get(name) == "none"
 
 
 def takes_command(function: str, name: str) -> bool:

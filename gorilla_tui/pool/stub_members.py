@@ -13,6 +13,7 @@ type variable, Any, a union of two classes, a class with a base the stubs cannot
 from __future__ import annotations
 
 import ast
+import difflib
 import functools
 
 from gorilla_tui.pool.typeshed import _defined
@@ -63,9 +64,21 @@ def stub_class(module: str, written: str) -> tuple[str, ast.ClassDef] | None:
     return f"{found[0]}.{found[1].name}", found[1]
 
 
+def _body(nodes: list[ast.stmt]) -> list[ast.stmt]:
+    """The statements of a class body, those under its ``if`` blocks too, both branches (typeshed writes a
+    method per Python version: ``if sys.version_info >= (3, 12): def loadTestsFromModule...``)."""
+    out: list[ast.stmt] = []
+    for node in nodes:
+        if isinstance(node, ast.If):
+            out += _body(node.body) + _body(node.orelse)
+        else:
+            out.append(node)
+    return out
+
+
 def _members(cls: ast.ClassDef, name: str) -> list[ast.stmt]:
     out: list[ast.stmt] = []
-    for node in cls.body:
+    for node in _body(cls.body):
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name == name:
             out.append(node)
         elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name) and node.target.id == name:
@@ -84,8 +97,8 @@ def _member(where: str, cls: ast.ClassDef, name: str, seen: int = 0) -> tuple[st
     found = _members(cls, name)
     if found:
         return where, found
-    if seen > 16:
-        return None
+    if seen > 16 or _members(cls, "__getattr__"):
+        return None  # a class with __getattr__ has any attribute (unittest.mock.call.foo)
     for base in cls.bases:
         head = base.value if isinstance(base, ast.Subscript) else base
         written = _name(head)
@@ -150,34 +163,93 @@ def chain_class(start: str, steps: tuple[tuple[str, bool], ...]) -> tuple[str, a
 
 
 @functools.lru_cache(maxsize=4096)
+def _walk(dotted: str) -> tuple[tuple[str, ast.ClassDef] | None, int]:
+    """(the class the names of `dotted` reach before the last, or before the first one missing; the index
+    of the name judged on it: the last, or the missing one). (None, 0) when a step is unknown (no stub, an
+    unannotated or Any value, a union, an unreadable base) or `dotted` has fewer than three names."""
+    parts = dotted.split(".")
+    if len(parts) < 3 or len(parts) > _MAX_STEPS or not all(p.isidentifier() for p in parts):
+        return None, 0
+    for k in range(len(parts) - 2, 0, -1):  # the longest module prefix whose next name is an annotated value
+        module, name = ".".join(parts[:k]), parts[k]
+        found = _defined(f"{module}.{name}")
+        if found is None:
+            continue
+        where, node = found
+        if not isinstance(node, ast.AnnAssign):
+            return None, 0
+        annotation = _one_class(node.annotation)
+        cls = stub_class(where, _name(annotation)) if annotation is not None else None
+        for i in range(k + 1, len(parts) - 1):
+            if cls is None:
+                return None, 0
+            nxt = _step(cls, parts[i], False)
+            if nxt is False:
+                return cls, i
+            cls = nxt if isinstance(nxt, tuple) else None
+        return cls, len(parts) - 1
+    return None, 0
+
+
 def attribute_chain(dotted: str) -> bool | None:
     """Whether ``module.name.attr...last`` exists by the stubs: the module-level name's annotated class,
     then each attribute's (a property's return type, an annotated attribute's class), and the last name a
     member of the class reached (``sys.stdout.buffer.write``: True; ``sys.stdout.buffer.wirte``: False).
     None when any step is unknown (no stub, an unannotated or Any value, a union, an unreadable base) or
     `dotted` has fewer than three parts (a module's own names are judged elsewhere)."""
-    parts = dotted.split(".")
-    if len(parts) < 3 or len(parts) > _MAX_STEPS or not all(p.isidentifier() for p in parts):
+    cls, at = _walk(dotted)
+    if cls is None:
         return None
-    for k in range(len(parts) - 2, 0, -1):  # the longest module prefix whose next name is an annotated value
-        module, name, rest = ".".join(parts[:k]), parts[k], parts[k + 1 :]
-        found = _defined(f"{module}.{name}")
-        if found is None:
-            continue
-        where, node = found
-        if not isinstance(node, ast.AnnAssign):
-            return None
-        annotation = _one_class(node.annotation)
-        cls = stub_class(where, _name(annotation)) if annotation is not None else None
-        for attr in rest[:-1]:
-            if cls is None:
-                return None
-            nxt = _step(cls, attr, False)
-            if nxt is False:
-                return False
-            cls = nxt if isinstance(nxt, tuple) else None
-        if cls is None:
-            return None
-        member = _member(cls[0].rsplit(".", 1)[0], cls[1], rest[-1])
-        return None if member is None else bool(member[1])
-    return None
+    member = _member(cls[0].rsplit(".", 1)[0], cls[1], dotted.split(".")[at])
+    return None if member is None else bool(member[1])
+
+
+def chain_near(dotted: str) -> tuple[str, str, list[str]]:
+    """For a `dotted` chain with a name missing by the stubs (attribute_chain False): (the class that
+    lacks it, dotted; the missing name; that class's public members, and its bases', nearest to the name
+    first: at most 3 spelled as the chain with that name, ``sys.stdout.buffer.write`` for
+    ``sys.stdout.buffer.wirte``); ("", "", []) when the chain is not missing."""
+    cls, at = _walk(dotted)
+    if cls is None:
+        return "", "", []
+    parts = dotted.split(".")
+    names = sorted(_all_members(cls))
+    near = difflib.get_close_matches(parts[at], names, n=3, cutoff=0.6)
+    return cls[0], parts[at], [".".join([*parts[:at], n, *parts[at + 1 :]]) for n in near]
+
+
+def _all_members(cls: tuple[str, ast.ClassDef], seen: int = 0) -> set[str]:
+    """The public names class `cls` and the bases the stubs resolve define."""
+    owner, node = cls
+    out: set[str] = set()
+    for stmt in _body(node.body):
+        if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            out.add(stmt.name)
+        elif isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name):
+            out.add(stmt.target.id)
+        elif isinstance(stmt, ast.Assign):
+            out.update(t.id for t in stmt.targets if isinstance(t, ast.Name))
+    for base in node.bases if seen <= 16 else ():
+        written = _name(base.value if isinstance(base, ast.Subscript) else base)
+        resolved = stub_class(owner.rsplit(".", 1)[0], written) if written else None
+        if resolved is not None:
+            out |= _all_members(resolved, seen + 1)
+    return {n for n in out if not n.startswith("_")}
+
+
+def chain_method(dotted: str) -> list[ast.FunctionDef | ast.AsyncFunctionDef]:
+    """The stub's definitions (its overloads) of the method a `dotted` chain ends in, for judging a call's
+    arguments (``sys.stdout.buffer.write``: typing.IO.write's); [] when the chain is unknown or missing,
+    or ends in an attribute or a property rather than a method (its call then calls what it holds)."""
+    cls, at = _walk(dotted)
+    parts = dotted.split(".")
+    if cls is None or at != len(parts) - 1:
+        return []
+    found = _member(cls[0].rsplit(".", 1)[0], cls[1], parts[-1])
+    defs = found[1] if found is not None else []
+    if not defs or not all(isinstance(d, (ast.FunctionDef, ast.AsyncFunctionDef)) for d in defs):
+        return []
+    functions = [d for d in defs if isinstance(d, (ast.FunctionDef, ast.AsyncFunctionDef))]
+    if any(_name(dec).endswith("property") for d in functions for dec in d.decorator_list):
+        return []
+    return functions

@@ -47,22 +47,28 @@ _NAMES: dict[str, frozenset[str]] = {
 ANY = frozenset(KINDS)
 
 
-def _annotation_kinds(node: ast.expr | None, module: str = "") -> frozenset[str]:
+def _annotation_kinds(node: ast.expr | None, module: str = "", depth: int = 0) -> frozenset[str]:
     """The kinds of value an annotation admits: the union of its members' (``str | Pattern[str]`` ->
-    string; ``int | None`` -> number); for a name _NAMES does not know, the kinds of the class `module`'s
-    stub names by it (_class_kinds: ``Policy`` none, ``RegexFlag`` number), ANY for another name (an
-    alias, a type variable, a Protocol, ``Any``, ``object``) or without `module`."""
+    string; ``int | None`` -> number); for a name _NAMES does not know, the kinds of the type alias
+    `module`'s stub binds it to (_alias: ``_Timer: TypeAlias = Callable[[], float]`` none; break-it round
+    27: timeit.Timer's timer took 3), else of the class it names (_class_kinds: ``Policy`` none,
+    ``RegexFlag`` number), ANY for another name (a type variable, a Protocol, ``Any``, ``object``), without
+    `module` or past _MAX_ALIASES aliases in a row."""
     if node is None:
         return ANY
     if isinstance(node, ast.BinOp) and isinstance(node.op, ast.BitOr):
-        return _annotation_kinds(node.left, module) | _annotation_kinds(node.right, module)
+        left, right = (
+            _annotation_kinds(node.left, module, depth),
+            _annotation_kinds(node.right, module, depth),
+        )
+        return left | right
     if isinstance(node, ast.Constant) and node.value is None:
         return frozenset()
     if isinstance(node, ast.Subscript):
         head = ast.unparse(node.value).rpartition(".")[2]
         if head in ("Optional", "Union"):
             inner = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
-            return frozenset().union(*(_annotation_kinds(n, module) for n in inner))
+            return frozenset().union(*(_annotation_kinds(n, module, depth) for n in inner))
         if head == "Literal":
             inner = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
             out: set[str] = set()
@@ -82,9 +88,32 @@ def _annotation_kinds(node: ast.expr | None, module: str = "") -> frozenset[str]
             return _NAMES[short]
         if not module or short in ("Any", "object"):
             return ANY
+        alias = _alias(module, dotted) if depth < _MAX_ALIASES else None
+        if alias is not None:
+            return _annotation_kinds(alias[1], alias[0], depth + 1)
         found = _class_kinds(module, dotted)
         return ANY if found is None else found
     return ANY
+
+
+#: Most type aliases followed in a row (an alias of an alias...).
+_MAX_ALIASES = 8
+
+
+def _alias(module: str, name: str) -> tuple[str, ast.expr] | None:
+    """(the module whose stub binds it, the type expression) of a type alias `module`'s stub names by
+    `name`: ``X: TypeAlias = ...`` or an old-style ``X = Callable[[], float]`` (a subscript or a union, not
+    a call: ``_T = TypeVar("_T")`` is a type variable, no alias); None for anything else."""
+    from gorilla_tui.pool.typeshed import _defined  # see _definitions
+
+    found = _defined(f"{module}.{name}" if "." not in name else name)
+    node = found[1] if found is not None else None
+    if isinstance(node, ast.AnnAssign) and node.value is not None:
+        if ast.unparse(node.annotation).rpartition(".")[2] == "TypeAlias":
+            return found[0], node.value  # type: ignore[index]
+    if isinstance(node, ast.Assign) and isinstance(node.value, (ast.Subscript, ast.BinOp)):
+        return found[0], node.value  # type: ignore[index]
+    return None
 
 
 def _definitions(function: str) -> tuple[str, list[ast.FunctionDef | ast.AsyncFunctionDef]]:
@@ -214,7 +243,7 @@ PARAM_TYPES = ("boolean", "number", "string", "any")
 #: Annotations of a forwarded keyword -> the Param type it is offered as ("any" otherwise).
 _PARAM_TYPES = {frozenset({kind}): kind for kind in PARAM_TYPES[:-1]}
 #: The shapes of value read_params tells apart beyond kinds (a parameter of neither has none).
-SHAPES = ("bytes", "command")
+SHAPES = ("bytes", "command", "none")
 #: read_params' answer: (kinds, typed, forwarded, shapes, required).
 ParamFacts = tuple[
     dict[str, frozenset[str]], frozenset[str], tuple[tuple[str, str], ...], dict[str, str], tuple[str, ...]
@@ -333,7 +362,8 @@ def _shapes(defs: list[ast.FunctionDef | ast.AsyncFunctionDef]) -> dict[str, str
     """read_params' shapes of a function's definitions `defs`: "bytes" for a parameter every overload types
     as bytes-like values only (_BYTES_NAMES: ``base64.b64encode(s: ReadableBuffer)``; not
     ``hmac.compare_digest``'s ``str | ReadableBuffer``), "command" for one typed as a command line
-    (_COMMAND_NAMES: subprocess's ``args``, the program and its arguments as a list)."""
+    (_COMMAND_NAMES: subprocess's ``args``, the program and its arguments as a list), "none" for one every
+    overload types as None alone (``threading.Thread(group: None = None, ...)``: no value but None)."""
     names: dict[str, frozenset[str]] = {}
     for d in defs:
         a = d.args
@@ -345,4 +375,6 @@ def _shapes(defs: list[ast.FunctionDef | ast.AsyncFunctionDef]) -> dict[str, str
             out[name] = "command"
         elif found and found <= _BYTES_NAMES:
             out[name] = "bytes"
+        elif not found:  # _names_of leaves None out, and reads no annotation as "?"
+            out[name] = "none"
     return out

@@ -134,20 +134,34 @@ def _key(function: dict[str, Any]) -> str:
     return json.dumps([function.get("name"), schema], sort_keys=True, default=str)
 
 
-def _check_refs(path: Path, function: dict[str, Any]) -> None:
-    """Refuse a function whose parameters schema has a ``$ref`` that points outside it, nowhere, or back
-    to itself (``{"$ref": "#/properties/city"}`` at properties.city): the rule of an OpenAPI source
-    (pool/openapi_refs.py Resolver.check_refs, the schema its own document, as JSON Schema reads a
-    ``$ref``), so such a file is refused whole with one line instead of indexed with a parameter whose type
-    is never known (break-it round 26: any value then passed). Raises SourceRejected."""
-    schema = function.get("parameters", function.get("inputSchema"))
+def _resolved(path: Path, function: dict[str, Any]) -> dict[str, Any]:
+    """`function` with the ``$ref``s of its parameters schema inlined (pool/openapi_refs.py Resolver.inline,
+    the schema its own document, as JSON Schema reads a ``$ref``; the ``referencing`` library resolves
+    them), so a parameter typed through ``{"$ref": "#/$defs/I"}`` is type-checked as one written inline
+    (break-it round 27: any value passed). ``$defs`` / ``definitions`` stay as written.
+
+    Raises:
+        SourceRejected: a ``$ref`` that points outside the schema or nowhere, or one that comes back to
+            itself (a ``$ref`` chain, or ``allOf``/``anyOf``... through itself: Resolver.check_refs, the
+            OpenAPI rule), so such a file is refused whole with one line instead of indexed with a
+            parameter whose type is never known (break-it rounds 26, 27).
+    """
+    key = "parameters" if "parameters" in function else "inputSchema"
+    schema = function.get(key)
     if not isinstance(schema, dict) or "$ref" not in json.dumps(schema):
-        return
+        return function
     try:
-        Resolver(path, schema).check_refs()
+        resolver = Resolver(path, schema)
+        resolver.check_refs()
+        inlined = {k: v if k in _DEFINITIONS else resolver.inline(v) for k, v in schema.items()}
     except SourceRejected as e:
         name = str(function.get("name") or "?")[:80]
         raise SourceRejected(str(e).replace(f"{path}: ", f"{path}: function {name!r}: ", 1)) from None
+    return {**function, key: inlined}
+
+
+#: Where a schema keeps the subschemas its ``$ref``s name (JSON Schema 2020-12 ``$defs``; draft 7's name).
+_DEFINITIONS = frozenset({"$defs", "definitions"})
 
 
 def load_tools(path: str | Path, source: str, max_bytes: int = MAX_SOURCE_BYTES) -> LoadResult:
@@ -161,7 +175,7 @@ def load_tools(path: str | Path, source: str, max_bytes: int = MAX_SOURCE_BYTES)
     Raises:
         SourceRejected: more than max_bytes, not a regular file, a JSON-RPC error response, a JSON value
             of no shape of this module, a function whose parameters schema has a ``$ref`` cycle, or one
-            that points outside it or nowhere (_check_refs, the OpenAPI rule).
+            that points outside it or nowhere (_resolved, the OpenAPI rule).
     """
     path = Path(path)
     result = LoadResult()
@@ -189,7 +203,7 @@ def load_tools(path: str | Path, source: str, max_bytes: int = MAX_SOURCE_BYTES)
             key = _key(function)
             if key in seen:
                 continue
-            _check_refs(path, function)  # refused whole, as an OpenAPI document (R26)
+            function = _resolved(path, function)  # a cycle: refused whole, as an OpenAPI document (R26)
             try:
                 doc = function_doc(function, source=source, index=len(result.docs) + 1)
             except ValueError as e:

@@ -17,6 +17,7 @@ from __future__ import annotations
 import ast
 import functools
 import re
+import sys
 from collections.abc import Iterator
 
 import typeshed_client
@@ -51,6 +52,33 @@ def _defined(dotted: str) -> tuple[str, ast.AST | OverloadedName] | None:
     except _STUB_ERRORS:
         return None
     return (module, info.ast) if isinstance(info, NameInfo) else None
+
+
+#: The newest Python whose stubs `added_in` asks (typeshed's VERSIONS file and sys.version_info gates).
+_NEWEST = (3, 14)
+
+
+@functools.lru_cache(maxsize=4)
+def _resolver_for(version: tuple[int, int]) -> typeshed_client.Resolver:
+    return typeshed_client.Resolver(typeshed_client.get_search_context(version=version))
+
+
+@functools.lru_cache(maxsize=1024)
+def added_in(dotted: str) -> str:
+    """The later Python ("3.12") whose stubs first define module-level name `dotted` (``itertools.batched``)
+    when this Python's stubs do not, else "". typeshed gates such names on ``sys.version_info``; this asks
+    each newer minor version up to _NEWEST (about 0.1 s for the first name, then cached per name)."""
+    module, _, name = dotted.rpartition(".")
+    if not module or not name or _defined(dotted) is not None:
+        return ""
+    path = typeshed_client.ModulePath(tuple(module.split(".")))
+    for minor in range(sys.version_info[1] + 1, _NEWEST[1] + 1):
+        try:
+            if _resolver_for((3, minor)).get_name(path, name) is not None:
+                return f"3.{minor}"
+        except _STUB_ERRORS:
+            return ""
+    return ""
 
 
 def _class_names(annotation: ast.expr | None) -> list[str]:

@@ -63,13 +63,16 @@ def chosen_hit(proposal: Proposal) -> int | None:
     chosen doc, which the checker prefers: check.pool_index.PoolIndex.match) when it has the proposal's
     call, else the first hit whose doc.call.strip() equals the proposal's api_call (several docs can share
     a call: APIBench's TensorFlow Hub pool has 696 docs and 80 calls, and the first of them is not always
-    the one chosen, nor has its lm). None in generate mode (select_by ""), without a call, or when no hit
-    has that call (e.g. after a did-you-mean replaced it)."""
+    the one chosen, nor has its lm). A filled call (code_source "filled": the chosen doc's call with the
+    task's values, fill/) is no hit's call as written: its hit is the matched doc's. None in generate mode
+    (select_by ""), without a call, or when no hit has that call (e.g. after a did-you-mean replaced it)."""
     call = proposal.api_call.strip()
     if not proposal.select_by or not call:
         return None
-    same = [i for i, h in enumerate(proposal.hits) if h.doc.call.strip() == call]
     matched = proposal.verdict.matched if proposal.verdict is not None else None
+    filled = proposal.code_source == "filled"
+    ids = {matched.id} if filled and matched is not None else set()
+    same = [i for i, h in enumerate(proposal.hits) if h.doc.call.strip() == call or h.doc.id in ids]
     if matched is not None:
         exact = [i for i in same if proposal.hits[i].doc.id == matched.id]
         if exact:

@@ -81,3 +81,18 @@ def test_a_c_method_label_counts_where_its_class_defines_it():
     entry = {"oracle_man": ["python.library.datetime#datetime.datetime.strftime"]}
     got = resolve([entry], load_python_env("datetime").docs)
     assert got.names == [frozenset({"datetime.date.strftime"})] and got.defined == 1 and not got.missing
+
+
+def test_a_quoted_statement_is_the_persons_value_not_the_request(entries, labels, stdlib_docs):
+    """A dev-half intent quoting its SQL statement in single quotes: searched with 'INSERT', 'INTO' and
+    'table', the standard library's BM25 index found list.insert and no sqlite3 method in its first 50 hits;
+    with the quoted value dropped (retrieve/literals.py _QUOTED_RE) the labelled Connection.executemany is
+    among the first 5."""
+    from gorilla_tui.retrieve.index import ApiIndex
+
+    i = _find(entries, "execute sql query 'INSERT INTO table VALUES")
+    index = ApiIndex.build(list(stdlib_docs))
+    assert index.intent(entries[i]["nl"]) == "execute sql query with all parameters in list"
+    names = {h.doc.api_name.lower() for h in index.search(entries[i]["nl"], k=5)}
+    assert labels.names[i] == {"sqlite3.connection.executemany"}
+    assert labels.names[i] & names

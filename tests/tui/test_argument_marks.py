@@ -14,10 +14,12 @@ from gorilla_tui.config import Settings
 from gorilla_tui.constraints.rank import search_with_constraints
 from gorilla_tui.model.grammar import unique_options
 from gorilla_tui.model.scripted import ScriptedBackend
+from gorilla_tui.tui.answer_text import chosen_hit
 from gorilla_tui.tui.app import create_app
 from gorilla_tui.tui.arguments import value_spans
 from gorilla_tui.tui.screens.confirm import ConfirmScreen
 from gorilla_tui.tui.session import Session
+from gorilla_tui.tui.widgets.hits import CHOSEN
 from gorilla_tui.tui.widgets.proposal import ProposalPanel
 from gorilla_tui.types import Argument, Proposal, Verdict
 from tests.tui.conftest import ask, screen_text
@@ -71,6 +73,11 @@ async def test_the_filled_call_marks_each_value_and_copy_and_run_take_it(small_i
         assert proposal.api_call == FILLED and proposal.code_source == "filled"
         assert [(a.name, a.origin) for a in proposal.arguments] == [("src", "task"), ("dst", "missing")]
         assert proposal.verdict.kind == "incomplete"
+        # the hits panel marks the chosen hit, though no hit's call is the filled one as written
+        hits = app.main.query_one("#hits")
+        chosen = [i for i, h in enumerate(proposal.hits) if h.doc.call.strip() == "shutil.copyfile(src, dst)"]
+        assert chosen and hits.chosen == chosen[0] == chosen_hit(proposal)
+        assert CHOSEN + "shutil.copyfile" in screen_text(app)
         panel = app.main.query_one(ProposalPanel)
         call = panel.query_one("#call")
         line = panel.query_one("#arguments")

@@ -194,6 +194,7 @@ async def test_nothing_fits_stays_on_short_terminals(make_app):
     from 80 columns it is shown whole, on two lines where one does not hold it. The verdict badge then has
     the fit line above it and names the call the nearest, without the ✔ of a valid proposal."""
     from gorilla_tui.tui.answer_text import NOTHING_FITS_CONCERN
+    from gorilla_tui.tui.messages import StateChanged
     from gorilla_tui.tui.screens.confirm import ConfirmScreen
     from gorilla_tui.tui.widgets.proposal import ProposalPanel
     from gorilla_tui.tui.widgets.verdict import VerdictBadge
@@ -208,9 +209,13 @@ async def test_nothing_fits_stays_on_short_terminals(make_app):
             # as select mode by grammar would show it (a choice line), with the pool fitting the task badly
             weak = dataclasses.replace(app.main.proposal, fit="nothing", select_by="grammar")
             app.main.show_proposal(weak)
+            app.main.post_message(StateChanged("ready", proposal=weak))  # as an answer's end posts it
             await pilot.pause()
             text = screen_text(app)
             assert line[:28] in text, (size, text)  # "✘ nothing fits: no API in th"
+            # the status bar leads with it too (session 12: it said "answered: valid" alone)
+            state = app.main.query_one("#status").fields["state"]
+            assert state == f"answered: nothing fits, nearest call {weak.verdict.kind}", state
             if size[0] >= 80:  # read whole, on two lines
                 region = app.main.query_one("#match").region
                 rows = text.splitlines()[region.y : region.bottom]
@@ -220,6 +225,10 @@ async def test_nothing_fits_stays_on_short_terminals(make_app):
             badge = app.main.query_one(VerdictBadge)
             assert "✔" not in str(badge.query_one("#badge").render()) and badge.query_one("#fit").display
             assert str(badge.query_one("#fit").render()).startswith("✘ nothing fits")
+            if size[1] >= 24:  # read whole beside the badge (session 12: cut to "nearest sho…" at 140x40)
+                region = badge.query_one("#fit").region
+                rows = text.splitlines()[region.y : region.bottom]
+                assert " ".join(r[region.x : region.right].strip() for r in rows) == line, (size, rows)
             choice = app.main.query_one("#choice")
             assert choice.has_class("-shown") and choice.display is (size[1] >= 24), size
             assert FIT_LINES["nothing"] not in str(choice.render())  # said once, in #match

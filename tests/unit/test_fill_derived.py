@@ -23,6 +23,8 @@ def test_an_environment_variable_in_capitals_is_a_value():
     assert _atomic("read the environment variable HOME") == ["HOME"]
     assert _atomic("print the env var PATH") == ["PATH"]
     assert _atomic("show $SHELL") == ["SHELL"]
+    assert _atomic("get the HOME env variable") == ["HOME"]  # before its noun (a tester's blind task)
+    assert _atomic("print the PATH environment variable") == ["PATH"]
     assert _atomic("read the HOME page") == []  # capitals alone name no variable
 
 
@@ -61,6 +63,8 @@ def test_a_strptime_format_follows_from_an_iso_date_only(docs):
     ("task", "name", "call"),
     [
         ("read the environment variable HOME", "os.getenv", "os.getenv('HOME')"),
+        ("get the HOME env variable", "os.getenv", "os.getenv('HOME')"),
+        ("read the env variable `HOME`", "os.getenv", "os.getenv('HOME')"),
         ("encode the string hello as base64", "base64.b64encode", "base64.b64encode(b'hello')"),
         ("run the command ls -la and capture its output", "subprocess.check_output",
          "subprocess.check_output(['ls', '-la'])"),

@@ -19,6 +19,12 @@ from gorilla_tui.retrieve.literals import request_text, without_input
         # an input word or a language before the colon, as before
         ("summarize this paragraph: The council met.", "summarize this paragraph"),
         ("translate to French: where is the station", "translate to French"),
+        # the pointing pair further back: the words after it say how (pl-speak-this)
+        ("read this out loud for me: the next train leaves at ten", "read this out loud for me"),
+        (
+            "translate it into German for me please: where is the station",
+            "translate it into German for me please",
+        ),
     ],
 )
 def test_a_colon_after_a_word_naming_the_input_hands_it_over(task: str, said: str) -> None:
@@ -42,6 +48,9 @@ def test_a_colon_after_a_word_naming_the_input_hands_it_over(task: str, said: st
         "automate this: zip the folder photos into photos.zip",
         "please solve this: list the files in /tmp",
         "try this: copy a.txt to b.txt",
+        # a copula points at the input only right before the colon
+        "there is this thing I need: zip the folder photos",
+        "what is this called in python: a list of lists",
     ],
 )
 def test_a_colon_after_words_that_only_point_at_the_request_keeps_it(task: str) -> None:

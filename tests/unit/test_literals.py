@@ -79,8 +79,21 @@ CASES = [
     ("sort dict `scores` by value, highest first", "sort dict by value, highest first"),
     ("get max key in dictionary `MyCount`", "get max key in dictionary"),
     ("pair two lists with `zip` inside a `lambda`", None),
-    ('parse the JSON string \'{"name": "bob"}\'', 'parse the JSON string \'{"name": "bob"}\''),
-    ("turn '05/01/2024 10:30' into a datetime", "turn ' date ' into a datetime"),
+    ("combine two dictionaries `d ` and `d1`", "combine two dictionaries and"),
+    # a value in single quotes or a data literal in backticks is the person's value: dropped; a literal of a
+    # kind keeps its kind word, a builtin's name, a keyword and a dotted name stay (issue 38 item 3)
+    ('parse the JSON string \'{"name": "bob"}\'', "parse the JSON string"),
+    ("turn '05/01/2024 10:30' into a datetime", "turn date into a datetime"),
+    ("check if a global variable 'myVar' exists", "check if a global variable exists"),
+    ("run sql 'INSERT INTO t VALUES(%s)' with all parameters", "run sql with all parameters"),
+    ("read file 'myfile.txt' in newline mode 'U'", "read file txt file in newline mode"),
+    ("request url 'https://www.reporo.com/' without verifying", "request url url without verifying"),
+    ("get rows where column `c` has values `['men', 'rocks']`", "get rows where column has values"),
+    ("Concat values in a tuple `(34.2424, -64.2344)` to a string", "Concat values in a tuple to a string"),
+    ("coordinates from `-x` to `y` for all dimensions", "coordinates from `-x` to for all dimensions"),
+    ("call 'os.path.join', then compare with 'None'", None),
+    ("get a key function that fetches dict['name']", None),  # a subscript's key is code
+    ("rock 'n' roll, the users' names and today's date", "rock roll, the users' names and today's date"),
     ("on 05/01/2024 10:30 pm, at 09:00", "on date , at time"),
     # a file or folder named by a bare word: the name is dropped, the kind word stays ("reports" carried
     # "make a directory called reports" to a financial-reports model)

@@ -1,0 +1,50 @@
+"""A literal passed to a standard-library call where the parameter's type stub takes None alone (break-it
+round 27): ``threading.Thread('14:00')`` binds the string to ``group: None`` ("group argument must be None
+for now", AssertionError when run), and was valid.
+
+Only this case is judged: a literal is never None, so the stub's rule holds whatever the runtime does.
+A stub that types a parameter more narrowly than the runtime checks (``max(1, 2)`` against ``iterable``,
+``inspect.getclasstree(classes, 1)`` for a bool, a locale name for calendar's ``tuple`` alias,
+``classmethod(1)``, which fails only when called) made 206 false alarms over CPython's Lib/ and the
+installed packages when every kind was judged (bench/false_alarms.py), so the kinds a parameter admits
+(pool/stub_params.py) are for filling, not for `check`. The fact is read once per function through
+pool/stub_cache.py (the cache filling and check/file_args.py read too).
+"""
+
+from __future__ import annotations
+
+from gorilla_tui.check.callsite import CallSite, Value
+from gorilla_tui.pool.apidoc import ApiDoc
+from gorilla_tui.pool.params import params_of
+
+#: The reason code of such a literal (types.REASONS).
+REASON = "wrong_args:wrong_type"
+
+
+def stub_type_errors(doc: ApiDoc, call: CallSite) -> tuple[str, list[str]]:
+    """(REASON, one note per such argument) when `call` passes a literal (a string, a number, True or
+    False) for a parameter its python-env doc's stub types as None alone, else ("", []). A call with
+    ``*args``/``**kwargs`` or passed through a wrapper binds its arguments where this cannot see: not
+    judged."""
+    if call.splat or call.via:
+        return "", []
+    by_position = [p.name for p in params_of(doc) if p.kind in ("positional", "posonly")]
+    given = [(by_position[i], v) for i, v in enumerate(call.positional) if i < len(by_position)]
+    literal = [(name, v) for name, v in [*given, *call.keywords.items()] if _literal(v)]
+    if not literal:
+        return "", []
+    from gorilla_tui.pool.stub_cache import takes_none_only  # deferred: read on a call with a literal only
+
+    notes = [
+        f"{doc.api_name}: {name}={v.text if not v.literal else repr(v.text)} is given where its type stub "
+        "takes None alone"
+        for name, v in literal
+        if takes_none_only(doc.api_name, name)
+    ]
+    return (REASON if notes else ""), notes
+
+
+def _literal(value: Value) -> bool:
+    """Whether `value` is written as a string literal, a number, True or False (never None)."""
+    text = value.text
+    return value.literal or text in ("True", "False") or text.lstrip("+-").replace(".", "", 1).isdigit()
