@@ -1,4 +1,4 @@
-"""Literal values in tasks (issue 37): retrieval with and without retrieve/literals.py's masking.
+"""Literal values in tasks (issue 37): retrieval with and without retrieve/query/literals.py's masking.
 
 Run: python bench/literals.py [--shared ../shared] [--index PATH] [--vector-cache DIR] [--no-write]
 
@@ -42,7 +42,7 @@ from gorilla_tui.evaluate.run import load_tasks as load_eval_tasks  # noqa: E402
 from gorilla_tui.retrieve import dense as dense_mod  # noqa: E402
 from gorilla_tui.retrieve.dense import DenseSide  # noqa: E402
 from gorilla_tui.retrieve.index import ApiIndex  # noqa: E402
-from gorilla_tui.retrieve.literals import intent_text  # noqa: E402
+from gorilla_tui.retrieve.query.literals import intent_text  # noqa: E402
 
 TITLE = "Literal values in tasks (retrieval)"
 TASKS = ROOT / "bench" / "data" / "literal_tasks.toml"
@@ -121,7 +121,7 @@ def main(argv: list[str] | None = None) -> int:
         "Retrieval only (no model), on the default index "
         f"({len(index.docs):,} docs; {index.dense_state()['note']}). Each figure twice on the same index: "
         "the task as typed (**off**) and with its literal values replaced by the word of their kind "
-        "(**on**: retrieve/literals.py `intent_text`, what `ApiIndex.search` does since issue 37).",
+        "(**on**: retrieve/query/literals.py `intent_text`, what `ApiIndex.search` does since issue 37).",
         "",
         "| task set | retrieval | split | n | hit@1 % off | hit@1 % on | hit@5 % off | hit@5 % on |",
         "|---|---|---|---|---|---|---|---|",

@@ -41,7 +41,7 @@ from gorilla_tui.pipeline_types import AskCancelled, Checker, Choice, SearchInde
 from gorilla_tui.pool.apidoc import MODEL_HUBS
 from gorilla_tui.pool.doc import ApiDoc
 from gorilla_tui.retrieve.fit import FIT_MODEL, match_score
-from gorilla_tui.retrieve.literals import request_text, without_input
+from gorilla_tui.retrieve.query.handover import request_text, without_input
 from gorilla_tui.sandbox.undefined import with_imports
 from gorilla_tui.textsafe import MAX_TASK_CHARS, clean_task, model_words  # noqa: F401 - re-exported
 from gorilla_tui.types import (
@@ -232,7 +232,7 @@ class Pipeline:
         # the model scores the hits against the task as typed: scoring its intent (values masked, as the
         # search reads it) chose the right API for 51.4 % of bench/filling.py's dev tasks against 60.0 %;
         # but not against the input a colon hands over (a review to classify, a text to translate:
-        # literals.without_input), whose words outweighed the request's (bench/payload.py)
+        # handover.without_input), whose words outweighed the request's (bench/payload.py)
         scored = without_input(said) if mode == "select" else said
         choice, select_by = self.chooser.choose(scored, hits, usable, select_by, emit, cancel)
         t = time.perf_counter()
@@ -349,7 +349,7 @@ class Pipeline:
         """(Proposal.fit, its signals): whether the doc select mode chose does `task` (pipeline_fit.py
         judge, with the retrieval rule's score where it applies: retrieval_score, and the parameters filling
         left as placeholders, `needs`, None when it did not fill), on `task`'s request (the input it hands
-        over left out: literals.request_text; the words naming a separator the filled call `call` takes from
+        over left out: handover.request_text; the words naming a separator the filled call `call` takes from
         the task, `values` its arguments, left out too: pipeline_fit.without_named_characters). ("", {}) in
         generate mode, with the oracle retriever, or when nothing was chosen. Never changes the verdict."""
         if mode != "select" or self.retriever == "oracle":
@@ -357,7 +357,7 @@ class Pipeline:
         doc = self._selected(choice)[4]
         lm = next((h.lm_score for h in hits if doc is not None and h.doc is doc), None)
         # judged on what the task asks, not on the input it hands over ("is this review positive or negative:
-        # I loved it": literals.request_text), as retrieval searches and the choice scores it
+        # I loved it": handover.request_text), as retrieval searches and the choice scores it
         scored = request_text(task)  # log p(task | doc) is per token of it, whatever the words judged
         task = without_named_characters(scored, values, call)
         retrieval = self.retrieval_score(task, hits, scored)

@@ -92,7 +92,7 @@ def without_named_characters(task: str, arguments: Sequence[Argument], call: str
     (fill/derived.py characters): the receiver of a ``join`` ("tabs" of "join the list parts with tabs" is
     the '\\t' of ``'\\t'.join(parts)``) or a separator parameter (derived.SEPARATORS: ``sep``,
     ``delimiter``). Such a character is a value, not the request, as quoted text is not
-    (literals.request_text); its words pulled the fit's signals to other APIs (tabs: expandtabs) and the
+    (handover.request_text); its words pulled the fit's signals to other APIs (tabs: expandtabs) and the
     right call was judged "nothing fits" while "with commas" fitted (break-it round 27). A character the
     call works on ('\\n'.strip() for "... with newlines") stays: it says what the call should do. `task`
     unchanged when the call takes no such value."""

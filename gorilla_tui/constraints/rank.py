@@ -192,7 +192,7 @@ def search_with_constraints(
     The retriever (BM25 and the dense side) is given the task without the words read as a constraint
     (parse.without_constraints: "an image classifier under 5 million parameters" searches for
     "an image classifier"), and its hits come first; index.search then replaces the literal values left in
-    it by the word of their kind (retrieve/literals.py: a URL -> "url"), while the constraints are parsed
+    it by the word of their kind (query/literals.py: a URL -> "url"), while the constraints are parsed
     from the task as typed. When they are fewer than the candidates wanted, the
     top hits of the whole task fill the rest, those not in already (so no more docs are read than
     wanted): a doc that only "top-1 accuracy" finds may be the one that meets the bound ("a classifier

@@ -20,8 +20,9 @@ import numpy as np
 
 from gorilla_tui.retrieve import routing
 from gorilla_tui.retrieve.embed import DEFAULT_EMBEDDER
-from gorilla_tui.retrieve.literals import intent_text, request_text
 from gorilla_tui.retrieve.protocols import RoutedIndex
+from gorilla_tui.retrieve.query.handover import request_text
+from gorilla_tui.retrieve.query.literals import intent_text
 from gorilla_tui.retrieve.tokenize import doc_text, name_words, tokenize
 
 if TYPE_CHECKING:

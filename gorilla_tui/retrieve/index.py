@@ -26,8 +26,8 @@ from gorilla_tui.retrieve import routing as source_routing
 from gorilla_tui.retrieve.bm25 import Bm25Params, PostingsScorer, top_k
 from gorilla_tui.retrieve.dense import DenseSide
 from gorilla_tui.retrieve.fusion import FusionSettings
-from gorilla_tui.retrieve.literals import intent_text
 from gorilla_tui.retrieve.matrix import Bm25Scorer, term_matrix
+from gorilla_tui.retrieve.query.literals import intent_text
 from gorilla_tui.retrieve.tokenize import (
     boilerplate_sentences,
     check_tokenizer,
@@ -67,7 +67,7 @@ class ApiIndex:
     path: the version folder it was loaded from (None when built in memory); source_names / source_codes:
     the sources in index order and each doc's position in that list (int16 per doc; derived from docs when
     not given, read from the store otherwise so no doc is parsed to route a search); scoring: see SCORINGS;
-    literals: whether search() masks the literal values of a query (retrieve/literals.py intent_text; a
+    literals: whether search() masks the literal values of a query (retrieve/query/literals.py intent_text; a
     benchmark turns it off to compare).
     Searching one source (hub) scores against that source's docs only, with that source's own IDF and
     average length (as a BM25 built on the hub alone, the way APIBench evaluates per hub).
@@ -341,7 +341,7 @@ class ApiIndex:
 
     def intent(self, query: str) -> str:
         """`query` as search() reads it: its literal values replaced by the word of their kind
-        (retrieve/literals.py intent_text with this index's vocabulary; the query itself when nothing else
+        (query/literals.py intent_text with this index's vocabulary; the query itself when nothing else
         is left, or with literals=False)."""
         return (intent_text(query, self.vocab) or query) if self.literals else query
 
@@ -356,7 +356,7 @@ class ApiIndex:
         Equal scores keep index order. Raises UsageError for an unknown hub or k < 1.
 
         The query's literal values (URLs, file names and paths, quoted text, numbers, e-mail addresses...)
-        are replaced by the word of their kind first (retrieve/literals.py intent_text, with this index's
+        are replaced by the word of their kind first (query/literals.py intent_text, with this index's
         vocabulary: a repository or model id the pool names stays), so they cannot decide which API is
         found; BM25, the dense side and source routing all see that text (the query itself when nothing
         else is left). Off with literals=False.

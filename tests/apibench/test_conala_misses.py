@@ -86,7 +86,7 @@ def test_a_c_method_label_counts_where_its_class_defines_it():
 def test_a_quoted_statement_is_the_persons_value_not_the_request(entries, labels, stdlib_docs):
     """A dev-half intent quoting its SQL statement in single quotes: searched with 'INSERT', 'INTO' and
     'table', the standard library's BM25 index found list.insert and no sqlite3 method in its first 50 hits;
-    with the quoted value dropped (retrieve/literals.py _QUOTED_RE) the labelled Connection.executemany is
+    with the quoted value dropped (query/literals.py _QUOTED_RE) the labelled Connection.executemany is
     among the first 5."""
     from gorilla_tui.retrieve.index import ApiIndex
 

@@ -13,7 +13,7 @@ import pytest
 from gorilla_tui.evaluate.run import load_tasks as load_eval_tasks
 from gorilla_tui.pool.doc import ApiDoc, load_apizoo, load_jsonl
 from gorilla_tui.pool.pyenv.source import load_python_env
-from gorilla_tui.retrieve.literals import intent_text
+from gorilla_tui.retrieve.query.literals import intent_text
 from gorilla_tui.types import Hit, Proposal, Verdict
 from tests.word_runs import words
 
@@ -46,7 +46,7 @@ def test_task_set_is_big_enough_and_split_per_source() -> None:
 def test_literal_task_set_is_split_in_halves_and_holds_values() -> None:
     """bench/data/literal_tasks.toml: ids unique across both sets, a test half of at least 35 tasks and a dev
     half at least as big (round s6 added dev tasks only), every task with a literal value: one
-    retrieve/literals.py masks, or quoted text (which it keeps)."""
+    retrieve/query/literals.py masks, or quoted text (which it keeps)."""
     assert len(LITERAL_TASKS) >= 40
     assert len({t["id"] for t in [*TASKS, *LITERAL_TASKS]}) == len(TASKS) + len(LITERAL_TASKS)
     per = Counter(t["split"] for t in LITERAL_TASKS)

@@ -1,5 +1,5 @@
 """Issue 37 on the default index (the three APIBench hubs, APIZoo, python-env; BM25 alone, as the tests
-build it): a task's literal values no longer decide which API is found (retrieve/literals.py, used by
+build it): a task's literal values no longer decide which API is found (retrieve/query/literals.py, used by
 ApiIndex.search). The ranks asserted are those measured on this index (bench/literals.py measures the
 hybrid one)."""
 
@@ -148,7 +148,7 @@ PAYLOAD_TASKS = {
 @pytest.mark.parametrize("task_id", ["pl-review", "pl-summary"])
 def test_the_input_a_colon_hands_over_does_not_decide_what_is_found(index: ApiIndex, task_id: str) -> None:
     """A review to classify, a paragraph to summarise, handed over after a colon: searched as typed, the
-    input's words change the hits; searched as an ask searches (literals.without_input, inside intent_text)
+    input's words change the hits; searched as an ask searches (handover.without_input, inside intent_text)
     the hits are those of the request alone, and a model of the task's type is among them
     (bench/data/payload_tasks.toml; bench/payload.py measures it end to end)."""
     task = PAYLOAD_TASKS[task_id]["task"]

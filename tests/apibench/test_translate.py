@@ -11,7 +11,7 @@ from gorilla_tui.build.refresh import embed_index, refresh
 from gorilla_tui.config import Settings
 from gorilla_tui.model import translate
 from gorilla_tui.retrieve.index import ApiIndex
-from gorilla_tui.retrieve.literals import request_text
+from gorilla_tui.retrieve.query.handover import request_text
 
 GERMAN = "ein zufälliges Element aus einer Liste auswählen"
 PARAGRAPH = (

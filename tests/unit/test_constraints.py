@@ -146,7 +146,9 @@ def test_constraint_words_do_not_pull_in_other_apis(small_index) -> None:
     """Issue 19: "under 5 million parameters" searched as words ranked a detector whose description says
     "parameters" above the image classifiers; the constraint still reranks (and is reported)."""
     task = "an image classifier under 5 million parameters"
-    small_index.literals = False  # the task as typed: its number too (retrieve/literals.py masks it now)
+    small_index.literals = (
+        False  # the task as typed: its number too (retrieve/query/literals.py masks it now)
+    )
     try:
         whole = search_with_constraints(small_index, task, k=3, query=task)
     finally:

@@ -1,10 +1,10 @@
-"""The input a task hands over after a colon (retrieve/literals.py), read on tasks as people type them."""
+"""The input a task hands over after a colon (query/handover.py), read on tasks as people type them."""
 
 from __future__ import annotations
 
 import pytest
 
-from gorilla_tui.retrieve.literals import request_text, without_input
+from gorilla_tui.retrieve.query.handover import request_text, without_input
 
 
 @pytest.mark.parametrize(

@@ -14,7 +14,7 @@ import pytest
 
 from gorilla_tui.fill.call_grammar import TaskValues
 from gorilla_tui.fill.filler import fill, target_of
-from gorilla_tui.retrieve.literals import intent_text
+from gorilla_tui.retrieve.query.literals import intent_text
 from gorilla_tui.textsafe import clean_task
 
 BLANKS = ["\u00a0", "\u2007", "\u202f", "\u3000"]

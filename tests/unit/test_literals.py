@@ -1,4 +1,4 @@
-"""retrieve/literals.py (issue 37): literal values in a task replaced by the word of their kind before
+"""retrieve/query/literals.py (issue 37): literal values in a task replaced by the word of their kind before
 retrieval, on many literal shapes; ApiIndex.search over the small pool searches with that text, while
 constraints are still read from the task as typed."""
 
@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 from gorilla_tui.constraints.rank import search_with_constraints
 from gorilla_tui.retrieve.index import ApiIndex
-from gorilla_tui.retrieve.literals import intent_text
+from gorilla_tui.retrieve.query.literals import intent_text
 
 #: A vocabulary as ApiIndex.vocab holds it: the whole-chunk terms of a few repositories and model ids.
 KNOWN = frozenset(

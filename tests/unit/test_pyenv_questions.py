@@ -83,12 +83,12 @@ FORMAT_WORDS = frozenset({"tar"})
 
 def test_no_question_holds_a_literal_value(entries):
     """Issue 38: a question holds no example value whose words retrieval masks out of a task (a file name,
-    a path, an e-mail address, a host: retrieve/literals.py intent_text). Such a value's words are the
+    a path, an e-mail address, a host: retrieve/query/literals.py intent_text). Such a value's words are the
     doc's terms all the same, and only tasks that write them as words meet them: "last component of a
     path, e.g. report.pdf from /home/me/report.pdf" gave os.path.basename the words report and pdf, so
     "copy /home/me/report.pdf to /tmp/x" (searched as "copy pdf file to path") was answered with basename.
     Numbers, dates and a `variable` in backticks are no words of a task either way."""
-    from gorilla_tui.retrieve.literals import intent_text
+    from gorilla_tui.retrieve.query.literals import intent_text
     from gorilla_tui.retrieve.tokenize import tokenize
 
     for entry in entries:

@@ -8,11 +8,8 @@ task as typed (constraints/rank.py), and the filling of a call's arguments reads
 the text BM25, the dense side and source routing search with is masked (ApiIndex.search). Doc texts are
 never masked, so a stored index needs no rebuild (tokenize.TOKENIZER_VERSION is unchanged).
 
-The input a task hands over is told apart from its request here too (issue 38, break-it rounds 25 and 26):
-the text after a colon that hands it over ("summarize this paragraph: ...", "translate to Spanish: ...",
-"summarize this: ...") and quoted text. Retrieval searches the request alone (`without_input`, inside
-intent_text, and select mode's scoring in pipeline.py); the fit judgment reads it without the quoted text
-too (`request_text`). Filling still sees the whole task: the input is a value.
+`intent_text` is the search text: the input a colon hands over left out (query/handover.py), British
+spellings put in American ones (query/spelling.py), then the literal values masked.
 
 The rules were chosen on the dev halves of bench/data/literal_tasks.toml, bench/everyday_tasks.toml and the
 hub dev splits (bench/literals.py; docs/benchmarks.md "Literal values in tasks (retrieval)").
@@ -25,7 +22,9 @@ import keyword
 import re
 from collections.abc import Container
 
-from gorilla_tui.retrieve.tokenize import tokenize
+from gorilla_tui.retrieve.query.handover import TRAILING as _TRAILING
+from gorilla_tui.retrieve.query.handover import without_input
+from gorilla_tui.retrieve.query.spelling import american_spelling
 
 #: File extensions a name must end with to be read as a file name ("report_old.csv", "a.zip"): common data,
 #: document, media, archive, config and source files. Left out: extensions that are also attribute names of
@@ -64,8 +63,6 @@ UNIT_WORDS = {
 #: backup/src"); elsewhere such a name is read as words ("read/write", "TCP/IP", "text/plain").
 PLACE_WORDS = frozenset("to in into from under at inside folder directory dir path".split())
 
-#: Trailing characters that belong to the sentence, not to a URL or a path ("see https://x.org/a.").
-_TRAILING = ".,;:!?)]}'\""
 # Every pattern is linear in the length of the text: each alternative that repeats a character class starts
 # only where the character before is outside that class (a lookbehind), so no run is scanned from each of its
 # positions (tests/unit/test_literals.py times adversarial inputs).
@@ -274,171 +271,6 @@ def _replacement(m: re.Match[str], value: str, text: str, start: int, known: Con
     return UNIT_WORDS.get(unit, value) if unit else ""
 
 
-#: British spellings and their American form (suffix pairs, longest first): the docs of every source here
-#: spell "summarize", "normalize", "color", "analyze", so a task typed "summarise this long article" shared
-#: no word with a summarisation model ("summarise" is no term of the default index) and went to the
-#: standard library's time.perf_counter on "long". american_spelling uses a pair only where the index
-#: knows the American word and not the British one. Dev sets (issue 38): 9 tasks spelled the British way;
-#: on bench/data/hub_dev_tasks.toml 7, a right call among the 5 hits for 2 -> 3 of them (hf-032
-#: "organisations" found the NER models), domain at hit 1 unchanged (2); bench/everyday_tasks.toml dev 2,
-#: right / wrong unchanged.
-AMERICAN_SUFFIXES = (
-    ("isations", "izations"), ("isation", "ization"), ("ising", "izing"), ("isers", "izers"),
-    ("iser", "izer"), ("ised", "ized"), ("ises", "izes"), ("ise", "ize"), ("ysing", "yzing"),
-    ("ysed", "yzed"), ("yse", "yze"), ("ours", "ors"), ("our", "or"),
-)  # fmt: skip
-#: Shortest word american_spelling reads (5: "raise" and "noise" are checked, "your" and "hour" are not).
-AMERICAN_MIN_CHARS = 5
-_WORD_RE = re.compile(r"(?<![\w.-])[A-Za-z]+(?!\w|[.-]\w)")
-
-
-def american_spelling(task: str, known: Container[str] | None) -> str:
-    """`task` with each British spelling the index does not know put in the American spelling it knows
-    ("summarise" -> "summarize" when `known` has "summarize" and not "summarise"; AMERICAN_SUFFIXES).
-    A word of `known` ("raise", "precise", "four"), a word whose American form is not in `known`
-    ("advertise" -> "advertize"), a word shorter than AMERICAN_MIN_CHARS and a part of a dotted or
-    hyphenated name stay as typed; with `known` None the task is returned unchanged. Never raises."""
-    if known is None:
-        return task
-
-    def sub(m: re.Match[str]) -> str:
-        word = m.group()
-        low = word.casefold()
-        if len(low) < AMERICAN_MIN_CHARS or low in known:
-            return word
-        for british, american in AMERICAN_SUFFIXES:
-            if low.endswith(british) and len(low) > len(british) + 1:
-                other = low[: -len(british)] + american
-                return other if other in known else word
-        return word
-
-    return _WORD_RE.sub(sub, task)
-
-
-#: Text a task quotes or gives as input: the data it works on, not the request ("Translate this Swedish text
-#: to English: \"Stockholm är ...\""; APIBench tasks put it after "###Input:"). Double quotes of every
-#: script's style; single quotes are left alone (apostrophes).
-_PAYLOAD = re.compile(r'###\s*Input:.*|"[^"]*"|“[^”]*”|„[^“”]*[“”]|«[^»]*»|「[^」]*」|『[^』]*』', re.S)
-#: A colon that hands over the input ("translate to Spanish: I will be late", "is this review positive or
-#: negative: I loved it", "the names of people and places in: Angela met Tom"): after at least
-#: INPUT_COLON_WORDS words, when the word before it names what follows (INPUT_WORDS), is a capitalised name
-#: after to / into / in / from (a language: "to Spanish:") or the second of a choice ("positive or
-#: negative:"), and when the words before it say what to do (a word that is not an input word or one of
-#: REQUEST_WORDS: "here is my request in plain text: delete the file old.log" brings the request after its
-#: colon, break-it round 25, R25-4). Other colons ("do the following: zip the logs", "numpy: check if ...",
-#: BFCL's "two groups of data points: ... Then run a t-test") introduce the request or carry it on, and stay.
-_INPUT_COLON = re.compile(r"(?<=\S):\s+(?=\S)")
-INPUT_COLON_WORDS = 3
-INPUT_WORDS = frozenset(
-    "text texts sentence sentences paragraph paragraphs passage review reviews message messages string "
-    "strings article story prompt input tweet post comment comments email line lines word words phrase title "
-    "note quote snippet document json html xml csv yaml markdown code query data in of".split()
-)
-#: Words that point at a request without saying what it is ("here is my request in plain text:", "do this
-#: with the data:", "run the following on this string:"): a colon after them alone hands over no input.
-REQUEST_WORDS = frozenset(
-    "here request requests task tasks question questions instruction instructions following follows below "
-    "above plain please help want need like do does run perform execute apply handle process".split()
-)
-
-
-#: Pronouns that point at the input a colon hands over ("summarize this: ...", "what language is this: ...",
-#: "classify these: ..."): after a word that says what to do they name it as INPUT_WORDS do, from
-#: POINTER_COLON_WORDS words on; the request is then searched for its input as text ("summarize this" found
-#: doctest's summarize, "summarize this text" the summarisers; break-it round 26, 05).
-POINTER_WORDS = frozenset({"this", "these", "that", "those", "it"})
-POINTER_COLON_WORDS = 2
-#: The words a pointing pronoun must follow for its colon to hand over input: verbs whose object is a text
-#: given to them, and the copulas of a question about it ("what language is this:"). After any other verb
-#: the colon brings the request itself ("automate this: zip the folder photos", "please solve this: list the
-#: files in /tmp": break-it round 27, R27-2), which stays.
-POINTER_VERBS = frozenset(
-    "summarize summarise translate classify categorize categorise paraphrase rewrite reword proofread "
-    "analyze analyse tag label caption transcribe read say speak pronounce shorten simplify detect rate "
-    "score tokenize embed encode decode parse explain spellcheck is are was".split()
-)
-
-_POINTING_TERMS = frozenset(tokenize(" ".join(INPUT_WORDS | REQUEST_WORDS)))
-
-
-def _input_colon(task: str) -> int | None:
-    """Where the colon that hands over the input of `task` is (_INPUT_COLON), or None."""
-    for m in _INPUT_COLON.finditer(task):
-        words = task[: m.start()].split()
-        pointer = _points(words)
-        # "which kind of vehicle is this: a truck, a bus, a sports car?": the colon gives choices, and
-        # "this" is a photo the task does not hold, not text it hands over
-        pointer = pointer and not _choices(task[m.end() :])
-        if len(words) < (POINTER_COLON_WORDS if pointer else INPUT_COLON_WORDS):
-            continue
-        last = words[-1].strip(_TRAILING)
-        named = last[:1].isupper() and words[-2].lower() in ("to", "into", "in", "from")
-        choice = words[-2].lower() == "or"  # "is it positive or negative: ...", "spam or not: ..."
-        if not (last.lower() in INPUT_WORDS or named or choice or pointer):
-            continue
-        said = set(tokenize(task[: m.start()])) - _POINTING_TERMS
-        if said:  # the words before the colon say what to do: what follows is its input
-            return m.start()
-    return None
-
-
-#: The copulas of POINTER_VERBS: they point at the input only right before the colon ("what language is
-#: this:"); "there is this thing I need: zip the folder" brings the request after its colon.
-COPULAS = frozenset({"is", "are", "was"})
-
-
-def _points(words: list[str]) -> bool:
-    """Whether `words` (the words before a colon) point at the input the colon hands over: they end with a
-    POINTER_VERBS word and a pronoun (POINTER_WORDS: "summarize this", "what language is this"), or hold such
-    a pair of a verb that is no copula (COPULAS) further back ("read this out loud for me:", "translate it
-    into French for me:"): the words after the pronoun then say how, not what the input is
-    (bench/data/payload_tasks.toml, pl-speak-this: its input was searched as the request)."""
-    low = [w.strip(_TRAILING).lower() for w in words]
-    pairs = [i for i in range(len(low) - 1) if low[i] in POINTER_VERBS and low[i + 1] in POINTER_WORDS]
-    return any(i == len(low) - 2 or low[i] not in COPULAS for i in pairs)
-
-
-#: Most words of one item of a list of choices after a colon (_choices).
-CHOICE_WORDS = 3
-
-
-def _choices(text: str) -> bool:
-    """Whether `text` (what follows a colon) is a list of choices: a question or an "or" ("a truck, a bus, a
-    sports car?", "spam or not"; "bonjour, merci" is input: break-it R27-9) of at least two items, split at
-    commas and "or", of at most CHOICE_WORDS words each."""
-    text = text.strip()
-    if not (text.endswith("?") or re.search(r"\bor\b", text)):
-        return False
-    items = [i for i in re.split(r",|\bor\b", text.rstrip("?.!")) if i.strip()]
-    return len(items) >= 2 and all(len(i.split()) <= CHOICE_WORDS for i in items)
-
-
-def without_input(task: str) -> str:
-    """`task` cut before the colon that hands over its input (_input_colon), or `task` as it is: what
-    retrieval searches (intent_text) and select mode's model scores the hits against (pipeline.py). "tell me
-    if this movie review is positive or negative: I loved it" searched with its input found a tokenizer, and
-    scored with it a sentence-embedding model beat the summarisers for "summarize this paragraph: ..."
-    (bench/payload.py). Quoted text stays: its words can name the task's type ("the sentence \"The cat sat
-    on the [MASK].\"" is a fill-mask task; masked whole, Hugging Face dev tasks lost their API). A request
-    that points at its input with a pronoun (POINTER_WORDS) is searched for it as text: "summarize this:
-    ..." -> "summarize this text"."""
-    cut = _input_colon(task)
-    if cut is None:
-        return task
-    pointer = task[:cut].split()[-1].strip(_TRAILING).lower()
-    if pointer in POINTER_WORDS:  # "summarize this" -> "summarize this text", "classify these" -> "... texts"
-        return f"{task[:cut]} {'texts' if pointer in ('these', 'those') else 'text'}"
-    return task[:cut]
-
-
-def request_text(task: str) -> str:
-    """`task` without the input it hands over (without_input) or quotes (_PAYLOAD: double-quoted text, the
-    text after "###Input:"), or `task` itself when nothing else is left: the words that say what the person
-    wants, which the fit judgment reads (pipeline.py judge_fit; retrieve/fit.py names_missed and
-    needs_translation: an English request about a quoted French text is English)."""
-    return " ".join(_PAYLOAD.sub(" ", without_input(task)).split()) or task
-
-
 def intent_text(task: str, known: Container[str] | None = None) -> str:
     """The task with its literal values replaced by the word of their kind: what retrieval searches with.
 
@@ -507,20 +339,10 @@ def intent_text(task: str, known: Container[str] | None = None) -> str:
 
 
 __all__ = [
-    "AMERICAN_SUFFIXES",
-    "CHOICE_WORDS",
-    "INPUT_COLON_WORDS",
-    "INPUT_WORDS",
-    "POINTER_COLON_WORDS",
-    "POINTER_VERBS",
-    "POINTER_WORDS",
-    "REQUEST_WORDS",
     "FILE_EXTENSIONS",
     "HOST_TLDS",
     "NUMBERED_STANDARDS",
     "PLACE_WORDS",
     "UNIT_WORDS",
     "intent_text",
-    "request_text",
-    "without_input",
 ]
