@@ -21,7 +21,6 @@ from collections.abc import Callable, Sequence
 from contextlib import nullcontext
 from typing import Any
 
-from gorilla_tui.check.extract import extract
 from gorilla_tui.check.validator import Validator
 from gorilla_tui.check.verdicts import incomplete
 from gorilla_tui.config import Settings
@@ -35,12 +34,11 @@ from gorilla_tui.model.backend import Backend
 from gorilla_tui.model.grammar import unique_options
 from gorilla_tui.model.likelihood import can_score
 from gorilla_tui.pipeline_choose import Chooser, choose_select_by, shared_prefix  # noqa: F401 - re-exported
-from gorilla_tui.pipeline_fit import judge, without_named_characters
-from gorilla_tui.pipeline_generate import proposed
-from gorilla_tui.pipeline_types import AskCancelled, Checker, Choice, SearchIndex, led_by  # noqa: F401
+from gorilla_tui.pipeline_fit import judge, retrieval_score, without_named_characters
+from gorilla_tui.pipeline_generate import extracted, generated
+from gorilla_tui.pipeline_types import AskCancelled, Checker, Choice, SearchIndex, led_by, selected  # noqa: F401
 from gorilla_tui.pool.apidoc import MODEL_HUBS
 from gorilla_tui.pool.doc import ApiDoc
-from gorilla_tui.retrieve.fit import FIT_MODEL, match_score
 from gorilla_tui.retrieve.query.handover import request_text, without_input
 from gorilla_tui.sandbox.undefined import with_imports
 from gorilla_tui.textsafe import MAX_TASK_CHARS, clean_task, model_words  # noqa: F401 - re-exported
@@ -244,7 +242,7 @@ class Pipeline:
         filled = self._fill(said, choice, mode, cancel)
         if filled is not None:
             timings["fill"] = filled.seconds
-            choice = led_by(choice, self._selected(choice)[4], filled.doc)
+            choice = led_by(choice, selected(choice)[4], filled.doc)
         proposal = self._proposal(task, hits, choice, mode, select_by, warnings + choice.notes, filled)
         t_fit = time.perf_counter()
         needs = proposal.needs if filled is not None else None
@@ -296,7 +294,7 @@ class Pipeline:
         hubs' complete calls). Raises AskCancelled when `cancel` is set while the model fills."""
         if not self.settings.fill or mode != "select":
             return None
-        doc = self._selected(choice)[4]
+        doc = selected(choice)[4]
         if doc is None:
             return None
         try:
@@ -354,39 +352,21 @@ class Pipeline:
         generate mode, with the oracle retriever, or when nothing was chosen. Never changes the verdict."""
         if mode != "select" or self.retriever == "oracle":
             return "", {}
-        doc = self._selected(choice)[4]
+        doc = selected(choice)[4]
         lm = next((h.lm_score for h in hits if doc is not None and h.doc is doc), None)
         # judged on what the task asks, not on the input it hands over ("is this review positive or negative:
         # I loved it": handover.request_text), as retrieval searches and the choice scores it
         scored = request_text(task)  # log p(task | doc) is per token of it, whatever the words judged
         task = without_named_characters(scored, values, call)
-        retrieval = self.retrieval_score(task, hits, scored)
+        retrieval = None  # the rule was measured over every source, with bm25 (bench/out_of_pool.py)
+        if self.retriever == "bm25" and not self.settings.hub:
+            retrieval = retrieval_score(self.index, self.backend, task, hits, scored)
         # the best cosine over the chosen doc's source, with a hub named too (an index without vectors: None)
         source_cosine = getattr(self.index, "source_cosine", None)
         cosine = (
             source_cosine(task, doc.source) if self.retriever == "bm25" and doc and source_cosine else None
         )
         return judge(self.backend, task, doc, lm, retrieval, needs, cancel, cosine, hits, scored)
-
-    def retrieval_score(self, task: str, hits: list[Hit], scored: str = "") -> float | None:
-        """How well the whole index fits `task` by retrieval (retrieve/fit.py match_score: below 0 the
-        out-of-pool rule's "weak"), from the index's fit_signals and the best Hit.lm_score of `hits` per token
-        of `scored` (the text the model scored, `task` when not given; only for the model the rule was
-        fitted with, fit.FIT_MODEL; another model's tasks are judged on retrieval alone). None with a hub
-        named or a retriever other than bm25 (the rule was measured over every source,
-        bench/out_of_pool.py), without hits, or for an index without fit_signals."""
-        fit_signals = getattr(self.index, "fit_signals", None)
-        if self.retriever != "bm25" or self.settings.hub or not hits or fit_signals is None:
-            return None
-        signals = dict(fit_signals(task))
-        scored_lm = [h.lm_score for h in hits if h.lm_score is not None]
-        if scored_lm and self.backend.name == FIT_MODEL:  # the lm_tok weight is in this model's nats
-            # log p(task | doc) is scored on the whitespace-normalised task; BOS is not a task token
-            n_tokens = max(1, self.backend.count_tokens(" ".join((scored or task).split())) - 1)
-            signals["lm_tok"] = max(scored_lm) / n_tokens
-        else:
-            signals["lm_tok"] = None
-        return match_score(signals)
 
     def _proposal(self, task: str, hits: list[Hit], choice: Choice, mode: str, select_by: str,
                   warnings: list[str], filled: Filled | None = None) -> Proposal:  # fmt: skip
@@ -396,7 +376,7 @@ class Pipeline:
         unknown for the matched doc. timings are filled in by _ask."""
         chosen_doc = None
         if mode == "select":
-            api_call, code, code_source, explanation, chosen_doc = self._selected(choice)
+            api_call, code, code_source, explanation, chosen_doc = selected(choice)
             if filled is not None and chosen_doc is not None:
                 api_call, code, code_source = filled.call, python_code(chosen_doc, filled.call), "filled"
             if code_source == "example_code" and not self.validator.check(code).ok:
@@ -405,29 +385,17 @@ class Pipeline:
                 warnings.append("the doc's example code does not pass the check: showing the call alone")
                 code, code_source = api_call, "model"
         else:
-            api_call, code, code_source, explanation = self._extracted(choice.text)
+            api_call, code, code_source, explanation = extracted(choice.text)
         # the chosen doc is the match among docs that share its call (their descriptions, example code and
         # performance differ: the matched-API card, the constraint outcomes and --json describe it)
         prefer = chosen_doc.id if chosen_doc is not None else None
         verdict = self.validator.check(api_call or code, prefer) if (api_call or code) else Verdict(
             "no_call", diagnostics=["the model gave no API call"], reason="no_call:no_code")  # fmt: skip
-        if mode == "generate" and not api_call and verdict.api_call:
-            # an answer without an api_call field (free text, a bare call): the call that decided the
-            # verdict is the one proposed (`ask` printed "call (none)" above a valid verdict)
-            api_call = verdict.api_call
         if mode == "generate":  # the one judged call, never the rest of the model's text (R24-5)
-            api_call, code, verdict = proposed(self.validator, api_call, code, verdict, warnings)
-        if verdict.ok and mode == "generate" and code.strip() and code.strip() != api_call.strip():
-            shown = self.validator.check_code(code)  # the code the person copies and runs must pass too
-            if shown.kind not in ("valid", "no_call"):
-                shown.diagnostics.insert(0, "the api_call is valid, but the code shown is not")
-                verdict = shown
-        if (
-            matched := verdict.matched or chosen_doc
-        ) is not None:  # copied or run, it needs its imports; none
-            code = with_imports(
-                code, matched
-            )  # for code no pool API matched (`email.split('@')`: a variable)
+            api_call, code, verdict = generated(self.validator, api_call, code, verdict, warnings)
+        # copied or run, it needs its imports; none for code no pool API matched (`email.split('@')`)
+        if (matched := verdict.matched or chosen_doc) is not None:
+            code = with_imports(code, matched)
         needs = [a.name for a in filled.arguments if a.origin == "missing"] if filled is not None else []
         if needs and verdict.ok:
             verdict = incomplete(verdict, needs)
@@ -447,26 +415,3 @@ class Pipeline:
                         arguments=filled.arguments if filled is not None else [],
                         unused=unused,
                         calls=filled.calls if filled is not None else decoded_calls(api_call))  # fmt: skip
-
-    @staticmethod
-    def _selected(choice: Choice) -> tuple[str, str, str, str, ApiDoc | None]:
-        """(api_call, code, code_source, explanation, the chosen doc or None) for a select-mode choice: the
-        code is the chosen doc's example code when it has one."""
-        chosen = choice.text.strip()
-        if chosen not in choice.options:  # cut short (max_tokens or cancel): take the option it started
-            started = [o for o in choice.options if chosen and o.startswith(chosen)]
-            chosen = started[0] if len(started) == 1 else ""
-        doc = choice.doc or next((d for d in choice.docs if d.call.strip() == chosen), None)
-        if not chosen or doc is None:
-            return "", "", "model", "", None
-        explanation = " ".join(x for x in (doc.functionality, doc.description) if x).strip()
-        if doc.example_code.strip() and not doc.repaired:  # a repaired doc's example may load another call
-            return chosen, doc.example_code, "example_code", explanation, doc
-        return chosen, chosen, "model", explanation, doc
-
-    @staticmethod
-    def _extracted(text: str) -> tuple[str, str, str, str]:
-        """(api_call, code, code_source, explanation) pulled out of a generate-mode answer (check/extract)."""
-        ex = extract(text)
-        api_call = (ex.api_call or "").strip()
-        return api_call, (ex.code or api_call), "model", ex.explanation or ""

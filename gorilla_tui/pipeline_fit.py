@@ -45,6 +45,7 @@ from gorilla_tui.retrieve.fit import (
     FIT_MODEL,
     coverage,
     dense_disagreement,
+    match_score,
     name_coverage,
     names_missed,
     param_coverage,
@@ -298,3 +299,26 @@ def judge(backend: Any, task: str, doc: ApiDoc | None, lm: float | None = None,
     values["cos_gap"], values["bm25_ratio"] = disagree
     values["lm_gap"] = lm_gap(backend, hits, doc) if read else None
     return label(values), values
+
+
+def retrieval_score(
+    index: Any, backend: Any, task: str, hits: Sequence[Hit], scored: str = ""
+) -> float | None:
+    """How well the whole index fits `task` by retrieval (retrieve/fit.py match_score: below 0 the
+    out-of-pool rule's "weak"), from the index's fit_signals and the best Hit.lm_score of `hits` per token
+    of `scored` (the text the model scored, `task` when not given; only for the model the rule was fitted
+    with, FIT_MODEL; another model's tasks are judged on retrieval alone). None without hits or for an
+    index without fit_signals. The rule was measured over every source with bm25 (bench/out_of_pool.py):
+    the caller asks only then (Pipeline.judge_fit)."""
+    fit_signals = getattr(index, "fit_signals", None)
+    if not hits or fit_signals is None:
+        return None
+    signals = dict(fit_signals(task))
+    scored_lm = [h.lm_score for h in hits if h.lm_score is not None]
+    if scored_lm and backend.name == FIT_MODEL:  # the lm_tok weight is in this model's nats
+        # log p(task | doc) is scored on the whitespace-normalised task; BOS is not a task token
+        n_tokens = max(1, backend.count_tokens(" ".join((scored or task).split())) - 1)
+        signals["lm_tok"] = max(scored_lm) / n_tokens
+    else:
+        signals["lm_tok"] = None
+    return match_score(signals)

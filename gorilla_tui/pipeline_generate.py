@@ -18,6 +18,7 @@ import dataclasses
 import warnings as _warnings
 from typing import Any
 
+from gorilla_tui.check.extract import extract
 from gorilla_tui.check.runs_code import RUNS_CODE_NOTE, reaches_code, runs_code
 from gorilla_tui.check.verdicts import RANK
 from gorilla_tui.types import Verdict
@@ -117,4 +118,30 @@ def proposed(
                 ("wrong_args", "wrong_args:runs_code") if verdict.ok else (verdict.kind, verdict.reason)
             )
             verdict = dataclasses.replace(verdict, kind=kind, diagnostics=said, reason=reason)
+    return api_call, code, verdict
+
+
+def extracted(text: str) -> tuple[str, str, str, str]:
+    """(api_call, code, code_source, explanation) pulled out of a generate-mode answer (check/extract)."""
+    ex = extract(text)
+    api_call = (ex.api_call or "").strip()
+    return api_call, (ex.code or api_call), "model", ex.explanation or ""
+
+
+def generated(
+    checker: Any, api_call: str, code: str, verdict: Verdict, warnings: list[str]
+) -> tuple[str, str, Verdict]:
+    """(api_call, code, verdict) of a generate-mode answer as proposed: an answer without an api_call field
+    (free text, a bare call) proposes the call that decided the verdict (`ask` printed "call (none)" above a
+    valid verdict); then `proposed` (the one judged call, the code's other calls said); a valid call whose
+    code shown fails the check takes the code's verdict (the code the person copies and runs must pass too).
+    Arguments as `proposed`'s."""
+    if not api_call and verdict.api_call:
+        api_call = verdict.api_call
+    api_call, code, verdict = proposed(checker, api_call, code, verdict, warnings)
+    if verdict.ok and code.strip() and code.strip() != api_call.strip():
+        shown = checker.check_code(code)
+        if shown.kind not in ("valid", "no_call"):
+            shown.diagnostics.insert(0, "the api_call is valid, but the code shown is not")
+            verdict = shown
     return api_call, code, verdict

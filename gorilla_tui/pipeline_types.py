@@ -75,7 +75,7 @@ def led_by(choice: Choice, chosen: ApiDoc | None, lead: ApiDoc | None) -> Choice
 
     Args:
         choice: what the chooser returned.
-        chosen: the doc `choice` chose (Pipeline._selected), or None.
+        chosen: the doc `choice` chose (selected), or None.
         lead: the doc of the first filled call, or None.
 
     Returns:
@@ -86,3 +86,20 @@ def led_by(choice: Choice, chosen: ApiDoc | None, lead: ApiDoc | None) -> Choice
     callee = lead.api_name or lead.call.strip()
     note = f"the task makes several requests and names {callee}'s first: its call comes first"
     return dataclasses.replace(choice, text=lead.call.strip(), doc=lead, notes=[*choice.notes, note])
+
+
+def selected(choice: Choice) -> tuple[str, str, str, str, ApiDoc | None]:
+    """(api_call, code, code_source, explanation, the chosen doc or None) for a select-mode choice: the
+    code is the chosen doc's example code when it has one (code_source "example_code"), the call itself
+    otherwise ("model"); ("", "", "model", "", None) when the choice names no option."""
+    chosen = choice.text.strip()
+    if chosen not in choice.options:  # cut short (max_tokens or cancel): take the option it started
+        started = [o for o in choice.options if chosen and o.startswith(chosen)]
+        chosen = started[0] if len(started) == 1 else ""
+    doc = choice.doc or next((d for d in choice.docs if d.call.strip() == chosen), None)
+    if not chosen or doc is None:
+        return "", "", "model", "", None
+    explanation = " ".join(x for x in (doc.functionality, doc.description) if x).strip()
+    if doc.example_code.strip() and not doc.repaired:  # a repaired doc's example may load another call
+        return chosen, doc.example_code, "example_code", explanation, doc
+    return chosen, chosen, "model", explanation, doc

@@ -35,7 +35,11 @@ MIN_WORD = 4
 _COMMON = frozenset({"from", "with", "into", "that", "this", "file", "files", "make", "give", "what",
                      "whats", "have", "does", "want", "need", "please", "plz", "then", "them", "their",
                      "there", "when", "where", "which", "some", "each", "every", "only", "just", "like",
-                     "value", "values", "data", "text", "name", "names", "path", "object"})  # fmt: skip
+                     "value", "values", "data", "text", "name", "names", "path", "object",
+                     # the kind of a value, not the operation: "parse a JSON string" moved json.loads to
+                     # json.encoder.c_encode_basestring ("string" in basestring)
+                     "string", "strings", "list", "lists", "dict", "dictionary", "bytes", "number",
+                     "numbers", "integer", "integers", "array", "tuple", "float"})  # fmt: skip
 #: The task's values: quoted text, words holding a dot, slash, colon or @ (file names, paths, URLs, hosts)
 #: and words that start with a digit (numbers, "250ms"). A word of letters then digits is a name, not a value
 #: (md5, sha256, base64, crc32: found on the test half, where "md5" was read as a value and "digest" moved

@@ -62,3 +62,11 @@ def test_the_recorded_dev_hits_of_the_default_index(docs) -> None:
     assert names[by_name(hits, scores, 0, "log a warning that says 'disk almost full'")] == "logging.warning"
     # a task whose words no hit's name holds keeps the choice
     assert by_name(hits, scores, 0, "send my records somewhere durable") == 0
+
+
+def test_a_word_naming_the_kind_of_a_value_moves_nothing() -> None:
+    """The task "parse a JSON string" moved json.loads to json.encoder.c_encode_basestring ("string" is in
+    basestring): a value's kind (string, list, bytes...) says what the data is, not what to do with it."""
+    assert task_words("parse a JSON string into a dict of lists") == {"parse", "json"}
+    docs = [_doc("json.loads"), _doc("json.load"), _doc("json.encoder.c_encode_basestring")]
+    assert by_name(docs, [-35.0, -36.0, -34.9], 0, "parse a JSON string") == 0
