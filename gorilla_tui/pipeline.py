@@ -264,18 +264,19 @@ class Pipeline:
         judgment says nothing fits `first`, the answer from the routed source, and it is judged to fit there;
         else None. Only in select mode, over every source (no hub named), with the index's own retriever and
         no translation; its events are not emitted (the caller sends its hits). The search's state is left
-        as the first search set it when the next source's answer is not taken. When the next source is
-        asked, `timings` gets "next_source": the seconds of its whole answer (search, choice, filling,
-        check, fit), taken or not; the first answer's stages keep their own (break-it round 27, R27-12: it
-        was booked as "validate")."""
+        as the first search set it when the next source's answer is not taken. When a next source is
+        looked for, `timings` gets "next_source": the seconds of finding it and of its whole answer (search,
+        choice, filling, check, fit), taken or not; the first answer's stages keep their own (break-it
+        round 27, R27-12: it was booked as "validate")."""
         index_next = getattr(self.index, "next_unit", None)
         if mode != "select" or self.settings.hub or self.retriever != "bm25" or english or not first.hits:
             return None
+        started = time.perf_counter()  # finding the next source is part of its answer's time
         unit = index_next(task, first.hits[0].doc.source) if callable(index_next) else None
         if unit is None:
+            timings["next_source"] = time.perf_counter() - started
             return None
         kept = self.constraints, self.search_notes
-        started = time.perf_counter()
         hits = self.retrieve(task, hub=unit)
         own = {"retrieve": time.perf_counter() - started}
         other, _ = self._answer(task, said, english, hits, mode, list(warnings), own, started,

@@ -119,7 +119,9 @@ def with_documented(doc: ApiDoc, params: list[Param], task: str) -> list[Param]:
     text = docstring(doc.api_name)
     if not text:
         return params
-    words = set(re.findall(r"[\w-]+", task.lower()))
+    # a whole word, not a part of a file name or a path ("a tar.gz archive" names no 'tar': break-it round
+    # 29, F3, it gave make_archive(..., 'tar'), a .tar, and a second call for 'tar.gz')
+    words = set(re.findall(r"(?<![\w./-])[\w-]+(?![\w-]|[./]\w)", task.lower()))
     out = []
     for p in params:
         listed = () if p.enum else documented_values(text, p.name)

@@ -35,6 +35,8 @@ def test_the_values_a_docstring_lists_for_a_parameter() -> None:
 def test_a_value_the_task_names_is_offered_and_none_when_it_names_none() -> None:
     assert _offered(ARCHIVE, "make a zip archive of the folder photos")["format"] == ["'zip'"]
     assert _offered(ARCHIVE, "pack logs into a gztar archive")["format"] == ["'gztar'"]
+    # a part of a file name is no word the task names (break-it round 29, F3: 'tar' of "tar.gz")
+    assert "'tar'" not in _offered(ARCHIVE, "make a tar.gz archive of the folder photos").get("format", [])
     # the task names no format: no value is chosen for it (a placeholder stays for the model to leave)
     assert "'zip'" not in _offered(ARCHIVE, "make an archive of the folder photos").get("format", [])
     # a one-letter mode is never named: 'a' is the article of "make a zip", not append

@@ -15,7 +15,7 @@ from gorilla_tui.fill.kinds import variables
 from gorilla_tui.fill.placing import VALUES_MARGIN, by_values, marked_values, placed
 from gorilla_tui.fill.spoken import mentioned
 from gorilla_tui.pool.params import Param
-from gorilla_tui.pool.stub_cache import admits, forwarded, kinds
+from gorilla_tui.pool.stub_cache import admits, forwarded, kinds, typed
 from gorilla_tui.types import ARGUMENT_ORIGINS
 
 
@@ -173,6 +173,13 @@ def test_a_verb_that_spells_a_type_names_no_variable():
     assert variables("list files in /tmp") == []
     assert variables("set TZ to UTC") == []
     assert [c.text for c in variables("map `f` over the list xs")] == ["f", "xs"]
+
+
+def test_a_sequence_a_stub_types_by_protocol_takes_a_variable_and_no_number():
+    """random.choice's seq is typeshed's SupportsLenAndGetItem: read as unknown, it took the 5 of "pick 5
+    random names from `names`" and never the variable (break-it round 29, F1)."""
+    assert admits("random.choice", "seq", "array") and not admits("random.choice", "seq", "number")
+    assert typed("random.choice", "seq")
 
 
 def test_a_name_in_backticks_is_a_variable_without_its_type():
