@@ -86,3 +86,22 @@ def test_the_pipeline_services_builds_answers_on_the_small_pool(small_index: Api
     assert proposal.verdict.kind == "valid" and proposal.api_call == call
     assert proposal.code_source == "example_code" and "slowfast_r50" in proposal.code
     assert proposal.select_by == "grammar" and backend.calls and backend.calls[0]["grammar"]
+
+
+def test_prose_and_assignments_in_python_are_no_rest_requests(small_pool: list[ApiDoc]):
+    """Break-it round 29, F6: in a file with no call, a docstring line starting with a method's word ("head
+    unless it is the root") and an enum member (``DELETE = "DELETE"``) were read as REST requests and
+    flagged; a request's path starts with "/", a URL's scheme or a template's "{"."""
+    from gorilla_tui.check import lint
+
+    v = Validator(small_pool)
+    prose = (
+        'def split(path):\n    """Trailing slashes are stripped from\n    head unless it is the root."""\n'
+    )
+    members = 'import enum\nclass Method(enum.Enum):\n    DELETE = "DELETE"\n    GET = "GET"\n'
+    for text in (prose, members):
+        assert [f for b in lint.blocks("a.py", text) for f in lint.check_block(v, "a.py", b)] == []
+    found = [
+        f for b in lint.blocks("r.txt", "GET /v1/wether/Paris\n") for f in lint.check_block(v, "r.txt", b)
+    ]
+    assert [f.reason for f in found] == ["hallucination:unknown_path"]
