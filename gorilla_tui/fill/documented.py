@@ -18,13 +18,11 @@ from __future__ import annotations
 import ast
 import dataclasses
 import functools
-import importlib.util
 import re
-import sys
-from pathlib import Path
 
 from gorilla_tui.pool.apidoc import ApiDoc
 from gorilla_tui.pool.params import Param
+from gorilla_tui.pool.pyenv.binds import module_file
 
 #: Largest source file read for a docstring (bytes): the standard library's largest module is ~0.3 MB.
 MAX_SOURCE_BYTES = 2_000_000
@@ -38,18 +36,11 @@ _QUOTED = re.compile(r"""(["'])([\w-]{1,20})\1""")
 
 @functools.lru_cache(maxsize=64)
 def _module_tree(module: str) -> ast.Module | None:
-    """The parsed source of standard-library module `module`, or None (not the standard library, no source
-    file, unreadable, too big, or not Python 3)."""
-    if module.split(".")[0] not in sys.stdlib_module_names:
+    """The parsed source of standard-library module `module` (its file as pool/pyenv finds it, binds.py
+    module_file), or None (not the standard library, compiled, unreadable, too big, or not Python 3)."""
+    path = module_file(module)
+    if path is None:
         return None
-    try:
-        spec = importlib.util.find_spec(module)
-    except (ImportError, ValueError, AttributeError):
-        return None
-    origin = getattr(spec, "origin", None) if spec is not None else None
-    if not origin or not str(origin).endswith(".py"):
-        return None
-    path = Path(origin)
     try:
         if path.stat().st_size > MAX_SOURCE_BYTES:
             return None
