@@ -162,6 +162,12 @@ _SPLIT = re.compile(r"\bsplit\s+(.+?)\s+(?:on|by|at|with)\s+(.+?)\s*[.!?]?$", re
 #: Parameter names of each part of "split A on B" (break-it round 21, R21-4: "split the string row on
 #: semicolons" was ``re.split(row, ';')``, the text as the pattern).
 _SPLIT_ROLES = {"string": 1, "s": 1, "object": 1, "pattern": 2, "sep": 2, "separator": 2, "delimiter": 2}
+#: "join A with B": the items joined, and what joins them (str.join's iterable and its receiver, the
+#: separator: Python's documentation, "str.join(iterable): ... The separator between elements is the string
+#: providing this method"). Break-it round 29, F2: "join `parts` with commas" was ``str(parts).join(',')``.
+_JOIN = re.compile(r"\bjoin\s+(.+?)\s+(?:with|by|using|on)\s+(.+?)\s*[.!?]?$", re.IGNORECASE)
+#: Parameter names of each part of "join A with B".
+_JOIN_ROLES = {"iterable": 1, "object": 2}
 
 
 def replace_roles(offered: Sequence[Slot], task: str) -> list[Slot]:
@@ -169,11 +175,14 @@ def replace_roles(offered: Sequence[Slot], task: str) -> list[Slot]:
     re.sub's pattern and str.replace's old take the values in A, repl and new those in B, string (and a
     str receiver) those in C: "replace every tab with four spaces in the string line" is
     ``re.sub('\t', '    ', line)`` whatever order the model reads; so do the parts of "split A on B"
-    (_SPLIT_ROLES: ``re.split(';', row)``). A slot none of whose values is in its part keeps them all;
-    another task, or a parameter of another name, is left as it is."""
+    (_SPLIT_ROLES: ``re.split(';', row)``) and of "join A with B" (_JOIN_ROLES: ``','.join(parts)``). A
+    slot none of whose values is in its part keeps them all; another task, or a parameter of another name,
+    is left as it is."""
     m, roles = _REPLACE.search(task), _REPLACE_ROLES
     if m is None:
         m, roles = _SPLIT.search(task), _SPLIT_ROLES
+    if m is None:
+        m, roles = _JOIN.search(task), _JOIN_ROLES
     if m is None:
         return list(offered)
     out = []

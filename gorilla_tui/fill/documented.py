@@ -10,19 +10,30 @@ task that names none of them changes nothing, so no value is ever chosen that th
 
 The docstring is read from the module's source file with ast, never imported or run (as pool/pyenv reads
 the environment), for the standard library's pure-Python modules only (sys.stdlib_module_names); a module
-compiled in C has no source to read and gets nothing.
+compiled in C has no source to read and gets nothing, but for the builtins (``open``), whose text the
+running interpreter holds (``builtins.open.__doc__``; nothing is imported to read it).
+
+A docstring may list the values in a table instead, a quoted value then its meaning on each line (open's
+"'a'  open for writing, appending to the end of the file if it exists"): a task names such a value by a
+word of its meaning no other row has ("open notes.txt in append mode": 'a'; break-it round 29, F14: the
+mode was dropped), and only a value the type stub lists for the parameter is taken (pool/stub_literals.py:
+open's table has 'b', "binary mode", which no overload takes alone).
 """
 
 from __future__ import annotations
 
 import ast
+import builtins
 import dataclasses
 import functools
 import re
 
+from gorilla_tui.fill.call_grammar import TaskValues
+from gorilla_tui.fill.spoken import name_parts
 from gorilla_tui.pool.apidoc import ApiDoc
 from gorilla_tui.pool.params import Param
 from gorilla_tui.pool.pyenv.binds import module_file
+from gorilla_tui.pool.stub_literals import literal_values
 
 #: Largest source file read for a docstring (bytes): the standard library's largest module is ~0.3 MB.
 MAX_SOURCE_BYTES = 2_000_000
@@ -64,9 +75,13 @@ def _member(tree: ast.AST, names: list[str]) -> ast.AST | None:
 @functools.lru_cache(maxsize=512)
 def docstring(api_name: str) -> str:
     """The docstring of standard-library function or class `api_name` ("shutil.make_archive"), read from its
-    module's source file (the longest dotted prefix that is a module); a class's own, else its __init__'s.
-    "" when there is none to read."""
+    module's source file (the longest dotted prefix that is a module); a class's own, else its __init__'s;
+    a builtin's (no dot: "open") from the running interpreter. "" when there is none to read."""
     parts = api_name.split(".")
+    if len(parts) == 1:  # a builtin: the running interpreter's own text (open, sorted)
+        found = getattr(builtins, api_name, None)
+        text = getattr(found, "__doc__", None) if callable(found) else None
+        return text if isinstance(text, str) else ""
     for cut in range(len(parts) - 1, 0, -1):
         tree = _module_tree(".".join(parts[:cut]))
         if tree is None:
@@ -99,12 +114,122 @@ def documented_values(text: str, name: str) -> tuple[str, ...]:
     return tuple(out)
 
 
+#: A row of a docstring's table of values: a quoted value of 1 to 3 characters, two or more spaces, what it
+#: means (open's "'a'       open for writing, appending to the end of the file if it exists").
+_ROW = re.compile(r"""^[ \t]*(["'])([\w+]{1,3})\1[ \t]{2,}(\S.*)$""", re.MULTILINE)
+#: Characters of a docstring before its table in which the parameter must be named.
+TABLE_LEAD_CHARS = 600
+#: Letters two words share at their start to be one word ("append" and "appending").
+STEM_CHARS = 5
+#: Fewest letters of a word that names a row's value.
+MIN_WORD_CHARS = 4
+
+
+def table_values(text: str, name: str) -> dict[str, str]:
+    """value -> meaning of each row of the table of values in docstring `text` (_ROW), when the text just
+    before its first row (TABLE_LEAD_CHARS) names parameter `name` as a word ("mode is an optional string
+    ... The available modes are:"); {} when there is no such table."""
+    rows = list(_ROW.finditer(text))
+    if not rows or not re.search(rf"\b{re.escape(name)}\b", text[max(0, rows[0].start() - TABLE_LEAD_CHARS) :
+                                                                   rows[0].start()]):  # fmt: skip
+        return {}
+    return {m.group(2): m.group(3) for m in rows}
+
+
+def _stems(text: str, skip: set[str]) -> set[str]:
+    words = re.findall(r"[a-z]+", text.lower())
+    return {w[:STEM_CHARS] for w in words if len(w) >= MIN_WORD_CHARS and w not in skip}
+
+
+def named_rows(rows: dict[str, str], task: str, name: str) -> tuple[str, ...]:
+    """The values of table `rows` (table_values) the task names: a word of the task (MIN_WORD_CHARS letters
+    or more, not a word of the parameter's name) that begins like a word of one row's meaning only
+    (STEM_CHARS letters: "append" names 'a', "appending to the end of the file"; "open" and "file", in
+    every row, name none)."""
+    skip = {p.lower() for p in name_parts(name)}
+    meaning = {value: _stems(text, skip) for value, text in rows.items()}
+    out: list[str] = []
+    for stem in _stems(task, skip):
+        having = [v for v, stems in meaning.items() if stem in stems]
+        if len(having) == 1 and having[0] not in out:
+            out.append(having[0])
+    return tuple(out)
+
+
+def _extensions_of(node: ast.AST) -> list[str]:
+    """The file extensions a registry entry's value starts with: ``(['.tar.gz', '.tgz'], ...)`` ->
+    ['tar.gz', 'tgz'] (lower case, the dot left off); [] for any other value."""
+    if isinstance(node, (ast.Tuple, ast.List)) and node.elts:
+        node = node.elts[0]
+    if not isinstance(node, ast.List) or not node.elts:
+        return []
+    texts = [e.value for e in node.elts if isinstance(e, ast.Constant) and isinstance(e.value, str)]
+    if len(texts) != len(node.elts) or not all(re.fullmatch(r"\.\w+(?:\.\w+)*", t) for t in texts):
+        return []
+    return [t[1:].lower() for t in texts]
+
+
+@functools.lru_cache(maxsize=64)
+def extension_values(module: str) -> dict[str, str]:
+    """File extension -> the value `module`'s source binds it to in a registry of formats: a dict entry or
+    item assignment whose key is a string and whose value starts with a list of extensions (shutil's
+    ``_UNPACK_FORMATS['gztar'] = (['.tar.gz', '.tgz'], ...)``, by which unpack_archive "will use the
+    filename extension" to find the format, as its docstring says): {'tar.gz': 'gztar', 'tgz': 'gztar',
+    ...}; {} for a module with none or no source (read with ast, as _module_tree)."""
+    tree = _module_tree(module)
+    out: dict[str, str] = {}
+    for node in ast.walk(tree) if tree is not None else ():
+        pairs: list[tuple[ast.AST | None, ast.AST]] = []
+        if isinstance(node, ast.Dict):
+            pairs = list(zip(node.keys, node.values, strict=True))
+        elif isinstance(node, ast.Assign) and isinstance(node.targets[0], ast.Subscript):
+            pairs = [(node.targets[0].slice, node.value)]  # _UNPACK_FORMATS['gztar'] = (['.tar.gz'], ...)
+        for key, value in pairs:
+            if isinstance(key, ast.Constant) and isinstance(key.value, str):
+                for ext in _extensions_of(value):
+                    out.setdefault(ext, key.value)
+    return out
+
+
+def _named_extensions(module: str, listed: tuple[str, ...], task: str) -> tuple[str, ...]:
+    """The `listed` values whose file extension (extension_values of `module`) the task writes as a word
+    ("a tar.gz archive", ".tgz"): 'gztar' (break-it round 29, F3: "a tar.gz archive" gave the format 'tar'
+    and a second call for 'tar.gz')."""
+    out: list[str] = []
+    exts = extension_values(module)
+    for ext in sorted(exts, key=len, reverse=True):  # tar.gz before tar
+        if exts[ext] in listed and exts[ext] not in out:
+            # "tar.gz" as a word, not a file's name ("unpack x.tar.gz": its own extension says the format),
+            # nor the "tar" of "tar.gz" (a longer extension)
+            written = rf"(?<![\w.-])\.?{re.escape(ext)}(?![\w-]|\.\w)"
+            if re.search(written, task, re.IGNORECASE):
+                out.append(exts[ext])
+    return tuple(out)
+
+
+def without_extensions(doc: ApiDoc, params: list[Param], values: TaskValues) -> TaskValues:
+    """`values` without the strings that are a file extension as a word ("a tar.gz archive": 'tar.gz',
+    '.tgz') which named the documented value of one of `params` (with_documented: format 'gztar'): the
+    format's words, no file name for another parameter (break-it round 29, F3: a second call
+    ``make_archive('tar.gz', ...)``)."""
+    if doc.source != "python-env":
+        return values
+    exts = extension_values(doc.api_name.rpartition(".")[0])
+    spent = {ext for ext, value in exts.items() if any(value in p.enum for p in params)}
+    if not spent:
+        return values
+    kept = [c for c in values.strings
+            if not (isinstance(c.value, str) and c.value.lower().lstrip(".") in spent)]  # fmt: skip
+    return dataclasses.replace(values, strings=kept)
+
+
 def with_documented(doc: ApiDoc, params: list[Param], task: str) -> list[Param]:
     """`params` of python-env `doc` with the values each one's docstring lists (documented_values of
     docstring(doc.api_name)) that `task` names as a whole word ("zip up the folder photos": 'zip') as its
     enum; a parameter with an enum, or whose listed values the task does not name, is kept as it is. A value
     of fewer than MIN_NAMED_CHARS characters is never named: zipfile.ZipFile's mode 'a' (append) is the
-    article of "make a zip", and nobody writes 'r' for reading."""
+    article of "make a zip", and nobody writes 'r' for reading. A value of the docstring's table of values
+    is named by a word of its meaning instead (named_rows), if the stub lists it (literal_values)."""
     if doc.source != "python-env" or not params:
         return params
     text = docstring(doc.api_name)
@@ -117,5 +242,10 @@ def with_documented(doc: ApiDoc, params: list[Param], task: str) -> list[Param]:
     for p in params:
         listed = () if p.enum else documented_values(text, p.name)
         named = tuple(v for v in listed if len(v) >= MIN_NAMED_CHARS and v.lower() in words)
-        out.append(dataclasses.replace(p, enum=named, type="string") if named else p)
+        named = named or _named_extensions(doc.api_name.rpartition(".")[0], listed, task)
+        if not named and not p.enum and (rows := table_values(text, p.name)):  # open's table of modes
+            taken = literal_values(doc.api_name, p.name)
+            named = tuple(v for v in named_rows(rows, task, p.name) if v in taken)
+        # a value the task names is asked for: given, not left to the model ("in append mode")
+        out.append(dataclasses.replace(p, enum=named, type="string", required=True) if named else p)
     return out

@@ -12,6 +12,7 @@ import dataclasses
 import re
 from collections.abc import Mapping, Sequence
 
+from gorilla_tui.fill.backticks import Backticked, backticked
 from gorilla_tui.fill.call_grammar import FILLABLE, Slot
 from gorilla_tui.fill.candidate import Candidate
 from gorilla_tui.fill.spoken import PATHLIKE, name_parts
@@ -38,9 +39,6 @@ _VARIABLE = re.compile(
     + r")(?:\s+(?:named|called))?\s+(`[A-Za-z_]\w*`|[A-Za-z_]\w*)(?![\w.'/\\-])",
     re.IGNORECASE,
 )
-#: A name in backticks anywhere in the task (CoNaLa's and StackOverflow's way of naming a variable: "pick 5
-#: from `names`"); one all in capitals (`HOME`, `PATH`) is more often a value's text than a variable.
-_BACKTICKED = re.compile(r"`([A-Za-z_]\w*)`")
 #: Words after a type noun that are no variable ("the list of files", "a dict with", "a string that").
 _NOT_NAMES = frozenset(
     "of with from in into on to for and or that which is are as by the a an it its this these those all each "
@@ -54,8 +52,9 @@ def variables(task: str) -> list[Candidate]:
     `value` the kind of parameter it fits: "array", "object", "string" or "any"), atomic, over the name's
     span (backticks included). A bare name needs an article or a possessive before its type ("list files
     in /tmp" and "set TZ to UTC" name none), a name in backticks does not; "the list of files" names none.
-    A name in backticks with no type noun before it ("base64 encode the bytes in `data`") is a variable of
-    any kind, unless it is all capitals (`HOME`: a value's text)."""
+    Code in backticks with no type noun before it ("base64 encode the bytes in `data`", `names[0]`) is a
+    variable of any kind, unless it is all capitals (`HOME`: a value's text), a keyword or constant
+    (`None`) or a file name (fill/backticks.py backticked)."""
     out = []
     for m in _VARIABLE.finditer(task):
         name = m.group(3).strip("`")
@@ -67,11 +66,10 @@ def variables(task: str) -> list[Candidate]:
         if kind is None or (kind == "any" and name.isupper()):
             continue  # "the env variable `HOME`": the name of an environment variable, a value's text
         out.append(Candidate(name, kind, VARIABLE, m.start(3), m.end(3), True))
-    for m in _BACKTICKED.finditer(task):
-        name = m.group(1)
-        if name.isupper() or any(c.start <= m.start() < c.end for c in out):
+    for b in backticked(task):  # `names`, `names[0]`, `df.names`: code, written as it is (fill/backticks.py)
+        if not b.code or any(c.start <= b.start < c.end for c in out):
             continue
-        out.append(Candidate(name, "any", VARIABLE, m.start(), m.end(), True))
+        out.append(Candidate(b.code, "any", VARIABLE, b.start, b.end, True))
     return out
 
 
@@ -98,26 +96,43 @@ def _fits(param: Param, c: Candidate, callee: str) -> bool:
     return kind == "any" or admits(callee, param.name, kind)
 
 
+def _in_code(c: Candidate, code: Sequence[Backticked]) -> bool:
+    """Whether value `c` (not a variable) lies inside backticks that hold code or a constant."""
+    return c.kind != VARIABLE and any(b.start <= c.start and c.end <= b.end for b in code)
+
+
 def with_variables(offered: list[Slot], task: str, callee: str) -> list[Slot]:
     """`offered` with the variables the task names (`variables`) offered to each slot of a Python parameter
     they fit (`_fits`: ``statistics.mean(data)`` takes the list scores); the task's quoted text at a
-    variable's span ('scores' of "dict `scores`") is no string then, in the slots the variable fits (a
-    path's slot keeps 'build_dir' of "delete the directory `build_dir`"). A function-calling source's
-    parameters (kind "keyword") are left alone: their values are data, not the caller's names."""
+    variable's span ('scores' of "dict `scores`") is no string then, in the slots the variable fits; code in
+    backticks (fill/backticks.py) is the variable in every slot that offered its text, ``*args`` and paths
+    too ("delete the directory `build_dir`": ``shutil.rmtree(build_dir)``), and nothing inside backticks
+    that hold code or a constant is a value of its own. A slot left with nothing is dropped unless
+    required. A function-calling source's parameters (kind "keyword") are left alone: their values are
+    data, not the caller's names."""
     named = variables(task)
-    if not named:
+    code = [b for b in backticked(task) if b.code or b.constant]
+    if not named and not code:
         return offered
+    ticked = {(c.start, c.end) for c in named if any((b.start, b.end) == (c.start, c.end) for b in code)}
     out = []
     for slot in offered:
-        if slot.param.kind == "keyword" or slot.param.kind not in FILLABLE:
+        if slot.param.kind == "keyword" or slot.param.kind not in (*FILLABLE, "var"):
             out.append(slot)
             continue
-        fitting = [c for c in named if _fits(slot.param, c, callee)]
+        # a string of the task at a variable's span gives way to the variable; code in backticks is the
+        # person's in every slot that offered its text (os.path.join(q1_sales, q2_sales), not one variable
+        # and one string 'q2_sales': break-it round 29, F12), and no piece of it is a value anywhere (the
+        # list [0] of `names[0]`, the string 'None' of `None`: F11)
+        texts = {(c.start, c.end) for c in slot.values.values() if c.kind == "string"}
+        fitting = [c for c in named if (c.start, c.end) in ticked and (c.start, c.end) in texts
+                   or slot.param.kind != "var" and _fits(slot.param, c, callee)]  # fmt: skip
         spans = {(c.start, c.end) for c in fitting}
         values = {k: c for k, c in slot.values.items()
-                  if not (c.kind == "string" and (c.start, c.end) in spans)}  # fmt: skip
+                  if not (c.kind == "string" and (c.start, c.end) in spans or _in_code(c, code))}  # fmt: skip
         values |= {c.text: c for c in fitting}
-        out.append(dataclasses.replace(slot, values=values))
+        if values or slot.param.required:
+            out.append(dataclasses.replace(slot, values=values))
     return out
 
 

@@ -31,9 +31,9 @@ class Receiver:
     """A method call's receiver. callee: the class (``zipfile.ZipFile``); method: the method's name
     (``extractall``); params: the constructor's parameters as filling offers them (a name a method's
     parameter also has is left out: one name, one slot); spread: the name of a leading ``*args`` taken as
-    one positional parameter (receiver_params), or of a first parameter whose default is None
-    (``tarfile.TarFile(name=None)``): what the object is made of, offered a path the task writes ("" when
-    none)."""
+    one positional parameter (receiver_params), of a first parameter whose default is None
+    (``tarfile.TarFile(name=None)``) or of one named for a collection's items (``list(iterable=())``): what
+    the object is made of, offered a path or a list the task writes ("" when none)."""
 
     callee: str
     method: str
@@ -113,11 +113,18 @@ def receiver_of(doc: ApiDoc, method: Sequence[Param], constructors: Constructors
                 or p.kind == "positional"
                 and p.has_default
                 and p.default is None
+                or p.kind in ("positional", "posonly")
+                and _COLLECTION.fullmatch(p.name) is not None
             )
         ),
         "",
-    )  # tarfile.TarFile(name=None)
+    )  # tarfile.TarFile(name=None), list(iterable=())
     return Receiver(cls, name, params, spread)
+
+
+#: Names of a constructor's first parameter that takes the items the object is made of (``list(iterable=())``,
+#: ``collections.Counter(iterable=None)``, ``collections.deque(iterable)``): it takes a list the task writes.
+_COLLECTION = re.compile(r"iterable|seq|sequence|items|elements")
 
 
 def with_spread(receiver: Receiver, offered: list[Slot], task: TaskValues) -> list[Slot]:
@@ -130,12 +137,18 @@ def with_spread(receiver: Receiver, offered: list[Slot], task: TaskValues) -> li
     writes a path ("save the word 'ready' to a file flag.txt": ``pathlib.Path('flag.txt')``); `offered`
     itself otherwise. Where the method writes to a path of its own (roles.writes_to_path), the receiver is
     the source (Slot.role): "extract backup.tar.gz to /opt/app" gives the archive to the receiver and
-    /opt/app to the method."""
+    /opt/app to the method. A collection's items (_COLLECTION: list's iterable) are the list the task writes
+    whole, where it writes one ("sort ['pear', 'apple', 'fig']": ``list(['pear', 'apple', 'fig']).sort()``;
+    dev task s12-sorted lost the list)."""
     if not receiver.spread or any(s.param.name == receiver.spread for s in offered):
         return offered
     param = next(p for p in receiver.params if p.name == receiver.spread)
     values = {t: c for t, c in values_for(param, task).items() if c.kind == "string" and c.atomic}
-    if any(PATH_SHAPED.search(c.value) for c in values.values()):  # "save 'ready' to flag.txt": not 'ready'
+    if _COLLECTION.fullmatch(param.name):  # "sort ['pear', 'apple']": list([...]).sort(), not list().sort()
+        lists = {t: c for t, c in values_for(param, task).items() if c.kind == "list"}
+        values = lists or values
+    if any(isinstance(c.value, str) and PATH_SHAPED.search(c.value) for c in values.values()):
+        # "save 'ready' to flag.txt": not 'ready'
         values = {t: c for t, c in values.items()
                   if PATH_SHAPED.search(c.value) or not is_quoted(c, task.text)}  # fmt: skip
     own = {p.name for p in receiver.params}

@@ -64,6 +64,16 @@ _PATH = re.compile(
     r"|(?<![\w@/])(?:~|\.{1,2})?(?:[A-Za-z]:\\|/)?[\w.-]+(?:[/\\][\w.-]*)+|(?<![\w@/.])[\w-]+(?:\.[\w-]+)*\.[A-Za-z][\w]{0,7}\b"
     r"|(?<!\S)/[A-Za-z_][\w.-]*(?![\w/])|(?<![^\s'\"`(])\.[A-Za-z_][\w.-]*\w(?![\w/])"
 )
+#: The folder a task unpacks, copies or moves a file it names into, by a bare word last ("unpack the zip
+#: archive data.bin into out": out, the destination, break-it round 29, F14: it was dropped, and not listed
+#: as unused since a plain word is no value): after "into", at the end of the sentence, in a sentence whose
+#: verb puts files somewhere and which writes a path or file name before it (group 1 that path, 2 the word).
+_INTO_FOLDER = re.compile(
+    r"\b(?:unpack|extract|unzip|untar|decompress|copy|move|save|download|put)\b[^.;!?]*?"
+    r"((?<![\w@/.])[\w.-]*(?:[/\\][\w.-]*|\.[A-Za-z]\w{0,7}\b))[^.;!?]*?\binto\s+(?!(?:the|a|an|it|them)\b)"
+    r"([A-Za-z_][\w-]*)(?=\s*(?:$|[,;!?]|\.(?:\s|$)|\s(?:and|then)\b))",
+    re.IGNORECASE,
+)
 #: Words after "the folder" that say what of a folder is meant, not its name ("the folder contents").
 _FOLDER_PARTS = (
     "contents? itself tree structure path name size listing list there here above below instead again "
@@ -293,7 +303,8 @@ def _atoms(task: str) -> list[tuple[int, int]]:
     (the 2026 of "2026-01-01" is no number of days), URLs, e-mail addresses, values joined by colons (a time,
     an IPv6 or MAC address, host:port: fill/colons.py), paths, formulas
     ("3x^2 + 2x - 1"), SQL statements (fill/sql.py) and files or folders named by a bare word ("the folder
-    old_build", _NAMED_PATH), environment variables named in capitals ("the environment variable HOME",
+    old_build", _NAMED_PATH; the folder a named file goes into, "unpack data.bin into out": _INTO_FOLDER),
+    environment variables named in capitals ("the environment variable HOME",
     "$HOME": _ENV_NAME) and command lines after "the command" (_NAMED_COMMAND, the paths in it its own),
     first match kept where two overlap."""
     atoms: list[tuple[int, int]] = []
@@ -327,6 +338,7 @@ def _atoms(task: str) -> list[tuple[int, int]]:
             atoms = [(s, e) for s, e in atoms if not start <= s < e <= end] + [(start, end)]
     named = [next(m.span(g) for g in (1, 2, 3, 4) if m.group(g)) for m in _NAMED_PATH.finditer(task)]
     named += [next(m.span(g) for g in (1, 2, 3) if m.group(g)) for m in _ENV_NAME.finditer(task)]
+    named += [m.span(2) for m in _INTO_FOLDER.finditer(task)]
     for start, end in named + [m.span(1) for m in _NAMED_PROGRAM.finditer(task)]:
         if not any(s < end and start < e for s, e in atoms):
             atoms.append((start, end))

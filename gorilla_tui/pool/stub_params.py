@@ -294,7 +294,7 @@ def read_params(function: str) -> ParamFacts:
                 found = _annotation_kinds(arg.annotation, module)
                 for key in keys:
                     kinds[key] = kinds.get(key, frozenset()) | found
-    return kinds, frozenset(seen - unknown), _forwarded(defs), _shapes(defs), _required(defs)
+    return kinds, frozenset(seen - unknown), _forwarded(defs), _shapes(defs, module), _required(defs)
 
 
 #: What a key of read_params' kinds starts with that names a positional parameter by its place ("@0": the
@@ -360,12 +360,13 @@ def _names_of(node: ast.expr | None) -> frozenset[str]:
     return frozenset({"?"})
 
 
-def _shapes(defs: list[ast.FunctionDef | ast.AsyncFunctionDef]) -> dict[str, str]:
-    """read_params' shapes of a function's definitions `defs`: "bytes" for a parameter every overload types
-    as bytes-like values only (_BYTES_NAMES: ``base64.b64encode(s: ReadableBuffer)``; not
-    ``hmac.compare_digest``'s ``str | ReadableBuffer``), "command" for one typed as a command line
-    (_COMMAND_NAMES: subprocess's ``args``, the program and its arguments as a list), "none" for one every
-    overload types as None alone (``threading.Thread(group: None = None, ...)``: no value but None)."""
+def _shapes(defs: list[ast.FunctionDef | ast.AsyncFunctionDef], module: str = "") -> dict[str, str]:
+    """read_params' shapes of a function's definitions `defs` (in `module`'s stub): "bytes" for a parameter
+    every overload types as bytes-like values only (_bytes_like: ``base64.b64encode(s: ReadableBuffer)``,
+    ``gzip.compress(data: SizedBuffer)``; not ``hmac.compare_digest``'s ``str | ReadableBuffer``), "command"
+    for one typed as a command line (_COMMAND_NAMES: subprocess's ``args``, the program and its arguments as
+    a list), "none" for one every overload types as None alone (``threading.Thread(group: None = None,
+    ...)``: no value but None)."""
     names: dict[str, frozenset[str]] = {}
     for d in defs:
         a = d.args
@@ -375,8 +376,32 @@ def _shapes(defs: list[ast.FunctionDef | ast.AsyncFunctionDef]) -> dict[str, str
     for name, found in names.items():
         if found & _COMMAND_NAMES:
             out[name] = "command"
-        elif found and found <= _BYTES_NAMES:
+        elif found and all(_bytes_like(module, n) for n in found):
             out[name] = "bytes"
         elif not found:  # _names_of leaves None out, and reads no annotation as "?"
             out[name] = "none"
     return out
+
+
+def _bytes_like(module: str, name: str, depth: int = 0) -> bool:
+    """Whether type `name` (as `module`'s stub names it) holds bytes-like values only: one of _BYTES_NAMES,
+    or, as typeshed defines it, an alias of such names alone or a class with such a base (typeshed's
+    ``class SizedBuffer(Sized, Buffer, Protocol)``, stdlib/_typeshed/__init__.pyi: gzip.compress's data was
+    read as any value and took the file name 'data.csv', break-it round 29, F4). Followed at most
+    _MAX_ALIASES deep."""
+    if name in _BYTES_NAMES:
+        return True
+    if name == "?" or not module or depth >= _MAX_ALIASES:
+        return False
+    from gorilla_tui.pool.typeshed import _defined  # see _definitions
+
+    alias = _alias(module, name)
+    if alias is not None:
+        inner = _names_of(alias[1])
+        return bool(inner) and all(_bytes_like(alias[0], n, depth + 1) for n in inner)
+    found = _defined(f"{module}.{name}")
+    if found is None or not isinstance(found[1], ast.ClassDef):
+        return False
+    bases = [ast.unparse(b.value if isinstance(b, ast.Subscript) else b).rpartition(".")[2]
+             for b in found[1].bases]  # fmt: skip
+    return any(_bytes_like(found[0], b, depth + 1) for b in bases)

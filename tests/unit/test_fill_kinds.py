@@ -84,8 +84,8 @@ def test_a_number_the_stub_does_not_admit_is_not_offered(docs):
         ("pick 5 random names from `names` with no repeats", "random.sample", "random.sample(names, 5)"),
         ("base64 encode the bytes in `data`", "base64.b64encode", "base64.b64encode(data)"),
         ("compute the crc32 of `blob`", "zlib.crc32", "zlib.crc32(blob)"),
-        # a path's parameter takes no variable of unknown kind: the name stays the folder's
-        ("delete the non-empty directory `build_dir`", "shutil.rmtree", "shutil.rmtree('build_dir')"),
+        # code in backticks is the person's variable in every slot, a path's too (break-it round 29, F12)
+        ("delete the non-empty directory `build_dir`", "shutil.rmtree", "shutil.rmtree(build_dir)"),
         ("make a symlink called latest pointing to build/v2", "os.symlink",
          "os.symlink('build/v2', 'latest')"),
         ("make a symlink called latest pointing to build/v2", "pathlib.Path.symlink_to",
