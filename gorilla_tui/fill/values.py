@@ -64,10 +64,8 @@ _PATH = re.compile(
     r"|(?<![\w@/])(?:~|\.{1,2})?(?:[A-Za-z]:\\|/)?[\w.-]+(?:[/\\][\w.-]*)+|(?<![\w@/.])[\w-]+(?:\.[\w-]+)*\.[A-Za-z][\w]{0,7}\b"
     r"|(?<!\S)/[A-Za-z_][\w.-]*(?![\w/])|(?<![^\s'\"`(])\.[A-Za-z_][\w.-]*\w(?![\w/])"
 )
-#: The folder a task unpacks, copies or moves a file it names into, by a bare word last ("unpack the zip
-#: archive data.bin into out": out, the destination, break-it round 29, F14: it was dropped, and not listed
-#: as unused since a plain word is no value): after "into", at the end of the sentence, in a sentence whose
-#: verb puts files somewhere and which writes a path or file name before it (group 1 that path, 2 the word).
+#: The folder a task puts a file it names into, by a bare word last after "into" ("unpack the zip archive
+#: data.bin into out": out; group 2; break-it round 29, F14: it was dropped, and not listed as unused).
 _INTO_FOLDER = re.compile(
     r"\b(?:unpack|extract|unzip|untar|decompress|copy|move|save|download|put)\b[^.;!?]*?"
     r"((?<![\w@/.])[\w.-]*(?:[/\\][\w.-]*|\.[A-Za-z]\w{0,7}\b))[^.;!?]*?\binto\s+(?!(?:the|a|an|it|them)\b)"
