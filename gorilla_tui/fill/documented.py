@@ -14,10 +14,10 @@ compiled in C has no source to read and gets nothing, but for the builtins (``op
 running interpreter holds (``builtins.open.__doc__``; nothing is imported to read it).
 
 A docstring may list the values in a table instead, a quoted value then its meaning on each line (open's
-"'a'  open for writing, appending to the end of the file if it exists"): a task names such a value by a
-word of its meaning no other row has ("open notes.txt in append mode": 'a'; break-it round 29, F14: the
-mode was dropped), and only a value the type stub lists for the parameter is taken (pool/stub_literals.py:
-open's table has 'b', "binary mode", which no overload takes alone).
+"'a'  open for writing, appending to the end of the file if it exists"): a task names such a value by the
+action of its meaning no other row has ("open notes.txt in append mode": 'a'; break-it round 29, F14: the
+mode was dropped), among the values the type stub lists for the parameter (pool/stub_literals.py: open's
+table has 'b', "binary mode", and '+', which no overload takes alone).
 """
 
 from __future__ import annotations
@@ -29,7 +29,6 @@ import functools
 import re
 
 from gorilla_tui.fill.call_grammar import TaskValues
-from gorilla_tui.fill.spoken import name_parts
 from gorilla_tui.pool.apidoc import ApiDoc
 from gorilla_tui.pool.params import Param
 from gorilla_tui.pool.pyenv.binds import module_file
@@ -119,10 +118,8 @@ def documented_values(text: str, name: str) -> tuple[str, ...]:
 _ROW = re.compile(r"""^[ \t]*(["'])([\w+]{1,3})\1[ \t]{2,}(\S.*)$""", re.MULTILINE)
 #: Characters of a docstring before its table in which the parameter must be named.
 TABLE_LEAD_CHARS = 600
-#: Letters two words share at their start to be one word ("append" and "appending").
-STEM_CHARS = 5
-#: Fewest letters of a word that names a row's value.
-MIN_WORD_CHARS = 4
+#: Fewest letters of an action's stem ("read" of "reading").
+MIN_STEM_CHARS = 4
 
 
 def table_values(text: str, name: str) -> dict[str, str]:
@@ -136,21 +133,21 @@ def table_values(text: str, name: str) -> dict[str, str]:
     return {m.group(2): m.group(3) for m in rows}
 
 
-def _stems(text: str, skip: set[str]) -> set[str]:
-    words = re.findall(r"[a-z]+", text.lower())
-    return {w[:STEM_CHARS] for w in words if len(w) >= MIN_WORD_CHARS and w not in skip}
+def _actions(text: str) -> set[str]:
+    """The stems of the words of `text` that name an action, in -ing ("appending" -> "append"), at least
+    MIN_STEM_CHARS letters."""
+    return {w[:-3] for w in re.findall(r"[a-z]+ing\b", text.lower()) if len(w) - 3 >= MIN_STEM_CHARS}
 
 
-def named_rows(rows: dict[str, str], task: str, name: str) -> tuple[str, ...]:
-    """The values of table `rows` (table_values) the task names: a word of the task (MIN_WORD_CHARS letters
-    or more, not a word of the parameter's name) that begins like a word of one row's meaning only
-    (STEM_CHARS letters: "append" names 'a', "appending to the end of the file"; "open" and "file", in
-    every row, name none)."""
-    skip = {p.lower() for p in name_parts(name)}
-    meaning = {value: _stems(text, skip) for value, text in rows.items()}
+def named_rows(rows: dict[str, str], task: str) -> tuple[str, ...]:
+    """The values of table `rows` (table_values) the task names: a word of the task that begins with the
+    action (a word in -ing, _actions) of one row's meaning only: "append" names 'a', "open for writing,
+    appending to the end of the file if it exists"; "write" names none (writing is 'w', 'x' and 'a''s).
+    Other words of a meaning name nothing ("read the first line" is no 'w', "truncating the file first")."""
+    actions = {value: _actions(text) for value, text in rows.items()}
     out: list[str] = []
-    for stem in _stems(task, skip):
-        having = [v for v, stems in meaning.items() if stem in stems]
+    for word in re.findall(r"[a-z]+", task.lower()):
+        having = [v for v, stems in actions.items() if any(word.startswith(stem) for stem in stems)]
         if len(having) == 1 and having[0] not in out:
             out.append(having[0])
     return tuple(out)
@@ -244,8 +241,8 @@ def with_documented(doc: ApiDoc, params: list[Param], task: str) -> list[Param]:
         named = tuple(v for v in listed if len(v) >= MIN_NAMED_CHARS and v.lower() in words)
         named = named or _named_extensions(doc.api_name.rpartition(".")[0], listed, task)
         if not named and not p.enum and (rows := table_values(text, p.name)):  # open's table of modes
-            taken = literal_values(doc.api_name, p.name)
-            named = tuple(v for v in named_rows(rows, task, p.name) if v in taken)
+            taken = literal_values(doc.api_name, p.name)  # the rows the stub lists: no 'b' or '+' alone
+            named = named_rows({v: m for v, m in rows.items() if v in taken}, task)
         # a value the task names is asked for: given, not left to the model ("in append mode")
         out.append(dataclasses.replace(p, enum=named, type="string", required=True) if named else p)
     return out

@@ -72,7 +72,11 @@ def test_open_takes_the_mode_its_docstring_table_names(docs):
     of the file if it exists"; 'b' ("binary mode") is in the table but no overload of the stub takes it."""
     rows = table_values(docstring("open"), "mode")
     assert {"r", "w", "a", "b"} <= set(rows)
-    assert named_rows(rows, "open the file notes.txt in append mode", "mode") == ("a",)
+    assert named_rows(rows, "open the file notes.txt in append mode") == ("a",)
+    assert named_rows(rows, "truncate log.txt") == ("w",)
+    # a word of a row's meaning that is no action names nothing ("truncating the file first", "if it exists")
+    assert named_rows(rows, "read the first line of notes.txt if it exists") == ()
+    assert named_rows(rows, "write hello to notes.txt") == ()  # writing: 'w', 'x' and 'a'
     assert "a" in literal_values("open", "mode") and "b" not in literal_values("open", "mode")
     offered = _offered(docs, "open", "open the file notes.txt in append mode")
     assert offered["mode"] == {"'a'": "declared"}
