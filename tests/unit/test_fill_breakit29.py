@@ -1,15 +1,14 @@
 """Break-it round 29's value findings (/work/notes/breakit29-report.md F2, F3, F4, F11, F12, F14) and the dev
 task s12-sorted: the proposed call carries the task's values where they belong, on the running Python's
-standard-library pool, its typeshed stubs and docstrings, and the real embedded model."""
+standard-library pool, its typeshed stubs and docstrings; the model writes them in test_fill_kinds.py
+(test_the_model_fills_the_values_of_their_kind)."""
 
 from __future__ import annotations
-
-import pytest
 
 from gorilla_tui.fill.backticks import backticked
 from gorilla_tui.fill.call_grammar import TaskValues
 from gorilla_tui.fill.documented import docstring, extension_values, named_rows, table_values
-from gorilla_tui.fill.filler import fill, target_of
+from gorilla_tui.fill.filler import target_of
 from gorilla_tui.fill.kinds import VARIABLE, variables
 from gorilla_tui.fill.unused import left_out
 from gorilla_tui.fill.values import strings
@@ -107,26 +106,3 @@ def test_a_collections_receiver_takes_the_list_the_task_writes(docs):
     """Dev task s12-sorted: ``list().sort()`` lost the list."""
     offered = _offered(docs, "list.sort", "sort ['pear', 'apple', 'fig'] alphabeticaly")
     assert offered == {"iterable": {"['pear', 'apple', 'fig']": "list"}}
-
-
-@pytest.mark.parametrize(
-    ("task", "name", "call"),
-    [
-        ("join `parts` with commas", "str.join", "','.join(parts)"),
-        ("compress data.csv with gzip", "gzip.compress", "gzip.compress(open('data.csv', 'rb').read())"),
-        ("open the file notes.txt in append mode", "open", "open('notes.txt', 'a')"),
-        ("unpack the zip archive data.bin into out", "zipfile.ZipFile.extractall",
-         "zipfile.ZipFile('data.bin').extractall('out')"),
-        ("make a tar.gz archive of the folder photos", "shutil.make_archive",
-         "shutil.make_archive('photos', 'gztar')"),
-        ("sort ['pear', 'apple', 'fig'] alphabeticaly", "list.sort", "list(['pear', 'apple', 'fig']).sort()"),
-    ],
-)  # fmt: skip
-def test_the_model_writes_the_tasks_values_where_they_belong(gemma_backend, docs, methods, validator, task,
-                                                             name, call):  # fmt: skip
-    owner = name.rpartition(".")[0]
-    doc = docs[name] if name in docs else next(d for d in methods(owner) if d.api_name == name)
-    filled = fill(gemma_backend, task, doc, constructors=docs.get, methods=methods)
-    assert filled is not None
-    assert filled.call == call
-    assert validator.check(filled.call).kind == "valid"

@@ -98,6 +98,17 @@ def test_a_number_the_stub_does_not_admit_is_not_offered(docs):
         # the signature's own width takes the 72, not the max_lines textwrap's stub adds
         ("wrap the text of notes.txt so no line is longer than 72 characters", "textwrap.wrap",
          "textwrap.wrap('notes.txt', 72)"),
+        # break-it round 29 (tests/unit/test_fill_breakit29.py): each value where it belongs
+        ("join `parts` with commas", "str.join", "','.join(parts)"),
+        ("compress data.csv with gzip", "gzip.compress", "gzip.compress(open('data.csv', 'rb').read())"),
+        ("open the file notes.txt in append mode", "open", "open('notes.txt', 'a')"),
+        ("unpack the zip archive data.bin into out", "zipfile.ZipFile.extractall",
+         "zipfile.ZipFile('data.bin').extractall('out')"),
+        ("make a tar.gz archive of the folder photos", "shutil.make_archive",
+         "shutil.make_archive('photos', 'gztar')"),
+        ("combine `q1_sales` and `q2_sales` into one path", "os.path.join",
+         "os.path.join(q1_sales, q2_sales)"),
+        ("sort ['pear', 'apple', 'fig'] alphabeticaly", "list.sort", "list(['pear', 'apple', 'fig']).sort()"),
     ],
 )  # fmt: skip
 def test_the_model_fills_the_values_of_their_kind(gemma_backend, docs, methods, validator, task, name, call):
