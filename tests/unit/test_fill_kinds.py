@@ -106,7 +106,7 @@ def test_a_number_the_stub_does_not_admit_is_not_offered(docs):
          "zipfile.ZipFile('data.bin').extractall('out')"),
         ("make a tar.gz archive of the folder photos", "shutil.make_archive",
          "shutil.make_archive('photos', 'gztar')"),
-        ("combine `q1_sales` and `q2_sales` into one path", "os.path.join",
+        ("combine `q1_sales` and `q2_sales` into a path", "os.path.join",
          "os.path.join(q1_sales, q2_sales)"),
         ("sort ['pear', 'apple', 'fig'] alphabeticaly", "list.sort", "list(['pear', 'apple', 'fig']).sort()"),
     ],
