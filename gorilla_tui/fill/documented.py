@@ -226,7 +226,8 @@ def with_documented(doc: ApiDoc, params: list[Param], task: str) -> list[Param]:
     enum; a parameter with an enum, or whose listed values the task does not name, is kept as it is. A value
     of fewer than MIN_NAMED_CHARS characters is never named: zipfile.ZipFile's mode 'a' (append) is the
     article of "make a zip", and nobody writes 'r' for reading. A value of the docstring's table of values
-    is named by a word of its meaning instead (named_rows), if the stub lists it (literal_values)."""
+    is named by a word of its meaning instead (named_rows), if the stub lists it (literal_values). The
+    parameter's default is never named: it applies without an argument."""
     if doc.source != "python-env" or not params:
         return params
     text = docstring(doc.api_name)
@@ -243,6 +244,8 @@ def with_documented(doc: ApiDoc, params: list[Param], task: str) -> list[Param]:
         if not named and not p.enum and (rows := table_values(text, p.name)):  # open's table of modes
             taken = literal_values(doc.api_name, p.name)  # the rows the stub lists: no 'b' or '+' alone
             named = named_rows({v: m for v, m in rows.items() if v in taken}, task)
+        # the default needs no argument: "read the file notes.txt" is open('notes.txt'), not (..., 'r')
+        named = tuple(v for v in named if not (p.has_default and p.default == v))
         # a value the task names is asked for: given, not left to the model ("in append mode")
         out.append(dataclasses.replace(p, enum=named, type="string", required=True) if named else p)
     return out
