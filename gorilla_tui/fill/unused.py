@@ -25,6 +25,7 @@ from typing import Any
 from gorilla_tui.fill.addresses import addresses
 from gorilla_tui.fill.call_grammar import TaskValues
 from gorilla_tui.fill.candidate import Candidate
+from gorilla_tui.fill.documented import extension_values
 from gorilla_tui.fill.units import in_seconds
 from gorilla_tui.fill.values import EDGE_WORDS, MAX_SPAN_WORDS
 
@@ -132,12 +133,25 @@ def _salient(c: Candidate, task: str) -> bool:
     return not (unit or _ABBREVIATION.fullmatch(text) or _RATIO.fullmatch(text))
 
 
+def _extensions_held(node: ast.Call, passed: list[ast.expr]) -> Iterator[str]:
+    """The file extensions the callee's module binds to a string the call passes (fill/documented.py
+    extension_values: ``shutil.make_archive('photos', 'gztar')`` holds "tar.gz" and "tgz" as 'gztar'), so
+    "a tar.gz archive" is said to be in the call."""
+    module = ast.unparse(node.func).rpartition(".")[0] if isinstance(node.func, ast.Attribute) else ""
+    if not re.fullmatch(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*", module):
+        return
+    texts = {a.value for a in passed if isinstance(a, ast.Constant) and isinstance(a.value, str)}
+    if texts:
+        yield from (ext for ext, value in extension_values(module).items() if value in texts)
+
+
 def _constants(tree: ast.AST) -> Iterator[Any]:
     """Every literal of the call: each constant (bytes as text), each list, tuple or dict literal whole, and
     the names the call writes as text: its callee's dotted name, its keywords ("use the
     'calculate_velocity' function", "with 'a' = 3": the task names the function or the parameter) and the
     variables it passes ("write the dict `scores` to data.json" -> ``json.dump(scores, ...)`` holds
-    `scores`: break-it round 19, R19-2)."""
+    `scores`: break-it round 19, R19-2), and the file extensions a value it passes stands for
+    (_extensions_held)."""
     for node in ast.walk(tree):
         if isinstance(node, ast.Call):
             with contextlib.suppress(ValueError, TypeError):
@@ -145,6 +159,7 @@ def _constants(tree: ast.AST) -> Iterator[Any]:
             yield from (k.arg for k in node.keywords if k.arg)
             passed = [*node.args, *(k.value for k in node.keywords)]
             yield from (a.id for a in passed if isinstance(a, ast.Name))
+            yield from _extensions_held(node, passed)
         if isinstance(node, ast.Constant) and not isinstance(node.value, bool) and node.value is not None:
             value = node.value
             yield value.decode("utf-8", "replace") if isinstance(value, bytes) else value

@@ -98,6 +98,13 @@ def test_an_archive_format_named_by_its_extension(docs):
     assert extension_values("shutil")["tar.gz"] == "gztar" and extension_values("shutil")["tbz2"] == "bztar"
     offered = _offered(docs, "shutil.make_archive", "make a tar.gz archive of the folder photos")
     assert offered == {"base_name": {"'photos'": "string"}, "format": {"'gztar'": "declared"}}
+    # the extension is in the call as the format it names: not "unused"
+    assert (
+        left_out("make a tar.gz archive of the folder photos", "shutil.make_archive('photos', 'gztar')") == []
+    )
+    assert left_out("make a tar.gz archive of the folder photos", "shutil.make_archive('photos')") == [
+        "tar.gz"
+    ]
     offered = _offered(docs, "shutil.make_archive", "make a rar archive of the folder photos")
     assert "declared" not in offered["format"].values()  # no format is made up for 'rar'
 
