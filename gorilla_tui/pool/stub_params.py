@@ -384,11 +384,9 @@ def _shapes(defs: list[ast.FunctionDef | ast.AsyncFunctionDef], module: str = ""
 
 
 def _bytes_like(module: str, name: str, depth: int = 0) -> bool:
-    """Whether type `name` (as `module`'s stub names it) holds bytes-like values only: one of _BYTES_NAMES,
-    or, as typeshed defines it, an alias of such names alone or a class with such a base (typeshed's
-    ``class SizedBuffer(Sized, Buffer, Protocol)``, stdlib/_typeshed/__init__.pyi: gzip.compress's data was
-    read as any value and took the file name 'data.csv', break-it round 29, F4). Followed at most
-    _MAX_ALIASES deep."""
+    """Whether type `name` (as `module`'s stub names it) holds bytes-like values only: one of _BYTES_NAMES, an
+    alias of such alone, or a class with such a base (``class SizedBuffer(Sized, Buffer, Protocol)``,
+    stdlib/_typeshed: gzip.compress's data took the file name 'data.csv', break-it round 29, F4)."""
     if name in _BYTES_NAMES:
         return True
     if name == "?" or not module or depth >= _MAX_ALIASES:
@@ -402,6 +400,5 @@ def _bytes_like(module: str, name: str, depth: int = 0) -> bool:
     found = _defined(f"{module}.{name}")
     if found is None or not isinstance(found[1], ast.ClassDef):
         return False
-    bases = [ast.unparse(b.value if isinstance(b, ast.Subscript) else b).rpartition(".")[2]
-             for b in found[1].bases]  # fmt: skip
-    return any(_bytes_like(found[0], b, depth + 1) for b in bases)
+    bases = [b.rpartition(".") for b in _bases(found[0], found[1])]
+    return any(_bytes_like(owner, short, depth + 1) for owner, _, short in bases)
