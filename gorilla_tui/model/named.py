@@ -18,6 +18,7 @@ not smtplib.
 from __future__ import annotations
 
 import re
+import sys
 from collections.abc import Sequence
 
 from gorilla_tui.pool.doc import ApiDoc
@@ -31,6 +32,9 @@ from gorilla_tui.pool.doc import ApiDoc
 NAME_MARGIN = 0.0
 #: Shortest task word read (4: "log", "get", "set", "new" are in too many names).
 MIN_WORD = 4
+#: Shortest word read as a module's name (named_modules): 3 ("csv", "zlib"); "re" and "os" are too short to
+#: tell from other words.
+MIN_MODULE = 3
 #: Words that say nothing of which function: they are in many names (get_..., from_..., ...to_...).
 _COMMON = frozenset({"from", "with", "into", "that", "this", "file", "files", "make", "give", "what",
                      "whats", "have", "does", "want", "need", "please", "plz", "then", "them", "their",
@@ -75,11 +79,23 @@ def _module(doc: ApiDoc) -> str:
     return doc.api_name.split(".", 1)[0] if doc.source == "python-env" and "." in doc.api_name else ""
 
 
+def named_modules(task: str) -> set[str]:
+    """The standard-library modules `task` names by a word of its own (not inside a value): "show me a
+    calendar of march 2025" names calendar, "pick a random number" random. A word counts when it is a
+    top-level module's name (sys.stdlib_module_names) of at least MIN_MODULE letters; the builtin types
+    (list, dict, str) are no modules, so "list" names none."""
+    said = _VALUES.sub(" ", task)
+    return {w for w in (m.lower() for m in _WORD.findall(said))
+            if len(w) >= MIN_MODULE and w in sys.stdlib_module_names}  # fmt: skip
+
+
 def by_name(docs: Sequence[ApiDoc], scores: Sequence[float], chosen: int, task: str) -> int:
-    """The index of the doc to propose: `chosen`, or the hit of its source whose name holds more of the
-    task's words (name_words of task_words) than the chosen one's, the most such words and then the likelier,
-    among those the model reads the task at most NAME_MARGIN nats less likely after (`scores`, log p(task |
-    doc))."""
+    """The index of the doc to propose: `chosen`, or the hit whose name holds more of the task's words
+    (name_words of task_words) than the chosen one's, the most such words and then the likelier, among those
+    the model reads the task at most NAME_MARGIN nats less likely after (`scores`, log p(task | doc)). Only a
+    hit of the chosen one's module, or of a module the task names when it does not name the chosen one's
+    (named_modules: "show me a calendar of march 2025, the month as text" is calendar.TextCalendar.prmonth,
+    not datetime.date.strftime)."""
     if not 0 <= chosen < len(docs) or len(scores) != len(docs):
         return chosen
     words = task_words(task)
@@ -87,7 +103,9 @@ def by_name(docs: Sequence[ApiDoc], scores: Sequence[float], chosen: int, task: 
         return chosen
     counts = [name_words(d, words) for d in docs]
     module = _module(docs[chosen])
+    said = named_modules(task)
+    modules = {module} | (said if module not in said else set())
     better = [(counts[i], scores[i], -i) for i in range(len(docs))
-              if module and _module(docs[i]) == module and counts[i] > counts[chosen]
+              if module and _module(docs[i]) in modules and counts[i] > counts[chosen]
               and scores[i] >= scores[chosen] - NAME_MARGIN]  # fmt: skip
     return -max(better)[2] if better else chosen
