@@ -19,7 +19,7 @@ from gorilla_tui.model.across import across_sources, vote_within
 from gorilla_tui.model.backend import Backend
 from gorilla_tui.model.folders import FOLDER_NOTE, by_folder
 from gorilla_tui.model.grammar import choice_grammar, unique_options
-from gorilla_tui.model.named import by_name
+from gorilla_tui.model.named import by_kind, by_name
 from gorilla_tui.model.prompts import fit_prompt
 from gorilla_tui.pipeline_types import AskCancelled, Choice
 from gorilla_tui.pool.doc import ApiDoc
@@ -102,9 +102,10 @@ def decide(
 ) -> tuple[int, str, list[str]]:
     """The choice among scored hits, without the model: the rule's pick, then the moves after it (another
     source's clearly likelier hit, model/across.py; a hit that takes more of the task's values,
-    fill/placing.py; one whose name holds more of the task's words, model/named.py; the folder API of the
-    chosen one's family, model/folders.py). The pipeline and the offline replay (bench/choice_replay.py)
-    both call it, so a rule compared on recorded scores is the rule that runs.
+    fill/placing.py; past a hit that takes none of them, past_unplaced; one whose name holds more of the
+    task's words, or that makes something from the kind of value the task gives, model/named.py; the folder
+    API of the chosen one's family, model/folders.py). The pipeline and the offline replay
+    (bench/choice_replay.py) both call it, so a rule compared on recorded scores is the rule that runs.
 
     Args:
         task: the text the hits were scored against (pipeline: handover.without_input of the task).
@@ -144,6 +145,10 @@ def decide(
     named = by_name(docs, scores, picked, task)
     if named != picked:
         picked, rule = named, "likelihood"
+    # a hit named for making something from the kind of value the task gives (model/named.py)
+    kind = by_kind(docs, scores, picked, task)
+    if kind != picked:
+        picked, rule = kind, "likelihood"
     # a task about a folder: the folder API of the chosen one's family (model/folders.py)
     folder = by_folder(list(docs), picked, task)
     notes = [FOLDER_NOTE] if folder != picked else []
