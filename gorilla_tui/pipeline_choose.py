@@ -73,6 +73,8 @@ def first_rule(docs: Sequence[ApiDoc], retrieval: Sequence[float]) -> str:
 #: that plateau. Taking the likeliest such hit instead of the first moved it to str.join (0.03 nats above
 #: int): the model does not tell these apart, so the retrieval order decides, as the "margin" rule does.
 UNPLACED_MARGIN = 5.0
+#: The source past_unplaced works in: the standard library's calls take the task's values as arguments.
+UNPLACED_SOURCE = "python-env"
 
 
 def past_unplaced(docs: Sequence[ApiDoc], scores: Sequence[float], chosen: int, task: str) -> int:
@@ -81,11 +83,13 @@ def past_unplaced(docs: Sequence[ApiDoc], scores: Sequence[float], chosen: int, 
     first hit of its source in retrieval order that can take one, among those the model reads the task at
     most UNPLACED_MARGIN nats less likely after (`scores`, log p(task | doc)). Why: a call with no parameter
     for the task's values cannot be the call it asks for ("turn the string '42' into an actual integer" is
-    no ``bin(number)``); by_values only moves to a hit read at least as likely."""
-    values = TaskValues.of(task)
-    if not 0 <= chosen < len(docs) or len(scores) != len(docs) or not marked_values(values):
+    no ``bin(number)``); by_values only moves to a hit read at least as likely. Only for UNPLACED_SOURCE: a
+    model hub's call is complete without the task's values, and the function-calling sources (BFCL, a
+    user's tools) were not measured with it."""
+    if not 0 <= chosen < len(docs) or len(scores) != len(docs) or docs[chosen].source != UNPLACED_SOURCE:
         return chosen
-    if placed(docs[chosen], values) > 0:
+    values = TaskValues.of(task)
+    if not marked_values(values) or placed(docs[chosen], values) > 0:
         return chosen
     taking = (i for i, d in enumerate(docs) if d.source == docs[chosen].source and i != chosen
               and scores[i] >= scores[chosen] - UNPLACED_MARGIN and placed(d, values) > 0)  # fmt: skip

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from gorilla_tui.model.named import by_name, named_modules, task_words
+from gorilla_tui.model.named import by_kind, by_name, named_modules, task_words, value_kinds
 from gorilla_tui.pool.doc import ApiDoc
 
 
@@ -106,3 +106,22 @@ def test_the_recorded_dev_hits_of_a_module_the_task_names(docs) -> None:
     assert by_name(hits, scores, 0, "show me march 2025, the month as text") == 0
     # the chosen hit's module named too: another named module's hit is not taken by name
     assert by_name(hits, scores, 0, "format a datetime, calendar month as text") == 0
+
+
+def test_the_kind_of_a_value_names_what_the_call_takes(docs) -> None:
+    """bench/data/literal_tasks.toml's dev task lit-timestamp on its recorded hits and log p(task | doc)
+    (session 13): datetime.datetime.timestamp makes a timestamp, fromtimestamp takes one; the task gives
+    "the unix timestamp 1700000000", so the likeliest hit named from<timestamp> is proposed (by_name counts
+    "timestamp" in both names and keeps hit 1)."""
+    assert value_kinds("convert the unix timestamp 1700000000 into a date") == {"timestamp"}
+    assert value_kinds("parse the hex string 'ff00' and the file called a.txt") == {"string", "file"}
+    names = ["datetime.datetime.timestamp", "datetime.datetime.fromtimestamp", "datetime.datetime.strptime",
+             "time.time", "datetime.date.fromtimestamp"]  # fmt: skip
+    scores = [-52.17, -51.48, -54.18, -54.05, -50.65]
+    hits = [docs[n] for n in names]
+    task = "convert the unix timestamp 1700000000 into a date"
+    assert by_name(hits, scores, 0, task) == 0
+    assert names[by_kind(hits, scores, 0, task)] == "datetime.date.fromtimestamp"
+    # no value of that kind given: the choice stays; a less likely from<kind> hit does not take it
+    assert by_kind(hits, scores, 0, "convert a unix timestamp into a date") == 0
+    assert by_kind(hits, [-40.0, *scores[1:]], 0, task) == 0

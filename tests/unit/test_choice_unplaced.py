@@ -4,6 +4,7 @@ the hits and scores the default index and the embedded model gave a dev task (se
 
 from __future__ import annotations
 
+import dataclasses
 import sys
 from pathlib import Path
 
@@ -33,6 +34,9 @@ def test_a_hit_that_takes_none_of_the_values_gives_way(docs) -> None:
     assert past_unplaced(hits, LM, 0, "turn a string into an actual integer") == 0
     # beyond the margin the model's reading stands
     assert past_unplaced(hits, [-50.0, *LM[1:]], 0, TASK) == 0
+    # another source's call (a hub's complete call, a user's tool) is left to by_values
+    other = [dataclasses.replace(d, source="tools") for d in hits]
+    assert past_unplaced(other, LM, 0, TASK) == 0
 
 
 def test_the_whole_choice_and_its_replay(docs) -> None:
