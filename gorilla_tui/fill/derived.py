@@ -28,6 +28,7 @@ from gorilla_tui.fill.spoken import PATHLIKE
 from gorilla_tui.fill.values import NUMBER_WORDS
 from gorilla_tui.pool.params import Param
 from gorilla_tui.pool.stub_cache import admits, takes_command
+from gorilla_tui.retrieve.query.handover import handed_input
 
 #: Kind of a Candidate that is a command line split into its words (its text a list literal, written whole
 #: as one item of a ``*popenargs``).
@@ -191,7 +192,8 @@ def with_text_receiver(receiver_callee: str, receiver_params: Sequence[Param], o
                        task: str) -> list[Slot]:  # fmt: skip
     """`offered` with a string method's receiver (the template's ``str()``: ``str().join(iterable)``) offered
     first, required, when the task names text for it: a character in words ("with commas": ``','.join``),
-    a string variable ("the string line": ``line.replace(...)``) or quoted text; `offered` itself for another
+    a string variable ("the string line": ``line.replace(...)``) or quoted text, or only the input a colon
+    hands over when there is one (handed: "split this line on commas: a,b,c"); `offered` itself for another
     receiver or when the task names none. The receiver is written ``str(',')``, which the checker reads as
     str's (a literal or a variable as the receiver is no call of the pool to it)."""
     if receiver_callee != "str" or any(s.param.name == "object" for s in offered):
@@ -205,16 +207,31 @@ def with_text_receiver(receiver_callee: str, receiver_params: Sequence[Param], o
     values = values or {c.text: c for c in characters(task)}
     quoted = [c for c in TaskValues.of(task).strings if c.atomic and task[c.start : c.start + 1] in "'\"`"]
     values |= {c.text: c for c in quoted if not PATH_SHAPED.search(c.value)}
+    # the input a colon hands over is the text acted on ("split this line on commas: a,b,c"), alone
+    values = {c.text: c for c in handed(task)} or values
     if not values:
         return offered
     return [Slot(dataclasses.replace(param, required=True), values), *offered]
 
 
+def handed(task: str) -> list[Candidate]:
+    """The input a colon of `task` hands over (retrieve/query/handover.py handed_input: "make this uppercase:
+    please read the manual") as one string Candidate, [] when none: the text a string method acts on and
+    the data of a bytes parameter."""
+    span = handed_input(task)
+    if span is None:
+        return []
+    text = task[span[0] : span[1]]
+    return [Candidate(literal(text), text, "string", span[0], span[1], True)]
+
+
 def with_bytes_names(offered: Sequence[Slot], task: str) -> list[Slot]:
     """`offered` where a bytes parameter (Param.raw_type BYTES) takes the string a task names after its type
     as that text's UTF-8 bytes ("encode the string hello as base64": ``base64.b64encode(b'hello')``), in
-    place of a variable of that name: a str variable is no bytes value."""
+    place of a variable of that name: a str variable is no bytes value; the input a colon hands over too
+    (handed: "base64 encode this: hello world" -> ``b'hello world'``)."""
     named = [c for c in variables(task) if c.value == "string"]
+    named += [dataclasses.replace(c, text=c.value) for c in handed(task)]  # "base64 encode this: hi"
     if not named:
         return list(offered)
     out = []

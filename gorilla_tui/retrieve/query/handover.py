@@ -134,6 +134,23 @@ def without_input(task: str) -> str:
     return task[:cut]
 
 
+def handed_input(task: str) -> tuple[int, int] | None:
+    """The span (start, end; character offsets of `task`) of the input its colon hands over (_input_colon:
+    "make this uppercase: please read the manual" -> "please read the manual"), without the blanks around
+    it and a closing full stop, or None when no colon hands one over. Filling reads it as one string
+    value (fill/values.py strings): its words are the data, not runs of words to choose from."""
+    cut = _input_colon(task)
+    if cut is None:
+        return None
+    start = cut + 1
+    while start < len(task) and task[start].isspace():
+        start += 1
+    end = len(task.rstrip())
+    if end > start and task[end - 1] == "." and not task[start : end - 1].rstrip().endswith("."):
+        end -= 1  # the sentence's full stop, not an ellipsis
+    return (start, end) if end > start else None
+
+
 def request_text(task: str) -> str:
     """`task` without the input it hands over (without_input) or quotes (_PAYLOAD: double-quoted text, the
     text after "###Input:"), or `task` itself when nothing else is left: the words that say what the person
