@@ -7,6 +7,7 @@ import pytest
 from gorilla_tui.config import Settings
 from gorilla_tui.fill.call_grammar import TaskValues, values_for
 from gorilla_tui.fill.candidate import literal
+from gorilla_tui.fill.filler import target_of
 from gorilla_tui.fill.values import strings
 from gorilla_tui.pipeline import Pipeline
 from gorilla_tui.pool.params import Param
@@ -89,6 +90,29 @@ def test_the_handed_input_is_no_file_name() -> None:
     )
     shaped = "open this file for me: notes.txt"  # a handed input shaped like a path stays a path
     assert list(values_for(Param("file"), TaskValues.of(shaped))) == ["'notes.txt'"]
+
+
+@pytest.mark.parametrize(
+    ("task", "said"),
+    [
+        ("split this line on commas: a,b,c", "split this line on commas"),
+        ("join these words with dashes: a b c", "join these words with dashes"),
+        ("count the words in this sentence: the quick brown fox", "count the words in this sentence"),
+        ("run the following on this string: reverse it", "run the following on this string: reverse it"),
+    ],
+)
+def test_a_pronoun_and_a_word_for_text_name_the_input(task: str, said: str) -> None:
+    """Session 13: "split this line on commas: a,b,c" searched its input as the request; a request that
+    only points ("run the following on this string:") still brings the request after its colon."""
+    assert without_input(task) == said
+
+
+def test_the_handed_text_is_a_string_methods_receiver(stdlib_docs) -> None:
+    """``'a,b,c'.split(',')``: the receiver is offered the handed text alone, the separator the comma."""
+    by_name = {d.api_name: d for d in stdlib_docs}
+    target = target_of(by_name["str.split"], TaskValues.of("split this line on commas: a,b,c"), by_name.get)
+    offered = {s.param.name: list(s.values) for s in target.offered}
+    assert offered["object"] == ["'a,b,c'"] and offered["sep"] == ["','"]
 
 
 def test_no_colon_that_hands_over_gives_no_input() -> None:

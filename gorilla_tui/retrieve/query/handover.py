@@ -68,7 +68,7 @@ def _input_colon(task: str) -> int | None:
     """Where the colon that hands over the input of `task` is (_INPUT_COLON), or None."""
     for m in _INPUT_COLON.finditer(task):
         words = task[: m.start()].split()
-        pointer = _points(words)
+        pointer = _points(words) or _names_input(words)
         # "which kind of vehicle is this: a truck, a bus, a sports car?": the colon gives choices, and
         # "this" is a photo the task does not hold, not text it hands over
         pointer = pointer and not _choices(task[m.end() :])
@@ -99,6 +99,16 @@ def _points(words: list[str]) -> bool:
     low = [w.strip(TRAILING).lower() for w in words]
     pairs = [i for i in range(len(low) - 1) if low[i] in POINTER_VERBS and low[i + 1] in POINTER_WORDS]
     return any(i == len(low) - 2 or low[i] not in COPULAS for i in pairs)
+
+
+def _names_input(words: list[str]) -> bool:
+    """Whether `words` (the words before a colon) name the input with a pointing pronoun and a word for
+    text: "split this line on commas:", "join these words with dashes:", "count the words in this
+    sentence:" (POINTER_WORDS then INPUT_WORDS, the prepositions of INPUT_WORDS aside): what follows the
+    colon is that text, whatever the verb (session 13: these colons brought their input as the request)."""
+    low = [w.strip(TRAILING).lower() for w in words]
+    nouns = INPUT_WORDS - {"in", "of"}
+    return any(a in POINTER_WORDS and b in nouns for a, b in zip(low, low[1:], strict=False))
 
 
 #: Most words of one item of a list of choices after a colon (_choices).
