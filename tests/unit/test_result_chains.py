@@ -22,7 +22,10 @@ MISSPELT = [
     ("import pathlib\npathlib.Path('x').read_txt()", "pathlib.Path().read_text"),
     ("import zipfile\nzipfile.ZipFile('a.zip').extractal('o')", "zipfile.ZipFile().extractall"),
     ("open('a').raed()", "open().read"),
-    ("import sqlite3\nsqlite3.connect('a.db').execute('x').fetchal()", "sqlite3.connect().execute().fetchall"),
+    (
+        "import sqlite3\nsqlite3.connect('a.db').execute('x').fetchal()",
+        "sqlite3.connect().execute().fetchall",
+    ),
     ("import datetime\ndatetime.datetime.now().strftme('%Y')", "datetime.datetime.now().strftime"),
 ]
 #: Real methods on a call's result, and chains the stubs cannot follow: never a finding.
@@ -86,8 +89,13 @@ def test_a_name_a_later_python_added_on_a_result_says_so(validator):
 def test_the_linter_reports_them_and_leaves_real_code_alone(validator):
     """`check FILE` reports the same calls (check/judged.py: a hallucination on a call's result is no
     "attribute of a bound name" left unjudged) and nothing on the real ones."""
-    code = "\n".join(["import sqlite3, pathlib, zipfile, datetime, re, threading, importlib", *(
-        c.split("\n", 1)[-1] for c, _ in MISSPELT), *(c.split("\n", 1)[-1] for c in REAL[:6])])
+    code = "\n".join(
+        [
+            "import sqlite3, pathlib, zipfile, datetime, re, threading, importlib",
+            *(c.split("\n", 1)[-1] for c, _ in MISSPELT),
+            *(c.split("\n", 1)[-1] for c in REAL[:6]),
+        ]
+    )
     found = lint.check_block(validator, "f5.py", lint.Block(code))
     assert [f.line for f in found] == list(range(2, 2 + len(MISSPELT))), found
     assert all(f.reason == "hallucination:unknown_callee" for f in found)
