@@ -32,9 +32,12 @@ from gorilla_tui.pool.stub_members import _all_members, _member, _one_class, _st
 from gorilla_tui.pool.typeshed import _defined, _functions, later_versions
 
 #: Classes whose call gives no plain instance: ``type(x)`` is any class, ``super()`` any base's methods,
-#: ``object()`` a placeholder whose attributes code never calls.
-_NOT_INSTANCES = frozenset({"builtins.type", "builtins.super", "builtins.object"})
-#: Bases a class's stub names as plain classes whose instantiation a metaclass does not change.
+#: ``object()`` a placeholder whose attributes code never calls; ``typing.NamedTuple('P', [...])`` and
+#: ``TypedDict`` make a class.
+_NOT_INSTANCES = frozenset(
+    {"builtins.type", "builtins.super", "builtins.object", "typing.NamedTuple", "typing.TypedDict"}
+)
+#: The metaclass a class's stub may name whose classes' call still gives a plain instance.
 _PLAIN_METACLASSES = frozenset({"ABCMeta", "abc.ABCMeta"})
 
 Classes = tuple[tuple[str, ast.ClassDef], ...]
@@ -116,10 +119,10 @@ def _start(
 
 def _instance_of(cls: tuple[str, ast.ClassDef]) -> bool:
     """Whether calling class `cls` gives a plain instance of it (no metaclass but ABCMeta, no ``__new__``
-    returning another type, not one of _NOT_INSTANCES)."""
+    returning another type, not a metaclass itself, not one of _NOT_INSTANCES)."""
     dotted, node = cls
-    if dotted in _NOT_INSTANCES:
-        return False
+    if dotted in _NOT_INSTANCES or any(ast.unparse(b) in ("type", "builtins.type") for b in node.bases):
+        return False  # a metaclass's call makes a class (abc.ABCMeta('X', (), {}))
     if any(k.arg == "metaclass" and ast.unparse(k.value) not in _PLAIN_METACLASSES for k in node.keywords):
         return False
     for item in node.body:
@@ -162,14 +165,14 @@ def _reach(callee: str, overloads: tuple[int, ...] | None) -> Reached:
             classes, is_class = (step,), False
             continue
         has = [_has(c, name) for c in classes]
+        if last and any(has):
+            return Reached("found")
         if any(h is None for h in has):
             return _UNKNOWN
         if not any(has):
             if any(_runtime_has(c[0], name) for c in classes):
                 return _UNKNOWN  # a name the stubs leave out (re.Pattern's scanner)
             return _missing(parts, at, classes)
-        if last:
-            return Reached("found")
         steps = [_step(c, name, called) for c, h in zip(classes, has, strict=True) if h]
         if not all(isinstance(s, tuple) for s in steps):
             return _UNKNOWN

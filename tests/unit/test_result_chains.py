@@ -39,6 +39,9 @@ REAL = [
     "class A(B):\n    def f(self):\n        super().whatever()",
     "type(x).some_classmethod()",
     "import importlib\nimportlib.import_module('m').f()",  # ModuleType.__getattr__
+    "import typing\ntyping.NamedTuple('P', [('x', int)]).mro()",  # makes a class, not an instance
+    "import enum\nenum.Enum('Color', 'RED').RED.value.bit_length()",  # a metaclass's call
+    "import email, email.policy\nemail.message_from_bytes(b, policy=email.policy.default).get_body()",
 ]
 
 
