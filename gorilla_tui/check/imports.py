@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 
 from gorilla_tui.check.callnodes import python_name
 from gorilla_tui.check.callsite import CallSite, bound_names, scan
+from gorilla_tui.check.verdicts import later_note
 from gorilla_tui.parsing import parse
 from gorilla_tui.pool.pyenv import KEYWORD_ONLY_MARK, POSITIONAL_ONLY_MARK, SOURCE
 from gorilla_tui.pool.stub_cache import required as stub_required
@@ -302,7 +303,6 @@ def by_schema_names(doc: ApiDoc, call: CallSite) -> CallSite:
 def _later_keyword(function: str, keyword: str) -> str:
     """check/verdicts.py later_note for a keyword a later Python added to standard-library `function`
     (``shutil.rmtree(onexc=...)``: 3.12; pool/stub_members.py keyword_added_in), else ""."""
-    from gorilla_tui.check.verdicts import later_note
     from gorilla_tui.pool.stub_members import keyword_added_in  # deferred: typeshed_client, on a finding only
 
     return later_note(keyword_added_in(function, keyword))
