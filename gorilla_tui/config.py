@@ -45,7 +45,8 @@ MAX_NAME_CHARS = 64
 SOURCE_NAME = re.compile(rf"^[A-Za-z0-9][A-Za-z0-9_.-]{{0,{MAX_NAME_CHARS - 1}}}$")
 #: The rule of SOURCE_NAME in words, for the messages that refuse a name.
 NAME_RULE = (
-    f"letters, digits, '_', '.', '-', starting with a letter or digit, at most {MAX_NAME_CHARS} characters"
+    "ASCII letters, digits, '_', '.', '-', starting with a letter or digit, "
+    f"at most {MAX_NAME_CHARS} characters"
 )
 #: Largest config.toml read, bytes: every setting written out with a long `sources` list is a few KB, so
 #: 1 MiB is hundreds of times that. A larger file (a 1 GB sparse one cost `search` 2.1 GB before "invalid

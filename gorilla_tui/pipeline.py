@@ -34,7 +34,7 @@ from gorilla_tui.model.backend import Backend
 from gorilla_tui.model.grammar import unique_options
 from gorilla_tui.model.likelihood import can_score
 from gorilla_tui.pipeline_choose import Chooser, choose_select_by, shared_prefix  # noqa: F401 - re-exported
-from gorilla_tui.pipeline_fit import judge, retrieval_score, without_named_characters
+from gorilla_tui.pipeline_fit import judge, retrieval_score, values_unplaced, without_named_characters
 from gorilla_tui.pipeline_generate import extracted, generated
 from gorilla_tui.pipeline_types import AskCancelled, Checker, Choice, SearchIndex, led_by, selected  # noqa: F401
 from gorilla_tui.pool.apidoc import MODEL_HUBS
@@ -252,6 +252,9 @@ class Pipeline:
         proposal.fit, proposal.fit_signals = self.judge_fit(
             judged, hits, choice, mode, needs, cancel, values, proposal.api_call
         )
+        if filled is not None:  # a filled call that takes none of the task's values is not a sure fit
+            p = proposal
+            p.fit = values_unplaced(p.fit, p.arguments, p.unused, p.fit_signals)
         if proposal.fit == "nothing":  # the call is the nearest hit's, not a proposal: no call is made
             proposal.calls = []
         timings["fit"] = time.perf_counter() - t_fit

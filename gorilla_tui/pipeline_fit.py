@@ -261,6 +261,21 @@ def label(values: dict[str, Any]) -> str:
     return "unsure" if score < FIT_HIGH[i] or doubted(values) else "fits"
 
 
+def values_unplaced(fit: str, arguments: Sequence[Argument], unused: Sequence[str],
+                    signals: dict[str, Any] | None = None) -> str:  # fmt: skip
+    """`fit` ("fits", "unsure", "nothing" or "") with a "fits" lowered to "unsure" when the task's values
+    have no place in the filled call: filling placed none of them (no argument of origin "task") and
+    fill/unused.py left_out lists some (`unused`, Proposal.unused). "how many days between 2024-01-01 and
+    2024-03-15" answered `datetime.timedelta()` (both dates unused) read "fits" (session 13): the API is
+    real and near, but a call that takes none of the values the task states does not do that task as
+    asked. Only "fits" moves; "unsure" and "nothing" stay as judged. `signals` (Proposal.fit_signals), when
+    not empty, gets "values_unplaced": whether this lowered the fit."""
+    lowered = fit == "fits" and bool(unused) and not any(a.origin == "task" for a in arguments)
+    if signals:
+        signals["values_unplaced"] = lowered
+    return "unsure" if lowered else fit
+
+
 def missing_share(doc: ApiDoc, needs: Sequence[str] | None) -> float | None:
     """The share (0..1) of the doc's required parameters (its JSON Schema's "required") that filling left
     as placeholders (Proposal.needs: the task states no value for them); 0.0 for a doc with none required.

@@ -21,6 +21,7 @@ from gorilla_tui.fill.units import in_seconds, measures_other, named_by_unit, ta
 from gorilla_tui.fill.values import lists, month_numbers, numbers, strings
 from gorilla_tui.model.grammar import gbnf_literal
 from gorilla_tui.pool.params import Param
+from gorilla_tui.retrieve.query.handover import handed_input
 
 #: Kinds of Param a filled call gives by keyword or position (``*args`` and ``**kwargs`` are never filled).
 FILLABLE = ("keyword", "positional", "posonly", "kwonly")
@@ -170,7 +171,8 @@ def values_for(param: Param, task: TaskValues, paths: int = 1) -> dict[str, Cand
     any (numbers, lists, dicts and the strings the task writes as one value: quoted text, URLs, paths). A
     parameter named for a path or URL (PATHLIKE) takes the task's paths and URLs, and its one-word strings
     too when the task writes at least one path but fewer than `paths`, the count of such parameters ("the
-    other path"; no path at all leaves the placeholder: "open the zip archive" is no file 'zip'); where the
+    other path"; no path at all leaves the placeholder: "open the zip archive" is no file 'zip'), never the
+    text a colon hands over unless it is shaped like a path (handover.py handed_input); where the
     task writes a value shaped like a path (a slash, a file extension), quoted text that is not one is no
     path ("write 'done' to status.txt": the file is status.txt). A date the task writes goes only to a string
     parameter whose name or description speaks of dates or times (_DATELIKE), as ISO 8601, and to a number
@@ -221,6 +223,8 @@ def values_for(param: Param, task: TaskValues, paths: int = 1) -> dict[str, Cand
         if 0 < len(atoms) < paths:  # "copy src to backup/src": a bare word names the other path
             atoms += [c for c in task.strings if not c.atomic and " " not in c.value]
         if atoms and PATHLIKE.search(param.name):  # a path or URL parameter takes the task's path or URL
+            handed = handed_input(task.text)  # the text a colon hands over is data, no file's name
+            atoms = [c for c in atoms if (c.start, c.end) != handed or PATH_SHAPED.search(c.value)]
             if any(PATH_SHAPED.search(c.value) for c in atoms):  # "write 'done' to status.txt": not 'done'
                 atoms = [c for c in atoms if PATH_SHAPED.search(c.value) or not is_quoted(c, task.text)]
             return {c.text: c for c in atoms}

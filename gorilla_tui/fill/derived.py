@@ -28,6 +28,7 @@ from gorilla_tui.fill.spoken import PATHLIKE
 from gorilla_tui.fill.values import NUMBER_WORDS
 from gorilla_tui.pool.params import Param
 from gorilla_tui.pool.stub_cache import admits, takes_command
+from gorilla_tui.retrieve.query.handover import handed_input
 
 #: Kind of a Candidate that is a command line split into its words (its text a list literal, written whole
 #: as one item of a ``*popenargs``).
@@ -127,7 +128,7 @@ def with_characters(callee: str, offered: Sequence[Slot], params: Sequence[Param
     that is offered already, and to an optional separator parameter (SEPARATORS: "split the string line on
     commas" is ``str(line).split(',')``): "replace every tab with four spaces in the string line" offers
     re.sub's pattern and repl '\\t' and '    ' beside the variable line; the words' own run ('tab') is
-    taken away."""
+    taken away. A slot that holds only the input a colon hands over (handed) keeps it alone."""
     named = characters(task)
     if not named:
         return list(offered)
@@ -135,10 +136,14 @@ def with_characters(callee: str, offered: Sequence[Slot], params: Sequence[Param
     wanted = [p for p in params if p.name in SEPARATORS and p.name not in have]
     offered = [*offered, *(Slot(p, {}) for p in wanted if p.kind in _NAMED and _takes_text(callee, p))]
     spans = [(c.start, c.end) for c in named]
+    given = {(c.start, c.end) for c in handed(task)}
     out = []
     for slot in offered:
         if slot.param.kind not in _NAMED or not _takes_text(callee, slot.param):
             out.append(slot)
+            continue
+        if given and {(c.start, c.end) for c in slot.values.values()} == given:
+            out.append(slot)  # the input a colon hands over is the text ("split this line on commas: a,b,c")
             continue
         values = {
             k: c for k, c in slot.values.items()
@@ -188,14 +193,21 @@ def replace_roles(offered: Sequence[Slot], task: str) -> list[Slot]:
 
 
 def with_text_receiver(receiver_callee: str, receiver_params: Sequence[Param], offered: list[Slot],
-                       task: str) -> list[Slot]:  # fmt: skip
+                       task: str, method: str = "") -> list[Slot]:  # fmt: skip
     """`offered` with a string method's receiver (the template's ``str()``: ``str().join(iterable)``) offered
     first, required, when the task names text for it: a character in words ("with commas": ``','.join``),
-    a string variable ("the string line": ``line.replace(...)``) or quoted text; `offered` itself for another
+    a string variable ("the string line": ``line.replace(...)``) or quoted text, or only the input a colon
+    hands over when there is one (handed: "split this line on commas: a,b,c"; not for `method` join, whose
+    receiver is the separator); `offered` itself for another
     receiver or when the task names none. The receiver is written ``str(',')``, which the checker reads as
     str's (a literal or a variable as the receiver is no call of the pool to it)."""
-    if receiver_callee != "str" or any(s.param.name == "object" for s in offered):
+    if receiver_callee != "str":
         return offered
+    given = {c.text: c for c in handed(task)} if method != "join" else {}  # join's receiver: the separator
+    if any(s.param.name == "object" for s in offered):  # offered already: the handed input, when any, alone
+        return [
+            dataclasses.replace(s, values=given) if given and s.param.name == "object" else s for s in offered
+        ]
     param = next((p for p in receiver_params if p.name == "object"), None)
     if param is None:
         return offered
@@ -205,16 +217,30 @@ def with_text_receiver(receiver_callee: str, receiver_params: Sequence[Param], o
     values = values or {c.text: c for c in characters(task)}
     quoted = [c for c in TaskValues.of(task).strings if c.atomic and task[c.start : c.start + 1] in "'\"`"]
     values |= {c.text: c for c in quoted if not PATH_SHAPED.search(c.value)}
+    values = given or values  # the input a colon hands over is the text acted on, alone
     if not values:
         return offered
     return [Slot(dataclasses.replace(param, required=True), values), *offered]
 
 
+def handed(task: str) -> list[Candidate]:
+    """The input a colon of `task` hands over (retrieve/query/handover.py handed_input: "make this uppercase:
+    please read the manual") as one string Candidate, [] when none: the text a string method acts on and
+    the data of a bytes parameter."""
+    span = handed_input(task)
+    if span is None:
+        return []
+    text = task[span[0] : span[1]]
+    return [Candidate(literal(text), text, "string", span[0], span[1], True)]
+
+
 def with_bytes_names(offered: Sequence[Slot], task: str) -> list[Slot]:
     """`offered` where a bytes parameter (Param.raw_type BYTES) takes the string a task names after its type
     as that text's UTF-8 bytes ("encode the string hello as base64": ``base64.b64encode(b'hello')``), in
-    place of a variable of that name: a str variable is no bytes value."""
+    place of a variable of that name: a str variable is no bytes value; the input a colon hands over too
+    (handed: "base64 encode this: hello world" -> ``b'hello world'``)."""
     named = [c for c in variables(task) if c.value == "string"]
+    named += [dataclasses.replace(c, text=c.value) for c in handed(task)]  # "base64 encode this: hi"
     if not named:
         return list(offered)
     out = []

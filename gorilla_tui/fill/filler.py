@@ -216,7 +216,9 @@ def target_of(doc: ApiDoc, values: TaskValues, constructors: Constructors | None
     else:
         offered = by_file_type(receiver, with_spread(receiver, offered, values))
         if doc.source == "python-env":  # a string method's receiver: ','.join(parts), line.replace(...)
-            offered = with_text_receiver(receiver.callee, receiver.params, offered, values.text)
+            offered = with_text_receiver(
+                receiver.callee, receiver.params, offered, values.text, receiver.method
+            )
     owners = positions(doc.api_name, params_of(doc))  # a receiver's parameters are its class's (R26-1)
     owners = {**(positions(receiver.callee, receiver.params) if receiver else {}), **owners}
     return Target(doc, callee, params, _kept(doc, offered, params, values.text, owners))

@@ -25,6 +25,7 @@ from gorilla_tui.fill.candidate import Candidate, literal
 from gorilla_tui.fill.colons import COLON_JOINED, joined
 from gorilla_tui.fill.dates import DATE_IN_WORDS, ISO_DATE, MONTHS, dates
 from gorilla_tui.fill.sql import statements
+from gorilla_tui.retrieve.query.handover import handed_input
 
 #: Number words read as numbers ("wait ten seconds"), zero to twenty and the tens.
 NUMBER_WORDS = {
@@ -222,11 +223,12 @@ def month_numbers(task: str) -> list[Candidate]:
 
 
 def strings(task: str) -> list[Candidate]:
-    """String values of `task`: quoted text, URLs, e-mail addresses, paths and file names, each whole,
-    then every run of 1 to MAX_SPAN_WORDS words that neither starts nor ends with an EDGE_WORDS word or
-    punctuation (a capitalised "The" inside a sentence may start one: "The Weeknd") and has a word of
-    letters that is not one, and the parts of a hyphenated word ("gas" of "gas-powered"). A possessive's
-    "'s" is no part of a value. First occurrence kept, in task order."""
+    """String values of `task`: quoted text, URLs, e-mail addresses, paths and file names, each whole, the
+    input a colon hands over whole (retrieve/query/handover.py handed_input), then every run of 1 to
+    MAX_SPAN_WORDS words that neither starts nor ends with an EDGE_WORDS word or punctuation (a capitalised
+    "The" inside a sentence may start one: "The Weeknd") and has a word of letters that is not one, and the
+    parts of a hyphenated word ("gas" of "gas-powered"). A possessive's "'s" is no part of a value. First
+    occurrence kept, in task order."""
     out: dict[str, Candidate] = {}
 
     def add(text: str, start: int, end: int, atomic: bool = False) -> None:
@@ -245,6 +247,8 @@ def strings(task: str) -> list[Candidate]:
             quoted = _QUOTED.fullmatch(text)
             inside = next(g for g in quoted.groups() if g is not None) if quoted else text
             add(inside.replace('\\"', '"') if quoted and quoted.group(1) else inside, start, end, True)
+    if (handed := handed_input(task)) is not None:  # "make this uppercase: please read the manual"
+        add(task[handed[0] : handed[1]], *handed, True)
     for i, (first, start, _end, atomic) in enumerate(tokens):
         edge = first.lower() in EDGE_WORDS and not _names(task, first, start)
         if atomic or edge or not re.search(r"\w", first):

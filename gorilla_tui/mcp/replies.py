@@ -214,13 +214,14 @@ def reply_to_long_line() -> list[JSONRPCError]:
 def reply_to_not_utf8(line: NotUtf8) -> list[JSONRPCError]:
     """The reply to a line that is not UTF-8 (lines.NotUtf8): -32700 "Parse error" naming the first byte
     that is not, with the request's id when the rest of the line reads as a request whose id holds no such
-    byte (so its client stops waiting on it), else id null; a notification or a client's response gets
-    nothing, as the SDK's would."""
+    byte (so its client stops waiting on it; bytes after the whole object too), else id null; a
+    notification or a client's response gets nothing, as the SDK's would."""
     why = f"Parse error: the line is not UTF-8 (byte {line.start}); JSON-RPC messages are UTF-8"
     try:
         obj = with_long_numbers(line.text)
     except (ValueError, RecursionError):
-        obj = top_level(line.text)
+        # bytes after a whole object ('{"id": 7, ...}\xff') leave the request's id readable
+        obj = top_level(line.text) or top_level(line.text.rstrip("\ufffd \t\n\r"))
     if not isinstance(obj, dict):
         return [_error(None, PARSE_ERROR, why)]
     method = obj.get("method")

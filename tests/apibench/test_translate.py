@@ -83,6 +83,12 @@ def test_a_german_task_finds_the_library_function_through_its_translation(
     swedish = 'Translate this Swedish text to English: "Stockholm är Sveriges huvudstad och största stad."'
     assert not index.needs_translation(swedish)
     assert index.needs_translation('Übersetze diesen Text ins Englische: "Stockholm är Sveriges huvudstad."')
+    # backticked names are the person's code, no language's words (break-it round 29, F13: 30 of them made
+    # "sum" another language); a German request beside them is still German
+    names = " ".join(f"`v{i}`" for i in range(30))
+    assert not index.needs_translation(f"sum {names}")
+    assert not index.needs_translation("`a` `b`")
+    assert index.needs_translation(f"{GERMAN} {names}")
 
     settings = Settings(k=5, hub="", mode="select", select_by="likelihood")
     proposal = services.build_pipeline(settings, index, gemma_backend).ask(GERMAN)

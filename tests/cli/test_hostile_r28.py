@@ -82,6 +82,9 @@ def test_bytes_that_are_not_utf8_inside_a_json_string_are_a_parse_error(tmp_path
         server.send(b'{"jsonrpc":"2.0","id":"a\xffb","method":"ping"}')  # an id of such bytes: null
         reply = server.receive()
         assert reply is not None and reply["id"] is None and reply["error"]["code"] == -32700, reply
+        server.send(b'{"jsonrpc":"2.0","id":16,"method":"ping"}\xff')  # after the object: its id is read
+        reply = server.receive()
+        assert reply is not None and reply["id"] == 16 and reply["error"]["code"] == -32700, reply
         server.send(b'{"jsonrpc":"2.0","method":"notifications/x","params":{"a":"\xff"}}')  # no reply
         tools = server.request("tools/list")  # the next reply is this request's
         assert tools is not None and "result" in tools, tools

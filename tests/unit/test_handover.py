@@ -4,7 +4,15 @@ from __future__ import annotations
 
 import pytest
 
-from gorilla_tui.retrieve.query.handover import request_text, without_input
+from gorilla_tui.config import Settings
+from gorilla_tui.fill.call_grammar import TaskValues, values_for
+from gorilla_tui.fill.candidate import literal
+from gorilla_tui.fill.filler import target_of
+from gorilla_tui.fill.values import strings
+from gorilla_tui.pipeline import Pipeline
+from gorilla_tui.pool.params import Param
+from gorilla_tui.retrieve.index import ApiIndex
+from gorilla_tui.retrieve.query.handover import handed_input, request_text, without_input
 
 
 @pytest.mark.parametrize(
@@ -55,3 +63,71 @@ def test_a_colon_after_a_word_naming_the_input_hands_it_over(task: str, said: st
 )
 def test_a_colon_after_words_that_only_point_at_the_request_keeps_it(task: str) -> None:
     assert without_input(task) == task
+
+
+@pytest.mark.parametrize(
+    ("task", "handed"),
+    [
+        ('parse this JSON: {"a": 1, "b": [2, 3]}', '{"a": 1, "b": [2, 3]}'),
+        ("base64 encode this: hello world", "hello world"),
+        ("summarize this paragraph: The council met on Tuesday.", "The council met on Tuesday"),
+        ("is this review positive or negative: it was fine...", "it was fine..."),  # an ellipsis stays
+    ],
+)
+def test_the_input_a_colon_hands_over_is_one_string_value(task: str, handed: str) -> None:
+    start, end = handed_input(task)
+    assert task[start:end] == handed
+    assert literal(handed) in [c.text for c in strings(task)]  # filling offers it whole
+
+
+def test_the_handed_input_is_no_file_name() -> None:
+    """bench/payload.py, pl-speak-this: "read this out loud for me: the next train ..." became
+    ``open('the next train to the airport leaves from platform four')``."""
+    task = "read this out loud for me: the next train to the airport leaves from platform four"
+    assert values_for(Param("file"), TaskValues.of(task)) == {}
+    assert "'the next train to the airport leaves from platform four'" in values_for(
+        Param("text", "string"), TaskValues.of(task)
+    )
+    shaped = "open this file for me: notes.txt"  # a handed input shaped like a path stays a path
+    assert list(values_for(Param("file"), TaskValues.of(shaped))) == ["'notes.txt'"]
+
+
+@pytest.mark.parametrize(
+    ("task", "said"),
+    [
+        ("split this line on commas: a,b,c", "split this line on commas"),
+        ("join these words with dashes: a b c", "join these words with dashes"),
+        ("count the words in this sentence: the quick brown fox", "count the words in this sentence"),
+        ("run the following on this string: reverse it", "run the following on this string: reverse it"),
+    ],
+)
+def test_a_pronoun_and_a_word_for_text_name_the_input(task: str, said: str) -> None:
+    """Session 13: "split this line on commas: a,b,c" searched its input as the request; a request that
+    only points ("run the following on this string:") still brings the request after its colon."""
+    assert without_input(task) == said
+
+
+def test_the_handed_text_is_a_string_methods_receiver(stdlib_docs) -> None:
+    """``'a,b,c'.split(',')``: the receiver is offered the handed text alone, the separator the comma."""
+    by_name = {d.api_name: d for d in stdlib_docs}
+    target = target_of(by_name["str.split"], TaskValues.of("split this line on commas: a,b,c"), by_name.get)
+    offered = {s.param.name: list(s.values) for s in target.offered}
+    assert offered["object"] == ["'a,b,c'"] and offered["sep"] == ["','"]
+
+
+def test_no_colon_that_hands_over_gives_no_input() -> None:
+    assert handed_input("I need to do the following: zip the logs") is None
+    assert handed_input("wait 10 seconds") is None
+
+
+@pytest.mark.model
+def test_the_handed_input_is_the_value_filling_puts_in_the_call(stdlib_docs, gemma_backend) -> None:
+    """Session 13: "parse this JSON: {...}" was ``json.loads(s)`` with the JSON listed as unused, "base64
+    encode this: hello world" ``base64.b64encode(s)``: the input after the colon was only runs of words."""
+    by_name = {d.api_name: d for d in stdlib_docs}
+    index = ApiIndex.build([by_name[n] for n in ("json.loads", "base64.b64encode")])
+    pipeline = Pipeline(Settings(mode="select", k=1), index, gemma_backend)
+    parsed = pipeline.ask('parse this JSON: {"a": 1, "b": [2, 3]}')
+    assert parsed.api_call == """json.loads('{"a": 1, "b": [2, 3]}')""" and parsed.unused == []
+    encoded = pipeline.ask("base64 encode this: hello world")
+    assert encoded.api_call == "base64.b64encode(b'hello world')" and encoded.unused == []

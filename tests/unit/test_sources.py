@@ -112,6 +112,8 @@ def test_bad_source_name_or_empty_path_says_so(tmp_path: Path) -> None:
     for bad in ("../x", "a b", ""):
         with pytest.raises(UsageError, match=f"{bad!r} is not a source name"):
             user_source(f"{bad}={f}")
+    with pytest.raises(UsageError, match="'ñame' is not a source name \\(ASCII letters"):  # break-it 29
+        user_source(f"ñame={f}")
     with pytest.raises(UsageError, match="no path after 'zoo='"):
         user_source("zoo=")
     with pytest.raises(UsageError, match="no such file or folder"):

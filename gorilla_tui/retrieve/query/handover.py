@@ -68,7 +68,7 @@ def _input_colon(task: str) -> int | None:
     """Where the colon that hands over the input of `task` is (_INPUT_COLON), or None."""
     for m in _INPUT_COLON.finditer(task):
         words = task[: m.start()].split()
-        pointer = _points(words)
+        pointer = _points(words) or _names_input(words)
         # "which kind of vehicle is this: a truck, a bus, a sports car?": the colon gives choices, and
         # "this" is a photo the task does not hold, not text it hands over
         pointer = pointer and not _choices(task[m.end() :])
@@ -99,6 +99,16 @@ def _points(words: list[str]) -> bool:
     low = [w.strip(TRAILING).lower() for w in words]
     pairs = [i for i in range(len(low) - 1) if low[i] in POINTER_VERBS and low[i + 1] in POINTER_WORDS]
     return any(i == len(low) - 2 or low[i] not in COPULAS for i in pairs)
+
+
+def _names_input(words: list[str]) -> bool:
+    """Whether `words` (the words before a colon) name the input with a pointing pronoun and a word for
+    text: "split this line on commas:", "join these words with dashes:", "count the words in this
+    sentence:" (POINTER_WORDS then INPUT_WORDS, the prepositions of INPUT_WORDS aside): what follows the
+    colon is that text, whatever the verb (session 13: these colons brought their input as the request)."""
+    low = [w.strip(TRAILING).lower() for w in words]
+    nouns = INPUT_WORDS - {"in", "of"}
+    return any(a in POINTER_WORDS and b in nouns for a, b in zip(low, low[1:], strict=False))
 
 
 #: Most words of one item of a list of choices after a colon (_choices).
@@ -132,6 +142,23 @@ def without_input(task: str) -> str:
     if pointer in POINTER_WORDS:  # "summarize this" -> "summarize this text", "classify these" -> "... texts"
         return f"{task[:cut]} {'texts' if pointer in ('these', 'those') else 'text'}"
     return task[:cut]
+
+
+def handed_input(task: str) -> tuple[int, int] | None:
+    """The span (start, end; character offsets of `task`) of the input its colon hands over (_input_colon:
+    "make this uppercase: please read the manual" -> "please read the manual"), without the blanks around
+    it and a closing full stop, or None when no colon hands one over. Filling reads it as one string
+    value (fill/values.py strings): its words are the data, not runs of words to choose from."""
+    cut = _input_colon(task)
+    if cut is None:
+        return None
+    start = cut + 1
+    while start < len(task) and task[start].isspace():
+        start += 1
+    end = len(task.rstrip())
+    if end > start and task[end - 1] == "." and not task[start : end - 1].rstrip().endswith("."):
+        end -= 1  # the sentence's full stop, not an ellipsis
+    return (start, end) if end > start else None
 
 
 def request_text(task: str) -> str:
