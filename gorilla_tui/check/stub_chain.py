@@ -92,9 +92,10 @@ def result_verdict(
 ) -> Judged | None:
     """What the stubs say of a method called on a standard-library call's result (break-it round 29, F5:
     ``sqlite3.connect('a.db').exeucte('x')``, pool/stub_results.py): ("family", a hallucination Verdict
-    with the classes' nearest members as did-you-mean, "") when no class the result may be has the name,
-    ("python-env", a valid Verdict, "") when one has it, None when the stubs cannot say or the rule does not
-    apply (a root the code binds or a hub shares, a call passed to a wrapper, no call in the chain).
+    with the classes' nearest members as did-you-mean, "") when no class the result may be has the name;
+    None when one has it (the call stays incidental: the verdict is its first call's, with that call's
+    doc matched), when the stubs cannot say, or when the rule does not apply (a root the code binds or a
+    hub shares, a call passed to a wrapper, no call in the chain).
     first: the chain's first call as scanned (its arguments choose the overloads that bind them)."""
     root = callee.split(".", 1)[0].split("(", 1)[0]
     builtin = root in _BUILTIN_NAMES and "." not in callee.split("(", 1)[0]
@@ -109,10 +110,8 @@ def result_verdict(
         given, keywords = len(first.positional), list(first.keywords)
         takes = lambda fn: _problem(fn, given, keywords, method=False) is None  # noqa: E731
     reached = result_chain(callee, takes)
-    if reached.state == "found":
-        return "python-env", Verdict("valid", call.text, None), ""
     if reached.state != "missing":
-        return None
+        return None  # real or unknown: incidental as before, the chain's first call decides (its doc matched)
     parts = callee.split(".")
     owners = " / ".join(reached.owners[:3]) + (" ..." if len(reached.owners) > 3 else "")
     note = f"{call.line}:{call.col}: {call.callee} does not exist (the type stubs' {owners} has no attribute"

@@ -7,10 +7,11 @@ Verdict rule (documented in docs/validator.md, section 3):
    *python-env* (a callee only the python-env pool knows), *family* (no pool callee, but it reaches a pool
    API family: a near-miss of a pool callee of the same module, ``torch.load`` for ``torch.hub.load``, or
    an argument that is a pool model id / repo / handle), *other* (unknown callee) or *incidental*
-   (builtins outside the pool, methods of names the code assigned, calls on a call's result; never a call
-   that runs code or a command, check/runs_code.py: ``__import__('os').system`` is ``os.system``, and one
-   the pool does not hold decides as a hallucination; nor is such a call "part" of the pool call whose
-   arguments hold it). A function
+   (builtins outside the pool, methods of names the code assigned, calls on a call's result, unless the
+   stubs say a standard-library call's result lacks the method: ``sqlite3.connect('a.db').exeucte`` is
+   *family*, check/stub_chain.py result_verdict; never a call that runs code or a command,
+   check/runs_code.py: ``__import__('os').system`` is ``os.system``, and one the pool does not hold
+   decides as a hallucination; nor is such a call "part" of the pool call whose arguments hold it). A function
    passed as a value (``partial(f, ...)``, ``submit(f, ...)``, ``to_thread(f, ...)``, ``map(f, ...)``) is
    checked as a call of ``f`` with the arguments given;
 2. each pool / python-env call gets its own verdict (valid, wrong_args with did-you-mean; the arguments of
