@@ -38,6 +38,9 @@ REAL = [
     "import threading\nthreading.local().anything()",  # __getattribute__: any name
     "class A(B):\n    def f(self):\n        super().whatever()",
     "type(x).some_classmethod()",
+    # the result of a call that runs a command is no call that runs one (session 13: a hallucination)
+    "import subprocess\nsubprocess.check_output(['ls']).decode()",
+    "import subprocess\nsubprocess.Popen(['ls']).communicate()",
     "import importlib\nimportlib.import_module('m').f()",  # ModuleType.__getattr__
     "import typing\ntyping.NamedTuple('P', [('x', int)]).mro()",  # makes a class, not an instance
     "import enum\nenum.Enum('Color', 'RED').RED.value.bit_length()",  # a metaclass's call
