@@ -46,6 +46,8 @@ from everyday import SOURCES, build_index, chosen_doc, is_right, load_tasks, pct
 from gorilla_tui import services  # noqa: E402
 from gorilla_tui.config import Settings  # noqa: E402
 from gorilla_tui.fill.call_grammar import FILLABLE  # noqa: E402
+from gorilla_tui.model import likelihood  # noqa: E402
+from gorilla_tui.pipeline import NEXT_SOURCE_NOTE  # noqa: E402
 from gorilla_tui.pool.doc import ApiDoc  # noqa: E402
 from gorilla_tui.pool.params import params_of  # noqa: E402
 
@@ -224,7 +226,21 @@ def answer(pipeline: Any, task: dict[str, Any], setting: str) -> dict[str, Any]:
         "timings": {k: round(v, 4) for k, v in proposal.timings.items()},
     }  # fmt: skip
     row["cause"] = failure_cause(task, row, doc)
+    row["hits"] = recorded_hits(pipeline, task, proposal.hits)
+    row["next_source"] = any(w.startswith(NEXT_SOURCE_NOTE) for w in proposal.warnings)
     return row
+
+
+def recorded_hits(pipeline: Any, task: dict[str, Any], hits: Sequence[Any]) -> list[dict[str, Any]]:
+    """Each hit as the choice read it, for bench/choice_replay.py: doc id, BM25 score, fused score,
+    log p(task | doc) and log p(content-free task | doc) (the latter from likelihood's cache: recorded only
+    where the choice rule computed it, None elsewhere), and whether the hit meets the task's label."""
+    return [
+        {"id": h.doc.id, "source": h.doc.source, "bm25": round(h.score, 4), "fused": h.fused,
+         "lm": h.lm_score, "free": likelihood.cached_free_score(pipeline.backend, h.doc),
+         "right": is_right(task, h.doc)}
+        for h in hits
+    ]  # fmt: skip
 
 
 def p50(xs: Sequence[float]) -> float:

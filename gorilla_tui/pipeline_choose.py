@@ -12,20 +12,21 @@ from typing import Any
 
 from gorilla_tui.config import Settings
 from gorilla_tui.errors import ContextOverflowError
-from gorilla_tui.fill.placing import by_values
+from gorilla_tui.fill.call_grammar import TaskValues
+from gorilla_tui.fill.placing import by_values, marked_values, placed
 from gorilla_tui.model import choice, likelihood
 from gorilla_tui.model.across import across_sources, vote_within
 from gorilla_tui.model.backend import Backend
 from gorilla_tui.model.folders import FOLDER_NOTE, by_folder
 from gorilla_tui.model.grammar import choice_grammar, unique_options
-from gorilla_tui.model.named import by_name
+from gorilla_tui.model.named import by_kind, by_name
 from gorilla_tui.model.prompts import fit_prompt
 from gorilla_tui.pipeline_types import AskCancelled, Choice
 from gorilla_tui.pool.doc import ApiDoc
 from gorilla_tui.retrieve.routing import GROUPS
 from gorilla_tui.types import Event, Hit, TokenEvent
 
-__all__ = ["Chooser", "choose_select_by", "routing_unit", "shared_prefix"]
+__all__ = ["Chooser", "choose_select_by", "decide", "first_rule", "routing_unit", "shared_prefix"]
 
 
 def routing_unit(source: str) -> str:
@@ -55,6 +56,107 @@ def shared_prefix(options: Sequence[str]) -> str:
     cut = max(common.rfind(c) for c in "(,='\" ") + 1
     common = common[:cut]
     return common if all(len(o) > len(common) for o in options) else ""
+
+
+def first_rule(docs: Sequence[ApiDoc], retrieval: Sequence[float]) -> str:
+    """The choice rule for hits `docs` (retrieval order): choice.rule_for (hit 1's source and expansion),
+    "first" when that rule follows the retrieval rank and hit 1 is clearly better (choice.guarded_rule on
+    each hit's BM25 score `retrieval`). Decided before any content-free score is computed."""
+    return choice.guarded_rule(choice.rule_for(docs), retrieval, [d.source for d in docs])
+
+
+#: Nats by which the first hit that can take a value of the task may be less likely than a chosen hit that
+#: can take none of them and still take its place (past_unplaced). Chosen on the dev halves' recorded
+#: scores (bench/choice_replay.py: bench/filling.py's 98 dev tasks and bench/everyday.py's 112): one
+#: choice moved at every margin from 2 to 12 nats, a right one (s12-int "turn the string '42' into an
+#: actual integer": int over bin, which takes a number, 1.8 nats less likely), none at 1; 5, the middle of
+#: that plateau. Taking the likeliest such hit instead of the first moved it to str.join (0.03 nats above
+#: int): the model does not tell these apart, so the retrieval order decides, as the "margin" rule does.
+UNPLACED_MARGIN = 5.0
+#: The source past_unplaced works in: the standard library's calls take the task's values as arguments.
+UNPLACED_SOURCE = "python-env"
+
+
+def past_unplaced(docs: Sequence[ApiDoc], scores: Sequence[float], chosen: int, task: str) -> int:
+    """The index of the doc to propose: `chosen`, or, when the task marks values (fill/placing.py
+    marked_values) and the chosen doc can take none of them (placed: no parameter admits their kind), the
+    first hit of its source in retrieval order that can take one, among those the model reads the task at
+    most UNPLACED_MARGIN nats less likely after (`scores`, log p(task | doc)). Why: a call with no parameter
+    for the task's values cannot be the call it asks for ("turn the string '42' into an actual integer" is
+    no ``bin(number)``); by_values only moves to a hit read at least as likely. Only for UNPLACED_SOURCE: a
+    model hub's call is complete without the task's values, and the function-calling sources (BFCL, a
+    user's tools) were not measured with it."""
+    if not 0 <= chosen < len(docs) or len(scores) != len(docs) or docs[chosen].source != UNPLACED_SOURCE:
+        return chosen
+    values = TaskValues.of(task)
+    if not marked_values(values) or placed(docs[chosen], values) > 0:
+        return chosen
+    taking = (i for i, d in enumerate(docs) if d.source == docs[chosen].source and i != chosen
+              and scores[i] >= scores[chosen] - UNPLACED_MARGIN and placed(d, values) > 0)  # fmt: skip
+    return next(taking, chosen)
+
+
+def decide(
+    task: str,
+    docs: Sequence[ApiDoc],
+    scores: Sequence[float],
+    free: Sequence[float | None] | None,
+    rule: str,
+    fused: Sequence[float | None],
+) -> tuple[int, str, list[str]]:
+    """The choice among scored hits, without the model: the rule's pick, then the moves after it (another
+    source's clearly likelier hit, model/across.py; a hit that takes more of the task's values,
+    fill/placing.py; past a hit that takes none of them, past_unplaced; one whose name holds more of the
+    task's words, or that makes something from the kind of value the task gives, model/named.py; the folder
+    API of the chosen one's family, model/folders.py). The pipeline and the offline replay
+    (bench/choice_replay.py) both call it, so a rule compared on recorded scores is the rule that runs.
+
+    Args:
+        task: the text the hits were scored against (pipeline: handover.without_input of the task).
+        docs: the hits' docs, retrieval order.
+        scores: log p(task | doc) per doc, nats.
+        free: log p(content-free task | doc) per doc, for the rules of choice.NEEDS_FREE; else None.
+        rule: first_rule's rule.
+        fused: each doc's fused retrieval score (Hit.fused; None for a doc not ranked by the search).
+
+    Returns:
+        (index of the chosen doc, the rule the choice note names, notes for the answer).
+
+    Raises:
+        ValueError: what choice.choose raises (no docs, scores or free scores missing for the rule).
+    """
+    groups, temperature = choice.domain_groups(docs), choice.vote_temperature_for(docs)
+    ties = choice.retrieval_ties(list(fused), [d.source for d in docs])
+    sources = [d.source for d in docs]
+    if rule in choice.VOTE_RULES:  # the vote among hit 1's routing unit; another unit's hit by the margin
+        sources = [routing_unit(s) for s in sources]
+        picked = vote_within(scores, free, rule, groups, temperature, sources)
+    else:
+        picked = choice.choose(scores, free, rule, groups, temperature, ties)
+    # another source's (a vote: another unit's) hit the model reads the task clearly likelier after
+    across = across_sources(scores, sources, picked, rule)
+    if across != picked:  # the choice note then says "model likelihood"
+        picked, rule = across, "likelihood"
+    # a hit read at least as likely that takes more of the task's values (fill/placing.py)
+    valued = by_values(list(docs), list(scores), picked, task)
+    if valued != picked:
+        picked, rule = valued, "likelihood"
+    # a hit that can take none of the task's values gives way to one that can
+    taking = past_unplaced(docs, scores, picked, task)
+    if taking != picked:
+        picked, rule = taking, "likelihood"
+    # a hit whose function name holds more of the task's words (model/named.py)
+    named = by_name(docs, scores, picked, task)
+    if named != picked:
+        picked, rule = named, "likelihood"
+    # a hit named for making something from the kind of value the task gives (model/named.py)
+    kind = by_kind(docs, scores, picked, task)
+    if kind != picked:
+        picked, rule = kind, "likelihood"
+    # a task about a folder: the folder API of the chosen one's family (model/folders.py)
+    folder = by_folder(list(docs), picked, task)
+    notes = [FOLDER_NOTE] if folder != picked else []
+    return folder, rule, notes
 
 
 class Chooser:
@@ -110,9 +212,8 @@ class Chooser:
         if len(scores) < len(docs) or (cancel is not None and cancel.is_set()):
             raise AskCancelled("cancelled")
         bm25 = {id(h.doc): h.score for h in hits}
-        retrieval = [bm25.get(id(d), 0.0) for d in docs]
         # "first" when hit 1 is clearly better: the choice note then says "chosen by retrieval rank alone"
-        rule = choice.guarded_rule(choice.rule_for(docs), retrieval, [d.source for d in docs])
+        rule = first_rule(docs, [bm25.get(id(d), 0.0) for d in docs])
         free = None
         if rule in choice.NEEDS_FREE:
             free = likelihood.content_free_scores(self.backend, docs, cancel)
@@ -121,31 +222,8 @@ class Chooser:
         by_id = {id(d): sc for d, sc in zip(docs, scores, strict=True)}
         for h in hits:
             h.lm_score = by_id.get(id(h.doc))
-        groups, temperature = choice.domain_groups(docs), choice.vote_temperature_for(docs)
         fused = {id(h.doc): h.fused for h in hits}
-        ties = choice.retrieval_ties([fused.get(id(d)) for d in docs], [d.source for d in docs])
-        sources = [d.source for d in docs]
-        if rule in choice.VOTE_RULES:  # the vote among hit 1's routing unit; another unit's hit by the margin
-            sources = [routing_unit(s) for s in sources]
-            picked = vote_within(scores, free, rule, groups, temperature, sources)
-        else:
-            picked = choice.choose(scores, free, rule, groups, temperature, ties)
-        # another source's (a vote: another unit's) hit the model reads the task clearly likelier after
-        across = across_sources(scores, sources, picked, rule)
-        if across != picked:  # the choice note then says "model likelihood"
-            picked, rule = across, "likelihood"
-        # a hit read at least as likely that takes more of the task's values (fill/placing.py)
-        valued = by_values(docs, scores, picked, task)
-        if valued != picked:
-            picked, rule = valued, "likelihood"
-        # a hit whose function name holds more of the task's words (model/named.py)
-        named = by_name(docs, scores, picked, task)
-        if named != picked:
-            picked, rule = named, "likelihood"
-        # a task about a folder: the folder API of the chosen one's family (model/folders.py)
-        folder = by_folder(docs, picked, task)
-        notes = [FOLDER_NOTE] if folder != picked else []
-        picked = folder
+        picked, rule, notes = decide(task, docs, scores, free, rule, [fused.get(id(d)) for d in docs])
         chosen = docs[picked]
         options = unique_options(d.call for d in docs)
         return Choice(chosen.call.strip(), docs, options, doc=chosen, first_token=time.perf_counter(),

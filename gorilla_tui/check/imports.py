@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 
 from gorilla_tui.check.callnodes import python_name
 from gorilla_tui.check.callsite import CallSite, bound_names, scan
+from gorilla_tui.check.verdicts import later_note
 from gorilla_tui.parsing import parse
 from gorilla_tui.pool.pyenv import KEYWORD_ONLY_MARK, POSITIONAL_ONLY_MARK, SOURCE
 from gorilla_tui.pool.stub_cache import required as stub_required
@@ -299,6 +300,14 @@ def by_schema_names(doc: ApiDoc, call: CallSite) -> CallSite:
     return dataclasses.replace(call, positional=positional, keywords=keywords)
 
 
+def _later_keyword(function: str, keyword: str) -> str:
+    """check/verdicts.py later_note for a keyword a later Python added to standard-library `function`
+    (``shutil.rmtree(onexc=...)``: 3.12; pool/stub_members.py keyword_added_in), else ""."""
+    from gorilla_tui.pool.stub_members import keyword_added_in  # deferred: typeshed_client, on a finding only
+
+    return later_note(keyword_added_in(function, keyword))
+
+
 def argument_errors(doc: ApiDoc, call: CallSite) -> tuple[str, list[str]]:
     """(reason code, one note per problem) when `call` passes arguments that a python-env doc's signature
     cannot bind, else ("", []), by Python's binding rule (inspect.Signature.bind): more positional
@@ -346,6 +355,7 @@ def argument_errors(doc: ApiDoc, call: CallSite) -> tuple[str, list[str]]:
                     f"{doc.api_name} got a positional-only argument passed as keyword: {k!r}"
                     if k in position_only
                     else f"{doc.api_name} has no parameter {k!r} (parameters: {known})"
+                    + _later_keyword(doc.api_name, k)
                     for k in unknown
                 ]
             taken = set(by_position[: len(call.positional)])

@@ -45,6 +45,7 @@ from typing import TYPE_CHECKING
 
 from gorilla_tui.check.builtin_types import builtin_method
 from gorilla_tui.check.expected import ExpectedFailures
+from gorilla_tui.check.runs_code import runs_code
 from gorilla_tui.check.scope import Bindings, resolve
 from gorilla_tui.check.signature import canonical
 from gorilla_tui.check.stub_chain import missing_by_stubs
@@ -159,6 +160,8 @@ def _stdlib(callee: str, validator: PoolIndex) -> bool:
     if builtin_method(callee) is not None:
         return True
     root = callee.split(".", 1)[0].split("(", 1)[0]
+    if "()" in callee and root in _BUILTINS and "." not in callee.split("(", 1)[0]:
+        return True  # a method of a builtin call's result: open().read (stub_chain.result_verdict)
     return root in sys.stdlib_module_names and root not in validator.api_roots
 
 
@@ -260,6 +263,8 @@ def _stdlib_skip(call: CallVerdict, validator: PoolIndex) -> str:
     if split is None:
         return ""
     module, attrs = split
+    if call.kind == "hallucination" and "()" in judged and not runs_code(judged):
+        return ""  # its result lacks it by the stubs (stub_chain.result_verdict: sqlite3.connect().exeucte)
     if call.reason in _ARITY and signature_unsure(judged, call.reason):  # the Validator's rule too (R26-4)
         return f"{judged}: {UNSURE_SIGNATURE}"
     if call.kind == "wrong_args" and len(attrs) == 1 and attrs[0] in enum_classes(module):

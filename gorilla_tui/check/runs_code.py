@@ -41,7 +41,12 @@ _IMPORT_CALL = re.compile(r"__import__\(\s*(['\"])([A-Za-z_][\w.]*)\1\s*\)")
 
 
 def runs_code(callee: str) -> bool:
-    """True when `callee` (a CallSite's callee, import-qualified) runs code or a command (_RUNS)."""
+    """True when `callee` (a CallSite's callee, import-qualified) runs code or a command (_RUNS). A method
+    on a call's result (``subprocess.check_output().decode``) is not one: the call that made the result is
+    a CallSite of its own and judged so (session 13: ``subprocess.check_output(['ls']).decode()`` was a
+    hallucination)."""
+    if "()." in callee:
+        return False
     return callee in _RUNS or callee.startswith(_RUNS_PREFIX)
 
 

@@ -21,10 +21,12 @@ chain_verdict() follows the chain through typeshed's stubs (pool/stub_members.py
 from __future__ import annotations
 
 import ast
+import builtins
 import io
 import sys
 from typing import TYPE_CHECKING
 
+from gorilla_tui.check.verdicts import later_note
 from gorilla_tui.pool.pyenv.binds import module_binds, split_callee
 from gorilla_tui.types import Verdict
 
@@ -85,6 +87,44 @@ def chain_verdict(validator: PoolIndex, call: CallSite, callee: str, bound: Set[
     )
 
 
+def result_verdict(
+    validator: PoolIndex, call: CallSite, callee: str, bound: Set[str], first: CallSite | None
+) -> Judged | None:
+    """What the stubs say of a method called on a standard-library call's result (break-it round 29, F5:
+    ``sqlite3.connect('a.db').exeucte('x')``, pool/stub_results.py): ("family", a hallucination Verdict
+    with the classes' nearest members as did-you-mean, "") when no class the result may be has the name;
+    None when one has it (the call stays incidental: the verdict is its first call's, with that call's
+    doc matched), when the stubs cannot say, or when the rule does not apply (a root the code binds or a
+    hub shares, a call passed to a wrapper, no call in the chain).
+    first: the chain's first call as scanned (its arguments choose the overloads that bind them)."""
+    root = callee.split(".", 1)[0].split("(", 1)[0]
+    builtin = root in _BUILTIN_NAMES and "." not in callee.split("(", 1)[0]
+    if "()" not in callee or root in bound or call.via or root in validator.api_roots:
+        return None
+    if not builtin and root not in sys.stdlib_module_names:
+        return None
+    from gorilla_tui.pool.stub_results import result_chain  # deferred: typeshed_client, rare
+
+    takes = None
+    if first is not None and not first.splat:
+        given, keywords = len(first.positional), list(first.keywords)
+        takes = lambda fn: _problem(fn, given, keywords, method=False) is None  # noqa: E731
+    reached = result_chain(callee, takes)
+    if reached.state != "missing":
+        return None  # real or unknown: incidental as before, the chain's first call decides (its doc matched)
+    parts = callee.split(".")
+    owners = " / ".join(reached.owners[:3]) + (" ..." if len(reached.owners) > 3 else "")
+    note = f"{call.line}:{call.col}: {call.callee} does not exist (the type stubs' {owners} has no attribute"
+    note += f" {parts[reached.at].removesuffix('()')!r})"
+    note += later_note(reached.later)
+    reason = "hallucination:unknown_callee"
+    return "family", Verdict("hallucination", call.text, None, list(reached.near), [note], reason), ""
+
+
+#: The builtins a chain may start with (``open('a').read``), not rebound by the code.
+_BUILTIN_NAMES = frozenset(dir(builtins))
+
+
 #: The standard library's own classes a stub's abstract IO type stands for (typing.TextIO is sys.stdout's
 #: type in the stubs, io.TextIOWrapper at run time; typing.BinaryIO its buffer's, io.BufferedWriter).
 _IO_CLASSES = tuple(c for c in vars(io).values() if isinstance(c, type) and c.__module__ in ("io", "_io"))
@@ -125,12 +165,13 @@ def arguments_problem(
 
 
 def _problem(
-    fn: ast.FunctionDef | ast.AsyncFunctionDef, given: int, keywords: list[str]
+    fn: ast.FunctionDef | ast.AsyncFunctionDef, given: int, keywords: list[str], method: bool = True
 ) -> tuple[str, str] | None:
-    """The first problem of binding `given` positional arguments and `keywords` to stub method `fn`."""
+    """The first problem of binding `given` positional arguments and `keywords` to stub method `fn` (not
+    `method`: a module-level function, no instance bound to its first parameter)."""
     a = fn.args
     slots = [*a.posonlyargs, *a.args]
-    if not any(isinstance(d, ast.Name) and d.id == "staticmethod" for d in fn.decorator_list):
+    if method and not any(isinstance(d, ast.Name) and d.id == "staticmethod" for d in fn.decorator_list):
         slots = slots[1:]  # self / cls
     n_default = len(a.defaults)
     required = {p.arg for p in [*a.posonlyargs, *a.args][: len(a.posonlyargs) + len(a.args) - n_default]}

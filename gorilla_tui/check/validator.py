@@ -7,10 +7,11 @@ Verdict rule (documented in docs/validator.md, section 3):
    *python-env* (a callee only the python-env pool knows), *family* (no pool callee, but it reaches a pool
    API family: a near-miss of a pool callee of the same module, ``torch.load`` for ``torch.hub.load``, or
    an argument that is a pool model id / repo / handle), *other* (unknown callee) or *incidental*
-   (builtins outside the pool, methods of names the code assigned, calls on a call's result; never a call
-   that runs code or a command, check/runs_code.py: ``__import__('os').system`` is ``os.system``, and one
-   the pool does not hold decides as a hallucination; nor is such a call "part" of the pool call whose
-   arguments hold it). A function
+   (builtins outside the pool, methods of names the code assigned, calls on a call's result, unless the
+   stubs say a standard-library call's result lacks the method: ``sqlite3.connect('a.db').exeucte`` is
+   *family*, check/stub_chain.py result_verdict; never a call that runs code or a command,
+   check/runs_code.py: ``__import__('os').system`` is ``os.system``, and one the pool does not hold
+   decides as a hallucination; nor is such a call "part" of the pool call whose arguments hold it). A function
    passed as a value (``partial(f, ...)``, ``submit(f, ...)``, ``to_thread(f, ...)``, ``map(f, ...)``) is
    checked as a call of ``f`` with the arguments given;
 2. each pool / python-env call gets its own verdict (valid, wrong_args with did-you-mean; the arguments of
@@ -42,9 +43,9 @@ from gorilla_tui.check.pool_index import NEAR_MISS, PoolEntry, PoolIndex
 from gorilla_tui.check.rest import http_method, path_of, request_lines
 from gorilla_tui.check.runs_code import RUNS_CODE_NOTE, dynamic_import, runs_code
 from gorilla_tui.check.signature import canonical, key
-from gorilla_tui.check.stub_chain import chain_verdict
+from gorilla_tui.check.stub_chain import chain_verdict, result_verdict
 from gorilla_tui.check.suggest import dice, similarity
-from gorilla_tui.check.verdicts import RANK, call_row, python_error, worst
+from gorilla_tui.check.verdicts import RANK, call_row, later_note, python_error, worst
 from gorilla_tui.pool.doc import ApiDoc
 from gorilla_tui.pool.typeshed import added_in
 from gorilla_tui.types import Verdict
@@ -59,9 +60,7 @@ def later_python(callee: str) -> str:
     """ " (added in Python 3.12; the pool is Python 3.11's)" for a callee a later Python's stubs define and
     this one's do not (``itertools.batched``, found by a tester on tqdm), else "": the name is real, only
     not in the Python the pool was built from (pool/typeshed.py added_in)."""
-    later = added_in(callee)
-    here = f"{sys.version_info[0]}.{sys.version_info[1]}"
-    return f" (added in Python {later}; the pool is Python {here}'s)" if later else ""
+    return later_note(added_in(callee))
 
 
 class Validator(PoolIndex):
@@ -237,6 +236,12 @@ class Validator(PoolIndex):
         wrapper_spans = {c.span for c in calls if c.via}
         imported = {q.span: canonical(q.callee) for q in resolved}  # np.array -> numpy.array (rule 5)
         unjudged: list[str] = []  # calls of modules that cannot list their names (judged.py rule 5)
+        by_start = {(c.span[0], canonical(c.callee)): c for c in calls}
+
+        def first_call(call: CallSite) -> CallSite | None:  # a chain's first call, whose arguments it has
+            head = canonical(call.callee).split("()", 1)[0]
+            return by_start.get((call.span[0], head))
+
         for call in calls:
             callee = canonical(call.callee)
             start, end = call.span
@@ -261,6 +266,10 @@ class Validator(PoolIndex):
                 role, verdict = "pool", Verdict("valid", call.text, companion.doc)
             elif (typed := self._builtin_method(call, callee)) is not None:
                 role, verdict = typed  # ','.jion(x): str has no jion; [].append(x) beside the pool's docs
+            elif (
+                resulted := result_verdict(self, call, callee, result.assigned, first_call(call))
+            ) is not None:
+                role, verdict, _ = resulted  # sqlite3.connect('a.db').exeucte: Connection has no exeucte
             elif stdlib_bound(self, call, callee, result.assigned):
                 role, verdict = "python-env", Verdict("valid", call.text, None)
             elif said := package_names_say(self, call, imported.get(call.span, callee), result.assigned):

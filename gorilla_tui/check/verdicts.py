@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import ast
 import dataclasses
+import sys
 
 from gorilla_tui.check.callsite import CallSite, nesting_error
 from gorilla_tui.check.signature import canonical
@@ -19,6 +20,14 @@ _WORST = {"valid": 0, "wrong_args": 1, "hallucination": 2}
 RANK = {"valid": 0, "incomplete": 1, "wrong_args": 2, "hallucination": 3, "unparseable": 4, "no_call": 5}
 #: The reason code of an incomplete verdict.
 INCOMPLETE_REASON = "incomplete:missing_value"
+
+
+def later_note(later: str) -> str:
+    """ " (added in Python 3.12; the pool is Python 3.11's)" for a name or keyword a later Python's stubs
+    first have (`later`: "3.12", pool/typeshed.py added_in), else "" (`later` empty): the name is real,
+    only not in the Python the pool was built from."""
+    here = f"{sys.version_info[0]}.{sys.version_info[1]}"
+    return f" (added in Python {later}; the pool is Python {here}'s)" if later else ""
 
 
 def python_error(code: str) -> tuple[str, str] | None:

@@ -9,7 +9,7 @@ from datetime import datetime, timezone
 from typing import Any
 
 from gorilla_tui.cli.output import status_if_cut
-from gorilla_tui.errors import GorillaError, IndexMissingError
+from gorilla_tui.errors import GorillaError, IndexMissingError, UsageError
 from gorilla_tui.paths import get_paths
 from gorilla_tui.pool.manifest import load_manifests
 from gorilla_tui.pool.remedies import fix_lines
@@ -130,7 +130,7 @@ def status(args: argparse.Namespace) -> int:
     size = index_store.folder_size(folder)
     age_s, age = _age(meta.get("built_at", ""))
     paths = get_paths()
-    config = config_problem()
+    config = config_problem([str(s.get("name")) for s in meta.get("sources", [])])
     code = 2 if config is not None else 0
     if args.json:
         doc = _status_json(folder, meta, size, age_s, unchecked)
@@ -170,12 +170,13 @@ def status(args: argparse.Namespace) -> int:
     return code
 
 
-def config_problem() -> GorillaError | None:
+def config_problem(sources: list[str] | None = None) -> GorillaError | None:
     """What a command refuses in config.toml, or None: the file itself (config.load_settings: not UTF-8,
     invalid TOML, a FIFO, an unknown key: what search and ask refuse), else an entry of its `sources` or
     `mirrors` that `index --refresh` refuses (services.check_configured_sources, configured_mirrors: the
-    checks doctor reports). `index --status` showed the config's path with no word of it (break-it round
-    28)."""
+    checks doctor reports), else a `hub` that names none of the index's `sources` (hub_problem: search
+    and ask refuse it; break-it round 29). `index --status` showed the config's path with no word of it
+    (break-it round 28)."""
     from gorilla_tui import services  # deferred: the index's modules (numpy); --help stays fast
 
     settings, error = services.read_settings()
@@ -186,7 +187,18 @@ def config_problem() -> GorillaError | None:
         services.configured_mirrors(settings)
     except GorillaError as e:
         return e
-    return None
+    return hub_problem(settings.hub, sources or [])
+
+
+def hub_problem(hub: str, sources: list[str]) -> UsageError | None:
+    """The problem of config.toml's `hub` when the index has `sources` (names) and it names none of them
+    (ApiIndex.pool refuses it: search and ask exit 2), else None; `index --status` and doctor say it."""
+    if not hub or not sources or hub in sources:
+        return None
+    return UsageError(
+        f"hub {hub!r} in config.toml is not a source of the index (its sources: {', '.join(sources)})",
+        hint=f'set hub to one of them (or to "" for all) in {get_paths().config_file}',
+    )
 
 
 def missing_sources(meta: dict[str, Any]) -> dict[str, list[str]]:

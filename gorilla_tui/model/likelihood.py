@@ -96,3 +96,10 @@ def content_free_scores(
             break
         out.append(_FREE_CACHE[(name, c)])
     return out
+
+
+def cached_free_score(backend: Any, doc: ApiDoc) -> float | None:
+    """log p(CONTENT_FREE_TASK | scoring_context(doc)) when content_free_scores has computed it for
+    `backend`'s model in this process, else None (never calls the model): bench/filling.py records it so the
+    choice can be replayed offline (bench/choice_replay.py)."""
+    return _FREE_CACHE.get((str(getattr(backend, "name", "")), scoring_context(doc)))

@@ -33,8 +33,10 @@ from gorilla_tui.jsontext import loads as json_value
 from gorilla_tui.paths import get_paths, read_regular_bytes
 from gorilla_tui.pool.stub_params import ANY, KINDS, PARAM_TYPES, POSITION, SHAPES, read_params
 
-#: Bumped when a rule of file_parameters or read_params changes (a cache written by another is not read).
-RULE = 9
+#: Bumped when a rule of file_parameters, read_params or method_returns changes (a cache written by another
+#: is not read). 9: a class's methods under ``sys.version_info`` gates read for the running Python only.
+#: 10: a stub type whose bases or alias are bytes-like only (``SizedBuffer``) is bytes (shapes).
+RULE = 10
 #: Folder of the cached answers inside the cache dir.
 FOLDER = "stubs"
 #: Largest cache file read, bytes (all 432 names of os, the largest module, took 46 KB: this machine).

@@ -15,8 +15,10 @@ from __future__ import annotations
 import ast
 import difflib
 import functools
+import operator
+import sys
 
-from gorilla_tui.pool.typeshed import _defined
+from gorilla_tui.pool.typeshed import _defined, _functions, later_versions
 
 #: Annotation names that stand for "may also be nothing" beside a class (typeshed's _typeshed.MaybeNone is
 #: an alias of Any used for attributes that are None in some runs: ``sys.stdout: TextIO | MaybeNone``).
@@ -64,21 +66,46 @@ def stub_class(module: str, written: str) -> tuple[str, ast.ClassDef] | None:
     return f"{found[0]}.{found[1].name}", found[1]
 
 
-def _body(nodes: list[ast.stmt]) -> list[ast.stmt]:
-    """The statements of a class body, those under its ``if`` blocks too, both branches (typeshed writes a
-    method per Python version: ``if sys.version_info >= (3, 12): def loadTestsFromModule...``)."""
+def _body(nodes: list[ast.stmt], version: tuple[int, int] | None = None) -> list[ast.stmt]:
+    """The statements of a class body as Python `version` (None: the running one) reads them: under an
+    ``if sys.version_info >= (3, 12):`` block (typeshed writes a method per Python version) the branch
+    that version takes, under any other ``if`` both branches."""
     out: list[ast.stmt] = []
     for node in nodes:
         if isinstance(node, ast.If):
-            out += _body(node.body) + _body(node.orelse)
+            taken = _version_test(node.test, version or sys.version_info[:2])
+            out += _body(node.body, version) if taken is not False else []
+            out += _body(node.orelse, version) if taken is not True else []
         else:
             out.append(node)
     return out
 
 
-def _members(cls: ast.ClassDef, name: str) -> list[ast.stmt]:
+_COMPARE = {ast.GtE: operator.ge, ast.Gt: operator.gt, ast.Lt: operator.lt, ast.LtE: operator.le,
+            ast.Eq: operator.eq, ast.NotEq: operator.ne}  # fmt: skip
+
+
+def _version_test(test: ast.expr, version: tuple[int, int]) -> bool | None:
+    """The value of a stub's ``sys.version_info OP (3, N)`` test for Python `version`; None for any other
+    test (``sys.platform``), or a tuple of more than two numbers (a micro version)."""
+    if not (isinstance(test, ast.Compare) and len(test.ops) == 1 and type(test.ops[0]) in _COMPARE):
+        return None
+    right = test.comparators[0]
+    if (
+        ast.unparse(test.left) != "sys.version_info"
+        or not isinstance(right, ast.Tuple)
+        or len(right.elts) > 2
+    ):
+        return None
+    numbers = [e.value for e in right.elts if isinstance(e, ast.Constant) and isinstance(e.value, int)]
+    if len(numbers) != len(right.elts):
+        return None
+    return bool(_COMPARE[type(test.ops[0])](version[: len(numbers)], tuple(numbers)))
+
+
+def _members(cls: ast.ClassDef, name: str, version: tuple[int, int] | None = None) -> list[ast.stmt]:
     out: list[ast.stmt] = []
-    for node in _body(cls.body):
+    for node in _body(cls.body, version):
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name == name:
             out.append(node)
         elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name) and node.target.id == name:
@@ -90,15 +117,18 @@ def _members(cls: ast.ClassDef, name: str) -> list[ast.stmt]:
     return out
 
 
-def _member(where: str, cls: ast.ClassDef, name: str, seen: int = 0) -> tuple[str, list[ast.stmt]] | None:
+def _member(
+    where: str, cls: ast.ClassDef, name: str, seen: int = 0, version: tuple[int, int] | None = None
+) -> tuple[str, list[ast.stmt]] | None:
     """(module of the class that defines it, its definitions) of attribute `name` of class `cls` (defined
-    in module `where`) or of its bases, in order; None when a base cannot be read (then it may be there),
-    ("", []) when the class and all its bases lack it."""
-    found = _members(cls, name)
+    in module `where`) or of its bases, in order, as Python `version`'s stubs have it (None: the running
+    Python's); None when a base cannot be read (then it may be there), ("", []) when the class and all its
+    bases lack it."""
+    found = _members(cls, name, version)
     if found:
         return where, found
-    if seen > 16 or _members(cls, "__getattr__"):
-        return None  # a class with __getattr__ has any attribute (unittest.mock.call.foo)
+    if seen > 16 or _members(cls, "__getattr__") or _members(cls, "__getattribute__"):
+        return None  # a class with __getattr__ has any attribute (unittest.mock.call.foo, threading.local)
     for base in cls.bases:
         head = base.value if isinstance(base, ast.Subscript) else base
         written = _name(head)
@@ -107,7 +137,7 @@ def _member(where: str, cls: ast.ClassDef, name: str, seen: int = 0) -> tuple[st
         resolved = stub_class(where, written) if written else None
         if resolved is None:
             return None
-        deeper = _member(resolved[0].rsplit(".", 1)[0], resolved[1], name, seen + 1)
+        deeper = _member(resolved[0].rsplit(".", 1)[0], resolved[1], name, seen + 1, version)
         if deeper is None or deeper[1]:
             return deeper
     if any(isinstance(k.value, ast.Name) and k.arg == "metaclass" for k in cls.keywords):
@@ -253,3 +283,35 @@ def chain_method(dotted: str) -> list[ast.FunctionDef | ast.AsyncFunctionDef]:
     if any(_name(dec).endswith("property") for d in functions for dec in d.decorator_list):
         return []
     return functions
+
+
+@functools.lru_cache(maxsize=1024)
+def keyword_added_in(function: str, keyword: str) -> str:
+    """The later Python ("3.12") whose stubs first give module-level function or class `function` a
+    parameter `keyword` this Python's stubs lack (``shutil.rmtree``'s ``onexc``: 3.12, ``typing.TypeVar``'s
+    ``default``: 3.13), else "" (break-it round 29, F8): typeshed gates such parameters on
+    ``sys.version_info``, at module level or inside a class (``__new__`` / ``__init__``, or the
+    ``__call__`` of a callable object's class: ``rmtree: _RmtreeType``)."""
+    if not keyword.isidentifier() or keyword in _parameters(function, None):
+        return ""
+    return next((f"3.{m}" for m in later_versions() if keyword in _parameters(function, (3, m))), "")
+
+
+def _parameters(function: str, version: tuple[int, int] | None) -> frozenset[str]:
+    """The names a keyword may give to `function` (a function, a class's ``__new__`` / ``__init__``, a
+    callable object's ``__call__``) in Python `version`'s stubs (None: the running Python's)."""
+    found = _defined(function, version)
+    if found is None:
+        return frozenset()
+    module, node = found
+    if isinstance(node, ast.AnnAssign):  # rmtree: _RmtreeType, a Protocol with __call__
+        annotation = _one_class(node.annotation)
+        cls = stub_class(module, _name(annotation)) if annotation is not None else None
+        node, wanted = (cls[1], ("__call__",)) if cls is not None else (node, ())
+    else:
+        wanted = ("__new__", "__init__")
+    if isinstance(node, ast.ClassDef):
+        defs = [d for d in _body(node.body, version) if isinstance(d, ast.FunctionDef) and d.name in wanted]
+    else:
+        defs = list(_functions(node))
+    return frozenset(a.arg for d in defs for a in [*d.args.args, *d.args.kwonlyargs])

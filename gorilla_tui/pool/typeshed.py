@@ -28,39 +28,47 @@ _STUB_ERRORS = (typeshed_client.InvalidStub, SyntaxError, ValueError, OSError, R
                 TypeError, KeyError)  # fmt: skip
 
 
-@functools.lru_cache(maxsize=1)
-def _resolver() -> typeshed_client.Resolver:
-    return typeshed_client.Resolver()
+#: The newest Python whose stubs `added_in` asks (typeshed's VERSIONS file and sys.version_info gates).
+_NEWEST = (3, 14)
+
+
+@functools.lru_cache(maxsize=8)
+def _resolver(version: tuple[int, int] | None = None) -> typeshed_client.Resolver:
+    """typeshed_client's Resolver for the stubs as Python `version` (major, minor) reads them (their
+    ``sys.version_info`` gates and VERSIONS file); None: the running Python's. The one cache of them."""
+    if version is None or version == sys.version_info[:2]:
+        return typeshed_client.Resolver() if version is None else _resolver()
+    return typeshed_client.Resolver(typeshed_client.get_search_context(version=version))
+
+
+def later_versions() -> range:
+    """The minor versions of Python 3 newer than the running one whose stubs `added_in` asks (to _NEWEST)."""
+    return range(sys.version_info[1] + 1, _NEWEST[1] + 1)
 
 
 @functools.lru_cache(maxsize=4096)
-def _defined(dotted: str) -> tuple[str, ast.AST | OverloadedName] | None:
+def _defined(
+    dotted: str, version: tuple[int, int] | None = None
+) -> tuple[str, ast.AST | OverloadedName] | None:
     """(the module that defines it, its stub node) of a module-level name ``module.name`` (imports
-    followed), or None where no stub has it."""
+    followed) as Python `version`'s stubs have it (None: the running Python's), or None where no stub
+    has it."""
     module, _, name = dotted.rpartition(".")
     if not module or not name:
         return None
+    resolver = _resolver(version)
     try:
-        info = _resolver().get_name(typeshed_client.ModulePath(tuple(module.split("."))), name)
+        info = resolver.get_name(typeshed_client.ModulePath(tuple(module.split("."))), name)
         for _ in range(8):  # an import of an import
             if not isinstance(info, ImportedInfo):
                 break
             module = ".".join(info.source_module)
             info = info.info
             if isinstance(info, NameInfo) and isinstance(info.ast, typeshed_client.ImportedName):
-                info = _resolver().get_name(info.ast.module_name, info.ast.name or info.name)
+                info = resolver.get_name(info.ast.module_name, info.ast.name or info.name)
     except _STUB_ERRORS:
         return None
     return (module, info.ast) if isinstance(info, NameInfo) else None
-
-
-#: The newest Python whose stubs `added_in` asks (typeshed's VERSIONS file and sys.version_info gates).
-_NEWEST = (3, 14)
-
-
-@functools.lru_cache(maxsize=4)
-def _resolver_for(version: tuple[int, int]) -> typeshed_client.Resolver:
-    return typeshed_client.Resolver(typeshed_client.get_search_context(version=version))
 
 
 @functools.lru_cache(maxsize=1024)
@@ -68,16 +76,11 @@ def added_in(dotted: str) -> str:
     """The later Python ("3.12") whose stubs first define module-level name `dotted` (``itertools.batched``)
     when this Python's stubs do not, else "". typeshed gates such names on ``sys.version_info``; this asks
     each newer minor version up to _NEWEST (about 0.1 s for the first name, then cached per name)."""
-    module, _, name = dotted.rpartition(".")
-    if not module or not name or _defined(dotted) is not None:
+    if _defined(dotted) is not None:
         return ""
-    path = typeshed_client.ModulePath(tuple(module.split(".")))
-    for minor in range(sys.version_info[1] + 1, _NEWEST[1] + 1):
-        try:
-            if _resolver_for((3, minor)).get_name(path, name) is not None:
-                return f"3.{minor}"
-        except _STUB_ERRORS:
-            return ""
+    for minor in later_versions():
+        if _defined(dotted, (3, minor)) is not None:
+            return f"3.{minor}"
     return ""
 
 

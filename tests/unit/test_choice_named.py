@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from gorilla_tui.model.named import by_name, task_words
+from gorilla_tui.model.named import by_kind, by_name, named_modules, task_words, value_kinds
 from gorilla_tui.pool.doc import ApiDoc
 
 
@@ -80,3 +80,48 @@ def test_a_word_inside_a_name_part_is_not_the_name() -> None:
     assert by_name(docs, [-30.0, -29.0], 0, "what time is it in UTC") == 0
     docs = [_doc("fnmatch.filter"), _doc("fnmatch.fnmatch")]
     assert by_name(docs, [-30.0, -29.0], 0, "does report.pdf match the pattern *.pdf") == 1
+
+
+def test_a_module_the_task_names() -> None:
+    """A word of the task that is a standard-library module's name names it; builtin types and values do
+    not ("list", a host name holding "smtp")."""
+    assert named_modules("show me a calendar of march 2025, the month as text") == {"calendar"}
+    assert named_modules("reverse the list and print it") == set()
+    assert named_modules("connect to smtp.example.com on port 587") == set()
+    assert "random" in named_modules("pick a random number from 1 to 100")
+
+
+def test_the_recorded_dev_hits_of_a_module_the_task_names(docs) -> None:
+    """bench/data/literal_tasks.toml's dev task s12-calendar on the hits and log p(task | doc) the default
+    index and the embedded model gave it (session 13, bench/filling.py's recorded hits): the margin rule kept
+    hit 1, datetime.date.strftime; the task names the calendar module, and a hit of it whose name holds
+    "month" and that the model reads the task likelier after is proposed. A task that names no module keeps
+    the choice."""
+    names = ["datetime.date.strftime", "calendar.TextCalendar.prmonth", "calendar.TextCalendar.formatmonth",
+             "calendar.month", "calendar.TextCalendar.formatmonthname"]  # fmt: skip
+    scores = [-88.28, -79.81, -82.23, -81.82, -80.14]
+    hits = [docs[n] for n in names]
+    task = "show me a calendar of march 2025, the month as text"
+    assert names[by_name(hits, scores, 0, task)] == "calendar.TextCalendar.prmonth"
+    assert by_name(hits, scores, 0, "show me march 2025, the month as text") == 0
+    # the chosen hit's module named too: another named module's hit is not taken by name
+    assert by_name(hits, scores, 0, "format a datetime, calendar month as text") == 0
+
+
+def test_the_kind_of_a_value_names_what_the_call_takes(docs) -> None:
+    """bench/data/literal_tasks.toml's dev task lit-timestamp on its recorded hits and log p(task | doc)
+    (session 13): datetime.datetime.timestamp makes a timestamp, fromtimestamp takes one; the task gives
+    "the unix timestamp 1700000000", so the likeliest hit named from<timestamp> is proposed (by_name counts
+    "timestamp" in both names and keeps hit 1)."""
+    assert value_kinds("convert the unix timestamp 1700000000 into a date") == {"timestamp"}
+    assert value_kinds("parse the hex string 'ff00' and the file called a.txt") == {"string", "file"}
+    names = ["datetime.datetime.timestamp", "datetime.datetime.fromtimestamp", "datetime.datetime.strptime",
+             "time.time", "datetime.date.fromtimestamp"]  # fmt: skip
+    scores = [-52.17, -51.48, -54.18, -54.05, -50.65]
+    hits = [docs[n] for n in names]
+    task = "convert the unix timestamp 1700000000 into a date"
+    assert by_name(hits, scores, 0, task) == 0
+    assert names[by_kind(hits, scores, 0, task)] == "datetime.date.fromtimestamp"
+    # no value of that kind given: the choice stays; a less likely from<kind> hit does not take it
+    assert by_kind(hits, scores, 0, "convert a unix timestamp into a date") == 0
+    assert by_kind(hits, [-40.0, *scores[1:]], 0, task) == 0

@@ -34,3 +34,24 @@ def test_check_flags_a_later_pythons_name_and_says_when_it_was_added(stdlib_docs
     )
     invented = validator.check("import itertools\nitertools.batchify(rows, 2)")
     assert invented.kind == "hallucination" and not any("added in" in n for n in invented.diagnostics)
+
+
+def test_keywords_of_later_pythons_are_told_by_the_version_that_added_them(stdlib_docs):
+    """Break-it round 29 (F8): a keyword a later Python added (a module-level function's, a class's
+    ``__new__``, a callable object's ``__call__``: ``rmtree: _RmtreeType``) says so, as a name does."""
+    from gorilla_tui.pool.stub_members import keyword_added_in
+
+    assert keyword_added_in("shutil.rmtree", "onexc") == "3.12"  # _RmtreeType.__call__ under a version gate
+    assert keyword_added_in("typing.TypeVar", "default") == "3.13"  # TypeVar.__new__ per version
+    assert keyword_added_in("shutil.rmtree", "onerror") == ""  # in this Python
+    assert keyword_added_in("shutil.rmtree", "onexcc") == "" and keyword_added_in("no_such.f", "x") == ""
+    validator = Validator(list(stdlib_docs))
+    for code, version in [
+        ("import shutil\nshutil.rmtree('x', onexc=print)", "3.12"),
+        ("import typing\nT = typing.TypeVar('T', default=int)", "3.13"),
+    ]:
+        verdict = validator.check(code)
+        assert verdict.reason == "wrong_args:unknown_keyword", (code, verdict)
+        assert f"(added in Python {version}; the pool is Python 3.11's)" in " ".join(verdict.diagnostics)
+    typo = validator.check("import shutil\nshutil.rmtree('x', onexcc=print)")
+    assert typo.reason == "wrong_args:unknown_keyword" and "added in" not in " ".join(typo.diagnostics)

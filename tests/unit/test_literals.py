@@ -101,6 +101,11 @@ CASES = [
     ("delete the folder old_build now", "delete the folder now"),
     ("open the file named config.json", "open the file named json file"),
     ("read the file contents", None),
+    # a bare word the task also writes in a path is the folder's name (session 13: "assets" carried the
+    # first task to a Hugging Face model); not in a path, it stays
+    ("copy the folder assets to build/assets", "copy the folder to path"),
+    ("copy the directory src into backup/src", "copy the directory into path"),
+    ("print the file contents to out/log", "print the file contents to path"),
 ]
 
 

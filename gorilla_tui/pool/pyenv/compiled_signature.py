@@ -33,8 +33,9 @@ UNSURE_SIGNATURE = (
 
 
 @functools.lru_cache(maxsize=1)
-def _compiled() -> frozenset[str]:
-    """The compiled standard-library modules that may be imported (pool/pyenv/compiled.py's list)."""
+def compiled_modules() -> frozenset[str]:
+    """The compiled standard-library modules that may be imported (pool/pyenv/compiled.py's list):
+    importing one runs no Python source."""
     from gorilla_tui.pool.pyenv.compiled import EXCLUDED, compiled_module_names  # deferred: only on a count
 
     return frozenset(compiled_module_names()) - EXCLUDED
@@ -56,7 +57,7 @@ def _star_sources(module: str) -> tuple[str, ...]:
         for n in ast.walk(tree)
         if isinstance(n, ast.ImportFrom) and n.module and not n.level and any(a.name == "*" for a in n.names)
     ]
-    return tuple(m for m in dict.fromkeys(found) if m in _compiled())
+    return tuple(m for m in dict.fromkeys(found) if m in compiled_modules())
 
 
 def _compiled_object(module: str, attrs: list[str]) -> object | None:
@@ -64,7 +65,7 @@ def _compiled_object(module: str, attrs: list[str]) -> object | None:
     compiled module it star-imports), else None (a Python definition: its signature is its source's)."""
     homes = [module] if module_file(module) is None else list(_star_sources(module))
     for home in homes:
-        if home not in _compiled():
+        if home not in compiled_modules():
             continue
         try:
             with warnings.catch_warnings():

@@ -335,7 +335,32 @@ def intent_text(task: str, known: Container[str] | None = None) -> str:
     task = american_spelling(without_input(task), known)
     task = _QUOTED_RE.sub(_quoted_value, task)
     task = _NAMED_FILE_RE.sub(lambda m: m.group(1), task)
+    task = _named_again(task)
     return " ".join(_LITERAL_RE.sub(sub, task).split())
+
+
+#: A bare word right after a word saying it names a file or folder ("the folder assets"): _named_again.
+_KIND_THEN_WORD_RE = re.compile(
+    r"\b((?:files?|folders?|dir(?:ectory|ectories)?|dirs)\s+)([A-Za-z][\w-]*)(?![\w.:/\\-])", re.IGNORECASE
+)
+#: The parts of a path with a slash ("build/assets", "/mnt/backup/photos", "C:\\data\\photos").
+_PATH_PART_RE = re.compile(r"[\w.@+~-]+")
+
+
+def _named_again(task: str) -> str:
+    """`task` without a bare word after a file or folder kind word that the task also writes as a part of a
+    path ("copy the folder assets to build/assets" -> "copy the folder to build/assets"): written twice, it
+    is the folder's name, not a word of the request; alone ("print the file contents") it stays. Session 13:
+    "assets", in no standard-library doc, carried that task to a Hugging Face model (nothing fits)."""
+    parts = {
+        part.casefold()
+        for token in task.split()
+        if "/" in token or "\\" in token
+        for part in _PATH_PART_RE.findall(token)
+    }
+    if not parts:
+        return task
+    return _KIND_THEN_WORD_RE.sub(lambda m: m.group(1) if m.group(2).casefold() in parts else m.group(), task)
 
 
 __all__ = [

@@ -29,8 +29,8 @@ def match_line(proposal: Proposal) -> str:
 def choice_lines(proposal: Proposal) -> list[str]:
     """The lines above the call: that no API in the pool matches the task well (match_line), how select
     mode chose (answer_text.choice_note, with how many hits were set aside), the task's constraints in words,
-    and the hits set aside with their reasons (tui/explain.py). Each is one line; the panel cuts them with
-    an ellipsis, and shows the first (match_line) apart, in #match."""
+    and the hits set aside with their reasons (tui/explain.py). The panel wraps them (up to 5 rows, then an
+    ellipsis: app.tcss #choice), and shows the first (match_line) apart, in #match."""
     warning = match_line(proposal)
     lines = [warning] if warning else []
     aside = set_aside(proposal)
@@ -144,9 +144,7 @@ class ProposalPanel(Vertical):
         match_widget.set_class(bool(warning), "-shown")
         lines = choice_lines(proposal)[1 if warning else 0 :]
         choice_widget = self.query_one("#choice", Static)
-        choice_widget.update(
-            Text("\n".join(safe_text(line) for line in lines), no_wrap=True, overflow="ellipsis")
-        )
+        choice_widget.update(Text("\n".join(safe_text(line) for line in lines), overflow="ellipsis"))  # wraps
         choice_widget.set_class(bool(lines), "-shown")
         call = effective_call(proposal)
         text = proposal.code or call

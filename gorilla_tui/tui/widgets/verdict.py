@@ -75,7 +75,7 @@ class VerdictBadge(Vertical):
         """Show `verdict`: its badge, diagnostics, and suggestions as a choosable list."""
         self.verdict = verdict
         self._set_kind(verdict.kind)
-        # one line, cut with an ellipsis: the verdict word must never wrap (small terminals)
+        # the verdict word leads; the rest wraps under it (app.tcss #badge: one row, cut, on short terminals)
         text = LABELS.get(verdict.kind, verdict.kind)
         if self.fit == "nothing":  # no ✔ on a call that does not do the task
             text = f"{verdict.kind} — {NEAREST}"
@@ -83,8 +83,7 @@ class VerdictBadge(Vertical):
         notes = [d for d in verdict.diagnostics if not needs or d != needs]
         if needs:
             text += " — " + safe_text(needs)
-        label = Text(text, no_wrap=True, overflow="ellipsis")
-        self.query_one("#badge", Static).update(label)
+        self.query_one("#badge", Static).update(Text(text, overflow="ellipsis"))
         diagnostics = self.query_one("#diagnostics", Static)
         diagnostics.update(Text("\n".join(safe_text(n) for n in notes)))
         diagnostics.display = bool(notes)
@@ -105,7 +104,7 @@ class VerdictBadge(Vertical):
         for k in FITS[:-1]:
             line.set_class(k == fit, f"-{k}")
         text = FIT_MARKS.get(fit, "") + FIT_LINES.get(fit, "")
-        line.update(Text(text, no_wrap=True, overflow="ellipsis"))
+        line.update(Text(text, overflow="ellipsis"))  # wraps, or one row on short terminals (app.tcss)
         line.display = bool(fit)
         if self.verdict is not None:
             self.set_verdict(self.verdict)

@@ -1,0 +1,107 @@
+"""A method called on a standard-library call's result is judged by the class the stubs say the call returns
+(break-it round 29, F5; check/stub_chain.py result_verdict, pool/stub_results.py): a misspelt one is a
+hallucination with did-you-mean in `check CODE` and `check FILE` alike, a real one valid, and a chain the
+stubs cannot follow is left alone. Real typeshed stubs through typeshed_client, the running Python's pool
+(tests/conftest.py stdlib_docs), real tree-sitter."""
+
+from __future__ import annotations
+
+import sys
+
+import pytest
+
+from gorilla_tui.check import lint
+from gorilla_tui.check.validator import Validator
+from gorilla_tui.pool.stub_results import result_chain
+
+pytestmark = pytest.mark.skipif(sys.version_info[:2] != (3, 11), reason="Path.walk is new in 3.12")
+
+#: (code, the did-you-mean expected first) of misspelt methods on a call's result (breakit29 05.sh).
+MISSPELT = [
+    ("import sqlite3\nsqlite3.connect('a.db').exeucte('x')", "sqlite3.connect().execute"),
+    ("import pathlib\npathlib.Path('x').read_txt()", "pathlib.Path().read_text"),
+    ("import zipfile\nzipfile.ZipFile('a.zip').extractal('o')", "zipfile.ZipFile().extractall"),
+    ("open('a').raed()", "open().read"),
+    (
+        "import sqlite3\nsqlite3.connect('a.db').execute('x').fetchal()",
+        "sqlite3.connect().execute().fetchall",
+    ),
+    ("import datetime\ndatetime.datetime.now().strftme('%Y')", "datetime.datetime.now().strftime"),
+]
+#: Real methods on a call's result, and chains the stubs cannot follow: never a finding.
+REAL = [
+    "import sqlite3\nsqlite3.connect('a.db').execute('x').fetchall()",
+    "import pathlib\npathlib.Path('x').read_text()",
+    "open('a', 'rb').peek(1)",  # BufferedReader's: one of the classes open(name, mode) may return
+    "open('a', mode).peek(1)",
+    "import re\nre.compile('a').scanner('b')",  # not in the stubs, but re.Pattern has it
+    "import threading\nthreading.local().anything()",  # __getattribute__: any name
+    "class A(B):\n    def f(self):\n        super().whatever()",
+    "type(x).some_classmethod()",
+    # the result of a call that runs a command is no call that runs one (session 13: a hallucination)
+    "import subprocess\nsubprocess.check_output(['ls']).decode()",
+    "import subprocess\nsubprocess.Popen(['ls']).communicate()",
+    "import importlib\nimportlib.import_module('m').f()",  # ModuleType.__getattr__
+    "import typing\ntyping.NamedTuple('P', [('x', int)]).mro()",  # makes a class, not an instance
+    "import enum\nenum.Enum('Color', 'RED').RED.value.bit_length()",  # a metaclass's call
+    "import email, email.policy\nemail.message_from_bytes(b, policy=email.policy.default).get_body()",
+]
+
+
+@pytest.fixture(scope="module")
+def validator(stdlib_docs):
+    return Validator(list(stdlib_docs))
+
+
+@pytest.mark.parametrize(("code", "near"), MISSPELT)
+def test_a_misspelt_method_on_a_calls_result_is_a_hallucination(validator, code, near):
+    verdict = validator.check(code)
+    assert verdict.kind == "hallucination" and verdict.reason == "hallucination:unknown_callee", verdict
+    assert verdict.suggestions[0] == near, verdict.suggestions
+    assert "has no attribute" in " ".join(verdict.diagnostics)
+
+
+@pytest.mark.parametrize("code", REAL)
+def test_real_methods_and_unknown_chains_are_not_flagged(validator, code):
+    verdict = validator.check(code)
+    assert verdict.kind != "hallucination", (code, verdict)
+
+
+def test_the_overloads_that_take_the_arguments_decide():
+    """open('a') binds only the overload returning TextIOWrapper (peek is a BufferedReader's); with a mode
+    every overload binds, and a name one of their classes has is real. sqlite3.connect('a.db') leaves out
+    the overloads with a factory (a type variable: unknown)."""
+    assert result_chain("open().peek", lambda fn: len(fn.args.args) >= 1 and _binds(fn, 1)).state == "missing"
+    assert result_chain("open().peek").state == "found"
+    assert result_chain("open().raed").state == "missing"
+    assert result_chain("sqlite3.connect().exeucte").state == "unknown"  # all overloads: a type variable
+    assert result_chain("sqlite3.connect().exeucte", lambda fn: _binds(fn, 1)).state == "missing"
+    assert result_chain("f()()").state == "unknown" and result_chain("os.getcwd").state == "unknown"
+
+
+def _binds(fn, given: int) -> bool:
+    """Whether `given` positional arguments bind module-level stub function `fn` (required ones given)."""
+    from gorilla_tui.check.stub_chain import _problem
+
+    return _problem(fn, given, [], method=False) is None
+
+
+def test_a_name_a_later_python_added_on_a_result_says_so(validator):
+    verdict = validator.check("import pathlib\npathlib.Path('x').walk()")
+    assert verdict.kind == "hallucination"
+    assert "(added in Python 3.12; the pool is Python 3.11's)" in " ".join(verdict.diagnostics)
+
+
+def test_the_linter_reports_them_and_leaves_real_code_alone(validator):
+    """`check FILE` reports the same calls (check/judged.py: a hallucination on a call's result is no
+    "attribute of a bound name" left unjudged) and nothing on the real ones."""
+    code = "\n".join(
+        [
+            "import sqlite3, pathlib, zipfile, datetime, re, threading, importlib",
+            *(c.split("\n", 1)[-1] for c, _ in MISSPELT),
+            *(c.split("\n", 1)[-1] for c in REAL[:6]),
+        ]
+    )
+    found = lint.check_block(validator, "f5.py", lint.Block(code))
+    assert [f.line for f in found] == list(range(2, 2 + len(MISSPELT))), found
+    assert all(f.reason == "hallucination:unknown_callee" for f in found)
