@@ -10,12 +10,12 @@ from __future__ import annotations
 
 import dataclasses
 import re
-import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from gorilla_tui.fill.candidate import BYTES, Candidate, as_bytes, literal, names_file, read_bytes
 from gorilla_tui.fill.dates import date_part
+from gorilla_tui.fill.shadow import as_typed, shadow
 from gorilla_tui.fill.spoken import PATHLIKE, described, mentioned, name_parts, negated, spoken_of
 from gorilla_tui.fill.units import in_seconds, measures_other, named_by_unit, takes_seconds
 from gorilla_tui.fill.values import lists, month_numbers, numbers, strings
@@ -78,69 +78,13 @@ class TaskValues:
         cut the path at each (break-it rounds 20 and 22, R20-2, R22-5); the string values are then taken
         from the task's own characters, so the name keeps its bytes (Linux file names are bytes: putting the
         task in NFC named another, missing file; round 21, R21-1). A word shaped like a path or file name
-        (_PATH_TOKEN) is read whole whatever else it holds (_path_shadow: "report\u20ac2024.txt" was the
-        file '2024.txt', break-it round 24, R24-9)."""
-        shadow = _PATH_TOKEN.sub(_path_shadow, task)
-        shadow = "".join(MARK_STANDIN if unicodedata.category(ch) in _MARKS else ch for ch in shadow)
-        if shadow == task:
+        (fill/shadow.py PATH_TOKEN) is read whole whatever else it holds (shadow: "report\u20ac2024.txt"
+        was the file '2024.txt', break-it round 24, R24-9)."""
+        shadowed = shadow(task)
+        if shadowed == task:
             return cls(numbers(task), strings(task), lists(task), re.findall(r"[A-Za-z]+", task), task)
-        typed = [_as_typed(c, task, shadow) for c in strings(shadow)]
-        return cls(numbers(shadow), typed, lists(shadow), re.findall(r"[A-Za-z]+", task), task)
-
-
-#: Unicode categories read as letters inside a value: combining marks (nonspacing, spacing, enclosing),
-#: format characters (a zero-width space, a bidirectional override) and other symbols (an emoji in a file
-#: name: "\u2603\ufe0f.txt"). Each cut a path where it stood, and a read task got a write call on the rest
-#: (break-it round 22, R22-5).
-_MARKS = frozenset({"Mn", "Mc", "Me", "Cf", "So", "Co", "Cn", "Cs"})
-#: A word shaped like a path or a file name (group "core"): after optional opening quotes or brackets, a run
-#: of non-blanks that starts at the root, the home folder or "./", or ends in a file extension (a letter
-#: then up to 7 letters or digits), before optional closing punctuation. A URL (fill/values.py _URL) or an
-#: e-mail address (with "@") is none. Private-use, unassigned and symbol characters (currency, maths,
-#: modifier: "\u20ac", "\u00b1", "^", "\u00b4") or a middle dot inside it cut the path where they stood,
-#: and named another file (break-it round 24, R24-9). A no-break space (U+00A0, U+2007, U+202F, or an
-#: ideographic space, U+3000) after a separator and before the file's extension is part of the file's name
-#: ("/tmp/my\u00a0file.txt" was the file 'file.txt', break-it round 25, R25-5), and so is one inside a path
-#: with no extension ("/tmp/no\u00a0break" was '/tmp/no', round 26, R26-3); one before the first separator
-#: or after the extension ends the word, as a space does (and no such word starts after one: one start per
-#: word keeps the reading linear). Any other white space ends a path: fill/unused.py says the words left.
-_PATH_TOKEN = re.compile(
-    r"(?<!\S)[(\[\'\"`\u201c\u2018]*(?P<core>(?<![\u00a0\u2007\u202f\u3000])[^\s@/\\]*[/\\](?:[^\s@]|[\u00a0\u2007\u202f\u3000])*?"
-    r"\.[A-Za-z][A-Za-z0-9]{0,7}|(?:/|~/|\.{1,2}/)(?:[^\s@]|[\u00a0\u2007\u202f\u3000])*?(?![\u00a0\u2007\u202f\u3000][^\s@])"
-    r"|[^\s@]*?\.[A-Za-z][A-Za-z0-9]{0,7})"
-    r"[)\]\'\"`\u201d\u2019.,;:!?]*(?!\S)"
-)
-#: What a path-shaped word keeps as it is: the characters fill/values.py's path patterns read (letters,
-#: digits, "_", ".", "-", the separators, "~"), and those that end a value in a sentence (quotes: a
-#: quoted value stays one; "," and ";" between two names).
-_PATH_KEEPS = re.compile(r"[\w.\-/\\~'\"`,;\u201c\u201d\u2018\u2019]")
-
-
-def _path_shadow(m: re.Match[str]) -> str:
-    """The path-shaped word of `m` (_PATH_TOKEN) with each character of its core that the path patterns
-    do not read (_PATH_KEEPS) as MARK_STANDIN, one for one, so that the path's value is one span."""
-    core = m.group("core")
-    if "://" in core:
-        return m.group(0)
-    shadow = "".join(ch if _PATH_KEEPS.match(ch) else MARK_STANDIN for ch in core)
-    start, end = m.span("core")
-    return m.string[m.start() : start] + shadow + m.string[end : m.end()]
-
-
-#: What TaskValues.of reads a combining mark as: a letter (``\\w``) no pattern names.
-MARK_STANDIN = "\u00aa"
-
-
-def _as_typed(c: Candidate, task: str, shadow: str) -> Candidate:
-    """Candidate `c` of `shadow` (the task with each combining mark as MARK_STANDIN) with its string value
-    taken from the same characters of `task`; `c` itself when it holds no stand-in."""
-    if not isinstance(c.value, str) or MARK_STANDIN not in c.value or c.start < 0:
-        return c
-    off = shadow[c.start : c.end].find(c.value)
-    if off < 0:
-        return c
-    value = task[c.start + off : c.start + off + len(c.value)]
-    return dataclasses.replace(c, text=literal(value), value=value)
+        typed = [as_typed(c, task, shadowed) for c in strings(shadowed)]
+        return cls(numbers(shadowed), typed, lists(shadowed), re.findall(r"[A-Za-z]+", task), task)
 
 
 def _declared(values: Sequence[object]) -> dict[str, Candidate]:

@@ -87,7 +87,7 @@ def _tail(c: Candidate, task: str, salient: list[Candidate], constants: list[Any
     "~/Documents/my files": "files"), or None: not a path (a separator, no URL), quoted, no such words,
     a word that goes on with the sentence among them (_GOES_ON: "/tmp/a to /tmp/b"), a value of its own
     (`salient`) among them, or the call holds them (`constants`). An unquoted path ends at white space, of
-    any kind but a no-break space (fill/call_grammar.py _PATH_TOKEN), and the rest is said, not dropped
+    any kind but a no-break space (fill/shadow.py PATH_TOKEN), and the rest is said, not dropped
     (break-it round 26, R26-3)."""
     value = c.value
     if not (c.kind == "string" and isinstance(value, str) and re.search(r"[/\\]", value)) or "://" in value:

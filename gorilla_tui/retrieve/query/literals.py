@@ -75,7 +75,7 @@ _DATE = (
 )
 _TIME = r"(?P<time>(?<![\w:.])\d{1,2}:\d{2}(?::\d{2})?(?:\s?[ap]\.?m\.?)?(?![\w:]))"
 #: A no-break space inside a path ("/tmp/my\u00a0file.txt", "C:\\my\u00a0docs", "backup/my\u00a0file.txt"):
-#: part of the name after its first separator, as filling reads it (fill/call_grammar.py _PATH_TOKEN); read
+#: part of the name after its first separator, as filling reads it (fill/shadow.py PATH_TOKEN); read
 #: as a space, "/tmp/my" became "path" and the search (then the model's choice) changed: os.path.splitext
 #: for "delete the file /tmp/my\u00a0file.txt" (break-it round 27, R27-6). U+00A0, U+2007, U+202F, U+3000.
 _NB = "[\u00a0\u2007\u202f\u3000]"
