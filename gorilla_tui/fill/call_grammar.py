@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 
 from gorilla_tui.fill.candidate import BYTES, Candidate, as_bytes, literal, names_file, read_bytes
 from gorilla_tui.fill.dates import date_part
+from gorilla_tui.fill.excluded import kept
 from gorilla_tui.fill.shadow import as_typed, shadow
 from gorilla_tui.fill.spoken import PATHLIKE, described, mentioned, name_parts, negated, spoken_of
 from gorilla_tui.fill.units import in_seconds, measures_other, named_by_unit, takes_seconds
@@ -79,12 +80,16 @@ class TaskValues:
         from the task's own characters, so the name keeps its bytes (Linux file names are bytes: putting the
         task in NFC named another, missing file; round 21, R21-1). A word shaped like a path or file name
         (fill/shadow.py PATH_TOKEN) is read whole whatever else it holds (shadow: "report\u20ac2024.txt"
-        was the file '2024.txt', break-it round 24, R24-9)."""
+        was the file '2024.txt', break-it round 24, R24-9). A value the task says not to use ("not new.log",
+        "but keep backup.txt": fill/excluded.py) is none of its values."""
         shadowed = shadow(task)
+        words = re.findall(r"[A-Za-z]+", task)
         if shadowed == task:
-            return cls(numbers(task), strings(task), lists(task), re.findall(r"[A-Za-z]+", task), task)
+            return cls(
+                kept(task, numbers(task)), kept(task, strings(task)), kept(task, lists(task)), words, task
+            )
         typed = [as_typed(c, task, shadowed) for c in strings(shadowed)]
-        return cls(numbers(shadowed), typed, lists(shadowed), re.findall(r"[A-Za-z]+", task), task)
+        return cls(kept(task, numbers(shadowed)), kept(task, typed), kept(task, lists(shadowed)), words, task)
 
 
 def _declared(values: Sequence[object]) -> dict[str, Candidate]:
