@@ -38,6 +38,7 @@ why_skipped() gives the reason a call is not reported ("" when it is).
 
 from __future__ import annotations
 
+import ast
 import builtins
 import re
 import sys
@@ -58,6 +59,7 @@ from gorilla_tui.pool.pyenv.binds import (
     split_callee,
 )
 from gorilla_tui.pool.pyenv.compiled_signature import UNSURE_SIGNATURE, signature_unsure
+from gorilla_tui.pool.typeshed import _defined
 
 if TYPE_CHECKING:
     from collections.abc import Set
@@ -88,6 +90,7 @@ _CONSTANT_NAME = re.compile(r"[A-Z][A-Z0-9_]*")
 
 
 #: The functions of the builtins module Python documents ("Built-in Functions"), dunder ones too.
+_BUILTIN_NAMES = frozenset(dir(builtins))
 _BUILTIN_FUNCTIONS = frozenset(
     n for n, v in vars(builtins).items() if callable(v) and not isinstance(v, type) and not n.startswith("_")
 ) | {"__import__"}
@@ -109,12 +112,18 @@ def stdlib_bound(validator: PoolIndex, call: CallSite, callee: str, bound: Set[s
         # pool holds Python's builtins (print, exec): real, as they are (pydoc.py and pickle.py of the
         # standard library call __import__; a pool without them, a hub's, still judges it: R24-5)
         return all(b in validator.callees for b in _BUILTIN_PEERS)
-    if root not in sys.stdlib_module_names or root in validator.api_roots or root in bound or call.via:
+    if root not in sys.stdlib_module_names or root in bound or call.via:
         return False
     split = split_callee(callee)
     if split is None:
         return False
     module, attrs = split
+    if len(attrs) == 1 and _builtin_alias(module, attrs[0]):
+        # an alias of a builtin the stubs bind (socket.error, os.error, select.error are OSError;
+        # socket.timeout is TimeoutError: break-it round 30, four false alarms in pip's vendored urllib3)
+        return True
+    if root in validator.api_roots:
+        return False
     if len(attrs) == 2 and f"{module}.{attrs[0]}().{attrs[1]}" in validator.callees:  # pool-wide (lookup)
         return True
     if len(attrs) > 1 and module_binds(module, attrs[0]) is True:
@@ -125,6 +134,16 @@ def stdlib_bound(validator: PoolIndex, call: CallSite, callee: str, bound: Set[s
     if len(attrs) == 1 and _CONSTANT_NAME.fullmatch(attrs[0]):  # csv.QUOTE_ALL(): a constant is not called
         return False
     return len(attrs) == 1 and module_binds(module, attrs[0]) is True
+
+
+def _builtin_alias(module: str, name: str) -> bool:
+    """True when the running Python's typeshed stub of standard-library `module` binds `name` to a builtin
+    (``error = OSError`` in socket.pyi): an alias the python-env docs cannot hold (they document where a
+    name is defined). Read from the stubs, nothing imported."""
+    found = _defined(f"{module}.{name}")
+    node = found[1] if found else None
+    value = node.value if isinstance(node, ast.Assign | ast.AnnAssign) else None
+    return isinstance(value, ast.Name) and value.id in _BUILTIN_NAMES
 
 
 def package_names_say(validator: PoolIndex, call: CallSite, callee: str, bound: Set[str]) -> str:
