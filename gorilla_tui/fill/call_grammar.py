@@ -137,7 +137,9 @@ def values_for(param: Param, task: TaskValues, paths: int = 1) -> dict[str, Cand
         task = dataclasses.replace(task, numbers=in_seconds(task.numbers, task.text))
     if param.raw_type == BYTES:  # a bytes-like parameter takes the text the task quotes, encoded
         files = [c for c in task.strings if c.atomic and names_file(c, task.text)]
-        quoted = [c for c in task.strings if c.atomic and is_quoted(c, task.text) and c not in files]
+        handed = handed_input(task.text)  # "base64 encode this: hello world": the input is the data
+        quoted = [c for c in task.strings if c.atomic and c not in files
+                  and (is_quoted(c, task.text) or (c.start, c.end) == handed)]  # fmt: skip
         out = {b.text: b for c in quoted if (b := as_bytes(c)) is not None}
         return out | {b.text: b for b in map(read_bytes, files)}
     t = param.type

@@ -8,8 +8,9 @@ import re
 from collections.abc import Sequence
 from typing import Protocol
 
-from gorilla_tui.fill.candidate import Candidate
+from gorilla_tui.fill.candidate import BYTES, Candidate
 from gorilla_tui.pool.params import Param
+from gorilla_tui.retrieve.query.handover import handed_input
 
 
 class TaskValues(Protocol):
@@ -87,8 +88,11 @@ def spoken_of(param: Param, text: str) -> re.Match[str] | None:
 def mentioned(param: Param, task: TaskValues) -> bool:
     """True when a word of the parameter's name (its first 4 letters: "units" for unit, "exploring" for
     exploration_type) starts a word of the task, or the parameter takes a path or URL (PATHLIKE) and the
-    task writes one: an optional parameter is offered only then ("sort in reverse order" offers
-    reverse=True; "the hypotenuse of 4 and 5" does not offer z)."""
+    task writes one, or the parameter takes bytes and the task hands over its input after a colon
+    (retrieve/query/handover.py handed_input): an optional parameter is offered only then ("sort in reverse
+    order" offers reverse=True; "the hypotenuse of 4 and 5" does not offer z)."""
+    if param.raw_type == BYTES and handed_input(task.text) is not None:
+        return True  # "compute the sha256 of this: hello world": the input is the data hashed
     words = {w.lower()[:4] for w in task.words}
     said = " ".join(task.words).lower()
     if any(isinstance(v, str) and re.search(rf"\b{re.escape(v.lower())}\b", said) for v in param.enum):

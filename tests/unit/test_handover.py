@@ -115,6 +115,14 @@ def test_the_handed_text_is_a_string_methods_receiver(stdlib_docs) -> None:
     assert offered["object"] == ["'a,b,c'"] and offered["sep"] == ["','"]
 
 
+def test_a_bytes_parameter_is_offered_the_handed_input(stdlib_docs) -> None:
+    """hashlib.md5(string=b'') is optional: offered, and the handed text as its UTF-8 bytes (breakit30 04)."""
+    by_name = {d.api_name: d for d in stdlib_docs}
+    target = target_of(by_name["hashlib.md5"], TaskValues.of("md5 hash this text: abc"), by_name.get)
+    offered = {s.param.name: list(s.values) for s in target.offered}
+    assert [v for values in offered.values() for v in values] == ["b'abc'"], offered
+
+
 def test_no_colon_that_hands_over_gives_no_input() -> None:
     assert handed_input("I need to do the following: zip the logs") is None
     assert handed_input("wait 10 seconds") is None
