@@ -10,6 +10,7 @@ The rules were chosen on the dev halves of bench/data/payload_tasks.toml and ben
 
 from __future__ import annotations
 
+import functools
 import re
 
 from gorilla_tui.retrieve.tokenize import tokenize
@@ -144,11 +145,13 @@ def without_input(task: str) -> str:
     return task[:cut]
 
 
+@functools.lru_cache(maxsize=256)
 def handed_input(task: str) -> tuple[int, int] | None:
     """The span (start, end; character offsets of `task`) of the input its colon hands over (_input_colon:
     "make this uppercase: please read the manual" -> "please read the manual"), without the blanks around
     it and a closing full stop, or None when no colon hands one over. Filling reads it as one string
-    value (fill/values.py strings): its words are the data, not runs of words to choose from."""
+    value (fill/values.py strings): its words are the data, not runs of words to choose from. Cached: filling
+    asks it once per parameter and stage of the same task."""
     cut = _input_colon(task)
     if cut is None:
         return None
