@@ -60,7 +60,15 @@ POINTER_VERBS = frozenset(
     "summarize summarise translate classify categorize categorise paraphrase rewrite reword proofread "
     "analyze analyse tag label caption transcribe read say speak pronounce shorten simplify detect rate "
     "score tokenize embed encode decode parse explain spellcheck is are was".split()
+    # verbs that act on a text they are given, as the standard library's string, hashing and escaping
+    # functions do ("escape this for html:", "hash this with sha256:", "split this on colons:"; break-it
+    # round 30, F-H1: their input was dropped or its quoted part taken)
+    + "escape unescape hash split strip trim reverse sort lowercase uppercase capitalize count quote unquote "
+    "compress decompress slugify wrap dedent indent normalize minify prettify validate".split()
 )
+#: Prepositions whose object, a pointing pronoun right before the colon, is the input handed over: "the
+#: sha256 of this:", "the whitespace from this:", "the words in this:" (break-it round 30, F-H1).
+POINTER_PREPOSITIONS = frozenset({"of", "from", "in", "inside", "within"})
 
 _POINTING_TERMS = frozenset(tokenize(" ".join(INPUT_WORDS | REQUEST_WORDS)))
 
@@ -96,8 +104,11 @@ def _points(words: list[str]) -> bool:
     POINTER_VERBS word and a pronoun (POINTER_WORDS: "summarize this", "what language is this"), or hold such
     a pair of a verb that is no copula (COPULAS) further back ("read this out loud for me:", "translate it
     into French for me:"): the words after the pronoun then say how, not what the input is
-    (bench/data/payload_tasks.toml, pl-speak-this: its input was searched as the request)."""
+    (bench/data/payload_tasks.toml, pl-speak-this: its input was searched as the request); or they end with
+    a preposition and a pronoun (POINTER_PREPOSITIONS: "the sha256 of this:")."""
     low = [w.strip(TRAILING).lower() for w in words]
+    if len(low) >= 2 and low[-2] in POINTER_PREPOSITIONS and low[-1] in POINTER_WORDS:
+        return True  # "compute the sha256 of this:": the pronoun is what the request acts on
     pairs = [i for i in range(len(low) - 1) if low[i] in POINTER_VERBS and low[i + 1] in POINTER_WORDS]
     return any(i == len(low) - 2 or low[i] not in COPULAS for i in pairs)
 
@@ -178,6 +189,7 @@ __all__ = [
     "INPUT_COLON_WORDS",
     "INPUT_WORDS",
     "POINTER_COLON_WORDS",
+    "POINTER_PREPOSITIONS",
     "POINTER_VERBS",
     "POINTER_WORDS",
     "REQUEST_WORDS",
