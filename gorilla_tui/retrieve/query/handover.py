@@ -105,11 +105,13 @@ def _points(words: list[str]) -> bool:
     a pair of a verb that is no copula (COPULAS) further back ("read this out loud for me:", "translate it
     into French for me:"): the words after the pronoun then say how, not what the input is
     (bench/data/payload_tasks.toml, pl-speak-this: its input was searched as the request); or they end with
-    a preposition and a pronoun (POINTER_PREPOSITIONS: "the sha256 of this:")."""
+    a preposition and a pronoun (POINTER_PREPOSITIONS: "the sha256 of this:"). A hyphenated verb counts by
+    its last part ("url-encode this:")."""
     low = [w.strip(TRAILING).lower() for w in words]
     if len(low) >= 2 and low[-2] in POINTER_PREPOSITIONS and low[-1] in POINTER_WORDS:
         return True  # "compute the sha256 of this:": the pronoun is what the request acts on
-    pairs = [i for i in range(len(low) - 1) if low[i] in POINTER_VERBS and low[i + 1] in POINTER_WORDS]
+    verbs = [w.rsplit("-", 1)[-1] for w in low]  # "url-encode this:": the verb's last part
+    pairs = [i for i in range(len(low) - 1) if verbs[i] in POINTER_VERBS and low[i + 1] in POINTER_WORDS]
     return any(i == len(low) - 2 or low[i] not in COPULAS for i in pairs)
 
 
