@@ -137,6 +137,7 @@ def test_a_value_cut_or_split_is_said_unused(task: str, call: str, unused: list[
         ("reverse this for me: racecar", "racecar"),
         ("lowercase this: HELLO World", "HELLO World"),
         ("html-escape this: 1 < 2", "1 < 2"),  # a hyphenated verb by its last part
+        ("run this shell command: du -sh /var", "du -sh /var"),  # a command line is input too
     ],
 )
 def test_a_pronoun_after_a_preposition_or_a_text_verb_hands_the_input_over(task: str, handed: str) -> None:

@@ -31,12 +31,14 @@ _PAYLOAD = re.compile(r'###\s*Input:.*|"[^"]*"|“[^”]*”|„[^“”]*[“�
 #: REQUEST_WORDS: "here is my request in plain text: delete the file old.log" brings the request after its
 #: colon, break-it round 25, R25-4). Other colons ("do the following: zip the logs", "numpy: check if ...",
 #: BFCL's "two groups of data points: ... Then run a t-test") introduce the request or carry it on, and stay.
+#: "command" names input too: "run this shell command: ls -la /tmp" hands over the command line (break-it
+#: round 30, F-H1: 'os.popen('/tmp')' took its last word).
 _INPUT_COLON = re.compile(r"(?<=\S):\s+(?=\S)")
 INPUT_COLON_WORDS = 3
 INPUT_WORDS = frozenset(
     "text texts sentence sentences paragraph paragraphs passage review reviews message messages string "
     "strings article story prompt input tweet post comment comments email line lines word words phrase title "
-    "note quote snippet document json html xml csv yaml markdown code query data in of".split()
+    "note quote snippet document json html xml csv yaml markdown code query data command in of".split()
 )
 #: Words that point at a request without saying what it is ("here is my request in plain text:", "do this
 #: with the data:", "run the following on this string:"): a colon after them alone hands over no input.
