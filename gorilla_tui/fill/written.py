@@ -72,7 +72,7 @@ def _pairs(task: str) -> list[tuple[int, int]]:
         prefix = _BYTES_PREFIX.match(task, i)
         if prefix is not None:
             end = _quote_end(task, prefix.end())
-            if end > 0:
+            if end > 0 and not (end < len(task) and (task[end].isalnum() or task[end] == "_")):
                 out.append((i, end))
                 i = end
                 continue

@@ -59,6 +59,7 @@ def test_a_literal_the_task_writes_is_one_value_read_by_pythons_parser(task: str
         "parse the JSON string '{\"a\": [1]}'",  # in quotes: the text json.loads takes
         "it's (see [the notes]) fine",  # prose in brackets
         "((((((((((((((((((((x))))))))))))))))))))",
+        "grades b's and b's only",  # an apostrophe after a b is no bytes literal
     ],
 )
 def test_what_is_no_literal_written_whole_is_left_as_before(task: str) -> None:
