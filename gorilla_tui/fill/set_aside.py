@@ -75,7 +75,9 @@ def set_aside(task: str) -> tuple[str, AsideInput | None]:
     """(`task` with its handed input replaced by a stand-in, the input set aside), or (`task`, None) when
     no colon hands over input or the task is short enough to be read whole (at most MAX_TASK_CHARS
     characters and MODEL_TASK_WORDS words). `task` is a cleaned one (textsafe.clean_task with the
-    MAX_TASK_INPUT_CHARS limit): words split by single spaces."""
+    MAX_TASK_INPUT_CHARS limit): words split by single spaces. The stand-in is the input's first
+    STAND_IN_CHARS characters, cut at a blank, without the marks a sentence ends with; when the task with it
+    hands over no such input (handover.handed_input), nothing is set aside."""
     if len(task) <= MAX_TASK_CHARS and task.count(" ") < MODEL_TASK_WORDS:
         return task, None
     span = handed_input(task[:MAX_TASK_CHARS]) if ":" in task[:MAX_TASK_CHARS] else None
@@ -89,9 +91,12 @@ def set_aside(task: str) -> tuple[str, AsideInput | None]:
     cut = whole[:STAND_IN_CHARS]
     if len(whole) > STAND_IN_CHARS and " " in cut:
         cut = cut.rsplit(" ", 1)[0]
-    if len(cut) >= len(whole):
-        return task, None
-    return task[:start] + cut + task[end[1] :], AsideInput(whole, cut)
+    cut = cut.rstrip(".,;:!? ")  # a full stop at its end would be the sentence's (handed_input)
+    short = task[:start] + cut + task[end[1] :]
+    span = handed_input(short)
+    if not cut or len(cut) >= len(whole) or span is None or short[span[0] : span[1]] != cut:
+        return task, None  # no stand-in filling reads as the input: the task is cut as any other
+    return short, AsideInput(whole, cut)
 
 
 def restore(filled: Any, aside: AsideInput | None) -> Any:

@@ -188,6 +188,15 @@ def test_a_long_handed_input_is_set_aside_and_written_back_whole() -> None:
     )
 
 
+def test_the_stand_in_is_what_filling_reads_as_the_input() -> None:
+    """A stand-in ending with a full stop lost it to the sentence (handed_input), and was never restored."""
+    text = ("The council met. " * 200).strip()
+    task, aside = set_aside(_long("summarize this: " + text))
+    span = handed_input(task)
+    assert aside is not None and task[span[0] : span[1]] == aside.stand_in
+    assert aside.whole == text[:-1]  # the closing full stop is the sentence's, as handed_input reads it
+
+
 def test_a_short_task_or_one_without_handed_input_is_not_set_aside() -> None:
     assert set_aside("parse this JSON: {}") == ("parse this JSON: {}", None)
     words = _long("zip the folder " + "photos " * 400)
