@@ -190,7 +190,7 @@ def test_a_long_handed_input_is_set_aside_and_written_back_whole() -> None:
 
 def test_the_stand_in_is_what_filling_reads_as_the_input() -> None:
     """A stand-in ending with a full stop lost it to the sentence (handed_input), and was never restored."""
-    text = ("The council met. " * 200).strip()
+    text = ("Stop here. " * 400).strip()  # its first 200 characters, cut at a blank, end with "."
     task, aside = set_aside(_long("summarize this: " + text))
     span = handed_input(task)
     assert aside is not None and task[span[0] : span[1]] == aside.stand_in
