@@ -66,7 +66,7 @@ POINTER_VERBS = frozenset(
     # functions do ("escape this for html:", "hash this with sha256:", "split this on colons:"; break-it
     # round 30, F-H1: their input was dropped or its quoted part taken)
     + "escape unescape hash split strip trim reverse sort lowercase uppercase capitalize count quote unquote "
-    "compress decompress slugify wrap dedent indent normalize minify prettify validate".split()
+    "compress decompress slugify wrap dedent indent normalize minify prettify validate evaluate".split()
 )
 #: Prepositions whose object, a pointing pronoun right before the colon, is the input handed over: "the
 #: sha256 of this:", "the whitespace from this:", "the words in this:" (break-it round 30, F-H1).
