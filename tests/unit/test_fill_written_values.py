@@ -139,6 +139,7 @@ def test_a_value_cut_or_split_is_said_unused(task: str, call: str, unused: list[
         ("lowercase this: HELLO World", "HELLO World"),
         ("html-escape this: 1 < 2", "1 < 2"),  # a hyphenated verb by its last part
         ("run this shell command: du -sh /var", "du -sh /var"),  # a command line is input too
+        ("evaluate this expression: {'k': [1, 2]}", "{'k': [1, 2]}"),
     ],
 )
 def test_a_pronoun_after_a_preposition_or_a_text_verb_hands_the_input_over(task: str, handed: str) -> None:
