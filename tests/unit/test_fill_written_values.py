@@ -100,6 +100,19 @@ def test_a_network_or_a_date_with_its_time_is_one_token(docs, name: str, task: s
     assert [v for vs in offered.values() for v in vs] == [value], offered
 
 
+@pytest.mark.parametrize(
+    ("task", "fmt"),
+    [
+        ("parse 2025-01-31T23:59:59Z with strptime", "'%Y-%m-%dT%H:%M:%S%z'"),
+        ("strptime 1999-12-31T08:30:00.125+05:30", "'%Y-%m-%dT%H:%M:%S.%f%z'"),
+    ],
+)
+def test_a_strptime_format_reads_the_whole_date_and_time(docs, task: str, fmt: str) -> None:
+    """The format of a date with its time took no fraction or UTC offset: strptime('...59', '...%S') with
+    the task's '...59Z' unused."""
+    assert _offered(docs, "datetime.datetime.strptime", task)["format"] == [fmt]
+
+
 def test_a_date_and_time_keeps_its_date_parts_and_a_time_after_a_blank_is_its_own() -> None:
     values = TaskValues.of("on 2023-10-05 14:00 book the room")  # BFCL writes date and time apart
     assert {c.value for c in values.strings if c.kind == "date"} == {"2023-10-05"}
