@@ -218,6 +218,8 @@ def strings(task: str) -> list[Candidate]:
             out[text] = Candidate(literal(text), text, "string", start, end, atomic)
 
     for c in dates(task):
+        if len(str(c.value)) > 10 and _in_quotes(task, c.start, c.end):  # quoted, a date and time is text
+            c = Candidate(literal(c.value[:10]), c.value[:10], "date", c.start, c.start + 10, True)
         out.setdefault(c.value, c)
     tokens = _tokens(task)
     literals = {(s, e) for s, e, _v, _t in written(task)}

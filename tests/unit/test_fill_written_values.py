@@ -118,6 +118,11 @@ def test_a_date_and_time_keeps_its_date_parts_and_a_time_after_a_blank_is_its_ow
     assert {c.value for c in values.strings if c.kind == "date"} == {"2023-10-05"}
     joined = TaskValues.of("at 2023-10-05T14:00 book the room")
     assert {c.value for c in joined.strings if c.kind == "date"} == {"2023-10-05T14:00"}
+    quoted = TaskValues.of("parse '2031-05-06T07:08:09' as a datetime")  # quoted: text, and its date
+    assert {(c.value, c.kind) for c in quoted.strings if c.atomic} == {
+        ("2031-05-06T07:08:09", "string"),
+        ("2031-05-06", "date"),
+    }
 
 
 @pytest.mark.parametrize(
