@@ -208,8 +208,9 @@ class Pipeline:
                 proposal = other
                 emit(HitsEvent(other.hits, tuple(self.search_notes)))
         proposal.translation = english
-        if self.aside is not None:  # said either way: taken whole, or not taken at all
+        if self.aside is not None:  # said either way: taken whole, or not taken at all; the task as asked
             proposal.warnings.append(self.aside.note(self.aside.taken(proposal.api_call)))
+            proposal.task = self.aside.task
         emit(VerdictEvent(proposal.verdict))
         timings["total"] = time.perf_counter() - t0
         proposal.timings = timings

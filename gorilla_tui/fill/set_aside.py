@@ -24,10 +24,12 @@ STAND_IN_CHARS = 200
 
 @dataclass(frozen=True)
 class AsideInput:
-    """The input set aside: `whole` as the task wrote it and `stand_in`, the start of it the task holds."""
+    """The input set aside: `whole` as the task wrote it, `stand_in`, the start of it the task holds, and
+    `task`, the whole task (Proposal.task: what was asked)."""
 
     whole: str
     stand_in: str
+    task: str = ""
 
     def _forms(self) -> list[tuple[str, str]]:
         """(stand-in literal, whole literal) as text and as UTF-8 bytes."""
@@ -96,7 +98,7 @@ def set_aside(task: str) -> tuple[str, AsideInput | None]:
     span = handed_input(short)
     if not cut or len(cut) >= len(whole) or span is None or short[span[0] : span[1]] != cut:
         return task, None  # no stand-in filling reads as the input: the task is cut as any other
-    return short, AsideInput(whole, cut)
+    return short, AsideInput(whole, cut, task)
 
 
 def restore(filled: Any, aside: AsideInput | None) -> Any:

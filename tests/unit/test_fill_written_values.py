@@ -192,6 +192,7 @@ def test_a_long_handed_input_is_set_aside_and_written_back_whole() -> None:
     document = json.dumps({f"key{i}": list(range(i % 7)) for i in range(200)})
     task, aside = set_aside(_long("load this json: " + document))
     assert aside is not None and aside.whole == document and len(task) < MAX_TASK_CHARS
+    assert aside.task == "load this json: " + document
     assert document.startswith(aside.stand_in) and len(aside.stand_in) <= STAND_IN_CHARS
     span = handed_input(task)
     assert span is not None and task[span[0] : span[1]] == aside.stand_in  # filling offers the stand-in
@@ -239,7 +240,7 @@ def test_the_model_fills_the_values_whole(stdlib_docs, gemma_backend) -> None:
     assert hashed.api_call == "hashlib.md5(b'open sesame')" and hashed.unused == []
     document = json.dumps({f"key{i}": "v" * 12 for i in range(300)})
     loaded = ask("json.loads", "load this json: " + document)
-    assert loaded.api_call == f"json.loads({document!r})"
+    assert loaded.api_call == f"json.loads({document!r})" and loaded.task.endswith(document)
     assert any("is in the call whole" in w for w in loaded.warnings)
 
 
