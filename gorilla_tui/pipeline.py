@@ -42,12 +42,7 @@ from gorilla_tui.pool.apidoc import MODEL_HUBS
 from gorilla_tui.pool.doc import ApiDoc
 from gorilla_tui.retrieve.query.handover import request_text, without_input
 from gorilla_tui.sandbox.undefined import with_imports
-from gorilla_tui.textsafe import (  # noqa: F401 - re-exported
-    MAX_TASK_CHARS,
-    MAX_TASK_INPUT_CHARS,
-    clean_task,
-    model_words,
-)
+from gorilla_tui.textsafe import MAX_TASK_CHARS, MAX_TASK_INPUT_CHARS, clean_task, model_words  # noqa: F401
 from gorilla_tui.types import (
     TRANSLATION_NOTE,
     Argument,
