@@ -260,3 +260,13 @@ def test_a_shell_escaped_or_quoted_path_stays_whole(docs, name: str, task: str, 
     assert [v for vs in offered.values() for v in vs] == [value], offered
     assert left_out(task, f"{name}({value})") == []
     assert left_out("get the size of /tmp/naïve café.txt", "os.path.getsize('café.txt')") == ["/tmp/naïve"]
+
+
+def test_the_mcp_ask_hands_the_pipeline_the_whole_task() -> None:
+    """MCP propose_api_call cut the task at 2,000 characters before the pipeline could set its input aside;
+    search still reads the cut task."""
+    from gorilla_tui.mcp.tools import ToolBox
+
+    task = "base64 encode this: " + "z" * 6000
+    assert ToolBox._task(task, whole=True) == task
+    assert len(ToolBox._task(task)) <= MAX_TASK_CHARS
