@@ -28,6 +28,7 @@ from gorilla_tui.constraints.rank import ConstraintResult, search_with_constrain
 from gorilla_tui.errors import ContextOverflowError, UsageError
 from gorilla_tui.fill.filler import Filled, fill
 from gorilla_tui.fill.render import decoded_calls, python_code
+from gorilla_tui.fill.set_aside import AsideInput, restore, set_aside
 from gorilla_tui.fill.unused import left_out
 from gorilla_tui.model import translate
 from gorilla_tui.model.backend import Backend
@@ -41,7 +42,7 @@ from gorilla_tui.pool.apidoc import MODEL_HUBS
 from gorilla_tui.pool.doc import ApiDoc
 from gorilla_tui.retrieve.query.handover import request_text, without_input
 from gorilla_tui.sandbox.undefined import with_imports
-from gorilla_tui.textsafe import MAX_TASK_CHARS, clean_task, model_words  # noqa: F401 - re-exported
+from gorilla_tui.textsafe import MAX_TASK_CHARS, MAX_TASK_INPUT_CHARS, clean_task, model_words  # noqa: F401
 from gorilla_tui.types import (
     TRANSLATION_NOTE,
     Argument,
@@ -94,6 +95,7 @@ class Pipeline:
         self.chooser = Chooser(settings, backend, self.family)  # the choice stage (pipeline_choose.py)
         self.constraints: ConstraintResult | None = None  # the last task's parsed constraints, or None
         self.search_notes: list[str] = []  # the last search's notes (ConstraintResult.notes)
+        self.aside: AsideInput | None = None  # the last task's long handed input (fill/set_aside.py)
         self._method_docs: dict[str, list[ApiDoc]] | None = None  # class -> its methods' docs (_methods)
 
     @property
@@ -172,6 +174,8 @@ class Pipeline:
         if mode not in ("select", "generate"):
             raise UsageError(f"mode must be select or generate, not {mode!r}")
         t0 = time.perf_counter()
+        # a long input a colon hands over is kept whole for the call; the task holds its start (set_aside)
+        task, self.aside = set_aside(clean_task(task, MAX_TASK_INPUT_CHARS)[0])
         task, warnings = clean_task(task)
         said, cut = model_words(task)  # what the model and the fillers read: its cost is bounded (textsafe)
         warnings += cut + list(getattr(self.backend, "warnings", None) or [])  # no GPU offload (profiles.py)
@@ -199,6 +203,9 @@ class Pipeline:
                 proposal = other
                 emit(HitsEvent(other.hits, tuple(self.search_notes)))
         proposal.translation = english
+        if self.aside is not None:  # said either way: taken whole, or not taken at all; the task as asked
+            proposal.warnings.append(self.aside.note(self.aside.taken(proposal.api_call)))
+            proposal.task = self.aside.task
         emit(VerdictEvent(proposal.verdict))
         timings["total"] = time.perf_counter() - t0
         proposal.timings = timings
@@ -309,7 +316,7 @@ class Pipeline:
             return None  # a task too long to fill in n_ctx keeps the template call
         if cancel is not None and cancel.is_set():
             raise AskCancelled("cancelled")
-        return filled
+        return restore(filled, self.aside)  # the whole input where its stand-in is
 
     def _constructor(self, name: str) -> ApiDoc | None:
         """The pool's doc of class `name` (a method's receiver, fill/receivers.py), found by the checker
