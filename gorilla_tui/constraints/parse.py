@@ -28,6 +28,7 @@ from gorilla_tui.constraints.vocab import PROVIDER_RE as _PROVIDER_RE
 from gorilla_tui.constraints.vocab import PROVIDER_WORDS as _PROVIDER_WORDS
 from gorilla_tui.constraints.vocab import REPO_RE as _REPO_RE
 from gorilla_tui.pool.metrics import DATASETS
+from gorilla_tui.retrieve.query.handover import handed_input
 
 OPS = (">=", ">", "<=", "<")
 
@@ -292,6 +293,28 @@ def _normalised(task: str) -> str:
     return re.sub(r"(?<=\d),(?=\d{3}\b)", "", task or "")
 
 
+#: A task's values as it writes them: code in backticks, double-quoted text (every script's style), text in
+#: single quotes that follow no word character (an apostrophe is no quote: "today's").
+_VALUE_RE = re.compile(
+    r"###\s*Input:.*|`[^`\n]*`|\"[^\"\n]*\"|“[^”\n]*”|«[^»\n]*»|(?<![\w'`])'[^'\n]+'(?![\w'])", re.S
+)
+
+
+def _values_blanked(text: str) -> str:
+    """`text` with its values (_VALUE_RE) and the input its colon hands over (handover.handed_input) turned
+    into blanks of the same length, so that spans found in it are spans of `text` (APIBench's "###Input:" text
+    too); `text` itself when nothing else is left. A constraint is stated
+    in the request, never in the data: the variable `phone` ("search for the pattern ... in `phone`") gave a
+    phone's compute and size budgets (break-it round 30, F-L2), as "translate 'I lost my phone' to German"
+    did."""
+    out = _VALUE_RE.sub(lambda m: " " * len(m.group()), text)
+    span = handed_input(text)
+    if span is not None:
+        a, b = span
+        out = out[:a] + " " * (b - a) + out[b:]
+    return out if re.search(r"\w", out) else text  # a task that is one quote is its own request
+
+
 @dataclass(frozen=True)
 class ParsedTask:
     """What read_task reads of one task, once per ask. constraints: parse_constraints(task); search_text:
@@ -306,8 +329,9 @@ def read_task(task: str) -> ParsedTask:
     """The constraints of `task` and its search text, from one scan of its clauses (_scan): the parse step
     of an ask (constraints/rank.py search_with_constraints calls it once)."""
     text = _normalised(task)
-    found, spans = _scan(text)
-    return ParsedTask(task, _completed(text, found), _cut(text, spans))
+    request = _values_blanked(text)
+    found, spans = _scan(request)
+    return ParsedTask(task, _completed(request, found), _cut(text, spans))
 
 
 def without_constraints(task: str) -> str:
@@ -324,7 +348,7 @@ def without_constraints(task: str) -> str:
     filters and ranks the hits, and its words would only match docs that happen to say "million
     parameters" ("an image classifier under 5 million parameters" brought in distilgpt2)."""
     text = _normalised(task)
-    return _cut(text, _scan(text)[1])
+    return _cut(text, _scan(_values_blanked(text))[1])
 
 
 def _cut(text: str, spans: list[tuple[int, int]]) -> str:
@@ -381,7 +405,8 @@ def parse_constraints(task: str) -> list[Constraint]:
     raises.
     """
     text = _normalised(task)
-    return _completed(text, _scan(text)[0])
+    request = _values_blanked(text)
+    return _completed(request, _scan(request)[0])
 
 
 def _completed(text: str, numeric: list[Constraint]) -> list[Constraint]:
