@@ -187,6 +187,28 @@ def request_text(task: str) -> str:
     return " ".join(_PAYLOAD.sub(" ", without_input(task)).split()) or task
 
 
+#: A task's values as it writes them: code in backticks, double-quoted text (every script's style), text in
+#: single quotes that follow no word character (an apostrophe is no quote: "today's").
+_VALUE_RE = re.compile(
+    r"###\s*Input:.*|`[^`\n]*`|\"[^\"\n]*\"|“[^”\n]*”|«[^»\n]*»|(?<![\w'`])'[^'\n]+'(?![\w'])", re.S
+)
+
+
+def values_blanked(text: str) -> str:
+    """`text` with its values (_VALUE_RE) and the input its colon hands over (handed_input) turned
+    into blanks of the same length, so that spans found in it are spans of `text` (APIBench's "###Input:" text
+    too); `text` itself when nothing else is left. A constraint is stated
+    in the request, never in the data: the variable `phone` ("search for the pattern ... in `phone`") gave a
+    phone's compute and size budgets (break-it round 30, F-L2), as "translate 'I lost my phone' to German"
+    did: constraints/parse.py reads the constraints of a task in what this leaves."""
+    out = _VALUE_RE.sub(lambda m: " " * len(m.group()), text)
+    span = handed_input(text)
+    if span is not None:
+        a, b = span
+        out = out[:a] + " " * (b - a) + out[b:]
+    return out if re.search(r"\w", out) else text  # a task that is one quote is its own request
+
+
 __all__ = [
     "CHOICE_WORDS",
     "COPULAS",
@@ -199,5 +221,6 @@ __all__ = [
     "REQUEST_WORDS",
     "TRAILING",
     "request_text",
+    "values_blanked",
     "without_input",
 ]
