@@ -92,6 +92,22 @@ def _pairs(task: str) -> list[tuple[int, int]]:
     return sorted(out)
 
 
+def _quoted(task: str) -> list[tuple[int, int]]:
+    """(start, end) of each quoted text of `task`, its quotes included: a quote (', " or `) that follows no
+    word character opens it ("it's" and b'...' open none), the same quote closes it (_quote_end)."""
+    out: list[tuple[int, int]] = []
+    i = 0
+    while i < len(task):
+        if task[i] in "'\"`" and not (i and (task[i - 1].isalnum() or task[i - 1] == "_")):
+            end = _quote_end(task, i)
+            if end > 0:
+                out.append((i, end))
+                i = end
+                continue
+        i += 1
+    return out
+
+
 def _compound(value: Any, source: str) -> bool:
     """Whether `value` read from `source` is one value only whole: bytes, a set, or a container holding a
     container (a flat list or tuple is fill/values.py lists's, its items values too)."""
@@ -110,13 +126,17 @@ def compound_literals(task: str) -> tuple[tuple[int, int, Any, str], ...]:
     outermost bracketed span or bytes literal ast.literal_eval reads as a nested list, tuple or dict, a
     dict, a set or bytes; source is the literal as Python writes it (ast.unparse: ``[('a', 1), ('b', 2)]``,
     ``b'\\x00\\x01'``). A bracket after a word is a call or a subscript (``f(x)``, ``a[0]``), no literal, and
-    a literal in the task's quotes is that text ("parse the JSON string '{"a": [1]}'": json.loads takes a
-    str). Cached: filling reads a task's values many times."""
+    a literal in the task's quotes, or inside quoted text (_quoted: the regex '\\d{3}-\\d{4}' holds no sets),
+    is that text ("parse the JSON string '{"a": [1]}'": json.loads takes a str). Cached: filling reads a
+    task's values many times."""
     out: list[tuple[int, int, Any, str]] = []
     parses = 0
+    quoted = _quoted(task)
     for start, end in _pairs(task):
         if any(s <= start < e for s, e, _v, _t in out):
             continue  # inside a literal already read whole
+        if any(a < start and end < b for a, b in quoted):
+            continue  # in quoted text: "the pattern '\\d{3}-\\d{4}'" is one string, not a str around {3}, {4}
         if task[start] in "[(" and start and (task[start - 1].isalnum() or task[start - 1] in "_)]"):
             continue
         if 0 < start and end < len(task) and task[start - 1] == task[end] and task[end] in "'\"`":

@@ -60,10 +60,21 @@ def test_a_literal_the_task_writes_is_one_value_read_by_pythons_parser(task: str
         "it's (see [the notes]) fine",  # prose in brackets
         "((((((((((((((((((((x))))))))))))))))))))",
         "grades b's and b's only",  # an apostrophe after a b is no bytes literal
+        "search for the pattern '\\d{3}-\\d{4}' in `phone`",  # inside quoted text: a regex, no sets
+        'match "[a-z]{2,}" in s',
     ],
 )
 def test_what_is_no_literal_written_whole_is_left_as_before(task: str) -> None:
     assert compound_literals(task) == ()
+
+
+def test_a_regex_in_quotes_is_one_string_value() -> None:
+    """The merged main of session 14 read "search for the pattern '\\d{3}-\\d{4}' in `phone`" as the sets {3}
+    and {4} and the strings 'd' and '-\\d': re.match('-\\d', phone)."""
+    task = "search for the pattern '\\d{3}-\\d{4}' in `phone`"
+    assert "\\d{3}-\\d{4}" in [c.value for c in strings(task)]
+    assert lists(task) == []
+    assert [c.value for c in lists("turn [('a', 1)] and 'x' into a dict")] == [[("a", 1)]]
 
 
 def test_a_literal_is_one_item_of_args(docs) -> None:
