@@ -9,7 +9,8 @@ cute')``, ``embed(['Hello world'])``, ``prompt = 'a photo of an astronaut'``). `
 in that slot, read with ast (never evaluated), and names it as an argument of origin "task"; an input the
 code has no slot for is left unused, never forced in. A pipeline call shown alone (no example, or one that
 fails the check) gets the two lines that apply it (``pipe = pipeline(...)``, ``pipe('meeting.wav')``)
-when its task reads one input of that kind.
+when its task reads one input of that kind; so do diffusers' text-to-image pipelines and TensorFlow Hub's
+text embeddings (APPLIED).
 
 Kinds: "image", "audio", "video" (by a file's extension, a URL's path too) and "text" (quoted text, the
 input a colon hands over, a .txt file read whole).
@@ -180,28 +181,58 @@ def feed(doc: ApiDoc, code: str, task: str) -> Fed:
     """`code` (the proposal's code for `doc`, a model hub's doc) with each input `task` states
     (task_inputs) in the first slot of its kind (example_slots; the code is never run), or, for a
     ``pipeline(...)`` call shown alone, with the lines that apply it to the task's one input of the kind
-    its pipeline task reads (apply_pipeline). Inputs without a slot are listed unused; `code` is unchanged
+    its pipeline task reads (apply_model). Inputs without a slot are listed unused; `code` is unchanged
     when the task states none."""
     inputs = task_inputs(task)
     if not inputs:
         return Fed(code, [], [])
     if code.strip() == doc.call.strip():
-        applied = apply_pipeline(doc, inputs)
+        applied = apply_model(doc, inputs)
         if applied is not None:
             return applied
     fed, arguments, unused = place(code, find_slots(code, _file_kind), inputs, doc_kind(doc))
     return Fed(fed, arguments, unused)
 
 
-def apply_pipeline(doc: ApiDoc, inputs: list[TaskInput]) -> Fed | None:
-    """``pipe = <the pipeline call>`` and ``print(pipe(<input>))`` for a pipeline doc whose task reads one
-    input of a kind (PIPELINE_KINDS) and a task that states one of that kind (a URL too: pipelines read
-    images and audio from one), or None."""
-    kind = PIPELINE_KINDS.get(_pipeline_task(doc.call), "")
-    fitting = [i for i in inputs if i.kind == kind]
-    if not kind or not fitting:
+#: The call of a model object a doc's call loads, applied to one input, where the library documents it for
+#: every model of the kind: (the loader's callee, a pattern the doc's domain matches, the input's kind,
+#: the import, the name of the object, the line that applies it; {x} is the input). Diffusers' text-to-image
+#: pipelines take the prompt first (``pipe(prompt).images``); TensorFlow Hub's text embeddings a batch of
+#: strings (``embed(['...'])``).
+APPLIED = (
+    (re.compile(r"^(?:StableDiffusion|Diffusion)Pipeline\.from_pretrained$"), re.compile(r"Text-to-Image"),
+     "text", "", "pipe", "image = pipe({x}).images[0]"),
+    (re.compile(r"^hub\.load$"), re.compile(r"^Text embedding$"), "text", "", "embed", "print(embed([{x}]))"),
+)  # fmt: skip
+
+
+def _callee(call: str) -> str:
+    try:
+        node = ast.parse(call.strip(), mode="eval").body
+        return ast.unparse(node.func) if isinstance(node, ast.Call) else ""
+    except (SyntaxError, ValueError, MemoryError, RecursionError):
+        return ""
+
+
+def apply_model(doc: ApiDoc, inputs: list[TaskInput]) -> Fed | None:
+    """For a call shown alone, the lines that apply the model it loads to the task's first input of the
+    kind it reads, or None: a pipeline whose task reads one input of a kind (PIPELINE_KINDS; ``pipe =
+    pipeline(...)``, ``print(pipe('meeting.wav'))``: a URL too, pipelines read images and audio from one),
+    or a call of APPLIED. The other inputs are unused."""
+    call = doc.call.strip()
+    kind = PIPELINE_KINDS.get(_pipeline_task(call), "")
+    if kind:
+        head, apply = f"from transformers import pipeline\npipe = {call}", "print(pipe({x}))"
+    else:
+        callee = _callee(call)
+        found = next((a for a in APPLIED if a[0].search(callee) and a[1].search(doc.domain)), None)
+        if found is None:
+            return None
+        kind, head, apply = found[2], f"{found[4]} = {call}", found[5]
+    fitting = [i for i in inputs if i.kind == kind and (i.form != "url" or kind != "text")]
+    if not fitting:
         return None
     given = fitting[0]
-    code = f"from transformers import pipeline\npipe = {doc.call.strip()}\nprint(pipe({given.source}))"
+    code = f"{head}\n{apply.format(x=given.source)}"
     unused = [i.text for i in inputs if i is not given]
     return Fed(code, [Argument(kind if kind != "text" else "inputs", given.source, "task")], unused)

@@ -95,3 +95,20 @@ def test_a_text_pipelines_example_sentence_gives_way_to_the_tasks(pools) -> None
                and "translation('" in d.example_code.replace(" ", ""))  # fmt: skip
     fed = feed(doc, doc.example_code, "translate 'good morning' please")
     assert "good morning" in _constants(fed.code) and fed.arguments[0].origin == "task"
+
+
+def test_a_text_to_image_pipeline_and_a_text_embedding_shown_alone_take_the_tasks_text(pools) -> None:
+    """Diffusers' text-to-image pipelines take the prompt first and TensorFlow Hub's text embeddings a batch
+    of strings (example_input.APPLIED); the call itself is kept as the doc has it."""
+    docs = pools["huggingface"]
+    sd = next(d for d in docs if d.call.startswith("StableDiffusionPipeline.from_pretrained("))
+    p = _ask(docs, sd, "make a picture from the prompt 'a red bicycle on a brick wall'")
+    assert p.api_call == sd.call and "image = pipe('a red bicycle on a brick wall').images[0]" in p.code
+    assert "from diffusers import StableDiffusionPipeline" in p.code  # the import the doc names
+    tf = pools["tensorflowhub"]
+    use = next(d for d in tf if d.domain == "Text embedding" and d.call.startswith("hub.load("))
+    fed = feed(use, use.call, "embed the sentence 'the quick brown fox'")
+    assert fed.code == f"embed = {use.call}\nprint(embed(['the quick brown fox']))"
+    # an image is no text: not applied, listed unused
+    other = feed(use, use.call, "embed photo.jpg")
+    assert other.code == use.call and other.arguments == [] and other.unused == ["photo.jpg"]
