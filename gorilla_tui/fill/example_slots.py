@@ -112,6 +112,7 @@ class _Code:
         self.parent: dict[int, ast.AST] = {}
         self.bound: set[str] = set(dir(builtins))
         self.models: set[str] = set()  # names bound to a call's result: model objects, pipelines, processors
+        self.pipelines: set[str] = set()  # names bound to ``pipeline(...)``: they read a path or a URL too
         for node in ast.walk(tree):
             for child in ast.iter_child_nodes(node):
                 self.parent[id(child)] = node
@@ -124,10 +125,13 @@ class _Code:
             elif isinstance(node, ast.arg):
                 self.bound.add(node.arg)
             if isinstance(node, ast.Assign) and isinstance(node.value, ast.Call):
+                made = isinstance(node.value.func, ast.Name) and node.value.func.id == "pipeline"
                 for target in node.targets:
                     for n in ast.walk(target):
                         if isinstance(n, ast.Name):
                             self.models.add(n.id)
+                            if made:
+                                self.pipelines.add(n.id)
 
     def span(self, node: ast.AST) -> tuple[int, int]:
         """(start, end) character offsets of `node` in the code (ast's columns are UTF-8 bytes)."""
@@ -159,13 +163,16 @@ def _writes(c: _Code, node: ast.AST) -> bool:
     return False
 
 
-def _fed_to_model(c: _Code, node: ast.AST) -> bool:
-    """Whether `node` is the first argument (or a keyword's value) of a call of a name the code binds to
-    a call's result (a model object or pipeline: ``classifier(x)``, ``processor(images=x)``)."""
+def _fed_to_model(c: _Code, node: ast.AST, pipeline: bool = False) -> bool:
+    """Whether `node` is an argument (or a keyword's value) of a call of a name the code binds to a call's
+    result (a model object or pipeline: ``classifier(x)``, ``processor(images=x)``); with `pipeline`, of a
+    name bound to ``pipeline(...)`` (transformers' pipelines read a file's path or a URL; a Torch or
+    TensorFlow model takes a tensor, never a file's name)."""
     up = c.up(node)
     if isinstance(up, ast.keyword):
         up = c.up(up)
-    return isinstance(up, ast.Call) and isinstance(up.func, ast.Name) and up.func.id in c.models
+    names = c.pipelines if pipeline else c.models
+    return isinstance(up, ast.Call) and isinstance(up.func, ast.Name) and up.func.id in names
 
 
 def _read_by_loader(c: _Code, node: ast.AST) -> bool:
@@ -226,13 +233,9 @@ def find_slots(code: str, file_kind: object) -> list[Slot]:
         pathlike = bool(_PATH_WORDS.search(name))
         if not kind:
             continue
-        if (
-            kind != "text"
-            and not pathlike
-            and not any(_read_by_loader(c, u) or _fed_to_model(c, u) for u in uses)
-        ):
+        fed = any(_fed_to_model(c, u, pipeline=True) for u in uses)
+        if kind != "text" and not pathlike and not fed and not any(_read_by_loader(c, u) for u in uses):
             continue
-        fed = any(_fed_to_model(c, u) for u in uses)
         reads_url = fed or any(_callee_is(c, u, ("requests.get", "urlopen")) for u in uses)
         many = any(isinstance(up := c.up(u), (ast.comprehension, ast.For)) and up.iter is u for u in uses)
         slots.append(Slot(kind, "name", name, [c.span(u) for u in uses], as_list=many, reads_url=reads_url,
@@ -258,11 +261,22 @@ def _constant_slot(c: _Code, tree: ast.AST, node: ast.Constant, kind_by_ext: obj
     keyword = up.arg if isinstance(up, ast.keyword) and up.arg else ""
     if kind:
         url = value.startswith(("http://", "https://"))
+        span, many = c.span(node), False
+        if isinstance(up, ast.List) and all(
+            isinstance(e, ast.Constant) and isinstance(e.value, str) and kind_by_ext(e.value) for e in up.elts
+        ):  # ``audio_paths = ['a.wav', 'b.wav']``: the task's file alone, as a list of one
+            if up.elts[0] is not node:
+                return None
+            span, many, up = c.span(up), True, c.up(up)
+            target = (
+                next((t.id for t in up.targets if isinstance(t, ast.Name)), "")
+                if isinstance(up, ast.Assign)
+                else ""
+            )
         name = target or keyword or kind
-        fed = _fed_to_model(c, node)
-        slot = Slot(
-            kind, "url" if url else "path", name, [c.span(node)], reads_url=url or fed, model_reads=fed
-        )
+        fed = _fed_to_model(c, node, pipeline=True)
+        slot = Slot(kind, "url" if url else "path", name, [span], as_list=many, reads_url=url or fed,
+                    model_reads=fed)  # fmt: skip
         if url:
             # where the URL is downloaded with requests, a local path replaces the download
             at = [node] + (_uses(c, tree, target) if target else [])

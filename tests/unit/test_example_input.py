@@ -17,8 +17,8 @@ from gorilla_tui.pool.apidoc import ApiDoc
         ("classify the objects in photo.jpg", [TaskInput("image", "photo.jpg", "path")]),
         ("translate 'good morning' to German", [TaskInput("text", "good morning", "text")]),
         ("transcribe meeting.wav", [TaskInput("audio", "meeting.wav", "path")]),
-        ("what is in https://example.org/pics/cat.jpg?", [TaskInput("image", "https://example.org/pics/cat.jpg", "url")]),
-        ("summarize this: the council met on Tuesday", [TaskInput("text", "the council met on Tuesday", "text")]),
+        ("what is in https://x.org/cat.jpg?", [TaskInput("image", "https://x.org/cat.jpg", "url")]),
+        ("summarize this: the council met", [TaskInput("text", "the council met", "text")]),
         ("recognise the action in dance.mp4", [TaskInput("video", "dance.mp4", "path")]),
         ("summarize notes.txt", [TaskInput("text", "notes.txt", "path")]),
         # no input: a file of no known kind, a page's URL, words alone
@@ -72,3 +72,23 @@ def test_a_kind_the_code_has_no_slot_for_is_unused_and_the_code_unchanged() -> N
     quoted = feed(doc, example, 'is "the battery died after two days" positive?')
     assert _constants(quoted.code) == ["sentiment-analysis", "the battery died after two days"]
     assert feed(doc, example, "classify product reviews").code == example  # no input: left as it is
+
+
+def test_a_list_of_example_files_becomes_the_tasks_one_file() -> None:
+    example = (
+        "model = SpeechRecognitionModel('x')\npaths = ['/a/one.wav', '/a/two.wav']\nmodel.transcribe(paths)\n"
+    )
+    doc = _doc("SpeechRecognitionModel('x')", example, "Audio Automatic Speech Recognition")
+    fed = feed(doc, example, "transcribe meeting.wav")
+    assert "paths = ['meeting.wav']" in fed.code and fed.arguments[0].value == "['meeting.wav']"
+
+
+def test_a_file_name_goes_to_a_pipeline_never_to_a_tensor_model() -> None:
+    """transformers' pipelines read a path; a TensorFlow or Torch model called on `image` takes a tensor."""
+    tensor = "model = hub.load('h')\nsegmentation = model(input_image)\n"
+    doc = _doc("hub.load('h')", tensor, "Image segmentation")
+    fed = feed(doc, tensor, "segment frame_001.png")
+    assert fed.code == tensor and fed.unused == ["frame_001.png"]
+    piped = "vqa = pipeline('visual-question-answering')\nvqa(image=image, question='what is it?')\n"
+    doc = _doc("pipeline('visual-question-answering')", piped, "Multimodal Visual Question Answering")
+    assert "vqa(image='frame_001.png'" in feed(doc, piped, "what is in frame_001.png").code
