@@ -29,6 +29,7 @@ sys.path.insert(0, str(ROOT / "bench"))
 from _report import Figure, parser, publish  # noqa: E402
 from everyday import HUBS, build_index, chosen_doc, is_right  # noqa: E402
 from everyday import TASKS as EVERYDAY  # noqa: E402
+from payload import share  # noqa: E402
 
 from gorilla_tui import services  # noqa: E402
 from gorilla_tui.config import Settings  # noqa: E402
@@ -110,11 +111,6 @@ def answer(pipeline: Any, task: dict[str, Any]) -> dict[str, Any]:
         "unused": list(proposal.unused),
         "seconds": round(time.perf_counter() - t0, 2),
     }
-
-
-def share(part: int, whole: int) -> str:
-    """ "12.5 % (1/8)", or "-" for an empty whole."""
-    return f"{100 * part / whole:.1f} % ({part}/{whole})" if whole else "-"
 
 
 def table(rows: list[dict[str, Any]]) -> list[str]:
