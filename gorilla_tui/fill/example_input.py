@@ -42,21 +42,13 @@ EXTENSIONS = {
 }
 #: Words of a doc's domain that name its input's kind (APIBench's domains: "Computer Vision Image
 #: Classification", "Audio Automatic Speech Recognition", "Text embedding", "Multimodal Image-to-Text").
-_DOMAIN = (
+_DOMAIN = (  # the first that matches: "Image-to-Text" reads an image, "Text-to-Speech" a text
     ("video", re.compile(r"\bvideo classification\b", re.IGNORECASE)),
-    (
-        "text",
-        re.compile(
-            r"natural language|\btext\b(?!-to-speech|-to-video)|text-to-(?:image|video|speech)|"
-            r"^text",
-            re.IGNORECASE,
-        ),
-    ),  # fmt: skip
+    ("image", re.compile(r"image-to-text|visual question|document question", re.IGNORECASE)),
+    ("text", re.compile(r"natural language|text-to-|^text", re.IGNORECASE)),
     (
         "image",
-        re.compile(
-            r"\bimage\b|vision|object detection|segmentation|depth|pose|^classification$", re.IGNORECASE
-        ),
+        re.compile(r"\bimage\b|vision|object detection|segmentation|depth|pose|^classification$", re.I),
     ),
     ("audio", re.compile(r"\baudio\b|speech", re.IGNORECASE)),
 )

@@ -92,3 +92,24 @@ def test_a_file_name_goes_to_a_pipeline_never_to_a_tensor_model() -> None:
     piped = "vqa = pipeline('visual-question-answering')\nvqa(image=image, question='what is it?')\n"
     doc = _doc("pipeline('visual-question-answering')", piped, "Multimodal Visual Question Answering")
     assert "vqa(image='frame_001.png'" in feed(doc, piped, "what is in frame_001.png").code
+
+
+@pytest.mark.parametrize(
+    ("domain", "kind"),
+    [
+        (
+            "Multimodal Image-to-Text",
+            "image",
+        ),  # a caption model reads an image, though its domain ends "Text"
+        ("Audio Text-to-Speech", "text"),
+        ("Audio Speech-to-Text", "audio"),
+        ("Classification", "image"),  # Torch Hub's image classifiers
+        ("Text embedding", "text"),
+        ("Computer Vision Video Classification", "video"),
+        ("Reinforcement Learning", ""),
+    ],
+)
+def test_the_kind_of_input_a_domain_reads(domain: str, kind: str) -> None:
+    from gorilla_tui.fill.example_input import doc_kind
+
+    assert doc_kind(_doc("f()", "", domain)) == kind
