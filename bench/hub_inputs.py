@@ -29,10 +29,7 @@ sys.path.insert(0, str(ROOT / "bench"))
 from _report import Figure, parser, publish  # noqa: E402
 from everyday import HUBS, build_index, chosen_doc, is_right  # noqa: E402
 from everyday import TASKS as EVERYDAY  # noqa: E402
-from payload import share  # noqa: E402
-
-from gorilla_tui import services  # noqa: E402
-from gorilla_tui.config import Settings  # noqa: E402
+from payload import default_pipeline, share  # noqa: E402
 
 TITLE = "Model answers that carry the input"
 TASKS = ROOT / "bench" / "data" / "hub_input_tasks.toml"
@@ -134,17 +131,12 @@ def table(rows: list[dict[str, Any]]) -> list[str]:
 
 def main(argv: list[str] | None = None) -> int:
     """Answer every task, print the table and each answer, write docs/benchmarks.md."""
-    ap = parser(__doc__)
-    ap.add_argument("--home", type=Path, default=None, help="the GORILLA_TUI_HOME whose live index is used")
-    ap.add_argument("--split", choices=("all", "dev", "test"), default="all", help="the tasks of one split")
+    ap = parser(__doc__, asks=True)
     ap.add_argument("--results", type=Path, default=None, help="write each answer to this JSONL file")
     args = ap.parse_args(argv)
     tasks = [t for t in load_tasks() if args.split in ("all", t["split"])] + everyday_tasks(args.split)
     index = build_index(args.shared, args.home)
-    backend = services.load_backend(Settings(n_ctx=2048, n_threads=1))
-    pipeline = services.build_pipeline(
-        Settings(k=5, hub="", mode="select", select_by="likelihood"), index, backend
-    )
+    pipeline = default_pipeline(index)
     rows = []
     for n, t in enumerate(tasks, start=1):
         rows.append(answer(pipeline, t))
