@@ -333,19 +333,31 @@ def place(
     code: str, slots: list[Slot], inputs: list[Input], doc_kind: str
 ) -> tuple[str, list[Argument], list[str]]:
     """(code, arguments, unused): each input, in the task's order, in the first free slot it fits (one
-    input per slot), the code edited from its end so offsets hold; an Argument (origin "task") per input
-    placed, the text of each input no slot took."""
+    input per slot; a list slot, ``sentences = ['...', '...']``, takes every later input of its kind that
+    fits it too, in the task's order), the code edited from its end so offsets hold; an Argument (origin
+    "task") per slot filled, the text of each input no slot took."""
     edits: list[tuple[int, int, str]] = []
     arguments: list[Argument] = []
     unused: list[str] = []
     free = list(slots)
-    for given in inputs:
+    placed: set[int] = set()
+    for n, given in enumerate(inputs):
+        if n in placed:
+            continue
         slot = next((s for s in free if fits(s, given, doc_kind)), None)
         if slot is None:
             unused.append(given.text)
             continue
         free.remove(slot)
-        value = f"[{given.source}]" if slot.as_list else given.source
+        taken = [given]
+        if slot.as_list:
+            more = [
+                m for m in range(n + 1, len(inputs)) if m not in placed and fits(slot, inputs[m], doc_kind)
+            ]
+            placed.update(more)
+            taken += [inputs[m] for m in more if inputs[m].form == given.form]
+            unused += [inputs[m].text for m in more if inputs[m].form != given.form]
+        value = f"[{', '.join(t.source for t in taken)}]" if slot.as_list else given.source
         edits += [(start, end, value) for start, end in slot.spans]
         if given.form != "url":
             edits += [(start, end, text or value) for start, end, text in slot.unwrap]
