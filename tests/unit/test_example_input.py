@@ -116,8 +116,8 @@ def test_the_kind_of_input_a_domain_reads(domain: str, kind: str) -> None:
 
 
 def test_a_list_of_example_texts_takes_every_text_the_task_quotes() -> None:
-    example = "model = SentenceTransformer('m')\nsentences = ['An example', 'Each one']\nmodel.encode(sentences)\n"
-    doc = _doc("SentenceTransformer('m')", example, "Natural Language Processing Sentence Similarity")
+    example = "model = ST('m')\nsentences = ['An example', 'Each one']\nmodel.encode(sentences)"
+    doc = _doc("ST('m')", example, "Natural Language Processing Sentence Similarity")
     fed = feed(doc, example, "how similar are 'the cat sat' and 'a cat was sitting'")
     assert "sentences = ['the cat sat', 'a cat was sitting']" in fed.code and fed.unused == []
     assert [a.value for a in fed.arguments] == ["['the cat sat', 'a cat was sitting']"]
