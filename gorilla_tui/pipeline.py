@@ -26,6 +26,7 @@ from gorilla_tui.check.verdicts import incomplete
 from gorilla_tui.config import Settings
 from gorilla_tui.constraints.rank import ConstraintResult, search_with_constraints
 from gorilla_tui.errors import ContextOverflowError, UsageError
+from gorilla_tui.fill.example_input import feed
 from gorilla_tui.fill.filler import Filled, fill
 from gorilla_tui.fill.render import decoded_calls, python_code
 from gorilla_tui.fill.set_aside import AsideInput, restore, set_aside
@@ -404,16 +405,22 @@ class Pipeline:
             "no_call", diagnostics=["the model gave no API call"], reason="no_call:no_code")  # fmt: skip
         if mode == "generate":  # the one judged call, never the rest of the model's text (R24-5)
             api_call, code, verdict = generated(self.validator, api_call, code, verdict, warnings)
+        # a model hub's call loads a model; the task's input (a file, a URL, quoted text) goes into the code
+        # that uses it, where its example feeds its own placeholder (fill/example_input.py; issue 37)
+        hub = chosen_doc is None or chosen_doc.source in MODEL_HUBS
+        fed = feed(chosen_doc, code, task) if mode == "select" and chosen_doc is not None and hub else None
+        code, inputs = (fed.code, fed.arguments) if fed is not None else (code, [])
         # copied or run, it needs its imports; none for code no pool API matched (`email.split('@')`)
         if (matched := verdict.matched or chosen_doc) is not None:
             code = with_imports(code, matched)
         needs = [a.name for a in filled.arguments if a.origin == "missing"] if filled is not None else []
         if needs and verdict.ok:
             verdict = incomplete(verdict, needs)
-        # the task's values the call does not hold (fill/unused.py); a model hub's call loads a model, the
-        # task's values are for the code that uses it
-        hub = chosen_doc is None or chosen_doc.source in MODEL_HUBS
-        unused = [] if mode != "select" or hub or not api_call else left_out(task, api_call)
+        # the task's values the call does not hold (fill/unused.py); a model hub's: its inputs the code
+        # has no slot for
+        unused = (
+            fed.unused if fed else [] if mode != "select" or hub or not api_call else left_out(task, api_call)
+        )
         constraints: list[dict[str, Any]] = []
         if self.constraints is not None:
             constraints = self.constraints.for_doc(verdict.matched)
@@ -423,6 +430,6 @@ class Pipeline:
                         explanation=explanation, code_source=code_source, mode=mode, model=self.backend.name,
                         raw_text=choice.text, warnings=warnings, constraints=constraints,
                         select_by=select_by, choice_rule=choice.rule,
-                        arguments=filled.arguments if filled is not None else [],
+                        arguments=(filled.arguments if filled is not None else []) + inputs,
                         unused=unused,
                         calls=filled.calls if filled is not None else decoded_calls(api_call))  # fmt: skip
