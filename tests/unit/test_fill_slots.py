@@ -146,13 +146,15 @@ def test_a_count_the_task_states(task, count):
     assert stated_count(task) == count
 
 
-#: Hits and log p(task | doc) the default index and the embedded model gave (bench-style probe, this
-#: session; the choice rule "margin" kept hit 1).
+#: A task of the class and hits of the kind the default index gives it (random.choice first); the scores
+#: below are set to place the hits inside and outside the margin (the rule's arithmetic, not the model's).
 COUNT_TASK = "choose 4 random winners from the list `players`"
 COUNT_HITS = ["random.choice", "random.sample", "random.choices", "list.append", "random.shuffle"]
 
 
 def test_a_hit_that_cannot_take_the_count_gives_way(docs):
+    """random.choice(seq) has no parameter for 4; random.sample(population, k), the next hit, has (1.5 nats
+    less likely, within COUNT_MARGIN)."""
     hits = [docs[n] for n in COUNT_HITS]
     lm = [-60.0, -61.5, -62.0, -64.0, -63.0]
     assert COUNT_HITS[past_countless(hits, lm, 0, COUNT_TASK)] == "random.sample"
