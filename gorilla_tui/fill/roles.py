@@ -234,6 +234,10 @@ CONTAINER_NAMES = frozenset(
 #: index of `x` in `items`" acts on items).
 _STRONG_MARKS = frozenset(("in", "into", "inside", "within", "from"))
 _WEAK_MARKS = frozenset(("of",))
+#: Words after a value that make it what is looked in: "`s` starts with `prefix`", "`line` contains 'x'".
+_SUBJECT_OF = re.compile(
+    r"\s+(?:does\s+not\s+|doesn't\s+)?(?:start|begin|end|contain|match|include)(?:s|es)?\b", re.IGNORECASE
+)
 #: Words that mark it only with a type's name after them: "append `item` to the list `results`" (not
 #: "rename `a` to `b`").
 _TYPED_MARKS = frozenset(("to", "onto"))
@@ -258,9 +262,10 @@ def container_starts(task: str) -> frozenset[int]:
     (_WRITTEN_WHOLE: `code`, quoted text, a list or dict literal) right after "in", "into", "inside",
     "within" or "from" (_CONTAINER_FILLER words between: "from the dict `d`"), or, where none is, after "of"
     ("the last 3 items of `queue`"); after "to" or "onto" only with a type's name between ("append `item`
-    to the list `results`"; "rename `a` to `b`" names no container). Break-it round 30, F-H4: "replace
-    `old` with `new` in `line`" had ``str(old).replace(new, line)``, "find the index of `x` in `items`"
-    ``list([x, items]).index(value)``."""
+    to the list `results`"; "rename `a` to `b`" names no container); before "starts with", "ends with",
+    "contains", "matches" ("whether `s` starts with `prefix`": s is looked in). Break-it round 30, F-H4:
+    "replace `old` with `new` in `line`" had ``str(old).replace(new, line)``, "find the index of `x` in
+    `items`" ``list([x, items]).index(value)``."""
     strong, weak = set(), set()
     for m in _WRITTEN_WHOLE.finditer(task):
         words = [w.lower() for w in _WORDS.findall(task[: m.start()])][-5:]
@@ -269,6 +274,8 @@ def container_starts(task: str) -> frozenset[int]:
             before.pop()
         typed = any(w in _TYPE_WORDS for w in words[len(before) :])  # "to the list `results`"
         if before and (before[-1] in _STRONG_MARKS or before[-1] in _TYPED_MARKS and typed):
+            strong.add(m.start())
+        elif _SUBJECT_OF.match(task, m.end()):  # "whether `s` starts with `prefix`": s is looked in
             strong.add(m.start())
         elif before and before[-1] in _WEAK_MARKS:
             weak.add(m.start())

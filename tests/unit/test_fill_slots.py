@@ -41,6 +41,8 @@ def _offered(docs, name: str, task: str) -> dict[str, set[str]]:
         ("take the first 2 elements of `row`", "`row`"),  # "of" where no "in" marks a value
         ("add `item` to the set `seen`", "`seen`"),  # "to" with a type's name
         ("count the 'a' characters in 'banana'", "'banana'"),  # quoted text too
+        ("see if `title` begins with `word`", "`title`"),  # what is looked in, before "begins with"
+        ("whether `row` contains 'ERROR'", "`row`"),
     ],
 )
 def test_the_words_before_a_value_say_what_the_call_acts_on(task, acted_on):
@@ -77,8 +79,10 @@ def test_the_receiver_takes_what_the_call_acts_on_and_the_method_the_rest(docs, 
 
 
 def test_a_receiver_is_left_to_the_model_where_no_word_names_it(docs):
-    offered = _offered(docs, "str.startswith", "does `title` begin with `word`")
+    offered = _offered(docs, "str.startswith", "is `title` `word`'s start")
     assert offered["object"] == {"title", "word"} and offered["prefix"] == {"title", "word"}
+    offered = _offered(docs, "str.startswith", "does `title` begin with `word`")  # the words name it
+    assert offered["object"] == {"title"} and offered["prefix"] == {"word"}
 
 
 def test_a_parameter_named_for_what_a_function_looks_in_takes_it(docs):
