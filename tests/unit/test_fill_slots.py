@@ -15,8 +15,10 @@ from gorilla_tui.fill.asked import ASYNC_NOTE, past_async, past_countless, state
 from gorilla_tui.fill.biases import near
 from gorilla_tui.fill.call_grammar import TaskValues
 from gorilla_tui.fill.candidate import Candidate
+from gorilla_tui.fill.file_objects import names_path
 from gorilla_tui.fill.filler import fill, target_of
 from gorilla_tui.fill.kinds import VARIABLE, variables
+from gorilla_tui.fill.render import render_target
 from gorilla_tui.fill.roles import CONTAINER, container_starts, word_bias
 from gorilla_tui.types import ARGUMENT_ORIGINS
 
@@ -192,3 +194,29 @@ def test_the_model_puts_each_variable_in_its_slot(gemma_backend, docs, methods, 
     assert filled is not None and filled.call == call
     assert validator.check(filled.call).kind == "valid"
     assert all(a.origin in ARGUMENT_ORIGINS for a in filled.arguments)
+
+
+@pytest.mark.parametrize(
+    ("variable", "opened"),
+    [("csv_path", True), ("out_file", True), ("configFile", True), ("args.log_path", True), ("fname", True),
+     ("f", False), ("fp", False), ("rows", False), ("profile", False)],
+)  # fmt: skip
+def test_a_variable_named_for_a_path_is_a_path(variable, opened):
+    assert names_path(variable) is opened
+
+
+@pytest.mark.parametrize(
+    ("name", "param", "variable", "call"),
+    [
+        ("csv.DictReader", "f", "rows_path", "csv.DictReader(open(rows_path, newline=''))"),
+        ("json.load", "fp", "settings_file", "json.load(open(settings_file))"),
+        ("json.load", "fp", "fh", "json.load(fh)"),  # an open file already
+    ],
+)
+def test_a_file_object_parameter_gets_a_path_variable_opened(docs, validator, name, param, variable, call):
+    """F-H4: "read the csv file `csv_path` as dicts" was ``csv.reader(csv_path)``: the reader iterates the
+    path's characters."""
+    target = _target(docs, name, f"read `{variable}`")
+    written, _arguments, _calls = render_target(target, {param: (variable, "variable")})
+    assert written == call
+    assert validator.check(written).kind == "valid"
