@@ -223,9 +223,10 @@ def target_of(doc: ApiDoc, values: TaskValues, constructors: Constructors | None
                 receiver.callee, receiver.params, offered, values.text, receiver.method
             )
         # what "in `line`", "of `queue`" name (roles.with_container), unless the receiver has a role already
-        # (with_spread: the archive read where its method writes to a path of its own)
+        # (with_spread: the archive read where its method writes to a path of its own) or is join's
+        # separator (str.join(iterable): "join the words in `words` with `sep`" acts on words)
         own = {p.name for p in receiver.params}
-        if not any(s.role for s in offered if s.param.name in own):
+        if receiver.method != "join" and not any(s.role for s in offered if s.param.name in own):
             offered = [dataclasses.replace(s, role=CONTAINER) if s.param.name in own else s for s in offered]
     owners = positions(doc.api_name, params_of(doc))  # a receiver's parameters are its class's (R26-1)
     owners = {**(positions(receiver.callee, receiver.params) if receiver else {}), **owners}

@@ -226,8 +226,8 @@ CONTAINER = "container"
 #: Names of a Python function's parameter that takes what it looks in or acts on (re.findall's string,
 #: random.sample's population, bisect.insort's a): a value the task writes after "in" or "of" goes there.
 CONTAINER_NAMES = frozenset(
-    "a s seq sequence iterable population string text data items elements obj object mapping container "
-    "collection lst arr array".split()
+    "a s seq sequence iterable population string text data items elements mapping container collection lst "
+    "arr array".split()
 )
 #: Words before a value that make it what the call looks in or acts on: "in `line`", "into the sorted list
 #: `xs`", "from the dict `d`" (strong), or "of `queue`" (read only where no strong word marks a value: "the

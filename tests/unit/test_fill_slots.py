@@ -80,6 +80,20 @@ def test_the_receiver_takes_what_the_call_acts_on_and_the_method_the_rest(docs, 
     assert slot.role == CONTAINER and not slot.is_list  # a variable is the whole list: list(rows), not [rows]
 
 
+def test_joins_receiver_is_the_separator_not_what_it_joins(docs):
+    """str.join(iterable): the string it is called on joins; "join the words in `words` with `sep`" acts on
+    words, which go to iterable (container_bias), not to the receiver."""
+    task = "join the words in `words` with `sep`"
+    target = _target(docs, "str.join", task)
+    assert [s.role for s in target.offered] == ["", ""]
+    words = target.offered[0].values["words"]
+    options = [(0, "words", "task"), (1, "words", "task")]
+    at_receiver, at_iterable = word_bias(
+        target.offered, options, {(0, "words"): words, (1, "words"): words}, task
+    )
+    assert at_receiver < 0 < at_iterable
+
+
 def test_a_receiver_is_left_to_the_model_where_no_word_names_it(docs):
     offered = _offered(docs, "str.startswith", "is `title` `word`'s start")
     assert offered["object"] == {"title", "word"} and offered["prefix"] == {"title", "word"}
