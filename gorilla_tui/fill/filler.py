@@ -231,7 +231,8 @@ def target_of(doc: ApiDoc, values: TaskValues, constructors: Constructors | None
     owners = positions(doc.api_name, params_of(doc))  # a receiver's parameters are its class's (R26-1)
     owners = {**(positions(receiver.callee, receiver.params) if receiver else {}), **owners}
     kept = _kept(doc, offered, params, values.text, owners)
-    return Target(doc, callee, params, with_container(kept, values.text) if receiver is not None else kept)
+    python = receiver is not None or doc.source == "python-env"  # a tool's parameters are data, not names
+    return Target(doc, callee, params, with_container(kept, values.text) if python else kept)
 
 
 def _kept(doc: ApiDoc, offered: list[Slot], params: list[Param], task: str,

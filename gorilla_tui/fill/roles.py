@@ -292,21 +292,26 @@ def is_container_slot(slot: Slot) -> bool:
 
 
 def with_container(offered: Sequence[Slot], task: str) -> list[Slot]:
-    """`offered` where a method's receiver (role CONTAINER) is offered only the values the task's words make
-    what the call acts on (container_starts), where it is offered one, and the method's own slots none of
-    them: "remove `key` from the dict `cache`" is ``dict(cache).pop(key)`` whatever the model reads of the
-    names (it wrote ``dict(key).pop(cache)``). A slot of the method left with no value keeps its
-    placeholder when required and is dropped when optional; `offered` itself where no receiver slot is
-    offered such a value."""
+    """`offered` where what the task's words make the call act on (container_starts) goes to the slot that
+    takes it alone. A method's receiver (role CONTAINER) offered such a value is offered only those, and the
+    method's own slots none of them: "remove `key` from the dict `cache`" is ``dict(cache).pop(key)``
+    whatever the model reads of the names (it wrote ``dict(key).pop(cache)``). For a function, a parameter
+    named for it (is_container_slot: re.findall's string) keeps its values and the others lose it: "find
+    all e-mail addresses in `text`" leaves re.findall's pattern a placeholder, not `text` (the only value it
+    had been offered, so container_bias could not move it). A slot left with no value keeps its
+    placeholder when required and is dropped when optional; `offered` itself where no such slot is offered
+    such a value."""
     starts = container_starts(task)
-    receiver = next((s for s in offered if s.role == CONTAINER
-                     and any(c.start in starts for c in s.values.values())), None)  # fmt: skip
-    if receiver is None:
+    holder = next((s for s in offered if is_container_slot(s)
+                   and any(c.start in starts for c in s.values.values())), None)  # fmt: skip
+    if holder is None:
         return list(offered)
     out = []
     for slot in offered:
-        if slot.role == CONTAINER:
-            values = {k: c for k, c in slot.values.items() if (c.start in starts) == (slot is receiver)}
+        if slot is holder and slot.role != CONTAINER:
+            values = dict(slot.values)  # a parameter's name is weaker than a receiver: the model decides
+        elif slot.role == CONTAINER:
+            values = {k: c for k, c in slot.values.items() if (c.start in starts) == (slot is holder)}
         else:
             values = {k: c for k, c in slot.values.items() if c.start not in starts}
         if values or slot.param.required:

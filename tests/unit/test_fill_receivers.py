@@ -153,7 +153,9 @@ def test_a_value_only_a_regular_expression_writes_goes_to_the_pattern():
     regex = "'^[a-z]+\\\\d+$'"
     assert form_bias(target.offered, 0, pattern[regex]) == ROLE_BIAS
     assert form_bias(target.offered, 1, string[regex]) == -ROLE_BIAS
-    assert form_bias(target.offered, 0, pattern["'hello123'"]) == 0.0  # plain text: the words decide
+    assert form_bias(target.offered, 1, string["'hello123'"]) == 0.0  # plain text: the words decide
+    # and they do: what "matches" follows is what is looked in (roles.container_starts), string's alone
+    assert "'hello123'" not in pattern
     assert form_bias([Slot(Param("s", kind="positional"))], 0, pattern[regex]) == 0.0  # no pattern offered
 
 

@@ -86,7 +86,11 @@ def test_joins_receiver_is_the_separator_not_what_it_joins(docs):
     task = "join the words in `words` with `sep`"
     target = _target(docs, "str.join", task)
     assert [s.role for s in target.offered] == ["", ""]
-    words = target.offered[0].values["words"]
+    assert {s.param.name: set(s.values) for s in target.offered} == {
+        "object": {"sep"},
+        "iterable": {"words", "sep"},
+    }
+    words = target.offered[1].values["words"]
     options = [(0, "words", "task"), (1, "words", "task")]
     at_receiver, at_iterable = word_bias(
         target.offered, options, {(0, "words"): words, (1, "words"): words}, task
@@ -112,6 +116,22 @@ def test_a_parameter_named_for_what_a_function_looks_in_takes_it(docs):
     options = [(slots["pattern"], "body", "task"), (slots["string"], "body", "task")]
     at_pattern, at_string = word_bias(target.offered, options, where, task)
     assert at_pattern < 0 < at_string
+
+
+@pytest.mark.parametrize(
+    ("name", "task", "offered"),
+    [
+        # F-H4: re.findall(text, string): `text` was the only value the pattern had
+        ("re.findall", "with re list every url in `page`", {"pattern": set(), "string": {"page"}}),
+        (
+            "re.search",
+            "search `log_text` for the regex '[0-9]+'",  # no word names a container
+            {"pattern": {"'[0-9]+'", "log_text"}, "string": {"'[0-9]+'", "log_text"}},
+        ),
+    ],
+)
+def test_a_function_s_other_parameters_lose_what_it_looks_in(docs, name, task, offered):
+    assert _offered(docs, name, task) == offered
 
 
 def test_the_names_in_backticks_are_no_words_beside_a_value():
