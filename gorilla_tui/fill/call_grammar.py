@@ -57,11 +57,14 @@ class Slot:
         """True for an array parameter whose values are the items, written as ``[item, item]`` (not the
         lists the task writes whole, values_for, nor a variable the task names: fill/kinds.py, the whole
         collection, so "the last 3 items of `queue`" is ``list(queue)``, never ``list([queue])``, and
-        "the index of `x` in `items`" never ``list([x, items])``: break-it round 30, F-H4)."""
+        "the index of `x` in `items`" never ``list([x, items])``: break-it round 30, F-H4); a ``*args`` slot
+        takes its items, variables too (``os.path.join(q1_sales, q2_sales)``)."""
+        kinds = {c.kind for c in self.values.values()}
         return (
             self.param.type == "array"
             and not self.param.enum
-            and not any(c.kind in ("list", WHOLE_VARIABLE) for c in self.values.values())
+            and "list" not in kinds
+            and (self.param.kind == "var" or WHOLE_VARIABLE not in kinds)  # *args: its items, variables too
         )
 
 

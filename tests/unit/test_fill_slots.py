@@ -98,6 +98,13 @@ def test_joins_receiver_is_the_separator_not_what_it_joins(docs):
     assert at_receiver < 0 < at_iterable
 
 
+def test_a_star_args_slot_still_takes_its_variables_one_by_one(docs):
+    """``*args`` is its items, variables too: os.path.join(q1_sales, q2_sales) (break-it round 29, F12)."""
+    target = _target(docs, "os.path.join", "combine `left_part` and `right_part` into a path")
+    star = next(s for s in target.offered if s.param.kind == "var")
+    assert star.is_list and set(star.values) >= {"right_part"}
+
+
 def test_a_receiver_is_left_to_the_model_where_no_word_names_it(docs):
     offered = _offered(docs, "str.startswith", "is `title` `word`'s start")
     assert offered["object"] == {"title", "word"} and offered["prefix"] == {"title", "word"}
