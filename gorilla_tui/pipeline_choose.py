@@ -12,6 +12,7 @@ from typing import Any
 
 from gorilla_tui.config import Settings
 from gorilla_tui.errors import ContextOverflowError
+from gorilla_tui.fill.asked import past_async, past_countless
 from gorilla_tui.fill.call_grammar import TaskValues
 from gorilla_tui.fill.placing import by_values, marked_values, placed
 from gorilla_tui.model import choice, likelihood
@@ -106,10 +107,12 @@ def decide(
 ) -> tuple[int, str, list[str]]:
     """The choice among scored hits, without the model: the rule's pick, then the moves after it (another
     source's clearly likelier hit, model/across.py; a hit that takes more of the task's values,
-    fill/placing.py; past a hit that takes none of them, past_unplaced; one whose name holds more of the
-    task's words, or that makes something from the kind of value the task gives, model/named.py; the folder
-    API of the chosen one's family, model/folders.py). The pipeline and the offline replay
-    (bench/choice_replay.py) both call it, so a rule compared on recorded scores is the rule that runs.
+    fill/placing.py; past a hit that takes none of them, past_unplaced, or not the count the task states,
+    fill/asked.py past_countless; one whose name holds more of the task's words, or that makes something
+    from the kind of value the task gives, model/named.py; the folder API of the chosen one's family,
+    model/folders.py; past a coroutine function the task does not ask for, fill/asked.py past_async). The
+    pipeline and the offline replay (bench/choice_replay.py) both call it, so a rule compared on recorded
+    scores is the rule that runs.
 
     Args:
         task: the text the hits were scored against (pipeline: handover.without_input of the task).
@@ -145,6 +148,10 @@ def decide(
     taking = past_unplaced(docs, scores, picked, task)
     if taking != picked:
         picked, rule = taking, "likelihood"
+    # a hit that can take the count the task states ("pick 5 random names": fill/asked.py)
+    counted = past_countless(docs, scores, picked, task)
+    if counted != picked:
+        picked, rule = counted, "likelihood"
     # a hit whose function name holds more of the task's words (model/named.py)
     named = by_name(docs, scores, picked, task)
     if named != picked:
@@ -156,7 +163,9 @@ def decide(
     # a task about a folder: the folder API of the chosen one's family (model/folders.py)
     folder = by_folder(list(docs), picked, task)
     notes = [FOLDER_NOTE] if folder != picked else []
-    return folder, rule, notes
+    # a coroutine function for a task that does not say async: its plain twin, or a note (fill/asked.py)
+    plain, said = past_async(docs, folder, task)
+    return plain, rule, notes + said
 
 
 class Chooser:

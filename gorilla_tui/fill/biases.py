@@ -9,9 +9,11 @@ fill/units.py's.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import re
 from collections.abc import Collection, Sequence
 
+from gorilla_tui.fill.backticks import backticked
 from gorilla_tui.fill.call_grammar import DATE_PARTS, Slot
 from gorilla_tui.fill.candidate import Candidate
 from gorilla_tui.fill.spoken import name_parts
@@ -143,6 +145,19 @@ def joined(task: str, end: int, c: Candidate) -> bool:
     return _JOIN.fullmatch(task[end : c.start]) is not None and bool(task[end : c.start].strip())
 
 
+@functools.lru_cache(maxsize=64)
+def without_code(task: str) -> str:
+    """`task` with the code it writes in backticks (fill/backticks.py: a variable, a constant) blanked, one
+    space a character (the spans stay): the names of the person's variables are no words of the task's
+    ("replace `old` with `new` in `line`": `old` is not the word old beside `new`, so it does not make new
+    the value of str.replace's parameter old; break-it round 30, F-H4)."""
+    out = task
+    for b in backticked(task):
+        if b.code or b.constant:
+            out = out[: b.start] + " " * (b.end - b.start) + out[b.end :]
+    return out
+
+
 def near(name: str, c: Candidate, task: str) -> bool:
     """True for a value the task marks (a number, a list, a string it writes whole) with a word of the
     parameter's name (its first 4 letters, spoken.name_parts) among the NEAR_BEFORE words before it or
@@ -150,8 +165,9 @@ def near(name: str, c: Candidate, task: str) -> bool:
     if not task or c.start < 0 or not (c.kind in ("number", "list") or c.atomic):
         return False
     parts = {p[:4] for p in name_parts(name)}
-    around = re.findall(r"[A-Za-z]+", task[: c.start])[-NEAR_BEFORE:] + re.findall(
-        r"[A-Za-z]+", task[c.end :])[:NEAR_AFTER]  # fmt: skip
+    text = without_code(task)  # `old` of "replace `old` with `new`" is a name, no word beside new
+    around = re.findall(r"[A-Za-z]+", text[: c.start])[-NEAR_BEFORE:] + re.findall(
+        r"[A-Za-z]+", text[c.end :])[:NEAR_AFTER]  # fmt: skip
     return bool(parts) and any(w.lower()[:4] in parts for w in around)
 
 

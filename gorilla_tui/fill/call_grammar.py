@@ -29,6 +29,8 @@ FILLABLE = ("keyword", "positional", "posonly", "kwonly")
 _RULE = re.compile(r"[^a-zA-Z0-9]")
 #: The characters a quoted value of the task starts with (fill/values.py _QUOTED: its span holds them).
 _QUOTES = frozenset("'\"`“‘")
+#: Candidate.kind of a variable the task names (fill/kinds.py VARIABLE): a whole value, never a list's item.
+WHOLE_VARIABLE = "variable"
 #: Words of a string parameter's name or description that take a date the task writes ("May 3rd 2022"):
 #: a city parameter does not.
 _DATELIKE = re.compile(r"date|day|time|when|period|deadline|schedule|birth|year|month|start|end|since|until",
@@ -53,11 +55,16 @@ class Slot:
     @property
     def is_list(self) -> bool:
         """True for an array parameter whose values are the items, written as ``[item, item]`` (not the
-        lists the task writes whole, values_for)."""
+        lists the task writes whole, values_for, nor a variable the task names: fill/kinds.py, the whole
+        collection, so "the last 3 items of `queue`" is ``list(queue)``, never ``list([queue])``, and
+        "the index of `x` in `items`" never ``list([x, items])``: break-it round 30, F-H4); a ``*args`` slot
+        takes its items, variables too (``os.path.join(q1_sales, q2_sales)``)."""
+        kinds = {c.kind for c in self.values.values()}
         return (
             self.param.type == "array"
             and not self.param.enum
-            and not any(c.kind == "list" for c in self.values.values())
+            and "list" not in kinds
+            and (self.param.kind == "var" or WHOLE_VARIABLE not in kinds)  # *args: its items, variables too
         )
 
 

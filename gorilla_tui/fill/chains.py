@@ -27,7 +27,7 @@ from gorilla_tui.fill.biases import CHAIN_BIAS, MENTION_BIAS, NEAR_BIAS, marked,
 from gorilla_tui.fill.call_grammar import FILLABLE, TaskValues, python_slots, slots
 from gorilla_tui.fill.candidate import BYTES, Candidate
 from gorilla_tui.fill.file_objects import path_slots
-from gorilla_tui.fill.kinds import positions, stub_fit
+from gorilla_tui.fill.kinds import positions, stub_fit, with_variables
 from gorilla_tui.fill.receivers import Constructors, Receiver, receiver_call
 from gorilla_tui.fill.spoken import name_parts
 from gorilla_tui.fill.sql import statements
@@ -59,7 +59,8 @@ def links(target: Target, values: TaskValues, methods: Methods | None,
           receivers: dict[str, Receiver]) -> list[Target]:  # fmt: skip
     """The Targets of the methods of the class `target`'s function returns, each received from that call
     (callee ``sqlite3.connect().execute``; its Receiver put in `receivers` by that callee): a method's own
-    slots are offered (fill/call_grammar.py slots, as a Python function's), the function's parameters are
+    slots are offered (fill/call_grammar.py slots, as a Python function's, with the variables the task names:
+    fill/kinds.py with_variables), the function's parameters are
     the receiver's. Only methods with a required parameter that the task gives a value (the ones
     fill/writer.py may offer), at most MAX_LINKS; a method parameter named like one of the function's is
     left out. [] without `methods`, for a target that is itself a method's, or a function whose result the
@@ -84,6 +85,9 @@ def links(target: Target, values: TaskValues, methods: Methods | None,
         offered = stub_fit(
             doc.api_name, offered, positions(doc.api_name, params)
         )  # setblocking's flag: a bool
+        # the variables the task names, as a function's slots take them (fill/filler.py _kept): "write `text`
+        # to the file `out_file`" is open(out_file, 'w').write(text), not .write('text') (break-it 30, F-H4)
+        offered = with_variables(offered, values.text, doc.api_name)
         if not any(s.param.required and s.values for s in offered if s.param.kind in FILLABLE):
             continue
         callee = f"{target.callee}().{found[1]}"

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import ast
 import dataclasses
+import re
 from collections.abc import Sequence
 
 from gorilla_tui.fill.call_grammar import Slot
@@ -62,18 +63,35 @@ def path_slots(doc: ApiDoc, offered: Sequence[Slot]) -> list[Slot]:
 
 def opened(doc: ApiDoc, given: dict[str, tuple[str, str]]) -> dict[str, tuple[str, str]]:
     """`given` (name -> (value source, origin)) with each file-object parameter of `doc` that holds a
-    string literal from the task written as the call that opens it (open_call: ``open('data.plist', 'rb')``);
-    origin stays "task". Placeholders and other values are kept."""
+    string literal from the task, or a variable whose name says it holds a path (names_path), written as the
+    call that opens it (open_call: ``open('data.plist', 'rb')``, ``open(csv_path, newline='')``); the
+    origin stays. Placeholders and other values are kept."""
     files = file_params(doc)
     if not files:
         return given
     out = dict(given)
     for name, mode in files.items():
         value, origin = given.get(name, ("", ""))
-        if origin != "task" or not _is_str_literal(value):
+        if not (origin == "task" and _is_str_literal(value) or origin == "variable" and names_path(value)):
             continue
         out[name] = (open_call(doc.api_name, mode, value), origin)
     return out
+
+
+#: Parts of a variable's name that say it holds a path, not an open file: csv_path, out_file, fname.
+_PATH_PARTS = frozenset(("path", "filename", "fname", "filepath", "file", "pathname"))
+
+
+def names_path(variable: str) -> bool:
+    """Whether a variable the task names (fill/kinds.py) holds a path by its name (_PATH_PARTS: `csv_path`,
+    `out_file`, `configFile`), so a file-object parameter gets it opened: "read the csv file `csv_path` as
+    dicts" is ``csv.reader(open(csv_path, newline=''))``, not ``csv.reader(csv_path)``, which iterates the
+    path's characters (break-it round 30, F-H4). A name such as `f`, `fp` or `fh` is the open file itself;
+    an expression (`args.path`, `paths[0]`) is read by its last name."""
+    last = re.split(r"[.\[\]'\"]", variable.strip())
+    name = next((x for x in reversed(last) if x), "")
+    parts = {p.lower() for p in re.split(r"_|(?<=[a-z])(?=[A-Z])", name) if p}
+    return bool(parts & _PATH_PARTS)
 
 
 def _is_str_literal(source: str) -> bool:

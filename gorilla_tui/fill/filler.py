@@ -49,7 +49,7 @@ from gorilla_tui.fill.kinds import (
 from gorilla_tui.fill.naming import first_named
 from gorilla_tui.fill.receivers import Constructors, Receiver, by_file_type, receiver_of, with_spread
 from gorilla_tui.fill.render import decoded_calls, render_target
-from gorilla_tui.fill.roles import doc_roles
+from gorilla_tui.fill.roles import CONTAINER, doc_roles, with_container
 from gorilla_tui.fill.target import Target
 from gorilla_tui.fill.writer import write_calls
 from gorilla_tui.pool.apidoc import ApiDoc
@@ -192,7 +192,9 @@ def target_of(doc: ApiDoc, values: TaskValues, constructors: Constructors | None
     arguments out (``zipfile.ZipFile().extractall``), and its Receiver is put in `receivers` by that
     callee. A function's parameters its doc names the part and the whole of ("choose k items from n
     items") get those roles (fill/roles.py doc_roles); a parameter named for a socket address takes the
-    task's (host, port) pairs (fill/addresses.py)."""
+    task's (host, port) pairs (fill/addresses.py). A receiver's slots have the role CONTAINER: the value the
+    task's words make what the call acts on ("in `line`", "from the dict `d`") is the receiver's alone
+    (fill/roles.py with_container)."""
     callee = callee_of(doc)
     params = [dataclasses.replace(p, raw_type=BYTES) if takes_bytes(doc, p) else p for p in params_of(doc)]
     params = with_forwarded(doc, params)  # check_output's **kwargs: cwd, env, ... (its stub's)
@@ -220,9 +222,17 @@ def target_of(doc: ApiDoc, values: TaskValues, constructors: Constructors | None
             offered = with_text_receiver(
                 receiver.callee, receiver.params, offered, values.text, receiver.method
             )
+        # what "in `line`", "of `queue`" name (roles.with_container), unless the receiver has a role already
+        # (with_spread: the archive read where its method writes to a path of its own) or is join's
+        # separator (str.join(iterable): "join the words in `words` with `sep`" acts on words)
+        own = {p.name for p in receiver.params}
+        if receiver.method != "join" and not any(s.role for s in offered if s.param.name in own):
+            offered = [dataclasses.replace(s, role=CONTAINER) if s.param.name in own else s for s in offered]
     owners = positions(doc.api_name, params_of(doc))  # a receiver's parameters are its class's (R26-1)
     owners = {**(positions(receiver.callee, receiver.params) if receiver else {}), **owners}
-    return Target(doc, callee, params, _kept(doc, offered, params, values.text, owners))
+    kept = _kept(doc, offered, params, values.text, owners)
+    python = receiver is not None or doc.source == "python-env"  # a tool's parameters are data, not names
+    return Target(doc, callee, params, with_container(kept, values.text) if python else kept)
 
 
 def _kept(doc: ApiDoc, offered: list[Slot], params: list[Param], task: str,

@@ -43,6 +43,9 @@ _VARIABLE = re.compile(
 _NOT_NAMES = frozenset(
     "of with from in into on to for and or that which is are as by the a an it its this these those all each "
     "every one two containing holding items elements values keys entries called named".split()
+    # "with the string module", "the list type", "the dict class": a module or type named, no variable
+    # (break-it round 30, F-H7: ``str(module).title()``)
+    + "module modules library package class type types method methods function functions".split()
 )
 
 

@@ -17,6 +17,7 @@ task's words say which value is which ("pick 3 people out of 10": k=3, n=10; doc
 from __future__ import annotations
 
 import dataclasses
+import functools
 import re
 from collections.abc import Mapping, Sequence
 
@@ -219,6 +220,118 @@ def form_bias(offered: Sequence[Slot], k: int, c: Candidate) -> float:
     return -ROLE_BIAS if any(s.param.name.lower() in PATTERN_NAMES for s in offered) else 0.0
 
 
+#: The role of a method's receiver (Slot.role, fill/filler.py target_of) and of a function's parameter named
+#: for what it acts on (CONTAINER_NAMES): the object the task's words say the call looks in or acts on.
+CONTAINER = "container"
+#: Names of a Python function's parameter that takes what it looks in or acts on (re.findall's string,
+#: random.sample's population, bisect.insort's a): a value the task writes after "in" or "of" goes there.
+CONTAINER_NAMES = frozenset(
+    "a s seq sequence iterable population string text data items elements mapping container collection lst "
+    "arr array".split()
+)
+#: Words before a value that make it what the call looks in or acts on: "in `line`", "into the sorted list
+#: `xs`", "from the dict `d`" (strong), or "of `queue`" (read only where no strong word marks a value: "the
+#: index of `x` in `items`" acts on items).
+_STRONG_MARKS = frozenset(("in", "into", "inside", "within", "from"))
+_WEAK_MARKS = frozenset(("of",))
+#: Words after a value that make it what is looked in: "`s` starts with `prefix`", "`line` contains 'x'".
+_SUBJECT_OF = re.compile(
+    r"\s+(?:does\s+not\s+|doesn't\s+)?(?:start|begin|end|contain|match|include)(?:s|es)?\b", re.IGNORECASE
+)
+#: Words that mark it only with a type's name after them: "append `item` to the list `results`" (not
+#: "rename `a` to `b`").
+_TYPED_MARKS = frozenset(("to", "onto"))
+_TYPE_WORDS = frozenset(
+    "list dict dictionary set string str tuple array sequence queue deque bytes mapping".split()
+)
+#: Words that may stand between such a word and the value: an article, a possessive, a type's name and an
+#: adjective of order ("from the dict `d`", "into the sorted list `xs`").
+_CONTAINER_FILLER = frozenset(
+    "the a an my your our this that given sorted whole original input list dict dictionary string str set "
+    "tuple array sequence queue deque text bytes mapping iterable collection variable object".split()
+)
+#: A value the task writes as one piece: code in backticks, quoted text, a list or dict in brackets.
+_WRITTEN_WHOLE = re.compile(
+    r"`[^`\n]{1,200}`|'[^'\n]{1,200}'|\"[^\"\n]{1,200}\"|\[[^\]\n]{0,400}\]|\{[^}\n]{0,400}\}"
+)
+
+
+@functools.lru_cache(maxsize=64)
+def container_starts(task: str) -> frozenset[int]:
+    """Where the values the task's words make what the call acts on start: each value written as one piece
+    (_WRITTEN_WHOLE: `code`, quoted text, a list or dict literal) right after "in", "into", "inside",
+    "within" or "from" (_CONTAINER_FILLER words between: "from the dict `d`"), or, where none is, after "of"
+    ("the last 3 items of `queue`"); after "to" or "onto" only with a type's name between ("append `item`
+    to the list `results`"; "rename `a` to `b`" names no container); before "starts with", "ends with",
+    "contains", "matches" ("whether `s` starts with `prefix`": s is looked in). Break-it round 30, F-H4:
+    "replace `old` with `new` in `line`" had ``str(old).replace(new, line)``, "find the index of `x` in
+    `items`" ``list([x, items]).index(value)``."""
+    strong, weak = set(), set()
+    for m in _WRITTEN_WHOLE.finditer(task):
+        words = [w.lower() for w in _WORDS.findall(task[: m.start()])][-5:]
+        before = list(words)
+        while before and before[-1] in _CONTAINER_FILLER:
+            before.pop()
+        typed = any(w in _TYPE_WORDS for w in words[len(before) :])  # "to the list `results`"
+        if before and (before[-1] in _STRONG_MARKS or before[-1] in _TYPED_MARKS and typed):
+            strong.add(m.start())
+        elif _SUBJECT_OF.match(task, m.end()):  # "whether `s` starts with `prefix`": s is looked in
+            strong.add(m.start())
+        elif before and before[-1] in _WEAK_MARKS:
+            weak.add(m.start())
+    return frozenset(strong or weak)
+
+
+def is_container_slot(slot: Slot) -> bool:
+    """Whether `slot` takes what the call acts on: a method's receiver (role CONTAINER, fill/filler.py), the
+    whole a doc's words choose from (doc_roles) or a Python parameter without a role named for it
+    (CONTAINER_NAMES)."""
+    if slot.role:
+        return slot.role in (CONTAINER, "whole")  # doc_roles' whole: random.sample's population
+    return slot.param.kind in KINDS and slot.param.name.lower() in CONTAINER_NAMES
+
+
+def with_container(offered: Sequence[Slot], task: str) -> list[Slot]:
+    """`offered` where what the task's words make the call act on (container_starts) goes to the slot that
+    takes it alone. A method's receiver (role CONTAINER) offered such a value is offered only those, and the
+    method's own slots none of them: "remove `key` from the dict `cache`" is ``dict(cache).pop(key)``
+    whatever the model reads of the names (it wrote ``dict(key).pop(cache)``). For a function, a parameter
+    named for it (is_container_slot: re.findall's string) keeps its values and the others lose it: "find
+    all e-mail addresses in `text`" leaves re.findall's pattern a placeholder, not `text` (the only value it
+    had been offered, so container_bias could not move it). A slot left with no value keeps its
+    placeholder when required and is dropped when optional; `offered` itself where no such slot is offered
+    such a value."""
+    starts = container_starts(task)
+    holder = next((s for s in offered if is_container_slot(s)
+                   and any(c.start in starts for c in s.values.values())), None)  # fmt: skip
+    if holder is None:
+        return list(offered)
+    out = []
+    for slot in offered:
+        if slot is holder and slot.role != CONTAINER:
+            values = dict(slot.values)  # a parameter's name is weaker than a receiver: the model decides
+        elif slot.role == CONTAINER:
+            values = {k: c for k, c in slot.values.items() if (c.start in starts) == (slot is holder)}
+        else:
+            values = {k: c for k, c in slot.values.items() if c.start not in starts}
+        if values or slot.param.required:
+            out.append(dataclasses.replace(slot, values=values))
+    return out
+
+
+def container_bias(offered: Sequence[Slot], k: int, c: Candidate, task: str) -> float:
+    """Nats added to offering value `c` to slot `k` by what the task's words make it (container_starts): a
+    value the call acts on gets +ROLE_BIAS at a slot that takes it (is_container_slot) and -ROLE_BIAS at
+    another where the call has such a slot ("get the key `k` from the dict `d`": ``dict(d).get(k)``, not
+    ``dict(k).get(d)``; "using re find all email addresses in `text`": re.findall's string, never its
+    pattern); 0 otherwise."""
+    if c.start < 0 or c.start not in container_starts(task):
+        return 0.0
+    if is_container_slot(offered[k]):
+        return ROLE_BIAS
+    return -ROLE_BIAS if any(is_container_slot(s) for s in offered) else 0.0
+
+
 def _marks(c: Candidate) -> bool:
     return c.start >= 0 and (c.atomic or c.kind == "number")
 
@@ -229,7 +342,7 @@ def word_bias(offered: Sequence[Slot], options: Sequence[tuple[int, str, str]],
     origin), where: (slot index, value source) -> its Candidate): role_bias, form_bias, and -ORDER_EXTRA
     for a value the task marks offered to a positional parameter (KINDS) that a later positional slot
     follows, when another value it marks stands before it among the options of that slot (not where the
-    value's form says where it goes, form_bias)."""
+    value's form says where it goes, form_bias, or the words what the call acts on, container_bias)."""
     first: dict[int, int] = {}
     for k, v, o in options:
         c = where.get((k, v))
@@ -243,9 +356,18 @@ def word_bias(offered: Sequence[Slot], options: Sequence[tuple[int, str, str]],
             continue
         param = offered[k].param
         form = form_bias(offered, k, c)
-        bias = role_bias(param, c, task, offered[k].role) + form
+        role = offered[k].role if offered[k].role != CONTAINER else ""
+        acts_on = container_bias(offered, k, c, task)
+        bias = role_bias(param, c, task, role) + form + acts_on
         later = any(s.param.kind in KINDS for s in offered[k + 1 :])
-        if not form and param.kind in KINDS and later and _marks(c) and c.start > first.get(k, c.start):
+        if (
+            not form
+            and not acts_on
+            and param.kind in KINDS
+            and later
+            and _marks(c)
+            and c.start > first.get(k, c.start)
+        ):
             bias -= ORDER_EXTRA
         out.append(bias)
     return out

@@ -31,7 +31,7 @@ from gorilla_tui.fill.candidate import Candidate
 from gorilla_tui.fill.chains import onward
 from gorilla_tui.fill.naming import mentioned_functions, named_after, named_again, named_at
 from gorilla_tui.fill.requests import clause_bias, request_starts, requests, share_optionals
-from gorilla_tui.fill.roles import word_bias
+from gorilla_tui.fill.roles import container_starts, word_bias
 from gorilla_tui.fill.series import Plan, Progress, plan, series
 from gorilla_tui.fill.target import Target
 from gorilla_tui.fill.units import unit_bias
@@ -191,7 +191,10 @@ def _arguments_stepwise(chooser: Any, offered: Sequence[Slot], before: list[tupl
             texts.append(")")
         starts = [c.start if (c := where.get((k, v))) is not None and c.start >= 0 else 1 << 30
                   for k, v, _o in options]  # fmt: skip
-        bias = order = biases.order_bias(starts, used)
+        # the order read on from the values used, not from what the call acts on: "replace `old` with `new`
+        # in `line`" gives line to the receiver first, then old and new in the task's order
+        acted = container_starts(task)
+        bias = order = biases.order_bias(starts, [u for u in used if u[0] not in acted])
 
         def shared(k: int, c: Candidate) -> bool:
             return planned is not None and planned[0].shares(c, offered[k].param.name, planned[1])

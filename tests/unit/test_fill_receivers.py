@@ -12,8 +12,10 @@ from gorilla_tui.fill.filler import fill, target_of
 from gorilla_tui.fill.receivers import Receiver, receiver_call, receiver_of, receiver_params
 from gorilla_tui.fill.render import render_target
 from gorilla_tui.fill.roles import (
+    CONTAINER,
     ORDER_EXTRA,
     ROLE_BIAS,
+    container_starts,
     form_bias,
     param_role,
     role_bias,
@@ -136,9 +138,12 @@ def test_a_receiver_is_the_source_where_its_method_writes_to_a_path_of_its_own()
     options = [(0, "'backup.tgz'", "task"), (0, "'/opt/app'", "task")]
     where = {(0, v): values[v] for _k, v, _o in options}
     assert word_bias(target.offered, options, where, task) == [ROLE_BIAS, -ROLE_BIAS - ORDER_EXTRA]
-    # a method that writes no path of its own (the receiver is written): no role from the call
-    target = target_of(WRITE_TEXT, TaskValues.of("write 'hello' to notes.txt"), CLASSES, {})
-    assert [(s.param.name, s.role) for s in target.offered] == [("args", ""), ("data", "")]
+    # a method that writes no path of its own (the receiver is written): no source or destination from the
+    # call; the receiver is what the call acts on (roles.CONTAINER), and no word here names a container
+    task = "write 'hello' to notes.txt"
+    target = target_of(WRITE_TEXT, TaskValues.of(task), CLASSES, {})
+    assert [(s.param.name, s.role) for s in target.offered] == [("args", CONTAINER), ("data", "")]
+    assert container_starts(task) == frozenset()
 
 
 def test_a_value_only_a_regular_expression_writes_goes_to_the_pattern():
@@ -148,7 +153,9 @@ def test_a_value_only_a_regular_expression_writes_goes_to_the_pattern():
     regex = "'^[a-z]+\\\\d+$'"
     assert form_bias(target.offered, 0, pattern[regex]) == ROLE_BIAS
     assert form_bias(target.offered, 1, string[regex]) == -ROLE_BIAS
-    assert form_bias(target.offered, 0, pattern["'hello123'"]) == 0.0  # plain text: the words decide
+    assert form_bias(target.offered, 1, string["'hello123'"]) == 0.0  # plain text: the words decide
+    # and they do: what "matches" follows is what is looked in (roles.container_starts), string's alone
+    assert "'hello123'" not in pattern
     assert form_bias([Slot(Param("s", kind="positional"))], 0, pattern[regex]) == 0.0  # no pattern offered
 
 
