@@ -309,8 +309,9 @@ class Validator(PoolIndex):
             return decided
         for call in calls:
             method = http_method(call.callee)
-            if method and call.positional and call.positional[0].literal and self.rest:
-                requests.append((method, path_of(call.positional[0].text), call.line))
+            url = call.positional[0].text if method and call.positional and call.positional[0].literal else ""
+            if url and self.rest and self.rest.serves(url):  # http://x is no request of a REST source
+                requests.append((method, path_of(url), call.line))
         if requests:
             rest = self._rest(requests, code)
             bad_env = [(c, v) for c, v in env if v.kind != "valid"]
