@@ -26,6 +26,7 @@ import io
 import sys
 from typing import TYPE_CHECKING
 
+from gorilla_tui.check.stub_types import stub_arguments
 from gorilla_tui.check.verdicts import later_note
 from gorilla_tui.pool.pyenv.binds import module_binds, split_callee
 from gorilla_tui.types import Verdict
@@ -128,8 +129,6 @@ def _chain_arguments(
 ) -> tuple:
     """Per part of `callee`, the arguments (pool/stub_results.py CallArgs) of the call that part makes,
     None where the part is not called or its call is not known (every overload kept)."""
-    from gorilla_tui.check.stub_types import stub_arguments
-
     parts = callee.split(".")
     out: list = []
     for i, part in enumerate(parts):

@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING
 from gorilla_tui.check.callsite import CallSite, Value
 from gorilla_tui.pool.apidoc import ApiDoc
 from gorilla_tui.pool.params import params_of
+from gorilla_tui.pool.pyenv.compiled_signature import signature_unsure
 
 if TYPE_CHECKING:
     from gorilla_tui.pool.stub_bind import Arg
@@ -58,6 +59,16 @@ def stub_type_errors(doc: ApiDoc, call: CallSite) -> tuple[str, list[str]]:
     return (REASON if notes else ""), notes
 
 
+def _written(value: Value) -> bool:
+    """Whether `value` is a literal pool/stub_accepts.py may judge: _literal's, a bytes literal, a list,
+    dict, set or tuple display."""
+    return (
+        _literal(value)
+        or (value.text[:1] != "" and value.text[:1] in "[{(")
+        or value.text[:2].lower() in ("b'", "f'")
+    )
+
+
 def _literal(value: Value) -> bool:
     """Whether `value` is written as a string literal, a number, True or False (never None)."""
     text = value.text
@@ -86,6 +97,9 @@ def stub_call_errors(callee: str, call: CallSite) -> tuple[str, list[str]]:
         or (root not in sys.stdlib_module_names and root not in _BUILTINS)
     ):
         return "", []
+    values = [*call.positional, *call.keywords.values()]
+    if not any(_written(v) for v in values) and not signature_unsure(callee, "wrong_args:missing_argument"):
+        return "", []  # nothing the stub could say that the doc's own signature did not (typeshed not read)
     from gorilla_tui.pool.stub_bind import call_problem  # deferred: typeshed_client
 
     positional, keywords = stub_arguments(call)

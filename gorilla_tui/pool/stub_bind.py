@@ -16,6 +16,8 @@ class below object defines it. The same reading picks the overloads a call chain
 from __future__ import annotations
 
 import ast
+import builtins
+import functools
 import inspect
 
 from gorilla_tui.pool.stub_accepts import Arg, accepts, literal_arg
@@ -29,6 +31,7 @@ Function = ast.FunctionDef | ast.AsyncFunctionDef
 __all__ = ["Arg", "bind_problem", "call_problem", "callee_overloads", "literal_arg"]
 
 
+@functools.lru_cache(maxsize=4096)
 def _signature(fn: Function, drop_first: bool) -> inspect.Signature | None:
     """The inspect.Signature of stub definition `fn` (its first parameter left out for a method), or None
     when inspect refuses it."""
@@ -129,6 +132,7 @@ def _arity_reason(message: str) -> str:
 _FIELD_CLASSES = frozenset({"ast", "_ast"})
 
 
+@functools.lru_cache(maxsize=4096)
 def callee_overloads(callee: str) -> tuple[str, list[list[tuple[Function, bool]]]] | None:
     """(the stub module, the groups of overloads every one of which must take a call) of standard-library
     callee `callee` (``datetime.date``, ``int``, ``hashlib.sha256``): a function's overloads, one group; a
@@ -192,13 +196,12 @@ def _object_method(defs: list[ast.stmt]) -> bool:
 _SOURCE = object()
 
 
+@functools.lru_cache(maxsize=4096)
 def _compiled(callee: str, module: str) -> object:
     """The compiled object `callee` names (a builtin, a C module's function or class, or a method of one),
     found where its stub defines it (``hashlib.sha256`` in _hashlib) or where its module takes it from
     (datetime.py's ``from _datetime import *``); _SOURCE for a callee with Python source. Nothing with
     Python source is imported."""
-    import builtins
-
     from gorilla_tui.pool.pyenv.compiled_signature import _compiled_object  # deferred: pyenv, rare
 
     parts = callee.split(".")
@@ -224,6 +227,7 @@ def _compiled(callee: str, module: str) -> object:
 _SURE_COUNTS = frozenset({"wrong_args:too_many_arguments", "wrong_args:missing_argument"})
 
 
+@functools.lru_cache(maxsize=8192)
 def call_problem(
     callee: str, positional: tuple[Arg, ...], keywords: tuple[tuple[str, Arg], ...]
 ) -> tuple[str, str] | None:
