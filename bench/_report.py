@@ -45,9 +45,11 @@ def default_shared() -> Path:
     return Path(env) if env else ROOT.parent / "shared"
 
 
-def parser(doc: str | None) -> argparse.ArgumentParser:
+def parser(doc: str | None, asks: bool = False) -> argparse.ArgumentParser:
     """The argument parser of a bench script: its description is the first line of `doc` (the script's
-    docstring); --no-write (print only) and --shared DIR (the public data: default_shared()) are there."""
+    docstring); --no-write (print only) and --shared DIR (the public data: default_shared()) are there,
+    and with `asks` (a script that answers tasks over the default index) --home DIR (the GORILLA_TUI_HOME
+    whose live index is used) and --split all|dev|test."""
     ap = argparse.ArgumentParser(description=(doc or "").strip().splitlines()[0] if doc else None)
     ap.add_argument("--no-write", action="store_true", help="print only, do not update docs/benchmarks.md")
     ap.add_argument(
@@ -56,6 +58,9 @@ def parser(doc: str | None) -> argparse.ArgumentParser:
         default=default_shared(),
         help="the public data folder (apibench/, bfcl/, conala/...): $GORILLA_TUI_SHARED or ../shared",
     )
+    if asks:
+        ap.add_argument("--home", type=Path, default=None, help="the GORILLA_TUI_HOME whose index is used")
+        ap.add_argument("--split", choices=("all", "dev", "test"), default="all", help="one split's tasks")
     return ap
 
 

@@ -66,6 +66,15 @@ def answer(pipeline: Any, task: dict[str, Any]) -> dict[str, Any]:
     }
 
 
+def default_pipeline(index: Any) -> Any:
+    """The pipeline of the default setting over `index` (bench/everyday.py's: no hub named, select mode,
+    select by likelihood, k = 5) with the embedded model (n_ctx 2048, one thread)."""
+    backend = services.load_backend(Settings(n_ctx=2048, n_threads=1))
+    return services.build_pipeline(
+        Settings(k=5, hub="", mode="select", select_by="likelihood"), index, backend
+    )
+
+
 def share(part: int, whole: int) -> str:
     """ "12.5 % (1/8)", or "-" for an empty whole."""
     return f"{100 * part / whole:.1f} % ({part}/{whole})" if whole else "-"
@@ -105,10 +114,7 @@ def main(argv: list[str] | None = None) -> int:
             right(t, d) for s in (t["source"], *t.get("also", ())) for d in index.pool(s)
         ):
             raise SystemExit(f"{t['id']}: no doc of {t['source']} meets its label")
-    backend = services.load_backend(Settings(n_ctx=2048, n_threads=1))
-    pipeline = services.build_pipeline(
-        Settings(k=5, hub="", mode="select", select_by="likelihood"), index, backend
-    )
+    pipeline = default_pipeline(index)
     rows = []
     for n, t in enumerate(tasks, start=1):
         rows.append(answer(pipeline, t))

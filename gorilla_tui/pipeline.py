@@ -26,8 +26,10 @@ from gorilla_tui.check.verdicts import incomplete
 from gorilla_tui.config import Settings
 from gorilla_tui.constraints.rank import ConstraintResult, search_with_constraints
 from gorilla_tui.errors import ContextOverflowError, UsageError
+from gorilla_tui.fill.example_input import feed
 from gorilla_tui.fill.filler import Filled, fill
 from gorilla_tui.fill.render import decoded_calls, python_code
+from gorilla_tui.fill.set_aside import AsideInput, restore, set_aside
 from gorilla_tui.fill.unused import left_out
 from gorilla_tui.model import translate
 from gorilla_tui.model.backend import Backend
@@ -41,7 +43,7 @@ from gorilla_tui.pool.apidoc import MODEL_HUBS
 from gorilla_tui.pool.doc import ApiDoc
 from gorilla_tui.retrieve.query.handover import request_text, without_input
 from gorilla_tui.sandbox.undefined import with_imports
-from gorilla_tui.textsafe import MAX_TASK_CHARS, clean_task, model_words  # noqa: F401 - re-exported
+from gorilla_tui.textsafe import MAX_TASK_CHARS, MAX_TASK_INPUT_CHARS, clean_task, model_words  # noqa: F401
 from gorilla_tui.types import (
     TRANSLATION_NOTE,
     Argument,
@@ -94,6 +96,7 @@ class Pipeline:
         self.chooser = Chooser(settings, backend, self.family)  # the choice stage (pipeline_choose.py)
         self.constraints: ConstraintResult | None = None  # the last task's parsed constraints, or None
         self.search_notes: list[str] = []  # the last search's notes (ConstraintResult.notes)
+        self.aside: AsideInput | None = None  # the last task's long handed input (fill/set_aside.py)
         self._method_docs: dict[str, list[ApiDoc]] | None = None  # class -> its methods' docs (_methods)
 
     @property
@@ -172,6 +175,8 @@ class Pipeline:
         if mode not in ("select", "generate"):
             raise UsageError(f"mode must be select or generate, not {mode!r}")
         t0 = time.perf_counter()
+        # a long input a colon hands over is kept whole for the call; the task holds its start (set_aside)
+        task, self.aside = set_aside(clean_task(task, MAX_TASK_INPUT_CHARS)[0])
         task, warnings = clean_task(task)
         said, cut = model_words(task)  # what the model and the fillers read: its cost is bounded (textsafe)
         warnings += cut + list(getattr(self.backend, "warnings", None) or [])  # no GPU offload (profiles.py)
@@ -199,6 +204,9 @@ class Pipeline:
                 proposal = other
                 emit(HitsEvent(other.hits, tuple(self.search_notes)))
         proposal.translation = english
+        if self.aside is not None:  # said either way: taken whole, or not taken at all; the task as asked
+            proposal.warnings.append(self.aside.note(self.aside.taken(proposal.api_call)))
+            proposal.task = self.aside.task
         emit(VerdictEvent(proposal.verdict))
         timings["total"] = time.perf_counter() - t0
         proposal.timings = timings
@@ -309,7 +317,7 @@ class Pipeline:
             return None  # a task too long to fill in n_ctx keeps the template call
         if cancel is not None and cancel.is_set():
             raise AskCancelled("cancelled")
-        return filled
+        return restore(filled, self.aside)  # the whole input where its stand-in is
 
     def _constructor(self, name: str) -> ApiDoc | None:
         """The pool's doc of class `name` (a method's receiver, fill/receivers.py), found by the checker
@@ -397,16 +405,22 @@ class Pipeline:
             "no_call", diagnostics=["the model gave no API call"], reason="no_call:no_code")  # fmt: skip
         if mode == "generate":  # the one judged call, never the rest of the model's text (R24-5)
             api_call, code, verdict = generated(self.validator, api_call, code, verdict, warnings)
+        # a model hub's call loads a model; the task's input (a file, a URL, quoted text) goes into the code
+        # that uses it, where its example feeds its own placeholder (fill/example_input.py; issue 37)
+        hub = chosen_doc is None or chosen_doc.source in MODEL_HUBS
+        fed = feed(chosen_doc, code, task) if mode == "select" and chosen_doc is not None and hub else None
+        code, inputs = (fed.code, fed.arguments) if fed is not None else (code, [])
         # copied or run, it needs its imports; none for code no pool API matched (`email.split('@')`)
         if (matched := verdict.matched or chosen_doc) is not None:
             code = with_imports(code, matched)
         needs = [a.name for a in filled.arguments if a.origin == "missing"] if filled is not None else []
         if needs and verdict.ok:
             verdict = incomplete(verdict, needs)
-        # the task's values the call does not hold (fill/unused.py); a model hub's call loads a model, the
-        # task's values are for the code that uses it
-        hub = chosen_doc is None or chosen_doc.source in MODEL_HUBS
-        unused = [] if mode != "select" or hub or not api_call else left_out(task, api_call)
+        # the task's values the call does not hold (fill/unused.py); a model hub's: its inputs the code
+        # has no slot for
+        unused = (
+            fed.unused if fed else [] if mode != "select" or hub or not api_call else left_out(task, api_call)
+        )
         constraints: list[dict[str, Any]] = []
         if self.constraints is not None:
             constraints = self.constraints.for_doc(verdict.matched)
@@ -416,6 +430,6 @@ class Pipeline:
                         explanation=explanation, code_source=code_source, mode=mode, model=self.backend.name,
                         raw_text=choice.text, warnings=warnings, constraints=constraints,
                         select_by=select_by, choice_rule=choice.rule,
-                        arguments=filled.arguments if filled is not None else [],
+                        arguments=(filled.arguments if filled is not None else []) + inputs,
                         unused=unused,
                         calls=filled.calls if filled is not None else decoded_calls(api_call))  # fmt: skip

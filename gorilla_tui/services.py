@@ -74,6 +74,18 @@ def check_settings(settings: Settings) -> None:
         choose_profile(settings.kernel)
 
 
+def hub_problem(hub: str, sources: list[str]) -> UsageError | None:
+    """The problem of config.toml's `hub` when the index has `sources` (names) and it names none of them
+    (ApiIndex.pool refuses it: search and ask exit 2), else None; `index --status`, doctor and the TUI's
+    status bar say it (break-it rounds 29, 30)."""
+    if not hub or not sources or hub in sources:
+        return None
+    return UsageError(
+        f"hub {hub!r} in config.toml is not a source of the index (its sources: {', '.join(sources)})",
+        hint=f'set hub to one of them (or to "" for all) in {get_paths().config_file}',
+    )
+
+
 def configured_mirrors(settings: Settings) -> list[str]:
     """config.toml's `mirrors` (Settings.mirror_folders: relative to its folder), each a folder; the check
     `index --refresh` makes before it reads them and `doctor` makes to report them (one function, so the

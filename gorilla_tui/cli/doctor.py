@@ -15,7 +15,6 @@ from typing import Any
 from gorilla_tui import plugins
 from gorilla_tui.cli.doctor_index import check_index, manifest_problem
 from gorilla_tui.cli.doctor_model import check_inference, check_model, check_runtime, check_weights
-from gorilla_tui.cli.index_status import hub_problem
 from gorilla_tui.cli.output import status_if_cut
 from gorilla_tui.config import Settings
 from gorilla_tui.errors import UsageError
@@ -227,7 +226,7 @@ def collect(args: argparse.Namespace) -> dict[str, Any]:
         check_weights(problems)
     check_index(report, problems, notes)
     sources = report.get("index", {}).get("sources") or {}
-    hub = hub_problem(settings.hub, list(sources))  # `ask` refuses it (ApiIndex.pool)
+    hub = services.hub_problem(settings.hub, list(sources))  # `ask` refuses it (ApiIndex.pool)
     if hub is not None:
         problems.append({"problem": str(hub), "fix": hub.hint})
     _writable(problems)

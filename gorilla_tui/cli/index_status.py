@@ -9,7 +9,7 @@ from datetime import datetime, timezone
 from typing import Any
 
 from gorilla_tui.cli.output import status_if_cut
-from gorilla_tui.errors import GorillaError, IndexMissingError, UsageError
+from gorilla_tui.errors import GorillaError, IndexMissingError
 from gorilla_tui.paths import get_paths
 from gorilla_tui.pool.manifest import load_manifests
 from gorilla_tui.pool.remedies import fix_lines
@@ -142,31 +142,32 @@ def status(args: argparse.Namespace) -> int:
     from gorilla_tui.cli.console import make_console  # deferred: rich; --help stays fast
 
     console = make_console()
-    print_sources(console, meta.get("sources", []), "API index")
-    if meta.get("flagged"):
-        console.print(_flagged_table(meta["flagged"]))
-    _print_skipped(console, meta.get("diagnostics", []))
-    summary = (
-        f"{meta.get('n_docs', 0)} docs, {meta.get('vocab_size', 0)} terms, {size / 1e6:.1f} MB, built "
-        f"{meta.get('built_at', '?')} ({age} ago)"
-    )
-    for line in (summary, f"index: {folder}", f"config: {paths.config_file}"):
-        console.print(Text(safe_text(line)))
-    if config is not None:  # what search or index --refresh refuses in it, as doctor says it
-        fix = config.hint or f"fix or delete {paths.config_file}"
-        console.print(Text.assemble(("problem:", "red"), safe_text(f" {config} ({fix})")), soft_wrap=True)
-    if unchecked:
-        console.print(Text.assemble(("note:", "yellow"), safe_text(f" {unchecked}")))
-    dense = _dense_state(folder, meta)
-    console.print(Text(safe_text(f"retrieval: {dense['note']}")))
-    expansion = _expansion_line(meta.get("sources", []), bool(dense.get("questions")))
-    if expansion:
-        console.print(Text(safe_text(expansion)))
-    missing = missing_sources(meta)
-    if missing["sources"]:
-        console.print(Text(safe_text(f"not in the index: {', '.join(missing['sources'])}")))
-        for line in missing["fixes"]:
-            console.print(Text(safe_text(line)), soft_wrap=True)
+    with status_if_cut(code):  # `index --status | head -1` keeps 2 for a config problem (break-it round 30)
+        print_sources(console, meta.get("sources", []), "API index")
+        if meta.get("flagged"):
+            console.print(_flagged_table(meta["flagged"]))
+        _print_skipped(console, meta.get("diagnostics", []))
+        summary = (
+            f"{meta.get('n_docs', 0)} docs, {meta.get('vocab_size', 0)} terms, {size / 1e6:.1f} MB, built "
+            f"{meta.get('built_at', '?')} ({age} ago)"
+        )
+        for line in (summary, f"index: {folder}", f"config: {paths.config_file}"):
+            console.print(Text(safe_text(line)))
+        if config is not None:  # what search or index --refresh refuses in it, as doctor says it
+            fix = config.hint or f"fix or delete {paths.config_file}"
+            console.print(Text.assemble(("problem:", "red"), safe_text(f" {config} ({fix})")), soft_wrap=True)
+        if unchecked:
+            console.print(Text.assemble(("note:", "yellow"), safe_text(f" {unchecked}")))
+        dense = _dense_state(folder, meta)
+        console.print(Text(safe_text(f"retrieval: {dense['note']}")))
+        expansion = _expansion_line(meta.get("sources", []), bool(dense.get("questions")))
+        if expansion:
+            console.print(Text(safe_text(expansion)))
+        missing = missing_sources(meta)
+        if missing["sources"]:
+            console.print(Text(safe_text(f"not in the index: {', '.join(missing['sources'])}")))
+            for line in missing["fixes"]:
+                console.print(Text(safe_text(line)), soft_wrap=True)
     return code
 
 
@@ -187,18 +188,7 @@ def config_problem(sources: list[str] | None = None) -> GorillaError | None:
         services.configured_mirrors(settings)
     except GorillaError as e:
         return e
-    return hub_problem(settings.hub, sources or [])
-
-
-def hub_problem(hub: str, sources: list[str]) -> UsageError | None:
-    """The problem of config.toml's `hub` when the index has `sources` (names) and it names none of them
-    (ApiIndex.pool refuses it: search and ask exit 2), else None; `index --status` and doctor say it."""
-    if not hub or not sources or hub in sources:
-        return None
-    return UsageError(
-        f"hub {hub!r} in config.toml is not a source of the index (its sources: {', '.join(sources)})",
-        hint=f'set hub to one of them (or to "" for all) in {get_paths().config_file}',
-    )
+    return services.hub_problem(settings.hub, sources or [])
 
 
 def missing_sources(meta: dict[str, Any]) -> dict[str, list[str]]:

@@ -22,12 +22,14 @@ from gorilla_tui.constraints.vocab import (  # noqa: F401 - re-exported: callers
     owner_key,
     without_frameworks,
 )
+from gorilla_tui.constraints.vocab import DATASET_RES as _DATASET_RE
 from gorilla_tui.constraints.vocab import DEVICE_RES as _DEVICE_RES
 from gorilla_tui.constraints.vocab import FRAMEWORK_RES as _FRAMEWORK_RES
 from gorilla_tui.constraints.vocab import PROVIDER_RE as _PROVIDER_RE
 from gorilla_tui.constraints.vocab import PROVIDER_WORDS as _PROVIDER_WORDS
 from gorilla_tui.constraints.vocab import REPO_RE as _REPO_RE
-from gorilla_tui.pool.metrics import DATASETS
+from gorilla_tui.constraints.vocab import datasets_in as _datasets_in
+from gorilla_tui.retrieve.query.handover import values_blanked
 
 OPS = (">=", ">", "<=", "<")
 
@@ -144,38 +146,7 @@ _ACC = [
 _PARAMS = re.compile(r"param(?:eter)?s?\b|\bweights\b", re.IGNORECASE)
 _FLOPS = re.compile(r"flops|mult(?:iply)?[\s-]*adds|\bmacs\b", re.IGNORECASE)
 _SIZE = re.compile(r"\b(?:size|memory|ram|disk|file|footprint|storage|mb|gb|kb)\b", re.IGNORECASE)
-_DATASET_RE = [
-    (key, re.compile(r"\b(?:" + "|".join(re.escape(a) for a in aliases) + r")\b", re.IGNORECASE))
-    for key, aliases in {
-        "imagenet": ("imagenet", "imagenet-1k", "ilsvrc"),
-        "coco": ("coco", "ms coco", "ms-coco"),
-        "kinetics400": ("kinetics-400", "kinetics 400", "kinetics400", "kinetics"),
-        "kinetics600": ("kinetics-600", "kinetics 600"),
-        "kinetics700": ("kinetics-700", "kinetics 700"),
-        "cityscapes": ("cityscapes",),
-        "pascalvoc": ("pascal voc", "pascal-voc", "voc 2012", "voc2012", "pascal"),
-        "ade20k": ("ade20k", "ade-20k"),
-        "cifar10": ("cifar-10", "cifar10"),
-        "cifar100": ("cifar-100", "cifar100"),
-        "bdd100k": ("bdd100k", "bdd 100k"),
-        "audioset": ("audioset",),
-        "openimages": ("open images", "openimages", "open-images"),
-    }.items()
-]
-assert all(k in DATASETS for k, _ in _DATASET_RE)
 _CLAUSE_SPLIT = re.compile(r";|,(?!\d{3})|\bbut\b|\band\b|\bwhile\b|(?<!\d)\.(?!\d)|\n", re.IGNORECASE)
-
-
-def _datasets_in(text: str) -> list[str]:
-    """Canonical keys of datasets named in text, in order, longest alias wins (Kinetics-700 over Kinetics)."""
-    found: list[tuple[int, str]] = []
-    taken: list[tuple[int, int]] = []
-    for key, rx in sorted(_DATASET_RE, key=lambda kr: -len(kr[1].pattern)):
-        for m in rx.finditer(text):
-            if not any(a <= m.start() < b for a, b in taken):
-                found.append((m.start(), key))
-                taken.append((m.start(), m.end()))
-    return [k for _, k in sorted(found)]
 
 
 def _op_for(before: str, after: str) -> str | None:
@@ -306,8 +277,9 @@ def read_task(task: str) -> ParsedTask:
     """The constraints of `task` and its search text, from one scan of its clauses (_scan): the parse step
     of an ask (constraints/rank.py search_with_constraints calls it once)."""
     text = _normalised(task)
-    found, spans = _scan(text)
-    return ParsedTask(task, _completed(text, found), _cut(text, spans))
+    request = values_blanked(text)
+    found, spans = _scan(request)
+    return ParsedTask(task, _completed(request, found), _cut(text, spans))
 
 
 def without_constraints(task: str) -> str:
@@ -324,7 +296,7 @@ def without_constraints(task: str) -> str:
     filters and ranks the hits, and its words would only match docs that happen to say "million
     parameters" ("an image classifier under 5 million parameters" brought in distilgpt2)."""
     text = _normalised(task)
-    return _cut(text, _scan(text)[1])
+    return _cut(text, _scan(values_blanked(text))[1])
 
 
 def _cut(text: str, spans: list[tuple[int, int]]) -> str:
@@ -381,7 +353,8 @@ def parse_constraints(task: str) -> list[Constraint]:
     raises.
     """
     text = _normalised(task)
-    return _completed(text, _scan(text)[0])
+    request = values_blanked(text)
+    return _completed(request, _scan(request)[0])
 
 
 def _completed(text: str, numeric: list[Constraint]) -> list[Constraint]:

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import re
 
+from gorilla_tui.pool.metrics import DATASETS
+
 # ---------------------------------------------------------------------------------------------------------
 # device budgets: our documented heuristics (docs/constraints.md gives the reasoning and sources)
 
@@ -182,3 +184,40 @@ def without_frameworks(task: str) -> str:
     for _key, rx in FRAMEWORK_RES:
         task = rx.sub(" ", task)
     return " ".join(task.split())
+
+
+# ---------------------------------------------------------------------------------------------------------
+# datasets a task names (accuracy bounds are read against them: parse.py)
+
+#: (canonical key of pool.metrics.DATASETS, the pattern of its aliases).
+DATASET_RES = [
+    (key, re.compile(r"\b(?:" + "|".join(re.escape(a) for a in aliases) + r")\b", re.IGNORECASE))
+    for key, aliases in {
+        "imagenet": ("imagenet", "imagenet-1k", "ilsvrc"),
+        "coco": ("coco", "ms coco", "ms-coco"),
+        "kinetics400": ("kinetics-400", "kinetics 400", "kinetics400", "kinetics"),
+        "kinetics600": ("kinetics-600", "kinetics 600"),
+        "kinetics700": ("kinetics-700", "kinetics 700"),
+        "cityscapes": ("cityscapes",),
+        "pascalvoc": ("pascal voc", "pascal-voc", "voc 2012", "voc2012", "pascal"),
+        "ade20k": ("ade20k", "ade-20k"),
+        "cifar10": ("cifar-10", "cifar10"),
+        "cifar100": ("cifar-100", "cifar100"),
+        "bdd100k": ("bdd100k", "bdd 100k"),
+        "audioset": ("audioset",),
+        "openimages": ("open images", "openimages", "open-images"),
+    }.items()
+]
+assert all(k in DATASETS for k, _ in DATASET_RES)
+
+
+def datasets_in(text: str) -> list[str]:
+    """Canonical keys of datasets named in text, in order, longest alias wins (Kinetics-700 over Kinetics)."""
+    found: list[tuple[int, str]] = []
+    taken: list[tuple[int, int]] = []
+    for key, rx in sorted(DATASET_RES, key=lambda kr: -len(kr[1].pattern)):
+        for m in rx.finditer(text):
+            if not any(a <= m.start() < b for a, b in taken):
+                found.append((m.start(), key))
+                taken.append((m.start(), m.end()))
+    return [k for _, k in sorted(found)]

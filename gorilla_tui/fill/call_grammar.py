@@ -127,7 +127,8 @@ def values_for(param: Param, task: TaskValues, paths: int = 1) -> dict[str, Cand
     parameter whose name or description speaks of dates or times (_DATELIKE), as ISO 8601, and to a number
     parameter named year, month or day (DATE_PARTS) as that part. A parameter that takes bytes
     (Param.raw_type BYTES, fill/filler.py takes_bytes) takes the text the task quotes, encoded as UTF-8 bytes
-    literals (base64.b64encode('user:secret') fails: b64encode takes bytes); never a path or URL (a file's
+    literals (base64.b64encode('user:secret') fails: b64encode takes bytes), and the bytes literals it
+    writes (b'abc'); never a path or URL (a file's
     name is not its content: "the sha256 of installer.iso" does not hash b'installer.iso'): a file the task
     names, quoted or not (names_file), is read (read_bytes: ``open('installer.iso', 'rb').read()``). A
     parameter that takes seconds (fill/units.py takes_seconds) takes a time the task writes in seconds."""
@@ -141,6 +142,7 @@ def values_for(param: Param, task: TaskValues, paths: int = 1) -> dict[str, Cand
         quoted = [c for c in task.strings if c.atomic and c not in files
                   and (is_quoted(c, task.text) or (c.start, c.end) == handed)]  # fmt: skip
         out = {b.text: b for c in quoted if (b := as_bytes(c)) is not None}
+        out |= {c.text: c for c in task.lists if c.kind == "bytes"}  # b'abc' as the task writes it
         return out | {b.text: b for b in map(read_bytes, files)}
     t = param.type
     in_dates = [c for c in task.strings if c.kind == "date"]
@@ -318,8 +320,9 @@ def with_subject(params: Sequence[Param], offered: list[Slot], task: TaskValues)
 
 def with_varargs(params: Sequence[Param], offered: list[Slot], task: TaskValues) -> list[Slot]:
     """`offered` with a Python function's ``*args`` (``os.path.join(a, *p)``, ``print(*args)``) offered last,
-    optional, as a list of the values the task marks (numbers, and strings it writes as one value: quoted
-    text, paths, URLs), which render.render writes as positional arguments; `offered` itself when the
+    optional, as a list of the values the task marks (numbers, strings it writes as one value: quoted
+    text, paths, URLs, and each literal it writes in brackets, one item whole: ``dict([('a', 1)])``, its
+    own items none), which render.render writes as positional arguments; `offered` itself when the
     function has none, the task marks no value, or an optional positional parameter comes before it (the
     items would bind to that one). "join /home/ann and notes.md" was ``os.path.join('notes.md')``."""
     var = next((p for p in params if p.kind == "var"), None)
@@ -327,8 +330,14 @@ def with_varargs(params: Sequence[Param], offered: list[Slot], task: TaskValues)
         not p.required for p in params[: params.index(var)] if p.kind in ("positional", "posonly")
     ):
         return offered
+    # a literal the task writes in brackets is one item, never its own items ("turn the list of pairs
+    # [('a', 1), ('b', 2)] into a dict" was dict('a', 1, 'b', 2), break-it round 30, F-H2)
+    written = [c for c in task.lists if c.atomic or task.text[c.start : c.start + 1] in "[("]
+    inside = [(c.start, c.end) for c in written]
     items = {c.text: c for c in task.numbers if c.percent != "fraction"}
     items |= {c.text: c for c in task.strings if c.atomic}
+    items = {k: c for k, c in items.items() if not any(s <= c.start < e for s, e in inside)}
+    items |= {c.text: dataclasses.replace(c, kind="literal", atomic=True) for c in written}
     if not items:
         return offered
     return [*offered, Slot(dataclasses.replace(var, type="array", items=""), items)]

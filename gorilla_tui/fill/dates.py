@@ -25,14 +25,20 @@ DATE_IN_WORDS = re.compile(
     re.IGNORECASE,
 )
 
-#: An ISO 8601 calendar date written in digits (2026-12-25), not inside a longer run of digits or dashes.
-ISO_DATE = re.compile(r"(?<![\d-])(?P<year>\d{4})-(?P<month>\d{2})-(?P<day>\d{2})(?![\d-])")
+#: An ISO 8601 calendar date written in digits (2026-12-25), not inside a longer run of digits or dashes, with
+#: the time of day its "T" joins to it ("2026-12-07T10:00:00", "2026-12-07T10:00:00.5+05:30": one value;
+#: the time was dropped, break-it round 30, F-H2). A time after a blank stays a value of its own ("on
+#: 2023-10-05 14:00": BFCL's functions take the date and the time apart).
+ISO_DATE = re.compile(
+    r"(?<![\d-])(?P<year>\d{4})-(?P<month>\d{2})-(?P<day>\d{2})"
+    r"(?:T(?P<time>\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?)(?![\d:]))?(?![\d-])"
+)
 
 
 def dates(task: str) -> list[Candidate]:
     """Dates the task writes in words ("March 10, 2022", "5th April 2022") or as ISO 8601 digits
-    ("2026-12-25"), in order, each as an ISO 8601 string (``'2022-03-10'``), the form APIs take; an
-    impossible date is left out."""
+    ("2026-12-25"), in order, each as an ISO 8601 string (``'2022-03-10'``), the form APIs take, a date
+    with its time ("2026-12-07T10:00:00") as written; an impossible date is left out."""
     out = []
     for m in DATE_IN_WORDS.finditer(task):
         mon = (m.group("mon") or m.group("mon2")).lower()[:3]
@@ -46,6 +52,9 @@ def dates(task: str) -> list[Candidate]:
     for m in ISO_DATE.finditer(task):
         try:
             iso = datetime.date(int(m["year"]), int(m["month"]), int(m["day"])).isoformat()
+            if m["time"]:  # a date and time as written, when Python reads it as one
+                datetime.datetime.fromisoformat(m.group())  # ValueError: 25:00 is no time
+                iso = m.group()
         except ValueError:
             continue
         out.append(Candidate(literal(iso), iso, "date", m.start(), m.end(), True))
@@ -56,9 +65,9 @@ def date_part(date: Candidate, part: str, task: str) -> Candidate:
     """The year, month or day (`part`) of a date Candidate of `task` (kind "date", from dates()) as a number
     Candidate over the span where the task writes that part: "2026-12-25" gives 2026, 12, 25 to
     ``datetime.date(year, month, day)``, each its own value. Raises KeyError for another part."""
-    number = int(str(date.value).split("-")[{"year": 0, "month": 1, "day": 2}[part]])
+    number = int(str(date.value)[:10].split("-")[{"year": 0, "month": 1, "day": 2}[part]])
     text = task[date.start : date.end]
-    iso, words = ISO_DATE.fullmatch(text), DATE_IN_WORDS.fullmatch(text)
+    iso, words = ISO_DATE.fullmatch(text), DATE_IN_WORDS.fullmatch(text)  # a date and time: its date's parts
     if iso:
         start, end = iso.span(part)
     elif words:

@@ -266,7 +266,9 @@ def with_bytes_names(offered: Sequence[Slot], task: str) -> list[Slot]:
 
 
 #: An ISO 8601 date with an optional time as a task writes it, and the strptime format of each form.
-_ISO = re.compile(r"(?<![\d-])\d{4}-\d{2}-\d{2}(?:([T ])\d{2}:\d{2}(:\d{2})?)?(?![\d-])")
+_ISO = re.compile(
+    r"(?<![\d-])\d{4}-\d{2}-\d{2}(?:([T ])\d{2}:\d{2}(?:(:\d{2})(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})?)?(?![\d:-])"
+)
 #: Parameters that take a strptime format.
 _FORMAT_PARAMS = frozenset({"format", "fmt"})
 
@@ -274,7 +276,8 @@ _FORMAT_PARAMS = frozenset({"format", "fmt"})
 def with_formats(callee: str, offered: Sequence[Slot], task: str) -> list[Slot]:
     """`offered` where a strptime function's format (``datetime.datetime.strptime(date_string, format)``,
     ``time.strptime(data_string, format)``) takes the format of each ISO 8601 date the task writes
-    ('2026-12-06' -> '%Y-%m-%d'; with a time '%Y-%m-%d %H:%M' or '...T%H:%M:%S'), the one form whose
+    ('2026-12-06' -> '%Y-%m-%d'; with a time '%Y-%m-%d %H:%M' or '...T%H:%M:%S', a fraction '.%f' and a
+    UTC offset or "Z" '%z': the whole value, break-it round 30, F-H2), the one form whose
     format follows from the digits alone, and its text parameter the date as written; `offered` itself for
     another function. With no such date the format takes only a format the task writes (a "%" in it):
     "14:00:00+05:30 with strptime" gave the format '05:30' (break-it round 26, R26-1)."""
@@ -295,6 +298,7 @@ def with_formats(callee: str, offered: Sequence[Slot], task: str) -> list[Slot]:
     formats = {}
     for m in found:
         fmt = "%Y-%m-%d" + (f"{m.group(1)}%H:%M" + (":%S" if m.group(2) else "") if m.group(1) else "")
+        fmt += (".%f" if m.group(3) else "") + ("%z" if m.group(4) else "")  # "Z", "+05:30": %z reads both
         # no span of the task: the date's own span is its text parameter's, which the same call takes too
         formats[literal(fmt)] = Candidate(literal(fmt), fmt, "string", atomic=True)
     out = []

@@ -35,6 +35,8 @@ _UNIT_BEFORE = re.compile(r"\d\s?$")  # "4 m/s", "12ft": a unit right after a nu
 _ABBREVIATION = re.compile(r"(?:[A-Za-z]\.)+[A-Za-z]?\.?")
 _DIGIT_GROUPS = re.compile(r"\d+(?:[/.-]\d+){2,}")
 _RATIO = re.compile(r"\d+/\d+")
+#: A network in CIDR notation (fill/values.py _CIDR): its prefix length is part of the value.
+_NETWORK = re.compile(r"[\d.]+/\d{1,2}|[0-9A-Fa-f:]+/\d{1,3}")
 #: A string constant of the call shorter than this many characters, or than a third of the task's value,
 #: is not read as that value's part (the 'src' of "backup/src" is another value).
 MIN_PART_CHARS = 3
@@ -178,6 +180,8 @@ def _held(c: Candidate, constants: list[Any]) -> bool:
         return False
     if c.kind == "date" and _date_held(str(value), constants):
         return True
+    if c.kind == "date" and len(str(value)) > 10:
+        return False  # a date and its time: no part of it is the value
     if isinstance(value, (int, float)):
         digits = re.compile(rf"(?<![\d.]){re.escape(c.text)}(?![\d])")
         return any(
@@ -185,7 +189,11 @@ def _held(c: Candidate, constants: list[Any]) -> bool:
             or (isinstance(k, str) and digits.search(k) is not None)
             for k in constants
         )
+    if isinstance(value, bytes):  # the call's bytes are read as text (_constants)
+        return value.decode("utf-8", "replace") in constants
     if isinstance(value, str):
+        if _NETWORK.fullmatch(value):  # 10.0.0.0/8 whole: '10.0.0.0' alone is another network (a /32)
+            return any(isinstance(k, str) and value in k for k in constants)
         part = max(MIN_PART_CHARS, len(value) / 3)
         formula = _formula(value)
         if _DIGIT_GROUPS.fullmatch(value):  # a date written with slashes or dots: its numbers, any format
@@ -203,7 +211,7 @@ def _held(c: Candidate, constants: list[Any]) -> bool:
         return any(isinstance(k, (list, tuple)) and list(k) == items for k in constants) or (
             bool(items) and all(any(type(k) is type(i) and k == i for k in constants) for i in items)
         )
-    if isinstance(value, dict):
+    if isinstance(value, (dict, set, frozenset)):
         return any(k == value for k in constants)
     return False
 
@@ -218,9 +226,11 @@ def _formula(text: str) -> str:
 
 def _date_held(iso: str, constants: list[Any]) -> bool:
     """True when the call writes the ISO date `iso` as text, or its year, month and day as numbers
-    (``datetime.date(2026, 12, 25)``)."""
+    (``datetime.date(2026, 12, 25)``); a date with its time only as text holding both."""
     if any(isinstance(k, str) and iso in k for k in constants):
         return True
+    if len(iso) > 10:  # a date and its time ("2026-12-07T10:00:00"): the date alone drops the time
+        return False
     try:
         day = datetime.date.fromisoformat(iso[:10])
     except ValueError:

@@ -24,7 +24,10 @@ from typing import Any
 from gorilla_tui.fill.candidate import Candidate, literal
 from gorilla_tui.fill.colons import COLON_JOINED, joined
 from gorilla_tui.fill.dates import DATE_IN_WORDS, ISO_DATE, MONTHS, dates
+from gorilla_tui.fill.named_paths import INTO_FOLDER, NAMED_PATH
 from gorilla_tui.fill.sql import statements
+from gorilla_tui.fill.written import CIDR, ESCAPED_PATH, SHELL_ESCAPE, cidr
+from gorilla_tui.fill.written import compound_literals as written
 from gorilla_tui.retrieve.query.handover import handed_input
 
 #: Number words read as numbers ("wait ten seconds"), zero to twenty and the tens.
@@ -64,36 +67,6 @@ _PATH = re.compile(
     r"(?<![\w@/~$])(?:~|\$\{?[A-Za-z_]\w*\}?)(?:[/\\][\w.-]+)+[/\\]?"
     r"|(?<![\w@/])(?:~|\.{1,2})?(?:[A-Za-z]:\\|/)?[\w.-]+(?:[/\\][\w.-]*)+|(?<![\w@/.])[\w-]+(?:\.[\w-]+)*\.[A-Za-z][\w]{0,7}\b"
     r"|(?<!\S)/[A-Za-z_][\w.-]*(?![\w/])|(?<![^\s'\"`(])\.[A-Za-z_][\w.-]*\w(?![\w/])"
-)
-#: The folder a task puts a file it names into, by a bare word last after "into" ("unpack the zip archive
-#: data.bin into out": out; group 2; break-it round 29, F14: it was dropped, and not listed as unused).
-_INTO_FOLDER = re.compile(
-    r"\b(?:unpack|extract|unzip|untar|decompress|copy|move|save|download|put)\b[^.;!?]*?"
-    r"((?<![\w@/.])[\w.-]*(?:[/\\][\w.-]*|\.[A-Za-z]\w{0,7}\b))[^.;!?]*?\binto\s+(?!(?:the|a|an|it|them)\b)"
-    r"([A-Za-z_][\w-]*)(?=\s*(?:$|[,;!?]|\.(?:\s|$)|\s(?:and|then)\b))",
-    re.IGNORECASE,
-)
-#: Words after "the folder" that say what of a folder is meant, not its name ("the folder contents").
-_FOLDER_PARTS = (
-    "contents? itself tree structure path name size listing list there here above below instead again "
-    "first too now"
-).split()
-# a file or folder the task names by a bare word: "the folder old_build", "a file called notes", "a symlink
-# called latest" (a word with "_" or a digit, or one the task says is a name; "the file contents" names no
-# file), or the folder it goes into, named last ("into the folder out")
-_NAMED_PATH = re.compile(
-    r"\b(?:(?:files?|folders?|dir(?:ectory|ectories)?|dirs|(?:sym)?links?|archives?|databases?)\s+(?:named|called)"
-    r"\s+([\w.-]*\w)|(?:files?|folders?|dir(?:ectory|ectories)?|dirs)\s+(\w*[_\d]\w*))\b"
-    # the folder a task moves or writes into, named last: "unzip archive.zip into the folder out"
-    r"|\b(?:into|to|in|inside|under)\s+(?:the\s+|a\s+)?(?:folder|directory|dir)\s+([A-Za-z][\w.-]*\w)"
-    r"(?=\s*(?:$|[,;!?]|\.(?:\s|$)|\s(?:and|then)\b))"
-    # the folder a task acts on, named last after "the folder": "delete the folder build" (a word that
-    # says what of the folder is meant, "the folder contents", is no name: _FOLDER_PARTS)
-    r"|\bthe\s+(?:[a-z]+\s+)?(?:folder|directory|dir)\s+(?!(?:"
-    + "|".join(_FOLDER_PARTS)
-    + r")\b)([A-Za-z][\w.-]*\w)"
-    r"(?=\s*(?:$|[,;!?]|\.(?:\s|$)|\s(?:and|then)\b))",
-    re.IGNORECASE,
 )
 # a number, also with a unit or currency glued to it ("6cm", "$100", "5%"); not inside a word ("mp3")
 _NUMBER = re.compile(
@@ -245,17 +218,33 @@ def strings(task: str) -> list[Candidate]:
             out[text] = Candidate(literal(text), text, "string", start, end, atomic)
 
     for c in dates(task):
+        if len(str(c.value)) > 10 and _in_quotes(task, c.start, c.end):  # quoted, a date and time is text
+            c = Candidate(literal(c.value[:10]), c.value[:10], "date", c.start, c.start + 10, True)
         out.setdefault(c.value, c)
     tokens = _tokens(task)
+    literals = {(s, e) for s, e, _v, _t in written(task)}
+    handed = handed_input(task)  # the input a colon hands over is one value: what it quotes is no other
     for text, start, end, atomic in tokens:
-        if atomic and not (_DICT.fullmatch(text) and isinstance(_literal_value(text), dict)
-                           and not _in_quotes(task, start, end)):  # fmt: skip
-            # a dict the task writes ({'q': 'python'}) is a dict (lists), not the string of its text; in
-            # quotes it is that text ("parse the JSON string '{"name": "bob"}'": json.loads takes a str)
+        if handed and handed[0] <= start and end <= handed[1] and (start, end) != handed:
+            continue  # "escape this for html: <script>alert("x & y")</script>": not 'x & y' alone
+        if (
+            atomic
+            and (start, end) not in literals
+            and not (
+                _DICT.fullmatch(text)
+                and isinstance(_literal_value(text), dict)
+                and not _in_quotes(task, start, end)
+            )
+        ):
+            # a dict or nested list the task writes ({'q': 'python'}) is a value of lists, not the string of
+            # its text; in quotes it is that text ("parse the JSON string '{"name": "bob"}'": json.loads
+            # takes a str)
             quoted = _QUOTED.fullmatch(text)
             inside = next(g for g in quoted.groups() if g is not None) if quoted else text
+            if not quoted and ESCAPED_PATH.fullmatch(text):
+                inside = SHELL_ESCAPE.sub(r"\1", text)  # "/tmp/a\ b.txt" names '/tmp/a b.txt'
             add(inside.replace('\\"', '"') if quoted and quoted.group(1) else inside, start, end, True)
-    if (handed := handed_input(task)) is not None:  # "make this uppercase: please read the manual"
+    if handed is not None:  # "make this uppercase: please read the manual"
         add(task[handed[0] : handed[1]], *handed, True)
     for i, (first, start, _end, atomic) in enumerate(tokens):
         edge = first.lower() in EDGE_WORDS and not _names(task, first, start)
@@ -305,20 +294,22 @@ def _atoms(task: str) -> list[tuple[int, int]]:
     (the 2026 of "2026-01-01" is no number of days), URLs, e-mail addresses, values joined by colons (a time,
     an IPv6 or MAC address, host:port: fill/colons.py), paths, formulas
     ("3x^2 + 2x - 1"), SQL statements (fill/sql.py) and files or folders named by a bare word ("the folder
-    old_build", _NAMED_PATH; the folder a named file goes into, "unpack data.bin into out": _INTO_FOLDER),
+    old_build", NAMED_PATH; the folder a named file goes into, "unpack data.bin into out": INTO_FOLDER),
     environment variables named in capitals ("the environment variable HOME",
     "$HOME": _ENV_NAME) and command lines after "the command" (_NAMED_COMMAND, the paths in it its own),
     first match kept where two overlap."""
-    atoms: list[tuple[int, int]] = []
     whole = (len(task) - len(task.lstrip()), len(task.rstrip()))
     if whole[1] - whole[0] > 1 and task[whole[0]] + task[whole[1] - 1] in ('""', "“”"):
         # a task written in quotes as a whole ("What is ...?") is no quoted value, and its opening quote
         # pairs with no quote inside it ("a 180 lbs, 5'11\" tall individual"): read without the two
         task = f"{task[: whole[0]]} {task[whole[0] + 1 : whole[1] - 1]} {task[whole[1] :]}"
-    for rx in (_DICT, _QUOTED, DATE_IN_WORDS, ISO_DATE, _URL, _EMAIL, COLON_JOINED, _DOTTED, _PATH, _CONSTANT,
-               _FORMULA):  # fmt: skip
+    atoms = [(s, e) for s, e, _v, _t in written(task)]  # [('a', 1), ('b', 2)], b'\x00': Python's parser
+    for rx in (_DICT, _QUOTED, DATE_IN_WORDS, ISO_DATE, _URL, _EMAIL, CIDR, COLON_JOINED, _DOTTED,
+               ESCAPED_PATH, _PATH, _CONSTANT, _FORMULA):  # fmt: skip
         for m in rx.finditer(task):
             text = m.group().rstrip(".")
+            if rx is CIDR and not cidr(text):
+                continue
             if rx is COLON_JOINED and not joined(m):
                 continue  # "a:b:c" is no IPv6 address (fill/colons.py)
             if rx is _DICT and not isinstance(_literal_value(text), dict):
@@ -338,9 +329,9 @@ def _atoms(task: str) -> list[tuple[int, int]]:
     for start, end in [*statements(task), *commands]:
         if not any(s < end and start < e and not start <= s < e <= end for s, e in atoms):
             atoms = [(s, e) for s, e in atoms if not start <= s < e <= end] + [(start, end)]
-    named = [next(m.span(g) for g in (1, 2, 3, 4) if m.group(g)) for m in _NAMED_PATH.finditer(task)]
+    named = [next(m.span(g) for g in (1, 2, 3, 4) if m.group(g)) for m in NAMED_PATH.finditer(task)]
     named += [next(m.span(g) for g in (1, 2, 3) if m.group(g)) for m in _ENV_NAME.finditer(task)]
-    named += [m.span(2) for m in _INTO_FOLDER.finditer(task)]
+    named += [m.span(2) for m in INTO_FOLDER.finditer(task)]
     for start, end in named + [m.span(1) for m in _NAMED_PROGRAM.finditer(task)]:
         if not any(s < end and start < e for s, e in atoms):
             atoms.append((start, end))
@@ -375,7 +366,14 @@ def lists(task: str) -> list[Candidate]:
     numbers joined by commas, "and" or "or" (``4, 5 and 6`` -> ``[4, 5, 6]``); and the dicts it writes as
     literals (``{"a": 1}``, kind "dict"), which only an object or untyped parameter takes."""
     out: list[Candidate] = []
+    whole = written(task)  # nested, a set, bytes: one value, its inner lists none of their own
+    for start, end, value, source in whole:
+        kind = "bytes" if isinstance(value, bytes) else "set" if isinstance(value, (set, frozenset)) else (
+            "dict" if isinstance(value, dict) else "list")  # fmt: skip
+        out.append(Candidate(source, value, kind, start, end, atomic=True))
     for m in _LIST.finditer(task):
+        if any(s <= m.start() < e for s, e, _v, _t in whole):
+            continue
         value = _literal_value(m.group())
         if isinstance(value, (list, tuple)):
             try:
@@ -383,6 +381,8 @@ def lists(task: str) -> list[Candidate]:
             except TypeError:  # an item that is no plain value (a set)
                 continue
     for m in _DICT.finditer(task):
+        if any(s <= m.start() < e for s, e, _v, _t in whole):
+            continue
         value = _literal_value(m.group())
         if isinstance(value, dict):
             try:

@@ -172,12 +172,15 @@ class ToolBox:
         return source
 
     @staticmethod
-    def _task(task: str) -> str:
+    def _task(task: str, whole: bool = False) -> str:
+        """`task` cleaned (textsafe.clean_task): cut as a search cuts it, or `whole` (up to MAX_TASK_CHARS)
+        for an ask, whose pipeline keeps a long input a colon hands over whole (fill/set_aside.py).
+        Raises ToolInputError (not a string, too long), UsageError (empty)."""
         if not isinstance(task, str):
             raise ToolInputError(f"task must be a string, not {type(task).__name__}")
         if len(task) > MAX_TASK_CHARS:
             raise ToolInputError(f"task is {len(task)} characters; at most {MAX_TASK_CHARS} are accepted")
-        return clean_task(task)[0]  # UsageError (a GorillaError) for an empty task
+        return clean_task(task, MAX_TASK_CHARS)[0] if whole else clean_task(task)[0]
 
     def search(self, task: str, k: int = 5, source: str = "") -> dict[str, Any]:
         """BM25 hits for `task`, reranked by the constraints the task states (constraints/rank.py).
@@ -245,7 +248,7 @@ class ToolBox:
         "model", "hits" (when nothing fits, the nearest hits), "constraints", "warnings"}. Raises
         ToolInputError, GorillaError
         (model or endpoint failures, one line)."""
-        task = self._task(task)
+        task = self._task(task, whole=True)
         with self._lock:
             hub = self._source(source)
             index = self.index()

@@ -19,6 +19,7 @@ translation alone 17, task + translation 26). docs/benchmarks.md, "Tasks in othe
 
 from __future__ import annotations
 
+import re
 import threading
 from typing import Any
 
@@ -47,7 +48,8 @@ MAX_TOKENS = 64
 def to_english(backend: Any, task: str, cancel: threading.Event | None = None) -> str:
     """The English translation of `task` by `backend` (a model.backend.Backend), one line, or "" when the
     model gives nothing usable (empty output, the task itself or an example's English back, a translation
-    shorter than MIN_LENGTH_SHARE of the task, or a prompt that does not fit n_ctx with MAX_TOKENS to spare).
+    shorter than MIN_LENGTH_SHARE of the task, one made only of the task's own words (reworded_only), or a
+    prompt that does not fit n_ctx with MAX_TOKENS to spare).
 
     Escape sequences and control characters are removed (textsafe.strip_controls): the text is shown to the
     person and searched. Raises what backend.complete raises (GorillaError when the model fails)."""
@@ -62,4 +64,15 @@ def to_english(backend: Any, task: str, cancel: threading.Event | None = None) -
     copied = {task.casefold()} | {e.casefold() for t, e in EXAMPLES if t != task}
     if english.casefold() in copied or len(english) < MIN_LENGTH_SHARE * len(task):
         return ""
-    return english
+    return "" if reworded_only(task, english) else english
+
+
+def reworded_only(task: str, english: str) -> bool:
+    """Whether every word of `english` is a word of `task` (casefolded \\w+ runs): the model put no language
+    of its own in, so `task` was English already and the "translation" can only reorder it. "convert 100
+    fahrenheit to celsius", which py3langid gives English 0.009 (short tasks are its guesses), came back as
+    "convert 100 celsius to fahrenheit" and was searched and shown that way (break-it round 30, F-M4). Of
+    the 63 translations of bench/translated.py (tasks in German, Spanish, French, Chinese and Japanese),
+    none is made of its task's words alone."""
+    words = set(re.findall(r"\w+", english.casefold()))
+    return bool(words) and words <= set(re.findall(r"\w+", task.casefold()))

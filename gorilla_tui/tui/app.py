@@ -117,7 +117,19 @@ class GorillaApp(CopyMixin, IndexLoadingMixin, App[None]):
             self.set_state("loading", "loading model…")
         else:
             self.set_state("ready", "ready")
+        if s.index is not None:
+            self._say_hub_problem()
         self.call_after_refresh(self._start_loading)
+
+    def _say_hub_problem(self) -> None:
+        """config.toml's hub names no source of the index (Session.hub_problem): the state says so and a
+        notice gives the fix, when the index is there, not after the first task (break-it round 30)."""
+        problem = self.session.hub_problem()
+        if problem is None:
+            return
+        if not self.main.running:
+            self.set_state("ready", "ready")  # set_state turns it into the problem's state
+        self.notice(f"{problem} ({problem.hint})", severity="error", timeout=30)
 
     def _start_loading(self) -> None:
         s = self.session
@@ -152,6 +164,8 @@ class GorillaApp(CopyMixin, IndexLoadingMixin, App[None]):
 
     def set_state(self, kind: str, text: str) -> None:
         """The state field: kind is ready / loading / busy / error / missing (its colour)."""
+        if kind == "ready" and self.session.hub_problem() is not None:  # ask refuses every task
+            kind, text = "error", "hub in config.toml is not a source (ctrl+o)"
         if kind == "ready" and self.session.backend is None:
             kind, text = ("error", "model not loaded") if self.session.backend_error else ("loading", text)
         self.status(state_kind=kind, state=text)
@@ -242,6 +256,7 @@ class GorillaApp(CopyMixin, IndexLoadingMixin, App[None]):
             if message.state == "ready":
                 self.status(index=s.index_label)
                 self.set_interval(DENSE_POLL_SECONDS, self._poll_dense)
+                self._say_hub_problem()
                 return
             if message.state == "built":  # first launch: a short notice; the lines go in the empty panel
                 self.status(index=s.index_label)
@@ -306,6 +321,8 @@ class GorillaApp(CopyMixin, IndexLoadingMixin, App[None]):
             return
         reload = self.session.update_settings(settings)
         self.status(index=self.session.index_label)
+        if not reload and not self.main.running:  # a hub fixed (or broken) here changes the state
+            self.set_state("ready", "ready")
         if reload:
             self.workers.cancel_group(self, "load-model")  # the start's load: its outcome is stale now
             if not self.session.backend_loading:  # else the early load runs: the reload worker waits for it

@@ -117,7 +117,19 @@ class Session:
             if sources
             else f"{len(self.index.docs)} docs"
         )
+        if self.hub_problem() is not None:  # nothing is searched: no retrieval to describe
+            return label + " · not a source"
         return label + self.retrieval_note()
+
+    def hub_problem(self) -> GorillaError | None:
+        """config.toml's `hub` naming no source of the loaded index (services.hub_problem: what `ask`
+        refuses, `index --status` and doctor say), else None (also before the index loads). The status bar
+        said "ready" and "· BM25" and the problem showed only after a task (break-it round 30)."""
+        if self.index is None:
+            return None
+        from gorilla_tui import services  # deferred: numpy, scipy (~0.3 s) after the first paint
+
+        return services.hub_problem(self.settings.hub, list(getattr(self.index, "sources", []) or []))
 
     def retrieval_note(self) -> str:
         """What the retriever really does, for the status bar (retrieve.dense.DenseSide.state): " · hybrid"

@@ -58,6 +58,23 @@ def test_the_embedded_model_puts_a_german_task_into_english(gemma_backend) -> No
     assert "\n" not in english and english == english.strip()
     assert translate.to_english(gemma_backend, "   ") == ""
     assert translate.to_english(gemma_backend, "Datei öffnen") == "open a file"  # the example itself is fine
+
+
+def test_an_english_task_the_model_only_reorders_is_not_translated(gemma_backend) -> None:
+    """Break-it round 30 (F-M4): py3langid gives "convert 100 fahrenheit to celsius" English 0.009 and the
+    model "translated" it into "convert 100 celsius to fahrenheit", searched and shown that way."""
+    from gorilla_tui.retrieve.fit import english_probability
+
+    task = "convert 100 fahrenheit to celsius"
+    assert english_probability(task) < 0.05  # the language test alone lets it through
+    prompt = translate.PROMPT.replace("{task}", task)
+    raw = " ".join(
+        "".join(gemma_backend.complete(prompt, max_tokens=translate.MAX_TOKENS, stop=["\n"])).split()
+    )
+    assert translate.reworded_only(task, raw), raw  # the model's words are the task's own ...
+    assert translate.to_english(gemma_backend, task) == ""  # ... so no translation
+    assert not translate.reworded_only("convertir json a csv", "convert json to csv")
+    assert not translate.reworded_only("sign jwt", "sign the token")
     # a paragraph of four sentences: the model gives back a line like the prompt's first example ("open a
     # folder"), far shorter than the task, which is dropped (the task is then searched as typed)
     assert translate.to_english(gemma_backend, PARAGRAPH) == ""

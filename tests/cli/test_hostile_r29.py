@@ -31,3 +31,22 @@ def test_status_says_a_hub_naming_no_source_and_exits_2(small_home: Path, capsys
     config.write_text(f'hub = "{sources[0]}"\n')  # a source it has: no problem
     assert main(["index", "--status", "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["config_problem"] is None
+
+
+def test_status_keeps_exit_2_for_a_config_problem_when_the_reader_goes_away(small_home: Path) -> None:
+    """Break-it round 30 (F-L1): `index --status | head -1` exited 0 with `hub = "nosuch"` (2 without the
+    pipe; README: a reader that goes away changes no status)."""
+    import os
+    import subprocess
+    import sys
+
+    (small_home / "config").mkdir(parents=True, exist_ok=True)
+    (small_home / "config" / "config.toml").write_text('hub = "nosuch"\n')
+    env = {**os.environ, "GORILLA_TUI_HOME": str(small_home), "GORILLA_TUI_DENSE": "0"}
+    cmd = [sys.executable, "-m", "gorilla_tui", "index", "--status"]
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
+    assert proc.stdout is not None
+    proc.stdout.close()  # the reader is gone before the first write
+    _, err = proc.communicate(timeout=120)
+    assert proc.returncode == 2, err.decode()
+    assert err.decode() == ""

@@ -79,6 +79,20 @@ def test_device_budgets() -> None:
     assert src.startswith("Raspberry Pi")
 
 
+def test_values_state_no_constraint() -> None:
+    """Break-it round 30 (F-L2): a constraint is read from the request, never from the task's values (code in
+    backticks, quoted text, the input a colon hands over, APIBench's ###Input)."""
+    assert _parsed("search for the pattern '\\d{3}-\\d{4}' in `phone`") == []
+    assert _parsed("run sentiment analysis on 'I love this phone'") == []
+    assert _parsed('count the words in "my phone has fewer than 5 million apps"') == []
+    assert _parsed("translate to German: the phone is on the table") == [["language", "=", ">de", ""]]
+    assert _parsed("Summarize the article.\n###Input: Apple's new iPhone, made by Google") == []
+    # the request keeps its own: a device word, a bound, a provider outside the quotes
+    assert _parsed("classify 'cat.jpg' on my phone") == [["flops", "<=", 0.6, ""], ["params", "<=", 6.0, ""]]
+    assert _parsed('"an image classifier with fewer than 5M parameters"') == [["params", "<", 5.0, ""]]
+    assert without_constraints("classify `img` with fewer than 5M parameters") == "classify `img` with"
+
+
 def test_apply_constraints_unknown_message_and_empty() -> None:
     doc = ApiDoc(id="x:1", source="x", api_call="f()", performance={"accuracy": "N/A"})
     result = apply_constraints("top-1 above 70%", [Hit(doc, 1.0, 1)])

@@ -217,6 +217,21 @@ def test_a_rooted_file_name_the_pool_names_is_still_a_file() -> None:
     assert intent_text("call /v1/users", known) == "call /v1/users"
 
 
+def test_a_tar_archive_and_a_question_about_a_name() -> None:
+    """Break-it round 30: "get the file extension of archive.tar.gz" was searched as "... of gz file" and
+    answered with gzip.open. A compressed tar archive is a tar file; a task about a file's name (its
+    extension, suffix, stem) searches for a file name, not the file's kind."""
+    assert intent_text("decompress archive.tar.gz into out", KNOWN) == "decompress tar gz file into out"
+    assert intent_text("extract /srv/backup.tar.xz here", KNOWN) == "extract tar xz file here"
+    assert intent_text("open data.csv.gz", KNOWN) == "open gz file"  # only a tar archive is one
+    assert (
+        intent_text("get the file extension of archive.tar.gz", KNOWN)
+        == "get the file extension of file name"
+    )
+    assert intent_text("what is the suffix of /tmp/a/report.pdf", KNOWN) == "what is the suffix of file name"
+    assert intent_text("read report.pdf", KNOWN) == "read pdf file"
+
+
 @pytest.mark.parametrize(
     ("task", "searched"),
     [

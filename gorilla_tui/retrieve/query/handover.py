@@ -31,12 +31,14 @@ _PAYLOAD = re.compile(r'###\s*Input:.*|"[^"]*"|“[^”]*”|„[^“”]*[“�
 #: REQUEST_WORDS: "here is my request in plain text: delete the file old.log" brings the request after its
 #: colon, break-it round 25, R25-4). Other colons ("do the following: zip the logs", "numpy: check if ...",
 #: BFCL's "two groups of data points: ... Then run a t-test") introduce the request or carry it on, and stay.
+#: "command" names input too: "run this shell command: ls -la /tmp" hands over the command line (break-it
+#: round 30, F-H1: 'os.popen('/tmp')' took its last word).
 _INPUT_COLON = re.compile(r"(?<=\S):\s+(?=\S)")
 INPUT_COLON_WORDS = 3
 INPUT_WORDS = frozenset(
     "text texts sentence sentences paragraph paragraphs passage review reviews message messages string "
     "strings article story prompt input tweet post comment comments email line lines word words phrase title "
-    "note quote snippet document json html xml csv yaml markdown code query data in of".split()
+    "note quote snippet document json html xml csv yaml markdown code query data command in of".split()
 )
 #: Words that point at a request without saying what it is ("here is my request in plain text:", "do this
 #: with the data:", "run the following on this string:"): a colon after them alone hands over no input.
@@ -60,7 +62,15 @@ POINTER_VERBS = frozenset(
     "summarize summarise translate classify categorize categorise paraphrase rewrite reword proofread "
     "analyze analyse tag label caption transcribe read say speak pronounce shorten simplify detect rate "
     "score tokenize embed encode decode parse explain spellcheck is are was".split()
+    # verbs that act on a text they are given, as the standard library's string, hashing and escaping
+    # functions do ("escape this for html:", "hash this with sha256:", "split this on colons:"; break-it
+    # round 30, F-H1: their input was dropped or its quoted part taken)
+    + "escape unescape hash split strip trim reverse sort lowercase uppercase capitalize count quote unquote "
+    "compress decompress slugify wrap dedent indent normalize minify prettify validate evaluate".split()
 )
+#: Prepositions whose object, a pointing pronoun right before the colon, is the input handed over: "the
+#: sha256 of this:", "the whitespace from this:", "the words in this:" (break-it round 30, F-H1).
+POINTER_PREPOSITIONS = frozenset({"of", "from", "in", "inside", "within"})
 
 _POINTING_TERMS = frozenset(tokenize(" ".join(INPUT_WORDS | REQUEST_WORDS)))
 
@@ -96,9 +106,14 @@ def _points(words: list[str]) -> bool:
     POINTER_VERBS word and a pronoun (POINTER_WORDS: "summarize this", "what language is this"), or hold such
     a pair of a verb that is no copula (COPULAS) further back ("read this out loud for me:", "translate it
     into French for me:"): the words after the pronoun then say how, not what the input is
-    (bench/data/payload_tasks.toml, pl-speak-this: its input was searched as the request)."""
+    (bench/data/payload_tasks.toml, pl-speak-this: its input was searched as the request); or they end with
+    a preposition and a pronoun (POINTER_PREPOSITIONS: "the sha256 of this:"). A hyphenated verb counts by
+    its last part ("url-encode this:")."""
     low = [w.strip(TRAILING).lower() for w in words]
-    pairs = [i for i in range(len(low) - 1) if low[i] in POINTER_VERBS and low[i + 1] in POINTER_WORDS]
+    if len(low) >= 2 and low[-2] in POINTER_PREPOSITIONS and low[-1] in POINTER_WORDS:
+        return True  # "compute the sha256 of this:": the pronoun is what the request acts on
+    verbs = [w.rsplit("-", 1)[-1] for w in low]  # "url-encode this:": the verb's last part
+    pairs = [i for i in range(len(low) - 1) if verbs[i] in POINTER_VERBS and low[i + 1] in POINTER_WORDS]
     return any(i == len(low) - 2 or low[i] not in COPULAS for i in pairs)
 
 
@@ -172,16 +187,40 @@ def request_text(task: str) -> str:
     return " ".join(_PAYLOAD.sub(" ", without_input(task)).split()) or task
 
 
+#: A task's values as it writes them: code in backticks, double-quoted text (every script's style), text in
+#: single quotes that follow no word character (an apostrophe is no quote: "today's").
+_VALUE_RE = re.compile(
+    r"###\s*Input:.*|`[^`\n]*`|\"[^\"\n]*\"|“[^”\n]*”|«[^»\n]*»|(?<![\w'`])'[^'\n]+'(?![\w'])", re.S
+)
+
+
+def values_blanked(text: str) -> str:
+    """`text` with its values (_VALUE_RE) and the input its colon hands over (handed_input) turned
+    into blanks of the same length, so that spans found in it are spans of `text` (APIBench's "###Input:" text
+    too); `text` itself when nothing else is left. A constraint is stated
+    in the request, never in the data: the variable `phone` ("search for the pattern ... in `phone`") gave a
+    phone's compute and size budgets (break-it round 30, F-L2), as "translate 'I lost my phone' to German"
+    did: constraints/parse.py reads the constraints of a task in what this leaves."""
+    out = _VALUE_RE.sub(lambda m: " " * len(m.group()), text)
+    span = handed_input(text)
+    if span is not None:
+        a, b = span
+        out = out[:a] + " " * (b - a) + out[b:]
+    return out if re.search(r"\w", out) else text  # a task that is one quote is its own request
+
+
 __all__ = [
     "CHOICE_WORDS",
     "COPULAS",
     "INPUT_COLON_WORDS",
     "INPUT_WORDS",
     "POINTER_COLON_WORDS",
+    "POINTER_PREPOSITIONS",
     "POINTER_VERBS",
     "POINTER_WORDS",
     "REQUEST_WORDS",
     "TRAILING",
     "request_text",
+    "values_blanked",
     "without_input",
 ]

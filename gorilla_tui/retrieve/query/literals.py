@@ -204,14 +204,39 @@ def _names_a_model(text: str, start: int, known: Container[str] | None, depth: i
     return known is not None and value is not None and token + value.group() in known
 
 
-def _path_kind(path: str) -> str:
-    """ "<ext> file" for a path whose last part has an extension of FILE_EXTENSIONS, else "directory" when
-    it ends with a slash, else "path"."""
+def _path_kind(path: str, text: str = "") -> str:
+    """ "<ext> file" for a path whose last part has an extension of FILE_EXTENSIONS (_file_kind; "file name"
+    when `text`, the task, asks about the name: _asks_about_name), else "directory" when it ends with a
+    slash, else "path"."""
     last = re.split(r"[\\/]", path.rstrip("/\\"))[-1]
     ext = last.rpartition(".")[2].casefold() if "." in last.strip(".") else ""
     if ext in FILE_EXTENSIONS:
-        return f"{ext} file"
+        return "file name" if _asks_about_name(text) else _file_kind(last)
     return "directory" if path.endswith(("/", "\\")) else "path"
+
+
+#: Compressions a tar archive's name ends with after ".tar" ("backup.tar.gz"): its kind is a tar archive.
+TAR_COMPRESSIONS = frozenset("gz bz2 xz zst".split())
+
+
+def _file_kind(name: str) -> str:
+    """The kind words of file name `name` (its extension in FILE_EXTENSIONS): "tar gz file" for a compressed
+    tar archive ("archive.tar.gz": "gz file" alone found gzip.open first for "decompress archive.tar.gz into
+    out", break-it round 30), else "<ext> file"."""
+    parts = name.casefold().split(".")
+    if len(parts) > 2 and parts[-2] == "tar" and parts[-1] in TAR_COMPRESSIONS:
+        return f"tar {parts[-1]} file"
+    return f"{parts[-1]} file"
+
+
+#: Words of a request about a file's name itself, not its content: the file name is then its kind's word
+#: ("get the file extension of archive.tar.gz" searched as "... of gz file" found gzip.open first).
+NAME_PART_WORDS = frozenset("extension extensions suffix suffixes stem basename filename".split())
+
+
+def _asks_about_name(text: str) -> bool:
+    """Whether `text` asks about a file's name (NAME_PART_WORDS) rather than its content."""
+    return any(w in NAME_PART_WORDS for w in re.findall(r"[a-z]+", text.casefold()))
 
 
 def _replacement(m: re.Match[str], value: str, text: str, start: int, known: Container[str] | None) -> str:
@@ -230,7 +255,7 @@ def _replacement(m: re.Match[str], value: str, text: str, start: int, known: Con
     if kind in ("win", "rooted"):
         if value == "~":
             return "home directory"
-        words = _path_kind(value)
+        words = _path_kind(value, text)
         if (
             kind == "rooted"
             and known is not None
@@ -243,7 +268,7 @@ def _replacement(m: re.Match[str], value: str, text: str, start: int, known: Con
             return value
         return words
     if kind == "slashed":
-        words = _path_kind(value)
+        words = _path_kind(value, text)
         if words != "path":
             return words
         if known is None or value.casefold() in known:
@@ -256,7 +281,9 @@ def _replacement(m: re.Match[str], value: str, text: str, start: int, known: Con
     if kind == "file":
         if value.count(".") > 1 and known is not None and value.casefold() in known:
             return value  # a dotted name the pool uses ("pandas.io.json"), not a file
-        return f"{m.group('ext').casefold()} file"
+        if _asks_about_name(text):
+            return "file name"
+        return _file_kind(value)
     if kind == "host":
         return "host port" if m.group("port") else "host"
     if kind == "uuid":
