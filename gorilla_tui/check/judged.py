@@ -50,6 +50,7 @@ from gorilla_tui.check.runs_code import runs_code
 from gorilla_tui.check.scope import Bindings, resolve
 from gorilla_tui.check.signature import canonical
 from gorilla_tui.check.stub_chain import missing_by_stubs
+from gorilla_tui.check.stub_types import stub_call_errors
 from gorilla_tui.pool.pyenv.binds import (
     enum_classes,
     installed_file,
@@ -272,7 +273,13 @@ def _pool_knows_star(module: str, validator: PoolIndex) -> bool:
     return len(documented - spelled) >= _STAR_KNOWN
 
 
-def _stdlib_skip(call: CallVerdict, validator: PoolIndex) -> str:
+def _stub_says(call: CallVerdict, site: CallSite | None) -> bool:
+    """True when no overload of the type stub of `call`'s callee takes its arguments (check/stub_types.py
+    stub_call_errors): a count the stub states, sure where the docstring's signature is not."""
+    return site is not None and bool(stub_call_errors(call.callee, site)[0])
+
+
+def _stdlib_skip(call: CallVerdict, validator: PoolIndex, site: CallSite | None = None) -> str:
     """Why a standard-library call (call.callee judged as written) is not reported, else "" (rule 3)."""
     judged = call.callee
     parts = judged.replace("()", "").split(".")
@@ -284,8 +291,8 @@ def _stdlib_skip(call: CallVerdict, validator: PoolIndex) -> str:
     module, attrs = split
     if call.kind == "hallucination" and "()" in judged and not runs_code(judged):
         return ""  # its result lacks it by the stubs (stub_chain.result_verdict: sqlite3.connect().exeucte)
-    if call.reason in _ARITY and signature_unsure(judged, call.reason):  # the Validator's rule too (R26-4)
-        return f"{judged}: {UNSURE_SIGNATURE}"
+    if call.reason in _ARITY and signature_unsure(judged, call.reason) and not _stub_says(call, site):
+        return f"{judged}: {UNSURE_SIGNATURE}"  # the Validator's rule too (R26-4)
     if call.kind == "wrong_args" and len(attrs) == 1 and attrs[0] in enum_classes(module):
         return f"{judged}: an enum (a call with a value looks its member up)"
     if call.kind != "hallucination":
@@ -386,7 +393,8 @@ def why_skipped(
     if qualified is None:
         return why
     judged = call.callee
-    if call.reason in _ARITY and judged in _BUILTINS and signature_unsure(judged, call.reason):
+    unsure = call.reason in _ARITY and signature_unsure(judged, call.reason) and not _stub_says(call, site)
+    if unsure and judged in _BUILTINS:
         return f"{judged}: a builtin ({UNSURE_SIGNATURE})"
     resolved = canonical(qualified)
     if resolved != judged:
@@ -402,7 +410,7 @@ def why_skipped(
         if skip:
             return skip
     if _stdlib(judged, validator):
-        skip = _stdlib_skip(call, validator)
+        skip = _stdlib_skip(call, validator, site)
         if skip:
             return skip
         if _guarded(node):

@@ -17,7 +17,7 @@ from gorilla_tui.check.file_args import file_arg_errors
 from gorilla_tui.check.imports import argument_errors, needed_call
 from gorilla_tui.check.pool_index import PoolEntry, PoolIndex, helper_loaded
 from gorilla_tui.check.signature import bind, canonical, family
-from gorilla_tui.check.stub_types import stub_type_errors
+from gorilla_tui.check.stub_types import stub_call_errors, stub_type_errors
 from gorilla_tui.check.wrong_args import did_you_mean, unmatched_reason
 from gorilla_tui.pool.pyenv.compiled_signature import signature_unsure
 from gorilla_tui.types import CallVerdict, Verdict
@@ -104,6 +104,8 @@ def call_verdict(
             return role, Verdict("wrong_args", call.text, entry.doc, [opened], notes, reason)
         if role == "python-env":  # a literal its type stub refuses: threading.Thread('14:00')
             reason, notes = stub_type_errors(entry.doc, call)
+            if not reason:  # no overload of its stub takes the call: datetime.date(2025) (break-it 30)
+                reason, notes = stub_call_errors(callee, call)
     if entry is not None and not reason:
         return role, Verdict("valid", call.text, entry.doc)
     if entry is not None:

@@ -23,6 +23,20 @@ _HTTP_CALLEE = re.compile(rf"^(?:requests|httpx|session|client|\w+)\.({_METHODS}
 _URL = re.compile(r"^[a-z][a-z0-9+.-]*://[^/]*", re.IGNORECASE)
 
 
+#: A URL with a host in a doc's text.
+_URLS = re.compile(r"https?://[^\s'\"`/?#]+", re.IGNORECASE)
+
+
+def host_of(url: str) -> str:
+    """The host of a URL, lower case, without its port or user ("" for a path or a template's
+    ``{base_url}``)."""
+    m = _URL.match(url.strip().strip("'\"`"))
+    if m is None:
+        return ""
+    host = m.group().split("://", 1)[1].rsplit("@", 1)[-1]
+    return host.rsplit(":", 1)[0].lower() if not host.endswith("]") else host.lower()
+
+
 def path_of(url: str) -> str:
     """The path of a URL or path: scheme, host, query string and fragment removed, no trailing slash."""
     path = _URL.sub("", url.strip().strip("'\"`"))
@@ -71,10 +85,13 @@ class RestTable:
 
     def __init__(self, docs: Sequence[ApiDoc]) -> None:
         self.entries: list[tuple[str, re.Pattern[str], str, ApiDoc]] = []
+        #: The hosts the REST docs' calls and examples name (an OpenAPI server: pool/openapi_ops.py).
+        self.hosts: set[str] = set()
         for doc in docs:
             rest = doc.rest
             if rest is None:
                 continue
+            self.hosts.update(host_of(u) for u in _URLS.findall(f"{doc.api_call}\n{doc.example_code or ''}"))
             method, template = rest
             template = path_of(template)
             pattern = "".join(
@@ -86,6 +103,18 @@ class RestTable:
 
     def __bool__(self) -> bool:
         return bool(self.entries)
+
+    def serves(self, url: str) -> bool:
+        """Whether an HTTP client call's URL may be a request to a REST source of the pool (break-it round
+        30, F-M2): a path without a host, a host some REST doc names, or a path some template matches (a
+        source whose docs name no host, Kubernetes', is served by the user's own one). A URL to another
+        host whose path no template matches (``requests.get('http://x')``) is no request of theirs: the
+        call is then judged as any other call, never as a hallucination of those sources."""
+        host = host_of(url)
+        if not host or host in self.hosts:
+            return True
+        path = path_of(url)
+        return any(regex.search(path) for _, regex, _, _ in self.entries)
 
     def match(self, method: str, path: str) -> RestMatch:
         """Match one request; a path that ends with a template (a prefix like /k8s before /api) matches."""

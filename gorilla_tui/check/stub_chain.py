@@ -26,12 +26,13 @@ import io
 import sys
 from typing import TYPE_CHECKING
 
+from gorilla_tui.check.stub_types import stub_arguments
 from gorilla_tui.check.verdicts import later_note
 from gorilla_tui.pool.pyenv.binds import module_binds, split_callee
 from gorilla_tui.types import Verdict
 
 if TYPE_CHECKING:
-    from collections.abc import Set
+    from collections.abc import Callable, Set
 
     from gorilla_tui.check.callsite import CallSite
     from gorilla_tui.check.pool_index import PoolIndex
@@ -88,7 +89,11 @@ def chain_verdict(validator: PoolIndex, call: CallSite, callee: str, bound: Set[
 
 
 def result_verdict(
-    validator: PoolIndex, call: CallSite, callee: str, bound: Set[str], first: CallSite | None
+    validator: PoolIndex,
+    call: CallSite,
+    callee: str,
+    bound: Set[str],
+    chain_call: Callable[[CallSite, str], CallSite | None] | None = None,
 ) -> Judged | None:
     """What the stubs say of a method called on a standard-library call's result (break-it round 29, F5:
     ``sqlite3.connect('a.db').exeucte('x')``, pool/stub_results.py): ("family", a hallucination Verdict
@@ -96,7 +101,9 @@ def result_verdict(
     None when one has it (the call stays incidental: the verdict is its first call's, with that call's
     doc matched), when the stubs cannot say, or when the rule does not apply (a root the code binds or a
     hub shares, a call passed to a wrapper, no call in the chain).
-    first: the chain's first call as scanned (its arguments choose the overloads that bind them)."""
+    chain_call: the scanned call of the chain `call` whose callee is a prefix (``sqlite3.connect``,
+    ``sqlite3.connect().cursor``): its arguments choose the overloads each step may take (break-it round
+    30, F-M1: ``check_output(['ls'])`` returns bytes, ``Path('a').open()`` a TextIOWrapper)."""
     root = callee.split(".", 1)[0].split("(", 1)[0]
     builtin = root in _BUILTIN_NAMES and "." not in callee.split("(", 1)[0]
     if "()" not in callee or root in bound or call.via or root in validator.api_roots:
@@ -105,11 +112,7 @@ def result_verdict(
         return None
     from gorilla_tui.pool.stub_results import result_chain  # deferred: typeshed_client, rare
 
-    takes = None
-    if first is not None and not first.splat:
-        given, keywords = len(first.positional), list(first.keywords)
-        takes = lambda fn: _problem(fn, given, keywords, method=False) is None  # noqa: E731
-    reached = result_chain(callee, takes)
+    reached = result_chain(callee, None, _chain_arguments(call, callee, chain_call))
     if reached.state != "missing":
         return None  # real or unknown: incidental as before, the chain's first call decides (its doc matched)
     parts = callee.split(".")
@@ -119,6 +122,21 @@ def result_verdict(
     note += later_note(reached.later)
     reason = "hallucination:unknown_callee"
     return "family", Verdict("hallucination", call.text, None, list(reached.near), [note], reason), ""
+
+
+def _chain_arguments(
+    call: CallSite, callee: str, chain_call: Callable[[CallSite, str], CallSite | None] | None
+) -> tuple:
+    """Per part of `callee`, the arguments (pool/stub_results.py CallArgs) of the call that part makes,
+    None where the part is not called or its call is not known (every overload kept)."""
+    parts = callee.split(".")
+    out: list = []
+    for i, part in enumerate(parts):
+        site = None
+        if part.endswith("()") and chain_call is not None:
+            site = chain_call(call, ".".join([*parts[:i], part.removesuffix("()")]))
+        out.append(stub_arguments(site) if site is not None and not site.splat else None)
+    return tuple(out)
 
 
 #: The builtins a chain may start with (``open('a').read``), not rebound by the code.

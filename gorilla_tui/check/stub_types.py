@@ -2,20 +2,35 @@
 round 27): ``threading.Thread('14:00')`` binds the string to ``group: None`` ("group argument must be None
 for now", AssertionError when run), and was valid.
 
-Only this case is judged: a literal is never None, so the stub's rule holds whatever the runtime does.
-A stub that types a parameter more narrowly than the runtime checks (``max(1, 2)`` against ``iterable``,
-``inspect.getclasstree(classes, 1)`` for a bool, a locale name for calendar's ``tuple`` alias,
-``classmethod(1)``, which fails only when called) made 206 false alarms over CPython's Lib/ and the
-installed packages when every kind was judged (bench/false_alarms.py), so the kinds a parameter admits
-(pool/stub_params.py) are for filling, not for `check`. The fact is read once per function through
-pool/stub_cache.py (the cache filling and check/file_args.py read too).
+This case is judged by the doc's parameters (a literal is never None, so the stub's rule holds whatever
+the runtime does). A stub that types a parameter more narrowly than the runtime checks (``max(1, 2)``
+against ``iterable``, ``inspect.getclasstree(classes, 1)`` for a bool, a locale name for calendar's
+``tuple`` alias, ``classmethod(1)``, which fails only when called) made 206 false alarms over CPython's
+Lib/ and the installed packages when every kind was judged (bench/false_alarms.py), so the kinds a
+parameter admits (pool/stub_params.py) are for filling. What `check` holds to the stubs beyond it is
+stub_call_errors (break-it round 30, F-H5): a call no overload of the stub takes, by Python's binding and
+a literal's class only where that is certain (pool/stub_bind.py, pool/stub_accepts.py: the count of a
+compiled callable, a literal's class for a compiled one, a scalar where a Python function's stub wants a
+container). The None-alone fact is read once per function through pool/stub_cache.py (the cache filling
+and check/file_args.py read too).
 """
 
 from __future__ import annotations
 
+import builtins
+import sys
+from typing import TYPE_CHECKING
+
 from gorilla_tui.check.callsite import CallSite, Value
 from gorilla_tui.pool.apidoc import ApiDoc
 from gorilla_tui.pool.params import params_of
+from gorilla_tui.pool.pyenv.compiled_signature import signature_unsure
+
+if TYPE_CHECKING:
+    from gorilla_tui.pool.stub_bind import Arg
+
+#: The builtins, whose stubs are builtins.pyi's (``int``, ``dict``).
+_BUILTINS = frozenset(dir(builtins))
 
 #: The reason code of such a literal (types.REASONS).
 REASON = "wrong_args:wrong_type"
@@ -44,7 +59,52 @@ def stub_type_errors(doc: ApiDoc, call: CallSite) -> tuple[str, list[str]]:
     return (REASON if notes else ""), notes
 
 
+def _written(value: Value) -> bool:
+    """Whether `value` is a literal pool/stub_accepts.py may judge: _literal's, a bytes literal, a list,
+    dict, set or tuple display."""
+    return (
+        _literal(value)
+        or (value.text[:1] != "" and value.text[:1] in "[{(")
+        or value.text[:2].lower() in ("b'", "f'")
+    )
+
+
 def _literal(value: Value) -> bool:
     """Whether `value` is written as a string literal, a number, True or False (never None)."""
     text = value.text
     return value.literal or text in ("True", "False") or text.lstrip("+-").replace(".", "", 1).isdigit()
+
+
+def stub_arguments(call: CallSite) -> tuple[tuple[Arg, ...], tuple[tuple[str, Arg], ...]]:
+    """`call`'s arguments as pool/stub_bind.py binds them: each literal's class (and value), else Arg()."""
+    from gorilla_tui.pool.stub_bind import literal_arg  # deferred: typeshed_client, read on a stdlib call
+
+    positional = tuple(literal_arg(v.text, v.literal) for v in call.positional)
+    return positional, tuple((k, literal_arg(v.text, v.literal)) for k, v in call.keywords.items())
+
+
+def stub_call_errors(callee: str, call: CallSite) -> tuple[str, list[str]]:
+    """(reason code, [note]) when no overload of standard-library callee `callee`'s type stub takes
+    `call`'s arguments (pool/stub_bind.py call_problem: ``datetime.date(2025)``, ``int('42', 10, 3)``,
+    ``hashlib.sha256('abc')``; break-it round 30, F-H5), else ("", []). A call with ``*args`` /
+    ``**kwargs``, passed through a wrapper, or of a name outside the standard library and builtins is not
+    judged."""
+    root = callee.split(".", 1)[0]
+    if (
+        call.splat
+        or call.via
+        or "(" in callee
+        or (root not in sys.stdlib_module_names and root not in _BUILTINS)
+    ):
+        return "", []
+    values = [*call.positional, *call.keywords.values()]
+    if not any(_written(v) for v in values) and not signature_unsure(callee, "wrong_args:missing_argument"):
+        return "", []  # nothing the stub could say that the doc's own signature did not (typeshed not read)
+    from gorilla_tui.pool.stub_bind import call_problem  # deferred: typeshed_client
+
+    positional, keywords = stub_arguments(call)
+    found = call_problem(callee, positional, keywords)
+    if found is None:
+        return "", []
+    reason, note = found
+    return reason, [f"{call.line}:{call.col}: {note}"]

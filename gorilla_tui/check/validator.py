@@ -174,13 +174,14 @@ class Validator(PoolIndex):
         return first or Verdict("no_call")
 
     def _stdlib_alias(self, call: CallSite) -> bool:
-        """True when `call`'s import-qualified callee is in a standard-library module the pool's python-env
-        docs cover (its root is a stdlib module that no model-hub callee shares, and some pool callee lives
-        in that module)."""
-        root = call.callee.split(".", 1)[0]
-        if root not in sys.stdlib_module_names or root in self.api_roots or "." not in call.callee:
+        """True when `call`'s import-qualified callee (a chain's: its first callee, break-it round 30) is in
+        a standard-library module the pool's python-env docs cover (its root is a stdlib module that no
+        model-hub callee shares, and some pool callee lives in that module)."""
+        head = call.callee.split("(", 1)[0]  # a chain's first callee: sqlite3.connect of sq.connect().exeucte
+        root = head.split(".", 1)[0]
+        if root not in sys.stdlib_module_names or root in self.api_roots or "." not in head:
             return False
-        module = call.callee.rsplit(".", 1)[0]
+        module = head.rsplit(".", 1)[0]
         return any(c.startswith(module + ".") for c in self.callees)
 
     def check_code(self, code: str, prefer: str | None = None, per_call: bool = False) -> Verdict:
@@ -238,9 +239,8 @@ class Validator(PoolIndex):
         unjudged: list[str] = []  # calls of modules that cannot list their names (judged.py rule 5)
         by_start = {(c.span[0], canonical(c.callee)): c for c in calls}
 
-        def first_call(call: CallSite) -> CallSite | None:  # a chain's first call, whose arguments it has
-            head = canonical(call.callee).split("()", 1)[0]
-            return by_start.get((call.span[0], head))
+        def chain_call(call: CallSite, prefix: str) -> CallSite | None:  # a call of a chain, its arguments
+            return by_start.get((call.span[0], prefix))
 
         for call in calls:
             callee = canonical(call.callee)
@@ -266,9 +266,7 @@ class Validator(PoolIndex):
                 role, verdict = "pool", Verdict("valid", call.text, companion.doc)
             elif (typed := self._builtin_method(call, callee)) is not None:
                 role, verdict = typed  # ','.jion(x): str has no jion; [].append(x) beside the pool's docs
-            elif (
-                resulted := result_verdict(self, call, callee, result.assigned, first_call(call))
-            ) is not None:
+            elif (resulted := result_verdict(self, call, callee, result.assigned, chain_call)) is not None:
                 role, verdict, _ = resulted  # sqlite3.connect('a.db').exeucte: Connection has no exeucte
             elif stdlib_bound(self, call, callee, result.assigned):
                 role, verdict = "python-env", Verdict("valid", call.text, None)
@@ -311,8 +309,9 @@ class Validator(PoolIndex):
             return decided
         for call in calls:
             method = http_method(call.callee)
-            if method and call.positional and call.positional[0].literal and self.rest:
-                requests.append((method, path_of(call.positional[0].text), call.line))
+            url = call.positional[0].text if method and call.positional and call.positional[0].literal else ""
+            if url and self.rest and self.rest.serves(url):  # http://x is no request of a REST source
+                requests.append((method, path_of(url), call.line))
         if requests:
             rest = self._rest(requests, code)
             bad_env = [(c, v) for c, v in env if v.kind != "valid"]

@@ -27,6 +27,8 @@ _ALSO = frozenset({"None", "MaybeNone", "Incomplete"})
 _PLAIN_BASES = frozenset({"Generic", "Protocol", "object", "ABC", "metaclass"})
 #: The classes builtins.pyi writes under another name in return types (PEP 675: LiteralString is a str).
 _SAME_AS = {"LiteralString": "builtins.str"}
+#: Classes the stubs define that stand for any value (typing.pyi: ``class Any: ...``).
+_NO_CLASS = frozenset({"Any"})
 #: Longest chain followed (attributes and calls): deeper chains are unknown.
 _MAX_STEPS = 12
 
@@ -61,8 +63,18 @@ def stub_class(module: str, written: str) -> tuple[str, ast.ClassDef] | None:
         written, module = _SAME_AS[written].rsplit(".", 1)[1], "builtins"
     dotted = f"{module}.{written}" if "." not in written else written
     found = _defined(dotted) or (_defined(f"builtins.{written}") if "." not in written else None)
-    if found is None or not isinstance(found[1], ast.ClassDef):
-        return None
+    for _ in range(4):  # a type alias of a class: ``_Date: TypeAlias = date`` (datetime.pyi)
+        node = found[1] if found is not None else None
+        alias = isinstance(node, ast.AnnAssign) and _name(node.annotation).rsplit(".", 1)[-1] == "TypeAlias"
+        value = node.value if alias else None  # type: ignore[union-attr]
+        if not isinstance(value, ast.Name | ast.Attribute) or found is None:
+            break
+        target = _name(value)
+        found = _defined(target if "." in target else f"{found[0]}.{target}") or _defined(
+            f"builtins.{target}"
+        )
+    if found is None or not isinstance(found[1], ast.ClassDef) or found[1].name in _NO_CLASS:
+        return None  # typing.Any is a class in typeshed's stubs: no class a value has (_UrlopenRet = Any)
     return f"{found[0]}.{found[1].name}", found[1]
 
 

@@ -28,7 +28,8 @@ from typing import NamedTuple
 from typeshed_client import OverloadedName
 
 from gorilla_tui.pool.pyenv.compiled_signature import compiled_modules
-from gorilla_tui.pool.stub_members import _all_members, _member, _one_class, _step, stub_class
+from gorilla_tui.pool.stub_bind import Arg, bind_problem
+from gorilla_tui.pool.stub_members import _all_members, _member, _name, _one_class, _step, stub_class
 from gorilla_tui.pool.typeshed import _defined, _functions, later_versions
 
 #: Classes whose call gives no plain instance: ``type(x)`` is any class, ``super()`` any base's methods,
@@ -41,8 +42,13 @@ _NOT_INSTANCES = frozenset(
 _PLAIN_METACLASSES = frozenset({"ABCMeta", "abc.ABCMeta"})
 
 Classes = tuple[tuple[str, ast.ClassDef], ...]
+Function = ast.FunctionDef | ast.AsyncFunctionDef
 #: Whether an overload of the chain's first call takes its arguments (None: every overload does).
-Takes = Callable[[ast.FunctionDef | ast.AsyncFunctionDef], bool] | None
+Takes = Callable[[Function], bool] | None
+#: One call's arguments as pool/stub_bind.py binds them: (positional, ((keyword, Arg), ...)).
+CallArgs = tuple[tuple[Arg, ...], tuple[tuple[str, Arg], ...]]
+#: The arguments of each part of a callee that is called (None: not known, every overload kept).
+ChainArgs = tuple[CallArgs | None, ...]
 
 
 class Reached(NamedTuple):
@@ -87,11 +93,11 @@ def _head(parts: list[tuple[str, bool]]) -> tuple[int, str, ast.AST | Overloaded
 
 
 def _start(
-    parts: list[tuple[str, bool]], overloads: tuple[int, ...] | None
+    parts: list[tuple[str, bool]], overloads: tuple[int, ...] | None, args: ChainArgs = ()
 ) -> tuple[Classes, bool, int] | None:
     """(the classes the object after the chain's first name may be, whether they are class objects rather
     than instances, the index of the next part) when the stubs can say; overloads: the indexes of the
-    first call's overloads kept (None: all)."""
+    first call's overloads kept (None: all, or those its arguments in `args` bind)."""
     head = _head(parts)
     if head is None:
         return None
@@ -102,19 +108,95 @@ def _start(
         if not called:
             return (cls,), True, k + 1
         return ((cls,), False, k + 1) if _instance_of(cls) else None
-    if not called:
-        return None
-    classes = []
-    for i, fn in enumerate(_functions(node)):
-        if overloads is not None and i not in overloads:
-            continue
-        one = _one_class(fn.returns)
-        written = ast.unparse(one) if one is not None else ""
-        cls = stub_class(module, written) if written and written not in ("Any", "object") else None
-        if cls is None or cls[0] in _NOT_INSTANCES:
+    if isinstance(node, ast.AnnAssign) and not called:  # os.environ: _Environ[str]
+        one = _one_class(node.annotation)
+        found = stub_class(module, _name(one)) if one is not None and _name(one) != "TypeAlias" else None
+        return ((found,), False, k + 1) if found is not None and found[0] not in _NOT_INSTANCES else None
+    owner = None
+    if isinstance(node, ast.Assign) and isinstance(node.value, ast.Attribute):  # tarfile.open = TarFile.open
+        owner = stub_class(module, _name(node.value.value))
+        found = _member(owner[0].rsplit(".", 1)[0], owner[1], node.value.attr) if owner else None
+        defs = [
+            d for d in (found[1] if found else []) if isinstance(d, ast.FunctionDef | ast.AsyncFunctionDef)
+        ]
+        if not defs or not _classmethods(defs):
             return None
-        classes.append(cls)
-    return (_unique(classes), False, k + 1) if classes else None
+        module = found[0]  # type: ignore[index]
+    else:
+        defs = list(_functions(node))
+    if not called or not defs:
+        return None
+    if overloads is not None:
+        kept = [fn for i, fn in enumerate(defs) if i in overloads]
+    else:
+        kept = _pick(defs, module, args[k] if k < len(args) else None, owner is not None)
+    classes = _results(module, owner, kept)
+    return (classes, False, k + 1) if classes else None
+
+
+def _classmethods(defs: list[Function]) -> bool:
+    return all(any(_name(d) == "classmethod" for d in fn.decorator_list) for fn in defs)
+
+
+def _pick(defs: list[Function], module: str, args: CallArgs | None, drop_first: bool) -> list[Function]:
+    """The overloads among `defs` (of stub module `module`) a call with `args` may bind, in order, up to
+    the first that surely binds (pool/stub_bind.py bind_problem, Literal[...] by value: ``text=True``
+    leaves out ``text: Literal[False]``); every one when the arguments are unknown. drop_first: methods
+    whose first parameter is the instance or class (a staticmethod's is not)."""
+    if args is None:
+        return defs
+    positional, keywords = args
+    kept = []
+    for fn in defs:
+        drop = drop_first and not any(_name(d) == "staticmethod" for d in fn.decorator_list)
+        taken = bind_problem(fn, module, positional, keywords, drop, by_value=True)
+        if isinstance(taken, tuple):
+            continue
+        kept.append(fn)
+        if taken is True:
+            break
+    return kept
+
+
+def _results(module: str, owner: tuple[str, ast.ClassDef] | None, defs: list[Function]) -> Classes:
+    """The classes calls of `defs` (stub module `module`; `owner`: the class of a method, for ``Self``)
+    may return: each overload's class, a union's classes, a constrained type variable's (``AnyStr``: str
+    or bytes); () when one returns something else (Any, an unconstrained type variable, a class that makes
+    no plain instance)."""
+    classes: list[tuple[str, ast.ClassDef]] = []
+    for fn in defs:
+        found = _returned(module, owner, fn.returns)
+        if not found or any(c[0] in _NOT_INSTANCES for c in found):
+            return ()
+        classes += found
+    return _unique(classes)
+
+
+def _returned(
+    module: str, owner: tuple[str, ast.ClassDef] | None, annotation: ast.expr | None, depth: int = 0
+) -> list[tuple[str, ast.ClassDef]]:
+    """The classes a return annotation names (see _results); [] when it names something else."""
+    if annotation is None or depth > 4:
+        return []
+    if isinstance(annotation, ast.BinOp) and isinstance(annotation.op, ast.BitOr):
+        sides = [s for s in (annotation.left, annotation.right) if _name(s) not in ("None", "MaybeNone")]
+        found = [_returned(module, owner, s, depth + 1) for s in sides]
+        return [] if not sides or not all(found) else [c for f in found for c in f]
+    one = _one_class(annotation)
+    written = _name(one) if one is not None else ""
+    if not written or written in ("Any", "object", "Incomplete"):
+        return []
+    if written == "Self":
+        return [owner] if owner is not None else []
+    cls = stub_class(module, written)
+    if cls is not None:
+        return [cls]
+    found = _defined(f"{module}.{written}") if "." not in written else _defined(written)
+    value = found[1].value if found and isinstance(found[1], ast.Assign) else None
+    if isinstance(value, ast.Call) and _name(value.func).endswith("TypeVar") and len(value.args) > 2:
+        constraints = [_returned(found[0], owner, c, depth + 1) for c in value.args[1:]]  # type: ignore[index]
+        return [c for f in constraints for c in f] if all(constraints) else []
+    return []
 
 
 def _instance_of(cls: tuple[str, ast.ClassDef]) -> bool:
@@ -144,25 +226,27 @@ def _has(cls: tuple[str, ast.ClassDef], name: str, version: tuple[int, int] | No
 
 
 @functools.lru_cache(maxsize=4096)
-def _reach(callee: str, overloads: tuple[int, ...] | None) -> Reached:
-    """result_chain's answer, cached by callee and the overloads of its first call kept (their indexes)."""
+def _reach(callee: str, overloads: tuple[int, ...] | None, args: ChainArgs = ()) -> Reached:
+    """result_chain's answer, cached by callee, the overloads of its first call kept (their indexes) and
+    the arguments of each call (which overloads each step may take)."""
     parts = _parts(callee)
     if parts is None or len(parts) < 2 or not any(c for _, c in parts[:-1]):
         return _UNKNOWN
-    start = _start(parts, overloads)
+    start = _start(parts, overloads, args)
     if start is None:
         return _UNKNOWN
     classes, is_class, i = start
     for at in range(i, len(parts)):
         name, called = parts[at]
         last = at == len(parts) - 1
+        given = args[at] if at < len(args) else None
         if is_class:  # a class object's attribute: its metaclass may have it (Path.mro), so never missing
             if last or len(classes) != 1:
                 return Reached("found") if last and _has(classes[0], name) else _UNKNOWN
-            step = _step(classes[0], name, called)
-            if not isinstance(step, tuple):
+            step = _step_classes(classes[0], name, called, given)
+            if not step:
                 return _UNKNOWN
-            classes, is_class = (step,), False
+            classes, is_class = step, False
             continue
         has = [_has(c, name) for c in classes]
         if last and any(has):
@@ -173,11 +257,26 @@ def _reach(callee: str, overloads: tuple[int, ...] | None) -> Reached:
             if any(_runtime_has(c[0], name) for c in classes):
                 return _UNKNOWN  # a name the stubs leave out (re.Pattern's scanner)
             return _missing(parts, at, classes)
-        steps = [_step(c, name, called) for c, h in zip(classes, has, strict=True) if h]
-        if not all(isinstance(s, tuple) for s in steps):
+        steps = [_step_classes(c, name, called, given) for c, h in zip(classes, has, strict=True) if h]
+        if not all(steps):
             return _UNKNOWN
-        classes = _unique([s for s in steps if isinstance(s, tuple)])
+        classes = _unique([c for step in steps for c in step])
     return _UNKNOWN
+
+
+def _step_classes(cls: tuple[str, ast.ClassDef], name: str, called: bool, args: CallArgs | None) -> Classes:
+    """The classes attribute (or, called, method) `name` of class `cls` gives: a method's overloads the
+    call's `args` may bind (_pick), each one's class (_results); () when unknown or missing."""
+    owner, node = cls
+    found = _member(owner.rsplit(".", 1)[0], node, name) if called else None
+    defs = found[1] if found is not None else []
+    functions = [d for d in defs if isinstance(d, ast.FunctionDef | ast.AsyncFunctionDef)]
+    plain = functions and len(functions) == len(defs)
+    if not plain or any(_name(d).endswith("property") for fn in functions for d in fn.decorator_list):
+        step = _step(cls, name, called)  # an attribute, a property: its annotation
+        return (step,) if isinstance(step, tuple) else ()
+    kept = _pick(functions, found[0], args, drop_first=True)  # type: ignore[index]
+    return _results(found[0], cls, kept) if kept else ()  # type: ignore[index]
 
 
 def _runtime_has(dotted: str, name: str) -> bool:
@@ -214,15 +313,17 @@ def _missing(parts: list[tuple[str, bool]], at: int, classes: Classes) -> Reache
     return Reached("missing", tuple(c[0] for c in classes), at, near, later)
 
 
-def result_chain(callee: str, takes: Takes = None) -> Reached:
+def result_chain(callee: str, takes: Takes = None, args: ChainArgs = ()) -> Reached:
     """What the stubs say of the last name of standard-library chain `callee` (check/callsite.py's
     spelling, a call in it: ``sqlite3.connect().exeucte``, ``pathlib.Path().read_txt``,
     ``open().read().upper``); see the module doc. takes: whether an overload of the chain's first call
-    takes the call's arguments as given (None: all are kept). Never raises for any str."""
+    takes the call's arguments as given (None: all are kept, or those `args` bind). args: per part of the
+    callee, the arguments of its call where known (``check_output(['ls'])`` returns bytes: its overloads
+    with ``text: Literal[True]`` are left out). Never raises for any str."""
     parts = _parts(callee)
     if parts is None or not any(c for _, c in parts[:-1]):
         return _UNKNOWN
     head = _head(parts) if takes is not None else None
-    if head is None or isinstance(head[2], ast.ClassDef):
-        return _reach(callee, None)
-    return _reach(callee, tuple(i for i, fn in enumerate(_functions(head[2])) if takes(fn)))
+    if head is None or not isinstance(head[2], ast.FunctionDef | ast.AsyncFunctionDef | OverloadedName):
+        return _reach(callee, None, args)
+    return _reach(callee, tuple(i for i, fn in enumerate(_functions(head[2])) if takes(fn)), args)

@@ -27,6 +27,38 @@ MISSPELT = [
         "sqlite3.connect().execute().fetchall",
     ),
     ("import datetime\ndatetime.datetime.now().strftme('%Y')", "datetime.datetime.now().strftime"),
+    # break-it round 30, F-M1: each call of the chain picks the overloads its arguments bind, an alias or
+    # a name imported from the module is followed, a type alias, a constrained TypeVar (AnyStr: str or
+    # bytes), a module's annotated value (os.environ) and a class's method bound to a module name
+    # (tarfile.open = TarFile.open) are read
+    ("import subprocess\nsubprocess.check_output(['ls']).decod()", "subprocess.check_output().decode"),
+    (
+        "import subprocess\nsubprocess.check_output(['ls']).decode().splitlnes()",
+        "subprocess.check_output().decode().splitlines",
+    ),
+    (
+        "import subprocess\nsubprocess.check_output(['ls'], text=True).splitlnes()",
+        "subprocess.check_output().splitlines",
+    ),
+    (
+        "import sqlite3\nsqlite3.connect('a.db').cursor().exeucte('x')",
+        "sqlite3.connect().cursor().execute",
+    ),
+    ("import tarfile\ntarfile.open('a.tgz').extractal()", "tarfile.open().extractall"),
+    ("import pathlib\npathlib.Path('a').open().raed()", "pathlib.Path().open().read"),
+    ("import pathlib\npathlib.Path('a').open('rb').peke()", "pathlib.Path().open().peek"),
+    (
+        "import datetime\ndatetime.datetime.now().date().isofrmat()",
+        "datetime.datetime.now().date().isoformat",
+    ),
+    ("import os\nos.path.basename('a').uper()", "os.path.basename().upper"),
+    ("import os\nos.environ.copy().updte({})", "os.environ.copy().update"),
+    ("import sqlite3 as sq\nsq.connect('a').exeucte('x')", "sqlite3.connect().execute"),
+    ("from subprocess import run\nrun(['ls']).check_returncod()", "subprocess.run().check_returncode"),
+    # the same class, not in the report
+    ("import zipfile as z\nz.ZipFile('a.zip').namelst()", "zipfile.ZipFile().namelist"),
+    ("import os\nos.path.splitext('a.txt')[0]\nos.getcwd().uper()", "os.getcwd().upper"),
+    ("import shlex\nshlex.quote('a b').uper()", "shlex.quote().upper"),
 ]
 #: Real methods on a call's result, and chains the stubs cannot follow: never a finding.
 REAL = [
@@ -45,6 +77,21 @@ REAL = [
     "import typing\ntyping.NamedTuple('P', [('x', int)]).mro()",  # makes a class, not an instance
     "import enum\nenum.Enum('Color', 'RED').RED.value.bit_length()",  # a metaclass's call
     "import email, email.policy\nemail.message_from_bytes(b, policy=email.policy.default).get_body()",
+    # break-it round 30, F-M1: the real methods of the same chains, and chains whose arguments leave the
+    # overload open (a variable where text=True / False decides: check_output's last overload is Any)
+    "import subprocess\nsubprocess.check_output(['ls']).decode().splitlines()",
+    "import subprocess\nsubprocess.check_output(['ls'], text=True).splitlines()",
+    "import subprocess\nsubprocess.check_output(cmd, text=flag).decod()",
+    "import sqlite3\nsqlite3.connect('a.db').cursor().execute('x')",
+    "import tarfile\ntarfile.open('a.tgz').extractall()",
+    "import pathlib\npathlib.Path('a').open().read()",
+    "import pathlib\npathlib.Path('a').open(mode).peek()",
+    "import datetime\ndatetime.datetime.now().date().isoformat()",
+    "import os\nos.path.basename('a').upper()",
+    "import os\nos.environ.copy().update({})",
+    "import sqlite3 as sq\nsq.connect('a').execute('x')",
+    "from subprocess import run\nrun(['ls']).check_returncode()",
+    "import urllib.request\nurllib.request.urlopen(u).info().get_params()",  # _UrlopenRet = Any: unknown
 ]
 
 
@@ -98,10 +145,28 @@ def test_the_linter_reports_them_and_leaves_real_code_alone(validator):
     code = "\n".join(
         [
             "import sqlite3, pathlib, zipfile, datetime, re, threading, importlib",
-            *(c.split("\n", 1)[-1] for c, _ in MISSPELT),
+            *(c.split("\n", 1)[-1] for c, _ in MISSPELT[:6]),
             *(c.split("\n", 1)[-1] for c in REAL[:6]),
         ]
     )
     found = lint.check_block(validator, "f5.py", lint.Block(code))
-    assert [f.line for f in found] == list(range(2, 2 + len(MISSPELT))), found
+    assert [f.line for f in found] == list(range(2, 2 + 6)), found
+    assert all(f.reason == "hallucination:unknown_callee" for f in found)
+
+
+def test_the_linter_reports_the_chains_of_break_it_30(validator):
+    """`check FILE` reports F-M1's chains as `check CODE` does, aliases included, and not their real
+    forms (REAL's break-it 30 rows)."""
+    bad = [c for c, _ in MISSPELT[6:18]]
+    code = "\n".join(
+        [
+            "import subprocess, sqlite3, tarfile, pathlib, datetime, os",
+            "import sqlite3 as sq",
+            "from subprocess import run",
+            *(c.split("\n")[-1] for c in bad),
+            *(c.split("\n")[-1] for c in REAL[-12:]),
+        ]
+    )
+    found = lint.check_block(validator, "m1.py", lint.Block(code))
+    assert [f.line for f in found] == list(range(4, 4 + len(bad))), found
     assert all(f.reason == "hallucination:unknown_callee" for f in found)

@@ -105,3 +105,25 @@ def test_prose_and_assignments_in_python_are_no_rest_requests(small_pool: list[A
         f for b in lint.blocks("r.txt", "GET /v1/wether/Paris\n") for f in lint.check_block(v, "r.txt", b)
     ]
     assert [f.reason for f in found] == ["hallucination:unknown_path"]
+
+
+def test_a_url_no_rest_source_serves_is_no_request_of_theirs(small_pool: list[ApiDoc]):
+    """Break-it round 30, F-M2: ``requests.get('http://x')`` was read as the REST request ``GET /`` and
+    called a hallucination of the pool's REST sources (did you mean GET /v1/weather/{city}). A URL whose
+    host no REST doc names and whose path no template matches is no request of theirs: the call is judged
+    as any other (here ``requests.get`` is no pool callee: rule 5). The host a doc names
+    (api.example.com), a host-less path and a path a template matches (a host-less source is served by
+    the user's own host) are matched as before."""
+    v = Validator(small_pool)
+    other = v.check("requests.get('http://x')")
+    assert other.reason == "hallucination:unknown_callee" and "GET /" not in " ".join(other.diagnostics)
+    assert not any(s.startswith("GET ") for s in other.suggestions), other
+    assert v.check("requests.get('https://api.example.com/v1/wether/Paris')").reason == (
+        "hallucination:unknown_path"
+    )
+    assert v.check("requests.get('/v1/wether/Paris')").reason == "hallucination:unknown_path"
+    assert v.check("requests.get('https://api.example.com/v1/weather/Paris')").kind == "valid"
+    assert v.check("requests.get('https://my.host:8080/v1/weather/Paris')").kind == "valid"
+    assert (
+        v.check("requests.delete('https://other.host/v1/weather/Paris')").reason == "wrong_args:wrong_method"
+    )
