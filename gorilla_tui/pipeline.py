@@ -15,6 +15,7 @@ The Protocols it depends on, Choice and AskCancelled are in pipeline_types.py (r
 
 from __future__ import annotations
 
+import dataclasses
 import threading
 import time
 from collections.abc import Callable, Sequence
@@ -35,7 +36,13 @@ from gorilla_tui.model import translate
 from gorilla_tui.model.backend import Backend
 from gorilla_tui.model.grammar import unique_options
 from gorilla_tui.model.likelihood import can_score
-from gorilla_tui.pipeline_choose import Chooser, choose_select_by, shared_prefix  # noqa: F401 - re-exported
+from gorilla_tui.pipeline_choose import (  # noqa: F401
+    Chooser,
+    cannot_bind,
+    choose_select_by,
+    rebind_order,
+    shared_prefix,  # noqa: F401 - re-exported
+)
 from gorilla_tui.pipeline_fit import judge, retrieval_score, values_unplaced, without_named_characters
 from gorilla_tui.pipeline_generate import extracted, generated
 from gorilla_tui.pipeline_types import AskCancelled, Checker, Choice, SearchIndex, led_by, selected  # noqa: F401
@@ -252,6 +259,9 @@ class Pipeline:
             timings["fill"] = filled.seconds
             choice = led_by(choice, selected(choice)[4], filled.doc)
         proposal = self._proposal(task, hits, choice, mode, select_by, warnings + choice.notes, filled)
+        if filled is not None and cannot_bind(proposal.verdict, selected(choice)[4]):
+            choice, filled, proposal = self._rebind(said, task, hits, choice, mode, select_by, warnings,
+                                                    (filled, proposal), cancel)  # fmt: skip
         t_fit = time.perf_counter()
         needs = proposal.needs if filled is not None else None
         # a task in another language is judged on its English translation (its words are what the docs hold)
@@ -299,6 +309,28 @@ class Pipeline:
         names = ", ".join(unit) if isinstance(unit, tuple) else unit
         other.warnings.append(f"{NEXT_SOURCE_NOTE}{first.hits[0].doc.source}: answered from {names}")
         return other
+
+    def _rebind(self, said: str, task: str, hits: list[Hit], choice: Choice, mode: str, select_by: str,
+                warnings: list[str], unbound: tuple[Filled, Proposal],
+                cancel: threading.Event | None) -> tuple[Choice, Filled | None, Proposal]:  # fmt: skip
+        """(choice, filled, proposal) of the first hit of rebind_order whose filled call binds, with a note
+        naming the call given up; `unbound` (the chosen doc's filled call and proposal) when none does."""
+        doc = selected(choice)[4]
+        if doc is None:
+            return choice, unbound[0], unbound[1]
+        for other in rebind_order(hits, choice.docs, doc):
+            tried = dataclasses.replace(choice, text=other.call.strip(), doc=other)
+            filled = self._fill(said, tried, mode, cancel)
+            if filled is None:
+                continue
+            proposal = self._proposal(task, hits, tried, mode, select_by, warnings + tried.notes, filled)
+            if proposal.verdict.kind in ("valid", "incomplete"):
+                name = doc.api_name or doc.call.strip()
+                reason = unbound[1].verdict.reason
+                proposal.warnings.append(f"{name} cannot take the task's values ({reason}): "
+                                         f"{other.api_name or other.call.strip()} can")  # fmt: skip
+                return tried, filled, proposal
+        return choice, unbound[0], unbound[1]
 
     def _fill(self, task: str, choice: Choice, mode: str, cancel: threading.Event | None) -> Filled | None:
         """The chosen doc's call with the task's values (fill/filler.py fill), or None: settings.fill off,
