@@ -183,8 +183,10 @@ class Pipeline:
             raise UsageError(f"mode must be select or generate, not {mode!r}")
         t0 = time.perf_counter()
         # a long input a colon hands over is kept whole for the call; the task holds its start (set_aside)
-        task, self.aside = set_aside(clean_task(task, MAX_TASK_INPUT_CHARS)[0])
-        task, warnings = clean_task(task)
+        cleaned, warnings = clean_task(task, MAX_TASK_INPUT_CHARS)  # a control said once, here (R24-7)
+        task, self.aside = set_aside(cleaned)
+        task, cut_now = clean_task(task)
+        warnings += cut_now
         said, cut = model_words(task)  # what the model and the fillers read: its cost is bounded (textsafe)
         warnings += cut + list(getattr(self.backend, "warnings", None) or [])  # no GPU offload (profiles.py)
         english, t_translate = self._english(said, cancel)
