@@ -35,9 +35,16 @@ from gorilla_tui.model import translate
 from gorilla_tui.model.backend import Backend
 from gorilla_tui.model.grammar import unique_options
 from gorilla_tui.model.likelihood import can_score
-from gorilla_tui.pipeline_choose import Chooser, choose_select_by, shared_prefix  # noqa: F401 - re-exported
+from gorilla_tui.pipeline_choose import (  # noqa: F401
+    Chooser,
+    cannot_bind,
+    choose_select_by,
+    rebind_order,
+    shared_prefix,  # noqa: F401 - re-exported
+)
 from gorilla_tui.pipeline_fit import judge, retrieval_score, values_unplaced, without_named_characters
 from gorilla_tui.pipeline_generate import extracted, generated
+from gorilla_tui.pipeline_retry import NEXT_SOURCE_NOTE, RetryMixin  # noqa: F401 - re-exported
 from gorilla_tui.pipeline_types import AskCancelled, Checker, Choice, SearchIndex, led_by, selected  # noqa: F401
 from gorilla_tui.pool.apidoc import MODEL_HUBS
 from gorilla_tui.pool.doc import ApiDoc
@@ -58,12 +65,9 @@ from gorilla_tui.types import (
 )
 
 RETRIEVERS = ("none", "bm25", "oracle")
-#: The start of the warning of an answer given by the next source in routing order (Pipeline._next_source),
-#: followed by the routed source's name, ": answered from " and the source(s) that answered.
-NEXT_SOURCE_NOTE = "nothing in the routed source fits the task: "
 
 
-class Pipeline:
+class Pipeline(RetryMixin):
     """The one path from a task to a checked proposal, shared by the TUI, `ask` and `eval`
     (built by services.build_pipeline).
 
@@ -254,6 +258,9 @@ class Pipeline:
             timings["fill"] = filled.seconds
             choice = led_by(choice, selected(choice)[4], filled.doc)
         proposal = self._proposal(task, hits, choice, mode, select_by, warnings + choice.notes, filled)
+        if filled is not None and cannot_bind(proposal.verdict, selected(choice)[4]):
+            choice, filled, proposal = self._rebind(said, task, hits, choice, mode, select_by, warnings,
+                                                    (filled, proposal), cancel)  # fmt: skip
         t_fit = time.perf_counter()
         needs = proposal.needs if filled is not None else None
         # a task in another language is judged on its English translation (its words are what the docs hold)
@@ -269,38 +276,6 @@ class Pipeline:
             proposal.calls = []
         timings["fit"] = time.perf_counter() - t_fit
         return proposal, t
-
-    def _next_source(self, task: str, said: str, english: str, first: Proposal, mode: str,
-                     warnings: list[str], timings: dict[str, float],
-                     cancel: threading.Event | None) -> Proposal | None:  # fmt: skip
-        """The answer of the next source in routing order (retrieve/routing.py next_unit) when the fit
-        judgment says nothing fits `first`, the answer from the routed source, and it is judged to fit there;
-        else None. Only in select mode, over every source (no hub named), with the index's own retriever and
-        no translation; its events are not emitted (the caller sends its hits). The search's state is left
-        as the first search set it when the next source's answer is not taken. When a next source is
-        looked for, `timings` gets "next_source": the seconds of finding it and of its whole answer (search,
-        choice, filling, check, fit), taken or not; the first answer's stages keep their own (break-it
-        round 27, R27-12: it was booked as "validate")."""
-        index_next = getattr(self.index, "next_unit", None)
-        if mode != "select" or self.settings.hub or self.retriever != "bm25" or english or not first.hits:
-            return None
-        started = time.perf_counter()  # finding the next source is part of its answer's time
-        unit = index_next(task, first.hits[0].doc.source) if callable(index_next) else None
-        if unit is None:
-            timings["next_source"] = time.perf_counter() - started
-            return None
-        kept = self.constraints, self.search_notes
-        hits = self.retrieve(task, hub=unit)
-        own = {"retrieve": time.perf_counter() - started}
-        other, _ = self._answer(task, said, english, hits, mode, list(warnings), own, started,
-                                lambda _e: None, cancel)  # fmt: skip
-        timings["next_source"] = time.perf_counter() - started
-        if other.fit != "fits":
-            self.constraints, self.search_notes = kept
-            return None
-        names = ", ".join(unit) if isinstance(unit, tuple) else unit
-        other.warnings.append(f"{NEXT_SOURCE_NOTE}{first.hits[0].doc.source}: answered from {names}")
-        return other
 
     def _fill(self, task: str, choice: Choice, mode: str, cancel: threading.Event | None) -> Filled | None:
         """The chosen doc's call with the task's values (fill/filler.py fill), or None: settings.fill off,

@@ -25,9 +25,18 @@ from gorilla_tui.model.prompts import fit_prompt
 from gorilla_tui.pipeline_types import AskCancelled, Choice
 from gorilla_tui.pool.doc import ApiDoc
 from gorilla_tui.retrieve.routing import GROUPS
-from gorilla_tui.types import Event, Hit, TokenEvent
+from gorilla_tui.types import Event, Hit, TokenEvent, Verdict
 
-__all__ = ["Chooser", "choose_select_by", "decide", "first_rule", "routing_unit", "shared_prefix"]
+__all__ = [
+    "Chooser",
+    "cannot_bind",
+    "choose_select_by",
+    "decide",
+    "first_rule",
+    "rebind_order",
+    "routing_unit",
+    "shared_prefix",
+]
 
 
 def routing_unit(source: str) -> str:
@@ -95,6 +104,35 @@ def past_unplaced(docs: Sequence[ApiDoc], scores: Sequence[float], chosen: int, 
     taking = (i for i, d in enumerate(docs) if d.source == docs[chosen].source and i != chosen
               and scores[i] >= scores[chosen] - UNPLACED_MARGIN and placed(d, values) > 0)  # fmt: skip
     return next(taking, chosen)
+
+
+#: The verdict reasons of a call that raises as soon as it runs (pool/stub_bind.py: no overload of its type
+#: stub binds the arguments, or a literal is of a type the parameter cannot take).
+UNBOUND_REASONS = frozenset(
+    {"wrong_args:wrong_type", "wrong_args:too_many_arguments", "wrong_args:missing_argument"}
+)
+#: Most other hits whose filled calls rebinding tries (each one filling and one check, ~1 s on CPU).
+REBIND_TRIES = 2
+
+
+def cannot_bind(verdict: Verdict, doc: ApiDoc | None) -> bool:
+    """Whether the filled call of `doc` (its `verdict`) raises at once: a standard-library doc
+    (UNPLACED_SOURCE: its type stubs decide it) whose call the check finds unbindable (UNBOUND_REASONS).
+    The Gorilla paper separates calls the AST check matches from hallucinated ones; here a call that
+    cannot take the task's values is given up for another hit's (rebind_order), as "url encode the string
+    'a b&c=d'" proposed ``urllib.parse.urlencode('a b&c=d')`` (TypeError) over ``urllib.parse.quote``."""
+    return doc is not None and doc.source == UNPLACED_SOURCE and verdict.reason in UNBOUND_REASONS
+
+
+def rebind_order(hits: Sequence[Hit], docs: Sequence[ApiDoc], chosen: ApiDoc) -> list[ApiDoc]:
+    """The hits to try in place of `chosen` when its filled call cannot bind (cannot_bind): the other
+    `docs` (the ones the choice chose among) of its source with another call, likeliest first
+    (Hit.lm_score; unscored ones after, in retrieval order), at most REBIND_TRIES."""
+    score = {id(h.doc): h.lm_score for h in hits}
+    others = [d for d in docs if d is not chosen and d.source == chosen.source
+              and d.call.strip() != chosen.call.strip()]  # fmt: skip
+    ranked = sorted(others, key=lambda d: -(score.get(id(d)) if score.get(id(d)) is not None else -1e9))
+    return ranked[:REBIND_TRIES]
 
 
 def decide(
