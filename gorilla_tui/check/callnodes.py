@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 import threading
 import unicodedata
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from gorilla_tui.check.builtin_types import literal_type, through_returns
@@ -29,12 +29,38 @@ class Value:
     text: a plain string literal's content (quotes and prefix removed, ``\\'``/``\\"`` unescaped), else the
     source text with whitespace removed and double quotes turned into single quotes.
     literal: it is a plain string literal (no f-string interpolation). has_literal: a string literal occurs
-    somewhere in it (e.g. ``cached_download(hf_hub_url('a/b'))``).
+    somewhere in it (e.g. ``cached_download(hf_hub_url('a/b'))``). kind: the tree-sitter node type of the
+    value ("string", "integer", "generator_expression", ...; "" when not known), not compared: with its
+    whitespace removed a generator expression reads as a tuple (``(v for k, v in items)`` ->
+    ``(vfork,vinitems)``), so the type check of pool/stub_bind.py reads only literal kinds (LITERAL_KINDS).
     """
 
     text: str
     literal: bool = False
     has_literal: bool = False
+    kind: str = field(default="", compare=False)
+
+
+#: Node types whose text (whitespace removed) Python reads as the value it is: the arguments whose type the
+#: stub check judges (check/stub_types.py stub_arguments); a name, call, generator expression or
+#: comprehension is never judged by its text (break-it round 31: ``next(v for k, v in items)`` was "a tuple
+#: is given where its type stub says SupportsNext").
+LITERAL_KINDS = frozenset(
+    {
+        "string",
+        "concatenated_string",
+        "integer",
+        "float",
+        "true",
+        "false",
+        "none",
+        "list",
+        "dictionary",
+        "set",
+        "tuple",
+        "unary_operator",
+    }  # fmt: skip
+)
 
 
 @dataclass(frozen=True)
@@ -114,10 +140,10 @@ def value_of(node: Node) -> Value:
     """Normalise one argument value node (see Value)."""
     s = string_value(node)
     if s is not None:
-        return Value(s[:MAX_TEXT], literal=True, has_literal=True)
+        return Value(s[:MAX_TEXT], literal=True, has_literal=True, kind=node.type)
     text = node_text(node, MAX_TEXT * 4)
     squeezed = _SPACE.sub("", text).replace('"', "'")[:MAX_TEXT]
-    return Value(squeezed, has_literal="'" in squeezed)
+    return Value(squeezed, has_literal="'" in squeezed, kind=node.type)
 
 
 def _getattr_name(node: Node) -> tuple[Node, str] | None:

@@ -88,6 +88,12 @@ def chain_verdict(validator: PoolIndex, call: CallSite, callee: str, bound: Set[
     )
 
 
+#: Classes a stub names as a call's result that only say what the real object has at least: a name they lack
+#: may be the real object's (``ZipFile('a').open('x').read1()``: a ZipExtFile; ``tarfile.open(...)
+#: .extractfile('x').peek()``: an ExFileObject; break-it round 31), so it is not called a hallucination.
+INTERFACE_RESULTS = frozenset({"typing.IO", "typing.BinaryIO", "typing.TextIO", "IO", "BinaryIO", "TextIO"})
+
+
 def result_verdict(
     validator: PoolIndex,
     call: CallSite,
@@ -115,6 +121,8 @@ def result_verdict(
     reached = result_chain(callee, None, _chain_arguments(call, callee, chain_call))
     if reached.state != "missing":
         return None  # real or unknown: incidental as before, the chain's first call decides (its doc matched)
+    if any(o.split("[", 1)[0] in INTERFACE_RESULTS for o in reached.owners):
+        return None  # the stub names an interface the real object is more than (ZipFile.open(): ZipExtFile)
     parts = callee.split(".")
     owners = " / ".join(reached.owners[:3]) + (" ..." if len(reached.owners) > 3 else "")
     note = f"{call.line}:{call.col}: {call.callee} does not exist (the type stubs' {owners} has no attribute"

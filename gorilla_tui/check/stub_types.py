@@ -21,6 +21,7 @@ import builtins
 import sys
 from typing import TYPE_CHECKING
 
+from gorilla_tui.check.callnodes import LITERAL_KINDS
 from gorilla_tui.check.callsite import CallSite, Value
 from gorilla_tui.pool.apidoc import ApiDoc
 from gorilla_tui.pool.params import params_of
@@ -77,10 +78,14 @@ def _literal(value: Value) -> bool:
 
 def stub_arguments(call: CallSite) -> tuple[tuple[Arg, ...], tuple[tuple[str, Arg], ...]]:
     """`call`'s arguments as pool/stub_bind.py binds them: each literal's class (and value), else Arg()."""
+    from gorilla_tui.pool.stub_accepts import Arg
     from gorilla_tui.pool.stub_bind import literal_arg  # deferred: typeshed_client, read on a stdlib call
 
-    positional = tuple(literal_arg(v.text, v.literal) for v in call.positional)
-    return positional, tuple((k, literal_arg(v.text, v.literal)) for k, v in call.keywords.items())
+    def arg(v: Value) -> Arg:  # a value whose kind is unknown or no literal's (LITERAL_KINDS) is not judged
+        return literal_arg(v.text, v.literal) if v.kind in LITERAL_KINDS else Arg()
+
+    positional = tuple(arg(v) for v in call.positional)
+    return positional, tuple((k, arg(v)) for k, v in call.keywords.items())
 
 
 def stub_call_errors(callee: str, call: CallSite) -> tuple[str, list[str]]:

@@ -90,20 +90,43 @@ def decoded_calls(code: str) -> list[dict[str, dict[str, Any]]]:
         except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
             continue
         if not any(_has_bytes(v) for v in values.values()):
-            out.append({ast.unparse(node.func): values})
+            out.append({ast.unparse(node.func): {k: _json_form(v) for k, v in values.items()}})
     return out
 
 
 def _has_bytes(value: Any) -> bool:
-    """Whether `value` is or holds bytes: JSON has no form for them, so the decoded form (written with
-    json.dumps by `ask --json`, MCP and `eval bfcl --out`) leaves such a value out."""
-    if isinstance(value, (bytes, bytearray)):
+    """Whether `value` is or holds what JSON has no form for: bytes, a complex number, a dict key that is no
+    str, number, bool or None. The decoded form (written with json.dumps by `ask --json`, MCP, the history
+    and `eval bfcl --out`) leaves such a value out."""
+    if isinstance(value, (bytes, bytearray, complex)):
         return True
     if isinstance(value, (list, tuple, set, frozenset)):
         return any(_has_bytes(v) for v in value)
     if isinstance(value, dict):
-        return any(_has_bytes(k) or _has_bytes(v) for k, v in value.items())
+        return any(
+            not isinstance(k, (str, int, float, bool, type(None))) or _has_bytes(v) for k, v in value.items()
+        )
     return False
+
+
+def _json_form(value: Any) -> Any:
+    """`value` (no _has_bytes) as JSON can hold it: a set as the list of its items, sorted where they sort
+    ("get the length of the set {1, 2, 3}" is ``{"len": {"obj": [1, 2, 3]}}``; the set made every such ask an
+    "internal error" when its history row was written: break-it round 31), inside lists, tuples and dicts
+    too."""
+    if isinstance(value, (set, frozenset)):
+        items = [_json_form(v) for v in value]
+        try:
+            return sorted(items)
+        except TypeError:
+            return sorted(items, key=repr)
+    if isinstance(value, list):
+        return [_json_form(v) for v in value]
+    if isinstance(value, tuple):
+        return tuple(_json_form(v) for v in value)
+    if isinstance(value, dict):
+        return {k: _json_form(v) for k, v in value.items()}
+    return value
 
 
 #: Parameters that take a POSIX permission mode (os.chmod, os.mkdir, os.makedirs, pathlib.Path.chmod, ...):
@@ -184,7 +207,7 @@ def decoded(callee: str, given: dict[str, tuple[str, str]]) -> list[dict[str, di
         except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
             continue
         if not _has_bytes(value):
-            values[name] = value
+            values[name] = _json_form(value)
     return [{callee: values}]
 
 

@@ -195,8 +195,9 @@ def _class_takes(cls: tuple[str, ast.ClassDef], arg: Arg) -> bool | None:
     ancestors = _ancestors(arg.cls)
     if ancestors is None:
         return None
-    if dotted in ancestors or arg.cls in _PROMOTED.get(dotted, ()):
-        return True
+    promoted = _PROMOTED.get(dotted, ())
+    if dotted in ancestors or arg.cls in promoted or any(a in promoted for a in ancestors):
+        return True  # a bool is an int, so a float's too: ``timedelta(days=True)`` runs (break-it round 31)
     if (arg.cls, dotted) in _CONVERTED:
         return None
     literal_type = getattr(builtins, arg.cls.split(".")[-1], None)

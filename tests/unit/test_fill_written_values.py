@@ -281,3 +281,14 @@ def test_the_mcp_ask_hands_the_pipeline_the_whole_task() -> None:
     task = "base64 encode this: " + "z" * 6000
     assert ToolBox._task(task, whole=True) == task
     assert len(ToolBox._task(task)) <= MAX_TASK_CHARS
+
+
+def test_a_set_in_the_decoded_form_is_a_json_list() -> None:
+    """Break-it round 31: "get the length of the set {1, 2, 3}" was an internal error: the decoded call held a
+    set, which json.dumps (the history row, `ask --json`, MCP) cannot write."""
+    from gorilla_tui.fill.render import decoded, decoded_calls
+
+    calls = decoded("len", {"obj": ("{3, 1, 2}", "task")})
+    assert json.loads(json.dumps(calls)) == [{"len": {"obj": [1, 2, 3]}}]
+    assert decoded("f", {"x": ("{1j: 2}", "task")}) == [{"f": {}}]  # no JSON form: left out
+    assert json.dumps(decoded_calls("f(a={'x', 1}, b=(1, {2}))"))

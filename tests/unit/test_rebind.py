@@ -46,6 +46,9 @@ def test_only_a_standard_library_call_that_cannot_bind_is_given_up(docs) -> None
     enum = Verdict("wrong_args", reason="wrong_args:not_in_enum")
     assert not cannot_bind(enum, docs["urllib.parse.urlencode"])
     assert not cannot_bind(Verdict("valid"), docs["urllib.parse.urlencode"])
+    # a required argument the doc's example leaves to the person: the API may still be the right one
+    missing = Verdict("wrong_args", reason="wrong_args:missing_argument")
+    assert not cannot_bind(missing, docs["http.server.SimpleHTTPRequestHandler"])
     assert not cannot_bind(unbound, None)
 
 

@@ -36,6 +36,11 @@ RAISE = [
 ]
 #: The same functions called as real code calls them: valid.
 REAL = [
+    # break-it round 31: a generator expression read as a tuple, a bool where the stub says float
+    "next((v for k, v in items), None)",
+    "next(v for k, v in items)",
+    "import datetime\ndatetime.timedelta(days=True)",
+    "import datetime\ndatetime.datetime.fromtimestamp(True)",
     "import datetime\ndatetime.date(2025, 1, 2)",
     "import datetime\ndatetime.datetime(2025, 1, 2, 10, tzinfo=None)",
     "int('42', 16)",
