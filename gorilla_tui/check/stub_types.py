@@ -78,7 +78,7 @@ def _literal(value: Value) -> bool:
 
 def stub_arguments(call: CallSite) -> tuple[tuple[Arg, ...], tuple[tuple[str, Arg], ...]]:
     """`call`'s arguments as pool/stub_bind.py binds them: each literal's class (and value), else Arg()."""
-    from gorilla_tui.pool.stub_accepts import Arg
+    from gorilla_tui.pool.stub_accepts import Arg  # deferred: with stub_bind, read only on a stdlib call
     from gorilla_tui.pool.stub_bind import literal_arg  # deferred: typeshed_client, read on a stdlib call
 
     def arg(v: Value) -> Arg:  # a value whose kind is unknown or no literal's (LITERAL_KINDS) is not judged
