@@ -19,6 +19,7 @@ from gorilla_tui.check.callnodes import (
     string_value,
     value_of,
 )
+from gorilla_tui.check.scopes import SCOPE_NODES, Free, ScopeTracker
 from gorilla_tui.check.wrappers import CALL_THROUGH, TARGET_WRAPPERS, WRAPPERS, called_wrapper, passed_call
 from gorilla_tui.parsing import parse
 
@@ -90,6 +91,20 @@ class Scan:
     made_by: dict[str, set[str]] = field(default_factory=dict)
     #: calls past MAX_CALLS: not listed in `calls`, so not checked (left_out_note says so)
     left_out: int = 0
+    #: imported names the code also binds another way somewhere (check/scopes.py)
+    shadowable: frozenset[str] = frozenset()
+    #: call span -> those of them its scopes do not bind: the call sees the import (check/scopes.py)
+    free: Free = field(default_factory=dict)
+
+    def bound_at(self, call: CallSite) -> set[str]:
+        """The names `call` (one of `calls`) sees bound by anything but an import: `assigned` less the
+        imported names no scope of the call binds (a parameter ``socket`` of another method)."""
+        free = self.free.get(call.span)
+        return self.assigned - free if free else self.assigned
+
+    def sees_import(self, call: CallSite, name: str) -> bool:
+        """True when `name`, if imported, is the import where `call` is made (not rebound in its scopes)."""
+        return name not in self.shadowable or name in self.free.get(call.span, ())
 
 
 def syntax_errors(root: Node, limit: int = 3) -> list[str]:
@@ -197,12 +212,15 @@ def scan(code: str) -> Scan:
     calls: list[Node] = []
     alias_targets: dict[str, set[str]] = {}  # name -> the dotted names assigned to it
     other_bound: set[str] = set()  # names bound any other way too (not an alias then)
+    scopes = ScopeTracker(len(data))  # which imports each call sees (check/scopes.py)
     cursor = tree.walk()  # iterative pre-order walk: source order, outer calls first, any depth
     while True:
         node = cursor.node
         if node is not None:
+            scopes.enter(node)
             if node.type == "call" and len(calls) < MAX_CALLS:
                 calls.append(node)
+                scopes.call(node)
             elif node.type == "call":
                 result.left_out += 1
             elif node.type in _BINDING_FIELD:
@@ -210,6 +228,7 @@ def scan(code: str) -> Scan:
                 if target is not None:
                     names = bound_names(target)
                     result.assigned.update(names)
+                    scopes.bind(names, walrus=node.type == "named_expression")
                     right = node.child_by_field_name("right") if node.type == "assignment" else None
                     dotted = callee_of(right) if right is not None and target.type == "identifier" else ""
                     named = right is not None and right.type in ("identifier", "attribute")
@@ -225,11 +244,19 @@ def scan(code: str) -> Scan:
                 names = [n for c in node.children if c.type == "as_pattern_target" for n in bound_names(c)]
                 result.assigned.update(names)
                 other_bound.update(names)
+                scopes.bind(names)
             elif node.type in ("parameters", "lambda_parameters"):  # def f(model): model.predict(x)
                 for param in node.children:
                     names = bound_names(param)
                     result.assigned.update(names)
                     other_bound.update(names)
+                    scopes.bind(names)
+            elif node.type in ("import_statement", "import_from_statement"):
+                scopes.imported(node)
+            elif node.type == "global_statement":
+                scopes.declare_global(node)
+            if node.type in SCOPE_NODES:
+                scopes.open(node)
         if cursor.goto_first_child():
             continue
         while not cursor.goto_next_sibling():
@@ -238,6 +265,7 @@ def scan(code: str) -> Scan:
         else:
             continue
         break
+    result.shadowable, result.free = scopes.free()
     aliases = {n: t.pop() for n, t in alias_targets.items() if len(t) == 1 and n not in other_bound}
     called: dict[int, CallSite] = {}  # wrapper call node id -> the merged call when the wrapper is called
     for n in calls:

@@ -12,7 +12,7 @@ from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING
 
 from gorilla_tui.check.callnodes import python_name
-from gorilla_tui.check.callsite import CallSite, bound_names, scan
+from gorilla_tui.check.callsite import CallSite, Scan, bound_names, scan
 from gorilla_tui.check.verdicts import later_note
 from gorilla_tui.parsing import parse
 from gorilla_tui.pool.pyenv import KEYWORD_ONLY_MARK, POSITIONAL_ONLY_MARK, SOURCE
@@ -69,11 +69,12 @@ def import_aliases(code: str | Node) -> dict[str, str]:
     {"z": "x.y"}. Relative and star imports bind nothing here (their targets are unknown). Imports inside
     functions, if/try blocks count too (the proposal is a snippet). A later import of a name wins.
 
-    A name the code also binds another way, before or after the import, is ambiguous and left out (a call
+    A name the module also binds another way, before or after the import, is ambiguous and left out (a call
     through it is not the library's: ``import torch as t`` then ``t = other()`` then ``t.hub.load(...)``):
     an assignment target (plain, annotated, chained, augmented, unpacked), a ``for`` target, ``with ... as``,
-    ``except ... as``, a ``def`` or ``class`` of that name, a function's parameter; in any function or
-    block, but not in a class body (a class attribute or method is no module name). Attribute and
+    ``except ... as``, a ``def`` or ``class`` of that name, at module level or in its blocks; not in a class
+    body (a class attribute or method is no module name) nor in a function (a parameter ``socket`` is local
+    to its function: callsite.Scan.sees_import says which calls it shadows, check/scopes.py). Attribute and
     subscript targets (``t.x = 1``) bind no name. So is a builtin's name an import rebinds (``from itertools
     import imap as map``: a Python 2 shim). Only statements are walked (HOLDS_STATEMENTS), and the
     aliases of the last 2,048 texts are cached: `check` on a file of 20,000 lines asks for them several
@@ -83,23 +84,20 @@ def import_aliases(code: str | Node) -> dict[str, str]:
         return dict(_aliases_of_text(code))
     aliases: dict[str, str] = {}
     rebound: set[str] = set()
-    stack = [(code, False)]  # (node, whether it is a statement of a class body)
+    stack = [(code, False)]  # (node, whether it is a statement of a class body or a function)
     while stack:
-        node, in_class = stack.pop()
+        node, inner = stack.pop()
         kind = node.type
         if kind == "expression_statement":
-            target = None if in_class else node.child(0)
+            target = None if inner else node.child(0)
             while target is not None and target.type in ("assignment", "augmented_assignment"):
                 _rebind(rebound, target.child(0))  # the "left" field (child(0): cheaper in a large file)
                 target = target.child(target.child_count - 1)  # a = b = c: every target
             continue
         if kind in _REBINDING_FIELD:
-            if not in_class:  # a method's name or a class attribute binds no module name
+            if not inner:  # a method's name, a class attribute or a function's local binds no module name
                 _rebind(rebound, node.child_by_field_name(_REBINDING_FIELD[kind]))
-            params = node.child_by_field_name("parameters") if kind == "function_definition" else None
-            for param in params.named_children if params is not None else ():  # a method's too
-                _rebind(rebound, param)
-        elif kind in ("with_statement", "except_clause") and not in_class:
+        elif kind in ("with_statement", "except_clause") and not inner:
             items = [node] if kind == "except_clause" else [
                 item for c in node.named_children if c.type == "with_clause" for item in c.named_children
             ]  # fmt: skip
@@ -127,13 +125,13 @@ def import_aliases(code: str | Node) -> dict[str, str]:
                 elif c.type == "aliased_import":
                     name, alias = _text(c.child_by_field_name("name")), _text(c.child_by_field_name("alias"))
                     aliases[alias] = f"{base}.{name}"
-                    if alias in _BUILTIN_NAMES and not in_class:
+                    if alias in _BUILTIN_NAMES:
                         # a builtin's name rebound by an import is a compatibility shim ("from itertools
                         # import imap as map" under a Python 2 guard): the builtin runs elsewhere, so the
                         # name is ambiguous (break-it round 29, F7: 10 false alarms in sortedcontainers)
                         rebound.add(alias)
         elif kind in HOLDS_STATEMENTS or node is code:
-            body = kind == "class_definition" or (in_class and kind != "function_definition")
+            body = inner or kind in ("class_definition", "function_definition")
             stack.extend((c, body) for c in reversed(node.named_children))
     for name in rebound:
         aliases.pop(name, None)
@@ -160,15 +158,21 @@ def qualify(callee: str, aliases: dict[str, str]) -> str:
     return aliases[m.group()] + callee[m.end() :]
 
 
-def resolve_calls(code: str, calls: Sequence[CallSite]) -> list[CallSite]:
+def resolve_calls(code: str, calls: Sequence[CallSite], scanned: Scan | None = None) -> list[CallSite]:
     """`calls` (from callsite.scan(code)) with each callee rewritten through the code's imports (see
     :func:`qualify`): ``from json import loads; loads(s)`` has callee ``json.loads``. Code without imports
-    gets its calls back unchanged."""
+    gets its calls back unchanged. scanned: the scan of `code`; a call whose scopes bind its first name
+    (a parameter ``socket`` of its function, Scan.sees_import) keeps it as written. Without it every call
+    is qualified (the lookup's use: which entries to load)."""
     if "import" not in code:
         return list(calls)
     aliases = import_aliases(code)
     out = []
     for c in calls:  # a copy only for a callee the imports qualify (most are not: 187k copies per tree)
+        head = _HEAD.match(c.callee) if c.callee and scanned is not None else None
+        if head is not None and not scanned.sees_import(c, head.group()):  # type: ignore[union-attr]
+            out.append(c)
+            continue
         callee = qualify(c.callee, aliases) if c.callee else c.callee
         out.append(dataclasses.replace(c, callee=callee) if callee != c.callee else c)
     return out

@@ -389,7 +389,7 @@ def why_skipped(
         return expected
     if call.reason == "wrong_args:missing_argument" and call.via:
         return f"{call.callee} is passed to {call.via}, which may give its arguments later"
-    qualified, why = resolve(written, names)
+    qualified, why = resolve(written, names, site.span if site is not None else None)
     if qualified is None:
         return why
     judged = call.callee

@@ -236,7 +236,7 @@ def check_block(
     if candidates:  # the file's own names, read only when a call may be reported (most files: none)
         last = validator.last_scan
         scanned = last[1] if last is not None and last[0] is block.code else scan(block.code)
-        sites, names = scanned.calls, bindings(block.code, scanned.assigned)
+        sites, names = scanned.calls, bindings(block.code, scanned.assigned, scanned.free)
         expected = ExpectedFailures(names.root) if names.root is not None else None
     for i in candidates:
         call = verdict.calls[i]

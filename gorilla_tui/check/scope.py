@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING
 from gorilla_tui.check.callnodes import python_name
 from gorilla_tui.check.callsite import bound_names
 from gorilla_tui.check.imports import HOLDS_STATEMENTS, import_aliases
+from gorilla_tui.check.scopes import Free
 from gorilla_tui.parsing import parse
 
 if TYPE_CHECKING:
@@ -46,6 +47,10 @@ class Bindings:
     local: set[str] = field(default_factory=set)
     star: bool = False
     root: Node | None = None
+    #: the absolute imports of names also in `local` (the file binds them another way somewhere), and
+    #: for each call span the names of them its scopes leave to the import (callsite.Scan.free)
+    imports: dict[str, str] = field(default_factory=dict)
+    free: Free = field(default_factory=dict)
 
 
 def _text(node: Node | None) -> str:
@@ -53,11 +58,12 @@ def _text(node: Node | None) -> str:
     return python_name((node.text or b"").decode("utf-8", "replace")) if node is not None else ""
 
 
-def bindings(code: str, assigned: set[str] | frozenset[str] = frozenset()) -> Bindings:
+def bindings(code: str, assigned: set[str] | frozenset[str] = frozenset(), free: Free | None = None) -> Bindings:
     """The Bindings of `code` (Python source). assigned: the names callsite.scan found bound (parameters,
-    comprehension variables, walrus targets...), added to `local`. Never raises for any text."""
+    comprehension variables, walrus targets...), added to `local`; free: its Scan.free (which calls see
+    which of those as their import, check/scopes.py). Never raises for any text."""
     root = parse(code).root_node
-    out = Bindings(absolute=import_aliases(root), local=set(assigned), root=root)
+    out = Bindings(absolute=import_aliases(root), local=set(assigned), root=root, free=free or {})
     targets: dict[str, set[str]] = {}  # name -> every module path it is imported from
     stack: list[Node] = [root]
     while stack:
@@ -94,12 +100,15 @@ def bindings(code: str, assigned: set[str] | frozenset[str] = frozenset()) -> Bi
             stack.extend(node.named_children)
     out.local.update(n for n, where in targets.items() if len(where) > 1)
     out.local -= {""}
+    ambiguous = {n for n, where in targets.items() if len(where) > 1} | out.relative
     for name in out.local | out.relative:
-        out.absolute.pop(name, None)
+        q = out.absolute.pop(name, None)
+        if q is not None and name not in ambiguous:
+            out.imports[name] = q
     return out
 
 
-def resolve(callee: str, names: Bindings) -> tuple[str | None, str]:
+def resolve(callee: str, names: Bindings, span: tuple[int, int] | None = None) -> tuple[str | None, str]:
     """(qualified callee, "") when `callee` (as written in the file: ``np.array``, ``logging.get_logger``,
     ``self.load``) resolves through the file's names `names`, else (None, why it is not judged).
 
@@ -107,12 +116,16 @@ def resolve(callee: str, names: Bindings) -> tuple[str | None, str]:
     otherwise (def, class, assignment, parameter) and not imported -> a local object; imported -> the
     import's qualified name plus the rest (``np.linalg.norm`` -> ``numpy.linalg.norm``); a builtin -> as
     written; bound nowhere, in a file with a star import -> may come from it (not judged); bound nowhere
-    else -> as written (a snippet without its imports)."""
+    else -> as written (a snippet without its imports). span: the call's (CallSite.span): an imported
+    name the file binds elsewhere (a parameter ``socket`` of another function, a class attribute) is the
+    import where the call's scopes do not bind it (check/scopes.py)."""
     head = callee.split(".", 1)[0].split("(", 1)[0]
     if not head.isidentifier():
         return None, f"{callee}: the callee is not a name"
     if head in names.absolute:
         return names.absolute[head] + callee[len(head) :], ""
+    if span is not None and head in names.imports and head in names.free.get(span, ()):
+        return names.imports[head] + callee[len(head) :], ""
     if head in names.relative:
         return None, f"{head} is the package's own module or name (relative import)"
     if head in names.local:

@@ -225,7 +225,7 @@ class Validator(PoolIndex):
         # pool knows that one, else keeps the callee as written (APIBench pools use bare `YOLO`, `pipeline`).
         # A standard-library callee reached through an alias (`import shutil as sh; sh.copytreee()`) is
         # judged by its qualified name even when the pool lacks it: a typo behind an alias is a finding too.
-        resolved = resolve_calls(code, result.calls)
+        resolved = resolve_calls(code, result.calls, result)
         known, alias = self.tables, self._stdlib_alias
         calls = [
             dynamic_import(q if q.callee != c.callee and (canonical(q.callee) in known or alias(q)) else c)
@@ -238,6 +238,9 @@ class Validator(PoolIndex):
         imported = {q.span: canonical(q.callee) for q in resolved}  # np.array -> numpy.array (rule 5)
         unjudged: list[str] = []  # calls of modules that cannot list their names (judged.py rule 5)
         by_start = {(c.span[0], canonical(c.callee)): c for c in calls}
+        # the names each call sees bound (its scopes, check/scopes.py); a callee qualified through an
+        # import alias (`from socket import error as SocketError`) has its module as first name, not a local
+        through = {id(q) for c, q in zip(result.calls, calls, strict=True) if q.callee != c.callee}
 
         def chain_call(call: CallSite, prefix: str) -> CallSite | None:  # a call of a chain, its arguments
             return by_start.get((call.span[0], prefix))
@@ -245,6 +248,9 @@ class Validator(PoolIndex):
         for call in calls:
             callee = canonical(call.callee)
             start, end = call.span
+            bound = result.bound_at(call)
+            if id(call) in through:
+                bound = bound - {callee.split(".", 1)[0].split("(", 1)[0]}
             if (
                 not call.via
                 and not runs_code(callee)  # os.system(...) in a pool call's arguments is a call of its own
@@ -261,29 +267,29 @@ class Validator(PoolIndex):
                 # entry of the same bare name: its construction is the call that is checked
                 role, verdict = "incidental", None
             elif callee in self.tables:
-                role, verdict = call_verdict(self, call, code, lazy, result.assigned, prefer)
+                role, verdict = call_verdict(self, call, code, lazy, bound, prefer)
             elif companion is not None:
                 role, verdict = "pool", Verdict("valid", call.text, companion.doc)
             elif (typed := self._builtin_method(call, callee)) is not None:
                 role, verdict = typed  # ','.jion(x): str has no jion; [].append(x) beside the pool's docs
-            elif (resulted := result_verdict(self, call, callee, result.assigned, chain_call)) is not None:
+            elif (resulted := result_verdict(self, call, callee, bound, chain_call)) is not None:
                 role, verdict, _ = resulted  # sqlite3.connect('a.db').exeucte: Connection has no exeucte
-            elif stdlib_bound(self, call, callee, result.assigned):
+            elif stdlib_bound(self, call, callee, bound):
                 role, verdict = "python-env", Verdict("valid", call.text, None)
-            elif said := package_names_say(self, call, imported.get(call.span, callee), result.assigned):
+            elif said := package_names_say(self, call, imported.get(call.span, callee), bound):
                 role = "python-env" if said == "bound" else "unjudged"  # a real name, or not judged
                 verdict = Verdict("valid", call.text, None) if said == "bound" else None
                 unjudged += (
                     [] if verdict else [f"{call.line}:{call.col}: {call.callee} not judged: {said[9:]}"]
                 )
-            elif chained := chain_verdict(self, call, callee, result.assigned):  # sys.stdout.buffer.write
+            elif chained := chain_verdict(self, call, callee, bound):  # sys.stdout.buffer.write
                 role, verdict, why = chained
                 unjudged += [f"{call.line}:{call.col}: {call.callee} not judged: {why}"] if why else []
             elif runs_code(callee):  # never incidental (R24-5): what it is, and the pool does not hold it
                 note = f"{call.line}:{call.col}: {call.callee} {RUNS_CODE_NOTE}; not a callee of the API pool"
                 reason = "hallucination:unknown_callee"
                 role, verdict = "family", Verdict("hallucination", call.text, None, [], [note], reason)
-            elif self._incidental(call, result.assigned):
+            elif self._incidental(call, bound):
                 role, verdict = "incidental", None
             else:
                 reason = self._reaches_family(call, callee)
