@@ -304,6 +304,14 @@ def by_schema_names(doc: ApiDoc, call: CallSite) -> CallSite:
     return dataclasses.replace(call, positional=positional, keywords=keywords)
 
 
+def _stub_keyword(function: str, keyword: str) -> bool:
+    """True when the running Python's typeshed stub of `function` takes keyword `keyword` (a keyword the
+    stub accepts is never unknown: pool/stub_members.py stub_takes_keyword)."""
+    from gorilla_tui.pool.stub_members import stub_takes_keyword  # deferred: typeshed_client, on a finding only
+
+    return stub_takes_keyword(function, keyword)
+
+
 def _later_keyword(function: str, keyword: str) -> str:
     """check/verdicts.py later_note for a keyword a later Python added to standard-library `function`
     (``shutil.rmtree(onexc=...)``: 3.12; pool/stub_members.py keyword_added_in), else ""."""
@@ -351,7 +359,7 @@ def argument_errors(doc: ApiDoc, call: CallSite) -> tuple[str, list[str]]:
                 f"{len(call.positional)} given"
             )
         if not varkw:
-            unknown = [k for k in call.keywords if k not in names]
+            unknown = [k for k in call.keywords if k not in names and not _stub_keyword(doc.api_name, k)]
             if unknown:
                 reasons.append("wrong_args:unknown_keyword")
                 known = ", ".join(names) or "none"

@@ -309,6 +309,16 @@ def keyword_added_in(function: str, keyword: str) -> str:
     return next((f"3.{m}" for m in later_versions() if keyword in _parameters(function, (3, m))), "")
 
 
+@functools.lru_cache(maxsize=1024)
+def stub_takes_keyword(function: str, keyword: str) -> bool:
+    """True when the running Python's typeshed stub of module-level function or class `function` has a
+    parameter `keyword` (any overload; a class's ``__new__`` / ``__init__``), so a call that gives it runs
+    even where the python-env doc names it otherwise: ``locale.setlocale(category, locale=...)``, whose doc
+    was read from locale.py's first def, the ``value`` of its ``except ImportError`` fallback (break-it
+    round 31, F6)."""
+    return keyword.isidentifier() and keyword in _parameters(function, None)
+
+
 def _parameters(function: str, version: tuple[int, int] | None) -> frozenset[str]:
     """The names a keyword may give to `function` (a function, a class's ``__new__`` / ``__init__``, a
     callable object's ``__call__``) in Python `version`'s stubs (None: the running Python's)."""
