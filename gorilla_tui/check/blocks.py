@@ -71,11 +71,17 @@ def too_much_code(blocks: Sequence[Block]) -> str | None:
     return f"too large ({size / 2**20:.1f} MiB of code > {MAX_CODE_BYTES // 2**20} MiB): not checked"
 
 
+#: The note on a type stub (.pyi): check_block says it, nothing of the file is checked.
+STUB_SKIPPED = "skipped: a type stub (.pyi) is never run; its calls are not checked"
+
+
 def blocks(path: str, text: str) -> list[Block]:
     """The Python blocks of a file's text: Markdown fences tagged python/py/python3/ipython (or untagged
     fences holding ``import``) and the examples of ``pycon`` sessions, a notebook's code cells as one block
     (IPython's syntax made Python line for line, check/ipython_syntax.py; each line mapped to its cell:
-    check/notebook.py, nbformat 4 and 3), else the whole text.
+    check/notebook.py, nbformat 4 and 3), else the whole text. A type stub (.pyi) gives one empty block
+    noting STUB_SKIPPED: its calls (``TypeVar(..., default=...)``, PEP 696, fine in stubs for every
+    Python) are read by type checkers only, so a finding there would be no call that fails.
     Raises ValueError for a notebook that is not one (not JSON, no cells, a cell's text that is not text)."""
     lower = path.lower()
     if lower.endswith((".md", ".markdown")):
@@ -83,6 +89,8 @@ def blocks(path: str, text: str) -> list[Block]:
     if lower.endswith(".ipynb"):
         lines, where, skipped, shell = notebook_lines(text, MAX_CODE_BYTES)
         return [Block("\n".join(lines), 0, where, skipped, shell)] if lines else []
+    if lower.endswith(".pyi"):  # a type stub is read by type checkers, never run (break-it round 31, F13)
+        return [Block("", notes=[STUB_SKIPPED])]
     return [Block(text)]
 
 

@@ -46,6 +46,7 @@ from typing import TYPE_CHECKING
 
 from gorilla_tui.check.builtin_types import builtin_method
 from gorilla_tui.check.expected import ExpectedFailures
+from gorilla_tui.check.guards import guarded
 from gorilla_tui.check.runs_code import runs_code
 from gorilla_tui.check.scope import Bindings, resolve
 from gorilla_tui.check.signature import canonical
@@ -70,15 +71,6 @@ if TYPE_CHECKING:
     from gorilla_tui.check.callsite import CallSite, Value
     from gorilla_tui.check.pool_index import PoolIndex
     from gorilla_tui.types import CallVerdict
-
-#: A condition that makes code depend on the Python version or platform (PEP 484 TYPE_CHECKING too).
-_GUARD = re.compile(
-    r"version_info|sys\.version|sys\.platform|os\.name|platform\.|hasattr\(|TYPE_CHECKING|PY[23]"
-    r"|WINDOWS|win32|darwin|cygwin|MACOS|is_apple|is_android|is_wasi|is_emscripten"
-)
-#: Exceptions whose handler means "this name or keyword may not exist here".
-_CAUGHT = re.compile(r"\b(AttributeError|ImportError|ModuleNotFoundError|NameError|TypeError|Exception)\b")
-
 
 #: Reasons about how many arguments a call gives, which a docstring's signature cannot say for sure.
 _ARITY = frozenset({"wrong_args:missing_argument", "wrong_args:too_many_arguments"})
@@ -194,44 +186,6 @@ def _written_for(validator: PoolIndex, judged: str, package: str) -> bool:
         doc = entry.doc
         if pattern.search(" ".join([doc.api_call, doc.example_code or "", *doc.env_requirements])):
             return True
-    return False
-
-
-def _guarded(node: Node | None) -> bool:
-    """True when `node` is under a version / platform / hasattr condition or in a try body whose handlers
-    catch AttributeError, ImportError, NameError or TypeError."""
-    while node is not None:
-        parent = node.parent
-        if parent is None:
-            return False
-        if parent.type in ("if_statement", "elif_clause", "conditional_expression", "while_statement"):
-            cond = parent.child_by_field_name("condition")
-            texts = [cond] if cond is not None else list(parent.named_children)
-            if parent.type == "conditional_expression":
-                texts = list(parent.named_children)
-            if any(_GUARD.search((t.text or b"").decode("utf-8", "replace")) for t in texts):
-                return True
-        if (
-            parent.type == "else_clause"
-            and parent.parent is not None
-            and parent.parent.type == "if_statement"
-        ):
-            cond = parent.parent.child_by_field_name("condition")
-            if cond is not None and _GUARD.search((cond.text or b"").decode("utf-8", "replace")):
-                return True
-        if parent.type == "decorated_definition" and any(
-            d.type == "decorator" and _GUARD.search((d.text or b"").decode("utf-8", "replace"))
-            for d in parent.named_children
-        ):  # @unittest.skipUnless(hasattr(select, "devpoll"), ...), @skipIf(sys.platform == ...)
-            return True
-        if parent.type == "try_statement" and node.type == "block":
-            handlers = [
-                c for c in parent.named_children if c.type in ("except_clause", "except_group_clause")
-            ]
-            heads = [(h.text or b"").decode("utf-8", "replace").split(":", 1)[0] for h in handlers]
-            if any(_CAUGHT.search(h) or h.strip() == "except" for h in heads):
-                return True
-        node = parent
     return False
 
 
@@ -413,7 +367,7 @@ def why_skipped(
         skip = _stdlib_skip(call, validator, site)
         if skip:
             return skip
-        if _guarded(node):
+        if guarded(node):
             return f"{judged}: under a version, platform or hasattr guard (not judged)"
         if call.kind == "hallucination" and _probed(judged, node):
             return f"{judged}: the file asks whether it exists (hasattr / getattr): not judged"

@@ -37,8 +37,8 @@ from gorilla_tui.textsafe import safe_text, shown_path  # noqa: F401 - shown_pat
 from gorilla_tui.types import REASONS
 
 #: File suffixes a folder is searched for (explicit files are checked whatever their suffix: as Python
-#: unless .md / .markdown / .ipynb).
-SUFFIXES = (".py", ".pyi", ".md", ".markdown", ".ipynb")
+#: unless .md / .markdown / .ipynb; a type stub, .pyi, given by name is noted as not checked, blocks).
+SUFFIXES = (".py", ".md", ".markdown", ".ipynb")
 #: Folder names never entered when a folder is searched (caches, virtual environments, VCS data).
 SKIP_DIRS = frozenset({"__pycache__", "node_modules", "site-packages", "venv", ".venv", "build", "dist"})
 #: Roles of the calls a finding can come from (types.CallVerdict.role).
