@@ -59,6 +59,13 @@ PACKAGES = (
     "idna",
     "packaging",
     "yaml",
+    # where break-it round 31 found false alarms (pip's vendored urllib3: socket.error beside a parameter
+    # socket; numpy's test helper: locale.setlocale(locale=...)), and three more widely used ones
+    "pip._vendor.urllib3",
+    "numpy._core.tests._locales",
+    "tqdm",
+    "attr",
+    "setuptools",
 )
 #: Test folders: a package's are left out; the standard library's are their own row.
 TESTS = frozenset({"test", "tests", "idle_test", "testing"})
@@ -73,6 +80,8 @@ INDEXED = ("numpy", "pandas", "matplotlib")
 def py_files(folder: Path, tests: bool = False) -> list[Path]:
     """The .py files under `folder`, sorted, SKIP and hidden folders left out, and TESTS folders unless
     `tests`."""
+    if folder.is_file():  # one module named in PACKAGES
+        return [folder]
     out: list[Path] = []
     for root, dirs, files in os.walk(folder):
         skip = SKIP if tests else SKIP | TESTS
@@ -91,8 +100,15 @@ def stdlib_files() -> tuple[list[Path], list[Path]]:
 
 
 def package_folder(name: str) -> Path | None:
-    """The installed folder of package `name`, or None when it is not importable here (never imported)."""
-    spec = importlib.util.find_spec(name)
+    """The installed folder of package `name` (a module's file for a module: numpy's test helper
+    ``numpy._core.tests._locales``), or None when it is not importable here (never imported; a dotted
+    name's parent packages are)."""
+    try:
+        spec = importlib.util.find_spec(name)
+    except ModuleNotFoundError:  # a parent package is not installed
+        return None
+    if spec is not None and not spec.submodule_search_locations and spec.origin and spec.origin.endswith(".py"):
+        return Path(spec.origin)
     if spec is None or not spec.submodule_search_locations:
         return None
     return Path(next(iter(spec.submodule_search_locations)))

@@ -21,6 +21,7 @@ import builtins
 import sys
 from typing import TYPE_CHECKING
 
+from gorilla_tui.check.builtin_types import builtin_method
 from gorilla_tui.check.callnodes import LITERAL_KINDS
 from gorilla_tui.check.callsite import CallSite, Value
 from gorilla_tui.pool.apidoc import ApiDoc
@@ -93,7 +94,13 @@ def stub_call_errors(callee: str, call: CallSite) -> tuple[str, list[str]]:
     `call`'s arguments (pool/stub_bind.py call_problem: ``datetime.date(2025)``, ``int('42', 10, 3)``,
     ``hashlib.sha256('abc')``; break-it round 30, F-H5), else ("", []). A call with ``*args`` /
     ``**kwargs``, passed through a wrapper, or of a name outside the standard library and builtins is not
-    judged."""
+    judged. A method of a builtin type's instance (``str().split`` of ``','.split(1)``: a literal or a
+    constructor's result, check/builtin_types.py) is judged as the method on its class with that
+    instance first (``str.split``, its stub's self: break-it round 31, F12)."""
+    typed = builtin_method(callee)
+    on_instance = typed is not None
+    if typed is not None:
+        callee = f"{typed[0]}.{typed[1]}"
     root = callee.split(".", 1)[0]
     if (
         call.splat
@@ -105,9 +112,11 @@ def stub_call_errors(callee: str, call: CallSite) -> tuple[str, list[str]]:
     values = [*call.positional, *call.keywords.values()]
     if not any(_written(v) for v in values) and not signature_unsure(callee, "wrong_args:missing_argument"):
         return "", []  # nothing the stub could say that the doc's own signature did not (typeshed not read)
-    from gorilla_tui.pool.stub_bind import call_problem  # deferred: typeshed_client
+    from gorilla_tui.pool.stub_bind import Arg, call_problem  # deferred: typeshed_client
 
     positional, keywords = stub_arguments(call)
+    if on_instance:  # the instance is self: its class is known, its value not (any instance is taken)
+        positional = (Arg(), *positional)
     found = call_problem(callee, positional, keywords)
     if found is None:
         return "", []

@@ -96,8 +96,10 @@ def accepts(
     written = _name(node)
     if not written or written.rsplit(".", 1)[-1] in _ANY:
         return None if not written else True
-    if written.rsplit(".", 1)[-1] == "LiteralString":
-        return True if arg.cls == "builtins.str" else None
+    if written.rsplit(".", 1)[-1] == "LiteralString":  # a str (PEP 675): an int never is (','.split(1))
+        if arg.cls in ("builtins.str", "builtins.bytes"):  # bytes: a C function may convert it (_CONVERTED)
+            return True if arg.cls == "builtins.str" else None
+        return False if strict and arg.cls.startswith("builtins.") else None
     return _named(written, module, arg, by_value, depth, strict)
 
 

@@ -259,4 +259,9 @@ def call_problem(
         sure = [p for p in problems if p[0] == "wrong_args:wrong_type" or (counted and p[0] in _SURE_COUNTS)]  # type: ignore[index]
         if len(sure) == len(problems):
             return reason, f"{callee}: {note} (its type stub, every overload)"
+        typed = [p for p in problems if p[0] == "wrong_args:wrong_type"]  # type: ignore[index]
+        if typed and all(p in typed or p[0] in _SURE_COUNTS for p in problems):  # type: ignore[index]
+            # the overloads the call fits by count all refuse a literal's class, the rest do not fit it:
+            # round('2.5') (its 2-argument overload wants ndigits; break-it round 31, F12)
+            return typed[0][0], f"{callee}: {typed[0][1]} (its type stub, every overload)"  # type: ignore[index]
     return None
