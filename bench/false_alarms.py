@@ -8,7 +8,8 @@ one, never rebuild per run):
   site-packages left out, in two rows: the library's code, and its test folders (``test/``, ``tests/``,
   ``idle_test/``, ``testing/``: test code calls APIs wrongly on purpose, inside ``assertRaises``; such
   calls are expected to fail, check/expected.py);
-- the installed sources of widely used packages (PACKAGES, those importable here; test folders excluded).
+- the installed sources of widely used packages (PACKAGES, those importable here; test folders excluded;
+  a module named there is checked alone: numpy's test helper).
 Every finding on this code is a false alarm: the code is the library itself, shipped and run (a finding
 that is a true hallucination of CPython's own code would be listed with why; none is). Prints findings
 per 10,000 lines (non-blank), per reason code, per row, the notes (files Python refuses: "skipped: not
@@ -107,7 +108,12 @@ def package_folder(name: str) -> Path | None:
         spec = importlib.util.find_spec(name)
     except ModuleNotFoundError:  # a parent package is not installed
         return None
-    if spec is not None and not spec.submodule_search_locations and spec.origin and spec.origin.endswith(".py"):
+    if (
+        spec is not None
+        and not spec.submodule_search_locations
+        and spec.origin
+        and spec.origin.endswith(".py")
+    ):
         return Path(spec.origin)
     if spec is None or not spec.submodule_search_locations:
         return None

@@ -51,7 +51,9 @@ def _test(text: str, flags: re.Pattern[str] | None) -> bool:
 
 def _exits_early(statement: Node, flags: re.Pattern[str] | None) -> bool:
     """True when `statement` is an ``if`` testing a guard whose body ends by leaving the block."""
-    if statement.type != "if_statement" or not _test(_text(statement.child_by_field_name("condition")), flags):
+    if statement.type != "if_statement" or not _test(
+        _text(statement.child_by_field_name("condition")), flags
+    ):
         return False
     body = statement.child_by_field_name("consequence")
     last = body.named_children[-1] if body is not None and body.named_children else None
@@ -76,7 +78,11 @@ def guarded(node: Node | None) -> bool:
                 texts = list(parent.named_children)
             if any(_test(_text(t), flags) for t in texts):
                 return True
-        if parent.type == "else_clause" and parent.parent is not None and parent.parent.type == "if_statement":
+        if (
+            parent.type == "else_clause"
+            and parent.parent is not None
+            and parent.parent.type == "if_statement"
+        ):
             if _test(_text(parent.parent.child_by_field_name("condition")), flags):
                 return True
         if parent.type == "decorated_definition" and any(
@@ -84,7 +90,9 @@ def guarded(node: Node | None) -> bool:
         ):  # @unittest.skipUnless(hasattr(select, "devpoll"), ...), @skipIf(sys.platform == ...)
             return True
         if parent.type == "try_statement" and node.type == "block":
-            handlers = [c for c in parent.named_children if c.type in ("except_clause", "except_group_clause")]
+            handlers = [
+                c for c in parent.named_children if c.type in ("except_clause", "except_group_clause")
+            ]
             heads = [_text(h).split(":", 1)[0] for h in handlers]
             if any(_CAUGHT.search(h) or h.strip() == "except" for h in heads):
                 return True

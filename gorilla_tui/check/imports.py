@@ -307,7 +307,9 @@ def by_schema_names(doc: ApiDoc, call: CallSite) -> CallSite:
 def _stub_keyword(function: str, keyword: str) -> bool:
     """True when the running Python's typeshed stub of `function` takes keyword `keyword` (a keyword the
     stub accepts is never unknown: pool/stub_members.py stub_takes_keyword)."""
-    from gorilla_tui.pool.stub_members import stub_takes_keyword  # deferred: typeshed_client, on a finding only
+    from gorilla_tui.pool.stub_members import (
+        stub_takes_keyword,
+    )  # deferred: typeshed_client, on a finding only
 
     return stub_takes_keyword(function, keyword)
 

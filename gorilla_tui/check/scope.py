@@ -58,7 +58,9 @@ def _text(node: Node | None) -> str:
     return python_name((node.text or b"").decode("utf-8", "replace")) if node is not None else ""
 
 
-def bindings(code: str, assigned: set[str] | frozenset[str] = frozenset(), free: Free | None = None) -> Bindings:
+def bindings(
+    code: str, assigned: set[str] | frozenset[str] = frozenset(), free: Free | None = None
+) -> Bindings:
     """The Bindings of `code` (Python source). assigned: the names callsite.scan found bound (parameters,
     comprehension variables, walrus targets...), added to `local`; free: its Scan.free (which calls see
     which of those as their import, check/scopes.py). Never raises for any text."""

@@ -105,9 +105,9 @@ def test_each_call_sees_the_names_of_its_own_scopes():
 
 
 def test_only_the_unshadowed_call_is_a_finding(validator):
-    assert _findings(validator, OTHER_FUNCTION.replace("def k():\n    global socket\n    socket = None\n", "")) == [
-        (9, "hallucination:unknown_callee")
-    ]
+    assert _findings(
+        validator, OTHER_FUNCTION.replace("def k():\n    global socket\n    socket = None\n", "")
+    ) == [(9, "hallucination:unknown_callee")]
     assert _findings(validator, OTHER_FUNCTION) == []
 
 

@@ -59,7 +59,11 @@ def test_a_type_stub_is_noted_not_checked(validator, tmp_path):
     text = PEP440.read_text(encoding="utf-8")
     assert "TypeVar(" in text and "default=" in text  # PEP 696: a 3.13 keyword, fine in any stub
     notes: list[str] = []
-    found = [f for b in lint.blocks(str(PEP440), text) for f in lint.check_block(validator, "s.pyi", b, notes=notes)]
+    found = [
+        f
+        for b in lint.blocks(str(PEP440), text)
+        for f in lint.check_block(validator, "s.pyi", b, notes=notes)
+    ]
     assert found == [] and notes == [f"s.pyi: {STUB_SKIPPED}"]
     copy = tmp_path / "same.py"  # the same text as a module is checked (and reports the 3.13 keyword)
     found = [f for b in lint.blocks(str(copy), text) for f in lint.check_block(validator, str(copy), b)]
