@@ -33,9 +33,28 @@ RAISE = [
     ("int.from_bytes('x00')", "wrong_args:wrong_type"),
     ("import datetime\ndatetime.date.fromisocalendar(3, 2026)", "wrong_args:missing_argument"),
     ("import math\nmath.sqrt('4')", "wrong_args:wrong_type"),
+    # break-it round 31, F12: a builtin type's method on a literal or a constructor's result, held to its
+    # stub with the instance as self; round's one-argument overload refuses a str (its other wants ndigits)
+    ("','.split(1)", "wrong_args:wrong_type"),
+    ("'abc'.encode(1)", "wrong_args:wrong_type"),
+    ("b'abc'.decode(1)", "wrong_args:wrong_type"),
+    ("str(3).split(1)", "wrong_args:wrong_type"),
+    ("round('2.5')", "wrong_args:wrong_type"),
 ]
+#: Calls of RAISE without an import or a name: run here to show they raise TypeError at once.
+RUNNABLE = [code for code, _ in RAISE if "\n" not in code and "keys" not in code]
 #: The same functions called as real code calls them: valid.
 REAL = [
+    # break-it round 31, F12: the same methods and round with literals they take
+    "','.split(',')",
+    "'a b'.split(None, 1)",
+    "'a'.encode('utf-8')",
+    "b'a'.decode('ascii', 'ignore')",
+    "round(2.5)",
+    "round(2.567, 2)",
+    "'abc'.replace('a', 'b', 1)",
+    "b'a,b'.split(b',')",
+    "'x'.center(5, '*')",
     # break-it round 31: a generator expression read as a tuple, a bool where the stub says float
     "next((v for k, v in items), None)",
     "next(v for k, v in items)",
@@ -93,6 +112,12 @@ def test_a_call_no_overload_takes_is_wrong_args(validator, code, reason):
     verdict = validator.check(code)
     assert verdict.kind == "wrong_args" and verdict.reason == reason, verdict
     assert "(its type stub, every overload)" in " ".join(verdict.diagnostics)
+
+
+@pytest.mark.parametrize("code", RUNNABLE)
+def test_those_calls_raise_type_error_when_run(code):
+    with pytest.raises(TypeError):
+        eval(code)  # noqa: S307 - the test's own literal code, run to show Python refuses it
 
 
 @pytest.mark.parametrize("code", REAL)
