@@ -176,6 +176,20 @@ _TARGET_SHAPES = frozenset(
 )  # fmt: skip
 
 
+#: The nodes that read or open a scope in scan's walk (check/scopes.py ScopeTracker.enter).
+_SCOPED = frozenset(
+    {
+        "call",
+        "as_pattern",
+        "parameters",
+        "lambda_parameters",
+        "global_statement",
+        *_BINDING_FIELD,
+        *SCOPE_NODES,
+    }
+)
+
+
 def bound_names(target: Node) -> list[str]:
     """The names a binding target binds: ``x`` gives ["x"], ``a, (b, *c)`` gives ["a", "b", "c"], a
     parameter ``q: int = 2`` gives ["q"] (its annotation and default bind nothing); ``self.x`` and ``d[k]``
@@ -217,7 +231,8 @@ def scan(code: str) -> Scan:
     while True:
         node = cursor.node
         if node is not None:
-            scopes.enter(node)
+            if node.type in _SCOPED:  # only where a scope is read: a method call per node costs
+                scopes.enter(node)
             if node.type == "call" and len(calls) < MAX_CALLS:
                 calls.append(node)
                 scopes.call(node)
