@@ -7,7 +7,9 @@ such an ``if``; a decorator with such a condition (``@skipUnless(hasattr(select,
 whose handlers catch AttributeError, ImportError, NameError or TypeError; and (break-it round 31, F13) an
 earlier statement of an enclosing block that leaves it when the test fails (``if sys.version_info <
 (3, 12): raise RuntimeError(...)`` / ``return``), and a name the file assigns such a test to
-(``PY312 = sys.version_info >= (3, 12)``, then ``if not PY312: return``).
+(``PY312 = sys.version_info >= (3, 12)``, then ``if not PY312: return``). `type_ignored` says when the
+line of a call tells type checkers an attribute may be missing there (``platform.ios_ver()  # type:
+ignore[attr-defined]`` in packaging/tags.py: 3.13's, reached on iOS only).
 """
 
 from __future__ import annotations
@@ -104,3 +106,24 @@ def guarded(node: Node | None) -> bool:
                 before = before.prev_named_sibling
         node = parent
     return False
+
+
+#: A comment telling type checkers an attribute may not exist (mypy's attr-defined, a bare ignore, pyright's).
+_IGNORED = re.compile(
+    r"#\s*(?:type:\s*ignore(?!\[(?![^\]]*attr-defined))|pyright:\s*ignore\[[^\]]*reportAttributeAccessIssue)"
+)
+
+
+def type_ignored(node: Node | None) -> bool:
+    """True when a line of `node` (a call's) carries ``# type: ignore`` (bare or naming attr-defined) or
+    pyright's reportAttributeAccessIssue ignore: the file's author knows the name may be missing on the
+    Python a type checker assumes, so a name this Python lacks there is no finding."""
+    if node is None:
+        return False
+    top = node
+    while top.parent is not None:
+        top = top.parent
+    lines = (top.text or b"").split(b"\n")
+    first, last = node.start_point[0], node.end_point[0]
+    text = b"\n".join(lines[first : last + 1]).decode("utf-8", "replace")
+    return _IGNORED.search(text) is not None

@@ -46,7 +46,7 @@ from typing import TYPE_CHECKING
 
 from gorilla_tui.check.builtin_types import builtin_method
 from gorilla_tui.check.expected import ExpectedFailures
-from gorilla_tui.check.guards import guarded
+from gorilla_tui.check.guards import guarded, type_ignored
 from gorilla_tui.check.runs_code import runs_code
 from gorilla_tui.check.scope import Bindings, resolve
 from gorilla_tui.check.signature import canonical
@@ -371,4 +371,6 @@ def why_skipped(
             return f"{judged}: under a version, platform or hasattr guard (not judged)"
         if call.kind == "hallucination" and _probed(judged, node):
             return f"{judged}: the file asks whether it exists (hasattr / getattr): not judged"
+        if call.kind == "hallucination" and type_ignored(node):
+            return f"{judged}: its line tells type checkers the attribute may be missing (type: ignore)"
     return ""

@@ -36,7 +36,8 @@ from gorilla_tui.pool.stub_params import ANY, KINDS, PARAM_TYPES, POSITION, SHAP
 #: Bumped when a rule of file_parameters, read_params or method_returns changes (a cache written by another
 #: is not read). 9: a class's methods under ``sys.version_info`` gates read for the running Python only.
 #: 10: a stub type whose bases or alias are bytes-like only (``SizedBuffer``) is bytes (shapes).
-RULE = 10
+#: 11: a class whose own ``__new__`` returns another class is read by that ``__new__`` (ast.Ellipsis).
+RULE = 11
 #: Folder of the cached answers inside the cache dir.
 FOLDER = "stubs"
 #: Largest cache file read, bytes (all 432 names of os, the largest module, took 46 KB: this machine).

@@ -136,12 +136,28 @@ def _definitions(function: str) -> tuple[str, list[ast.FunctionDef | ast.AsyncFu
             return _methods(f"{found[0]}.{ast.unparse(inst[1].annotation)}", bound.attr)
         return "", []
     if found is not None and isinstance(found[1], ast.ClassDef):
-        module, defs = _methods(function if "." in function else f"builtins.{function}", "__init__")
+        dotted = function if "." in function else f"builtins.{function}"
+        if _makes_other(found[1]):  # its __init__ never runs: ast.Ellipsis() is a Constant (break-it 31)
+            return _methods(dotted, "__new__")
+        module, defs = _methods(dotted, "__init__")
         return (module, defs) if defs else _methods(function, "__new__")
     if found is not None:
         return found[0], list(_functions(found[1]))
     owner, _, method = function.rpartition(".")
     return _methods(owner if "." in owner else f"builtins.{owner}", method)
+
+
+def _makes_other(cls: ast.ClassDef) -> bool:
+    """True when class `cls`'s own ``__new__`` is annotated to return another class (ast.pyi's deprecated
+    ``class Ellipsis(Constant)``: ``def __new__(cls, **kwargs) -> Constant``): Python then never calls
+    ``__init__`` on the result (the data model), so only ``__new__`` says what a call takes."""
+    for node in cls.body:
+        if isinstance(node, ast.FunctionDef) and node.name == "__new__" and node.returns is not None:
+            returned = ast.unparse(node.returns).split("[", 1)[0]  # Interpolation[_T]: the class itself
+            return returned not in (cls.name, "Self", "typing.Self", "typing_extensions.Self") and not (
+                returned.startswith("_") or returned[:1].islower()  # a TypeVar (_T), a builtin (type, str)
+            )
+    return False
 
 
 #: Most base classes followed up from a class to find a method it inherits.
