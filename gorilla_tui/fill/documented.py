@@ -29,6 +29,7 @@ import functools
 import re
 
 from gorilla_tui.fill.call_grammar import TaskValues
+from gorilla_tui.fill.candidate import literal
 from gorilla_tui.pool.apidoc import ApiDoc
 from gorilla_tui.pool.params import Param
 from gorilla_tui.pool.pyenv.binds import module_file
@@ -249,3 +250,54 @@ def with_documented(doc: ApiDoc, params: list[Param], task: str) -> list[Param]:
         # a value the task names is asked for: given, not left to the model ("in append mode")
         out.append(dataclasses.replace(p, enum=named, type="string", required=True) if named else p)
     return out
+
+
+#: A docstring's words by which a parameter names its file without the extension (shutil.make_archive's
+#: "'base_name' is the name of the file to create, minus any format-specific extension").
+_MINUS_EXTENSION = re.compile(
+    r"\b(?:minus|without)\s+(?:any\s+|the\s+|its\s+)?(?:format-specific\s+|file\s+)?extension", re.IGNORECASE
+)
+
+
+def _minus_extension(text: str, name: str) -> bool:
+    """Whether a sentence of docstring `text` names parameter `name` in quotes and says its file goes
+    without its extension (_MINUS_EXTENSION)."""
+    named = re.compile(rf"""(["'`]){re.escape(name)}\1""")
+    return any(
+        named.search(s) and _MINUS_EXTENSION.search(s)
+        for s in re.split(r"(?<=[.;])\s+", " ".join(text.split()))
+    )
+
+
+def minus_extension(doc: ApiDoc, params: list[Param], values: TaskValues) -> tuple[list[Param], TaskValues]:
+    """`params` and `values` of python-env `doc` when its docstring gives a parameter's file name without
+    its extension (_minus_extension: ``shutil.make_archive(base_name, format)``): each file name the task
+    writes with an extension of the module's registry of formats (extension_values) is its stem ("zip the
+    folder reports into reports.zip": base_name 'reports'; make_archive adds '.zip', so 'reports.zip' made
+    reports.zip.zip), and the format that extension names is the value of the parameter whose docstring
+    lists it (format 'zip'; 'logs.tar.gz' gives 'gztar'), unless the task names one (with_documented).
+    Unchanged for any other doc."""
+    if doc.source != "python-env" or not params:
+        return params, values
+    text = docstring(doc.api_name)
+    if not any(_minus_extension(text, p.name) for p in params):
+        return params, values
+    exts = sorted(extension_values(doc.api_name.rpartition(".")[0]).items(), key=lambda e: -len(e[0]))
+    strings, formats = [], []
+    for c in values.strings:
+        value = c.value if isinstance(c.value, str) and c.atomic else ""
+        ext = next(
+            ((e, f) for e, f in exts if value.lower().endswith(f".{e}") and len(value) > len(e) + 1), None
+        )
+        if ext is None:
+            strings.append(c)
+            continue
+        stem = value[: -len(ext[0]) - 1]
+        strings.append(dataclasses.replace(c, text=literal(stem), value=stem))
+        formats.append(ext[1])
+    if not formats:
+        return params, values
+    lists = [not p.enum and formats[0] in documented_values(text, p.name) for p in params]
+    params = [dataclasses.replace(p, enum=(formats[0],), type="string", required=True) if named else p
+              for p, named in zip(params, lists, strict=True)]  # fmt: skip
+    return params, dataclasses.replace(values, strings=strings)

@@ -32,7 +32,7 @@ from gorilla_tui.fill.derived import (
     with_no_case,
     with_text_receiver,
 )
-from gorilla_tui.fill.documented import with_documented, without_extensions
+from gorilla_tui.fill.documented import minus_extension, with_documented, without_extensions
 from gorilla_tui.fill.examples import replace_examples
 from gorilla_tui.fill.file_objects import path_slots
 from gorilla_tui.fill.kinds import (
@@ -200,6 +200,7 @@ def target_of(doc: ApiDoc, values: TaskValues, constructors: Constructors | None
     params = with_forwarded(doc, params)  # check_output's **kwargs: cwd, env, ... (its stub's)
     params = with_documented(doc, params, values.text)  # make_archive's format 'zip' when the task says zip
     values = without_extensions(doc, params, values)  # "a tar.gz archive": format 'gztar', no file 'tar.gz'
+    params, values = minus_extension(doc, params, values)  # make_archive('reports', 'zip') for reports.zip
     receiver = receiver_of(doc, params, constructors) if callee else None
     if receiver is not None and constructors is not None:  # sqlite3.connect(database), not Connection()
         made = factory_receiver(receiver.callee, receiver.method, constructors(receiver.callee), constructors,
