@@ -287,8 +287,8 @@ def slots(params: Sequence[Param], task: TaskValues) -> list[Slot]:
     out = []
     paths = sum(1 for p in params if p.kind in FILLABLE and p.required and PATHLIKE.search(p.name))
     for p in params:
-        if p.kind not in FILLABLE:
-            continue
+        if p.kind not in FILLABLE or not p.required and p.has_default and p.enum == (p.default,):
+            continue  # the one value it may take is its default: no argument (fill/documented.py)
         values = _no_paths(p, values_for(p, task, paths), task.text)
         if p.name in DATE_PARTS and any(c.kind == "date" for c in task.strings):
             p = dataclasses.replace(p, required=True)  # the date the task writes gives every part of it

@@ -40,7 +40,7 @@ MAX_SOURCE_BYTES = 2_000_000
 #: Fewest characters of a listed value the task can name (with_documented).
 MIN_NAMED_CHARS = 3
 #: The words after which a sentence that names a parameter lists its values: "one of", "either".
-_LISTS = re.compile(r"\b(?:one of|either)\b", re.IGNORECASE)
+_LISTS = re.compile(r"\b(?:one of|either|valid (?:options|values) are)\b", re.IGNORECASE)
 #: A value listed in quotes: "zip", 'tar' (a word of letters, digits, - and _).
 _QUOTED = re.compile(r"""(["'])([\w-]{1,20})\1""")
 
@@ -99,11 +99,15 @@ def docstring(api_name: str) -> str:
 
 def documented_values(text: str, name: str) -> tuple[str, ...]:
     """The strings docstring `text` lists for parameter `name`: the quoted words after "one of" or "either"
-    in a sentence that names the parameter in quotes ('format', "format", `format`) or starts with its name
-    and a colon ("mode: The mode can be either read 'r', write 'w', ..."), in their order, each once. ()
-    when no sentence does."""
-    named = re.compile(rf"""(["'`]){re.escape(name)}\1|^{re.escape(name)}:""")
+    or "valid options are" in a sentence that names the parameter in quotes ('format', "format", `format`),
+    as "argument NAME" ("The optional argument timespec ... Valid options are 'auto', 'hours', ...": the
+    sentence of valid options goes with the one before it) or starts with its name and a colon ("mode: The
+    mode can be either read 'r', write 'w', ..."), in their order, each once. () when no sentence does."""
+    named = re.compile(rf"""(["'`]){re.escape(name)}\1|^{re.escape(name)}:|\bargument {re.escape(name)}\b""")
     out: list[str] = []
+    # a sentence that lists the valid values names the parameter of the sentence before it: datetime's
+    # "The optional argument timespec specifies ... Valid options are 'auto', 'hours', ..."
+    text = re.sub(r"\.\s+(?=Valid (?:options|values) are\b)", ": ", text)
     for sentence in re.split(r"(?<=[.;])\s+(?=[A-Z'\"`])|\n\s*\n|\n(?=\s*\w+:)", text):
         sentence = " ".join(sentence.split())
         for m in named.finditer(sentence):
@@ -228,7 +232,8 @@ def with_documented(doc: ApiDoc, params: list[Param], task: str) -> list[Param]:
     of fewer than MIN_NAMED_CHARS characters is never named: zipfile.ZipFile's mode 'a' (append) is the
     article of "make a zip", and nobody writes 'r' for reading. A value of the docstring's table of values
     is named by a word of its meaning instead (named_rows), if the stub lists it (literal_values). The
-    parameter's default is never named: it applies without an argument."""
+    parameter's default is never named: it applies without an argument; an optional parameter whose
+    listed values the task does not name gets its default as its one enum member, which no call writes."""
     if doc.source != "python-env" or not params:
         return params
     text = docstring(doc.api_name)
@@ -248,7 +253,13 @@ def with_documented(doc: ApiDoc, params: list[Param], task: str) -> list[Param]:
         # the default needs no argument: "read the file notes.txt" is open('notes.txt'), not (..., 'r')
         named = tuple(v for v in named if not (p.has_default and p.default == v))
         # a value the task names is asked for: given, not left to the model ("in append mode")
-        out.append(dataclasses.replace(p, enum=named, type="string", required=True) if named else p)
+        if named:
+            p = dataclasses.replace(p, enum=named, type="string", required=True)
+        elif not p.required and p.has_default and p.default in listed:
+            # the task names none of the valid values: the default applies, no word of the task is one
+            # ("the current time": isoformat's timespec is no 'time'; fill/call_grammar.py slots)
+            p = dataclasses.replace(p, enum=(p.default,))
+        out.append(p)
     return out
 
 
