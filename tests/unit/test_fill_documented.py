@@ -44,7 +44,9 @@ def test_a_value_the_task_names_is_offered_and_none_when_it_names_none() -> None
                     api_name="zipfile.ZipFile",
                     api_arguments={"file": "required", "mode": "'r'"})  # fmt: skip
     params = with_documented(zipped, params_of(zipped), "make a zip of notes.txt")
-    assert all(p.enum == () for p in params)
+    # no listed value named: the mode's one value is its default, so no mode is offered
+    assert [p.enum for p in params] == [(), ("r",)]
+    assert "mode" not in _offered(zipped, "make a zip of notes.txt")
     # another source's parameters are never read from a docstring
     other = ApiDoc(id="mine:1", source="mine", api_call=ARCHIVE.api_call, api_name="shutil.make_archive",
                    api_arguments=ARCHIVE.api_arguments)  # fmt: skip
