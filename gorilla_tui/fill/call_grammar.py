@@ -18,6 +18,7 @@ from gorilla_tui.fill.dates import date_part
 from gorilla_tui.fill.excluded import kept
 from gorilla_tui.fill.shadow import as_typed, shadow
 from gorilla_tui.fill.spoken import PATHLIKE, described, mentioned, name_parts, negated, spoken_of
+from gorilla_tui.fill.standards import ENCODING_PARAMS, encodings
 from gorilla_tui.fill.units import in_seconds, measures_other, named_by_unit, takes_seconds
 from gorilla_tui.fill.values import lists, month_numbers, numbers, strings
 from gorilla_tui.model.grammar import gbnf_literal
@@ -185,6 +186,7 @@ def values_for(param: Param, task: TaskValues, paths: int = 1) -> dict[str, Cand
         if atoms and PATHLIKE.search(param.name):  # a path or URL parameter takes the task's path or URL
             handed = handed_input(task.text)  # the text a colon hands over is data, no file's name
             atoms = [c for c in atoms if (c.start, c.end) != handed or PATH_SHAPED.search(c.value)]
+            atoms = [c for c in atoms if not encodings([c])]  # "open notes.txt as UTF-16": no file 'UTF-16'
             if any(PATH_SHAPED.search(c.value) for c in atoms):  # "write 'done' to status.txt": not 'done'
                 atoms = [c for c in atoms if PATH_SHAPED.search(c.value) or not is_quoted(c, task.text)]
             return {c.text: c for c in atoms}
@@ -278,18 +280,22 @@ def slots(params: Sequence[Param], task: TaskValues) -> list[Slot]:
     value is left out of the call: its default applies; one the unit of a number of the task names is
     spoken of: "after 5 seconds" offers timeout, fill/units.py). A boolean the task speaks of, required or
     not, offers the one value the task's words give (False after a negation, negated); a year, month or day
-    parameter (DATE_PARTS) is filled from a date the task writes, as if required. An optional parameter of
-    unknown type takes a path or URL only when named for one (_no_paths). *args / **kwargs are
-    never offered."""
+    parameter (DATE_PARTS) is filled from a date the task writes, as if required, and an encoding parameter
+    from the encoding the task names (fill/standards.py encodings), never from other words. An optional
+    parameter of unknown type takes a path or URL only when named for one (_no_paths). *args / **kwargs
+    are never offered."""
     out = []
     paths = sum(1 for p in params if p.kind in FILLABLE and p.required and PATHLIKE.search(p.name))
     for p in params:
-        if p.kind not in FILLABLE:
-            continue
+        if p.kind not in FILLABLE or not p.required and p.has_default and p.enum == (p.default,):
+            continue  # the one value it may take is its default: no argument (fill/documented.py)
         values = _no_paths(p, values_for(p, task, paths), task.text)
         if p.name in DATE_PARTS and any(c.kind == "date" for c in task.strings):
             p = dataclasses.replace(p, required=True)  # the date the task writes gives every part of it
-        if (
+        if p.name in ENCODING_PARAMS:  # an encoding's name, the one the task names ("... as UTF-16"), or none
+            values = encodings(task.strings)
+            p = dataclasses.replace(p, required=p.required or bool(values))
+        elif (
             not p.required
             and not mentioned(p, task)
             and not named_by_unit(p.name, task.numbers, task.text)

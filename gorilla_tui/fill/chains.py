@@ -182,3 +182,26 @@ def _spoken(callee: str, task: str) -> bool:
     'done' into status.txt": write)."""
     words = {w.lower() for w in re.findall(r"[A-Za-z]+", task)}
     return any(w in words for w in name_parts(callee.rsplit(".", 1)[-1]))
+
+
+#: Words by which a task asks about the present moment ("the current time", "right now", "today's date").
+_NOW = re.compile(r"\b(?:now|current(?:ly)?|today(?:'s)?|present|this\s+moment)\b", re.IGNORECASE)
+#: The factories of a class that give the present moment, in the order tried (datetime.datetime.now,
+#: datetime.date.today).
+NOW_FACTORIES = ("now", "today")
+
+
+def now_receiver(receiver: Receiver, constructors: Constructors | None, task: TaskValues) -> Receiver | None:
+    """The Receiver made by the class's own factory of the present moment (NOW_FACTORIES, a pool doc
+    taking no argument) when the task asks about it (_NOW: "show the current time in ISO 8601") and writes
+    no date or number for the constructor: ``datetime.datetime.now().isoformat()``, not
+    ``datetime.datetime(year).isoformat()``. None otherwise."""
+    if constructors is None or not _NOW.search(task.text):
+        return None
+    if task.numbers or any(c.kind == "date" for c in task.strings):
+        return None  # "the weekday of 2026-12-07": the date the task writes makes the receiver
+    for name in NOW_FACTORIES:
+        doc = constructors(f"{receiver.callee}.{name}")
+        if doc is not None and not [p for p in params_of(doc) if p.kind in FILLABLE and p.required]:
+            return Receiver(f"{receiver.callee}.{name}", receiver.method, ())
+    return None

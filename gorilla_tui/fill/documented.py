@@ -29,6 +29,7 @@ import functools
 import re
 
 from gorilla_tui.fill.call_grammar import TaskValues
+from gorilla_tui.fill.candidate import literal
 from gorilla_tui.pool.apidoc import ApiDoc
 from gorilla_tui.pool.params import Param
 from gorilla_tui.pool.pyenv.binds import module_file
@@ -39,7 +40,7 @@ MAX_SOURCE_BYTES = 2_000_000
 #: Fewest characters of a listed value the task can name (with_documented).
 MIN_NAMED_CHARS = 3
 #: The words after which a sentence that names a parameter lists its values: "one of", "either".
-_LISTS = re.compile(r"\b(?:one of|either)\b", re.IGNORECASE)
+_LISTS = re.compile(r"\b(?:one of|either|valid (?:options|values) are)\b", re.IGNORECASE)
 #: A value listed in quotes: "zip", 'tar' (a word of letters, digits, - and _).
 _QUOTED = re.compile(r"""(["'])([\w-]{1,20})\1""")
 
@@ -98,11 +99,15 @@ def docstring(api_name: str) -> str:
 
 def documented_values(text: str, name: str) -> tuple[str, ...]:
     """The strings docstring `text` lists for parameter `name`: the quoted words after "one of" or "either"
-    in a sentence that names the parameter in quotes ('format', "format", `format`) or starts with its name
-    and a colon ("mode: The mode can be either read 'r', write 'w', ..."), in their order, each once. ()
-    when no sentence does."""
-    named = re.compile(rf"""(["'`]){re.escape(name)}\1|^{re.escape(name)}:""")
+    or "valid options are" in a sentence that names the parameter in quotes ('format', "format", `format`),
+    as "argument NAME" ("The optional argument timespec ... Valid options are 'auto', 'hours', ...": the
+    sentence of valid options goes with the one before it) or starts with its name and a colon ("mode: The
+    mode can be either read 'r', write 'w', ..."), in their order, each once. () when no sentence does."""
+    named = re.compile(rf"""(["'`]){re.escape(name)}\1|^{re.escape(name)}:|\bargument {re.escape(name)}\b""")
     out: list[str] = []
+    # a sentence that lists the valid values names the parameter of the sentence before it: datetime's
+    # "The optional argument timespec specifies ... Valid options are 'auto', 'hours', ..."
+    text = re.sub(r"\.\s+(?=Valid (?:options|values) are\b)", ": ", text)
     for sentence in re.split(r"(?<=[.;])\s+(?=[A-Z'\"`])|\n\s*\n|\n(?=\s*\w+:)", text):
         sentence = " ".join(sentence.split())
         for m in named.finditer(sentence):
@@ -227,7 +232,8 @@ def with_documented(doc: ApiDoc, params: list[Param], task: str) -> list[Param]:
     of fewer than MIN_NAMED_CHARS characters is never named: zipfile.ZipFile's mode 'a' (append) is the
     article of "make a zip", and nobody writes 'r' for reading. A value of the docstring's table of values
     is named by a word of its meaning instead (named_rows), if the stub lists it (literal_values). The
-    parameter's default is never named: it applies without an argument."""
+    parameter's default is never named: it applies without an argument; an optional parameter whose
+    listed values the task does not name gets its default as its one enum member, which no call writes."""
     if doc.source != "python-env" or not params:
         return params
     text = docstring(doc.api_name)
@@ -247,5 +253,62 @@ def with_documented(doc: ApiDoc, params: list[Param], task: str) -> list[Param]:
         # the default needs no argument: "read the file notes.txt" is open('notes.txt'), not (..., 'r')
         named = tuple(v for v in named if not (p.has_default and p.default == v))
         # a value the task names is asked for: given, not left to the model ("in append mode")
-        out.append(dataclasses.replace(p, enum=named, type="string", required=True) if named else p)
+        if named:
+            p = dataclasses.replace(p, enum=named, type="string", required=True)
+        elif not p.required and p.has_default and p.default in listed:
+            # the task names none of the valid values: the default applies, no word of the task is one
+            # ("the current time": isoformat's timespec is no 'time'; fill/call_grammar.py slots)
+            p = dataclasses.replace(p, enum=(p.default,))
+        out.append(p)
     return out
+
+
+#: A docstring's words by which a parameter names its file without the extension (shutil.make_archive's
+#: "'base_name' is the name of the file to create, minus any format-specific extension").
+_MINUS_EXTENSION = re.compile(
+    r"\b(?:minus|without)\s+(?:any\s+|the\s+|its\s+)?(?:format-specific\s+|file\s+)?extension", re.IGNORECASE
+)
+
+
+def _minus_extension(text: str, name: str) -> bool:
+    """Whether a sentence of docstring `text` names parameter `name` in quotes and says its file goes
+    without its extension (_MINUS_EXTENSION)."""
+    named = re.compile(rf"""(["'`]){re.escape(name)}\1""")
+    return any(
+        named.search(s) and _MINUS_EXTENSION.search(s)
+        for s in re.split(r"(?<=[.;])\s+", " ".join(text.split()))
+    )
+
+
+def minus_extension(doc: ApiDoc, params: list[Param], values: TaskValues) -> tuple[list[Param], TaskValues]:
+    """`params` and `values` of python-env `doc` when its docstring gives a parameter's file name without
+    its extension (_minus_extension: ``shutil.make_archive(base_name, format)``): each file name the task
+    writes with an extension of the module's registry of formats (extension_values) is its stem ("zip the
+    folder reports into reports.zip": base_name 'reports'; make_archive adds '.zip', so 'reports.zip' made
+    reports.zip.zip), and the format that extension names is the value of the parameter whose docstring
+    lists it (format 'zip'; 'logs.tar.gz' gives 'gztar'), unless the task names one (with_documented).
+    Unchanged for any other doc."""
+    if doc.source != "python-env" or not params:
+        return params, values
+    text = docstring(doc.api_name)
+    if not any(_minus_extension(text, p.name) for p in params):
+        return params, values
+    exts = sorted(extension_values(doc.api_name.rpartition(".")[0]).items(), key=lambda e: -len(e[0]))
+    strings, formats = [], []
+    for c in values.strings:
+        value = c.value if isinstance(c.value, str) and c.atomic else ""
+        ext = next(
+            ((e, f) for e, f in exts if value.lower().endswith(f".{e}") and len(value) > len(e) + 1), None
+        )
+        if ext is None:
+            strings.append(c)
+            continue
+        stem = value[: -len(ext[0]) - 1]
+        strings.append(dataclasses.replace(c, text=literal(stem), value=stem))
+        formats.append(ext[1])
+    if not formats:
+        return params, values
+    lists = [not p.enum and formats[0] in documented_values(text, p.name) for p in params]
+    params = [dataclasses.replace(p, enum=(formats[0],), type="string", required=True) if named else p
+              for p, named in zip(params, lists, strict=True)]  # fmt: skip
+    return params, dataclasses.replace(values, strings=strings)

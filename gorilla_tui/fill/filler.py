@@ -22,7 +22,7 @@ from typing import Any
 from gorilla_tui.fill.addresses import with_addresses
 from gorilla_tui.fill.call_grammar import FILLABLE, Slot, TaskValues, call_grammar, python_slots, slots
 from gorilla_tui.fill.candidate import BYTES
-from gorilla_tui.fill.chains import Methods, factory_receiver, implied, links
+from gorilla_tui.fill.chains import NOW_FACTORIES, Methods, factory_receiver, implied, links, now_receiver
 from gorilla_tui.fill.derived import (
     with_bytes_names,
     with_characters,
@@ -32,7 +32,7 @@ from gorilla_tui.fill.derived import (
     with_no_case,
     with_text_receiver,
 )
-from gorilla_tui.fill.documented import with_documented, without_extensions
+from gorilla_tui.fill.documented import minus_extension, with_documented, without_extensions
 from gorilla_tui.fill.examples import replace_examples
 from gorilla_tui.fill.file_objects import path_slots
 from gorilla_tui.fill.kinds import (
@@ -200,17 +200,19 @@ def target_of(doc: ApiDoc, values: TaskValues, constructors: Constructors | None
     params = with_forwarded(doc, params)  # check_output's **kwargs: cwd, env, ... (its stub's)
     params = with_documented(doc, params, values.text)  # make_archive's format 'zip' when the task says zip
     values = without_extensions(doc, params, values)  # "a tar.gz archive": format 'gztar', no file 'tar.gz'
+    params, values = minus_extension(doc, params, values)  # make_archive('reports', 'zip') for reports.zip
     receiver = receiver_of(doc, params, constructors) if callee else None
     if receiver is not None and constructors is not None:  # sqlite3.connect(database), not Connection()
         made = factory_receiver(receiver.callee, receiver.method, constructors(receiver.callee), constructors,
                                 {p.name for p in params})  # fmt: skip
-        receiver = made or receiver
+        receiver = made or now_receiver(receiver, constructors, values) or receiver
     if receiver is not None:
         params = [*receiver.params, *params]
         callee = receiver.call_callee
         if receivers is not None:
             receivers[callee] = receiver
-    if not callee or not params:
+    made_now = receiver is not None and receiver.callee.rpartition(".")[2] in NOW_FACTORIES
+    if not callee or not params and not made_now:  # date.today().weekday(): no parameter, but its receiver
         return None
     offered = with_addresses(slots(params, values), values, params)  # "8.8.8.8 ... port 53": one (host, port)
     offered = path_slots(doc, offered)  # a file-object parameter takes a path (opened when rendered)

@@ -57,13 +57,19 @@ def negated(param: Param, task: str) -> bool:
 
 #: Everyday words for a parameter whose name's words a task seldom says, by a word of the name: "overwrite
 #: whatever is there" and "don't fail if it's already there" ask for dirs_exist_ok / exist_ok, "including
-#: subfolders" for recursive, "falling back to /home/guest" for default. (name word, the task's words,
-#: whether a negation before them makes a flag False: "don't fail if it's already there" is no "no").
+#: subfolders" for recursive, "falling back to /home/guest" and "a default of /root" for default. (name
+#: word, the task's words, whether a negation before them makes a flag False: "don't fail if it's already
+#: there" is no "no").
 _SPOKEN_OF = (
     ("exist", re.compile(r"\balready\s+(?:there|exists?|present)\b", re.IGNORECASE), False),
     ("exist", re.compile(r"\boverwrit\w*", re.IGNORECASE), True),
     ("recursive", re.compile(r"\bsub-?(?:folders?|dir\w*)\b|\bnested\b", re.IGNORECASE), True),
-    ("default", re.compile(r"\bfall(?:s|ing)?\s+back\b|\bfallback\b", re.IGNORECASE), False),
+    # "falling back to /home/guest", "with a default of /root"
+    (
+        "default",
+        re.compile(r"\bfall(?:s|ing)?\s+back\b|\bfallback\b|\bdefault(?:ing)?\b", re.IGNORECASE),
+        False,
+    ),
     # "run make in the folder build": the working directory a subprocess runs in (subprocess's cwd)
     (
         "cwd",

@@ -26,6 +26,7 @@ from gorilla_tui.fill.colons import COLON_JOINED, joined
 from gorilla_tui.fill.dates import DATE_IN_WORDS, ISO_DATE, MONTHS, dates
 from gorilla_tui.fill.named_paths import INTO_FOLDER, NAMED_PATH
 from gorilla_tui.fill.sql import statements
+from gorilla_tui.fill.standards import no_value, standard_spans
 from gorilla_tui.fill.written import CIDR, ESCAPED_PATH, SHELL_ESCAPE, cidr
 from gorilla_tui.fill.written import compound_literals as written
 from gorilla_tui.retrieve.query.handover import handed_input
@@ -239,6 +240,8 @@ def strings(task: str) -> list[Candidate]:
             # a dict or nested list the task writes ({'q': 'python'}) is a value of lists, not the string of
             # its text; in quotes it is that text ("parse the JSON string '{"name": "bob"}'": json.loads
             # takes a str)
+            if no_value(text):
+                continue  # "ISO 8601", "SHA-256": a standard's name, no value (fill/standards.py)
             quoted = _QUOTED.fullmatch(text)
             inside = next(g for g in quoted.groups() if g is not None) if quoted else text
             if not quoted and ESCAPED_PATH.fullmatch(text):
@@ -292,7 +295,8 @@ def _names(task: str, word: str, start: int) -> bool:
 def _atoms(task: str) -> list[tuple[int, int]]:
     """Spans of `task` that are one value each, never split: quoted text, dates in words or ISO 8601 digits
     (the 2026 of "2026-01-01" is no number of days), URLs, e-mail addresses, values joined by colons (a time,
-    an IPv6 or MAC address, host:port: fill/colons.py), paths, formulas
+    an IPv6 or MAC address, host:port: fill/colons.py), names of standards and encodings ("ISO 8601",
+    "UTF-8": fill/standards.py), paths, formulas
     ("3x^2 + 2x - 1"), SQL statements (fill/sql.py) and files or folders named by a bare word ("the folder
     old_build", NAMED_PATH; the folder a named file goes into, "unpack data.bin into out": INTO_FOLDER),
     environment variables named in capitals ("the environment variable HOME",
@@ -304,6 +308,7 @@ def _atoms(task: str) -> list[tuple[int, int]]:
         # pairs with no quote inside it ("a 180 lbs, 5'11\" tall individual"): read without the two
         task = f"{task[: whole[0]]} {task[whole[0] + 1 : whole[1] - 1]} {task[whole[1] :]}"
     atoms = [(s, e) for s, e, _v, _t in written(task)]  # [('a', 1), ('b', 2)], b'\x00': Python's parser
+    atoms += [(s, e) for s, e in standard_spans(task) if not any(a < e and s < b for a, b in atoms)]
     for rx in (_DICT, _QUOTED, DATE_IN_WORDS, ISO_DATE, _URL, _EMAIL, CIDR, COLON_JOINED, _DOTTED,
                ESCAPED_PATH, _PATH, _CONSTANT, _FORMULA):  # fmt: skip
         for m in rx.finditer(task):

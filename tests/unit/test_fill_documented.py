@@ -44,8 +44,26 @@ def test_a_value_the_task_names_is_offered_and_none_when_it_names_none() -> None
                     api_name="zipfile.ZipFile",
                     api_arguments={"file": "required", "mode": "'r'"})  # fmt: skip
     params = with_documented(zipped, params_of(zipped), "make a zip of notes.txt")
-    assert all(p.enum == () for p in params)
+    # no listed value named: the mode's one value is its default, so no mode is offered
+    assert [p.enum for p in params] == [(), ("r",)]
+    assert "mode" not in _offered(zipped, "make a zip of notes.txt")
     # another source's parameters are never read from a docstring
     other = ApiDoc(id="mine:1", source="mine", api_call=ARCHIVE.api_call, api_name="shutil.make_archive",
                    api_arguments=ARCHIVE.api_arguments)  # fmt: skip
     assert with_documented(other, params_of(other), "make a zip") == params_of(other)
+
+
+def test_a_file_named_without_its_extension_takes_the_stem_and_its_extension_names_the_format() -> None:
+    # make_archive's docstring: "'base_name' is the name of the file to create, minus any format-specific
+    # extension"; it appends '.zip' itself, so 'reports.zip' made reports.zip.zip
+    assert _offered(ARCHIVE, "zip the folder reports into reports.zip") == {
+        "base_name": ["'reports'"],
+        "format": ["'zip'"],
+    }
+    offered = _offered(ARCHIVE, "pack the logs into logs.tar.gz")
+    assert offered["base_name"] == ["'logs'"] and offered["format"] == ["'gztar'"]
+    # a docstring that says nothing of the kind keeps the file's name whole
+    args = {"filename": "required", "extract_dir": "None", "format": "None"}
+    unpack = ApiDoc(id="python-env:2", source="python-env", api_call="shutil.unpack_archive(filename)",
+                    api_name="shutil.unpack_archive", api_arguments=args)  # fmt: skip
+    assert _offered(unpack, "unpack reports.zip")["filename"] == ["'reports.zip'"]

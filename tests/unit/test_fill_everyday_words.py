@@ -59,6 +59,9 @@ def test_everyday_words_for_flags_and_defaults():
     offered = _offered(getenv, "read the HOME_DIR environment variable, falling back to /home/guest")
     assert offered["default"] == ["'HOME_DIR'", "'/home/guest'"]
     assert "default" not in _offered(getenv, "read the HOME_DIR environment variable from /etc/env")
+    # "a default of /root" names the parameter by its own word
+    offered = _offered(getenv, "read the environment variable HOME with a default of /root")
+    assert "'/root'" in offered["default"]
 
 
 def test_a_value_beside_another_parameters_name_is_that_ones():
