@@ -144,18 +144,13 @@ def main() -> None:
         env["GORILLA_TUI_HOME"] = args.home
     py = sys.executable
     gt = [py, "-m", "gorilla_tui"]
-    # the same index without its lookup: how check ran before issue 20 (whole index, full Validator)
     home = Path(args.home) if args.home else None
-    old_home = Path(tempfile.mkdtemp(prefix="check-speed-"))
     src = (home / "data" / "index") if home else None
     if src is None or not (src / "CURRENT").is_file():
         raise SystemExit("no index: set GORILLA_TUI_HOME (or --home) to a home holding one")
     live = (src / "CURRENT").read_text().strip()
-    shutil.copytree(src / live, old_home / "data" / "index" / live, ignore=shutil.ignore_patterns("lookup"))
-    (old_home / "data" / "index" / "CURRENT").write_text(live)
-    # an unusable `lookup` (a file): check takes the old path and does not write a lookup (one exists)
-    (old_home / "data" / "index" / live / "lookup").write_text("")
-    old_env = dict(env, GORILLA_TUI_HOME=str(old_home))
+    # (a row of the same index without its lookup, how check ran before issue 20, was dropped in session 15:
+    # an index whose lookup is unusable is refused as damaged now, so that path no longer exists)
     # the same index in the files of store version 1 (with its lookup): how `search` reads an index
     # refreshed before issue 20 until it is refreshed again
     v1_home = Path(tempfile.mkdtemp(prefix="check-speed-v1-"))
@@ -170,12 +165,6 @@ def main() -> None:
             '`check "<torch.hub.load call>" --json`',
             [*gt, "check", "torch.hub.load('pytorch/vision', 'resnet50', pretrained=True)", "--json"],
             "check",
-            {0},
-        ),
-        (
-            '`check "<torch.hub.load call>" --json`, index without lookup (before issue 20)',
-            [*gt, "check", "torch.hub.load('pytorch/vision', 'resnet50', pretrained=True)", "--json"],
-            None,
             {0},
         ),
         (
@@ -266,8 +255,6 @@ def main() -> None:
     def env_of(name: str) -> dict[str, str]:
         if "baseline:" in name:
             return base_env
-        if "without lookup" in name:
-            return old_env
         if "store version 1" in name:
             return v1_env
         return no_pyc_env if "no bytecode" in name else env
@@ -299,7 +286,6 @@ def main() -> None:
         lines.append(
             f"| {name} | {statistics.median(walls):.3f} | {min(walls):.3f} | {statistics.median(cpus):.3f} | {target} |"
         )
-    shutil.rmtree(old_home, ignore_errors=True)
     shutil.rmtree(v1_home, ignore_errors=True)
     shutil.rmtree(pycache, ignore_errors=True)
     shutil.rmtree(large.parent, ignore_errors=True)
