@@ -1,0 +1,95 @@
+"""Break-it round 31 (findings 8 and 14): values read wrong. A date inside a path or URL is part of it (the
+path is the value, not the date), code in backticks that calls something is that call (not the string of
+it), and a folder the task names as a variable goes into the glob pattern. Shown on tasks of the same
+classes as the findings', not on theirs, on the running Python's standard-library pool
+(tests/stdlib_fixtures.py); the model fills them at the end."""
+
+from __future__ import annotations
+
+import pytest
+
+from gorilla_tui.config import Settings
+from gorilla_tui.fill.call_grammar import TaskValues
+from gorilla_tui.fill.filler import target_of
+from gorilla_tui.fill.kinds import variables
+from gorilla_tui.fill.values import strings
+from gorilla_tui.pipeline import Pipeline
+from gorilla_tui.retrieve.index import ApiIndex
+
+
+def _offered(docs, name: str, task: str) -> dict[str, list[str]]:
+    """Parameter name -> the value sources filling offers it for `task`."""
+    target = target_of(docs[name], TaskValues.of(task), docs.get, {})
+    assert target is not None
+    return {s.param.name: list(s.values) for s in target.offered}
+
+
+@pytest.mark.parametrize(
+    ("task", "value"),
+    [
+        ("get the base name of /var/backups/2025-03-01.tar", "/var/backups/2025-03-01.tar"),
+        (
+            "download https://example.org/reports/2026-01-31/summary.pdf now",
+            "https://example.org/reports/2026-01-31/summary.pdf",
+        ),
+        ("how big is sales_2024-06-30.xlsx", "sales_2024-06-30.xlsx"),
+        ("open logs/2026-12-01/app.log", "logs/2026-12-01/app.log"),
+    ],
+)
+def test_a_date_inside_a_path_is_part_of_it(task: str, value: str) -> None:
+    """ "what is the folder part of /srv/data/2026-12-07.csv" was glob.glob('2026-12-07'): the date was read
+    first and the path around it cut into 'srv' and 'data'."""
+    read = [c.value for c in strings(task)]
+    assert value in read and not any(v != value and v in value and "-" in v for v in read), read
+
+
+def test_a_date_alone_is_still_a_date(docs) -> None:
+    assert [c.kind for c in strings("what weekday was 2025-03-01?") if c.value == "2025-03-01"] == ["date"]
+    assert _offered(docs, "os.path.basename", "get the base name of /var/backups/2025-03-01.tar") == {
+        "p": ["'/var/backups/2025-03-01.tar'"]
+    }
+
+
+@pytest.mark.parametrize(
+    ("task", "code"),
+    [
+        ("wait until `fetch_all()` is done", "fetch_all()"),
+        ("run `serve(port)` in the event loop", "serve(port)"),
+        ("schedule `client.poll(5)` as a task", "client.poll(5)"),
+    ],
+)
+def test_a_call_in_backticks_is_code(docs, task: str, code: str) -> None:
+    """ "run the coroutine `main()` until it finishes" was asyncio.run('main()'): a string, not the call."""
+    assert [c.text for c in variables(task)] == [code]
+    assert _offered(docs, "asyncio.run", task)["main"] == [code]
+
+
+@pytest.mark.parametrize(
+    ("task", "pattern"),
+    [
+        ("find the .json files in `config_dir`", "os.path.join(config_dir, '*.json')"),
+        ("list every .py file under the directory `src` and its subfolders", "os.path.join(src, '**/*.py')"),
+        ("list the .txt files in /tmp/notes", "'/tmp/notes/*.txt'"),  # a folder written out: as before
+    ],
+)
+def test_a_folder_variable_goes_into_the_glob_pattern(docs, task: str, pattern: str) -> None:
+    """ "list the files in `folder` that end with .csv" was glob.glob('*.csv'), the folder unused."""
+    assert _offered(docs, "glob.glob", task)["pathname"] == [pattern]
+
+
+@pytest.mark.model
+def test_the_model_fills_them(stdlib_docs, gemma_backend) -> None:
+    by_name = {d.api_name: d for d in stdlib_docs}
+
+    def ask(name: str, task: str):
+        return Pipeline(Settings(mode="select", k=1), ApiIndex.build([by_name[name]]), gemma_backend).ask(
+            task
+        )
+
+    assert ask("os.path.dirname", "what folder holds /srv/exports/2026-11-30.json").api_call == (
+        "os.path.dirname('/srv/exports/2026-11-30.json')"
+    )
+    assert ask("asyncio.run", "run `crawl(urls)` to completion").api_call == "asyncio.run(crawl(urls))"
+    assert ask("glob.glob", "find the .json files in `config_dir`").api_call == (
+        "glob.glob(os.path.join(config_dir, '*.json'))"
+    )
