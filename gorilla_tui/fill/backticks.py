@@ -4,10 +4,10 @@ StackOverflow's and CoNaLa's way of naming a variable is backticks ("pick 5 from
 backticks that Python's parser reads as an expression rooted at a name (ast: a Name, then attributes,
 subscripts and calls: `names`, `names[0]`, `df.names`, `main()`, `名前`) is that code, written in the call
 as it is: never a string, nor the pieces of it filling would read as values (the list [0] of `names[0]`:
-break-it round 29, F11). A keyword or one of Python's constants (`None`, `True`, `class`: keyword.iskeyword) is no variable
-(F11: "your variable" None); a name in capitals (`HOME`, `PATH`) is a value's text, as is text the parser
-does not read (`git status`, `$HOME`) and a file name (`data.json`: an extension Python's mimetypes knows
-by default, or said to be a file: "the file `notes.cfg`").
+break-it round 29, F11). A keyword or one of Python's constants (`None`, `True`, `class`:
+keyword.iskeyword) is no variable (F11: "your variable" None); a name in capitals (`HOME`, `PATH`) is a
+value's text, as is text the parser does not read (`git status`, `$HOME`) and a file name (`data.json`: an
+extension Python's mimetypes knows by default, or said to be a file: "the file `notes.cfg`").
 """
 
 from __future__ import annotations

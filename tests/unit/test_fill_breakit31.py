@@ -12,6 +12,7 @@ from gorilla_tui.config import Settings
 from gorilla_tui.fill.call_grammar import TaskValues
 from gorilla_tui.fill.filler import target_of
 from gorilla_tui.fill.kinds import variables
+from gorilla_tui.fill.unused import left_out
 from gorilla_tui.fill.values import strings
 from gorilla_tui.pipeline import Pipeline
 from gorilla_tui.retrieve.index import ApiIndex
@@ -77,6 +78,25 @@ def test_a_folder_variable_goes_into_the_glob_pattern(docs, task: str, pattern: 
     assert _offered(docs, "glob.glob", task)["pathname"] == [pattern]
 
 
+@pytest.mark.parametrize(
+    ("name", "task", "offered"),
+    [
+        (
+            "random.sample",
+            "draw 6 lottery numbers between 1 and 49",
+            {"population": ["range(1, 50)"], "k": ["6"]},
+        ),
+        ("random.choice", "choose a random number from 10 to 20", {"seq": ["range(10, 21)"]}),
+        ("random.sample", "draw 4 numbers between 9 and 2", {"population": ["[9, 2]"], "k": ["4", "9", "2"]}),
+    ],
+)
+def test_bounds_in_words_are_the_range_drawn_from(docs, name: str, task: str, offered) -> None:
+    """ "pick 3 random numbers between 1 and 100" was randint(1, 100), 3 unused, or sample([1, 100], 3): the
+    bounds are a range, the last included; bounds downwards are left as they were."""
+    assert _offered(docs, name, task) == offered
+    assert left_out("draw 6 lottery numbers between 1 and 49", "random.sample(range(1, 50), 6)") == []
+
+
 @pytest.mark.model
 def test_the_model_fills_them(stdlib_docs, gemma_backend) -> None:
     by_name = {d.api_name: d for d in stdlib_docs}
@@ -90,6 +110,9 @@ def test_the_model_fills_them(stdlib_docs, gemma_backend) -> None:
         "os.path.dirname('/srv/exports/2026-11-30.json')"
     )
     assert ask("asyncio.run", "run `crawl(urls)` to completion").api_call == "asyncio.run(crawl(urls))"
+    assert ask("random.sample", "draw 6 lottery numbers between 1 and 49").api_call == (
+        "random.sample(range(1, 50), 6)"
+    )
     assert ask("glob.glob", "find the .json files in `config_dir`").api_call == (
         "glob.glob(os.path.join(config_dir, '*.json'))"
     )
