@@ -1,13 +1,13 @@
 """What a task writes in backticks: the person's own code (a variable, an expression) or a constant.
 
 StackOverflow's and CoNaLa's way of naming a variable is backticks ("pick 5 from `names`"). Text in
-backticks that Python's parser reads as an expression rooted at a name (ast: a Name, then attributes,
-subscripts and calls: `names`, `names[0]`, `df.names`, `main()`, `名前`) is that code, written in the call
-as it is: never a string, nor the pieces of it filling would read as values (the list [0] of `names[0]`:
-break-it round 29, F11). A keyword or one of Python's constants (`None`, `True`, `class`:
-keyword.iskeyword) is no variable (F11: "your variable" None); a name in capitals (`HOME`, `PATH`) is a
-value's text, as is text the parser does not read (`git status`, `$HOME`) and a file name (`data.json`: an
-extension Python's mimetypes knows by default, or said to be a file: "the file `notes.cfg`").
+backticks that Python's parser reads as an expression rooted at a name (ast: a Name, then attributes and
+subscripts: `names`, `names[0]`, `df.names`, `名前`) is that code, written in the call as it is: never a
+string, nor the pieces of it filling would read as values (the list [0] of `names[0]`: break-it round 29,
+F11). A keyword or one of Python's constants (`None`, `True`, `class`: keyword.iskeyword) is no variable
+(F11: "your variable" None); a name in capitals (`HOME`, `PATH`) is a value's text, as is text the parser
+does not read (`git status`, `$HOME`) and a file name (`data.json`: an extension Python's mimetypes knows
+by default, or said to be a file: "the file `notes.cfg`").
 """
 
 from __future__ import annotations
@@ -45,11 +45,9 @@ def _extensions() -> frozenset[str]:
 
 
 def _rooted(node: ast.expr) -> bool:
-    """Whether `node` is a name, or attributes, subscripts and calls of one (``df.names``, ``rows[0]['id']``,
-    ``main()``, ``client.fetch(url)``: a call in backticks is code, the coroutine or value it makes, never the
-    string 'main()': break-it round 31, finding 8)."""
-    while isinstance(node, (ast.Attribute, ast.Subscript, ast.Call)):
-        node = node.func if isinstance(node, ast.Call) else node.value
+    """Whether `node` is a name, or attributes and subscripts of one (``df.names``, ``rows[0]['id']``)."""
+    while isinstance(node, (ast.Attribute, ast.Subscript)):
+        node = node.value
     return isinstance(node, ast.Name)
 
 

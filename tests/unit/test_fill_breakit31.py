@@ -1,8 +1,8 @@
 """Break-it round 31 (findings 8 and 14): values read wrong. A date inside a path or URL is part of it (the
-path is the value, not the date), code in backticks that calls something is that call (not the string of
-it), and a folder the task names as a variable goes into the glob pattern. Shown on tasks of the same
-classes as the findings', not on theirs, on the running Python's standard-library pool
-(tests/stdlib_fixtures.py); the model fills them at the end."""
+path is the value, not the date), a folder the task names as a variable goes into the glob pattern, and
+bounds in words are the range a sampling function draws from. Shown on tasks of the same classes as the
+findings', not on theirs, on the running Python's standard-library pool (tests/stdlib_fixtures.py); the
+model fills them at the end."""
 
 from __future__ import annotations
 
@@ -11,7 +11,6 @@ import pytest
 from gorilla_tui.config import Settings
 from gorilla_tui.fill.call_grammar import TaskValues
 from gorilla_tui.fill.filler import target_of
-from gorilla_tui.fill.kinds import variables
 from gorilla_tui.fill.unused import left_out
 from gorilla_tui.fill.values import strings
 from gorilla_tui.pipeline import Pipeline
@@ -49,20 +48,6 @@ def test_a_date_alone_is_still_a_date(docs) -> None:
     assert _offered(docs, "os.path.basename", "get the base name of /var/backups/2025-03-01.tar") == {
         "p": ["'/var/backups/2025-03-01.tar'"]
     }
-
-
-@pytest.mark.parametrize(
-    ("task", "code"),
-    [
-        ("wait until `fetch_all()` is done", "fetch_all()"),
-        ("run `serve(port)` in the event loop", "serve(port)"),
-        ("schedule `client.poll(5)` as a task", "client.poll(5)"),
-    ],
-)
-def test_a_call_in_backticks_is_code(docs, task: str, code: str) -> None:
-    """ "run the coroutine `main()` until it finishes" was asyncio.run('main()'): a string, not the call."""
-    assert [c.text for c in variables(task)] == [code]
-    assert _offered(docs, "asyncio.run", task)["main"] == [code]
 
 
 @pytest.mark.parametrize(
@@ -106,10 +91,9 @@ def test_the_model_fills_them(stdlib_docs, gemma_backend) -> None:
             task
         )
 
-    assert ask("os.path.dirname", "what folder holds /srv/exports/2026-11-30.json").api_call == (
+    assert ask("os.path.dirname", "get the directory name of /srv/exports/2026-11-30.json").api_call == (
         "os.path.dirname('/srv/exports/2026-11-30.json')"
     )
-    assert ask("asyncio.run", "run `crawl(urls)` to completion").api_call == "asyncio.run(crawl(urls))"
     assert ask("random.sample", "draw 6 lottery numbers between 1 and 49").api_call == (
         "random.sample(range(1, 50), 6)"
     )
