@@ -29,7 +29,7 @@ from gorilla_tui.errors import ContextOverflowError, UsageError
 from gorilla_tui.fill.example_input import feed
 from gorilla_tui.fill.filler import Filled, fill
 from gorilla_tui.fill.render import decoded_calls, python_code
-from gorilla_tui.fill.set_aside import Aside, restore, set_aside
+from gorilla_tui.fill.set_aside import Aside, restore, set_aside, shortened
 from gorilla_tui.fill.unused import left_out
 from gorilla_tui.model import translate
 from gorilla_tui.model.backend import Backend
@@ -395,8 +395,9 @@ class Pipeline(RetryMixin):
             verdict = incomplete(verdict, needs)
         # the task's values the call does not hold (fill/unused.py); a model hub's: its inputs the code
         # has no slot for
+        shown = shortened(api_call, self.aside)  # the call as the task with its stand-ins writes it
         unused = (
-            fed.unused if fed else [] if mode != "select" or hub or not api_call else left_out(task, api_call)
+            fed.unused if fed else [] if mode != "select" or hub or not api_call else left_out(task, shown)
         )
         constraints: list[dict[str, Any]] = []
         if self.constraints is not None:

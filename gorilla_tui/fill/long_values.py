@@ -59,6 +59,13 @@ class LongValue:
                 source = source.replace(short, whole)
         return source
 
+    def shortened(self, source: str) -> str:
+        """`source` (a restored call) with each form of the whole value made the stand-in's again: what the
+        task the model read writes (fill/unused.py left_out reads that task)."""
+        for short, whole in sorted(self.forms, key=lambda p: -len(p[1])):
+            source = source.replace(whole, short)
+        return source
+
     def value(self, value: Any) -> Any:
         """A decoded value with the stand-in made the whole value, inside lists and dicts too."""
         for short, whole in self.values:

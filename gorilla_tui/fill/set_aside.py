@@ -58,6 +58,12 @@ class AsideInput:
             return {k: self.value(v) for k, v in value.items()}
         return value
 
+    def shortened(self, source: str) -> str:
+        """`source` (a restored call) with the whole input's literals made the stand-in's again."""
+        for short, whole in self._forms():
+            source = source.replace(whole, short)
+        return source
+
     def taken(self, source: str) -> bool:
         """Whether the call `source` (restored) holds the whole input."""
         return any(whole in source for _short, whole in self._forms())
@@ -92,6 +98,12 @@ class Aside:
         for part in self.parts:
             value = part.value(value)
         return value
+
+    def shortened(self, source: str) -> str:
+        """`source` (a restored call) as the task with the stand-ins writes it (each part's shortened)."""
+        for part in self.parts:
+            source = part.shortened(source)
+        return source
 
     def notes(self, call: str) -> list[str]:
         """The warnings of the answer whose call is `call`: one a part, taken whole or not taken."""
@@ -150,3 +162,9 @@ def restore(filled: Any, aside: Aside | AsideInput | None) -> Any:
         arguments=[dataclasses.replace(a, value=aside.restored(a.value)) for a in filled.arguments],
         calls=[{f: aside.value(args) for f, args in c.items()} for c in filled.calls],
     )
+
+
+def shortened(source: str, aside: Aside | None) -> str:
+    """`source` (a restored call) as the task with the stand-ins writes it (Aside.shortened); `source`
+    itself when nothing was set aside."""
+    return source if aside is None else aside.shortened(source)

@@ -94,9 +94,9 @@ def test_the_model_fills_them(stdlib_docs, gemma_backend) -> None:
     assert ask("os.path.dirname", "get the directory name of /srv/exports/2026-11-30.json").api_call == (
         "os.path.dirname('/srv/exports/2026-11-30.json')"
     )
-    assert ask("random.sample", "draw 6 lottery numbers between 1 and 49").api_call == (
+    assert ask("random.sample", "take a random sample of 6 numbers between 1 and 49").api_call == (
         "random.sample(range(1, 50), 6)"
     )
-    assert ask("glob.glob", "find the .json files in `config_dir`").api_call == (
+    assert ask("glob.glob", "find the pathnames of the .json files in `config_dir`").api_call == (
         "glob.glob(os.path.join(config_dir, '*.json'))"
     )
