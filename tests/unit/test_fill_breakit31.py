@@ -9,19 +9,13 @@ from __future__ import annotations
 import pytest
 
 from gorilla_tui.config import Settings
-from gorilla_tui.fill.call_grammar import TaskValues
-from gorilla_tui.fill.filler import target_of
 from gorilla_tui.fill.unused import left_out
 from gorilla_tui.fill.values import strings
 from gorilla_tui.pipeline import Pipeline
 from gorilla_tui.retrieve.index import ApiIndex
+from tests.stdlib_fixtures import offered_values
 
-
-def _offered(docs, name: str, task: str) -> dict[str, list[str]]:
-    """Parameter name -> the value sources filling offers it for `task`."""
-    target = target_of(docs[name], TaskValues.of(task), docs.get, {})
-    assert target is not None
-    return {s.param.name: list(s.values) for s in target.offered}
+_offered = offered_values
 
 
 @pytest.mark.parametrize(

@@ -12,7 +12,7 @@ import pytest
 
 from gorilla_tui.config import Settings
 from gorilla_tui.fill.call_grammar import TaskValues
-from gorilla_tui.fill.filler import Filled, target_of
+from gorilla_tui.fill.filler import Filled
 from gorilla_tui.fill.set_aside import STAND_IN_CHARS, handed_aside, restore, set_aside
 from gorilla_tui.fill.unused import left_out
 from gorilla_tui.fill.values import lists, numbers, strings
@@ -22,13 +22,9 @@ from gorilla_tui.retrieve.index import ApiIndex
 from gorilla_tui.retrieve.query.handover import handed_input, without_input
 from gorilla_tui.textsafe import MAX_TASK_CHARS, MAX_TASK_INPUT_CHARS, clean_task
 from gorilla_tui.types import Argument
+from tests.stdlib_fixtures import offered_values
 
-
-def _offered(docs, name: str, task: str) -> dict[str, list[str]]:
-    """Parameter name -> the value sources filling offers it for `task`."""
-    target = target_of(docs[name], TaskValues.of(task), docs.get, {})
-    assert target is not None
-    return {s.param.name: list(s.values) for s in target.offered}
+_offered = offered_values
 
 
 @pytest.mark.parametrize(
