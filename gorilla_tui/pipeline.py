@@ -29,7 +29,7 @@ from gorilla_tui.errors import ContextOverflowError, UsageError
 from gorilla_tui.fill.example_input import feed
 from gorilla_tui.fill.filler import Filled, fill
 from gorilla_tui.fill.render import decoded_calls, python_code
-from gorilla_tui.fill.set_aside import AsideInput, restore, set_aside
+from gorilla_tui.fill.set_aside import Aside, restore, set_aside, shortened
 from gorilla_tui.fill.unused import left_out
 from gorilla_tui.model import translate
 from gorilla_tui.model.backend import Backend
@@ -100,7 +100,7 @@ class Pipeline(RetryMixin):
         self.chooser = Chooser(settings, backend, self.family)  # the choice stage (pipeline_choose.py)
         self.constraints: ConstraintResult | None = None  # the last task's parsed constraints, or None
         self.search_notes: list[str] = []  # the last search's notes (ConstraintResult.notes)
-        self.aside: AsideInput | None = None  # the last task's long handed input (fill/set_aside.py)
+        self.aside: Aside | None = None  # the last task's long values and handed input (fill/set_aside.py)
         self._method_docs: dict[str, list[ApiDoc]] | None = None  # class -> its methods' docs (_methods)
 
     @property
@@ -179,7 +179,7 @@ class Pipeline(RetryMixin):
         if mode not in ("select", "generate"):
             raise UsageError(f"mode must be select or generate, not {mode!r}")
         t0 = time.perf_counter()
-        # a long input a colon hands over is kept whole for the call; the task holds its start (set_aside)
+        # a long value or input a colon hands over is kept whole for the call; the task holds a stand-in
         cleaned, warnings = clean_task(task, MAX_TASK_INPUT_CHARS)  # a control said once, here (R24-7)
         task, self.aside = set_aside(cleaned)
         task, cut_now = clean_task(task)
@@ -211,7 +211,7 @@ class Pipeline(RetryMixin):
                 emit(HitsEvent(other.hits, tuple(self.search_notes)))
         proposal.translation = english
         if self.aside is not None:  # said either way: taken whole, or not taken at all; the task as asked
-            proposal.warnings.append(self.aside.note(self.aside.taken(proposal.api_call)))
+            proposal.warnings += self.aside.notes(proposal.api_call)
             proposal.task = self.aside.task
         emit(VerdictEvent(proposal.verdict))
         timings["total"] = time.perf_counter() - t0
@@ -395,8 +395,9 @@ class Pipeline(RetryMixin):
             verdict = incomplete(verdict, needs)
         # the task's values the call does not hold (fill/unused.py); a model hub's: its inputs the code
         # has no slot for
+        shown = shortened(api_call, self.aside)  # the call as the task with its stand-ins writes it
         unused = (
-            fed.unused if fed else [] if mode != "select" or hub or not api_call else left_out(task, api_call)
+            fed.unused if fed else [] if mode != "select" or hub or not api_call else left_out(task, shown)
         )
         constraints: list[dict[str, Any]] = []
         if self.constraints is not None:

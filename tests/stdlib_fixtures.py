@@ -7,6 +7,16 @@ from __future__ import annotations
 import pytest
 
 from gorilla_tui.check.validator import Validator
+from gorilla_tui.fill.call_grammar import TaskValues
+from gorilla_tui.fill.filler import target_of
+
+
+def offered_values(docs, name: str, task: str) -> dict[str, list[str]]:
+    """Parameter name -> the value sources filling offers doc `name` of `docs` (the `docs` fixture) for
+    `task`."""
+    target = target_of(docs[name], TaskValues.of(task), docs.get, {})
+    assert target is not None
+    return {s.param.name: list(s.values) for s in target.offered}
 
 
 @pytest.fixture(scope="module")

@@ -30,7 +30,7 @@ DATE_IN_WORDS = re.compile(
 #: the time was dropped, break-it round 30, F-H2). A time after a blank stays a value of its own ("on
 #: 2023-10-05 14:00": BFCL's functions take the date and the time apart).
 ISO_DATE = re.compile(
-    r"(?<![\d-])(?P<year>\d{4})-(?P<month>\d{2})-(?P<day>\d{2})"
+    r"(?<![\w/\\.-])(?P<year>\d{4})-(?P<month>\d{2})-(?P<day>\d{2})"
     r"(?:T(?P<time>\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?)(?![\d:]))?(?![\d-])"
 )
 

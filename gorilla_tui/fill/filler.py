@@ -47,6 +47,7 @@ from gorilla_tui.fill.kinds import (
     with_variables,
 )
 from gorilla_tui.fill.naming import first_named
+from gorilla_tui.fill.ranges import with_ranges
 from gorilla_tui.fill.receivers import Constructors, Receiver, by_file_type, receiver_of, with_spread
 from gorilla_tui.fill.render import decoded_calls, render_target
 from gorilla_tui.fill.roles import CONTAINER, doc_roles, with_container
@@ -244,7 +245,8 @@ def _kept(doc: ApiDoc, offered: list[Slot], params: list[Param], task: str,
     pattern of the extension and folder the task names (with_patterns), a number beside a parameter's name
     given to that one (claim_numbers); for a standard-library function the values it takes in another form
     (fill/derived.py: a command line's words, characters named in words, bytes of a named string, a date's
-    strptime format, a collection variable passed to ``*args``, a key or flags that ignore case)."""
+    strptime format, a collection variable passed to ``*args``, a key or flags that ignore case; a range the
+    task bounds for a function that draws from one, fill/ranges.py)."""
     if doc.source == "python-env":
         offered = with_variables(
             stub_fit(doc.api_name, forwarded_after(doc, offered, task), owners), task, doc.api_name
@@ -253,7 +255,7 @@ def _kept(doc: ApiDoc, offered: list[Slot], params: list[Param], task: str,
         offered = with_formats(doc.api_name, with_commands(doc.api_name, offered), task)
         offered = with_collected(params, with_bytes_names(offered, task), task)
         offered = with_characters(doc.api_name, offered, params, task)
-        offered = with_no_case(doc.api_name, offered, params, task)
+        offered = with_ranges(doc.api_name, with_no_case(doc.api_name, offered, params, task), task)
     return claim_numbers(offered, task)
 
 

@@ -264,6 +264,12 @@ _GLOBS = {("glob.glob", "pathname"): True, ("glob.iglob", "pathname"): True,
           ("pathlib.Path.glob", "pattern"): False, ("pathlib.Path.rglob", "pattern"): False}  # fmt: skip
 
 
+#: The words before a folder a task names: "in `folder`", "under the directory `root`".
+_IN_FOLDER = re.compile(
+    r"\b(?:in|under|inside|within|from|of)\s+(?:the\s+)?(?:(?:folder|directory|dir)\s+)?$"
+)
+
+
 def with_patterns(callee: str, offered: list[Slot], params: Sequence[Param], task: str) -> list[Slot]:
     """`offered` with a glob pattern made of the extension the task names and its folder: "find every .log
     file under /var/log" is ``glob.glob('/var/log/**/*.log', recursive=True)`` (``**`` and recursive=True
@@ -281,15 +287,27 @@ def with_patterns(callee: str, offered: list[Slot], params: Sequence[Param], tas
     out, folders = [], []
     for slot in offered:
         values = {k: c for k, c in slot.values.items() if not (c.start < end and start < c.end)}
-        if slot.param.name == name:
-            folders = [c for c in values.values() if c.kind == "string" and c.atomic]
+        if slot.param.name == name:  # a folder the task writes, or names as a variable ("in `folder`")
+            folders = [c for c in values.values() if c.atomic and c.kind in ("string", VARIABLE)]
         out.append(dataclasses.replace(slot, values=values))
-    if inside:
-        patterns = [f"{c.value.rstrip('/')}/{'**/' if deep else ''}*.{ext}" for c in folders] or [
-            f"{'**/' if deep else ''}*.{ext}"]  # fmt: skip
-    else:
-        patterns = [f"{'**/' if deep and callee.endswith('.glob') else ''}*.{ext}"]
-    made = {repr(p): Candidate(repr(p), p, "string", start, end, True) for p in patterns}
+    if inside and not folders:  # "the files in `folder`": a variable the pattern's folder is joined from
+        folders = [
+            c for c in variables(task) if _IN_FOLDER.search(task[: c.start]) and not start < c.end <= end
+        ]
+    tail = f"{'**/' if deep and (inside or callee.endswith('.glob')) else ''}*.{ext}"
+    made = {repr(tail): Candidate(repr(tail), tail, "string", start, end, True)}
+    if (
+        inside and folders
+    ):  # '/var/log/*.log'; a variable's folder joined to it: os.path.join(folder, '*.log')
+        made = {
+            t: Candidate(t, tail, "string", start, end, True)
+            for t in (
+                f"os.path.join({c.text}, {tail!r})"
+                if c.kind == VARIABLE
+                else repr(f"{c.value.rstrip('/')}/{tail}")
+                for c in folders
+            )
+        }
     if inside:  # the folder is in the pattern: no other parameter (root_dir) takes it again
         spans = {(c.start, c.end) for c in folders}
         out = [

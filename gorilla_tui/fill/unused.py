@@ -152,8 +152,8 @@ def _constants(tree: ast.AST) -> Iterator[Any]:
     the names the call writes as text: its callee's dotted name, its keywords ("use the
     'calculate_velocity' function", "with 'a' = 3": the task names the function or the parameter) and the
     variables it passes ("write the dict `scores` to data.json" -> ``json.dump(scores, ...)`` holds
-    `scores`: break-it round 19, R19-2), and the file extensions a value it passes stands for
-    (_extensions_held)."""
+    `scores`: break-it round 19, R19-2), the file extensions a value it passes stands for
+    (_extensions_held), and the last number of a ``range(a, b)`` (b - 1)."""
     for node in ast.walk(tree):
         if isinstance(node, ast.Call):
             with contextlib.suppress(ValueError, TypeError):
@@ -162,6 +162,10 @@ def _constants(tree: ast.AST) -> Iterator[Any]:
             passed = [*node.args, *(k.value for k in node.keywords)]
             yield from (a.id for a in passed if isinstance(a, ast.Name))
             yield from _extensions_held(node, passed)
+            end = node.args[1] if isinstance(node.func, ast.Name) and node.func.id == "range" and len(
+                node.args) == 2 else None  # fmt: skip
+            if isinstance(end, ast.Constant) and type(end.value) is int:
+                yield end.value - 1  # range(1, 101) holds the 100 of "between 1 and 100" (fill/ranges.py)
         if isinstance(node, ast.Constant) and not isinstance(node.value, bool) and node.value is not None:
             value = node.value
             yield value.decode("utf-8", "replace") if isinstance(value, bytes) else value

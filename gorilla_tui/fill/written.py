@@ -156,6 +156,11 @@ def compound_literals(task: str) -> tuple[tuple[int, int, Any, str], ...]:
     return tuple(out)
 
 
+#: (start, end) of each bracketed span and bytes literal of a task, and of each quoted text (long_values.py).
+bracket_spans = _pairs
+quoted_spans = _quoted
+
+
 def cidr(text: str) -> bool:
     """True when the standard library reads `text` as a network (``ipaddress.ip_network``, host bits
     allowed: "10.1.2.3/8" is a host's address with its network)."""

@@ -12,8 +12,8 @@ import pytest
 
 from gorilla_tui.config import Settings
 from gorilla_tui.fill.call_grammar import TaskValues
-from gorilla_tui.fill.filler import Filled, target_of
-from gorilla_tui.fill.set_aside import STAND_IN_CHARS, restore, set_aside
+from gorilla_tui.fill.filler import Filled
+from gorilla_tui.fill.set_aside import STAND_IN_CHARS, handed_aside, restore, set_aside
 from gorilla_tui.fill.unused import left_out
 from gorilla_tui.fill.values import lists, numbers, strings
 from gorilla_tui.fill.written import compound_literals
@@ -22,13 +22,9 @@ from gorilla_tui.retrieve.index import ApiIndex
 from gorilla_tui.retrieve.query.handover import handed_input, without_input
 from gorilla_tui.textsafe import MAX_TASK_CHARS, MAX_TASK_INPUT_CHARS, clean_task
 from gorilla_tui.types import Argument
+from tests.stdlib_fixtures import offered_values
 
-
-def _offered(docs, name: str, task: str) -> dict[str, list[str]]:
-    """Parameter name -> the value sources filling offers it for `task`."""
-    target = target_of(docs[name], TaskValues.of(task), docs.get, {})
-    assert target is not None
-    return {s.param.name: list(s.values) for s in target.offered}
+_offered = offered_values
 
 
 @pytest.mark.parametrize(
@@ -201,7 +197,7 @@ def _long(task: str) -> str:
 def test_a_long_handed_input_is_set_aside_and_written_back_whole() -> None:
     """F-M3: the input was cut at 2,000 characters (json.loads of half a document) or dropped whole."""
     document = json.dumps({f"key{i}": list(range(i % 7)) for i in range(200)})
-    task, aside = set_aside(_long("load this json: " + document))
+    task, aside = handed_aside(_long("load this json: " + document))
     assert aside is not None and aside.whole == document and len(task) < MAX_TASK_CHARS
     assert aside.task == "load this json: " + document
     assert document.startswith(aside.stand_in) and len(aside.stand_in) <= STAND_IN_CHARS
@@ -213,7 +209,7 @@ def test_a_long_handed_input_is_set_aside_and_written_back_whole() -> None:
     assert filled.call == f"json.loads({document!r})" and filled.arguments[0].value == repr(document)
     assert filled.calls == [{"json.loads": {"s": document}}]
     assert aside.taken(filled.call) and not aside.taken("json.loads(s)")
-    encoded = set_aside(_long("base64 encode this: " + "y" * 5000))[1]
+    encoded = handed_aside(_long("base64 encode this: " + "y" * 5000))[1]
     assert encoded.restored(f"base64.b64encode({encoded.stand_in.encode()!r})") == (
         f"base64.b64encode({('y' * 5000).encode()!r})"
     )
@@ -222,7 +218,7 @@ def test_a_long_handed_input_is_set_aside_and_written_back_whole() -> None:
 def test_the_stand_in_is_what_filling_reads_as_the_input() -> None:
     """A stand-in ending with a full stop lost it to the sentence (handed_input), and was never restored."""
     text = ("Stop here. " * 400).strip()  # its first 200 characters, cut at a blank, end with "."
-    task, aside = set_aside(_long("summarize this: " + text))
+    task, aside = handed_aside(_long("summarize this: " + text))
     span = handed_input(task)
     assert aside is not None and task[span[0] : span[1]] == aside.stand_in
     assert aside.whole == text[:-1]  # the closing full stop is the sentence's, as handed_input reads it
