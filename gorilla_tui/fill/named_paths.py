@@ -1,5 +1,7 @@
-"""Files and folders a task names by a bare word (fill/values.py _atoms reads each as one value): "the folder
-old_build", "a file called notes", the folder a named file goes into ("unpack data.bin into out")."""
+"""Files, folders, programs, environment variables and command lines a task names by a bare word
+(fill/values.py _atoms reads each as one value): "the folder old_build", "a file called notes", the folder a
+named file goes into ("unpack data.bin into out"), "the ffmpeg program", "the environment variable HOME",
+"the command ls -la"."""
 
 from __future__ import annotations
 
@@ -34,4 +36,19 @@ NAMED_PATH = re.compile(
     + r")\b)([A-Za-z][\w.-]*\w)"
     r"(?=\s*(?:$|[,;!?]|\.(?:\s|$)|\s(?:and|then)\b))",
     re.IGNORECASE,
+)
+#: a program the task names by a bare word: "the ffmpeg program", "the git command"
+NAMED_PROGRAM = re.compile(r"\bthe\s+([A-Za-z][\w.+-]*)\s+(?:program|command|executable|binary)\b")
+#: an environment variable the task names in capitals: "the environment variable HOME", "env var PATH",
+#: "$HOME" (its name without the "$"), "the HOME env variable"; a capital name with "_" is one anywhere
+#: (fill/values.py _CONSTANT)
+ENV_NAME = re.compile(
+    r"\b(?:environment|env)\s+(?:variables?|vars?)\s+\$?([A-Z][A-Z0-9_]*)\b|(?<![\w$])\$([A-Z][A-Z0-9_]*)\b"
+    r"|(?<![\w$`'\"])([A-Z][A-Z0-9_]*)\s+(?:environment|env)\s+(?:variables?|vars?)\b"
+)
+#: a command line the task writes after "the command": "run the command ls -la and capture its output" is
+#: "ls -la" (to the first word that joins the sentence on: and, then, in, ...; "the command line" is none)
+NAMED_COMMAND = re.compile(
+    r"\bcommand\s+(?!line\b|prompt\b|that\b|which\b|to\b|and\b|for\b|of\b)([A-Za-z.][\w.+/-]*"
+    r"(?:\s+(?!(?:and|then|in|inside|within|from|to|with|on|for|as|so|but|or)\b)[^\s,;'\"`]+)*)"
 )

@@ -24,7 +24,7 @@ from typing import Any
 from gorilla_tui.fill.candidate import Candidate, literal
 from gorilla_tui.fill.colons import COLON_JOINED, joined
 from gorilla_tui.fill.dates import DATE_IN_WORDS, ISO_DATE, MONTHS, dates
-from gorilla_tui.fill.named_paths import INTO_FOLDER, NAMED_PATH
+from gorilla_tui.fill.named_paths import ENV_NAME, INTO_FOLDER, NAMED_COMMAND, NAMED_PATH, NAMED_PROGRAM
 from gorilla_tui.fill.sql import statements
 from gorilla_tui.fill.standards import no_value, standard_spans
 from gorilla_tui.fill.written import CIDR, ESCAPED_PATH, SHELL_ESCAPE, cidr
@@ -84,21 +84,6 @@ _DICT = re.compile(r"\{[^{}]{1,300}\}")
 _DOTTED = re.compile(r"(?<![\w.])\d+(?:\.\d+){2,}(?![\w]|\.\d)")
 # a name written in capitals with an underscore, as environment variables and constants are (HOME_DIR)
 _CONSTANT = re.compile(r"(?<![\w'\"`])[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+(?![\w'\"`])")
-# a program the task names by a bare word: "the ffmpeg program", "the git command"
-_NAMED_PROGRAM = re.compile(r"\bthe\s+([A-Za-z][\w.+-]*)\s+(?:program|command|executable|binary)\b")
-# an environment variable the task names in capitals: "the environment variable HOME", "env var PATH",
-# "$HOME" (its name without the "$"), "the HOME env variable"; a capital name with "_" is one anywhere
-# (_CONSTANT)
-_ENV_NAME = re.compile(
-    r"\b(?:environment|env)\s+(?:variables?|vars?)\s+\$?([A-Z][A-Z0-9_]*)\b|(?<![\w$])\$([A-Z][A-Z0-9_]*)\b"
-    r"|(?<![\w$`'\"])([A-Z][A-Z0-9_]*)\s+(?:environment|env)\s+(?:variables?|vars?)\b"
-)
-# a command line the task writes after "the command": "run the command ls -la and capture its output" is
-# "ls -la" (to the first word that joins the sentence on: and, then, in, ...; "the command line" is none)
-_NAMED_COMMAND = re.compile(
-    r"\bcommand\s+(?!line\b|prompt\b|that\b|which\b|to\b|and\b|for\b|of\b)([A-Za-z.][\w.+/-]*"
-    r"(?:\s+(?!(?:and|then|in|inside|within|from|to|with|on|for|as|so|but|or)\b)[^\s,;'\"`]+)*)"
-)
 #: Words a string span does not start or end with (articles, prepositions, conjunctions).
 EDGE_WORDS = frozenset(
     "a an the of in on at to for from by with and or as is are be that this these those it its into than "
@@ -300,7 +285,7 @@ def _atoms(task: str) -> list[tuple[int, int]]:
     ("3x^2 + 2x - 1"), SQL statements (fill/sql.py) and files or folders named by a bare word ("the folder
     old_build", NAMED_PATH; the folder a named file goes into, "unpack data.bin into out": INTO_FOLDER),
     environment variables named in capitals ("the environment variable HOME",
-    "$HOME": _ENV_NAME) and command lines after "the command" (_NAMED_COMMAND, the paths in it its own),
+    "$HOME": ENV_NAME) and command lines after "the command" (NAMED_COMMAND, the paths in it its own),
     first match kept where two overlap."""
     whole = (len(task) - len(task.lstrip()), len(task.rstrip()))
     if whole[1] - whole[0] > 1 and task[whole[0]] + task[whole[1] - 1] in ('""', "“”"):
@@ -328,16 +313,16 @@ def _atoms(task: str) -> list[tuple[int, int]]:
             if not any(s < end and m.start() < e for s, e in atoms):
                 atoms.append((m.start(), end))
     commands = [
-        (m.start(1), m.start(1) + len(m.group(1).rstrip(".!?"))) for m in _NAMED_COMMAND.finditer(task)
+        (m.start(1), m.start(1) + len(m.group(1).rstrip(".!?"))) for m in NAMED_COMMAND.finditer(task)
     ]
     # unquoted SQL or a command line is one value, the paths and quoted text inside it too
     for start, end in [*statements(task), *commands]:
         if not any(s < end and start < e and not start <= s < e <= end for s, e in atoms):
             atoms = [(s, e) for s, e in atoms if not start <= s < e <= end] + [(start, end)]
     named = [next(m.span(g) for g in (1, 2, 3, 4) if m.group(g)) for m in NAMED_PATH.finditer(task)]
-    named += [next(m.span(g) for g in (1, 2, 3) if m.group(g)) for m in _ENV_NAME.finditer(task)]
+    named += [next(m.span(g) for g in (1, 2, 3) if m.group(g)) for m in ENV_NAME.finditer(task)]
     named += [m.span(2) for m in INTO_FOLDER.finditer(task)]
-    for start, end in named + [m.span(1) for m in _NAMED_PROGRAM.finditer(task)]:
+    for start, end in named + [m.span(1) for m in NAMED_PROGRAM.finditer(task)]:
         if not any(s < end and start < e for s, e in atoms):
             atoms.append((start, end))
     return atoms
