@@ -10,9 +10,10 @@ STAND_IN_CHARS characters by a stand-in of at most that many, read as a value of
 - a bracketed literal ast.literal_eval reads (list, tuple, set, dict): its first items, closed
   ("[0, 1, ..., 1499]" -> "[0, 1, ..., 39]");
 - quoted text: its start, cut at a blank, in the same quotes;
-- a word without blanks (a number's digits, a blob, a path): its first characters; a number longer than
-  Python reads (sys.get_int_max_str_digits, 4,300 digits: its parser refuses the literal, "Exceeds the limit
-  ... for integer string conversion") is a UsageError, one line, not a cut task.
+- a word without blanks (a blob, a path; a number only beyond MAX_TASK_CHARS digits, where the task's cut
+  would split it: filling reads a number's value, converts its unit): its first characters; a number
+  longer than Python reads (sys.get_int_max_str_digits, 4,300 digits: its parser refuses the literal,
+  "Exceeds the limit ... for integer string conversion") is a UsageError, one line, not a cut task.
 
 `LongValue.restored` writes the whole value back wherever the filled call holds the stand-in, in each form
 filling writes a value in (the task's text, ast.unparse, fill/candidate.py literal, a str of the text).
@@ -29,6 +30,7 @@ from typing import Any
 from gorilla_tui.errors import UsageError
 from gorilla_tui.fill.candidate import literal
 from gorilla_tui.fill.written import bracket_spans, quoted_spans
+from gorilla_tui.textsafe import MAX_TASK_CHARS
 
 #: Characters of a long value the task keeps in its place (fill/set_aside.py's stand-in of a handed input
 #: is as long): longer values are set aside.
@@ -220,7 +222,10 @@ def stand_ins(task: str) -> tuple[str, list[LongValue]]:
                 taken.append((s, e))
     for m in _WORD.finditer(task):
         word = m.group().rstrip(".,;:!?")  # a sentence's mark after it is no part of it
-        if len(word) > STAND_IN_CHARS and free(m.start(), m.end()):
+        # a number is set aside only where the task's cut would split it: filling reads its value (400
+        # digits of hours are seconds times 3,600, a value no stand-in can be written back over)
+        longest = MAX_TASK_CHARS if _DIGITS.fullmatch(word) else STAND_IN_CHARS
+        if len(word) > longest and free(m.start(), m.end()):
             found.append(_word_stand_in(word, m.start()))
             taken.append(m.span())
     found.sort(key=lambda v: v.start)
