@@ -214,7 +214,10 @@ def stand_ins(task: str) -> tuple[str, list[LongValue]]:
             if value is not None:
                 found.append(value)
                 taken.append((s, e))
+    whole = (len(task) - len(task.lstrip()), len(task.rstrip()))
     for s, e in quoted:
+        if (s, e) == whole:
+            continue  # a task in quotes as a whole is no quoted value (values.py _atoms; BFCL writes many)
         if e - s > STAND_IN_CHARS + 2 and free(s, e):
             value = _quoted_stand_in(task[s:e], s)
             if value is not None:

@@ -117,3 +117,13 @@ def test_the_model_fills_a_long_literal_whole(stdlib_docs, gemma_backend) -> Non
     assert hexed.api_call == f"hex({number})"
     with pytest.raises(UsageError):
         ask("hex", f"convert {'6' * 4400} to hex")
+
+
+def test_a_task_in_quotes_as_a_whole_is_no_long_value_to_set_aside() -> None:
+    # BFCL writes many questions in quotes; parallel_multiple_160 (453 characters) lost its second request
+    task = (
+        '"'
+        + "First, compute the compound interest on $5000 at 5% for 7 years. " * 4
+        + "Then find lawsuits in 'San Francisco'.\""
+    )
+    assert len(task) > 200 and stand_ins(task) == (task, [])
