@@ -179,12 +179,21 @@ def handed_input(task: str) -> tuple[int, int] | None:
     return (start, end) if end > start else None
 
 
+#: Single-quoted text: a quote mark after no word character, the closing one before none, so an apostrophe
+#: ("today's", "the users' files") opens or closes nothing (as _VALUE_RE reads it).
+SINGLE_QUOTED = re.compile(r"(?<![\w'`])'[^'\n]+'(?![\w'])")
+
+
 def request_text(task: str) -> str:
     """`task` without the input it hands over (without_input) or quotes (_PAYLOAD: double-quoted text, the
-    text after "###Input:"), or `task` itself when nothing else is left: the words that say what the person
-    wants, which the fit judgment reads (pipeline.py judge_fit; retrieve/fit.py names_missed and
-    needs_translation: an English request about a quoted French text is English)."""
-    return " ".join(_PAYLOAD.sub(" ", without_input(task)).split()) or task
+    text after "###Input:"; SINGLE_QUOTED: single-quoted text), or `task` itself when nothing else is
+    left: the words that say what the person wants, which the fit judgment reads (pipeline.py judge_fit;
+    retrieve/fit.py names_missed and needs_translation: an English request about a quoted French text is
+    English). A single-quoted review was read as request: "find the sentiment of the review 'great value,
+    would buy again'" was "nothing fits" with `pipeline('sentiment-analysis')` the nearest call, and fits
+    without the quote (break-it round 31, finding 9)."""
+    request = SINGLE_QUOTED.sub(" ", _PAYLOAD.sub(" ", without_input(task)))
+    return " ".join(request.split()) or task
 
 
 #: A task's values as it writes them: code in backticks, double-quoted text (every script's style), text in
@@ -219,6 +228,7 @@ __all__ = [
     "POINTER_VERBS",
     "POINTER_WORDS",
     "REQUEST_WORDS",
+    "SINGLE_QUOTED",
     "TRAILING",
     "request_text",
     "values_blanked",
