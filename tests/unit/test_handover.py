@@ -151,6 +151,8 @@ def test_the_request_leaves_out_single_quoted_text() -> None:
         == "find the sentiment of the review with the smallest model"
     )
     assert request_text("classify 'this phone is terrible' without a GPU") == "classify without a GPU"
+    emotion = "detect the emotion in 'I can't believe it!' on a cpu"
+    assert request_text(emotion) == "detect the emotion in on a cpu"  # an apostrophe inside the quote
     assert (
         request_text("what's in today's log and the users' files")
         == "what's in today's log and the users' files"

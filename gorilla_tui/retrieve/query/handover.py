@@ -180,8 +180,9 @@ def handed_input(task: str) -> tuple[int, int] | None:
 
 
 #: Single-quoted text: a quote mark after no word character, the closing one before none, so an apostrophe
-#: ("today's", "the users' files") opens or closes nothing (as _VALUE_RE reads it).
-SINGLE_QUOTED = re.compile(r"(?<![\w'`])'[^'\n]+'(?![\w'])")
+#: ("today's", "the users' files") opens or closes nothing (as _VALUE_RE reads it); one between two letters
+#: inside the quote is part of it ('I can't believe it').
+SINGLE_QUOTED = re.compile(r"(?<![\w'`])'(?:[^'\n]|(?<=\w)'(?=\w))+'(?![\w'])")
 
 
 def request_text(task: str) -> str:
