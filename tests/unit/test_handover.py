@@ -142,8 +142,8 @@ def test_the_handed_input_is_the_value_filling_puts_in_the_call(stdlib_docs, gem
 
 
 def test_the_request_leaves_out_single_quoted_text() -> None:
-    """A single-quoted review or sentence is input, not request (break-it round 31, finding 9); an
-    apostrophe opens no quote."""
+    """A single-quoted review or sentence is input, not request (break-it round 31, finding 9); a short
+    quoted value stays; an apostrophe opens no quote."""
     assert (
         request_text(
             "find the sentiment of the review 'great value, would buy again' with the smallest model"
@@ -151,8 +151,12 @@ def test_the_request_leaves_out_single_quoted_text() -> None:
         == "find the sentiment of the review with the smallest model"
     )
     assert request_text("classify 'this phone is terrible' without a GPU") == "classify without a GPU"
-    emotion = "detect the emotion in 'I can't believe it!' on a cpu"
+    emotion = "detect the emotion in 'I can't believe we won it!' on a cpu"
     assert request_text(emotion) == "detect the emotion in on a cpu"  # an apostrophe inside the quote
+    # a short quoted value is named by the request, not handed over (its fit moved on the dev tasks)
+    warning = "log a warning that says 'disk almost full'"
+    assert request_text(warning) == warning
+    assert request_text("write the text 'done' into status.txt") == "write the text 'done' into status.txt"
     assert (
         request_text("what's in today's log and the users' files")
         == "what's in today's log and the users' files"
