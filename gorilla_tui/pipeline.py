@@ -42,7 +42,7 @@ from gorilla_tui.pipeline_choose import (  # noqa: F401
     rebind_order,
     shared_prefix,  # noqa: F401 - re-exported
 )
-from gorilla_tui.pipeline_fit import judge, retrieval_score, values_unplaced, without_named_characters
+from gorilla_tui.pipeline_fit import answer_fit, judge, retrieval_score, without_named_characters
 from gorilla_tui.pipeline_generate import extracted, generated
 from gorilla_tui.pipeline_retry import NEXT_SOURCE_NOTE, RetryMixin  # noqa: F401 - re-exported
 from gorilla_tui.pipeline_types import AskCancelled, Checker, Choice, SearchIndex, led_by, selected  # noqa: F401
@@ -269,9 +269,8 @@ class Pipeline(RetryMixin):
         proposal.fit, proposal.fit_signals = self.judge_fit(
             judged, hits, choice, mode, needs, cancel, values, proposal.api_call
         )
-        if filled is not None:  # a filled call that takes none of the task's values is not a sure fit
-            p = proposal
-            p.fit = values_unplaced(p.fit, p.arguments, p.unused, p.fit_signals)
+        if mode == "select":  # a call that takes none of the task's values, or cannot bind them: not sure
+            proposal.fit = answer_fit(proposal, selected(choice)[4])
         if proposal.fit == "nothing":  # the call is the nearest hit's, not a proposal: no call is made
             proposal.calls = []
         timings["fit"] = time.perf_counter() - t_fit

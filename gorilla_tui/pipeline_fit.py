@@ -40,7 +40,8 @@ from typing import Any
 from gorilla_tui.fill.derived import SEPARATORS, characters
 from gorilla_tui.model import likelihood
 from gorilla_tui.model.fit_question import doc_free_likelihood, yes_no
-from gorilla_tui.pool.apidoc import ApiDoc
+from gorilla_tui.pipeline_choose import cannot_bind
+from gorilla_tui.pool.apidoc import MODEL_HUBS, ApiDoc
 from gorilla_tui.retrieve.fit import (
     FIT_MODEL,
     coverage,
@@ -51,7 +52,7 @@ from gorilla_tui.retrieve.fit import (
     param_coverage,
     rivals,
 )
-from gorilla_tui.types import Argument, Hit
+from gorilla_tui.types import Argument, Hit, Proposal
 
 #: The signals that cost the model a decode each (the others are read from the doc's text).
 MODEL_SIGNALS = frozenset({"pmi", "yn"})
@@ -262,18 +263,39 @@ def label(values: dict[str, Any]) -> str:
 
 
 def values_unplaced(fit: str, arguments: Sequence[Argument], unused: Sequence[str],
-                    signals: dict[str, Any] | None = None) -> str:  # fmt: skip
+                    signals: dict[str, Any] | None = None, doc: ApiDoc | None = None) -> str:  # fmt: skip
     """`fit` ("fits", "unsure", "nothing" or "") with a "fits" lowered to "unsure" when the task's values
-    have no place in the filled call: filling placed none of them (no argument of origin "task") and
-    fill/unused.py left_out lists some (`unused`, Proposal.unused). "how many days between 2024-01-01 and
-    2024-03-15" answered `datetime.timedelta()` (both dates unused) read "fits" (session 13): the API is
-    real and near, but a call that takes none of the values the task states does not do that task as
-    asked. Only "fits" moves; "unsure" and "nothing" stay as judged. `signals` (Proposal.fit_signals), when
-    not empty, gets "values_unplaced": whether this lowered the fit."""
-    lowered = fit == "fits" and bool(unused) and not any(a.origin == "task" for a in arguments)
+    have no place in the call: it holds none of them (no argument of origin "task") and fill/unused.py
+    left_out lists some (`unused`, Proposal.unused). "how many days between 2024-01-01 and 2024-03-15"
+    answered `datetime.timedelta()` (both dates unused) read "fits" (session 13): the API is real and near,
+    but a call that takes none of the values the task states does not do that task as asked. This holds
+    for a complete call filling did not fill as for a filled one: 'post the json {"name": "test"} to
+    https://httpbin.org/post' answered APIZoo's `youtube.tests().insert(part=part).execute()`, both values
+    unused, "fits" (break-it round 31, finding 8). Not for a model hub's doc (`doc`, the chosen one, of
+    MODEL_HUBS): its call loads a model, and its `unused` are the inputs its example code has no slot for
+    (fill/example_input.py), not values the call should take. Only "fits" moves; "unsure" and "nothing"
+    stay as judged. `signals` (Proposal.fit_signals), when not empty, gets "values_unplaced": whether this
+    lowered the fit."""
+    hub = doc is not None and doc.source in MODEL_HUBS
+    lowered = fit == "fits" and not hub and bool(unused) and not any(a.origin == "task" for a in arguments)
     if signals:
         signals["values_unplaced"] = lowered
     return "unsure" if lowered else fit
+
+
+def answer_fit(proposal: Proposal, doc: ApiDoc | None) -> str:
+    """Proposal.fit for the call select mode proposed of `doc` (the chosen one): its judged fit with a "fits"
+    lowered to "unsure" when the call takes none of the task's values (values_unplaced) or the check finds
+    that it cannot bind the values it took (pipeline_choose.cannot_bind: it raises at once, and rebinding
+    found no other hit that takes them): ``asyncio.run('main()')`` for "run the coroutine `main()` until it
+    finishes" is wrong_args:wrong_type and read "fits" (break-it round 31, finding 8). Proposal.fit_signals,
+    when not empty, get "values_unplaced" and "unbound": whether each lowered the fit."""
+    p = proposal
+    fit = values_unplaced(p.fit, p.arguments, p.unused, p.fit_signals, doc)
+    unbound = fit == "fits" and cannot_bind(p.verdict, doc)
+    if p.fit_signals:
+        p.fit_signals["unbound"] = unbound
+    return "unsure" if unbound else fit
 
 
 def missing_share(doc: ApiDoc, needs: Sequence[str] | None) -> float | None:

@@ -21,7 +21,7 @@ import numpy as np
 from gorilla_tui.retrieve import routing
 from gorilla_tui.retrieve.embed import DEFAULT_EMBEDDER
 from gorilla_tui.retrieve.protocols import RoutedIndex
-from gorilla_tui.retrieve.query.handover import request_text
+from gorilla_tui.retrieve.query.handover import SINGLE_QUOTED, request_text
 from gorilla_tui.retrieve.query.literals import intent_text
 from gorilla_tui.retrieve.tokenize import doc_text, name_words, tokenize
 
@@ -283,9 +283,6 @@ _SENTENCE_END = re.compile(r"[.!?:;]$")
 #: Words after which the task gives a name of its own ("a form called Party RSVP", "a playlist named Road
 #: Trip"): the capitalised words that follow are a value, not a service the index may lack.
 _NAMING = frozenset({"called", "named", "titled", "entitled", "labelled", "labeled"})
-#: A single-quoted value ("convert 'Hello World' to lowercase"): a quote mark after no word character, the
-#: closing one before none, so an apostrophe ("team's Slack", "the users' files") opens or closes nothing.
-_SINGLE_QUOTED = re.compile(r"(?<![\w'])'[^'\n]+'(?![\w'])")
 
 
 def names_missed(task: str, doc: ApiDoc) -> float:
@@ -297,11 +294,11 @@ def names_missed(task: str, doc: ApiDoc) -> float:
     Todoist) and for none of the 65 answered right; on the test half 19 of 59 and 1 of 45 ("make a new
     google form called Party RSVP": a title the task gives is capitalised too). The capitalised words
     right after a naming word (_NAMING: called, named, titled) are such a title and not read (the lead's
-    hand trial of that task, 2026-12-06), and so is single-quoted text (_SINGLE_QUOTED: a value, "convert
+    hand trial of that task, 2026-12-06), and so is single-quoted text (SINGLE_QUOTED: a value, "convert
     'Hello World' to lowercase" was told nothing fits; the lead's hand trial, 2026-12-07)."""
     held: set[str] | None = None
     first, naming = True, False
-    for raw in _SINGLE_QUOTED.sub(" ", request_text(task)).split():
+    for raw in SINGLE_QUOTED.sub(" ", request_text(task)).split():
         word = raw.strip("\"'()[],.!?:;")
         capitalised = bool(_NAME.fullmatch(word))
         naming = capitalised and naming  # "called Party RSVP": the run of capitalised words is a title

@@ -39,7 +39,8 @@ def test_the_request_is_the_task_without_what_it_quotes() -> None:
         == "Summarize the article."
     )
     assert request_text("把「你好」翻译成英语") == "把 翻译成英语"
-    assert request_text("it's a 'single' quote") == "it's a 'single' quote"  # apostrophes are not quotes
+    assert request_text("it's the users' 'single' quote") == "it's the users' 'single' quote"  # a value
+    assert request_text("translate 'je suis en retard' to English") == "translate to English"
     assert request_text('"only a quote"') == '"only a quote"'  # nothing else: the task itself
     assert (
         request_text("Translate to English: Le système éducatif") == "Translate to English"

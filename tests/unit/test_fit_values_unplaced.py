@@ -42,3 +42,25 @@ def test_ask_lowers_a_fits_when_the_filled_call_takes_none_of_the_tasks_values(s
     wait = pipeline.ask("wait 10 seconds before retrying")
     assert wait.api_call == "time.sleep(10)" and wait.unused == []
     assert wait.fit == "fits" and wait.fit_signals["values_unplaced"] is False
+
+
+def test_a_call_the_check_finds_unbindable_is_not_a_sure_fit(stdlib_docs):
+    """pipeline_fit.answer_fit on the real standard-library docs and the real check: asyncio.run('main()')
+    (a string where a coroutine goes: it raises at once) read "fits" (break-it round 31, finding 8)."""
+    from gorilla_tui.check.validator import Validator
+    from gorilla_tui.pipeline_fit import answer_fit
+    from gorilla_tui.types import Proposal
+
+    by_name = {d.api_name: d for d in stdlib_docs}
+    run, sleep = by_name["asyncio.run"], by_name["time.sleep"]
+    validator = Validator([run, sleep])
+    task_value = [Argument("main", "'main()'", "task")]
+    wrong = Proposal(task="run the coroutine `main()` until it finishes", api_call="asyncio.run('main()')",
+                     code="", verdict=validator.check("asyncio.run('main()')"), fit="fits",
+                     fit_signals={"cov": 1.0}, arguments=task_value)  # fmt: skip
+    assert wrong.verdict.reason == "wrong_args:wrong_type"
+    assert answer_fit(wrong, run) == "unsure" and wrong.fit_signals["unbound"] is True
+    right = Proposal(task="wait 2 seconds", api_call="time.sleep(2)", code="",
+                     verdict=validator.check("time.sleep(2)"), fit="fits", fit_signals={"cov": 1.0},
+                     arguments=[Argument("secs", "2", "task")])  # fmt: skip
+    assert answer_fit(right, sleep) == "fits" and right.fit_signals["unbound"] is False

@@ -139,3 +139,47 @@ def test_the_handed_input_is_the_value_filling_puts_in_the_call(stdlib_docs, gem
     assert parsed.api_call == """json.loads('{"a": 1, "b": [2, 3]}')""" and parsed.unused == []
     encoded = pipeline.ask("base64 encode this: hello world")
     assert encoded.api_call == "base64.b64encode(b'hello world')" and encoded.unused == []
+
+
+def test_the_request_leaves_out_single_quoted_text() -> None:
+    """A single-quoted review or sentence is input, not request (break-it round 31, finding 9); a short
+    quoted value stays; an apostrophe opens no quote."""
+    assert (
+        request_text(
+            "find the sentiment of the review 'great value, would buy again' with the smallest model"
+        )
+        == "find the sentiment of the review with the smallest model"
+    )
+    assert request_text("classify 'this phone is terrible' without a GPU") == "classify without a GPU"
+    emotion = "detect the emotion in 'I can't believe we won it!' on a cpu"
+    assert request_text(emotion) == "detect the emotion in on a cpu"  # an apostrophe inside the quote
+    # a short quoted value is named by the request, not handed over (its fit moved on the dev tasks)
+    warning = "log a warning that says 'disk almost full'"
+    assert request_text(warning) == warning
+    assert request_text("write the text 'done' into status.txt") == "write the text 'done' into status.txt"
+    assert (
+        request_text("what's in today's log and the users' files")
+        == "what's in today's log and the users' files"
+    )
+    assert request_text("'only a quote'") == "'only a quote'"  # nothing else: the task itself
+
+
+@pytest.mark.model
+def test_the_fit_is_judged_on_the_request_without_its_quoted_review(stdlib_docs, gemma_backend,
+                                                                     monkeypatch) -> None:  # fmt: skip
+    """The wiring in Pipeline.judge_fit on real docs and the real model: the text judged holds no word of the
+    quoted review (its words pulled the dense cosine and the retrieval rule to "nothing fits")."""
+    from gorilla_tui import pipeline as pipeline_module
+
+    judged: list[str] = []
+
+    def spy(backend, task, *args, **kwargs):
+        judged.append(task)
+        return "fits", {"cov": 1.0}
+
+    monkeypatch.setattr(pipeline_module, "judge", spy)
+    by_name = {d.api_name: d for d in stdlib_docs}
+    index = ApiIndex.build([by_name[n] for n in ("str.lower", "time.sleep")])
+    pipeline = Pipeline(Settings(mode="select", k=2), index, gemma_backend)
+    pipeline.ask("make the review 'Great Value, would buy again' lower case")
+    assert judged == ["make the review lower case"]

@@ -179,12 +179,34 @@ def handed_input(task: str) -> tuple[int, int] | None:
     return (start, end) if end > start else None
 
 
+#: Single-quoted text: a quote mark after no word character, the closing one before none, so an apostrophe
+#: ("today's", "the users' files") opens or closes nothing (as _VALUE_RE reads it); one between two letters
+#: inside the quote is part of it ('I can't believe it').
+SINGLE_QUOTED = re.compile(r"(?<![\w'`])'(?:[^'\n]|(?<=\w)'(?=\w))+'(?![\w'])")
+
+
+#: Words (letters only, two or more) from which a single-quoted text is a sentence given as input (a review,
+#: a text to translate), not a value the request names ('disk almost full', 'done', a date, a regex).
+QUOTED_SENTENCE_WORDS = 4
+
+
+def _sentence_out(m: re.Match[str]) -> str:
+    """A blank for a quoted sentence (QUOTED_SENTENCE_WORDS words or more), else the quote as it is."""
+    return " " if len(re.findall(r"[^\W\d_]{2,}", m.group())) >= QUOTED_SENTENCE_WORDS else m.group()
+
+
 def request_text(task: str) -> str:
     """`task` without the input it hands over (without_input) or quotes (_PAYLOAD: double-quoted text, the
-    text after "###Input:"), or `task` itself when nothing else is left: the words that say what the person
-    wants, which the fit judgment reads (pipeline.py judge_fit; retrieve/fit.py names_missed and
-    needs_translation: an English request about a quoted French text is English)."""
-    return " ".join(_PAYLOAD.sub(" ", without_input(task)).split()) or task
+    text after "###Input:"; SINGLE_QUOTED: single-quoted text of QUOTED_SENTENCE_WORDS words or more), or
+    `task` itself when nothing else is left: the words that say what the person wants, which the fit
+    judgment reads (pipeline.py judge_fit; retrieve/fit.py names_missed and needs_translation: an English
+    request about a quoted French text is English). A single-quoted review was read as request: "find the
+    sentiment of the review 'great value, would buy again' with the smallest model" was "nothing fits" with
+    `pipeline('sentiment-analysis')` the nearest call (break-it round 31, finding 9). A short quoted value
+    stays: left out too, it moved 5 right answers of bench/data/literal_tasks.toml's dev half from "fits"
+    (or "unsure") down ('disk almost full', 'done', a date, a JSON text), none with 4 words or more."""
+    request = SINGLE_QUOTED.sub(_sentence_out, _PAYLOAD.sub(" ", without_input(task)))
+    return " ".join(request.split()) or task
 
 
 #: A task's values as it writes them: code in backticks, double-quoted text (every script's style), text in
@@ -219,6 +241,7 @@ __all__ = [
     "POINTER_VERBS",
     "POINTER_WORDS",
     "REQUEST_WORDS",
+    "SINGLE_QUOTED",
     "TRAILING",
     "request_text",
     "values_blanked",
