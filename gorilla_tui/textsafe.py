@@ -146,6 +146,22 @@ _ESCAPE_SEQUENCE = re.compile(
 )
 
 
+def strip_escape_sequences(text: str) -> str:
+    """`text` without terminal escape sequences (CSI, OSC/DCS/APC/PM/SOS strings, two-character ESC
+    sequences) and without any ESC left over: "a\\x1b[31mb\\x1b" -> "ab". Other characters are kept."""
+    return _ESCAPE_SEQUENCE.sub("", text).replace("\x1b", "")
+
+
+def is_escape_at(text: str, index: int) -> bool:
+    """Whether a whole terminal escape sequence starts at text[index]: False for an unfinished one, an OSC
+    (or DCS, APC, PM, SOS) string without its BEL or ST terminator included."""
+    m = _ESCAPE_SEQUENCE.match(text, index)
+    if m is None:
+        return False
+    seq = m.group(0)
+    return seq[1] not in "]PX^_" or seq.endswith(("\x07", "\x1b\\"))
+
+
 def strip_controls(text: str) -> str:
     """`text` as input (a task typed or piped in): terminal escape sequences removed whole (ESC[31m, OSC
     titles, and the 8-bit CSI as an undecodable argv byte); a run of safe_text's other characters (lone

@@ -231,3 +231,24 @@ def test_the_doc_view_shows_a_huge_example_and_description_cut_with_where_they_a
     text = console.export_text()
     assert text.count("more lines") == 2 and "`search --json` has it whole" in text
     assert len(text.splitlines()) < 3 * MAX_BLOCK_LINES and len(text) < 3 * MAX_BLOCK_CHARS
+
+
+def test_a_pasted_escape_sequence_is_removed_whole_and_keeps_the_paste_in_order(make_app):
+    """Break-it round 32, finding 9: Textual's parser sent what followed an ESC inside a bracketed paste as
+    key presses ahead of the paste ("^[31mred.txt^[0mdelete the file" in the task input, then
+    os.remove('31mred.txt')). The drivers' decoder (tui/driver_input.py) removes the sequences inside the
+    paste, for every place a read may split the bytes, and leaves keys outside a paste alone."""
+    from textual import events
+    from textual._xterm_parser import XTermParser
+    from textual.drivers import linux_driver
+
+    make_app([" " + VALID_CALL])  # the factory makes the drivers' decoder the lenient, paste-safe one
+    data = b"\x1b[200~delete the file \x1b[38;5;196mred.txt\x1b[0m\x1b]0;title\x07\x1b[201~x"
+    for cut in range(3, len(data)):
+        decode = linux_driver.getincrementaldecoder("utf-8")().decode
+        text = decode(data[:cut], final=False) + decode(data[cut:], final=False)
+        got = [e for e in XTermParser().feed(text) if isinstance(e, events.Paste | events.Key)]
+        assert [type(e) for e in got] == [events.Paste, events.Key], cut
+        assert got[0].text == "delete the file red.txt" and got[1].character == "x", cut
+    decode = linux_driver.getincrementaldecoder("utf-8")().decode
+    assert decode(b"\x1b", final=False) == "\x1b" and decode(b"[A", final=False) == "[A"
