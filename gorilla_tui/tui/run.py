@@ -49,6 +49,19 @@ def isolation_note() -> str:
     return f"NOT isolated here ({iso.reason}): network open, files writable."
 
 
+def values_note(proposal: Proposal) -> str:
+    """A line naming what the code uses but does not define: the person's own variables the call takes
+    (origin "variable": ``text`` in ``text.count('the')``) and placeholders left for missing values; "" when
+    there are none. Break-it round 32: the Run dialog said "Needs: nothing listed" for a call on `text`."""
+    variables = list(dict.fromkeys(a.value for a in proposal.arguments if a.origin == "variable"))
+    parts = []
+    if variables:
+        parts.append("your variables, defined nowhere in the code: " + ", ".join(variables))
+    if proposal.needs:
+        parts.append("values still to fill in: " + ", ".join(proposal.needs))
+    return "Uses " + "; ".join(parts) + ".\n" if parts else ""
+
+
 def start_run(screen: Screen, proposal: Proposal | None, task_id: int | None, history: History) -> None:
     """Ask, then run `proposal.code` (see module docstring) and record the run under `task_id` in `history`.
     Does nothing but notify when there is no code."""
@@ -58,7 +71,8 @@ def start_run(screen: Screen, proposal: Proposal | None, task_id: int | None, hi
         return
     code = proposal.code or proposal.api_call
     reqs = requirements_of(proposal)
-    detail = "Needs: " + (", ".join(reqs) if reqs else "nothing listed") + "\n" + isolation_note()
+    detail = "Needs: " + (", ".join(reqs) if reqs else "nothing listed") + "\n" + values_note(proposal)
+    detail += isolation_note()
 
     def finished(result) -> None:
         if result is not None:

@@ -5,6 +5,7 @@ tui/widgets/proposal.py)."""
 from __future__ import annotations
 
 import io
+from dataclasses import replace
 
 from rich.console import Console
 from rich.style import Style
@@ -107,6 +108,7 @@ async def test_the_filled_call_marks_each_value_and_copy_and_run_take_it(small_i
         assert app.clipboard == FILLED
         await pilot.press("f5")
         assert isinstance(app.screen, ConfirmScreen) and app.screen.code == f"import shutil\n{FILLED}"
+        assert "Uses values still to fill in: dst." in app.screen.detail  # break-it 32: "nothing listed"
         await pilot.press("n")
 
 
@@ -205,3 +207,22 @@ async def test_a_value_of_the_task_no_argument_holds_is_said_under_the_call(smal
         said = "needs: dst · from your task: src='notes.txt' · not in the call: backup.txt"
         assert str(line.render()) == said
         assert proposal.to_dict()["unused"] == ["backup.txt"]
+
+
+def test_the_run_dialog_names_the_persons_variables_the_code_uses():
+    """Break-it round 32: the Run dialog said "Needs: nothing listed" for ``text.count('the')``, and the
+    sandbox then reported `text` undefined. The dialog's detail names the person's variables the call takes
+    (origin "variable") and the placeholders still missing; nothing when there are none."""
+    from gorilla_tui.tui.run import values_note
+
+    call = "text.count(sub)"
+    arguments = [Argument("self", "text", "variable"), Argument("sub", "sub", "missing")]
+    verdict = incomplete(Verdict("valid", api_call=call), ["sub"])
+    proposal = Proposal(
+        task="count x in `text`", api_call=call, code=call, verdict=verdict, arguments=arguments
+    )
+    assert values_note(proposal) == (
+        "Uses your variables, defined nowhere in the code: text; values still to fill in: sub.\n"
+    )
+    filled = Proposal(task="t", api_call="f(1)", code="f(1)", verdict=Verdict("valid", api_call="f(1)"))
+    assert values_note(replace(filled, arguments=[Argument("x", "1", "task")])) == ""
