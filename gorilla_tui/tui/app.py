@@ -65,6 +65,8 @@ class GorillaApp(CopyMixin, IndexLoadingMixin, App[None]):
         self.copy_tool: tuple[str, ...] | None = clipboard.find_tool()
         #: what the first-launch build did (build.first_launch.FirstLaunch), None when an index existed
         self.first_launch: FirstLaunch | None = None
+        #: the proposal panel shows a model load's error (stale once a later load is ready)
+        self.model_error_shown = False
 
     def get_driver_class(self) -> type[Driver]:
         """Textual's driver: TEXTUAL_DRIVER's ("module:Class") when set, else the platform's. A value textual
@@ -282,6 +284,9 @@ class GorillaApp(CopyMixin, IndexLoadingMixin, App[None]):
             self.status(model=s.model_label, kernel=s.kernel_name)
             if not self.main.running:
                 self.set_state("ready", "ready")
+                if self.model_error_shown:  # break-it round 32: the old load's error stayed beside "ready"
+                    self.main.query_one("#proposal").show_message(f"model loaded: {s.model_label}")
+            self.model_error_shown = False
             return
         self.status(model=f"{s.model_label} (not loaded)")
         self.set_state("error", "model not loaded")
@@ -293,6 +298,7 @@ class GorillaApp(CopyMixin, IndexLoadingMixin, App[None]):
             self.main.query_one("#proposal").show_error(
                 f"the model could not be loaded: {message.detail}", hint
             )
+            self.model_error_shown = True
         self.notice(f"model not loaded: {message.detail}", severity="error", timeout=10)
 
     def _index_screen(self, reason: str = "") -> Screen:
@@ -317,6 +323,7 @@ class GorillaApp(CopyMixin, IndexLoadingMixin, App[None]):
         self.push_screen(SettingsScreen(self.session.settings, hubs), self._settings_saved)
 
     def _settings_saved(self, settings: Settings | None) -> None:
+        self.main.query_one(TaskInput).focus()  # the next Enter asks (break-it round 32: it opened a doc)
         if settings is None:
             return
         reload = self.session.update_settings(settings)

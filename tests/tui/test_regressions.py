@@ -353,3 +353,30 @@ async def test_choice_note_and_nearest_badge_wrap_whole(make_app):
             assert shown(app, badge) == words, (size, shown(app, badge))
             choice = app.main.query_one("#choice")
             assert f"▶ {note}" in shown(app, choice), (size, shown(app, choice))
+
+
+async def test_a_model_fixed_in_settings_clears_the_stale_error_and_the_next_enter_asks(
+    torchhub_index, gemma_path
+):
+    """Break-it round 32: after Settings put a working model back, the proposal panel kept "/etc/passwd is
+    not a GGUF model" beside the status "ready", and the focus was on the hits table, so the next Enter
+    opened a doc instead of asking. The real tiny model loads here; the panel says it is loaded and the task
+    input has the focus."""
+    from textual.widgets import Input
+
+    from gorilla_tui.tui.app import create_app
+
+    app = create_app(Settings(model="/etc/passwd"), index=torchhub_index, show_timings=False)
+    async with app.run_test(size=(120, 36)) as pilot:
+        status = app.main.query_one("#status")
+        await wait_for(pilot, lambda: status.state_kind == "error", timeout=60)
+        panel = app.main.query_one("#proposal")
+        assert "passwd" in str(panel.query_one("#stream").render())
+        app.main.query_one(HitsPanel).focus()
+        await pilot.press("ctrl+o")
+        app.screen.query_one("#set-model", Input).value = str(gemma_path)
+        await pilot.press("ctrl+s")
+        await wait_for(pilot, lambda: status.state_kind == "ready", timeout=120)
+        shown = " ".join(str(panel.query_one("#stream").render()).split())
+        assert "passwd" not in shown and "model loaded" in shown
+        assert isinstance(app.focused, TaskInput)
