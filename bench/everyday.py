@@ -152,6 +152,9 @@ def answer(pipeline: Any, backend: Any, task: dict[str, Any]) -> dict[str, Any]:
         "right": is_right(task, chosen),
         "rule": proposal.choice_rule,
         "fit": proposal.fit,  # the fit judgment: a right answer flagged "nothing" counts against it
+        "fit_signals": proposal.fit_signals,  # what it was judged on (a rule is replayed on them offline)
+        "unused": proposal.unused,
+        "call": proposal.api_call,
         "hits": [
             {
                 "id": h.doc.id,
