@@ -2,7 +2,7 @@
 signals and the fitted rule, dev / test.
 
 Run: python bench/fit.py [--shared ../shared] [--results DIR] [--collect bfcl,index] [--stride-simple S]
-     [--report-only] [--no-write]
+     [--index-splits dev] [--refit 0,1,2,3] [--report-only] [--no-write]
 Collects, per (task, doc), the signals pipeline_fit.py can compute (resumable, --results/fit_*.jsonl):
 
 - yn: log p(" Yes") - log p(" No") of the model asked "Can the function do the request?" after a few-shot
