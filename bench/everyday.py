@@ -152,6 +152,9 @@ def answer(pipeline: Any, backend: Any, task: dict[str, Any]) -> dict[str, Any]:
         "right": is_right(task, chosen),
         "rule": proposal.choice_rule,
         "fit": proposal.fit,  # the fit judgment: a right answer flagged "nothing" counts against it
+        "fit_signals": proposal.fit_signals,  # what it was judged on (a rule is replayed on them offline)
+        "unused": proposal.unused,
+        "call": proposal.api_call,
         "hits": [
             {
                 "id": h.doc.id,
@@ -294,9 +297,8 @@ def main(argv: list[str] | None = None) -> int:
                 settings = Settings(k=5, hub=hub, mode="select", select_by="likelihood")
                 pipelines[hub] = services.build_pipeline(settings, index, backend)
             out.append(answer(pipelines[hub], backend, t))
-            print(
-                f"{setting} {n}/{len(tasks)} {t['id']} right={out[-1]['right']}", file=sys.stderr, flush=True
-            )
+            row = {k: v for k, v in out[-1].items() if k != "hits"}  # a run cut short keeps its answers here
+            print(f"{setting} {n}/{len(tasks)} {t['id']} {json.dumps(row)}", file=sys.stderr, flush=True)
         rows[setting] = out
         path = args.results / f"{prefix}_{setting}.jsonl"
         path.write_text("".join(json.dumps(r) + "\n" for r in out), encoding="utf-8")

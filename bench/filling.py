@@ -224,6 +224,7 @@ def answer(pipeline: Any, task: dict[str, Any], setting: str) -> dict[str, Any]:
         "arguments": [a.to_dict() for a in proposal.arguments],
         "verdict": proposal.verdict.kind, "needs": proposal.needs, "seconds": round(seconds, 3),
         "timings": {k: round(v, 4) for k, v in proposal.timings.items()},
+        "fit": proposal.fit, "unused": proposal.unused, "fit_signals": proposal.fit_signals,
     }  # fmt: skip
     row["cause"] = failure_cause(task, row, doc)
     row["hits"] = recorded_hits(pipeline, task, proposal.hits)

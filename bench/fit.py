@@ -2,7 +2,7 @@
 signals and the fitted rule, dev / test.
 
 Run: python bench/fit.py [--shared ../shared] [--results DIR] [--collect bfcl,index] [--stride-simple S]
-     [--report-only] [--no-write]
+     [--index-splits dev] [--refit 0,1,2,3] [--report-only] [--no-write]
 Collects, per (task, doc), the signals pipeline_fit.py can compute (resumable, --results/fit_*.jsonl):
 
 - yn: log p(" Yes") - log p(" No") of the model asked "Can the function do the request?" after a few-shot
@@ -165,9 +165,9 @@ def index_tasks() -> list[dict[str, Any]]:
     return interleave(lists)
 
 
-def collect_index(out: Path, model_signals: bool = False) -> None:
-    """Ask each default-index task as `ask` does (fill off: the choice is the same) and record the chosen
-    doc's signals, whether the answer is right (everyday) and the retrieval rule's score."""
+def collect_index(out: Path, model_signals: bool = False, splits: tuple[str, ...] = ("dev", "test")) -> None:
+    """Ask each default-index task of `splits` as `ask` does (fill off: the choice is the same) and record
+    the chosen doc's signals, whether the answer is right (everyday) and the retrieval rule's score."""
     from everyday import is_right
 
     from gorilla_tui import services
@@ -178,7 +178,7 @@ def collect_index(out: Path, model_signals: bool = False) -> None:
     backend = services.load_backend(Settings())
     pipelines: dict[str, Any] = {}
     rows_of = {id(d): i for i, d in enumerate(index.docs)}
-    tasks = index_tasks()
+    tasks = [t for t in index_tasks() if t["split"] in splits]
     with out.open("a", encoding="utf-8") as f:
         for n, t in enumerate(tasks, start=1):
             if t["id"] in done:
@@ -899,6 +899,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--collect", default="bfcl,index")
     p.add_argument("--stride-simple", type=int, default=2)
     p.add_argument("--bfcl-splits", default="dev", help="dev,test: BFCL's test half is reported by eval bfcl")
+    p.add_argument("--index-splits", default="dev,test", help="dev: the default-index tasks' dev halves only")
     p.add_argument("--report-only", action="store_true")
     p.add_argument(
         "--refit",
@@ -914,7 +915,7 @@ def main(argv: list[str] | None = None) -> int:
             splits = tuple(a.bfcl_splits.split(","))
             collect_bfcl(Path(a.shared), results / "fit_bfcl.jsonl", a.stride_simple, splits)
         if "index" in a.collect:
-            collect_index(results / "fit_index.jsonl")
+            collect_index(results / "fit_index.jsonl", splits=tuple(a.index_splits.split(",")))
         for split in ("dev", "test"):
             if f"eval-{split}" in a.collect:
                 collect_eval(Path(a.shared), results / f"fit_eval_{split}.jsonl", split)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import unicodedata
 
 from gorilla_tui.errors import UsageError
 
@@ -213,19 +214,27 @@ def clean_task(task: str, limit: int = MAX_TASK_CHARS) -> tuple[str, list[str]]:
     removed from inside a word, invisible where they were typed: a bidi control in a path, R24-7); every
     other character is kept as typed (no Unicode normalisation: a file name's bytes are its name on Linux,
     and NFC named another, missing file: break-it round 21, R21-1).
-    Raises UsageError for an empty task (nothing but blanks and control characters); cuts one longer than
-    `limit` characters at the last word boundary (a warning says so)."""
+    Raises UsageError for an empty task (nothing but blanks, control characters and format characters:
+    invisible); cuts one longer than `limit` characters at the last word boundary (a warning says so)."""
     stripped, joined = _stripped(task or "")
     # a no-break space inside a word stays (a file's name may hold one: "/tmp/my\u00a0file.txt" was the
     # file 'file.txt', break-it round 25, R25-5); at either end it goes, as any blank does
     text = " ".join(_BREAKING_BLANKS.split(stripped)).strip()
-    if not text:
+    if not text or invisible(text):
         raise UsageError("the task is empty: describe what you want to do, e.g. 'classify images of birds'")
     warnings = [invisible_note(joined)] if joined else []
     if len(text) <= limit:
         return text, warnings
     cut = text[:limit].rsplit(" ", 1)[0] or text[:limit]
     return cut, [*warnings, f"task truncated from {len(text)} to {len(cut)} characters"]
+
+
+def invisible(text: str) -> bool:
+    """Whether `text` shows nothing: each character a blank or a format character (Unicode category Cf:
+    zero-width space, word joiner, soft hyphen, byte order mark, tag characters). A task of three U+200B was
+    answered with a call where one of control characters only is "the task is empty" (break-it round 32,
+    item 10). Such a character inside a word stays as typed (a file's name may hold one)."""
+    return all(c.isspace() or unicodedata.category(c) == "Cf" for c in text)
 
 
 def invisible_note(joined: list[str]) -> str:

@@ -123,3 +123,15 @@ def test_invisible_characters_and_symbols_stay_in_a_path(name: str) -> None:
     The path is one value, in the task's own characters."""
     task = f"read the text file /tmp/u/{name}"
     assert [c.value for c in TaskValues.of(task).strings if c.atomic] == [f"/tmp/u/{name}"]
+
+
+@pytest.mark.parametrize("task", ["\u200b\u200b\u200b", "\ufeff", " \u2060 \u00ad ", "\u200d\x1b[0m\u200c"])
+def test_a_task_of_invisible_format_characters_is_empty(task: str) -> None:
+    """Zero-width and other format characters (Unicode category Cf) show nothing: a task of them alone is
+    "the task is empty" as one of blanks or control characters is (break-it round 32, item 10: three
+    U+200B were answered with a call). Inside a word they stay as typed."""
+    from gorilla_tui.errors import UsageError
+
+    with pytest.raises(UsageError, match="the task is empty"):
+        clean_task(task)
+    assert clean_task("read my\u200bfile.txt")[0] == "read my\u200bfile.txt"
