@@ -11,7 +11,10 @@ from __future__ import annotations
 import pytest
 
 from gorilla_tui.config import Settings
+from gorilla_tui.fill.call_grammar import TaskValues
+from gorilla_tui.fill.filler import target_of
 from gorilla_tui.fill.format_specs import human_date_format, spoken_spec
+from gorilla_tui.fill.roles import separator_bias
 from gorilla_tui.fill.unused import left_out
 from gorilla_tui.fill.values import strings
 from gorilla_tui.pipeline import Pipeline
@@ -206,6 +209,27 @@ def test_the_file_written_to_is_no_data_read(docs, name: str, task: str, data: s
     assert two == {"string": ["open('a.txt', 'rb').read()", "open('b.txt', 'rb').read()"]}
 
 
+@pytest.mark.parametrize(
+    ("task", "text", "sep"),
+    [
+        ("split 'a-b-c' on '-' at most once", "'a-b-c'", "'-'"),
+        ("split 'x;y;z' by ';'", "'x;y;z'", "';'"),
+        ("split the string '2026/12/08' at '/'", "'2026/12/08'", "'/'"),
+    ],
+)
+def test_what_a_text_is_split_on_is_the_pattern(docs, task: str, text: str, sep: str) -> None:
+    """ "split 'a-b-c' on '-'" was ``re.split('a-b-c', '-')``: the value after "on" is the pattern."""
+    target = target_of(docs["re.split"], TaskValues.of(task), docs.get, {})
+    biases = {
+        (s.param.name, v): separator_bias(target.offered, k, c, task)
+        for k, s in enumerate(target.offered)
+        for v, c in s.values.items()
+    }
+    assert biases[("pattern", sep)] > 0 > biases[("string", sep)]
+    assert biases[("pattern", text)] == biases[("string", text)] == 0
+    assert separator_bias(target.offered, 0, target.offered[0].values[sep], "find " + task[5:]) == 0
+
+
 @pytest.mark.model
 def test_the_model_fills_them(stdlib_docs, gemma_backend) -> None:
     by_name = {d.api_name: d for d in stdlib_docs}
@@ -229,3 +253,4 @@ def test_the_model_fills_them(stdlib_docs, gemma_backend) -> None:
     assert ask("format", "show 9876543.2 with thousands separators and 2 decimal places") == (
         "format(9876543.2, ',.2f')"
     )
+    assert ask("re.split", "split 'x;y;z' by ';'") == "re.split(';', 'x;y;z')"
