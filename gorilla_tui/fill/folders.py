@@ -9,6 +9,7 @@ import dataclasses
 import re
 
 from gorilla_tui.fill.call_grammar import FILLABLE, Slot, TaskValues
+from gorilla_tui.fill.candidate import Candidate
 from gorilla_tui.fill.named_paths import NAMED_PATH
 from gorilla_tui.fill.spoken import PATHLIKE
 from gorilla_tui.pool.params import Param
@@ -49,11 +50,27 @@ def with_named_folder(params: list[Param], offered: list[Slot], values: TaskValu
     for p in params:
         if (p.kind in FILLABLE and p.name not in names and FOLDER_PARAM.search(p.name)
                 and p.type in ("string", "any")):  # fmt: skip
-            return [*offered, Slot(dataclasses.replace(p, required=True), folders)]
+            return [
+                *(_spared(s, folders) for s in offered),
+                Slot(dataclasses.replace(p, required=True), folders),
+            ]
     return offered
 
 
-def _takes(slot: Slot, folders: dict[str, object]) -> bool:
+def _spared(slot: Slot, folders: dict[str, Candidate]) -> Slot:
+    """`slot` without `folders` where it has other values ("zip the folder photos into holiday.zip": base_name
+    'holiday'), else with them as copies without a span, which the folder parameter's own may follow in the
+    same call (fill/writer.py offers a span once a call: ``make_archive('photos', 'zip', 'photos')``)."""
+    if not set(slot.values) & set(folders):
+        return slot
+    if set(slot.values) - set(folders):
+        return dataclasses.replace(slot, values={t: c for t, c in slot.values.items() if t not in folders})
+    return dataclasses.replace(
+        slot, values={t: dataclasses.replace(c, start=-1, end=-1) for t, c in slot.values.items()}
+    )
+
+
+def _takes(slot: Slot, folders: dict[str, Candidate]) -> bool:
     """Whether `slot` takes one of `folders` already: a parameter named for a path offers it, or one of its
     values is a path inside it (glob's pattern 'src/**/*.py')."""
     names = [str(getattr(c, "value", "")) for c in folders.values()]

@@ -8,8 +8,7 @@ wrong file. A value after "to", "into", "onto" or "as" is the destination, one a
 named src, source, old, orig, input a source. `role_bias` pushes a value to the parameter of its role.
 Where the words say nothing, positional parameters take the values the task marks (paths, URLs, numbers)
 in the task's order ("extract data.zip into out/": ``zipfile.ZipFile('data.zip').extractall('out/')``).
-A value only a regular expression writes goes to a parameter named for a pattern (form_bias), and what a
-task splits text "on" to one named for a separator or pattern (separator_bias). Where the
+A value only a regular expression writes goes to a parameter named for a pattern (form_bias). Where the
 doc's own words say which parameter is the part and which the whole ("choose k items from n items"), the
 task's words say which value is which ("pick 3 people out of 10": k=3, n=10; doc_roles, count_role).
 `word_bias` gives these for one step of fill/writer.py.
@@ -221,28 +220,6 @@ def form_bias(offered: Sequence[Slot], k: int, c: Candidate) -> float:
     return -ROLE_BIAS if any(s.param.name.lower() in PATTERN_NAMES for s in offered) else 0.0
 
 
-#: Names of a parameter that takes what a text is split on, and the words right before that value in a task
-#: that speaks of splitting ("split 'a-b-c' on '-'": the '-' is re.split's pattern, not its string; break-it
-#: round 32 had them the other way round).
-SEPARATOR_NAMES = PATTERN_NAMES | {"sep", "separator", "delimiter", "delim"}
-_SPLIT = re.compile(r"\b(?:split|splitting|separat\w*|tokeni[sz]e)\b", re.IGNORECASE)
-_SPLIT_MARK = re.compile(r"\b(?:on|by|at)\s+(?:(?:the|a|each|every)\s+)?$", re.IGNORECASE)
-
-
-def separator_bias(offered: Sequence[Slot], k: int, c: Candidate, task: str) -> float:
-    """Nats added to offering value `c` to slot `k` where the task splits text: a value right after "on",
-    "by" or "at" (_SPLIT_MARK) gets +ROLE_BIAS at a parameter named for a separator (SEPARATOR_NAMES) and
-    -ROLE_BIAS at another where one is offered; 0 otherwise or for a parameter not positional (KINDS)."""
-    param = offered[k].param
-    if param.kind not in KINDS or c.start < 0 or not _SPLIT.search(task):
-        return 0.0
-    if not _SPLIT_MARK.search(task[: c.start]):  # a quoted value's span starts at its quote
-        return 0.0
-    if param.name.lower() in SEPARATOR_NAMES:
-        return ROLE_BIAS
-    return -ROLE_BIAS if any(s.param.name.lower() in SEPARATOR_NAMES for s in offered) else 0.0
-
-
 #: The role of a method's receiver (Slot.role, fill/filler.py target_of) and of a function's parameter named
 #: for what it acts on (CONTAINER_NAMES): the object the task's words say the call looks in or acts on.
 CONTAINER = "container"
@@ -362,11 +339,10 @@ def _marks(c: Candidate) -> bool:
 def word_bias(offered: Sequence[Slot], options: Sequence[tuple[int, str, str]],
               where: Mapping[tuple[int, str], Candidate], task: str) -> list[float]:  # fmt: skip
     """Nats added to each option of one step of fill/writer.py (options: (slot index, value source,
-    origin), where: (slot index, value source) -> its Candidate): role_bias, form_bias, separator_bias,
-    and -ORDER_EXTRA for a value the task marks offered to a positional parameter (KINDS) that a later
-    positional slot follows, when another value it marks stands before it among the options of that slot
-    (not where the value's form says where it goes, form_bias, or the words what the call acts on,
-    container_bias)."""
+    origin), where: (slot index, value source) -> its Candidate): role_bias, form_bias, and -ORDER_EXTRA
+    for a value the task marks offered to a positional parameter (KINDS) that a later positional slot
+    follows, when another value it marks stands before it among the options of that slot (not where the
+    value's form says where it goes, form_bias, or the words what the call acts on, container_bias)."""
     first: dict[int, int] = {}
     for k, v, o in options:
         c = where.get((k, v))
@@ -379,7 +355,7 @@ def word_bias(offered: Sequence[Slot], options: Sequence[tuple[int, str, str]],
             out.append(0.0)
             continue
         param = offered[k].param
-        form = form_bias(offered, k, c) + separator_bias(offered, k, c, task)
+        form = form_bias(offered, k, c)
         role = offered[k].role if offered[k].role != CONTAINER else ""
         acts_on = container_bias(offered, k, c, task)
         bias = role_bias(param, c, task, role) + form + acts_on
