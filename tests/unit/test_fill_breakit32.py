@@ -233,6 +233,3 @@ def test_the_model_fills_them(stdlib_docs, gemma_backend) -> None:
     )
     assert ask("str.zfill", "pad the number 7 with zeros to 3 digits") == "str(7).zfill(3)"
     assert ask("secrets.token_hex", "make a 40 character hex token") == "secrets.token_hex(20)"
-    assert ask("format", "show 9876543.2 with thousands separators and 2 decimal places") == (
-        "format(9876543.2, ',.2f')"
-    )
