@@ -119,6 +119,10 @@ MONTH_PARAMS = frozenset({"month", "themonth"})
 _SEQUENCE = re.compile(r"seq|sequence|population|iterable|items|elements|data")
 
 
+#: The words before a file the task writes to, after the one it reads ("compress notes.txt to notes.txt.gz").
+_WRITTEN_TO = re.compile(r"\b(?:to|into|as)\s+(?:the\s+|a\s+)?(?:(?:new\s+)?file\s+)?['\"`]?$", re.IGNORECASE)
+
+
 def values_for(param: Param, task: TaskValues, paths: int = 1) -> dict[str, Candidate]:
     """The values `param` may take for this task: literal source -> Candidate. An enum's members when it has
     one; else by type: integer (the task's whole numbers), number (every number, a percentage as its
@@ -151,7 +155,9 @@ def values_for(param: Param, task: TaskValues, paths: int = 1) -> dict[str, Cand
                   and (is_quoted(c, task.text) or (c.start, c.end) == handed)]  # fmt: skip
         out = {b.text: b for c in quoted if (b := as_bytes(c)) is not None}
         out |= {c.text: c for c in task.lists if c.kind == "bytes"}  # b'abc' as the task writes it
-        return out | {b.text: b for b in map(read_bytes, files)}
+        # the file written to is no data read ("compress notes.txt to notes.txt.gz": notes.txt alone)
+        read = [c for i, c in enumerate(files) if not (i and _WRITTEN_TO.search(task.text[: c.start]))]
+        return out | {b.text: b for b in map(read_bytes, read)}
     t = param.type
     in_dates = [c for c in task.strings if c.kind == "date"]
     if in_dates and param.name in DATE_PARTS and t in ("integer", "number", "any"):

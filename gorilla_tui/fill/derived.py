@@ -227,9 +227,21 @@ def with_text_receiver(receiver_callee: str, receiver_params: Sequence[Param], o
     quoted = [c for c in TaskValues.of(task).strings if c.atomic and task[c.start : c.start + 1] in "'\"`"]
     values |= {c.text: c for c in quoted if not PATH_SHAPED.search(c.value)}
     values = given or values  # the input a colon hands over is the text acted on, alone
+    if not values and method != "join":
+        # "left pad the number 42 with zeros to 6 digits": str(42).zfill(6), the number the task names as
+        # such is the text acted on, and no other parameter's (break-it round 32: str().zfill(42))
+        named = {c.text: c for c in TaskValues.of(task).numbers if _NAMED_NUMBER.search(task[: c.start])}
+        if named:
+            offered = [dataclasses.replace(s, values={t: c for t, c in s.values.items() if t not in named})
+                       for s in offered]  # fmt: skip
+            values = named
     if not values:
         return offered
     return [Slot(dataclasses.replace(param, required=True), values), *offered]
+
+
+#: The words before a number a task names as the value acted on: "the number 42", "the integer 7".
+_NAMED_NUMBER = re.compile(r"\bthe\s+(?:number|integer|int|value|float)\s+$", re.IGNORECASE)
 
 
 def handed(task: str) -> list[Candidate]:

@@ -35,6 +35,8 @@ from gorilla_tui.fill.derived import (
 from gorilla_tui.fill.documented import minus_extension, with_documented, without_extensions
 from gorilla_tui.fill.examples import replace_examples
 from gorilla_tui.fill.file_objects import path_slots
+from gorilla_tui.fill.folders import with_folder_first, with_named_folder
+from gorilla_tui.fill.format_specs import with_format_strings
 from gorilla_tui.fill.kinds import (
     claim_numbers,
     forwarded_after,
@@ -46,6 +48,7 @@ from gorilla_tui.fill.kinds import (
     with_patterns,
     with_variables,
 )
+from gorilla_tui.fill.lengths import with_character_counts
 from gorilla_tui.fill.naming import first_named
 from gorilla_tui.fill.ranges import with_ranges
 from gorilla_tui.fill.receivers import Constructors, Receiver, by_file_type, receiver_of, with_spread
@@ -217,6 +220,8 @@ def target_of(doc: ApiDoc, values: TaskValues, constructors: Constructors | None
         return None
     offered = with_addresses(slots(params, values), values, params)  # "8.8.8.8 ... port 53": one (host, port)
     offered = path_slots(doc, offered)  # a file-object parameter takes a path (opened when rendered)
+    if doc.source == "python-env":  # "zip the folder photos": make_archive's root_dir takes photos
+        offered = with_named_folder(params, offered, values)
     if receiver is None:
         offered = doc_roles(doc.description, python_slots(params, offered, values), params, values)
     else:
@@ -252,10 +257,13 @@ def _kept(doc: ApiDoc, offered: list[Slot], params: list[Param], task: str,
             stub_fit(doc.api_name, forwarded_after(doc, offered, task), owners), task, doc.api_name
         )
         offered = link_roles(doc.api_name, with_patterns(doc.api_name, offered, params, task))
+        offered = with_folder_first(doc.api_name, offered, task)  # os.path.join('/var/www', 'index.html')
         offered = with_formats(doc.api_name, with_commands(doc.api_name, offered), task)
+        offered = with_format_strings(doc.api_name, offered, params, task)  # 'DD/MM/YYYY' -> '%d/%m/%Y'
         offered = with_collected(params, with_bytes_names(offered, task), task)
         offered = with_characters(doc.api_name, offered, params, task)
         offered = with_ranges(doc.api_name, with_no_case(doc.api_name, offered, params, task), task)
+        offered = with_character_counts(doc.api_name, offered, task)  # "32 character hex": token_hex(16)
     return claim_numbers(offered, task)
 
 

@@ -26,6 +26,8 @@ from gorilla_tui.fill.addresses import addresses
 from gorilla_tui.fill.call_grammar import TaskValues
 from gorilla_tui.fill.candidate import Candidate
 from gorilla_tui.fill.documented import extension_values
+from gorilla_tui.fill.format_specs import written_formats
+from gorilla_tui.fill.lengths import character_counts
 from gorilla_tui.fill.units import in_seconds
 from gorilla_tui.fill.values import EDGE_WORDS, MAX_SPAN_WORDS
 
@@ -60,7 +62,13 @@ def left_out(task: str, call: str) -> list[str]:
     constants = list(_constants(tree))
     values = TaskValues.of(task)
     salient = [c for c in values.numbers + values.strings + values.lists if _salient(c, task)]
-    pool = salient + in_seconds(values.numbers, task) + addresses(task)
+    pool = (
+        salient
+        + in_seconds(values.numbers, task)
+        + addresses(task)
+        + character_counts(values.numbers, task, call)
+        + written_formats(task)
+    )
     used = [
         (c.start, c.end) for c in pool if c.start >= 0 and _held(c, _others_removed(c, constants, salient))
     ]

@@ -24,7 +24,14 @@ from typing import Any
 from gorilla_tui.fill.candidate import Candidate, literal
 from gorilla_tui.fill.colons import COLON_JOINED, joined
 from gorilla_tui.fill.dates import DATE_IN_WORDS, ISO_DATE, MONTHS, dates
-from gorilla_tui.fill.named_paths import ENV_NAME, INTO_FOLDER, NAMED_COMMAND, NAMED_PATH, NAMED_PROGRAM
+from gorilla_tui.fill.named_paths import (
+    ENV_NAME,
+    INTO_FOLDER,
+    NAMED_COMMAND,
+    NAMED_PATH,
+    NAMED_PROGRAM,
+    blank_names,
+)
 from gorilla_tui.fill.sql import statements
 from gorilla_tui.fill.standards import no_value, standard_spans
 from gorilla_tui.fill.written import CIDR, ESCAPED_PATH, SHELL_ESCAPE, cidr
@@ -315,11 +322,12 @@ def _atoms(task: str) -> list[tuple[int, int]]:
     commands = [
         (m.start(1), m.start(1) + len(m.group(1).rstrip(".!?"))) for m in NAMED_COMMAND.finditer(task)
     ]
-    # unquoted SQL or a command line is one value, the paths and quoted text inside it too
-    for start, end in [*statements(task), *commands]:
+    # unquoted SQL or a command line is one value, the paths and quoted text inside it too; so is a file
+    # name with blanks ("the file called old name.txt": named_paths.blank_names)
+    for start, end in [*statements(task), *commands, *blank_names(task)]:
         if not any(s < end and start < e and not start <= s < e <= end for s, e in atoms):
             atoms = [(s, e) for s, e in atoms if not start <= s < e <= end] + [(start, end)]
-    named = [next(m.span(g) for g in (1, 2, 3, 4) if m.group(g)) for m in NAMED_PATH.finditer(task)]
+    named = [next(m.span(g) for g in (1, 2, 3, 4, 5) if m.group(g)) for m in NAMED_PATH.finditer(task)]
     named += [next(m.span(g) for g in (1, 2, 3) if m.group(g)) for m in ENV_NAME.finditer(task)]
     named += [m.span(2) for m in INTO_FOLDER.finditer(task)]
     for start, end in named + [m.span(1) for m in NAMED_PROGRAM.finditer(task)]:

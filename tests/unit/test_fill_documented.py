@@ -59,6 +59,7 @@ def test_a_file_named_without_its_extension_takes_the_stem_and_its_extension_nam
     assert _offered(ARCHIVE, "zip the folder reports into reports.zip") == {
         "base_name": ["'reports'"],
         "format": ["'zip'"],
+        "root_dir": ["'reports'"],  # the folder archived (break-it round 32)
     }
     offered = _offered(ARCHIVE, "pack the logs into logs.tar.gz")
     assert offered["base_name"] == ["'logs'"] and offered["format"] == ["'gztar'"]
