@@ -10,6 +10,7 @@ import time
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from gorilla_tui.check.receivers import IN_PLACE_REASON
 from gorilla_tui.config import Settings
 from gorilla_tui.errors import ContextOverflowError
 from gorilla_tui.fill.asked import past_async, past_countless
@@ -110,8 +111,10 @@ def past_unplaced(docs: Sequence[ApiDoc], scores: Sequence[float], chosen: int, 
 #: (pool/stub_bind.py: a literal of a type the parameter cannot take, more arguments than any overload has).
 #: A missing argument is not one: the call of a doc whose example leaves required arguments to the person
 #: (``http.server.SimpleHTTPRequestHandler()``: request, client_address, server) is the right API all the
-#: same, and rebinding it gave up two right everyday answers (s6-serve for shutil.make_archive).
-UNBOUND_REASONS = frozenset({"wrong_args:wrong_type", "wrong_args:too_many_arguments"})
+#: same, and rebinding it gave up two right everyday answers (s6-serve for shutil.make_archive). An in-place
+#: method on a copy the call makes (check/receivers.py: ``list(['pear', 'apple']).sort()`` returns None)
+#: does nothing with the task's values either.
+UNBOUND_REASONS = frozenset({"wrong_args:wrong_type", "wrong_args:too_many_arguments", IN_PLACE_REASON})
 #: Most other hits whose filled calls rebinding tries (each one filling and one check, ~1 s on CPU).
 REBIND_TRIES = 2
 
