@@ -16,6 +16,7 @@ from gorilla_tui.errors import ContextOverflowError
 from gorilla_tui.fill.asked import past_async, past_countless
 from gorilla_tui.fill.call_grammar import TaskValues
 from gorilla_tui.fill.placing import by_values, marked_values, placed
+from gorilla_tui.fill.receivers import of_stated_type
 from gorilla_tui.model import choice, likelihood
 from gorilla_tui.model.across import across_sources, vote_within
 from gorilla_tui.model.backend import Backend
@@ -151,7 +152,8 @@ def decide(
     source's clearly likelier hit, model/across.py; a hit that takes more of the task's values,
     fill/placing.py; past a hit that takes none of them, past_unplaced, or not the count the task states,
     fill/asked.py past_countless; one whose name holds more of the task's words, or that makes something
-    from the kind of value the task gives, model/named.py; the folder API of the chosen one's family,
+    from the kind of value the task gives, model/named.py; the method on the class the task gives its
+    variable, fill/receivers.py of_stated_type; the folder API of the chosen one's family,
     model/folders.py; past a coroutine function the task does not ask for, fill/asked.py past_async). The
     pipeline and the offline replay (bench/choice_replay.py) both call it, so a rule compared on recorded
     scores is the rule that runs.
@@ -202,6 +204,10 @@ def decide(
     kind = by_kind(docs, scores, picked, task)
     if kind != picked:
         picked, rule = kind, "likelihood"
+    # the method on the class the task gives its variable ("the string `text`": str.count, fill/receivers.py)
+    typed = of_stated_type(docs, picked, task)
+    if typed != picked:
+        picked, rule = typed, "likelihood"
     # a task about a folder: the folder API of the chosen one's family (model/folders.py)
     folder = by_folder(list(docs), picked, task)
     notes = [FOLDER_NOTE] if folder != picked else []

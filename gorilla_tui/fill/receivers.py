@@ -239,3 +239,17 @@ def own_receiver(receiver: Receiver, given: Mapping[str, tuple[str, str]],
     if kind in CONVERSIONS:
         return value, kind  # the type the task gives it: "the list `xs`", "the string `s`"
     return (value, receiver.callee) if kind is None and receiver.callee in COPIES else None
+
+
+def of_stated_type(docs: Sequence[ApiDoc], picked: int, task: str) -> int:
+    """The hit (index into `docs`) of the chosen method on the class the task gives its variable, where the
+    chosen hit `picked` is that method of another container or text class (CONVERSIONS) and a hit of the
+    same source has it on the stated one ("count 'the' in the string `text`": ``str.count``, not
+    ``list.count``, which counts a list's items; break-it round 32); `picked` otherwise."""
+    stated = {v for v in stated_types(task).values() if v}
+    chosen = docs[picked]
+    owner, _, method = chosen.api_name.rpartition(".")
+    if not stated or owner in stated or owner not in CONVERSIONS or not chosen.call.startswith(owner + "("):
+        return picked  # str.count of a str: already; a function or a class method: no receiver
+    wanted = {f"{cls}.{method}" for cls in stated}
+    return next((i for i, d in enumerate(docs) if d.api_name in wanted and d.source == chosen.source), picked)
