@@ -14,7 +14,7 @@ from gorilla_tui.check import lint
 from gorilla_tui.check.receivers import IN_PLACE_REASON, in_place_copy, typed_callee
 from gorilla_tui.fill.call_grammar import TaskValues
 from gorilla_tui.fill.filler import target_of
-from gorilla_tui.fill.receivers import stated_types
+from gorilla_tui.fill.receivers import of_stated_type, stated_types
 from gorilla_tui.fill.render import render_target
 from gorilla_tui.fill.target import Target
 from gorilla_tui.pipeline_choose import UNBOUND_REASONS
@@ -181,3 +181,27 @@ def test_the_linter_reports_a_str_given_to_a_hash_and_a_sort_of_a_copy(validator
     )
     found = [f for b in lint.blocks("a.py", text) for f in lint.check_block(validator, "a.py", b)]
     assert [(f.line, f.reason) for f in found] == [(6, "wrong_args:wrong_type"), (7, IN_PLACE_REASON)]
+
+
+def test_the_hit_of_the_method_on_the_class_the_task_gives_is_chosen(docs):
+    hits = [docs[n] for n in ("list.count", "str.count", "collections.Counter")]
+    assert of_stated_type(hits, 0, "count 'the' in the string `text`") == 1
+    assert of_stated_type(hits, 0, "count 'the' in `text`") == 0  # no type given: the model's choice
+    assert of_stated_type(hits, 1, "count 'x' in the list `xs`") == 0
+    assert of_stated_type(hits, 2, "count 'x' in the list `xs`") == 2  # a class, no method on a receiver
+
+
+@pytest.mark.parametrize(
+    ("name", "task", "reverse"),
+    [
+        ("list.sort", "sort the list `scores` in descending order", {"True"}),
+        ("sorted", "sort [3, 1, 2] from largest to smallest", {"True"}),
+        ("sorted", "sort the names, newest first", {"True"}),
+        ("list.sort", "sort the list `scores`", None),
+    ],
+)
+def test_descending_gives_a_sorts_reverse(docs, name, task, reverse):
+    target = target_of(docs[name], TaskValues.of(task), docs.get, {})
+    assert isinstance(target, Target)
+    offered = {s.param.name: set(s.values) for s in target.offered}
+    assert offered.get("reverse") == reverse
