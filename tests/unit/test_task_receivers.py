@@ -11,7 +11,9 @@ from __future__ import annotations
 import pytest
 
 from gorilla_tui.check import lint
+from gorilla_tui.check.lookup import LookupChecker, write_lookup
 from gorilla_tui.check.receivers import IN_PLACE_REASON, in_place_copy, typed_callee
+from gorilla_tui.check.validator import Validator
 from gorilla_tui.fill.call_grammar import TaskValues
 from gorilla_tui.fill.filler import target_of
 from gorilla_tui.fill.receivers import of_stated_type, stated_types
@@ -205,3 +207,18 @@ def test_descending_gives_a_sorts_reverse(docs, name, task, reverse):
     assert isinstance(target, Target)
     offered = {s.param.name: set(s.values) for s in target.offered}
     assert offered.get("reverse") == reverse
+
+
+def test_the_lookup_checker_reads_the_typed_methods_entries(docs, tmp_path):
+    """`ask`'s checker reads only the entries the text's callees reach (check/lookup.py): ``text.count``
+    reaches none, so the typed callee's (``str().count``) are read too."""
+    write_lookup(tmp_path, [docs[n] for n in ("str.count", "list.count", "list.sort", "os.remove")])
+
+    def whole() -> Validator:
+        raise AssertionError("the lookup is complete: no whole-pool validator")
+
+    checker = LookupChecker(tmp_path, None, whole)
+    verdict = checker.check("text.count('the')", None, {"text": "str"})
+    assert verdict.kind == "valid" and verdict.matched is not None and verdict.matched.api_name == "str.count"
+    assert checker.check("scores.sort(reverse=True)", None, {"scores": "list"}).kind == "valid"
+    assert checker.check("text.count('the')").kind == "hallucination"  # untyped: no pool callee
