@@ -98,6 +98,20 @@ def lacks_method(verdict: Verdict, written: str) -> Verdict:
     )
 
 
+def receiver_verdict(call: CallSite, role: str, verdict: Verdict | None, fresh: str, written: str
+                     ) -> tuple[str, Verdict | None]:  # fmt: skip
+    """(role, verdict) of `call` (the Validator's row, rule 2) with what its receiver says: an in-place
+    method on a copy the call makes (`fresh`: in_place_copy's class) is wrong_args (in_place_verdict), a
+    valid call or one no rule judged (``array.array('i', x).reverse()``: python-env then); a typed
+    receiver (`written` the callee as the code writes it, typed_callee) whose class lacks the method is
+    wrong_args:wrong_type (lacks_method). Unchanged otherwise, and for a call passed to a wrapper."""
+    if fresh and not call.via and (verdict is None and role != "part" or verdict is not None and verdict.ok):
+        return role if verdict else "python-env", in_place_verdict(call, fresh, verdict and verdict.matched)
+    if call.callee != written and verdict is not None and verdict.kind == "hallucination":
+        return role, lacks_method(verdict, written)
+    return role, verdict
+
+
 def made_callee(call: CallSite, made_once: Mapping[str, str]) -> str:
     """The callee of `call` ``name.method`` read through what made ``name`` (callsite.Scan.made_once: a
     name bound once, to one call's result: ``h = hashlib.sha256()`` then ``h.update``), spelled as the

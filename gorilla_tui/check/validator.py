@@ -40,13 +40,7 @@ from gorilla_tui.check.imports import named_by_schema, resolve_calls
 from gorilla_tui.check.judged import package_names_say, stdlib_bound
 from gorilla_tui.check.pool_call import Lazy, call_verdict, full_verdict, helper_rows, near_later
 from gorilla_tui.check.pool_index import NEAR_MISS, PoolEntry, PoolIndex
-from gorilla_tui.check.receivers import (
-    in_place_copy,
-    in_place_verdict,
-    lacks_method,
-    made_callee,
-    typed_callee,
-)
+from gorilla_tui.check.receivers import in_place_copy, made_callee, receiver_verdict, typed_callee
 from gorilla_tui.check.rest import http_method, path_of, request_lines
 from gorilla_tui.check.runs_code import RUNS_CODE_NOTE, dynamic_import, runs_code
 from gorilla_tui.check.signature import canonical, key
@@ -322,10 +316,7 @@ class Validator(PoolIndex):
                     lazy[id(verdict)] = (call, near_later(self, verdict, callee))
                 else:
                     role, verdict = "other", None
-            if fresh and verdict is not None and verdict.ok:
-                verdict = in_place_verdict(call, fresh, verdict.matched)
-            elif call.callee != written and verdict is not None and verdict.kind == "hallucination":
-                verdict = lacks_method(verdict, written)  # s.reverse() of a str: the receiver's type is wrong
+            role, verdict = receiver_verdict(call, role, verdict, fresh, written)  # list(x).sort(); s.reverse
             rows.append((call, role, verdict))
             if role == "pool" and verdict is not None and verdict.ok and not call.via:
                 matched_spans.append(call.span)

@@ -113,6 +113,7 @@ def test_without_types_or_with_the_name_bound_a_name_stays_unknown(validator):
         "import collections\ncollections.deque(s).reverse()",
         "dict(a).update(b)",
         "'a b'.split().append('c')",  # a new list from split, changed and dropped
+        "import array\narray.array('i', [3, 1]).reverse()",  # no pool doc: its stub says so
     ],
 )
 def test_an_in_place_method_on_a_copy_is_wrong_args(validator, code):
