@@ -377,7 +377,8 @@ class Pipeline(RetryMixin):
         # the chosen doc is the match among docs that share its call (their descriptions, example code and
         # performance differ: the matched-API card, the constraint outcomes and --json describe it)
         prefer = chosen_doc.id if chosen_doc is not None else None
-        verdict = self.validator.check(api_call or code, prefer) if (api_call or code) else Verdict(
+        types = filled.types if filled is not None else None  # text.count('the'): the task's variable
+        verdict = self.validator.check(api_call or code, prefer, types) if (api_call or code) else Verdict(
             "no_call", diagnostics=["the model gave no API call"], reason="no_call:no_code")  # fmt: skip
         if mode == "generate":  # the one judged call, never the rest of the model's text (R24-5)
             api_call, code, verdict = generated(self.validator, api_call, code, verdict, warnings)

@@ -10,11 +10,13 @@ import time
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from gorilla_tui.check.receivers import IN_PLACE_REASON
 from gorilla_tui.config import Settings
 from gorilla_tui.errors import ContextOverflowError
 from gorilla_tui.fill.asked import past_async, past_countless
 from gorilla_tui.fill.call_grammar import TaskValues
 from gorilla_tui.fill.placing import by_values, marked_values, placed
+from gorilla_tui.fill.receivers import of_stated_type
 from gorilla_tui.model import choice, likelihood
 from gorilla_tui.model.across import across_sources, vote_within
 from gorilla_tui.model.backend import Backend
@@ -110,8 +112,10 @@ def past_unplaced(docs: Sequence[ApiDoc], scores: Sequence[float], chosen: int, 
 #: (pool/stub_bind.py: a literal of a type the parameter cannot take, more arguments than any overload has).
 #: A missing argument is not one: the call of a doc whose example leaves required arguments to the person
 #: (``http.server.SimpleHTTPRequestHandler()``: request, client_address, server) is the right API all the
-#: same, and rebinding it gave up two right everyday answers (s6-serve for shutil.make_archive).
-UNBOUND_REASONS = frozenset({"wrong_args:wrong_type", "wrong_args:too_many_arguments"})
+#: same, and rebinding it gave up two right everyday answers (s6-serve for shutil.make_archive). An in-place
+#: method on a copy the call makes (check/receivers.py: ``list(['pear', 'apple']).sort()`` returns None)
+#: does nothing with the task's values either.
+UNBOUND_REASONS = frozenset({"wrong_args:wrong_type", "wrong_args:too_many_arguments", IN_PLACE_REASON})
 #: Most other hits whose filled calls rebinding tries (each one filling and one check, ~1 s on CPU).
 REBIND_TRIES = 2
 
@@ -148,7 +152,8 @@ def decide(
     source's clearly likelier hit, model/across.py; a hit that takes more of the task's values,
     fill/placing.py; past a hit that takes none of them, past_unplaced, or not the count the task states,
     fill/asked.py past_countless; one whose name holds more of the task's words, or that makes something
-    from the kind of value the task gives, model/named.py; the folder API of the chosen one's family,
+    from the kind of value the task gives, model/named.py; the method on the class the task gives its
+    variable, fill/receivers.py of_stated_type; the folder API of the chosen one's family,
     model/folders.py; past a coroutine function the task does not ask for, fill/asked.py past_async). The
     pipeline and the offline replay (bench/choice_replay.py) both call it, so a rule compared on recorded
     scores is the rule that runs.
@@ -199,6 +204,10 @@ def decide(
     kind = by_kind(docs, scores, picked, task)
     if kind != picked:
         picked, rule = kind, "likelihood"
+    # the method on the class the task gives its variable ("the string `text`": str.count, fill/receivers.py)
+    typed = of_stated_type(docs, picked, task)
+    if typed != picked:
+        picked, rule = typed, "likelihood"
     # a task about a folder: the folder API of the chosen one's family (model/folders.py)
     folder = by_folder(list(docs), picked, task)
     notes = [FOLDER_NOTE] if folder != picked else []

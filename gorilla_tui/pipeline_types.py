@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Protocol
 
@@ -27,10 +28,11 @@ class SearchIndex(Protocol):
 class Checker(Protocol):
     """What the pipeline needs of a checker (check.validator.Validator is one)."""
 
-    def check(self, code: str, prefer: str | None = None) -> Verdict:
+    def check(self, code: str, prefer: str | None = None, types: Mapping[str, str] | None = None) -> Verdict:
         """The verdict for any model text or code (the call is extracted first), by AST sub-tree match
         against the API pool; among pool entries of one identity the doc with id `prefer` is the match
-        (select mode's chosen doc), when it is one of them."""
+        (select mode's chosen doc), when it is one of them; `types`: the class of each name the code uses
+        unbound (a variable the task names), whose methods are judged as that class's."""
         ...
 
     def check_code(self, code: str, prefer: str | None = None) -> Verdict:

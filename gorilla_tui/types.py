@@ -131,6 +131,7 @@ REASONS: tuple[str, ...] = (
     "wrong_args:not_in_enum",
     "wrong_args:wrong_method",
     "wrong_args:runs_code",
+    "wrong_args:in_place_copy",
     "hallucination:unknown_callee",
     "hallucination:wrong_loader",
     "hallucination:unknown_path",

@@ -1,5 +1,6 @@
 """Methods called on a literal of a builtin type: ``','.join(parts)``, ``'{}'.format(x)``,
-``b'abc'.decode()``, ``f'{x}'.upper()``, ``[1, 2].append(3)``, ``{}.get('k')``, ``(1, 2).count(1)``.
+``b'abc'.decode()``, ``f'{x}'.upper()``, ``[1, 2].append(3)``, ``{}.get('k')``, ``(1, 2).count(1)``,
+``(1).to_bytes(2, 'big')``.
 
 A literal is an instance of its builtin type whatever the code binds (``str = 3`` does not change what
 ``'a'`` is), so callnodes.callee_of spells the receiver as that type's constructor call: ``','.join`` is
@@ -26,6 +27,8 @@ LITERAL_NODES = {
     "set": "set",
     "set_comprehension": "set",
     "tuple": "tuple",
+    "integer": "int",
+    "float": "float",
 }
 
 #: The builtin types whose methods are judged on ``T().method`` callees (literals above, constructor calls).
@@ -38,6 +41,8 @@ TYPES: dict[str, type] = {
     "set": set,
     "frozenset": frozenset,
     "tuple": tuple,
+    "int": int,
+    "float": float,
 }
 
 _METHOD = re.compile(r"(" + "|".join(TYPES) + r")\(\)\.([A-Za-z_]\w*)")
@@ -50,14 +55,18 @@ def literal_type(node_type: str, prefix: str = "") -> str | None:
 
     Args:
         node_type: the node's type (``string``, ``list``, ``dictionary``...).
-        prefix: for a string, its prefix letters as written (``b``, ``rb``, ``f``): a ``b`` makes bytes.
+        prefix: for a string, its prefix letters as written (``b``, ``rb``, ``f``): a ``b`` makes bytes;
+            for a number, its text: a ``j`` suffix makes a complex number (no type here).
 
     Returns:
-        "str", "bytes", "list", "dict", "set" or "tuple"; None when the node is no literal of those.
+        "str", "bytes", "list", "dict", "set", "tuple", "int" or "float" (``(1).to_bytes``: break-it
+        round 32); None when the node is no literal of those.
     """
     found = LITERAL_NODES.get(node_type)
     if found == "str" and "b" in prefix.lower():
         return "bytes"
+    if found in ("int", "float") and prefix.lower().endswith("j"):
+        return None  # 1j is a complex number
     return found
 
 

@@ -172,6 +172,8 @@ def _literal_receiver(node: Node) -> str | None:
     first = node.children[0] if node.type == "concatenated_string" and node.children else node
     start = first.children[0] if first.type == "string" and first.children else None
     prefix = node_text(start, 8).rstrip("'\"") if start is not None else ""  # string_start: b' rb""" f"
+    if node.type in ("integer", "float"):
+        prefix = node_text(node, 64)  # its suffix tells a complex number (1j)
     return literal_type(node.type, prefix)
 
 

@@ -89,6 +89,8 @@ class Scan:
     assigned: set[str] = field(default_factory=set)
     errors: list[str] = field(default_factory=list)
     made_by: dict[str, set[str]] = field(default_factory=dict)
+    #: a name the code binds once, to one call's result (``h = hashlib.sha256()``) -> that call's callee
+    made_once: dict[str, str] = field(default_factory=dict)
     #: calls past MAX_CALLS: not listed in `calls`, so not checked (left_out_note says so)
     left_out: int = 0
     #: imported names the code also binds another way somewhere (check/scopes.py)
@@ -105,6 +107,12 @@ class Scan:
     def sees_import(self, call: CallSite, name: str) -> bool:
         """True when `name`, if imported, is the import where `call` is made (not rebound in its scopes)."""
         return name not in self.shadowable or name in self.free.get(call.span, ())
+
+
+def _count(binds: dict[str, int], names: list[str]) -> None:
+    """One more binding of each of `names` in `binds` (scan's count of how often a name is bound)."""
+    for name in names:
+        binds[name] = binds.get(name, 0) + 1
 
 
 def syntax_errors(root: Node, limit: int = 3) -> list[str]:
@@ -226,6 +234,7 @@ def scan(code: str) -> Scan:
     calls: list[Node] = []
     alias_targets: dict[str, set[str]] = {}  # name -> the dotted names assigned to it
     other_bound: set[str] = set()  # names bound any other way too (not an alias then)
+    binds: dict[str, int] = {}  # name -> how many times the code binds it (made_once: once)
     scopes = ScopeTracker(len(data))  # which imports each call sees (check/scopes.py)
     cursor = tree.walk()  # iterative pre-order walk: source order, outer calls first, any depth
     while True:
@@ -243,6 +252,7 @@ def scan(code: str) -> Scan:
                 if target is not None:
                     names = bound_names(target)
                     result.assigned.update(names)
+                    _count(binds, names)
                     scopes.bind(names, walrus=node.type == "named_expression")
                     right = node.child_by_field_name("right") if node.type == "assignment" else None
                     dotted = callee_of(right) if right is not None and target.type == "identifier" else ""
@@ -259,12 +269,14 @@ def scan(code: str) -> Scan:
                 names = [n for c in node.children if c.type == "as_pattern_target" for n in bound_names(c)]
                 result.assigned.update(names)
                 other_bound.update(names)
+                _count(binds, names)
                 scopes.bind(names)
             elif node.type in ("parameters", "lambda_parameters"):  # def f(model): model.predict(x)
                 for param in node.children:
                     names = bound_names(param)
                     result.assigned.update(names)
                     other_bound.update(names)
+                    _count(binds, names)
                     scopes.bind(names)
             elif node.type in ("import_statement", "import_from_statement"):
                 scopes.imported(node)
@@ -281,6 +293,8 @@ def scan(code: str) -> Scan:
             continue
         break
     result.shadowable, result.free = scopes.free()
+    made = result.made_by.items()
+    result.made_once = {n: m for n, (m, *more) in made if not more and m and binds.get(n) == 1}
     aliases = {n: t.pop() for n, t in alias_targets.items() if len(t) == 1 and n not in other_bound}
     called: dict[int, CallSite] = {}  # wrapper call node id -> the merged call when the wrapper is called
     for n in calls:

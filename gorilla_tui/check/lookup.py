@@ -24,7 +24,7 @@ import os
 import re
 import shutil
 import zlib
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -209,14 +209,29 @@ class LookupChecker:
         from the entries of that callee (load_validator of the text ``api_name()``), or None."""
         return self.validator_for(f"{api_name}()").named(api_name)
 
-    def check(self, code: str, prefer: str | None = None) -> Verdict:
+    def check(self, code: str, prefer: str | None = None, types: Mapping[str, str] | None = None) -> Verdict:
         """Validator.check of `code` (any model text: the call is extracted first); prefer: the doc id a
-        match names among entries of one identity (PoolIndex.match)."""
-        return self.validator_for(code).check(code, prefer)
+        match names among entries of one identity (PoolIndex.match); types: the classes of names the code
+        does not bind (Validator.check_code), whose methods' entries are looked up too."""
+        if not types:
+            return self.validator_for(code).check(code, prefer)
+        # the typed callees' entries too (str().count of text.count): a text of its own in the cache
+        typed = "\n".join(sorted({f"{cls}().{m}()" for cls in types.values() for m in _methods(code)}))
+        return self.validator_for(f"{code}\n{typed}" if typed else code).check(code, prefer, types)
 
     def check_code(self, code: str, prefer: str | None = None) -> Verdict:
         """Validator.check_code of `code` (Python code as it is); prefer: as check."""
         return self.validator_for(code).check_code(code, prefer)
+
+
+#: A method's name after a dot and before its parentheses (``.count(`` of ``text.count('the')``).
+_METHOD = re.compile(r"\.([^\W\d]\w*)\s*\(")
+
+
+def _methods(code: str) -> set[str]:
+    """The names `code` calls as methods (_METHOD), at most 64: the typed callees LookupChecker.check looks
+    up for names the caller types."""
+    return set(list(dict.fromkeys(_METHOD.findall(code)))[:64])
 
 
 def code_callees(

@@ -26,7 +26,7 @@ import io
 import sys
 from typing import TYPE_CHECKING
 
-from gorilla_tui.check.stub_types import stub_arguments
+from gorilla_tui.check.stub_types import method_call_errors, stub_arguments
 from gorilla_tui.check.verdicts import later_note
 from gorilla_tui.pool.pyenv.binds import module_binds, split_callee
 from gorilla_tui.types import Verdict
@@ -104,7 +104,9 @@ def result_verdict(
     """What the stubs say of a method called on a standard-library call's result (break-it round 29, F5:
     ``sqlite3.connect('a.db').exeucte('x')``, pool/stub_results.py): ("family", a hallucination Verdict
     with the classes' nearest members as did-you-mean, "") when no class the result may be has the name;
-    None when one has it (the call stays incidental: the verdict is its first call's, with that call's
+    ("python-env", a wrong_args Verdict, "") when the one class it has is the name's gives it a literal its
+    stub refuses (``hashlib.md5().update('x')``: check/stub_types.py method_call_errors); None when one
+    has it otherwise (the call stays incidental: the verdict is its first call's, with that call's
     doc matched), when the stubs cannot say, or when the rule does not apply (a root the code binds or a
     hub shares, a call passed to a wrapper, no call in the chain).
     chain_call: the scanned call of the chain `call` whose callee is a prefix (``sqlite3.connect``,
@@ -119,6 +121,10 @@ def result_verdict(
     from gorilla_tui.pool.stub_results import result_chain  # deferred: typeshed_client, rare
 
     reached = result_chain(callee, None, _chain_arguments(call, callee, chain_call))
+    if reached.state == "found":  # hashlib.md5().update('x'): a literal its one class's stub refuses
+        reason, notes = method_call_errors(reached.owners, callee.rsplit(".", 1)[-1], call)
+        verdict = Verdict("wrong_args", call.text, None, [], notes, reason) if reason else None
+        return ("python-env", verdict, "") if verdict is not None else None
     if reached.state != "missing":
         return None  # real or unknown: incidental as before, the chain's first call decides (its doc matched)
     if any(o.split("[", 1)[0] in INTERFACE_RESULTS for o in reached.owners):

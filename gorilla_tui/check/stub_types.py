@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import builtins
 import sys
+from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from gorilla_tui.check.builtin_types import builtin_method
@@ -89,16 +90,27 @@ def stub_arguments(call: CallSite) -> tuple[tuple[Arg, ...], tuple[tuple[str, Ar
     return positional, tuple((k, arg(v)) for k, v in call.keywords.items())
 
 
-def stub_call_errors(callee: str, call: CallSite) -> tuple[str, list[str]]:
+def method_call_errors(owners: Sequence[str], method: str, call: CallSite) -> tuple[str, list[str]]:
+    """stub_call_errors of a method `method` called on an object the stubs give one class (`owners`, one
+    dotted class: ``_hashlib.HASH`` of ``hashlib.md5()``; several are not judged), the instance bound
+    first: ``hashlib.md5().update('x')`` gives a str where the stub says ReadableBuffer (break-it round
+    32). ("", []) otherwise."""
+    if len(owners) != 1 or not any(_written(v) for v in (*call.positional, *call.keywords.values())):
+        return "", []
+    return stub_call_errors(f"{owners[0]}.{method}", call, instance=True)
+
+
+def stub_call_errors(callee: str, call: CallSite, instance: bool = False) -> tuple[str, list[str]]:
     """(reason code, [note]) when no overload of standard-library callee `callee`'s type stub takes
     `call`'s arguments (pool/stub_bind.py call_problem: ``datetime.date(2025)``, ``int('42', 10, 3)``,
     ``hashlib.sha256('abc')``; break-it round 30, F-H5), else ("", []). A call with ``*args`` /
     ``**kwargs``, passed through a wrapper, or of a name outside the standard library and builtins is not
     judged. A method of a builtin type's instance (``str().split`` of ``','.split(1)``: a literal or a
     constructor's result, check/builtin_types.py) is judged as the method on its class with that
-    instance first (``str.split``, its stub's self: break-it round 31, F12)."""
+    instance first (``str.split``, its stub's self: break-it round 31, F12), as is `callee` when
+    `instance` says it is a class's method called on an instance (method_call_errors)."""
     typed = builtin_method(callee)
-    on_instance = typed is not None
+    on_instance = typed is not None or instance
     if typed is not None:
         callee = f"{typed[0]}.{typed[1]}"
     root = callee.split(".", 1)[0]

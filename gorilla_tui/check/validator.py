@@ -31,7 +31,7 @@ from __future__ import annotations
 import builtins
 import dataclasses
 import sys
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 from gorilla_tui.check.builtin_types import builtin_method, has_method, missing_method
 from gorilla_tui.check.callsite import CallSite, Scan, left_out_note, scan
@@ -40,6 +40,7 @@ from gorilla_tui.check.imports import named_by_schema, resolve_calls
 from gorilla_tui.check.judged import package_names_say, stdlib_bound
 from gorilla_tui.check.pool_call import Lazy, call_verdict, full_verdict, helper_rows, near_later
 from gorilla_tui.check.pool_index import NEAR_MISS, PoolEntry, PoolIndex
+from gorilla_tui.check.receivers import in_place_copy, made_callee, receiver_verdict, typed_callee
 from gorilla_tui.check.rest import http_method, path_of, request_lines
 from gorilla_tui.check.runs_code import RUNS_CODE_NOTE, dynamic_import, runs_code
 from gorilla_tui.check.signature import canonical, key
@@ -184,7 +185,8 @@ class Validator(PoolIndex):
         module = head.rsplit(".", 1)[0]
         return any(c.startswith(module + ".") for c in self.callees)
 
-    def check_code(self, code: str, prefer: str | None = None, per_call: bool = False) -> Verdict:
+    def check_code(self, code: str, prefer: str | None = None, per_call: bool = False,
+                   types: Mapping[str, str] | None = None) -> Verdict:  # fmt: skip
         """Verdict for code (Python, or request lines such as ``GET /api/v1/pods``); see the module rule.
         prefer: the id of the doc a matched call names when several pool entries share its identity (the
         doc select mode chose; PoolIndex.match), None for the usual choice. Code with more than
@@ -192,7 +194,9 @@ class Validator(PoolIndex):
         how many were not (callsite.left_out_note). per_call: the caller reads only the calls' rows
         (Verdict.calls) and the verdict of pool, family and python-env calls (`check PATH`, check/lint.py):
         a verdict decided by an unknown callee (rule 5) is then "hallucination" without its culprit and
-        nearest callees, whose ranking over every pool callee was half of the linter's time."""
+        nearest callees, whose ranking over every pool callee was half of the linter's time. types: names
+        the code uses without binding them (the caller's variables) -> the class each is an instance of;
+        a method called on one is judged as that class's (check/receivers.py typed_callee)."""
         requests = request_lines(code)
         if not requests:
             error = python_error(code)
@@ -205,7 +209,7 @@ class Validator(PoolIndex):
             self.last_scan = (code, result)
         if result.errors and not requests:  # Python accepted it; tree-sitter may still differ: trust Python
             result.errors = []
-        verdict = self._decide(code, prefer, requests, result, per_call)
+        verdict = self._decide(code, prefer, requests, result, per_call, types or {})
         if result.left_out:  # a verdict never hides that calls went unchecked (`check` on a large file)
             verdict = dataclasses.replace(
                 verdict, diagnostics=[*verdict.diagnostics, left_out_note(result.left_out)]
@@ -219,8 +223,10 @@ class Validator(PoolIndex):
         requests: list[tuple[str, str, int]],
         result: Scan,
         rows_only: bool = False,
+        types: Mapping[str, str] | None = None,
     ) -> Verdict:
-        """check_code's verdict for code that Python accepts (or request lines): `result` is its scan."""
+        """check_code's verdict for code that Python accepts (or request lines): `result` is its scan;
+        `types` as check_code takes them."""
         # `import x as y` / `from x import y` (issue 9): a call takes its import-qualified callee when the
         # pool knows that one, else keeps the callee as written (APIBench pools use bare `YOLO`, `pipeline`).
         # A standard-library callee reached through an alias (`import shutil as sh; sh.copytreee()`) is
@@ -246,9 +252,13 @@ class Validator(PoolIndex):
             return by_start.get((call.span[0], prefix))
 
         for call in calls:
+            bound = result.bound_at(call)
+            fresh = in_place_copy(canonical(call.callee))  # list(scores).sort(): a copy sorted and dropped
+            written = call.callee
+            if types and (typed := typed_callee(written, types, bound)) != written:
+                call = dataclasses.replace(call, callee=typed)  # text.count as str().count: the caller's str
             callee = canonical(call.callee)
             start, end = call.span
-            bound = result.bound_at(call)
             if id(call) in through:
                 bound = bound - {callee.split(".", 1)[0].split("(", 1)[0]}
             if (
@@ -272,8 +282,12 @@ class Validator(PoolIndex):
                 role, verdict = "pool", Verdict("valid", call.text, companion.doc)
             elif (typed := self._builtin_method(call, callee)) is not None:
                 role, verdict = typed  # ','.jion(x): str has no jion; [].append(x) beside the pool's docs
-            elif (resulted := result_verdict(self, call, callee, bound, chain_call)) is not None:
-                role, verdict, _ = resulted  # sqlite3.connect('a.db').exeucte: Connection has no exeucte
+            elif (resulted := result_verdict(self, call, callee, bound, chain_call)) is not None or (
+                id(call) not in through
+                and (made := made_callee(call, result.made_once))
+                and (resulted := result_verdict(self, call, made, bound)) is not None
+            ):  # sqlite3.connect('a.db').exeucte: Connection has no exeucte; h = md5(); h.update('x')
+                role, verdict, _ = resulted
             elif stdlib_bound(self, call, callee, bound):
                 role, verdict = "python-env", Verdict("valid", call.text, None)
             elif said := package_names_say(self, call, imported.get(call.span, callee), bound):
@@ -302,6 +316,7 @@ class Validator(PoolIndex):
                     lazy[id(verdict)] = (call, near_later(self, verdict, callee))
                 else:
                     role, verdict = "other", None
+            role, verdict = receiver_verdict(call, role, verdict, fresh, written)  # list(x).sort(); s.reverse
             rows.append((call, role, verdict))
             if role == "pool" and verdict is not None and verdict.ok and not call.via:
                 matched_spans.append(call.span)
@@ -346,12 +361,12 @@ class Validator(PoolIndex):
         reason = "no_call:only_incidental" if calls else "no_call:no_code"
         return Verdict("no_call", None, None, [], [*unjudged, note], reason, per_call)
 
-    def check(self, text: str, prefer: str | None = None) -> Verdict:
+    def check(self, text: str, prefer: str | None = None, types: Mapping[str, str] | None = None) -> Verdict:
         """Verdict for any model text or code: extract() first, then check_code() on the api_call field and,
         if that is not valid, on the code; the better verdict wins (valid > wrong_args > hallucination >
         unparseable > no_call). When the code as a whole is unparseable, its lines that parse on their own
-        are not checked apart (they could make broken code look valid). prefer: as check_code. Never raises
-        for any str."""
+        are not checked apart (they could make broken code look valid). prefer, types: as check_code.
+        Never raises for any str."""
         ex = extract(text)
         candidates = ex.candidates()
         if not candidates:
@@ -360,7 +375,7 @@ class Validator(PoolIndex):
         best: Verdict | None = None
         with named_by_schema(ex.format == "json"):
             for snippet in candidates:
-                verdict = self.check_code(snippet, prefer)
+                verdict = self.check_code(snippet, prefer, types=types)
                 if verdict.kind == "valid" or (best is None or RANK[verdict.kind] < RANK[best.kind]):
                     best = verdict
                 if verdict.kind == "valid" or (snippet == ex.code and verdict.kind == "unparseable"):

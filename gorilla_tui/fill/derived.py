@@ -369,3 +369,26 @@ def with_no_case(callee: str, offered: Sequence[Slot], params: Sequence[Param], 
         c = Candidate(value, value, "name", m.start(), m.end(), True)
         out.append(Slot(dataclasses.replace(p, required=True), {value: c}))
     return out
+
+
+#: Words asking for the largest first: "in descending order", "reverse order", "highest first", "from the
+#: largest to the smallest".
+_DESCENDING = re.compile(
+    r"\bdescending\b|\breverse(?:d)?\s+(?:sort(?:ed)?\s+)?order\b|\b(?:largest|highest|biggest|greatest|"
+    r"newest|latest)\s+first\b|\bfrom\s+(?:the\s+)?(?:largest|highest|biggest|greatest)\s+to\b",
+    re.IGNORECASE,
+)
+
+
+def with_descending(offered: Sequence[Slot], params: Sequence[Param], task: str) -> list[Slot]:
+    """`offered` with a sort's boolean ``reverse`` parameter (``sorted``, ``list.sort``: Python's "sorted
+    as if each comparison were reversed") given True where the task asks for the largest first
+    (_DESCENDING: "sort the list `scores` in descending order" is ``scores.sort(reverse=True)``; the
+    model had left it out, sorting ascending); `offered` itself otherwise."""
+    m = _DESCENDING.search(task)
+    param = next((p for p in params if p.name == "reverse" and p.kind in _NAMED), None)
+    if m is None or param is None or param.type not in ("boolean", "any"):
+        return list(offered)
+    c = Candidate("True", True, "declared")  # as a boolean the task speaks of (call_grammar.slots)
+    kept = [s for s in offered if s.param.name != "reverse"]
+    return [*kept, Slot(dataclasses.replace(param, required=True), {"True": c})]

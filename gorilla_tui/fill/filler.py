@@ -28,6 +28,7 @@ from gorilla_tui.fill.derived import (
     with_characters,
     with_collected,
     with_commands,
+    with_descending,
     with_formats,
     with_no_case,
     with_text_receiver,
@@ -51,7 +52,14 @@ from gorilla_tui.fill.kinds import (
 from gorilla_tui.fill.lengths import with_character_counts
 from gorilla_tui.fill.naming import first_named
 from gorilla_tui.fill.ranges import with_ranges
-from gorilla_tui.fill.receivers import Constructors, Receiver, by_file_type, receiver_of, with_spread
+from gorilla_tui.fill.receivers import (
+    Constructors,
+    Receiver,
+    by_file_type,
+    receiver_of,
+    stated_types,
+    with_spread,
+)
 from gorilla_tui.fill.render import decoded_calls, render_target
 from gorilla_tui.fill.roles import CONTAINER, doc_roles, with_container
 from gorilla_tui.fill.target import Target
@@ -94,13 +102,16 @@ class Filled:
     (``[{"time.sleep": {"secs": 10}}]``; placeholders left out); seconds: the model's time; doc: the doc
     of the first call, None when unknown (APIZoo's replaced examples: the chosen doc's). It is another hit's
     than the chosen doc when the task makes several requests and names that hit's words first
-    (naming.first_named): the proposal then describes that doc (Pipeline._ask)."""
+    (naming.first_named): the proposal then describes that doc (Pipeline._ask). types: each variable of
+    the task written as a method's receiver -> the class the checker reads it as (fill/receivers.py
+    own_receiver: ``{"text": "list"}`` for ``text.count('the')``)."""
 
     call: str
     arguments: list[Argument] = field(default_factory=list)
     calls: list[dict[str, dict[str, Any]]] = field(default_factory=list)
     seconds: float = 0.0
     doc: ApiDoc | None = None
+    types: dict[str, str] = field(default_factory=dict)
 
 
 def callee_of(doc: ApiDoc) -> str:
@@ -264,6 +275,7 @@ def _kept(doc: ApiDoc, offered: list[Slot], params: list[Param], task: str,
         offered = with_characters(doc.api_name, offered, params, task)
         offered = with_ranges(doc.api_name, with_no_case(doc.api_name, offered, params, task), task)
         offered = with_character_counts(doc.api_name, offered, task)  # "32 character hex": token_hex(16)
+        offered = with_descending(offered, params, task)  # scores.sort(reverse=True) for "descending"
     return claim_numbers(offered, task)
 
 
@@ -322,11 +334,12 @@ def fill(backend: Any, task: str, doc: ApiDoc, *, others: Sequence[ApiDoc] = (),
         lead = next((t.doc for t in targets if written[0][0].callee.startswith(f"{t.callee}().")), first.doc)
     filled = Filled("", seconds=time.perf_counter() - started, doc=lead)
     texts = []
+    stated = stated_types(task)
     for n, (target, given) in enumerate(written):
         receiver = receivers.get(target.callee)
         given = implied(receiver, receiver.params if receiver is not None else (), given)
         given = named_variables(target, given)
-        call, arguments, calls = render_target(target, given, receiver)
+        call, arguments, calls = render_target(target, given, receiver, stated, filled.types)
         texts.append(call)
         filled.arguments += [dataclasses.replace(a, call=n) for a in arguments]
         filled.calls += calls

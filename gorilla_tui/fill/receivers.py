@@ -13,9 +13,12 @@ from __future__ import annotations
 import ast
 import dataclasses
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
+from gorilla_tui.check.builtin_types import TYPES
+from gorilla_tui.check.receivers import COPIES
+from gorilla_tui.fill.backticks import backticked
 from gorilla_tui.fill.call_grammar import PATH_SHAPED, Slot, TaskValues, is_quoted, values_for
 from gorilla_tui.fill.roles import writes_to_path
 from gorilla_tui.fill.spoken import PATHLIKE
@@ -188,3 +191,65 @@ def by_file_type(receiver: Receiver, offered: list[Slot]) -> list[Slot]:
             slot = dataclasses.replace(slot, values=typed) if typed else slot
         out.append(slot)
     return out
+
+
+#: The words a task types its variable with, before it in backticks ("the string `s`", "the list
+#: `scores`"), and the class each names; "" for a number, which a text method's receiver converts
+#: (``str(n).zfill(6)``).
+_TYPE_WORDS = {
+    "string": "str", "str": "str", "text": "str", "list": "list", "dict": "dict", "dictionary": "dict",
+    "set": "set", "tuple": "tuple", "bytes": "bytes", "bytearray": "bytearray", "deque": "collections.deque",
+    "counter": "collections.Counter", "number": "", "integer": "", "int": "", "float": "",
+}  # fmt: skip
+_TYPED = re.compile(r"\b(" + "|".join(_TYPE_WORDS) + r")\s+(?:(?:named|called)\s+)?$", re.IGNORECASE)
+#: Classes whose constructor, given one object, makes a copy or a conversion of it (builtins' types of
+#: check/builtin_types.py TYPES, collections' containers of check/receivers.py COPIES).
+CONVERSIONS = frozenset(TYPES) | COPIES
+
+
+def stated_types(task: str) -> dict[str, str]:
+    """The class `task` gives each variable it writes in backticks by the word right before it
+    (_TYPE_WORDS: "reverse the string `s`" -> {"s": "str"}); variables with no such word are left out."""
+    out = {}
+    for b in backticked(task):
+        found = _TYPED.search(task[max(0, b.start - 40) : b.start]) if b.code else None
+        if found is not None:
+            out[b.code] = _TYPE_WORDS[found.group(1).lower()]
+    return out
+
+
+def own_receiver(receiver: Receiver, given: Mapping[str, tuple[str, str]],
+                 stated: Mapping[str, str]) -> tuple[str, str] | None:  # fmt: skip
+    """(the variable, the class the checker reads it as) where a method's receiver is the person's own
+    variable, written as it is (``text.count('the')``, ``scores.sort(reverse=True)``), not converted to
+    the chosen API's class (``list(text).count('the')`` counts list items, always 0 on a string;
+    ``list(scores).sort()`` sorts a copy and drops it: break-it rounds 31 and 32); None where the
+    receiver's constructor call is kept. `given`: the receiver's arguments (name -> (value source,
+    origin)); it must be one variable the task names (origin "variable"), the receiver's class a container
+    whose constructor copies it (COPIES) or the type the task gives the variable (`stated`, stated_types:
+    "the string `s`" is str, read so by the checker: ``s.reverse()`` then fails the check as str has no
+    reverse). A conversion is kept where the type is another or unsaid and the class is immutable
+    (``str(n).zfill(6)``: a number made text)."""
+    if receiver.callee not in CONVERSIONS or len(given) != 1:
+        return None
+    ((value, origin),) = given.values()
+    if origin != "variable":
+        return None
+    kind = stated.get(value)
+    if kind in CONVERSIONS:
+        return value, kind  # the type the task gives it: "the list `xs`", "the string `s`"
+    return (value, receiver.callee) if kind is None and receiver.callee in COPIES else None
+
+
+def of_stated_type(docs: Sequence[ApiDoc], picked: int, task: str) -> int:
+    """The hit (index into `docs`) of the chosen method on the class the task gives its variable, where the
+    chosen hit `picked` is that method of another container or text class (CONVERSIONS) and a hit of the
+    same source has it on the stated one ("count 'the' in the string `text`": ``str.count``, not
+    ``list.count``, which counts a list's items; break-it round 32); `picked` otherwise."""
+    stated = {v for v in stated_types(task).values() if v}
+    chosen = docs[picked]
+    owner, _, method = chosen.api_name.rpartition(".")
+    if not stated or owner in stated or owner not in CONVERSIONS or not chosen.call.startswith(owner + "("):
+        return picked  # str.count of a str: already; a function or a class method: no receiver
+    wanted = {f"{cls}.{method}" for cls in stated}
+    return next((i for i, d in enumerate(docs) if d.api_name in wanted and d.source == chosen.source), picked)

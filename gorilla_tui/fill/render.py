@@ -11,12 +11,12 @@ import ast
 import dataclasses
 import keyword
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from gorilla_tui.fill.candidate import list_items, literal
 from gorilla_tui.fill.file_objects import opened
-from gorilla_tui.fill.receivers import Receiver
+from gorilla_tui.fill.receivers import Receiver, own_receiver
 from gorilla_tui.fill.target import Target
 from gorilla_tui.pool.apidoc import ApiDoc
 from gorilla_tui.pool.params import Param
@@ -219,14 +219,18 @@ def _str_literal(source: str) -> bool:
         return False
 
 
-def render_target(target: Target, given: dict[str, tuple[str, str]], receiver: Receiver | None = None
+def render_target(target: Target, given: dict[str, tuple[str, str]], receiver: Receiver | None = None,
+                  stated: Mapping[str, str] | None = None, typed: dict[str, str] | None = None,
                   ) -> tuple[str, list[Argument], list[dict[str, dict[str, Any]]]]:  # fmt: skip
     """(call text, arguments, decoded calls) of one written call: `render` and `decoded`; with a
     `receiver`, its constructor's arguments inside the receiver's parentheses
     (``pathlib.Path('/var/log').iterdir()``), a str receiver given as a literal written as that literal
     (``','.join(parts)``: check/builtin_types.py reads it as str's), listed first, and the decoded form
     gives the method's call then the constructor's (``[{"pathlib.Path().iterdir": {}}, {"pathlib.Path":
-    {...}}]``). A parameter that takes a file object gets the task's path opened (fill/file_objects.py:
+    {...}}]``). A receiver that is the person's own variable is written as it is, not converted
+    (fill/receivers.py own_receiver, with `stated`: the classes the task gives its variables): ``text.count(
+    'the')``, not ``list(text).count('the')``; `typed` gets the variable -> the class the checker reads it
+    as. A parameter that takes a file object gets the task's path opened (fill/file_objects.py:
     ``json.load(open(p))``); a path from the home folder is passed expanded (home_paths)."""
     given = home_paths(target.doc, target.callee, opened(target.doc, given))
     if receiver is None:
@@ -240,6 +244,11 @@ def render_target(target: Target, given: dict[str, tuple[str, str]], receiver: R
     text = first.get("object", ("", "missing"))
     if receiver.callee == "str" and len(first) == 1 and text[1] != "missing" and _str_literal(text[0]):
         made = text[0]  # ','.join(parts), not str(',').join(parts): the checker reads a literal as str's
+    own = own_receiver(receiver, first, stated or {})
+    if own is not None:  # text.count('the'), not list(text).count('the'): the person's variable as it is
+        made = own[0]
+        if typed is not None:
+            typed[own[0]] = own[1]
     call, arguments = render(f"{made}.{receiver.method}", method, rest)
     return call, made_args + arguments, decoded(target.callee, rest) + decoded(receiver.callee, first)
 

@@ -228,6 +228,24 @@ def method_returns(owner: str, method: str) -> str:
     return found
 
 
+def in_place(owner: str, method: str) -> bool:
+    """Whether method `method` of class `owner` (dotted) returns None in every overload of its stub
+    (pool/stub_members.py returns_none: ``builtins.list.sort``), kept as method_returns keeps its answers
+    (key ``owner.method()``, value "None" or "")."""
+    name = f"{owner}.{method}()"
+    if not _RETURNED:
+        _RETURNED.update(_read_returns())
+    found = _RETURNED.get(name)
+    if found is None:
+        from gorilla_tui.pool.stub_members import returns_none  # imported on a miss only: ~0.2 s
+
+        found = _RETURNED[name] = "None" if returns_none(owner, method) else ""
+        path = _path(_RETURNS)
+        if path is not None:
+            _write_json(path, dict(_RETURNED))
+    return found == "None"
+
+
 def _read_returns() -> dict[str, str]:
     path = _path(_RETURNS)
     try:

@@ -204,6 +204,23 @@ def chain_class(start: str, steps: tuple[tuple[str, bool], ...]) -> tuple[str, a
     return cls
 
 
+def returns_none(owner: str, method: str) -> bool:
+    """Whether every overload of method `method` of class `owner` (dotted, ``builtins.list``) returns None by
+    its stub, read through the class's bases (``collections.deque.reverse`` is typing.MutableSequence's):
+    a method that changes the object in place (``list.sort``, ``dict.update``; the Python docs' "modify
+    the sequence in place ... return None", library/stdtypes.html). False when a stub lacks it or says
+    otherwise (``list.pop`` returns an item)."""
+    cls = stub_class(*owner.rsplit(".", 1)) if "." in owner else stub_class("builtins", owner)
+    found = _member(cls[0].rsplit(".", 1)[0], cls[1], method) if cls is not None else None
+    defs = found[1] if found is not None else []
+    return bool(defs) and all(
+        isinstance(d, (ast.FunctionDef, ast.AsyncFunctionDef))
+        and isinstance(d.returns, ast.Constant)
+        and d.returns.value is None
+        for d in defs
+    )
+
+
 @functools.lru_cache(maxsize=4096)
 def _walk(dotted: str) -> tuple[tuple[str, ast.ClassDef] | None, int]:
     """(the class the names of `dotted` reach before the last, or before the first one missing; the index

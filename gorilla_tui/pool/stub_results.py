@@ -53,7 +53,8 @@ ChainArgs = tuple[CallArgs | None, ...]
 
 class Reached(NamedTuple):
     """What the stubs say of a call chain's last name: state "found" (some class the object may be has
-    it), "missing" (none has it) or "unknown"; owners: the dotted classes asked (missing); at: the index of
+    it), "missing" (none has it) or "unknown"; owners: the dotted classes asked (missing), or those that
+    have it (found on an instance); at: the index of
     the name judged among the callee's parts; near: did-you-mean callees, spelled as the chain (missing);
     later: the later Python ("3.12") whose stubs give one of those classes the name, else ""."""
 
@@ -250,7 +251,7 @@ def _reach(callee: str, overloads: tuple[int, ...] | None, args: ChainArgs = ())
             continue
         has = [_has(c, name) for c in classes]
         if last and any(has):
-            return Reached("found")
+            return Reached("found", tuple(c[0] for c, h in zip(classes, has, strict=True) if h))
         if any(h is None for h in has):
             return _UNKNOWN
         if not any(has):

@@ -9,6 +9,7 @@ import ast
 
 import pytest
 
+from gorilla_tui.check.receivers import IN_PLACE_REASON
 from gorilla_tui.fill.call_grammar import TaskValues
 from gorilla_tui.fill.filler import fill, target_of
 from gorilla_tui.fill.kinds import variables
@@ -108,6 +109,8 @@ def test_a_number_the_stub_does_not_admit_is_not_offered(docs):
          "shutil.make_archive('photos', 'gztar')"),
         ("combine `q1_sales` and `q2_sales` into a path", "os.path.join",
          "os.path.join(q1_sales, q2_sales)"),
+        # the list is filled, and the check says the sort of that new list is lost (in_place_copy: the
+        # pipeline then proposes sorted([...]), tests/unit/test_task_receivers.py)
         ("sort ['pear', 'apple', 'fig'] alphabeticaly", "list.sort", "list(['pear', 'apple', 'fig']).sort()"),
     ],
 )  # fmt: skip
@@ -117,7 +120,8 @@ def test_the_model_fills_the_values_of_their_kind(gemma_backend, docs, methods, 
     filled = fill(gemma_backend, task, doc, constructors=docs.get, methods=methods)
     assert filled is not None
     assert filled.call == call
-    assert validator.check(filled.call).kind == "valid"
+    verdict = validator.check(filled.call, types=filled.types)
+    assert verdict.kind == "valid" or (name, verdict.reason) == ("list.sort", IN_PLACE_REASON)
     assert all(a.origin in ARGUMENT_ORIGINS for a in filled.arguments)
 
 

@@ -223,17 +223,19 @@ def test_a_coroutine_the_task_did_not_ask_for_gives_way_to_its_plain_twin(docs):
 @pytest.mark.parametrize(
     ("task", "name", "call"),
     [
-        ("delete `key` from the dict `cache`", "dict.pop", "dict(cache).pop(key)"),
-        ("find where `needle` is in `haystack`", "list.index", "list(haystack).index(needle)"),
+        # the person's own container, not a copy of it: dict(cache).pop(key) left cache as it was, and
+        # list(results).append(item) appended to a list nothing holds (break-it round 32)
+        ("delete `key` from the dict `cache`", "dict.pop", "cache.pop(key)"),
+        ("find where `needle` is in `haystack`", "list.index", "haystack.index(needle)"),
         ("swap `old` for `new` in `line`", "str.replace", "str(line).replace(old, new)"),
-        ("add `item` to the list `results`", "list.append", "list(results).append(item)"),
+        ("add `item` to the list `results`", "list.append", "results.append(item)"),
         ("save `report_body` into the file `dest`", "open", "open(dest, 'w').write(report_body)"),
     ],
 )
 def test_the_model_puts_each_variable_in_its_slot(gemma_backend, docs, methods, validator, task, name, call):
     filled = fill(gemma_backend, task, docs[name], constructors=docs.get, methods=methods)
     assert filled is not None and filled.call == call
-    assert validator.check(filled.call).kind == "valid"
+    assert validator.check(filled.call, types=filled.types).kind == "valid"
     assert all(a.origin in ARGUMENT_ORIGINS for a in filled.arguments)
 
 

@@ -45,9 +45,9 @@ def test_a_literal_called_or_read_deeper_is_no_method_of_its_type():
         ("'{}'.format(x)", "str.format"),
         ("f'{x}'.upper()", "str.upper"),
         ("b'abc'.decode()", "bytes.decode"),
-        ("[1, 2].append(3)", "list.append"),
+        ("[1, 2].index(2)", "list.index"),  # [1, 2].append(3) changes a list nothing holds: in_place_copy
         ("{}.get('k')", "dict.get"),
-        ("{1}.add(2)", "set.add"),
+        ("{1}.union({2})", "set.union"),
     ],
 )
 def test_a_method_of_a_literal_is_checked_against_its_doc(validator, code, api_name):
