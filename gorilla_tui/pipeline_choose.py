@@ -22,7 +22,7 @@ from gorilla_tui.model.across import across_sources, vote_within
 from gorilla_tui.model.backend import Backend
 from gorilla_tui.model.folders import FOLDER_NOTE, by_folder
 from gorilla_tui.model.grammar import choice_grammar, unique_options
-from gorilla_tui.model.named import by_kind, by_name
+from gorilla_tui.model.named import by_kind, by_name, module_of
 from gorilla_tui.model.prompts import fit_prompt
 from gorilla_tui.pipeline_types import AskCancelled, Choice
 from gorilla_tui.pool.doc import ApiDoc
@@ -131,13 +131,22 @@ def cannot_bind(verdict: Verdict, doc: ApiDoc | None) -> bool:
 
 def rebind_order(hits: Sequence[Hit], docs: Sequence[ApiDoc], chosen: ApiDoc) -> list[ApiDoc]:
     """The hits to try in place of `chosen` when its filled call cannot bind (cannot_bind): the other
-    `docs` (the ones the choice chose among) of its source with another call, likeliest first
-    (Hit.lm_score; unscored ones after, in retrieval order), at most REBIND_TRIES."""
+    `docs` (the ones the choice chose among) of its source with another call, those of its module first
+    (model/named.py module_of), then likeliest first (Hit.lm_score; unscored ones after, in retrieval
+    order), at most REBIND_TRIES. Why the module first: the choice read the task as being about the chosen
+    call's module, and only the values' type failed. "url encode the string 'a b&c=d'" gave up
+    ``urllib.parse.urlencode`` (its stub wants a mapping) for ``'a b&c=d'.encode()``, read likelier than
+    ``urllib.parse.quote_plus`` (break-it round 32, item 8; s14 blind b29)."""
     score = {id(h.doc): h.lm_score for h in hits}
+    module = module_of(chosen)
     others = [d for d in docs if d is not chosen and d.source == chosen.source
               and d.call.strip() != chosen.call.strip()]  # fmt: skip
-    ranked = sorted(others, key=lambda d: -(score.get(id(d)) if score.get(id(d)) is not None else -1e9))
-    return ranked[:REBIND_TRIES]
+
+    def key(d: ApiDoc) -> tuple[bool, float]:
+        lm = score.get(id(d))
+        return (not module or module_of(d) != module, -(lm if lm is not None else -1e9))
+
+    return sorted(others, key=key)[:REBIND_TRIES]
 
 
 def decide(

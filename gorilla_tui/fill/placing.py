@@ -111,14 +111,20 @@ VALUES_MARGIN = 0.0
 
 def by_values(docs: list[ApiDoc], scores: list[float], chosen: int, task: str) -> int:
     """The index of the doc to propose: `chosen`, or the hit that takes the most of the task's marked values
-    (`placed`, then the likelier) among those that take more than the chosen one and whose log p(task | doc)
-    (`scores`) is within VALUES_MARGIN of its: "which of ['apple', 'ample'] are spelled close to 'appel'"
-    is ``difflib.get_close_matches`` (takes the word and the list), not ``select.epoll().close()``, where the
-    model reads both alike. A task that marks no value keeps `chosen`."""
+    (`placed`, then the first in retrieval order) among those that take more than the chosen one and whose
+    log p(task | doc) (`scores`) is within VALUES_MARGIN of its: "which of ['apple', 'ample'] are spelled
+    close to 'appel'" is ``difflib.get_close_matches`` (takes the word and the list), not
+    ``select.epoll().close()``, where the model reads both alike. A task that marks no value keeps `chosen`.
+
+    Of hits that take as many values the retrieval order decides, as the "margin" rule does within a source
+    (model/choice.py): the model reads such hits a nat or two apart. Session 16, bench/choice_replay.py on the
+    recorded dev hits of bench/filling.py (98 tasks): the likelier of two hits taking both numbers moved
+    "pick a random number from 1 to 100 for my guessing game" to ``random.Random().uniform`` (hit 4, 1.5 nats
+    likelier) past ``random.randint`` (hit 2); the first in retrieval order turned it right, none wrong."""
     values = TaskValues.of(task)
     if not marked_values(values) or not 0 <= chosen < len(docs):
         return chosen
     counts = [placed(d, values) for d in docs]
-    better = [(counts[i], scores[i], -i) for i in range(len(docs))
+    better = [(counts[i], -i) for i in range(len(docs))
               if counts[i] > counts[chosen] and scores[i] >= scores[chosen] - VALUES_MARGIN]  # fmt: skip
-    return -max(better)[2] if better else chosen
+    return -max(better)[1] if better else chosen

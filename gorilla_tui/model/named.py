@@ -80,7 +80,7 @@ def name_words(doc: ApiDoc, words: set[str]) -> int:
     return sum(1 for w in words if any(p.startswith(w) or p.endswith(w) for p in parts))
 
 
-def _module(doc: ApiDoc) -> str:
+def module_of(doc: ApiDoc) -> str:
     """The top-level module of a python-env `doc`'s api_name ("logging" of logging.Logger.warning); "" for
     another source's doc (a hub's model id, an APIZoo title: no module to share)."""
     return doc.api_name.split(".", 1)[0] if doc.source == "python-env" and "." in doc.api_name else ""
@@ -109,11 +109,11 @@ def by_name(docs: Sequence[ApiDoc], scores: Sequence[float], chosen: int, task: 
     if not words:
         return chosen
     counts = [name_words(d, words) for d in docs]
-    module = _module(docs[chosen])
+    module = module_of(docs[chosen])
     said = named_modules(task)
     modules = {module} | (said if module not in said else set())
     better = [(counts[i], scores[i], -i) for i in range(len(docs))
-              if module and _module(docs[i]) in modules and counts[i] > counts[chosen]
+              if module and module_of(docs[i]) in modules and counts[i] > counts[chosen]
               and scores[i] >= scores[chosen] - NAME_MARGIN]  # fmt: skip
     return -max(better)[2] if better else chosen
 

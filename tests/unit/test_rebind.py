@@ -58,3 +58,17 @@ def test_the_others_are_tried_likeliest_first(docs) -> None:
     hits = [Hit(doc=d, score=1.0, rank=i + 1, lm_score=s) for i, (d, s) in enumerate(scored)]
     order = rebind_order(hits, [chosen, a, b, c], chosen)
     assert order == [b, a][:REBIND_TRIES]
+
+
+def test_the_chosen_calls_module_is_tried_first(docs) -> None:
+    # the choice read the task as about urllib.parse; only the value's type failed: str.encode, likelier
+    # read, is tried after quote_plus
+    names = ("urllib.parse.urlencode", "str.encode", "urllib.parse.quote_plus")
+    chosen, encode, plus = (docs[n] for n in names)
+    scored = ((chosen, -10.0), (encode, -11.0), (plus, -11.5))
+    hits = [Hit(doc=d, score=1.0, rank=i + 1, lm_score=s) for i, (d, s) in enumerate(scored)]
+    assert rebind_order(hits, [chosen, encode, plus], chosen)[0] is plus
+    # within the module and outside it, the likeliest first
+    other = docs["urllib.parse.quote"]
+    hits.append(Hit(doc=other, score=1.0, rank=4, lm_score=-11.2))
+    assert rebind_order(hits, [chosen, encode, plus, other], chosen)[:2] == [other, plus][:REBIND_TRIES]
