@@ -105,8 +105,8 @@ def test_a_number_the_stub_does_not_admit_is_not_offered(docs):
         ("open the file notes.txt in append mode", "open", "open('notes.txt', 'a')"),
         ("unpack the zip archive data.bin into out", "zipfile.ZipFile.extractall",
          "zipfile.ZipFile('data.bin').extractall('out')"),
-        ("make a tar.gz archive of the folder photos", "shutil.make_archive",
-         "shutil.make_archive('photos', 'gztar')"),
+        ("make a tar.gz archive of the folder photos", "shutil.make_archive",  # root_dir: break-it 32
+         "shutil.make_archive('photos', 'gztar', 'photos')"),
         ("combine `q1_sales` and `q2_sales` into a path", "os.path.join",
          "os.path.join(q1_sales, q2_sales)"),
         # the list is filled, and the check says the sort of that new list is lost (in_place_copy: the
