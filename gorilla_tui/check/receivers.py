@@ -46,6 +46,10 @@ COPIES = frozenset(
         "array.array",
     }
 )
+#: The one method of COPIES' classes whose stub returns None in every overload and which changes nothing in
+#: the object: it writes the array to a file (break-it round 33: ``array.array('d', v).tofile(f)`` was
+#: in_place_copy). Found by listing every None-returning method of each class in COPIES.
+WRITES_OUT = frozenset({"tofile"})
 #: A callee ``C().method`` whose receiver is made by C's constructor (or a literal, callnodes.callee_of).
 _FRESH = re.compile(r"(" + "|".join(re.escape(c) for c in sorted(COPIES)) + r")\(\)\.([A-Za-z_]\w*)")
 #: A receiver the caller may type: a dotted name (``text``, ``df.names``).
@@ -71,7 +75,7 @@ def in_place_copy(callee: str) -> str:
     a constructor call of COPIES, a builtin method's new result), "" otherwise (``pathlib.Path('x').touch()``
     changes a file, not the object; ``list(x).count(1)`` returns what it counts)."""
     m = _FRESH.fullmatch(callee)
-    if m is None:
+    if m is None or m.group(2) in WRITES_OUT:
         return ""
     owner = m.group(1) if "." in m.group(1) else f"builtins.{m.group(1)}"
     return m.group(1) if in_place(owner, m.group(2)) else ""

@@ -130,6 +130,7 @@ def test_an_in_place_method_on_a_copy_is_wrong_args(validator, code):
         "list(a).pop()",  # returns the item
         "import pathlib\npathlib.Path('x').touch()",  # changes a file, not the object
         "sorted(a, reverse=True)",
+        "import array\nwith open('v.bin', 'wb') as f:\n    array.array('d', v).tofile(f)",  # writes a file
     ],
 )
 def test_what_is_not_an_in_place_method_on_a_copy_is_valid(validator, code):
