@@ -106,12 +106,14 @@ class RestTable:
 
     def serves(self, url: str) -> bool:
         """Whether an HTTP client call's URL may be a request to a REST source of the pool (break-it round
-        30, F-M2): a path without a host, a host some REST doc names, or a path some template matches (a
+        30, F-M2): a path without a host (starting with "/"), a host some REST doc names, or a path some template matches (a
         source whose docs name no host, Kubernetes', is served by the user's own one). A URL to another
         host whose path no template matches (``requests.get('http://x')``) is no request of theirs: the
         call is then judged as any other call, never as a hallucination of those sources."""
         host = host_of(url)
-        if not host or host in self.hosts:
+        if not host:  # a path: "/api/v1/pods"; a bare word is a key (`config.get('port')`, break-it round 33)
+            return url.strip().strip("'\"`").startswith("/")
+        if host in self.hosts:
             return True
         path = path_of(url)
         return any(regex.search(path) for _, regex, _, _ in self.entries)

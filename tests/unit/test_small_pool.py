@@ -127,3 +127,17 @@ def test_a_url_no_rest_source_serves_is_no_request_of_theirs(small_pool: list[Ap
     assert (
         v.check("requests.delete('https://other.host/v1/weather/Paris')").reason == "wrong_args:wrong_method"
     )
+
+
+def test_a_bare_word_given_to_a_get_is_a_key_not_a_request(small_pool: list[ApiDoc]):
+    """Break-it round 33: ``config.get('port', 8080)`` (a dict's get, the person's `config`) was read as
+    the REST request ``GET /port`` and called a hallucination of the pool's REST sources, in `ask` and in
+    ``check --code``. A host-less argument is a request only as a path ("/v1/..."); a bare word is a key."""
+    v = Validator(small_pool)
+    for code in ("config.get('port', 8080)", "settings = {'a': 1}\nsettings.get('a')", "d.delete('k')"):
+        verdict = v.check(code)
+        assert not (verdict.reason or "").startswith(
+            ("hallucination:unknown_path", "wrong_args:wrong_method")
+        )
+        assert not any(s.startswith(("GET ", "DELETE ")) for s in verdict.suggestions), (code, verdict)
+    assert v.check("session.get('/v1/wether/Paris')").reason == "hallucination:unknown_path"
