@@ -106,8 +106,9 @@ class RestTable:
 
     def serves(self, url: str) -> bool:
         """Whether an HTTP client call's URL may be a request to a REST source of the pool (break-it round
-        30, F-M2): a path without a host (starting with "/"), a host some REST doc names, or a path some template matches (a
-        source whose docs name no host, Kubernetes', is served by the user's own one). A URL to another
+        30, F-M2): a path without a host (starting with "/": a bare word is a key, round 33), a host some
+        REST doc names, or a path some template matches (a source whose docs name no host, Kubernetes', is
+        served by the user's own one). A URL to another
         host whose path no template matches (``requests.get('http://x')``) is no request of theirs: the
         call is then judged as any other call, never as a hallucination of those sources."""
         host = host_of(url)
