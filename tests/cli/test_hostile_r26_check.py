@@ -46,7 +46,8 @@ SAME_IN_EVERY_ROUTE = {
     "inherited-count": ("import os\nos.stat_result((1,) * 10)\n", 0),  # tuple's signature, inherited
     "chained-typo": ("b = ','.join(x).jion()\n", 1),  # str.join returns str: str has no jion
     "chained-count": ("b''.join([b'a']).decode('utf-8', 'strict', 'extra')\n", 1),  # decode takes 2
-    "chained-list": ("'a b'.split().append('c')\n", 0),  # str.split returns a list
+    "chained-list": ("'a b'.split().count('c')\n", 0),  # str.split returns a list
+    "chained-in-place": ("'a b'.split().append('c')\n", 1),  # appends to a list no one keeps: in_place_copy
     "stream-buffer": ("import sys\nsys.stdout.buffer.write(b'x')\n", 0),  # R26-7
     "stdin-buffer": ("import sys\ndata = sys.stdin.buffer.read()\n", 0),  # R26-7
 }
