@@ -42,7 +42,8 @@ from gorilla_tui.pipeline_choose import (  # noqa: F401
     rebind_order,
     shared_prefix,  # noqa: F401 - re-exported
 )
-from gorilla_tui.pipeline_fit import answer_fit, judge, retrieval_score, without_named_characters
+from gorilla_tui.pipeline_fit import judge, retrieval_score, without_named_characters
+from gorilla_tui.pipeline_fit_rules import answer_fit
 from gorilla_tui.pipeline_generate import extracted, generated
 from gorilla_tui.pipeline_retry import NEXT_SOURCE_NOTE, RetryMixin  # noqa: F401 - re-exported
 from gorilla_tui.pipeline_types import AskCancelled, Checker, Choice, SearchIndex, led_by, selected  # noqa: F401

@@ -1,5 +1,5 @@
 """How much a task asks beside its values, and which of its values are plain numbers: what the fit judgment
-(pipeline_fit.py answer_fit) reads where its signals alone mislead on a short task.
+(pipeline_fit_rules.py answer_fit) reads where its signals alone mislead on a short task.
 
 A task of one word ("read `") covers every word of a doc that holds that word: coverage 1.0, and a
 Kubernetes REST call "fitted" it (break-it round 32, item 5). A task that is mostly values ("read

@@ -1,5 +1,5 @@
 """A complete call filling does not fill, which takes none of the task's values, is not a sure fit either
-(pipeline_fit.values_unplaced; break-it round 31, finding 8): 'post the json {"name": "test"} to
+(pipeline_fit_rules.values_unplaced; break-it round 31, finding 8): 'post the json {"name": "test"} to
 https://httpbin.org/post' answered APIZoo's ``youtube.tests().insert(part=part).execute()`` with both values
 unused and read "fits". A model hub's call keeps its fit: its unused values are inputs its example code has
 no slot for."""
@@ -13,7 +13,7 @@ import pytest
 from gorilla_tui import pipeline as pipeline_module
 from gorilla_tui.config import Settings
 from gorilla_tui.pipeline import Pipeline
-from gorilla_tui.pipeline_fit import values_unplaced
+from gorilla_tui.pipeline_fit_rules import values_unplaced
 from gorilla_tui.pool.doc import load_paths
 from gorilla_tui.retrieve.index import ApiIndex
 

@@ -1,4 +1,4 @@
-"""The fit of short tasks and of calls that drop the task's object (pipeline_fit.answer_fit, short_task,
+"""The fit of short tasks and of calls that drop the task's object (pipeline_fit_rules.answer_fit, short_task,
 object_dropped; retrieve/fit_request.py; break-it round 32, items 3 to 5): 'read `' (one word) fitted a
 Kubernetes REST call on coverage 1.0; "read notes.txt" was "nothing fits" with open('notes.txt') the
 nearest call; "add 90 days to 2026-12-07" fitted ``datetime.timedelta(90)`` with the date unused."""
@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 
 from gorilla_tui.check.validator import Validator
-from gorilla_tui.pipeline_fit import answer_fit
+from gorilla_tui.pipeline_fit_rules import answer_fit
 from gorilla_tui.retrieve.fit_request import plain_number, request_words
 from gorilla_tui.types import Argument, Proposal
 

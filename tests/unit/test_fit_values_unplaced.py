@@ -1,4 +1,4 @@
-"""A filled call that takes none of the task's values is not a sure fit (pipeline_fit.values_unplaced,
+"""A filled call that takes none of the task's values is not a sure fit (pipeline_fit_rules.values_unplaced,
 session 13): "how many days between 2024-01-01 and 2024-03-15" answered ``datetime.timedelta()`` with both
 dates left out and read "fits"."""
 
@@ -9,7 +9,7 @@ import pytest
 from gorilla_tui import pipeline as pipeline_module
 from gorilla_tui.config import Settings
 from gorilla_tui.pipeline import Pipeline
-from gorilla_tui.pipeline_fit import values_unplaced
+from gorilla_tui.pipeline_fit_rules import values_unplaced
 from gorilla_tui.retrieve.index import ApiIndex
 from gorilla_tui.types import Argument
 
@@ -45,10 +45,10 @@ def test_ask_lowers_a_fits_when_the_filled_call_takes_none_of_the_tasks_values(s
 
 
 def test_a_call_the_check_finds_unbindable_is_not_a_sure_fit(stdlib_docs):
-    """pipeline_fit.answer_fit on the real standard-library docs and the real check: asyncio.run('main()')
+    """pipeline_fit_rules.answer_fit on the real stdlib docs and the real check: asyncio.run('main()')
     (a string where a coroutine goes: it raises at once) read "fits" (break-it round 31, finding 8)."""
     from gorilla_tui.check.validator import Validator
-    from gorilla_tui.pipeline_fit import answer_fit
+    from gorilla_tui.pipeline_fit_rules import answer_fit
     from gorilla_tui.types import Proposal
 
     by_name = {d.api_name: d for d in stdlib_docs}
